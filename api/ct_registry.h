@@ -1,0 +1,67 @@
+/*
+ * ct_registry.h: introspection of the loaded plugins. Kernel API "ct.registry".
+ *
+ * What `cuttle --list` prints, as data: every plugin the kernel tried to load, its version and
+ * state, the APIs it provides and requires, the load order, why anything did not load, and the
+ * dependencies discovered at run time (every get_engine_api call is recorded with who asked).
+ * All strings and arrays are owned by the kernel and valid until the next load, unload or reload.
+ */
+#ifndef CT_REGISTRY_H
+#define CT_REGISTRY_H
+
+#include "ct_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_REGISTRY_API 0x69d00938u /* "ct.registry" */
+
+typedef enum ct_plugin_state {
+    CT_PLUGIN_DISCOVERED = 0, /* found, metadata read, not initialised yet */
+    CT_PLUGIN_LOADED = 1,     /* initialised and running */
+    CT_PLUGIN_FAILED = 2,     /* did not load: see `error` */
+    CT_PLUGIN_SKIPPED = 3,    /* not loaded because a plugin it requires failed: see `error` */
+    CT_PLUGIN_SHUT_DOWN = 4,
+} ct_plugin_state;
+
+typedef struct ct_plugin_info_t {
+    const char *name;
+    const char *path;          /* the shared library, or "" for the kernel itself */
+    uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0 or 1) */
+    ct_semver_t version;
+    ct_plugin_state state;
+    uint32_t load_index;       /* position in the load order (UINT32_MAX if not loaded) */
+    uint32_t reload_count;     /* successful hot reloads */
+    const ct_api_ref_t *provides;
+    uint32_t num_provides;
+    const ct_api_ref_t *requires;
+    uint32_t num_requires;
+    const char *error;         /* why it failed or was skipped; "" otherwise */
+} ct_plugin_info_t;
+
+/* One recorded get_engine_api call: `who` asked for (api, version) and got a table or NULL. */
+typedef struct ct_api_use_t {
+    const char *who;           /* plugin name, or "kernel" */
+    uint32_t api;
+    uint32_t version;
+    bool answered;
+} ct_api_use_t;
+
+typedef struct ct_registry_api_v1 {
+    uint32_t (*plugin_count)(void);
+    /* Fills `out` for plugin i (0 <= i < plugin_count, in discovery order); false if out of range. */
+    bool (*plugin_info)(uint32_t i, ct_plugin_info_t *out);
+    /* The plugin with that name, or UINT32_MAX. */
+    uint32_t (*find_plugin)(const char *name);
+    /* Recorded API uses, in first-use order (repeats are recorded once). */
+    uint32_t (*api_use_count)(void);
+    bool (*api_use)(uint32_t i, ct_api_use_t *out);
+    /* The name of a known API id ("ct.lua"), or NULL. */
+    const char *(*api_name)(uint32_t api);
+} ct_registry_api_v1;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,117 @@
+/*
+ * ct_resource.h: named, compiled resources. Kernel API "ct.resource".
+ *
+ * Names (after the seed post "What Is In a Name?"). A resource is named by its canonical
+ * project-relative path without extension plus its type, which is the source file's extension:
+ * the source `levels/arena.level` is the resource ("level", "levels/arena"). Canonical means:
+ * lower-case ASCII letters, digits, '_', '-', '.', and '/' between non-empty segments; no leading
+ * or trailing '/', no '.' or '..' segments, no '//', no backslashes, and the spelling on disk
+ * must match exactly. A non-canonical name is refused with a message saying why; it is never
+ * normalised silently. Type and name are hashed separately with 64-bit MurmurHash64A (seed 0).
+ *
+ * Source data (SJSON) is compiled by `cuttle-compile --project DIR` into DIR/compiled/, one blob
+ * per resource, only when the source or the compiler's format version changed. Each blob starts
+ * with a ct_blob_header_t; on load the kernel checks magic, header version, type, format version,
+ * size and checksum, then hands the payload to the type's `load`, which validates its own layout
+ * (every offset and count in range). A bad blob is refused with a message naming it; nothing is
+ * ever read out of bounds.
+ *
+ * Resource types are registered by modules (the entities module registers "level" and "unit").
+ */
+#ifndef CT_RESOURCE_H
+#define CT_RESOURCE_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_RESOURCE_API 0x0dd8dc27u /* "ct.resource" */
+
+/* The header every compiled blob starts with. Little-endian, 40 bytes, frozen. */
+#define CT_BLOB_MAGIC 0x42525443u /* "CTRB" */
+#define CT_BLOB_HEADER_VERSION 1u
+typedef struct ct_blob_header_t {
+    uint32_t magic;
+    uint32_t header_version;
+    uint64_t type;           /* MurmurHash64A of the type name */
+    uint32_t format_version; /* the type's format_version when compiled */
+    uint32_t reserved;       /* 0 */
+    uint64_t payload_size;   /* bytes after the header */
+    uint64_t checksum;       /* MurmurHash64A of the payload */
+} ct_blob_header_t;
+
+typedef struct ct_resource_id_t {
+    uint64_t type;
+    uint64_t name;
+} ct_resource_id_t;
+
+struct ct_data_o;
+typedef struct ct_compile_ctx_o ct_compile_ctx_o;
+
+/*
+ * A resource type. All callbacks run on the main thread.
+ *   compile: turns the parsed source into the payload with resource_api->write(ctx, ...).
+ *            Report bad data with resource_api->compile_error(ctx, ...) (which names the file)
+ *            and return a negative ct_error. The kernel writes the header.
+ *   load:    validates `payload` (size bytes, already checksummed) and returns the runtime
+ *            object, which may be `payload` itself (the kernel keeps the payload alive until
+ *            unload). On bad data returns NULL and writes the reason into err.
+ *   unload:  releases what load made. Optional.
+ */
+typedef struct ct_resource_type_t {
+    const char *type; /* "level"; also the source file extension */
+    uint32_t format_version;
+    void *user_data;
+    int (*compile)(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx);
+    void *(*load)(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size);
+    void (*unload)(void *user_data, void *runtime);
+} ct_resource_type_t;
+
+typedef struct ct_resource_api_v1 {
+    /* Registers a type (the struct is copied; strings must stay valid). CT_ERR_CONFLICT if the
+     * type name is taken. */
+    int (*register_type)(const ct_resource_type_t *type);
+    /* Unloads every resource of that type and forgets the type. */
+    void (*unregister_type)(const char *type);
+
+    /* 0 if `name` is canonical, else CT_ERR_INVALID with the reason in err. */
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+
+    /* Loads the compiled resource from the project's compiled folder. 0 if loaded (or already
+     * loaded: loads are counted), else a negative ct_error with the reason logged. */
+    int (*load)(const char *type, const char *name);
+    /* Compiles `source` text (SJSON) in memory and loads the result under `name`, without files:
+     * for tests, tools and generated content. Errors as load. */
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    /* The runtime object of a loaded resource, or NULL. */
+    void *(*get)(const char *type, const char *name);
+    /* Drops one load; the last unload calls the type's unload. */
+    void (*unload)(const char *type, const char *name);
+
+    /* For compile callbacks: appends bytes to the payload; the current payload size. */
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    /* For compile callbacks: logs "file: message" as an error (the compile then fails) or a
+     * warning; the project-relative source path being compiled. */
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    /* True when the kernel runs with --strict (warnings about data should become errors). */
+    bool (*strict)(void);
+} ct_resource_api_v1;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

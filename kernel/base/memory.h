@@ -1,0 +1,28 @@
+/* Kernel memory service: tracked allocators with debug modes; behind ct_memory_api_v1. */
+#ifndef CT_KERNEL_MEMORY_H
+#define CT_KERNEL_MEMORY_H
+
+#include "ct_memory.h"
+
+/* Debug modes, combinable. */
+enum {
+    MEMORY_DEBUG_FILL = 1u << 0,
+    MEMORY_DEBUG_CANARY = 1u << 1,
+};
+
+/* Parses "fill,canary" (also "all", "none"); returns the mode bits, or -1 with a message in err. */
+int memory__parse_debug_modes(const char *text, char *err, size_t err_size);
+/* Sets up the root allocator. `modes` from memory__parse_debug_modes; CUTTLE_MEMORY_DEBUG in the
+ * environment is read by the caller (kernel.c), not here. Calling it again after shutdown is fine. */
+int memory__init(uint32_t modes);
+/* Reports what the root still holds and tears down. Returns the number of leaked blocks. */
+uint64_t memory__shutdown(void);
+ct_allocator_t *memory__root(void);
+ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name);
+uint64_t memory__destroy(ct_allocator_t *a);
+ct_allocator_stats_t memory__stats(const ct_allocator_t *a);
+/* Number of canary or size mismatches detected since init (tests assert on it). */
+uint64_t memory__corruption_count(void);
+const ct_memory_api_v1 *memory__api_v1(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* The kernel's boot sequence and frame loop, shared by `cuttle`, `cuttle-compile`, tests and
+ * benchmarks. */
+#ifndef CT_KERNEL_KERNEL_H
+#define CT_KERNEL_KERNEL_H
+
+#include "ct_types.h"
+
+#define KERNEL_MAX_PATHS 64
+
+typedef struct kernel_desc_t {
+    const char *project_dir;                       /* NULL: no project */
+    const char *module_dirs[KERNEL_MAX_PATHS];
+    uint32_t num_module_dirs;
+    const char *plugin_paths[KERNEL_MAX_PATHS];
+    uint32_t num_plugin_paths;
+    const char *memory_debug;                      /* "fill,canary" or NULL */
+    uint32_t jobs;                                 /* 0: one thread per core */
+    bool strict;
+    bool watch;                                    /* hot reload on file changes */
+    bool run_boot_script;                          /* false for cuttle-compile */
+} kernel_desc_t;
+
+/* Boots services, reads the project, loads plugins and (if asked) runs the boot script's init().
+ * Returns 0 or a negative ct_error; on failure everything booted so far is shut down. */
+int kernel__boot(const kernel_desc_t *desc);
+/* One frame: plugin frame_begin hooks, the boot script's update(dt), frame_end hooks, then the
+ * safe point (file events, hot reloads). Returns 0 or CT_ERR_LUA if update raised. */
+int kernel__frame(double dt);
+/* The boot script's shutdown(), plugins in reverse order, then the services. Returns the number
+ * of leaked memory blocks (0 when clean). */
+uint64_t kernel__shutdown(void);
+/* Frames the project asks for by default (project.sjson `frames`), 0 if it does not say. */
+uint32_t kernel__project_frames(void);
+
+#endif

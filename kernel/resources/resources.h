@@ -1,0 +1,23 @@
+/* Resources: canonical names, blob validation, type registry, compiling; behind ct_resource_api_v1. */
+#ifndef CT_KERNEL_RESOURCES_H
+#define CT_KERNEL_RESOURCES_H
+
+#include "ct_resource.h"
+
+/* `project_dir` may be NULL (no project: only load_source works). */
+int resources__init(const char *project_dir, bool strict);
+void resources__shutdown(void);
+/* Validates a whole blob (header + payload) of `size` bytes against `type_name` and
+ * `format_version`; on success points *payload at the payload. Never reads out of bounds. */
+int resources__validate_blob(const void *blob, uint64_t size, const char *type_name,
+                             uint32_t format_version, const void **payload, uint64_t *payload_size,
+                             char *err, size_t err_size);
+
+/* Compiles every source file under project_dir whose extension is a registered type into
+ * project_dir/compiled, skipping those up to date. Counts go to the out parameters (may be NULL).
+ * Returns 0, or a negative ct_error if any file failed (the others are still compiled). */
+int resources__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
+                               uint32_t *failed);
+const ct_resource_api_v1 *resources__api_v1(void);
+
+#endif

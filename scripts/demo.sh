@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Builds the engine and runs the demo project headless for a fixed number of frames.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+cuttle_install_missing
+cuttle_configure build
+ninja -C build >/dev/null || { ninja -C build; exit 1; }
+build/tools/cuttle-compile --project projects/demo --modules build/modules
+exec build/kernel/cuttle --project projects/demo --modules build/modules --frames "${FRAMES:-120}" "$@"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the build needs on Debian 12 (only what is missing), then configures the build
+# folders. Sourced by demo.sh, test.sh and bench.sh; fast when everything is already there.
+set -euo pipefail
+
+CUTTLE_PACKAGES=(gcc meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
+                 libcmocka-dev libclang-rt-14-dev)
+
+cuttle_install_missing() {
+    local missing=()
+    for p in "${CUTTLE_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "setup: installing ${missing[*]}"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+# cuttle_configure DIR [meson options...]: configures DIR once; later calls leave it as it is
+# (ninja re-runs meson itself when a meson.build changes).
+cuttle_configure() {
+    local dir=$1; shift
+    if [ ! -f "$dir/build.ninja" ]; then
+        meson setup "$dir" "$@" >/dev/null
+    fi
+}
