@@ -1,0 +1,141 @@
+/*
+ * ct_entity.h: entities and component types. APIs "ct.entity" (served by modules/entities) and
+ * "ct.component" (the component-type registry, same module).
+ *
+ * An entity is only an id: 22 bits of index and 10 bits of generation. It owns no data; component
+ * managers (transforms, physics, a game's own) own the data of the entities they know, per world.
+ * alive() is one array lookup. A destroyed index is reused only after at least
+ * CT_ENTITY_MIN_FREE_INDICES others wait in the queue, so an id comes back only after its index
+ * went round all generations: with 1024 free indices and 10 generation bits, about 1024 * 1024
+ * destroys. Up to CT_ENTITY_MAX_LIVE entities live at once. The id 0 is never handed out.
+ *
+ * Worlds (ct_world_o, see ct_world.h) hold one manager per component type. One entity may have
+ * components in several worlds (a game world and an inventory world).
+ */
+#ifndef CT_ENTITY_H
+#define CT_ENTITY_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_ENTITY_API 0x3aac75b5u    /* "ct.entity" */
+#define CT_COMPONENT_API 0x90ed8af6u /* "ct.component" */
+
+#define CT_ENTITY_INDEX_BITS 22
+#define CT_ENTITY_GENERATION_BITS 10
+#define CT_ENTITY_MAX_LIVE ((1u << CT_ENTITY_INDEX_BITS) - 1u)
+#define CT_ENTITY_MIN_FREE_INDICES 1024u
+
+typedef struct ct_entity_t {
+    uint32_t id;
+} ct_entity_t;
+
+static inline uint32_t ct_entity_index(ct_entity_t e) { return e.id & ((1u << CT_ENTITY_INDEX_BITS) - 1u); }
+static inline uint32_t ct_entity_generation(ct_entity_t e) { return e.id >> CT_ENTITY_INDEX_BITS; }
+
+/* A world: a set of component managers. Opaque; made by ct_world_api (ct_world.h). */
+typedef struct ct_world_o ct_world_o;
+
+/* Called with a batch of entities just destroyed (they are already dead: alive() is false). */
+typedef void (*ct_entity_destroyed_f)(void *user_data, const ct_entity_t *entities, uint32_t n);
+
+/* Version 1: the single-entity API of the seed's part 1. */
+typedef struct ct_entity_api_v1 {
+    /* A new entity, or {0} when CT_ENTITY_MAX_LIVE are live (logged). */
+    ct_entity_t (*create)(void);
+    /* Destroys e; a dead or invalid e is ignored (logged at debug level). */
+    void (*destroy)(ct_entity_t e);
+    bool (*alive)(ct_entity_t e);
+} ct_entity_api_v1;
+
+/* Version 2: batches and destroy callbacks. */
+typedef struct ct_entity_api_v2 {
+    ct_entity_t (*create)(void);
+    void (*destroy)(ct_entity_t e);
+    bool (*alive)(ct_entity_t e);
+    /* Creates n entities into out; returns how many were made (< n only when full). */
+    uint32_t (*create_batch)(ct_entity_t *out, uint32_t n);
+    /* Destroys n entities (dead ones are skipped), then calls the destroy callbacks once with the
+     * batch of those that died. */
+    void (*destroy_batch)(const ct_entity_t *entities, uint32_t n);
+    /* Registers fn(user_data, dead, n) to be called after every destroy/destroy_batch. Returns a
+     * handle > 0 for remove_destroy_callback, or 0 when the table of callbacks is full. */
+    uint32_t (*add_destroy_callback)(ct_entity_destroyed_f fn, void *user_data);
+    void (*remove_destroy_callback)(uint32_t handle);
+    /* Number of live entities. */
+    uint32_t (*live_count)(void);
+} ct_entity_api_v2;
+
+struct ct_data_o;
+struct ct_compile_ctx_o;
+
+/*
+ * What a spawner gets besides its own instance data: the entities of the resource being spawned
+ * (entity_lookup[i] is the i-th entity of the resource), their parents (parent_index[i] is the
+ * index of i's parent in the resource, UINT32_MAX for roots) and the pose the roots are placed at.
+ */
+typedef struct ct_spawn_context_t {
+    ct_world_o *world;
+    const ct_entity_t *entity_lookup;
+    const uint32_t *parent_index;
+    uint32_t num_entities;
+    float position[3]; /* where the resource's roots go */
+    float rotation[4]; /* quaternion x, y, z, w */
+} ct_spawn_context_t;
+
+/*
+ * A component type, registered by the module that implements it (transforms, physics, a game's
+ * own). Every callback runs on the main thread. Strings must stay valid while registered.
+ */
+typedef struct ct_component_type_t {
+    /* Unique name, e.g. "transform"; its ct_hash64 identifies the type in compiled resources and
+     * is the key SJSON sources use under `components`. */
+    const char *name;
+    /* Types spawn in increasing spawn_order (transforms before the things that read them). */
+    uint32_t spawn_order;
+    void *user_data;
+
+    /* A manager for one world; destroyed with the world. `a` is a tracked allocator the manager
+     * allocates from. Return NULL on failure (the world is not created). */
+    void *(*create_manager)(void *user_data, ct_world_o *world, ct_allocator_t *a);
+    void (*destroy_manager)(void *user_data, void *manager);
+
+    /* Bytes of compiled instance data per instance (fixed for the type; may be 0). */
+    uint32_t instance_size;
+    /* Compiles one component's source (the value under `components.<name>` of an entity) into
+     * instance_size bytes at out. Report bad data with ct_resource_api_v1.compile_error(ctx, ...)
+     * naming the field and return a negative ct_error. */
+    int (*compile)(void *user_data, const struct ct_data_o *source, void *out,
+                   struct ct_compile_ctx_o *ctx);
+    /* Spawns n instances in one call: instance i belongs to
+     * ctx->entity_lookup[entity_index[i]] and its data is data + i * instance_size. */
+    void (*spawn)(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                  const uint32_t *entity_index, const void *data);
+
+    /* Exactly one of these two: `destroyed` is called with every batch of dead entities (the
+     * manager removes their instances at once); or `gc` (with destroyed NULL) is called by
+     * ct_world_api.collect_garbage and removes instances of dead entities lazily (the seed's
+     * random probe: stop after 4 live hits in a row). */
+    void (*destroyed)(void *manager, const ct_entity_t *entities, uint32_t n);
+    void (*gc)(void *manager);
+} ct_component_type_t;
+
+typedef struct ct_component_api_v1 {
+    /* Registers a type (copied). Returns its id (ct_hash64(name)), or 0 when the name is taken
+     * (logged). Worlds created afterwards get a manager of it; existing worlds get one too. */
+    uint64_t (*register_type)(const ct_component_type_t *type);
+    /* Destroys the type's managers in every world and forgets it. */
+    void (*unregister_type)(uint64_t type_id);
+    /* The manager of a type in a world, or NULL. */
+    void *(*manager)(ct_world_o *world, uint64_t type_id);
+    /* The ct_hash64 of a type name (the same as register_type returns). */
+    uint64_t (*type_id)(const char *name);
+} ct_component_api_v1;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
