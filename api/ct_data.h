@@ -2,7 +2,7 @@
  * ct_data.h: source data trees (SJSON and JSON). Kernel API "ct.data".
  *
  * Source data is written in SJSON, the seed's simplified JSON: the root braces are implicit,
- * commas are optional, keys may be bare identifiers, `=` may stand for `:`, and `//` and `/* */`
+ * commas are optional, keys may be bare identifiers, `=` may stand for `:`, and `//` and block
  * comments are allowed. Plain JSON is valid SJSON. Example:
  *
  *     name = "crate"
