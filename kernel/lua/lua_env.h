@@ -1,10 +1,16 @@
-/* The kernel's Lua environment (LuaJIT): one state on the main thread; behind ct_lua_api_v0/v1. */
+/* The kernel's Lua environment (LuaJIT): one state on the main thread; behind ct_lua_api_v0/v1.
+ *
+ * Everything here runs on the main thread only. The state's memory comes from a child allocator
+ * "lua" of the root (memory__init must have run), so leaks and usage show up per owner. */
 #ifndef CT_KERNEL_LUA_ENV_H
 #define CT_KERNEL_LUA_ENV_H
 
 #include "ct_lua.h"
 
+/* Opens the state with the standard libraries. Returns 0 or CT_ERR_NOMEM. Calling it again after
+ * lua_env__shutdown starts afresh. */
 int lua_env__init(void);
+/* Closes the state and forgets every registered function. Safe to call when not initialised. */
 void lua_env__shutdown(void);
 lua_State *lua_env__state(void);
 
@@ -12,19 +18,36 @@ lua_State *lua_env__state(void);
  * On error logs "file:line: message" plus the traceback, leaves the stack as before the function
  * was pushed, and returns CT_ERR_LUA. */
 int lua_env__pcall(int nargs, int nresults);
+/* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
+ * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);
+/* Runs source text; errors read "chunk_name:line: ...". Returns 0 or CT_ERR_LUA (logged). */
 int lua_env__run_string(const char *code, const char *chunk_name);
 /* Calls global `name` with `nargs` values already pushed (popped either way). CT_ERR_NOT_FOUND
  * when there is no such function, CT_ERR_LUA on error. */
 int lua_env__call_global(const char *name, int nargs);
 
+/* Makes `f` callable as module.name through a kernel-owned slot owned by the current owner (see
+ * lua_env__set_owner). Registering an existing module.name again replaces the slot's function in
+ * place. `module` becomes a global table if missing; the strings are copied. Errors (the global
+ * is not a table, out of memory) are logged. */
+void lua_env__add_function(const char *module, const char *name, lua_CFunction f);
+/* Makes `f` callable as module.name directly, without a slot: no owner, no disabling, no reload.
+ * For the kernel's own bindings and for benchmarking the slot's cost. Returns 0, CT_ERR_INVALID
+ * when there is no state, or CT_ERR_CONFLICT when global `module` exists and is not a table. */
+int lua_env__add_raw_function(const char *module, const char *name, lua_CFunction f);
+
 /* Plugin ownership of registered functions. The loader sets the owner around a plugin's init or
  * reload; every function registered meanwhile belongs to it (NULL: kernel). */
 void lua_env__set_owner(ct_plugin_o *owner);
-/* The owner's functions now raise "plugin <name> is not loaded" when called. */
+/* The owner's functions now raise "plugin <name> is not loaded" when called. Registering one of
+ * them again (the plugin is loaded again) enables it. */
 void lua_env__disable_owner(ct_plugin_o *owner);
 /* Hot reload: begin remembers the owner's current functions; new registrations replace them in
- * place; commit forgets the old ones, rollback puts them back. */
+ * place; commit forgets the old ones, rollback puts them back. One reload at a time.
+ * After commit, the owner's functions that the new code did not register again are disabled (they
+ * point into the unloaded library); after rollback, functions that only the new code registered
+ * are disabled. */
 void lua_env__reload_begin(ct_plugin_o *owner);
 void lua_env__reload_commit(ct_plugin_o *owner);
 void lua_env__reload_rollback(ct_plugin_o *owner);

@@ -1,0 +1,259 @@
+/* Registered C functions and who owns them.
+ *
+ * Lua never holds a plugin's function pointer. It holds a closure of one trampoline whose upvalue
+ * is an index into the kernel's slot table, and the slot holds the pointer. Unloading a plugin
+ * disables its slots (a call raises instead of jumping into unmapped code) and a hot reload swaps
+ * the pointers in place, so every reference Lua kept, in locals, tables or upvalues, follows. */
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include "base/log.h"
+#include "lua/lua_env.h"
+#include "lua/lua_internal.h"
+#include "plugins/registry.h"
+
+/* Where a slot stands in the hot reload in progress. */
+typedef enum lua_slot_phase {
+    SLOT_LIVE = 0,  /* no reload touches it */
+    SLOT_OLD,       /* the reloading owner's, not registered again yet */
+    SLOT_REPLACED,  /* registered again by the new code; `previous` holds the old function */
+    SLOT_ADDED,     /* first registered by the new code */
+} lua_slot_phase;
+
+typedef struct lua_slot_t {
+    lua_CFunction fn;
+    bool disabled;
+    uint8_t phase; /* lua_slot_phase */
+    bool previous_disabled;
+    lua_CFunction previous;
+    ct_plugin_o *owner;
+    char *module;  /* "module\0name\0" in one block of names_size bytes */
+    const char *name;
+    size_t names_size;
+} lua_slot_t;
+
+static struct {
+    lua_slot_t *items;
+    uint32_t count;
+    uint32_t capacity;
+    ct_plugin_o *owner;
+    bool reloading;
+    ct_plugin_o *reload_owner;
+} slots;
+
+#define lua_slots_misuse(fmt, ...) \
+    log__write(NULL, CT_LOG_ERROR, "%s:%d: " fmt, __FILE__, __LINE__, __VA_ARGS__)
+
+/* Every slotted function is this closure. It stays this small because it sits between Lua and
+ * each plugin call (bench/ measures it against a plain lua_CFunction). */
+static int l_lua_call_slot(lua_State *L)
+{
+    const lua_slot_t *s = &slots.items[lua_tointeger(L, lua_upvalueindex(1))];
+    if (s->disabled)
+        return luaL_error(L, "plugin %s is not loaded", registry__plugin_name(s->owner));
+    return s->fn(L);
+}
+
+/* Pushes global table `module`, creating it when missing. Raw access, because registration runs
+ * outside any protected call and a metamethod error there would abort. Returns false (pushing
+ * nothing) when the global holds something other than a table. */
+static bool lua_slots_push_module(lua_State *L, const char *module)
+{
+    lua_pushstring(L, module);
+    lua_rawget(L, LUA_GLOBALSINDEX);
+    if (lua_istable(L, -1))
+        return true;
+    bool missing = lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!missing)
+        return false;
+    lua_newtable(L);
+    lua_pushstring(L, module);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, LUA_GLOBALSINDEX);
+    return true;
+}
+
+/* Stores the function on top of the stack as module.name and pops it. */
+static int lua_slots_install(lua_State *L, const char *module, const char *name)
+{
+    if (!lua_slots_push_module(L, module)) {
+        lua_pop(L, 1);
+        return CT_ERR_CONFLICT;
+    }
+    lua_pushstring(L, name);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 2);
+    return 0;
+}
+
+int lua_env__add_raw_function(const char *module, const char *name, lua_CFunction f)
+{
+    lua_State *L = lua_env__state();
+    if (!L)
+        return CT_ERR_INVALID;
+    lua_pushcfunction(L, f);
+    return lua_slots_install(L, module, name);
+}
+
+static uint32_t lua_slots_find(const char *module, const char *name)
+{
+    for (uint32_t i = 0; i < slots.count; i++) {
+        if (strcmp(slots.items[i].module, module) == 0 && strcmp(slots.items[i].name, name) == 0)
+            return i;
+    }
+    return slots.count;
+}
+
+/* Makes room for one more slot and copies the names into it; the slot is counted only once Lua
+ * holds its closure. Returns false when out of memory. */
+static bool lua_slots_prepare(const char *module, const char *name)
+{
+    ct_allocator_t *a = lua_env__allocator();
+    if (slots.count == slots.capacity) {
+        uint32_t capacity = slots.capacity ? slots.capacity * 2 : 32;
+        lua_slot_t *items = ct_realloc(a, slots.items, slots.capacity * sizeof *items,
+                                       capacity * sizeof *items);
+        if (!items)
+            return false;
+        slots.items = items;
+        slots.capacity = capacity;
+    }
+    size_t module_size = strlen(module) + 1;
+    size_t names_size = module_size + strlen(name) + 1;
+    char *names = ct_alloc(a, names_size);
+    if (!names)
+        return false;
+    memcpy(names, module, module_size);
+    memcpy(names + module_size, name, names_size - module_size);
+    slots.items[slots.count] = (lua_slot_t){
+        .module = names,
+        .name = names + module_size,
+        .names_size = names_size,
+    };
+    return true;
+}
+
+static void lua_slots_free_names(lua_slot_t *s)
+{
+    ct_free(lua_env__allocator(), s->module, s->names_size);
+}
+
+void lua_env__add_function(const char *module, const char *name, lua_CFunction f)
+{
+    lua_State *L = lua_env__state();
+    if (!L || !module || !name || !f) {
+        lua_slots_misuse("cannot register %s.%s: %s", module ? module : "(null)",
+                         name ? name : "(null)", L ? "NULL argument" : "Lua is not initialised");
+        return;
+    }
+    uint32_t i = lua_slots_find(module, name);
+    bool added = i == slots.count;
+    if (added && !lua_slots_prepare(module, name)) {
+        log__write(NULL, CT_LOG_ERROR, "lua: cannot register %s.%s: out of memory", module, name);
+        return;
+    }
+    /* The closure is installed even for a known slot: a script may have replaced the module
+     * table since, and registering again is how a plugin says "I am here". */
+    lua_pushinteger(L, (lua_Integer)i);
+    lua_pushcclosure(L, l_lua_call_slot, 1);
+    if (lua_slots_install(L, module, name) != 0) {
+        log__write(NULL, CT_LOG_ERROR, "lua: cannot register %s.%s: global '%s' is not a table",
+                   module, name, module);
+        if (added)
+            lua_slots_free_names(&slots.items[i]);
+        return;
+    }
+    lua_slot_t *s = &slots.items[i];
+    if (added) {
+        slots.count++;
+        bool in_reload = slots.reloading && slots.owner == slots.reload_owner;
+        s->phase = in_reload ? SLOT_ADDED : SLOT_LIVE;
+    } else if (s->phase == SLOT_OLD) {
+        s->phase = SLOT_REPLACED;
+    }
+    s->fn = f;
+    s->owner = slots.owner;
+    s->disabled = false;
+}
+
+void lua_env__set_owner(ct_plugin_o *owner) { slots.owner = owner; }
+
+void lua_env__disable_owner(ct_plugin_o *owner)
+{
+    for (uint32_t i = 0; i < slots.count; i++) {
+        if (slots.items[i].owner == owner)
+            slots.items[i].disabled = true;
+    }
+}
+
+void lua_env__reload_begin(ct_plugin_o *owner)
+{
+    if (slots.reloading) {
+        lua_slots_misuse("reload of %s begun while %s is reloading", registry__plugin_name(owner),
+                         registry__plugin_name(slots.reload_owner));
+        return;
+    }
+    slots.reloading = true;
+    slots.reload_owner = owner;
+    for (uint32_t i = 0; i < slots.count; i++) {
+        lua_slot_t *s = &slots.items[i];
+        if (s->owner != owner)
+            continue;
+        s->phase = SLOT_OLD;
+        s->previous = s->fn;
+        s->previous_disabled = s->disabled;
+    }
+}
+
+/* Ends the reload of `owner`; `keep_new` chooses which side of each changed slot survives. */
+static void lua_slots_end_reload(ct_plugin_o *owner, bool keep_new)
+{
+    if (!slots.reloading || slots.reload_owner != owner) {
+        lua_slots_misuse("no reload of %s to end", registry__plugin_name(owner));
+        return;
+    }
+    for (uint32_t i = 0; i < slots.count; i++) {
+        lua_slot_t *s = &slots.items[i];
+        switch ((lua_slot_phase)s->phase) {
+        case SLOT_LIVE:
+            continue;
+        case SLOT_OLD:
+            /* The new code dropped it: its function lives in the library being unloaded. */
+            if (keep_new)
+                s->disabled = true;
+            break;
+        case SLOT_REPLACED:
+            if (!keep_new) {
+                s->fn = s->previous;
+                s->disabled = s->previous_disabled;
+                s->owner = owner;
+            }
+            break;
+        case SLOT_ADDED:
+            if (!keep_new)
+                s->disabled = true;
+            break;
+        }
+        s->phase = SLOT_LIVE;
+        s->previous = NULL;
+    }
+    slots.reloading = false;
+    slots.reload_owner = NULL;
+}
+
+void lua_env__reload_commit(ct_plugin_o *owner) { lua_slots_end_reload(owner, true); }
+
+void lua_env__reload_rollback(ct_plugin_o *owner) { lua_slots_end_reload(owner, false); }
+
+void lua_env__slots_shutdown(void)
+{
+    for (uint32_t i = 0; i < slots.count; i++)
+        lua_slots_free_names(&slots.items[i]);
+    if (slots.items)
+        ct_free(lua_env__allocator(), slots.items, slots.capacity * sizeof *slots.items);
+    memset(&slots, 0, sizeof slots);
+}
