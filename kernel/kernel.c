@@ -1,0 +1,163 @@
+#include "kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "base/jobs.h"
+#include "base/log.h"
+#include "base/memory.h"
+#include "data/sjson.h"
+#include "lua/lua_env.h"
+#include "plugins/loader.h"
+#include "plugins/registry.h"
+#include "project.h"
+#include "resources/resources.h"
+
+/* What is booted, so shutdown undoes exactly that (and a failed boot can unwind). */
+static struct {
+    bool memory, jobs, registry, lua, resources, loader, script, loop;
+    project_t project;
+    uv_loop_t loop;
+} booted;
+
+static void register_kernel_apis(void)
+{
+    registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
+    registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
+    registry__add_kernel_api(CT_JOBS_API, 1, jobs__api_v1(), "ct.jobs");
+    registry__add_kernel_api(CT_LUA_API, 0, lua_env__api_v0(), "ct.lua");
+    registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
+    registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
+    registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
+    registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
+}
+
+static int boot_services(const kernel_desc_t *desc)
+{
+    const char *modes_text = desc->memory_debug ? desc->memory_debug : getenv("CUTTLE_MEMORY_DEBUG");
+    char err[256];
+    int modes = memory__parse_debug_modes(modes_text ? modes_text : "none", err, sizeof err);
+    if (modes < 0) {
+        log__error("memory debug modes: %s", err);
+        return CT_ERR_INVALID;
+    }
+    int r = memory__init((uint32_t)modes);
+    if (r)
+        return r;
+    booted.memory = true;
+    if ((r = jobs__init(desc->jobs)))
+        return r;
+    booted.jobs = true;
+    registry__init();
+    booted.registry = true;
+    if ((r = lua_env__init()))
+        return r;
+    booted.lua = true;
+    if ((r = resources__init(desc->project_dir, desc->strict)))
+        return r;
+    booted.resources = true;
+    register_kernel_apis();
+    if (uv_loop_init(&booted.loop))
+        return CT_ERR_IO;
+    booted.loop = true;
+    return 0;
+}
+
+static int load_plugins(const kernel_desc_t *desc)
+{
+    const project_t *p = &booted.project;
+    loader_desc_t ld = {
+        .plugin_paths = desc->plugin_paths,
+        .num_plugin_paths = desc->num_plugin_paths,
+        .module_dirs = desc->module_dirs,
+        .num_module_dirs = desc->num_module_dirs,
+        .wanted = p->modules,
+        .num_wanted = p->num_modules,
+        .pins = p->pins,
+        .num_pins = p->num_pins,
+        .providers = p->providers,
+        .num_providers = p->num_providers,
+        .strict = desc->strict,
+        .watch = desc->watch,
+        .loop = &booted.loop,
+    };
+    booted.loader = true;
+    return loader__load(&ld);
+}
+
+static int run_boot_script(void)
+{
+    const char *script = booted.project.boot_script;
+    if (!script[0])
+        return 0;
+    int r = lua_env__run_file(script);
+    if (r)
+        return r;
+    booted.script = true;
+    r = lua_env__call_global("init", 0);
+    return r == CT_ERR_NOT_FOUND ? 0 : r;
+}
+
+int kernel__boot(const kernel_desc_t *desc)
+{
+    memset(&booted, 0, sizeof booted);
+    int r = boot_services(desc);
+    if (!r && desc->project_dir)
+        r = project__load(desc->project_dir, &booted.project);
+    if (!r)
+        r = load_plugins(desc);
+    if (!r && desc->run_boot_script)
+        r = run_boot_script();
+    if (r) {
+        log__error("boot failed: %s", log__error_message(r));
+        kernel__shutdown();
+    }
+    return r;
+}
+
+int kernel__frame(double dt)
+{
+    loader__frame_begin(dt);
+    int r = 0;
+    if (booted.script) {
+        lua_State *L = lua_env__state();
+        lua_env__api_v1()->push_number(L, dt);
+        r = lua_env__call_global("update", 1);
+        if (r == CT_ERR_NOT_FOUND)
+            r = 0;
+    }
+    loader__frame_end(dt);
+    /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
+    uv_run(&booted.loop, UV_RUN_NOWAIT);
+    loader__apply_reloads();
+    return r;
+}
+
+uint32_t kernel__project_frames(void) { return booted.project.frames; }
+
+uint64_t kernel__shutdown(void)
+{
+    if (booted.script)
+        lua_env__call_global("shutdown", 0);
+    /* Resources first: their unload callbacks live in plugin code that is still mapped. */
+    if (booted.resources)
+        resources__shutdown();
+    if (booted.loader)
+        loader__shutdown();
+    if (booted.lua)
+        lua_env__shutdown();
+    if (booted.registry)
+        registry__shutdown();
+    if (booted.jobs)
+        jobs__shutdown();
+    if (booted.loop) {
+        /* Close whatever handles are left (watchers) and let their close callbacks run. */
+        uv_run(&booted.loop, UV_RUN_NOWAIT);
+        uv_loop_close(&booted.loop);
+    }
+    project__free(&booted.project);
+    uint64_t leaks = booted.memory ? memory__shutdown() : 0;
+    memset(&booted, 0, sizeof booted);
+    return leaks;
+}

@@ -1,0 +1,121 @@
+/* `cuttle`: boots the kernel, runs a project's frames headless, shuts down. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "kernel.h"
+#include "lua/lua_env.h"
+#include "plugins/loader.h"
+
+static const char usage[] =
+    "usage: cuttle [options]\n"
+    "  --project DIR        run the project in DIR (its project.sjson names modules and boot script)\n"
+    "  --modules DIR        search DIR (and its subfolders) for modules; repeatable\n"
+    "  --plugin FILE        load this shared library; repeatable\n"
+    "  --frames N           run N frames (default: the project's `frames`, else 0)\n"
+    "  --dt SECONDS         the fixed frame time (default 1/60)\n"
+    "  -e CODE              run Lua CODE after boot (before the frames)\n"
+    "  --list               print plugins, versions, APIs, load order and problems, then exit\n"
+    "  --strict             any load problem (or data warning) is fatal\n"
+    "  --watch              hot-reload plugins whose files change\n"
+    "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
+    "  --help               this text\n";
+
+typedef struct options_t {
+    kernel_desc_t desc;
+    long frames; /* -1: the project's */
+    double dt;
+    const char *code;
+    bool list;
+} options_t;
+
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes_value = true;
+        if (!strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            exit(0);
+        } else if (!strcmp(a, "--list")) {
+            o->list = true, takes_value = false;
+        } else if (!strcmp(a, "--strict")) {
+            o->desc.strict = true, takes_value = false;
+        } else if (!strcmp(a, "--watch")) {
+            o->desc.watch = true, takes_value = false;
+        } else if (!next) {
+            fprintf(stderr, "cuttle: %s needs a value or is unknown\n%s", a, usage);
+            return 2;
+        } else if (!strcmp(a, "--project")) {
+            o->desc.project_dir = next;
+        } else if (!strcmp(a, "--modules") || !strcmp(a, "--plugin")) {
+            bool dir = !strcmp(a, "--modules");
+            uint32_t *n = dir ? &o->desc.num_module_dirs : &o->desc.num_plugin_paths;
+            if (*n == KERNEL_MAX_PATHS) {
+                fprintf(stderr, "cuttle: too many %s options (at most %d)\n", a, KERNEL_MAX_PATHS);
+                return 2;
+            }
+            (dir ? o->desc.module_dirs : o->desc.plugin_paths)[(*n)++] = next;
+        } else if (!strcmp(a, "--frames")) {
+            char *end;
+            o->frames = strtol(next, &end, 10);
+            if (*end || o->frames < 0) {
+                fprintf(stderr, "cuttle: --frames wants a whole number >= 0, not '%s'\n", next);
+                return 2;
+            }
+        } else if (!strcmp(a, "--dt")) {
+            char *end;
+            o->dt = strtod(next, &end);
+            if (*end || !(o->dt > 0 && o->dt < 10)) {
+                fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", next);
+                return 2;
+            }
+        } else if (!strcmp(a, "-e")) {
+            o->code = next;
+        } else if (!strcmp(a, "--memory-debug")) {
+            o->desc.memory_debug = next;
+        } else if (!strcmp(a, "--jobs")) {
+            o->desc.jobs = (uint32_t)strtoul(next, NULL, 10);
+        } else {
+            fprintf(stderr, "cuttle: unknown option %s\n%s", a, usage);
+            return 2;
+        }
+        if (takes_value)
+            i++;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options_t o = {.frames = -1, .dt = 1.0 / 60.0};
+    int r = parse_args(argc, argv, &o);
+    if (r)
+        return r;
+    o.desc.run_boot_script = !o.list;
+
+    if (kernel__boot(&o.desc))
+        return 1;
+    if (o.list) {
+        loader__print_list(stdout);
+        return kernel__shutdown() ? 1 : 0;
+    }
+
+    int status = 0;
+    if (o.code && lua_env__run_string(o.code, "=(command line)"))
+        status = 1;
+    long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames();
+    uint64_t script_errors = 0;
+    for (long f = 0; f < frames && !status; f++)
+        script_errors += kernel__frame(o.dt) != 0;
+    if (frames)
+        log__info("ran %ld frames (%llu with script errors)", frames,
+                  (unsigned long long)script_errors);
+    if (script_errors && o.desc.strict)
+        status = 1;
+    if (kernel__shutdown())
+        status = 1;
+    return status;
+}

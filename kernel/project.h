@@ -1,0 +1,34 @@
+/* A project folder's project.sjson: which modules to load, their pinned versions, the chosen
+ * providers, the boot script and the default frame count. */
+#ifndef CT_KERNEL_PROJECT_H
+#define CT_KERNEL_PROJECT_H
+
+#include "plugins/loader.h"
+
+#define PROJECT_MAX_ENTRIES 64
+
+typedef struct project_t {
+    char boot_script[512];                           /* absolute or relative to cwd; "" if none */
+    uint32_t frames;                                 /* 0: not said */
+    const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
+    uint32_t num_modules;
+    loader_pin_t pins[PROJECT_MAX_ENTRIES];
+    uint32_t num_pins;
+    loader_provider_t providers[PROJECT_MAX_ENTRIES];
+    uint32_t num_providers;
+    void *tree;                                      /* owns the strings above */
+} project_t;
+
+/*
+ * Reads DIR/project.sjson:
+ *     boot_script = "boot.lua"                      // relative to the project folder
+ *     frames = 120                                  // what `cuttle --project DIR` runs by default
+ *     modules = ["ct.entities" "ct.transforms"]     // plugin names to load from --modules folders
+ *     versions = { "ct.physics" = 2 }               // pinned major versions (optional)
+ *     providers = { "ct.transform" = "ct.transforms" } // who provides an API offered twice (optional)
+ * Returns 0 or a negative ct_error with a message naming the file and field.
+ */
+int project__load(const char *dir, project_t *out);
+void project__free(project_t *p);
+
+#endif
