@@ -3,7 +3,7 @@
 # folders. Sourced by demo.sh, test.sh and bench.sh; fast when everything is already there.
 set -euo pipefail
 
-CUTTLE_PACKAGES=(gcc meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
+CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
                  libcmocka-dev libclang-rt-14-dev)
 
 cuttle_install_missing() {
