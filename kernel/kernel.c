@@ -16,7 +16,7 @@
 
 /* What is booted, so shutdown undoes exactly that (and a failed boot can unwind). */
 static struct {
-    bool memory, jobs, registry, lua, resources, loader, script, loop;
+    bool memory, jobs, registry, lua, resources, loader, script, loop_open;
     project_t project;
     uv_loop_t loop;
 } booted;
@@ -60,7 +60,7 @@ static int boot_services(const kernel_desc_t *desc)
     register_kernel_apis();
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;
-    booted.loop = true;
+    booted.loop_open = true;
     return 0;
 }
 
@@ -151,7 +151,7 @@ uint64_t kernel__shutdown(void)
         registry__shutdown();
     if (booted.jobs)
         jobs__shutdown();
-    if (booted.loop) {
+    if (booted.loop_open) {
         /* Close whatever handles are left (watchers) and let their close callbacks run. */
         uv_run(&booted.loop, UV_RUN_NOWAIT);
         uv_loop_close(&booted.loop);
