@@ -1,0 +1,129 @@
+/* Compiling one source text: parse it, let the type write its payload into a growing buffer
+ * that already has room for the header in front, then fill the header in. The result is a whole
+ * blob in one allocation, the same bytes whether it goes to a file or straight to load_source. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "data/sjson.h"
+#include "resources_internal.h"
+
+struct ct_compile_ctx_o {
+    const char *path;
+    uint8_t *buf;
+    uint64_t size; /* bytes used, header included */
+    uint64_t capacity;
+    int failure; /* the first ct_error met while writing or reported */
+};
+
+void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
+{
+    if (!ctx || ctx->failure || size == 0)
+        return;
+    if (size > ctx->capacity - ctx->size) {
+        uint64_t want = ctx->size + size;
+        uint64_t capacity = ctx->capacity * 2;
+        if (capacity < want)
+            capacity = want;
+        if (capacity > SIZE_MAX) {
+            ctx->failure = CT_ERR_NOMEM;
+            return;
+        }
+        uint8_t *grown = ct_realloc(resources__allocator(), ctx->buf, (size_t)ctx->capacity,
+                                    (size_t)capacity);
+        if (!grown) {
+            log__error("%s: out of memory growing the payload to %llu bytes", ctx->path,
+                       (unsigned long long)capacity);
+            ctx->failure = CT_ERR_NOMEM;
+            return;
+        }
+        ctx->buf = grown;
+        ctx->capacity = capacity;
+    }
+    memcpy(ctx->buf + ctx->size, bytes, (size_t)size);
+    ctx->size += size;
+}
+
+uint64_t resources__written(const ct_compile_ctx_o *ctx)
+{
+    return ctx ? ctx->size - RESOURCES_HEADER_SIZE : 0;
+}
+
+static void report(ct_compile_ctx_o *ctx, ct_log_level level, const char *fmt, va_list ap)
+{
+    char message[1024];
+    vsnprintf(message, sizeof message, fmt, ap);
+    log__write(NULL, level, "%s: %s", ctx ? ctx->path : "(no source)", message);
+}
+
+void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    report(ctx, CT_LOG_ERROR, fmt, ap);
+    va_end(ap);
+    if (ctx && !ctx->failure)
+        ctx->failure = CT_ERR_BAD_DATA;
+}
+
+/* With --strict, a warning about data fails the compile like an error. */
+void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
+{
+    bool strict = resources__is_strict();
+    va_list ap;
+    va_start(ap, fmt);
+    report(ctx, strict ? CT_LOG_ERROR : CT_LOG_WARNING, fmt, ap);
+    va_end(ap);
+    if (strict && ctx && !ctx->failure)
+        ctx->failure = CT_ERR_BAD_DATA;
+}
+
+const char *resources__source_path(const ct_compile_ctx_o *ctx)
+{
+    return ctx ? ctx->path : "";
+}
+
+int resources__compile_text(const ct_resource_type_t *type, const char *path, const char *text,
+                            size_t len, uint8_t **blob, uint64_t *blob_size)
+{
+    *blob = NULL;
+    *blob_size = 0;
+    char err[512];
+    cJSON *tree = sjson__parse(text, len, path, err, sizeof err);
+    if (!tree) {
+        log__error("%s", err);
+        return CT_ERR_BAD_DATA;
+    }
+    ct_compile_ctx_o ctx = {.path = path};
+    static const uint8_t header_room[RESOURCES_HEADER_SIZE];
+    resources__write(&ctx, header_room, sizeof header_room);
+    int rc = ctx.failure;
+    if (!rc)
+        rc = type->compile(type->user_data, (const struct ct_data_o *)tree, &ctx);
+    cJSON_Delete(tree);
+    if (!rc)
+        rc = ctx.failure;
+    else if (!ctx.failure)
+        log__error("%s: the '%s' compiler failed: %s", path, type->type, log__error_name(rc));
+    if (rc) {
+        if (ctx.buf)
+            ct_free(resources__allocator(), ctx.buf, (size_t)ctx.capacity);
+        return rc < 0 ? rc : CT_ERR_BAD_DATA;
+    }
+    resources__write_header(ctx.buf, type->type, type->format_version,
+                            ctx.size - RESOURCES_HEADER_SIZE);
+    /* Trim to the exact size: the blob's owner frees it with the size it knows. */
+    if (ctx.capacity != ctx.size) {
+        uint8_t *exact = ct_realloc(resources__allocator(), ctx.buf, (size_t)ctx.capacity,
+                                    (size_t)ctx.size);
+        if (!exact) {
+            ct_free(resources__allocator(), ctx.buf, (size_t)ctx.capacity);
+            return CT_ERR_NOMEM;
+        }
+        ctx.buf = exact;
+    }
+    *blob = ctx.buf;
+    *blob_size = ctx.size;
+    return 0;
+}

@@ -1,0 +1,228 @@
+/* Loaded resources: the blob (kept alive for the runtime object, which may point into it), the
+ * runtime object and a load count per (type, name) id. Few enough for a linear walk over one
+ * array; removal swaps the last record in. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "resources_internal.h"
+
+typedef struct loaded_t {
+    ct_resource_id_t id;
+    const ct_resource_type_t *type;
+    uint32_t count;
+    uint8_t *blob;
+    size_t blob_alloc; /* the size the blob was allocated with */
+    void *runtime;
+} loaded_t;
+
+static loaded_t *records;
+static uint32_t num_records;
+static uint32_t capacity;
+
+static loaded_t *find(ct_resource_id_t id)
+{
+    for (uint32_t i = 0; i < num_records; i++) {
+        if (records[i].id.name == id.name && records[i].id.type == id.type)
+            return &records[i];
+    }
+    return NULL;
+}
+
+static void drop(loaded_t *r, bool call_unload)
+{
+    if (call_unload && r->type->unload)
+        r->type->unload(r->type->user_data, r->runtime);
+    ct_free(resources__allocator(), r->blob, r->blob_alloc);
+    *r = records[--num_records];
+    if (num_records == 0) {
+        ct_free(resources__allocator(), records, capacity * sizeof *records);
+        records = NULL;
+        capacity = 0;
+    }
+}
+
+/* Checks the type and the name of a load; on success *out is the type and *loaded the record
+ * if already loaded. */
+static int prepare(const char *type, const char *name, const ct_resource_type_t **out,
+                   loaded_t **loaded)
+{
+    *out = resources__find_type(type);
+    if (!*out) {
+        log__error("resources: cannot load '%s': no resource type '%s' is registered",
+                   name ? name : "(null)", type ? type : "(null)");
+        return CT_ERR_NOT_FOUND;
+    }
+    char err[256];
+    if (resources__check_name(name, err, sizeof err)) {
+        char disk[RESOURCES_PATH_SIZE];
+        bool variant =
+            resources__find_case_variant(resources__project_dir(), type, name, disk, sizeof disk);
+        log__error("resources: cannot load %s '%s': the name is not canonical: %s%s%s%s", type,
+                   name ? name : "(null)", err, variant ? "; the file on disk is '" : "",
+                   variant ? disk : "", variant ? "'" : "");
+        return CT_ERR_INVALID;
+    }
+    *loaded = find(resources__id(type, name));
+    return 0;
+}
+
+/* Validates a whole blob and hands its payload to the type. Takes ownership of the blob. */
+static int install(const ct_resource_type_t *t, const char *name, const char *what, uint8_t *blob,
+                   uint64_t size, size_t alloc)
+{
+    char err[512] = "";
+    const void *payload;
+    uint64_t payload_size;
+    void *runtime = NULL;
+    int rc = resources__validate_blob(blob, size, t->type, t->format_version, &payload,
+                                      &payload_size, err, sizeof err);
+    if (!rc) {
+        runtime = t->load(t->user_data, payload, payload_size, err, sizeof err);
+        if (!runtime)
+            rc = CT_ERR_BAD_DATA;
+    }
+    if (!rc && num_records == capacity) {
+        uint32_t grown_capacity = capacity ? capacity * 2 : 32;
+        loaded_t *grown = ct_realloc(resources__allocator(), records, capacity * sizeof *records,
+                                     grown_capacity * sizeof *records);
+        if (grown) {
+            records = grown;
+            capacity = grown_capacity;
+        } else {
+            snprintf(err, sizeof err, "out of memory");
+            rc = CT_ERR_NOMEM;
+            if (t->unload)
+                t->unload(t->user_data, runtime);
+        }
+    }
+    if (rc) {
+        log__error("%s: refused: %s", what, err[0] ? err : "the type's load failed");
+        ct_free(resources__allocator(), blob, alloc);
+        return rc;
+    }
+    records[num_records++] = (loaded_t){
+        .id = resources__id(t->type, name),
+        .type = t,
+        .count = 1,
+        .blob = blob,
+        .blob_alloc = alloc,
+        .runtime = runtime,
+    };
+    return 0;
+}
+
+/* Why a compiled blob is missing, as far as the disk can tell. */
+static void report_missing(const char *type, const char *name, const char *path)
+{
+    const char *project = resources__project_dir();
+    char source[RESOURCES_PATH_SIZE];
+    char disk[RESOURCES_PATH_SIZE];
+    struct stat st;
+    snprintf(source, sizeof source, "%s/%s.%s", project, name, type);
+    if (stat(source, &st) == 0)
+        log__error("%s: not compiled (the source %s.%s exists: run cuttle-compile)", path, name,
+                   type);
+    else if (resources__find_case_variant(project, type, name, disk, sizeof disk))
+        log__error("%s: not compiled; the only source differing just in case is '%s' (names "
+                   "on disk must be lower case)",
+                   path, disk);
+    else
+        log__error("%s: not compiled and no source %s.%s in %s", path, name, type, project);
+}
+
+int resources__load(const char *type, const char *name)
+{
+    const ct_resource_type_t *t;
+    loaded_t *loaded;
+    int rc = prepare(type, name, &t, &loaded);
+    if (rc)
+        return rc;
+    if (loaded) {
+        loaded->count++;
+        return 0;
+    }
+    const char *project = resources__project_dir();
+    char path[RESOURCES_PATH_SIZE];
+    if (!project) {
+        log__error("resources: cannot load %s '%s': no project (only load_source works)", type,
+                   name);
+        return CT_ERR_NOT_FOUND;
+    }
+    if (!resources__blob_path(project, type, name, path, sizeof path)) {
+        log__error("resources: cannot load %s '%s': the path is too long", type, name);
+        return CT_ERR_INVALID;
+    }
+    uint64_t size;
+    uint8_t *blob = resources__read_file(path, &size);
+    if (!blob) {
+        if (errno == ENOENT) {
+            report_missing(type, name, path);
+            return CT_ERR_NOT_FOUND;
+        }
+        log__error("%s: cannot read: %s", path, strerror(errno));
+        return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
+    }
+    return install(t, name, path, blob, size, (size_t)size + 1);
+}
+
+int resources__load_source(const char *type, const char *name, const char *source, size_t len)
+{
+    const ct_resource_type_t *t;
+    loaded_t *loaded;
+    int rc = prepare(type, name, &t, &loaded);
+    if (rc)
+        return rc;
+    if (loaded) {
+        loaded->count++;
+        return 0;
+    }
+    char what[RESOURCES_PATH_SIZE];
+    snprintf(what, sizeof what, "%s.%s", name, type);
+    uint8_t *blob;
+    uint64_t size;
+    rc = resources__compile_text(t, what, source ? source : "", source ? len : 0, &blob, &size);
+    return rc ? rc : install(t, name, what, blob, size, (size_t)size);
+}
+
+void *resources__get(const char *type, const char *name)
+{
+    if (!type || !name)
+        return NULL;
+    loaded_t *r = find(resources__id(type, name));
+    return r ? r->runtime : NULL;
+}
+
+void resources__unload(const char *type, const char *name)
+{
+    loaded_t *r = type && name ? find(resources__id(type, name)) : NULL;
+    if (!r) {
+        log__warning("resources: unload of %s '%s', which is not loaded", type ? type : "(null)",
+                     name ? name : "(null)");
+        return;
+    }
+    if (--r->count == 0)
+        drop(r, true);
+}
+
+void resources__unload_type(const ct_resource_type_t *type, bool call_unload)
+{
+    for (uint32_t i = 0; i < num_records;) {
+        if (records[i].type == type)
+            drop(&records[i], call_unload); /* the last record moves into slot i */
+        else
+            i++;
+    }
+}
+
+void resources__unload_all(void)
+{
+    while (num_records) {
+        loaded_t *r = &records[num_records - 1];
+        log__warning("resources: a '%s' resource is still loaded (%u loads) at shutdown",
+                     r->type->type, r->count);
+        drop(r, false);
+    }
+}

@@ -1,0 +1,82 @@
+/* The resource service: its state, its lifetime and the ct_resource_api_v1 table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/memory.h"
+#include "resources_internal.h"
+
+static struct {
+    ct_allocator_t *allocator;
+    char project_dir[RESOURCES_PATH_SIZE / 2];
+    bool has_project;
+    bool strict;
+} state;
+
+ct_allocator_t *resources__allocator(void)
+{
+    return state.allocator;
+}
+
+const char *resources__project_dir(void)
+{
+    return state.has_project ? state.project_dir : NULL;
+}
+
+bool resources__is_strict(void)
+{
+    return state.strict;
+}
+
+int resources__init(const char *project_dir, bool strict)
+{
+    state.has_project = project_dir != NULL;
+    if (project_dir) {
+        /* Half of the path budget, so a project path plus a maximal name always fits. */
+        int n = snprintf(state.project_dir, sizeof state.project_dir, "%s", project_dir);
+        if (n < 0 || (size_t)n >= sizeof state.project_dir) {
+            log__error("resources: the project path is longer than %zu bytes: %s",
+                       sizeof state.project_dir - 1, project_dir);
+            return CT_ERR_INVALID;
+        }
+    }
+    state.strict = strict;
+    state.allocator = memory__create(memory__root(), "resources");
+    if (!state.allocator) {
+        log__error("resources: cannot create an allocator");
+        return CT_ERR_NOMEM;
+    }
+    return 0;
+}
+
+/* Plugins unregister their types before they unload; whatever is left here belongs to code that
+ * may already be gone, so its blobs are freed without calling the type's unload. */
+void resources__shutdown(void)
+{
+    resources__unload_all();
+    resources__forget_types();
+    memory__destroy(state.allocator);
+    memset(&state, 0, sizeof state);
+}
+
+static const ct_resource_api_v1 api_v1 = {
+    .register_type = resources__register_type,
+    .unregister_type = resources__unregister_type,
+    .check_name = resources__check_name,
+    .id = resources__id,
+    .load = resources__load,
+    .load_source = resources__load_source,
+    .get = resources__get,
+    .unload = resources__unload,
+    .write = resources__write,
+    .written = resources__written,
+    .compile_error = resources__compile_error,
+    .compile_warning = resources__compile_warning,
+    .source_path = resources__source_path,
+    .strict = resources__is_strict,
+};
+
+const ct_resource_api_v1 *resources__api_v1(void)
+{
+    return &api_v1;
+}

@@ -1,0 +1,109 @@
+/* What the files of kernel/resources share; nothing here is API. */
+#ifndef CT_KERNEL_RESOURCES_INTERNAL_H
+#define CT_KERNEL_RESOURCES_INTERNAL_H
+
+#include "resources.h"
+
+/* Longest canonical name, in bytes. Names become file paths under compiled/, so this keeps every
+ * path we build well inside PATH_MAX. */
+#define RESOURCES_MAX_NAME 200
+#define RESOURCES_MAX_TYPE 32
+#define RESOURCES_HEADER_SIZE 40u
+#define RESOURCES_PATH_SIZE 4096
+
+/*
+ * The compiled folder mirrors the source tree, grouped by type first:
+ *     <project>/<name>.<type>                  the source ("levels/arena.level")
+ *     <project>/compiled/<type>/<name>.bin     its blob ("compiled/level/levels/arena.bin")
+ *     <project>/compiled/manifest.json         what was compiled from what (see manifest.c)
+ * Mirroring names keeps the folder readable and lets a type's blobs be found (or wiped) by
+ * directory; the 64-bit ids are only for lookups at runtime.
+ */
+#define RESOURCES_COMPILED_DIR "compiled"
+
+/* resources.c: the service's state. */
+ct_allocator_t *resources__allocator(void);
+const char *resources__project_dir(void); /* NULL without a project */
+bool resources__is_strict(void);
+
+/* names.c */
+int resources__check_name(const char *name, char *err, size_t err_size);
+/* Types double as file extensions: lower-case letters, digits and '_' only. */
+int resources__check_type_name(const char *type, char *err, size_t err_size);
+ct_resource_id_t resources__id(const char *type, const char *name);
+/* Looks under the project for a source `<name>.<type>` whose spelling differs only by case;
+ * on a hit writes its project-relative path into out. */
+bool resources__find_case_variant(const char *project_dir, const char *type, const char *name,
+                                  char *out, size_t out_size);
+/* "<project>/compiled/<type>/<name>.bin"; false if it does not fit. */
+bool resources__blob_path(const char *project_dir, const char *type, const char *name, char *out,
+                          size_t out_size);
+
+/* blob.c: fills the 40-byte header in front of `payload_size` bytes at blob + 40. */
+void resources__write_header(uint8_t *blob, const char *type_name, uint32_t format_version,
+                             uint64_t payload_size);
+
+/* types.c */
+const ct_resource_type_t *resources__find_type(const char *type);
+int resources__register_type(const ct_resource_type_t *type);
+void resources__unregister_type(const char *type);
+void resources__forget_types(void);
+
+/* compile_ctx.c: compiles one source text into a whole blob (header + payload) allocated from
+ * resources__allocator(); `path` names the source in messages. The blob is the caller's
+ * (free with size *blob_size). Returns 0 or a negative ct_error, having logged why. */
+int resources__compile_text(const ct_resource_type_t *type, const char *path, const char *text,
+                            size_t len, uint8_t **blob, uint64_t *blob_size);
+void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+uint64_t resources__written(const ct_compile_ctx_o *ctx);
+void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *resources__source_path(const ct_compile_ctx_o *ctx);
+
+/* loading.c */
+int resources__load(const char *type, const char *name);
+int resources__load_source(const char *type, const char *name, const char *source, size_t len);
+void *resources__get(const char *type, const char *name);
+void resources__unload(const char *type, const char *name);
+/* Unloads every resource of `type` (all loads at once); with call_unload false the type's code
+ * is not called (at shutdown it may already be gone). */
+void resources__unload_type(const ct_resource_type_t *type, bool call_unload);
+void resources__unload_all(void);
+
+/* files.c: small filesystem helpers. */
+/* Reads a whole file into memory from resources__allocator(); NULL (errno set) on failure. */
+uint8_t *resources__read_file(const char *path, uint64_t *size);
+/* Writes through a temporary file and a rename, creating parent folders. */
+int resources__write_file(const char *path, const void *data, size_t size);
+int resources__make_parents(const char *path);
+
+/* manifest.c: the record of what was compiled, by project-relative source path. */
+typedef struct resources_manifest_entry_t {
+    char *path;
+    int64_t mtime_sec;
+    int64_t mtime_nsec;
+    uint64_t size;
+    uint64_t hash;
+    uint32_t format_version;
+    bool seen; /* set by compile.c while walking */
+} resources_manifest_entry_t;
+
+typedef struct resources_manifest_t {
+    resources_manifest_entry_t *entries;
+    uint32_t count;
+    uint32_t capacity;
+} resources_manifest_t;
+
+/* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
+ * everything is recompiled). */
+void resources__manifest_read(resources_manifest_t *m, const char *path);
+int resources__manifest_write(const resources_manifest_t *m, const char *path);
+resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path);
+/* Adds or replaces the entry for e->path (the path is copied). */
+int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e);
+void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e);
+void resources__manifest_free(resources_manifest_t *m);
+
+#endif

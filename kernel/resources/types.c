@@ -1,0 +1,70 @@
+/* The resource type registry. Types are few and looked up by name (they are file extensions),
+ * so a small fixed table walked linearly is all it needs. Slots never move (an unregistered
+ * type leaves a hole that the next registration fills) because loaded resources point at their
+ * type's slot. */
+#include <string.h>
+
+#include "base/log.h"
+#include "resources_internal.h"
+
+#define MAX_TYPES 64
+
+static ct_resource_type_t types[MAX_TYPES];
+static uint32_t used_slots; /* slots [0, used_slots) may hold types; holes have type == NULL */
+
+const ct_resource_type_t *resources__find_type(const char *type)
+{
+    if (!type)
+        return NULL;
+    for (uint32_t i = 0; i < used_slots; i++) {
+        if (types[i].type && strcmp(types[i].type, type) == 0)
+            return &types[i];
+    }
+    return NULL;
+}
+
+int resources__register_type(const ct_resource_type_t *type)
+{
+    char err[160];
+    if (!type || !type->compile || !type->load) {
+        log__error("resources: register_type needs a type with compile and load callbacks");
+        return CT_ERR_INVALID;
+    }
+    if (resources__check_type_name(type->type, err, sizeof err)) {
+        log__error("resources: cannot register type: %s", err);
+        return CT_ERR_INVALID;
+    }
+    if (resources__find_type(type->type)) {
+        log__error("resources: type '%s' is already registered", type->type);
+        return CT_ERR_CONFLICT;
+    }
+    uint32_t slot = 0;
+    while (slot < used_slots && types[slot].type)
+        slot++;
+    if (slot == MAX_TYPES) {
+        log__error("resources: cannot register type '%s': all %d slots are taken", type->type,
+                   MAX_TYPES);
+        return CT_ERR_FULL;
+    }
+    types[slot] = *type;
+    if (slot == used_slots)
+        used_slots++;
+    return 0;
+}
+
+void resources__unregister_type(const char *type)
+{
+    const ct_resource_type_t *t = resources__find_type(type);
+    if (!t) {
+        log__warning("resources: unregister_type: no type '%s'", type ? type : "(null)");
+        return;
+    }
+    resources__unload_type(t, true);
+    types[t - types] = (ct_resource_type_t){0};
+}
+
+void resources__forget_types(void)
+{
+    memset(types, 0, sizeof types);
+    used_slots = 0;
+}
