@@ -1,0 +1,1 @@
+loaded_value = 7
