@@ -7,8 +7,9 @@ source scripts/setup.sh
 cuttle_install_missing
 cuttle_configure build-release --buildtype=release -Db_ndebug=true -Dtests=false
 ninja -C build-release >/dev/null || { ninja -C build-release; exit 1; }
-for b in build-release/bench/bench_*; do
-    [ -x "$b" ] || continue
+for b in build-release/bench/*/bench_*; do
+    case "$b" in *.so | *.p) continue ;; esac
+    [ -x "$b" ] && [ -f "$b" ] || continue
     echo "== $(basename "$b")"
     "$b" --modules build-release/modules
 done
