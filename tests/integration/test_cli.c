@@ -1,0 +1,121 @@
+/*
+ * The `cuttle` binary as a user runs it: exit codes for good and bad command lines, projects and
+ * scripts. A script error is reported and the engine keeps running; --strict makes it fatal.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char project[256];
+
+/* Runs cuttle with the arguments (a shell fragment), output silenced; returns its exit code. */
+static int run(const char *fmt, ...)
+{
+    char args[2048], cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "%s %s >/dev/null 2>&1", CUTTLE_EXE, args);
+    int status = system(cmd);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", project, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int make_project(void **state)
+{
+    (void)state;
+    snprintf(project, sizeof project, "/tmp/cuttle_cli_%d", (int)getpid());
+    mkdir(project, 0755);
+    return 0;
+}
+
+static int remove_project(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
+    return system(cmd);
+}
+
+static void help_and_bad_options(void **state)
+{
+    (void)state;
+    assert_int_equal(run("--help"), 0);
+    assert_int_equal(run("--no-such-option"), 2);
+    assert_int_equal(run("--frames"), 2);
+    assert_int_equal(run("--frames -3"), 2);
+    assert_int_equal(run("--dt 0"), 2);
+}
+
+static void lua_on_the_command_line(void **state)
+{
+    (void)state;
+    assert_int_equal(run("-e 'assert(1 + 1 == 2)'"), 0);
+    assert_int_equal(run("-e 'error(\"on purpose\")'"), 1);
+    assert_int_equal(run("-e 'this is not lua'"), 1);
+}
+
+static void missing_and_bad_projects(void **state)
+{
+    (void)state;
+    assert_int_equal(run("--project %s/nowhere", project), 1);
+    write_file("project.sjson", "frames = \"many\"\n");
+    assert_int_equal(run("--project %s", project), 1);
+    write_file("project.sjson", "frames = [1 2\n");
+    assert_int_equal(run("--project %s", project), 1);
+    write_file("project.sjson", "boot_script = \"missing.lua\"\n");
+    assert_int_equal(run("--project %s", project), 1);
+}
+
+static void script_errors_do_not_stop_the_engine(void **state)
+{
+    (void)state;
+    write_file("project.sjson", "boot_script = \"boot.lua\"\nframes = 5\n");
+    write_file("boot.lua", "n = 0\n"
+                           "function update(dt) n = n + 1 if n == 2 then error('frame 2') end end\n"
+                           "function shutdown() assert(n == 5) end\n");
+    assert_int_equal(run("--project %s", project), 0);
+    assert_int_equal(run("--project %s --strict", project), 1);
+    write_file("boot.lua", "function init( end\n");
+    assert_int_equal(run("--project %s", project), 1);
+}
+
+static void list_modules(void **state)
+{
+    (void)state;
+    assert_int_equal(run("--modules %s --list", CUTTLE_MODULES), 0);
+    assert_int_equal(run("--plugin %s/project.sjson --list", project), 0);
+    assert_int_equal(run("--plugin %s/project.sjson --list --strict", project), 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(help_and_bad_options),
+        cmocka_unit_test(lua_on_the_command_line),
+        cmocka_unit_test(missing_and_bad_projects),
+        cmocka_unit_test(script_errors_do_not_stop_the_engine),
+        cmocka_unit_test(list_modules),
+    };
+    return cmocka_run_group_tests(tests, make_project, remove_project);
+}
