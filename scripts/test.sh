@@ -14,10 +14,16 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 # per-allocator reports instead.
 export ASAN_OPTIONS=detect_leaks=0
 
-status=0
+status=0 passed=0 failed=0
 for dir in build-test build-asan; do
     echo "== $dir"
     ninja -C "$dir" >/dev/null || { ninja -C "$dir"; exit 1; }
-    meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+    meson test -C "$dir" --print-errorlogs --num-processes 2 | tee "$dir/test-summary.txt" || status=1
+    # Sum meson's closing counts into one plain line for both builds.
+    ok=$(awk '/^Ok:/ {print $2}' "$dir/test-summary.txt")
+    bad=$(awk '/^(Fail|Timeout|Unexpected Pass):/ {n += $NF} END {print n + 0}' "$dir/test-summary.txt")
+    passed=$((passed + ${ok:-0})) failed=$((failed + bad))
 done
+[ "$failed" -eq 0 ] || status=1
+echo "$passed passed, $failed failed"
 exit $status
