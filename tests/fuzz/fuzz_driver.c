@@ -19,7 +19,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_SEEDS 256
-#define MAX_INPUT (64 * 1024)
+#define FUZZ_MAX_INPUT (64 * 1024)
 
 static uint8_t *seeds[MAX_SEEDS];
 static size_t seed_sizes[MAX_SEEDS];
@@ -43,8 +43,8 @@ static void add_seed_file(const char *path)
             fclose(f);
         return;
     }
-    uint8_t *buf = malloc(MAX_INPUT);
-    size_t n = fread(buf, 1, MAX_INPUT, f);
+    uint8_t *buf = malloc(FUZZ_MAX_INPUT);
+    size_t n = fread(buf, 1, FUZZ_MAX_INPUT, f);
     fclose(f);
     seeds[num_seeds] = buf;
     seed_sizes[num_seeds] = n;
@@ -75,7 +75,7 @@ static void add_seed_path(const char *path)
         closedir(d);
 }
 
-/* Applies 1-4 random edits to buf (size *n, capacity MAX_INPUT). */
+/* Applies 1-4 random edits to buf (size *n, capacity FUZZ_MAX_INPUT). */
 static void mutate(uint8_t *buf, size_t *n)
 {
     int edits = 1 + (int)(next_random() % 4);
@@ -98,7 +98,7 @@ static void mutate(uint8_t *buf, size_t *n)
             }
             break;
         case 3: /* insert a byte */
-            if (*n < MAX_INPUT) {
+            if (*n < FUZZ_MAX_INPUT) {
                 memmove(buf + pos + 1, buf + pos, *n - pos);
                 buf[pos] = (uint8_t)next_random();
                 (*n)++;
@@ -124,8 +124,8 @@ static void mutate(uint8_t *buf, size_t *n)
                     size_t len = 1 + (size_t)(next_random() % 32);
                     if (len > seed_sizes[s] - from)
                         len = seed_sizes[s] - from;
-                    if (len > MAX_INPUT - pos)
-                        len = MAX_INPUT - pos;
+                    if (len > FUZZ_MAX_INPUT - pos)
+                        len = FUZZ_MAX_INPUT - pos;
                     memcpy(buf + pos, seeds[s] + from, len);
                     if (pos + len > *n)
                         *n = pos + len;
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
         LLVMFuzzerTestOneInput(seeds[s], seed_sizes[s]);
 
     /* The input lives in an exactly-sized heap copy so ASan catches any read past its end. */
-    uint8_t *work = malloc(MAX_INPUT);
+    uint8_t *work = malloc(FUZZ_MAX_INPUT);
     for (long it = 0; it < iterations; it++) {
         size_t n = 0;
         if (num_seeds) {
