@@ -1,0 +1,105 @@
+/* The plugin record shared by the registry and the loader's files (kernel/plugins only). */
+#ifndef CT_KERNEL_PLUGINS_INTERNAL_H
+#define CT_KERNEL_PLUGINS_INTERNAL_H
+
+#include <stdarg.h>
+#include <uv.h>
+
+#include "plugins/loader.h"
+#include "plugins/registry.h"
+
+#define PLUGIN_ERROR_SIZE 512
+
+typedef struct loader_watch_t loader_watch_t;
+
+/*
+ * Everything the kernel knows about one plugin. Records are created at discovery, live until
+ * registry__shutdown (so names and errors stay readable after a plugin failed or shut down) and
+ * are handed to the plugin as its ct_plugin_o *self.
+ */
+struct ct_plugin_o {
+    char *name;
+    char *path;
+    uint32_t discovery_index;
+    uint32_t plugin_api; /* 0 or 1 */
+    ct_semver_t version;
+    ct_plugin_state state;
+    int error_code; /* the ct_error behind FAILED/SKIPPED, 0 otherwise */
+    char error[PLUGIN_ERROR_SIZE];
+    uint32_t load_index;
+    uint32_t reload_count;
+
+    /* Kernel-owned copies of the plugin's metadata: one block holding the array and the names. */
+    ct_api_ref_t *provides;
+    uint32_t num_provides;
+    ct_api_ref_t *requires;
+    uint32_t num_requires;
+    /* For each requires[i]: the plugin chosen to provide it (NULL: the kernel, or an optional API
+     * nobody offers). Filled by loader__resolve. */
+    ct_plugin_o **deps;
+    /* For each provides[i]: the stable copy of the table handed out by get_engine_api, made on
+     * first request and overwritten in place by a hot reload. */
+    void **tables;
+
+    uv_lib_t lib;
+    bool lib_open;
+    ct_get_api_f get_plugin_api;
+    const ct_plugin_api_v0 *v0;
+    const ct_plugin_api_v1 *v1;
+    ct_allocator_t *allocator;
+
+    /* Libraries replaced by hot reloads; never closed (old code may still be referenced). */
+    uv_lib_t *retired;
+    uint32_t num_retired;
+    loader_watch_t *watch;
+};
+
+/* Records, in discovery order. `registry__plugin_new` makes an unregistered record (name and path
+ * copied); `registry__plugin_register` appends it (the registry then owns it);
+ * `registry__plugin_free` frees an unregistered one. */
+ct_plugin_o *registry__plugin_new(const char *name, const char *path);
+void registry__plugin_register(ct_plugin_o *p);
+void registry__plugin_free(ct_plugin_o *p);
+uint32_t registry__num_plugins(void);
+ct_plugin_o *registry__plugin(uint32_t i);
+ct_plugin_o *registry__find(const char *name);
+void registry__set_current_plugin(ct_plugin_o *p);
+/* Whether the kernel itself serves (id, version). */
+bool registry__kernel_has(uint32_t id, uint32_t version);
+/* Appends to `buf` the versions of `id` the kernel serves, as " v1 v2 (by kernel)"; returns
+ * whether there were any. */
+bool registry__kernel_versions(uint32_t id, char *buf, size_t size);
+/* A printable name for an API id: a known name or "api 0x1234abcd" (in a static buffer). */
+const char *registry__api_label(uint32_t id, const ct_api_ref_t *ref);
+
+/* Sets the plugin's state and error and logs one line naming it. */
+void loader__fail(ct_plugin_o *p, ct_plugin_state state, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Opens `path` into p->lib, finds get_plugin_api and reads the plugin's metadata into `p`. On
+ * failure returns a negative ct_error with the reason (without the plugin's name) in `err`; the
+ * library stays open when it was opened (p->lib_open) so its record can be freed uniformly. */
+int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size);
+
+/* Collects candidate paths: explicit paths first, then each module folder's *.so files
+ * (recursively, sorted). `from_dir[i]` tells which came from a folder. Free with
+ * loader__free_paths. */
+typedef struct loader_paths_t {
+    char **paths;
+    bool *from_dir;
+    uint32_t count;
+} loader_paths_t;
+int loader__discover(const loader_desc_t *desc, loader_paths_t *out);
+void loader__free_paths(loader_paths_t *paths);
+
+/* Resolves the registered DISCOVERED plugins: providers, requirements, cycles. Fails or skips
+ * the ones that cannot load and writes the rest, dependencies first, into `order` (room for
+ * registry__num_plugins()). Returns how many. */
+uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order);
+
+/* The plugins that were initialised, in load order. */
+uint32_t loader__load_order(ct_plugin_o ***out);
+/* Hot reload: starts watching a loaded plugin's file; stops and frees every watcher. */
+void loader__watch(ct_plugin_o *p, uv_loop_t *loop);
+void loader__unwatch_all(void);
+
+#endif

@@ -1,0 +1,335 @@
+/* Hot reload: watching plugin files, and swapping a plugin's code between two frames. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/log.h"
+#include "lua/lua_env.h"
+#include "plugins/plugins_internal.h"
+
+typedef struct file_stamp_t {
+    int64_t mtime_ns;
+    int64_t size;
+} file_stamp_t;
+
+struct loader_watch_t {
+    uv_fs_event_t handle;
+    ct_plugin_o *plugin;
+    const char *file; /* the plugin's file name inside the watched folder */
+    bool pending;
+    file_stamp_t seen;   /* at the last safe point since the change event */
+    file_stamp_t loaded; /* of the code running now */
+    loader_watch_t *next;
+};
+
+static loader_watch_t *watches;
+static uint32_t temp_counter;
+
+static file_stamp_t stamp(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return (file_stamp_t){-1, -1};
+    return (file_stamp_t){(int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+                          (int64_t)st.st_size};
+}
+
+static bool same_stamp(file_stamp_t a, file_stamp_t b)
+{
+    return a.mtime_ns == b.mtime_ns && a.size == b.size;
+}
+
+/* ---- swapping code ---- */
+
+/* Keeps a library mapped for the rest of the process (see loader__shutdown). */
+static void retire(ct_plugin_o *p, uv_lib_t lib)
+{
+    uv_lib_t *grown = realloc(p->retired, (p->num_retired + 1) * sizeof *grown);
+    if (!grown)
+        return; /* the library then simply stays open without being listed: still never closed */
+    p->retired = grown;
+    p->retired[p->num_retired++] = lib;
+}
+
+/* dlopen returns the already loaded library for a path it has seen, so each reload loads a
+ * private copy under a fresh name. The copy is unlinked once mapped. */
+static int open_copy(ct_plugin_o *p, ct_plugin_o **out, char *err, size_t err_size)
+{
+    char dir[512], tmp[768], safe[128];
+    size_t dir_len = sizeof dir;
+    if (uv_os_tmpdir(dir, &dir_len) != 0)
+        strcpy(dir, "/tmp");
+    size_t i = 0;
+    for (; p->name[i] && i + 1 < sizeof safe; i++) {
+        char c = p->name[i];
+        bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        safe[i] = plain ? c : '_';
+    }
+    safe[i] = '\0';
+    snprintf(tmp, sizeof tmp, "%s/cuttle-reload-%s-%d-%u.so", dir, safe, (int)uv_os_getpid(),
+             ++temp_counter);
+    uv_fs_t req;
+    int rc = uv_fs_copyfile(NULL, &req, p->path, tmp, 0, NULL);
+    uv_fs_req_cleanup(&req);
+    if (rc < 0) {
+        snprintf(err, err_size, "cannot copy %s to %s: %s", p->path, tmp, uv_strerror(rc));
+        return CT_ERR_IO;
+    }
+    ct_plugin_o *n = registry__plugin_new(p->name, tmp);
+    int code = n ? loader__open(n, tmp, err, err_size) : CT_ERR_NOMEM;
+    remove(tmp);
+    if (code < 0 && n) {
+        if (n->lib_open)
+            uv_dlclose(&n->lib);
+        registry__plugin_free(n);
+    }
+    *out = code < 0 ? NULL : n;
+    return code;
+}
+
+static bool requirement_met(const ct_api_ref_t *ref)
+{
+    if ((ref->flags & CT_API_OPTIONAL) || registry__kernel_has(ref->id, ref->version))
+        return true;
+    for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+        const ct_plugin_o *q = registry__plugin(k);
+        for (uint32_t i = 0; q->state == CT_PLUGIN_LOADED && i < q->num_provides; i++)
+            if (q->provides[i].id == ref->id && q->provides[i].version == ref->version)
+                return true;
+    }
+    return false;
+}
+
+/* The new code must be a drop-in: same name, same provided tables, requirements still met, and
+ * an answer for each provided table. Fills `tables` with the new code's tables. */
+static bool compatible(const ct_plugin_o *old, const ct_plugin_o *n, void **tables, char *err,
+                       size_t err_size)
+{
+    if (n->plugin_api != 1 || !n->v1->reload_load) {
+        snprintf(err, err_size, "the new code has no plugin API v1 reload_load");
+        return false;
+    }
+    if (strcmp(n->name, old->name) != 0) {
+        snprintf(err, err_size, "the new code is named '%s'", n->name);
+        return false;
+    }
+    bool same = n->num_provides == old->num_provides;
+    for (uint32_t i = 0; same && i < n->num_provides; i++)
+        same = n->provides[i].id == old->provides[i].id &&
+               n->provides[i].version == old->provides[i].version &&
+               n->provides[i].size == old->provides[i].size;
+    if (!same) {
+        snprintf(err, err_size, "the new code provides other APIs (or other sizes) than the old");
+        return false;
+    }
+    for (uint32_t i = 0; i < n->num_requires; i++) {
+        const ct_api_ref_t *ref = &n->requires[i];
+        if (!requirement_met(ref)) {
+            snprintf(err, err_size, "the new code requires %s v%u, which is not loaded",
+                     registry__api_label(ref->id, ref), ref->version);
+            return false;
+        }
+    }
+    for (uint32_t i = 0; i < n->num_provides; i++) {
+        tables[i] = n->get_plugin_api(n->provides[i].id, n->provides[i].version);
+        if (!tables[i]) {
+            snprintf(err, err_size, "the new code answers NULL for its API %s v%u",
+                     registry__api_label(n->provides[i].id, &n->provides[i]),
+                     n->provides[i].version);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Hands the plugin's state from the old code to the new, with Lua registrations kept
+ * reversible until the new code said yes. */
+static int hand_over(ct_plugin_o *p, const ct_plugin_o *n)
+{
+    registry__set_current_plugin(p);
+    void *state = p->v1->reload_save();
+    lua_env__reload_begin(p);
+    lua_env__set_owner(p);
+    int err = n->v1->reload_load(registry__get_engine_api, p, state);
+    lua_env__set_owner(NULL);
+    registry__set_current_plugin(NULL);
+    if (err < 0)
+        lua_env__reload_rollback(p);
+    else
+        lua_env__reload_commit(p);
+    return err;
+}
+
+/* From here on the new code is the plugin: tables, hooks, metadata. */
+static void adopt(ct_plugin_o *p, ct_plugin_o *n, void *const *tables)
+{
+    for (uint32_t i = 0; i < p->num_provides; i++)
+        if (p->tables && p->tables[i])
+            memcpy(p->tables[i], tables[i], p->provides[i].size);
+    retire(p, p->lib);
+    p->lib = n->lib;
+    p->get_plugin_api = n->get_plugin_api;
+    p->v1 = n->v1;
+    p->version = n->version;
+    ct_api_ref_t *old_requires = p->requires;
+    p->requires = n->requires;
+    p->num_requires = n->num_requires;
+    n->requires = old_requires;
+    /* Links to providers were made for the old requirement list; nothing needs them once a
+     * plugin is loaded. */
+    free(p->deps);
+    p->deps = NULL;
+    p->reload_count++;
+    n->lib_open = false;
+    registry__plugin_free(n);
+}
+
+static int reload_plugin(ct_plugin_o *p)
+{
+    if (!p->v1 || !p->v1->reload_save || !p->v1->reload_load) {
+        log__info("plugin '%s' changed on disk; it has no reload hooks, restart to use the new "
+                  "code", p->name);
+        return CT_ERR_INVALID;
+    }
+    char err[PLUGIN_ERROR_SIZE];
+    ct_plugin_o *n = NULL;
+    int code = open_copy(p, &n, err, sizeof err);
+    void **tables = NULL;
+    if (code == 0) {
+        tables = calloc(n->num_provides ? n->num_provides : 1, sizeof *tables);
+        if (!tables) {
+            snprintf(err, sizeof err, "out of memory");
+            code = CT_ERR_NOMEM;
+        } else if (!compatible(p, n, tables, err, sizeof err)) {
+            code = CT_ERR_VERSION;
+        }
+        if (code < 0) {
+            uv_dlclose(&n->lib); /* none of its code ran */
+            n->lib_open = false;
+            registry__plugin_free(n);
+        }
+    }
+    if (code == 0) {
+        code = hand_over(p, n);
+        if (code < 0) {
+            snprintf(err, sizeof err, "reload_load returned %s (%s)", log__error_name(code),
+                     log__error_message(code));
+            retire(p, n->lib); /* its code ran and may have left pointers behind */
+            n->lib_open = false;
+            registry__plugin_free(n);
+        } else {
+            adopt(p, n, tables);
+        }
+    }
+    free(tables);
+    if (code < 0) {
+        log__error("plugin '%s' (%s) was not reloaded, the old code keeps running: %s", p->name,
+                   p->path, err);
+        return code;
+    }
+    if (p->watch)
+        p->watch->loaded = stamp(p->path);
+    log__info("plugin '%s' reloaded (%u so far)", p->name, p->reload_count);
+    return 0;
+}
+
+int loader__reload(const char *name)
+{
+    ct_plugin_o *p = name ? registry__find(name) : NULL;
+    if (!p || p->state != CT_PLUGIN_LOADED) {
+        log__error("cannot reload '%s': no such plugin is loaded", name ? name : "(null)");
+        return CT_ERR_NOT_FOUND;
+    }
+    return reload_plugin(p);
+}
+
+/* ---- watching ---- */
+
+static void on_change(uv_fs_event_t *handle, const char *filename, int events, int status)
+{
+    (void)events;
+    loader_watch_t *w = handle->data;
+    if (status == 0 && filename && strcmp(filename, w->file) == 0) {
+        w->pending = true;
+        w->seen = (file_stamp_t){-1, -1};
+    }
+}
+
+static void free_watch(uv_handle_t *handle) { free(handle->data); }
+
+void loader__watch(ct_plugin_o *p, uv_loop_t *loop)
+{
+    /* The folder is watched, not the file: builds replace the file (a new inode), and a watch on
+     * the old inode would go quiet after the first rebuild. */
+    char dir[1024] = ".";
+    const char *slash = strrchr(p->path, '/');
+    if (slash) {
+        size_t len = slash == p->path ? 1 : (size_t)(slash - p->path);
+        if (len >= sizeof dir)
+            return;
+        memcpy(dir, p->path, len);
+        dir[len] = '\0';
+    }
+    loader_watch_t *w = calloc(1, sizeof *w);
+    if (!w)
+        return;
+    w->plugin = p;
+    w->file = slash ? slash + 1 : p->path;
+    w->loaded = stamp(p->path);
+    int rc = uv_fs_event_init(loop, &w->handle);
+    if (rc != 0) {
+        free(w);
+    } else {
+        w->handle.data = w;
+        rc = uv_fs_event_start(&w->handle, on_change, dir, 0);
+        if (rc != 0)
+            uv_close((uv_handle_t *)&w->handle, free_watch);
+    }
+    if (rc != 0) {
+        log__warning("plugin '%s': cannot watch %s for changes (%s); hot reload is off for it",
+                     p->name, dir, uv_strerror(rc));
+        return;
+    }
+    w->next = watches;
+    watches = w;
+    p->watch = w;
+}
+
+void loader__unwatch_all(void)
+{
+    uv_loop_t *loop = watches ? watches->handle.loop : NULL;
+    while (watches) {
+        loader_watch_t *w = watches;
+        watches = w->next;
+        w->plugin->watch = NULL;
+        uv_close((uv_handle_t *)&w->handle, free_watch);
+    }
+    /* Close callbacks run on the loop's next turn; take it now so the watchers are freed before
+     * the plugin records they point to. */
+    if (loop)
+        uv_run(loop, UV_RUN_NOWAIT);
+}
+
+uint32_t loader__apply_reloads(void)
+{
+    uint32_t reloaded = 0;
+    for (loader_watch_t *w = watches; w; w = w->next) {
+        if (!w->pending || w->plugin->state != CT_PLUGIN_LOADED)
+            continue;
+        /* A build writes the file in steps; act only once it looked the same at two safe points
+         * in a row (and exists). */
+        file_stamp_t now = stamp(w->plugin->path);
+        if (now.size < 0 || !same_stamp(now, w->seen)) {
+            w->seen = now;
+            continue;
+        }
+        w->pending = false;
+        if (same_stamp(now, w->loaded))
+            continue;
+        w->loaded = now;
+        if (reload_plugin(w->plugin) == 0)
+            reloaded++;
+    }
+    return reloaded;
+}

@@ -1,0 +1,262 @@
+/* Dependency resolution: duplicate providers, missing or mismatched APIs, cycles, and a stable
+ * topological load order (dependencies first, otherwise discovery order). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_hash.h"
+#include "plugins/plugins_internal.h"
+
+static bool is_candidate(const ct_plugin_o *p) { return p->state == CT_PLUGIN_DISCOVERED; }
+static bool is_available(const ct_plugin_o *p)
+{
+    return p->state == CT_PLUGIN_DISCOVERED || p->state == CT_PLUGIN_LOADED;
+}
+static bool did_not_load(const ct_plugin_o *p)
+{
+    return p->state == CT_PLUGIN_FAILED || p->state == CT_PLUGIN_SKIPPED;
+}
+
+static bool provides(const ct_plugin_o *p, uint32_t id, uint32_t version)
+{
+    for (uint32_t i = 0; i < p->num_provides; i++)
+        if (p->provides[i].id == id && p->provides[i].version == version)
+            return true;
+    return false;
+}
+
+/* The plugin the project chose for API `id`, or NULL when it did not choose. */
+static const char *chosen_provider(const loader_desc_t *desc, uint32_t id)
+{
+    for (uint32_t i = 0; i < desc->num_providers; i++)
+        if (desc->providers[i].api_name && ct_hash32(desc->providers[i].api_name) == id)
+            return desc->providers[i].plugin;
+    return NULL;
+}
+
+/* Two plugins answering one (id, version) would make get_engine_api's answer depend on discovery
+ * order, so both are refused unless the project names one. Decided for all plugins before any
+ * state changes, so every member of a conflict sees the others. */
+static void reject_duplicate_providers(const loader_desc_t *desc)
+{
+    uint32_t n = registry__num_plugins();
+    char (*why)[PLUGIN_ERROR_SIZE] = calloc(n ? n : 1, sizeof *why);
+    if (!why)
+        return;
+    for (uint32_t k = 0; k < n; k++) {
+        ct_plugin_o *p = registry__plugin(k);
+        for (uint32_t i = 0; is_candidate(p) && i < p->num_provides && !why[k][0]; i++) {
+            const ct_api_ref_t *ref = &p->provides[i];
+            const char *api = registry__api_label(ref->id, ref);
+            if (registry__kernel_has(ref->id, ref->version)) {
+                snprintf(why[k], sizeof why[k], "provides %s v%u, which the kernel itself provides",
+                         api, ref->version);
+                continue;
+            }
+            const ct_plugin_o *other = NULL;
+            for (uint32_t j = 0; j < n && !other; j++) {
+                const ct_plugin_o *q = registry__plugin(j);
+                if (q != p && is_available(q) && provides(q, ref->id, ref->version))
+                    other = q;
+            }
+            if (!other)
+                continue;
+            const char *chosen = chosen_provider(desc, ref->id);
+            if (!chosen)
+                snprintf(why[k], sizeof why[k],
+                         "provides %s v%u, which '%s' provides too; name the one to use in the "
+                         "project's providers",
+                         api, ref->version, other->name);
+            else if (strcmp(chosen, p->name) != 0)
+                snprintf(why[k], sizeof why[k],
+                         "provides %s v%u, but the project chose '%s' to provide it", api,
+                         ref->version, chosen);
+        }
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (why[k][0])
+            loader__fail(registry__plugin(k), CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", why[k]);
+    free(why);
+}
+
+/* Lists who offers `id` at any version, for the message about a missing version. */
+static bool describe_offers(uint32_t id, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    bool any = registry__kernel_versions(id, buf, size);
+    for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+        const ct_plugin_o *q = registry__plugin(k);
+        for (uint32_t i = 0; i < q->num_provides; i++) {
+            if (q->provides[i].id != id || did_not_load(q))
+                continue;
+            size_t used = strlen(buf);
+            snprintf(buf + used, size - used, " v%u (by %s)", q->provides[i].version, q->name);
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Links each requirement of `p` to its provider. Returns false when `p` cannot load. */
+static bool link_requirements(ct_plugin_o *p)
+{
+    uint32_t n = registry__num_plugins();
+    for (uint32_t i = 0; i < p->num_requires; i++) {
+        const ct_api_ref_t *ref = &p->requires[i];
+        p->deps[i] = NULL;
+        if (registry__kernel_has(ref->id, ref->version) || provides(p, ref->id, ref->version))
+            continue;
+        ct_plugin_o *failed = NULL;
+        for (uint32_t k = 0; k < n && !p->deps[i]; k++) {
+            ct_plugin_o *q = registry__plugin(k);
+            if (!provides(q, ref->id, ref->version))
+                continue;
+            if (is_available(q))
+                p->deps[i] = q;
+            else if (did_not_load(q))
+                failed = q;
+        }
+        if (p->deps[i] || (ref->flags & CT_API_OPTIONAL))
+            continue;
+        const char *api = registry__api_label(ref->id, ref);
+        if (failed) {
+            loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API,
+                         "requires %s v%u from '%s', which did not load", api, ref->version,
+                         failed->name);
+            return false;
+        }
+        char offers[256];
+        if (describe_offers(ref->id, offers, sizeof offers))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
+                         "requires %s v%u, but only%s is offered", api, ref->version, offers);
+        else
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
+                         "requires %s v%u, which neither the kernel nor any plugin offers", api,
+                         ref->version);
+        return false;
+    }
+    return true;
+}
+
+/* Skips every candidate that needs a plugin which did not load, until nothing changes. */
+static void skip_dependents_of_failures(void)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+            ct_plugin_o *p = registry__plugin(k);
+            for (uint32_t i = 0; is_candidate(p) && i < p->num_requires; i++) {
+                const ct_plugin_o *q = p->deps[i];
+                if (!q || !did_not_load(q))
+                    continue;
+                loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API,
+                             "requires %s v%u from '%s', which did not load",
+                             registry__api_label(p->requires[i].id, &p->requires[i]),
+                             p->requires[i].version, q->name);
+                changed = true;
+            }
+        }
+    }
+}
+
+/* Depth-first search for a path of unplaced plugins from `from` back to `target`. */
+static bool find_path(ct_plugin_o *from, const ct_plugin_o *target, const bool *placed,
+                      bool *seen, ct_plugin_o **path, uint32_t *len)
+{
+    path[(*len)++] = from;
+    for (uint32_t i = 0; i < from->num_requires; i++) {
+        ct_plugin_o *q = from->deps[i];
+        if (!q || !is_candidate(q) || placed[q->discovery_index])
+            continue;
+        if (q == target)
+            return true;
+        if (seen[q->discovery_index])
+            continue;
+        seen[q->discovery_index] = true;
+        if (find_path(q, target, placed, seen, path, len))
+            return true;
+    }
+    (*len)--;
+    return false;
+}
+
+/* Fails every unplaced plugin that lies on a cycle, naming the cycle. The others left unplaced
+ * only depend on a cycle and are skipped afterwards. */
+static void fail_cycles(const bool *placed, uint32_t n)
+{
+    bool *seen = calloc(n, sizeof *seen);
+    bool *on_cycle = calloc(n, sizeof *on_cycle);
+    ct_plugin_o **path = calloc(n, sizeof *path);
+    char (*why)[PLUGIN_ERROR_SIZE] = calloc(n, sizeof *why);
+    if (seen && on_cycle && path && why) {
+        for (uint32_t k = 0; k < n; k++) {
+            ct_plugin_o *p = registry__plugin(k);
+            uint32_t len = 0;
+            memset(seen, 0, n * sizeof *seen);
+            if (!is_candidate(p) || placed[k] || !find_path(p, p, placed, seen, path, &len))
+                continue;
+            on_cycle[k] = true;
+            int used = snprintf(why[k], sizeof why[k], "is in a dependency cycle:");
+            for (uint32_t i = 0; i <= len && used < PLUGIN_ERROR_SIZE; i++)
+                used += snprintf(why[k] + used, sizeof why[k] - (size_t)used, "%s %s",
+                                 i ? " ->" : "", path[i % len]->name);
+        }
+        for (uint32_t k = 0; k < n; k++)
+            if (on_cycle[k])
+                loader__fail(registry__plugin(k), CT_PLUGIN_FAILED, CT_ERR_CYCLE, "%s", why[k]);
+    }
+    free(seen);
+    free(on_cycle);
+    free(path);
+    free(why);
+}
+
+static bool ready(const ct_plugin_o *p, const bool *placed)
+{
+    for (uint32_t i = 0; i < p->num_requires; i++) {
+        const ct_plugin_o *q = p->deps[i];
+        if (q && q->state != CT_PLUGIN_LOADED && !placed[q->discovery_index])
+            return false;
+    }
+    return true;
+}
+
+uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order)
+{
+    uint32_t n = registry__num_plugins();
+    reject_duplicate_providers(desc);
+    for (uint32_t k = 0; k < n; k++) {
+        ct_plugin_o *p = registry__plugin(k);
+        if (!is_candidate(p) || p->num_requires == 0)
+            continue;
+        free(p->deps);
+        p->deps = calloc(p->num_requires, sizeof *p->deps);
+        if (!p->deps)
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_NOMEM, "out of memory resolving it");
+        else
+            link_requirements(p);
+    }
+    skip_dependents_of_failures();
+
+    bool *placed = calloc(n ? n : 1, sizeof *placed);
+    if (!placed)
+        return 0;
+    /* Kahn's algorithm, always taking the earliest-discovered ready plugin, so independent
+     * plugins keep their discovery order. Quadratic, which is fine for dozens of plugins. */
+    uint32_t count = 0;
+    for (bool progress = true; progress;) {
+        progress = false;
+        for (uint32_t k = 0; k < n && !progress; k++) {
+            ct_plugin_o *p = registry__plugin(k);
+            if (is_candidate(p) && !placed[k] && ready(p, placed)) {
+                placed[k] = true;
+                order[count++] = p;
+                progress = true;
+            }
+        }
+    }
+    fail_cycles(placed, n);
+    skip_dependents_of_failures();
+    free(placed);
+    return count;
+}
