@@ -44,6 +44,9 @@ static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* Bytes that may continue a number-like token: a number must not run into one of them. */
+static bool is_number_char(char c) { return is_ident_char(c) || c == '.' || c == '+' || c == '-'; }
+
 /* Records the first error only: later failures are consequences of it. The column counts UTF-8
  * characters (continuation bytes are skipped) so it matches what an editor shows. */
 static void fail_at(parser_t *ps, const char *at, const char *fmt, ...)
@@ -72,7 +75,7 @@ static void fail_at(parser_t *ps, const char *at, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Describes the byte at `at` for a message: a quoted printable character, a hex byte, or the end. */
+/* Describes the byte at `at` for a message: a printable character, a hex byte, or the end. */
 static const char *describe(const parser_t *ps, const char *at, char buf[16])
 {
     if (at >= ps->end)
@@ -320,10 +323,14 @@ static cJSON *parse_number(parser_t *ps)
         q = skip_digits(q, end);
         ok = q > exp;
     }
-    if (ok && q < end && (is_ident_char(*q) || *q == '.' || *q == '+' || *q == '-'))
+    if (ok && q < end && is_number_char(*q))
         ok = false;
     if (!ok) {
-        fail_at(ps, start, "bad number");
+        /* Show the whole malformed token, not just the part the grammar accepted. */
+        const char *t = start;
+        while (t < end && t - start < 32 && is_number_char(*t))
+            t++;
+        fail_at(ps, start, "bad number \"%.*s\"", (int)(t - start), start);
         return NULL;
     }
     size_t n = (size_t)(q - start);

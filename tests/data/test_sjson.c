@@ -74,7 +74,8 @@ static void accepted_forms(void **state)
                 "{\"obj\":{\"x\":1,\"y\":{\"z\":\"deep\"}},\"e\":{}}");
     expect_same("tags = [ \"wood\" \"breakable\" ]", "{\"tags\":[\"wood\",\"breakable\"]}");
     /* Comments anywhere whitespace may go. */
-    expect_same("a = 1 // line\n/* block\n comment */ b /* here */ = // there\n 2 /**/ c = 3 // end",
+    expect_same("a = 1 // line\n/* block\n comment */ b /* here */ = // there\n"
+                " 2 /**/ c = 3 // end",
                 "{\"a\":1,\"b\":2,\"c\":3}");
     expect_same("l = [1 /* , */ 2 // ]\n 3]", "{\"l\":[1,2,3]}");
     /* Numbers per JSON; underflow becomes zero, large integers become doubles. */
