@@ -333,7 +333,8 @@ ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name)
     if (!parent)
         parent = memory__root();
     if (!parent) {
-        log__error("memory: cannot create allocator '%s' before memory__init", name);
+        log__error("memory: cannot create allocator '%s' before memory__init",
+                   name ? name : "unnamed");
         return NULL;
     }
     struct ct_allocator_o *p = tracked(parent);

@@ -17,7 +17,11 @@ int memory__parse_debug_modes(const char *text, char *err, size_t err_size);
 int memory__init(uint32_t modes);
 /* Reports what the root still holds and tears down. Returns the number of leaked blocks. */
 uint64_t memory__shutdown(void);
+/* The kernel's allocator, named "kernel"; NULL before memory__init and after memory__shutdown. */
 ct_allocator_t *memory__root(void);
+/* `parent` NULL means the root. A parent not made here (any other ct_allocator_t) becomes the
+ * new allocator's source of raw memory: that is how a test puts a tracked allocator over one that
+ * fails on purpose. Destroying an allocator also destroys, and reports, children left under it. */
 ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name);
 uint64_t memory__destroy(ct_allocator_t *a);
 ct_allocator_stats_t memory__stats(const ct_allocator_t *a);

@@ -172,7 +172,7 @@ static void destroying_a_parent_takes_forgotten_children(void **state)
     backing_release_all(&backing);
 }
 
-static void refuses_to_destroy_what_it_does_not_own(void **state)
+static void refuses_misuse(void **state)
 {
     (void)state;
     backing_t backing;
@@ -181,6 +181,15 @@ static void refuses_to_destroy_what_it_does_not_own(void **state)
     assert_int_equal(memory__destroy(memory__root()), 0);
     assert_int_equal(memory__destroy(&backing.iface), 0);
     assert_non_null(memory__root());
+    assert_int_equal(memory__init(0), CT_ERR_INVALID);
+}
+
+static void nothing_before_init(void **state)
+{
+    (void)state;
+    assert_null(memory__root());
+    assert_null(memory__create(NULL, "test.early"));
+    assert_int_equal(memory__shutdown(), 0);
 }
 
 static void realloc_keeps_contents(void **state)
@@ -204,7 +213,8 @@ static void realloc_keeps_contents(void **state)
     ct_allocator_stats_t s = memory__stats(a);
     assert_int_equal(s.live_bytes, 10);
     assert_int_equal(s.live_blocks, 1);
-    assert_int_equal(s.peak_bytes, 100000);
+    /* Fill mode moves the block, so both copies were live for a moment. */
+    assert_true(s.peak_bytes >= 100000);
     assert_null(ct_realloc(a, p, 10, 0));
     assert_int_equal(memory__stats(a).live_blocks, 0);
     assert_int_equal(memory__destroy(a), 0);
@@ -354,12 +364,13 @@ int main(void)
 #define DEBUG(t) cmocka_unit_test_setup_teardown(t, setup_debug, teardown)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parses_debug_modes),
+        cmocka_unit_test(nothing_before_init),
         PLAIN(counts_blocks_bytes_and_peak),
         DEBUG(counts_blocks_bytes_and_peak),
         PLAIN(destroy_reports_leaks_and_keeps_blocks),
         DEBUG(destroy_reports_leaks_and_keeps_blocks),
         PLAIN(destroying_a_parent_takes_forgotten_children),
-        PLAIN(refuses_to_destroy_what_it_does_not_own),
+        PLAIN(refuses_misuse),
         PLAIN(realloc_keeps_contents),
         DEBUG(realloc_keeps_contents),
         DEBUG(fills_new_and_freed_blocks),
