@@ -1,0 +1,176 @@
+/*
+ * ct_transform.h: the transform component, the scene graph of a world. API "ct.transform",
+ * served by modules/transforms (ct_transforms.so).
+ *
+ * What it is. Every world (ct_world.h) has one transform manager. An entity placed in a world has
+ * at most one transform instance there; the same entity may have transforms in several worlds
+ * (an axe in the game world and in the inventory world) and they are independent. Entities that
+ * have no position (a game rule, a sound bank) simply have no transform.
+ *
+ * What an instance holds.
+ *   - the local pose: position, rotation (unit quaternion x y z w) and scale, relative to the
+ *     parent (or to the world for a root). Stored as given, so reading it back is exact;
+ *   - the local matrix made from that pose and the world matrix (parent's world * local);
+ *   - links: parent, first child, next and previous sibling.
+ *
+ * Matrices are compact affine 3x4 (ct_transform_matrix_t): three basis columns then the
+ * translation, 12 floats, 48 bytes. The fourth row of a 4x4 is always (0 0 0 1), so it is not
+ * stored: propagation moves 25% less memory and does 36 multiplies per node instead of 64.
+ *
+ * Immediate updates. set_local recomputes the world matrices of the instance and of its whole
+ * subtree before it returns, so a world position read afterwards is never a frame old. Moving
+ * every node of a chain one by one thus costs O(n^2); set_local_batch (v2) writes all the poses
+ * first and then updates each affected subtree once, parents before children: O(n).
+ *
+ * Links.
+ *   link(child, parent)  keeps the child's LOCAL pose: the child is placed relative to its new
+ *                        parent (as spawning does). Linking under one's own descendant is refused.
+ *   unlink(child)        keeps the child's WORLD pose: a detached node stays where it was, its
+ *                        local pose becomes its old world pose.
+ *   destroying a parent  (destroy(), or its entity dying) unlinks its children the same way:
+ *                        each keeps its world pose and becomes a root; grandchildren stay linked
+ *                        to their parents. Nothing but the destroyed instance goes away.
+ * A world pose read back as position/rotation/scale is exact for translation; rotation and scale
+ * are recovered from the matrix (a non-uniformly scaled parent with a rotated child makes shear,
+ * which a pose cannot hold: the nearest rotation and the column lengths are used).
+ *
+ * Instance handles. ct_transform_t is an index into the manager's arrays, 0 meaning "none". It is
+ * valid until the next create or destroy in the same world (destroying moves the last instance
+ * into the hole, as in any packed array). Keep entities, look instances up when needed (lookup is
+ * a hash probe). Every call checks its handle: an out-of-range one is reported in the log and
+ * ignored (getters return the identity / {0}).
+ *
+ * Entity death. The module registers the component type "transform" (ct_entity.h): instances are
+ * removed in the entity destroy callback, so a dead entity's transform is gone at once.
+ *
+ * Resources. The component's source in an entity resource is
+ *     transform = { position = [x y z] rotation = [x y z w] scale = [x y z] }
+ * every field optional (defaults 0 0 0, 0 0 0 1, 1 1 1). Non-numbers, wrong arity, NaN or
+ * infinite values, a zero-length rotation and a zero scale component are refused naming the
+ * field; a rotation is normalised. Spawning links each entity to its resource parent
+ * (ct_spawn_context_t.parent_index) and places the resource's roots at the context's pose.
+ *
+ * Lua (module "Transform"; worlds are light userdata, entities their id as a number):
+ *   Transform.local_position(world, e) -> x, y, z    Transform.set_local_position(world, e, x, y, z)
+ *   Transform.local_rotation(world, e) -> x, y, z, w Transform.set_local_rotation(world, e, x, y, z, w)
+ *   Transform.local_scale(world, e) -> x, y, z       Transform.set_local_scale(world, e, x, y, z)
+ *   Transform.world_position(world, e) -> x, y, z    Transform.world_rotation(world, e) -> x, y, z, w
+ *   Transform.link(world, child, parent)             Transform.unlink(world, child)
+ * An entity without a transform in that world raises a Lua error naming it.
+ *
+ * Threads: main thread only (like spawning and entity destruction that call into it).
+ */
+#ifndef CT_TRANSFORM_H
+#define CT_TRANSFORM_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_TRANSFORM_API 0xf4c3733eu /* "ct.transform" */
+
+/* The component type name registered with ct_component_api_v1. */
+#define CT_TRANSFORM_COMPONENT_NAME "transform"
+
+/* Declared in ct_entity.h; repeated here (identical typedefs are allowed in C11) so this header
+ * stands alone. */
+typedef struct ct_entity_t ct_entity_t;
+typedef struct ct_world_o ct_world_o;
+
+/* A transform instance in one world's manager. 0 is "none". See "Instance handles" above. */
+typedef struct ct_transform_t {
+    uint32_t i;
+} ct_transform_t;
+
+/* A local pose. rotation is a unit quaternion (x y z w). The identity is
+ * { {0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1} }. */
+typedef struct ct_transform_pose_t {
+    float position[3];
+    float rotation[4];
+    float scale[3];
+} ct_transform_pose_t;
+
+/* Affine 3x4, column-major: m[0..2] the x axis, m[3..5] the y axis, m[6..8] the z axis (each
+ * scaled), m[9..11] the translation. A point p maps to x*p.x + y*p.y + z*p.z + t. */
+typedef struct ct_transform_matrix_t {
+    float m[12];
+} ct_transform_matrix_t;
+
+/* Version 1: part 3's single-instance API. Frozen. */
+typedef struct ct_transform_api_v1 {
+    /* Gives entity e a transform in `world` with the local pose `local` (NULL: identity), as a
+     * root. Returns {0} (logged) if e is dead, already has one there, or memory ran out. */
+    ct_transform_t (*create)(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local);
+    /* Removes an instance; its children become roots keeping their world pose. Invalidates
+     * instance handles of that world (see above). */
+    void (*destroy)(ct_world_o *world, ct_transform_t i);
+    /* The instance of entity e in `world`, or {0}. */
+    ct_transform_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    /* The entity owning an instance ({0} for an invalid handle). */
+    ct_entity_t (*entity)(ct_world_o *world, ct_transform_t i);
+    /* Number of instances in the world's manager. */
+    uint32_t (*count)(ct_world_o *world);
+
+    /* The local pose exactly as last set; its matrix; the world matrix. */
+    ct_transform_pose_t (*local)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*local_matrix)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*world_matrix)(ct_world_o *world, ct_transform_t i);
+    /* Sets the local pose and updates the world matrices of i and its subtree at once. */
+    void (*set_local)(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local);
+
+    /* Links child under parent (keeping the child's local pose; a child already linked elsewhere
+     * is moved). Refused (logged) when parent is child or one of its descendants. */
+    void (*link)(ct_world_o *world, ct_transform_t child, ct_transform_t parent);
+    /* Makes child a root keeping its world pose. A root is left alone. */
+    void (*unlink)(ct_world_o *world, ct_transform_t child);
+
+    /* Walking the graph: children of p are first_child(p), then next_sibling(...) until {0}. */
+    ct_transform_t (*parent)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*first_child)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*next_sibling)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*prev_sibling)(ct_world_o *world, ct_transform_t i);
+} ct_transform_api_v1;
+
+/* Version 2: everything of v1 (same order, same meaning), the batched setter and per-entity world
+ * pose access for systems that own world positions (physics). */
+typedef struct ct_transform_api_v2 {
+    ct_transform_t (*create)(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local);
+    void (*destroy)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    ct_entity_t (*entity)(ct_world_o *world, ct_transform_t i);
+    uint32_t (*count)(ct_world_o *world);
+    ct_transform_pose_t (*local)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*local_matrix)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*world_matrix)(ct_world_o *world, ct_transform_t i);
+    void (*set_local)(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local);
+    void (*link)(ct_world_o *world, ct_transform_t child, ct_transform_t parent);
+    void (*unlink)(ct_world_o *world, ct_transform_t child);
+    ct_transform_t (*parent)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*first_child)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*next_sibling)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*prev_sibling)(ct_world_o *world, ct_transform_t i);
+
+    /* Sets locals[k] on instances[k] for k < n, then updates world matrices in one pass: each
+     * changed subtree once, parents before children. The result equals calling set_local n times
+     * in order (a repeated instance takes its last pose) at O(n + nodes below) cost. Invalid
+     * handles are skipped (logged). */
+    void (*set_local_batch)(ct_world_o *world, const ct_transform_t *instances,
+                            const ct_transform_pose_t *locals, uint32_t n);
+
+    /* World position / rotation of entity e's transform in `world`. Return false (out untouched)
+     * when e has none there. */
+    bool (*world_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    /* Moves / turns e so that its world position / rotation becomes the given one (its local
+     * pose is solved through the parent's world matrix; the subtree follows at once). Return
+     * false when e has no transform there. */
+    bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+} ct_transform_api_v2;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,333 @@
+/*
+ * The manager of one world: structure-of-arrays in one allocation, an entity -> instance hash in
+ * the same block, parent/child/sibling links as instance indices, and the world-matrix walk.
+ */
+#include "transforms_internal.h"
+
+#include <string.h>
+
+/* ---- storage ------------------------------------------------------------------------------- */
+
+void transforms__manager_init(transforms__manager_t *m, ct_allocator_t *a, ct_world_o *world)
+{
+    memset(m, 0, sizeof *m);
+    m->a = a;
+    m->world = world;
+    m->n = 1; /* the nil slot, materialised on the first allocation */
+}
+
+void transforms__manager_free(transforms__manager_t *m)
+{
+    if (m->buffer)
+        ct_free(m->a, m->buffer, m->bytes);
+    m->buffer = NULL;
+    m->capacity = 0;
+    m->n = 1;
+}
+
+static uint32_t hash_slot(const transforms__manager_t *m, uint32_t e)
+{
+    /* Fibonacci hashing: the high bits of the product mix every bit of the id. */
+    return (uint32_t)(e * 2654435769u) >> m->hash_shift;
+}
+
+static uint32_t hash_mask(const transforms__manager_t *m) { return (1u << (32 - m->hash_shift)) - 1; }
+
+static void hash_insert(transforms__manager_t *m, uint32_t e, uint32_t instance)
+{
+    const uint32_t mask = hash_mask(m);
+    uint32_t s = hash_slot(m, e);
+    while (m->hash[s].entity)
+        s = (s + 1) & mask;
+    m->hash[s] = (transforms__hash_slot_t){e, instance};
+}
+
+static uint32_t hash_find_slot(const transforms__manager_t *m, uint32_t e)
+{
+    const uint32_t mask = hash_mask(m);
+    for (uint32_t s = hash_slot(m, e);; s = (s + 1) & mask) {
+        if (m->hash[s].entity == e || m->hash[s].entity == 0)
+            return s;
+    }
+}
+
+/* Backward-shift deletion keeps linear probing tombstone-free: later members of the probe run
+ * move into the hole whenever their home slot does not lie between the hole and themselves. */
+static void hash_remove(transforms__manager_t *m, uint32_t e)
+{
+    const uint32_t mask = hash_mask(m);
+    uint32_t hole = hash_find_slot(m, e);
+    if (m->hash[hole].entity == 0)
+        return;
+    for (uint32_t s = (hole + 1) & mask; m->hash[s].entity; s = (s + 1) & mask) {
+        const uint32_t home = hash_slot(m, m->hash[s].entity);
+        if (((s - home) & mask) >= ((s - hole) & mask)) {
+            m->hash[hole] = m->hash[s];
+            hole = s;
+        }
+    }
+    m->hash[hole].entity = 0;
+}
+
+uint32_t transforms__find(const transforms__manager_t *m, uint32_t e)
+{
+    if (!m->buffer || e == 0)
+        return 0;
+    const transforms__hash_slot_t *slot = &m->hash[hash_find_slot(m, e)];
+    return slot->entity == e ? slot->instance : 0;
+}
+
+/* Sizes of the arrays for `cap` slots, largest alignment first so every array stays aligned. */
+static size_t layout_bytes(uint32_t cap, uint32_t hash_slots)
+{
+    return (size_t)cap * (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) +
+                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint8_t)) +
+           (size_t)hash_slots * sizeof(transforms__hash_slot_t);
+}
+
+static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap, uint32_t hash_slots)
+{
+    char *p = buffer;
+    m->world_m = (ct_transform_matrix_t *)p;
+    p += cap * sizeof(ct_transform_matrix_t);
+    m->local_m = (ct_transform_matrix_t *)p;
+    p += cap * sizeof(ct_transform_matrix_t);
+    m->pose = (ct_transform_pose_t *)p;
+    p += cap * sizeof(ct_transform_pose_t);
+    m->entity = (ct_entity_t *)p;
+    p += cap * sizeof(ct_entity_t);
+    m->parent = (uint32_t *)p;
+    p += cap * sizeof(uint32_t);
+    m->first_child = (uint32_t *)p;
+    p += cap * sizeof(uint32_t);
+    m->next_sibling = (uint32_t *)p;
+    p += cap * sizeof(uint32_t);
+    m->prev_sibling = (uint32_t *)p;
+    p += cap * sizeof(uint32_t);
+    m->hash = (transforms__hash_slot_t *)p;
+    p += hash_slots * sizeof(transforms__hash_slot_t);
+    m->mark = (uint8_t *)p;
+}
+
+/* Makes room for `extra` more instances: one new block, arrays copied, hash rebuilt. */
+static int reserve(transforms__manager_t *m, uint32_t extra)
+{
+    const uint64_t need = (uint64_t)m->n + extra;
+    if (need <= m->capacity)
+        return 0;
+    if (need > (1u << 30))
+        return CT_ERR_NOMEM;
+    uint32_t cap = m->capacity ? m->capacity : 64;
+    while (cap < need)
+        cap *= 2;
+    /* At most half full, so probe runs stay short. */
+    uint32_t bits = 1;
+    while ((1u << bits) < 2 * cap)
+        bits++;
+    const uint32_t hash_slots = 1u << bits;
+    const size_t bytes = layout_bytes(cap, hash_slots);
+    void *buffer = ct_alloc(m->a, bytes);
+    if (!buffer)
+        return CT_ERR_NOMEM;
+
+    transforms__manager_t old = *m;
+    layout_point(m, buffer, cap, hash_slots);
+    if (old.buffer) {
+        const uint32_t n = old.n;
+        memcpy(m->world_m, old.world_m, n * sizeof *m->world_m);
+        memcpy(m->local_m, old.local_m, n * sizeof *m->local_m);
+        memcpy(m->pose, old.pose, n * sizeof *m->pose);
+        memcpy(m->entity, old.entity, n * sizeof *m->entity);
+        memcpy(m->parent, old.parent, n * sizeof *m->parent);
+        memcpy(m->first_child, old.first_child, n * sizeof *m->first_child);
+        memcpy(m->next_sibling, old.next_sibling, n * sizeof *m->next_sibling);
+        memcpy(m->prev_sibling, old.prev_sibling, n * sizeof *m->prev_sibling);
+        ct_free(m->a, old.buffer, old.bytes);
+    } else {
+        m->world_m[0] = transforms__identity_matrix;
+        m->local_m[0] = transforms__identity_matrix;
+        m->pose[0] = transforms__identity_pose;
+        m->entity[0].id = 0;
+        m->parent[0] = m->first_child[0] = m->next_sibling[0] = m->prev_sibling[0] = 0;
+    }
+    memset(m->mark, 0, cap);
+    m->buffer = buffer;
+    m->bytes = bytes;
+    m->capacity = cap;
+    m->hash_shift = 32 - bits;
+    memset(m->hash, 0, hash_slots * sizeof *m->hash);
+    for (uint32_t i = 1; i < m->n; i++)
+        hash_insert(m, m->entity[i].id, i);
+    return 0;
+}
+
+/* ---- instances ----------------------------------------------------------------------------- */
+
+void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_transform_pose_t *p)
+{
+    m->pose[i] = *p;
+    transforms__matrix_from_pose(p, &m->local_m[i]);
+}
+
+int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
+                       const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out)
+{
+    const int err = reserve(m, n);
+    if (err)
+        return err;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t e = entities[k].id;
+        if (e == 0 || transforms__find(m, e)) {
+            out[k].i = 0;
+            continue;
+        }
+        const uint32_t i = m->n++;
+        m->entity[i] = entities[k];
+        m->parent[i] = m->first_child[i] = m->next_sibling[i] = m->prev_sibling[i] = 0;
+        transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
+        m->world_m[i] = m->local_m[i];
+        hash_insert(m, e, i);
+        out[k].i = i;
+    }
+    return 0;
+}
+
+/* Removes i from its parent's child list (links of i itself are cleared). */
+static void detach(transforms__manager_t *m, uint32_t i)
+{
+    const uint32_t p = m->parent[i], prev = m->prev_sibling[i], next = m->next_sibling[i];
+    if (prev)
+        m->next_sibling[prev] = next;
+    else if (p)
+        m->first_child[p] = next;
+    if (next)
+        m->prev_sibling[next] = prev;
+    m->parent[i] = m->prev_sibling[i] = m->next_sibling[i] = 0;
+}
+
+/* Local pose := world pose. The local matrix takes the world matrix bit for bit, so the world
+ * matrices of the node and its subtree stay exactly what they were. */
+static void make_root(transforms__manager_t *m, uint32_t i)
+{
+    detach(m, i);
+    m->local_m[i] = m->world_m[i];
+    transforms__pose_from_matrix(&m->world_m[i], &m->pose[i]);
+}
+
+/* Moves instance `from` into the unreferenced slot `to` and retargets every link to it. This is
+ * the middle step of part 3's spare-slot swap; destroy needs only this step because it first
+ * cuts every link to the dying slot. */
+static void move(transforms__manager_t *m, uint32_t from, uint32_t to)
+{
+    m->world_m[to] = m->world_m[from];
+    m->local_m[to] = m->local_m[from];
+    m->pose[to] = m->pose[from];
+    m->entity[to] = m->entity[from];
+    const uint32_t p = m->parent[from], prev = m->prev_sibling[from],
+                   next = m->next_sibling[from], child = m->first_child[from];
+    m->parent[to] = p;
+    m->prev_sibling[to] = prev;
+    m->next_sibling[to] = next;
+    m->first_child[to] = child;
+    if (prev)
+        m->next_sibling[prev] = to;
+    else if (p)
+        m->first_child[p] = to;
+    if (next)
+        m->prev_sibling[next] = to;
+    for (uint32_t c = child; c; c = m->next_sibling[c])
+        m->parent[c] = to;
+    m->hash[hash_find_slot(m, m->entity[to].id)].instance = to;
+}
+
+void transforms__destroy(transforms__manager_t *m, uint32_t i)
+{
+    while (m->first_child[i])
+        make_root(m, m->first_child[i]);
+    detach(m, i);
+    hash_remove(m, m->entity[i].id);
+    const uint32_t last = m->n - 1;
+    if (i != last)
+        move(m, last, i);
+    m->n--;
+}
+
+/* ---- links and propagation ----------------------------------------------------------------- */
+
+int transforms__link(transforms__manager_t *m, uint32_t child, uint32_t parent)
+{
+    for (uint32_t a = parent; a; a = m->parent[a]) {
+        if (a == child)
+            return CT_ERR_INVALID;
+    }
+    if (m->parent[child] == parent)
+        return 0;
+    detach(m, child);
+    const uint32_t first = m->first_child[parent];
+    m->parent[child] = parent;
+    m->next_sibling[child] = first;
+    if (first)
+        m->prev_sibling[first] = child;
+    m->first_child[parent] = child;
+    return 0;
+}
+
+void transforms__unlink(transforms__manager_t *m, uint32_t child)
+{
+    if (m->parent[child])
+        make_root(m, child);
+}
+
+/* Depth-first over the subtree without a stack: down through first_child, across through
+ * next_sibling, and back up through parent until a node with a next sibling (or the start). The
+ * nil slot's world matrix is the identity, so roots need no special case. */
+void transforms__propagate(transforms__manager_t *m, uint32_t i)
+{
+    ct_transform_matrix_t *world = m->world_m;
+    const ct_transform_matrix_t *local = m->local_m;
+    const uint32_t *parent = m->parent, *first_child = m->first_child,
+                   *next_sibling = m->next_sibling;
+    transforms__matrix_mul(&world[parent[i]], &local[i], &world[i]);
+    uint32_t node = i;
+    for (;;) {
+        if (first_child[node]) {
+            node = first_child[node];
+        } else {
+            while (node != i && !next_sibling[node])
+                node = parent[node];
+            if (node == i)
+                return;
+            node = next_sibling[node];
+        }
+        transforms__matrix_mul(&world[parent[node]], &local[node], &world[node]);
+    }
+}
+
+/* Marks: 1 = listed, 2 = listed and already propagated. An instance propagates only when no
+ * ancestor is listed (that ancestor's walk covers it), so every changed subtree is walked once
+ * and parents always before children. The ancestor check stops at the first listed ancestor:
+ * for whole chains that is the direct parent, which keeps the pass O(n). */
+void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
+                                 uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        if (transforms__valid(m, instances[k].i))
+            m->mark[instances[k].i] = 1;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = instances[k].i;
+        if (!transforms__valid(m, i) || m->mark[i] == 2)
+            continue;
+        uint32_t a = m->parent[i];
+        while (a && !m->mark[a])
+            a = m->parent[a];
+        if (a)
+            continue;
+        transforms__propagate(m, i);
+        m->mark[i] = 2;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (transforms__valid(m, instances[k].i))
+            m->mark[instances[k].i] = 0;
+    }
+}

@@ -1,0 +1,153 @@
+/*
+ * transforms_internal.h: the scene graph of one world, shared by the files of modules/transforms.
+ *
+ * transforms_math.c   poses, quaternions and affine 3x4 matrices
+ * transforms_graph.c  the per-world manager: SoA storage, entity hash, links, propagation
+ * transforms_component.c  the "transform" component type: compile, spawn, destroyed
+ * transforms_lua.c    the Lua bindings
+ * transforms.c        get_plugin_api, init/shutdown, the ct.transform v1/v2 tables
+ *
+ * The graph layer knows nothing of the kernel: it takes an allocator and returns error codes, so
+ * tests can drive it directly. Logging of misuse happens one layer up, in transforms.c.
+ */
+#ifndef CT_TRANSFORMS_INTERNAL_H
+#define CT_TRANSFORMS_INTERNAL_H
+
+#include "ct_entity.h"
+#include "ct_transform.h"
+
+/* ---- math (transforms_math.c) ---------------------------------------------------------------- */
+
+extern const ct_transform_pose_t transforms__identity_pose;
+extern const ct_transform_matrix_t transforms__identity_matrix;
+
+void transforms__matrix_from_pose(const ct_transform_pose_t *pose, ct_transform_matrix_t *out);
+/* The nearest pose: translation exact, scale the basis column lengths (x negated when the basis
+ * is mirrored), rotation from the normalised basis. */
+void transforms__pose_from_matrix(const ct_transform_matrix_t *m, ct_transform_pose_t *out);
+/* false (out untouched) when m is singular. */
+bool transforms__matrix_invert(const ct_transform_matrix_t *m, ct_transform_matrix_t *out);
+void transforms__matrix_transform_point(const ct_transform_matrix_t *m, const float p[3],
+                                        float out[3]);
+/* Hamilton product a * b (apply b, then a). out may alias a or b. */
+void transforms__quat_mul(const float a[4], const float b[4], float out[4]);
+void transforms__quat_rotate(const float q[4], const float v[3], float out[3]);
+/* Scales q to unit length; false (q untouched) when it is (nearly) zero or not finite. */
+bool transforms__quat_normalize(float q[4]);
+
+/* out = a * b: the hot step of propagation, inline so the walk compiles to straight-line code.
+ * out must not alias a or b. */
+static inline void transforms__matrix_mul(const ct_transform_matrix_t *restrict a,
+                                          const ct_transform_matrix_t *restrict b,
+                                          ct_transform_matrix_t *restrict out)
+{
+    const float *x = a->m, *y = b->m;
+    float *o = out->m;
+    for (int c = 0; c < 4; c++) {
+        const float bx = y[3 * c], by = y[3 * c + 1], bz = y[3 * c + 2];
+        for (int r = 0; r < 3; r++)
+            o[3 * c + r] = x[r] * bx + x[3 + r] * by + x[6 + r] * bz;
+    }
+    o[9] += x[9];
+    o[10] += x[10];
+    o[11] += x[11];
+}
+
+/* ---- the manager of one world (transforms_graph.c) ------------------------------------------ */
+
+typedef struct transforms__hash_slot_t {
+    uint32_t entity;   /* entity id; 0 marks an empty slot (id 0 is never handed out) */
+    uint32_t instance;
+} transforms__hash_slot_t;
+
+/*
+ * Every per-instance array lives in one allocation (`buffer`). Slot 0 is the nil instance: its
+ * links are 0 and its world matrix is the identity, so a root's parent world is world[0] and
+ * propagation needs no branch for roots. Live instances are 1 .. n-1.
+ */
+typedef struct transforms__manager_t {
+    ct_allocator_t *a;
+    ct_world_o *world;
+    uint32_t n;        /* slots in use, the nil slot included */
+    uint32_t capacity; /* slots allocated */
+    uint32_t hash_shift; /* 32 - log2(hash slots) */
+    size_t bytes;
+    void *buffer;
+
+    ct_transform_matrix_t *world_m;
+    ct_transform_matrix_t *local_m;
+    ct_transform_pose_t *pose;
+    ct_entity_t *entity;
+    uint32_t *parent;
+    uint32_t *first_child;
+    uint32_t *next_sibling;
+    uint32_t *prev_sibling;
+    transforms__hash_slot_t *hash; /* 2..4 slots per instance slot, linear probing */
+    uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
+} transforms__manager_t;
+
+void transforms__manager_init(transforms__manager_t *m, ct_allocator_t *a, ct_world_o *world);
+void transforms__manager_free(transforms__manager_t *m);
+
+static inline bool transforms__valid(const transforms__manager_t *m, uint32_t i)
+{
+    return i > 0 && i < m->n;
+}
+
+/* The instance of entity id `e`, or 0. */
+uint32_t transforms__find(const transforms__manager_t *m, uint32_t e);
+/* Appends n roots for entities[k] with poses[k] (poses NULL: identity) and writes their
+ * instances to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
+ * Returns 0 or CT_ERR_NOMEM (then nothing was created). */
+int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
+                       const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out);
+/* Removes instance i: its children become roots keeping their world pose; the last instance
+ * moves into slot i with every link to it retargeted. */
+void transforms__destroy(transforms__manager_t *m, uint32_t i);
+
+/* Sets the pose and local matrix of i without touching world matrices. */
+void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_transform_pose_t *p);
+/* Recomputes the world matrices of i and its whole subtree (iterative walk, no stack). */
+void transforms__propagate(transforms__manager_t *m, uint32_t i);
+/* Recomputes the world matrices below every instance of the list once, parents first: each
+ * instance with no listed ancestor propagates its subtree. Invalid entries are skipped. */
+void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
+                                 uint32_t n);
+
+/* Links child under parent without updating world matrices. CT_ERR_INVALID when parent is child
+ * or one of its descendants (nothing changes). */
+int transforms__link(transforms__manager_t *m, uint32_t child, uint32_t parent);
+/* Makes child a root whose local pose is its former world pose (world matrices unchanged). */
+void transforms__unlink(transforms__manager_t *m, uint32_t child);
+
+/* ---- module state shared between files (transforms.c) ---------------------------------------- */
+
+struct ct_log_api_v1;
+struct ct_lua_api_v1;
+struct ct_data_api_v1;
+struct ct_resource_api_v1;
+
+typedef struct transforms__module_t {
+    ct_plugin_o *self;
+    const struct ct_log_api_v1 *log;
+    const ct_entity_api_v2 *entity;
+    const ct_component_api_v1 *component;
+    const struct ct_lua_api_v1 *lua;
+    const struct ct_data_api_v1 *data;
+    const struct ct_resource_api_v1 *resource;
+    uint64_t type_id; /* of the registered "transform" component type */
+} transforms__module_t;
+
+extern transforms__module_t transforms__m;
+extern const ct_transform_api_v2 transforms__api_v2;
+
+/* The manager of `world`, or NULL (logged, naming `what`). */
+transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what);
+
+/* transforms_component.c */
+int transforms__register_component(void);
+void transforms__unregister_component(void);
+/* transforms_lua.c */
+void transforms__register_lua(void);
+
+#endif
