@@ -31,9 +31,9 @@ static loaded_t *find(ct_resource_id_t id)
     return NULL;
 }
 
-static void drop(loaded_t *r, bool call_unload)
+static void drop(loaded_t *r)
 {
-    if (call_unload && r->type->unload)
+    if (r->type->unload)
         r->type->unload(r->type->user_data, r->runtime);
     ct_free(resources__allocator(), r->blob, r->blob_alloc);
     *r = records[--num_records];
@@ -58,8 +58,8 @@ static int prepare(const char *type, const char *name, const ct_resource_type_t 
     char err[256];
     if (resources__check_name(name, err, sizeof err)) {
         char disk[RESOURCES_PATH_SIZE];
-        bool variant =
-            resources__find_case_variant(resources__project_dir(), type, name, disk, sizeof disk);
+        bool variant = resources__find_case_variant(resources__project_dir(), type, name, disk,
+                                                    sizeof disk);
         log__error("resources: cannot load %s '%s': the name is not canonical: %s%s%s%s", type,
                    name ? name : "(null)", err, variant ? "; the file on disk is '" : "",
                    variant ? disk : "", variant ? "'" : "");
@@ -199,19 +199,21 @@ void resources__unload(const char *type, const char *name)
 {
     loaded_t *r = type && name ? find(resources__id(type, name)) : NULL;
     if (!r) {
-        log__warning("resources: unload of %s '%s', which is not loaded", type ? type : "(null)",
-                     name ? name : "(null)");
+        /* After shutdown everything is already unloaded: a plugin tidying up is no mistake. */
+        if (resources__allocator())
+            log__warning("resources: unload of %s '%s', which is not loaded",
+                         type ? type : "(null)", name ? name : "(null)");
         return;
     }
     if (--r->count == 0)
-        drop(r, true);
+        drop(r);
 }
 
-void resources__unload_type(const ct_resource_type_t *type, bool call_unload)
+void resources__unload_type(const ct_resource_type_t *type)
 {
     for (uint32_t i = 0; i < num_records;) {
         if (records[i].type == type)
-            drop(&records[i], call_unload); /* the last record moves into slot i */
+            drop(&records[i]); /* the last record moves into slot i */
         else
             i++;
     }
@@ -219,10 +221,6 @@ void resources__unload_type(const ct_resource_type_t *type, bool call_unload)
 
 void resources__unload_all(void)
 {
-    while (num_records) {
-        loaded_t *r = &records[num_records - 1];
-        log__warning("resources: a '%s' resource is still loaded (%u loads) at shutdown",
-                     r->type->type, r->count);
-        drop(r, false);
-    }
+    while (num_records)
+        drop(&records[num_records - 1]);
 }

@@ -122,10 +122,21 @@ static bool find_entry_ignoring_case(const char *dir, const char *want, char *ou
     return found;
 }
 
+/* Only a name that is wrong just in its case has a case variant on disk worth pointing at. */
+static bool canonical_but_for_case(const char *name)
+{
+    char lower[RESOURCES_MAX_NAME + 1];
+    size_t i = 0;
+    for (; name[i] && i < RESOURCES_MAX_NAME; i++)
+        lower[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+    lower[i] = '\0';
+    return !name[i] && resources__check_name(lower, NULL, 0) == 0;
+}
+
 bool resources__find_case_variant(const char *project_dir, const char *type, const char *name,
                                   char *out, size_t out_size)
 {
-    if (!project_dir || !name || !type || strnlen(name, RESOURCES_MAX_NAME + 1) > RESOURCES_MAX_NAME)
+    if (!project_dir || !name || !type || !canonical_but_for_case(name))
         return false;
     char rel[RESOURCES_PATH_SIZE] = "";
     char dir[RESOURCES_PATH_SIZE];

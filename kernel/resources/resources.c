@@ -49,8 +49,8 @@ int resources__init(const char *project_dir, bool strict)
     return 0;
 }
 
-/* Plugins unregister their types before they unload; whatever is left here belongs to code that
- * may already be gone, so its blobs are freed without calling the type's unload. */
+/* The kernel shuts resources down before it unloads plugins, so the types' unload callbacks are
+ * still there to release whatever is left loaded. */
 void resources__shutdown(void)
 {
     resources__unload_all();

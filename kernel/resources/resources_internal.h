@@ -22,7 +22,7 @@
 #define RESOURCES_COMPILED_DIR "compiled"
 
 /* resources.c: the service's state. */
-ct_allocator_t *resources__allocator(void);
+ct_allocator_t *resources__allocator(void); /* NULL when the service is not running */
 const char *resources__project_dir(void); /* NULL without a project */
 bool resources__is_strict(void);
 
@@ -67,9 +67,8 @@ int resources__load(const char *type, const char *name);
 int resources__load_source(const char *type, const char *name, const char *source, size_t len);
 void *resources__get(const char *type, const char *name);
 void resources__unload(const char *type, const char *name);
-/* Unloads every resource of `type` (all loads at once); with call_unload false the type's code
- * is not called (at shutdown it may already be gone). */
-void resources__unload_type(const ct_resource_type_t *type, bool call_unload);
+/* Unloads every resource of `type`, or of every type, whatever their load counts. */
+void resources__unload_type(const ct_resource_type_t *type);
 void resources__unload_all(void);
 
 /* files.c: small filesystem helpers. */

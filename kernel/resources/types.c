@@ -56,10 +56,12 @@ void resources__unregister_type(const char *type)
 {
     const ct_resource_type_t *t = resources__find_type(type);
     if (!t) {
-        log__warning("resources: unregister_type: no type '%s'", type ? type : "(null)");
+        /* After shutdown the types are already forgotten: a plugin tidying up is no mistake. */
+        if (resources__allocator())
+            log__warning("resources: unregister_type: no type '%s'", type ? type : "(null)");
         return;
     }
-    resources__unload_type(t, true);
+    resources__unload_type(t);
     types[t - types] = (ct_resource_type_t){0};
 }
 
