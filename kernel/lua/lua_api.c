@@ -47,18 +47,26 @@ static ct_lua_type lua_api_get_index(lua_State *L, int idx, int n)
 }
 
 /* Formats with the C library rather than lua_pushfstring, which knows only a few conversions,
- * while the header promises printf. The text lives in a userdata so the unwinding frees it. */
-__attribute__((format(printf, 2, 3))) static int lua_api_error(lua_State *L, const char *fmt, ...)
+ * while the header promises printf. A message too long for the stack buffer is formatted again
+ * into a userdata, which the unwinding frees. nonnull also keeps gcc's -fsanitize=undefined
+ * builds from warning that fmt might be NULL. */
+__attribute__((format(printf, 2, 3), nonnull(2))) static int lua_api_error(lua_State *L,
+                                                                           const char *fmt, ...)
 {
-    va_list args, measure;
+    char small[256];
+    va_list args;
     va_start(args, fmt);
-    va_copy(measure, args);
-    int n = vsnprintf(NULL, 0, fmt, measure);
-    va_end(measure);
-    size_t len = n > 0 ? (size_t)n : 0;
-    char *text = lua_newuserdata(L, len + 1);
-    vsnprintf(text, len + 1, fmt, args);
+    int n = vsnprintf(small, sizeof small, fmt, args);
     va_end(args);
+    size_t len = n > 0 ? (size_t)n : 0;
+    const char *text = small;
+    if (len >= sizeof small) {
+        char *big = lua_newuserdata(L, len + 1);
+        va_start(args, fmt);
+        vsnprintf(big, len + 1, fmt, args);
+        va_end(args);
+        text = big;
+    }
     luaL_where(L, 1);
     lua_pushlstring(L, text, len);
     lua_concat(L, 2);

@@ -211,15 +211,27 @@ static int raise_formatted(lua_State *L)
     return lua1->error(L, "bad %s %d (%.1f%%)", "thing", 42, 99.5);
 }
 
+/* Longer than any fixed buffer the formatting might start with. */
+static int raise_long(lua_State *L)
+{
+    char text[1000];
+    memset(text, 'x', sizeof text);
+    return lua1->error(L, "%.*s!", (int)sizeof text, text);
+}
+
 static void error_carries_file_and_line(void **state)
 {
     (void)state;
     lua1->add_module_function("Raise", "now", raise_formatted);
+    lua1->add_module_function("Raise", "long", raise_long);
     /* Chunk "test": the error is raised from line 2, inside the wrapper. */
     lua_test_run("local ok, err = pcall(function()\n"
                  "  Raise.now()\n"
                  "end)\n"
                  "assert(not ok and err == 'test:2: bad thing 42 (99.5%)', err)",
+                 0);
+    lua_test_run("local ok, err = pcall(function() Raise.long() end)\n"
+                 "assert(not ok and err == 'test:1: ' .. ('x'):rep(1000) .. '!')",
                  0);
 }
 
