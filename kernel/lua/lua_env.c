@@ -115,8 +115,12 @@ int lua_env__run_file(const char *path)
 int lua_env__run_string(const char *code, const char *chunk_name)
 {
     lua_State *L = env.L;
-    /* "=" makes Lua print the name as given ("boot:3:") rather than as [string "..."]. */
-    const char *name = lua_pushfstring(L, "=%s", chunk_name ? chunk_name : "?");
+    /* "=" makes Lua print the name as given ("boot:3:") rather than as [string "..."]; a name
+     * already in Lua's form ("=name", "@path") is kept. */
+    if (!chunk_name)
+        chunk_name = "?";
+    bool lua_form = chunk_name[0] == '=' || chunk_name[0] == '@';
+    const char *name = lua_pushfstring(L, "%s%s", lua_form ? "" : "=", chunk_name);
     int rc = luaL_loadbuffer(L, code, strlen(code), name);
     lua_remove(L, -2); /* the name, below the chunk or the error */
     if (rc != 0) {

@@ -21,7 +21,8 @@ int lua_env__pcall(int nargs, int nresults);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);
-/* Runs source text; errors read "chunk_name:line: ...". Returns 0 or CT_ERR_LUA (logged). */
+/* Runs source text; errors read "chunk_name:line: ..." (a name starting with '=' or '@' is taken
+ * as a Lua chunk name, as lua_load would). Returns 0 or CT_ERR_LUA (logged). */
 int lua_env__run_string(const char *code, const char *chunk_name);
 /* Calls global `name` with `nargs` values already pushed (popped either way). CT_ERR_NOT_FOUND
  * when there is no such function, CT_ERR_LUA on error. */

@@ -43,6 +43,10 @@ static void run_string_errors_leave_a_usable_state(void **state)
     lua_test_run("error('runtime')", CT_ERR_LUA);
     lua_test_run("local t = nil; return t.field", CT_ERR_LUA);
     assert_int_equal(log__count(CT_LOG_ERROR), errors + 3);
+    /* A name already in Lua's form is not wrapped again: the error reads "cmd:1:". */
+    assert_int_equal(lua_env__run_string("ok, where = pcall(function() error('e') end)", "=cmd"),
+                     0);
+    lua_test_run("assert(where == 'cmd:1: e', where)", 0);
     lua_test_run("answer = 6 * 7", 0);
     lua_test_run("assert(answer == 42)", 0);
 }
