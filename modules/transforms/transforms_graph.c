@@ -331,3 +331,46 @@ void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t 
             m->mark[instances[k].i] = 0;
     }
 }
+
+/* ---- world-space access -------------------------------------------------------------------- */
+
+/* A root's world rotation is its local one, returned exactly; below a parent it is recovered from
+ * the world matrix. */
+void transforms__world_rotation(const transforms__manager_t *m, uint32_t i, float out[4])
+{
+    ct_transform_pose_t world = m->pose[i];
+    if (m->parent[i])
+        transforms__pose_from_matrix(&m->world_m[i], &world);
+    for (int k = 0; k < 4; k++)
+        out[k] = world.rotation[k];
+}
+
+bool transforms__set_world_position(transforms__manager_t *m, uint32_t i, const float position[3])
+{
+    ct_transform_pose_t pose = m->pose[i];
+    ct_transform_matrix_t inv;
+    if (!m->parent[i]) {
+        /* Roots (most physics bodies) skip the inverse: world is local. */
+        for (int k = 0; k < 3; k++)
+            pose.position[k] = position[k];
+    } else if (transforms__matrix_invert(&m->world_m[m->parent[i]], &inv)) {
+        transforms__matrix_transform_point(&inv, position, pose.position);
+    } else {
+        return false;
+    }
+    transforms__write_local(m, i, &pose);
+    transforms__propagate(m, i);
+    return true;
+}
+
+void transforms__set_world_rotation(transforms__manager_t *m, uint32_t i, const float rotation[4])
+{
+    ct_transform_pose_t pose = m->pose[i];
+    float parent[4];
+    transforms__world_rotation(m, m->parent[i], parent);
+    /* local = conjugate(parent) * world. */
+    const float conj[4] = {-parent[0], -parent[1], -parent[2], parent[3]};
+    transforms__quat_mul(conj, rotation, pose.rotation);
+    transforms__write_local(m, i, &pose);
+    transforms__propagate(m, i);
+}

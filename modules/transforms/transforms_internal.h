@@ -120,6 +120,12 @@ int transforms__link(transforms__manager_t *m, uint32_t child, uint32_t parent);
 /* Makes child a root whose local pose is its former world pose (world matrices unchanged). */
 void transforms__unlink(transforms__manager_t *m, uint32_t child);
 
+/* World-space access through the parent's world matrix (the subtree follows at once). The
+ * position setter returns false (nothing changes) when the parent's matrix is singular. */
+void transforms__world_rotation(const transforms__manager_t *m, uint32_t i, float out[4]);
+bool transforms__set_world_position(transforms__manager_t *m, uint32_t i, const float position[3]);
+void transforms__set_world_rotation(transforms__manager_t *m, uint32_t i, const float rotation[4]);
+
 /* ---- module state shared between files (transforms.c) ---------------------------------------- */
 
 struct ct_log_api_v1;
@@ -139,7 +145,6 @@ typedef struct transforms__module_t {
 } transforms__module_t;
 
 extern transforms__module_t transforms__m;
-extern const ct_transform_api_v2 transforms__api_v2;
 
 /* The manager of `world`, or NULL (logged, naming `what`). */
 transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what);

@@ -1,0 +1,296 @@
+/*
+ * ct_transforms.so: the plugin entry, the module's APIs and the ct.transform v1/v2 tables.
+ *
+ * Every API call finds the world's manager through the component registry, checks its handles
+ * (misuse is logged with the function's name and ignored, STYLE rule 7) and hands the work to the
+ * graph layer. v1 is the prefix of v2: its table points at the same functions.
+ */
+#include "transforms_internal.h"
+
+#include "ct_data.h"
+#include "ct_log.h"
+#include "ct_lua.h"
+#include "ct_memory.h"
+#include "ct_plugin.h"
+#include "ct_resource.h"
+
+transforms__module_t transforms__m;
+
+#define LOG_MISUSE(...) transforms__m.log->write(transforms__m.self, CT_LOG_WARNING, __VA_ARGS__)
+
+transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what)
+{
+    transforms__manager_t *m =
+        world ? transforms__m.component->manager(world, transforms__m.type_id) : NULL;
+    if (!m)
+        LOG_MISUSE("%s: %p is not a world with transforms", what, (void *)world);
+    return m;
+}
+
+static transforms__manager_t *checked(ct_world_o *world, ct_transform_t i, const char *what)
+{
+    transforms__manager_t *m = transforms__manager_of(world, what);
+    if (m && !transforms__valid(m, i.i)) {
+        LOG_MISUSE("%s: invalid transform instance %u (the world has %u)", what, i.i, m->n - 1);
+        return NULL;
+    }
+    return m;
+}
+
+static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local)
+{
+    ct_transform_t out = {0};
+    transforms__manager_t *m = transforms__manager_of(world, "create");
+    if (!m)
+        return out;
+    if (!transforms__m.entity->alive(e)) {
+        LOG_MISUSE("create: entity %u is not alive", e.id);
+        return out;
+    }
+    const int err = transforms__create(m, &e, local, 1, &out);
+    if (err)
+        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR, "create: entity %u: %s", e.id,
+                                 transforms__m.log->error_message(err));
+    else if (!out.i)
+        LOG_MISUSE("create: entity %u already has a transform in this world", e.id);
+    return out;
+}
+
+static void t_destroy(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "destroy");
+    if (m)
+        transforms__destroy(m, i.i);
+}
+
+static ct_transform_t t_lookup(ct_world_o *world, ct_entity_t e)
+{
+    transforms__manager_t *m = transforms__manager_of(world, "lookup");
+    return (ct_transform_t){m ? transforms__find(m, e.id) : 0};
+}
+
+static ct_entity_t t_entity(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "entity");
+    return m ? m->entity[i.i] : (ct_entity_t){0};
+}
+
+static uint32_t t_count(ct_world_o *world)
+{
+    transforms__manager_t *m = transforms__manager_of(world, "count");
+    return m ? m->n - 1 : 0;
+}
+
+static ct_transform_pose_t t_local(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "local");
+    return m ? m->pose[i.i] : transforms__identity_pose;
+}
+
+static ct_transform_matrix_t t_local_matrix(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "local_matrix");
+    return m ? m->local_m[i.i] : transforms__identity_matrix;
+}
+
+static ct_transform_matrix_t t_world_matrix(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "world_matrix");
+    return m ? m->world_m[i.i] : transforms__identity_matrix;
+}
+
+static void t_set_local(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local)
+{
+    transforms__manager_t *m = checked(world, i, "set_local");
+    if (!m || !local)
+        return;
+    transforms__write_local(m, i.i, local);
+    transforms__propagate(m, i.i);
+}
+
+static void t_link(ct_world_o *world, ct_transform_t child, ct_transform_t parent)
+{
+    transforms__manager_t *m = checked(world, child, "link");
+    if (!m || !checked(world, parent, "link"))
+        return;
+    if (transforms__link(m, child.i, parent.i) < 0) {
+        LOG_MISUSE("link: instance %u is %u or one of its descendants (a cycle)", parent.i,
+                   child.i);
+        return;
+    }
+    transforms__propagate(m, child.i);
+}
+
+static void t_unlink(ct_world_o *world, ct_transform_t child)
+{
+    transforms__manager_t *m = checked(world, child, "unlink");
+    if (m)
+        transforms__unlink(m, child.i);
+}
+
+static ct_transform_t t_parent(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "parent");
+    return (ct_transform_t){m ? m->parent[i.i] : 0};
+}
+
+static ct_transform_t t_first_child(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "first_child");
+    return (ct_transform_t){m ? m->first_child[i.i] : 0};
+}
+
+static ct_transform_t t_next_sibling(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "next_sibling");
+    return (ct_transform_t){m ? m->next_sibling[i.i] : 0};
+}
+
+static ct_transform_t t_prev_sibling(ct_world_o *world, ct_transform_t i)
+{
+    transforms__manager_t *m = checked(world, i, "prev_sibling");
+    return (ct_transform_t){m ? m->prev_sibling[i.i] : 0};
+}
+
+static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances,
+                              const ct_transform_pose_t *locals, uint32_t n)
+{
+    transforms__manager_t *m = transforms__manager_of(world, "set_local_batch");
+    if (!m || n == 0)
+        return;
+    uint32_t skipped = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (transforms__valid(m, instances[k].i))
+            transforms__write_local(m, instances[k].i, &locals[k]);
+        else
+            skipped++;
+    }
+    if (skipped)
+        LOG_MISUSE("set_local_batch: skipped %u invalid instances of %u", skipped, n);
+    transforms__propagate_batch(m, instances, n);
+}
+
+/* The instance of e for the per-entity calls; 0 when there is none (not misuse: physics asks for
+ * bodies whether or not they have a transform). */
+static uint32_t entity_instance(ct_world_o *world, ct_entity_t e, transforms__manager_t **m,
+                                const char *what)
+{
+    *m = transforms__manager_of(world, what);
+    return *m ? transforms__find(*m, e.id) : 0;
+}
+
+static bool t_world_position(ct_world_o *world, ct_entity_t e, float out[3])
+{
+    transforms__manager_t *m;
+    const uint32_t i = entity_instance(world, e, &m, "world_position");
+    if (!i)
+        return false;
+    for (int k = 0; k < 3; k++)
+        out[k] = m->world_m[i].m[9 + k];
+    return true;
+}
+
+static bool t_world_rotation(ct_world_o *world, ct_entity_t e, float out[4])
+{
+    transforms__manager_t *m;
+    const uint32_t i = entity_instance(world, e, &m, "world_rotation");
+    if (!i)
+        return false;
+    transforms__world_rotation(m, i, out);
+    return true;
+}
+
+static bool t_set_world_position(ct_world_o *world, ct_entity_t e, const float position[3])
+{
+    transforms__manager_t *m;
+    const uint32_t i = entity_instance(world, e, &m, "set_world_position");
+    if (!i)
+        return false;
+    if (!transforms__set_world_position(m, i, position)) {
+        LOG_MISUSE("set_world_position: the parent of entity %u has a singular matrix", e.id);
+        return false;
+    }
+    return true;
+}
+
+static bool t_set_world_rotation(ct_world_o *world, ct_entity_t e, const float rotation[4])
+{
+    transforms__manager_t *m;
+    const uint32_t i = entity_instance(world, e, &m, "set_world_rotation");
+    if (!i)
+        return false;
+    transforms__set_world_rotation(m, i, rotation);
+    return true;
+}
+
+static const ct_transform_api_v2 api_v2 = {
+    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
+    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
+    t_set_world_rotation,
+};
+
+static const ct_transform_api_v1 api_v1 = {
+    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
+    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+};
+
+/* ---- plugin ------------------------------------------------------------------------------- */
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    transforms__m = (transforms__module_t){
+        .self = self,
+        .log = get_engine_api(CT_LOG_API, 1),
+        .entity = get_engine_api(CT_ENTITY_API, 2),
+        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .lua = get_engine_api(CT_LUA_API, 1),
+        .data = get_engine_api(CT_DATA_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 1),
+    };
+    if (!transforms__m.log || !transforms__m.entity || !transforms__m.component ||
+        !transforms__m.lua || !transforms__m.data || !transforms__m.resource)
+        return CT_ERR_MISSING_API;
+    const int err = transforms__register_component();
+    if (err < 0)
+        return err;
+    transforms__register_lua();
+    return 0;
+}
+
+static void shutdown(void) { transforms__unregister_component(); }
+
+static const ct_api_ref_t provides[] = {
+    {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
+    {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
+};
+
+/* ct.memory is declared for the load order only: managers allocate from the per-world allocator
+ * the component registry hands them. */
+static const ct_api_ref_t requires[] = {
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
+    {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static const ct_plugin_api_v1 plugin = {
+        .name = "ct.transforms",
+        .version = {1, 0, 0, 0},
+        .provides = provides,
+        .num_provides = sizeof provides / sizeof provides[0],
+        .requires = requires,
+        .num_requires = sizeof requires / sizeof requires[0],
+        .init = init,
+        .shutdown = shutdown,
+    };
+    if (api == CT_PLUGIN_API && version == 1)
+        return (void *)&plugin;
+    if (api == CT_TRANSFORM_API && version == 1)
+        return (void *)&api_v1;
+    if (api == CT_TRANSFORM_API && version == 2)
+        return (void *)&api_v2;
+    return NULL;
+}

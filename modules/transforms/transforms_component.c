@@ -1,0 +1,212 @@
+/*
+ * The "transform" component type: per-world managers, compiling the SJSON source into a
+ * ct_transform_pose_t, spawning a resource's transforms in one batch, and removing the instances
+ * of dead entities.
+ */
+#include "transforms_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "ct_data.h"
+#include "ct_log.h"
+#include "ct_resource.h"
+
+static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data;
+    transforms__manager_t *m = ct_alloc(a, sizeof *m);
+    if (m)
+        transforms__manager_init(m, a, world);
+    return m;
+}
+
+static void destroy_manager(void *user_data, void *manager)
+{
+    (void)user_data;
+    transforms__manager_t *m = manager;
+    ct_allocator_t *a = m->a;
+    transforms__manager_free(m);
+    ct_free(a, m, sizeof *m);
+}
+
+/* ---- compile ------------------------------------------------------------------------------- */
+
+/* Reads `field` as exactly n finite numbers into out. */
+static int read_floats(const ct_data_o *node, const char *field, uint32_t n, float *out,
+                       ct_compile_ctx_o *ctx)
+{
+    const ct_data_api_v1 *data = transforms__m.data;
+    const ct_resource_api_v1 *res = transforms__m.resource;
+    if (data->type(node) != CT_DATA_ARRAY || data->count(node) != n) {
+        res->compile_error(ctx, "transform.%s: expected an array of %u numbers", field, n);
+        return CT_ERR_BAD_DATA;
+    }
+    uint32_t k = 0;
+    for (const ct_data_o *c = data->first_child(node); c; c = data->next(c), k++) {
+        const double v = data->number(c, NAN);
+        if (data->type(c) != CT_DATA_NUMBER || !isfinite(v) || !isfinite((float)v)) {
+            res->compile_error(ctx, "transform.%s[%u]: expected a finite number", field, k);
+            return CT_ERR_BAD_DATA;
+        }
+        out[k] = (float)v;
+    }
+    return 0;
+}
+
+static int compile_member(const ct_data_o *member, ct_transform_pose_t *pose, ct_compile_ctx_o *ctx)
+{
+    const ct_resource_api_v1 *res = transforms__m.resource;
+    const char *key = transforms__m.data->key(member);
+    if (strcmp(key, "position") == 0)
+        return read_floats(member, key, 3, pose->position, ctx);
+    if (strcmp(key, "rotation") == 0) {
+        const int err = read_floats(member, key, 4, pose->rotation, ctx);
+        if (err)
+            return err;
+        if (!transforms__quat_normalize(pose->rotation)) {
+            res->compile_error(ctx, "transform.rotation: a zero-length quaternion");
+            return CT_ERR_BAD_DATA;
+        }
+        return 0;
+    }
+    if (strcmp(key, "scale") == 0) {
+        const int err = read_floats(member, key, 3, pose->scale, ctx);
+        if (err)
+            return err;
+        /* A zero scale flattens the node for good: nothing below can be placed in world space
+         * (set_world_position needs the inverse), so it is a data error, not a pose. */
+        for (uint32_t k = 0; k < 3; k++) {
+            if (pose->scale[k] == 0) {
+                res->compile_error(ctx, "transform.scale[%u]: zero scale", k);
+                return CT_ERR_BAD_DATA;
+            }
+        }
+        return 0;
+    }
+    res->compile_error(ctx, "transform.%s: unknown field (expected position, rotation, scale)", key);
+    return CT_ERR_BAD_DATA;
+}
+
+/* Instance data is a ct_transform_pose_t: ten little-endian floats, 40 bytes. */
+static int compile(void *user_data, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    const ct_data_api_v1 *data = transforms__m.data;
+    if (data->type(source) != CT_DATA_OBJECT) {
+        transforms__m.resource->compile_error(
+            ctx, "transform: expected an object { position = [x y z] rotation = [x y z w] scale = "
+                 "[x y z] }");
+        return CT_ERR_BAD_DATA;
+    }
+    ct_transform_pose_t pose = transforms__identity_pose;
+    for (const ct_data_o *c = data->first_child(source); c; c = data->next(c)) {
+        const int err = compile_member(c, &pose, ctx);
+        if (err)
+            return err;
+    }
+    memcpy(out, &pose, sizeof pose);
+    return 0;
+}
+
+/* ---- spawn --------------------------------------------------------------------------------- */
+
+/* The nearest resource ancestor of resource entity `r` that has a transform here, or 0. The walk
+ * is bounded by the entity count, so a malformed parent_index cannot loop. */
+static uint32_t transform_ancestor(const transforms__manager_t *m, const ct_spawn_context_t *ctx,
+                                   uint32_t r)
+{
+    uint32_t a = ctx->parent_index[r];
+    for (uint32_t steps = 0; a < ctx->num_entities && steps < ctx->num_entities; steps++) {
+        const uint32_t p = transforms__find(m, ctx->entity_lookup[a].id);
+        if (p)
+            return p;
+        a = ctx->parent_index[a];
+    }
+    return 0;
+}
+
+/* Poses at the context's pose: rotate about the context origin, then move there. */
+static void place_at_context(const ct_spawn_context_t *ctx, ct_transform_pose_t *pose)
+{
+    float p[3];
+    transforms__quat_rotate(ctx->rotation, pose->position, p);
+    for (int k = 0; k < 3; k++)
+        pose->position[k] = p[k] + ctx->position[k];
+    transforms__quat_mul(ctx->rotation, pose->rotation, pose->rotation);
+}
+
+/*
+ * One batch: create every instance (storage grows once), link each to its nearest resource
+ * ancestor with a transform (roots and orphans are placed at the context's pose instead), then
+ * one propagation pass over the lot, parents before children.
+ */
+static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                  const uint32_t *entity_index, const void *data)
+{
+    transforms__manager_t *m = manager;
+    if (n == 0)
+        return;
+    const ct_transform_pose_t *poses = data;
+    const size_t bytes = (size_t)n * (sizeof(ct_entity_t) + sizeof(ct_transform_t));
+    ct_entity_t *entities = ct_alloc(m->a, bytes);
+    if (!entities) {
+        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
+                                 "spawn: out of memory for %u transforms", n);
+        return;
+    }
+    ct_transform_t *out = (ct_transform_t *)(entities + n);
+    for (uint32_t k = 0; k < n; k++)
+        entities[k] = ctx->entity_lookup[entity_index[k]];
+    if (transforms__create(m, entities, poses, n, out) < 0) {
+        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
+                                 "spawn: out of memory for %u transforms", n);
+        ct_free(m->a, entities, bytes);
+        return;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (!out[k].i)
+            continue;
+        const uint32_t parent = transform_ancestor(m, ctx, entity_index[k]);
+        if (parent && transforms__link(m, out[k].i, parent) == 0)
+            continue;
+        ct_transform_pose_t pose = m->pose[out[k].i];
+        place_at_context(ctx, &pose);
+        transforms__write_local(m, out[k].i, &pose);
+    }
+    transforms__propagate_batch(m, out, n);
+    ct_free(m->a, entities, bytes);
+}
+
+static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    transforms__manager_t *m = manager;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = transforms__find(m, entities[k].id);
+        if (i)
+            transforms__destroy(m, i);
+    }
+}
+
+int transforms__register_component(void)
+{
+    const ct_component_type_t type = {
+        .name = CT_TRANSFORM_COMPONENT_NAME,
+        .spawn_order = 0,
+        .create_manager = create_manager,
+        .destroy_manager = destroy_manager,
+        .instance_size = sizeof(ct_transform_pose_t),
+        .compile = compile,
+        .spawn = spawn,
+        .destroyed = destroyed,
+    };
+    transforms__m.type_id = transforms__m.component->register_type(&type);
+    return transforms__m.type_id ? 0 : CT_ERR_CONFLICT;
+}
+
+void transforms__unregister_component(void)
+{
+    if (transforms__m.type_id)
+        transforms__m.component->unregister_type(transforms__m.type_id);
+    transforms__m.type_id = 0;
+}

@@ -1,0 +1,166 @@
+/*
+ * The Lua bindings, module "Transform". Worlds are light userdata, entities their id as a number.
+ * Vectors travel as separate numbers (x, y, z [, w]) so no table is made per call.
+ */
+#include "transforms_internal.h"
+
+#include <math.h>
+
+#include "ct_lua.h"
+
+/* The manager and instance of arguments (world, entity) at `idx`, `idx + 1`; raises a Lua error
+ * naming the entity when it has no transform in that world. */
+static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m)
+{
+    const ct_lua_api_v1 *lua = transforms__m.lua;
+    ct_world_o *world = lua->to_light_userdata(L, idx);
+    const double id = lua->check_number(L, idx + 1);
+    *m = world ? transforms__m.component->manager(world, transforms__m.type_id) : NULL;
+    if (!*m)
+        return (uint32_t)lua->error(L, "Transform: argument %d is not a world", idx);
+    const uint32_t i = id >= 1 && id <= UINT32_MAX ? transforms__find(*m, (uint32_t)id) : 0;
+    if (!i)
+        return (uint32_t)lua->error(L, "Transform: entity %.0f has no transform in this world", id);
+    return i;
+}
+
+/* Reads n finite numbers from argument `idx` on. */
+static void arg_floats(lua_State *L, int idx, uint32_t n, float *out)
+{
+    const ct_lua_api_v1 *lua = transforms__m.lua;
+    for (uint32_t k = 0; k < n; k++) {
+        const float v = (float)lua->check_number(L, idx + (int)k);
+        if (!isfinite(v))
+            lua->error(L, "Transform: argument %d is not a finite number", idx + (int)k);
+        out[k] = v;
+    }
+}
+
+static int push_floats(lua_State *L, const float *v, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        transforms__m.lua->push_number(L, v[k]);
+    return (int)n;
+}
+
+static void set_pose(transforms__manager_t *m, uint32_t i, const ct_transform_pose_t *pose)
+{
+    transforms__write_local(m, i, pose);
+    transforms__propagate(m, i);
+}
+
+static int l_transform_local_position(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    return push_floats(L, m->pose[i].position, 3);
+}
+
+static int l_transform_set_local_position(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    ct_transform_pose_t pose = m->pose[i];
+    arg_floats(L, 3, 3, pose.position);
+    set_pose(m, i, &pose);
+    return 0;
+}
+
+static int l_transform_local_rotation(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    return push_floats(L, m->pose[i].rotation, 4);
+}
+
+/* A unit quaternion is stored as given (so reading it back is exact); any other is normalised,
+ * and a zero one refused. */
+static int l_transform_set_local_rotation(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    ct_transform_pose_t pose = m->pose[i];
+    float *q = pose.rotation;
+    arg_floats(L, 3, 4, q);
+    const float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (fabsf(len2 - 1) > 1e-6f && !transforms__quat_normalize(q))
+        return transforms__m.lua->error(L, "Transform.set_local_rotation: zero quaternion");
+    set_pose(m, i, &pose);
+    return 0;
+}
+
+static int l_transform_local_scale(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    return push_floats(L, m->pose[i].scale, 3);
+}
+
+static int l_transform_set_local_scale(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    ct_transform_pose_t pose = m->pose[i];
+    arg_floats(L, 3, 3, pose.scale);
+    set_pose(m, i, &pose);
+    return 0;
+}
+
+static int l_transform_world_position(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    return push_floats(L, &m->world_m[i].m[9], 3);
+}
+
+static int l_transform_world_rotation(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    float q[4];
+    transforms__world_rotation(m, i, q);
+    return push_floats(L, q, 4);
+}
+
+/* link(world, child, parent): arguments 1, 2 and 1, 3 name the two instances. */
+static int l_transform_link(lua_State *L)
+{
+    const ct_lua_api_v1 *lua = transforms__m.lua;
+    transforms__manager_t *m;
+    const uint32_t child = arg_instance(L, 1, &m);
+    const double parent_id = lua->check_number(L, 3);
+    const uint32_t parent =
+        parent_id >= 1 && parent_id <= UINT32_MAX ? transforms__find(m, (uint32_t)parent_id) : 0;
+    if (!parent)
+        return lua->error(L, "Transform.link: entity %.0f has no transform in this world",
+                          parent_id);
+    if (transforms__link(m, child, parent) < 0)
+        return lua->error(L, "Transform.link: the parent is the child or one of its descendants");
+    transforms__propagate(m, child);
+    return 0;
+}
+
+static int l_transform_unlink(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    transforms__unlink(m, i);
+    return 0;
+}
+
+void transforms__register_lua(void)
+{
+    static const ct_lua_reg_t fns[] = {
+        {"local_position", l_transform_local_position},
+        {"set_local_position", l_transform_set_local_position},
+        {"local_rotation", l_transform_local_rotation},
+        {"set_local_rotation", l_transform_set_local_rotation},
+        {"local_scale", l_transform_local_scale},
+        {"set_local_scale", l_transform_set_local_scale},
+        {"world_position", l_transform_world_position},
+        {"world_rotation", l_transform_world_rotation},
+        {"link", l_transform_link},
+        {"unlink", l_transform_unlink},
+    };
+    transforms__m.lua->register_module("Transform", fns, sizeof fns / sizeof fns[0]);
+}
