@@ -1,0 +1,160 @@
+/*
+ * ct_world.h: worlds, entity resources and the debug-name component. APIs "ct.world" (versions 0
+ * and 1, both served) and "ct.debug_name", from modules/entities.
+ *
+ * A world is a set of component managers, one per registered component type (ct_entity.h). It
+ * does not own entities: entities are global (ct_entity_api), and destroying a world destroys its
+ * managers, not the entities that had components in it.
+ *
+ * Entity resources. A level (resource type "level", source `*.level`) and a unit (type "unit",
+ * source `*.unit`) are the same format: a list of entities with components and children.
+ *
+ *     entities = [
+ *       { name = "crate"                       // optional, for messages only
+ *         components = {
+ *           transform = { position = [0 1 0] }
+ *           debug_name = { name = "crate" }
+ *         }
+ *         children = [ { components = { ... } } ]
+ *       }
+ *       { components = { transform = { position = [0 0 0] } }
+ *         repeat = { count = 10000 spacing = [1 0 0] } }
+ *     ]
+ *
+ * `components` keys are component type names; an unknown one is skipped with a warning (an error
+ * when the kernel runs with --strict). `repeat` emits the entity, with its children, `count` times
+ * (default 1); copy k has `k * spacing` added to `components.transform.position` (a missing
+ * position counts as [0 0 0]), so a big generated level stays a small source file. Children keep
+ * their own transform, relative to their copy of the parent.
+ *
+ * Compiled layout (little-endian; the kernel's ct_blob_header_t comes first), after the seed's
+ * "Entity Resources": entities are created in one batch, then each component type spawns all its
+ * instances in one call, in spawn order.
+ *
+ *     u32 num_entities, num_component_types
+ *     u32 parent_index[num_entities]        UINT32_MAX for roots; a parent precedes its children
+ *     pad to 8
+ *     per component type, in spawn order:
+ *       u64 type_id                          ct_hash64 of the type name
+ *       u32 num_instances, instance_size
+ *       u32 entity_index[num_instances]      < num_entities
+ *       pad to 8
+ *       u8  data[num_instances * instance_size]
+ *       pad to 8
+ *
+ * Loading checks every count and size against the payload (a blob that does not add up to exactly
+ * its size is refused, naming the field). A section whose type is not registered when spawning,
+ * or whose instance_size differs from the registered type's, is skipped with a warning.
+ *
+ * Script callbacks. A system with events for scripts (physics collisions, ...) queues them with
+ * queue_callback; the boot script runs them between systems with World.run_callbacks(world),
+ * which calls, through protected calls, fn(entity, args...) for each queued (entity, callback)
+ * that the script registered with World.set_callback(world, entity, "on_collision", fn). Events
+ * for entities that died meanwhile, or with no registered function, are dropped. Never run from
+ * inside a system's step.
+ *
+ * Lua (module World, worlds are light userdata, entities are numbers holding their id):
+ *   World.create() -> w                     World.destroy(w)
+ *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
+ *   World.spawn_level(w, name) -> number of entities (nil, message on failure)
+ *   World.debug_name(w, e) -> string or nil  World.set_debug_name(w, e, s)
+ *   World.set_callback(w, e, name, fn or nil) World.queue_callback(w, e, name, numbers...)
+ *   World.run_callbacks(w) -> number run     World.collect_garbage(w)
+ * and module Entity: Entity.create() -> e, Entity.alive(e), Entity.destroy(e), Entity.count().
+ *
+ * Threads: main thread only.
+ */
+#ifndef CT_WORLD_H
+#define CT_WORLD_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_WORLD_API 0x2167c5bdu      /* "ct.world" */
+#define CT_DEBUG_NAME_API 0x1d32ccbeu /* "ct.debug_name" */
+
+/* Same type as in ct_entity.h (C11 allows the repeated typedef). */
+typedef struct ct_world_o ct_world_o;
+
+/* Creation parameters; all zero (or a NULL desc) means the defaults. */
+typedef struct ct_world_desc_t {
+    /* Names the world's allocators in memory reports ("entities.<name>.transform"); copied,
+     * truncated to 31 bytes. NULL: "world". */
+    const char *name;
+} ct_world_desc_t;
+
+/* Version 0: create, destroy, and spawn a unit at a position. */
+typedef struct ct_world_api_v0 {
+    /* A new world with a manager of every registered component type, or NULL (logged) when a
+     * manager could not be made or memory ran out. */
+    ct_world_o *(*create_world)(const ct_world_desc_t *desc);
+    /* Destroys the managers and the callback queue. Accepts NULL. */
+    void (*destroy_world)(ct_world_o *world);
+    /* Spawns the unit `name` (loaded on first use and kept loaded) with its roots at pos (NULL:
+     * the origin). Returns its first root entity, or {0} on failure (logged). */
+    ct_entity_t (*spawn_unit)(ct_world_o *world, const char *name, const float pos[3]);
+} ct_world_api_v0;
+
+/* Version 1: rotations, levels, loaded resources, garbage collection and script callbacks. */
+typedef struct ct_world_api_v1 {
+    ct_world_o *(*create_world)(const ct_world_desc_t *desc);
+    void (*destroy_world)(ct_world_o *world);
+    /* As v0, with the roots rotated by the quaternion rot (x, y, z, w; NULL: identity). */
+    ct_entity_t (*spawn_unit)(ct_world_o *world, const char *name, const float pos[3],
+                              const float rot[4]);
+    /* Spawns the level `name` at the origin (loaded on first use and kept loaded). Returns the
+     * number of entities made, or a negative ct_error (logged). */
+    int (*spawn_level)(ct_world_o *world, const char *name);
+    /* Spawns an already-loaded entity resource: `resource` is what ct_resource_api_v1.get
+     * returns for a "level" or "unit". pos/rot as spawn_unit. When `out` is not NULL the first
+     * `out_capacity` entities made are written there, in resource order (roots come before their
+     * children). Returns the number of entities made, or a negative ct_error. */
+    int (*spawn_resource)(ct_world_o *world, const void *resource, const float pos[3],
+                          const float rot[4], ct_entity_t *out, uint32_t out_capacity);
+    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
+    void (*collect_garbage)(ct_world_o *world);
+    /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
+     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments or
+     * CT_ERR_NOMEM. */
+    int (*queue_callback)(ct_world_o *world, ct_entity_t entity, const char *callback,
+                          const double *args, uint32_t n);
+} ct_world_api_v1;
+
+/*
+ * The debug-name component ("debug_name", source `debug_name = { name = "crate" }`): a name of
+ * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated) per entity per world. It is
+ * the reference component manager: structure of arrays in one allocation, an open-addressing
+ * hash from entity to instance, swap-erase on removal, and removal of dead entities' names by the
+ * entity destroy callback.
+ */
+#define CT_DEBUG_NAME_MAX 32u
+
+/* An instance of a component in one manager: index + 1, 0 is none. Valid until the next add or
+ * remove in that manager (removal moves the last instance into the hole). */
+typedef struct ct_debug_name_instance_t {
+    uint32_t i;
+} ct_debug_name_instance_t;
+
+typedef struct ct_debug_name_api_v1 {
+    /* The instance of e in world, or {0}. */
+    ct_debug_name_instance_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    /* The name of an instance (owned by the manager, valid like the instance), or NULL. */
+    const char *(*name)(ct_world_o *world, ct_debug_name_instance_t i);
+    /* The entity of an instance, or {0}. Instances 1..count() walk the whole manager. */
+    ct_entity_t (*entity)(ct_world_o *world, ct_debug_name_instance_t i);
+    /* Adds or replaces the name of a live entity. CT_ERR_STALE for a dead entity, CT_ERR_INVALID
+     * without a manager, CT_ERR_NOMEM. */
+    int (*set)(ct_world_o *world, ct_entity_t e, const char *name);
+    /* Removes e's name if it has one. */
+    void (*remove)(ct_world_o *world, ct_entity_t e);
+    /* Number of instances in world. */
+    uint32_t (*count)(ct_world_o *world);
+} ct_debug_name_api_v1;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

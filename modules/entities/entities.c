@@ -1,0 +1,155 @@
+/*
+ * The entities module: the plugin entry point and the API tables it serves.
+ *   ct.entity v1, v2       the EntityManager (entities_manager.c)
+ *   ct.component v1        the component-type registry (entities_component.c)
+ *   ct.world v0, v1        worlds and entity resources (entities_world.c, entities_resource.c);
+ *                          v0 is a thin adapter over v1
+ *   ct.debug_name v1       the debug-name component (entities_debug_name.c)
+ */
+#include <string.h>
+
+#include "entities_internal.h"
+
+entities_services_t entities__services;
+
+static const ct_entity_api_v1 entity_v1 = {
+    .create = entities__create,
+    .destroy = entities__destroy,
+    .alive = entities__alive,
+};
+
+static const ct_entity_api_v2 entity_v2 = {
+    .create = entities__create,
+    .destroy = entities__destroy,
+    .alive = entities__alive,
+    .create_batch = entities__create_batch,
+    .destroy_batch = entities__destroy_batch,
+    .add_destroy_callback = entities__add_destroy_callback,
+    .remove_destroy_callback = entities__remove_destroy_callback,
+    .live_count = entities__live_count,
+};
+
+static void *component_manager(ct_world_o *world, uint64_t type_id)
+{
+    return entities__world_valid(world) ? entities__world_manager(world, type_id) : NULL;
+}
+
+static const ct_component_api_v1 component_v1 = {
+    .register_type = entities__register_type,
+    .unregister_type = entities__unregister_type,
+    .manager = component_manager,
+    .type_id = entities__type_id,
+};
+
+static ct_entity_t spawn_unit_v1(ct_world_o *world, const char *name, const float pos[3],
+                                 const float rot[4])
+{
+    ct_entity_t root = {0};
+    entities__spawn_named(world, "unit", name, pos, rot, &root);
+    return root;
+}
+
+static int spawn_level(ct_world_o *world, const char *name)
+{
+    return entities__spawn_named(world, "level", name, NULL, NULL, NULL);
+}
+
+static const ct_world_api_v1 world_v1 = {
+    .create_world = entities__create_world,
+    .destroy_world = entities__destroy_world,
+    .spawn_unit = spawn_unit_v1,
+    .spawn_level = spawn_level,
+    .spawn_resource = entities__spawn_resource,
+    .collect_garbage = entities__collect_garbage,
+    .queue_callback = entities__queue_callback,
+};
+
+static ct_entity_t spawn_unit_v0(ct_world_o *world, const char *name, const float pos[3])
+{
+    return world_v1.spawn_unit(world, name, pos, NULL);
+}
+
+static const ct_world_api_v0 world_v0 = {
+    .create_world = entities__create_world,
+    .destroy_world = entities__destroy_world,
+    .spawn_unit = spawn_unit_v0,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    entities_services_t *s = &entities__services;
+    s->self = self;
+    s->log = get_engine_api(CT_LOG_API, 1);
+    s->memory = get_engine_api(CT_MEMORY_API, 1);
+    s->lua = get_engine_api(CT_LUA_API, 1);
+    s->data = get_engine_api(CT_DATA_API, 1);
+    s->resource = get_engine_api(CT_RESOURCE_API, 1);
+    if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
+        return CT_ERR_MISSING_API;
+    s->a = s->memory->plugin_allocator(self);
+    int err = entities__manager_init();
+    if (err == 0)
+        err = entities__debug_name_init();
+    if (err == 0)
+        err = entities__resource_init();
+    if (err == 0 && (err = entities__lua_init()) != 0)
+        entities__resource_shutdown();
+    if (err != 0) {
+        entities__debug_name_shutdown();
+        entities__manager_shutdown();
+    }
+    return err;
+}
+
+/* Worlds go first (their managers may belong to types of other modules, which unregister at
+ * their own shutdown, before ours since they require us), then our own type and state. */
+static void shutdown(void)
+{
+    entities__resource_shutdown();
+    entities__destroy_all_worlds();
+    entities__debug_name_shutdown();
+    entities__unregister_all();
+    entities__manager_shutdown();
+}
+
+static const ct_api_ref_t provides[] = {
+    {CT_ENTITY_API, 1, sizeof(ct_entity_api_v1), 0, "ct.entity"},
+    {CT_ENTITY_API, 2, sizeof(ct_entity_api_v2), 0, "ct.entity"},
+    {CT_COMPONENT_API, 1, sizeof(ct_component_api_v1), 0, "ct.component"},
+    {CT_WORLD_API, 0, sizeof(ct_world_api_v0), 0, "ct.world"},
+    {CT_WORLD_API, 1, sizeof(ct_world_api_v1), 0, "ct.world"},
+    {CT_DEBUG_NAME_API, 1, sizeof(ct_debug_name_api_v1), 0, "ct.debug_name"},
+};
+
+static const ct_api_ref_t requires[] = {
+    {CT_LOG_API, 1, 0, 0, "ct.log"},
+    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
+    {CT_LUA_API, 1, 0, 0, "ct.lua"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+};
+
+static const ct_plugin_api_v1 plugin = {
+    .name = "ct.entities",
+    .version = {1, 0, 0, 0},
+    .provides = provides,
+    .num_provides = sizeof provides / sizeof provides[0],
+    .requires = requires,
+    .num_requires = sizeof requires / sizeof requires[0],
+    .init = init,
+    .shutdown = shutdown,
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    switch (api) {
+    case CT_PLUGIN_API: return version == 1 ? (void *)&plugin : NULL;
+    case CT_ENTITY_API:
+        return version == 1 ? (void *)&entity_v1 : version == 2 ? (void *)&entity_v2 : NULL;
+    case CT_COMPONENT_API: return version == 1 ? (void *)&component_v1 : NULL;
+    case CT_WORLD_API:
+        return version == 0 ? (void *)&world_v0 : version == 1 ? (void *)&world_v1 : NULL;
+    case CT_DEBUG_NAME_API: return version == 1 ? (void *)&entities__debug_name_api : NULL;
+    default: return NULL;
+    }
+}

@@ -1,0 +1,124 @@
+/*
+ * The registry of component types. A type keeps the slot it was registered in until it is
+ * unregistered, because every world indexes its managers by slot; the spawn order is a separate
+ * list of slots, rebuilt on each (rare) registration.
+ */
+#include <string.h>
+
+#include "ct_hash.h"
+#include "entities_internal.h"
+
+typedef struct type_slot_t {
+    ct_component_type_t type;
+    uint64_t id;
+    uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
+    bool used;
+} type_slot_t;
+
+static type_slot_t slots[ENTITIES_MAX_TYPES];
+static uint32_t order[ENTITIES_MAX_TYPES];
+static uint32_t num_order;
+static uint64_t next_serial;
+
+static bool spawns_before(const type_slot_t *a, const type_slot_t *b)
+{
+    if (a->type.spawn_order != b->type.spawn_order)
+        return a->type.spawn_order < b->type.spawn_order;
+    return a->serial < b->serial;
+}
+
+static void rebuild_order(void)
+{
+    num_order = 0;
+    for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
+        if (!slots[s].used)
+            continue;
+        uint32_t at = num_order++;
+        while (at > 0 && spawns_before(&slots[s], &slots[order[at - 1]])) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = s;
+    }
+}
+
+uint64_t entities__type_id(const char *name) { return name ? ct_hash64(name) : 0; }
+
+int entities__type_slot(uint64_t type_id)
+{
+    for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
+        if (slots[s].used && slots[s].id == type_id)
+            return (int)s;
+    }
+    return -1;
+}
+
+static bool check_type(const ct_component_type_t *type)
+{
+    const char *why = NULL;
+    if (!type || !type->name || !type->name[0])
+        why = "no name";
+    else if (!type->create_manager || !type->destroy_manager || !type->spawn)
+        why = "create_manager, destroy_manager and spawn are required";
+    else if ((type->destroyed == NULL) == (type->gc == NULL))
+        why = "exactly one of destroyed and gc must be set";
+    if (why)
+        entities__log(CT_LOG_ERROR, "register_type(%s): %s", type && type->name ? type->name : "?",
+                      why);
+    return why == NULL;
+}
+
+uint64_t entities__register_type(const ct_component_type_t *type)
+{
+    if (!check_type(type))
+        return 0;
+    uint64_t id = ct_hash64(type->name);
+    if (entities__type_slot(id) >= 0) {
+        entities__log(CT_LOG_ERROR, "register_type: component type '%s' is already registered",
+                      type->name);
+        return 0;
+    }
+    for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
+        if (slots[s].used)
+            continue;
+        slots[s] = (type_slot_t){*type, id, next_serial++, true};
+        rebuild_order();
+        entities__worlds_add_type(s);
+        return id;
+    }
+    entities__log(CT_LOG_ERROR, "register_type(%s): all %u component type slots are taken",
+                  type->name, ENTITIES_MAX_TYPES);
+    return 0;
+}
+
+void entities__unregister_type(uint64_t type_id)
+{
+    int s = entities__type_slot(type_id);
+    if (s < 0) {
+        entities__log(CT_LOG_ERROR, "unregister_type: no component type 0x%016llx",
+                      (unsigned long long)type_id);
+        return;
+    }
+    entities__worlds_remove_type((uint32_t)s);
+    memset(&slots[s], 0, sizeof slots[s]);
+    rebuild_order();
+}
+
+void entities__unregister_all(void)
+{
+    for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
+        if (slots[s].used)
+            entities__unregister_type(slots[s].id);
+    }
+}
+
+const ct_component_type_t *entities__type_at(uint32_t slot)
+{
+    return slot < ENTITIES_MAX_TYPES && slots[slot].used ? &slots[slot].type : NULL;
+}
+
+const uint32_t *entities__spawn_order(uint32_t *n)
+{
+    *n = num_order;
+    return order;
+}

@@ -1,0 +1,295 @@
+/*
+ * The debug-name component, the reference component manager (the seed's part 2):
+ *   - instance data as a structure of arrays (entity[], name[]) in one allocation, together with
+ *     the entity -> instance hash, so growing is one allocation and one free;
+ *   - the hash is open addressing with linear probing at most half full, keyed by entity id
+ *     (0 marks an empty slot, and id 0 is never an entity); removal shifts later members of the
+ *     probe run back, so there are no tombstones and lookups never slow down with churn;
+ *   - removal swaps the last instance into the hole (the arrays stay packed for linear walks) and
+ *     repoints that instance's hash entry;
+ *   - names of dead entities go in the entity destroy callback, in the batch it gives.
+ */
+#include <string.h>
+
+#include "entities_internal.h"
+
+typedef struct debug_name_manager_t {
+    ct_allocator_t *a;
+    void *block;
+    size_t block_size;
+    uint32_t n;
+    uint32_t capacity;
+    ct_entity_t *entity;
+    char (*name)[CT_DEBUG_NAME_MAX];
+    uint32_t *map_key;   /* entity ids; 0 is empty */
+    uint32_t *map_value; /* instance indices */
+    uint32_t map_mask;   /* the map has 2 * capacity slots */
+} debug_name_manager_t;
+
+static uint64_t type_id;
+static uint32_t type_slot; /* stable while registered: saves a registry search per call */
+
+static size_t bytes_for(uint32_t capacity)
+{
+    return (size_t)capacity *
+           (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + 2u * 2u * sizeof(uint32_t));
+}
+
+static inline uint32_t home(const debug_name_manager_t *m, uint32_t id)
+{
+    uint32_t h = id * 0x9e3779b1u;
+    return (h ^ (h >> 16)) & m->map_mask;
+}
+
+/* The map slot holding id, or the empty slot where it would go. */
+static uint32_t find_slot(const debug_name_manager_t *m, uint32_t id)
+{
+    uint32_t i = home(m, id);
+    while (m->map_key[i] != 0 && m->map_key[i] != id)
+        i = (i + 1u) & m->map_mask;
+    return i;
+}
+
+static void map_erase(debug_name_manager_t *m, uint32_t id)
+{
+    uint32_t hole = find_slot(m, id);
+    if (m->map_key[hole] == 0)
+        return;
+    for (uint32_t j = (hole + 1u) & m->map_mask; m->map_key[j] != 0; j = (j + 1u) & m->map_mask) {
+        /* The entry at j may fill the hole only if its home is not in (hole, j] cyclically:
+         * otherwise moving it before its home would hide it from lookups. */
+        uint32_t k = home(m, m->map_key[j]);
+        bool stays = hole <= j ? (hole < k && k <= j) : (hole < k || k <= j);
+        if (stays)
+            continue;
+        m->map_key[hole] = m->map_key[j];
+        m->map_value[hole] = m->map_value[j];
+        hole = j;
+    }
+    m->map_key[hole] = 0;
+}
+
+static bool grow(debug_name_manager_t *m)
+{
+    uint32_t capacity = m->capacity ? m->capacity * 2u : 64u;
+    size_t size = bytes_for(capacity);
+    void *block = ct_alloc(m->a, size);
+    if (!block)
+        return false;
+    ct_entity_t *entity = block;
+    char(*name)[CT_DEBUG_NAME_MAX] = (void *)(entity + capacity);
+    uint32_t *map_key = (uint32_t *)(void *)(name + capacity);
+    uint32_t *map_value = map_key + 2u * capacity;
+    memcpy(entity, m->entity, m->n * sizeof *entity);
+    memcpy(name, m->name, m->n * sizeof *name);
+    memset(map_key, 0, 2u * capacity * sizeof *map_key);
+    if (m->block)
+        ct_free(m->a, m->block, m->block_size);
+    m->block = block;
+    m->block_size = size;
+    m->capacity = capacity;
+    m->entity = entity;
+    m->name = name;
+    m->map_key = map_key;
+    m->map_value = map_value;
+    m->map_mask = 2u * capacity - 1u;
+    for (uint32_t i = 0; i < m->n; i++) {
+        uint32_t slot = find_slot(m, entity[i].id);
+        map_key[slot] = entity[i].id;
+        map_value[slot] = i;
+    }
+    return true;
+}
+
+static void copy_name(char *to, const char *from)
+{
+    size_t len = strnlen(from, CT_DEBUG_NAME_MAX - 1u);
+    memcpy(to, from, len);
+    memset(to + len, 0, CT_DEBUG_NAME_MAX - len);
+}
+
+static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
+{
+    if (m->capacity == 0 && !grow(m))
+        return CT_ERR_NOMEM;
+    uint32_t slot = find_slot(m, e.id);
+    if (m->map_key[slot] == 0) {
+        if (m->n == m->capacity) {
+            if (!grow(m))
+                return CT_ERR_NOMEM;
+            slot = find_slot(m, e.id);
+        }
+        m->map_key[slot] = e.id;
+        m->map_value[slot] = m->n;
+        m->entity[m->n++] = e;
+    }
+    copy_name(m->name[m->map_value[slot]], name);
+    return 0;
+}
+
+static void remove_entity(debug_name_manager_t *m, ct_entity_t e)
+{
+    uint32_t slot = find_slot(m, e.id);
+    if (m->map_key[slot] == 0)
+        return;
+    uint32_t i = m->map_value[slot];
+    uint32_t last = --m->n;
+    if (i != last) {
+        m->entity[i] = m->entity[last];
+        memcpy(m->name[i], m->name[last], CT_DEBUG_NAME_MAX);
+        m->map_value[find_slot(m, m->entity[i].id)] = i;
+    }
+    map_erase(m, e.id);
+}
+
+/* The component type's callbacks. */
+
+static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data;
+    (void)world;
+    debug_name_manager_t *m = ct_alloc(a, sizeof *m);
+    if (!m)
+        return NULL;
+    memset(m, 0, sizeof *m);
+    m->a = a;
+    return m;
+}
+
+static void destroy_manager(void *user_data, void *manager)
+{
+    (void)user_data;
+    debug_name_manager_t *m = manager;
+    if (m->block)
+        ct_free(m->a, m->block, m->block_size);
+    ct_free(m->a, m, sizeof *m);
+}
+
+static int compile(void *user_data, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    const ct_data_api_v1 *data = entities__services.data;
+    const char *name = data->string(data->get(source, "name"), NULL);
+    if (!name) {
+        entities__services.resource->compile_error(ctx, "debug_name: `name` must be a string");
+        return CT_ERR_BAD_DATA;
+    }
+    if (strlen(name) >= CT_DEBUG_NAME_MAX)
+        entities__services.resource->compile_warning(
+            ctx, "debug_name: '%s' is longer than %u bytes and is truncated", name,
+            CT_DEBUG_NAME_MAX - 1u);
+    copy_name(out, name);
+    return 0;
+}
+
+static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                  const uint32_t *entity_index, const void *data)
+{
+    debug_name_manager_t *m = manager;
+    const char(*names)[CT_DEBUG_NAME_MAX] = data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (set_name(m, ctx->entity_lookup[entity_index[i]], names[i]) != 0) {
+            entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
+            return;
+        }
+    }
+}
+
+static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    debug_name_manager_t *m = manager;
+    if (m->n == 0)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        remove_entity(m, entities[i]);
+}
+
+int entities__debug_name_init(void)
+{
+    type_id = entities__register_type(&(ct_component_type_t){
+        .name = "debug_name",
+        .spawn_order = 1000,
+        .create_manager = create_manager,
+        .destroy_manager = destroy_manager,
+        .instance_size = CT_DEBUG_NAME_MAX,
+        .compile = compile,
+        .spawn = spawn,
+        .destroyed = destroyed,
+    });
+    if (!type_id)
+        return CT_ERR_CONFLICT;
+    type_slot = (uint32_t)entities__type_slot(type_id);
+    return 0;
+}
+
+void entities__debug_name_shutdown(void)
+{
+    if (type_id)
+        entities__unregister_type(type_id);
+    type_id = 0;
+}
+
+/* ct_debug_name_api_v1 */
+
+static debug_name_manager_t *manager_of(ct_world_o *world)
+{
+    return type_id && entities__world_valid(world) ? entities__world_manager_at(world, type_slot)
+                                                    : NULL;
+}
+
+static ct_debug_name_instance_t api_lookup(ct_world_o *world, ct_entity_t e)
+{
+    debug_name_manager_t *m = manager_of(world);
+    if (!m || m->n == 0 || e.id == 0)
+        return (ct_debug_name_instance_t){0};
+    uint32_t slot = find_slot(m, e.id);
+    return (ct_debug_name_instance_t){m->map_key[slot] ? m->map_value[slot] + 1u : 0};
+}
+
+static const char *api_name(ct_world_o *world, ct_debug_name_instance_t i)
+{
+    debug_name_manager_t *m = manager_of(world);
+    return m && i.i && i.i <= m->n ? m->name[i.i - 1u] : NULL;
+}
+
+static ct_entity_t api_entity(ct_world_o *world, ct_debug_name_instance_t i)
+{
+    debug_name_manager_t *m = manager_of(world);
+    return m && i.i && i.i <= m->n ? m->entity[i.i - 1u] : (ct_entity_t){0};
+}
+
+static int api_set(ct_world_o *world, ct_entity_t e, const char *name)
+{
+    debug_name_manager_t *m = manager_of(world);
+    if (!m || !name) {
+        entities__log(CT_LOG_ERROR, "debug_name.set: no world %p or no name", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    if (!entities__alive(e)) {
+        entities__log(CT_LOG_DEBUG, "debug_name.set: entity 0x%08x is not alive", e.id);
+        return CT_ERR_STALE;
+    }
+    return set_name(m, e, name);
+}
+
+static void api_remove(ct_world_o *world, ct_entity_t e)
+{
+    debug_name_manager_t *m = manager_of(world);
+    if (m && e.id && m->n)
+        remove_entity(m, e);
+}
+
+static uint32_t api_count(ct_world_o *world)
+{
+    debug_name_manager_t *m = manager_of(world);
+    return m ? m->n : 0;
+}
+
+const ct_debug_name_api_v1 entities__debug_name_api = {
+    .lookup = api_lookup,
+    .name = api_name,
+    .entity = api_entity,
+    .set = api_set,
+    .remove = api_remove,
+    .count = api_count,
+};

@@ -1,0 +1,242 @@
+/*
+ * Lua bindings: modules World and Entity (documented in api/ct_world.h). Worlds are light
+ * userdata checked against the list of live worlds, so a stale one raises an error instead of
+ * being dereferenced; entities are numbers holding the 32-bit id.
+ *
+ * Script callbacks are stored on the Lua side (a table world -> entity -> name -> function), since
+ * Lua functions cannot be held from C through the Lua API we get. The C side owns the queue; the
+ * Lua side of World.run_callbacks reads it record by record and calls each function through
+ * xpcall, so one failing callback is reported and the others still run.
+ */
+#include <string.h>
+
+#include "entities_internal.h"
+
+#define L_API (entities__services.lua)
+
+static ct_world_o *check_world(lua_State *L, int idx)
+{
+    ct_world_o *w = L_API->to_light_userdata(L, idx);
+    if (!entities__world_valid(w))
+        L_API->error(L, "argument %d is not a live world", idx);
+    return w;
+}
+
+/* Ids are whole numbers below 2^32; anything else is no entity (and so never alive). */
+static ct_entity_t check_entity(lua_State *L, int idx)
+{
+    double v = L_API->check_number(L, idx);
+    return (ct_entity_t){v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
+}
+
+static int push_entity_or_nil(lua_State *L, ct_entity_t e)
+{
+    if (e.id)
+        L_API->push_number(L, e.id);
+    else
+        L_API->push_nil(L);
+    return 1;
+}
+
+static int l_world_create(lua_State *L)
+{
+    ct_world_o *w = entities__create_world(NULL);
+    if (!w)
+        return L_API->error(L, "could not create a world");
+    L_API->push_light_userdata(L, w);
+    return 1;
+}
+
+static int l_world_destroy(lua_State *L)
+{
+    entities__destroy_world(check_world(L, 1));
+    return 0;
+}
+
+static int l_world_spawn_unit(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    const char *name = L_API->check_string(L, 2, NULL);
+    float pos[3], rot[4];
+    for (int i = 0; i < 3; i++)
+        pos[i] = (float)L_API->opt_number(L, 3 + i, 0.0);
+    for (int i = 0; i < 4; i++)
+        rot[i] = (float)L_API->opt_number(L, 6 + i, i == 3 ? 1.0 : 0.0);
+    ct_entity_t root = {0};
+    entities__spawn_named(w, "unit", name, pos, rot, &root);
+    return push_entity_or_nil(L, root);
+}
+
+static int l_world_spawn_level(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    int n = entities__spawn_named(w, "level", L_API->check_string(L, 2, NULL), NULL, NULL, NULL);
+    if (n < 0) {
+        const char *why = entities__services.log->error_message(n);
+        L_API->push_nil(L);
+        L_API->push_string(L, why, strlen(why));
+        return 2;
+    }
+    L_API->push_number(L, n);
+    return 1;
+}
+
+static int l_world_debug_name(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    const ct_debug_name_api_v1 *api = &entities__debug_name_api;
+    const char *name = api->name(w, api->lookup(w, check_entity(L, 2)));
+    if (name)
+        L_API->push_string(L, name, strlen(name));
+    else
+        L_API->push_nil(L);
+    return 1;
+}
+
+static int l_world_set_debug_name(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    ct_entity_t e = check_entity(L, 2);
+    int err = entities__debug_name_api.set(w, e, L_API->check_string(L, 3, NULL));
+    L_API->push_boolean(L, err == 0);
+    return 1;
+}
+
+static int l_world_queue_callback(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    ct_entity_t e = check_entity(L, 2);
+    const char *name = L_API->check_string(L, 3, NULL);
+    double args[16];
+    int n = L_API->get_top(L) - 3;
+    if (n > 16)
+        return L_API->error(L, "queue_callback: at most 16 numbers");
+    for (int i = 0; i < n; i++)
+        args[i] = L_API->check_number(L, 4 + i);
+    if (entities__queue_callback(w, e, name, args, (uint32_t)n) < 0)
+        return L_API->error(L, "queue_callback: could not queue '%s'", name);
+    return 0;
+}
+
+static int l_world_collect_garbage(lua_State *L)
+{
+    entities__collect_garbage(check_world(L, 1));
+    return 0;
+}
+
+static int l_world_take_callbacks(lua_State *L)
+{
+    L_API->push_boolean(L, entities__take_callbacks(check_world(L, 1)));
+    return 1;
+}
+
+/* Returns entity, name, args... of the next queued callback whose entity is alive; nothing at
+ * the end. */
+static int l_world_next_callback(lua_State *L)
+{
+    ct_world_o *w = check_world(L, 1);
+    ct_entity_t e;
+    const char *name;
+    const double *args;
+    uint32_t n;
+    while (entities__next_callback(w, &e, &name, &args, &n)) {
+        if (!entities__alive(e))
+            continue;
+        L_API->push_number(L, e.id);
+        L_API->push_string(L, name, strlen(name));
+        for (uint32_t i = 0; i < n; i++)
+            L_API->push_number(L, args[i]);
+        return 2 + (int)n;
+    }
+    return 0;
+}
+
+static int l_world_report(lua_State *L)
+{
+    const char *message = L_API->to_string(L, 1, NULL);
+    entities__log(CT_LOG_ERROR, "script callback failed: %s", message ? message : "(no message)");
+    return 0;
+}
+
+static int l_entity_create(lua_State *L) { return push_entity_or_nil(L, entities__create()); }
+
+static int l_entity_alive(lua_State *L)
+{
+    L_API->push_boolean(L, entities__alive(check_entity(L, 1)));
+    return 1;
+}
+
+static int l_entity_destroy(lua_State *L)
+{
+    entities__destroy(check_entity(L, 1));
+    return 0;
+}
+
+static int l_entity_count(lua_State *L)
+{
+    L_API->push_number(L, entities__live_count());
+    return 1;
+}
+
+static const ct_lua_reg_t world_fns[] = {
+    {"create", l_world_create},
+    {"_destroy", l_world_destroy},
+    {"spawn_unit", l_world_spawn_unit},
+    {"spawn_level", l_world_spawn_level},
+    {"debug_name", l_world_debug_name},
+    {"set_debug_name", l_world_set_debug_name},
+    {"queue_callback", l_world_queue_callback},
+    {"collect_garbage", l_world_collect_garbage},
+    {"_take_callbacks", l_world_take_callbacks},
+    {"_next_callback", l_world_next_callback},
+    {"_report", l_world_report},
+};
+
+static const ct_lua_reg_t entity_fns[] = {
+    {"create", l_entity_create},
+    {"alive", l_entity_alive},
+    {"destroy", l_entity_destroy},
+    {"count", l_entity_count},
+};
+
+/* The Lua half: callback storage, dispatch, and World.destroy forgetting a world's callbacks. */
+static const char prelude[] =
+    "local World = World\n"
+    "local callbacks = {}\n"
+    "local destroy, take, next_callback, report = World._destroy, World._take_callbacks,\n"
+    "    World._next_callback, World._report\n"
+    "local traceback = debug and debug.traceback or tostring\n"
+    "function World.destroy(w) callbacks[w] = nil; destroy(w) end\n"
+    "function World.set_callback(w, e, name, fn)\n"
+    "  if type(e) ~= 'number' or type(name) ~= 'string' or (fn ~= nil and type(fn) ~= 'function') then\n"
+    "    error('usage: World.set_callback(world, entity, name, function or nil)', 2)\n"
+    "  end\n"
+    "  local per_world = callbacks[w] or {}\n"
+    "  callbacks[w] = per_world\n"
+    "  local per_entity = per_world[e] or {}\n"
+    "  per_world[e] = per_entity\n"
+    "  per_entity[name] = fn\n"
+    "end\n"
+    "function World.run_callbacks(w)\n"
+    "  if not take(w) then error('World.run_callbacks: already running for this world', 2) end\n"
+    "  local per_world, ran = callbacks[w], 0\n"
+    "  local function step(e, name, ...)\n"
+    "    if e == nil then return false end\n"
+    "    local fn = per_world and per_world[e] and per_world[e][name]\n"
+    "    if fn then\n"
+    "      ran = ran + 1\n"
+    "      local ok, err = xpcall(fn, traceback, e, ...)\n"
+    "      if not ok then report(err) end\n"
+    "    end\n"
+    "    return true\n"
+    "  end\n"
+    "  while step(next_callback(w)) do end\n"
+    "  return ran\n"
+    "end\n";
+
+int entities__lua_init(void)
+{
+    L_API->register_module("World", world_fns, sizeof world_fns / sizeof world_fns[0]);
+    L_API->register_module("Entity", entity_fns, sizeof entity_fns / sizeof entity_fns[0]);
+    return L_API->run_string(prelude, "=entities_lua");
+}

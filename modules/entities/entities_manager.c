@@ -1,0 +1,242 @@
+/*
+ * The EntityManager of the seed's part 1: an entity is an index into a generation array plus the
+ * generation it was created with, so alive() is one load and one compare. Destroyed indices wait
+ * in a FIFO ring and are reused only while more than CT_ENTITY_MIN_FREE_INDICES wait, so an index
+ * comes back after at least that many others, and an id after its index went round all
+ * 2^CT_ENTITY_GENERATION_BITS generations.
+ *
+ * The generation array and the ring share one allocation of `capacity` slots each (a power of
+ * two): the ring never holds more indices than exist, so it grows exactly when the array does.
+ */
+#include <string.h>
+
+#include "entities_internal.h"
+
+#define INDEX_MASK ((1u << CT_ENTITY_INDEX_BITS) - 1u)
+#define GENERATION_MASK ((1u << CT_ENTITY_GENERATION_BITS) - 1u)
+#define INDEX_LIMIT (1u << CT_ENTITY_INDEX_BITS)
+#define INITIAL_CAPACITY 4096u
+#define MAX_CALLBACKS 32u
+/* Index 0 is never handed out (so id 0 means "no entity"); this generation never matches one
+ * taken from an id, so alive() needs no special case for it. */
+#define RESERVED_GENERATION 0xffffu
+
+typedef struct destroy_callback_t {
+    ct_entity_destroyed_f fn;
+    void *user_data;
+} destroy_callback_t;
+
+static struct {
+    void *block;
+    uint32_t *ring;      /* capacity entries; free indices from head, free_count of them */
+    uint16_t *generation; /* capacity entries; `used` are indices handed out at least once */
+    uint32_t capacity;
+    uint32_t used;
+    uint32_t head;
+    uint32_t free_count;
+    uint32_t live;
+    destroy_callback_t callbacks[MAX_CALLBACKS];
+} em;
+
+static size_t block_size(uint32_t capacity)
+{
+    return (size_t)capacity * (sizeof(uint32_t) + sizeof(uint16_t));
+}
+
+/* Grows to hold at least `want` indices; the ring is unwrapped to start at 0 on the way. */
+static bool reserve(uint32_t want)
+{
+    if (want <= em.capacity)
+        return true;
+    uint32_t capacity = em.capacity ? em.capacity : INITIAL_CAPACITY;
+    while (capacity < want)
+        capacity *= 2;
+    void *block = ct_alloc(entities__services.a, block_size(capacity));
+    if (!block) {
+        entities__log(CT_LOG_ERROR, "out of memory growing the entity array to %u", capacity);
+        return false;
+    }
+    uint32_t *ring = block;
+    uint16_t *generation = (uint16_t *)(ring + capacity);
+    for (uint32_t i = 0; i < em.free_count; i++)
+        ring[i] = em.ring[(em.head + i) & (em.capacity - 1u)];
+    if (em.used)
+        memcpy(generation, em.generation, em.used * sizeof(uint16_t));
+    if (em.block)
+        ct_free(entities__services.a, em.block, block_size(em.capacity));
+    em.block = block;
+    em.ring = ring;
+    em.generation = generation;
+    em.capacity = capacity;
+    em.head = 0;
+    return true;
+}
+
+int entities__manager_init(void)
+{
+    memset(&em, 0, sizeof em);
+    if (!reserve(INITIAL_CAPACITY))
+        return CT_ERR_NOMEM;
+    em.generation[0] = RESERVED_GENERATION;
+    em.used = 1;
+    return 0;
+}
+
+void entities__manager_shutdown(void)
+{
+    if (em.block)
+        ct_free(entities__services.a, em.block, block_size(em.capacity));
+    memset(&em, 0, sizeof em);
+}
+
+static inline ct_entity_t make_entity(uint32_t index)
+{
+    return (ct_entity_t){index | ((uint32_t)em.generation[index] << CT_ENTITY_INDEX_BITS)};
+}
+
+/* The next index, from the ring when enough wait there, else a fresh one. When every index has
+ * been handed out the ring is used below the minimum: reusing early beats refusing to create.
+ * The caller checked that an entity may be made and reserved room for a fresh index. */
+static inline uint32_t take_index(void)
+{
+    if (em.free_count > CT_ENTITY_MIN_FREE_INDICES || (em.used == INDEX_LIMIT && em.free_count)) {
+        uint32_t index = em.ring[em.head];
+        em.head = (em.head + 1u) & (em.capacity - 1u);
+        em.free_count--;
+        return index;
+    }
+    em.generation[em.used] = 0;
+    return em.used++;
+}
+
+/* Room for the fresh indices that making n entities may take. */
+static bool reserve_for(uint32_t n)
+{
+    uint32_t reusable =
+        em.free_count > CT_ENTITY_MIN_FREE_INDICES ? em.free_count - CT_ENTITY_MIN_FREE_INDICES : 0;
+    if (n <= reusable)
+        return true;
+    uint64_t want = (uint64_t)em.used + (n - reusable);
+    return reserve(want > INDEX_LIMIT ? INDEX_LIMIT : (uint32_t)want);
+}
+
+uint32_t entities__create_batch(ct_entity_t *out, uint32_t n)
+{
+    uint32_t room = CT_ENTITY_MAX_LIVE - em.live;
+    if (n > room) {
+        entities__log(CT_LOG_ERROR, "cannot create %u entities: %u are live (the limit is %u)", n,
+                      em.live, CT_ENTITY_MAX_LIVE);
+        n = room;
+    }
+    if (!reserve_for(n))
+        return 0;
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = make_entity(take_index());
+    em.live += n;
+    return n;
+}
+
+ct_entity_t entities__create(void)
+{
+    ct_entity_t e = {0};
+    entities__create_batch(&e, 1);
+    return e;
+}
+
+bool entities__alive(ct_entity_t e)
+{
+    uint32_t index = e.id & INDEX_MASK;
+    return index < em.used && em.generation[index] == (e.id >> CT_ENTITY_INDEX_BITS);
+}
+
+/* Kills e if alive; the ring has room since it never holds more than `used` indices. */
+static inline bool kill(ct_entity_t e)
+{
+    if (!entities__alive(e))
+        return false;
+    uint32_t index = e.id & INDEX_MASK;
+    em.generation[index] = (uint16_t)((em.generation[index] + 1u) & GENERATION_MASK);
+    em.ring[(em.head + em.free_count) & (em.capacity - 1u)] = index;
+    em.free_count++;
+    em.live--;
+    return true;
+}
+
+static void notify(const ct_entity_t *dead, uint32_t n)
+{
+    if (n == 0)
+        return;
+    entities__worlds_entities_destroyed(dead, n);
+    for (uint32_t i = 0; i < MAX_CALLBACKS; i++) {
+        if (em.callbacks[i].fn)
+            em.callbacks[i].fn(em.callbacks[i].user_data, dead, n);
+    }
+}
+
+void entities__destroy(ct_entity_t e)
+{
+    if (!kill(e)) {
+        entities__log(CT_LOG_DEBUG, "destroy: entity 0x%08x is not alive", e.id);
+        return;
+    }
+    notify(&e, 1);
+}
+
+void entities__destroy_batch(const ct_entity_t *entities, uint32_t n)
+{
+    uint32_t killed = 0;
+    while (killed < n && kill(entities[killed]))
+        killed++;
+    if (killed == n) {
+        notify(entities, n);
+        return;
+    }
+    /* Some were dead (or repeated): the callbacks get only those that died here, gathered into
+     * a copy since `entities` is the caller's. The copy is per call because a callback may
+     * destroy more entities and come back here. */
+    ct_entity_t *dead = ct_alloc(entities__services.a, (size_t)n * sizeof *dead);
+    if (!dead) {
+        entities__log(CT_LOG_ERROR, "out of memory in destroy_batch; destroying one by one");
+        notify(entities, killed);
+        for (uint32_t i = killed + 1; i < n; i++) {
+            if (kill(entities[i]))
+                notify(&entities[i], 1);
+        }
+        return;
+    }
+    memcpy(dead, entities, (size_t)killed * sizeof *dead);
+    uint32_t num_dead = killed;
+    for (uint32_t i = killed + 1; i < n; i++) {
+        if (kill(entities[i]))
+            dead[num_dead++] = entities[i];
+    }
+    notify(dead, num_dead);
+    ct_free(entities__services.a, dead, (size_t)n * sizeof *dead);
+}
+
+uint32_t entities__add_destroy_callback(ct_entity_destroyed_f fn, void *user_data)
+{
+    if (!fn) {
+        entities__log(CT_LOG_ERROR, "add_destroy_callback: fn is NULL");
+        return 0;
+    }
+    for (uint32_t i = 0; i < MAX_CALLBACKS; i++) {
+        if (!em.callbacks[i].fn) {
+            em.callbacks[i] = (destroy_callback_t){fn, user_data};
+            return i + 1;
+        }
+    }
+    entities__log(CT_LOG_ERROR, "add_destroy_callback: all %u slots are taken", MAX_CALLBACKS);
+    return 0;
+}
+
+void entities__remove_destroy_callback(uint32_t handle)
+{
+    if (handle == 0 || handle > MAX_CALLBACKS) {
+        entities__log(CT_LOG_ERROR, "remove_destroy_callback: bad handle %u", handle);
+        return;
+    }
+    em.callbacks[handle - 1] = (destroy_callback_t){NULL, NULL};
+}
+
+uint32_t entities__live_count(void) { return em.live; }

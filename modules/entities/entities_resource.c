@@ -1,0 +1,271 @@
+/*
+ * Entity resources ("level" and "unit"): loading, validation and spawning. The layout is in
+ * api/ct_world.h; compiling is in entities_compile.c.
+ *
+ * Loading validates the whole payload once, then keeps an 8-aligned copy of it with a table of
+ * its sections, so spawning reads u32 arrays and instance data in place and never re-checks.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "entities_internal.h"
+
+/* Far more than there are component types; it only bounds the work on a corrupt blob. */
+#define MAX_SECTIONS 1024u
+
+typedef struct section_t {
+    uint64_t type_id;
+    uint32_t num_instances;
+    uint32_t instance_size;
+    const uint32_t *entity_index;
+    const uint8_t *data;
+} section_t;
+
+typedef struct entity_resource_t {
+    uint32_t num_entities;
+    uint32_t num_sections;
+    const uint32_t *parent_index;
+    section_t *sections;
+    size_t block_size;
+} entity_resource_t;
+
+typedef struct reader_t {
+    const uint8_t *p;
+    uint64_t size;
+    uint64_t at;
+    char *err;
+    size_t err_size;
+} reader_t;
+
+static bool fail(reader_t *r, const char *what, uint64_t value)
+{
+    snprintf(r->err, r->err_size, "entity resource: %s (%llu) at byte %llu of %llu", what,
+             (unsigned long long)value, (unsigned long long)r->at, (unsigned long long)r->size);
+    return false;
+}
+
+/* Takes `bytes` bytes (which the caller computed without overflow) or fails naming `what`. */
+static const uint8_t *take(reader_t *r, uint64_t bytes, const char *what)
+{
+    if (bytes > r->size - r->at) {
+        fail(r, what, bytes);
+        return NULL;
+    }
+    const uint8_t *at = r->p + r->at;
+    r->at += bytes;
+    return at;
+}
+
+static bool read_u32(reader_t *r, uint32_t *v, const char *what)
+{
+    const uint8_t *at = take(r, 4, what);
+    if (at)
+        memcpy(v, at, 4);
+    return at != NULL;
+}
+
+static bool align8(reader_t *r)
+{
+    return take(r, (8u - (r->at & 7u)) & 7u, "padding past the end") != NULL;
+}
+
+/* Checks the payload; with `out` also fills in out's pointers (then `p` must be 8-aligned and
+ * already checked). The spawner relies on everything checked here. */
+static bool parse(reader_t *r, entity_resource_t *out)
+{
+    uint32_t num_entities, num_sections;
+    if (!read_u32(r, &num_entities, "truncated header: need bytes") ||
+        !read_u32(r, &num_sections, "truncated header: need bytes"))
+        return false;
+    if (num_entities > CT_ENTITY_MAX_LIVE)
+        return fail(r, "num_entities over the live entity limit", num_entities);
+    if (num_sections > MAX_SECTIONS)
+        return fail(r, "num_component_types over the limit", num_sections);
+    const uint8_t *parents = take(r, (uint64_t)num_entities * 4u, "parent_index past the end");
+    if (!parents || !align8(r))
+        return false;
+    for (uint32_t i = 0; i < num_entities; i++) {
+        uint32_t parent;
+        memcpy(&parent, parents + 4u * (size_t)i, 4);
+        if (parent != UINT32_MAX && parent >= i)
+            return fail(r, "a parent_index entry is not an earlier entity", i);
+    }
+    if (out) {
+        out->num_entities = num_entities;
+        out->num_sections = num_sections;
+        out->parent_index = (const uint32_t *)(const void *)parents;
+    }
+    for (uint32_t s = 0; s < num_sections; s++) {
+        const uint8_t *head = take(r, 16, "truncated component type header: need bytes");
+        if (!head)
+            return false;
+        section_t sec;
+        memcpy(&sec.type_id, head, 8);
+        memcpy(&sec.num_instances, head + 8, 4);
+        memcpy(&sec.instance_size, head + 12, 4);
+        const uint8_t *index = take(r, (uint64_t)sec.num_instances * 4u, "entity_index past the end");
+        if (!index || !align8(r))
+            return false;
+        for (uint32_t i = 0; i < sec.num_instances; i++) {
+            uint32_t e;
+            memcpy(&e, index + 4u * (size_t)i, 4);
+            if (e >= num_entities)
+                return fail(r, "an entity_index entry is out of range", e);
+        }
+        sec.entity_index = (const uint32_t *)(const void *)index;
+        sec.data = take(r, (uint64_t)sec.num_instances * sec.instance_size,
+                        "instance data past the end: need bytes");
+        if (!sec.data || !align8(r))
+            return false;
+        if (out)
+            out->sections[s] = sec;
+    }
+    if (r->at != r->size)
+        return fail(r, "bytes left over after the last component type", r->size - r->at);
+    return true;
+}
+
+static void *load(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
+{
+    (void)user_data;
+    reader_t r = {payload, size, 0, err, err_size};
+    if (!parse(&r, NULL))
+        return NULL;
+    uint32_t num_sections;
+    memcpy(&num_sections, (const uint8_t *)payload + 4, 4);
+    size_t head = (sizeof(entity_resource_t) + (size_t)num_sections * sizeof(section_t) + 7u) & ~(size_t)7u;
+    size_t block_size = head + (size_t)size;
+    uint8_t *block = ct_alloc(entities__services.a, block_size);
+    if (!block) {
+        snprintf(err, err_size, "entity resource: out of memory (%zu bytes)", block_size);
+        return NULL;
+    }
+    entity_resource_t *res = (entity_resource_t *)(void *)block;
+    res->sections = (section_t *)(void *)(block + sizeof *res);
+    res->block_size = block_size;
+    memcpy(block + head, payload, (size_t)size);
+    reader_t copy = {block + head, size, 0, err, err_size};
+    parse(&copy, res);
+    return res;
+}
+
+static void unload(void *user_data, void *runtime)
+{
+    (void)user_data;
+    entity_resource_t *res = runtime;
+    if (res)
+        ct_free(entities__services.a, res, res->block_size);
+}
+
+int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
+                             const float rot[4], ct_entity_t *out, uint32_t out_capacity)
+{
+    const entity_resource_t *res = resource;
+    if (!entities__world_valid(world) || !res) {
+        entities__log(CT_LOG_ERROR, "spawn: no world %p or no resource", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    uint32_t n = res->num_entities;
+    if (n == 0)
+        return 0;
+    ct_entity_t *lookup = ct_alloc(entities__services.a, (size_t)n * sizeof *lookup);
+    if (!lookup)
+        return CT_ERR_NOMEM;
+    uint32_t made = entities__create_batch(lookup, n);
+    if (made < n) {
+        entities__destroy_batch(lookup, made);
+        ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
+        return CT_ERR_FULL;
+    }
+    ct_spawn_context_t ctx = {
+        .world = world,
+        .entity_lookup = lookup,
+        .parent_index = res->parent_index,
+        .num_entities = n,
+        .position = {0, 0, 0},
+        .rotation = {0, 0, 0, 1},
+    };
+    if (pos)
+        memcpy(ctx.position, pos, sizeof ctx.position);
+    if (rot)
+        memcpy(ctx.rotation, rot, sizeof ctx.rotation);
+
+    /* One spawn call per section, types in spawn order; sections of types not registered now
+     * are counted and reported once. */
+    uint32_t num_types, spawned = 0;
+    const uint32_t *order = entities__spawn_order(&num_types);
+    for (uint32_t t = 0; t < num_types; t++) {
+        const ct_component_type_t *type = entities__type_at(order[t]);
+        uint64_t id = entities__type_id(type->name);
+        void *manager = entities__world_manager_at(world, order[t]);
+        for (uint32_t s = 0; s < res->num_sections; s++) {
+            const section_t *sec = &res->sections[s];
+            if (sec->type_id != id)
+                continue;
+            spawned++;
+            if (sec->instance_size != type->instance_size) {
+                entities__log(CT_LOG_WARNING, "spawn: '%s' data is %u bytes per instance, the type "
+                              "wants %u (recompile the resource); skipped", type->name,
+                              sec->instance_size, type->instance_size);
+                continue;
+            }
+            if (manager)
+                type->spawn(manager, &ctx, sec->num_instances, sec->entity_index, sec->data);
+        }
+    }
+    if (spawned < res->num_sections)
+        entities__log(CT_LOG_WARNING, "spawn: %u component sections of unregistered types skipped",
+                      res->num_sections - spawned);
+
+    if (out)
+        memcpy(out, lookup, (size_t)(n < out_capacity ? n : out_capacity) * sizeof *out);
+    ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
+    return (int)n;
+}
+
+int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
+                          const float pos[3], const float rot[4], ct_entity_t *first)
+{
+    const ct_resource_api_v1 *resource = entities__services.resource;
+    if (!name)
+        return CT_ERR_INVALID;
+    /* Loaded on first use and kept: the resource types' unregistration at shutdown unloads it. */
+    void *res = resource->get(type, name);
+    if (!res) {
+        int err = resource->load(type, name);
+        if (err < 0)
+            return err;
+        res = resource->get(type, name);
+    }
+    return entities__spawn_resource(world, res, pos, rot, first, first ? 1 : 0);
+}
+
+static const char *const resource_types[] = {"level", "unit"};
+
+int entities__resource_init(void)
+{
+    for (uint32_t i = 0; i < 2; i++) {
+        int err = entities__services.resource->register_type(&(ct_resource_type_t){
+            .type = resource_types[i],
+            .format_version = 1,
+            .compile = entities__resource_compile,
+            .load = load,
+            .unload = unload,
+        });
+        if (err < 0) {
+            entities__log(CT_LOG_ERROR, "could not register resource type '%s': %s",
+                          resource_types[i], entities__services.log->error_message(err));
+            if (i > 0)
+                entities__services.resource->unregister_type(resource_types[0]);
+            return err;
+        }
+    }
+    return 0;
+}
+
+/* Unregistering unloads every level and unit still loaded (those spawned by name included). */
+void entities__resource_shutdown(void)
+{
+    for (uint32_t i = 0; i < 2; i++)
+        entities__services.resource->unregister_type(resource_types[i]);
+}

@@ -1,0 +1,279 @@
+/*
+ * Worlds: one manager per registered component type (indexed by the type's slot), each with its
+ * own tracked allocator so a leaking manager is named in the report, plus the queue of script
+ * callbacks.
+ *
+ * The callback queue is one byte buffer of records (the "queued callbacks with inline data" of the
+ * seed's Managing Decoupling): no allocation per event. A run swaps it with a second buffer so
+ * callbacks queued while scripts run wait for the next run instead of growing the one being read.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "entities_internal.h"
+
+#define MAX_CALLBACK_NAME 63u
+#define MAX_CALLBACK_ARGS 16u
+
+/* One queued callback: this header, then nargs doubles, then the name and its NUL, padded to 8. */
+typedef struct callback_record_t {
+    uint32_t entity;
+    uint16_t nargs;
+    uint16_t name_len;
+} callback_record_t;
+
+typedef struct byte_buffer_t {
+    uint8_t *bytes;
+    uint32_t size;
+    uint32_t capacity;
+} byte_buffer_t;
+
+struct ct_world_o {
+    void *managers[ENTITIES_MAX_TYPES];
+    ct_allocator_t *allocators[ENTITIES_MAX_TYPES];
+    char name[32];
+    byte_buffer_t queue;
+    byte_buffer_t run;
+    uint32_t run_cursor;
+    bool running;
+};
+
+static ct_world_o **worlds;
+static uint32_t num_worlds;
+static uint32_t worlds_capacity;
+
+bool entities__world_valid(const ct_world_o *world)
+{
+    for (uint32_t i = 0; i < num_worlds; i++) {
+        if (worlds[i] == world)
+            return true;
+    }
+    return false;
+}
+
+static bool add_manager(ct_world_o *w, uint32_t slot)
+{
+    const ct_component_type_t *type = entities__type_at(slot);
+    char name[128];
+    snprintf(name, sizeof name, "entities.%s.%s", w->name, type->name);
+    ct_allocator_t *a = entities__services.memory->create_child(entities__services.a, name);
+    void *manager = a ? type->create_manager(type->user_data, w, a) : NULL;
+    if (!manager) {
+        entities__log(CT_LOG_ERROR, "world '%s': could not create the '%s' manager", w->name,
+                      type->name);
+        entities__services.memory->destroy_child(a);
+        return false;
+    }
+    w->managers[slot] = manager;
+    w->allocators[slot] = a;
+    return true;
+}
+
+static void remove_manager(ct_world_o *w, uint32_t slot)
+{
+    if (!w->managers[slot])
+        return;
+    const ct_component_type_t *type = entities__type_at(slot);
+    type->destroy_manager(type->user_data, w->managers[slot]);
+    uint64_t leaked = entities__services.memory->destroy_child(w->allocators[slot]);
+    if (leaked)
+        entities__log(CT_LOG_ERROR, "world '%s': the '%s' manager leaked %llu blocks", w->name,
+                      type->name, (unsigned long long)leaked);
+    w->managers[slot] = NULL;
+    w->allocators[slot] = NULL;
+}
+
+static void free_buffer(byte_buffer_t *b)
+{
+    if (b->bytes)
+        ct_free(entities__services.a, b->bytes, b->capacity);
+    *b = (byte_buffer_t){0};
+}
+
+static void free_world(ct_world_o *w)
+{
+    for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++)
+        remove_manager(w, s);
+    free_buffer(&w->queue);
+    free_buffer(&w->run);
+    ct_free(entities__services.a, w, sizeof *w);
+}
+
+ct_world_o *entities__create_world(const ct_world_desc_t *desc)
+{
+    if (num_worlds == worlds_capacity) {
+        uint32_t capacity = worlds_capacity ? worlds_capacity * 2 : 8;
+        ct_world_o **grown = ct_realloc(entities__services.a, worlds,
+                                        worlds_capacity * sizeof *worlds, capacity * sizeof *worlds);
+        if (!grown)
+            return NULL;
+        worlds = grown;
+        worlds_capacity = capacity;
+    }
+    ct_world_o *w = ct_alloc(entities__services.a, sizeof *w);
+    if (!w) {
+        entities__log(CT_LOG_ERROR, "create_world: out of memory");
+        return NULL;
+    }
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s", desc && desc->name ? desc->name : "world");
+    uint32_t n;
+    const uint32_t *order = entities__spawn_order(&n);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!add_manager(w, order[i])) {
+            free_world(w);
+            return NULL;
+        }
+    }
+    worlds[num_worlds++] = w;
+    return w;
+}
+
+void entities__destroy_world(ct_world_o *world)
+{
+    if (!world)
+        return;
+    for (uint32_t i = 0; i < num_worlds; i++) {
+        if (worlds[i] == world) {
+            worlds[i] = worlds[--num_worlds];
+            free_world(world);
+            return;
+        }
+    }
+    entities__log(CT_LOG_ERROR, "destroy_world: %p is not a world", (void *)world);
+}
+
+void entities__destroy_all_worlds(void)
+{
+    while (num_worlds)
+        entities__destroy_world(worlds[num_worlds - 1]);
+    if (worlds)
+        ct_free(entities__services.a, worlds, worlds_capacity * sizeof *worlds);
+    worlds = NULL;
+    worlds_capacity = 0;
+}
+
+void *entities__world_manager(ct_world_o *world, uint64_t type_id)
+{
+    int slot = entities__type_slot(type_id);
+    return world && slot >= 0 ? world->managers[slot] : NULL;
+}
+
+void *entities__world_manager_at(ct_world_o *world, uint32_t slot)
+{
+    return world->managers[slot];
+}
+
+void entities__worlds_add_type(uint32_t slot)
+{
+    for (uint32_t i = 0; i < num_worlds; i++)
+        add_manager(worlds[i], slot);
+}
+
+void entities__worlds_remove_type(uint32_t slot)
+{
+    for (uint32_t i = 0; i < num_worlds; i++)
+        remove_manager(worlds[i], slot);
+}
+
+void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n)
+{
+    uint32_t num_types;
+    const uint32_t *order = entities__spawn_order(&num_types);
+    for (uint32_t t = 0; t < num_types; t++) {
+        const ct_component_type_t *type = entities__type_at(order[t]);
+        if (!type->destroyed)
+            continue;
+        for (uint32_t i = 0; i < num_worlds; i++) {
+            if (worlds[i]->managers[order[t]])
+                type->destroyed(worlds[i]->managers[order[t]], entities, n);
+        }
+    }
+}
+
+void entities__collect_garbage(ct_world_o *world)
+{
+    if (!entities__world_valid(world)) {
+        entities__log(CT_LOG_ERROR, "collect_garbage: %p is not a world", (void *)world);
+        return;
+    }
+    uint32_t num_types;
+    const uint32_t *order = entities__spawn_order(&num_types);
+    for (uint32_t t = 0; t < num_types; t++) {
+        const ct_component_type_t *type = entities__type_at(order[t]);
+        if (type->gc && world->managers[order[t]])
+            type->gc(world->managers[order[t]]);
+    }
+}
+
+static uint32_t record_size(uint32_t nargs, uint32_t name_len)
+{
+    uint32_t size = (uint32_t)sizeof(callback_record_t) + nargs * (uint32_t)sizeof(double) +
+                    name_len + 1u;
+    return (size + 7u) & ~7u;
+}
+
+int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *callback,
+                             const double *args, uint32_t n)
+{
+    size_t name_len = callback ? strlen(callback) : 0;
+    if (!entities__world_valid(world) || name_len == 0 || name_len > MAX_CALLBACK_NAME ||
+        n > MAX_CALLBACK_ARGS || (n && !args)) {
+        entities__log(CT_LOG_ERROR, "queue_callback: bad arguments (world %p, callback '%s', %u "
+                      "args)", (void *)world, callback ? callback : "(null)", n);
+        return CT_ERR_INVALID;
+    }
+    byte_buffer_t *q = &world->queue;
+    uint32_t size = record_size(n, (uint32_t)name_len);
+    if (size > q->capacity - q->size) {
+        uint32_t capacity = q->capacity ? q->capacity * 2 : 1024;
+        while (capacity < q->size + size)
+            capacity *= 2;
+        uint8_t *grown = ct_realloc(entities__services.a, q->bytes, q->capacity, capacity);
+        if (!grown)
+            return CT_ERR_NOMEM;
+        q->bytes = grown;
+        q->capacity = capacity;
+    }
+    uint8_t *at = q->bytes + q->size;
+    callback_record_t header = {entity.id, (uint16_t)n, (uint16_t)name_len};
+    memset(at, 0, size);
+    memcpy(at, &header, sizeof header);
+    if (n)
+        memcpy(at + sizeof header, args, n * sizeof(double));
+    memcpy(at + sizeof header + n * sizeof(double), callback, name_len);
+    q->size += size;
+    return 0;
+}
+
+bool entities__take_callbacks(ct_world_o *world)
+{
+    if (world->running)
+        return false;
+    byte_buffer_t swap = world->run;
+    world->run = world->queue;
+    world->queue = swap;
+    world->queue.size = 0;
+    world->run_cursor = 0;
+    world->running = true;
+    return true;
+}
+
+bool entities__next_callback(ct_world_o *world, ct_entity_t *entity, const char **callback,
+                             const double **args, uint32_t *n)
+{
+    if (!world->running || world->run_cursor >= world->run.size) {
+        world->running = false;
+        return false;
+    }
+    const uint8_t *at = world->run.bytes + world->run_cursor;
+    callback_record_t header;
+    memcpy(&header, at, sizeof header);
+    entity->id = header.entity;
+    *n = header.nargs;
+    /* Records start at multiples of 8 in an allocator block, so the doubles are aligned. */
+    *args = (const double *)(const void *)(at + sizeof header);
+    *callback = (const char *)(at + sizeof header + header.nargs * sizeof(double));
+    world->run_cursor += record_size(header.nargs, header.name_len);
+    return true;
+}
