@@ -1,0 +1,243 @@
+/*
+ * ct_physics.h: point masses and colliding bodies. API "ct.physics", served by modules/physics
+ * (ct_physics.so).
+ *
+ * Two component types, registered with ct_component_api_v1 in every world:
+ *
+ *   "point_mass"  the seed's part 2 component: mass, position, velocity and an acceleration that
+ *                 works as a force accumulator. simulate() makes one linear pass over them:
+ *                 v += a * dt; x += v * dt; a = 0. No gravity, no collisions, no transforms:
+ *                 a point mass owns its position outright (spawning takes the entity's world
+ *                 position once).
+ *   "body"        a sphere or an axis-aligned box that collides (v2). Boxes never rotate: bodies
+ *                 carry linear motion only, which is what lets stacks rest cheaply and exactly.
+ *
+ * Who owns a body's position, and when it is synced with the entity's transform (ct_transform.h):
+ *   - Between steps the TRANSFORM is the truth. simulate() starts by reading the world position
+ *     of every body's entity: static and kinematic bodies take it as they are; a dynamic body
+ *     takes it only if it differs from what physics wrote last (the game teleported it).
+ *   - During simulate() PHYSICS owns positions. The step ends by writing every dynamic and
+ *     kinematic body's position into its entity's transform (set_world_position).
+ *   - An entity without a transform is simulated all the same; its position is then read and set
+ *     only through this API (position / teleport).
+ *
+ * Kinds: static bodies never move; kinematic bodies move by the velocity you give them and push
+ * dynamic ones without being pushed back; dynamic bodies have mass, feel gravity (default
+ * 0, -9.81, 0), forces, contacts, restitution and friction.
+ *
+ * Contacts are solved with sequential impulses (warm started from the previous step) and a
+ * position pass that removes penetration without adding velocity. Restitution uses the larger of
+ * the two bodies' values, friction the geometric mean.
+ *
+ * Events. Each world's step writes one event stream (ct_physics_api_v2.events): a blob of
+ * [ct_physics_event_header_t][event bytes]... valid until the next simulate() of that world.
+ * A consumer walks it with ct_physics_event_next() and skips types it does not know by their
+ * size; new event types may appear in later versions. Nothing is dispatched globally.
+ * Script callbacks: for entities that asked (World.set_callback(world, e, "on_collision", fn),
+ * see ct_world.h) the step also queues on_collision(world, e, other, x, y, z, nx, ny, nz, impulse)
+ * on the world's callback queue; scripts run it with World.run_callbacks(world), never from
+ * inside the solver.
+ *
+ * Determinism: the same inputs in the same order give bit-identical results on the same build.
+ * state_hash() digests positions and velocities of bodies and point masses sorted by entity.
+ *
+ * Bad data is refused: a dynamic body or point mass needs a finite mass > 0, shapes a finite
+ * size > 0, every number must be finite. Compiling names the field (compile_error); setters log
+ * the entity and return CT_ERR_INVALID. Calls naming an entity without that component (or a
+ * dead one) return CT_ERR_NOT_FOUND and change nothing.
+ *
+ * Resources (under `components` of an entity):
+ *   point_mass = { mass = 2 velocity = [0 0 0] }
+ *   body = { shape = "box" half_extents = [.5 .5 .5] mass = 1 restitution = 0.2 friction = 0.5
+ *            kind = "dynamic" velocity = [0 0 0] }          (shape = "sphere" takes radius = r)
+ * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0.
+ *
+ * Lua (worlds are light userdata, entities their id as a number):
+ *   Physics.simulate(world, dt)
+ *   Physics.overlap_sphere(world, x, y, z, r) -> { e1, e2, ... } sorted by entity id
+ *   Physics.raycast(world, x, y, z, dx, dy, dz, max_distance) -> e, distance, hx, hy, hz | nil
+ *   Physics.state_hash(world) -> hexadecimal string
+ *   Actor.set_velocity(world, e, x, y, z)   Actor.velocity(world, e) -> x, y, z
+ *   Actor.add_force(world, e, x, y, z)      Actor.teleport(world, e, x, y, z)
+ * Unknown entities raise a Lua error naming them.
+ *
+ * Threads: main thread only.
+ */
+#ifndef CT_PHYSICS_H
+#define CT_PHYSICS_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_PHYSICS_API 0x5e5b7b4cu /* "ct.physics" */
+
+#define CT_PHYSICS_POINT_MASS_COMPONENT_NAME "point_mass"
+#define CT_PHYSICS_BODY_COMPONENT_NAME "body"
+
+/* Declared in ct_entity.h; repeated so this header stands alone. */
+typedef struct ct_entity_t ct_entity_t;
+typedef struct ct_world_o ct_world_o;
+
+/* ---- Event streams ---------------------------------------------------------------------- */
+
+/* Every event is preceded by this header. `size` is the byte size of the event that follows
+ * (not counting the header); events start 4-byte aligned. */
+typedef struct ct_physics_event_header_t {
+    uint32_t type;
+    uint32_t size;
+} ct_physics_event_header_t;
+
+enum {
+    /* Two bodies started touching this step (ct_physics_collision_event_t). */
+    CT_PHYSICS_EVENT_COLLISION = 1,
+};
+
+/* Bodies a and b (a's id < b's id) started pressing on each other. `normal` points from a to b,
+ * `point` is on the contact surface, `impulse` the normal impulse (N s) of this step,
+ * `speed` the closing speed (m/s) before the impulse. */
+typedef struct ct_physics_collision_event_t {
+    uint32_t a, b; /* entity ids */
+    float point[3];
+    float normal[3];
+    float impulse;
+    float speed;
+} ct_physics_collision_event_t;
+
+/* Walks a stream: returns the header at *offset and advances *offset past its event, or NULL at
+ * the end (or if the rest is truncated). The event bytes follow the header. Example:
+ *     uint32_t size, at = 0;
+ *     const uint8_t *s = physics->events(world, &size);
+ *     for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s, size, &at));)
+ *         if (h->type == CT_PHYSICS_EVENT_COLLISION) use((const void *)(h + 1));   */
+static inline const ct_physics_event_header_t *ct_physics_event_next(const void *stream,
+                                                                     uint32_t size,
+                                                                     uint32_t *offset)
+{
+    const uint32_t at = *offset;
+    if (at > size || size - at < sizeof(ct_physics_event_header_t))
+        return NULL;
+    const ct_physics_event_header_t *h =
+        (const ct_physics_event_header_t *)((const char *)stream + at);
+    const uint32_t left = size - at - (uint32_t)sizeof *h;
+    if (h->size > left)
+        return NULL;
+    *offset = at + (uint32_t)sizeof *h + ((h->size + 3u) & ~3u);
+    return h;
+}
+
+/* ---- Descriptions ----------------------------------------------------------------------- */
+
+typedef struct ct_point_mass_desc_t {
+    float mass; /* finite and > 0 */
+    float position[3];
+    float velocity[3];
+} ct_point_mass_desc_t;
+
+typedef enum ct_body_kind {
+    CT_BODY_DYNAMIC = 0,
+    CT_BODY_STATIC = 1,
+    CT_BODY_KINEMATIC = 2,
+} ct_body_kind;
+
+typedef enum ct_body_shape {
+    CT_BODY_BOX = 0,    /* axis-aligned, half_extents */
+    CT_BODY_SPHERE = 1, /* radius */
+} ct_body_shape;
+
+/* A body. Every field is taken as written (no zero-means-default here: a zero mass is refused,
+ * a zero friction is frictionless); resources get their defaults from the compiler. */
+typedef struct ct_body_desc_t {
+    ct_body_kind kind;
+    ct_body_shape shape;
+    float half_extents[3]; /* box: each finite and > 0 */
+    float radius;          /* sphere: finite and > 0 */
+    float mass;            /* dynamic: finite and > 0; ignored for static and kinematic */
+    float restitution;     /* [0, 1] */
+    float friction;        /* >= 0 */
+    float position[3];     /* used when the entity has no transform */
+    float velocity[3];     /* ignored for static bodies */
+} ct_body_desc_t;
+
+/* A ray cast hit. */
+typedef struct ct_physics_hit_t {
+    uint32_t entity; /* entity id */
+    float distance;
+    float point[3];
+    float normal[3];
+} ct_physics_hit_t;
+
+/* ---- Version 1: point masses (part 2). Frozen. ------------------------------------------ */
+
+typedef struct ct_physics_api_v1 {
+    /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
+     * CT_ERR_CONFLICT if it has one, CT_ERR_NOMEM. */
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    /* Removes it (swap-erase). CT_ERR_NOT_FOUND if there is none. */
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    /* Reads / writes one field; out is left untouched on error. */
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    /* Adds force / mass to the acceleration accumulator, cleared by the next simulate(). */
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    /* Advances the world by dt seconds (> 0, finite): point masses, and in v2 bodies too. */
+    void (*simulate)(ct_world_o *world, float dt);
+} ct_physics_api_v1;
+
+/* ---- Version 2: everything of v1 (same order and meaning) plus bodies. ------------------- */
+
+typedef struct ct_physics_api_v2 {
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    /* One step: point masses, then bodies (forces and gravity, contacts, positions, transforms,
+     * events, callbacks). */
+    void (*simulate)(ct_world_o *world, float dt);
+
+    /* Gives e a body. The start position is e's transform's world position if it has one, else
+     * desc->position. Errors as add_point_mass. */
+    int (*add_body)(ct_world_o *world, ct_entity_t e, const ct_body_desc_t *desc);
+    int (*remove_body)(ct_world_o *world, ct_entity_t e);
+    /* Velocity and forces (dynamic and kinematic; a static body refuses with CT_ERR_INVALID).
+     * add_force accumulates until the next simulate(). Non-finite values: CT_ERR_INVALID. */
+    int (*set_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*add_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    /* Position as physics last saw it; teleport moves the body (and its transform) at once. */
+    int (*position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*teleport)(ct_world_o *world, ct_entity_t e, const float position[3]);
+
+    void (*set_gravity)(ct_world_o *world, const float gravity[3]);
+    void (*gravity)(ct_world_o *world, float out[3]);
+
+    /* Entities of the bodies whose shape overlaps the sphere, sorted by entity id. Writes at
+     * most max ids to out and returns the total count (call again with room for more). */
+    uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
+                               ct_entity_t *out, uint32_t max);
+    /* The nearest body hit by origin + t * direction for 0 <= t <= max_distance (direction need
+     * not be normalised; distance is along the normalised direction). False if nothing. */
+    bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
+                    float max_distance, ct_physics_hit_t *out);
+
+    /* The event stream of the world's last step (see above); *size gets its byte size. */
+    const void *(*events)(ct_world_o *world, uint32_t *size);
+    /* MurmurHash64A over (entity, position, velocity) of bodies then point masses, each sorted
+     * by entity id. */
+    uint64_t (*state_hash)(ct_world_o *world);
+    /* Number of body and point-mass instances in the world. */
+    uint32_t (*body_count)(ct_world_o *world);
+    uint32_t (*point_mass_count)(ct_world_o *world);
+} ct_physics_api_v2;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

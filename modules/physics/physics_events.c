@@ -1,0 +1,37 @@
+/* physics_events.c: writing a step's event stream (the seed's "Events": a blob of
+ * [header][event] records that a consumer walks, skipping what it does not know). */
+#include "physics_internal.h"
+
+#include <string.h>
+
+int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size)
+{
+    const uint32_t padded = (size + 3u) & ~3u;
+    const uint64_t need = (uint64_t)s->size + sizeof(ct_physics_event_header_t) + padded;
+    if (need > UINT32_MAX)
+        return CT_ERR_FULL;
+    if (need > s->cap) {
+        uint32_t cap = s->cap ? s->cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        uint8_t *bytes = ct_realloc(s->a, s->bytes, s->cap, cap);
+        if (!bytes)
+            return CT_ERR_NOMEM;
+        s->bytes = bytes;
+        s->cap = cap;
+    }
+    const ct_physics_event_header_t h = {type, size};
+    memcpy(s->bytes + s->size, &h, sizeof h);
+    memcpy(s->bytes + s->size + sizeof h, event, size);
+    memset(s->bytes + s->size + sizeof h + size, 0, padded - size);
+    s->size = (uint32_t)need;
+    return 0;
+}
+
+void physics__events_free(physics__events *s)
+{
+    if (s->bytes)
+        ct_free(s->a, s->bytes, s->cap);
+    s->bytes = NULL;
+    s->size = s->cap = 0;
+}

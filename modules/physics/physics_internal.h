@@ -1,0 +1,255 @@
+/*
+ * physics_internal.h: the physics module's private contract between its files.
+ *
+ * The core (map, points, bodies, broadphase, solver, events) knows nothing of the kernel: it
+ * takes an allocator and plain arrays, so tests and the benchmark compile it directly. physics.c
+ * binds it to worlds, entities, transforms and resources; physics_lua.c to Lua.
+ */
+#ifndef PHYSICS_INTERNAL_H
+#define PHYSICS_INTERNAL_H
+
+#include "ct_entity.h"
+#include "ct_physics.h"
+
+#include <math.h>
+
+/* ---- Vectors ----------------------------------------------------------------------------- */
+
+typedef struct physics__v3 {
+    float x, y, z;
+} physics__v3;
+
+static inline physics__v3 v3(float x, float y, float z) { return (physics__v3){x, y, z}; }
+static inline physics__v3 v3_add(physics__v3 a, physics__v3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline physics__v3 v3_sub(physics__v3 a, physics__v3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline physics__v3 v3_scale(physics__v3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
+static inline physics__v3 v3_min(physics__v3 a, physics__v3 b) { return v3(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)); }
+static inline physics__v3 v3_max(physics__v3 a, physics__v3 b) { return v3(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)); }
+static inline float v3_dot(physics__v3 a, physics__v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline physics__v3 v3_cross(physics__v3 a, physics__v3 b)
+{
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline float v3_len(physics__v3 a) { return sqrtf(v3_dot(a, a)); }
+static inline float v3_get(physics__v3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a.z; }
+static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]); }
+static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
+static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+/* ---- u64 -> u32 hash map (physics_map.c) ---------------------------------------------------
+ * Open addressing with linear probing, one allocation, power-of-two capacity kept under 50%
+ * load. Used twice: entity id -> instance index, and grid cell -> first item of its list. */
+
+#define PHYSICS_MAP_EMPTY UINT64_MAX
+
+typedef struct physics__map_slot {
+    uint64_t key;
+    uint32_t value;
+    uint32_t pad_;
+} physics__map_slot;
+
+typedef struct physics__map {
+    ct_allocator_t *a;
+    physics__map_slot *slots;
+    uint32_t cap; /* power of two, or 0 */
+    uint32_t count;
+} physics__map;
+
+/* Makes room for n keys (keeps the contents). 0 or CT_ERR_NOMEM. */
+int physics__map_reserve(physics__map *m, uint32_t n);
+/* The value slot of key, inserted with value `fresh` when absent (room must be reserved). */
+uint32_t *physics__map_upsert(physics__map *m, uint64_t key, uint32_t fresh);
+/* The value of key, or UINT32_MAX. */
+uint32_t physics__map_get(const physics__map *m, uint64_t key);
+void physics__map_remove(physics__map *m, uint64_t key);
+void physics__map_clear(physics__map *m);
+void physics__map_free(physics__map *m);
+
+/* ---- Structure-of-arrays buffers (physics_map.c) ------------------------------------------
+ * Every manager keeps its arrays in one allocation. A field gives the offset of an array pointer
+ * inside the owner struct and the element size; growing copies the first n elements of each
+ * array into one new buffer and repoints them. */
+
+typedef struct physics__soa_field {
+    size_t offset;
+    size_t size;
+} physics__soa_field;
+
+int physics__soa_grow(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
+                      uint32_t num_fields, uint32_t n, uint32_t old_cap, uint32_t new_cap);
+void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_field *f,
+                       uint32_t num_fields, uint32_t cap);
+
+/* ---- Point masses (physics_points.c): part 2's component ----------------------------------- */
+
+typedef struct physics__points {
+    ct_allocator_t *a;
+    uint32_t n, cap;
+    void *buffer; /* the one allocation behind the arrays below */
+    ct_entity_t *entity;
+    float *mass;
+    physics__v3 *position;
+    physics__v3 *velocity;
+    physics__v3 *acceleration; /* force accumulator divided by mass; cleared by simulate */
+    physics__map map;          /* entity id -> instance */
+} physics__points;
+
+int physics__points_add(physics__points *p, ct_entity_t e, const ct_point_mass_desc_t *d);
+/* Swap-erase; false if e has no point mass. */
+bool physics__points_remove(physics__points *p, ct_entity_t e);
+/* Instance of e, or UINT32_MAX. */
+uint32_t physics__points_find(const physics__points *p, ct_entity_t e);
+/* v += a dt; x += v dt; a = 0 for instances [begin, end). */
+void physics__points_simulate(physics__points *p, uint32_t begin, uint32_t end, float dt);
+void physics__points_free(physics__points *p);
+/* Why a desc is bad ("mass", "position", ...), or NULL if it is fine. */
+const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
+
+/* ---- Bodies (physics_bodies.c) ------------------------------------------------------------- */
+
+typedef struct physics__bodies {
+    ct_allocator_t *a;
+    uint32_t n, cap;
+    void *buffer;
+    ct_entity_t *entity;
+    uint8_t *kind;  /* ct_body_kind */
+    uint8_t *shape; /* ct_body_shape */
+    physics__v3 *position;
+    physics__v3 *velocity;
+    physics__v3 *force;
+    physics__v3 *half;   /* half extents; a sphere's radius in all three */
+    physics__v3 *synced; /* position last written to / read from the transform */
+    float *inv_mass;     /* 0 for static and kinematic */
+    float *restitution;
+    float *friction;
+    physics__map map;
+} physics__bodies;
+
+int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d);
+bool physics__bodies_remove(physics__bodies *b, ct_entity_t e);
+uint32_t physics__bodies_find(const physics__bodies *b, ct_entity_t e);
+void physics__bodies_free(physics__bodies *b);
+const char *physics__body_desc_error(const ct_body_desc_t *d);
+
+/* ---- Broadphase (physics_broadphase.c): the spatial hash -----------------------------------
+ * The seed's pattern: grid coordinate -> hash map -> linked list in one array. Callers fill
+ * lo/hi (and `moving`) for n boxes after physics__broadphase_resize, then build. Boxes larger
+ * than a few cells are kept out of the grid in a short list tested against everything. */
+
+typedef struct physics__pair {
+    uint32_t a, b; /* a < b */
+} physics__pair;
+
+typedef struct physics__broadphase {
+    ct_allocator_t *a;
+    uint32_t n, cap;
+    void *buffer; /* lo, hi, moving, large, is_large */
+    physics__v3 *lo, *hi;
+    uint8_t *moving;   /* filled by the caller: pairs where neither box moves are skipped */
+    uint32_t *large;   /* boxes kept out of the grid */
+    uint8_t *is_large;
+    uint32_t num_large;
+
+    float cell, inv_cell;
+    physics__v3 grid_lo, grid_hi; /* bounds of the boxes in the grid (clips ray walks) */
+    physics__map cells;           /* packed cell coordinate -> first item */
+    void *item_buffer;            /* item_box, item_next; lists end at UINT32_MAX */
+    uint32_t *item_box, *item_next;
+    uint32_t num_items, cap_items;
+
+    physics__pair *pairs; /* output of physics__broadphase_pairs */
+    uint32_t num_pairs, cap_pairs;
+    uint32_t *found; /* output of physics__broadphase_overlap */
+    uint32_t num_found, cap_found;
+} physics__broadphase;
+
+int physics__broadphase_resize(physics__broadphase *bp, uint32_t n);
+/* Builds the grid. cell <= 0 derives the cell size from the boxes (their mean largest side). */
+int physics__broadphase_build(physics__broadphase *bp, float cell);
+/* Every overlapping pair (once, a < b, touching boxes count) into bp->pairs. */
+int physics__broadphase_pairs(physics__broadphase *bp);
+/* Every box overlapping [lo, hi] (once) into bp->found. */
+int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi);
+/* Walks the cells along origin + t dir (t in [0, max_t], dir normalised) in order and calls
+ * hit(user, box, best) for boxes met, which returns the ray's distance to that box's shape or a
+ * value > best. Stops once no cell ahead can hold anything nearer. Returns the best box or
+ * UINT32_MAX; *t gets its distance. */
+typedef float (*physics__ray_hit_f)(void *user, uint32_t box, float best);
+uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 origin, physics__v3 dir,
+                                     float max_t, physics__ray_hit_f hit, void *user, float *t);
+void physics__broadphase_free(physics__broadphase *bp);
+
+/* ---- Events (physics_events.c) ------------------------------------------------------------ */
+
+typedef struct physics__events {
+    ct_allocator_t *a;
+    uint8_t *bytes;
+    uint32_t size, cap;
+} physics__events;
+
+/* Appends one [header][event] record (event padded to 4 bytes). 0 or CT_ERR_NOMEM. */
+int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size);
+void physics__events_free(physics__events *s);
+
+/* ---- Scene and solver (physics_solver.c) -------------------------------------------------- */
+
+/* One contact of a step. Kept as an array of structs on purpose: every solver iteration reads
+ * and writes all of a contact's fields together, in order. */
+typedef struct physics__contact {
+    uint64_t key;          /* entity(a) << 32 | entity(b) */
+    uint32_t a, b;         /* body instances; entity(a) < entity(b) */
+    physics__v3 n;         /* from a to b */
+    physics__v3 t1, t2;    /* friction directions */
+    physics__v3 point;
+    float sep_base;        /* separation minus dot(n, pb - pa) at detection */
+    float target;          /* the normal relative velocity the solver aims for (at least) */
+    float mass_n;          /* 1 / (inv_mass a + inv_mass b) */
+    float friction, speed; /* speed: closing speed before the solve */
+    float jn, jt1, jt2;    /* accumulated impulses */
+    bool fresh;            /* not pressing in the previous step: a collision starts if jn > 0 */
+} physics__contact;
+
+/* What a contact remembers into the next step: warm starting and "did it just start". */
+typedef struct physics__cached {
+    uint64_t key; /* entity(a) << 32 | entity(b) */
+    float jn, jt1, jt2;
+} physics__cached;
+
+typedef struct physics__scene {
+    ct_allocator_t *a;
+    physics__bodies bodies;
+    physics__broadphase bp;
+    physics__v3 gravity;
+    uint32_t velocity_iterations, position_iterations;
+    bool bp_stale; /* bodies moved since the grid was built: rebuild before a query */
+
+    physics__contact *contacts;
+    uint32_t num_contacts, cap_contacts;
+    physics__cached *cache; /* last step's contacts, sorted by key */
+    uint32_t num_cache, cap_cache;
+
+    physics__events events; /* this step's stream */
+} physics__scene;
+
+void physics__scene_init(physics__scene *s, ct_allocator_t *a);
+void physics__scene_free(physics__scene *s);
+/* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
+ * then abandoned: velocities moved, positions did not). */
+int physics__scene_step(physics__scene *s, float dt);
+/* Rebuilds the grid from current positions when stale. */
+int physics__scene_refresh_grid(physics__scene *s);
+/* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total. */
+uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, ct_entity_t *out,
+                                       uint32_t max);
+bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
+                            ct_physics_hit_t *out);
+/* Shape tests shared by queries and tests. */
+bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
+float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                        physics__v3 *normal);
+/* qsort order of uint32_t values. */
+int physics__cmp_u32(const void *x, const void *y);
+/* Digest of bodies then points, each in entity order (points may be NULL). */
+uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
+
+#endif

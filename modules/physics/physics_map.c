@@ -1,0 +1,149 @@
+/* physics_map.c: the u64 -> u32 open-addressing map behind entity lookups and grid cells. */
+#include "physics_internal.h"
+
+#include <string.h>
+
+/* A 64-bit finaliser (from MurmurHash3): grid keys differ in a few bits, entity ids are small
+ * consecutive numbers; both need their bits spread before masking. */
+static inline uint32_t map__slot(uint64_t k, uint32_t mask)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    k ^= k >> 33;
+    return (uint32_t)k & mask;
+}
+
+int physics__map_reserve(physics__map *m, uint32_t n)
+{
+    if ((uint64_t)n * 2 <= m->cap)
+        return 0;
+    uint32_t cap = 16;
+    while ((uint64_t)cap < (uint64_t)n * 2)
+        cap *= 2;
+    physics__map_slot *slots = ct_alloc(m->a, (size_t)cap * sizeof *slots);
+    if (!slots)
+        return CT_ERR_NOMEM;
+    memset(slots, 0xff, (size_t)cap * sizeof *slots);
+    physics__map old = *m;
+    m->slots = slots;
+    m->cap = cap;
+    m->count = 0;
+    for (uint32_t i = 0; i < old.cap; i++)
+        if (old.slots[i].key != PHYSICS_MAP_EMPTY)
+            *physics__map_upsert(m, old.slots[i].key, 0) = old.slots[i].value;
+    if (old.slots)
+        ct_free(m->a, old.slots, (size_t)old.cap * sizeof *old.slots);
+    return 0;
+}
+
+uint32_t *physics__map_upsert(physics__map *m, uint64_t key, uint32_t fresh)
+{
+    const uint32_t mask = m->cap - 1;
+    for (uint32_t i = map__slot(key, mask);; i = (i + 1) & mask) {
+        physics__map_slot *s = &m->slots[i];
+        if (s->key == key)
+            return &s->value;
+        if (s->key == PHYSICS_MAP_EMPTY) {
+            s->key = key;
+            s->value = fresh;
+            m->count++;
+            return &s->value;
+        }
+    }
+}
+
+uint32_t physics__map_get(const physics__map *m, uint64_t key)
+{
+    if (!m->cap)
+        return UINT32_MAX;
+    const uint32_t mask = m->cap - 1;
+    for (uint32_t i = map__slot(key, mask);; i = (i + 1) & mask) {
+        const physics__map_slot *s = &m->slots[i];
+        if (s->key == key)
+            return s->value;
+        if (s->key == PHYSICS_MAP_EMPTY)
+            return UINT32_MAX;
+    }
+}
+
+/* Backward-shift deletion: keeps probe chains unbroken without tombstones. */
+void physics__map_remove(physics__map *m, uint64_t key)
+{
+    if (!m->cap)
+        return;
+    const uint32_t mask = m->cap - 1;
+    uint32_t i = map__slot(key, mask);
+    while (m->slots[i].key != key) {
+        if (m->slots[i].key == PHYSICS_MAP_EMPTY)
+            return;
+        i = (i + 1) & mask;
+    }
+    for (uint32_t j = (i + 1) & mask; m->slots[j].key != PHYSICS_MAP_EMPTY; j = (j + 1) & mask) {
+        const uint32_t home = map__slot(m->slots[j].key, mask);
+        /* Move j back into the hole at i unless its home lies cyclically in (i, j]. */
+        const bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            m->slots[i] = m->slots[j];
+            i = j;
+        }
+    }
+    m->slots[i].key = PHYSICS_MAP_EMPTY;
+    m->count--;
+}
+
+void physics__map_clear(physics__map *m)
+{
+    if (m->cap)
+        memset(m->slots, 0xff, (size_t)m->cap * sizeof *m->slots);
+    m->count = 0;
+}
+
+void physics__map_free(physics__map *m)
+{
+    if (m->slots)
+        ct_free(m->a, m->slots, (size_t)m->cap * sizeof *m->slots);
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+static size_t soa__bytes(const physics__soa_field *f, uint32_t num_fields, uint32_t cap)
+{
+    size_t total = 0;
+    for (uint32_t k = 0; k < num_fields; k++)
+        total += ((f[k].size * cap) + 15u) & ~(size_t)15u;
+    return total;
+}
+
+/* The array pointers are read and written with memcpy: they have different pointee types, and
+ * going through their bytes keeps this one loop free of aliasing questions. */
+int physics__soa_grow(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
+                      uint32_t num_fields, uint32_t n, uint32_t old_cap, uint32_t new_cap)
+{
+    char *fresh = ct_alloc(a, soa__bytes(f, num_fields, new_cap));
+    if (!fresh)
+        return CT_ERR_NOMEM;
+    char *at = fresh;
+    for (uint32_t k = 0; k < num_fields; k++) {
+        char *slot = (char *)owner + f[k].offset;
+        void *old;
+        memcpy(&old, slot, sizeof old);
+        if (n)
+            memcpy(at, old, f[k].size * n);
+        memcpy(slot, &at, sizeof at);
+        at += ((f[k].size * new_cap) + 15u) & ~(size_t)15u;
+    }
+    if (*buffer)
+        ct_free(a, *buffer, soa__bytes(f, num_fields, old_cap));
+    *buffer = fresh;
+    return 0;
+}
+
+void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_field *f,
+                       uint32_t num_fields, uint32_t cap)
+{
+    if (*buffer)
+        ct_free(a, *buffer, soa__bytes(f, num_fields, cap));
+    *buffer = NULL;
+}

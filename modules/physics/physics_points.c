@@ -1,0 +1,89 @@
+/* physics_points.c: the point-mass component of the seed's part 2, structure of arrays. */
+#include "physics_internal.h"
+
+#include <stddef.h>
+
+#define POINT_FIELD(name) {offsetof(physics__points, name), sizeof(*((physics__points *)0)->name)}
+static const physics__soa_field points__fields[] = {
+    POINT_FIELD(entity), POINT_FIELD(mass), POINT_FIELD(position), POINT_FIELD(velocity),
+    POINT_FIELD(acceleration),
+};
+#define POINT_NUM_FIELDS ((uint32_t)(sizeof points__fields / sizeof points__fields[0]))
+
+const char *physics__point_desc_error(const ct_point_mass_desc_t *d)
+{
+    if (!(isfinite(d->mass) && d->mass > 0.0f))
+        return "mass (must be finite and > 0)";
+    if (!v3_finite(v3_load(d->position)))
+        return "position (must be finite)";
+    if (!v3_finite(v3_load(d->velocity)))
+        return "velocity (must be finite)";
+    return NULL;
+}
+
+int physics__points_add(physics__points *p, ct_entity_t e, const ct_point_mass_desc_t *d)
+{
+    if (physics__map_get(&p->map, e.id) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    if (p->n == p->cap) {
+        const uint32_t cap = p->cap ? p->cap * 2 : 64;
+        if (physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n,
+                              p->cap, cap))
+            return CT_ERR_NOMEM;
+        p->cap = cap;
+    }
+    if (physics__map_reserve(&p->map, p->n + 1))
+        return CT_ERR_NOMEM;
+    const uint32_t i = p->n++;
+    p->entity[i] = e;
+    p->mass[i] = d->mass;
+    p->position[i] = v3_load(d->position);
+    p->velocity[i] = v3_load(d->velocity);
+    p->acceleration[i] = v3(0, 0, 0);
+    *physics__map_upsert(&p->map, e.id, i) = i;
+    return 0;
+}
+
+uint32_t physics__points_find(const physics__points *p, ct_entity_t e)
+{
+    return physics__map_get(&p->map, e.id);
+}
+
+bool physics__points_remove(physics__points *p, ct_entity_t e)
+{
+    const uint32_t i = physics__map_get(&p->map, e.id);
+    if (i == UINT32_MAX)
+        return false;
+    const uint32_t last = --p->n;
+    if (i != last) {
+        p->entity[i] = p->entity[last];
+        p->mass[i] = p->mass[last];
+        p->position[i] = p->position[last];
+        p->velocity[i] = p->velocity[last];
+        p->acceleration[i] = p->acceleration[last];
+        *physics__map_upsert(&p->map, p->entity[i].id, i) = i;
+    }
+    physics__map_remove(&p->map, e.id);
+    return true;
+}
+
+/* Semi-implicit Euler, as in the seed: the new velocity moves the position. Written on floats
+ * rather than physics__v3 so the compiler sees three independent streams and vectorises. */
+void physics__points_simulate(physics__points *p, uint32_t begin, uint32_t end, float dt)
+{
+    float *restrict x = &p->position[0].x;
+    float *restrict v = &p->velocity[0].x;
+    float *restrict a = &p->acceleration[0].x;
+    for (uint32_t k = begin * 3; k < end * 3; k++) {
+        v[k] += a[k] * dt;
+        x[k] += v[k] * dt;
+        a[k] = 0.0f;
+    }
+}
+
+void physics__points_free(physics__points *p)
+{
+    physics__soa_free(p->a, &p->buffer, points__fields, POINT_NUM_FIELDS, p->cap);
+    physics__map_free(&p->map);
+    p->n = p->cap = 0;
+}

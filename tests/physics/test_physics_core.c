@@ -1,0 +1,523 @@
+/* The physics core without a kernel: broadphase against brute force, motion against closed
+ * forms, conservation in collisions, a resting stack, event streams, determinism, bad data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "physics_internal.h"
+#include "physics_test_alloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static test_alloc_t alloc;
+
+static int setup(void **state)
+{
+    (void)state;
+    test_alloc_init(&alloc);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    assert_int_equal(alloc.live_blocks, 0);
+    assert_int_equal(alloc.live_bytes, 0);
+    return 0;
+}
+
+/* A small deterministic generator (xorshift), so scenes are the same on every run. */
+static uint32_t rng_state = 12345u;
+static float frand(float lo, float hi)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 17;
+    rng_state ^= rng_state << 5;
+    return lo + (hi - lo) * (float)(rng_state >> 8) / (float)(1u << 24);
+}
+
+static ct_body_desc_t box_desc(float x, float y, float z, float h, ct_body_kind kind)
+{
+    return (ct_body_desc_t){.kind = kind, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
+                            .mass = 1.0f, .friction = 0.5f, .position = {x, y, z}};
+}
+
+static ct_body_desc_t sphere_desc(float x, float y, float z, float r, float mass, float e)
+{
+    return (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = r,
+                            .mass = mass, .restitution = e, .position = {x, y, z}};
+}
+
+static void add(physics__scene *s, uint32_t id, ct_body_desc_t d)
+{
+    assert_int_equal(physics__bodies_add(&s->bodies, (ct_entity_t){id}, &d), 0);
+}
+
+static physics__v3 pos(const physics__scene *s, uint32_t id)
+{
+    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
+    assert_int_not_equal(i, UINT32_MAX);
+    return s->bodies.position[i];
+}
+
+static physics__v3 vel(const physics__scene *s, uint32_t id)
+{
+    return s->bodies.velocity[physics__bodies_find(&s->bodies, (ct_entity_t){id})];
+}
+
+/* ---- map ---------------------------------------------------------------------------------- */
+
+static void test_map_matches_array(void **state)
+{
+    (void)state;
+    physics__map m = {.a = &alloc.base};
+    enum { N = 4096 };
+    static uint32_t ref[N];
+    for (uint32_t i = 0; i < N; i++)
+        ref[i] = UINT32_MAX;
+    for (uint32_t round = 0; round < 20000; round++) {
+        const uint32_t k = (uint32_t)frand(0, N) % N;
+        if (frand(0, 1) < 0.6f) {
+            assert_int_equal(physics__map_reserve(&m, m.count + 1), 0);
+            *physics__map_upsert(&m, k, 0) = round;
+            ref[k] = round;
+        } else {
+            physics__map_remove(&m, k);
+            ref[k] = UINT32_MAX;
+        }
+    }
+    for (uint32_t k = 0; k < N; k++)
+        assert_int_equal(physics__map_get(&m, k), ref[k]);
+    physics__map_free(&m);
+}
+
+/* ---- broadphase vs brute force ------------------------------------------------------------ */
+
+static int cmp_pair(const void *x, const void *y)
+{
+    const physics__pair *a = x, *b = y;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+static bool aabb_overlap(physics__v3 alo, physics__v3 ahi, physics__v3 blo, physics__v3 bhi)
+{
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y &&
+           alo.z <= bhi.z && blo.z <= ahi.z;
+}
+
+static void test_broadphase_matches_brute_force(void **state)
+{
+    (void)state;
+    for (int scene = 0; scene < 6; scene++) {
+        physics__broadphase bp = {.a = &alloc.base, .cells.a = &alloc.base};
+        const uint32_t n = 300 + 150 * (uint32_t)scene;
+        const float world = 10.0f + 5.0f * (float)scene;
+        assert_int_equal(physics__broadphase_resize(&bp, n), 0);
+        for (uint32_t i = 0; i < n; i++) {
+            const physics__v3 c = v3(frand(-world, world), frand(-world, world), frand(-world, world));
+            /* Mostly small boxes, a few huge ones (they take the "large" path), some flat. */
+            const float big = (i % 97 == 0) ? 20.0f : 1.0f;
+            const physics__v3 h = v3(frand(0.05f, 1.0f) * big, frand(0.05f, 1.0f), frand(0.05f, 1.0f) * big);
+            bp.lo[i] = v3_sub(c, h);
+            bp.hi[i] = v3_add(c, h);
+            bp.moving[i] = (i % 5) != 0;
+        }
+        assert_int_equal(physics__broadphase_build(&bp, scene % 2 ? 0.0f : 1.5f), 0);
+        assert_true(bp.num_large > 0);
+        assert_int_equal(physics__broadphase_pairs(&bp), 0);
+
+        physics__pair *brute = malloc(sizeof *brute * n * n / 2);
+        uint32_t nb = 0;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if ((bp.moving[i] || bp.moving[j]) && aabb_overlap(bp.lo[i], bp.hi[i], bp.lo[j], bp.hi[j]))
+                    brute[nb++] = (physics__pair){i, j};
+        qsort(bp.pairs, bp.num_pairs, sizeof *bp.pairs, cmp_pair);
+        assert_int_equal(bp.num_pairs, nb);
+        assert_memory_equal(bp.pairs, brute, nb * sizeof *brute);
+        free(brute);
+
+        for (int q = 0; q < 40; q++) {
+            const physics__v3 c = v3(frand(-world, world), frand(-world, world), frand(-world, world));
+            const float r = q == 39 ? 4.0f * world : frand(0.1f, 4.0f);
+            const physics__v3 lo = v3_sub(c, v3(r, r, r)), hi = v3_add(c, v3(r, r, r));
+            assert_int_equal(physics__broadphase_overlap(&bp, lo, hi), 0);
+            qsort(bp.found, bp.num_found, sizeof *bp.found, physics__cmp_u32);
+            uint32_t expect = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (aabb_overlap(lo, hi, bp.lo[i], bp.hi[i])) {
+                    assert_true(expect < bp.num_found);
+                    assert_int_equal(bp.found[expect], i);
+                    expect++;
+                }
+            assert_int_equal(bp.num_found, expect);
+        }
+        physics__broadphase_free(&bp);
+    }
+}
+
+static void test_scene_queries_match_brute_force(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    for (uint32_t id = 1; id <= 800; id++) {
+        const float x = frand(-20, 20), y = frand(-20, 20), z = frand(-20, 20);
+        add(&s, id, id % 3 ? box_desc(x, y, z, frand(0.1f, 1.0f), CT_BODY_STATIC)
+                           : sphere_desc(x, y, z, frand(0.1f, 1.0f), 1.0f, 0.0f));
+    }
+    add(&s, 9999, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                   .half_extents = {30, 0.5f, 30}, .position = {0, -21, 0}});
+    ct_entity_t out[1024];
+    for (int q = 0; q < 100; q++) {
+        const physics__v3 c = v3(frand(-22, 22), frand(-22, 22), frand(-22, 22));
+        const float r = frand(0.1f, 5.0f);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, out, 1024);
+        uint32_t expect = 0;
+        for (uint32_t i = 0; i < s.bodies.n; i++)
+            expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
+        assert_int_equal(n, expect);
+        for (uint32_t k = 0; k < n; k++) {
+            assert_true(physics__sphere_overlaps_body(&s.bodies, physics__bodies_find(&s.bodies, out[k]), c, r));
+            if (k)
+                assert_true(out[k - 1].id < out[k].id);
+        }
+    }
+    for (int q = 0; q < 200; q++) {
+        const physics__v3 o = v3(frand(-25, 25), frand(-25, 25), frand(-25, 25));
+        physics__v3 d = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1));
+        if (q % 10 == 0)
+            d = v3(0, -1, 0); /* axis-aligned rays take the zero-component paths */
+        const float max_t = frand(1, 60);
+        ct_physics_hit_t hit;
+        const bool got = physics__scene_raycast(&s, o, d, max_t, &hit);
+        const physics__v3 dn = v3_scale(d, 1.0f / v3_len(d));
+        float best = INFINITY;
+        uint32_t best_id = 0;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            physics__v3 n;
+            const float t = physics__ray_body(&s.bodies, i, o, dn, &n);
+            if (t <= max_t && t < best)
+                best = t, best_id = s.bodies.entity[i].id;
+        }
+        assert_int_equal(got, best_id != 0);
+        if (got) {
+            assert_float_equal(hit.distance, best, 1e-5f);
+            assert_int_equal(hit.entity, best_id);
+        }
+    }
+    physics__scene_free(&s);
+}
+
+/* ---- motion and collisions ---------------------------------------------------------------- */
+
+static void test_projectile_follows_closed_form(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    ct_body_desc_t d = sphere_desc(0, 10, 0, 0.1f, 2.0f, 0.0f);
+    d.velocity[0] = 3.0f;
+    d.velocity[1] = 5.0f;
+    add(&s, 1, d);
+    const float dt = 1.0f / 120.0f, g = 9.81f;
+    const int steps = 120;
+    for (int k = 0; k < steps; k++)
+        assert_int_equal(physics__scene_step(&s, dt), 0);
+    const float t = dt * steps;
+    const physics__v3 p = pos(&s, 1);
+    /* Semi-implicit Euler lands exactly on the sum x0 + v0 t - g dt^2 n(n+1)/2 ... */
+    assert_float_equal(p.x, 3.0f * t, 1e-4f);
+    assert_float_equal(p.y, 10.0f + 5.0f * t - g * dt * dt * steps * (steps + 1) / 2.0f, 1e-3f);
+    /* ... which is the parabola to within g dt t / 2. */
+    assert_float_equal(p.y, 10.0f + 5.0f * t - 0.5f * g * t * t, 0.5f * g * dt * t + 1e-3f);
+    assert_float_equal(vel(&s, 1).y, 5.0f - g * t, 1e-4f);
+    assert_int_equal(s.events.size, 0);
+    physics__scene_free(&s);
+}
+
+/* Two spheres meet head on without gravity; returns the velocities afterwards. */
+static void collide_spheres(float m1, float m2, float e, float v1, float v2, float *out1, float *out2)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    s.gravity = v3(0, 0, 0);
+    ct_body_desc_t a = sphere_desc(-2, 0, 0, 0.5f, m1, e), b = sphere_desc(2, 0, 0, 0.5f, m2, e);
+    a.velocity[0] = v1;
+    b.velocity[0] = v2;
+    add(&s, 1, a);
+    add(&s, 2, b);
+    uint32_t collisions = 0;
+    for (int k = 0; k < 120; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        uint32_t at = 0;
+        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s.events.bytes, s.events.size, &at));)
+            collisions += h->type == CT_PHYSICS_EVENT_COLLISION;
+    }
+    assert_int_equal(collisions, 1);
+    *out1 = vel(&s, 1).x;
+    *out2 = vel(&s, 2).x;
+    assert_float_equal(vel(&s, 1).y, 0.0f, 1e-6f);
+    physics__scene_free(&s);
+}
+
+static void test_elastic_collision_conserves_momentum_and_energy(void **state)
+{
+    (void)state;
+    const float m[][2] = {{1, 1}, {1, 3}, {5, 2}};
+    for (int k = 0; k < 3; k++) {
+        const float m1 = m[k][0], m2 = m[k][1], v1 = 4.0f, v2 = -3.0f;
+        float u1, u2;
+        collide_spheres(m1, m2, 1.0f, v1, v2, &u1, &u2);
+        assert_float_equal(m1 * u1 + m2 * u2, m1 * v1 + m2 * v2, 1e-4f);
+        assert_float_equal(m1 * u1 * u1 + m2 * u2 * u2, m1 * v1 * v1 + m2 * v2 * v2, 1e-3f);
+        /* The closed form of a 1D elastic collision. */
+        assert_float_equal(u1, ((m1 - m2) * v1 + 2 * m2 * v2) / (m1 + m2), 1e-4f);
+    }
+}
+
+static void test_inelastic_collision_conserves_momentum(void **state)
+{
+    (void)state;
+    const float m1 = 2.0f, m2 = 1.0f, v1 = 3.0f, v2 = -3.0f;
+    float u1, u2;
+    collide_spheres(m1, m2, 0.0f, v1, v2, &u1, &u2);
+    assert_float_equal(m1 * u1 + m2 * u2, m1 * v1 + m2 * v2, 1e-4f);
+    assert_float_equal(u1, u2, 1e-4f); /* they move on together */
+    assert_true(m1 * u1 * u1 + m2 * u2 * u2 < m1 * v1 * v1 + m2 * v2 * v2);
+}
+
+static void ground(physics__scene *s, uint32_t id)
+{
+    add(s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                .half_extents = {50, 0.5f, 50}, .friction = 0.5f, .position = {0, -0.5f, 0}});
+}
+
+static void test_box_stack_rests(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    ground(&s, 100);
+    enum { LEVELS = 10 };
+    for (uint32_t k = 0; k < LEVELS; k++)
+        add(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+    float worst = 0.0f;
+    for (int step = 0; step < 500; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        for (uint32_t k = 0; k < LEVELS; k++)
+            worst = fmaxf(worst, v3_len(v3_sub(pos(&s, k + 1), v3(0, 0.5f + (float)k, 0))));
+    }
+    print_message("stack of %d: worst drift %.5f m\n", LEVELS, (double)worst);
+    assert_true(worst < 0.01f);
+    for (uint32_t k = 0; k < LEVELS; k++)
+        assert_true(v3_len(vel(&s, k + 1)) < 1e-3f);
+    physics__scene_free(&s);
+}
+
+static void test_pyramid_rests(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    ground(&s, 10000);
+    uint32_t id = 1;
+    enum { LEVELS = 12 };
+    for (int row = 0; row < LEVELS; row++)
+        for (int k = 0; k < LEVELS - row; k++)
+            add(&s, id++, box_desc((float)k - 0.5f * (float)(LEVELS - row - 1), 0.5f + (float)row, 0,
+                                   0.5f, CT_BODY_DYNAMIC));
+    physics__scene start;
+    physics__v3 *p0 = malloc(sizeof *p0 * id);
+    for (uint32_t e = 1; e < id; e++)
+        p0[e] = pos(&s, e);
+    (void)start;
+    float worst = 0.0f;
+    for (int step = 0; step < 300; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        for (uint32_t e = 1; e < id; e++)
+            worst = fmaxf(worst, v3_len(v3_sub(pos(&s, e), p0[e])));
+    }
+    print_message("pyramid of %d: worst drift %.5f m\n", LEVELS, (double)worst);
+    assert_true(worst < 0.02f);
+    free(p0);
+    physics__scene_free(&s);
+}
+
+static void test_sphere_bounces_on_ground(void **state)
+{
+    (void)state;
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    ground(&s, 2);
+    add(&s, 1, sphere_desc(0, 3, 0, 0.5f, 1.0f, 0.5f));
+    float top_after_bounce = 0.0f;
+    bool bounced = false;
+    for (int step = 0; step < 240; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        if (vel(&s, 1).y > 0.0f)
+            bounced = true;
+        if (bounced)
+            top_after_bounce = fmaxf(top_after_bounce, pos(&s, 1).y);
+        assert_true(pos(&s, 1).y > 0.45f); /* never sinks through */
+    }
+    assert_true(bounced);
+    /* Restitution 0.5 returns a quarter of the drop height (2.5 m above rest), give or take. */
+    assert_true(top_after_bounce > 0.5f + 0.5f && top_after_bounce < 0.5f + 1.0f);
+    assert_float_equal(pos(&s, 1).y, 0.5f, 0.01f);
+    physics__scene_free(&s);
+}
+
+/* ---- events ------------------------------------------------------------------------------- */
+
+static void test_event_stream_skips_unknown_types(void **state)
+{
+    (void)state;
+    physics__events ev = {.a = &alloc.base};
+    ct_physics_collision_event_t c = {.a = 1, .b = 2, .impulse = 3.0f};
+    const char odd[7] = "future";
+    assert_int_equal(physics__events_write(&ev, CT_PHYSICS_EVENT_COLLISION, &c, sizeof c), 0);
+    assert_int_equal(physics__events_write(&ev, 0x7777u, odd, sizeof odd), 0);
+    assert_int_equal(physics__events_write(&ev, 0x8888u, odd, 0), 0);
+    c.a = 5;
+    assert_int_equal(physics__events_write(&ev, CT_PHYSICS_EVENT_COLLISION, &c, sizeof c), 0);
+    assert_int_equal(ev.size % 4, 0);
+
+    uint32_t at = 0, known = 0, unknown = 0, sum = 0;
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(ev.bytes, ev.size, &at));) {
+        if (h->type == CT_PHYSICS_EVENT_COLLISION) {
+            ct_physics_collision_event_t got;
+            assert_int_equal(h->size, sizeof got);
+            memcpy(&got, h + 1, sizeof got);
+            sum += got.a;
+            known++;
+        } else {
+            unknown++;
+        }
+    }
+    assert_int_equal(known, 2);
+    assert_int_equal(unknown, 2);
+    assert_int_equal(sum, 6);
+    assert_int_equal(at, ev.size);
+
+    /* A truncated stream ends the walk at the last whole record, never reads past the end. */
+    at = 0;
+    uint32_t whole = 0;
+    while (ct_physics_event_next(ev.bytes, ev.size - 3, &at))
+        whole++;
+    assert_int_equal(whole, 3);
+    physics__events_free(&ev);
+}
+
+/* ---- determinism -------------------------------------------------------------------------- */
+
+static uint64_t run_pile(bool reversed)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    rng_state = 777u;
+    ct_body_desc_t d[300];
+    for (int k = 0; k < 300; k++)
+        d[k] = k % 2 ? box_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
+                     : sphere_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f), 1.0f, 0.3f);
+    ground(&s, 1000);
+    for (int k = 0; k < 300; k++) {
+        const int j = reversed ? 299 - k : k;
+        add(&s, (uint32_t)j + 1, d[j]);
+    }
+    for (int step = 0; step < 200; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    const uint64_t h = physics__state_hash(&s, NULL);
+    physics__scene_free(&s);
+    return h;
+}
+
+static void test_same_inputs_same_hash(void **state)
+{
+    (void)state;
+    const uint64_t a = run_pile(false), b = run_pile(false), c = run_pile(true);
+    assert_true(a != 0);
+    assert_true(a == b);
+    assert_true(a == c); /* the order bodies were added in does not matter */
+}
+
+/* ---- point masses and bad data ------------------------------------------------------------ */
+
+static void test_point_masses(void **state)
+{
+    (void)state;
+    physics__points p = {.a = &alloc.base, .map.a = &alloc.base};
+    for (uint32_t id = 1; id <= 1000; id++) {
+        const ct_point_mass_desc_t d = {.mass = 2.0f, .position = {(float)id, 0, 0}, .velocity = {0, 1, 0}};
+        assert_int_equal(physics__points_add(&p, (ct_entity_t){id}, &d), 0);
+    }
+    const ct_point_mass_desc_t d = {.mass = 1.0f};
+    assert_int_equal(physics__points_add(&p, (ct_entity_t){5}, &d), CT_ERR_CONFLICT);
+    assert_true(physics__points_remove(&p, (ct_entity_t){1}));
+    assert_false(physics__points_remove(&p, (ct_entity_t){1}));
+    assert_int_equal(p.n, 999);
+    const uint32_t i = physics__points_find(&p, (ct_entity_t){1000});
+    p.acceleration[i] = v3(0, 0, 4.0f); /* a force of 8 N on 2 kg, for one step */
+    physics__points_simulate(&p, 0, p.n, 0.5f);
+    physics__points_simulate(&p, 0, p.n, 0.5f);
+    assert_float_equal(p.position[i].x, 1000.0f, 0);
+    assert_float_equal(p.position[i].y, 1.0f, 1e-6f);
+    assert_float_equal(p.velocity[i].z, 2.0f, 1e-6f);
+    assert_float_equal(p.position[i].z, 2.0f, 1e-6f); /* 1 m in each half second at 2 m/s */
+    for (uint32_t id = 2; id <= 1000; id++)
+        assert_int_equal(p.entity[physics__points_find(&p, (ct_entity_t){id})].id, id);
+    physics__points_free(&p);
+}
+
+static void test_bad_data_refused(void **state)
+{
+    (void)state;
+    ct_body_desc_t d = box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC);
+    assert_null(physics__body_desc_error(&d));
+    d.mass = 0.0f;
+    assert_non_null(strstr(physics__body_desc_error(&d), "mass"));
+    d.mass = -1.0f;
+    assert_non_null(strstr(physics__body_desc_error(&d), "mass"));
+    d.kind = CT_BODY_STATIC; /* a static body has no mass to check */
+    assert_null(physics__body_desc_error(&d));
+    d = box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC);
+    d.half_extents[1] = 0.0f;
+    assert_non_null(strstr(physics__body_desc_error(&d), "half_extents"));
+    d = sphere_desc(0, 0, 0, 0.0f, 1, 0);
+    assert_non_null(strstr(physics__body_desc_error(&d), "radius"));
+    d = sphere_desc(0, NAN, 0, 1.0f, 1, 0);
+    assert_non_null(strstr(physics__body_desc_error(&d), "position"));
+    d = sphere_desc(0, 0, 0, 1.0f, 1, 1.5f);
+    assert_non_null(strstr(physics__body_desc_error(&d), "restitution"));
+    d = sphere_desc(0, 0, 0, 1.0f, INFINITY, 0);
+    assert_non_null(strstr(physics__body_desc_error(&d), "mass"));
+    const ct_point_mass_desc_t p = {.mass = 0.0f};
+    assert_non_null(strstr(physics__point_desc_error(&p), "mass"));
+    const ct_point_mass_desc_t q = {.mass = 1.0f, .velocity = {NAN, 0, 0}};
+    assert_non_null(strstr(physics__point_desc_error(&q), "velocity"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_map_matches_array, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_broadphase_matches_brute_force, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scene_queries_match_brute_force, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_projectile_follows_closed_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_elastic_collision_conserves_momentum_and_energy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inelastic_collision_conserves_momentum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_box_stack_rests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pyramid_rests, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sphere_bounces_on_ground, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_point_masses, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_data_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
