@@ -228,9 +228,13 @@ int resources__compile_project(const char *project_dir, uint32_t *compiled, uint
                                    project_dir, RESOURCES_COMPILED_DIR)
                         : -1;
     int rc = 0;
+    struct stat st;
     if (n < 0 || (size_t)n >= sizeof manifest_path - RESOURCES_MAX_NAME - RESOURCES_MAX_TYPE) {
         log__error("resources: compile_project needs a project folder with a short path");
         rc = CT_ERR_INVALID;
+    } else if (stat(project_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        log__error("resources: %s: no such project folder", project_dir);
+        rc = CT_ERR_NOT_FOUND;
     } else {
         resources__manifest_read(&run.manifest, manifest_path);
         walk(&run, "", 0);

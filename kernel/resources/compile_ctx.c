@@ -21,6 +21,12 @@ void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
 {
     if (!ctx || ctx->failure || size == 0)
         return;
+    if (!bytes) {
+        log__error("%s: write of %llu bytes from NULL; the compile fails", ctx->path,
+                   (unsigned long long)size);
+        ctx->failure = CT_ERR_INVALID;
+        return;
+    }
     if (size > ctx->capacity - ctx->size) {
         uint64_t want = ctx->size + size;
         uint64_t capacity = ctx->capacity * 2;

@@ -14,12 +14,15 @@
 #include <sys/time.h>
 
 #include "base/memory.h"
+#include "data/sjson.h"
 #include "resources/resources.h"
+#include "test_type.h"
 
 void fixture_start(const char *project_dir)
 {
     assert_int_equal(memory__init(MEMORY_DEBUG_FILL | MEMORY_DEBUG_CANARY), 0);
     assert_int_equal(resources__init(project_dir, false), 0);
+    test_type_use(data__api_v1(), resources__api_v1());
 }
 
 void fixture_stop(void)

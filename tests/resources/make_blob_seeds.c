@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/memory.h"
+#include "data/sjson.h"
 #include "resources/resources.h"
 #include "test_type.h"
 
@@ -23,6 +24,7 @@ int main(int argc, char **argv)
     char project[] = "/tmp/cuttle-seeds-XXXXXX";
     if (!mkdtemp(project) || memory__init(0) || resources__init(project, false))
         return 1;
+    test_type_use(data__api_v1(), resources__api_v1());
     ct_resource_type_t t = test_type(1, NULL);
     int failures = resources__api_v1()->register_type(&t) != 0;
     for (int i = 1; i < argc; i++) {

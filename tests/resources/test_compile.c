@@ -206,6 +206,19 @@ static void a_corrupt_manifest_means_a_full_rebuild(void **state)
     expect_counts(compile(0), 0, 3, 0);
 }
 
+static void a_missing_project_is_not_created(void **state)
+{
+    (void)state;
+    register_numbers(1);
+    char missing[512];
+    snprintf(missing, sizeof missing, "%s/nope", dir);
+    uint32_t compiled = 9;
+    assert_int_equal(resources__compile_project(missing, &compiled, NULL, NULL), CT_ERR_NOT_FOUND);
+    assert_int_equal(compiled, 0);
+    assert_false(fixture_exists(dir, "nope"));
+    assert_int_equal(resources__compile_project(NULL, NULL, NULL, NULL), CT_ERR_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +238,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(an_unregistered_type_keeps_its_blobs, make_project,
                                         remove_project),
         cmocka_unit_test_setup_teardown(a_corrupt_manifest_means_a_full_rebuild, make_project,
+                                        remove_project),
+        cmocka_unit_test_setup_teardown(a_missing_project_is_not_created, make_project,
                                         remove_project),
     };
     return cmocka_run_group_tests_name("resources compile", tests, NULL, NULL);

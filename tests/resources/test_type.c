@@ -4,15 +4,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/sjson.h"
-#include "resources/resources.h"
-
 #define PAYLOAD_MAGIC 0x4d554e54u /* "TNUM" */
+
+static const ct_data_api_v1 *data;
+static const ct_resource_api_v1 *res;
+
+void test_type_use(const ct_data_api_v1 *data_api, const ct_resource_api_v1 *resource_api)
+{
+    data = data_api;
+    res = resource_api;
+}
 
 static void put32(ct_compile_ctx_o *ctx, uint32_t v)
 {
     uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-    resources__api_v1()->write(ctx, b, 4);
+    res->write(ctx, b, 4);
 }
 
 static uint32_t get32(const uint8_t *p)
@@ -22,8 +28,6 @@ static uint32_t get32(const uint8_t *p)
 
 static int compile(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
 {
-    const ct_data_api_v1 *data = data__api_v1();
-    const ct_resource_api_v1 *res = resources__api_v1();
     test_type_counters_t *counters = user_data;
     if (counters)
         counters->compiles++;

@@ -7,6 +7,7 @@
 #ifndef CT_TEST_RESOURCE_TYPE_H
 #define CT_TEST_RESOURCE_TYPE_H
 
+#include "ct_data.h"
 #include "ct_resource.h"
 
 #define TEST_TYPE "numbers"
@@ -25,6 +26,9 @@ typedef struct test_type_counters_t {
     uint32_t unloads;
 } test_type_counters_t;
 
+/* The API tables the compile callback uses: the kernel's own in tests that link the kernel,
+ * those from get_engine_api in the test plugin. Call before compiling. */
+void test_type_use(const ct_data_api_v1 *data_api, const ct_resource_api_v1 *resource_api);
 /* The type, with format_version and counters as given (counters may be NULL). */
 ct_resource_type_t test_type(uint32_t format_version, test_type_counters_t *counters);
 
