@@ -1,0 +1,214 @@
+/* Component types, worlds and the debug-name manager (ct.component, ct.world, ct.debug_name). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_hash.h"
+#include "fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    fixture_boot(true);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fixture_shutdown();
+    return 0;
+}
+
+static void registry_and_managers(void **state)
+{
+    (void)state;
+    ct_world_o *before = fx.world->create_world(&(ct_world_desc_t){.name = "before"});
+    assert_non_null(before);
+    uint64_t probe = probe_register(false);
+    ct_world_o *after = fx.world->create_world(NULL);
+    /* Worlds made before and after the registration both get a manager. */
+    assert_non_null(fx.component->manager(before, probe));
+    assert_non_null(fx.component->manager(after, probe));
+    assert_ptr_not_equal(fx.component->manager(before, probe), fx.component->manager(after, probe));
+    assert_int_equal(fx.component->type_id("probe"), probe);
+    assert_non_null(fx.component->manager(after, fx.component->type_id("debug_name")));
+
+    /* A taken name, and a type with both or neither of destroyed/gc, are refused. */
+    ct_component_type_t bad = {.name = "probe"};
+    assert_int_equal(fx.component->register_type(&bad), 0);
+    probe_manager_t *m = fx.component->manager(before, probe);
+    assert_non_null(m);
+    ct_component_type_t both = {.name = "both", .create_manager = NULL};
+    assert_int_equal(fx.component->register_type(&both), 0);
+
+    fx.component->unregister_type(probe);
+    assert_null(fx.component->manager(before, probe));
+    assert_null(fx.component->manager(after, probe));
+    fx.world->destroy_world(before);
+    fx.world->destroy_world(after);
+    fx.world->destroy_world(NULL);
+}
+
+static uint32_t count_dead(const probe_manager_t *m)
+{
+    uint32_t dead = 0;
+    for (uint32_t i = 0; i < m->n; i++)
+        dead += !fx.entity->alive(m->items[i].entity);
+    return dead;
+}
+
+static void destroyed_removes_at_once_and_gc_lazily(void **state)
+{
+    (void)state;
+    /* Eager: the destroy callback empties the manager. */
+    uint64_t probe = probe_register(false);
+    ct_world_o *w = fx.world->create_world(NULL);
+    const ct_resource_api_v1 *r = fx.resource;
+    const char src[] = "entities = [ { components = { probe = { value = 1 } } }"
+                       "              { components = { probe = { value = 2 } } } ]";
+    assert_int_equal(r->load_source("unit", "two", src, sizeof src - 1), 0);
+    ct_entity_t out[2];
+    assert_int_equal(fx.world->spawn_resource(w, r->get("unit", "two"), NULL, NULL, out, 2), 2);
+    probe_manager_t *m = fx.component->manager(w, probe);
+    assert_int_equal(m->n, 2);
+    fx.entity->destroy_batch(out, 2);
+    assert_int_equal(m->n, 0);
+    assert_int_equal(m->destroyed_calls, 1);
+    fx.component->unregister_type(probe);
+
+    /* Lazy: nothing happens until collect_garbage, which removes only the dead. */
+    probe = probe_register(true);
+    m = fx.component->manager(w, probe);
+    enum { N = 200 };
+    ct_entity_t many[N];
+    for (int round = 0; round < N / 2; round++)
+        assert_int_equal(fx.world->spawn_resource(w, r->get("unit", "two"), NULL, NULL,
+                                                  many + 2 * round, 2), 2);
+    assert_int_equal(m->n, N);
+    for (int i = 0; i < N; i += 4)
+        fx.entity->destroy(many[i]);
+    assert_int_equal(m->n, N);
+    /* The random probe finds the dead over a few rounds (deterministic: the probe's generator
+     * has a fixed seed); the live ones are never touched. */
+    uint32_t rounds = 0;
+    while (count_dead(m) > 0 && rounds < 10000) {
+        fx.world->collect_garbage(w);
+        rounds++;
+    }
+    assert_int_equal(count_dead(m), 0);
+    assert_int_equal(m->n, N - N / 4);
+    fx.entity->destroy_batch(many, N);
+    r->unload("unit", "two");
+    fx.world->destroy_world(w);
+}
+
+static const char *name_of(ct_world_o *w, ct_entity_t e)
+{
+    return fx.debug_name->name(w, fx.debug_name->lookup(w, e));
+}
+
+/* Removing from the middle moves the last instance into the hole; every lookup still finds its
+ * own name, and instances stay packed. */
+static void debug_name_swap_erase(void **state)
+{
+    (void)state;
+    ct_world_o *w = fx.world->create_world(NULL);
+    ct_entity_t e[5];
+    fx.entity->create_batch(e, 5);
+    const char *names[5] = {"a", "b", "c", "d", "e"};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(fx.debug_name->set(w, e[i], names[i]), 0);
+    assert_int_equal(fx.debug_name->count(w), 5);
+    assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 2);
+    fx.debug_name->remove(w, e[1]);
+    assert_int_equal(fx.debug_name->count(w), 4);
+    assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 0);
+    assert_int_equal(fx.debug_name->lookup(w, e[4]).i, 2); /* the last took the hole */
+    for (int i = 0; i < 5; i++) {
+        if (i != 1)
+            assert_string_equal(name_of(w, e[i]), names[i]);
+    }
+    assert_int_equal(fx.debug_name->entity(w, (ct_debug_name_instance_t){2}).id, e[4].id);
+    /* Replacing keeps one instance; long names are truncated; dead entities are refused. */
+    assert_int_equal(fx.debug_name->set(w, e[0], "a-much-longer-name-than-thirty-one-bytes"), 0);
+    assert_int_equal(fx.debug_name->count(w), 4);
+    assert_int_equal(strlen(name_of(w, e[0])), CT_DEBUG_NAME_MAX - 1);
+    fx.entity->destroy(e[2]);
+    assert_int_equal(fx.debug_name->count(w), 3); /* the destroy callback removed it */
+    assert_int_equal(fx.debug_name->set(w, e[2], "x"), CT_ERR_STALE);
+    assert_null(name_of(w, e[2]));
+    fx.entity->destroy_batch(e, 5);
+    assert_int_equal(fx.debug_name->count(w), 0);
+    fx.world->destroy_world(w);
+}
+
+/* Random create/destroy/set/remove/lookup against a plain array model. */
+static void debug_name_matches_a_reference_model(void **state)
+{
+    (void)state;
+    enum { SLOTS = 3000, STEPS = 200000 };
+    ct_world_o *w = fx.world->create_world(NULL);
+    static ct_entity_t ent[SLOTS];
+    static int has_name[SLOTS]; /* -1: no name, else the number in the name */
+    memset(ent, 0, sizeof ent);
+    uint32_t live_names = 0;
+    uint32_t rng = 99;
+    for (int step = 0; step < STEPS; step++) {
+        rng = rng * 1664525u + 1013904223u;
+        uint32_t s = (rng >> 8) % SLOTS;
+        uint32_t op = (rng >> 24) % 5;
+        char buf[CT_DEBUG_NAME_MAX];
+        if (ent[s].id == 0) {
+            ent[s] = fx.entity->create();
+            has_name[s] = -1;
+        } else if (op == 0) {
+            if (has_name[s] >= 0)
+                live_names--;
+            fx.entity->destroy(ent[s]);
+            ent[s].id = 0;
+        } else if (op == 1 || op == 2) {
+            snprintf(buf, sizeof buf, "n%d", step);
+            assert_int_equal(fx.debug_name->set(w, ent[s], buf), 0);
+            live_names += has_name[s] < 0;
+            has_name[s] = step;
+        } else if (op == 3) {
+            fx.debug_name->remove(w, ent[s]);
+            live_names -= has_name[s] >= 0;
+            has_name[s] = -1;
+        } else {
+            const char *got = name_of(w, ent[s]);
+            if (has_name[s] < 0) {
+                assert_null(got);
+            } else {
+                snprintf(buf, sizeof buf, "n%d", has_name[s]);
+                assert_non_null(got);
+                assert_string_equal(got, buf);
+            }
+        }
+        assert_int_equal(fx.debug_name->count(w), live_names);
+    }
+    /* The whole manager agrees with the model. */
+    for (uint32_t i = 1; i <= fx.debug_name->count(w); i++) {
+        ct_entity_t e = fx.debug_name->entity(w, (ct_debug_name_instance_t){i});
+        assert_true(fx.entity->alive(e));
+        assert_int_equal(fx.debug_name->lookup(w, e).i, i);
+    }
+    for (uint32_t s = 0; s < SLOTS; s++) {
+        if (ent[s].id)
+            fx.entity->destroy(ent[s]);
+    }
+    assert_int_equal(fx.debug_name->count(w), 0);
+    fx.world->destroy_world(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(registry_and_managers, setup, teardown),
+        cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, setup, teardown),
+        cmocka_unit_test_setup_teardown(debug_name_swap_erase, setup, teardown),
+        cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
