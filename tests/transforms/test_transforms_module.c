@@ -1,0 +1,347 @@
+/*
+ * ct_transforms.so in a booted kernel with ct_entities.so: the ct.transform tables, several
+ * worlds, entity death, resources (compile errors, spawning with parent links and a pose) and
+ * the Lua bindings.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_lua.h"
+#include "ct_resource.h"
+#include "ct_transform.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const ct_entity_api_v2 *entity;
+static const ct_world_api_v1 *worlds;
+static const ct_transform_api_v1 *tv1;
+static const ct_transform_api_v2 *tv2;
+static const ct_resource_api_v1 *resource;
+static const ct_lua_api_v1 *lua;
+static ct_world_o *world;
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms")};
+    assert_int_equal(test_kernel_boot(paths, 2), 0);
+    entity = test_kernel_api(CT_ENTITY_API, 2);
+    worlds = test_kernel_api(CT_WORLD_API, 1);
+    tv1 = test_kernel_api(CT_TRANSFORM_API, 1);
+    tv2 = test_kernel_api(CT_TRANSFORM_API, 2);
+    resource = test_kernel_api(CT_RESOURCE_API, 1);
+    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(entity);
+    assert_non_null(worlds);
+    assert_non_null(tv1);
+    assert_non_null(tv2);
+    assert_non_null(resource);
+    assert_non_null(lua);
+    assert_null(test_kernel_api(CT_TRANSFORM_API, 3));
+    world = worlds->create_world(&(ct_world_desc_t){.name = "main"});
+    assert_non_null(world);
+    return 0;
+}
+
+static int shutdown(void **state)
+{
+    (void)state;
+    worlds->destroy_world(world);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    return 0;
+}
+
+static ct_transform_pose_t pose_at(float x, float y, float z)
+{
+    return (ct_transform_pose_t){{x, y, z}, {0, 0, 0, 1}, {1, 1, 1}};
+}
+
+static void assert_near(float a, float b)
+{
+    if (!(fabsf(a - b) <= 1e-4f * (1 + fabsf(b))))
+        fail_msg("%.7g differs from %.7g", (double)a, (double)b);
+}
+
+static void assert_world_position(ct_world_o *w, ct_entity_t e, float x, float y, float z)
+{
+    float p[3];
+    assert_true(tv2->world_position(w, e, p));
+    assert_near(p[0], x);
+    assert_near(p[1], y);
+    assert_near(p[2], z);
+}
+
+static void test_chain_and_links(void **state)
+{
+    (void)state;
+    ct_entity_t e[5];
+    assert_int_equal(entity->create_batch(e, 5), 5);
+    ct_transform_t t[5];
+    for (int k = 0; k < 5; k++) {
+        t[k] = tv2->create(world, e[k], (const ct_transform_pose_t[]){pose_at(0, 1, 0)});
+        assert_true(t[k].i != 0);
+    }
+    for (int k = 1; k < 5; k++)
+        tv2->link(world, t[k], t[k - 1]);
+    assert_int_equal(tv2->count(world), 5);
+    assert_int_equal(tv2->parent(world, t[4]).i, t[3].i);
+    assert_int_equal(tv2->first_child(world, t[0]).i, t[1].i);
+    assert_int_equal(tv2->lookup(world, e[2]).i, t[2].i);
+    assert_int_equal(tv2->entity(world, t[2]).id, e[2].id);
+    assert_world_position(world, e[4], 0, 5, 0);
+
+    /* Moving the root moves the tip before anything else happens. */
+    tv2->set_local(world, t[0], &(ct_transform_pose_t){{3, 1, 0}, {0, 0, 0, 1}, {2, 2, 2}});
+    assert_world_position(world, e[4], 3, 9, 0);
+
+    /* A cycle is refused; stale and invalid handles are ignored. */
+    tv2->link(world, t[0], t[4]);
+    assert_int_equal(tv2->parent(world, t[0]).i, 0);
+    tv2->set_local(world, (ct_transform_t){999}, &(ct_transform_pose_t){0});
+    assert_int_equal(tv2->parent(world, (ct_transform_t){999}).i, 0);
+
+    /* Unlinking keeps the world pose. */
+    tv2->unlink(world, t[3]);
+    assert_world_position(world, e[4], 3, 9, 0);
+    assert_int_equal(tv2->parent(world, t[3]).i, 0);
+    const ct_transform_pose_t p3 = tv2->local(world, t[3]);
+    assert_near(p3.position[1], 7);
+    assert_near(p3.scale[0], 2);
+
+    /* World setters solve the local pose through the parent. */
+    assert_true(tv2->set_world_position(world, e[2], (float[3]){1, 1, 1}));
+    assert_world_position(world, e[2], 1, 1, 1);
+    const ct_transform_pose_t p2 = tv2->local(world, tv2->lookup(world, e[2]));
+    assert_near(p2.position[0], -1), assert_near(p2.position[1], -1), assert_near(p2.position[2], 0.5f);
+    const float quarter_z[4] = {0, 0, 0.70710678f, 0.70710678f};
+    assert_true(tv2->set_world_rotation(world, e[2], quarter_z));
+    float q[4];
+    assert_true(tv2->world_rotation(world, e[2], q));
+    for (int k = 0; k < 4; k++)
+        assert_near(q[k], quarter_z[k]);
+
+    ct_entity_t none = entity->create();
+    assert_false(tv2->world_position(world, none, q));
+    assert_false(tv2->set_world_position(world, none, q));
+    entity->destroy(none);
+    entity->destroy_batch(e, 5);
+    assert_int_equal(tv2->count(world), 0);
+}
+
+static void test_several_worlds(void **state)
+{
+    (void)state;
+    ct_world_o *other = worlds->create_world(&(ct_world_desc_t){.name = "inventory"});
+    assert_non_null(other);
+    ct_entity_t e = entity->create();
+    ct_transform_t a = tv2->create(world, e, (const ct_transform_pose_t[]){pose_at(1, 2, 3)});
+    ct_transform_t b = tv2->create(other, e, (const ct_transform_pose_t[]){pose_at(-5, 0, 0)});
+    assert_true(a.i && b.i);
+    /* One per world: a second one in the same world is refused. */
+    assert_int_equal(tv2->create(world, e, NULL).i, 0);
+    assert_world_position(world, e, 1, 2, 3);
+    assert_world_position(other, e, -5, 0, 0);
+    tv2->set_local(other, b, (const ct_transform_pose_t[]){pose_at(7, 7, 7)});
+    assert_world_position(world, e, 1, 2, 3);
+    assert_world_position(other, e, 7, 7, 7);
+    /* Death removes it from every world. */
+    entity->destroy(e);
+    assert_int_equal(tv2->count(world), 0);
+    assert_int_equal(tv2->count(other), 0);
+    assert_int_equal(tv2->create(world, e, NULL).i, 0);
+    worlds->destroy_world(other);
+}
+
+static void test_destroying_a_parent(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    assert_int_equal(entity->create_batch(e, 3), 3);
+    ct_transform_t p = tv2->create(world, e[0], (const ct_transform_pose_t[]){pose_at(10, 0, 0)});
+    ct_transform_t c = tv2->create(world, e[1], (const ct_transform_pose_t[]){pose_at(0, 1, 0)});
+    ct_transform_t g = tv2->create(world, e[2], (const ct_transform_pose_t[]){pose_at(0, 0, 1)});
+    tv2->link(world, c, p);
+    tv2->link(world, g, c);
+    entity->destroy(e[0]);
+    assert_int_equal(tv2->count(world), 2);
+    c = tv2->lookup(world, e[1]);
+    g = tv2->lookup(world, e[2]);
+    assert_int_equal(tv2->parent(world, c).i, 0);
+    assert_int_equal(tv2->parent(world, g).i, c.i);
+    assert_world_position(world, e[1], 10, 1, 0);
+    assert_world_position(world, e[2], 10, 1, 1);
+    entity->destroy_batch(&e[1], 2);
+    assert_int_equal(tv2->count(world), 0);
+}
+
+/* The same operations through v1 (per node) in one world and v2 (batched) in another give
+ * bit-identical world matrices. */
+static void test_v1_v2_and_batch_agree(void **state)
+{
+    (void)state;
+    ct_world_o *other = worlds->create_world(NULL);
+    enum { CHAINS = 20, DEPTH = 5, N = CHAINS * DEPTH };
+    ct_entity_t e[N];
+    ct_transform_t a[N], b[N];
+    ct_transform_pose_t poses[N];
+    assert_int_equal(entity->create_batch(e, N), N);
+    for (int k = 0; k < N; k++) {
+        a[k] = tv1->create(world, e[k], NULL);
+        b[k] = tv2->create(other, e[k], NULL);
+        if (k % DEPTH) {
+            tv1->link(world, a[k], a[k - 1]);
+            tv2->link(other, b[k], b[k - 1]);
+        }
+        const float s = 0.5f + (float)(k % 7) / 8;
+        const float h = 0.1f * (float)k;
+        poses[k] = (ct_transform_pose_t){
+            {(float)k, 1, -1}, {0, sinf(h), 0, cosf(h)}, {s, 1, 2 - s}};
+    }
+    for (int k = 0; k < N; k++)
+        tv1->set_local(world, a[k], &poses[k]);
+    tv2->set_local_batch(other, b, poses, N);
+    for (int k = 0; k < N; k++) {
+        const ct_transform_matrix_t ma = tv1->world_matrix(world, a[k]);
+        const ct_transform_matrix_t mb = tv2->world_matrix(other, b[k]);
+        assert_memory_equal(&ma, &mb, sizeof ma);
+        const ct_transform_pose_t la = tv1->local(world, a[k]);
+        assert_memory_equal(&la, &poses[k], sizeof la);
+    }
+    worlds->destroy_world(other);
+    entity->destroy_batch(e, N);
+}
+
+static int load_level(const char *name, const char *source)
+{
+    return resource->load_source("level", name, source, strlen(source));
+}
+
+static void test_compile_refuses_bad_values(void **state)
+{
+    (void)state;
+    static const char *bad[] = {
+        "entities = [ { components = { transform = { position = [1 2] } } } ]",
+        "entities = [ { components = { transform = { position = [1 2 \"x\"] } } } ]",
+        "entities = [ { components = { transform = { rotation = [0 0 0 0] } } } ]",
+        "entities = [ { components = { transform = { scale = [1 0 1] } } } ]",
+        "entities = [ { components = { transform = { postion = [1 2 3] } } } ]",
+        "entities = [ { components = { transform = 5 } } ]",
+        "entities = [ { components = { transform = { position = [1 2 1e39] } } } ]",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "levels/bad%zu", k);
+        assert_true(load_level(name, bad[k]) < 0);
+        assert_null(resource->get("level", name));
+    }
+}
+
+static void test_spawn_links_children(void **state)
+{
+    (void)state;
+    const char *src =
+        "entities = [\n"
+        "  { components = { transform = { position = [1 0 0] } }\n"
+        "    children = [\n"
+        "      { components = { transform = { position = [0 2 0] scale = [2 2 2] } }\n"
+        "        children = [ { components = { transform = { position = [0 0 1] } } } ] }\n"
+        "      { components = { transform = { rotation = [0 0 1 1] } } }\n"
+        "    ] }\n"
+        "  { components = { transform = {} } }\n"
+        "]\n";
+    assert_int_equal(load_level("levels/tree", src), 0);
+    const void *level = resource->get("level", "levels/tree");
+    assert_non_null(level);
+    ct_entity_t e[5];
+    /* Roots go to (0 0 5) turned a quarter about z: x becomes y. */
+    const float pos[3] = {0, 0, 5}, rot[4] = {0, 0, 0.70710678f, 0.70710678f};
+    assert_int_equal(worlds->spawn_resource(world, level, pos, rot, e, 5), 5);
+    assert_int_equal(tv2->count(world), 5);
+    ct_transform_t t[5];
+    for (int k = 0; k < 5; k++)
+        t[k] = tv2->lookup(world, e[k]);
+    /* Resource order: root, child, grandchild, second child, second root. */
+    assert_int_equal(tv2->parent(world, t[0]).i, 0);
+    assert_int_equal(tv2->parent(world, t[1]).i, t[0].i);
+    assert_int_equal(tv2->parent(world, t[2]).i, t[1].i);
+    assert_int_equal(tv2->parent(world, t[3]).i, t[0].i);
+    assert_int_equal(tv2->parent(world, t[4]).i, 0);
+    assert_world_position(world, e[0], 0, 1, 5);
+    assert_world_position(world, e[1], -2, 1, 5);
+    assert_world_position(world, e[2], -2, 1, 7);
+    assert_world_position(world, e[4], 0, 0, 5);
+    /* The compiled rotation was normalised; children keep their local pose as written. */
+    const ct_transform_pose_t p3 = tv2->local(world, t[3]);
+    assert_near(p3.rotation[2], 0.70710678f);
+    const ct_transform_pose_t p1 = tv2->local(world, t[1]);
+    assert_near(p1.position[1], 2);
+    assert_near(p1.scale[0], 2);
+    entity->destroy_batch(e, 5);
+    assert_int_equal(tv2->count(world), 0);
+}
+
+static void test_lua_bindings(void **state)
+{
+    (void)state;
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    tv2->create(world, e[0], NULL);
+    tv2->create(world, e[1], NULL);
+    const char *script =
+        "function transform_check(w, a, b)\n"
+        "  Transform.set_local_position(w, a, 1, 2, 3)\n"
+        "  Transform.set_local_scale(w, a, 2, 2, 2)\n"
+        "  Transform.set_local_rotation(w, a, 0, 0, 0.6, 0.8)\n"
+        "  local x, y, z = Transform.local_position(w, a)\n"
+        "  assert(x == 1 and y == 2 and z == 3)\n"
+        "  local qx, qy, qz, qw = Transform.local_rotation(w, a)\n"
+        "  assert(qx == 0 and qy == 0 and math.abs(qz - 0.6) < 1e-7 and math.abs(qw - 0.8) < 1e-7)\n"
+        "  local sx = Transform.local_scale(w, a)\n"
+        "  assert(sx == 2)\n"
+        "  Transform.set_local_position(w, b, 1, 0, 0)\n"
+        "  Transform.link(w, b, a)\n"
+        "  x, y, z = Transform.world_position(w, b)\n"
+        "  assert(math.abs(x - (1 + 2 * 0.28)) < 1e-5 and math.abs(y - (2 + 2 * 0.96)) < 1e-5, x .. ' ' .. y)\n"
+        "  qx, qy, qz, qw = Transform.world_rotation(w, b)\n"
+        "  assert(math.abs(qz - 0.6) < 1e-5 and math.abs(qw - 0.8) < 1e-5)\n"
+        "  assert(not pcall(Transform.link, w, a, b))\n"
+        "  assert(not pcall(Transform.world_position, w, 123456))\n"
+        "  assert(not pcall(Transform.set_local_rotation, w, a, 0, 0, 0, 0))\n"
+        "  Transform.unlink(w, b)\n"
+        "  x, y, z = Transform.world_position(w, b)\n"
+        "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "transform_check"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e[0].id);
+    lua->push_number(L, e[1].id);
+    assert_int_equal(lua->call_global("transform_check", 3), 0);
+    /* Exact: what Lua set is what C reads. */
+    const ct_transform_pose_t p = tv2->local(world, tv2->lookup(world, e[0]));
+    assert_true(p.rotation[2] == 0.6f && p.rotation[3] == 0.8f);
+    entity->destroy_batch(e, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain_and_links),
+        cmocka_unit_test(test_several_worlds),
+        cmocka_unit_test(test_destroying_a_parent),
+        cmocka_unit_test(test_v1_v2_and_batch_agree),
+        cmocka_unit_test(test_compile_refuses_bad_values),
+        cmocka_unit_test(test_spawn_links_children),
+        cmocka_unit_test(test_lua_bindings),
+    };
+    return cmocka_run_group_tests(tests, boot, shutdown);
+}
