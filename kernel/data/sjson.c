@@ -35,14 +35,14 @@ typedef struct parser_t {
     bool failed;
 } parser_t;
 
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
 static bool is_ident_start(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
 
-static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_ident_char(char c) { return is_ident_start(c) || is_digit(c); }
 
 /* Bytes that may continue a number-like token: a number must not run into one of them. */
 static bool is_number_char(char c) { return is_ident_char(c) || c == '.' || c == '+' || c == '-'; }
