@@ -1,7 +1,7 @@
 /*
  * Compiling entity resources (levels and units) from SJSON into the layout of api/ct_world.h.
  *
- * Two passes. The first flattens the entity tree depth-first (so a parent always precedes its
+ * Two passes. The first flattens the entity tree breadth-first (so a parent always precedes its
  * children) and expands `repeat`. The second walks the registered component types in spawn
  * order and writes one section per type that any entity uses, asking the type to compile each
  * instance. The compiler is not on a hot path; it favours simple code over speed.
@@ -16,6 +16,7 @@
 typedef struct flat_entity_t {
     const ct_data_o *node;
     uint32_t parent;
+    bool report;      /* give warnings for its children (not a repeat copy's subtree) */
     bool shifted;     /* a repeat copy past the first: offset applies */
     double offset[3]; /* added to components.transform.position */
 } flat_entity_t;
@@ -102,9 +103,9 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     return true;
 }
 
-/* `report`: false for the children of repeat copies past the first, whose warnings the first
- * copy already gave. */
-static bool flatten(compiler_t *c, const ct_data_o *list, uint32_t parent, bool report)
+/* Appends the entities of `list` (an array) under `parent`, expanding `repeat`. Warnings are
+ * given only when `report` (not again for every copy of a repeated entity's subtree). */
+static bool push_list(compiler_t *c, const ct_data_o *list, uint32_t parent, bool report)
 {
     if (D->type(list) != CT_DATA_ARRAY) {
         R->compile_error(c->ctx, "`entities` and `children` must be arrays");
@@ -127,13 +128,26 @@ static bool flatten(compiler_t *c, const ct_data_o *list, uint32_t parent, bool 
         double spacing[3];
         if (!read_repeat(c, D->get(node, "repeat"), name, &count, spacing))
             return false;
-        const ct_data_o *children = D->get(node, "children");
         for (uint32_t k = 0; k < count; k++) {
-            flat_entity_t e = {node, parent, k > 0, {k * spacing[0], k * spacing[1], k * spacing[2]}};
-            uint32_t index = c->num_entities;
-            if (!push_entity(c, &e) || (children && !flatten(c, children, index, report && k == 0)))
+            flat_entity_t e = {node, parent, report && k == 0, k > 0,
+                               {k * spacing[0], k * spacing[1], k * spacing[2]}};
+            if (!push_entity(c, &e))
                 return false;
         }
+    }
+    return true;
+}
+
+/* Breadth first, as in the seed's example (A, B, C, D, E): a parent precedes its children, and
+ * siblings are contiguous. The flat array is its own queue. */
+static bool flatten(compiler_t *c, const ct_data_o *roots)
+{
+    if (!push_list(c, roots, UINT32_MAX, true))
+        return false;
+    for (uint32_t i = 0; i < c->num_entities; i++) {
+        const ct_data_o *children = D->get(c->entities[i].node, "children");
+        if (children && !push_list(c, children, i, c->entities[i].report))
+            return false;
     }
     return true;
 }
@@ -302,7 +316,7 @@ int entities__resource_compile(void *user_data, const ct_data_o *source, ct_comp
     if (!list) {
         R->compile_error(ctx, "missing `entities = [ ... ]`");
         err = CT_ERR_BAD_DATA;
-    } else if (!flatten(&c, list, UINT32_MAX, true)) {
+    } else if (!flatten(&c, list)) {
         err = CT_ERR_BAD_DATA;
     }
 

@@ -64,9 +64,16 @@ static bool read_u32(reader_t *r, uint32_t *v, const char *what)
     return at != NULL;
 }
 
+/* Padding must be zero: a cheap extra check that catches shifted or corrupt sections. */
 static bool align8(reader_t *r)
 {
-    return take(r, (8u - (r->at & 7u)) & 7u, "padding past the end") != NULL;
+    uint32_t n = (8u - (uint32_t)(r->at & 7u)) & 7u;
+    const uint8_t *pad = take(r, n, "padding past the end");
+    for (uint32_t i = 0; pad && i < n; i++) {
+        if (pad[i] != 0)
+            return fail(r, "non-zero padding byte", pad[i]);
+    }
+    return pad != NULL;
 }
 
 /* Checks the payload; with `out` also fills in out's pointers (then `p` must be 8-aligned and

@@ -1,0 +1,229 @@
+/* Entity resources: compile, load (validation), spawn; v0 and v1 spawn_unit; unknown types. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_hash.h"
+#include "fixture.h"
+#include "resources/resources_internal.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    fixture_boot(true);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fixture_shutdown();
+    return 0;
+}
+
+/* The seed's example: five entities A..E with parent_index {none, 0, 1, 1, 2}, i.e.
+ * A - B - C - E with D under B, and two probe components whose entity_index is {2, 3}. */
+static const char seed_level[] =
+    "entities = [ { name = \"A\" components = { debug_name = { name = \"A\" } } children = [\n"
+    "  { name = \"B\" children = [\n"
+    "      { name = \"C\" components = { probe = { value = 2 tag = 7 } }\n"
+    "        children = [ { name = \"E\" } ] }\n"
+    "      { name = \"D\" components = { probe = { value = 3 tag = 8 } } } ] } ] } ]\n";
+
+static void seed_example_spawns_in_batches(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1), 0);
+    ct_world_o *w = fx.world->create_world(NULL);
+    ct_entity_t e[5];
+    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("level", "seed"), NULL, NULL, e, 5), 5);
+    probe_manager_t *m = fx.component->manager(w, probe);
+    assert_int_equal(m->spawn_calls, 1); /* both instances in one call */
+    assert_int_equal(m->last_n, 2);
+    assert_int_equal(m->last_entity_index[0], 2);
+    assert_int_equal(m->last_entity_index[1], 3);
+    const uint32_t parents[5] = {UINT32_MAX, 0, 1, 1, 2};
+    assert_memory_equal(m->last_parent_index, parents, sizeof parents);
+    assert_int_equal(m->last_ctx.num_entities, 5);
+    assert_int_equal(m->items[0].entity.id, e[2].id);
+    assert_int_equal(m->items[0].tag, 7);
+    assert_int_equal(m->items[1].entity.id, e[3].id);
+    assert_true(m->items[1].value == 3.0f);
+    assert_string_equal(fx.debug_name->name(w, fx.debug_name->lookup(w, e[0])), "A");
+    /* spawn_level by name gives the same shape (the resource is already loaded). */
+    assert_int_equal(fx.world->spawn_level(w, "seed"), 5);
+    assert_int_equal(m->n, 4);
+    assert_int_equal(fx.entity->live_count(), 10);
+    fx.world->destroy_world(w);
+    fx.resource->unload("level", "seed");
+}
+
+static const char pose_unit[] =
+    "entities = [ { components = { probe = { value = 1 } } children = [ { components = {\n"
+    "  probe = { value = 2 } } } ] } ]\n";
+
+static void spawn_unit_v0_and_v1_agree_but_for_rotation(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    assert_int_equal(fx.resource->load_source("unit", "units/pose", pose_unit, sizeof pose_unit - 1), 0);
+    ct_world_o *w0 = fx.world_v0->create_world(NULL);
+    ct_world_o *w1 = fx.world->create_world(NULL);
+    const float pos[3] = {1, 2, 3}, rot[4] = {0, 0.7071068f, 0, 0.7071068f};
+    ct_entity_t r0 = fx.world_v0->spawn_unit(w0, "units/pose", pos);
+    ct_entity_t r1 = fx.world->spawn_unit(w1, "units/pose", pos, rot);
+    assert_true(fx.entity->alive(r0));
+    assert_true(fx.entity->alive(r1));
+    probe_manager_t *m0 = fx.component->manager(w0, probe), *m1 = fx.component->manager(w1, probe);
+    assert_int_equal(m0->n, 2);
+    assert_int_equal(m1->n, 2);
+    assert_int_equal(m0->items[0].entity.id, r0.id);
+    assert_int_equal(m1->items[0].entity.id, r1.id);
+    assert_memory_equal(m0->last_ctx.position, pos, sizeof pos);
+    assert_memory_equal(m1->last_ctx.position, pos, sizeof pos);
+    assert_memory_equal(m0->last_parent_index, m1->last_parent_index, 2 * sizeof(uint32_t));
+    const float identity[4] = {0, 0, 0, 1};
+    assert_memory_equal(m0->last_ctx.rotation, identity, sizeof identity);
+    assert_memory_equal(m1->last_ctx.rotation, rot, sizeof rot);
+    /* A missing unit: {0}, nothing made. */
+    uint32_t live = fx.entity->live_count();
+    assert_int_equal(fx.world->spawn_unit(w1, "units/missing", NULL, NULL).id, 0);
+    assert_int_equal(fx.entity->live_count(), live);
+    fx.world->destroy_world(w0);
+    fx.world->destroy_world(w1);
+}
+
+static void repeat_expands_with_children(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    const char src[] = "entities = [ { components = { probe = { value = 5 } }\n"
+                       "  repeat = { count = 1000 spacing = [1 0 0] }\n"
+                       "  children = [ { components = { debug_name = { name = \"kid\" } } } ] } ]\n";
+    assert_int_equal(fx.resource->load_source("level", "big", src, sizeof src - 1), 0);
+    ct_world_o *w = fx.world->create_world(NULL);
+    assert_int_equal(fx.world->spawn_level(w, "big"), 2000);
+    probe_manager_t *m = fx.component->manager(w, probe);
+    assert_int_equal(m->n, 1000);
+    /* Breadth first: the 1000 copies, then their children. */
+    assert_int_equal(m->last_parent_index[15], UINT32_MAX);
+    assert_int_equal(m->last_ctx.parent_index[1000], 0);
+    assert_int_equal(m->last_ctx.parent_index[1999], 999);
+    assert_int_equal(fx.debug_name->count(w), 1000);
+    fx.world->destroy_world(w);
+    /* A bad count is refused. */
+    const char bad[] = "entities = [ { repeat = { count = 0 } } ]";
+    assert_true(fx.resource->load_source("level", "bad", bad, sizeof bad - 1) < 0);
+}
+
+static const char unknown_src[] =
+    "entities = [ { components = { probe = { value = 1 } no_such_thing = { x = 1 } } } ]";
+
+static void unknown_component_is_an_error_when_strict(void **state)
+{
+    (void)state;
+    probe_register(false);
+    assert_true(fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1) < 0);
+    assert_null(fx.resource->get("unit", "unknown"));
+}
+
+static void unknown_component_is_skipped_otherwise(void **state)
+{
+    (void)state;
+    fixture_boot(false);
+    uint64_t probe = probe_register(false);
+    uint64_t warnings = fx.log->count(CT_LOG_WARNING);
+    assert_int_equal(fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1), 0);
+    assert_true(fx.log->count(CT_LOG_WARNING) > warnings);
+    ct_world_o *w = fx.world->create_world(NULL);
+    assert_int_not_equal(fx.world->spawn_unit(w, "unknown", NULL, NULL).id, 0);
+    assert_int_equal(((probe_manager_t *)fx.component->manager(w, probe))->n, 1);
+    fx.world->destroy_world(w);
+    fixture_shutdown();
+}
+
+/* Compiles `src` to a whole blob with the kernel's compiler; the payload follows the header. */
+static uint8_t *compile_blob(const char *src, uint64_t *size)
+{
+    uint8_t *blob = NULL;
+    assert_int_equal(resources__compile_text(resources__find_type("level"), "test.level", src,
+                                             strlen(src), &blob, size), 0);
+    return blob;
+}
+
+static void *load_payload(const uint8_t *payload, uint64_t size)
+{
+    const ct_resource_type_t *type = resources__find_type("level");
+    char err[256] = "";
+    /* An exactly-sized heap copy, so a read past the end is caught under ASan. */
+    uint8_t *copy = malloc(size ? size : 1);
+    memcpy(copy, payload, size);
+    void *res = type->load(type->user_data, copy, size, err, sizeof err);
+    free(copy);
+    if (res)
+        type->unload(type->user_data, res);
+    else
+        assert_true(err[0] != 0);
+    return res;
+}
+
+static void corrupt_payloads_are_refused(void **state)
+{
+    (void)state;
+    probe_register(false);
+    uint64_t blob_size;
+    uint8_t *blob = compile_blob(seed_level, &blob_size);
+    const uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
+    uint64_t size = blob_size - RESOURCES_HEADER_SIZE;
+    assert_non_null(load_payload(payload, size));
+    /* Every truncation, and one byte too many, is refused. */
+    for (uint64_t n = 0; n < size; n++)
+        assert_null(load_payload(payload, n));
+    uint8_t *longer = calloc(1, size + 8);
+    memcpy(longer, payload, size);
+    assert_null(load_payload(longer, size + 8));
+    /* Corrupt counts and indices. */
+    uint32_t v;
+    uint8_t *bad = malloc(size);
+    struct { size_t at; uint32_t value; } edits[] = {
+        {0, 7},              /* num_entities (6 would be valid: entity 5 in the padding) */
+        {0, 0xffffffffu},
+        {4, 3},              /* num_component_types */
+        {4, 0xffffffffu},
+        {8, 0},              /* parent_index[0] = 0: not an earlier entity */
+        {12, 4},             /* parent_index[1] = 4: a later one */
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        memcpy(bad, payload, size);
+        v = edits[i].value;
+        memcpy(bad + edits[i].at, &v, 4);
+        if (load_payload(bad, size))
+            fail_msg("edit %zu accepted", i);
+    }
+    /* The first section starts after 8 + 5 * 4 bytes padded to 32: its num_instances, its
+     * instance_size and its first entity_index. */
+    size_t section = 32;
+    const size_t fields[] = {section + 8, section + 12, section + 16};
+    for (size_t i = 0; i < 3; i++) {
+        memcpy(bad, payload, size);
+        v = 0x7fffffffu;
+        memcpy(bad + fields[i], &v, 4);
+        assert_null(load_payload(bad, size));
+    }
+    free(bad);
+    free(longer);
+    ct_free(resources__allocator(), blob, blob_size);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(seed_example_spawns_in_batches, setup, teardown),
+        cmocka_unit_test_setup_teardown(spawn_unit_v0_and_v1_agree_but_for_rotation, setup, teardown),
+        cmocka_unit_test_setup_teardown(repeat_expands_with_children, setup, teardown),
+        cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, setup, teardown),
+        cmocka_unit_test(unknown_component_is_skipped_otherwise),
+        cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
