@@ -133,7 +133,10 @@ int lua_env__run_string(const char *code, const char *chunk_name)
 int lua_env__call_global(const char *name, int nargs)
 {
     lua_State *L = env.L;
-    lua_getglobal(L, name);
+    /* Raw, because this runs outside any protected call: a strict-globals __index that raises
+     * on unknown names would otherwise abort the process. */
+    lua_pushstring(L, name);
+    lua_rawget(L, LUA_GLOBALSINDEX);
     if (!lua_isfunction(L, -1)) {
         lua_pop(L, nargs + 1);
         return CT_ERR_NOT_FOUND;

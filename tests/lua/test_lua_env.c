@@ -80,6 +80,9 @@ static void call_global_outcomes(void **state)
     lua_pushnumber(L, 2);
     assert_int_equal(lua_env__call_global("missing", 2), CT_ERR_NOT_FOUND);
     assert_int_equal(lua_env__call_global("not_a_function", 0), CT_ERR_NOT_FOUND);
+    /* A strict-globals guard raising on unknown names does not escape the kernel. */
+    lua_test_run("setmetatable(_G, { __index = function(_, k) error('undefined ' .. k) end })", 0);
+    assert_int_equal(lua_env__call_global("also_missing", 0), CT_ERR_NOT_FOUND);
     assert_int_equal(lua_gettop(L), 0);
 }
 
