@@ -234,6 +234,39 @@ static bool decode_escape(parser_t *ps, const char **in, char **out)
     return true;
 }
 
+/* The length of the well-formed UTF-8 sequence at `p` (which starts with a byte >= 0x80), or 0
+ * for an invalid one: stray continuation bytes, overlong forms, surrogates, beyond U+10FFFF, or
+ * a sequence cut short by `end`. Names are hashed byte by byte, so one spelling per character. */
+static size_t utf8_length(const char *p, const char *end)
+{
+    unsigned char c = (unsigned char)p[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        lo = c == 0xe0 ? 0xa0 : 0x80;
+        hi = c == 0xed ? 0x9f : 0xbf;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        lo = c == 0xf0 ? 0x90 : 0x80;
+        hi = c == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if ((size_t)(end - p) < n)
+        return 0;
+    unsigned char second = (unsigned char)p[1];
+    if (second < lo || second > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (((unsigned char)p[i] & 0xc0) != 0x80)
+            return 0;
+    }
+    return n;
+}
+
 /* Parses a quoted string at ps->p onto the scratch stack; returns its offset or SIZE_MAX. The
  * decoded text is never longer than the quoted source, which sizes the reservation. */
 static size_t parse_string(parser_t *ps)
@@ -265,8 +298,17 @@ static size_t parse_string(parser_t *ps)
             fail_at(ps, in, "control character (byte 0x%02x) in string: escape it",
                     (unsigned char)*in);
             return SIZE_MAX;
-        } else {
+        } else if ((unsigned char)*in < 0x80) {
             *o++ = *in++;
+        } else {
+            size_t n = utf8_length(in, close);
+            if (n == 0) {
+                fail_at(ps, in, "invalid UTF-8 (byte 0x%02x) in string", (unsigned char)*in);
+                return SIZE_MAX;
+            }
+            memcpy(o, in, n);
+            o += n;
+            in += n;
         }
     }
     *o++ = '\0';

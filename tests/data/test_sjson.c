@@ -96,7 +96,7 @@ static void string_escapes(void **state)
     char err[256];
     cJSON *root = parse_exact("s = \"\\\"\\\\\\/\\b\\f\\n\\r\\t\"\n"
                               "u = \"\\u00e9\\u20AC\\ud83d\\ude00\\u0041\"\n"
-                              "raw = \"\xc3\xa9 \xf0\x9f\x98\x80\"\n"
+                              "raw = \"\xc3\xa9 \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"\n"
                               "empty = \"\"",
                               err, sizeof err);
     if (!root)
@@ -106,7 +106,7 @@ static void string_escapes(void **state)
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "u")->valuestring,
                         "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "raw")->valuestring,
-                        "\xc3\xa9 \xf0\x9f\x98\x80");
+                        "\xc3\xa9 \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "empty")->valuestring, "");
     cJSON_Delete(root);
 }
@@ -193,6 +193,14 @@ static const bad_case_t bad_cases[] = {
     {"s = \"\\ud800\\u0041\"", 1, 6},
     {"s = \"a\\u0000\"", 1, 7},
     {"s = \"a\tb\"", 1, 7},
+    /* Strings hold well-formed UTF-8 only: a stray continuation byte, an overlong form, an
+     * encoded surrogate, a sequence cut short by the closing quote. */
+    {"s = \"a\x80\"", 1, 7},
+    {"s = \"\xc0\xaf\"", 1, 6},
+    {"s = \"\xed\xa0\x80\"", 1, 6},
+    {"s = \"\xf4\x90\x80\x80\"", 1, 6},
+    {"s = \"\xe2\x82\"", 1, 6},
+    {"s = \"\xff\"", 1, 6},
     /* Trailing garbage after a plain JSON root. */
     {"{\"a\": 1} x", 1, 10},
     {"[1] [2]", 1, 5},
