@@ -38,7 +38,7 @@ uint8_t *resources__read_file(const char *path, uint64_t *size)
     return data;
 }
 
-int resources__make_parents(const char *path)
+static int make_parents(const char *path)
 {
     char dir[RESOURCES_PATH_SIZE];
     int n = snprintf(dir, sizeof dir, "%s", path);
@@ -61,7 +61,7 @@ int resources__write_file(const char *path, const void *data, size_t size)
     int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);
     if (n < 0 || (size_t)n >= sizeof tmp)
         return CT_ERR_INVALID;
-    int rc = resources__make_parents(path);
+    int rc = make_parents(path);
     if (rc)
         return rc;
     FILE *f = fopen(tmp, "wb");

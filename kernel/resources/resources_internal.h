@@ -76,7 +76,6 @@ void resources__unload_all(void);
 uint8_t *resources__read_file(const char *path, uint64_t *size);
 /* Writes through a temporary file and a rename, creating parent folders. */
 int resources__write_file(const char *path, const void *data, size_t size);
-int resources__make_parents(const char *path);
 
 /* manifest.c: the record of what was compiled, by project-relative source path. */
 typedef struct resources_manifest_entry_t {
