@@ -67,7 +67,9 @@
 #ifndef CT_WORLD_H
 #define CT_WORLD_H
 
-#include "ct_types.h"
+/* The one exception to "include only ct_types.h": this API is about entities (ct_entity_t,
+ * ct_world_o), which ct_entity.h defines. */
+#include "ct_entity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,9 +77,6 @@ extern "C" {
 
 #define CT_WORLD_API 0x2167c5bdu      /* "ct.world" */
 #define CT_DEBUG_NAME_API 0x1d32ccbeu /* "ct.debug_name" */
-
-/* Same type as in ct_entity.h (C11 allows the repeated typedef). */
-typedef struct ct_world_o ct_world_o;
 
 /* Creation parameters; all zero (or a NULL desc) means the defaults. */
 typedef struct ct_world_desc_t {

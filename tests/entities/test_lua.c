@@ -1,0 +1,106 @@
+/* The World and Entity Lua bindings, driven from Lua source run through ct_lua_api_v1. */
+#include <string.h>
+
+#include "fixture.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    fixture_boot(true);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fixture_shutdown();
+    return 0;
+}
+
+static void run(const char *code) { assert_int_equal(fx.lua->run_string(code, "=test"), 0); }
+
+static void worlds_entities_and_names(void **state)
+{
+    (void)state;
+    const char unit[] = "entities = [ { components = { debug_name = { name = \"crate\" } } } ]";
+    assert_int_equal(fx.resource->load_source("unit", "crate", unit, sizeof unit - 1), 0);
+    run("local w = World.create()\n"
+        "local e = World.spawn_unit(w, 'crate', 1, 2, 3)\n"
+        "assert(type(e) == 'number' and Entity.alive(e))\n"
+        "assert(World.debug_name(w, e) == 'crate')\n"
+        "assert(World.set_debug_name(w, e, 'box'))\n"
+        "assert(World.debug_name(w, e) == 'box')\n"
+        "local r = World.spawn_unit(w, 'crate', 0, 0, 0, 0, 0, 0, 1)\n"
+        "assert(Entity.count() == 2)\n"
+        "Entity.destroy(e)\n"
+        "assert(not Entity.alive(e) and World.debug_name(w, e) == nil)\n"
+        "assert(not World.set_debug_name(w, e, 'dead'))\n"
+        "local n, why = World.spawn_level(w, 'nowhere')\n"
+        "assert(n == nil and type(why) == 'string')\n"
+        "assert(World.spawn_unit(w, 'nowhere', 0, 0, 0) == nil)\n"
+        "local f = Entity.create(); assert(Entity.alive(f)); Entity.destroy(f)\n"
+        "Entity.destroy(r)\n"
+        "World.collect_garbage(w)\n"
+        "World.destroy(w)\n"
+        "assert(not pcall(World.debug_name, w, e))\n");
+    assert_int_equal(fx.entity->live_count(), 0);
+}
+
+static void script_callbacks(void **state)
+{
+    (void)state;
+    run("W = World.create()\n"
+        "A, B, C = Entity.create(), Entity.create(), Entity.create()\n"
+        "hits = {}\n"
+        "World.set_callback(W, A, 'on_collision', function(e, x, y) hits[#hits + 1] = e + x + y end)\n"
+        "World.set_callback(W, B, 'on_collision', function(e) error('boom') end)\n"
+        "World.set_callback(W, C, 'on_collision', function(e, x) hits[#hits + 1] = -x end)\n");
+    /* Events for a dead entity or a callback nobody set are dropped; a failing callback is
+     * reported and the rest still run. */
+    run("World.queue_callback(W, A, 'on_collision', 1, 2)\n"
+        "World.queue_callback(W, B, 'on_collision')\n"
+        "World.queue_callback(W, C, 'on_collision', 5)\n"
+        "World.queue_callback(W, C, 'on_other', 5)\n"
+        "Entity.destroy(C)\n"
+        "World.queue_callback(W, A, 'on_collision', 10, 20)\n"
+        "local ran = World.run_callbacks(W)\n"
+        "assert(ran == 3, 'ran ' .. ran)\n" /* A twice, B (which fails); C died, on_other unset */
+        "assert(#hits == 2 and hits[1] == A + 3 and hits[2] == A + 30)\n"
+        "assert(World.run_callbacks(W) == 0)\n"
+        "World.destroy(W)\n"
+        "Entity.destroy(A); Entity.destroy(B)\n");
+    assert_int_equal(fx.entity->live_count(), 0);
+}
+
+static void queue_callback_from_c(void **state)
+{
+    (void)state;
+    ct_world_o *w = fx.world->create_world(NULL);
+    ct_entity_t e = fx.entity->create();
+    const double args[2] = {4, 5};
+    assert_int_equal(fx.world->queue_callback(w, e, "on_hit", args, 2), 0);
+    assert_int_equal(fx.world->queue_callback(w, e, "", args, 0), CT_ERR_INVALID);
+    assert_int_equal(fx.world->queue_callback(w, e, "on_hit", args, 17), CT_ERR_INVALID);
+    assert_int_equal(fx.world->queue_callback(NULL, e, "on_hit", args, 1), CT_ERR_INVALID);
+    /* Hand the world and entity to Lua as the bindings would. */
+    lua_State *L = fx.lua->main_state();
+    fx.lua->push_light_userdata(L, w);
+    fx.lua->push_number(L, e.id);
+    run("function take_world(w, e) CW, CE = w, e end");
+    assert_int_equal(fx.lua->call_global("take_world", 2), 0);
+    run("local got\n"
+        "World.set_callback(CW, CE, 'on_hit', function(e, a, b) got = a * b end)\n"
+        "assert(World.run_callbacks(CW) == 1 and got == 20)\n");
+    fx.entity->destroy(e);
+    fx.world->destroy_world(w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(worlds_entities_and_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(script_callbacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(queue_callback_from_c, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
