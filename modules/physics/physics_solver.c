@@ -21,7 +21,7 @@
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
 /* Penetration left alone (m): correcting to exactly zero would make resting contacts flicker. */
-#define SOLVER_SLOP 0.001f
+#define SOLVER_SLOP 0.0002f
 /* Fraction of the remaining penetration removed per position pass, and the most per pass (m). */
 #define SOLVER_BAUMGARTE 0.2f
 #define SOLVER_MAX_CORRECTION 0.2f
@@ -33,7 +33,9 @@ void physics__scene_init(physics__scene *s, ct_allocator_t *a)
     memset(s, 0, sizeof *s);
     s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->bp.cells.a = s->events.a = a;
     s->gravity = v3(0.0f, -9.81f, 0.0f);
-    s->velocity_iterations = 10;
+    /* Twenty sweeps let a ten-box stack settle within a few millimetres from a cold start;
+     * after that warm starting does most of the work. */
+    s->velocity_iterations = 20;
     s->position_iterations = 4;
     s->bp_stale = true;
 }
@@ -322,7 +324,7 @@ static int solver__remember(physics__scene *s)
         const physics__contact *c = &s->contacts[k];
         s->cache[k] = (physics__cached){c->key, c->jn, c->jt1, c->jt2};
     }
-    s->num_cache = s->num_contacts;
+    s->num_cache = s->num_contacts; /* in key order, as the contacts are */
     return 0;
 }
 
