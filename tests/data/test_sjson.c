@@ -118,8 +118,8 @@ static void json_equivalence(void **state)
         "{}",
         "[]",
         "{\"a\":1}",
-        "{\"name\":\"crate\",\"mass\":10.5,\"tags\":[\"wood\",\"breakable\"],"
-        "\"shape\":{\"type\":\"box\",\"half_extents\":[0.5,0.5,0.5]}}",
+        ("{\"name\":\"crate\",\"mass\":10.5,\"tags\":[\"wood\",\"breakable\"],"
+         "\"shape\":{\"type\":\"box\",\"half_extents\":[0.5,0.5,0.5]}}"),
         "  {\n  \"x\" : [ true , false , null ] ,\n\t\"y\" : { } , \"z\" : [ [ ] ]\n}\n",
         "{\"esc\":\"\\u0041\\u00df\\u6771\\ud834\\udd1e \\\" \\\\ \\/ \\b\\f\\n\\r\\t\"}",
         "[-1, 0.25, 6.02e23, -1.5E-7, 1e+2, 9007199254740993, -0.0]",
