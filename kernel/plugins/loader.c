@@ -27,6 +27,13 @@ void loader__fail(ct_plugin_o *p, ct_plugin_state state, int code, const char *f
                p->error);
 }
 
+void loader__skip(ct_plugin_o *p, const ct_api_ref_t *ref, const ct_plugin_o *provider)
+{
+    loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API, "requires %s v%u from '%s', which %s",
+                 registry__api_label(ref->id, ref), ref->version, provider->name,
+                 provider->state == CT_PLUGIN_SKIPPED ? "was skipped itself" : "failed");
+}
+
 uint32_t loader__load_order(ct_plugin_o ***out)
 {
     *out = L.order;
@@ -138,10 +145,7 @@ static void init_plugin(ct_plugin_o *p)
     for (uint32_t i = 0; i < p->num_requires; i++) {
         const ct_plugin_o *q = p->deps ? p->deps[i] : NULL;
         if (q && q->state != CT_PLUGIN_LOADED) {
-            loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API,
-                         "requires %s v%u from '%s', which did not load",
-                         registry__api_label(p->requires[i].id, &p->requires[i]),
-                         p->requires[i].version, q->name);
+            loader__skip(p, &p->requires[i], q);
             return;
         }
     }

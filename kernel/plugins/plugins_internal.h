@@ -75,6 +75,8 @@ const char *registry__api_label(uint32_t id, const ct_api_ref_t *ref);
 /* Sets the plugin's state and error and logs one line naming it. */
 void loader__fail(ct_plugin_o *p, ct_plugin_state state, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Skips `p` because `provider`, which it needs for `ref`, did not load. */
+void loader__skip(ct_plugin_o *p, const ct_api_ref_t *ref, const ct_plugin_o *provider);
 /* Opens `path` into p->lib, finds get_plugin_api and reads the plugin's metadata into `p`. On
  * failure returns a negative ct_error with the reason (without the plugin's name) in `err`; the
  * library stays open when it was opened (p->lib_open) so its record can be freed uniformly. */

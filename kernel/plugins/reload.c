@@ -73,7 +73,7 @@ static int open_copy(ct_plugin_o *p, ct_plugin_o **out, char *err, size_t err_si
     int rc = uv_fs_copyfile(NULL, &req, p->path, tmp, 0, NULL);
     uv_fs_req_cleanup(&req);
     if (rc < 0) {
-        snprintf(err, err_size, "cannot copy %s to %s: %s", p->path, tmp, uv_strerror(rc));
+        snprintf(err, err_size, "cannot copy it to a temporary file: %s", uv_strerror(rc));
         return CT_ERR_IO;
     }
     ct_plugin_o *n = registry__plugin_new(p->name, tmp);

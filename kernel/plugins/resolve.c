@@ -120,9 +120,7 @@ static bool link_requirements(ct_plugin_o *p)
             continue;
         const char *api = registry__api_label(ref->id, ref);
         if (failed) {
-            loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API,
-                         "requires %s v%u from '%s', which did not load", api, ref->version,
-                         failed->name);
+            loader__skip(p, ref, failed);
             return false;
         }
         char offers[256];
@@ -149,10 +147,7 @@ static void skip_dependents_of_failures(void)
                 const ct_plugin_o *q = p->deps[i];
                 if (!q || !did_not_load(q))
                     continue;
-                loader__fail(p, CT_PLUGIN_SKIPPED, CT_ERR_MISSING_API,
-                             "requires %s v%u from '%s', which did not load",
-                             registry__api_label(p->requires[i].id, &p->requires[i]),
-                             p->requires[i].version, q->name);
+                loader__skip(p, &p->requires[i], q);
                 changed = true;
             }
         }
