@@ -80,11 +80,12 @@ static bool grow(debug_name_manager_t *m)
     char(*name)[CT_DEBUG_NAME_MAX] = (void *)(entity + capacity);
     uint32_t *map_key = (uint32_t *)(void *)(name + capacity);
     uint32_t *map_value = map_key + 2u * capacity;
-    memcpy(entity, m->entity, m->n * sizeof *entity);
-    memcpy(name, m->name, m->n * sizeof *name);
     memset(map_key, 0, 2u * capacity * sizeof *map_key);
-    if (m->block)
+    if (m->block) {
+        memcpy(entity, m->entity, m->n * sizeof *entity);
+        memcpy(name, m->name, m->n * sizeof *name);
         ct_free(m->a, m->block, m->block_size);
+    }
     m->block = block;
     m->block_size = size;
     m->capacity = capacity;
