@@ -23,6 +23,8 @@ static struct {
     ct_api_use_t *uses;
     uint32_t num_uses, cap_uses;
     ct_plugin_o *current;
+    /* get_engine_api may be called from job threads; it records uses and makes table copies. */
+    uv_mutex_t lock;
 } R;
 
 /* Grows `*items` (of `item_size`) so that one more fits; false when out of memory. */
@@ -48,7 +50,11 @@ static char *dup_string(const char *s)
     return d;
 }
 
-void registry__init(void) { memset(&R, 0, sizeof R); }
+void registry__init(void)
+{
+    memset(&R, 0, sizeof R);
+    uv_mutex_init(&R.lock);
+}
 
 void registry__shutdown(void)
 {
@@ -59,14 +65,18 @@ void registry__shutdown(void)
     free(R.apis);
     free(R.plugins);
     free(R.uses);
+    uv_mutex_destroy(&R.lock);
     memset(&R, 0, sizeof R);
 }
 
 void registry__add_kernel_api(uint32_t id, uint32_t version, const void *table, const char *name)
 {
-    if (!grow((void **)&R.apis, &R.cap_apis, R.num_apis, sizeof *R.apis))
+    char *copy = dup_string(name ? name : "");
+    if (!copy || !grow((void **)&R.apis, &R.cap_apis, R.num_apis, sizeof *R.apis)) {
+        free(copy);
         return;
-    R.apis[R.num_apis++] = (kernel_api_t){id, version, table, dup_string(name ? name : "")};
+    }
+    R.apis[R.num_apis++] = (kernel_api_t){id, version, table, copy};
 }
 
 bool registry__kernel_has(uint32_t id, uint32_t version)
@@ -213,8 +223,10 @@ static void *find_api(uint32_t api, uint32_t version)
 
 void *registry__get_engine_api(uint32_t api, uint32_t version)
 {
+    uv_mutex_lock(&R.lock);
     void *table = find_api(api, version);
     record_use(api, version, table != NULL);
+    uv_mutex_unlock(&R.lock);
     return table;
 }
 
