@@ -3,7 +3,10 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -18,11 +21,12 @@ static void bad_files_fail_and_the_rest_loads(void **state)
 {
     (void)state;
     const char *paths[] = {TEST_PLUGIN_SRC_DIR "/bad/not_a_library.so", TEST_PLUGIN("no_symbol"),
-                           TEST_PLUGIN("null_api"), GOOD};
+                           TEST_PLUGIN("null_api"), TEST_PLUGIN("broken_id"), GOOD};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     assert_int_equal(fixture_state("not_a_library"), CT_PLUGIN_FAILED);
     assert_int_equal(fixture_state("no_symbol"), CT_PLUGIN_FAILED);
     assert_int_equal(fixture_state("null_api"), CT_PLUGIN_FAILED);
+    assert_int_equal(fixture_state("broken_id"), CT_PLUGIN_FAILED);
     assert_int_equal(fixture_state("acme.hello"), CT_PLUGIN_LOADED);
     assert_int_equal(fixture_info("acme.hello").load_index, 0);
     assert_int_equal(fixture_info("null_api").load_index, UINT32_MAX);
@@ -147,6 +151,32 @@ static void the_same_file_twice_is_one_plugin(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+static void names_and_kernel_apis_are_not_shared(void **state)
+{
+    (void)state;
+    /* A second file with a plugin name already taken, and a plugin claiming a kernel API. */
+    char dir[] = "/tmp/cuttle-loader-test-XXXXXX", copy[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(copy, sizeof copy, "%s/other.so", dir);
+    uv_fs_t req;
+    assert_int_equal(uv_fs_copyfile(NULL, &req, TEST_PLUGIN("prov_a"), copy, 0, NULL), 0);
+    uv_fs_req_cleanup(&req);
+    const char *paths[] = {TEST_PLUGIN("prov_a"), copy, TEST_PLUGIN("fake_log")};
+    loader_desc_t desc = {.plugin_paths = paths, .num_plugin_paths = N(paths), .strict = true};
+    assert_int_equal(fixture_boot(&desc), CT_ERR_CONFLICT);
+    const ct_registry_api_v1 *r = registry__api_v1();
+    ct_plugin_info_t first, second;
+    assert_true(r->plugin_info(0, &first));
+    assert_true(r->plugin_info(1, &second));
+    assert_string_equal(second.name, "prov_a");
+    assert_int_equal(first.state, CT_PLUGIN_LOADED);
+    assert_int_equal(second.state, CT_PLUGIN_FAILED);
+    assert_int_equal(fixture_state("fake_log"), CT_PLUGIN_FAILED);
+    assert_int_equal(fixture_shutdown(), 0);
+    remove(copy);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +189,7 @@ int main(void)
         cmocka_unit_test(init_failure_skips_dependents),
         cmocka_unit_test(module_dirs_wanted_and_pins),
         cmocka_unit_test(the_same_file_twice_is_one_plugin),
+        cmocka_unit_test(names_and_kernel_apis_are_not_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

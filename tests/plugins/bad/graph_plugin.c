@@ -5,6 +5,7 @@
  *   PROVIDE, PROVIDE_VERSION      an API it provides (a test_graph_api_v1), optional
  *   REQUIRE, REQUIRE_VERSION      an API it requires, optional
  *   INIT_RESULT                   what init returns (default 0)
+ *   BROKEN_ID                     declares the provided API with an id its name does not hash to
  * API ids are hashed at run time from the names, so the build only passes names.
  */
 #include "../test_plugins.h"
@@ -33,6 +34,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
     static const test_graph_api_v1 graph = {who};
     static ct_api_ref_t provides[1];
     provides[0] = (ct_api_ref_t){ct_hash32(PROVIDE), PROVIDE_VERSION, sizeof graph, 0, PROVIDE};
+#ifdef BROKEN_ID
+    provides[0].id++;
+#endif
     plugin.provides = provides;
     plugin.num_provides = 1;
     if (api == provides[0].id && version == PROVIDE_VERSION)
