@@ -8,8 +8,15 @@
 #ifndef PHYSICS_INTERNAL_H
 #define PHYSICS_INTERNAL_H
 
+#include "ct_data.h"
 #include "ct_entity.h"
+#include "ct_jobs.h"
+#include "ct_log.h"
+#include "ct_lua.h"
 #include "ct_physics.h"
+#include "ct_resource.h"
+#include "ct_transform.h"
+#include "ct_world.h"
 
 #include <math.h>
 
@@ -251,5 +258,28 @@ float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, phy
 int physics__cmp_u32(const void *x, const void *y);
 /* Digest of bodies then points, each in entity order (points may be NULL). */
 uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
+
+/* ---- The module (physics.c, physics_lua.c) ------------------------------------------------ */
+
+typedef struct physics__module {
+    ct_plugin_o *self;
+    const ct_log_api_v1 *log;
+    const ct_entity_api_v2 *entity;
+    const ct_component_api_v1 *component;
+    const ct_transform_api_v2 *transform;
+    const ct_world_api_v1 *world;
+    const ct_lua_api_v1 *lua;
+    const ct_data_api_v1 *data;
+    const ct_resource_api_v1 *resource;
+    ct_allocator_t *allocator;  /* the plugin's own, for scratch outside any world */
+    const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
+    uint64_t point_type, body_type;
+} physics__module;
+
+extern physics__module physics__m;
+/* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
+extern const ct_physics_api_v2 physics__api_v2;
+
+void physics__register_lua(void);
 
 #endif

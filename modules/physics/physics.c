@@ -1,0 +1,680 @@
+/*
+ * ct_physics.so: the plugin entry, the two component types, the ct.physics v1/v2 tables, and the
+ * sync between bodies and transforms (the rules are in api/ct_physics.h).
+ *
+ * Each world has a "point_mass" manager (physics__points, collected lazily like the seed's part 2)
+ * and a "body" manager (a physics__scene, whose instances go at once when their entity dies: a
+ * dead body must stop colliding in the very next step).
+ */
+#include "physics_internal.h"
+
+#include "ct_memory.h"
+#include "ct_plugin.h"
+
+#include <string.h>
+
+physics__module physics__m;
+
+#define LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
+
+typedef struct physics__body_manager {
+    ct_world_o *world;
+    physics__scene scene;
+} physics__body_manager;
+
+typedef struct physics__point_manager {
+    physics__points points;
+    uint32_t rng; /* for the random probes of gc */
+} physics__point_manager;
+
+static physics__points *points_of(ct_world_o *w, const char *what)
+{
+    physics__point_manager *m = w ? physics__m.component->manager(w, physics__m.point_type) : NULL;
+    if (!m)
+        LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+    return m ? &m->points : NULL;
+}
+
+static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
+{
+    physics__body_manager *m = w ? physics__m.component->manager(w, physics__m.body_type) : NULL;
+    if (!m)
+        LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+    return m;
+}
+
+static bool finite3(const float v[3], const char *what, ct_entity_t e)
+{
+    if (v && v3_finite(v3_load(v)))
+        return true;
+    LOG(CT_LOG_ERROR, "%s: entity %u: refused a missing or non-finite vector", what, e.id);
+    return false;
+}
+
+/* ---- point masses (v1) -------------------------------------------------------------------- */
+
+static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
+{
+    physics__points *p = points_of(w, "add_point_mass");
+    if (!p)
+        return CT_ERR_INVALID;
+    const char *bad = d ? physics__point_desc_error(d) : "desc (NULL)";
+    if (bad || !physics__m.entity->alive(e)) {
+        LOG(CT_LOG_ERROR, "add_point_mass: entity %u: %s", e.id, bad ? bad : "not alive");
+        return CT_ERR_INVALID;
+    }
+    return physics__points_add(p, e, d);
+}
+
+static int p_remove(ct_world_o *w, ct_entity_t e)
+{
+    physics__points *p = points_of(w, "remove_point_mass");
+    return p && physics__points_remove(p, e) ? 0 : CT_ERR_NOT_FOUND;
+}
+
+/* Finds e's point mass; field_of picks one of its vectors. */
+static physics__v3 *point_field(ct_world_o *w, ct_entity_t e, const char *what, int field)
+{
+    physics__points *p = points_of(w, what);
+    const uint32_t i = p ? physics__points_find(p, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
+        return NULL;
+    physics__v3 *arrays[] = {p->position, p->velocity, p->acceleration};
+    return &arrays[field][i];
+}
+
+static int p_get(ct_world_o *w, ct_entity_t e, float out[3], int field, const char *what)
+{
+    const physics__v3 *v = point_field(w, e, what, field);
+    if (!v)
+        return CT_ERR_NOT_FOUND;
+    v3_store(*v, out);
+    return 0;
+}
+
+static int p_set(ct_world_o *w, ct_entity_t e, const float in[3], int field, const char *what)
+{
+    physics__v3 *v = point_field(w, e, what, field);
+    if (!v)
+        return CT_ERR_NOT_FOUND;
+    if (!finite3(in, what, e))
+        return CT_ERR_INVALID;
+    *v = v3_load(in);
+    return 0;
+}
+
+static int p_position(ct_world_o *w, ct_entity_t e, float out[3]) { return p_get(w, e, out, 0, "point_position"); }
+static int p_set_position(ct_world_o *w, ct_entity_t e, const float v[3]) { return p_set(w, e, v, 0, "set_point_position"); }
+static int p_velocity(ct_world_o *w, ct_entity_t e, float out[3]) { return p_get(w, e, out, 1, "point_velocity"); }
+static int p_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3]) { return p_set(w, e, v, 1, "set_point_velocity"); }
+
+static int p_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
+{
+    physics__points *p = points_of(w, "add_point_force");
+    const uint32_t i = p ? physics__points_find(p, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!finite3(f, "add_point_force", e))
+        return CT_ERR_INVALID;
+    p->acceleration[i] = v3_add(p->acceleration[i], v3_scale(v3_load(f), 1.0f / p->mass[i]));
+    return 0;
+}
+
+typedef struct points_job {
+    physics__points *p;
+    float dt;
+} points_job;
+
+static void points_range(void *user, uint32_t begin, uint32_t end)
+{
+    points_job *j = user;
+    physics__points_simulate(j->p, begin, end, j->dt);
+}
+
+/* ---- bodies: sync with transforms, callbacks ---------------------------------------------- */
+
+/* Start of a step: the transform is the truth between steps (see ct_physics.h). */
+static void read_transforms(physics__body_manager *m)
+{
+    physics__bodies *b = &m->scene.bodies;
+    for (uint32_t i = 0; i < b->n; i++) {
+        float t[3];
+        if (!physics__m.transform->world_position(m->world, b->entity[i], t))
+            continue;
+        const physics__v3 tp = v3_load(t);
+        if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0)
+            b->position[i] = b->synced[i] = tp;
+    }
+}
+
+/* End of a step: moved bodies write their transforms. Bodies that did not move (resting ones,
+ * statics) are skipped, which keeps a settled scene cheap. */
+static void write_transforms(physics__body_manager *m)
+{
+    physics__bodies *b = &m->scene.bodies;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (memcmp(&b->position[i], &b->synced[i], sizeof b->position[i]) == 0)
+            continue;
+        float p[3];
+        v3_store(b->position[i], p);
+        physics__m.transform->set_world_position(m->world, b->entity[i], p);
+        b->synced[i] = b->position[i];
+    }
+}
+
+/* Turns the step's collision events into on_collision callbacks for both entities. The world
+ * drops those no script registered for. */
+static void queue_callbacks(physics__body_manager *m)
+{
+    const physics__events *ev = &m->scene.events;
+    uint32_t at = 0;
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(ev->bytes, ev->size, &at));) {
+        if (h->type != CT_PHYSICS_EVENT_COLLISION)
+            continue;
+        ct_physics_collision_event_t c;
+        memcpy(&c, h + 1, sizeof c);
+        for (int side = 0; side < 2; side++) {
+            const float s = side ? -1.0f : 1.0f; /* the normal points away from the receiver */
+            const double args[] = {side ? c.a : c.b, c.point[0], c.point[1], c.point[2],
+                                   s * c.normal[0], s * c.normal[1], s * c.normal[2], c.impulse};
+            physics__m.world->queue_callback(m->world, (ct_entity_t){side ? c.b : c.a},
+                                             "on_collision", args, 8);
+        }
+    }
+}
+
+static void simulate(ct_world_o *w, float dt)
+{
+    if (!(isfinite(dt) && dt > 0.0f)) {
+        LOG(CT_LOG_WARNING, "simulate: refused dt %g (must be finite and > 0)", (double)dt);
+        return;
+    }
+    physics__points *p = points_of(w, "simulate");
+    physics__body_manager *m = bodies_of(w, "simulate");
+    if (!p || !m)
+        return;
+    points_job job = {p, dt};
+    if (physics__m.jobs && p->n >= 65536)
+        physics__m.jobs->parallel_for(p->n, 16384, points_range, &job);
+    else
+        points_range(&job, 0, p->n);
+
+    read_transforms(m);
+    const int err = physics__scene_step(&m->scene, dt);
+    if (err)
+        LOG(CT_LOG_ERROR, "simulate: %s", physics__m.log->error_message(err));
+    write_transforms(m);
+    queue_callbacks(m);
+}
+
+static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
+{
+    physics__body_manager *m = bodies_of(w, "add_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    const char *bad = d ? physics__body_desc_error(d) : "desc (NULL)";
+    if (bad || !physics__m.entity->alive(e)) {
+        LOG(CT_LOG_ERROR, "add_body: entity %u: %s", e.id, bad ? bad : "not alive");
+        return CT_ERR_INVALID;
+    }
+    ct_body_desc_t placed = *d;
+    physics__m.transform->world_position(w, e, placed.position);
+    const int err = physics__bodies_add(&m->scene.bodies, e, &placed);
+    m->scene.bp_stale = true;
+    return err;
+}
+
+static int b_remove(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m = bodies_of(w, "remove_body");
+    if (!m || !physics__bodies_remove(&m->scene.bodies, e))
+        return CT_ERR_NOT_FOUND;
+    m->scene.bp_stale = true;
+    return 0;
+}
+
+static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics__body_manager **m)
+{
+    *m = bodies_of(w, what);
+    return *m ? physics__bodies_find(&(*m)->scene.bodies, e) : UINT32_MAX;
+}
+
+static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_velocity", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!finite3(v, "set_velocity", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+        return CT_ERR_INVALID;
+    m->scene.bodies.velocity[i] = v3_load(v);
+    return 0;
+}
+
+static int b_velocity(ct_world_o *w, ct_entity_t e, float out[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "velocity", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    v3_store(m->scene.bodies.velocity[i], out);
+    return 0;
+}
+
+static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "add_force", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!finite3(f, "add_force", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+        return CT_ERR_INVALID;
+    m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
+    return 0;
+}
+
+static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "position", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    v3_store(m->scene.bodies.position[i], out);
+    return 0;
+}
+
+static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "teleport", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!finite3(p, "teleport", e))
+        return CT_ERR_INVALID;
+    m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
+    physics__m.transform->set_world_position(w, e, p);
+    m->scene.bp_stale = true;
+    return 0;
+}
+
+static void set_gravity(ct_world_o *w, const float g[3])
+{
+    physics__body_manager *m = bodies_of(w, "set_gravity");
+    if (m && finite3(g, "set_gravity", (ct_entity_t){0}))
+        m->scene.gravity = v3_load(g);
+}
+
+static void gravity(ct_world_o *w, float out[3])
+{
+    physics__body_manager *m = bodies_of(w, "gravity");
+    v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
+}
+
+static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+{
+    physics__body_manager *m = bodies_of(w, "overlap_sphere");
+    if (!m || !c || !v3_finite(v3_load(c)) || !(r >= 0.0f && isfinite(r)))
+        return 0;
+    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, out, max);
+}
+
+static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "raycast");
+    if (!m || !o || !d || !out || !v3_finite(v3_load(d)))
+        return false;
+    return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, out);
+}
+
+static const void *events(ct_world_o *w, uint32_t *size)
+{
+    physics__body_manager *m = bodies_of(w, "events");
+    *size = m ? m->scene.events.size : 0;
+    return m ? m->scene.events.bytes : NULL;
+}
+
+static uint64_t state_hash(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "state_hash");
+    physics__points *p = points_of(w, "state_hash");
+    return m ? physics__state_hash(&m->scene, p) : 0;
+}
+
+static uint32_t body_count(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "body_count");
+    return m ? m->scene.bodies.n : 0;
+}
+
+static uint32_t point_mass_count(ct_world_o *w)
+{
+    physics__points *p = points_of(w, "point_mass_count");
+    return p ? p->n : 0;
+}
+
+const ct_physics_api_v2 physics__api_v2 = {
+    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
+    b_add, b_remove, b_set_velocity, b_velocity, b_add_force, b_position, b_teleport,
+    set_gravity, gravity, overlap_sphere, raycast, events, state_hash, body_count, point_mass_count,
+};
+
+static const ct_physics_api_v1 api_v1 = {
+    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
+};
+
+/* ---- component types ---------------------------------------------------------------------- */
+
+static void *create_points(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data;
+    (void)world;
+    physics__point_manager *m = ct_alloc(a, sizeof *m);
+    if (m)
+        *m = (physics__point_manager){.points = {.a = a, .map.a = a}, .rng = 0x9e3779b9u};
+    return m;
+}
+
+static void destroy_points(void *user_data, void *manager)
+{
+    (void)user_data;
+    physics__point_manager *m = manager;
+    ct_allocator_t *a = m->points.a;
+    physics__points_free(&m->points);
+    ct_free(a, m, sizeof *m);
+}
+
+/* The seed's lazy collection: probe random instances, stop after four live ones in a row. */
+static void gc_points(void *manager)
+{
+    physics__point_manager *m = manager;
+    physics__points *p = &m->points;
+    for (uint32_t alive_in_row = 0; p->n > 0 && alive_in_row < 4;) {
+        m->rng ^= m->rng << 13;
+        m->rng ^= m->rng >> 17;
+        m->rng ^= m->rng << 5;
+        const ct_entity_t e = p->entity[m->rng % p->n];
+        if (physics__m.entity->alive(e)) {
+            alive_in_row++;
+        } else {
+            alive_in_row = 0;
+            physics__points_remove(p, e);
+        }
+    }
+}
+
+static void *create_bodies(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data;
+    physics__body_manager *m = ct_alloc(a, sizeof *m);
+    if (!m)
+        return NULL;
+    m->world = world;
+    physics__scene_init(&m->scene, a);
+    return m;
+}
+
+static void destroy_bodies(void *user_data, void *manager)
+{
+    (void)user_data;
+    physics__body_manager *m = manager;
+    ct_allocator_t *a = m->scene.a;
+    physics__scene_free(&m->scene);
+    ct_free(a, m, sizeof *m);
+}
+
+static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    physics__body_manager *m = manager;
+    for (uint32_t k = 0; k < n; k++)
+        m->scene.bp_stale |= physics__bodies_remove(&m->scene.bodies, entities[k]);
+}
+
+/* Reads an optional [x y z] of finite numbers; false (reported) if present and malformed. */
+static bool compile_vec3(const ct_data_o *src, const char *field, float out[3], ct_compile_ctx_o *ctx)
+{
+    const ct_data_api_v1 *data = physics__m.data;
+    const ct_data_o *v = data->get(src, field);
+    if (!v)
+        return true;
+    if (data->type(v) != CT_DATA_ARRAY || data->count(v) != 3) {
+        physics__m.resource->compile_error(ctx, "%s: must be an array of 3 numbers", field);
+        return false;
+    }
+    const ct_data_o *c = data->first_child(v);
+    for (int k = 0; k < 3; k++, c = data->next(c)) {
+        if (data->type(c) != CT_DATA_NUMBER) {
+            physics__m.resource->compile_error(ctx, "%s[%d]: must be a number", field, k);
+            return false;
+        }
+        out[k] = (float)data->number(c, 0.0);
+    }
+    return true;
+}
+
+static bool compile_number(const ct_data_o *src, const char *field, float *out, ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = physics__m.data->get(src, field);
+    if (!v)
+        return true;
+    if (physics__m.data->type(v) != CT_DATA_NUMBER) {
+        physics__m.resource->compile_error(ctx, "%s: must be a number", field);
+        return false;
+    }
+    *out = (float)physics__m.data->number(v, 0.0);
+    return true;
+}
+
+/* Maps the string at `field` to its index in names (default: index 0 when absent). */
+static bool compile_enum(const ct_data_o *src, const char *field, const char *const *names,
+                         const int *values, int n, int *out, ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = physics__m.data->get(src, field);
+    if (!v)
+        return true;
+    const char *s = physics__m.data->string(v, NULL);
+    for (int k = 0; s && k < n; k++)
+        if (strcmp(s, names[k]) == 0) {
+            *out = values[k];
+            return true;
+        }
+    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field, names[0],
+                                       names[1], n > 2 ? ", \"" : "", n > 2 ? names[2] : "",
+                                       n > 2 ? "\"" : "");
+    return false;
+}
+
+static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    static const char *const kinds[] = {"dynamic", "static", "kinematic"};
+    static const int kind_values[] = {CT_BODY_DYNAMIC, CT_BODY_STATIC, CT_BODY_KINEMATIC};
+    static const char *const shapes[] = {"box", "sphere"};
+    static const int shape_values[] = {CT_BODY_BOX, CT_BODY_SPHERE};
+    ct_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
+                        .radius = 0.5f};
+    int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
+    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
+        physics__m.resource->compile_error(ctx, "body: must be an object");
+        return CT_ERR_BAD_DATA;
+    }
+    if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
+        !compile_enum(src, "shape", shapes, shape_values, 2, &shape, ctx) ||
+        !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
+        !compile_number(src, "radius", &d.radius, ctx) || !compile_number(src, "mass", &d.mass, ctx) ||
+        !compile_number(src, "restitution", &d.restitution, ctx) ||
+        !compile_number(src, "friction", &d.friction, ctx) ||
+        !compile_vec3(src, "velocity", d.velocity, ctx))
+        return CT_ERR_BAD_DATA;
+    d.kind = (ct_body_kind)kind;
+    d.shape = (ct_body_shape)shape;
+    const char *bad = physics__body_desc_error(&d);
+    if (bad) {
+        physics__m.resource->compile_error(ctx, "body.%s", bad);
+        return CT_ERR_BAD_DATA;
+    }
+    memcpy(out, &d, sizeof d);
+    return 0;
+}
+
+static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    ct_point_mass_desc_t d = {.mass = 1.0f};
+    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
+        physics__m.resource->compile_error(ctx, "point_mass: must be an object");
+        return CT_ERR_BAD_DATA;
+    }
+    if (!compile_number(src, "mass", &d.mass, ctx) || !compile_vec3(src, "velocity", d.velocity, ctx))
+        return CT_ERR_BAD_DATA;
+    const char *bad = physics__point_desc_error(&d);
+    if (bad) {
+        physics__m.resource->compile_error(ctx, "point_mass.%s", bad);
+        return CT_ERR_BAD_DATA;
+    }
+    memcpy(out, &d, sizeof d);
+    return 0;
+}
+
+/* Where a spawned instance starts: its transform (spawned earlier) or the context's pose. */
+static void spawn_position(const ct_spawn_context_t *ctx, ct_entity_t e, float out[3])
+{
+    if (!physics__m.transform->world_position(ctx->world, e, out))
+        memcpy(out, ctx->position, sizeof ctx->position);
+}
+
+static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                         const uint32_t *entity_index, const void *data)
+{
+    physics__body_manager *m = manager;
+    for (uint32_t k = 0; k < n; k++) {
+        ct_body_desc_t d;
+        memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
+        const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
+        spawn_position(ctx, e, d.position);
+        const char *bad = physics__body_desc_error(&d);
+        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add(&m->scene.bodies, e, &d);
+        if (err)
+            LOG(CT_LOG_ERROR, "spawn body: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+    }
+    m->scene.bp_stale = true;
+}
+
+static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                         const uint32_t *entity_index, const void *data)
+{
+    physics__point_manager *m = manager;
+    for (uint32_t k = 0; k < n; k++) {
+        ct_point_mass_desc_t d;
+        memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
+        const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
+        spawn_position(ctx, e, d.position);
+        const char *bad = physics__point_desc_error(&d);
+        const int err = bad ? CT_ERR_BAD_DATA : physics__points_add(&m->points, e, &d);
+        if (err)
+            LOG(CT_LOG_ERROR, "spawn point_mass: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+    }
+}
+
+static int register_components(void)
+{
+    /* After transforms (spawn order 0), so a body reads its entity's placed world position. */
+    const ct_component_type_t points = {
+        .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
+        .spawn_order = 10,
+        .create_manager = create_points,
+        .destroy_manager = destroy_points,
+        .instance_size = sizeof(ct_point_mass_desc_t),
+        .compile = compile_point,
+        .spawn = spawn_points,
+        .gc = gc_points,
+    };
+    const ct_component_type_t bodies = {
+        .name = CT_PHYSICS_BODY_COMPONENT_NAME,
+        .spawn_order = 10,
+        .create_manager = create_bodies,
+        .destroy_manager = destroy_bodies,
+        .instance_size = sizeof(ct_body_desc_t),
+        .compile = compile_body,
+        .spawn = spawn_bodies,
+        .destroyed = destroyed_bodies,
+    };
+    physics__m.point_type = physics__m.component->register_type(&points);
+    if (!physics__m.point_type)
+        return CT_ERR_CONFLICT;
+    physics__m.body_type = physics__m.component->register_type(&bodies);
+    if (!physics__m.body_type) {
+        physics__m.component->unregister_type(physics__m.point_type);
+        return CT_ERR_CONFLICT;
+    }
+    return 0;
+}
+
+/* ---- plugin ------------------------------------------------------------------------------- */
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    physics__m = (physics__module){
+        .self = self,
+        .log = get_engine_api(CT_LOG_API, 1),
+        .entity = get_engine_api(CT_ENTITY_API, 2),
+        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .transform = get_engine_api(CT_TRANSFORM_API, 2),
+        .world = get_engine_api(CT_WORLD_API, 1),
+        .lua = get_engine_api(CT_LUA_API, 1),
+        .data = get_engine_api(CT_DATA_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .jobs = get_engine_api(CT_JOBS_API, 1),
+    };
+    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
+    physics__m.allocator = memory ? memory->plugin_allocator(self) : NULL;
+    if (!physics__m.allocator || !physics__m.log || !physics__m.entity || !physics__m.component || !physics__m.transform ||
+        !physics__m.world || !physics__m.lua || !physics__m.data || !physics__m.resource)
+        return CT_ERR_MISSING_API;
+    const int err = register_components();
+    if (err)
+        return err;
+    physics__register_lua();
+    return 0;
+}
+
+static void shutdown(void)
+{
+    physics__m.component->unregister_type(physics__m.body_type);
+    physics__m.component->unregister_type(physics__m.point_type);
+}
+
+static const ct_api_ref_t provides[] = {
+    {CT_PHYSICS_API, 1, sizeof(ct_physics_api_v1), 0, "ct.physics"},
+    {CT_PHYSICS_API, 2, sizeof(ct_physics_api_v2), 0, "ct.physics"},
+};
+
+/* Managers allocate from the per-world allocator the component registry hands them; the plugin
+ * allocator (ct.memory) only serves scratch for the Lua bindings. */
+static const ct_api_ref_t requires[] = {
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_WORLD_API, 1, 0, 0, "ct.world"},
+    {CT_LOG_API, 1, 0, 0, "ct.log"},             {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
+    {CT_LUA_API, 1, 0, 0, "ct.lua"},             {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static const ct_plugin_api_v1 plugin = {
+        .name = "ct.physics",
+        .version = {2, 0, 0, 0},
+        .provides = provides,
+        .num_provides = sizeof provides / sizeof provides[0],
+        .requires = requires,
+        .num_requires = sizeof requires / sizeof requires[0],
+        .init = init,
+        .shutdown = shutdown,
+    };
+    if (api == CT_PLUGIN_API && version == 1)
+        return (void *)&plugin;
+    if (api == CT_PHYSICS_API && version == 1)
+        return (void *)&api_v1;
+    if (api == CT_PHYSICS_API && version == 2)
+        return (void *)&physics__api_v2;
+    return NULL;
+}

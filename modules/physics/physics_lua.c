@@ -1,0 +1,155 @@
+/* physics_lua.c: modules Physics and Actor (documented in api/ct_physics.h). Worlds are light
+ * userdata, entities numbers holding their id. Every binding goes through the v2 table, so Lua
+ * sees exactly the checks C callers get; errors become Lua errors naming the entity. */
+#include "physics_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#define L_API (physics__m.lua)
+
+static ct_world_o *check_world(lua_State *L)
+{
+    ct_world_o *w = L_API->to_light_userdata(L, 1);
+    if (!w)
+        L_API->error(L, "argument 1 is not a world");
+    return w;
+}
+
+static ct_entity_t check_entity(lua_State *L, int idx)
+{
+    const double v = L_API->check_number(L, idx);
+    return (ct_entity_t){v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
+}
+
+static void check_vec3(lua_State *L, int idx, float out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = (float)L_API->check_number(L, idx + k);
+}
+
+/* Raises the error of a failed call on entity e. */
+static int check_result(lua_State *L, int err, const char *what, ct_entity_t e)
+{
+    if (err == CT_ERR_NOT_FOUND)
+        return L_API->error(L, "%s: entity %u has no body in this world", what, e.id);
+    if (err)
+        return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__m.log->error_message(err));
+    return 0;
+}
+
+static int push_vec3(lua_State *L, const float v[3])
+{
+    for (int k = 0; k < 3; k++)
+        L_API->push_number(L, v[k]);
+    return 3;
+}
+
+static int l_physics_simulate(lua_State *L)
+{
+    physics__api_v2.simulate(check_world(L), (float)L_API->check_number(L, 2));
+    return 0;
+}
+
+static int l_physics_overlap_sphere(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    float c[3];
+    check_vec3(L, 2, c);
+    const float r = (float)L_API->check_number(L, 5);
+    /* Most queries fit on the stack; a bigger answer is fetched again into one allocation. */
+    enum { ON_STACK = 256 };
+    ct_entity_t stack[ON_STACK];
+    ct_entity_t *found = stack;
+    const uint32_t n = physics__api_v2.overlap_sphere(w, c, r, stack, ON_STACK);
+    if (n > ON_STACK) {
+        found = ct_alloc(physics__m.allocator, (size_t)n * sizeof *found);
+        if (!found)
+            return L_API->error(L, "Physics.overlap_sphere: out of memory for %u entities", n);
+        physics__api_v2.overlap_sphere(w, c, r, found, n);
+    }
+    L_API->new_table(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        L_API->push_number(L, found[k].id);
+        L_API->set_index(L, -2, (int)k + 1);
+    }
+    if (found != stack)
+        ct_free(physics__m.allocator, found, (size_t)n * sizeof *found);
+    return 1;
+}
+
+static int l_physics_raycast(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    float o[3], d[3];
+    check_vec3(L, 2, o);
+    check_vec3(L, 5, d);
+    ct_physics_hit_t hit;
+    if (!physics__api_v2.raycast(w, o, d, (float)L_API->check_number(L, 8), &hit)) {
+        L_API->push_nil(L);
+        return 1;
+    }
+    L_API->push_number(L, hit.entity);
+    L_API->push_number(L, hit.distance);
+    return 2 + push_vec3(L, hit.point);
+}
+
+static int l_physics_state_hash(lua_State *L)
+{
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, physics__api_v2.state_hash(check_world(L)));
+    L_API->push_string(L, hex, 16);
+    return 1;
+}
+
+static int l_physics_set_gravity(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    float g[3];
+    check_vec3(L, 2, g);
+    physics__api_v2.set_gravity(w, g);
+    return 0;
+}
+
+/* Actor setters share one shape: (world, e, x, y, z). */
+static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3]), const char *what)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    float v[3];
+    check_vec3(L, 3, v);
+    return check_result(L, fn(w, e, v), what, e);
+}
+
+static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]), const char *what)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    float v[3];
+    check_result(L, fn(w, e, v), what, e);
+    return push_vec3(L, v);
+}
+
+static int l_actor_set_velocity(lua_State *L) { return actor_set(L, physics__api_v2.set_velocity, "Actor.set_velocity"); }
+static int l_actor_add_force(lua_State *L) { return actor_set(L, physics__api_v2.add_force, "Actor.add_force"); }
+static int l_actor_teleport(lua_State *L) { return actor_set(L, physics__api_v2.teleport, "Actor.teleport"); }
+static int l_actor_velocity(lua_State *L) { return actor_get(L, physics__api_v2.velocity, "Actor.velocity"); }
+static int l_actor_position(lua_State *L) { return actor_get(L, physics__api_v2.position, "Actor.position"); }
+
+void physics__register_lua(void)
+{
+    static const ct_lua_reg_t physics[] = {
+        {"simulate", l_physics_simulate},
+        {"overlap_sphere", l_physics_overlap_sphere},
+        {"raycast", l_physics_raycast},
+        {"state_hash", l_physics_state_hash},
+        {"set_gravity", l_physics_set_gravity},
+    };
+    static const ct_lua_reg_t actor[] = {
+        {"set_velocity", l_actor_set_velocity}, {"velocity", l_actor_velocity},
+        {"add_force", l_actor_add_force},       {"teleport", l_actor_teleport},
+        {"position", l_actor_position},
+    };
+    L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
+    L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);
+}
