@@ -35,10 +35,12 @@ static size_t bytes_for(uint32_t capacity)
            (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + 2u * 2u * sizeof(uint32_t));
 }
 
+/* The home slot is the entity's index bits: live entities have distinct indices, and entities
+ * made together have neighbouring ones, so a batch touches neighbouring slots instead of
+ * scattering one cache miss per entity over the map (a mixing hash measured ~10x slower here). */
 static inline uint32_t home(const debug_name_manager_t *m, uint32_t id)
 {
-    uint32_t h = id * 0x9e3779b1u;
-    return (h ^ (h >> 16)) & m->map_mask;
+    return ct_entity_index((ct_entity_t){id}) & m->map_mask;
 }
 
 /* The map slot holding id, or the empty slot where it would go. */

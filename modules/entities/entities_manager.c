@@ -36,6 +36,7 @@ static struct {
     uint32_t free_count;
     uint32_t live;
     destroy_callback_t callbacks[MAX_CALLBACKS];
+    uint32_t callbacks_end; /* slots past this are free: single destroys scan only up to it */
 } em;
 
 static size_t block_size(uint32_t capacity)
@@ -167,7 +168,7 @@ static void notify(const ct_entity_t *dead, uint32_t n)
     if (n == 0)
         return;
     entities__worlds_entities_destroyed(dead, n);
-    for (uint32_t i = 0; i < MAX_CALLBACKS; i++) {
+    for (uint32_t i = 0; i < em.callbacks_end; i++) {
         if (em.callbacks[i].fn)
             em.callbacks[i].fn(em.callbacks[i].user_data, dead, n);
     }
@@ -223,6 +224,8 @@ uint32_t entities__add_destroy_callback(ct_entity_destroyed_f fn, void *user_dat
     for (uint32_t i = 0; i < MAX_CALLBACKS; i++) {
         if (!em.callbacks[i].fn) {
             em.callbacks[i] = (destroy_callback_t){fn, user_data};
+            if (em.callbacks_end < i + 1)
+                em.callbacks_end = i + 1;
             return i + 1;
         }
     }

@@ -178,6 +178,8 @@ void entities__worlds_remove_type(uint32_t slot)
 
 void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n)
 {
+    if (num_worlds == 0)
+        return;
     uint32_t num_types;
     const uint32_t *order = entities__spawn_order(&num_types);
     for (uint32_t t = 0; t < num_types; t++) {
