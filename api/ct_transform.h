@@ -13,8 +13,8 @@
  *   - the local matrix made from that pose and the world matrix (parent's world * local);
  *   - links: parent, first child, next and previous sibling.
  *
- * Matrices are compact affine 3x4 (ct_transform_matrix_t): three basis columns then the
- * translation, 12 floats, 48 bytes. The fourth row of a 4x4 is always (0 0 0 1), so it is not
+ * Matrices are compact affine 3x4 (ct_transform_matrix_t): three rows of (x axis, y axis, z axis,
+ * translation) components, 12 floats, 48 bytes. The fourth row of a 4x4 is always (0 0 0 1), so it is not
  * stored: propagation moves 25% less memory and does 36 multiplies per node instead of 64.
  *
  * Immediate updates. set_local recomputes the world matrices of the instance and of its whole
@@ -92,8 +92,10 @@ typedef struct ct_transform_pose_t {
     float scale[3];
 } ct_transform_pose_t;
 
-/* Affine 3x4, column-major: m[0..2] the x axis, m[3..5] the y axis, m[6..8] the z axis (each
- * scaled), m[9..11] the translation. A point p maps to x*p.x + y*p.y + z*p.z + t. */
+/* Affine 3x4, row-major: the top three rows of a 4x4 whose last row is (0 0 0 1). Element (row r,
+ * column c) is m[4 * r + c]; columns 0..2 are the x, y and z axes (scaled), column 3 the
+ * translation (m[3], m[7], m[11]). A point p maps to row_r . (p.x, p.y, p.z, 1). Rows of four
+ * floats let the multiply use 4-wide vector arithmetic. */
 typedef struct ct_transform_matrix_t {
     float m[12];
 } ct_transform_matrix_t;

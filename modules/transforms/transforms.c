@@ -186,7 +186,7 @@ static bool t_world_position(ct_world_o *world, ct_entity_t e, float out[3])
     if (!i)
         return false;
     for (int k = 0; k < 3; k++)
-        out[k] = m->world_m[i].m[9 + k];
+        out[k] = m->world_m[i].m[4 * k + 3];
     return true;
 }
 

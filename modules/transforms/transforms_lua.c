@@ -110,7 +110,9 @@ static int l_transform_world_position(lua_State *L)
 {
     transforms__manager_t *m;
     const uint32_t i = arg_instance(L, 1, &m);
-    return push_floats(L, &m->world_m[i].m[9], 3);
+    const float *w = m->world_m[i].m;
+    const float p[3] = {w[3], w[7], w[11]};
+    return push_floats(L, p, 3);
 }
 
 static int l_transform_world_rotation(lua_State *L)

@@ -4,26 +4,29 @@
 #include <math.h>
 
 const ct_transform_pose_t transforms__identity_pose = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
-const ct_transform_matrix_t transforms__identity_matrix = {{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}};
+const ct_transform_matrix_t transforms__identity_matrix = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}};
+
+/* Element (row r, column c) of a row-major 3x4 `a`. */
+#define A(r, c) a[4 * (r) + (c)]
 
 void transforms__matrix_from_pose(const ct_transform_pose_t *pose, ct_transform_matrix_t *out)
 {
     const float x = pose->rotation[0], y = pose->rotation[1], z = pose->rotation[2],
                 w = pose->rotation[3];
     const float sx = pose->scale[0], sy = pose->scale[1], sz = pose->scale[2];
-    float *o = out->m;
-    o[0] = (1 - 2 * (y * y + z * z)) * sx;
-    o[1] = 2 * (x * y + w * z) * sx;
-    o[2] = 2 * (x * z - w * y) * sx;
-    o[3] = 2 * (x * y - w * z) * sy;
-    o[4] = (1 - 2 * (x * x + z * z)) * sy;
-    o[5] = 2 * (y * z + w * x) * sy;
-    o[6] = 2 * (x * z + w * y) * sz;
-    o[7] = 2 * (y * z - w * x) * sz;
-    o[8] = (1 - 2 * (x * x + y * y)) * sz;
-    o[9] = pose->position[0];
-    o[10] = pose->position[1];
-    o[11] = pose->position[2];
+    float *a = out->m;
+    A(0, 0) = (1 - 2 * (y * y + z * z)) * sx;
+    A(1, 0) = 2 * (x * y + w * z) * sx;
+    A(2, 0) = 2 * (x * z - w * y) * sx;
+    A(0, 1) = 2 * (x * y - w * z) * sy;
+    A(1, 1) = (1 - 2 * (x * x + z * z)) * sy;
+    A(2, 1) = 2 * (y * z + w * x) * sy;
+    A(0, 2) = 2 * (x * z + w * y) * sz;
+    A(1, 2) = 2 * (y * z - w * x) * sz;
+    A(2, 2) = (1 - 2 * (x * x + y * y)) * sz;
+    A(0, 3) = pose->position[0];
+    A(1, 3) = pose->position[1];
+    A(2, 3) = pose->position[2];
 }
 
 /* Shepperd's method: build the quaternion from the largest of the four diagonal combinations so
@@ -68,11 +71,10 @@ void transforms__pose_from_matrix(const ct_transform_matrix_t *m, ct_transform_p
     const float *a = m->m;
     float r[9];
     for (int c = 0; c < 3; c++) {
-        const float len = sqrtf(a[3 * c] * a[3 * c] + a[3 * c + 1] * a[3 * c + 1] +
-                                a[3 * c + 2] * a[3 * c + 2]);
+        const float len = sqrtf(A(0, c) * A(0, c) + A(1, c) * A(1, c) + A(2, c) * A(2, c));
         out->scale[c] = len;
         for (int k = 0; k < 3; k++)
-            r[3 * c + k] = len > 0 ? a[3 * c + k] / len : (k == c ? 1.0f : 0.0f);
+            r[3 * c + k] = len > 0 ? A(k, c) / len : (k == c ? 1.0f : 0.0f);
     }
     /* A mirrored basis has a negative determinant; put the reflection into scale x so that r is a
      * proper rotation. */
@@ -85,28 +87,32 @@ void transforms__pose_from_matrix(const ct_transform_matrix_t *m, ct_transform_p
         r[2] = -r[2];
     }
     quat_from_rotation(r, out->rotation);
-    out->position[0] = a[9];
-    out->position[1] = a[10];
-    out->position[2] = a[11];
+    for (int k = 0; k < 3; k++)
+        out->position[k] = A(k, 3);
 }
 
 bool transforms__matrix_invert(const ct_transform_matrix_t *m, ct_transform_matrix_t *out)
 {
     const float *a = m->m;
-    /* Cofactors of the 3x3 part, written straight into the transposed (inverse) positions. */
-    float inv[9] = {
-        a[4] * a[8] - a[7] * a[5], a[7] * a[2] - a[1] * a[8], a[1] * a[5] - a[4] * a[2],
-        a[6] * a[5] - a[3] * a[8], a[0] * a[8] - a[6] * a[2], a[3] * a[2] - a[0] * a[5],
-        a[3] * a[7] - a[6] * a[4], a[6] * a[1] - a[0] * a[7], a[0] * a[4] - a[3] * a[1],
+    /* The adjugate (transposed cofactors) of the 3x3 part, row-major. */
+    const float adj[3][3] = {
+        {A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1), A(0, 2) * A(2, 1) - A(0, 1) * A(2, 2),
+         A(0, 1) * A(1, 2) - A(0, 2) * A(1, 1)},
+        {A(1, 2) * A(2, 0) - A(1, 0) * A(2, 2), A(0, 0) * A(2, 2) - A(0, 2) * A(2, 0),
+         A(0, 2) * A(1, 0) - A(0, 0) * A(1, 2)},
+        {A(1, 0) * A(2, 1) - A(1, 1) * A(2, 0), A(0, 1) * A(2, 0) - A(0, 0) * A(2, 1),
+         A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0)},
     };
-    const float det = a[0] * inv[0] + a[3] * inv[1] + a[6] * inv[2];
+    const float det = A(0, 0) * adj[0][0] + A(0, 1) * adj[1][0] + A(0, 2) * adj[2][0];
     if (!(fabsf(det) > 1e-20f))
         return false;
     float *o = out->m;
-    for (int k = 0; k < 9; k++)
-        o[k] = inv[k] / det;
-    for (int r = 0; r < 3; r++)
-        o[9 + r] = -(o[r] * a[9] + o[3 + r] * a[10] + o[6 + r] * a[11]);
+    for (int r = 0; r < 3; r++) {
+        for (int c = 0; c < 3; c++)
+            o[4 * r + c] = adj[r][c] / det;
+        /* The inverse moves back by the rotated-back translation. */
+        o[4 * r + 3] = -(o[4 * r] * A(0, 3) + o[4 * r + 1] * A(1, 3) + o[4 * r + 2] * A(2, 3));
+    }
     return true;
 }
 
@@ -116,7 +122,7 @@ void transforms__matrix_transform_point(const ct_transform_matrix_t *m, const fl
     const float *a = m->m;
     const float x = p[0], y = p[1], z = p[2];
     for (int r = 0; r < 3; r++)
-        out[r] = a[r] * x + a[3 + r] * y + a[6 + r] * z + a[9 + r];
+        out[r] = A(r, 0) * x + A(r, 1) * y + A(r, 2) * z + A(r, 3);
 }
 
 void transforms__quat_mul(const float a[4], const float b[4], float out[4])

@@ -72,8 +72,8 @@ static void assert_near(float a, float b)
 
 static void assert_translation(const transforms__manager_t *m, uint32_t i, float x, float y, float z)
 {
-    assert_near(m->world_m[i].m[9], x);
-    assert_near(m->world_m[i].m[10], y);
+    assert_near(m->world_m[i].m[3], x);
+    assert_near(m->world_m[i].m[7], y);
     assert_near(m->world_m[i].m[11], z);
 }
 
@@ -108,7 +108,7 @@ static void test_math_round_trip(void **state)
     assert_near(r[0], 0), assert_near(r[1], 1), assert_near(r[2], 0);
 
     ct_transform_matrix_t singular = transforms__identity_matrix;
-    singular.m[4] = 0;
+    singular.m[5] = 0;
     assert_false(transforms__matrix_invert(&singular, &inv));
     float zero[4] = {0, 0, 0, 0};
     assert_false(transforms__quat_normalize(zero));

@@ -266,25 +266,41 @@ static void test_spawn_links_children(void **state)
     const float pos[3] = {0, 0, 5}, rot[4] = {0, 0, 0.70710678f, 0.70710678f};
     assert_int_equal(worlds->spawn_resource(world, level, pos, rot, e, 5), 5);
     assert_int_equal(tv2->count(world), 5);
-    ct_transform_t t[5];
-    for (int k = 0; k < 5; k++)
-        t[k] = tv2->lookup(world, e[k]);
-    /* Resource order: root, child, grandchild, second child, second root. */
-    assert_int_equal(tv2->parent(world, t[0]).i, 0);
-    assert_int_equal(tv2->parent(world, t[1]).i, t[0].i);
-    assert_int_equal(tv2->parent(world, t[2]).i, t[1].i);
-    assert_int_equal(tv2->parent(world, t[3]).i, t[0].i);
-    assert_int_equal(tv2->parent(world, t[4]).i, 0);
-    assert_world_position(world, e[0], 0, 1, 5);
-    assert_world_position(world, e[1], -2, 1, 5);
-    assert_world_position(world, e[2], -2, 1, 7);
-    assert_world_position(world, e[4], 0, 0, 5);
+    /* The resource's order is the entities module's business; find each node by its pose:
+     * placed roots A (0 1 5) and E (0 0 5), child B (0 2 0), grandchild C (0 0 1), and the
+     * turned child D. */
+    enum { A, B, C, D, E };
+    static const float locals[5][3] = {{0, 1, 5}, {0, 2, 0}, {0, 0, 1}, {0, 0, 0}, {0, 0, 5}};
+    ct_transform_t t[5] = {{0}};
+    ct_entity_t by[5] = {{0}};
+    for (int k = 0; k < 5; k++) {
+        const ct_transform_t i = tv2->lookup(world, e[k]);
+        const ct_transform_pose_t p = tv2->local(world, i);
+        for (int n = 0; n < 5; n++) {
+            if (fabsf(p.position[0] - locals[n][0]) + fabsf(p.position[1] - locals[n][1]) +
+                    fabsf(p.position[2] - locals[n][2]) < 1e-4f &&
+                !t[n].i) {
+                t[n] = i;
+                by[n] = e[k];
+                break;
+            }
+        }
+    }
+    for (int n = 0; n < 5; n++)
+        assert_true(t[n].i != 0);
+    assert_int_equal(tv2->parent(world, t[A]).i, 0);
+    assert_int_equal(tv2->parent(world, t[B]).i, t[A].i);
+    assert_int_equal(tv2->parent(world, t[C]).i, t[B].i);
+    assert_int_equal(tv2->parent(world, t[D]).i, t[A].i);
+    assert_int_equal(tv2->parent(world, t[E]).i, 0);
+    assert_world_position(world, by[A], 0, 1, 5);
+    assert_world_position(world, by[B], -2, 1, 5);
+    assert_world_position(world, by[C], -2, 1, 7);
+    assert_world_position(world, by[D], 0, 1, 5);
+    assert_world_position(world, by[E], 0, 0, 5);
     /* The compiled rotation was normalised; children keep their local pose as written. */
-    const ct_transform_pose_t p3 = tv2->local(world, t[3]);
-    assert_near(p3.rotation[2], 0.70710678f);
-    const ct_transform_pose_t p1 = tv2->local(world, t[1]);
-    assert_near(p1.position[1], 2);
-    assert_near(p1.scale[0], 2);
+    assert_near(tv2->local(world, t[D]).rotation[2], 0.70710678f);
+    assert_near(tv2->local(world, t[B]).scale[0], 2);
     entity->destroy_batch(e, 5);
     assert_int_equal(tv2->count(world), 0);
 }
