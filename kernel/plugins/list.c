@@ -24,6 +24,36 @@ static void print_refs(FILE *out, const char *label, const ct_api_ref_t *refs, u
     fputc('\n', out);
 }
 
+static bool declared(const ct_plugin_o *p, uint32_t api, uint32_t version)
+{
+    for (uint32_t i = 0; i < p->num_requires; i++)
+        if (p->requires[i].id == api && p->requires[i].version == version)
+            return true;
+    for (uint32_t i = 0; i < p->num_provides; i++)
+        if (p->provides[i].id == api && p->provides[i].version == version)
+            return true;
+    return false;
+}
+
+/* APIs plugins asked for without declaring them: dependencies the load order cannot see. */
+static void print_discovered_uses(FILE *out)
+{
+    const ct_registry_api_v1 *r = registry__api_v1();
+    bool any = false;
+    for (uint32_t i = 0; i < r->api_use_count(); i++) {
+        ct_api_use_t u;
+        r->api_use(i, &u);
+        const ct_plugin_o *p = registry__find(u.who);
+        if (!p || declared(p, u.api, u.version))
+            continue;
+        if (!any)
+            fprintf(out, "Used but not declared:\n");
+        any = true;
+        fprintf(out, "  %s asked for %s v%u (%s)\n", p->name, registry__api_label(u.api, NULL),
+                u.version, u.answered ? "answered" : "not available");
+    }
+}
+
 void loader__print_list(FILE *out)
 {
     uint32_t n = registry__num_plugins();
@@ -39,6 +69,7 @@ void loader__print_list(FILE *out)
         if (p->error[0])
             fprintf(out, "      why: %s\n", p->error);
     }
+    print_discovered_uses(out);
     ct_plugin_o **order;
     uint32_t count = loader__load_order(&order);
     fprintf(out, "Load order:");

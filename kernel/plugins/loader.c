@@ -95,11 +95,14 @@ static void apply_pin(const loader_desc_t *desc, ct_plugin_o *p)
 
 /* Opens one discovered file and registers it (failed or not), unless the project does not want
  * it. Returns a negative ct_error only when out of memory. */
-static int add_file(const loader_desc_t *desc, const char *path, bool from_dir)
+static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
 {
-    if (already_registered(path))
+    if (already_registered(given))
         return 0;
-    char stem[256], err[PLUGIN_ERROR_SIZE];
+    /* dlopen searches the library path for a name without '/', so open the absolute path (the
+     * watcher also needs the real folder). A path that does not resolve fails in dlopen. */
+    char absolute[PATH_MAX], stem[256], err[PLUGIN_ERROR_SIZE];
+    const char *path = realpath(given, absolute) ? absolute : given;
     file_stem(path, stem, sizeof stem);
     ct_plugin_o *p = registry__plugin_new(stem, path);
     if (!p)
