@@ -34,8 +34,9 @@
  * A consumer walks it with ct_physics_event_next() and skips types it does not know by their
  * size; new event types may appear in later versions. Nothing is dispatched globally.
  * Script callbacks: for entities that asked (World.set_callback(world, e, "on_collision", fn),
- * see ct_world.h) the step also queues on_collision(world, e, other, x, y, z, nx, ny, nz, impulse)
- * on the world's callback queue; scripts run it with World.run_callbacks(world), never from
+ * see ct_world.h) the step also queues fn(e, other, x, y, z, nx, ny, nz, impulse) for both bodies
+ * of every new collision on the world's callback queue (the normal points from the other body
+ * towards e: the way e is pushed); scripts run them with World.run_callbacks(world), never from
  * inside the solver.
  *
  * Determinism: the same inputs in the same order give bit-identical results on the same build.

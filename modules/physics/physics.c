@@ -174,7 +174,7 @@ static void queue_callbacks(physics__body_manager *m)
         ct_physics_collision_event_t c;
         memcpy(&c, h + 1, sizeof c);
         for (int side = 0; side < 2; side++) {
-            const float s = side ? -1.0f : 1.0f; /* the normal points away from the receiver */
+            const float s = side ? 1.0f : -1.0f; /* the normal pushes the receiver away */
             const double args[] = {side ? c.a : c.b, c.point[0], c.point[1], c.point[2],
                                    s * c.normal[0], s * c.normal[1], s * c.normal[2], c.impulse};
             physics__m.world->queue_callback(m->world, (ct_entity_t){side ? c.b : c.a},

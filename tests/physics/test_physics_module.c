@@ -1,0 +1,367 @@
+/*
+ * ct_physics.so in a booted kernel with ct_entities.so and ct_transforms.so: the v1/v2 tables,
+ * transform sync, levels compiled from SJSON (and bad data refused naming the field), bad values
+ * refused at set time, entity death, collision events and on_collision callbacks through the
+ * world's queue, determinism through the API, and the Lua bindings.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_hash.h"
+#include "ct_lua.h"
+#include "ct_physics.h"
+#include "ct_resource.h"
+#include "ct_transform.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const ct_entity_api_v2 *entity;
+static const ct_world_api_v1 *worlds;
+static const ct_transform_api_v2 *tf;
+static const ct_physics_api_v1 *pv1;
+static const ct_physics_api_v2 *phys;
+static const ct_resource_api_v1 *resource;
+static const ct_lua_api_v1 *lua;
+static ct_world_o *world;
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    assert_int_equal(test_kernel_boot(paths, 3), 0);
+    entity = test_kernel_api(CT_ENTITY_API, 2);
+    worlds = test_kernel_api(CT_WORLD_API, 1);
+    tf = test_kernel_api(CT_TRANSFORM_API, 2);
+    pv1 = test_kernel_api(CT_PHYSICS_API, 1);
+    phys = test_kernel_api(CT_PHYSICS_API, 2);
+    resource = test_kernel_api(CT_RESOURCE_API, 1);
+    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(entity);
+    assert_non_null(worlds);
+    assert_non_null(tf);
+    assert_non_null(pv1);
+    assert_non_null(phys);
+    assert_non_null(resource);
+    assert_non_null(lua);
+    assert_null(test_kernel_api(CT_PHYSICS_API, 3));
+    world = worlds->create_world(&(ct_world_desc_t){.name = "physics"});
+    assert_non_null(world);
+    return 0;
+}
+
+static int shutdown(void **state)
+{
+    (void)state;
+    worlds->destroy_world(world);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    return 0;
+}
+
+static ct_entity_t with_transform(float x, float y, float z)
+{
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{x, y, z}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_int_not_equal(tf->create(world, e, &pose).i, 0);
+    return e;
+}
+
+static ct_body_desc_t box(ct_body_kind kind, float h)
+{
+    return (ct_body_desc_t){.kind = kind, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
+                            .mass = 1.0f, .friction = 0.5f};
+}
+
+static void test_api_id_is_hash_of_name(void **state)
+{
+    (void)state;
+    assert_int_equal(CT_PHYSICS_API, ct_hash32("ct.physics"));
+    /* v1 is the prefix of v2. */
+    assert_ptr_equal(pv1->simulate, phys->simulate);
+    assert_ptr_equal(pv1->add_point_mass, phys->add_point_mass);
+}
+
+static void test_point_masses_v1(void **state)
+{
+    (void)state;
+    const ct_entity_t e = entity->create();
+    const ct_point_mass_desc_t d = {.mass = 2.0f, .position = {1, 2, 3}, .velocity = {1, 0, 0}};
+    assert_int_equal(pv1->add_point_mass(world, e, &d), 0);
+    assert_int_equal(pv1->add_point_mass(world, e, &d), CT_ERR_CONFLICT);
+    const float f[3] = {0, 4, 0};
+    assert_int_equal(pv1->add_point_force(world, e, f), 0);
+    pv1->simulate(world, 0.5f);
+    float p[3], v[3];
+    assert_int_equal(pv1->point_position(world, e, p), 0);
+    assert_int_equal(pv1->point_velocity(world, e, v), 0);
+    assert_true(p[0] == 1.5f && p[1] == 2.0f + 0.5f && p[2] == 3.0f);
+    assert_true(v[0] == 1.0f && v[1] == 1.0f);
+    const ct_point_mass_desc_t bad = {.mass = 0.0f};
+    assert_int_equal(pv1->add_point_mass(world, entity->create(), &bad), CT_ERR_INVALID);
+    const float nan3[3] = {NAN, 0, 0};
+    assert_int_equal(pv1->set_point_velocity(world, e, nan3), CT_ERR_INVALID);
+    assert_int_equal(phys->point_mass_count(world), 1);
+    /* Lazy collection: a dead entity's point mass goes at the next collect_garbage. */
+    entity->destroy(e);
+    worlds->collect_garbage(world);
+    assert_int_equal(phys->point_mass_count(world), 0);
+    assert_int_equal(pv1->point_position(world, e, p), CT_ERR_NOT_FOUND);
+}
+
+static void test_projectile_writes_transform(void **state)
+{
+    (void)state;
+    const ct_entity_t e = with_transform(0, 10, 0);
+    ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.25f, .mass = 1.0f,
+                        .velocity = {2, 0, 0}};
+    assert_int_equal(phys->add_body(world, e, &d), 0);
+    const float dt = 1.0f / 60.0f;
+    for (int k = 0; k < 60; k++)
+        phys->simulate(world, dt);
+    float p[3], t[3];
+    assert_int_equal(phys->position(world, e, p), 0);
+    assert_true(tf->world_position(world, e, t));
+    assert_memory_equal(p, t, sizeof p); /* physics wrote what it has */
+    assert_float_equal(p[0], 2.0f, 1e-4f);
+    assert_float_equal(p[1], 10.0f - 9.81f * dt * dt * 60 * 61 / 2, 1e-3f);
+
+    /* The game moves the transform between steps: a teleport, read back at the next step. */
+    const float there[3] = {100, 50, 0};
+    assert_true(tf->set_world_position(world, e, there));
+    phys->simulate(world, dt);
+    assert_int_equal(phys->position(world, e, p), 0);
+    assert_float_equal(p[0], 100.0f + 2.0f * dt, 1e-4f);
+    assert_float_equal(p[1], 50.0f - 9.81f * 61 * dt * dt, 1e-4f); /* the velocity carried on */
+    assert_int_equal(phys->remove_body(world, e), 0);
+    assert_int_equal(phys->remove_body(world, e), CT_ERR_NOT_FOUND);
+    entity->destroy(e);
+}
+
+static void test_bad_values_refused_at_set_time(void **state)
+{
+    (void)state;
+    const ct_entity_t e = with_transform(0, 0, 0);
+    ct_body_desc_t d = box(CT_BODY_DYNAMIC, 0.5f);
+    d.mass = -1.0f;
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    d = box(CT_BODY_DYNAMIC, 0.0f);
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    d = box(CT_BODY_DYNAMIC, 0.5f);
+    assert_int_equal(phys->add_body(world, e, &d), 0);
+    const float nan3[3] = {0, NAN, 0}, inf3[3] = {INFINITY, 0, 0};
+    assert_int_equal(phys->set_velocity(world, e, nan3), CT_ERR_INVALID);
+    assert_int_equal(phys->add_force(world, e, inf3), CT_ERR_INVALID);
+    assert_int_equal(phys->teleport(world, e, nan3), CT_ERR_INVALID);
+    const ct_entity_t none = entity->create();
+    const float v[3] = {1, 0, 0};
+    assert_int_equal(phys->set_velocity(world, none, v), CT_ERR_NOT_FOUND);
+    /* A dead entity's body goes at once (bodies use the destroy callback). */
+    entity->destroy(e);
+    assert_int_equal(phys->set_velocity(world, e, v), CT_ERR_NOT_FOUND);
+    assert_int_equal(phys->body_count(world), 0);
+    entity->destroy(none);
+}
+
+static int load_level(const char *name, const char *source)
+{
+    return resource->load_source("level", name, source, strlen(source));
+}
+
+static void test_level_compiles_and_collides(void **state)
+{
+    (void)state;
+    assert_int_equal(load_level("levels/drop",
+        "entities = [\n"
+        "  { components = { transform = { position = [0 -0.5 0] }\n"
+        "                   body = { kind = \"static\" shape = \"box\" half_extents = [20 0.5 20] } } }\n"
+        "  { components = { transform = { position = [0 3 0] }\n"
+        "                   body = { shape = \"sphere\" radius = 0.5 mass = 2 restitution = 0.2 } } }\n"
+        "  { components = { transform = { position = [5 0.5 0] }\n"
+        "                   body = { half_extents = [0.5 0.5 0.5] mass = 1 restitution = 0.2 friction = 0.5 kind = \"dynamic\" } } }\n"
+        "  { components = { transform = { position = [9 9 9] } point_mass = { mass = 3 velocity = [1 0 0] } } }\n"
+        "]\n"), 0);
+    ct_entity_t e[4];
+    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/drop"), NULL, NULL, e, 4), 4);
+    assert_int_equal(phys->body_count(world), 3);
+    assert_int_equal(phys->point_mass_count(world), 1);
+    float p[3];
+    assert_int_equal(phys->position(world, e[1], p), 0);
+    assert_true(p[0] == 0.0f && p[1] == 3.0f);
+    assert_int_equal(pv1->point_position(world, e[3], p), 0);
+    assert_true(p[0] == 9.0f);
+
+    /* Ask for callbacks on the sphere only; the engine's queue drops the others. */
+    const char *script =
+        "hits = 0\n"
+        "function physics_watch(w, e)\n"
+        "  World.set_callback(w, e, 'on_collision', function(self, other, x, y, z, nx, ny, nz, impulse)\n"
+        "    hits = hits + 1; last_other = other; last_ny = ny; last_impulse = impulse\n"
+        "  end)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "physics_watch"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e[1].id);
+    assert_int_equal(lua->call_global("physics_watch", 2), 0);
+
+    uint32_t collisions = 0;
+    for (int k = 0; k < 90; k++) {
+        phys->simulate(world, 1.0f / 60.0f);
+        uint32_t size, at = 0;
+        const void *s = phys->events(world, &size);
+        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s, size, &at));) {
+            if (h->type != CT_PHYSICS_EVENT_COLLISION)
+                continue;
+            ct_physics_collision_event_t c;
+            memcpy(&c, h + 1, sizeof c);
+            assert_true(c.a < c.b);
+            if (c.a == e[0].id || c.b == e[0].id)
+                collisions++;
+        }
+    }
+    assert_true(collisions >= 1); /* the sphere landed (and the resting box was pressing from the start) */
+    assert_true(lua->run_string("assert(hits == 0)", "no_callbacks_yet") == 0);
+    assert_int_equal(lua->run_string("function physics_run(w) return World.run_callbacks(w) end", "def"), 0);
+    lua->push_light_userdata(L, world);
+    assert_int_equal(lua->call_global("physics_run", 1), 0);
+    assert_int_equal(lua->run_string("assert(hits >= 1, 'hits ' .. hits)\n"
+                                     "assert(last_ny > 0.9, 'normal ' .. tostring(last_ny))\n"
+                                     "assert(last_impulse > 0)\n", "check_hits"), 0);
+    assert_int_equal(phys->position(world, e[1], p), 0);
+    assert_float_equal(p[1], 0.5f, 0.01f);
+    worlds->destroy_world(world);
+    world = worlds->create_world(&(ct_world_desc_t){.name = "physics"});
+    assert_non_null(world);
+    entity->destroy_batch(e, 4);
+    resource->unload("level", "levels/drop");
+}
+
+static void test_level_bad_data_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "entities = [ { components = { body = { mass = 0 } } } ]",
+        "entities = [ { components = { body = { mass = -2 } } } ]",
+        "entities = [ { components = { body = { half_extents = [1 0 1] } } } ]",
+        "entities = [ { components = { body = { shape = \"sphere\" radius = 0 } } } ]",
+        "entities = [ { components = { body = { shape = \"cone\" } } } ]",
+        "entities = [ { components = { body = { kind = \"floating\" } } } ]",
+        "entities = [ { components = { body = { restitution = 3 } } } ]",
+        "entities = [ { components = { body = { half_extents = [1 1] } } } ]",
+        "entities = [ { components = { body = { mass = \"heavy\" } } } ]",
+        "entities = [ { components = { point_mass = { mass = 0 } } } ]",
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
+        assert_null(resource->get("level", "levels/bad"));
+    }
+    /* A static body needs no mass. */
+    assert_int_equal(load_level("levels/fine", "entities = [ { components = { body = { kind = \"static\" mass = 0 } } } ]"), 0);
+    resource->unload("level", "levels/fine");
+}
+
+/* Builds the same pile of the same entities in a new world, runs it, returns the state hash. */
+static uint64_t run_pile(const ct_entity_t *e, int n)
+{
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "pile"});
+    assert_non_null(w);
+    ct_body_desc_t ground = box(CT_BODY_STATIC, 1.0f);
+    ground.half_extents[0] = ground.half_extents[2] = 20.0f;
+    ground.position[1] = -1.0f;
+    assert_int_equal(phys->add_body(w, e[n], &ground), 0);
+    for (int k = 0; k < n; k++) {
+        ct_body_desc_t d = k % 2 ? box(CT_BODY_DYNAMIC, 0.3f)
+                                 : (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
+                                                    .radius = 0.3f, .mass = 1.0f, .restitution = 0.4f};
+        d.position[0] = (float)(k % 5) * 0.5f;
+        d.position[1] = 1.0f + (float)k * 0.7f;
+        d.position[2] = (float)(k % 3) * 0.4f;
+        assert_int_equal(phys->add_body(w, e[k], &d), 0);
+    }
+    for (int step = 0; step < 120; step++)
+        phys->simulate(w, 1.0f / 60.0f);
+    const uint64_t h = phys->state_hash(w);
+    worlds->destroy_world(w);
+    return h;
+}
+
+static void test_determinism_through_api(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    ct_entity_t e[N + 1];
+    assert_int_equal(entity->create_batch(e, N + 1), N + 1);
+    const uint64_t a = run_pile(e, N), b = run_pile(e, N);
+    assert_true(a == b);
+    entity->destroy_batch(e, N + 1);
+}
+
+static void test_lua_bindings(void **state)
+{
+    (void)state;
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    ct_body_desc_t s = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 1.0f, .mass = 1.0f,
+                        .position = {0, 10, 0}};
+    ct_body_desc_t k = box(CT_BODY_STATIC, 1.0f);
+    k.position[0] = 10.0f;
+    assert_int_equal(phys->add_body(world, e[0], &s), 0);
+    assert_int_equal(phys->add_body(world, e[1], &k), 0);
+    const char *script =
+        "function physics_check(w, a, b)\n"
+        "  Physics.set_gravity(w, 0, 0, 0)\n"
+        "  Actor.set_velocity(w, a, 1, 0, 0)\n"
+        "  local x, y, z = Actor.velocity(w, a)\n"
+        "  assert(x == 1 and y == 0 and z == 0)\n"
+        "  Actor.add_force(w, a, 0, 60, 0)\n"
+        "  Physics.simulate(w, 1 / 60)\n"
+        "  x, y, z = Actor.velocity(w, a)\n"
+        "  assert(math.abs(y - 1) < 1e-5, y)\n"
+        "  local hits = Physics.overlap_sphere(w, 10, 0, 0, 0.5)\n"
+        "  assert(#hits == 1 and hits[1] == b)\n"
+        "  hits = Physics.overlap_sphere(w, 5, 5, 0, 100)\n"
+        "  assert(#hits == 2 and hits[1] < hits[2])\n"
+        "  local e, d, hx = Physics.raycast(w, 0, 0, 0, 1, 0, 0, 100)\n"
+        "  assert(e == b and math.abs(d - 9) < 1e-5 and math.abs(hx - 9) < 1e-5)\n"
+        "  assert(Physics.raycast(w, 0, 0, 0, -1, 0, 0, 100) == nil)\n"
+        "  assert(#Physics.state_hash(w) == 16)\n"
+        "  Actor.teleport(w, a, 0, -20, 0)\n"
+        "  x, y, z = Actor.position(w, a)\n"
+        "  assert(y == -20)\n"
+        "  assert(not pcall(Actor.set_velocity, w, 123456, 0, 0, 0))\n"
+        "  assert(not pcall(Actor.set_velocity, w, a, 0/0, 0, 0))\n"
+        "  assert(not pcall(Actor.velocity, w, b + 1000))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "physics_check"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e[0].id);
+    lua->push_number(L, e[1].id);
+    assert_int_equal(lua->call_global("physics_check", 3), 0);
+    const float g[3] = {0, -9.81f, 0};
+    phys->set_gravity(world, g);
+    entity->destroy_batch(e, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_api_id_is_hash_of_name),
+        cmocka_unit_test(test_point_masses_v1),
+        cmocka_unit_test(test_projectile_writes_transform),
+        cmocka_unit_test(test_bad_values_refused_at_set_time),
+        cmocka_unit_test(test_level_compiles_and_collides),
+        cmocka_unit_test(test_level_bad_data_refused),
+        cmocka_unit_test(test_determinism_through_api),
+        cmocka_unit_test(test_lua_bindings),
+    };
+    return cmocka_run_group_tests(tests, boot, shutdown);
+}
