@@ -39,7 +39,8 @@
  * towards e: the way e is pushed); scripts run them with World.run_callbacks(world), never from
  * inside the solver.
  *
- * Determinism: the same inputs in the same order give bit-identical results on the same build.
+ * Determinism: the same bodies (same entity ids, same values) give bit-identical results on the
+ * same build, whatever order they were added in: contacts are solved in entity-pair order.
  * state_hash() digests positions and velocities of bodies and point masses sorted by entity.
  *
  * Bad data is refused: a dynamic body or point mass needs a finite mass > 0, shapes a finite
@@ -57,9 +58,10 @@
  *   Physics.simulate(world, dt)
  *   Physics.overlap_sphere(world, x, y, z, r) -> { e1, e2, ... } sorted by entity id
  *   Physics.raycast(world, x, y, z, dx, dy, dz, max_distance) -> e, distance, hx, hy, hz | nil
- *   Physics.state_hash(world) -> hexadecimal string
+ *   Physics.state_hash(world) -> hexadecimal string   Physics.set_gravity(world, x, y, z)
  *   Actor.set_velocity(world, e, x, y, z)   Actor.velocity(world, e) -> x, y, z
  *   Actor.add_force(world, e, x, y, z)      Actor.teleport(world, e, x, y, z)
+ *   Actor.position(world, e) -> x, y, z
  * Unknown entities raise a Lua error naming them.
  *
  * Threads: main thread only.
