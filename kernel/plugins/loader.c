@@ -115,7 +115,10 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
         return 0;
     }
     const ct_plugin_o *twin = registry__find(p->name);
-    registry__plugin_register(p);
+    if (!registry__plugin_register(p)) {
+        close_and_free(p);
+        return CT_ERR_NOMEM;
+    }
     if (code < 0)
         loader__fail(p, CT_PLUGIN_FAILED, code, "%s", err);
     else if (twin)

@@ -55,10 +55,10 @@ struct ct_plugin_o {
 };
 
 /* Records, in discovery order. `registry__plugin_new` makes an unregistered record (name and path
- * copied); `registry__plugin_register` appends it (the registry then owns it);
- * `registry__plugin_free` frees an unregistered one. */
+ * copied); `registry__plugin_register` appends it (the registry then owns it; false when out
+ * of memory, and the caller still owns it); `registry__plugin_free` frees an unregistered one. */
 ct_plugin_o *registry__plugin_new(const char *name, const char *path);
-void registry__plugin_register(ct_plugin_o *p);
+bool registry__plugin_register(ct_plugin_o *p);
 void registry__plugin_free(ct_plugin_o *p);
 uint32_t registry__num_plugins(void);
 ct_plugin_o *registry__plugin(uint32_t i);

@@ -137,14 +137,13 @@ void registry__plugin_free(ct_plugin_o *p)
     free(p);
 }
 
-void registry__plugin_register(ct_plugin_o *p)
+bool registry__plugin_register(ct_plugin_o *p)
 {
-    if (!grow((void **)&R.plugins, &R.cap_plugins, R.num_plugins, sizeof *R.plugins)) {
-        registry__plugin_free(p);
-        return;
-    }
+    if (!grow((void **)&R.plugins, &R.cap_plugins, R.num_plugins, sizeof *R.plugins))
+        return false;
     p->discovery_index = R.num_plugins;
     R.plugins[R.num_plugins++] = p;
+    return true;
 }
 
 uint32_t registry__num_plugins(void) { return R.num_plugins; }
