@@ -1,0 +1,50 @@
+-- The demo's game loop. The kernel calls init(), then update(dt) every frame, then shutdown();
+-- the script calls each module explicitly, so the frame's order is written here.
+
+local world
+local crates = {}
+local collisions = 0
+local frames = 0
+
+local function on_collision(entity, other, px, py, pz, nx, ny, nz, impulse)
+  collisions = collisions + 1
+end
+
+function init()
+  world = World.create()
+
+  local t0 = os.clock()
+  local n = assert(World.spawn_level(world, "levels/arena"))
+  print(string.format("demo: spawned %d entities from levels/arena in %.2f ms", n, (os.clock() - t0) * 1000))
+
+  -- Three small stacks of crates, dropped from a little above the floor.
+  for stack = 0, 2 do
+    for level = 0, 3 do
+      local e = World.spawn_unit(world, "units/crate", stack * 3 - 3, 1 + level * 1.5, 0)
+      World.set_callback(world, e, "on_collision", on_collision)
+      crates[#crates + 1] = e
+    end
+  end
+  print(string.format("demo: dropped %d crates", #crates))
+end
+
+function update(dt)
+  frames = frames + 1
+  Physics.simulate(world, dt)
+  World.run_callbacks(world)
+  if frames % 60 == 0 then
+    local x, y, z = Transform.world_position(world, crates[1])
+    print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", frames, collisions, y))
+  end
+end
+
+function shutdown()
+  local resting = 0
+  for _, e in ipairs(crates) do
+    local vx, vy, vz = Actor.velocity(world, e)
+    if math.abs(vy) < 0.05 then resting = resting + 1 end
+  end
+  print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
+                      frames, collisions, resting, #crates))
+  World.destroy(world)
+end
