@@ -30,8 +30,12 @@ static inline physics__v3 v3(float x, float y, float z) { return (physics__v3){x
 static inline physics__v3 v3_add(physics__v3 a, physics__v3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline physics__v3 v3_sub(physics__v3 a, physics__v3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 static inline physics__v3 v3_scale(physics__v3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
-static inline physics__v3 v3_min(physics__v3 a, physics__v3 b) { return v3(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)); }
-static inline physics__v3 v3_max(physics__v3 a, physics__v3 b) { return v3(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)); }
+/* Plain comparisons rather than fminf/fmaxf: without -ffast-math those are library calls, and
+ * these sit in the broadphase's inner loops. (NaN never reaches them: inputs are checked.) */
+static inline float f_min(float a, float b) { return a < b ? a : b; }
+static inline float f_max(float a, float b) { return a > b ? a : b; }
+static inline physics__v3 v3_min(physics__v3 a, physics__v3 b) { return v3(f_min(a.x, b.x), f_min(a.y, b.y), f_min(a.z, b.z)); }
+static inline physics__v3 v3_max(physics__v3 a, physics__v3 b) { return v3(f_max(a.x, b.x), f_max(a.y, b.y), f_max(a.z, b.z)); }
 static inline float v3_dot(physics__v3 a, physics__v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline physics__v3 v3_cross(physics__v3 a, physics__v3 b)
 {
