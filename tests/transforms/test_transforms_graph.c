@@ -309,6 +309,15 @@ static void reference_world(const reference_t *r, uint32_t e, ct_transform_matri
     transforms__matrix_mul(&pw, &r->local[e], out);
 }
 
+/* A root keeps its world matrix as its local one (computed aside: the product must not alias). */
+static void make_reference_root(reference_t *r, uint32_t e)
+{
+    ct_transform_matrix_t w;
+    reference_world(r, e, &w);
+    r->local[e] = w;
+    r->parent[e] = 0;
+}
+
 static bool reference_is_ancestor(const reference_t *r, uint32_t a, uint32_t e)
 {
     for (; e; e = r->parent[e])
@@ -387,8 +396,7 @@ static void test_random_against_reference(void **state)
             /* Children of the dying node become roots holding their world pose. */
             for (uint32_t c = 1; c < MAX_E; c++) {
                 if (r->live[c] && r->parent[c] == e) {
-                    reference_world(r, c, &r->local[c]);
-                    r->parent[c] = 0;
+                    make_reference_root(r, c);
                 }
             }
             transforms__destroy(m, i);
@@ -409,10 +417,8 @@ static void test_random_against_reference(void **state)
             r->parent[e] = p;
         } else if (op < 7) {
             transforms__unlink(m, i);
-            if (r->parent[e]) {
-                reference_world(r, e, &r->local[e]);
-                r->parent[e] = 0;
-            }
+            if (r->parent[e])
+                make_reference_root(r, e);
         } else {
             ct_transform_pose_t p = random_pose();
             transforms__write_local(m, i, &p);
