@@ -305,6 +305,34 @@ static void test_spawn_links_children(void **state)
     assert_int_equal(tv2->count(world), 0);
 }
 
+/* An entity without a transform between two that have one: the lower one links to the nearest
+ * ancestor that has a transform. */
+static void test_spawn_skips_entities_without_transform(void **state)
+{
+    (void)state;
+    const char *src =
+        "entities = [ { components = { transform = { position = [1 0 0] } }\n"
+        "  children = [ { components = { debug_name = { name = \"no pose\" } }\n"
+        "    children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ]\n";
+    assert_int_equal(load_level("levels/gap", src), 0);
+    ct_entity_t e[3];
+    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/gap"), NULL,
+                                            NULL, e, 3),
+                     3);
+    assert_int_equal(tv2->count(world), 2);
+    ct_entity_t top = {0}, low = {0};
+    for (int k = 0; k < 3; k++) {
+        const ct_transform_t i = tv2->lookup(world, e[k]);
+        if (i.i && tv2->parent(world, i).i)
+            low = e[k];
+        else if (i.i)
+            top = e[k];
+    }
+    assert_int_equal(tv2->parent(world, tv2->lookup(world, low)).i, tv2->lookup(world, top).i);
+    assert_world_position(world, low, 1, 1, 0);
+    entity->destroy_batch(e, 3);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -357,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_v1_v2_and_batch_agree),
         cmocka_unit_test(test_compile_refuses_bad_values),
         cmocka_unit_test(test_spawn_links_children),
+        cmocka_unit_test(test_spawn_skips_entities_without_transform),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
