@@ -71,6 +71,8 @@ bool physics__points_remove(physics__points *p, ct_entity_t e)
  * rather than physics__v3 so the compiler sees three independent streams and vectorises. */
 void physics__points_simulate(physics__points *p, uint32_t begin, uint32_t end, float dt)
 {
+    if (begin >= end)
+        return; /* the arrays may not exist yet */
     float *restrict x = &p->position[0].x;
     float *restrict v = &p->velocity[0].x;
     float *restrict a = &p->acceleration[0].x;

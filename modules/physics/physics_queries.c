@@ -87,7 +87,8 @@ uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r
     for (uint32_t k = 0; k < bp->num_found; k++)
         if (physics__sphere_overlaps_body(&s->bodies, bp->found[k], c, r))
             bp->found[n++] = s->bodies.entity[bp->found[k]].id;
-    qsort(bp->found, n, sizeof *bp->found, physics__cmp_u32);
+    if (n > 1) /* qsort wants a valid pointer even for nothing */
+        qsort(bp->found, n, sizeof *bp->found, physics__cmp_u32);
     for (uint32_t k = 0; k < n && k < max; k++)
         out[k].id = bp->found[k];
     return n;
@@ -141,7 +142,8 @@ static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const
         return 0;
     for (uint32_t i = 0; i < n; i++)
         order[i] = (uint64_t)entity[i].id << 32 | i;
-    qsort(order, n, sizeof *order, queries__cmp_u64);
+    if (n > 1) /* qsort wants a valid pointer even for nothing */
+        qsort(order, n, sizeof *order, queries__cmp_u64);
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t i = (uint32_t)order[k];
         struct {

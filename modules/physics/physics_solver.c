@@ -237,7 +237,8 @@ static int solver__collide(physics__scene *s, float dt)
         n++;
     }
     s->num_contacts = n;
-    qsort(s->contacts, n, sizeof *s->contacts, solver__cmp_contact);
+    if (n > 1) /* qsort wants a valid pointer even for nothing */
+        qsort(s->contacts, n, sizeof *s->contacts, solver__cmp_contact);
     return 0;
 }
 
