@@ -157,8 +157,12 @@ static void write_transforms(physics__body_manager *m)
             continue;
         float p[3];
         v3_store(b->position[i], p);
-        physics__m.transform->set_world_position(m->world, b->entity[i], p);
         b->synced[i] = b->position[i];
+        /* Remember what the transform really holds: under a parent the position goes through its
+         * inverse matrix and may come back a bit different, which must not read as a teleport. */
+        if (physics__m.transform->set_world_position(m->world, b->entity[i], p) &&
+            physics__m.transform->world_position(m->world, b->entity[i], p))
+            b->synced[i] = v3_load(p);
     }
 }
 
