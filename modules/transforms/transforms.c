@@ -156,7 +156,7 @@ static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances
                               const ct_transform_pose_t *locals, uint32_t n)
 {
     transforms__manager_t *m = transforms__manager_of(world, "set_local_batch");
-    if (!m || n == 0)
+    if (!m || n == 0 || !instances || !locals)
         return;
     uint32_t skipped = 0;
     for (uint32_t k = 0; k < n; k++) {
