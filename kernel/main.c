@@ -30,60 +30,78 @@ typedef struct options_t {
     bool list;
 } options_t;
 
+/* Appends a --modules or --plugin path; 2 (usage error) when the list is full. */
+static int add_path(const char **list, uint32_t *n, const char *option, const char *path)
+{
+    if (*n == KERNEL_MAX_PATHS) {
+        fprintf(stderr, "cuttle: too many %s options (at most %d)\n", option, KERNEL_MAX_PATHS);
+        return 2;
+    }
+    list[(*n)++] = path;
+    return 0;
+}
+
+/* Options that take a value. Returns 0, or 2 for a usage error (reported). */
+static int parse_valued(options_t *o, const char *a, const char *value)
+{
+    char *end;
+    if (!strcmp(a, "--project")) {
+        o->desc.project_dir = value;
+    } else if (!strcmp(a, "--modules")) {
+        return add_path(o->desc.module_dirs, &o->desc.num_module_dirs, a, value);
+    } else if (!strcmp(a, "--plugin")) {
+        return add_path(o->desc.plugin_paths, &o->desc.num_plugin_paths, a, value);
+    } else if (!strcmp(a, "--frames")) {
+        o->frames = strtol(value, &end, 10);
+        if (*end || !*value || o->frames < 0) {
+            fprintf(stderr, "cuttle: --frames wants a whole number >= 0, not '%s'\n", value);
+            return 2;
+        }
+    } else if (!strcmp(a, "--dt")) {
+        o->dt = strtod(value, &end);
+        if (*end || !(o->dt > 0 && o->dt < 10)) {
+            fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", value);
+            return 2;
+        }
+    } else if (!strcmp(a, "--jobs")) {
+        unsigned long jobs = strtoul(value, &end, 10);
+        if (*end || !*value || jobs > 256) {
+            fprintf(stderr, "cuttle: --jobs wants a thread count 0..256, not '%s'\n", value);
+            return 2;
+        }
+        o->desc.jobs = (uint32_t)jobs;
+    } else if (!strcmp(a, "-e")) {
+        o->code = value;
+    } else if (!strcmp(a, "--memory-debug")) {
+        o->desc.memory_debug = value;
+    } else {
+        fprintf(stderr, "cuttle: unknown option %s\n%s", a, usage);
+        return 2;
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, options_t *o)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = true;
         if (!strcmp(a, "--help")) {
             fputs(usage, stdout);
             exit(0);
         } else if (!strcmp(a, "--list")) {
-            o->list = true, takes_value = false;
+            o->list = true;
         } else if (!strcmp(a, "--strict")) {
-            o->desc.strict = true, takes_value = false;
+            o->desc.strict = true;
         } else if (!strcmp(a, "--watch")) {
-            o->desc.watch = true, takes_value = false;
-        } else if (!next) {
-            fprintf(stderr, "cuttle: %s needs a value or is unknown\n%s", a, usage);
+            o->desc.watch = true;
+        } else if (i + 1 == argc) {
+            fprintf(stderr, "cuttle: %s is unknown or needs a value\n%s", a, usage);
             return 2;
-        } else if (!strcmp(a, "--project")) {
-            o->desc.project_dir = next;
-        } else if (!strcmp(a, "--modules") || !strcmp(a, "--plugin")) {
-            bool dir = !strcmp(a, "--modules");
-            uint32_t *n = dir ? &o->desc.num_module_dirs : &o->desc.num_plugin_paths;
-            if (*n == KERNEL_MAX_PATHS) {
-                fprintf(stderr, "cuttle: too many %s options (at most %d)\n", a, KERNEL_MAX_PATHS);
-                return 2;
-            }
-            (dir ? o->desc.module_dirs : o->desc.plugin_paths)[(*n)++] = next;
-        } else if (!strcmp(a, "--frames")) {
-            char *end;
-            o->frames = strtol(next, &end, 10);
-            if (*end || o->frames < 0) {
-                fprintf(stderr, "cuttle: --frames wants a whole number >= 0, not '%s'\n", next);
-                return 2;
-            }
-        } else if (!strcmp(a, "--dt")) {
-            char *end;
-            o->dt = strtod(next, &end);
-            if (*end || !(o->dt > 0 && o->dt < 10)) {
-                fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", next);
-                return 2;
-            }
-        } else if (!strcmp(a, "-e")) {
-            o->code = next;
-        } else if (!strcmp(a, "--memory-debug")) {
-            o->desc.memory_debug = next;
-        } else if (!strcmp(a, "--jobs")) {
-            o->desc.jobs = (uint32_t)strtoul(next, NULL, 10);
         } else {
-            fprintf(stderr, "cuttle: unknown option %s\n%s", a, usage);
-            return 2;
+            int r = parse_valued(o, a, argv[++i]);
+            if (r)
+                return r;
         }
-        if (takes_value)
-            i++;
     }
     return 0;
 }

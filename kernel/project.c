@@ -70,6 +70,24 @@ static int read_providers(const char *path, const cJSON *obj, project_t *p)
     return 0;
 }
 
+static int read_boot_and_frames(const char *path, const char *dir, const cJSON *root, project_t *p)
+{
+    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(root, "boot_script");
+    if (boot) {
+        if (!cJSON_IsString(boot) || !boot->valuestring[0])
+            return field_error(path, "boot_script", "expected a file name");
+        snprintf(p->boot_script, sizeof p->boot_script, "%s/%s", dir, boot->valuestring);
+    }
+    const cJSON *frames = cJSON_GetObjectItemCaseSensitive(root, "frames");
+    if (frames) {
+        if (!cJSON_IsNumber(frames) || frames->valuedouble < 0 || frames->valuedouble > 1e9 ||
+            frames->valuedouble != (double)(uint32_t)frames->valuedouble)
+            return field_error(path, "frames", "expected a whole frame count");
+        p->frames = (uint32_t)frames->valuedouble;
+    }
+    return 0;
+}
+
 int project__load(const char *dir, project_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -89,19 +107,9 @@ int project__load(const char *dir, project_t *out)
     }
     out->tree = root;
 
-    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(root, "boot_script");
-    if (boot) {
-        if (!cJSON_IsString(boot) || !boot->valuestring[0])
-            return project__free(out), field_error(path, "boot_script", "expected a file name");
-        snprintf(out->boot_script, sizeof out->boot_script, "%s/%s", dir, boot->valuestring);
-    }
-    const cJSON *frames = cJSON_GetObjectItemCaseSensitive(root, "frames");
-    if (frames) {
-        if (!cJSON_IsNumber(frames) || frames->valuedouble < 0 || frames->valuedouble > 1e9)
-            return project__free(out), field_error(path, "frames", "expected a frame count");
-        out->frames = (uint32_t)frames->valuedouble;
-    }
-    int err_code = read_names(path, cJSON_GetObjectItemCaseSensitive(root, "modules"), "modules",
+    int err_code = read_boot_and_frames(path, dir, root, out);
+    if (!err_code)
+        err_code = read_names(path, cJSON_GetObjectItemCaseSensitive(root, "modules"), "modules",
                               out->modules, &out->num_modules);
     if (!err_code)
         err_code = read_pins(path, cJSON_GetObjectItemCaseSensitive(root, "versions"), out);
