@@ -50,7 +50,7 @@
  *
  * Resources (under `components` of an entity):
  *   point_mass = { mass = 2 velocity = [0 0 0] }
- *   body = { shape = "box" half_extents = [.5 .5 .5] mass = 1 restitution = 0.2 friction = 0.5
+ *   body = { shape = "box" half_extents = [0.5 0.5 0.5] mass = 1 restitution = 0.2 friction = 0.5
  *            kind = "dynamic" velocity = [0 0 0] }          (shape = "sphere" takes radius = r)
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0.
  *
