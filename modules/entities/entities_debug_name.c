@@ -5,6 +5,7 @@
  *   - the hash is open addressing with linear probing at most half full, keyed by entity id
  *     (0 marks an empty slot, and id 0 is never an entity); removal shifts later members of the
  *     probe run back, so there are no tombstones and lookups never slow down with churn;
+ *   - a batch (spawning) grows the storage once for all its instances;
  *   - removal swaps the last instance into the hole (the arrays stay packed for linear walks) and
  *     repoints that instance's hash entry;
  *   - names of dead entities go in the entity destroy callback, in the batch it gives.
@@ -24,7 +25,14 @@ typedef struct debug_name_manager_t {
     uint32_t *map_key;   /* entity ids; 0 is empty */
     uint32_t *map_value; /* instance indices */
     uint32_t map_mask;   /* the map has 2 * capacity slots */
+    uint32_t map_shift;  /* 32 - log2 of the map's groups of HOME_GROUP slots */
 } debug_name_manager_t;
+
+/* Entities with neighbouring indices share a group of this many map slots (a 64-byte line of
+ * keys); see home(). */
+#define HOME_GROUP_BITS 4u
+#define HOME_GROUP (1u << HOME_GROUP_BITS)
+#define MIN_CAPACITY 64u
 
 static uint64_t type_id;
 static uint32_t type_slot; /* stable while registered: saves a registry search per call */
@@ -35,12 +43,17 @@ static size_t bytes_for(uint32_t capacity)
            (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + 2u * 2u * sizeof(uint32_t));
 }
 
-/* The home slot is the entity's index bits: live entities have distinct indices, and entities
- * made together have neighbouring ones, so a batch touches neighbouring slots instead of
- * scattering one cache miss per entity over the map (a mixing hash measured ~10x slower here). */
+/* The home slot keeps the low bits of the entity index and scatters the groups above them
+ * (Fibonacci hashing). Entities made together have neighbouring indices, so a batch fills whole
+ * groups, one cache line per HOME_GROUP entities, instead of one miss per entity as with a fully
+ * mixing hash. The index bits alone (index & mask) measured 4x slower at 1M entities (123 against
+ * 30 ns per add): indices that wrap around the map (recycled ones past the map size) land on the
+ * slots of low indices, and every insert after them walks that whole run. */
 static inline uint32_t home(const debug_name_manager_t *m, uint32_t id)
 {
-    return ct_entity_index((ct_entity_t){id}) & m->map_mask;
+    uint32_t index = ct_entity_index((ct_entity_t){id});
+    uint32_t group = ((index >> HOME_GROUP_BITS) * 0x9e3779b1u) >> m->map_shift;
+    return (group << HOME_GROUP_BITS) | (index & (HOME_GROUP - 1u));
 }
 
 /* The map slot holding id, or the empty slot where it would go. */
@@ -71,9 +84,27 @@ static void map_erase(debug_name_manager_t *m, uint32_t id)
     m->map_key[hole] = 0;
 }
 
-static bool grow(debug_name_manager_t *m)
+static uint32_t log2_of(uint32_t power_of_two)
 {
-    uint32_t capacity = m->capacity ? m->capacity * 2u : 64u;
+    uint32_t bits = 0;
+    while ((1u << bits) < power_of_two)
+        bits++;
+    return bits;
+}
+
+/* Room for `want` instances: capacity doubles until it fits, so a batch grows once and single
+ * adds grow geometrically. One allocation; each array is copied once and the map is rebuilt
+ * (only the map needs clearing: the arrays past n are written before they are read). */
+static bool reserve(debug_name_manager_t *m, uint32_t want)
+{
+    if (want <= m->capacity)
+        return true;
+    uint32_t capacity = m->capacity ? m->capacity : MIN_CAPACITY;
+    while (capacity < want) {
+        if (capacity > UINT32_MAX / 4u)
+            return false;
+        capacity *= 2u;
+    }
     size_t size = bytes_for(capacity);
     void *block = ct_alloc(m->a, size);
     if (!block)
@@ -96,6 +127,7 @@ static bool grow(debug_name_manager_t *m)
     m->map_key = map_key;
     m->map_value = map_value;
     m->map_mask = 2u * capacity - 1u;
+    m->map_shift = 32u - (log2_of(2u * capacity) - HOME_GROUP_BITS);
     for (uint32_t i = 0; i < m->n; i++) {
         uint32_t slot = find_slot(m, entity[i].id);
         map_key[slot] = entity[i].id;
@@ -113,12 +145,12 @@ static void copy_name(char *to, const char *from)
 
 static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
 {
-    if (m->capacity == 0 && !grow(m))
+    if (m->capacity == 0 && !reserve(m, MIN_CAPACITY))
         return CT_ERR_NOMEM;
     uint32_t slot = find_slot(m, e.id);
     if (m->map_key[slot] == 0) {
         if (m->n == m->capacity) {
-            if (!grow(m))
+            if (!reserve(m, m->n + 1u))
                 return CT_ERR_NOMEM;
             slot = find_slot(m, e.id);
         }
@@ -190,6 +222,10 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
 {
     debug_name_manager_t *m = manager;
     const char(*names)[CT_DEBUG_NAME_MAX] = data;
+    if (n > UINT32_MAX - m->n || !reserve(m, m->n + n)) {
+        entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
+        return;
+    }
     for (uint32_t i = 0; i < n; i++) {
         if (set_name(m, ctx->entity_lookup[entity_index[i]], names[i]) != 0) {
             entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);

@@ -202,6 +202,62 @@ static void debug_name_matches_a_reference_model(void **state)
     fx.world->destroy_world(w);
 }
 
+/* Growth from empty to tens of thousands of names, over entity indices that were recycled (so
+ * they straddle every map size on the way), in two insertion orders, then a spawned batch into a
+ * manager that already holds names: every name is still found, and removal keeps the rest. */
+static void debug_name_grows_over_recycled_indices(void **state)
+{
+    (void)state;
+    enum { FIRST = 20000, N = 30000, SPAWNED = 3000 };
+    static ct_entity_t e[N];
+    assert_int_equal(fx.entity->create_batch(e, FIRST), FIRST);
+    fx.entity->destroy_batch(e, FIRST);
+    for (uint32_t i = 0; i < N; i++)
+        e[i] = fx.entity->create();
+    ct_world_o *forward = fx.world->create_world(NULL);
+    ct_world_o *backward = fx.world->create_world(NULL);
+    char buf[CT_DEBUG_NAME_MAX];
+    for (uint32_t i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "e%u", i);
+        assert_int_equal(fx.debug_name->set(forward, e[i], buf), 0);
+        assert_int_equal(fx.debug_name->set(backward, e[N - 1 - i], buf), 0);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "e%u", i);
+        assert_string_equal(name_of(forward, e[i]), buf);
+        snprintf(buf, sizeof buf, "e%u", N - 1 - i);
+        assert_string_equal(name_of(backward, e[i]), buf);
+    }
+    for (uint32_t i = 0; i < N; i += 3)
+        fx.debug_name->remove(forward, e[i]);
+    assert_int_equal(fx.debug_name->count(forward), N - (N + 2) / 3);
+
+    char src[256];
+    int len = snprintf(src, sizeof src, "entities = [ { components = { debug_name = { name = "
+                       "\"crate\" } } repeat = { count = %d } } ]\n", SPAWNED);
+    assert_int_equal(fx.resource->load_source("level", "crates", src, (size_t)len), 0);
+    static ct_entity_t spawned[SPAWNED];
+    assert_int_equal(fx.world->spawn_resource(forward, fx.resource->get("level", "crates"), NULL,
+                                              NULL, spawned, SPAWNED), SPAWNED);
+    assert_int_equal(fx.debug_name->count(forward), N - (N + 2) / 3 + SPAWNED);
+    for (uint32_t i = 0; i < SPAWNED; i++)
+        assert_string_equal(name_of(forward, spawned[i]), "crate");
+    for (uint32_t i = 0; i < N; i++) {
+        snprintf(buf, sizeof buf, "e%u", i);
+        if (i % 3 == 0)
+            assert_null(name_of(forward, e[i]));
+        else
+            assert_string_equal(name_of(forward, e[i]), buf);
+    }
+    fx.entity->destroy_batch(spawned, SPAWNED);
+    fx.entity->destroy_batch(e, N);
+    assert_int_equal(fx.debug_name->count(forward), 0);
+    assert_int_equal(fx.debug_name->count(backward), 0);
+    fx.resource->unload("level", "crates");
+    fx.world->destroy_world(forward);
+    fx.world->destroy_world(backward);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +265,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, setup, teardown),
         cmocka_unit_test_setup_teardown(debug_name_swap_erase, setup, teardown),
         cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
