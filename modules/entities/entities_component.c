@@ -117,6 +117,11 @@ const ct_component_type_t *entities__type_at(uint32_t slot)
     return slot < ENTITIES_MAX_TYPES && slots[slot].used ? &slots[slot].type : NULL;
 }
 
+uint64_t entities__type_id_at(uint32_t slot)
+{
+    return slot < ENTITIES_MAX_TYPES && slots[slot].used ? slots[slot].id : 0;
+}
+
 const uint32_t *entities__spawn_order(uint32_t *n)
 {
     *n = num_order;

@@ -143,22 +143,25 @@ static void copy_name(char *to, const char *from)
     memset(to + len, 0, CT_DEBUG_NAME_MAX - len);
 }
 
-static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
+/* The instance of e, appended if e has none yet; the caller made room for one more. */
+static uint32_t instance_of(debug_name_manager_t *m, ct_entity_t e)
 {
-    if (m->capacity == 0 && !reserve(m, MIN_CAPACITY))
-        return CT_ERR_NOMEM;
     uint32_t slot = find_slot(m, e.id);
     if (m->map_key[slot] == 0) {
-        if (m->n == m->capacity) {
-            if (!reserve(m, m->n + 1u))
-                return CT_ERR_NOMEM;
-            slot = find_slot(m, e.id);
-        }
         m->map_key[slot] = e.id;
         m->map_value[slot] = m->n;
         m->entity[m->n++] = e;
     }
-    copy_name(m->name[m->map_value[slot]], name);
+    return m->map_value[slot];
+}
+
+static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
+{
+    /* Full is fine when e only renames: room is made only when it would be appended. */
+    if (m->n == m->capacity && (m->n == 0 || m->map_key[find_slot(m, e.id)] == 0) &&
+        !reserve(m, m->n + 1u))
+        return CT_ERR_NOMEM;
+    copy_name(m->name[instance_of(m, e)], name);
     return 0;
 }
 
@@ -226,11 +229,12 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
         return;
     }
+    /* Compiled names are already NUL-padded to CT_DEBUG_NAME_MAX (see compile), so each is one
+     * fixed-size copy; the last byte is still forced to NUL in case a blob was not made by us. */
     for (uint32_t i = 0; i < n; i++) {
-        if (set_name(m, ctx->entity_lookup[entity_index[i]], names[i]) != 0) {
-            entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
-            return;
-        }
+        char *to = m->name[instance_of(m, ctx->entity_lookup[entity_index[i]])];
+        memcpy(to, names[i], CT_DEBUG_NAME_MAX);
+        to[CT_DEBUG_NAME_MAX - 1u] = 0;
     }
 }
 

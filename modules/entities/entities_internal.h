@@ -47,6 +47,8 @@ void entities__unregister_type(uint64_t type_id);
 uint64_t entities__type_id(const char *name);
 /* The type in a slot, or NULL when the slot is free. */
 const ct_component_type_t *entities__type_at(uint32_t slot);
+/* The id of the type in a slot (kept from registration, so no name is hashed again), or 0. */
+uint64_t entities__type_id_at(uint32_t slot);
 /* The slot of a registered type id, or -1. */
 int entities__type_slot(uint64_t type_id);
 /* Used slots in spawn order; *n receives their count. */

@@ -203,7 +203,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     const uint32_t *order = entities__spawn_order(&num_types);
     for (uint32_t t = 0; t < num_types; t++) {
         const ct_component_type_t *type = entities__type_at(order[t]);
-        uint64_t id = entities__type_id(type->name);
+        uint64_t id = entities__type_id_at(order[t]);
         void *manager = entities__world_manager_at(world, order[t]);
         for (uint32_t s = 0; s < res->num_sections; s++) {
             const section_t *sec = &res->sections[s];

@@ -228,6 +228,19 @@ static void debug_name_grows_over_recycled_indices(void **state)
         snprintf(buf, sizeof buf, "e%u", N - 1 - i);
         assert_string_equal(name_of(backward, e[i]), buf);
     }
+    /* Renaming in a manager whose storage is exactly full (64 is its first capacity) adds
+     * nothing. */
+    ct_world_o *full = fx.world->create_world(NULL);
+    for (uint32_t round = 0; round < 2; round++) {
+        for (uint32_t i = 0; i < 64; i++) {
+            snprintf(buf, sizeof buf, "r%u.%u", round, i);
+            assert_int_equal(fx.debug_name->set(full, e[i], buf), 0);
+        }
+    }
+    assert_int_equal(fx.debug_name->count(full), 64);
+    assert_string_equal(name_of(full, e[63]), "r1.63");
+    fx.world->destroy_world(full);
+
     for (uint32_t i = 0; i < N; i += 3)
         fx.debug_name->remove(forward, e[i]);
     assert_int_equal(fx.debug_name->count(forward), N - (N + 2) / 3);
