@@ -77,15 +77,18 @@ uint32_t transforms__find(const transforms__manager_t *m, uint32_t e)
     return slot->entity == e ? slot->instance : 0;
 }
 
-/* Sizes of the arrays for `cap` slots, largest alignment first so every array stays aligned. */
-static size_t layout_bytes(uint32_t cap, uint32_t hash_slots)
+/* Bytes of the block for `cap` slots (a power of two): the per-instance arrays, then the hash with
+ * two slots per instance slot, so it is at most half full and probe runs stay short. */
+static size_t layout_bytes(uint32_t cap)
 {
     return (size_t)cap * (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) +
-                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint8_t)) +
-           (size_t)hash_slots * sizeof(transforms__hash_slot_t);
+                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint8_t) +
+                          2 * sizeof(transforms__hash_slot_t));
 }
 
-static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap, uint32_t hash_slots)
+/* Points the arrays into `buffer` for `cap` slots, largest alignment first so every array stays
+ * aligned. The hash comes last: it is rebuilt on every growth, never moved. */
+static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap)
 {
     char *p = buffer;
     m->world_m = (ct_transform_matrix_t *)p;
@@ -104,12 +107,24 @@ static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap, u
     p += cap * sizeof(uint32_t);
     m->prev_sibling = (uint32_t *)p;
     p += cap * sizeof(uint32_t);
-    m->hash = (transforms__hash_slot_t *)p;
-    p += hash_slots * sizeof(transforms__hash_slot_t);
     m->mark = (uint8_t *)p;
+    p += cap * sizeof(uint8_t);
+    m->hash = (transforms__hash_slot_t *)p;
 }
 
-/* Makes room for `extra` more instances: one new block, arrays copied, hash rebuilt. */
+static void move_array(void *to, const void *from, size_t bytes)
+{
+    if (to != from)
+        memmove(to, from, bytes);
+}
+
+/*
+ * Makes room for `extra` more instances. The block grows by realloc: a large block is remapped
+ * rather than copied, so pages already touched stay mapped and only the used part of each array
+ * is moved to its new offset. Offsets only grow, so moving the arrays from the last to the first
+ * never overwrites one not yet moved. First touches of fresh pages are what growth costs (a page
+ * fault is several microseconds on a virtual machine), hence no memset of unused slots.
+ */
 static int reserve(transforms__manager_t *m, uint32_t extra)
 {
     const uint64_t need = (uint64_t)m->n + extra;
@@ -117,46 +132,41 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
         return 0;
     if (need > (1u << 30))
         return CT_ERR_NOMEM;
-    uint32_t cap = m->capacity ? m->capacity : 64;
-    while (cap < need)
-        cap *= 2;
-    /* At most half full, so probe runs stay short. */
-    uint32_t bits = 1;
-    while ((1u << bits) < 2 * cap)
-        bits++;
-    const uint32_t hash_slots = 1u << bits;
-    const size_t bytes = layout_bytes(cap, hash_slots);
-    void *buffer = ct_alloc(m->a, bytes);
+    uint32_t cap = 64, log2_cap = 6;
+    for (; cap < need; cap *= 2)
+        log2_cap++;
+    const size_t bytes = layout_bytes(cap);
+    void *buffer = ct_realloc(m->a, m->buffer, m->bytes, bytes);
     if (!buffer)
         return CT_ERR_NOMEM;
 
     transforms__manager_t old = *m;
-    layout_point(m, buffer, cap, hash_slots);
-    if (old.buffer) {
-        const uint32_t n = old.n;
-        memcpy(m->world_m, old.world_m, n * sizeof *m->world_m);
-        memcpy(m->local_m, old.local_m, n * sizeof *m->local_m);
-        memcpy(m->pose, old.pose, n * sizeof *m->pose);
-        memcpy(m->entity, old.entity, n * sizeof *m->entity);
-        memcpy(m->parent, old.parent, n * sizeof *m->parent);
-        memcpy(m->first_child, old.first_child, n * sizeof *m->first_child);
-        memcpy(m->next_sibling, old.next_sibling, n * sizeof *m->next_sibling);
-        memcpy(m->prev_sibling, old.prev_sibling, n * sizeof *m->prev_sibling);
-        ct_free(m->a, old.buffer, old.bytes);
+    layout_point(&old, buffer, m->capacity);
+    layout_point(m, buffer, cap);
+    const uint32_t n = m->n;
+    if (m->buffer) {
+        move_array(m->mark, old.mark, n * sizeof *m->mark);
+        move_array(m->prev_sibling, old.prev_sibling, n * sizeof *m->prev_sibling);
+        move_array(m->next_sibling, old.next_sibling, n * sizeof *m->next_sibling);
+        move_array(m->first_child, old.first_child, n * sizeof *m->first_child);
+        move_array(m->parent, old.parent, n * sizeof *m->parent);
+        move_array(m->entity, old.entity, n * sizeof *m->entity);
+        move_array(m->pose, old.pose, n * sizeof *m->pose);
+        move_array(m->local_m, old.local_m, n * sizeof *m->local_m);
     } else {
         m->world_m[0] = transforms__identity_matrix;
         m->local_m[0] = transforms__identity_matrix;
         m->pose[0] = transforms__identity_pose;
         m->entity[0].id = 0;
         m->parent[0] = m->first_child[0] = m->next_sibling[0] = m->prev_sibling[0] = 0;
+        m->mark[0] = 0;
     }
-    memset(m->mark, 0, cap);
     m->buffer = buffer;
     m->bytes = bytes;
     m->capacity = cap;
-    m->hash_shift = 32 - bits;
-    memset(m->hash, 0, hash_slots * sizeof *m->hash);
-    for (uint32_t i = 1; i < m->n; i++)
+    m->hash_shift = 32 - (log2_cap + 1);
+    memset(m->hash, 0, 2 * (size_t)cap * sizeof *m->hash);
+    for (uint32_t i = 1; i < n; i++)
         hash_insert(m, m->entity[i].id, i);
     return 0;
 }
@@ -177,16 +187,19 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
         return err;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t e = entities[k].id;
-        if (e == 0 || transforms__find(m, e)) {
+        /* One probe both refuses a duplicate and finds the free slot the new entry goes in. */
+        const uint32_t s = e ? hash_find_slot(m, e) : 0;
+        if (e == 0 || m->hash[s].entity) {
             out[k].i = 0;
             continue;
         }
         const uint32_t i = m->n++;
         m->entity[i] = entities[k];
         m->parent[i] = m->first_child[i] = m->next_sibling[i] = m->prev_sibling[i] = 0;
+        m->mark[i] = 0;
         transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
         m->world_m[i] = m->local_m[i];
-        hash_insert(m, e, i);
+        m->hash[s] = (transforms__hash_slot_t){e, i};
         out[k].i = i;
     }
     return 0;
