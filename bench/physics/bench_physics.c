@@ -97,7 +97,7 @@ static void random_boxes(physics__broadphase *bp, uint32_t n)
 static void bench_broadphase(void)
 {
     enum { N = 100000, QUERIES = 1000 };
-    physics__broadphase bp = {.a = &heap, .cells.a = &heap};
+    physics__broadphase bp = {.a = &heap};
     random_boxes(&bp, N);
     const float side = 2.0f * cbrtf((float)N);
     double best = 1e30;
@@ -125,7 +125,7 @@ static void bench_broadphase(void)
 static void bench_hash_vs_brute(void)
 {
     enum { N = 5000 };
-    physics__broadphase bp = {.a = &heap, .cells.a = &heap};
+    physics__broadphase bp = {.a = &heap};
     random_boxes(&bp, N);
     double hash = 1e30, brute = 1e30;
     uint32_t brute_pairs = 0;

@@ -1,35 +1,47 @@
 /* physics_broadphase.c: the spatial hash (the seed's "Finding nearby stuff").
  *
- * Grid coordinate -> hash map -> linked list in one array. A box goes into every cell its AABB
+ * Grid coordinate -> hash -> the cell's items in one array. A box goes into every cell its AABB
  * touches; a pair sharing several cells is reported only from the cell holding the minimum corner
- * of their intersection, which both boxes cover, so nothing needs a "seen" set. */
+ * of their intersection, which both boxes cover, so nothing needs a "seen" set.
+ *
+ * The seed fills a map of linked lists one insertion at a time. Here the build is a counting sort
+ * instead: count the items per bucket, turn the counts into offsets, drop every item into place.
+ * That is three linear passes with no probing, and afterwards each bucket is one contiguous run,
+ * so finding pairs walks memory in order instead of chasing `next` indices. Cells are not
+ * stored: several may hash to one bucket, so every test also checks the cell it means. */
 #include "physics_internal.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* Boxes spanning more cells than this on an axis skip the grid (a ground plane would otherwise
  * fill thousands of cells); they are few and tested against everything. */
 #define BP_LARGE_CELLS 4
+#define BP_MAX_BOX_ITEMS (BP_LARGE_CELLS * BP_LARGE_CELLS * BP_LARGE_CELLS)
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
 #define BP_FIELD(name) {offsetof(physics__broadphase, name), sizeof(*((physics__broadphase *)0)->name)}
 static const physics__soa_field bp__box_fields[] = {
-    BP_FIELD(lo), BP_FIELD(hi), BP_FIELD(moving), BP_FIELD(large), BP_FIELD(is_large),
+    BP_FIELD(lo), BP_FIELD(hi), BP_FIELD(moving), BP_FIELD(large), BP_FIELD(cells),
+    BP_FIELD(cell_lo), BP_FIELD(cell_hi),
 };
-static const physics__soa_field bp__item_fields[] = {BP_FIELD(item_box), BP_FIELD(item_next)};
+static const physics__soa_field bp__item_fields[] = {
+    BP_FIELD(item), BP_FIELD(item_bucket), BP_FIELD(item_box),
+};
 #define BP_NUM_BOX_FIELDS ((uint32_t)(sizeof bp__box_fields / sizeof bp__box_fields[0]))
+#define BP_NUM_ITEM_FIELDS ((uint32_t)(sizeof bp__item_fields / sizeof bp__item_fields[0]))
 
-typedef struct bp__cell {
-    int32_t x, y, z;
-} bp__cell;
+typedef physics__cell bp__cell;
 
+/* Clamped first (NaN compares false and lands on the low end), then floored by hand: truncating
+ * and correcting by one is exact in this range and much cheaper than floorf, which without
+ * SSE4.1 compiles to a long sequence, and this runs six times per box per build. */
 static inline int32_t bp__coord(float v, float inv_cell)
 {
-    const float c = floorf(v * inv_cell);
-    if (!(c > -BP_COORD_LIMIT)) /* also catches NaN */
-        return -BP_COORD_LIMIT;
-    return c < BP_COORD_LIMIT - 1 ? (int32_t)c : BP_COORD_LIMIT - 1;
+    const float c = f_min(f_max(v * inv_cell, (float)-BP_COORD_LIMIT), (float)(BP_COORD_LIMIT - 1));
+    const int32_t t = (int32_t)c;
+    return t - (c < (float)t);
 }
 
 static inline bp__cell bp__cell_of(physics__v3 p, float inv_cell)
@@ -43,18 +55,30 @@ static inline uint64_t bp__key(int32_t x, int32_t y, int32_t z)
            ((uint64_t)(uint32_t)(y + BP_COORD_LIMIT) << 21) | (uint64_t)(uint32_t)(z + BP_COORD_LIMIT);
 }
 
+/* `&` rather than `&&`: six compares and one branch, instead of six hard-to-predict branches. */
 static inline bool bp__overlap(physics__v3 alo, physics__v3 ahi, physics__v3 blo, physics__v3 bhi)
 {
-    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y &&
-           alo.z <= bhi.z && blo.z <= ahi.z;
+    return (alo.x <= bhi.x) & (blo.x <= ahi.x) & (alo.y <= bhi.y) & (blo.y <= ahi.y) &
+           (alo.z <= bhi.z) & (blo.z <= ahi.z);
 }
 
-/* Whether `key` is the cell where the pair (or box and query) [alo..] x [blo..] is reported. */
-static inline bool bp__owns(const physics__broadphase *bp, uint64_t key, physics__v3 alo,
-                            physics__v3 blo)
+/* Fibonacci hashing: the multiply mixes every coordinate bit into the top bits, which pick the
+ * bucket. Cheaper than a full finaliser, and neighbouring cells land far apart. */
+static inline uint32_t bp__bucket(uint32_t shift, bp__cell c)
 {
-    const bp__cell c = bp__cell_of(v3_max(alo, blo), bp->inv_cell);
-    return bp__key(c.x, c.y, c.z) == key;
+    return (uint32_t)((bp__key(c.x, c.y, c.z) * 0x9e3779b97f4a7c15ull) >> shift);
+}
+
+static inline bool bp__same_cell(bp__cell a, bp__cell b)
+{
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+}
+
+/* The cell where the pair (or box and query) [alo..] x [blo..] is reported: the one holding the
+ * minimum corner of their intersection. */
+static inline bp__cell bp__owner(const physics__broadphase *bp, physics__v3 alo, physics__v3 blo)
+{
+    return bp__cell_of(v3_max(alo, blo), bp->inv_cell);
 }
 
 int physics__broadphase_resize(physics__broadphase *bp, uint32_t n)
@@ -94,7 +118,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
         double sum = 0.0;
         for (uint32_t i = 0; i < bp->n; i++) {
             const physics__v3 s = v3_sub(bp->hi[i], bp->lo[i]);
-            sum += fmaxf(s.x, fmaxf(s.y, s.z));
+            sum += f_max(s.x, f_max(s.y, s.z));
         }
         /* Twice the mean size: a typical box then touches 1 to 2 cells per axis (about 3.4 in
          * all) while a cell holds only a handful of boxes. Measured on random scenes: 1x makes
@@ -106,58 +130,95 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->cell = cell;
     bp->inv_cell = 1.0f / cell;
 
-    /* Count the items first so the arrays grow once, not per insertion. */
-    uint64_t items = 0;
-    bp->num_large = 0;
-    for (uint32_t i = 0; i < bp->n; i++) {
-        const bp__cell l = bp__cell_of(bp->lo[i], bp->inv_cell);
-        const bp__cell h = bp__cell_of(bp->hi[i], bp->inv_cell);
-        const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
-        bp->is_large[i] = sx > BP_LARGE_CELLS || sy > BP_LARGE_CELLS || sz > BP_LARGE_CELLS;
-        if (bp->is_large[i])
-            bp->large[bp->num_large++] = i;
-        else
-            items += (uint64_t)(sx * sy * sz);
-    }
-    if (items >= UINT32_MAX / 2)
-        return CT_ERR_FULL;
-    if (items > bp->cap_items) {
-        uint32_t cap = bp->cap_items ? bp->cap_items : 256;
-        while (cap < items)
-            cap *= 2;
-        if (physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields, 2, 0,
-                              bp->cap_items, cap))
+    /* Buckets are sized from the boxes so that one pass can fill them: about two per box, for
+     * the two to four items a box makes at this cell size. */
+    uint32_t buckets = 16, shift = 60;
+    while (buckets < 2u * bp->n)
+        buckets *= 2, shift--;
+    if (buckets + 1 > bp->cap_buckets) {
+        uint32_t *fresh = ct_alloc(bp->a, ((size_t)buckets + 1) * sizeof *fresh);
+        if (!fresh)
             return CT_ERR_NOMEM;
-        bp->cap_items = cap;
+        if (bp->bucket_start)
+            ct_free(bp->a, bp->bucket_start, (size_t)bp->cap_buckets * sizeof *fresh);
+        bp->bucket_start = fresh;
+        bp->cap_buckets = buckets + 1;
     }
-    /* Size the map for the distinct cells, which are usually far fewer than the items: start
-     * from one per four boxes and grow while inserting. A small map is cheaper to clear and to walk. */
-    physics__map_clear(&bp->cells);
-    if (physics__map_reserve(&bp->cells, bp->n / 4 < items ? bp->n / 4 : (uint32_t)items))
-        return CT_ERR_NOMEM;
+    bp->num_buckets = buckets;
+    bp->bucket_shift = shift;
+    uint32_t *start = bp->bucket_start;
+    memset(start, 0, ((size_t)buckets + 1) * sizeof *start);
 
+    /* Every box's cell range first, over plain float arrays so that the compiler vectorises it:
+     * done box by box below it costs more than the rest of the build. */
+    const float *lo_f = &bp->lo[0].x, *hi_f = &bp->hi[0].x;
+    int32_t *cl = &bp->cell_lo[0].x, *ch = &bp->cell_hi[0].x;
+    for (uint32_t k = 0; k < 3 * bp->n; k++) {
+        cl[k] = bp__coord(lo_f[k], bp->inv_cell);
+        ch[k] = bp__coord(hi_f[k], bp->inv_cell);
+    }
+    /* Each item's bucket in box order, counted per bucket. */
     uint32_t item = 0;
-    bp->grid_lo = v3(INFINITY, INFINITY, INFINITY);
-    bp->grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    bp->num_large = 0;
+    physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
+    physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
     for (uint32_t i = 0; i < bp->n; i++) {
-        if (bp->is_large[i])
+        const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
+        const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
+        if (sx > BP_LARGE_CELLS || sy > BP_LARGE_CELLS || sz > BP_LARGE_CELLS) {
+            bp->cells[i] = 0;
+            bp->large[bp->num_large++] = i;
             continue;
-        bp->grid_lo = v3_min(bp->grid_lo, bp->lo[i]);
-        bp->grid_hi = v3_max(bp->grid_hi, bp->hi[i]);
-        const bp__cell l = bp__cell_of(bp->lo[i], bp->inv_cell);
-        const bp__cell h = bp__cell_of(bp->hi[i], bp->inv_cell);
-        for (int32_t x = l.x; x <= h.x; x++)
-            for (int32_t y = l.y; y <= h.y; y++)
-                for (int32_t z = l.z; z <= h.z; z++) {
-                    if (physics__map_reserve(&bp->cells, bp->cells.count + 1))
-                        return CT_ERR_NOMEM;
-                    uint32_t *head = physics__map_upsert(&bp->cells, bp__key(x, y, z), UINT32_MAX);
-                    bp->item_box[item] = i;
-                    bp->item_next[item] = *head;
-                    *head = item++;
-                }
+        }
+        const uint32_t cells = (uint32_t)(sx * sy * sz);
+        bp->cells[i] = (uint8_t)cells;
+        grid_lo = v3_min(grid_lo, bp->lo[i]);
+        grid_hi = v3_max(grid_hi, bp->hi[i]);
+        if (item + BP_MAX_BOX_ITEMS > bp->cap_items) {
+            if (item >= UINT32_MAX / 2)
+                return CT_ERR_FULL;
+            uint32_t cap = bp->cap_items ? bp->cap_items : 256;
+            while (cap < item + BP_MAX_BOX_ITEMS)
+                cap *= 2;
+            if (physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields,
+                                  BP_NUM_ITEM_FIELDS, item, bp->cap_items, cap))
+                return CT_ERR_NOMEM;
+            bp->cap_items = cap;
+        }
+        /* One loop over the box's cells, stepping z, then y, then x without branches: three
+         * nested loops would mispredict each of their exits, their trip counts varying from
+         * box to box. */
+        uint32_t *item_bucket = bp->item_bucket;
+        int32_t x = l.x, y = l.y, z = l.z;
+        for (uint32_t c = 0; c < cells; c++) {
+            const uint32_t k = bp__bucket(shift, (bp__cell){x, y, z});
+            item_bucket[item++] = k;
+            start[k]++;
+            const bool next_y = z == h.z;
+            z = next_y ? l.z : z + 1;
+            y += next_y;
+            const bool next_x = y > h.y;
+            y = next_x ? l.y : y;
+            x += next_x;
+        }
     }
     bp->num_items = item;
+    bp->grid_lo = grid_lo;
+    bp->grid_hi = grid_hi;
+    /* Counts become ends; placing the boxes from the last down then leaves start[k] at the
+     * beginning of bucket k and each bucket's boxes in ascending order. Only indices move here:
+     * scattering whole items would touch a random cache line of a much larger array each. */
+    uint32_t end = 0;
+    for (uint32_t k = 0; k <= buckets; k++)
+        start[k] = end += start[k];
+    for (uint32_t i = bp->n; i-- > 0;)
+        for (uint32_t c = 0; c < bp->cells[i]; c++)
+            bp->item_box[--start[bp->item_bucket[--item]]] = i;
+    /* The bounds follow in order: independent loads, sequential stores. */
+    for (uint32_t p = 0; p < bp->num_items; p++) {
+        const uint32_t i = bp->item_box[p];
+        bp->item[p] = (physics__bp_item){bp->lo[i], bp->hi[i], i, bp->moving[i]};
+    }
     return 0;
 }
 
@@ -173,22 +234,23 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
 int physics__broadphase_pairs(physics__broadphase *bp)
 {
     bp->num_pairs = 0;
-    /* Walk occupied cells in slot order: one pass over the map, no lookups. */
-    for (uint32_t s = 0; s < bp->cells.cap; s++) {
-        const uint64_t key = bp->cells.slots[s].key;
-        if (key == PHYSICS_MAP_EMPTY)
-            continue;
-        for (uint32_t p = bp->cells.slots[s].value; p != UINT32_MAX; p = bp->item_next[p]) {
-            const uint32_t a = bp->item_box[p];
-            const physics__v3 alo = bp->lo[a], ahi = bp->hi[a];
-            for (uint32_t q = bp->item_next[p]; q != UINT32_MAX; q = bp->item_next[q]) {
-                const uint32_t b = bp->item_box[q];
-                if (!(bp->moving[a] | bp->moving[b]))
+    const physics__bp_item *item = bp->item;
+    for (uint32_t k = 0; k < bp->num_buckets; k++) {
+        const uint32_t begin = bp->bucket_start[k], end = bp->bucket_start[k + 1];
+        for (uint32_t p = begin; p + 1 < end; p++) {
+            /* A box covering two cells of one bucket sits there twice, side by side (the run is
+             * ascending): only its first copy counts, in both loops. */
+            const physics__bp_item a = item[p];
+            if (p > begin && item[p - 1].box == a.box)
+                continue;
+            for (uint32_t q = p + 1; q < end; q++) {
+                const physics__bp_item *b = &item[q];
+                if (b->box == item[q - 1].box || !(a.moving | b->moving))
                     continue;
-                if (!bp__overlap(alo, ahi, bp->lo[b], bp->hi[b]) ||
-                    !bp__owns(bp, key, alo, bp->lo[b]))
+                if (!bp__overlap(a.lo, a.hi, b->lo, b->hi) ||
+                    bp__bucket(bp->bucket_shift, bp__owner(bp, a.lo, b->lo)) != k)
                     continue;
-                if (bp__add_pair(bp, a, b))
+                if (bp__add_pair(bp, a.box, b->box))
                     return CT_ERR_NOMEM;
             }
         }
@@ -196,7 +258,7 @@ int physics__broadphase_pairs(physics__broadphase *bp)
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t a = bp->large[k];
         for (uint32_t b = 0; b < bp->n; b++) {
-            if (b == a || (bp->is_large[b] && b < a) || !(bp->moving[a] | bp->moving[b]))
+            if (b == a || (!bp->cells[b] && b < a) || !(bp->moving[a] | bp->moving[b]))
                 continue;
             if (bp__overlap(bp->lo[a], bp->hi[a], bp->lo[b], bp->hi[b]) && bp__add_pair(bp, a, b))
                 return CT_ERR_NOMEM;
@@ -229,12 +291,15 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     for (int32_t x = l.x; x <= h.x; x++)
         for (int32_t y = l.y; y <= h.y; y++)
             for (int32_t z = l.z; z <= h.z; z++) {
-                const uint64_t key = bp__key(x, y, z);
-                for (uint32_t p = physics__map_get(&bp->cells, key); p != UINT32_MAX;
-                     p = bp->item_next[p]) {
-                    const uint32_t i = bp->item_box[p];
-                    if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__owns(bp, key, lo, bp->lo[i]) &&
-                        bp__add_found(bp, i))
+                const bp__cell c = {x, y, z};
+                const uint32_t k = bp__bucket(bp->bucket_shift, c);
+                const uint32_t begin = bp->bucket_start[k], end = bp->bucket_start[k + 1];
+                for (uint32_t p = begin; p < end; p++) {
+                    const physics__bp_item *it = &bp->item[p];
+                    if (p > begin && bp->item[p - 1].box == it->box)
+                        continue;
+                    if (bp__overlap(lo, hi, it->lo, it->hi) &&
+                        bp__same_cell(bp__owner(bp, lo, it->lo), c) && bp__add_found(bp, it->box))
                         return CT_ERR_NOMEM;
                 }
             }
@@ -293,12 +358,13 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
             /* Ends: each turn moves one border further along the ray (by at least a cell,
              * d being normalised) until past the clip box or past the best hit. */
             for (;;) {
-                const uint64_t key = bp__key(c[0], c[1], c[2]);
-                for (uint32_t p = physics__map_get(&bp->cells, key); p != UINT32_MAX;
-                     p = bp->item_next[p]) {
-                    const float t = hit(user, bp->item_box[p], best);
+                /* Boxes of other cells sharing the bucket are tested too: harmless, since
+                 * hit() measures the true distance. */
+                const uint32_t bucket = bp__bucket(bp->bucket_shift, (bp__cell){c[0], c[1], c[2]});
+                for (uint32_t p = bp->bucket_start[bucket]; p < bp->bucket_start[bucket + 1]; p++) {
+                    const float t = hit(user, bp->item[p].box, best);
                     if (t < best)
-                        best = t, best_box = bp->item_box[p];
+                        best = t, best_box = bp->item[p].box;
                 }
                 const int k = next[0] < next[1] ? (next[0] < next[2] ? 0 : 2)
                                                 : (next[1] < next[2] ? 1 : 2);
@@ -316,13 +382,16 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
 void physics__broadphase_free(physics__broadphase *bp)
 {
     physics__soa_free(bp->a, &bp->buffer, bp__box_fields, BP_NUM_BOX_FIELDS, bp->cap);
-    physics__soa_free(bp->a, &bp->item_buffer, bp__item_fields, 2, bp->cap_items);
-    physics__map_free(&bp->cells);
+    physics__soa_free(bp->a, &bp->item_buffer, bp__item_fields, BP_NUM_ITEM_FIELDS, bp->cap_items);
+    if (bp->bucket_start)
+        ct_free(bp->a, bp->bucket_start, (size_t)bp->cap_buckets * sizeof *bp->bucket_start);
+    bp->bucket_start = NULL;
+    bp->num_buckets = bp->num_items = 0;
     if (bp->pairs)
         ct_free(bp->a, bp->pairs, (size_t)bp->cap_pairs * sizeof *bp->pairs);
     if (bp->found)
         ct_free(bp->a, bp->found, (size_t)bp->cap_found * sizeof *bp->found);
     bp->pairs = NULL;
     bp->found = NULL;
-    bp->n = bp->cap = bp->cap_items = bp->cap_pairs = bp->cap_found = 0;
+    bp->n = bp->cap = bp->cap_items = bp->cap_buckets = bp->cap_pairs = bp->cap_found = 0;
 }

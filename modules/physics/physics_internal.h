@@ -49,7 +49,7 @@ static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a
 
 /* ---- u64 -> u32 hash map (physics_map.c) ---------------------------------------------------
  * Open addressing with linear probing, one allocation, power-of-two capacity kept under 50%
- * load. Used twice: entity id -> instance index, and grid cell -> first item of its list. */
+ * load. Maps entity ids to instance indices. */
 
 #define PHYSICS_MAP_EMPTY UINT64_MAX
 
@@ -143,29 +143,50 @@ void physics__bodies_free(physics__bodies *b);
 const char *physics__body_desc_error(const ct_body_desc_t *d);
 
 /* ---- Broadphase (physics_broadphase.c): the spatial hash -----------------------------------
- * The seed's pattern: grid coordinate -> hash map -> linked list in one array. Callers fill
- * lo/hi (and `moving`) for n boxes after physics__broadphase_resize, then build. Boxes larger
- * than a few cells are kept out of the grid in a short list tested against everything. */
+ * The seed's pattern (grid coordinate -> hash -> the cell's items in one array), built by a
+ * counting sort instead of insertions: every cell hashes to a bucket, and each bucket's items
+ * lie contiguous in one array, in box order. Callers fill lo/hi (and `moving`) for n boxes after
+ * physics__broadphase_resize, then build. Boxes larger than a few cells are kept out of the grid
+ * in a short list tested against everything. */
 
 typedef struct physics__pair {
     uint32_t a, b; /* a < b */
 } physics__pair;
 
+typedef struct physics__cell {
+    int32_t x, y, z;
+} physics__cell;
+
+/* One box in one bucket. The bounds are copied in so that finding pairs reads the buckets in
+ * order rather than fetching every box's bounds from a random place. */
+typedef struct physics__bp_item {
+    physics__v3 lo, hi;
+    uint32_t box;
+    uint32_t moving;
+} physics__bp_item;
+
 typedef struct physics__broadphase {
     ct_allocator_t *a;
     uint32_t n, cap;
-    void *buffer; /* lo, hi, moving, large, is_large */
+    void *buffer; /* lo, hi, moving, large, cells, cell_lo, cell_hi */
     physics__v3 *lo, *hi;
     uint8_t *moving;   /* filled by the caller: pairs where neither box moves are skipped */
     uint32_t *large;   /* boxes kept out of the grid */
-    uint8_t *is_large;
+    uint8_t *cells;    /* how many grid cells a box covers; 0 for a large box */
+    physics__cell *cell_lo, *cell_hi; /* the build's scratch: the cells of lo and hi */
     uint32_t num_large;
 
     float cell, inv_cell;
     physics__v3 grid_lo, grid_hi; /* bounds of the boxes in the grid (clips ray walks) */
-    physics__map cells;           /* packed cell coordinate -> first item */
-    void *item_buffer;            /* item_box, item_next; lists end at UINT32_MAX */
-    uint32_t *item_box, *item_next;
+    /* Bucket k's boxes are item[bucket_start[k] .. bucket_start[k + 1]), ascending. Cells that
+     * share a bucket share its range: users check the cell, not just the bucket. */
+    uint32_t *bucket_start; /* num_buckets + 1 entries */
+    uint32_t num_buckets;   /* a power of two; 0 before the first build */
+    uint32_t bucket_shift;  /* 64 - log2(num_buckets) */
+    uint32_t cap_buckets;
+    void *item_buffer;      /* item, and the build's scratch item_bucket, item_box */
+    physics__bp_item *item;
+    uint32_t *item_bucket, *item_box;
     uint32_t num_items, cap_items;
 
     physics__pair *pairs; /* output of physics__broadphase_pairs */

@@ -1,10 +1,10 @@
-/* physics_map.c: the u64 -> u32 open-addressing map behind entity lookups and grid cells. */
+/* physics_map.c: the u64 -> u32 open-addressing map behind entity lookups, and SoA buffers. */
 #include "physics_internal.h"
 
 #include <string.h>
 
-/* A 64-bit finaliser (from MurmurHash3): grid keys differ in a few bits, entity ids are small
- * consecutive numbers; both need their bits spread before masking. */
+/* A 64-bit finaliser (from MurmurHash3): entity ids are small consecutive numbers and need their
+ * bits spread before masking. */
 static inline uint32_t map__slot(uint64_t k, uint32_t mask)
 {
     k ^= k >> 33;

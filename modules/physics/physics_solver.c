@@ -31,7 +31,7 @@
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 {
     memset(s, 0, sizeof *s);
-    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->bp.cells.a = s->events.a = a;
+    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->events.a = a;
     s->gravity = v3(0.0f, -9.81f, 0.0f);
     /* Twenty sweeps let a ten-box stack settle within a few millimetres from a cold start;
      * after that warm starting does most of the work. */
