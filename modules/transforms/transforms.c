@@ -158,16 +158,9 @@ static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances
     transforms__manager_t *m = transforms__manager_of(world, "set_local_batch");
     if (!m || n == 0 || !instances || !locals)
         return;
-    uint32_t skipped = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (transforms__valid(m, instances[k].i))
-            transforms__write_local(m, instances[k].i, &locals[k]);
-        else
-            skipped++;
-    }
+    const uint32_t skipped = transforms__set_local_batch(m, instances, locals, n);
     if (skipped)
         LOG_MISUSE("set_local_batch: skipped %u invalid instances of %u", skipped, n);
-    transforms__propagate_batch(m, instances, n);
 }
 
 /* The instance of e for the per-entity calls; 0 when there is none (not misuse: physics asks for

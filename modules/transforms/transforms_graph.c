@@ -319,7 +319,30 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i)
 /* Marks: 1 = listed, 2 = listed and already propagated. An instance propagates only when no
  * ancestor is listed (that ancestor's walk covers it), so every changed subtree is walked once
  * and parents always before children. The ancestor check stops at the first listed ancestor:
- * for whole chains that is the direct parent, which keeps the pass O(n). */
+ * for whole chains that is the direct parent, which keeps the pass O(n). The caller has marked
+ * every valid instance of the list. */
+static void propagate_marked(transforms__manager_t *m, const ct_transform_t *instances, uint32_t n)
+{
+    uint8_t *mark = m->mark;
+    const uint32_t *parent = m->parent;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = instances[k].i;
+        if (!transforms__valid(m, i) || mark[i] == 2)
+            continue;
+        uint32_t a = parent[i];
+        while (a && !mark[a])
+            a = parent[a];
+        if (a)
+            continue;
+        transforms__propagate(m, i);
+        mark[i] = 2;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        if (transforms__valid(m, instances[k].i))
+            mark[instances[k].i] = 0;
+    }
+}
+
 void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                  uint32_t n)
 {
@@ -327,22 +350,25 @@ void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t 
         if (transforms__valid(m, instances[k].i))
             m->mark[instances[k].i] = 1;
     }
+    propagate_marked(m, instances, n);
+}
+
+/* Writing and marking in one pass saves a walk over the list and its scattered marks. */
+uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transform_t *instances,
+                                     const ct_transform_pose_t *locals, uint32_t n)
+{
+    uint32_t skipped = 0;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t i = instances[k].i;
-        if (!transforms__valid(m, i) || m->mark[i] == 2)
-            continue;
-        uint32_t a = m->parent[i];
-        while (a && !m->mark[a])
-            a = m->parent[a];
-        if (a)
-            continue;
-        transforms__propagate(m, i);
-        m->mark[i] = 2;
+        if (transforms__valid(m, i)) {
+            transforms__write_local(m, i, &locals[k]);
+            m->mark[i] = 1;
+        } else {
+            skipped++;
+        }
     }
-    for (uint32_t k = 0; k < n; k++) {
-        if (transforms__valid(m, instances[k].i))
-            m->mark[instances[k].i] = 0;
-    }
+    propagate_marked(m, instances, n);
+    return skipped;
 }
 
 /* ---- world-space access -------------------------------------------------------------------- */

@@ -116,6 +116,11 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i);
  * instance with no listed ancestor propagates its subtree. Invalid entries are skipped. */
 void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                  uint32_t n);
+/* Sets locals[k] on instances[k] (a repeated instance takes its last pose), then updates the
+ * world matrices as transforms__propagate_batch does. Returns how many entries were invalid
+ * (skipped). */
+uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transform_t *instances,
+                                     const ct_transform_pose_t *locals, uint32_t n);
 
 /* Links child under parent without updating world matrices. CT_ERR_INVALID when parent is child
  * or one of its descendants (nothing changes). */

@@ -250,22 +250,26 @@ static void test_batch_equals_single(void **state)
         memcpy(poses[k].rotation, quarter_z, sizeof quarter_z);
         poses[k].scale[1] = 2;
     }
-    /* Children listed before parents, and one instance twice: the last pose wins. */
-    ct_transform_t order[N + 1];
-    ct_transform_pose_t order_poses[N + 1];
+    /* Children listed before parents, one instance twice (the last pose wins) and two invalid
+     * handles (skipped). */
+    ct_transform_t order[N + 3];
+    ct_transform_pose_t order_poses[N + 3];
     for (uint32_t k = 0; k < N; k++) {
         order[k] = inst[N - 1 - k];
         order_poses[k] = poses[N - 1 - k];
     }
     order[N] = inst[3];
     order_poses[N] = pose_at(9, 9, 9);
-    for (uint32_t k = 0; k <= N; k++)
-        transforms__write_local(m, order[k].i, &order_poses[k]);
-    transforms__propagate_batch(m, order, N + 1);
+    order[N + 1] = (ct_transform_t){0};
+    order[N + 2] = (ct_transform_t){m->n};
+    order_poses[N + 1] = order_poses[N + 2] = pose_at(7, 7, 7);
+    assert_int_equal(transforms__set_local_batch(m, order, order_poses, N + 3), 2);
     for (uint32_t k = 0; k <= N; k++) {
         transforms__write_local(&single, order[k].i, &order_poses[k]);
         transforms__propagate(&single, order[k].i);
     }
+    assert_memory_equal(m->pose, single.pose, m->n * sizeof *m->pose);
+    assert_memory_equal(m->local_m, single.local_m, m->n * sizeof *m->local_m);
     assert_memory_equal(m->world_m, single.world_m, m->n * sizeof *m->world_m);
     for (uint32_t i = 1; i < m->n; i++)
         assert_int_equal(m->mark[i], 0);
