@@ -177,19 +177,6 @@ static int solver__cmp_contact(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static const physics__cached *solver__cached(const physics__scene *s, uint64_t key)
-{
-    uint32_t lo = 0, hi = s->num_cache;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (s->cache[mid].key < key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->num_cache && s->cache[lo].key == key ? &s->cache[lo] : NULL;
-}
-
 /* Finds the contacts of this step's pairs (step 2 above). */
 static int solver__collide(physics__scene *s, float dt)
 {
@@ -227,7 +214,7 @@ static int solver__collide(physics__scene *s, float dt)
         c->t2 = v3_cross(c->n, c->t1);
         /* Restitution and approach are decided here, from velocities before any impulse. */
         const float vn = v3_dot(v3_sub(b->velocity[j], b->velocity[i]), c->n);
-        const float e = fmaxf(b->restitution[i], b->restitution[j]);
+        const float e = f_max(b->restitution[i], b->restitution[j]);
         c->target = sep > 0.0f ? -sep / dt : 0.0f;
         if (e > 0.0f && vn < -SOLVER_BOUNCE_SPEED && sep + vn * dt < 0.0f)
             c->target = -e * vn;
@@ -252,9 +239,14 @@ static inline void solver__apply(physics__bodies *b, const physics__contact *c, 
 static void solver__velocities(physics__scene *s)
 {
     physics__bodies *b = &s->bodies;
+    /* Contacts and cache are both sorted by key: one merge walk finds every contact's past. */
+    uint32_t at = 0;
     for (uint32_t k = 0; k < s->num_contacts; k++) {
         physics__contact *c = &s->contacts[k];
-        const physics__cached *old = solver__cached(s, c->key);
+        while (at < s->num_cache && s->cache[at].key < c->key)
+            at++;
+        const physics__cached *old =
+            at < s->num_cache && s->cache[at].key == c->key ? &s->cache[at] : NULL;
         c->fresh = !old || old->jn == 0.0f;
         c->jn = c->jt1 = c->jt2 = 0.0f;
         /* A bounce starts from nothing: last step's push would only damp it. */
@@ -272,14 +264,14 @@ static void solver__velocities(physics__scene *s)
             /* Friction first, bounded by the normal impulse so far (a box of friction). */
             const float limit = c->friction * c->jn;
             physics__v3 dv = v3_sub(b->velocity[c->b], b->velocity[c->a]);
-            float j1 = fminf(fmaxf(c->jt1 - c->mass_n * v3_dot(dv, c->t1), -limit), limit);
-            float j2 = fminf(fmaxf(c->jt2 - c->mass_n * v3_dot(dv, c->t2), -limit), limit);
+            float j1 = f_min(f_max(c->jt1 - c->mass_n * v3_dot(dv, c->t1), -limit), limit);
+            float j2 = f_min(f_max(c->jt2 - c->mass_n * v3_dot(dv, c->t2), -limit), limit);
             solver__apply(b, c, v3_add(v3_scale(c->t1, j1 - c->jt1), v3_scale(c->t2, j2 - c->jt2)));
             c->jt1 = j1;
             c->jt2 = j2;
 
             dv = v3_sub(b->velocity[c->b], b->velocity[c->a]);
-            const float jn = fmaxf(c->jn + c->mass_n * (c->target - v3_dot(dv, c->n)), 0.0f);
+            const float jn = f_max(c->jn + c->mass_n * (c->target - v3_dot(dv, c->n)), 0.0f);
             solver__apply(b, c, v3_scale(c->n, jn - c->jn));
             c->jn = jn;
         }
@@ -294,7 +286,7 @@ static void solver__positions(physics__scene *s)
         for (uint32_t k = 0; k < s->num_contacts; k++) {
             const physics__contact *c = &s->contacts[k];
             const float sep = c->sep_base + v3_dot(c->n, v3_sub(b->position[c->b], b->position[c->a]));
-            const float C = fmaxf(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
+            const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
             if (C >= 0.0f)
                 continue;
             const physics__v3 push = v3_scale(c->n, -C * c->mass_n);
