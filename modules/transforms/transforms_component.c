@@ -136,6 +136,13 @@ static void place_at_context(const ct_spawn_context_t *ctx, ct_transform_pose_t 
     transforms__quat_mul(ctx->rotation, pose->rotation, pose->rotation);
 }
 
+static bool is_identity_pose(const ct_spawn_context_t *ctx)
+{
+    return ctx->position[0] == 0.0f && ctx->position[1] == 0.0f && ctx->position[2] == 0.0f &&
+           ctx->rotation[0] == 0.0f && ctx->rotation[1] == 0.0f && ctx->rotation[2] == 0.0f &&
+           ctx->rotation[3] == 1.0f;
+}
+
 /*
  * One batch: create every instance (storage grows once), link each to its nearest resource
  * ancestor with a transform (roots and orphans are placed at the context's pose instead), then
@@ -164,17 +171,26 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         ct_free(m->a, entities, bytes);
         return;
     }
+    /* Only linked instances and re-placed roots need a world update: a fresh root placed at the
+     * identity already has world = local from create. They are gathered at the front of `out`
+     * (never ahead of the loop), so a flat level of roots propagates nothing. */
+    const bool identity = is_identity_pose(ctx);
+    uint32_t dirty = 0;
     for (uint32_t k = 0; k < n; k++) {
-        if (!out[k].i)
+        const ct_transform_t t = out[k];
+        if (!t.i)
             continue;
         const uint32_t parent = transform_ancestor(m, ctx, entity_index[k]);
-        if (parent && transforms__link(m, out[k].i, parent) == 0)
-            continue;
-        ct_transform_pose_t pose = m->pose[out[k].i];
-        place_at_context(ctx, &pose);
-        transforms__write_local(m, out[k].i, &pose);
+        if (parent && transforms__link(m, t.i, parent) == 0) {
+            out[dirty++] = t;
+        } else if (!identity) {
+            ct_transform_pose_t pose = m->pose[t.i];
+            place_at_context(ctx, &pose);
+            transforms__write_local(m, t.i, &pose);
+            out[dirty++] = t;
+        }
     }
-    transforms__propagate_batch(m, out, n);
+    transforms__propagate_batch(m, out, dirty);
     ct_free(m->a, entities, bytes);
 }
 
