@@ -247,6 +247,12 @@ typedef struct physics__cached {
     float jn, jt1, jt2;
 } physics__cached;
 
+/* A broadphase pair as the solver orders it: entity(a) < entity(b). */
+typedef struct physics__keyed_pair {
+    uint64_t key; /* entity(a) << 32 | entity(b) */
+    uint32_t a, b;
+} physics__keyed_pair;
+
 typedef struct physics__scene {
     ct_allocator_t *a;
     physics__bodies bodies;
@@ -259,6 +265,8 @@ typedef struct physics__scene {
     uint32_t num_contacts, cap_contacts;
     physics__cached *cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache;
+    physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
+    uint32_t cap_order;
 
     physics__events events; /* this step's stream */
 } physics__scene;
