@@ -550,6 +550,8 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
                          const uint32_t *entity_index, const void *data)
 {
     physics__body_manager *m = manager;
+    if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n))
+        LOG(CT_LOG_ERROR, "spawn body: out of memory for %u bodies", n);
     for (uint32_t k = 0; k < n; k++) {
         ct_body_desc_t d;
         memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
@@ -567,6 +569,8 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
                          const uint32_t *entity_index, const void *data)
 {
     physics__point_manager *m = manager;
+    if (physics__points_reserve(&m->points, m->points.n + n))
+        LOG(CT_LOG_ERROR, "spawn point_mass: out of memory for %u point masses", n);
     for (uint32_t k = 0; k < n; k++) {
         ct_point_mass_desc_t d;
         memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);

@@ -38,18 +38,26 @@ const char *physics__body_desc_error(const ct_body_desc_t *d)
     return NULL;
 }
 
-int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d)
+/* Room for n instances in all: the arrays double until they fit, so a spawn of many grows once. */
+int physics__bodies_reserve(physics__bodies *b, uint32_t n)
 {
-    if (physics__map_get(&b->map, e.id) != UINT32_MAX)
-        return CT_ERR_CONFLICT;
-    if (b->n == b->cap) {
-        const uint32_t cap = b->cap ? b->cap * 2 : 64;
+    if (n > b->cap) {
+        uint32_t cap = b->cap ? b->cap : 64;
+        while (cap < n)
+            cap *= 2;
         if (physics__soa_grow(b->a, b, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->n, b->cap,
                               cap))
             return CT_ERR_NOMEM;
         b->cap = cap;
     }
-    if (physics__map_reserve(&b->map, b->n + 1))
+    return physics__map_reserve(&b->map, n);
+}
+
+int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d)
+{
+    if (physics__map_get(&b->map, e.id) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    if (physics__bodies_reserve(b, b->n + 1))
         return CT_ERR_NOMEM;
     const uint32_t i = b->n++;
     b->entity[i] = e;

@@ -105,6 +105,7 @@ typedef struct physics__points {
     physics__map map;          /* entity id -> instance */
 } physics__points;
 
+int physics__points_reserve(physics__points *p, uint32_t n);
 int physics__points_add(physics__points *p, ct_entity_t e, const ct_point_mass_desc_t *d);
 /* Swap-erase; false if e has no point mass. */
 bool physics__points_remove(physics__points *p, ct_entity_t e);
@@ -136,6 +137,7 @@ typedef struct physics__bodies {
     physics__map map;
 } physics__bodies;
 
+int physics__bodies_reserve(physics__bodies *b, uint32_t n);
 int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d);
 bool physics__bodies_remove(physics__bodies *b, ct_entity_t e);
 uint32_t physics__bodies_find(const physics__bodies *b, ct_entity_t e);

@@ -21,18 +21,26 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d)
     return NULL;
 }
 
+/* Room for n instances in all: the arrays double until they fit, so a spawn of many grows once. */
+int physics__points_reserve(physics__points *p, uint32_t n)
+{
+    if (n > p->cap) {
+        uint32_t cap = p->cap ? p->cap : 64;
+        while (cap < n)
+            cap *= 2;
+        if (physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n, p->cap,
+                              cap))
+            return CT_ERR_NOMEM;
+        p->cap = cap;
+    }
+    return physics__map_reserve(&p->map, n);
+}
+
 int physics__points_add(physics__points *p, ct_entity_t e, const ct_point_mass_desc_t *d)
 {
     if (physics__map_get(&p->map, e.id) != UINT32_MAX)
         return CT_ERR_CONFLICT;
-    if (p->n == p->cap) {
-        const uint32_t cap = p->cap ? p->cap * 2 : 64;
-        if (physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n,
-                              p->cap, cap))
-            return CT_ERR_NOMEM;
-        p->cap = cap;
-    }
-    if (physics__map_reserve(&p->map, p->n + 1))
+    if (physics__points_reserve(p, p->n + 1))
         return CT_ERR_NOMEM;
     const uint32_t i = p->n++;
     p->entity[i] = e;
