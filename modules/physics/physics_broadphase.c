@@ -160,11 +160,13 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
 
     /* Every box's cell range first, over plain float arrays so that the compiler vectorises it:
      * done box by box below it costs more than the rest of the build. */
-    const float *lo_f = &bp->lo[0].x, *hi_f = &bp->hi[0].x;
-    int32_t *cl = &bp->cell_lo[0].x, *ch = &bp->cell_hi[0].x;
-    for (uint32_t k = 0; k < 3 * bp->n; k++) {
-        cl[k] = bp__coord(lo_f[k], bp->inv_cell);
-        ch[k] = bp__coord(hi_f[k], bp->inv_cell);
+    if (bp->n) { /* with no boxes the arrays may not exist yet */
+        const float *lo_f = &bp->lo[0].x, *hi_f = &bp->hi[0].x;
+        int32_t *cl = &bp->cell_lo[0].x, *ch = &bp->cell_hi[0].x;
+        for (uint32_t k = 0; k < 3 * bp->n; k++) {
+            cl[k] = bp__coord(lo_f[k], bp->inv_cell);
+            ch[k] = bp__coord(hi_f[k], bp->inv_cell);
+        }
     }
     /* Each item's bucket in box order, counted per bucket. */
     uint32_t item = 0;
