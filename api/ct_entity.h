@@ -133,6 +133,11 @@ typedef struct ct_component_api_v1 {
     void *(*manager)(ct_world_o *world, uint64_t type_id);
     /* The ct_hash64 of a type name (the same as register_type returns). */
     uint64_t (*type_id)(const char *name);
+    /* For hot reload: gives a registered type new callbacks (same name, same instance_size;
+     * managers are kept, create_manager is not called again). False if no type has that name or
+     * the instance size differs (logged; the type is then left as it was). The module calls it from
+     * its reload_load with the type it registered at init, now pointing at the new code. */
+    bool (*replace_type)(const ct_component_type_t *type);
 } ct_component_api_v1;
 
 #ifdef __cplusplus

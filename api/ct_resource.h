@@ -109,6 +109,11 @@ typedef struct ct_resource_api_v1 {
     const char *(*source_path)(const ct_compile_ctx_o *ctx);
     /* True when the kernel runs with --strict (warnings about data should become errors). */
     bool (*strict)(void);
+    /* For hot reload: gives a registered type new callbacks and user_data (same name, same
+     * format_version); loaded resources stay loaded, and the new unload will release what the old
+     * load made. CT_ERR_NOT_FOUND or CT_ERR_VERSION otherwise (CT_ERR_INVALID without compile or
+     * load), logged, with the type left as it was. */
+    int (*replace_type)(const ct_resource_type_t *type);
 } ct_resource_api_v1;
 
 #ifdef __cplusplus

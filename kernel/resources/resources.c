@@ -74,6 +74,7 @@ static const ct_resource_api_v1 api_v1 = {
     .compile_warning = resources__compile_warning,
     .source_path = resources__source_path,
     .strict = resources__is_strict,
+    .replace_type = resources__replace_type,
 };
 
 const ct_resource_api_v1 *resources__api_v1(void)

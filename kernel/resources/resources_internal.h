@@ -47,6 +47,7 @@ void resources__write_header(uint8_t *blob, const char *type_name, uint32_t form
 const ct_resource_type_t *resources__find_type(const char *type);
 int resources__register_type(const ct_resource_type_t *type);
 void resources__unregister_type(const char *type);
+int resources__replace_type(const ct_resource_type_t *type);
 void resources__forget_types(void);
 
 /* compile_ctx.c: compiles one source text into a whole blob (header + payload) allocated from

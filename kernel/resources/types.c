@@ -52,6 +52,30 @@ int resources__register_type(const ct_resource_type_t *type)
     return 0;
 }
 
+/* Hot reload swaps a type's code in its slot, so the resources loaded by the old code keep
+ * pointing at it and are released by the new unload. The format is what makes their runtime
+ * objects compatible, hence the version check. */
+int resources__replace_type(const ct_resource_type_t *type)
+{
+    if (!type || !type->compile || !type->load) {
+        log__error("resources: replace_type needs a type with compile and load callbacks");
+        return CT_ERR_INVALID;
+    }
+    const ct_resource_type_t *t = resources__find_type(type->type);
+    if (!t) {
+        log__error("resources: replace_type: no type '%s'", type->type ? type->type : "(null)");
+        return CT_ERR_NOT_FOUND;
+    }
+    if (t->format_version != type->format_version) {
+        log__error("resources: replace_type: type '%s' has format version %u, the replacement %u "
+                   "(its loaded resources would not match)", type->type, t->format_version,
+                   type->format_version);
+        return CT_ERR_VERSION;
+    }
+    types[t - types] = *type;
+    return 0;
+}
+
 void resources__unregister_type(const char *type)
 {
     const ct_resource_type_t *t = resources__find_type(type);

@@ -39,6 +39,7 @@ static const ct_component_api_v1 component_v1 = {
     .unregister_type = entities__unregister_type,
     .manager = component_manager,
     .type_id = entities__type_id,
+    .replace_type = entities__replace_type,
 };
 
 static ct_entity_t spawn_unit_v1(ct_world_o *world, const char *name, const float pos[3],

@@ -53,7 +53,7 @@ int entities__type_slot(uint64_t type_id)
     return -1;
 }
 
-static bool check_type(const ct_component_type_t *type)
+static bool check_type(const ct_component_type_t *type, const char *what)
 {
     const char *why = NULL;
     if (!type || !type->name || !type->name[0])
@@ -63,14 +63,14 @@ static bool check_type(const ct_component_type_t *type)
     else if ((type->destroyed == NULL) == (type->gc == NULL))
         why = "exactly one of destroyed and gc must be set";
     if (why)
-        entities__log(CT_LOG_ERROR, "register_type(%s): %s", type && type->name ? type->name : "?",
+        entities__log(CT_LOG_ERROR, "%s(%s): %s", what, type && type->name ? type->name : "?",
                       why);
     return why == NULL;
 }
 
 uint64_t entities__register_type(const ct_component_type_t *type)
 {
-    if (!check_type(type))
+    if (!check_type(type, "register_type"))
         return 0;
     uint64_t id = ct_hash64(type->name);
     if (entities__type_slot(id) >= 0) {
@@ -89,6 +89,27 @@ uint64_t entities__register_type(const ct_component_type_t *type)
     entities__log(CT_LOG_ERROR, "register_type(%s): all %u component type slots are taken",
                   type->name, ENTITIES_MAX_TYPES);
     return 0;
+}
+
+/* Only the code changes: the slot, and so every world's manager of the type, stays. The instance
+ * size is checked because managers and compiled resources were made for it. */
+bool entities__replace_type(const ct_component_type_t *type)
+{
+    if (!check_type(type, "replace_type"))
+        return false;
+    int s = entities__type_slot(ct_hash64(type->name));
+    if (s < 0) {
+        entities__log(CT_LOG_ERROR, "replace_type: no component type '%s'", type->name);
+        return false;
+    }
+    if (slots[s].type.instance_size != type->instance_size) {
+        entities__log(CT_LOG_ERROR, "replace_type(%s): instances are %u bytes, the replacement "
+                      "says %u", type->name, slots[s].type.instance_size, type->instance_size);
+        return false;
+    }
+    slots[s].type = *type;
+    rebuild_order();
+    return true;
 }
 
 void entities__unregister_type(uint64_t type_id)

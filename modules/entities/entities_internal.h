@@ -44,6 +44,7 @@ uint32_t entities__live_count(void);
 #define ENTITIES_MAX_TYPES 64u
 uint64_t entities__register_type(const ct_component_type_t *type);
 void entities__unregister_type(uint64_t type_id);
+bool entities__replace_type(const ct_component_type_t *type);
 uint64_t entities__type_id(const char *name);
 /* The type in a slot, or NULL when the slot is free. */
 const ct_component_type_t *entities__type_at(uint32_t slot);

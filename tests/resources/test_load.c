@@ -101,6 +101,36 @@ static void loads_are_counted(void **state)
     assert_null(api->get(TEST_TYPE, "b"));
 }
 
+/* A hot reload hands a type new callbacks: what is loaded stays loaded and the new unload
+ * releases it. The name and format must match. */
+static void replacing_keeps_loaded_resources(void **state)
+{
+    (void)state;
+    const ct_resource_api_v1 *api = resources__api_v1();
+    test_type_counters_t before = {0}, after = {0};
+    ct_resource_type_t t = test_type(1, &before);
+    assert_int_equal(api->register_type(&t), 0);
+    assert_int_equal(api->load_source(TEST_TYPE, "a", source, strlen(source)), 0);
+    const void *a = api->get(TEST_TYPE, "a");
+    ct_resource_type_t other = test_type(2, &after);
+    assert_int_equal(api->replace_type(&other), CT_ERR_VERSION);
+    other = test_type(1, &after);
+    other.type = "missing";
+    assert_int_equal(api->replace_type(&other), CT_ERR_NOT_FOUND);
+    other.type = TEST_TYPE;
+    other.load = NULL;
+    assert_int_equal(api->replace_type(&other), CT_ERR_INVALID);
+    other = test_type(1, &after);
+    assert_int_equal(api->replace_type(&other), 0);
+    assert_ptr_equal(api->get(TEST_TYPE, "a"), a);
+    assert_int_equal(api->load_source(TEST_TYPE, "b", source, strlen(source)), 0);
+    api->unregister_type(TEST_TYPE);
+    assert_int_equal(before.loads, 1);
+    assert_int_equal(before.unloads, 0);
+    assert_int_equal(after.loads, 1);
+    assert_int_equal(after.unloads, 2);
+}
+
 static void load_source_refuses_bad_input(void **state)
 {
     (void)state;
@@ -193,6 +223,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(registering_checks_the_type, start, stop),
         cmocka_unit_test_setup_teardown(load_source_round_trip, start, stop),
         cmocka_unit_test_setup_teardown(loads_are_counted, start, stop),
+        cmocka_unit_test_setup_teardown(replacing_keeps_loaded_resources, start, stop),
         cmocka_unit_test_setup_teardown(load_source_refuses_bad_input, start, stop),
         cmocka_unit_test_setup_teardown(load_without_a_project_is_not_found, start, stop),
         cmocka_unit_test_setup_teardown(compile_context_functions, start, stop),
