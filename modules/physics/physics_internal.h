@@ -183,8 +183,11 @@ typedef struct physics__broadphase {
     /* Bucket k's boxes are item[bucket_start[k] .. bucket_start[k + 1]), ascending. Cells that
      * share a bucket share its range: users check the cell, not just the bucket. */
     uint32_t *bucket_start; /* num_buckets + 1 entries */
-    uint32_t num_buckets;   /* a power of two; 0 before the first build */
-    uint32_t bucket_shift;  /* 64 - log2(num_buckets) */
+    uint32_t num_buckets;   /* 0 before the first build */
+    physics__cell cells_lo, cells_hi; /* the cells the grid's boxes cover */
+    bool dense;             /* a bucket per cell within cells_lo..hi: x major, then y, then z */
+    uint32_t dim_y, dim_z;  /* dense: cells per row and per column */
+    uint32_t bucket_shift;  /* hashed: 64 - log2(num_buckets), a power of two */
     uint32_t cap_buckets;
     void *item_buffer;      /* item, and the build's scratch item_bucket, item_box */
     physics__bp_item *item;

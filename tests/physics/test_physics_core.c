@@ -189,7 +189,30 @@ static void test_broadphase_crowded_buckets(void **state)
     }
     check_broadphase(&bp, 0.5f, world);
     assert_int_equal(bp.num_large, 0);
+    assert_false(bp.dense);
     assert_true(bp.num_items > 4 * bp.num_buckets);
+    physics__broadphase_free(&bp);
+}
+
+/* A packed block: its bounds hold fewer cells than two per box, so every cell gets a bucket of
+ * its own. Queries also start far outside the block, where the grid has no cells at all. */
+static void test_broadphase_dense_grid(void **state)
+{
+    (void)state;
+    physics__broadphase bp = {.a = &alloc.base};
+    const uint32_t n = 600;
+    const float block = 4.0f;
+    assert_int_equal(physics__broadphase_resize(&bp, n), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        const physics__v3 c = v3(frand(-block, block), frand(-block, block), frand(-block, block));
+        const physics__v3 h = v3(frand(0.2f, 0.6f), frand(0.2f, 0.6f), frand(0.2f, 0.6f));
+        bp.lo[i] = v3_sub(c, h);
+        bp.hi[i] = v3_add(c, h);
+        bp.moving[i] = (i % 7) != 0;
+    }
+    check_broadphase(&bp, 0.0f, 3.0f * block);
+    assert_true(bp.dense);
+    assert_int_equal(bp.num_buckets, (uint32_t)(bp.cells_hi.x - bp.cells_lo.x + 1) * bp.dim_y * bp.dim_z);
     physics__broadphase_free(&bp);
 }
 
@@ -540,6 +563,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_map_matches_array, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadphase_matches_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadphase_crowded_buckets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_broadphase_dense_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_queries_match_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(test_projectile_follows_closed_form, setup, teardown),
         cmocka_unit_test_setup_teardown(test_elastic_collision_conserves_momentum_and_energy, setup, teardown),
