@@ -1,10 +1,7 @@
 /*
- * ct_physics.so: the plugin entry, the two component types, the ct.physics v1/v2 tables, and the
- * sync between bodies and transforms (the rules are in api/ct_physics.h).
- *
- * Each world has a "point_mass" manager (physics__points, collected lazily like the seed's part 2)
- * and a "body" manager (a physics__scene, whose instances go at once when their entity dies: a
- * dead body must stop colliding in the very next step).
+ * ct_physics.so: the plugin entry, the ct.physics v1/v2 tables, and the sync between bodies and
+ * transforms (the rules are in api/ct_physics.h). The component types are in
+ * physics_component.c.
  */
 #include "physics_internal.h"
 
@@ -15,23 +12,11 @@
 
 physics__module physics__m;
 
-#define LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
-
-typedef struct physics__body_manager {
-    ct_world_o *world;
-    physics__scene scene;
-} physics__body_manager;
-
-typedef struct physics__point_manager {
-    physics__points points;
-    uint32_t rng; /* for the random probes of gc */
-} physics__point_manager;
-
 static physics__points *points_of(ct_world_o *w, const char *what)
 {
     physics__point_manager *m = w ? physics__m.component->manager(w, physics__m.point_type) : NULL;
     if (!m)
-        LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     return m ? &m->points : NULL;
 }
 
@@ -39,7 +24,7 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
 {
     physics__body_manager *m = w ? physics__m.component->manager(w, physics__m.body_type) : NULL;
     if (!m)
-        LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+        PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     return m;
 }
 
@@ -47,7 +32,7 @@ static bool finite3(const float v[3], const char *what, ct_entity_t e)
 {
     if (v && v3_finite(v3_load(v)))
         return true;
-    LOG(CT_LOG_ERROR, "%s: entity %u: refused a missing or non-finite vector", what, e.id);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: entity %u: refused a missing or non-finite vector", what, e.id);
     return false;
 }
 
@@ -60,7 +45,7 @@ static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
         return CT_ERR_INVALID;
     const char *bad = d ? physics__point_desc_error(d) : "desc (NULL)";
     if (bad || !physics__m.entity->alive(e)) {
-        LOG(CT_LOG_ERROR, "add_point_mass: entity %u: %s", e.id, bad ? bad : "not alive");
+        PHYSICS_LOG(CT_LOG_ERROR, "add_point_mass: entity %u: %s", e.id, bad ? bad : "not alive");
         return CT_ERR_INVALID;
     }
     return physics__points_add(p, e, d);
@@ -190,7 +175,7 @@ static void queue_callbacks(physics__body_manager *m)
 static void simulate(ct_world_o *w, float dt)
 {
     if (!(isfinite(dt) && dt > 0.0f)) {
-        LOG(CT_LOG_WARNING, "simulate: refused dt %g (must be finite and > 0)", (double)dt);
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: refused dt %g (must be finite and > 0)", (double)dt);
         return;
     }
     physics__points *p = points_of(w, "simulate");
@@ -206,7 +191,7 @@ static void simulate(ct_world_o *w, float dt)
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
-        LOG(CT_LOG_ERROR, "simulate: %s", physics__m.log->error_message(err));
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: %s", physics__m.log->error_message(err));
     write_transforms(m);
     queue_callbacks(m);
 }
@@ -218,7 +203,7 @@ static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
         return CT_ERR_INVALID;
     const char *bad = d ? physics__body_desc_error(d) : "desc (NULL)";
     if (bad || !physics__m.entity->alive(e)) {
-        LOG(CT_LOG_ERROR, "add_body: entity %u: %s", e.id, bad ? bad : "not alive");
+        PHYSICS_LOG(CT_LOG_ERROR, "add_body: entity %u: %s", e.id, bad ? bad : "not alive");
         return CT_ERR_INVALID;
     }
     ct_body_desc_t placed = *d;
@@ -366,257 +351,6 @@ static const ct_physics_api_v1 api_v1 = {
     p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
 };
 
-/* ---- component types ---------------------------------------------------------------------- */
-
-static void *create_points(void *user_data, ct_world_o *world, ct_allocator_t *a)
-{
-    (void)user_data;
-    (void)world;
-    physics__point_manager *m = ct_alloc(a, sizeof *m);
-    if (m)
-        *m = (physics__point_manager){.points = {.a = a, .map.a = a}, .rng = 0x9e3779b9u};
-    return m;
-}
-
-static void destroy_points(void *user_data, void *manager)
-{
-    (void)user_data;
-    physics__point_manager *m = manager;
-    ct_allocator_t *a = m->points.a;
-    physics__points_free(&m->points);
-    ct_free(a, m, sizeof *m);
-}
-
-/* The seed's lazy collection: probe random instances, stop after four live ones in a row. */
-static void gc_points(void *manager)
-{
-    physics__point_manager *m = manager;
-    physics__points *p = &m->points;
-    for (uint32_t alive_in_row = 0; p->n > 0 && alive_in_row < 4;) {
-        m->rng ^= m->rng << 13;
-        m->rng ^= m->rng >> 17;
-        m->rng ^= m->rng << 5;
-        const ct_entity_t e = p->entity[m->rng % p->n];
-        if (physics__m.entity->alive(e)) {
-            alive_in_row++;
-        } else {
-            alive_in_row = 0;
-            physics__points_remove(p, e);
-        }
-    }
-}
-
-static void *create_bodies(void *user_data, ct_world_o *world, ct_allocator_t *a)
-{
-    (void)user_data;
-    physics__body_manager *m = ct_alloc(a, sizeof *m);
-    if (!m)
-        return NULL;
-    m->world = world;
-    physics__scene_init(&m->scene, a);
-    return m;
-}
-
-static void destroy_bodies(void *user_data, void *manager)
-{
-    (void)user_data;
-    physics__body_manager *m = manager;
-    ct_allocator_t *a = m->scene.a;
-    physics__scene_free(&m->scene);
-    ct_free(a, m, sizeof *m);
-}
-
-static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_t n)
-{
-    physics__body_manager *m = manager;
-    for (uint32_t k = 0; k < n; k++)
-        m->scene.bp_stale |= physics__bodies_remove(&m->scene.bodies, entities[k]);
-}
-
-/* Reads an optional [x y z] of finite numbers; false (reported) if present and malformed. */
-static bool compile_vec3(const ct_data_o *src, const char *field, float out[3], ct_compile_ctx_o *ctx)
-{
-    const ct_data_api_v1 *data = physics__m.data;
-    const ct_data_o *v = data->get(src, field);
-    if (!v)
-        return true;
-    if (data->type(v) != CT_DATA_ARRAY || data->count(v) != 3) {
-        physics__m.resource->compile_error(ctx, "%s: must be an array of 3 numbers", field);
-        return false;
-    }
-    const ct_data_o *c = data->first_child(v);
-    for (int k = 0; k < 3; k++, c = data->next(c)) {
-        if (data->type(c) != CT_DATA_NUMBER) {
-            physics__m.resource->compile_error(ctx, "%s[%d]: must be a number", field, k);
-            return false;
-        }
-        out[k] = (float)data->number(c, 0.0);
-    }
-    return true;
-}
-
-static bool compile_number(const ct_data_o *src, const char *field, float *out, ct_compile_ctx_o *ctx)
-{
-    const ct_data_o *v = physics__m.data->get(src, field);
-    if (!v)
-        return true;
-    if (physics__m.data->type(v) != CT_DATA_NUMBER) {
-        physics__m.resource->compile_error(ctx, "%s: must be a number", field);
-        return false;
-    }
-    *out = (float)physics__m.data->number(v, 0.0);
-    return true;
-}
-
-/* Maps the string at `field` to its index in names (default: index 0 when absent). */
-static bool compile_enum(const ct_data_o *src, const char *field, const char *const *names,
-                         const int *values, int n, int *out, ct_compile_ctx_o *ctx)
-{
-    const ct_data_o *v = physics__m.data->get(src, field);
-    if (!v)
-        return true;
-    const char *s = physics__m.data->string(v, NULL);
-    for (int k = 0; s && k < n; k++)
-        if (strcmp(s, names[k]) == 0) {
-            *out = values[k];
-            return true;
-        }
-    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field, names[0],
-                                       names[1], n > 2 ? ", \"" : "", n > 2 ? names[2] : "",
-                                       n > 2 ? "\"" : "");
-    return false;
-}
-
-static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
-{
-    (void)user_data;
-    static const char *const kinds[] = {"dynamic", "static", "kinematic"};
-    static const int kind_values[] = {CT_BODY_DYNAMIC, CT_BODY_STATIC, CT_BODY_KINEMATIC};
-    static const char *const shapes[] = {"box", "sphere"};
-    static const int shape_values[] = {CT_BODY_BOX, CT_BODY_SPHERE};
-    ct_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
-                        .radius = 0.5f};
-    int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "body: must be an object");
-        return CT_ERR_BAD_DATA;
-    }
-    if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
-        !compile_enum(src, "shape", shapes, shape_values, 2, &shape, ctx) ||
-        !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
-        !compile_number(src, "radius", &d.radius, ctx) || !compile_number(src, "mass", &d.mass, ctx) ||
-        !compile_number(src, "restitution", &d.restitution, ctx) ||
-        !compile_number(src, "friction", &d.friction, ctx) ||
-        !compile_vec3(src, "velocity", d.velocity, ctx))
-        return CT_ERR_BAD_DATA;
-    d.kind = (ct_body_kind)kind;
-    d.shape = (ct_body_shape)shape;
-    const char *bad = physics__body_desc_error(&d);
-    if (bad) {
-        physics__m.resource->compile_error(ctx, "body.%s", bad);
-        return CT_ERR_BAD_DATA;
-    }
-    memcpy(out, &d, sizeof d);
-    return 0;
-}
-
-static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
-{
-    (void)user_data;
-    ct_point_mass_desc_t d = {.mass = 1.0f};
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "point_mass: must be an object");
-        return CT_ERR_BAD_DATA;
-    }
-    if (!compile_number(src, "mass", &d.mass, ctx) || !compile_vec3(src, "velocity", d.velocity, ctx))
-        return CT_ERR_BAD_DATA;
-    const char *bad = physics__point_desc_error(&d);
-    if (bad) {
-        physics__m.resource->compile_error(ctx, "point_mass.%s", bad);
-        return CT_ERR_BAD_DATA;
-    }
-    memcpy(out, &d, sizeof d);
-    return 0;
-}
-
-/* Where a spawned instance starts: its transform (spawned earlier) or the context's pose. */
-static void spawn_position(const ct_spawn_context_t *ctx, ct_entity_t e, float out[3])
-{
-    if (!physics__m.transform->world_position(ctx->world, e, out))
-        memcpy(out, ctx->position, sizeof ctx->position);
-}
-
-static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
-                         const uint32_t *entity_index, const void *data)
-{
-    physics__body_manager *m = manager;
-    if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n))
-        LOG(CT_LOG_ERROR, "spawn body: out of memory for %u bodies", n);
-    for (uint32_t k = 0; k < n; k++) {
-        ct_body_desc_t d;
-        memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
-        const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
-        spawn_position(ctx, e, d.position);
-        const char *bad = physics__body_desc_error(&d);
-        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add(&m->scene.bodies, e, &d);
-        if (err)
-            LOG(CT_LOG_ERROR, "spawn body: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
-    }
-    m->scene.bp_stale = true;
-}
-
-static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
-                         const uint32_t *entity_index, const void *data)
-{
-    physics__point_manager *m = manager;
-    if (physics__points_reserve(&m->points, m->points.n + n))
-        LOG(CT_LOG_ERROR, "spawn point_mass: out of memory for %u point masses", n);
-    for (uint32_t k = 0; k < n; k++) {
-        ct_point_mass_desc_t d;
-        memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
-        const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
-        spawn_position(ctx, e, d.position);
-        const char *bad = physics__point_desc_error(&d);
-        const int err = bad ? CT_ERR_BAD_DATA : physics__points_add(&m->points, e, &d);
-        if (err)
-            LOG(CT_LOG_ERROR, "spawn point_mass: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
-    }
-}
-
-static int register_components(void)
-{
-    /* After transforms (spawn order 0), so a body reads its entity's placed world position. */
-    const ct_component_type_t points = {
-        .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
-        .spawn_order = 10,
-        .create_manager = create_points,
-        .destroy_manager = destroy_points,
-        .instance_size = sizeof(ct_point_mass_desc_t),
-        .compile = compile_point,
-        .spawn = spawn_points,
-        .gc = gc_points,
-    };
-    const ct_component_type_t bodies = {
-        .name = CT_PHYSICS_BODY_COMPONENT_NAME,
-        .spawn_order = 10,
-        .create_manager = create_bodies,
-        .destroy_manager = destroy_bodies,
-        .instance_size = sizeof(ct_body_desc_t),
-        .compile = compile_body,
-        .spawn = spawn_bodies,
-        .destroyed = destroyed_bodies,
-    };
-    physics__m.point_type = physics__m.component->register_type(&points);
-    if (!physics__m.point_type)
-        return CT_ERR_CONFLICT;
-    physics__m.body_type = physics__m.component->register_type(&bodies);
-    if (!physics__m.body_type) {
-        physics__m.component->unregister_type(physics__m.point_type);
-        return CT_ERR_CONFLICT;
-    }
-    return 0;
-}
-
 /* ---- plugin ------------------------------------------------------------------------------- */
 
 static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
@@ -638,7 +372,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (!physics__m.allocator || !physics__m.log || !physics__m.entity || !physics__m.component || !physics__m.transform ||
         !physics__m.world || !physics__m.lua || !physics__m.data || !physics__m.resource)
         return CT_ERR_MISSING_API;
-    const int err = register_components();
+    const int err = physics__register_components();
     if (err)
         return err;
     physics__register_lua();

@@ -3,7 +3,8 @@
  *
  * The core (map, points, bodies, broadphase, solver, events) knows nothing of the kernel: it
  * takes an allocator and plain arrays, so tests and the benchmark compile it directly. physics.c
- * binds it to worlds, entities, transforms and resources; physics_lua.c to Lua.
+ * binds it to worlds, entities and transforms; physics_component.c to component types and
+ * resources; physics_lua.c to Lua.
  */
 #ifndef PHYSICS_INTERNAL_H
 #define PHYSICS_INTERNAL_H
@@ -318,6 +319,22 @@ extern physics__module physics__m;
 /* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
 extern const ct_physics_api_v2 physics__api_v2;
 
+#define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
+
+/* The per-world managers of the two component types (physics_component.c). */
+typedef struct physics__body_manager {
+    ct_world_o *world;
+    physics__scene scene;
+} physics__body_manager;
+
+typedef struct physics__point_manager {
+    physics__points points;
+    uint32_t rng; /* for the random probes of gc */
+} physics__point_manager;
+
+/* Registers "point_mass" and "body" and fills physics__m.point_type and body_type. 0, or
+ * CT_ERR_CONFLICT (nothing stays registered). */
+int physics__register_components(void);
 void physics__register_lua(void);
 
 #endif
