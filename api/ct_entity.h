@@ -11,6 +11,15 @@
  *
  * Worlds (ct_world_o, see ct_world.h) hold one manager per component type. One entity may have
  * components in several worlds (a game world and an inventory world).
+ *
+ * Hot reload. ct_entities.so can be rebuilt while the game runs (see ct_plugin.h): entities,
+ * worlds with their managers and queued callbacks, registered component types, loaded levels and
+ * units, and the scripts' World/Entity references and callbacks all carry over, and the tables
+ * above keep their addresses. The new code takes over the "debug_name" component type and the
+ * "level" and "unit" resource types. A build whose internal state layout differs (the module's
+ * ENTITIES_LAYOUT_VERSION) is refused, with the reason logged, and the old code keeps running:
+ * restart to use it. Modules that register component types re-point them at their new code on
+ * their own reload with ct_component_api_v1.replace_type.
  */
 #ifndef CT_ENTITY_H
 #define CT_ENTITY_H

@@ -59,6 +59,13 @@
  * An entity without a transform in that world raises a Lua error naming it.
  *
  * Threads: main thread only (like spawning and entity destruction that call into it).
+ *
+ * Hot reload. ct_transforms.so can be rebuilt while the game runs (see ct_plugin.h): every world's
+ * transforms carry over untouched (the managers belong to the worlds), the "transform" component
+ * type and the Transform.* Lua functions switch to the new code, and the tables keep their
+ * addresses. A build whose internal state or manager layout differs (the module's
+ * TRANSFORMS_LAYOUT_VERSION) is refused, with the reason logged, and the old code keeps running:
+ * restart to use it.
  */
 #ifndef CT_TRANSFORM_H
 #define CT_TRANSFORM_H

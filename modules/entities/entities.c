@@ -11,6 +11,7 @@
 #include "entities_internal.h"
 
 entities_services_t entities__services;
+entities_state_t *entities__state;
 
 static const ct_entity_api_v1 entity_v1 = {
     .create = entities__create,
@@ -76,7 +77,7 @@ static const ct_world_api_v0 world_v0 = {
     .spawn_unit = spawn_unit_v0,
 };
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
     entities_services_t *s = &entities__services;
     s->self = self;
@@ -88,7 +89,27 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
         return CT_ERR_MISSING_API;
     s->a = s->memory->plugin_allocator(self);
-    int err = entities__manager_init();
+    return 0;
+}
+
+static void free_state(void)
+{
+    ct_free(entities__services.a, entities__state, sizeof *entities__state);
+    entities__state = NULL;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
+    if (err != 0)
+        return err;
+    entities__state = ct_alloc(entities__services.a, sizeof *entities__state);
+    if (!entities__state)
+        return CT_ERR_NOMEM;
+    memset(entities__state, 0, sizeof *entities__state);
+    entities__state->size = sizeof *entities__state;
+    entities__state->layout_version = ENTITIES_LAYOUT_VERSION;
+    err = entities__manager_init();
     if (err == 0)
         err = entities__debug_name_init();
     if (err == 0)
@@ -98,6 +119,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (err != 0) {
         entities__debug_name_shutdown();
         entities__manager_shutdown();
+        free_state();
     }
     return err;
 }
@@ -111,6 +133,41 @@ static void shutdown(void)
     entities__debug_name_shutdown();
     entities__unregister_all();
     entities__manager_shutdown();
+    free_state();
+}
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return entities__state; }
+
+/*
+ * Adopts the old code's state when its layout is ours, then points at this code whatever others
+ * call back into: the Lua functions (the kernel swaps them in place, or back if we refuse), the
+ * debug-name component type and the "level" and "unit" resource types. The API tables are the
+ * kernel's to swap. Nothing is changed for good until every step has succeeded.
+ */
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    int err = connect(get_engine_api, self);
+    if (err != 0)
+        return err;
+    const entities_state_t *state = saved;
+    if (!state || state->size != sizeof *state ||
+        state->layout_version != ENTITIES_LAYOUT_VERSION) {
+        entities__log(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), "
+                      "this code needs layout %u (%u bytes); restart to use it",
+                      state ? state->layout_version : 0, state ? state->size : 0,
+                      ENTITIES_LAYOUT_VERSION, (uint32_t)sizeof *state);
+        return CT_ERR_VERSION;
+    }
+    entities__state = saved;
+    entities__lua_register();
+    ct_component_type_t previous;
+    if (!entities__debug_name_rebind(&previous))
+        return CT_ERR_VERSION;
+    err = entities__resource_rebind();
+    if (err < 0)
+        entities__replace_type(&previous);
+    return err;
 }
 
 static const ct_api_ref_t provides[] = {
@@ -139,6 +196,8 @@ static const ct_plugin_api_v1 plugin = {
     .num_requires = sizeof requires / sizeof requires[0],
     .init = init,
     .shutdown = shutdown,
+    .reload_save = reload_save,
+    .reload_load = reload_load,
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -1,26 +1,14 @@
 /*
  * The registry of component types. A type keeps the slot it was registered in until it is
  * unregistered, because every world indexes its managers by slot; the spawn order is a separate
- * list of slots, rebuilt on each (rare) registration.
+ * list of slots, rebuilt on each (rare) registration. All of it is entities__state->types.
  */
 #include <string.h>
 
 #include "ct_hash.h"
 #include "entities_internal.h"
 
-typedef struct type_slot_t {
-    ct_component_type_t type;
-    uint64_t id;
-    uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
-    bool used;
-} type_slot_t;
-
-static type_slot_t slots[ENTITIES_MAX_TYPES];
-static uint32_t order[ENTITIES_MAX_TYPES];
-static uint32_t num_order;
-static uint64_t next_serial;
-
-static bool spawns_before(const type_slot_t *a, const type_slot_t *b)
+static bool spawns_before(const entities_type_slot_t *a, const entities_type_slot_t *b)
 {
     if (a->type.spawn_order != b->type.spawn_order)
         return a->type.spawn_order < b->type.spawn_order;
@@ -29,16 +17,17 @@ static bool spawns_before(const type_slot_t *a, const type_slot_t *b)
 
 static void rebuild_order(void)
 {
-    num_order = 0;
+    entities_types_t *r = &entities__state->types;
+    r->num_order = 0;
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
-        if (!slots[s].used)
+        if (!r->slots[s].used)
             continue;
-        uint32_t at = num_order++;
-        while (at > 0 && spawns_before(&slots[s], &slots[order[at - 1]])) {
-            order[at] = order[at - 1];
+        uint32_t at = r->num_order++;
+        while (at > 0 && spawns_before(&r->slots[s], &r->slots[r->order[at - 1]])) {
+            r->order[at] = r->order[at - 1];
             at--;
         }
-        order[at] = s;
+        r->order[at] = s;
     }
 }
 
@@ -46,8 +35,9 @@ uint64_t entities__type_id(const char *name) { return name ? ct_hash64(name) : 0
 
 int entities__type_slot(uint64_t type_id)
 {
+    const entities_types_t *r = &entities__state->types;
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
-        if (slots[s].used && slots[s].id == type_id)
+        if (r->slots[s].used && r->slots[s].id == type_id)
             return (int)s;
     }
     return -1;
@@ -70,6 +60,7 @@ static bool check_type(const ct_component_type_t *type, const char *what)
 
 uint64_t entities__register_type(const ct_component_type_t *type)
 {
+    entities_types_t *r = &entities__state->types;
     if (!check_type(type, "register_type"))
         return 0;
     uint64_t id = ct_hash64(type->name);
@@ -79,9 +70,9 @@ uint64_t entities__register_type(const ct_component_type_t *type)
         return 0;
     }
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
-        if (slots[s].used)
+        if (r->slots[s].used)
             continue;
-        slots[s] = (type_slot_t){*type, id, next_serial++, true};
+        r->slots[s] = (entities_type_slot_t){*type, id, r->next_serial++, true};
         rebuild_order();
         entities__worlds_add_type(s);
         return id;
@@ -95,6 +86,7 @@ uint64_t entities__register_type(const ct_component_type_t *type)
  * size is checked because managers and compiled resources were made for it. */
 bool entities__replace_type(const ct_component_type_t *type)
 {
+    entities_types_t *r = &entities__state->types;
     if (!check_type(type, "replace_type"))
         return false;
     int s = entities__type_slot(ct_hash64(type->name));
@@ -102,18 +94,19 @@ bool entities__replace_type(const ct_component_type_t *type)
         entities__log(CT_LOG_ERROR, "replace_type: no component type '%s'", type->name);
         return false;
     }
-    if (slots[s].type.instance_size != type->instance_size) {
+    if (r->slots[s].type.instance_size != type->instance_size) {
         entities__log(CT_LOG_ERROR, "replace_type(%s): instances are %u bytes, the replacement "
-                      "says %u", type->name, slots[s].type.instance_size, type->instance_size);
+                      "says %u", type->name, r->slots[s].type.instance_size, type->instance_size);
         return false;
     }
-    slots[s].type = *type;
+    r->slots[s].type = *type;
     rebuild_order();
     return true;
 }
 
 void entities__unregister_type(uint64_t type_id)
 {
+    entities_types_t *r = &entities__state->types;
     int s = entities__type_slot(type_id);
     if (s < 0) {
         entities__log(CT_LOG_ERROR, "unregister_type: no component type 0x%016llx",
@@ -121,30 +114,34 @@ void entities__unregister_type(uint64_t type_id)
         return;
     }
     entities__worlds_remove_type((uint32_t)s);
-    memset(&slots[s], 0, sizeof slots[s]);
+    memset(&r->slots[s], 0, sizeof r->slots[s]);
     rebuild_order();
 }
 
 void entities__unregister_all(void)
 {
+    entities_types_t *r = &entities__state->types;
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
-        if (slots[s].used)
-            entities__unregister_type(slots[s].id);
+        if (r->slots[s].used)
+            entities__unregister_type(r->slots[s].id);
     }
 }
 
 const ct_component_type_t *entities__type_at(uint32_t slot)
 {
-    return slot < ENTITIES_MAX_TYPES && slots[slot].used ? &slots[slot].type : NULL;
+    const entities_types_t *r = &entities__state->types;
+    return slot < ENTITIES_MAX_TYPES && r->slots[slot].used ? &r->slots[slot].type : NULL;
 }
 
 uint64_t entities__type_id_at(uint32_t slot)
 {
-    return slot < ENTITIES_MAX_TYPES && slots[slot].used ? slots[slot].id : 0;
+    const entities_types_t *r = &entities__state->types;
+    return slot < ENTITIES_MAX_TYPES && r->slots[slot].used ? r->slots[slot].id : 0;
 }
 
 const uint32_t *entities__spawn_order(uint32_t *n)
 {
-    *n = num_order;
-    return order;
+    const entities_types_t *r = &entities__state->types;
+    *n = r->num_order;
+    return r->order;
 }

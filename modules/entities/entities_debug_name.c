@@ -34,9 +34,6 @@ typedef struct debug_name_manager_t {
 #define HOME_GROUP (1u << HOME_GROUP_BITS)
 #define MIN_CAPACITY 64u
 
-static uint64_t type_id;
-static uint32_t type_slot; /* stable while registered: saves a registry search per call */
-
 static size_t bytes_for(uint32_t capacity)
 {
     return (size_t)capacity *
@@ -247,37 +244,50 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
         remove_entity(m, entities[i]);
 }
 
+static const ct_component_type_t debug_name_type = {
+    .name = "debug_name",
+    .spawn_order = 1000,
+    .create_manager = create_manager,
+    .destroy_manager = destroy_manager,
+    .instance_size = CT_DEBUG_NAME_MAX,
+    .compile = compile,
+    .spawn = spawn,
+    .destroyed = destroyed,
+};
+
 int entities__debug_name_init(void)
 {
-    type_id = entities__register_type(&(ct_component_type_t){
-        .name = "debug_name",
-        .spawn_order = 1000,
-        .create_manager = create_manager,
-        .destroy_manager = destroy_manager,
-        .instance_size = CT_DEBUG_NAME_MAX,
-        .compile = compile,
-        .spawn = spawn,
-        .destroyed = destroyed,
-    });
-    if (!type_id)
+    entities_state_t *s = entities__state;
+    s->debug_name_type_id = entities__register_type(&debug_name_type);
+    if (!s->debug_name_type_id)
         return CT_ERR_CONFLICT;
-    type_slot = (uint32_t)entities__type_slot(type_id);
+    s->debug_name_type_slot = (uint32_t)entities__type_slot(s->debug_name_type_id);
     return 0;
+}
+
+bool entities__debug_name_rebind(ct_component_type_t *previous)
+{
+    const ct_component_type_t *now = entities__type_at(entities__state->debug_name_type_slot);
+    *previous = now ? *now : debug_name_type;
+    return entities__replace_type(&debug_name_type);
 }
 
 void entities__debug_name_shutdown(void)
 {
-    if (type_id)
-        entities__unregister_type(type_id);
-    type_id = 0;
+    entities_state_t *s = entities__state;
+    if (s->debug_name_type_id)
+        entities__unregister_type(s->debug_name_type_id);
+    s->debug_name_type_id = 0;
 }
 
 /* ct_debug_name_api_v1 */
 
 static debug_name_manager_t *manager_of(ct_world_o *world)
 {
-    return type_id && entities__world_valid(world) ? entities__world_manager_at(world, type_slot)
-                                                    : NULL;
+    const entities_state_t *s = entities__state;
+    return s->debug_name_type_id && entities__world_valid(world)
+               ? entities__world_manager_at(world, s->debug_name_type_slot)
+               : NULL;
 }
 
 static ct_debug_name_instance_t api_lookup(ct_world_o *world, ct_entity_t e)

@@ -11,7 +11,8 @@
 #include "ct_resource.h"
 #include "ct_world.h"
 
-/* The services the module got at init, and its own allocator. */
+/* The services the module got at init (or at a reload), and its own allocator. Each copy of the
+ * code fetches its own, so they are not part of the state handed across a reload. */
 typedef struct entities_services_t {
     const ct_log_api_v1 *log;
     const ct_memory_api_v1 *memory;
@@ -27,6 +28,82 @@ extern entities_services_t entities__services;
 #define entities__log(level, ...) \
     entities__services.log->write(entities__services.self, (level), __VA_ARGS__)
 
+/* ---- the module's state ----------------------------------------------------------------------
+ * Everything the module changes while it runs lives in one entities_state_t from the plugin
+ * allocator, so a hot reload hands it to the new code whole (see entities.c). Each part belongs to
+ * one file. */
+
+/* The layout of entities_state_t and of everything the state points to or the module's code made
+ * and others keep (worlds, managers, queued callbacks, loaded levels and units). Bump it with any
+ * change there: a reload into code with another layout is refused and the old code keeps running.
+ * The reload test builds the module with another value to check that refusal. */
+#ifndef ENTITIES_LAYOUT_VERSION
+#define ENTITIES_LAYOUT_VERSION 1u
+#endif
+
+#define ENTITIES_MAX_TYPES 64u
+#define ENTITIES_MAX_DESTROY_CALLBACKS 32u
+#define ENTITIES_NUM_RESOURCE_TYPES 2u
+
+typedef struct entities_destroy_callback_t {
+    ct_entity_destroyed_f fn;
+    void *user_data;
+} entities_destroy_callback_t;
+
+/* entities_manager.c */
+typedef struct entities_manager_t {
+    void *block;
+    uint32_t *ring;       /* capacity entries; free indices from head, free_count of them */
+    uint16_t *generation; /* capacity entries; `used` are indices handed out at least once */
+    uint32_t capacity;
+    uint32_t used;
+    uint32_t head;
+    uint32_t free_count;
+    uint32_t live;
+    entities_destroy_callback_t callbacks[ENTITIES_MAX_DESTROY_CALLBACKS];
+    uint32_t callbacks_end; /* slots past this are free: single destroys scan only up to it */
+} entities_manager_t;
+
+/* entities_component.c */
+typedef struct entities_type_slot_t {
+    ct_component_type_t type;
+    uint64_t id;
+    uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
+    bool used;
+} entities_type_slot_t;
+
+typedef struct entities_types_t {
+    entities_type_slot_t slots[ENTITIES_MAX_TYPES];
+    uint32_t order[ENTITIES_MAX_TYPES];
+    uint32_t num_order;
+    uint64_t next_serial;
+} entities_types_t;
+
+/* entities_world.c */
+typedef struct entities_worlds_t {
+    ct_world_o **items;
+    uint32_t count;
+    uint32_t capacity;
+} entities_worlds_t;
+
+typedef struct entities_state_t {
+    /* First in every layout, so any code can tell whether it may read the rest. */
+    uint32_t size;           /* sizeof(entities_state_t) of the code that made it */
+    uint32_t layout_version; /* ENTITIES_LAYOUT_VERSION of that code */
+    entities_manager_t manager;
+    entities_types_t types;
+    entities_worlds_t worlds;
+    /* entities_debug_name.c: the type's id and slot, stable while registered (a slot saves a
+     * registry search per call). */
+    uint64_t debug_name_type_id;
+    uint32_t debug_name_type_slot;
+    /* entities_resource.c: "level" and "unit" as registered, to put them back when a reload is
+     * refused halfway. */
+    ct_resource_type_t resource_types[ENTITIES_NUM_RESOURCE_TYPES];
+} entities_state_t;
+
+extern entities_state_t *entities__state;
+
 /* entities_manager.c: the EntityManager (one per process; entities are global). */
 int entities__manager_init(void);
 void entities__manager_shutdown(void);
@@ -41,7 +118,6 @@ uint32_t entities__live_count(void);
 
 /* entities_component.c: the registry of component types. Types live in stable slots; a world
  * keeps its managers in an array indexed by slot. */
-#define ENTITIES_MAX_TYPES 64u
 uint64_t entities__register_type(const ct_component_type_t *type);
 void entities__unregister_type(uint64_t type_id);
 bool entities__replace_type(const ct_component_type_t *type);
@@ -83,6 +159,9 @@ int entities__resource_compile(void *user_data, const ct_data_o *source, ct_comp
 
 /* entities_resource.c: "level" and "unit" resources. */
 int entities__resource_init(void);
+/* For a reload: points "level" and "unit" at this code (all or nothing); 0 or the refusal of
+ * ct_resource_api_v1.replace_type. */
+int entities__resource_rebind(void);
 void entities__resource_shutdown(void);
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity);
@@ -93,10 +172,16 @@ int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
 
 /* entities_debug_name.c */
 int entities__debug_name_init(void);
+/* For a reload: points the registered type at this code's callbacks; *previous receives the
+ * type as it was, to put back if the reload is refused later. */
+bool entities__debug_name_rebind(ct_component_type_t *previous);
 void entities__debug_name_shutdown(void);
 extern const ct_debug_name_api_v1 entities__debug_name_api;
 
-/* entities_lua.c */
+/* entities_lua.c: init registers the functions and runs the Lua half; a reload registers the
+ * functions again (replacing them in place) and keeps the Lua half, which holds the scripts'
+ * callbacks. */
 int entities__lua_init(void);
+void entities__lua_register(void);
 
 #endif

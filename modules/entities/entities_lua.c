@@ -234,9 +234,14 @@ static const char prelude[] =
     "  return ran\n"
     "end\n";
 
-int entities__lua_init(void)
+void entities__lua_register(void)
 {
     L_API->register_module("World", world_fns, sizeof world_fns / sizeof world_fns[0]);
     L_API->register_module("Entity", entity_fns, sizeof entity_fns / sizeof entity_fns[0]);
+}
+
+int entities__lua_init(void)
+{
+    entities__lua_register();
     return L_API->run_string(prelude, "=entities_lua");
 }

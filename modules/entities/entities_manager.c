@@ -7,6 +7,7 @@
  *
  * The generation array and the ring share one allocation of `capacity` slots each (a power of
  * two): the ring never holds more indices than exist, so it grows exactly when the array does.
+ * All of it is entities__state->manager, so it survives a hot reload.
  */
 #include <string.h>
 
@@ -16,28 +17,9 @@
 #define GENERATION_MASK ((1u << CT_ENTITY_GENERATION_BITS) - 1u)
 #define INDEX_LIMIT (1u << CT_ENTITY_INDEX_BITS)
 #define INITIAL_CAPACITY 4096u
-#define MAX_CALLBACKS 32u
 /* Index 0 is never handed out (so id 0 means "no entity"); this generation never matches one
  * taken from an id, so alive() needs no special case for it. */
 #define RESERVED_GENERATION 0xffffu
-
-typedef struct destroy_callback_t {
-    ct_entity_destroyed_f fn;
-    void *user_data;
-} destroy_callback_t;
-
-static struct {
-    void *block;
-    uint32_t *ring;      /* capacity entries; free indices from head, free_count of them */
-    uint16_t *generation; /* capacity entries; `used` are indices handed out at least once */
-    uint32_t capacity;
-    uint32_t used;
-    uint32_t head;
-    uint32_t free_count;
-    uint32_t live;
-    destroy_callback_t callbacks[MAX_CALLBACKS];
-    uint32_t callbacks_end; /* slots past this are free: single destroys scan only up to it */
-} em;
 
 static size_t block_size(uint32_t capacity)
 {
@@ -47,9 +29,10 @@ static size_t block_size(uint32_t capacity)
 /* Grows to hold at least `want` indices; the ring is unwrapped to start at 0 on the way. */
 static bool reserve(uint32_t want)
 {
-    if (want <= em.capacity)
+    entities_manager_t *em = &entities__state->manager;
+    if (want <= em->capacity)
         return true;
-    uint32_t capacity = em.capacity ? em.capacity : INITIAL_CAPACITY;
+    uint32_t capacity = em->capacity ? em->capacity : INITIAL_CAPACITY;
     while (capacity < want)
         capacity *= 2;
     void *block = ct_alloc(entities__services.a, block_size(capacity));
@@ -59,40 +42,43 @@ static bool reserve(uint32_t want)
     }
     uint32_t *ring = block;
     uint16_t *generation = (uint16_t *)(ring + capacity);
-    for (uint32_t i = 0; i < em.free_count; i++)
-        ring[i] = em.ring[(em.head + i) & (em.capacity - 1u)];
-    if (em.used)
-        memcpy(generation, em.generation, em.used * sizeof(uint16_t));
-    if (em.block)
-        ct_free(entities__services.a, em.block, block_size(em.capacity));
-    em.block = block;
-    em.ring = ring;
-    em.generation = generation;
-    em.capacity = capacity;
-    em.head = 0;
+    for (uint32_t i = 0; i < em->free_count; i++)
+        ring[i] = em->ring[(em->head + i) & (em->capacity - 1u)];
+    if (em->used)
+        memcpy(generation, em->generation, em->used * sizeof(uint16_t));
+    if (em->block)
+        ct_free(entities__services.a, em->block, block_size(em->capacity));
+    em->block = block;
+    em->ring = ring;
+    em->generation = generation;
+    em->capacity = capacity;
+    em->head = 0;
     return true;
 }
 
 int entities__manager_init(void)
 {
-    memset(&em, 0, sizeof em);
+    entities_manager_t *em = &entities__state->manager;
+    memset(em, 0, sizeof *em);
     if (!reserve(INITIAL_CAPACITY))
         return CT_ERR_NOMEM;
-    em.generation[0] = RESERVED_GENERATION;
-    em.used = 1;
+    em->generation[0] = RESERVED_GENERATION;
+    em->used = 1;
     return 0;
 }
 
 void entities__manager_shutdown(void)
 {
-    if (em.block)
-        ct_free(entities__services.a, em.block, block_size(em.capacity));
-    memset(&em, 0, sizeof em);
+    entities_manager_t *em = &entities__state->manager;
+    if (em->block)
+        ct_free(entities__services.a, em->block, block_size(em->capacity));
+    memset(em, 0, sizeof *em);
 }
 
 static inline ct_entity_t make_entity(uint32_t index)
 {
-    return (ct_entity_t){index | ((uint32_t)em.generation[index] << CT_ENTITY_INDEX_BITS)};
+    entities_manager_t *em = &entities__state->manager;
+    return (ct_entity_t){index | ((uint32_t)em->generation[index] << CT_ENTITY_INDEX_BITS)};
 }
 
 /* The next index, from the ring when enough wait there, else a fresh one. When every index has
@@ -100,40 +86,45 @@ static inline ct_entity_t make_entity(uint32_t index)
  * The caller checked that an entity may be made and reserved room for a fresh index. */
 static inline uint32_t take_index(void)
 {
-    if (em.free_count > CT_ENTITY_MIN_FREE_INDICES || (em.used == INDEX_LIMIT && em.free_count)) {
-        uint32_t index = em.ring[em.head];
-        em.head = (em.head + 1u) & (em.capacity - 1u);
-        em.free_count--;
+    entities_manager_t *em = &entities__state->manager;
+    if (em->free_count > CT_ENTITY_MIN_FREE_INDICES ||
+        (em->used == INDEX_LIMIT && em->free_count)) {
+        uint32_t index = em->ring[em->head];
+        em->head = (em->head + 1u) & (em->capacity - 1u);
+        em->free_count--;
         return index;
     }
-    em.generation[em.used] = 0;
-    return em.used++;
+    em->generation[em->used] = 0;
+    return em->used++;
 }
 
 /* Room for the fresh indices that making n entities may take. */
 static bool reserve_for(uint32_t n)
 {
-    uint32_t reusable =
-        em.free_count > CT_ENTITY_MIN_FREE_INDICES ? em.free_count - CT_ENTITY_MIN_FREE_INDICES : 0;
+    entities_manager_t *em = &entities__state->manager;
+    uint32_t reusable = em->free_count > CT_ENTITY_MIN_FREE_INDICES
+                            ? em->free_count - CT_ENTITY_MIN_FREE_INDICES
+                            : 0;
     if (n <= reusable)
         return true;
-    uint64_t want = (uint64_t)em.used + (n - reusable);
+    uint64_t want = (uint64_t)em->used + (n - reusable);
     return reserve(want > INDEX_LIMIT ? INDEX_LIMIT : (uint32_t)want);
 }
 
 uint32_t entities__create_batch(ct_entity_t *out, uint32_t n)
 {
-    uint32_t room = CT_ENTITY_MAX_LIVE - em.live;
+    entities_manager_t *em = &entities__state->manager;
+    uint32_t room = CT_ENTITY_MAX_LIVE - em->live;
     if (n > room) {
         entities__log(CT_LOG_ERROR, "cannot create %u entities: %u are live (the limit is %u)", n,
-                      em.live, CT_ENTITY_MAX_LIVE);
+                      em->live, CT_ENTITY_MAX_LIVE);
         n = room;
     }
     if (!reserve_for(n))
         return 0;
     for (uint32_t i = 0; i < n; i++)
         out[i] = make_entity(take_index());
-    em.live += n;
+    em->live += n;
     return n;
 }
 
@@ -146,31 +137,34 @@ ct_entity_t entities__create(void)
 
 bool entities__alive(ct_entity_t e)
 {
+    entities_manager_t *em = &entities__state->manager;
     uint32_t index = e.id & INDEX_MASK;
-    return index < em.used && em.generation[index] == (e.id >> CT_ENTITY_INDEX_BITS);
+    return index < em->used && em->generation[index] == (e.id >> CT_ENTITY_INDEX_BITS);
 }
 
 /* Kills e if alive; the ring has room since it never holds more than `used` indices. */
 static inline bool kill(ct_entity_t e)
 {
+    entities_manager_t *em = &entities__state->manager;
     if (!entities__alive(e))
         return false;
     uint32_t index = e.id & INDEX_MASK;
-    em.generation[index] = (uint16_t)((em.generation[index] + 1u) & GENERATION_MASK);
-    em.ring[(em.head + em.free_count) & (em.capacity - 1u)] = index;
-    em.free_count++;
-    em.live--;
+    em->generation[index] = (uint16_t)((em->generation[index] + 1u) & GENERATION_MASK);
+    em->ring[(em->head + em->free_count) & (em->capacity - 1u)] = index;
+    em->free_count++;
+    em->live--;
     return true;
 }
 
 static void notify(const ct_entity_t *dead, uint32_t n)
 {
+    entities_manager_t *em = &entities__state->manager;
     if (n == 0)
         return;
     entities__worlds_entities_destroyed(dead, n);
-    for (uint32_t i = 0; i < em.callbacks_end; i++) {
-        if (em.callbacks[i].fn)
-            em.callbacks[i].fn(em.callbacks[i].user_data, dead, n);
+    for (uint32_t i = 0; i < em->callbacks_end; i++) {
+        if (em->callbacks[i].fn)
+            em->callbacks[i].fn(em->callbacks[i].user_data, dead, n);
     }
 }
 
@@ -217,29 +211,32 @@ void entities__destroy_batch(const ct_entity_t *entities, uint32_t n)
 
 uint32_t entities__add_destroy_callback(ct_entity_destroyed_f fn, void *user_data)
 {
+    entities_manager_t *em = &entities__state->manager;
     if (!fn) {
         entities__log(CT_LOG_ERROR, "add_destroy_callback: fn is NULL");
         return 0;
     }
-    for (uint32_t i = 0; i < MAX_CALLBACKS; i++) {
-        if (!em.callbacks[i].fn) {
-            em.callbacks[i] = (destroy_callback_t){fn, user_data};
-            if (em.callbacks_end < i + 1)
-                em.callbacks_end = i + 1;
+    for (uint32_t i = 0; i < ENTITIES_MAX_DESTROY_CALLBACKS; i++) {
+        if (!em->callbacks[i].fn) {
+            em->callbacks[i] = (entities_destroy_callback_t){fn, user_data};
+            if (em->callbacks_end < i + 1)
+                em->callbacks_end = i + 1;
             return i + 1;
         }
     }
-    entities__log(CT_LOG_ERROR, "add_destroy_callback: all %u slots are taken", MAX_CALLBACKS);
+    entities__log(CT_LOG_ERROR, "add_destroy_callback: all %u slots are taken",
+                  ENTITIES_MAX_DESTROY_CALLBACKS);
     return 0;
 }
 
 void entities__remove_destroy_callback(uint32_t handle)
 {
-    if (handle == 0 || handle > MAX_CALLBACKS) {
+    entities_manager_t *em = &entities__state->manager;
+    if (handle == 0 || handle > ENTITIES_MAX_DESTROY_CALLBACKS) {
         entities__log(CT_LOG_ERROR, "remove_destroy_callback: bad handle %u", handle);
         return;
     }
-    em.callbacks[handle - 1] = (destroy_callback_t){NULL, NULL};
+    em->callbacks[handle - 1] = (entities_destroy_callback_t){NULL, NULL};
 }
 
-uint32_t entities__live_count(void) { return em.live; }
+uint32_t entities__live_count(void) { return entities__state->manager.live; }

@@ -247,32 +247,59 @@ int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
     return entities__spawn_resource(world, res, pos, rot, first, first ? 1 : 0);
 }
 
-static const char *const resource_types[] = {"level", "unit"};
+static const char *const resource_names[ENTITIES_NUM_RESOURCE_TYPES] = {"level", "unit"};
+
+static ct_resource_type_t resource_type(uint32_t i)
+{
+    return (ct_resource_type_t){
+        .type = resource_names[i],
+        .format_version = 1,
+        .compile = entities__resource_compile,
+        .load = load,
+        .unload = unload,
+    };
+}
 
 int entities__resource_init(void)
 {
-    for (uint32_t i = 0; i < 2; i++) {
-        int err = entities__services.resource->register_type(&(ct_resource_type_t){
-            .type = resource_types[i],
-            .format_version = 1,
-            .compile = entities__resource_compile,
-            .load = load,
-            .unload = unload,
-        });
+    const ct_resource_api_v1 *resource = entities__services.resource;
+    ct_resource_type_t *registered = entities__state->resource_types;
+    for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {
+        registered[i] = resource_type(i);
+        int err = resource->register_type(&registered[i]);
         if (err < 0) {
             entities__log(CT_LOG_ERROR, "could not register resource type '%s': %s",
-                          resource_types[i], entities__services.log->error_message(err));
-            if (i > 0)
-                entities__services.resource->unregister_type(resource_types[0]);
+                          resource_names[i], entities__services.log->error_message(err));
+            while (i--)
+                resource->unregister_type(resource_names[i]);
             return err;
         }
     }
     return 0;
 }
 
+/* All or nothing, so a refused reload leaves every type with the old code. */
+int entities__resource_rebind(void)
+{
+    const ct_resource_api_v1 *resource = entities__services.resource;
+    ct_resource_type_t *registered = entities__state->resource_types;
+    ct_resource_type_t fresh[ENTITIES_NUM_RESOURCE_TYPES];
+    for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {
+        fresh[i] = resource_type(i);
+        int err = resource->replace_type(&fresh[i]);
+        if (err < 0) {
+            while (i--)
+                resource->replace_type(&registered[i]);
+            return err;
+        }
+    }
+    memcpy(registered, fresh, sizeof fresh);
+    return 0;
+}
+
 /* Unregistering unloads every level and unit still loaded (those spawned by name included). */
 void entities__resource_shutdown(void)
 {
-    for (uint32_t i = 0; i < 2; i++)
-        entities__services.resource->unregister_type(resource_types[i]);
+    for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++)
+        entities__services.resource->unregister_type(resource_names[i]);
 }

@@ -6,6 +6,8 @@
  * The callback queue is one byte buffer of records (the "queued callbacks with inline data" of the
  * seed's Managing Decoupling): no allocation per event. A run swaps it with a second buffer so
  * callbacks queued while scripts run wait for the next run instead of growing the one being read.
+ *
+ * The list of worlds is entities__state->worlds, so worlds outlive a hot reload of the module.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,14 +40,11 @@ struct ct_world_o {
     bool running;
 };
 
-static ct_world_o **worlds;
-static uint32_t num_worlds;
-static uint32_t worlds_capacity;
-
 bool entities__world_valid(const ct_world_o *world)
 {
-    for (uint32_t i = 0; i < num_worlds; i++) {
-        if (worlds[i] == world)
+    const entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t i = 0; i < ws->count; i++) {
+        if (ws->items[i] == world)
             return true;
     }
     return false;
@@ -101,14 +100,15 @@ static void free_world(ct_world_o *w)
 
 ct_world_o *entities__create_world(const ct_world_desc_t *desc)
 {
-    if (num_worlds == worlds_capacity) {
-        uint32_t capacity = worlds_capacity ? worlds_capacity * 2 : 8;
-        ct_world_o **grown = ct_realloc(entities__services.a, worlds,
-                                        worlds_capacity * sizeof *worlds, capacity * sizeof *worlds);
+    entities_worlds_t *ws = &entities__state->worlds;
+    if (ws->count == ws->capacity) {
+        uint32_t capacity = ws->capacity ? ws->capacity * 2 : 8;
+        ct_world_o **grown = ct_realloc(entities__services.a, ws->items,
+                                        ws->capacity * sizeof *grown, capacity * sizeof *grown);
         if (!grown)
             return NULL;
-        worlds = grown;
-        worlds_capacity = capacity;
+        ws->items = grown;
+        ws->capacity = capacity;
     }
     ct_world_o *w = ct_alloc(entities__services.a, sizeof *w);
     if (!w) {
@@ -125,7 +125,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
             return NULL;
         }
     }
-    worlds[num_worlds++] = w;
+    ws->items[ws->count++] = w;
     return w;
 }
 
@@ -133,9 +133,10 @@ void entities__destroy_world(ct_world_o *world)
 {
     if (!world)
         return;
-    for (uint32_t i = 0; i < num_worlds; i++) {
-        if (worlds[i] == world) {
-            worlds[i] = worlds[--num_worlds];
+    entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t i = 0; i < ws->count; i++) {
+        if (ws->items[i] == world) {
+            ws->items[i] = ws->items[--ws->count];
             free_world(world);
             return;
         }
@@ -145,12 +146,13 @@ void entities__destroy_world(ct_world_o *world)
 
 void entities__destroy_all_worlds(void)
 {
-    while (num_worlds)
-        entities__destroy_world(worlds[num_worlds - 1]);
-    if (worlds)
-        ct_free(entities__services.a, worlds, worlds_capacity * sizeof *worlds);
-    worlds = NULL;
-    worlds_capacity = 0;
+    entities_worlds_t *ws = &entities__state->worlds;
+    while (ws->count)
+        entities__destroy_world(ws->items[ws->count - 1]);
+    if (ws->items)
+        ct_free(entities__services.a, ws->items, ws->capacity * sizeof *ws->items);
+    ws->items = NULL;
+    ws->capacity = 0;
 }
 
 void *entities__world_manager(ct_world_o *world, uint64_t type_id)
@@ -166,19 +168,22 @@ void *entities__world_manager_at(ct_world_o *world, uint32_t slot)
 
 void entities__worlds_add_type(uint32_t slot)
 {
-    for (uint32_t i = 0; i < num_worlds; i++)
-        add_manager(worlds[i], slot);
+    entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t i = 0; i < ws->count; i++)
+        add_manager(ws->items[i], slot);
 }
 
 void entities__worlds_remove_type(uint32_t slot)
 {
-    for (uint32_t i = 0; i < num_worlds; i++)
-        remove_manager(worlds[i], slot);
+    entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t i = 0; i < ws->count; i++)
+        remove_manager(ws->items[i], slot);
 }
 
 void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n)
 {
-    if (num_worlds == 0)
+    const entities_worlds_t *ws = &entities__state->worlds;
+    if (ws->count == 0)
         return;
     uint32_t num_types;
     const uint32_t *order = entities__spawn_order(&num_types);
@@ -186,9 +191,9 @@ void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n
         const ct_component_type_t *type = entities__type_at(order[t]);
         if (!type->destroyed)
             continue;
-        for (uint32_t i = 0; i < num_worlds; i++) {
-            if (worlds[i]->managers[order[t]])
-                type->destroyed(worlds[i]->managers[order[t]], entities, n);
+        for (uint32_t i = 0; i < ws->count; i++) {
+            if (ws->items[i]->managers[order[t]])
+                type->destroyed(ws->items[i]->managers[order[t]], entities, n);
         }
     }
 }

@@ -21,7 +21,7 @@ transforms__module_t transforms__m;
 transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what)
 {
     transforms__manager_t *m =
-        world ? transforms__m.component->manager(world, transforms__m.type_id) : NULL;
+        world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
     if (!m)
         LOG_MISUSE("%s: %p is not a world with transforms", what, (void *)world);
     return m;
@@ -230,7 +230,7 @@ static const ct_transform_api_v1 api_v1 = {
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
     transforms__m = (transforms__module_t){
         .self = self,
@@ -240,25 +240,80 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
         .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .memory = get_engine_api(CT_MEMORY_API, 1),
     };
     if (!transforms__m.log || !transforms__m.entity || !transforms__m.component ||
-        !transforms__m.lua || !transforms__m.data || !transforms__m.resource)
+        !transforms__m.lua || !transforms__m.data || !transforms__m.resource ||
+        !transforms__m.memory)
         return CT_ERR_MISSING_API;
-    const int err = transforms__register_component();
+    return 0;
+}
+
+static void free_state(void)
+{
+    ct_free(transforms__m.memory->plugin_allocator(transforms__m.self), transforms__m.state,
+            sizeof *transforms__m.state);
+    transforms__m.state = NULL;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
     if (err < 0)
         return err;
+    ct_allocator_t *a = transforms__m.memory->plugin_allocator(self);
+    transforms__state_t *state = ct_alloc(a, sizeof *state);
+    if (!state)
+        return CT_ERR_NOMEM;
+    *state = (transforms__state_t){sizeof *state, TRANSFORMS_LAYOUT_VERSION, 0};
+    transforms__m.state = state;
+    err = transforms__register_component();
+    if (err < 0) {
+        free_state();
+        return err;
+    }
     transforms__register_lua();
     return 0;
 }
 
-static void shutdown(void) { transforms__unregister_component(); }
+static void shutdown(void)
+{
+    transforms__unregister_component();
+    free_state();
+}
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return transforms__m.state; }
+
+/* Adopts the old code's state when its layout is ours, then points the Lua functions (the kernel
+ * swaps them in place, or back if we refuse) and the "transform" component type at this code.
+ * The API tables are the kernel's to swap. */
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    const int err = connect(get_engine_api, self);
+    if (err < 0)
+        return err;
+    const transforms__state_t *state = saved;
+    if (!state || state->size != sizeof *state ||
+        state->layout_version != TRANSFORMS_LAYOUT_VERSION) {
+        transforms__m.log->write(self, CT_LOG_ERROR, "reload: the running code's state has layout "
+                                 "%u (%u bytes), this code needs layout %u (%u bytes); restart to "
+                                 "use it", state ? state->layout_version : 0,
+                                 state ? state->size : 0, TRANSFORMS_LAYOUT_VERSION,
+                                 (uint32_t)sizeof *state);
+        return CT_ERR_VERSION;
+    }
+    transforms__m.state = saved;
+    transforms__register_lua();
+    return transforms__rebind_component() ? 0 : CT_ERR_VERSION;
+}
 
 static const ct_api_ref_t provides[] = {
     {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
     {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
 };
 
-/* ct.memory is declared for the load order only: managers allocate from the per-world allocator
+/* ct.memory gives the module's state its block; managers allocate from the per-world allocator
  * the component registry hands them. */
 static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
@@ -278,6 +333,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .num_requires = sizeof requires / sizeof requires[0],
         .init = init,
         .shutdown = shutdown,
+        .reload_save = reload_save,
+        .reload_load = reload_load,
     };
     if (api == CT_PLUGIN_API && version == 1)
         return (void *)&plugin;

@@ -204,25 +204,31 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
     }
 }
 
+static const ct_component_type_t transform_type = {
+    .name = CT_TRANSFORM_COMPONENT_NAME,
+    .spawn_order = 0,
+    .create_manager = create_manager,
+    .destroy_manager = destroy_manager,
+    .instance_size = sizeof(ct_transform_pose_t),
+    .compile = compile,
+    .spawn = spawn,
+    .destroyed = destroyed,
+};
+
 int transforms__register_component(void)
 {
-    const ct_component_type_t type = {
-        .name = CT_TRANSFORM_COMPONENT_NAME,
-        .spawn_order = 0,
-        .create_manager = create_manager,
-        .destroy_manager = destroy_manager,
-        .instance_size = sizeof(ct_transform_pose_t),
-        .compile = compile,
-        .spawn = spawn,
-        .destroyed = destroyed,
-    };
-    transforms__m.type_id = transforms__m.component->register_type(&type);
-    return transforms__m.type_id ? 0 : CT_ERR_CONFLICT;
+    transforms__m.state->type_id = transforms__m.component->register_type(&transform_type);
+    return transforms__m.state->type_id ? 0 : CT_ERR_CONFLICT;
+}
+
+bool transforms__rebind_component(void)
+{
+    return transforms__m.component->replace_type(&transform_type);
 }
 
 void transforms__unregister_component(void)
 {
-    if (transforms__m.type_id)
-        transforms__m.component->unregister_type(transforms__m.type_id);
-    transforms__m.type_id = 0;
+    if (transforms__m.state->type_id)
+        transforms__m.component->unregister_type(transforms__m.state->type_id);
+    transforms__m.state->type_id = 0;
 }

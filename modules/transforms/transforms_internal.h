@@ -140,7 +140,26 @@ struct ct_log_api_v1;
 struct ct_lua_api_v1;
 struct ct_data_api_v1;
 struct ct_resource_api_v1;
+struct ct_memory_api_v1;
 
+/* The layout of transforms__state_t and of the managers (transforms__manager_t and its buffer),
+ * which worlds keep across a reload. Bump it with any change there: a reload into code with
+ * another layout is refused and the old code keeps running. The reload test builds the module
+ * with another value to check that refusal. */
+#ifndef TRANSFORMS_LAYOUT_VERSION
+#define TRANSFORMS_LAYOUT_VERSION 1u
+#endif
+
+/* Everything the module changes while it runs (the managers belong to the worlds), in one block
+ * from the plugin allocator that a hot reload hands to the new code. */
+typedef struct transforms__state_t {
+    /* First in every layout, so any code can tell whether it may read the rest. */
+    uint32_t size;           /* sizeof(transforms__state_t) of the code that made it */
+    uint32_t layout_version; /* TRANSFORMS_LAYOUT_VERSION of that code */
+    uint64_t type_id;        /* of the registered "transform" component type */
+} transforms__state_t;
+
+/* The services this copy of the code fetched (at init or reload), and the state. */
 typedef struct transforms__module_t {
     ct_plugin_o *self;
     const struct ct_log_api_v1 *log;
@@ -149,7 +168,8 @@ typedef struct transforms__module_t {
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
     const struct ct_resource_api_v1 *resource;
-    uint64_t type_id; /* of the registered "transform" component type */
+    const struct ct_memory_api_v1 *memory;
+    transforms__state_t *state;
 } transforms__module_t;
 
 extern transforms__module_t transforms__m;
@@ -159,6 +179,8 @@ transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *wha
 
 /* transforms_component.c */
 int transforms__register_component(void);
+/* For a reload: points the registered type at this code's callbacks; false when refused. */
+bool transforms__rebind_component(void);
 void transforms__unregister_component(void);
 /* transforms_lua.c */
 void transforms__register_lua(void);

@@ -15,7 +15,7 @@ static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m)
     const ct_lua_api_v1 *lua = transforms__m.lua;
     ct_world_o *world = lua->to_light_userdata(L, idx);
     const double id = lua->check_number(L, idx + 1);
-    *m = world ? transforms__m.component->manager(world, transforms__m.type_id) : NULL;
+    *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
     if (!*m)
         return (uint32_t)lua->error(L, "Transform: argument %d is not a world", idx);
     const uint32_t i = id >= 1 && id <= UINT32_MAX ? transforms__find(*m, (uint32_t)id) : 0;
