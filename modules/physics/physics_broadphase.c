@@ -253,7 +253,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
          * nested loops would mispredict each of their exits, their trip counts varying from
          * box to box. */
         int32_t x = l.x, y = l.y, z = l.z;
-        for (uint32_t c = 0; c < bp->cells[i]; c++) {
+        for (uint32_t c = bp->cells[i]; c > 0; c--) {
             const uint32_t k = bp__bucket(bp, (bp__cell){x, y, z});
             item_bucket[item++] = k;
             start[k]++;
@@ -274,9 +274,10 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     uint32_t end = 0;
     for (uint32_t k = 0; k <= buckets; k++)
         start[k] = end += start[k];
+    uint32_t *item_box = bp->item_box;
     for (uint32_t i = bp->n; i-- > 0;)
-        for (uint32_t c = 0; c < bp->cells[i]; c++)
-            bp->item_box[--start[bp->item_bucket[--item]]] = i;
+        for (uint32_t c = bp->cells[i]; c > 0; c--)
+            item_box[--start[item_bucket[--item]]] = i;
     /* The bounds follow in order: independent loads, sequential stores. */
     for (uint32_t p = 0; p < bp->num_items; p++) {
         const uint32_t i = bp->item_box[p];
@@ -294,9 +295,11 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
     return 0;
 }
 
-int physics__broadphase_pairs(physics__broadphase *bp)
+/* The pairs of the grid's buckets. `dense` is a constant at each call, so the compiler makes
+ * one loop per kind of grid: a dense grid has one cell per bucket and so no box twice in one,
+ * which spares a load and a compare per test. */
+static inline int bp__bucket_pairs(physics__broadphase *bp, bool dense)
 {
-    bp->num_pairs = 0;
     const physics__bp_item *item = bp->item;
     for (uint32_t k = 0; k < bp->num_buckets; k++) {
         const uint32_t begin = bp->bucket_start[k], end = bp->bucket_start[k + 1];
@@ -304,11 +307,11 @@ int physics__broadphase_pairs(physics__broadphase *bp)
             /* A box covering two cells of one bucket sits there twice, side by side (the run is
              * ascending): only its first copy counts, in both loops. */
             const physics__bp_item a = item[p];
-            if (p > begin && item[p - 1].box == a.box)
+            if (!dense && p > begin && item[p - 1].box == a.box)
                 continue;
             for (uint32_t q = p + 1; q < end; q++) {
                 const physics__bp_item *b = &item[q];
-                if (b->box == item[q - 1].box || !(a.moving | b->moving))
+                if ((!dense && b->box == item[q - 1].box) || !(a.moving | b->moving))
                     continue;
                 if (!bp__overlap(a.lo, a.hi, b->lo, b->hi) ||
                     bp__bucket(bp, bp__owner(bp, a.lo, b->lo)) != k)
@@ -318,6 +321,14 @@ int physics__broadphase_pairs(physics__broadphase *bp)
             }
         }
     }
+    return 0;
+}
+
+int physics__broadphase_pairs(physics__broadphase *bp)
+{
+    bp->num_pairs = 0;
+    if (bp->dense ? bp__bucket_pairs(bp, true) : bp__bucket_pairs(bp, false))
+        return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t a = bp->large[k];
         for (uint32_t b = 0; b < bp->n; b++) {
