@@ -271,11 +271,98 @@ static void debug_name_grows_over_recycled_indices(void **state)
     fx.world->destroy_world(backward);
 }
 
+/* A type for replace_type: its manager counts destroy batches, in the version of `destroyed`
+ * that the type has at the time. */
+typedef struct versioned_manager_t {
+    ct_allocator_t *a;
+    uint32_t batches[2];
+} versioned_manager_t;
+
+static void *versioned_create(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data;
+    (void)world;
+    versioned_manager_t *m = ct_alloc(a, sizeof *m);
+    if (m)
+        *m = (versioned_manager_t){a, {0, 0}};
+    return m;
+}
+
+static void versioned_destroy(void *user_data, void *manager)
+{
+    (void)user_data;
+    versioned_manager_t *m = manager;
+    ct_free(m->a, m, sizeof *m);
+}
+
+static void versioned_spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                            const uint32_t *entity_index, const void *data)
+{
+    (void)manager, (void)ctx, (void)n, (void)entity_index, (void)data;
+}
+
+static void destroyed_v0(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    (void)entities, (void)n;
+    ((versioned_manager_t *)manager)->batches[0]++;
+}
+
+static void destroyed_v1(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    (void)entities, (void)n;
+    ((versioned_manager_t *)manager)->batches[1]++;
+}
+
+static void replace_type_keeps_managers(void **state)
+{
+    (void)state;
+    ct_component_type_t type = {
+        .name = "versioned",
+        .create_manager = versioned_create,
+        .destroy_manager = versioned_destroy,
+        .instance_size = 4,
+        .spawn = versioned_spawn,
+        .destroyed = destroyed_v0,
+    };
+    uint64_t id = fx.component->register_type(&type);
+    assert_true(id != 0);
+    ct_world_o *w = fx.world->create_world(NULL);
+    versioned_manager_t *m = fx.component->manager(w, id);
+    assert_non_null(m);
+    fx.entity->destroy(fx.entity->create());
+    assert_int_equal(m->batches[0], 1);
+
+    type.destroyed = destroyed_v1;
+    assert_true(fx.component->replace_type(&type));
+    assert_ptr_equal(fx.component->manager(w, id), m);
+    fx.entity->destroy(fx.entity->create());
+    assert_int_equal(m->batches[0], 1);
+    assert_int_equal(m->batches[1], 1);
+
+    /* Another instance size, an unknown name or a bad type are refused, changing nothing. */
+    ct_component_type_t bad = type;
+    bad.instance_size = 8;
+    bad.destroyed = destroyed_v0;
+    assert_false(fx.component->replace_type(&bad));
+    bad = type;
+    bad.name = "unknown";
+    assert_false(fx.component->replace_type(&bad));
+    bad = type;
+    bad.spawn = NULL;
+    assert_false(fx.component->replace_type(&bad));
+    assert_false(fx.component->replace_type(NULL));
+    fx.entity->destroy(fx.entity->create());
+    assert_int_equal(m->batches[1], 2);
+    fx.world->destroy_world(w);
+    fx.component->unregister_type(id);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(registry_and_managers, setup, teardown),
         cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, setup, teardown),
+        cmocka_unit_test_setup_teardown(replace_type_keeps_managers, setup, teardown),
         cmocka_unit_test_setup_teardown(debug_name_swap_erase, setup, teardown),
         cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, setup, teardown),
         cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, setup, teardown),
