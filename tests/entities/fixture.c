@@ -156,3 +156,17 @@ uint64_t probe_register(bool lazy)
     assert_int_equal(id, ct_hash64("probe"));
     return id;
 }
+
+int fixture_setup(void **state)
+{
+    (void)state;
+    fixture_boot(true);
+    return 0;
+}
+
+int fixture_teardown(void **state)
+{
+    (void)state;
+    fixture_shutdown();
+    return 0;
+}

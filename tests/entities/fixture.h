@@ -36,6 +36,9 @@ extern fixture_t fx;
 void fixture_boot(bool strict);
 /* Shuts down and asserts that nothing leaked. */
 void fixture_shutdown(void);
+/* cmocka setup/teardown around each test: a strict boot, then fixture_shutdown. */
+int fixture_setup(void **state);
+int fixture_teardown(void **state);
 
 /* The probe component: 8 bytes per instance (a float `value` and a u32 `tag` from its source),
  * lazily collected (gc) when registered with lazy, else removed in the destroy callback. Its

@@ -6,20 +6,6 @@
 #include "ct_hash.h"
 #include "fixture.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    fixture_boot(true);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fixture_shutdown();
-    return 0;
-}
-
 static void registry_and_managers(void **state)
 {
     (void)state;
@@ -360,12 +346,12 @@ static void replace_type_keeps_managers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(registry_and_managers, setup, teardown),
-        cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, setup, teardown),
-        cmocka_unit_test_setup_teardown(replace_type_keeps_managers, setup, teardown),
-        cmocka_unit_test_setup_teardown(debug_name_swap_erase, setup, teardown),
-        cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, setup, teardown),
-        cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, setup, teardown),
+        cmocka_unit_test_setup_teardown(registry_and_managers, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(replace_type_keeps_managers, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(debug_name_swap_erase, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,20 +3,6 @@
 
 #include "fixture.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    fixture_boot(true);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fixture_shutdown();
-    return 0;
-}
-
 static void run(const char *code) { assert_int_equal(fx.lua->run_string(code, "=test"), 0); }
 
 static void worlds_entities_and_names(void **state)
@@ -98,9 +84,9 @@ static void queue_callback_from_c(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(worlds_entities_and_names, setup, teardown),
-        cmocka_unit_test_setup_teardown(script_callbacks, setup, teardown),
-        cmocka_unit_test_setup_teardown(queue_callback_from_c, setup, teardown),
+        cmocka_unit_test_setup_teardown(worlds_entities_and_names, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(script_callbacks, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(queue_callback_from_c, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

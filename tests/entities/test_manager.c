@@ -4,20 +4,6 @@
 
 #include "fixture.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    fixture_boot(true);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fixture_shutdown();
-    return 0;
-}
-
 static void create_destroy_alive(void **state)
 {
     (void)state;
@@ -155,11 +141,11 @@ static void batches_and_destroy_callbacks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(create_destroy_alive, setup, teardown),
-        cmocka_unit_test_setup_teardown(index_reuse_waits_for_the_queue, setup, teardown),
-        cmocka_unit_test_setup_teardown(generations_keep_weak_references_dead, setup, teardown),
-        cmocka_unit_test_setup_teardown(live_limit, setup, teardown),
-        cmocka_unit_test_setup_teardown(batches_and_destroy_callbacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(create_destroy_alive, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(index_reuse_waits_for_the_queue, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(generations_keep_weak_references_dead, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(live_limit, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(batches_and_destroy_callbacks, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,20 +6,6 @@
 #include "fixture.h"
 #include "resources/resources_internal.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    fixture_boot(true);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fixture_shutdown();
-    return 0;
-}
-
 /* The seed's example: five entities A..E with parent_index {none, 0, 1, 1, 2}, i.e.
  * A - B - C - E with D under B, and two probe components whose entity_index is {2, 3}. */
 static const char seed_level[] =
@@ -218,12 +204,12 @@ static void corrupt_payloads_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(seed_example_spawns_in_batches, setup, teardown),
-        cmocka_unit_test_setup_teardown(spawn_unit_v0_and_v1_agree_but_for_rotation, setup, teardown),
-        cmocka_unit_test_setup_teardown(repeat_expands_with_children, setup, teardown),
-        cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, setup, teardown),
+        cmocka_unit_test_setup_teardown(seed_example_spawns_in_batches, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(spawn_unit_v0_and_v1_agree_but_for_rotation, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(repeat_expands_with_children, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, fixture_setup, fixture_teardown),
         cmocka_unit_test(unknown_component_is_skipped_otherwise),
-        cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
