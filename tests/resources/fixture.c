@@ -85,3 +85,17 @@ int fixture_exists(const char *dir, const char *rel)
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     return stat(path, &st) == 0;
 }
+
+int fixture_setup(void **state)
+{
+    (void)state;
+    fixture_start(NULL);
+    return 0;
+}
+
+int fixture_teardown(void **state)
+{
+    (void)state;
+    fixture_stop();
+    return 0;
+}

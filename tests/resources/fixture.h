@@ -9,6 +9,9 @@
 void fixture_start(const char *project_dir);
 /* Shuts both down; fails the test on leaks or memory corruption. */
 void fixture_stop(void);
+/* cmocka setup/teardown: fixture_start(NULL) around each test, then fixture_stop. */
+int fixture_setup(void **state);
+int fixture_teardown(void **state);
 
 /* A fresh folder under /tmp (its path is returned, static) and its removal. */
 const char *fixture_make_dir(void);

@@ -13,20 +13,6 @@
 
 static const char source[] = "// a comment\nvalues = [3 1 -4]\nlabel = \"pi\"\n";
 
-static int start(void **state)
-{
-    (void)state;
-    fixture_start(NULL);
-    return 0;
-}
-
-static int stop(void **state)
-{
-    (void)state;
-    fixture_stop();
-    return 0;
-}
-
 static void registering_checks_the_type(void **state)
 {
     (void)state;
@@ -220,14 +206,14 @@ static void strict_mode_turns_warnings_into_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(registering_checks_the_type, start, stop),
-        cmocka_unit_test_setup_teardown(load_source_round_trip, start, stop),
-        cmocka_unit_test_setup_teardown(loads_are_counted, start, stop),
-        cmocka_unit_test_setup_teardown(replacing_keeps_loaded_resources, start, stop),
-        cmocka_unit_test_setup_teardown(load_source_refuses_bad_input, start, stop),
-        cmocka_unit_test_setup_teardown(load_without_a_project_is_not_found, start, stop),
-        cmocka_unit_test_setup_teardown(compile_context_functions, start, stop),
-        cmocka_unit_test_setup_teardown(strict_mode_turns_warnings_into_errors, start, stop),
+        cmocka_unit_test_setup_teardown(registering_checks_the_type, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(load_source_round_trip, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(loads_are_counted, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(replacing_keeps_loaded_resources, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(load_source_refuses_bad_input, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(load_without_a_project_is_not_found, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(compile_context_functions, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(strict_mode_turns_warnings_into_errors, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests_name("resources load", tests, NULL, NULL);
 }

@@ -118,27 +118,13 @@ static void source_files_with_upper_case_fail_to_compile(void **state)
     fixture_remove_dir(dir);
 }
 
-static int start(void **state)
-{
-    (void)state;
-    fixture_start(NULL);
-    return 0;
-}
-
-static int stop(void **state)
-{
-    (void)state;
-    fixture_stop();
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(accepts_canonical_names, start, stop),
-        cmocka_unit_test_setup_teardown(refuses_other_spellings, start, stop),
-        cmocka_unit_test_setup_teardown(refuses_names_over_the_limit, start, stop),
-        cmocka_unit_test_setup_teardown(ids_are_stable_hashes, start, stop),
+        cmocka_unit_test_setup_teardown(accepts_canonical_names, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(refuses_other_spellings, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(refuses_names_over_the_limit, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(ids_are_stable_hashes, fixture_setup, fixture_teardown),
         cmocka_unit_test(load_with_wrong_case_is_refused),
         cmocka_unit_test(source_files_with_upper_case_fail_to_compile),
     };
