@@ -64,6 +64,14 @@
  *   Actor.position(world, e) -> x, y, z
  * Unknown entities raise a Lua error naming them.
  *
+ * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
+ * bodies, point masses, contacts (with their warm-start impulses), pending forces, gravity and
+ * last event stream carry over, so a step after the reload continues bit-identically; scripts'
+ * on_collision callbacks and references to Physics.* and Actor.* keep working, and the tables
+ * above keep their addresses. The new code takes over the "point_mass" and "body" component types.
+ * A build whose internal state layout differs (the module's PHYSICS_LAYOUT_VERSION) is refused,
+ * with the reason logged, and the old code keeps running: restart to use it.
+ *
  * Threads: main thread only.
  */
 #ifndef CT_PHYSICS_H

@@ -14,7 +14,8 @@ physics__module physics__m;
 
 static physics__points *points_of(ct_world_o *w, const char *what)
 {
-    physics__point_manager *m = w ? physics__m.component->manager(w, physics__m.point_type) : NULL;
+    physics__point_manager *m =
+        w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_POINT_TYPE]) : NULL;
     if (!m)
         PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     return m ? &m->points : NULL;
@@ -22,7 +23,8 @@ static physics__points *points_of(ct_world_o *w, const char *what)
 
 static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
 {
-    physics__body_manager *m = w ? physics__m.component->manager(w, physics__m.body_type) : NULL;
+    physics__body_manager *m =
+        w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
         PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     return m;
@@ -353,8 +355,9 @@ static const ct_physics_api_v1 api_v1 = {
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
+    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
     physics__m = (physics__module){
         .self = self,
         .log = get_engine_api(CT_LOG_API, 1),
@@ -365,24 +368,69 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
         .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .allocator = memory ? memory->plugin_allocator(self) : NULL,
         .jobs = get_engine_api(CT_JOBS_API, 1),
     };
-    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
-    physics__m.allocator = memory ? memory->plugin_allocator(self) : NULL;
-    if (!physics__m.allocator || !physics__m.log || !physics__m.entity || !physics__m.component || !physics__m.transform ||
-        !physics__m.world || !physics__m.lua || !physics__m.data || !physics__m.resource)
+    if (!physics__m.allocator || !physics__m.log || !physics__m.entity || !physics__m.component ||
+        !physics__m.transform || !physics__m.world || !physics__m.lua || !physics__m.data ||
+        !physics__m.resource)
         return CT_ERR_MISSING_API;
-    const int err = physics__register_components();
+    return 0;
+}
+
+static void free_state(void)
+{
+    ct_free(physics__m.allocator, physics__m.state, sizeof *physics__m.state);
+    physics__m.state = NULL;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
     if (err)
         return err;
+    physics__m.state = ct_alloc(physics__m.allocator, sizeof *physics__m.state);
+    if (!physics__m.state)
+        return CT_ERR_NOMEM;
+    *physics__m.state =
+        (physics__state){.size = sizeof(physics__state), .layout_version = PHYSICS_LAYOUT_VERSION};
+    err = physics__register_components();
+    if (err) {
+        free_state();
+        return err;
+    }
     physics__register_lua();
     return 0;
 }
 
 static void shutdown(void)
 {
-    physics__m.component->unregister_type(physics__m.body_type);
-    physics__m.component->unregister_type(physics__m.point_type);
+    physics__unregister_components();
+    free_state();
+}
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return physics__m.state; }
+
+/* Adopts the old code's state when its layout is ours, then points the Lua functions (the kernel
+ * swaps them in place, or back if we refuse) and both component types at this code. The API
+ * tables are the kernel's to swap. */
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    const int err = connect(get_engine_api, self);
+    if (err)
+        return err;
+    const physics__state *state = saved;
+    if (!state || state->size != sizeof *state || state->layout_version != PHYSICS_LAYOUT_VERSION) {
+        PHYSICS_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
+                    "code needs layout %u (%u bytes); restart to use it",
+                    state ? state->layout_version : 0, state ? state->size : 0,
+                    PHYSICS_LAYOUT_VERSION, (uint32_t)sizeof *state);
+        return CT_ERR_VERSION;
+    }
+    physics__m.state = saved;
+    physics__register_lua();
+    return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
 
 static const ct_api_ref_t provides[] = {
@@ -391,7 +439,7 @@ static const ct_api_ref_t provides[] = {
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
- * allocator (ct.memory) only serves scratch for the Lua bindings. */
+ * allocator (ct.memory) holds the module's state and serves scratch for the Lua bindings. */
 static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_WORLD_API, 1, 0, 0, "ct.world"},
@@ -411,6 +459,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .num_requires = sizeof requires / sizeof requires[0],
         .init = init,
         .shutdown = shutdown,
+        .reload_save = reload_save,
+        .reload_load = reload_load,
     };
     if (api == CT_PLUGIN_API && version == 1)
         return (void *)&plugin;

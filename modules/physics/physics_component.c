@@ -225,10 +225,9 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
     }
 }
 
-int physics__register_components(void)
-{
-    /* After transforms (spawn order 0), so a body reads its entity's placed world position. */
-    const ct_component_type_t points = {
+/* After transforms (spawn order 0), so a body reads its entity's placed world position. */
+static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
+    [PHYSICS_POINT_TYPE] = {
         .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
         .spawn_order = 10,
         .create_manager = create_points,
@@ -237,8 +236,8 @@ int physics__register_components(void)
         .compile = compile_point,
         .spawn = spawn_points,
         .gc = gc_points,
-    };
-    const ct_component_type_t bodies = {
+    },
+    [PHYSICS_BODY_TYPE] = {
         .name = CT_PHYSICS_BODY_COMPONENT_NAME,
         .spawn_order = 10,
         .create_manager = create_bodies,
@@ -247,14 +246,39 @@ int physics__register_components(void)
         .compile = compile_body,
         .spawn = spawn_bodies,
         .destroyed = destroyed_bodies,
-    };
-    physics__m.point_type = physics__m.component->register_type(&points);
-    if (!physics__m.point_type)
-        return CT_ERR_CONFLICT;
-    physics__m.body_type = physics__m.component->register_type(&bodies);
-    if (!physics__m.body_type) {
-        physics__m.component->unregister_type(physics__m.point_type);
-        return CT_ERR_CONFLICT;
+    },
+};
+
+int physics__register_components(void)
+{
+    physics__state *s = physics__m.state;
+    for (uint32_t i = 0; i < PHYSICS_NUM_TYPES; i++) {
+        s->type_id[i] = physics__m.component->register_type(&types[i]);
+        if (!s->type_id[i]) {
+            while (i--)
+                physics__m.component->unregister_type(s->type_id[i]);
+            return CT_ERR_CONFLICT;
+        }
+        s->registered[i] = types[i];
     }
     return 0;
+}
+
+bool physics__rebind_components(void)
+{
+    physics__state *s = physics__m.state;
+    for (uint32_t i = 0; i < PHYSICS_NUM_TYPES; i++)
+        if (!physics__m.component->replace_type(&types[i])) {
+            while (i--)
+                physics__m.component->replace_type(&s->registered[i]);
+            return false;
+        }
+    memcpy(s->registered, types, sizeof types);
+    return true;
+}
+
+void physics__unregister_components(void)
+{
+    for (uint32_t i = PHYSICS_NUM_TYPES; i--;)
+        physics__m.component->unregister_type(physics__m.state->type_id[i]);
 }

@@ -300,6 +300,31 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
 
 /* ---- The module (physics.c, physics_lua.c) ------------------------------------------------ */
 
+/* The layout of physics__state and of everything the worlds keep across a reload: the managers
+ * (physics__point_manager, physics__body_manager) and all they hold (points, scene, bodies,
+ * broadphase, contacts, cache, events). Bump it with any change there: a reload into code with
+ * another layout is refused and the old code keeps running. The reload test builds the module
+ * with another value to check that refusal. */
+#ifndef PHYSICS_LAYOUT_VERSION
+#define PHYSICS_LAYOUT_VERSION 1u
+#endif
+
+/* The two component types, in registration order. */
+enum { PHYSICS_POINT_TYPE, PHYSICS_BODY_TYPE, PHYSICS_NUM_TYPES };
+
+/* Everything the module changes while it runs (the managers belong to the worlds), in one block
+ * from the plugin allocator that a hot reload hands to the new code. */
+typedef struct physics__state {
+    /* First in every layout, so any code can tell whether it may read the rest. */
+    uint32_t size;           /* sizeof(physics__state) of the code that made it */
+    uint32_t layout_version; /* PHYSICS_LAYOUT_VERSION of that code */
+    uint64_t type_id[PHYSICS_NUM_TYPES];
+    /* The types as the running code registered them (its callbacks), to put back when a reload
+     * is refused after some were already pointed at the new code. */
+    ct_component_type_t registered[PHYSICS_NUM_TYPES];
+} physics__state;
+
+/* The services this copy of the code fetched (at init or reload), and the state. */
 typedef struct physics__module {
     ct_plugin_o *self;
     const ct_log_api_v1 *log;
@@ -310,9 +335,9 @@ typedef struct physics__module {
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
     const ct_resource_api_v1 *resource;
-    ct_allocator_t *allocator;  /* the plugin's own, for scratch outside any world */
+    ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
-    uint64_t point_type, body_type;
+    physics__state *state;
 } physics__module;
 
 extern physics__module physics__m;
@@ -332,9 +357,15 @@ typedef struct physics__point_manager {
     uint32_t rng; /* for the random probes of gc */
 } physics__point_manager;
 
-/* Registers "point_mass" and "body" and fills physics__m.point_type and body_type. 0, or
- * CT_ERR_CONFLICT (nothing stays registered). */
+/* Registers "point_mass" and "body" into the state. 0, or CT_ERR_CONFLICT (nothing stays
+ * registered). */
 int physics__register_components(void);
+/* For a reload: points both registered types at this code's callbacks (all or nothing); false
+ * when refused. */
+bool physics__rebind_components(void);
+void physics__unregister_components(void);
+/* Registers the Lua modules, or on a reload registers them again (replacing the functions in
+ * place): they hold no script state, so there is nothing to keep. */
 void physics__register_lua(void);
 
 #endif
