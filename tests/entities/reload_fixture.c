@@ -81,9 +81,8 @@ static reload_level_t spawn_level(const char *name)
     return out;
 }
 
-int reload_fixture_boot(void **state)
+static int boot(bool with_physics)
 {
-    (void)state;
     memset(&rf, 0, sizeof rf);
     strcpy(rf.dir, "/tmp/cuttle-module-reload-XXXXXX");
     assert_non_null(mkdtemp(rf.dir));
@@ -91,8 +90,12 @@ int reload_fixture_boot(void **state)
     snprintf(rf.transforms_path, sizeof rf.transforms_path, "%s/ct_transforms.so", rf.dir);
     reload_fixture_install(CT_TEST_MODULE("entities", "ct_entities"), rf.entities_path);
     reload_fixture_install(CT_TEST_MODULE("transforms", "ct_transforms"), rf.transforms_path);
-    const char *paths[] = {rf.entities_path, rf.transforms_path};
-    assert_int_equal(test_kernel_boot(paths, 2), 0);
+    const char *paths[] = {rf.entities_path, rf.transforms_path, rf.physics_path};
+    if (with_physics) {
+        snprintf(rf.physics_path, sizeof rf.physics_path, "%s/ct_physics.so", rf.dir);
+        reload_fixture_install(CT_TEST_MODULE("physics", "ct_physics"), rf.physics_path);
+    }
+    assert_int_equal(test_kernel_boot(paths, with_physics ? 3 : 2), 0);
     rf.entity = test_kernel_api(CT_ENTITY_API, 2);
     rf.component = test_kernel_api(CT_COMPONENT_API, 1);
     rf.world_api = test_kernel_api(CT_WORLD_API, 1);
@@ -101,8 +104,9 @@ int reload_fixture_boot(void **state)
     rf.resource = test_kernel_api(CT_RESOURCE_API, 1);
     rf.lua = test_kernel_api(CT_LUA_API, 1);
     rf.registry = test_kernel_api(CT_REGISTRY_API, 1);
+    rf.physics = with_physics ? test_kernel_api(CT_PHYSICS_API, 2) : NULL;
     assert_true(rf.entity && rf.component && rf.world_api && rf.debug_name && rf.transform &&
-                rf.resource && rf.lua && rf.registry);
+                rf.resource && rf.lua && rf.registry && (rf.physics || !with_physics));
     rf.world = rf.world_api->create_world(&(ct_world_desc_t){.name = "reload"});
     assert_non_null(rf.world);
     assert_int_equal(rf.resource->load_source("level", "levels/boot", level_source,
@@ -117,12 +121,25 @@ int reload_fixture_boot(void **state)
     return 0;
 }
 
+int reload_fixture_boot(void **state)
+{
+    (void)state;
+    return boot(false);
+}
+
+int reload_fixture_boot_with_physics(void **state)
+{
+    (void)state;
+    return boot(true);
+}
+
 int reload_fixture_shutdown(void **state)
 {
     (void)state;
     assert_int_equal(test_kernel_shutdown(), 0);
     assert_int_equal(remove(rf.entities_path), 0);
     assert_int_equal(remove(rf.transforms_path), 0);
+    assert_true(!rf.physics_path[0] || remove(rf.physics_path) == 0);
     assert_int_equal(rmdir(rf.dir), 0);
     return 0;
 }
@@ -134,6 +151,8 @@ static void check_tables(void)
     assert_ptr_equal(test_kernel_api(CT_WORLD_API, 1), rf.world_api);
     assert_ptr_equal(test_kernel_api(CT_DEBUG_NAME_API, 1), rf.debug_name);
     assert_ptr_equal(test_kernel_api(CT_TRANSFORM_API, 2), rf.transform);
+    if (rf.physics)
+        assert_ptr_equal(test_kernel_api(CT_PHYSICS_API, 2), rf.physics);
 }
 
 static void check_level(const reload_level_t *level)

@@ -1,7 +1,9 @@
-/* The hot-reload tests of ct.entities and ct.transforms share this fixture: a kernel booted
- * in-process from copies of both modules in a temporary folder (a reload reads the plugin's file
- * again, and the tests put other builds in its place), one world, and a level spawned into it with
- * transforms and debug names. tests/transforms uses it through reload_fixture_dep. */
+/* The hot-reload tests of ct.entities, ct.transforms and ct.physics share this fixture: a kernel
+ * booted in-process from copies of the modules in a temporary folder (a reload reads the plugin's
+ * file again, and the tests put other builds in its place), one world, and a level spawned into it
+ * with transforms and debug names. tests/transforms and tests/physics use it through
+ * reload_fixture_dep; only the physics tests load ct_physics.so, so the others need not build
+ * it. */
 #ifndef CT_TEST_RELOAD_FIXTURE_H
 #define CT_TEST_RELOAD_FIXTURE_H
 
@@ -14,6 +16,7 @@
 
 #include "ct_entity.h"
 #include "ct_lua.h"
+#include "ct_physics.h"
 #include "ct_registry.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
@@ -30,6 +33,7 @@ typedef struct reload_fixture_t {
     char dir[64];
     char entities_path[128];
     char transforms_path[128];
+    char physics_path[128]; /* empty without physics */
     /* Taken once at boot: a reload must keep every table at its address. */
     const ct_entity_api_v2 *entity;
     const ct_component_api_v1 *component;
@@ -39,6 +43,7 @@ typedef struct reload_fixture_t {
     const ct_resource_api_v1 *resource;
     const ct_lua_api_v1 *lua;
     const ct_registry_api_v1 *registry;
+    const ct_physics_api_v2 *physics; /* NULL without physics */
     ct_world_o *world;
     reload_level_t level; /* spawned at boot */
     uint32_t live;        /* entities that should be alive */
@@ -50,6 +55,8 @@ extern reload_fixture_t rf;
 /* cmocka setup and teardown. The teardown lets the modules destroy the world at shutdown and
  * asserts the kernel reports no leaks. */
 int reload_fixture_boot(void **state);
+/* The same with ct_physics.so loaded too. */
+int reload_fixture_boot_with_physics(void **state);
 int reload_fixture_shutdown(void **state);
 
 /* Puts a copy of `built` at `path` the way a build does (a new file renamed over the old). */
