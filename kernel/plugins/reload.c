@@ -19,9 +19,15 @@ struct loader_watch_t {
     const char *file; /* the plugin's file name inside the watched folder */
     bool pending;
     file_stamp_t seen;   /* at the last safe point since the change event */
+    uint64_t seen_at;    /* uv_hrtime() when `seen` was taken */
     file_stamp_t loaded; /* of the code running now */
     loader_watch_t *next;
 };
+
+/* How long a changed file must stay the same before it is loaded. A linker writes the file in
+ * steps, and a headless kernel runs thousands of frames a second, so "unchanged for two frames"
+ * is not enough: the quiet period is in wall-clock time. */
+#define RELOAD_QUIET_NS (250ull * 1000 * 1000)
 
 static loader_watch_t *watches;
 static uint32_t temp_counter;
@@ -317,13 +323,16 @@ uint32_t loader__apply_reloads(void)
     for (loader_watch_t *w = watches; w; w = w->next) {
         if (!w->pending || w->plugin->state != CT_PLUGIN_LOADED)
             continue;
-        /* A build writes the file in steps; act only once it looked the same at two safe points
-         * in a row (and exists). */
-        file_stamp_t now = stamp(w->plugin->path);
+        /* Act only once the file exists and has looked the same for RELOAD_QUIET_NS. */
+        const file_stamp_t now = stamp(w->plugin->path);
+        const uint64_t t = uv_hrtime();
         if (now.size < 0 || !same_stamp(now, w->seen)) {
             w->seen = now;
+            w->seen_at = t;
             continue;
         }
+        if (t - w->seen_at < RELOAD_QUIET_NS)
+            continue;
         w->pending = false;
         if (same_stamp(now, w->loaded))
             continue;
