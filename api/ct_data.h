@@ -12,6 +12,9 @@
  *
  * Parsing gives a read-only tree of ct_data_o nodes owned by the root. Walk children linearly
  * with first_child/next. Errors name the file, line and column.
+ *
+ * Threads: any. Parsing touches no shared state, and a tree is never changed after parsing, so
+ * several threads may read one tree at once (destroy it only when all are done).
  */
 #ifndef CT_DATA_H
 #define CT_DATA_H

@@ -5,6 +5,8 @@
  * threads. The calling thread works too while it waits, so a parallel_for on a one-core machine
  * simply runs inline. Calls may nest (a job may run another parallel_for). Job functions must not
  * call Lua: the Lua state belongs to the main thread.
+ *
+ * Threads: any thread may call these, a job included.
  */
 #ifndef CT_JOBS_H
 #define CT_JOBS_H

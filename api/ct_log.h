@@ -2,8 +2,8 @@
  * ct_log.h: logging, tagged by plugin. Kernel API "ct.log".
  *
  * Lines go to stderr as `[level] tag: message`, where tag is the plugin's name (or "kernel").
- * Thread-safe; a line is written whole. Lines below the minimum level (default INFO; --verbose or
- * CUTTLE_LOG=debug lowers it) cost one comparison.
+ * Thread-safe; a line is written whole. Lines below the minimum level (default INFO;
+ * CUTTLE_LOG=debug|info|warning|error sets it) cost one comparison.
  */
 #ifndef CT_LOG_H
 #define CT_LOG_H

@@ -6,12 +6,15 @@
  * live logs a leak report naming the allocator, the count, the bytes and the call sites.
  *
  * Debug modes (after the seed post "Extreme Bug Hunting"), for the whole process, chosen with
- * `--memory-debug=fill,canary` on the command line or CUTTLE_MEMORY_DEBUG=fill,canary:
+ * `--memory-debug fill,canary` on the command line or CUTTLE_MEMORY_DEBUG=fill,canary:
  *   fill:   new blocks are filled with 0xCD, freed blocks with 0xDD, so reads of uninitialised
  *           or freed memory show up as recognisable garbage;
  *   canary: guard bytes before and after each block are checked on free (and on realloc); a
  *           broken guard, or a size that does not match the allocation, is reported with the
  *           allocator's name, the size and the call site.
+ *
+ * Threads: every function here and every allocator may be used from any thread (each allocator
+ * has its own lock).
  */
 #ifndef CT_MEMORY_H
 #define CT_MEMORY_H

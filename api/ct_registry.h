@@ -5,6 +5,7 @@
  * state, the APIs it provides and requires, the load order, why anything did not load, and the
  * dependencies discovered at run time (every get_engine_api call is recorded with who asked).
  * All strings and arrays are owned by the kernel and valid until the next load, unload or reload.
+ * Threads: main thread only.
  */
 #ifndef CT_REGISTRY_H
 #define CT_REGISTRY_H
@@ -49,6 +50,7 @@ typedef struct ct_api_use_t {
 } ct_api_use_t;
 
 typedef struct ct_registry_api_v1 {
+    /* Plugins the kernel knows, whatever their state. */
     uint32_t (*plugin_count)(void);
     /* Fills `out` for plugin i (0 <= i < plugin_count, in discovery order); false if out of range. */
     bool (*plugin_info)(uint32_t i, ct_plugin_info_t *out);
@@ -56,6 +58,7 @@ typedef struct ct_registry_api_v1 {
     uint32_t (*find_plugin)(const char *name);
     /* Recorded API uses, in first-use order (repeats are recorded once). */
     uint32_t (*api_use_count)(void);
+    /* Fills `out` for use i (0 <= i < api_use_count); false if out of range. */
     bool (*api_use)(uint32_t i, ct_api_use_t *out);
     /* The name of a known API id ("ct.lua"), or NULL. */
     const char *(*api_name)(uint32_t api);

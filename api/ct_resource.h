@@ -17,6 +17,8 @@
  * ever read out of bounds.
  *
  * Resource types are registered by modules (the entities module registers "level" and "unit").
+ *
+ * Threads: main thread only, like the callbacks of the types.
  */
 #ifndef CT_RESOURCE_H
 #define CT_RESOURCE_H
