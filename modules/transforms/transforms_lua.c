@@ -8,20 +8,27 @@
 
 #include "ct_lua.h"
 
-/* The manager and instance of arguments (world, entity) at `idx`, `idx + 1`; raises a Lua error
- * naming the entity when it has no transform in that world. */
+/* The instance in `m` of the entity id at argument `idx`; raises a Lua error naming the entity
+ * when it has no transform in that world. */
+static uint32_t arg_entity_instance(lua_State *L, int idx, const transforms__manager_t *m)
+{
+    const ct_lua_api_v1 *lua = transforms__m.lua;
+    const double id = lua->check_number(L, idx);
+    const uint32_t i = id >= 1 && id <= UINT32_MAX ? transforms__find(m, (uint32_t)id) : 0;
+    if (!i)
+        return (uint32_t)lua->error(L, "Transform: entity %.0f has no transform in this world", id);
+    return i;
+}
+
+/* The manager and instance of arguments (world, entity) at `idx`, `idx + 1`. */
 static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m)
 {
     const ct_lua_api_v1 *lua = transforms__m.lua;
     ct_world_o *world = lua->to_light_userdata(L, idx);
-    const double id = lua->check_number(L, idx + 1);
     *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
     if (!*m)
         return (uint32_t)lua->error(L, "Transform: argument %d is not a world", idx);
-    const uint32_t i = id >= 1 && id <= UINT32_MAX ? transforms__find(*m, (uint32_t)id) : 0;
-    if (!i)
-        return (uint32_t)lua->error(L, "Transform: entity %.0f has no transform in this world", id);
-    return i;
+    return arg_entity_instance(L, idx + 1, *m);
 }
 
 /* Reads n finite numbers from argument `idx` on. */
@@ -127,17 +134,12 @@ static int l_transform_world_rotation(lua_State *L)
 /* link(world, child, parent): arguments 1, 2 and 1, 3 name the two instances. */
 static int l_transform_link(lua_State *L)
 {
-    const ct_lua_api_v1 *lua = transforms__m.lua;
     transforms__manager_t *m;
     const uint32_t child = arg_instance(L, 1, &m);
-    const double parent_id = lua->check_number(L, 3);
-    const uint32_t parent =
-        parent_id >= 1 && parent_id <= UINT32_MAX ? transforms__find(m, (uint32_t)parent_id) : 0;
-    if (!parent)
-        return lua->error(L, "Transform.link: entity %.0f has no transform in this world",
-                          parent_id);
+    const uint32_t parent = arg_entity_instance(L, 3, m);
     if (transforms__link(m, child, parent) < 0)
-        return lua->error(L, "Transform.link: the parent is the child or one of its descendants");
+        return transforms__m.lua->error(
+            L, "Transform.link: the parent is the child or one of its descendants");
     transforms__propagate(m, child);
     return 0;
 }
