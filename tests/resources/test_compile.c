@@ -196,8 +196,9 @@ static void a_corrupt_manifest_means_a_full_rebuild(void **state)
         "{\"manifest_version\": 2, \"sources\": []}",
         "{\"manifest_version\": 1, \"sources\": {}}",
         "{\"manifest_version\": 1, \"sources\": [{\"path\": \"a.numbers\"}]}",
-        "{\"manifest_version\": 1, \"sources\": [{\"path\": \"a.numbers\", \"mtime_sec\": 1, "
-        "\"mtime_nsec\": 0.5, \"size\": 1, \"hash\": \"0000000000000000\", \"format\": 1}]}",
+        /* One entry split over two lines (parenthesised so clang sees it is meant). */
+        ("{\"manifest_version\": 1, \"sources\": [{\"path\": \"a.numbers\", \"mtime_sec\": 1, "
+         "\"mtime_nsec\": 0.5, \"size\": 1, \"hash\": \"0000000000000000\", \"format\": 1}]}"),
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         fixture_write(dir, "compiled/manifest.json", bad[i]);
