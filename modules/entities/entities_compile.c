@@ -103,18 +103,30 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     return true;
 }
 
+static const char *entity_name(const ct_data_o *node)
+{
+    return D->string(D->get(node, "name"), "(unnamed)");
+}
+
 /* Appends the entities of `list` (an array) under `parent`, expanding `repeat`. Warnings are
- * given only when `report` (not again for every copy of a repeated entity's subtree). */
+ * given only when `report` (not again for every copy of a repeated entity's subtree). Errors name
+ * the list: the root `entities`, or the parent's `children`. */
 static bool push_list(compiler_t *c, const ct_data_o *list, uint32_t parent, bool report)
 {
+    const char *owner = parent == UINT32_MAX ? NULL : entity_name(c->entities[parent].node);
+    const char *field = owner ? "children" : "entities";
     if (D->type(list) != CT_DATA_ARRAY) {
-        R->compile_error(c->ctx, "`entities` and `children` must be arrays");
+        R->compile_error(c->ctx, "%s%s%s`%s` must be an array", owner ? "entity '" : "",
+                         owner ? owner : "", owner ? "': " : "", field);
         return false;
     }
-    for (const ct_data_o *node = D->first_child(list); node; node = D->next(node)) {
-        const char *name = D->string(D->get(node, "name"), "(unnamed)");
+    uint32_t position = 0;
+    for (const ct_data_o *node = D->first_child(list); node; node = D->next(node), position++) {
+        const char *name = entity_name(node);
         if (D->type(node) != CT_DATA_OBJECT) {
-            R->compile_error(c->ctx, "an entity must be an object");
+            R->compile_error(c->ctx, "%s%s%s`%s` entry %u is not an object (an entity)",
+                             owner ? "entity '" : "", owner ? owner : "", owner ? "': " : "",
+                             field, position);
             return false;
         }
         const ct_data_o *components = D->get(node, "components");
