@@ -76,7 +76,9 @@ static int read_boot_and_frames(const char *path, const char *dir, const cJSON *
     if (boot) {
         if (!cJSON_IsString(boot) || !boot->valuestring[0])
             return field_error(path, "boot_script", "expected a file name");
-        snprintf(p->boot_script, sizeof p->boot_script, "%s/%s", dir, boot->valuestring);
+        int n = snprintf(p->boot_script, sizeof p->boot_script, "%s/%s", dir, boot->valuestring);
+        if (n < 0 || (size_t)n >= sizeof p->boot_script)
+            return field_error(path, "boot_script", "the script's path is too long");
     }
     const cJSON *frames = cJSON_GetObjectItemCaseSensitive(root, "frames");
     if (frames) {
@@ -92,7 +94,11 @@ int project__load(const char *dir, project_t *out)
 {
     memset(out, 0, sizeof *out);
     char path[1024], err[512];
-    snprintf(path, sizeof path, "%s/project.sjson", dir);
+    int n = snprintf(path, sizeof path, "%s/project.sjson", dir);
+    if (n < 0 || (size_t)n >= sizeof path) {
+        log__error("project: the folder's path is too long: %s", dir);
+        return CT_ERR_INVALID;
+    }
     size_t len;
     char *text = sjson__read_file(path, &len, err, sizeof err);
     if (!text) {
