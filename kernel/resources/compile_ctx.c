@@ -33,6 +33,8 @@ void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
         if (capacity < want)
             capacity = want;
         if (capacity > SIZE_MAX) {
+            log__error("%s: a payload of %llu bytes does not fit in memory", ctx->path,
+                       (unsigned long long)capacity);
             ctx->failure = CT_ERR_NOMEM;
             return;
         }
@@ -124,6 +126,8 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
         uint8_t *exact = ct_realloc(resources__allocator(), ctx.buf, (size_t)ctx.capacity,
                                     (size_t)ctx.size);
         if (!exact) {
+            log__error("%s: out of memory trimming the blob to %llu bytes", path,
+                       (unsigned long long)ctx.size);
             ct_free(resources__allocator(), ctx.buf, (size_t)ctx.capacity);
             return CT_ERR_NOMEM;
         }
