@@ -116,8 +116,8 @@ typedef struct ct_world_api_v1 {
     /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
     void (*collect_garbage)(ct_world_o *world);
     /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
-     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments or
-     * CT_ERR_NOMEM. */
+     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,
+     * CT_ERR_FULL when the queue holds 2 GB, or CT_ERR_NOMEM. */
     int (*queue_callback)(ct_world_o *world, ct_entity_t entity, const char *callback,
                           const double *args, uint32_t n);
 } ct_world_api_v1;

@@ -233,6 +233,12 @@ int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *
     byte_buffer_t *q = &world->queue;
     uint32_t size = record_size(n, (uint32_t)name_len);
     if (size > q->capacity - q->size) {
+        /* Doubling below stays in 32 bits only while the queue is under 2 GB. */
+        if (q->size + size > UINT32_MAX / 2) {
+            entities__log(CT_LOG_ERROR, "queue_callback: world '%s': the queue is full (%u bytes)",
+                          world->name, q->size);
+            return CT_ERR_FULL;
+        }
         uint32_t capacity = q->capacity ? q->capacity * 2 : 1024;
         while (capacity < q->size + size)
             capacity *= 2;
