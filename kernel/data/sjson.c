@@ -5,6 +5,10 @@
  * The input is a byte range that is not NUL-terminated: every read checks `p < end`. Line and
  * column are not tracked while scanning; the error path recomputes them from the start of the
  * text, since errors are rare and scanning stays a tight loop.
+ *
+ * Memory comes from malloc, not a kernel allocator: cJSON allocates its trees with malloc through
+ * its global hooks, and the scratch buffer and whole-file reads follow it so that parsing works
+ * the same with or without a booted kernel (tests, fuzzers, tools).
  */
 #include "sjson.h"
 

@@ -1,4 +1,8 @@
-/* The plugin record shared by the registry and the loader's files (kernel/plugins only). */
+/* The plugin record shared by the registry and the loader's files (kernel/plugins only).
+ *
+ * All of kernel/plugins allocates with malloc, not the kernel's tracked allocators: records,
+ * paths and watchers outlive the per-plugin allocators (records are freed by registry__shutdown),
+ * and the loader's bookkeeping must not show up as any plugin's, or the kernel's, leak. */
 #ifndef CT_KERNEL_PLUGINS_INTERNAL_H
 #define CT_KERNEL_PLUGINS_INTERNAL_H
 
