@@ -21,12 +21,24 @@ static physics__points *points_of(ct_world_o *w, const char *what)
     return m ? &m->points : NULL;
 }
 
+/* The scene's pool over ct.jobs (physics__pool); the context is the jobs table. */
+static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    const ct_jobs_api_v1 *jobs = ctx;
+    jobs->parallel_for(count, grain, fn, user);
+}
+
+/* Every call on bodies comes through here, so this is where the scene's pool is pointed at this
+ * copy of the code: the scene outlives a hot reload, jobs_parallel_for does not. */
 static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
 {
     physics__body_manager *m =
         w ? physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]) : NULL;
     if (!m)
         PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
+    else
+        m->scene.pool = physics__m.jobs ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
+                                        : (physics__pool){0};
     return m;
 }
 

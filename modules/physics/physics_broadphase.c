@@ -18,6 +18,9 @@
  * fill thousands of cells); they are few and tested against everything. */
 #define BP_LARGE_CELLS 4
 #define BP_MAX_BOX_ITEMS (BP_LARGE_CELLS * BP_LARGE_CELLS * BP_LARGE_CELLS)
+/* Pairs are found in jobs of this many buckets (a power of two): 100,000 random boxes make 16
+ * to 64 of them, enough to keep a few threads busy and to even out crowded spots. */
+#define BP_SLICE_BUCKETS 4096u
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
@@ -270,10 +273,27 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->grid_hi = grid_hi;
     /* Counts become ends; placing the boxes from the last down then leaves start[k] at the
      * beginning of bucket k and each bucket's boxes in ascending order. Only indices move here:
-     * scattering whole items would touch a random cache line of a much larger array each. */
+     * scattering whole items would touch a random cache line of a much larger array each.
+     * On the way, each slice of buckets gets room for every pair its buckets could make, so that
+     * its job can write them without growing anything. That room stays within a small factor of
+     * the pairs: a cell is at least twice the mean box, so boxes sharing one mostly overlap. */
+    const uint32_t num_slices = (buckets + BP_SLICE_BUCKETS - 1) / BP_SLICE_BUCKETS;
+    if (bp__grow(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 1, sizeof *bp->slice))
+        return CT_ERR_NOMEM;
+    bp->num_slices = num_slices;
     uint32_t end = 0;
-    for (uint32_t k = 0; k <= buckets; k++)
+    uint64_t room = 0;
+    for (uint32_t k = 0; k < buckets; k++) {
+        if (k % BP_SLICE_BUCKETS == 0)
+            bp->slice[k / BP_SLICE_BUCKETS].room = (uint32_t)room;
+        const uint64_t c = start[k];
+        room += c * (c - (c > 0)) / 2;
         start[k] = end += start[k];
+    }
+    start[buckets] = end;
+    if (room >= UINT32_MAX / 2)
+        return CT_ERR_FULL;
+    bp->slice[num_slices].room = (uint32_t)room;
     uint32_t *item_box = bp->item_box;
     for (uint32_t i = bp->n; i-- > 0;)
         for (uint32_t c = bp->cells[i]; c > 0; c--)
@@ -295,13 +315,16 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
     return 0;
 }
 
-/* The pairs of the grid's buckets. `dense` is a constant at each call, so the compiler makes
- * one loop per kind of grid: a dense grid has one cell per bucket and so no box twice in one,
- * which spares a load and a compare per test. */
-static inline int bp__bucket_pairs(physics__broadphase *bp, bool dense)
+/* The pairs of buckets [k0, k1) into out, which has room for all of them; returns how many.
+ * `dense` is a constant at each call, so the compiler makes one loop per kind of grid: a dense
+ * grid has one cell per bucket and so no box twice in one, which spares a load and a compare per
+ * test. */
+static inline uint32_t bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1,
+                                        physics__pair *out, bool dense)
 {
     const physics__bp_item *item = bp->item;
-    for (uint32_t k = 0; k < bp->num_buckets; k++) {
+    uint32_t n = 0;
+    for (uint32_t k = k0; k < k1; k++) {
         const uint32_t begin = bp->bucket_start[k], end = bp->bucket_start[k + 1];
         for (uint32_t p = begin; p + 1 < end; p++) {
             /* A box covering two cells of one bucket sits there twice, side by side (the run is
@@ -316,19 +339,44 @@ static inline int bp__bucket_pairs(physics__broadphase *bp, bool dense)
                 if (!bp__overlap(a.lo, a.hi, b->lo, b->hi) ||
                     bp__bucket(bp, bp__owner(bp, a.lo, b->lo)) != k)
                     continue;
-                if (bp__add_pair(bp, a.box, b->box))
-                    return CT_ERR_NOMEM;
+                /* Items are in box order within a bucket, so a.box < b->box. */
+                out[n++] = (physics__pair){a.box, b->box};
             }
         }
     }
-    return 0;
+    return n;
+}
+
+/* A job of physics__broadphase_pairs: slices [begin, end), each into its own room. */
+static void bp__pairs_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__broadphase *bp = user;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t k0 = s * BP_SLICE_BUCKETS;
+        const uint32_t k1 = k0 + BP_SLICE_BUCKETS < bp->num_buckets ? k0 + BP_SLICE_BUCKETS : bp->num_buckets;
+        physics__pair *out = bp->pairs + bp->slice[s].room;
+        bp->slice[s].count = bp->dense ? bp__bucket_pairs(bp, k0, k1, out, true)
+                                       : bp__bucket_pairs(bp, k0, k1, out, false);
+    }
 }
 
 int physics__broadphase_pairs(physics__broadphase *bp)
 {
     bp->num_pairs = 0;
-    if (bp->dense ? bp__bucket_pairs(bp, true) : bp__bucket_pairs(bp, false))
+    if (!bp->num_slices)
+        return 0;
+    if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->slice[bp->num_slices].room,
+                 sizeof *bp->pairs))
         return CT_ERR_NOMEM;
+    physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
+    /* Each slice's pairs move down to follow the previous slice's: the order is the buckets'
+     * whatever ran where. (With no room at all `pairs` may not exist yet.) */
+    for (uint32_t s = 0; s < bp->num_slices; s++) {
+        if (bp->slice[s].count)
+            memmove(bp->pairs + bp->num_pairs, bp->pairs + bp->slice[s].room,
+                    (size_t)bp->slice[s].count * sizeof *bp->pairs);
+        bp->num_pairs += bp->slice[s].count;
+    }
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t a = bp->large[k];
         for (uint32_t b = 0; b < bp->n; b++) {
@@ -471,11 +519,15 @@ void physics__broadphase_free(physics__broadphase *bp)
         ct_free(bp->a, bp->bucket_start, (size_t)bp->cap_buckets * sizeof *bp->bucket_start);
     bp->bucket_start = NULL;
     bp->num_buckets = bp->num_items = 0;
+    if (bp->slice)
+        ct_free(bp->a, bp->slice, (size_t)bp->cap_slices * sizeof *bp->slice);
     if (bp->pairs)
         ct_free(bp->a, bp->pairs, (size_t)bp->cap_pairs * sizeof *bp->pairs);
     if (bp->found)
         ct_free(bp->a, bp->found, (size_t)bp->cap_found * sizeof *bp->found);
+    bp->slice = NULL;
     bp->pairs = NULL;
     bp->found = NULL;
+    bp->num_slices = bp->cap_slices = 0;
     bp->n = bp->cap = bp->cap_items = bp->cap_buckets = bp->cap_pairs = bp->cap_found = 0;
 }

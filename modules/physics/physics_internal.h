@@ -48,6 +48,32 @@ static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]
 static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
 static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 
+/* ---- Worker pool -------------------------------------------------------------------------
+ * The core splits its larger loops across threads through this pair, without knowing the
+ * kernel: physics.c points it at ct.jobs, tests and the benchmark may do the same. A zero pool
+ * runs everything on the calling thread. The work is cut into slices whose bounds depend only on
+ * the data, never on the thread count, and each slice writes its own range, joined in slice
+ * order: results are bit-identical with any pool or none. */
+
+/* Calls fn(user_data, begin, end) on ranges covering [0, count), at most `grain` items each, on
+ * any threads, and returns when all are done (ct_jobs_api_v1.parallel_for plus a context). */
+typedef void (*physics__parallel_for_f)(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn,
+                                        void *user_data);
+
+typedef struct physics__pool {
+    physics__parallel_for_f parallel_for; /* NULL: serial */
+    void *ctx;
+} physics__pool;
+
+/* Runs fn over the slices [0, count), one slice per range. */
+static inline void physics__pool_run(physics__pool pool, uint32_t count, ct_range_f fn, void *user_data)
+{
+    if (pool.parallel_for && count > 1)
+        pool.parallel_for(pool.ctx, count, 1, fn, user_data);
+    else
+        fn(user_data, 0, count);
+}
+
 /* ---- u64 -> u32 hash map (physics_map.c) ---------------------------------------------------
  * Open addressing with linear probing, one allocation, power-of-two capacity kept under 50%
  * load. Maps entity ids to instance indices. */
@@ -168,8 +194,15 @@ typedef struct physics__bp_item {
     uint32_t moving;
 } physics__bp_item;
 
+/* A run of BP_SLICE_BUCKETS buckets, whose pairs are found as one job. */
+typedef struct physics__bp_slice {
+    uint32_t room;  /* its first slot in `pairs`: its buckets' possible pairs lie before the next */
+    uint32_t count; /* pairs it found */
+} physics__bp_slice;
+
 typedef struct physics__broadphase {
     ct_allocator_t *a;
+    physics__pool pool; /* zero: serial. It points at code: owners set it before each build */
     uint32_t n, cap;
     void *buffer; /* lo, hi, moving, large, cells, cell_lo, cell_hi */
     physics__v3 *lo, *hi;
@@ -194,6 +227,9 @@ typedef struct physics__broadphase {
     physics__bp_item *item;
     uint32_t *item_bucket, *item_box;
     uint32_t num_items, cap_items;
+
+    physics__bp_slice *slice; /* num_slices + 1 entries: the last one's room is the total */
+    uint32_t num_slices, cap_slices;
 
     physics__pair *pairs; /* output of physics__broadphase_pairs */
     uint32_t num_pairs, cap_pairs;
@@ -261,6 +297,9 @@ typedef struct physics__keyed_pair {
 
 typedef struct physics__scene {
     ct_allocator_t *a;
+    /* Zero: serial. Copied into the broadphase at each build; the owner sets it before a step or
+     * a query (it points at code, which a hot reload replaces). */
+    physics__pool pool;
     physics__bodies bodies;
     physics__broadphase bp;
     physics__v3 gravity;
@@ -306,7 +345,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 1u
+#define PHYSICS_LAYOUT_VERSION 2u
 #endif
 
 /* The two component types, in registration order. */

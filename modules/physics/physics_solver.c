@@ -84,6 +84,7 @@ static int solver__fill_grid(physics__scene *s, float dt)
     physics__broadphase *bp = &s->bp;
     if (physics__broadphase_resize(bp, b->n))
         return CT_ERR_NOMEM;
+    bp->pool = s->pool;
     for (uint32_t i = 0; i < b->n; i++) {
         const physics__v3 p = b->position[i], h = b->half[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);

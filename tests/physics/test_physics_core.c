@@ -1,11 +1,14 @@
 /* The physics core without a kernel: broadphase against brute force, motion against closed
- * forms, conservation in collisions, a resting stack, event streams, determinism, bad data. */
+ * forms, conservation in collisions, a resting stack, event streams, determinism, bad data.
+ * Every test runs twice, serially and on a two-thread pool (the kernel's job service, the one
+ * piece of the kernel linked in), and one test checks that both give the same bits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 
 #include <cmocka.h>
 
+#include "base/jobs.h"
 #include "physics_internal.h"
 #include "physics_test_alloc.h"
 
@@ -13,6 +16,15 @@
 #include <string.h>
 
 static test_alloc_t alloc;
+/* The pool the tests hand to scenes and grids: zero in the first pass, two_threads in the
+ * second. */
+static physics__pool pool, two_threads;
+
+static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    const ct_jobs_api_v1 *jobs = ctx;
+    jobs->parallel_for(count, grain, fn, user);
+}
 
 static int setup(void **state)
 {
@@ -37,6 +49,12 @@ static float frand(float lo, float hi)
     rng_state ^= rng_state >> 17;
     rng_state ^= rng_state << 5;
     return lo + (hi - lo) * (float)(rng_state >> 8) / (float)(1u << 24);
+}
+
+static void scene_init(physics__scene *s)
+{
+    physics__scene_init(s, &alloc.base);
+    s->pool = pool;
 }
 
 static ct_body_desc_t box_desc(float x, float y, float z, float h, ct_body_kind kind)
@@ -152,7 +170,7 @@ static void test_broadphase_matches_brute_force(void **state)
 {
     (void)state;
     for (int scene = 0; scene < 6; scene++) {
-        physics__broadphase bp = {.a = &alloc.base};
+        physics__broadphase bp = {.a = &alloc.base, .pool = pool};
         const uint32_t n = 300 + 150 * (uint32_t)scene;
         const float world = 10.0f + 5.0f * (float)scene;
         assert_int_equal(physics__broadphase_resize(&bp, n), 0);
@@ -176,7 +194,7 @@ static void test_broadphase_matches_brute_force(void **state)
 static void test_broadphase_crowded_buckets(void **state)
 {
     (void)state;
-    physics__broadphase bp = {.a = &alloc.base};
+    physics__broadphase bp = {.a = &alloc.base, .pool = pool};
     const uint32_t n = 40;
     const float world = 3.0f;
     assert_int_equal(physics__broadphase_resize(&bp, n), 0);
@@ -199,7 +217,7 @@ static void test_broadphase_crowded_buckets(void **state)
 static void test_broadphase_dense_grid(void **state)
 {
     (void)state;
-    physics__broadphase bp = {.a = &alloc.base};
+    physics__broadphase bp = {.a = &alloc.base, .pool = pool};
     const uint32_t n = 600;
     const float block = 4.0f;
     assert_int_equal(physics__broadphase_resize(&bp, n), 0);
@@ -220,7 +238,7 @@ static void test_scene_queries_match_brute_force(void **state)
 {
     (void)state;
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     for (uint32_t id = 1; id <= 800; id++) {
         const float x = frand(-20, 20), y = frand(-20, 20), z = frand(-20, 20);
         add(&s, id, id % 3 ? box_desc(x, y, z, frand(0.1f, 1.0f), CT_BODY_STATIC)
@@ -275,7 +293,7 @@ static void test_projectile_follows_closed_form(void **state)
 {
     (void)state;
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     ct_body_desc_t d = sphere_desc(0, 10, 0, 0.1f, 2.0f, 0.0f);
     d.velocity[0] = 3.0f;
     d.velocity[1] = 5.0f;
@@ -300,7 +318,7 @@ static void test_projectile_follows_closed_form(void **state)
 static void collide_spheres(float m1, float m2, float e, float v1, float v2, float *out1, float *out2)
 {
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     s.gravity = v3(0, 0, 0);
     ct_body_desc_t a = sphere_desc(-2, 0, 0, 0.5f, m1, e), b = sphere_desc(2, 0, 0, 0.5f, m2, e);
     a.velocity[0] = v1;
@@ -357,7 +375,7 @@ static void test_box_stack_rests(void **state)
 {
     (void)state;
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     ground(&s, 100);
     enum { LEVELS = 10 };
     for (uint32_t k = 0; k < LEVELS; k++)
@@ -379,7 +397,7 @@ static void test_pyramid_rests(void **state)
 {
     (void)state;
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     ground(&s, 10000);
     uint32_t id = 1;
     enum { LEVELS = 12 };
@@ -408,7 +426,7 @@ static void test_sphere_bounces_on_ground(void **state)
 {
     (void)state;
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     ground(&s, 2);
     add(&s, 1, sphere_desc(0, 3, 0, 0.5f, 1.0f, 0.5f));
     float top_after_bounce = 0.0f;
@@ -474,7 +492,7 @@ static void test_event_stream_skips_unknown_types(void **state)
 static uint64_t run_pile(bool reversed)
 {
     physics__scene s;
-    physics__scene_init(&s, &alloc.base);
+    scene_init(&s);
     rng_state = 777u;
     ct_body_desc_t d[300];
     for (int k = 0; k < 300; k++)
@@ -499,6 +517,80 @@ static void test_same_inputs_same_hash(void **state)
     assert_true(a != 0);
     assert_true(a == b);
     assert_true(a == c); /* the order bodies were added in does not matter */
+}
+
+/* A grid over n random boxes built with the pool given: compact (a dense grid) or in two
+ * clusters far apart (hashed). Enough boxes for several slices of buckets. */
+static void random_grid(physics__broadphase *bp, physics__pool with, uint32_t n, bool clusters)
+{
+    *bp = (physics__broadphase){.a = &alloc.base, .pool = with};
+    assert_int_equal(physics__broadphase_resize(bp, n), 0);
+    rng_state = 4242u;
+    const float side = 2.0f * cbrtf((float)n);
+    for (uint32_t i = 0; i < n; i++) {
+        const float shift = clusters && i % 2 ? 1000.0f : 0.0f;
+        const physics__v3 c = v3(frand(0, side) + shift, frand(0, side), frand(0, side));
+        const float h = frand(0.1f, 0.5f);
+        bp->lo[i] = v3_sub(c, v3(h, h, h));
+        bp->hi[i] = v3_add(c, v3(h, h, h));
+        bp->moving[i] = i % 9 != 0;
+    }
+    assert_int_equal(physics__broadphase_build(bp, 0.0f), 0);
+    assert_int_equal(physics__broadphase_pairs(bp), 0);
+    assert_int_equal(bp->dense, !clusters);
+    assert_true(bp->num_slices > 2);
+}
+
+/* A falling pile of n bodies on a ground, stepped with the pool given; returns the state hash
+ * and leaves the last step's pairs in *pairs (the caller frees it). */
+static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs, uint32_t *num_pairs)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    s.pool = with;
+    rng_state = 99u;
+    ground(&s, n + 1);
+    for (uint32_t id = 1; id <= n; id++) {
+        const float x = frand(-40, 40), y = frand(0.5f, 8), z = frand(-40, 40);
+        add(&s, id, id % 2 ? box_desc(x, y, z, frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
+                           : sphere_desc(x, y, z, frand(0.2f, 0.5f), 1.0f, 0.3f));
+    }
+    for (int step = 0; step < 40; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_true(s.bp.num_slices > 1);
+    *num_pairs = s.bp.num_pairs;
+    *pairs = malloc(sizeof **pairs * (s.bp.num_pairs + 1));
+    memcpy(*pairs, s.bp.pairs, sizeof **pairs * s.bp.num_pairs);
+    const uint64_t h = physics__state_hash(&s, NULL);
+    physics__scene_free(&s);
+    return h;
+}
+
+static void test_pool_gives_the_same_bits(void **state)
+{
+    (void)state;
+    for (int clusters = 0; clusters < 2; clusters++) {
+        physics__broadphase serial, threaded;
+        random_grid(&serial, (physics__pool){0}, 20000, clusters);
+        random_grid(&threaded, two_threads, 20000, clusters);
+        assert_true(serial.num_pairs > 1000);
+        assert_int_equal(serial.num_pairs, threaded.num_pairs);
+        assert_memory_equal(serial.pairs, threaded.pairs, serial.num_pairs * sizeof *serial.pairs);
+        assert_int_equal(serial.num_items, threaded.num_items);
+        assert_memory_equal(serial.item, threaded.item, serial.num_items * sizeof *serial.item);
+        physics__broadphase_free(&serial);
+        physics__broadphase_free(&threaded);
+    }
+    physics__pair *a, *b;
+    uint32_t na, nb;
+    const uint64_t ha = pile_with((physics__pool){0}, 6000, &a, &na);
+    const uint64_t hb = pile_with(two_threads, 6000, &b, &nb);
+    assert_true(ha == hb);
+    assert_true(na > 1000);
+    assert_int_equal(na, nb);
+    assert_memory_equal(a, b, na * sizeof *a);
+    free(a);
+    free(b);
 }
 
 /* ---- point masses and bad data ------------------------------------------------------------ */
@@ -573,8 +665,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sphere_bounces_on_ground, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_point_masses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_data_refused, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    if (jobs__init(2))
+        return 1;
+    two_threads = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
+    int failed = cmocka_run_group_tests_name("serial", tests, NULL, NULL);
+    pool = two_threads;
+    failed += cmocka_run_group_tests_name("two threads", tests, NULL, NULL);
+    jobs__shutdown();
+    return failed;
 }
