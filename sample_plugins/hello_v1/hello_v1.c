@@ -18,8 +18,12 @@
 #include "ct_plugin.h"
 
 /* Everything that must survive a hot reload lives here, in memory from the plugin allocator
- * (which survives reloads); the code's own statics are fresh after each reload. */
+ * (which survives reloads); the code's own statics are fresh after each reload. The header lets
+ * new code refuse a state whose layout it does not know: bump HELLO_LAYOUT_VERSION whenever a
+ * field changes. */
+#define HELLO_LAYOUT_VERSION 1u
 typedef struct hello_state_t {
+    uint32_t size, layout_version;
     uint64_t greetings;
     uint64_t frames;
     double seconds;
@@ -89,7 +93,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     state = ct_alloc(a, sizeof *state);
     if (!state)
         return CT_ERR_NOMEM;
-    *state = (hello_state_t){0};
+    *state = (hello_state_t){.size = sizeof *state, .layout_version = HELLO_LAYOUT_VERSION};
     log_api->write(self, CT_LOG_INFO, "ready to greet");
     return 0;
 }
@@ -117,6 +121,14 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     int err = connect(get_engine_api, self);
     if (err < 0)
         return err;
+    const hello_state_t *old = saved;
+    if (old->size != sizeof *state || old->layout_version != HELLO_LAYOUT_VERSION) {
+        log_api->write(self, CT_LOG_ERROR,
+                       "cannot adopt state of layout %u (%u bytes): this code needs layout %u (%u)",
+                       old->layout_version, old->size, HELLO_LAYOUT_VERSION,
+                       (unsigned)sizeof *state);
+        return CT_ERR_VERSION;
+    }
     state = saved;
     return 0;
 }
