@@ -21,6 +21,10 @@
 /* Pairs are found in jobs of this many buckets (a power of two): 100,000 random boxes make 16
  * to 64 of them, enough to keep a few threads busy and to even out crowded spots. */
 #define BP_SLICE_BUCKETS 4096u
+/* The build measures boxes, and places their items, in jobs of this many boxes; it copies items
+ * in jobs of BP_SLICE_ITEMS. */
+#define BP_SLICE_BOXES 8192u
+#define BP_SLICE_ITEMS 16384u
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
@@ -149,17 +153,119 @@ static int bp__grow(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t nee
     return 0;
 }
 
-int physics__broadphase_build(physics__broadphase *bp, float cell)
+static uint32_t bp__slice_end(uint32_t s, uint32_t size, uint32_t n)
 {
-    if (!(cell > 0.0f)) {
+    return (uint64_t)(s + 1) * size < n ? (s + 1) * size : n;
+}
+
+/* A build job: the sizes and centre bounds of slices [begin, end) of boxes. */
+static void bp__measure_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__broadphase *bp = user;
+    for (uint32_t s = begin; s < end; s++) {
+        physics__bp_part *part = &bp->part[s];
         double sum = 0.0;
         physics__v3 clo = v3(INFINITY, INFINITY, INFINITY), chi = v3(-INFINITY, -INFINITY, -INFINITY);
-        for (uint32_t i = 0; i < bp->n; i++) {
-            const physics__v3 s = v3_sub(bp->hi[i], bp->lo[i]);
+        for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
+            const physics__v3 d = v3_sub(bp->hi[i], bp->lo[i]);
             const physics__v3 c = v3_scale(v3_add(bp->lo[i], bp->hi[i]), 0.5f);
-            sum += f_max(s.x, f_max(s.y, s.z));
+            sum += f_max(d.x, f_max(d.y, d.z));
             clo = v3_min(clo, c);
             chi = v3_max(chi, c);
+        }
+        part->size_sum = sum;
+        part->center_lo = clo;
+        part->center_hi = chi;
+    }
+}
+
+/* A build job for slices [begin, end) of boxes: their cells, which of them go in the grid, how
+ * many items they make, and the grid's bounds. */
+static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__broadphase *bp = user;
+    for (uint32_t s = begin; s < end; s++) {
+        const uint32_t first = s * BP_SLICE_BOXES, last = bp__slice_end(s, BP_SLICE_BOXES, bp->n);
+        bp__coords(&bp->lo[first].x, &bp->hi[first].x, 3 * (last - first), bp->inv_cell,
+                   &bp->cell_lo[first].x, &bp->cell_hi[first].x);
+        uint32_t items = 0, num_large = 0;
+        physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
+        physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
+        bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX}, cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
+        for (uint32_t i = first; i < last; i++) {
+            const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
+            const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
+            if (sx > BP_LARGE_CELLS || sy > BP_LARGE_CELLS || sz > BP_LARGE_CELLS) {
+                bp->cells[i] = 0;
+                bp->large[first + num_large++] = i;
+                continue;
+            }
+            bp->cells[i] = (uint8_t)(sx * sy * sz);
+            items += bp->cells[i];
+            grid_lo = v3_min(grid_lo, bp->lo[i]);
+            grid_hi = v3_max(grid_hi, bp->hi[i]);
+            cells_lo = (bp__cell){l.x < cells_lo.x ? l.x : cells_lo.x, l.y < cells_lo.y ? l.y : cells_lo.y,
+                                  l.z < cells_lo.z ? l.z : cells_lo.z};
+            cells_hi = (bp__cell){h.x > cells_hi.x ? h.x : cells_hi.x, h.y > cells_hi.y ? h.y : cells_hi.y,
+                                  h.z > cells_hi.z ? h.z : cells_hi.z};
+        }
+        bp->part[s] = (physics__bp_part){.grid_lo = grid_lo, .grid_hi = grid_hi, .cells_lo = cells_lo,
+                                         .cells_hi = cells_hi, .items = items, .num_large = num_large};
+    }
+}
+
+/* A build job: the bucket of every item of slices [begin, end) of boxes, from the slice's first
+ * item on, in box order. */
+static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__broadphase *bp = user;
+    uint32_t *item_bucket = bp->item_bucket;
+    for (uint32_t s = begin; s < end; s++) {
+        uint32_t item = bp->part[s].items;
+        for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
+            const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
+            /* One loop over the box's cells, stepping z, then y, then x without branches: three
+             * nested loops would mispredict each of their exits, their trip counts varying from
+             * box to box. */
+            int32_t x = l.x, y = l.y, z = l.z;
+            for (uint32_t c = bp->cells[i]; c > 0; c--) {
+                item_bucket[item++] = bp__bucket(bp, (bp__cell){x, y, z});
+                const bool next_y = z == h.z;
+                z = next_y ? l.z : z + 1;
+                y += next_y;
+                const bool next_x = y > h.y;
+                y = next_x ? l.y : y;
+                x += next_x;
+            }
+        }
+    }
+}
+
+/* A build job: the bounds of slices [begin, end) of items, in order (independent loads,
+ * sequential stores). */
+static void bp__copy_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__broadphase *bp = user;
+    for (uint32_t s = begin; s < end; s++)
+        for (uint32_t p = s * BP_SLICE_ITEMS; p < bp__slice_end(s, BP_SLICE_ITEMS, bp->num_items); p++) {
+            const uint32_t i = bp->item_box[p];
+            bp->item[p] = (physics__bp_item){bp->lo[i], bp->hi[i], i, bp->moving[i]};
+        }
+}
+
+int physics__broadphase_build(physics__broadphase *bp, float cell)
+{
+    const uint32_t num_parts = (bp->n + BP_SLICE_BOXES - 1) / BP_SLICE_BOXES;
+    if (bp__grow(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts, sizeof *bp->part))
+        return CT_ERR_NOMEM;
+    if (!(cell > 0.0f)) {
+        physics__pool_run(bp->pool, num_parts, bp__measure_range, bp);
+        double sum = 0.0;
+        physics__v3 clo = v3(INFINITY, INFINITY, INFINITY), chi = v3(-INFINITY, -INFINITY, -INFINITY);
+        for (uint32_t s = 0; s < num_parts; s++) {
+            sum += bp->part[s].size_sum;
+            clo = v3_min(clo, bp->part[s].center_lo);
+            chi = v3_max(chi, bp->part[s].center_hi);
         }
         /* Twice the mean size: a typical box then touches 1 to 2 cells per axis (about 3.4 in
          * all) while a cell of a packed pile holds only a handful of boxes. Sparse scenes do
@@ -176,28 +282,26 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->cell = cell;
     bp->inv_cell = 1.0f / cell;
 
-    if (bp->n) /* with no boxes the arrays may not exist yet */
-        bp__coords(&bp->lo[0].x, &bp->hi[0].x, 3 * bp->n, bp->inv_cell, &bp->cell_lo[0].x,
-                   &bp->cell_hi[0].x);
     /* Which boxes go in the grid, how many items they make, and the grid's bounds: the items
-     * are then allocated once and the buckets sized before they are filled. */
+     * are then allocated once and the buckets sized before they are filled. The slices' large
+     * boxes join up in order, and each slice's item count becomes its first item. */
+    physics__pool_run(bp->pool, num_parts, bp__classify_range, bp);
     uint64_t items = 0;
     bp->num_large = 0;
     physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
     physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
     bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX}, cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
-    for (uint32_t i = 0; i < bp->n; i++) {
-        const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
-        const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
-        if (sx > BP_LARGE_CELLS || sy > BP_LARGE_CELLS || sz > BP_LARGE_CELLS) {
-            bp->cells[i] = 0;
-            bp->large[bp->num_large++] = i;
-            continue;
-        }
-        bp->cells[i] = (uint8_t)(sx * sy * sz);
-        items += bp->cells[i];
-        grid_lo = v3_min(grid_lo, bp->lo[i]);
-        grid_hi = v3_max(grid_hi, bp->hi[i]);
+    for (uint32_t s = 0; s < num_parts; s++) {
+        physics__bp_part *part = &bp->part[s];
+        memmove(bp->large + bp->num_large, bp->large + s * BP_SLICE_BOXES,
+                (size_t)part->num_large * sizeof *bp->large);
+        bp->num_large += part->num_large;
+        const uint32_t count = part->items;
+        part->items = (uint32_t)items;
+        items += count;
+        grid_lo = v3_min(grid_lo, part->grid_lo);
+        grid_hi = v3_max(grid_hi, part->grid_hi);
+        const bp__cell l = part->cells_lo, h = part->cells_hi;
         cells_lo = (bp__cell){l.x < cells_lo.x ? l.x : cells_lo.x, l.y < cells_lo.y ? l.y : cells_lo.y,
                               l.z < cells_lo.z ? l.z : cells_lo.z};
         cells_hi = (bp__cell){h.x > cells_hi.x ? h.x : cells_hi.x, h.y > cells_hi.y ? h.y : cells_hi.y,
@@ -247,28 +351,12 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     uint32_t *start = bp->bucket_start;
     memset(start, 0, ((size_t)buckets + 1) * sizeof *start);
 
-    /* Each item's bucket in box order, counted per bucket. */
-    uint32_t item = 0;
-    uint32_t *item_bucket = bp->item_bucket;
-    for (uint32_t i = 0; i < bp->n; i++) {
-        const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
-        /* One loop over the box's cells, stepping z, then y, then x without branches: three
-         * nested loops would mispredict each of their exits, their trip counts varying from
-         * box to box. */
-        int32_t x = l.x, y = l.y, z = l.z;
-        for (uint32_t c = bp->cells[i]; c > 0; c--) {
-            const uint32_t k = bp__bucket(bp, (bp__cell){x, y, z});
-            item_bucket[item++] = k;
-            start[k]++;
-            const bool next_y = z == h.z;
-            z = next_y ? l.z : z + 1;
-            y += next_y;
-            const bool next_x = y > h.y;
-            y = next_x ? l.y : y;
-            x += next_x;
-        }
-    }
-    bp->num_items = item;
+    /* Each item's bucket in box order, then counted per bucket. */
+    physics__pool_run(bp->pool, num_parts, bp__bucket_range, bp);
+    const uint32_t *item_bucket = bp->item_bucket;
+    for (uint32_t p = 0; p < items; p++)
+        start[item_bucket[p]]++;
+    uint32_t item = bp->num_items = (uint32_t)items;
     bp->grid_lo = grid_lo;
     bp->grid_hi = grid_hi;
     /* Counts become ends; placing the boxes from the last down then leaves start[k] at the
@@ -298,11 +386,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     for (uint32_t i = bp->n; i-- > 0;)
         for (uint32_t c = bp->cells[i]; c > 0; c--)
             item_box[--start[item_bucket[--item]]] = i;
-    /* The bounds follow in order: independent loads, sequential stores. */
-    for (uint32_t p = 0; p < bp->num_items; p++) {
-        const uint32_t i = bp->item_box[p];
-        bp->item[p] = (physics__bp_item){bp->lo[i], bp->hi[i], i, bp->moving[i]};
-    }
+    physics__pool_run(bp->pool, (bp->num_items + BP_SLICE_ITEMS - 1) / BP_SLICE_ITEMS, bp__copy_range, bp);
     return 0;
 }
 
@@ -519,15 +603,18 @@ void physics__broadphase_free(physics__broadphase *bp)
         ct_free(bp->a, bp->bucket_start, (size_t)bp->cap_buckets * sizeof *bp->bucket_start);
     bp->bucket_start = NULL;
     bp->num_buckets = bp->num_items = 0;
+    if (bp->part)
+        ct_free(bp->a, bp->part, (size_t)bp->cap_parts * sizeof *bp->part);
     if (bp->slice)
         ct_free(bp->a, bp->slice, (size_t)bp->cap_slices * sizeof *bp->slice);
     if (bp->pairs)
         ct_free(bp->a, bp->pairs, (size_t)bp->cap_pairs * sizeof *bp->pairs);
     if (bp->found)
         ct_free(bp->a, bp->found, (size_t)bp->cap_found * sizeof *bp->found);
+    bp->part = NULL;
     bp->slice = NULL;
     bp->pairs = NULL;
     bp->found = NULL;
-    bp->num_slices = bp->cap_slices = 0;
+    bp->num_slices = bp->cap_slices = bp->cap_parts = 0;
     bp->n = bp->cap = bp->cap_items = bp->cap_buckets = bp->cap_pairs = bp->cap_found = 0;
 }

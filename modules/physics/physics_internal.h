@@ -200,6 +200,17 @@ typedef struct physics__bp_slice {
     uint32_t count; /* pairs it found */
 } physics__bp_slice;
 
+/* What the build learns about a run of BP_SLICE_BOXES boxes, in one job: summed in slice order,
+ * the parts give the same bits whichever threads made them. */
+typedef struct physics__bp_part {
+    double size_sum;                 /* the boxes' largest sides */
+    physics__v3 center_lo, center_hi;
+    physics__v3 grid_lo, grid_hi;    /* of its boxes in the grid */
+    physics__cell cells_lo, cells_hi;
+    uint32_t items;     /* counted, then its first item */
+    uint32_t num_large; /* its large boxes, listed from large[its first box] */
+} physics__bp_part;
+
 typedef struct physics__broadphase {
     ct_allocator_t *a;
     physics__pool pool; /* zero: serial. It points at code: owners set it before each build */
@@ -228,6 +239,8 @@ typedef struct physics__broadphase {
     uint32_t *item_bucket, *item_box;
     uint32_t num_items, cap_items;
 
+    physics__bp_part *part; /* one per BP_SLICE_BOXES boxes */
+    uint32_t cap_parts;
     physics__bp_slice *slice; /* num_slices + 1 entries: the last one's room is the total */
     uint32_t num_slices, cap_slices;
 
