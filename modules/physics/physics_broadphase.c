@@ -94,6 +94,16 @@ static inline bool bp__in_grid(const physics__broadphase *bp, bp__cell c)
            c.y <= bp->cells_hi.y && c.z >= bp->cells_lo.z && c.z <= bp->cells_hi.z;
 }
 
+static inline bp__cell bp__cell_min(bp__cell a, bp__cell b)
+{
+    return (bp__cell){a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z};
+}
+
+static inline bp__cell bp__cell_max(bp__cell a, bp__cell b)
+{
+    return (bp__cell){a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z};
+}
+
 static inline bool bp__same_cell(bp__cell a, bp__cell b)
 {
     return a.x == b.x && a.y == b.y && a.z == b.z;
@@ -204,10 +214,8 @@ static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
             items += bp->cells[i];
             grid_lo = v3_min(grid_lo, bp->lo[i]);
             grid_hi = v3_max(grid_hi, bp->hi[i]);
-            cells_lo = (bp__cell){l.x < cells_lo.x ? l.x : cells_lo.x, l.y < cells_lo.y ? l.y : cells_lo.y,
-                                  l.z < cells_lo.z ? l.z : cells_lo.z};
-            cells_hi = (bp__cell){h.x > cells_hi.x ? h.x : cells_hi.x, h.y > cells_hi.y ? h.y : cells_hi.y,
-                                  h.z > cells_hi.z ? h.z : cells_hi.z};
+            cells_lo = bp__cell_min(cells_lo, l);
+            cells_hi = bp__cell_max(cells_hi, h);
         }
         bp->part[s] = (physics__bp_part){.grid_lo = grid_lo, .grid_hi = grid_hi, .cells_lo = cells_lo,
                                          .cells_hi = cells_hi, .items = items, .num_large = num_large};
@@ -301,11 +309,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
         items += count;
         grid_lo = v3_min(grid_lo, part->grid_lo);
         grid_hi = v3_max(grid_hi, part->grid_hi);
-        const bp__cell l = part->cells_lo, h = part->cells_hi;
-        cells_lo = (bp__cell){l.x < cells_lo.x ? l.x : cells_lo.x, l.y < cells_lo.y ? l.y : cells_lo.y,
-                              l.z < cells_lo.z ? l.z : cells_lo.z};
-        cells_hi = (bp__cell){h.x > cells_hi.x ? h.x : cells_hi.x, h.y > cells_hi.y ? h.y : cells_hi.y,
-                              h.z > cells_hi.z ? h.z : cells_hi.z};
+        cells_lo = bp__cell_min(cells_lo, part->cells_lo);
+        cells_hi = bp__cell_max(cells_hi, part->cells_hi);
     }
     if (items >= UINT32_MAX / 2)
         return CT_ERR_FULL;
@@ -487,10 +492,8 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     bp->num_found = 0;
     /* Cells outside the grid's bounds hold nothing. */
     bp__cell l = bp__cell_of(lo, bp->inv_cell), h = bp__cell_of(hi, bp->inv_cell);
-    l = (bp__cell){l.x > bp->cells_lo.x ? l.x : bp->cells_lo.x, l.y > bp->cells_lo.y ? l.y : bp->cells_lo.y,
-                   l.z > bp->cells_lo.z ? l.z : bp->cells_lo.z};
-    h = (bp__cell){h.x < bp->cells_hi.x ? h.x : bp->cells_hi.x, h.y < bp->cells_hi.y ? h.y : bp->cells_hi.y,
-                   h.z < bp->cells_hi.z ? h.z : bp->cells_hi.z};
+    l = bp__cell_max(l, bp->cells_lo);
+    h = bp__cell_min(h, bp->cells_hi);
     const bool outside = l.x > h.x || l.y > h.y || l.z > h.z;
     const uint64_t cells =
         outside ? 0 : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
