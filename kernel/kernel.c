@@ -58,6 +58,8 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     register_kernel_apis();
+    if ((r = resources__bind_lua()))
+        return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;
     booted.loop_open = true;

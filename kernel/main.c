@@ -108,6 +108,9 @@ static int parse_args(int argc, char **argv, options_t *o)
 
 int main(int argc, char **argv)
 {
+    /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
+     * when both go to one pipe or file. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     options_t o = {.frames = -1, .dt = 1.0 / 60.0};
     int r = parse_args(argc, argv, &o);
     if (r)

@@ -18,6 +18,8 @@ int resources__validate_blob(const void *blob, uint64_t size, const char *type_n
  * Returns 0, or a negative ct_error if any file failed (the others are still compiled). */
 int resources__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
                                uint32_t *failed);
+/* Registers the Lua module Resource (load, unload); needs the Lua environment. */
+int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
 
 #endif

@@ -73,6 +73,7 @@ static void lua_on_the_command_line(void **state)
     assert_int_equal(run("-e 'assert(1 + 1 == 2)'"), 0);
     assert_int_equal(run("-e 'error(\"on purpose\")'"), 1);
     assert_int_equal(run("-e 'this is not lua'"), 1);
+    assert_int_equal(run("-e 'Resource.load(\"level\", \"no/such/level\")'"), 1);
 }
 
 static void missing_and_bad_projects(void **state)
