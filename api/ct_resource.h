@@ -16,6 +16,9 @@
  * (every offset and count in range). A bad blob is refused with a message naming it; nothing is
  * ever read out of bounds.
  *
+ * Lua: Resource.load(type, name) loads a compiled resource ahead of use (raising an error that
+ * names it on failure) and Resource.unload(type, name) drops that load.
+ *
  * Resource types are registered by modules (the entities module registers "level" and "unit").
  *
  * Threads: main thread only, like the callbacks of the types.
