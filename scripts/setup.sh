@@ -4,7 +4,7 @@
 set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
-                 libcmocka-dev libclang-rt-14-dev)
+                 libcmocka-dev)
 
 cuttle_install_missing() {
     local missing=()

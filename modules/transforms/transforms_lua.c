@@ -109,6 +109,9 @@ static int l_transform_set_local_scale(lua_State *L)
     const uint32_t i = arg_instance(L, 1, &m);
     ct_transform_pose_t pose = m->pose[i];
     arg_floats(L, 3, 3, pose.scale);
+    /* As in compiled data: a zero scale would make the world matrix singular. */
+    if (pose.scale[0] == 0.0f || pose.scale[1] == 0.0f || pose.scale[2] == 0.0f)
+        return transforms__m.lua->error(L, "Transform.set_local_scale: a scale of 0 is refused");
     set_pose(m, i, &pose);
     return 0;
 }

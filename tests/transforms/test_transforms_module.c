@@ -360,6 +360,8 @@ static void test_lua_bindings(void **state)
         "  assert(not pcall(Transform.link, w, a, b))\n"
         "  assert(not pcall(Transform.world_position, w, 123456))\n"
         "  assert(not pcall(Transform.set_local_rotation, w, a, 0, 0, 0, 0))\n"
+        "  assert(not pcall(Transform.set_local_scale, w, a, 1, 0, 1))\n"
+        "  assert(Transform.local_scale(w, a) == 2)\n"
         "  Transform.unlink(w, b)\n"
         "  x, y, z = Transform.world_position(w, b)\n"
         "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
