@@ -209,7 +209,7 @@ static void bench_step_10k(void)
     for (int k = 0; k < 20; k++)
         physics__scene_step(&s, 1.0f / 60.0f);
     report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
-    fprintf(stderr, "step 10k: %u contacts, %u broadphase pairs, cell %.3f m\n", s.num_contacts,
+    fprintf(stderr, "step 10k: %u contacts, %u broadphase pairs, cell %.3f m\n", s.contacts.n,
             s.bp.num_pairs, (double)s.bp.cell);
     physics__scene_free(&s);
 }

@@ -280,21 +280,53 @@ void physics__events_free(physics__events *s);
 
 /* ---- Scene and solver (physics_solver.c) -------------------------------------------------- */
 
-/* One contact of a step. Kept as an array of structs on purpose: every solver iteration reads
- * and writes all of a contact's fields together, in order. */
-typedef struct physics__contact {
-    uint64_t key;          /* entity(a) << 32 | entity(b) */
-    uint32_t a, b;         /* body instances; entity(a) < entity(b) */
-    physics__v3 n;         /* from a to b */
-    physics__v3 t1, t2;    /* friction directions */
-    physics__v3 point;
-    float sep_base;        /* separation minus dot(n, pb - pa) at detection */
-    float target;          /* the normal relative velocity the solver aims for (at least) */
-    float mass_n;          /* 1 / (inv_mass a + inv_mass b) */
-    float friction, speed; /* speed: closing speed before the solve */
-    float jn, jt1, jt2;    /* accumulated impulses */
-    bool fresh;            /* not pressing in the previous step: a collision starts if jn > 0 */
-} physics__contact;
+/* The contacts of a step, in entity-pair order: what detection finds and the step's end reads
+ * (structure of arrays in one allocation). The solver works on rows instead (below). */
+typedef struct physics__contacts {
+    uint32_t n, cap;
+    void *buffer;
+    uint64_t *key;       /* entity(a) << 32 | entity(b) */
+    uint32_t *a, *b;     /* body instances; entity(a) < entity(b) */
+    physics__v3 *normal; /* from a to b */
+    physics__v3 *point;
+    float *sep_base;     /* separation minus dot(normal, pb - pa) at detection */
+    float *target;       /* the normal relative velocity the solver aims for (at least) */
+    float *speed;        /* closing speed before the solve */
+    uint8_t *fresh;      /* not pressing in the previous step: a collision starts if jn > 0 */
+    uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
+    uint32_t *row;       /* the contact's row; its wave while the rows are being ordered */
+} physics__contacts;
+
+/* The solver's rows: one per contact, structure of arrays holding only what the iterations
+ * read, in wave order. A contact's wave is one more than the latest wave of a contact before it
+ * (in entity-pair order) that shares a body, so the contacts of one wave share none: one after
+ * the other they do not wait on each other's results, and each body still sees its contacts in
+ * entity-pair order, which is all the bits of the result depend on. A pile of 10,000 bodies has
+ * about thirty waves. */
+typedef struct physics__rows {
+    uint32_t cap;
+    void *buffer;
+    uint32_t *slot_a, *slot_b;
+    physics__v3 *normal, *t1, *t2; /* t1, t2: friction directions */
+    float *inv_mass_a, *inv_mass_b;
+    float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
+    float *target, *friction, *sep_base;
+    float *jn, *jt1, *jt2; /* accumulated impulses */
+    uint32_t *wave_start;  /* scratch of the ordering: the first row of each wave */
+} physics__rows;
+
+/* The bodies that have contacts this step, gathered into compact arrays in the order the
+ * contacts first name them, so that the iterations touch a small array and the bodies' own
+ * arrays are read and written once. `slot` is indexed by body instance, the rest by slot. */
+typedef struct physics__gathered {
+    uint32_t n, cap;
+    void *buffer;
+    uint32_t *slot; /* UINT32_MAX: none yet */
+    uint32_t *body;
+    uint32_t *wave; /* the latest wave of a contact on the slot */
+    physics__v3 *velocity;
+    physics__v3 *position;
+} physics__gathered;
 
 /* What a contact remembers into the next step: warm starting and "did it just start". */
 typedef struct physics__cached {
@@ -319,8 +351,9 @@ typedef struct physics__scene {
     uint32_t velocity_iterations, position_iterations;
     bool bp_stale; /* bodies moved since the grid was built: rebuild before a query */
 
-    physics__contact *contacts;
-    uint32_t num_contacts, cap_contacts;
+    physics__contacts contacts;
+    physics__rows rows;
+    physics__gathered gathered;
     physics__cached *cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache;
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
@@ -358,7 +391,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 2u
+#define PHYSICS_LAYOUT_VERSION 3u
 #endif
 
 /* The two component types, in registration order. */

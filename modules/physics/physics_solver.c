@@ -7,7 +7,8 @@
  *      are kept a little before touching ("speculative"), so fast bodies do not tunnel and resting
  *      ones keep their contact;
  *   3. sequential impulses (friction, then the non-penetrating normal), warm started with the
- *      impulses a contact had in the previous step, which is what lets a stack rest;
+ *      impulses a contact had in the previous step, which is what lets a stack rest. They run
+ *      over rows in wave order (physics__rows) on velocities gathered into a compact array;
  *   4. positions from velocities, then a few passes that push overlapping bodies apart by moving
  *      positions only (no velocity, so correcting penetration never adds energy);
  *   5. remember impulses per pair; write a collision event for pairs that just started pressing.
@@ -15,6 +16,7 @@
  * not on where they sit in the arrays or on the hash map's history. */
 #include "physics_internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
@@ -26,6 +28,26 @@
 #define SOLVER_MAX_CORRECTION 0.2f
 /* Below this closing speed (m/s) contacts do not bounce: resting bodies would never settle. */
 #define SOLVER_BOUNCE_SPEED 1.0f
+
+#define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
+static const physics__soa_field solver__contact_fields[] = {
+    CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
+    CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
+    CONTACT_FIELD(fresh),  CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
+};
+#define ROW_FIELD(name) {offsetof(physics__rows, name), sizeof(*((physics__rows *)0)->name)}
+static const physics__soa_field solver__row_fields[] = {
+    ROW_FIELD(slot_a),     ROW_FIELD(slot_b),   ROW_FIELD(normal),   ROW_FIELD(t1),
+    ROW_FIELD(t2),         ROW_FIELD(inv_mass_a), ROW_FIELD(inv_mass_b), ROW_FIELD(mass_n),
+    ROW_FIELD(target),     ROW_FIELD(friction), ROW_FIELD(sep_base), ROW_FIELD(jn),
+    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(wave_start),
+};
+#define GATHERED_FIELD(name) {offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)}
+static const physics__soa_field solver__gathered_fields[] = {
+    GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(wave),
+    GATHERED_FIELD(velocity), GATHERED_FIELD(position),
+};
+#define SOLVER_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
 
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 {
@@ -44,16 +66,20 @@ void physics__scene_free(physics__scene *s)
     physics__bodies_free(&s->bodies);
     physics__broadphase_free(&s->bp);
     physics__events_free(&s->events);
-    if (s->contacts)
-        ct_free(s->a, s->contacts, (size_t)s->cap_contacts * sizeof *s->contacts);
+    physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
+                      SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
+    physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
+                      SOLVER_NUM_FIELDS(solver__row_fields), s->rows.cap);
+    physics__soa_free(s->a, &s->gathered.buffer, solver__gathered_fields,
+                      SOLVER_NUM_FIELDS(solver__gathered_fields), s->gathered.cap);
+    s->contacts.n = s->contacts.cap = s->rows.cap = s->gathered.n = s->gathered.cap = 0;
     if (s->cache)
         ct_free(s->a, s->cache, (size_t)s->cap_cache * sizeof *s->cache);
     if (s->order)
         ct_free(s->a, s->order, (size_t)s->cap_order * sizeof *s->order);
-    s->contacts = NULL;
     s->cache = NULL;
     s->order = NULL;
-    s->cap_contacts = s->cap_cache = s->cap_order = s->num_contacts = s->num_cache = 0;
+    s->cap_cache = s->cap_order = s->num_cache = 0;
 }
 
 /* Grows an array of `size`-byte elements to at least `need` (doubling, contents dropped: every
@@ -72,6 +98,22 @@ static int solver__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint3
     if (*array)
         ct_free(a, *array, (size_t)*cap * size);
     *array = p;
+    *cap = fresh;
+    return 0;
+}
+
+/* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
+static int solver__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
+                               const physics__soa_field *f, uint32_t num_fields, uint32_t *cap,
+                               uint32_t need)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    if (physics__soa_grow(a, owner, buffer, f, num_fields, 0, *cap, fresh))
+        return CT_ERR_NOMEM;
     *cap = fresh;
     return 0;
 }
@@ -205,10 +247,11 @@ static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__broadphase *bp = &s->bp;
+    physics__contacts *c = &s->contacts;
     if (solver__fill_grid(s, dt) || physics__broadphase_pairs(bp))
         return CT_ERR_NOMEM;
-    if (solver__reserve(s->a, (void **)&s->contacts, &s->cap_contacts, bp->num_pairs,
-                        sizeof *s->contacts) ||
+    if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
+                            SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, bp->num_pairs) ||
         solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * bp->num_pairs,
                         sizeof *s->order))
         return CT_ERR_NOMEM;
@@ -232,99 +275,186 @@ static int solver__collide(physics__scene *s, float dt)
     uint32_t n = 0;
     for (uint32_t k = 0; k < m; k++) {
         const uint32_t i = order[k].a, j = order[k].b;
-        physics__contact *c = &s->contacts[n];
+        physics__v3 normal;
         float sep;
-        solver__shapes(b, i, j, &c->n, &sep, &c->point);
+        solver__shapes(b, i, j, &normal, &sep, &c->point[n]);
         const float closing = v3_len(v3_sub(b->velocity[j], b->velocity[i])) * dt;
         if (!(sep < SOLVER_MARGIN + closing))
             continue;
-        c->a = i;
-        c->b = j;
-        c->key = order[k].key;
-        c->sep_base = sep - v3_dot(c->n, v3_sub(b->position[j], b->position[i]));
-        /* Either axis works for the tangent seed as long as it is not parallel to n. */
-        const physics__v3 seed = fabsf(c->n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-        c->t1 = v3_cross(c->n, seed);
-        c->t1 = v3_scale(c->t1, 1.0f / v3_len(c->t1));
-        c->t2 = v3_cross(c->n, c->t1);
+        c->a[n] = i;
+        c->b[n] = j;
+        c->key[n] = order[k].key;
+        c->normal[n] = normal;
+        c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
         /* Restitution and approach are decided here, from velocities before any impulse. */
-        const float vn = v3_dot(v3_sub(b->velocity[j], b->velocity[i]), c->n);
+        const float vn = v3_dot(v3_sub(b->velocity[j], b->velocity[i]), normal);
         const float e = f_max(b->restitution[i], b->restitution[j]);
-        c->target = sep > 0.0f ? -sep / dt : 0.0f;
+        float target = sep > 0.0f ? -sep / dt : 0.0f;
         if (e > 0.0f && vn < -SOLVER_BOUNCE_SPEED && sep + vn * dt < 0.0f)
-            c->target = -e * vn;
-        c->speed = -vn;
-        c->mass_n = 1.0f / (b->inv_mass[i] + b->inv_mass[j]);
-        c->friction = sqrtf(b->friction[i] * b->friction[j]);
+            target = -e * vn;
+        c->target[n] = target;
+        c->speed[n] = -vn;
         n++;
     }
-    s->num_contacts = n;
+    c->n = n;
     return 0;
 }
 
-static inline void solver__apply(physics__bodies *b, const physics__contact *c, physics__v3 impulse)
+static inline bool solver__negative_zero(physics__v3 v)
 {
-    b->velocity[c->a] = v3_sub(b->velocity[c->a], v3_scale(impulse, b->inv_mass[c->a]));
-    b->velocity[c->b] = v3_add(b->velocity[c->b], v3_scale(impulse, b->inv_mass[c->b]));
+    return (v.x == 0.0f && signbit(v.x)) | (v.y == 0.0f && signbit(v.y)) |
+           (v.z == 0.0f && signbit(v.z));
 }
 
-/* Sequential impulses (step 3). */
-static void solver__velocities(physics__scene *s)
+/* The place of body i in the compact arrays for one contact, gathering its velocity. A body with
+ * no inverse mass is not moved by impulses: v - impulse * 0 is v itself, bit for bit, unless a
+ * component is -0 (which can turn +0; a position likewise). Each of its contacts then gets a copy
+ * of its own, so that the contacts on a ground do not wait on one another through the ground's
+ * velocity (nor fall into ever later waves); every copy goes back holding the same bits. */
+static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies *b, uint32_t i)
 {
-    physics__bodies *b = &s->bodies;
-    /* Contacts and cache are both sorted by key: one merge walk finds every contact's past. */
-    uint32_t at = 0;
-    for (uint32_t k = 0; k < s->num_contacts; k++) {
-        physics__contact *c = &s->contacts[k];
-        while (at < s->num_cache && s->cache[at].key < c->key)
+    const bool fixed = b->inv_mass[i] == 0.0f && !solver__negative_zero(b->velocity[i]) &&
+                       !solver__negative_zero(b->position[i]);
+    if (fixed || g->slot[i] == UINT32_MAX) {
+        g->slot[i] = fixed ? g->slot[i] : g->n;
+        g->body[g->n] = i;
+        g->wave[g->n] = 0;
+        g->velocity[g->n] = b->velocity[i];
+        return g->n++;
+    }
+    return g->slot[i];
+}
+
+/* Gathers the velocities of the bodies in contact, sorts the contacts into waves (see
+ * physics__rows) and fills the rows, warm started with the impulses a contact had in the
+ * previous step. Everything here walks the contacts in entity-pair order, the warm start too. */
+static int solver__prepare(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__contacts *c = &s->contacts;
+    physics__rows *r = &s->rows;
+    physics__gathered *g = &s->gathered;
+    if (solver__reserve_soa(s->a, r, &r->buffer, solver__row_fields,
+                            SOLVER_NUM_FIELDS(solver__row_fields), &r->cap, c->n) ||
+        solver__reserve_soa(s->a, g, &g->buffer, solver__gathered_fields,
+                            SOLVER_NUM_FIELDS(solver__gathered_fields), &g->cap, b->n + 2 * c->n))
+        return CT_ERR_NOMEM;
+    g->n = 0;
+    if (b->n)
+        memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
+    uint32_t waves = 0;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
+        const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
+        const uint32_t wave = (g->wave[sa] > g->wave[sb] ? g->wave[sa] : g->wave[sb]) + 1;
+        g->wave[sa] = g->wave[sb] = c->row[k] = wave;
+        waves = wave > waves ? wave : waves;
+    }
+    /* A counting sort by wave, stable: rows of one wave keep entity-pair order. */
+    if (waves)
+        memset(r->wave_start, 0, (size_t)waves * sizeof *r->wave_start);
+    for (uint32_t k = 0; k < c->n; k++)
+        r->wave_start[c->row[k] - 1]++;
+    for (uint32_t w = 0, sum = 0; w < waves; w++) {
+        const uint32_t count = r->wave_start[w];
+        r->wave_start[w] = sum;
+        sum += count;
+    }
+    physics__v3 *v = g->velocity;
+    uint32_t at = 0; /* contacts and cache are both sorted by key: one merge walk */
+    for (uint32_t k = 0; k < c->n; k++) {
+        const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
+        c->row[k] = q;
+        const physics__v3 n = c->normal[k];
+        r->slot_a[q] = c->slot_a[k];
+        r->slot_b[q] = c->slot_b[k];
+        r->normal[q] = n;
+        /* Either axis works for the tangent seed as long as it is not parallel to n. */
+        const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+        const physics__v3 t1 = v3_cross(n, seed);
+        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
+        r->t2[q] = v3_cross(n, r->t1[q]);
+        r->inv_mass_a[q] = b->inv_mass[i];
+        r->inv_mass_b[q] = b->inv_mass[j];
+        r->mass_n[q] = 1.0f / (b->inv_mass[i] + b->inv_mass[j]);
+        r->target[q] = c->target[k];
+        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
+        r->sep_base[q] = c->sep_base[k];
+
+        while (at < s->num_cache && s->cache[at].key < c->key[k])
             at++;
         const physics__cached *old =
-            at < s->num_cache && s->cache[at].key == c->key ? &s->cache[at] : NULL;
-        c->fresh = !old || old->jn == 0.0f;
-        c->jn = c->jt1 = c->jt2 = 0.0f;
+            at < s->num_cache && s->cache[at].key == c->key[k] ? &s->cache[at] : NULL;
+        c->fresh[k] = !old || old->jn == 0.0f;
+        r->jn[q] = r->jt1[q] = r->jt2[q] = 0.0f;
         /* A bounce starts from nothing: last step's push would only damp it. */
-        if (old && c->target <= 0.0f) {
-            c->jn = old->jn;
-            c->jt1 = old->jt1;
-            c->jt2 = old->jt2;
-            solver__apply(b, c, v3_add(v3_scale(c->n, c->jn),
-                                       v3_add(v3_scale(c->t1, c->jt1), v3_scale(c->t2, c->jt2))));
+        if (old && c->target[k] <= 0.0f) {
+            r->jn[q] = old->jn;
+            r->jt1[q] = old->jt1;
+            r->jt2[q] = old->jt2;
+            const physics__v3 impulse =
+                v3_add(v3_scale(n, old->jn), v3_add(v3_scale(r->t1[q], old->jt1), v3_scale(r->t2[q], old->jt2)));
+            const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
+            v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
+            v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
         }
     }
-    for (uint32_t it = 0; it < s->velocity_iterations; it++) {
-        for (uint32_t k = 0; k < s->num_contacts; k++) {
-            physics__contact *c = &s->contacts[k];
-            /* Friction first, bounded by the normal impulse so far (a box of friction). */
-            const float limit = c->friction * c->jn;
-            physics__v3 dv = v3_sub(b->velocity[c->b], b->velocity[c->a]);
-            float j1 = f_min(f_max(c->jt1 - c->mass_n * v3_dot(dv, c->t1), -limit), limit);
-            float j2 = f_min(f_max(c->jt2 - c->mass_n * v3_dot(dv, c->t2), -limit), limit);
-            solver__apply(b, c, v3_add(v3_scale(c->t1, j1 - c->jt1), v3_scale(c->t2, j2 - c->jt2)));
-            c->jt1 = j1;
-            c->jt2 = j2;
+    return 0;
+}
 
-            dv = v3_sub(b->velocity[c->b], b->velocity[c->a]);
-            const float jn = f_max(c->jn + c->mass_n * (c->target - v3_dot(dv, c->n)), 0.0f);
-            solver__apply(b, c, v3_scale(c->n, jn - c->jn));
-            c->jn = jn;
+/* Sequential impulses (step 3) over the rows, on the gathered velocities. Each row's arithmetic
+ * is the one the bodies' own arrays would see, in the same order: a and b are different slots,
+ * so both velocities stay in registers between the friction and the normal impulse. */
+static void solver__velocities(physics__scene *s)
+{
+    const uint32_t n = s->contacts.n;
+    physics__rows *r = &s->rows;
+    physics__v3 *v = s->gathered.velocity;
+    for (uint32_t it = 0; it < s->velocity_iterations; it++) {
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+            const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
+            const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
+            const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
+            physics__v3 va = v[sa], vb = v[sb];
+            /* Friction first, bounded by the normal impulse so far (a box of friction). */
+            const float limit = r->friction[k] * jn;
+            physics__v3 dv = v3_sub(vb, va);
+            const float j1 = f_min(f_max(jt1 - mass * v3_dot(dv, t1), -limit), limit);
+            const float j2 = f_min(f_max(jt2 - mass * v3_dot(dv, t2), -limit), limit);
+            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
+            va = v3_sub(va, v3_scale(tangent, ia));
+            vb = v3_add(vb, v3_scale(tangent, ib));
+
+            dv = v3_sub(vb, va);
+            const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
+            const physics__v3 normal = v3_scale(nn, j - jn);
+            v[sa] = v3_sub(va, v3_scale(normal, ia));
+            v[sb] = v3_add(vb, v3_scale(normal, ib));
+            r->jn[k] = j;
+            r->jt1[k] = j1;
+            r->jt2[k] = j2;
         }
     }
 }
 
-/* Moves overlapping bodies apart by position only (step 4). */
+/* Moves overlapping bodies apart by position only (step 4), on the gathered positions. */
 static void solver__positions(physics__scene *s)
 {
-    physics__bodies *b = &s->bodies;
+    const uint32_t n = s->contacts.n;
+    const physics__rows *r = &s->rows;
+    physics__v3 *p = s->gathered.position;
     for (uint32_t it = 0; it < s->position_iterations; it++) {
-        for (uint32_t k = 0; k < s->num_contacts; k++) {
-            const physics__contact *c = &s->contacts[k];
-            const float sep = c->sep_base + v3_dot(c->n, v3_sub(b->position[c->b], b->position[c->a]));
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+            const physics__v3 nn = r->normal[k];
+            const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
             const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
             if (C >= 0.0f)
                 continue;
-            const physics__v3 push = v3_scale(c->n, -C * c->mass_n);
-            b->position[c->a] = v3_sub(b->position[c->a], v3_scale(push, b->inv_mass[c->a]));
-            b->position[c->b] = v3_add(b->position[c->b], v3_scale(push, b->inv_mass[c->b]));
+            const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
+            p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
+            p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
         }
     }
 }
@@ -333,24 +463,25 @@ static void solver__positions(physics__scene *s)
 static int solver__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
-    for (uint32_t k = 0; k < s->num_contacts; k++) {
-        const physics__contact *c = &s->contacts[k];
-        if (!c->fresh || c->jn <= 0.0f)
+    const physics__contacts *c = &s->contacts;
+    const physics__rows *r = &s->rows;
+    for (uint32_t k = 0; k < c->n; k++) {
+        if (!c->fresh[k] || r->jn[c->row[k]] <= 0.0f)
             continue;
-        ct_physics_collision_event_t ev = {
-            .a = b->entity[c->a].id, .b = b->entity[c->b].id, .impulse = c->jn, .speed = c->speed};
-        v3_store(c->point, ev.point);
-        v3_store(c->n, ev.normal);
+        ct_physics_collision_event_t ev = {.a = b->entity[c->a[k]].id, .b = b->entity[c->b[k]].id,
+                                           .impulse = r->jn[c->row[k]], .speed = c->speed[k]};
+        v3_store(c->point[k], ev.point);
+        v3_store(c->normal[k], ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
     }
-    if (solver__reserve(s->a, (void **)&s->cache, &s->cap_cache, s->num_contacts, sizeof *s->cache))
+    if (solver__reserve(s->a, (void **)&s->cache, &s->cap_cache, c->n, sizeof *s->cache))
         return CT_ERR_NOMEM;
-    for (uint32_t k = 0; k < s->num_contacts; k++) {
-        const physics__contact *c = &s->contacts[k];
-        s->cache[k] = (physics__cached){c->key, c->jn, c->jt1, c->jt2};
+    for (uint32_t k = 0; k < c->n; k++) {
+        const uint32_t q = c->row[k];
+        s->cache[k] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q]};
     }
-    s->num_cache = s->num_contacts; /* in key order, as the contacts are */
+    s->num_cache = c->n; /* in key order, as the contacts are */
     return 0;
 }
 
@@ -365,12 +496,21 @@ int physics__scene_step(physics__scene *s, float dt)
         b->force[i] = v3(0, 0, 0);
     }
     s->bp_stale = true;
-    if (solver__collide(s, dt))
+    if (solver__collide(s, dt) || solver__prepare(s))
         return CT_ERR_NOMEM;
     solver__velocities(s);
+    /* The velocities go back before positions move; the positions of the bodies in contact are
+     * then gathered for the passes that push them apart, and go back in turn. */
+    const physics__gathered *g = &s->gathered;
+    for (uint32_t k = 0; k < g->n; k++)
+        b->velocity[g->body[k]] = g->velocity[k];
     for (uint32_t i = 0; i < b->n; i++)
         if (b->kind[i] != CT_BODY_STATIC)
             b->position[i] = v3_add(b->position[i], v3_scale(b->velocity[i], dt));
+    for (uint32_t k = 0; k < g->n; k++)
+        g->position[k] = b->position[g->body[k]];
     solver__positions(s);
+    for (uint32_t k = 0; k < g->n; k++)
+        b->position[g->body[k]] = g->position[k];
     return solver__remember(s);
 }
