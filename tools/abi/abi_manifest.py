@@ -20,6 +20,17 @@ def fields(body):
     # Preprocessor lines inside a struct only wrap attributes; drop them with the attributes.
     body = "\n".join(l for l in body.splitlines() if not l.strip().startswith("#"))
     body = ATTRIBUTE.sub("", body)
+    # An anonymous union gives one place two names (a field renamed for C++, kept for C): its
+    # members are fields of the struct. The C++ branch repeats a name; each is listed once.
+    body = re.sub(r"\bunion\s*\{|\}", "", body)
+    seen = set()
+    for name in declared(body):
+        if name not in seen:
+            seen.add(name)
+            yield name
+
+
+def declared(body):
     for decl in body.split(";"):
         decl = " ".join(decl.split())
         if not decl:
