@@ -125,6 +125,9 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
     if (!p)
         return CT_ERR_NOMEM;
     int code = loader__open(p, path, err, sizeof err);
+    /* A v0 plugin has no name of its own: in a listed folder it is the plugin its file is for. */
+    if (code == 0 && wanted && p->plugin_api == 0 && !registry__plugin_rename(p, wanted))
+        code = CT_ERR_NOMEM;
     if (code == 0 && wanted && strcmp(wanted, p->name) != 0) {
         snprintf(err, sizeof err, "is named '%s', but its file name belongs to '%s', which the "
                  "project lists", p->name, wanted);

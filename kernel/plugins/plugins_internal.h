@@ -75,6 +75,8 @@ struct ct_plugin_o {
 ct_plugin_o *registry__plugin_new(const char *name, const char *path);
 bool registry__plugin_register(ct_plugin_o *p);
 void registry__plugin_free(ct_plugin_o *p);
+/* Renames an unregistered record; false when out of memory (the old name stays). */
+bool registry__plugin_rename(ct_plugin_o *p, const char *name);
 uint32_t registry__num_plugins(void);
 ct_plugin_o *registry__plugin(uint32_t i);
 ct_plugin_o *registry__find(const char *name);

@@ -122,6 +122,16 @@ ct_plugin_o *registry__plugin_new(const char *name, const char *path)
     return p;
 }
 
+bool registry__plugin_rename(ct_plugin_o *p, const char *name)
+{
+    char *copy = dup_string(name);
+    if (!copy)
+        return false;
+    free(p->name);
+    p->name = copy;
+    return true;
+}
+
 void registry__plugin_free(ct_plugin_o *p)
 {
     if (!p)
