@@ -20,9 +20,10 @@ def fields(body):
     # Preprocessor lines inside a struct only wrap attributes; drop them with the attributes.
     body = "\n".join(l for l in body.splitlines() if not l.strip().startswith("#"))
     body = ATTRIBUTE.sub("", body)
-    # An anonymous union gives one place two names (a field renamed for C++, kept for C): its
-    # members are fields of the struct. The C++ branch repeats a name; each is listed once.
-    body = re.sub(r"\bunion\s*\{|\}", "", body)
+    # An anonymous union gives one place two names (a field renamed for C++20, its old name kept
+    # for C): the first member is the field, the others are C-only aliases. The C++ branch of the
+    # header repeats the first name; each is listed once.
+    body = re.sub(r"\bunion\s*\{\s*([^;]*;)[^}]*\}", r"\1", body)
     seen = set()
     for name in declared(body):
         if name not in seen:
