@@ -85,9 +85,10 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults)
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
 {
-    lua_State *L = env.L;
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
@@ -143,4 +144,31 @@ int lua_env__call_global(const char *name, int nargs)
     }
     lua_insert(L, -(nargs + 1));
     return lua_env__pcall(nargs, 0);
+}
+
+typedef struct lua_env_protected_t {
+    int (*fn)(void *arg);
+    void *arg;
+    int result;
+} lua_env_protected_t;
+
+static int l_lua_env_protected(lua_State *L)
+{
+    lua_env_protected_t *p = lua_touserdata(L, 1);
+    p->result = p->fn(p->arg);
+    return 0;
+}
+
+int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
+{
+    if (!env.L)
+        return fn(arg);
+    lua_env_protected_t p = {fn, arg, 0};
+    if (lua_cpcall(env.L, l_lua_env_protected, &p) == 0)
+        return p.result;
+    const char *msg = lua_tostring(env.L, -1);
+    log__write(NULL, CT_LOG_ERROR, "lua: a Lua error in %s of plugin '%s': %s", what, plugin,
+               msg ? msg : "(error object is not a string)");
+    lua_pop(env.L, 1);
+    return CT_ERR_LUA;
 }

@@ -20,6 +20,7 @@ int fixture_boot(const loader_desc_t *desc)
     registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
     registry__add_kernel_api(CT_LUA_API, 0, lua_env__api_v0(), "ct.lua");
     registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
+    registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     return loader__load(desc);
 }

@@ -103,12 +103,32 @@ static void a_v2_plugin_reloads_and_gets_its_state_back_when_refused(void **stat
     rmdir(dir);
 }
 
+/* Lua API functions that raise are safe in init and frame hooks: the error is caught there. */
+static void a_lua_error_in_a_hook_is_caught(void **state)
+{
+    (void)state;
+    const char *paths[] = {TEST_PLUGIN("raises_in_init"), TEST_PLUGIN("raises_in_frame"),
+                           TEST_PLUGIN("context_v1")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    ct_plugin_info_t init = fixture_info("raises_in_init");
+    assert_int_equal(init.state, CT_PLUGIN_FAILED);
+    assert_non_null(strstr(init.error, "CT_ERR_LUA"));
+    assert_int_equal(fixture_state("raises_in_frame"), CT_PLUGIN_LOADED);
+    loader__frame_begin(0.0);
+    loader__frame_end(0.0);
+    /* The frame went on: the plugin after it ran its hooks. */
+    assert_int_equal(v2_api()->frames(), 1);
+    assert_int_equal(fixture_state("raises_in_frame"), CT_PLUGIN_LOADED);
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(v0_v1_and_v2_plugins_load_side_by_side),
         cmocka_unit_test(a_range_picks_the_highest_offered_version),
         cmocka_unit_test(a_v2_plugin_reloads_and_gets_its_state_back_when_refused),
+        cmocka_unit_test(a_lua_error_in_a_hook_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

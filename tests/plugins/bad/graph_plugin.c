@@ -15,6 +15,8 @@
  *   LUA_FUNCTION                  init registers Clash.fn in Lua
  *   UNDEFINED_SYMBOL              init calls a function nobody defines
  *   LUA_AT_UNMAP                  when unmapped, sets $CT_TEST_LUA_AT_UNMAP to "open" or "closed"
+ *   RAISE_IN_INIT                 init raises a Lua error through ct.lua's error()
+ *   RAISE_IN_FRAME                frame_begin raises one through check_number on an empty stack
  * API ids are hashed at run time from the names, so the build only passes names.
  */
 #include <stdlib.h>
@@ -70,6 +72,10 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 #ifdef LUA_AT_UNMAP
     lua_at_unmap = get_engine_api(CT_LUA_API, 1);
 #endif
+#ifdef RAISE_IN_INIT
+    const ct_lua_api_v1 *raiser = get_engine_api(CT_LUA_API, 1);
+    raiser->error(raiser->main_state(), "init of %s raises", PLUGIN_NAME);
+#endif
     return INIT_RESULT;
 }
 
@@ -80,6 +86,18 @@ static void use_in_frame(double dt)
     engine(ct_hash32(USE_IN_FRAME), 1);
 }
 #define FRAME_BEGIN use_in_frame
+#elif defined(RAISE_IN_FRAME)
+static void raise_in_frame(double dt)
+{
+    (void)dt;
+    const ct_lua_api_v1 *lua = engine(CT_LUA_API, 1);
+    lua_State *L = lua->main_state();
+    int top = lua->get_top(L);
+    lua->set_top(L, 0);
+    lua->check_number(L, 1);
+    lua->set_top(L, top);
+}
+#define FRAME_BEGIN raise_in_frame
 #else
 #define FRAME_BEGIN NULL
 #endif
