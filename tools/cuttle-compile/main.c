@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "resources/resources.h"
+#include "compiler.h"
 
 static int usage(FILE *out)
 {
