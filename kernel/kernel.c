@@ -69,11 +69,22 @@ static int boot_services(const kernel_desc_t *desc)
 static int load_plugins(const kernel_desc_t *desc)
 {
     const project_t *p = &booted.project;
+    /* Folders in order: --modules, the project's plugin_folders, then the installed modules. */
+    const char *dirs[KERNEL_MAX_PATHS + PROJECT_MAX_ENTRIES];
+    uint32_t num_dirs = 0;
+    for (uint32_t i = 0; i < desc->num_module_dirs; i++)
+        dirs[num_dirs++] = desc->module_dirs[i];
+    for (uint32_t i = 0; i < p->num_plugin_dirs; i++)
+        dirs[num_dirs++] = p->plugin_dirs[i];
+    static char installed[4096];
+    bool has_installed =
+        desc->installed_modules && kernel__installed_module_dir(installed, sizeof installed);
     loader_desc_t ld = {
         .plugin_paths = desc->plugin_paths,
         .num_plugin_paths = desc->num_plugin_paths,
-        .module_dirs = desc->module_dirs,
-        .num_module_dirs = desc->num_module_dirs,
+        .module_dirs = dirs,
+        .num_module_dirs = num_dirs,
+        .fallback_module_dir = has_installed ? installed : NULL,
         .wanted = p->modules,
         .num_wanted = p->num_modules,
         .pins = p->pins,

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    options_t o = {.frames = -1, .dt = 1.0 / 60.0};
+    options_t o = {.frames = -1, .dt = 1.0 / 60.0, .desc.installed_modules = true};
     int r = parse_args(argc, argv, &o);
     if (r)
         return r;

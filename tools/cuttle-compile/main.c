@@ -59,7 +59,7 @@ static int parse_args(int argc, char **argv, kernel_desc_t *desc)
 
 int main(int argc, char **argv)
 {
-    kernel_desc_t desc = {.run_boot_script = false, .jobs = 1};
+    kernel_desc_t desc = {.run_boot_script = false, .jobs = 1, .installed_modules = true};
     int code = parse_args(argc, argv, &desc);
     if (code >= 0)
         return code;
