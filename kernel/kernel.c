@@ -5,6 +5,7 @@
 #include <uv.h>
 
 #include "base/jobs.h"
+#include "boot_script.h"
 #include "base/log.h"
 #include "base/memory.h"
 #include "data/sjson.h"
@@ -120,8 +121,12 @@ int kernel__boot(const kernel_desc_t *desc)
         r = project__load(desc->project_dir, &booted.project);
     if (!r)
         r = load_plugins(desc);
+    if (!r && desc->print_load_order)
+        loader__print_load_order(stdout);
     if (!r && desc->run_boot_script)
         r = run_boot_script();
+    if (!r && desc->watch && booted.script)
+        r = boot_script__watch(&booted.loop, booted.project.boot_script);
     if (r) {
         log__error("boot failed: %s", log__error_message(r));
         kernel__shutdown();
@@ -144,6 +149,7 @@ int kernel__frame(double dt)
     /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
     uv_run(&booted.loop, UV_RUN_NOWAIT);
     loader__apply_reloads();
+    boot_script__apply_reload();
     return r;
 }
 
@@ -156,21 +162,22 @@ uint64_t kernel__shutdown(void)
     /* Resources first: their unload callbacks live in plugin code that is still mapped. */
     if (booted.resources)
         resources__shutdown();
-    if (booted.loader)
-        loader__shutdown();
+    /* Plugins' allocators are destroyed (and report) in loader__shutdown, before the root. */
+    uint64_t leaks = booted.loader ? loader__shutdown() : 0;
     if (booted.lua)
         lua_env__shutdown();
     if (booted.registry)
         registry__shutdown();
     if (booted.jobs)
         jobs__shutdown();
+    boot_script__unwatch();
     if (booted.loop_open) {
         /* Close whatever handles are left (watchers) and let their close callbacks run. */
         uv_run(&booted.loop, UV_RUN_NOWAIT);
         uv_loop_close(&booted.loop);
     }
     project__free(&booted.project);
-    uint64_t leaks = booted.memory ? memory__shutdown() : 0;
+    leaks += booted.memory ? memory__shutdown() : 0;
     memset(&booted, 0, sizeof booted);
     return leaks;
 }

@@ -19,6 +19,7 @@ typedef struct kernel_desc_t {
     bool watch;                                    /* hot reload on file changes */
     bool run_boot_script;                          /* false for cuttle-compile */
     bool installed_modules;                        /* also search the installed modules folder */
+    bool print_load_order;                         /* to stdout, before the boot script runs */
 } kernel_desc_t;
 
 /* The installed engine's modules folder (<libdir>/cuttle/modules, found from the program's own

@@ -8,7 +8,7 @@ set -euo pipefail
 kernel_lib=$1 compiler_lib=$2
 defined() { nm --defined-only "$1" | awk '$2 ~ /^[TDBR]$/ {print $3}'; }
 
-parts='^(kernel|project|loader|registry|lua_env|memory|log|jobs|data|sjson|perfect_hash|resources)__'
+parts='^(kernel|project|boot_script|loader|registry|lua_env|memory|log|jobs|data|sjson|perfect_hash|resources)__'
 strangers=$(defined "$kernel_lib" | grep -Ev "$parts" || true)
 if [ -n "$strangers" ]; then
     echo "kernel: symbols of no kernel part (say in the README what they are, or move them out):"
