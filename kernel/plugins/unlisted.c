@@ -16,15 +16,6 @@ typedef struct unlisted_t {
 static unlisted_t *unlisted;
 static uint32_t num_unlisted;
 
-static char *copy(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c)
-        memcpy(c, s, n);
-    return c;
-}
-
 void loader__note_unlisted(const ct_plugin_o *p)
 {
     if (p->num_provides == 0)
@@ -33,7 +24,7 @@ void loader__note_unlisted(const ct_plugin_o *p)
     if (!grown)
         return; /* only a hint is lost */
     unlisted = grown;
-    unlisted_t u = {copy(p->name), copy(p->path), malloc(p->num_provides * sizeof *u.provides),
+    unlisted_t u = {strdup(p->name), strdup(p->path), malloc(p->num_provides * sizeof *u.provides),
                     p->num_provides};
     if (!u.name || !u.path || !u.provides) {
         free(u.name);

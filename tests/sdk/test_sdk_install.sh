@@ -64,6 +64,11 @@ list=$("$bin/cuttle" --list 2>&1)
 for m in ct.entities ct.transforms ct.physics; do
     grep -q "$m" <<< "$list" || { echo "$list"; fail "cuttle --list without --modules misses $m"; }
 done
+# --modules adds a folder searched first: its modules override the installed ones, no conflict.
+list=$("$bin/cuttle" --strict --list --modules "$build/modules" 2>&1) ||
+    { echo "$list"; fail "--modules next to the installed modules made a conflict"; }
+grep -Eq "ct.entities .* $build/modules/" <<< "$list" ||
+    { echo "$list"; fail "--modules did not override the installed ct.entities"; }
 out=$("$bin/cuttle-compile" --strict --project "$project" 2>&1) || { echo "$out"; fail "cuttle-compile failed"; }
 grep -q "compiled 1, up to date 0, failed 0" <<< "$out" || { echo "$out"; fail "cuttle-compile did not compile the level"; }
 
@@ -74,4 +79,8 @@ if out=$("$bin/cuttle" --strict --project "$project" 2>&1); then
 fi
 grep -q "which 'acme.hello' (.*hello.so) provides, but the project's module list does not name it" \
     <<< "$out" || { echo "$out"; fail "the message does not point at the unlisted provider"; }
+# Plugin folders stay inside the project.
+sed -i 's|"plugins"|"../elsewhere"|' "$project/project.sjson"
+if out=$("$bin/cuttle" --project "$project" 2>&1); then fail "a plugin folder outside the project was accepted"; fi
+grep -q "field 'plugin_folders': '../elsewhere'" <<< "$out" || { echo "$out"; fail "the refusal does not name the field"; }
 echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules"
