@@ -31,6 +31,8 @@ grep -q '^ct_types.h enum ct_error size 4$' "$scratch/current.txt" ||
     { echo "FAILED: the dump lacks the size of enum ct_error"; exit 1; }
 grep -q '^ct_plugin.h enum (anonymous).CT_API_OPTIONAL = 1$' "$scratch/current.txt" ||
     { echo "FAILED: the dump lacks enumerator values"; exit 1; }
+grep -q '^ct_types.h enum ct_error.CT_ERR_NOMEM = -1$' "$scratch/current.txt" ||
+    { echo "FAILED: the dump lacks the values of an X-macro enum (ct_error)"; exit 1; }
 
 release 's/x/x/'
 expect PASS "a release identical to the headers"
