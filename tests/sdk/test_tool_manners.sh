@@ -39,6 +39,10 @@ echo 'entities = [ { transform = { position = [1 2' > "$project/levels/bad.level
     { cat "$scratch/out"; fail "cuttle-compile with a failed source must exit 1"; }
 grep -q "failed 1" "$scratch/out" || fail "cuttle-compile must count the failure"
 [ "$(status "$compile" --no-such-option)" = 2 ] || fail "cuttle-compile usage error must exit 2"
+rm "$project/levels/bad.level"
+printf 'modules = ["ct.entities" "ct.transforms" "ct.nowhere"]\n' > "$project/project.sjson"
+[ "$(status "$compile" --project "$project" --modules "$modules")" = 1 ] ||
+    { cat "$scratch/out"; fail "cuttle-compile must exit 1 when a module the project needs is missing"; }
 echo "ok: cuttle-compile exit codes"
 
 # A missing project module and a leak fail under --strict.
