@@ -111,7 +111,7 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir,
     if (from_dir && desc->num_wanted > 0 && !listed(p->name, desc->wanted, desc->num_wanted)) {
         log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is not in the project's module list",
                    p->name, path);
-        loader__note_unlisted(p);
+        loader__note_unlisted(path, p);
         close_and_free(p);
         return 0;
     }

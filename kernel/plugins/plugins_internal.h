@@ -103,10 +103,12 @@ void loader__free_paths(loader_paths_t *paths);
  * registry__num_plugins()). Returns how many. */
 uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order);
 
-/* unlisted.c: plugins a module folder has but the project's module list leaves out. Noting one
- * keeps its name, file and provided APIs; the lookup names who provides (id, version), or NULL. */
-void loader__note_unlisted(const ct_plugin_o *p);
-const char *loader__unlisted_provider(uint32_t id, uint32_t version, const char **path);
+/* unlisted.c: plugin files a module folder has but the project's module list leaves out. Noting
+ * one keeps its path and, when it was opened (p not NULL), its name and provided APIs. The hint
+ * for a missing (id, version) names the unlisted plugin that provides it, or else the unlisted
+ * files that were not opened; false when there is nothing to say. */
+void loader__note_unlisted(const char *path, const ct_plugin_o *p);
+bool loader__unlisted_hint(uint32_t id, uint32_t version, char *out, size_t size);
 void loader__forget_unlisted(void);
 
 /* The plugins that were initialised, in load order. */

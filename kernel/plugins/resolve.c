@@ -123,13 +123,10 @@ static bool link_requirements(ct_plugin_o *p)
             loader__skip(p, ref, failed);
             return false;
         }
-        const char *file, *unlisted = loader__unlisted_provider(ref->id, ref->version, &file);
-        char offers[256];
-        if (unlisted)
-            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
-                         "requires %s v%u, which '%s' (%s) provides, but the project's module "
-                         "list does not name it: add \"%s\" to `modules` in project.sjson",
-                         api, ref->version, unlisted, file, unlisted);
+        char offers[256], hint[PLUGIN_ERROR_SIZE / 2];
+        if (loader__unlisted_hint(ref->id, ref->version, hint, sizeof hint))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API, "requires %s v%u; %s", api,
+                         ref->version, hint);
         else if (describe_offers(ref->id, offers, sizeof offers))
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
                          "requires %s v%u, but only%s is offered", api, ref->version, offers);

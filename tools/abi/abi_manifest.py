@@ -27,15 +27,24 @@ FUNC_PTR = re.compile(r"\(\s*\*\s*(\w+)\s*\)")
 ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)", re.S)
 
 
-def clean(body):
+def fields(body):
     body = COMMENT.sub("", body)
     # Preprocessor lines inside a struct only wrap attributes; drop them with the attributes.
     body = "\n".join(l for l in body.splitlines() if not l.strip().startswith("#"))
-    return ATTRIBUTE.sub("", body)
+    body = ATTRIBUTE.sub("", body)
+    # An anonymous union gives one place two names (a field renamed for C++20, its old name kept
+    # for C): the first member is the field, the others are C-only aliases. The C++ branch of the
+    # header repeats the first name; each is listed once.
+    body = re.sub(r"\bunion\s*\{\s*([^;]*;)[^}]*\}", r"\1", body)
+    seen = set()
+    for name in declared(body):
+        if name not in seen:
+            seen.add(name)
+            yield name
 
 
-def fields(body):
-    for decl in clean(body).split(";"):
+def declared(body):
+    for decl in body.split(";"):
         decl = " ".join(decl.split())
         if not decl:
             continue
@@ -51,8 +60,9 @@ def fields(body):
 
 
 def enumerators(body):
-    """Enumerators written out one per line; an X-macro list yields none (its size still counts)."""
-    for line in clean(body).splitlines():
+    """Enumerators written out one per line (comments are gone already); an X-macro list yields
+    none here (see expanded_enumerators)."""
+    for line in body.splitlines():
         m = ENUMERATOR.match(line)
         if m:
             yield m.group(1)
