@@ -162,8 +162,8 @@ uint64_t kernel__shutdown(void)
     /* Resources first: their unload callbacks live in plugin code that is still mapped. */
     if (booted.resources)
         resources__shutdown();
-    /* Plugins' allocators are destroyed (and report) in loader__shutdown, before the root. */
-    uint64_t leaks = booted.loader ? loader__shutdown() : 0;
+    if (booted.loader)
+        loader__shutdown();
     if (booted.lua)
         lua_env__shutdown();
     if (booted.registry)
@@ -177,7 +177,13 @@ uint64_t kernel__shutdown(void)
         uv_loop_close(&booted.loop);
     }
     project__free(&booted.project);
-    leaks += booted.memory ? memory__shutdown() : 0;
+    /* Every leak reported since boot counts, also those of allocators destroyed before the root
+     * (each plugin's, when the loader shuts it down). */
+    uint64_t leaks = 0;
+    if (booted.memory) {
+        memory__shutdown();
+        leaks = memory__leaks_reported();
+    }
     memset(&booted, 0, sizeof booted);
     return leaks;
 }

@@ -258,9 +258,8 @@ void loader__frame_end(double dt)
     }
 }
 
-uint64_t loader__shutdown(void)
+void loader__shutdown(void)
 {
-    uint64_t leaked = 0;
     loader__unwatch_all();
     for (uint32_t i = L.num_order; i-- > 0;) {
         ct_plugin_o *p = L.order[i];
@@ -279,7 +278,7 @@ uint64_t loader__shutdown(void)
     for (uint32_t i = 0; i < registry__num_plugins(); i++) {
         ct_plugin_o *p = registry__plugin(i);
         if (p->allocator)
-            leaked += memory__destroy(p->allocator);
+            memory__destroy(p->allocator);
         p->allocator = NULL;
     }
     /* Code goes last, since leak reports and late callbacks may still point into it. Only the
@@ -295,5 +294,4 @@ uint64_t loader__shutdown(void)
     free(L.order);
     memset(&L, 0, sizeof L);
     loader__forget_unlisted();
-    return leaked;
 }

@@ -54,8 +54,7 @@ void loader__frame_end(double dt);
 uint32_t loader__apply_reloads(void);
 /* Reloads plugin `name` from its file now (tests use it instead of waiting for fs events). */
 int loader__reload(const char *name);
-/* Shuts the plugins down in reverse load order; returns the blocks their allocators leaked. */
-uint64_t loader__shutdown(void);
+void loader__shutdown(void);
 /* What --list prints. */
 void loader__print_list(FILE *out);
 /* The plugins that loaded, with versions and files, in load order (what `cuttle` prints first). */
