@@ -10,13 +10,13 @@ checked=0
 for header in "$api"/*.h; do
     name=$(basename "$header")
     for std in c11 c17; do
-        printf '#include "%s"\n' "$name" | "$cc" -std=$std "${flags[@]}" -x c - ||
+        printf '#include "%s"\ntypedef int standalone_check_t;\n' "$name" | "$cc" -std=$std "${flags[@]}" -x c - ||
             { echo "$name does not compile as $std" >&2; exit 1; }
         checked=$((checked + 1))
     done
     if [ -n "$cxx" ]; then
         for std in c++11 c++20; do
-            printf '#include "%s"\n' "$name" | "$cxx" -std=$std "${flags[@]}" -x c++ - ||
+            printf '#include "%s"\ntypedef int standalone_check_t;\n' "$name" | "$cxx" -std=$std "${flags[@]}" -x c++ - ||
                 { echo "$name does not compile as $std" >&2; exit 1; }
             checked=$((checked + 1))
         done
