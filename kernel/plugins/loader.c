@@ -8,6 +8,7 @@
 #include "base/memory.h"
 #include "lua/lua_env.h"
 #include "plugins/plugins_internal.h"
+#include "resources/resources.h"
 
 static struct {
     ct_plugin_o **order; /* initialised plugins, in load order */
@@ -255,6 +256,7 @@ static void init_plugin(ct_plugin_o *p)
     }
     if (err < 0) {
         lua_env__disable_owner(p);
+        resources__drop_types_of(p);
         memory__destroy(p->allocator);
         p->allocator = NULL;
         return;
@@ -369,6 +371,7 @@ void loader__shutdown(void)
     for (ct_plugin_o *p; (p = next_to_shut_down()) != NULL;) {
         call_shutdown(p);
         lua_env__disable_owner(p);
+        resources__drop_types_of(p);
         p->state = CT_PLUGIN_SHUT_DOWN;
     }
 }

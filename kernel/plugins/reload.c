@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "lua/lua_env.h"
 #include "plugins/plugins_internal.h"
+#include "resources/resources.h"
 
 typedef struct file_stamp_t {
     int64_t mtime_ns;
@@ -200,6 +201,7 @@ static int hand_over(ct_plugin_o *p, ct_plugin_o *n)
         return err;
     }
     lua_env__reload_begin(p);
+    resources__reload_begin(p);
     lua_env__set_owner(p);
     err = lua_env__protect(run_reload_load, &call, "reload_load", p->name);
     lua_env__set_owner(NULL);
@@ -208,6 +210,7 @@ static int hand_over(ct_plugin_o *p, ct_plugin_o *n)
         log__error("plugin '%s': %s", p->name, clash);
         err = CT_ERR_CONFLICT;
     }
+    resources__reload_end(p, err == 0);
     if (err < 0) {
         lua_env__reload_rollback(p);
         lua_env__protect(run_reload_abort, &call, "reload_abort", p->name);

@@ -17,6 +17,7 @@
  *   LUA_AT_UNMAP                  when unmapped, sets $CT_TEST_LUA_AT_UNMAP to "open" or "closed"
  *   RAISE_IN_INIT                 init raises a Lua error through ct.lua's error()
  *   RAISE_IN_FRAME                frame_begin raises one through check_number on an empty stack
+ *   RESOURCE_TYPE                 init registers a resource type of that name (and leaves it)
  * API ids are hashed at run time from the names, so the build only passes names.
  */
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "ct_hash.h"
 #include "ct_lua.h"
 #include "ct_plugin.h"
+#include "ct_resource.h"
 
 #ifndef INIT_RESULT
 #define INIT_RESULT 0
@@ -54,6 +56,7 @@ __attribute__((destructor)) static void unmapped(void)
 }
 #endif
 
+
 static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
     (void)self;
@@ -71,6 +74,13 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 #endif
 #ifdef LUA_AT_UNMAP
     lua_at_unmap = get_engine_api(CT_LUA_API, 1);
+#endif
+#ifdef RESOURCE_TYPE
+    const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
+    ct_resource_type_t type = {.type = RESOURCE_TYPE, .compile = test_compile_nothing,
+                               .load = test_load_nothing};
+    if (!resource || resource->register_type(&type) != 0)
+        return CT_ERR_INVALID;
 #endif
 #ifdef RAISE_IN_INIT
     const ct_lua_api_v1 *raiser = get_engine_api(CT_LUA_API, 1);
