@@ -8,6 +8,7 @@
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_plugin.h"
+#include "ct_registry.h"
 #include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_world.h"
@@ -20,6 +21,7 @@ typedef struct entities_services_t {
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
     const ct_resource_api_v1 *resource;
+    const ct_registry_api_v2 *registry; /* optional: without it listeners have no owner */
     ct_plugin_o *self;
     ct_allocator_t *a;
 } entities_services_t;
@@ -39,7 +41,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 1u
+#define ENTITIES_LAYOUT_VERSION 2u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u
@@ -87,6 +89,19 @@ typedef struct entities_worlds_t {
     uint32_t capacity;
 } entities_worlds_t;
 
+/* entities_world_events.c: who is told about worlds being created and destroyed. */
+typedef struct entities_world_listener_t {
+    ct_world_listener_f fn;
+    void *ctx;
+    ct_plugin_o *owner;
+} entities_world_listener_t;
+
+typedef struct entities_world_listeners_t {
+    entities_world_listener_t *items;
+    uint32_t count;
+    uint32_t capacity;
+} entities_world_listeners_t;
+
 typedef struct entities_state_t {
     /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
     ct_reload_header_t header; /* sizeof(entities_state_t), ENTITIES_LAYOUT_VERSION */
@@ -100,6 +115,7 @@ typedef struct entities_state_t {
     /* entities_resource.c: "level" and "unit" as registered, to put them back when a reload is
      * refused halfway. */
     ct_resource_type_t resource_types[ENTITIES_NUM_RESOURCE_TYPES];
+    entities_world_listeners_t world_listeners;
 } entities_state_t;
 
 extern entities_state_t *entities__state;
@@ -132,6 +148,15 @@ int entities__type_slot(uint64_t type_id);
 const uint32_t *entities__spawn_order(uint32_t *n);
 /* Unregisters every type still registered (at shutdown). */
 void entities__unregister_all(void);
+
+/* entities_world_events.c: ct_world_api_v2's enumeration and listeners. */
+uint32_t entities__world_count(void);
+ct_world_o *entities__world_at(uint32_t i);
+int entities__add_world_listener(ct_world_listener_f fn, void *ctx);
+void entities__remove_world_listener(ct_world_listener_f fn, void *ctx);
+/* Tells the listeners whose plugins are still loaded (and drops the others). */
+void entities__notify_world(ct_world_o *world, uint32_t event);
+void entities__world_listeners_shutdown(void);
 
 /* entities_world.c: worlds and their managers. */
 ct_world_o *entities__create_world(const ct_world_desc_t *desc);

@@ -126,6 +126,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
         }
     }
     ws->items[ws->count++] = w;
+    entities__notify_world(w, CT_WORLD_CREATED);
     return w;
 }
 
@@ -136,6 +137,7 @@ void entities__destroy_world(ct_world_o *world)
     entities_worlds_t *ws = &entities__state->worlds;
     for (uint32_t i = 0; i < ws->count; i++) {
         if (ws->items[i] == world) {
+            entities__notify_world(world, CT_WORLD_DESTROYED);
             ws->items[i] = ws->items[--ws->count];
             free_world(world);
             return;

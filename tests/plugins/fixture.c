@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "lua/lua_env.h"
+#include "data/sjson.h"
 #include "resources/resources.h"
 
 int fixture_boot(const loader_desc_t *desc)
@@ -24,7 +25,9 @@ int fixture_boot(const loader_desc_t *desc)
     registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
     registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
+    registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
+    registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     return loader__load(desc);
 }
 

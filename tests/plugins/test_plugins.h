@@ -55,4 +55,14 @@ typedef struct test_v2_api_v1 {
     uint32_t (*plugin_api_max)(void);
 } test_v2_api_v1;
 
+#define TEST_WORLDS_API 0xe2013aabu /* "test.worlds" */
+
+/* Provided by the world watcher: what its ct.world v2 listener saw. */
+typedef struct test_worlds_api_v1 {
+    uint32_t (*created)(void);
+    uint32_t (*destroyed)(void);
+    /* Events at which world_at listed the world concerned. */
+    uint32_t (*listed_right)(void);
+} test_worlds_api_v1;
+
 #endif
