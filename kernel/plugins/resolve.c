@@ -97,26 +97,44 @@ static bool describe_offers(uint32_t id, char *buf, size_t size)
     return any;
 }
 
-/* Links each requirement of `p` to its provider. Returns false when `p` cannot load. */
+/* Finds who offers requirement i of `p` at `version`: sets deps[i] (NULL: the kernel or `p`
+ * itself) and returns true, or returns false, noting in `*failed` a provider that did not load. */
+static bool find_provider(ct_plugin_o *p, uint32_t i, uint32_t version, ct_plugin_o **failed)
+{
+    const uint32_t id = p->requires[i].id;
+    p->deps[i] = NULL;
+    if (registry__kernel_has(id, version) || provides(p, id, version))
+        return true;
+    for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+        ct_plugin_o *q = registry__plugin(k);
+        if (!provides(q, id, version))
+            continue;
+        if (is_available(q)) {
+            p->deps[i] = q;
+            return true;
+        }
+        if (did_not_load(q))
+            *failed = q;
+    }
+    return false;
+}
+
+/* Links each requirement of `p` to its provider, the highest version of its range that is
+ * offered. Returns false when `p` cannot load. */
 static bool link_requirements(ct_plugin_o *p)
 {
-    uint32_t n = registry__num_plugins();
     for (uint32_t i = 0; i < p->num_requires; i++) {
         const ct_api_ref_t *ref = &p->requires[i];
-        p->deps[i] = NULL;
-        if (registry__kernel_has(ref->id, ref->version) || provides(p, ref->id, ref->version))
-            continue;
         ct_plugin_o *failed = NULL;
-        for (uint32_t k = 0; k < n && !p->deps[i]; k++) {
-            ct_plugin_o *q = registry__plugin(k);
-            if (!provides(q, ref->id, ref->version))
-                continue;
-            if (is_available(q))
-                p->deps[i] = q;
-            else if (did_not_load(q))
-                failed = q;
+        p->chosen[i] = CT_API_ABSENT;
+        for (uint32_t v = p->max_version[i] + 1; v-- > ref->version;) {
+            if (find_provider(p, i, v, &failed)) {
+                p->chosen[i] = v;
+                break;
+            }
         }
-        if (p->deps[i] || (ref->flags & CT_API_OPTIONAL))
+        /* An optional API whose provider did not load is simply not there. */
+        if (p->chosen[i] != CT_API_ABSENT || (ref->flags & CT_API_OPTIONAL))
             continue;
         const char *api = registry__api_label(ref->id, ref);
         if (failed) {
@@ -150,6 +168,11 @@ static void skip_dependents_of_failures(void)
                 const ct_plugin_o *q = p->deps[i];
                 if (!q || !did_not_load(q))
                     continue;
+                if (p->requires[i].flags & CT_API_OPTIONAL) {
+                    p->deps[i] = NULL;
+                    p->chosen[i] = CT_API_ABSENT;
+                    continue;
+                }
                 loader__skip(p, &p->requires[i], q);
                 changed = true;
             }
