@@ -34,6 +34,18 @@
  * are recovered from the matrix (a non-uniformly scaled parent with a rotated child makes shear,
  * which a pose cannot hold: the nearest rotation and the column lengths are used).
  *
+ * Valid poses. One rule holds at every entry point (create, set_local, set_local_batch,
+ * set_world_position, set_world_rotation, compiled data, spawning a unit at a pose, Lua):
+ *   position   each component finite and within +-CT_TRANSFORM_MAX_POSITION (1e9);
+ *   rotation   each component finite and not all zero; a quaternion that is not of unit length
+ *              is normalised (the matrix formulas assume one), a unit one is kept as given;
+ *   scale      each component finite with a magnitude in [CT_TRANSFORM_MIN_SCALE,
+ *              CT_TRANSFORM_MAX_SCALE] (1e-6 .. 1e6; negative mirrors). Zero flattens a node for
+ *              good: nothing below it could be placed in world space again.
+ * Anything else is refused with a message naming the entity and the field: C calls log it and
+ * change nothing (set_local_batch skips that entry), Lua raises an error, a compile fails and a
+ * blob holding such a pose is refused when it is loaded.
+ *
  * Instance handles. ct_transform_t is an index into the manager's arrays, 0 meaning "none". It is
  * valid until the next create or destroy in the same world (destroying moves the last instance
  * into the hole, as in any packed array). Keep entities, look instances up when needed (lookup is
@@ -45,9 +57,8 @@
  *
  * Resources. The component's source in an entity resource is
  *     transform = { position = [x y z] rotation = [x y z w] scale = [x y z] }
- * every field optional (defaults 0 0 0, 0 0 0 1, 1 1 1). Non-numbers, wrong arity, NaN or
- * infinite values, a zero-length rotation and a zero scale component are refused naming the
- * field; a rotation is normalised. Spawning links each entity to its resource parent
+ * every field optional (defaults 0 0 0, 0 0 0 1, 1 1 1). Non-numbers, wrong arity and values
+ * outside "Valid poses" are refused naming the field; a rotation is normalised. Spawning links each entity to its resource parent
  * (ct_spawn_context_t.parent_index) and places the resource's roots at the context's pose.
  *
  * Lua (module "Transform"; worlds are light userdata, entities their id as a number):
@@ -56,7 +67,8 @@
  *   Transform.local_scale(world, e) -> x, y, z       Transform.set_local_scale(world, e, x, y, z)
  *   Transform.world_position(world, e) -> x, y, z    Transform.world_rotation(world, e) -> x, y, z, w
  *   Transform.link(world, child, parent)             Transform.unlink(world, child)
- * An entity without a transform in that world raises a Lua error naming it.
+ * An entity without a transform in that world raises a Lua error naming it; an id that is not a
+ * whole number (1.5) is refused the same way World and Entity refuse it.
  *
  * Threads: main thread only (like spawning and entity destruction that call into it).
  *
@@ -90,6 +102,11 @@ typedef struct ct_world_o ct_world_o;
 typedef struct ct_transform_t {
     uint32_t i;
 } ct_transform_t;
+
+/* The limits of "Valid poses" above. */
+#define CT_TRANSFORM_MAX_POSITION 1e9f
+#define CT_TRANSFORM_MIN_SCALE 1e-6f
+#define CT_TRANSFORM_MAX_SCALE 1e6f
 
 /* A local pose. rotation is a unit quaternion (x y z w). The identity is
  * { {0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1} }. */
@@ -174,7 +191,8 @@ typedef struct ct_transform_api_v2 {
     bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
     /* Moves / turns e so that its world position / rotation becomes the given one (its local
      * pose is solved through the parent's world matrix; the subtree follows at once). Return
-     * false when e has no transform there. */
+     * false when e has no transform there or the value is refused ("Valid poses"; a rotation
+     * that is not of unit length is normalised). */
     bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
     bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
 } ct_transform_api_v2;

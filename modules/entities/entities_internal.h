@@ -163,6 +163,10 @@ int entities__resource_init(void);
  * ct_resource_api_v1.replace_type. */
 int entities__resource_rebind(void);
 void entities__resource_shutdown(void);
+/* The rule for the pose a resource is spawned at (the one of "Valid poses" in ct_transform.h):
+ * false with the field named in `why`; out_rot receives rot (NULL: identity) normalised. */
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
+                                char *why, size_t why_size);
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity);
 /* Loads (once) and spawns the resource (type, name); returns the entity count or an error and,

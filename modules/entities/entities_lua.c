@@ -62,6 +62,9 @@ static int l_world_spawn_unit(lua_State *L)
         pos[i] = (float)L_API->opt_number(L, 3 + i, 0.0);
     for (int i = 0; i < 4; i++)
         rot[i] = (float)L_API->opt_number(L, 6 + i, i == 3 ? 1.0 : 0.0);
+    char why[96];
+    if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
+        return L_API->error(L, "World.spawn_unit('%s'): %s", name, why);
     ct_entity_t root = {0};
     entities__spawn_named(w, "unit", name, pos, rot, &root);
     return push_entity_or_nil(L, root);

@@ -5,9 +5,11 @@
  * Loading validates the whole payload once, then keeps an 8-aligned copy of it with a table of
  * its sections, so spawning reads u32 arrays and instance data in place and never re-checks.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_transform.h"
 #include "entities_internal.h"
 
 /* Far more than there are component types; it only bounds the work on a corrupt blob. */
@@ -164,12 +166,49 @@ static void unload(void *user_data, void *runtime)
         ct_free(entities__services.a, res, res->block_size);
 }
 
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
+                                char *why, size_t why_size)
+{
+    for (int k = 0; pos && k < 3; k++) {
+        if (!isfinite(pos[k]) || fabsf(pos[k]) > CT_TRANSFORM_MAX_POSITION) {
+            snprintf(why, why_size, "position[%d] = %g is not a finite number within +-%g", k,
+                     (double)pos[k], (double)CT_TRANSFORM_MAX_POSITION);
+            return false;
+        }
+    }
+    const float identity[4] = {0, 0, 0, 1};
+    const float *q = rot ? rot : identity;
+    float len2 = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!isfinite(q[k])) {
+            snprintf(why, why_size, "rotation[%d] is not a finite number", k);
+            return false;
+        }
+        len2 += q[k] * q[k];
+    }
+    if (!(len2 > 1e-24f) || !isfinite(len2)) {
+        snprintf(why, why_size, "rotation is a zero-length quaternion");
+        return false;
+    }
+    /* A unit rotation is kept bit for bit; others are normalised, as transforms does. */
+    const float scale = fabsf(len2 - 1) > 1e-6f ? 1 / sqrtf(len2) : 1;
+    for (int k = 0; k < 4; k++)
+        out_rot[k] = q[k] * scale;
+    return true;
+}
+
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
     const entity_resource_t *res = resource;
     if (!entities__world_valid(world) || !res) {
         entities__log(CT_LOG_ERROR, "spawn: no world %p or no resource", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    float rotation[4];
+    char why[96];
+    if (!entities__check_spawn_pose(pos, rot, rotation, why, sizeof why)) {
+        entities__log(CT_LOG_ERROR, "spawn: %s; nothing spawned", why);
         return CT_ERR_INVALID;
     }
     uint32_t n = res->num_entities;
@@ -194,8 +233,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     };
     if (pos)
         memcpy(ctx.position, pos, sizeof ctx.position);
-    if (rot)
-        memcpy(ctx.rotation, rot, sizeof ctx.rotation);
+    memcpy(ctx.rotation, rotation, sizeof ctx.rotation);
 
     /* One spawn call per section, types in spawn order; sections of types not registered now
      * are counted and reported once. */

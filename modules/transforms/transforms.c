@@ -47,7 +47,13 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
         LOG_MISUSE("create: entity %u is not alive", e.id);
         return out;
     }
-    const int err = transforms__create(m, &e, local, 1, &out);
+    ct_transform_pose_t pose = local ? *local : transforms__identity_pose;
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        LOG_MISUSE("create: entity %u: %s; refused", e.id, why);
+        return out;
+    }
+    const int err = transforms__create(m, &e, &pose, 1, &out);
     if (err)
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR, "create: entity %u: %s", e.id,
                                  transforms__m.log->error_message(err));
@@ -104,7 +110,13 @@ static void t_set_local(ct_world_o *world, ct_transform_t i, const ct_transform_
     transforms__manager_t *m = checked(world, i, "set_local");
     if (!m || !local)
         return;
-    transforms__write_local(m, i.i, local);
+    ct_transform_pose_t pose = *local;
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        LOG_MISUSE("set_local: entity %u: %s; refused", m->entity[i.i].id, why);
+        return;
+    }
+    transforms__write_local(m, i.i, &pose);
     transforms__propagate(m, i.i);
 }
 
@@ -152,6 +164,26 @@ static ct_transform_t t_prev_sibling(ct_world_o *world, ct_transform_t i)
     return (ct_transform_t){m ? m->prev_sibling[i.i] : 0};
 }
 
+/* Names the first entry set_local_batch skipped and why (one line per call, not per entry). */
+static void report_batch_skips(const transforms__manager_t *m, const ct_transform_t *instances,
+                               const ct_transform_pose_t *locals, uint32_t n, uint32_t skipped)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        ct_transform_pose_t pose = locals[k];
+        char why[96];
+        if (!transforms__valid(m, instances[k].i)) {
+            LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u], is an invalid "
+                       "instance %u", skipped, n, k, instances[k].i);
+            return;
+        }
+        if (!transforms__check_pose(&pose, why, sizeof why)) {
+            LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u] (entity %u): %s",
+                       skipped, n, k, m->entity[instances[k].i].id, why);
+            return;
+        }
+    }
+}
+
 static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances,
                               const ct_transform_pose_t *locals, uint32_t n)
 {
@@ -160,7 +192,7 @@ static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances
         return;
     const uint32_t skipped = transforms__set_local_batch(m, instances, locals, n);
     if (skipped)
-        LOG_MISUSE("set_local_batch: skipped %u invalid instances of %u", skipped, n);
+        report_batch_skips(m, instances, locals, n, skipped);
 }
 
 /* The instance of e for the per-entity calls; 0 when there is none (not misuse: physics asks for
@@ -197,8 +229,13 @@ static bool t_set_world_position(ct_world_o *world, ct_entity_t e, const float p
 {
     transforms__manager_t *m;
     const uint32_t i = entity_instance(world, e, &m, "set_world_position");
-    if (!i)
+    if (!i || !position)
         return false;
+    char why[96];
+    if (!transforms__check_position(position, why, sizeof why)) {
+        LOG_MISUSE("set_world_position: entity %u: %s; refused", e.id, why);
+        return false;
+    }
     if (!transforms__set_world_position(m, i, position)) {
         LOG_MISUSE("set_world_position: the parent of entity %u has a singular matrix", e.id);
         return false;
@@ -210,9 +247,15 @@ static bool t_set_world_rotation(ct_world_o *world, ct_entity_t e, const float r
 {
     transforms__manager_t *m;
     const uint32_t i = entity_instance(world, e, &m, "set_world_rotation");
-    if (!i)
+    if (!i || !rotation)
         return false;
-    transforms__set_world_rotation(m, i, rotation);
+    float q[4] = {rotation[0], rotation[1], rotation[2], rotation[3]};
+    char why[96];
+    if (!transforms__check_rotation(q, why, sizeof why)) {
+        LOG_MISUSE("set_world_rotation: entity %u: %s; refused", e.id, why);
+        return false;
+    }
+    transforms__set_world_rotation(m, i, q);
     return true;
 }
 

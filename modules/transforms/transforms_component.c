@@ -60,30 +60,10 @@ static int compile_member(const ct_data_o *member, ct_transform_pose_t *pose, ct
     const char *key = transforms__m.data->key(member);
     if (strcmp(key, "position") == 0)
         return read_floats(member, key, 3, pose->position, ctx);
-    if (strcmp(key, "rotation") == 0) {
-        const int err = read_floats(member, key, 4, pose->rotation, ctx);
-        if (err)
-            return err;
-        if (!transforms__quat_normalize(pose->rotation)) {
-            res->compile_error(ctx, "transform.rotation: a zero-length quaternion");
-            return CT_ERR_BAD_DATA;
-        }
-        return 0;
-    }
-    if (strcmp(key, "scale") == 0) {
-        const int err = read_floats(member, key, 3, pose->scale, ctx);
-        if (err)
-            return err;
-        /* A zero scale flattens the node for good: nothing below can be placed in world space
-         * (set_world_position needs the inverse), so it is a data error, not a pose. */
-        for (uint32_t k = 0; k < 3; k++) {
-            if (pose->scale[k] == 0) {
-                res->compile_error(ctx, "transform.scale[%u]: zero scale", k);
-                return CT_ERR_BAD_DATA;
-            }
-        }
-        return 0;
-    }
+    if (strcmp(key, "rotation") == 0)
+        return read_floats(member, key, 4, pose->rotation, ctx);
+    if (strcmp(key, "scale") == 0)
+        return read_floats(member, key, 3, pose->scale, ctx);
     res->compile_error(ctx, "transform.%s: unknown field (expected position, rotation, scale)", key);
     return CT_ERR_BAD_DATA;
 }
@@ -104,6 +84,12 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
         const int err = compile_member(c, &pose, ctx);
         if (err)
             return err;
+    }
+    /* The rule of every other entry point (a rotation is normalised here, once). */
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        transforms__m.resource->compile_error(ctx, "transform.%s", why);
+        return CT_ERR_BAD_DATA;
     }
     memcpy(out, &pose, sizeof pose);
     return 0;

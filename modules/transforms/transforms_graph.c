@@ -360,8 +360,10 @@ uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transfor
     uint32_t skipped = 0;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t i = instances[k].i;
-        if (transforms__valid(m, i)) {
-            transforms__write_local(m, i, &locals[k]);
+        ct_transform_pose_t pose = locals[k];
+        char why[96];
+        if (transforms__valid(m, i) && transforms__check_pose(&pose, why, sizeof why)) {
+            transforms__write_local(m, i, &pose);
             m->mark[i] = 1;
         } else {
             skipped++;

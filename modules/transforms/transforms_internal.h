@@ -35,6 +35,13 @@ void transforms__quat_rotate(const float q[4], const float v[3], float out[3]);
 /* Scales q to unit length; false (q untouched) when it is (nearly) zero or not finite. */
 bool transforms__quat_normalize(float q[4]);
 
+/* The one rule for a pose that comes from outside (the C API, Lua, compiled data; see
+ * "Valid poses" in api/ct_transform.h): false with the field at fault named in `why` when a value
+ * is refused; a finite rotation that is not of unit length is normalised in place. */
+bool transforms__check_pose(ct_transform_pose_t *pose, char *why, size_t why_size);
+bool transforms__check_position(const float p[3], char *why, size_t why_size);
+bool transforms__check_rotation(float q[4], char *why, size_t why_size);
+
 /* out = a * b: the hot step of propagation, inline so the walk compiles to straight-line code.
  * With rows of four, each output row is a0 * (row 0 of b) + a1 * (row 1) + a2 * (row 2) + (0 0 0
  * a3). Written as four identical expressions (the `+ 0.0f` makes the fourth one's shape the same
@@ -117,8 +124,8 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i);
 void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                  uint32_t n);
 /* Sets locals[k] on instances[k] (a repeated instance takes its last pose), then updates the
- * world matrices as transforms__propagate_batch does. Returns how many entries were invalid
- * (skipped). */
+ * world matrices as transforms__propagate_batch does. Entries with an invalid instance or a pose
+ * transforms__check_pose refuses are skipped; returns how many. */
 uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                      const ct_transform_pose_t *locals, uint32_t n);
 

@@ -60,6 +60,11 @@ static int shutdown(void **state)
     return 0;
 }
 
+static ct_transform_pose_t transforms_identity(void)
+{
+    return (ct_transform_pose_t){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+}
+
 static ct_transform_pose_t pose_at(float x, float y, float z)
 {
     return (ct_transform_pose_t){{x, y, z}, {0, 0, 0, 1}, {1, 1, 1}};
@@ -236,6 +241,9 @@ static void test_compile_refuses_bad_values(void **state)
         "entities = [ { components = { transform = { postion = [1 2 3] } } } ]",
         "entities = [ { components = { transform = 5 } } ]",
         "entities = [ { components = { transform = { position = [1 2 1e39] } } } ]",
+        "entities = [ { components = { transform = { position = [1 2 2e9] } } } ]",
+        "entities = [ { components = { transform = { scale = [1 1e-7 1] } } } ]",
+        "entities = [ { components = { transform = { scale = [1 1 -2e6] } } } ]",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char name[32];
@@ -333,6 +341,89 @@ static void test_spawn_skips_entities_without_transform(void **state)
     entity->destroy_batch(e, 3);
 }
 
+static bool same_pose(ct_transform_pose_t a, ct_transform_pose_t b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* "Valid poses" in ct_transform.h: one rule at every C entry point. */
+static void test_poses_checked_at_every_entry_point(void **state)
+{
+    (void)state;
+    const float nan = NAN, inf = INFINITY;
+    const ct_transform_pose_t bad[] = {
+        {{nan, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}},  {{0, inf, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+        {{0, 0, 2e9f}, {0, 0, 0, 1}, {1, 1, 1}}, {{0, 0, 0}, {0, 0, 0, 0}, {1, 1, 1}},
+        {{0, 0, 0}, {nan, 0, 0, 1}, {1, 1, 1}},  {{0, 0, 0}, {0, 0, 0, 1}, {1, 0, 1}},
+        {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, -inf}}, {{0, 0, 0}, {0, 0, 0, 1}, {nan, 1, 1}},
+    };
+    const uint32_t n_bad = sizeof bad / sizeof bad[0];
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    for (uint32_t k = 0; k < n_bad; k++)
+        assert_int_equal(tv2->create(world, e[0], &bad[k]).i, 0);
+    assert_int_equal(tv2->count(world), 0);
+
+    /* An unnormalised rotation is normalised; a unit one is kept bit for bit. */
+    const ct_transform_t t = tv2->create(world, e[0], &(ct_transform_pose_t){{1, 2, 3}, {0, 0, 2, 0}, {1, 1, 1}});
+    assert_true(t.i != 0);
+    assert_true(tv2->local(world, t).rotation[2] == 1.0f);
+    const ct_transform_pose_t good = {{1, 2, 3}, {0, 0, 0.6f, 0.8f}, {-2, 1, 1}};
+    tv2->set_local(world, t, &good);
+    assert_true(same_pose(tv2->local(world, t), good));
+
+    for (uint32_t k = 0; k < n_bad; k++) {
+        tv2->set_local(world, t, &bad[k]);
+        tv1->set_local(world, t, &bad[k]);
+        assert_true(same_pose(tv2->local(world, t), good));
+    }
+    /* A batch applies the good entries and skips the bad ones. */
+    const ct_transform_t u = tv2->create(world, e[1], NULL);
+    const ct_transform_t batch_i[3] = {t, u, t};
+    const ct_transform_pose_t batch_p[3] = {pose_at(5, 5, 5), bad[0], bad[3]};
+    tv2->set_local_batch(world, batch_i, batch_p, 3);
+    assert_true(tv2->local(world, t).position[0] == 5.0f);
+    assert_true(same_pose(tv2->local(world, u), transforms_identity()));
+
+    const ct_transform_pose_t before = tv2->local(world, t);
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){nan, 0, 0}));
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){0, -inf, 0}));
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){0, 0, 3e9f}));
+    assert_false(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, 0, 0}));
+    assert_false(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, nan, 1}));
+    assert_true(same_pose(tv2->local(world, t), before));
+    assert_true(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, 3, 0}));
+    assert_near(tv2->local(world, t).rotation[2], 1);
+    float w[3];
+    assert_true(tv2->world_position(world, e[0], w));
+    assert_true(isfinite(w[0]) && isfinite(w[1]) && isfinite(w[2]));
+    entity->destroy_batch(e, 2);
+}
+
+/* A unit spawned at a bad pose makes nothing; a rotation that is not of unit length is
+ * normalised. */
+static void test_spawn_pose_checked(void **state)
+{
+    (void)state;
+    const char src[] = "entities = [ { components = { transform = { position = [1 0 0] } } } ]";
+    assert_int_equal(resource->load_source("unit", "units/pose", src, sizeof src - 1), 0);
+    const uint32_t live = entity->live_count();
+    const float nan = NAN;
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", (float[3]){nan, 0, 0}, NULL).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", (float[3]){0, 0, 1e10f}, NULL).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, 0, 0, 0}).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, nan, 0, 1}).id, 0);
+    const ct_world_api_v0 *v0 = test_kernel_api(CT_WORLD_API, 0);
+    assert_int_equal(v0->spawn_unit(world, "units/pose", (float[3]){0, INFINITY, 0}).id, 0);
+    assert_int_equal(entity->live_count(), live);
+    assert_int_equal(tv2->count(world), 0);
+    /* Twice a quarter turn about z, unnormalised: (1 0 0) goes to (0 1 0). */
+    const ct_entity_t e = worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, 0, 2, 2});
+    assert_true(e.id != 0);
+    assert_world_position(world, e, 0, 1, 0);
+    entity->destroy(e);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -362,6 +453,24 @@ static void test_lua_bindings(void **state)
         "  assert(not pcall(Transform.set_local_rotation, w, a, 0, 0, 0, 0))\n"
         "  assert(not pcall(Transform.set_local_scale, w, a, 1, 0, 1))\n"
         "  assert(Transform.local_scale(w, a) == 2)\n"
+        "  local function refused(pattern, f, ...)\n"
+        "    local ok, err = pcall(f, ...)\n"
+        "    assert(not ok and err:find(pattern), tostring(err))\n"
+        "  end\n"
+        "  refused('entity ' .. a .. ': position%[1%]', Transform.set_local_position, w, a, 0, 0/0, 0)\n"
+        "  refused('position%[0%]', Transform.set_local_position, w, a, math.huge, 0, 0)\n"
+        "  refused('position%[2%]', Transform.set_local_position, w, a, 0, 0, 1e10)\n"
+        "  refused('rotation%[3%]', Transform.set_local_rotation, w, a, 0, 0, 0, 0/0)\n"
+        "  refused('scale%[1%]', Transform.set_local_scale, w, a, 1, 1e-9, 1)\n"
+        "  refused('scale%[0%]', Transform.set_local_scale, w, a, -math.huge, 1, 1)\n"
+        "  refused('not an entity id', Transform.local_position, w, a + 0.5)\n"
+        "  refused('not an entity id', Transform.set_local_position, w, -a, 1, 2, 3)\n"
+        "  refused('not an entity id', Transform.link, w, b, a + 0.25)\n"
+        "  x, y, z = Transform.local_position(w, a)\n"
+        "  assert(x == 1 and y == 2 and z == 3)\n"
+        "  Transform.set_local_rotation(w, a, 0, 0, 3, 4)\n"
+        "  qx, qy, qz, qw = Transform.local_rotation(w, a)\n"
+        "  assert(math.abs(qz - 0.6) < 1e-6 and math.abs(qw - 0.8) < 1e-6)\n"
         "  Transform.unlink(w, b)\n"
         "  x, y, z = Transform.world_position(w, b)\n"
         "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
@@ -388,6 +497,8 @@ int main(void)
         cmocka_unit_test(test_compile_refuses_bad_values),
         cmocka_unit_test(test_spawn_links_children),
         cmocka_unit_test(test_spawn_skips_entities_without_transform),
+        cmocka_unit_test(test_poses_checked_at_every_entry_point),
+        cmocka_unit_test(test_spawn_pose_checked),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
