@@ -209,7 +209,7 @@ static const char prelude[] =
     "local destroy, take, next_callback, report = World._destroy, World._take_callbacks,\n"
     "    World._next_callback, World._report\n"
     "local traceback = debug and debug.traceback or tostring\n"
-    "function World.destroy(w) callbacks[w] = nil; destroy(w) end\n"
+    "function World.destroy(w) destroy(w); callbacks[w] = nil end\n"
     "function World.set_callback(w, e, name, fn)\n"
     "  if type(e) ~= 'number' or type(name) ~= 'string' or (fn ~= nil and type(fn) ~= 'function') then\n"
     "    error('usage: World.set_callback(world, entity, name, function or nil)', 2)\n"

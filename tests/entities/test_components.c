@@ -120,6 +120,18 @@ static void debug_name_swap_erase(void **state)
     assert_int_equal(fx.debug_name->set(w, e[0], "a-much-longer-name-than-thirty-one-bytes"), 0);
     assert_int_equal(fx.debug_name->count(w), 4);
     assert_int_equal(strlen(name_of(w, e[0])), CT_DEBUG_NAME_MAX - 1);
+    /* A cut never splits a UTF-8 character: it backs up to the character's first byte. */
+    const char *utf8[][2] = {
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xe2\x82\xac", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaa\xf0\x9f\x90\x99x", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+    };
+    for (size_t k = 0; k < sizeof utf8 / sizeof utf8[0]; k++) {
+        assert_int_equal(fx.debug_name->set(w, e[0], utf8[k][0]), 0);
+        assert_string_equal(name_of(w, e[0]), utf8[k][1]);
+    }
     fx.entity->destroy(e[2]);
     assert_int_equal(fx.debug_name->count(w), 3); /* the destroy callback removed it */
     assert_int_equal(fx.debug_name->set(w, e[2], "x"), CT_ERR_STALE);
@@ -233,7 +245,7 @@ static void debug_name_grows_over_recycled_indices(void **state)
 
     char src[256];
     int len = snprintf(src, sizeof src, "entities = [ { components = { debug_name = { name = "
-                       "\"crate\" } } repeat = { count = %d } } ]\n", SPAWNED);
+                       "\"crate\" } } repeat = { count = %d spacing = [0 0 1] } } ]\n", SPAWNED);
     assert_int_equal(fx.resource->load_source("level", "crates", src, (size_t)len), 0);
     static ct_entity_t spawned[SPAWNED];
     assert_int_equal(fx.world->spawn_resource(forward, fx.resource->get("level", "crates"), NULL,

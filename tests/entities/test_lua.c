@@ -28,7 +28,11 @@ static void worlds_entities_and_names(void **state)
         "Entity.destroy(r)\n"
         "World.collect_garbage(w)\n"
         "World.destroy(w)\n"
-        "assert(not pcall(World.debug_name, w, e))\n");
+        "assert(not pcall(World.debug_name, w, e))\n"
+        "local ok, err = pcall(World.destroy, nil)\n"
+        "assert(not ok and err:find('argument 1 is not a live world'), err)\n"
+        "ok, err = pcall(World.destroy, w)\n"
+        "assert(not ok and err:find('not a live world'), err)\n");
     assert_int_equal(fx.entity->live_count(), 0);
 }
 
