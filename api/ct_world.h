@@ -51,7 +51,11 @@
  * which calls, through protected calls, fn(entity, args...) for each queued (entity, callback)
  * that the script registered with World.set_callback(world, entity, "on_collision", fn). Events
  * for entities that died meanwhile, or with no registered function, are dropped. Never run from
- * inside a system's step.
+ * inside a system's step. A callback calling run_callbacks for its own world gets an error; a run
+ * left by a callback that yielded (and was not resumed) or by an error out of the run is over:
+ * the next run takes the new events and its leftovers are dropped with a warning. The callback
+ * tables of dead entities are dropped (swept whenever a world's count of entities with callbacks
+ * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
  * Lua (module World, worlds are light userdata, entities are numbers holding their id):
  *   World.create() -> w                     World.destroy(w)

@@ -38,7 +38,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 1u
+#define ENTITIES_LAYOUT_VERSION 2u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u
@@ -148,11 +148,12 @@ void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n
 void entities__collect_garbage(ct_world_o *world);
 int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *callback,
                              const double *args, uint32_t n);
-/* Script side of the queue: take moves the queued callbacks aside for reading (false when a run
- * is already in progress); next reads one, false at the end (which also ends the run). */
-bool entities__take_callbacks(ct_world_o *world);
-bool entities__next_callback(ct_world_o *world, ct_entity_t *entity, const char **callback,
-                             const double **args, uint32_t *n);
+/* Script side of the queue: take moves the queued callbacks aside for reading and returns the
+ * run's serial (a run still in progress was abandoned: its rest is dropped); next reads one of
+ * run `run`, false at the end (which ends the run) or when a later run has started. */
+uint32_t entities__take_callbacks(ct_world_o *world);
+bool entities__next_callback(ct_world_o *world, uint32_t run, ct_entity_t *entity,
+                             const char **callback, const double **args, uint32_t *n);
 
 /* entities_compile.c: the compile function of "level" and "unit". */
 int entities__resource_compile(void *user_data, const ct_data_o *source, ct_compile_ctx_o *ctx);

@@ -37,7 +37,8 @@ struct ct_world_o {
     byte_buffer_t queue;
     byte_buffer_t run;
     uint32_t run_cursor;
-    bool running;
+    uint32_t run_serial; /* names the run in progress; 0 when none */
+    uint32_t runs;       /* runs started, for the next serial */
 };
 
 bool entities__world_valid(const ct_world_o *world)
@@ -259,24 +260,31 @@ int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *
     return 0;
 }
 
-bool entities__take_callbacks(ct_world_o *world)
+/* A run that is still in progress when the next one starts was abandoned: a callback raised an
+ * error out of the run or yielded and was not resumed. Its remaining callbacks are dropped (and
+ * reported) instead of blocking every later run. */
+uint32_t entities__take_callbacks(ct_world_o *world)
 {
-    if (world->running)
-        return false;
+    if (world->run_serial && world->run_cursor < world->run.size)
+        entities__log(CT_LOG_WARNING, "world '%s': the previous World.run_callbacks did not finish "
+                      "(a callback raised an error out of it or yielded); %u bytes of its queued "
+                      "callbacks are dropped", world->name, world->run.size - world->run_cursor);
     byte_buffer_t swap = world->run;
     world->run = world->queue;
     world->queue = swap;
     world->queue.size = 0;
     world->run_cursor = 0;
-    world->running = true;
-    return true;
+    world->run_serial = ++world->runs ? world->runs : ++world->runs;
+    return world->run_serial;
 }
 
-bool entities__next_callback(ct_world_o *world, ct_entity_t *entity, const char **callback,
-                             const double **args, uint32_t *n)
+bool entities__next_callback(ct_world_o *world, uint32_t run, ct_entity_t *entity,
+                             const char **callback, const double **args, uint32_t *n)
 {
-    if (!world->running || world->run_cursor >= world->run.size) {
-        world->running = false;
+    if (run == 0 || run != world->run_serial)
+        return false;
+    if (world->run_cursor >= world->run.size) {
+        world->run_serial = 0;
         return false;
     }
     const uint8_t *at = world->run.bytes + world->run_cursor;
