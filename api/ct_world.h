@@ -6,6 +6,12 @@
  * does not own entities: entities are global (ct_entity_api), and destroying a world destroys its
  * managers, not the entities that had components in it.
  *
+ * A ct_world_o pointer is a handle, not an address: it holds a slot and a generation, like an
+ * entity id, so a handle kept past destroy_world is refused by every call (logged; Lua raises
+ * "not a live world") instead of naming a world created later. Never dereference it. A slot's
+ * generation has 24 bits: a stale handle could match again only after 16 million worlds were
+ * created in its slot. At most 65535 worlds exist at once.
+ *
  * Entity resources. A level (resource type "level", source `*.level`) and a unit (type "unit",
  * source `*.unit`) are the same format: a list of entities with components and children.
  *
@@ -57,7 +63,8 @@
  * tables of dead entities are dropped (swept whenever a world's count of entities with callbacks
  * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
- * Lua (module World, worlds are light userdata, entities are numbers holding their id):
+ * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
+ * their id):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)

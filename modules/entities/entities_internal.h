@@ -80,10 +80,17 @@ typedef struct entities_types_t {
 } entities_types_t;
 
 /* entities_world.c */
+struct world_t;
+typedef struct entities_world_slot_t {
+    struct world_t *world; /* NULL when the slot is free */
+    uint32_t generation;   /* goes up when the slot's world is destroyed; never 0 */
+} entities_world_slot_t;
+
 typedef struct entities_worlds_t {
-    ct_world_o **items;
-    uint32_t count;
+    entities_world_slot_t *slots;
+    uint32_t num_slots; /* slots ever used */
     uint32_t capacity;
+    uint32_t count;     /* live worlds */
 } entities_worlds_t;
 
 typedef struct entities_state_t {

@@ -153,6 +153,41 @@ static void an_abandoned_run_does_not_block_the_next(void **state)
     assert_int_equal(fx.entity->live_count(), 0);
 }
 
+/* A world handle kept past World.destroy never names a world created later (the old code handed
+ * out addresses, and the next world usually got the same one). */
+static void stale_world_handles_are_refused(void **state)
+{
+    (void)state;
+    run("for i = 1, 50 do\n"
+        "  local old = World.create()\n"
+        "  World.destroy(old)\n"
+        "  local new = World.create()\n"
+        "  assert(old ~= new)\n"
+        "  local ok, err = pcall(World.destroy, old)\n"
+        "  assert(not ok and err:find('not a live world'), err)\n"
+        "  assert(not pcall(World.collect_garbage, old))\n"
+        "  assert(World.collect_garbage(new) == nil)\n"
+        "  local e = Entity.create()\n"
+        "  assert(World.set_debug_name(new, e, 'kept'))\n"
+        "  assert(World.debug_name(new, e) == 'kept')\n"
+        "  Entity.destroy(e)\n"
+        "  World.destroy(new)\n"
+        "end\n");
+    ct_world_o *old = fx.world->create_world(NULL);
+    fx.world->destroy_world(old);
+    ct_world_o *fresh = fx.world->create_world(NULL);
+    assert_ptr_not_equal(old, fresh);
+    fx.world->destroy_world(old); /* logged, and the fresh world is untouched */
+    assert_null(fx.component->manager(old, fx.component->type_id("debug_name")));
+    assert_non_null(fx.component->manager(fresh, fx.component->type_id("debug_name")));
+    ct_entity_t e = fx.entity->create();
+    assert_int_equal(fx.debug_name->set(old, e, "x"), CT_ERR_INVALID);
+    assert_int_equal(fx.debug_name->set(fresh, e, "x"), 0);
+    assert_true(fx.world->queue_callback(old, e, "on_x", NULL, 0) < 0);
+    fx.entity->destroy(e);
+    fx.world->destroy_world(fresh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +196,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(queue_callback_from_c, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(callbacks_of_dead_entities_are_dropped, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(an_abandoned_run_does_not_block_the_next, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(stale_world_handles_are_refused, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
