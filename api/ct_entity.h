@@ -6,8 +6,11 @@
  * managers (transforms, physics, a game's own) own the data of the entities they know, per world.
  * alive() is one array lookup. A destroyed index is reused only after at least
  * CT_ENTITY_MIN_FREE_INDICES others wait in the queue, so an id comes back only after its index
- * went round all generations: with 1024 free indices and 10 generation bits, about 1024 * 1024
- * destroys. Up to CT_ENTITY_MAX_LIVE entities live at once. The id 0 is never handed out.
+ * went round all generations: with 1024 free indices and 10 generation bits, at least
+ * 1025 * 1023 destroys (alive() of the old id turns true again once its index's generation comes
+ * round, even while the index waits in the queue). That holds even once every index has been used: up to CT_ENTITY_MAX_LIVE -
+ * CT_ENTITY_MIN_FREE_INDICES entities live at once (create fails beyond, logged), so the minimum
+ * always waits in the queue. The id 0 is never handed out.
  *
  * Worlds (ct_world_o, see ct_world.h) hold one manager per component type. One entity may have
  * components in several worlds (a game world and an inventory world).
@@ -53,7 +56,8 @@ typedef void (*ct_entity_destroyed_f)(void *user_data, const ct_entity_t *entiti
 
 /* Version 1: the single-entity API of the seed's part 1. */
 typedef struct ct_entity_api_v1 {
-    /* A new entity, or {0} when CT_ENTITY_MAX_LIVE are live (logged). */
+    /* A new entity, or {0} when CT_ENTITY_MAX_LIVE - CT_ENTITY_MIN_FREE_INDICES are live
+     * (logged). */
     ct_entity_t (*create)(void);
     /* Destroys e; a dead or invalid e is ignored (logged at debug level). */
     void (*destroy)(ct_entity_t e);
