@@ -46,11 +46,13 @@
  * change nothing (set_local_batch skips that entry), Lua raises an error, a compile fails and a
  * blob holding such a pose is refused when it is loaded.
  *
- * Instance handles. ct_transform_t is an index into the manager's arrays, 0 meaning "none". It is
- * valid until the next create or destroy in the same world (destroying moves the last instance
- * into the hole, as in any packed array). Keep entities, look instances up when needed (lookup is
- * a hash probe). Every call checks its handle: an out-of-range one is reported in the log and
- * ignored (getters return the identity / {0}).
+ * Instance handles. ct_transform_t names a slot of the manager's arrays and the slot's
+ * generation; 0 means "none". Creating never disturbs existing handles. Destroying an instance
+ * moves the last instance into the hole (as in any packed array): the destroyed instance's handle
+ * and the moved instance's old handle become stale. Every call checks its handle: an invalid or
+ * stale one is reported in the log and ignored (getters return the identity / {0}). The
+ * generation has 10 bits, so a stale handle could pass again only after its slot changed 1023
+ * times. Keep entities, look instances up when needed (lookup is a hash probe).
  *
  * Entity death. The module registers the component type "transform" (ct_entity.h): instances are
  * removed in the entity destroy callback, so a dead entity's transform is gone at once.

@@ -142,8 +142,12 @@ typedef struct ct_world_api_v1 {
  */
 #define CT_DEBUG_NAME_MAX 32u
 
-/* An instance of a component in one manager: index + 1, 0 is none. Valid until the next add or
- * remove in that manager (removal moves the last instance into the hole). */
+/* An instance of a component in one manager, 0 is none. lookup returns the instance's position
+ * (1..count()) with its slot's generation in the high bits: removal moves the last instance into
+ * the hole, and both the removed and the moved instance's old handles are then stale (name and
+ * entity log it and return NULL / {0}; after 1023 changes of a slot an old handle could pass
+ * again). A plain position {k}, k in 1..count(), has no generation and names the k-th instance as
+ * the manager is now: that is how a walk over the whole manager goes. */
 typedef struct ct_debug_name_instance_t {
     uint32_t i;
 } ct_debug_name_instance_t;

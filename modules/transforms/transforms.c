@@ -27,11 +27,18 @@ transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *wha
     return m;
 }
 
-static transforms__manager_t *checked(ct_world_o *world, ct_transform_t i, const char *what)
+/* The manager and slot a handle names; NULL (logged) for a bad world or an invalid or stale
+ * handle. */
+static transforms__manager_t *checked(ct_world_o *world, ct_transform_t h, const char *what,
+                                      uint32_t *i)
 {
     transforms__manager_t *m = transforms__manager_of(world, what);
-    if (m && !transforms__valid(m, i.i)) {
-        LOG_MISUSE("%s: invalid transform instance %u (the world has %u)", what, i.i, m->n - 1);
+    *i = m ? transforms__index(m, h) : 0;
+    if (m && !*i) {
+        const uint32_t slot = h.i & TRANSFORMS_INDEX_MASK;
+        LOG_MISUSE("%s: transform instance 0x%08x is %s", what, h.i,
+                   transforms__valid(m, slot) ? "stale (its instance was destroyed or moved)"
+                                              : "not an instance of this world");
         return NULL;
     }
     return m;
@@ -64,21 +71,23 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
 
 static void t_destroy(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "destroy");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "destroy", &s);
     if (m)
-        transforms__destroy(m, i.i);
+        transforms__destroy(m, s);
 }
 
 static ct_transform_t t_lookup(ct_world_o *world, ct_entity_t e)
 {
     transforms__manager_t *m = transforms__manager_of(world, "lookup");
-    return (ct_transform_t){m ? transforms__find(m, e.id) : 0};
+    return m ? transforms__handle(m, transforms__find(m, e.id)) : (ct_transform_t){0};
 }
 
 static ct_entity_t t_entity(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "entity");
-    return m ? m->entity[i.i] : (ct_entity_t){0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "entity", &s);
+    return m ? m->entity[s] : (ct_entity_t){0};
 }
 
 static uint32_t t_count(ct_world_o *world)
@@ -89,79 +98,89 @@ static uint32_t t_count(ct_world_o *world)
 
 static ct_transform_pose_t t_local(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "local");
-    return m ? m->pose[i.i] : transforms__identity_pose;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "local", &s);
+    return m ? m->pose[s] : transforms__identity_pose;
 }
 
 static ct_transform_matrix_t t_local_matrix(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "local_matrix");
-    return m ? m->local_m[i.i] : transforms__identity_matrix;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "local_matrix", &s);
+    return m ? m->local_m[s] : transforms__identity_matrix;
 }
 
 static ct_transform_matrix_t t_world_matrix(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "world_matrix");
-    return m ? m->world_m[i.i] : transforms__identity_matrix;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "world_matrix", &s);
+    return m ? m->world_m[s] : transforms__identity_matrix;
 }
 
 static void t_set_local(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local)
 {
-    transforms__manager_t *m = checked(world, i, "set_local");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "set_local", &s);
     if (!m || !local)
         return;
     ct_transform_pose_t pose = *local;
     char why[96];
     if (!transforms__check_pose(&pose, why, sizeof why)) {
-        LOG_MISUSE("set_local: entity %u: %s; refused", m->entity[i.i].id, why);
+        LOG_MISUSE("set_local: entity %u: %s; refused", m->entity[s].id, why);
         return;
     }
-    transforms__write_local(m, i.i, &pose);
-    transforms__propagate(m, i.i);
+    transforms__write_local(m, s, &pose);
+    transforms__propagate(m, s);
 }
 
 static void t_link(ct_world_o *world, ct_transform_t child, ct_transform_t parent)
 {
-    transforms__manager_t *m = checked(world, child, "link");
-    if (!m || !checked(world, parent, "link"))
+    uint32_t c, p;
+    transforms__manager_t *m = checked(world, child, "link", &c);
+    if (!m || !checked(world, parent, "link", &p))
         return;
-    if (transforms__link(m, child.i, parent.i) < 0) {
-        LOG_MISUSE("link: instance %u is %u or one of its descendants (a cycle)", parent.i,
-                   child.i);
+    if (transforms__link(m, c, p) < 0) {
+        LOG_MISUSE("link: entity %u is entity %u or one of its descendants (a cycle)",
+                   m->entity[p].id, m->entity[c].id);
         return;
     }
-    transforms__propagate(m, child.i);
+    transforms__propagate(m, c);
 }
 
 static void t_unlink(ct_world_o *world, ct_transform_t child)
 {
-    transforms__manager_t *m = checked(world, child, "unlink");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, child, "unlink", &s);
     if (m)
-        transforms__unlink(m, child.i);
+        transforms__unlink(m, s);
 }
 
 static ct_transform_t t_parent(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "parent");
-    return (ct_transform_t){m ? m->parent[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "parent", &s);
+    return m ? transforms__handle(m, m->parent[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_first_child(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "first_child");
-    return (ct_transform_t){m ? m->first_child[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "first_child", &s);
+    return m ? transforms__handle(m, m->first_child[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_next_sibling(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "next_sibling");
-    return (ct_transform_t){m ? m->next_sibling[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "next_sibling", &s);
+    return m ? transforms__handle(m, m->next_sibling[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_prev_sibling(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "prev_sibling");
-    return (ct_transform_t){m ? m->prev_sibling[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "prev_sibling", &s);
+    return m ? transforms__handle(m, m->prev_sibling[s]) : (ct_transform_t){0};
 }
 
 /* Names the first entry set_local_batch skipped and why (one line per call, not per entry). */
@@ -171,14 +190,15 @@ static void report_batch_skips(const transforms__manager_t *m, const ct_transfor
     for (uint32_t k = 0; k < n; k++) {
         ct_transform_pose_t pose = locals[k];
         char why[96];
-        if (!transforms__valid(m, instances[k].i)) {
+        const uint32_t i = transforms__index(m, instances[k]);
+        if (!i) {
             LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u], is an invalid "
-                       "instance %u", skipped, n, k, instances[k].i);
+                       "or stale instance 0x%08x", skipped, n, k, instances[k].i);
             return;
         }
         if (!transforms__check_pose(&pose, why, sizeof why)) {
             LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u] (entity %u): %s",
-                       skipped, n, k, m->entity[instances[k].i].id, why);
+                       skipped, n, k, m->entity[i].id, why);
             return;
         }
     }

@@ -164,15 +164,16 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     uint32_t dirty = 0;
     for (uint32_t k = 0; k < n; k++) {
         const ct_transform_t t = out[k];
-        if (!t.i)
+        const uint32_t i = transforms__index(m, t);
+        if (!i)
             continue;
         const uint32_t parent = transform_ancestor(m, ctx, entity_index[k]);
-        if (parent && transforms__link(m, t.i, parent) == 0) {
+        if (parent && transforms__link(m, i, parent) == 0) {
             out[dirty++] = t;
         } else if (!identity) {
-            ct_transform_pose_t pose = m->pose[t.i];
+            ct_transform_pose_t pose = m->pose[i];
             place_at_context(ctx, &pose);
-            transforms__write_local(m, t.i, &pose);
+            transforms__write_local(m, i, &pose);
             out[dirty++] = t;
         }
     }

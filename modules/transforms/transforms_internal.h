@@ -92,6 +92,7 @@ typedef struct transforms__manager_t {
     uint32_t *first_child;
     uint32_t *next_sibling;
     uint32_t *prev_sibling;
+    uint16_t *generation;          /* per slot, 1..1023: goes up when the slot's instance changes */
     transforms__hash_slot_t *hash; /* 2..4 slots per instance slot, linear probing */
     uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
 } transforms__manager_t;
@@ -104,10 +105,30 @@ static inline bool transforms__valid(const transforms__manager_t *m, uint32_t i)
     return i > 0 && i < m->n;
 }
 
+/* A ct_transform_t is (slot generation << 22) | slot index. The generation of a slot goes up
+ * whenever the instance in it is destroyed or moved, so a stale handle is told apart from a live
+ * one (until the 10-bit generation comes round, after 1023 such changes of its slot). Instances
+ * are at most the live entities, so 22 index bits hold every slot. */
+#define TRANSFORMS_INDEX_BITS 22u
+#define TRANSFORMS_INDEX_MASK ((1u << TRANSFORMS_INDEX_BITS) - 1u)
+#define TRANSFORMS_GENERATION_MASK 0x3ffu
+
+static inline ct_transform_t transforms__handle(const transforms__manager_t *m, uint32_t i)
+{
+    return (ct_transform_t){i ? ((uint32_t)m->generation[i] << TRANSFORMS_INDEX_BITS) | i : 0u};
+}
+
+/* The slot a handle names, or 0 when it is invalid or stale. */
+static inline uint32_t transforms__index(const transforms__manager_t *m, ct_transform_t h)
+{
+    const uint32_t i = h.i & TRANSFORMS_INDEX_MASK;
+    return transforms__valid(m, i) && m->generation[i] == h.i >> TRANSFORMS_INDEX_BITS ? i : 0u;
+}
+
 /* The instance of entity id `e`, or 0. */
 uint32_t transforms__find(const transforms__manager_t *m, uint32_t e);
 /* Appends n roots for entities[k] with poses[k] (poses NULL: identity) and writes their
- * instances to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
+ * handles to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
  * Returns 0 or CT_ERR_NOMEM (then nothing was created). */
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out);
@@ -154,7 +175,7 @@ struct ct_memory_api_v1;
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef TRANSFORMS_LAYOUT_VERSION
-#define TRANSFORMS_LAYOUT_VERSION 1u
+#define TRANSFORMS_LAYOUT_VERSION 2u
 #endif
 
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block

@@ -94,6 +94,9 @@ static const char *name_of(ct_world_o *w, ct_entity_t e)
     return fx.debug_name->name(w, fx.debug_name->lookup(w, e));
 }
 
+/* The position part of a debug-name instance handle (the rest is its generation). */
+#define POSITION_MASK 0x3fffffu
+
 /* Removing from the middle moves the last instance into the hole; every lookup still finds its
  * own name, and instances stay packed. */
 static void debug_name_swap_erase(void **state)
@@ -106,11 +109,26 @@ static void debug_name_swap_erase(void **state)
     for (int i = 0; i < 5; i++)
         assert_int_equal(fx.debug_name->set(w, e[i], names[i]), 0);
     assert_int_equal(fx.debug_name->count(w), 5);
-    assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 2);
+    assert_int_equal(fx.debug_name->lookup(w, e[1]).i & POSITION_MASK, 2);
+    const ct_debug_name_instance_t removed = fx.debug_name->lookup(w, e[1]);
+    const ct_debug_name_instance_t moved = fx.debug_name->lookup(w, e[4]);
+    const ct_debug_name_instance_t kept = fx.debug_name->lookup(w, e[0]);
+    assert_string_equal(fx.debug_name->name(w, moved), "e");
     fx.debug_name->remove(w, e[1]);
     assert_int_equal(fx.debug_name->count(w), 4);
     assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 0);
-    assert_int_equal(fx.debug_name->lookup(w, e[4]).i, 2); /* the last took the hole */
+    assert_int_equal(fx.debug_name->lookup(w, e[4]).i & POSITION_MASK, 2); /* the last took the hole */
+    /* Handles carry a generation: the removed and the moved instance's old handles are stale
+     * (the old code named "e" through the removed one), an untouched one still works. */
+    assert_null(fx.debug_name->name(w, removed));
+    assert_int_equal(fx.debug_name->entity(w, removed).id, 0);
+    assert_null(fx.debug_name->name(w, moved));
+    assert_string_equal(fx.debug_name->name(w, kept), "a");
+    assert_string_equal(fx.debug_name->name(w, fx.debug_name->lookup(w, e[4])), "e");
+    /* Re-adding into the freed last slot does not revive a handle to it. */
+    assert_int_equal(fx.debug_name->set(w, e[1], "again"), 0);
+    assert_null(fx.debug_name->name(w, moved));
+    fx.debug_name->remove(w, e[1]);
     for (int i = 0; i < 5; i++) {
         if (i != 1)
             assert_string_equal(name_of(w, e[i]), names[i]);
@@ -190,7 +208,7 @@ static void debug_name_matches_a_reference_model(void **state)
     for (uint32_t i = 1; i <= fx.debug_name->count(w); i++) {
         ct_entity_t e = fx.debug_name->entity(w, (ct_debug_name_instance_t){i});
         assert_true(fx.entity->alive(e));
-        assert_int_equal(fx.debug_name->lookup(w, e).i, i);
+        assert_int_equal(fx.debug_name->lookup(w, e).i & POSITION_MASK, i);
     }
     for (uint32_t s = 0; s < SLOTS; s++) {
         if (ent[s].id)

@@ -424,6 +424,40 @@ static void test_spawn_pose_checked(void **state)
     entity->destroy(e);
 }
 
+/* Instance handles carry a generation: after a destroy, the destroyed instance's handle and the
+ * moved one's old handle are refused (the old code let them name another entity's data). */
+static void test_stale_instance_handles(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    assert_int_equal(entity->create_batch(e, 3), 3);
+    ct_transform_t t[3];
+    for (int k = 0; k < 3; k++)
+        t[k] = tv2->create(world, e[k], (const ct_transform_pose_t[]){pose_at((float)k, 0, 0)});
+    tv2->destroy(world, t[0]); /* t[2] moves into t[0]'s slot */
+    assert_int_equal(tv2->entity(world, t[0]).id, 0);
+    assert_int_equal(tv2->entity(world, t[2]).id, 0);
+    assert_true(tv2->local(world, t[0]).position[0] == 0.0f); /* the identity, not entity 2's */
+    tv2->set_local(world, t[2], (const ct_transform_pose_t[]){pose_at(9, 9, 9)});
+    tv1->destroy(world, t[0]);
+    assert_int_equal(tv2->count(world), 2);
+    assert_world_position(world, e[2], 2, 0, 0);
+    const ct_transform_t now = tv2->lookup(world, e[2]);
+    assert_int_equal(tv2->entity(world, now).id, e[2].id);
+    assert_int_equal(tv2->entity(world, t[1]).id, e[1].id); /* untouched: still valid */
+    /* A freed slot taken again by a new instance keeps old handles stale. */
+    const ct_entity_t f = entity->create();
+    const ct_transform_t nt = tv2->create(world, f, NULL);
+    assert_true(nt.i != 0 && nt.i != t[2].i);
+    assert_int_equal(tv2->entity(world, t[2]).id, 0);
+    /* Links return handles that work. */
+    tv2->link(world, nt, now);
+    assert_int_equal(tv2->parent(world, nt).i, now.i);
+    assert_int_equal(tv2->first_child(world, now).i, nt.i);
+    entity->destroy(f);
+    entity->destroy_batch(e, 3);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -499,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_spawn_skips_entities_without_transform),
         cmocka_unit_test(test_poses_checked_at_every_entry_point),
         cmocka_unit_test(test_spawn_pose_checked),
+        cmocka_unit_test(test_stale_instance_handles),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
