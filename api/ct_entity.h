@@ -129,9 +129,10 @@ typedef struct ct_component_type_t {
                   const uint32_t *entity_index, const void *data);
 
     /* Exactly one of these two: `destroyed` is called with every batch of dead entities (the
-     * manager removes their instances at once); or `gc` (with destroyed NULL) is called by
-     * ct_world_api.collect_garbage and removes instances of dead entities lazily (the seed's
-     * random probe: stop after 4 live hits in a row). */
+     * manager removes their instances at once); or `gc` (with destroyed NULL) removes instances
+     * of dead entities lazily (the seed's random probe: stop after 4 live hits in a row). `gc` is
+     * called once per frame for every world and by ct_world_api.collect_garbage, so it must be
+     * bounded: see ct_component_api_v2.gc_probe. */
     void (*destroyed)(void *manager, const ct_entity_t *entities, uint32_t n);
     void (*gc)(void *manager);
 } ct_component_type_t;
@@ -152,6 +153,57 @@ typedef struct ct_component_api_v1 {
      * its reload_load with the type it registered at init, now pointing at the new code. */
     bool (*replace_type)(const ct_component_type_t *type);
 } ct_component_api_v1;
+
+/* Checks one compiled instance of a type (instance_size bytes at `instance`) when a resource
+ * holding it is loaded, so data that was not made by the compiler (a re-signed or hand-edited
+ * blob) is refused at load, never spawned. Return false with the field at fault in `why`. */
+typedef bool (*ct_component_validate_f)(void *user_data, const void *instance, char *why,
+                                        size_t why_size);
+
+/* Probes per manager per frame the garbage collection may spend (see gc_probe). */
+#define CT_COMPONENT_GC_PROBES 32u
+
+/*
+ * Version 2: everything of v1 (same order, same meaning), plus:
+ *   - validation of compiled instances at load (set_validate);
+ *   - spawning that fails as a whole (spawn_failed);
+ *   - the seed's random-probe collection with a bound (gc_probe). The entities module calls the
+ *     `gc` of every lazily collected manager of every world once per frame (its frame_end hook),
+ *     besides ct_world_api_v1.collect_garbage; a `gc` must therefore be cheap and bounded:
+ *     written with gc_probe, it costs at most CT_COMPONENT_GC_PROBES probes per call.
+ */
+typedef struct ct_component_api_v2 {
+    uint64_t (*register_type)(const ct_component_type_t *type);
+    void (*unregister_type)(uint64_t type_id);
+    void *(*manager)(ct_world_o *world, uint64_t type_id);
+    uint64_t (*type_id)(const char *name);
+    bool (*replace_type)(const ct_component_type_t *type);
+
+    /* Sets (or with NULL clears) the validation of a registered type's compiled instances; it
+     * is called with the type's user_data for every instance of the type in every "level" or
+     * "unit" loaded from then on, and a refusal fails the load naming the resource, the entity
+     * and the type. Kept across replace_type: a module re-sets it from its reload to use its new
+     * code. False for an unknown type (logged). */
+    bool (*set_validate)(uint64_t type_id, ct_component_validate_f validate);
+
+    /* Called by a spawner (ct_component_type_t.spawn) that could not make its instances, with
+     * the context it was given and the reason (usually CT_ERR_NOMEM). The spawn then fails as a
+     * whole: no further type spawns, every entity made for it is destroyed (so each type's
+     * `destroyed` removes what it made; lazily collected types see the entities dead) and the
+     * spawn returns the error. A spawner that fails must leave its manager as it was. */
+    void (*spawn_failed)(const ct_spawn_context_t *ctx, int err);
+
+    /* One bounded step of the seed's random-probe collection over a manager's packed array of
+     * the entities it holds: probes random positions (drawing from *rng, any nonzero seed)
+     * until it finds one whose entity is dead, and returns that position, or returns UINT32_MAX
+     * once 4 live ones were met in a row or *budget probes were spent (each probe takes one off
+     * *budget). The manager removes the instance (swap-erase) and calls again:
+     *     uint32_t budget = CT_COMPONENT_GC_PROBES, i;
+     *     while ((i = api->gc_probe(m->entity, m->n, &m->rng, &budget)) != UINT32_MAX)
+     *         remove_at(m, i);
+     */
+    uint32_t (*gc_probe)(const ct_entity_t *entities, uint32_t n, uint64_t *rng, uint32_t *budget);
+} ct_component_api_v2;
 
 #ifdef __cplusplus
 }

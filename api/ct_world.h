@@ -49,7 +49,11 @@
  *       pad to 8
  *
  * Loading checks every count and size against the payload (a blob that does not add up to exactly
- * its size is refused, naming the field). A section whose type is not registered when spawning,
+ * its size is refused, naming the field), then hands each instance to its type's validation
+ * (ct_component_api_v2.set_validate; transforms refuse poses outside their rule), so a blob
+ * edited outside the compiler is refused naming the entity, the component and the field.
+ * Spawning is all or nothing: when a component's spawner fails (out of memory), every entity made
+ * for the spawn is destroyed again and the spawn returns the error. A section whose type is not registered when spawning,
  * or whose instance_size differs from the registered type's, is skipped with a warning.
  *
  * Script callbacks. A system with events for scripts (physics collisions, ...) queues them with
@@ -124,7 +128,8 @@ typedef struct ct_world_api_v1 {
      * children). Returns the number of entities made, or a negative ct_error. */
     int (*spawn_resource)(ct_world_o *world, const void *resource, const float pos[3],
                           const float rot[4], ct_entity_t *out, uint32_t out_capacity);
-    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
+    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t).
+     * The module also does this for every world once per frame (its frame_end hook). */
     void (*collect_garbage)(ct_world_o *world);
     /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
      * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,

@@ -251,6 +251,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     const char(*names)[CT_DEBUG_NAME_MAX] = data;
     if (n > UINT32_MAX - m->n || !reserve(m, m->n + n)) {
         entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
+        entities__spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     /* Compiled names are already NUL-padded to CT_DEBUG_NAME_MAX (see compile), so each is one

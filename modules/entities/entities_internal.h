@@ -67,6 +67,7 @@ typedef struct entities_manager_t {
 /* entities_component.c */
 typedef struct entities_type_slot_t {
     ct_component_type_t type;
+    ct_component_validate_f validate; /* ct_component_api_v2.set_validate; NULL: none */
     uint64_t id;
     uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
     bool used;
@@ -139,6 +140,11 @@ int entities__type_slot(uint64_t type_id);
 const uint32_t *entities__spawn_order(uint32_t *n);
 /* Unregisters every type still registered (at shutdown). */
 void entities__unregister_all(void);
+bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
+/* The registered type of an id with its validation (NULL when none), or NULL. */
+const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);
+uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
+                            uint32_t *budget);
 
 /* entities_world.c: worlds and their managers. */
 ct_world_o *entities__create_world(const ct_world_desc_t *desc);
@@ -153,6 +159,8 @@ void entities__worlds_remove_type(uint32_t slot);
 /* Hands a batch of dead entities to every `destroyed` manager of every world. */
 void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n);
 void entities__collect_garbage(ct_world_o *world);
+/* collect_garbage for every world: the module's frame_end hook. */
+void entities__collect_garbage_all(void);
 int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *callback,
                              const double *args, uint32_t n);
 /* Script side of the queue: take moves the queued callbacks aside for reading and returns the
@@ -175,6 +183,7 @@ void entities__resource_shutdown(void);
  * false with the field named in `why`; out_rot receives rot (NULL: identity) normalised. */
 bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
                                 char *why, size_t why_size);
+void entities__spawn_failed(const ct_spawn_context_t *ctx, int err);
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity);
 /* Loads (once) and spawns the resource (type, name); returns the entity count or an error and,

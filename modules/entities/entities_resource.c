@@ -134,6 +134,29 @@ static bool parse(reader_t *r, entity_resource_t *out)
     return true;
 }
 
+/* Runs the validation each registered type set (ct_component_api_v2.set_validate) over its
+ * instances: data that passed the layout checks may still hold values its module refuses. */
+static bool validate_instances(const entity_resource_t *res, char *err, size_t err_size)
+{
+    for (uint32_t s = 0; s < res->num_sections; s++) {
+        const section_t *sec = &res->sections[s];
+        ct_component_validate_f validate = NULL;
+        const ct_component_type_t *type = entities__type_of(sec->type_id, &validate);
+        if (!type || !validate || type->instance_size != sec->instance_size)
+            continue;
+        for (uint32_t i = 0; i < sec->num_instances; i++) {
+            char why[128] = "";
+            if (!validate(type->user_data, sec->data + (size_t)i * sec->instance_size, why,
+                          sizeof why)) {
+                snprintf(err, err_size, "entity resource: entity %u, component '%s': %s",
+                         sec->entity_index[i], type->name, why);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 static void *load(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
 {
     (void)user_data;
@@ -155,6 +178,10 @@ static void *load(void *user_data, const void *payload, uint64_t size, char *err
     memcpy(block + head, payload, (size_t)size);
     reader_t copy = {block + head, size, 0, err, err_size};
     parse(&copy, res);
+    if (!validate_instances(res, err, err_size)) {
+        ct_free(entities__services.a, block, block_size);
+        return NULL;
+    }
     return res;
 }
 
@@ -197,6 +224,29 @@ bool entities__check_spawn_pose(const float pos[3], const float rot[4], float ou
     return true;
 }
 
+/* A spawn in progress: its context (what spawners get) and the first failure a spawner reported.
+ * Spawns nest when a spawner spawns, hence a stack. */
+typedef struct spawn_run_t {
+    ct_spawn_context_t ctx;
+    int error;
+    struct spawn_run_t *outer;
+} spawn_run_t;
+
+static spawn_run_t *active_spawns;
+
+void entities__spawn_failed(const ct_spawn_context_t *ctx, int err)
+{
+    for (spawn_run_t *run = active_spawns; run; run = run->outer) {
+        if (&run->ctx == ctx) {
+            if (run->error == 0)
+                run->error = err < 0 ? err : CT_ERR_NOMEM;
+            return;
+        }
+    }
+    entities__log(CT_LOG_ERROR, "spawn_failed: %p is not the context of a spawn in progress",
+                  (const void *)ctx);
+}
+
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
@@ -223,27 +273,31 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
         ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
         return CT_ERR_FULL;
     }
-    ct_spawn_context_t ctx = {
-        .world = world,
-        .entity_lookup = lookup,
-        .parent_index = res->parent_index,
-        .num_entities = n,
-        .position = {0, 0, 0},
-        .rotation = {0, 0, 0, 1},
+    spawn_run_t run = {
+        .ctx = {
+            .world = world,
+            .entity_lookup = lookup,
+            .parent_index = res->parent_index,
+            .num_entities = n,
+            .position = {0, 0, 0},
+        },
+        .outer = active_spawns,
     };
+    const ct_spawn_context_t *ctx = &run.ctx;
     if (pos)
-        memcpy(ctx.position, pos, sizeof ctx.position);
-    memcpy(ctx.rotation, rotation, sizeof ctx.rotation);
+        memcpy(run.ctx.position, pos, sizeof run.ctx.position);
+    memcpy(run.ctx.rotation, rotation, sizeof run.ctx.rotation);
+    active_spawns = &run;
 
     /* One spawn call per section, types in spawn order; sections of types not registered now
      * are counted and reported once. */
     uint32_t num_types, spawned = 0;
     const uint32_t *order = entities__spawn_order(&num_types);
-    for (uint32_t t = 0; t < num_types; t++) {
+    for (uint32_t t = 0; t < num_types && run.error == 0; t++) {
         const ct_component_type_t *type = entities__type_at(order[t]);
         uint64_t id = entities__type_id_at(order[t]);
         void *manager = entities__world_manager_at(world, order[t]);
-        for (uint32_t s = 0; s < res->num_sections; s++) {
+        for (uint32_t s = 0; s < res->num_sections && run.error == 0; s++) {
             const section_t *sec = &res->sections[s];
             if (sec->type_id != id)
                 continue;
@@ -255,8 +309,18 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
                 continue;
             }
             if (manager)
-                type->spawn(manager, &ctx, sec->num_instances, sec->entity_index, sec->data);
+                type->spawn(manager, ctx, sec->num_instances, sec->entity_index, sec->data);
         }
+    }
+    active_spawns = run.outer;
+    if (run.error) {
+        /* All or nothing: the entities go, and with them every instance made for them. */
+        entities__log(CT_LOG_ERROR, "spawn: a component could not be spawned (%s); the %u "
+                      "entities made are destroyed again",
+                      entities__services.log->error_message(run.error), n);
+        entities__destroy_batch(lookup, n);
+        ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
+        return run.error;
     }
     if (spawned < res->num_sections)
         entities__log(CT_LOG_WARNING, "spawn: %u component sections of unregistered types skipped",

@@ -270,6 +270,15 @@ void entities__collect_garbage(ct_world_o *handle)
     }
 }
 
+void entities__collect_garbage_all(void)
+{
+    const entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t s = 0; s < ws->num_slots; s++) {
+        if (ws->slots[s].world)
+            entities__collect_garbage(ws->slots[s].world->handle);
+    }
+}
+
 static uint32_t record_size(uint32_t nargs, uint32_t name_len)
 {
     uint32_t size = (uint32_t)sizeof(callback_record_t) + nargs * (uint32_t)sizeof(double) +

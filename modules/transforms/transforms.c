@@ -299,7 +299,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .self = self,
         .log = get_engine_api(CT_LOG_API, 1),
         .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .component = get_engine_api(CT_COMPONENT_API, 2),
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
         .resource = get_engine_api(CT_RESOURCE_API, 1),
@@ -379,7 +379,7 @@ static const ct_api_ref_t provides[] = {
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
  * the component registry hands them. */
 static const ct_api_ref_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},

@@ -146,6 +146,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     if (!entities) {
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
+        transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     ct_transform_t *out = (ct_transform_t *)(entities + n);
@@ -155,6 +156,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
         ct_free(m->a, entities, bytes);
+        transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     /* Only linked instances and re-placed roots need a world update: a fresh root placed at the
@@ -202,15 +204,29 @@ static const ct_component_type_t transform_type = {
     .destroyed = destroyed,
 };
 
+/* A compiled pose goes through the rule of every other entry point, so a blob edited or
+ * re-signed outside the compiler cannot bring NaN or a zero scale in. */
+static bool validate(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    ct_transform_pose_t pose;
+    memcpy(&pose, instance, sizeof pose);
+    return transforms__check_pose(&pose, why, why_size);
+}
+
 int transforms__register_component(void)
 {
     transforms__m.state->type_id = transforms__m.component->register_type(&transform_type);
-    return transforms__m.state->type_id ? 0 : CT_ERR_CONFLICT;
+    if (!transforms__m.state->type_id)
+        return CT_ERR_CONFLICT;
+    transforms__m.component->set_validate(transforms__m.state->type_id, validate);
+    return 0;
 }
 
 bool transforms__rebind_component(void)
 {
-    return transforms__m.component->replace_type(&transform_type);
+    return transforms__m.component->replace_type(&transform_type) &&
+           transforms__m.component->set_validate(transforms__m.state->type_id, validate);
 }
 
 void transforms__unregister_component(void)

@@ -192,7 +192,7 @@ typedef struct transforms__module_t {
     ct_plugin_o *self;
     const struct ct_log_api_v1 *log;
     const ct_entity_api_v2 *entity;
-    const ct_component_api_v1 *component;
+    const ct_component_api_v2 *component;
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
     const struct ct_resource_api_v1 *resource;

@@ -373,6 +373,142 @@ static void replace_type_keeps_managers(void **state)
     fx.component->unregister_type(id);
 }
 
+/* Lazily collected managers lose their dead entities' instances frame by frame with no script
+ * asking (the old code collected only in collect_garbage), at most CT_COMPONENT_GC_PROBES probes
+ * per manager per frame. */
+static void garbage_is_collected_every_frame_within_a_bound(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(true);
+    ct_world_o *w = fx.world->create_world(NULL);
+    const char src[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 200 spacing = [1 0 0] } } ]";
+    assert_int_equal(fx.resource->load_source("level", "two_hundred", src, sizeof src - 1), 0);
+    ct_entity_t e[200];
+    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("level", "two_hundred"), NULL,
+                                              NULL, e, 200), 200);
+    probe_manager_t *m = fx.component->manager(w, probe);
+    assert_int_equal(m->n, 200);
+    assert_int_equal(kernel__frame(0.016), 0);
+    assert_int_equal(m->n, 200); /* nothing dead: nothing goes */
+    fx.entity->destroy_batch(e, 150);
+    assert_int_equal(kernel__frame(0.016), 0);
+    assert_true(m->collected > 0 && m->collected <= CT_COMPONENT_GC_PROBES);
+    uint32_t frames = 1;
+    while (count_dead(m) > 0 && frames < 1000) {
+        assert_int_equal(kernel__frame(0.016), 0);
+        frames++;
+    }
+    assert_int_equal(count_dead(m), 0);
+    assert_int_equal(m->n, 50);
+    assert_true(frames >= 150 / CT_COMPONENT_GC_PROBES);
+    fx.entity->destroy_batch(e + 150, 50);
+    fx.world->destroy_world(w);
+}
+
+/* gc_probe itself: bounded by the budget and by four live entities in a row. */
+static void gc_probe_is_bounded(void **state)
+{
+    (void)state;
+    ct_entity_t e[8];
+    fx.entity->create_batch(e, 8);
+    uint64_t rng = 7;
+    uint32_t budget = 100;
+    assert_int_equal(fx.component_v2->gc_probe(e, 8, &rng, &budget), UINT32_MAX);
+    assert_int_equal(budget, 96);
+    fx.entity->destroy_batch(e, 8);
+    budget = 3;
+    uint32_t found = 0;
+    while (fx.component_v2->gc_probe(e, 8, &rng, &budget) != UINT32_MAX)
+        found++;
+    assert_int_equal(found, 3);
+    assert_int_equal(budget, 0);
+    assert_int_equal(fx.component_v2->gc_probe(NULL, 8, &rng, &budget), UINT32_MAX);
+}
+
+/* A spawner that fails (out of memory) fails the whole spawn: no entity is left, and the types
+ * spawned before it lose what they made (the old code reported success with half-built
+ * entities). */
+static void failing(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                    const uint32_t *entity_index, const void *data)
+{
+    (void)manager, (void)n, (void)entity_index, (void)data;
+    fx.component_v2->spawn_failed(ctx, CT_ERR_NOMEM);
+}
+
+static void *failing_create(void *ud, ct_world_o *w, ct_allocator_t *a)
+{
+    (void)ud, (void)w, (void)a;
+    static int token;
+    return &token;
+}
+
+static void failing_destroy(void *ud, void *m) { (void)ud, (void)m; }
+static void failing_destroyed(void *m, const ct_entity_t *e, uint32_t n) { (void)m, (void)e, (void)n; }
+static int failing_compile(void *ud, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)ud, (void)source, (void)out, (void)ctx;
+    return 0;
+}
+
+static void a_failed_spawn_leaves_the_world_unchanged(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    ct_world_o *w = fx.world->create_world(NULL);
+    const char src[] = "entities = [ { components = { probe = { value = 1 } debug_name = { name = \"a\" } } }\n"
+                       "  { components = { probe = { value = 2 } failing = {} } } ]";
+    uint64_t failing_id = fx.component->register_type(&(ct_component_type_t){
+        .name = "failing", .spawn_order = 500, .create_manager = failing_create,
+        .destroy_manager = failing_destroy, .compile = failing_compile, .spawn = failing,
+        .destroyed = failing_destroyed});
+    assert_true(failing_id != 0);
+    assert_int_equal(fx.resource->load_source("unit", "half", src, sizeof src - 1), 0);
+    const uint32_t live = fx.entity->live_count();
+    ct_entity_t out[2];
+    probe_manager_t *m = fx.component->manager(w, probe);
+    const uint32_t spawn_calls = m->spawn_calls;
+    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("unit", "half"), NULL, NULL, out, 2),
+                     CT_ERR_NOMEM);
+    assert_int_equal(m->spawn_calls, spawn_calls + 1); /* probe spawned first ... */
+    assert_int_equal(m->n, 0);                          /* ... and lost it again */
+    assert_int_equal(fx.debug_name->count(w), 0);       /* debug_name (after) never ran */
+    assert_int_equal(fx.entity->live_count(), live);
+    assert_int_equal(fx.world->spawn_unit(w, "half", NULL, NULL).id, 0);
+    assert_int_equal(fx.entity->live_count(), live);
+    /* Outside a spawn it is only misuse, logged. */
+    fx.component_v2->spawn_failed(&(ct_spawn_context_t){0}, CT_ERR_NOMEM);
+    fx.component->unregister_type(failing_id);
+    fx.world->destroy_world(w);
+}
+
+/* A type's validation refuses, at load, instance data the compiler would never have made. */
+static bool probe_value_positive(void *ud, const void *instance, char *why, size_t why_size)
+{
+    (void)ud;
+    float v;
+    memcpy(&v, instance, 4);
+    if (v > 0)
+        return true;
+    snprintf(why, why_size, "value %g is not positive", (double)v);
+    return false;
+}
+
+static void validation_runs_at_load(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    assert_false(fx.component_v2->set_validate(12345, probe_value_positive));
+    assert_true(fx.component_v2->set_validate(probe, probe_value_positive));
+    const char good[] = "entities = [ { components = { probe = { value = 1 } } } ]";
+    const char bad[] = "entities = [ { components = { debug_name = { name = \"x\" } } }\n"
+                       "  { components = { probe = { value = -1 } } } ]";
+    assert_int_equal(fx.resource->load_source("unit", "good", good, sizeof good - 1), 0);
+    assert_true(fx.resource->load_source("unit", "bad", bad, sizeof bad - 1) < 0);
+    assert_null(fx.resource->get("unit", "bad"));
+    assert_true(fx.component_v2->set_validate(probe, NULL));
+    assert_int_equal(fx.resource->load_source("unit", "bad", bad, sizeof bad - 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +518,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(debug_name_swap_erase, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(garbage_is_collected_every_frame_within_a_bound, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(gc_probe_is_bounded, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_failed_spawn_leaves_the_world_unchanged, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(validation_runs_at_load, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

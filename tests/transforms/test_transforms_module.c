@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -19,6 +20,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "test_kernel.h"
+#include "resources/resources_internal.h"
 
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
@@ -458,6 +460,58 @@ static void test_stale_instance_handles(void **state)
     entity->destroy_batch(e, 3);
 }
 
+/* Poses in a blob made outside the compiler (edited and re-signed) are refused at load by the
+ * transform type's validation, naming the entity, the component and the field; the old code
+ * loaded them and spawned NaN or a flattened node. */
+static void test_blob_with_bad_pose_refused_at_load(void **state)
+{
+    (void)state;
+    const char src[] = "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
+                       "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]";
+    const ct_resource_type_t *level = resources__find_type("level");
+    assert_non_null(level);
+    uint8_t *blob = NULL;
+    uint64_t size = 0;
+    assert_int_equal(resources__compile_text(level, "bad.level", src, sizeof src - 1, &blob, &size), 0);
+    uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
+    const uint64_t n = size - RESOURCES_HEADER_SIZE;
+    const float position[3] = {1, 2, 3}, scale[3] = {4, 5, 6};
+    size_t at_position = 0, at_scale = 0;
+    for (size_t k = 0; k + sizeof position <= n; k += 4) {
+        if (memcmp(payload + k, position, sizeof position) == 0)
+            at_position = k;
+        if (memcmp(payload + k, scale, sizeof scale) == 0)
+            at_scale = k;
+    }
+    assert_true(at_position && at_scale);
+    char err[256] = "";
+    void *ok = level->load(level->user_data, payload, n, err, sizeof err);
+    assert_non_null(ok);
+    level->unload(level->user_data, ok);
+    const struct { size_t at; float value; const char *field; } edits[] = {
+        {at_position + 4, NAN, "position[1]"}, {at_position, INFINITY, "position[0]"},
+        {at_scale + 8, 0.0f, "scale[2]"},      {at_scale, 1e30f, "scale[0]"},
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, payload, n);
+        memcpy(copy + edits[k].at, &edits[k].value, 4);
+        err[0] = 0;
+        assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+        if (!strstr(err, "entity 1") || !strstr(err, "'transform'") || !strstr(err, edits[k].field))
+            fail_msg("edit %zu: %s", k, err);
+        free(copy);
+    }
+    /* A rotation of zero length, too (the four floats after the position). */
+    uint8_t *copy = malloc(n);
+    memcpy(copy, payload, n);
+    memset(copy + at_position + 12, 0, 16);
+    assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+    assert_non_null(strstr(err, "rotation"));
+    free(copy);
+    ct_free(resources__allocator(), blob, size);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -534,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_poses_checked_at_every_entry_point),
         cmocka_unit_test(test_spawn_pose_checked),
         cmocka_unit_test(test_stale_instance_handles),
+        cmocka_unit_test(test_blob_with_bad_pose_refused_at_load),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
