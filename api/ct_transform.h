@@ -30,6 +30,7 @@
  *   destroying a parent  (destroy(), or its entity dying) unlinks its children the same way:
  *                        each keeps its world pose and becomes a root; grandchildren stay linked
  *                        to their parents. Nothing but the destroyed instance goes away.
+ *   destroy_tree (v3)    destroys the entity and every entity below it: how a unit goes.
  * A world pose read back as position/rotation/scale is exact for translation; rotation and scale
  * are recovered from the matrix (a non-uniformly scaled parent with a rotated child makes shear,
  * which a pose cannot hold: the nearest rotation and the column lengths are used).
@@ -69,6 +70,8 @@
  *   Transform.local_scale(world, e) -> x, y, z       Transform.set_local_scale(world, e, x, y, z)
  *   Transform.world_position(world, e) -> x, y, z    Transform.world_rotation(world, e) -> x, y, z, w
  *   Transform.link(world, child, parent)             Transform.unlink(world, child)
+ *   Transform.destroy_tree(world, e) -> number of entities destroyed (see destroy_tree in v3;
+ *   Entity.destroy(e) is the one-entity call)
  * An entity without a transform in that world raises a Lua error naming it; an id that is not a
  * whole number (1.5) is refused the same way World and Entity refuse it.
  *
@@ -198,6 +201,41 @@ typedef struct ct_transform_api_v2 {
     bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
     bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
 } ct_transform_api_v2;
+
+/* Version 3: everything of v2 (same order, same meaning) and destroying a whole hierarchy. */
+typedef struct ct_transform_api_v3 {
+    ct_transform_t (*create)(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local);
+    void (*destroy)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    ct_entity_t (*entity)(ct_world_o *world, ct_transform_t i);
+    uint32_t (*count)(ct_world_o *world);
+    ct_transform_pose_t (*local)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*local_matrix)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*world_matrix)(ct_world_o *world, ct_transform_t i);
+    void (*set_local)(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local);
+    void (*link)(ct_world_o *world, ct_transform_t child, ct_transform_t parent);
+    void (*unlink)(ct_world_o *world, ct_transform_t child);
+    ct_transform_t (*parent)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*first_child)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*next_sibling)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*prev_sibling)(ct_world_o *world, ct_transform_t i);
+    void (*set_local_batch)(ct_world_o *world, const ct_transform_t *instances,
+                            const ct_transform_pose_t *locals, uint32_t n);
+    bool (*world_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+
+    /* Destroys entity e and every entity linked below it in `world`'s graph, in one
+     * ct_entity_api_v2.destroy_batch (so every component of every world hears of them at once).
+     * Returns how many entities were destroyed (0 for a dead e, logged). Which to use:
+     *   ct_entity_api.destroy(e)   one entity; its children here become roots keeping their
+     *                              world pose (a rider thrown off a horse, a dropped item);
+     *   destroy_tree(world, e)     a unit or anything spawned with children (a vehicle with its
+     *                              wheels, a character with attachments): nothing is left behind.
+     * The hierarchy is this world's: links in other worlds are not followed. */
+    uint32_t (*destroy_tree)(ct_world_o *world, ct_entity_t e);
+} ct_transform_api_v3;
 
 #ifdef __cplusplus
 }

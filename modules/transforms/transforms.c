@@ -1,9 +1,9 @@
 /*
- * ct_transforms.so: the plugin entry, the module's APIs and the ct.transform v1/v2 tables.
+ * ct_transforms.so: the plugin entry, the module's APIs and the ct.transform v1/v2/v3 tables.
  *
  * Every API call finds the world's manager through the component registry, checks its handles
  * (misuse is logged with the function's name and ignored, STYLE rule 7) and hands the work to the
- * graph layer. v1 is the prefix of v2: its table points at the same functions.
+ * graph layer. v1 and v2 are prefixes of v3: their tables point at the same functions.
  */
 #include "transforms_internal.h"
 
@@ -279,6 +279,39 @@ static bool t_set_world_rotation(ct_world_o *world, ct_entity_t e, const float r
     return true;
 }
 
+uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
+{
+    transforms__manager_t *m = transforms__manager_of(world, "destroy_tree");
+    if (!m)
+        return 0;
+    if (!transforms__m.entity->alive(e)) {
+        LOG_MISUSE("destroy_tree: entity %u is not alive", e.id);
+        return 0;
+    }
+    const uint32_t i = transforms__find(m, e.id);
+    if (!i) {
+        transforms__m.entity->destroy(e);
+        return 1;
+    }
+    uint32_t n;
+    ct_entity_t *tree = transforms__subtree_entities(m, i, &n);
+    if (!tree) {
+        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
+                                 "destroy_tree: entity %u: out of memory; nothing destroyed", e.id);
+        return 0;
+    }
+    transforms__m.entity->destroy_batch(tree, n);
+    ct_free(m->a, tree, (size_t)n * sizeof *tree);
+    return n;
+}
+
+static const ct_transform_api_v3 api_v3 = {
+    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
+    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
+    t_set_world_rotation, transforms__destroy_tree,
+};
+
 static const ct_transform_api_v2 api_v2 = {
     t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
     t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
@@ -374,6 +407,7 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
 static const ct_api_ref_t provides[] = {
     {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
     {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
+    {CT_TRANSFORM_API, 3, sizeof(ct_transform_api_v3), 0, "ct.transform"},
 };
 
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
@@ -405,5 +439,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         return (void *)&api_v1;
     if (api == CT_TRANSFORM_API && version == 2)
         return (void *)&api_v2;
+    if (api == CT_TRANSFORM_API && version == 3)
+        return (void *)&api_v3;
     return NULL;
 }

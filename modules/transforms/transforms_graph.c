@@ -333,6 +333,35 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i)
     }
 }
 
+/* The same stackless walk as propagate, done twice: once to count, once to gather. */
+static uint32_t walk_subtree(const transforms__manager_t *m, uint32_t i, ct_entity_t *out)
+{
+    uint32_t n = 0, node = i;
+    for (;;) {
+        if (out)
+            out[n] = m->entity[node];
+        n++;
+        if (m->first_child[node]) {
+            node = m->first_child[node];
+            continue;
+        }
+        while (node != i && !m->next_sibling[node])
+            node = m->parent[node];
+        if (node == i)
+            return n;
+        node = m->next_sibling[node];
+    }
+}
+
+ct_entity_t *transforms__subtree_entities(transforms__manager_t *m, uint32_t i, uint32_t *n)
+{
+    *n = walk_subtree(m, i, NULL);
+    ct_entity_t *out = ct_alloc(m->a, (size_t)*n * sizeof *out);
+    if (out)
+        walk_subtree(m, i, out);
+    return out;
+}
+
 /* Marks: 1 = listed, 2 = listed and already propagated. An instance propagates only when no
  * ancestor is listed (that ancestor's walk covers it), so every changed subtree is walked once
  * and parents always before children. The ancestor check stops at the first listed ancestor:

@@ -162,6 +162,11 @@ void transforms__world_rotation(const transforms__manager_t *m, uint32_t i, floa
 bool transforms__set_world_position(transforms__manager_t *m, uint32_t i, const float position[3]);
 void transforms__set_world_rotation(transforms__manager_t *m, uint32_t i, const float rotation[4]);
 
+/* The entities of i and of its whole subtree, i's first (depth first, parents before children),
+ * into an array from m->a of *n entries (free with *n * sizeof(ct_entity_t)); NULL when out of
+ * memory. */
+ct_entity_t *transforms__subtree_entities(transforms__manager_t *m, uint32_t i, uint32_t *n);
+
 /* ---- module state shared between files (transforms.c) ---------------------------------------- */
 
 struct ct_log_api_v1;
@@ -204,6 +209,9 @@ extern transforms__module_t transforms__m;
 
 /* The manager of `world`, or NULL (logged, naming `what`). */
 transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what);
+
+/* transforms.c: ct_transform_api_v3.destroy_tree (the Lua binding uses it too). */
+uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e);
 
 /* transforms_component.c */
 int transforms__register_component(void);

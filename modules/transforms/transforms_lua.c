@@ -148,6 +148,14 @@ static int l_transform_unlink(lua_State *L)
     return 0;
 }
 
+static int l_transform_destroy_tree(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    transforms__m.lua->push_number(L, transforms__destroy_tree(m->world, m->entity[i]));
+    return 1;
+}
+
 void transforms__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
@@ -161,6 +169,7 @@ void transforms__register_lua(void)
         {"world_rotation", l_transform_world_rotation},
         {"link", l_transform_link},
         {"unlink", l_transform_unlink},
+        {"destroy_tree", l_transform_destroy_tree},
     };
     transforms__m.lua->register_module("Transform", fns, sizeof fns / sizeof fns[0]);
 }

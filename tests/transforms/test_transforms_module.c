@@ -26,6 +26,7 @@ static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v1 *tv1;
 static const ct_transform_api_v2 *tv2;
+static const ct_transform_api_v3 *tv3;
 static const ct_resource_api_v1 *resource;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
@@ -48,7 +49,9 @@ static int boot(void **state)
     assert_non_null(tv2);
     assert_non_null(resource);
     assert_non_null(lua);
-    assert_null(test_kernel_api(CT_TRANSFORM_API, 3));
+    tv3 = test_kernel_api(CT_TRANSFORM_API, 3);
+    assert_non_null(tv3);
+    assert_null(test_kernel_api(CT_TRANSFORM_API, 4));
     world = worlds->create_world(&(ct_world_desc_t){.name = "main"});
     assert_non_null(world);
     return 0;
@@ -512,6 +515,56 @@ static void test_blob_with_bad_pose_refused_at_load(void **state)
     ct_free(resources__allocator(), blob, size);
 }
 
+/* destroy_tree takes a whole hierarchy (C and Lua); Entity.destroy takes one entity and its
+ * children become roots (the old code had only that). */
+static void test_destroy_tree(void **state)
+{
+    (void)state;
+    ct_entity_t e[6];
+    assert_int_equal(entity->create_batch(e, 6), 6);
+    ct_transform_t t[6];
+    for (int k = 0; k < 6; k++)
+        t[k] = tv3->create(world, e[k], NULL);
+    /* 0 - 1 - 2, 1 - 3; 4 alone; 5 under 0 */
+    tv3->link(world, t[1], t[0]);
+    tv3->link(world, t[2], t[1]);
+    tv3->link(world, t[3], t[1]);
+    tv3->link(world, tv3->lookup(world, e[5]), tv3->lookup(world, e[0]));
+    /* Entity 2 also lives in another world, linked differently: only this world's links count. */
+    ct_world_o *other = worlds->create_world(NULL);
+    const ct_transform_t o2 = tv3->create(other, e[2], NULL);
+    const ct_transform_t o4 = tv3->create(other, e[4], NULL);
+    tv3->link(other, o4, o2);
+    const uint32_t live = entity->live_count();
+    assert_int_equal(tv3->destroy_tree(world, e[1]), 3);
+    assert_false(entity->alive(e[1]) || entity->alive(e[2]) || entity->alive(e[3]));
+    assert_true(entity->alive(e[0]) && entity->alive(e[4]) && entity->alive(e[5]));
+    assert_int_equal(entity->live_count(), live - 3);
+    assert_int_equal(tv3->count(world), 3);
+    assert_int_equal(tv3->count(other), 1); /* e[2] went there too, e[4] stays */
+    assert_int_equal(tv3->destroy_tree(world, e[1]), 0); /* dead: logged */
+    /* An entity without a transform here is destroyed alone. */
+    ct_entity_t lone = entity->create();
+    assert_int_equal(tv3->destroy_tree(world, lone), 1);
+    assert_false(entity->alive(lone));
+    /* Lua. */
+    const char *script =
+        "function tree_check(w, root, leaf)\n"
+        "  assert(Transform.destroy_tree(w, root) == 2)\n"
+        "  assert(not Entity.alive(root) and not Entity.alive(leaf))\n"
+        "  assert(not pcall(Transform.destroy_tree, w, root))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "tree_check"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e[0].id);
+    lua->push_number(L, e[5].id);
+    assert_int_equal(lua->call_global("tree_check", 3), 0);
+    assert_int_equal(tv3->count(world), 1);
+    entity->destroy(e[4]);
+    worlds->destroy_world(other);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -589,6 +642,7 @@ int main(void)
         cmocka_unit_test(test_spawn_pose_checked),
         cmocka_unit_test(test_stale_instance_handles),
         cmocka_unit_test(test_blob_with_bad_pose_refused_at_load),
+        cmocka_unit_test(test_destroy_tree),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
