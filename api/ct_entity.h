@@ -203,7 +203,57 @@ typedef struct ct_component_api_v2 {
      *         remove_at(m, i);
      */
     uint32_t (*gc_probe)(const ct_entity_t *entities, uint32_t n, uint64_t *rng, uint32_t *budget);
+
+    /* Entity order, for systems that walk two components at once (see ct_entity_join_next):
+     * writes to order[0..n) the permutation that sorts `entities` by ct_entity_order_key
+     * (ascending; stable), using scratch[0..3n) as work space. A radix sort: O(n), no
+     * allocation.
+     * A manager applies it to its arrays after adds and removals, before such a walk. */
+    void (*sort_by_entity)(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                           uint32_t *scratch);
 } ct_component_api_v2;
+
+/*
+ * Walking two components' data together at array speed. When two managers keep their arrays in
+ * entity order (sort_by_entity above), the instances of the entities they share are found by one
+ * merge walk, with no hash lookup. ct_entity_join_run finds the next shared entity and returns
+ * how many positions from there hold the same entities in both arrays, so the system's own loop
+ * over a run is a plain array loop the compiler vectorises; when both managers hold the same
+ * entities the whole walk is one run:
+ *
+ *     uint32_t run;
+ *     for (ct_entity_join_t j = {0, 0};
+ *          (run = ct_entity_join_run(pos->entity, pos->n, vel->entity, vel->n, &j)) != 0;
+ *          j.a += run, j.b += run)
+ *         for (uint32_t k = 0; k < run; k++)
+ *             integrate(&pos->p[j.a + k], &vel->v[j.b + k], dt);
+ */
+static inline uint32_t ct_entity_order_key(ct_entity_t e)
+{
+    return (e.id << CT_ENTITY_GENERATION_BITS) | (e.id >> CT_ENTITY_INDEX_BITS);
+}
+
+typedef struct ct_entity_join_t {
+    uint32_t a, b; /* positions in the first and the second array */
+} ct_entity_join_t;
+
+/* Advances j to the next pair of positions holding the same entity and returns the length of
+ * the run of equal entities from there (0 at the end of either array). Both arrays must be
+ * sorted by ct_entity_order_key. */
+static inline uint32_t ct_entity_join_run(const ct_entity_t *a, uint32_t na, const ct_entity_t *b,
+                                          uint32_t nb, ct_entity_join_t *j)
+{
+    while (j->a < na && j->b < nb && a[j->a].id != b[j->b].id) {
+        if (ct_entity_order_key(a[j->a]) < ct_entity_order_key(b[j->b]))
+            j->a++;
+        else
+            j->b++;
+    }
+    uint32_t run = 0;
+    while (j->a + run < na && j->b + run < nb && a[j->a + run].id == b[j->b + run].id)
+        run++;
+    return run;
+}
 
 #ifdef __cplusplus
 }

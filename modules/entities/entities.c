@@ -53,6 +53,7 @@ static const ct_component_api_v2 component_v2 = {
     .set_validate = entities__set_validate,
     .spawn_failed = entities__spawn_failed,
     .gc_probe = entities__gc_probe,
+    .sort_by_entity = entities__sort_by_entity,
 };
 
 static ct_entity_t spawn_unit_v1(ct_world_o *world, const char *name, const float pos[3],

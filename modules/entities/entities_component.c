@@ -189,3 +189,40 @@ uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *r
     *rng = x;
     return UINT32_MAX;
 }
+
+/* LSD radix sort, 8 bits a pass, of the keys with their positions carried alongside: every
+ * pass reads sequentially (reading keys through the entity array each pass would miss the
+ * cache). A pass whose digit is the same for every key (the generation bits, often) is skipped. */
+void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                              uint32_t *scratch)
+{
+    if (!entities || !order || !scratch)
+        return;
+    uint32_t *key = scratch, *key_to = scratch + n, *pos = order, *pos_to = scratch + 2 * (size_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        key[i] = ct_entity_order_key(entities[i]);
+        pos[i] = i;
+    }
+    for (uint32_t shift = 0; shift < 32; shift += 8) {
+        uint32_t count[257] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            count[((key[i] >> shift) & 0xffu) + 1u]++;
+        if (n == 0 || count[((key[0] >> shift) & 0xffu) + 1u] == n)
+            continue;
+        for (uint32_t d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t at = count[(key[i] >> shift) & 0xffu]++;
+            key_to[at] = key[i];
+            pos_to[at] = pos[i];
+        }
+        uint32_t *t = key;
+        key = key_to;
+        key_to = t;
+        t = pos;
+        pos = pos_to;
+        pos_to = t;
+    }
+    if (pos != order)
+        memcpy(order, pos, (size_t)n * sizeof *order);
+}

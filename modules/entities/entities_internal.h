@@ -143,6 +143,8 @@ void entities__unregister_all(void);
 bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
 /* The registered type of an id with its validation (NULL when none), or NULL. */
 const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);
+void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                              uint32_t *scratch);
 uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
                             uint32_t *budget);
 

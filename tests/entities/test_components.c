@@ -509,6 +509,53 @@ static void validation_runs_at_load(void **state)
     assert_int_equal(fx.resource->load_source("unit", "bad", bad, sizeof bad - 1), 0);
 }
 
+/* sort_by_entity orders by index then generation (stably), and join_run finds exactly the shared
+ * entities, in runs. */
+static void sort_by_entity_and_join(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static ct_entity_t all[N], a[N], b[N], sorted[N];
+    static uint32_t order[N], scratch[3 * N];
+    assert_int_equal(fx.entity->create_batch(all, N), N);
+    /* Recycle some indices so generations differ. */
+    fx.entity->destroy_batch(all, 1500);
+    assert_int_equal(fx.entity->create_batch(all, 1500), 1500);
+    uint32_t na = 0, nb = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        const ct_entity_t e = all[(uint64_t)i * 1237u % N];
+        if (i % 3 != 0)
+            a[na++] = e;
+        if (i % 5 != 0)
+            b[nb++] = e;
+    }
+    fx.component_v2->sort_by_entity(a, na, order, scratch);
+    for (uint32_t i = 0; i < na; i++)
+        sorted[i] = a[order[i]];
+    for (uint32_t i = 1; i < na; i++)
+        assert_true(ct_entity_order_key(sorted[i - 1]) < ct_entity_order_key(sorted[i]));
+    memcpy(a, sorted, na * sizeof *a);
+    fx.component_v2->sort_by_entity(b, nb, order, scratch);
+    for (uint32_t i = 0; i < nb; i++)
+        sorted[i] = b[order[i]];
+    memcpy(b, sorted, nb * sizeof *b);
+    /* Shared: i % 3 != 0 and i % 5 != 0 over the permutation, 3000 * 2/3 * 4/5 = 1600. */
+    uint32_t pairs = 0, runs = 0, run;
+    for (ct_entity_join_t j = {0, 0}; (run = ct_entity_join_run(a, na, b, nb, &j)) != 0;
+         j.a += run, j.b += run) {
+        runs++;
+        for (uint32_t k = 0; k < run; k++)
+            assert_int_equal(a[j.a + k].id, b[j.b + k].id);
+        pairs += run;
+    }
+    assert_int_equal(pairs, 1600);
+    assert_true(runs > 1 && runs < pairs);
+    /* Identical arrays are one run. */
+    ct_entity_join_t j = {0, 0};
+    assert_int_equal(ct_entity_join_run(a, na, a, na, &j), na);
+    fx.entity->destroy_batch(all, N);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +569,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(gc_probe_is_bounded, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(a_failed_spawn_leaves_the_world_unchanged, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(validation_runs_at_load, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(sort_by_entity_and_join, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
