@@ -43,10 +43,11 @@
  * same build, whatever order they were added in: contacts are solved in entity-pair order.
  * state_hash() digests positions and velocities of bodies and point masses sorted by entity.
  *
- * Bad data is refused: a dynamic body or point mass needs a finite mass > 0, shapes a finite
- * size > 0, every number must be finite. Compiling names the field (compile_error); setters log
- * the entity and return CT_ERR_INVALID. Calls naming an entity without that component (or a
- * dead one) return CT_ERR_NOT_FOUND and change nothing.
+ * Bad data is refused: every number must lie in its range (see Ranges below). Compiling names the
+ * field (compile_error); spawning a level or unit checks every instance again (a blob can be
+ * edited after it was compiled) and skips a bad one naming the entity and field; setters log the
+ * world, entity and field and return CT_ERR_INVALID. Calls naming an entity without that
+ * component (or a dead one) return CT_ERR_NOT_FOUND and change nothing.
  *
  * Resources (under `components` of an entity):
  *   point_mass = { mass = 2 velocity = [0 0 0] }
@@ -91,6 +92,26 @@ extern "C" {
 /* Declared in ct_entity.h; repeated so this header stands alone. */
 typedef struct ct_entity_t ct_entity_t;
 typedef struct ct_world_o ct_world_o;
+
+/* ---- Ranges -------------------------------------------------------------------------------
+ * Every number that enters physics (descs, setters, compiled and loaded data, Lua, and the
+ * transforms it reads at the start of a step) is checked against these; what is outside is
+ * refused with a message naming the world, the entity and the field, and nothing changes. NaN
+ * and infinities are outside every range. Inside them the arithmetic of a step cannot overflow
+ * (an inverse mass, -separation / dt, a cell count). During a step speeds are clamped to
+ * CT_PHYSICS_MAX_SPEED, and a body pushed past CT_PHYSICS_MAX_POSITION stops at the border (its
+ * velocity along that axis dropped) with a warning naming the world and the entity. */
+#define CT_PHYSICS_MAX_POSITION 1.0e5f /* m, each coordinate of a body or point mass */
+#define CT_PHYSICS_MAX_SPEED 1.0e4f    /* m/s, the length of a velocity */
+#define CT_PHYSICS_MIN_SIZE 1.0e-3f    /* m, a half extent or radius */
+#define CT_PHYSICS_MAX_SIZE 1.0e4f
+#define CT_PHYSICS_MIN_MASS 1.0e-6f    /* kg, a dynamic body or point mass */
+#define CT_PHYSICS_MAX_MASS 1.0e9f
+#define CT_PHYSICS_MIN_DT 1.0e-5f      /* s, simulate()'s step */
+#define CT_PHYSICS_MAX_DT 1.0f
+#define CT_PHYSICS_MAX_FORCE 1.0e12f   /* N, each component of a force */
+#define CT_PHYSICS_MAX_GRAVITY 1.0e4f  /* m/s^2, each component */
+#define CT_PHYSICS_MAX_FRICTION 100.0f /* friction coefficient; restitution is in [0, 1] */
 
 /* ---- Event streams ---------------------------------------------------------------------- */
 
@@ -195,7 +216,8 @@ typedef struct ct_physics_api_v1 {
     int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
     /* Adds force / mass to the acceleration accumulator, cleared by the next simulate(). */
     int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
-    /* Advances the world by dt seconds (> 0, finite): point masses, and in v2 bodies too. */
+    /* Advances the world by dt seconds (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]; other values are
+     * refused, logged, and nothing moves): point masses, and in v2 bodies too. */
     void (*simulate)(ct_world_o *world, float dt);
 } ct_physics_api_v1;
 

@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_plugin.h"
 
+#include <stdio.h>
 #include <string.h>
 
 physics__module physics__m;
@@ -42,11 +43,52 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     return m;
 }
 
-static bool finite3(const float v[3], const char *what, ct_entity_t e)
+/* What a vector argument must be (ct_physics.h, Ranges). */
+typedef enum vec_kind { VEC_POSITION, VEC_VELOCITY, VEC_FORCE, VEC_GRAVITY } vec_kind;
+
+static const struct {
+    const char *field, *range;
+} vec_rules[] = {
+    [VEC_POSITION] = {"position", "each coordinate within +-1e5 m"},
+    [VEC_VELOCITY] = {"velocity", "at most 1e4 m/s"},
+    [VEC_FORCE] = {"force", "each component within +-1e12 N"},
+    [VEC_GRAVITY] = {"gravity", "each component within +-1e4 m/s^2"},
+};
+
+char physics__refusal[192];
+
+/* Checks v against its range; when it is outside, logs (and keeps for the Lua error) a message
+ * naming the call, the world, the entity (none for world-wide settings) and the field. */
+static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o *w, ct_entity_t e)
 {
-    if (v && v3_finite(v3_load(v)))
+    if (v) {
+        const physics__v3 x = v3_load(v);
+        const bool ok = kind == VEC_POSITION ? v3_within(x, CT_PHYSICS_MAX_POSITION)
+                        : kind == VEC_VELOCITY ? v3_speed_ok(x)
+                        : kind == VEC_FORCE    ? v3_within(x, CT_PHYSICS_MAX_FORCE)
+                                               : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
+        if (ok)
+            return true;
+    }
+    char who[48] = "";
+    if (e.id)
+        snprintf(who, sizeof who, ", entity %u", e.id);
+    snprintf(physics__refusal, sizeof physics__refusal, "%s (%g, %g, %g) refused: must be %s",
+             vec_rules[kind].field, v ? (double)v[0] : 0.0, v ? (double)v[1] : 0.0,
+             v ? (double)v[2] : 0.0, vec_rules[kind].range);
+    if (!v)
+        snprintf(physics__refusal, sizeof physics__refusal, "%s missing (NULL)", vec_rules[kind].field);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p%s: %s", what, (void *)w, who, physics__refusal);
+    return false;
+}
+
+/* A bad desc, or a dead entity: logged naming the world, the entity and the field. */
+static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_t e)
+{
+    if (!bad && physics__m.entity->alive(e))
         return true;
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: entity %u: refused a missing or non-finite vector", what, e.id);
+    snprintf(physics__refusal, sizeof physics__refusal, "%s", bad ? bad : "not alive");
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
     return false;
 }
 
@@ -57,11 +99,8 @@ static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
     physics__points *p = points_of(w, "add_point_mass");
     if (!p)
         return CT_ERR_INVALID;
-    const char *bad = d ? physics__point_desc_error(d) : "desc (NULL)";
-    if (bad || !physics__m.entity->alive(e)) {
-        PHYSICS_LOG(CT_LOG_ERROR, "add_point_mass: entity %u: %s", e.id, bad ? bad : "not alive");
+    if (!desc_ok(d ? physics__point_desc_error(d) : "desc (NULL)", "add_point_mass", w, e))
         return CT_ERR_INVALID;
-    }
     return physics__points_add(p, e, d);
 }
 
@@ -96,7 +135,7 @@ static int p_set(ct_world_o *w, ct_entity_t e, const float in[3], int field, con
     physics__v3 *v = point_field(w, e, what, field);
     if (!v)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(in, what, e))
+    if (!vec_ok(in, field == 0 ? VEC_POSITION : VEC_VELOCITY, what, w, e))
         return CT_ERR_INVALID;
     *v = v3_load(in);
     return 0;
@@ -113,7 +152,7 @@ static int p_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
     const uint32_t i = p ? physics__points_find(p, e) : UINT32_MAX;
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(f, "add_point_force", e))
+    if (!vec_ok(f, VEC_FORCE, "add_point_force", w, e))
         return CT_ERR_INVALID;
     p->acceleration[i] = v3_add(p->acceleration[i], v3_scale(v3_load(f), 1.0f / p->mass[i]));
     return 0;
@@ -132,18 +171,33 @@ static void points_range(void *user, uint32_t begin, uint32_t end)
 
 /* ---- bodies: sync with transforms, callbacks ---------------------------------------------- */
 
-/* Start of a step: the transform is the truth between steps (see ct_physics.h). */
+/* Start of a step: the transform is the truth between steps (see ct_physics.h). A position
+ * outside the ranges (NaN from a script's transform, say) never reaches a body: the body keeps
+ * its own, and the world and first such entity are named whenever their number changes. */
 static void read_transforms(physics__body_manager *m)
 {
     physics__bodies *b = &m->scene.bodies;
+    uint32_t bad = 0;
+    ct_entity_t first = {0};
     for (uint32_t i = 0; i < b->n; i++) {
         float t[3];
         if (!physics__m.transform->world_position(m->world, b->entity[i], t))
             continue;
         const physics__v3 tp = v3_load(t);
-        if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0)
+        if (!v3_within(tp, CT_PHYSICS_MAX_POSITION)) {
+            first = bad++ ? first : b->entity[i];
+            continue;
+        }
+        if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0) {
+            m->scene.bp_stale |= memcmp(&tp, &b->position[i], sizeof tp) != 0;
             b->position[i] = b->synced[i] = tp;
+        }
     }
+    if (bad != m->bad_transforms && bad)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies' transforms hold a position "
+                    "outside +-1e5 m or not finite (the first: entity %u); they keep their last "
+                    "position", (void *)m->world, bad, first.id);
+    m->bad_transforms = bad;
 }
 
 /* End of a step: moved bodies write their transforms. Bodies that did not move (resting ones,
@@ -188,8 +242,9 @@ static void queue_callbacks(physics__body_manager *m)
 
 static void simulate(ct_world_o *w, float dt)
 {
-    if (!(isfinite(dt) && dt > 0.0f)) {
-        PHYSICS_LOG(CT_LOG_WARNING, "simulate: refused dt %g (must be finite and > 0)", (double)dt);
+    if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: refused dt %g (must be within [1e-5, 1] s)",
+                    (void *)w, (double)dt);
         return;
     }
     physics__points *p = points_of(w, "simulate");
@@ -205,7 +260,12 @@ static void simulate(ct_world_o *w, float dt)
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
-        PHYSICS_LOG(CT_LOG_ERROR, "simulate: %s", physics__m.log->error_message(err));
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w, physics__m.log->error_message(err));
+    const physics__step_report *r = &m->scene.report;
+    if (r->escaped)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies reached the border of the "
+                    "world (+-1e5 m) and stopped there (the first: entity %u)", (void *)w,
+                    r->escaped, r->escaped_entity);
     write_transforms(m);
     queue_callbacks(m);
 }
@@ -215,13 +275,15 @@ static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
     physics__body_manager *m = bodies_of(w, "add_body");
     if (!m)
         return CT_ERR_INVALID;
-    const char *bad = d ? physics__body_desc_error(d) : "desc (NULL)";
-    if (bad || !physics__m.entity->alive(e)) {
-        PHYSICS_LOG(CT_LOG_ERROR, "add_body: entity %u: %s", e.id, bad ? bad : "not alive");
+    if (!desc_ok(d ? physics__body_desc_error(d) : "desc (NULL)", "add_body", w, e))
         return CT_ERR_INVALID;
-    }
     ct_body_desc_t placed = *d;
-    physics__m.transform->world_position(w, e, placed.position);
+    float at[3];
+    if (physics__m.transform->world_position(w, e, at) &&
+        vec_ok(at, VEC_POSITION, "add_body: the transform's world position", w, e))
+        memcpy(placed.position, at, sizeof at);
+    else if (physics__m.transform->world_position(w, e, at))
+        return CT_ERR_INVALID;
     const int err = physics__bodies_add(&m->scene.bodies, e, &placed);
     m->scene.bp_stale = true;
     return err;
@@ -242,13 +304,23 @@ static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics_
     return *m ? physics__bodies_find(&(*m)->scene.bodies, e) : UINT32_MAX;
 }
 
+/* Velocities and forces are for dynamic and kinematic bodies. */
+static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w, ct_entity_t e)
+{
+    if (m->scene.bodies.kind[i] != CT_BODY_STATIC)
+        return true;
+    snprintf(physics__refusal, sizeof physics__refusal, "a static body does not move");
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    return false;
+}
+
 static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
     physics__body_manager *m;
     const uint32_t i = body_of(w, e, "set_velocity", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(v, "set_velocity", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+    if (!vec_ok(v, VEC_VELOCITY, "set_velocity", w, e) || !movable(m, i, "set_velocity", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.velocity[i] = v3_load(v);
     return 0;
@@ -270,7 +342,7 @@ static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
     const uint32_t i = body_of(w, e, "add_force", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(f, "add_force", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+    if (!vec_ok(f, VEC_FORCE, "add_force", w, e) || !movable(m, i, "add_force", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
     return 0;
@@ -292,7 +364,7 @@ static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
     const uint32_t i = body_of(w, e, "teleport", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(p, "teleport", e))
+    if (!vec_ok(p, VEC_POSITION, "teleport", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
     physics__m.transform->set_world_position(w, e, p);
@@ -303,7 +375,7 @@ static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
 static void set_gravity(ct_world_o *w, const float g[3])
 {
     physics__body_manager *m = bodies_of(w, "set_gravity");
-    if (m && finite3(g, "set_gravity", (ct_entity_t){0}))
+    if (m && vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0}))
         m->scene.gravity = v3_load(g);
 }
 

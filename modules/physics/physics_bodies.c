@@ -17,24 +17,24 @@ const char *physics__body_desc_error(const ct_body_desc_t *d)
         return "kind (dynamic, static or kinematic)";
     if (d->shape == CT_BODY_BOX) {
         for (int k = 0; k < 3; k++)
-            if (!(isfinite(d->half_extents[k]) && d->half_extents[k] > 0.0f))
-                return "half_extents (each must be finite and > 0)";
+            if (!f_within(d->half_extents[k], CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+                return "half_extents (each must be within [1e-3, 1e4] m)";
     } else if (d->shape == CT_BODY_SPHERE) {
-        if (!(isfinite(d->radius) && d->radius > 0.0f))
-            return "radius (must be finite and > 0)";
+        if (!f_within(d->radius, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+            return "radius (must be within [1e-3, 1e4] m)";
     } else {
         return "shape (box or sphere)";
     }
-    if (d->kind == CT_BODY_DYNAMIC && !(isfinite(d->mass) && d->mass > 0.0f))
-        return "mass (a dynamic body needs a finite mass > 0)";
-    if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
-        return "restitution (must be in [0, 1])";
-    if (!(isfinite(d->friction) && d->friction >= 0.0f))
-        return "friction (must be finite and >= 0)";
-    if (!v3_finite(v3_load(d->position)))
-        return "position (must be finite)";
-    if (!v3_finite(v3_load(d->velocity)))
-        return "velocity (must be finite)";
+    if (d->kind == CT_BODY_DYNAMIC && !f_within(d->mass, CT_PHYSICS_MIN_MASS, CT_PHYSICS_MAX_MASS))
+        return "mass (a dynamic body needs a mass within [1e-6, 1e9] kg)";
+    if (!f_within(d->restitution, 0.0f, 1.0f))
+        return "restitution (must be within [0, 1])";
+    if (!f_within(d->friction, 0.0f, CT_PHYSICS_MAX_FRICTION))
+        return "friction (must be within [0, 100])";
+    if (!v3_within(v3_load(d->position), CT_PHYSICS_MAX_POSITION))
+        return "position (each coordinate must be within +-1e5 m)";
+    if (!v3_speed_ok(v3_load(d->velocity)))
+        return "velocity (must be finite, at most 1e4 m/s)";
     return NULL;
 }
 

@@ -572,8 +572,21 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
                 next[k] = dk != 0.0f ? (edge - ok) / dk : INFINITY;
             }
             /* Ends: each turn moves one border further along the ray (by at least a cell,
-             * d being normalised) until past the clip box or past the best hit. */
-            for (;;) {
+             * d being normalised) until past the clip box or past the best hit. The clipped
+             * segment crosses at most the grid's cells per axis in all; more turns than that
+             * (coordinates clamped at BP_COORD_LIMIT) end in a walk over every item instead. */
+            uint64_t turns = (uint64_t)(bp->cells_hi.x - bp->cells_lo.x) +
+                             (uint64_t)(bp->cells_hi.y - bp->cells_lo.y) +
+                             (uint64_t)(bp->cells_hi.z - bp->cells_lo.z) + 8u;
+            for (;; turns--) {
+                if (!turns) {
+                    for (uint32_t p = 0; p < bp->num_items; p++) {
+                        const float t = hit(user, bp->item[p].box, best);
+                        if (t < best)
+                            best = t, best_box = bp->item[p].box;
+                    }
+                    break;
+                }
                 /* Boxes of other cells sharing the bucket are tested too: harmless, since
                  * hit() measures the true distance. The clipped ray may graze a cell just
                  * outside the grid's bounds, which holds nothing. */

@@ -202,7 +202,7 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__body_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add(&m->scene.bodies, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
     m->scene.bp_stale = true;
 }
@@ -221,7 +221,7 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__point_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__points_add(&m->points, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p, entity %u: point_mass.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
 }
 

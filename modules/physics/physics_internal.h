@@ -47,6 +47,16 @@ static inline float v3_get(physics__v3 a, int k) { return k == 0 ? a.x : k == 1 
 static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]); }
 static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
 static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+/* Range checks of ct_physics.h's Ranges, written so that NaN fails them. */
+static inline bool v3_within(physics__v3 a, float limit)
+{
+    return fabsf(a.x) <= limit && fabsf(a.y) <= limit && fabsf(a.z) <= limit;
+}
+static inline bool f_within(float x, float lo, float hi) { return x >= lo && x <= hi; }
+static inline bool v3_speed_ok(physics__v3 v)
+{
+    return v3_within(v, CT_PHYSICS_MAX_SPEED) && v3_dot(v, v) <= CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED;
+}
 
 /* ---- Worker pool -------------------------------------------------------------------------
  * The core splits its larger loops across threads through this pair, without knowing the
@@ -340,6 +350,12 @@ typedef struct physics__keyed_pair {
     uint32_t a, b;
 } physics__keyed_pair;
 
+/* What a step tells its owner to log (the core does not log). */
+typedef struct physics__step_report {
+    uint32_t escaped;        /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
+    uint32_t escaped_entity; /* the first of them */
+} physics__step_report;
+
 typedef struct physics__scene {
     ct_allocator_t *a;
     /* Zero: serial. Copied into the broadphase at each build; the owner sets it before a step or
@@ -360,6 +376,7 @@ typedef struct physics__scene {
     uint32_t cap_order;
 
     physics__events events; /* this step's stream */
+    physics__step_report report; /* of the last step */
 } physics__scene;
 
 void physics__scene_init(physics__scene *s, ct_allocator_t *a);
@@ -435,7 +452,11 @@ extern const ct_physics_api_v2 physics__api_v2;
 typedef struct physics__body_manager {
     ct_world_o *world;
     physics__scene scene;
+    uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
+
+/* The reason of the last refusal of an argument (main thread), for the Lua error. */
+extern char physics__refusal[192];
 
 typedef struct physics__point_manager {
     physics__points points;

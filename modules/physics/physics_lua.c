@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #define L_API (physics__m.lua)
 
@@ -33,6 +34,8 @@ static int check_result(lua_State *L, int err, const char *what, ct_entity_t e)
 {
     if (err == CT_ERR_NOT_FOUND)
         return L_API->error(L, "%s: entity %u has no body in this world", what, e.id);
+    if (err == CT_ERR_INVALID)
+        return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__refusal);
     if (err)
         return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__m.log->error_message(err));
     return 0;
@@ -47,7 +50,11 @@ static int push_vec3(lua_State *L, const float v[3])
 
 static int l_physics_simulate(lua_State *L)
 {
-    physics__api_v2.simulate(check_world(L), (float)L_API->check_number(L, 2));
+    ct_world_o *w = check_world(L);
+    const double dt = L_API->check_number(L, 2);
+    if (!(dt >= CT_PHYSICS_MIN_DT && dt <= CT_PHYSICS_MAX_DT))
+        return L_API->error(L, "Physics.simulate: dt %g refused: must be within [1e-5, 1] s", dt);
+    physics__api_v2.simulate(w, (float)dt);
     return 0;
 }
 
@@ -105,9 +112,12 @@ static int l_physics_state_hash(lua_State *L)
 static int l_physics_set_gravity(lua_State *L)
 {
     ct_world_o *w = check_world(L);
-    float g[3];
+    float g[3], now[3];
     check_vec3(L, 2, g);
     physics__api_v2.set_gravity(w, g);
+    physics__api_v2.gravity(w, now);
+    if (memcmp(g, now, sizeof g) != 0)
+        return L_API->error(L, "Physics.set_gravity: world %p: %s", (void *)w, physics__refusal);
     return 0;
 }
 

@@ -110,9 +110,13 @@ static float queries__ray_hit(void *user, uint32_t i, float best)
 bool physics__scene_raycast(physics__scene *s, physics__v3 o, physics__v3 dir, float max_t,
                             ct_physics_hit_t *out)
 {
-    const float len = v3_len(dir);
-    if (!(len > 0.0f) || !v3_finite(o) || !(max_t >= 0.0f) || physics__scene_refresh_grid(s))
+    /* Every body lies within +-CT_PHYSICS_MAX_POSITION: a ray from further out, or longer than
+     * the world's diagonal, meets nothing more, so the walk always has a finite end. */
+    const float len = v3_len(dir), world = CT_PHYSICS_MAX_POSITION;
+    if (!(len > 0.0f && isfinite(len)) || !v3_within(o, 4.0f * world) || !(max_t >= 0.0f) ||
+        physics__scene_refresh_grid(s))
         return false;
+    max_t = f_min(max_t, 8.0f * world);
     queries__ray ray = {&s->bodies, o, v3_scale(dir, 1.0f / len)};
     float t;
     const uint32_t i = physics__broadphase_raycast(&s->bp, o, ray.d, max_t, queries__ray_hit, &ray, &t);

@@ -485,14 +485,46 @@ static int solver__remember(physics__scene *s)
     return 0;
 }
 
+/* Speeds stay within CT_PHYSICS_MAX_SPEED whatever the forces (the direction is kept). */
+static inline physics__v3 solver__clamp_speed(physics__v3 v)
+{
+    const float max = CT_PHYSICS_MAX_SPEED, sq = v3_dot(v, v);
+    return sq <= max * max ? v : v3_scale(v, max / sqrtf(sq));
+}
+
+/* A body that left the world's bounds stops at the border, losing its velocity along that axis;
+ * the report names the first. */
+static void solver__keep_inside(physics__scene *s)
+{
+    physics__bodies *b = &s->bodies;
+    const float max = CT_PHYSICS_MAX_POSITION;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (v3_within(b->position[i], max))
+            continue;
+        float p[3], v[3];
+        v3_store(b->position[i], p);
+        v3_store(b->velocity[i], v);
+        for (int k = 0; k < 3; k++)
+            if (!(fabsf(p[k]) <= max)) {
+                p[k] = p[k] > 0.0f ? max : -max;
+                v[k] = 0.0f;
+            }
+        b->position[i] = v3_load(p);
+        b->velocity[i] = v3_load(v);
+        if (!s->report.escaped++)
+            s->report.escaped_entity = b->entity[i].id;
+    }
+}
+
 int physics__scene_step(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
     s->events.size = 0;
+    s->report = (physics__step_report){0};
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC)
-            b->velocity[i] = v3_add(b->velocity[i],
-                                    v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt));
+            b->velocity[i] = solver__clamp_speed(v3_add(
+                b->velocity[i], v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
         b->force[i] = v3(0, 0, 0);
     }
     s->bp_stale = true;
@@ -512,5 +544,6 @@ int physics__scene_step(physics__scene *s, float dt)
     solver__positions(s);
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
+    solver__keep_inside(s);
     return solver__remember(s);
 }
