@@ -26,8 +26,12 @@
  * 0, -9.81, 0), forces, contacts, restitution and friction.
  *
  * Contacts are solved with sequential impulses (warm started from the previous step) and a
- * position pass that removes penetration without adding velocity. Restitution uses the larger of
- * the two bodies' values, friction the geometric mean.
+ * position pass that removes penetration without adding velocity. Fast bodies do not tunnel:
+ * a pair whose motion in this step brings it together gets a speculative contact that stops it
+ * at the surface (two boxes push along the axis that closes); bodies that only pass near each
+ * other are untouched. Restitution uses the larger of the two bodies' values and acts only where
+ * the shapes touch (a body stopped at the surface bounces in the next step with the speed it came
+ * in with); friction uses the geometric mean and is a cone (the same limit in every direction).
  *
  * Events. Each world's step writes one event stream (ct_physics_api_v2.events): a blob of
  * [ct_physics_event_header_t][event bytes]... valid until the next simulate() of that world.
@@ -36,8 +40,8 @@
  * Script callbacks: for entities that asked (World.set_callback(world, e, "on_collision", fn),
  * see ct_world.h) the step also queues fn(e, other, x, y, z, nx, ny, nz, impulse) for both bodies
  * of every new collision on the world's callback queue (the normal points from the other body
- * towards e: the way e is pushed); scripts run them with World.run_callbacks(world), never from
- * inside the solver.
+ * towards e: the way e is pushed), and fn(e, other) for "on_contact_ended"; scripts run them with
+ * World.run_callbacks(world), never from inside the solver.
  *
  * Determinism: the same bodies (same entity ids, same values) give bit-identical results on the
  * same build, whatever order they were added in: contacts are solved in entity-pair order.
@@ -125,11 +129,15 @@ typedef struct ct_physics_event_header_t {
 enum {
     /* Two bodies started touching this step (ct_physics_collision_event_t). */
     CT_PHYSICS_EVENT_COLLISION = 1,
+    /* Two bodies that touched at the end of the previous step no longer do, or one of them is
+     * gone (ct_physics_contact_ended_event_t). */
+    CT_PHYSICS_EVENT_CONTACT_ENDED = 2,
 };
 
-/* Bodies a and b (a's id < b's id) started pressing on each other. `normal` points from a to b,
- * `point` is on the contact surface, `impulse` the normal impulse (N s) of this step,
- * `speed` the closing speed (m/s) before the impulse. */
+/* Bodies a and b (a's id < b's id) started touching: their shapes are within 2 mm of each other
+ * at the end of this step and press on each other (bodies that only came near, or passed by, make
+ * no event). `normal` points from a to b, `point` is on the contact surface, `impulse` the normal
+ * impulse (N s) of this step, `speed` the closing speed (m/s) they came in with. */
 typedef struct ct_physics_collision_event_t {
     uint32_t a, b; /* entity ids */
     float point[3];
@@ -137,6 +145,11 @@ typedef struct ct_physics_collision_event_t {
     float impulse;
     float speed;
 } ct_physics_collision_event_t;
+
+/* Bodies a and b (entity ids, a < b) stopped touching. */
+typedef struct ct_physics_contact_ended_event_t {
+    uint32_t a, b;
+} ct_physics_contact_ended_event_t;
 
 /* Walks a stream: returns the header at *offset and advances *offset past its event, or NULL at
  * the end (or if the rest is truncated). The event bytes follow the header. Example:

@@ -219,13 +219,20 @@ static void write_transforms(physics__body_manager *m)
     }
 }
 
-/* Turns the step's collision events into on_collision callbacks for both entities. The world
+/* Turns the step's events into on_collision and on_contact_ended callbacks for both entities. The world
  * drops those no script registered for. */
 static void queue_callbacks(physics__body_manager *m)
 {
     const physics__events *ev = &m->scene.events;
     uint32_t at = 0;
     for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(ev->bytes, ev->size, &at));) {
+        if (h->type == CT_PHYSICS_EVENT_CONTACT_ENDED) {
+            ct_physics_contact_ended_event_t c;
+            memcpy(&c, h + 1, sizeof c);
+            const double a = c.a, b = c.b;
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.a}, "on_contact_ended", &b, 1);
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.b}, "on_contact_ended", &a, 1);
+        }
         if (h->type != CT_PHYSICS_EVENT_COLLISION)
             continue;
         ct_physics_collision_event_t c;

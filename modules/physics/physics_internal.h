@@ -302,7 +302,8 @@ typedef struct physics__contacts {
     float *sep_base;     /* separation minus dot(normal, pb - pa) at detection */
     float *target;       /* the normal relative velocity the solver aims for (at least) */
     float *speed;        /* closing speed before the solve */
-    uint8_t *fresh;      /* not pressing in the previous step: a collision starts if jn > 0 */
+    float *approach;     /* speculative contacts about to hit: the closing speed to bounce with */
+    uint32_t *cached;    /* the pair's entry in the previous step's cache, or UINT32_MAX */
     uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
     uint32_t *row;       /* the contact's row; its wave while the rows are being ordered */
 } physics__contacts;
@@ -342,6 +343,8 @@ typedef struct physics__gathered {
 typedef struct physics__cached {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     float jn, jt1, jt2;
+    float approach; /* it was stopped at the surface: the speed it came in with, for the bounce */
+    uint32_t touching; /* the shapes touched and pressed at the end of that step */
 } physics__cached;
 
 /* A broadphase pair as the solver orders it: entity(a) < entity(b). */
@@ -408,7 +411,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 3u
+#define PHYSICS_LAYOUT_VERSION 4u
 #endif
 
 /* The two component types, in registration order. */

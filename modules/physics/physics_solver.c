@@ -28,12 +28,14 @@
 #define SOLVER_MAX_CORRECTION 0.2f
 /* Below this closing speed (m/s) contacts do not bounce: resting bodies would never settle. */
 #define SOLVER_BOUNCE_SPEED 1.0f
+/* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
+#define SOLVER_TOUCH 0.002f
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
     CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
     CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
-    CONTACT_FIELD(fresh),  CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
+    CONTACT_FIELD(approach), CONTACT_FIELD(cached), CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
 };
 #define ROW_FIELD(name) {offsetof(physics__rows, name), sizeof(*((physics__rows *)0)->name)}
 static const physics__soa_field solver__row_fields[] = {
@@ -216,6 +218,44 @@ static void solver__shapes(const physics__bodies *b, uint32_t i, uint32_t j, phy
     }
 }
 
+/* Whether b's motion relative to a over the step, d, brings the shapes together: b's centre
+ * against a grown by b (a rounded sum for two spheres, a box otherwise, which for a sphere and a
+ * box is a little generous at the corners). For two boxes *axis gets the axis through which the
+ * path enters, the one that closes (-1 when it starts inside). */
+static bool solver__sweep(const physics__bodies *b, uint32_t i, uint32_t j, physics__v3 d, int *axis)
+{
+    const physics__v3 p = v3_sub(b->position[j], b->position[i]);
+    *axis = -1;
+    if (b->shape[i] == CT_BODY_SPHERE && b->shape[j] == CT_BODY_SPHERE) {
+        const float r = b->half[i].x + b->half[j].x, dd = v3_dot(d, d);
+        const float t = dd > 0.0f ? f_min(f_max(-v3_dot(p, d) / dd, 0.0f), 1.0f) : 0.0f;
+        const physics__v3 q = v3_add(p, v3_scale(d, t));
+        return v3_dot(q, q) <= r * r;
+    }
+    const physics__v3 h = v3_add(b->half[i], b->half[j]);
+    float t0 = 0.0f, t1 = 1.0f;
+    for (int k = 0; k < 3; k++) {
+        const float pk = v3_get(p, k), dk = v3_get(d, k), hk = v3_get(h, k);
+        if (dk == 0.0f) {
+            if (pk < -hk || pk > hk)
+                return false;
+            continue;
+        }
+        float ta = (-hk - pk) / dk, tb = (hk - pk) / dk;
+        if (ta > tb) {
+            const float x = ta;
+            ta = tb;
+            tb = x;
+        }
+        if (ta > t0)
+            t0 = ta, *axis = k;
+        t1 = f_min(t1, tb);
+        if (t0 > t1)
+            return false;
+    }
+    return true;
+}
+
 /* LSD radix sort by key, 11 bits a pass, from p through tmp; returns whichever holds the result.
  * A pass where every key has the same digit is skipped: entity ids are small, so most of the
  * high passes are. Far cheaper than qsort's callback per comparison on ten thousand pairs. */
@@ -272,28 +312,59 @@ static int solver__collide(physics__scene *s, float dt)
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
         m ? solver__sort_pairs(s->order, s->order + bp->num_pairs, m) : NULL;
-    uint32_t n = 0;
+    uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < m; k++) {
         const uint32_t i = order[k].a, j = order[k].b;
         physics__v3 normal;
         float sep;
         solver__shapes(b, i, j, &normal, &sep, &c->point[n]);
-        const float closing = v3_len(v3_sub(b->velocity[j], b->velocity[i])) * dt;
-        if (!(sep < SOLVER_MARGIN + closing))
-            continue;
+        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+        float vn = v3_dot(rel, normal);
+        /* A contact is kept when the shapes overlap, when they are within the margin and not
+         * rushing together (a resting contact keeps its warm start), or when this step's motion
+         * brings them together. The last is tested on the path, not on a gap: a box falling past
+         * another's corner is near it on one axis and closing on another, yet never touches.
+         * Two boxes then push along the axis that closes. */
+        if (!(sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN))) {
+            int axis;
+            if (!(sep < SOLVER_MARGIN + v3_len(rel) * dt) ||
+                !solver__sweep(b, i, j, v3_scale(rel, dt), &axis))
+                continue;
+            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
+                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+                float e[3] = {0, 0, 0};
+                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
+                normal = v3_load(e);
+                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+                vn = v3_dot(rel, normal);
+            }
+        }
         c->a[n] = i;
         c->b[n] = j;
         c->key[n] = order[k].key;
         c->normal[n] = normal;
         c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
-        /* Restitution and approach are decided here, from velocities before any impulse. */
-        const float vn = v3_dot(v3_sub(b->velocity[j], b->velocity[i]), normal);
+        while (at < s->num_cache && s->cache[at].key < order[k].key)
+            at++;
+        const physics__cached *old =
+            at < s->num_cache && s->cache[at].key == order[k].key ? &s->cache[at] : NULL;
+        c->cached[n] = old ? at : UINT32_MAX;
+        /* Restitution only where the shapes touch: a contact still apart stops the bodies at
+         * the surface (speculatively) and remembers how fast they came; they bounce at the next
+         * step, from the surface, with that speed. */
         const float e = f_max(b->restitution[i], b->restitution[j]);
         float target = sep > 0.0f ? -sep / dt : 0.0f;
-        if (e > 0.0f && vn < -SOLVER_BOUNCE_SPEED && sep + vn * dt < 0.0f)
-            target = -e * vn;
+        c->approach[n] = 0.0f;
+        if (sep > SOLVER_TOUCH) {
+            if (sep + vn * dt < 0.0f)
+                c->approach[n] = -vn;
+        } else if (vn <= 0.0f) {
+            const float speed = f_max(-vn, old ? old->approach : 0.0f);
+            if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
+                target = e * speed;
+        }
         c->target[n] = target;
-        c->speed[n] = -vn;
+        c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
         n++;
     }
     c->n = n;
@@ -361,7 +432,6 @@ static int solver__prepare(physics__scene *s)
         sum += count;
     }
     physics__v3 *v = g->velocity;
-    uint32_t at = 0; /* contacts and cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
         c->row[k] = q;
@@ -381,11 +451,7 @@ static int solver__prepare(physics__scene *s)
         r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
         r->sep_base[q] = c->sep_base[k];
 
-        while (at < s->num_cache && s->cache[at].key < c->key[k])
-            at++;
-        const physics__cached *old =
-            at < s->num_cache && s->cache[at].key == c->key[k] ? &s->cache[at] : NULL;
-        c->fresh[k] = !old || old->jn == 0.0f;
+        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
         r->jn[q] = r->jt1[q] = r->jt2[q] = 0.0f;
         /* A bounce starts from nothing: last step's push would only damp it. */
         if (old && c->target[k] <= 0.0f) {
@@ -417,11 +483,17 @@ static void solver__velocities(physics__scene *s)
             const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
             const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
             physics__v3 va = v[sa], vb = v[sb];
-            /* Friction first, bounded by the normal impulse so far (a box of friction). */
+            /* Friction first, within a cone: the tangent impulse is at most friction times the
+             * normal impulse so far, in every direction. */
             const float limit = r->friction[k] * jn;
             physics__v3 dv = v3_sub(vb, va);
-            const float j1 = f_min(f_max(jt1 - mass * v3_dot(dv, t1), -limit), limit);
-            const float j2 = f_min(f_max(jt2 - mass * v3_dot(dv, t2), -limit), limit);
+            float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
+            const float sq = j1 * j1 + j2 * j2;
+            if (sq > limit * limit) {
+                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+                j1 *= scale;
+                j2 *= scale;
+            }
             const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
             va = v3_sub(va, v3_scale(tangent, ia));
             vb = v3_add(vb, v3_scale(tangent, ib));
@@ -459,14 +531,40 @@ static void solver__positions(physics__scene *s)
     }
 }
 
-/* Remembers impulses and reports new collisions (step 5). */
+/* Whether contact k's shapes touch, and press, at the end of the step. */
+static inline bool solver__touching(const physics__scene *s, uint32_t k)
+{
+    const physics__contacts *c = &s->contacts;
+    const physics__v3 *p = s->bodies.position;
+    const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(p[c->b[k]], p[c->a[k]]));
+    return sep <= SOLVER_TOUCH && s->rows.jn[c->row[k]] > 0.0f;
+}
+
+static int solver__ended(physics__scene *s, uint64_t key)
+{
+    const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
+    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+}
+
+/* Remembers impulses and reports contacts that began and ended touching (step 5), in key order:
+ * the new contacts and the old cache are walked together. */
 static int solver__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
     const physics__contacts *c = &s->contacts;
     const physics__rows *r = &s->rows;
+    uint32_t at = 0;
     for (uint32_t k = 0; k < c->n; k++) {
-        if (!c->fresh[k] || r->jn[c->row[k]] <= 0.0f)
+        for (; at < s->num_cache && s->cache[at].key < c->key[k]; at++)
+            if (s->cache[at].touching && solver__ended(s, s->cache[at].key))
+                return CT_ERR_NOMEM;
+        const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
+        if (at < s->num_cache && s->cache[at].key == c->key[k])
+            at++;
+        const bool is = solver__touching(s, k);
+        if (was && !is && solver__ended(s, c->key[k]))
+            return CT_ERR_NOMEM;
+        if (was || !is)
             continue;
         ct_physics_collision_event_t ev = {.a = b->entity[c->a[k]].id, .b = b->entity[c->b[k]].id,
                                            .impulse = r->jn[c->row[k]], .speed = c->speed[k]};
@@ -475,11 +573,15 @@ static int solver__remember(physics__scene *s)
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
     }
+    for (; at < s->num_cache; at++)
+        if (s->cache[at].touching && solver__ended(s, s->cache[at].key))
+            return CT_ERR_NOMEM;
     if (solver__reserve(s->a, (void **)&s->cache, &s->cap_cache, c->n, sizeof *s->cache))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t q = c->row[k];
-        s->cache[k] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q]};
+        s->cache[k] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q], c->approach[k],
+                                        solver__touching(s, k)};
     }
     s->num_cache = c->n; /* in key order, as the contacts are */
     return 0;

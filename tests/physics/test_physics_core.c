@@ -446,6 +446,222 @@ static void test_sphere_bounces_on_ground(void **state)
     physics__scene_free(&s);
 }
 
+/* ---- contacts are real (issue 8) ---------------------------------------------------------- */
+
+/* Counts the step's events of one type. */
+static uint32_t count_events(const physics__scene *s, uint32_t type)
+{
+    uint32_t n = 0, at = 0;
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s->events.bytes, s->events.size, &at));)
+        n += h->type == type;
+    return n;
+}
+
+/* A body falling past another's corner, 1 cm apart, moves exactly like one falling alone: no
+ * touch, no slowing, no event. Boxes past a box, a sphere past a box, a sphere past a sphere,
+ * with and without gravity. */
+static void test_near_misses_do_not_touch(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 3; kind++)
+        for (int gravity = 0; gravity < 2; gravity++) {
+            physics__scene s, alone;
+            scene_init(&s);
+            scene_init(&alone);
+            if (!gravity)
+                s.gravity = alone.gravity = v3(0, 0, 0);
+            const ct_body_desc_t still = kind == 2 ? sphere_desc(0, 0, 0, 0.5f, 1, 0)
+                                                   : box_desc(0, 0, 0, 0.5f, CT_BODY_STATIC);
+            ct_body_desc_t d = kind == 0 ? box_desc(1.01f, 3, 0.3f, 0.5f, CT_BODY_DYNAMIC)
+                                         : sphere_desc(1.01f, 3, 0, 0.5f, 1, 0.5f);
+            d.velocity[1] = -10.0f;
+            add(&s, 1, still);
+            if (kind == 2) /* a second dynamic sphere, held in place without gravity */
+                s.bodies.inv_mass[0] = 0.0f;
+            add(&s, 2, d);
+            add(&alone, 2, d);
+            for (int step = 0; step < 40; step++) {
+                assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+                assert_int_equal(physics__scene_step(&alone, 1.0f / 60.0f), 0);
+                assert_int_equal(count_events(&s, CT_PHYSICS_EVENT_COLLISION), 0);
+                const physics__v3 v = vel(&s, 2), va = vel(&alone, 2), p = pos(&s, 2), pa = pos(&alone, 2);
+                assert_memory_equal(&v, &va, sizeof v);
+                assert_memory_equal(&p, &pa, sizeof p);
+            }
+            assert_true(pos(&s, 2).y < -3.0f); /* it went past */
+            physics__scene_free(&s);
+            physics__scene_free(&alone);
+        }
+}
+
+/* A 300 m/s sphere and a 200 m/s box (5 m and 3.3 m a step) against a 2 cm wall stop at it. */
+static void test_fast_bodies_do_not_tunnel(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 2; kind++) {
+        physics__scene s;
+        scene_init(&s);
+        s.gravity = v3(0, 0, 0);
+        add(&s, 1, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                    .half_extents = {0.01f, 2, 2}, .position = {20, 0, 0}});
+        ct_body_desc_t d = kind ? box_desc(0, 0.3f, 0, 0.05f, CT_BODY_DYNAMIC) : sphere_desc(0, 0.3f, 0, 0.1f, 1, 0);
+        d.velocity[0] = kind ? 200.0f : 300.0f;
+        add(&s, 2, d);
+        uint32_t began = 0;
+        for (int step = 0; step < 60; step++) {
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+            began += count_events(&s, CT_PHYSICS_EVENT_COLLISION);
+            assert_true(pos(&s, 2).x <= 20.0f - 0.01f - (kind ? 0.05f : 0.1f) + 1e-3f);
+        }
+        assert_true(pos(&s, 2).x > 19.8f); /* it got there */
+        assert_int_equal(began, 1);
+        physics__scene_free(&s);
+    }
+}
+
+/* A sphere dropped at 10 m/s on the ground turns at the ground (not up to 17 cm above it, the
+ * distance of one step), leaves at e times the speed it hit with, and makes one collision and one
+ * contact-ended event per bounce. */
+static void test_bounce_turns_at_the_ground(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t d = sphere_desc(0, 3, 0, 0.5f, 1, 0.8f);
+    d.velocity[1] = -10.0f;
+    add(&s, 2, d);
+    float lowest = INFINITY, before = 0.0f, after = 0.0f;
+    uint32_t began = 0, ended = 0;
+    for (int step = 0; step < 40 && after <= 0.0f; step++) {
+        before = vel(&s, 2).y;
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        after = vel(&s, 2).y;
+        lowest = fminf(lowest, pos(&s, 2).y);
+        began += count_events(&s, CT_PHYSICS_EVENT_COLLISION);
+        ended += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    print_message("bounce: lowest %.4f m, came in at %.3f, left at %.3f m/s\n", (double)lowest,
+                  (double)before, (double)after);
+    assert_true(lowest >= 0.5f - 0.001f && lowest <= 0.5f + 0.003f);
+    /* It stopped at the surface one step and left the next: the speed it came in with is the one
+     * before the stop (v^2 = 10^2 + 2 g 2.5 at the ground). */
+    const float impact = sqrtf(100.0f + 2.0f * 9.81f * 2.5f);
+    assert_float_equal(after, 0.8f * impact, 0.03f * impact);
+    assert_int_equal(began, 1);
+    assert_int_equal(ended, 1); /* in the step that bounced it off */
+    physics__scene_free(&s);
+}
+
+/* A box slid at 5 m/s stops after v^2 / (2 mu g), the same along an axis as along a diagonal
+ * (a box-shaped friction limit would give sqrt(2) mu along the diagonal). */
+static float slide(float vx, float vz)
+{
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t d = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC);
+    d.velocity[0] = vx;
+    d.velocity[2] = vz;
+    add(&s, 2, d);
+    for (int step = 0; step < 200; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_true(v3_len(vel(&s, 2)) < 1e-4f);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.002f);
+    const physics__v3 p = pos(&s, 2);
+    physics__scene_free(&s);
+    return sqrtf(p.x * p.x + p.z * p.z);
+}
+
+static void test_friction_slide_stops_in_closed_form(void **state)
+{
+    (void)state;
+    const float v0 = 5.0f, mu = 0.5f, g = 9.81f, expect = v0 * v0 / (2.0f * mu * g);
+    const float straight = slide(v0, 0.0f), diagonal = slide(v0 / sqrtf(2.0f), v0 / sqrtf(2.0f));
+    print_message("slide: %.4f m straight, %.4f m diagonal, closed form %.4f m\n", (double)straight,
+                  (double)diagonal, (double)expect);
+    /* Semi-implicit Euler stops about v0 dt / 2 short of the continuous distance. */
+    assert_float_equal(straight, expect, 0.03f * expect);
+    assert_float_equal(diagonal, straight, 0.005f * straight);
+}
+
+/* A kinematic box at 2 m/s pushes a dynamic one along the ground without slowing or sinking
+ * into it. */
+static void test_kinematic_pushes_dynamic(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t k = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_KINEMATIC);
+    k.velocity[0] = 2.0f;
+    add(&s, 2, k);
+    add(&s, 3, box_desc(1.5f, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 120; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_true(vel(&s, 2).x == 2.0f);
+    assert_float_equal(pos(&s, 2).x, 4.0f, 1e-3f);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.0f);
+    assert_true(pos(&s, 3).x >= pos(&s, 2).x + 1.0f - 0.005f);
+    assert_true(pos(&s, 3).x <= pos(&s, 2).x + 1.0f + 0.05f);
+    assert_float_equal(vel(&s, 3).x, 2.0f, 0.05f);
+    assert_float_equal(pos(&s, 3).y, 0.5f, 0.005f);
+    physics__scene_free(&s);
+}
+
+/* Five boxes dropped from up to 9 m, apart, land on each other and settle into a stack. */
+static void test_dropped_stack_settles(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 100);
+    enum { LEVELS = 5 };
+    for (uint32_t k = 0; k < LEVELS; k++)
+        add(&s, k + 1, box_desc(0.01f * (float)k, 3.0f + 1.5f * (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 300; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    for (uint32_t k = 0; k < LEVELS; k++) {
+        assert_float_equal(pos(&s, k + 1).y, 0.5f + (float)k, 0.01f);
+        assert_float_equal(pos(&s, k + 1).x, 0.01f * (float)k, 0.01f);
+        assert_true(v3_len(vel(&s, k + 1)) < 1e-3f);
+    }
+    physics__scene_free(&s);
+}
+
+/* 1:100 mass ratios: a heavy box on a light one and the other way round rest; spheres of 1 and
+ * 100 kg collide elastically as the closed form says. */
+static void test_mass_ratio_100(void **state)
+{
+    (void)state;
+    for (int heavy_on_top = 0; heavy_on_top < 2; heavy_on_top++) {
+        physics__scene s;
+        scene_init(&s);
+        ground(&s, 100);
+        ct_body_desc_t low = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC), top = box_desc(0, 1.5f, 0, 0.5f, CT_BODY_DYNAMIC);
+        (heavy_on_top ? &top : &low)->mass = 100.0f;
+        add(&s, 1, low);
+        add(&s, 2, top);
+        float worst = 0.0f;
+        for (int step = 0; step < 300; step++) {
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+            worst = fmaxf(worst, fabsf(pos(&s, 2).y - 1.5f));
+        }
+        print_message("1:100 (heavy on top %d): worst drift %.5f m, at the end %.5f m\n", heavy_on_top,
+                      (double)worst, (double)(pos(&s, 2).y - 1.5f));
+        /* Cold, the heavy box sinks up to 2 cm into the light one before warm starting holds it. */
+        assert_true(worst < 0.025f);
+        assert_float_equal(pos(&s, 2).y, 1.5f, 0.005f);
+        assert_float_equal(pos(&s, 1).y, 0.5f, 0.005f);
+        assert_true(v3_len(vel(&s, 2)) < 1e-3f);
+        physics__scene_free(&s);
+    }
+    float u1, u2;
+    collide_spheres(1.0f, 100.0f, 1.0f, 4.0f, -1.0f, &u1, &u2);
+    assert_float_equal(u1, (-99.0f * 4.0f + 200.0f * -1.0f) / 101.0f, 1e-3f);
+    assert_float_equal(u2, (2.0f * 4.0f + 99.0f * -1.0f) / 101.0f, 1e-3f);
+}
+
 /* ---- events ------------------------------------------------------------------------------- */
 
 static void test_event_stream_skips_unknown_types(void **state)
@@ -663,6 +879,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_box_stack_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pyramid_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sphere_bounces_on_ground, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_near_misses_do_not_touch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fast_bodies_do_not_tunnel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bounce_turns_at_the_ground, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_friction_slide_stops_in_closed_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kinematic_pushes_dynamic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropped_stack_settles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mass_ratio_100, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
