@@ -189,7 +189,10 @@ static void read_transforms(physics__body_manager *m)
             continue;
         }
         if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0) {
-            m->scene.bp_stale |= memcmp(&tp, &b->position[i], sizeof tp) != 0;
+            if (memcmp(&tp, &b->position[i], sizeof tp) != 0) {
+                physics__scene_wake(&m->scene, i);
+                physics__scene_touched(&m->scene, i);
+            }
             b->position[i] = b->synced[i] = tp;
         }
     }
@@ -273,6 +276,10 @@ static void simulate(ct_world_o *w, float dt)
         PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies reached the border of the "
                     "world (+-1e5 m) and stopped there (the first: entity %u)", (void *)w,
                     r->escaped, r->escaped_entity);
+    if (r->pair_limit)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies make more than %u candidate "
+                    "pairs (bodies piled into one spot?); the rest were not collided this step",
+                    (void *)w, m->scene.bodies.n, r->pair_limit);
     write_transforms(m);
     queue_callbacks(m);
 }
@@ -292,17 +299,14 @@ static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
     else if (physics__m.transform->world_position(w, e, at))
         return CT_ERR_INVALID;
     const int err = physics__bodies_add(&m->scene.bodies, e, &placed);
-    m->scene.bp_stale = true;
+    physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
     return err;
 }
 
 static int b_remove(ct_world_o *w, ct_entity_t e)
 {
     physics__body_manager *m = bodies_of(w, "remove_body");
-    if (!m || !physics__bodies_remove(&m->scene.bodies, e))
-        return CT_ERR_NOT_FOUND;
-    m->scene.bp_stale = true;
-    return 0;
+    return m && physics__scene_remove(&m->scene, e) ? 0 : CT_ERR_NOT_FOUND;
 }
 
 static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics__body_manager **m)
@@ -330,6 +334,7 @@ static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
     if (!vec_ok(v, VEC_VELOCITY, "set_velocity", w, e) || !movable(m, i, "set_velocity", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.velocity[i] = v3_load(v);
+    physics__scene_wake(&m->scene, i);
     return 0;
 }
 
@@ -352,6 +357,7 @@ static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
     if (!vec_ok(f, VEC_FORCE, "add_force", w, e) || !movable(m, i, "add_force", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
+    physics__scene_wake(&m->scene, i);
     return 0;
 }
 
@@ -375,15 +381,18 @@ static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
         return CT_ERR_INVALID;
     m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
     physics__m.transform->set_world_position(w, e, p);
-    m->scene.bp_stale = true;
+    physics__scene_wake(&m->scene, i);
+    physics__scene_touched(&m->scene, i);
     return 0;
 }
 
 static void set_gravity(ct_world_o *w, const float g[3])
 {
     physics__body_manager *m = bodies_of(w, "set_gravity");
-    if (m && vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0}))
+    if (m && vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0})) {
         m->scene.gravity = v3_load(g);
+        physics__scene_wake_all(&m->scene);
+    }
 }
 
 static void gravity(ct_world_o *w, float out[3])

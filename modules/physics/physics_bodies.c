@@ -7,7 +7,9 @@
 static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(entity),   BODY_FIELD(kind),     BODY_FIELD(shape),       BODY_FIELD(position),
     BODY_FIELD(velocity), BODY_FIELD(force),    BODY_FIELD(half),        BODY_FIELD(synced),
-    BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction),
+    BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction), BODY_FIELD(layer),
+    BODY_FIELD(mask),     BODY_FIELD(user_data), BODY_FIELD(asleep),     BODY_FIELD(rest),
+    BODY_FIELD(island),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -71,6 +73,12 @@ int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t 
     b->inv_mass[i] = d->kind == CT_BODY_DYNAMIC ? 1.0f / d->mass : 0.0f;
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
+    b->layer[i] = 1u;
+    b->mask[i] = UINT32_MAX;
+    b->user_data[i] = 0;
+    b->asleep[i] = 0;
+    b->rest[i] = 0.0f;
+    b->island[i] = 0;
     *physics__map_upsert(&b->map, e.id, i) = i;
     return 0;
 }
@@ -98,6 +106,12 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->inv_mass[i] = b->inv_mass[last];
         b->restitution[i] = b->restitution[last];
         b->friction[i] = b->friction[last];
+        b->layer[i] = b->layer[last];
+        b->mask[i] = b->mask[last];
+        b->user_data[i] = b->user_data[last];
+        b->asleep[i] = b->asleep[last];
+        b->rest[i] = b->rest[last];
+        b->island[i] = b->island[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);

@@ -72,7 +72,7 @@ static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_
 {
     physics__body_manager *m = manager;
     for (uint32_t k = 0; k < n; k++)
-        m->scene.bp_stale |= physics__bodies_remove(&m->scene.bodies, entities[k]);
+        physics__scene_remove(&m->scene, entities[k]);
 }
 
 /* Reads an optional [x y z] of finite numbers; false (reported) if present and malformed. */
@@ -204,7 +204,7 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         if (err)
             PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
-    m->scene.bp_stale = true;
+    m->scene.bp_stale = m->scene.fixed_stale = true;
 }
 
 static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t n,

@@ -171,6 +171,11 @@ typedef struct physics__bodies {
     float *inv_mass;     /* 0 for static and kinematic */
     float *restitution;
     float *friction;
+    uint32_t *layer, *mask; /* collision filter: a pair collides if each one's layer is in the other's mask */
+    uint64_t *user_data;
+    uint8_t *asleep;     /* dynamic bodies of a resting island: not moved, in the fixed grid */
+    float *rest;         /* seconds a dynamic body has been slower than the sleep speed */
+    uint32_t *island;    /* a sleeping body's island: the entity id of one of its bodies */
     physics__map map;
 } physics__bodies;
 
@@ -256,6 +261,9 @@ typedef struct physics__broadphase {
 
     physics__pair *pairs; /* output of physics__broadphase_pairs */
     uint32_t num_pairs, cap_pairs;
+    uint32_t builds;    /* how many times it was built (tests check what reuses it) */
+    uint32_t max_pairs; /* 0: no limit; else pairs past it are not looked for */
+    uint32_t dropped;   /* the last physics__broadphase_pairs stopped at max_pairs */
     uint32_t *found; /* output of physics__broadphase_overlap */
     uint32_t num_found, cap_found;
 } physics__broadphase;
@@ -344,7 +352,8 @@ typedef struct physics__cached {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     float jn, jt1, jt2;
     float approach; /* it was stopped at the surface: the speed it came in with, for the bounce */
-    uint32_t touching; /* the shapes touched and pressed at the end of that step */
+    uint16_t touching; /* the shapes touched and pressed at the end of that step */
+    uint16_t asleep;   /* both bodies sleep (or one is static): kept as is until one wakes */
 } physics__cached;
 
 /* A broadphase pair as the solver orders it: entity(a) < entity(b). */
@@ -357,6 +366,8 @@ typedef struct physics__keyed_pair {
 typedef struct physics__step_report {
     uint32_t escaped;        /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
     uint32_t escaped_entity; /* the first of them */
+    uint32_t pair_limit;     /* the step reached this many candidate pairs and dropped the rest */
+    uint32_t awake;          /* dynamic bodies simulated */
 } physics__step_report;
 
 typedef struct physics__scene {
@@ -365,10 +376,31 @@ typedef struct physics__scene {
      * a query (it points at code, which a hot reload replaces). */
     physics__pool pool;
     physics__bodies bodies;
-    physics__broadphase bp;
+    /* Two grids: `bp` holds the awake dynamic and the kinematic bodies and is rebuilt by every
+     * step (queries after it reuse it); `fixed` holds static and sleeping bodies and is rebuilt
+     * only when one of those changes. Their boxes are numbered apart: grid_body and fixed_body
+     * give the body of each. */
+    physics__broadphase bp, fixed;
+    uint32_t *grid_body, *fixed_body;
+    uint32_t cap_grid_body, cap_fixed_body;
     physics__v3 gravity;
     uint32_t velocity_iterations, position_iterations;
-    bool bp_stale; /* bodies moved since the grid was built: rebuild before a query */
+    bool bp_stale;    /* bodies changed since `bp` was built: rebuild before a query */
+    bool fixed_stale; /* a static or sleeping body changed: rebuild `fixed` */
+    bool sleeping;    /* islands at rest go to sleep (default true) */
+    uint32_t max_pairs; /* per step; pairs past it are dropped (and reported) */
+    physics__pair *pairs; /* the step's candidate pairs, as body indices */
+    uint32_t num_pairs, cap_pairs;
+    uint32_t *query; /* scratch of the queries */
+    uint32_t cap_query;
+    uint32_t *escaped; /* boxes of `bp` whose body ended the step outside them, ascending */
+    uint32_t num_escaped, cap_escaped;
+    uint32_t *islands; /* scratch of the sleep pass: union-find parents, then wake labels */
+    float *island_rest;
+    uint32_t cap_islands, cap_island_rest, num_wake;
+    physics__cached *next_cache; /* the cache being written by a step */
+    uint32_t cap_next_cache;
+    bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
 
     physics__contacts contacts;
     physics__rows rows;
@@ -387,8 +419,18 @@ void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
  * then abandoned: velocities moved, positions did not). */
 int physics__scene_step(physics__scene *s, float dt);
-/* Rebuilds the grid from current positions when stale. */
+/* Rebuilds the grids from current positions when stale. */
 int physics__scene_refresh_grid(physics__scene *s);
+/* A body was added, removed, moved or changed kind outside a step: the grids follow. Removing
+ * (physics__scene_remove) also wakes what touched the body. */
+void physics__scene_touched(physics__scene *s, uint32_t i);
+bool physics__scene_remove(physics__scene *s, ct_entity_t e);
+/* Wakes body i's island (and i); wake_all wakes every body (physics_islands.c). */
+void physics__scene_wake(physics__scene *s, uint32_t i);
+void physics__scene_wake_all(physics__scene *s);
+/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep. */
+void physics__islands_wake_listed(physics__scene *s);
+void physics__islands_sleep(physics__scene *s, float dt);
 /* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total. */
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, ct_entity_t *out,
                                        uint32_t max);
@@ -411,7 +453,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 4u
+#define PHYSICS_LAYOUT_VERSION 5u
 #endif
 
 /* The two component types, in registration order. */

@@ -26,6 +26,10 @@
 /* Fraction of the remaining penetration removed per position pass, and the most per pass (m). */
 #define SOLVER_BAUMGARTE 0.2f
 #define SOLVER_MAX_CORRECTION 0.2f
+/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
+ * into one spot) the rest are dropped and the owner warns. */
+#define SOLVER_MIN_PAIR_LIMIT 65536u
+#define SOLVER_PAIRS_PER_BODY 64u
 /* Below this closing speed (m/s) contacts do not bounce: resting bodies would never settle. */
 #define SOLVER_BOUNCE_SPEED 1.0f
 /* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
@@ -54,20 +58,44 @@ static const physics__soa_field solver__gathered_fields[] = {
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 {
     memset(s, 0, sizeof *s);
-    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->events.a = a;
+    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->fixed.a = s->events.a = a;
     s->gravity = v3(0.0f, -9.81f, 0.0f);
     /* Twenty sweeps let a ten-box stack settle within a few millimetres from a cold start;
      * after that warm starting does most of the work. */
     s->velocity_iterations = 20;
     s->position_iterations = 4;
-    s->bp_stale = true;
+    s->bp_stale = s->fixed_stale = true;
+    s->sleeping = true;
+    s->max_pairs = SOLVER_MIN_PAIR_LIMIT;
 }
 
 void physics__scene_free(physics__scene *s)
 {
     physics__bodies_free(&s->bodies);
     physics__broadphase_free(&s->bp);
+    physics__broadphase_free(&s->fixed);
     physics__events_free(&s->events);
+    struct {
+        void **p;
+        uint32_t *cap;
+        size_t size;
+    } const arrays[] = {
+        {(void **)&s->grid_body, &s->cap_grid_body, sizeof *s->grid_body},
+        {(void **)&s->fixed_body, &s->cap_fixed_body, sizeof *s->fixed_body},
+        {(void **)&s->pairs, &s->cap_pairs, sizeof *s->pairs},
+        {(void **)&s->query, &s->cap_query, sizeof *s->query},
+        {(void **)&s->escaped, &s->cap_escaped, sizeof *s->escaped},
+        {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
+        {(void **)&s->island_rest, &s->cap_island_rest, sizeof *s->island_rest},
+        {(void **)&s->next_cache, &s->cap_next_cache, sizeof *s->next_cache},
+    };
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        if (*arrays[k].p)
+            ct_free(s->a, *arrays[k].p, (size_t)*arrays[k].cap * arrays[k].size);
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        *arrays[k].p = NULL;
+        *arrays[k].cap = 0;
+    }
     physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
@@ -104,6 +132,22 @@ static int solver__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint3
     return 0;
 }
 
+/* As solver__reserve, keeping the contents. */
+static int solver__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    void *p = ct_realloc(a, *array, (size_t)*cap * size, (size_t)fresh * size);
+    if (!p)
+        return CT_ERR_NOMEM;
+    *array = p;
+    *cap = fresh;
+    return 0;
+}
+
 /* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
 static int solver__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
                                const physics__soa_field *f, uint32_t num_fields, uint32_t *cap,
@@ -120,38 +164,106 @@ static int solver__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
     return 0;
 }
 
-/* Fills the broadphase boxes. With dt > 0 each moving box covers its whole motion this step
- * plus the margin; with dt == 0 the boxes are the shapes' exact bounds (for queries). */
-static int solver__fill_grid(physics__scene *s, float dt)
+/* Whether body i sits in the fixed grid. */
+static inline bool solver__fixed(const physics__bodies *b, uint32_t i)
+{
+    return b->kind[i] == CT_BODY_STATIC || b->asleep[i];
+}
+
+/* The inverse mass the solver uses: a sleeping body does not move until it wakes. */
+static inline float solver__inv_mass(const physics__bodies *b, uint32_t i)
+{
+    return b->asleep[i] ? 0.0f : b->inv_mass[i];
+}
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
+ * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
+ * boxes are the shapes' exact bounds. */
+static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt)
 {
     const physics__bodies *b = &s->bodies;
-    physics__broadphase *bp = &s->bp;
-    if (physics__broadphase_resize(bp, b->n))
+    if (physics__broadphase_resize(bp, b->n) ||
+        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body))
         return CT_ERR_NOMEM;
     bp->pool = s->pool;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < b->n; i++) {
+        if (solver__fixed(b, i) != fixed)
+            continue;
         const physics__v3 p = b->position[i], h = b->half[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);
-        if (dt > 0.0f && b->kind[i] != CT_BODY_STATIC) {
+        if (dt > 0.0f) {
             const physics__v3 m = v3(SOLVER_MARGIN, SOLVER_MARGIN, SOLVER_MARGIN);
             const physics__v3 move = v3_scale(b->velocity[i], dt);
             lo = v3_sub(v3_min(lo, v3_add(lo, move)), m);
             hi = v3_add(v3_max(hi, v3_add(hi, move)), m);
         }
-        bp->lo[i] = lo;
-        bp->hi[i] = hi;
-        bp->moving[i] = b->kind[i] == CT_BODY_DYNAMIC;
+        (*body)[n] = i;
+        bp->lo[n] = lo;
+        bp->hi[n] = hi;
+        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !fixed;
+        n++;
     }
+    bp->n = n;
     return physics__broadphase_build(bp, 0.0f);
+}
+
+static int solver__fill_fixed(physics__scene *s)
+{
+    if (!s->fixed_stale)
+        return 0;
+    const int err = solver__fill(s, &s->fixed, &s->fixed_body, &s->cap_fixed_body, true, 0.0f);
+    s->fixed_stale = err != 0;
+    return err;
 }
 
 int physics__scene_refresh_grid(physics__scene *s)
 {
-    if (!s->bp_stale && s->bp.n == s->bodies.n)
+    if (solver__fill_fixed(s))
+        return CT_ERR_NOMEM;
+    if (!s->bp_stale)
         return 0;
-    const int err = solver__fill_grid(s, 0.0f);
+    const int err = solver__fill(s, &s->bp, &s->grid_body, &s->cap_grid_body, false, 0.0f);
     s->bp_stale = err != 0;
+    s->num_escaped = 0;
     return err;
+}
+
+/* After a step the grid of moving bodies still serves queries: a query finds candidates by the
+ * boxes of the bodies' paths and tests the shapes where they are now. The few bodies that ended
+ * outside their box (a collision turned them) are listed and tested one by one; when they are
+ * many, or bodies fell asleep, the grid is rebuilt at the next query instead. */
+static int solver__check_grid(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__broadphase *bp = &s->bp;
+    s->num_escaped = 0;
+    if (s->bp_stale)
+        return 0;
+    if (solver__reserve(s->a, (void **)&s->escaped, &s->cap_escaped, bp->n / 8 + 1, sizeof *s->escaped))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < bp->n; k++) {
+        const uint32_t i = s->grid_body[k];
+        const physics__v3 lo = v3_sub(b->position[i], b->half[i]), hi = v3_add(b->position[i], b->half[i]);
+        if (lo.x >= bp->lo[k].x && lo.y >= bp->lo[k].y && lo.z >= bp->lo[k].z &&
+            hi.x <= bp->hi[k].x && hi.y <= bp->hi[k].y && hi.z <= bp->hi[k].z)
+            continue;
+        if (s->num_escaped == bp->n / 8 + 1) {
+            s->bp_stale = true;
+            s->num_escaped = 0;
+            return 0;
+        }
+        s->escaped[s->num_escaped++] = k;
+    }
+    return 0;
+}
+
+void physics__scene_touched(physics__scene *s, uint32_t i)
+{
+    s->bp_stale = true;
+    if (i < s->bodies.n && solver__fixed(&s->bodies, i))
+        s->fixed_stale = true;
 }
 
 /* Sphere (center c, radius r) against a box: normal from the box towards the sphere. */
@@ -282,24 +394,78 @@ static physics__keyed_pair *solver__sort_pairs(physics__keyed_pair *p, physics__
     return p;
 }
 
+/* Asks for body i's island to wake at the end of the step (all islands once the list is full). */
+static void solver__want_awake(physics__scene *s, uint32_t i)
+{
+    if (s->num_wake < s->cap_islands)
+        s->islands[s->num_wake++] = s->bodies.island[i];
+    else
+        s->num_wake = UINT32_MAX;
+}
+
+/* Finds the contacts of this step's pairs (step 2 above). */
+/* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
+ * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
+ * the report says when the limit cut some off. */
+static int solver__candidates(physics__scene *s, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__broadphase *bp = &s->bp, *fx = &s->fixed;
+    const uint32_t limit = s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs
+                                                                        : SOLVER_PAIRS_PER_BODY * b->n;
+    bp->max_pairs = limit;
+    if (solver__fill_fixed(s) ||
+        solver__fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
+        physics__broadphase_pairs(bp) ||
+        solver__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n, sizeof *s->pairs))
+        return CT_ERR_NOMEM;
+    s->bp_stale = false;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < bp->num_pairs; k++)
+        s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    bool cut = bp->dropped;
+    for (uint32_t k = 0; k < bp->n && fx->n && !cut; k++) {
+        const uint32_t i = s->grid_body[k];
+        if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+            return CT_ERR_NOMEM;
+        for (uint32_t f = 0; f < fx->num_found; f++) {
+            const uint32_t j = s->fixed_body[fx->found[f]];
+            if (b->kind[i] != CT_BODY_DYNAMIC && !b->asleep[j])
+                continue; /* kinematic against static */
+            if (n >= limit) {
+                cut = true;
+                break;
+            }
+            if (n == s->cap_pairs &&
+                solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + 1, sizeof *s->pairs))
+                return CT_ERR_NOMEM;
+            s->pairs[n++] = (physics__pair){i, j};
+        }
+    }
+    s->num_pairs = n;
+    s->report.pair_limit = cut ? limit : 0;
+    return 0;
+}
+
 /* Finds the contacts of this step's pairs (step 2 above). */
 static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
-    physics__broadphase *bp = &s->bp;
     physics__contacts *c = &s->contacts;
-    if (solver__fill_grid(s, dt) || physics__broadphase_pairs(bp))
+    if (solver__candidates(s, dt))
         return CT_ERR_NOMEM;
+    const uint32_t num_pairs = s->num_pairs;
     if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
-                            SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, bp->num_pairs) ||
-        solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * bp->num_pairs,
-                        sizeof *s->order))
+                            SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, num_pairs) ||
+        solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
         return CT_ERR_NOMEM;
-    /* The pairs in entity-pair order first, so the contacts come out sorted. */
+    /* The pairs in entity-pair order first, so the contacts come out sorted. Pairs whose layers
+     * and masks do not meet are left out here. */
     uint32_t m = 0;
-    for (uint32_t k = 0; k < bp->num_pairs; k++) {
-        uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
-        if (b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f)
+    for (uint32_t k = 0; k < num_pairs; k++) {
+        uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
+        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
+            !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
             continue;
         if (b->entity[i].id > b->entity[j].id) {
             const uint32_t t = i;
@@ -311,7 +477,7 @@ static int solver__collide(physics__scene *s, float dt)
     }
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
-        m ? solver__sort_pairs(s->order, s->order + bp->num_pairs, m) : NULL;
+        m ? solver__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
     uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < m; k++) {
         const uint32_t i = order[k].a, j = order[k].b;
@@ -338,6 +504,15 @@ static int solver__collide(physics__scene *s, float dt)
                 sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
                 vn = v3_dot(rel, normal);
             }
+        }
+        /* A body that runs into a sleeping island wakes it for the next step; in this one the
+         * island holds still. A kinematic body only wakes it. */
+        if (b->asleep[i] | b->asleep[j]) {
+            const uint32_t sleeper = b->asleep[i] ? i : j, mover = b->asleep[i] ? j : i;
+            if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
+                solver__want_awake(s, sleeper);
+            if (solver__inv_mass(b, mover) == 0.0f)
+                continue;
         }
         c->a[n] = i;
         c->b[n] = j;
@@ -384,7 +559,7 @@ static inline bool solver__negative_zero(physics__v3 v)
  * velocity (nor fall into ever later waves); every copy goes back holding the same bits. */
 static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies *b, uint32_t i)
 {
-    const bool fixed = b->inv_mass[i] == 0.0f && !solver__negative_zero(b->velocity[i]) &&
+    const bool fixed = solver__inv_mass(b, i) == 0.0f && !solver__negative_zero(b->velocity[i]) &&
                        !solver__negative_zero(b->position[i]);
     if (fixed || g->slot[i] == UINT32_MAX) {
         g->slot[i] = fixed ? g->slot[i] : g->n;
@@ -444,9 +619,9 @@ static int solver__prepare(physics__scene *s)
         const physics__v3 t1 = v3_cross(n, seed);
         r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
         r->t2[q] = v3_cross(n, r->t1[q]);
-        r->inv_mass_a[q] = b->inv_mass[i];
-        r->inv_mass_b[q] = b->inv_mass[j];
-        r->mass_n[q] = 1.0f / (b->inv_mass[i] + b->inv_mass[j]);
+        r->inv_mass_a[q] = solver__inv_mass(b, i);
+        r->inv_mass_b[q] = solver__inv_mass(b, j);
+        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
         r->target[q] = c->target[k];
         r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
         r->sep_base[q] = c->sep_base[k];
@@ -546,44 +721,66 @@ static int solver__ended(physics__scene *s, uint64_t key)
     return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
 }
 
-/* Remembers impulses and reports contacts that began and ended touching (step 5), in key order:
- * the new contacts and the old cache are walked together. */
+/* Whether an old contact of two bodies that were asleep (or one static) still is one: both are
+ * there and neither woke. Asked only after something woke or went. */
+static bool solver__still_asleep(const physics__scene *s, uint64_t key)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(key >> 32)});
+    const uint32_t j = physics__bodies_find(b, (ct_entity_t){(uint32_t)key});
+    return i != UINT32_MAX && j != UINT32_MAX && solver__fixed(b, i) && solver__fixed(b, j);
+}
+
+/* Remembers impulses and reports contacts that began and ended touching (step 5). The new cache
+ * merges, in key order, this step's contacts with the old contacts of sleeping islands, which
+ * are carried over untouched (no event: sleeping is not parting). */
 static int solver__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
     const physics__contacts *c = &s->contacts;
     const physics__rows *r = &s->rows;
-    uint32_t at = 0;
-    for (uint32_t k = 0; k < c->n; k++) {
-        for (; at < s->num_cache && s->cache[at].key < c->key[k]; at++)
-            if (s->cache[at].touching && solver__ended(s, s->cache[at].key))
+    if (solver__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
+                        sizeof *s->next_cache))
+        return CT_ERR_NOMEM;
+    physics__cached *next = s->next_cache;
+    uint32_t at = 0, n = 0;
+    for (uint32_t k = 0; k <= c->n; k++) {
+        /* The old contacts before this one that this step did not find. */
+        for (; at < s->num_cache && (k == c->n || s->cache[at].key < c->key[k]); at++) {
+            const physics__cached *old = &s->cache[at];
+            if (old->asleep && (!s->woke || solver__still_asleep(s, old->key)))
+                next[n++] = *old;
+            else if (old->touching && solver__ended(s, old->key))
                 return CT_ERR_NOMEM;
+        }
+        if (k == c->n)
+            break;
         const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
         if (at < s->num_cache && s->cache[at].key == c->key[k])
             at++;
         const bool is = solver__touching(s, k);
+        const uint32_t q = c->row[k], i = c->a[k], j = c->b[k];
+        next[n++] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q], c->approach[k], is,
+                                      solver__fixed(b, i) && solver__fixed(b, j)};
         if (was && !is && solver__ended(s, c->key[k]))
             return CT_ERR_NOMEM;
         if (was || !is)
             continue;
-        ct_physics_collision_event_t ev = {.a = b->entity[c->a[k]].id, .b = b->entity[c->b[k]].id,
-                                           .impulse = r->jn[c->row[k]], .speed = c->speed[k]};
+        ct_physics_collision_event_t ev = {.a = b->entity[i].id, .b = b->entity[j].id,
+                                           .impulse = r->jn[q], .speed = c->speed[k]};
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
     }
-    for (; at < s->num_cache; at++)
-        if (s->cache[at].touching && solver__ended(s, s->cache[at].key))
-            return CT_ERR_NOMEM;
-    if (solver__reserve(s->a, (void **)&s->cache, &s->cap_cache, c->n, sizeof *s->cache))
-        return CT_ERR_NOMEM;
-    for (uint32_t k = 0; k < c->n; k++) {
-        const uint32_t q = c->row[k];
-        s->cache[k] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q], c->approach[k],
-                                        solver__touching(s, k)};
-    }
-    s->num_cache = c->n; /* in key order, as the contacts are */
+    physics__cached *t = s->cache;
+    const uint32_t cap = s->cap_cache;
+    s->cache = s->next_cache;
+    s->cap_cache = s->cap_next_cache;
+    s->next_cache = t;
+    s->cap_next_cache = cap;
+    s->num_cache = n;
+    s->woke = false;
     return 0;
 }
 
@@ -623,13 +820,18 @@ int physics__scene_step(physics__scene *s, float dt)
     physics__bodies *b = &s->bodies;
     s->events.size = 0;
     s->report = (physics__step_report){0};
+    s->num_wake = 0;
+    if (solver__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
+        solver__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands))
+        return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
-        if (b->kind[i] == CT_BODY_DYNAMIC)
+        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i]) {
             b->velocity[i] = solver__clamp_speed(v3_add(
                 b->velocity[i], v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
+            s->report.awake++;
+        }
         b->force[i] = v3(0, 0, 0);
     }
-    s->bp_stale = true;
     if (solver__collide(s, dt) || solver__prepare(s))
         return CT_ERR_NOMEM;
     solver__velocities(s);
@@ -639,7 +841,7 @@ int physics__scene_step(physics__scene *s, float dt)
     for (uint32_t k = 0; k < g->n; k++)
         b->velocity[g->body[k]] = g->velocity[k];
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->kind[i] != CT_BODY_STATIC)
+        if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i])
             b->position[i] = v3_add(b->position[i], v3_scale(b->velocity[i], dt));
     for (uint32_t k = 0; k < g->n; k++)
         g->position[k] = b->position[g->body[k]];
@@ -647,5 +849,7 @@ int physics__scene_step(physics__scene *s, float dt)
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
     solver__keep_inside(s);
-    return solver__remember(s);
+    physics__islands_wake_listed(s);
+    physics__islands_sleep(s, dt);
+    return solver__remember(s) || solver__check_grid(s) ? CT_ERR_NOMEM : 0;
 }

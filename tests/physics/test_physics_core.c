@@ -662,6 +662,180 @@ static void test_mass_ratio_100(void **state)
     assert_float_equal(u2, (2.0f * 4.0f + 99.0f * -1.0f) / 101.0f, 1e-3f);
 }
 
+/* ---- scaling: sleeping, grids, limits, filters (issue 8) ---------------------------------- */
+
+/* A pile of boxes on a ground, dropped loosely. */
+static void drop_pile(physics__scene *s, uint32_t n)
+{
+    ground(s, 100000);
+    for (uint32_t id = 1; id <= n; id++)
+        add(s, id, box_desc((float)(id % 5) * 1.05f, 0.5f + 1.1f * (float)(id / 5), (float)(id % 3) * 0.02f,
+                            0.5f, CT_BODY_DYNAMIC));
+}
+
+/* A settled pile sleeps: no body is integrated, no pair or contact is made, the fixed grid is not
+ * rebuilt and nothing moves, and falling asleep ends no contact. A box dropped on it wakes the
+ * island, which settles and sleeps again. */
+static void test_settled_pile_sleeps_and_wakes(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    drop_pile(&s, 40);
+    uint32_t ended_while_resting = 0;
+    for (int step = 0; step < 600 && s.report.awake + (step < 10); step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        if (step > 200)
+            ended_while_resting += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    assert_int_equal(s.report.awake, 0);
+    assert_int_equal(ended_while_resting, 0);
+    const uint64_t h = physics__state_hash(&s, NULL);
+    const uint32_t fixed_builds = s.fixed.builds, cached = s.num_cache;
+    assert_true(cached >= 40);
+    for (int step = 0; step < 30; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        assert_int_equal(s.report.awake, 0);
+        assert_int_equal(s.num_pairs, 0);
+        assert_int_equal(s.contacts.n, 0);
+        assert_int_equal(s.events.size, 0);
+    }
+    assert_int_equal(s.fixed.builds, fixed_builds);
+    assert_int_equal(s.num_cache, cached);
+    assert_true(physics__state_hash(&s, NULL) == h);
+
+    /* Something falls on it: the island wakes, takes the blow, and sleeps again. */
+    ct_body_desc_t rock = sphere_desc(2.0f, 30.0f, 0, 0.5f, 5.0f, 0.0f);
+    rock.velocity[1] = -10.0f;
+    add(&s, 999, rock);
+    uint32_t most_awake = 0, step = 0;
+    for (; step < 900 && (step < 10 || s.report.awake); step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        most_awake = s.report.awake > most_awake ? s.report.awake : most_awake;
+    }
+    assert_true(most_awake > 10);
+    assert_int_equal(s.report.awake, 0);
+    assert_true(physics__state_hash(&s, NULL) != h);
+    physics__scene_free(&s);
+}
+
+/* Taking the bottom box from under a sleeping stack wakes the stack, which falls. */
+static void test_removing_support_wakes(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 100);
+    for (uint32_t k = 0; k < 4; k++)
+        add(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 300; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.awake, 0);
+    assert_true(physics__scene_remove(&s, (ct_entity_t){1}));
+    uint32_t ended = 0;
+    for (int step = 0; step < 120; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        ended += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.01f);
+    assert_float_equal(pos(&s, 4).y, 2.5f, 0.01f);
+    assert_true(ended >= 2); /* the ground and box 2 lost box 1 */
+    physics__scene_free(&s);
+}
+
+/* Queries after a step reuse its grid (no second build per frame) and still agree with brute
+ * force; statics sit in their own grid, built once. */
+static void test_queries_reuse_the_step_grid(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false;
+    rng_state = 31u;
+    ground(&s, 5000);
+    for (uint32_t id = 1; id <= 300; id++) {
+        ct_body_desc_t d = id % 2 ? sphere_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), 1, 0.3f)
+                                  : box_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), CT_BODY_DYNAMIC);
+        d.velocity[0] = frand(-3, 3);
+        add(&s, id, d);
+    }
+    for (uint32_t id = 2000; id < 2040; id++) /* walls */
+        add(&s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                     .half_extents = {frand(0.1f, 3), 2, frand(0.1f, 3)},
+                                     .position = {frand(-9, 9), 2, frand(-9, 9)}});
+    ct_entity_t out[512];
+    uint32_t fixed_builds = 0;
+    for (int step = 0; step < 60; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        if (step == 1)
+            fixed_builds = s.fixed.builds;
+        const uint32_t builds = s.bp.builds;
+        const physics__v3 c = v3(frand(-8, 8), frand(0, 4), frand(-8, 8));
+        const float r = frand(0.5f, 3.0f);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, out, 512);
+        uint32_t expect = 0;
+        for (uint32_t i = 0; i < s.bodies.n; i++)
+            expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
+        assert_int_equal(n, expect);
+        ct_physics_hit_t hit;
+        const physics__v3 d = v3(frand(-1, 1), -0.3f, frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
+        const bool got = physics__scene_raycast(&s, c, d, 30.0f, &hit);
+        float best = INFINITY;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            physics__v3 nn;
+            best = fminf(best, physics__ray_body(&s.bodies, i, c, dn, &nn));
+        }
+        assert_int_equal(got, best <= 30.0f);
+        if (got)
+            assert_float_equal(hit.distance, best, 1e-4f);
+        assert_true(s.bp.builds - builds <= (s.bp_stale ? 1u : 0u) + 1u);
+        if (step > 5)
+            assert_int_equal(s.bp.builds, builds); /* nothing bounced out of its box */
+    }
+    assert_int_equal(s.fixed.builds, fixed_builds);
+    physics__scene_free(&s);
+}
+
+/* 3,000 bodies in one spot (a `repeat` without spacing): the step is bounded in pairs and memory
+ * and says so. */
+static void test_pile_in_one_spot_is_bounded(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    for (uint32_t id = 1; id <= 3000; id++)
+        add(&s, id, box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC));
+    assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.pair_limit, 64u * 3000u);
+    assert_true(s.num_pairs <= 64u * 3000u);
+    print_message("3,000 bodies in one spot: %u pairs, %.1f MB live\n", s.num_pairs,
+                  (double)alloc.live_bytes / 1e6);
+    assert_true(alloc.live_bytes < 100u * 1000u * 1000u);
+    for (uint32_t id = 1; id <= 3000; id++)
+        assert_true(v3_finite(pos(&s, id)));
+    physics__scene_free(&s);
+}
+
+/* Layers and masks: a body whose layer is not in the other's mask passes through it, and
+ * queries can filter by mask. */
+static void test_layers_and_masks(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    add(&s, 2, box_desc(0, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    add(&s, 3, box_desc(3, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    const uint32_t ghost = physics__bodies_find(&s.bodies, (ct_entity_t){3});
+    s.bodies.layer[ghost] = 2u;
+    s.bodies.mask[ghost] = ~1u; /* not the ground's layer */
+    for (int step = 0; step < 90; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.01f);
+    assert_true(pos(&s, 3).y < -2.0f);
+    physics__scene_free(&s);
+}
+
 /* ---- events ------------------------------------------------------------------------------- */
 
 static void test_event_stream_skips_unknown_types(void **state)
@@ -886,6 +1060,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_kinematic_pushes_dynamic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dropped_stack_settles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mass_ratio_100, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settled_pile_sleeps_and_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_removing_support_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queries_reuse_the_step_grid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pile_in_one_spot_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layers_and_masks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
