@@ -67,7 +67,10 @@
  *   Actor.set_velocity(world, e, x, y, z)   Actor.velocity(world, e) -> x, y, z
  *   Actor.add_force(world, e, x, y, z)      Actor.teleport(world, e, x, y, z)
  *   Actor.position(world, e) -> x, y, z
- * Unknown entities raise a Lua error naming them.
+ *   Physics.overlap_sphere and Physics.raycast take an optional mask as their last argument (v3);
+ *   Actor.set_collision_filter(world, e, layer, mask)  Actor.sleeping(world, e) -> boolean
+ *   Actor.wake(world, e)
+ * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
  * bodies, point masses, contacts (with their warm-start impulses), pending forces, gravity and
@@ -282,6 +285,67 @@ typedef struct ct_physics_api_v2 {
     uint32_t (*body_count)(ct_world_o *world);
     uint32_t (*point_mass_count)(ct_world_o *world);
 } ct_physics_api_v2;
+
+/* ---- Version 3: everything of v2 (same order and meaning) plus filters, user data and sleep.
+ *
+ * Collision filters: every body has a layer and a mask (32 bits each; by default layer 1 and every
+ * bit of mask). Two bodies collide when each one's layer shares a bit with the other's mask;
+ * queries given a mask see only bodies whose layer shares a bit with it.
+ * Sleeping: dynamic bodies linked by contacts form islands; an island whose bodies have all been
+ * slower than 0.05 m/s for half a second sleeps: it is neither moved nor collided until something
+ * runs into it, the game moves, pushes or removes one of its bodies (set_velocity, add_force,
+ * teleport, its transform, remove_body or destroying what it rests on) or the gravity changes.
+ * Falling asleep and waking make no events. Per step, at most 64 candidate pairs per body (at
+ * least 65,536) are collided; past that (bodies piled into one spot) the rest are dropped for
+ * the step and a warning names the world. */
+typedef struct ct_physics_api_v3 {
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    void (*simulate)(ct_world_o *world, float dt);
+    int (*add_body)(ct_world_o *world, ct_entity_t e, const ct_body_desc_t *desc);
+    int (*remove_body)(ct_world_o *world, ct_entity_t e);
+    int (*set_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*add_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    int (*position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*teleport)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    void (*set_gravity)(ct_world_o *world, const float gravity[3]);
+    void (*gravity)(ct_world_o *world, float out[3]);
+    uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
+                               ct_entity_t *out, uint32_t max);
+    bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
+                    float max_distance, ct_physics_hit_t *out);
+    const void *(*events)(ct_world_o *world, uint32_t *size);
+    uint64_t (*state_hash)(ct_world_o *world);
+    uint32_t (*body_count)(ct_world_o *world);
+    uint32_t (*point_mass_count)(ct_world_o *world);
+
+    /* e's collision filter (see above). Changing it wakes e. CT_ERR_NOT_FOUND without a body. */
+    int (*set_collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t layer, uint32_t mask);
+    int (*collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t *layer, uint32_t *mask);
+    /* A number the game keeps with the body (an index, a handle; 0 by default), untouched by
+     * physics. CT_ERR_NOT_FOUND without a body; *out is left untouched then. */
+    int (*set_user_data)(ct_world_o *world, ct_entity_t e, uint64_t data);
+    int (*user_data)(ct_world_o *world, ct_entity_t e, uint64_t *out);
+    /* As overlap_sphere and raycast, seeing only bodies whose layer shares a bit with mask. */
+    uint32_t (*overlap_sphere_masked)(ct_world_o *world, const float center[3], float radius,
+                                      uint32_t mask, ct_entity_t *out, uint32_t max);
+    bool (*raycast_masked)(ct_world_o *world, const float origin[3], const float direction[3],
+                           float max_distance, uint32_t mask, ct_physics_hit_t *out);
+    /* Whether e's body sleeps (false without one); wake wakes its island (CT_ERR_NOT_FOUND
+     * without a body). */
+    bool (*sleeping)(ct_world_o *world, ct_entity_t e);
+    int (*wake)(ct_world_o *world, ct_entity_t e);
+    /* Turns sleeping on (the default) or off for the world; off wakes every body. */
+    void (*set_sleeping)(ct_world_o *world, bool enabled);
+    /* Dynamic bodies the last step simulated (the others slept). */
+    uint32_t (*awake_count)(ct_world_o *world);
+} ct_physics_api_v3;
 
 #ifdef __cplusplus
 }

@@ -401,20 +401,32 @@ static void gravity(ct_world_o *w, float out[3])
     v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
 }
 
-static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, uint32_t mask,
+                                      ct_entity_t *out, uint32_t max)
 {
     physics__body_manager *m = bodies_of(w, "overlap_sphere");
     if (!m || !c || !v3_finite(v3_load(c)) || !(r >= 0.0f && isfinite(r)))
         return 0;
-    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, out, max);
+    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
 }
 
-static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+{
+    return overlap_sphere_masked(w, c, r, UINT32_MAX, out, max);
+}
+
+static bool raycast_masked(ct_world_o *w, const float o[3], const float d[3], float max_t,
+                           uint32_t mask, ct_physics_hit_t *out)
 {
     physics__body_manager *m = bodies_of(w, "raycast");
     if (!m || !o || !d || !out || !v3_finite(v3_load(d)))
         return false;
-    return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, out);
+    return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, mask, out);
+}
+
+static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+{
+    return raycast_masked(w, o, d, max_t, UINT32_MAX, out);
 }
 
 static const void *events(ct_world_o *w, uint32_t *size)
@@ -442,6 +454,92 @@ static uint32_t point_mass_count(ct_world_o *w)
     physics__points *p = points_of(w, "point_mass_count");
     return p ? p->n : 0;
 }
+
+/* ---- v3: filters, user data, sleep -------------------------------------------------------- */
+
+static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, uint32_t mask)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_collision_filter", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    m->scene.bodies.layer[i] = layer;
+    m->scene.bodies.mask[i] = mask;
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "collision_filter", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    *layer = m->scene.bodies.layer[i];
+    *mask = m->scene.bodies.mask[i];
+    return 0;
+}
+
+static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_user_data", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    m->scene.bodies.user_data[i] = data;
+    return 0;
+}
+
+static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "user_data", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    *out = m->scene.bodies.user_data[i];
+    return 0;
+}
+
+static bool sleeping(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "sleeping", &m);
+    return i != UINT32_MAX && m->scene.bodies.asleep[i];
+}
+
+static int wake(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "wake", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static void set_sleeping(ct_world_o *w, bool enabled)
+{
+    physics__body_manager *m = bodies_of(w, "set_sleeping");
+    if (!m)
+        return;
+    m->scene.sleeping = enabled;
+    if (!enabled)
+        physics__scene_wake_all(&m->scene);
+}
+
+static uint32_t awake_count(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "awake_count");
+    return m ? m->scene.report.awake : 0;
+}
+
+const ct_physics_api_v3 physics__api_v3 = {
+    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
+    b_add, b_remove, b_set_velocity, b_velocity, b_add_force, b_position, b_teleport,
+    set_gravity, gravity, overlap_sphere, raycast, events, state_hash, body_count, point_mass_count,
+    set_collision_filter, collision_filter, set_user_data, user_data, overlap_sphere_masked,
+    raycast_masked, sleeping, wake, set_sleeping, awake_count,
+};
 
 const ct_physics_api_v2 physics__api_v2 = {
     p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
@@ -536,6 +634,7 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
 static const ct_api_ref_t provides[] = {
     {CT_PHYSICS_API, 1, sizeof(ct_physics_api_v1), 0, "ct.physics"},
     {CT_PHYSICS_API, 2, sizeof(ct_physics_api_v2), 0, "ct.physics"},
+    {CT_PHYSICS_API, 3, sizeof(ct_physics_api_v3), 0, "ct.physics"},
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
@@ -552,7 +651,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_plugin_api_v1 plugin = {
         .name = "ct.physics",
-        .version = {2, 0, 0, 0},
+        .version = {3, 0, 0, 0},
         .provides = provides,
         .num_provides = sizeof provides / sizeof provides[0],
         .requires = requires,
@@ -568,5 +667,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         return (void *)&api_v1;
     if (api == CT_PHYSICS_API && version == 2)
         return (void *)&physics__api_v2;
+    if (api == CT_PHYSICS_API && version == 3)
+        return (void *)&physics__api_v3;
     return NULL;
 }

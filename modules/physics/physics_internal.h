@@ -431,11 +431,12 @@ void physics__scene_wake_all(physics__scene *s);
 /* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep. */
 void physics__islands_wake_listed(physics__scene *s);
 void physics__islands_sleep(physics__scene *s, float dt);
-/* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total. */
-uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, ct_entity_t *out,
-                                       uint32_t max);
+/* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total.
+ * Queries see only bodies whose layer shares a bit with mask. */
+uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,
+                                       ct_entity_t *out, uint32_t max);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
-                            ct_physics_hit_t *out);
+                            uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
@@ -490,6 +491,7 @@ typedef struct physics__module {
 extern physics__module physics__m;
 /* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
 extern const ct_physics_api_v2 physics__api_v2;
+extern const ct_physics_api_v3 physics__api_v3;
 
 #define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
 

@@ -250,7 +250,7 @@ static void test_scene_queries_match_brute_force(void **state)
     for (int q = 0; q < 100; q++) {
         const physics__v3 c = v3(frand(-22, 22), frand(-22, 22), frand(-22, 22));
         const float r = frand(0.1f, 5.0f);
-        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, out, 1024);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, UINT32_MAX, out, 1024);
         uint32_t expect = 0;
         for (uint32_t i = 0; i < s.bodies.n; i++)
             expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
@@ -268,7 +268,7 @@ static void test_scene_queries_match_brute_force(void **state)
             d = v3(0, -1, 0); /* axis-aligned rays take the zero-component paths */
         const float max_t = frand(1, 60);
         ct_physics_hit_t hit;
-        const bool got = physics__scene_raycast(&s, o, d, max_t, &hit);
+        const bool got = physics__scene_raycast(&s, o, d, max_t, UINT32_MAX, &hit);
         const physics__v3 dn = v3_scale(d, 1.0f / v3_len(d));
         float best = INFINITY;
         uint32_t best_id = 0;
@@ -772,14 +772,14 @@ static void test_queries_reuse_the_step_grid(void **state)
         const uint32_t builds = s.bp.builds;
         const physics__v3 c = v3(frand(-8, 8), frand(0, 4), frand(-8, 8));
         const float r = frand(0.5f, 3.0f);
-        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, out, 512);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, UINT32_MAX, out, 512);
         uint32_t expect = 0;
         for (uint32_t i = 0; i < s.bodies.n; i++)
             expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
         assert_int_equal(n, expect);
         ct_physics_hit_t hit;
         const physics__v3 d = v3(frand(-1, 1), -0.3f, frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
-        const bool got = physics__scene_raycast(&s, c, d, 30.0f, &hit);
+        const bool got = physics__scene_raycast(&s, c, d, 30.0f, UINT32_MAX, &hit);
         float best = INFINITY;
         for (uint32_t i = 0; i < s.bodies.n; i++) {
             physics__v3 nn;
