@@ -419,6 +419,9 @@ void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
  * then abandoned: velocities moved, positions did not). */
 int physics__scene_step(physics__scene *s, float dt);
+/* The candidate pairs of a step over dt (the first part of physics__scene_step; the benchmark
+ * times it alone): into s->pairs, as body indices. */
+int physics__scene_candidates(physics__scene *s, float dt);
 /* Rebuilds the grids from current positions when stale. */
 int physics__scene_refresh_grid(physics__scene *s);
 /* A body was added, removed, moved or changed kind outside a step: the grids follow. Removing

@@ -407,7 +407,7 @@ static void solver__want_awake(physics__scene *s, uint32_t i)
 /* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
  * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
  * the report says when the limit cut some off. */
-static int solver__candidates(physics__scene *s, float dt)
+int physics__scene_candidates(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__broadphase *bp = &s->bp, *fx = &s->fixed;
@@ -452,7 +452,7 @@ static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
-    if (solver__candidates(s, dt))
+    if (physics__scene_candidates(s, dt))
         return CT_ERR_NOMEM;
     const uint32_t num_pairs = s->num_pairs;
     if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
