@@ -20,6 +20,7 @@
 #include "ct_world.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 /* ---- Vectors ----------------------------------------------------------------------------- */
 
@@ -331,7 +332,10 @@ typedef struct physics__rows {
     float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
     float *target, *friction, *sep_base;
     float *jn, *jt1, *jt2; /* accumulated impulses */
-    uint32_t *wave_start;  /* scratch of the ordering: the first row of each wave */
+    uint32_t *wave_start;  /* the ordering's scratch, then the end of each wave's rows */
+    uint32_t num_waves;
+    _Atomic uint32_t *team; /* two counters per wave and pass for the solving team (cap_team) */
+    uint32_t cap_team;
 } physics__rows;
 
 /* The bodies that have contacts this step, gathered into compact arrays in the order the
@@ -457,7 +461,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 5u
+#define PHYSICS_LAYOUT_VERSION 6u
 #endif
 
 /* The two component types, in registration order. */

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <threads.h>
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
@@ -100,6 +101,10 @@ void physics__scene_free(physics__scene *s)
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
                       SOLVER_NUM_FIELDS(solver__row_fields), s->rows.cap);
+    if (s->rows.team)
+        ct_free(s->a, (void *)s->rows.team, (size_t)s->rows.cap_team * sizeof *s->rows.team);
+    s->rows.team = NULL;
+    s->rows.cap_team = 0;
     physics__soa_free(s->a, &s->gathered.buffer, solver__gathered_fields,
                       SOLVER_NUM_FIELDS(solver__gathered_fields), s->gathered.cap);
     s->contacts.n = s->contacts.cap = s->rows.cap = s->gathered.n = s->gathered.cap = 0;
@@ -589,6 +594,7 @@ static int solver__prepare(physics__scene *s)
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
     uint32_t waves = 0;
+    r->num_waves = 0;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
         const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
@@ -606,6 +612,7 @@ static int solver__prepare(physics__scene *s)
         r->wave_start[w] = sum;
         sum += count;
     }
+    r->num_waves = waves;
     physics__v3 *v = g->velocity;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
@@ -643,67 +650,118 @@ static int solver__prepare(physics__scene *s)
     return 0;
 }
 
-/* Sequential impulses (step 3) over the rows, on the gathered velocities. Each row's arithmetic
- * is the one the bodies' own arrays would see, in the same order: a and b are different slots,
- * so both velocities stay in registers between the friction and the normal impulse. */
-static void solver__velocities(physics__scene *s)
+/* Sequential impulses (step 3) over rows [begin, end), on the gathered velocities. Each row's
+ * arithmetic is the one the bodies' own arrays would see, in the same order: a and b are
+ * different slots, so both velocities stay in registers between the friction and the normal
+ * impulse. */
+static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t end)
 {
-    const uint32_t n = s->contacts.n;
     physics__rows *r = &s->rows;
     physics__v3 *v = s->gathered.velocity;
-    for (uint32_t it = 0; it < s->velocity_iterations; it++) {
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-            const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
-            const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
-            const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
-            physics__v3 va = v[sa], vb = v[sb];
-            /* Friction first, within a cone: the tangent impulse is at most friction times the
-             * normal impulse so far, in every direction. */
-            const float limit = r->friction[k] * jn;
-            physics__v3 dv = v3_sub(vb, va);
-            float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
-            const float sq = j1 * j1 + j2 * j2;
-            if (sq > limit * limit) {
-                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
-                j1 *= scale;
-                j2 *= scale;
-            }
-            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
-            va = v3_sub(va, v3_scale(tangent, ia));
-            vb = v3_add(vb, v3_scale(tangent, ib));
-
-            dv = v3_sub(vb, va);
-            const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
-            const physics__v3 normal = v3_scale(nn, j - jn);
-            v[sa] = v3_sub(va, v3_scale(normal, ia));
-            v[sb] = v3_add(vb, v3_scale(normal, ib));
-            r->jn[k] = j;
-            r->jt1[k] = j1;
-            r->jt2[k] = j2;
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+        const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
+        const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
+        const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
+        physics__v3 va = v[sa], vb = v[sb];
+        /* Friction first, within a cone: the tangent impulse is at most friction times the
+         * normal impulse so far, in every direction. */
+        const float limit = r->friction[k] * jn;
+        physics__v3 dv = v3_sub(vb, va);
+        float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
+        const float sq = j1 * j1 + j2 * j2;
+        if (sq > limit * limit) {
+            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+            j1 *= scale;
+            j2 *= scale;
         }
+        const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
+        va = v3_sub(va, v3_scale(tangent, ia));
+        vb = v3_add(vb, v3_scale(tangent, ib));
+
+        dv = v3_sub(vb, va);
+        const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
+        const physics__v3 normal = v3_scale(nn, j - jn);
+        v[sa] = v3_sub(va, v3_scale(normal, ia));
+        v[sb] = v3_add(vb, v3_scale(normal, ib));
+        r->jn[k] = j;
+        r->jt1[k] = j1;
+        r->jt2[k] = j2;
     }
 }
 
-/* Moves overlapping bodies apart by position only (step 4), on the gathered positions. */
-static void solver__positions(physics__scene *s)
+/* Moves overlapping bodies apart by position only (step 4), rows [begin, end), on the gathered
+ * positions. */
+static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t end)
 {
-    const uint32_t n = s->contacts.n;
     const physics__rows *r = &s->rows;
     physics__v3 *p = s->gathered.position;
-    for (uint32_t it = 0; it < s->position_iterations; it++) {
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-            const physics__v3 nn = r->normal[k];
-            const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
-            const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
-            if (C >= 0.0f)
-                continue;
-            const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
-            p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
-            p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
-        }
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+        const physics__v3 nn = r->normal[k];
+        const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
+        const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
+        if (C >= 0.0f)
+            continue;
+        const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
+        p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
+        p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
     }
+}
+
+/* Passes over the rows with more than one thread: a team of two runs every pass wave by wave.
+ * Within a wave the rows share no body, so team members take chunks of it off a counter and solve
+ * them side by side; a member that runs out waits until the wave is done before the next. Each
+ * row sees the same arithmetic in the same wave order as on one thread: the bits are the same. A
+ * member that joins late finds the early waves done and catches up, and one member alone does
+ * everything, so the team never waits on a thread the pool did not give it. */
+#define SOLVER_TEAM_CHUNK 64u
+#define SOLVER_TEAM_MIN_ROWS 2048u
+
+typedef struct solver__team {
+    physics__scene *s;
+    void (*rows)(physics__scene *s, uint32_t begin, uint32_t end);
+    uint32_t passes;
+} solver__team;
+
+static void solver__team_member(void *user, uint32_t first, uint32_t last)
+{
+    (void)first, (void)last;
+    const solver__team *t = user;
+    const physics__rows *r = &t->s->rows;
+    const uint32_t waves = r->num_waves;
+    for (uint32_t p = 0; p < t->passes * waves; p++) {
+        const uint32_t w = p % waves, begin = w ? r->wave_start[w - 1] : 0, size = r->wave_start[w] - begin;
+        _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
+        for (;;) {
+            const uint32_t at = atomic_fetch_add_explicit(cursor, SOLVER_TEAM_CHUNK, memory_order_relaxed);
+            if (at >= size)
+                break;
+            const uint32_t end = at + SOLVER_TEAM_CHUNK < size ? at + SOLVER_TEAM_CHUNK : size;
+            t->rows(t->s, begin + at, begin + end);
+            atomic_fetch_add_explicit(done, end - at, memory_order_release);
+        }
+        for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
+            if (spins > 256)
+                thrd_yield();
+    }
+}
+
+/* `passes` passes of fn over all rows, by a team when there is a pool and enough rows. */
+static void solver__passes(physics__scene *s, void (*fn)(physics__scene *, uint32_t, uint32_t), uint32_t passes)
+{
+    physics__rows *r = &s->rows;
+    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves;
+    if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
+        solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
+        for (uint32_t it = 0; it < passes; it++)
+            fn(s, 0, n);
+        return;
+    }
+    for (uint32_t k = 0; k < counters; k++)
+        atomic_init(&r->team[k], 0);
+    solver__team team = {s, fn, passes};
+    s->pool.parallel_for(s->pool.ctx, 2, 1, solver__team_member, &team);
 }
 
 /* Whether contact k's shapes touch, and press, at the end of the step. */
@@ -834,7 +892,7 @@ int physics__scene_step(physics__scene *s, float dt)
     }
     if (solver__collide(s, dt) || solver__prepare(s))
         return CT_ERR_NOMEM;
-    solver__velocities(s);
+    solver__passes(s, solver__velocity_rows, s->velocity_iterations);
     /* The velocities go back before positions move; the positions of the bodies in contact are
      * then gathered for the passes that push them apart, and go back in turn. */
     const physics__gathered *g = &s->gathered;
@@ -845,7 +903,7 @@ int physics__scene_step(physics__scene *s, float dt)
             b->position[i] = v3_add(b->position[i], v3_scale(b->velocity[i], dt));
     for (uint32_t k = 0; k < g->n; k++)
         g->position[k] = b->position[g->body[k]];
-    solver__positions(s);
+    solver__passes(s, solver__position_rows, s->position_iterations);
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
     solver__keep_inside(s);
