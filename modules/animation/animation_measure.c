@@ -63,7 +63,7 @@ int anim__measure(const anim__raw *raw, const anim__clip *clip, size_t compresse
     const uint32_t n = raw->num_bones, ns = raw->num_samples;
     if (clip->header->num_bones != n)
         return CT_ERR_INVALID;
-    const size_t per_pose = n * (sizeof(float[4]) + sizeof(float[3]));
+    const size_t per_pose = (n * (sizeof(float[4]) + sizeof(float[3])) + 7) & ~(size_t)7;
     const size_t fk = 2 * n * (sizeof(double[4]) + sizeof(double[3]) + 3 * sizeof(double[3]));
     const size_t errors = (size_t)n * ns * sizeof(float);
     const size_t total = per_pose + fk + errors;
