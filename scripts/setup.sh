@@ -5,6 +5,8 @@ set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
                  libcmocka-dev)
+# Data only the tests and benchmarks read; scripts/test.sh and bench.sh add these to the list above.
+CUTTLE_TEST_PACKAGES=(assimp-testmodels)
 
 cuttle_install_missing() {
     local missing=()

@@ -107,7 +107,7 @@ static void apply_pin(const loader_desc_t *desc, ct_plugin_o *p)
 
 /* Opens one discovered file and registers it (failed or not), unless the project does not want
  * it. Returns a negative ct_error only when out of memory. */
-static int add_file(const loader_desc_t *desc, const char *given, bool from_dir, bool fallback)
+static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
 {
     const char *wanted = NULL;
     if (from_dir && !file_is_listed(desc, given, &wanted)) {
@@ -136,12 +136,6 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir,
         code = CT_ERR_CONFLICT;
     }
     const ct_plugin_o *twin = registry__find(p->name);
-    if (twin && fallback) {
-        log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is overridden by %s", p->name, path,
-                   twin->path);
-        close_and_free(p);
-        return 0;
-    }
     if (!registry__plugin_register(p)) {
         close_and_free(p);
         return CT_ERR_NOMEM;
@@ -281,7 +275,7 @@ int loader__load(const loader_desc_t *desc)
     loader_paths_t files;
     int err = loader__discover(desc, &files);
     for (uint32_t i = 0; i < files.count && err == 0; i++)
-        err = add_file(desc, files.paths[i], files.from_dir[i], i >= files.first_fallback);
+        err = add_file(desc, files.paths[i], files.from_dir[i]);
     loader__free_paths(&files);
     if (err < 0) {
         log__error("plugin discovery failed: %s", log__error_message(err));
@@ -396,5 +390,4 @@ void loader__unmap(void)
     }
     free(L.order);
     memset(&L, 0, sizeof L);
-    loader__forget_unlisted();
 }

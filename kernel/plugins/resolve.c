@@ -7,6 +7,9 @@
 #include "ct_hash.h"
 #include "plugins/plugins_internal.h"
 
+/* The loader_desc_t of the resolve in progress, for the message about unlisted plugin files. */
+static const loader_desc_t *resolving;
+
 static bool is_candidate(const ct_plugin_o *p) { return p->state == CT_PLUGIN_DISCOVERED; }
 static bool is_available(const ct_plugin_o *p)
 {
@@ -141,10 +144,13 @@ static bool link_requirements(ct_plugin_o *p)
             loader__skip(p, ref, failed);
             return false;
         }
-        char offers[256], hint[PLUGIN_ERROR_SIZE / 2];
-        if (loader__unlisted_hint(ref->id, ref->version, hint, sizeof hint))
-            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API, "requires %s v%u; %s", api,
-                         ref->version, hint);
+        char offers[256], unlisted[PLUGIN_ERROR_SIZE / 2];
+        if (loader__unlisted_files(resolving, unlisted, sizeof unlisted))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
+                         "requires %s v%u, which no plugin the project lists offers; its module "
+                         "folders also hold %s, which the project's module list leaves out: if "
+                         "one provides it, add that plugin's name to `modules` in project.sjson",
+                         api, ref->version, unlisted);
         else if (describe_offers(ref->id, offers, sizeof offers))
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
                          "requires %s v%u, but only%s is offered", api, ref->version, offers);
@@ -245,6 +251,7 @@ static bool ready(const ct_plugin_o *p, const bool *placed)
 uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order)
 {
     uint32_t n = registry__num_plugins();
+    resolving = desc;
     reject_duplicate_providers(desc);
     for (uint32_t k = 0; k < n; k++) {
         ct_plugin_o *p = registry__plugin(k);
