@@ -86,7 +86,9 @@ static void build_range(void *user, uint32_t begin, uint32_t end)
         d->program = cmd->program;
         d->material = cmd->material;
         d->mesh = cmd->mesh;
-        if (i == 0) {
+        if (cmd->kind == RENDER_CMD_LAYER) {
+            d->changes = RENDER_CHANGE_LAYER;
+        } else if (i == 0) {
             d->changes = RENDER_CHANGE_LAYER | RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MATERIAL |
                          (cmd->kind == RENDER_CMD_DRAW ? RENDER_CHANGE_MESH : 0);
         } else {
@@ -147,15 +149,17 @@ render__null_stats render__null_execute(const render__draw *draws, uint32_t n,
     for (uint32_t i = 0; i < n; i++) {
         const render__draw *d = &draws[i];
         const bool draw = d->kind == RENDER_CMD_DRAW;
-        const bool ok = (draw || d->kind == RENDER_CMD_FULLSCREEN) && d->program < num_programs &&
+        const bool layer = d->kind == RENDER_CMD_LAYER;
+        const bool ok = layer || ((draw || d->kind == RENDER_CMD_FULLSCREEN) && d->program < num_programs &&
                         (!draw || (d->mesh < num_meshes && d->material < num_materials &&
-                                   finite_all(d->mvp, 16) && finite_all(d->world, 12)));
+                                   finite_all(d->mvp, 16) && finite_all(d->world, 12))));
         if (!ok) {
             s.invalid++;
             continue;
         }
         s.draws += draw;
-        s.fullscreen += !draw;
+        s.layers += layer;
+        s.fullscreen += !draw && !layer;
         s.state_changes += render__state_changes(d->changes);
     }
     s.hash = ct_murmur64a(draws, (size_t)n * sizeof *draws, 0);

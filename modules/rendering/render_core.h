@@ -58,6 +58,7 @@ uint32_t render__key_depth(float view_depth, float near_plane, float far_plane, 
 enum {
     RENDER_CMD_DRAW = 1,       /* a mesh with a material and a world matrix */
     RENDER_CMD_FULLSCREEN = 2, /* a full-screen pass: the layer's program over its input target */
+    RENDER_CMD_LAYER = 3,      /* a layer begins: its target is bound and cleared as configured */
 };
 
 /* 64 bytes. `mesh`, `material` and `program` index the module's tables; `world` is the object's
@@ -115,7 +116,9 @@ void render__pool_for(const render__pool *pool, uint32_t count, uint32_t grain, 
 
 /* ---- Display lists ------------------------------------------------------------------------- */
 
-/* State-change flags of a draw, relative to the draw before it in the sorted stream. */
+/* State-change flags of an entry, relative to the entry before it in the sorted stream. A layer
+ * entry only changes the layer, and it resets what is bound: the first draw after it binds its
+ * program, material and mesh again (as the gl backend does). */
 enum {
     RENDER_CHANGE_LAYER = 1u << 0,    /* a new layer: its target is bound (and cleared) */
     RENDER_CHANGE_PROGRAM = 1u << 1,  /* another shader program is bound */
@@ -164,7 +167,7 @@ bool render__build(render__queue *q, const float view_proj[16], const render__po
 /* ---- The null backend ---------------------------------------------------------------------- */
 
 typedef struct render__null_stats {
-    uint32_t draws, fullscreen, state_changes, invalid;
+    uint32_t draws, fullscreen, layers, state_changes, invalid;
     uint64_t hash; /* MurmurHash64A of the display list's bytes */
 } render__null_stats;
 
