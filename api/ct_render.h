@@ -40,8 +40,10 @@
  * Command-line options (read through ct.host):
  *   --render-backend gl|null   --window
  *   --screenshot DIR           writes DIR/frame_NNNNNN.png after every rendered frame (N: frame number)
- *   --capture FILE             writes the last rendered frame's sorted packet stream at shutdown;
- *                              `cuttle-render-replay FILE [--png OUT]` replays it (null or gl)
+ *   --capture FILE             writes every rendered frame's sorted packet stream (with what it
+ *                              draws) to FILE, so it holds the last one when the run ends;
+ *                              `cuttle-render-replay FILE [--png OUT] [--keys]` replays it (null
+ *                              backend: counts, state changes and hash; gl: a PNG) and decodes keys
  *
  * Resources (SJSON sources; compiled by cuttle-compile like every resource).
  *   *.render_config  the pipeline, as data; a project changes it without C code:

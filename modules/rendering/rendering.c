@@ -7,8 +7,10 @@
 #include "ct_memory.h"
 #include "ct_plugin.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 render__module render__m;
 
@@ -88,12 +90,24 @@ int render__screenshot(const char *path)
 
 /* ---- the API table ------------------------------------------------------------------------- */
 
+static int capture(const char *path)
+{
+    char err[RENDER_PATH_SIZE + 100];
+    const int r = render__capture_write(path, err, sizeof err);
+    if (r)
+        RENDER_LOG(CT_LOG_ERROR, "capture: %s", err);
+    return r;
+}
+
 static int render(ct_world_o *world, ct_entity_t camera)
 {
     render__state *s = render__m.state;
     const int r = render__frame(world, camera);
     if (r || !s->have_frame)
         return r;
+    /* Written at every frame, so the file holds the last frame while its meshes are loaded. */
+    if (s->capture_path[0])
+        capture(s->capture_path);
     if (s->screenshot_dir[0]) {
         char path[RENDER_PATH_SIZE + 32];
         snprintf(path, sizeof path, "%s/frame_%06llu.png", s->screenshot_dir, (unsigned long long)s->stats.frame);
@@ -104,15 +118,6 @@ static int render(ct_world_o *world, ct_entity_t camera)
 }
 
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
-
-static int capture(const char *path)
-{
-    char err[RENDER_PATH_SIZE + 100];
-    const int r = render__capture_write(path, err, sizeof err);
-    if (r)
-        RENDER_LOG(CT_LOG_ERROR, "capture: %s", err);
-    return r;
-}
 
 const ct_render_api_v1 render__api_v1 = {
     render, stats, render__set_backend, backend, render__use_pipeline, render__screenshot, capture,
@@ -156,6 +161,22 @@ static bool read_path_option(const char *name, char *out, size_t size)
     return true;
 }
 
+/* Makes a folder and its parents (the --screenshot folder); false (logged) on failure. */
+static bool make_folders(const char *path)
+{
+    char dir[RENDER_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%s/", path);
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            RENDER_LOG(CT_LOG_ERROR, "--screenshot: cannot make folder '%s': %s", dir, strerror(errno));
+            return false;
+        }
+        *slash = '/';
+    }
+    return true;
+}
+
 static int read_options(void)
 {
     render__state *s = render__m.state;
@@ -168,7 +189,8 @@ static int read_options(void)
     }
     s->window = host && host->option("window") != NULL;
     if (!read_path_option("screenshot", s->screenshot_dir, sizeof s->screenshot_dir) ||
-        !read_path_option("capture", s->capture_path, sizeof s->capture_path))
+        !read_path_option("capture", s->capture_path, sizeof s->capture_path) ||
+        (s->screenshot_dir[0] && !make_folders(s->screenshot_dir)))
         return CT_ERR_INVALID;
     return 0;
 }
@@ -211,9 +233,6 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 
 static void shutdown(void)
 {
-    render__state *s = render__m.state;
-    if (s->capture_path[0] && s->have_frame && capture(s->capture_path) == 0)
-        RENDER_LOG(CT_LOG_INFO, "captured frame %llu into %s", (unsigned long long)s->stats.frame, s->capture_path);
     render__unregister_components();
     render__unregister_resources();
     free_state();
