@@ -5,6 +5,8 @@
  */
 #include "obj.h"
 
+#include "mesh_normals.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,31 +174,6 @@ static int read_line(obj_reader *r, const char *line)
     return 0;
 }
 
-/* Smooth normals: each triangle's (area-weighted) normal added to its three vertices. */
-static void smooth_normals(obj_mesh_t *m)
-{
-    memset(m->normals, 0, (size_t)m->num_vertices * 3 * sizeof *m->normals);
-    for (uint32_t t = 0; t + 2 < m->num_indices; t += 3) {
-        const float *a = &m->positions[3 * m->indices[t]], *b = &m->positions[3 * m->indices[t + 1]],
-                    *c = &m->positions[3 * m->indices[t + 2]];
-        const float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-        const float v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-        const float n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-        for (int k = 0; k < 3; k++)
-            for (int j = 0; j < 3; j++)
-                m->normals[3 * m->indices[t + k] + j] += n[j];
-    }
-    for (uint32_t i = 0; i < m->num_vertices; i++) {
-        float *n = &m->normals[3 * i];
-        const float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        if (len > 0.0f && isfinite(len)) {
-            n[0] /= len, n[1] /= len, n[2] /= len;
-        } else {
-            n[0] = 0, n[1] = 1, n[2] = 0;
-        }
-    }
-}
-
 static uint32_t hash_corner(const uint32_t *c)
 {
     uint64_t h = (uint64_t)c[0] * 0x9e3779b97f4a7c15ull ^ (uint64_t)c[1] * 0xc2b2ae3d27d4eb4full ^
@@ -255,7 +232,7 @@ static int build_mesh(obj_reader *r, obj_mesh_t *m)
         }
         m->has_normals = all_normals;
         if (!all_normals)
-            smooth_normals(m);
+            mesh_smooth_normals(m->positions, m->num_vertices, m->indices, m->num_indices, m->normals);
     }
     ct_free(r->a, table, table ? (size_t)slots * sizeof *table : 0);
     ct_free(r->a, first_corner, first_corner ? (size_t)num_corners * sizeof *first_corner : 0);

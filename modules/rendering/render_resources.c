@@ -8,6 +8,8 @@
  */
 #include "render_internal.h"
 
+#include "gltf.h"
+#include "mesh_normals.h"
 #include "obj.h"
 
 #include <errno.h>
@@ -124,20 +126,31 @@ static uint32_t take_slot(void **table, size_t size, void **parallel, size_t par
 
 /* ---- mesh ---------------------------------------------------------------------------------- */
 
-/* Reads a file the source names, inside the project folder. */
-static char *read_project_file(const char *rel, size_t *size, ct_compile_ctx_o *ctx)
+/* The path of a file a source names, inside the project folder; false (reported) otherwise. */
+static bool project_path(const char *rel, char *path, size_t size, ct_compile_ctx_o *ctx)
 {
     const char *dir = render__m.host ? render__m.host->project_dir() : NULL;
     if (!dir) {
         bad(ctx, "mesh.source: '%s' cannot be read without a project folder (run with --project)%s", rel, "");
-        return NULL;
+        return false;
     }
-    if (rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\\') || strstr(rel, "//")) {
+    if (!rel[0] || rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\\') || strstr(rel, "//")) {
         bad(ctx, "mesh.source: '%s' must be a path inside the project folder (relative, no '..'%s)", rel, ", '//' or '\\\\'");
-        return NULL;
+        return false;
     }
+    if ((size_t)snprintf(path, size, "%s/%s", dir, rel) >= size) {
+        bad(ctx, "mesh.source: '%s': the path is too long%s", rel, "");
+        return false;
+    }
+    return true;
+}
+
+/* Reads a file the source names, inside the project folder. */
+static char *read_project_file(const char *rel, size_t *size, ct_compile_ctx_o *ctx)
+{
     char path[RENDER_PATH_SIZE * 2];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (!project_path(rel, path, sizeof path, ctx))
+        return NULL;
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MESH_MAX_SOURCE_BYTES) {
         bad(ctx, "mesh.source: '%s': %s", rel,
@@ -203,6 +216,159 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
     return 0;
 }
 
+/* glTF: the default scene's triangles baked into one mesh (node transforms applied), or with
+ * `gltf_mesh = N` mesh N alone as the file gives it. */
+typedef struct gltf_bake {
+    float *positions, *normals;
+    uint32_t *indices;
+    uint32_t nv, ni, cap_v, cap_i;
+} gltf_bake;
+
+static bool bake_reserve(gltf_bake *b, uint32_t nv, uint32_t ni)
+{
+    ct_allocator_t *a = render__m.allocator;
+    if (b->nv + nv > b->cap_v) {
+        const uint32_t cap = (b->nv + nv) * 2;
+        float *p = ct_realloc(a, b->positions, (size_t)b->cap_v * 12, (size_t)cap * 12);
+        float *n = p ? ct_realloc(a, b->normals, (size_t)b->cap_v * 12, (size_t)cap * 12) : NULL;
+        if (p)
+            b->positions = p;
+        if (!n) {
+            b->positions = ct_realloc(a, b->positions, (size_t)cap * 12, (size_t)b->cap_v * 12);
+            return false;
+        }
+        b->normals = n;
+        b->cap_v = cap;
+    }
+    if (b->ni + ni > b->cap_i) {
+        const uint32_t cap = (b->ni + ni) * 2;
+        uint32_t *i = ct_realloc(a, b->indices, (size_t)b->cap_i * 4, (size_t)cap * 4);
+        if (!i)
+            return false;
+        b->indices = i;
+        b->cap_i = cap;
+    }
+    return true;
+}
+
+static void bake_free(gltf_bake *b)
+{
+    ct_allocator_t *a = render__m.allocator;
+    ct_free(a, b->positions, (size_t)b->cap_v * 12);
+    ct_free(a, b->normals, (size_t)b->cap_v * 12);
+    ct_free(a, b->indices, (size_t)b->cap_i * 4);
+}
+
+/* Appends mesh `m` placed by the column-major matrix `w` (NULL: as it is). */
+static int bake_mesh(gltf_bake *b, const ct_gltf_mesh_t *m, const float *w, ct_compile_ctx_o *ctx)
+{
+    for (uint32_t p = 0; p < m->num_primitives; p++) {
+        const ct_gltf_primitive_t *prim = &m->primitives[p];
+        if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3)
+            continue;
+        if (b->nv + (uint64_t)prim->num_vertices > OBJ_MAX_VERTICES || b->ni + (uint64_t)prim->num_indices > OBJ_MAX_INDICES)
+            return bad(ctx, "mesh.source: more than %s vertices or %s indices", "2^24", "2^26");
+        if (!bake_reserve(b, prim->num_vertices, prim->num_indices))
+            return CT_ERR_NOMEM;
+        float *pos = &b->positions[3 * b->nv], *nrm = &b->normals[3 * b->nv];
+        for (uint32_t v = 0; v < prim->num_vertices; v++) {
+            const float *src = &prim->positions[3 * v];
+            for (int r = 0; r < 3; r++)
+                pos[3 * v + r] = w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] + w[12 + r] : src[r];
+        }
+        for (uint32_t i = 0; i < prim->num_indices; i++)
+            b->indices[b->ni + i] = b->nv + prim->indices[i];
+        /* Normals from the baked positions: right under any node scale, and for files with none. */
+        mesh_smooth_normals(pos, prim->num_vertices, prim->indices, prim->num_indices, nrm);
+        if (prim->normals)
+            for (uint32_t v = 0; v < prim->num_vertices; v++) {
+                const float *src = &prim->normals[3 * v];
+                float n[3];
+                for (int r = 0; r < 3; r++)
+                    n[r] = w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] : src[r];
+                const float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+                if (len > 0.0f && isfinite(len))
+                    for (int r = 0; r < 3; r++)
+                        nrm[3 * v + r] = n[r] / len;
+            }
+        b->nv += prim->num_vertices;
+        b->ni += prim->num_indices;
+    }
+    return 0;
+}
+
+static void mat4_mul_cm(float out[16], const float a[16], const float b[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            out[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] + a[12 + r] * b[4 * c + 3];
+}
+
+/* Walks the default scene depth first (the reader guarantees a forest) with an explicit stack. */
+static int bake_scene(gltf_bake *b, const ct_gltf_t *doc, ct_compile_ctx_o *ctx)
+{
+    ct_allocator_t *a = render__m.allocator;
+    const size_t bytes = (size_t)doc->num_nodes * (sizeof(uint32_t) + 16 * sizeof(float));
+    uint32_t *stack = doc->num_nodes ? ct_alloc(a, bytes) : NULL;
+    if (doc->num_nodes && !stack)
+        return CT_ERR_NOMEM;
+    float (*world)[16] = (float (*)[16])(void *)(stack + doc->num_nodes);
+    int e = 0;
+    uint32_t top = 0;
+    for (uint32_t r = 0; r < doc->num_scene_nodes; r++)
+        stack[top++] = doc->scene_nodes[r];
+    while (top && !e) {
+        const uint32_t n = stack[--top];
+        const ct_gltf_node_t *node = &doc->nodes[n];
+        if (node->parent >= 0)
+            mat4_mul_cm(world[n], world[node->parent], node->matrix);
+        else
+            memcpy(world[n], node->matrix, sizeof world[n]);
+        if (node->mesh >= 0)
+            e = bake_mesh(b, &doc->meshes[node->mesh], world[n], ctx);
+        for (uint32_t c = 0; c < node->num_children && top < doc->num_nodes; c++)
+            stack[top++] = node->children[c];
+    }
+    ct_free(a, stack, bytes);
+    return e;
+}
+
+static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx)
+{
+    char path[RENDER_PATH_SIZE * 2], err[512];
+    if (!project_path(rel, path, sizeof path, ctx))
+        return CT_ERR_BAD_DATA;
+    ct_gltf_t *doc = ct_gltf_load_file(path, render__m.allocator, err, sizeof err);
+    if (!doc) {
+        render__m.resource->compile_error(ctx, "mesh.source: %s", err);
+        return CT_ERR_BAD_DATA;
+    }
+    gltf_bake b = {0};
+    int e = 0;
+    const ct_data_o *pick = D()->get(src, "gltf_mesh");
+    if (pick) {
+        const double m = D()->number(pick, -1);
+        if (!(m >= 0 && m < doc->num_meshes && m == floor(m))) {
+            char range[32];
+            snprintf(range, sizeof range, "%u", doc->num_meshes);
+            e = bad(ctx, "mesh.gltf_mesh: must be a mesh index below %s (the file's mesh count) in '%s'", range, rel);
+        } else {
+            e = bake_mesh(&b, &doc->meshes[(uint32_t)m], NULL, ctx);
+        }
+    } else {
+        e = bake_scene(&b, doc, ctx);
+    }
+    if (!e && b.ni == 0)
+        e = bad(ctx, "mesh.source: '%s' has no triangles%s", rel, pick ? " in that mesh" : " in its default scene");
+    if (!e)
+        write_mesh(ctx, b.positions, b.normals, b.nv, b.indices, b.ni);
+    if (e == CT_ERR_NOMEM)
+        bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
+    bake_free(&b);
+    ct_gltf_free(doc);
+    return e;
+}
+
 static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
@@ -212,9 +378,12 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     const char *rel = D()->string(D()->get(src, "source"), NULL);
     if (!rel)
         return bad(ctx, "mesh.source: a file name (string) is required%s%s", "", "");
+    if (ends_with(rel, ".gltf") || ends_with(rel, ".glb"))
+        return compile_gltf(rel, src, ctx);
     if (!ends_with(rel, ".obj"))
-        return bad(ctx, "mesh.source: '%s': only .obj is read so far (.gltf and .glb come with the "
-                   "shared glTF reader)%s", rel, "");
+        return bad(ctx, "mesh.source: '%s': the file must be .obj, .gltf or .glb%s", rel, "");
+    if (D()->get(src, "gltf_mesh"))
+        return bad(ctx, "mesh.gltf_mesh: '%s' is not a glTF file%s", rel, "");
     size_t size = 0;
     char *text = read_project_file(rel, &size, ctx);
     if (!text)

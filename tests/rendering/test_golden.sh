@@ -22,7 +22,7 @@ run() { "$build/kernel/cuttle" --strict --project "$scratch/scene" --modules "$b
 
 run --jobs 1 --screenshot "$scratch/one" --capture "$scratch/one.capture" > "$scratch/one.txt"
 run --jobs 2 --screenshot "$scratch/two" > "$scratch/two.txt"
-grep -q "objects 2506 visible 2384 packets 2388 draws 2384 .* invalid 0" "$scratch/one.txt"
+grep -q "objects 2509 visible 2387 packets 2391 draws 2387 .* invalid 0" "$scratch/one.txt"
 [ "$(wc -l < "$scratch/one.txt")" -eq 3 ] || { echo "expected 3 rendered frames"; exit 1; }
 diff "$scratch/one.txt" "$scratch/two.txt"
 for f in 1 2 3; do "$compare" "$scratch/one/frame_00000$f.png" "$scratch/two/frame_00000$f.png" >/dev/null; done
@@ -33,7 +33,7 @@ echo "golden: 1 and 2 render threads give the same pixels and hashes"
 ! "$compare" "$scratch/one/frame_000001.png" "$scratch/one/frame_000003.png" >/dev/null
 
 "$build/tools/cuttle-render-replay/cuttle-render-replay" "$scratch/one.capture" --png "$scratch/replay.png" \
-    | grep -q "draws 2384 fullscreen 1 layers 3 .* invalid 0 hash $(awk 'END {print $NF}' "$scratch/one.txt")"
+    | grep -q "draws 2387 fullscreen 1 layers 3 .* invalid 0 hash $(awk 'END {print $NF}' "$scratch/one.txt")"
 "$compare" "$scratch/one/frame_000003.png" "$scratch/replay.png"
 echo "golden: the captured frame replays to the same pixels and hash"
 

@@ -15,6 +15,8 @@ function init()
   spinner = World.spawn_unit(world, "units/blue_cube", 1.6, 0.4, -0.3)
   World.spawn_unit(world, "units/pane", 0.7, 0.5, 1.2)
   World.spawn_unit(world, "units/fence", 0, 0.25, 0)
+  World.spawn_unit(world, "units/engine", 1.7, 1.3, -1.2)
+  World.spawn_unit(world, "units/boxes", -1.3, 1.3, -0.8)
   -- Far behind the camera: culled, never drawn.
   World.spawn_unit(world, "units/red_cube", 0, 0, 40)
 end
