@@ -137,6 +137,10 @@ typedef struct render__draw {
 
 /* ---- The queue: contexts, the merged stream, the display list ------------------------------ */
 
+/* The radix sort's digits: 6 of 11 bits cover a key. */
+#define RENDER_RADIX_DIGITS 6
+#define RENDER_RADIX_BUCKETS 2048
+
 typedef struct render__queue {
     ct_allocator_t *a;
     render__context *contexts;
@@ -145,6 +149,7 @@ typedef struct render__queue {
     uint32_t num_packets, packets_cap;
     render__draw *draws;
     uint32_t draws_cap;
+    uint32_t histograms[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS]; /* the radix sort's (RENDER_RADIX_*); 48 KB is no stack object */
     bool failed; /* out of memory this frame: packets were dropped (reported by the caller) */
 } render__queue;
 
@@ -156,9 +161,11 @@ bool render__queue_begin(render__queue *q, uint32_t n);
 
 /* Concatenates the contexts in order into q->sorted and sorts it by key, stably. */
 bool render__merge_sort(render__queue *q);
-/* The stable LSD radix sort alone: sorts n packets of `p` by key using `scratch` (n packets).
- * Digits whose value is the same in every key are skipped. The result ends in `p`. */
-void render__radix_sort(render__packet *p, render__packet *scratch, uint32_t n);
+/* The stable LSD radix sort alone: sorts n packets of `p` by key using `scratch` (n packets) and
+ * `hist` for its counters. Digits whose value is the same in every key are skipped. The result
+ * ends in `p`. */
+void render__radix_sort(render__packet *p, render__packet *scratch, uint32_t n,
+                        uint32_t hist[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS]);
 
 /* Builds q->draws[0, num_packets) from the sorted stream on the pool. `view_proj` is the camera's
  * projection * view (column-major 4x4). */

@@ -157,6 +157,7 @@ static void gather_lights(ct_world_o *world, const float eye[3], render__frame_l
         for (int k = 0; k < 3; k++)
             slot[k] = l->color[k] * l->intensity;
     }
+    out->v[1][3] = (float)points;
 }
 
 /* Context 0: a begin packet per layer, and the full-screen passes. */

@@ -93,6 +93,7 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
         return NULL;
     }
     glCreateVertexArrays(1, &g->empty_vao);
+    glCreateBuffers(1, &g->instances);
     return g;
 }
 
@@ -116,6 +117,7 @@ void render__gl_destroy(render__gl *g)
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
             glDeleteProgram(g->programs[k]);
         glDeleteVertexArrays(1, &g->empty_vao);
+        glDeleteBuffers(1, &g->instances);
         eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (g->surface != EGL_NO_SURFACE)
             eglDestroySurface(g->display, g->surface);
@@ -162,6 +164,14 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     glVertexArrayAttribFormat(m->vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, normal));
     glVertexArrayAttribBinding(m->vao, 0, 0);
     glVertexArrayAttribBinding(m->vao, 1, 0);
+    /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame). */
+    for (GLuint k = 0; k < 10; k++) {
+        glEnableVertexArrayAttrib(m->vao, 2 + k);
+        glVertexArrayAttribFormat(m->vao, 2 + k, 4, GL_FLOAT, GL_FALSE,
+                                  (GLuint)(offsetof(render__draw, mvp) + 16 * k));
+        glVertexArrayAttribBinding(m->vao, 2 + k, 1);
+    }
+    glVertexArrayBindingDivisor(m->vao, 1, 1);
     m->num_indices = num_indices;
     return glGetError() == GL_NO_ERROR;
 }
@@ -245,40 +255,69 @@ static void begin_layer(render__gl *g, uint32_t layer)
     }
 }
 
+/* The display list goes to the GPU once per frame; draws read their matrices from it. */
+static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
+{
+    const size_t size = (size_t)n * sizeof *draws;
+    if (size > g->instances_size) {
+        g->instances_size = size * 2;
+        glNamedBufferData(g->instances, (GLsizeiptr)g->instances_size, NULL, GL_STREAM_DRAW);
+    }
+    if (size)
+        glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
+}
+
+/* Entries after `i` that draw the same mesh with the same program and material. */
+static uint32_t run_end(const render__draw *draws, uint32_t i, uint32_t n)
+{
+    uint32_t j = i + 1;
+    while (j < n && draws[j].kind == RENDER_CMD_DRAW && draws[j].changes == 0)
+        j++;
+    return j;
+}
+
 uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
                             const render__material *materials, uint32_t num_materials,
                             const render__frame_lights *lights)
 {
     glEnable(GL_CULL_FACE);
     glDepthFunc(GL_LEQUAL);
-    uint32_t issued = 0, layer = RENDER_NO_INDEX;
+    upload_draws(g, draws, n);
+    uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n;) {
         const render__draw *d = &draws[i];
         if (d->kind == RENDER_CMD_LAYER) {
             layer = d->layer < g->pipeline.num_layers ? d->layer : RENDER_NO_INDEX;
             if (layer != RENDER_NO_INDEX)
                 begin_layer(g, layer);
+            i++;
             continue;
         }
         /* Entries outside a configured layer, or naming things that do not exist, are skipped:
          * the null backend reports them as invalid. */
-        if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS)
-            continue;
-        if (d->kind == RENDER_CMD_FULLSCREEN) {
-            const render__layer_desc *l = &g->pipeline.layers[layer];
-            if (l->input >= g->pipeline.num_targets || l->input == l->target)
-                continue;
-            glDisable(GL_DEPTH_TEST);
-            glUseProgram(g->programs[d->program]);
-            glBindTextureUnit(0, g->targets[l->input].color);
-            glBindVertexArray(g->empty_vao);
-            glDrawArrays(GL_TRIANGLES, 0, 3);
-            issued++;
+        if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS) {
+            i++;
             continue;
         }
-        if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao)
+        if (d->kind == RENDER_CMD_FULLSCREEN) {
+            const render__layer_desc *l = &g->pipeline.layers[layer];
+            if (l->input < g->pipeline.num_targets && l->input != l->target) {
+                glDisable(GL_DEPTH_TEST);
+                glUseProgram(g->programs[d->program]);
+                glBindTextureUnit(0, g->targets[l->input].color);
+                glBindVertexArray(g->empty_vao);
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+                calls++;
+            }
+            i++;
             continue;
+        }
+        const uint32_t end = run_end(draws, i, n);
+        if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao) {
+            i = end;
+            continue;
+        }
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
             /* Only the lit program reads the frame's lights (setting an absent location fails). */
@@ -289,15 +328,18 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         }
         if (d->changes & (RENDER_CHANGE_MATERIAL | RENDER_CHANGE_PROGRAM))
             glUniform4fv(10, 2, materials[d->material].color);
-        if (d->changes & RENDER_CHANGE_MESH)
-            glBindVertexArray(g->meshes[d->mesh].vao);
-        /* mvp, world and normal are contiguous in render__draw: one call per draw. */
-        glUniform4fv(0, 10, d->mvp);
-        glDrawElements(GL_TRIANGLES, (GLsizei)g->meshes[d->mesh].num_indices, GL_UNSIGNED_INT, NULL);
-        issued++;
+        const render__gl_mesh *m = &g->meshes[d->mesh];
+        if (d->changes & RENDER_CHANGE_MESH) {
+            glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
+            glBindVertexArray(m->vao);
+        }
+        glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
+                                            (GLsizei)(end - i), i);
+        calls++;
+        i = end;
     }
     glBindVertexArray(0);
-    return issued;
+    return calls;
 }
 
 bool render__gl_read(render__gl *g, uint8_t *rgba)

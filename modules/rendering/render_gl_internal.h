@@ -31,6 +31,8 @@ struct render__gl {
     uint32_t width, height;
     GLuint programs[RENDER_NUM_PROGRAMS];
     GLuint empty_vao;      /* full-screen passes make their vertices from gl_VertexID */
+    GLuint instances;      /* the frame's display list, read as per-draw vertex attributes */
+    size_t instances_size;
     render__pipeline pipeline;
     render__gl_target targets[RENDER_MAX_TARGETS];
     render__gl_mesh *meshes;

@@ -1,14 +1,15 @@
 /*
  * render_gl_programs.c: the built-in shader programs (GLSL 4.50 core) and their uniform layout.
  *
- * Every program reads the same explicit uniform locations, so the backend sets them without
- * looking anything up:
- *   location 0..9    u_object[10]  per draw: the MVP's four columns, world's three rows, the normal
- *                                  matrix's three rows (render__draw's mvp/world/normal, in one call)
+ * Per draw, the mesh programs read instance attributes straight from the display list, which the
+ * backend uploads once per frame: locations 2..5 the MVP's columns, 6..8 the world matrix's rows,
+ * 9..11 the normal matrix's rows (render__draw's mvp, world and normal). So a run of draws that
+ * share program, material and mesh is one instanced draw call.
+ * Uniforms sit at explicit locations, so the backend sets them without looking anything up:
  *   location 10..11  u_material[2] per material: colour, (specular strength, shininess, 0, 0)
- *   location 12..27  u_frame[16]   per frame: camera position, ambient, sun direction (towards the
- *                                  light) and colour, then four point lights as (position, range)
- *                                  and (colour, 0); a zero range is no light
+ *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
+ *                                  sun direction (towards the light) and colour, then up to four
+ *                                  point lights as (position, range) and (colour, 0)
  * Full-screen programs draw one triangle made from gl_VertexID and read their input at unit 0.
  */
 #include "render_gl_internal.h"
@@ -21,15 +22,17 @@ static const char mesh_vs[] =
     "#version 450 core\n"
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
-    "layout(location = 0) uniform vec4 u_object[10];\n"
+    "layout(location = 2) in vec4 i_mvp[4];\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 9) in vec4 i_normal[3];\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
     "void main() {\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
-    "  v_world = vec3(dot(u_object[4], p), dot(u_object[5], p), dot(u_object[6], p));\n"
-    "  v_normal = vec3(dot(u_object[7].xyz, a_normal), dot(u_object[8].xyz, a_normal),\n"
-    "                  dot(u_object[9].xyz, a_normal));\n"
-    "  gl_Position = mat4(u_object[0], u_object[1], u_object[2], u_object[3]) * p;\n"
+    "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
+    "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
+    "                  dot(i_normal[2].xyz, a_normal));\n"
+    "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
 static const char unlit_fs[] =
@@ -55,9 +58,9 @@ static const char lit_fs[] =
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
     "  vec3 base = u_material[0].rgb;\n"
     "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
-    "  for (int k = 0; k < 4; k++) {\n"
+    "  int points = int(u_frame[1].w);\n"
+    "  for (int k = 0; k < points; k++) {\n"
     "    vec4 pr = u_frame[4 + 2 * k];\n"
-    "    if (pr.w <= 0.0) continue;\n"
     "    vec3 d = pr.xyz - v_world;\n"
     "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
     "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"

@@ -106,7 +106,8 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh);
 
 /* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size);
-/* Draws a display list. Returns the number of draws it issued. */
+/* Draws a display list: a run of draws sharing program, material and mesh is one instanced call.
+ * Returns the number of GL draw calls. */
 uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
                             const render__material *materials, uint32_t num_materials,
                             const render__frame_lights *lights);

@@ -677,7 +677,9 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
     const ct_data_o *v;
     float res[2];
     if ((v = D()->get(src, "resolution"))) {
-        if (!numbers(v, "resolution", 2, false, 0, 1, 4096, res, ctx) || res[0] != floorf(res[0]) || res[1] != floorf(res[1]))
+        if (!numbers(v, "resolution", 2, false, 0, 1, 4096, res, ctx))
+            return CT_ERR_BAD_DATA;
+        if (res[0] != floorf(res[0]) || res[1] != floorf(res[1]))
             return bad(ctx, "resolution: must be two whole numbers%s%s", "", "");
         p.width = (uint32_t)res[0];
         p.height = (uint32_t)res[1];

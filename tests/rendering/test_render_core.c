@@ -68,6 +68,7 @@ static void test_radix_sort_is_stable(void **state)
 {
     (void)state;
     enum { N = 20000 };
+    static uint32_t hist[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS];
     render__packet *p = malloc(N * sizeof *p), *ref = malloc(N * sizeof *p), *tmp = malloc(N * sizeof *p);
     for (uint32_t i = 0; i < N; i++) {
         /* Few distinct keys, so most have equals whose order must survive. */
@@ -75,15 +76,15 @@ static void test_radix_sort_is_stable(void **state)
         ref[i] = p[i];
     }
     qsort(ref, N, sizeof *ref, compare_stable);
-    render__radix_sort(p, tmp, N);
+    render__radix_sort(p, tmp, N, hist);
     assert_memory_equal(p, ref, N * sizeof *p);
     /* All keys equal: every pass is skipped and the order is untouched. */
     for (uint32_t i = 0; i < N; i++)
         p[i] = (render__packet){7, 0, i};
-    render__radix_sort(p, tmp, N);
+    render__radix_sort(p, tmp, N, hist);
     for (uint32_t i = 0; i < N; i++)
         assert_int_equal(p[i].command, i);
-    render__radix_sort(p, tmp, 0);
+    render__radix_sort(p, tmp, 0, hist);
     free(p), free(ref), free(tmp);
 }
 
