@@ -161,8 +161,8 @@ typedef enum ct_body_shape {
 /* A body. Every field is taken as written (no zero-means-default here: a zero mass is refused,
  * a zero friction is frictionless); resources get their defaults from the compiler. */
 typedef struct ct_body_desc_t {
-    ct_body_kind kind;
-    ct_body_shape shape;
+    uint32_t kind;  /* a ct_body_kind (fixed-width: an enum's size is the compiler's choice) */
+    uint32_t shape; /* a ct_body_shape */
     float half_extents[3]; /* box: each finite and > 0 */
     float radius;          /* sphere: finite and > 0 */
     float mass;            /* dynamic: finite and > 0; ignored for static and kinematic */

@@ -31,7 +31,7 @@ typedef struct ct_plugin_info_t {
     const char *path;          /* the shared library, or "" for the kernel itself */
     uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0 or 1) */
     ct_semver_t version;
-    ct_plugin_state state;
+    uint32_t state;            /* a ct_plugin_state (fixed-width, as in every frozen struct) */
     uint32_t load_index;       /* position in the load order (UINT32_MAX if not loaded) */
     uint32_t reload_count;     /* successful hot reloads */
     const ct_api_ref_t *provides;
@@ -46,7 +46,7 @@ typedef struct ct_api_use_t {
     const char *who;           /* plugin name, or "kernel" */
     uint32_t api;
     uint32_t version;
-    bool answered;
+    uint8_t answered;          /* 1 if a table came back, 0 for NULL */
 } ct_api_use_t;
 
 typedef struct ct_registry_api_v1 {

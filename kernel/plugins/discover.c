@@ -96,6 +96,9 @@ int loader__discover(const loader_desc_t *desc, loader_paths_t *out)
         err = add_path(out, desc->plugin_paths[i], false);
     for (uint32_t i = 0; i < desc->num_module_dirs && err == 0; i++)
         err = scan(out, desc->module_dirs[i], 0);
+    out->first_fallback = out->count;
+    if (desc->fallback_module_dir && err == 0)
+        err = scan(out, desc->fallback_module_dir, 0);
     return err;
 }
 

@@ -95,7 +95,7 @@ static void apply_pin(const loader_desc_t *desc, ct_plugin_o *p)
 
 /* Opens one discovered file and registers it (failed or not), unless the project does not want
  * it. Returns a negative ct_error only when out of memory. */
-static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
+static int add_file(const loader_desc_t *desc, const char *given, bool from_dir, bool fallback)
 {
     if (already_registered(given))
         return 0;
@@ -111,10 +111,17 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
     if (from_dir && desc->num_wanted > 0 && !listed(p->name, desc->wanted, desc->num_wanted)) {
         log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is not in the project's module list",
                    p->name, path);
+        loader__note_unlisted(path, p);
         close_and_free(p);
         return 0;
     }
     const ct_plugin_o *twin = registry__find(p->name);
+    if (twin && fallback) {
+        log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is overridden by %s", p->name, path,
+                   twin->path);
+        close_and_free(p);
+        return 0;
+    }
     if (!registry__plugin_register(p)) {
         close_and_free(p);
         return CT_ERR_NOMEM;
@@ -189,7 +196,7 @@ int loader__load(const loader_desc_t *desc)
     loader_paths_t files;
     int err = loader__discover(desc, &files);
     for (uint32_t i = 0; i < files.count && err == 0; i++)
-        err = add_file(desc, files.paths[i], files.from_dir[i]);
+        err = add_file(desc, files.paths[i], files.from_dir[i], i >= files.first_fallback);
     loader__free_paths(&files);
     if (err < 0) {
         log__error("plugin discovery failed: %s", log__error_message(err));
@@ -286,4 +293,5 @@ void loader__shutdown(void)
     }
     free(L.order);
     memset(&L, 0, sizeof L);
+    loader__forget_unlisted();
 }

@@ -93,6 +93,7 @@ typedef struct loader_paths_t {
     char **paths;
     bool *from_dir;
     uint32_t count;
+    uint32_t first_fallback; /* paths from here on come from desc->fallback_module_dir */
 } loader_paths_t;
 int loader__discover(const loader_desc_t *desc, loader_paths_t *out);
 void loader__free_paths(loader_paths_t *paths);
@@ -101,6 +102,14 @@ void loader__free_paths(loader_paths_t *paths);
  * the ones that cannot load and writes the rest, dependencies first, into `order` (room for
  * registry__num_plugins()). Returns how many. */
 uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order);
+
+/* unlisted.c: plugin files a module folder has but the project's module list leaves out. Noting
+ * one keeps its path and, when it was opened (p not NULL), its name and provided APIs. The hint
+ * for a missing (id, version) names the unlisted plugin that provides it, or else the unlisted
+ * files that were not opened; false when there is nothing to say. */
+void loader__note_unlisted(const char *path, const ct_plugin_o *p);
+bool loader__unlisted_hint(uint32_t id, uint32_t version, char *out, size_t size);
+void loader__forget_unlisted(void);
 
 /* The plugins that were initialised, in load order. */
 uint32_t loader__load_order(ct_plugin_o ***out);

@@ -123,8 +123,11 @@ static bool link_requirements(ct_plugin_o *p)
             loader__skip(p, ref, failed);
             return false;
         }
-        char offers[256];
-        if (describe_offers(ref->id, offers, sizeof offers))
+        char offers[256], hint[PLUGIN_ERROR_SIZE / 2];
+        if (loader__unlisted_hint(ref->id, ref->version, hint, sizeof hint))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API, "requires %s v%u; %s", api,
+                         ref->version, hint);
+        else if (describe_offers(ref->id, offers, sizeof offers))
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
                          "requires %s v%u, but only%s is offered", api, ref->version, offers);
         else

@@ -151,8 +151,8 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         !compile_number(src, "friction", &d.friction, ctx) ||
         !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
-    d.kind = (ct_body_kind)kind;
-    d.shape = (ct_body_shape)shape;
+    d.kind = (uint32_t)kind;
+    d.shape = (uint32_t)shape;
     const char *bad = physics__body_desc_error(&d);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
