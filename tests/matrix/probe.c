@@ -1,14 +1,15 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V), requiring exactly those versions and running one
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, RENDER_V), requiring exactly those versions and running one
  * scripted scenario through them: spawn a unit many times, move its chains, integrate point
- * masses, destroy some entities. It answers "matrix.probe" v1 with a hash of the resulting world
+ * masses, destroy some entities, render a null-backend frame. It answers "matrix.probe" v1 with a hash of the resulting world
  * state, which must be the same for every combination.
  */
 #include "ct_entity.h"
 #include "ct_hash.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
+#include "ct_render.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -22,6 +23,7 @@ typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
 typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
 typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
+typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -35,6 +37,7 @@ static const entity_api_t *entity;
 static const world_api_t *world_api;
 static const transform_api_t *transform;
 static const physics_api_t *physics;
+static const render_api_t *render;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -44,14 +47,16 @@ static const char chain_unit[] =
     "      children = [ { components = { transform = { position = [0 1 0] } }\n"
     "        children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ] } ] } ]\n";
 
-static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
+static ct_entity_t spawn_unit_at(ct_world_o *w, const char *unit, const float pos[3])
 {
 #if WORLD_V == 0
-    return world_api->spawn_unit(w, "matrix/chain", pos);
+    return world_api->spawn_unit(w, unit, pos);
 #else
-    return world_api->spawn_unit(w, "matrix/chain", pos, NULL);
+    return world_api->spawn_unit(w, unit, pos, NULL);
 #endif
 }
+
+static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3]) { return spawn_unit_at(w, "matrix/chain", pos); }
 
 static void move_chains(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
 {
@@ -114,6 +119,28 @@ static uint64_t hash_state(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DE
     return h;
 }
 
+/* A null-backend frame of the world seen from a spawned camera; its counts and command hash join
+ * the state hash. */
+static int render_frame(ct_world_o *w, uint64_t *state_hash)
+{
+    static const char camera_unit[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    int r = resource->load_source("unit", "matrix/camera", camera_unit, sizeof camera_unit - 1);
+    if (r)
+        return r;
+    const float at[3] = {20, 3, 30};
+    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera", at);
+    r = render->set_backend("null");
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t s = render->stats();
+    resource->unload("unit", "matrix/camera");
+    if (!r && (s.frame != 1 || s.packets != 2 || s.invalid != 0)) /* the two default layers' begins */
+        r = CT_ERR_INVALID;
+    *state_hash = ct_murmur64a(&s.command_hash, sizeof s.command_hash, *state_hash ^ s.packets);
+    return r;
+}
+
 static int run(uint64_t *state_hash)
 {
     int r = resource->load_source("unit", "matrix/chain", chain_unit, sizeof chain_unit - 1);
@@ -155,8 +182,11 @@ static int run(uint64_t *state_hash)
     if (live_after != live_before - (NUM_CHAINS + 2) / 3)
         return CT_ERR_INVALID;
     *state_hash = hash_state(w, nodes);
+    r = render_frame(w, state_hash);
     world_api->destroy_world(w);
     resource->unload("unit", "matrix/chain");
+    if (r)
+        return r;
     return 0;
 }
 
@@ -168,7 +198,8 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
     physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
     resource = get_engine_api(CT_RESOURCE_API, 1);
-    return entity && world_api && transform && physics && resource ? 0 : CT_ERR_MISSING_API;
+    render = get_engine_api(CT_RENDER_API, RENDER_V);
+    return entity && world_api && transform && physics && resource && render ? 0 : CT_ERR_MISSING_API;
 }
 
 static const ct_api_ref_t requires[] = {
@@ -177,6 +208,7 @@ static const ct_api_ref_t requires[] = {
     {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};

@@ -32,9 +32,10 @@ static void every_combination_gives_the_same_world(void **state)
             CT_TEST_MODULE("entities", "ct_entities"),
             CT_TEST_MODULE("transforms", "ct_transforms"),
             CT_TEST_MODULE("physics", "ct_physics"),
+            CT_TEST_MODULE("rendering", "ct_rendering"),
             probes[i],
         };
-        assert_int_equal(test_kernel_boot(paths, 4), 0);
+        assert_int_equal(test_kernel_boot(paths, 5), 0);
         const matrix_probe_api_v1 *probe = test_kernel_api(ct_hash32("matrix.probe"), 1);
         assert_non_null(probe);
         uint64_t hash = 0;
