@@ -35,8 +35,8 @@ function init()
   print(string.format("demo: dropped %d crates", #crates))
 
   -- A camera and a sun, aimed at the stacks.
-  camera = World.spawn_unit(world, "units/camera", 2, 5, 11)
-  Render.look_at(world, camera, 0, 1.5, 0)
+  camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
+  Render.look_at(world, camera, 0, 1.8, 0)
   local sun = World.spawn_unit(world, "units/sun", 4, 10, 6)
   Render.look_at(world, sun, 0, 0, 0)
 end
