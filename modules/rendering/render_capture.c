@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void put(FILE *f, const void *p, size_t n, bool *ok) { *ok = *ok && fwrite(p, 1, n, f) == n; }
+/* An empty slot has no arrays: nothing to write (and fwrite may not be handed NULL). */
+static void put(FILE *f, const void *p, size_t n, bool *ok) { *ok = *ok && (n == 0 || fwrite(p, 1, n, f) == n); }
 
 int render__capture_write(const char *path, char *err, size_t err_size)
 {
