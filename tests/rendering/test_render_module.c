@@ -23,6 +23,7 @@
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
+#include "plugins/loader.h"
 #include "test_kernel.h"
 
 static char project[256];
@@ -47,6 +48,8 @@ static const char cube_obj[] =
     "v -0.5 -0.5 0.5\nv 0.5 -0.5 0.5\nv 0.5 0.5 0.5\nv -0.5 0.5 0.5\n"
     "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 4 8 7 3\nf 1 5 8 4\nf 2 3 7 6\n";
 
+static const char *rendering_path = CT_TEST_MODULE("rendering", "ct_rendering");
+
 static void boot(uint32_t jobs)
 {
     kernel_desc_t desc;
@@ -54,7 +57,7 @@ static void boot(uint32_t jobs)
     desc.project_dir = project;
     desc.jobs = jobs;
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("rendering", "ct_rendering")};
+                           rendering_path};
     for (uint32_t i = 0; i < 3; i++)
         desc.plugin_paths[desc.num_plugin_paths++] = paths[i];
     assert_int_equal(kernel__boot(&desc), 0);
@@ -312,6 +315,47 @@ static void test_gl_screenshot(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* Puts a build at `path` the way a compiler would: a new file renamed into place. */
+static void install(const char *built, const char *path)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s.part' && mv '%s.part' '%s'", built, path, path, path);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A hot reload keeps the meshes, materials, pipeline and frame count: the next frame is the same
+ * bytes; a build with another state layout is refused and the old code keeps drawing. */
+static void test_hot_reload(void **state)
+{
+    (void)state;
+    char copy[300];
+    snprintf(copy, sizeof copy, "%s/ct_rendering.so", project);
+    install(CT_TEST_MODULE("rendering", "ct_rendering"), copy);
+    rendering_path = copy;
+    boot(2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(1500, &camera, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t before = render->stats();
+    install(CT_TEST_MODULE("rendering", "ct_rendering"), copy);
+    assert_int_equal(loader__reload("ct.rendering"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    ct_render_stats_t after = render->stats();
+    assert_int_equal(after.frame, before.frame + 1);
+    assert_int_equal(after.draws, before.draws);
+    assert_int_equal(after.command_hash, before.command_hash);
+    assert_int_equal(lua->run_string("assert(Render.stats().frame == 2)", "=reloaded"), 0);
+    install(RENDER_LAYOUT2, copy);
+    assert_int_not_equal(loader__reload("ct.rendering"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    after = render->stats();
+    assert_int_equal(after.frame, before.frame + 2);
+    assert_int_equal(after.command_hash, before.command_hash);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    rendering_path = CT_TEST_MODULE("rendering", "ct_rendering");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -320,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_hot_reload),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
+        cmocka_unit_test(test_hot_reload),
     };
     return cmocka_run_group_tests(tests, make_project, remove_project);
 }
