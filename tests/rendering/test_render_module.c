@@ -79,6 +79,10 @@ static int make_project(void **state)
     write_file("project.sjson", "modules = []\n");
     write_file("cube.obj", cube_obj);
     write_file("broken.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
+    /* glTF files from Debian's assimp-testmodels, good and broken, seen from inside the project. */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ln -s " ASSIMP_GLTF2 " %s/gltf2", project);
+    assert_int_equal(system(cmd), 0);
     return 0;
 }
 
@@ -201,6 +205,14 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("mesh", "m5", "source = \"cube.fbx\""), 0);
     assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
     assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
+    assert_int_not_equal(load("mesh", "g1", "source = \"gltf2/IndexOutOfRange/IndexOutOfRange.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g2", "source = \"gltf2/MissingBin/BoxTextured.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g3", "source = \"gltf2/wrongTypes/badArray.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g4", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 7"), 0);
+    assert_int_equal(load("mesh", "g5", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 0"), 0);
+    assert_int_equal(load("mesh", "g6", "source = \"gltf2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb\""), 0);
+    resource->unload("mesh", "g5");
+    resource->unload("mesh", "g6");
     /* Components. */
     assert_int_not_equal(load("unit", "u1", "entities = [ { components = { camera = { near = 10 far = 1 } } } ]"), 0);
     assert_int_not_equal(load("unit", "u2", "entities = [ { components = { light = { type = \"spot\" } } } ]"), 0);
