@@ -5,6 +5,7 @@ set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
                  libcmocka-dev)
+CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
 
 cuttle_install_missing() {
     local missing=()
