@@ -9,6 +9,9 @@
  * its unreliable ones are reported lost to the layer above (which decides whether to resend:
  * replication sends the newest state, not the lost one).
  *
+ * The fate of a reliable message is reported when it and all before it are acknowledged, which
+ * is when the receiver has handed it up; replication waits for that before sending updates.
+ *
  * The reliable stream: ids are 16-bit and wrap; at most NET_REL_WINDOW messages from the oldest
  * unacknowledged one are in flight, and the receiver buffers at most that many out of order, so
  * an id past the window is a protocol breach. Fragments are consecutive reliable ids, so the
@@ -162,7 +165,7 @@ static void report(net_conn_t *c, uint32_t token, bool delivered)
 /* The fate of every message of a packet that was acknowledged or lost. */
 static void settle_packet(net_conn_t *c, net_sent_t *s, bool delivered)
 {
-    s->live = 0;
+    s->live = delivered ? 0 : 2; /* 2: lost, but a late ack still measures the round trip */
     c->in_flight_packets--;
     for (uint32_t k = 0; k < s->num_refs; k++) {
         const uint32_t ref = s->refs[k];
@@ -179,23 +182,24 @@ static void settle_packet(net_conn_t *c, net_sent_t *s, bool delivered)
         if (delivered) {
             m->acked = 1;
             c->sbytes_live -= m->len;
-            report(c, m->token, true);
         } else if (!m->queued_resend) {
             m->queued_resend = 1;
             c->resend[c->resend_tail++ & (c->rel_cap - 1)] = ref;
         }
     }
+    /* A reliable message counts as delivered once it and every one before it are acknowledged:
+     * only then has the receiver handed it up (acks are per packet; the receiver may hold an
+     * acknowledged message until the gap before it fills). */
     while (c->rel_head != c->rel_tail && rel_at(c, c->rel_head)->acked)
-        c->rel_head++;
+        report(c, rel_at(c, c->rel_head++)->token, true);
     if (c->rel_head == c->rel_tail)
         c->sbytes_len = 0;
 }
 
 uint64_t net_conn_rto(const net_conn_t *c)
 {
-    if (!c->rtt_sampled)
-        return 300000;
-    double rto = c->srtt + (4 * c->rttvar > 2000 ? 4 * c->rttvar : 2000);
+    double rto = c->rtt_sampled ? c->srtt + (4 * c->rttvar > 2000 ? 4 * c->rttvar : 2000) : 300000;
+    rto *= (double)(1u << c->rto_backoff);
     return rto > 5e6 ? 5000000 : (uint64_t)rto;
 }
 
@@ -204,13 +208,19 @@ void net_conn_detect_losses(net_conn_t *c, uint64_t now)
     if (!c->in_flight_packets)
         return;
     const uint64_t rto = net_conn_rto(c);
+    bool lost = false;
     for (uint32_t i = 0; i < NET_PACKET_RING; i++) {
         net_sent_t *s = &c->sent[i];
-        if (s->live && now - s->sent_at > rto) {
+        if (s->live == 1 && now - s->sent_at > rto) {
             c->stats.packets_lost++;
             settle_packet(c, s, false);
+            lost = true;
         }
     }
+    /* Timeouts back off until an ack measures the path again (a path slower than we think
+     * would otherwise have every packet declared lost before its ack can come back). */
+    if (lost && c->rto_backoff < 4)
+        c->rto_backoff++;
 }
 
 static void acked(net_conn_t *c, uint16_t seq, uint64_t now)
@@ -219,6 +229,7 @@ static void acked(net_conn_t *c, uint16_t seq, uint64_t now)
     if (!s->live || s->seq != seq)
         return;
     const double sample = (double)(now - s->sent_at);
+    c->rto_backoff = 0;
     if (!c->rtt_sampled) {
         c->srtt = sample;
         c->rttvar = sample / 2;
@@ -228,7 +239,10 @@ static void acked(net_conn_t *c, uint16_t seq, uint64_t now)
         c->rttvar += 0.25 * (d - c->rttvar);
         c->srtt += 0.125 * (sample - c->srtt);
     }
-    settle_packet(c, s, true);
+    if (s->live == 1)
+        settle_packet(c, s, true);
+    else
+        s->live = 0;
 }
 
 static void take_acks(net_conn_t *c, const net_header_t *h, uint64_t now)
@@ -240,7 +254,7 @@ static void take_acks(net_conn_t *c, const net_header_t *h, uint64_t now)
     /* Packets far behind the newest acknowledged one will not be acknowledged any more. */
     for (uint32_t i = 0; c->in_flight_packets && i < NET_PACKET_RING; i++) {
         net_sent_t *s = &c->sent[i];
-        if (s->live && net_seq_newer(h->ack, s->seq) && (uint16_t)(h->ack - s->seq) > LOSS_REORDER) {
+        if (s->live == 1 && net_seq_newer(h->ack, s->seq) && (uint16_t)(h->ack - s->seq) > LOSS_REORDER) {
             c->stats.packets_lost++;
             settle_packet(c, s, false);
         }
@@ -290,7 +304,7 @@ static uint32_t build(net_conn_t *c, uint8_t *out, uint64_t now, bool keepalive)
             return 0;
     }
     net_sent_t *s = &c->sent[c->next_seq % NET_PACKET_RING];
-    const bool room = !s->live;
+    const bool room = s->live != 1;
     net_header_t h = {.kind = NET_PACKET_DATA, .seq = c->next_seq};
     ack_header(c, &h);
     net_writer_t w = net_writer(out, NET_MTU);

@@ -25,7 +25,7 @@
 
 #define MAGIC 0x314e5443u /* "CTN1" */
 #define CONNECT_RESEND_US 200000u
-#define CONNECT_TIMEOUT_US 5000000u
+#define CONNECT_TIMEOUT_US 10000000u
 #define KEEPALIVE_US 100000u
 #define COOKIE_EPOCH_US 10000000u
 
@@ -188,12 +188,12 @@ static net_peer_t *new_peer(net_node_t *n, const net_addr_t *addr, uint64_t now,
         net_peer_t *p = ct_alloc(n->d.a, sizeof *p);
         if (!p)
             return NULL;
+        memset(p, 0, sizeof *p);
         const net_conn_events_t ev = {n, conn_message, conn_fate};
         net_conn_init(&p->conn, n->d.a, &n->d.caps, &ev, i, now);
         p->addr = *addr;
         p->started_at = now;
         p->conditions = n->conditions;
-        p->link = (net_link_state_t){0};
         n->peers[i] = p;
         *index = (int)i;
         return p;
@@ -332,10 +332,10 @@ static void on_connect(net_node_t *n, const net_addr_t *from, net_reader_t *r, u
         return;
     }
     const int known = find_peer(n, from);
-    if (known >= 0) {
-        if (n->peers[known]->salt == salt && !n->peers[known]->initiator)
+    if (known >= 0 && n->peers[known]->salt == salt) {
+        if (!n->peers[known]->initiator)
             send_small(n, n->peers[known], from, NET_PACKET_ACCEPT, salt, NULL, 0);
-        return; /* a new salt from a connected address waits for the old connection to go */
+        return;
     }
     const uint64_t epoch = n->now / COOKIE_EPOCH_US;
     uint8_t expected[16], previous[16];
@@ -345,6 +345,16 @@ static void on_connect(net_node_t *n, const net_addr_t *from, net_reader_t *r, u
         n->stats.challenges_sent++;
         send_small(n, NULL, from, NET_PACKET_CHALLENGE, salt, expected, 16);
         return;
+    }
+    /* A proven new connection from a known address replaces the old one (the peer restarted,
+     * or gave up on a handshake we had completed). Both of us connecting to each other at once
+     * is settled by the salts: the smaller one's connection stays. */
+    if (known >= 0) {
+        net_peer_t *old = n->peers[known];
+        if (old->initiator && old->state == NET_PEER_CONNECTING && old->salt < salt)
+            return;
+        close_peer(n, (uint32_t)known, REASON_CLOSED, old->state == NET_PEER_CONNECTED,
+                   "replaced by a new connection from the same address");
     }
     int i;
     net_peer_t *p = new_peer(n, from, n->now, &i);
