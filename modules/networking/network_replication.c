@@ -33,7 +33,6 @@
 #include <math.h>
 
 #define NOT_ANNOUNCED UINT32_MAX
-#define RECORDS (1u << 17)
 
 /* ---- Messages ----------------------------------------------------------------------------
  * [type u8][origin u8][id varint][mig varint] then
@@ -165,13 +164,17 @@ int net__replication_init(net_session_t *s, uint32_t max_objects)
     s->map = ct_alloc(s->a, (size_t)cap * 2 * sizeof *s->map);
     s->tombstones = ct_alloc(s->a, (size_t)cap * sizeof *s->tombstones);
     s->free_list = ct_alloc(s->a, (size_t)cap * sizeof *s->free_list);
-    s->records = ct_alloc(s->a, (size_t)RECORDS * sizeof *s->records);
+    /* Room for a few ticks of fates of every object at every connection, within 2^10..2^17. */
+    uint32_t records = 1024;
+    while (records < (1u << 17) && records < cap * s->max_conns * 4)
+        records *= 2;
+    s->records = ct_alloc(s->a, (size_t)records * sizeof *s->records);
+    s->records_mask = records - 1;
     if (!s->objects || !s->sync || !s->map || !s->tombstones || !s->free_list || !s->records)
         return CT_ERR_NOMEM;
     memset(s->map, 0, (size_t)cap * 2 * sizeof *s->map);
     memset(s->objects, 0, (size_t)cap * sizeof *s->objects);
-    memset(s->records, 0, (size_t)RECORDS * sizeof *s->records);
-    s->records_mask = RECORDS - 1;
+    memset(s->records, 0, (size_t)records * sizeof *s->records);
     for (uint32_t i = 0; i < cap; i++)
         s->free_list[i] = cap - 1 - i;
     s->num_free = cap;
@@ -187,7 +190,7 @@ void net__replication_free(net_session_t *s)
     ct_free(s->a, s->map, cap * 2 * sizeof *s->map);
     ct_free(s->a, s->tombstones, cap * sizeof *s->tombstones);
     ct_free(s->a, s->free_list, cap * sizeof *s->free_list);
-    ct_free(s->a, s->records, (size_t)RECORDS * sizeof *s->records);
+    ct_free(s->a, s->records, ((size_t)s->records_mask + 1) * sizeof *s->records);
     s->objects = NULL;
 }
 

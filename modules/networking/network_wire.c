@@ -175,6 +175,8 @@ bool net_header_read(net_reader_t *r, net_header_t *out)
     } else if (b & 0x38) {
         return false; /* handshake kinds carry no acks */
     }
+    if (!h.has_ack && (b & 0x30))
+        return false; /* a bitfield size without acks: one spelling per header */
     if (at.bad)
         return false;
     if (!h.has_ack)

@@ -13,7 +13,7 @@ typedef struct test_alloc_t {
     int64_t live_bytes, live_blocks, allocations;
 } test_alloc_t;
 
-static void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
+static inline void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
                                  const char *file, uint32_t line)
 {
     (void)file;
@@ -67,7 +67,7 @@ typedef struct vnet_sender_t {
     uint16_t port;
 } vnet_sender_t;
 
-static void vnet_send(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n)
+static inline void vnet_send(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n)
 {
     vnet_sender_t *s = user;
     vnet_t *v = s->net;
