@@ -544,6 +544,7 @@ typedef struct net_session_t {
     net_record_t *records; /* fates of sent announces and updates, by token */
     uint32_t records_mask, next_token;
     uint32_t update_budget; /* bytes per connection per tick for updates (0: none) */
+    uint32_t send_cursor;   /* where the next tick's round of updates starts */
     uint64_t tick_us, last_tick; /* replication rate */
 
     net_session_events_t ev;
@@ -642,5 +643,26 @@ bool net_rpc_encode(const net_rpc_schema_t *fn, const net_rpc_value_t *args, uin
 /* Reads a call against the registry; false with *why when it does not match. */
 bool net_rpc_decode(const net_rpc_registry_t *r, const uint8_t *d, uint32_t len,
                     net_rpc_call_t *out, const char **why);
+
+/* ---- Real sockets (network_udp.c) ------------------------------------------------------------
+ * A UDP socket on a libuv loop the module owns, stepped without blocking once per frame
+ * (uv_run UV_RUN_NOWAIT): the kernel exposes no loop, and a loop of our own keeps the module's
+ * I/O out of everyone else's way. Datagrams are read into one buffer per socket (no allocation)
+ * and handed to the node; sends are uv_udp_try_send (synchronous, nothing queued). */
+
+typedef struct net_udp_t net_udp_t;
+
+/* Opens a socket bound to `bind` (port 0: any) for `node`; writes the bound port. */
+int net_udp_open(net_udp_t **out, ct_allocator_t *a, const net_addr_t *bind, net_node_t *node,
+                 uint16_t *port);
+void net_udp_close(net_udp_t *u);
+/* The node's transport: desc.send = net_udp_send, desc.send_user = the socket. */
+void net_udp_send(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n);
+/* Reads what has arrived (bounded: at most `max_datagrams`). Returns the count. */
+uint32_t net_udp_poll(net_udp_t *u, uint32_t max_datagrams);
+/* Switches the node a socket feeds (the node is made after the socket when it needs its port). */
+void net_udp_set_node(net_udp_t *u, net_node_t *node);
+/* Microseconds of a monotonic clock. */
+uint64_t net_udp_now(void);
 
 #endif

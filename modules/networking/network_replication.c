@@ -557,7 +557,12 @@ void net__replication_send(net_session_t *s)
     uint32_t budget[256];
     for (uint32_t c = 0; c < s->max_conns; c++)
         budget[c] = s->update_budget ? s->update_budget : UINT32_MAX;
-    for (uint32_t i = 0; i < s->max_objects; i++) {
+    /* Objects take turns from a rotating start, so a budget that runs out does not starve the
+     * same ones every tick. */
+    const uint32_t start = s->send_cursor;
+    s->send_cursor = (s->send_cursor + 97) & (s->max_objects - 1);
+    for (uint32_t n = 0; n < s->max_objects; n++) {
+        const uint32_t i = (start + n) & (s->max_objects - 1);
         const net_object_t *o = &s->objects[i];
         if (!o->id || !o->live || (o->owner != s->my_id && !(s->is_host && s->mode == NET_MODE_CLIENT_SERVER)))
             continue;
