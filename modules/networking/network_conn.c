@@ -287,6 +287,7 @@ static void ack_sent(net_conn_t *c, const net_header_t *h)
     if (c->ack_sends_left)
         c->ack_sends_left--;
     c->ack_only_due = false;
+    c->unacked_received = 0;
 }
 
 static bool fits(const net_writer_t *w, uint32_t n) { return w->cap - w->n >= n; }
@@ -521,8 +522,10 @@ int net_conn_receive(net_conn_t *c, const net_header_t *h, net_reader_t *r, uint
         return 0;
     }
     c->stats.packets_received++;
-    if (count)
+    if (count) {
         c->ack_only_due = true;
+        c->unacked_received++;
+    }
 
     /* Pass 2: deliver. */
     *r = start;

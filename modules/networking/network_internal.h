@@ -219,6 +219,7 @@ typedef struct net_conn_t {
     uint32_t reported_once, reported_twice; /* bits told the peer in 1 and in 2 packets */
     uint8_t ack_sends_left;      /* packets that must still carry the current ack news */
     bool ack_only_due;           /* received eliciting packets not yet acknowledged */
+    uint32_t unacked_received;   /* eliciting packets since our last ack went out */
 
     /* Receiving the reliable stream. */
     uint16_t recv_next_id;
@@ -255,6 +256,9 @@ int net_conn_receive(net_conn_t *c, const net_header_t *h, net_reader_t *r, uint
  * that found no room (window, rate cap) are lost (fate). Returns the packets sent. */
 typedef void (*net_emit_f)(void *user, const uint8_t *packet, uint32_t len);
 uint32_t net_conn_flush(net_conn_t *c, uint64_t now, bool keepalive, net_emit_f emit, void *user);
+/* Whether so many packets came since our last ack that one should go now (the bitfield covers
+ * only the last 33: a long burst must be acknowledged as it arrives). */
+static inline bool net_conn_ack_due(const net_conn_t *c) { return c->unacked_received >= 16; }
 /* Declares lost the packets in flight longer than the retransmission timeout. */
 void net_conn_detect_losses(net_conn_t *c, uint64_t now);
 /* Retransmission timeout, microseconds. */

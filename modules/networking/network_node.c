@@ -404,6 +404,8 @@ void net_node_receive_plain(net_node_t *n, const net_addr_t *from, const uint8_t
             n->stats.breaches++;
             node_log(n, "peer %s broke the protocol: %s; disconnected", who, p->conn.error);
             close_peer(n, (uint32_t)i, REASON_BREACH, true, p->conn.error);
+        } else if (net_conn_ack_due(&p->conn)) {
+            net_conn_flush(&p->conn, now, false, emit_packet, p);
         }
         return;
     }

@@ -290,17 +290,13 @@ int net_object_set(net_session_t *s, uint32_t id, uint16_t mask, const float *fi
     return 0;
 }
 
-/* Sends one replication message to connection c; returns the ct_error of the send. */
+/* Sends one reliable replication message to connection c; returns the ct_error of the send. */
 static int send_obj(net_session_t *s, uint32_t conn, const net_obj_msg_t *m, uint32_t token)
 {
     uint8_t b[16 + 4 * NET_FIELDS];
     net_writer_t w = net_writer(b, sizeof b);
     net_obj_msg_write(&w, m);
-    if (m->type == NET_R_UPDATE) {
-        s->stats.updates_sent++;
-        s->stats.update_bytes_sent += w.n;
-    }
-    return net_node_send(&s->node, conn, b, w.n, m->type != NET_R_UPDATE, token);
+    return net_node_send(&s->node, conn, b, w.n, true, token);
 }
 
 static uint32_t new_record(net_session_t *s, uint32_t index, uint32_t conn, uint32_t version,
@@ -585,19 +581,25 @@ void net__replication_send(net_session_t *s)
                 continue;
             net_obj_msg_t m = {.type = NET_R_UPDATE, .origin = o->owner, .id = o->id, .mig = o->mig,
                                .version = o->version};
-            uint32_t bytes = 8;
             for (uint32_t f = 0; f < NET_FIELDS; f++) {
                 if (o->field_version[f] > st->acked_version) {
                     m.mask |= (uint16_t)(1u << f);
                     m.fields[f] = o->fields[f];
-                    bytes += 4;
                 }
             }
-            if (bytes > budget[c])
-                continue; /* over this tick's budget: the next tick sends it */
-            budget[c] -= bytes;
-            if (send_obj(s, c, &m, new_record(s, i, c, o->version, false)) == 0)
+            /* The budget counts what goes on the wire: the message and its 2-byte framing. */
+            uint8_t b[16 + 4 * NET_FIELDS];
+            net_writer_t w = net_writer(b, sizeof b);
+            net_obj_msg_write(&w, &m);
+            if (w.n + 2 > budget[c])
+                continue; /* over this tick's budget: a later tick sends it */
+            budget[c] -= w.n + 2;
+            const uint32_t token = new_record(s, i, c, o->version, false);
+            if (net_node_send(&s->node, c, b, w.n, false, token) == 0) {
                 st->inflight_version = o->version;
+                s->stats.updates_sent++;
+                s->stats.update_bytes_sent += w.n;
+            }
         }
     }
 }

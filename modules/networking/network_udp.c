@@ -142,6 +142,10 @@ uint32_t net_udp_poll(net_udp_t *u, uint32_t max_datagrams)
 {
     const uint32_t before = u->received;
     u->budget = max_datagrams;
-    uv_run(&u->loop, UV_RUN_NOWAIT);
+    /* libuv reads a few dozen datagrams per readiness event: go round while more come. */
+    for (uint32_t last = UINT32_MAX; u->budget && u->received != last;) {
+        last = u->received;
+        uv_run(&u->loop, UV_RUN_NOWAIT);
+    }
     return u->received - before;
 }

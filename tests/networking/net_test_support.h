@@ -44,7 +44,7 @@ static inline void test_alloc_init(test_alloc_t *t)
 
 /* ---- The virtual network ------------------------------------------------------------------ */
 
-#define VNET_MAX_NODES 8
+#define VNET_MAX_NODES 80
 #define VNET_QUEUE 65536
 
 typedef struct vnet_datagram_t {
