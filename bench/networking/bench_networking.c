@@ -65,7 +65,7 @@ static void side_open(side_t *s, bool accept)
     }
     const net_node_desc_t d = {.a = &alloc.base, .max_peers = 4, .accept = accept, .seed = 1,
                                .send = net_udp_send, .send_user = s->udp,
-                               .ev = {s, on_connected, NULL, on_message, NULL, NULL, NULL}};
+                               .ev = {s, on_connected, NULL, on_message, NULL, NULL, NULL, NULL}};
     net_node_init(&s->node, &d);
     net_udp_set_node(s->udp, &s->node);
 }

@@ -386,9 +386,11 @@ typedef struct net_node_events_t {
     void (*fate)(void *user, uint32_t peer, uint32_t token, bool delivered);
     /* A line for the log (warnings: protocol breaches, refused connections). */
     void (*log)(void *user, const char *line);
-    /* Every datagram in (out false) and out, as plaintext, for the traffic log. */
-    void (*traffic)(void *user, bool out, const net_addr_t *addr, const uint8_t *p, uint32_t n,
-                    uint64_t now);
+    /* Every datagram in and out, as plaintext, and every service call (addr NULL), for the
+     * traffic log. */
+    void (*traffic)(void *traffic_user, uint8_t what, const net_addr_t *addr, const uint8_t *p,
+                    uint32_t n, uint64_t now);
+    void *traffic_user;
 } net_node_events_t;
 
 typedef struct net_node_desc_t {
@@ -399,7 +401,8 @@ typedef struct net_node_desc_t {
     const uint8_t *key;      /* NET_KEY_BYTES, or NULL: no encryption */
     uint64_t timeout_us;     /* silence before a peer is dropped; default 10 s */
     bool no_timeouts;
-    uint64_t seed;           /* the conditioner's generator */
+    uint64_t seed;           /* the conditioner's generator; non-zero also makes handshake salts
+                              * and cookies reproducible (tests, replaying a traffic log) */
     /* The transport: sends one datagram (a socket, or the virtual network). */
     void (*send)(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n);
     void *send_user;
@@ -416,6 +419,7 @@ typedef struct net_node_t {
     net_node_desc_t d;
     net_peer_t **peers; /* d.max_peers, allocated when a connection is established or begun */
     uint8_t secret[16]; /* keys the handshake cookies */
+    uint64_t rng;       /* salts, when seeded */
     net_conditions_t conditions; /* for traffic outside connections, and new connections */
     net_conditioner_t conditioner;
     net_link_state_t link;
@@ -442,6 +446,8 @@ int net_node_send(net_node_t *n, uint32_t peer, const void *data, uint32_t len, 
 void net_node_disconnect(net_node_t *n, uint32_t peer, const char *reason);
 net_peer_t *net_node_peer(net_node_t *n, uint32_t peer); /* NULL unless connected */
 void net_node_set_conditions(net_node_t *n, int peer, const net_conditions_t *c); /* -1: node */
+/* After a hot reload: points the node's internal callbacks at this code. */
+void net_node_rebind(net_node_t *n);
 
 /* ---- Session: peers, host, modes (network_session.c) --------------------------------------
  * Peer ids are 1..NET_MAX_PEER_ID; the host is 1 and numbers the others as they join. In
@@ -573,6 +579,8 @@ int net_session_join(net_session_t *s, const net_addr_t *host, uint64_t now);
 void net_session_tick(net_session_t *s, uint64_t now);
 /* Sends raw session bytes (first byte NET_RPC or NET_USER) to a peer id. */
 int net_session_send(net_session_t *s, uint8_t peer_id, const void *data, uint32_t len, bool reliable);
+/* After a hot reload: points the session's and its node's callbacks at this code. */
+void net_session_rebind(net_session_t *s);
 
 /* Objects (network_replication.c). Fields are NET_FIELDS floats; `mask` says which are given. */
 uint32_t net_object_spawn(net_session_t *s, const float *fields, uint16_t mask);
@@ -668,5 +676,37 @@ uint32_t net_udp_poll(net_udp_t *u, uint32_t max_datagrams);
 void net_udp_set_node(net_udp_t *u, net_node_t *node);
 /* Microseconds of a monotonic clock. */
 uint64_t net_udp_now(void);
+/* After a hot reload: restarts receiving with this code's callbacks. */
+void net_udp_rebind(net_udp_t *u);
+
+/* ---- Traffic log (network_log.c) -------------------------------------------------------------
+ * "CTNLOG1\n", then per record: u64 time (us), u8 what (NET_LOG_IN, _OUT, _SERVICE), u8 family,
+ * u16 port, 16 bytes address, u32 length, the plaintext bytes. Service records (no datagram)
+ * mark when the node was serviced, so a replay services it at the same times. */
+
+enum { NET_LOG_IN = 0, NET_LOG_OUT = 1, NET_LOG_SERVICE = 2 };
+
+typedef struct net_log_record_t {
+    uint64_t time;
+    uint8_t what;
+    net_addr_t addr;
+    uint32_t len;
+    uint8_t data[NET_MAX_DATAGRAM];
+} net_log_record_t;
+
+FILE *net_log_create(const char *path);
+void net_log_write(FILE *f, uint8_t what, const net_addr_t *addr, const uint8_t *p, uint32_t n,
+                   uint64_t now);
+/* Checks the file's header; false when it is not a traffic log. */
+bool net_log_begin(FILE *f);
+/* The next record; false at the end, or with *why when the file is corrupt. */
+bool net_log_read(FILE *f, net_log_record_t *r, const char **why);
+/* One line describing a datagram: header, then each message with its session type. */
+void net_log_describe(const uint8_t *p, uint32_t n, char *out, size_t size);
+/* Replays a log into `node` (made like the recorded one, with the same seed): feeds its
+ * incoming datagrams and services it at the recorded times, and compares every datagram the
+ * node sends with the recorded ones. Returns the number that differ (or -1 with *why when the
+ * log is corrupt); *compared counts the datagrams compared. The node's traffic hook is used. */
+int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **why);
 
 #endif

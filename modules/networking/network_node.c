@@ -115,7 +115,7 @@ static void emit_to(net_node_t *n, net_peer_t *peer, const net_addr_t *to, const
                     uint32_t len)
 {
     if (n->d.ev.traffic)
-        n->d.ev.traffic(n->d.ev.user, true, to, p, len, n->now);
+        n->d.ev.traffic(n->d.ev.traffic_user, NET_LOG_OUT, to, p, len, n->now);
     uint8_t sealed[NET_MAX_DATAGRAM];
     if (n->d.key) {
         if (len + NET_SEAL_OVERHEAD > sizeof sealed)
@@ -250,7 +250,13 @@ int net_node_init(net_node_t *n, const net_node_desc_t *desc)
     if (!n->peers)
         return CT_ERR_NOMEM;
     memset(n->peers, 0, n->d.max_peers * sizeof *n->peers);
-    randombytes_buf(n->secret, sizeof n->secret);
+    if (desc->seed) {
+        n->rng = desc->seed * 0x9e3779b97f4a7c15ull | 1;
+        for (uint32_t k = 0; k < sizeof n->secret; k++)
+            n->secret[k] = (uint8_t)net_rand(&n->rng);
+    } else {
+        randombytes_buf(n->secret, sizeof n->secret);
+    }
     net_conditioner_init(&n->conditioner, n->d.a, desc->seed, 4096);
     return 0;
 }
@@ -285,7 +291,10 @@ int net_node_connect(net_node_t *n, const net_addr_t *to, uint64_t now)
         return CT_ERR_FULL;
     p->state = NET_PEER_CONNECTING;
     p->initiator = true;
-    randombytes_buf(&p->salt, sizeof p->salt);
+    if (n->rng)
+        p->salt = net_rand(&n->rng);
+    else
+        randombytes_buf(&p->salt, sizeof p->salt);
     p->next_attempt_at = now + CONNECT_RESEND_US;
     send_connect(n, p);
     return i;
@@ -302,6 +311,15 @@ void net_node_disconnect(net_node_t *n, uint32_t i, const char *reason)
 {
     if (i < n->d.max_peers)
         close_peer(n, i, REASON_CLOSED, true, reason);
+}
+
+void net_node_rebind(net_node_t *n)
+{
+    for (uint32_t i = 0; i < n->d.max_peers; i++)
+        if (n->peers[i]) {
+            n->peers[i]->conn.ev.message = conn_message;
+            n->peers[i]->conn.ev.fate = conn_fate;
+        }
 }
 
 void net_node_set_conditions(net_node_t *n, int i, const net_conditions_t *c)
@@ -376,7 +394,7 @@ void net_node_receive_plain(net_node_t *n, const net_addr_t *from, const uint8_t
 {
     n->now = now;
     if (n->d.ev.traffic)
-        n->d.ev.traffic(n->d.ev.user, false, from, d, len, now);
+        n->d.ev.traffic(n->d.ev.traffic_user, NET_LOG_IN, from, d, len, now);
     net_reader_t r = net_reader(d, len);
     net_header_t h;
     if (!net_header_read(&r, &h)) {
@@ -458,6 +476,8 @@ void net_node_receive(net_node_t *n, const net_addr_t *from, const uint8_t *d, u
 void net_node_service(net_node_t *n, uint64_t now)
 {
     n->now = now;
+    if (n->d.ev.traffic)
+        n->d.ev.traffic(n->d.ev.traffic_user, NET_LOG_SERVICE, NULL, NULL, 0, now);
     for (uint32_t i = 0; i < n->d.max_peers; i++) {
         net_peer_t *p = n->peers[i];
         if (!p)

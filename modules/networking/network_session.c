@@ -179,6 +179,15 @@ static void on_fate(void *user, uint32_t conn, uint32_t token, bool delivered)
     net__replication_fate(user, token, delivered);
 }
 
+void net_session_rebind(net_session_t *s)
+{
+    s->node.d.ev.connected = on_connected;
+    s->node.d.ev.disconnected = on_disconnected;
+    s->node.d.ev.message = on_message;
+    s->node.d.ev.fate = on_fate;
+    net_node_rebind(&s->node);
+}
+
 int net_session_init(net_session_t *s, const net_session_desc_t *d)
 {
     memset(s, 0, sizeof *s);

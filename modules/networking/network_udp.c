@@ -128,6 +128,12 @@ void net_udp_close(net_udp_t *u)
 
 void net_udp_set_node(net_udp_t *u, net_node_t *node) { u->node = node; }
 
+void net_udp_rebind(net_udp_t *u)
+{
+    uv_udp_recv_stop(&u->sock);
+    uv_udp_recv_start(&u->sock, on_alloc, on_recv);
+}
+
 void net_udp_send(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n)
 {
     net_udp_t *u = user;
