@@ -113,7 +113,6 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
     if (from_dir && !file_is_listed(desc, given, &wanted)) {
         log__write(NULL, CT_LOG_DEBUG, "%s: no plugin in the project's module list has that file "
                    "name; not opened", given);
-        loader__note_unlisted(given, NULL);
         return 0;
     }
     if (already_registered(given))

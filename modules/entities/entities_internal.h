@@ -41,7 +41,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 2u
+#define ENTITIES_LAYOUT_VERSION 3u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u
@@ -164,7 +164,8 @@ void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t 
 uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
                             uint32_t *budget);
 
-/* entities_world_events.c: ct_world_api_v2's enumeration and listeners. */
+/* ct_world_api_v2: the walk over live worlds (entities_world.c) and the listeners
+ * (entities_world_events.c). */
 uint32_t entities__world_count(void);
 ct_world_o *entities__world_at(uint32_t i);
 int entities__add_world_listener(ct_world_listener_f fn, void *ctx);

@@ -1,18 +1,10 @@
 /*
- * ct_world_api_v2: C plugins reach the worlds without Lua handing them pointers. They walk the
- * live worlds, and listeners hear of each world created and destroyed. A listener belongs to the
+ * ct_world_api_v2's listeners (the walk over live worlds is in entities_world.c): C plugins hear
+ * of each world created and destroyed without Lua handing them pointers. A listener belongs to the
  * plugin that added it (ct.registry v2 names it) and is dropped, never called, once that plugin
  * is unloaded. The list lives in entities__state, so it outlives a hot reload of this module.
  */
 #include "entities_internal.h"
-
-uint32_t entities__world_count(void) { return entities__state->worlds.count; }
-
-ct_world_o *entities__world_at(uint32_t i)
-{
-    const entities_worlds_t *ws = &entities__state->worlds;
-    return i < ws->count ? ws->items[i] : NULL;
-}
 
 static uint32_t find(ct_world_listener_f fn, void *ctx)
 {
