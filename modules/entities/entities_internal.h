@@ -74,6 +74,9 @@ typedef struct entities_type_slot_t {
     uint64_t id;
     uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
     bool used;
+    /* The plugin that registered it (ct.registry v2; NULL: unknown or the kernel). The type goes
+     * when that plugin is no longer loaded: its callbacks may point at code that gave up. */
+    ct_plugin_o *owner;
 } entities_type_slot_t;
 
 typedef struct entities_types_t {
@@ -156,6 +159,9 @@ int entities__type_slot(uint64_t type_id);
 const uint32_t *entities__spawn_order(uint32_t *n);
 /* Unregisters every type still registered (at shutdown). */
 void entities__unregister_all(void);
+/* Unregisters the types whose plugin is no longer loaded (failed its init, or shut down without
+ * unregistering them). Cheap; run before anything calls the types' callbacks in bulk. */
+void entities__drop_orphan_types(void);
 bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
 /* The registered type of an id with its validation (NULL when none), or NULL. */
 const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);

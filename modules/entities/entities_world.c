@@ -149,6 +149,7 @@ static int64_t free_slot(void)
 
 ct_world_o *entities__create_world(const ct_world_desc_t *desc)
 {
+    entities__drop_orphan_types();
     entities_worlds_t *ws = &entities__state->worlds;
     const int64_t slot = free_slot();
     world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
@@ -287,6 +288,7 @@ void entities__collect_garbage(ct_world_o *handle)
 
 void entities__collect_garbage_all(void)
 {
+    entities__drop_orphan_types();
     const entities_worlds_t *ws = &entities__state->worlds;
     for (uint32_t s = 0; s < ws->num_slots; s++) {
         if (ws->slots[s].world)

@@ -155,6 +155,26 @@ static void a_plugin_walks_the_worlds_and_hears_of_them(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+/* A component type goes with the plugin that registered it: after that plugin's init failed,
+ * no world gets a manager of it (its code is never called again). */
+static void a_component_type_goes_with_its_plugin(void **state)
+{
+    (void)state;
+    unsetenv("CT_TEST_COMPONENT_MANAGER_MADE");
+    const char *paths[] = {CT_TEST_BUILD_ROOT "/modules/entities/ct_entities.so",
+                           TEST_PLUGIN("component_orphan")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    assert_int_equal(fixture_state("component_orphan"), CT_PLUGIN_FAILED);
+    const ct_world_api_v2 *worlds = registry__get_engine_api(CT_WORLD_API, 2);
+    const ct_component_api_v1 *component = registry__get_engine_api(CT_COMPONENT_API, 1);
+    ct_world_o *w = worlds->create_world(NULL);
+    assert_non_null(w);
+    assert_null(getenv("CT_TEST_COMPONENT_MANAGER_MADE"));
+    assert_null(component->manager(w, component->type_id("orphan")));
+    worlds->destroy_world(w);
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -163,6 +183,7 @@ int main(void)
         cmocka_unit_test(a_v2_plugin_reloads_and_gets_its_state_back_when_refused),
         cmocka_unit_test(a_lua_error_in_a_hook_is_caught),
         cmocka_unit_test(a_plugin_walks_the_worlds_and_hears_of_them),
+        cmocka_unit_test(a_component_type_goes_with_its_plugin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
