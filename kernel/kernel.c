@@ -85,7 +85,10 @@ static int load_plugins(const kernel_desc_t *desc)
         .loop = &booted.loop,
     };
     booted.loader = true;
-    return loader__load(&ld);
+    lua_env__set_phase("plugin init");
+    int r = loader__load(&ld);
+    lua_env__set_phase(NULL);
+    return r;
 }
 
 static int run_boot_script(void)
@@ -107,6 +110,8 @@ int kernel__boot(const kernel_desc_t *desc)
     int r = boot_services(desc);
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, &booted.project);
+    if (!r && booted.project.sandbox)
+        r = lua_env__sandbox();
     if (!r)
         r = load_plugins(desc);
     if (!r && desc->run_boot_script)
@@ -120,7 +125,9 @@ int kernel__boot(const kernel_desc_t *desc)
 
 int kernel__frame(double dt)
 {
+    lua_env__set_phase("a frame_begin hook");
     loader__frame_begin(dt);
+    lua_env__set_phase(NULL);
     int r = 0;
     if (booted.script) {
         lua_State *L = lua_env__state();
@@ -129,10 +136,13 @@ int kernel__frame(double dt)
         if (r == CT_ERR_NOT_FOUND)
             r = 0;
     }
+    lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
     /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
+    lua_env__set_phase("a hot reload");
     uv_run(&booted.loop, UV_RUN_NOWAIT);
     loader__apply_reloads();
+    lua_env__set_phase(NULL);
     return r;
 }
 
@@ -145,8 +155,11 @@ uint64_t kernel__shutdown(void)
     /* Resources first: their unload callbacks live in plugin code that is still mapped. */
     if (booted.resources)
         resources__shutdown();
-    if (booted.loader)
+    if (booted.loader) {
+        lua_env__set_phase("plugin shutdown");
         loader__shutdown();
+        lua_env__set_phase(NULL);
+    }
     if (booted.lua)
         lua_env__shutdown();
     if (booted.registry)

@@ -6,6 +6,10 @@
 #include "ct_types.h"
 
 #define KERNEL_MAX_PATHS 64
+/* The stack `cuttle` runs the engine (and so Lua) on: LuaJIT stops runaway recursion by its Lua
+ * stack size alone, and its deepest C re-entry per Lua slot (string.gsub) needs about 60 MB of C
+ * stack before that limit trips (kernel/lua/lua_stack.c). Reserved, not committed. */
+#define KERNEL_STACK_SIZE (256u << 20)
 
 typedef struct kernel_desc_t {
     const char *project_dir;                       /* NULL: no project */

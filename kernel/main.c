@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <uv.h>
+
 #include "base/log.h"
 #include "kernel.h"
 #include "lua/lua_env.h"
@@ -106,7 +108,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     return 0;
 }
 
-int main(int argc, char **argv)
+static int cuttle_main(int argc, char **argv)
 {
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
@@ -139,4 +141,32 @@ int main(int argc, char **argv)
     if (kernel__shutdown())
         status = 1;
     return status;
+}
+
+typedef struct main_args_t {
+    int argc;
+    char **argv;
+    int status;
+} main_args_t;
+
+static void run_cuttle_main(void *arg)
+{
+    main_args_t *a = arg;
+    a->status = cuttle_main(a->argc, a->argv);
+}
+
+/* The engine runs on a thread with a stack of known size, so that Lua's deepest recursion through
+ * C is stopped by LuaJIT's own limits or the kernel's checks, never by a crash (kernel.h). */
+int main(int argc, char **argv)
+{
+    main_args_t a = {argc, argv, 1};
+    uv_thread_t thread;
+    uv_thread_options_t options = {UV_THREAD_HAS_STACK_SIZE, KERNEL_STACK_SIZE};
+    if (uv_thread_create_ex(&thread, &options, run_cuttle_main, &a) != 0) {
+        fprintf(stderr, "cuttle: cannot start the main thread with a %u MB stack\n",
+                KERNEL_STACK_SIZE >> 20);
+        return 1;
+    }
+    uv_thread_join(&thread);
+    return a.status;
 }

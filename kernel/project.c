@@ -87,6 +87,12 @@ static int read_boot_and_frames(const char *path, const char *dir, const cJSON *
             return field_error(path, "frames", "expected a whole frame count");
         p->frames = (uint32_t)frames->valuedouble;
     }
+    const cJSON *sandbox = cJSON_GetObjectItemCaseSensitive(root, "sandbox");
+    if (sandbox) {
+        if (!cJSON_IsBool(sandbox))
+            return field_error(path, "sandbox", "expected true or false");
+        p->sandbox = cJSON_IsTrue(sandbox);
+    }
     return 0;
 }
 

@@ -10,6 +10,7 @@
 typedef struct project_t {
     char boot_script[512];                           /* absolute or relative to cwd; "" if none */
     uint32_t frames;                                 /* 0: not said */
+    bool sandbox;                                    /* scripts run without ffi, io, os, ... */
     const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
     uint32_t num_modules;
     loader_pin_t pins[PROJECT_MAX_ENTRIES];
@@ -26,6 +27,7 @@ typedef struct project_t {
  *     modules = ["ct.entities" "ct.transforms"]     // plugin names to load from --modules folders
  *     versions = { "ct.physics" = 2 }               // pinned major versions (optional)
  *     providers = { "ct.transform" = "ct.transforms" } // who provides an API offered twice (optional)
+ *     sandbox = true                                // scripts lose ffi, debug, io, os, bytecode
  * Returns 0 or a negative ct_error with a message naming the file and field.
  */
 int project__load(const char *dir, project_t *out);
