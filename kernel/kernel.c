@@ -109,7 +109,7 @@ int kernel__boot(const kernel_desc_t *desc)
     memset(&booted, 0, sizeof booted);
     int r = boot_services(desc);
     if (!r && desc->project_dir)
-        r = project__load(desc->project_dir, &booted.project);
+        r = project__load(desc->project_dir, desc->strict, &booted.project);
     if (!r && booted.project.sandbox)
         r = lua_env__sandbox();
     if (!r)

@@ -1,4 +1,7 @@
 /* `cuttle`: boots the kernel, runs a project's frames headless, shuts down. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,20 +57,23 @@ static int parse_valued(options_t *o, const char *a, const char *value)
     } else if (!strcmp(a, "--plugin")) {
         return add_path(o->desc.plugin_paths, &o->desc.num_plugin_paths, a, value);
     } else if (!strcmp(a, "--frames")) {
+        errno = 0;
         o->frames = strtol(value, &end, 10);
-        if (*end || !*value || o->frames < 0) {
-            fprintf(stderr, "cuttle: --frames wants a whole number >= 0, not '%s'\n", value);
+        if (*end || !isdigit((unsigned char)*value) || errno == ERANGE) {
+            fprintf(stderr, "cuttle: --frames wants a whole number 0..%ld, not '%s'\n", LONG_MAX,
+                    value);
             return 2;
         }
     } else if (!strcmp(a, "--dt")) {
         o->dt = strtod(value, &end);
-        if (*end || !(o->dt > 0 && o->dt < 10)) {
-            fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", value);
+        if (*end || !*value || !(o->dt >= 1e-6 && o->dt < 10)) {
+            fprintf(stderr, "cuttle: --dt wants seconds in [0.000001, 10), not '%s'\n", value);
             return 2;
         }
     } else if (!strcmp(a, "--jobs")) {
+        errno = 0;
         unsigned long jobs = strtoul(value, &end, 10);
-        if (*end || !*value || jobs > 256) {
+        if (*end || !isdigit((unsigned char)*value) || errno == ERANGE || jobs > 256) {
             fprintf(stderr, "cuttle: --jobs wants a thread count 0..256, not '%s'\n", value);
             return 2;
         }

@@ -8,7 +8,7 @@
 #define PROJECT_MAX_ENTRIES 64
 
 typedef struct project_t {
-    char boot_script[512];                           /* absolute or relative to cwd; "" if none */
+    char boot_script[512];                           /* DIR/name, inside the project; "" if none */
     uint32_t frames;                                 /* 0: not said */
     bool sandbox;                                    /* scripts run without ffi, io, os, ... */
     const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
@@ -28,9 +28,12 @@ typedef struct project_t {
  *     versions = { "ct.physics" = 2 }               // pinned major versions (optional)
  *     providers = { "ct.transform" = "ct.transforms" } // who provides an API offered twice (optional)
  *     sandbox = true                                // scripts lose ffi, debug, io, os, bytecode
- * Returns 0 or a negative ct_error with a message naming the file and field.
+ * Paths are canonical project-relative names (the resource rules) and must stay inside DIR.
+ * Unknown keys (named with the nearest known one), a module listed twice, and a pin or provider
+ * for a plugin that `modules` does not list are warnings, errors when `strict`. Returns 0 or a
+ * negative ct_error with a message naming the file and field.
  */
-int project__load(const char *dir, project_t *out);
+int project__load(const char *dir, bool strict, project_t *out);
 void project__free(project_t *p);
 
 #endif
