@@ -229,3 +229,14 @@ int lua_env__sandbox(void)
 }
 
 bool lua_env__sandboxed(void) { return env.sandboxed; }
+
+const char *lua_env__check_c_string(lua_State *L, int idx)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, idx, &len);
+    size_t nul = strlen(s);
+    if (nul != len)
+        luaL_argerror(L, idx, lua_pushfstring(L, "string holds a NUL byte at position %d",
+                                              (int)nul + 1));
+    return s;
+}

@@ -53,6 +53,10 @@ void lua_env__reload_begin(ct_plugin_o *owner);
 void lua_env__reload_commit(ct_plugin_o *owner);
 void lua_env__reload_rollback(ct_plugin_o *owner);
 
+/* Argument idx as a C string: raises (naming the argument) unless it is a string or number
+ * without NUL bytes, which C would silently cut short. */
+const char *lua_env__check_c_string(lua_State *L, int idx);
+
 /* What the kernel is calling while no Lua runs ("plugin init", "a frame hook", ...): named when a
  * plugin raises a Lua error outside a protected call and the process must end. NULL: nothing. */
 void lua_env__set_phase(const char *phase);

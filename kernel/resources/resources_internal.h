@@ -75,6 +75,9 @@ void resources__unload_all(void);
 /* files.c: small filesystem helpers. */
 /* Reads a whole file into memory from resources__allocator(); NULL (errno set) on failure. */
 uint8_t *resources__read_file(const char *path, uint64_t *size);
+/* Why resources__read_file failed, from its errno: a directory (EISDIR), not a regular file
+ * (ENODEV: FIFOs are refused before they can block), too big (EFBIG), or the system's words. */
+const char *resources__read_error(int error);
 /* Writes through a temporary file and a rename, creating parent folders. */
 int resources__write_file(const char *path, const void *data, size_t size);
 
