@@ -31,6 +31,7 @@ static void register_kernel_apis(void)
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
 }
 
 static int boot_services(const kernel_desc_t *desc)

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "data/nearest.h"
 #include "resources_internal.h"
 
 static struct {
@@ -76,6 +77,30 @@ static const ct_resource_api_v1 api_v1 = {
     .strict = resources__is_strict,
     .replace_type = resources__replace_type,
 };
+
+/* Version 2 is version 1 plus field checks, scopes and nearest names. */
+static const ct_resource_api_v2 api_v2 = {
+    .register_type = resources__register_type,
+    .unregister_type = resources__unregister_type,
+    .check_name = resources__check_name,
+    .id = resources__id,
+    .load = resources__load,
+    .load_source = resources__load_source,
+    .get = resources__get,
+    .unload = resources__unload,
+    .write = resources__write,
+    .written = resources__written,
+    .compile_error = resources__compile_error,
+    .compile_warning = resources__compile_warning,
+    .source_path = resources__source_path,
+    .strict = resources__is_strict,
+    .replace_type = resources__replace_type,
+    .check_fields = resources__check_fields,
+    .set_scope = resources__set_scope,
+    .nearest_name = data__nearest_name,
+};
+
+const ct_resource_api_v2 *resources__api_v2(void) { return &api_v2; }
 
 const ct_resource_api_v1 *resources__api_v1(void)
 {

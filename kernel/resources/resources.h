@@ -21,5 +21,7 @@ int resources__compile_project(const char *project_dir, uint32_t *compiled, uint
 /* Registers the Lua module Resource (load, unload); needs the Lua environment. */
 int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
+const ct_resource_api_v2 *resources__api_v2(void);
+const ct_resource_api_v2 *resources__api_v2(void);
 
 #endif

@@ -62,6 +62,10 @@ void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)
 void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *resources__source_path(const ct_compile_ctx_o *ctx);
+void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope);
+/* fields.c: ct_resource_api_v2.check_fields. */
+bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
+                             const char *what, const ct_field_t *fields, uint32_t num_fields);
 
 /* loading.c */
 int resources__load(const char *type, const char *name);
