@@ -14,9 +14,13 @@
 #include "project.h"
 #include "resources/resources.h"
 
+/* Script errors of the last boot, added up at shutdown (booted is cleared then). */
+static uint64_t script_errors;
+
 /* What is booted, so shutdown undoes exactly that (and a failed boot can unwind). */
 static struct {
-    bool memory, jobs, registry, lua, resources, loader, script, loop_open;
+    bool memory, jobs, registry, lua, resources, loader, script, loop_open, strict;
+    uint64_t script_errors; /* errors raised by init(), update() and shutdown() */
     project_t project;
     uv_loop_t loop;
 } booted;
@@ -25,6 +29,7 @@ static void register_kernel_apis(void)
 {
     registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
     registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
+    registry__add_kernel_api(CT_MEMORY_API, 2, memory__api_v2(), "ct.memory");
     registry__add_kernel_api(CT_JOBS_API, 1, jobs__api_v1(), "ct.jobs");
     registry__add_kernel_api(CT_LUA_API, 0, lua_env__api_v0(), "ct.lua");
     registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
@@ -59,7 +64,7 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     register_kernel_apis();
-    if ((r = resources__bind_lua()))
+    if ((r = resources__bind_lua()) || (r = memory__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;
@@ -92,6 +97,20 @@ static int load_plugins(const kernel_desc_t *desc)
     return r;
 }
 
+/* Calls one of the boot script's functions under the rule the README states: loading the script
+ * is part of the boot, but an error in init(), update() or shutdown() is counted and the engine
+ * carries on, unless --strict, where it is fatal. Returns 0 or CT_ERR_LUA (only when strict). */
+static int call_script(const char *name, int nargs)
+{
+    int r = lua_env__call_global(name, nargs);
+    if (r == CT_ERR_NOT_FOUND || r == 0)
+        return 0;
+    booted.script_errors++;
+    if (booted.strict)
+        log__error("the boot script's %s() failed and --strict is on: stopping", name);
+    return booted.strict ? r : 0;
+}
+
 static int run_boot_script(void)
 {
     const char *script = booted.project.boot_script;
@@ -101,13 +120,14 @@ static int run_boot_script(void)
     if (r)
         return r;
     booted.script = true;
-    r = lua_env__call_global("init", 0);
-    return r == CT_ERR_NOT_FOUND ? 0 : r;
+    return call_script("init", 0);
 }
 
 int kernel__boot(const kernel_desc_t *desc)
 {
     memset(&booted, 0, sizeof booted);
+    booted.strict = desc->strict;
+    script_errors = 0;
     int r = boot_services(desc);
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, desc->strict, &booted.project);
@@ -133,9 +153,9 @@ int kernel__frame(double dt)
     if (booted.script) {
         lua_State *L = lua_env__state();
         lua_env__api_v1()->push_number(L, dt);
-        r = lua_env__call_global("update", 1);
-        if (r == CT_ERR_NOT_FOUND)
-            r = 0;
+        uint64_t before = booted.script_errors;
+        call_script("update", 1);
+        r = booted.script_errors != before ? CT_ERR_LUA : 0;
     }
     lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
@@ -149,10 +169,14 @@ int kernel__frame(double dt)
 
 uint32_t kernel__project_frames(void) { return booted.project.frames; }
 
+uint64_t kernel__script_errors(void) { return script_errors + booted.script_errors; }
+
 uint64_t kernel__shutdown(void)
 {
     if (booted.script)
-        lua_env__call_global("shutdown", 0);
+        call_script("shutdown", 0);
+    /* Kept past the reset below, for the caller's exit code. */
+    script_errors += booted.script_errors;
     /* Resources first: their unload callbacks live in plugin code that is still mapped. */
     if (booted.resources)
         resources__shutdown();
@@ -173,7 +197,7 @@ uint64_t kernel__shutdown(void)
         uv_loop_close(&booted.loop);
     }
     project__free(&booted.project);
-    uint64_t leaks = booted.memory ? memory__shutdown() : 0;
+    uint64_t leaks = booted.memory ? memory__shutdown() + memory__corruption_count() : 0;
     memset(&booted, 0, sizeof booted);
     return leaks;
 }

@@ -137,14 +137,16 @@ static int cuttle_main(int argc, char **argv)
         status = 1;
     long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames();
     uint64_t script_errors = 0;
-    for (long f = 0; f < frames && !status; f++)
+    long f = 0;
+    /* Under --strict the first script error ends the run (README: "Scripts"). */
+    for (; f < frames && !status && !(o.desc.strict && script_errors); f++)
         script_errors += kernel__frame(o.dt) != 0;
     if (frames)
-        log__info("ran %ld frames (%llu with script errors)", frames,
+        log__info("ran %ld frames (%llu with script errors)", f,
                   (unsigned long long)script_errors);
-    if (script_errors && o.desc.strict)
-        status = 1;
     if (kernel__shutdown())
+        status = 1;
+    if (kernel__script_errors() && o.desc.strict)
         status = 1;
     return status;
 }

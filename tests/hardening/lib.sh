@@ -3,14 +3,25 @@
 CUTTLE_TIMEOUT=${CUTTLE_TIMEOUT:-60}
 failures=0 cases=0
 
-# expect CODE PATTERN ARGS...: runs `cuttle ARGS`, wants exit code CODE and (unless PATTERN is
-# empty) output matching the extended regular expression PATTERN.
+# matches OUTPUT PATTERNS: every ';;'-separated extended regular expression of PATTERNS matches
+# some line of OUTPUT.
+matches() {
+    local out=$1 rest=$2 one
+    while [ -n "$rest" ]; do
+        one=${rest%%;;*}
+        [ "$one" = "$rest" ] && rest="" || rest=${rest#*;;}
+        grep -Eq -- "$one" <<<"$out" || return 1
+    done
+}
+
+# expect CODE PATTERNS ARGS...: runs `cuttle ARGS`, wants exit code CODE and output matching
+# PATTERNS (see matches; empty matches anything).
 expect() {
     local want=$1 pattern=$2 out rc
     shift 2
     cases=$((cases + 1))
     out=$(timeout "$CUTTLE_TIMEOUT" "$CUTTLE" "$@" 2>&1) && rc=0 || rc=$?
-    if [ "$rc" != "$want" ] || { [ -n "$pattern" ] && ! grep -Eq -- "$pattern" <<<"$out"; }; then
+    if [ "$rc" != "$want" ] || ! matches "$out" "$pattern"; then
         failures=$((failures + 1))
         echo "FAIL: cuttle $* -> exit $rc (wanted $want${pattern:+, output matching /$pattern/})"
         sed 's/^/    | /' <<<"$out" | head -20
