@@ -225,8 +225,17 @@ int project__load(const char *dir, bool strict, project_t *out)
         log__error("project: %s", err);
         return CT_ERR_NOT_FOUND;
     }
-    cJSON *root = sjson__parse(text, len, path, err, sizeof err);
+    int r = project__parse(dir, path, text, len, strict, out);
     free(text);
+    return r;
+}
+
+int project__parse(const char *dir, const char *path, const char *text, size_t len, bool strict,
+                   project_t *out)
+{
+    memset(out, 0, sizeof *out);
+    char err[512];
+    cJSON *root = sjson__parse(text, len, path, err, sizeof err);
     if (!root) {
         log__error("%s", err);
         return CT_ERR_BAD_DATA;

@@ -34,6 +34,9 @@ typedef struct project_t {
  * negative ct_error with a message naming the file and field.
  */
 int project__load(const char *dir, bool strict, project_t *out);
+/* The same from text already read: `path` names it in messages, `dir` is the project folder. */
+int project__parse(const char *dir, const char *path, const char *text, size_t len, bool strict,
+                   project_t *out);
 void project__free(project_t *p);
 
 #endif

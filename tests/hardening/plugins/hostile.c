@@ -3,7 +3,9 @@
  * environment variable HOSTILE at init:
  *   HOSTILE=error_in_init   raises a Lua error from init, outside any protected call;
  *   HOSTILE=overflow        writes one byte past a 16-byte block it never frees, then prints
- *                           what ct_memory_api_v2.verify finds ("hostile: verify found N").
+ *                           what ct_memory_api_v2.verify finds ("hostile: verify found N");
+ *                           only run it with --memory-debug canary (else the write is real);
+ *   HOSTILE=leak            allocates a block it never frees.
  * And always registers Hostile.call_global(name), which calls back into the Lua global `name`
  * through ct_lua_api_v1 (so Lua -> C -> Lua re-entry can recurse), and Hostile.echo(...).
  */
@@ -37,10 +39,11 @@ static void init(ct_get_api_f get_engine_api)
     if (what && strcmp(what, "error_in_init") == 0)
         lua->error(lua->main_state(), "raised by init on purpose");
     const ct_memory_api_v2 *memory = get_engine_api(CT_MEMORY_API, 2);
-    if (what && strcmp(what, "overflow") == 0 && memory) {
+    bool overflow = what && strcmp(what, "overflow") == 0;
+    if ((overflow || (what && strcmp(what, "leak") == 0)) && memory) {
         ct_allocator_t *a = memory->create_child(NULL, "hostile");
         char *block = ct_alloc(a, 16);
-        memset(block, 'x', 17);
+        memset(block, 'x', overflow ? 17 : 16);
         printf("hostile: verify found %llu\n", (unsigned long long)memory->verify(a));
     }
 }
