@@ -121,6 +121,45 @@ typedef struct ct_resource_api_v1 {
     int (*replace_type)(const ct_resource_type_t *type);
 } ct_resource_api_v1;
 
+/* Version 2: everything of v1 (same order, same meaning), plus files a source names. */
+typedef struct ct_resource_api_v2 {
+    int (*register_type)(const ct_resource_type_t *type);
+    void (*unregister_type)(const char *type);
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+    int (*load)(const char *type, const char *name);
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    void *(*get)(const char *type, const char *name);
+    void (*unload)(const char *type, const char *name);
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    bool (*strict)(void);
+    int (*replace_type)(const ct_resource_type_t *type);
+
+    /*
+     * For compile callbacks whose source names another file (an animation clip's
+     * `source = "mocap/walk.bvh"`): writes into out the path to open for the project-relative
+     * name `file`, which must be canonical (see the top of this header; so it cannot leave the
+     * project). Returns false, having reported "source: field: why" as a compile error, for a bad
+     * name, a path too long for out, or when there is no project folder (load_source without a
+     * project). A compiled resource is rebuilt when its own source changes; touch the source
+     * after replacing a file it names.
+     */
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
+} ct_resource_api_v2;
+
 /*
  * One field a compiler reads from a source object, for check_fields. `type` is a ct_data_type
  * (ct_data.h): CT_DATA_NUMBER, CT_DATA_STRING, ...; 0 (CT_DATA_INVALID) accepts any type (the
@@ -134,8 +173,9 @@ typedef struct ct_field_t {
 } ct_field_t;
 
 /*
- * Version 2: version 1 (same members, same order) plus the one way every compiler checks the
- * fields it reads, and scopes that make every message name the entity (or other part) at fault:
+ * Version 3: everything of v2 (same order, same meaning), plus the one way every compiler checks
+ * the fields it reads, and scopes that make every message name the entity (or other part) at
+ * fault:
  *
  *     static const ct_field_t body_fields[] = {
  *         {"mass", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3}, {"kind", CT_DATA_STRING, 0},
@@ -143,36 +183,20 @@ typedef struct ct_field_t {
  *     if (!res->check_fields(ctx, source, "body", body_fields, 3))
  *         return CT_ERR_BAD_DATA;
  *
- * reports, for instance, "levels/arena.level: entity 'crate' (#3): body.masss: unknown field
- * (did you mean 'mass'?)".
+ * reports, for instance, "levels/arena.level: entity 'crate': body.masss: unknown field (did you
+ * mean 'mass'?)".
  */
-typedef struct ct_resource_api_v2 {
-    /* Registers a type (the struct is copied; strings must stay valid). CT_ERR_CONFLICT if the
-     * type name is taken. */
+typedef struct ct_resource_api_v3 {
     int (*register_type)(const ct_resource_type_t *type);
-    /* Unloads every resource of that type and forgets the type. */
     void (*unregister_type)(const char *type);
-
-    /* 0 if `name` is canonical, else CT_ERR_INVALID with the reason in err. */
     int (*check_name)(const char *name, char *err, size_t err_size);
     ct_resource_id_t (*id)(const char *type, const char *name);
-
-    /* Loads the compiled resource from the project's compiled folder. 0 if loaded (or already
-     * loaded: loads are counted), else a negative ct_error with the reason logged. */
     int (*load)(const char *type, const char *name);
-    /* Compiles `source` text (SJSON) in memory and loads the result under `name`, without files:
-     * for tests, tools and generated content. Errors as load. */
     int (*load_source)(const char *type, const char *name, const char *source, size_t len);
-    /* The runtime object of a loaded resource, or NULL. */
     void *(*get)(const char *type, const char *name);
-    /* Drops one load; the last unload calls the type's unload. */
     void (*unload)(const char *type, const char *name);
-
-    /* For compile callbacks: appends bytes to the payload; the current payload size. */
     void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
     uint64_t (*written)(const ct_compile_ctx_o *ctx);
-    /* For compile callbacks: logs "file: message" as an error (the compile then fails) or a
-     * warning; the project-relative source path being compiled. */
     void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
 #if defined(__GNUC__)
         __attribute__((format(printf, 2, 3)))
@@ -184,13 +208,10 @@ typedef struct ct_resource_api_v2 {
 #endif
         ;
     const char *(*source_path)(const ct_compile_ctx_o *ctx);
-    /* True when the kernel runs with --strict (warnings about data should become errors). */
     bool (*strict)(void);
-    /* For hot reload: gives a registered type new callbacks and user_data (same name, same
-     * format_version); loaded resources stay loaded, and the new unload will release what the old
-     * load made. CT_ERR_NOT_FOUND or CT_ERR_VERSION otherwise (CT_ERR_INVALID without compile or
-     * load), logged, with the type left as it was. */
     int (*replace_type)(const ct_resource_type_t *type);
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
 
     /* Checks that `object` is an object whose every member is one of the `num_fields` fields,
      * with the declared type. Each problem is a compile error (the compile fails) naming the
@@ -199,14 +220,14 @@ typedef struct ct_resource_api_v2 {
      * a number that is not finite. Returns true when there was no problem. */
     bool (*check_fields)(ct_compile_ctx_o *ctx, const struct ct_data_o *object, const char *what,
                          const ct_field_t *fields, uint32_t num_fields);
-    /* Names the part of the source being compiled ("entity 'crate' (#3)"); compile_error,
+    /* Names the part of the source being compiled ("entity 'crate'"); compile_error,
      * compile_warning and check_fields put it after the file name until the next call. The text
      * is copied (up to 255 bytes); NULL or "" clears it. */
     void (*set_scope)(ct_compile_ctx_o *ctx, const char *scope);
     /* Of `count` names, the one nearest to `word` (a plausible misspelling: at most a third of
      * its letters, and at least 2, differ), or NULL. For compilers' own "did you mean" hints. */
     const char *(*nearest_name)(const char *word, const char *const *names, uint32_t count);
-} ct_resource_api_v2;
+} ct_resource_api_v3;
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
 
 /* The keys project.sjson knows; anything else is named, with the nearest of these. */
 static const char *const known_keys[] = {
-    "boot_script", "frames", "modules", "versions", "providers", "sandbox",
+    "boot_script", "frames", "modules", "versions", "providers", "sandbox", "plugin_folders",
 };
 
 /* What a reader needs to report: the file, and whether mistakes are fatal (--strict). */
@@ -129,19 +129,19 @@ static int read_providers(const reader_t *r, const cJSON *obj, project_t *p)
 }
 
 /* A path the project names is a resource-style name: canonical, relative, lower case, no '.' or
- * '..' segments; and once symbolic links are resolved it must still lie inside the project. */
+ * '..' segments; and once symbolic links are resolved it must still lie inside the project.
+ * Writes DIR/name into out. */
 static int read_project_path(const reader_t *r, const char *dir, const cJSON *node,
                              const char *field, char *out, size_t out_size)
 {
     char why[256];
     if (!cJSON_IsString(node))
-        return field_error(r, field, "expected a file name relative to the project folder");
+        return field_error(r, field, "expected a path relative to the project folder");
     if (resources__check_name(node->valuestring, why, sizeof why)) {
-        char message[400];
-        snprintf(message, sizeof message,
-                 "'%s' is not a canonical project path: %s (paths stay inside the project)",
-                 node->valuestring, why);
-        return field_error(r, field, message);
+        log__error("%s: field '%s': '%s' is not a canonical project path: %s (paths stay inside "
+                   "the project)",
+                   r->path, field, node->valuestring, why);
+        return CT_ERR_BAD_DATA;
     }
     int n = snprintf(out, out_size, "%s/%s", dir, node->valuestring);
     if (n < 0 || (size_t)n >= out_size)
@@ -155,6 +155,30 @@ static int read_project_path(const reader_t *r, const char *dir, const cJSON *no
                      node->valuestring, real_file);
             return field_error(r, field, message);
         }
+    }
+    return 0;
+}
+
+static int read_plugin_folders(const reader_t *r, const char *dir, const cJSON *array,
+                               project_t *p)
+{
+    if (!array)
+        return 0;
+    if (!cJSON_IsArray(array))
+        return field_error(r, "plugin_folders", "expected an array of folder names");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array)
+    {
+        if (p->num_plugin_dirs == PROJECT_MAX_ENTRIES)
+            return field_error(r, "plugin_folders", "too many entries");
+        char joined[PATH_MAX];
+        int err = read_project_path(r, dir, item, "plugin_folders", joined, sizeof joined);
+        if (err)
+            return err;
+        char *copy = strdup(joined);
+        if (!copy)
+            return CT_ERR_NOMEM;
+        p->plugin_dirs[p->num_plugin_dirs++] = copy;
     }
     return 0;
 }
@@ -197,7 +221,7 @@ static int check_keys(const reader_t *r, const cJSON *root)
             continue;
         const char *near = data__nearest_name(item->string, known_keys, n);
         int err = mistake(r, "unknown key '%s'%s%s%s (known: boot_script, frames, modules, "
-                             "versions, providers, sandbox)",
+                             "versions, providers, sandbox, plugin_folders)",
                           item->string, near ? " (did you mean '" : "", near ? near : "",
                           near ? "'?)" : "");
         if (err)
@@ -257,6 +281,9 @@ int project__parse(const char *dir, const char *path, const char *text, size_t l
         err_code = read_pins(&r, cJSON_GetObjectItemCaseSensitive(root, "versions"), out);
     if (!err_code)
         err_code = read_providers(&r, cJSON_GetObjectItemCaseSensitive(root, "providers"), out);
+    if (!err_code)
+        err_code = read_plugin_folders(
+            &r, dir, cJSON_GetObjectItemCaseSensitive(root, "plugin_folders"), out);
     if (err_code)
         project__free(out);
     return err_code;
@@ -264,6 +291,8 @@ int project__parse(const char *dir, const char *path, const char *text, size_t l
 
 void project__free(project_t *p)
 {
+    for (uint32_t i = 0; i < p->num_plugin_dirs; i++)
+        free(p->plugin_dirs[i]);
     cJSON_Delete(p->tree);
     memset(p, 0, sizeof *p);
 }

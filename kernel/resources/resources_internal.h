@@ -15,7 +15,7 @@
  * The compiled folder mirrors the source tree, grouped by type first:
  *     <project>/<name>.<type>                  the source ("levels/arena.level")
  *     <project>/compiled/<type>/<name>.bin     its blob ("compiled/level/levels/arena.bin")
- *     <project>/compiled/manifest.json         what was compiled from what (see manifest.c)
+ *     <project>/compiled/manifest.json         what was compiled from what (cuttle-compile)
  * Mirroring names keeps the folder readable and lets a type's blobs be found (or wiped) by
  * directory; the 64-bit ids are only for lookups at runtime.
  */
@@ -62,8 +62,10 @@ void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)
 void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *resources__source_path(const ct_compile_ctx_o *ctx);
+bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                            size_t out_size);
 void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope);
-/* fields.c: ct_resource_api_v2.check_fields. */
+/* fields.c: ct_resource_api_v3.check_fields. */
 bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
                              const char *what, const ct_field_t *fields, uint32_t num_fields);
 
@@ -82,34 +84,5 @@ uint8_t *resources__read_file(const char *path, uint64_t *size);
 /* Why resources__read_file failed, from its errno: a directory (EISDIR), not a regular file
  * (ENODEV: FIFOs are refused before they can block), too big (EFBIG), or the system's words. */
 const char *resources__read_error(int error);
-/* Writes through a temporary file and a rename, creating parent folders. */
-int resources__write_file(const char *path, const void *data, size_t size);
-
-/* manifest.c: the record of what was compiled, by project-relative source path. */
-typedef struct resources_manifest_entry_t {
-    char *path;
-    int64_t mtime_sec;
-    int64_t mtime_nsec;
-    uint64_t size;
-    uint64_t hash;
-    uint32_t format_version;
-    bool seen; /* set by compile.c while walking */
-} resources_manifest_entry_t;
-
-typedef struct resources_manifest_t {
-    resources_manifest_entry_t *entries;
-    uint32_t count;
-    uint32_t capacity;
-} resources_manifest_t;
-
-/* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
- * everything is recompiled). */
-void resources__manifest_read(resources_manifest_t *m, const char *path);
-int resources__manifest_write(const resources_manifest_t *m, const char *path);
-resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path);
-/* Adds or replaces the entry for e->path (the path is copied). */
-int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e);
-void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e);
-void resources__manifest_free(resources_manifest_t *m);
 
 #endif

@@ -100,6 +100,12 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     const ct_data_o *v = s ? D->first_child(s) : NULL;
     for (int i = 0; v && i < 3; i++, v = D->next(v))
         spacing[i] = D->number(v, 0.0);
+    /* Copies on top of each other are almost always a mistake, and one a physics world pays for
+     * quadratically (every copy touches every other). */
+    if (*count > 1 && spacing[0] == 0.0 && spacing[1] == 0.0 && spacing[2] == 0.0)
+        R->compile_warning(c->ctx, "entity '%s': repeat.count is %u but repeat.spacing is %s: "
+                           "every copy is at the same place", entity_name, *count,
+                           s ? "[0 0 0]" : "missing");
     return true;
 }
 
@@ -127,6 +133,15 @@ static bool check_entity_fields(compiler_t *c, const ct_data_o *node)
     };
     static const ct_field_t repeat_fields[] = {{"count", CT_DATA_NUMBER, 0}, {"spacing", CT_DATA_ARRAY, 3}};
     set_entity_scope(c, node);
+    /* The likeliest slip: a component written beside `components` instead of inside it. */
+    for (const ct_data_o *m = D->first_child(node); m; m = D->next(m)) {
+        if (entities__type_slot(entities__type_id(D->key(m))) >= 0) {
+            R->compile_error(c->ctx, "%s: a component belongs inside components = { ... }",
+                             D->key(m));
+            R->set_scope(c->ctx, NULL);
+            return false;
+        }
+    }
     const ct_data_o *repeat = D->get(node, "repeat");
     bool ok = R->check_fields(c->ctx, node, NULL, entity_fields, 4);
     ok = (!repeat || R->check_fields(c->ctx, repeat, "repeat", repeat_fields, 2)) && ok;

@@ -21,6 +21,8 @@ compile_fails() {
 
 level 'componets = { transform = {} }'
 compile_fails "componets: unknown field \(did you mean 'components'\?\)"
+level 'transform = { position = [1 2 3] }'
+compile_fails "transform: a component belongs inside components = \{ ... \}"
 level 'components = { body = { masss = 10 } }'
 compile_fails "body.masss: unknown field \(did you mean 'mass'\?\)"
 level 'components = { body = { frction = 0.5 } }'

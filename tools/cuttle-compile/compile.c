@@ -1,0 +1,257 @@
+/*
+ * Compiling a project: walk the source tree, compile each file whose extension is a registered
+ * type, and keep compiled/ in step with the sources.
+ *
+ * A source is up to date when the manifest holds its mtime, size, content hash and the type's
+ * format_version, all unchanged, and its blob exists. A touched file is recompiled even if its
+ * bytes are the same: that is what people who touch a file want. The hash catches the opposite
+ * case, an edit that keeps mtime and size (a coarse clock, a restored checkout), at the price of
+ * reading every source once per run, which is cheap next to compiling. A source that fails loses
+ * its blob and manifest entry, so the runtime never loads data older than its source and the
+ * next run tries again. A deleted source loses its blob.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "ct_hash.h"
+#include "compiler.h"
+
+/* Deeper than any real project; stops a symlink loop. */
+#define MAX_DEPTH 64
+
+typedef struct compile_run_t {
+    const char *project_dir;
+    resources_manifest_t manifest;
+    uint32_t compiled;
+    uint32_t up_to_date;
+    uint32_t failed;
+} compile_run_t;
+
+/* Removes a blob and then its folders up to compiled/<type>, as far as they became empty. */
+static void remove_blob(const char *project_dir, const char *type, const char *name)
+{
+    char path[RESOURCES_PATH_SIZE];
+    if (!resources__blob_path(project_dir, type, name, path, sizeof path))
+        return;
+    if (remove(path) != 0)
+        return;
+    size_t stop = strlen(project_dir) + strlen("/" RESOURCES_COMPILED_DIR "/") + strlen(type);
+    char *slash;
+    while ((slash = strrchr(path, '/')) && (size_t)(slash - path) > stop) {
+        *slash = '\0';
+        if (rmdir(path) != 0)
+            break;
+    }
+}
+
+static void forget_source(compile_run_t *run, const char *rel, const char *type, const char *name)
+{
+    resources_manifest_entry_t *e = resources__manifest_find(&run->manifest, rel);
+    if (e)
+        resources__manifest_remove(&run->manifest, e);
+    remove_blob(run->project_dir, type, name);
+}
+
+static bool blob_exists(const char *project_dir, const char *type, const char *name)
+{
+    char path[RESOURCES_PATH_SIZE];
+    struct stat st;
+    return resources__blob_path(project_dir, type, name, path, sizeof path) &&
+           stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool unchanged(const resources_manifest_entry_t *e, const struct stat *st,
+                      const ct_resource_type_t *type)
+{
+    return e && e->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
+           e->mtime_nsec == (int64_t)st->st_mtim.tv_nsec && e->size == (uint64_t)st->st_size &&
+           e->format_version == type->format_version;
+}
+
+/* Compiles `text` and writes its blob; returns 0 or a ct_error, having logged why. */
+static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, const char *rel,
+                           const char *name, const uint8_t *text, uint64_t len)
+{
+    uint8_t *blob;
+    uint64_t blob_size;
+    int rc = resources__compile_text(type, rel, (const char *)text, (size_t)len, &blob, &blob_size);
+    if (rc)
+        return rc;
+    char path[RESOURCES_PATH_SIZE];
+    if (!resources__blob_path(run->project_dir, type->type, name, path, sizeof path)) {
+        log__error("%s: the path of its blob is too long", rel);
+        rc = CT_ERR_INVALID;
+    } else if ((rc = resources__write_file(path, blob, (size_t)blob_size))) {
+        log__error("%s: cannot write its blob %s: %s", rel, path, strerror(errno));
+    }
+    ct_free(resources__allocator(), blob, (size_t)blob_size);
+    return rc;
+}
+
+static void compile_source(compile_run_t *run, const char *rel, const ct_resource_type_t *type)
+{
+    char name[RESOURCES_PATH_SIZE];
+    snprintf(name, sizeof name, "%.*s", (int)(strlen(rel) - strlen(type->type) - 1), rel);
+    char err[256];
+    if (resources__check_name(name, err, sizeof err)) {
+        log__error("%s: the file name is not a canonical resource name: %s", rel, err);
+        run->failed++;
+        return;
+    }
+    char full[RESOURCES_PATH_SIZE];
+    snprintf(full, sizeof full, "%s/%s", run->project_dir, rel);
+    struct stat st;
+    uint64_t len = 0;
+    uint8_t *text = stat(full, &st) == 0 ? resources__read_file(full, &len) : NULL;
+    if (!text) {
+        log__error("%s: cannot read: %s", rel, resources__read_error(errno));
+        forget_source(run, rel, type->type, name);
+        run->failed++;
+        return;
+    }
+    uint64_t hash = ct_murmur64a(text, (size_t)len, 0);
+    resources_manifest_entry_t *e = resources__manifest_find(&run->manifest, rel);
+    if (unchanged(e, &st, type) && e->hash == hash && blob_exists(run->project_dir, type->type, name)) {
+        e->seen = true;
+        run->up_to_date++;
+    } else if (compile_to_file(run, type, rel, name, text, len)) {
+        forget_source(run, rel, type->type, name);
+        run->failed++;
+    } else {
+        resources_manifest_entry_t fresh = {
+            .path = (char *)rel,
+            .mtime_sec = (int64_t)st.st_mtim.tv_sec,
+            .mtime_nsec = (int64_t)st.st_mtim.tv_nsec,
+            .size = len,
+            .hash = hash,
+            .format_version = type->format_version,
+            .seen = true,
+        };
+        if (resources__manifest_put(&run->manifest, &fresh))
+            log__warning("%s: out of memory noting it in the manifest; it will be recompiled",
+                         rel);
+        run->compiled++;
+    }
+    ct_free(resources__allocator(), text, (size_t)len + 1);
+}
+
+static const ct_resource_type_t *type_of_file(const char *file_name)
+{
+    const char *dot = strrchr(file_name, '.');
+    return dot && dot != file_name ? resources__find_type(dot + 1) : NULL;
+}
+
+/* Walks the folder `rel` (relative to the project, "" for its root) in sorted order, so the
+ * messages of a run come out in the same order every time. */
+static void walk(compile_run_t *run, const char *rel, int depth)
+{
+    char dir[RESOURCES_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%s%s%s", run->project_dir, rel[0] ? "/" : "", rel);
+    if (depth > MAX_DEPTH) {
+        log__warning("%s: nested deeper than %d folders; not compiled", dir, MAX_DEPTH);
+        return;
+    }
+    struct dirent **list;
+    int n = scandir(dir, &list, NULL, alphasort);
+    if (n < 0) {
+        log__error("%s: cannot list the folder: %s", dir, strerror(errno));
+        run->failed++;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const char *entry = list[i]->d_name;
+        char child[RESOURCES_PATH_SIZE];
+        char full[RESOURCES_PATH_SIZE];
+        struct stat st;
+        int len = snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", entry);
+        int full_len = snprintf(full, sizeof full, "%s/%s", dir, entry);
+        bool skip = entry[0] == '.' || (!rel[0] && strcmp(entry, RESOURCES_COMPILED_DIR) == 0);
+        if (!skip && (len < 0 || full_len < 0 || (size_t)full_len >= sizeof full ||
+                      (size_t)len > RESOURCES_MAX_NAME + RESOURCES_MAX_TYPE + 1)) {
+            log__error("%s/%s: path too long; not compiled", dir, entry);
+            run->failed++;
+            skip = true;
+        }
+        if (!skip && stat(full, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                walk(run, child, depth + 1);
+            } else if (S_ISREG(st.st_mode)) {
+                const ct_resource_type_t *type = type_of_file(entry);
+                if (type)
+                    compile_source(run, child, type);
+            }
+        }
+        free(list[i]);
+    }
+    free(list);
+}
+
+/* Drops the entries of sources that are gone, with their blobs. Entries of sources that still
+ * exist but whose type is not registered in this run stay: a run without some module must not
+ * throw away that module's work. */
+static void sweep_deleted(compile_run_t *run)
+{
+    for (uint32_t i = 0; i < run->manifest.count;) {
+        resources_manifest_entry_t *e = &run->manifest.entries[i];
+        char full[RESOURCES_PATH_SIZE];
+        struct stat st;
+        snprintf(full, sizeof full, "%s/%s", run->project_dir, e->path);
+        if (e->seen || stat(full, &st) == 0) {
+            i++;
+            continue;
+        }
+        char name[RESOURCES_PATH_SIZE];
+        snprintf(name, sizeof name, "%s", e->path);
+        char *dot = strrchr(name, '.');
+        if (dot) {
+            *dot = '\0';
+            if (!resources__check_name(name, NULL, 0) &&
+                !resources__check_type_name(dot + 1, NULL, 0))
+                remove_blob(run->project_dir, dot + 1, name);
+        }
+        resources__manifest_remove(&run->manifest, e); /* the last entry moves into slot i */
+    }
+}
+
+int resources__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
+                               uint32_t *failed)
+{
+    compile_run_t run = {.project_dir = project_dir};
+    char manifest_path[RESOURCES_PATH_SIZE];
+    int n = project_dir ? snprintf(manifest_path, sizeof manifest_path, "%s/%s/manifest.json",
+                                   project_dir, RESOURCES_COMPILED_DIR)
+                        : -1;
+    int rc = 0;
+    struct stat st;
+    if (n < 0 || (size_t)n >= sizeof manifest_path - RESOURCES_MAX_NAME - RESOURCES_MAX_TYPE) {
+        log__error("resources: compile_project needs a project folder with a short path");
+        rc = CT_ERR_INVALID;
+    } else if (stat(project_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        log__error("resources: %s: no such project folder", project_dir);
+        rc = CT_ERR_NOT_FOUND;
+    } else {
+        resources__manifest_read(&run.manifest, manifest_path);
+        walk(&run, "", 0);
+        sweep_deleted(&run);
+        if (resources__manifest_write(&run.manifest, manifest_path)) {
+            log__error("%s: cannot write the manifest: %s", manifest_path, strerror(errno));
+            rc = CT_ERR_IO;
+        }
+        resources__manifest_free(&run.manifest);
+        log__info("resources: %s: compiled %u, up to date %u, failed %u", project_dir,
+                  run.compiled, run.up_to_date, run.failed);
+    }
+    if (compiled)
+        *compiled = run.compiled;
+    if (up_to_date)
+        *up_to_date = run.up_to_date;
+    if (failed)
+        *failed = run.failed;
+    return run.failed ? CT_ERR_BAD_DATA : rc;
+}
