@@ -70,10 +70,18 @@ static void check_components(compiler_t *c, const ct_data_o *components, const c
 {
     if (!components)
         return;
+    uint32_t num_types;
+    const uint32_t *order = entities__spawn_order(&num_types);
+    const char *known[ENTITIES_MAX_TYPES];
+    for (uint32_t t = 0; t < num_types && t < ENTITIES_MAX_TYPES; t++)
+        known[t] = entities__type_at(order[t])->name;
     for (const ct_data_o *m = D->first_child(components); m; m = D->next(m)) {
-        if (entities__type_slot(entities__type_id(D->key(m))) < 0)
-            R->compile_warning(c->ctx, "entity '%s': unknown component type '%s' (skipped)",
-                               entity_name, D->key(m));
+        if (entities__type_slot(entities__type_id(D->key(m))) >= 0)
+            continue;
+        const char *near = R->nearest_name(D->key(m), known, num_types);
+        R->compile_warning(c->ctx, "entity '%s': unknown component type '%s' (skipped)%s%s%s",
+                           entity_name, D->key(m), near ? "; did you mean '" : "",
+                           near ? near : "", near ? "'?" : "");
     }
 }
 

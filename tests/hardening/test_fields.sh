@@ -43,6 +43,11 @@ level 'components = { transform = {} } repeat = { count = 3 spacing = ["a" "b" "
 compile_fails "repeat.spacing\[0\]: expected a finite number, not a string"
 level 'components = { transform = {} } zzzzzz = 1'
 compile_fails "zzzzzz: unknown field \(known: name, components, children, repeat\)"
+# An unknown component type is skipped with a warning (an error under --strict), with the nearest.
+level 'components = { trasform = {} }'
+expect 1 "unknown component type 'trasform'" --project "$p" --modules "$CUTTLE_MODULES" --strict
+expect 0 "entity 'crate': unknown component type 'trasform' \(skipped\); did you mean 'transform'\?" \
+    --project "$p" --modules "$CUTTLE_MODULES"
 # A child entity is named too.
 printf 'entities = [ { name = "parent" children = [ { name = "kid" components = { body = { kindd = "static" } } } ] } ]\n' \
     >"$p/levels/typo.level"
