@@ -24,20 +24,7 @@ static const char *type_name(int32_t type)
     }
 }
 
-static int32_t type_of(const cJSON *n)
-{
-    if (cJSON_IsNull(n))
-        return CT_DATA_NULL;
-    if (cJSON_IsBool(n))
-        return CT_DATA_BOOL;
-    if (cJSON_IsNumber(n))
-        return CT_DATA_NUMBER;
-    if (cJSON_IsString(n))
-        return CT_DATA_STRING;
-    if (cJSON_IsArray(n))
-        return CT_DATA_ARRAY;
-    return cJSON_IsObject(n) ? CT_DATA_OBJECT : CT_DATA_INVALID;
-}
+static int32_t type_of(const cJSON *n) { return data__api_v1()->type((const ct_data_o *)n); }
 
 static const ct_field_t *find_field(const ct_field_t *fields, uint32_t n, const char *name)
 {

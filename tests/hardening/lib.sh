@@ -2,6 +2,8 @@
 # Every run has a time limit, so a hang fails the test instead of stalling it.
 CUTTLE_TIMEOUT=${CUTTLE_TIMEOUT:-60}
 failures=0 cases=0
+scratch=$(mktemp -d) # for the test's projects; removed on exit
+trap 'rm -rf "$scratch"' EXIT
 
 # matches OUTPUT PATTERNS: every ';;'-separated extended regular expression of PATTERNS matches
 # some line of OUTPUT.

@@ -4,8 +4,6 @@
 # shutdown and on demand, and damage or leaks fail the run.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 p=$scratch/project
 mkdir -p "$p"
 printf 'boot_script = "boot.lua"\nframes = 3\n' >"$p/project.sjson"

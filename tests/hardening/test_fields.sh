@@ -4,8 +4,6 @@
 # and the nearest known name, with or without --strict.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 p=$scratch/project
 mkdir -p "$p/levels"
 printf 'modules = ["ct.entities" "ct.transforms" "ct.physics"]\n' >"$p/project.sjson"

@@ -3,8 +3,6 @@
 # trampoline's slot, ffi and the sandbox, panics in plugins, errors whose __tostring fails.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 
 expect 0 "recursion: all paths stopped" -e "dofile('$HARDENING_DIR/lua/recursion.lua')"
 # Lua -> kernel slot -> plugin -> ct_lua_api call_global -> Lua ... without end.

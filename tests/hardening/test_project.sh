@@ -3,8 +3,6 @@
 # that leave the project, unknown keys, wrong shapes, duplicates, numbers out of range.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 p=$scratch/project
 mkdir -p "$p/scripts"
 printf 'print("outside ran")\n' >"$scratch/outside.lua"

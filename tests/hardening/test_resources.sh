@@ -3,8 +3,6 @@
 # (must not block) or a directory, and names with a NUL byte inside.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
 p=$scratch/project
 mkdir -p "$p/compiled/level/levels"
 printf 'modules = ["ct.entities" "ct.transforms"]\n' >"$p/project.sjson"
