@@ -167,7 +167,7 @@ static void sleep_until(uint64_t deadline)
 }
 
 /* Runs the frames, paced at `fps` when not 0, until done, a signal asks to stop, or (when
- * `strict`: README, "Scripts") a script error. Returns the number of frames whose script update
+ * `strict`: README, "Data and scripting") a script error. Returns the number of frames whose script update
  * raised. */
 static uint64_t run_frames(long frames, double dt, long fps, bool strict, long *ran)
 {
