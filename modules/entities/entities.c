@@ -98,7 +98,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
     s->memory = get_engine_api(CT_MEMORY_API, 1);
     s->lua = get_engine_api(CT_LUA_API, 1);
     s->data = get_engine_api(CT_DATA_API, 1);
-    s->resource = get_engine_api(CT_RESOURCE_API, 1);
+    s->resource = get_engine_api(CT_RESOURCE_API, 3);
     if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
         return CT_ERR_MISSING_API;
     s->a = s->memory->plugin_allocator(self);
@@ -199,7 +199,7 @@ static const ct_api_ref_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
 };
 
 static const ct_plugin_api_v1 plugin = {

@@ -19,7 +19,7 @@ typedef struct entities_services_t {
     const ct_memory_api_v1 *memory;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v3 *resource;
     ct_plugin_o *self;
     ct_allocator_t *a;
 } entities_services_t;

@@ -139,10 +139,14 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     ct_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
                         .radius = 0.5f};
     int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "body: must be an object");
+    static const ct_field_t fields[] = {
+        {"kind", CT_DATA_STRING, 0},   {"shape", CT_DATA_STRING, 0},
+        {"half_extents", CT_DATA_ARRAY, 3}, {"radius", CT_DATA_NUMBER, 0},
+        {"mass", CT_DATA_NUMBER, 0},   {"restitution", CT_DATA_NUMBER, 0},
+        {"friction", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3},
+    };
+    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 8))
         return CT_ERR_BAD_DATA;
-    }
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
         !compile_enum(src, "shape", shapes, shape_values, 2, &shape, ctx) ||
         !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
@@ -166,10 +170,9 @@ static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_co
 {
     (void)user_data;
     ct_point_mass_desc_t d = {.mass = 1.0f};
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "point_mass: must be an object");
+    static const ct_field_t fields[] = {{"mass", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3}};
+    if (!physics__m.resource->check_fields(ctx, src, "point_mass", fields, 2))
         return CT_ERR_BAD_DATA;
-    }
     if (!compile_number(src, "mass", &d.mass, ctx) || !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
     const char *bad = physics__point_desc_error(&d);
