@@ -125,9 +125,10 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults)
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
 {
-    lua_State *L = env.L;
     if (lua_env__stack_left() < LUA_STACK_RESERVE) {
         log__write(NULL, CT_LOG_ERROR, "lua: C stack overflow: Lua and C called each other too "
                                        "deeply; the call is refused");
@@ -239,4 +240,31 @@ const char *lua_env__check_c_string(lua_State *L, int idx)
         luaL_argerror(L, idx, lua_pushfstring(L, "string holds a NUL byte at position %d",
                                               (int)nul + 1));
     return s;
+}
+
+typedef struct lua_env_protected_t {
+    int (*fn)(void *arg);
+    void *arg;
+    int result;
+} lua_env_protected_t;
+
+static int l_lua_env_protected(lua_State *L)
+{
+    lua_env_protected_t *p = lua_touserdata(L, 1);
+    p->result = p->fn(p->arg);
+    return 0;
+}
+
+int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
+{
+    if (!env.L)
+        return fn(arg);
+    lua_env_protected_t p = {fn, arg, 0};
+    if (lua_cpcall(env.L, l_lua_env_protected, &p) == 0)
+        return p.result;
+    const char *msg = lua_tostring(env.L, -1);
+    log__write(NULL, CT_LOG_ERROR, "lua: a Lua error in %s of plugin '%s': %s", what, plugin,
+               msg ? msg : "(error object is not a string)");
+    lua_pop(env.L, 1);
+    return CT_ERR_LUA;
 }

@@ -149,6 +149,7 @@ static int64_t free_slot(void)
 
 ct_world_o *entities__create_world(const ct_world_desc_t *desc)
 {
+    entities__drop_orphan_types();
     entities_worlds_t *ws = &entities__state->worlds;
     const int64_t slot = free_slot();
     world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
@@ -169,6 +170,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
     }
     ws->slots[slot].world = w;
     ws->count++;
+    entities__notify_world(w->handle, CT_WORLD_CREATED);
     return w->handle;
 }
 
@@ -182,6 +184,7 @@ void entities__destroy_world(ct_world_o *world)
                       (void *)world);
         return;
     }
+    entities__notify_world(world, CT_WORLD_DESTROYED);
     entities_worlds_t *ws = &entities__state->worlds;
     entities_world_slot_t *slot = &ws->slots[((uintptr_t)world & MAX_WORLDS) - 1u];
     slot->world = NULL;
@@ -190,6 +193,19 @@ void entities__destroy_world(ct_world_o *world)
         slot->generation = 1;
     ws->count--;
     free_world(w);
+}
+
+uint32_t entities__world_count(void) { return entities__state->worlds.count; }
+
+/* The i-th live world in slot order: a walk over the slots, since worlds are few. */
+ct_world_o *entities__world_at(uint32_t i)
+{
+    const entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t s = 0; s < ws->num_slots && i < ws->count; s++) {
+        if (ws->slots[s].world && i-- == 0)
+            return ws->slots[s].world->handle;
+    }
+    return NULL;
 }
 
 void entities__destroy_all_worlds(void)
@@ -272,6 +288,7 @@ void entities__collect_garbage(ct_world_o *handle)
 
 void entities__collect_garbage_all(void)
 {
+    entities__drop_orphan_types();
     const entities_worlds_t *ws = &entities__state->worlds;
     for (uint32_t s = 0; s < ws->num_slots; s++) {
         if (ws->slots[s].world)
