@@ -120,8 +120,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (!entities__state)
         return CT_ERR_NOMEM;
     memset(entities__state, 0, sizeof *entities__state);
-    entities__state->size = sizeof *entities__state;
-    entities__state->layout_version = ENTITIES_LAYOUT_VERSION;
+    entities__state->header = ct_reload_header(sizeof *entities__state, ENTITIES_LAYOUT_VERSION);
     err = entities__manager_init();
     if (err == 0)
         err = entities__debug_name_init();
@@ -171,15 +170,9 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     int err = connect(get_engine_api, self);
     if (err != 0)
         return err;
-    const entities_state_t *state = saved;
-    if (!state || state->size != sizeof *state ||
-        state->layout_version != ENTITIES_LAYOUT_VERSION) {
-        entities__log(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), "
-                      "this code needs layout %u (%u bytes); restart to use it",
-                      state ? state->layout_version : 0, state ? state->size : 0,
-                      ENTITIES_LAYOUT_VERSION, (uint32_t)sizeof *state);
+    if (ct_reload_adopt(entities__services.log, self, saved, sizeof(entities_state_t),
+                        ENTITIES_LAYOUT_VERSION))
         return CT_ERR_VERSION;
-    }
     entities__state = saved;
     entities__lua_register();
     ct_component_type_t previous;

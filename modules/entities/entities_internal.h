@@ -8,6 +8,7 @@
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_plugin.h"
+#include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_world.h"
 
@@ -95,9 +96,8 @@ typedef struct entities_worlds_t {
 } entities_worlds_t;
 
 typedef struct entities_state_t {
-    /* First in every layout, so any code can tell whether it may read the rest. */
-    uint32_t size;           /* sizeof(entities_state_t) of the code that made it */
-    uint32_t layout_version; /* ENTITIES_LAYOUT_VERSION of that code */
+    /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
+    ct_reload_header_t header; /* sizeof(entities_state_t), ENTITIES_LAYOUT_VERSION */
     entities_manager_t manager;
     entities_types_t types;
     entities_worlds_t worlds;

@@ -361,7 +361,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transforms__state_t *state = ct_alloc(a, sizeof *state);
     if (!state)
         return CT_ERR_NOMEM;
-    *state = (transforms__state_t){sizeof *state, TRANSFORMS_LAYOUT_VERSION, 0};
+    *state = (transforms__state_t){ct_reload_header(sizeof *state, TRANSFORMS_LAYOUT_VERSION), 0};
     transforms__m.state = state;
     err = transforms__register_component();
     if (err < 0) {
@@ -389,16 +389,9 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     const int err = connect(get_engine_api, self);
     if (err < 0)
         return err;
-    const transforms__state_t *state = saved;
-    if (!state || state->size != sizeof *state ||
-        state->layout_version != TRANSFORMS_LAYOUT_VERSION) {
-        transforms__m.log->write(self, CT_LOG_ERROR, "reload: the running code's state has layout "
-                                 "%u (%u bytes), this code needs layout %u (%u bytes); restart to "
-                                 "use it", state ? state->layout_version : 0,
-                                 state ? state->size : 0, TRANSFORMS_LAYOUT_VERSION,
-                                 (uint32_t)sizeof *state);
+    if (ct_reload_adopt(transforms__m.log, self, saved, sizeof(transforms__state_t),
+                        TRANSFORMS_LAYOUT_VERSION))
         return CT_ERR_VERSION;
-    }
     transforms__m.state = saved;
     transforms__register_lua();
     return transforms__rebind_component() ? 0 : CT_ERR_VERSION;

@@ -14,6 +14,7 @@
 #define CT_TRANSFORMS_INTERNAL_H
 
 #include "ct_entity.h"
+#include "ct_reload.h"
 #include "ct_transform.h"
 
 /* ---- math (transforms_math.c) ---------------------------------------------------------------- */
@@ -186,9 +187,8 @@ struct ct_memory_api_v1;
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block
  * from the plugin allocator that a hot reload hands to the new code. */
 typedef struct transforms__state_t {
-    /* First in every layout, so any code can tell whether it may read the rest. */
-    uint32_t size;           /* sizeof(transforms__state_t) of the code that made it */
-    uint32_t layout_version; /* TRANSFORMS_LAYOUT_VERSION of that code */
+    /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
+    ct_reload_header_t header; /* sizeof(transforms__state_t), TRANSFORMS_LAYOUT_VERSION */
     uint64_t type_id;        /* of the registered "transform" component type */
 } transforms__state_t;
 
