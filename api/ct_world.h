@@ -97,7 +97,7 @@ extern "C" {
 /* Creation parameters; all zero (or a NULL desc) means the defaults. */
 typedef struct ct_world_desc_t {
     /* Names the world's allocators in memory reports ("entities.<name>.transform"); copied,
-     * truncated to 31 bytes. NULL: "world". */
+     * truncated to 31 bytes (never inside a UTF-8 character). NULL: "world". */
     const char *name;
 } ct_world_desc_t;
 
@@ -141,7 +141,8 @@ typedef struct ct_world_api_v1 {
 
 /*
  * The debug-name component ("debug_name", source `debug_name = { name = "crate" }`): a name of
- * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated) per entity per world. It is
+ * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated, never inside a UTF-8
+ * character) per entity per world. It is
  * the reference component manager: structure of arrays in one allocation, an open-addressing
  * hash from entity to instance, swap-erase on removal, and removal of dead entities' names by the
  * entity destroy callback.
