@@ -15,6 +15,7 @@ enum {
     MATRIX_PHYSICS_BODIES = 1u << 4,
     MATRIX_PHYSICS_FILTERS = 1u << 5,
     MATRIX_COMPONENT_ORDER = 1u << 6,
+    MATRIX_RENDER_NULL_FRAME = 1u << 7,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -30,6 +31,7 @@ static const struct {
     {"physics", 2, MATRIX_PHYSICS_BODIES},
     {"physics", 3, MATRIX_PHYSICS_FILTERS},
     {"component", 2, MATRIX_COMPONENT_ORDER},
+    {"render", 1, MATRIX_RENDER_NULL_FRAME},
 };
 
 typedef struct matrix_result_t {
