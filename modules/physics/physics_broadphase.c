@@ -520,8 +520,10 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     l = bp__cell_max(l, bp->cells_lo);
     h = bp__cell_min(h, bp->cells_hi);
     const bool outside = l.x > h.x || l.y > h.y || l.z > h.z;
-    const uint64_t cells =
-        outside ? 0 : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
+    /* (A grid of only large boxes, such as a ground, has no cells to visit.) */
+    const uint64_t cells = outside || !bp->num_items
+                               ? 0
+                               : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
     /* A query wider than the scene: walking the boxes is cheaper than probing empty cells. */
     if (cells > bp->n) {
         for (uint32_t i = 0; i < bp->n; i++)
@@ -529,7 +531,7 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
                 return CT_ERR_NOMEM;
         return 0;
     }
-    for (int32_t x = l.x; x <= h.x; x++)
+    for (int32_t x = l.x; cells && x <= h.x; x++)
         for (int32_t y = l.y; y <= h.y; y++)
             for (int32_t z = l.z; z <= h.z; z++) {
                 const bp__cell c = {x, y, z};

@@ -467,6 +467,21 @@ static void test_level_bad_data_refused(void **state)
         assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
         assert_null(resource->get("level", "levels/bad"));
     }
+    /* Spawning checks again: a transform placed past the world's border (the transform compiler
+     * has no such range) leaves its entity without a body, named in the log, and the others
+     * spawn. */
+    assert_int_equal(load_level("levels/far",
+        "entities = [ { components = { transform = { position = [0 200000 0] } body = { } } }\n"
+        "             { components = { transform = { position = [0 2 0] } body = { } } } ]"), 0);
+    ct_entity_t e[2];
+    const uint32_t before = phys->body_count(world);
+    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/far"), NULL, NULL, e, 2), 2);
+    assert_int_equal(phys->body_count(world), before + 1);
+    float p[3];
+    assert_int_equal(phys->position(world, e[0], p), CT_ERR_NOT_FOUND);
+    assert_int_equal(phys->position(world, e[1], p), 0);
+    entity->destroy_batch(e, 2);
+    resource->unload("level", "levels/far");
     /* A static body needs no mass. */
     assert_int_equal(load_level("levels/fine", "entities = [ { components = { body = { kind = \"static\" mass = 0 } } } ]"), 0);
     resource->unload("level", "levels/fine");
