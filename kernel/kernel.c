@@ -166,6 +166,8 @@ uint64_t kernel__shutdown(void)
         loader__shutdown();
     if (booted.lua)
         lua_env__shutdown();
+    if (booted.loader)
+        loader__unmap(); /* after Lua: it may hold pointers into plugin code until closed */
     if (booted.registry)
         registry__shutdown();
     if (booted.jobs)

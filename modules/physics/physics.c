@@ -591,7 +591,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (!physics__m.state)
         return CT_ERR_NOMEM;
     *physics__m.state =
-        (physics__state){.size = sizeof(physics__state), .layout_version = PHYSICS_LAYOUT_VERSION};
+        (physics__state){.header = ct_reload_header(sizeof(physics__state), PHYSICS_LAYOUT_VERSION)};
     err = physics__register_components();
     if (err) {
         free_state();
@@ -618,14 +618,8 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     const int err = connect(get_engine_api, self);
     if (err)
         return err;
-    const physics__state *state = saved;
-    if (!state || state->size != sizeof *state || state->layout_version != PHYSICS_LAYOUT_VERSION) {
-        PHYSICS_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
-                    "code needs layout %u (%u bytes); restart to use it",
-                    state ? state->layout_version : 0, state ? state->size : 0,
-                    PHYSICS_LAYOUT_VERSION, (uint32_t)sizeof *state);
+    if (ct_reload_adopt(physics__m.log, self, saved, sizeof(physics__state), PHYSICS_LAYOUT_VERSION))
         return CT_ERR_VERSION;
-    }
     physics__m.state = saved;
     physics__register_lua();
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;

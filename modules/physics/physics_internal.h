@@ -15,6 +15,7 @@
 #include "ct_log.h"
 #include "ct_lua.h"
 #include "ct_physics.h"
+#include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -470,9 +471,8 @@ enum { PHYSICS_POINT_TYPE, PHYSICS_BODY_TYPE, PHYSICS_NUM_TYPES };
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block
  * from the plugin allocator that a hot reload hands to the new code. */
 typedef struct physics__state {
-    /* First in every layout, so any code can tell whether it may read the rest. */
-    uint32_t size;           /* sizeof(physics__state) of the code that made it */
-    uint32_t layout_version; /* PHYSICS_LAYOUT_VERSION of that code */
+    /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
+    ct_reload_header_t header; /* sizeof(physics__state), PHYSICS_LAYOUT_VERSION */
     uint64_t type_id[PHYSICS_NUM_TYPES];
     /* The types as the running code registered them (its callbacks), to put back when a reload
      * is refused after some were already pointed at the new code. */
