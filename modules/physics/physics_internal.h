@@ -462,7 +462,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 6u
+#define PHYSICS_LAYOUT_VERSION 7u
 #endif
 
 /* The two component types, in registration order. */
@@ -484,7 +484,7 @@ typedef struct physics__module {
     ct_plugin_o *self;
     const ct_log_api_v1 *log;
     const ct_entity_api_v2 *entity;
-    const ct_component_api_v1 *component;
+    const ct_component_api_v2 *component;
     const ct_transform_api_v2 *transform;
     const ct_world_api_v1 *world;
     const ct_lua_api_v1 *lua;
@@ -514,7 +514,7 @@ extern char physics__refusal[192];
 
 typedef struct physics__point_manager {
     physics__points points;
-    uint32_t rng; /* for the random probes of gc */
+    uint64_t rng; /* for the random probes of gc */
 } physics__point_manager;
 
 /* Registers "point_mass" and "body" into the state. 0, or CT_ERR_CONFLICT (nothing stays
