@@ -666,21 +666,27 @@ static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t en
         const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
         physics__v3 va = v[sa], vb = v[sb];
         /* Friction first, within a cone: the tangent impulse is at most friction times the
-         * normal impulse so far, in every direction. */
-        const float limit = r->friction[k] * jn;
-        physics__v3 dv = v3_sub(vb, va);
-        float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
-        const float sq = j1 * j1 + j2 * j2;
-        if (sq > limit * limit) {
-            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
-            j1 *= scale;
-            j2 *= scale;
+         * normal impulse so far, in every direction. A row that has pushed nothing yet has no
+         * friction to apply (nor any to take back): the common case of a speculative contact or
+         * of neighbours side by side, skipped. */
+        float j1 = 0.0f, j2 = 0.0f;
+        if (jn != 0.0f || jt1 != 0.0f || jt2 != 0.0f) {
+            const float limit = r->friction[k] * jn;
+            const physics__v3 dv = v3_sub(vb, va);
+            j1 = jt1 - mass * v3_dot(dv, t1);
+            j2 = jt2 - mass * v3_dot(dv, t2);
+            const float sq = j1 * j1 + j2 * j2;
+            if (sq > limit * limit) {
+                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+                j1 *= scale;
+                j2 *= scale;
+            }
+            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
+            va = v3_sub(va, v3_scale(tangent, ia));
+            vb = v3_add(vb, v3_scale(tangent, ib));
         }
-        const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
-        va = v3_sub(va, v3_scale(tangent, ia));
-        vb = v3_add(vb, v3_scale(tangent, ib));
 
-        dv = v3_sub(vb, va);
+        const physics__v3 dv = v3_sub(vb, va);
         const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
         const physics__v3 normal = v3_scale(nn, j - jn);
         v[sa] = v3_sub(va, v3_scale(normal, ia));
