@@ -5,6 +5,7 @@
 #include <uv.h>
 
 #include "base/jobs.h"
+#include "boot_script.h"
 #include "base/log.h"
 #include "base/memory.h"
 #include "data/sjson.h"
@@ -70,11 +71,22 @@ static int boot_services(const kernel_desc_t *desc)
 static int load_plugins(const kernel_desc_t *desc)
 {
     const project_t *p = &booted.project;
+    /* Folders in order: --modules, the project's plugin_folders, then the installed modules. */
+    const char *dirs[KERNEL_MAX_PATHS + PROJECT_MAX_ENTRIES];
+    uint32_t num_dirs = 0;
+    for (uint32_t i = 0; i < desc->num_module_dirs; i++)
+        dirs[num_dirs++] = desc->module_dirs[i];
+    for (uint32_t i = 0; i < p->num_plugin_dirs; i++)
+        dirs[num_dirs++] = p->plugin_dirs[i];
+    static char installed[4096];
+    bool has_installed =
+        desc->installed_modules && kernel__installed_module_dir(installed, sizeof installed);
     loader_desc_t ld = {
         .plugin_paths = desc->plugin_paths,
         .num_plugin_paths = desc->num_plugin_paths,
-        .module_dirs = desc->module_dirs,
-        .num_module_dirs = desc->num_module_dirs,
+        .module_dirs = dirs,
+        .num_module_dirs = num_dirs,
+        .fallback_module_dir = has_installed ? installed : NULL,
         .wanted = p->modules,
         .num_wanted = p->num_modules,
         .pins = p->pins,
@@ -110,8 +122,12 @@ int kernel__boot(const kernel_desc_t *desc)
         r = project__load(desc->project_dir, &booted.project);
     if (!r)
         r = load_plugins(desc);
+    if (!r && desc->print_load_order)
+        loader__print_load_order(stdout);
     if (!r && desc->run_boot_script)
         r = run_boot_script();
+    if (!r && desc->watch && booted.script)
+        r = boot_script__watch(&booted.loop, booted.project.boot_script);
     if (r) {
         log__error("boot failed: %s", log__error_message(r));
         kernel__shutdown();
@@ -134,6 +150,7 @@ int kernel__frame(double dt)
     /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
     uv_run(&booted.loop, UV_RUN_NOWAIT);
     loader__apply_reloads();
+    boot_script__apply_reload();
     return r;
 }
 
@@ -150,17 +167,26 @@ uint64_t kernel__shutdown(void)
         loader__shutdown();
     if (booted.lua)
         lua_env__shutdown();
+    if (booted.loader)
+        loader__unmap(); /* after Lua: it may hold pointers into plugin code until closed */
     if (booted.registry)
         registry__shutdown();
     if (booted.jobs)
         jobs__shutdown();
+    boot_script__unwatch();
     if (booted.loop_open) {
         /* Close whatever handles are left (watchers) and let their close callbacks run. */
         uv_run(&booted.loop, UV_RUN_NOWAIT);
         uv_loop_close(&booted.loop);
     }
     project__free(&booted.project);
-    uint64_t leaks = booted.memory ? memory__shutdown() : 0;
+    /* Every leak reported since boot counts, also those of allocators destroyed before the root
+     * (each plugin's, when the loader shuts it down). */
+    uint64_t leaks = 0;
+    if (booted.memory) {
+        memory__shutdown();
+        leaks = memory__leaks_reported();
+    }
     memset(&booted, 0, sizeof booted);
     return leaks;
 }

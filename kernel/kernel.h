@@ -18,7 +18,13 @@ typedef struct kernel_desc_t {
     bool strict;
     bool watch;                                    /* hot reload on file changes */
     bool run_boot_script;                          /* false for cuttle-compile */
+    bool installed_modules;                        /* also search the installed modules folder */
+    bool print_load_order;                         /* to stdout, before the boot script runs */
 } kernel_desc_t;
+
+/* The installed engine's modules folder (<libdir>/cuttle/modules, found from the program's own
+ * path); false when this program is not installed there (e.g. it runs from the build tree). */
+bool kernel__installed_module_dir(char *out, size_t size);
 
 /* Boots services, reads the project, loads plugins and (if asked) runs the boot script's init().
  * Returns 0 or a negative ct_error; on failure everything booted so far is shut down. */

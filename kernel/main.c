@@ -1,12 +1,16 @@
 /* `cuttle`: boots the kernel, runs a project's frames headless, shuts down. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <uv.h>
 
 #include "base/log.h"
 #include "kernel.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
+#include "signals.h"
 
 static const char usage[] =
     "usage: cuttle [options]\n"
@@ -14,18 +18,24 @@ static const char usage[] =
     "  --modules DIR        search DIR (and its subfolders) for modules; repeatable\n"
     "  --plugin FILE        load this shared library; repeatable\n"
     "  --frames N           run N frames (default: the project's `frames`, else 0)\n"
-    "  --dt SECONDS         the fixed frame time (default 1/60)\n"
+    "  --dt SECONDS         the fixed frame time (default 1/60, or 1/N with --fps N)\n"
+    "  --fps N              pace frames in real time at N per second (default: 60 with --watch,\n"
+    "                       else as fast as possible; 0: as fast as possible)\n"
     "  -e CODE              run Lua CODE after boot (before the frames)\n"
     "  --list               print plugins, versions, APIs, load order and problems, then exit\n"
     "  --strict             any load problem (or data warning) is fatal\n"
-    "  --watch              hot-reload plugins whose files change\n"
+    "  --watch              hot-reload plugins and the boot script when their files change\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
-    "  --help               this text\n";
+    "  --help               this text\n"
+    "Ctrl-C or SIGTERM stops after the current frame and shuts down in order; a second one exits\n"
+    "at once. Exit status: 0 ok, 1 boot/script/leak failure, 2 usage, 128+N stopped by signal N.\n";
 
 typedef struct options_t {
     kernel_desc_t desc;
     long frames; /* -1: the project's */
     double dt;
+    bool dt_given;
+    long fps; /* -1: the default */
     const char *code;
     bool list;
 } options_t;
@@ -63,6 +73,13 @@ static int parse_valued(options_t *o, const char *a, const char *value)
             fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", value);
             return 2;
         }
+        o->dt_given = true;
+    } else if (!strcmp(a, "--fps")) {
+        o->fps = strtol(value, &end, 10);
+        if (*end || !*value || o->fps < 0 || o->fps > 1000) {
+            fprintf(stderr, "cuttle: --fps wants frames per second 0..1000, not '%s'\n", value);
+            return 2;
+        }
     } else if (!strcmp(a, "--jobs")) {
         unsigned long jobs = strtoul(value, &end, 10);
         if (*end || !*value || jobs > 256) {
@@ -83,6 +100,10 @@ static int parse_valued(options_t *o, const char *a, const char *value)
 
 static int parse_args(int argc, char **argv, options_t *o)
 {
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help")) {
@@ -106,16 +127,52 @@ static int parse_args(int argc, char **argv, options_t *o)
     return 0;
 }
 
+/* Sleeps until `deadline` (uv_hrtime nanoseconds); a signal cuts the sleep short. */
+static void sleep_until(uint64_t deadline)
+{
+    uint64_t now = uv_hrtime();
+    if (deadline <= now)
+        return;
+    uint64_t ns = deadline - now;
+    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !signals__stop_requested())
+        ;
+}
+
+/* Runs the frames, paced at `fps` when not 0, until done or a signal asks to stop. Returns the
+ * number of frames whose script update raised. */
+static uint64_t run_frames(long frames, double dt, long fps, long *ran)
+{
+    uint64_t period = fps ? 1000000000u / (uint64_t)fps : 0, next = uv_hrtime(), errors = 0;
+    for (*ran = 0; *ran < frames && !signals__stop_requested(); ++*ran) {
+        errors += kernel__frame(dt) != 0;
+        if (period) {
+            next += period;
+            /* A frame that overran starts the next one now rather than rushing to catch up. */
+            uint64_t now = uv_hrtime();
+            if (next < now)
+                next = now;
+            sleep_until(next);
+        }
+    }
+    return errors;
+}
+
 int main(int argc, char **argv)
 {
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    options_t o = {.frames = -1, .dt = 1.0 / 60.0};
+    options_t o = {.frames = -1, .dt = 1.0 / 60.0, .fps = -1, .desc.installed_modules = true};
     int r = parse_args(argc, argv, &o);
     if (r)
         return r;
     o.desc.run_boot_script = !o.list;
+    o.desc.print_load_order = o.desc.project_dir && !o.list;
+    /* Hot reload is for people watching the engine: pace it so it does not spin a core. */
+    long fps = o.fps >= 0 ? o.fps : o.desc.watch ? 60 : 0;
+    double dt = fps && !o.dt_given ? 1.0 / (double)fps : o.dt;
+    signals__install();
 
     if (kernel__boot(&o.desc))
         return 1;
@@ -127,16 +184,17 @@ int main(int argc, char **argv)
     int status = 0;
     if (o.code && lua_env__run_string(o.code, "=(command line)"))
         status = 1;
-    long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames();
-    uint64_t script_errors = 0;
-    for (long f = 0; f < frames && !status; f++)
-        script_errors += kernel__frame(o.dt) != 0;
+    long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames(), ran = 0;
+    uint64_t script_errors = status ? 0 : run_frames(frames, dt, fps, &ran);
     if (frames)
-        log__info("ran %ld frames (%llu with script errors)", frames,
+        log__info("ran %ld of %ld frames (%llu with script errors)", ran, frames,
                   (unsigned long long)script_errors);
     if (script_errors && o.desc.strict)
         status = 1;
+    int stop = signals__stop_requested();
+    if (stop)
+        log__warning("stopped by signal %d after %ld frames; shutting down", stop, ran);
     if (kernel__shutdown())
         status = 1;
-    return status;
+    return stop ? 128 + stop : status;
 }

@@ -70,6 +70,51 @@ static int read_providers(const char *path, const cJSON *obj, project_t *p)
     return 0;
 }
 
+/* A plugin folder is a relative path inside the project: no '..', '.', empty parts or leading '/'. */
+static const char *folder_problem(const char *folder)
+{
+    if (!folder[0])
+        return "a folder must not be empty";
+    if (folder[0] == '/')
+        return "a folder is relative to the project, not absolute";
+    for (const char *part = folder; part;) {
+        const char *slash = strchr(part, '/');
+        size_t len = slash ? (size_t)(slash - part) : strlen(part);
+        if (len == 0 || (len == 1 && part[0] == '.') || (len == 2 && !strncmp(part, "..", 2)))
+            return "a folder must stay inside the project (no '..', '.' or empty parts)";
+        part = slash ? slash + 1 : NULL;
+    }
+    return NULL;
+}
+
+static int read_plugin_folders(const char *path, const char *dir, const cJSON *array, project_t *p)
+{
+    if (!array)
+        return 0;
+    if (!cJSON_IsArray(array))
+        return field_error(path, "plugin_folders", "expected an array of folder names");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array)
+    {
+        if (!cJSON_IsString(item))
+            return field_error(path, "plugin_folders", "every entry must be a string");
+        const char *problem = folder_problem(item->valuestring);
+        if (problem) {
+            log__error("%s: field 'plugin_folders': '%s': %s", path, item->valuestring, problem);
+            return CT_ERR_BAD_DATA;
+        }
+        if (p->num_plugin_dirs == PROJECT_MAX_ENTRIES)
+            return field_error(path, "plugin_folders", "too many entries");
+        size_t len = strlen(dir) + strlen(item->valuestring) + 2;
+        char *joined = malloc(len);
+        if (!joined)
+            return CT_ERR_NOMEM;
+        snprintf(joined, len, "%s/%s", dir, item->valuestring);
+        p->plugin_dirs[p->num_plugin_dirs++] = joined;
+    }
+    return 0;
+}
+
 static int read_boot_and_frames(const char *path, const char *dir, const cJSON *root, project_t *p)
 {
     const cJSON *boot = cJSON_GetObjectItemCaseSensitive(root, "boot_script");
@@ -121,6 +166,9 @@ int project__load(const char *dir, project_t *out)
         err_code = read_pins(path, cJSON_GetObjectItemCaseSensitive(root, "versions"), out);
     if (!err_code)
         err_code = read_providers(path, cJSON_GetObjectItemCaseSensitive(root, "providers"), out);
+    if (!err_code)
+        err_code = read_plugin_folders(
+            path, dir, cJSON_GetObjectItemCaseSensitive(root, "plugin_folders"), out);
     if (err_code)
         project__free(out);
     return err_code;
@@ -128,6 +176,8 @@ int project__load(const char *dir, project_t *out)
 
 void project__free(project_t *p)
 {
+    for (uint32_t i = 0; i < p->num_plugin_dirs; i++)
+        free(p->plugin_dirs[i]);
     cJSON_Delete(p->tree);
     memset(p, 0, sizeof *p);
 }

@@ -16,6 +16,8 @@ typedef struct project_t {
     uint32_t num_pins;
     loader_provider_t providers[PROJECT_MAX_ENTRIES];
     uint32_t num_providers;
+    char *plugin_dirs[PROJECT_MAX_ENTRIES];          /* "<project>/<folder>", searched for plugins */
+    uint32_t num_plugin_dirs;
     void *tree;                                      /* owns the strings above */
 } project_t;
 
@@ -26,6 +28,8 @@ typedef struct project_t {
  *     modules = ["ct.entities" "ct.transforms"]     // plugin names to load from --modules folders
  *     versions = { "ct.physics" = 2 }               // pinned major versions (optional)
  *     providers = { "ct.transform" = "ct.transforms" } // who provides an API offered twice (optional)
+ *     plugin_folders = ["plugins"]                  // folders inside the project searched for
+ *                                                   // plugins, after --modules (optional)
  * Returns 0 or a negative ct_error with a message naming the file and field.
  */
 int project__load(const char *dir, project_t *out);

@@ -82,6 +82,7 @@ static struct {
     bool ready;
     uint32_t modes;
     atomic_uint_fast64_t corruptions;
+    atomic_uint_fast64_t leaks_reported; /* by every teardown since init */
 } g_mem;
 
 static void *tracked_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
@@ -322,6 +323,7 @@ int memory__init(uint32_t modes)
         return err;
     g_mem.modes = modes;
     atomic_store(&g_mem.corruptions, 0);
+    atomic_store(&g_mem.leaks_reported, 0);
     g_mem.ready = true;
     return CT_ERR_OK;
 }
@@ -402,7 +404,9 @@ static uint64_t destroy_tree(struct ct_allocator_o *o)
                    child->name, o->name);
         leaked += destroy_tree(child);
     }
-    leaked += report_leaks(o);
+    uint64_t own = report_leaks(o);
+    atomic_fetch_add(&g_mem.leaks_reported, own);
+    leaked += own;
     if (o->parent)
         unlink_child(o->parent, o);
     uv_mutex_destroy(&o->lock);
@@ -446,6 +450,8 @@ ct_allocator_stats_t memory__stats(const ct_allocator_t *a)
 }
 
 uint64_t memory__corruption_count(void) { return atomic_load(&g_mem.corruptions); }
+
+uint64_t memory__leaks_reported(void) { return atomic_load(&g_mem.leaks_reported); }
 
 static const ct_memory_api_v1 memory_api_v1 = {
     .plugin_allocator = registry__plugin_allocator,

@@ -25,6 +25,9 @@ ct_allocator_t *memory__root(void);
 ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name);
 uint64_t memory__destroy(ct_allocator_t *a);
 ct_allocator_stats_t memory__stats(const ct_allocator_t *a);
+/* Leaked blocks reported by every allocator destroyed since init, the root included; still valid
+ * after memory__shutdown. */
+uint64_t memory__leaks_reported(void);
 /* Number of canary or size mismatches detected since init (tests assert on it). */
 uint64_t memory__corruption_count(void);
 const ct_memory_api_v1 *memory__api_v1(void);

@@ -77,3 +77,13 @@ void loader__print_list(FILE *out)
         fprintf(out, "%s %s", i ? " ->" : "", order[i]->name);
     fprintf(out, "%s\n", count ? "" : " (nothing loaded)");
 }
+
+void loader__print_load_order(FILE *out)
+{
+    ct_plugin_o **order;
+    uint32_t count = loader__load_order(&order);
+    fprintf(out, "%u plugin%s loaded, in load order:\n", count, count == 1 ? "" : "s");
+    for (uint32_t i = 0; i < count; i++)
+        fprintf(out, "  %u. %-20s %u.%u.%u  %s\n", i + 1, order[i]->name, order[i]->version.major,
+                order[i]->version.minor, order[i]->version.patch, order[i]->path);
+}

@@ -26,6 +26,10 @@ typedef struct loader_desc_t {
     /* Folders searched (with their subfolders) for *.so (--modules). */
     const char *const *module_dirs;
     uint32_t num_module_dirs;
+    /* The installed engine's modules folder, searched last (NULL: none). A plugin there whose
+     * name an earlier folder or path already has is left out, not a conflict, so --modules and a
+     * project's plugin folders can override an installed module. */
+    const char *fallback_module_dir;
     /* When non-zero, only plugins with these names are loaded from module_dirs (project.sjson's
      * module list); plugin_paths are always loaded. */
     const char *const *wanted;
@@ -50,8 +54,15 @@ void loader__frame_end(double dt);
 uint32_t loader__apply_reloads(void);
 /* Reloads plugin `name` from its file now (tests use it instead of waiting for fs events). */
 int loader__reload(const char *name);
+/* Shuts the plugins down: each after every plugin that uses it, declared or discovered. */
 void loader__shutdown(void);
+/* Destroys the plugin allocators (reporting leaks) and unmaps the plugins' code. Call after
+ * loader__shutdown and after the Lua state is closed, since Lua may still hold pointers into
+ * plugin code and data until then. */
+void loader__unmap(void);
 /* What --list prints. */
 void loader__print_list(FILE *out);
+/* The plugins that loaded, with versions and files, in load order (what `cuttle` prints first). */
+void loader__print_load_order(FILE *out);
 
 #endif

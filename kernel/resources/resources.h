@@ -1,4 +1,5 @@
-/* Resources: canonical names, blob validation, type registry, compiling; behind ct_resource_api_v1. */
+/* Resources: canonical names, blob validation, type registry, loading (and compiling one source
+ * for load_source); behind ct_resource_api_v1. Whole projects are compiled by cuttle-compile. */
 #ifndef CT_KERNEL_RESOURCES_H
 #define CT_KERNEL_RESOURCES_H
 
@@ -13,11 +14,6 @@ int resources__validate_blob(const void *blob, uint64_t size, const char *type_n
                              uint32_t format_version, const void **payload, uint64_t *payload_size,
                              char *err, size_t err_size);
 
-/* Compiles every source file under project_dir whose extension is a registered type into
- * project_dir/compiled, skipping those up to date. Counts go to the out parameters (may be NULL).
- * Returns 0, or a negative ct_error if any file failed (the others are still compiled). */
-int resources__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
-                               uint32_t *failed);
 /* Registers the Lua module Resource (load, unload); needs the Lua environment. */
 int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);

@@ -15,7 +15,7 @@
  * The compiled folder mirrors the source tree, grouped by type first:
  *     <project>/<name>.<type>                  the source ("levels/arena.level")
  *     <project>/compiled/<type>/<name>.bin     its blob ("compiled/level/levels/arena.bin")
- *     <project>/compiled/manifest.json         what was compiled from what (see manifest.c)
+ *     <project>/compiled/manifest.json         what was compiled from what (cuttle-compile)
  * Mirroring names keeps the folder readable and lets a type's blobs be found (or wiped) by
  * directory; the 64-bit ids are only for lookups at runtime.
  */
@@ -77,34 +77,5 @@ void resources__unload_all(void);
 /* files.c: small filesystem helpers. */
 /* Reads a whole file into memory from resources__allocator(); NULL (errno set) on failure. */
 uint8_t *resources__read_file(const char *path, uint64_t *size);
-/* Writes through a temporary file and a rename, creating parent folders. */
-int resources__write_file(const char *path, const void *data, size_t size);
-
-/* manifest.c: the record of what was compiled, by project-relative source path. */
-typedef struct resources_manifest_entry_t {
-    char *path;
-    int64_t mtime_sec;
-    int64_t mtime_nsec;
-    uint64_t size;
-    uint64_t hash;
-    uint32_t format_version;
-    bool seen; /* set by compile.c while walking */
-} resources_manifest_entry_t;
-
-typedef struct resources_manifest_t {
-    resources_manifest_entry_t *entries;
-    uint32_t count;
-    uint32_t capacity;
-} resources_manifest_t;
-
-/* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
- * everything is recompiled). */
-void resources__manifest_read(resources_manifest_t *m, const char *path);
-int resources__manifest_write(const resources_manifest_t *m, const char *path);
-resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path);
-/* Adds or replaces the entry for e->path (the path is copied). */
-int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e);
-void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e);
-void resources__manifest_free(resources_manifest_t *m);
 
 #endif

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "ct_hash.h"
-#include "data/perfect_hash.h"
+#include "perfect_hash.h"
 
 typedef struct vector_t {
     const char *key;

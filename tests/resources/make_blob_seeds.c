@@ -6,7 +6,7 @@
 
 #include "base/memory.h"
 #include "data/sjson.h"
-#include "resources/resources.h"
+#include "compiler.h"
 #include "test_type.h"
 
 static const char *const sources[] = {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "resources/resources.h"
+#include "compiler.h"
 #include "test_type.h"
 
 typedef struct counts_t {

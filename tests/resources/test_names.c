@@ -8,7 +8,7 @@
 
 #include "ct_hash.h"
 #include "fixture.h"
-#include "resources/resources.h"
+#include "compiler.h"
 #include "test_type.h"
 
 static void accepts_canonical_names(void **state)

@@ -5,14 +5,16 @@
  *
  * Resource types are registered by modules, so the tool boots the kernel with the project's
  * modules (without running its boot script) and then compiles. Only sources that changed since
- * the last run are compiled (see kernel/resources/compile.c). Prints
- * "compiled N, up to date M, failed K" and exits 1 if anything failed, 2 on bad usage.
+ * the last run are compiled (see compile.c next to this file). Prints
+ * "compiled N, up to date M, failed K" and exits 1 if anything failed (a source, or a plugin the
+ * project needs: the sources of its types would silently stay uncompiled), 2 on bad usage.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel.h"
-#include "resources/resources.h"
+#include "base/log.h"
+#include "compiler.h"
 
 static int usage(FILE *out)
 {
@@ -59,7 +61,7 @@ static int parse_args(int argc, char **argv, kernel_desc_t *desc)
 
 int main(int argc, char **argv)
 {
-    kernel_desc_t desc = {.run_boot_script = false, .jobs = 1};
+    kernel_desc_t desc = {.run_boot_script = false, .jobs = 1, .installed_modules = true};
     int code = parse_args(argc, argv, &desc);
     if (code >= 0)
         return code;
@@ -67,9 +69,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuttle-compile: the kernel did not boot for %s\n", desc.project_dir);
         return 1;
     }
+    /* Without --strict a plugin that did not load is only logged; here it still fails the run. */
+    uint64_t load_errors = log__count(CT_LOG_ERROR);
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
     int r = resources__compile_project(desc.project_dir, &compiled, &up_to_date, &failed);
     printf("compiled %u, up to date %u, failed %u\n", compiled, up_to_date, failed);
+    if (load_errors)
+        fprintf(stderr, "cuttle-compile: %llu errors loading the project's plugins (see above)\n",
+                (unsigned long long)load_errors);
     uint64_t leaks = kernel__shutdown();
-    return r || failed || leaks ? 1 : 0;
+    return r || failed || load_errors || leaks ? 1 : 0;
 }

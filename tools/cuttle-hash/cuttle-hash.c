@@ -11,6 +11,7 @@
  * engine and every plugin compute.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ct_hash.h"
 
@@ -28,13 +29,26 @@ static void macro_stem(const char *name, char *out, size_t out_size)
     out[n] = '\0';
 }
 
+static const char usage[] = "usage: cuttle-hash NAME...\n"
+                            "prints #define lines with each name's 32-bit API id (ct_hash32) and\n"
+                            "64-bit id (ct_hash64), as in api/*.h\n";
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: cuttle-hash NAME...\n"
-                        "prints #define lines with each name's 32-bit API id (ct_hash32) and\n"
-                        "64-bit id (ct_hash64), as in api/*.h\n");
+        fputs(usage, stderr);
         return 2;
+    }
+    /* Names never start with '-': such an argument is a mistyped option, not a name to hash. */
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') {
+            fprintf(stderr, "cuttle-hash: unknown option %s\n%s", argv[i], usage);
+            return 2;
+        }
     }
     for (int i = 1; i < argc; i++) {
         const char *name = argv[i];

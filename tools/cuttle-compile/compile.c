@@ -20,7 +20,7 @@
 
 #include "base/log.h"
 #include "ct_hash.h"
-#include "resources_internal.h"
+#include "compiler.h"
 
 /* Deeper than any real project; stops a symlink loop. */
 #define MAX_DEPTH 64

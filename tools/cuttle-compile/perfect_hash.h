@@ -1,8 +1,8 @@
 /* Perfect (collision-free) 32-bit murmur hashing by seed search, after the seed post "Simple
  * perfect murmur hashing": with a good seed, 32-bit hashes alone identify a set of keys, so the
  * keys themselves need not be stored or compared at runtime. */
-#ifndef CT_KERNEL_PERFECT_HASH_H
-#define CT_KERNEL_PERFECT_HASH_H
+#ifndef CT_TOOLS_PERFECT_HASH_H
+#define CT_TOOLS_PERFECT_HASH_H
 
 #include "ct_types.h"
 

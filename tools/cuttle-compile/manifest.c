@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/log.h"
-#include "resources_internal.h"
+#include "compiler.h"
 
 #define MANIFEST_VERSION 1
 /* Integers stored as JSON numbers stay below 2^53, where doubles are exact. */

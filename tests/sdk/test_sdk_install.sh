@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The SDK as a studio gets it: `meson install` into a scratch root, then, with nothing but the
+# installed tree, build the example plugin and a plugin of our own out of tree (only
+# `pkg-config --cflags cuttle-plugin`, linked with -z defs), and run a project that lists them in
+# its plugin_folders with the installed cuttle: no --modules, so the engine's modules must come
+# from the installed modules folder. cuttle-compile must find the same plugins, and a project that
+# leaves a needed provider out of its module list must be told where that provider is.
+# usage: test_sdk_install.sh BUILD_DIR PREFIX FORECAST.C NUM_MODULES
+set -euo pipefail
+build=$1 prefix=$2 forecast=$3 num_modules=$4
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+meson install -C "$build" --no-rebuild --quiet --destdir "$scratch/root" >/dev/null
+root=$scratch/root
+bin=$root$prefix/bin
+for program in cuttle cuttle-compile cuttle-hash; do
+    [ -x "$bin/$program" ] || fail "$program is not installed in $bin"
+done
+pc=$(find "$root" -name cuttle-plugin.pc | head -n 1)
+[ -n "$pc" ] || fail "cuttle-plugin.pc is not installed"
+export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root
+[ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
+# pkgconf puts the sysroot in front of path variables; pkg-config does not.
+modulesdir=$(pkg-config --variable=modulesdir cuttle-plugin)
+modulesdir=${modulesdir#"$root"}
+case "$modulesdir" in "$prefix"/*/cuttle/modules) ;; *) fail "modulesdir is '$modulesdir'" ;; esac
+installed=$(find "$root$modulesdir" -name '*.so' | wc -l)
+[ "$installed" -eq "$num_modules" ] || fail "$installed modules in $root$modulesdir, not $num_modules"
+[ -f "$root$prefix/include/cuttle/ct_version.h" ] || fail "api/ct_version.h is not installed"
+example=$root$prefix/share/cuttle/examples/hello_v1
+[ -f "$example/hello_v1.c" ] || fail "the example plugin's source is not installed"
+
+# A project with its own plugin folder, built from the installed SDK alone.
+project=$scratch/weather
+mkdir -p "$project/plugins"
+cflags="-std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -Wl,-z,defs"
+cc $cflags $(pkg-config --cflags cuttle-plugin) "$example/hello_v1.c" -o "$project/plugins/acme_hello.so"
+cc $cflags $(pkg-config --cflags cuttle-plugin) -I"$example" "$forecast" \
+    -o "$project/plugins/acme_forecast.so"
+cat > "$project/project.sjson" <<'SJSON'
+boot_script = "boot.lua"
+frames = 3
+modules = ["ct.entities" "ct.transforms" "acme.hello" "acme.forecast"]
+plugin_folders = ["plugins"]
+SJSON
+cat > "$project/boot.lua" <<'LUA'
+function init()
+    local greeting, has_transform = Forecast.check()
+    assert(greeting == "Hello, forecast!", greeting)
+    assert(has_transform == true)
+    print("forecast: " .. greeting)
+end
+LUA
+mkdir -p "$project/levels"
+echo 'entities = [ { transform = { position = [1 2 3] } } ]' > "$project/levels/one.level"
+
+# Run from elsewhere, so nothing is found relative to the current folder.
+cd "$scratch"
+out=$("$bin/cuttle" --strict --project "$project" 2>&1) || { echo "$out"; fail "the installed cuttle did not run the project"; }
+grep -q "forecast: Hello, forecast!" <<< "$out" || { echo "$out"; fail "the project's plugins did not run"; }
+list=$("$bin/cuttle" --list 2>&1)
+for m in ct.entities ct.transforms ct.physics; do
+    grep -q "$m" <<< "$list" || { echo "$list"; fail "cuttle --list without --modules misses $m"; }
+done
+# --modules adds a folder searched first: its modules override the installed ones, no conflict.
+list=$("$bin/cuttle" --strict --list --modules "$build/modules" 2>&1) ||
+    { echo "$list"; fail "--modules next to the installed modules made a conflict"; }
+grep -Eq "ct.entities .* $build/modules/" <<< "$list" ||
+    { echo "$list"; fail "--modules did not override the installed ct.entities"; }
+out=$("$bin/cuttle-compile" --strict --project "$project" 2>&1) || { echo "$out"; fail "cuttle-compile failed"; }
+grep -q "compiled 1, up to date 0, failed 0" <<< "$out" || { echo "$out"; fail "cuttle-compile did not compile the level"; }
+
+# The provider is in a plugin folder, but the module list leaves it out: say so.
+sed -i 's/ "acme.hello"//' "$project/project.sjson"
+if out=$("$bin/cuttle" --strict --project "$project" 2>&1); then
+    fail "a project missing a required provider ran under --strict"
+fi
+grep -q "requires acme.greeter v1, which no plugin the project lists offers; .*plugins/acme_hello.so.*, which the project's module list leaves out" <<< "$out" ||
+    { echo "$out"; fail "the message does not point at the unlisted provider"; }
+# Plugin folders stay inside the project.
+sed -i 's|"plugins"|"../elsewhere"|' "$project/project.sjson"
+if out=$("$bin/cuttle" --project "$project" 2>&1); then fail "a plugin folder outside the project was accepted"; fi
+grep -q "field 'plugin_folders': '../elsewhere'" <<< "$out" || { echo "$out"; fail "the refusal does not name the field"; }
+echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules"
