@@ -16,8 +16,7 @@
  *   R = Rz(a2) * Ry(a1) * Rx(a0), the same rotation as ZYX intrinsic with the angles reversed.
  *
  * Conventions. Quaternions are (x, y, z, w), unit length, and rotate column vectors like R.
- * Matrices are 3x3, m[row][col], column vectors (m * v); a matrix argument a function only reads
- * is still `double m[3][3]`, because C before C23 cannot pass a plain 2D array as const. Everything is double: conversions run
+ * Matrices are 3x3, m[row][col], column vectors (m * v). Everything is double: conversions run
  * when data is compiled or edited, and near gimbal lock single precision loses 1e-4 rad.
  *
  * Euler angles from a rotation. For a Tait-Bryan order the middle angle comes out in
@@ -112,7 +111,7 @@ static inline void ct_mat3_from_quat(const double q[4], double m[3][3])
 }
 
 /* The quaternion of a rotation matrix (w >= 0), branching on the largest diagonal term. */
-static inline void ct_quat_from_mat3(double m[3][3], double q[4])
+static inline void ct_quat_from_mat3(const double m[3][3], double q[4])
 {
     const double tr = m[0][0] + m[1][1] + m[2][2];
     if (tr > 0) {
@@ -144,7 +143,7 @@ static inline void ct_mat3_from_euler(const double angles[3], ct_euler_order ord
 }
 
 /* Euler angles of a rotation matrix (see the header comment for ranges and gimbal lock). */
-static inline void ct_euler_from_mat3(double m[3][3], ct_euler_order order,
+static inline void ct_euler_from_mat3(const double m[3][3], ct_euler_order order,
                                       ct_euler_frame frame, double angles[3])
 {
     int axes[3];
@@ -194,7 +193,7 @@ static inline void ct_euler_from_quat(const double q[4], ct_euler_order order,
 {
     double m[3][3];
     ct_mat3_from_quat(q, m);
-    ct_euler_from_mat3(m, order, frame, angles);
+    ct_euler_from_mat3((const double(*)[3])m, order, frame, angles);
 }
 
 /* Adds the multiple of 2 pi to a that brings it closest to near. */
