@@ -15,6 +15,9 @@
  *     units = 0.056444             // metres per source unit: a number, or "m", "cm", "mm",
  *                                  // "inch" (CMU BVH: 0.056444; default "m")
  *     skin = 0                     // glTF only: which skin (default 0)
+ *     // or, in a skeleton or a clip, instead of source the BVH text itself:
+ *     //   bvh = "HIERARCHY\nROOT hips\n..."
+ *     // (for tests and generated content)
  *
  *   characters/walk.clip
  *     source = "mocap/01_01.bvh"   // BVH frames, or a glTF animation resampled at `rate`

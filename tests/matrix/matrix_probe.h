@@ -14,6 +14,7 @@ enum {
     MATRIX_TRANSFORM_DESTROY_TREE = 1u << 3,
     MATRIX_PHYSICS_BODIES = 1u << 4,
     MATRIX_RENDER_NULL_FRAME = 1u << 5,
+    MATRIX_ANIMATION_PLAYBACK = 1u << 6,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -28,6 +29,7 @@ static const struct {
     {"transform", 3, MATRIX_TRANSFORM_DESTROY_TREE},
     {"physics", 2, MATRIX_PHYSICS_BODIES},
     {"render", 1, MATRIX_RENDER_NULL_FRAME},
+    {"animation", 1, MATRIX_ANIMATION_PLAYBACK},
 };
 
 typedef struct matrix_result_t {
