@@ -56,7 +56,8 @@
  *   Animation.time(world, e) -> seconds          Animation.set_time(world, e, seconds)
  *   Animation.evaluate(world, dt)
  *   Animation.events(world) -> { {entity =, name =, time =}, ... } of the last evaluate
- *   Animation.bone(world, e, name) -> bone entity or nil
+ *   Animation.bone(world, e, name or index) -> bone entity or nil (indices from 1)
+ *   Animation.bone_count(world, e) -> number of bones (0 without an animation)
  * Bad arguments (NaN or infinite times and speeds, unknown clips, entities without an animation)
  * raise Lua errors naming the entity and the argument.
  *
