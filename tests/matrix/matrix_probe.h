@@ -16,6 +16,7 @@ enum {
     MATRIX_PHYSICS_FILTERS = 1u << 5,
     MATRIX_COMPONENT_ORDER = 1u << 6,
     MATRIX_RENDER_NULL_FRAME = 1u << 7,
+    MATRIX_ANIMATION_PLAYBACK = 1u << 8,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -32,6 +33,7 @@ static const struct {
     {"physics", 3, MATRIX_PHYSICS_FILTERS},
     {"component", 2, MATRIX_COMPONENT_ORDER},
     {"render", 1, MATRIX_RENDER_NULL_FRAME},
+    {"animation", 1, MATRIX_ANIMATION_PLAYBACK},
 };
 
 typedef struct matrix_result_t {

@@ -1,7 +1,7 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V), requiring exactly those
- * versions. It runs:
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V), requiring
+ * exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -19,9 +19,11 @@
  *     physics v3    a sphere whose layer the floor's mask leaves out falls through; user data
  *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
+ *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
+#include "ct_animation.h"
 #include "ct_entity.h"
 #include "ct_hash.h"
 #include "ct_physics.h"
@@ -32,6 +34,7 @@
 #include "ct_world.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "matrix_probe.h"
@@ -44,6 +47,7 @@ typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
 typedef CONCAT(ct_component_api_v, COMPONENT_V) component_api_t;
 typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
+typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -56,6 +60,7 @@ static const transform_api_t *transform;
 static const physics_api_t *physics;
 static const component_api_t *component;
 static const render_api_t *render;
+static const animation_api_t *animation;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -380,6 +385,41 @@ static int render_null_frame(ct_world_o *w)
 }
 #endif
 
+#if ANIMATION_V >= 1
+/* An arm of two bones (the second 1 up from the first) whose clip turns the first from 0 to 90
+ * degrees about z over one second: after a second of playback the tip sits 1 to the -x side of
+ * the shoulder, which stands where the unit was spawned. */
+static int animation_arm(ct_world_o *w)
+{
+    static const char arm[] = "bvh = \"HIERARCHY\\nROOT shoulder\\n{\\nOFFSET 0 0 0\\nCHANNELS 1 "
+                              "Zrotation\\nJOINT hand\\n{\\nOFFSET 0 1 0\\n}\\n}\\nMOTION\\n"
+                              "Frames: 2\\nFrame Time: 1\\n0\\n90\\n\"";
+    static const char unit[] = "entities = [ { components = { transform = {} animation = { "
+                               "skeleton = \"matrix/arm\" clip = \"matrix/arm\" } } } ]";
+    /* Precision mode: the spec mode's 10-bit components put the tip a millimetre or more off. */
+    char clip[sizeof arm + 32];
+    snprintf(clip, sizeof clip, "mode = \"precision\" %s", arm);
+    int r = resource->load_source("skeleton", "matrix/arm", arm, sizeof arm - 1);
+    if (!r)
+        r = resource->load_source("clip", "matrix/arm", clip, strlen(clip));
+    if (!r)
+        r = resource->load_source("unit", "matrix/arm", unit, sizeof unit - 1);
+    if (r)
+        return r;
+    const ct_entity_t e = spawn_unit_at(w, "matrix/arm", (const float[3]){50, 0, 0});
+    animation->evaluate(w, 1.0f);
+    const ct_entity_t hand = animation->bone(w, e, animation->bone_index(w, e, "hand"));
+    /* Within the quantization of 15-bit quaternion components (about 1e-4 here). */
+    const ct_transform_matrix_t m = transform->world_matrix(w, transform->lookup(w, hand));
+    const bool ok = animation->bone_count(w, e) == 2 && near(animation->time(w, e), 1.0, 1e-6) &&
+                    near(m.m[3], 49, 1e-3) && near(m.m[7], 0, 1e-3) && near(m.m[11], 0, 1e-3);
+    entity->destroy(e);
+    animation->evaluate(w, 0);
+    resource->unload("unit", "matrix/arm");
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
 static int run_features(ct_world_o *w, uint32_t *features)
 {
@@ -424,6 +464,11 @@ static int run_features(ct_world_o *w, uint32_t *features)
     if ((r = render_null_frame(w)) != 0)
         return r;
     *features |= MATRIX_RENDER_NULL_FRAME;
+#endif
+#if ANIMATION_V >= 1
+    if ((r = animation_arm(w)) != 0)
+        return r;
+    *features |= MATRIX_ANIMATION_PLAYBACK;
 #endif
     return r;
 }
@@ -507,7 +552,9 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     resource = get_engine_api(CT_RESOURCE_API, 1);
     component = get_engine_api(CT_COMPONENT_API, COMPONENT_V);
     render = get_engine_api(CT_RENDER_API, RENDER_V);
-    return entity && world_api && transform && physics && resource && component && render
+    animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
+    return entity && world_api && transform && physics && resource && component && render &&
+                   animation
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -520,6 +567,7 @@ static const ct_api_ref_t requires[] = {
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
     {CT_COMPONENT_API, COMPONENT_V, 0, 0, "ct.component"},
     {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
+    {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};
