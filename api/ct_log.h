@@ -39,6 +39,20 @@ typedef struct ct_log_api_v1 {
     const char *(*error_message)(int code);
 } ct_log_api_v1;
 
+/*
+ * Shorthands for plugins, so a line names its plugin without spelling it out each time. Define
+ * CT_LOG_TABLE as the expression of your `const ct_log_api_v1 *` and CT_LOG_SELF as that of your
+ * `ct_plugin_o *` before the first use (they are looked up where the macro is used):
+ *
+ *     #define CT_LOG_TABLE my.log
+ *     #define CT_LOG_SELF my.self
+ *     ct_log_info("%u greetings", n);   // [info] acme.hello: 3 greetings
+ */
+#define ct_log_debug(...) ((CT_LOG_TABLE)->write((CT_LOG_SELF), CT_LOG_DEBUG, __VA_ARGS__))
+#define ct_log_info(...) ((CT_LOG_TABLE)->write((CT_LOG_SELF), CT_LOG_INFO, __VA_ARGS__))
+#define ct_log_warning(...) ((CT_LOG_TABLE)->write((CT_LOG_SELF), CT_LOG_WARNING, __VA_ARGS__))
+#define ct_log_error(...) ((CT_LOG_TABLE)->write((CT_LOG_SELF), CT_LOG_ERROR, __VA_ARGS__))
+
 #ifdef __cplusplus
 }
 #endif

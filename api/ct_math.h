@@ -216,7 +216,7 @@ static inline void ct_euler_filter(const double previous[3], ct_euler_order orde
     ct_euler_axes(order, axes);
     const double pi = 3.141592653589793;
     const bool proper = axes[0] == axes[2];
-    double best[3], best_cost = INFINITY;
+    double best[3] = {angles[0], angles[1], angles[2]}, best_cost = INFINITY;
     for (int alt = 0; alt < 2; alt++) {
         double c[3] = {angles[0], angles[1], angles[2]}, cost = 0;
         if (alt) {

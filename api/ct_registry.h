@@ -29,14 +29,23 @@ typedef enum ct_plugin_state {
 typedef struct ct_plugin_info_t {
     const char *name;
     const char *path;          /* the shared library, or "" for the kernel itself */
-    uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0 or 1) */
+    uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0, 1 or 2) */
     ct_semver_t version;
     uint32_t state;            /* a ct_plugin_state (fixed-width, as in every frozen struct) */
     uint32_t load_index;       /* position in the load order (UINT32_MAX if not loaded) */
     uint32_t reload_count;     /* successful hot reloads */
     const ct_api_ref_t *provides;
     uint32_t num_provides;
-    const ct_api_ref_t *requires;
+    /* Named `requires` until SDK 0.1 (a C++20 keyword now); C sources may keep that name. For a
+     * v2 plugin, `version` is the lowest accepted and `chosen` below tells which one it got. */
+#ifdef __cplusplus
+    const ct_api_ref_t *required;
+#else
+    union {
+        const ct_api_ref_t *required;
+        const ct_api_ref_t *requires;
+    };
+#endif
     uint32_t num_requires;
     const char *error;         /* why it failed or was skipped; "" otherwise */
 } ct_plugin_info_t;

@@ -33,6 +33,7 @@ static void register_kernel_apis(void)
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
 }
 
@@ -169,6 +170,8 @@ uint64_t kernel__shutdown(void)
         loader__shutdown();
     if (booted.lua)
         lua_env__shutdown();
+    if (booted.loader)
+        loader__unmap(); /* after Lua: it may hold pointers into plugin code until closed */
     if (booted.registry)
         registry__shutdown();
     if (booted.jobs)

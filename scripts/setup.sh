@@ -7,7 +7,7 @@ CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev 
                  libcmocka-dev
                  # rendering: EGL + OpenGL (headless on Mesa's llvmpipe), X11 for --window, PNG writing
                  libegl-dev libgles-dev libopengl-dev libgl1-mesa-dri libx11-dev libstb-dev)
-# Data only the tests read; scripts/test.sh adds these to the list above.
+# Data only the tests and benchmarks read; scripts/test.sh and bench.sh add these to the list above.
 CUTTLE_TEST_PACKAGES=(assimp-testmodels
                       # rendering tests: a virtual display for --window, the Stanford bunny
                       xvfb xauth glmark2-data)

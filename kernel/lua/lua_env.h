@@ -41,6 +41,10 @@ int lua_env__add_raw_function(const char *module, const char *name, lua_CFunctio
 /* Plugin ownership of registered functions. The loader sets the owner around a plugin's init or
  * reload; every function registered meanwhile belongs to it (NULL: kernel). */
 void lua_env__set_owner(ct_plugin_o *owner);
+/* Whether `owner` tried to register a name that another running plugin (or the kernel) owns;
+ * such a registration is refused and logged, and this hands the first one's message (naming
+ * both) to the loader once, which then refuses the plugin. */
+bool lua_env__take_clash(ct_plugin_o *owner, char *why, size_t size);
 /* The owner's functions now raise "plugin <name> is not loaded" when called. Registering one of
  * them again (the plugin is loaded again) enables it. */
 void lua_env__disable_owner(ct_plugin_o *owner);

@@ -4,6 +4,7 @@
  * is an index into the kernel's slot table, and the slot holds the pointer. Unloading a plugin
  * disables its slots (a call raises instead of jumping into unmapped code) and a hot reload swaps
  * the pointers in place, so every reference Lua kept, in locals, tables or upvalues, follows. */
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -41,6 +42,9 @@ static struct {
     ct_plugin_o *owner;
     bool reloading;
     ct_plugin_o *reload_owner;
+    /* The first registration refused because another running plugin owns the name. */
+    ct_plugin_o *clash_owner;
+    char clash[256];
 } slots;
 
 #define lua_slots_misuse(fmt, ...) \
@@ -152,6 +156,19 @@ void lua_env__add_function(const char *module, const char *name, lua_CFunction f
     }
     uint32_t i = lua_slots_find(module, name);
     bool added = i == slots.count;
+    if (!added && !slots.items[i].disabled && slots.items[i].owner != slots.owner) {
+        /* Two plugins behind one name would make the script's call depend on load order. */
+        const char *holder = registry__plugin_name(slots.items[i].owner);
+        log__write(NULL, CT_LOG_ERROR, "lua: %s cannot register %s.%s: %s registered it already",
+                   registry__plugin_name(slots.owner), module, name, holder);
+        if (!slots.clash_owner) {
+            slots.clash_owner = slots.owner;
+            snprintf(slots.clash, sizeof slots.clash,
+                     "registers the Lua function %s.%s, which plugin '%s' registered already",
+                     module, name, holder);
+        }
+        return;
+    }
     if (added && !lua_slots_prepare(module, name)) {
         log__write(NULL, CT_LOG_ERROR, "lua: cannot register %s.%s: out of memory", module, name);
         return;
@@ -181,6 +198,15 @@ void lua_env__add_function(const char *module, const char *name, lua_CFunction f
 }
 
 void lua_env__set_owner(ct_plugin_o *owner) { slots.owner = owner; }
+
+bool lua_env__take_clash(ct_plugin_o *owner, char *why, size_t size)
+{
+    if (!slots.clash_owner || slots.clash_owner != owner)
+        return false;
+    snprintf(why, size, "%s", slots.clash);
+    slots.clash_owner = NULL;
+    return true;
+}
 
 void lua_env__disable_owner(ct_plugin_o *owner)
 {

@@ -88,6 +88,30 @@ static int scan(loader_paths_t *out, const char *dir, int depth)
     return err;
 }
 
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The installed modules, minus files whose name an earlier path or folder already has: that one
+ * overrides the installed module (module files are named after their plugins). */
+static int add_fallback(loader_paths_t *out, const char *dir)
+{
+    loader_paths_t installed;
+    memset(&installed, 0, sizeof installed);
+    int err = scan(&installed, dir, 0);
+    for (uint32_t i = 0; i < installed.count && err == 0; i++) {
+        bool overridden = false;
+        for (uint32_t k = 0; k < out->count && !overridden; k++)
+            overridden = strcmp(base_name(out->paths[k]), base_name(installed.paths[i])) == 0;
+        if (!overridden)
+            err = add_path(out, installed.paths[i], true);
+    }
+    loader__free_paths(&installed);
+    return err;
+}
+
 int loader__discover(const loader_desc_t *desc, loader_paths_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -96,9 +120,8 @@ int loader__discover(const loader_desc_t *desc, loader_paths_t *out)
         err = add_path(out, desc->plugin_paths[i], false);
     for (uint32_t i = 0; i < desc->num_module_dirs && err == 0; i++)
         err = scan(out, desc->module_dirs[i], 0);
-    out->first_fallback = out->count;
     if (desc->fallback_module_dir && err == 0)
-        err = scan(out, desc->fallback_module_dir, 0);
+        err = add_fallback(out, desc->fallback_module_dir);
     return err;
 }
 

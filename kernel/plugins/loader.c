@@ -40,14 +40,6 @@ uint32_t loader__load_order(ct_plugin_o ***out)
     return L.num_order;
 }
 
-static bool listed(const char *name, const char *const *names, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (strcmp(names[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* The same file reached twice (a --plugin path that is also under a module folder) is one
  * plugin, not a conflict. */
 static bool already_registered(const char *path)
@@ -77,9 +69,28 @@ static void file_stem(const char *path, char *out, size_t size)
 
 static void close_and_free(ct_plugin_o *p)
 {
-    if (p->lib_open)
-        uv_dlclose(&p->lib);
+    loader__close(p);
     registry__plugin_free(p);
+}
+
+/* A file in a module folder is opened only when the project lists the plugin that file name
+ * belongs to (see ct_plugin.h, "Files"); without a list every file is. Sets `*wanted` to that
+ * name. */
+static bool file_is_listed(const loader_desc_t *desc, const char *path, const char **wanted)
+{
+    *wanted = NULL;
+    if (desc->num_wanted == 0)
+        return true;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char file[256];
+    for (uint32_t i = 0; i < desc->num_wanted; i++) {
+        if (loader__file_name(desc->wanted[i], file, sizeof file) && strcmp(file, base) == 0) {
+            *wanted = desc->wanted[i];
+            return true;
+        }
+    }
+    return false;
 }
 
 static void apply_pin(const loader_desc_t *desc, ct_plugin_o *p)
@@ -95,33 +106,34 @@ static void apply_pin(const loader_desc_t *desc, ct_plugin_o *p)
 
 /* Opens one discovered file and registers it (failed or not), unless the project does not want
  * it. Returns a negative ct_error only when out of memory. */
-static int add_file(const loader_desc_t *desc, const char *given, bool from_dir, bool fallback)
+static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
 {
+    const char *wanted = NULL;
+    if (from_dir && !file_is_listed(desc, given, &wanted)) {
+        log__write(NULL, CT_LOG_DEBUG, "%s: no plugin in the project's module list has that file "
+                   "name; not opened", given);
+        return 0;
+    }
     if (already_registered(given))
         return 0;
-    /* dlopen searches the library path for a name without '/', so open the absolute path (the
-     * watcher also needs the real folder). A path that does not resolve fails in dlopen. */
+    /* A plugin is named by its path and never searched for: the file must exist as given (the
+     * watcher also needs its real folder), or the plugin fails without anything being opened. */
     char absolute[PATH_MAX], stem[256], err[PLUGIN_ERROR_SIZE];
     const char *path = realpath(given, absolute) ? absolute : given;
     file_stem(path, stem, sizeof stem);
-    ct_plugin_o *p = registry__plugin_new(stem, path);
+    ct_plugin_o *p = registry__plugin_new(stem[0] ? stem : "(empty path)", path);
     if (!p)
         return CT_ERR_NOMEM;
     int code = loader__open(p, path, err, sizeof err);
-    if (from_dir && desc->num_wanted > 0 && !listed(p->name, desc->wanted, desc->num_wanted)) {
-        log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is not in the project's module list",
-                   p->name, path);
-        loader__note_unlisted(path, p);
-        close_and_free(p);
-        return 0;
+    /* A v0 plugin has no name of its own: in a listed folder it is the plugin its file is for. */
+    if (code == 0 && wanted && p->plugin_api == 0 && !registry__plugin_rename(p, wanted))
+        code = CT_ERR_NOMEM;
+    if (code == 0 && wanted && strcmp(wanted, p->name) != 0) {
+        snprintf(err, sizeof err, "is named '%s', but its file name belongs to '%s', which the "
+                 "project lists", p->name, wanted);
+        code = CT_ERR_CONFLICT;
     }
     const ct_plugin_o *twin = registry__find(p->name);
-    if (twin && fallback) {
-        log__write(NULL, CT_LOG_DEBUG, "plugin '%s' (%s) is overridden by %s", p->name, path,
-                   twin->path);
-        close_and_free(p);
-        return 0;
-    }
     if (!registry__plugin_register(p)) {
         close_and_free(p);
         return CT_ERR_NOMEM;
@@ -143,24 +155,44 @@ static int call_init(ct_plugin_o *p)
     registry__set_current_plugin(p);
     lua_env__set_owner(p);
     int err = 0;
-    if (p->v1 && p->v1->init)
+    if (p->v2) {
+        registry__fill_host(p);
+        err = p->v2->init(&p->host, &p->ctx);
+    } else if (p->v1 && p->v1->init) {
         err = p->v1->init(registry__get_engine_api, p);
-    else if (p->v0)
+    } else if (p->v0) {
         p->v0->init(registry__get_engine_api);
+    }
     lua_env__set_owner(NULL);
     registry__set_current_plugin(NULL);
     return err;
 }
 
+static void call_shutdown(ct_plugin_o *p)
+{
+    registry__set_current_plugin(p);
+    if (p->v2 && p->v2->shutdown)
+        p->v2->shutdown(p->ctx);
+    else if (p->v1 && p->v1->shutdown)
+        p->v1->shutdown();
+    registry__set_current_plugin(NULL);
+}
+
 static void init_plugin(ct_plugin_o *p)
 {
-    /* A dependency may have failed its own init earlier in this pass. */
+    /* A dependency may have failed its own init earlier in this pass; an optional one is then
+     * simply not there. */
     for (uint32_t i = 0; i < p->num_requires; i++) {
         const ct_plugin_o *q = p->deps ? p->deps[i] : NULL;
-        if (q && q->state != CT_PLUGIN_LOADED) {
-            loader__skip(p, &p->requires[i], q);
-            return;
+        if (!q || q->state == CT_PLUGIN_LOADED)
+            continue;
+        if (p->requires[i].flags & CT_API_OPTIONAL) {
+            p->deps[i] = NULL;
+            p->chosen[i] = CT_API_ABSENT;
+            continue;
         }
+        loader__skip(p, &p->requires[i], q);
+        return;
     }
     p->allocator = memory__create(memory__root(), p->name);
     if (!p->allocator) {
@@ -168,9 +200,17 @@ static void init_plugin(ct_plugin_o *p)
         return;
     }
     int err = call_init(p);
-    if (err < 0) {
+    char clash[PLUGIN_ERROR_SIZE];
+    if (err == 0 && lua_env__take_clash(p, clash, sizeof clash)) {
+        /* It did init: undo that before it goes. */
+        call_shutdown(p);
+        loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", clash);
+        err = CT_ERR_CONFLICT;
+    } else if (err < 0) {
         loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_INIT_FAILED, "init returned %s (%s)",
                      log__error_name(err), log__error_message(err));
+    }
+    if (err < 0) {
         lua_env__disable_owner(p);
         memory__destroy(p->allocator);
         p->allocator = NULL;
@@ -196,7 +236,7 @@ int loader__load(const loader_desc_t *desc)
     loader_paths_t files;
     int err = loader__discover(desc, &files);
     for (uint32_t i = 0; i < files.count && err == 0; i++)
-        err = add_file(desc, files.paths[i], files.from_dir[i], i >= files.first_fallback);
+        err = add_file(desc, files.paths[i], files.from_dir[i]);
     loader__free_paths(&files);
     if (err < 0) {
         log__error("plugin discovery failed: %s", log__error_message(err));
@@ -234,45 +274,68 @@ int loader__load(const loader_desc_t *desc)
     return err < 0 ? err : first_error(first);
 }
 
+static void frame_hook(ct_plugin_o *p, double dt, bool begin)
+{
+    if (p->state != CT_PLUGIN_LOADED)
+        return;
+    registry__set_current_plugin(p);
+    if (p->v2 && begin && p->v2->frame_begin)
+        p->v2->frame_begin(p->ctx, dt);
+    else if (p->v2 && !begin && p->v2->frame_end)
+        p->v2->frame_end(p->ctx, dt);
+    else if (p->v1 && begin && p->v1->frame_begin)
+        p->v1->frame_begin(dt);
+    else if (p->v1 && !begin && p->v1->frame_end)
+        p->v1->frame_end(dt);
+    registry__set_current_plugin(NULL);
+}
+
 void loader__frame_begin(double dt)
 {
-    for (uint32_t i = 0; i < L.num_order; i++) {
-        ct_plugin_o *p = L.order[i];
-        if (p->state != CT_PLUGIN_LOADED || !p->v1 || !p->v1->frame_begin)
-            continue;
-        registry__set_current_plugin(p);
-        p->v1->frame_begin(dt);
-        registry__set_current_plugin(NULL);
-    }
+    for (uint32_t i = 0; i < L.num_order; i++)
+        frame_hook(L.order[i], dt, true);
 }
 
 void loader__frame_end(double dt)
 {
+    for (uint32_t i = L.num_order; i-- > 0;)
+        frame_hook(L.order[i], dt, false);
+}
+
+/* The running plugin to shut down next: the latest-loaded one that no other running plugin uses
+ * (declared, or found using it through get_engine_api). On a cycle of such uses, the
+ * latest-loaded running one. */
+static ct_plugin_o *next_to_shut_down(void)
+{
+    ct_plugin_o *fallback = NULL;
     for (uint32_t i = L.num_order; i-- > 0;) {
         ct_plugin_o *p = L.order[i];
-        if (p->state != CT_PLUGIN_LOADED || !p->v1 || !p->v1->frame_end)
+        if (p->state != CT_PLUGIN_LOADED)
             continue;
-        registry__set_current_plugin(p);
-        p->v1->frame_end(dt);
-        registry__set_current_plugin(NULL);
+        if (!fallback)
+            fallback = p;
+        bool used = false;
+        for (uint32_t k = 0; k < L.num_order && !used; k++)
+            used = L.order[k] != p && L.order[k]->state == CT_PLUGIN_LOADED &&
+                   loader__uses(L.order[k], p);
+        if (!used)
+            return p;
     }
+    return fallback;
 }
 
 void loader__shutdown(void)
 {
     loader__unwatch_all();
-    for (uint32_t i = L.num_order; i-- > 0;) {
-        ct_plugin_o *p = L.order[i];
-        if (p->state != CT_PLUGIN_LOADED)
-            continue;
-        if (p->v1 && p->v1->shutdown) {
-            registry__set_current_plugin(p);
-            p->v1->shutdown();
-            registry__set_current_plugin(NULL);
-        }
+    for (ct_plugin_o *p; (p = next_to_shut_down()) != NULL;) {
+        call_shutdown(p);
         lua_env__disable_owner(p);
         p->state = CT_PLUGIN_SHUT_DOWN;
     }
+}
+
+void loader__unmap(void)
+{
     /* Allocators go only after every plugin shut down: a plugin may free blocks that a
      * dependency handed it. Destroying reports what leaked. */
     for (uint32_t i = 0; i < registry__num_plugins(); i++) {
@@ -287,11 +350,8 @@ void loader__shutdown(void)
      * function pointers or strings from them. */
     for (uint32_t i = 0; i < registry__num_plugins(); i++) {
         ct_plugin_o *p = registry__plugin(i);
-        if (p->lib_open)
-            uv_dlclose(&p->lib);
-        p->lib_open = false;
+        loader__close(p);
     }
     free(L.order);
     memset(&L, 0, sizeof L);
-    loader__forget_unlisted();
 }

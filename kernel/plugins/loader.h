@@ -54,7 +54,12 @@ void loader__frame_end(double dt);
 uint32_t loader__apply_reloads(void);
 /* Reloads plugin `name` from its file now (tests use it instead of waiting for fs events). */
 int loader__reload(const char *name);
+/* Shuts the plugins down: each after every plugin that uses it, declared or discovered. */
 void loader__shutdown(void);
+/* Destroys the plugin allocators (reporting leaks) and unmaps the plugins' code. Call after
+ * loader__shutdown and after the Lua state is closed, since Lua may still hold pointers into
+ * plugin code and data until then. */
+void loader__unmap(void);
 /* What --list prints. */
 void loader__print_list(FILE *out);
 /* The plugins that loaded, with versions and files, in load order (what `cuttle` prints first). */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/memory.h"
+#include "plugins/kernel_version.h"
 #include "plugins/plugins_internal.h"
 
 typedef struct kernel_api_t {
@@ -121,6 +122,16 @@ ct_plugin_o *registry__plugin_new(const char *name, const char *path)
     return p;
 }
 
+bool registry__plugin_rename(ct_plugin_o *p, const char *name)
+{
+    char *copy = dup_string(name);
+    if (!copy)
+        return false;
+    free(p->name);
+    p->name = copy;
+    return true;
+}
+
 void registry__plugin_free(ct_plugin_o *p)
 {
     if (!p)
@@ -128,6 +139,7 @@ void registry__plugin_free(ct_plugin_o *p)
     for (uint32_t i = 0; i < p->num_provides && p->tables; i++)
         free(p->tables[i]);
     free(p->tables);
+    free(p->own_tables);
     free(p->deps);
     free(p->provides);
     free(p->requires);
@@ -180,24 +192,23 @@ static void record_use(uint32_t api, uint32_t version, bool answered)
         R.uses[R.num_uses++] = (ct_api_use_t){who, api, version, answered};
 }
 
-/* The kernel-owned copy of provides[i], made once from the plugin's own table. The copy is what
- * lets a hot reload swap the code under every caller's pointer. */
+/* The kernel-owned copy of provides[i], made once from the plugin's own table (read and checked
+ * when the plugin was opened: no plugin code runs here, under the lock). The copy is what lets a
+ * hot reload swap the code under every caller's pointer. */
 static void *provided_table(ct_plugin_o *p, uint32_t i)
 {
+    if (!p->own_tables || !p->own_tables[i])
+        return NULL;
     if (!p->tables) {
         p->tables = calloc(p->num_provides, sizeof *p->tables);
         if (!p->tables)
             return NULL;
     }
     if (!p->tables[i]) {
-        const ct_api_ref_t *ref = &p->provides[i];
-        const void *own = p->get_plugin_api(ref->id, ref->version);
-        if (!own)
-            return NULL;
-        p->tables[i] = malloc(ref->size);
+        p->tables[i] = malloc(p->provides[i].size);
         if (!p->tables[i])
             return NULL;
-        memcpy(p->tables[i], own, ref->size);
+        memcpy(p->tables[i], p->own_tables[i], p->provides[i].size);
     }
     return p->tables[i];
 }
@@ -227,6 +238,49 @@ void *registry__get_engine_api(uint32_t api, uint32_t version)
     record_use(api, version, table != NULL);
     uv_mutex_unlock(&R.lock);
     return table;
+}
+
+/* ---- what plugins are told, and who uses whom ---- */
+
+static uint32_t chosen_version(ct_plugin_o *self, uint32_t index)
+{
+    return self && self->chosen && index < self->num_requires ? self->chosen[index] : CT_API_ABSENT;
+}
+
+void registry__fill_host(ct_plugin_o *p)
+{
+    p->host = (ct_plugin_host_t){
+        .get_engine_api = registry__get_engine_api,
+        .self = p,
+        .kernel_version = {CT_KERNEL_VERSION_MAJOR, CT_KERNEL_VERSION_MINOR,
+                           CT_KERNEL_VERSION_PATCH, 0},
+        .plugin_api_min = 0,
+        .plugin_api_max = 2,
+        .chosen_version = chosen_version,
+    };
+}
+
+static bool offers(const ct_plugin_o *q, uint32_t api, uint32_t version)
+{
+    for (uint32_t i = 0; i < q->num_provides; i++)
+        if (q->provides[i].id == api && q->provides[i].version == version)
+            return true;
+    return false;
+}
+
+bool loader__uses(const ct_plugin_o *p, const ct_plugin_o *q)
+{
+    for (uint32_t i = 0; i < p->num_requires; i++)
+        if (p->chosen && offers(q, p->requires[i].id, p->chosen[i]))
+            return true;
+    bool used = false;
+    uv_mutex_lock(&R.lock);
+    for (uint32_t i = 0; i < R.num_uses && !used; i++) {
+        const ct_api_use_t *u = &R.uses[i];
+        used = u->answered && strcmp(u->who, p->name) == 0 && offers(q, u->api, u->version);
+    }
+    uv_mutex_unlock(&R.lock);
+    return used;
 }
 
 /* ---- names ---- */

@@ -30,7 +30,6 @@ struct loader_watch_t {
 #define RELOAD_QUIET_NS (250ull * 1000 * 1000)
 
 static loader_watch_t *watches;
-static uint32_t temp_counter;
 
 static file_stamp_t stamp(const char *path)
 {
@@ -48,72 +47,85 @@ static bool same_stamp(file_stamp_t a, file_stamp_t b)
 
 /* ---- swapping code ---- */
 
-/* Keeps a library mapped for the rest of the process (see loader__shutdown). */
-static void retire(ct_plugin_o *p, uv_lib_t lib)
+/* Keeps a library mapped for the rest of the process (see loader__unmap). */
+static void retire(ct_plugin_o *p, void *lib)
 {
-    uv_lib_t *grown = realloc(p->retired, (p->num_retired + 1) * sizeof *grown);
+    void **grown = realloc(p->retired, (p->num_retired + 1) * sizeof *grown);
     if (!grown)
         return; /* the library then simply stays open without being listed: still never closed */
     p->retired = grown;
     p->retired[p->num_retired++] = lib;
 }
 
-/* dlopen returns the already loaded library for a path it has seen, so each reload loads a
- * private copy under a fresh name. The copy is unlinked once mapped. */
-static int open_copy(ct_plugin_o *p, ct_plugin_o **out, char *err, size_t err_size)
+/* Loads the plugin's file again (loader__open maps a private copy, under a fresh name). */
+static int open_new_code(ct_plugin_o *p, ct_plugin_o **out, char *err, size_t err_size)
 {
-    char dir[512], tmp[768], safe[128];
-    size_t dir_len = sizeof dir;
-    if (uv_os_tmpdir(dir, &dir_len) != 0)
-        strcpy(dir, "/tmp");
-    size_t i = 0;
-    for (; p->name[i] && i + 1 < sizeof safe; i++) {
-        char c = p->name[i];
-        bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-        safe[i] = plain ? c : '_';
-    }
-    safe[i] = '\0';
-    snprintf(tmp, sizeof tmp, "%s/cuttle-reload-%s-%d-%u.so", dir, safe, (int)uv_os_getpid(),
-             ++temp_counter);
-    uv_fs_t req;
-    int rc = uv_fs_copyfile(NULL, &req, p->path, tmp, 0, NULL);
-    uv_fs_req_cleanup(&req);
-    if (rc < 0) {
-        snprintf(err, err_size, "cannot copy it to a temporary file: %s", uv_strerror(rc));
-        return CT_ERR_IO;
-    }
-    ct_plugin_o *n = registry__plugin_new(p->name, tmp);
-    int code = n ? loader__open(n, tmp, err, err_size) : CT_ERR_NOMEM;
-    remove(tmp);
+    ct_plugin_o *n = registry__plugin_new(p->name, p->path);
+    int code = n ? loader__open(n, p->path, err, err_size) : CT_ERR_NOMEM;
     if (code < 0 && n) {
-        if (n->lib_open)
-            uv_dlclose(&n->lib);
+        loader__close(n);
         registry__plugin_free(n);
     }
     *out = code < 0 ? NULL : n;
     return code;
 }
 
-static bool requirement_met(const ct_api_ref_t *ref)
+/* Whether requirement i of the new code `n` of `p` is met without changing the load order: by
+ * the kernel, by the plugin itself, or by a plugin loaded before `p`. Sets n->chosen[i]. When a
+ * plugin loaded after `p` (or one that is not running) would have to provide it, names it in
+ * `err`. */
+static bool requirement_met(const ct_plugin_o *p, ct_plugin_o *n, uint32_t i, char *err,
+                            size_t err_size)
 {
-    if ((ref->flags & CT_API_OPTIONAL) || registry__kernel_has(ref->id, ref->version))
-        return true;
-    for (uint32_t k = 0; k < registry__num_plugins(); k++) {
-        const ct_plugin_o *q = registry__plugin(k);
-        for (uint32_t i = 0; q->state == CT_PLUGIN_LOADED && i < q->num_provides; i++)
-            if (q->provides[i].id == ref->id && q->provides[i].version == ref->version)
+    const ct_api_ref_t *ref = &n->requires[i];
+    const ct_plugin_o *later = NULL;
+    n->chosen[i] = CT_API_ABSENT;
+    for (uint32_t v = n->max_version[i] + 1; v-- > ref->version;) {
+        bool own = false;
+        for (uint32_t k = 0; k < n->num_provides && !own; k++)
+            own = n->provides[k].id == ref->id && n->provides[k].version == v;
+        if (own || registry__kernel_has(ref->id, v)) {
+            n->chosen[i] = v;
+            return true;
+        }
+        for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+            const ct_plugin_o *q = registry__plugin(k);
+            bool offers = false;
+            for (uint32_t j = 0; j < q->num_provides && !offers; j++)
+                offers = q->provides[j].id == ref->id && q->provides[j].version == v;
+            if (!offers || q == p)
+                continue;
+            if (q->state == CT_PLUGIN_LOADED && q->load_index < p->load_index) {
+                n->chosen[i] = v;
                 return true;
+            }
+            later = q;
+        }
     }
+    if (ref->flags & CT_API_OPTIONAL)
+        return true;
+    const char *api = registry__api_label(ref->id, ref);
+    if (later && later->state == CT_PLUGIN_LOADED)
+        snprintf(err, err_size, "the new code requires %s v%u from '%s', which loads after it: "
+                 "that would change the load order (or make a cycle); restart to use it",
+                 api, ref->version, later->name);
+    else
+        snprintf(err, err_size, "the new code requires %s v%u, which is not loaded", api,
+                 ref->version);
     return false;
 }
 
-/* The new code must be a drop-in: same name, same provided tables, requirements still met, and
- * an answer for each provided table. Fills `tables` with the new code's tables. */
-static bool compatible(const ct_plugin_o *old, const ct_plugin_o *n, void **tables, char *err,
-                       size_t err_size)
+static bool has_reload_load(const ct_plugin_o *n)
 {
-    if (n->plugin_api != 1 || !n->v1->reload_load) {
-        snprintf(err, err_size, "the new code has no plugin API v1 reload_load");
+    return n->v2 ? n->v2->reload_load != NULL : n->v1 && n->v1->reload_load;
+}
+
+/* The new code must be a drop-in: same name, same provided tables, requirements still met
+ * without changing the load order, and (checked at open) an answer for each provided table. */
+static bool compatible(const ct_plugin_o *old, ct_plugin_o *n, char *err, size_t err_size)
+{
+    if (!has_reload_load(n)) {
+        snprintf(err, err_size, "the new code has no reload_load");
         return false;
     }
     if (strcmp(n->name, old->name) != 0) {
@@ -129,92 +141,105 @@ static bool compatible(const ct_plugin_o *old, const ct_plugin_o *n, void **tabl
         snprintf(err, err_size, "the new code provides other APIs (or other sizes) than the old");
         return false;
     }
-    for (uint32_t i = 0; i < n->num_requires; i++) {
-        const ct_api_ref_t *ref = &n->requires[i];
-        if (!requirement_met(ref)) {
-            snprintf(err, err_size, "the new code requires %s v%u, which is not loaded",
-                     registry__api_label(ref->id, ref), ref->version);
+    for (uint32_t i = 0; i < n->num_requires; i++)
+        if (!requirement_met(old, n, i, err, err_size))
             return false;
-        }
-    }
-    for (uint32_t i = 0; i < n->num_provides; i++) {
-        tables[i] = n->get_plugin_api(n->provides[i].id, n->provides[i].version);
-        if (!tables[i]) {
-            snprintf(err, err_size, "the new code answers NULL for its API %s v%u",
-                     registry__api_label(n->provides[i].id, &n->provides[i]),
-                     n->provides[i].version);
-            return false;
-        }
-    }
     return true;
 }
 
+#define SWAP(type, a, b) do { type swap_tmp = (a); (a) = (b); (b) = swap_tmp; } while (0)
+
 /* Hands the plugin's state from the old code to the new, with Lua registrations kept
- * reversible until the new code said yes. */
-static int hand_over(ct_plugin_o *p, const ct_plugin_o *n)
+ * reversible until the new code said yes. A v2 plugin's old code gets its block back through
+ * reload_abort when the new code refuses. */
+static int hand_over(ct_plugin_o *p, ct_plugin_o *n)
 {
     registry__set_current_plugin(p);
-    void *state = p->v1->reload_save();
+    void *state = p->v2 ? p->v2->reload_save(p->ctx) : p->v1->reload_save();
     lua_env__reload_begin(p);
     lua_env__set_owner(p);
-    int err = n->v1->reload_load(registry__get_engine_api, p, state);
+    int err;
+    if (n->v2) {
+        /* The new code is told about itself as `p` (the record the kernel keeps), with its own
+         * requirement list while it runs. The host's contents are the same for old and new. */
+        SWAP(uint32_t *, p->chosen, n->chosen);
+        SWAP(uint32_t, p->num_requires, n->num_requires);
+        registry__fill_host(p);
+        err = n->v2->reload_load(&p->host, state, &n->ctx);
+        SWAP(uint32_t *, p->chosen, n->chosen);
+        SWAP(uint32_t, p->num_requires, n->num_requires);
+    } else {
+        err = n->v1->reload_load(registry__get_engine_api, p, state);
+    }
     lua_env__set_owner(NULL);
-    registry__set_current_plugin(NULL);
-    if (err < 0)
+    char clash[PLUGIN_ERROR_SIZE];
+    if (err == 0 && lua_env__take_clash(p, clash, sizeof clash)) {
+        log__error("plugin '%s': %s", p->name, clash);
+        err = CT_ERR_CONFLICT;
+    }
+    if (err < 0) {
         lua_env__reload_rollback(p);
-    else
+        if (p->v2 && p->v2->reload_abort)
+            p->v2->reload_abort(p->ctx, state);
+    } else {
         lua_env__reload_commit(p);
+    }
+    registry__set_current_plugin(NULL);
     return err;
 }
 
 /* From here on the new code is the plugin: tables, hooks, metadata. */
-static void adopt(ct_plugin_o *p, ct_plugin_o *n, void *const *tables)
+static void adopt(ct_plugin_o *p, ct_plugin_o *n)
 {
     for (uint32_t i = 0; i < p->num_provides; i++)
         if (p->tables && p->tables[i])
-            memcpy(p->tables[i], tables[i], p->provides[i].size);
+            memcpy(p->tables[i], n->own_tables[i], p->provides[i].size);
     retire(p, p->lib);
     p->lib = n->lib;
+    n->lib = NULL;
     p->get_plugin_api = n->get_plugin_api;
     p->v1 = n->v1;
+    p->v2 = n->v2;
+    p->plugin_api = n->plugin_api;
+    p->ctx = n->ctx;
     p->version = n->version;
-    ct_api_ref_t *old_requires = p->requires;
-    p->requires = n->requires;
-    p->num_requires = n->num_requires;
-    n->requires = old_requires;
+    if (n->v2)
+        registry__fill_host(p);
+    /* The old lists go with `n`, which is freed. */
+    SWAP(const void **, p->own_tables, n->own_tables);
+    SWAP(ct_api_ref_t *, p->requires, n->requires);
+    SWAP(uint32_t, p->num_requires, n->num_requires);
+    SWAP(uint32_t *, p->max_version, n->max_version);
+    SWAP(uint32_t *, p->chosen, n->chosen);
     /* Links to providers were made for the old requirement list; nothing needs them once a
-     * plugin is loaded. */
+     * plugin is loaded (shutdown order reads the chosen versions). */
     free(p->deps);
     p->deps = NULL;
     p->reload_count++;
-    n->lib_open = false;
     registry__plugin_free(n);
+}
+
+static bool has_reload_hooks(const ct_plugin_o *p)
+{
+    if (p->v2)
+        return p->v2->reload_save && p->v2->reload_load;
+    return p->v1 && p->v1->reload_save && p->v1->reload_load;
 }
 
 static int reload_plugin(ct_plugin_o *p)
 {
-    if (!p->v1 || !p->v1->reload_save || !p->v1->reload_load) {
+    if (!has_reload_hooks(p)) {
         log__info("plugin '%s' changed on disk; it has no reload hooks, restart to use the new "
                   "code", p->name);
         return CT_ERR_INVALID;
     }
     char err[PLUGIN_ERROR_SIZE];
     ct_plugin_o *n = NULL;
-    int code = open_copy(p, &n, err, sizeof err);
-    void **tables = NULL;
-    if (code == 0) {
-        tables = calloc(n->num_provides ? n->num_provides : 1, sizeof *tables);
-        if (!tables) {
-            snprintf(err, sizeof err, "out of memory");
-            code = CT_ERR_NOMEM;
-        } else if (!compatible(p, n, tables, err, sizeof err)) {
-            code = CT_ERR_VERSION;
-        }
-        if (code < 0) {
-            uv_dlclose(&n->lib); /* none of its code ran */
-            n->lib_open = false;
-            registry__plugin_free(n);
-        }
+    int code = open_new_code(p, &n, err, sizeof err);
+    if (code == 0 && !compatible(p, n, err, sizeof err)) {
+        code = CT_ERR_VERSION;
+        loader__close(n); /* none of its code but get_plugin_api ran */
+        registry__plugin_free(n);
     }
     if (code == 0) {
         code = hand_over(p, n);
@@ -222,13 +247,12 @@ static int reload_plugin(ct_plugin_o *p)
             snprintf(err, sizeof err, "reload_load returned %s (%s)", log__error_name(code),
                      log__error_message(code));
             retire(p, n->lib); /* its code ran and may have left pointers behind */
-            n->lib_open = false;
+            n->lib = NULL;
             registry__plugin_free(n);
         } else {
-            adopt(p, n, tables);
+            adopt(p, n);
         }
     }
-    free(tables);
     if (code < 0) {
         log__error("plugin '%s' (%s) was not reloaded, the old code keeps running: %s", p->name,
                    p->path, err);

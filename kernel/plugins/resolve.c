@@ -7,6 +7,9 @@
 #include "ct_hash.h"
 #include "plugins/plugins_internal.h"
 
+/* The loader_desc_t of the resolve in progress, for the message about unlisted plugin files. */
+static const loader_desc_t *resolving;
+
 static bool is_candidate(const ct_plugin_o *p) { return p->state == CT_PLUGIN_DISCOVERED; }
 static bool is_available(const ct_plugin_o *p)
 {
@@ -97,36 +100,57 @@ static bool describe_offers(uint32_t id, char *buf, size_t size)
     return any;
 }
 
-/* Links each requirement of `p` to its provider. Returns false when `p` cannot load. */
+/* Finds who offers requirement i of `p` at `version`: sets deps[i] (NULL: the kernel or `p`
+ * itself) and returns true, or returns false, noting in `*failed` a provider that did not load. */
+static bool find_provider(ct_plugin_o *p, uint32_t i, uint32_t version, ct_plugin_o **failed)
+{
+    const uint32_t id = p->requires[i].id;
+    p->deps[i] = NULL;
+    if (registry__kernel_has(id, version) || provides(p, id, version))
+        return true;
+    for (uint32_t k = 0; k < registry__num_plugins(); k++) {
+        ct_plugin_o *q = registry__plugin(k);
+        if (!provides(q, id, version))
+            continue;
+        if (is_available(q)) {
+            p->deps[i] = q;
+            return true;
+        }
+        if (did_not_load(q))
+            *failed = q;
+    }
+    return false;
+}
+
+/* Links each requirement of `p` to its provider, the highest version of its range that is
+ * offered. Returns false when `p` cannot load. */
 static bool link_requirements(ct_plugin_o *p)
 {
-    uint32_t n = registry__num_plugins();
     for (uint32_t i = 0; i < p->num_requires; i++) {
         const ct_api_ref_t *ref = &p->requires[i];
-        p->deps[i] = NULL;
-        if (registry__kernel_has(ref->id, ref->version) || provides(p, ref->id, ref->version))
-            continue;
         ct_plugin_o *failed = NULL;
-        for (uint32_t k = 0; k < n && !p->deps[i]; k++) {
-            ct_plugin_o *q = registry__plugin(k);
-            if (!provides(q, ref->id, ref->version))
-                continue;
-            if (is_available(q))
-                p->deps[i] = q;
-            else if (did_not_load(q))
-                failed = q;
+        p->chosen[i] = CT_API_ABSENT;
+        for (uint32_t v = p->max_version[i] + 1; v-- > ref->version;) {
+            if (find_provider(p, i, v, &failed)) {
+                p->chosen[i] = v;
+                break;
+            }
         }
-        if (p->deps[i] || (ref->flags & CT_API_OPTIONAL))
+        /* An optional API whose provider did not load is simply not there. */
+        if (p->chosen[i] != CT_API_ABSENT || (ref->flags & CT_API_OPTIONAL))
             continue;
         const char *api = registry__api_label(ref->id, ref);
         if (failed) {
             loader__skip(p, ref, failed);
             return false;
         }
-        char offers[256], hint[PLUGIN_ERROR_SIZE / 2];
-        if (loader__unlisted_hint(ref->id, ref->version, hint, sizeof hint))
-            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API, "requires %s v%u; %s", api,
-                         ref->version, hint);
+        char offers[256], unlisted[PLUGIN_ERROR_SIZE / 2];
+        if (loader__unlisted_files(resolving, unlisted, sizeof unlisted))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
+                         "requires %s v%u, which no plugin the project lists offers; its module "
+                         "folders also hold %s, which the project's module list leaves out: if "
+                         "one provides it, add that plugin's name to `modules` in project.sjson",
+                         api, ref->version, unlisted);
         else if (describe_offers(ref->id, offers, sizeof offers))
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
                          "requires %s v%u, but only%s is offered", api, ref->version, offers);
@@ -150,6 +174,11 @@ static void skip_dependents_of_failures(void)
                 const ct_plugin_o *q = p->deps[i];
                 if (!q || !did_not_load(q))
                     continue;
+                if (p->requires[i].flags & CT_API_OPTIONAL) {
+                    p->deps[i] = NULL;
+                    p->chosen[i] = CT_API_ABSENT;
+                    continue;
+                }
                 loader__skip(p, &p->requires[i], q);
                 changed = true;
             }
@@ -222,6 +251,7 @@ static bool ready(const ct_plugin_o *p, const bool *placed)
 uint32_t loader__resolve(const loader_desc_t *desc, ct_plugin_o **order)
 {
     uint32_t n = registry__num_plugins();
+    resolving = desc;
     reject_duplicate_providers(desc);
     for (uint32_t k = 0; k < n; k++) {
         ct_plugin_o *p = registry__plugin(k);

@@ -16,6 +16,7 @@
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_plugin.h"
+#include "ct_reload.h"
 
 /* Everything that must survive a hot reload lives here, in memory from the plugin allocator
  * (which survives reloads); the code's own statics are fresh after each reload. The header lets
@@ -23,7 +24,7 @@
  * field changes. */
 #define HELLO_LAYOUT_VERSION 1u
 typedef struct hello_state_t {
-    uint32_t size, layout_version;
+    ct_reload_header_t header;
     uint64_t greetings;
     uint64_t frames;
     double seconds;
@@ -34,6 +35,9 @@ static const ct_lua_api_v1 *lua_api;
 static const ct_memory_api_v1 *memory_api;
 static ct_plugin_o *plugin;
 static hello_state_t *state;
+
+#define CT_LOG_TABLE log_api
+#define CT_LOG_SELF plugin
 
 static uint32_t greet(const char *who, char *buf, uint32_t size)
 {
@@ -80,7 +84,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
         {"greetings", l_hello_greetings},
         {"frames", l_hello_frames},
     };
-    lua_api->register_module("Hello", fns, sizeof fns / sizeof fns[0]);
+    lua_api->register_module("Hello", fns, CT_ARRAY_COUNT(fns));
     return 0;
 }
 
@@ -93,15 +97,15 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     state = ct_alloc(a, sizeof *state);
     if (!state)
         return CT_ERR_NOMEM;
-    *state = (hello_state_t){.size = sizeof *state, .layout_version = HELLO_LAYOUT_VERSION};
-    log_api->write(self, CT_LOG_INFO, "ready to greet");
+    *state = (hello_state_t){.header = ct_reload_header(sizeof *state, HELLO_LAYOUT_VERSION)};
+    ct_log_info("ready to greet");
     return 0;
 }
 
 static void shutdown(void)
 {
-    log_api->write(plugin, CT_LOG_INFO, "%llu greetings over %llu frames",
-                   (unsigned long long)state->greetings, (unsigned long long)state->frames);
+    ct_log_info("%llu greetings over %llu frames", (unsigned long long)state->greetings,
+                (unsigned long long)state->frames);
     ct_free(memory_api->plugin_allocator(plugin), state, sizeof *state);
     state = NULL;
 }
@@ -121,26 +125,17 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     int err = connect(get_engine_api, self);
     if (err < 0)
         return err;
-    const hello_state_t *old = saved;
-    if (old->size != sizeof *state || old->layout_version != HELLO_LAYOUT_VERSION) {
-        log_api->write(self, CT_LOG_ERROR,
-                       "cannot adopt state of layout %u (%u bytes): this code needs layout %u (%u)",
-                       old->layout_version, old->size, HELLO_LAYOUT_VERSION,
-                       (unsigned)sizeof *state);
-        return CT_ERR_VERSION;
-    }
-    state = saved;
-    return 0;
+    err = ct_reload_adopt(log_api, self, saved, sizeof *state, HELLO_LAYOUT_VERSION);
+    if (err == 0)
+        state = saved;
+    return err;
 }
 
-static const ct_api_ref_t provides[] = {
-    {ACME_GREETER_API, 1, sizeof(acme_greeter_api_v1), 0, "acme.greeter"},
-};
-
-static const ct_api_ref_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
+static const ct_api_ref_t provides[] = {CT_API_PROVIDE("acme.greeter", 1, acme_greeter_api_v1)};
+static const ct_api_ref_t required[] = {
+    CT_API_REQUIRE("ct.log", 1),
+    CT_API_REQUIRE("ct.lua", 1),
+    CT_API_REQUIRE("ct.memory", 1),
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
@@ -149,9 +144,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .name = "acme.hello",
         .version = {1, 0, 0, 0},
         .provides = provides,
-        .num_provides = sizeof provides / sizeof provides[0],
-        .requires = requires,
-        .num_requires = sizeof requires / sizeof requires[0],
+        .num_provides = CT_ARRAY_COUNT(provides),
+        .required = required,
+        .num_requires = CT_ARRAY_COUNT(required),
         .init = init,
         .shutdown = shutdown,
         .frame_begin = frame_begin,

@@ -33,6 +33,7 @@ uint64_t fixture_shutdown(void)
 {
     loader__shutdown();
     lua_env__shutdown();
+    loader__unmap();
     registry__shutdown();
     return memory__shutdown();
 }

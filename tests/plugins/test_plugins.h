@@ -17,4 +17,22 @@ typedef struct test_counter_api_v1 {
     double (*value)(void);
 } test_counter_api_v1;
 
+#define TEST_V2_API 0x4a20e58eu /* "test.v2" */
+
+/* Provided by the plugin-API-v2 test plugin: what the kernel told it and did with its context. */
+typedef struct test_v2_api_v1 {
+    int (*code_version)(void);
+    /* The versions the kernel chose for its requirements (ct.lua 0..1, test.x 1..3 optional). */
+    uint32_t (*chosen_lua)(void);
+    uint32_t (*chosen_x)(void);
+    /* Frames whose hooks got the context init set (and none got another pointer). */
+    uint32_t (*frames)(void);
+    bool (*context_always_right)(void);
+    /* How often reload_abort handed the old code its state back. */
+    uint32_t (*aborts)(void);
+    /* What the host said: kernel major.minor and the plugin API range. */
+    uint32_t (*kernel_minor)(void);
+    uint32_t (*plugin_api_max)(void);
+} test_v2_api_v1;
+
 #endif

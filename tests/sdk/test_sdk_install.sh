@@ -77,8 +77,7 @@ sed -i 's/ "acme.hello"//' "$project/project.sjson"
 if out=$("$bin/cuttle" --strict --project "$project" 2>&1); then
     fail "a project missing a required provider ran under --strict"
 fi
-# (Whether unlisted files are opened or not, the message names the file and the module list.)
-grep -q "requires acme.greeter v1; .*plugins/acme_hello.so.* the project's module list" <<< "$out" ||
+grep -q "requires acme.greeter v1, which no plugin the project lists offers; .*plugins/acme_hello.so.*, which the project's module list leaves out" <<< "$out" ||
     { echo "$out"; fail "the message does not point at the unlisted provider"; }
 # Plugin folders stay inside the project.
 sed -i 's|"plugins"|"../elsewhere"|' "$project/project.sjson"

@@ -85,7 +85,7 @@ function init() count = 0 print("v1 init") end
 function update(dt) count = count + 1 if count == 5 then print("v1 running") end end
 function shutdown() print("v1 shutdown") end
 LUA
-CUTTLE_LOG=info "$cuttle" --watch --project "$game" --plugin "$hello" --frames 1000000 \
+CUTTLE_LOG=info "$cuttle" --watch --project "$game" --plugin "$hello" --plugin "$leaky" --frames 1000000 \
     > "$scratch/run" 2>&1 &
 pids+=($!)
 wait_for "$scratch/run" "v1 running"
@@ -112,8 +112,10 @@ set +e; wait "${pids[-1]}"; rc=$?; set -e
 grep -q "v3 shutdown after" "$scratch/run" || { cat "$scratch/run"; fail "the script's shutdown() did not run"; }
 script_line=$(grep -n "v3 shutdown after" "$scratch/run" | cut -d: -f1)
 hook_line=$(grep -n "greetings over" "$scratch/run" | cut -d: -f1)
-[ -n "$hook_line" ] && [ "$script_line" -lt "$hook_line" ] ||
-    { cat "$scratch/run"; fail "shutdown order: the script's shutdown(), then the plugins' hooks"; }
+leak_line=$(grep -n "leaked 1 blocks" "$scratch/run" | cut -d: -f1)
+[ -n "$hook_line" ] && [ -n "$leak_line" ] && [ "$script_line" -lt "$hook_line" ] &&
+    [ "$hook_line" -lt "$leak_line" ] ||
+    { cat "$scratch/run"; fail "shutdown order: the script's shutdown(), the plugins' hooks, the leak report"; }
 echo "ok: --watch reloads the boot script (reload(), syntax error kept old, no reload() said); SIGTERM shuts down in order"
 
 # A second signal ends a stuck shutdown at once.

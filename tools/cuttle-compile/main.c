@@ -5,7 +5,7 @@
  *
  * Resource types are registered by modules, so the tool boots the kernel with the project's
  * modules (without running its boot script) and then compiles. Only sources that changed since
- * the last run are compiled (see kernel/resources/compile.c). Prints
+ * the last run are compiled (see compile.c next to this file). Prints
  * "compiled N, up to date M, failed K" and exits 1 if anything failed (a source, or a plugin the
  * project needs: the sources of its types would silently stay uncompiled), 2 on bad usage.
  */

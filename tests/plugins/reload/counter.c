@@ -4,6 +4,8 @@
  *   RELOAD_VERSION=2   Counter.step() adds 10
  *   RELOAD_FAIL        registers Counter.step() adding 1000, then refuses the reload, so the
  *                      kernel must roll its Lua registration back and keep the old code.
+ *   REQUIRE_LATER      also requires test.x v1, which a plugin loaded after it provides: the
+ *                      kernel must refuse that reload, since it would change the load order.
  * The running total lives in state from the plugin allocator and must survive each swap.
  */
 #include "../test_plugins.h"
@@ -84,6 +86,9 @@ static const ct_api_ref_t provides[] = {
 static const ct_api_ref_t requires[] = {
     {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
+#ifdef REQUIRE_LATER
+    CT_API_REQUIRE("test.x", 1),
+#endif
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
@@ -94,7 +99,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .provides = provides,
         .num_provides = 1,
         .requires = requires,
-        .num_requires = 2,
+        .num_requires = CT_ARRAY_COUNT(requires),
         .init = init,
         .shutdown = shutdown,
         .reload_save = reload_save,
