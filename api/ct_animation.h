@@ -84,7 +84,7 @@ typedef struct ct_animation_clip_o ct_animation_clip_o;
 /* How a clip plays; zero means the defaults (no loop, speed 1). */
 typedef struct ct_animation_play_t {
     float speed; /* 0: 1; negative plays backwards; must be finite */
-    bool loop;
+    uint8_t loop; /* 1 loops, 0 plays once (fixed width: no bool in a frozen struct) */
 } ct_animation_play_t;
 
 /* Every event is preceded by this header; `size` is the event's size after it. */

@@ -193,7 +193,7 @@ static inline void ct_euler_from_quat(const double q[4], ct_euler_order order,
 {
     double m[3][3];
     ct_mat3_from_quat(q, m);
-    ct_euler_from_mat3(m, order, frame, angles);
+    ct_euler_from_mat3((const double(*)[3])m, order, frame, angles);
 }
 
 /* Adds the multiple of 2 pi to a that brings it closest to near. */

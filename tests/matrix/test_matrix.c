@@ -65,7 +65,7 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
         };
         const char *slash = strrchr(probes[i], '/');
         const char *name = slash ? slash + 1 : probes[i];
-        assert_int_equal(test_kernel_boot(paths, 5), 0);
+        assert_int_equal(test_kernel_boot(paths, sizeof paths / sizeof paths[0]), 0);
         const matrix_probe_api_v1 *probe = test_kernel_api(ct_hash32("matrix.probe"), 1);
         assert_non_null(probe);
         matrix_result_t result;
