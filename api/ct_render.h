@@ -10,7 +10,9 @@
  *      radix sort: packets with equal keys keep their order, so nothing flickers.
  *   3. build: jobs turn fixed blocks of the sorted stream into display-list entries (matrices
  *      multiplied out, state changes against the previous entry flagged).
- *   4. execute: one backend consumes the list on the calling thread.
+ *   4. execute: one backend consumes the list on the calling thread. The gl backend uploads the
+ *      list once and draws each run of entries that share program, material and mesh as one
+ *      instanced call (10,000 markers of one material are one draw call).
  * The output depends only on the scene: 1 or 8 threads give the same bytes (and pixels).
  *
  * The sort key, from the most significant bit:

@@ -7,7 +7,9 @@
  * render_resources.c  the mesh, material and render_config resource types, config hot reload
  * render_capture.c    writing a frame's packet stream (the replay tool reads it)
  * render_lua.c        the Render module for scripts
- * The core (render_core.h, render_gpu.h) knows nothing of the kernel.
+ * The core knows nothing of the kernel: render_core.h (render_key.c, render_queue.c,
+ * render_build.c: keys, contexts, merge-n-sort, display lists, the null backend) and
+ * render_gpu.h (render_pipeline.c, render_gl*.c, render_png.c, render_capture_read.c).
  */
 #ifndef RENDER_INTERNAL_H
 #define RENDER_INTERNAL_H
