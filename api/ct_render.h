@@ -63,7 +63,8 @@
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
  *     another. A loaded configuration is hot-reloaded: when its source changes on disk, the next
  *     frame recompiles it and switches; a broken edit is reported and the old pipeline stays.
- *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb, project-relative)
+ *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
+ *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)
  *                    Vertices are positions and normals (computed when the file has none).
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]

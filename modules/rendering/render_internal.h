@@ -143,7 +143,7 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v2 *resource; /* v2: source_file for the files meshes name */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
     ct_allocator_t *allocator;

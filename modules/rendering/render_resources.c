@@ -126,23 +126,11 @@ static uint32_t take_slot(void **table, size_t size, void **parallel, size_t par
 
 /* ---- mesh ---------------------------------------------------------------------------------- */
 
-/* The path of a file a source names, inside the project folder; false (reported) otherwise. */
+/* The path of a file a source names: the kernel checks it is a canonical name inside the
+ * project (so it cannot leave it) and reports it otherwise. */
 static bool project_path(const char *rel, char *path, size_t size, ct_compile_ctx_o *ctx)
 {
-    const char *dir = render__m.host ? render__m.host->project_dir() : NULL;
-    if (!dir) {
-        bad(ctx, "mesh.source: '%s' cannot be read without a project folder (run with --project)%s", rel, "");
-        return false;
-    }
-    if (!rel[0] || rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\\') || strstr(rel, "//")) {
-        bad(ctx, "mesh.source: '%s' must be a path inside the project folder (relative, no '..'%s)", rel, ", '//' or '\\\\'");
-        return false;
-    }
-    if ((size_t)snprintf(path, size, "%s/%s", dir, rel) >= size) {
-        bad(ctx, "mesh.source: '%s': the path is too long%s", rel, "");
-        return false;
-    }
-    return true;
+    return render__m.resource->source_file(ctx, "mesh.source", rel, path, size);
 }
 
 /* Reads a file the source names, inside the project folder. */
