@@ -162,6 +162,10 @@ render__manager *render__manager_of(ct_world_o *world, uint32_t type);
 void *render__instance_of(render__manager *m, ct_entity_t e);
 
 /* render_resources.c */
+/* Refuses (as a compile error naming `what` and listing the known ones) any field of the object
+ * `src` other than `known`. */
+bool render__known_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
+                          ct_compile_ctx_o *ctx);
 int render__register_resources(void);
 bool render__rebind_resources(void);
 void render__unregister_resources(void);
