@@ -13,6 +13,7 @@ enum {
     MATRIX_TRANSFORM_WORLD_SETTERS = 1u << 2,
     MATRIX_TRANSFORM_DESTROY_TREE = 1u << 3,
     MATRIX_PHYSICS_BODIES = 1u << 4,
+    MATRIX_NETWORK_REPLICATION = 1u << 5,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -26,6 +27,7 @@ static const struct {
     {"transform", 2, MATRIX_TRANSFORM_WORLD_SETTERS},
     {"transform", 3, MATRIX_TRANSFORM_DESTROY_TREE},
     {"physics", 2, MATRIX_PHYSICS_BODIES},
+    {"network", 1, MATRIX_NETWORK_REPLICATION},
 };
 
 typedef struct matrix_result_t {

@@ -15,11 +15,13 @@
  *     transform v2  set_world_position / world_position round trip under a rotated parent
  *     transform v3  destroy_tree takes a whole chain
  *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
+ *     network v1    a host session on a loopback port replicates an entity it owns
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
 #include "ct_entity.h"
 #include "ct_hash.h"
+#include "ct_network.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
 #include "ct_resource.h"
@@ -37,6 +39,7 @@ typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
 typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
 typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
+typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -47,6 +50,7 @@ static const entity_api_t *entity;
 static const world_api_t *world_api;
 static const transform_api_t *transform;
 static const physics_api_t *physics;
+static const network_api_t *network;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -276,6 +280,21 @@ static int physics_bodies_and_contacts(ct_world_o *w)
 }
 #endif
 
+/* network v1: a host session on a free loopback port replicates an entity it owns. */
+static int network_replication(ct_world_o *w)
+{
+    const ct_network_desc_t desc = {.host = 1, .world = w};
+    if (network->start(&desc) != 0 || network->port() == 0 || network->peer_id() != 1)
+        return CT_ERR_IO;
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}};
+    const bool ok = transform->create(w, e, &pose).i && network->replicate(w, e) == 0 &&
+                    network->owner(w, e) == 1 && network->stats().objects == 1;
+    network->stop();
+    entity->destroy(e);
+    return ok && network->port() == 0 ? 0 : CT_ERR_INVALID;
+}
+
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
 static int run_features(ct_world_o *w, uint32_t *features)
 {
@@ -305,6 +324,11 @@ static int run_features(ct_world_o *w, uint32_t *features)
     if ((r = physics_bodies_and_contacts(w)) != 0)
         return r;
     *features |= MATRIX_PHYSICS_BODIES;
+#endif
+#if NETWORK_V >= 1
+    if ((r = network_replication(w)) != 0)
+        return r;
+    *features |= MATRIX_NETWORK_REPLICATION;
 #endif
     return r;
 }
@@ -383,7 +407,8 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
     physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
     resource = get_engine_api(CT_RESOURCE_API, 1);
-    return entity && world_api && transform && physics && resource ? 0 : CT_ERR_MISSING_API;
+    network = get_engine_api(CT_NETWORK_API, NETWORK_V);
+    return entity && world_api && transform && physics && resource && network ? 0 : CT_ERR_MISSING_API;
 }
 
 static const ct_api_ref_t requires[] = {
@@ -391,6 +416,7 @@ static const ct_api_ref_t requires[] = {
     {CT_WORLD_API, WORLD_V, 0, 0, "ct.world"},
     {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
+    {CT_NETWORK_API, NETWORK_V, 0, 0, "ct.network"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
 };
 static ct_api_ref_t provides[1];

@@ -60,11 +60,12 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
             CT_TEST_MODULE("entities", "ct_entities"),
             CT_TEST_MODULE("transforms", "ct_transforms"),
             CT_TEST_MODULE("physics", "ct_physics"),
+            CT_TEST_MODULE("networking", "ct_networking"),
             probes[i],
         };
         const char *slash = strrchr(probes[i], '/');
         const char *name = slash ? slash + 1 : probes[i];
-        assert_int_equal(test_kernel_boot(paths, 4), 0);
+        assert_int_equal(test_kernel_boot(paths, sizeof paths / sizeof paths[0]), 0);
         const matrix_probe_api_v1 *probe = test_kernel_api(ct_hash32("matrix.probe"), 1);
         assert_non_null(probe);
         matrix_result_t result;
