@@ -204,7 +204,7 @@ static void api_set_timeouts(bool enabled)
         network__m.state->session.node.d.no_timeouts = !enabled;
 }
 
-static ct_network_stats_t api_stats(void)
+ct_network_stats_t network__stats(void)
 {
     const network__state_t *st = network__m.state;
     ct_network_stats_t out = {0};
@@ -225,7 +225,7 @@ static ct_network_stats_t api_stats(void)
 
 static const ct_network_api_v1 api_v1 = {
     network__start, network__stop, api_port, api_peer_id, network__replicate,
-    network__migrate, network__owner, api_set_timeouts, api_stats,
+    network__migrate, network__owner, api_set_timeouts, network__stats,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */

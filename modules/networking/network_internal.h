@@ -774,6 +774,7 @@ typedef struct network__manager_t {
 } network__manager_t;
 
 int network__start(const ct_network_desc_t *desc);
+ct_network_stats_t network__stats(void);
 void network__stop(void);
 int network__replicate(ct_world_o *world, ct_entity_t e);
 int network__migrate(ct_world_o *world, ct_entity_t e, uint8_t peer);

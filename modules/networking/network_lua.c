@@ -304,11 +304,14 @@ static int l_network_stats(lua_State *L)
         return 1;
     const net_node_stats_t *n = &st->session.node.stats;
     const net_session_stats_t *r = &st->session.stats;
+    const ct_network_stats_t all = network__stats();
+    const ct_network_stats_t *net = &all;
     const struct { const char *k; double v; } f[] = {
         {"datagrams_in", (double)n->datagrams_in}, {"datagrams_out", (double)n->datagrams_out},
         {"bytes_in", (double)n->bytes_in}, {"bytes_out", (double)n->bytes_out},
         {"breaches", (double)n->breaches}, {"updates_applied", (double)r->updates_applied},
         {"stale_ignored", (double)(r->stale_updates + r->stale_creates + r->stale_migrations)},
+        {"objects", (double)net->objects},
     };
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
         LUA->push_number(L, f[k].v);

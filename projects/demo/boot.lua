@@ -34,10 +34,34 @@ function init()
   print(string.format("demo: dropped %d crates", #crates))
 end
 
+-- Networking, optional: the same demo as host and as client on two ports of this machine,
+--   cuttle --project projects/demo --modules build/modules --fps 60 --frames 360 -e 'net_host(40001)' &
+--   cuttle --project projects/demo --modules build/modules --fps 60 --frames 240 -e 'net_join(40002, "127.0.0.1:40001")'
+-- The host replicates its crates; the client sees them as entities and reports what arrived.
+function net_host(port)
+  Network.start{ port = port, host = true, world = world }
+  for _, e in ipairs(crates) do Network.replicate(world, e) end
+  print(string.format("demo: hosting on port %d, %d crates replicated", Network.port(), #crates))
+end
+
+function net_join(port, host)
+  Network.start{ port = port, join = host, world = world }
+  print(string.format("demo: joining %s from port %d", host, Network.port()))
+end
+
+local function report_network()
+  local s = Network.stats()
+  if not s.datagrams_in then return end
+  print(string.format("demo: network peer %d, %d peers, %d objects, %d datagrams in, %d out, %d updates applied",
+                      Network.peer_id(), #Network.peers(), s.objects, s.datagrams_in, s.datagrams_out,
+                      s.updates_applied))
+end
+
 function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  if frames % 120 == 0 then report_network() end
   if frames % 60 == 0 then
     local x, y, z = Transform.world_position(world, crates[1])
     print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", frames, collisions, y))
@@ -52,6 +76,8 @@ function shutdown()
   end
   print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
                       frames, collisions, resting, #crates))
+  report_network()
+  Network.stop()
   World.destroy(world)
   Resource.unload("level", "levels/arena")
 end
