@@ -3,7 +3,8 @@
  * its Lua API on 127.0.0.1, joined by a client made from the networking core in this test: an
  * entity replicates out and follows its transform, the client's object becomes an entity here,
  * RPC calls reach the Lua handler with checked values and within the per-frame budget, a call
- * that breaks its schema disconnects the client, and bad Lua arguments raise clear errors.
+ * that breaks its schema disconnects the client, a hot reload keeps the session running, and bad
+ * Lua arguments raise clear errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "net_test_support.h"
+#include "plugins/loader.h"
 #include "test_kernel.h"
 
 #include <time.h>
@@ -94,6 +96,12 @@ static bool client_sees_moved(void)
 {
     const net_object_t *o = net_object_find(&client, host_object);
     return o && o->fields[0] == 5.0f && o->fields[1] == 6.0f;
+}
+
+static bool client_sees_moved_again(void)
+{
+    const net_object_t *o = net_object_find(&client, host_object);
+    return o && o->fields[0] == -1.0f && o->fields[2] == -3.0f;
 }
 
 static bool host_has_replica(void) { return net->stats().objects == 2 && tf->count(world) == 2; }
@@ -192,6 +200,15 @@ static void host_and_client(void **state)
     }
     assert_true(frames_until(hits_three, 3000));
     assert_true(lua_true("last_from == 2 and last_damage == 7 and last_who == 'head'"));
+
+    /* A hot reload keeps the session: the socket, the connection, the objects, the handlers. */
+    const uint16_t port_before = net->port();
+    assert_int_equal(loader__reload("ct.networking"), 0);
+    assert_int_equal(net->port(), port_before);
+    assert_int_equal(net->stats().objects, 2);
+    const ct_transform_pose_t again = {{-1, -2, -3}, {0, 0, 0, 1}, {1, 1, 1}};
+    tf->set_local(world, tf->lookup(world, e), &again);
+    assert_true(frames_until(client_sees_moved_again, 3000));
     for (int k = 0; k < 100; k++) {
         net_writer_t w = net_writer(msg, sizeof msg);
         const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = 1},
