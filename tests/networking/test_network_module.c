@@ -92,6 +92,12 @@ static bool client_has_object(void)
     return false;
 }
 
+static bool client_sees_health(void)
+{
+    const net_object_t *o = net_object_find(&client, host_object);
+    return o && o->fields[NET_SCRIPT_FIELD0] == 42.0f;
+}
+
 static bool client_sees_moved(void)
 {
     const net_object_t *o = net_object_find(&client, host_object);
@@ -175,9 +181,20 @@ static void host_and_client(void **state)
     assert_true(frames_until(client_joined, 3000));
     assert_int_equal(client.my_id, 2);
 
-    /* Out: the entity's transform is the object's state. */
+    /* Out: the entity's transform is the object's state, and so are declared script fields. */
     assert_true(frames_until(client_has_object, 3000));
     assert_true(net_object_find(&client, host_object)->fields[2] == 3.0f);
+    assert_int_equal(lua->run_string(
+        "function set_health(w, e) Network.set_field(w, e, 'health', 42)\n"
+        "  assert(Network.field(w, e, 'health') == 42)\n"
+        "  assert(not pcall(Network.set_field, w, e, 'helth', 1))\n"
+        "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
+        "  assert(Network.owner(w, e) == 1)\n"
+        "end", "=test"), 0);
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e.id);
+    assert_int_equal(lua->call_global("set_health", 2), 0);
+    assert_true(frames_until(client_sees_health, 3000));
     const ct_transform_pose_t moved = {{5, 6, 7}, {0, 0, 0, 1}, {1, 1, 1}};
     tf->set_local(world, tf->lookup(world, e), &moved);
     assert_true(frames_until(client_sees_moved, 3000));
