@@ -257,8 +257,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (!st)
         return CT_ERR_NOMEM;
     memset(st, 0, sizeof *st);
-    st->size = sizeof *st;
-    st->layout_version = NETWORK_LAYOUT_VERSION;
+    st->header = ct_reload_header(sizeof *st, NETWORK_LAYOUT_VERSION);
     network__m.state = st;
     err = network__register_component();
     if (err < 0) {
@@ -289,13 +288,11 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     const int err = connect(get_engine_api, self);
     if (err < 0)
         return err;
+    const int refused = ct_reload_adopt(network__m.log, self, saved, sizeof(network__state_t),
+                                        NETWORK_LAYOUT_VERSION);
+    if (refused < 0)
+        return refused;
     network__state_t *st = saved;
-    if (!st || st->size != sizeof *st || st->layout_version != NETWORK_LAYOUT_VERSION) {
-        LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this code "
-            "needs layout %u (%u bytes); restart to use it", st ? st->layout_version : 0,
-            st ? st->size : 0, NETWORK_LAYOUT_VERSION, (uint32_t)sizeof *st);
-        return CT_ERR_VERSION;
-    }
     network__m.state = st;
     if (st->running) {
         st->session.node.d.send = net_udp_send;

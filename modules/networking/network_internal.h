@@ -718,6 +718,7 @@ int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **w
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_network.h"
+#include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 
@@ -729,7 +730,7 @@ int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **w
 
 /* Everything that survives a hot reload, in one block of the plugin's allocator. */
 typedef struct network__state_t {
-    uint32_t size, layout_version;
+    ct_reload_header_t header;
     bool running;
     bool timeouts_off;
     net_session_t session;
