@@ -4,7 +4,13 @@
 set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
-                 libcmocka-dev)
+                 libcmocka-dev
+                 # rendering: EGL + OpenGL (headless on Mesa's llvmpipe), X11 for --window, PNG writing
+                 libegl-dev libgles-dev libopengl-dev libgl1-mesa-dri libx11-dev libstb-dev)
+# Data only the tests and benchmarks read; scripts/test.sh and bench.sh add these to the list above.
+CUTTLE_TEST_PACKAGES=(assimp-testmodels
+                      # rendering tests: a virtual display for --window, the Stanford bunny
+                      xvfb xauth glmark2-data)
 CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
 
 cuttle_install_missing() {

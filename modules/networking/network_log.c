@@ -32,7 +32,7 @@ void net_log_write(FILE *f, uint8_t what, const net_addr_t *addr, const uint8_t 
     net_put_bytes(&w, addr->ip, 16);
     net_put_u32(&w, n);
     fwrite(head, 1, w.n, f);
-    if (n)
+    if (n > 0) /* an empty datagram has no payload pointer */
         fwrite(p, 1, n, f);
 }
 

@@ -13,7 +13,8 @@ enum {
     MATRIX_TRANSFORM_WORLD_SETTERS = 1u << 2,
     MATRIX_TRANSFORM_DESTROY_TREE = 1u << 3,
     MATRIX_PHYSICS_BODIES = 1u << 4,
-    MATRIX_NETWORK_REPLICATION = 1u << 5,
+    MATRIX_RENDER_NULL_FRAME = 1u << 5,
+    MATRIX_NETWORK_REPLICATION = 1u << 6,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -27,6 +28,7 @@ static const struct {
     {"transform", 2, MATRIX_TRANSFORM_WORLD_SETTERS},
     {"transform", 3, MATRIX_TRANSFORM_DESTROY_TREE},
     {"physics", 2, MATRIX_PHYSICS_BODIES},
+    {"render", 1, MATRIX_RENDER_NULL_FRAME},
     {"network", 1, MATRIX_NETWORK_REPLICATION},
 };
 

@@ -1,6 +1,6 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V), requiring exactly those versions. It runs:
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, RENDER_V), requiring exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -15,6 +15,7 @@
  *     transform v2  set_world_position / world_position round trip under a rotated parent
  *     transform v3  destroy_tree takes a whole chain
  *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
+ *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     network v1    a host session on a loopback port replicates an entity it owns
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
@@ -24,6 +25,7 @@
 #include "ct_network.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
+#include "ct_render.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -39,6 +41,7 @@ typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
 typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
 typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
+typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
 
 #define NUM_CHAINS 24
@@ -50,6 +53,7 @@ static const entity_api_t *entity;
 static const world_api_t *world_api;
 static const transform_api_t *transform;
 static const physics_api_t *physics;
+static const render_api_t *render;
 static const network_api_t *network;
 static const ct_resource_api_v1 *resource;
 
@@ -68,13 +72,18 @@ static bool world_position_is(ct_world_o *w, ct_entity_t e, double x, double y, 
     return near(m.m[3], x, 1e-4) && near(m.m[7], y, 1e-4) && near(m.m[11], z, 1e-4);
 }
 
-static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
+static ct_entity_t spawn_unit_at(ct_world_o *w, const char *unit, const float pos[3])
 {
 #if WORLD_V == 0
-    return world_api->spawn_unit(w, "matrix/chain", pos);
+    return world_api->spawn_unit(w, unit, pos);
 #else
-    return world_api->spawn_unit(w, "matrix/chain", pos, NULL);
+    return world_api->spawn_unit(w, unit, pos, NULL);
 #endif
+}
+
+static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
+{
+    return spawn_unit_at(w, "matrix/chain", pos);
 }
 
 /* The pose node d of chain c is given by move_chains. */
@@ -280,6 +289,29 @@ static int physics_bodies_and_contacts(ct_world_o *w)
 }
 #endif
 
+#if RENDER_V >= 1
+/* A null-backend frame of the world seen from a spawned camera: the world holds no meshes, so the
+ * frame is exactly the two default layers' begin packets, all valid. */
+static int render_null_frame(ct_world_o *w)
+{
+    static const char camera_unit[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    int r = resource->load_source("unit", "matrix/camera", camera_unit, sizeof camera_unit - 1);
+    if (r)
+        return r;
+    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera", (const float[3]){20, 3, 30});
+    r = render->set_backend("null");
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t s = render->stats();
+    entity->destroy(camera);
+    resource->unload("unit", "matrix/camera");
+    if (!r && (s.frame != 1 || s.packets != 2 || s.invalid != 0))
+        r = CT_ERR_INVALID;
+    return r;
+}
+#endif
+
 /* network v1: a host session on a free loopback port replicates an entity it owns. */
 static int network_replication(ct_world_o *w)
 {
@@ -324,6 +356,11 @@ static int run_features(ct_world_o *w, uint32_t *features)
     if ((r = physics_bodies_and_contacts(w)) != 0)
         return r;
     *features |= MATRIX_PHYSICS_BODIES;
+#endif
+#if RENDER_V >= 1
+    if ((r = render_null_frame(w)) != 0)
+        return r;
+    *features |= MATRIX_RENDER_NULL_FRAME;
 #endif
 #if NETWORK_V >= 1
     if ((r = network_replication(w)) != 0)
@@ -407,8 +444,11 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
     physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
     resource = get_engine_api(CT_RESOURCE_API, 1);
+    render = get_engine_api(CT_RENDER_API, RENDER_V);
     network = get_engine_api(CT_NETWORK_API, NETWORK_V);
-    return entity && world_api && transform && physics && resource && network ? 0 : CT_ERR_MISSING_API;
+    return entity && world_api && transform && physics && resource && render && network
+               ? 0
+               : CT_ERR_MISSING_API;
 }
 
 static const ct_api_ref_t requires[] = {
@@ -418,6 +458,7 @@ static const ct_api_ref_t requires[] = {
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
     {CT_NETWORK_API, NETWORK_V, 0, 0, "ct.network"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};
