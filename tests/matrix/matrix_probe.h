@@ -17,6 +17,7 @@ enum {
     MATRIX_COMPONENT_ORDER = 1u << 6,
     MATRIX_RENDER_NULL_FRAME = 1u << 7,
     MATRIX_ANIMATION_PLAYBACK = 1u << 8,
+    MATRIX_NETWORK_REPLICATION = 1u << 9,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -34,6 +35,7 @@ static const struct {
     {"component", 2, MATRIX_COMPONENT_ORDER},
     {"render", 1, MATRIX_RENDER_NULL_FRAME},
     {"animation", 1, MATRIX_ANIMATION_PLAYBACK},
+    {"network", 1, MATRIX_NETWORK_REPLICATION},
 };
 
 typedef struct matrix_result_t {

@@ -1,7 +1,7 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V), requiring
- * exactly those versions. It runs:
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V),
+ * requiring exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -20,12 +20,14 @@
  *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
+ *     network v1    a host session on a loopback port replicates an entity it owns
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
 #include "ct_animation.h"
 #include "ct_entity.h"
 #include "ct_hash.h"
+#include "ct_network.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
 #include "ct_render.h"
@@ -48,6 +50,7 @@ typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
 typedef CONCAT(ct_component_api_v, COMPONENT_V) component_api_t;
 typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
+typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -61,6 +64,7 @@ static const physics_api_t *physics;
 static const component_api_t *component;
 static const render_api_t *render;
 static const animation_api_t *animation;
+static const network_api_t *network;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -420,6 +424,23 @@ static int animation_arm(ct_world_o *w)
 }
 #endif
 
+#if NETWORK_V >= 1
+/* network v1: a host session on a free loopback port replicates an entity it owns. */
+static int network_replication(ct_world_o *w)
+{
+    const ct_network_desc_t desc = {.host = 1, .world = w};
+    if (network->start(&desc) != 0 || network->port() == 0 || network->peer_id() != 1)
+        return CT_ERR_IO;
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}};
+    const bool ok = transform->create(w, e, &pose).i && network->replicate(w, e) == 0 &&
+                    network->owner(w, e) == 1 && network->stats().objects == 1;
+    network->stop();
+    entity->destroy(e);
+    return ok && network->port() == 0 ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
 static int run_features(ct_world_o *w, uint32_t *features)
 {
@@ -469,6 +490,11 @@ static int run_features(ct_world_o *w, uint32_t *features)
     if ((r = animation_arm(w)) != 0)
         return r;
     *features |= MATRIX_ANIMATION_PLAYBACK;
+#endif
+#if NETWORK_V >= 1
+    if ((r = network_replication(w)) != 0)
+        return r;
+    *features |= MATRIX_NETWORK_REPLICATION;
 #endif
     return r;
 }
@@ -553,8 +579,9 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     component = get_engine_api(CT_COMPONENT_API, COMPONENT_V);
     render = get_engine_api(CT_RENDER_API, RENDER_V);
     animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
+    network = get_engine_api(CT_NETWORK_API, NETWORK_V);
     return entity && world_api && transform && physics && resource && component && render &&
-                   animation
+                   animation && network
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -564,6 +591,7 @@ static const ct_api_ref_t requires[] = {
     {CT_WORLD_API, WORLD_V, 0, 0, "ct.world"},
     {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
+    {CT_NETWORK_API, NETWORK_V, 0, 0, "ct.network"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
     {CT_COMPONENT_API, COMPONENT_V, 0, 0, "ct.component"},
     {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
