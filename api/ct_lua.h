@@ -70,7 +70,8 @@ typedef struct ct_lua_api_v1 {
 
     /* Reading arguments. to_* return a default (0, NULL, false) when the value has another type;
      * check_* raise a Lua error naming the argument instead. Returned strings are owned by Lua and
-     * valid while the value stays on the stack; `len` may be NULL. */
+     * valid while the value stays on the stack; `len` may be NULL, and then check_string also
+     * refuses a string holding a NUL byte (C would see it cut short). */
     double (*to_number)(lua_State *L, int idx);
     bool (*to_boolean)(lua_State *L, int idx);
     const char *(*to_string)(lua_State *L, int idx, size_t *len);

@@ -68,7 +68,8 @@
  * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
  * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
- * their id):
+ * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, is never taken as
+ * an id: it names no entity here, and Transform.* raise "not an entity id" for it):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)
@@ -96,7 +97,7 @@ extern "C" {
 /* Creation parameters; all zero (or a NULL desc) means the defaults. */
 typedef struct ct_world_desc_t {
     /* Names the world's allocators in memory reports ("entities.<name>.transform"); copied,
-     * truncated to 31 bytes. NULL: "world". */
+     * truncated to 31 bytes (never inside a UTF-8 character). NULL: "world". */
     const char *name;
 } ct_world_desc_t;
 
@@ -186,7 +187,8 @@ typedef struct ct_world_api_v2 {
 
 /*
  * The debug-name component ("debug_name", source `debug_name = { name = "crate" }`): a name of
- * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated) per entity per world. It is
+ * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated, never inside a UTF-8
+ * character) per entity per world. It is
  * the reference component manager: structure of arrays in one allocation, an open-addressing
  * hash from entity to instance, swap-erase on removal, and removal of dead entities' names by the
  * entity destroy callback.

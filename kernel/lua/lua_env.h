@@ -68,6 +68,20 @@ void lua_env__reload_begin(ct_plugin_o *owner);
 void lua_env__reload_commit(ct_plugin_o *owner);
 void lua_env__reload_rollback(ct_plugin_o *owner);
 
+/* Argument idx as a C string: raises (naming the argument) unless it is a string or number
+ * without NUL bytes, which C would silently cut short. */
+const char *lua_env__check_c_string(lua_State *L, int idx);
+
+/* What the kernel is calling while no Lua runs ("plugin init", "a frame hook", ...): named when a
+ * plugin raises a Lua error outside a protected call and the process must end. NULL: nothing. */
+void lua_env__set_phase(const char *phase);
+
+/* The project's `sandbox = true`: removes ffi, debug, io, os (but its clocks), package's native
+ * and file loaders, dofile, loadfile and string.dump, and makes every load text-only (no
+ * bytecode). Returns 0 or CT_ERR_LUA. Applies until lua_env__shutdown. */
+int lua_env__sandbox(void);
+bool lua_env__sandboxed(void);
+
 const ct_lua_api_v0 *lua_env__api_v0(void);
 const ct_lua_api_v1 *lua_env__api_v1(void);
 const ct_lua_api_v2 *lua_env__api_v2(void);

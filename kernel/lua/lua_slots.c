@@ -66,7 +66,15 @@ static struct {
  * each plugin call (bench/ measures it against a plain lua_CFunction). */
 static int l_lua_call_slot(lua_State *L)
 {
-    const lua_slot_t *s = &slots.items[lua_tointeger(L, lua_upvalueindex(1))];
+    /* The upvalue is reachable from scripts (debug.setupvalue), so it is checked, not trusted. */
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(1));
+    if (i < 0 || i >= (lua_Integer)slots.count)
+        return luaL_error(L, "kernel function slot %d does not exist (its upvalue was changed)",
+                          (int)i);
+    if (lua_env__stack_left() < LUA_STACK_RESERVE)
+        return luaL_error(L, "C stack overflow: Lua and C call each other too deeply (%s.%s)",
+                          slots.items[i].module, slots.items[i].name);
+    const lua_slot_t *s = &slots.items[i];
     if (s->disabled)
         return s->quiet_when_disabled
                    ? 0

@@ -27,5 +27,6 @@ void resources__reload_end(ct_plugin_o *plugin, bool keep_new);
 int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
 const ct_resource_api_v2 *resources__api_v2(void);
+const ct_resource_api_v3 *resources__api_v3(void);
 
 #endif

@@ -112,7 +112,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
     s->memory = get_engine_api(CT_MEMORY_API, 1);
     s->lua = get_engine_api(CT_LUA_API, 1);
     s->data = get_engine_api(CT_DATA_API, 1);
-    s->resource = get_engine_api(CT_RESOURCE_API, 1);
+    s->resource = get_engine_api(CT_RESOURCE_API, 3);
     s->registry = get_engine_api(CT_REGISTRY_API, 2);
     if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
         return CT_ERR_MISSING_API;
@@ -216,7 +216,7 @@ static const ct_api_ref_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
     CT_API_REQUIRE_OPTIONAL("ct.registry", 2),
 };
 

@@ -20,7 +20,7 @@ typedef struct entities_services_t {
     const ct_memory_api_v1 *memory;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v3 *resource;
     const ct_registry_api_v2 *registry; /* optional: without it listeners have no owner */
     ct_plugin_o *self;
     ct_allocator_t *a;
@@ -181,6 +181,9 @@ void entities__notify_world(ct_world_o *world, uint32_t event);
 void entities__world_listeners_shutdown(void);
 
 /* entities_world.c: worlds and their managers. */
+/* Copies `from` into to[size] NUL-padded, cutting at most size - 1 bytes at a UTF-8 character
+ * boundary (names of worlds and debug names). */
+void entities__copy_utf8(char *to, size_t size, const char *from);
 ct_world_o *entities__create_world(const ct_world_desc_t *desc);
 void entities__destroy_world(ct_world_o *world);
 void entities__destroy_all_worlds(void);

@@ -119,6 +119,18 @@ static void free_world(world_t *w)
     ct_free(entities__services.a, w, sizeof *w);
 }
 
+/* Truncation backs up to the start of a UTF-8 character, so a cut never leaves half of one. */
+void entities__copy_utf8(char *to, size_t size, const char *from)
+{
+    size_t len = strnlen(from, size - 1u);
+    if (from[len] != '\0') {
+        while (len > 0 && ((unsigned char)from[len] & 0xC0u) == 0x80u)
+            len--;
+    }
+    memcpy(to, from, len);
+    memset(to + len, 0, size - len);
+}
+
 /* A free slot (the lowest), growing the table when all are taken; -1 when out of memory or at
  * MAX_WORLDS. */
 static int64_t free_slot(void)
@@ -159,7 +171,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
     }
     memset(w, 0, sizeof *w);
     w->handle = make_handle((uint32_t)slot);
-    snprintf(w->name, sizeof w->name, "%s", desc && desc->name ? desc->name : "world");
+    entities__copy_utf8(w->name, sizeof w->name, desc && desc->name ? desc->name : "world");
     uint32_t n;
     const uint32_t *order = entities__spawn_order(&n);
     for (uint32_t i = 0; i < n; i++) {
