@@ -37,5 +37,7 @@ int kernel__frame(double dt);
 uint64_t kernel__shutdown(void);
 /* Frames the project asks for by default (project.sjson `frames`), 0 if it does not say. */
 uint32_t kernel__project_frames(void);
+/* The kernel's libuv loop (console, file watchers); NULL when not booted. */
+struct uv_loop_s *kernel__loop(void);
 
 #endif

@@ -85,19 +85,26 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults)
+int lua_env__pcall_keep_error(int nargs, int nresults)
 {
     lua_State *L = env.L;
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
     int rc = lua_pcall(L, nargs, nresults, handler);
-    if (rc != 0) {
+    lua_remove(L, handler);
+    return rc != 0 ? CT_ERR_LUA : 0;
+}
+
+int lua_env__pcall(int nargs, int nresults)
+{
+    lua_State *L = env.L;
+    int base = lua_gettop(L) - nargs - 1;
+    if (lua_env__pcall_keep_error(nargs, nresults)) {
         lua_env_log_error(L);
-        lua_settop(L, handler - 1);
+        lua_settop(L, base);
         return CT_ERR_LUA;
     }
-    lua_remove(L, handler);
     return 0;
 }
 

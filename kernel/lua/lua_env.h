@@ -18,6 +18,10 @@ lua_State *lua_env__state(void);
  * On error logs "file:line: message" plus the traceback, leaves the stack as before the function
  * was pushed, and returns CT_ERR_LUA. */
 int lua_env__pcall(int nargs, int nresults);
+/* The same call for callers that report the error themselves (the console replies with it): on
+ * error the message with its traceback is left on the stack in place of the function, nothing is
+ * logged, and CT_ERR_LUA is returned. */
+int lua_env__pcall_keep_error(int nargs, int nresults);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);

@@ -67,6 +67,9 @@ const char *resources__source_path(const ct_compile_ctx_o *ctx);
 int resources__load(const char *type, const char *name);
 int resources__load_source(const char *type, const char *name, const char *source, size_t len);
 void *resources__get(const char *type, const char *name);
+/* Reads and validates the blob again and swaps the runtime object (the type's unload releases the
+ * old one; get() returns the new one). On any error the loaded version stays. */
+int resources__reload(const char *type, const char *name);
 void resources__unload(const char *type, const char *name);
 /* Unloads every resource of `type`, or of every type, whatever their load counts. */
 void resources__unload_type(const ct_resource_type_t *type);
