@@ -109,7 +109,8 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
     char chunk[48];
     snprintf(chunk, sizeof chunk, "=console client %u", (unsigned)c->id);
     int rc = luaL_loadbuffer(L, code, len, chunk);
-    if (rc == 0) {
+    bool loaded = rc == 0;
+    if (loaded) {
         script_deadline = uv_hrtime() + (uint64_t)CONSOLE_SCRIPT_SECONDS * 1000000000u;
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
         lua_sethook(L, on_count, LUA_MASKCOUNT, 10000);
@@ -120,6 +121,8 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
     if (rc) {
         const char *msg = lua_tostring(L, -1);
         cJSON_AddBoolToObject(reply, "ok", false);
+        /* A client may try a line as an expression first and then as a statement. */
+        cJSON_AddStringToObject(reply, "phase", loaded ? "run" : "compile");
         cJSON_AddStringToObject(reply, "error", msg ? msg : "(error object is not a string)");
     } else {
         cJSON_AddBoolToObject(reply, "ok", true);

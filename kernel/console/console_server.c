@@ -221,8 +221,10 @@ static bool on_frame(void *ctx, uint32_t type, const uint8_t *payload, uint32_t 
             console_server__error(c, &m, true, "wrong token");
         } else {
             c->authed = true;
-            const char *ok = "{\"type\":\"auth\",\"ok\":true}";
-            console_server__send(c, ok, strlen(ok));
+            char ok[96];
+            int n = m.has_id ? snprintf(ok, sizeof ok, "{\"type\":\"auth\",\"ok\":true,\"id\":%.17g}", m.id)
+                             : snprintf(ok, sizeof ok, "{\"type\":\"auth\",\"ok\":true}");
+            console_server__send(c, ok, (size_t)n);
         }
     } else if (!c->authed) {
         console_server__error(c, &m, true, "this server wants a token: send {\"type\":\"auth\","
