@@ -258,7 +258,8 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
             snprintf(text, sizeof text, "closed mid-header (got %llu of 8 bytes)",
                      (unsigned long long)have);
         else
-            snprintf(text, sizeof text, "%s", nread == UV_EOF ? "disconnected" : uv_strerror((int)nread));
+            snprintf(text, sizeof text, "%s%sdisconnected", nread == UV_EOF ? "" : uv_strerror((int)nread),
+                     nread == UV_EOF ? "" : "; ");
         client_log(c, have ? CT_LOG_WARNING : CT_LOG_INFO, text);
         close_now(c);
         return;

@@ -552,14 +552,20 @@ static int l_run_step(lua_State *L)
     return 0;
 }
 
-static int l_run_sleep(lua_State *L)
+/* Sleeps while the children's exits are noticed. */
+static void idle(double seconds)
 {
-    double s = luaL_checknumber(L, 1);
-    double deadline = now_s() + (s > 60 ? 60 : s);
+    double deadline = now_s() + seconds;
     while (now_s() < deadline) {
         pump();
         sleep_ms(10);
     }
+}
+
+static int l_run_sleep(lua_State *L)
+{
+    double s = luaL_checknumber(L, 1);
+    idle(s > 60 ? 60 : s);
     return 0;
 }
 
@@ -578,8 +584,7 @@ static int l_run_wait(lua_State *L)
         lua_pop(L, 1);
         if (now_s() > deadline)
             return luaL_error(L, "timed out after %.1f s waiting for %s", timeout, what);
-        l_run_sleep((lua_pushnumber(L, 0.05), L));
-        lua_pop(L, 1);
+        idle(0.05);
     }
 }
 
