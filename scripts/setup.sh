@@ -5,6 +5,8 @@ set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
                  libcmocka-dev)
+# Only the tests need these (scripts/test.sh adds them): chromium renders the profiler viewer.
+CUTTLE_TEST_PACKAGES=(chromium)
 
 cuttle_install_missing() {
     local missing=()

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+CUTTLE_PACKAGES+=("${CUTTLE_TEST_PACKAGES[@]}")
 cuttle_install_missing
 
 cuttle_configure build-test -Dwerror=true

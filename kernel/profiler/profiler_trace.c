@@ -14,7 +14,8 @@
 static struct {
     FILE *file;
     char path[1024];
-    uint64_t events;
+    uint64_t events; /* written, metadata included (for the commas) */
+    uint64_t scopes;
     uint64_t dropped;
     bool named[PROFILER_MAX_THREADS + 1];
 } g_trace;
@@ -49,6 +50,7 @@ static void trace_sink(void *ctx, const profiler_thread_info_t *thread,
         fputs("\"}}", f);
     }
     g_trace.dropped += thread->dropped;
+    g_trace.scopes += n;
     for (uint32_t i = 0; i < n; i++) {
         const profiler_scope_t *s = &scopes[i];
         separator();
@@ -97,7 +99,7 @@ int profiler__trace_close(void)
         log__error("--profile %s: write failed", g_trace.path);
         return CT_ERR_IO;
     }
-    log__info("profile: %llu scopes written to %s%s", (unsigned long long)g_trace.events,
+    log__info("profile: %llu scopes written to %s%s", (unsigned long long)g_trace.scopes,
               g_trace.path, g_trace.dropped ? " (some lost to full rings)" : "");
     return 0;
 }
