@@ -6,8 +6,11 @@
  * managers (transforms, physics, a game's own) own the data of the entities they know, per world.
  * alive() is one array lookup. A destroyed index is reused only after at least
  * CT_ENTITY_MIN_FREE_INDICES others wait in the queue, so an id comes back only after its index
- * went round all generations: with 1024 free indices and 10 generation bits, about 1024 * 1024
- * destroys. Up to CT_ENTITY_MAX_LIVE entities live at once. The id 0 is never handed out.
+ * went round all generations: with 1024 free indices and 10 generation bits, at least
+ * 1025 * 1023 destroys (alive() of the old id turns true again once its index's generation comes
+ * round, even while the index waits in the queue). That holds even once every index has been used: up to CT_ENTITY_MAX_LIVE -
+ * CT_ENTITY_MIN_FREE_INDICES entities live at once (create fails beyond, logged), so the minimum
+ * always waits in the queue. The id 0 is never handed out.
  *
  * Worlds (ct_world_o, see ct_world.h) hold one manager per component type. One entity may have
  * components in several worlds (a game world and an inventory world).
@@ -53,7 +56,8 @@ typedef void (*ct_entity_destroyed_f)(void *user_data, const ct_entity_t *entiti
 
 /* Version 1: the single-entity API of the seed's part 1. */
 typedef struct ct_entity_api_v1 {
-    /* A new entity, or {0} when CT_ENTITY_MAX_LIVE are live (logged). */
+    /* A new entity, or {0} when CT_ENTITY_MAX_LIVE - CT_ENTITY_MIN_FREE_INDICES are live
+     * (logged). */
     ct_entity_t (*create)(void);
     /* Destroys e; a dead or invalid e is ignored (logged at debug level). */
     void (*destroy)(ct_entity_t e);
@@ -125,9 +129,10 @@ typedef struct ct_component_type_t {
                   const uint32_t *entity_index, const void *data);
 
     /* Exactly one of these two: `destroyed` is called with every batch of dead entities (the
-     * manager removes their instances at once); or `gc` (with destroyed NULL) is called by
-     * ct_world_api.collect_garbage and removes instances of dead entities lazily (the seed's
-     * random probe: stop after 4 live hits in a row). */
+     * manager removes their instances at once); or `gc` (with destroyed NULL) removes instances
+     * of dead entities lazily (the seed's random probe: stop after 4 live hits in a row). `gc` is
+     * called once per frame for every world and by ct_world_api.collect_garbage, so it must be
+     * bounded: see ct_component_api_v2.gc_probe. */
     void (*destroyed)(void *manager, const ct_entity_t *entities, uint32_t n);
     void (*gc)(void *manager);
 } ct_component_type_t;
@@ -148,6 +153,107 @@ typedef struct ct_component_api_v1 {
      * its reload_load with the type it registered at init, now pointing at the new code. */
     bool (*replace_type)(const ct_component_type_t *type);
 } ct_component_api_v1;
+
+/* Checks one compiled instance of a type (instance_size bytes at `instance`) when a resource
+ * holding it is loaded, so data that was not made by the compiler (a re-signed or hand-edited
+ * blob) is refused at load, never spawned. Return false with the field at fault in `why`. */
+typedef bool (*ct_component_validate_f)(void *user_data, const void *instance, char *why,
+                                        size_t why_size);
+
+/* Probes per manager per frame the garbage collection may spend (see gc_probe). */
+#define CT_COMPONENT_GC_PROBES 32u
+
+/*
+ * Version 2: everything of v1 (same order, same meaning), plus:
+ *   - validation of compiled instances at load (set_validate);
+ *   - spawning that fails as a whole (spawn_failed);
+ *   - the seed's random-probe collection with a bound (gc_probe). The entities module calls the
+ *     `gc` of every lazily collected manager of every world once per frame (its frame_end hook),
+ *     besides ct_world_api_v1.collect_garbage; a `gc` must therefore be cheap and bounded:
+ *     written with gc_probe, it costs at most CT_COMPONENT_GC_PROBES probes per call.
+ */
+typedef struct ct_component_api_v2 {
+    uint64_t (*register_type)(const ct_component_type_t *type);
+    void (*unregister_type)(uint64_t type_id);
+    void *(*manager)(ct_world_o *world, uint64_t type_id);
+    uint64_t (*type_id)(const char *name);
+    bool (*replace_type)(const ct_component_type_t *type);
+
+    /* Sets (or with NULL clears) the validation of a registered type's compiled instances; it
+     * is called with the type's user_data for every instance of the type in every "level" or
+     * "unit" loaded from then on, and a refusal fails the load naming the resource, the entity
+     * and the type. Kept across replace_type: a module re-sets it from its reload to use its new
+     * code. False for an unknown type (logged). */
+    bool (*set_validate)(uint64_t type_id, ct_component_validate_f validate);
+
+    /* Called by a spawner (ct_component_type_t.spawn) that could not make its instances, with
+     * the context it was given and the reason (usually CT_ERR_NOMEM). The spawn then fails as a
+     * whole: no further type spawns, every entity made for it is destroyed (so each type's
+     * `destroyed` removes what it made; lazily collected types see the entities dead) and the
+     * spawn returns the error. A spawner that fails must leave its manager as it was. */
+    void (*spawn_failed)(const ct_spawn_context_t *ctx, int err);
+
+    /* One bounded step of the seed's random-probe collection over a manager's packed array of
+     * the entities it holds: probes random positions (drawing from *rng, any nonzero seed)
+     * until it finds one whose entity is dead, and returns that position, or returns UINT32_MAX
+     * once 4 live ones were met in a row or *budget probes were spent (each probe takes one off
+     * *budget). The manager removes the instance (swap-erase) and calls again:
+     *     uint32_t budget = CT_COMPONENT_GC_PROBES, i;
+     *     while ((i = api->gc_probe(m->entity, m->n, &m->rng, &budget)) != UINT32_MAX)
+     *         remove_at(m, i);
+     */
+    uint32_t (*gc_probe)(const ct_entity_t *entities, uint32_t n, uint64_t *rng, uint32_t *budget);
+
+    /* Entity order, for systems that walk two components at once (see ct_entity_join_next):
+     * writes to order[0..n) the permutation that sorts `entities` by ct_entity_order_key
+     * (ascending; stable), using scratch[0..3n) as work space. A radix sort: O(n), no
+     * allocation.
+     * A manager applies it to its arrays after adds and removals, before such a walk. */
+    void (*sort_by_entity)(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                           uint32_t *scratch);
+} ct_component_api_v2;
+
+/*
+ * Walking two components' data together at array speed. When two managers keep their arrays in
+ * entity order (sort_by_entity above), the instances of the entities they share are found by one
+ * merge walk, with no hash lookup. ct_entity_join_run finds the next shared entity and returns
+ * how many positions from there hold the same entities in both arrays, so the system's own loop
+ * over a run is a plain array loop the compiler vectorises; when both managers hold the same
+ * entities the whole walk is one run:
+ *
+ *     uint32_t run;
+ *     for (ct_entity_join_t j = {0, 0};
+ *          (run = ct_entity_join_run(pos->entity, pos->n, vel->entity, vel->n, &j)) != 0;
+ *          j.a += run, j.b += run)
+ *         for (uint32_t k = 0; k < run; k++)
+ *             integrate(&pos->p[j.a + k], &vel->v[j.b + k], dt);
+ */
+static inline uint32_t ct_entity_order_key(ct_entity_t e)
+{
+    return (e.id << CT_ENTITY_GENERATION_BITS) | (e.id >> CT_ENTITY_INDEX_BITS);
+}
+
+typedef struct ct_entity_join_t {
+    uint32_t a, b; /* positions in the first and the second array */
+} ct_entity_join_t;
+
+/* Advances j to the next pair of positions holding the same entity and returns the length of
+ * the run of equal entities from there (0 at the end of either array). Both arrays must be
+ * sorted by ct_entity_order_key. */
+static inline uint32_t ct_entity_join_run(const ct_entity_t *a, uint32_t na, const ct_entity_t *b,
+                                          uint32_t nb, ct_entity_join_t *j)
+{
+    while (j->a < na && j->b < nb && a[j->a].id != b[j->b].id) {
+        if (ct_entity_order_key(a[j->a]) < ct_entity_order_key(b[j->b]))
+            j->a++;
+        else
+            j->b++;
+    }
+    uint32_t run = 0;
+    while (j->a + run < na && j->b + run < nb && a[j->a + run].id == b[j->b + run].id)
+        run++;
+    return run;
+}
 
 #ifdef __cplusplus
 }

@@ -26,8 +26,12 @@
  * 0, -9.81, 0), forces, contacts, restitution and friction.
  *
  * Contacts are solved with sequential impulses (warm started from the previous step) and a
- * position pass that removes penetration without adding velocity. Restitution uses the larger of
- * the two bodies' values, friction the geometric mean.
+ * position pass that removes penetration without adding velocity. Fast bodies do not tunnel:
+ * a pair whose motion in this step brings it together gets a speculative contact that stops it
+ * at the surface (two boxes push along the axis that closes); bodies that only pass near each
+ * other are untouched. Restitution uses the larger of the two bodies' values and acts only where
+ * the shapes touch (a body stopped at the surface bounces in the next step with the speed it came
+ * in with); friction uses the geometric mean and is a cone (the same limit in every direction).
  *
  * Events. Each world's step writes one event stream (ct_physics_api_v2.events): a blob of
  * [ct_physics_event_header_t][event bytes]... valid until the next simulate() of that world.
@@ -36,17 +40,18 @@
  * Script callbacks: for entities that asked (World.set_callback(world, e, "on_collision", fn),
  * see ct_world.h) the step also queues fn(e, other, x, y, z, nx, ny, nz, impulse) for both bodies
  * of every new collision on the world's callback queue (the normal points from the other body
- * towards e: the way e is pushed); scripts run them with World.run_callbacks(world), never from
- * inside the solver.
+ * towards e: the way e is pushed), and fn(e, other) for "on_contact_ended"; scripts run them with
+ * World.run_callbacks(world), never from inside the solver.
  *
  * Determinism: the same bodies (same entity ids, same values) give bit-identical results on the
  * same build, whatever order they were added in: contacts are solved in entity-pair order.
  * state_hash() digests positions and velocities of bodies and point masses sorted by entity.
  *
- * Bad data is refused: a dynamic body or point mass needs a finite mass > 0, shapes a finite
- * size > 0, every number must be finite. Compiling names the field (compile_error); setters log
- * the entity and return CT_ERR_INVALID. Calls naming an entity without that component (or a
- * dead one) return CT_ERR_NOT_FOUND and change nothing.
+ * Bad data is refused: every number must lie in its range (see Ranges below). Compiling names the
+ * field (compile_error); spawning a level or unit checks every instance again (a blob can be
+ * edited after it was compiled) and skips a bad one naming the entity and field; setters log the
+ * world, entity and field and return CT_ERR_INVALID. Calls naming an entity without that
+ * component (or a dead one) return CT_ERR_NOT_FOUND and change nothing.
  *
  * Resources (under `components` of an entity):
  *   point_mass = { mass = 2 velocity = [0 0 0] }
@@ -62,7 +67,10 @@
  *   Actor.set_velocity(world, e, x, y, z)   Actor.velocity(world, e) -> x, y, z
  *   Actor.add_force(world, e, x, y, z)      Actor.teleport(world, e, x, y, z)
  *   Actor.position(world, e) -> x, y, z
- * Unknown entities raise a Lua error naming them.
+ *   Physics.overlap_sphere and Physics.raycast take an optional mask as their last argument (v3);
+ *   Actor.set_collision_filter(world, e, layer, mask)  Actor.sleeping(world, e) -> boolean
+ *   Actor.wake(world, e)
+ * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
  * bodies, point masses, contacts (with their warm-start impulses), pending forces, gravity and
@@ -92,6 +100,26 @@ extern "C" {
 typedef struct ct_entity_t ct_entity_t;
 typedef struct ct_world_o ct_world_o;
 
+/* ---- Ranges -------------------------------------------------------------------------------
+ * Every number that enters physics (descs, setters, compiled and loaded data, Lua, and the
+ * transforms it reads at the start of a step) is checked against these; what is outside is
+ * refused with a message naming the world, the entity and the field, and nothing changes. NaN
+ * and infinities are outside every range. Inside them the arithmetic of a step cannot overflow
+ * (an inverse mass, -separation / dt, a cell count). During a step speeds are clamped to
+ * CT_PHYSICS_MAX_SPEED, and a body pushed past CT_PHYSICS_MAX_POSITION stops at the border (its
+ * velocity along that axis dropped) with a warning naming the world and the entity. */
+#define CT_PHYSICS_MAX_POSITION 1.0e5f /* m, each coordinate of a body or point mass */
+#define CT_PHYSICS_MAX_SPEED 1.0e4f    /* m/s, the length of a velocity */
+#define CT_PHYSICS_MIN_SIZE 1.0e-3f    /* m, a half extent or radius */
+#define CT_PHYSICS_MAX_SIZE 1.0e4f
+#define CT_PHYSICS_MIN_MASS 1.0e-6f    /* kg, a dynamic body or point mass */
+#define CT_PHYSICS_MAX_MASS 1.0e9f
+#define CT_PHYSICS_MIN_DT 1.0e-5f      /* s, simulate()'s step */
+#define CT_PHYSICS_MAX_DT 1.0f
+#define CT_PHYSICS_MAX_FORCE 1.0e12f   /* N, each component of a force */
+#define CT_PHYSICS_MAX_GRAVITY 1.0e4f  /* m/s^2, each component */
+#define CT_PHYSICS_MAX_FRICTION 100.0f /* friction coefficient; restitution is in [0, 1] */
+
 /* ---- Event streams ---------------------------------------------------------------------- */
 
 /* Every event is preceded by this header. `size` is the byte size of the event that follows
@@ -104,11 +132,15 @@ typedef struct ct_physics_event_header_t {
 enum {
     /* Two bodies started touching this step (ct_physics_collision_event_t). */
     CT_PHYSICS_EVENT_COLLISION = 1,
+    /* Two bodies that touched at the end of the previous step no longer do, or one of them is
+     * gone (ct_physics_contact_ended_event_t). */
+    CT_PHYSICS_EVENT_CONTACT_ENDED = 2,
 };
 
-/* Bodies a and b (a's id < b's id) started pressing on each other. `normal` points from a to b,
- * `point` is on the contact surface, `impulse` the normal impulse (N s) of this step,
- * `speed` the closing speed (m/s) before the impulse. */
+/* Bodies a and b (a's id < b's id) started touching: their shapes are within 2 mm of each other
+ * at the end of this step and press on each other (bodies that only came near, or passed by, make
+ * no event). `normal` points from a to b, `point` is on the contact surface, `impulse` the normal
+ * impulse (N s) of this step, `speed` the closing speed (m/s) they came in with. */
 typedef struct ct_physics_collision_event_t {
     uint32_t a, b; /* entity ids */
     float point[3];
@@ -116,6 +148,11 @@ typedef struct ct_physics_collision_event_t {
     float impulse;
     float speed;
 } ct_physics_collision_event_t;
+
+/* Bodies a and b (entity ids, a < b) stopped touching. */
+typedef struct ct_physics_contact_ended_event_t {
+    uint32_t a, b;
+} ct_physics_contact_ended_event_t;
 
 /* Walks a stream: returns the header at *offset and advances *offset past its event, or NULL at
  * the end (or if the rest is truncated). The event bytes follow the header. Example:
@@ -195,7 +232,8 @@ typedef struct ct_physics_api_v1 {
     int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
     /* Adds force / mass to the acceleration accumulator, cleared by the next simulate(). */
     int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
-    /* Advances the world by dt seconds (> 0, finite): point masses, and in v2 bodies too. */
+    /* Advances the world by dt seconds (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]; other values are
+     * refused, logged, and nothing moves): point masses, and in v2 bodies too. */
     void (*simulate)(ct_world_o *world, float dt);
 } ct_physics_api_v1;
 
@@ -247,6 +285,67 @@ typedef struct ct_physics_api_v2 {
     uint32_t (*body_count)(ct_world_o *world);
     uint32_t (*point_mass_count)(ct_world_o *world);
 } ct_physics_api_v2;
+
+/* ---- Version 3: everything of v2 (same order and meaning) plus filters, user data and sleep.
+ *
+ * Collision filters: every body has a layer and a mask (32 bits each; by default layer 1 and every
+ * bit of mask). Two bodies collide when each one's layer shares a bit with the other's mask;
+ * queries given a mask see only bodies whose layer shares a bit with it.
+ * Sleeping: dynamic bodies linked by contacts form islands; an island whose bodies have all been
+ * slower than 0.05 m/s for half a second sleeps: it is neither moved nor collided until something
+ * runs into it, the game moves, pushes or removes one of its bodies (set_velocity, add_force,
+ * teleport, its transform, remove_body or destroying what it rests on) or the gravity changes.
+ * Falling asleep and waking make no events. Per step, at most 64 candidate pairs per body (at
+ * least 65,536) are collided; past that (bodies piled into one spot) the rest are dropped for
+ * the step and a warning names the world. */
+typedef struct ct_physics_api_v3 {
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    void (*simulate)(ct_world_o *world, float dt);
+    int (*add_body)(ct_world_o *world, ct_entity_t e, const ct_body_desc_t *desc);
+    int (*remove_body)(ct_world_o *world, ct_entity_t e);
+    int (*set_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*add_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    int (*position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*teleport)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    void (*set_gravity)(ct_world_o *world, const float gravity[3]);
+    void (*gravity)(ct_world_o *world, float out[3]);
+    uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
+                               ct_entity_t *out, uint32_t max);
+    bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
+                    float max_distance, ct_physics_hit_t *out);
+    const void *(*events)(ct_world_o *world, uint32_t *size);
+    uint64_t (*state_hash)(ct_world_o *world);
+    uint32_t (*body_count)(ct_world_o *world);
+    uint32_t (*point_mass_count)(ct_world_o *world);
+
+    /* e's collision filter (see above). Changing it wakes e. CT_ERR_NOT_FOUND without a body. */
+    int (*set_collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t layer, uint32_t mask);
+    int (*collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t *layer, uint32_t *mask);
+    /* A number the game keeps with the body (an index, a handle; 0 by default), untouched by
+     * physics. CT_ERR_NOT_FOUND without a body; *out is left untouched then. */
+    int (*set_user_data)(ct_world_o *world, ct_entity_t e, uint64_t data);
+    int (*user_data)(ct_world_o *world, ct_entity_t e, uint64_t *out);
+    /* As overlap_sphere and raycast, seeing only bodies whose layer shares a bit with mask. */
+    uint32_t (*overlap_sphere_masked)(ct_world_o *world, const float center[3], float radius,
+                                      uint32_t mask, ct_entity_t *out, uint32_t max);
+    bool (*raycast_masked)(ct_world_o *world, const float origin[3], const float direction[3],
+                           float max_distance, uint32_t mask, ct_physics_hit_t *out);
+    /* Whether e's body sleeps (false without one); wake wakes its island (CT_ERR_NOT_FOUND
+     * without a body). */
+    bool (*sleeping)(ct_world_o *world, ct_entity_t e);
+    int (*wake)(ct_world_o *world, ct_entity_t e);
+    /* Turns sleeping on (the default) or off for the world; off wakes every body. */
+    void (*set_sleeping)(ct_world_o *world, bool enabled);
+    /* Dynamic bodies the last step simulated (the others slept). */
+    uint32_t (*awake_count)(ct_world_o *world);
+} ct_physics_api_v3;
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,45 @@ typedef struct ct_resource_api_v1 {
     int (*replace_type)(const ct_resource_type_t *type);
 } ct_resource_api_v1;
 
+/* Version 2: everything of v1 (same order, same meaning), plus files a source names. */
+typedef struct ct_resource_api_v2 {
+    int (*register_type)(const ct_resource_type_t *type);
+    void (*unregister_type)(const char *type);
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+    int (*load)(const char *type, const char *name);
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    void *(*get)(const char *type, const char *name);
+    void (*unload)(const char *type, const char *name);
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    bool (*strict)(void);
+    int (*replace_type)(const ct_resource_type_t *type);
+
+    /*
+     * For compile callbacks whose source names another file (an animation clip's
+     * `source = "mocap/walk.bvh"`): writes into out the path to open for the project-relative
+     * name `file`, which must be canonical (see the top of this header; so it cannot leave the
+     * project). Returns false, having reported "source: field: why" as a compile error, for a bad
+     * name, a path too long for out, or when there is no project folder (load_source without a
+     * project). A compiled resource is rebuilt when its own source changes; touch the source
+     * after replacing a file it names.
+     */
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
+} ct_resource_api_v2;
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,24 +30,38 @@
  *   destroying a parent  (destroy(), or its entity dying) unlinks its children the same way:
  *                        each keeps its world pose and becomes a root; grandchildren stay linked
  *                        to their parents. Nothing but the destroyed instance goes away.
+ *   destroy_tree (v3)    destroys the entity and every entity below it: how a unit goes.
  * A world pose read back as position/rotation/scale is exact for translation; rotation and scale
  * are recovered from the matrix (a non-uniformly scaled parent with a rotated child makes shear,
  * which a pose cannot hold: the nearest rotation and the column lengths are used).
  *
- * Instance handles. ct_transform_t is an index into the manager's arrays, 0 meaning "none". It is
- * valid until the next create or destroy in the same world (destroying moves the last instance
- * into the hole, as in any packed array). Keep entities, look instances up when needed (lookup is
- * a hash probe). Every call checks its handle: an out-of-range one is reported in the log and
- * ignored (getters return the identity / {0}).
+ * Valid poses. One rule holds at every entry point (create, set_local, set_local_batch,
+ * set_world_position, set_world_rotation, compiled data, spawning a unit at a pose, Lua):
+ *   position   each component finite and within +-CT_TRANSFORM_MAX_POSITION (1e9);
+ *   rotation   each component finite and not all zero; a quaternion that is not of unit length
+ *              is normalised (the matrix formulas assume one), a unit one is kept as given;
+ *   scale      each component finite with a magnitude in [CT_TRANSFORM_MIN_SCALE,
+ *              CT_TRANSFORM_MAX_SCALE] (1e-6 .. 1e6; negative mirrors). Zero flattens a node for
+ *              good: nothing below it could be placed in world space again.
+ * Anything else is refused with a message naming the entity and the field: C calls log it and
+ * change nothing (set_local_batch skips that entry), Lua raises an error, a compile fails and a
+ * blob holding such a pose is refused when it is loaded.
+ *
+ * Instance handles. ct_transform_t names a slot of the manager's arrays and the slot's
+ * generation; 0 means "none". Creating never disturbs existing handles. Destroying an instance
+ * moves the last instance into the hole (as in any packed array): the destroyed instance's handle
+ * and the moved instance's old handle become stale. Every call checks its handle: an invalid or
+ * stale one is reported in the log and ignored (getters return the identity / {0}). The
+ * generation has 10 bits, so a stale handle could pass again only after its slot changed 1023
+ * times. Keep entities, look instances up when needed (lookup is a hash probe).
  *
  * Entity death. The module registers the component type "transform" (ct_entity.h): instances are
  * removed in the entity destroy callback, so a dead entity's transform is gone at once.
  *
  * Resources. The component's source in an entity resource is
  *     transform = { position = [x y z] rotation = [x y z w] scale = [x y z] }
- * every field optional (defaults 0 0 0, 0 0 0 1, 1 1 1). Non-numbers, wrong arity, NaN or
- * infinite values, a zero-length rotation and a zero scale component are refused naming the
- * field; a rotation is normalised. Spawning links each entity to its resource parent
+ * every field optional (defaults 0 0 0, 0 0 0 1, 1 1 1). Non-numbers, wrong arity and values
+ * outside "Valid poses" are refused naming the field; a rotation is normalised. Spawning links each entity to its resource parent
  * (ct_spawn_context_t.parent_index) and places the resource's roots at the context's pose.
  *
  * Lua (module "Transform"; worlds are light userdata, entities their id as a number):
@@ -56,7 +70,10 @@
  *   Transform.local_scale(world, e) -> x, y, z       Transform.set_local_scale(world, e, x, y, z)
  *   Transform.world_position(world, e) -> x, y, z    Transform.world_rotation(world, e) -> x, y, z, w
  *   Transform.link(world, child, parent)             Transform.unlink(world, child)
- * An entity without a transform in that world raises a Lua error naming it.
+ *   Transform.destroy_tree(world, e) -> number of entities destroyed (see destroy_tree in v3;
+ *   Entity.destroy(e) is the one-entity call)
+ * An entity without a transform in that world raises a Lua error naming it; an id that is not a
+ * whole number (1.5) is refused the same way World and Entity refuse it.
  *
  * Threads: main thread only (like spawning and entity destruction that call into it).
  *
@@ -90,6 +107,11 @@ typedef struct ct_world_o ct_world_o;
 typedef struct ct_transform_t {
     uint32_t i;
 } ct_transform_t;
+
+/* The limits of "Valid poses" above. */
+#define CT_TRANSFORM_MAX_POSITION 1e9f
+#define CT_TRANSFORM_MIN_SCALE 1e-6f
+#define CT_TRANSFORM_MAX_SCALE 1e6f
 
 /* A local pose. rotation is a unit quaternion (x y z w). The identity is
  * { {0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1} }. */
@@ -174,10 +196,46 @@ typedef struct ct_transform_api_v2 {
     bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
     /* Moves / turns e so that its world position / rotation becomes the given one (its local
      * pose is solved through the parent's world matrix; the subtree follows at once). Return
-     * false when e has no transform there. */
+     * false when e has no transform there or the value is refused ("Valid poses"; a rotation
+     * that is not of unit length is normalised). */
     bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
     bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
 } ct_transform_api_v2;
+
+/* Version 3: everything of v2 (same order, same meaning) and destroying a whole hierarchy. */
+typedef struct ct_transform_api_v3 {
+    ct_transform_t (*create)(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local);
+    void (*destroy)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    ct_entity_t (*entity)(ct_world_o *world, ct_transform_t i);
+    uint32_t (*count)(ct_world_o *world);
+    ct_transform_pose_t (*local)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*local_matrix)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*world_matrix)(ct_world_o *world, ct_transform_t i);
+    void (*set_local)(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local);
+    void (*link)(ct_world_o *world, ct_transform_t child, ct_transform_t parent);
+    void (*unlink)(ct_world_o *world, ct_transform_t child);
+    ct_transform_t (*parent)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*first_child)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*next_sibling)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*prev_sibling)(ct_world_o *world, ct_transform_t i);
+    void (*set_local_batch)(ct_world_o *world, const ct_transform_t *instances,
+                            const ct_transform_pose_t *locals, uint32_t n);
+    bool (*world_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+
+    /* Destroys entity e and every entity linked below it in `world`'s graph, in one
+     * ct_entity_api_v2.destroy_batch (so every component of every world hears of them at once).
+     * Returns how many entities were destroyed (0 for a dead e, logged). Which to use:
+     *   ct_entity_api.destroy(e)   one entity; its children here become roots keeping their
+     *                              world pose (a rider thrown off a horse, a dropped item);
+     *   destroy_tree(world, e)     a unit or anything spawned with children (a vehicle with its
+     *                              wheels, a character with attachments): nothing is left behind.
+     * The hierarchy is this world's: links in other worlds are not followed. */
+    uint32_t (*destroy_tree)(ct_world_o *world, ct_entity_t e);
+} ct_transform_api_v3;
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,12 @@
  * does not own entities: entities are global (ct_entity_api), and destroying a world destroys its
  * managers, not the entities that had components in it.
  *
+ * A ct_world_o pointer is a handle, not an address: it holds a slot and a generation, like an
+ * entity id, so a handle kept past destroy_world is refused by every call (logged; Lua raises
+ * "not a live world") instead of naming a world created later. Never dereference it. A slot's
+ * generation has 24 bits: a stale handle could match again only after 16 million worlds were
+ * created in its slot. At most 65535 worlds exist at once.
+ *
  * Entity resources. A level (resource type "level", source `*.level`) and a unit (type "unit",
  * source `*.unit`) are the same format: a list of entities with components and children.
  *
@@ -43,7 +49,11 @@
  *       pad to 8
  *
  * Loading checks every count and size against the payload (a blob that does not add up to exactly
- * its size is refused, naming the field). A section whose type is not registered when spawning,
+ * its size is refused, naming the field), then hands each instance to its type's validation
+ * (ct_component_api_v2.set_validate; transforms refuse poses outside their rule), so a blob
+ * edited outside the compiler is refused naming the entity, the component and the field.
+ * Spawning is all or nothing: when a component's spawner fails (out of memory), every entity made
+ * for the spawn is destroyed again and the spawn returns the error. A section whose type is not registered when spawning,
  * or whose instance_size differs from the registered type's, is skipped with a warning.
  *
  * Script callbacks. A system with events for scripts (physics collisions, ...) queues them with
@@ -51,9 +61,14 @@
  * which calls, through protected calls, fn(entity, args...) for each queued (entity, callback)
  * that the script registered with World.set_callback(world, entity, "on_collision", fn). Events
  * for entities that died meanwhile, or with no registered function, are dropped. Never run from
- * inside a system's step.
+ * inside a system's step. A callback calling run_callbacks for its own world gets an error; a run
+ * left by a callback that yielded (and was not resumed) or by an error out of the run is over:
+ * the next run takes the new events and its leftovers are dropped with a warning. The callback
+ * tables of dead entities are dropped (swept whenever a world's count of entities with callbacks
+ * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
- * Lua (module World, worlds are light userdata, entities are numbers holding their id):
+ * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
+ * their id):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)
@@ -113,7 +128,8 @@ typedef struct ct_world_api_v1 {
      * children). Returns the number of entities made, or a negative ct_error. */
     int (*spawn_resource)(ct_world_o *world, const void *resource, const float pos[3],
                           const float rot[4], ct_entity_t *out, uint32_t out_capacity);
-    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
+    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t).
+     * The module also does this for every world once per frame (its frame_end hook). */
     void (*collect_garbage)(ct_world_o *world);
     /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
      * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,
@@ -131,8 +147,12 @@ typedef struct ct_world_api_v1 {
  */
 #define CT_DEBUG_NAME_MAX 32u
 
-/* An instance of a component in one manager: index + 1, 0 is none. Valid until the next add or
- * remove in that manager (removal moves the last instance into the hole). */
+/* An instance of a component in one manager, 0 is none. lookup returns the instance's position
+ * (1..count()) with its slot's generation in the high bits: removal moves the last instance into
+ * the hole, and both the removed and the moved instance's old handles are then stale (name and
+ * entity log it and return NULL / {0}; after 1023 changes of a slot an old handle could pass
+ * again). A plain position {k}, k in 1..count(), has no generation and names the k-th instance as
+ * the manager is now: that is how a walk over the whole manager goes. */
 typedef struct ct_debug_name_instance_t {
     uint32_t i;
 } ct_debug_name_instance_t;

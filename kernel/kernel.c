@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "data/sjson.h"
+#include "host.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
 #include "plugins/registry.h"
@@ -33,6 +34,8 @@ static void register_kernel_apis(void)
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
+    registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
     registry__add_kernel_api(CT_PROFILER_API, 1, profiler__api_v1(), "ct.profiler");
 }
 
@@ -119,6 +122,7 @@ static int run_boot_script(void)
 int kernel__boot(const kernel_desc_t *desc)
 {
     memset(&booted, 0, sizeof booted);
+    host__set_project_dir(desc->project_dir);
     int r = boot_services(desc);
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, &booted.project);

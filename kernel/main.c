@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "console/console.h"
+#include "host.h"
 #include "kernel.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
@@ -28,6 +29,8 @@ static const char usage[] =
     "  --watch              hot-reload plugins and the boot script when their files change\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
     "  --help               this text\n"
+    "Other --name [VALUE] options go to the modules (e.g. the renderer's --screenshot DIR);\n"
+    "one that no loaded module reads is an error.\n"
     "Ctrl-C or SIGTERM stops after the current frame and shuts down in order; a second one exits\n"
     "at once. Exit status: 0 ok, 1 boot/script/leak failure, 2 usage, 128+N stopped by signal N.\n";
 
@@ -104,6 +107,20 @@ static int parse_valued(options_t *o, const char *a, const char *value)
     return 0;
 }
 
+/* True for the options this file parses itself; any other `--name` is kept for the modules. */
+static bool kernel_option(const char *a)
+{
+    static const char *const known[] = {"--help", "--list", "--strict", "--watch", "--project",
+                                        "--modules", "--plugin", "--frames", "--dt", "--fps", "--jobs",
+                                        "-e", "--memory-debug"};
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+        if (!strcmp(a, known[k]))
+            return true;
+    if (console__is_option(a))
+        return true;
+    return strncmp(a, "--", 2) != 0 || !a[2];
+}
+
 static int parse_args(int argc, char **argv, options_t *o)
 {
     if (argc < 2) {
@@ -123,6 +140,11 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->desc.strict = true;
         } else if (!strcmp(a, "--watch")) {
             o->desc.watch = true;
+        } else if (!kernel_option(a)) {
+            const bool valued = i + 1 < argc && argv[i + 1][0] != '-';
+            int r = host__add_option(a, valued ? argv[++i] : NULL);
+            if (r)
+                return r;
         } else if (i + 1 == argc) {
             fprintf(stderr, "cuttle: %s is unknown or needs a value\n%s", a, usage);
             return 2;
@@ -188,6 +210,10 @@ int main(int argc, char **argv)
 
     if (kernel__boot(&o.desc))
         return 1;
+    if (host__report_unread()) {
+        kernel__shutdown();
+        return 2;
+    }
     if (o.list) {
         loader__print_list(stdout);
         return kernel__shutdown() ? 1 : 0;

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
+CUTTLE_PACKAGES+=("${CUTTLE_TEST_PACKAGES[@]}") # bench_animation reads the mocap clips
 cuttle_install_missing
 cuttle_configure build-release --buildtype=release -Db_ndebug=true -Dtests=false
 ninja -C build-release >/dev/null || { ninja -C build-release; exit 1; }

@@ -4,9 +4,16 @@
 set -euo pipefail
 
 CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev libcjson-dev libuv1-dev
-                 libcmocka-dev)
-# Only the tests need these (scripts/test.sh adds them): chromium renders the profiler viewer.
-CUTTLE_TEST_PACKAGES=(chromium)
+                 libcmocka-dev
+                 # rendering: EGL + OpenGL (headless on Mesa's llvmpipe), X11 for --window, PNG writing
+                 libegl-dev libgles-dev libopengl-dev libgl1-mesa-dri libx11-dev libstb-dev)
+# Data only the tests and benchmarks read; scripts/test.sh and bench.sh add these to the list above.
+CUTTLE_TEST_PACKAGES=(assimp-testmodels
+                      # rendering tests: a virtual display for --window, the Stanford bunny
+                      xvfb xauth glmark2-data)
+CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
+# The profiler viewer's test renders in headless Chromium.
+CUTTLE_TEST_PACKAGES+=(chromium)
 
 cuttle_install_missing() {
     local missing=()

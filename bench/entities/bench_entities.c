@@ -1,18 +1,28 @@
 /*
  * The entities module's figures, at 1,000,000 entities (median of RUNS runs, ns per entity):
- *   create, destroy, alive    single calls through ct_entity_api v2 (the batch calls as well)
+ *   create, alive, destroy    single calls through ct_entity_api v2; destroy is timed while the
+ *                             entities still have components in a live world (a debug name each,
+ *                             which the destroy callback removes), as a game destroys them
+ *   create/destroy_batch      the batch calls
  *   add_component             debug_name set on a fresh entity (hash insert + SoA append)
- *   iterate2                  a walk over a 2-component join: every instance of a bench
- *                             component (SoA position/velocity) is integrated and its entity's
- *                             debug-name instance looked up through the public API
- * and with ct_transforms.so, spawning a 10,000-entity level (transform + debug_name + the bench
- * component) in one spawn_level, against 10,000 spawn_unit calls of a one-entity unit.
+ *   sort_by_entity            putting two shuffled managers (bench_position, bench_velocity, like
+ *                             flecs' Position/Velocity) in entity order (ct_component_api_v2)
+ *   iterate2                  the system walk over both: p += v * dt for every entity that has
+ *                             both, found by ct_entity_join_run (the cached-query equivalent)
+ *   iterate2_hash_lookup      the same walk done the naive way: for each position, a hash probe
+ *                             of its entity's debug name (what iterate2 measured before)
+ * and with ct_transforms.so, a 10,000-entity level (transform + debug_name + bench_position):
+ *   spawn_level_10k           one spawn_level, warm (memory touched by earlier runs)
+ *   spawn_level_10k_cold      the first spawn_level of a fresh process (this program run again
+ *                             with --cold): managers empty, their memory never touched; the level
+ *                             is compiled and loaded just before, untimed
+ *   spawn_batch_vs_single     10k entities made one by one through the public API (create, then
+ *                             transform create, debug_name set, bench_position add) / the spawn
  * Modules come from `--modules DIR` (DIR/entities/ct_entities.so, DIR/transforms/...).
  *
- * Memory is kept warm: the C library is told to keep freed memory mapped, so the medians measure
- * the module's work rather than the first touch of fresh pages, which on a virtual machine can
- * cost ~25 us per 4 KiB page (~6 ns per byte, more than the work done on it) and which a running
- * game pays once, not per level or per world.
+ * Memory is kept warm for the warm figures: the C library is told to keep freed memory mapped,
+ * so the medians measure the module's work rather than the first touch of fresh pages, which on a
+ * virtual machine can cost ~25 us per 4 KiB page and which a running game pays once.
  */
 #include "../common/bench.h"
 #ifdef __GLIBC__
@@ -20,6 +30,7 @@
 #endif
 #include "ct_entity.h"
 #include "ct_resource.h"
+#include "ct_transform.h"
 #include "ct_world.h"
 #include "kernel.h"
 #include "plugins/registry.h"
@@ -29,91 +40,312 @@ enum { N = 1000000, RUNS = 5, LEVEL = 10000 };
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
 static const ct_debug_name_api_v1 *names;
+static const ct_component_api_v2 *components;
+static const ct_transform_api_v2 *transforms;
+static const ct_resource_api_v1 *resources;
 
-/* The bench component: a point mass (seed part 2) kept as SoA in one allocation. */
-typedef struct body_manager_t {
+/* A bench component: one vec3 per entity, SoA in one allocation (the seed's part 2 manager).
+ * Registered twice, as bench_position and bench_velocity. */
+typedef struct vec3_manager_t {
     ct_allocator_t *a;
     uint32_t n, capacity;
     ct_entity_t *entity;
-    float (*position)[3];
-    float (*velocity)[3];
-} body_manager_t;
+    float (*value)[3];
+} vec3_manager_t;
 
-static void *body_create(void *ud, ct_world_o *w, ct_allocator_t *a)
+static void *vec3_create(void *ud, ct_world_o *w, ct_allocator_t *a)
 {
     (void)ud;
     (void)w;
-    body_manager_t *m = ct_alloc(a, sizeof *m);
-    *m = (body_manager_t){.a = a};
+    vec3_manager_t *m = ct_alloc(a, sizeof *m);
+    *m = (vec3_manager_t){.a = a};
     return m;
 }
 
-static size_t body_bytes(uint32_t capacity) { return (size_t)capacity * (4 + 24); }
+static size_t vec3_bytes(uint32_t capacity) { return (size_t)capacity * (4 + 12); }
 
-static void body_free(void *ud, void *manager)
+static void vec3_free(void *ud, void *manager)
 {
     (void)ud;
-    body_manager_t *m = manager;
+    vec3_manager_t *m = manager;
     if (m->entity)
-        ct_free(m->a, m->entity, body_bytes(m->capacity));
+        ct_free(m->a, m->entity, vec3_bytes(m->capacity));
     ct_free(m->a, m, sizeof *m);
 }
 
-static void body_reserve(body_manager_t *m, uint32_t want)
+static void vec3_reserve(vec3_manager_t *m, uint32_t want)
 {
     if (want <= m->capacity)
         return;
     uint32_t capacity = m->capacity ? m->capacity : 1024;
     while (capacity < want)
         capacity *= 2;
-    void *block = ct_alloc(m->a, body_bytes(capacity));
+    void *block = ct_alloc(m->a, vec3_bytes(capacity));
     ct_entity_t *e = block;
-    float(*p)[3] = (void *)(e + capacity);
-    float(*v)[3] = p + capacity;
+    float(*v)[3] = (void *)(e + capacity);
     if (m->n) {
         memcpy(e, m->entity, m->n * sizeof *e);
-        memcpy(p, m->position, m->n * sizeof *p);
-        memcpy(v, m->velocity, m->n * sizeof *v);
+        memcpy(v, m->value, m->n * sizeof *v);
     }
     if (m->entity)
-        ct_free(m->a, m->entity, body_bytes(m->capacity));
-    *m = (body_manager_t){m->a, m->n, capacity, e, p, v};
+        ct_free(m->a, m->entity, vec3_bytes(m->capacity));
+    *m = (vec3_manager_t){m->a, m->n, capacity, e, v};
 }
 
-static void body_add(body_manager_t *m, ct_entity_t e, const float v[3])
+static void vec3_add(vec3_manager_t *m, ct_entity_t e, const float v[3])
 {
-    body_reserve(m, m->n + 1);
+    vec3_reserve(m, m->n + 1);
     m->entity[m->n] = e;
-    memset(m->position[m->n], 0, sizeof m->position[0]);
-    memcpy(m->velocity[m->n], v, sizeof m->velocity[0]);
+    memcpy(m->value[m->n], v, sizeof m->value[0]);
     m->n++;
 }
 
-static void body_spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+static void vec3_spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                        const uint32_t *entity_index, const void *data)
 {
-    body_manager_t *m = manager;
-    body_reserve(m, m->n + n);
-    for (uint32_t i = 0; i < n; i++)
-        body_add(m, ctx->entity_lookup[entity_index[i]], (const float *)data + 3 * i);
+    vec3_manager_t *m = manager;
+    vec3_reserve(m, m->n + n);
+    for (uint32_t i = 0; i < n; i++) {
+        m->entity[m->n + i] = ctx->entity_lookup[entity_index[i]];
+        memcpy(m->value[m->n + i], (const float *)data + 3 * i, sizeof m->value[0]);
+    }
+    m->n += n;
 }
 
-static void body_gc(void *manager) { (void)manager; }
+/* Puts the manager's arrays in entity order: the permutation from sort_by_entity, applied
+ * through a scratch copy (`scratch` holds 4 * n u32, then reused for n vec3). */
+static void vec3_sort(vec3_manager_t *m, uint32_t *scratch)
+{
+    uint32_t *order = scratch, *work = scratch + m->n;
+    components->sort_by_entity(m->entity, m->n, order, work);
+    ct_entity_t *e = (ct_entity_t *)work;
+    for (uint32_t i = 0; i < m->n; i++)
+        e[i] = m->entity[order[i]];
+    memcpy(m->entity, e, m->n * sizeof *e);
+    float(*v)[3] = (void *)work;
+    for (uint32_t i = 0; i < m->n; i++)
+        memcpy(v[i], m->value[order[i]], sizeof v[i]);
+    memcpy(m->value, v, m->n * sizeof *v);
+}
+
+static void vec3_gc(void *manager) { (void)manager; }
+
+static ct_component_type_t vec3_type(const char *name)
+{
+    return (ct_component_type_t){.name = name, .spawn_order = 500, .create_manager = vec3_create,
+                                 .destroy_manager = vec3_free, .instance_size = 12,
+                                 .spawn = vec3_spawn, .gc = vec3_gc};
+}
 
 static double per_entity(double t0) { return (bench_now_ns() - t0) / N; }
 
+static const char level_unit[] = "entities = [ { components = { transform = { position = [0 0 0] }\n"
+                                 "  debug_name = { name = \"crate\" } bench_position = { } } } ]\n";
+
+static int load_level(void)
+{
+    char level[256];
+    int len = snprintf(level, sizeof level,
+                       "entities = [ { components = { transform = { position = [0 0 0] }\n"
+                       "  debug_name = { name = \"crate\" } bench_position = { } }\n"
+                       "  repeat = { count = %d spacing = [1 0 0] } } ]\n", LEVEL);
+    return resources->load_source("level", "bench/level", level, (size_t)len);
+}
+
+/* The entity-level figures. */
+static void bench_entities(uint64_t position_type, uint64_t velocity_type, uint64_t *sink)
+{
+    double create[RUNS], destroy[RUNS], alive[RUNS], create_b[RUNS], destroy_b[RUNS];
+    double add[RUNS], sort[RUNS], iterate[RUNS], lookup[RUNS];
+    ct_entity_t *e = malloc(N * sizeof *e);
+    uint32_t *scratch = malloc((size_t)N * 4 * sizeof(uint32_t));
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = bench_now_ns();
+        for (uint32_t i = 0; i < N; i++)
+            e[i] = entity->create();
+        create[r] = per_entity(t0);
+        t0 = bench_now_ns();
+        for (uint32_t i = 0; i < N; i++)
+            *sink += entity->alive(e[i]);
+        alive[r] = per_entity(t0);
+
+        ct_world_o *w = worlds->create_world(NULL);
+        vec3_manager_t *pos = components->manager(w, position_type);
+        vec3_manager_t *vel = components->manager(w, velocity_type);
+        t0 = bench_now_ns();
+        for (uint32_t i = 0; i < N; i++)
+            names->set(w, e[i], "bench");
+        add[r] = per_entity(t0);
+        /* Two different permutations (7919 and 104729 are primes, N = 2^6 5^6), so neither
+         * manager is in entity order to begin with. */
+        const float zero[3] = {0, 0, 0}, v[3] = {1, 2, 3};
+        for (uint32_t i = 0; i < N; i++) {
+            vec3_add(pos, e[(uint64_t)i * 7919u % N], zero);
+            vec3_add(vel, e[(uint64_t)i * 104729u % N], v);
+        }
+        t0 = bench_now_ns();
+        for (uint32_t i = 0; i < pos->n; i++) {
+            for (int k = 0; k < 3; k++)
+                pos->value[i][k] += 0.016f;
+            *sink += names->lookup(w, pos->entity[i]).i;
+        }
+        lookup[r] = per_entity(t0);
+        t0 = bench_now_ns();
+        vec3_sort(pos, scratch);
+        vec3_sort(vel, scratch);
+        sort[r] = per_entity(t0);
+        t0 = bench_now_ns();
+        uint32_t run;
+        for (ct_entity_join_t j = {0, 0};
+             (run = ct_entity_join_run(pos->entity, pos->n, vel->entity, vel->n, &j)) != 0;
+             j.a += run, j.b += run) {
+            float(*p)[3] = pos->value + j.a;
+            const float(*dv)[3] = (const float(*)[3])vel->value + j.b;
+            for (uint32_t i = 0; i < run; i++)
+                for (int k = 0; k < 3; k++)
+                    p[i][k] += dv[i][k] * 0.016f;
+        }
+        iterate[r] = per_entity(t0);
+        *sink += (uint64_t)pos->value[N / 2][1];
+
+        t0 = bench_now_ns();
+        for (uint32_t i = 0; i < N; i++)
+            entity->destroy(e[i]);
+        destroy[r] = per_entity(t0);
+        worlds->destroy_world(w);
+
+        t0 = bench_now_ns();
+        entity->create_batch(e, N);
+        create_b[r] = per_entity(t0);
+        t0 = bench_now_ns();
+        entity->destroy_batch(e, N);
+        destroy_b[r] = per_entity(t0);
+    }
+    bench_report("entities.create_ns", bench_median(create, RUNS), "ns", "create(), 1M entities");
+    bench_report("entities.destroy_ns", bench_median(destroy, RUNS), "ns",
+                 "destroy(), 1M entities with a debug name in a live world");
+    bench_report("entities.alive_ns", bench_median(alive, RUNS), "ns", "alive(), 1M live entities");
+    bench_report("entities.add_component_ns", bench_median(add, RUNS), "ns",
+                 "debug_name set on 1M entities (hash insert + SoA append)");
+    bench_report("entities.sort_by_entity_ns", bench_median(sort, RUNS), "ns",
+                 "two shuffled 1M managers put in entity order (sort_by_entity + apply)");
+    bench_report("entities.iterate2_ns", bench_median(iterate, RUNS), "ns",
+                 "p += v * dt over 1M entities of two managers, ct_entity_join_run");
+    bench_report("entities.iterate2_hash_lookup_ns", bench_median(lookup, RUNS), "ns",
+                 "walk of 1M shuffled positions + debug_name hash lookup each");
+    bench_report("entities.create_batch_ns", bench_median(create_b, RUNS), "ns",
+                 "create_batch of 1M entities");
+    bench_report("entities.destroy_batch_ns", bench_median(destroy_b, RUNS), "ns",
+                 "destroy_batch of 1M entities");
+    free(scratch);
+    free(e);
+}
+
+/* 10k entities the way a game without levels would make them: one at a time, each component
+ * through its public API. */
+static void make_one_by_one(ct_world_o *w, uint64_t position_type)
+{
+    vec3_manager_t *pos = components->manager(w, position_type);
+    for (int i = 0; i < LEVEL; i++) {
+        const ct_entity_t e = entity->create();
+        const ct_transform_pose_t pose = {{(float)i, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+        transforms->create(w, e, &pose);
+        names->set(w, e, "crate");
+        vec3_add(pos, e, (const float[3]){0, 0, 0});
+    }
+}
+
+/* Destroys every entity a run made (each has a debug name), then the world. */
+static void destroy_world_and_entities(ct_world_o *w)
+{
+    const uint32_t n = names->count(w);
+    ct_entity_t *e = malloc((size_t)n * sizeof *e);
+    for (uint32_t i = 0; i < n; i++)
+        e[i] = names->entity(w, (ct_debug_name_instance_t){i + 1});
+    entity->destroy_batch(e, n);
+    free(e);
+    worlds->destroy_world(w);
+}
+
+static void bench_levels(uint64_t position_type, uint64_t *sink)
+{
+    if (load_level() || resources->load_source("unit", "bench/unit", level_unit, sizeof level_unit - 1)) {
+        fprintf(stderr, "bench_entities: could not compile the bench level\n");
+        exit(1);
+    }
+    double batch[RUNS], single[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        ct_world_o *w = worlds->create_world(NULL);
+        double t0 = bench_now_ns();
+        *sink += (uint64_t)worlds->spawn_level(w, "bench/level");
+        batch[r] = bench_now_ns() - t0;
+        destroy_world_and_entities(w);
+        w = worlds->create_world(NULL);
+        t0 = bench_now_ns();
+        make_one_by_one(w, position_type);
+        single[r] = bench_now_ns() - t0;
+        destroy_world_and_entities(w);
+    }
+    double b = bench_median(batch, RUNS), s = bench_median(single, RUNS);
+    bench_report("entities.spawn_level_10k_us", b / 1000.0, "us",
+                 "spawn_level, warm: 10k entities with transform + debug_name + bench_position");
+    bench_report("entities.spawn_batch_vs_single_ratio", s / b, "x",
+                 "10k entities made one by one through the public API / one spawn_level");
+}
+
+/* --cold: one spawn_level in this fresh process, printed as a bare number of microseconds. */
+static void spawn_cold(void)
+{
+    if (load_level()) {
+        fprintf(stderr, "bench_entities: could not compile the bench level\n");
+        exit(1);
+    }
+    ct_world_o *w = worlds->create_world(NULL);
+    const double t0 = bench_now_ns();
+    const int n = worlds->spawn_level(w, "bench/level");
+    const double us = (bench_now_ns() - t0) / 1000.0;
+    printf("%.3f %d\n", us, n);
+    worlds->destroy_world(w);
+}
+
+/* Runs this program again with --cold, RUNS times, for the median first spawn of a process. */
+static void bench_cold(const char *self, const char *dir)
+{
+    double cold[RUNS];
+    int got = 0;
+    for (int r = 0; r < RUNS; r++) {
+        char command[2048];
+        snprintf(command, sizeof command, "'%s' --cold 1 --modules '%s'", self, dir);
+        FILE *p = popen(command, "r");
+        double us;
+        int n;
+        if (p && fscanf(p, "%lf %d", &us, &n) == 2 && n == LEVEL)
+            cold[got++] = us;
+        if (p)
+            pclose(p);
+    }
+    if (got)
+        bench_report("entities.spawn_level_10k_cold_us", bench_median(cold, got), "us",
+                     "first spawn_level of a fresh process (level loaded untimed just before)");
+}
+
 int main(int argc, char **argv)
 {
+    const bool cold = bench_arg(argc, argv, "--cold") != NULL;
 #ifdef __GLIBC__
     /* Every block from the heap (no mmap per big block) and no trimming: memory freed by one run
      * is reused, already mapped, by the next. */
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, -1);
+    if (!cold) {
+        mallopt(M_MMAP_MAX, 0);
+        mallopt(M_TRIM_THRESHOLD, -1);
+    }
 #endif
     const char *dir = bench_arg(argc, argv, "--modules");
+    if (!dir)
+        dir = BENCH_MODULE_DIR;
     static char paths[2][1024];
-    snprintf(paths[0], sizeof paths[0], "%s/entities/ct_entities.so", dir ? dir : BENCH_MODULE_DIR);
-    snprintf(paths[1], sizeof paths[1], "%s/transforms/ct_transforms.so", dir ? dir : BENCH_MODULE_DIR);
+    snprintf(paths[0], sizeof paths[0], "%s/entities/ct_entities.so", dir);
+    snprintf(paths[1], sizeof paths[1], "%s/transforms/ct_transforms.so", dir);
     FILE *has_transforms = fopen(paths[1], "rb");
     if (has_transforms)
         fclose(has_transforms);
@@ -127,108 +359,30 @@ int main(int argc, char **argv)
     entity = registry__get_engine_api(CT_ENTITY_API, 2);
     worlds = registry__get_engine_api(CT_WORLD_API, 1);
     names = registry__get_engine_api(CT_DEBUG_NAME_API, 1);
-    const ct_component_api_v1 *components = registry__get_engine_api(CT_COMPONENT_API, 1);
-    const ct_resource_api_v1 *resources = registry__get_engine_api(CT_RESOURCE_API, 1);
-    ct_entity_t *e = malloc(N * sizeof *e);
-    if (!entity || !worlds || !names || !components || !resources || !e) {
+    components = registry__get_engine_api(CT_COMPONENT_API, 2);
+    transforms = registry__get_engine_api(CT_TRANSFORM_API, 2);
+    resources = registry__get_engine_api(CT_RESOURCE_API, 1);
+    if (!entity || !worlds || !names || !components || !resources) {
         fprintf(stderr, "bench_entities: setup failed\n");
         return 1;
     }
-    uint64_t body = components->register_type(&(ct_component_type_t){
-        .name = "bench_body", .spawn_order = 500, .create_manager = body_create,
-        .destroy_manager = body_free, .instance_size = 12, .spawn = body_spawn, .gc = body_gc});
-
-    double create[RUNS], destroy[RUNS], alive[RUNS], create_b[RUNS], destroy_b[RUNS];
-    double add[RUNS], iterate[RUNS];
+    const ct_component_type_t position = vec3_type("bench_position");
+    const ct_component_type_t velocity = vec3_type("bench_velocity");
+    uint64_t position_type = components->register_type(&position);
+    uint64_t velocity_type = components->register_type(&velocity);
     uint64_t sink = 0;
-    for (int r = 0; r < RUNS; r++) {
-        double t0 = bench_now_ns();
-        for (uint32_t i = 0; i < N; i++)
-            e[i] = entity->create();
-        create[r] = per_entity(t0);
-        t0 = bench_now_ns();
-        for (uint32_t i = 0; i < N; i++)
-            sink += entity->alive(e[i]);
-        alive[r] = per_entity(t0);
-
-        ct_world_o *w = worlds->create_world(NULL);
-        body_manager_t *bodies = components->manager(w, body);
-        t0 = bench_now_ns();
-        for (uint32_t i = 0; i < N; i++)
-            names->set(w, e[i], "bench");
-        add[r] = per_entity(t0);
-        const float v[3] = {1, 2, 3};
-        for (uint32_t i = 0; i < N; i++)
-            body_add(bodies, e[(i * 7919u) % N], v);
-        t0 = bench_now_ns();
-        for (uint32_t i = 0; i < bodies->n; i++) {
-            for (int k = 0; k < 3; k++)
-                bodies->position[i][k] += bodies->velocity[i][k] * 0.016f;
-            sink += names->lookup(w, bodies->entity[i]).i;
+    if (cold && has_transforms) {
+        spawn_cold();
+    } else {
+        bench_entities(position_type, velocity_type, &sink);
+        if (has_transforms && transforms) {
+            bench_levels(position_type, &sink);
+            bench_cold(argv[0], dir);
         }
-        iterate[r] = per_entity(t0);
-        worlds->destroy_world(w);
-
-        t0 = bench_now_ns();
-        for (uint32_t i = 0; i < N; i++)
-            entity->destroy(e[i]);
-        destroy[r] = per_entity(t0);
-
-        t0 = bench_now_ns();
-        entity->create_batch(e, N);
-        create_b[r] = per_entity(t0);
-        t0 = bench_now_ns();
-        entity->destroy_batch(e, N);
-        destroy_b[r] = per_entity(t0);
+        bench_print_table();
+        fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sink);
     }
-    bench_report("entities.create_ns", bench_median(create, RUNS), "ns", "create(), 1M entities");
-    bench_report("entities.destroy_ns", bench_median(destroy, RUNS), "ns", "destroy(), 1M entities");
-    bench_report("entities.alive_ns", bench_median(alive, RUNS), "ns", "alive(), 1M live entities");
-    bench_report("entities.add_component_ns", bench_median(add, RUNS), "ns",
-                 "debug_name set on 1M entities (hash insert + SoA append)");
-    bench_report("entities.iterate2_ns", bench_median(iterate, RUNS), "ns",
-                 "SoA walk of 1M bodies + debug_name lookup of each body's entity");
-    bench_report("entities.create_batch_ns", bench_median(create_b, RUNS), "ns",
-                 "create_batch of 1M entities");
-    bench_report("entities.destroy_batch_ns", bench_median(destroy_b, RUNS), "ns",
-                 "destroy_batch of 1M entities");
-
-    if (has_transforms) {
-        char level[256];
-        int len = snprintf(level, sizeof level,
-                           "entities = [ { components = { transform = { position = [0 0 0] }\n"
-                           "  debug_name = { name = \"crate\" } bench_body = { } }\n"
-                           "  repeat = { count = %d spacing = [1 0 0] } } ]\n", LEVEL);
-        const char unit[] = "entities = [ { components = { transform = { position = [0 0 0] }\n"
-                            "  debug_name = { name = \"crate\" } bench_body = { } } } ]\n";
-        if (resources->load_source("level", "bench/level", level, (size_t)len) ||
-            resources->load_source("unit", "bench/unit", unit, sizeof unit - 1)) {
-            fprintf(stderr, "bench_entities: could not compile the bench level\n");
-            return 1;
-        }
-        double batch[RUNS], single[RUNS];
-        for (int r = 0; r < RUNS; r++) {
-            ct_world_o *w = worlds->create_world(NULL);
-            double t0 = bench_now_ns();
-            sink += (uint64_t)worlds->spawn_level(w, "bench/level");
-            batch[r] = bench_now_ns() - t0;
-            worlds->destroy_world(w);
-            w = worlds->create_world(NULL);
-            t0 = bench_now_ns();
-            for (int i = 0; i < LEVEL; i++)
-                sink += worlds->spawn_unit(w, "bench/unit", (float[3]){(float)i, 0, 0}, NULL).id;
-            single[r] = bench_now_ns() - t0;
-            worlds->destroy_world(w);
-        }
-        double b = bench_median(batch, RUNS), s = bench_median(single, RUNS);
-        bench_report("entities.spawn_level_10k_us", b / 1000.0, "us",
-                     "spawn_level: 10k entities with transform + debug_name + bench_body");
-        bench_report("entities.spawn_batch_vs_single_ratio", s / b, "x",
-                     "10k spawn_unit calls of one entity / one spawn_level of 10k");
-    }
-    components->unregister_type(body);
-    bench_print_table();
-    free(e);
-    fprintf(stderr, "(checksum %llu)\n", (unsigned long long)sink);
+    components->unregister_type(velocity_type);
+    components->unregister_type(position_type);
     return kernel__shutdown() ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 /*
- * bench_physics: the physics core's costs, measured on its internal functions. The only piece
- * of the kernel it starts is the job pool (one thread per core), which the core gets as it would
- * in the engine. Prints one JSON line per figure, then a table. It never fails on time.
+ * bench_physics: the physics module's costs. The core's figures are measured on its internal
+ * functions; step_10k goes through the module's simulate() in a booted kernel (entities,
+ * transforms, physics from --modules DIR), as a game calls it. The job pool has one thread per
+ * core. Prints one JSON line per figure, then a table. It never fails on time.
  *
  *   physics.integrate_1m_ms     one simulate pass over 1,000,000 point masses (best of 15)
  *   physics.integrate_1m_gbps   the bytes that pass moves (read and write position, velocity,
@@ -10,12 +11,28 @@
  *                               the pool (best of 9)
  *   physics.broadphase_100k_serial_ms  the same without the pool
  *   physics.hash_vs_brute_ratio brute-force pairs time / spatial-hash time, 5,000 boxes (serial)
- *   physics.step_10k_ms         one full step of 10,000 bodies piled on a ground, on the pool
+ *   physics.broadphase_mixed_ms a level's mix: the candidate pairs of one step of 20,000 falling
+ *                               debris spheres among 300 static walls (10 x 3 m) and 4 floors
+ *                               (100 x 100 m), on the pool (mean of 20)
+ *   physics.step_mixed_ms       the whole step of that scene (mean of 20)
+ *   physics.step_10k_falling_ms one core step of 10,000 bodies falling onto a pile, on the pool
+ *                               (mean of 20 steps after 30)
+ *   physics.step_10k_ms         simulate() of a world whose 10,000 bodies (boxes and spheres,
+ *                               each with a transform) rest in a settled pile: transform reads
+ *                               and writes, the step, event queueing; sleeping on, as by default
  *                               (mean of 20)
- *   physics.pyramid_20_ms       one step of a 20-level pyramid of 210 boxes (mean of 100)
+ *   physics.step_10k_awake_ms   the same with sleeping off: the whole resting pile is solved
+ *   physics.step_10k_pool_ms    one core step of that resting pile, awake, on the pool
+ *   physics.step_10k_serial_ms  the same on one thread
+ *   physics.step_10k_threads_x  serial / pool: what the second thread gives
+ *   physics.pyramid_20_ms       one step of a 20-level pyramid of 210 boxes, no sleeping (mean
+ *                               of the first 100 steps, as Box2D's benchmark runs its pyramid)
+ *   physics.pyramid_100_ms      the same for 100 levels, 5,050 boxes
  */
 #include "base/jobs.h"
+#include "kernel.h"
 #include "physics_internal.h"
+#include "plugins/registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +82,7 @@ typedef struct figure {
     double value;
 } figure;
 
-static figure figures[8];
+static figure figures[24];
 static int num_figures;
 
 static void report(const char *name, double value, const char *unit)
@@ -180,14 +197,14 @@ static void add_ground(physics__scene *s, uint32_t id, float half)
     physics__bodies_add(&s->bodies, (ct_entity_t){id}, &g);
 }
 
-static void bench_step_10k(void)
+/* 10,000 bodies (boxes and spheres) in a loose 25-wide lattice over a ground. */
+static void pile_scene(physics__scene *s, physics__pool with)
 {
     enum { N = 10000 };
-    physics__scene s;
-    physics__scene_init(&s, &heap);
-    s.pool = pool;
-    add_ground(&s, N + 1, 60.0f);
-    /* A loose 25 x 16 x 25 lattice that falls, lands and piles: many contacts per step. */
+    physics__scene_init(s, &heap);
+    s->pool = with;
+    add_ground(s, N + 1, 60.0f);
+    rng = 2463534242u;
     uint32_t id = 1;
     for (int y = 0; id <= N; y++)
         for (int x = 0; x < 25 && id <= N; x++)
@@ -195,54 +212,162 @@ static void bench_step_10k(void)
                 const float px = (float)x * 1.1f - 13.0f + frand(-0.05f, 0.05f);
                 const float pz = (float)z * 1.1f - 13.0f + frand(-0.05f, 0.05f);
                 if (id % 2)
-                    add_box(&s, id, px, 0.5f + (float)y * 1.05f, pz, 0.5f, CT_BODY_DYNAMIC);
+                    add_box(s, id, px, 0.5f + (float)y * 1.05f, pz, 0.5f, CT_BODY_DYNAMIC);
                 else {
                     const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.5f,
                                               .mass = 1.0f, .friction = 0.5f, .restitution = 0.2f,
                                               .position = {px, 0.5f + (float)y * 1.05f, pz}};
-                    physics__bodies_add(&s.bodies, (ct_entity_t){id}, &d);
+                    physics__bodies_add(&s->bodies, (ct_entity_t){id}, &d);
                 }
             }
-    for (int k = 0; k < 30; k++)
-        physics__scene_step(&s, 1.0f / 60.0f);
+}
+
+static double mean_steps(physics__scene *s, int steps)
+{
     const double t0 = now_ms();
-    for (int k = 0; k < 20; k++)
-        physics__scene_step(&s, 1.0f / 60.0f);
-    report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
-    fprintf(stderr, "step 10k: %u contacts, %u broadphase pairs, cell %.3f m\n", s.contacts.n,
-            s.bp.num_pairs, (double)s.bp.cell);
+    for (int k = 0; k < steps; k++)
+        physics__scene_step(s, 1.0f / 60.0f);
+    return (now_ms() - t0) / steps;
+}
+
+static void bench_step_10k_core(void)
+{
+    physics__scene s;
+    pile_scene(&s, pool);
+    s.sleeping = false;
+    mean_steps(&s, 30);
+    report("physics.step_10k_falling_ms", mean_steps(&s, 20), "ms");
+    /* Settled: the same pile after ten seconds, still awake. */
+    mean_steps(&s, 570);
+    const double on_pool = mean_steps(&s, 20);
+    s.pool = (physics__pool){0};
+    const double serial = mean_steps(&s, 20);
+    report("physics.step_10k_pool_ms", on_pool, "ms");
+    report("physics.step_10k_serial_ms", serial, "ms");
+    report("physics.step_10k_threads_x", serial / on_pool, "x");
+    fprintf(stderr, "step 10k resting: %u contacts, %u candidate pairs, cell %.3f m\n", s.contacts.n,
+            s.num_pairs, (double)s.bp.cell);
     physics__scene_free(&s);
 }
 
-static void bench_pyramid(void)
+/* The resting pile through the module: entities with transforms and bodies in a world. */
+static void bench_step_10k_module(void)
 {
-    enum { LEVELS = 20 };
+    enum { N = 10000 };
+    const ct_entity_api_v2 *entity = registry__get_engine_api(CT_ENTITY_API, 2);
+    const ct_world_api_v1 *worlds = registry__get_engine_api(CT_WORLD_API, 1);
+    const ct_transform_api_v2 *tf = registry__get_engine_api(CT_TRANSFORM_API, 2);
+    const ct_physics_api_v3 *phys = registry__get_engine_api(CT_PHYSICS_API, 3);
+    ct_world_o *w = worlds && tf && phys ? worlds->create_world(&(ct_world_desc_t){.name = "bench"}) : NULL;
+    ct_entity_t *e = malloc((N + 1) * sizeof *e);
+    if (!w || !e || entity->create_batch(e, N + 1) != N + 1) {
+        fprintf(stderr, "bench_physics: the module scene could not be made\n");
+        return;
+    }
+    physics__scene layout; /* the same bodies as the core's pile, placed through the API */
+    pile_scene(&layout, (physics__pool){0});
+    for (uint32_t i = 0; i < layout.bodies.n; i++) {
+        const physics__bodies *b = &layout.bodies;
+        ct_body_desc_t d = {.kind = b->kind[i], .shape = b->shape[i], .half_extents = {b->half[i].x, b->half[i].y, b->half[i].z},
+                            .radius = b->half[i].x, .mass = 1.0f, .restitution = b->restitution[i], .friction = b->friction[i]};
+        const ct_transform_pose_t pose = {{b->position[i].x, b->position[i].y, b->position[i].z}, {0, 0, 0, 1}, {1, 1, 1}};
+        const ct_entity_t ent = e[b->entity[i].id - 1];
+        tf->create(w, ent, &pose);
+        phys->add_body(w, ent, &d);
+    }
+    physics__scene_free(&layout);
+    for (int k = 0; k < 600; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    double t0 = now_ms();
+    for (int k = 0; k < 20; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
+    fprintf(stderr, "step 10k through simulate: %u of %u bodies awake\n", phys->awake_count(w), phys->body_count(w));
+    phys->set_sleeping(w, false);
+    for (int k = 0; k < 30; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    t0 = now_ms();
+    for (int k = 0; k < 20; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    report("physics.step_10k_awake_ms", (now_ms() - t0) / 20.0, "ms");
+    worlds->destroy_world(w);
+    entity->destroy_batch(e, N + 1);
+    free(e);
+}
+
+/* Debris among walls and floors: sizes from 0.2 m to 100 m in one scene. */
+static void bench_mixed(void)
+{
+    enum { DEBRIS = 20000, WALLS = 300 };
     physics__scene s;
     physics__scene_init(&s, &heap);
-    add_ground(&s, 100000, 50.0f);
+    s.pool = pool;
+    s.sleeping = false;
+    rng = 99u;
     uint32_t id = 1;
-    for (int row = 0; row < LEVELS; row++)
-        for (int k = 0; k < LEVELS - row; k++)
-            add_box(&s, id++, (float)k - 0.5f * (float)(LEVELS - row - 1), 0.5f + (float)row, 0, 0.5f,
+    for (int f = 0; f < 4; f++) {
+        const ct_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {50, 0.5f, 50},
+                                      .friction = 0.5f, .position = {(f % 2) * 100.0f - 50.0f, -0.5f, (f / 2) * 100.0f - 50.0f}};
+        physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &floor);
+    }
+    for (int k = 0; k < WALLS; k++) {
+        const bool along_x = k % 2;
+        const ct_body_desc_t wall = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                     .half_extents = {along_x ? 5.0f : 0.15f, 1.5f, along_x ? 0.15f : 5.0f},
+                                     .friction = 0.5f, .position = {frand(-95, 95), 1.5f, frand(-95, 95)}};
+        physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &wall);
+    }
+    for (int k = 0; k < DEBRIS; k++) {
+        const float r = frand(0.1f, 0.3f);
+        const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = r, .mass = 1.0f,
+                                  .friction = 0.5f, .position = {frand(-95, 95), frand(0.5f, 6.0f), frand(-95, 95)}};
+        physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &d);
+    }
+    physics__scene_step(&s, 1.0f / 60.0f);
+    double t0 = now_ms();
+    for (int k = 0; k < 20; k++)
+        physics__scene_candidates(&s, 1.0f / 60.0f);
+    report("physics.broadphase_mixed_ms", (now_ms() - t0) / 20.0, "ms");
+    report("physics.step_mixed_ms", mean_steps(&s, 20), "ms");
+    fprintf(stderr, "mixed: %u candidate pairs, %u contacts, moving cell %.3f m, fixed cell %.3f m, %u fixed large\n",
+            s.num_pairs, s.contacts.n, (double)s.bp.cell, (double)s.fixed.cell, s.fixed.num_large);
+    physics__scene_free(&s);
+}
+
+static void bench_pyramid(const char *name, int levels)
+{
+    physics__scene s;
+    physics__scene_init(&s, &heap);
+    s.pool = pool;
+    s.sleeping = false;
+    add_ground(&s, 100000, 100.0f);
+    uint32_t id = 1;
+    for (int row = 0; row < levels; row++)
+        for (int k = 0; k < levels - row; k++)
+            add_box(&s, id++, (float)k - 0.5f * (float)(levels - row - 1), 0.5f + (float)row, 0, 0.5f,
                     CT_BODY_DYNAMIC);
-    const double t0 = now_ms();
-    for (int k = 0; k < 100; k++)
-        physics__scene_step(&s, 1.0f / 60.0f);
-    report("physics.pyramid_20_ms", (now_ms() - t0) / 100.0, "ms");
+    report(name, mean_steps(&s, 100), "ms");
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){id - 1});
-    fprintf(stderr, "pyramid 20: %u boxes, top box moved %.4f m in 100 steps\n", id - 1,
-            (double)fabsf(s.bodies.position[top].y - (0.5f + LEVELS - 1)));
+    fprintf(stderr, "%s: %u boxes, top box moved %.4f m in 100 steps\n", name, id - 1,
+            (double)fabsf(s.bodies.position[top].y - (0.5f + (float)levels - 1)));
     physics__scene_free(&s);
 }
 
 int main(int argc, char **argv)
 {
-    /* --modules DIR is accepted for symmetry with the other benchmarks; no module is loaded. */
-    for (int i = 1; i < argc; i++)
+    const char *dir = NULL;
+    for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--modules") == 0)
-            i++;
-    if (jobs__init(0)) {
-        fprintf(stderr, "bench_physics: the job pool did not start\n");
+            dir = argv[i + 1];
+    static char paths[3][1024];
+    const char *const names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so", "physics/ct_physics.so"};
+    kernel_desc_t desc = {.num_plugin_paths = 3};
+    for (int k = 0; k < 3; k++) {
+        snprintf(paths[k], sizeof paths[k], "%s/%s", dir ? dir : BENCH_MODULE_DIR, names[k]);
+        desc.plugin_paths[k] = paths[k];
+    }
+    if (kernel__boot(&desc)) {
+        fprintf(stderr, "bench_physics: the kernel did not boot (modules from %s)\n", paths[0]);
         return 1;
     }
     pool = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
@@ -251,11 +376,14 @@ int main(int argc, char **argv)
     bench_broadphase("physics.broadphase_100k_ms", pool);
     bench_broadphase("physics.broadphase_100k_serial_ms", (physics__pool){0});
     bench_hash_vs_brute();
-    bench_step_10k();
-    bench_pyramid();
+    bench_mixed();
+    bench_step_10k_core();
+    bench_step_10k_module();
+    bench_pyramid("physics.pyramid_20_ms", 20);
+    bench_pyramid("physics.pyramid_100_ms", 100);
     printf("\n%-34s %12s  %s\n", "figure", "value", "unit");
     for (int k = 0; k < num_figures; k++)
         printf("%-34s %12.3f  %s\n", figures[k].name, figures[k].value, figures[k].unit);
-    jobs__shutdown();
+    kernel__shutdown();
     return 0;
 }

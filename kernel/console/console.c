@@ -29,6 +29,17 @@ static struct {
     bool profiling;
 } g_con;
 
+static const char *const options[] = {"--console", "--console-bind", "--console-token",
+                                      "--profile", "--serve-project", "--port", "--host"};
+
+bool console__is_option(const char *option)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if (!strcmp(option, options[i]))
+            return true;
+    return false;
+}
+
 static int parse_port(const char *option, const char *value, int *out)
 {
     char *end;

@@ -29,6 +29,8 @@ typedef struct console_options_t {
 /* The help lines for these options. */
 extern const char console__usage[];
 
+/* Whether `option` is one of the options below. */
+bool console__is_option(const char *option);
 /* Takes `option value` if it is one of ours: returns 1 (taken), 0 (not ours) or 2 (a usage error,
  * reported on stderr). */
 int console__parse_option(console_options_t *o, const char *option, const char *value);

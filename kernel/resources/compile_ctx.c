@@ -92,6 +92,28 @@ const char *resources__source_path(const ct_compile_ctx_o *ctx)
     return ctx ? ctx->path : "";
 }
 
+bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                            size_t out_size)
+{
+    char why[256];
+    const char *dir = resources__project_dir();
+    if (!file || resources__check_name(file, why, sizeof why)) {
+        resources__compile_error(ctx, "%s: \"%s\" is not a canonical project path: %s", field,
+                                 file ? file : "(null)", file ? why : "missing");
+        return false;
+    }
+    if (!dir) {
+        resources__compile_error(ctx, "%s: cannot read \"%s\" without a project folder", field, file);
+        return false;
+    }
+    const int n = snprintf(out, out_size, "%s/%s", dir, file);
+    if (n < 0 || (size_t)n >= out_size) {
+        resources__compile_error(ctx, "%s: the path of \"%s\" is too long", field, file);
+        return false;
+    }
+    return true;
+}
+
 int resources__compile_text(const ct_resource_type_t *type, const char *path, const char *text,
                             size_t len, uint8_t **blob, uint64_t *blob_size)
 {

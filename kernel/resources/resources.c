@@ -81,3 +81,27 @@ const ct_resource_api_v1 *resources__api_v1(void)
 {
     return &api_v1;
 }
+
+static const ct_resource_api_v2 api_v2 = {
+    .register_type = resources__register_type,
+    .unregister_type = resources__unregister_type,
+    .check_name = resources__check_name,
+    .id = resources__id,
+    .load = resources__load,
+    .load_source = resources__load_source,
+    .get = resources__get,
+    .unload = resources__unload,
+    .write = resources__write,
+    .written = resources__written,
+    .compile_error = resources__compile_error,
+    .compile_warning = resources__compile_warning,
+    .source_path = resources__source_path,
+    .strict = resources__is_strict,
+    .replace_type = resources__replace_type,
+    .source_file = resources__source_file,
+};
+
+const ct_resource_api_v2 *resources__api_v2(void)
+{
+    return &api_v2;
+}

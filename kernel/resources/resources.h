@@ -17,5 +17,6 @@ int resources__validate_blob(const void *blob, uint64_t size, const char *type_n
 /* Registers the Lua module Resource (load, unload); needs the Lua environment. */
 int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
+const ct_resource_api_v2 *resources__api_v2(void);
 
 #endif

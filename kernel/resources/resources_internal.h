@@ -62,6 +62,8 @@ void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)
 void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *resources__source_path(const ct_compile_ctx_o *ctx);
+bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                            size_t out_size);
 
 /* loading.c */
 int resources__load(const char *type, const char *name);

@@ -1,7 +1,8 @@
 /*
  * The entities module: the plugin entry point and the API tables it serves.
  *   ct.entity v1, v2       the EntityManager (entities_manager.c)
- *   ct.component v1        the component-type registry (entities_component.c)
+ *   ct.component v1, v2    the component-type registry (entities_component.c); v1 is the
+ *                          prefix of v2
  *   ct.world v0, v1        worlds and entity resources (entities_world.c, entities_resource.c);
  *                          v0 is a thin adapter over v1
  *   ct.debug_name v1       the debug-name component (entities_debug_name.c)
@@ -41,6 +42,18 @@ static const ct_component_api_v1 component_v1 = {
     .manager = component_manager,
     .type_id = entities__type_id,
     .replace_type = entities__replace_type,
+};
+
+static const ct_component_api_v2 component_v2 = {
+    .register_type = entities__register_type,
+    .unregister_type = entities__unregister_type,
+    .manager = component_manager,
+    .type_id = entities__type_id,
+    .replace_type = entities__replace_type,
+    .set_validate = entities__set_validate,
+    .spawn_failed = entities__spawn_failed,
+    .gc_probe = entities__gc_probe,
+    .sort_by_entity = entities__sort_by_entity,
 };
 
 static ct_entity_t spawn_unit_v1(ct_world_o *world, const char *name, const float pos[3],
@@ -135,6 +148,14 @@ static void shutdown(void)
     free_state();
 }
 
+/* Every frame, each lazily collected manager of every world gets one bounded collection step
+ * (ct_component_api_v2.gc_probe), so dead entities' data goes without a script asking. */
+static void frame_end(double dt)
+{
+    (void)dt;
+    entities__collect_garbage_all();
+}
+
 /* The old code may keep running (the new code can refuse), so the state is handed over as is. */
 static void *reload_save(void) { return entities__state; }
 
@@ -167,6 +188,7 @@ static const ct_api_ref_t provides[] = {
     {CT_ENTITY_API, 1, sizeof(ct_entity_api_v1), 0, "ct.entity"},
     {CT_ENTITY_API, 2, sizeof(ct_entity_api_v2), 0, "ct.entity"},
     {CT_COMPONENT_API, 1, sizeof(ct_component_api_v1), 0, "ct.component"},
+    {CT_COMPONENT_API, 2, sizeof(ct_component_api_v2), 0, "ct.component"},
     {CT_WORLD_API, 0, sizeof(ct_world_api_v0), 0, "ct.world"},
     {CT_WORLD_API, 1, sizeof(ct_world_api_v1), 0, "ct.world"},
     {CT_DEBUG_NAME_API, 1, sizeof(ct_debug_name_api_v1), 0, "ct.debug_name"},
@@ -189,6 +211,7 @@ static const ct_plugin_api_v1 plugin = {
     .num_requires = sizeof requires / sizeof requires[0],
     .init = init,
     .shutdown = shutdown,
+    .frame_end = frame_end,
     .reload_save = reload_save,
     .reload_load = reload_load,
 };
@@ -199,7 +222,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
     case CT_PLUGIN_API: return version == 1 ? (void *)&plugin : NULL;
     case CT_ENTITY_API:
         return version == 1 ? (void *)&entity_v1 : version == 2 ? (void *)&entity_v2 : NULL;
-    case CT_COMPONENT_API: return version == 1 ? (void *)&component_v1 : NULL;
+    case CT_COMPONENT_API:
+        return version == 1 ? (void *)&component_v1 : version == 2 ? (void *)&component_v2 : NULL;
     case CT_WORLD_API:
         return version == 0 ? (void *)&world_v0 : version == 1 ? (void *)&world_v1 : NULL;
     case CT_DEBUG_NAME_API: return version == 1 ? (void *)&entities__debug_name_api : NULL;

@@ -100,6 +100,12 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     const ct_data_o *v = s ? D->first_child(s) : NULL;
     for (int i = 0; v && i < 3; i++, v = D->next(v))
         spacing[i] = D->number(v, 0.0);
+    /* Copies on top of each other are almost always a mistake, and one a physics world pays for
+     * quadratically (every copy touches every other). */
+    if (*count > 1 && spacing[0] == 0.0 && spacing[1] == 0.0 && spacing[2] == 0.0)
+        R->compile_warning(c->ctx, "entity '%s': repeat.count is %u but repeat.spacing is %s: "
+                           "every copy is at the same place", entity_name, *count,
+                           s ? "[0 0 0]" : "missing");
     return true;
 }
 

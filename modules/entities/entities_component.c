@@ -72,7 +72,7 @@ uint64_t entities__register_type(const ct_component_type_t *type)
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
         if (r->slots[s].used)
             continue;
-        r->slots[s] = (entities_type_slot_t){*type, id, r->next_serial++, true};
+        r->slots[s] = (entities_type_slot_t){*type, NULL, id, r->next_serial++, true};
         rebuild_order();
         entities__worlds_add_type(s);
         return id;
@@ -144,4 +144,85 @@ const uint32_t *entities__spawn_order(uint32_t *n)
     const entities_types_t *r = &entities__state->types;
     *n = r->num_order;
     return r->order;
+}
+
+bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate)
+{
+    int s = entities__type_slot(type_id);
+    if (s < 0) {
+        entities__log(CT_LOG_ERROR, "set_validate: no component type 0x%016llx",
+                      (unsigned long long)type_id);
+        return false;
+    }
+    entities__state->types.slots[s].validate = validate;
+    return true;
+}
+
+const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate)
+{
+    int s = entities__type_slot(type_id);
+    if (s < 0)
+        return NULL;
+    *validate = entities__state->types.slots[s].validate;
+    return &entities__state->types.slots[s].type;
+}
+
+/* xorshift64: cheap, and a manager's own seed keeps its collection deterministic. */
+uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
+                            uint32_t *budget)
+{
+    if (!entities || !rng || !budget)
+        return UINT32_MAX;
+    uint64_t x = *rng ? *rng : 0x9e3779b97f4a7c15u;
+    for (uint32_t alive_in_row = 0; n > 0 && alive_in_row < 4 && *budget > 0;) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        --*budget;
+        const uint32_t i = (uint32_t)((x >> 32) % n);
+        if (!entities__alive(entities[i])) {
+            *rng = x;
+            return i;
+        }
+        alive_in_row++;
+    }
+    *rng = x;
+    return UINT32_MAX;
+}
+
+/* LSD radix sort, 8 bits a pass, of the keys with their positions carried alongside: every
+ * pass reads sequentially (reading keys through the entity array each pass would miss the
+ * cache). A pass whose digit is the same for every key (the generation bits, often) is skipped. */
+void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                              uint32_t *scratch)
+{
+    if (!entities || !order || !scratch)
+        return;
+    uint32_t *key = scratch, *key_to = scratch + n, *pos = order, *pos_to = scratch + 2 * (size_t)n;
+    for (uint32_t i = 0; i < n; i++) {
+        key[i] = ct_entity_order_key(entities[i]);
+        pos[i] = i;
+    }
+    for (uint32_t shift = 0; shift < 32; shift += 8) {
+        uint32_t count[257] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            count[((key[i] >> shift) & 0xffu) + 1u]++;
+        if (n == 0 || count[((key[0] >> shift) & 0xffu) + 1u] == n)
+            continue;
+        for (uint32_t d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (uint32_t i = 0; i < n; i++) {
+            const uint32_t at = count[(key[i] >> shift) & 0xffu]++;
+            key_to[at] = key[i];
+            pos_to[at] = pos[i];
+        }
+        uint32_t *t = key;
+        key = key_to;
+        key_to = t;
+        t = pos;
+        pos = pos_to;
+        pos_to = t;
+    }
+    if (pos != order)
+        memcpy(order, pos, (size_t)n * sizeof *order);
 }

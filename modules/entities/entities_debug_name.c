@@ -24,6 +24,7 @@ typedef struct debug_name_manager_t {
     char (*name)[CT_DEBUG_NAME_MAX];
     uint32_t *map_key;   /* entity ids; 0 is empty */
     uint32_t *map_value; /* instance indices */
+    uint16_t *generation; /* per instance slot, 1..1023: goes up when the slot's name moves or goes */
     uint32_t map_mask;   /* the map has 2 * capacity slots */
     uint32_t map_shift;  /* 32 - log2 of the map's groups of HOME_GROUP slots */
 } debug_name_manager_t;
@@ -34,10 +35,16 @@ typedef struct debug_name_manager_t {
 #define HOME_GROUP (1u << HOME_GROUP_BITS)
 #define MIN_CAPACITY 64u
 
+/* An instance handle is (slot generation << 22) | (slot + 1); one with generation 0 is a plain
+ * position, 1..count(), for walking the manager as it is now (see ct_world.h). */
+#define INDEX_BITS 22u
+#define INDEX_MASK ((1u << INDEX_BITS) - 1u)
+#define GENERATION_MASK 0x3ffu
+
 static size_t bytes_for(uint32_t capacity)
 {
-    return (size_t)capacity *
-           (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + 2u * 2u * sizeof(uint32_t));
+    return (size_t)capacity * (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX +
+                               2u * 2u * sizeof(uint32_t) + sizeof(uint16_t));
 }
 
 /* The home slot keeps the low bits of the entity index and scatters the groups above them
@@ -110,10 +117,15 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
     char(*name)[CT_DEBUG_NAME_MAX] = (void *)(entity + capacity);
     uint32_t *map_key = (uint32_t *)(void *)(name + capacity);
     uint32_t *map_value = map_key + 2u * capacity;
+    uint16_t *generation = (uint16_t *)(void *)(map_value + 2u * capacity);
     memset(map_key, 0, 2u * capacity * sizeof *map_key);
+    /* Every slot's generation is kept, free ones too: a handle to a freed slot stays stale. */
+    for (uint32_t i = m->capacity; i < capacity; i++)
+        generation[i] = 1;
     if (m->block) {
         memcpy(entity, m->entity, m->n * sizeof *entity);
         memcpy(name, m->name, m->n * sizeof *name);
+        memcpy(generation, m->generation, m->capacity * sizeof *generation);
         ct_free(m->a, m->block, m->block_size);
     }
     m->block = block;
@@ -123,6 +135,7 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
     m->name = name;
     m->map_key = map_key;
     m->map_value = map_value;
+    m->generation = generation;
     m->map_mask = 2u * capacity - 1u;
     m->map_shift = 32u - (log2_of(2u * capacity) - HOME_GROUP_BITS);
     for (uint32_t i = 0; i < m->n; i++) {
@@ -133,9 +146,14 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
     return true;
 }
 
+/* Truncation backs up to the start of a UTF-8 character, so a cut never leaves half of one. */
 static void copy_name(char *to, const char *from)
 {
     size_t len = strnlen(from, CT_DEBUG_NAME_MAX - 1u);
+    if (from[len] != '\0') {
+        while (len > 0 && ((unsigned char)from[len] & 0xC0u) == 0x80u)
+            len--;
+    }
     memcpy(to, from, len);
     memset(to + len, 0, CT_DEBUG_NAME_MAX - len);
 }
@@ -162,6 +180,13 @@ static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
     return 0;
 }
 
+static void next_generation(debug_name_manager_t *m, uint32_t i)
+{
+    const uint16_t g = (uint16_t)((m->generation[i] + 1u) & GENERATION_MASK);
+    m->generation[i] = g ? g : 1u;
+}
+
+/* Swap-erase: both slots change meaning (i takes the last name, the last slot goes free). */
 static void remove_entity(debug_name_manager_t *m, ct_entity_t e)
 {
     uint32_t slot = find_slot(m, e.id);
@@ -169,6 +194,8 @@ static void remove_entity(debug_name_manager_t *m, ct_entity_t e)
         return;
     uint32_t i = m->map_value[slot];
     uint32_t last = --m->n;
+    next_generation(m, i);
+    next_generation(m, last);
     if (i != last) {
         m->entity[i] = m->entity[last];
         memcpy(m->name[i], m->name[last], CT_DEBUG_NAME_MAX);
@@ -224,6 +251,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     const char(*names)[CT_DEBUG_NAME_MAX] = data;
     if (n > UINT32_MAX - m->n || !reserve(m, m->n + n)) {
         entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
+        entities__spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     /* Compiled names are already NUL-padded to CT_DEBUG_NAME_MAX (see compile), so each is one
@@ -296,19 +324,38 @@ static ct_debug_name_instance_t api_lookup(ct_world_o *world, ct_entity_t e)
     if (!m || m->n == 0 || e.id == 0)
         return (ct_debug_name_instance_t){0};
     uint32_t slot = find_slot(m, e.id);
-    return (ct_debug_name_instance_t){m->map_key[slot] ? m->map_value[slot] + 1u : 0};
+    if (!m->map_key[slot])
+        return (ct_debug_name_instance_t){0};
+    const uint32_t i = m->map_value[slot];
+    return (ct_debug_name_instance_t){((uint32_t)m->generation[i] << INDEX_BITS) | (i + 1u)};
+}
+
+/* The slot a handle names, or -1 (a stale one logged). */
+static int64_t slot_of(const debug_name_manager_t *m, ct_debug_name_instance_t h, const char *what)
+{
+    const uint32_t position = h.i & INDEX_MASK, gen = h.i >> INDEX_BITS;
+    if (position == 0 || position > m->n)
+        return -1;
+    if (gen != 0 && gen != m->generation[position - 1u]) {
+        entities__log(CT_LOG_WARNING, "debug_name.%s: instance 0x%08x is stale (its name was "
+                      "removed or moved)", what, h.i);
+        return -1;
+    }
+    return position - 1u;
 }
 
 static const char *api_name(ct_world_o *world, ct_debug_name_instance_t i)
 {
     debug_name_manager_t *m = manager_of(world);
-    return m && i.i && i.i <= m->n ? m->name[i.i - 1u] : NULL;
+    const int64_t s = m ? slot_of(m, i, "name") : -1;
+    return s >= 0 ? m->name[s] : NULL;
 }
 
 static ct_entity_t api_entity(ct_world_o *world, ct_debug_name_instance_t i)
 {
     debug_name_manager_t *m = manager_of(world);
-    return m && i.i && i.i <= m->n ? m->entity[i.i - 1u] : (ct_entity_t){0};
+    const int64_t s = m ? slot_of(m, i, "entity") : -1;
+    return s >= 0 ? m->entity[s] : (ct_entity_t){0};
 }
 
 static int api_set(ct_world_o *world, ct_entity_t e, const char *name)

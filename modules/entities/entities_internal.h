@@ -39,7 +39,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 1u
+#define ENTITIES_LAYOUT_VERSION 2u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u
@@ -68,6 +68,7 @@ typedef struct entities_manager_t {
 /* entities_component.c */
 typedef struct entities_type_slot_t {
     ct_component_type_t type;
+    ct_component_validate_f validate; /* ct_component_api_v2.set_validate; NULL: none */
     uint64_t id;
     uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
     bool used;
@@ -81,10 +82,17 @@ typedef struct entities_types_t {
 } entities_types_t;
 
 /* entities_world.c */
+struct world_t;
+typedef struct entities_world_slot_t {
+    struct world_t *world; /* NULL when the slot is free */
+    uint32_t generation;   /* goes up when the slot's world is destroyed; never 0 */
+} entities_world_slot_t;
+
 typedef struct entities_worlds_t {
-    ct_world_o **items;
-    uint32_t count;
+    entities_world_slot_t *slots;
+    uint32_t num_slots; /* slots ever used */
     uint32_t capacity;
+    uint32_t count;     /* live worlds */
 } entities_worlds_t;
 
 typedef struct entities_state_t {
@@ -132,6 +140,13 @@ int entities__type_slot(uint64_t type_id);
 const uint32_t *entities__spawn_order(uint32_t *n);
 /* Unregisters every type still registered (at shutdown). */
 void entities__unregister_all(void);
+bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
+/* The registered type of an id with its validation (NULL when none), or NULL. */
+const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);
+void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t *order,
+                              uint32_t *scratch);
+uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
+                            uint32_t *budget);
 
 /* entities_world.c: worlds and their managers. */
 ct_world_o *entities__create_world(const ct_world_desc_t *desc);
@@ -146,13 +161,16 @@ void entities__worlds_remove_type(uint32_t slot);
 /* Hands a batch of dead entities to every `destroyed` manager of every world. */
 void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n);
 void entities__collect_garbage(ct_world_o *world);
+/* collect_garbage for every world: the module's frame_end hook. */
+void entities__collect_garbage_all(void);
 int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *callback,
                              const double *args, uint32_t n);
-/* Script side of the queue: take moves the queued callbacks aside for reading (false when a run
- * is already in progress); next reads one, false at the end (which also ends the run). */
-bool entities__take_callbacks(ct_world_o *world);
-bool entities__next_callback(ct_world_o *world, ct_entity_t *entity, const char **callback,
-                             const double **args, uint32_t *n);
+/* Script side of the queue: take moves the queued callbacks aside for reading and returns the
+ * run's serial (a run still in progress was abandoned: its rest is dropped); next reads one of
+ * run `run`, false at the end (which ends the run) or when a later run has started. */
+uint32_t entities__take_callbacks(ct_world_o *world);
+bool entities__next_callback(ct_world_o *world, uint32_t run, ct_entity_t *entity,
+                             const char **callback, const double **args, uint32_t *n);
 
 /* entities_compile.c: the compile function of "level" and "unit". */
 int entities__resource_compile(void *user_data, const ct_data_o *source, ct_compile_ctx_o *ctx);
@@ -163,6 +181,11 @@ int entities__resource_init(void);
  * ct_resource_api_v1.replace_type. */
 int entities__resource_rebind(void);
 void entities__resource_shutdown(void);
+/* The rule for the pose a resource is spawned at (the one of "Valid poses" in ct_transform.h):
+ * false with the field named in `why`; out_rot receives rot (NULL: identity) normalised. */
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
+                                char *why, size_t why_size);
+void entities__spawn_failed(const ct_spawn_context_t *ctx, int err);
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity);
 /* Loads (once) and spawns the resource (type, name); returns the entity count or an error and,

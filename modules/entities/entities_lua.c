@@ -62,6 +62,9 @@ static int l_world_spawn_unit(lua_State *L)
         pos[i] = (float)L_API->opt_number(L, 3 + i, 0.0);
     for (int i = 0; i < 4; i++)
         rot[i] = (float)L_API->opt_number(L, 6 + i, i == 3 ? 1.0 : 0.0);
+    char why[96];
+    if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
+        return L_API->error(L, "World.spawn_unit('%s'): %s", name, why);
     ct_entity_t root = {0};
     entities__spawn_named(w, "unit", name, pos, rot, &root);
     return push_entity_or_nil(L, root);
@@ -126,7 +129,7 @@ static int l_world_collect_garbage(lua_State *L)
 
 static int l_world_take_callbacks(lua_State *L)
 {
-    L_API->push_boolean(L, entities__take_callbacks(check_world(L, 1)));
+    L_API->push_number(L, entities__take_callbacks(check_world(L, 1)));
     return 1;
 }
 
@@ -135,11 +138,12 @@ static int l_world_take_callbacks(lua_State *L)
 static int l_world_next_callback(lua_State *L)
 {
     ct_world_o *w = check_world(L, 1);
+    const double run = L_API->check_number(L, 2);
     ct_entity_t e;
     const char *name;
     const double *args;
     uint32_t n;
-    while (entities__next_callback(w, &e, &name, &args, &n)) {
+    while (entities__next_callback(w, (uint32_t)run, &e, &name, &args, &n)) {
         if (!entities__alive(e))
             continue;
         L_API->push_number(L, e.id);
@@ -148,6 +152,12 @@ static int l_world_next_callback(lua_State *L)
             L_API->push_number(L, args[i]);
         return 2 + (int)n;
     }
+    return 0;
+}
+
+static int l_world_check(lua_State *L)
+{
+    check_world(L, 1);
     return 0;
 }
 
@@ -190,6 +200,7 @@ static const ct_lua_reg_t world_fns[] = {
     {"_take_callbacks", l_world_take_callbacks},
     {"_next_callback", l_world_next_callback},
     {"_report", l_world_report},
+    {"_check", l_world_check},
 };
 
 static const ct_lua_reg_t entity_fns[] = {
@@ -199,26 +210,64 @@ static const ct_lua_reg_t entity_fns[] = {
     {"count", l_entity_count},
 };
 
-/* The Lua half: callback storage, dispatch, and World.destroy forgetting a world's callbacks. */
+/* The Lua half: callback storage, dispatch, and World.destroy forgetting a world's callbacks.
+ *
+ * Dead entities' tables are dropped in a sweep whenever the number of entities with callbacks in
+ * a world doubles since the last sweep, so the tables stay within twice the live ones (plus a
+ * floor) at O(1) amortised cost per set_callback.
+ *
+ * A run belongs to the coroutine that started it: a callback calling run_callbacks on its own
+ * world is refused, while a run that ended by an error or by a yield that was never resumed is
+ * simply superseded by the next one (the C side drops its rest and says so). */
 static const char prelude[] =
-    "local World = World\n"
-    "local callbacks = {}\n"
+    "local World, Entity = World, Entity\n"
+    "local callbacks, counts, limits, running = {}, {}, {}, {}\n"
     "local destroy, take, next_callback, report = World._destroy, World._take_callbacks,\n"
     "    World._next_callback, World._report\n"
+    "local alive = Entity.alive\n"
     "local traceback = debug and debug.traceback or tostring\n"
-    "function World.destroy(w) callbacks[w] = nil; destroy(w) end\n"
+    "local MIN_SWEEP = 64\n"
+    "function World.destroy(w)\n"
+    "  destroy(w)\n"
+    "  callbacks[w], counts[w], limits[w], running[w] = nil, nil, nil, nil\n"
+    "end\n"
+    "local function sweep(w, per_world)\n"
+    "  local n = 0\n"
+    "  for e in pairs(per_world) do\n"
+    "    if alive(e) then n = n + 1 else per_world[e] = nil end\n"
+    "  end\n"
+    "  counts[w], limits[w] = n, math.max(MIN_SWEEP, 2 * n)\n"
+    "end\n"
     "function World.set_callback(w, e, name, fn)\n"
     "  if type(e) ~= 'number' or type(name) ~= 'string' or (fn ~= nil and type(fn) ~= 'function') then\n"
     "    error('usage: World.set_callback(world, entity, name, function or nil)', 2)\n"
     "  end\n"
-    "  local per_world = callbacks[w] or {}\n"
-    "  callbacks[w] = per_world\n"
-    "  local per_entity = per_world[e] or {}\n"
-    "  per_world[e] = per_entity\n"
+    "  World._check(w)\n"
+    "  local per_world = callbacks[w]\n"
+    "  if not per_world then\n"
+    "    per_world = {}\n"
+    "    callbacks[w], counts[w], limits[w] = per_world, 0, MIN_SWEEP\n"
+    "  end\n"
+    "  local per_entity = per_world[e]\n"
+    "  if not per_entity then\n"
+    "    if fn == nil then return end\n"
+    "    per_entity = {}\n"
+    "    per_world[e] = per_entity\n"
+    "    counts[w] = counts[w] + 1\n"
+    "    if counts[w] > limits[w] then sweep(w, per_world) end\n"
+    "  end\n"
     "  per_entity[name] = fn\n"
+    "  if fn == nil and next(per_entity) == nil then\n"
+    "    per_world[e], counts[w] = nil, counts[w] - 1\n"
+    "  end\n"
     "end\n"
     "function World.run_callbacks(w)\n"
-    "  if not take(w) then error('World.run_callbacks: already running for this world', 2) end\n"
+    "  local me = coroutine.running() or true\n"
+    "  if running[w] == me then\n"
+    "    error('World.run_callbacks: already running for this world (called from one of its callbacks)', 2)\n"
+    "  end\n"
+    "  local run = take(w)\n"
+    "  running[w] = me\n"
     "  local per_world, ran = callbacks[w], 0\n"
     "  local function step(e, name, ...)\n"
     "    if e == nil then return false end\n"
@@ -230,7 +279,9 @@ static const char prelude[] =
     "    end\n"
     "    return true\n"
     "  end\n"
-    "  while step(next_callback(w)) do end\n"
+    "  local ok, err = pcall(function() while step(next_callback(w, run)) do end end)\n"
+    "  if running[w] == me then running[w] = nil end\n"
+    "  if not ok then error(err, 0) end\n"
     "  return ran\n"
     "end\n";
 

@@ -3,7 +3,8 @@
  * generation it was created with, so alive() is one load and one compare. Destroyed indices wait
  * in a FIFO ring and are reused only while more than CT_ENTITY_MIN_FREE_INDICES wait, so an index
  * comes back after at least that many others, and an id after its index went round all
- * 2^CT_ENTITY_GENERATION_BITS generations.
+ * 2^CT_ENTITY_GENERATION_BITS generations. The live limit keeps that minimum free even when
+ * every index has been handed out.
  *
  * The generation array and the ring share one allocation of `capacity` slots each (a power of
  * two): the ring never holds more indices than exist, so it grows exactly when the array does.
@@ -81,14 +82,13 @@ static inline ct_entity_t make_entity(uint32_t index)
     return (ct_entity_t){index | ((uint32_t)em->generation[index] << CT_ENTITY_INDEX_BITS)};
 }
 
-/* The next index, from the ring when enough wait there, else a fresh one. When every index has
- * been handed out the ring is used below the minimum: reusing early beats refusing to create.
- * The caller checked that an entity may be made and reserved room for a fresh index. */
+/* The next index, from the ring when more than the minimum wait there, else a fresh one. The
+ * caller checked that an entity may be made (the live limit keeps the minimum waiting even when
+ * every index has been handed out) and reserved room for a fresh index. */
 static inline uint32_t take_index(void)
 {
     entities_manager_t *em = &entities__state->manager;
-    if (em->free_count > CT_ENTITY_MIN_FREE_INDICES ||
-        (em->used == INDEX_LIMIT && em->free_count)) {
+    if (em->free_count > CT_ENTITY_MIN_FREE_INDICES) {
         uint32_t index = em->ring[em->head];
         em->head = (em->head + 1u) & (em->capacity - 1u);
         em->free_count--;
@@ -114,10 +114,13 @@ static bool reserve_for(uint32_t n)
 uint32_t entities__create_batch(ct_entity_t *out, uint32_t n)
 {
     entities_manager_t *em = &entities__state->manager;
-    uint32_t room = CT_ENTITY_MAX_LIVE - em->live;
+    /* Indices 1 .. CT_ENTITY_MAX_LIVE exist; CT_ENTITY_MIN_FREE_INDICES of them always wait in
+     * the queue, so an id never comes back early, not even once every index has been used. */
+    const uint32_t most = CT_ENTITY_MAX_LIVE - CT_ENTITY_MIN_FREE_INDICES;
+    uint32_t room = most - em->live;
     if (n > room) {
         entities__log(CT_LOG_ERROR, "cannot create %u entities: %u are live (the limit is %u)", n,
-                      em->live, CT_ENTITY_MAX_LIVE);
+                      em->live, most);
         n = room;
     }
     if (!reserve_for(n))

@@ -5,9 +5,11 @@
  * Loading validates the whole payload once, then keeps an 8-aligned copy of it with a table of
  * its sections, so spawning reads u32 arrays and instance data in place and never re-checks.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_transform.h"
 #include "entities_internal.h"
 
 /* Far more than there are component types; it only bounds the work on a corrupt blob. */
@@ -132,6 +134,29 @@ static bool parse(reader_t *r, entity_resource_t *out)
     return true;
 }
 
+/* Runs the validation each registered type set (ct_component_api_v2.set_validate) over its
+ * instances: data that passed the layout checks may still hold values its module refuses. */
+static bool validate_instances(const entity_resource_t *res, char *err, size_t err_size)
+{
+    for (uint32_t s = 0; s < res->num_sections; s++) {
+        const section_t *sec = &res->sections[s];
+        ct_component_validate_f validate = NULL;
+        const ct_component_type_t *type = entities__type_of(sec->type_id, &validate);
+        if (!type || !validate || type->instance_size != sec->instance_size)
+            continue;
+        for (uint32_t i = 0; i < sec->num_instances; i++) {
+            char why[128] = "";
+            if (!validate(type->user_data, sec->data + (size_t)i * sec->instance_size, why,
+                          sizeof why)) {
+                snprintf(err, err_size, "entity resource: entity %u, component '%s': %s",
+                         sec->entity_index[i], type->name, why);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 static void *load(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
 {
     (void)user_data;
@@ -153,6 +178,10 @@ static void *load(void *user_data, const void *payload, uint64_t size, char *err
     memcpy(block + head, payload, (size_t)size);
     reader_t copy = {block + head, size, 0, err, err_size};
     parse(&copy, res);
+    if (!validate_instances(res, err, err_size)) {
+        ct_free(entities__services.a, block, block_size);
+        return NULL;
+    }
     return res;
 }
 
@@ -164,12 +193,72 @@ static void unload(void *user_data, void *runtime)
         ct_free(entities__services.a, res, res->block_size);
 }
 
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
+                                char *why, size_t why_size)
+{
+    for (int k = 0; pos && k < 3; k++) {
+        if (!isfinite(pos[k]) || fabsf(pos[k]) > CT_TRANSFORM_MAX_POSITION) {
+            snprintf(why, why_size, "position[%d] = %g is not a finite number within +-%g", k,
+                     (double)pos[k], (double)CT_TRANSFORM_MAX_POSITION);
+            return false;
+        }
+    }
+    const float identity[4] = {0, 0, 0, 1};
+    const float *q = rot ? rot : identity;
+    float len2 = 0;
+    for (int k = 0; k < 4; k++) {
+        if (!isfinite(q[k])) {
+            snprintf(why, why_size, "rotation[%d] is not a finite number", k);
+            return false;
+        }
+        len2 += q[k] * q[k];
+    }
+    if (!(len2 > 1e-24f) || !isfinite(len2)) {
+        snprintf(why, why_size, "rotation is a zero-length quaternion");
+        return false;
+    }
+    /* A unit rotation is kept bit for bit; others are normalised, as transforms does. */
+    const float scale = fabsf(len2 - 1) > 1e-6f ? 1 / sqrtf(len2) : 1;
+    for (int k = 0; k < 4; k++)
+        out_rot[k] = q[k] * scale;
+    return true;
+}
+
+/* A spawn in progress: its context (what spawners get) and the first failure a spawner reported.
+ * Spawns nest when a spawner spawns, hence a stack. */
+typedef struct spawn_run_t {
+    ct_spawn_context_t ctx;
+    int error;
+    struct spawn_run_t *outer;
+} spawn_run_t;
+
+static spawn_run_t *active_spawns;
+
+void entities__spawn_failed(const ct_spawn_context_t *ctx, int err)
+{
+    for (spawn_run_t *run = active_spawns; run; run = run->outer) {
+        if (&run->ctx == ctx) {
+            if (run->error == 0)
+                run->error = err < 0 ? err : CT_ERR_NOMEM;
+            return;
+        }
+    }
+    entities__log(CT_LOG_ERROR, "spawn_failed: %p is not the context of a spawn in progress",
+                  (const void *)ctx);
+}
+
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
     const entity_resource_t *res = resource;
     if (!entities__world_valid(world) || !res) {
         entities__log(CT_LOG_ERROR, "spawn: no world %p or no resource", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    float rotation[4];
+    char why[96];
+    if (!entities__check_spawn_pose(pos, rot, rotation, why, sizeof why)) {
+        entities__log(CT_LOG_ERROR, "spawn: %s; nothing spawned", why);
         return CT_ERR_INVALID;
     }
     uint32_t n = res->num_entities;
@@ -184,28 +273,31 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
         ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
         return CT_ERR_FULL;
     }
-    ct_spawn_context_t ctx = {
-        .world = world,
-        .entity_lookup = lookup,
-        .parent_index = res->parent_index,
-        .num_entities = n,
-        .position = {0, 0, 0},
-        .rotation = {0, 0, 0, 1},
+    spawn_run_t run = {
+        .ctx = {
+            .world = world,
+            .entity_lookup = lookup,
+            .parent_index = res->parent_index,
+            .num_entities = n,
+            .position = {0, 0, 0},
+        },
+        .outer = active_spawns,
     };
+    const ct_spawn_context_t *ctx = &run.ctx;
     if (pos)
-        memcpy(ctx.position, pos, sizeof ctx.position);
-    if (rot)
-        memcpy(ctx.rotation, rot, sizeof ctx.rotation);
+        memcpy(run.ctx.position, pos, sizeof run.ctx.position);
+    memcpy(run.ctx.rotation, rotation, sizeof run.ctx.rotation);
+    active_spawns = &run;
 
     /* One spawn call per section, types in spawn order; sections of types not registered now
      * are counted and reported once. */
     uint32_t num_types, spawned = 0;
     const uint32_t *order = entities__spawn_order(&num_types);
-    for (uint32_t t = 0; t < num_types; t++) {
+    for (uint32_t t = 0; t < num_types && run.error == 0; t++) {
         const ct_component_type_t *type = entities__type_at(order[t]);
         uint64_t id = entities__type_id_at(order[t]);
         void *manager = entities__world_manager_at(world, order[t]);
-        for (uint32_t s = 0; s < res->num_sections; s++) {
+        for (uint32_t s = 0; s < res->num_sections && run.error == 0; s++) {
             const section_t *sec = &res->sections[s];
             if (sec->type_id != id)
                 continue;
@@ -217,8 +309,18 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
                 continue;
             }
             if (manager)
-                type->spawn(manager, &ctx, sec->num_instances, sec->entity_index, sec->data);
+                type->spawn(manager, ctx, sec->num_instances, sec->entity_index, sec->data);
         }
+    }
+    active_spawns = run.outer;
+    if (run.error) {
+        /* All or nothing: the entities go, and with them every instance made for them. */
+        entities__log(CT_LOG_ERROR, "spawn: a component could not be spawned (%s); the %u "
+                      "entities made are destroyed again",
+                      entities__services.log->error_message(run.error), n);
+        entities__destroy_batch(lookup, n);
+        ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
+        return run.error;
     }
     if (spawned < res->num_sections)
         entities__log(CT_LOG_WARNING, "spawn: %u component sections of unregistered types skipped",

@@ -30,33 +30,54 @@ typedef struct byte_buffer_t {
     uint32_t capacity;
 } byte_buffer_t;
 
-struct ct_world_o {
+/* What a ct_world_o handle names. The handle is not this struct's address: it is the world's
+ * slot and that slot's generation (see make_handle), so a handle kept past destroy_world never
+ * names a world created later, even one that got the same memory. */
+typedef struct world_t {
     void *managers[ENTITIES_MAX_TYPES];
     ct_allocator_t *allocators[ENTITIES_MAX_TYPES];
     char name[32];
     byte_buffer_t queue;
     byte_buffer_t run;
     uint32_t run_cursor;
-    bool running;
-};
+    ct_world_o *handle;
+    uint32_t run_serial; /* names the run in progress; 0 when none */
+    uint32_t runs;       /* runs started, for the next serial */
+} world_t;
 
-bool entities__world_valid(const ct_world_o *world)
+/* Handle = generation << 16 | (slot + 1): never 0, and within the 47 bits a LuaJIT light
+ * userdata holds. A slot's generation goes up when its world is destroyed; after 2^24 worlds in
+ * one slot it wraps (skipping 0) and an old handle could match again. */
+#define SLOT_BITS 16u
+#define MAX_WORLDS ((1u << SLOT_BITS) - 1u)
+#define GENERATION_MASK 0xffffffu
+
+static ct_world_o *make_handle(uint32_t slot)
 {
-    const entities_worlds_t *ws = &entities__state->worlds;
-    for (uint32_t i = 0; i < ws->count; i++) {
-        if (ws->items[i] == world)
-            return true;
-    }
-    return false;
+    const uint64_t gen = entities__state->worlds.slots[slot].generation;
+    return (ct_world_o *)(uintptr_t)((gen << SLOT_BITS) | (slot + 1u));
 }
 
-static bool add_manager(ct_world_o *w, uint32_t slot)
+/* The world a handle names, or NULL for a stale, foreign or NULL handle. */
+static world_t *resolve(const ct_world_o *handle)
+{
+    const entities_worlds_t *ws = &entities__state->worlds;
+    const uint64_t h = (uint64_t)(uintptr_t)handle;
+    const uint64_t slot = (h & MAX_WORLDS) - 1u, gen = h >> SLOT_BITS;
+    if (slot >= ws->num_slots || gen != ws->slots[slot].generation)
+        return NULL;
+    return ws->slots[slot].world;
+}
+
+bool entities__world_valid(const ct_world_o *world) { return resolve(world) != NULL; }
+
+static bool add_manager(world_t *w, uint32_t slot)
 {
     const ct_component_type_t *type = entities__type_at(slot);
     char name[128];
     snprintf(name, sizeof name, "entities.%s.%s", w->name, type->name);
     ct_allocator_t *a = entities__services.memory->create_child(entities__services.a, name);
-    void *manager = a ? type->create_manager(type->user_data, w, a) : NULL;
+    void *manager = a ? type->create_manager(type->user_data, w->handle, a) : NULL;
     if (!manager) {
         entities__log(CT_LOG_ERROR, "world '%s': could not create the '%s' manager", w->name,
                       type->name);
@@ -68,7 +89,7 @@ static bool add_manager(ct_world_o *w, uint32_t slot)
     return true;
 }
 
-static void remove_manager(ct_world_o *w, uint32_t slot)
+static void remove_manager(world_t *w, uint32_t slot)
 {
     if (!w->managers[slot])
         return;
@@ -89,7 +110,7 @@ static void free_buffer(byte_buffer_t *b)
     *b = (byte_buffer_t){0};
 }
 
-static void free_world(ct_world_o *w)
+static void free_world(world_t *w)
 {
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++)
         remove_manager(w, s);
@@ -98,24 +119,45 @@ static void free_world(ct_world_o *w)
     ct_free(entities__services.a, w, sizeof *w);
 }
 
+/* A free slot (the lowest), growing the table when all are taken; -1 when out of memory or at
+ * MAX_WORLDS. */
+static int64_t free_slot(void)
+{
+    entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t s = 0; s < ws->num_slots; s++) {
+        if (!ws->slots[s].world)
+            return s;
+    }
+    if (ws->num_slots == MAX_WORLDS) {
+        entities__log(CT_LOG_ERROR, "create_world: %u worlds exist, the most there can be",
+                      MAX_WORLDS);
+        return -1;
+    }
+    if (ws->num_slots == ws->capacity) {
+        uint32_t capacity = ws->capacity ? ws->capacity * 2 : 8;
+        entities_world_slot_t *grown = ct_realloc(entities__services.a, ws->slots,
+                                                  ws->capacity * sizeof *grown,
+                                                  capacity * sizeof *grown);
+        if (!grown)
+            return -1;
+        ws->slots = grown;
+        ws->capacity = capacity;
+    }
+    ws->slots[ws->num_slots] = (entities_world_slot_t){NULL, 1};
+    return ws->num_slots++;
+}
+
 ct_world_o *entities__create_world(const ct_world_desc_t *desc)
 {
     entities_worlds_t *ws = &entities__state->worlds;
-    if (ws->count == ws->capacity) {
-        uint32_t capacity = ws->capacity ? ws->capacity * 2 : 8;
-        ct_world_o **grown = ct_realloc(entities__services.a, ws->items,
-                                        ws->capacity * sizeof *grown, capacity * sizeof *grown);
-        if (!grown)
-            return NULL;
-        ws->items = grown;
-        ws->capacity = capacity;
-    }
-    ct_world_o *w = ct_alloc(entities__services.a, sizeof *w);
+    const int64_t slot = free_slot();
+    world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
     if (!w) {
         entities__log(CT_LOG_ERROR, "create_world: out of memory");
         return NULL;
     }
     memset(w, 0, sizeof *w);
+    w->handle = make_handle((uint32_t)slot);
     snprintf(w->name, sizeof w->name, "%s", desc && desc->name ? desc->name : "world");
     uint32_t n;
     const uint32_t *order = entities__spawn_order(&n);
@@ -125,59 +167,72 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
             return NULL;
         }
     }
-    ws->items[ws->count++] = w;
-    return w;
+    ws->slots[slot].world = w;
+    ws->count++;
+    return w->handle;
 }
 
 void entities__destroy_world(ct_world_o *world)
 {
     if (!world)
         return;
-    entities_worlds_t *ws = &entities__state->worlds;
-    for (uint32_t i = 0; i < ws->count; i++) {
-        if (ws->items[i] == world) {
-            ws->items[i] = ws->items[--ws->count];
-            free_world(world);
-            return;
-        }
+    world_t *w = resolve(world);
+    if (!w) {
+        entities__log(CT_LOG_ERROR, "destroy_world: %p is not a live world (destroyed already?)",
+                      (void *)world);
+        return;
     }
-    entities__log(CT_LOG_ERROR, "destroy_world: %p is not a world", (void *)world);
+    entities_worlds_t *ws = &entities__state->worlds;
+    entities_world_slot_t *slot = &ws->slots[((uintptr_t)world & MAX_WORLDS) - 1u];
+    slot->world = NULL;
+    slot->generation = (slot->generation + 1u) & GENERATION_MASK;
+    if (slot->generation == 0)
+        slot->generation = 1;
+    ws->count--;
+    free_world(w);
 }
 
 void entities__destroy_all_worlds(void)
 {
     entities_worlds_t *ws = &entities__state->worlds;
-    while (ws->count)
-        entities__destroy_world(ws->items[ws->count - 1]);
-    if (ws->items)
-        ct_free(entities__services.a, ws->items, ws->capacity * sizeof *ws->items);
-    ws->items = NULL;
-    ws->capacity = 0;
+    for (uint32_t s = ws->num_slots; s-- > 0;) {
+        if (ws->slots[s].world)
+            entities__destroy_world(ws->slots[s].world->handle);
+    }
+    if (ws->slots)
+        ct_free(entities__services.a, ws->slots, ws->capacity * sizeof *ws->slots);
+    *ws = (entities_worlds_t){0};
 }
 
 void *entities__world_manager(ct_world_o *world, uint64_t type_id)
 {
-    int slot = entities__type_slot(type_id);
-    return world && slot >= 0 ? world->managers[slot] : NULL;
+    world_t *w = resolve(world);
+    int slot = w ? entities__type_slot(type_id) : -1;
+    return slot >= 0 ? w->managers[slot] : NULL;
 }
 
 void *entities__world_manager_at(ct_world_o *world, uint32_t slot)
 {
-    return world->managers[slot];
+    world_t *w = resolve(world);
+    return w && slot < ENTITIES_MAX_TYPES ? w->managers[slot] : NULL;
 }
 
 void entities__worlds_add_type(uint32_t slot)
 {
     entities_worlds_t *ws = &entities__state->worlds;
-    for (uint32_t i = 0; i < ws->count; i++)
-        add_manager(ws->items[i], slot);
+    for (uint32_t s = 0; s < ws->num_slots; s++) {
+        if (ws->slots[s].world)
+            add_manager(ws->slots[s].world, slot);
+    }
 }
 
 void entities__worlds_remove_type(uint32_t slot)
 {
     entities_worlds_t *ws = &entities__state->worlds;
-    for (uint32_t i = 0; i < ws->count; i++)
-        remove_manager(ws->items[i], slot);
+    for (uint32_t s = 0; s < ws->num_slots; s++) {
+        if (ws->slots[s].world)
+            remove_manager(ws->slots[s].world, slot);
+    }
 }
 
 void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n)
@@ -191,17 +246,19 @@ void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n
         const ct_component_type_t *type = entities__type_at(order[t]);
         if (!type->destroyed)
             continue;
-        for (uint32_t i = 0; i < ws->count; i++) {
-            if (ws->items[i]->managers[order[t]])
-                type->destroyed(ws->items[i]->managers[order[t]], entities, n);
+        for (uint32_t s = 0; s < ws->num_slots; s++) {
+            const world_t *w = ws->slots[s].world;
+            if (w && w->managers[order[t]])
+                type->destroyed(w->managers[order[t]], entities, n);
         }
     }
 }
 
-void entities__collect_garbage(ct_world_o *world)
+void entities__collect_garbage(ct_world_o *handle)
 {
-    if (!entities__world_valid(world)) {
-        entities__log(CT_LOG_ERROR, "collect_garbage: %p is not a world", (void *)world);
+    world_t *world = resolve(handle);
+    if (!world) {
+        entities__log(CT_LOG_ERROR, "collect_garbage: %p is not a live world", (void *)handle);
         return;
     }
     uint32_t num_types;
@@ -213,6 +270,15 @@ void entities__collect_garbage(ct_world_o *world)
     }
 }
 
+void entities__collect_garbage_all(void)
+{
+    const entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t s = 0; s < ws->num_slots; s++) {
+        if (ws->slots[s].world)
+            entities__collect_garbage(ws->slots[s].world->handle);
+    }
+}
+
 static uint32_t record_size(uint32_t nargs, uint32_t name_len)
 {
     uint32_t size = (uint32_t)sizeof(callback_record_t) + nargs * (uint32_t)sizeof(double) +
@@ -220,14 +286,15 @@ static uint32_t record_size(uint32_t nargs, uint32_t name_len)
     return (size + 7u) & ~7u;
 }
 
-int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *callback,
+int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char *callback,
                              const double *args, uint32_t n)
 {
+    world_t *world = resolve(handle);
     size_t name_len = callback ? strlen(callback) : 0;
-    if (!entities__world_valid(world) || name_len == 0 || name_len > MAX_CALLBACK_NAME ||
+    if (!world || name_len == 0 || name_len > MAX_CALLBACK_NAME ||
         n > MAX_CALLBACK_ARGS || (n && !args)) {
         entities__log(CT_LOG_ERROR, "queue_callback: bad arguments (world %p, callback '%s', %u "
-                      "args)", (void *)world, callback ? callback : "(null)", n);
+                      "args)", (void *)handle, callback ? callback : "(null)", n);
         return CT_ERR_INVALID;
     }
     byte_buffer_t *q = &world->queue;
@@ -259,24 +326,35 @@ int entities__queue_callback(ct_world_o *world, ct_entity_t entity, const char *
     return 0;
 }
 
-bool entities__take_callbacks(ct_world_o *world)
+/* A run that is still in progress when the next one starts was abandoned: a callback raised an
+ * error out of the run or yielded and was not resumed. Its remaining callbacks are dropped (and
+ * reported) instead of blocking every later run. */
+uint32_t entities__take_callbacks(ct_world_o *handle)
 {
-    if (world->running)
-        return false;
+    world_t *world = resolve(handle);
+    if (!world)
+        return 0;
+    if (world->run_serial && world->run_cursor < world->run.size)
+        entities__log(CT_LOG_WARNING, "world '%s': the previous World.run_callbacks did not finish "
+                      "(a callback raised an error out of it or yielded); %u bytes of its queued "
+                      "callbacks are dropped", world->name, world->run.size - world->run_cursor);
     byte_buffer_t swap = world->run;
     world->run = world->queue;
     world->queue = swap;
     world->queue.size = 0;
     world->run_cursor = 0;
-    world->running = true;
-    return true;
+    world->run_serial = ++world->runs ? world->runs : ++world->runs;
+    return world->run_serial;
 }
 
-bool entities__next_callback(ct_world_o *world, ct_entity_t *entity, const char **callback,
-                             const double **args, uint32_t *n)
+bool entities__next_callback(ct_world_o *handle, uint32_t run, ct_entity_t *entity,
+                             const char **callback, const double **args, uint32_t *n)
 {
-    if (!world->running || world->run_cursor >= world->run.size) {
-        world->running = false;
+    world_t *world = resolve(handle);
+    if (!world || run == 0 || run != world->run_serial)
+        return false;
+    if (world->run_cursor >= world->run.size) {
+        world->run_serial = 0;
         return false;
     }
     const uint8_t *at = world->run.bytes + world->run_cursor;

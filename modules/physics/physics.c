@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_plugin.h"
 
+#include <stdio.h>
 #include <string.h>
 
 physics__module physics__m;
@@ -42,11 +43,52 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     return m;
 }
 
-static bool finite3(const float v[3], const char *what, ct_entity_t e)
+/* What a vector argument must be (ct_physics.h, Ranges). */
+typedef enum vec_kind { VEC_POSITION, VEC_VELOCITY, VEC_FORCE, VEC_GRAVITY } vec_kind;
+
+static const struct {
+    const char *field, *range;
+} vec_rules[] = {
+    [VEC_POSITION] = {"position", "each coordinate within +-1e5 m"},
+    [VEC_VELOCITY] = {"velocity", "at most 1e4 m/s"},
+    [VEC_FORCE] = {"force", "each component within +-1e12 N"},
+    [VEC_GRAVITY] = {"gravity", "each component within +-1e4 m/s^2"},
+};
+
+char physics__refusal[192];
+
+/* Checks v against its range; when it is outside, logs (and keeps for the Lua error) a message
+ * naming the call, the world, the entity (none for world-wide settings) and the field. */
+static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o *w, ct_entity_t e)
 {
-    if (v && v3_finite(v3_load(v)))
+    if (v) {
+        const physics__v3 x = v3_load(v);
+        const bool ok = kind == VEC_POSITION ? v3_within(x, CT_PHYSICS_MAX_POSITION)
+                        : kind == VEC_VELOCITY ? v3_speed_ok(x)
+                        : kind == VEC_FORCE    ? v3_within(x, CT_PHYSICS_MAX_FORCE)
+                                               : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
+        if (ok)
+            return true;
+    }
+    char who[48] = "";
+    if (e.id)
+        snprintf(who, sizeof who, ", entity %u", e.id);
+    snprintf(physics__refusal, sizeof physics__refusal, "%s (%g, %g, %g) refused: must be %s",
+             vec_rules[kind].field, v ? (double)v[0] : 0.0, v ? (double)v[1] : 0.0,
+             v ? (double)v[2] : 0.0, vec_rules[kind].range);
+    if (!v)
+        snprintf(physics__refusal, sizeof physics__refusal, "%s missing (NULL)", vec_rules[kind].field);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p%s: %s", what, (void *)w, who, physics__refusal);
+    return false;
+}
+
+/* A bad desc, or a dead entity: logged naming the world, the entity and the field. */
+static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_t e)
+{
+    if (!bad && physics__m.entity->alive(e))
         return true;
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: entity %u: refused a missing or non-finite vector", what, e.id);
+    snprintf(physics__refusal, sizeof physics__refusal, "%s", bad ? bad : "not alive");
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
     return false;
 }
 
@@ -57,11 +99,8 @@ static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
     physics__points *p = points_of(w, "add_point_mass");
     if (!p)
         return CT_ERR_INVALID;
-    const char *bad = d ? physics__point_desc_error(d) : "desc (NULL)";
-    if (bad || !physics__m.entity->alive(e)) {
-        PHYSICS_LOG(CT_LOG_ERROR, "add_point_mass: entity %u: %s", e.id, bad ? bad : "not alive");
+    if (!desc_ok(d ? physics__point_desc_error(d) : "desc (NULL)", "add_point_mass", w, e))
         return CT_ERR_INVALID;
-    }
     return physics__points_add(p, e, d);
 }
 
@@ -96,7 +135,7 @@ static int p_set(ct_world_o *w, ct_entity_t e, const float in[3], int field, con
     physics__v3 *v = point_field(w, e, what, field);
     if (!v)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(in, what, e))
+    if (!vec_ok(in, field == 0 ? VEC_POSITION : VEC_VELOCITY, what, w, e))
         return CT_ERR_INVALID;
     *v = v3_load(in);
     return 0;
@@ -113,7 +152,7 @@ static int p_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
     const uint32_t i = p ? physics__points_find(p, e) : UINT32_MAX;
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(f, "add_point_force", e))
+    if (!vec_ok(f, VEC_FORCE, "add_point_force", w, e))
         return CT_ERR_INVALID;
     p->acceleration[i] = v3_add(p->acceleration[i], v3_scale(v3_load(f), 1.0f / p->mass[i]));
     return 0;
@@ -132,18 +171,36 @@ static void points_range(void *user, uint32_t begin, uint32_t end)
 
 /* ---- bodies: sync with transforms, callbacks ---------------------------------------------- */
 
-/* Start of a step: the transform is the truth between steps (see ct_physics.h). */
+/* Start of a step: the transform is the truth between steps (see ct_physics.h). A position
+ * outside the ranges (NaN from a script's transform, say) never reaches a body: the body keeps
+ * its own, and the world and first such entity are named whenever their number changes. */
 static void read_transforms(physics__body_manager *m)
 {
     physics__bodies *b = &m->scene.bodies;
+    uint32_t bad = 0;
+    ct_entity_t first = {0};
     for (uint32_t i = 0; i < b->n; i++) {
         float t[3];
         if (!physics__m.transform->world_position(m->world, b->entity[i], t))
             continue;
         const physics__v3 tp = v3_load(t);
-        if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0)
+        if (!v3_within(tp, CT_PHYSICS_MAX_POSITION)) {
+            first = bad++ ? first : b->entity[i];
+            continue;
+        }
+        if (b->kind[i] != CT_BODY_DYNAMIC || memcmp(&tp, &b->synced[i], sizeof tp) != 0) {
+            if (memcmp(&tp, &b->position[i], sizeof tp) != 0) {
+                physics__scene_wake(&m->scene, i);
+                physics__scene_touched(&m->scene, i);
+            }
             b->position[i] = b->synced[i] = tp;
+        }
     }
+    if (bad != m->bad_transforms && bad)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies' transforms hold a position "
+                    "outside +-1e5 m or not finite (the first: entity %u); they keep their last "
+                    "position", (void *)m->world, bad, first.id);
+    m->bad_transforms = bad;
 }
 
 /* End of a step: moved bodies write their transforms. Bodies that did not move (resting ones,
@@ -165,13 +222,20 @@ static void write_transforms(physics__body_manager *m)
     }
 }
 
-/* Turns the step's collision events into on_collision callbacks for both entities. The world
+/* Turns the step's events into on_collision and on_contact_ended callbacks for both entities. The world
  * drops those no script registered for. */
 static void queue_callbacks(physics__body_manager *m)
 {
     const physics__events *ev = &m->scene.events;
     uint32_t at = 0;
     for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(ev->bytes, ev->size, &at));) {
+        if (h->type == CT_PHYSICS_EVENT_CONTACT_ENDED) {
+            ct_physics_contact_ended_event_t c;
+            memcpy(&c, h + 1, sizeof c);
+            const double a = c.a, b = c.b;
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.a}, "on_contact_ended", &b, 1);
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.b}, "on_contact_ended", &a, 1);
+        }
         if (h->type != CT_PHYSICS_EVENT_COLLISION)
             continue;
         ct_physics_collision_event_t c;
@@ -188,8 +252,9 @@ static void queue_callbacks(physics__body_manager *m)
 
 static void simulate(ct_world_o *w, float dt)
 {
-    if (!(isfinite(dt) && dt > 0.0f)) {
-        PHYSICS_LOG(CT_LOG_WARNING, "simulate: refused dt %g (must be finite and > 0)", (double)dt);
+    if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: refused dt %g (must be within [1e-5, 1] s)",
+                    (void *)w, (double)dt);
         return;
     }
     physics__points *p = points_of(w, "simulate");
@@ -205,7 +270,16 @@ static void simulate(ct_world_o *w, float dt)
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
-        PHYSICS_LOG(CT_LOG_ERROR, "simulate: %s", physics__m.log->error_message(err));
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w, physics__m.log->error_message(err));
+    const physics__step_report *r = &m->scene.report;
+    if (r->escaped)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies reached the border of the "
+                    "world (+-1e5 m) and stopped there (the first: entity %u)", (void *)w,
+                    r->escaped, r->escaped_entity);
+    if (r->pair_limit)
+        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies make more than %u candidate "
+                    "pairs (bodies piled into one spot?); the rest were not collided this step",
+                    (void *)w, m->scene.bodies.n, r->pair_limit);
     write_transforms(m);
     queue_callbacks(m);
 }
@@ -215,25 +289,24 @@ static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
     physics__body_manager *m = bodies_of(w, "add_body");
     if (!m)
         return CT_ERR_INVALID;
-    const char *bad = d ? physics__body_desc_error(d) : "desc (NULL)";
-    if (bad || !physics__m.entity->alive(e)) {
-        PHYSICS_LOG(CT_LOG_ERROR, "add_body: entity %u: %s", e.id, bad ? bad : "not alive");
+    if (!desc_ok(d ? physics__body_desc_error(d) : "desc (NULL)", "add_body", w, e))
         return CT_ERR_INVALID;
-    }
     ct_body_desc_t placed = *d;
-    physics__m.transform->world_position(w, e, placed.position);
+    float at[3];
+    if (physics__m.transform->world_position(w, e, at) &&
+        vec_ok(at, VEC_POSITION, "add_body: the transform's world position", w, e))
+        memcpy(placed.position, at, sizeof at);
+    else if (physics__m.transform->world_position(w, e, at))
+        return CT_ERR_INVALID;
     const int err = physics__bodies_add(&m->scene.bodies, e, &placed);
-    m->scene.bp_stale = true;
+    physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
     return err;
 }
 
 static int b_remove(ct_world_o *w, ct_entity_t e)
 {
     physics__body_manager *m = bodies_of(w, "remove_body");
-    if (!m || !physics__bodies_remove(&m->scene.bodies, e))
-        return CT_ERR_NOT_FOUND;
-    m->scene.bp_stale = true;
-    return 0;
+    return m && physics__scene_remove(&m->scene, e) ? 0 : CT_ERR_NOT_FOUND;
 }
 
 static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics__body_manager **m)
@@ -242,15 +315,26 @@ static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics_
     return *m ? physics__bodies_find(&(*m)->scene.bodies, e) : UINT32_MAX;
 }
 
+/* Velocities and forces are for dynamic and kinematic bodies. */
+static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w, ct_entity_t e)
+{
+    if (m->scene.bodies.kind[i] != CT_BODY_STATIC)
+        return true;
+    snprintf(physics__refusal, sizeof physics__refusal, "a static body does not move");
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    return false;
+}
+
 static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
     physics__body_manager *m;
     const uint32_t i = body_of(w, e, "set_velocity", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(v, "set_velocity", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+    if (!vec_ok(v, VEC_VELOCITY, "set_velocity", w, e) || !movable(m, i, "set_velocity", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.velocity[i] = v3_load(v);
+    physics__scene_wake(&m->scene, i);
     return 0;
 }
 
@@ -270,9 +354,10 @@ static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
     const uint32_t i = body_of(w, e, "add_force", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(f, "add_force", e) || m->scene.bodies.kind[i] == CT_BODY_STATIC)
+    if (!vec_ok(f, VEC_FORCE, "add_force", w, e) || !movable(m, i, "add_force", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
+    physics__scene_wake(&m->scene, i);
     return 0;
 }
 
@@ -292,19 +377,22 @@ static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
     const uint32_t i = body_of(w, e, "teleport", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!finite3(p, "teleport", e))
+    if (!vec_ok(p, VEC_POSITION, "teleport", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
     physics__m.transform->set_world_position(w, e, p);
-    m->scene.bp_stale = true;
+    physics__scene_wake(&m->scene, i);
+    physics__scene_touched(&m->scene, i);
     return 0;
 }
 
 static void set_gravity(ct_world_o *w, const float g[3])
 {
     physics__body_manager *m = bodies_of(w, "set_gravity");
-    if (m && finite3(g, "set_gravity", (ct_entity_t){0}))
+    if (m && vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0})) {
         m->scene.gravity = v3_load(g);
+        physics__scene_wake_all(&m->scene);
+    }
 }
 
 static void gravity(ct_world_o *w, float out[3])
@@ -313,20 +401,32 @@ static void gravity(ct_world_o *w, float out[3])
     v3_store(m ? m->scene.gravity : v3(0, 0, 0), out);
 }
 
-static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, uint32_t mask,
+                                      ct_entity_t *out, uint32_t max)
 {
     physics__body_manager *m = bodies_of(w, "overlap_sphere");
     if (!m || !c || !v3_finite(v3_load(c)) || !(r >= 0.0f && isfinite(r)))
         return 0;
-    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, out, max);
+    return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
 }
 
-static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+{
+    return overlap_sphere_masked(w, c, r, UINT32_MAX, out, max);
+}
+
+static bool raycast_masked(ct_world_o *w, const float o[3], const float d[3], float max_t,
+                           uint32_t mask, ct_physics_hit_t *out)
 {
     physics__body_manager *m = bodies_of(w, "raycast");
     if (!m || !o || !d || !out || !v3_finite(v3_load(d)))
         return false;
-    return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, out);
+    return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, mask, out);
+}
+
+static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+{
+    return raycast_masked(w, o, d, max_t, UINT32_MAX, out);
 }
 
 static const void *events(ct_world_o *w, uint32_t *size)
@@ -354,6 +454,92 @@ static uint32_t point_mass_count(ct_world_o *w)
     physics__points *p = points_of(w, "point_mass_count");
     return p ? p->n : 0;
 }
+
+/* ---- v3: filters, user data, sleep -------------------------------------------------------- */
+
+static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, uint32_t mask)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_collision_filter", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    m->scene.bodies.layer[i] = layer;
+    m->scene.bodies.mask[i] = mask;
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "collision_filter", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    *layer = m->scene.bodies.layer[i];
+    *mask = m->scene.bodies.mask[i];
+    return 0;
+}
+
+static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_user_data", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    m->scene.bodies.user_data[i] = data;
+    return 0;
+}
+
+static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "user_data", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    *out = m->scene.bodies.user_data[i];
+    return 0;
+}
+
+static bool sleeping(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "sleeping", &m);
+    return i != UINT32_MAX && m->scene.bodies.asleep[i];
+}
+
+static int wake(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "wake", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static void set_sleeping(ct_world_o *w, bool enabled)
+{
+    physics__body_manager *m = bodies_of(w, "set_sleeping");
+    if (!m)
+        return;
+    m->scene.sleeping = enabled;
+    if (!enabled)
+        physics__scene_wake_all(&m->scene);
+}
+
+static uint32_t awake_count(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "awake_count");
+    return m ? m->scene.report.awake : 0;
+}
+
+const ct_physics_api_v3 physics__api_v3 = {
+    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
+    b_add, b_remove, b_set_velocity, b_velocity, b_add_force, b_position, b_teleport,
+    set_gravity, gravity, overlap_sphere, raycast, events, state_hash, body_count, point_mass_count,
+    set_collision_filter, collision_filter, set_user_data, user_data, overlap_sphere_masked,
+    raycast_masked, sleeping, wake, set_sleeping, awake_count,
+};
 
 const ct_physics_api_v2 physics__api_v2 = {
     p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
@@ -442,6 +628,7 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
 static const ct_api_ref_t provides[] = {
     {CT_PHYSICS_API, 1, sizeof(ct_physics_api_v1), 0, "ct.physics"},
     {CT_PHYSICS_API, 2, sizeof(ct_physics_api_v2), 0, "ct.physics"},
+    {CT_PHYSICS_API, 3, sizeof(ct_physics_api_v3), 0, "ct.physics"},
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
@@ -458,7 +645,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_plugin_api_v1 plugin = {
         .name = "ct.physics",
-        .version = {2, 0, 0, 0},
+        .version = {3, 0, 0, 0},
         .provides = provides,
         .num_provides = sizeof provides / sizeof provides[0],
         .requires = requires,
@@ -474,5 +661,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         return (void *)&api_v1;
     if (api == CT_PHYSICS_API && version == 2)
         return (void *)&physics__api_v2;
+    if (api == CT_PHYSICS_API && version == 3)
+        return (void *)&physics__api_v3;
     return NULL;
 }

@@ -7,7 +7,9 @@
 static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(entity),   BODY_FIELD(kind),     BODY_FIELD(shape),       BODY_FIELD(position),
     BODY_FIELD(velocity), BODY_FIELD(force),    BODY_FIELD(half),        BODY_FIELD(synced),
-    BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction),
+    BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction), BODY_FIELD(layer),
+    BODY_FIELD(mask),     BODY_FIELD(user_data), BODY_FIELD(asleep),     BODY_FIELD(rest),
+    BODY_FIELD(island),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -17,24 +19,24 @@ const char *physics__body_desc_error(const ct_body_desc_t *d)
         return "kind (dynamic, static or kinematic)";
     if (d->shape == CT_BODY_BOX) {
         for (int k = 0; k < 3; k++)
-            if (!(isfinite(d->half_extents[k]) && d->half_extents[k] > 0.0f))
-                return "half_extents (each must be finite and > 0)";
+            if (!f_within(d->half_extents[k], CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+                return "half_extents (each must be within [1e-3, 1e4] m)";
     } else if (d->shape == CT_BODY_SPHERE) {
-        if (!(isfinite(d->radius) && d->radius > 0.0f))
-            return "radius (must be finite and > 0)";
+        if (!f_within(d->radius, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+            return "radius (must be within [1e-3, 1e4] m)";
     } else {
         return "shape (box or sphere)";
     }
-    if (d->kind == CT_BODY_DYNAMIC && !(isfinite(d->mass) && d->mass > 0.0f))
-        return "mass (a dynamic body needs a finite mass > 0)";
-    if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
-        return "restitution (must be in [0, 1])";
-    if (!(isfinite(d->friction) && d->friction >= 0.0f))
-        return "friction (must be finite and >= 0)";
-    if (!v3_finite(v3_load(d->position)))
-        return "position (must be finite)";
-    if (!v3_finite(v3_load(d->velocity)))
-        return "velocity (must be finite)";
+    if (d->kind == CT_BODY_DYNAMIC && !f_within(d->mass, CT_PHYSICS_MIN_MASS, CT_PHYSICS_MAX_MASS))
+        return "mass (a dynamic body needs a mass within [1e-6, 1e9] kg)";
+    if (!f_within(d->restitution, 0.0f, 1.0f))
+        return "restitution (must be within [0, 1])";
+    if (!f_within(d->friction, 0.0f, CT_PHYSICS_MAX_FRICTION))
+        return "friction (must be within [0, 100])";
+    if (!v3_within(v3_load(d->position), CT_PHYSICS_MAX_POSITION))
+        return "position (each coordinate must be within +-1e5 m)";
+    if (!v3_speed_ok(v3_load(d->velocity)))
+        return "velocity (must be finite, at most 1e4 m/s)";
     return NULL;
 }
 
@@ -71,6 +73,12 @@ int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t 
     b->inv_mass[i] = d->kind == CT_BODY_DYNAMIC ? 1.0f / d->mass : 0.0f;
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
+    b->layer[i] = 1u;
+    b->mask[i] = UINT32_MAX;
+    b->user_data[i] = 0;
+    b->asleep[i] = 0;
+    b->rest[i] = 0.0f;
+    b->island[i] = 0;
     *physics__map_upsert(&b->map, e.id, i) = i;
     return 0;
 }
@@ -98,6 +106,12 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->inv_mass[i] = b->inv_mass[last];
         b->restitution[i] = b->restitution[last];
         b->friction[i] = b->friction[last];
+        b->layer[i] = b->layer[last];
+        b->mask[i] = b->mask[last];
+        b->user_data[i] = b->user_data[last];
+        b->asleep[i] = b->asleep[last];
+        b->rest[i] = b->rest[last];
+        b->island[i] = b->island[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);

@@ -263,6 +263,7 @@ static void bp__copy_range(void *user, uint32_t begin, uint32_t end)
 
 int physics__broadphase_build(physics__broadphase *bp, float cell)
 {
+    bp->builds++;
     const uint32_t num_parts = (bp->n + BP_SLICE_BOXES - 1) / BP_SLICE_BOXES;
     if (bp__grow(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts, sizeof *bp->part))
         return CT_ERR_NOMEM;
@@ -384,8 +385,9 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
         start[k] = end += start[k];
     }
     start[buckets] = end;
-    if (room >= UINT32_MAX / 2)
+    if (room >= UINT32_MAX / 2 && !bp->max_pairs)
         return CT_ERR_FULL;
+    room = room < UINT32_MAX / 2 ? room : UINT32_MAX / 2; /* more than max_pairs in any case */
     bp->slice[num_slices].room = (uint32_t)room;
     uint32_t *item_box = bp->item_box;
     for (uint32_t i = bp->n; i-- > 0;)
@@ -409,11 +411,11 @@ static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
  * grid has one cell per bucket and so no box twice in one, which spares a load and a compare per
  * test. */
 static inline uint32_t bp__bucket_pairs(const physics__broadphase *bp, uint32_t k0, uint32_t k1,
-                                        physics__pair *out, bool dense)
+                                        physics__pair *out, uint32_t limit, bool dense)
 {
     const physics__bp_item *item = bp->item;
     uint32_t n = 0;
-    for (uint32_t k = k0; k < k1; k++) {
+    for (uint32_t k = k0; k < k1 && n < limit; k++) {
         const uint32_t begin = bp->bucket_start[k], end = bp->bucket_start[k + 1];
         for (uint32_t p = begin; p + 1 < end; p++) {
             /* A box covering two cells of one bucket sits there twice, side by side (the run is
@@ -421,7 +423,7 @@ static inline uint32_t bp__bucket_pairs(const physics__broadphase *bp, uint32_t 
             const physics__bp_item a = item[p];
             if (!dense && p > begin && item[p - 1].box == a.box)
                 continue;
-            for (uint32_t q = p + 1; q < end; q++) {
+            for (uint32_t q = p + 1; q < end && n < limit; q++) {
                 const physics__bp_item *b = &item[q];
                 if ((!dense && b->box == item[q - 1].box) || !(a.moving | b->moving))
                     continue;
@@ -444,34 +446,57 @@ static void bp__pairs_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t k0 = s * BP_SLICE_BUCKETS;
         const uint32_t k1 = k0 + BP_SLICE_BUCKETS < bp->num_buckets ? k0 + BP_SLICE_BUCKETS : bp->num_buckets;
         physics__pair *out = bp->pairs + bp->slice[s].room;
-        bp->slice[s].count = bp->dense ? bp__bucket_pairs(bp, k0, k1, out, true)
-                                       : bp__bucket_pairs(bp, k0, k1, out, false);
+        bp->slice[s].count = bp->dense ? bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, true)
+                                       : bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, false);
     }
 }
 
-int physics__broadphase_pairs(physics__broadphase *bp)
+/* Each slice's pairs move down to follow the previous slice's: the order is the buckets'
+ * whatever ran where. (With no room at all `pairs` may not exist yet.) */
+static void bp__join_slices(physics__broadphase *bp)
 {
-    bp->num_pairs = 0;
-    if (!bp->num_slices)
-        return 0;
-    if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->slice[bp->num_slices].room,
-                 sizeof *bp->pairs))
-        return CT_ERR_NOMEM;
-    physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
-    /* Each slice's pairs move down to follow the previous slice's: the order is the buckets'
-     * whatever ran where. (With no room at all `pairs` may not exist yet.) */
     for (uint32_t s = 0; s < bp->num_slices; s++) {
         if (bp->slice[s].count)
             memmove(bp->pairs + bp->num_pairs, bp->pairs + bp->slice[s].room,
                     (size_t)bp->slice[s].count * sizeof *bp->pairs);
         bp->num_pairs += bp->slice[s].count;
     }
-    for (uint32_t k = 0; k < bp->num_large; k++) {
+}
+
+int physics__broadphase_pairs(physics__broadphase *bp)
+{
+    bp->num_pairs = 0;
+    bp->dropped = 0;
+    if (!bp->num_slices)
+        return 0;
+    /* Crowded cells (bodies piled into one spot) could make more pairs than the limit: then the
+     * buckets are walked on this thread, in order, until the limit, and the rest is not looked
+     * for, which bounds both the time and the memory of the step. */
+    const uint32_t room = bp->slice[bp->num_slices].room;
+    if (bp->max_pairs && room > bp->max_pairs) {
+        if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->max_pairs, sizeof *bp->pairs))
+            return CT_ERR_NOMEM;
+        bp->num_pairs = bp->dense ? bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, true)
+                                  : bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, false);
+        bp->dropped = bp->num_pairs == bp->max_pairs;
+    } else {
+        if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, room, sizeof *bp->pairs))
+            return CT_ERR_NOMEM;
+        physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
+        bp__join_slices(bp);
+    }
+    for (uint32_t k = 0; k < bp->num_large && !bp->dropped; k++) {
         const uint32_t a = bp->large[k];
         for (uint32_t b = 0; b < bp->n; b++) {
             if (b == a || (!bp->cells[b] && b < a) || !(bp->moving[a] | bp->moving[b]))
                 continue;
-            if (bp__overlap(bp->lo[a], bp->hi[a], bp->lo[b], bp->hi[b]) && bp__add_pair(bp, a, b))
+            if (!bp__overlap(bp->lo[a], bp->hi[a], bp->lo[b], bp->hi[b]))
+                continue;
+            if (bp->max_pairs && bp->num_pairs >= bp->max_pairs) {
+                bp->dropped = 1;
+                break;
+            }
+            if (bp__add_pair(bp, a, b))
                 return CT_ERR_NOMEM;
         }
     }
@@ -572,8 +597,21 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
                 next[k] = dk != 0.0f ? (edge - ok) / dk : INFINITY;
             }
             /* Ends: each turn moves one border further along the ray (by at least a cell,
-             * d being normalised) until past the clip box or past the best hit. */
-            for (;;) {
+             * d being normalised) until past the clip box or past the best hit. The clipped
+             * segment crosses at most the grid's cells per axis in all; more turns than that
+             * (coordinates clamped at BP_COORD_LIMIT) end in a walk over every item instead. */
+            uint64_t turns = (uint64_t)(bp->cells_hi.x - bp->cells_lo.x) +
+                             (uint64_t)(bp->cells_hi.y - bp->cells_lo.y) +
+                             (uint64_t)(bp->cells_hi.z - bp->cells_lo.z) + 8u;
+            for (;; turns--) {
+                if (!turns) {
+                    for (uint32_t p = 0; p < bp->num_items; p++) {
+                        const float t = hit(user, bp->item[p].box, best);
+                        if (t < best)
+                            best = t, best_box = bp->item[p].box;
+                    }
+                    break;
+                }
                 /* Boxes of other cells sharing the bucket are tested too: harmless, since
                  * hit() measures the true distance. The clipped ray may graze a cell just
                  * outside the grid's bounds, which holds nothing. */

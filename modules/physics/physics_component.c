@@ -72,7 +72,7 @@ static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_
 {
     physics__body_manager *m = manager;
     for (uint32_t k = 0; k < n; k++)
-        m->scene.bp_stale |= physics__bodies_remove(&m->scene.bodies, entities[k]);
+        physics__scene_remove(&m->scene, entities[k]);
 }
 
 /* Reads an optional [x y z] of finite numbers; false (reported) if present and malformed. */
@@ -202,9 +202,9 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__body_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add(&m->scene.bodies, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
-    m->scene.bp_stale = true;
+    m->scene.bp_stale = m->scene.fixed_stale = true;
 }
 
 static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
@@ -221,7 +221,7 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__point_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__points_add(&m->points, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: entity %u: %s", e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p, entity %u: point_mass.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
 }
 

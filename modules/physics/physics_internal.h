@@ -21,6 +21,7 @@
 #include "ct_world.h"
 
 #include <math.h>
+#include <stdatomic.h>
 
 /* ---- Vectors ----------------------------------------------------------------------------- */
 
@@ -48,6 +49,16 @@ static inline float v3_get(physics__v3 a, int k) { return k == 0 ? a.x : k == 1 
 static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]); }
 static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
 static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+/* Range checks of ct_physics.h's Ranges, written so that NaN fails them. */
+static inline bool v3_within(physics__v3 a, float limit)
+{
+    return fabsf(a.x) <= limit && fabsf(a.y) <= limit && fabsf(a.z) <= limit;
+}
+static inline bool f_within(float x, float lo, float hi) { return x >= lo && x <= hi; }
+static inline bool v3_speed_ok(physics__v3 v)
+{
+    return v3_within(v, CT_PHYSICS_MAX_SPEED) && v3_dot(v, v) <= CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED;
+}
 
 /* ---- Worker pool -------------------------------------------------------------------------
  * The core splits its larger loops across threads through this pair, without knowing the
@@ -162,6 +173,11 @@ typedef struct physics__bodies {
     float *inv_mass;     /* 0 for static and kinematic */
     float *restitution;
     float *friction;
+    uint32_t *layer, *mask; /* collision filter: a pair collides if each one's layer is in the other's mask */
+    uint64_t *user_data;
+    uint8_t *asleep;     /* dynamic bodies of a resting island: not moved, in the fixed grid */
+    float *rest;         /* seconds a dynamic body has been slower than the sleep speed */
+    uint32_t *island;    /* a sleeping body's island: the entity id of one of its bodies */
     physics__map map;
 } physics__bodies;
 
@@ -247,6 +263,9 @@ typedef struct physics__broadphase {
 
     physics__pair *pairs; /* output of physics__broadphase_pairs */
     uint32_t num_pairs, cap_pairs;
+    uint32_t builds;    /* how many times it was built (tests check what reuses it) */
+    uint32_t max_pairs; /* 0: no limit; else pairs past it are not looked for */
+    uint32_t dropped;   /* the last physics__broadphase_pairs stopped at max_pairs */
     uint32_t *found; /* output of physics__broadphase_overlap */
     uint32_t num_found, cap_found;
 } physics__broadphase;
@@ -293,7 +312,8 @@ typedef struct physics__contacts {
     float *sep_base;     /* separation minus dot(normal, pb - pa) at detection */
     float *target;       /* the normal relative velocity the solver aims for (at least) */
     float *speed;        /* closing speed before the solve */
-    uint8_t *fresh;      /* not pressing in the previous step: a collision starts if jn > 0 */
+    float *approach;     /* speculative contacts about to hit: the closing speed to bounce with */
+    uint32_t *cached;    /* the pair's entry in the previous step's cache, or UINT32_MAX */
     uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
     uint32_t *row;       /* the contact's row; its wave while the rows are being ordered */
 } physics__contacts;
@@ -313,7 +333,10 @@ typedef struct physics__rows {
     float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
     float *target, *friction, *sep_base;
     float *jn, *jt1, *jt2; /* accumulated impulses */
-    uint32_t *wave_start;  /* scratch of the ordering: the first row of each wave */
+    uint32_t *wave_start;  /* the ordering's scratch, then the end of each wave's rows */
+    uint32_t num_waves;
+    _Atomic uint32_t *team; /* two counters per wave and pass for the solving team (cap_team) */
+    uint32_t cap_team;
 } physics__rows;
 
 /* The bodies that have contacts this step, gathered into compact arrays in the order the
@@ -333,6 +356,9 @@ typedef struct physics__gathered {
 typedef struct physics__cached {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     float jn, jt1, jt2;
+    float approach; /* it was stopped at the surface: the speed it came in with, for the bounce */
+    uint16_t touching; /* the shapes touched and pressed at the end of that step */
+    uint16_t asleep;   /* both bodies sleep (or one is static): kept as is until one wakes */
 } physics__cached;
 
 /* A broadphase pair as the solver orders it: entity(a) < entity(b). */
@@ -341,16 +367,45 @@ typedef struct physics__keyed_pair {
     uint32_t a, b;
 } physics__keyed_pair;
 
+/* What a step tells its owner to log (the core does not log). */
+typedef struct physics__step_report {
+    uint32_t escaped;        /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
+    uint32_t escaped_entity; /* the first of them */
+    uint32_t pair_limit;     /* the step reached this many candidate pairs and dropped the rest */
+    uint32_t awake;          /* dynamic bodies simulated */
+} physics__step_report;
+
 typedef struct physics__scene {
     ct_allocator_t *a;
     /* Zero: serial. Copied into the broadphase at each build; the owner sets it before a step or
      * a query (it points at code, which a hot reload replaces). */
     physics__pool pool;
     physics__bodies bodies;
-    physics__broadphase bp;
+    /* Two grids: `bp` holds the awake dynamic and the kinematic bodies and is rebuilt by every
+     * step (queries after it reuse it); `fixed` holds static and sleeping bodies and is rebuilt
+     * only when one of those changes. Their boxes are numbered apart: grid_body and fixed_body
+     * give the body of each. */
+    physics__broadphase bp, fixed;
+    uint32_t *grid_body, *fixed_body;
+    uint32_t cap_grid_body, cap_fixed_body;
     physics__v3 gravity;
     uint32_t velocity_iterations, position_iterations;
-    bool bp_stale; /* bodies moved since the grid was built: rebuild before a query */
+    bool bp_stale;    /* bodies changed since `bp` was built: rebuild before a query */
+    bool fixed_stale; /* a static or sleeping body changed: rebuild `fixed` */
+    bool sleeping;    /* islands at rest go to sleep (default true) */
+    uint32_t max_pairs; /* per step; pairs past it are dropped (and reported) */
+    physics__pair *pairs; /* the step's candidate pairs, as body indices */
+    uint32_t num_pairs, cap_pairs;
+    uint32_t *query; /* scratch of the queries */
+    uint32_t cap_query;
+    uint32_t *escaped; /* boxes of `bp` whose body ended the step outside them, ascending */
+    uint32_t num_escaped, cap_escaped;
+    uint32_t *islands; /* scratch of the sleep pass: union-find parents, then wake labels */
+    float *island_rest;
+    uint32_t cap_islands, cap_island_rest, num_wake;
+    physics__cached *next_cache; /* the cache being written by a step */
+    uint32_t cap_next_cache;
+    bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
 
     physics__contacts contacts;
     physics__rows rows;
@@ -361,6 +416,7 @@ typedef struct physics__scene {
     uint32_t cap_order;
 
     physics__events events; /* this step's stream */
+    physics__step_report report; /* of the last step */
 } physics__scene;
 
 void physics__scene_init(physics__scene *s, ct_allocator_t *a);
@@ -368,13 +424,27 @@ void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
  * then abandoned: velocities moved, positions did not). */
 int physics__scene_step(physics__scene *s, float dt);
-/* Rebuilds the grid from current positions when stale. */
+/* The candidate pairs of a step over dt (the first part of physics__scene_step; the benchmark
+ * times it alone): into s->pairs, as body indices. */
+int physics__scene_candidates(physics__scene *s, float dt);
+/* Rebuilds the grids from current positions when stale. */
 int physics__scene_refresh_grid(physics__scene *s);
-/* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total. */
-uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, ct_entity_t *out,
-                                       uint32_t max);
+/* A body was added, removed, moved or changed kind outside a step: the grids follow. Removing
+ * (physics__scene_remove) also wakes what touched the body. */
+void physics__scene_touched(physics__scene *s, uint32_t i);
+bool physics__scene_remove(physics__scene *s, ct_entity_t e);
+/* Wakes body i's island (and i); wake_all wakes every body (physics_islands.c). */
+void physics__scene_wake(physics__scene *s, uint32_t i);
+void physics__scene_wake_all(physics__scene *s);
+/* The step's part: wakes the islands listed while colliding, then puts islands at rest to sleep. */
+void physics__islands_wake_listed(physics__scene *s);
+void physics__islands_sleep(physics__scene *s, float dt);
+/* Sorted entity ids of bodies overlapping the sphere into out (at most max); returns the total.
+ * Queries see only bodies whose layer shares a bit with mask. */
+uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,
+                                       ct_entity_t *out, uint32_t max);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
-                            ct_physics_hit_t *out);
+                            uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
@@ -392,7 +462,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 3u
+#define PHYSICS_LAYOUT_VERSION 6u
 #endif
 
 /* The two component types, in registration order. */
@@ -428,6 +498,7 @@ typedef struct physics__module {
 extern physics__module physics__m;
 /* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
 extern const ct_physics_api_v2 physics__api_v2;
+extern const ct_physics_api_v3 physics__api_v3;
 
 #define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
 
@@ -435,7 +506,11 @@ extern const ct_physics_api_v2 physics__api_v2;
 typedef struct physics__body_manager {
     ct_world_o *world;
     physics__scene scene;
+    uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
+
+/* The reason of the last refusal of an argument (main thread), for the Lua error. */
+extern char physics__refusal[192];
 
 typedef struct physics__point_manager {
     physics__points points;

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #define L_API (physics__m.lua)
 
@@ -28,11 +29,24 @@ static void check_vec3(lua_State *L, int idx, float out[3])
         out[k] = (float)L_API->check_number(L, idx + k);
 }
 
+/* An optional layer mask at idx: every layer when absent; else a whole number in [0, 2^32). */
+static uint32_t check_mask(lua_State *L, int idx)
+{
+    if (L_API->get_top(L) < idx || L_API->type(L, idx) == CT_LUA_NIL)
+        return UINT32_MAX;
+    const double v = L_API->check_number(L, idx);
+    if (!(v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v))
+        L_API->error(L, "argument %d: a mask is a whole number in [0, 4294967295], not %g", idx, v);
+    return (uint32_t)v;
+}
+
 /* Raises the error of a failed call on entity e. */
 static int check_result(lua_State *L, int err, const char *what, ct_entity_t e)
 {
     if (err == CT_ERR_NOT_FOUND)
         return L_API->error(L, "%s: entity %u has no body in this world", what, e.id);
+    if (err == CT_ERR_INVALID)
+        return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__refusal);
     if (err)
         return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__m.log->error_message(err));
     return 0;
@@ -47,7 +61,11 @@ static int push_vec3(lua_State *L, const float v[3])
 
 static int l_physics_simulate(lua_State *L)
 {
-    physics__api_v2.simulate(check_world(L), (float)L_API->check_number(L, 2));
+    ct_world_o *w = check_world(L);
+    const double dt = L_API->check_number(L, 2);
+    if (!(dt >= CT_PHYSICS_MIN_DT && dt <= CT_PHYSICS_MAX_DT))
+        return L_API->error(L, "Physics.simulate: dt %g refused: must be within [1e-5, 1] s", dt);
+    physics__api_v2.simulate(w, (float)dt);
     return 0;
 }
 
@@ -57,16 +75,17 @@ static int l_physics_overlap_sphere(lua_State *L)
     float c[3];
     check_vec3(L, 2, c);
     const float r = (float)L_API->check_number(L, 5);
+    const uint32_t mask = check_mask(L, 6);
     /* Most queries fit on the stack; a bigger answer is fetched again into one allocation. */
     enum { ON_STACK = 256 };
     ct_entity_t stack[ON_STACK];
     ct_entity_t *found = stack;
-    const uint32_t n = physics__api_v2.overlap_sphere(w, c, r, stack, ON_STACK);
+    const uint32_t n = physics__api_v3.overlap_sphere_masked(w, c, r, mask, stack, ON_STACK);
     if (n > ON_STACK) {
         found = ct_alloc(physics__m.allocator, (size_t)n * sizeof *found);
         if (!found)
             return L_API->error(L, "Physics.overlap_sphere: out of memory for %u entities", n);
-        physics__api_v2.overlap_sphere(w, c, r, found, n);
+        physics__api_v3.overlap_sphere_masked(w, c, r, mask, found, n);
     }
     L_API->new_table(L, (int)n, 0);
     for (uint32_t k = 0; k < n; k++) {
@@ -85,7 +104,8 @@ static int l_physics_raycast(lua_State *L)
     check_vec3(L, 2, o);
     check_vec3(L, 5, d);
     ct_physics_hit_t hit;
-    if (!physics__api_v2.raycast(w, o, d, (float)L_API->check_number(L, 8), &hit)) {
+    const float max_t = (float)L_API->check_number(L, 8);
+    if (!physics__api_v3.raycast_masked(w, o, d, max_t, check_mask(L, 9), &hit)) {
         L_API->push_nil(L);
         return 1;
     }
@@ -105,9 +125,12 @@ static int l_physics_state_hash(lua_State *L)
 static int l_physics_set_gravity(lua_State *L)
 {
     ct_world_o *w = check_world(L);
-    float g[3];
+    float g[3], now[3];
     check_vec3(L, 2, g);
     physics__api_v2.set_gravity(w, g);
+    physics__api_v2.gravity(w, now);
+    if (memcmp(g, now, sizeof g) != 0)
+        return L_API->error(L, "Physics.set_gravity: world %p: %s", (void *)w, physics__refusal);
     return 0;
 }
 
@@ -130,6 +153,29 @@ static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]
     return push_vec3(L, v);
 }
 
+static int l_actor_set_collision_filter(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    const uint32_t layer = check_mask(L, 3), mask = check_mask(L, 4);
+    return check_result(L, physics__api_v3.set_collision_filter(w, e, layer, mask),
+                        "Actor.set_collision_filter", e);
+}
+
+static int l_actor_sleeping(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    L_API->push_boolean(L, physics__api_v3.sleeping(w, check_entity(L, 2)));
+    return 1;
+}
+
+static int l_actor_wake(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    return check_result(L, physics__api_v3.wake(w, e), "Actor.wake", e);
+}
+
 static int l_actor_set_velocity(lua_State *L) { return actor_set(L, physics__api_v2.set_velocity, "Actor.set_velocity"); }
 static int l_actor_add_force(lua_State *L) { return actor_set(L, physics__api_v2.add_force, "Actor.add_force"); }
 static int l_actor_teleport(lua_State *L) { return actor_set(L, physics__api_v2.teleport, "Actor.teleport"); }
@@ -149,6 +195,8 @@ void physics__register_lua(void)
         {"set_velocity", l_actor_set_velocity}, {"velocity", l_actor_velocity},
         {"add_force", l_actor_add_force},       {"teleport", l_actor_teleport},
         {"position", l_actor_position},
+        {"set_collision_filter", l_actor_set_collision_filter},
+        {"sleeping", l_actor_sleeping},         {"wake", l_actor_wake},
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
     L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);

@@ -12,12 +12,12 @@ static const physics__soa_field points__fields[] = {
 
 const char *physics__point_desc_error(const ct_point_mass_desc_t *d)
 {
-    if (!(isfinite(d->mass) && d->mass > 0.0f))
-        return "mass (must be finite and > 0)";
-    if (!v3_finite(v3_load(d->position)))
-        return "position (must be finite)";
-    if (!v3_finite(v3_load(d->velocity)))
-        return "velocity (must be finite)";
+    if (!f_within(d->mass, CT_PHYSICS_MIN_MASS, CT_PHYSICS_MAX_MASS))
+        return "mass (must be within [1e-6, 1e9] kg)";
+    if (!v3_within(v3_load(d->position), CT_PHYSICS_MAX_POSITION))
+        return "position (each coordinate must be within +-1e5 m)";
+    if (!v3_speed_ok(v3_load(d->velocity)))
+        return "velocity (must be finite, at most 1e4 m/s)";
     return NULL;
 }
 

@@ -75,47 +75,105 @@ int physics__cmp_u32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, ct_entity_t *out,
-                                       uint32_t max)
+/* Whether box k of the moving grid is one whose body left it during the last step. */
+static bool queries__escaped(const physics__scene *s, const physics__broadphase *bp, uint32_t k)
 {
-    physics__broadphase *bp = &s->bp;
+    return bp == &s->bp && s->num_escaped &&
+           bsearch(&k, s->escaped, s->num_escaped, sizeof k, physics__cmp_u32);
+}
+
+/* Appends to s->query the bodies of one grid whose shape overlaps the sphere (their entity ids):
+ * candidates from the grid, and for the moving grid the bodies that left their boxes. */
+static int queries__sphere(physics__scene *s, physics__broadphase *bp, const uint32_t *body,
+                           physics__v3 c, float r, uint32_t mask, uint32_t *n)
+{
     const physics__v3 ext = v3(r, r, r);
-    if (physics__scene_refresh_grid(s) || physics__broadphase_overlap(bp, v3_sub(c, ext), v3_add(c, ext)))
-        return 0;
-    /* Keep the exact hits, as entity ids, in place of the candidates. */
-    uint32_t n = 0;
+    if (!bp->n || physics__broadphase_overlap(bp, v3_sub(c, ext), v3_add(c, ext)))
+        return bp->n ? CT_ERR_NOMEM : 0;
+    const uint32_t escaped = bp == &s->bp ? s->num_escaped : 0;
+    if (*n + bp->num_found + escaped > s->cap_query) {
+        uint32_t cap = s->cap_query ? s->cap_query : 256;
+        while (cap < *n + bp->num_found + escaped)
+            cap *= 2;
+        uint32_t *q = ct_realloc(s->a, s->query, (size_t)s->cap_query * sizeof *q, (size_t)cap * sizeof *q);
+        if (!q)
+            return CT_ERR_NOMEM;
+        s->query = q;
+        s->cap_query = cap;
+    }
     for (uint32_t k = 0; k < bp->num_found; k++)
-        if (physics__sphere_overlaps_body(&s->bodies, bp->found[k], c, r))
-            bp->found[n++] = s->bodies.entity[bp->found[k]].id;
+        if (!queries__escaped(s, bp, bp->found[k]) && (s->bodies.layer[body[bp->found[k]]] & mask) &&
+            physics__sphere_overlaps_body(&s->bodies, body[bp->found[k]], c, r))
+            s->query[(*n)++] = s->bodies.entity[body[bp->found[k]]].id;
+    for (uint32_t k = 0; k < escaped; k++)
+        if ((s->bodies.layer[body[s->escaped[k]]] & mask) &&
+            physics__sphere_overlaps_body(&s->bodies, body[s->escaped[k]], c, r))
+            s->query[(*n)++] = s->bodies.entity[body[s->escaped[k]]].id;
+    return 0;
+}
+
+uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,
+                                       ct_entity_t *out, uint32_t max)
+{
+    uint32_t n = 0;
+    if (physics__scene_refresh_grid(s) || queries__sphere(s, &s->bp, s->grid_body, c, r, mask, &n) ||
+        queries__sphere(s, &s->fixed, s->fixed_body, c, r, mask, &n))
+        return 0;
     if (n > 1) /* qsort wants a valid pointer even for nothing */
-        qsort(bp->found, n, sizeof *bp->found, physics__cmp_u32);
+        qsort(s->query, n, sizeof *s->query, physics__cmp_u32);
     for (uint32_t k = 0; k < n && k < max; k++)
-        out[k].id = bp->found[k];
+        out[k].id = s->query[k];
     return n;
 }
 
 typedef struct queries__ray {
+    const physics__scene *s;
+    const physics__broadphase *bp;
     const physics__bodies *b;
+    const uint32_t *body; /* grid box -> body */
     physics__v3 o, d;
+    uint32_t mask;
 } queries__ray;
 
-static float queries__ray_hit(void *user, uint32_t i, float best)
+static float queries__ray_hit(void *user, uint32_t box, float best)
 {
     const queries__ray *r = user;
+    if (queries__escaped(r->s, r->bp, box) || !(r->b->layer[r->body[box]] & r->mask))
+        return INFINITY;
     physics__v3 n;
-    const float t = physics__ray_body(r->b, i, r->o, r->d, &n);
+    const float t = physics__ray_body(r->b, r->body[box], r->o, r->d, &n);
     return t < best ? t : INFINITY;
 }
 
 bool physics__scene_raycast(physics__scene *s, physics__v3 o, physics__v3 dir, float max_t,
-                            ct_physics_hit_t *out)
+                            uint32_t mask, ct_physics_hit_t *out)
 {
-    const float len = v3_len(dir);
-    if (!(len > 0.0f) || !v3_finite(o) || !(max_t >= 0.0f) || physics__scene_refresh_grid(s))
+    /* Every body lies within +-CT_PHYSICS_MAX_POSITION: a ray from further out, or longer than
+     * the world's diagonal, meets nothing more, so the walk always has a finite end. */
+    const float len = v3_len(dir), world = CT_PHYSICS_MAX_POSITION;
+    if (!(len > 0.0f && isfinite(len)) || !v3_within(o, 4.0f * world) || !(max_t >= 0.0f) ||
+        physics__scene_refresh_grid(s))
         return false;
-    queries__ray ray = {&s->bodies, o, v3_scale(dir, 1.0f / len)};
-    float t;
-    const uint32_t i = physics__broadphase_raycast(&s->bp, o, ray.d, max_t, queries__ray_hit, &ray, &t);
+    max_t = f_min(max_t, 8.0f * world);
+    queries__ray ray = {s, &s->bp, &s->bodies, s->grid_body, o, v3_scale(dir, 1.0f / len), mask};
+    float t = INFINITY, t_fixed = INFINITY;
+    uint32_t i = physics__broadphase_raycast(&s->bp, o, ray.d, max_t, queries__ray_hit, &ray, &t);
+    i = i == UINT32_MAX ? i : s->grid_body[i];
+    for (uint32_t k = 0; k < s->num_escaped; k++) {
+        physics__v3 n;
+        const uint32_t e = s->grid_body[s->escaped[k]];
+        if (!(s->bodies.layer[e] & mask))
+            continue;
+        const float te = physics__ray_body(&s->bodies, e, o, ray.d, &n);
+        if (te <= max_t && (i == UINT32_MAX || te < t))
+            i = e, t = te;
+    }
+    ray.bp = &s->fixed;
+    ray.body = s->fixed_body;
+    const uint32_t f = physics__broadphase_raycast(&s->fixed, o, ray.d, f_min(max_t, t), queries__ray_hit,
+                                                   &ray, &t_fixed);
+    if (f != UINT32_MAX && (i == UINT32_MAX || t_fixed < t))
+        i = s->fixed_body[f], t = t_fixed;
     if (i == UINT32_MAX)
         return false;
     physics__v3 n;

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <threads.h>
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
@@ -26,14 +27,20 @@
 /* Fraction of the remaining penetration removed per position pass, and the most per pass (m). */
 #define SOLVER_BAUMGARTE 0.2f
 #define SOLVER_MAX_CORRECTION 0.2f
+/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
+ * into one spot) the rest are dropped and the owner warns. */
+#define SOLVER_MIN_PAIR_LIMIT 65536u
+#define SOLVER_PAIRS_PER_BODY 64u
 /* Below this closing speed (m/s) contacts do not bounce: resting bodies would never settle. */
 #define SOLVER_BOUNCE_SPEED 1.0f
+/* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
+#define SOLVER_TOUCH 0.002f
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
     CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
     CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
-    CONTACT_FIELD(fresh),  CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
+    CONTACT_FIELD(approach), CONTACT_FIELD(cached), CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
 };
 #define ROW_FIELD(name) {offsetof(physics__rows, name), sizeof(*((physics__rows *)0)->name)}
 static const physics__soa_field solver__row_fields[] = {
@@ -52,24 +59,52 @@ static const physics__soa_field solver__gathered_fields[] = {
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 {
     memset(s, 0, sizeof *s);
-    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->events.a = a;
+    s->a = s->bodies.a = s->bodies.map.a = s->bp.a = s->fixed.a = s->events.a = a;
     s->gravity = v3(0.0f, -9.81f, 0.0f);
     /* Twenty sweeps let a ten-box stack settle within a few millimetres from a cold start;
      * after that warm starting does most of the work. */
     s->velocity_iterations = 20;
     s->position_iterations = 4;
-    s->bp_stale = true;
+    s->bp_stale = s->fixed_stale = true;
+    s->sleeping = true;
+    s->max_pairs = SOLVER_MIN_PAIR_LIMIT;
 }
 
 void physics__scene_free(physics__scene *s)
 {
     physics__bodies_free(&s->bodies);
     physics__broadphase_free(&s->bp);
+    physics__broadphase_free(&s->fixed);
     physics__events_free(&s->events);
+    struct {
+        void **p;
+        uint32_t *cap;
+        size_t size;
+    } const arrays[] = {
+        {(void **)&s->grid_body, &s->cap_grid_body, sizeof *s->grid_body},
+        {(void **)&s->fixed_body, &s->cap_fixed_body, sizeof *s->fixed_body},
+        {(void **)&s->pairs, &s->cap_pairs, sizeof *s->pairs},
+        {(void **)&s->query, &s->cap_query, sizeof *s->query},
+        {(void **)&s->escaped, &s->cap_escaped, sizeof *s->escaped},
+        {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
+        {(void **)&s->island_rest, &s->cap_island_rest, sizeof *s->island_rest},
+        {(void **)&s->next_cache, &s->cap_next_cache, sizeof *s->next_cache},
+    };
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
+        if (*arrays[k].p)
+            ct_free(s->a, *arrays[k].p, (size_t)*arrays[k].cap * arrays[k].size);
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        *arrays[k].p = NULL;
+        *arrays[k].cap = 0;
+    }
     physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
                       SOLVER_NUM_FIELDS(solver__row_fields), s->rows.cap);
+    if (s->rows.team)
+        ct_free(s->a, (void *)s->rows.team, (size_t)s->rows.cap_team * sizeof *s->rows.team);
+    s->rows.team = NULL;
+    s->rows.cap_team = 0;
     physics__soa_free(s->a, &s->gathered.buffer, solver__gathered_fields,
                       SOLVER_NUM_FIELDS(solver__gathered_fields), s->gathered.cap);
     s->contacts.n = s->contacts.cap = s->rows.cap = s->gathered.n = s->gathered.cap = 0;
@@ -102,6 +137,22 @@ static int solver__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint3
     return 0;
 }
 
+/* As solver__reserve, keeping the contents. */
+static int solver__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    void *p = ct_realloc(a, *array, (size_t)*cap * size, (size_t)fresh * size);
+    if (!p)
+        return CT_ERR_NOMEM;
+    *array = p;
+    *cap = fresh;
+    return 0;
+}
+
 /* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
 static int solver__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
                                const physics__soa_field *f, uint32_t num_fields, uint32_t *cap,
@@ -118,38 +169,106 @@ static int solver__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
     return 0;
 }
 
-/* Fills the broadphase boxes. With dt > 0 each moving box covers its whole motion this step
- * plus the margin; with dt == 0 the boxes are the shapes' exact bounds (for queries). */
-static int solver__fill_grid(physics__scene *s, float dt)
+/* Whether body i sits in the fixed grid. */
+static inline bool solver__fixed(const physics__bodies *b, uint32_t i)
+{
+    return b->kind[i] == CT_BODY_STATIC || b->asleep[i];
+}
+
+/* The inverse mass the solver uses: a sleeping body does not move until it wakes. */
+static inline float solver__inv_mass(const physics__bodies *b, uint32_t i)
+{
+    return b->asleep[i] ? 0.0f : b->inv_mass[i];
+}
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
+ * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
+ * boxes are the shapes' exact bounds. */
+static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt)
 {
     const physics__bodies *b = &s->bodies;
-    physics__broadphase *bp = &s->bp;
-    if (physics__broadphase_resize(bp, b->n))
+    if (physics__broadphase_resize(bp, b->n) ||
+        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body))
         return CT_ERR_NOMEM;
     bp->pool = s->pool;
+    uint32_t n = 0;
     for (uint32_t i = 0; i < b->n; i++) {
+        if (solver__fixed(b, i) != fixed)
+            continue;
         const physics__v3 p = b->position[i], h = b->half[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);
-        if (dt > 0.0f && b->kind[i] != CT_BODY_STATIC) {
+        if (dt > 0.0f) {
             const physics__v3 m = v3(SOLVER_MARGIN, SOLVER_MARGIN, SOLVER_MARGIN);
             const physics__v3 move = v3_scale(b->velocity[i], dt);
             lo = v3_sub(v3_min(lo, v3_add(lo, move)), m);
             hi = v3_add(v3_max(hi, v3_add(hi, move)), m);
         }
-        bp->lo[i] = lo;
-        bp->hi[i] = hi;
-        bp->moving[i] = b->kind[i] == CT_BODY_DYNAMIC;
+        (*body)[n] = i;
+        bp->lo[n] = lo;
+        bp->hi[n] = hi;
+        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !fixed;
+        n++;
     }
+    bp->n = n;
     return physics__broadphase_build(bp, 0.0f);
+}
+
+static int solver__fill_fixed(physics__scene *s)
+{
+    if (!s->fixed_stale)
+        return 0;
+    const int err = solver__fill(s, &s->fixed, &s->fixed_body, &s->cap_fixed_body, true, 0.0f);
+    s->fixed_stale = err != 0;
+    return err;
 }
 
 int physics__scene_refresh_grid(physics__scene *s)
 {
-    if (!s->bp_stale && s->bp.n == s->bodies.n)
+    if (solver__fill_fixed(s))
+        return CT_ERR_NOMEM;
+    if (!s->bp_stale)
         return 0;
-    const int err = solver__fill_grid(s, 0.0f);
+    const int err = solver__fill(s, &s->bp, &s->grid_body, &s->cap_grid_body, false, 0.0f);
     s->bp_stale = err != 0;
+    s->num_escaped = 0;
     return err;
+}
+
+/* After a step the grid of moving bodies still serves queries: a query finds candidates by the
+ * boxes of the bodies' paths and tests the shapes where they are now. The few bodies that ended
+ * outside their box (a collision turned them) are listed and tested one by one; when they are
+ * many, or bodies fell asleep, the grid is rebuilt at the next query instead. */
+static int solver__check_grid(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__broadphase *bp = &s->bp;
+    s->num_escaped = 0;
+    if (s->bp_stale)
+        return 0;
+    if (solver__reserve(s->a, (void **)&s->escaped, &s->cap_escaped, bp->n / 8 + 1, sizeof *s->escaped))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < bp->n; k++) {
+        const uint32_t i = s->grid_body[k];
+        const physics__v3 lo = v3_sub(b->position[i], b->half[i]), hi = v3_add(b->position[i], b->half[i]);
+        if (lo.x >= bp->lo[k].x && lo.y >= bp->lo[k].y && lo.z >= bp->lo[k].z &&
+            hi.x <= bp->hi[k].x && hi.y <= bp->hi[k].y && hi.z <= bp->hi[k].z)
+            continue;
+        if (s->num_escaped == bp->n / 8 + 1) {
+            s->bp_stale = true;
+            s->num_escaped = 0;
+            return 0;
+        }
+        s->escaped[s->num_escaped++] = k;
+    }
+    return 0;
+}
+
+void physics__scene_touched(physics__scene *s, uint32_t i)
+{
+    s->bp_stale = true;
+    if (i < s->bodies.n && solver__fixed(&s->bodies, i))
+        s->fixed_stale = true;
 }
 
 /* Sphere (center c, radius r) against a box: normal from the box towards the sphere. */
@@ -216,6 +335,44 @@ static void solver__shapes(const physics__bodies *b, uint32_t i, uint32_t j, phy
     }
 }
 
+/* Whether b's motion relative to a over the step, d, brings the shapes together: b's centre
+ * against a grown by b (a rounded sum for two spheres, a box otherwise, which for a sphere and a
+ * box is a little generous at the corners). For two boxes *axis gets the axis through which the
+ * path enters, the one that closes (-1 when it starts inside). */
+static bool solver__sweep(const physics__bodies *b, uint32_t i, uint32_t j, physics__v3 d, int *axis)
+{
+    const physics__v3 p = v3_sub(b->position[j], b->position[i]);
+    *axis = -1;
+    if (b->shape[i] == CT_BODY_SPHERE && b->shape[j] == CT_BODY_SPHERE) {
+        const float r = b->half[i].x + b->half[j].x, dd = v3_dot(d, d);
+        const float t = dd > 0.0f ? f_min(f_max(-v3_dot(p, d) / dd, 0.0f), 1.0f) : 0.0f;
+        const physics__v3 q = v3_add(p, v3_scale(d, t));
+        return v3_dot(q, q) <= r * r;
+    }
+    const physics__v3 h = v3_add(b->half[i], b->half[j]);
+    float t0 = 0.0f, t1 = 1.0f;
+    for (int k = 0; k < 3; k++) {
+        const float pk = v3_get(p, k), dk = v3_get(d, k), hk = v3_get(h, k);
+        if (dk == 0.0f) {
+            if (pk < -hk || pk > hk)
+                return false;
+            continue;
+        }
+        float ta = (-hk - pk) / dk, tb = (hk - pk) / dk;
+        if (ta > tb) {
+            const float x = ta;
+            ta = tb;
+            tb = x;
+        }
+        if (ta > t0)
+            t0 = ta, *axis = k;
+        t1 = f_min(t1, tb);
+        if (t0 > t1)
+            return false;
+    }
+    return true;
+}
+
 /* LSD radix sort by key, 11 bits a pass, from p through tmp; returns whichever holds the result.
  * A pass where every key has the same digit is skipped: entity ids are small, so most of the
  * high passes are. Far cheaper than qsort's callback per comparison on ten thousand pairs. */
@@ -242,24 +399,78 @@ static physics__keyed_pair *solver__sort_pairs(physics__keyed_pair *p, physics__
     return p;
 }
 
+/* Asks for body i's island to wake at the end of the step (all islands once the list is full). */
+static void solver__want_awake(physics__scene *s, uint32_t i)
+{
+    if (s->num_wake < s->cap_islands)
+        s->islands[s->num_wake++] = s->bodies.island[i];
+    else
+        s->num_wake = UINT32_MAX;
+}
+
+/* Finds the contacts of this step's pairs (step 2 above). */
+/* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
+ * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
+ * the report says when the limit cut some off. */
+int physics__scene_candidates(physics__scene *s, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__broadphase *bp = &s->bp, *fx = &s->fixed;
+    const uint32_t limit = s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs
+                                                                        : SOLVER_PAIRS_PER_BODY * b->n;
+    bp->max_pairs = limit;
+    if (solver__fill_fixed(s) ||
+        solver__fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
+        physics__broadphase_pairs(bp) ||
+        solver__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n, sizeof *s->pairs))
+        return CT_ERR_NOMEM;
+    s->bp_stale = false;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < bp->num_pairs; k++)
+        s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    bool cut = bp->dropped;
+    for (uint32_t k = 0; k < bp->n && fx->n && !cut; k++) {
+        const uint32_t i = s->grid_body[k];
+        if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+            return CT_ERR_NOMEM;
+        for (uint32_t f = 0; f < fx->num_found; f++) {
+            const uint32_t j = s->fixed_body[fx->found[f]];
+            if (b->kind[i] != CT_BODY_DYNAMIC && !b->asleep[j])
+                continue; /* kinematic against static */
+            if (n >= limit) {
+                cut = true;
+                break;
+            }
+            if (n == s->cap_pairs &&
+                solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + 1, sizeof *s->pairs))
+                return CT_ERR_NOMEM;
+            s->pairs[n++] = (physics__pair){i, j};
+        }
+    }
+    s->num_pairs = n;
+    s->report.pair_limit = cut ? limit : 0;
+    return 0;
+}
+
 /* Finds the contacts of this step's pairs (step 2 above). */
 static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
-    physics__broadphase *bp = &s->bp;
     physics__contacts *c = &s->contacts;
-    if (solver__fill_grid(s, dt) || physics__broadphase_pairs(bp))
+    if (physics__scene_candidates(s, dt))
         return CT_ERR_NOMEM;
+    const uint32_t num_pairs = s->num_pairs;
     if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
-                            SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, bp->num_pairs) ||
-        solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * bp->num_pairs,
-                        sizeof *s->order))
+                            SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, num_pairs) ||
+        solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
         return CT_ERR_NOMEM;
-    /* The pairs in entity-pair order first, so the contacts come out sorted. */
+    /* The pairs in entity-pair order first, so the contacts come out sorted. Pairs whose layers
+     * and masks do not meet are left out here. */
     uint32_t m = 0;
-    for (uint32_t k = 0; k < bp->num_pairs; k++) {
-        uint32_t i = bp->pairs[k].a, j = bp->pairs[k].b;
-        if (b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f)
+    for (uint32_t k = 0; k < num_pairs; k++) {
+        uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
+        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
+            !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
             continue;
         if (b->entity[i].id > b->entity[j].id) {
             const uint32_t t = i;
@@ -271,29 +482,69 @@ static int solver__collide(physics__scene *s, float dt)
     }
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
-        m ? solver__sort_pairs(s->order, s->order + bp->num_pairs, m) : NULL;
-    uint32_t n = 0;
+        m ? solver__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < m; k++) {
         const uint32_t i = order[k].a, j = order[k].b;
         physics__v3 normal;
         float sep;
         solver__shapes(b, i, j, &normal, &sep, &c->point[n]);
-        const float closing = v3_len(v3_sub(b->velocity[j], b->velocity[i])) * dt;
-        if (!(sep < SOLVER_MARGIN + closing))
-            continue;
+        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+        float vn = v3_dot(rel, normal);
+        /* A contact is kept when the shapes overlap, when they are within the margin and not
+         * rushing together (a resting contact keeps its warm start), or when this step's motion
+         * brings them together. The last is tested on the path, not on a gap: a box falling past
+         * another's corner is near it on one axis and closing on another, yet never touches.
+         * Two boxes then push along the axis that closes. */
+        if (!(sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN))) {
+            int axis;
+            if (!(sep < SOLVER_MARGIN + v3_len(rel) * dt) ||
+                !solver__sweep(b, i, j, v3_scale(rel, dt), &axis))
+                continue;
+            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
+                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+                float e[3] = {0, 0, 0};
+                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
+                normal = v3_load(e);
+                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+                vn = v3_dot(rel, normal);
+            }
+        }
+        /* A body that runs into a sleeping island wakes it for the next step; in this one the
+         * island holds still. A kinematic body only wakes it. */
+        if (b->asleep[i] | b->asleep[j]) {
+            const uint32_t sleeper = b->asleep[i] ? i : j, mover = b->asleep[i] ? j : i;
+            if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
+                solver__want_awake(s, sleeper);
+            if (solver__inv_mass(b, mover) == 0.0f)
+                continue;
+        }
         c->a[n] = i;
         c->b[n] = j;
         c->key[n] = order[k].key;
         c->normal[n] = normal;
         c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
-        /* Restitution and approach are decided here, from velocities before any impulse. */
-        const float vn = v3_dot(v3_sub(b->velocity[j], b->velocity[i]), normal);
+        while (at < s->num_cache && s->cache[at].key < order[k].key)
+            at++;
+        const physics__cached *old =
+            at < s->num_cache && s->cache[at].key == order[k].key ? &s->cache[at] : NULL;
+        c->cached[n] = old ? at : UINT32_MAX;
+        /* Restitution only where the shapes touch: a contact still apart stops the bodies at
+         * the surface (speculatively) and remembers how fast they came; they bounce at the next
+         * step, from the surface, with that speed. */
         const float e = f_max(b->restitution[i], b->restitution[j]);
         float target = sep > 0.0f ? -sep / dt : 0.0f;
-        if (e > 0.0f && vn < -SOLVER_BOUNCE_SPEED && sep + vn * dt < 0.0f)
-            target = -e * vn;
+        c->approach[n] = 0.0f;
+        if (sep > SOLVER_TOUCH) {
+            if (sep + vn * dt < 0.0f)
+                c->approach[n] = -vn;
+        } else if (vn <= 0.0f) {
+            const float speed = f_max(-vn, old ? old->approach : 0.0f);
+            if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
+                target = e * speed;
+        }
         c->target[n] = target;
-        c->speed[n] = -vn;
+        c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
         n++;
     }
     c->n = n;
@@ -313,7 +564,7 @@ static inline bool solver__negative_zero(physics__v3 v)
  * velocity (nor fall into ever later waves); every copy goes back holding the same bits. */
 static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies *b, uint32_t i)
 {
-    const bool fixed = b->inv_mass[i] == 0.0f && !solver__negative_zero(b->velocity[i]) &&
+    const bool fixed = solver__inv_mass(b, i) == 0.0f && !solver__negative_zero(b->velocity[i]) &&
                        !solver__negative_zero(b->position[i]);
     if (fixed || g->slot[i] == UINT32_MAX) {
         g->slot[i] = fixed ? g->slot[i] : g->n;
@@ -343,6 +594,7 @@ static int solver__prepare(physics__scene *s)
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
     uint32_t waves = 0;
+    r->num_waves = 0;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
         const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
@@ -360,8 +612,8 @@ static int solver__prepare(physics__scene *s)
         r->wave_start[w] = sum;
         sum += count;
     }
+    r->num_waves = waves;
     physics__v3 *v = g->velocity;
-    uint32_t at = 0; /* contacts and cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
         c->row[k] = q;
@@ -374,18 +626,14 @@ static int solver__prepare(physics__scene *s)
         const physics__v3 t1 = v3_cross(n, seed);
         r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
         r->t2[q] = v3_cross(n, r->t1[q]);
-        r->inv_mass_a[q] = b->inv_mass[i];
-        r->inv_mass_b[q] = b->inv_mass[j];
-        r->mass_n[q] = 1.0f / (b->inv_mass[i] + b->inv_mass[j]);
+        r->inv_mass_a[q] = solver__inv_mass(b, i);
+        r->inv_mass_b[q] = solver__inv_mass(b, j);
+        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
         r->target[q] = c->target[k];
         r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
         r->sep_base[q] = c->sep_base[k];
 
-        while (at < s->num_cache && s->cache[at].key < c->key[k])
-            at++;
-        const physics__cached *old =
-            at < s->num_cache && s->cache[at].key == c->key[k] ? &s->cache[at] : NULL;
-        c->fresh[k] = !old || old->jn == 0.0f;
+        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
         r->jn[q] = r->jt1[q] = r->jt2[q] = 0.0f;
         /* A bounce starts from nothing: last step's push would only damp it. */
         if (old && c->target[k] <= 0.0f) {
@@ -402,115 +650,264 @@ static int solver__prepare(physics__scene *s)
     return 0;
 }
 
-/* Sequential impulses (step 3) over the rows, on the gathered velocities. Each row's arithmetic
- * is the one the bodies' own arrays would see, in the same order: a and b are different slots,
- * so both velocities stay in registers between the friction and the normal impulse. */
-static void solver__velocities(physics__scene *s)
+/* Sequential impulses (step 3) over rows [begin, end), on the gathered velocities. Each row's
+ * arithmetic is the one the bodies' own arrays would see, in the same order: a and b are
+ * different slots, so both velocities stay in registers between the friction and the normal
+ * impulse. */
+static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t end)
 {
-    const uint32_t n = s->contacts.n;
     physics__rows *r = &s->rows;
     physics__v3 *v = s->gathered.velocity;
-    for (uint32_t it = 0; it < s->velocity_iterations; it++) {
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-            const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
-            const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
-            const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
-            physics__v3 va = v[sa], vb = v[sb];
-            /* Friction first, bounded by the normal impulse so far (a box of friction). */
-            const float limit = r->friction[k] * jn;
-            physics__v3 dv = v3_sub(vb, va);
-            const float j1 = f_min(f_max(jt1 - mass * v3_dot(dv, t1), -limit), limit);
-            const float j2 = f_min(f_max(jt2 - mass * v3_dot(dv, t2), -limit), limit);
-            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
-            va = v3_sub(va, v3_scale(tangent, ia));
-            vb = v3_add(vb, v3_scale(tangent, ib));
-
-            dv = v3_sub(vb, va);
-            const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
-            const physics__v3 normal = v3_scale(nn, j - jn);
-            v[sa] = v3_sub(va, v3_scale(normal, ia));
-            v[sb] = v3_add(vb, v3_scale(normal, ib));
-            r->jn[k] = j;
-            r->jt1[k] = j1;
-            r->jt2[k] = j2;
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+        const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
+        const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
+        const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
+        physics__v3 va = v[sa], vb = v[sb];
+        /* Friction first, within a cone: the tangent impulse is at most friction times the
+         * normal impulse so far, in every direction. */
+        const float limit = r->friction[k] * jn;
+        physics__v3 dv = v3_sub(vb, va);
+        float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
+        const float sq = j1 * j1 + j2 * j2;
+        if (sq > limit * limit) {
+            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+            j1 *= scale;
+            j2 *= scale;
         }
+        const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
+        va = v3_sub(va, v3_scale(tangent, ia));
+        vb = v3_add(vb, v3_scale(tangent, ib));
+
+        dv = v3_sub(vb, va);
+        const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
+        const physics__v3 normal = v3_scale(nn, j - jn);
+        v[sa] = v3_sub(va, v3_scale(normal, ia));
+        v[sb] = v3_add(vb, v3_scale(normal, ib));
+        r->jn[k] = j;
+        r->jt1[k] = j1;
+        r->jt2[k] = j2;
     }
 }
 
-/* Moves overlapping bodies apart by position only (step 4), on the gathered positions. */
-static void solver__positions(physics__scene *s)
+/* Moves overlapping bodies apart by position only (step 4), rows [begin, end), on the gathered
+ * positions. */
+static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t end)
 {
-    const uint32_t n = s->contacts.n;
     const physics__rows *r = &s->rows;
     physics__v3 *p = s->gathered.position;
-    for (uint32_t it = 0; it < s->position_iterations; it++) {
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-            const physics__v3 nn = r->normal[k];
-            const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
-            const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
-            if (C >= 0.0f)
-                continue;
-            const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
-            p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
-            p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
-        }
+    for (uint32_t k = begin; k < end; k++) {
+        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
+        const physics__v3 nn = r->normal[k];
+        const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
+        const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
+        if (C >= 0.0f)
+            continue;
+        const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
+        p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
+        p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
     }
 }
 
-/* Remembers impulses and reports new collisions (step 5). */
+/* Passes over the rows with more than one thread: a team of two runs every pass wave by wave.
+ * Within a wave the rows share no body, so team members take chunks of it off a counter and solve
+ * them side by side; a member that runs out waits until the wave is done before the next. Each
+ * row sees the same arithmetic in the same wave order as on one thread: the bits are the same. A
+ * member that joins late finds the early waves done and catches up, and one member alone does
+ * everything, so the team never waits on a thread the pool did not give it. */
+#define SOLVER_TEAM_CHUNK 64u
+#define SOLVER_TEAM_MIN_ROWS 2048u
+
+typedef struct solver__team {
+    physics__scene *s;
+    void (*rows)(physics__scene *s, uint32_t begin, uint32_t end);
+    uint32_t passes;
+} solver__team;
+
+static void solver__team_member(void *user, uint32_t first, uint32_t last)
+{
+    (void)first, (void)last;
+    const solver__team *t = user;
+    const physics__rows *r = &t->s->rows;
+    const uint32_t waves = r->num_waves;
+    for (uint32_t p = 0; p < t->passes * waves; p++) {
+        const uint32_t w = p % waves, begin = w ? r->wave_start[w - 1] : 0, size = r->wave_start[w] - begin;
+        _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
+        for (;;) {
+            const uint32_t at = atomic_fetch_add_explicit(cursor, SOLVER_TEAM_CHUNK, memory_order_relaxed);
+            if (at >= size)
+                break;
+            const uint32_t end = at + SOLVER_TEAM_CHUNK < size ? at + SOLVER_TEAM_CHUNK : size;
+            t->rows(t->s, begin + at, begin + end);
+            atomic_fetch_add_explicit(done, end - at, memory_order_release);
+        }
+        for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
+            if (spins > 256)
+                thrd_yield();
+    }
+}
+
+/* `passes` passes of fn over all rows, by a team when there is a pool and enough rows. */
+static void solver__passes(physics__scene *s, void (*fn)(physics__scene *, uint32_t, uint32_t), uint32_t passes)
+{
+    physics__rows *r = &s->rows;
+    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves;
+    if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
+        solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
+        for (uint32_t it = 0; it < passes; it++)
+            fn(s, 0, n);
+        return;
+    }
+    for (uint32_t k = 0; k < counters; k++)
+        atomic_init(&r->team[k], 0);
+    solver__team team = {s, fn, passes};
+    s->pool.parallel_for(s->pool.ctx, 2, 1, solver__team_member, &team);
+}
+
+/* Whether contact k's shapes touch, and press, at the end of the step. */
+static inline bool solver__touching(const physics__scene *s, uint32_t k)
+{
+    const physics__contacts *c = &s->contacts;
+    const physics__v3 *p = s->bodies.position;
+    const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(p[c->b[k]], p[c->a[k]]));
+    return sep <= SOLVER_TOUCH && s->rows.jn[c->row[k]] > 0.0f;
+}
+
+static int solver__ended(physics__scene *s, uint64_t key)
+{
+    const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
+    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+}
+
+/* Whether an old contact of two bodies that were asleep (or one static) still is one: both are
+ * there and neither woke. Asked only after something woke or went. */
+static bool solver__still_asleep(const physics__scene *s, uint64_t key)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(key >> 32)});
+    const uint32_t j = physics__bodies_find(b, (ct_entity_t){(uint32_t)key});
+    return i != UINT32_MAX && j != UINT32_MAX && solver__fixed(b, i) && solver__fixed(b, j);
+}
+
+/* Remembers impulses and reports contacts that began and ended touching (step 5). The new cache
+ * merges, in key order, this step's contacts with the old contacts of sleeping islands, which
+ * are carried over untouched (no event: sleeping is not parting). */
 static int solver__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
     const physics__contacts *c = &s->contacts;
     const physics__rows *r = &s->rows;
-    for (uint32_t k = 0; k < c->n; k++) {
-        if (!c->fresh[k] || r->jn[c->row[k]] <= 0.0f)
+    if (solver__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
+                        sizeof *s->next_cache))
+        return CT_ERR_NOMEM;
+    physics__cached *next = s->next_cache;
+    uint32_t at = 0, n = 0;
+    for (uint32_t k = 0; k <= c->n; k++) {
+        /* The old contacts before this one that this step did not find. */
+        for (; at < s->num_cache && (k == c->n || s->cache[at].key < c->key[k]); at++) {
+            const physics__cached *old = &s->cache[at];
+            if (old->asleep && (!s->woke || solver__still_asleep(s, old->key)))
+                next[n++] = *old;
+            else if (old->touching && solver__ended(s, old->key))
+                return CT_ERR_NOMEM;
+        }
+        if (k == c->n)
+            break;
+        const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
+        if (at < s->num_cache && s->cache[at].key == c->key[k])
+            at++;
+        const bool is = solver__touching(s, k);
+        const uint32_t q = c->row[k], i = c->a[k], j = c->b[k];
+        next[n++] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q], c->approach[k], is,
+                                      solver__fixed(b, i) && solver__fixed(b, j)};
+        if (was && !is && solver__ended(s, c->key[k]))
+            return CT_ERR_NOMEM;
+        if (was || !is)
             continue;
-        ct_physics_collision_event_t ev = {.a = b->entity[c->a[k]].id, .b = b->entity[c->b[k]].id,
-                                           .impulse = r->jn[c->row[k]], .speed = c->speed[k]};
+        ct_physics_collision_event_t ev = {.a = b->entity[i].id, .b = b->entity[j].id,
+                                           .impulse = r->jn[q], .speed = c->speed[k]};
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
     }
-    if (solver__reserve(s->a, (void **)&s->cache, &s->cap_cache, c->n, sizeof *s->cache))
-        return CT_ERR_NOMEM;
-    for (uint32_t k = 0; k < c->n; k++) {
-        const uint32_t q = c->row[k];
-        s->cache[k] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q]};
-    }
-    s->num_cache = c->n; /* in key order, as the contacts are */
+    physics__cached *t = s->cache;
+    const uint32_t cap = s->cap_cache;
+    s->cache = s->next_cache;
+    s->cap_cache = s->cap_next_cache;
+    s->next_cache = t;
+    s->cap_next_cache = cap;
+    s->num_cache = n;
+    s->woke = false;
     return 0;
+}
+
+/* Speeds stay within CT_PHYSICS_MAX_SPEED whatever the forces (the direction is kept). */
+static inline physics__v3 solver__clamp_speed(physics__v3 v)
+{
+    const float max = CT_PHYSICS_MAX_SPEED, sq = v3_dot(v, v);
+    return sq <= max * max ? v : v3_scale(v, max / sqrtf(sq));
+}
+
+/* A body that left the world's bounds stops at the border, losing its velocity along that axis;
+ * the report names the first. */
+static void solver__keep_inside(physics__scene *s)
+{
+    physics__bodies *b = &s->bodies;
+    const float max = CT_PHYSICS_MAX_POSITION;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (v3_within(b->position[i], max))
+            continue;
+        float p[3], v[3];
+        v3_store(b->position[i], p);
+        v3_store(b->velocity[i], v);
+        for (int k = 0; k < 3; k++)
+            if (!(fabsf(p[k]) <= max)) {
+                p[k] = p[k] > 0.0f ? max : -max;
+                v[k] = 0.0f;
+            }
+        b->position[i] = v3_load(p);
+        b->velocity[i] = v3_load(v);
+        if (!s->report.escaped++)
+            s->report.escaped_entity = b->entity[i].id;
+    }
 }
 
 int physics__scene_step(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
     s->events.size = 0;
+    s->report = (physics__step_report){0};
+    s->num_wake = 0;
+    if (solver__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
+        solver__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands))
+        return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
-        if (b->kind[i] == CT_BODY_DYNAMIC)
-            b->velocity[i] = v3_add(b->velocity[i],
-                                    v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt));
+        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i]) {
+            b->velocity[i] = solver__clamp_speed(v3_add(
+                b->velocity[i], v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
+            s->report.awake++;
+        }
         b->force[i] = v3(0, 0, 0);
     }
-    s->bp_stale = true;
     if (solver__collide(s, dt) || solver__prepare(s))
         return CT_ERR_NOMEM;
-    solver__velocities(s);
+    solver__passes(s, solver__velocity_rows, s->velocity_iterations);
     /* The velocities go back before positions move; the positions of the bodies in contact are
      * then gathered for the passes that push them apart, and go back in turn. */
     const physics__gathered *g = &s->gathered;
     for (uint32_t k = 0; k < g->n; k++)
         b->velocity[g->body[k]] = g->velocity[k];
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->kind[i] != CT_BODY_STATIC)
+        if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i])
             b->position[i] = v3_add(b->position[i], v3_scale(b->velocity[i], dt));
     for (uint32_t k = 0; k < g->n; k++)
         g->position[k] = b->position[g->body[k]];
-    solver__positions(s);
+    solver__passes(s, solver__position_rows, s->position_iterations);
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
-    return solver__remember(s);
+    solver__keep_inside(s);
+    physics__islands_wake_listed(s);
+    physics__islands_sleep(s, dt);
+    return solver__remember(s) || solver__check_grid(s) ? CT_ERR_NOMEM : 0;
 }

@@ -1,9 +1,9 @@
 /*
- * ct_transforms.so: the plugin entry, the module's APIs and the ct.transform v1/v2 tables.
+ * ct_transforms.so: the plugin entry, the module's APIs and the ct.transform v1/v2/v3 tables.
  *
  * Every API call finds the world's manager through the component registry, checks its handles
  * (misuse is logged with the function's name and ignored, STYLE rule 7) and hands the work to the
- * graph layer. v1 is the prefix of v2: its table points at the same functions.
+ * graph layer. v1 and v2 are prefixes of v3: their tables point at the same functions.
  */
 #include "transforms_internal.h"
 
@@ -27,11 +27,18 @@ transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *wha
     return m;
 }
 
-static transforms__manager_t *checked(ct_world_o *world, ct_transform_t i, const char *what)
+/* The manager and slot a handle names; NULL (logged) for a bad world or an invalid or stale
+ * handle. */
+static transforms__manager_t *checked(ct_world_o *world, ct_transform_t h, const char *what,
+                                      uint32_t *i)
 {
     transforms__manager_t *m = transforms__manager_of(world, what);
-    if (m && !transforms__valid(m, i.i)) {
-        LOG_MISUSE("%s: invalid transform instance %u (the world has %u)", what, i.i, m->n - 1);
+    *i = m ? transforms__index(m, h) : 0;
+    if (m && !*i) {
+        const uint32_t slot = h.i & TRANSFORMS_INDEX_MASK;
+        LOG_MISUSE("%s: transform instance 0x%08x is %s", what, h.i,
+                   transforms__valid(m, slot) ? "stale (its instance was destroyed or moved)"
+                                              : "not an instance of this world");
         return NULL;
     }
     return m;
@@ -47,7 +54,13 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
         LOG_MISUSE("create: entity %u is not alive", e.id);
         return out;
     }
-    const int err = transforms__create(m, &e, local, 1, &out);
+    ct_transform_pose_t pose = local ? *local : transforms__identity_pose;
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        LOG_MISUSE("create: entity %u: %s; refused", e.id, why);
+        return out;
+    }
+    const int err = transforms__create(m, &e, &pose, 1, &out);
     if (err)
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR, "create: entity %u: %s", e.id,
                                  transforms__m.log->error_message(err));
@@ -58,21 +71,23 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
 
 static void t_destroy(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "destroy");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "destroy", &s);
     if (m)
-        transforms__destroy(m, i.i);
+        transforms__destroy(m, s);
 }
 
 static ct_transform_t t_lookup(ct_world_o *world, ct_entity_t e)
 {
     transforms__manager_t *m = transforms__manager_of(world, "lookup");
-    return (ct_transform_t){m ? transforms__find(m, e.id) : 0};
+    return m ? transforms__handle(m, transforms__find(m, e.id)) : (ct_transform_t){0};
 }
 
 static ct_entity_t t_entity(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "entity");
-    return m ? m->entity[i.i] : (ct_entity_t){0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "entity", &s);
+    return m ? m->entity[s] : (ct_entity_t){0};
 }
 
 static uint32_t t_count(ct_world_o *world)
@@ -83,73 +98,110 @@ static uint32_t t_count(ct_world_o *world)
 
 static ct_transform_pose_t t_local(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "local");
-    return m ? m->pose[i.i] : transforms__identity_pose;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "local", &s);
+    return m ? m->pose[s] : transforms__identity_pose;
 }
 
 static ct_transform_matrix_t t_local_matrix(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "local_matrix");
-    return m ? m->local_m[i.i] : transforms__identity_matrix;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "local_matrix", &s);
+    return m ? m->local_m[s] : transforms__identity_matrix;
 }
 
 static ct_transform_matrix_t t_world_matrix(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "world_matrix");
-    return m ? m->world_m[i.i] : transforms__identity_matrix;
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "world_matrix", &s);
+    return m ? m->world_m[s] : transforms__identity_matrix;
 }
 
 static void t_set_local(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local)
 {
-    transforms__manager_t *m = checked(world, i, "set_local");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "set_local", &s);
     if (!m || !local)
         return;
-    transforms__write_local(m, i.i, local);
-    transforms__propagate(m, i.i);
+    ct_transform_pose_t pose = *local;
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        LOG_MISUSE("set_local: entity %u: %s; refused", m->entity[s].id, why);
+        return;
+    }
+    transforms__write_local(m, s, &pose);
+    transforms__propagate(m, s);
 }
 
 static void t_link(ct_world_o *world, ct_transform_t child, ct_transform_t parent)
 {
-    transforms__manager_t *m = checked(world, child, "link");
-    if (!m || !checked(world, parent, "link"))
+    uint32_t c, p;
+    transforms__manager_t *m = checked(world, child, "link", &c);
+    if (!m || !checked(world, parent, "link", &p))
         return;
-    if (transforms__link(m, child.i, parent.i) < 0) {
-        LOG_MISUSE("link: instance %u is %u or one of its descendants (a cycle)", parent.i,
-                   child.i);
+    if (transforms__link(m, c, p) < 0) {
+        LOG_MISUSE("link: entity %u is entity %u or one of its descendants (a cycle)",
+                   m->entity[p].id, m->entity[c].id);
         return;
     }
-    transforms__propagate(m, child.i);
+    transforms__propagate(m, c);
 }
 
 static void t_unlink(ct_world_o *world, ct_transform_t child)
 {
-    transforms__manager_t *m = checked(world, child, "unlink");
+    uint32_t s;
+    transforms__manager_t *m = checked(world, child, "unlink", &s);
     if (m)
-        transforms__unlink(m, child.i);
+        transforms__unlink(m, s);
 }
 
 static ct_transform_t t_parent(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "parent");
-    return (ct_transform_t){m ? m->parent[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "parent", &s);
+    return m ? transforms__handle(m, m->parent[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_first_child(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "first_child");
-    return (ct_transform_t){m ? m->first_child[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "first_child", &s);
+    return m ? transforms__handle(m, m->first_child[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_next_sibling(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "next_sibling");
-    return (ct_transform_t){m ? m->next_sibling[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "next_sibling", &s);
+    return m ? transforms__handle(m, m->next_sibling[s]) : (ct_transform_t){0};
 }
 
 static ct_transform_t t_prev_sibling(ct_world_o *world, ct_transform_t i)
 {
-    transforms__manager_t *m = checked(world, i, "prev_sibling");
-    return (ct_transform_t){m ? m->prev_sibling[i.i] : 0};
+    uint32_t s;
+    transforms__manager_t *m = checked(world, i, "prev_sibling", &s);
+    return m ? transforms__handle(m, m->prev_sibling[s]) : (ct_transform_t){0};
+}
+
+/* Names the first entry set_local_batch skipped and why (one line per call, not per entry). */
+static void report_batch_skips(const transforms__manager_t *m, const ct_transform_t *instances,
+                               const ct_transform_pose_t *locals, uint32_t n, uint32_t skipped)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        ct_transform_pose_t pose = locals[k];
+        char why[96];
+        const uint32_t i = transforms__index(m, instances[k]);
+        if (!i) {
+            LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u], is an invalid "
+                       "or stale instance 0x%08x", skipped, n, k, instances[k].i);
+            return;
+        }
+        if (!transforms__check_pose(&pose, why, sizeof why)) {
+            LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u] (entity %u): %s",
+                       skipped, n, k, m->entity[i].id, why);
+            return;
+        }
+    }
 }
 
 static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances,
@@ -160,7 +212,7 @@ static void t_set_local_batch(ct_world_o *world, const ct_transform_t *instances
         return;
     const uint32_t skipped = transforms__set_local_batch(m, instances, locals, n);
     if (skipped)
-        LOG_MISUSE("set_local_batch: skipped %u invalid instances of %u", skipped, n);
+        report_batch_skips(m, instances, locals, n, skipped);
 }
 
 /* The instance of e for the per-entity calls; 0 when there is none (not misuse: physics asks for
@@ -197,8 +249,13 @@ static bool t_set_world_position(ct_world_o *world, ct_entity_t e, const float p
 {
     transforms__manager_t *m;
     const uint32_t i = entity_instance(world, e, &m, "set_world_position");
-    if (!i)
+    if (!i || !position)
         return false;
+    char why[96];
+    if (!transforms__check_position(position, why, sizeof why)) {
+        LOG_MISUSE("set_world_position: entity %u: %s; refused", e.id, why);
+        return false;
+    }
     if (!transforms__set_world_position(m, i, position)) {
         LOG_MISUSE("set_world_position: the parent of entity %u has a singular matrix", e.id);
         return false;
@@ -210,11 +267,50 @@ static bool t_set_world_rotation(ct_world_o *world, ct_entity_t e, const float r
 {
     transforms__manager_t *m;
     const uint32_t i = entity_instance(world, e, &m, "set_world_rotation");
-    if (!i)
+    if (!i || !rotation)
         return false;
-    transforms__set_world_rotation(m, i, rotation);
+    float q[4] = {rotation[0], rotation[1], rotation[2], rotation[3]};
+    char why[96];
+    if (!transforms__check_rotation(q, why, sizeof why)) {
+        LOG_MISUSE("set_world_rotation: entity %u: %s; refused", e.id, why);
+        return false;
+    }
+    transforms__set_world_rotation(m, i, q);
     return true;
 }
+
+uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
+{
+    transforms__manager_t *m = transforms__manager_of(world, "destroy_tree");
+    if (!m)
+        return 0;
+    if (!transforms__m.entity->alive(e)) {
+        LOG_MISUSE("destroy_tree: entity %u is not alive", e.id);
+        return 0;
+    }
+    const uint32_t i = transforms__find(m, e.id);
+    if (!i) {
+        transforms__m.entity->destroy(e);
+        return 1;
+    }
+    uint32_t n;
+    ct_entity_t *tree = transforms__subtree_entities(m, i, &n);
+    if (!tree) {
+        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
+                                 "destroy_tree: entity %u: out of memory; nothing destroyed", e.id);
+        return 0;
+    }
+    transforms__m.entity->destroy_batch(tree, n);
+    ct_free(m->a, tree, (size_t)n * sizeof *tree);
+    return n;
+}
+
+static const ct_transform_api_v3 api_v3 = {
+    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
+    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
+    t_set_world_rotation, transforms__destroy_tree,
+};
 
 static const ct_transform_api_v2 api_v2 = {
     t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
@@ -236,7 +332,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .self = self,
         .log = get_engine_api(CT_LOG_API, 1),
         .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .component = get_engine_api(CT_COMPONENT_API, 2),
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
         .resource = get_engine_api(CT_RESOURCE_API, 1),
@@ -304,12 +400,13 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
 static const ct_api_ref_t provides[] = {
     {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
     {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
+    {CT_TRANSFORM_API, 3, sizeof(ct_transform_api_v3), 0, "ct.transform"},
 };
 
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
  * the component registry hands them. */
 static const ct_api_ref_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
@@ -335,5 +432,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         return (void *)&api_v1;
     if (api == CT_TRANSFORM_API && version == 2)
         return (void *)&api_v2;
+    if (api == CT_TRANSFORM_API && version == 3)
+        return (void *)&api_v3;
     return NULL;
 }

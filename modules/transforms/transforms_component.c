@@ -60,30 +60,10 @@ static int compile_member(const ct_data_o *member, ct_transform_pose_t *pose, ct
     const char *key = transforms__m.data->key(member);
     if (strcmp(key, "position") == 0)
         return read_floats(member, key, 3, pose->position, ctx);
-    if (strcmp(key, "rotation") == 0) {
-        const int err = read_floats(member, key, 4, pose->rotation, ctx);
-        if (err)
-            return err;
-        if (!transforms__quat_normalize(pose->rotation)) {
-            res->compile_error(ctx, "transform.rotation: a zero-length quaternion");
-            return CT_ERR_BAD_DATA;
-        }
-        return 0;
-    }
-    if (strcmp(key, "scale") == 0) {
-        const int err = read_floats(member, key, 3, pose->scale, ctx);
-        if (err)
-            return err;
-        /* A zero scale flattens the node for good: nothing below can be placed in world space
-         * (set_world_position needs the inverse), so it is a data error, not a pose. */
-        for (uint32_t k = 0; k < 3; k++) {
-            if (pose->scale[k] == 0) {
-                res->compile_error(ctx, "transform.scale[%u]: zero scale", k);
-                return CT_ERR_BAD_DATA;
-            }
-        }
-        return 0;
-    }
+    if (strcmp(key, "rotation") == 0)
+        return read_floats(member, key, 4, pose->rotation, ctx);
+    if (strcmp(key, "scale") == 0)
+        return read_floats(member, key, 3, pose->scale, ctx);
     res->compile_error(ctx, "transform.%s: unknown field (expected position, rotation, scale)", key);
     return CT_ERR_BAD_DATA;
 }
@@ -104,6 +84,12 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
         const int err = compile_member(c, &pose, ctx);
         if (err)
             return err;
+    }
+    /* The rule of every other entry point (a rotation is normalised here, once). */
+    char why[96];
+    if (!transforms__check_pose(&pose, why, sizeof why)) {
+        transforms__m.resource->compile_error(ctx, "transform.%s", why);
+        return CT_ERR_BAD_DATA;
     }
     memcpy(out, &pose, sizeof pose);
     return 0;
@@ -160,6 +146,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     if (!entities) {
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
+        transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     ct_transform_t *out = (ct_transform_t *)(entities + n);
@@ -169,6 +156,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
         ct_free(m->a, entities, bytes);
+        transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
     /* Only linked instances and re-placed roots need a world update: a fresh root placed at the
@@ -178,15 +166,16 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     uint32_t dirty = 0;
     for (uint32_t k = 0; k < n; k++) {
         const ct_transform_t t = out[k];
-        if (!t.i)
+        const uint32_t i = transforms__index(m, t);
+        if (!i)
             continue;
         const uint32_t parent = transform_ancestor(m, ctx, entity_index[k]);
-        if (parent && transforms__link(m, t.i, parent) == 0) {
+        if (parent && transforms__link(m, i, parent) == 0) {
             out[dirty++] = t;
         } else if (!identity) {
-            ct_transform_pose_t pose = m->pose[t.i];
+            ct_transform_pose_t pose = m->pose[i];
             place_at_context(ctx, &pose);
-            transforms__write_local(m, t.i, &pose);
+            transforms__write_local(m, i, &pose);
             out[dirty++] = t;
         }
     }
@@ -215,15 +204,29 @@ static const ct_component_type_t transform_type = {
     .destroyed = destroyed,
 };
 
+/* A compiled pose goes through the rule of every other entry point, so a blob edited or
+ * re-signed outside the compiler cannot bring NaN or a zero scale in. */
+static bool validate(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    ct_transform_pose_t pose;
+    memcpy(&pose, instance, sizeof pose);
+    return transforms__check_pose(&pose, why, why_size);
+}
+
 int transforms__register_component(void)
 {
     transforms__m.state->type_id = transforms__m.component->register_type(&transform_type);
-    return transforms__m.state->type_id ? 0 : CT_ERR_CONFLICT;
+    if (!transforms__m.state->type_id)
+        return CT_ERR_CONFLICT;
+    transforms__m.component->set_validate(transforms__m.state->type_id, validate);
+    return 0;
 }
 
 bool transforms__rebind_component(void)
 {
-    return transforms__m.component->replace_type(&transform_type);
+    return transforms__m.component->replace_type(&transform_type) &&
+           transforms__m.component->set_validate(transforms__m.state->type_id, validate);
 }
 
 void transforms__unregister_component(void)

@@ -82,7 +82,8 @@ uint32_t transforms__find(const transforms__manager_t *m, uint32_t e)
 static size_t layout_bytes(uint32_t cap)
 {
     return (size_t)cap * (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) +
-                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint8_t) +
+                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint16_t) +
+                          sizeof(uint8_t) +
                           2 * sizeof(transforms__hash_slot_t));
 }
 
@@ -107,6 +108,8 @@ static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap)
     p += cap * sizeof(uint32_t);
     m->prev_sibling = (uint32_t *)p;
     p += cap * sizeof(uint32_t);
+    m->generation = (uint16_t *)p;
+    p += cap * sizeof(uint16_t);
     m->mark = (uint8_t *)p;
     p += cap * sizeof(uint8_t);
     m->hash = (transforms__hash_slot_t *)p;
@@ -130,7 +133,7 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
     const uint64_t need = (uint64_t)m->n + extra;
     if (need <= m->capacity)
         return 0;
-    if (need > (1u << 30))
+    if (need > TRANSFORMS_INDEX_MASK)
         return CT_ERR_NOMEM;
     uint32_t cap = 64, log2_cap = 6;
     for (; cap < need; cap *= 2)
@@ -146,6 +149,8 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
     const uint32_t n = m->n;
     if (m->buffer) {
         move_array(m->mark, old.mark, n * sizeof *m->mark);
+        /* Every slot's generation, free ones too: a handle to a freed slot must stay stale. */
+        move_array(m->generation, old.generation, old.capacity * sizeof *m->generation);
         move_array(m->prev_sibling, old.prev_sibling, n * sizeof *m->prev_sibling);
         move_array(m->next_sibling, old.next_sibling, n * sizeof *m->next_sibling);
         move_array(m->first_child, old.first_child, n * sizeof *m->first_child);
@@ -161,6 +166,8 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
         m->parent[0] = m->first_child[0] = m->next_sibling[0] = m->prev_sibling[0] = 0;
         m->mark[0] = 0;
     }
+    for (uint32_t i = m->buffer ? old.capacity : 0; i < cap; i++)
+        m->generation[i] = 1;
     m->buffer = buffer;
     m->bytes = bytes;
     m->capacity = cap;
@@ -200,7 +207,7 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
         transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
         m->world_m[i] = m->local_m[i];
         m->hash[s] = (transforms__hash_slot_t){e, i};
-        out[k].i = i;
+        out[k] = transforms__handle(m, i);
     }
     return 0;
 }
@@ -253,6 +260,13 @@ static void move(transforms__manager_t *m, uint32_t from, uint32_t to)
     m->hash[hash_find_slot(m, m->entity[to].id)].instance = to;
 }
 
+static void next_generation(transforms__manager_t *m, uint32_t i)
+{
+    const uint16_t g = (uint16_t)((m->generation[i] + 1u) & TRANSFORMS_GENERATION_MASK);
+    m->generation[i] = g ? g : 1u;
+}
+
+/* Both slots change meaning: i now holds the moved instance, and `last` is free. */
 void transforms__destroy(transforms__manager_t *m, uint32_t i)
 {
     while (m->first_child[i])
@@ -260,8 +274,11 @@ void transforms__destroy(transforms__manager_t *m, uint32_t i)
     detach(m, i);
     hash_remove(m, m->entity[i].id);
     const uint32_t last = m->n - 1;
-    if (i != last)
+    next_generation(m, i);
+    if (i != last) {
         move(m, last, i);
+        next_generation(m, last);
+    }
     m->n--;
 }
 
@@ -316,6 +333,35 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i)
     }
 }
 
+/* The same stackless walk as propagate, done twice: once to count, once to gather. */
+static uint32_t walk_subtree(const transforms__manager_t *m, uint32_t i, ct_entity_t *out)
+{
+    uint32_t n = 0, node = i;
+    for (;;) {
+        if (out)
+            out[n] = m->entity[node];
+        n++;
+        if (m->first_child[node]) {
+            node = m->first_child[node];
+            continue;
+        }
+        while (node != i && !m->next_sibling[node])
+            node = m->parent[node];
+        if (node == i)
+            return n;
+        node = m->next_sibling[node];
+    }
+}
+
+ct_entity_t *transforms__subtree_entities(transforms__manager_t *m, uint32_t i, uint32_t *n)
+{
+    *n = walk_subtree(m, i, NULL);
+    ct_entity_t *out = ct_alloc(m->a, (size_t)*n * sizeof *out);
+    if (out)
+        walk_subtree(m, i, out);
+    return out;
+}
+
 /* Marks: 1 = listed, 2 = listed and already propagated. An instance propagates only when no
  * ancestor is listed (that ancestor's walk covers it), so every changed subtree is walked once
  * and parents always before children. The ancestor check stops at the first listed ancestor:
@@ -326,8 +372,8 @@ static void propagate_marked(transforms__manager_t *m, const ct_transform_t *ins
     uint8_t *mark = m->mark;
     const uint32_t *parent = m->parent;
     for (uint32_t k = 0; k < n; k++) {
-        const uint32_t i = instances[k].i;
-        if (!transforms__valid(m, i) || mark[i] == 2)
+        const uint32_t i = transforms__index(m, instances[k]);
+        if (!i || mark[i] == 2)
             continue;
         uint32_t a = parent[i];
         while (a && !mark[a])
@@ -338,8 +384,9 @@ static void propagate_marked(transforms__manager_t *m, const ct_transform_t *ins
         mark[i] = 2;
     }
     for (uint32_t k = 0; k < n; k++) {
-        if (transforms__valid(m, instances[k].i))
-            mark[instances[k].i] = 0;
+        const uint32_t i = transforms__index(m, instances[k]);
+        if (i)
+            mark[i] = 0;
     }
 }
 
@@ -347,8 +394,9 @@ void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t 
                                  uint32_t n)
 {
     for (uint32_t k = 0; k < n; k++) {
-        if (transforms__valid(m, instances[k].i))
-            m->mark[instances[k].i] = 1;
+        const uint32_t i = transforms__index(m, instances[k]);
+        if (i)
+            m->mark[i] = 1;
     }
     propagate_marked(m, instances, n);
 }
@@ -359,9 +407,11 @@ uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transfor
 {
     uint32_t skipped = 0;
     for (uint32_t k = 0; k < n; k++) {
-        const uint32_t i = instances[k].i;
-        if (transforms__valid(m, i)) {
-            transforms__write_local(m, i, &locals[k]);
+        const uint32_t i = transforms__index(m, instances[k]);
+        ct_transform_pose_t pose = locals[k];
+        char why[96];
+        if (i && transforms__check_pose(&pose, why, sizeof why)) {
+            transforms__write_local(m, i, &pose);
             m->mark[i] = 1;
         } else {
             skipped++;

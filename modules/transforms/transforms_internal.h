@@ -36,6 +36,13 @@ void transforms__quat_rotate(const float q[4], const float v[3], float out[3]);
 /* Scales q to unit length; false (q untouched) when it is (nearly) zero or not finite. */
 bool transforms__quat_normalize(float q[4]);
 
+/* The one rule for a pose that comes from outside (the C API, Lua, compiled data; see
+ * "Valid poses" in api/ct_transform.h): false with the field at fault named in `why` when a value
+ * is refused; a finite rotation that is not of unit length is normalised in place. */
+bool transforms__check_pose(ct_transform_pose_t *pose, char *why, size_t why_size);
+bool transforms__check_position(const float p[3], char *why, size_t why_size);
+bool transforms__check_rotation(float q[4], char *why, size_t why_size);
+
 /* out = a * b: the hot step of propagation, inline so the walk compiles to straight-line code.
  * With rows of four, each output row is a0 * (row 0 of b) + a1 * (row 1) + a2 * (row 2) + (0 0 0
  * a3). Written as four identical expressions (the `+ 0.0f` makes the fourth one's shape the same
@@ -86,6 +93,7 @@ typedef struct transforms__manager_t {
     uint32_t *first_child;
     uint32_t *next_sibling;
     uint32_t *prev_sibling;
+    uint16_t *generation;          /* per slot, 1..1023: goes up when the slot's instance changes */
     transforms__hash_slot_t *hash; /* 2..4 slots per instance slot, linear probing */
     uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
 } transforms__manager_t;
@@ -98,10 +106,30 @@ static inline bool transforms__valid(const transforms__manager_t *m, uint32_t i)
     return i > 0 && i < m->n;
 }
 
+/* A ct_transform_t is (slot generation << 22) | slot index. The generation of a slot goes up
+ * whenever the instance in it is destroyed or moved, so a stale handle is told apart from a live
+ * one (until the 10-bit generation comes round, after 1023 such changes of its slot). Instances
+ * are at most the live entities, so 22 index bits hold every slot. */
+#define TRANSFORMS_INDEX_BITS 22u
+#define TRANSFORMS_INDEX_MASK ((1u << TRANSFORMS_INDEX_BITS) - 1u)
+#define TRANSFORMS_GENERATION_MASK 0x3ffu
+
+static inline ct_transform_t transforms__handle(const transforms__manager_t *m, uint32_t i)
+{
+    return (ct_transform_t){i ? ((uint32_t)m->generation[i] << TRANSFORMS_INDEX_BITS) | i : 0u};
+}
+
+/* The slot a handle names, or 0 when it is invalid or stale. */
+static inline uint32_t transforms__index(const transforms__manager_t *m, ct_transform_t h)
+{
+    const uint32_t i = h.i & TRANSFORMS_INDEX_MASK;
+    return transforms__valid(m, i) && m->generation[i] == h.i >> TRANSFORMS_INDEX_BITS ? i : 0u;
+}
+
 /* The instance of entity id `e`, or 0. */
 uint32_t transforms__find(const transforms__manager_t *m, uint32_t e);
 /* Appends n roots for entities[k] with poses[k] (poses NULL: identity) and writes their
- * instances to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
+ * handles to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
  * Returns 0 or CT_ERR_NOMEM (then nothing was created). */
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out);
@@ -118,8 +146,8 @@ void transforms__propagate(transforms__manager_t *m, uint32_t i);
 void transforms__propagate_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                  uint32_t n);
 /* Sets locals[k] on instances[k] (a repeated instance takes its last pose), then updates the
- * world matrices as transforms__propagate_batch does. Returns how many entries were invalid
- * (skipped). */
+ * world matrices as transforms__propagate_batch does. Entries with an invalid instance or a pose
+ * transforms__check_pose refuses are skipped; returns how many. */
 uint32_t transforms__set_local_batch(transforms__manager_t *m, const ct_transform_t *instances,
                                      const ct_transform_pose_t *locals, uint32_t n);
 
@@ -135,6 +163,11 @@ void transforms__world_rotation(const transforms__manager_t *m, uint32_t i, floa
 bool transforms__set_world_position(transforms__manager_t *m, uint32_t i, const float position[3]);
 void transforms__set_world_rotation(transforms__manager_t *m, uint32_t i, const float rotation[4]);
 
+/* The entities of i and of its whole subtree, i's first (depth first, parents before children),
+ * into an array from m->a of *n entries (free with *n * sizeof(ct_entity_t)); NULL when out of
+ * memory. */
+ct_entity_t *transforms__subtree_entities(transforms__manager_t *m, uint32_t i, uint32_t *n);
+
 /* ---- module state shared between files (transforms.c) ---------------------------------------- */
 
 struct ct_log_api_v1;
@@ -148,7 +181,7 @@ struct ct_memory_api_v1;
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef TRANSFORMS_LAYOUT_VERSION
-#define TRANSFORMS_LAYOUT_VERSION 1u
+#define TRANSFORMS_LAYOUT_VERSION 2u
 #endif
 
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block
@@ -164,7 +197,7 @@ typedef struct transforms__module_t {
     ct_plugin_o *self;
     const struct ct_log_api_v1 *log;
     const ct_entity_api_v2 *entity;
-    const ct_component_api_v1 *component;
+    const ct_component_api_v2 *component;
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
     const struct ct_resource_api_v1 *resource;
@@ -176,6 +209,9 @@ extern transforms__module_t transforms__m;
 
 /* The manager of `world`, or NULL (logged, naming `what`). */
 transforms__manager_t *transforms__manager_of(ct_world_o *world, const char *what);
+
+/* transforms.c: ct_transform_api_v3.destroy_tree (the Lua binding uses it too). */
+uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e);
 
 /* transforms_component.c */
 int transforms__register_component(void);

@@ -4,8 +4,6 @@
  */
 #include "transforms_internal.h"
 
-#include <math.h>
-
 #include "ct_lua.h"
 
 /* The instance in `m` of the entity id at argument `idx`; raises a Lua error naming the entity
@@ -14,7 +12,10 @@ static uint32_t arg_entity_instance(lua_State *L, int idx, const transforms__man
 {
     const ct_lua_api_v1 *lua = transforms__m.lua;
     const double id = lua->check_number(L, idx);
-    const uint32_t i = id >= 1 && id <= UINT32_MAX ? transforms__find(m, (uint32_t)id) : 0;
+    /* The rule of World and Entity: an id is a whole number below 2^32, never truncated. */
+    if (!(id >= 1 && id <= UINT32_MAX && id == (double)(uint32_t)id))
+        return (uint32_t)lua->error(L, "Transform: argument %d (%g) is not an entity id", idx, id);
+    const uint32_t i = transforms__find(m, (uint32_t)id);
     if (!i)
         return (uint32_t)lua->error(L, "Transform: entity %.0f has no transform in this world", id);
     return i;
@@ -31,16 +32,11 @@ static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m)
     return arg_entity_instance(L, idx + 1, *m);
 }
 
-/* Reads n finite numbers from argument `idx` on. */
+/* Reads n numbers from argument `idx` on (their range is the pose check's business). */
 static void arg_floats(lua_State *L, int idx, uint32_t n, float *out)
 {
-    const ct_lua_api_v1 *lua = transforms__m.lua;
-    for (uint32_t k = 0; k < n; k++) {
-        const float v = (float)lua->check_number(L, idx + (int)k);
-        if (!isfinite(v))
-            lua->error(L, "Transform: argument %d is not a finite number", idx + (int)k);
-        out[k] = v;
-    }
+    for (uint32_t k = 0; k < n; k++)
+        out[k] = (float)transforms__m.lua->check_number(L, idx + (int)k);
 }
 
 static int push_floats(lua_State *L, const float *v, uint32_t n)
@@ -50,8 +46,14 @@ static int push_floats(lua_State *L, const float *v, uint32_t n)
     return (int)n;
 }
 
-static void set_pose(transforms__manager_t *m, uint32_t i, const ct_transform_pose_t *pose)
+/* Sets the pose under the rule every entry point follows (transforms__check_pose), raising an
+ * error naming the function, the entity and the field when it is refused. */
+static void set_pose(lua_State *L, const char *what, transforms__manager_t *m, uint32_t i,
+                     ct_transform_pose_t *pose)
 {
+    char why[96];
+    if (!transforms__check_pose(pose, why, sizeof why))
+        transforms__m.lua->error(L, "Transform.%s: entity %u: %s", what, m->entity[i].id, why);
     transforms__write_local(m, i, pose);
     transforms__propagate(m, i);
 }
@@ -69,7 +71,7 @@ static int l_transform_set_local_position(lua_State *L)
     const uint32_t i = arg_instance(L, 1, &m);
     ct_transform_pose_t pose = m->pose[i];
     arg_floats(L, 3, 3, pose.position);
-    set_pose(m, i, &pose);
+    set_pose(L, "set_local_position", m, i, &pose);
     return 0;
 }
 
@@ -80,19 +82,13 @@ static int l_transform_local_rotation(lua_State *L)
     return push_floats(L, m->pose[i].rotation, 4);
 }
 
-/* A unit quaternion is stored as given (so reading it back is exact); any other is normalised,
- * and a zero one refused. */
 static int l_transform_set_local_rotation(lua_State *L)
 {
     transforms__manager_t *m;
     const uint32_t i = arg_instance(L, 1, &m);
     ct_transform_pose_t pose = m->pose[i];
-    float *q = pose.rotation;
-    arg_floats(L, 3, 4, q);
-    const float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (fabsf(len2 - 1) > 1e-6f && !transforms__quat_normalize(q))
-        return transforms__m.lua->error(L, "Transform.set_local_rotation: zero quaternion");
-    set_pose(m, i, &pose);
+    arg_floats(L, 3, 4, pose.rotation);
+    set_pose(L, "set_local_rotation", m, i, &pose);
     return 0;
 }
 
@@ -109,10 +105,7 @@ static int l_transform_set_local_scale(lua_State *L)
     const uint32_t i = arg_instance(L, 1, &m);
     ct_transform_pose_t pose = m->pose[i];
     arg_floats(L, 3, 3, pose.scale);
-    /* As in compiled data: a zero scale would make the world matrix singular. */
-    if (pose.scale[0] == 0.0f || pose.scale[1] == 0.0f || pose.scale[2] == 0.0f)
-        return transforms__m.lua->error(L, "Transform.set_local_scale: a scale of 0 is refused");
-    set_pose(m, i, &pose);
+    set_pose(L, "set_local_scale", m, i, &pose);
     return 0;
 }
 
@@ -155,6 +148,14 @@ static int l_transform_unlink(lua_State *L)
     return 0;
 }
 
+static int l_transform_destroy_tree(lua_State *L)
+{
+    transforms__manager_t *m;
+    const uint32_t i = arg_instance(L, 1, &m);
+    transforms__m.lua->push_number(L, transforms__destroy_tree(m->world, m->entity[i]));
+    return 1;
+}
+
 void transforms__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
@@ -168,6 +169,7 @@ void transforms__register_lua(void)
         {"world_rotation", l_transform_world_rotation},
         {"link", l_transform_link},
         {"unlink", l_transform_unlink},
+        {"destroy_tree", l_transform_destroy_tree},
     };
     transforms__m.lua->register_module("Transform", fns, sizeof fns / sizeof fns[0]);
 }

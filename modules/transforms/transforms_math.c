@@ -2,6 +2,7 @@
 #include "transforms_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 
 const ct_transform_pose_t transforms__identity_pose = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 const ct_transform_matrix_t transforms__identity_matrix = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}};
@@ -156,5 +157,57 @@ bool transforms__quat_normalize(float q[4])
         return false;
     for (int k = 0; k < 4; k++)
         q[k] /= len;
+    return true;
+}
+
+/* A unit quaternion is kept as given so that reading it back is exact; anything else finite is
+ * scaled to unit length, since every formula here assumes one. */
+static bool check_rotation(float q[4], char *why, size_t why_size)
+{
+    for (int k = 0; k < 4; k++) {
+        if (!isfinite(q[k])) {
+            snprintf(why, why_size, "rotation[%d] is not a finite number", k);
+            return false;
+        }
+    }
+    const float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (fabsf(len2 - 1) > 1e-6f && !transforms__quat_normalize(q)) {
+        snprintf(why, why_size, "rotation is a zero-length quaternion");
+        return false;
+    }
+    return true;
+}
+
+bool transforms__check_position(const float p[3], char *why, size_t why_size)
+{
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(p[k]) || fabsf(p[k]) > CT_TRANSFORM_MAX_POSITION) {
+            snprintf(why, why_size, "position[%d] = %g is not a finite number within +-%g", k,
+                     (double)p[k], (double)CT_TRANSFORM_MAX_POSITION);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool transforms__check_rotation(float q[4], char *why, size_t why_size)
+{
+    return check_rotation(q, why, why_size);
+}
+
+bool transforms__check_pose(ct_transform_pose_t *pose, char *why, size_t why_size)
+{
+    if (!transforms__check_position(pose->position, why, why_size) ||
+        !check_rotation(pose->rotation, why, why_size))
+        return false;
+    for (int k = 0; k < 3; k++) {
+        const float s = fabsf(pose->scale[k]);
+        if (!(s >= CT_TRANSFORM_MIN_SCALE && s <= CT_TRANSFORM_MAX_SCALE)) {
+            snprintf(why, why_size, "scale[%d] = %g is not within +-[%g, %g]", k,
+                     (double)pose->scale[k], (double)CT_TRANSFORM_MIN_SCALE,
+                     (double)CT_TRANSFORM_MAX_SCALE);
+            return false;
+        }
+    }
     return true;
 }

@@ -2,6 +2,7 @@
 -- the script calls each module explicitly, so the frame's order is written here.
 
 local world
+local camera
 local crates = {}
 local collisions = 0
 local frames = 0
@@ -32,15 +33,29 @@ function init()
     end
   end
   print(string.format("demo: dropped %d crates", #crates))
+
+  -- A camera and a sun, aimed at the stacks.
+  camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
+  Render.look_at(world, camera, 0, 1.8, 0)
+  local sun = World.spawn_unit(world, "units/sun", 4, 10, 6)
+  Render.look_at(world, sun, 0, 0, 0)
 end
 
 function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  Render.render(world, camera)
+  -- A handful of frames of the falling crates, as PNGs (with the gl backend).
+  if Render.backend() == "gl" and (frames == 1 or frames == 20 or frames == 40 or frames == 90 or frames == 180) then
+    print("demo: wrote " .. Render.screenshot(string.format("out/demo/frame_%03d.png", frames)))
+  end
   if frames % 60 == 0 then
     local x, y, z = Transform.world_position(world, crates[1])
     print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", frames, collisions, y))
+    local s = Render.stats()
+    print(string.format("demo: rendered %d of %d meshes (%d packets, %d state changes, hash %s)",
+                        s.visible, s.objects, s.packets, s.state_changes, s.hash))
   end
 end
 

@@ -17,6 +17,7 @@ void fixture_boot(bool strict)
     assert_int_equal(kernel__boot(&desc), 0);
     fx.entity = test_kernel_api(CT_ENTITY_API, 2);
     fx.component = test_kernel_api(CT_COMPONENT_API, 1);
+    fx.component_v2 = test_kernel_api(CT_COMPONENT_API, 2);
     fx.world_v0 = test_kernel_api(CT_WORLD_API, 0);
     fx.world = test_kernel_api(CT_WORLD_API, 1);
     fx.debug_name = test_kernel_api(CT_DEBUG_NAME_API, 1);
@@ -121,21 +122,23 @@ static void probe_destroyed(void *manager, const ct_entity_t *entities, uint32_t
     }
 }
 
-/* The seed's lazy collection: random probes until 4 live hits in a row. */
+/* The seed's lazy collection, bounded, the way ct_component_api_v2 says to write it. The items
+ * are (entity, value, tag) records, so the entities are gathered for gc_probe first. */
 static void probe_gc(void *manager)
 {
     probe_manager_t *m = manager;
-    static uint32_t rng = 12345;
-    uint32_t alive_in_row = 0;
-    while (m->n > 0 && alive_in_row < 4) {
-        rng = rng * 1664525u + 1013904223u;
-        uint32_t i = (rng >> 8) % m->n;
-        if (fx.entity->alive(m->items[i].entity)) {
-            alive_in_row++;
-            continue;
-        }
-        alive_in_row = 0;
+    static uint64_t rng = 12345;
+    uint32_t budget = CT_COMPONENT_GC_PROBES;
+    for (;;) {
+        ct_entity_t entities[256];
+        const uint32_t n = m->n < 256 ? m->n : 256;
+        for (uint32_t k = 0; k < n; k++)
+            entities[k] = m->items[k].entity;
+        const uint32_t i = fx.component_v2->gc_probe(entities, n, &rng, &budget);
+        if (i == UINT32_MAX)
+            return;
         probe_swap_erase(m, i);
+        m->collected++;
     }
 }
 

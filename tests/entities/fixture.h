@@ -22,6 +22,7 @@
 typedef struct fixture_t {
     const ct_entity_api_v2 *entity;
     const ct_component_api_v1 *component;
+    const ct_component_api_v2 *component_v2;
     const ct_world_api_v0 *world_v0;
     const ct_world_api_v1 *world;
     const ct_debug_name_api_v1 *debug_name;
@@ -40,7 +41,7 @@ void fixture_shutdown(void);
 int fixture_setup(void **state);
 int fixture_teardown(void **state);
 
-/* The probe component: 8 bytes per instance (a float `value` and a u32 `tag` from its source),
+/* The probe component (the lazy one looks at its first 256 instances only): 8 bytes per instance (a float `value` and a u32 `tag` from its source),
  * lazily collected (gc) when registered with lazy, else removed in the destroy callback. Its
  * manager keeps a plain array of (entity, value, tag) plus what the last spawn call saw. */
 typedef struct probe_instance_t {
@@ -59,6 +60,7 @@ typedef struct probe_manager_t {
     uint32_t last_parent_index[16];
     uint32_t last_entity_index[16];
     uint32_t last_n;
+    uint32_t collected; /* instances the lazy collection removed */
 } probe_manager_t;
 
 /* Registers "probe" (spawn_order 10); returns its id. */

@@ -94,6 +94,9 @@ static const char *name_of(ct_world_o *w, ct_entity_t e)
     return fx.debug_name->name(w, fx.debug_name->lookup(w, e));
 }
 
+/* The position part of a debug-name instance handle (the rest is its generation). */
+#define POSITION_MASK 0x3fffffu
+
 /* Removing from the middle moves the last instance into the hole; every lookup still finds its
  * own name, and instances stay packed. */
 static void debug_name_swap_erase(void **state)
@@ -106,11 +109,26 @@ static void debug_name_swap_erase(void **state)
     for (int i = 0; i < 5; i++)
         assert_int_equal(fx.debug_name->set(w, e[i], names[i]), 0);
     assert_int_equal(fx.debug_name->count(w), 5);
-    assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 2);
+    assert_int_equal(fx.debug_name->lookup(w, e[1]).i & POSITION_MASK, 2);
+    const ct_debug_name_instance_t removed = fx.debug_name->lookup(w, e[1]);
+    const ct_debug_name_instance_t moved = fx.debug_name->lookup(w, e[4]);
+    const ct_debug_name_instance_t kept = fx.debug_name->lookup(w, e[0]);
+    assert_string_equal(fx.debug_name->name(w, moved), "e");
     fx.debug_name->remove(w, e[1]);
     assert_int_equal(fx.debug_name->count(w), 4);
     assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 0);
-    assert_int_equal(fx.debug_name->lookup(w, e[4]).i, 2); /* the last took the hole */
+    assert_int_equal(fx.debug_name->lookup(w, e[4]).i & POSITION_MASK, 2); /* the last took the hole */
+    /* Handles carry a generation: the removed and the moved instance's old handles are stale
+     * (the old code named "e" through the removed one), an untouched one still works. */
+    assert_null(fx.debug_name->name(w, removed));
+    assert_int_equal(fx.debug_name->entity(w, removed).id, 0);
+    assert_null(fx.debug_name->name(w, moved));
+    assert_string_equal(fx.debug_name->name(w, kept), "a");
+    assert_string_equal(fx.debug_name->name(w, fx.debug_name->lookup(w, e[4])), "e");
+    /* Re-adding into the freed last slot does not revive a handle to it. */
+    assert_int_equal(fx.debug_name->set(w, e[1], "again"), 0);
+    assert_null(fx.debug_name->name(w, moved));
+    fx.debug_name->remove(w, e[1]);
     for (int i = 0; i < 5; i++) {
         if (i != 1)
             assert_string_equal(name_of(w, e[i]), names[i]);
@@ -120,6 +138,18 @@ static void debug_name_swap_erase(void **state)
     assert_int_equal(fx.debug_name->set(w, e[0], "a-much-longer-name-than-thirty-one-bytes"), 0);
     assert_int_equal(fx.debug_name->count(w), 4);
     assert_int_equal(strlen(name_of(w, e[0])), CT_DEBUG_NAME_MAX - 1);
+    /* A cut never splits a UTF-8 character: it backs up to the character's first byte. */
+    const char *utf8[][2] = {
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xe2\x82\xac", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9"},
+        {"aaaaaaaaaaaaaaaaaaaaaaaaaaaa\xf0\x9f\x90\x99x", "aaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+    };
+    for (size_t k = 0; k < sizeof utf8 / sizeof utf8[0]; k++) {
+        assert_int_equal(fx.debug_name->set(w, e[0], utf8[k][0]), 0);
+        assert_string_equal(name_of(w, e[0]), utf8[k][1]);
+    }
     fx.entity->destroy(e[2]);
     assert_int_equal(fx.debug_name->count(w), 3); /* the destroy callback removed it */
     assert_int_equal(fx.debug_name->set(w, e[2], "x"), CT_ERR_STALE);
@@ -178,7 +208,7 @@ static void debug_name_matches_a_reference_model(void **state)
     for (uint32_t i = 1; i <= fx.debug_name->count(w); i++) {
         ct_entity_t e = fx.debug_name->entity(w, (ct_debug_name_instance_t){i});
         assert_true(fx.entity->alive(e));
-        assert_int_equal(fx.debug_name->lookup(w, e).i, i);
+        assert_int_equal(fx.debug_name->lookup(w, e).i & POSITION_MASK, i);
     }
     for (uint32_t s = 0; s < SLOTS; s++) {
         if (ent[s].id)
@@ -233,7 +263,7 @@ static void debug_name_grows_over_recycled_indices(void **state)
 
     char src[256];
     int len = snprintf(src, sizeof src, "entities = [ { components = { debug_name = { name = "
-                       "\"crate\" } } repeat = { count = %d } } ]\n", SPAWNED);
+                       "\"crate\" } } repeat = { count = %d spacing = [0 0 1] } } ]\n", SPAWNED);
     assert_int_equal(fx.resource->load_source("level", "crates", src, (size_t)len), 0);
     static ct_entity_t spawned[SPAWNED];
     assert_int_equal(fx.world->spawn_resource(forward, fx.resource->get("level", "crates"), NULL,
@@ -343,6 +373,189 @@ static void replace_type_keeps_managers(void **state)
     fx.component->unregister_type(id);
 }
 
+/* Lazily collected managers lose their dead entities' instances frame by frame with no script
+ * asking (the old code collected only in collect_garbage), at most CT_COMPONENT_GC_PROBES probes
+ * per manager per frame. */
+static void garbage_is_collected_every_frame_within_a_bound(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(true);
+    ct_world_o *w = fx.world->create_world(NULL);
+    const char src[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 200 spacing = [1 0 0] } } ]";
+    assert_int_equal(fx.resource->load_source("level", "two_hundred", src, sizeof src - 1), 0);
+    ct_entity_t e[200];
+    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("level", "two_hundred"), NULL,
+                                              NULL, e, 200), 200);
+    probe_manager_t *m = fx.component->manager(w, probe);
+    assert_int_equal(m->n, 200);
+    assert_int_equal(kernel__frame(0.016), 0);
+    assert_int_equal(m->n, 200); /* nothing dead: nothing goes */
+    fx.entity->destroy_batch(e, 150);
+    assert_int_equal(kernel__frame(0.016), 0);
+    assert_true(m->collected > 0 && m->collected <= CT_COMPONENT_GC_PROBES);
+    uint32_t frames = 1;
+    while (count_dead(m) > 0 && frames < 1000) {
+        assert_int_equal(kernel__frame(0.016), 0);
+        frames++;
+    }
+    assert_int_equal(count_dead(m), 0);
+    assert_int_equal(m->n, 50);
+    assert_true(frames >= 150 / CT_COMPONENT_GC_PROBES);
+    fx.entity->destroy_batch(e + 150, 50);
+    fx.world->destroy_world(w);
+}
+
+/* gc_probe itself: bounded by the budget and by four live entities in a row. */
+static void gc_probe_is_bounded(void **state)
+{
+    (void)state;
+    ct_entity_t e[8];
+    fx.entity->create_batch(e, 8);
+    uint64_t rng = 7;
+    uint32_t budget = 100;
+    assert_int_equal(fx.component_v2->gc_probe(e, 8, &rng, &budget), UINT32_MAX);
+    assert_int_equal(budget, 96);
+    fx.entity->destroy_batch(e, 8);
+    budget = 3;
+    uint32_t found = 0;
+    while (fx.component_v2->gc_probe(e, 8, &rng, &budget) != UINT32_MAX)
+        found++;
+    assert_int_equal(found, 3);
+    assert_int_equal(budget, 0);
+    assert_int_equal(fx.component_v2->gc_probe(NULL, 8, &rng, &budget), UINT32_MAX);
+}
+
+/* A spawner that fails (out of memory) fails the whole spawn: no entity is left, and the types
+ * spawned before it lose what they made (the old code reported success with half-built
+ * entities). */
+static void failing(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                    const uint32_t *entity_index, const void *data)
+{
+    (void)manager, (void)n, (void)entity_index, (void)data;
+    fx.component_v2->spawn_failed(ctx, CT_ERR_NOMEM);
+}
+
+static void *failing_create(void *ud, ct_world_o *w, ct_allocator_t *a)
+{
+    (void)ud, (void)w, (void)a;
+    static int token;
+    return &token;
+}
+
+static void failing_destroy(void *ud, void *m) { (void)ud, (void)m; }
+static void failing_destroyed(void *m, const ct_entity_t *e, uint32_t n) { (void)m, (void)e, (void)n; }
+static int failing_compile(void *ud, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)ud, (void)source, (void)out, (void)ctx;
+    return 0;
+}
+
+static void a_failed_spawn_leaves_the_world_unchanged(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    ct_world_o *w = fx.world->create_world(NULL);
+    const char src[] = "entities = [ { components = { probe = { value = 1 } debug_name = { name = \"a\" } } }\n"
+                       "  { components = { probe = { value = 2 } failing = {} } } ]";
+    uint64_t failing_id = fx.component->register_type(&(ct_component_type_t){
+        .name = "failing", .spawn_order = 500, .create_manager = failing_create,
+        .destroy_manager = failing_destroy, .compile = failing_compile, .spawn = failing,
+        .destroyed = failing_destroyed});
+    assert_true(failing_id != 0);
+    assert_int_equal(fx.resource->load_source("unit", "half", src, sizeof src - 1), 0);
+    const uint32_t live = fx.entity->live_count();
+    ct_entity_t out[2];
+    probe_manager_t *m = fx.component->manager(w, probe);
+    const uint32_t spawn_calls = m->spawn_calls;
+    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("unit", "half"), NULL, NULL, out, 2),
+                     CT_ERR_NOMEM);
+    assert_int_equal(m->spawn_calls, spawn_calls + 1); /* probe spawned first ... */
+    assert_int_equal(m->n, 0);                          /* ... and lost it again */
+    assert_int_equal(fx.debug_name->count(w), 0);       /* debug_name (after) never ran */
+    assert_int_equal(fx.entity->live_count(), live);
+    assert_int_equal(fx.world->spawn_unit(w, "half", NULL, NULL).id, 0);
+    assert_int_equal(fx.entity->live_count(), live);
+    /* Outside a spawn it is only misuse, logged. */
+    fx.component_v2->spawn_failed(&(ct_spawn_context_t){0}, CT_ERR_NOMEM);
+    fx.component->unregister_type(failing_id);
+    fx.world->destroy_world(w);
+}
+
+/* A type's validation refuses, at load, instance data the compiler would never have made. */
+static bool probe_value_positive(void *ud, const void *instance, char *why, size_t why_size)
+{
+    (void)ud;
+    float v;
+    memcpy(&v, instance, 4);
+    if (v > 0)
+        return true;
+    snprintf(why, why_size, "value %g is not positive", (double)v);
+    return false;
+}
+
+static void validation_runs_at_load(void **state)
+{
+    (void)state;
+    uint64_t probe = probe_register(false);
+    assert_false(fx.component_v2->set_validate(12345, probe_value_positive));
+    assert_true(fx.component_v2->set_validate(probe, probe_value_positive));
+    const char good[] = "entities = [ { components = { probe = { value = 1 } } } ]";
+    const char bad[] = "entities = [ { components = { debug_name = { name = \"x\" } } }\n"
+                       "  { components = { probe = { value = -1 } } } ]";
+    assert_int_equal(fx.resource->load_source("unit", "good", good, sizeof good - 1), 0);
+    assert_true(fx.resource->load_source("unit", "bad", bad, sizeof bad - 1) < 0);
+    assert_null(fx.resource->get("unit", "bad"));
+    assert_true(fx.component_v2->set_validate(probe, NULL));
+    assert_int_equal(fx.resource->load_source("unit", "bad", bad, sizeof bad - 1), 0);
+}
+
+/* sort_by_entity orders by index then generation (stably), and join_run finds exactly the shared
+ * entities, in runs. */
+static void sort_by_entity_and_join(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    static ct_entity_t all[N], a[N], b[N], sorted[N];
+    static uint32_t order[N], scratch[3 * N];
+    assert_int_equal(fx.entity->create_batch(all, N), N);
+    /* Recycle some indices so generations differ. */
+    fx.entity->destroy_batch(all, 1500);
+    assert_int_equal(fx.entity->create_batch(all, 1500), 1500);
+    uint32_t na = 0, nb = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        const ct_entity_t e = all[(uint64_t)i * 1237u % N];
+        if (i % 3 != 0)
+            a[na++] = e;
+        if (i % 5 != 0)
+            b[nb++] = e;
+    }
+    fx.component_v2->sort_by_entity(a, na, order, scratch);
+    for (uint32_t i = 0; i < na; i++)
+        sorted[i] = a[order[i]];
+    for (uint32_t i = 1; i < na; i++)
+        assert_true(ct_entity_order_key(sorted[i - 1]) < ct_entity_order_key(sorted[i]));
+    memcpy(a, sorted, na * sizeof *a);
+    fx.component_v2->sort_by_entity(b, nb, order, scratch);
+    for (uint32_t i = 0; i < nb; i++)
+        sorted[i] = b[order[i]];
+    memcpy(b, sorted, nb * sizeof *b);
+    /* Shared: i % 3 != 0 and i % 5 != 0 over the permutation, 3000 * 2/3 * 4/5 = 1600. */
+    uint32_t pairs = 0, runs = 0, run;
+    for (ct_entity_join_t j = {0, 0}; (run = ct_entity_join_run(a, na, b, nb, &j)) != 0;
+         j.a += run, j.b += run) {
+        runs++;
+        for (uint32_t k = 0; k < run; k++)
+            assert_int_equal(a[j.a + k].id, b[j.b + k].id);
+        pairs += run;
+    }
+    assert_int_equal(pairs, 1600);
+    assert_true(runs > 1 && runs < pairs);
+    /* Identical arrays are one run. */
+    ct_entity_join_t j = {0, 0};
+    assert_int_equal(ct_entity_join_run(a, na, a, na, &j), na);
+    fx.entity->destroy_batch(all, N);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +565,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(debug_name_swap_erase, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(garbage_is_collected_every_frame_within_a_bound, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(gc_probe_is_bounded, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_failed_spawn_leaves_the_world_unchanged, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(validation_runs_at_load, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(sort_by_entity_and_join, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,7 +28,11 @@ static void worlds_entities_and_names(void **state)
         "Entity.destroy(r)\n"
         "World.collect_garbage(w)\n"
         "World.destroy(w)\n"
-        "assert(not pcall(World.debug_name, w, e))\n");
+        "assert(not pcall(World.debug_name, w, e))\n"
+        "local ok, err = pcall(World.destroy, nil)\n"
+        "assert(not ok and err:find('argument 1 is not a live world'), err)\n"
+        "ok, err = pcall(World.destroy, w)\n"
+        "assert(not ok and err:find('not a live world'), err)\n");
     assert_int_equal(fx.entity->live_count(), 0);
 }
 
@@ -81,12 +85,118 @@ static void queue_callback_from_c(void **state)
     fx.world->destroy_world(w);
 }
 
+/* Dead entities' callback tables are dropped: the Lua heap stays flat over many cycles. */
+static void callbacks_of_dead_entities_are_dropped(void **state)
+{
+    (void)state;
+    run("local w = World.create()\n"
+        "local keep = Entity.create()\n"
+        "World.set_callback(w, keep, 'on_hit', function() end)\n"
+        "collectgarbage('collect')\n"
+        "local before = collectgarbage('count')\n"
+        "for i = 1, 100000 do\n"
+        "  local e = Entity.create()\n"
+        "  World.set_callback(w, e, 'on_hit', function() end)\n"
+        "  Entity.destroy(e)\n"
+        "end\n"
+        "collectgarbage('collect')\n"
+        "local grown = collectgarbage('count') - before\n"
+        "assert(grown < 256, 'the Lua heap grew by ' .. grown .. ' KB')\n"
+        "World.queue_callback(w, keep, 'on_hit')\n"
+        "assert(World.run_callbacks(w) == 1)\n"
+        "World.set_callback(w, keep, 'on_hit', nil)\n"
+        "World.queue_callback(w, keep, 'on_hit')\n"
+        "assert(World.run_callbacks(w) == 0)\n"
+        "assert(not pcall(World.set_callback, {}, keep, 'on_hit', print))\n"
+        "Entity.destroy(keep)\n"
+        "World.destroy(w)\n");
+    assert_int_equal(fx.entity->live_count(), 0);
+}
+
+/* A run that a callback leaves by yielding (never resumed) or by an error out of the run does not
+ * block the next; a callback running its own world's callbacks is refused. */
+static void an_abandoned_run_does_not_block_the_next(void **state)
+{
+    (void)state;
+    run("W = World.create()\n"
+        "A = Entity.create()\n"
+        "seen = {}\n"
+        "World.set_callback(W, A, 'on_yield', function(e) coroutine.yield() end)\n"
+        "World.set_callback(W, A, 'on_count', function(e, x) seen[#seen + 1] = x end)\n"
+        "World.set_callback(W, A, 'on_nest', function(e)\n"
+        "  local ok, err = pcall(World.run_callbacks, W)\n"
+        "  seen[#seen + 1] = (not ok and err:find('already running')) and 'refused' or 'ran'\n"
+        "end)\n"
+        "World.queue_callback(W, A, 'on_yield')\n"
+        "World.queue_callback(W, A, 'on_count', 1)\n"
+        "local co = coroutine.create(World.run_callbacks)\n"
+        "assert(coroutine.resume(co, W))\n"
+        "assert(coroutine.status(co) == 'suspended')\n"
+        "World.queue_callback(W, A, 'on_count', 2)\n"
+        "World.queue_callback(W, A, 'on_nest')\n"
+        "assert(World.run_callbacks(W) == 2)\n"
+        "assert(#seen == 2 and seen[1] == 2 and seen[2] == 'refused', tostring(seen[1]))\n"
+        /* The superseded run, resumed, reads nothing more. */
+        "assert(coroutine.resume(co))\n"
+        "assert(coroutine.status(co) == 'dead' and #seen == 2)\n"
+        /* An error out of the run (a callback destroying the world the run reads). */
+        "World.set_callback(W, A, 'on_end', function(e) World.destroy(W) end)\n"
+        "World.queue_callback(W, A, 'on_end')\n"
+        "World.queue_callback(W, A, 'on_count', 3)\n"
+        "assert(not pcall(World.run_callbacks, W))\n"
+        "W = World.create()\n"
+        "World.set_callback(W, A, 'on_count', function(e, x) seen[#seen + 1] = x end)\n"
+        "World.queue_callback(W, A, 'on_count', 4)\n"
+        "assert(World.run_callbacks(W) == 1 and seen[3] == 4)\n"
+        "World.destroy(W)\n"
+        "Entity.destroy(A)\n");
+    assert_int_equal(fx.entity->live_count(), 0);
+}
+
+/* A world handle kept past World.destroy never names a world created later (the old code handed
+ * out addresses, and the next world usually got the same one). */
+static void stale_world_handles_are_refused(void **state)
+{
+    (void)state;
+    run("for i = 1, 50 do\n"
+        "  local old = World.create()\n"
+        "  World.destroy(old)\n"
+        "  local new = World.create()\n"
+        "  assert(old ~= new)\n"
+        "  local ok, err = pcall(World.destroy, old)\n"
+        "  assert(not ok and err:find('not a live world'), err)\n"
+        "  assert(not pcall(World.collect_garbage, old))\n"
+        "  assert(World.collect_garbage(new) == nil)\n"
+        "  local e = Entity.create()\n"
+        "  assert(World.set_debug_name(new, e, 'kept'))\n"
+        "  assert(World.debug_name(new, e) == 'kept')\n"
+        "  Entity.destroy(e)\n"
+        "  World.destroy(new)\n"
+        "end\n");
+    ct_world_o *old = fx.world->create_world(NULL);
+    fx.world->destroy_world(old);
+    ct_world_o *fresh = fx.world->create_world(NULL);
+    assert_ptr_not_equal(old, fresh);
+    fx.world->destroy_world(old); /* logged, and the fresh world is untouched */
+    assert_null(fx.component->manager(old, fx.component->type_id("debug_name")));
+    assert_non_null(fx.component->manager(fresh, fx.component->type_id("debug_name")));
+    ct_entity_t e = fx.entity->create();
+    assert_int_equal(fx.debug_name->set(old, e, "x"), CT_ERR_INVALID);
+    assert_int_equal(fx.debug_name->set(fresh, e, "x"), 0);
+    assert_true(fx.world->queue_callback(old, e, "on_x", NULL, 0) < 0);
+    fx.entity->destroy(e);
+    fx.world->destroy_world(fresh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(worlds_entities_and_names, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(script_callbacks, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(queue_callback_from_c, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(callbacks_of_dead_entities_are_dropped, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(an_abandoned_run_does_not_block_the_next, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(stale_world_handles_are_refused, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

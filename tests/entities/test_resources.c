@@ -113,6 +113,29 @@ static void unknown_component_is_an_error_when_strict(void **state)
     assert_null(fx.resource->get("unit", "unknown"));
 }
 
+/* Copies of a repeat on top of each other are warned about: an error when strict. */
+static void repeat_without_spacing_is_warned_about(void **state)
+{
+    (void)state;
+    probe_register(false);
+    static const char *stacked[] = {
+        "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 } } ]",
+        "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 spacing = [0 0 0] } } ]",
+    };
+    for (int k = 0; k < 2; k++)
+        assert_true(fx.resource->load_source("level", "stacked", stacked[k], strlen(stacked[k])) < 0);
+    const char spaced[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 spacing = [0 1 0] } } ]";
+    assert_int_equal(fx.resource->load_source("level", "spaced", spaced, sizeof spaced - 1), 0);
+    const char once[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 1 } } ]";
+    assert_int_equal(fx.resource->load_source("level", "once", once, sizeof once - 1), 0);
+    fixture_shutdown();
+    fixture_boot(false);
+    probe_register(false);
+    const uint64_t warnings = fx.log->count(CT_LOG_WARNING);
+    assert_int_equal(fx.resource->load_source("level", "stacked", stacked[0], strlen(stacked[0])), 0);
+    assert_true(fx.log->count(CT_LOG_WARNING) > warnings);
+}
+
 static void unknown_component_is_skipped_otherwise(void **state)
 {
     (void)state;
@@ -209,6 +232,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(repeat_expands_with_children, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, fixture_setup, fixture_teardown),
         cmocka_unit_test(unknown_component_is_skipped_otherwise),
+        cmocka_unit_test_setup_teardown(repeat_without_spacing_is_warned_about, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,6 +62,9 @@ static void help_and_bad_options(void **state)
     (void)state;
     assert_int_equal(run("--help"), 0);
     assert_int_equal(run("--no-such-option"), 2);
+    /* Options for modules that no loaded module reads are refused after boot, valued or not. */
+    assert_int_equal(run("--no-such-option value --frames 1"), 2);
+    assert_int_equal(run("--frames 1 --no-such-flag"), 2);
     assert_int_equal(run("--frames"), 2);
     assert_int_equal(run("--frames -3"), 2);
     assert_int_equal(run("--dt 0"), 2);

@@ -1,14 +1,29 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V), requiring exactly those versions and running one
- * scripted scenario through them: spawn a unit many times, move its chains, integrate point
- * masses, destroy some entities. It answers "matrix.probe" v1 with a hash of the resulting world
- * state, which must be the same for every combination.
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, RENDER_V), requiring exactly those versions. It runs:
+ *
+ *   the common scenario, written with each version's own calls (single calls in v1, batches
+ *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
+ *   move its chains, integrate point masses, destroy some entities. Its state hash must agree
+ *   across every combination, and its results are checked against values worked out here
+ *   independently (chain tips, point-mass positions, counts), so agreeing on a wrong world fails;
+ *
+ *   what each version adds, checked against fixed expected results and reported as a feature bit
+ *   (the test checks each probe reports exactly the features of its versions):
+ *     entity v2     create_batch / destroy_batch / live_count
+ *     world v1      a unit spawned rotated: its tip lands where the rotation puts it
+ *     transform v2  set_world_position / world_position round trip under a rotated parent
+ *     transform v3  destroy_tree takes a whole chain
+ *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
+ *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
+ *
+ * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
 #include "ct_entity.h"
 #include "ct_hash.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
+#include "ct_render.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -16,25 +31,26 @@
 #include <math.h>
 #include <string.h>
 
+#include "matrix_probe.h"
+
 #define CONCAT_(a, b) a##b
 #define CONCAT(a, b) CONCAT_(a, b)
 typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
 typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
 typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
+typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
-
-typedef struct matrix_probe_api_v1 {
-    /* Runs the scenario once; 0 and the state hash, or a negative ct_error. */
-    int (*run)(uint64_t *state_hash);
-} matrix_probe_api_v1;
+#define STEPS 10
+#define DT (1.0f / 60.0f)
 
 static const entity_api_t *entity;
 static const world_api_t *world_api;
 static const transform_api_t *transform;
 static const physics_api_t *physics;
+static const render_api_t *render;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -44,13 +60,37 @@ static const char chain_unit[] =
     "      children = [ { components = { transform = { position = [0 1 0] } }\n"
     "        children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ] } ] } ]\n";
 
-static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
+static bool near(double a, double b, double tolerance) { return fabs(a - b) <= tolerance; }
+
+static bool world_position_is(ct_world_o *w, ct_entity_t e, double x, double y, double z)
+{
+    const ct_transform_matrix_t m = transform->world_matrix(w, transform->lookup(w, e));
+    return near(m.m[3], x, 1e-4) && near(m.m[7], y, 1e-4) && near(m.m[11], z, 1e-4);
+}
+
+static ct_entity_t spawn_unit_at(ct_world_o *w, const char *unit, const float pos[3])
 {
 #if WORLD_V == 0
-    return world_api->spawn_unit(w, "matrix/chain", pos);
+    return world_api->spawn_unit(w, unit, pos);
 #else
-    return world_api->spawn_unit(w, "matrix/chain", pos, NULL);
+    return world_api->spawn_unit(w, unit, pos, NULL);
 #endif
+}
+
+static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
+{
+    return spawn_unit_at(w, "matrix/chain", pos);
+}
+
+/* The pose node d of chain c is given by move_chains. */
+static ct_transform_pose_t moved_pose(int c, int d)
+{
+    const float angle = 0.1f * (float)d;
+    return (ct_transform_pose_t){
+        .position = {0.5f * (float)c, d ? 1.0f + 0.1f * (float)c : 0.0f, 0.05f * (float)d},
+        .rotation = {0, 0, sinf(angle / 2), cosf(angle / 2)},
+        .scale = {1, 1, 1},
+    };
 }
 
 static void move_chains(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
@@ -58,17 +98,12 @@ static void move_chains(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH
     ct_transform_t instances[NUM_CHAINS * CHAIN_DEPTH];
     ct_transform_pose_t poses[NUM_CHAINS * CHAIN_DEPTH];
     uint32_t n = 0;
-    for (int c = 0; c < NUM_CHAINS; c++)
+    for (int c = 0; c < NUM_CHAINS; c++) {
         for (int d = 0; d < CHAIN_DEPTH; d++) {
-            float angle = 0.1f * (float)d;
             instances[n] = transform->lookup(w, nodes[c][d]);
-            poses[n] = (ct_transform_pose_t){
-                .position = {0.5f * (float)c, d ? 1.0f + 0.1f * (float)c : 0.0f, 0.05f * (float)d},
-                .rotation = {0, 0, sinf(angle / 2), cosf(angle / 2)},
-                .scale = {1, 1, 1},
-            };
-            n++;
+            poses[n++] = moved_pose(c, d);
         }
+    }
 #if TRANSFORM_V == 1
     for (uint32_t i = 0; i < n; i++)
         transform->set_local(w, instances[i], &poses[i]);
@@ -77,7 +112,23 @@ static void move_chains(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH
 #endif
 }
 
-static void destroy_some(ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
+/* Where move_chains puts the tip of chain c, composed here in double precision: each node turns
+ * by 0.1 * d about z relative to its parent and sits at its local position in the parent's
+ * frame. */
+static bool tip_is_where_expected(ct_world_o *w, ct_entity_t nodes[CHAIN_DEPTH], int c)
+{
+    double x = 0, y = 0, z = 0, angle = 0;
+    for (int d = 0; d < CHAIN_DEPTH; d++) {
+        const ct_transform_pose_t p = moved_pose(c, d);
+        x += cos(angle) * p.position[0] - sin(angle) * p.position[1];
+        y += sin(angle) * p.position[0] + cos(angle) * p.position[1];
+        z += p.position[2];
+        angle += 0.1 * d;
+    }
+    return world_position_is(w, nodes[CHAIN_DEPTH - 1], x, y, z);
+}
+
+static uint32_t destroy_some(ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
 {
     ct_entity_t doomed[NUM_CHAINS];
     uint32_t n = 0;
@@ -90,6 +141,16 @@ static void destroy_some(ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
 #else
     entity->destroy_batch(doomed, n);
 #endif
+    return n;
+}
+
+static uint32_t count_alive(ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
+{
+    uint32_t n = 0;
+    for (int c = 0; c < NUM_CHAINS; c++)
+        for (int d = 0; d < CHAIN_DEPTH; d++)
+            n += entity->alive(nodes[c][d]);
+    return n;
 }
 
 /* Alive flags, world matrices and point-mass positions of every spawned node, in spawn order. */
@@ -114,15 +175,181 @@ static uint64_t hash_state(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DE
     return h;
 }
 
-static int run(uint64_t *state_hash)
+/* ---- what each version adds ------------------------------------------------------------- */
+
+#if ENTITY_V >= 2
+static int entity_batches(void)
 {
-    int r = resource->load_source("unit", "matrix/chain", chain_unit, sizeof chain_unit - 1);
+    ct_entity_t e[10];
+    const uint32_t live = entity->live_count();
+    if (entity->create_batch(e, 10) != 10 || entity->live_count() != live + 10)
+        return CT_ERR_INVALID;
+    entity->destroy_batch(e, 10);
+    for (int k = 0; k < 10; k++)
+        if (entity->alive(e[k]))
+            return CT_ERR_INVALID;
+    return entity->live_count() == live ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if WORLD_V >= 1
+/* A chain spawned at (0 0 10) turned a quarter about z: its tip, 4 up in the unit, goes to -x. */
+static int world_rotations(ct_world_o *w)
+{
+    const float pos[3] = {0, 0, 10}, rot[4] = {0, 0, 0.70710678f, 0.70710678f};
+    const ct_entity_t root = world_api->spawn_unit(w, "matrix/chain", pos, rot);
+    if (!root.id)
+        return CT_ERR_NOT_FOUND;
+    ct_transform_t t = transform->lookup(w, root);
+    for (int d = 1; d < CHAIN_DEPTH; d++)
+        t = transform->first_child(w, t);
+    const bool ok = world_position_is(w, transform->entity(w, t), -4, 0, 10);
+    ct_entity_t unit[CHAIN_DEPTH];
+    t = transform->lookup(w, root);
+    for (int d = 0; d < CHAIN_DEPTH; d++, t = transform->first_child(w, t))
+        unit[d] = transform->entity(w, t);
+    for (int d = 0; d < CHAIN_DEPTH; d++)
+        entity->destroy(unit[d]);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if TRANSFORM_V >= 2
+/* Under a parent turned a quarter about z, a world position set is read back exactly. */
+static int transform_world_setters(ct_world_o *w)
+{
+    ct_entity_t e[2] = {entity->create(), entity->create()};
+    const ct_transform_pose_t turned = {{1, 1, 0}, {0, 0, 0.70710678f, 0.70710678f}, {1, 1, 1}};
+    const ct_transform_t parent = transform->create(w, e[0], &turned);
+    const ct_transform_t child = transform->create(w, e[1], NULL);
+    transform->link(w, child, parent);
+    const float want[3] = {3, -2, 5};
+    float got[3] = {0};
+    const bool ok = transform->set_world_position(w, e[1], want) &&
+                    transform->world_position(w, e[1], got) && near(got[0], 3, 1e-5) &&
+                    near(got[1], -2, 1e-5) && near(got[2], 5, 1e-5) &&
+                    /* local = R(-90) * (world - parent): (3-1, -2-1) turned back = (-3, -2) */
+                    near(transform->local(w, child).position[0], -3, 1e-5) &&
+                    near(transform->local(w, child).position[1], -2, 1e-5);
+    entity->destroy(e[0]);
+    entity->destroy(e[1]);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if TRANSFORM_V >= 3
+static int transform_destroy_tree(ct_world_o *w)
+{
+    const ct_entity_t root = spawn_chain(w, (const float[3]){0, 0, -10});
+    const uint32_t count = transform->count(w);
+    if (!root.id || transform->destroy_tree(w, root) != CHAIN_DEPTH)
+        return CT_ERR_INVALID;
+    return transform->count(w) == count - CHAIN_DEPTH && !entity->alive(root) ? 0
+                                                                              : CT_ERR_INVALID;
+}
+#endif
+
+#if PHYSICS_V >= 2
+/* A unit sphere dropped from y = 3 on a static box whose top is at y = 0.5 settles at y = 1 and
+ * raises one collision event naming both bodies. */
+static int physics_bodies_and_contacts(ct_world_o *w)
+{
+    const ct_entity_t floor = entity->create(), ball = entity->create();
+    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                       .half_extents = {10, 0.5f, 10}, .friction = 0.5f,
+                                       .position = {0, 0, 0}};
+    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
+                                      .radius = 0.5f, .mass = 1, .friction = 0.5f,
+                                      .position = {0, 3, 0}};
+    if (physics->add_body(w, floor, &floor_desc) || physics->add_body(w, ball, &ball_desc))
+        return CT_ERR_INVALID;
+    uint32_t collisions = 0;
+    for (int step = 0; step < 240; step++) {
+        physics->simulate(w, DT);
+        uint32_t size, at = 0;
+        const void *stream = physics->events(w, &size);
+        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
+            const ct_physics_collision_event_t *ev = (const void *)(h + 1);
+            if (h->type == CT_PHYSICS_EVENT_COLLISION &&
+                ((ev->a == floor.id && ev->b == ball.id) || (ev->a == ball.id && ev->b == floor.id)))
+                collisions++;
+        }
+    }
+    float p[3] = {0}, v[3] = {1, 1, 1};
+    const bool ok = physics->body_count(w) == 2 && physics->position(w, ball, p) == 0 &&
+                    physics->velocity(w, ball, v) == 0 && near(p[1], 1.0, 0.02) &&
+                    near(p[0], 0, 1e-4) && near(v[1], 0, 0.05) && collisions >= 1;
+    entity->destroy(floor);
+    entity->destroy(ball);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if RENDER_V >= 1
+/* A null-backend frame of the world seen from a spawned camera: the world holds no meshes, so the
+ * frame is exactly the two default layers' begin packets, all valid. */
+static int render_null_frame(ct_world_o *w)
+{
+    static const char camera_unit[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    int r = resource->load_source("unit", "matrix/camera", camera_unit, sizeof camera_unit - 1);
     if (r)
         return r;
-    ct_world_o *w = world_api->create_world(&(ct_world_desc_t){.name = "matrix"});
-    if (!w)
-        return CT_ERR_NOMEM;
+    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera", (const float[3]){20, 3, 30});
+    r = render->set_backend("null");
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t s = render->stats();
+    entity->destroy(camera);
+    resource->unload("unit", "matrix/camera");
+    if (!r && (s.frame != 1 || s.packets != 2 || s.invalid != 0))
+        r = CT_ERR_INVALID;
+    return r;
+}
+#endif
 
+/* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
+static int run_features(ct_world_o *w, uint32_t *features)
+{
+    int r = 0;
+    (void)w, (void)features;
+#if ENTITY_V >= 2
+    if ((r = entity_batches()) != 0)
+        return r;
+    *features |= MATRIX_ENTITY_BATCHES;
+#endif
+#if WORLD_V >= 1
+    if ((r = world_rotations(w)) != 0)
+        return r;
+    *features |= MATRIX_WORLD_ROTATIONS;
+#endif
+#if TRANSFORM_V >= 2
+    if ((r = transform_world_setters(w)) != 0)
+        return r;
+    *features |= MATRIX_TRANSFORM_WORLD_SETTERS;
+#endif
+#if TRANSFORM_V >= 3
+    if ((r = transform_destroy_tree(w)) != 0)
+        return r;
+    *features |= MATRIX_TRANSFORM_DESTROY_TREE;
+#endif
+#if PHYSICS_V >= 2
+    if ((r = physics_bodies_and_contacts(w)) != 0)
+        return r;
+    *features |= MATRIX_PHYSICS_BODIES;
+#endif
+#if RENDER_V >= 1
+    if ((r = render_null_frame(w)) != 0)
+        return r;
+    *features |= MATRIX_RENDER_NULL_FRAME;
+#endif
+    return r;
+}
+
+/* ---- the scenario ----------------------------------------------------------------------- */
+
+static int common_scenario(ct_world_o *w, matrix_result_t *out)
+{
     ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH];
     for (int c = 0; c < NUM_CHAINS; c++) {
         const float pos[3] = {2.0f * (float)c, 0, 0};
@@ -133,31 +360,56 @@ static int run(uint64_t *state_hash)
             nodes[c][d] = transform->entity(w, t);
         }
     }
-    /* A scenario that silently did nothing would hash the same everywhere: check it ran. */
-    uint32_t live_before = 0;
-    for (int c = 0; c < NUM_CHAINS; c++)
-        for (int d = 0; d < CHAIN_DEPTH; d++)
-            live_before += entity->alive(nodes[c][d]);
-    if (live_before != NUM_CHAINS * CHAIN_DEPTH)
+    /* Spawned where the unit says: every node alive, tips 4 up. */
+    if (count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH)
         return CT_ERR_NOT_FOUND;
-    move_chains(w, nodes);
-    for (int c = 0; c < NUM_CHAINS; c++) {
-        ct_point_mass_desc_t pm = {.mass = 1.0f + (float)c, .velocity = {1, 2, 0}};
-        physics->add_point_mass(w, nodes[c][0], &pm);
-    }
-    for (int step = 0; step < 10; step++)
-        physics->simulate(w, 1.0f / 60.0f);
-    destroy_some(nodes);
-    uint32_t live_after = 0;
     for (int c = 0; c < NUM_CHAINS; c++)
-        for (int d = 0; d < CHAIN_DEPTH; d++)
-            live_after += entity->alive(nodes[c][d]);
-    if (live_after != live_before - (NUM_CHAINS + 2) / 3)
+        if (!world_position_is(w, nodes[c][CHAIN_DEPTH - 1], 2.0 * c, 4, 0))
+            return CT_ERR_INVALID;
+    const uint64_t spawned = hash_state(w, nodes);
+
+    move_chains(w, nodes);
+    for (int c = 0; c < NUM_CHAINS; c++)
+        if (!tip_is_where_expected(w, nodes[c], c))
+            return CT_ERR_INVALID;
+
+    for (int c = 0; c < NUM_CHAINS; c++) {
+        const ct_point_mass_desc_t pm = {.mass = 1.0f + (float)c, .velocity = {1, 2, 0}};
+        if (physics->add_point_mass(w, nodes[c][0], &pm) != 0)
+            return CT_ERR_INVALID;
+    }
+    for (int step = 0; step < STEPS; step++)
+        physics->simulate(w, DT);
+    for (int c = 0; c < NUM_CHAINS; c++) {
+        float p[3];
+        if (physics->point_position(w, nodes[c][0], p) != 0 || !near(p[0], STEPS * DT, 1e-5) ||
+            !near(p[1], 2 * STEPS * DT, 1e-5) || !near(p[2], 0, 1e-6))
+            return CT_ERR_INVALID;
+    }
+
+    const uint32_t destroyed = destroy_some(nodes);
+    if (destroyed != (NUM_CHAINS + 2) / 3 || count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH - destroyed)
         return CT_ERR_INVALID;
-    *state_hash = hash_state(w, nodes);
+    out->common_hash = hash_state(w, nodes);
+    out->changed = out->common_hash != spawned;
+    return 0;
+}
+
+static int run(matrix_result_t *out)
+{
+    memset(out, 0, sizeof *out);
+    int r = resource->load_source("unit", "matrix/chain", chain_unit, sizeof chain_unit - 1);
+    if (r)
+        return r;
+    ct_world_o *w = world_api->create_world(&(ct_world_desc_t){.name = "matrix"});
+    if (!w)
+        return CT_ERR_NOMEM;
+    r = common_scenario(w, out);
+    if (r == 0)
+        r = run_features(w, &out->features);
     world_api->destroy_world(w);
     resource->unload("unit", "matrix/chain");
-    return 0;
+    return r;
 }
 
 static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
@@ -168,7 +420,8 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
     physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
     resource = get_engine_api(CT_RESOURCE_API, 1);
-    return entity && world_api && transform && physics && resource ? 0 : CT_ERR_MISSING_API;
+    render = get_engine_api(CT_RENDER_API, RENDER_V);
+    return entity && world_api && transform && physics && resource && render ? 0 : CT_ERR_MISSING_API;
 }
 
 static const ct_api_ref_t requires[] = {
@@ -177,6 +430,7 @@ static const ct_api_ref_t requires[] = {
     {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};

@@ -250,7 +250,7 @@ static void test_scene_queries_match_brute_force(void **state)
     for (int q = 0; q < 100; q++) {
         const physics__v3 c = v3(frand(-22, 22), frand(-22, 22), frand(-22, 22));
         const float r = frand(0.1f, 5.0f);
-        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, out, 1024);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, UINT32_MAX, out, 1024);
         uint32_t expect = 0;
         for (uint32_t i = 0; i < s.bodies.n; i++)
             expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
@@ -268,7 +268,7 @@ static void test_scene_queries_match_brute_force(void **state)
             d = v3(0, -1, 0); /* axis-aligned rays take the zero-component paths */
         const float max_t = frand(1, 60);
         ct_physics_hit_t hit;
-        const bool got = physics__scene_raycast(&s, o, d, max_t, &hit);
+        const bool got = physics__scene_raycast(&s, o, d, max_t, UINT32_MAX, &hit);
         const physics__v3 dn = v3_scale(d, 1.0f / v3_len(d));
         float best = INFINITY;
         uint32_t best_id = 0;
@@ -443,6 +443,396 @@ static void test_sphere_bounces_on_ground(void **state)
     /* Restitution 0.5 returns a quarter of the drop height (2.5 m above rest), give or take. */
     assert_true(top_after_bounce > 0.5f + 0.5f && top_after_bounce < 0.5f + 1.0f);
     assert_float_equal(pos(&s, 1).y, 0.5f, 0.01f);
+    physics__scene_free(&s);
+}
+
+/* ---- contacts are real (issue 8) ---------------------------------------------------------- */
+
+/* Counts the step's events of one type. */
+static uint32_t count_events(const physics__scene *s, uint32_t type)
+{
+    uint32_t n = 0, at = 0;
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s->events.bytes, s->events.size, &at));)
+        n += h->type == type;
+    return n;
+}
+
+/* A body falling past another's corner, 1 cm apart, moves exactly like one falling alone: no
+ * touch, no slowing, no event. Boxes past a box, a sphere past a box, a sphere past a sphere,
+ * with and without gravity. */
+static void test_near_misses_do_not_touch(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 3; kind++)
+        for (int gravity = 0; gravity < 2; gravity++) {
+            physics__scene s, alone;
+            scene_init(&s);
+            scene_init(&alone);
+            if (!gravity)
+                s.gravity = alone.gravity = v3(0, 0, 0);
+            const ct_body_desc_t still = kind == 2 ? sphere_desc(0, 0, 0, 0.5f, 1, 0)
+                                                   : box_desc(0, 0, 0, 0.5f, CT_BODY_STATIC);
+            ct_body_desc_t d = kind == 0 ? box_desc(1.01f, 3, 0.3f, 0.5f, CT_BODY_DYNAMIC)
+                                         : sphere_desc(1.01f, 3, 0, 0.5f, 1, 0.5f);
+            d.velocity[1] = -10.0f;
+            add(&s, 1, still);
+            if (kind == 2) /* a second dynamic sphere, held in place without gravity */
+                s.bodies.inv_mass[0] = 0.0f;
+            add(&s, 2, d);
+            add(&alone, 2, d);
+            for (int step = 0; step < 40; step++) {
+                assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+                assert_int_equal(physics__scene_step(&alone, 1.0f / 60.0f), 0);
+                assert_int_equal(count_events(&s, CT_PHYSICS_EVENT_COLLISION), 0);
+                const physics__v3 v = vel(&s, 2), va = vel(&alone, 2), p = pos(&s, 2), pa = pos(&alone, 2);
+                assert_memory_equal(&v, &va, sizeof v);
+                assert_memory_equal(&p, &pa, sizeof p);
+            }
+            assert_true(pos(&s, 2).y < -3.0f); /* it went past */
+            physics__scene_free(&s);
+            physics__scene_free(&alone);
+        }
+}
+
+/* A 300 m/s sphere and a 200 m/s box (5 m and 3.3 m a step) against a 2 cm wall stop at it. */
+static void test_fast_bodies_do_not_tunnel(void **state)
+{
+    (void)state;
+    for (int kind = 0; kind < 2; kind++) {
+        physics__scene s;
+        scene_init(&s);
+        s.gravity = v3(0, 0, 0);
+        add(&s, 1, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                    .half_extents = {0.01f, 2, 2}, .position = {20, 0, 0}});
+        ct_body_desc_t d = kind ? box_desc(0, 0.3f, 0, 0.05f, CT_BODY_DYNAMIC) : sphere_desc(0, 0.3f, 0, 0.1f, 1, 0);
+        d.velocity[0] = kind ? 200.0f : 300.0f;
+        add(&s, 2, d);
+        uint32_t began = 0;
+        for (int step = 0; step < 60; step++) {
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+            began += count_events(&s, CT_PHYSICS_EVENT_COLLISION);
+            assert_true(pos(&s, 2).x <= 20.0f - 0.01f - (kind ? 0.05f : 0.1f) + 1e-3f);
+        }
+        assert_true(pos(&s, 2).x > 19.8f); /* it got there */
+        assert_int_equal(began, 1);
+        physics__scene_free(&s);
+    }
+}
+
+/* A sphere dropped at 10 m/s on the ground turns at the ground (not up to 17 cm above it, the
+ * distance of one step), leaves at e times the speed it hit with, and makes one collision and one
+ * contact-ended event per bounce. */
+static void test_bounce_turns_at_the_ground(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t d = sphere_desc(0, 3, 0, 0.5f, 1, 0.8f);
+    d.velocity[1] = -10.0f;
+    add(&s, 2, d);
+    float lowest = INFINITY, before = 0.0f, after = 0.0f;
+    uint32_t began = 0, ended = 0;
+    for (int step = 0; step < 40 && after <= 0.0f; step++) {
+        before = vel(&s, 2).y;
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        after = vel(&s, 2).y;
+        lowest = fminf(lowest, pos(&s, 2).y);
+        began += count_events(&s, CT_PHYSICS_EVENT_COLLISION);
+        ended += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    print_message("bounce: lowest %.4f m, came in at %.3f, left at %.3f m/s\n", (double)lowest,
+                  (double)before, (double)after);
+    assert_true(lowest >= 0.5f - 0.001f && lowest <= 0.5f + 0.003f);
+    /* It stopped at the surface one step and left the next: the speed it came in with is the one
+     * before the stop (v^2 = 10^2 + 2 g 2.5 at the ground). */
+    const float impact = sqrtf(100.0f + 2.0f * 9.81f * 2.5f);
+    assert_float_equal(after, 0.8f * impact, 0.03f * impact);
+    assert_int_equal(began, 1);
+    assert_int_equal(ended, 1); /* in the step that bounced it off */
+    physics__scene_free(&s);
+}
+
+/* A box slid at 5 m/s stops after v^2 / (2 mu g), the same along an axis as along a diagonal
+ * (a box-shaped friction limit would give sqrt(2) mu along the diagonal). */
+static float slide(float vx, float vz)
+{
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t d = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC);
+    d.velocity[0] = vx;
+    d.velocity[2] = vz;
+    add(&s, 2, d);
+    for (int step = 0; step < 200; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_true(v3_len(vel(&s, 2)) < 1e-4f);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.002f);
+    const physics__v3 p = pos(&s, 2);
+    physics__scene_free(&s);
+    return sqrtf(p.x * p.x + p.z * p.z);
+}
+
+static void test_friction_slide_stops_in_closed_form(void **state)
+{
+    (void)state;
+    const float v0 = 5.0f, mu = 0.5f, g = 9.81f, expect = v0 * v0 / (2.0f * mu * g);
+    const float straight = slide(v0, 0.0f), diagonal = slide(v0 / sqrtf(2.0f), v0 / sqrtf(2.0f));
+    print_message("slide: %.4f m straight, %.4f m diagonal, closed form %.4f m\n", (double)straight,
+                  (double)diagonal, (double)expect);
+    /* Semi-implicit Euler stops about v0 dt / 2 short of the continuous distance. */
+    assert_float_equal(straight, expect, 0.03f * expect);
+    assert_float_equal(diagonal, straight, 0.005f * straight);
+}
+
+/* A kinematic box at 2 m/s pushes a dynamic one along the ground without slowing or sinking
+ * into it. */
+static void test_kinematic_pushes_dynamic(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    ct_body_desc_t k = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_KINEMATIC);
+    k.velocity[0] = 2.0f;
+    add(&s, 2, k);
+    add(&s, 3, box_desc(1.5f, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 120; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_true(vel(&s, 2).x == 2.0f);
+    assert_float_equal(pos(&s, 2).x, 4.0f, 1e-3f);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.0f);
+    assert_true(pos(&s, 3).x >= pos(&s, 2).x + 1.0f - 0.005f);
+    assert_true(pos(&s, 3).x <= pos(&s, 2).x + 1.0f + 0.05f);
+    assert_float_equal(vel(&s, 3).x, 2.0f, 0.05f);
+    assert_float_equal(pos(&s, 3).y, 0.5f, 0.005f);
+    physics__scene_free(&s);
+}
+
+/* Five boxes dropped from up to 9 m, apart, land on each other and settle into a stack. */
+static void test_dropped_stack_settles(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 100);
+    enum { LEVELS = 5 };
+    for (uint32_t k = 0; k < LEVELS; k++)
+        add(&s, k + 1, box_desc(0.01f * (float)k, 3.0f + 1.5f * (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 300; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    for (uint32_t k = 0; k < LEVELS; k++) {
+        assert_float_equal(pos(&s, k + 1).y, 0.5f + (float)k, 0.01f);
+        assert_float_equal(pos(&s, k + 1).x, 0.01f * (float)k, 0.01f);
+        assert_true(v3_len(vel(&s, k + 1)) < 1e-3f);
+    }
+    physics__scene_free(&s);
+}
+
+/* 1:100 mass ratios: a heavy box on a light one and the other way round rest; spheres of 1 and
+ * 100 kg collide elastically as the closed form says. */
+static void test_mass_ratio_100(void **state)
+{
+    (void)state;
+    for (int heavy_on_top = 0; heavy_on_top < 2; heavy_on_top++) {
+        physics__scene s;
+        scene_init(&s);
+        ground(&s, 100);
+        ct_body_desc_t low = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC), top = box_desc(0, 1.5f, 0, 0.5f, CT_BODY_DYNAMIC);
+        (heavy_on_top ? &top : &low)->mass = 100.0f;
+        add(&s, 1, low);
+        add(&s, 2, top);
+        float worst = 0.0f;
+        for (int step = 0; step < 300; step++) {
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+            worst = fmaxf(worst, fabsf(pos(&s, 2).y - 1.5f));
+        }
+        print_message("1:100 (heavy on top %d): worst drift %.5f m, at the end %.5f m\n", heavy_on_top,
+                      (double)worst, (double)(pos(&s, 2).y - 1.5f));
+        /* Cold, the heavy box sinks up to 2 cm into the light one before warm starting holds it. */
+        assert_true(worst < 0.025f);
+        assert_float_equal(pos(&s, 2).y, 1.5f, 0.005f);
+        assert_float_equal(pos(&s, 1).y, 0.5f, 0.005f);
+        assert_true(v3_len(vel(&s, 2)) < 1e-3f);
+        physics__scene_free(&s);
+    }
+    float u1, u2;
+    collide_spheres(1.0f, 100.0f, 1.0f, 4.0f, -1.0f, &u1, &u2);
+    assert_float_equal(u1, (-99.0f * 4.0f + 200.0f * -1.0f) / 101.0f, 1e-3f);
+    assert_float_equal(u2, (2.0f * 4.0f + 99.0f * -1.0f) / 101.0f, 1e-3f);
+}
+
+/* ---- scaling: sleeping, grids, limits, filters (issue 8) ---------------------------------- */
+
+/* A pile of boxes on a ground, dropped loosely. */
+static void drop_pile(physics__scene *s, uint32_t n)
+{
+    ground(s, 100000);
+    for (uint32_t id = 1; id <= n; id++)
+        add(s, id, box_desc((float)(id % 5) * 1.05f, 0.5f + 1.1f * (float)(id / 5), (float)(id % 3) * 0.02f,
+                            0.5f, CT_BODY_DYNAMIC));
+}
+
+/* A settled pile sleeps: no body is integrated, no pair or contact is made, the fixed grid is not
+ * rebuilt and nothing moves, and falling asleep ends no contact. A box dropped on it wakes the
+ * island, which settles and sleeps again. */
+static void test_settled_pile_sleeps_and_wakes(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    drop_pile(&s, 40);
+    uint32_t ended_while_resting = 0;
+    for (int step = 0; step < 600 && s.report.awake + (step < 10); step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        if (step > 200)
+            ended_while_resting += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    assert_int_equal(s.report.awake, 0);
+    assert_int_equal(ended_while_resting, 0);
+    const uint64_t h = physics__state_hash(&s, NULL);
+    const uint32_t fixed_builds = s.fixed.builds, cached = s.num_cache;
+    assert_true(cached >= 40);
+    for (int step = 0; step < 30; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        assert_int_equal(s.report.awake, 0);
+        assert_int_equal(s.num_pairs, 0);
+        assert_int_equal(s.contacts.n, 0);
+        assert_int_equal(s.events.size, 0);
+    }
+    assert_int_equal(s.fixed.builds, fixed_builds);
+    assert_int_equal(s.num_cache, cached);
+    assert_true(physics__state_hash(&s, NULL) == h);
+
+    /* Something falls on it: the island wakes, takes the blow, and sleeps again. */
+    ct_body_desc_t rock = sphere_desc(2.0f, 30.0f, 0, 0.5f, 5.0f, 0.0f);
+    rock.velocity[1] = -10.0f;
+    add(&s, 999, rock);
+    uint32_t most_awake = 0, step = 0;
+    for (; step < 900 && (step < 10 || s.report.awake); step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        most_awake = s.report.awake > most_awake ? s.report.awake : most_awake;
+    }
+    assert_true(most_awake > 10);
+    assert_int_equal(s.report.awake, 0);
+    assert_true(physics__state_hash(&s, NULL) != h);
+    physics__scene_free(&s);
+}
+
+/* Taking the bottom box from under a sleeping stack wakes the stack, which falls. */
+static void test_removing_support_wakes(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 100);
+    for (uint32_t k = 0; k < 4; k++)
+        add(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+    for (int step = 0; step < 300; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.awake, 0);
+    assert_true(physics__scene_remove(&s, (ct_entity_t){1}));
+    uint32_t ended = 0;
+    for (int step = 0; step < 120; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        ended += count_events(&s, CT_PHYSICS_EVENT_CONTACT_ENDED);
+    }
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.01f);
+    assert_float_equal(pos(&s, 4).y, 2.5f, 0.01f);
+    assert_true(ended >= 2); /* the ground and box 2 lost box 1 */
+    physics__scene_free(&s);
+}
+
+/* Queries after a step reuse its grid (no second build per frame) and still agree with brute
+ * force; statics sit in their own grid, built once. */
+static void test_queries_reuse_the_step_grid(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false;
+    rng_state = 31u;
+    ground(&s, 5000);
+    for (uint32_t id = 1; id <= 300; id++) {
+        ct_body_desc_t d = id % 2 ? sphere_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), 1, 0.3f)
+                                  : box_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), CT_BODY_DYNAMIC);
+        d.velocity[0] = frand(-3, 3);
+        add(&s, id, d);
+    }
+    for (uint32_t id = 2000; id < 2040; id++) /* walls */
+        add(&s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                     .half_extents = {frand(0.1f, 3), 2, frand(0.1f, 3)},
+                                     .position = {frand(-9, 9), 2, frand(-9, 9)}});
+    ct_entity_t out[512];
+    uint32_t fixed_builds = 0;
+    for (int step = 0; step < 60; step++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        if (step == 1)
+            fixed_builds = s.fixed.builds;
+        const uint32_t builds = s.bp.builds;
+        const physics__v3 c = v3(frand(-8, 8), frand(0, 4), frand(-8, 8));
+        const float r = frand(0.5f, 3.0f);
+        const uint32_t n = physics__scene_overlap_sphere(&s, c, r, UINT32_MAX, out, 512);
+        uint32_t expect = 0;
+        for (uint32_t i = 0; i < s.bodies.n; i++)
+            expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
+        assert_int_equal(n, expect);
+        ct_physics_hit_t hit;
+        const physics__v3 d = v3(frand(-1, 1), -0.3f, frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
+        const bool got = physics__scene_raycast(&s, c, d, 30.0f, UINT32_MAX, &hit);
+        float best = INFINITY;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            physics__v3 nn;
+            best = fminf(best, physics__ray_body(&s.bodies, i, c, dn, &nn));
+        }
+        assert_int_equal(got, best <= 30.0f);
+        if (got)
+            assert_float_equal(hit.distance, best, 1e-4f);
+        assert_true(s.bp.builds - builds <= (s.bp_stale ? 1u : 0u) + 1u);
+        if (step > 5)
+            assert_int_equal(s.bp.builds, builds); /* nothing bounced out of its box */
+    }
+    assert_int_equal(s.fixed.builds, fixed_builds);
+    physics__scene_free(&s);
+}
+
+/* 3,000 bodies in one spot (a `repeat` without spacing): the step is bounded in pairs and memory
+ * and says so. */
+static void test_pile_in_one_spot_is_bounded(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    for (uint32_t id = 1; id <= 3000; id++)
+        add(&s, id, box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC));
+    assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.pair_limit, 64u * 3000u);
+    assert_true(s.num_pairs <= 64u * 3000u);
+    print_message("3,000 bodies in one spot: %u pairs, %.1f MB live\n", s.num_pairs,
+                  (double)alloc.live_bytes / 1e6);
+    assert_true(alloc.live_bytes < 100u * 1000u * 1000u);
+    for (uint32_t id = 1; id <= 3000; id++)
+        assert_true(v3_finite(pos(&s, id)));
+    physics__scene_free(&s);
+}
+
+/* Layers and masks: a body whose layer is not in the other's mask passes through it, and
+ * queries can filter by mask. */
+static void test_layers_and_masks(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    add(&s, 2, box_desc(0, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    add(&s, 3, box_desc(3, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    const uint32_t ghost = physics__bodies_find(&s.bodies, (ct_entity_t){3});
+    s.bodies.layer[ghost] = 2u;
+    s.bodies.mask[ghost] = ~1u; /* not the ground's layer */
+    for (int step = 0; step < 90; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_float_equal(pos(&s, 2).y, 0.5f, 0.01f);
+    assert_true(pos(&s, 3).y < -2.0f);
     physics__scene_free(&s);
 }
 
@@ -663,6 +1053,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_box_stack_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pyramid_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sphere_bounces_on_ground, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_near_misses_do_not_touch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fast_bodies_do_not_tunnel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bounce_turns_at_the_ground, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_friction_slide_stops_in_closed_form, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kinematic_pushes_dynamic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dropped_stack_settles, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mass_ratio_100, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settled_pile_sleeps_and_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_removing_support_wakes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queries_reuse_the_step_grid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pile_in_one_spot_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_layers_and_masks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),

@@ -27,6 +27,7 @@ static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v2 *tf;
 static const ct_physics_api_v1 *pv1;
 static const ct_physics_api_v2 *phys;
+static const ct_physics_api_v3 *p3;
 static const ct_resource_api_v1 *resource;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
@@ -52,7 +53,9 @@ static int boot(void **state)
     assert_non_null(phys);
     assert_non_null(resource);
     assert_non_null(lua);
-    assert_null(test_kernel_api(CT_PHYSICS_API, 3));
+    p3 = test_kernel_api(CT_PHYSICS_API, 3);
+    assert_non_null(p3);
+    assert_null(test_kernel_api(CT_PHYSICS_API, 4));
     world = worlds->create_world(&(ct_world_desc_t){.name = "physics"});
     assert_non_null(world);
     return 0;
@@ -168,6 +171,207 @@ static void test_bad_values_refused_at_set_time(void **state)
     assert_int_equal(phys->set_velocity(world, e, v), CT_ERR_NOT_FOUND);
     assert_int_equal(phys->body_count(world), 0);
     entity->destroy(none);
+}
+
+/* Issue 8: nothing a script or caller passes can make a step or a query hang or overflow. */
+static void test_ranges_refused_at_every_entry(void **state)
+{
+    (void)state;
+    const ct_entity_t e = with_transform(0, 1, 0), g = with_transform(0, -0.5f, 0);
+    ct_body_desc_t d = box(CT_BODY_DYNAMIC, 0.5f);
+    d.mass = 1e-40f; /* its inverse would be infinite */
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    d = box(CT_BODY_DYNAMIC, 1e-30f);
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    d = box(CT_BODY_DYNAMIC, 0.5f);
+    d.velocity[0] = 3e38f;
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    d = box(CT_BODY_DYNAMIC, 0.5f);
+    d.friction = 1e30f;
+    assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
+    assert_int_equal(phys->add_body(world, e, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_BOX, .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1.0f}), 0);
+    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
+    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
+    assert_int_equal(phys->add_body(world, g, &floor), 0);
+
+    const float fast[3] = {3e38f, 0, 0}, far[3] = {0, 2e5f, 0}, huge_force[3] = {0, 1e30f, 0};
+    assert_int_equal(phys->set_velocity(world, e, fast), CT_ERR_INVALID);
+    assert_int_equal(phys->teleport(world, e, far), CT_ERR_INVALID);
+    assert_int_equal(phys->add_force(world, e, huge_force), CT_ERR_INVALID);
+    const float nan_gravity[3] = {NAN, 0, 0}, g0[3] = {0, -9.81f, 0};
+    phys->set_gravity(world, nan_gravity);
+    float now[3];
+    phys->gravity(world, now);
+    assert_memory_equal(now, g0, sizeof now);
+
+    /* dt: denormal, zero, negative, huge and NaN steps change nothing. */
+    float before[3], after[3], v[3];
+    assert_int_equal(phys->position(world, e, before), 0);
+    const float bad_dt[] = {1e-40f, 0.0f, -1.0f, 100.0f, NAN, INFINITY};
+    for (size_t k = 0; k < sizeof bad_dt / sizeof bad_dt[0]; k++)
+        phys->simulate(world, bad_dt[k]);
+    assert_int_equal(phys->position(world, e, after), 0);
+    assert_memory_equal(before, after, sizeof before);
+    assert_int_equal(phys->velocity(world, e, v), 0);
+    assert_true(v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f);
+
+    /* A NaN or far-away transform never reaches the body, and the broadphase keeps its size. */
+    const float nan3[3] = {NAN, 1, 0};
+    tf->set_world_position(world, e, nan3);
+    phys->simulate(world, 1.0f / 60.0f);
+    assert_int_equal(phys->position(world, e, after), 0);
+    assert_true(isfinite(after[0]) && isfinite(after[1]) && isfinite(after[2]));
+    tf->set_world_position(world, e, far);
+    phys->simulate(world, 1.0f / 60.0f);
+    assert_int_equal(phys->position(world, e, after), 0);
+    assert_true(fabsf(after[1]) < 10.0f);
+
+    /* The fastest allowed body runs into the border and stops there; rays of any length end. */
+    const float fastest[3] = {0, 9999.0f, 0}, up[3] = {0, 1, 0}, origin[3] = {0, 5, 0};
+    const float no_gravity[3] = {0, 0, 0};
+    phys->set_gravity(world, no_gravity);
+    assert_int_equal(phys->set_velocity(world, e, fastest), 0);
+    for (int k = 0; k < 30; k++)
+        phys->simulate(world, 1.0f);
+    phys->set_gravity(world, g0);
+    assert_int_equal(phys->position(world, e, after), 0);
+    assert_true(after[1] == CT_PHYSICS_MAX_POSITION);
+    assert_int_equal(phys->velocity(world, e, v), 0);
+    assert_true(v[1] == 0.0f);
+    ct_physics_hit_t hit;
+    assert_true(phys->raycast(world, origin, up, INFINITY, &hit));
+    assert_int_equal(hit.entity, e.id);
+    assert_false(phys->raycast(world, origin, up, NAN, &hit));
+    const float nan_dir[3] = {NAN, 1, 0};
+    assert_false(phys->raycast(world, origin, nan_dir, 10.0f, &hit));
+    ct_entity_t found[4];
+    assert_int_equal(phys->overlap_sphere(world, origin, INFINITY, found, 4), 0);
+
+    /* Point masses take the same ranges. */
+    const ct_entity_t p = entity->create();
+    assert_int_equal(pv1->add_point_mass(world, p, &(ct_point_mass_desc_t){.mass = 1e-40f}), CT_ERR_INVALID);
+    assert_int_equal(pv1->add_point_mass(world, p, &(ct_point_mass_desc_t){.mass = 1.0f}), 0);
+    assert_int_equal(pv1->set_point_velocity(world, p, fast), CT_ERR_INVALID);
+    assert_int_equal(pv1->set_point_position(world, p, far), CT_ERR_INVALID);
+    assert_int_equal(pv1->add_point_force(world, p, huge_force), CT_ERR_INVALID);
+    entity->destroy(p);
+    worlds->collect_garbage(world);
+    entity->destroy(e);
+    entity->destroy(g);
+}
+
+/* Issue 8's report, as a script: the velocity is refused with an error naming the entity and the
+ * field, so two steps and a ray of math.huge stay finite; NaN gravity and dt are refused. */
+static void test_lua_ranges(void **state)
+{
+    (void)state;
+    const ct_entity_t e = with_transform(0, 1, 0);
+    assert_int_equal(phys->add_body(world, e, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_SPHERE, .radius = 0.5f, .mass = 1.0f}), 0);
+    const char *script =
+        "function physics_ranges(w, e)\n"
+        "  local ok, err = pcall(Actor.set_velocity, w, e, 3e38, 0, 0)\n"
+        "  assert(not ok and err:find('entity ' .. e) and err:find('velocity'), err)\n"
+        "  Physics.simulate(w, 1 / 60)\n"
+        "  Physics.simulate(w, 1 / 60)\n"
+        "  local x, y, z = Actor.position(w, e)\n"
+        "  assert(y < 1 and y > 0.9, y)\n"
+        "  local hit = Physics.raycast(w, 0, -5, 0, 0, 1, 0, math.huge)\n"
+        "  assert(hit == e, tostring(hit))\n"
+        "  assert(Physics.raycast(w, 0, 1e30, 0, 0, -1, 0, math.huge) == nil)\n"
+        "  ok, err = pcall(Physics.set_gravity, w, 0/0, 0, 0)\n"
+        "  assert(not ok and err:find('world') and err:find('gravity'), err)\n"
+        "  ok, err = pcall(Physics.simulate, w, 1e-40)\n"
+        "  assert(not ok and err:find('dt'), err)\n"
+        "  ok, err = pcall(Actor.teleport, w, e, 0, 1/0, 0)\n"
+        "  assert(not ok and err:find('position'), err)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "physics_ranges"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e.id);
+    assert_int_equal(lua->call_global("physics_ranges", 2), 0);
+    entity->destroy(e);
+}
+
+/* v3: collision filters, user data, masked queries, sleeping, and their Lua side. */
+static void test_v3_filters_user_data_sleep(void **state)
+{
+    (void)state;
+    assert_ptr_equal(p3->simulate, phys->simulate); /* v2 is the prefix of v3 */
+    assert_ptr_equal(p3->point_mass_count, phys->point_mass_count);
+    const ct_entity_t g = with_transform(0, -0.5f, 0), a = with_transform(0, 0.5f, 0), b = with_transform(3, 2, 0);
+    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
+    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
+    assert_int_equal(p3->add_body(world, g, &floor), 0);
+    assert_int_equal(p3->add_body(world, a, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
+        .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1.0f, .friction = 0.5f}), 0);
+    assert_int_equal(p3->add_body(world, b, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
+        .radius = 0.5f, .mass = 1.0f}), 0);
+    uint32_t layer, mask;
+    assert_int_equal(p3->collision_filter(world, b, &layer, &mask), 0);
+    assert_true(layer == 1u && mask == UINT32_MAX);
+    assert_int_equal(p3->set_collision_filter(world, b, 4u, 4u), 0); /* misses the floor's layer 1 */
+    assert_int_equal(p3->set_user_data(world, a, 0x1234567890ull), 0);
+    uint64_t data = 0;
+    assert_int_equal(p3->user_data(world, a, &data), 0);
+    assert_true(data == 0x1234567890ull);
+    const ct_entity_t none = entity->create();
+    assert_int_equal(p3->user_data(world, none, &data), CT_ERR_NOT_FOUND);
+    assert_int_equal(p3->set_collision_filter(world, none, 1, 1), CT_ERR_NOT_FOUND);
+    for (int k = 0; k < 60; k++)
+        p3->simulate(world, 1.0f / 60.0f);
+    float p[3];
+    assert_int_equal(p3->position(world, b, p), 0);
+    assert_true(p[1] < -1.0f); /* fell through the floor */
+    const float c[3] = {0, 0.5f, 0}, down[3] = {0, -1, 0}, from[3] = {0, 5, 0};
+    ct_entity_t found[8];
+    assert_int_equal(p3->overlap_sphere_masked(world, c, 0.6f, 1u, found, 8), 2); /* a and the floor */
+    assert_int_equal(p3->overlap_sphere_masked(world, c, 0.6f, 4u, found, 8), 0);
+    ct_physics_hit_t hit;
+    assert_true(p3->raycast_masked(world, from, down, 10.0f, 1u, &hit));
+    assert_int_equal(hit.entity, a.id);
+    assert_false(p3->raycast_masked(world, from, down, 10.0f, 8u, &hit));
+    /* The box rests and sleeps; a push wakes it. */
+    assert_int_equal(p3->remove_body(world, b), 0);
+    for (int k = 0; k < 60; k++)
+        p3->simulate(world, 1.0f / 60.0f);
+    assert_true(p3->sleeping(world, a));
+    assert_int_equal(p3->awake_count(world), 0);
+    const float push[3] = {0, 0, 50};
+    assert_int_equal(p3->add_force(world, a, push), 0);
+    assert_false(p3->sleeping(world, a));
+    p3->simulate(world, 1.0f / 60.0f);
+    assert_int_equal(p3->awake_count(world), 1);
+    p3->set_sleeping(world, false);
+    for (int k = 0; k < 120; k++)
+        p3->simulate(world, 1.0f / 60.0f);
+    assert_false(p3->sleeping(world, a));
+    p3->set_sleeping(world, true);
+
+    const char *script =
+        "function physics_v3(w, a)\n"
+        "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6) == 2)\n"
+        "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6, 2) == 0)\n"
+        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 1) == a)\n"
+        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == nil)\n"
+        "  Actor.set_collision_filter(w, a, 2, 2)\n"
+        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == a)\n"
+        "  assert(not pcall(Physics.raycast, w, 0, 5, 0, 0, -1, 0, 10, -1))\n"
+        "  Actor.wake(w, a)\n"
+        "  assert(Actor.sleeping(w, a) == false)\n"
+        "  assert(not pcall(Actor.wake, w, a + 1000))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "physics_v3"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, a.id);
+    assert_int_equal(lua->call_global("physics_v3", 2), 0);
+    entity->destroy(none);
+    entity->destroy(a);
+    entity->destroy(b);
+    entity->destroy(g);
 }
 
 static int load_level(const char *name, const char *source)
@@ -358,6 +562,9 @@ int main(void)
         cmocka_unit_test(test_point_masses_v1),
         cmocka_unit_test(test_projectile_writes_transform),
         cmocka_unit_test(test_bad_values_refused_at_set_time),
+        cmocka_unit_test(test_ranges_refused_at_every_entry),
+        cmocka_unit_test(test_lua_ranges),
+        cmocka_unit_test(test_v3_filters_user_data_sleep),
         cmocka_unit_test(test_level_compiles_and_collides),
         cmocka_unit_test(test_level_bad_data_refused),
         cmocka_unit_test(test_determinism_through_api),

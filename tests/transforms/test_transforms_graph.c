@@ -60,8 +60,9 @@ static uint32_t make(transforms__manager_t *m, uint32_t entity, ct_transform_pos
 {
     ct_transform_t out;
     assert_int_equal(transforms__create(m, &(ct_entity_t){entity}, &pose, 1, &out), 0);
-    assert_true(out.i != 0);
-    return out.i;
+    const uint32_t i = transforms__index(m, out);
+    assert_true(i != 0);
+    return i;
 }
 
 static void assert_near(float a, float b)
@@ -244,7 +245,7 @@ static void test_batch_equals_single(void **state)
             const uint32_t i = make(t, 1000 + k, pose_at((float)k, 0, 0));
             if (k % DEPTH)
                 assert_int_equal(transforms__link(t, i, i - 1), 0);
-            inst[k].i = i;
+            inst[k] = transforms__handle(t, i);
         }
         poses[k] = pose_at(0.5f, (float)k, 1);
         memcpy(poses[k].rotation, quarter_z, sizeof quarter_z);
@@ -265,8 +266,9 @@ static void test_batch_equals_single(void **state)
     order_poses[N + 1] = order_poses[N + 2] = pose_at(7, 7, 7);
     assert_int_equal(transforms__set_local_batch(m, order, order_poses, N + 3), 2);
     for (uint32_t k = 0; k <= N; k++) {
-        transforms__write_local(&single, order[k].i, &order_poses[k]);
-        transforms__propagate(&single, order[k].i);
+        const uint32_t i = order[k].i & TRANSFORMS_INDEX_MASK;
+        transforms__write_local(&single, i, &order_poses[k]);
+        transforms__propagate(&single, i);
     }
     assert_memory_equal(m->pose, single.pose, m->n * sizeof *m->pose);
     assert_memory_equal(m->local_m, single.local_m, m->n * sizeof *m->local_m);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -19,11 +20,13 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "test_kernel.h"
+#include "resources/resources_internal.h"
 
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v1 *tv1;
 static const ct_transform_api_v2 *tv2;
+static const ct_transform_api_v3 *tv3;
 static const ct_resource_api_v1 *resource;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
@@ -46,7 +49,9 @@ static int boot(void **state)
     assert_non_null(tv2);
     assert_non_null(resource);
     assert_non_null(lua);
-    assert_null(test_kernel_api(CT_TRANSFORM_API, 3));
+    tv3 = test_kernel_api(CT_TRANSFORM_API, 3);
+    assert_non_null(tv3);
+    assert_null(test_kernel_api(CT_TRANSFORM_API, 4));
     world = worlds->create_world(&(ct_world_desc_t){.name = "main"});
     assert_non_null(world);
     return 0;
@@ -58,6 +63,11 @@ static int shutdown(void **state)
     worlds->destroy_world(world);
     assert_int_equal(test_kernel_shutdown(), 0);
     return 0;
+}
+
+static ct_transform_pose_t transforms_identity(void)
+{
+    return (ct_transform_pose_t){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 }
 
 static ct_transform_pose_t pose_at(float x, float y, float z)
@@ -236,6 +246,9 @@ static void test_compile_refuses_bad_values(void **state)
         "entities = [ { components = { transform = { postion = [1 2 3] } } } ]",
         "entities = [ { components = { transform = 5 } } ]",
         "entities = [ { components = { transform = { position = [1 2 1e39] } } } ]",
+        "entities = [ { components = { transform = { position = [1 2 2e9] } } } ]",
+        "entities = [ { components = { transform = { scale = [1 1e-7 1] } } } ]",
+        "entities = [ { components = { transform = { scale = [1 1 -2e6] } } } ]",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char name[32];
@@ -333,6 +346,225 @@ static void test_spawn_skips_entities_without_transform(void **state)
     entity->destroy_batch(e, 3);
 }
 
+static bool same_pose(ct_transform_pose_t a, ct_transform_pose_t b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* "Valid poses" in ct_transform.h: one rule at every C entry point. */
+static void test_poses_checked_at_every_entry_point(void **state)
+{
+    (void)state;
+    const float nan = NAN, inf = INFINITY;
+    const ct_transform_pose_t bad[] = {
+        {{nan, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}},  {{0, inf, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+        {{0, 0, 2e9f}, {0, 0, 0, 1}, {1, 1, 1}}, {{0, 0, 0}, {0, 0, 0, 0}, {1, 1, 1}},
+        {{0, 0, 0}, {nan, 0, 0, 1}, {1, 1, 1}},  {{0, 0, 0}, {0, 0, 0, 1}, {1, 0, 1}},
+        {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, -inf}}, {{0, 0, 0}, {0, 0, 0, 1}, {nan, 1, 1}},
+    };
+    const uint32_t n_bad = sizeof bad / sizeof bad[0];
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    for (uint32_t k = 0; k < n_bad; k++)
+        assert_int_equal(tv2->create(world, e[0], &bad[k]).i, 0);
+    assert_int_equal(tv2->count(world), 0);
+
+    /* An unnormalised rotation is normalised; a unit one is kept bit for bit. */
+    const ct_transform_t t = tv2->create(world, e[0], &(ct_transform_pose_t){{1, 2, 3}, {0, 0, 2, 0}, {1, 1, 1}});
+    assert_true(t.i != 0);
+    assert_true(tv2->local(world, t).rotation[2] == 1.0f);
+    const ct_transform_pose_t good = {{1, 2, 3}, {0, 0, 0.6f, 0.8f}, {-2, 1, 1}};
+    tv2->set_local(world, t, &good);
+    assert_true(same_pose(tv2->local(world, t), good));
+
+    for (uint32_t k = 0; k < n_bad; k++) {
+        tv2->set_local(world, t, &bad[k]);
+        tv1->set_local(world, t, &bad[k]);
+        assert_true(same_pose(tv2->local(world, t), good));
+    }
+    /* A batch applies the good entries and skips the bad ones. */
+    const ct_transform_t u = tv2->create(world, e[1], NULL);
+    const ct_transform_t batch_i[3] = {t, u, t};
+    const ct_transform_pose_t batch_p[3] = {pose_at(5, 5, 5), bad[0], bad[3]};
+    tv2->set_local_batch(world, batch_i, batch_p, 3);
+    assert_true(tv2->local(world, t).position[0] == 5.0f);
+    assert_true(same_pose(tv2->local(world, u), transforms_identity()));
+
+    const ct_transform_pose_t before = tv2->local(world, t);
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){nan, 0, 0}));
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){0, -inf, 0}));
+    assert_false(tv2->set_world_position(world, e[0], (float[3]){0, 0, 3e9f}));
+    assert_false(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, 0, 0}));
+    assert_false(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, nan, 1}));
+    assert_true(same_pose(tv2->local(world, t), before));
+    assert_true(tv2->set_world_rotation(world, e[0], (float[4]){0, 0, 3, 0}));
+    assert_near(tv2->local(world, t).rotation[2], 1);
+    float w[3];
+    assert_true(tv2->world_position(world, e[0], w));
+    assert_true(isfinite(w[0]) && isfinite(w[1]) && isfinite(w[2]));
+    entity->destroy_batch(e, 2);
+}
+
+/* A unit spawned at a bad pose makes nothing; a rotation that is not of unit length is
+ * normalised. */
+static void test_spawn_pose_checked(void **state)
+{
+    (void)state;
+    const char src[] = "entities = [ { components = { transform = { position = [1 0 0] } } } ]";
+    assert_int_equal(resource->load_source("unit", "units/pose", src, sizeof src - 1), 0);
+    const uint32_t live = entity->live_count();
+    const float nan = NAN;
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", (float[3]){nan, 0, 0}, NULL).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", (float[3]){0, 0, 1e10f}, NULL).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, 0, 0, 0}).id, 0);
+    assert_int_equal(worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, nan, 0, 1}).id, 0);
+    const ct_world_api_v0 *v0 = test_kernel_api(CT_WORLD_API, 0);
+    assert_int_equal(v0->spawn_unit(world, "units/pose", (float[3]){0, INFINITY, 0}).id, 0);
+    assert_int_equal(entity->live_count(), live);
+    assert_int_equal(tv2->count(world), 0);
+    /* Twice a quarter turn about z, unnormalised: (1 0 0) goes to (0 1 0). */
+    const ct_entity_t e = worlds->spawn_unit(world, "units/pose", NULL, (float[4]){0, 0, 2, 2});
+    assert_true(e.id != 0);
+    assert_world_position(world, e, 0, 1, 0);
+    entity->destroy(e);
+}
+
+/* Instance handles carry a generation: after a destroy, the destroyed instance's handle and the
+ * moved one's old handle are refused (the old code let them name another entity's data). */
+static void test_stale_instance_handles(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    assert_int_equal(entity->create_batch(e, 3), 3);
+    ct_transform_t t[3];
+    for (int k = 0; k < 3; k++)
+        t[k] = tv2->create(world, e[k], (const ct_transform_pose_t[]){pose_at((float)k, 0, 0)});
+    tv2->destroy(world, t[0]); /* t[2] moves into t[0]'s slot */
+    assert_int_equal(tv2->entity(world, t[0]).id, 0);
+    assert_int_equal(tv2->entity(world, t[2]).id, 0);
+    assert_true(tv2->local(world, t[0]).position[0] == 0.0f); /* the identity, not entity 2's */
+    tv2->set_local(world, t[2], (const ct_transform_pose_t[]){pose_at(9, 9, 9)});
+    tv1->destroy(world, t[0]);
+    assert_int_equal(tv2->count(world), 2);
+    assert_world_position(world, e[2], 2, 0, 0);
+    const ct_transform_t now = tv2->lookup(world, e[2]);
+    assert_int_equal(tv2->entity(world, now).id, e[2].id);
+    assert_int_equal(tv2->entity(world, t[1]).id, e[1].id); /* untouched: still valid */
+    /* A freed slot taken again by a new instance keeps old handles stale. */
+    const ct_entity_t f = entity->create();
+    const ct_transform_t nt = tv2->create(world, f, NULL);
+    assert_true(nt.i != 0 && nt.i != t[2].i);
+    assert_int_equal(tv2->entity(world, t[2]).id, 0);
+    /* Links return handles that work. */
+    tv2->link(world, nt, now);
+    assert_int_equal(tv2->parent(world, nt).i, now.i);
+    assert_int_equal(tv2->first_child(world, now).i, nt.i);
+    entity->destroy(f);
+    entity->destroy_batch(e, 3);
+}
+
+/* Poses in a blob made outside the compiler (edited and re-signed) are refused at load by the
+ * transform type's validation, naming the entity, the component and the field; the old code
+ * loaded them and spawned NaN or a flattened node. */
+static void test_blob_with_bad_pose_refused_at_load(void **state)
+{
+    (void)state;
+    const char src[] = "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
+                       "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]";
+    const ct_resource_type_t *level = resources__find_type("level");
+    assert_non_null(level);
+    uint8_t *blob = NULL;
+    uint64_t size = 0;
+    assert_int_equal(resources__compile_text(level, "bad.level", src, sizeof src - 1, &blob, &size), 0);
+    uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
+    const uint64_t n = size - RESOURCES_HEADER_SIZE;
+    const float position[3] = {1, 2, 3}, scale[3] = {4, 5, 6};
+    size_t at_position = 0, at_scale = 0;
+    for (size_t k = 0; k + sizeof position <= n; k += 4) {
+        if (memcmp(payload + k, position, sizeof position) == 0)
+            at_position = k;
+        if (memcmp(payload + k, scale, sizeof scale) == 0)
+            at_scale = k;
+    }
+    assert_true(at_position && at_scale);
+    char err[256] = "";
+    void *ok = level->load(level->user_data, payload, n, err, sizeof err);
+    assert_non_null(ok);
+    level->unload(level->user_data, ok);
+    const struct { size_t at; float value; const char *field; } edits[] = {
+        {at_position + 4, NAN, "position[1]"}, {at_position, INFINITY, "position[0]"},
+        {at_scale + 8, 0.0f, "scale[2]"},      {at_scale, 1e30f, "scale[0]"},
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, payload, n);
+        memcpy(copy + edits[k].at, &edits[k].value, 4);
+        err[0] = 0;
+        assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+        if (!strstr(err, "entity 1") || !strstr(err, "'transform'") || !strstr(err, edits[k].field))
+            fail_msg("edit %zu: %s", k, err);
+        free(copy);
+    }
+    /* A rotation of zero length, too (the four floats after the position). */
+    uint8_t *copy = malloc(n);
+    memcpy(copy, payload, n);
+    memset(copy + at_position + 12, 0, 16);
+    assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+    assert_non_null(strstr(err, "rotation"));
+    free(copy);
+    ct_free(resources__allocator(), blob, size);
+}
+
+/* destroy_tree takes a whole hierarchy (C and Lua); Entity.destroy takes one entity and its
+ * children become roots (the old code had only that). */
+static void test_destroy_tree(void **state)
+{
+    (void)state;
+    ct_entity_t e[6];
+    assert_int_equal(entity->create_batch(e, 6), 6);
+    ct_transform_t t[6];
+    for (int k = 0; k < 6; k++)
+        t[k] = tv3->create(world, e[k], NULL);
+    /* 0 - 1 - 2, 1 - 3; 4 alone; 5 under 0 */
+    tv3->link(world, t[1], t[0]);
+    tv3->link(world, t[2], t[1]);
+    tv3->link(world, t[3], t[1]);
+    tv3->link(world, tv3->lookup(world, e[5]), tv3->lookup(world, e[0]));
+    /* Entity 2 also lives in another world, linked differently: only this world's links count. */
+    ct_world_o *other = worlds->create_world(NULL);
+    const ct_transform_t o2 = tv3->create(other, e[2], NULL);
+    const ct_transform_t o4 = tv3->create(other, e[4], NULL);
+    tv3->link(other, o4, o2);
+    const uint32_t live = entity->live_count();
+    assert_int_equal(tv3->destroy_tree(world, e[1]), 3);
+    assert_false(entity->alive(e[1]) || entity->alive(e[2]) || entity->alive(e[3]));
+    assert_true(entity->alive(e[0]) && entity->alive(e[4]) && entity->alive(e[5]));
+    assert_int_equal(entity->live_count(), live - 3);
+    assert_int_equal(tv3->count(world), 3);
+    assert_int_equal(tv3->count(other), 1); /* e[2] went there too, e[4] stays */
+    assert_int_equal(tv3->destroy_tree(world, e[1]), 0); /* dead: logged */
+    /* An entity without a transform here is destroyed alone. */
+    ct_entity_t lone = entity->create();
+    assert_int_equal(tv3->destroy_tree(world, lone), 1);
+    assert_false(entity->alive(lone));
+    /* Lua. */
+    const char *script =
+        "function tree_check(w, root, leaf)\n"
+        "  assert(Transform.destroy_tree(w, root) == 2)\n"
+        "  assert(not Entity.alive(root) and not Entity.alive(leaf))\n"
+        "  assert(not pcall(Transform.destroy_tree, w, root))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "tree_check"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e[0].id);
+    lua->push_number(L, e[5].id);
+    assert_int_equal(lua->call_global("tree_check", 3), 0);
+    assert_int_equal(tv3->count(world), 1);
+    entity->destroy(e[4]);
+    worlds->destroy_world(other);
+}
+
 static void test_lua_bindings(void **state)
 {
     (void)state;
@@ -362,6 +594,24 @@ static void test_lua_bindings(void **state)
         "  assert(not pcall(Transform.set_local_rotation, w, a, 0, 0, 0, 0))\n"
         "  assert(not pcall(Transform.set_local_scale, w, a, 1, 0, 1))\n"
         "  assert(Transform.local_scale(w, a) == 2)\n"
+        "  local function refused(pattern, f, ...)\n"
+        "    local ok, err = pcall(f, ...)\n"
+        "    assert(not ok and err:find(pattern), tostring(err))\n"
+        "  end\n"
+        "  refused('entity ' .. a .. ': position%[1%]', Transform.set_local_position, w, a, 0, 0/0, 0)\n"
+        "  refused('position%[0%]', Transform.set_local_position, w, a, math.huge, 0, 0)\n"
+        "  refused('position%[2%]', Transform.set_local_position, w, a, 0, 0, 1e10)\n"
+        "  refused('rotation%[3%]', Transform.set_local_rotation, w, a, 0, 0, 0, 0/0)\n"
+        "  refused('scale%[1%]', Transform.set_local_scale, w, a, 1, 1e-9, 1)\n"
+        "  refused('scale%[0%]', Transform.set_local_scale, w, a, -math.huge, 1, 1)\n"
+        "  refused('not an entity id', Transform.local_position, w, a + 0.5)\n"
+        "  refused('not an entity id', Transform.set_local_position, w, -a, 1, 2, 3)\n"
+        "  refused('not an entity id', Transform.link, w, b, a + 0.25)\n"
+        "  x, y, z = Transform.local_position(w, a)\n"
+        "  assert(x == 1 and y == 2 and z == 3)\n"
+        "  Transform.set_local_rotation(w, a, 0, 0, 3, 4)\n"
+        "  qx, qy, qz, qw = Transform.local_rotation(w, a)\n"
+        "  assert(math.abs(qz - 0.6) < 1e-6 and math.abs(qw - 0.8) < 1e-6)\n"
         "  Transform.unlink(w, b)\n"
         "  x, y, z = Transform.world_position(w, b)\n"
         "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
@@ -388,6 +638,11 @@ int main(void)
         cmocka_unit_test(test_compile_refuses_bad_values),
         cmocka_unit_test(test_spawn_links_children),
         cmocka_unit_test(test_spawn_skips_entities_without_transform),
+        cmocka_unit_test(test_poses_checked_at_every_entry_point),
+        cmocka_unit_test(test_spawn_pose_checked),
+        cmocka_unit_test(test_stale_instance_handles),
+        cmocka_unit_test(test_blob_with_bad_pose_refused_at_load),
+        cmocka_unit_test(test_destroy_tree),
         cmocka_unit_test(test_lua_bindings),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);

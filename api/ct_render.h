@@ -1,0 +1,170 @@
+/*
+ * ct_render.h: drawing worlds. API "ct.render", served by modules/rendering (ct_rendering.so).
+ *
+ * How a frame is made (after the seed post "Parallel rendering").
+ *   1. gather: the world's mesh instances are cut into fixed ranges of 1024; a job on ct.jobs
+ *      per range culls them against the camera's frustum (a bounding sphere per mesh) and records
+ *      a packet for each visible one into its own RenderContext: a 64-bit sort key and a 64-byte
+ *      command. Recording takes no lock and no atomic; contexts are reused from frame to frame.
+ *   2. merge-n-sort: the contexts are concatenated in range order and sorted by key with a stable
+ *      radix sort: packets with equal keys keep their order, so nothing flickers.
+ *   3. build: jobs turn fixed blocks of the sorted stream into display-list entries (matrices
+ *      multiplied out, state changes against the previous entry flagged).
+ *   4. execute: one backend consumes the list on the calling thread.
+ * The output depends only on the scene: 1 or 8 threads give the same bytes (and pixels).
+ *
+ * The sort key, from the most significant bit:
+ *     bits 63..56  layer     index of the layer in the renderer configuration: layers draw in order
+ *     bits 55..52  pass      0 for the layer's own begin packet (bind target, clear), 1 for draws
+ *                            and full-screen passes
+ *     bits 51..42  program   the shader program (ct_render_program), so draws sharing one run together
+ *     bits 41..26  material  the material's slot, so a material's draws share their parameters
+ *     bits 25..0   depth     the view depth quantised between near and far: front to back in opaque
+ *                            layers (early depth rejection), complemented (back to front) in layers
+ *                            whose `sort = "back_to_front"` (blending)
+ * ct_render_decode_key() below takes a key apart; Render.decode_key(hex) does it in Lua. A state
+ * change is a layer begin, or a draw that binds another program, material or mesh than the entry
+ * before it; the frame's count is in ct_render_stats_t.state_changes.
+ *
+ * Backends.
+ *   "gl"   OpenGL 4.5 core through EGL. Headless by default (EGL's surfaceless platform: Mesa's
+ *          llvmpipe draws on any Linux machine without GPU or display); the command-line flag
+ *          `--window` opens an X11 window on $DISPLAY and shows the frames there too.
+ *          Every layer draws into framebuffer objects, so screenshots are the same either way.
+ *   "null" validates the display list (every index and matrix), counts draws and state changes,
+ *          and hashes the list's bytes, for tests without pixels. The gl backend runs the same
+ *          checks and hash before drawing, so stats are comparable across backends.
+ * The default is gl; `--render-backend null` or set_backend("null") chooses null. If the gl
+ * backend cannot start, the reason is logged and rendering continues on null.
+ *
+ * Command-line options (read through ct.host):
+ *   --render-backend gl|null   --window
+ *   --screenshot DIR           writes DIR/frame_NNNNNN.png after every rendered frame (N: frame number)
+ *   --capture FILE             writes every rendered frame's sorted packet stream (with what it
+ *                              draws) to FILE, so it holds the last one when the run ends;
+ *                              `cuttle-render-replay FILE [--png OUT] [--keys]` replays it (null
+ *                              backend: counts, state changes and hash; gl: a PNG) and decodes keys
+ *
+ * Resources (SJSON sources; compiled by cuttle-compile like every resource).
+ *   *.render_config  the pipeline, as data; a project changes it without C code:
+ *       resolution = [640 360]
+ *       ambient = [0.15 0.15 0.18]
+ *       targets = [ { name = "scene" format = "rgba8" scale = 1 } ]   // "backbuffer" always exists
+ *       layers = [                                                     // drawn in this order
+ *         { name = "opaque" target = "scene" clear_color = [0.1 0.1 0.12 1] clear_depth = 1 }
+ *         { name = "transparent" target = "scene" sort = "back_to_front" }
+ *         { name = "post" target = "backbuffer" fullscreen = { program = "vignette" input = "scene" } }
+ *       ]
+ *     A layer is the key range of its index; a `fullscreen` layer is one full-screen pass (the
+ *     slides' resource generator) reading `input`. Names must be unique; unknown fields, targets,
+ *     programs and bad numbers are refused naming the field. The module loads "render_config"
+ *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
+ *     another. A loaded configuration is hot-reloaded: when its source changes on disk, the next
+ *     frame recompiles it and switches; a broken edit is reported and the old pipeline stays.
+ *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb, project-relative)
+ *                    gltf_mesh = 0                 (which glTF mesh; optional)
+ *                    Vertices are positions and normals (computed when the file has none).
+ *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]
+ *                    specular = 0.3    shininess = 24      (specular, shininess: lit only)
+ *
+ * Components (under `components` of an entity; the entity's transform places it):
+ *   mesh   = { mesh = "meshes/crate" material = "materials/wood" }   the resources load with it
+ *   camera = { fov = 60 near = 0.1 far = 500 }   vertical degrees; looks down its -Z axis
+ *   light  = { type = "directional" color = [1 1 1] intensity = 1 }  shines along its -Z axis
+ *   light  = { type = "point" color = [1 0.8 0.6] intensity = 2 range = 10 }
+ * The lit program uses the first directional light and the first four point lights.
+ *
+ * Lua (module Render; worlds are light userdata, entities numbers):
+ *   Render.render(world, camera)          draws a frame seen from the camera entity
+ *   Render.screenshot(path)               the last frame as PNG (a relative path inside the
+ *                                         working folder: no '..', not absolute); returns path
+ *   Render.stats() -> { frame, objects, visible, packets, draws, state_changes, contexts,
+ *                       invalid, hash = "hex" }
+ *   Render.decode_key("hex") -> { layer, pass, program, material, depth }
+ *   Render.set_backend("gl" | "null")     Render.backend() -> name
+ *   Render.set_pipeline(name)             a render_config resource
+ *   Render.look_at(world, e, x, y, z)     turns e's transform to look at a point (cameras)
+ *   Render.capture(path)                  the last frame's packet stream, for the replay tool
+ * Bad arguments raise a Lua error naming the argument.
+ *
+ * Threads: main thread only (the module runs its jobs itself).
+ */
+#ifndef CT_RENDER_H
+#define CT_RENDER_H
+
+#include "ct_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CT_RENDER_API 0xd745d006u /* "ct.render" */
+
+#define CT_RENDER_MESH_COMPONENT_NAME "mesh"
+#define CT_RENDER_CAMERA_COMPONENT_NAME "camera"
+#define CT_RENDER_LIGHT_COMPONENT_NAME "light"
+
+typedef struct ct_entity_t ct_entity_t;
+typedef struct ct_world_o ct_world_o;
+
+/* The built-in shader programs. */
+typedef enum ct_render_program {
+    CT_RENDER_PROGRAM_UNLIT = 0,
+    CT_RENDER_PROGRAM_LIT = 1,
+    CT_RENDER_PROGRAM_COPY = 2,     /* full-screen */
+    CT_RENDER_PROGRAM_VIGNETTE = 3, /* full-screen */
+} ct_render_program;
+
+/* A sort key taken apart (layout above). */
+typedef struct ct_render_key_t {
+    uint32_t layer, pass, program, material, depth;
+} ct_render_key_t;
+
+static inline ct_render_key_t ct_render_decode_key(uint64_t key)
+{
+    ct_render_key_t k;
+    k.layer = (uint32_t)(key >> 56) & 0xffu;
+    k.pass = (uint32_t)(key >> 52) & 0xfu;
+    k.program = (uint32_t)(key >> 42) & 0x3ffu;
+    k.material = (uint32_t)(key >> 26) & 0xffffu;
+    k.depth = (uint32_t)key & 0x3ffffffu;
+    return k;
+}
+
+/* What the last frame did. */
+typedef struct ct_render_stats_t {
+    uint64_t frame;         /* frames rendered since start */
+    uint32_t objects;       /* mesh instances in the world */
+    uint32_t visible;       /* those inside the frustum */
+    uint32_t packets;       /* in the sorted stream: draws, layer begins, full-screen passes */
+    uint32_t draws;
+    uint32_t state_changes;
+    uint32_t contexts;      /* RenderContexts recorded into */
+    uint32_t invalid;       /* display-list entries the backend refused (0 unless data is broken) */
+    uint32_t reserved;
+    uint64_t command_hash;  /* MurmurHash64A of the display list's bytes */
+} ct_render_stats_t;
+
+typedef struct ct_render_api_v1 {
+    /* Draws `world` seen from `camera` (an entity with a camera component and a transform).
+     * 0, or CT_ERR_NOT_FOUND (no such camera), CT_ERR_NOMEM (packets dropped; logged). */
+    int (*render)(ct_world_o *world, ct_entity_t camera);
+    ct_render_stats_t (*stats)(void);
+    /* "gl" or "null"; CT_ERR_INVALID for another name, CT_ERR_INIT_FAILED if gl cannot start
+     * (logged; null stays). */
+    int (*set_backend)(const char *name);
+    const char *(*backend)(void);
+    /* Uses the render_config resource `name` (loading it). Errors as ct_resource_api_v1.load. */
+    int (*set_pipeline)(const char *name);
+    /* Writes the last frame as a PNG. CT_ERR_INVALID on the null backend or before a frame,
+     * CT_ERR_IO when the file cannot be written (logged with the reason). */
+    int (*screenshot)(const char *path);
+    /* Writes the last frame's sorted packet stream with what replaying it needs (pipeline,
+     * materials, meshes, lights). CT_ERR_INVALID before a frame, CT_ERR_IO. */
+    int (*capture)(const char *path);
+} ct_render_api_v1;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

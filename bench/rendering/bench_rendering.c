@@ -1,0 +1,254 @@
+/*
+ * bench_rendering: the renderer's core on its internal functions (the module's frame is these
+ * steps in this order), and the gl backend on llvmpipe. Figures:
+ *   render.sort_100k_ms            merge 4 RenderContexts of 25,000 packets and stable-radix-sort
+ *                                  the 100,000 (median of 31)
+ *   render.sort_100k_qsort_ms      the same merge with qsort instead, for comparison
+ *   render.record_ns_per_packet    recording 1,000,000 packets into a warm context, per packet
+ *   render.packets_per_frame_max   the packets one frame recorded, merged, sorted and built (4M:
+ *                                  no fixed cap; render.frame_4m_ms says how long it took)
+ *   render.build_1t_ms / render.build_2t_ms   building the display list of 100,000 packets on
+ *                                  one thread and on the kernel's job pool (2 threads here)
+ *   render.build_scaling_2_threads build_1t / build_2t
+ *   render.gl_1000_draws_ms        1,000 lit cubes through the gl backend at 640x480 on llvmpipe,
+ *                                  glReadPixels of the frame included (median of 21)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/bench.h"
+#include "base/jobs.h"
+#include "render_gpu.h"
+
+static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *file,
+                          uint32_t line)
+{
+    (void)a, (void)old_size, (void)file, (void)line;
+    if (!new_size) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, new_size);
+}
+static ct_allocator_t heap = {NULL, heap_realloc};
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A packet as a frame records it: one of 3 layers, 4 programs, 200 materials, any depth. */
+static uint64_t random_key(void)
+{
+    const render__key_fields f = {.layer = (uint32_t)(next_random() % 3), .pass = 1,
+                                  .program = (uint32_t)(next_random() % 4),
+                                  .material = (uint32_t)(next_random() % 200),
+                                  .depth = (uint32_t)(next_random() & ((1u << 26) - 1))};
+    return render__key_encode(&f);
+}
+
+static void record(render__queue *q, uint32_t contexts, uint32_t per_context)
+{
+    render__queue_begin(q, contexts);
+    render__command cmd = {.kind = RENDER_CMD_DRAW, .world = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -5}};
+    for (uint32_t c = 0; c < contexts; c++)
+        for (uint32_t i = 0; i < per_context; i++) {
+            cmd.mesh = i % 7;
+            render__context_record(&q->contexts[c], &heap, random_key(), &cmd);
+        }
+}
+
+static int compare_packets(const void *a, const void *b)
+{
+    const render__packet *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->context != y->context)
+        return x->context < y->context ? -1 : 1;
+    return (x->command > y->command) - (x->command < y->command); /* stable, as radix is */
+}
+
+static void bench_sort(void)
+{
+    render__queue q;
+    render__queue_init(&q, &heap);
+    enum { RUNS = 31 };
+    double radix[RUNS], quick[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        record(&q, 4, 25000);
+        double t0 = bench_now_ns();
+        render__merge_sort(&q);
+        radix[r] = (bench_now_ns() - t0) / 1e6;
+        record(&q, 4, 25000);
+        t0 = bench_now_ns();
+        uint32_t n = 0;
+        for (uint32_t c = 0; c < 4; c++)
+            for (uint32_t i = 0; i < q.contexts[c].n; i++)
+                q.sorted[n++] = (render__packet){q.contexts[c].keys[i], c, i};
+        qsort(q.sorted, n, sizeof *q.sorted, compare_packets);
+        quick[r] = (bench_now_ns() - t0) / 1e6;
+    }
+    bench_report("render.sort_100k_ms", bench_median(radix, RUNS), "ms", "merge 4 contexts + stable radix sort, 100k packets");
+    bench_report("render.sort_100k_qsort_ms", bench_median(quick, RUNS), "ms", "the same merge + qsort");
+    render__queue_free(&q);
+}
+
+static void bench_record(void)
+{
+    render__queue q;
+    render__queue_init(&q, &heap);
+    enum { N = 1000000, RUNS = 9 };
+    uint64_t *keys = malloc(N * sizeof *keys);
+    for (uint32_t i = 0; i < N; i++)
+        keys[i] = random_key();
+    render__command cmd = {.kind = RENDER_CMD_DRAW, .world = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -5}};
+    double samples[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        render__queue_begin(&q, 1); /* warm after the first run: no growth */
+        render__context *c = &q.contexts[0];
+        const double t0 = bench_now_ns();
+        for (uint32_t i = 0; i < N; i++) {
+            cmd.mesh = i;
+            render__context_record(c, &heap, keys[i], &cmd);
+        }
+        samples[r] = (bench_now_ns() - t0) / N;
+    }
+    bench_report("render.record_ns_per_packet", bench_median(samples, RUNS), "ns", "one packet (key + 64-byte command) into a warm context");
+    free(keys);
+    render__queue_free(&q);
+}
+
+static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    const ct_jobs_api_v1 *jobs = ctx;
+    jobs->parallel_for(count, grain, fn, user);
+}
+
+static const float view_proj[16] = {1.2f, 0, 0, 0, 0, 1.7f, 0, 0, 0, 0, -1.0f, -1, 0, 0, -0.2f, 0};
+
+static void bench_frame_max(const render__pool *pool)
+{
+    render__queue q;
+    render__queue_init(&q, &heap);
+    const uint32_t contexts = 4096, per = 1024; /* 4,194,304 packets */
+    record(&q, contexts, per);
+    const double t0 = bench_now_ns();
+    const bool ok = render__merge_sort(&q) && render__build(&q, view_proj, pool) && !q.failed;
+    const double ms = (bench_now_ns() - t0) / 1e6;
+    bench_report("render.packets_per_frame_max", ok ? (double)q.num_packets : 0, "packets", "recorded, merged, sorted, built in one frame");
+    bench_report("render.frame_4m_ms", ms, "ms", "merge-n-sort + build of those packets on the pool");
+    render__queue_free(&q);
+}
+
+static double build_ms(render__queue *q, const render__pool *pool)
+{
+    enum { RUNS = 15 };
+    double samples[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        const double t0 = bench_now_ns();
+        render__build(q, view_proj, pool);
+        samples[r] = (bench_now_ns() - t0) / 1e6;
+    }
+    return bench_median(samples, RUNS);
+}
+
+static void bench_build(const render__pool *pool)
+{
+    render__queue q;
+    render__queue_init(&q, &heap);
+    record(&q, 100, 1000);
+    render__merge_sort(&q);
+    const double one = build_ms(&q, NULL), two = build_ms(&q, pool);
+    bench_report("render.build_1t_ms", one, "ms", "display list of 100k packets, one thread");
+    bench_report("render.build_2t_ms", two, "ms", "the same on the job pool");
+    bench_report("render.build_scaling_2_threads", one / two, "x", "build_1t / build_2t");
+    render__queue_free(&q);
+}
+
+static void bench_gl(void)
+{
+    char err[512];
+    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__pipeline p;
+    render__default_pipeline(&p);
+    p.width = 640, p.height = 480;
+    if (!gl || !render__gl_set_pipeline(gl, &p, err, sizeof err)) {
+        fprintf(stderr, "bench_rendering: no gl backend: %s\n", err);
+        bench_report("render.gl_1000_draws_ms", 0, "ms", "gl backend unavailable");
+        render__gl_destroy(gl);
+        return;
+    }
+    static const float corners[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                        {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+    static const uint32_t idx[36] = {0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                     3, 7, 6, 3, 6, 2, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5};
+    render__vertex v[8];
+    for (int k = 0; k < 8; k++) {
+        const float len = sqrtf(3.0f);
+        v[k] = (render__vertex){{corners[k][0] * 0.5f, corners[k][1] * 0.5f, corners[k][2] * 0.5f},
+                                {corners[k][0] / len, corners[k][1] / len, corners[k][2] / len}, {0, 0}};
+    }
+    render__gl_mesh_set(gl, 0, v, 8, idx, 36);
+    const render__material mats[2] = {{RENDER_PROGRAM_LIT, 0, {0.8f, 0.5f, 0.3f, 1}, {0.3f, 16, 0, 0}},
+                                      {RENDER_PROGRAM_LIT, 0, {0.3f, 0.5f, 0.8f, 1}, {0.3f, 16, 0, 0}}};
+    render__frame_lights lights = {0};
+    lights.v[1][0] = lights.v[1][1] = lights.v[1][2] = 0.2f;
+    lights.v[2][1] = 1, lights.v[3][0] = lights.v[3][1] = lights.v[3][2] = 1;
+    /* 1,000 cubes on a 40 x 25 grid in front of the camera, recorded and built as a frame does. */
+    render__queue q;
+    render__queue_init(&q, &heap);
+    render__queue_begin(&q, 2);
+    const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
+    render__context_record(&q.contexts[0], &heap, 0, &begin);
+    for (uint32_t i = 0; i < 1000; i++) {
+        const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
+        const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = i % 2,
+                                   .program = RENDER_PROGRAM_LIT,
+                                   .world = {0.4f, 0, 0, x, 0, 0.4f, 0, y, 0, 0, 0.4f, -20.0f}};
+        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % 2, .depth = i};
+        render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
+    }
+    const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
+    render__merge_sort(&q);
+    render__build(&q, proj, NULL);
+    uint8_t *px = malloc(640 * 480 * 4);
+    enum { RUNS = 21 };
+    double samples[RUNS];
+    uint64_t checksum = 0;
+    for (int r = 0; r < RUNS; r++) {
+        const double t0 = bench_now_ns();
+        const uint32_t issued = render__gl_execute(gl, q.draws, q.num_packets, mats, 2, &lights);
+        render__gl_read(gl, px);
+        samples[r] = (bench_now_ns() - t0) / 1e6;
+        checksum += issued + px[(240 * 640 + 320) * 4];
+    }
+    fprintf(stderr, "gl: %s (checksum %llu)\n", render__gl_renderer(gl), (unsigned long long)checksum);
+    bench_report("render.gl_1000_draws_ms", bench_median(samples, RUNS), "ms", "1,000 lit cubes, 640x480, llvmpipe, readback included");
+    free(px);
+    render__queue_free(&q);
+    render__gl_destroy(gl);
+}
+
+int main(void)
+{
+    if (jobs__init(0)) {
+        fprintf(stderr, "bench_rendering: the job pool did not start\n");
+        return 1;
+    }
+    const render__pool pool = {jobs_parallel_for, (void *)jobs__api_v1()};
+    fprintf(stderr, "job pool: %u threads\n", jobs__api_v1()->thread_count());
+    bench_sort();
+    bench_record();
+    bench_build(&pool);
+    bench_frame_max(&pool);
+    bench_gl();
+    bench_print_table();
+    jobs__shutdown();
+    return 0;
+}

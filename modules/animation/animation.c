@@ -1,0 +1,403 @@
+/*
+ * ct_animation.so: the plugin entry, the ct.animation v1 table and evaluate: advance every
+ * instance's clock (collecting clip events), sample the poses on ct.jobs, write all bones of the
+ * world with one batched transform set. The rules are in api/ct_animation.h.
+ */
+#include "animation_internal.h"
+
+#include "ct_memory.h"
+#include "ct_plugin.h"
+
+#include <math.h>
+#include <string.h>
+
+anim__module anim__m;
+
+/* ---- clips ----------------------------------------------------------------------------------- */
+
+static const ct_animation_clip_o *clip(const char *name)
+{
+    const ct_animation_clip_o *c = name ? anim__clip_get(name) : NULL;
+    if (!c)
+        ANIM_LOG(CT_LOG_ERROR, "clip: \"%s\" is not a loadable clip", name ? name : "(null)");
+    return c;
+}
+
+static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
+static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
+
+/* Samples a clip into poses (scale 1). rot/pos are scratch of num_bones entries. */
+static void sample_into(const anim__clip *c, float t, float (*rot)[4], float (*pos)[3],
+                        ct_transform_pose_t *out)
+{
+    anim__sample(c, t, rot, pos);
+    for (uint32_t b = 0; b < c->header->num_bones; b++) {
+        memcpy(out[b].position, pos[b], sizeof pos[b]);
+        memcpy(out[b].rotation, rot[b], sizeof rot[b]);
+    }
+}
+
+static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
+                       uint32_t capacity)
+{
+    if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
+        return 0;
+    float rot[ANIM_MAX_BONES][4], pos[ANIM_MAX_BONES][3];
+    const uint32_t n = c->clip.header->num_bones;
+    sample_into(&c->clip, t, rot, pos, out);
+    for (uint32_t b = 0; b < n; b++)
+        out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;
+    return n;
+}
+
+/* ---- playback -------------------------------------------------------------------------------- */
+
+static anim__instance *instance_of(ct_world_o *w, ct_entity_t e, const char *what)
+{
+    anim__manager *m = anim__manager_of(w, what);
+    anim__instance *inst = m ? anim__find(m, e) : NULL;
+    if (m && !inst)
+        ANIM_LOG(CT_LOG_ERROR, "%s: entity %u has no animation in this world", what, e.id);
+    return inst;
+}
+
+static int play(ct_world_o *w, ct_entity_t e, const char *name, const ct_animation_play_t *desc)
+{
+    anim__instance *inst = instance_of(w, e, "play");
+    return inst ? anim__start(inst, name, desc, 0, "play") : CT_ERR_NOT_FOUND;
+}
+
+static int crossfade(ct_world_o *w, ct_entity_t e, const char *name, float seconds,
+                     const ct_animation_play_t *desc)
+{
+    anim__instance *inst = instance_of(w, e, "crossfade");
+    if (!inst)
+        return CT_ERR_NOT_FOUND;
+    if (!(seconds > 0 && seconds < 1e6f)) {
+        ANIM_LOG(CT_LOG_ERROR, "crossfade: entity %u: %g s is not a fade time (finite, > 0)", e.id,
+                 (double)seconds);
+        return CT_ERR_INVALID;
+    }
+    return anim__start(inst, name, desc, seconds, "crossfade");
+}
+
+static float time_of(ct_world_o *w, ct_entity_t e)
+{
+    anim__instance *inst = instance_of(w, e, "time");
+    return inst && inst->layer[0].name[0] ? inst->layer[0].time : -1.0f;
+}
+
+/* Wraps (looping) or clamps t into [0, duration]. */
+static float place(float t, float duration, bool loop)
+{
+    if (duration <= 0)
+        return 0;
+    if (loop) {
+        t = fmodf(t, duration);
+        return t < 0 ? t + duration : t;
+    }
+    return t < 0 ? 0 : t > duration ? duration : t;
+}
+
+static int set_time(ct_world_o *w, ct_entity_t e, float t)
+{
+    anim__instance *inst = instance_of(w, e, "set_time");
+    if (!inst)
+        return CT_ERR_NOT_FOUND;
+    const ct_animation_clip_o *c = inst->layer[0].name[0] ? anim__clip_get(inst->layer[0].name) : NULL;
+    if (!c || !isfinite(t)) {
+        ANIM_LOG(CT_LOG_ERROR, "set_time: entity %u: %s", e.id,
+                 c ? "the time is not finite" : "no clip plays");
+        return CT_ERR_INVALID;
+    }
+    inst->layer[0].time = place(t, c->clip.duration, inst->layer[0].loop);
+    return 0;
+}
+
+static void emit(anim__manager *m, ct_entity_t e, const anim__event *ev)
+{
+    const uint32_t need = m->events_size + (uint32_t)(sizeof(ct_animation_event_header_t) +
+                                                      sizeof(ct_animation_event_t));
+    if (need > m->events_cap) {
+        const uint32_t cap = need > 2 * m->events_cap ? need : 2 * m->events_cap;
+        uint8_t *grown = ct_realloc(m->a, m->events, m->events_cap, cap);
+        if (!grown) {
+            ANIM_LOG(CT_LOG_ERROR, "events: out of memory; event \"%s\" of entity %u dropped",
+                     ev->name, e.id);
+            return;
+        }
+        m->events = grown;
+        m->events_cap = cap;
+    }
+    const ct_animation_event_header_t h = {CT_ANIMATION_EVENT_MARKER, sizeof(ct_animation_event_t)};
+    ct_animation_event_t out = {.entity = e.id, .name_hash = ev->name_hash, .time = ev->time};
+    memcpy(out.name, ev->name, sizeof out.name);
+    memcpy(m->events + m->events_size, &h, sizeof h);
+    memcpy(m->events + m->events_size + sizeof h, &out, sizeof out);
+    m->events_size = need;
+}
+
+/* Events with times in (from, to] (or [to, from) backwards) of a clip. */
+static void events_between(anim__manager *m, ct_entity_t e, const anim__clip *c, float from, float to)
+{
+    const bool forward = to >= from;
+    for (uint32_t k = 0; k < c->header->num_events; k++) {
+        const float t = c->events[k].time;
+        if (forward ? (t > from && t <= to) : (t < from && t >= to))
+            emit(m, e, &c->events[k]);
+    }
+}
+
+/* Moves an instance's clocks by dt, emitting the events of its playing layer. */
+static void advance(anim__manager *m, anim__instance *inst, float dt)
+{
+    for (int l = 0; l < 2; l++) {
+        anim__layer *layer = &inst->layer[l];
+        inst->resolved[l] = layer->name[0] ? anim__m.resource->get("clip", layer->name) : NULL;
+        const ct_animation_clip_o *c = inst->resolved[l];
+        if (!c) {
+            if (layer->name[0])
+                ANIM_LOG(CT_LOG_WARNING, "entity %u: clip \"%s\" was unloaded; it stops",
+                         inst->entity.id, layer->name);
+            layer->name[0] = '\0';
+            continue;
+        }
+        const float d = c->clip.duration, from = layer->time, to = from + dt * layer->speed;
+        layer->time = place(to, d, layer->loop);
+        if (l == 1)
+            continue;
+        const bool wrapped = layer->loop && (to > d || to < 0) && d > 0;
+        if (!wrapped) {
+            events_between(m, inst->entity, &c->clip, from, layer->time);
+        } else if (to > d) { /* forward past the end: the tail, then from the start */
+            events_between(m, inst->entity, &c->clip, from, d);
+            events_between(m, inst->entity, &c->clip, -1.0f, layer->time);
+        } else {
+            events_between(m, inst->entity, &c->clip, from, 0);
+            events_between(m, inst->entity, &c->clip, d + 1.0f, layer->time);
+        }
+    }
+    if (inst->layer[1].name[0]) {
+        inst->fade += dt;
+        if (inst->fade >= inst->fade_time)
+            inst->layer[1].name[0] = '\0', inst->resolved[1] = NULL;
+    }
+}
+
+typedef struct pose_job {
+    anim__manager *m;
+} pose_job;
+
+/* Samples instances [begin, end) into their bones' poses: the playing clip, blended with the
+ * fading one during a crossfade (nlerp of rotations in one hemisphere, lerp of positions). */
+static void pose_range(void *user, uint32_t begin, uint32_t end)
+{
+    anim__manager *m = ((pose_job *)user)->m;
+    float rot[ANIM_MAX_BONES][4], pos[ANIM_MAX_BONES][3];
+    ct_transform_pose_t fading[ANIM_MAX_BONES];
+    for (uint32_t i = begin; i < end; i++) {
+        anim__instance *inst = &m->instances[i];
+        ct_transform_pose_t *out = m->bone_pose + inst->first_bone;
+        const ct_animation_clip_o *now = inst->resolved[0], *old = inst->resolved[1];
+        if (!now)
+            continue; /* nothing plays: the bones keep their last pose */
+        sample_into(&now->clip, inst->layer[0].time, rot, pos, out);
+        if (!old)
+            continue;
+        sample_into(&old->clip, inst->layer[1].time, rot, pos, fading);
+        const float w = inst->fade / inst->fade_time;
+        for (uint32_t b = 0; b < inst->num_bones; b++) {
+            const float *a = fading[b].rotation;
+            float *q = out[b].rotation, len = 0;
+            const float s = a[0] * q[0] + a[1] * q[1] + a[2] * q[2] + a[3] * q[3] < 0 ? -1.0f : 1.0f;
+            for (int k = 0; k < 4; k++) {
+                q[k] = (1 - w) * s * a[k] + w * q[k];
+                len += q[k] * q[k];
+            }
+            for (int k = 0; k < 4; k++)
+                q[k] /= sqrtf(len);
+            for (int k = 0; k < 3; k++)
+                out[b].position[k] = (1 - w) * fading[b].position[k] + w * out[b].position[k];
+        }
+    }
+}
+
+static void evaluate(ct_world_o *w, float dt)
+{
+    anim__manager *m = anim__manager_of(w, "evaluate");
+    if (!m)
+        return;
+    if (!(dt >= 0 && dt < 1e6f)) {
+        ANIM_LOG(CT_LOG_WARNING, "evaluate: refused dt %g (must be finite and >= 0)", (double)dt);
+        return;
+    }
+    anim__collect(m);
+    m->events_size = 0;
+    for (uint32_t i = 0; i < m->num_instances; i++)
+        advance(m, &m->instances[i], dt);
+    pose_job job = {m};
+    if (anim__m.jobs && m->num_instances > 8)
+        anim__m.jobs->parallel_for(m->num_instances, 16, pose_range, &job);
+    else
+        pose_range(&job, 0, m->num_instances);
+    /* One batched set for the whole world. A bone whose entity or transform a script destroyed
+     * has no handle any more; the set is then split around it rather than fed a stale handle. */
+    for (uint32_t b = 0; b < m->num_bones; b++)
+        m->bone_transform[b] = anim__m.transform->lookup(w, m->bone_entity[b]);
+    for (uint32_t b = 0; b < m->num_bones;) {
+        uint32_t end = b;
+        while (end < m->num_bones && m->bone_transform[end].i)
+            end++;
+        if (end > b)
+            anim__m.transform->set_local_batch(w, m->bone_transform + b, m->bone_pose + b, end - b);
+        b = end + 1;
+    }
+}
+
+static const void *events(ct_world_o *w, uint32_t *size)
+{
+    anim__manager *m = anim__manager_of(w, "events");
+    *size = m ? m->events_size : 0;
+    return m ? m->events : NULL;
+}
+
+static ct_entity_t bone(ct_world_o *w, ct_entity_t e, uint32_t index)
+{
+    anim__manager *m = anim__manager_of(w, "bone");
+    anim__instance *inst = m ? anim__find(m, e) : NULL;
+    return inst && index < inst->num_bones ? m->bone_entity[inst->first_bone + index] : (ct_entity_t){0};
+}
+
+static uint32_t bone_count(ct_world_o *w, ct_entity_t e)
+{
+    anim__instance *inst = anim__find(anim__manager_of(w, "bone_count"), e);
+    return inst ? inst->num_bones : 0;
+}
+
+static uint32_t bone_index(ct_world_o *w, ct_entity_t e, const char *name)
+{
+    anim__instance *inst = anim__find(anim__manager_of(w, "bone_index"), e);
+    for (uint32_t b = 0; inst && name && b < inst->num_bones; b++)
+        if (strcmp(inst->skeleton->bones[b].name, name) == 0)
+            return b;
+    return UINT32_MAX;
+}
+
+const ct_animation_api_v1 anim__api_v1 = {
+    clip, clip_duration, clip_bones, sample, play, crossfade, time_of, set_time, evaluate, events,
+    bone, bone_count, bone_index,
+};
+
+/* ---- plugin ---------------------------------------------------------------------------------- */
+
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
+    anim__m = (anim__module){
+        .self = self,
+        .log = get_engine_api(CT_LOG_API, 1),
+        .entity = get_engine_api(CT_ENTITY_API, 2),
+        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .transform = get_engine_api(CT_TRANSFORM_API, 2),
+        .lua = get_engine_api(CT_LUA_API, 1),
+        .data = get_engine_api(CT_DATA_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 2),
+        .jobs = get_engine_api(CT_JOBS_API, 1),
+        .allocator = memory ? memory->plugin_allocator(self) : NULL,
+    };
+    if (!anim__m.allocator || !anim__m.log || !anim__m.entity || !anim__m.component ||
+        !anim__m.transform || !anim__m.lua || !anim__m.data || !anim__m.resource)
+        return CT_ERR_MISSING_API;
+    return 0;
+}
+
+static void free_state(void)
+{
+    ct_free(anim__m.allocator, anim__m.state, sizeof *anim__m.state);
+    anim__m.state = NULL;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
+    if (err)
+        return err;
+    anim__m.state = ct_alloc(anim__m.allocator, sizeof *anim__m.state);
+    if (!anim__m.state)
+        return CT_ERR_NOMEM;
+    *anim__m.state = (anim__state){.size = sizeof(anim__state),
+                                   .layout_version = ANIMATION_LAYOUT_VERSION};
+    if ((err = anim__register_resources())) {
+        free_state();
+        return err;
+    }
+    if ((err = anim__register_component())) {
+        anim__unregister_resources();
+        free_state();
+        return err;
+    }
+    anim__register_lua();
+    return 0;
+}
+
+static void shutdown(void)
+{
+    anim__unregister_component();
+    anim__unregister_resources();
+    free_state();
+}
+
+static void *reload_save(void) { return anim__m.state; }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    const int err = connect(get_engine_api, self);
+    if (err)
+        return err;
+    const anim__state *state = saved;
+    if (!state || state->size != sizeof *state || state->layout_version != ANIMATION_LAYOUT_VERSION) {
+        ANIM_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
+                 "code needs layout %u (%u bytes); restart to use it",
+                 state ? state->layout_version : 0, state ? state->size : 0,
+                 ANIMATION_LAYOUT_VERSION, (uint32_t)sizeof *state);
+        return CT_ERR_VERSION;
+    }
+    anim__m.state = saved;
+    anim__register_lua();
+    if (anim__rebind_resources() || !anim__rebind_component())
+        return CT_ERR_VERSION;
+    return 0;
+}
+
+static const ct_api_ref_t provides[] = {
+    {CT_ANIMATION_API, 1, sizeof(ct_animation_api_v1), 0, "ct.animation"},
+};
+
+static const ct_api_ref_t requires[] = {
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
+    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 2, 0, 0, "ct.resource"},
+    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static const ct_plugin_api_v1 plugin = {
+        .name = "ct.animation",
+        .version = {1, 0, 0, 0},
+        .provides = provides,
+        .num_provides = sizeof provides / sizeof provides[0],
+        .requires = requires,
+        .num_requires = sizeof requires / sizeof requires[0],
+        .init = init,
+        .shutdown = shutdown,
+        .reload_save = reload_save,
+        .reload_load = reload_load,
+    };
+    if (api == CT_PLUGIN_API && version == 1)
+        return (void *)&plugin;
+    if (api == CT_ANIMATION_API && version == 1)
+        return (void *)&anim__api_v1;
+    return NULL;
+}

@@ -1,0 +1,300 @@
+/* animation_codec.c: quantization of keys, the Hermite curve, opening a compiled clip and
+ * sampling a pose from it. */
+#include "animation_codec.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SQRT_HALF 0.70710678118654752f
+
+static uint32_t quantize(float v, float lo, float hi, uint32_t bits)
+{
+    const float max = (float)((1u << bits) - 1u);
+    float q = (v - lo) / (hi - lo) * max + 0.5f;
+    q = q < 0 ? 0 : q > max ? max : q;
+    return (uint32_t)q;
+}
+
+static float dequantize(uint32_t q, float lo, float hi, uint32_t bits)
+{
+    return lo + (float)q * ((hi - lo) / (float)((1u << bits) - 1u));
+}
+
+static void put_u64(uint8_t *out, uint64_t v, uint32_t bytes)
+{
+    for (uint32_t b = 0; b < bytes; b++)
+        out[b] = (uint8_t)(v >> (8 * b));
+}
+
+static uint64_t get_u64(const uint8_t *in, uint32_t bytes)
+{
+    uint64_t v = 0;
+    for (uint32_t b = 0; b < bytes; b++)
+        v |= (uint64_t)in[b] << (8 * b);
+    return v;
+}
+
+void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, const float *value,
+                uint8_t *out)
+{
+    if (rotation) {
+        /* The largest component is dropped (its sign made positive) and rebuilt on decode. Each
+         * of the other three is rounded down or up, whichever of the eight combinations decodes
+         * closest to the value: the error that matters is the rotation's, after the rebuild. */
+        uint32_t big = 0;
+        for (uint32_t k = 1; k < 4; k++)
+            if (fabsf(value[k]) > fabsf(value[big]))
+                big = k;
+        const float sign = value[big] < 0 ? -1.0f : 1.0f;
+        const uint32_t bits = mode == ANIM_SPEC ? 10u : 15u, bytes = mode == ANIM_SPEC ? 4u : 6u;
+        const float max = (float)((1u << bits) - 1u);
+        uint32_t base[3];
+        for (uint32_t k = 0, n = 0; k < 4; k++)
+            if (k != big) {
+                const float q = (sign * value[k] + SQRT_HALF) / (2 * SQRT_HALF) * max;
+                base[n++] = q <= 0 ? 0u : q >= max ? (uint32_t)max - 1u : (uint32_t)q;
+            }
+        uint64_t best = 0;
+        float best_dot = -1;
+        for (uint32_t combo = 0; combo < 8; combo++) {
+            uint64_t packed = big;
+            for (uint32_t n = 0; n < 3; n++)
+                packed = packed << bits | (base[n] + ((combo >> n) & 1u));
+            uint8_t tmp[8];
+            float back[4];
+            put_u64(tmp, packed, bytes);
+            anim__unpack(mode, true, track, tmp, back);
+            const float dot = fabsf(back[0] * value[0] + back[1] * value[1] + back[2] * value[2] +
+                                    back[3] * value[3]);
+            if (dot > best_dot)
+                best_dot = dot, best = packed;
+        }
+        put_u64(out, best, bytes);
+        return;
+    }
+    uint64_t packed = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+        const float lo = mode == ANIM_SPEC ? -10.0f : track->min[k];
+        const float hi = mode == ANIM_SPEC ? 10.0f : track->min[k] + track->extent[k];
+        packed |= (uint64_t)(hi > lo ? quantize(value[k], lo, hi, 16) : 0u) << (16 * k);
+    }
+    put_u64(out, packed, 6);
+}
+
+void anim__unpack(anim__mode mode, bool rotation, const anim__track_t *track, const uint8_t *in,
+                  float *value)
+{
+    if (rotation) {
+        const uint32_t bits = mode == ANIM_SPEC ? 10u : 15u;
+        uint64_t packed = get_u64(in, mode == ANIM_SPEC ? 4u : 6u);
+        const uint32_t big = (uint32_t)(packed >> (3 * bits)) & 3u;
+        float sum = 0;
+        for (uint32_t k = 4; k--;) {
+            if (k == big)
+                continue;
+            value[k] = dequantize((uint32_t)(packed & ((1u << bits) - 1u)), -SQRT_HALF, SQRT_HALF, bits);
+            sum += value[k] * value[k];
+            packed >>= bits;
+        }
+        value[big] = sqrtf(sum < 1.0f ? 1.0f - sum : 0.0f);
+        return;
+    }
+    const uint64_t packed = get_u64(in, 6);
+    for (uint32_t k = 0; k < 3; k++) {
+        const float lo = mode == ANIM_SPEC ? -10.0f : track->min[k];
+        const float hi = mode == ANIM_SPEC ? 10.0f : track->min[k] + track->extent[k];
+        value[k] = dequantize((uint32_t)(packed >> (16 * k)) & 0xffffu, lo, hi, 16);
+    }
+}
+
+void anim__eval(const float *time, const float (*value)[4], uint32_t n, uint32_t i, float t,
+                bool rotation, float *out)
+{
+    const uint32_t dim = rotation ? 4u : 3u;
+    if (i + 1 >= n) {
+        memcpy(out, value[n - 1], dim * sizeof *out);
+        return;
+    }
+    /* Neighbours for the derivatives, skipping ones at the same time (a discontinuity). */
+    const uint32_t p0 = i > 0 && time[i - 1] < time[i] ? i - 1 : i;
+    const uint32_t n1 = i + 2 < n && time[i + 2] > time[i + 1] ? i + 2 : i + 1;
+    const float h = time[i + 1] - time[i];
+    const float u = (t - time[i]) / h, u2 = u * u, u3 = u2 * u;
+    const float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u;
+    const float h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
+    const float s0 = h / (time[i + 1] - time[p0]), s1 = h / (time[n1] - time[i]);
+    float len2 = 0;
+    for (uint32_t k = 0; k < dim; k++) {
+        const float m0 = (value[i + 1][k] - value[p0][k]) * s0;
+        const float m1 = (value[n1][k] - value[i][k]) * s1;
+        out[k] = h00 * value[i][k] + h10 * m0 + h01 * value[i + 1][k] + h11 * m1;
+        len2 += out[k] * out[k];
+    }
+    if (rotation) {
+        const float inv = 1.0f / sqrtf(len2);
+        for (uint32_t k = 0; k < 4; k++)
+            out[k] *= inv;
+    }
+}
+
+const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip)
+{
+    const uint8_t *p = payload;
+    const anim__clip_header_t *h = payload;
+    if (size < sizeof *h || ((uintptr_t)p & 7u))
+        return "shorter than its header";
+    if (h->size != size)
+        return "its size field disagrees with the payload size";
+    if (h->num_bones == 0 || h->num_bones > ANIM_MAX_BONES)
+        return "num_bones is not in 1..1024";
+    if (h->num_samples < 1 || h->num_samples > ANIM_MAX_FRAMES || !(h->sample_rate > 0.0f) ||
+        !isfinite(h->sample_rate))
+        return "num_samples or sample_rate out of range";
+    if (h->mode > ANIM_PRECISION)
+        return "unknown mode";
+    if (h->num_events > ANIM_MAX_EVENTS)
+        return "too many events";
+    const uint32_t segs = (h->num_samples - 1u) / ANIM_SEGMENT_FRAMES + 1u;
+    if (h->num_segments != segs)
+        return "num_segments disagrees with num_samples";
+    const uint64_t tracks_end = h->tracks_offset + (uint64_t)h->num_bones * 2 * sizeof(anim__track_t);
+    const uint64_t segs_end = h->segments_offset + (uint64_t)segs * 4;
+    const uint64_t events_end = h->events_offset + (uint64_t)h->num_events * sizeof(anim__event);
+    if (h->tracks_offset < sizeof *h || tracks_end > h->segments_offset ||
+        segs_end > h->events_offset || events_end > h->data_offset || h->data_offset > size ||
+        (h->tracks_offset | h->segments_offset | h->events_offset) & 3u || (h->data_offset & 1u))
+        return "its sections overlap or lie outside the payload";
+    clip->header = h;
+    clip->tracks = (const anim__track_t *)(p + h->tracks_offset);
+    clip->segments = (const uint32_t *)(p + h->segments_offset);
+    clip->events = (const anim__event *)(p + h->events_offset);
+    clip->data = p + h->data_offset;
+    clip->duration = (float)(h->num_samples - 1u) / h->sample_rate;
+    const uint64_t data_size = size - h->data_offset;
+    uint32_t animated = 0;
+    for (uint32_t t = 0; t < 2 * h->num_bones; t++) {
+        const anim__track_t *tr = &clip->tracks[t];
+        if (tr->flags & ~ANIM_TRACK_CONSTANT)
+            return "a track has unknown flags";
+        for (int k = 0; k < 4; k++)
+            if (!isfinite(tr->value[k]))
+                return "a constant value is not finite";
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(tr->min[k]) || !isfinite(tr->extent[k]) || tr->extent[k] < 0)
+                return "a translation range is not finite";
+        if (!(tr->flags & ANIM_TRACK_CONSTANT) && tr->key_index != animated++)
+            return "animated tracks are not numbered in order";
+    }
+    clip->num_animated = animated;
+    for (uint32_t e = 0; e < h->num_events; e++)
+        if (!isfinite(clip->events[e].time) || clip->events[e].name[ANIM_EVENT_NAME - 1] != '\0' ||
+            (e && clip->events[e].time < clip->events[e - 1].time))
+            return "an event is malformed or out of order";
+    /* Every segment: its offset table fits, offsets rise, whole keys, times in the segment and
+     * increasing (equal only for a discontinuity pair). */
+    for (uint32_t s = 0; s < segs; s++) {
+        const uint64_t at = clip->segments[s];
+        const uint64_t end = s + 1 < segs ? clip->segments[s + 1] : data_size;
+        if (at > end || end > data_size || (at & 1u) || (uint64_t)animated * 2 > end - at)
+            return "a segment lies outside the data";
+        const uint16_t *offsets = (const uint16_t *)(clip->data + at);
+        uint32_t prev_end = animated * 2u;
+        const uint32_t first = s * ANIM_SEGMENT_FRAMES;
+        const uint32_t last = first + ANIM_SEGMENT_FRAMES < h->num_samples - 1u ? first + ANIM_SEGMENT_FRAMES : h->num_samples - 1u;
+        for (uint32_t t = 0, k = 0; t < 2 * h->num_bones; t++) {
+            if (clip->tracks[t].flags & ANIM_TRACK_CONSTANT)
+                continue;
+            const uint32_t key = anim__key_size((anim__mode)h->mode, (t & 1u) == 0);
+            const uint32_t track_end = offsets[k++];
+            if (track_end < prev_end || track_end > end - at || (track_end - prev_end) % key ||
+                track_end == prev_end)
+                return "a segment's key offsets are malformed";
+            uint32_t prev_time = 0;
+            for (uint32_t o = prev_end; o < track_end; o += key) {
+                uint16_t time;
+                memcpy(&time, clip->data + at + o, 2);
+                if (time < first || time > last || (o > prev_end && time < prev_time) ||
+                    (o == prev_end && time != first))
+                    return "a key's time is outside its segment or out of order";
+                prev_time = time;
+            }
+            if (prev_time != last)
+                return "a track's keys do not reach the end of their segment";
+            prev_end = track_end;
+        }
+    }
+    return NULL;
+}
+
+/* Samples one animated track of one segment at frame f. */
+static void sample_track(const anim__clip *clip, const uint8_t *keys, uint32_t count, bool rotation,
+                         const anim__track_t *track, float f, float *out)
+{
+    const anim__mode mode = (anim__mode)clip->header->mode;
+    const uint32_t key = anim__key_size(mode, rotation);
+    /* The interval: the last key at or before f (keys of a track are few per segment). */
+    uint32_t i = 0;
+    for (uint32_t k = 1; k < count; k++) {
+        uint16_t time;
+        memcpy(&time, keys + (size_t)k * key, 2);
+        if ((float)time > f)
+            break;
+        i = k;
+    }
+    /* A window of up to four keys around the interval, decoded, in one hemisphere. */
+    const uint32_t lo = i > 0 ? i - 1 : 0, hi = i + 3 < count ? i + 3 : count;
+    float time[4], value[4][4];
+    for (uint32_t k = lo; k < hi; k++) {
+        uint16_t t16;
+        memcpy(&t16, keys + (size_t)k * key, 2);
+        time[k - lo] = t16;
+        anim__unpack(mode, rotation, track, keys + (size_t)k * key + 2, value[k - lo]);
+        if (rotation && k > lo)
+            anim__align(value[k - lo - 1], value[k - lo]);
+    }
+    anim__eval(time, (const float(*)[4])value, hi - lo, i - lo, f, rotation, out);
+}
+
+void anim__sample(const anim__clip *clip, float t, float (*rotation)[4], float (*translation)[3])
+{
+    const anim__clip_header_t *h = clip->header;
+    float f = t * h->sample_rate;
+    const float last = (float)(h->num_samples - 1u);
+    f = f > 0 ? (f < last ? f : last) : 0;
+    uint32_t s = (uint32_t)f / ANIM_SEGMENT_FRAMES;
+    if (s >= h->num_segments)
+        s = h->num_segments - 1;
+    const uint8_t *seg = clip->data + clip->segments[s];
+    const uint16_t *offsets = (const uint16_t *)seg;
+    uint32_t at = clip->num_animated * 2u, k = 0;
+    for (uint32_t b = 0; b < h->num_bones; b++) {
+        for (uint32_t r = 0; r < 2; r++) {
+            const anim__track_t *tr = &clip->tracks[2 * b + r];
+            float *out = r == 0 ? rotation[b] : translation[b];
+            if (tr->flags & ANIM_TRACK_CONSTANT) {
+                memcpy(out, tr->value, (r == 0 ? 4u : 3u) * sizeof(float));
+                continue;
+            }
+            const uint32_t end = offsets[k++];
+            const uint32_t key = anim__key_size((anim__mode)h->mode, r == 0);
+            sample_track(clip, seg + at, (end - at) / key, r == 0, tr, f, out);
+            at = end;
+        }
+    }
+}
+
+uint64_t anim__hierarchy_hash(const int32_t *parent, uint32_t n)
+{
+    uint64_t h = 1469598103934665603ull ^ n;
+    for (uint32_t i = 0; i < n; i++)
+        h = (h ^ (uint32_t)parent[i]) * 1099511628211ull;
+    return h;
+}
+
+uint32_t anim__name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 16777619u;
+    return h;
+}

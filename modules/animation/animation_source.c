@@ -1,0 +1,225 @@
+/* animation_source.c: BVH files and glTF skins/animations turned into skeletons and raw clips. */
+#include "animation_source.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int alloc_raw(uint32_t bones, uint32_t samples, ct_allocator_t *a, anim__raw_owned *out)
+{
+    *out = (anim__raw_owned){.a = a};
+    const size_t n = (size_t)bones * samples;
+    out->parent = ct_alloc(a, bones * sizeof *out->parent);
+    out->raw.rotation = ct_alloc(a, n * sizeof *out->raw.rotation);
+    out->raw.translation = ct_alloc(a, n * sizeof *out->raw.translation);
+    out->raw.num_bones = bones;
+    out->raw.num_samples = samples;
+    out->raw.parent = out->parent;
+    if (!out->parent || !out->raw.rotation || !out->raw.translation) {
+        anim__raw_free(out);
+        return CT_ERR_NOMEM;
+    }
+    return 0;
+}
+
+void anim__raw_free(anim__raw_owned *r)
+{
+    const size_t n = (size_t)r->raw.num_bones * r->raw.num_samples;
+    if (r->parent)
+        ct_free(r->a, r->parent, r->raw.num_bones * sizeof *r->parent);
+    if (r->raw.rotation)
+        ct_free(r->a, r->raw.rotation, n * sizeof *r->raw.rotation);
+    if (r->raw.translation)
+        ct_free(r->a, r->raw.translation, n * sizeof *r->raw.translation);
+    memset(r, 0, sizeof *r);
+}
+
+/* Quaternions of consecutive samples in one hemisphere, so nothing downstream sees a flip. */
+static void make_continuous(anim__raw *raw)
+{
+    for (uint32_t s = 1; s < raw->num_samples; s++)
+        for (uint32_t b = 0; b < raw->num_bones; b++) {
+            const float *prev = raw->rotation[(size_t)(s - 1) * raw->num_bones + b];
+            float *q = raw->rotation[(size_t)s * raw->num_bones + b];
+            if (prev[0] * q[0] + prev[1] * q[1] + prev[2] * q[2] + prev[3] * q[3] < 0)
+                for (int k = 0; k < 4; k++)
+                    q[k] = -q[k];
+        }
+}
+
+int anim__raw_from_bvh(const ct_bvh_t *bvh, double scale, ct_allocator_t *a, anim__raw_owned *out)
+{
+    if (bvh->num_joints > ANIM_MAX_BONES || bvh->num_frames > ANIM_MAX_FRAMES)
+        return CT_ERR_FULL;
+    const int rc = alloc_raw(bvh->num_joints, bvh->num_frames, a, out);
+    if (rc)
+        return rc;
+    out->raw.sample_rate = 1.0f / bvh->frame_time;
+    for (uint32_t j = 0; j < bvh->num_joints; j++)
+        out->parent[j] = bvh->joints[j].parent;
+    for (uint32_t f = 0; f < bvh->num_frames; f++)
+        for (uint32_t j = 0; j < bvh->num_joints; j++) {
+            double t[3], q[4];
+            ct_bvh_local_pose(bvh, f, j, scale, t, q);
+            const size_t i = (size_t)f * bvh->num_joints + j;
+            for (int k = 0; k < 3; k++)
+                out->raw.translation[i][k] = (float)t[k];
+            for (int k = 0; k < 4; k++)
+                out->raw.rotation[i][k] = (float)q[k];
+        }
+    make_continuous(&out->raw);
+    return 0;
+}
+
+static void identity16(float m[16])
+{
+    memset(m, 0, 16 * sizeof *m);
+    m[0] = m[5] = m[10] = m[15] = 1;
+}
+
+uint32_t anim__bones_from_bvh(const ct_bvh_t *bvh, double scale, anim__bone_t *out)
+{
+    for (uint32_t j = 0; j < bvh->num_joints && j < ANIM_MAX_BONES; j++) {
+        anim__bone_t *b = &out[j];
+        memset(b, 0, sizeof *b);
+        b->parent = bvh->joints[j].parent;
+        snprintf(b->name, sizeof b->name, "%s", bvh->joints[j].name);
+        b->name_hash = anim__name_hash(b->name);
+        for (int k = 0; k < 3; k++)
+            b->translation[k] = (float)(bvh->joints[j].offset[k] * scale), b->scale[k] = 1;
+        b->rotation[3] = 1;
+        identity16(b->inverse_bind);
+    }
+    return bvh->num_joints;
+}
+
+/* The joints of a skin ordered parents first (by depth, stable), with each bone's parent bone:
+ * the nearest ancestor node that is also a joint. */
+static int skin_order(const ct_gltf_t *doc, uint32_t skin, uint32_t *node_of, int32_t *parent,
+                      uint32_t *n, char *err, size_t err_size)
+{
+    if (skin >= doc->num_skins) {
+        snprintf(err, err_size, "skin %u: the file has %u skins", skin, doc->num_skins);
+        return CT_ERR_BAD_DATA;
+    }
+    const ct_gltf_skin_t *s = &doc->skins[skin];
+    if (s->num_joints > ANIM_MAX_BONES) {
+        snprintf(err, err_size, "skin %u has %u joints, more than %u", skin, s->num_joints,
+                 ANIM_MAX_BONES);
+        return CT_ERR_FULL;
+    }
+    uint32_t depth_of[ANIM_MAX_BONES], count = 0;
+    for (uint32_t j = 0; j < s->num_joints; j++) {
+        uint32_t d = 0;
+        for (int32_t p = doc->nodes[s->joints[j]].parent; p >= 0; p = doc->nodes[p].parent)
+            d++;
+        depth_of[j] = d;
+    }
+    for (uint32_t d = 0; count < s->num_joints && d <= doc->num_nodes; d++)
+        for (uint32_t j = 0; j < s->num_joints; j++)
+            if (depth_of[j] == d)
+                node_of[count++] = s->joints[j];
+    for (uint32_t b = 0; b < count; b++) {
+        parent[b] = -1;
+        for (int32_t p = doc->nodes[node_of[b]].parent; p >= 0 && parent[b] < 0; p = doc->nodes[p].parent)
+            for (uint32_t c = 0; c < b; c++)
+                if (node_of[c] == (uint32_t)p)
+                    parent[b] = (int32_t)c;
+        for (uint32_t c = 0; c < b; c++)
+            if (node_of[c] == node_of[b]) {
+                snprintf(err, err_size, "skin %u lists node %u twice", skin, node_of[b]);
+                return CT_ERR_BAD_DATA;
+            }
+    }
+    *n = count;
+    return 0;
+}
+
+int anim__bones_from_gltf(const ct_gltf_t *doc, uint32_t skin, double scale, anim__bone_t *out,
+                          uint32_t *n, char *err, size_t err_size)
+{
+    uint32_t node_of[ANIM_MAX_BONES];
+    int32_t parent[ANIM_MAX_BONES];
+    const int rc = skin_order(doc, skin, node_of, parent, n, err, err_size);
+    if (rc)
+        return rc;
+    const ct_gltf_skin_t *s = &doc->skins[skin];
+    for (uint32_t b = 0; b < *n; b++) {
+        const ct_gltf_node_t *node = &doc->nodes[node_of[b]];
+        anim__bone_t *bone = &out[b];
+        memset(bone, 0, sizeof *bone);
+        bone->parent = parent[b];
+        if (node->name[0])
+            snprintf(bone->name, sizeof bone->name, "%s", node->name);
+        else
+            snprintf(bone->name, sizeof bone->name, "node_%u", node_of[b]);
+        bone->name_hash = anim__name_hash(bone->name);
+        for (int k = 0; k < 3; k++)
+            bone->translation[k] = (float)(node->translation[k] * scale), bone->scale[k] = node->scale[k];
+        memcpy(bone->rotation, node->rotation, sizeof bone->rotation);
+        for (uint32_t j = 0; j < s->num_joints; j++)
+            if (s->joints[j] == node_of[b])
+                memcpy(bone->inverse_bind, s->inverse_bind_matrices + 16 * j, sizeof bone->inverse_bind);
+        for (int k = 12; k < 15; k++)
+            bone->inverse_bind[k] *= (float)scale;
+    }
+    return 0;
+}
+
+int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation, float rate,
+                        double scale, ct_allocator_t *a, anim__raw_owned *out, char *err,
+                        size_t err_size)
+{
+    uint32_t node_of[ANIM_MAX_BONES], n;
+    int32_t parent[ANIM_MAX_BONES];
+    int rc = skin_order(doc, skin, node_of, parent, &n, err, err_size);
+    if (rc)
+        return rc;
+    if (animation >= doc->num_animations) {
+        snprintf(err, err_size, "animation %u: the file has %u animations", animation,
+                 doc->num_animations);
+        return CT_ERR_BAD_DATA;
+    }
+    const ct_gltf_animation_t *anim = &doc->animations[animation];
+    const double frames = (double)anim->duration * rate;
+    if (!(rate > 0) || frames + 1 > ANIM_MAX_FRAMES) {
+        snprintf(err, err_size, "animation %u: %.1f s at %g Hz is more than %u samples", animation,
+                 anim->duration, rate, ANIM_MAX_FRAMES);
+        return CT_ERR_FULL;
+    }
+    const uint32_t samples = (uint32_t)ceil(frames - 1e-6) + 1u;
+    if ((rc = alloc_raw(n, samples, a, out)))
+        return rc;
+    memcpy(out->parent, parent, n * sizeof *parent);
+    out->raw.sample_rate = rate;
+    for (uint32_t f = 0; f < samples; f++)
+        for (uint32_t b = 0; b < n; b++) {
+            const ct_gltf_node_t *node = &doc->nodes[node_of[b]];
+            const size_t i = (size_t)f * n + b;
+            memcpy(out->raw.rotation[i], node->rotation, sizeof node->rotation);
+            for (int k = 0; k < 3; k++)
+                out->raw.translation[i][k] = (float)(node->translation[k] * scale);
+        }
+    /* Channels on joints overwrite the rest pose; scale and weight channels are not clip data. */
+    for (uint32_t c = 0; c < anim->num_channels; c++) {
+        const ct_gltf_channel_t *ch = &anim->channels[c];
+        uint32_t b = 0;
+        while (b < n && node_of[b] != ch->node)
+            b++;
+        if (b == n || (ch->path != CT_GLTF_TRANSLATION && ch->path != CT_GLTF_ROTATION))
+            continue;
+        for (uint32_t f = 0; f < samples; f++) {
+            float v[4];
+            const float t = f / rate < anim->duration ? f / rate : anim->duration;
+            ct_gltf_sample(&anim->samplers[ch->sampler], ch->path, t, v);
+            const size_t i = (size_t)f * n + b;
+            if (ch->path == CT_GLTF_ROTATION)
+                memcpy(out->raw.rotation[i], v, sizeof out->raw.rotation[i]);
+            else
+                for (int k = 0; k < 3; k++)
+                    out->raw.translation[i][k] = (float)(v[k] * scale);
+        }
+    }
+    make_continuous(&out->raw);
+    return 0;
+}

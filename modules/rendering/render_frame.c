@@ -1,0 +1,251 @@
+/*
+ * render_frame.c: one frame. The camera and lights are read on the calling thread, and so are the
+ * world matrices of the mesh instances (ct.transform is main-thread only); culling and recording
+ * run on ct.jobs, one RenderContext per fixed range of instances; then merge-n-sort, the display
+ * list built on ct.jobs, validation and hashing (the null backend's pass, always run), and the gl
+ * backend when it is the chosen one.
+ */
+#include "render_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GATHER_GRAIN 1024u
+
+static void pool_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    const ct_jobs_api_v1 *jobs = ctx;
+    jobs->parallel_for(count, grain, fn, user);
+}
+
+typedef struct gather_job {
+    render__state *s;
+    const render__manager *meshes;
+    const float *worlds;
+    float planes[6][4];
+    float eye[3], forward[3];
+    float near_plane, far_plane;
+} gather_job;
+
+static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void normalize3(float v[3])
+{
+    const float len = sqrtf(dot3(v, v));
+    if (len > 0.0f)
+        v[0] /= len, v[1] /= len, v[2] /= len;
+}
+
+/* Culls and records instances [begin, end) into context 1 + begin / GATHER_GRAIN. */
+static void gather_range(void *user, uint32_t begin, uint32_t end)
+{
+    const gather_job *j = user;
+    render__state *s = j->s;
+    render__context *ctx = &s->queue.contexts[1 + begin / GATHER_GRAIN];
+    const render__mesh_ref *refs = (const render__mesh_ref *)(const void *)j->meshes->data;
+    for (uint32_t i = begin; i < end; i++) {
+        const render__mesh_ref r = refs[i];
+        if (r.mesh >= s->meshes_cap || !s->meshes[r.mesh].used || r.material >= s->materials_cap ||
+            !s->material_slots[r.material].used)
+            continue;
+        const render__material *mat = &s->materials[r.material];
+        if (mat->layer == RENDER_NO_INDEX)
+            continue;
+        const render__mesh_slot *mesh = &s->meshes[r.mesh];
+        const float *w = &j->worlds[12 * i];
+        const float c[3] = {w[0] * mesh->center[0] + w[1] * mesh->center[1] + w[2] * mesh->center[2] + w[3],
+                            w[4] * mesh->center[0] + w[5] * mesh->center[1] + w[6] * mesh->center[2] + w[7],
+                            w[8] * mesh->center[0] + w[9] * mesh->center[1] + w[10] * mesh->center[2] + w[11]};
+        float scale2 = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            const float col = w[k] * w[k] + w[4 + k] * w[4 + k] + w[8 + k] * w[8 + k];
+            scale2 = col > scale2 ? col : scale2;
+        }
+        const float radius = mesh->radius * sqrtf(scale2);
+        bool inside = true;
+        for (int p = 0; p < 6 && inside; p++)
+            inside = dot3(j->planes[p], c) + j->planes[p][3] >= -radius;
+        if (!inside)
+            continue;
+        const float to[3] = {c[0] - j->eye[0], c[1] - j->eye[1], c[2] - j->eye[2]};
+        const render__layer_desc *layer = &s->pipeline.layers[mat->layer];
+        const render__key_fields f = {
+            .layer = mat->layer, .pass = 1, .program = mat->program, .material = r.material,
+            .depth = render__key_depth(dot3(to, j->forward), j->near_plane, j->far_plane,
+                                       (layer->flags & RENDER_LAYER_BACK_TO_FRONT) != 0)};
+        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material, .program = mat->program};
+        memcpy(cmd.world, w, sizeof cmd.world);
+        render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
+    }
+}
+
+/* Frustum planes (normalised, pointing inwards) of a column-major projection * view. */
+static void frustum_planes(const float m[16], float planes[6][4])
+{
+    for (int p = 0; p < 6; p++) {
+        const int row = p / 2;
+        const float sign = p % 2 ? -1.0f : 1.0f;
+        for (int k = 0; k < 4; k++)
+            planes[p][k] = m[4 * k + 3] + sign * m[4 * k + row];
+        const float len = sqrtf(dot3(planes[p], planes[p]));
+        for (int k = 0; k < 4 && len > 0.0f; k++)
+            planes[p][k] /= len;
+    }
+}
+
+static ct_transform_matrix_t world_of(ct_world_o *world, ct_entity_t e)
+{
+    const ct_transform_t t = render__m.transform->lookup(world, e);
+    if (t.i)
+        return render__m.transform->world_matrix(world, t);
+    return (ct_transform_matrix_t){{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}};
+}
+
+/* The camera's view and projection; false (logged) when e has no camera in `world`. */
+static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float view_proj[16])
+{
+    const render__camera_desc *cam = render__instance_of(render__manager_of(world, RENDER_CAMERA_TYPE), e);
+    if (!cam) {
+        RENDER_LOG(CT_LOG_ERROR, "render: entity %u has no camera in this world", e.id);
+        return false;
+    }
+    const float *m = world_of(world, e).m;
+    float right[3] = {m[0], m[4], m[8]}, up[3] = {m[1], m[5], m[9]}, back[3] = {m[2], m[6], m[10]};
+    normalize3(right), normalize3(up), normalize3(back);
+    const float eye[3] = {m[3], m[7], m[11]};
+    const float view[16] = {right[0], up[0], back[0], 0, right[1], up[1], back[1], 0, right[2], up[2], back[2], 0,
+                            -dot3(right, eye), -dot3(up, eye), -dot3(back, eye), 1};
+    const render__pipeline *p = &render__m.state->pipeline;
+    const float aspect = (float)p->width / (float)p->height;
+    const float f = 1.0f / tanf(cam->fov_degrees * 0.5f * 3.14159265f / 180.0f);
+    const float n = cam->near_plane, fa = cam->far_plane;
+    const float proj[16] = {f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa), 0};
+    render__mat4_mul(view_proj, proj, view);
+    frustum_planes(view_proj, j->planes);
+    memcpy(j->eye, eye, sizeof eye);
+    j->forward[0] = -back[0], j->forward[1] = -back[1], j->forward[2] = -back[2];
+    j->near_plane = n;
+    j->far_plane = fa;
+    return true;
+}
+
+/* The lit program's frame uniforms: camera, ambient, the first directional light, four points. */
+static void gather_lights(ct_world_o *world, const float eye[3], render__frame_lights *out)
+{
+    memset(out, 0, sizeof *out);
+    memcpy(out->v[0], eye, 3 * sizeof(float));
+    memcpy(out->v[1], render__m.state->pipeline.ambient, 3 * sizeof(float));
+    const render__manager *m = render__manager_of(world, RENDER_LIGHT_TYPE);
+    bool sun = false;
+    uint32_t points = 0;
+    for (uint32_t i = 0; m && i < m->n; i++) {
+        const render__light_desc *l = (const render__light_desc *)(const void *)(m->data + (size_t)i * m->size);
+        const float *w = world_of(world, m->entity[i]).m;
+        float *slot;
+        if (l->type == RENDER_LIGHT_DIRECTIONAL && !sun) {
+            sun = true;
+            out->v[2][0] = w[2], out->v[2][1] = w[6], out->v[2][2] = w[10]; /* +Z: towards the light */
+            normalize3(out->v[2]);
+            slot = out->v[3];
+        } else if (l->type == RENDER_LIGHT_POINT && points < 4) {
+            float *pos = out->v[4 + 2 * points];
+            pos[0] = w[3], pos[1] = w[7], pos[2] = w[11], pos[3] = l->range;
+            slot = out->v[5 + 2 * points++];
+        } else {
+            continue;
+        }
+        for (int k = 0; k < 3; k++)
+            slot[k] = l->color[k] * l->intensity;
+    }
+    out->v[1][3] = (float)points;
+}
+
+/* Context 0: a begin packet per layer, and the full-screen passes. */
+static void record_pipeline(render__state *s)
+{
+    render__context *ctx = &s->queue.contexts[0];
+    for (uint32_t l = 0; l < s->pipeline.num_layers; l++) {
+        const render__layer_desc *d = &s->pipeline.layers[l];
+        render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX,
+                                 .material = RENDER_NO_INDEX, .mesh = RENDER_NO_INDEX};
+        render__context_record(ctx, s->queue.a, render__key_encode(&(render__key_fields){.layer = l}), &begin);
+        if (d->program == RENDER_NO_INDEX)
+            continue;
+        render__command pass = {.kind = RENDER_CMD_FULLSCREEN, .program = d->program,
+                                .material = RENDER_NO_INDEX, .mesh = RENDER_NO_INDEX};
+        render__context_record(ctx, s->queue.a,
+                               render__key_encode(&(render__key_fields){.layer = l, .pass = 1, .program = d->program}),
+                               &pass);
+    }
+}
+
+static bool gather_worlds(render__state *s, ct_world_o *world, const render__manager *m)
+{
+    if (m->n > s->worlds_cap) {
+        uint32_t cap = s->worlds_cap ? s->worlds_cap : 1024;
+        while (cap < m->n)
+            cap *= 2;
+        float *w = ct_realloc(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48, (size_t)cap * 48);
+        if (!w)
+            return false;
+        s->worlds = w;
+        s->worlds_cap = cap;
+    }
+    for (uint32_t i = 0; i < m->n; i++)
+        memcpy(&s->worlds[12 * i], world_of(world, m->entity[i]).m, 48);
+    return true;
+}
+
+int render__frame(ct_world_o *world, ct_entity_t camera)
+{
+    render__state *s = render__m.state;
+    if (!s->pipeline_checked) {
+        s->pipeline_checked = true;
+        render__use_project_pipeline();
+    }
+    render__watch_pipeline();
+    if (s->backend == RENDER_BACKEND_GL && !s->gl && !s->gl_failed)
+        render__set_backend("gl");
+    const render__manager *meshes = render__manager_of(world, RENDER_MESH_TYPE);
+    gather_job job = {.s = s, .meshes = meshes};
+    if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
+        return CT_ERR_NOT_FOUND;
+    gather_lights(world, job.eye, &s->lights);
+    const render__pool pool = {render__m.jobs ? pool_parallel_for : NULL, (void *)render__m.jobs};
+    const uint32_t ranges = (meshes->n + GATHER_GRAIN - 1) / GATHER_GRAIN;
+    if (!gather_worlds(s, world, meshes) || !render__queue_begin(&s->queue, 1 + ranges)) {
+        RENDER_LOG(CT_LOG_ERROR, "render: out of memory for %u mesh instances", meshes->n);
+        return CT_ERR_NOMEM;
+    }
+    job.worlds = s->worlds;
+    record_pipeline(s);
+    render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
+    uint32_t visible = 0;
+    for (uint32_t c = 1; c <= ranges; c++)
+        visible += s->queue.contexts[c].n;
+    if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, &pool) || s->queue.failed) {
+        RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
+        return CT_ERR_NOMEM;
+    }
+    const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
+                                                       s->materials_cap, RENDER_NUM_PROGRAMS);
+    if (s->backend == RENDER_BACKEND_GL && s->gl) {
+        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials, s->materials_cap, &s->lights);
+        render__gl_present(s->gl);
+    }
+    s->stats = (ct_render_stats_t){
+        .frame = s->stats.frame + 1, .objects = meshes->n, .visible = visible,
+        .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,
+        .contexts = s->queue.num_contexts, .invalid = ns.invalid, .command_hash = ns.hash};
+    s->have_frame = true;
+    return 0;
+}
+
+void render__frame_free(void)
+{
+    render__state *s = render__m.state;
+    render__queue_free(&s->queue);
+    ct_free(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48);
+    s->worlds = NULL;
+    s->worlds_cap = 0;
+}

@@ -1,0 +1,375 @@
+/*
+ * render_gl.c: the gl backend. An OpenGL 4.5 core context through EGL: by default on EGL's
+ * surfaceless platform (Mesa's llvmpipe draws it on any Linux machine, no GPU and no display
+ * needed), with `window` on an X11 window of $DISPLAY. Either way every layer draws into
+ * framebuffer objects, the backbuffer included, so pictures read back (screenshots, golden tests)
+ * are the same with or without a window; the window only gets a copy at present.
+ */
+#include "render_gl_internal.h"
+
+#include <X11/Xlib.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool egl_fail(char *err, size_t err_size, const char *what)
+{
+    snprintf(err, err_size, "gl backend: %s failed (EGL error 0x%04x)", what, (unsigned)eglGetError());
+    return false;
+}
+
+static bool open_display(render__gl *g, bool window, char *err, size_t err_size)
+{
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    if (!get_display)
+        return egl_fail(err, err_size, "finding eglGetPlatformDisplayEXT");
+    if (window) {
+        Display *x = XOpenDisplay(NULL);
+        if (!x) {
+            snprintf(err, err_size, "gl backend: --window needs an X display, and '%s' does not open",
+                     XDisplayName(NULL));
+            return false;
+        }
+        g->x_display = x;
+        g->x_window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, g->width, g->height, 0, 0, 0);
+        XStoreName(x, g->x_window, "cuttle");
+        XMapWindow(x, g->x_window);
+        XFlush(x);
+        g->display = get_display(EGL_PLATFORM_X11_KHR, x, NULL);
+    } else {
+        g->display = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    }
+    if (g->display == EGL_NO_DISPLAY)
+        return egl_fail(err, err_size, window ? "opening the X11 EGL display" : "opening the surfaceless EGL display");
+    if (!eglInitialize(g->display, NULL, NULL))
+        return egl_fail(err, err_size, "eglInitialize");
+    return true;
+}
+
+static bool create_context(render__gl *g, bool window, char *err, size_t err_size)
+{
+    if (!eglBindAPI(EGL_OPENGL_API))
+        return egl_fail(err, err_size, "eglBindAPI(OpenGL)");
+    const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE,
+                                     window ? EGL_WINDOW_BIT : EGL_PBUFFER_BIT, EGL_RED_SIZE, 8,
+                                     EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    EGLConfig config = NULL;
+    EGLint n = 0;
+    if (!eglChooseConfig(g->display, config_attribs, &config, 1, &n) || n < 1) {
+        if (window)
+            return egl_fail(err, err_size, "finding an RGB8 window config");
+        config = EGL_NO_CONFIG_KHR; /* surfaceless contexts need none (EGL_KHR_no_config_context) */
+    }
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    g->context = eglCreateContext(g->display, config, EGL_NO_CONTEXT, context_attribs);
+    if (g->context == EGL_NO_CONTEXT)
+        return egl_fail(err, err_size, "creating an OpenGL 4.5 core context");
+    if (window) {
+        g->surface = eglCreateWindowSurface(g->display, config, (EGLNativeWindowType)g->x_window, NULL);
+        if (g->surface == EGL_NO_SURFACE)
+            return egl_fail(err, err_size, "creating the window surface");
+    }
+    if (!eglMakeCurrent(g->display, g->surface, g->surface, g->context))
+        return egl_fail(err, err_size, "eglMakeCurrent");
+    snprintf(g->renderer, sizeof g->renderer, "%s, OpenGL %s", (const char *)glGetString(GL_RENDERER),
+             (const char *)glGetString(GL_VERSION));
+    return true;
+}
+
+render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size)
+{
+    render__gl *g = ct_alloc(a, sizeof *g);
+    if (!g) {
+        snprintf(err, err_size, "gl backend: out of memory");
+        return NULL;
+    }
+    *g = (render__gl){.a = a, .display = EGL_NO_DISPLAY, .context = EGL_NO_CONTEXT,
+                      .surface = EGL_NO_SURFACE, .width = desc->width, .height = desc->height};
+    if (!open_display(g, desc->window, err, err_size) || !create_context(g, desc->window, err, err_size) ||
+        !render__gl_build_programs(g->programs, err, err_size)) {
+        render__gl_destroy(g);
+        return NULL;
+    }
+    glCreateVertexArrays(1, &g->empty_vao);
+    glCreateBuffers(1, &g->instances);
+    return g;
+}
+
+static void release_target(render__gl_target *t)
+{
+    glDeleteFramebuffers(1, &t->fbo);
+    glDeleteTextures(1, &t->color);
+    glDeleteTextures(1, &t->depth);
+    *t = (render__gl_target){0};
+}
+
+void render__gl_destroy(render__gl *g)
+{
+    if (!g)
+        return;
+    if (g->context != EGL_NO_CONTEXT) {
+        for (uint32_t k = 0; k < g->meshes_cap; k++)
+            render__gl_mesh_release(g, k);
+        for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
+            release_target(&g->targets[k]);
+        for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
+            glDeleteProgram(g->programs[k]);
+        glDeleteVertexArrays(1, &g->empty_vao);
+        glDeleteBuffers(1, &g->instances);
+        eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        if (g->surface != EGL_NO_SURFACE)
+            eglDestroySurface(g->display, g->surface);
+        eglDestroyContext(g->display, g->context);
+    }
+    if (g->display != EGL_NO_DISPLAY)
+        eglTerminate(g->display);
+    if (g->x_display) {
+        XDestroyWindow(g->x_display, g->x_window);
+        XCloseDisplay(g->x_display);
+    }
+    ct_free(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *g->meshes);
+    ct_free(g->a, g, sizeof *g);
+}
+
+const char *render__gl_renderer(const render__gl *g) { return g->renderer; }
+
+bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
+                         const uint32_t *indices, uint32_t num_indices)
+{
+    if (mesh >= g->meshes_cap) {
+        uint32_t cap = g->meshes_cap ? g->meshes_cap : 64;
+        while (cap <= mesh)
+            cap *= 2;
+        render__gl_mesh *m = ct_realloc(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *m, (size_t)cap * sizeof *m);
+        if (!m)
+            return false;
+        memset(m + g->meshes_cap, 0, (size_t)(cap - g->meshes_cap) * sizeof *m);
+        g->meshes = m;
+        g->meshes_cap = cap;
+    }
+    render__gl_mesh_release(g, mesh);
+    render__gl_mesh *m = &g->meshes[mesh];
+    glCreateBuffers(1, &m->vbo);
+    glCreateBuffers(1, &m->ibo);
+    glNamedBufferData(m->vbo, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *v, v, GL_STATIC_DRAW);
+    glNamedBufferData(m->ibo, (GLsizeiptr)num_indices * (GLsizeiptr)sizeof *indices, indices, GL_STATIC_DRAW);
+    glCreateVertexArrays(1, &m->vao);
+    glVertexArrayVertexBuffer(m->vao, 0, m->vbo, 0, sizeof *v);
+    glVertexArrayElementBuffer(m->vao, m->ibo);
+    glEnableVertexArrayAttrib(m->vao, 0);
+    glEnableVertexArrayAttrib(m->vao, 1);
+    glVertexArrayAttribFormat(m->vao, 0, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, position));
+    glVertexArrayAttribFormat(m->vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, normal));
+    glVertexArrayAttribBinding(m->vao, 0, 0);
+    glVertexArrayAttribBinding(m->vao, 1, 0);
+    /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame). */
+    for (GLuint k = 0; k < 10; k++) {
+        glEnableVertexArrayAttrib(m->vao, 2 + k);
+        glVertexArrayAttribFormat(m->vao, 2 + k, 4, GL_FLOAT, GL_FALSE,
+                                  (GLuint)(offsetof(render__draw, mvp) + 16 * k));
+        glVertexArrayAttribBinding(m->vao, 2 + k, 1);
+    }
+    glVertexArrayBindingDivisor(m->vao, 1, 1);
+    m->num_indices = num_indices;
+    return glGetError() == GL_NO_ERROR;
+}
+
+void render__gl_mesh_release(render__gl *g, uint32_t mesh)
+{
+    if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
+        return;
+    render__gl_mesh *m = &g->meshes[mesh];
+    glDeleteVertexArrays(1, &m->vao);
+    glDeleteBuffers(1, &m->vbo);
+    glDeleteBuffers(1, &m->ibo);
+    *m = (render__gl_mesh){0};
+}
+
+static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
+{
+    if (t->fbo && t->width == w && t->height == h && t->format == format)
+        return true;
+    release_target(t);
+    *t = (render__gl_target){.width = w, .height = h, .format = format};
+    glCreateTextures(GL_TEXTURE_2D, 1, &t->color);
+    glTextureStorage2D(t->color, 1, format == RENDER_FORMAT_RGBA16F ? GL_RGBA16F : GL_RGBA8, (GLsizei)w, (GLsizei)h);
+    glTextureParameteri(t->color, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(t->color, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(t->color, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(t->color, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glCreateTextures(GL_TEXTURE_2D, 1, &t->depth);
+    glTextureStorage2D(t->depth, 1, GL_DEPTH_COMPONENT24, (GLsizei)w, (GLsizei)h);
+    glCreateFramebuffers(1, &t->fbo);
+    glNamedFramebufferTexture(t->fbo, GL_COLOR_ATTACHMENT0, t->color, 0);
+    glNamedFramebufferTexture(t->fbo, GL_DEPTH_ATTACHMENT, t->depth, 0);
+    return glCheckNamedFramebufferStatus(t->fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
+bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size)
+{
+    g->pipeline = *p;
+    for (uint32_t k = 0; k < p->num_targets; k++) {
+        const render__target_desc *d = &p->targets[k];
+        const uint32_t w = k ? (uint32_t)(d->scale * (float)p->width) : p->width;
+        const uint32_t h = k ? (uint32_t)(d->scale * (float)p->height) : p->height;
+        if (!make_target(&g->targets[k], w ? w : 1, h ? h : 1, k ? d->format : RENDER_FORMAT_RGBA8)) {
+            snprintf(err, err_size, "gl backend: render target '%s' (%ux%u) is not complete", d->name, w, h);
+            return false;
+        }
+    }
+    for (uint32_t k = p->num_targets; k < RENDER_MAX_TARGETS; k++)
+        release_target(&g->targets[k]);
+    return true;
+}
+
+static void begin_layer(render__gl *g, uint32_t layer)
+{
+    const render__layer_desc *l = &g->pipeline.layers[layer];
+    const render__gl_target *t = &g->targets[l->target];
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
+    glDepthMask(GL_TRUE);
+    GLbitfield clear = 0;
+    if (l->flags & RENDER_LAYER_CLEAR_COLOR) {
+        glClearColor(l->clear_color[0], l->clear_color[1], l->clear_color[2], l->clear_color[3]);
+        clear |= GL_COLOR_BUFFER_BIT;
+    }
+    if (l->flags & RENDER_LAYER_CLEAR_DEPTH) {
+        glClearDepth(l->clear_depth);
+        clear |= GL_DEPTH_BUFFER_BIT;
+    }
+    if (clear)
+        glClear(clear);
+    if (l->flags & RENDER_LAYER_DEPTH_TEST)
+        glEnable(GL_DEPTH_TEST);
+    else
+        glDisable(GL_DEPTH_TEST);
+    if (l->flags & RENDER_LAYER_BACK_TO_FRONT) {
+        glEnable(GL_BLEND);
+        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        glDepthMask(GL_FALSE);
+    } else {
+        glDisable(GL_BLEND);
+    }
+}
+
+/* The display list goes to the GPU once per frame; draws read their matrices from it. */
+static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
+{
+    const size_t size = (size_t)n * sizeof *draws;
+    if (size > g->instances_size) {
+        g->instances_size = size * 2;
+        glNamedBufferData(g->instances, (GLsizeiptr)g->instances_size, NULL, GL_STREAM_DRAW);
+    }
+    if (size)
+        glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
+}
+
+/* Entries after `i` that draw the same mesh with the same program and material. */
+static uint32_t run_end(const render__draw *draws, uint32_t i, uint32_t n)
+{
+    uint32_t j = i + 1;
+    while (j < n && draws[j].kind == RENDER_CMD_DRAW && draws[j].changes == 0)
+        j++;
+    return j;
+}
+
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
+                            const render__material *materials, uint32_t num_materials,
+                            const render__frame_lights *lights)
+{
+    glEnable(GL_CULL_FACE);
+    glDepthFunc(GL_LEQUAL);
+    upload_draws(g, draws, n);
+    uint32_t calls = 0, layer = RENDER_NO_INDEX;
+    GLuint frame_set = 0; /* bit k: program k has this frame's lights */
+    for (uint32_t i = 0; i < n;) {
+        const render__draw *d = &draws[i];
+        if (d->kind == RENDER_CMD_LAYER) {
+            layer = d->layer < g->pipeline.num_layers ? d->layer : RENDER_NO_INDEX;
+            if (layer != RENDER_NO_INDEX)
+                begin_layer(g, layer);
+            i++;
+            continue;
+        }
+        /* Entries outside a configured layer, or naming things that do not exist, are skipped:
+         * the null backend reports them as invalid. */
+        if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS) {
+            i++;
+            continue;
+        }
+        if (d->kind == RENDER_CMD_FULLSCREEN) {
+            const render__layer_desc *l = &g->pipeline.layers[layer];
+            if (l->input < g->pipeline.num_targets && l->input != l->target) {
+                glDisable(GL_DEPTH_TEST);
+                glUseProgram(g->programs[d->program]);
+                glBindTextureUnit(0, g->targets[l->input].color);
+                glBindVertexArray(g->empty_vao);
+                glDrawArrays(GL_TRIANGLES, 0, 3);
+                calls++;
+            }
+            i++;
+            continue;
+        }
+        const uint32_t end = run_end(draws, i, n);
+        if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao) {
+            i = end;
+            continue;
+        }
+        if (d->changes & RENDER_CHANGE_PROGRAM) {
+            glUseProgram(g->programs[d->program]);
+            /* Only the lit program reads the frame's lights (setting an absent location fails). */
+            if (d->program == RENDER_PROGRAM_LIT && !(frame_set & (1u << d->program))) {
+                glUniform4fv(12, 16, &lights->v[0][0]);
+                frame_set |= 1u << d->program;
+            }
+        }
+        if (d->changes & (RENDER_CHANGE_MATERIAL | RENDER_CHANGE_PROGRAM))
+            glUniform4fv(10, 2, materials[d->material].color);
+        const render__gl_mesh *m = &g->meshes[d->mesh];
+        if (d->changes & RENDER_CHANGE_MESH) {
+            glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
+            glBindVertexArray(m->vao);
+        }
+        glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
+                                            (GLsizei)(end - i), i);
+        calls++;
+        i = end;
+    }
+    glBindVertexArray(0);
+    return calls;
+}
+
+bool render__gl_read(render__gl *g, uint8_t *rgba)
+{
+    const render__gl_target *t = &g->targets[0];
+    if (!t->fbo)
+        return false;
+    while (glGetError() != GL_NO_ERROR) /* an earlier frame's error is not this read's */
+        ;
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, (GLsizei)t->width, (GLsizei)t->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    /* GL's first row is the bottom one; images start at the top. */
+    const size_t row = (size_t)t->width * 4;
+    uint8_t tmp[4 * 4096];
+    for (uint32_t y = 0; y < t->height / 2 && row <= sizeof tmp; y++) {
+        uint8_t *a = rgba + (size_t)y * row, *b = rgba + (size_t)(t->height - 1 - y) * row;
+        memcpy(tmp, a, row);
+        memcpy(a, b, row);
+        memcpy(b, tmp, row);
+    }
+    return glGetError() == GL_NO_ERROR;
+}
+
+void render__gl_present(render__gl *g)
+{
+    if (g->surface == EGL_NO_SURFACE || !g->targets[0].fbo)
+        return;
+    const render__gl_target *t = &g->targets[0];
+    glBlitNamedFramebuffer(t->fbo, 0, 0, 0, (GLint)t->width, (GLint)t->height, 0, 0, (GLint)g->width,
+                           (GLint)g->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    eglSwapBuffers(g->display, g->surface);
+}

@@ -1,0 +1,45 @@
+/* render_gl_internal.h: the gl backend's private state, shared by render_gl.c (context, targets,
+ * meshes, execution) and render_gl_programs.c (shaders). OpenGL 4.5 core through EGL: libOpenGL
+ * (glvnd) exports the 4.5 entry points, so they are called directly. */
+#ifndef RENDER_GL_INTERNAL_H
+#define RENDER_GL_INTERNAL_H
+
+#define GL_GLEXT_PROTOTYPES 1
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/glcorearb.h>
+
+#include "render_gpu.h"
+
+typedef struct render__gl_target {
+    GLuint fbo, color, depth;
+    uint32_t width, height, format;
+} render__gl_target;
+
+typedef struct render__gl_mesh {
+    GLuint vao, vbo, ibo;
+    uint32_t num_indices;
+} render__gl_mesh;
+
+struct render__gl {
+    ct_allocator_t *a;
+    EGLDisplay display;
+    EGLContext context;
+    EGLSurface surface;    /* window mode only */
+    void *x_display;       /* window mode only: the X11 Display */
+    unsigned long x_window;
+    uint32_t width, height;
+    GLuint programs[RENDER_NUM_PROGRAMS];
+    GLuint empty_vao;      /* full-screen passes make their vertices from gl_VertexID */
+    GLuint instances;      /* the frame's display list, read as per-draw vertex attributes */
+    size_t instances_size;
+    render__pipeline pipeline;
+    render__gl_target targets[RENDER_MAX_TARGETS];
+    render__gl_mesh *meshes;
+    uint32_t meshes_cap;
+    char renderer[160];
+};
+
+bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * render_gl_programs.c: the built-in shader programs (GLSL 4.50 core) and their uniform layout.
+ *
+ * Per draw, the mesh programs read instance attributes straight from the display list, which the
+ * backend uploads once per frame: locations 2..5 the MVP's columns, 6..8 the world matrix's rows,
+ * 9..11 the normal matrix's rows (render__draw's mvp, world and normal). So a run of draws that
+ * share program, material and mesh is one instanced draw call.
+ * Uniforms sit at explicit locations, so the backend sets them without looking anything up:
+ *   location 10..11  u_material[2] per material: colour, (specular strength, shininess, 0, 0)
+ *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
+ *                                  sun direction (towards the light) and colour, then up to four
+ *                                  point lights as (position, range) and (colour, 0)
+ * Full-screen programs draw one triangle made from gl_VertexID and read their input at unit 0.
+ */
+#include "render_gl_internal.h"
+
+#include <stdio.h>
+
+const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette"};
+
+static const char mesh_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec4 i_mvp[4];\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 9) in vec4 i_normal[3];\n"
+    "out vec3 v_world;\n"
+    "out vec3 v_normal;\n"
+    "void main() {\n"
+    "  vec4 p = vec4(a_position, 1.0);\n"
+    "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
+    "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
+    "                  dot(i_normal[2].xyz, a_normal));\n"
+    "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
+    "}\n";
+
+static const char unlit_fs[] =
+    "#version 450 core\n"
+    "layout(location = 10) uniform vec4 u_material[2];\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = u_material[0]; }\n";
+
+static const char lit_fs[] =
+    "#version 450 core\n"
+    "layout(location = 10) uniform vec4 u_material[2];\n"
+    "layout(location = 12) uniform vec4 u_frame[16];\n"
+    "in vec3 v_world;\n"
+    "in vec3 v_normal;\n"
+    "out vec4 o_color;\n"
+    "vec3 light(vec3 n, vec3 v, vec3 l, vec3 color, vec3 base) {\n"
+    "  float ndl = max(dot(n, l), 0.0);\n"
+    "  float spec = ndl > 0.0 ? pow(max(dot(n, normalize(l + v)), 0.0), u_material[1].y) : 0.0;\n"
+    "  return color * (base * ndl + u_material[1].x * spec);\n"
+    "}\n"
+    "void main() {\n"
+    "  vec3 n = normalize(v_normal);\n"
+    "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
+    "  vec3 base = u_material[0].rgb;\n"
+    "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
+    "  int points = int(u_frame[1].w);\n"
+    "  for (int k = 0; k < points; k++) {\n"
+    "    vec4 pr = u_frame[4 + 2 * k];\n"
+    "    vec3 d = pr.xyz - v_world;\n"
+    "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
+    "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
+    "  }\n"
+    "  o_color = vec4(c, u_material[0].a);\n"
+    "}\n";
+
+static const char fullscreen_vs[] =
+    "#version 450 core\n"
+    "out vec2 v_uv;\n"
+    "void main() {\n"
+    "  v_uv = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);\n"
+    "  gl_Position = vec4(v_uv * 2.0 - 1.0, 0.0, 1.0);\n"
+    "}\n";
+
+static const char copy_fs[] =
+    "#version 450 core\n"
+    "layout(binding = 0) uniform sampler2D u_input;\n"
+    "in vec2 v_uv;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = texture(u_input, v_uv); }\n";
+
+static const char vignette_fs[] =
+    "#version 450 core\n"
+    "layout(binding = 0) uniform sampler2D u_input;\n"
+    "in vec2 v_uv;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "  vec2 d = v_uv - 0.5;\n"
+    "  o_color = vec4(texture(u_input, v_uv).rgb * (1.0 - 0.9 * dot(d, d)), 1.0);\n"
+    "}\n";
+
+static GLuint compile_stage(GLenum stage, const char *src, const char *name, char *err, size_t err_size)
+{
+    GLuint s = glCreateShader(stage);
+    glShaderSource(s, 1, &src, NULL);
+    glCompileShader(s);
+    GLint ok = 0;
+    glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[512] = "";
+        glGetShaderInfoLog(s, sizeof log, NULL, log);
+        snprintf(err, err_size, "program '%s': the %s shader does not compile: %s", name,
+                 stage == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+        glDeleteShader(s);
+        return 0;
+    }
+    return s;
+}
+
+static GLuint link_program(const char *vs, const char *fs, const char *name, char *err, size_t err_size)
+{
+    GLuint v = compile_stage(GL_VERTEX_SHADER, vs, name, err, err_size);
+    GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, fs, name, err, err_size) : 0;
+    if (!f) {
+        glDeleteShader(v);
+        return 0;
+    }
+    GLuint p = glCreateProgram();
+    glAttachShader(p, v);
+    glAttachShader(p, f);
+    glLinkProgram(p);
+    glDeleteShader(v);
+    glDeleteShader(f);
+    GLint ok = 0;
+    glGetProgramiv(p, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[512] = "";
+        glGetProgramInfoLog(p, sizeof log, NULL, log);
+        snprintf(err, err_size, "program '%s' does not link: %s", name, log);
+        glDeleteProgram(p);
+        return 0;
+    }
+    return p;
+}
+
+bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size)
+{
+    static const char *const sources[RENDER_NUM_PROGRAMS][2] = {
+        [RENDER_PROGRAM_UNLIT] = {mesh_vs, unlit_fs},
+        [RENDER_PROGRAM_LIT] = {mesh_vs, lit_fs},
+        [RENDER_PROGRAM_COPY] = {fullscreen_vs, copy_fs},
+        [RENDER_PROGRAM_VIGNETTE] = {fullscreen_vs, vignette_fs},
+    };
+    for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
+        out[k] = link_program(sources[k][0], sources[k][1], render__program_names[k], err, err_size);
+        if (!out[k]) {
+            while (k--)
+                glDeleteProgram(out[k]);
+            return false;
+        }
+    }
+    return true;
+}

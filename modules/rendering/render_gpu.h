@@ -1,0 +1,125 @@
+/*
+ * render_gpu.h: what the backends draw with, besides the display list: the pipeline (render
+ * targets and layers, the compiled form of a renderer configuration), materials, mesh vertex data,
+ * and the gl backend's interface. Kernel-free like render_core.h: the replay tool compiles it.
+ */
+#ifndef RENDER_GPU_H
+#define RENDER_GPU_H
+
+#include "render_core.h"
+
+#define RENDER_NAME_SIZE 32
+#define RENDER_MAX_TARGETS 8
+#define RENDER_MAX_LAYERS_USED 32
+#define RENDER_NO_INDEX 0xffffffffu
+
+/* Built-in shader programs; a key's program field and a material's `program` name one. */
+enum {
+    RENDER_PROGRAM_UNLIT = 0,    /* the material's colour */
+    RENDER_PROGRAM_LIT = 1,      /* Lambert plus Blinn-Phong specular, ambient, sun, 4 point lights */
+    RENDER_PROGRAM_COPY = 2,     /* full-screen: the input target as it is */
+    RENDER_PROGRAM_VIGNETTE = 3, /* full-screen: the input target darkened towards the corners */
+    RENDER_NUM_PROGRAMS = 4,
+};
+extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
+/* True for the programs a full-screen pass may use (the others draw meshes). */
+static inline bool render__program_fullscreen(uint32_t p) { return p == RENDER_PROGRAM_COPY || p == RENDER_PROGRAM_VIGNETTE; }
+
+enum { RENDER_FORMAT_RGBA8 = 0, RENDER_FORMAT_RGBA16F = 1 };
+
+enum {
+    RENDER_LAYER_CLEAR_COLOR = 1u << 0,
+    RENDER_LAYER_CLEAR_DEPTH = 1u << 1,
+    RENDER_LAYER_BACK_TO_FRONT = 1u << 2, /* depth sorts far first, and colour blends */
+    RENDER_LAYER_DEPTH_TEST = 1u << 3,
+};
+
+/* All POD with fixed sizes: a compiled renderer configuration is exactly one render__pipeline. */
+typedef struct render__target_desc {
+    char name[RENDER_NAME_SIZE];
+    uint32_t format;
+    float scale; /* of the backbuffer's size, (0, 1] */
+} render__target_desc;
+
+typedef struct render__layer_desc {
+    char name[RENDER_NAME_SIZE];
+    uint32_t target;  /* index into targets; 0 is the backbuffer */
+    uint32_t flags;
+    float clear_color[4];
+    float clear_depth;
+    uint32_t program; /* a full-screen pass's program, or RENDER_NO_INDEX for a layer of draws */
+    uint32_t input;   /* the target a full-screen pass reads, or RENDER_NO_INDEX */
+    uint32_t reserved;
+} render__layer_desc;
+
+typedef struct render__pipeline {
+    uint32_t width, height; /* the backbuffer */
+    uint32_t num_targets, num_layers;
+    float ambient[4];
+    render__target_desc targets[RENDER_MAX_TARGETS];
+    render__layer_desc layers[RENDER_MAX_LAYERS_USED];
+} render__pipeline;
+
+/* The built-in pipeline: 640x360, an "opaque" and a "transparent" layer on the backbuffer. */
+void render__default_pipeline(render__pipeline *p);
+/* Checks indices, flags, finite numbers and NUL-terminated names; NULL or what is wrong. */
+const char *render__pipeline_error(const render__pipeline *p);
+
+/* A material as the backends see it: its program and its parameters (two vec4s). */
+typedef struct render__material {
+    uint32_t program;
+    uint32_t layer;
+    float color[4];
+    float specular[4]; /* strength, shininess, 0, 0 */
+} render__material;
+
+typedef struct render__vertex {
+    float position[3];
+    float normal[3];
+    float uv[2];
+} render__vertex;
+
+/* What a frame's uniforms hold for the lit program (16 vec4s, see render_gl_programs.c). */
+typedef struct render__frame_lights {
+    float v[16][4];
+} render__frame_lights;
+
+/* ---- The gl backend ------------------------------------------------------------------------ */
+
+typedef struct render__gl render__gl;
+
+typedef struct render__gl_desc {
+    uint32_t width, height;
+    bool window; /* a window on $DISPLAY (X11) instead of surfaceless */
+} render__gl_desc;
+
+/* Creates the context and programs; NULL with the reason in err. */
+render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size);
+void render__gl_destroy(render__gl *g);
+/* The renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)") and version. */
+const char *render__gl_renderer(const render__gl *g);
+
+/* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
+bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
+                         const uint32_t *indices, uint32_t num_indices);
+void render__gl_mesh_release(render__gl *g, uint32_t mesh);
+
+/* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
+bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size);
+/* Draws a display list: a run of draws sharing program, material and mesh is one instanced call.
+ * Returns the number of GL draw calls. */
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
+                            const render__material *materials, uint32_t num_materials,
+                            const render__frame_lights *lights);
+/* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
+bool render__gl_read(render__gl *g, uint8_t *rgba);
+/* In window mode: shows the backbuffer. */
+void render__gl_present(render__gl *g);
+
+/* ---- PNG ----------------------------------------------------------------------------------- */
+
+/* Writes RGBA8 pixels (top row first) as a PNG; false (with errno's reason in err) on failure. */
+bool render__png_write(const char *path, const uint8_t *rgba, uint32_t width, uint32_t height,
+                       char *err, size_t err_size);
+
+#endif

@@ -1,0 +1,211 @@
+/* render_lua.c: the Render module for scripts (documented in api/ct_render.h). Everything goes
+ * through the ct.render table or the same checks C callers get; bad arguments raise errors that
+ * name them. */
+#include "render_internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define L_API (render__m.lua)
+
+static ct_world_o *check_world(lua_State *L)
+{
+    ct_world_o *w = L_API->to_light_userdata(L, 1);
+    if (!w)
+        L_API->error(L, "argument 1 is not a world");
+    return w;
+}
+
+static ct_entity_t check_entity(lua_State *L, int idx)
+{
+    const double v = L_API->check_number(L, idx);
+    if (!(v >= 1.0 && v <= (double)UINT32_MAX && v == floor(v)))
+        L_API->error(L, "argument %d is not an entity", idx);
+    return (ct_entity_t){(uint32_t)v};
+}
+
+/* Scripts write files only below the working folder: relative, no '..', no '//'. The folders on
+ * the way are made. */
+static const char *check_output_path(lua_State *L, int idx, const char *what)
+{
+    size_t len;
+    const char *path = L_API->check_string(L, idx, &len);
+    if (!len || len >= RENDER_PATH_SIZE || path[0] == '/' || strstr(path, "..") || strstr(path, "//") ||
+        strchr(path, '\\') || strlen(path) != len)
+        L_API->error(L, "%s: '%s' must be a relative path inside the working folder (no '..', '//')", what, path);
+    char dir[RENDER_PATH_SIZE];
+    memcpy(dir, path, len + 1);
+    for (char *slash = strchr(dir, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            L_API->error(L, "%s: cannot make folder '%s': %s", what, dir, strerror(errno));
+        *slash = '/';
+    }
+    return path;
+}
+
+static int l_render_render(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t camera = check_entity(L, 2);
+    const int r = render__api_v1.render(w, camera);
+    if (r == CT_ERR_NOT_FOUND)
+        return L_API->error(L, "Render.render: entity %u has no camera in this world", camera.id);
+    if (r)
+        return L_API->error(L, "Render.render: %s", render__m.log->error_message(r));
+    return 0;
+}
+
+static int l_render_screenshot(lua_State *L)
+{
+    const char *path = check_output_path(L, 1, "Render.screenshot");
+    if (render__api_v1.screenshot(path))
+        return L_API->error(L, "Render.screenshot: '%s' was not written (the log says why)", path);
+    L_API->push_string(L, path, strlen(path));
+    return 1;
+}
+
+static int l_render_capture(lua_State *L)
+{
+    const char *path = check_output_path(L, 1, "Render.capture");
+    if (render__api_v1.capture(path))
+        return L_API->error(L, "Render.capture: '%s' was not written (the log says why)", path);
+    L_API->push_string(L, path, strlen(path));
+    return 1;
+}
+
+static void set_number(lua_State *L, const char *key, double v)
+{
+    L_API->push_number(L, v);
+    L_API->set_field(L, -2, key);
+}
+
+static int l_render_stats(lua_State *L)
+{
+    const ct_render_stats_t s = render__api_v1.stats();
+    L_API->new_table(L, 0, 9);
+    set_number(L, "frame", (double)s.frame);
+    set_number(L, "objects", s.objects);
+    set_number(L, "visible", s.visible);
+    set_number(L, "packets", s.packets);
+    set_number(L, "draws", s.draws);
+    set_number(L, "state_changes", s.state_changes);
+    set_number(L, "contexts", s.contexts);
+    set_number(L, "invalid", s.invalid);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64, s.command_hash);
+    L_API->push_string(L, hex, 16);
+    L_API->set_field(L, -2, "hash");
+    return 1;
+}
+
+static int l_render_decode_key(lua_State *L)
+{
+    size_t len;
+    const char *hex = L_API->check_string(L, 1, &len);
+    char *end;
+    errno = 0;
+    const unsigned long long key = strtoull(hex, &end, 16);
+    if (!len || len > 16 || *end || errno)
+        return L_API->error(L, "Render.decode_key: '%s' is not a 64-bit key in hexadecimal", hex);
+    const ct_render_key_t k = ct_render_decode_key(key);
+    L_API->new_table(L, 0, 5);
+    set_number(L, "layer", k.layer);
+    set_number(L, "pass", k.pass);
+    set_number(L, "program", k.program);
+    set_number(L, "material", k.material);
+    set_number(L, "depth", k.depth);
+    return 1;
+}
+
+static int l_render_set_backend(lua_State *L)
+{
+    const char *name = L_API->check_string(L, 1, NULL);
+    const int r = render__api_v1.set_backend(name);
+    if (r == CT_ERR_INVALID)
+        return L_API->error(L, "Render.set_backend: unknown backend '%s' (\"gl\" or \"null\")", name);
+    L_API->push_boolean(L, r == 0);
+    return 1;
+}
+
+static int l_render_backend(lua_State *L)
+{
+    const char *b = render__api_v1.backend();
+    L_API->push_string(L, b, strlen(b));
+    return 1;
+}
+
+static int l_render_set_pipeline(lua_State *L)
+{
+    const char *name = L_API->check_string(L, 1, NULL);
+    if (render__api_v1.set_pipeline(name))
+        return L_API->error(L, "Render.set_pipeline: render_config '%s' cannot be used (the log says why)", name);
+    return 0;
+}
+
+/* The rotation whose -Z axis points from `from` to `to` (+Y up where possible), as a quaternion. */
+static bool look_rotation(const float from[3], const float to[3], float q[4])
+{
+    float b[3] = {from[0] - to[0], from[1] - to[1], from[2] - to[2]};
+    float len = sqrtf(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    if (!(len > 1e-6f) || !isfinite(len))
+        return false;
+    b[0] /= len, b[1] /= len, b[2] /= len;
+    const float up[3] = {0, fabsf(b[1]) > 0.999f ? 0.0f : 1.0f, fabsf(b[1]) > 0.999f ? 1.0f : 0.0f};
+    float r[3] = {up[1] * b[2] - up[2] * b[1], up[2] * b[0] - up[0] * b[2], up[0] * b[1] - up[1] * b[0]};
+    len = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    r[0] /= len, r[1] /= len, r[2] /= len;
+    const float u[3] = {b[1] * r[2] - b[2] * r[1], b[2] * r[0] - b[0] * r[2], b[0] * r[1] - b[1] * r[0]};
+    /* Columns r, u, b; the standard matrix-to-quaternion conversion. */
+    const float m00 = r[0], m11 = u[1], m22 = b[2], trace = m00 + m11 + m22;
+    if (trace > 0.0f) {
+        const float s = sqrtf(trace + 1.0f) * 2.0f;
+        q[3] = 0.25f * s, q[0] = (u[2] - b[1]) / s, q[1] = (b[0] - r[2]) / s, q[2] = (r[1] - u[0]) / s;
+    } else if (m00 > m11 && m00 > m22) {
+        const float s = sqrtf(1.0f + m00 - m11 - m22) * 2.0f;
+        q[3] = (u[2] - b[1]) / s, q[0] = 0.25f * s, q[1] = (u[0] + r[1]) / s, q[2] = (b[0] + r[2]) / s;
+    } else if (m11 > m22) {
+        const float s = sqrtf(1.0f + m11 - m00 - m22) * 2.0f;
+        q[3] = (b[0] - r[2]) / s, q[0] = (u[0] + r[1]) / s, q[1] = 0.25f * s, q[2] = (b[1] + u[2]) / s;
+    } else {
+        const float s = sqrtf(1.0f + m22 - m00 - m11) * 2.0f;
+        q[3] = (r[1] - u[0]) / s, q[0] = (b[0] + r[2]) / s, q[1] = (b[1] + u[2]) / s, q[2] = 0.25f * s;
+    }
+    return true;
+}
+
+static int l_render_look_at(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    float to[3], from[3], q[4];
+    for (int k = 0; k < 3; k++) {
+        const double v = L_API->check_number(L, 3 + k);
+        if (!isfinite(v) || fabs(v) > 1e9)
+            return L_API->error(L, "Render.look_at: argument %d is not a finite coordinate", 3 + k);
+        to[k] = (float)v;
+    }
+    if (!render__m.transform->world_position(w, e, from))
+        return L_API->error(L, "Render.look_at: entity %u has no transform in this world", e.id);
+    if (!look_rotation(from, to, q))
+        return L_API->error(L, "Render.look_at: entity %u is at the point it should look at", e.id);
+    render__m.transform->set_world_rotation(w, e, q);
+    return 0;
+}
+
+void render__register_lua(void)
+{
+    static const ct_lua_reg_t fns[] = {
+        {"render", l_render_render},           {"screenshot", l_render_screenshot},
+        {"capture", l_render_capture},         {"stats", l_render_stats},
+        {"decode_key", l_render_decode_key},   {"set_backend", l_render_set_backend},
+        {"backend", l_render_backend},         {"set_pipeline", l_render_set_pipeline},
+        {"look_at", l_render_look_at},
+    };
+    L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
+}

@@ -1,0 +1,292 @@
+/*
+ * ct_rendering.so: the plugin entry, the ct.render v1 table, backend choice, screenshots and the
+ * command-line options (api/ct_render.h has the rules).
+ */
+#include "render_internal.h"
+
+#include "ct_memory.h"
+#include "ct_plugin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+render__module render__m;
+
+/* ---- backends ------------------------------------------------------------------------------ */
+
+static int start_gl(void)
+{
+    render__state *s = render__m.state;
+    if (s->gl)
+        return 0;
+    char err[512];
+    s->gl = render__gl_create(render__m.allocator,
+                              &(render__gl_desc){s->pipeline.width, s->pipeline.height, s->window},
+                              err, sizeof err);
+    if (s->gl && !render__gl_set_pipeline(s->gl, &s->pipeline, err, sizeof err)) {
+        render__gl_destroy(s->gl);
+        s->gl = NULL;
+    }
+    if (!s->gl) {
+        RENDER_LOG(CT_LOG_ERROR, "%s; rendering continues on the null backend", err);
+        s->gl_failed = true;
+        s->backend = RENDER_BACKEND_NULL;
+        return CT_ERR_INIT_FAILED;
+    }
+    RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
+    render__upload_meshes();
+    return 0;
+}
+
+int render__set_backend(const char *name)
+{
+    render__state *s = render__m.state;
+    if (name && !strcmp(name, "null")) {
+        s->backend = RENDER_BACKEND_NULL;
+        return 0;
+    }
+    if (name && !strcmp(name, "gl")) {
+        s->backend = RENDER_BACKEND_GL;
+        s->gl_failed = false;
+        return start_gl();
+    }
+    RENDER_LOG(CT_LOG_ERROR, "set_backend: unknown backend '%s' (known: \"gl\", \"null\")", name ? name : "(null)");
+    return CT_ERR_INVALID;
+}
+
+static const char *backend(void) { return render__m.state->backend == RENDER_BACKEND_GL ? "gl" : "null"; }
+
+int render__screenshot(const char *path)
+{
+    render__state *s = render__m.state;
+    if (!path || !path[0]) {
+        RENDER_LOG(CT_LOG_ERROR, "screenshot: no path given");
+        return CT_ERR_INVALID;
+    }
+    if (!s->have_frame || s->backend != RENDER_BACKEND_GL || !s->gl) {
+        RENDER_LOG(CT_LOG_ERROR, "screenshot %s: %s", path,
+                   s->have_frame ? "the null backend has no pixels (use the gl backend)"
+                                 : "no frame has been rendered yet");
+        return CT_ERR_INVALID;
+    }
+    const uint32_t w = s->pipeline.width, h = s->pipeline.height;
+    const size_t size = (size_t)w * h * 4;
+    uint8_t *px = ct_alloc(render__m.allocator, size);
+    if (!px)
+        return CT_ERR_NOMEM;
+    char err[RENDER_PATH_SIZE + 100];
+    int r = render__gl_read(s->gl, px) ? 0 : CT_ERR_IO;
+    if (r)
+        snprintf(err, sizeof err, "reading the backbuffer failed");
+    else if (!render__png_write(path, px, w, h, err, sizeof err))
+        r = CT_ERR_IO;
+    ct_free(render__m.allocator, px, size);
+    if (r)
+        RENDER_LOG(CT_LOG_ERROR, "screenshot: %s", err);
+    return r;
+}
+
+/* ---- the API table ------------------------------------------------------------------------- */
+
+static int capture(const char *path)
+{
+    char err[RENDER_PATH_SIZE + 100];
+    const int r = render__capture_write(path, err, sizeof err);
+    if (r)
+        RENDER_LOG(CT_LOG_ERROR, "capture: %s", err);
+    return r;
+}
+
+static int render(ct_world_o *world, ct_entity_t camera)
+{
+    render__state *s = render__m.state;
+    const int r = render__frame(world, camera);
+    if (r || !s->have_frame)
+        return r;
+    /* Written at every frame, so the file holds the last frame while its meshes are loaded. */
+    if (s->capture_path[0])
+        capture(s->capture_path);
+    if (s->screenshot_dir[0]) {
+        char path[RENDER_PATH_SIZE + 32];
+        snprintf(path, sizeof path, "%s/frame_%06llu.png", s->screenshot_dir, (unsigned long long)s->stats.frame);
+        if (render__screenshot(path) == 0)
+            RENDER_LOG(CT_LOG_INFO, "screenshot %s", path);
+    }
+    return 0;
+}
+
+static ct_render_stats_t stats(void) { return render__m.state->stats; }
+
+const ct_render_api_v1 render__api_v1 = {
+    render, stats, render__set_backend, backend, render__use_pipeline, render__screenshot, capture,
+};
+
+/* ---- plugin -------------------------------------------------------------------------------- */
+
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
+    render__m = (render__module){
+        .self = self,
+        .log = get_engine_api(CT_LOG_API, 1),
+        .entity = get_engine_api(CT_ENTITY_API, 2),
+        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .transform = get_engine_api(CT_TRANSFORM_API, 2),
+        .lua = get_engine_api(CT_LUA_API, 1),
+        .data = get_engine_api(CT_DATA_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .jobs = get_engine_api(CT_JOBS_API, 1),
+        .host = get_engine_api(CT_HOST_API, 1),
+        .allocator = memory ? memory->plugin_allocator(self) : NULL,
+    };
+    if (!render__m.allocator || !render__m.log || !render__m.entity || !render__m.component ||
+        !render__m.transform || !render__m.lua || !render__m.data || !render__m.resource)
+        return CT_ERR_MISSING_API;
+    return 0;
+}
+
+/* Copies an option's value into `out`; false (logged) when it is too long or empty. */
+static bool read_path_option(const char *name, char *out, size_t size)
+{
+    const char *v = render__m.host ? render__m.host->option(name) : NULL;
+    if (!v)
+        return true;
+    if (!v[0] || strlen(v) >= size) {
+        RENDER_LOG(CT_LOG_ERROR, "--%s wants a path (shorter than %zu bytes)", name, size);
+        return false;
+    }
+    memcpy(out, v, strlen(v) + 1);
+    return true;
+}
+
+/* Makes a folder and its parents (the --screenshot folder); false (logged) on failure. */
+static bool make_folders(const char *path)
+{
+    char dir[RENDER_PATH_SIZE];
+    snprintf(dir, sizeof dir, "%s/", path);
+    for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+        *slash = '\0';
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+            RENDER_LOG(CT_LOG_ERROR, "--screenshot: cannot make folder '%s': %s", dir, strerror(errno));
+            return false;
+        }
+        *slash = '/';
+    }
+    return true;
+}
+
+static int read_options(void)
+{
+    render__state *s = render__m.state;
+    const ct_host_api_v1 *host = render__m.host;
+    const char *b = host ? host->option("render-backend") : NULL;
+    s->backend = b && !strcmp(b, "null") ? RENDER_BACKEND_NULL : RENDER_BACKEND_GL;
+    if (b && strcmp(b, "null") && strcmp(b, "gl")) {
+        RENDER_LOG(CT_LOG_ERROR, "--render-backend '%s': known backends are gl and null", b);
+        return CT_ERR_INVALID;
+    }
+    s->window = host && host->option("window") != NULL;
+    if (!read_path_option("screenshot", s->screenshot_dir, sizeof s->screenshot_dir) ||
+        !read_path_option("capture", s->capture_path, sizeof s->capture_path) ||
+        (s->screenshot_dir[0] && !make_folders(s->screenshot_dir)))
+        return CT_ERR_INVALID;
+    return 0;
+}
+
+static void free_state(void)
+{
+    render__state *s = render__m.state;
+    if (!s)
+        return;
+    render__frame_free();
+    render__gl_destroy(s->gl);
+    ct_free(render__m.allocator, s, sizeof *s);
+    render__m.state = NULL;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
+    if (err)
+        return err;
+    render__state *s = ct_alloc(render__m.allocator, sizeof *s);
+    if (!s)
+        return CT_ERR_NOMEM;
+    *s = (render__state){.size = sizeof *s, .layout_version = RENDER_LAYOUT_VERSION};
+    render__m.state = s;
+    render__queue_init(&s->queue, render__m.allocator);
+    render__default_pipeline(&s->pipeline);
+    err = read_options();
+    if (!err)
+        err = render__register_resources();
+    if (!err && (err = render__register_components()))
+        render__unregister_resources();
+    if (err) {
+        free_state();
+        return err;
+    }
+    render__register_lua();
+    return 0;
+}
+
+static void shutdown(void)
+{
+    render__unregister_components();
+    render__unregister_resources();
+    free_state();
+}
+
+static void *reload_save(void) { return render__m.state; }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    const int err = connect(get_engine_api, self);
+    if (err)
+        return err;
+    const render__state *state = saved;
+    if (!state || state->size != sizeof *state || state->layout_version != RENDER_LAYOUT_VERSION) {
+        RENDER_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
+                   "code needs layout %u (%u bytes); restart to use it",
+                   state ? state->layout_version : 0, state ? state->size : 0,
+                   RENDER_LAYOUT_VERSION, (uint32_t)sizeof *state);
+        return CT_ERR_VERSION;
+    }
+    render__m.state = saved;
+    render__register_lua();
+    return render__rebind_components() && render__rebind_resources() ? 0 : CT_ERR_VERSION;
+}
+
+static const ct_api_ref_t provides[] = {
+    {CT_RENDER_API, 1, sizeof(ct_render_api_v1), 0, "ct.render"},
+};
+
+static const ct_api_ref_t requires[] = {
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
+    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static const ct_plugin_api_v1 plugin = {
+        .name = "ct.rendering",
+        .version = {1, 0, 0, 0},
+        .provides = provides,
+        .num_provides = sizeof provides / sizeof provides[0],
+        .requires = requires,
+        .num_requires = sizeof requires / sizeof requires[0],
+        .init = init,
+        .shutdown = shutdown,
+        .reload_save = reload_save,
+        .reload_load = reload_load,
+    };
+    if (api == CT_PLUGIN_API && version == 1)
+        return (void *)&plugin;
+    if (api == CT_RENDER_API && version == 1)
+        return (void *)&render__api_v1;
+    return NULL;
+}

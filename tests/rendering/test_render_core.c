@@ -1,0 +1,196 @@
+/*
+ * The rendering core without the kernel: sort keys field by field, contexts, the stable radix
+ * sort against a reference, merge order, display lists built serially and on a pool (same
+ * bytes), and the null backend's counts and hash (a fixed value, so a change in the stream's
+ * bytes shows up).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "render_core.h"
+
+static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
+                          const char *file, uint32_t line)
+{
+    (void)a, (void)old_size, (void)file, (void)line;
+    if (new_size == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, new_size);
+}
+static ct_allocator_t heap = {NULL, heap_realloc};
+
+static void test_key_fields(void **state)
+{
+    (void)state;
+    const render__key_fields f = {.layer = 3, .pass = 2, .program = 1000, .material = 0xbeef,
+                                  .depth = 12345};
+    const uint64_t k = render__key_encode(&f);
+    assert_int_equal(k, 0x032fa2fbbc003039ull);
+    const render__key_fields g = render__key_decode(k);
+    assert_memory_equal(&f, &g, sizeof f);
+    /* A layer always outranks everything below it. */
+    const render__key_fields hi = {.layer = 1}, lo = {.layer = 0, .pass = 15, .program = 1023,
+                                                       .material = 0xffff, .depth = (1u << 26) - 1};
+    assert_true(render__key_encode(&hi) > render__key_encode(&lo));
+    /* Depth: 0 at near, top at far, complemented back to front, NaN to 0. */
+    assert_int_equal(render__key_depth(0.1f, 0.1f, 100.0f, false), 0);
+    assert_int_equal(render__key_depth(100.0f, 0.1f, 100.0f, false), (1u << 26) - 1);
+    assert_int_equal(render__key_depth(1e9f, 0.1f, 100.0f, true), 0);
+    assert_int_equal(render__key_depth(0.0f / 0.0f, 0.1f, 100.0f, false), 0);
+}
+
+static uint64_t rng = 0x1234567;
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int compare_stable(const void *a, const void *b)
+{
+    const render__packet *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->command > y->command) - (x->command < y->command); /* recording order */
+}
+
+static void test_radix_sort_is_stable(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    static uint32_t hist[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS];
+    render__packet *p = malloc(N * sizeof *p), *ref = malloc(N * sizeof *p), *tmp = malloc(N * sizeof *p);
+    for (uint32_t i = 0; i < N; i++) {
+        /* Few distinct keys, so most have equals whose order must survive. */
+        p[i] = (render__packet){(next_random() % 50) << 40 | (next_random() % 3), 0, i};
+        ref[i] = p[i];
+    }
+    qsort(ref, N, sizeof *ref, compare_stable);
+    render__radix_sort(p, tmp, N, hist);
+    assert_memory_equal(p, ref, N * sizeof *p);
+    /* All keys equal: every pass is skipped and the order is untouched. */
+    for (uint32_t i = 0; i < N; i++)
+        p[i] = (render__packet){7, 0, i};
+    render__radix_sort(p, tmp, N, hist);
+    for (uint32_t i = 0; i < N; i++)
+        assert_int_equal(p[i].command, i);
+    render__radix_sort(p, tmp, 0, hist);
+    free(p), free(ref), free(tmp);
+}
+
+static render__command draw_cmd(uint32_t mesh, uint32_t material, float x)
+{
+    return (render__command){.kind = RENDER_CMD_DRAW, .mesh = mesh, .material = material,
+                             .program = material % 2,
+                             .world = {1, 0, 0, x, 0, 1, 0, 0, 0, 0, 1, -5}};
+}
+
+/* Records n draws spread over contexts of `grain` objects each, like the gather step does. */
+static void record_scene(render__queue *q, uint32_t n, uint32_t grain)
+{
+    assert_true(render__queue_begin(q, (n + grain - 1) / grain));
+    for (uint32_t i = 0; i < n; i++) {
+        const render__command c = draw_cmd(i % 7 % 5, i % 7, (float)i * 0.01f);
+        const render__key_fields f = {.layer = i % 2, .program = c.program, .material = c.material,
+                                      .depth = i % 3};
+        render__context_record(&q->contexts[i / grain], &heap, render__key_encode(&f), &c);
+    }
+}
+
+static void test_merge_keeps_context_order(void **state)
+{
+    (void)state;
+    render__queue q;
+    render__queue_init(&q, &heap);
+    record_scene(&q, 5000, 700);
+    assert_true(render__merge_sort(&q));
+    assert_int_equal(q.num_packets, 5000);
+    for (uint32_t i = 1; i < q.num_packets; i++) {
+        const render__packet *a = &q.sorted[i - 1], *b = &q.sorted[i];
+        assert_true(a->key <= b->key);
+        if (a->key == b->key) /* equal keys: context order, then recording order */
+            assert_true(a->context < b->context || (a->context == b->context && a->command < b->command));
+    }
+    render__queue_free(&q);
+}
+
+/* A pool that runs the ranges in reverse order, to show the result does not depend on order. */
+static void reverse_pool(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    (void)ctx;
+    uint32_t blocks = (count + grain - 1) / grain;
+    while (blocks--)
+        fn(user, blocks * grain, (blocks + 1) * grain < count ? (blocks + 1) * grain : count);
+}
+
+static void test_build_and_null_backend(void **state)
+{
+    (void)state;
+    static const float view_proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, -1, -1, 0, 0, -0.2f, 0};
+    render__draw *serial[2];
+    uint64_t hashes[2];
+    for (int pass = 0; pass < 2; pass++) {
+        render__queue q;
+        render__queue_init(&q, &heap);
+        record_scene(&q, 9000, pass ? 1000 : 300);
+        assert_true(render__merge_sort(&q));
+        const render__pool pool = {reverse_pool, NULL};
+        assert_true(render__build(&q, view_proj, pass ? &pool : NULL));
+        serial[pass] = malloc(q.num_packets * sizeof **serial);
+        memcpy(serial[pass], q.draws, q.num_packets * sizeof **serial);
+        const render__null_stats s = render__null_execute(q.draws, q.num_packets, 5, 7, 2);
+        assert_int_equal(s.draws, 9000);
+        assert_int_equal(s.invalid, 0);
+        /* Two layers; within each, program then material runs: few changes, not one per draw. */
+        assert_true(s.state_changes > 2 && s.state_changes < 200);
+        hashes[pass] = s.hash;
+        /* Out-of-range tables are caught. */
+        assert_int_equal(render__null_execute(q.draws, q.num_packets, 4, 7, 2).invalid, 1286); /* i % 7 == 4 */
+        render__queue_free(&q);
+    }
+    assert_memory_equal(serial[0], serial[1], 9000 * sizeof **serial);
+    assert_int_equal(hashes[0], hashes[1]);
+    free(serial[0]), free(serial[1]);
+}
+
+static void test_mvp_of_a_translation(void **state)
+{
+    (void)state;
+    const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    render__queue q;
+    render__queue_init(&q, &heap);
+    assert_true(render__queue_begin(&q, 1));
+    const render__command c = draw_cmd(0, 0, 3.0f);
+    render__context_record(&q.contexts[0], &heap, 0, &c);
+    assert_true(render__merge_sort(&q));
+    assert_true(render__build(&q, identity, NULL));
+    /* Column 3 holds the translation (3, 0, -5). */
+    assert_true(q.draws[0].mvp[12] == 3.0f && q.draws[0].mvp[14] == -5.0f && q.draws[0].mvp[15] == 1.0f);
+    assert_int_equal(q.draws[0].changes, RENDER_CHANGE_LAYER | RENDER_CHANGE_PROGRAM |
+                                             RENDER_CHANGE_MATERIAL | RENDER_CHANGE_MESH);
+    /* The normal matrix of a rotation-free uniform frame is the identity. */
+    assert_true(q.draws[0].normal[0] == 1.0f && q.draws[0].normal[5] == 1.0f && q.draws[0].normal[10] == 1.0f);
+    render__queue_free(&q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_key_fields),
+        cmocka_unit_test(test_radix_sort_is_stable),
+        cmocka_unit_test(test_merge_keeps_context_order),
+        cmocka_unit_test(test_build_and_null_backend),
+        cmocka_unit_test(test_mvp_of_a_translation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,382 @@
+/*
+ * ct_rendering.so in a booted kernel (entities, transforms, rendering) with a scratch project
+ * folder: frames through the null backend with fixed counts, culling, hashes equal across runs
+ * and thread counts, entity death releasing resources, bad data refused (materials, pipelines,
+ * meshes, components, paths leaving the project), the pipeline's hot reload (a broken edit keeps
+ * the old one), the Lua module's checks, and a screenshot through the gl backend.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_lua.h"
+#include "ct_render.h"
+#include "ct_resource.h"
+#include "ct_transform.h"
+#include "ct_world.h"
+#include "plugins/loader.h"
+#include "test_kernel.h"
+
+static char project[256];
+static const ct_render_api_v1 *render;
+static const ct_resource_api_v1 *resource;
+static const ct_world_api_v1 *worlds;
+static const ct_entity_api_v2 *entity;
+static const ct_lua_api_v1 *lua;
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", project, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static const char cube_obj[] =
+    "v -0.5 -0.5 -0.5\nv 0.5 -0.5 -0.5\nv 0.5 0.5 -0.5\nv -0.5 0.5 -0.5\n"
+    "v -0.5 -0.5 0.5\nv 0.5 -0.5 0.5\nv 0.5 0.5 0.5\nv -0.5 0.5 0.5\n"
+    "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 4 8 7 3\nf 1 5 8 4\nf 2 3 7 6\n";
+
+static const char *rendering_path = CT_TEST_MODULE("rendering", "ct_rendering");
+
+static void boot(uint32_t jobs)
+{
+    kernel_desc_t desc;
+    memset(&desc, 0, sizeof desc);
+    desc.project_dir = project;
+    desc.jobs = jobs;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+                           rendering_path};
+    for (uint32_t i = 0; i < 3; i++)
+        desc.plugin_paths[desc.num_plugin_paths++] = paths[i];
+    assert_int_equal(kernel__boot(&desc), 0);
+    render = test_kernel_api(CT_RENDER_API, 1);
+    resource = test_kernel_api(CT_RESOURCE_API, 1);
+    worlds = test_kernel_api(CT_WORLD_API, 1);
+    entity = test_kernel_api(CT_ENTITY_API, 2);
+    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(render);
+    assert_null(test_kernel_api(CT_RENDER_API, 2));
+    assert_int_equal(render->set_backend("null"), 0);
+}
+
+static int make_project(void **state)
+{
+    (void)state;
+    snprintf(project, sizeof project, "/tmp/cuttle_render_%d", (int)getpid());
+    mkdir(project, 0755);
+    write_file("project.sjson", "modules = []\n");
+    write_file("cube.obj", cube_obj);
+    write_file("broken.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
+    /* glTF files from Debian's assimp-testmodels, good and broken, seen from inside the project. */
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ln -s " ASSIMP_GLTF2 " %s/gltf2", project);
+    assert_int_equal(system(cmd), 0);
+    return 0;
+}
+
+static int remove_project(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
+    return system(cmd);
+}
+
+static int load(const char *type, const char *name, const char *source)
+{
+    return resource->load_source(type, name, source, strlen(source));
+}
+
+/* The scene: a camera at (0, 0, 5) looking down -Z, a sun, `n` cubes in a row at z = 0 (in view)
+ * and one at z = 20 (behind the camera). */
+static ct_world_o *scene(uint32_t n, ct_entity_t *camera, ct_entity_t *row)
+{
+    assert_int_equal(load("mesh", "cube", "source = \"cube.obj\""), 0);
+    assert_int_equal(load("material", "red", "program = \"unlit\" color = [1 0 0]"), 0);
+    assert_int_equal(load("material", "grey", "program = \"lit\" color = [0.5 0.5 0.5 1] specular = 0.2"), 0);
+    char unit[512];
+    snprintf(unit, sizeof unit,
+             "entities = [ { components = { transform = { scale = [0.01 0.01 0.01] } "
+             "mesh = { mesh = \"cube\" material = \"red\" } } repeat = { count = %u spacing = [0.001 0 0] } }\n"
+             "{ components = { transform = { position = [0 1 0] } mesh = { mesh = \"cube\" material = \"grey\" } } } ]",
+             n);
+    assert_int_equal(load("unit", "row", unit), 0);
+    assert_int_equal(load("unit", "far", "entities = [ { components = { transform = { position = [0 0 20] } "
+                                         "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"), 0);
+    assert_int_equal(load("unit", "camera", "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"), 0);
+    assert_int_equal(load("unit", "sun", "entities = [ { components = { transform = {} light = { type = \"directional\" } } } ]"), 0);
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "render"});
+    assert_non_null(w);
+    const ct_entity_t first = worlds->spawn_unit(w, "row", (float[3]){-0.5f, 0, 0}, NULL);
+    if (row)
+        *row = first;
+    worlds->spawn_unit(w, "far", (float[3]){0, 0, 0}, NULL);
+    worlds->spawn_unit(w, "sun", (float[3]){0, 5, 0}, NULL);
+    *camera = worlds->spawn_unit(w, "camera", (float[3]){0, 0, 5}, NULL);
+    assert_int_not_equal(camera->id, 0);
+    return w;
+}
+
+static void release_scene(ct_world_o *w)
+{
+    worlds->destroy_world(w);
+    const char *units[] = {"row", "far", "camera", "sun"};
+    for (int k = 0; k < 4; k++)
+        resource->unload("unit", units[k]);
+    resource->unload("material", "red");
+    resource->unload("material", "grey");
+    resource->unload("mesh", "cube");
+}
+
+static void test_frames_counts_and_hashes(void **state)
+{
+    (void)state;
+    uint64_t hashes[2];
+    for (uint32_t jobs = 1; jobs <= 2; jobs++) {
+        boot(jobs);
+        ct_entity_t camera;
+        ct_entity_t row_first;
+        ct_world_o *w = scene(3000, &camera, &row_first);
+        assert_int_equal(render->render(w, camera), 0);
+        const ct_render_stats_t s = render->stats();
+        assert_int_equal(s.frame, 1);
+        assert_int_equal(s.objects, 3002);
+        assert_int_equal(s.visible, 3001); /* the cube behind the camera is culled */
+        assert_int_equal(s.draws, 3001);
+        assert_int_equal(s.packets, 3001 + 2); /* + the two layers' begin packets */
+        assert_int_equal(s.contexts, 1 + 3);   /* the pipeline's, then one per 1,024 instances */
+        assert_int_equal(s.invalid, 0);
+        /* opaque layer: bind program, material, mesh for red; then program and material for grey;
+         * transparent layer: its begin. */
+        assert_int_equal(s.state_changes, 1 + 3 + 2 + 1);
+        assert_int_equal(render->render(w, camera), 0);
+        assert_int_equal(render->stats().command_hash, s.command_hash); /* nothing moved */
+        hashes[jobs - 1] = s.command_hash;
+        /* Entities that die leave the next frame, and their resources go with the last one. */
+        assert_true(entity->alive(row_first));
+        entity->destroy(row_first);
+        assert_int_equal(render->render(w, camera), 0);
+        assert_int_equal(render->stats().objects, 3001);
+        assert_int_not_equal(render->stats().command_hash, s.command_hash);
+        release_scene(w);
+        assert_null(resource->get("mesh", "cube"));
+        assert_int_equal(test_kernel_shutdown(), 0);
+    }
+    assert_int_equal(hashes[0], hashes[1]);
+}
+
+static void test_bad_data_is_refused(void **state)
+{
+    (void)state;
+    boot(1);
+    /* Materials. */
+    assert_int_not_equal(load("material", "a", "program = \"pbr\""), 0);
+    assert_int_not_equal(load("material", "b", "program = \"lit\" colour = [1 0 0]"), 0);
+    assert_int_not_equal(load("material", "c", "color = [1 0 2]"), 0);
+    assert_int_not_equal(load("material", "d", "program = \"vignette\""), 0);
+    assert_int_equal(load("material", "e", "program = \"lit\" layer = \"nowhere\""), 0); /* warned at use */
+    resource->unload("material", "e");
+    /* Pipelines. */
+    assert_int_not_equal(load("render_config", "p1", "layers = []"), 0);
+    assert_int_not_equal(load("render_config", "p2", "layers = [ { name = \"a\" target = \"hdr\" } ]"), 0);
+    assert_int_not_equal(load("render_config", "p3", "layers = [ { name = \"a\" } { name = \"a\" } ]"), 0);
+    assert_int_not_equal(load("render_config", "p4", "resolution = [0 10] layers = [ { name = \"a\" } ]"), 0);
+    assert_int_not_equal(load("render_config", "p5", "layers = [ { name = \"a\" fullscreen = { program = \"lit\" input = \"backbuffer\" } } ]"), 0);
+    assert_int_not_equal(load("render_config", "p6", "targets = [ { name = \"t\" scale = 2 } ] layers = [ { name = \"a\" } ]"), 0);
+    assert_int_not_equal(load("render_config", "p7", "layers = [ { name = \"a\" sort = \"random\" } ]"), 0);
+    assert_int_equal(render->set_pipeline("p7"), CT_ERR_NOT_FOUND);
+    /* Meshes: files outside the project, missing, malformed. */
+    assert_int_not_equal(load("mesh", "m1", "source = \"../cube.obj\""), 0);
+    assert_int_not_equal(load("mesh", "m2", "source = \"/etc/passwd.obj\""), 0);
+    assert_int_not_equal(load("mesh", "m3", "source = \"missing.obj\""), 0);
+    assert_int_not_equal(load("mesh", "m4", "source = \"broken.obj\""), 0);
+    assert_int_not_equal(load("mesh", "m5", "source = \"cube.fbx\""), 0);
+    assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
+    assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
+    assert_int_not_equal(load("mesh", "g1", "source = \"gltf2/IndexOutOfRange/IndexOutOfRange.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g2", "source = \"gltf2/MissingBin/BoxTextured.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g3", "source = \"gltf2/wrongTypes/badArray.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g4", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 7"), 0);
+    assert_int_equal(load("mesh", "g5", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 0"), 0);
+    assert_int_equal(load("mesh", "g6", "source = \"gltf2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb\""), 0);
+    resource->unload("mesh", "g5");
+    resource->unload("mesh", "g6");
+    /* Components. */
+    assert_int_not_equal(load("unit", "u1", "entities = [ { components = { camera = { near = 10 far = 1 } } } ]"), 0);
+    assert_int_not_equal(load("unit", "u2", "entities = [ { components = { light = { type = \"spot\" } } } ]"), 0);
+    assert_int_not_equal(load("unit", "u3", "entities = [ { components = { mesh = { mesh = \"cube\" } } } ]"), 0);
+    assert_int_not_equal(load("unit", "u4", "entities = [ { components = { mesh = { mesh = \"Cube\" material = \"x\" } } } ]"), 0);
+    assert_int_not_equal(load("unit", "u5", "entities = [ { components = { camera = { fov = 0 } } } ]"), 0);
+    /* The API. */
+    assert_int_equal(render->set_backend("vulkan"), CT_ERR_INVALID);
+    assert_int_equal(render->screenshot("x.png"), CT_ERR_INVALID); /* no frame yet */
+    assert_int_equal(render->capture("x.capture"), CT_ERR_INVALID);
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "empty"});
+    assert_int_equal(render->render(w, (ct_entity_t){12345}), CT_ERR_NOT_FOUND);
+    worlds->destroy_world(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+static const char pipeline_two[] = "layers = [ { name = \"opaque\" clear_color = [0 0 0 1] clear_depth = 1 } "
+                                   "{ name = \"transparent\" sort = \"back_to_front\" } ]";
+static const char pipeline_post[] = "targets = [ { name = \"scene\" } ] layers = [ "
+                                    "{ name = \"opaque\" target = \"scene\" clear_color = [0 0 0 1] clear_depth = 1 } "
+                                    "{ name = \"post\" fullscreen = { program = \"copy\" input = \"scene\" } } ]";
+
+static void test_pipeline_hot_reload(void **state)
+{
+    (void)state;
+    boot(2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(10, &camera, NULL);
+    write_file("main.render_config", pipeline_two);
+    assert_int_equal(load("render_config", "main", pipeline_two), 0);
+    assert_int_equal(render->set_pipeline("main"), 0);
+    resource->unload("render_config", "main"); /* set_pipeline holds its own load */
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, 11 + 2);
+    /* The source changes on disk: the next frame uses it (a layer begin and a full-screen pass,
+     * and the transparent layer is gone). The mtime must move: wait past its resolution. */
+    usleep(20000);
+    write_file("main.render_config", pipeline_post);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, 11 + 3);
+    /* A broken edit is reported and the running pipeline stays. */
+    usleep(20000);
+    write_file("main.render_config", "layers = [ { name = \"opaque\" target = \"nowhere\" } ]");
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, 11 + 3);
+    usleep(20000);
+    write_file("main.render_config", "layers = [ {");
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, 11 + 3);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+static void test_lua(void **state)
+{
+    (void)state;
+    boot(1);
+    ct_entity_t camera;
+    ct_world_o *w = scene(2, &camera, NULL);
+    lua->push_light_userdata(lua->main_state(), w);
+    lua->run_string("", "=(reset)");
+    char code[2048];
+    snprintf(code, sizeof code,
+             "local w = ...\n"
+             "local k = Render.decode_key('032fa2fbbc003039')\n"
+             "assert(k.layer == 3 and k.pass == 2 and k.program == 1000 and k.material == 0xbeef and k.depth == 12345)\n"
+             "assert(not pcall(Render.decode_key, 'xyz'))\n"
+             "assert(not pcall(Render.decode_key, '12345678901234567'))\n"
+             "assert(Render.backend() == 'null')\n"
+             "assert(not pcall(Render.set_backend, 'vulkan'))\n"
+             "assert(not pcall(Render.screenshot, '../outside.png'))\n"
+             "assert(not pcall(Render.screenshot, '/tmp/abs.png'))\n"
+             "assert(not pcall(Render.render, nil, 1))\n"
+             "assert(not pcall(Render.render, w, -1))\n"
+             "assert(not pcall(Render.render, w, 99999))\n"
+             "assert(not pcall(Render.look_at, w, 99999, 0, 0, 0))\n"
+             "assert(not pcall(Render.look_at, w, %u, 0, 0, 0/0))\n"
+             "assert(not pcall(Render.set_pipeline, 'no/such/config'))\n"
+             "Render.render(w, %u)\n"
+             "local s = Render.stats()\n"
+             "assert(s.frame == 1 and s.draws == 3 and s.objects == 4 and #s.hash == 16)\n"
+             "assert(not pcall(Render.screenshot, 'null_has_no_pixels.png'))\n",
+             camera.id, camera.id);
+    /* Run as a function taking the world, so the test does not need globals. */
+    char wrapped[2300];
+    snprintf(wrapped, sizeof wrapped, "function render_lua_test(...)\n%s\nend", code);
+    assert_int_equal(lua->run_string(wrapped, "=render_lua_test"), 0);
+    lua->push_light_userdata(lua->main_state(), w);
+    assert_int_equal(lua->call_global("render_lua_test", 1), 0);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+static void test_gl_screenshot(void **state)
+{
+    (void)state;
+    boot(2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(5, &camera, NULL);
+    assert_int_equal(render->set_backend("gl"), 0);
+    assert_string_equal(render->backend(), "gl");
+    assert_int_equal(render->render(w, camera), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/shot.png", project);
+    assert_int_equal(render->screenshot(path), 0);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size > 100);
+    snprintf(path, sizeof path, "%s/no/such/folder/shot.png", project);
+    assert_int_equal(render->screenshot(path), CT_ERR_IO);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+/* Puts a build at `path` the way a compiler would: a new file renamed into place. */
+static void install(const char *built, const char *path)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s.part' && mv '%s.part' '%s'", built, path, path, path);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A hot reload keeps the meshes, materials, pipeline and frame count: the next frame is the same
+ * bytes; a build with another state layout is refused and the old code keeps drawing. */
+static void test_hot_reload(void **state)
+{
+    (void)state;
+    char copy[300];
+    snprintf(copy, sizeof copy, "%s/ct_rendering.so", project);
+    install(CT_TEST_MODULE("rendering", "ct_rendering"), copy);
+    rendering_path = copy;
+    boot(2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(1500, &camera, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t before = render->stats();
+    install(CT_TEST_MODULE("rendering", "ct_rendering"), copy);
+    assert_int_equal(loader__reload("ct.rendering"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    ct_render_stats_t after = render->stats();
+    assert_int_equal(after.frame, before.frame + 1);
+    assert_int_equal(after.draws, before.draws);
+    assert_int_equal(after.command_hash, before.command_hash);
+    assert_int_equal(lua->run_string("assert(Render.stats().frame == 2)", "=reloaded"), 0);
+    install(RENDER_LAYOUT2, copy);
+    assert_int_not_equal(loader__reload("ct.rendering"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    after = render->stats();
+    assert_int_equal(after.frame, before.frame + 2);
+    assert_int_equal(after.command_hash, before.command_hash);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    rendering_path = CT_TEST_MODULE("rendering", "ct_rendering");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_frames_counts_and_hashes),
+        cmocka_unit_test(test_bad_data_is_refused),
+        cmocka_unit_test(test_pipeline_hot_reload),
+        cmocka_unit_test(test_lua),
+        cmocka_unit_test(test_gl_screenshot),
+        cmocka_unit_test(test_hot_reload),
+    };
+    return cmocka_run_group_tests(tests, make_project, remove_project);
+}
