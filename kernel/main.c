@@ -207,6 +207,11 @@ int main(int argc, char **argv)
     long fps = o.fps >= 0 ? o.fps : o.desc.watch || console ? 60 : 0;
     double dt = fps && !o.dt_given ? 1.0 / (double)fps : o.dt;
     signals__install();
+    if (o.console.serve_dir)
+        return console__serve_files(&o.console, signals__stop_requested);
+    /* --host: the project's files come from a file server (removed again at exit). */
+    if (console__host_connect(&o.console, &o.desc.project_dir) || atexit(console__host_disconnect))
+        return 1;
 
     if (kernel__boot(&o.desc))
         return 1;

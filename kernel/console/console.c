@@ -98,6 +98,18 @@ int console__check_options(const console_options_t *o, bool has_project)
 
 bool console__listening(void) { return g_con.running; }
 
+int console__serve_files(const console_options_t *o, int (*stop_requested)(void))
+{
+    return file_server__run(o, stop_requested);
+}
+
+int console__host_connect(const console_options_t *o, const char **project_dir)
+{
+    return o->host ? file_client__connect(o, *project_dir, project_dir) : 0;
+}
+
+void console__host_disconnect(void) { file_client__disconnect(); }
+
 int console__start(const console_options_t *o, uv_loop_t *loop)
 {
     if (o->profile) {

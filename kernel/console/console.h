@@ -37,6 +37,16 @@ int console__parse_option(console_options_t *o, const char *option, const char *
 /* Checks combinations once all options are read; 0 or 2 (reported). */
 int console__check_options(const console_options_t *o, bool has_project);
 
+/* `--serve-project DIR --port P`: serves DIR until stop_requested() is not 0; returns the exit
+ * status (0, 1, or 2 for a folder that is not a project). */
+int console__serve_files(const console_options_t *o, int (*stop_requested)(void));
+/* `--host ADDR:P` (before boot): fetches the project's scripts from the file server into a private
+ * folder, which replaces *project_dir (that said the project's NAME), and makes resources load
+ * from the server. Returns 0 or a negative ct_error (logged). */
+int console__host_connect(const console_options_t *o, const char **project_dir);
+/* After shutdown: closes the connection and removes the private folder. */
+void console__host_disconnect(void);
+
 /* After boot: starts the console (prints "console: listening on ADDR:PORT" on stdout) and the
  * --profile writer. Returns 0 or a negative ct_error (logged). */
 int console__start(const console_options_t *o, uv_loop_t *loop);

@@ -33,7 +33,7 @@ void console__steps_done(void);
 void console__send_json(console_client_t *c, struct cJSON *o);
 
 /* file_server.c: `cuttle --serve-project DIR --port P` runs this instead of an engine. */
-int file_server__run(const console_options_t *o);
+int file_server__run(const console_options_t *o, int (*stop_requested)(void));
 /* file_client.c: `--host ADDR:P --project NAME`: fetches the project's files into a private
  * folder and makes the resource system read blobs from the server. Sets *project_dir. */
 int file_client__connect(const console_options_t *o, const char *project_name,

@@ -139,10 +139,23 @@ static void report_missing(const char *type, const char *name, const char *path)
         log__error("%s: not compiled and no source %s.%s in %s", path, name, type, project);
 }
 
+static struct {
+    resources_blob_source_f fn;
+    void *ctx;
+} g_source;
+
+void resources__set_blob_source(resources_blob_source_f fn, void *ctx)
+{
+    g_source.fn = fn;
+    g_source.ctx = ctx;
+}
+
 /* Reads the compiled blob of (type, name) into memory; logs why not. */
 static int read_blob(const char *type, const char *name, char *path, uint8_t **blob,
                      uint64_t *size)
 {
+    if (g_source.fn)
+        return g_source.fn(g_source.ctx, type, name, path, RESOURCES_PATH_SIZE, blob, size);
     const char *project = resources__project_dir();
     if (!project) {
         log__error("resources: cannot load %s '%s': no project (only load_source works)", type,

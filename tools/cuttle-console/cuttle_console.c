@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "console_client.h"
+#include "console/console_client.h"
 
 static const char usage[] =
     "usage: cuttle-console [HOST:]PORT [options]\n"

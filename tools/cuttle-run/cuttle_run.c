@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "console_client.h"
+#include "console/console_client.h"
 
 #define RUN_MAX_NODES 32
 #define RUN_MAX_ARGS 64

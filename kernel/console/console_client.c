@@ -1,6 +1,6 @@
 /* Plain POSIX sockets and poll(): the tools that use this are single-threaded and block. */
 
-#include "console_client.h"
+#include "console/console_client.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

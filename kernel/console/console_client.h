@@ -1,5 +1,5 @@
-/* A blocking client of the console protocol (kernel/console/console_frame.h): connect, send,
- * receive with a timeout. Shared by cuttle-console, cuttle-run, the file client and the tests. */
+/* A blocking client of the console protocol (console_frame.h): connect, send, receive with a
+ * timeout. Shared by cuttle-console, cuttle-run and the file client (--host). */
 #ifndef CT_CONSOLE_CLIENT_H
 #define CT_CONSOLE_CLIENT_H
 
