@@ -33,6 +33,8 @@ function init()
     end
   end
   print(string.format("demo: dropped %d crates", #crates))
+  -- For a console client (`cuttle --console 0`): the world and its crates by name.
+  demo = {world = world, crates = crates}
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
