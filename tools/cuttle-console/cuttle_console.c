@@ -59,7 +59,7 @@ static bool show(cJSON *o, double id, int *status)
     const cJSON *type = cJSON_GetObjectItem(o, "type"), *rid = cJSON_GetObjectItem(o, "id");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
     bool mine = cJSON_IsNumber(rid) && rid->valuedouble == id;
-    if (!strcmp(t, "log")) {
+    if (!strcmp(t, "log") && cJSON_GetObjectItem(o, "line")) {
         print_log(o);
         return false;
     }
@@ -72,6 +72,8 @@ static bool show(cJSON *o, double id, int *status)
     if (!mine)
         return false;
     const cJSON *ok = cJSON_GetObjectItem(o, "ok");
+    if (!strcmp(t, "log") || !strcmp(t, "auth"))
+        return true; /* the prompt's own subscription, the token accepted: nothing to show */
     if (!strcmp(t, "script")) {
         if (cJSON_IsTrue(ok)) {
             const cJSON *v;

@@ -61,6 +61,10 @@ Run.step("a node asking for another project is told which one is served")
 local status, out = Run.capture("--host", address, "--project", "elsewhere", "--frames", "1")
 assert(status == 1 and out:find("serves project '" .. name .. "', not 'elsewhere'", 1, true), out)
 
+Run.step("a node reloads a resource from the server")
+local r = nodes[1]:request{type = "command", command = "reload", resource = "level", name = "levels/arena"}
+assert(r.ok and r.command == "reload", "reload failed")
+
 Run.step("a corrupt blob on the server is refused by the node")
 local blob = dir .. "/compiled/level/levels/arena.bin"
 local f = assert(io.open(blob, "rb"))
@@ -73,3 +77,6 @@ local ok, err = pcall(Run.start, {name = "node3", project = name, args = {"--hos
 assert(not ok and err:find("before its console listened"), tostring(err))
 local text = log_of({log_path = Run.log_dir .. "/node3.log"})
 assert(text:find(address .. "/compiled/level/levels/arena.bin: refused", 1, true), text)
+r = nodes[1]:request{type = "command", command = "reload", resource = "level", name = "levels/arena"}
+assert(r.type == "error" and r.error:find("reload of level 'levels/arena' failed", 1, true), r.error)
+assert(nodes[1]:script("return 1") == 1, "node1 goes on with the loaded version")

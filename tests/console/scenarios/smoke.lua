@@ -42,6 +42,31 @@ for _, line in ipairs(b:logs()) do
   assert(not line:find("levels/nowhere", 1, true), "b streamed a's log line")
 end
 
+Run.step("profiler scopes stream to a subscriber (frame, and Lua's Profiler.scope)")
+local p = assert(Run.connect(a.port))
+p:recv(10)
+assert(a:script("return Profiler.enabled()") == false, "nobody listens yet")
+p:send{type = "profiler", subscribe = true, id = 1}
+local sub = p:recv(10)
+assert(sub.type == "profiler" and sub.ok and sub.subscribed)
+assert(a:script("return Profiler.enabled()") == true)
+assert(a:script("return Profiler.scope('lua.work', function(x) return x * 2 end, 21)") == 42)
+local seen = {}
+Run.wait(10, function()
+  local m = p:recv(1)
+  if m and m.type == "profiler" and m.scopes then
+    assert(m.thread_name, "scopes name their thread")
+    for _, s in ipairs(m.scopes) do
+      assert(s[3] >= 0 and s[4] >= 0, "duration and core")
+      seen[s[1]] = true
+    end
+  end
+  return seen["frame"] and seen["lua.work"]
+end, "frame and lua.work scopes")
+p:close()
+Run.wait(10, function() return a:script("return Profiler.enabled()") == false end,
+         "recording to stop when the subscriber leaves")
+
 Run.step("quit")
 a:request{type = "command", command = "quit"}
 local status = a:wait_exit(20)
