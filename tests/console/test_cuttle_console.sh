@@ -7,7 +7,7 @@ build=$1 dir=$2
 out=$(mktemp -d)
 "$build/kernel/cuttle" --project "$dir/project" --modules "$build/modules" --console 0 >"$out/engine.log" 2>&1 &
 engine=$!
-trap 'kill $engine 2>/dev/null; wait $engine 2>/dev/null; rm -rf "$out"' EXIT
+trap 'kill $engine 2>/dev/null; wait $engine 2>/dev/null || true; rm -rf "$out"' EXIT
 for _ in $(seq 100); do
     port=$(sed -n 's/^console: listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$out/engine.log")
     [ -n "$port" ] && break
