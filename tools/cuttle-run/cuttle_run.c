@@ -645,7 +645,7 @@ static void stop_nodes(void)
         if (n->spawned && !n->exited) {
             fprintf(stderr, "cuttle-run: node '%s' ignored SIGTERM; killing it\n", n->name);
             uv_process_kill(&n->process, SIGKILL);
-            while (!n->exited) {
+            for (int k = 0; k < 1000 && !n->exited; k++) {
                 pump();
                 sleep_ms(10);
             }
