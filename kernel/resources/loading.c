@@ -150,7 +150,7 @@ void resources__set_blob_source(resources_blob_source_f fn, void *ctx)
     g_source.ctx = ctx;
 }
 
-/* Reads the compiled blob of (type, name) into memory; logs why not. */
+/* Reads the compiled blob of (type, name) into memory (size + 1 bytes); logs why not. */
 static int read_blob(const char *type, const char *name, char *path, uint8_t **blob,
                      uint64_t *size)
 {
@@ -172,7 +172,7 @@ static int read_blob(const char *type, const char *name, char *path, uint8_t **b
             report_missing(type, name, path);
             return CT_ERR_NOT_FOUND;
         }
-        log__error("%s: cannot read: %s", path, strerror(errno));
+        log__error("%s: cannot read: %s", path, resources__read_error(errno));
         return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
     }
     return 0;
