@@ -125,26 +125,36 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
-
-int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+/* The protected call itself: on error the message (with its traceback) replaces the function
+ * on the stack. */
+static int pcall_keep(lua_State *L, int nargs, int nresults)
 {
     if (lua_env__stack_left() < LUA_STACK_RESERVE) {
-        log__write(NULL, CT_LOG_ERROR, "lua: C stack overflow: Lua and C called each other too "
-                                       "deeply; the call is refused");
         lua_pop(L, nargs + 1);
+        lua_pushstring(L, "C stack overflow: Lua and C called each other too deeply; the call is "
+                          "refused");
         return CT_ERR_LUA;
     }
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
     int rc = lua_pcall(L, nargs, nresults, handler);
-    if (rc != 0) {
+    lua_remove(L, handler);
+    return rc != 0 ? CT_ERR_LUA : 0;
+}
+
+int lua_env__pcall_keep_error(int nargs, int nresults) { return pcall_keep(env.L, nargs, nresults); }
+
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+{
+    int base = lua_gettop(L) - nargs - 1;
+    if (pcall_keep(L, nargs, nresults)) {
         lua_env_log_error(L);
-        lua_settop(L, handler - 1);
+        lua_settop(L, base);
         return CT_ERR_LUA;
     }
-    lua_remove(L, handler);
     return 0;
 }
 

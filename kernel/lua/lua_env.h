@@ -24,6 +24,10 @@ int lua_env__pcall_on(lua_State *L, int nargs, int nresults);
  * (through a ct_lua_api function) is caught: logs it as "<what> of plugin <name>: ..." and
  * returns CT_ERR_LUA; otherwise returns what fn returned. Without a Lua state calls fn directly. */
 int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin);
+/* The same call for callers that report the error themselves (the console replies with it): on
+ * error the message with its traceback is left on the stack in place of the function, nothing is
+ * logged, and CT_ERR_LUA is returned. */
+int lua_env__pcall_keep_error(int nargs, int nresults);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);
