@@ -84,7 +84,7 @@ typedef struct ct_network_desc_t {
     const char *bind;          /* local address; default "127.0.0.1" */
     uint16_t port;             /* 0: any free port (see port()) */
     uint8_t mode;              /* ct_network_mode */
-    bool host;                 /* this node hosts the session */
+    uint8_t host;              /* 1: this node hosts the session */
     const char *join;          /* the host's "ip:port" when not the host */
     const uint8_t *key;        /* CT_NETWORK_KEY_BYTES of pre-shared key (copied), or NULL */
     uint32_t max_peers;        /* connections; default 64 */

@@ -15,7 +15,8 @@
 static struct {
     lua_State *L;
     ct_allocator_t *allocator;
-    const char *phase; /* what the kernel is calling, for the panic message */
+    const char *phase;         /* what the kernel is calling, for the panic message */
+    ct_plugin_o *phase_plugin; /* whose code that is, when the registry does not know */
     bool sandboxed;
 } env;
 
@@ -42,7 +43,7 @@ static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static int lua_env_panic(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
-    ct_plugin_o *p = registry__current_plugin();
+    ct_plugin_o *p = env.phase_plugin ? env.phase_plugin : registry__current_plugin();
     log__write(NULL, CT_LOG_ERROR,
                "lua: %s%s%s raised a Lua error outside a protected call (during %s): %s; only C "
                "functions that Lua calls may raise (ct_lua_api error, check_*), so the engine "
@@ -125,9 +126,10 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults)
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
 {
-    lua_State *L = env.L;
     if (lua_env__stack_left() < LUA_STACK_RESERVE) {
         log__write(NULL, CT_LOG_ERROR, "lua: C stack overflow: Lua and C called each other too "
                                        "deeply; the call is refused");
@@ -197,7 +199,13 @@ int lua_env__call_global(const char *name, int nargs)
     return lua_env__pcall(nargs, 0);
 }
 
-void lua_env__set_phase(const char *phase) { env.phase = phase; }
+void lua_env__set_phase(const char *phase) { lua_env__set_plugin_phase(phase, NULL); }
+
+void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin)
+{
+    env.phase = phase;
+    env.phase_plugin = plugin;
+}
 
 /* Run once over the standard libraries: what a sandboxed script keeps. Anything that reaches
  * memory, files, processes or native code goes (ffi, debug, io, os, package's C and file
@@ -239,4 +247,31 @@ const char *lua_env__check_c_string(lua_State *L, int idx)
         luaL_argerror(L, idx, lua_pushfstring(L, "string holds a NUL byte at position %d",
                                               (int)nul + 1));
     return s;
+}
+
+typedef struct lua_env_protected_t {
+    int (*fn)(void *arg);
+    void *arg;
+    int result;
+} lua_env_protected_t;
+
+static int l_lua_env_protected(lua_State *L)
+{
+    lua_env_protected_t *p = lua_touserdata(L, 1);
+    p->result = p->fn(p->arg);
+    return 0;
+}
+
+int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
+{
+    if (!env.L)
+        return fn(arg);
+    lua_env_protected_t p = {fn, arg, 0};
+    if (lua_cpcall(env.L, l_lua_env_protected, &p) == 0)
+        return p.result;
+    const char *msg = lua_tostring(env.L, -1);
+    log__write(NULL, CT_LOG_ERROR, "lua: a Lua error in %s of plugin '%s': %s", what, plugin,
+               msg ? msg : "(error object is not a string)");
+    lua_pop(env.L, 1);
+    return CT_ERR_LUA;
 }

@@ -251,6 +251,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
     const entity_resource_t *res = resource;
+    entities__drop_orphan_types();
     if (!entities__world_valid(world) || !res) {
         entities__log(CT_LOG_ERROR, "spawn: no world %p or no resource", (void *)world);
         return CT_ERR_INVALID;

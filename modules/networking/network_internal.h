@@ -709,4 +709,94 @@ void net_log_describe(const uint8_t *p, uint32_t n, char *out, size_t size);
  * log is corrupt); *compared counts the datagrams compared. The node's traffic hook is used. */
 int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **why);
 
+/* ---- The module (network.c, network_component.c, network_lua.c) -----------------------------
+ * The engine side: one session per engine on a socket of our own, the "network" component that
+ * ties entities to objects, and the Lua module. Kernel APIs arrive through get_engine_api. */
+
+#include "ct_entity.h"
+#include "ct_log.h"
+#include "ct_lua.h"
+#include "ct_memory.h"
+#include "ct_network.h"
+#include "ct_reload.h"
+#include "ct_resource.h"
+#include "ct_transform.h"
+
+#ifndef NETWORK_LAYOUT_VERSION
+#define NETWORK_LAYOUT_VERSION 1u
+#endif
+
+#define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
+
+/* Everything that survives a hot reload, in one block of the plugin's allocator. */
+typedef struct network__state_t {
+    ct_reload_header_t header;
+    bool running;
+    bool timeouts_off;
+    net_session_t session;
+    net_udp_t *udp;
+    uint16_t port;
+    FILE *traffic;
+    ct_world_o *world;
+    uint64_t type_id;
+    net_rpc_registry_t rpc;
+    char fields[NETWORK_SCRIPT_FIELDS][32];
+    uint32_t num_fields;
+    /* RPC calls waiting for their peer's budget: [u8 from][u16 length][bytes]... */
+    uint8_t *rpc_queue;
+    uint32_t rpc_len, rpc_cap;
+    uint32_t rpc_queued[256]; /* bytes per peer */
+    uint8_t key[CT_NETWORK_KEY_BYTES];
+} network__state_t;
+
+typedef struct network__module_t {
+    ct_plugin_o *self;
+    const ct_log_api_v1 *log;
+    const ct_memory_api_v1 *memory;
+    const ct_lua_api_v1 *lua;
+    const ct_entity_api_v2 *entity;
+    const ct_component_api_v1 *component;
+    const ct_transform_api_v2 *transform;
+    const ct_resource_api_v1 *resource;
+    const struct ct_data_api_v1 *data;
+    ct_allocator_t *a;
+    network__state_t *state;
+} network__module_t;
+
+extern network__module_t network__m;
+
+/* Per world: which entities are which objects (parallel arrays walked linearly). */
+typedef struct network__manager_t {
+    ct_allocator_t *a;
+    ct_world_o *world;
+    uint32_t n, cap;
+    ct_entity_t *entity;
+    uint32_t *object;
+} network__manager_t;
+
+int network__start(const ct_network_desc_t *desc);
+ct_network_stats_t network__stats(void);
+void network__stop(void);
+int network__replicate(ct_world_o *world, ct_entity_t e);
+int network__migrate(ct_world_o *world, ct_entity_t e, uint8_t peer);
+uint8_t network__owner(ct_world_o *world, ct_entity_t e);
+/* The object of e in `world` (0: none). */
+uint32_t network__object_of(ct_world_o *world, ct_entity_t e);
+/* Script field index (0..8) of a declared name, or -1. */
+int network__field_index(const char *name);
+
+int network__register_component(void);
+bool network__rebind_component(void);
+void network__unregister_component(void);
+network__manager_t *network__manager(ct_world_o *world);
+/* Entities -> objects (owned ones), before replication sends; objects -> entities (replicas)
+ * after it received. */
+void network__gather(void);
+void network__apply(void);
+void network__replica_created(uint32_t object);
+
+void network__register_lua(void);
+/* Runs queued RPC calls, at most CT_NETWORK_RPC_BUDGET per peer. */
+void network__dispatch_rpc(void);
+
 #endif

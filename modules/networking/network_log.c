@@ -32,7 +32,8 @@ void net_log_write(FILE *f, uint8_t what, const net_addr_t *addr, const uint8_t 
     net_put_bytes(&w, addr->ip, 16);
     net_put_u32(&w, n);
     fwrite(head, 1, w.n, f);
-    fwrite(p, 1, n, f);
+    if (n > 0) /* an empty datagram has no payload pointer */
+        fwrite(p, 1, n, f);
 }
 
 bool net_log_begin(FILE *f)

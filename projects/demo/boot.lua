@@ -4,6 +4,8 @@
 local world
 local camera
 local crates = {}
+local dancer
+local marks = 0
 local collisions = 0
 local frames = 0
 
@@ -34,6 +36,15 @@ function init()
   end
   print(string.format("demo: dropped %d crates", #crates))
 
+  -- A dancer playing CMU motion capture: its bones are transforms under it; a joint marker is
+  -- linked under each so the renderer draws the skeleton.
+  dancer = World.spawn_unit(world, "units/dancer", 2.5, 0, 4)
+  for i = 1, Animation.bone_count(world, dancer) do
+    local joint = World.spawn_unit(world, "units/joint", 0, 0, 0)
+    Transform.link(world, joint, Animation.bone(world, dancer, i))
+  end
+  print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
+
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
   Render.look_at(world, camera, 0, 1.8, 0)
@@ -41,15 +52,45 @@ function init()
   Render.look_at(world, sun, 0, 0, 0)
 end
 
+-- Networking, optional: the same demo as host and as client on two ports of this machine,
+--   cuttle --project projects/demo --modules build/modules --fps 60 --frames 360 -e 'net_host(40001)' &
+--   cuttle --project projects/demo --modules build/modules --fps 60 --frames 240 -e 'net_join(40002, "127.0.0.1:40001")'
+-- The host replicates its crates; the client sees them as entities and reports what arrived.
+function net_host(port)
+  Network.start{ port = port, host = true, world = world }
+  for _, e in ipairs(crates) do Network.replicate(world, e) end
+  print(string.format("demo: hosting on port %d, %d crates replicated", Network.port(), #crates))
+end
+
+function net_join(port, host)
+  Network.start{ port = port, join = host, world = world }
+  print(string.format("demo: joining %s from port %d", host, Network.port()))
+end
+
+local function report_network()
+  local s = Network.stats()
+  if not s.datagrams_in then return end
+  print(string.format("demo: network peer %d, %d peers, %d objects, %d datagrams in, %d out, %d updates applied",
+                      Network.peer_id(), #Network.peers(), s.objects, s.datagrams_in, s.datagrams_out,
+                      s.updates_applied))
+end
+
 function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  Animation.evaluate(world, dt)
+  for _, event in ipairs(Animation.events(world)) do
+    marks = marks + 1
+    print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
+                        frames, event.name, event.time))
+  end
   Render.render(world, camera)
   -- A handful of frames of the falling crates, as PNGs (with the gl backend).
   if Render.backend() == "gl" and (frames == 1 or frames == 20 or frames == 40 or frames == 90 or frames == 180) then
     print("demo: wrote " .. Render.screenshot(string.format("out/demo/frame_%03d.png", frames)))
   end
+  if frames % 120 == 0 then report_network() end
   if frames % 60 == 0 then
     local x, y, z = Transform.world_position(world, crates[1])
     print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", frames, collisions, y))
@@ -67,6 +108,11 @@ function shutdown()
   end
   print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
                       frames, collisions, resting, #crates))
+  local hx, hy, hz = Transform.world_position(world, Animation.bone(world, dancer, "Head"))
+  print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
+                      Animation.time(world, dancer), marks, hx, hy, hz))
+  report_network()
+  Network.stop()
   World.destroy(world)
   Resource.unload("level", "levels/arena")
 end

@@ -1,0 +1,343 @@
+/*
+ * ct_networking.so: the plugin entry, the session the module runs, its frame hooks and the
+ * ct.network v1 table.
+ *
+ * The event loop: the kernel exposes none, so the module owns a libuv loop for its socket and
+ * steps it without blocking in frame_begin: read what arrived, let replication and the
+ * connections send, run this frame's RPC budget, then move replicas. frame_end gathers the
+ * owned entities' transforms into their objects for the next send.
+ */
+#include "network_internal.h"
+
+#include "ct_data.h"
+#include "ct_plugin.h"
+
+#include <stdlib.h>
+
+network__module_t network__m;
+
+#define LOG(level, ...) network__m.log->write(network__m.self, level, __VA_ARGS__)
+
+static void on_log(void *user, const char *line)
+{
+    (void)user;
+    LOG(CT_LOG_WARNING, "%s", line);
+}
+
+static void on_traffic(void *user, uint8_t what, const net_addr_t *addr, const uint8_t *p,
+                       uint32_t n, uint64_t now)
+{
+    (void)user;
+    if (network__m.state->traffic)
+        net_log_write(network__m.state->traffic, what, addr, p, n, now);
+}
+
+static void on_left(void *user, uint8_t peer, const char *reason)
+{
+    (void)user;
+    network__m.state->rpc_queued[peer] = 0;
+    LOG(CT_LOG_INFO, "peer %u left: %s", peer, reason);
+}
+
+static void on_created(void *user, uint32_t object)
+{
+    (void)user;
+    network__replica_created(object);
+}
+
+/* RPC calls are checked now (a bad one disconnects its sender) and run later, within budget. */
+static void on_message(void *user, uint8_t from, const uint8_t *d, uint32_t len)
+{
+    (void)user;
+    network__state_t *st = network__m.state;
+    if (d[0] != NET_RPC)
+        return;
+    net_rpc_call_t call;
+    const char *why = NULL;
+    const char *breach = NULL;
+    if (!net_rpc_decode(&st->rpc, d, len, &call, &why))
+        breach = why;
+    else if (st->rpc_queued[from] + len > CT_NETWORK_RPC_QUEUE)
+        breach = "more than 64 KB of RPC calls waiting";
+    else if (!net_grow(network__m.a, (void **)&st->rpc_queue, &st->rpc_cap, st->rpc_len + 3 + len,
+                       1, UINT32_MAX / 2))
+        breach = "out of memory queueing an RPC call";
+    if (breach) {
+        const int16_t conn = st->session.conn_of_id[from];
+        char who[64] = "?";
+        if (conn >= 0 && net_node_peer(&st->session.node, (uint32_t)conn))
+            net_addr_format(&st->session.node.peers[conn]->addr, who, sizeof who);
+        LOG(CT_LOG_WARNING, "peer %u at %s broke the RPC protocol: %s; disconnected", from, who, breach);
+        st->session.node.stats.breaches++;
+        if (conn >= 0)
+            net_node_disconnect(&st->session.node, (uint32_t)conn, breach);
+        return;
+    }
+    uint8_t *q = st->rpc_queue + st->rpc_len;
+    q[0] = from;
+    q[1] = (uint8_t)len;
+    q[2] = (uint8_t)(len >> 8);
+    memcpy(q + 3, d, len);
+    st->rpc_len += 3 + len;
+    st->rpc_queued[from] += len;
+}
+
+int network__start(const ct_network_desc_t *desc)
+{
+    network__state_t *st = network__m.state;
+    if (st->running) {
+        LOG(CT_LOG_ERROR, "start: a session runs already (on port %u)", st->port);
+        return CT_ERR_CONFLICT;
+    }
+    net_addr_t bind, host = {0};
+    if (!net_addr_parse(desc->bind ? desc->bind : "127.0.0.1", desc->port, &bind)) {
+        LOG(CT_LOG_ERROR, "start: bind address '%s' is not an IP address", desc->bind);
+        return CT_ERR_INVALID;
+    }
+    if (!desc->host && (!desc->join || !net_addr_parse(desc->join, 0, &host) || !host.port)) {
+        LOG(CT_LOG_ERROR, "start: join wants the host's \"ip:port\", not '%s'",
+            desc->join ? desc->join : "(nothing)");
+        return CT_ERR_INVALID;
+    }
+    if (desc->mode > CT_NETWORK_CLIENT_SERVER || desc->tick_hz > 1000 || desc->max_peers > 255) {
+        LOG(CT_LOG_ERROR, "start: mode %u, tick_hz %u or max_peers %u out of range", desc->mode,
+            desc->tick_hz, desc->max_peers);
+        return CT_ERR_INVALID;
+    }
+    if (desc->traffic_log && !(st->traffic = net_log_create(desc->traffic_log))) {
+        LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", desc->traffic_log);
+        return CT_ERR_IO;
+    }
+    int err = net_udp_open(&st->udp, network__m.a, &bind, NULL, &st->port);
+    if (err) {
+        char where[64];
+        net_addr_format(&bind, where, sizeof where);
+        LOG(CT_LOG_ERROR, "start: cannot open a UDP socket on %s (taken?)", where);
+        if (st->traffic)
+            fclose(st->traffic);
+        st->traffic = NULL;
+        return err;
+    }
+    if (desc->key)
+        memcpy(st->key, desc->key, sizeof st->key);
+    const char *env = getenv("CUTTLE_NO_TIMEOUTS");
+    if (env && *env && strcmp(env, "0"))
+        st->timeouts_off = true;
+    const net_session_desc_t sd = {
+        .node = {.a = network__m.a, .max_peers = desc->max_peers, .key = desc->key ? st->key : NULL,
+                 .no_timeouts = st->timeouts_off, .send = net_udp_send, .send_user = st->udp,
+                 .ev = {.log = on_log, .traffic = on_traffic}},
+        .mode = desc->mode, .host = desc->host, .max_objects = desc->max_objects,
+        .tick_hz = desc->tick_hz,
+        .ev = {.left = on_left, .created = on_created, .message = on_message},
+    };
+    err = net_session_init(&st->session, &sd);
+    if (!err && !desc->host)
+        err = net_session_join(&st->session, &host, net_udp_now());
+    if (err) {
+        net_session_free(&st->session);
+        net_udp_close(st->udp);
+        LOG(CT_LOG_ERROR, "start: %s", network__m.log->error_message(err));
+        return err;
+    }
+    net_udp_set_node(st->udp, &st->session.node);
+    st->world = desc->world;
+    st->running = true;
+    LOG(CT_LOG_INFO, "%s a %s session on port %u%s%s", desc->host ? "hosting" : "joining",
+        desc->mode == CT_NETWORK_CLIENT_SERVER ? "client-server" : "peer-to-peer", st->port,
+        desc->host ? "" : " via ", desc->host ? "" : desc->join);
+    return 0;
+}
+
+void network__stop(void)
+{
+    network__state_t *st = network__m.state;
+    if (!st->running)
+        return;
+    for (uint32_t c = 0; c < st->session.max_conns; c++)
+        net_node_disconnect(&st->session.node, c, "left the session");
+    net_node_service(&st->session.node, net_udp_now());
+    net_session_free(&st->session);
+    net_udp_close(st->udp);
+    if (st->traffic)
+        fclose(st->traffic);
+    st->traffic = NULL;
+    st->udp = NULL;
+    st->running = false;
+    st->port = 0;
+    st->rpc_len = 0;
+    memset(st->rpc_queued, 0, sizeof st->rpc_queued);
+}
+
+static void frame_begin(double dt)
+{
+    (void)dt;
+    network__state_t *st = network__m.state;
+    if (!st->running)
+        return;
+    net_udp_poll(st->udp, 65536);
+    net_session_tick(&st->session, net_udp_now());
+    network__dispatch_rpc();
+    network__apply();
+}
+
+static void frame_end(double dt)
+{
+    (void)dt;
+    if (network__m.state->running)
+        network__gather();
+}
+
+/* ---- ct.network v1 ------------------------------------------------------------------------ */
+
+static uint16_t api_port(void) { return network__m.state->port; }
+
+static uint8_t api_peer_id(void)
+{
+    return network__m.state->running ? network__m.state->session.my_id : 0;
+}
+
+static void api_set_timeouts(bool enabled)
+{
+    network__m.state->timeouts_off = !enabled;
+    if (network__m.state->running)
+        network__m.state->session.node.d.no_timeouts = !enabled;
+}
+
+ct_network_stats_t network__stats(void)
+{
+    const network__state_t *st = network__m.state;
+    ct_network_stats_t out = {0};
+    if (!st->running)
+        return out;
+    const net_node_stats_t *n = &st->session.node.stats;
+    const net_session_stats_t *r = &st->session.stats;
+    out = (ct_network_stats_t){n->datagrams_in, n->datagrams_out, n->bytes_in, n->bytes_out,
+                               n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
+                               n->breaches, r->updates_applied,
+                               r->stale_updates + r->stale_creates + r->stale_migrations, 0, 0};
+    for (uint32_t id = 1; id < 256; id++)
+        out.peers += st->session.conn_of_id[id] >= 0;
+    for (uint32_t i = 0; i < st->session.max_objects; i++)
+        out.objects += st->session.objects[i].live;
+    return out;
+}
+
+static const ct_network_api_v1 api_v1 = {
+    network__start, network__stop, api_port, api_peer_id, network__replicate,
+    network__migrate, network__owner, api_set_timeouts, network__stats,
+};
+
+/* ---- plugin ------------------------------------------------------------------------------- */
+
+static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    network__m.self = self;
+    network__m.log = get_engine_api(CT_LOG_API, 1);
+    network__m.memory = get_engine_api(CT_MEMORY_API, 1);
+    network__m.lua = get_engine_api(CT_LUA_API, 1);
+    network__m.entity = get_engine_api(CT_ENTITY_API, 2);
+    network__m.component = get_engine_api(CT_COMPONENT_API, 1);
+    network__m.transform = get_engine_api(CT_TRANSFORM_API, 2);
+    network__m.resource = get_engine_api(CT_RESOURCE_API, 1);
+    network__m.data = get_engine_api(CT_DATA_API, 1);
+    if (!network__m.data || !network__m.log || !network__m.memory || !network__m.lua || !network__m.entity ||
+        !network__m.component || !network__m.transform || !network__m.resource)
+        return CT_ERR_MISSING_API;
+    network__m.a = network__m.memory->plugin_allocator(self);
+    return 0;
+}
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    int err = connect(get_engine_api, self);
+    if (err < 0)
+        return err;
+    network__state_t *st = ct_alloc(network__m.a, sizeof *st);
+    if (!st)
+        return CT_ERR_NOMEM;
+    memset(st, 0, sizeof *st);
+    st->header = ct_reload_header(sizeof *st, NETWORK_LAYOUT_VERSION);
+    network__m.state = st;
+    err = network__register_component();
+    if (err < 0) {
+        ct_free(network__m.a, st, sizeof *st);
+        return err;
+    }
+    network__register_lua();
+    return 0;
+}
+
+static void shutdown(void)
+{
+    network__stop();
+    network__unregister_component();
+    network__state_t *st = network__m.state;
+    ct_free(network__m.a, st->rpc_queue, st->rpc_cap);
+    ct_free(network__m.a, st, sizeof *st);
+    network__m.state = NULL;
+}
+
+static void *reload_save(void) { return network__m.state; }
+
+/* Adopts the running session (its sockets, connections and objects) when the state layout is
+ * ours, and points every callback the old code had registered (libuv's, the node's, the
+ * session's, the component's, Lua's) at this code. */
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    const int err = connect(get_engine_api, self);
+    if (err < 0)
+        return err;
+    const int refused = ct_reload_adopt(network__m.log, self, saved, sizeof(network__state_t),
+                                        NETWORK_LAYOUT_VERSION);
+    if (refused < 0)
+        return refused;
+    network__state_t *st = saved;
+    network__m.state = st;
+    if (st->running) {
+        st->session.node.d.send = net_udp_send;
+        st->session.node.d.ev.log = on_log;
+        st->session.node.d.ev.traffic = on_traffic;
+        st->session.ev.left = on_left;
+        st->session.ev.created = on_created;
+        st->session.ev.message = on_message;
+        net_session_rebind(&st->session);
+        net_udp_rebind(st->udp);
+    }
+    network__register_lua();
+    return network__rebind_component() ? 0 : CT_ERR_VERSION;
+}
+
+static const ct_api_ref_t provides[] = {
+    {CT_NETWORK_API, 1, sizeof(ct_network_api_v1), 0, "ct.network"},
+};
+
+static const ct_api_ref_t requires[] = {
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
+    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
+    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
+};
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static const ct_plugin_api_v1 plugin = {
+        .name = "ct.networking",
+        .version = {1, 0, 0, 0},
+        .provides = provides,
+        .num_provides = sizeof provides / sizeof provides[0],
+        .requires = requires,
+        .num_requires = sizeof requires / sizeof requires[0],
+        .init = init,
+        .shutdown = shutdown,
+        .frame_begin = frame_begin,
+        .frame_end = frame_end,
+        .reload_save = reload_save,
+        .reload_load = reload_load,
+    };
+    if (api == CT_PLUGIN_API && version == 1)
+        return (void *)&plugin;
+    if (api == CT_NETWORK_API && version == 1)
+        return (void *)&api_v1;
+    return NULL;
+}

@@ -1,0 +1,282 @@
+/*
+ * ct_networking.so in a booted kernel with entities and transforms, hosting a session through
+ * its Lua API on 127.0.0.1, joined by a client made from the networking core in this test: an
+ * entity replicates out and follows its transform, the client's object becomes an entity here,
+ * RPC calls reach the Lua handler with checked values and within the per-frame budget, a call
+ * that breaks its schema disconnects the client, a hot reload keeps the session running, and bad
+ * Lua arguments raise clear errors.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_lua.h"
+#include "ct_network.h"
+#include "ct_transform.h"
+#include "ct_world.h"
+#include "net_test_support.h"
+#include "plugins/loader.h"
+#include "test_kernel.h"
+
+#include <time.h>
+
+static const ct_entity_api_v2 *entity;
+static const ct_world_api_v1 *worlds;
+static const ct_transform_api_v2 *tf;
+static const ct_network_api_v1 *net;
+static const ct_lua_api_v1 *lua;
+static ct_world_o *world;
+
+/* The client: the core on its own socket. */
+static test_alloc_t alloc;
+static net_session_t client;
+static net_udp_t *client_udp;
+static uint32_t client_left;
+static char client_reason[160];
+
+static void on_left(void *user, uint8_t id, const char *reason)
+{
+    (void)user, (void)id;
+    client_left++;
+    snprintf(client_reason, sizeof client_reason, "%s", reason);
+}
+
+/* Evaluates a Lua expression quietly (LUA_GLOBALSINDEX is -10002 in Lua 5.1 and LuaJIT). */
+static bool lua_true(const char *expr)
+{
+    char code[512];
+    snprintf(code, sizeof code, "test_ok = (%s) and true or false", expr);
+    if (lua->run_string(code, "=test"))
+        return false;
+    lua_State *L = lua->main_state();
+    lua->get_field(L, -10002, "test_ok");
+    const bool ok = lua->to_boolean(L, -1);
+    lua->set_top(L, -2);
+    return ok;
+}
+
+/* One engine frame and one client round; a little sleep lets datagrams cross. */
+static void frame(void)
+{
+    kernel__frame(1.0 / 60);
+    net_udp_poll(client_udp, 4096);
+    net_session_tick(&client, net_udp_now());
+    nanosleep(&(struct timespec){0, 300000}, NULL);
+}
+
+static bool frames_until(bool (*done)(void), uint32_t max)
+{
+    for (uint32_t i = 0; i < max; i++) {
+        frame();
+        if (done())
+            return true;
+    }
+    return false;
+}
+
+static bool client_joined(void) { return client.joined; }
+
+static uint32_t host_object;
+static bool client_has_object(void)
+{
+    for (uint32_t i = 0; i < client.max_objects; i++)
+        if (client.objects[i].live && client.objects[i].owner == 1) {
+            host_object = client.objects[i].id;
+            return true;
+        }
+    return false;
+}
+
+static bool client_sees_health(void)
+{
+    const net_object_t *o = net_object_find(&client, host_object);
+    return o && o->fields[NET_SCRIPT_FIELD0] == 42.0f;
+}
+
+static bool client_sees_moved(void)
+{
+    const net_object_t *o = net_object_find(&client, host_object);
+    return o && o->fields[0] == 5.0f && o->fields[1] == 6.0f;
+}
+
+static bool client_sees_moved_again(void)
+{
+    const net_object_t *o = net_object_find(&client, host_object);
+    return o && o->fields[0] == -1.0f && o->fields[2] == -3.0f;
+}
+
+static bool host_has_replica(void) { return net->stats().objects == 2 && tf->count(world) == 2; }
+static bool hits_three(void) { return lua_true("hits == 3"); }
+static bool client_gone(void) { return client_left > 0; }
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("networking", "ct_networking")};
+    assert_int_equal(test_kernel_boot(paths, 3), 0);
+    entity = test_kernel_api(CT_ENTITY_API, 2);
+    worlds = test_kernel_api(CT_WORLD_API, 1);
+    tf = test_kernel_api(CT_TRANSFORM_API, 2);
+    net = test_kernel_api(CT_NETWORK_API, 1);
+    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(net);
+    assert_null(test_kernel_api(CT_NETWORK_API, 2));
+    world = worlds->create_world(&(ct_world_desc_t){.name = "net"});
+    assert_non_null(world);
+    return 0;
+}
+
+static int shutdown_kernel(void **state)
+{
+    (void)state;
+    worlds->destroy_world(world);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    return 0;
+}
+
+static void host_and_client(void **state)
+{
+    (void)state;
+    /* The host, through Lua. */
+    assert_int_equal(lua->run_string(
+        "function start_host(w)\n"
+        "  Network.declare_fields{ 'health' }\n"
+        "  Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
+        "    hits = (hits or 0) + 1; last_from = from; last_damage = damage; last_who = who\n"
+        "  end)\n"
+        "  port = Network.start{ port = 0, host = true, world = w }\n"
+        "end", "=test"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    assert_int_equal(lua->call_global("start_host", 1), 0);
+    assert_true(net->port() != 0);
+    assert_int_equal(net->peer_id(), 1);
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = true}), CT_ERR_CONFLICT);
+
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_true(tf->create(world, e, &pose).i != 0);
+    assert_int_equal(net->replicate(world, e), 0);
+    assert_int_equal(net->owner(world, e), 1);
+
+    /* The client joins from its own port. */
+    test_alloc_init(&alloc);
+    uint16_t port = 0;
+    const net_addr_t any = net_addr_loopback4(0);
+    assert_int_equal(net_udp_open(&client_udp, &alloc.base, &any, NULL, &port), 0);
+    const net_session_desc_t d = {
+        .node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
+        .max_objects = 64, .ev = {.left = on_left}};
+    assert_int_equal(net_session_init(&client, &d), 0);
+    net_udp_set_node(client_udp, &client.node);
+    const net_addr_t host = net_addr_loopback4(net->port());
+    assert_int_equal(net_session_join(&client, &host, net_udp_now()), 0);
+    assert_true(frames_until(client_joined, 3000));
+    assert_int_equal(client.my_id, 2);
+
+    /* Out: the entity's transform is the object's state, and so are declared script fields. */
+    assert_true(frames_until(client_has_object, 3000));
+    assert_true(net_object_find(&client, host_object)->fields[2] == 3.0f);
+    assert_int_equal(lua->run_string(
+        "function set_health(w, e) Network.set_field(w, e, 'health', 42)\n"
+        "  assert(Network.field(w, e, 'health') == 42)\n"
+        "  assert(not pcall(Network.set_field, w, e, 'helth', 1))\n"
+        "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
+        "  assert(Network.owner(w, e) == 1)\n"
+        "end", "=test"), 0);
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, e.id);
+    assert_int_equal(lua->call_global("set_health", 2), 0);
+    assert_true(frames_until(client_sees_health, 3000));
+    const ct_transform_pose_t moved = {{5, 6, 7}, {0, 0, 0, 1}, {1, 1, 1}};
+    tf->set_local(world, tf->lookup(world, e), &moved);
+    assert_true(frames_until(client_sees_moved, 3000));
+
+    /* In: the client's object becomes an entity with a transform here. */
+    assert_true(net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff) != 0);
+    assert_true(frames_until(host_has_replica, 3000));
+
+    /* RPC: checked values reach the handler, at most 32 per peer per frame. */
+    net_rpc_registry_t rpc = {0};
+    const char *why;
+    const net_rpc_schema_t *hit = net_rpc_declare(&rpc, "hit", "number string:8", &why);
+    uint8_t msg[64];
+    for (int k = 0; k < 3; k++) {
+        net_writer_t w = net_writer(msg, sizeof msg);
+        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = 5 + k},
+                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"head", .len = 4}};
+        assert_true(net_rpc_encode(hit, args, 2, &w, &why));
+        assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
+    }
+    assert_true(frames_until(hits_three, 3000));
+    assert_true(lua_true("last_from == 2 and last_damage == 7 and last_who == 'head'"));
+
+    /* A hot reload keeps the session: the socket, the connection, the objects, the handlers. */
+    const uint16_t port_before = net->port();
+    assert_int_equal(loader__reload("ct.networking"), 0);
+    assert_int_equal(net->port(), port_before);
+    assert_int_equal(net->stats().objects, 2);
+    const ct_transform_pose_t again = {{-1, -2, -3}, {0, 0, 0, 1}, {1, 1, 1}};
+    tf->set_local(world, tf->lookup(world, e), &again);
+    assert_true(frames_until(client_sees_moved_again, 3000));
+    for (int k = 0; k < 100; k++) {
+        net_writer_t w = net_writer(msg, sizeof msg);
+        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = 1},
+                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
+        net_rpc_encode(hit, args, 2, &w, &why);
+        net_session_send(&client, 1, msg, w.n, true);
+    }
+    for (int i = 0; i < 3000 && !lua_true("hits > 3"); i++)
+        frame();
+    assert_true(lua_true("hits == 3 + 32"));
+    for (int i = 0; i < 3000 && !lua_true("hits == 103"); i++)
+        frame();
+    assert_true(lua_true("hits == 103"));
+
+    /* A call that breaks the schema (a string past its 8 bytes) disconnects the caller. */
+    net_writer_t w = net_writer(msg, sizeof msg);
+    net_put_u8(&w, NET_RPC);
+    net_put_u32(&w, hit->hash);
+    net_put_u8(&w, 2);
+    net_put_f64(&w, 1);
+    net_put_varint(&w, 9);
+    net_put_bytes(&w, "123456789", 9);
+    assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
+    assert_true(frames_until(client_gone, 3000));
+    assert_true(lua_true("hits == 103"));
+    assert_int_equal(net->stats().breaches, 1);
+
+    net_session_free(&client);
+    net_udp_close(client_udp);
+    assert_int_equal(alloc.live_bytes, 0);
+    net->stop();
+    assert_int_equal(net->port(), 0);
+}
+
+static void lua_misuse_is_named(void **state)
+{
+    (void)state;
+    assert_int_equal(lua->run_string("Network.start{ prot = 1 }", "=test"), CT_ERR_LUA);
+    assert_true(lua_true("not pcall(Network.start, { prot = 1 })"));
+    assert_true(lua_true("select(2, pcall(Network.start, { prot = 1 })):find('did you mean port')"));
+    assert_true(lua_true("select(2, pcall(Network.start, { join = 'nowhere' })):find('invalid')"));
+    assert_true(lua_true("select(2, pcall(Network.call, 2, 'hit', 1, 'x')):find('no session')"));
+    assert_true(lua_true("select(2, pcall(Network.rpc, 'bad', 'number table', function() end)):find('wants an argument type')"));
+    assert_true(lua_true("select(2, pcall(Network.set_conditions, 0, { los = 1 })):find('did you mean loss')"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_and_client),
+        cmocka_unit_test(lua_misuse_is_named),
+    };
+    return cmocka_run_group_tests(tests, boot, shutdown_kernel);
+}
