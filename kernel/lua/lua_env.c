@@ -15,7 +15,8 @@
 static struct {
     lua_State *L;
     ct_allocator_t *allocator;
-    const char *phase; /* what the kernel is calling, for the panic message */
+    const char *phase;         /* what the kernel is calling, for the panic message */
+    ct_plugin_o *phase_plugin; /* whose code that is, when the registry does not know */
     bool sandboxed;
 } env;
 
@@ -42,7 +43,7 @@ static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static int lua_env_panic(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
-    ct_plugin_o *p = registry__current_plugin();
+    ct_plugin_o *p = env.phase_plugin ? env.phase_plugin : registry__current_plugin();
     log__write(NULL, CT_LOG_ERROR,
                "lua: %s%s%s raised a Lua error outside a protected call (during %s): %s; only C "
                "functions that Lua calls may raise (ct_lua_api error, check_*), so the engine "
@@ -208,7 +209,13 @@ int lua_env__call_global(const char *name, int nargs)
     return lua_env__pcall(nargs, 0);
 }
 
-void lua_env__set_phase(const char *phase) { env.phase = phase; }
+void lua_env__set_phase(const char *phase) { lua_env__set_plugin_phase(phase, NULL); }
+
+void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin)
+{
+    env.phase = phase;
+    env.phase_plugin = plugin;
+}
 
 /* Run once over the standard libraries: what a sandboxed script keeps. Anything that reaches
  * memory, files, processes or native code goes (ffi, debug, io, os, package's C and file

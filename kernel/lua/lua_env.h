@@ -79,6 +79,9 @@ const char *lua_env__check_c_string(lua_State *L, int idx);
 /* What the kernel is calling while no Lua runs ("plugin init", "a frame hook", ...): named when a
  * plugin raises a Lua error outside a protected call and the process must end. NULL: nothing. */
 void lua_env__set_phase(const char *phase);
+/* The same for a call into `plugin`'s code that the registry does not track (a resource type's
+ * compiler). The phase text must stay valid until cleared. */
+void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin);
 
 /* The project's `sandbox = true`: removes ffi, debug, io, os (but its clocks), package's native
  * and file loaders, dofile, loadfile and string.dump, and makes every load text-only (no

@@ -45,6 +45,8 @@ void resources__write_header(uint8_t *blob, const char *type_name, uint32_t form
 
 /* types.c */
 const ct_resource_type_t *resources__find_type(const char *type);
+/* The plugin that registered a type (NULL: the kernel or a test). */
+ct_plugin_o *resources__type_owner(const ct_resource_type_t *type);
 int resources__register_type(const ct_resource_type_t *type);
 void resources__unregister_type(const char *type);
 int resources__replace_type(const ct_resource_type_t *type);
