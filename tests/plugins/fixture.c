@@ -26,6 +26,7 @@ int fixture_boot(const loader_desc_t *desc)
     registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
+    registry__add_kernel_api(CT_MEMORY_API, 2, memory__api_v2(), "ct.memory");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");

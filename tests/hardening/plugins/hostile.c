@@ -1,7 +1,7 @@
 /*
  * A plugin (API v0, the simplest) that does what hostile or careless plugins do, chosen by the
  * environment variable HOSTILE at init:
- *   HOSTILE=error_in_init   raises a Lua error from init, outside any protected call;
+ *   HOSTILE=error_in_init   raises a Lua error from init (caught: hooks run protected);
  *   HOSTILE=overflow        writes one byte past a 16-byte block it never frees, then prints
  *                           what ct_memory_api_v2.verify finds ("hostile: verify found N");
  *                           only run it with --memory-debug canary (else the write is real);
