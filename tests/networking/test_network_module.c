@@ -252,6 +252,7 @@ static void host_and_client(void **state)
     assert_true(frames_until(client_gone, 3000));
     assert_true(lua_true("hits == 103"));
     assert_int_equal(net->stats().breaches, 1);
+    assert_int_equal(net->stats().peers, 0);
 
     net_session_free(&client);
     net_udp_close(client_udp);
