@@ -15,6 +15,9 @@
  *     units = 0.056444             // metres per source unit: a number, or "m", "cm", "mm",
  *                                  // "inch" (CMU BVH: 0.056444; default "m")
  *     skin = 0                     // glTF only: which skin (default 0)
+ *     // or, in a skeleton or a clip, instead of source the BVH text itself:
+ *     //   bvh = "HIERARCHY\nROOT hips\n..."
+ *     // (for tests and generated content)
  *
  *   characters/walk.clip
  *     source = "mocap/01_01.bvh"   // BVH frames, or a glTF animation resampled at `rate`
@@ -53,7 +56,8 @@
  *   Animation.time(world, e) -> seconds          Animation.set_time(world, e, seconds)
  *   Animation.evaluate(world, dt)
  *   Animation.events(world) -> { {entity =, name =, time =}, ... } of the last evaluate
- *   Animation.bone(world, e, name) -> bone entity or nil
+ *   Animation.bone(world, e, name or index) -> bone entity or nil (indices from 1)
+ *   Animation.bone_count(world, e) -> number of bones (0 without an animation)
  * Bad arguments (NaN or infinite times and speeds, unknown clips, entities without an animation)
  * raise Lua errors naming the entity and the argument.
  *

@@ -26,15 +26,11 @@ static const ct_animation_clip_o *clip(const char *name)
 static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
 static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
 
-/* Samples a clip into poses (scale 1). rot/pos are scratch of num_bones entries. */
-static void sample_into(const anim__clip *c, float t, float (*rot)[4], float (*pos)[3],
-                        ct_transform_pose_t *out)
+/* Samples a clip straight into poses (their scale untouched). */
+static void sample_into(const anim__clip *c, float t, ct_transform_pose_t *out)
 {
-    anim__sample(c, t, rot, pos);
-    for (uint32_t b = 0; b < c->header->num_bones; b++) {
-        memcpy(out[b].position, pos[b], sizeof pos[b]);
-        memcpy(out[b].rotation, rot[b], sizeof rot[b]);
-    }
+    const uint32_t stride = sizeof *out / sizeof(float);
+    anim__sample(c, t, out->rotation, stride, out->position, stride);
 }
 
 static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
@@ -42,9 +38,8 @@ static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_
 {
     if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
         return 0;
-    float rot[ANIM_MAX_BONES][4], pos[ANIM_MAX_BONES][3];
     const uint32_t n = c->clip.header->num_bones;
-    sample_into(&c->clip, t, rot, pos, out);
+    sample_into(&c->clip, t, out);
     for (uint32_t b = 0; b < n; b++)
         out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;
     return n;
@@ -193,7 +188,6 @@ typedef struct pose_job {
 static void pose_range(void *user, uint32_t begin, uint32_t end)
 {
     anim__manager *m = ((pose_job *)user)->m;
-    float rot[ANIM_MAX_BONES][4], pos[ANIM_MAX_BONES][3];
     ct_transform_pose_t fading[ANIM_MAX_BONES];
     for (uint32_t i = begin; i < end; i++) {
         anim__instance *inst = &m->instances[i];
@@ -201,10 +195,10 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
         const ct_animation_clip_o *now = inst->resolved[0], *old = inst->resolved[1];
         if (!now)
             continue; /* nothing plays: the bones keep their last pose */
-        sample_into(&now->clip, inst->layer[0].time, rot, pos, out);
+        sample_into(&now->clip, inst->layer[0].time, out);
         if (!old)
             continue;
-        sample_into(&old->clip, inst->layer[1].time, rot, pos, fading);
+        sample_into(&old->clip, inst->layer[1].time, fading);
         const float w = inst->fade / inst->fade_time;
         for (uint32_t b = 0; b < inst->num_bones; b++) {
             const float *a = fading[b].rotation;

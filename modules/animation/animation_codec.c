@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#define SQRT_HALF 0.70710678118654752f
 
 static uint32_t quantize(float v, float lo, float hi, uint32_t bits)
 {
@@ -15,23 +14,11 @@ static uint32_t quantize(float v, float lo, float hi, uint32_t bits)
     return (uint32_t)q;
 }
 
-static float dequantize(uint32_t q, float lo, float hi, uint32_t bits)
-{
-    return lo + (float)q * ((hi - lo) / (float)((1u << bits) - 1u));
-}
 
 static void put_u64(uint8_t *out, uint64_t v, uint32_t bytes)
 {
     for (uint32_t b = 0; b < bytes; b++)
         out[b] = (uint8_t)(v >> (8 * b));
-}
-
-static uint64_t get_u64(const uint8_t *in, uint32_t bytes)
-{
-    uint64_t v = 0;
-    for (uint32_t b = 0; b < bytes; b++)
-        v |= (uint64_t)in[b] << (8 * b);
-    return v;
 }
 
 void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, const float *value,
@@ -60,7 +47,7 @@ void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, cons
             uint64_t packed = big;
             for (uint32_t n = 0; n < 3; n++)
                 packed = packed << bits | (base[n] + ((combo >> n) & 1u));
-            uint8_t tmp[8];
+            uint8_t tmp[8] = {0};
             float back[4];
             put_u64(tmp, packed, bytes);
             anim__unpack(mode, true, track, tmp, back);
@@ -79,62 +66,6 @@ void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, cons
         packed |= (uint64_t)(hi > lo ? quantize(value[k], lo, hi, 16) : 0u) << (16 * k);
     }
     put_u64(out, packed, 6);
-}
-
-void anim__unpack(anim__mode mode, bool rotation, const anim__track_t *track, const uint8_t *in,
-                  float *value)
-{
-    if (rotation) {
-        const uint32_t bits = mode == ANIM_SPEC ? 10u : 15u;
-        uint64_t packed = get_u64(in, mode == ANIM_SPEC ? 4u : 6u);
-        const uint32_t big = (uint32_t)(packed >> (3 * bits)) & 3u;
-        float sum = 0;
-        for (uint32_t k = 4; k--;) {
-            if (k == big)
-                continue;
-            value[k] = dequantize((uint32_t)(packed & ((1u << bits) - 1u)), -SQRT_HALF, SQRT_HALF, bits);
-            sum += value[k] * value[k];
-            packed >>= bits;
-        }
-        value[big] = sqrtf(sum < 1.0f ? 1.0f - sum : 0.0f);
-        return;
-    }
-    const uint64_t packed = get_u64(in, 6);
-    for (uint32_t k = 0; k < 3; k++) {
-        const float lo = mode == ANIM_SPEC ? -10.0f : track->min[k];
-        const float hi = mode == ANIM_SPEC ? 10.0f : track->min[k] + track->extent[k];
-        value[k] = dequantize((uint32_t)(packed >> (16 * k)) & 0xffffu, lo, hi, 16);
-    }
-}
-
-void anim__eval(const float *time, const float (*value)[4], uint32_t n, uint32_t i, float t,
-                bool rotation, float *out)
-{
-    const uint32_t dim = rotation ? 4u : 3u;
-    if (i + 1 >= n) {
-        memcpy(out, value[n - 1], dim * sizeof *out);
-        return;
-    }
-    /* Neighbours for the derivatives, skipping ones at the same time (a discontinuity). */
-    const uint32_t p0 = i > 0 && time[i - 1] < time[i] ? i - 1 : i;
-    const uint32_t n1 = i + 2 < n && time[i + 2] > time[i + 1] ? i + 2 : i + 1;
-    const float h = time[i + 1] - time[i];
-    const float u = (t - time[i]) / h, u2 = u * u, u3 = u2 * u;
-    const float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u;
-    const float h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-    const float s0 = h / (time[i + 1] - time[p0]), s1 = h / (time[n1] - time[i]);
-    float len2 = 0;
-    for (uint32_t k = 0; k < dim; k++) {
-        const float m0 = (value[i + 1][k] - value[p0][k]) * s0;
-        const float m1 = (value[n1][k] - value[i][k]) * s1;
-        out[k] = h00 * value[i][k] + h10 * m0 + h01 * value[i + 1][k] + h11 * m1;
-        len2 += out[k] * out[k];
-    }
-    if (rotation) {
-        const float inv = 1.0f / sqrtf(len2);
-        for (uint32_t k = 0; k < 4; k++)
-            out[k] *= inv;
-    }
 }
 
 const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip)
@@ -170,7 +101,9 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
     clip->events = (const anim__event *)(p + h->events_offset);
     clip->data = p + h->data_offset;
     clip->duration = (float)(h->num_samples - 1u) / h->sample_rate;
-    const uint64_t data_size = size - h->data_offset;
+    if (size - h->data_offset < ANIM_TAIL_PADDING)
+        return "its data lacks the tail padding";
+    const uint64_t data_size = size - h->data_offset - ANIM_TAIL_PADDING;
     uint32_t animated = 0;
     for (uint32_t t = 0; t < 2 * h->num_bones; t++) {
         const anim__track_t *tr = &clip->tracks[t];
@@ -227,17 +160,18 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
 }
 
 /* Samples one animated track of one segment at frame f. */
-static void sample_track(const anim__clip *clip, const uint8_t *keys, uint32_t count, bool rotation,
-                         const anim__track_t *track, float f, float *out)
+ANIM_INLINE void sample_track(anim__mode mode, const uint8_t *keys, uint32_t count, bool rotation,
+                              const anim__track_t *track, float f, float *out)
 {
-    const anim__mode mode = (anim__mode)clip->header->mode;
     const uint32_t key = anim__key_size(mode, rotation);
-    /* The interval: the last key at or before f (keys of a track are few per segment). */
+    /* The interval: the last key at or before f (keys of a track are few per segment). Key
+     * times are whole frames, so comparing with floor(f) is the same and cheaper. */
+    const uint32_t whole = (uint32_t)f;
     uint32_t i = 0;
     for (uint32_t k = 1; k < count; k++) {
         uint16_t time;
         memcpy(&time, keys + (size_t)k * key, 2);
-        if ((float)time > f)
+        if (time > whole)
             break;
         i = k;
     }
@@ -255,12 +189,12 @@ static void sample_track(const anim__clip *clip, const uint8_t *keys, uint32_t c
     anim__eval(time, (const float(*)[4])value, hi - lo, i - lo, f, rotation, out);
 }
 
-void anim__sample(const anim__clip *clip, float t, float (*rotation)[4], float (*translation)[3])
+/* The body of anim__sample for one mode: with the mode a constant, the key sizes, bit widths and
+ * scales fold into the code. */
+ANIM_INLINE void sample_mode(const anim__clip *clip, anim__mode mode, float f, float *rotation,
+                             uint32_t rs, float *translation, uint32_t ts)
 {
     const anim__clip_header_t *h = clip->header;
-    float f = t * h->sample_rate;
-    const float last = (float)(h->num_samples - 1u);
-    f = f > 0 ? (f < last ? f : last) : 0;
     uint32_t s = (uint32_t)f / ANIM_SEGMENT_FRAMES;
     if (s >= h->num_segments)
         s = h->num_segments - 1;
@@ -268,19 +202,38 @@ void anim__sample(const anim__clip *clip, float t, float (*rotation)[4], float (
     const uint16_t *offsets = (const uint16_t *)seg;
     uint32_t at = clip->num_animated * 2u, k = 0;
     for (uint32_t b = 0; b < h->num_bones; b++) {
-        for (uint32_t r = 0; r < 2; r++) {
-            const anim__track_t *tr = &clip->tracks[2 * b + r];
-            float *out = r == 0 ? rotation[b] : translation[b];
-            if (tr->flags & ANIM_TRACK_CONSTANT) {
-                memcpy(out, tr->value, (r == 0 ? 4u : 3u) * sizeof(float));
-                continue;
-            }
+        const anim__track_t *tr = &clip->tracks[2 * b];
+        if (tr[0].flags & ANIM_TRACK_CONSTANT) {
+            memcpy(rotation + (size_t)b * rs, tr[0].value, 4 * sizeof(float));
+        } else {
             const uint32_t end = offsets[k++];
-            const uint32_t key = anim__key_size((anim__mode)h->mode, r == 0);
-            sample_track(clip, seg + at, (end - at) / key, r == 0, tr, f, out);
+            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, true), true, &tr[0], f,
+                         rotation + (size_t)b * rs);
+            at = end;
+        }
+        if (tr[1].flags & ANIM_TRACK_CONSTANT) {
+            memcpy(translation + (size_t)b * ts, tr[1].value, 3 * sizeof(float));
+        } else {
+            const uint32_t end = offsets[k++];
+            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, false), false, &tr[1],
+                         f, translation + (size_t)b * ts);
             at = end;
         }
     }
+}
+
+void anim__sample(const anim__clip *clip, float t, float *rotation, uint32_t rotation_stride,
+                  float *translation, uint32_t translation_stride)
+{
+    const anim__clip_header_t *h = clip->header;
+    float f = t * h->sample_rate;
+    const float last = (float)(h->num_samples - 1u);
+    f = f > 0 ? (f < last ? f : last) : 0;
+    if (h->mode == ANIM_SPEC)
+        sample_mode(clip, ANIM_SPEC, f, rotation, rotation_stride, translation, translation_stride);
+    else
+        sample_mode(clip, ANIM_PRECISION, f, rotation, rotation_stride, translation,
+                    translation_stride);
 }
 
 uint64_t anim__hierarchy_hash(const int32_t *parent, uint32_t n)

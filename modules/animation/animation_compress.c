@@ -82,7 +82,7 @@ static const float *sample_of(const track_view *v, uint32_t f)
 /* A key as the decoder will see it: the quantized value. */
 static void key_value(const track_view *v, uint32_t f, float *out)
 {
-    uint8_t packed[8];
+    uint8_t packed[8] = {0};
     anim__pack(v->mode, v->rotation, v->track, sample_of(v, f), packed);
     anim__unpack(v->mode, v->rotation, v->track, packed, out);
 }
@@ -212,7 +212,7 @@ static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float 
         if (constant) {
             tr->flags = ANIM_TRACK_CONSTANT;
             if (mode == ANIM_SPEC) { /* the post's quantization, decoded once here */
-                uint8_t packed[8];
+                uint8_t packed[8] = {0};
                 anim__pack(mode, rot, tr, first, packed);
                 anim__unpack(mode, rot, tr, packed, tr->value);
             } else {
@@ -278,7 +278,7 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
                 memcpy(out->data + seg_at + 2 * tr->key_index, &(uint16_t){(uint16_t)end}, 2);
         }
     }
-    append(out, NULL, (8 - (out->size & 7u)) & 7u);
+    append(out, NULL, ANIM_TAIL_PADDING + ((8 - (out->size & 7u)) & 7u));
     if (out->failed)
         return CT_ERR_NOMEM;
     h.size = (uint32_t)out->size;

@@ -133,9 +133,12 @@ void anim__bytes_free(anim__bytes *b);
 /* Checks a payload and fills clip; NULL, or the reason something is wrong. */
 const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip);
 
-/* Samples the full local pose at time t (seconds, clamped to the clip) into rotation and
- * translation arrays of num_bones. Reads the clip only. */
-void anim__sample(const anim__clip *clip, float t, float (*rotation)[4], float (*translation)[3]);
+/* Samples the full local pose at time t (seconds, clamped to the clip): bone b's rotation goes
+ * to rotation + b * rotation_stride (4 floats), its translation to translation + b *
+ * translation_stride (3 floats), so it can fill separate arrays or ct_transform_pose_t directly.
+ * Reads the clip only; any thread. */
+void anim__sample(const anim__clip *clip, float t, float *rotation, uint32_t rotation_stride,
+                  float *translation, uint32_t translation_stride);
 
 /* The ACL-metric report: max and 99th percentile over every bone and raw sample of the
  * distance between virtual points (3 cm along each local axis) carried to object space by the

@@ -135,16 +135,30 @@ static int l_events(lua_State *L)
     return 1;
 }
 
+/* Animation.bone(world, e, name or 1-based index) -> bone entity or nil. */
 static int l_bone(lua_State *L)
 {
     ct_world_o *w = check_world(L);
     const ct_entity_t e = check_entity(L, 2);
-    const char *name = L_API->check_string(L, 3, NULL);
-    const uint32_t i = anim__api_v1.bone_index(w, e, name);
-    if (i == UINT32_MAX)
+    uint32_t i;
+    if (L_API->type(L, 3) == CT_LUA_NUMBER) {
+        const double n = L_API->to_number(L, 3);
+        i = n >= 1 && n <= ANIM_MAX_BONES && n == floor(n) ? (uint32_t)n - 1 : UINT32_MAX;
+    } else {
+        i = anim__api_v1.bone_index(w, e, L_API->check_string(L, 3, NULL));
+    }
+    const ct_entity_t b = i == UINT32_MAX ? (ct_entity_t){0} : anim__api_v1.bone(w, e, i);
+    if (!b.id)
         L_API->push_nil(L);
     else
-        L_API->push_number(L, anim__api_v1.bone(w, e, i).id);
+        L_API->push_number(L, b.id);
+    return 1;
+}
+
+static int l_bone_count(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    L_API->push_number(L, anim__api_v1.bone_count(w, check_entity(L, 2)));
     return 1;
 }
 
@@ -153,7 +167,7 @@ void anim__register_lua(void)
     static const ct_lua_reg_t fns[] = {
         {"play", l_play},         {"crossfade", l_crossfade}, {"time", l_time},
         {"set_time", l_set_time}, {"evaluate", l_evaluate},   {"events", l_events},
-        {"bone", l_bone},
+        {"bone", l_bone},         {"bone_count", l_bone_count},
     };
     L_API->register_module("Animation", fns, sizeof fns / sizeof fns[0]);
 }

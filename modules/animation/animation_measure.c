@@ -82,7 +82,7 @@ int anim__measure(const anim__raw *raw, const anim__clip *clip, size_t compresse
     float *err = (float *)d;
     *out = (anim__error_report){0};
     for (uint32_t f = 0; f < ns; f++) {
-        anim__sample(clip, (float)f / raw->sample_rate, rot, pos);
+        anim__sample(clip, (float)f / raw->sample_rate, rot[0], 4, pos[0], 3);
         virtual_points(raw->parent, n, (const float(*)[4])raw->rotation + (size_t)f * n,
                        (const float(*)[3])raw->translation + (size_t)f * n, q[0], p[0], pts[0]);
         virtual_points(raw->parent, n, (const float(*)[4])rot, (const float(*)[3])pos, q[1], p[1],

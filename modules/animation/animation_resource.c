@@ -105,10 +105,24 @@ static bool read_source(const ct_data_o *src, ct_compile_ctx_o *ctx, source_file
 {
     *out = (source_file){0};
     const char *name = anim__m.data->string(anim__m.data->get(src, "source"), NULL);
+    const char *inline_bvh = anim__m.data->string(anim__m.data->get(src, "bvh"), NULL);
     char path[1024], err[512];
-    if (!name) {
-        anim__m.resource->compile_error(ctx, "source: missing (the .bvh, .gltf or .glb to read)");
+    if (!name == !inline_bvh) {
+        anim__m.resource->compile_error(ctx, "source: %s", name ? "give source or bvh, not both"
+                                        : "missing (the .bvh, .gltf or .glb to read)");
         return false;
+    }
+    if (inline_bvh) {
+        /* The motion written into the source itself: for tests and generated content. */
+        out->bvh = ct_bvh_parse(inline_bvh, strlen(inline_bvh), "bvh", anim__m.allocator, err,
+                                sizeof err);
+        if (!out->bvh) {
+            anim__m.resource->compile_error(ctx, "%s", err);
+            return false;
+        }
+        if (out->bvh->warning)
+            anim__m.resource->compile_warning(ctx, "bvh: %s", out->bvh->warning);
+        return true;
     }
     if (!anim__m.resource->source_file(ctx, "source", name, path, sizeof path))
         return false;
@@ -142,10 +156,10 @@ static void free_source(source_file *s)
 static int compile_skeleton(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"source", "units", "skin"};
+    static const char *const known[] = {"source", "bvh", "units", "skin"};
     double units, skin = 0;
     source_file file;
-    if (!check_fields(src, known, 3, ctx) || !units_field(src, &units, ctx) ||
+    if (!check_fields(src, known, 4, ctx) || !units_field(src, &units, ctx) ||
         !number_field(src, "skin", 0, 65535, &skin, ctx) || !read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
     const size_t bones_size = ANIM_MAX_BONES * sizeof(anim__bone_t);
@@ -261,12 +275,12 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
 static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"source", "units", "mode", "error_mm", "animation",
-                                        "rate", "skin", "events"};
+    static const char *const known[] = {"source", "bvh", "units", "mode", "error_mm",
+                                        "animation", "rate", "skin", "events"};
     const ct_data_api_v1 *data = anim__m.data;
     double units, animation = 0, rate = 30, skin = 0, error_mm = -1;
     const char *mode_name = data->string(data->get(src, "mode"), "spec");
-    if (!check_fields(src, known, 8, ctx) || !units_field(src, &units, ctx) ||
+    if (!check_fields(src, known, 9, ctx) || !units_field(src, &units, ctx) ||
         !number_field(src, "animation", 0, 65535, &animation, ctx) ||
         !number_field(src, "rate", 1, 1000, &rate, ctx) ||
         !number_field(src, "skin", 0, 65535, &skin, ctx) ||

@@ -4,6 +4,8 @@
 local world
 local camera
 local crates = {}
+local dancer
+local marks = 0
 local collisions = 0
 local frames = 0
 
@@ -33,6 +35,15 @@ function init()
     end
   end
   print(string.format("demo: dropped %d crates", #crates))
+
+  -- A dancer playing CMU motion capture: its bones are transforms under it; a joint marker is
+  -- linked under each so the renderer draws the skeleton.
+  dancer = World.spawn_unit(world, "units/dancer", 2.5, 0, 4)
+  for i = 1, Animation.bone_count(world, dancer) do
+    local joint = World.spawn_unit(world, "units/joint", 0, 0, 0)
+    Transform.link(world, joint, Animation.bone(world, dancer, i))
+  end
+  print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
@@ -68,6 +79,12 @@ function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  Animation.evaluate(world, dt)
+  for _, event in ipairs(Animation.events(world)) do
+    marks = marks + 1
+    print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
+                        frames, event.name, event.time))
+  end
   Render.render(world, camera)
   -- A handful of frames of the falling crates, as PNGs (with the gl backend).
   if Render.backend() == "gl" and (frames == 1 or frames == 20 or frames == 40 or frames == 90 or frames == 180) then
@@ -91,6 +108,9 @@ function shutdown()
   end
   print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
                       frames, collisions, resting, #crates))
+  local hx, hy, hz = Transform.world_position(world, Animation.bone(world, dancer, "Head"))
+  print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
+                      Animation.time(world, dancer), marks, hx, hy, hz))
   report_network()
   Network.stop()
   World.destroy(world)

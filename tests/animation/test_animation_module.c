@@ -85,6 +85,10 @@ static int boot(void **state)
     snprintf(path, sizeof path, "%s/mocap/two_roots.bvh", project);
     write_cut_bvh(FORMATS_DIR "/bvh_seeds/two_roots.bvh", path, -1);
     write_file("project.sjson", "frames = 0\n");
+    snprintf(path, sizeof path, "%s/mocap/simple_skin.gltf", project);
+    write_cut_bvh(ASSIMP_MODELS "/glTF2/simple_skin/simple_skin.gltf", path, -1);
+    snprintf(path, sizeof path, "%s/mocap/recursive.gltf", project);
+    write_cut_bvh(ASSIMP_MODELS "/glTF2/RecursiveNodes/RecursiveNodes.gltf", path, -1);
 
     kernel_desc_t desc = {.project_dir = project, .strict = true, .jobs = 2};
     desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("entities", "ct_entities");
@@ -156,6 +160,30 @@ static void compiles_from_sources(void **state)
         if (load("clip", "bad", bad[i]) == 0)
             fail_msg("accepted: %s", bad[i]);
     assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/01_01.bvh\" skni = 0"), 0);
+}
+
+/* glTF: the skin's joints make the skeleton, its animation resampled makes the clip. */
+static void compiles_from_gltf(void **state)
+{
+    (void)state;
+    assert_int_equal(load("skeleton", "skin", "source = \"mocap/simple_skin.gltf\""), 0);
+    assert_int_equal(load("clip", "skin_wave", "source = \"mocap/simple_skin.gltf\" rate = 30 "
+                                               "mode = \"precision\""),
+                     0);
+    const ct_animation_clip_o *c = anim->clip("skin_wave");
+    assert_non_null(c);
+    assert_int_equal(anim->clip_bones(c), 2);
+    assert_float_equal(anim->clip_duration(c), 5.5f, 1e-5);
+    /* At 1 s the second joint (node 2) is turned 90 degrees about z (the file's key 2). */
+    ct_transform_pose_t pose[2];
+    assert_int_equal(anim->sample(c, 1.0f, pose, 2), 2);
+    assert_float_equal(fabsf(pose[1].rotation[2]), 0.7071f, 2e-3);
+    assert_float_equal(fabsf(pose[1].rotation[3]), 0.7071f, 2e-3);
+    assert_float_equal(pose[0].position[1], 1.0f, 1e-4); /* node 1's translation */
+    /* No such skin or animation; a broken file: refused. */
+    assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/simple_skin.gltf\" skin = 3"), 0);
+    assert_int_not_equal(load("clip", "bad", "source = \"mocap/simple_skin.gltf\" animation = 1"), 0);
+    assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/recursive.gltf\""), 0);
 }
 
 /* The clip's decoded pose stays close to the raw mocap (local rotations and translations). */
@@ -351,6 +379,9 @@ static void lua_module(void **state)
                          "  Animation.crossfade(w, e, 'walk_precise', 0.5)\n"
                          "  assert(Animation.bone(w, e, 'Head') ~= nil)\n"
                          "  assert(Animation.bone(w, e, 'Tail') == nil)\n"
+                         "  assert(Animation.bone_count(w, e) == 31)\n"
+                         "  assert(Animation.bone(w, e, 1) == Animation.bone(w, e, 'Hips'))\n"
+                         "  assert(Animation.bone(w, e, 32) == nil and Animation.bone(w, e, 0) == nil)\n"
                          "  for _, bad in ipairs({\n"
                          "      function() Animation.play(w, e, 'walk', {speed = 0/0}) end,\n"
                          "      function() Animation.set_time(w, e, 1/0) end,\n"
@@ -375,7 +406,8 @@ static void lua_module(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(compiles_from_sources), cmocka_unit_test(sample_matches_raw_mocap),
+        cmocka_unit_test(compiles_from_sources), cmocka_unit_test(compiles_from_gltf),
+        cmocka_unit_test(sample_matches_raw_mocap),
         cmocka_unit_test(bones_follow_the_clip), cmocka_unit_test(events_and_loops),
         cmocka_unit_test(crossfade_blends),      cmocka_unit_test(refusals),
         cmocka_unit_test(lua_module),

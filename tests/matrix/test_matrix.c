@@ -61,6 +61,7 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
             CT_TEST_MODULE("transforms", "ct_transforms"),
             CT_TEST_MODULE("physics", "ct_physics"),
             CT_TEST_MODULE("rendering", "ct_rendering"),
+            CT_TEST_MODULE("animation", "ct_animation"),
             CT_TEST_MODULE("networking", "ct_networking"),
             probes[i],
         };
