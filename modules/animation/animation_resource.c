@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define SKELETON_FORMAT 1u
-#define CLIP_FORMAT 1u
+#define CLIP_FORMAT 2u
 
 /* ---- fields ---------------------------------------------------------------------------------- */
 

@@ -32,7 +32,7 @@ static ct_allocator_t heap = {NULL, heap_realloc};
 static void spec_quantization_precision(void **state)
 {
     (void)state;
-    const anim__track_t track = {0};
+    const anim__range_t track = {{0}, {0}};
     uint64_t rng = 99;
     double worst_component = 0, worst_vector = 0;
     for (int i = 0; i < 100000; i++) {
@@ -107,9 +107,10 @@ static void curves_and_discontinuities(void **state)
         const char *bad = anim__clip_open(blob.data, blob.size, &clip);
         if (bad)
             fail_msg("%s", bad);
-        assert_true(clip.tracks[3].flags & ANIM_TRACK_CONSTANT);   /* child translation */
-        assert_true(clip.tracks[2].flags & ANIM_TRACK_CONSTANT);   /* child rotation */
-        assert_false(clip.tracks[1].flags & ANIM_TRACK_CONSTANT);  /* root translation */
+        assert_true(anim__constant(&clip, 3));  /* child translation */
+        assert_true(anim__constant(&clip, 2));  /* child rotation */
+        assert_false(anim__constant(&clip, 1)); /* root translation */
+        assert_int_equal(clip.num_ranges, mode == ANIM_PRECISION ? 1 : 0);
         /* Much smaller than the samples: 2 bones x 300 samples x 40 bytes = 24,000. */
         assert_true(blob.size < 24000 / 3);
         float r[2][4], p[2][3];
