@@ -6,10 +6,13 @@
 #include <math.h>
 #include <string.h>
 
-/* A rotation moving this far in one frame is a cut in the data, not motion (1 rad at 120 Hz is
- * 6,900 degrees per second). A translation jumping 0.5 m in a frame likewise. */
-#define ANIM_CUT_ROTATION 1.0f
-#define ANIM_CUT_TRANSLATION 0.5f
+/* A rotation moving at least 1 rad in one frame, faster than 60 rad/s (10 turns a second), is a
+ * cut in the data, not motion; a translation jumping 0.5 m in a frame, faster than 20 m/s,
+ * likewise. Both conditions, so coarsely sampled clips (one key a second) are not all cuts. */
+static float cut_threshold(bool rotation, float sample_rate)
+{
+    return rotation ? fmaxf(1.0f, 60.0f / sample_rate) : fmaxf(0.5f, 20.0f / sample_rate);
+}
 
 static bool reserve(anim__bytes *b, size_t more)
 {
@@ -83,6 +86,7 @@ typedef struct track_view {
     float tol;
     const anim__range_t *range;
     anim__mode mode;
+    float cut; /* a jump between two samples larger than this is a discontinuity */
 } track_view;
 
 static const float *sample_of(const track_view *v, uint32_t f)
@@ -149,7 +153,7 @@ static void fit_segment(const track_view *v, uint32_t first, uint32_t last, seg_
     k->frame[k->n] = (uint16_t)first, k->hold[k->n++] = false;
     for (uint32_t f = first; f < last; f++) {
         const float jump = distance(sample_of(v, f), sample_of(v, f + 1), v->rotation);
-        if (jump > (v->rotation ? ANIM_CUT_ROTATION : ANIM_CUT_TRANSLATION)) {
+        if (jump > v->cut) {
             if (k->frame[k->n - 1] != f)
                 k->frame[k->n] = (uint16_t)f, k->hold[k->n++] = false;
             k->frame[k->n] = (uint16_t)(f + 1), k->hold[k->n++] = true;
@@ -286,7 +290,7 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
             const track_view v = {
                 .samples = rot ? raw->rotation[t / 2] : raw->translation[t / 2],
                 .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[t],
-                .range = &tr->range, .mode = mode};
+                .range = &tr->range, .mode = mode, .cut = cut_threshold(rot, raw->sample_rate)};
             fit_segment(&v, first, last, &keys);
             for (uint32_t i = 0; i < keys.n; i++) {
                 uint8_t key[8] = {0};

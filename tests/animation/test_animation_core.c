@@ -139,6 +139,26 @@ static void curves_and_discontinuities(void **state)
     }
 }
 
+/* Two samples a second apart, 90 degrees about z: a coarse clip, not a cut, so the curve turns
+ * in between rather than holding the first key (what a per-frame cut threshold did). */
+static void coarse_clips_are_not_cuts(void **state)
+{
+    (void)state;
+    int32_t parent[1] = {-1};
+    float rot[2][4] = {{0, 0, 0, 1}, {0, 0, 0.70710678f, 0.70710678f}}, pos[2][3] = {{0}};
+    const anim__raw raw = {1, 2, 1.0f, parent, rot, pos};
+    anim__bytes blob;
+    double achieved;
+    const anim__settings s = {ANIM_PRECISION, 0.0005};
+    assert_int_equal(anim__compress(&raw, &s, NULL, 0, &heap, &blob, &achieved), 0);
+    anim__clip clip;
+    assert_null(anim__clip_open(blob.data, blob.size, &clip));
+    float r[4], p[3];
+    anim__sample(&clip, 0.5f, r, 4, p, 3);
+    assert_float_equal(r[2], sinf((float)M_PI / 8), 0.01); /* about 45 degrees */
+    anim__bytes_free(&blob);
+}
+
 /* A raw clip measured against itself compressed at a loose target: the report's max error is
  * what a hand calculation gives for a known offset. */
 static void error_report_fixed_values(void **state)
@@ -213,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spec_quantization_precision),
         cmocka_unit_test(curves_and_discontinuities),
+        cmocka_unit_test(coarse_clips_are_not_cuts),
         cmocka_unit_test(error_report_fixed_values),
         cmocka_unit_test(broken_clips),
     };
