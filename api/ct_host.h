@@ -9,8 +9,9 @@
  * kernel refuses, naming it, any such option that no module asked for: a typo never passes
  * silently. Modules should read their options in init.
  *
- * The project folder: compilers that read files a source names (a mesh's .obj) resolve them
- * against it, and must refuse paths that leave it.
+ * The project folder, for modules that watch files of the project at run time (the renderer
+ * reloads its pipeline when the source changes). Compilers that read files a source names use
+ * ct_resource_api_v2.source_file instead, which also refuses names that would leave the project.
  *
  * Threads: main thread only. Strings are owned by the kernel and valid until shutdown.
  */

@@ -9,9 +9,11 @@
  * `--memory-debug fill,canary` on the command line or CUTTLE_MEMORY_DEBUG=fill,canary:
  *   fill:   new blocks are filled with 0xCD, freed blocks with 0xDD, so reads of uninitialised
  *           or freed memory show up as recognisable garbage;
- *   canary: guard bytes before and after each block are checked on free (and on realloc); a
- *           broken guard, or a size that does not match the allocation, is reported with the
- *           allocator's name, the size and the call site.
+ *   canary: guard bytes before and after each block are checked on free (and on realloc), on
+ *           demand (ct_memory_api_v2.verify, Memory.verify() in Lua) and for every block still
+ *           live at shutdown; a broken guard, or a size that does not match the allocation, is
+ *           reported with the allocator's name, the size and the call site. Under --strict a
+ *           damaged block fails the run (exit code 1), as a leak always does.
  *
  * Threads: every function here and every allocator may be used from any thread (each allocator
  * has its own lock).
@@ -48,6 +50,19 @@ typedef struct ct_memory_api_v1 {
     /* Current counters of an allocator. */
     ct_allocator_stats_t (*stats)(const ct_allocator_t *a);
 } ct_memory_api_v1;
+
+/* Version 2: version 1 (same members, same order) plus verification on demand. */
+typedef struct ct_memory_api_v2 {
+    ct_allocator_t *(*plugin_allocator)(ct_plugin_o *self);
+    ct_allocator_t *(*create_child)(ct_allocator_t *parent, const char *name);
+    uint64_t (*destroy_child)(ct_allocator_t *a);
+    ct_allocator_stats_t (*stats)(const ct_allocator_t *a);
+    /* Checks every live block of `a` and of the allocators under it (NULL: every allocator):
+     * each block's header and, for blocks made in canary mode, the guards on both sides. Logs
+     * each damaged block (allocator, size, call site) and returns how many there are (0: all
+     * intact). Leaves the blocks as they are. Any thread. */
+    uint64_t (*verify)(const ct_allocator_t *a);
+} ct_memory_api_v2;
 
 #ifdef __cplusplus
 }

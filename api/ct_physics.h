@@ -80,7 +80,9 @@
  * A build whose internal state layout differs (the module's PHYSICS_LAYOUT_VERSION) is refused,
  * with the reason logged, and the old code keeps running: restart to use it.
  *
- * Threads: main thread only.
+ * Threads: main thread only. simulate() may spread its larger loops (the grid, the contact
+ * passes of steps with 2,048 contacts or more) over the ct.jobs pool when the kernel has one;
+ * results are bit-identical with or without it.
  */
 #ifndef CT_PHYSICS_H
 #define CT_PHYSICS_H

@@ -73,6 +73,23 @@ typedef struct ct_registry_api_v1 {
     const char *(*api_name)(uint32_t api);
 } ct_registry_api_v1;
 
+/* Version 2: version 1 (same order) plus what a module needs to own callbacks on behalf of other
+ * plugins: who is calling, and whether that plugin is still there. */
+typedef struct ct_registry_api_v2 {
+    uint32_t (*plugin_count)(void);
+    bool (*plugin_info)(uint32_t i, ct_plugin_info_t *out);
+    uint32_t (*find_plugin)(const char *name);
+    uint32_t (*api_use_count)(void);
+    bool (*api_use)(uint32_t i, ct_api_use_t *out);
+    const char *(*api_name)(uint32_t api);
+    /* The plugin whose init, reload or frame hook is running on the main thread (NULL: the
+     * kernel, or another thread). Record it with a callback a plugin hands you. */
+    ct_plugin_o *(*current_plugin)(void);
+    /* 1 while `plugin` is loaded (NULL, the kernel, always is), 0 once it failed, was skipped or
+     * shut down: then its code may be gone, so drop its callbacks instead of calling them. */
+    uint32_t (*plugin_loaded)(const ct_plugin_o *plugin);
+} ct_registry_api_v2;
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,9 @@
  *      radix sort: packets with equal keys keep their order, so nothing flickers.
  *   3. build: jobs turn fixed blocks of the sorted stream into display-list entries (matrices
  *      multiplied out, state changes against the previous entry flagged).
- *   4. execute: one backend consumes the list on the calling thread.
+ *   4. execute: one backend consumes the list on the calling thread. The gl backend uploads the
+ *      list once and draws each run of entries that share program, material and mesh as one
+ *      instanced call (10,000 markers of one material are one draw call).
  * The output depends only on the scene: 1 or 8 threads give the same bytes (and pixels).
  *
  * The sort key, from the most significant bit:
@@ -61,7 +63,8 @@
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
  *     another. A loaded configuration is hot-reloaded: when its source changes on disk, the next
  *     frame recompiles it and switches; a broken edit is reported and the old pipeline stays.
- *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb, project-relative)
+ *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
+ *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)
  *                    Vertices are positions and normals (computed when the file has none).
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]

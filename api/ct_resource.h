@@ -160,6 +160,75 @@ typedef struct ct_resource_api_v2 {
                         size_t out_size);
 } ct_resource_api_v2;
 
+/*
+ * One field a compiler reads from a source object, for check_fields. `type` is a ct_data_type
+ * (ct_data.h): CT_DATA_NUMBER, CT_DATA_STRING, ...; 0 (CT_DATA_INVALID) accepts any type (the
+ * compiler checks it). For CT_DATA_ARRAY, `numbers` > 0 requires exactly that many finite
+ * numbers ([x y z] is {"position", CT_DATA_ARRAY, 3}).
+ */
+typedef struct ct_field_t {
+    const char *name;
+    int32_t type;
+    uint32_t numbers;
+} ct_field_t;
+
+/*
+ * Version 3: everything of v2 (same order, same meaning), plus the one way every compiler checks
+ * the fields it reads, and scopes that make every message name the entity (or other part) at
+ * fault:
+ *
+ *     static const ct_field_t body_fields[] = {
+ *         {"mass", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3}, {"kind", CT_DATA_STRING, 0},
+ *     };
+ *     if (!res->check_fields(ctx, source, "body", body_fields, 3))
+ *         return CT_ERR_BAD_DATA;
+ *
+ * reports, for instance, "levels/arena.level: entity 'crate': body.masss: unknown field (did you
+ * mean 'mass'?)".
+ */
+typedef struct ct_resource_api_v3 {
+    int (*register_type)(const ct_resource_type_t *type);
+    void (*unregister_type)(const char *type);
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+    int (*load)(const char *type, const char *name);
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    void *(*get)(const char *type, const char *name);
+    void (*unload)(const char *type, const char *name);
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    bool (*strict)(void);
+    int (*replace_type)(const ct_resource_type_t *type);
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
+
+    /* Checks that `object` is an object whose every member is one of the `num_fields` fields,
+     * with the declared type. Each problem is a compile error (the compile fails) naming the
+     * file, the scope, `what` ("body"; NULL for none) and the field: an unknown field with the
+     * nearest known name (or the list of known ones), a wrong type, a wrong number of numbers,
+     * a number that is not finite. Returns true when there was no problem. */
+    bool (*check_fields)(ct_compile_ctx_o *ctx, const struct ct_data_o *object, const char *what,
+                         const ct_field_t *fields, uint32_t num_fields);
+    /* Names the part of the source being compiled ("entity 'crate'"); compile_error,
+     * compile_warning and check_fields put it after the file name until the next call. The text
+     * is copied (up to 255 bytes); NULL or "" clears it. */
+    void (*set_scope)(ct_compile_ctx_o *ctx, const char *scope);
+    /* Of `count` names, the one nearest to `word` (a plausible misspelling: at most a third of
+     * its letters, and at least 2, differ), or NULL. For compilers' own "did you mean" hints. */
+    const char *(*nearest_name)(const char *word, const char *const *names, uint32_t count);
+} ct_resource_api_v3;
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,7 +68,8 @@
  * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
  * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
- * their id):
+ * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, is never taken as
+ * an id: it names no entity here, and Transform.* raise "not an entity id" for it):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)
@@ -96,7 +97,7 @@ extern "C" {
 /* Creation parameters; all zero (or a NULL desc) means the defaults. */
 typedef struct ct_world_desc_t {
     /* Names the world's allocators in memory reports ("entities.<name>.transform"); copied,
-     * truncated to 31 bytes. NULL: "world". */
+     * truncated to 31 bytes (never inside a UTF-8 character). NULL: "world". */
     const char *name;
 } ct_world_desc_t;
 
@@ -138,9 +139,56 @@ typedef struct ct_world_api_v1 {
                           const double *args, uint32_t n);
 } ct_world_api_v1;
 
+/* What a world listener is told: the world was just created, or is about to be destroyed. */
+#define CT_WORLD_CREATED 1u
+#define CT_WORLD_DESTROYED 2u
+
+/* Called on the main thread with the context it was added with. */
+typedef void (*ct_world_listener_f)(void *ctx, ct_world_o *world, uint32_t event);
+
+/* Version 2: version 1 (same order) plus what lets a C plugin reach the worlds without Lua
+ * handing it pointers. */
+typedef struct ct_world_api_v2 {
+    ct_world_o *(*create_world)(const ct_world_desc_t *desc);
+    void (*destroy_world)(ct_world_o *world);
+    /* As v0, with the roots rotated by the quaternion rot (x, y, z, w; NULL: identity). */
+    ct_entity_t (*spawn_unit)(ct_world_o *world, const char *name, const float pos[3],
+                              const float rot[4]);
+    /* Spawns the level `name` at the origin (loaded on first use and kept loaded). Returns the
+     * number of entities made, or a negative ct_error (logged). */
+    int (*spawn_level)(ct_world_o *world, const char *name);
+    /* Spawns an already-loaded entity resource: `resource` is what ct_resource_api_v1.get
+     * returns for a "level" or "unit". pos/rot as spawn_unit. When `out` is not NULL the first
+     * `out_capacity` entities made are written there, in resource order (roots come before their
+     * children). Returns the number of entities made, or a negative ct_error. */
+    int (*spawn_resource)(ct_world_o *world, const void *resource, const float pos[3],
+                          const float rot[4], ct_entity_t *out, uint32_t out_capacity);
+    /* Runs the `gc` of every lazily collected manager of the world (see ct_component_type_t). */
+    void (*collect_garbage)(ct_world_o *world);
+    /* Queues the script callback `callback` (e.g. "on_collision", copied, at most 63 bytes) for
+     * `entity` with n numbers (copied, n <= 16). Returns 0, CT_ERR_INVALID for bad arguments,
+     * CT_ERR_FULL when the queue holds 2 GB, or CT_ERR_NOMEM. */
+    int (*queue_callback)(ct_world_o *world, ct_entity_t entity, const char *callback,
+                          const double *args, uint32_t n);
+    /* The live worlds: world_at(i) for i < world_count(), or NULL past the end. The order
+     * changes when a world is destroyed; walk it anew after any create or destroy. */
+    uint32_t (*world_count)(void);
+    ct_world_o *(*world_at)(uint32_t i);
+    /* Calls fn(ctx, world, CT_WORLD_CREATED) after each world is created and
+     * fn(ctx, world, CT_WORLD_DESTROYED) before each is destroyed (with its managers still there).
+     * The listener belongs to the plugin that adds it (in init or a hook): once that plugin is
+     * unloaded it is dropped, never called. Adding the same fn and ctx twice adds it once. A
+     * listener may remove listeners, but must not create or destroy worlds.
+     * Returns 0, CT_ERR_INVALID (NULL fn) or CT_ERR_NOMEM. */
+    int (*add_world_listener)(ct_world_listener_f fn, void *ctx);
+    /* Removes the listener added with the same fn and ctx; nothing when there is none. */
+    void (*remove_world_listener)(ct_world_listener_f fn, void *ctx);
+} ct_world_api_v2;
+
 /*
  * The debug-name component ("debug_name", source `debug_name = { name = "crate" }`): a name of
- * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated) per entity per world. It is
+ * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated, never inside a UTF-8
+ * character) per entity per world. It is
  * the reference component manager: structure of arrays in one allocation, an open-addressing
  * hash from entity to instance, swap-erase on removal, and removal of dead entities' names by the
  * entity destroy callback.

@@ -73,7 +73,9 @@ static const char *skip_space(const char *s)
     return s;
 }
 
-static int read_floats(obj_reader *r, const char *s, int want, int optional, obj_array *out)
+/* Reads `want` numbers (and up to `optional` more, or fewer down to `least`), keeping `want`
+ * of them: missing ones are 0. */
+static int read_floats(obj_reader *r, const char *s, int want, int least, int optional, obj_array *out)
 {
     float f[4] = {0};
     int got = 0;
@@ -87,8 +89,8 @@ static int read_floats(obj_reader *r, const char *s, int want, int optional, obj
         f[got++] = (float)d;
         s = end;
     }
-    if (got < want || *s)
-        return fail(r, "expected %d numbers", want);
+    if (got < least || *s)
+        return fail(r, least == want ? "expected %d numbers" : "expected %d to %d numbers", least, want + optional);
     return push(r, out, f, (uint32_t)want) ? 0 : CT_ERR_NOMEM;
 }
 
@@ -160,16 +162,23 @@ static int read_face(obj_reader *r, const char *s)
     return n < 3 ? fail(r, "a face needs at least 3 corners, this one has %u", n) : 0;
 }
 
+/* True when the line's statement is `word` (followed by a blank or the line's end). */
+static bool statement(const char *s, const char *word)
+{
+    const size_t n = strlen(word);
+    return !strncmp(s, word, n) && (s[n] == ' ' || s[n] == '\t' || s[n] == '\r' || s[n] == '\0');
+}
+
 static int read_line(obj_reader *r, const char *line)
 {
     const char *s = skip_space(line);
-    if (s[0] == 'v' && (s[1] == ' ' || s[1] == '\t'))
-        return read_floats(r, s + 1, 3, 1, &r->v); /* an optional w is accepted and ignored */
-    if (s[0] == 'v' && s[1] == 't' && (s[2] == ' ' || s[2] == '\t'))
-        return read_floats(r, s + 2, 2, 1, &r->vt);
-    if (s[0] == 'v' && s[1] == 'n' && (s[2] == ' ' || s[2] == '\t'))
-        return read_floats(r, s + 2, 3, 0, &r->vn);
-    if (s[0] == 'f' && (s[1] == ' ' || s[1] == '\t'))
+    if (statement(s, "v"))
+        return read_floats(r, s + 1, 3, 3, 1, &r->v); /* an optional w is accepted and ignored */
+    if (statement(s, "vt"))
+        return read_floats(r, s + 2, 2, 1, 1, &r->vt); /* u [v [w]] */
+    if (statement(s, "vn"))
+        return read_floats(r, s + 2, 3, 3, 0, &r->vn);
+    if (statement(s, "f"))
         return read_face(r, s + 1);
     return 0;
 }

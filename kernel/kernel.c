@@ -16,9 +16,13 @@
 #include "project.h"
 #include "resources/resources.h"
 
+/* Script errors of the last boot, added up at shutdown (booted is cleared then). */
+static uint64_t script_errors;
+
 /* What is booted, so shutdown undoes exactly that (and a failed boot can unwind). */
 static struct {
-    bool memory, jobs, registry, lua, resources, loader, script, loop_open;
+    bool memory, jobs, registry, lua, resources, loader, script, loop_open, strict;
+    uint64_t script_errors; /* errors raised by init(), update() and shutdown() */
     project_t project;
     uv_loop_t loop;
 } booted;
@@ -27,13 +31,17 @@ static void register_kernel_apis(void)
 {
     registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
     registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
+    registry__add_kernel_api(CT_MEMORY_API, 2, memory__api_v2(), "ct.memory");
     registry__add_kernel_api(CT_JOBS_API, 1, jobs__api_v1(), "ct.jobs");
     registry__add_kernel_api(CT_LUA_API, 0, lua_env__api_v0(), "ct.lua");
     registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
+    registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
+    registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
 }
 
@@ -62,7 +70,7 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     register_kernel_apis();
-    if ((r = resources__bind_lua()))
+    if ((r = resources__bind_lua()) || (r = memory__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;
@@ -100,7 +108,24 @@ static int load_plugins(const kernel_desc_t *desc)
         .loop = &booted.loop,
     };
     booted.loader = true;
-    return loader__load(&ld);
+    lua_env__set_phase("plugin init");
+    int r = loader__load(&ld);
+    lua_env__set_phase(NULL);
+    return r;
+}
+
+/* Calls one of the boot script's functions under the rule the README states: loading the script
+ * is part of the boot, but an error in init(), update() or shutdown() is counted and the engine
+ * carries on, unless --strict, where it is fatal. Returns 0 or CT_ERR_LUA (only when strict). */
+static int call_script(const char *name, int nargs)
+{
+    int r = lua_env__call_global(name, nargs);
+    if (r == CT_ERR_NOT_FOUND || r == 0)
+        return 0;
+    booted.script_errors++;
+    if (booted.strict)
+        log__error("the boot script's %s() failed and --strict is on: stopping", name);
+    return booted.strict ? r : 0;
 }
 
 static int run_boot_script(void)
@@ -112,17 +137,20 @@ static int run_boot_script(void)
     if (r)
         return r;
     booted.script = true;
-    r = lua_env__call_global("init", 0);
-    return r == CT_ERR_NOT_FOUND ? 0 : r;
+    return call_script("init", 0);
 }
 
 int kernel__boot(const kernel_desc_t *desc)
 {
     memset(&booted, 0, sizeof booted);
+    booted.strict = desc->strict;
+    script_errors = 0;
     host__set_project_dir(desc->project_dir);
     int r = boot_services(desc);
     if (!r && desc->project_dir)
-        r = project__load(desc->project_dir, &booted.project);
+        r = project__load(desc->project_dir, desc->strict, &booted.project);
+    if (!r && booted.project.sandbox)
+        r = lua_env__sandbox();
     if (!r)
         r = load_plugins(desc);
     if (!r && desc->print_load_order)
@@ -140,34 +168,46 @@ int kernel__boot(const kernel_desc_t *desc)
 
 int kernel__frame(double dt)
 {
+    lua_env__set_phase("a frame_begin hook");
     loader__frame_begin(dt);
+    lua_env__set_phase(NULL);
     int r = 0;
     if (booted.script) {
         lua_State *L = lua_env__state();
         lua_env__api_v1()->push_number(L, dt);
-        r = lua_env__call_global("update", 1);
-        if (r == CT_ERR_NOT_FOUND)
-            r = 0;
+        uint64_t before = booted.script_errors;
+        call_script("update", 1);
+        r = booted.script_errors != before ? CT_ERR_LUA : 0;
     }
+    lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
     /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
+    lua_env__set_phase("a hot reload");
     uv_run(&booted.loop, UV_RUN_NOWAIT);
     loader__apply_reloads();
     boot_script__apply_reload();
+    lua_env__set_phase(NULL);
     return r;
 }
 
 uint32_t kernel__project_frames(void) { return booted.project.frames; }
 
+uint64_t kernel__script_errors(void) { return script_errors + booted.script_errors; }
+
 uint64_t kernel__shutdown(void)
 {
     if (booted.script)
-        lua_env__call_global("shutdown", 0);
+        call_script("shutdown", 0);
+    /* Kept past the reset below, for the caller's exit code. */
+    script_errors += booted.script_errors;
     /* Resources first: their unload callbacks live in plugin code that is still mapped. */
     if (booted.resources)
         resources__shutdown();
-    if (booted.loader)
+    if (booted.loader) {
+        lua_env__set_phase("plugin shutdown");
         loader__shutdown();
+        lua_env__set_phase(NULL);
+    }
     if (booted.lua)
         lua_env__shutdown();
     if (booted.loader)
@@ -184,11 +224,11 @@ uint64_t kernel__shutdown(void)
     }
     project__free(&booted.project);
     /* Every leak reported since boot counts, also those of allocators destroyed before the root
-     * (each plugin's, when the loader shuts it down). */
+     * (each plugin's, when the loader shuts it down), and every damaged block found. */
     uint64_t leaks = 0;
     if (booted.memory) {
         memory__shutdown();
-        leaks = memory__leaks_reported();
+        leaks = memory__leaks_reported() + memory__corruption_count();
     }
     memset(&booted, 0, sizeof booted);
     return leaks;

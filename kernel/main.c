@@ -1,5 +1,9 @@
 /* `cuttle`: boots the kernel, runs a project's frames headless, shuts down. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,15 +69,17 @@ static int parse_valued(options_t *o, const char *a, const char *value)
     } else if (!strcmp(a, "--plugin")) {
         return add_path(o->desc.plugin_paths, &o->desc.num_plugin_paths, a, value);
     } else if (!strcmp(a, "--frames")) {
+        errno = 0;
         o->frames = strtol(value, &end, 10);
-        if (*end || !*value || o->frames < 0) {
-            fprintf(stderr, "cuttle: --frames wants a whole number >= 0, not '%s'\n", value);
+        if (*end || !isdigit((unsigned char)*value) || errno == ERANGE) {
+            fprintf(stderr, "cuttle: --frames wants a whole number 0..%ld, not '%s'\n", LONG_MAX,
+                    value);
             return 2;
         }
     } else if (!strcmp(a, "--dt")) {
         o->dt = strtod(value, &end);
-        if (*end || !(o->dt > 0 && o->dt < 10)) {
-            fprintf(stderr, "cuttle: --dt wants seconds in (0, 10), not '%s'\n", value);
+        if (*end || !*value || !(o->dt >= 1e-6 && o->dt < 10)) {
+            fprintf(stderr, "cuttle: --dt wants seconds in [0.000001, 10), not '%s'\n", value);
             return 2;
         }
         o->dt_given = true;
@@ -84,8 +90,9 @@ static int parse_valued(options_t *o, const char *a, const char *value)
             return 2;
         }
     } else if (!strcmp(a, "--jobs")) {
+        errno = 0;
         unsigned long jobs = strtoul(value, &end, 10);
-        if (*end || !*value || jobs > 256) {
+        if (*end || !isdigit((unsigned char)*value) || errno == ERANGE || jobs > 256) {
             fprintf(stderr, "cuttle: --jobs wants a thread count 0..256, not '%s'\n", value);
             return 2;
         }
@@ -159,12 +166,13 @@ static void sleep_until(uint64_t deadline)
         ;
 }
 
-/* Runs the frames, paced at `fps` when not 0, until done or a signal asks to stop. Returns the
- * number of frames whose script update raised. */
-static uint64_t run_frames(long frames, double dt, long fps, long *ran)
+/* Runs the frames, paced at `fps` when not 0, until done, a signal asks to stop, or (when
+ * `strict`: README, "Data and scripting") a script error. Returns the number of frames whose script update
+ * raised. */
+static uint64_t run_frames(long frames, double dt, long fps, bool strict, long *ran)
 {
     uint64_t period = fps ? 1000000000u / (uint64_t)fps : 0, next = uv_hrtime(), errors = 0;
-    for (*ran = 0; *ran < frames && !signals__stop_requested(); ++*ran) {
+    for (*ran = 0; *ran < frames && !signals__stop_requested() && !(strict && errors); ++*ran) {
         errors += kernel__frame(dt) != 0;
         if (period) {
             next += period;
@@ -178,7 +186,7 @@ static uint64_t run_frames(long frames, double dt, long fps, long *ran)
     return errors;
 }
 
-int main(int argc, char **argv)
+static int cuttle_main(int argc, char **argv)
 {
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
@@ -209,16 +217,50 @@ int main(int argc, char **argv)
     if (o.code && lua_env__run_string(o.code, "=(command line)"))
         status = 1;
     long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames(), ran = 0;
-    uint64_t script_errors = status ? 0 : run_frames(frames, dt, fps, &ran);
+    uint64_t script_errors = status ? 0 : run_frames(frames, dt, fps, o.desc.strict, &ran);
     if (frames)
         log__info("ran %ld of %ld frames (%llu with script errors)", ran, frames,
                   (unsigned long long)script_errors);
-    if (script_errors && o.desc.strict)
-        status = 1;
     int stop = signals__stop_requested();
     if (stop)
         log__warning("stopped by signal %d after %ld frames; shutting down", stop, ran);
     if (kernel__shutdown())
         status = 1;
+    if (kernel__script_errors() && o.desc.strict)
+        status = 1;
     return stop ? 128 + stop : status;
+}
+
+typedef struct main_args_t {
+    int argc;
+    char **argv;
+    int status;
+} main_args_t;
+
+static void run_cuttle_main(void *arg)
+{
+    main_args_t *a = arg;
+    a->status = cuttle_main(a->argc, a->argv);
+}
+
+/* The engine runs on a thread with a stack of known size, so that Lua's deepest recursion through
+ * C is stopped by LuaJIT's own limits or the kernel's checks, never by a crash (kernel.h). */
+int main(int argc, char **argv)
+{
+    main_args_t a = {argc, argv, 1};
+    uv_thread_t thread;
+    uv_thread_options_t options = {UV_THREAD_HAS_STACK_SIZE, KERNEL_STACK_SIZE};
+    if (uv_thread_create_ex(&thread, &options, run_cuttle_main, &a) != 0) {
+        fprintf(stderr, "cuttle: cannot start the main thread with a %u MB stack\n",
+                KERNEL_STACK_SIZE >> 20);
+        return 1;
+    }
+    /* Stop signals go to the engine's thread, whose sleeps they cut short. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    uv_thread_join(&thread);
+    return a.status;
 }

@@ -8,8 +8,9 @@
 #define PROJECT_MAX_ENTRIES 64
 
 typedef struct project_t {
-    char boot_script[512];                           /* absolute or relative to cwd; "" if none */
+    char boot_script[512];                           /* DIR/name, inside the project; "" if none */
     uint32_t frames;                                 /* 0: not said */
+    bool sandbox;                                    /* scripts run without ffi, io, os, ... */
     const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
     uint32_t num_modules;
     loader_pin_t pins[PROJECT_MAX_ENTRIES];
@@ -30,9 +31,16 @@ typedef struct project_t {
  *     providers = { "ct.transform" = "ct.transforms" } // who provides an API offered twice (optional)
  *     plugin_folders = ["plugins"]                  // folders inside the project searched for
  *                                                   // plugins, after --modules (optional)
- * Returns 0 or a negative ct_error with a message naming the file and field.
+ *     sandbox = true                                // scripts lose ffi, debug, io, os, bytecode
+ * Paths are canonical project-relative names (the resource rules) and must stay inside DIR.
+ * Unknown keys (named with the nearest known one), a module listed twice, and a pin or provider
+ * for a plugin that `modules` does not list are warnings, errors when `strict`. Returns 0 or a
+ * negative ct_error with a message naming the file and field.
  */
-int project__load(const char *dir, project_t *out);
+int project__load(const char *dir, bool strict, project_t *out);
+/* The same from text already read: `path` names it in messages, `dir` is the project folder. */
+int project__parse(const char *dir, const char *path, const char *text, size_t len, bool strict,
+                   project_t *out);
 void project__free(project_t *p);
 
 #endif

@@ -11,6 +11,7 @@ CUTTLE_PACKAGES=(gcc g++ python3 meson ninja-build pkg-config libluajit-5.1-dev 
 CUTTLE_TEST_PACKAGES=(assimp-testmodels
                       # rendering tests: a virtual display for --window, the Stanford bunny
                       xvfb xauth glmark2-data)
+CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
 
 cuttle_install_missing() {
     local missing=()

@@ -5,13 +5,16 @@
  *                                  the 100,000 (median of 31)
  *   render.sort_100k_qsort_ms      the same merge with qsort instead, for comparison
  *   render.record_ns_per_packet    recording 1,000,000 packets into a warm context, per packet
- *   render.packets_per_frame_max   the packets one frame recorded, merged, sorted and built (4M:
- *                                  no fixed cap; render.frame_4m_ms says how long it took)
+ *   render.packets_per_frame_max   the packets one frame recorded, merged, sorted and built
+ *                                  (2^20 here; nothing caps it but memory: about 280 bytes each
+ *                                  with the display list); render.frame_1m_ms says how long it took
  *   render.build_1t_ms / render.build_2t_ms   building the display list of 100,000 packets on
  *                                  one thread and on the kernel's job pool (2 threads here)
  *   render.build_scaling_2_threads build_1t / build_2t
  *   render.gl_1000_draws_ms        1,000 lit cubes through the gl backend at 640x480 on llvmpipe,
- *                                  glReadPixels of the frame included (median of 21)
+ *                                  glReadPixels of the frame included (median of 21); two materials,
+ *                                  so the backend draws them as two instanced calls
+ *   render.gl_1000_calls_ms        the same with a material per cube: 1,000 separate draw calls
  */
 #include <math.h>
 #include <stdio.h>
@@ -136,13 +139,13 @@ static void bench_frame_max(const render__pool *pool)
 {
     render__queue q;
     render__queue_init(&q, &heap);
-    const uint32_t contexts = 4096, per = 1024; /* 4,194,304 packets */
+    const uint32_t contexts = 1024, per = 1024; /* 1,048,576 packets */
     record(&q, contexts, per);
     const double t0 = bench_now_ns();
     const bool ok = render__merge_sort(&q) && render__build(&q, view_proj, pool) && !q.failed;
     const double ms = (bench_now_ns() - t0) / 1e6;
     bench_report("render.packets_per_frame_max", ok ? (double)q.num_packets : 0, "packets", "recorded, merged, sorted, built in one frame");
-    bench_report("render.frame_4m_ms", ms, "ms", "merge-n-sort + build of those packets on the pool");
+    bench_report("render.frame_1m_ms", ms, "ms", "merge-n-sort + build of those packets on the pool");
     render__queue_free(&q);
 }
 
@@ -171,7 +174,8 @@ static void bench_build(const render__pool *pool)
     render__queue_free(&q);
 }
 
-static void bench_gl(void)
+/* 1,000 cubes with `num_materials` materials (cube i uses i % num_materials). */
+static void bench_gl(const char *name, uint32_t num_materials, const char *what)
 {
     char err[512];
     render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 480, false}, err, sizeof err);
@@ -180,7 +184,7 @@ static void bench_gl(void)
     p.width = 640, p.height = 480;
     if (!gl || !render__gl_set_pipeline(gl, &p, err, sizeof err)) {
         fprintf(stderr, "bench_rendering: no gl backend: %s\n", err);
-        bench_report("render.gl_1000_draws_ms", 0, "ms", "gl backend unavailable");
+        bench_report(name, 0, "ms", "gl backend unavailable");
         render__gl_destroy(gl);
         return;
     }
@@ -195,8 +199,9 @@ static void bench_gl(void)
                                 {corners[k][0] / len, corners[k][1] / len, corners[k][2] / len}, {0, 0}};
     }
     render__gl_mesh_set(gl, 0, v, 8, idx, 36);
-    const render__material mats[2] = {{RENDER_PROGRAM_LIT, 0, {0.8f, 0.5f, 0.3f, 1}, {0.3f, 16, 0, 0}},
-                                      {RENDER_PROGRAM_LIT, 0, {0.3f, 0.5f, 0.8f, 1}, {0.3f, 16, 0, 0}}};
+    render__material *mats = malloc(num_materials * sizeof *mats);
+    for (uint32_t m = 0; m < num_materials; m++)
+        mats[m] = (render__material){RENDER_PROGRAM_LIT, 0, {0.8f, 0.5f, (float)(m % 10) * 0.1f, 1}, {0.3f, 16, 0, 0}};
     render__frame_lights lights = {0};
     lights.v[1][0] = lights.v[1][1] = lights.v[1][2] = 0.2f;
     lights.v[2][1] = 1, lights.v[3][0] = lights.v[3][1] = lights.v[3][2] = 1;
@@ -208,10 +213,10 @@ static void bench_gl(void)
     render__context_record(&q.contexts[0], &heap, 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
-        const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = i % 2,
+        const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = i % num_materials,
                                    .program = RENDER_PROGRAM_LIT,
                                    .world = {0.4f, 0, 0, x, 0, 0.4f, 0, y, 0, 0, 0.4f, -20.0f}};
-        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % 2, .depth = i};
+        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % num_materials, .depth = i};
         render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
     }
     const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
@@ -223,13 +228,14 @@ static void bench_gl(void)
     uint64_t checksum = 0;
     for (int r = 0; r < RUNS; r++) {
         const double t0 = bench_now_ns();
-        const uint32_t issued = render__gl_execute(gl, q.draws, q.num_packets, mats, 2, &lights);
+        const uint32_t issued = render__gl_execute(gl, q.draws, q.num_packets, mats, num_materials, &lights);
         render__gl_read(gl, px);
         samples[r] = (bench_now_ns() - t0) / 1e6;
         checksum += issued + px[(240 * 640 + 320) * 4];
     }
     fprintf(stderr, "gl: %s (checksum %llu)\n", render__gl_renderer(gl), (unsigned long long)checksum);
-    bench_report("render.gl_1000_draws_ms", bench_median(samples, RUNS), "ms", "1,000 lit cubes, 640x480, llvmpipe, readback included");
+    bench_report(name, bench_median(samples, RUNS), "ms", what);
+    free(mats);
     free(px);
     render__queue_free(&q);
     render__gl_destroy(gl);
@@ -247,7 +253,8 @@ int main(void)
     bench_record();
     bench_build(&pool);
     bench_frame_max(&pool);
-    bench_gl();
+    bench_gl("render.gl_1000_draws_ms", 2, "1,000 lit cubes, 640x480, llvmpipe, readback included");
+    bench_gl("render.gl_1000_calls_ms", 1000, "the same, a material each: 1,000 draw calls");
     bench_print_table();
     jobs__shutdown();
     return 0;

@@ -12,6 +12,7 @@
  * blocks survive a change of mode between memory__init calls. */
 #include "base/memory.h"
 
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,14 @@ static void *tracked_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size
 static struct ct_allocator_o *tracked(const ct_allocator_t *a)
 {
     return a && a->realloc == tracked_realloc ? (struct ct_allocator_o *)a->inst : NULL;
+}
+
+/* The call site a block remembers, fit to print: a plugin's __FILE__ strings go away when its
+ * library is unloaded, and leaks are reported after that. */
+static const char *site_file(const block_t *b)
+{
+    Dl_info info;
+    return dladdr(b->file, &info) ? b->file : "(code since unloaded)";
 }
 
 static uint8_t *user_bytes(block_t *b) { return (uint8_t *)(b + 1); }
@@ -207,7 +216,7 @@ static bool block_valid(struct ct_allocator_o *o, block_t *b, size_t old_size, c
         return true;
     atomic_fetch_add(&g_mem.corruptions, 1);
     log__error("memory: allocator '%s': %s at %s:%u of the %zu-byte block allocated at %s:%u: %s",
-               o->name, verb, file, line, b->size, b->file, b->line, problem);
+               o->name, verb, file, line, b->size, site_file(b), b->line, problem);
     return false;
 }
 
@@ -359,6 +368,58 @@ ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name)
     return &o->iface;
 }
 
+/* Checks one live block of `o` (lock held): its header and, in a guarded block, both guards.
+ * A damaged block is reported and counted; it is left as it is. */
+static bool verify_block(struct ct_allocator_o *o, block_t *b)
+{
+    const char *problem = NULL;
+    if (b->magic != MAGIC_PLAIN && b->magic != MAGIC_GUARDED)
+        problem = "its header was overwritten";
+    else if (guarded(b) && !guard_intact(b->front_guard))
+        problem = "the guard before it was overwritten (buffer underflow)";
+    else if (guarded(b) && !guard_intact(user_bytes(b) + b->size))
+        problem = "the guard after it was overwritten (buffer overflow)";
+    if (!problem)
+        return true;
+    atomic_fetch_add(&g_mem.corruptions, 1);
+    if (b->magic == MAGIC_PLAIN || b->magic == MAGIC_GUARDED)
+        log__error("memory: allocator '%s': the live %zu-byte block allocated at %s:%u: %s "
+                   "(found by verification)",
+                   o->name, b->size, site_file(b), b->line, problem);
+    else
+        log__error("memory: allocator '%s': a live block at %p: %s (found by verification)",
+                   o->name, (void *)user_bytes(b), problem);
+    return false;
+}
+
+/* Verifies every live block of `o` and of its children. The walk trusts no link it has not
+ * checked: it is bounded by the block count and stops at a block that is not `o`'s. */
+static uint64_t verify_tree(struct ct_allocator_o *o)
+{
+    uint64_t damaged = 0;
+    uv_mutex_lock(&o->lock);
+    uint64_t left = o->stats.live_blocks;
+    for (block_t *b = o->live.next; b != &o->live && left > 0; b = b->next, left--) {
+        bool header_ok = b->magic == MAGIC_PLAIN || b->magic == MAGIC_GUARDED;
+        damaged += !verify_block(o, b);
+        if (!header_ok || b->owner != o)
+            break; /* its links cannot be trusted either */
+    }
+    /* Parent before child, the order every other path takes the locks in. */
+    for (struct ct_allocator_o *c = o->first_child; c; c = c->next_sibling)
+        damaged += verify_tree(c);
+    uv_mutex_unlock(&o->lock);
+    return damaged;
+}
+
+uint64_t memory__verify(const ct_allocator_t *a)
+{
+    if (!g_mem.ready)
+        return 0;
+    struct ct_allocator_o *o = a ? tracked(a) : &g_mem.root;
+    return o ? verify_tree(o) : 0;
+}
+
 /* Logs what `o` still holds: the totals, then the first few call sites. */
 static uint64_t report_leaks(struct ct_allocator_o *o)
 {
@@ -370,7 +431,7 @@ static uint64_t report_leaks(struct ct_allocator_o *o)
         int shown = 0;
         for (block_t *b = o->live.next; b != &o->live && shown < MEMORY_REPORT_SITES;
              b = b->next, shown++)
-            log__error("memory:   %zu bytes allocated at %s:%u", b->size, b->file, b->line);
+            log__error("memory:   %zu bytes allocated at %s:%u", b->size, site_file(b), b->line);
         if (blocks > MEMORY_REPORT_SITES)
             log__error("memory:   ... and %llu more",
                        (unsigned long long)(blocks - MEMORY_REPORT_SITES));
@@ -432,6 +493,8 @@ uint64_t memory__shutdown(void)
 {
     if (!g_mem.ready)
         return 0;
+    /* Blocks never freed are never checked on free: every live block is checked here. */
+    verify_tree(&g_mem.root);
     uint64_t leaked = destroy_tree(&g_mem.root);
     g_mem.ready = false;
     return leaked;
@@ -460,4 +523,14 @@ static const ct_memory_api_v1 memory_api_v1 = {
     .stats = memory__stats,
 };
 
+static const ct_memory_api_v2 memory_api_v2 = {
+    .plugin_allocator = registry__plugin_allocator,
+    .create_child = memory__create,
+    .destroy_child = memory__destroy,
+    .stats = memory__stats,
+    .verify = memory__verify,
+};
+
 const ct_memory_api_v1 *memory__api_v1(void) { return &memory_api_v1; }
+
+const ct_memory_api_v2 *memory__api_v2(void) { return &memory_api_v2; }

@@ -30,6 +30,13 @@ ct_allocator_stats_t memory__stats(const ct_allocator_t *a);
 uint64_t memory__leaks_reported(void);
 /* Number of canary or size mismatches detected since init (tests assert on it). */
 uint64_t memory__corruption_count(void);
+/* Checks every live block of `a` and its children (NULL: all allocators): headers and, for blocks
+ * made in canary mode, both guards. Each damaged block is logged and counted in
+ * memory__corruption_count. Returns the number found. memory__shutdown runs it over everything. */
+uint64_t memory__verify(const ct_allocator_t *a);
+/* Registers Memory.verify() in Lua (memory_lua.c). Returns 0 or a negative ct_error. */
+int memory__bind_lua(void);
 const ct_memory_api_v1 *memory__api_v1(void);
+const ct_memory_api_v2 *memory__api_v2(void);
 
 #endif

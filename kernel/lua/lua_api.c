@@ -32,6 +32,13 @@ static void *lua_api_to_light_userdata(lua_State *L, int idx)
     return lua_islightuserdata(L, idx) ? lua_touserdata(L, idx) : NULL;
 }
 
+/* A caller that does not ask for the length cannot see a NUL inside the string, which would cut
+ * it short without a word ("levels/arena\0x" would name "levels/arena"): refuse it instead. */
+static const char *lua_api_check_string(lua_State *L, int idx, size_t *len)
+{
+    return len ? luaL_checklstring(L, idx, len) : lua_env__check_c_string(L, idx);
+}
+
 static void lua_api_push_boolean(lua_State *L, bool b) { lua_pushboolean(L, b); }
 
 static ct_lua_type lua_api_get_field(lua_State *L, int idx, const char *key)
@@ -90,7 +97,7 @@ static const ct_lua_api_v1 lua_api_v1 = {
     .to_string = lua_tolstring,
     .to_light_userdata = lua_api_to_light_userdata,
     .check_number = luaL_checknumber,
-    .check_string = luaL_checklstring,
+    .check_string = lua_api_check_string,
     .opt_number = luaL_optnumber,
     .push_nil = lua_pushnil,
     .push_number = lua_pushnumber,

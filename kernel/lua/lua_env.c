@@ -10,20 +10,47 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "lua/lua_internal.h"
+#include "plugins/registry.h"
 
 static struct {
     lua_State *L;
     ct_allocator_t *allocator;
+    const char *phase; /* what the kernel is calling, for the panic message */
+    bool sandboxed;
 } env;
 
 /* Lua's allocator signature over ours. Lua 5.1 leaves `osize` unspecified for a NULL block, while
- * our allocators check old sizes, so it is forced to 0 there. */
+ * our allocators check old sizes, so it is forced to 0 there. Growth is refused when the C stack
+ * is nearly used up (see lua_stack.c): LuaJIT then raises "not enough memory", which unwinds. */
 static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
     ct_allocator_t *a = ud;
     if (!ptr && !nsize)
         return NULL;
+    if (nsize > osize && lua_env__stack_left() < LUA_STACK_RESERVE / 2) {
+        log__write(NULL, CT_LOG_ERROR, "lua: C stack nearly exhausted (Lua nested through C too "
+                                       "deeply, e.g. coroutines resuming coroutines): allocation "
+                                       "refused");
+        return NULL;
+    }
     return a->realloc(a, ptr, ptr ? osize : 0, nsize, __FILE__, __LINE__);
+}
+
+/* LuaJIT calls this for an error raised outside any protected call, then exits: that happens only
+ * when C code (a plugin's init, hook or callback) raises through the Lua API while Lua did not
+ * call it. Name who did it, since the process is about to end. */
+static int lua_env_panic(lua_State *L)
+{
+    const char *msg = lua_tostring(L, -1);
+    ct_plugin_o *p = registry__current_plugin();
+    log__write(NULL, CT_LOG_ERROR,
+               "lua: %s%s%s raised a Lua error outside a protected call (during %s): %s; only C "
+               "functions that Lua calls may raise (ct_lua_api error, check_*), so the engine "
+               "stops",
+               p ? "plugin '" : "the kernel", p ? registry__plugin_name(p) : "",
+               p ? "'" : "", env.phase ? env.phase : "a call from C",
+               msg ? msg : "(error object is not a string)");
+    return 0;
 }
 
 int lua_env__init(void)
@@ -43,7 +70,10 @@ int lua_env__init(void)
         env.allocator = NULL;
         return CT_ERR_NOMEM;
     }
+    lua_env__stack_init();
+    lua_atpanic(env.L, lua_env_panic);
     luaL_openlibs(env.L);
+    lua_env__count_coroutines(env.L);
     return 0;
 }
 
@@ -53,6 +83,7 @@ void lua_env__shutdown(void)
         return;
     lua_close(env.L);
     env.L = NULL;
+    env.sandboxed = false;
     lua_env__slots_shutdown();
     memory__destroy(env.allocator);
     env.allocator = NULL;
@@ -67,12 +98,21 @@ ct_allocator_t *lua_env__allocator(void) { return env.allocator; }
 static int l_lua_traceback(lua_State *L)
 {
     const char *msg = lua_tostring(L, 1);
-    if (!msg) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+    if (!msg && luaL_getmetafield(L, 1, "__tostring")) {
+        /* Protected: an error in __tostring would otherwise become "error in error handling"
+         * and lose both messages. */
+        lua_pushvalue(L, 1);
+        if (lua_pcall(L, 1, 1, 0) == 0 && lua_type(L, -1) == LUA_TSTRING)
             msg = lua_tostring(L, -1);
+        else if (lua_type(L, -1) == LUA_TSTRING)
+            msg = lua_pushfstring(L, "(error object is a %s value whose __tostring failed: %s)",
+                                  luaL_typename(L, 1), lua_tostring(L, -1));
         else
-            msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+            msg = lua_pushfstring(L, "(error object is a %s value whose __tostring returned "
+                                     "no string)", luaL_typename(L, 1));
     }
+    if (!msg)
+        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     luaL_traceback(L, L, msg, 1);
     return 1;
 }
@@ -85,9 +125,16 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults)
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
 {
-    lua_State *L = env.L;
+    if (lua_env__stack_left() < LUA_STACK_RESERVE) {
+        log__write(NULL, CT_LOG_ERROR, "lua: C stack overflow: Lua and C called each other too "
+                                       "deeply; the call is refused");
+        lua_pop(L, nargs + 1);
+        return CT_ERR_LUA;
+    }
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
@@ -103,9 +150,15 @@ int lua_env__pcall(int nargs, int nresults)
 
 int lua_env__run_file(const char *path)
 {
-    int rc = luaL_loadfile(env.L, path);
+    int rc = luaL_loadfilex(env.L, path, env.sandboxed ? "t" : NULL);
     if (rc != 0) {
-        /* Lua's message already names the path: "cannot open x.lua" or "x.lua:3: ...". */
+        /* Lua's message names the path ("cannot open x.lua", "x.lua:3: ..."), except for a
+         * binary chunk refused in the sandbox. */
+        const char *msg = lua_tostring(env.L, -1);
+        if (msg && !strstr(msg, path)) {
+            lua_pushfstring(env.L, "%s: %s", path, msg);
+            lua_remove(env.L, -2);
+        }
         lua_env_log_error(env.L);
         return rc == LUA_ERRFILE ? CT_ERR_IO : CT_ERR_LUA;
     }
@@ -121,7 +174,7 @@ int lua_env__run_string(const char *code, const char *chunk_name)
         chunk_name = "?";
     bool lua_form = chunk_name[0] == '=' || chunk_name[0] == '@';
     const char *name = lua_pushfstring(L, "%s%s", lua_form ? "" : "=", chunk_name);
-    int rc = luaL_loadbuffer(L, code, strlen(code), name);
+    int rc = luaL_loadbufferx(L, code, strlen(code), name, env.sandboxed ? "t" : NULL);
     lua_remove(L, -2); /* the name, below the chunk or the error */
     if (rc != 0) {
         lua_env_log_error(L);
@@ -143,4 +196,75 @@ int lua_env__call_global(const char *name, int nargs)
     }
     lua_insert(L, -(nargs + 1));
     return lua_env__pcall(nargs, 0);
+}
+
+void lua_env__set_phase(const char *phase) { env.phase = phase; }
+
+/* Run once over the standard libraries: what a sandboxed script keeps. Anything that reaches
+ * memory, files, processes or native code goes (ffi, debug, io, os, package's C and file
+ * searchers, loadlib, dofile, loadfile), and load/loadstring accept text only, never bytecode
+ * (LuaJIT does not verify bytecode, so loading it is as unsafe as ffi). os keeps its clocks. */
+static const char sandbox_code[] =
+    "local load, clock, time, difftime = load, os.clock, os.time, os.difftime\n"
+    "for _, name in ipairs{'ffi', 'debug', 'io', 'os', 'jit.util', 'jit.profile'} do\n"
+    "  package.loaded[name] = nil\n"
+    "  package.preload[name] = nil\n"
+    "end\n"
+    "ffi, debug, io, dofile, loadfile = nil\n"
+    "os = {clock = clock, time = time, difftime = difftime}\n"
+    "package.loaded.os = os\n"
+    "string.dump = nil\n"
+    "package.loadlib, package.path, package.cpath = nil\n"
+    "package.loaders = {package.loaders[1]}\n"
+    "_G.load = function(chunk, name, mode, env) return load(chunk, name, 't', env) end\n"
+    "_G.loadstring = function(s, name) return load(s, name, 't') end\n";
+
+int lua_env__sandbox(void)
+{
+    if (env.sandboxed)
+        return 0;
+    int r = lua_env__run_string(sandbox_code, "=(sandbox)");
+    if (!r)
+        env.sandboxed = true;
+    return r;
+}
+
+bool lua_env__sandboxed(void) { return env.sandboxed; }
+
+const char *lua_env__check_c_string(lua_State *L, int idx)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, idx, &len);
+    size_t nul = strlen(s);
+    if (nul != len)
+        luaL_argerror(L, idx, lua_pushfstring(L, "string holds a NUL byte at position %d",
+                                              (int)nul + 1));
+    return s;
+}
+
+typedef struct lua_env_protected_t {
+    int (*fn)(void *arg);
+    void *arg;
+    int result;
+} lua_env_protected_t;
+
+static int l_lua_env_protected(lua_State *L)
+{
+    lua_env_protected_t *p = lua_touserdata(L, 1);
+    p->result = p->fn(p->arg);
+    return 0;
+}
+
+int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
+{
+    if (!env.L)
+        return fn(arg);
+    lua_env_protected_t p = {fn, arg, 0};
+    if (lua_cpcall(env.L, l_lua_env_protected, &p) == 0)
+        return p.result;
+    const char *msg = lua_tostring(env.L, -1);
+    log__write(NULL, CT_LOG_ERROR, "lua: a Lua error in %s of plugin '%s': %s", what, plugin,
+               msg ? msg : "(error object is not a string)");
+    lua_pop(env.L, 1);
+    return CT_ERR_LUA;
 }

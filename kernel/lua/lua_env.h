@@ -18,6 +18,12 @@ lua_State *lua_env__state(void);
  * On error logs "file:line: message" plus the traceback, leaves the stack as before the function
  * was pushed, and returns CT_ERR_LUA. */
 int lua_env__pcall(int nargs, int nresults);
+/* The same on state `L` (a coroutine of the main state, say). */
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults);
+/* Runs fn(arg) inside a protected call, so a Lua error that the plugin code behind it raises
+ * (through a ct_lua_api function) is caught: logs it as "<what> of plugin <name>: ..." and
+ * returns CT_ERR_LUA; otherwise returns what fn returned. Without a Lua state calls fn directly. */
+int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);
@@ -33,6 +39,11 @@ int lua_env__call_global(const char *name, int nargs);
  * place. `module` becomes a global table if missing; the strings are copied. Errors (the global
  * is not a table, out of memory) are logged. */
 void lua_env__add_function(const char *module, const char *name, lua_CFunction f);
+/* The same for a closure with its context (ct_lua_api_v2.register_closures). */
+void lua_env__add_closure(const char *module, const char *name, ct_lua_closure_f f, void *ctx);
+/* The same for entry `name` of userdata type `type` (ct_lua_api_v2.register_type): a metamethod
+ * when it starts with "__", a method (found through __index) otherwise. */
+void lua_env__add_method(const char *type, const char *name, ct_lua_closure_f f, void *ctx);
 /* Makes `f` callable as module.name directly, without a slot: no owner, no disabling, no reload.
  * For the kernel's own bindings and for benchmarking the slot's cost. Returns 0, CT_ERR_INVALID
  * when there is no state, or CT_ERR_CONFLICT when global `module` exists and is not a table. */
@@ -57,7 +68,22 @@ void lua_env__reload_begin(ct_plugin_o *owner);
 void lua_env__reload_commit(ct_plugin_o *owner);
 void lua_env__reload_rollback(ct_plugin_o *owner);
 
+/* Argument idx as a C string: raises (naming the argument) unless it is a string or number
+ * without NUL bytes, which C would silently cut short. */
+const char *lua_env__check_c_string(lua_State *L, int idx);
+
+/* What the kernel is calling while no Lua runs ("plugin init", "a frame hook", ...): named when a
+ * plugin raises a Lua error outside a protected call and the process must end. NULL: nothing. */
+void lua_env__set_phase(const char *phase);
+
+/* The project's `sandbox = true`: removes ffi, debug, io, os (but its clocks), package's native
+ * and file loaders, dofile, loadfile and string.dump, and makes every load text-only (no
+ * bytecode). Returns 0 or CT_ERR_LUA. Applies until lua_env__shutdown. */
+int lua_env__sandbox(void);
+bool lua_env__sandboxed(void);
+
 const ct_lua_api_v0 *lua_env__api_v0(void);
 const ct_lua_api_v1 *lua_env__api_v1(void);
+const ct_lua_api_v2 *lua_env__api_v2(void);
 
 #endif

@@ -23,12 +23,24 @@ typedef enum lua_slot_phase {
     SLOT_ADDED,     /* first registered by the new code */
 } lua_slot_phase;
 
-typedef struct lua_slot_t {
+/* What a slot calls: a plain lua_CFunction, or a closure with its context (ct_lua_api_v2). */
+typedef struct lua_slot_fn_t {
     lua_CFunction fn;
+    ct_lua_closure_f closure;
+    void *ctx;
+} lua_slot_fn_t;
+
+typedef struct lua_slot_t {
+    lua_slot_fn_t call;
     bool disabled;
     uint8_t phase; /* lua_slot_phase */
     bool previous_disabled;
-    lua_CFunction previous;
+    /* A type's slot lives in its metatable (`module` is the type name), a module's in a global
+     * table. A disabled __gc does nothing rather than raise: the collector calls it, not a
+     * script that could handle the error. */
+    bool in_type;
+    bool quiet_when_disabled;
+    lua_slot_fn_t previous;
     ct_plugin_o *owner;
     char *module;  /* "module\0name\0" in one block of names_size bytes */
     const char *name;
@@ -54,10 +66,20 @@ static struct {
  * each plugin call (bench/ measures it against a plain lua_CFunction). */
 static int l_lua_call_slot(lua_State *L)
 {
-    const lua_slot_t *s = &slots.items[lua_tointeger(L, lua_upvalueindex(1))];
+    /* The upvalue is reachable from scripts (debug.setupvalue), so it is checked, not trusted. */
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(1));
+    if (i < 0 || i >= (lua_Integer)slots.count)
+        return luaL_error(L, "kernel function slot %d does not exist (its upvalue was changed)",
+                          (int)i);
+    if (lua_env__stack_left() < LUA_STACK_RESERVE)
+        return luaL_error(L, "C stack overflow: Lua and C call each other too deeply (%s.%s)",
+                          slots.items[i].module, slots.items[i].name);
+    const lua_slot_t *s = &slots.items[i];
     if (s->disabled)
-        return luaL_error(L, "plugin %s is not loaded", registry__plugin_name(s->owner));
-    return s->fn(L);
+        return s->quiet_when_disabled
+                   ? 0
+                   : luaL_error(L, "plugin %s is not loaded", registry__plugin_name(s->owner));
+    return s->call.closure ? s->call.closure(L, s->call.ctx) : s->call.fn(L);
 }
 
 /* Pushes global table `module`, creating it when missing. Raw access, because registration runs
@@ -80,10 +102,32 @@ static bool lua_slots_push_module(lua_State *L, const char *module)
     return true;
 }
 
-/* Stores the function on top of the stack as module.name and pops it. */
-static int lua_slots_install(lua_State *L, const char *module, const char *name)
+/* Pushes the table a type's entry `name` goes in: the metatable named `type` for a metamethod
+ * ("__gc"), its __index table for a method (both made when missing). Raw access, as above. */
+static void lua_slots_push_type(lua_State *L, const char *type, const char *name)
 {
-    if (!lua_slots_push_module(L, module)) {
+    luaL_newmetatable(L, type);
+    if (strncmp(name, "__", 2) == 0)
+        return;
+    lua_pushliteral(L, "__index");
+    lua_rawget(L, -2);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushliteral(L, "__index");
+        lua_pushvalue(L, -2);
+        lua_rawset(L, -4);
+    }
+    lua_remove(L, -2);
+}
+
+/* Stores the function on top of the stack as module.name (or in type `module`'s metatable) and
+ * pops it. */
+static int lua_slots_install(lua_State *L, bool in_type, const char *module, const char *name)
+{
+    if (in_type) {
+        lua_slots_push_type(L, module, name);
+    } else if (!lua_slots_push_module(L, module)) {
         lua_pop(L, 1);
         return CT_ERR_CONFLICT;
     }
@@ -100,13 +144,14 @@ int lua_env__add_raw_function(const char *module, const char *name, lua_CFunctio
     if (!L)
         return CT_ERR_INVALID;
     lua_pushcfunction(L, f);
-    return lua_slots_install(L, module, name);
+    return lua_slots_install(L, false, module, name);
 }
 
-static uint32_t lua_slots_find(const char *module, const char *name)
+static uint32_t lua_slots_find(bool in_type, const char *module, const char *name)
 {
     for (uint32_t i = 0; i < slots.count; i++) {
-        if (strcmp(slots.items[i].module, module) == 0 && strcmp(slots.items[i].name, name) == 0)
+        const lua_slot_t *s = &slots.items[i];
+        if (s->in_type == in_type && strcmp(s->module, module) == 0 && strcmp(s->name, name) == 0)
             return i;
     }
     return slots.count;
@@ -146,15 +191,17 @@ static void lua_slots_free_names(lua_slot_t *s)
     ct_free(lua_env__allocator(), s->module, s->names_size);
 }
 
-void lua_env__add_function(const char *module, const char *name, lua_CFunction f)
+/* Registers `call` as module.name (or as entry `name` of type `module`) in a slot of the current
+ * owner. */
+static void lua_slots_add(bool in_type, const char *module, const char *name, lua_slot_fn_t call)
 {
     lua_State *L = lua_env__state();
-    if (!L || !module || !name || !f) {
+    if (!L || !module || !name || (!call.fn && !call.closure)) {
         lua_slots_misuse("cannot register %s.%s: %s", module ? module : "(null)",
                          name ? name : "(null)", L ? "NULL argument" : "Lua is not initialised");
         return;
     }
-    uint32_t i = lua_slots_find(module, name);
+    uint32_t i = lua_slots_find(in_type, module, name);
     bool added = i == slots.count;
     if (!added && !slots.items[i].disabled && slots.items[i].owner != slots.owner) {
         /* Two plugins behind one name would make the script's call depend on load order. */
@@ -177,7 +224,7 @@ void lua_env__add_function(const char *module, const char *name, lua_CFunction f
      * table since, and registering again is how a plugin says "I am here". */
     lua_pushinteger(L, (lua_Integer)i);
     lua_pushcclosure(L, l_lua_call_slot, 1);
-    if (lua_slots_install(L, module, name) != 0) {
+    if (lua_slots_install(L, in_type, module, name) != 0) {
         log__write(NULL, CT_LOG_ERROR, "lua: cannot register %s.%s: global '%s' is not a table",
                    module, name, module);
         if (added)
@@ -192,9 +239,26 @@ void lua_env__add_function(const char *module, const char *name, lua_CFunction f
     } else if (s->phase == SLOT_OLD) {
         s->phase = SLOT_REPLACED;
     }
-    s->fn = f;
+    s->call = call;
+    s->in_type = in_type;
+    s->quiet_when_disabled = in_type && strcmp(name, "__gc") == 0;
     s->owner = slots.owner;
     s->disabled = false;
+}
+
+void lua_env__add_function(const char *module, const char *name, lua_CFunction f)
+{
+    lua_slots_add(false, module, name, (lua_slot_fn_t){.fn = f});
+}
+
+void lua_env__add_closure(const char *module, const char *name, ct_lua_closure_f f, void *ctx)
+{
+    lua_slots_add(false, module, name, (lua_slot_fn_t){.closure = f, .ctx = ctx});
+}
+
+void lua_env__add_method(const char *type, const char *name, ct_lua_closure_f f, void *ctx)
+{
+    lua_slots_add(true, type, name, (lua_slot_fn_t){.closure = f, .ctx = ctx});
 }
 
 void lua_env__set_owner(ct_plugin_o *owner) { slots.owner = owner; }
@@ -230,7 +294,7 @@ void lua_env__reload_begin(ct_plugin_o *owner)
         if (s->owner != owner)
             continue;
         s->phase = SLOT_OLD;
-        s->previous = s->fn;
+        s->previous = s->call;
         s->previous_disabled = s->disabled;
     }
 }
@@ -254,7 +318,7 @@ static void lua_slots_end_reload(ct_plugin_o *owner, bool keep_new)
             break;
         case SLOT_REPLACED:
             if (!keep_new) {
-                s->fn = s->previous;
+                s->call = s->previous;
                 s->disabled = s->previous_disabled;
                 s->owner = owner;
             }
@@ -265,7 +329,7 @@ static void lua_slots_end_reload(ct_plugin_o *owner, bool keep_new)
             break;
         }
         s->phase = SLOT_LIVE;
-        s->previous = NULL;
+        s->previous = (lua_slot_fn_t){0};
     }
     slots.reloading = false;
     slots.reload_owner = NULL;

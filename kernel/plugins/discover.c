@@ -73,7 +73,8 @@ static int scan(loader_paths_t *out, const char *dir, int depth)
         strcat(names[n++], e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, compare_names);
+    if (n > 1) /* qsort wants a real array even for none */
+        qsort(names, n, sizeof *names, compare_names);
     for (uint32_t i = 0; i < n; i++) {
         struct stat st;
         if (err == 0 && stat(names[i], &st) == 0) {

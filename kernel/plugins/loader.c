@@ -8,6 +8,7 @@
 #include "base/memory.h"
 #include "lua/lua_env.h"
 #include "plugins/plugins_internal.h"
+#include "resources/resources.h"
 
 static struct {
     ct_plugin_o **order; /* initialised plugins, in load order */
@@ -148,21 +149,60 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
     return 0;
 }
 
+/* Plugin hooks run inside a protected call (lua_env__protect), so a Lua error raised by the
+ * ct_lua_api functions they call ends the hook, not the process. */
+static int run_init(void *arg)
+{
+    ct_plugin_o *p = arg;
+    if (p->v2) {
+        registry__fill_host(p);
+        return p->v2->init(&p->host, &p->ctx);
+    }
+    if (p->v1 && p->v1->init)
+        return p->v1->init(registry__get_engine_api, p);
+    if (p->v0)
+        p->v0->init(registry__get_engine_api);
+    return 0;
+}
+
+static int run_shutdown(void *arg)
+{
+    ct_plugin_o *p = arg;
+    if (p->v2 && p->v2->shutdown)
+        p->v2->shutdown(p->ctx);
+    else if (p->v1 && p->v1->shutdown)
+        p->v1->shutdown();
+    return 0;
+}
+
+typedef struct frame_call_t {
+    ct_plugin_o *plugin;
+    double dt;
+    bool begin;
+} frame_call_t;
+
+static int run_frame_hook(void *arg)
+{
+    const frame_call_t *c = arg;
+    const ct_plugin_o *p = c->plugin;
+    if (p->v2 && c->begin && p->v2->frame_begin)
+        p->v2->frame_begin(p->ctx, c->dt);
+    else if (p->v2 && !c->begin && p->v2->frame_end)
+        p->v2->frame_end(p->ctx, c->dt);
+    else if (p->v1 && c->begin && p->v1->frame_begin)
+        p->v1->frame_begin(c->dt);
+    else if (p->v1 && !c->begin && p->v1->frame_end)
+        p->v1->frame_end(c->dt);
+    return 0;
+}
+
 /* Runs init with the plugin recorded as the caller of get_engine_api and as the owner of the Lua
  * functions it registers. */
 static int call_init(ct_plugin_o *p)
 {
     registry__set_current_plugin(p);
     lua_env__set_owner(p);
-    int err = 0;
-    if (p->v2) {
-        registry__fill_host(p);
-        err = p->v2->init(&p->host, &p->ctx);
-    } else if (p->v1 && p->v1->init) {
-        err = p->v1->init(registry__get_engine_api, p);
-    } else if (p->v0) {
-        p->v0->init(registry__get_engine_api);
-    }
+    int err = lua_env__protect(run_init, p, "init", p->name);
     lua_env__set_owner(NULL);
     registry__set_current_plugin(NULL);
     return err;
@@ -171,10 +211,7 @@ static int call_init(ct_plugin_o *p)
 static void call_shutdown(ct_plugin_o *p)
 {
     registry__set_current_plugin(p);
-    if (p->v2 && p->v2->shutdown)
-        p->v2->shutdown(p->ctx);
-    else if (p->v1 && p->v1->shutdown)
-        p->v1->shutdown();
+    lua_env__protect(run_shutdown, p, "shutdown", p->name);
     registry__set_current_plugin(NULL);
 }
 
@@ -212,6 +249,7 @@ static void init_plugin(ct_plugin_o *p)
     }
     if (err < 0) {
         lua_env__disable_owner(p);
+        resources__drop_types_of(p);
         memory__destroy(p->allocator);
         p->allocator = NULL;
         return;
@@ -276,17 +314,13 @@ int loader__load(const loader_desc_t *desc)
 
 static void frame_hook(ct_plugin_o *p, double dt, bool begin)
 {
-    if (p->state != CT_PLUGIN_LOADED)
+    bool has_hook = begin ? (p->v2 && p->v2->frame_begin) || (p->v1 && p->v1->frame_begin)
+                          : (p->v2 && p->v2->frame_end) || (p->v1 && p->v1->frame_end);
+    if (p->state != CT_PLUGIN_LOADED || !has_hook)
         return;
     registry__set_current_plugin(p);
-    if (p->v2 && begin && p->v2->frame_begin)
-        p->v2->frame_begin(p->ctx, dt);
-    else if (p->v2 && !begin && p->v2->frame_end)
-        p->v2->frame_end(p->ctx, dt);
-    else if (p->v1 && begin && p->v1->frame_begin)
-        p->v1->frame_begin(dt);
-    else if (p->v1 && !begin && p->v1->frame_end)
-        p->v1->frame_end(dt);
+    frame_call_t call = {p, dt, begin};
+    lua_env__protect(run_frame_hook, &call, begin ? "frame_begin" : "frame_end", p->name);
     registry__set_current_plugin(NULL);
 }
 
@@ -330,6 +364,7 @@ void loader__shutdown(void)
     for (ct_plugin_o *p; (p = next_to_shut_down()) != NULL;) {
         call_shutdown(p);
         lua_env__disable_owner(p);
+        resources__drop_types_of(p);
         p->state = CT_PLUGIN_SHUT_DOWN;
     }
 }

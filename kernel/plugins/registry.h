@@ -15,5 +15,6 @@ ct_plugin_o *registry__current_plugin(void);
 const char *registry__plugin_name(const ct_plugin_o *plugin); /* "kernel" for NULL */
 ct_allocator_t *registry__plugin_allocator(ct_plugin_o *plugin); /* root for NULL */
 const ct_registry_api_v1 *registry__api_v1(void);
+const ct_registry_api_v2 *registry__api_v2(void);
 
 #endif

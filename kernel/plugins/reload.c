@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "lua/lua_env.h"
 #include "plugins/plugins_internal.h"
+#include "resources/resources.h"
 
 typedef struct file_stamp_t {
     int64_t mtime_ns;
@@ -149,38 +150,70 @@ static bool compatible(const ct_plugin_o *old, ct_plugin_o *n, char *err, size_t
 
 #define SWAP(type, a, b) do { type swap_tmp = (a); (a) = (b); (b) = swap_tmp; } while (0)
 
+/* The reload hooks, run inside protected calls like every plugin hook (see loader.c). */
+typedef struct reload_call_t {
+    ct_plugin_o *p, *n;
+    void *state;
+} reload_call_t;
+
+static int run_reload_save(void *arg)
+{
+    reload_call_t *c = arg;
+    c->state = c->p->v2 ? c->p->v2->reload_save(c->p->ctx) : c->p->v1->reload_save();
+    return 0;
+}
+
+static int run_reload_load(void *arg)
+{
+    reload_call_t *c = arg;
+    ct_plugin_o *p = c->p, *n = c->n;
+    if (!n->v2)
+        return n->v1->reload_load(registry__get_engine_api, p, c->state);
+    /* The new code is told about itself as `p` (the record the kernel keeps), with its own
+     * requirement list while it runs. The host's contents are the same for old and new. */
+    SWAP(uint32_t *, p->chosen, n->chosen);
+    SWAP(uint32_t, p->num_requires, n->num_requires);
+    registry__fill_host(p);
+    int err = n->v2->reload_load(&p->host, c->state, &n->ctx);
+    SWAP(uint32_t *, p->chosen, n->chosen);
+    SWAP(uint32_t, p->num_requires, n->num_requires);
+    return err;
+}
+
+static int run_reload_abort(void *arg)
+{
+    reload_call_t *c = arg;
+    if (c->p->v2 && c->p->v2->reload_abort)
+        c->p->v2->reload_abort(c->p->ctx, c->state);
+    return 0;
+}
+
 /* Hands the plugin's state from the old code to the new, with Lua registrations kept
  * reversible until the new code said yes. A v2 plugin's old code gets its block back through
  * reload_abort when the new code refuses. */
 static int hand_over(ct_plugin_o *p, ct_plugin_o *n)
 {
+    reload_call_t call = {p, n, NULL};
     registry__set_current_plugin(p);
-    void *state = p->v2 ? p->v2->reload_save(p->ctx) : p->v1->reload_save();
-    lua_env__reload_begin(p);
-    lua_env__set_owner(p);
-    int err;
-    if (n->v2) {
-        /* The new code is told about itself as `p` (the record the kernel keeps), with its own
-         * requirement list while it runs. The host's contents are the same for old and new. */
-        SWAP(uint32_t *, p->chosen, n->chosen);
-        SWAP(uint32_t, p->num_requires, n->num_requires);
-        registry__fill_host(p);
-        err = n->v2->reload_load(&p->host, state, &n->ctx);
-        SWAP(uint32_t *, p->chosen, n->chosen);
-        SWAP(uint32_t, p->num_requires, n->num_requires);
-    } else {
-        err = n->v1->reload_load(registry__get_engine_api, p, state);
+    int err = lua_env__protect(run_reload_save, &call, "reload_save", p->name);
+    if (err < 0) {
+        registry__set_current_plugin(NULL);
+        return err;
     }
+    lua_env__reload_begin(p);
+    resources__reload_begin(p);
+    lua_env__set_owner(p);
+    err = lua_env__protect(run_reload_load, &call, "reload_load", p->name);
     lua_env__set_owner(NULL);
     char clash[PLUGIN_ERROR_SIZE];
     if (err == 0 && lua_env__take_clash(p, clash, sizeof clash)) {
         log__error("plugin '%s': %s", p->name, clash);
         err = CT_ERR_CONFLICT;
     }
+    resources__reload_end(p, err == 0);
     if (err < 0) {
         lua_env__reload_rollback(p);
-        if (p->v2 && p->v2->reload_abort)
-            p->v2->reload_abort(p->ctx, state);
+        lua_env__protect(run_reload_abort, &call, "reload_abort", p->name);
     } else {
         lua_env__reload_commit(p);
     }

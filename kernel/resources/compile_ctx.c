@@ -15,6 +15,7 @@ struct ct_compile_ctx_o {
     uint64_t size; /* bytes used, header included */
     uint64_t capacity;
     int failure; /* the first ct_error met while writing or reported */
+    char scope[256]; /* what is being compiled ("entity 'crate' (#3)"), "" for the whole file */
 };
 
 void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
@@ -62,7 +63,15 @@ static void report(ct_compile_ctx_o *ctx, ct_log_level level, const char *fmt, v
 {
     char message[1024];
     vsnprintf(message, sizeof message, fmt, ap);
-    log__write(NULL, level, "%s: %s", ctx ? ctx->path : "(no source)", message);
+    bool scoped = ctx && ctx->scope[0];
+    log__write(NULL, level, "%s: %s%s%s", ctx ? ctx->path : "(no source)",
+               scoped ? ctx->scope : "", scoped ? ": " : "", message);
+}
+
+void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope)
+{
+    if (ctx)
+        snprintf(ctx->scope, sizeof ctx->scope, "%s", scope ? scope : "");
 }
 
 void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)

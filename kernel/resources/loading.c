@@ -162,7 +162,7 @@ int resources__load(const char *type, const char *name)
             report_missing(type, name, path);
             return CT_ERR_NOT_FOUND;
         }
-        log__error("%s: cannot read: %s", path, strerror(errno));
+        log__error("%s: cannot read: %s", path, resources__read_error(errno));
         return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
     }
     return install(t, name, path, blob, size, (size_t)size + 1);

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "base/memory.h"
+#include "data/nearest.h"
 #include "resources_internal.h"
 
 static struct {
@@ -105,3 +106,28 @@ const ct_resource_api_v2 *resources__api_v2(void)
 {
     return &api_v2;
 }
+
+/* Version 3 is version 2 plus field checks, scopes and nearest names. */
+static const ct_resource_api_v3 api_v3 = {
+    .register_type = resources__register_type,
+    .unregister_type = resources__unregister_type,
+    .check_name = resources__check_name,
+    .id = resources__id,
+    .load = resources__load,
+    .load_source = resources__load_source,
+    .get = resources__get,
+    .unload = resources__unload,
+    .write = resources__write,
+    .written = resources__written,
+    .compile_error = resources__compile_error,
+    .compile_warning = resources__compile_warning,
+    .source_path = resources__source_path,
+    .strict = resources__is_strict,
+    .replace_type = resources__replace_type,
+    .source_file = resources__source_file,
+    .check_fields = resources__check_fields,
+    .set_scope = resources__set_scope,
+    .nearest_name = data__nearest_name,
+};
+
+const ct_resource_api_v3 *resources__api_v3(void) { return &api_v3; }

@@ -14,9 +14,19 @@ int resources__validate_blob(const void *blob, uint64_t size, const char *type_n
                              uint32_t format_version, const void **payload, uint64_t *payload_size,
                              char *err, size_t err_size);
 
+/* A resource type belongs to the plugin that registered it (the current plugin, see
+ * registry__current_plugin). drop removes the plugin's types that are left (init failed, or it
+ * shut down without unregistering them), unloading their resources first. A hot reload keeps the
+ * plugin's types reversible: begin remembers them; end with keep_new false puts the old
+ * callbacks back and removes types only the refused code registered. */
+void resources__drop_types_of(ct_plugin_o *plugin);
+void resources__reload_begin(ct_plugin_o *plugin);
+void resources__reload_end(ct_plugin_o *plugin, bool keep_new);
+
 /* Registers the Lua module Resource (load, unload); needs the Lua environment. */
 int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
 const ct_resource_api_v2 *resources__api_v2(void);
+const ct_resource_api_v3 *resources__api_v3(void);
 
 #endif

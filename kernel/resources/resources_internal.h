@@ -64,6 +64,10 @@ void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
 const char *resources__source_path(const ct_compile_ctx_o *ctx);
 bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
                             size_t out_size);
+void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope);
+/* fields.c: ct_resource_api_v3.check_fields. */
+bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
+                             const char *what, const ct_field_t *fields, uint32_t num_fields);
 
 /* loading.c */
 int resources__load(const char *type, const char *name);
@@ -77,5 +81,8 @@ void resources__unload_all(void);
 /* files.c: small filesystem helpers. */
 /* Reads a whole file into memory from resources__allocator(); NULL (errno set) on failure. */
 uint8_t *resources__read_file(const char *path, uint64_t *size);
+/* Why resources__read_file failed, from its errno: a directory (EISDIR), not a regular file
+ * (ENODEV: FIFOs are refused before they can block), too big (EFBIG), or the system's words. */
+const char *resources__read_error(int error);
 
 #endif

@@ -11,7 +11,7 @@
  * reason (already logged in full) in the message. */
 static int l_resource_load(lua_State *L)
 {
-    const char *type = luaL_checkstring(L, 1), *name = luaL_checkstring(L, 2);
+    const char *type = lua_env__check_c_string(L, 1), *name = lua_env__check_c_string(L, 2);
     int r = resources__load(type, name);
     if (r)
         return luaL_error(L, "Resource.load(\"%s\", \"%s\"): %s", type, name,
@@ -22,7 +22,7 @@ static int l_resource_load(lua_State *L)
 /* Resource.unload(type, name): drops one load. */
 static int l_resource_unload(lua_State *L)
 {
-    resources__unload(luaL_checkstring(L, 1), luaL_checkstring(L, 2));
+    resources__unload(lua_env__check_c_string(L, 1), lua_env__check_c_string(L, 2));
     return 0;
 }
 

@@ -5,11 +5,20 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "plugins/registry.h"
 #include "resources_internal.h"
 
 #define MAX_TYPES 64
 
 static ct_resource_type_t types[MAX_TYPES];
+/* Who registered each slot's type (NULL: the kernel, or a test): a type goes with its plugin. */
+static ct_plugin_o *owners[MAX_TYPES];
+/* A hot reload in progress: the reloading plugin's slots as they were, to put back if refused. */
+static struct {
+    ct_plugin_o *plugin;
+    bool owned[MAX_TYPES];
+    ct_resource_type_t saved[MAX_TYPES];
+} reload;
 static uint32_t used_slots; /* slots [0, used_slots) may hold types; holes have type == NULL */
 
 const ct_resource_type_t *resources__find_type(const char *type)
@@ -47,6 +56,7 @@ int resources__register_type(const ct_resource_type_t *type)
         return CT_ERR_FULL;
     }
     types[slot] = *type;
+    owners[slot] = registry__current_plugin();
     if (slot == used_slots)
         used_slots++;
     return 0;
@@ -87,10 +97,48 @@ void resources__unregister_type(const char *type)
     }
     resources__unload_type(t);
     types[t - types] = (ct_resource_type_t){0};
+    owners[t - types] = NULL;
 }
 
 void resources__forget_types(void)
 {
     memset(types, 0, sizeof types);
+    memset(owners, 0, sizeof owners);
     used_slots = 0;
+}
+
+void resources__drop_types_of(ct_plugin_o *plugin)
+{
+    for (uint32_t i = 0; plugin && i < used_slots; i++) {
+        if (owners[i] != plugin || !types[i].type)
+            continue;
+        log__warning("resources: type '%s' goes with plugin '%s', which registered it",
+                     types[i].type, registry__plugin_name(plugin));
+        resources__unregister_type(types[i].type);
+    }
+}
+
+void resources__reload_begin(ct_plugin_o *plugin)
+{
+    reload.plugin = plugin;
+    for (uint32_t i = 0; i < MAX_TYPES; i++) {
+        reload.owned[i] = i < used_slots && types[i].type && owners[i] == plugin;
+        reload.saved[i] = types[i];
+    }
+}
+
+void resources__reload_end(ct_plugin_o *plugin, bool keep_new)
+{
+    if (reload.plugin != plugin)
+        return;
+    for (uint32_t i = 0; !keep_new && i < used_slots; i++) {
+        if (reload.owned[i]) {
+            types[i] = reload.saved[i]; /* the old code's callbacks, replaced or not */
+            owners[i] = plugin;
+        } else if (owners[i] == plugin && types[i].type) {
+            /* Only the refused code registered it: its callbacks are about to be unreachable. */
+            resources__unregister_type(types[i].type);
+        }
+    }
+    reload.plugin = NULL;
 }

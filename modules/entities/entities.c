@@ -79,6 +79,20 @@ static const ct_world_api_v1 world_v1 = {
     .queue_callback = entities__queue_callback,
 };
 
+static const ct_world_api_v2 world_v2 = {
+    .create_world = entities__create_world,
+    .destroy_world = entities__destroy_world,
+    .spawn_unit = spawn_unit_v1,
+    .spawn_level = spawn_level,
+    .spawn_resource = entities__spawn_resource,
+    .collect_garbage = entities__collect_garbage,
+    .queue_callback = entities__queue_callback,
+    .world_count = entities__world_count,
+    .world_at = entities__world_at,
+    .add_world_listener = entities__add_world_listener,
+    .remove_world_listener = entities__remove_world_listener,
+};
+
 static ct_entity_t spawn_unit_v0(ct_world_o *world, const char *name, const float pos[3])
 {
     return world_v1.spawn_unit(world, name, pos, NULL);
@@ -98,7 +112,8 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
     s->memory = get_engine_api(CT_MEMORY_API, 1);
     s->lua = get_engine_api(CT_LUA_API, 1);
     s->data = get_engine_api(CT_DATA_API, 1);
-    s->resource = get_engine_api(CT_RESOURCE_API, 1);
+    s->resource = get_engine_api(CT_RESOURCE_API, 3);
+    s->registry = get_engine_api(CT_REGISTRY_API, 2);
     if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
         return CT_ERR_MISSING_API;
     s->a = s->memory->plugin_allocator(self);
@@ -142,6 +157,7 @@ static void shutdown(void)
 {
     entities__resource_shutdown();
     entities__destroy_all_worlds();
+    entities__world_listeners_shutdown();
     entities__debug_name_shutdown();
     entities__unregister_all();
     entities__manager_shutdown();
@@ -191,6 +207,7 @@ static const ct_api_ref_t provides[] = {
     {CT_COMPONENT_API, 2, sizeof(ct_component_api_v2), 0, "ct.component"},
     {CT_WORLD_API, 0, sizeof(ct_world_api_v0), 0, "ct.world"},
     {CT_WORLD_API, 1, sizeof(ct_world_api_v1), 0, "ct.world"},
+    CT_API_PROVIDE("ct.world", 2, ct_world_api_v2),
     {CT_DEBUG_NAME_API, 1, sizeof(ct_debug_name_api_v1), 0, "ct.debug_name"},
 };
 
@@ -199,7 +216,8 @@ static const ct_api_ref_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
+    CT_API_REQUIRE_OPTIONAL("ct.registry", 2),
 };
 
 static const ct_plugin_api_v1 plugin = {
@@ -225,7 +243,10 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
     case CT_COMPONENT_API:
         return version == 1 ? (void *)&component_v1 : version == 2 ? (void *)&component_v2 : NULL;
     case CT_WORLD_API:
-        return version == 0 ? (void *)&world_v0 : version == 1 ? (void *)&world_v1 : NULL;
+        return version == 0   ? (void *)&world_v0
+               : version == 1 ? (void *)&world_v1
+               : version == 2 ? (void *)&world_v2
+                              : NULL;
     case CT_DEBUG_NAME_API: return version == 1 ? (void *)&entities__debug_name_api : NULL;
     default: return NULL;
     }

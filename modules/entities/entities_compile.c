@@ -70,10 +70,18 @@ static void check_components(compiler_t *c, const ct_data_o *components, const c
 {
     if (!components)
         return;
+    uint32_t num_types;
+    const uint32_t *order = entities__spawn_order(&num_types);
+    const char *known[ENTITIES_MAX_TYPES];
+    for (uint32_t t = 0; t < num_types && t < ENTITIES_MAX_TYPES; t++)
+        known[t] = entities__type_at(order[t])->name;
     for (const ct_data_o *m = D->first_child(components); m; m = D->next(m)) {
-        if (entities__type_slot(entities__type_id(D->key(m))) < 0)
-            R->compile_warning(c->ctx, "entity '%s': unknown component type '%s' (skipped)",
-                               entity_name, D->key(m));
+        if (entities__type_slot(entities__type_id(D->key(m))) >= 0)
+            continue;
+        const char *near = R->nearest_name(D->key(m), known, num_types);
+        R->compile_warning(c->ctx, "entity '%s': unknown component type '%s' (skipped)%s%s%s",
+                           entity_name, D->key(m), near ? "; did you mean '" : "",
+                           near ? near : "", near ? "'?" : "");
     }
 }
 
@@ -114,6 +122,41 @@ static const char *entity_name(const ct_data_o *node)
     return D->string(D->get(node, "name"), "(unnamed)");
 }
 
+/* Names the entity in every message about it, including its components' compilers'. */
+static void set_entity_scope(compiler_t *c, const ct_data_o *node)
+{
+    char scope[160];
+    snprintf(scope, sizeof scope, "entity '%s'", entity_name(node));
+    R->set_scope(c->ctx, node ? scope : NULL);
+}
+
+/* The fields of an entity and of its `repeat`, checked once per source entity. */
+static bool check_entity_fields(compiler_t *c, const ct_data_o *node)
+{
+    static const ct_field_t entity_fields[] = {
+        {"name", CT_DATA_STRING, 0},
+        {"components", CT_DATA_OBJECT, 0},
+        {"children", CT_DATA_ARRAY, 0},
+        {"repeat", CT_DATA_OBJECT, 0},
+    };
+    static const ct_field_t repeat_fields[] = {{"count", CT_DATA_NUMBER, 0}, {"spacing", CT_DATA_ARRAY, 3}};
+    set_entity_scope(c, node);
+    /* The likeliest slip: a component written beside `components` instead of inside it. */
+    for (const ct_data_o *m = D->first_child(node); m; m = D->next(m)) {
+        if (entities__type_slot(entities__type_id(D->key(m))) >= 0) {
+            R->compile_error(c->ctx, "%s: a component belongs inside components = { ... }",
+                             D->key(m));
+            R->set_scope(c->ctx, NULL);
+            return false;
+        }
+    }
+    const ct_data_o *repeat = D->get(node, "repeat");
+    bool ok = R->check_fields(c->ctx, node, NULL, entity_fields, 4);
+    ok = (!repeat || R->check_fields(c->ctx, repeat, "repeat", repeat_fields, 2)) && ok;
+    R->set_scope(c->ctx, NULL);
+    return ok;
+}
+
 /* Appends the entities of `list` (an array) under `parent`, expanding `repeat`. Warnings are
  * given only when `report` (not again for every copy of a repeated entity's subtree). Errors name
  * the list: the root `entities`, or the parent's `children`. */
@@ -135,6 +178,8 @@ static bool push_list(compiler_t *c, const ct_data_o *list, uint32_t parent, boo
                              field, position);
             return false;
         }
+        if (report && !check_entity_fields(c, node))
+            return false;
         const ct_data_o *components = D->get(node, "components");
         if (components && D->type(components) != CT_DATA_OBJECT) {
             R->compile_error(c->ctx, "entity '%s': `components` must be an object", name);
@@ -264,12 +309,13 @@ static int compile_instance(compiler_t *c, const ct_component_type_t *type, cons
 {
     if (!type->compile)
         return 0;
-    if (!e->shifted || strcmp(type->name, "transform") != 0)
-        return type->compile(type->user_data, source, out, c->ctx);
-    ct_data_o *tree = shifted_source(c, source, e->offset);
-    if (!tree)
+    bool shift = e->shifted && strcmp(type->name, "transform") == 0;
+    ct_data_o *tree = shift ? shifted_source(c, source, e->offset) : NULL;
+    if (shift && !tree)
         return CT_ERR_BAD_DATA;
-    int err = type->compile(type->user_data, tree, out, c->ctx);
+    set_entity_scope(c, e->node);
+    int err = type->compile(type->user_data, tree ? tree : source, out, c->ctx);
+    R->set_scope(c->ctx, NULL);
     D->destroy(tree);
     return err;
 }

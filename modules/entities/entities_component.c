@@ -72,7 +72,9 @@ uint64_t entities__register_type(const ct_component_type_t *type)
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
         if (r->slots[s].used)
             continue;
-        r->slots[s] = (entities_type_slot_t){*type, NULL, id, r->next_serial++, true};
+        const ct_registry_api_v2 *registry = entities__services.registry;
+        r->slots[s] = (entities_type_slot_t){*type, NULL, id, r->next_serial++, true,
+                                             registry ? registry->current_plugin() : NULL};
         rebuild_order();
         entities__worlds_add_type(s);
         return id;
@@ -124,6 +126,20 @@ void entities__unregister_all(void)
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
         if (r->slots[s].used)
             entities__unregister_type(r->slots[s].id);
+    }
+}
+
+void entities__drop_orphan_types(void)
+{
+    const ct_registry_api_v2 *registry = entities__services.registry;
+    entities_types_t *r = &entities__state->types;
+    for (uint32_t s = 0; registry && s < ENTITIES_MAX_TYPES; s++) {
+        const entities_type_slot_t *slot = &r->slots[s];
+        if (!slot->used || !slot->owner || registry->plugin_loaded(slot->owner))
+            continue;
+        entities__log(CT_LOG_WARNING, "component type '%s' goes: the plugin that registered it "
+                      "is no longer loaded", slot->type.name);
+        entities__unregister_type(slot->id);
     }
 }
 

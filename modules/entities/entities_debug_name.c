@@ -146,16 +146,9 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
     return true;
 }
 
-/* Truncation backs up to the start of a UTF-8 character, so a cut never leaves half of one. */
 static void copy_name(char *to, const char *from)
 {
-    size_t len = strnlen(from, CT_DEBUG_NAME_MAX - 1u);
-    if (from[len] != '\0') {
-        while (len > 0 && ((unsigned char)from[len] & 0xC0u) == 0x80u)
-            len--;
-    }
-    memcpy(to, from, len);
-    memset(to + len, 0, CT_DEBUG_NAME_MAX - len);
+    entities__copy_utf8(to, CT_DEBUG_NAME_MAX, from);
 }
 
 /* The instance of e, appended if e has none yet; the caller made room for one more. */

@@ -8,6 +8,7 @@
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_plugin.h"
+#include "ct_registry.h"
 #include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_world.h"
@@ -19,7 +20,8 @@ typedef struct entities_services_t {
     const ct_memory_api_v1 *memory;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v3 *resource;
+    const ct_registry_api_v2 *registry; /* optional: without it listeners have no owner */
     ct_plugin_o *self;
     ct_allocator_t *a;
 } entities_services_t;
@@ -39,7 +41,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 2u
+#define ENTITIES_LAYOUT_VERSION 3u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u
@@ -72,6 +74,9 @@ typedef struct entities_type_slot_t {
     uint64_t id;
     uint64_t serial; /* registration order: breaks spawn_order ties deterministically */
     bool used;
+    /* The plugin that registered it (ct.registry v2; NULL: unknown or the kernel). The type goes
+     * when that plugin is no longer loaded: its callbacks may point at code that gave up. */
+    ct_plugin_o *owner;
 } entities_type_slot_t;
 
 typedef struct entities_types_t {
@@ -95,6 +100,19 @@ typedef struct entities_worlds_t {
     uint32_t count;     /* live worlds */
 } entities_worlds_t;
 
+/* entities_world_events.c: who is told about worlds being created and destroyed. */
+typedef struct entities_world_listener_t {
+    ct_world_listener_f fn;
+    void *ctx;
+    ct_plugin_o *owner;
+} entities_world_listener_t;
+
+typedef struct entities_world_listeners_t {
+    entities_world_listener_t *items;
+    uint32_t count;
+    uint32_t capacity;
+} entities_world_listeners_t;
+
 typedef struct entities_state_t {
     /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
     ct_reload_header_t header; /* sizeof(entities_state_t), ENTITIES_LAYOUT_VERSION */
@@ -108,6 +126,7 @@ typedef struct entities_state_t {
     /* entities_resource.c: "level" and "unit" as registered, to put them back when a reload is
      * refused halfway. */
     ct_resource_type_t resource_types[ENTITIES_NUM_RESOURCE_TYPES];
+    entities_world_listeners_t world_listeners;
 } entities_state_t;
 
 extern entities_state_t *entities__state;
@@ -140,6 +159,9 @@ int entities__type_slot(uint64_t type_id);
 const uint32_t *entities__spawn_order(uint32_t *n);
 /* Unregisters every type still registered (at shutdown). */
 void entities__unregister_all(void);
+/* Unregisters the types whose plugin is no longer loaded (failed its init, or shut down without
+ * unregistering them). Cheap; run before anything calls the types' callbacks in bulk. */
+void entities__drop_orphan_types(void);
 bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
 /* The registered type of an id with its validation (NULL when none), or NULL. */
 const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);
@@ -148,7 +170,20 @@ void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t 
 uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,
                             uint32_t *budget);
 
+/* ct_world_api_v2: the walk over live worlds (entities_world.c) and the listeners
+ * (entities_world_events.c). */
+uint32_t entities__world_count(void);
+ct_world_o *entities__world_at(uint32_t i);
+int entities__add_world_listener(ct_world_listener_f fn, void *ctx);
+void entities__remove_world_listener(ct_world_listener_f fn, void *ctx);
+/* Tells the listeners whose plugins are still loaded (and drops the others). */
+void entities__notify_world(ct_world_o *world, uint32_t event);
+void entities__world_listeners_shutdown(void);
+
 /* entities_world.c: worlds and their managers. */
+/* Copies `from` into to[size] NUL-padded, cutting at most size - 1 bytes at a UTF-8 character
+ * boundary (names of worlds and debug names). */
+void entities__copy_utf8(char *to, size_t size, const char *from);
 ct_world_o *entities__create_world(const ct_world_desc_t *desc);
 void entities__destroy_world(ct_world_o *world);
 void entities__destroy_all_worlds(void);

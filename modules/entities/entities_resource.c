@@ -251,6 +251,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
     const entity_resource_t *res = resource;
+    entities__drop_orphan_types();
     if (!entities__world_valid(world) || !res) {
         entities__log(CT_LOG_ERROR, "spawn: no world %p or no resource", (void *)world);
         return CT_ERR_INVALID;
@@ -335,7 +336,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
 int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
                           const float pos[3], const float rot[4], ct_entity_t *first)
 {
-    const ct_resource_api_v1 *resource = entities__services.resource;
+    const ct_resource_api_v3 *resource = entities__services.resource;
     if (!name)
         return CT_ERR_INVALID;
     /* Loaded on first use and kept: the resource types' unregistration at shutdown unloads it. */
@@ -364,7 +365,7 @@ static ct_resource_type_t resource_type(uint32_t i)
 
 int entities__resource_init(void)
 {
-    const ct_resource_api_v1 *resource = entities__services.resource;
+    const ct_resource_api_v3 *resource = entities__services.resource;
     ct_resource_type_t *registered = entities__state->resource_types;
     for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {
         registered[i] = resource_type(i);
@@ -383,7 +384,7 @@ int entities__resource_init(void)
 /* All or nothing, so a refused reload leaves every type with the old code. */
 int entities__resource_rebind(void)
 {
-    const ct_resource_api_v1 *resource = entities__services.resource;
+    const ct_resource_api_v3 *resource = entities__services.resource;
     ct_resource_type_t *registered = entities__state->resource_types;
     ct_resource_type_t fresh[ENTITIES_NUM_RESOURCE_TYPES];
     for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {

@@ -119,6 +119,18 @@ static void free_world(world_t *w)
     ct_free(entities__services.a, w, sizeof *w);
 }
 
+/* Truncation backs up to the start of a UTF-8 character, so a cut never leaves half of one. */
+void entities__copy_utf8(char *to, size_t size, const char *from)
+{
+    size_t len = strnlen(from, size - 1u);
+    if (from[len] != '\0') {
+        while (len > 0 && ((unsigned char)from[len] & 0xC0u) == 0x80u)
+            len--;
+    }
+    memcpy(to, from, len);
+    memset(to + len, 0, size - len);
+}
+
 /* A free slot (the lowest), growing the table when all are taken; -1 when out of memory or at
  * MAX_WORLDS. */
 static int64_t free_slot(void)
@@ -149,6 +161,7 @@ static int64_t free_slot(void)
 
 ct_world_o *entities__create_world(const ct_world_desc_t *desc)
 {
+    entities__drop_orphan_types();
     entities_worlds_t *ws = &entities__state->worlds;
     const int64_t slot = free_slot();
     world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
@@ -158,7 +171,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
     }
     memset(w, 0, sizeof *w);
     w->handle = make_handle((uint32_t)slot);
-    snprintf(w->name, sizeof w->name, "%s", desc && desc->name ? desc->name : "world");
+    entities__copy_utf8(w->name, sizeof w->name, desc && desc->name ? desc->name : "world");
     uint32_t n;
     const uint32_t *order = entities__spawn_order(&n);
     for (uint32_t i = 0; i < n; i++) {
@@ -169,6 +182,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
     }
     ws->slots[slot].world = w;
     ws->count++;
+    entities__notify_world(w->handle, CT_WORLD_CREATED);
     return w->handle;
 }
 
@@ -182,6 +196,7 @@ void entities__destroy_world(ct_world_o *world)
                       (void *)world);
         return;
     }
+    entities__notify_world(world, CT_WORLD_DESTROYED);
     entities_worlds_t *ws = &entities__state->worlds;
     entities_world_slot_t *slot = &ws->slots[((uintptr_t)world & MAX_WORLDS) - 1u];
     slot->world = NULL;
@@ -190,6 +205,19 @@ void entities__destroy_world(ct_world_o *world)
         slot->generation = 1;
     ws->count--;
     free_world(w);
+}
+
+uint32_t entities__world_count(void) { return entities__state->worlds.count; }
+
+/* The i-th live world in slot order: a walk over the slots, since worlds are few. */
+ct_world_o *entities__world_at(uint32_t i)
+{
+    const entities_worlds_t *ws = &entities__state->worlds;
+    for (uint32_t s = 0; s < ws->num_slots && i < ws->count; s++) {
+        if (ws->slots[s].world && i-- == 0)
+            return ws->slots[s].world->handle;
+    }
+    return NULL;
 }
 
 void entities__destroy_all_worlds(void)
@@ -272,6 +300,7 @@ void entities__collect_garbage(ct_world_o *handle)
 
 void entities__collect_garbage_all(void)
 {
+    entities__drop_orphan_types();
     const entities_worlds_t *ws = &entities__state->worlds;
     for (uint32_t s = 0; s < ws->num_slots; s++) {
         if (ws->slots[s].world)

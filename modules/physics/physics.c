@@ -560,12 +560,12 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .self = self,
         .log = get_engine_api(CT_LOG_API, 1),
         .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
+        .component = get_engine_api(CT_COMPONENT_API, 2),
         .transform = get_engine_api(CT_TRANSFORM_API, 2),
         .world = get_engine_api(CT_WORLD_API, 1),
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 3),
         .allocator = memory ? memory->plugin_allocator(self) : NULL,
         .jobs = get_engine_api(CT_JOBS_API, 1),
     };
@@ -634,11 +634,11 @@ static const ct_api_ref_t provides[] = {
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
  * allocator (ct.memory) holds the module's state and serves scratch for the Lua bindings. */
 static const ct_api_ref_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
+    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_WORLD_API, 1, 0, 0, "ct.world"},
     {CT_LOG_API, 1, 0, 0, "ct.log"},             {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},             {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -15,9 +15,12 @@
 #include <string.h>
 
 /* Boxes spanning more cells than this on an axis skip the grid (a ground plane would otherwise
- * fill thousands of cells); they are few and tested against everything. */
+ * fill thousands of cells): tested against everything when few, else in a coarse grid. */
 #define BP_LARGE_CELLS 4
 #define BP_MAX_BOX_ITEMS (BP_LARGE_CELLS * BP_LARGE_CELLS * BP_LARGE_CELLS)
+/* More large boxes than this go into a coarse grid of their own: each grid box then looks them up
+ * there instead of testing every one (a few are cheaper tested directly). */
+#define BP_COARSE_MIN 64u
 /* Pairs are found in jobs of this many buckets (a power of two): 100,000 random boxes make 16
  * to 64 of them, enough to keep a few threads busy and to even out crowded spots. */
 #define BP_SLICE_BUCKETS 4096u
@@ -261,6 +264,32 @@ static void bp__copy_range(void *user, uint32_t begin, uint32_t end)
         }
 }
 
+/* Puts many large boxes into the coarse grid (see BP_COARSE_MIN). */
+static int bp__build_coarse(physics__broadphase *bp)
+{
+    bp->coarse_used = bp->level == 0 && bp->num_large > BP_COARSE_MIN;
+    if (!bp->coarse_used)
+        return 0;
+    if (!bp->coarse) {
+        bp->coarse = ct_alloc(bp->a, sizeof *bp->coarse);
+        if (!bp->coarse)
+            return CT_ERR_NOMEM;
+        *bp->coarse = (physics__broadphase){.a = bp->a, .level = 1};
+    }
+    physics__broadphase *c = bp->coarse;
+    c->pool = bp->pool;
+    c->max_pairs = bp->max_pairs;
+    if (physics__broadphase_resize(c, bp->num_large))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < bp->num_large; k++) {
+        const uint32_t i = bp->large[k];
+        c->lo[k] = bp->lo[i];
+        c->hi[k] = bp->hi[i];
+        c->moving[k] = bp->moving[i];
+    }
+    return physics__broadphase_build(c, 0.0f);
+}
+
 int physics__broadphase_build(physics__broadphase *bp, float cell)
 {
     bp->builds++;
@@ -394,7 +423,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
         for (uint32_t c = bp->cells[i]; c > 0; c--)
             item_box[--start[item_bucket[--item]]] = i;
     physics__pool_run(bp->pool, (bp->num_items + BP_SLICE_ITEMS - 1) / BP_SLICE_ITEMS, bp__copy_range, bp);
-    return 0;
+    return bp__build_coarse(bp);
 }
 
 static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
@@ -451,6 +480,42 @@ static void bp__pairs_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
+/* The pairs of the large boxes: among themselves from the coarse grid's own pairs, and with
+ * every box of the grid by a lookup in the coarse grid. */
+static int bp__coarse_pairs(physics__broadphase *bp)
+{
+    physics__broadphase *c = bp->coarse;
+    if (physics__broadphase_pairs(c))
+        return CT_ERR_NOMEM;
+    bp->dropped |= c->dropped;
+    for (uint32_t k = 0; k < c->num_pairs && !bp->dropped; k++) {
+        if (bp->max_pairs && bp->num_pairs >= bp->max_pairs) {
+            bp->dropped = 1;
+            break;
+        }
+        if (bp__add_pair(bp, bp->large[c->pairs[k].a], bp->large[c->pairs[k].b]))
+            return CT_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < bp->n && !bp->dropped; i++) {
+        if (!bp->cells[i])
+            continue;
+        if (physics__broadphase_overlap(c, bp->lo[i], bp->hi[i]))
+            return CT_ERR_NOMEM;
+        for (uint32_t f = 0; f < c->num_found; f++) {
+            const uint32_t l = bp->large[c->found[f]];
+            if (!(bp->moving[i] | bp->moving[l]))
+                continue;
+            if (bp->max_pairs && bp->num_pairs >= bp->max_pairs) {
+                bp->dropped = 1;
+                break;
+            }
+            if (bp__add_pair(bp, i, l))
+                return CT_ERR_NOMEM;
+        }
+    }
+    return 0;
+}
+
 /* Each slice's pairs move down to follow the previous slice's: the order is the buckets'
  * whatever ran where. (With no room at all `pairs` may not exist yet.) */
 static void bp__join_slices(physics__broadphase *bp)
@@ -485,6 +550,8 @@ int physics__broadphase_pairs(physics__broadphase *bp)
         physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
         bp__join_slices(bp);
     }
+    if (bp->coarse_used)
+        return bp__coarse_pairs(bp);
     for (uint32_t k = 0; k < bp->num_large && !bp->dropped; k++) {
         const uint32_t a = bp->large[k];
         for (uint32_t b = 0; b < bp->n; b++) {
@@ -520,8 +587,10 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     l = bp__cell_max(l, bp->cells_lo);
     h = bp__cell_min(h, bp->cells_hi);
     const bool outside = l.x > h.x || l.y > h.y || l.z > h.z;
-    const uint64_t cells =
-        outside ? 0 : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
+    /* (A grid of only large boxes, such as a ground, has no cells to visit.) */
+    const uint64_t cells = outside || !bp->num_items
+                               ? 0
+                               : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
     /* A query wider than the scene: walking the boxes is cheaper than probing empty cells. */
     if (cells > bp->n) {
         for (uint32_t i = 0; i < bp->n; i++)
@@ -529,7 +598,7 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
                 return CT_ERR_NOMEM;
         return 0;
     }
-    for (int32_t x = l.x; x <= h.x; x++)
+    for (int32_t x = l.x; cells && x <= h.x; x++)
         for (int32_t y = l.y; y <= h.y; y++)
             for (int32_t z = l.z; z <= h.z; z++) {
                 const bp__cell c = {x, y, z};
@@ -544,6 +613,15 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
                         return CT_ERR_NOMEM;
                 }
             }
+    if (bp->coarse_used) {
+        physics__broadphase *c = bp->coarse;
+        if (physics__broadphase_overlap(c, lo, hi))
+            return CT_ERR_NOMEM;
+        for (uint32_t k = 0; k < c->num_found; k++)
+            if (bp__add_found(bp, bp->large[c->found[k]]))
+                return CT_ERR_NOMEM;
+        return 0;
+    }
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t i = bp->large[k];
         if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__add_found(bp, i))
@@ -552,13 +630,33 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     return 0;
 }
 
+/* A ray through the coarse grid asks the caller about the grid's own box numbers. */
+typedef struct bp__coarse_ray {
+    const uint32_t *large;
+    physics__ray_hit_f hit;
+    void *user;
+} bp__coarse_ray;
+
+static float bp__coarse_hit(void *user, uint32_t box, float best)
+{
+    const bp__coarse_ray *r = user;
+    return r->hit(r->user, r->large[box], best);
+}
+
 /* Amanatides and Woo's grid walk: visit cells in the order the ray enters them. */
 uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, physics__v3 d,
                                      float max_t, physics__ray_hit_f hit, void *user, float *t_out)
 {
     float best = nextafterf(max_t, INFINITY);
     uint32_t best_box = UINT32_MAX;
-    for (uint32_t k = 0; k < bp->num_large; k++) {
+    if (bp->coarse_used) {
+        bp__coarse_ray ray = {bp->large, hit, user};
+        float t;
+        const uint32_t k = physics__broadphase_raycast(bp->coarse, o, d, max_t, bp__coarse_hit, &ray, &t);
+        if (k != UINT32_MAX && t < best)
+            best = t, best_box = bp->large[k];
+    }
+    for (uint32_t k = 0; k < bp->num_large && !bp->coarse_used; k++) {
         const float t = hit(user, bp->large[k], best);
         if (t < best)
             best = t, best_box = bp->large[k];
@@ -638,6 +736,12 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
 
 void physics__broadphase_free(physics__broadphase *bp)
 {
+    if (bp->coarse) {
+        physics__broadphase_free(bp->coarse);
+        ct_free(bp->a, bp->coarse, sizeof *bp->coarse);
+        bp->coarse = NULL;
+    }
+    bp->coarse_used = false;
     physics__soa_free(bp->a, &bp->buffer, bp__box_fields, BP_NUM_BOX_FIELDS, bp->cap);
     physics__soa_free(bp->a, &bp->item_buffer, bp__item_fields, BP_NUM_ITEM_FIELDS, bp->cap_items);
     if (bp->bucket_start)

@@ -8,6 +8,7 @@
  */
 #include "physics_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void *create_points(void *user_data, ct_world_o *world, ct_allocator_t *a)
@@ -16,7 +17,7 @@ static void *create_points(void *user_data, ct_world_o *world, ct_allocator_t *a
     (void)world;
     physics__point_manager *m = ct_alloc(a, sizeof *m);
     if (m)
-        *m = (physics__point_manager){.points = {.a = a, .map.a = a}, .rng = 0x9e3779b9u};
+        *m = (physics__point_manager){.points = {.a = a, .map.a = a}, .rng = 0x9e3779b97f4a7c15ull};
     return m;
 }
 
@@ -29,23 +30,15 @@ static void destroy_points(void *user_data, void *manager)
     ct_free(a, m, sizeof *m);
 }
 
-/* The seed's lazy collection: probe random instances, stop after four live ones in a row. */
+/* The seed's lazy collection, bounded: called every frame, it spends at most
+ * CT_COMPONENT_GC_PROBES probes (ct_component_api_v2.gc_probe). */
 static void gc_points(void *manager)
 {
     physics__point_manager *m = manager;
     physics__points *p = &m->points;
-    for (uint32_t alive_in_row = 0; p->n > 0 && alive_in_row < 4;) {
-        m->rng ^= m->rng << 13;
-        m->rng ^= m->rng >> 17;
-        m->rng ^= m->rng << 5;
-        const ct_entity_t e = p->entity[m->rng % p->n];
-        if (physics__m.entity->alive(e)) {
-            alive_in_row++;
-        } else {
-            alive_in_row = 0;
-            physics__points_remove(p, e);
-        }
-    }
+    uint32_t budget = CT_COMPONENT_GC_PROBES, i;
+    while ((i = physics__m.component->gc_probe(p->entity, p->n, &m->rng, &budget)) != UINT32_MAX)
+        physics__points_remove(p, p->entity[i]);
 }
 
 static void *create_bodies(void *user_data, ct_world_o *world, ct_allocator_t *a)
@@ -139,10 +132,14 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     ct_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
                         .radius = 0.5f};
     int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "body: must be an object");
+    static const ct_field_t fields[] = {
+        {"kind", CT_DATA_STRING, 0},   {"shape", CT_DATA_STRING, 0},
+        {"half_extents", CT_DATA_ARRAY, 3}, {"radius", CT_DATA_NUMBER, 0},
+        {"mass", CT_DATA_NUMBER, 0},   {"restitution", CT_DATA_NUMBER, 0},
+        {"friction", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3},
+    };
+    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 8))
         return CT_ERR_BAD_DATA;
-    }
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
         !compile_enum(src, "shape", shapes, shape_values, 2, &shape, ctx) ||
         !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
@@ -166,10 +163,9 @@ static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_co
 {
     (void)user_data;
     ct_point_mass_desc_t d = {.mass = 1.0f};
-    if (physics__m.data->type(src) != CT_DATA_OBJECT) {
-        physics__m.resource->compile_error(ctx, "point_mass: must be an object");
+    static const ct_field_t fields[] = {{"mass", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3}};
+    if (!physics__m.resource->check_fields(ctx, src, "point_mass", fields, 2))
         return CT_ERR_BAD_DATA;
-    }
     if (!compile_number(src, "mass", &d.mass, ctx) || !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
     const char *bad = physics__point_desc_error(&d);
@@ -192,8 +188,11 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
                          const uint32_t *entity_index, const void *data)
 {
     physics__body_manager *m = manager;
-    if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n))
-        PHYSICS_LOG(CT_LOG_ERROR, "spawn body: out of memory for %u bodies", n);
+    if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n)) {
+        PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p: out of memory for %u bodies", (void *)ctx->world, n);
+        physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
+        return;
+    }
     for (uint32_t k = 0; k < n; k++) {
         ct_body_desc_t d;
         memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
@@ -211,8 +210,12 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
                          const uint32_t *entity_index, const void *data)
 {
     physics__point_manager *m = manager;
-    if (physics__points_reserve(&m->points, m->points.n + n))
-        PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: out of memory for %u point masses", n);
+    if (physics__points_reserve(&m->points, m->points.n + n)) {
+        PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p: out of memory for %u point masses",
+                    (void *)ctx->world, n);
+        physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
+        return;
+    }
     for (uint32_t k = 0; k < n; k++) {
         ct_point_mass_desc_t d;
         memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
@@ -224,6 +227,36 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p, entity %u: point_mass.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
 }
+
+/* Compiled instances go through the checks of every other entry point when a level or unit
+ * loads, so a blob edited and re-signed outside the compiler cannot bring NaN, a mass of 1e-40
+ * or a speed of 3e38 in (the load fails naming the resource, the entity and the type). */
+static bool validate_body(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    ct_body_desc_t d;
+    memcpy(&d, instance, sizeof d);
+    const char *bad = physics__body_desc_error(&d);
+    if (bad)
+        snprintf(why, why_size, "body.%s", bad);
+    return !bad;
+}
+
+static bool validate_point(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    ct_point_mass_desc_t d;
+    memcpy(&d, instance, sizeof d);
+    const char *bad = physics__point_desc_error(&d);
+    if (bad)
+        snprintf(why, why_size, "point_mass.%s", bad);
+    return !bad;
+}
+
+static const ct_component_validate_f validators[PHYSICS_NUM_TYPES] = {
+    [PHYSICS_POINT_TYPE] = validate_point,
+    [PHYSICS_BODY_TYPE] = validate_body,
+};
 
 /* After transforms (spawn order 0), so a body reads its entity's placed world position. */
 static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
@@ -260,6 +293,7 @@ int physics__register_components(void)
             return CT_ERR_CONFLICT;
         }
         s->registered[i] = types[i];
+        physics__m.component->set_validate(s->type_id[i], validators[i]);
     }
     return 0;
 }
@@ -274,6 +308,8 @@ bool physics__rebind_components(void)
             return false;
         }
     memcpy(s->registered, types, sizeof types);
+    for (uint32_t i = 0; i < PHYSICS_NUM_TYPES; i++)
+        physics__m.component->set_validate(s->type_id[i], validators[i]);
     return true;
 }
 

@@ -192,8 +192,9 @@ const char *physics__body_desc_error(const ct_body_desc_t *d);
  * The seed's pattern (grid coordinate -> hash -> the cell's items in one array), built by a
  * counting sort instead of insertions: every cell hashes to a bucket, and each bucket's items
  * lie contiguous in one array, in box order. Callers fill lo/hi (and `moving`) for n boxes after
- * physics__broadphase_resize, then build. Boxes larger than a few cells are kept out of the grid
- * in a short list tested against everything. */
+ * physics__broadphase_resize, then build. Boxes larger than a few cells are kept out of the grid:
+ * a few in a list tested against everything, many in a coarse grid of their own that every grid
+ * box looks up. */
 
 typedef struct physics__pair {
     uint32_t a, b; /* a < b */
@@ -230,6 +231,7 @@ typedef struct physics__bp_part {
 
 typedef struct physics__broadphase {
     ct_allocator_t *a;
+    uint32_t level; /* 0, or 1 for a coarse grid (which has no coarse grid of its own) */
     physics__pool pool; /* zero: serial. It points at code: owners set it before each build */
     uint32_t n, cap;
     void *buffer; /* lo, hi, moving, large, cells, cell_lo, cell_hi */
@@ -261,6 +263,10 @@ typedef struct physics__broadphase {
     physics__bp_slice *slice; /* num_slices + 1 entries: the last one's room is the total */
     uint32_t num_slices, cap_slices;
 
+    /* The large boxes, when there are many, in a grid of their own with cells to their size
+     * (box k there is large[k] here); NULL or unused (coarse_used false) when few. */
+    struct physics__broadphase *coarse;
+    bool coarse_used;
     physics__pair *pairs; /* output of physics__broadphase_pairs */
     uint32_t num_pairs, cap_pairs;
     uint32_t builds;    /* how many times it was built (tests check what reuses it) */
@@ -462,7 +468,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 6u
+#define PHYSICS_LAYOUT_VERSION 8u
 #endif
 
 /* The two component types, in registration order. */
@@ -484,12 +490,12 @@ typedef struct physics__module {
     ct_plugin_o *self;
     const ct_log_api_v1 *log;
     const ct_entity_api_v2 *entity;
-    const ct_component_api_v1 *component;
+    const ct_component_api_v2 *component;
     const ct_transform_api_v2 *transform;
     const ct_world_api_v1 *world;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v3 *resource;
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
     physics__state *state;
@@ -514,7 +520,7 @@ extern char physics__refusal[192];
 
 typedef struct physics__point_manager {
     physics__points points;
-    uint32_t rng; /* for the random probes of gc */
+    uint64_t rng; /* for the random probes of gc */
 } physics__point_manager;
 
 /* Registers "point_mass" and "body" into the state. 0, or CT_ERR_CONFLICT (nothing stays

@@ -654,10 +654,11 @@ static int solver__prepare(physics__scene *s)
  * arithmetic is the one the bodies' own arrays would see, in the same order: a and b are
  * different slots, so both velocities stay in registers between the friction and the normal
  * impulse. */
-static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t end)
+static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t end, float out[2])
 {
     physics__rows *r = &s->rows;
     physics__v3 *v = s->gathered.velocity;
+    float change = 0.0f, largest = 0.0f;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
         const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
@@ -665,37 +666,48 @@ static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t en
         const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
         physics__v3 va = v[sa], vb = v[sb];
         /* Friction first, within a cone: the tangent impulse is at most friction times the
-         * normal impulse so far, in every direction. */
-        const float limit = r->friction[k] * jn;
-        physics__v3 dv = v3_sub(vb, va);
-        float j1 = jt1 - mass * v3_dot(dv, t1), j2 = jt2 - mass * v3_dot(dv, t2);
-        const float sq = j1 * j1 + j2 * j2;
-        if (sq > limit * limit) {
-            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
-            j1 *= scale;
-            j2 *= scale;
+         * normal impulse so far, in every direction. A row that has pushed nothing yet has no
+         * friction to apply (nor any to take back): the common case of a speculative contact or
+         * of neighbours side by side, skipped. */
+        float j1 = 0.0f, j2 = 0.0f;
+        if (jn != 0.0f || jt1 != 0.0f || jt2 != 0.0f) {
+            const float limit = r->friction[k] * jn;
+            const physics__v3 dv = v3_sub(vb, va);
+            j1 = jt1 - mass * v3_dot(dv, t1);
+            j2 = jt2 - mass * v3_dot(dv, t2);
+            const float sq = j1 * j1 + j2 * j2;
+            if (sq > limit * limit) {
+                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+                j1 *= scale;
+                j2 *= scale;
+            }
+            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
+            va = v3_sub(va, v3_scale(tangent, ia));
+            vb = v3_add(vb, v3_scale(tangent, ib));
         }
-        const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
-        va = v3_sub(va, v3_scale(tangent, ia));
-        vb = v3_add(vb, v3_scale(tangent, ib));
 
-        dv = v3_sub(vb, va);
+        const physics__v3 dv = v3_sub(vb, va);
         const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
         const physics__v3 normal = v3_scale(nn, j - jn);
         v[sa] = v3_sub(va, v3_scale(normal, ia));
         v[sb] = v3_add(vb, v3_scale(normal, ib));
+        change = f_max(change, fabsf(j - jn) + fabsf(j1 - jt1) + fabsf(j2 - jt2));
+        largest = f_max(largest, j);
         r->jn[k] = j;
         r->jt1[k] = j1;
         r->jt2[k] = j2;
     }
+    out[0] = f_max(out[0], change);
+    out[1] = f_max(out[1], largest);
 }
 
 /* Moves overlapping bodies apart by position only (step 4), rows [begin, end), on the gathered
  * positions. */
-static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t end)
+static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t end, float out[2])
 {
     const physics__rows *r = &s->rows;
     physics__v3 *p = s->gathered.position;
+    float deepest = 0.0f;
     for (uint32_t k = begin; k < end; k++) {
         const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
         const physics__v3 nn = r->normal[k];
@@ -706,7 +718,23 @@ static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t en
         const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
         p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
         p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
+        deepest = f_max(deepest, -C);
     }
+    out[0] = f_max(out[0], deepest);
+}
+
+/* Velocity passes stop early once a pass changed no impulse by more than this fraction of the
+ * largest, position passes once none moved a body by more than SOLVER_STILL (m): a warm-started
+ * resting pile or a small pyramid converges in a few passes. The tests read maxima, which do not
+ * depend on the order rows ran in, so a team stops where one thread would, with the same bits. */
+#define SOLVER_CONVERGED 1e-4f
+#define SOLVER_STILL 1e-6f
+
+typedef void (*solver__rows_f)(physics__scene *s, uint32_t begin, uint32_t end, float out[2]);
+
+static inline bool solver__converged(solver__rows_f fn, const float m[2])
+{
+    return fn == solver__velocity_rows ? m[0] <= SOLVER_CONVERGED * m[1] : m[0] <= SOLVER_STILL;
 }
 
 /* Passes over the rows with more than one thread: a team of two runs every pass wave by wave.
@@ -720,9 +748,20 @@ static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t en
 
 typedef struct solver__team {
     physics__scene *s;
-    void (*rows)(physics__scene *s, uint32_t begin, uint32_t end);
+    solver__rows_f rows;
     uint32_t passes;
 } solver__team;
+
+/* Raises the float (>= 0) held as bits in *at to at least x: non-negative floats order like
+ * their bits. */
+static void solver__atomic_max(_Atomic uint32_t *at, float x)
+{
+    uint32_t bits, old = atomic_load_explicit(at, memory_order_relaxed);
+    memcpy(&bits, &x, sizeof bits);
+    while (bits > old && !atomic_compare_exchange_weak_explicit(at, &old, bits, memory_order_relaxed,
+                                                               memory_order_relaxed))
+        ;
+}
 
 static void solver__team_member(void *user, uint32_t first, uint32_t last)
 {
@@ -730,32 +769,50 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
     const solver__team *t = user;
     const physics__rows *r = &t->s->rows;
     const uint32_t waves = r->num_waves;
+    /* Per wave of every pass a cursor and a done count; per pass the two maxima. */
+    _Atomic uint32_t *maxima = &r->team[2 * t->passes * waves];
     for (uint32_t p = 0; p < t->passes * waves; p++) {
         const uint32_t w = p % waves, begin = w ? r->wave_start[w - 1] : 0, size = r->wave_start[w] - begin;
         _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
+        _Atomic uint32_t *m = &maxima[2 * (p / waves)];
         for (;;) {
             const uint32_t at = atomic_fetch_add_explicit(cursor, SOLVER_TEAM_CHUNK, memory_order_relaxed);
             if (at >= size)
                 break;
             const uint32_t end = at + SOLVER_TEAM_CHUNK < size ? at + SOLVER_TEAM_CHUNK : size;
-            t->rows(t->s, begin + at, begin + end);
+            float out[2] = {0.0f, 0.0f};
+            t->rows(t->s, begin + at, begin + end, out);
+            solver__atomic_max(&m[0], out[0]);
+            solver__atomic_max(&m[1], out[1]);
             atomic_fetch_add_explicit(done, end - at, memory_order_release);
         }
         for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
             if (spins > 256)
                 thrd_yield();
+        if (w == waves - 1) {
+            const uint32_t bits[2] = {atomic_load_explicit(&m[0], memory_order_relaxed),
+                                      atomic_load_explicit(&m[1], memory_order_relaxed)};
+            float pass[2];
+            memcpy(pass, bits, sizeof pass);
+            if (solver__converged(t->rows, pass))
+                return;
+        }
     }
 }
 
-/* `passes` passes of fn over all rows, by a team when there is a pool and enough rows. */
-static void solver__passes(physics__scene *s, void (*fn)(physics__scene *, uint32_t, uint32_t), uint32_t passes)
+/* Up to `passes` passes of fn over all rows, by a team when there is a pool and enough rows. */
+static void solver__passes(physics__scene *s, solver__rows_f fn, uint32_t passes)
 {
     physics__rows *r = &s->rows;
-    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves;
+    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves + 2 * passes;
     if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
         solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
-        for (uint32_t it = 0; it < passes; it++)
-            fn(s, 0, n);
+        for (uint32_t it = 0; it < passes; it++) {
+            float pass[2] = {0.0f, 0.0f};
+            fn(s, 0, n, pass);
+            if (solver__converged(fn, pass))
+                break;
+        }
         return;
     }
     for (uint32_t k = 0; k < counters; k++)

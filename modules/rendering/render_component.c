@@ -114,26 +114,6 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_data_o *field(const ct_data_o *src, const char *name) { return render__m.data->get(src, name); }
 
-/* Refuses fields other than `known`, listing those. */
-static bool only_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
-                        ct_compile_ctx_o *ctx)
-{
-    for (const ct_data_o *c = render__m.data->first_child(src); c; c = render__m.data->next(c)) {
-        const char *key = render__m.data->key(c);
-        int k = 0;
-        while (k < n && strcmp(key, known[k]))
-            k++;
-        if (k == n) {
-            char list[200] = "";
-            for (int j = 0; j < n; j++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", known[j]);
-            render__m.resource->compile_error(ctx, "%s: unknown field '%s' (known: %s)", what, key, list);
-            return false;
-        }
-    }
-    return true;
-}
-
 static bool number_field(const ct_data_o *src, const char *what, const char *name, float lo, float hi,
                          float *out, ct_compile_ctx_o *ctx)
 {
@@ -201,7 +181,7 @@ static int compile_mesh(void *user_data, const ct_data_o *src, void *out, ct_com
     (void)user_data;
     static const char *const known[] = {"mesh", "material"};
     render__mesh_instance_desc d;
-    if (!object(src, "mesh", ctx) || !only_fields(src, "mesh", known, 2, ctx) ||
+    if (!object(src, "mesh", ctx) || !render__known_fields(src, "mesh", known, 2, ctx) ||
         !name_field(src, "mesh", "mesh", d.mesh, ctx) || !name_field(src, "mesh", "material", d.material, ctx))
         return CT_ERR_BAD_DATA;
     memcpy(out, &d, sizeof d);
@@ -213,7 +193,7 @@ static int compile_camera(void *user_data, const ct_data_o *src, void *out, ct_c
     (void)user_data;
     static const char *const known[] = {"fov", "near", "far"};
     render__camera_desc d = {60.0f, 0.1f, 500.0f};
-    if (!object(src, "camera", ctx) || !only_fields(src, "camera", known, 3, ctx) ||
+    if (!object(src, "camera", ctx) || !render__known_fields(src, "camera", known, 3, ctx) ||
         !number_field(src, "camera", "fov", 1.0f, 179.0f, &d.fov_degrees, ctx) ||
         !number_field(src, "camera", "near", 1e-4f, 1e6f, &d.near_plane, ctx) ||
         !number_field(src, "camera", "far", 1e-3f, 1e7f, &d.far_plane, ctx))
@@ -232,7 +212,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
     (void)user_data;
     static const char *const known[] = {"type", "color", "intensity", "range"};
     render__light_desc d = {RENDER_LIGHT_DIRECTIONAL, {1, 1, 1}, 1.0f, 10.0f};
-    if (!object(src, "light", ctx) || !only_fields(src, "light", known, 4, ctx))
+    if (!object(src, "light", ctx) || !render__known_fields(src, "light", known, 4, ctx))
         return CT_ERR_BAD_DATA;
     const char *type = render__m.data->string(field(src, "type"), "directional");
     if (!strcmp(type, "point")) {
@@ -254,7 +234,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 /* Resolves a mesh instance's resources (loading them), or false (logged) leaving none loaded. */
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
-    const ct_resource_api_v1 *res = render__m.resource;
+    const ct_resource_api_v2 *res = render__m.resource;
     if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;

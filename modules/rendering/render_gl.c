@@ -26,8 +26,9 @@ static bool open_display(render__gl *g, bool window, char *err, size_t err_size)
     if (window) {
         Display *x = XOpenDisplay(NULL);
         if (!x) {
-            snprintf(err, err_size, "gl backend: --window needs an X display, and '%s' does not open",
-                     XDisplayName(NULL));
+            const char *name = XDisplayName(NULL);
+            snprintf(err, err_size, "gl backend: --window needs an X display, and %s%s%s", name[0] ? "'" : "",
+                     name[0] ? name : "$DISPLAY is not set", name[0] ? "' does not open" : "");
             return false;
         }
         g->x_display = x;

@@ -3,6 +3,7 @@
  * name them. */
 #include "render_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -108,10 +109,12 @@ static int l_render_decode_key(lua_State *L)
 {
     size_t len;
     const char *hex = L_API->check_string(L, 1, &len);
-    char *end;
-    errno = 0;
-    const unsigned long long key = strtoull(hex, &end, 16);
-    if (!len || len > 16 || *end || errno)
+    size_t digits = 0;
+    while (digits < len && isxdigit((unsigned char)hex[digits]))
+        digits++;
+    const unsigned long long key = digits ? strtoull(hex, NULL, 16) : 0;
+    /* Hex digits only: strtoull alone would take "-1", " 7" or "0x7". */
+    if (!len || len > 16 || digits != len)
         return L_API->error(L, "Render.decode_key: '%s' is not a 64-bit key in hexadecimal", hex);
     const ct_render_key_t k = ct_render_decode_key(key);
     L_API->new_table(L, 0, 5);

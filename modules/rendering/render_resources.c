@@ -29,8 +29,8 @@ static int bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, const char
     return CT_ERR_BAD_DATA;
 }
 
-static bool known_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
-                         ct_compile_ctx_o *ctx)
+bool render__known_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
+                          ct_compile_ctx_o *ctx)
 {
     for (const ct_data_o *c = D()->first_child(src); c; c = D()->next(c)) {
         int k = 0;
@@ -126,23 +126,11 @@ static uint32_t take_slot(void **table, size_t size, void **parallel, size_t par
 
 /* ---- mesh ---------------------------------------------------------------------------------- */
 
-/* The path of a file a source names, inside the project folder; false (reported) otherwise. */
+/* The path of a file a source names: the kernel checks it is a canonical name inside the
+ * project (so it cannot leave it) and reports it otherwise. */
 static bool project_path(const char *rel, char *path, size_t size, ct_compile_ctx_o *ctx)
 {
-    const char *dir = render__m.host ? render__m.host->project_dir() : NULL;
-    if (!dir) {
-        bad(ctx, "mesh.source: '%s' cannot be read without a project folder (run with --project)%s", rel, "");
-        return false;
-    }
-    if (!rel[0] || rel[0] == '/' || strstr(rel, "..") || strchr(rel, '\\') || strstr(rel, "//")) {
-        bad(ctx, "mesh.source: '%s' must be a path inside the project folder (relative, no '..'%s)", rel, ", '//' or '\\\\'");
-        return false;
-    }
-    if ((size_t)snprintf(path, size, "%s/%s", dir, rel) >= size) {
-        bad(ctx, "mesh.source: '%s': the path is too long%s", rel, "");
-        return false;
-    }
-    return true;
+    return render__m.resource->source_file(ctx, "mesh.source", rel, path, size);
 }
 
 /* Reads a file the source names, inside the project folder. */
@@ -373,7 +361,7 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
 {
     (void)user_data;
     static const char *const known[] = {"source", "gltf_mesh"};
-    if (D()->type(src) != CT_DATA_OBJECT || !known_fields(src, "mesh", known, 2, ctx))
+    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "mesh", known, 2, ctx))
         return CT_ERR_BAD_DATA;
     const char *rel = D()->string(D()->get(src, "source"), NULL);
     if (!rel)
@@ -480,7 +468,7 @@ static int compile_material(void *user_data, const ct_data_o *src, ct_compile_ct
     render__material_blob b = {.program = RENDER_PROGRAM_LIT, .color = {0.8f, 0.8f, 0.8f, 1.0f},
                                 .specular = {0.25f, 32.0f, 0, 0}};
     strcpy(b.layer, "opaque");
-    if (D()->type(src) != CT_DATA_OBJECT || !known_fields(src, "material", known, 5, ctx))
+    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "material", known, 5, ctx))
         return CT_ERR_BAD_DATA;
     const char *program = D()->string(D()->get(src, "program"), "lit");
     if (!strcmp(program, "unlit"))
@@ -588,7 +576,7 @@ static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ct
         return bad(ctx, "targets: at most %s targets besides %s", "7", "the backbuffer");
     render__target_desc *d = &p->targets[p->num_targets];
     *d = (render__target_desc){.scale = 1.0f};
-    if (D()->type(t) != CT_DATA_OBJECT || !known_fields(t, "targets[]", known, 3, ctx) ||
+    if (D()->type(t) != CT_DATA_OBJECT || !render__known_fields(t, "targets[]", known, 3, ctx) ||
         !copy_name(D()->get(t, "name"), "targets[].name", d->name, ctx))
         return CT_ERR_BAD_DATA;
     if (target_index(p, d->name) != RENDER_NO_INDEX)
@@ -613,7 +601,7 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
     render__layer_desc *d = &p->layers[p->num_layers];
     *d = (render__layer_desc){.clear_depth = 1.0f, .program = RENDER_NO_INDEX, .input = RENDER_NO_INDEX,
                               .flags = RENDER_LAYER_DEPTH_TEST};
-    if (D()->type(l) != CT_DATA_OBJECT || !known_fields(l, "layers[]", known, 7, ctx) ||
+    if (D()->type(l) != CT_DATA_OBJECT || !render__known_fields(l, "layers[]", known, 7, ctx) ||
         !copy_name(D()->get(l, "name"), "layers[].name", d->name, ctx))
         return CT_ERR_BAD_DATA;
     for (uint32_t k = 0; k < p->num_layers; k++)
@@ -646,7 +634,7 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
         return bad(ctx, "layers[%s].sort: '%s' is not \"front_to_back\" or \"back_to_front\"", d->name, sort);
     if ((v = D()->get(l, "fullscreen"))) {
         static const char *const fs_known[] = {"program", "input"};
-        if (D()->type(v) != CT_DATA_OBJECT || !known_fields(v, "layers[].fullscreen", fs_known, 2, ctx))
+        if (D()->type(v) != CT_DATA_OBJECT || !render__known_fields(v, "layers[].fullscreen", fs_known, 2, ctx))
             return CT_ERR_BAD_DATA;
         const char *program = D()->string(D()->get(v, "program"), "");
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
@@ -672,7 +660,7 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
     render__pipeline p = {.width = 640, .height = 360, .num_targets = 1, .ambient = {0.15f, 0.15f, 0.18f, 0}};
     strcpy(p.targets[0].name, "backbuffer");
     p.targets[0].scale = 1.0f;
-    if (D()->type(src) != CT_DATA_OBJECT || !known_fields(src, "render_config", known, 4, ctx))
+    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "render_config", known, 4, ctx))
         return CT_ERR_BAD_DATA;
     const ct_data_o *v;
     float res[2];

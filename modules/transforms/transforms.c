@@ -335,7 +335,7 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
         .component = get_engine_api(CT_COMPONENT_API, 2),
         .lua = get_engine_api(CT_LUA_API, 1),
         .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 1),
+        .resource = get_engine_api(CT_RESOURCE_API, 3),
         .memory = get_engine_api(CT_MEMORY_API, 1),
     };
     if (!transforms__m.log || !transforms__m.entity || !transforms__m.component ||
@@ -409,7 +409,7 @@ static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

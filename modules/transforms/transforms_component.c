@@ -37,7 +37,7 @@ static int read_floats(const ct_data_o *node, const char *field, uint32_t n, flo
                        ct_compile_ctx_o *ctx)
 {
     const ct_data_api_v1 *data = transforms__m.data;
-    const ct_resource_api_v1 *res = transforms__m.resource;
+    const ct_resource_api_v3 *res = transforms__m.resource;
     if (data->type(node) != CT_DATA_ARRAY || data->count(node) != n) {
         res->compile_error(ctx, "transform.%s: expected an array of %u numbers", field, n);
         return CT_ERR_BAD_DATA;
@@ -56,7 +56,6 @@ static int read_floats(const ct_data_o *node, const char *field, uint32_t n, flo
 
 static int compile_member(const ct_data_o *member, ct_transform_pose_t *pose, ct_compile_ctx_o *ctx)
 {
-    const ct_resource_api_v1 *res = transforms__m.resource;
     const char *key = transforms__m.data->key(member);
     if (strcmp(key, "position") == 0)
         return read_floats(member, key, 3, pose->position, ctx);
@@ -64,8 +63,7 @@ static int compile_member(const ct_data_o *member, ct_transform_pose_t *pose, ct
         return read_floats(member, key, 4, pose->rotation, ctx);
     if (strcmp(key, "scale") == 0)
         return read_floats(member, key, 3, pose->scale, ctx);
-    res->compile_error(ctx, "transform.%s: unknown field (expected position, rotation, scale)", key);
-    return CT_ERR_BAD_DATA;
+    return 0; /* check_fields refused every other field */
 }
 
 /* Instance data is a ct_transform_pose_t: ten little-endian floats, 40 bytes. */
@@ -73,12 +71,10 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
 {
     (void)user_data;
     const ct_data_api_v1 *data = transforms__m.data;
-    if (data->type(source) != CT_DATA_OBJECT) {
-        transforms__m.resource->compile_error(
-            ctx, "transform: expected an object { position = [x y z] rotation = [x y z w] scale = "
-                 "[x y z] }");
+    static const ct_field_t fields[] = {
+        {"position", CT_DATA_ARRAY, 3}, {"rotation", CT_DATA_ARRAY, 4}, {"scale", CT_DATA_ARRAY, 3}};
+    if (!transforms__m.resource->check_fields(ctx, source, "transform", fields, 3))
         return CT_ERR_BAD_DATA;
-    }
     ct_transform_pose_t pose = transforms__identity_pose;
     for (const ct_data_o *c = data->first_child(source); c; c = data->next(c)) {
         const int err = compile_member(c, &pose, ctx);

@@ -25,10 +25,17 @@ void transforms__manager_free(transforms__manager_t *m)
     m->n = 1;
 }
 
+/* Entities with neighbouring indices share a group of HASH_GROUP slots, the groups scattered by
+ * Fibonacci hashing: a spawned batch (fresh, consecutive indices) fills whole cache lines of the
+ * hash instead of touching one line per entity, as a fully mixing hash does (the debug-name
+ * manager does the same). The hash has at least 128 slots, so at least 8 groups. */
+#define HASH_GROUP_BITS 4u
+
 static uint32_t hash_slot(const transforms__manager_t *m, uint32_t e)
 {
-    /* Fibonacci hashing: the high bits of the product mix every bit of the id. */
-    return (uint32_t)(e * 2654435769u) >> m->hash_shift;
+    const uint32_t index = e & ((1u << CT_ENTITY_INDEX_BITS) - 1u);
+    const uint32_t group = ((index >> HASH_GROUP_BITS) * 2654435769u) >> (m->hash_shift + HASH_GROUP_BITS);
+    return (group << HASH_GROUP_BITS) | (index & ((1u << HASH_GROUP_BITS) - 1u));
 }
 
 static uint32_t hash_mask(const transforms__manager_t *m) { return (1u << (32 - m->hash_shift)) - 1; }

@@ -21,35 +21,40 @@ typedef struct weather_t {
     ct_reload_header_t header;
     const ct_plugin_host_t *host;
     const ct_log_api_v1 *log;
-    const ct_lua_api_v1 *lua;
+    const ct_lua_api_v2 *lua;
     const ct_memory_api_v1 *memory;
     uint64_t forecasts;
 } weather_t;
 
-/* Lua functions and the API table's functions take no context, so they find it here. */
+/* The API table's functions take no context (a table is shared by every caller), so they find
+ * the plugin here; everything else gets its context handed in. */
 static weather_t *weather;
 
 #define CT_LOG_TABLE weather->log
 #define CT_LOG_SELF weather->host->self
 
-static const char *forecast(const char *city)
+static const char *forecast_for(weather_t *w, const char *city)
 {
-    weather->forecasts++;
+    w->forecasts++;
     return city && ct_hash32(city) % 2 ? "rain" : "sun";
 }
 
+static const char *forecast(const char *city) { return forecast_for(weather, city); }
 static uint64_t forecasts(void) { return weather->forecasts; }
 
-static int l_weather_forecast(lua_State *L)
+/* Lua functions are closures: Lua hands them the context they were registered with. */
+static int l_weather_forecast(lua_State *L, void *ctx)
 {
-    const char *answer = forecast(weather->lua->check_string(L, 1, NULL));
-    weather->lua->push_string(L, answer, strlen(answer));
+    weather_t *w = ctx;
+    const char *answer = forecast_for(w, w->lua->check_string(L, 1, NULL));
+    w->lua->push_string(L, answer, strlen(answer));
     return 1;
 }
 
-static int l_weather_forecasts(lua_State *L)
+static int l_weather_forecasts(lua_State *L, void *ctx)
 {
-    weather->lua->push_number(L, (double)weather->forecasts);
+    weather_t *w = ctx;
+    w->lua->push_number(L, (double)w->forecasts);
     return 1;
 }
 
@@ -58,15 +63,15 @@ static int connect(weather_t *w, const ct_plugin_host_t *host)
 {
     w->host = host;
     w->log = host->get_engine_api(CT_LOG_API, 1);
-    w->lua = host->get_engine_api(CT_LUA_API, 1);
+    w->lua = host->get_engine_api(CT_LUA_API, 2);
     w->memory = host->get_engine_api(CT_MEMORY_API, 1);
     if (!w->log || !w->lua || !w->memory)
         return CT_ERR_MISSING_API;
-    static const ct_lua_reg_t fns[] = {
+    static const ct_lua_closure_reg_t fns[] = {
         {"forecast", l_weather_forecast},
         {"forecasts", l_weather_forecasts},
     };
-    w->lua->register_module("Weather", fns, CT_ARRAY_COUNT(fns));
+    w->lua->register_closures("Weather", fns, CT_ARRAY_COUNT(fns), w);
     weather = w;
     return 0;
 }
@@ -114,7 +119,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
     static const ct_api_ref_t provides[] = {CT_API_PROVIDE("acme.weather", 1, acme_weather_api_v1)};
     static const ct_api_need_t required[] = {
         CT_API_NEED("ct.log", 1),
-        CT_API_NEED("ct.lua", 1),
+        CT_API_NEED("ct.lua", 2),
         CT_API_NEED("ct.memory", 1),
     };
     static const ct_plugin_api_v2 plugin = {

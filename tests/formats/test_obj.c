@@ -83,6 +83,10 @@ static void test_corners_and_sharing(void **state)
     assert_true(m.uvs[2 * m.indices[1]] == 1.0f);
     assert_int_equal(m.indices[6], m.indices[0]);
     obj_free(&m, &heap);
+    static const char short_uv[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.5\nvt 0.25 0.75 0\nf 1/1 2/2 3/1\n";
+    assert_int_equal(obj_read(short_uv, sizeof short_uv - 1, "uv.obj", &heap, &m, err, sizeof err), 0);
+    assert_true(m.uvs[0] == 0.5f && m.uvs[1] == 0.0f && m.uvs[3] == 0.75f);
+    obj_free(&m, &heap);
     static const char mixed[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\nf 1 2 3\n";
     assert_int_equal(obj_read(mixed, sizeof mixed - 1, "mixed.obj", &heap, &m, err, sizeof err), 0);
     assert_int_equal(m.num_vertices, 6); /* with and without normals are different vertices */
@@ -112,6 +116,8 @@ static void test_broken_files(void **state)
     expect_error("v 0 zero 0\n", "bad.obj:1: 'zero 0' is not a number");
     expect_error("v 0 0\n", "bad.obj:1: expected 3 numbers");
     expect_error("v 0 0 0 1 2\n", "bad.obj:1: expected 3 numbers");
+    expect_error("v 0 0 0\nvt\n", "bad.obj:2: expected 1 to 3 numbers");
+    expect_error("v 0 0 0\nvt 1 2 3 4\n", "bad.obj:2: expected 1 to 3 numbers");
     expect_error("v 0 nan 0\n", "not a finite float");
     expect_error("v 1e39 0 0\n", "not a finite float");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n", "bad face corner");

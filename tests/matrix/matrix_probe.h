@@ -13,8 +13,10 @@ enum {
     MATRIX_TRANSFORM_WORLD_SETTERS = 1u << 2,
     MATRIX_TRANSFORM_DESTROY_TREE = 1u << 3,
     MATRIX_PHYSICS_BODIES = 1u << 4,
-    MATRIX_RENDER_NULL_FRAME = 1u << 5,
-    MATRIX_ANIMATION_PLAYBACK = 1u << 6,
+    MATRIX_PHYSICS_FILTERS = 1u << 5,
+    MATRIX_COMPONENT_ORDER = 1u << 6,
+    MATRIX_RENDER_NULL_FRAME = 1u << 7,
+    MATRIX_ANIMATION_PLAYBACK = 1u << 8,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -28,6 +30,8 @@ static const struct {
     {"transform", 2, MATRIX_TRANSFORM_WORLD_SETTERS},
     {"transform", 3, MATRIX_TRANSFORM_DESTROY_TREE},
     {"physics", 2, MATRIX_PHYSICS_BODIES},
+    {"physics", 3, MATRIX_PHYSICS_FILTERS},
+    {"component", 2, MATRIX_COMPONENT_ORDER},
     {"render", 1, MATRIX_RENDER_NULL_FRAME},
     {"animation", 1, MATRIX_ANIMATION_PLAYBACK},
 };

@@ -1,7 +1,7 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, RENDER_V,
- * ANIMATION_V), requiring exactly those versions. It runs:
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V), requiring
+ * exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -16,6 +16,8 @@
  *     transform v2  set_world_position / world_position round trip under a rotated parent
  *     transform v3  destroy_tree takes a whole chain
  *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
+ *     physics v3    a sphere whose layer the floor's mask leaves out falls through; user data
+ *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
  *
@@ -43,6 +45,7 @@ typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
 typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
 typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
 typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
+typedef CONCAT(ct_component_api_v, COMPONENT_V) component_api_t;
 typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
 
@@ -55,6 +58,7 @@ static const entity_api_t *entity;
 static const world_api_t *world_api;
 static const transform_api_t *transform;
 static const physics_api_t *physics;
+static const component_api_t *component;
 static const render_api_t *render;
 static const animation_api_t *animation;
 static const ct_resource_api_v1 *resource;
@@ -291,6 +295,73 @@ static int physics_bodies_and_contacts(ct_world_o *w)
 }
 #endif
 
+#if PHYSICS_V >= 3
+/* The same drop with the ball on layer 2 and a floor whose mask leaves 2 out: it falls through;
+ * the user data given comes back. */
+static int physics_filters(ct_world_o *w)
+{
+    const ct_entity_t floor = entity->create(), ball = entity->create();
+    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                       .half_extents = {10, 0.5f, 10}, .friction = 0.5f};
+    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
+                                      .radius = 0.5f, .mass = 1, .position = {0, 3, 0}};
+    uint64_t data = 0;
+    uint32_t layer = 0, mask = 0;
+    if (physics->add_body(w, floor, &floor_desc) || physics->add_body(w, ball, &ball_desc) ||
+        physics->set_collision_filter(w, floor, 1u, ~2u) ||
+        physics->set_collision_filter(w, ball, 2u, ~0u) ||
+        physics->set_user_data(w, ball, 0xfeedu) || physics->user_data(w, ball, &data) ||
+        physics->collision_filter(w, floor, &layer, &mask))
+        return CT_ERR_INVALID;
+    for (int step = 0; step < 60; step++)
+        physics->simulate(w, DT);
+    float p[3] = {0};
+    /* Free fall for a second from y = 3: about 3 - 9.81 / 2. */
+    const bool ok = data == 0xfeedu && layer == 1u && mask == ~2u &&
+                    physics->position(w, ball, p) == 0 && p[1] < -1.0f && p[1] > -2.5f;
+    entity->destroy(floor);
+    entity->destroy(ball);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if COMPONENT_V >= 2
+/* Two arrays holding entities 0..99 and the even ones, shuffled: after sort_by_entity, the join
+ * pairs exactly the 50 even ones and the sorted array is in key order. */
+static int component_order(void)
+{
+    enum { N = 100 };
+    ct_entity_t e[N], a[N], b[N / 2], sa[N], sb[N / 2];
+    uint32_t order[N], scratch[3 * N];
+    for (int k = 0; k < N; k++)
+        e[k] = entity->create();
+    for (int k = 0; k < N; k++)
+        a[k] = e[(k * 37) % N];
+    for (int k = 0; k < N / 2; k++)
+        b[k] = e[2 * ((k * 13) % (N / 2))];
+    component->sort_by_entity(a, N, order, scratch);
+    for (int k = 0; k < N; k++)
+        sa[k] = a[order[k]];
+    component->sort_by_entity(b, N / 2, order, scratch);
+    for (int k = 0; k < N / 2; k++)
+        sb[k] = b[order[k]];
+    uint32_t pairs = 0, run;
+    bool same = true;
+    for (ct_entity_join_t j = {0, 0}; (run = ct_entity_join_run(sa, N, sb, N / 2, &j)) != 0;
+         j.a += run, j.b += run) {
+        for (uint32_t k = 0; k < run; k++)
+            same = same && sa[j.a + k].id == sb[j.b + k].id;
+        pairs += run;
+    }
+    bool ordered = true;
+    for (int k = 1; k < N; k++)
+        ordered = ordered && ct_entity_order_key(sa[k - 1]) < ct_entity_order_key(sa[k]);
+    for (int k = 0; k < N; k++)
+        entity->destroy(e[k]);
+    return same && ordered && pairs == N / 2 ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 #if RENDER_V >= 1
 /* A null-backend frame of the world seen from a spawned camera: the world holds no meshes, so the
  * frame is exactly the two default layers' begin packets, all valid. */
@@ -379,6 +450,16 @@ static int run_features(ct_world_o *w, uint32_t *features)
         return r;
     *features |= MATRIX_PHYSICS_BODIES;
 #endif
+#if PHYSICS_V >= 3
+    if ((r = physics_filters(w)) != 0)
+        return r;
+    *features |= MATRIX_PHYSICS_FILTERS;
+#endif
+#if COMPONENT_V >= 2
+    if ((r = component_order()) != 0)
+        return r;
+    *features |= MATRIX_COMPONENT_ORDER;
+#endif
 #if RENDER_V >= 1
     if ((r = render_null_frame(w)) != 0)
         return r;
@@ -433,6 +514,9 @@ static int common_scenario(ct_world_o *w, matrix_result_t *out)
             return CT_ERR_INVALID;
     }
 
+    /* Every version of the registry finds the transform manager of the world. */
+    if (!component->manager(w, component->type_id(CT_TRANSFORM_COMPONENT_NAME)))
+        return CT_ERR_NOT_FOUND;
     const uint32_t destroyed = destroy_some(nodes);
     if (destroyed != (NUM_CHAINS + 2) / 3 || count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH - destroyed)
         return CT_ERR_INVALID;
@@ -466,9 +550,11 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
     physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
     resource = get_engine_api(CT_RESOURCE_API, 1);
+    component = get_engine_api(CT_COMPONENT_API, COMPONENT_V);
     render = get_engine_api(CT_RENDER_API, RENDER_V);
     animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
-    return entity && world_api && transform && physics && resource && render && animation
+    return entity && world_api && transform && physics && resource && component && render &&
+                   animation
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -479,6 +565,7 @@ static const ct_api_ref_t requires[] = {
     {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
     {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
     {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
+    {CT_COMPONENT_API, COMPONENT_V, 0, 0, "ct.component"},
     {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
     {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
 };

@@ -189,6 +189,63 @@ static void test_broadphase_matches_brute_force(void **state)
     }
 }
 
+/* Many large boxes (walls and slabs among small debris): they go into a coarse grid of their
+ * own, and pairs, box queries and rays still match brute force. */
+static void test_broadphase_many_large_boxes(void **state)
+{
+    (void)state;
+    physics__broadphase bp = {.a = &alloc.base, .pool = pool};
+    const uint32_t n = 3000;
+    const float world = 40.0f;
+    assert_int_equal(physics__broadphase_resize(&bp, n), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        const physics__v3 c = v3(frand(-world, world), frand(-world, world), frand(-world, world));
+        const bool large = i % 20 == 0;
+        const physics__v3 h = large ? v3(frand(5, 15), frand(0.2f, 2), frand(5, 15)) : v3(frand(0.1f, 0.5f), frand(0.1f, 0.5f), frand(0.1f, 0.5f));
+        bp.lo[i] = v3_sub(c, h);
+        bp.hi[i] = v3_add(c, h);
+        bp.moving[i] = (i % 3) != 0;
+    }
+    check_broadphase(&bp, 0.0f, world);
+    assert_true(bp.num_large > 64);
+    assert_true(bp.coarse_used);
+    physics__broadphase_free(&bp);
+
+    /* The same through a scene, where they are statics in the fixed grid: rays and spheres. */
+    physics__scene s;
+    scene_init(&s);
+    for (uint32_t id = 1; id <= 1500; id++) {
+        const float x = frand(-world, world), y = frand(-world, world), z = frand(-world, world);
+        if (id % 20 == 0)
+            add(&s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                         .half_extents = {frand(25, 35), 0.3f, frand(25, 35)}, .position = {x, y, z}});
+        else
+            add(&s, id, box_desc(x, y, z, frand(0.1f, 0.5f), CT_BODY_STATIC));
+    }
+    ct_entity_t out[2048];
+    for (int q = 0; q < 100; q++) {
+        const physics__v3 o = v3(frand(-world, world), frand(-world, world), frand(-world, world));
+        const physics__v3 d = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
+        ct_physics_hit_t hit;
+        const bool got = physics__scene_raycast(&s, o, d, 50.0f, UINT32_MAX, &hit);
+        float best = INFINITY;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            physics__v3 nn;
+            best = fminf(best, physics__ray_body(&s.bodies, i, o, dn, &nn));
+        }
+        assert_int_equal(got, best <= 50.0f);
+        if (got)
+            assert_float_equal(hit.distance, best, 1e-4f);
+        const float r = frand(0.5f, 6.0f);
+        uint32_t expect = 0;
+        for (uint32_t i = 0; i < s.bodies.n; i++)
+            expect += physics__sphere_overlaps_body(&s.bodies, i, o, r);
+        assert_int_equal(physics__scene_overlap_sphere(&s, o, r, UINT32_MAX, out, 2048), expect);
+    }
+    assert_true(s.fixed.coarse_used);
+    physics__scene_free(&s);
+}
+
 /* Few boxes spanning many cells each: the grid has a couple of buckets per box, so distinct cells
  * share buckets and one box sits in a bucket several times. Each pair still comes out once. */
 static void test_broadphase_crowded_buckets(void **state)
@@ -948,6 +1005,7 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     for (int step = 0; step < 40; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_true(s.bp.num_slices > 1);
+    assert_true(s.contacts.n >= 2048); /* enough for the solving team on the pool */
     *num_pairs = s.bp.num_pairs;
     *pairs = malloc(sizeof **pairs * (s.bp.num_pairs + 1));
     memcpy(*pairs, s.bp.pairs, sizeof **pairs * s.bp.num_pairs);
@@ -1045,6 +1103,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_map_matches_array, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadphase_matches_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadphase_crowded_buckets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_broadphase_many_large_boxes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_broadphase_dense_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_queries_match_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(test_projectile_follows_closed_form, setup, teardown),

@@ -21,6 +21,10 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "test_kernel.h"
+#include "resources/resources_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
@@ -467,9 +471,74 @@ static void test_level_bad_data_refused(void **state)
         assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
         assert_null(resource->get("level", "levels/bad"));
     }
+    /* Spawning checks again: a transform placed past the world's border (the transform compiler
+     * has no such range) leaves its entity without a body, named in the log, and the others
+     * spawn. */
+    assert_int_equal(load_level("levels/far",
+        "entities = [ { components = { transform = { position = [0 200000 0] } body = { } } }\n"
+        "             { components = { transform = { position = [0 2 0] } body = { } } } ]"), 0);
+    ct_entity_t e[2];
+    const uint32_t before = phys->body_count(world);
+    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/far"), NULL, NULL, e, 2), 2);
+    assert_int_equal(phys->body_count(world), before + 1);
+    float p[3];
+    assert_int_equal(phys->position(world, e[0], p), CT_ERR_NOT_FOUND);
+    assert_int_equal(phys->position(world, e[1], p), 0);
+    entity->destroy_batch(e, 2);
+    resource->unload("level", "levels/far");
     /* A static body needs no mass. */
     assert_int_equal(load_level("levels/fine", "entities = [ { components = { body = { kind = \"static\" mass = 0 } } } ]"), 0);
     resource->unload("level", "levels/fine");
+}
+
+/* Issue 7: bodies and point masses in a blob made outside the compiler (edited and re-signed)
+ * are refused when the level loads, naming the entity, the component and the field. */
+static void test_blob_with_bad_body_refused_at_load(void **state)
+{
+    (void)state;
+    const char src[] = "entities = [ { components = { point_mass = { mass = 3.25 } } }\n"
+                       "  { components = { body = { mass = 7.5 half_extents = [0.25 0.375 0.625] velocity = [1.5 2.5 3.5] } } } ]";
+    const ct_resource_type_t *level = resources__find_type("level");
+    assert_non_null(level);
+    uint8_t *blob = NULL;
+    uint64_t size = 0;
+    assert_int_equal(resources__compile_text(level, "bad.level", src, sizeof src - 1, &blob, &size), 0);
+    uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
+    const uint64_t n = size - RESOURCES_HEADER_SIZE;
+    const float mass = 7.5f, half[3] = {0.25f, 0.375f, 0.625f}, velocity[3] = {1.5f, 2.5f, 3.5f}, point = 3.25f;
+    size_t at_mass = 0, at_half = 0, at_velocity = 0, at_point = 0;
+    for (size_t k = 0; k + sizeof half <= n; k += 4) {
+        at_mass = memcmp(payload + k, &mass, 4) == 0 ? k : at_mass;
+        at_point = memcmp(payload + k, &point, 4) == 0 ? k : at_point;
+        at_half = memcmp(payload + k, half, sizeof half) == 0 ? k : at_half;
+        at_velocity = memcmp(payload + k, velocity, sizeof velocity) == 0 ? k : at_velocity;
+    }
+    assert_true(at_mass && at_half && at_velocity && at_point);
+    char err[256] = "";
+    void *ok = level->load(level->user_data, payload, n, err, sizeof err);
+    assert_non_null(ok);
+    level->unload(level->user_data, ok);
+    const struct {
+        size_t at;
+        float value;
+        const char *entity, *field;
+    } edits[] = {
+        {at_mass, 1e-40f, "entity 1", "mass"},         {at_mass, NAN, "entity 1", "mass"},
+        {at_half + 4, 0.0f, "entity 1", "half_extents"}, {at_half, 1e30f, "entity 1", "half_extents"},
+        {at_velocity, 3e38f, "entity 1", "velocity"},  {at_velocity + 8, INFINITY, "entity 1", "velocity"},
+        {at_point, 1e-40f, "entity 0", "mass"},
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, payload, n);
+        memcpy(copy + edits[k].at, &edits[k].value, 4);
+        err[0] = 0;
+        assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+        if (!strstr(err, edits[k].entity) || !strstr(err, edits[k].field))
+            fail_msg("edit %zu: %s", k, err);
+        free(copy);
+    }
+    ct_free(resources__allocator(), blob, size);
 }
 
 /* Builds the same pile of the same entities in a new world, runs it, returns the state hash. */
@@ -565,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_ranges_refused_at_every_entry),
         cmocka_unit_test(test_lua_ranges),
         cmocka_unit_test(test_v3_filters_user_data_sleep),
+        cmocka_unit_test(test_blob_with_bad_body_refused_at_load),
         cmocka_unit_test(test_level_compiles_and_collides),
         cmocka_unit_test(test_level_bad_data_refused),
         cmocka_unit_test(test_determinism_through_api),

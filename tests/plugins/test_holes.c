@@ -11,11 +11,13 @@
 #include <cmocka.h>
 
 #include "ct_hash.h"
+#include "ct_resource.h"
 #include "fixture.h"
 #include "lua/lua_env.h"
 #include "test_plugins.h"
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
 
 /* Immediate binding: the undefined symbol refuses the plugin at load, named, and the plugin that
  * only optionally needs it loads without it. */
@@ -126,6 +128,28 @@ static void what_a_failed_init_registered_is_removed(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+/* Resource types go with their plugin: when its init fails, and when it shuts down without
+ * unregistering them. */
+static void resource_types_go_with_their_plugin(void **state)
+{
+    (void)state;
+    const char *paths[] = {TEST_PLUGIN("type_init_fails"), TEST_PLUGIN("type_left_behind")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    assert_int_equal(fixture_state("type_init_fails"), CT_PLUGIN_FAILED);
+    assert_int_equal(fixture_state("type_left_behind"), CT_PLUGIN_LOADED);
+    const ct_resource_api_v1 *r = registry__get_engine_api(CT_RESOURCE_API, 1);
+    ct_resource_type_t owned = {.type = "owned", .compile = test_compile_nothing, .load = test_load_nothing};
+    ct_resource_type_t kept = {.type = "kept", .compile = test_compile_nothing, .load = test_load_nothing};
+    assert_int_equal(r->register_type(&owned), 0);
+    assert_int_equal(r->register_type(&kept), CT_ERR_CONFLICT);
+    r->unregister_type("owned");
+    loader__shutdown();
+    /* Shut down: its type is gone with it. */
+    assert_int_equal(r->register_type(&kept), 0);
+    r->unregister_type("kept");
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 /* counter loads before prov_a; new code requiring prov_a's test.x would have to load after it. */
 static void a_reload_that_would_change_the_load_order_is_refused(void **state)
 {
@@ -176,6 +200,7 @@ int main(void)
         cmocka_unit_test(shutdown_is_reverse_load_order_otherwise),
         cmocka_unit_test(two_plugins_registering_one_lua_name_is_an_error_naming_both),
         cmocka_unit_test(what_a_failed_init_registered_is_removed),
+        cmocka_unit_test(resource_types_go_with_their_plugin),
         cmocka_unit_test(a_reload_that_would_change_the_load_order_is_refused),
         cmocka_unit_test(lua_is_closed_before_plugins_are_unmapped),
     };

@@ -2,7 +2,7 @@
 #ifndef CT_TEST_PLUGINS_H
 #define CT_TEST_PLUGINS_H
 
-#include "ct_types.h"
+#include "ct_resource.h"
 
 /* Provided by every graph plugin that provides something: tells which plugin answered. */
 typedef struct test_graph_api_v1 {
@@ -16,6 +16,26 @@ typedef struct test_counter_api_v1 {
     int (*code_version)(void);
     double (*value)(void);
 } test_counter_api_v1;
+
+/* A resource type's callbacks for plugins and tests that only need the type to exist. */
+static inline int test_compile_nothing(void *user_data, const struct ct_data_o *source,
+                                       ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    (void)source;
+    (void)ctx;
+    return 0;
+}
+
+static inline void *test_load_nothing(void *user_data, const void *payload, uint64_t size,
+                                      char *err, size_t err_size)
+{
+    (void)payload;
+    (void)size;
+    (void)err;
+    (void)err_size;
+    return user_data;
+}
 
 #define TEST_V2_API 0x4a20e58eu /* "test.v2" */
 
@@ -34,5 +54,15 @@ typedef struct test_v2_api_v1 {
     uint32_t (*kernel_minor)(void);
     uint32_t (*plugin_api_max)(void);
 } test_v2_api_v1;
+
+#define TEST_WORLDS_API 0xe2013aabu /* "test.worlds" */
+
+/* Provided by the world watcher: what its ct.world v2 listener saw. */
+typedef struct test_worlds_api_v1 {
+    uint32_t (*created)(void);
+    uint32_t (*destroyed)(void);
+    /* Events at which world_at listed the world concerned. */
+    uint32_t (*listed_right)(void);
+} test_worlds_api_v1;
 
 #endif

@@ -12,7 +12,9 @@
 
 #include "fixture.h"
 #include "lua/lua_env.h"
+#include "ct_resource.h"
 #include "test_plugins.h"
+
 
 typedef struct reload_fixture_t {
     char dir[64];
@@ -88,6 +90,12 @@ static void reload_keeps_state_and_swaps_code(void **state)
     assert_int_equal(step_gives(23), 0);
     assert_int_equal(fixture_info("counter").reload_count, 1);
     assert_int_equal(fixture_state("counter"), CT_PLUGIN_LOADED);
+    /* The resource type only the refused code registered went with it. */
+    const ct_resource_api_v1 *r = registry__get_engine_api(CT_RESOURCE_API, 1);
+    ct_resource_type_t free_name = {.type = "counter_bad", .compile = test_compile_nothing,
+                                    .load = test_load_nothing};
+    assert_int_equal(r->register_type(&free_name), 0);
+    r->unregister_type("counter_bad");
     assert_int_equal(fixture_shutdown(), 0);
 }
 

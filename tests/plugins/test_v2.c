@@ -13,6 +13,7 @@
 
 #include "fixture.h"
 #include "lua/lua_env.h"
+#include "ct_world.h"
 #include "test_plugins.h"
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
@@ -103,12 +104,86 @@ static void a_v2_plugin_reloads_and_gets_its_state_back_when_refused(void **stat
     rmdir(dir);
 }
 
+/* Lua API functions that raise are safe in init and frame hooks: the error is caught there. */
+static void a_lua_error_in_a_hook_is_caught(void **state)
+{
+    (void)state;
+    const char *paths[] = {TEST_PLUGIN("raises_in_init"), TEST_PLUGIN("raises_in_frame"),
+                           TEST_PLUGIN("context_v1")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    ct_plugin_info_t init = fixture_info("raises_in_init");
+    assert_int_equal(init.state, CT_PLUGIN_FAILED);
+    assert_non_null(strstr(init.error, "CT_ERR_LUA"));
+    assert_int_equal(fixture_state("raises_in_frame"), CT_PLUGIN_LOADED);
+    loader__frame_begin(0.0);
+    loader__frame_end(0.0);
+    /* The frame went on: the plugin after it ran its hooks. */
+    assert_int_equal(v2_api()->frames(), 1);
+    assert_int_equal(fixture_state("raises_in_frame"), CT_PLUGIN_LOADED);
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
+/* A C plugin reaches the worlds through ct.world v2 and hears of each created and destroyed; the
+ * listener of a plugin whose init failed is dropped, never called. */
+static void a_plugin_walks_the_worlds_and_hears_of_them(void **state)
+{
+    (void)state;
+    unsetenv("CT_TEST_FAILED_WATCHER_CALLED");
+    const char *paths[] = {CT_TEST_BUILD_ROOT "/modules/entities/ct_entities.so",
+                           TEST_PLUGIN("world_watcher_fails"), TEST_PLUGIN("world_watcher")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    assert_int_equal(fixture_state("test.failed_watcher"), CT_PLUGIN_FAILED);
+    assert_int_equal(fixture_state("test.watcher"), CT_PLUGIN_LOADED);
+    const ct_world_api_v2 *worlds = registry__get_engine_api(CT_WORLD_API, 2);
+    const test_worlds_api_v1 *seen = registry__get_engine_api(TEST_WORLDS_API, 1);
+    assert_non_null(worlds);
+    assert_non_null(seen);
+    ct_world_o *a = worlds->create_world(NULL);
+    ct_world_o *b = worlds->create_world(&(ct_world_desc_t){.name = "b"});
+    assert_int_equal(worlds->world_count(), 2);
+    assert_true((worlds->world_at(0) == a && worlds->world_at(1) == b) ||
+                (worlds->world_at(0) == b && worlds->world_at(1) == a));
+    assert_null(worlds->world_at(2));
+    worlds->destroy_world(a);
+    assert_int_equal(worlds->world_count(), 1);
+    assert_int_equal(seen->created(), 2);
+    assert_int_equal(seen->destroyed(), 1);
+    assert_int_equal(seen->listed_right(), 3);
+    worlds->destroy_world(b);
+    assert_int_equal(seen->destroyed(), 2);
+    assert_null(getenv("CT_TEST_FAILED_WATCHER_CALLED"));
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
+/* A component type goes with the plugin that registered it: after that plugin's init failed,
+ * no world gets a manager of it (its code is never called again). */
+static void a_component_type_goes_with_its_plugin(void **state)
+{
+    (void)state;
+    unsetenv("CT_TEST_COMPONENT_MANAGER_MADE");
+    const char *paths[] = {CT_TEST_BUILD_ROOT "/modules/entities/ct_entities.so",
+                           TEST_PLUGIN("component_orphan")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    assert_int_equal(fixture_state("component_orphan"), CT_PLUGIN_FAILED);
+    const ct_world_api_v2 *worlds = registry__get_engine_api(CT_WORLD_API, 2);
+    const ct_component_api_v1 *component = registry__get_engine_api(CT_COMPONENT_API, 1);
+    ct_world_o *w = worlds->create_world(NULL);
+    assert_non_null(w);
+    assert_null(getenv("CT_TEST_COMPONENT_MANAGER_MADE"));
+    assert_null(component->manager(w, component->type_id("orphan")));
+    worlds->destroy_world(w);
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(v0_v1_and_v2_plugins_load_side_by_side),
         cmocka_unit_test(a_range_picks_the_highest_offered_version),
         cmocka_unit_test(a_v2_plugin_reloads_and_gets_its_state_back_when_refused),
+        cmocka_unit_test(a_lua_error_in_a_hook_is_caught),
+        cmocka_unit_test(a_plugin_walks_the_worlds_and_hears_of_them),
+        cmocka_unit_test(a_component_type_goes_with_its_plugin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

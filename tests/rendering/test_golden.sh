@@ -48,6 +48,19 @@ else
     echo "golden: xvfb-run is missing (scripts/setup.sh installs xvfb)"; exit 1
 fi
 
+# Options a module reads: a missing value or an unknown backend stops the run naming the option;
+# --window without a display says so and the frames go on through the null backend.
+! "$build/kernel/cuttle" --strict --project "$scratch/scene" --modules "$build/modules" --screenshot --frames 1 \
+    >/dev/null 2>"$scratch/log"
+grep -q -- "--screenshot wants a path" "$scratch/log"
+! "$build/kernel/cuttle" --strict --project "$scratch/scene" --modules "$build/modules" --render-backend vulkan \
+    --frames 1 >/dev/null 2>"$scratch/log"
+grep -q -- "--render-backend 'vulkan': known backends are gl and null" "$scratch/log"
+env -u DISPLAY "$build/kernel/cuttle" --project "$scratch/scene" --modules "$build/modules" --window --frames 1 \
+    2>"$scratch/log" | grep -q "^scene: frame 1 .* invalid 0"
+grep -q "DISPLAY is not set.*continues on the null backend" "$scratch/log"
+echo "golden: bad renderer options are refused naming them; --window without a display falls back to null"
+
 for jobs in 1 2 1; do
     run --render-backend null --jobs $jobs | awk '{print $NF}' > "$scratch/null_$jobs.txt"
 done

@@ -79,10 +79,19 @@ static int make_project(void **state)
     write_file("project.sjson", "modules = []\n");
     write_file("cube.obj", cube_obj);
     write_file("broken.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
-    /* glTF files from Debian's assimp-testmodels, good and broken, seen from inside the project. */
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "ln -s " ASSIMP_GLTF2 " %s/gltf2", project);
-    assert_int_equal(system(cmd), 0);
+    /* glTF files from Debian's assimp-testmodels, good and broken, seen from inside the project
+     * under canonical (lower-case) names, their buffers beside them under the names they use. */
+    static const char *const models[][2] = {
+        {"IndexOutOfRange/IndexOutOfRange.gltf", "index_out_of_range"}, {"MissingBin/BoxTextured.gltf", "missing_bin"},
+        {"wrongTypes/badArray.gltf", "bad_array"}, {"BoxTextured-glTF-Binary/BoxTextured.glb", "box_glb"},
+        {"2CylinderEngine-glTF-Binary/2CylinderEngine.glb", "engine"}};
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd,
+                 "d=%s/gltf/%s && src=" ASSIMP_GLTF2 "/%s && mkdir -p $d && ln -s $(dirname $src)/* $d/ && "
+                 "ln -s $src $d/model.${src##*.}", project, models[k][1], models[k][0]);
+        assert_int_equal(system(cmd), 0);
+    }
     return 0;
 }
 
@@ -205,12 +214,13 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("mesh", "m5", "source = \"cube.fbx\""), 0);
     assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
     assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
-    assert_int_not_equal(load("mesh", "g1", "source = \"gltf2/IndexOutOfRange/IndexOutOfRange.gltf\""), 0);
-    assert_int_not_equal(load("mesh", "g2", "source = \"gltf2/MissingBin/BoxTextured.gltf\""), 0);
-    assert_int_not_equal(load("mesh", "g3", "source = \"gltf2/wrongTypes/badArray.gltf\""), 0);
-    assert_int_not_equal(load("mesh", "g4", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 7"), 0);
-    assert_int_equal(load("mesh", "g5", "source = \"gltf2/BoxTextured-glTF-Binary/BoxTextured.glb\" gltf_mesh = 0"), 0);
-    assert_int_equal(load("mesh", "g6", "source = \"gltf2/2CylinderEngine-glTF-Binary/2CylinderEngine.glb\""), 0);
+    assert_int_not_equal(load("mesh", "g1", "source = \"gltf/index_out_of_range/model.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g2", "source = \"gltf/missing_bin/model.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g3", "source = \"gltf/bad_array/model.gltf\""), 0);
+    assert_int_not_equal(load("mesh", "g4", "source = \"gltf/box_glb/model.glb\" gltf_mesh = 7"), 0);
+    assert_int_not_equal(load("mesh", "g7", "source = \"gltf/box_glb/BoxTextured.glb\""), 0); /* not canonical */
+    assert_int_equal(load("mesh", "g5", "source = \"gltf/box_glb/model.glb\" gltf_mesh = 0"), 0);
+    assert_int_equal(load("mesh", "g6", "source = \"gltf/engine/model.glb\""), 0);
     resource->unload("mesh", "g5");
     resource->unload("mesh", "g6");
     /* Components. */
@@ -281,6 +291,9 @@ static void test_lua(void **state)
              "assert(k.layer == 3 and k.pass == 2 and k.program == 1000 and k.material == 0xbeef and k.depth == 12345)\n"
              "assert(not pcall(Render.decode_key, 'xyz'))\n"
              "assert(not pcall(Render.decode_key, '12345678901234567'))\n"
+             "assert(not pcall(Render.decode_key, '-1'))\n"
+             "assert(not pcall(Render.decode_key, '0x12'))\n"
+             "assert(Render.decode_key('FF00000000000000').layer == 255)\n"
              "assert(Render.backend() == 'null')\n"
              "assert(not pcall(Render.set_backend, 'vulkan'))\n"
              "assert(not pcall(Render.screenshot, '../outside.png'))\n"

@@ -54,7 +54,7 @@ function init()
 end
 LUA
 mkdir -p "$project/levels"
-echo 'entities = [ { transform = { position = [1 2 3] } } ]' > "$project/levels/one.level"
+echo 'entities = [ { components = { transform = { position = [1 2 3] } } } ]' > "$project/levels/one.level"
 
 # Run from elsewhere, so nothing is found relative to the current folder.
 cd "$scratch"

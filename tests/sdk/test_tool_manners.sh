@@ -31,7 +31,7 @@ echo "ok: help and usage errors"
 project=$scratch/data
 mkdir -p "$project/levels"
 printf 'modules = ["ct.entities" "ct.transforms"]\n' > "$project/project.sjson"
-echo 'entities = [ { transform = { position = [1 2 3] } } ]' > "$project/levels/good.level"
+echo 'entities = [ { components = { transform = { position = [1 2 3] } } } ]' > "$project/levels/good.level"
 [ "$(status "$compile" --project "$project" --modules "$modules")" = 0 ] ||
     { cat "$scratch/out"; fail "cuttle-compile of a good project must exit 0"; }
 echo 'entities = [ { transform = { position = [1 2' > "$project/levels/bad.level"

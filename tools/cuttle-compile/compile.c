@@ -110,7 +110,7 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
     uint64_t len = 0;
     uint8_t *text = stat(full, &st) == 0 ? resources__read_file(full, &len) : NULL;
     if (!text) {
-        log__error("%s: cannot read: %s", rel, strerror(errno));
+        log__error("%s: cannot read: %s", rel, resources__read_error(errno));
         forget_source(run, rel, type->type, name);
         run->failed++;
         return;

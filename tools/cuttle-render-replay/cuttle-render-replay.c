@@ -90,11 +90,23 @@ static int draw_png(const render__capture *c, const render__queue *q, const char
     return status;
 }
 
+static const char usage[] =
+    "usage: cuttle-render-replay CAPTURE [--png OUT.png] [--keys]\n"
+    "  replays a frame captured with `cuttle --capture FILE` (or Render.capture)\n"
+    "  (no option)    null backend: validates and prints counts, state changes and the command hash\n"
+    "  --png OUT.png  also draws it with the gl backend (headless) and writes a PNG\n"
+    "  --keys         prints every packet's sort key, field by field\n"
+    "Exit status: 0 ok, 1 a bad or unreadable capture, 2 usage.\n";
+
 int main(int argc, char **argv)
 {
     const char *file = NULL, *png = NULL;
     bool keys = false;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        }
         if (!strcmp(argv[i], "--png") && i + 1 < argc)
             png = argv[++i];
         else if (!strcmp(argv[i], "--keys"))
@@ -102,12 +114,12 @@ int main(int argc, char **argv)
         else if (argv[i][0] != '-' && !file)
             file = argv[i];
         else {
-            fprintf(stderr, "usage: cuttle-render-replay CAPTURE [--png OUT.png] [--keys]\n");
+            fputs(usage, stderr);
             return 2;
         }
     }
     if (!file) {
-        fprintf(stderr, "usage: cuttle-render-replay CAPTURE [--png OUT.png] [--keys]\n");
+        fputs(usage, stderr);
         return 2;
     }
     size_t size = 0;

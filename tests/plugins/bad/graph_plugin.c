@@ -15,6 +15,11 @@
  *   LUA_FUNCTION                  init registers Clash.fn in Lua
  *   UNDEFINED_SYMBOL              init calls a function nobody defines
  *   LUA_AT_UNMAP                  when unmapped, sets $CT_TEST_LUA_AT_UNMAP to "open" or "closed"
+ *   RAISE_IN_INIT                 init raises a Lua error through ct.lua's error()
+ *   RAISE_IN_FRAME                frame_begin raises one through check_number on an empty stack
+ *   RESOURCE_TYPE                 init registers a resource type of that name (and leaves it)
+ *   COMPONENT_TYPE                init registers a component type of that name (and leaves it);
+ *                                 its create_manager sets $CT_TEST_COMPONENT_MANAGER_MADE
  * API ids are hashed at run time from the names, so the build only passes names.
  */
 #include <stdlib.h>
@@ -23,7 +28,9 @@
 #include "../test_plugins.h"
 #include "ct_hash.h"
 #include "ct_lua.h"
+#include "ct_entity.h"
 #include "ct_plugin.h"
+#include "ct_resource.h"
 
 #ifndef INIT_RESULT
 #define INIT_RESULT 0
@@ -52,6 +59,35 @@ __attribute__((destructor)) static void unmapped(void)
 }
 #endif
 
+
+#ifdef COMPONENT_TYPE
+static void *make_manager(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)world;
+    (void)a;
+    setenv("CT_TEST_COMPONENT_MANAGER_MADE", PLUGIN_NAME, 1);
+    return user_data;
+}
+
+static void destroy_manager(void *user_data, void *manager)
+{
+    (void)user_data;
+    (void)manager;
+}
+
+static void gc_nothing(void *manager) { (void)manager; }
+
+static void spawn_nothing(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                          const uint32_t *entity_index, const void *data)
+{
+    (void)manager;
+    (void)ctx;
+    (void)n;
+    (void)entity_index;
+    (void)data;
+}
+#endif
+
 static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
     (void)self;
@@ -70,6 +106,26 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 #ifdef LUA_AT_UNMAP
     lua_at_unmap = get_engine_api(CT_LUA_API, 1);
 #endif
+#ifdef RESOURCE_TYPE
+    const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
+    ct_resource_type_t type = {.type = RESOURCE_TYPE, .compile = test_compile_nothing,
+                               .load = test_load_nothing};
+    if (!resource || resource->register_type(&type) != 0)
+        return CT_ERR_INVALID;
+#endif
+#ifdef COMPONENT_TYPE
+    static int manager;
+    const ct_component_api_v1 *component = get_engine_api(CT_COMPONENT_API, 1);
+    ct_component_type_t type = {.name = COMPONENT_TYPE, .user_data = &manager,
+                                .create_manager = make_manager, .destroy_manager = destroy_manager,
+                                .spawn = spawn_nothing, .gc = gc_nothing};
+    if (!component || component->register_type(&type) == 0)
+        return CT_ERR_INVALID;
+#endif
+#ifdef RAISE_IN_INIT
+    const ct_lua_api_v1 *raiser = get_engine_api(CT_LUA_API, 1);
+    raiser->error(raiser->main_state(), "init of %s raises", PLUGIN_NAME);
+#endif
     return INIT_RESULT;
 }
 
@@ -80,6 +136,18 @@ static void use_in_frame(double dt)
     engine(ct_hash32(USE_IN_FRAME), 1);
 }
 #define FRAME_BEGIN use_in_frame
+#elif defined(RAISE_IN_FRAME)
+static void raise_in_frame(double dt)
+{
+    (void)dt;
+    const ct_lua_api_v1 *lua = engine(CT_LUA_API, 1);
+    lua_State *L = lua->main_state();
+    int top = lua->get_top(L);
+    lua->set_top(L, 0);
+    lua->check_number(L, 1);
+    lua->set_top(L, top);
+}
+#define FRAME_BEGIN raise_in_frame
 #else
 #define FRAME_BEGIN NULL
 #endif

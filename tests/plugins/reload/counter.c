@@ -2,8 +2,9 @@
  * The hot-reload test plugin, built three times from this file:
  *   RELOAD_VERSION=1   Counter.step() adds 1
  *   RELOAD_VERSION=2   Counter.step() adds 10
- *   RELOAD_FAIL        registers Counter.step() adding 1000, then refuses the reload, so the
- *                      kernel must roll its Lua registration back and keep the old code.
+ *   RELOAD_FAIL        registers Counter.step() adding 1000 and a resource type "counter_bad",
+ *                      then refuses the reload, so the kernel must roll both back and keep the
+ *                      old code.
  *   REQUIRE_LATER      also requires test.x v1, which a plugin loaded after it provides: the
  *                      kernel must refuse that reload, since it would change the load order.
  * The running total lives in state from the plugin allocator and must survive each swap.
@@ -12,6 +13,7 @@
 #include "ct_lua.h"
 #include "ct_memory.h"
 #include "ct_plugin.h"
+#include "ct_resource.h"
 
 #if defined(RELOAD_FAIL)
 #define STEP 1000
@@ -68,11 +70,17 @@ static void shutdown(void) { ct_free(memory->plugin_allocator(plugin), state, si
 
 static void *reload_save(void) { return state; }
 
+
 static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
 {
     int err = connect(get_engine_api, self);
 #ifdef RELOAD_FAIL
     (void)saved;
+    const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
+    ct_resource_type_t type = {.type = "counter_bad", .compile = test_compile_nothing,
+                               .load = test_load_nothing};
+    if (resource)
+        resource->register_type(&type);
     return err < 0 ? err : CT_ERR_INIT_FAILED;
 #else
     state = saved;

@@ -1,0 +1,621 @@
+/*
+ * network_replication.c: objects, after the seed post "A Bug in Object Replication and Message
+ * Reordering".
+ *
+ * Per object and connection the sender runs  ANNOUNCE [wait for its ack] UPDATE... DESTROY.
+ * The announce is CREATE when the migration counter is 0 and MIGRATE after a migration; both
+ * carry the whole state, so either makes the object where it is missing. Updates go on the
+ * unreliable stream with the fields changed since the version the peer acknowledged; a lost
+ * update is not resent as such: the next tick sends the newest state of what is still
+ * unacknowledged. Who sends: the owner, to everyone (peer-to-peer); in client-server mode a
+ * client sends its objects to the host, and the host sends every object to every client but
+ * its owner (the relay).
+ *
+ * Migration: the host picks the new owner and the next counter and tells only that peer
+ * (MIGRATE_ORDER, with the host's copy of the state). The new owner then announces MIGRATE to
+ * everyone and, as with a create, sends updates to a peer only after it acknowledged. Every
+ * CREATE, MIGRATE, DESTROY and UPDATE carries the counter, and a receiver applies:
+ *   CREATE/MIGRATE (id, counter m, owner, state): unless it knows the object as a tombstone, at
+ *       a counter > m, or at m with another owner or a state as new; then the owner is the
+ *       sender and the state is the message's.
+ *   UPDATE (id, m, version): only from the owner at exactly the current counter, and only newer
+ *       versions.
+ *   DESTROY (id, m): always, once: ids are never reused, so a destroy is final and leaves a
+ *       tombstone that refuses every later message for the id (a destroy racing a migration
+ *       wins, everywhere).
+ * So for the post's arrival order  M_ab(1) Ub Ub D(1) C(0) Ua(0)  at a third peer: M makes the
+ * object owned by B at 1, B's updates apply, D leaves a tombstone at 1, then C(0) and A's
+ * update are stale and ignored. The tombstones are kept (a FIFO reuses the oldest when the
+ * table is full), which is what keeps a late CREATE from resurrecting an object.
+ */
+#include "network_internal.h"
+
+#include <math.h>
+
+#define NOT_ANNOUNCED UINT32_MAX
+
+/* ---- Messages ----------------------------------------------------------------------------
+ * [type u8][origin u8][id varint][mig varint] then
+ *   CREATE, MIGRATE, MIGRATE_ORDER: [owner u8][version varint][mask u16][a float per mask bit]
+ *   UPDATE:                         [version varint][mask u16][a float per mask bit]
+ *   DESTROY:                        nothing more */
+
+static bool has_state(uint8_t type) { return type != NET_R_DESTROY; }
+static bool has_owner(uint8_t type) { return type != NET_R_DESTROY && type != NET_R_UPDATE; }
+
+void net_obj_msg_write(net_writer_t *w, const net_obj_msg_t *m)
+{
+    net_put_u8(w, m->type);
+    net_put_u8(w, m->origin);
+    net_put_varint(w, m->id);
+    net_put_varint(w, m->mig);
+    if (has_owner(m->type))
+        net_put_u8(w, m->owner);
+    if (!has_state(m->type))
+        return;
+    net_put_varint(w, m->version);
+    net_put_u16(w, m->mask);
+    for (uint32_t f = 0; f < NET_FIELDS; f++)
+        if (m->mask >> f & 1)
+            net_put_f32(w, m->fields[f]);
+}
+
+bool net_obj_msg_read(net_reader_t *r, net_obj_msg_t *m, const char **why)
+{
+    memset(m, 0, sizeof *m);
+    m->type = net_get_u8(r);
+    m->origin = net_get_u8(r);
+    m->id = net_get_varint(r);
+    m->mig = net_get_varint(r);
+    if (m->type < NET_R_CREATE || m->type > NET_R_MIGRATE_ORDER) {
+        *why = "not a replication message";
+        return false;
+    }
+    if (has_owner(m->type))
+        m->owner = net_get_u8(r);
+    if (has_state(m->type)) {
+        m->version = net_get_varint(r);
+        m->mask = net_get_u16(r);
+        for (uint32_t f = 0; f < NET_FIELDS; f++) {
+            if (!(m->mask >> f & 1))
+                continue;
+            m->fields[f] = net_get_f32(r);
+            if (!isfinite(m->fields[f])) {
+                *why = "a non-finite field value";
+                return false;
+            }
+        }
+    }
+    if (r->bad) {
+        *why = "truncated replication message";
+        return false;
+    }
+    if (net_left(r)) {
+        *why = "trailing bytes after a replication message";
+        return false;
+    }
+    if (!m->id || m->origin < 1 || m->origin > NET_MAX_PEER_ID ||
+        (has_owner(m->type) && (m->owner < 1 || m->owner > NET_MAX_PEER_ID))) {
+        *why = "an object or peer id out of range";
+        return false;
+    }
+    if (m->type == NET_R_UPDATE && (!m->version || !m->mask)) {
+        *why = "an update without a version or fields";
+        return false;
+    }
+    return true;
+}
+
+/* ---- The table ------------------------------------------------------------------------------ */
+
+static uint32_t hash_id(uint32_t id) { return id * 0x9e3779b1u; }
+
+static uint32_t map_cap(const net_session_t *s) { return s->max_objects * 2; }
+
+static uint32_t find_index(const net_session_t *s, uint32_t id)
+{
+    const uint32_t mask = map_cap(s) - 1;
+    for (uint32_t i = hash_id(id) & mask, n = 0; n <= mask; i = (i + 1) & mask, n++) {
+        if (!s->map[i])
+            return UINT32_MAX;
+        if (s->objects[s->map[i] - 1].id == id)
+            return s->map[i] - 1;
+    }
+    return UINT32_MAX;
+}
+
+static void map_insert(net_session_t *s, uint32_t id, uint32_t index)
+{
+    const uint32_t mask = map_cap(s) - 1;
+    uint32_t i = hash_id(id) & mask;
+    while (s->map[i])
+        i = (i + 1) & mask;
+    s->map[i] = index + 1;
+}
+
+/* Linear probing removal by shifting back the entries that follow. */
+static void map_remove(net_session_t *s, uint32_t id)
+{
+    const uint32_t mask = map_cap(s) - 1;
+    uint32_t i = hash_id(id) & mask;
+    while (s->map[i] && s->objects[s->map[i] - 1].id != id)
+        i = (i + 1) & mask;
+    if (!s->map[i])
+        return;
+    s->map[i] = 0;
+    for (uint32_t j = (i + 1) & mask; s->map[j]; j = (j + 1) & mask) {
+        const uint32_t home = hash_id(s->objects[s->map[j] - 1].id) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->map[i] = s->map[j];
+            s->map[j] = 0;
+            i = j;
+        }
+    }
+}
+
+int net__replication_init(net_session_t *s, uint32_t max_objects)
+{
+    uint32_t cap = 16;
+    while (cap < max_objects)
+        cap *= 2;
+    s->max_objects = cap;
+    s->objects = ct_alloc(s->a, (size_t)cap * sizeof *s->objects);
+    s->sync = ct_alloc(s->a, (size_t)cap * s->max_conns * sizeof *s->sync);
+    s->map = ct_alloc(s->a, (size_t)cap * 2 * sizeof *s->map);
+    s->tombstones = ct_alloc(s->a, (size_t)cap * sizeof *s->tombstones);
+    s->free_list = ct_alloc(s->a, (size_t)cap * sizeof *s->free_list);
+    /* Room for a few ticks of fates of every object at every connection, within 2^10..2^17. */
+    uint32_t records = 1024;
+    while (records < (1u << 17) && records < cap * s->max_conns * 4)
+        records *= 2;
+    s->records = ct_alloc(s->a, (size_t)records * sizeof *s->records);
+    s->records_mask = records - 1;
+    if (!s->objects || !s->sync || !s->map || !s->tombstones || !s->free_list || !s->records)
+        return CT_ERR_NOMEM;
+    memset(s->map, 0, (size_t)cap * 2 * sizeof *s->map);
+    memset(s->objects, 0, (size_t)cap * sizeof *s->objects);
+    memset(s->records, 0, (size_t)records * sizeof *s->records);
+    for (uint32_t i = 0; i < cap; i++)
+        s->free_list[i] = cap - 1 - i;
+    s->num_free = cap;
+    s->next_token = 1;
+    return 0;
+}
+
+void net__replication_free(net_session_t *s)
+{
+    const size_t cap = s->max_objects;
+    ct_free(s->a, s->objects, cap * sizeof *s->objects);
+    ct_free(s->a, s->sync, cap * s->max_conns * sizeof *s->sync);
+    ct_free(s->a, s->map, cap * 2 * sizeof *s->map);
+    ct_free(s->a, s->tombstones, cap * sizeof *s->tombstones);
+    ct_free(s->a, s->free_list, cap * sizeof *s->free_list);
+    ct_free(s->a, s->records, ((size_t)s->records_mask + 1) * sizeof *s->records);
+    s->objects = NULL;
+}
+
+static net_sync_t *sync_of(net_session_t *s, uint32_t index, uint32_t conn)
+{
+    return &s->sync[(size_t)index * s->max_conns + conn];
+}
+
+static void reset_sync(net_session_t *s, uint32_t index)
+{
+    for (uint32_t c = 0; c < s->max_conns; c++)
+        *sync_of(s, index, c) = (net_sync_t){0, 0, NOT_ANNOUNCED, 0};
+}
+
+/* A slot for a new object; the oldest tombstone goes when none is free. */
+static uint32_t new_object(net_session_t *s, uint32_t id)
+{
+    if (!s->num_free) {
+        if (s->tomb_head == s->tomb_tail)
+            return UINT32_MAX;
+        const uint32_t old = s->tombstones[s->tomb_head++ % s->max_objects];
+        map_remove(s, s->objects[old].id);
+        s->free_list[s->num_free++] = old;
+        s->num_objects--;
+    }
+    const uint32_t i = s->free_list[--s->num_free];
+    memset(&s->objects[i], 0, sizeof s->objects[i]);
+    s->objects[i].id = id;
+    reset_sync(s, i);
+    map_insert(s, id, i);
+    s->num_objects++;
+    return i;
+}
+
+static void make_tombstone(net_session_t *s, uint32_t index, uint32_t mig)
+{
+    net_object_t *o = &s->objects[index];
+    const bool was_live = o->live;
+    o->live = 0;
+    o->mig = mig;
+    s->tombstones[s->tomb_tail++ % s->max_objects] = index;
+    if (was_live && s->ev.destroyed)
+        s->ev.destroyed(s->ev.user, o->id);
+}
+
+const net_object_t *net_object_find(const net_session_t *s, uint32_t id)
+{
+    const uint32_t i = find_index(s, id);
+    return i != UINT32_MAX && s->objects[i].live ? &s->objects[i] : NULL;
+}
+
+static void write_state(net_object_t *o, uint16_t mask, const float *fields)
+{
+    o->version++;
+    for (uint32_t f = 0; f < NET_FIELDS; f++) {
+        if (mask >> f & 1) {
+            o->fields[f] = fields[f];
+            o->field_version[f] = o->version;
+        }
+    }
+}
+
+static bool finite_fields(uint16_t mask, const float *fields)
+{
+    for (uint32_t f = 0; f < NET_FIELDS; f++)
+        if (mask >> f & 1 && !isfinite(fields[f]))
+            return false;
+    return true;
+}
+
+uint32_t net_object_spawn(net_session_t *s, const float *fields, uint16_t mask)
+{
+    if (!s->joined || !s->my_id || !finite_fields(mask, fields) || s->next_serial >= 0xffffff)
+        return 0;
+    const uint32_t id = (uint32_t)s->my_id << 24 | ++s->next_serial;
+    const uint32_t i = new_object(s, id);
+    if (i == UINT32_MAX)
+        return 0;
+    net_object_t *o = &s->objects[i];
+    o->owner = s->my_id;
+    o->live = 1;
+    write_state(o, 0xffff, (const float[NET_FIELDS]){0});
+    write_state(o, mask, fields);
+    return id;
+}
+
+int net_object_set(net_session_t *s, uint32_t id, uint16_t mask, const float *fields)
+{
+    const uint32_t i = find_index(s, id);
+    if (i == UINT32_MAX || !s->objects[i].live)
+        return CT_ERR_NOT_FOUND;
+    if (s->objects[i].owner != s->my_id)
+        return CT_ERR_INVALID;
+    if (!finite_fields(mask, fields))
+        return CT_ERR_INVALID;
+    write_state(&s->objects[i], mask, fields);
+    return 0;
+}
+
+/* Sends one reliable replication message to connection c; returns the ct_error of the send. */
+static int send_obj(net_session_t *s, uint32_t conn, const net_obj_msg_t *m, uint32_t token)
+{
+    uint8_t b[16 + 4 * NET_FIELDS];
+    net_writer_t w = net_writer(b, sizeof b);
+    net_obj_msg_write(&w, m);
+    return net_node_send(&s->node, conn, b, w.n, true, token);
+}
+
+static uint32_t new_record(net_session_t *s, uint32_t index, uint32_t conn, uint32_t version,
+                           bool announce)
+{
+    uint32_t token = s->next_token++;
+    if (!token)
+        token = s->next_token++;
+    /* A record still waiting when the ring comes round counts as lost (sent again if needed). */
+    if (s->records[token & s->records_mask].token)
+        net__replication_fate(s, s->records[token & s->records_mask].token, false);
+    s->records[token & s->records_mask] = (net_record_t){token, index, s->objects[index].id, version,
+                                                         s->objects[index].mig, (uint8_t)conn, announce};
+    return token;
+}
+
+int net_object_destroy(net_session_t *s, uint32_t id)
+{
+    const uint32_t i = find_index(s, id);
+    if (i == UINT32_MAX || !s->objects[i].live)
+        return CT_ERR_NOT_FOUND;
+    net_object_t *o = &s->objects[i];
+    if (o->owner != s->my_id)
+        return CT_ERR_INVALID;
+    const net_obj_msg_t m = {.type = NET_R_DESTROY, .origin = s->my_id, .id = id, .mig = o->mig};
+    for (uint32_t c = 0; c < s->max_conns; c++)
+        if (s->id_of_conn[c] && s->conn_of_id[s->id_of_conn[c]] == (int16_t)c)
+            send_obj(s, c, &m, 0);
+    make_tombstone(s, i, o->mig);
+    return 0;
+}
+
+/* Takes ownership at counter `mig` (ordered by the host): announce to everyone again. */
+static void become_owner(net_session_t *s, uint32_t index, uint32_t mig)
+{
+    net_object_t *o = &s->objects[index];
+    o->owner = s->my_id;
+    o->mig = mig;
+    o->live = 1;
+    o->version = 0;
+    write_state(o, 0xffff, o->fields);
+    reset_sync(s, index);
+    if (s->ev.owner_changed)
+        s->ev.owner_changed(s->ev.user, o->id, s->my_id);
+}
+
+int net_object_migrate(net_session_t *s, uint32_t id, uint8_t owner)
+{
+    const uint32_t i = find_index(s, id);
+    if (!s->is_host)
+        return CT_ERR_INVALID;
+    if (i == UINT32_MAX || !s->objects[i].live)
+        return CT_ERR_NOT_FOUND;
+    net_object_t *o = &s->objects[i];
+    if (owner == o->owner)
+        return 0;
+    if (owner == s->my_id) {
+        become_owner(s, i, o->mig + 1);
+        return 0;
+    }
+    if (s->conn_of_id[owner] < 0)
+        return CT_ERR_NOT_FOUND;
+    /* The host's copy becomes the new owner's first state (version 1 at the new counter), and
+     * the host's own record follows the decision at once, so a second order before the new
+     * owner's MIGRATE arrives takes the next counter, never the same one twice. */
+    o->owner = owner;
+    o->mig++;
+    o->version = 0;
+    write_state(o, 0xffff, o->fields);
+    reset_sync(s, i);
+    if (s->ev.owner_changed)
+        s->ev.owner_changed(s->ev.user, id, owner);
+    net_obj_msg_t m = {.type = NET_R_MIGRATE_ORDER, .origin = s->my_id, .owner = owner, .id = id,
+                       .mig = o->mig, .version = o->version, .mask = 0xffff};
+    memcpy(m.fields, o->fields, sizeof m.fields);
+    return send_obj(s, (uint32_t)s->conn_of_id[owner], &m, 0);
+}
+
+/* ---- Receiving ------------------------------------------------------------------------------ */
+
+static void announce_received(net_session_t *s, const net_obj_msg_t *m)
+{
+    uint32_t i = find_index(s, m->id);
+    const net_object_t *known = i != UINT32_MAX ? &s->objects[i] : NULL;
+    /* Stale: a tombstone, a newer counter, or at the same counter another owner or no newer
+     * state (the host knows the counter it ordered before the new owner's announce comes). */
+    if (known && (!known->live || known->mig > m->mig ||
+                  (known->mig == m->mig && (known->owner != m->owner || m->version <= known->version)))) {
+        if (m->type == NET_R_CREATE)
+            s->stats.stale_creates++;
+        else
+            s->stats.stale_migrations++;
+        return;
+    }
+    const bool existed = i != UINT32_MAX && s->objects[i].live;
+    if (i == UINT32_MAX) {
+        i = new_object(s, m->id);
+        if (i == UINT32_MAX)
+            return; /* full of live objects: the announce is dropped, the owner's next tick retries */
+    }
+    net_object_t *o = &s->objects[i];
+    const uint8_t old_owner = o->owner;
+    o->live = 1;
+    o->owner = m->owner;
+    o->mig = m->mig;
+    o->version = m->version;
+    for (uint32_t f = 0; f < NET_FIELDS; f++) {
+        if (m->mask >> f & 1)
+            o->fields[f] = m->fields[f];
+        o->field_version[f] = m->version;
+    }
+    /* Relays start this object afresh with everyone (the host in client-server mode). */
+    reset_sync(s, i);
+    if (m->type == NET_R_CREATE)
+        s->stats.creates_applied++;
+    else
+        s->stats.migrations_applied++;
+    if (!existed && s->ev.created)
+        s->ev.created(s->ev.user, m->id);
+    if (existed && old_owner != m->owner && s->ev.owner_changed)
+        s->ev.owner_changed(s->ev.user, m->id, m->owner);
+    if (s->ev.applied)
+        s->ev.applied(s->ev.user, m->id, m->owner, m->mig, m->version);
+}
+
+static void update_received(net_session_t *s, const net_obj_msg_t *m)
+{
+    const uint32_t i = find_index(s, m->id);
+    net_object_t *o = i != UINT32_MAX ? &s->objects[i] : NULL;
+    if (!o || !o->live || o->owner != m->origin || o->mig != m->mig || m->version <= o->version) {
+        s->stats.stale_updates++;
+        return;
+    }
+    o->version = m->version;
+    for (uint32_t f = 0; f < NET_FIELDS; f++) {
+        if (m->mask >> f & 1) {
+            o->fields[f] = m->fields[f];
+            o->field_version[f] = m->version;
+        }
+    }
+    s->stats.updates_applied++;
+    if (s->ev.applied)
+        s->ev.applied(s->ev.user, m->id, m->origin, m->mig, m->version);
+}
+
+static void destroy_received(net_session_t *s, uint32_t conn, const net_obj_msg_t *m)
+{
+    uint32_t i = find_index(s, m->id);
+    if (i != UINT32_MAX && !s->objects[i].live) {
+        s->stats.stale_destroys++;
+        return;
+    }
+    if (i == UINT32_MAX && (i = new_object(s, m->id)) == UINT32_MAX)
+        return;
+    make_tombstone(s, i, m->mig > s->objects[i].mig ? m->mig : s->objects[i].mig);
+    s->stats.destroys_applied++;
+    /* The relay passes it on to every other client. */
+    if (s->mode == NET_MODE_CLIENT_SERVER && s->is_host)
+        for (uint32_t c = 0; c < s->max_conns; c++)
+            if (c != conn && s->id_of_conn[c] && s->conn_of_id[s->id_of_conn[c]] == (int16_t)c)
+                send_obj(s, c, m, 0);
+}
+
+int net__replication_receive(net_session_t *s, uint32_t conn, uint8_t from, const uint8_t *d,
+                             uint32_t len, const char **why)
+{
+    net_reader_t r = net_reader(d, len);
+    net_obj_msg_t m;
+    if (!net_obj_msg_read(&r, &m, why))
+        return -1;
+    /* Only the host relays on behalf of others; anyone else speaks for itself. */
+    const bool relayed = s->mode == NET_MODE_CLIENT_SERVER && from == 1;
+    if (m.origin != from && !relayed) {
+        *why = "a replication message in another peer's name";
+        return -1;
+    }
+    if (m.type == NET_R_MIGRATE_ORDER) {
+        if (from != 1 || m.owner != s->my_id) {
+            *why = "a migration order not from the host, or for another peer";
+            return -1;
+        }
+        uint32_t i = find_index(s, m.id);
+        if (i != UINT32_MAX && (!s->objects[i].live || s->objects[i].mig >= m.mig)) {
+            s->stats.stale_migrations++;
+            return 0;
+        }
+            /* The host's copy is the state the object starts from under its new owner. */
+        const bool existed = i != UINT32_MAX && s->objects[i].live;
+        if (i == UINT32_MAX && (i = new_object(s, m.id)) == UINT32_MAX)
+            return 0;
+        memcpy(s->objects[i].fields, m.fields, sizeof m.fields);
+        if (!existed && s->ev.created)
+            s->ev.created(s->ev.user, m.id);
+        become_owner(s, i, m.mig);
+        s->stats.migrations_applied++;
+        return 0;
+    }
+    if ((m.type == NET_R_CREATE || m.type == NET_R_MIGRATE) && m.owner != m.origin) {
+        *why = "an announce whose owner is not its sender";
+        return -1;
+    }
+    if (m.type == NET_R_UPDATE)
+        update_received(s, &m);
+    else if (m.type == NET_R_DESTROY)
+        destroy_received(s, conn, &m);
+    else
+        announce_received(s, &m);
+    return 0;
+}
+
+/* ---- Sending -------------------------------------------------------------------------------- */
+
+void net__replication_fate(net_session_t *s, uint32_t token, bool delivered)
+{
+    net_record_t *rec = &s->records[token & s->records_mask];
+    if (rec->token != token)
+        return;
+    rec->token = 0;
+    /* Fates from before a migration (versions restart) or of a reused slot do not count. */
+    if (s->objects[rec->object].id != rec->id || s->objects[rec->object].mig != rec->mig)
+        return;
+    net_sync_t *st = sync_of(s, rec->object, rec->conn);
+    if (rec->announce) {
+        if (st->announced_mig != rec->mig || st->ready)
+            return;
+        if (delivered) {
+            st->ready = 1;
+            if (rec->version > st->acked_version)
+                st->acked_version = rec->version;
+        } else {
+            st->announced_mig = NOT_ANNOUNCED; /* its record was overwritten: announce again */
+        }
+        return;
+    }
+    if (delivered && rec->version > st->acked_version)
+        st->acked_version = rec->version;
+    if (st->inflight_version == rec->version)
+        st->inflight_version = 0;
+}
+
+/* Whether this node sends object o to connection c. */
+static bool sends_to(const net_session_t *s, const net_object_t *o, uint32_t c)
+{
+    const uint8_t peer = s->id_of_conn[c];
+    if (!peer || s->conn_of_id[peer] != (int16_t)c || peer == o->owner)
+        return false;
+    if (o->owner == s->my_id)
+        return true;
+    return s->mode == NET_MODE_CLIENT_SERVER && s->is_host;
+}
+
+void net__replication_send(net_session_t *s)
+{
+    uint32_t budget[256];
+    for (uint32_t c = 0; c < s->max_conns; c++)
+        budget[c] = s->update_budget ? s->update_budget : UINT32_MAX;
+    /* Objects take turns from a rotating start, so a budget that runs out does not starve the
+     * same ones every tick. */
+    const uint32_t start = s->send_cursor;
+    s->send_cursor = (s->send_cursor + 97) & (s->max_objects - 1);
+    for (uint32_t n = 0; n < s->max_objects; n++) {
+        const uint32_t i = (start + n) & (s->max_objects - 1);
+        const net_object_t *o = &s->objects[i];
+        if (!o->id || !o->live || (o->owner != s->my_id && !(s->is_host && s->mode == NET_MODE_CLIENT_SERVER)))
+            continue;
+        for (uint32_t c = 0; c < s->max_conns; c++) {
+            if (!sends_to(s, o, c))
+                continue;
+            net_sync_t *st = sync_of(s, i, c);
+            if (st->announced_mig != o->mig) {
+                net_obj_msg_t m = {.type = o->mig ? NET_R_MIGRATE : NET_R_CREATE, .origin = o->owner,
+                                   .owner = o->owner, .id = o->id, .mig = o->mig,
+                                   .version = o->version, .mask = 0xffff};
+                memcpy(m.fields, o->fields, sizeof m.fields);
+                if (send_obj(s, c, &m, new_record(s, i, c, o->version, true)) == 0) {
+                    *st = (net_sync_t){0, 0, o->mig, 0};
+                    s->stats.announces_sent++;
+                }
+                continue;
+            }
+            if (!st->ready || o->version <= st->acked_version || st->inflight_version >= o->version)
+                continue;
+            net_obj_msg_t m = {.type = NET_R_UPDATE, .origin = o->owner, .id = o->id, .mig = o->mig,
+                               .version = o->version};
+            for (uint32_t f = 0; f < NET_FIELDS; f++) {
+                if (o->field_version[f] > st->acked_version) {
+                    m.mask |= (uint16_t)(1u << f);
+                    m.fields[f] = o->fields[f];
+                }
+            }
+            /* The budget counts what goes on the wire: the message and its 2-byte framing. */
+            uint8_t b[16 + 4 * NET_FIELDS];
+            net_writer_t w = net_writer(b, sizeof b);
+            net_obj_msg_write(&w, &m);
+            if (w.n + 2 > budget[c])
+                continue; /* over this tick's budget: a later tick sends it */
+            budget[c] -= w.n + 2;
+            const uint32_t token = new_record(s, i, c, o->version, false);
+            if (net_node_send(&s->node, c, b, w.n, false, token) == 0) {
+                st->inflight_version = o->version;
+                s->stats.updates_sent++;
+                s->stats.update_bytes_sent += w.n;
+            }
+        }
+    }
+}
+
+void net__replication_peer_joined(net_session_t *s, uint32_t conn)
+{
+    for (uint32_t i = 0; i < s->max_objects; i++)
+        *sync_of(s, i, conn) = (net_sync_t){0, 0, NOT_ANNOUNCED, 0};
+}
+
+/* The host takes over what the leaver owned (it may hand it on with net_object_migrate). */
+void net__replication_peer_left(net_session_t *s, uint8_t peer_id)
+{
+    if (!s->is_host)
+        return;
+    for (uint32_t i = 0; i < s->max_objects; i++)
+        if (s->objects[i].id && s->objects[i].live && s->objects[i].owner == peer_id)
+            become_owner(s, i, s->objects[i].mig + 1);
+}

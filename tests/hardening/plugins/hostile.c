@@ -1,0 +1,55 @@
+/*
+ * A plugin (API v0, the simplest) that does what hostile or careless plugins do, chosen by the
+ * environment variable HOSTILE at init:
+ *   HOSTILE=error_in_init   raises a Lua error from init, outside any protected call;
+ *   HOSTILE=overflow        writes one byte past a 16-byte block it never frees, then prints
+ *                           what ct_memory_api_v2.verify finds ("hostile: verify found N");
+ *                           only run it with --memory-debug canary (else the write is real);
+ *   HOSTILE=leak            allocates a block it never frees.
+ * And always registers Hostile.call_global(name), which calls back into the Lua global `name`
+ * through ct_lua_api_v1 (so Lua -> C -> Lua re-entry can recurse), and Hostile.echo(...).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_lua.h"
+#include "ct_memory.h"
+#include "ct_plugin.h"
+
+static const ct_lua_api_v1 *lua;
+
+static int l_call_global(lua_State *L)
+{
+    const char *name = lua->check_string(L, 1, NULL);
+    lua->push_number(L, lua->call_global(name, 0));
+    return 1;
+}
+
+static int l_echo(lua_State *L) { return lua->get_top(L); }
+
+static void init(ct_get_api_f get_engine_api)
+{
+    lua = get_engine_api(CT_LUA_API, 1);
+    if (!lua)
+        return;
+    lua->add_module_function("Hostile", "call_global", l_call_global);
+    lua->add_module_function("Hostile", "echo", l_echo);
+    const char *what = getenv("HOSTILE");
+    if (what && strcmp(what, "error_in_init") == 0)
+        lua->error(lua->main_state(), "raised by init on purpose");
+    const ct_memory_api_v2 *memory = get_engine_api(CT_MEMORY_API, 2);
+    bool overflow = what && strcmp(what, "overflow") == 0;
+    if ((overflow || (what && strcmp(what, "leak") == 0)) && memory) {
+        ct_allocator_t *a = memory->create_child(NULL, "hostile");
+        char *block = ct_alloc(a, 16);
+        memset(block, 'x', overflow ? 17 : 16);
+        printf("hostile: verify found %llu\n", (unsigned long long)memory->verify(a));
+    }
+}
+
+CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+{
+    static ct_plugin_api_v0 v0 = {.init = init};
+    return api == CT_PLUGIN_API && version == 0 ? &v0 : NULL;
+}
