@@ -13,6 +13,7 @@
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
 #include "plugins/registry.h"
+#include "profiler/profiler.h"
 #include "project.h"
 #include "resources/resources.h"
 
@@ -43,6 +44,7 @@ static void register_kernel_apis(void)
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
+    registry__add_kernel_api(CT_PROFILER_API, 1, profiler__api_v1(), "ct.profiler");
 }
 
 static int boot_services(const kernel_desc_t *desc)
@@ -58,6 +60,7 @@ static int boot_services(const kernel_desc_t *desc)
     if (r)
         return r;
     booted.memory = true;
+    profiler__kernel_api->set_thread_name("main"); /* before the workers take ids 2.. */
     if ((r = jobs__init(desc->jobs)))
         return r;
     booted.jobs = true;
@@ -70,7 +73,7 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     register_kernel_apis();
-    if ((r = resources__bind_lua()) || (r = memory__bind_lua()))
+    if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;
@@ -168,11 +171,13 @@ int kernel__boot(const kernel_desc_t *desc)
 
 int kernel__frame(double dt)
 {
+    uint32_t frame_scope = profiler__kernel_api->begin("frame");
     lua_env__set_phase("a frame_begin hook");
     loader__frame_begin(dt);
     lua_env__set_phase(NULL);
     int r = 0;
     if (booted.script) {
+        CT_PROFILE_SCOPE("update (Lua)");
         lua_State *L = lua_env__state();
         lua_env__api_v1()->push_number(L, dt);
         uint64_t before = booted.script_errors;
@@ -181,6 +186,9 @@ int kernel__frame(double dt)
     }
     lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
+    profiler__kernel_api->end(frame_scope);
+    /* Scopes are gathered before any reload can unmap the code their names live in. */
+    profiler__gather();
     /* The safe point: file events are gathered, then reloads swap code while nothing runs. */
     lua_env__set_phase("a hot reload");
     uv_run(&booted.loop, UV_RUN_NOWAIT);
@@ -193,6 +201,8 @@ int kernel__frame(double dt)
 uint32_t kernel__project_frames(void) { return booted.project.frames; }
 
 uint64_t kernel__script_errors(void) { return script_errors + booted.script_errors; }
+
+uv_loop_t *kernel__loop(void) { return booted.loop_open ? &booted.loop : NULL; }
 
 uint64_t kernel__shutdown(void)
 {
@@ -216,6 +226,7 @@ uint64_t kernel__shutdown(void)
         registry__shutdown();
     if (booted.jobs)
         jobs__shutdown();
+    profiler__shutdown();
     boot_script__unwatch();
     if (booted.loop_open) {
         /* Close whatever handles are left (watchers) and let their close callbacks run. */

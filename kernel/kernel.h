@@ -46,5 +46,7 @@ uint64_t kernel__shutdown(void);
 uint64_t kernel__script_errors(void);
 /* Frames the project asks for by default (project.sjson `frames`), 0 if it does not say. */
 uint32_t kernel__project_frames(void);
+/* The kernel's libuv loop (console, file watchers); NULL when not booted. */
+struct uv_loop_s *kernel__loop(void);
 
 #endif

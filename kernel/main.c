@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "base/log.h"
+#include "console/console.h"
 #include "host.h"
 #include "kernel.h"
 #include "lua/lua_env.h"
@@ -39,6 +40,7 @@ static const char usage[] =
 
 typedef struct options_t {
     kernel_desc_t desc;
+    console_options_t console;
     long frames; /* -1: the project's */
     double dt;
     bool dt_given;
@@ -102,8 +104,12 @@ static int parse_valued(options_t *o, const char *a, const char *value)
     } else if (!strcmp(a, "--memory-debug")) {
         o->desc.memory_debug = value;
     } else {
-        fprintf(stderr, "cuttle: unknown option %s\n%s", a, usage);
-        return 2;
+        int taken = console__parse_option(&o->console, a, value);
+        if (taken != 1) {
+            if (!taken)
+                fprintf(stderr, "cuttle: unknown option %s\n%s", a, usage);
+            return 2;
+        }
     }
     return 0;
 }
@@ -117,6 +123,8 @@ static bool kernel_option(const char *a)
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
             return true;
+    if (console__is_option(a))
+        return true;
     return strncmp(a, "--", 2) != 0 || !a[2];
 }
 
@@ -124,12 +132,14 @@ static int parse_args(int argc, char **argv, options_t *o)
 {
     if (argc < 2) {
         fputs(usage, stderr);
+        fputs(console__usage, stderr);
         return 2;
     }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help")) {
             fputs(usage, stdout);
+            fputs(console__usage, stdout);
             exit(0);
         } else if (!strcmp(a, "--list")) {
             o->list = true;
@@ -191,16 +201,25 @@ static int cuttle_main(int argc, char **argv)
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    options_t o = {.frames = -1, .dt = 1.0 / 60.0, .fps = -1, .desc.installed_modules = true};
+    options_t o = {.frames = -1, .dt = 1.0 / 60.0, .fps = -1, .desc.installed_modules = true,
+                   .console = CONSOLE_OPTIONS_DEFAULT};
     int r = parse_args(argc, argv, &o);
+    if (!r)
+        r = console__check_options(&o.console, o.desc.project_dir != NULL);
     if (r)
         return r;
     o.desc.run_boot_script = !o.list;
     o.desc.print_load_order = o.desc.project_dir && !o.list;
     /* Hot reload is for people watching the engine: pace it so it does not spin a core. */
-    long fps = o.fps >= 0 ? o.fps : o.desc.watch ? 60 : 0;
+    bool console = o.console.port >= 0;
+    long fps = o.fps >= 0 ? o.fps : o.desc.watch || console ? 60 : 0;
     double dt = fps && !o.dt_given ? 1.0 / (double)fps : o.dt;
     signals__install();
+    if (o.console.serve_dir)
+        return console__serve_files(&o.console, signals__stop_requested);
+    /* --host: the project's files come from a file server (removed again at exit). */
+    if (console__host_connect(&o.console, &o.desc.project_dir) || atexit(console__host_disconnect))
+        return 1;
 
     if (kernel__boot(&o.desc))
         return 1;
@@ -213,12 +232,17 @@ static int cuttle_main(int argc, char **argv)
         return kernel__shutdown() ? 1 : 0;
     }
 
-    int status = 0;
-    if (o.code && lua_env__run_string(o.code, "=(command line)"))
+    int status = console__start(&o.console, kernel__loop()) ? 1 : 0;
+    if (!status && o.code && lua_env__run_string(o.code, "=(command line)"))
         status = 1;
-    long frames = o.frames >= 0 ? o.frames : (long)kernel__project_frames(), ran = 0;
-    uint64_t script_errors = status ? 0 : run_frames(frames, dt, fps, o.desc.strict, &ran);
-    if (frames)
+    long frames = o.frames >= 0 ? o.frames : console ? -1 : (long)kernel__project_frames(), ran = 0;
+    uint64_t script_errors =
+        status                 ? 0
+        : console__listening() ? console__run_frames(frames, dt, fps, signals__stop_requested, &ran)
+                               : run_frames(frames, dt, fps, o.desc.strict, &ran);
+    if (console__stop())
+        status = 1;
+    if (frames > 0)
         log__info("ran %ld of %ld frames (%llu with script errors)", ran, frames,
                   (unsigned long long)script_errors);
     int stop = signals__stop_requested();

@@ -12,6 +12,8 @@ CUTTLE_TEST_PACKAGES=(assimp-testmodels
                       # rendering tests: a virtual display for --window, the Stanford bunny
                       xvfb xauth glmark2-data)
 CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
+# The profiler viewer's test renders in headless Chromium.
+CUTTLE_TEST_PACKAGES+=(chromium)
 
 cuttle_install_missing() {
     local missing=()

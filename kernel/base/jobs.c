@@ -11,9 +11,11 @@
 #include "base/jobs.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <uv.h>
 
 #include "base/log.h"
+#include "profiler/profiler.h"
 
 #define JOBS_MAX_THREADS 64
 #define JOBS_RING_SIZE 256 /* tickets; a power of two */
@@ -48,6 +50,7 @@ static void drain(batch_t *b)
         if (begin >= b->count)
             return;
         uint64_t end = begin + b->grain < b->count ? begin + b->grain : b->count;
+        CT_PROFILE_SCOPE("job");
         b->fn(b->user_data, (uint32_t)begin, (uint32_t)end);
     }
 }
@@ -66,7 +69,9 @@ static void run_ticket(void)
 
 static void worker_main(void *arg)
 {
-    (void)arg;
+    char name[32];
+    snprintf(name, sizeof name, "jobs %u", (unsigned)(uintptr_t)arg);
+    profiler__kernel_api->set_thread_name(name);
     uv_mutex_lock(&g_jobs.lock);
     for (;;) {
         while (!g_jobs.stopping && g_jobs.head == g_jobs.tail)
@@ -153,7 +158,7 @@ int jobs__init(uint32_t threads)
     }
     g_jobs.ready = true;
     for (uint32_t i = 0; i + 1 < threads; i++) {
-        int err = uv_thread_create(&g_jobs.workers[i], worker_main, NULL);
+        int err = uv_thread_create(&g_jobs.workers[i], worker_main, (void *)(uintptr_t)(i + 1));
         if (err) {
             log__error("jobs: starting worker thread %u of %u failed: %s", i + 1, threads - 1,
                        uv_strerror(err));

@@ -26,6 +26,8 @@ static struct {
     /* One lock for stderr so lines from several threads never interleave. It lives for the whole
      * process: a line may be written before boot or after shutdown. */
     uv_mutex_t lock;
+    log_sink_f sink; /* under the lock */
+    void *sink_ctx;
 } g_log = {.min_level = LOG_LEVEL_UNSET, .once = UV_ONCE_INIT};
 
 static void init_lock(void)
@@ -76,10 +78,27 @@ static void write_line(ct_plugin_o *who, ct_log_level level, const char *fmt, va
     uv_once(&g_log.once, init_lock);
     uv_mutex_lock(&g_log.lock);
     fprintf(stderr, "[%s] %s: ", level_names[level], tag ? tag : "?");
+    va_list copy;
+    va_copy(copy, args);
     vfprintf(stderr, fmt, args);
     fputc('\n', stderr);
+    if (g_log.sink) {
+        char text[1024];
+        vsnprintf(text, sizeof text, fmt, copy);
+        g_log.sink(g_log.sink_ctx, level, tag ? tag : "?", text);
+    }
+    va_end(copy);
     uv_mutex_unlock(&g_log.lock);
     atomic_fetch_add_explicit(&g_log.counts[level], 1, memory_order_relaxed);
+}
+
+void log__set_sink(log_sink_f fn, void *ctx)
+{
+    uv_once(&g_log.once, init_lock);
+    uv_mutex_lock(&g_log.lock);
+    g_log.sink = fn;
+    g_log.sink_ctx = ctx;
+    uv_mutex_unlock(&g_log.lock);
 }
 
 void log__write(ct_plugin_o *who, ct_log_level level, const char *fmt, ...)

@@ -15,7 +15,8 @@
 static struct {
     lua_State *L;
     ct_allocator_t *allocator;
-    const char *phase; /* what the kernel is calling, for the panic message */
+    const char *phase;         /* what the kernel is calling, for the panic message */
+    ct_plugin_o *phase_plugin; /* whose code that is, when the registry does not know */
     bool sandboxed;
 } env;
 
@@ -42,7 +43,7 @@ static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 static int lua_env_panic(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
-    ct_plugin_o *p = registry__current_plugin();
+    ct_plugin_o *p = env.phase_plugin ? env.phase_plugin : registry__current_plugin();
     log__write(NULL, CT_LOG_ERROR,
                "lua: %s%s%s raised a Lua error outside a protected call (during %s): %s; only C "
                "functions that Lua calls may raise (ct_lua_api error, check_*), so the engine "
@@ -125,26 +126,36 @@ static void lua_env_log_error(lua_State *L)
     lua_pop(L, 1);
 }
 
-int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
-
-int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+/* The protected call itself: on error the message (with its traceback) replaces the function
+ * on the stack. */
+static int pcall_keep(lua_State *L, int nargs, int nresults)
 {
     if (lua_env__stack_left() < LUA_STACK_RESERVE) {
-        log__write(NULL, CT_LOG_ERROR, "lua: C stack overflow: Lua and C called each other too "
-                                       "deeply; the call is refused");
         lua_pop(L, nargs + 1);
+        lua_pushstring(L, "C stack overflow: Lua and C called each other too deeply; the call is "
+                          "refused");
         return CT_ERR_LUA;
     }
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
     int rc = lua_pcall(L, nargs, nresults, handler);
-    if (rc != 0) {
+    lua_remove(L, handler);
+    return rc != 0 ? CT_ERR_LUA : 0;
+}
+
+int lua_env__pcall_keep_error(int nargs, int nresults) { return pcall_keep(env.L, nargs, nresults); }
+
+int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+{
+    int base = lua_gettop(L) - nargs - 1;
+    if (pcall_keep(L, nargs, nresults)) {
         lua_env_log_error(L);
-        lua_settop(L, handler - 1);
+        lua_settop(L, base);
         return CT_ERR_LUA;
     }
-    lua_remove(L, handler);
     return 0;
 }
 
@@ -198,7 +209,13 @@ int lua_env__call_global(const char *name, int nargs)
     return lua_env__pcall(nargs, 0);
 }
 
-void lua_env__set_phase(const char *phase) { env.phase = phase; }
+void lua_env__set_phase(const char *phase) { lua_env__set_plugin_phase(phase, NULL); }
+
+void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin)
+{
+    env.phase = phase;
+    env.phase_plugin = plugin;
+}
 
 /* Run once over the standard libraries: what a sandboxed script keeps. Anything that reaches
  * memory, files, processes or native code goes (ffi, debug, io, os, package's C and file

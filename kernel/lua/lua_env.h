@@ -24,6 +24,10 @@ int lua_env__pcall_on(lua_State *L, int nargs, int nresults);
  * (through a ct_lua_api function) is caught: logs it as "<what> of plugin <name>: ..." and
  * returns CT_ERR_LUA; otherwise returns what fn returned. Without a Lua state calls fn directly. */
 int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin);
+/* The same call for callers that report the error themselves (the console replies with it): on
+ * error the message with its traceback is left on the stack in place of the function, nothing is
+ * logged, and CT_ERR_LUA is returned. */
+int lua_env__pcall_keep_error(int nargs, int nresults);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);
@@ -75,6 +79,9 @@ const char *lua_env__check_c_string(lua_State *L, int idx);
 /* What the kernel is calling while no Lua runs ("plugin init", "a frame hook", ...): named when a
  * plugin raises a Lua error outside a protected call and the process must end. NULL: nothing. */
 void lua_env__set_phase(const char *phase);
+/* The same for a call into `plugin`'s code that the registry does not track (a resource type's
+ * compiler). The phase text must stay valid until cleared. */
+void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin);
 
 /* The project's `sandbox = true`: removes ffi, debug, io, os (but its clocks), package's native
  * and file loaders, dofile, loadfile and string.dump, and makes every load text-only (no

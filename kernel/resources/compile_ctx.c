@@ -7,6 +7,7 @@
 
 #include "base/log.h"
 #include "data/sjson.h"
+#include "lua/lua_env.h"
 #include "resources_internal.h"
 
 struct ct_compile_ctx_o {
@@ -138,8 +139,15 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
     static const uint8_t header_room[RESOURCES_HEADER_SIZE];
     resources__write(&ctx, header_room, sizeof header_room);
     int rc = ctx.failure;
-    if (!rc)
+    if (!rc) {
+        /* A compiler may run outside any Lua call (cuttle-compile): if it raises through the Lua
+         * API anyway, the panic names it. */
+        char phase[RESOURCES_PATH_SIZE + 16];
+        snprintf(phase, sizeof phase, "compiling %s", path);
+        lua_env__set_plugin_phase(phase, resources__type_owner(type));
         rc = type->compile(type->user_data, (const struct ct_data_o *)tree, &ctx);
+        lua_env__set_plugin_phase(NULL, NULL);
+    }
     cJSON_Delete(tree);
     if (!rc)
         rc = ctx.failure;

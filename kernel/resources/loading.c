@@ -69,21 +69,27 @@ static int prepare(const char *type, const char *name, const ct_resource_type_t 
     return 0;
 }
 
+/* Validates a whole blob and has the type make its runtime object from the payload. */
+static int make_runtime(const ct_resource_type_t *t, const uint8_t *blob, uint64_t size,
+                        void **runtime, char *err, size_t err_size)
+{
+    const void *payload;
+    uint64_t payload_size;
+    int rc = resources__validate_blob(blob, size, t->type, t->format_version, &payload,
+                                      &payload_size, err, err_size);
+    if (rc)
+        return rc;
+    *runtime = t->load(t->user_data, payload, payload_size, err, err_size);
+    return *runtime ? 0 : CT_ERR_BAD_DATA;
+}
+
 /* Validates a whole blob and hands its payload to the type. Takes ownership of the blob. */
 static int install(const ct_resource_type_t *t, const char *name, const char *what, uint8_t *blob,
                    uint64_t size, size_t alloc)
 {
     char err[512] = "";
-    const void *payload;
-    uint64_t payload_size;
     void *runtime = NULL;
-    int rc = resources__validate_blob(blob, size, t->type, t->format_version, &payload,
-                                      &payload_size, err, sizeof err);
-    if (!rc) {
-        runtime = t->load(t->user_data, payload, payload_size, err, sizeof err);
-        if (!runtime)
-            rc = CT_ERR_BAD_DATA;
-    }
+    int rc = make_runtime(t, blob, size, &runtime, err, sizeof err);
     if (!rc && num_records == capacity) {
         uint32_t grown_capacity = capacity ? capacity * 2 : 32;
         loaded_t *grown = ct_realloc(resources__allocator(), records, capacity * sizeof *records,
@@ -133,6 +139,45 @@ static void report_missing(const char *type, const char *name, const char *path)
         log__error("%s: not compiled and no source %s.%s in %s", path, name, type, project);
 }
 
+static struct {
+    resources_blob_source_f fn;
+    void *ctx;
+} g_source;
+
+void resources__set_blob_source(resources_blob_source_f fn, void *ctx)
+{
+    g_source.fn = fn;
+    g_source.ctx = ctx;
+}
+
+/* Reads the compiled blob of (type, name) into memory (size + 1 bytes); logs why not. */
+static int read_blob(const char *type, const char *name, char *path, uint8_t **blob,
+                     uint64_t *size)
+{
+    if (g_source.fn)
+        return g_source.fn(g_source.ctx, type, name, path, RESOURCES_PATH_SIZE, blob, size);
+    const char *project = resources__project_dir();
+    if (!project) {
+        log__error("resources: cannot load %s '%s': no project (only load_source works)", type,
+                   name);
+        return CT_ERR_NOT_FOUND;
+    }
+    if (!resources__blob_path(project, type, name, path, RESOURCES_PATH_SIZE)) {
+        log__error("resources: cannot load %s '%s': the path is too long", type, name);
+        return CT_ERR_INVALID;
+    }
+    *blob = resources__read_file(path, size);
+    if (!*blob) {
+        if (errno == ENOENT) {
+            report_missing(type, name, path);
+            return CT_ERR_NOT_FOUND;
+        }
+        log__error("%s: cannot read: %s", path, resources__read_error(errno));
+        return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
+    }
+    return 0;
+}
+
 int resources__load(const char *type, const char *name)
 {
     const ct_resource_type_t *t;
@@ -144,28 +189,48 @@ int resources__load(const char *type, const char *name)
         loaded->count++;
         return 0;
     }
-    const char *project = resources__project_dir();
     char path[RESOURCES_PATH_SIZE];
-    if (!project) {
-        log__error("resources: cannot load %s '%s': no project (only load_source works)", type,
-                   name);
+    uint8_t *blob;
+    uint64_t size;
+    if ((rc = read_blob(type, name, path, &blob, &size)))
+        return rc;
+    return install(t, name, path, blob, size, (size_t)size + 1);
+}
+
+int resources__reload(const char *type, const char *name)
+{
+    const ct_resource_type_t *t;
+    loaded_t *loaded;
+    int rc = prepare(type, name, &t, &loaded);
+    if (rc)
+        return rc;
+    if (!loaded) {
+        log__error("resources: cannot reload %s '%s': it is not loaded", type, name);
         return CT_ERR_NOT_FOUND;
     }
-    if (!resources__blob_path(project, type, name, path, sizeof path)) {
-        log__error("resources: cannot load %s '%s': the path is too long", type, name);
-        return CT_ERR_INVALID;
-    }
+    char path[RESOURCES_PATH_SIZE];
+    uint8_t *blob;
     uint64_t size;
-    uint8_t *blob = resources__read_file(path, &size);
-    if (!blob) {
-        if (errno == ENOENT) {
-            report_missing(type, name, path);
-            return CT_ERR_NOT_FOUND;
-        }
-        log__error("%s: cannot read: %s", path, resources__read_error(errno));
-        return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
+    if ((rc = read_blob(type, name, path, &blob, &size)))
+        return rc;
+    char err[512] = "";
+    void *runtime = NULL;
+    if ((rc = make_runtime(t, blob, size, &runtime, err, sizeof err))) {
+        log__error("%s: reload refused (the loaded version stays): %s", path,
+                   err[0] ? err : "the type's load failed");
+        ct_free(resources__allocator(), blob, (size_t)size + 1);
+        return rc;
     }
-    return install(t, name, path, blob, size, (size_t)size + 1);
+    /* The record may have moved if the type's load loaded other resources. */
+    loaded = find(resources__id(type, name));
+    if (t->unload)
+        t->unload(t->user_data, loaded->runtime);
+    ct_free(resources__allocator(), loaded->blob, loaded->blob_alloc);
+    loaded->blob = blob;
+    loaded->blob_alloc = (size_t)size + 1;
+    loaded->runtime = runtime;
+    log__info("%s: reloaded", path);
+    return 0;
 }
 
 int resources__load_source(const char *type, const char *name, const char *source, size_t len)

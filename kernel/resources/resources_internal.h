@@ -45,6 +45,8 @@ void resources__write_header(uint8_t *blob, const char *type_name, uint32_t form
 
 /* types.c */
 const ct_resource_type_t *resources__find_type(const char *type);
+/* The plugin that registered a type (NULL: the kernel or a test). */
+ct_plugin_o *resources__type_owner(const ct_resource_type_t *type);
 int resources__register_type(const ct_resource_type_t *type);
 void resources__unregister_type(const char *type);
 int resources__replace_type(const ct_resource_type_t *type);
@@ -73,6 +75,15 @@ bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *obje
 int resources__load(const char *type, const char *name);
 int resources__load_source(const char *type, const char *name, const char *source, size_t len);
 void *resources__get(const char *type, const char *name);
+/* Where blobs come from instead of <project>/compiled (the file client, --host): fills *blob
+ * (from resources__allocator(), size + 1 bytes) and *size, and names the blob in `path` for
+ * messages; returns 0 or a negative ct_error, having logged why. NULL: the disk again. */
+typedef int (*resources_blob_source_f)(void *ctx, const char *type, const char *name, char *path,
+                                       size_t path_size, uint8_t **blob, uint64_t *size);
+void resources__set_blob_source(resources_blob_source_f fn, void *ctx);
+/* Reads and validates the blob again and swaps the runtime object (the type's unload releases the
+ * old one; get() returns the new one). On any error the loaded version stays. */
+int resources__reload(const char *type, const char *name);
 void resources__unload(const char *type, const char *name);
 /* Unloads every resource of `type`, or of every type, whatever their load counts. */
 void resources__unload_type(const ct_resource_type_t *type);

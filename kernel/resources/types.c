@@ -21,6 +21,12 @@ static struct {
 } reload;
 static uint32_t used_slots; /* slots [0, used_slots) may hold types; holes have type == NULL */
 
+ct_plugin_o *resources__type_owner(const ct_resource_type_t *type)
+{
+    bool ours = type >= types && type < types + MAX_TYPES;
+    return ours ? owners[type - types] : NULL;
+}
+
 const ct_resource_type_t *resources__find_type(const char *type)
 {
     if (!type)

@@ -21,7 +21,7 @@ static void put_u64(uint8_t *out, uint64_t v, uint32_t bytes)
         out[b] = (uint8_t)(v >> (8 * b));
 }
 
-void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, const float *value,
+void anim__pack(anim__mode mode, bool rotation, const anim__range_t *range, const float *value,
                 uint8_t *out)
 {
     if (rotation) {
@@ -50,7 +50,7 @@ void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, cons
             uint8_t tmp[8] = {0};
             float back[4];
             put_u64(tmp, packed, bytes);
-            anim__unpack(mode, true, track, tmp, back);
+            anim__unpack(mode, true, range, tmp, back);
             const float dot = fabsf(back[0] * value[0] + back[1] * value[1] + back[2] * value[2] +
                                     back[3] * value[3]);
             if (dot > best_dot)
@@ -61,8 +61,8 @@ void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, cons
     }
     uint64_t packed = 0;
     for (uint32_t k = 0; k < 3; k++) {
-        const float lo = mode == ANIM_SPEC ? -10.0f : track->min[k];
-        const float hi = mode == ANIM_SPEC ? 10.0f : track->min[k] + track->extent[k];
+        const float lo = mode == ANIM_SPEC ? -10.0f : range->min[k];
+        const float hi = mode == ANIM_SPEC ? 10.0f : range->min[k] + range->extent[k];
         packed |= (uint64_t)(hi > lo ? quantize(value[k], lo, hi, 16) : 0u) << (16 * k);
     }
     put_u64(out, packed, 6);
@@ -88,37 +88,52 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
     const uint32_t segs = (h->num_samples - 1u) / ANIM_SEGMENT_FRAMES + 1u;
     if (h->num_segments != segs)
         return "num_segments disagrees with num_samples";
-    const uint64_t tracks_end = h->tracks_offset + (uint64_t)h->num_bones * 2 * sizeof(anim__track_t);
+    const uint32_t tracks = 2 * h->num_bones, words = (tracks + 63) / 64;
+    const uint64_t mask_end = h->mask_offset + (uint64_t)words * 8;
+    if (h->mask_offset < sizeof *h || (h->mask_offset & 7u) || mask_end > h->size)
+        return "its constant mask lies outside the payload";
+    clip->header = h;
+    clip->constant_mask = (const uint64_t *)(p + h->mask_offset);
+    uint32_t constants = 0, ranges = 0;
+    for (uint32_t t = 0; t < words * 64; t++) {
+        const bool constant = anim__constant(clip, t);
+        if (t >= tracks && constant)
+            return "its constant mask marks tracks that do not exist";
+        constants += constant;
+        ranges += t < tracks && !constant && (t & 1u) && h->mode == ANIM_PRECISION;
+    }
+    const uint64_t constants_end = h->constants_offset + (uint64_t)constants * 16;
+    const uint64_t ranges_end = h->ranges_offset + (uint64_t)ranges * sizeof(anim__range_t);
     const uint64_t segs_end = h->segments_offset + (uint64_t)segs * 4;
     const uint64_t events_end = h->events_offset + (uint64_t)h->num_events * sizeof(anim__event);
-    if (h->tracks_offset < sizeof *h || tracks_end > h->segments_offset ||
-        segs_end > h->events_offset || events_end > h->data_offset || h->data_offset > size ||
-        (h->tracks_offset | h->segments_offset | h->events_offset) & 3u || (h->data_offset & 1u))
+    if (h->constants_offset < mask_end || constants_end > h->ranges_offset ||
+        ranges_end > h->segments_offset || segs_end > h->events_offset ||
+        events_end > h->data_offset || h->data_offset > size ||
+        (h->constants_offset | h->ranges_offset | h->segments_offset | h->events_offset) & 3u ||
+        (h->data_offset & 1u))
         return "its sections overlap or lie outside the payload";
-    clip->header = h;
-    clip->tracks = (const anim__track_t *)(p + h->tracks_offset);
+    clip->constants = (const float(*)[4])(p + h->constants_offset);
+    clip->ranges = (const anim__range_t *)(p + h->ranges_offset);
     clip->segments = (const uint32_t *)(p + h->segments_offset);
     clip->events = (const anim__event *)(p + h->events_offset);
     clip->data = p + h->data_offset;
     clip->duration = (float)(h->num_samples - 1u) / h->sample_rate;
+    clip->num_constants = constants;
+    clip->num_ranges = ranges;
+    clip->num_animated = tracks - constants;
     if (size - h->data_offset < ANIM_TAIL_PADDING)
         return "its data lacks the tail padding";
     const uint64_t data_size = size - h->data_offset - ANIM_TAIL_PADDING;
-    uint32_t animated = 0;
-    for (uint32_t t = 0; t < 2 * h->num_bones; t++) {
-        const anim__track_t *tr = &clip->tracks[t];
-        if (tr->flags & ~ANIM_TRACK_CONSTANT)
-            return "a track has unknown flags";
-        for (int k = 0; k < 4; k++)
-            if (!isfinite(tr->value[k]))
+    for (uint32_t k = 0; k < constants; k++)
+        for (int i = 0; i < 4; i++)
+            if (!isfinite(clip->constants[k][i]))
                 return "a constant value is not finite";
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(tr->min[k]) || !isfinite(tr->extent[k]) || tr->extent[k] < 0)
+    for (uint32_t k = 0; k < ranges; k++)
+        for (int i = 0; i < 3; i++)
+            if (!isfinite(clip->ranges[k].min[i]) || !isfinite(clip->ranges[k].extent[i]) ||
+                !(clip->ranges[k].extent[i] >= 0))
                 return "a translation range is not finite";
-        if (!(tr->flags & ANIM_TRACK_CONSTANT) && tr->key_index != animated++)
-            return "animated tracks are not numbered in order";
-    }
-    clip->num_animated = animated;
+    const uint32_t animated = clip->num_animated;
     for (uint32_t e = 0; e < h->num_events; e++)
         if (!isfinite(clip->events[e].time) || clip->events[e].name[ANIM_EVENT_NAME - 1] != '\0' ||
             (e && clip->events[e].time < clip->events[e - 1].time))
@@ -135,7 +150,7 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
         const uint32_t first = s * ANIM_SEGMENT_FRAMES;
         const uint32_t last = first + ANIM_SEGMENT_FRAMES < h->num_samples - 1u ? first + ANIM_SEGMENT_FRAMES : h->num_samples - 1u;
         for (uint32_t t = 0, k = 0; t < 2 * h->num_bones; t++) {
-            if (clip->tracks[t].flags & ANIM_TRACK_CONSTANT)
+            if (anim__constant(clip, t))
                 continue;
             const uint32_t key = anim__key_size((anim__mode)h->mode, (t & 1u) == 0);
             const uint32_t track_end = offsets[k++];
@@ -161,7 +176,7 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
 
 /* Samples one animated track of one segment at frame f. */
 ANIM_INLINE void sample_track(anim__mode mode, const uint8_t *keys, uint32_t count, bool rotation,
-                              const anim__track_t *track, float f, float *out)
+                              const anim__range_t *range, float f, float *out)
 {
     const uint32_t key = anim__key_size(mode, rotation);
     /* The interval: the last key at or before f (keys of a track are few per segment). Key
@@ -182,7 +197,7 @@ ANIM_INLINE void sample_track(anim__mode mode, const uint8_t *keys, uint32_t cou
         uint16_t t16;
         memcpy(&t16, keys + (size_t)k * key, 2);
         time[k - lo] = t16;
-        anim__unpack(mode, rotation, track, keys + (size_t)k * key + 2, value[k - lo]);
+        anim__unpack(mode, rotation, range, keys + (size_t)k * key + 2, value[k - lo]);
         if (rotation && k > lo)
             anim__align(value[k - lo - 1], value[k - lo]);
     }
@@ -201,22 +216,24 @@ ANIM_INLINE void sample_mode(const anim__clip *clip, anim__mode mode, float f, f
     const uint8_t *seg = clip->data + clip->segments[s];
     const uint16_t *offsets = (const uint16_t *)seg;
     uint32_t at = clip->num_animated * 2u, k = 0;
+    const float(*constant)[4] = clip->constants;
+    const anim__range_t *range = clip->ranges;
     for (uint32_t b = 0; b < h->num_bones; b++) {
-        const anim__track_t *tr = &clip->tracks[2 * b];
-        if (tr[0].flags & ANIM_TRACK_CONSTANT) {
-            memcpy(rotation + (size_t)b * rs, tr[0].value, 4 * sizeof(float));
+        if (anim__constant(clip, 2 * b)) {
+            memcpy(rotation + (size_t)b * rs, *constant++, 4 * sizeof(float));
         } else {
             const uint32_t end = offsets[k++];
-            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, true), true, &tr[0], f,
+            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, true), true, NULL, f,
                          rotation + (size_t)b * rs);
             at = end;
         }
-        if (tr[1].flags & ANIM_TRACK_CONSTANT) {
-            memcpy(translation + (size_t)b * ts, tr[1].value, 3 * sizeof(float));
+        if (anim__constant(clip, 2 * b + 1)) {
+            memcpy(translation + (size_t)b * ts, *constant++, 3 * sizeof(float));
         } else {
             const uint32_t end = offsets[k++];
-            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, false), false, &tr[1],
-                         f, translation + (size_t)b * ts);
+            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, false), false, range, f,
+                         translation + (size_t)b * ts);
+            range += mode == ANIM_PRECISION;
             at = end;
         }
     }

@@ -20,8 +20,8 @@ static inline uint32_t anim__key_size(anim__mode mode, bool rotation)
 }
 
 /* Packs a value (rotation x y z w, or translation x y z) into out (anim__unpack reverses it).
- * `track` gives the translation range in precision mode. */
-void anim__pack(anim__mode mode, bool rotation, const anim__track_t *track, const float *value,
+ * `range` gives a translation's range in precision mode (unused otherwise, may be NULL). */
+void anim__pack(anim__mode mode, bool rotation, const anim__range_t *range, const float *value,
                 uint8_t *out);
 
 /* Puts q in the hemisphere of ref (flips its sign when their dot product is negative). */
@@ -54,7 +54,7 @@ ANIM_INLINE uint64_t load8(const uint8_t *in)
     return v;
 }
 
-ANIM_INLINE void anim__unpack(anim__mode mode, bool rotation, const anim__track_t *track,
+ANIM_INLINE void anim__unpack(anim__mode mode, bool rotation, const anim__range_t *range,
                                 const uint8_t *in, float *value)
 {
     const uint64_t v = load8(in);
@@ -75,7 +75,7 @@ ANIM_INLINE void anim__unpack(anim__mode mode, bool rotation, const anim__track_
     for (uint32_t k = 0; k < 3; k++) {
         const float q = (float)((v >> (16 * k)) & 0xffffu);
         value[k] = mode == ANIM_SPEC ? q * (20.0f / 65535.0f) - 10.0f
-                                     : track->min[k] + q * (track->extent[k] / 65535.0f);
+                                     : range->min[k] + q * (range->extent[k] / 65535.0f);
     }
 }
 

@@ -172,18 +172,12 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
         anim__m.resource->compile_error(ctx, "animation: must be an object");
         return CT_ERR_BAD_DATA;
     }
-    static const char *const known[] = {"skeleton", "clip", "loop", "speed"};
-    for (const ct_data_o *c = data->first_child(src); c; c = data->next(c)) {
-        const char *key = data->key(c);
-        uint32_t k = 0;
-        while (k < 4 && strcmp(key, known[k]))
-            k++;
-        if (k == 4) {
-            anim__m.resource->compile_error(ctx, "animation.%s: unknown field (known: skeleton, "
-                                                 "clip, loop, speed)", key);
-            return CT_ERR_BAD_DATA;
-        }
-    }
+    static const ct_field_t known[] = {
+        {"skeleton", CT_DATA_STRING, 0}, {"clip", CT_DATA_STRING, 0},
+        {"loop", CT_DATA_BOOL, 0},       {"speed", CT_DATA_NUMBER, 0},
+    };
+    if (!anim__m.resource->check_fields(ctx, src, "animation", known, 4))
+        return CT_ERR_BAD_DATA;
     const ct_data_o *loop = data->get(src, "loop"), *speed = data->get(src, "speed");
     if (!name_field(src, "skeleton", true, d.skeleton, ctx) ||
         !name_field(src, "clip", false, d.clip, ctx))

@@ -6,10 +6,13 @@
 #include <math.h>
 #include <string.h>
 
-/* A rotation moving this far in one frame is a cut in the data, not motion (1 rad at 120 Hz is
- * 6,900 degrees per second). A translation jumping 0.5 m in a frame likewise. */
-#define ANIM_CUT_ROTATION 1.0f
-#define ANIM_CUT_TRANSLATION 0.5f
+/* A rotation moving at least 1 rad in one frame, faster than 60 rad/s (10 turns a second), is a
+ * cut in the data, not motion; a translation jumping 0.5 m in a frame, faster than 20 m/s,
+ * likewise. Both conditions, so coarsely sampled clips (one key a second) are not all cuts. */
+static float cut_threshold(bool rotation, float sample_rate)
+{
+    return rotation ? fmaxf(1.0f, 60.0f / sample_rate) : fmaxf(0.5f, 20.0f / sample_rate);
+}
 
 static bool reserve(anim__bytes *b, size_t more)
 {
@@ -35,8 +38,11 @@ static size_t append(anim__bytes *b, const void *bytes, size_t n)
 {
     const size_t at = b->size;
     if (reserve(b, n)) {
+        /* NULL appends zeros: a buffer reused for another try holds the last try's bytes. */
         if (bytes)
             memcpy(b->data + at, bytes, n);
+        else
+            memset(b->data + at, 0, n);
         b->size += n;
     }
     return at;
@@ -64,14 +70,23 @@ static float distance(const float *a, const float *b, bool rotation)
     return rotation ? 2.0f * sqrtf(d) : sqrtf(d);
 }
 
+/* What the compressor decides per track before writing any key. */
+typedef struct track_info {
+    float value[4];      /* a constant track's value, as decoding will see it */
+    anim__range_t range; /* a translation's range of values */
+    bool constant;
+    uint32_t key_index; /* among the animated tracks: its slot in a segment's offsets */
+} track_info;
+
 /* One track's samples, as the fit sees them. */
 typedef struct track_view {
     const float *samples; /* stride floats apart, num_samples of them */
     uint32_t stride;
     bool rotation;
     float tol;
-    const anim__track_t *track;
+    const anim__range_t *range;
     anim__mode mode;
+    float cut; /* a jump between two samples larger than this is a discontinuity */
 } track_view;
 
 static const float *sample_of(const track_view *v, uint32_t f)
@@ -83,8 +98,8 @@ static const float *sample_of(const track_view *v, uint32_t f)
 static void key_value(const track_view *v, uint32_t f, float *out)
 {
     uint8_t packed[8] = {0};
-    anim__pack(v->mode, v->rotation, v->track, sample_of(v, f), packed);
-    anim__unpack(v->mode, v->rotation, v->track, packed, out);
+    anim__pack(v->mode, v->rotation, v->range, sample_of(v, f), packed);
+    anim__unpack(v->mode, v->rotation, v->range, packed, out);
 }
 
 /* The keys of one segment of one track: frame numbers, with the "hold" key of a discontinuity
@@ -138,7 +153,7 @@ static void fit_segment(const track_view *v, uint32_t first, uint32_t last, seg_
     k->frame[k->n] = (uint16_t)first, k->hold[k->n++] = false;
     for (uint32_t f = first; f < last; f++) {
         const float jump = distance(sample_of(v, f), sample_of(v, f + 1), v->rotation);
-        if (jump > (v->rotation ? ANIM_CUT_ROTATION : ANIM_CUT_TRANSLATION)) {
+        if (jump > v->cut) {
             if (k->frame[k->n - 1] != f)
                 k->frame[k->n] = (uint16_t)f, k->hold[k->n++] = false;
             k->frame[k->n] = (uint16_t)(f + 1), k->hold[k->n++] = true;
@@ -187,15 +202,15 @@ static void bone_reach(const anim__raw *raw, double *reach, uint32_t *chain, uin
     }
 }
 
-/* The track table: constant tracks (every sample within tolerance of the first) and ranges. */
+/* Per track: constant (every sample within tolerance of the first) or animated, and ranges. */
 static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float *tol,
-                             anim__track_t *tracks)
+                             track_info *tracks)
 {
     uint32_t animated = 0;
     for (uint32_t t = 0; t < 2 * raw->num_bones; t++) {
         const uint32_t b = t / 2;
         const bool rot = (t & 1u) == 0;
-        anim__track_t *tr = &tracks[t];
+        track_info *tr = &tracks[t];
         memset(tr, 0, sizeof *tr);
         const float *first = rot ? raw->rotation[b] : raw->translation[b];
         float lo[3] = {first[0], first[1], first[2]}, hi[3] = {first[0], first[1], first[2]};
@@ -208,16 +223,14 @@ static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float 
                 lo[k] = v[k] < lo[k] ? v[k] : lo[k], hi[k] = v[k] > hi[k] ? v[k] : hi[k];
         }
         for (int k = 0; k < 3; k++)
-            tr->min[k] = lo[k], tr->extent[k] = hi[k] - lo[k];
-        if (constant) {
-            tr->flags = ANIM_TRACK_CONSTANT;
-            if (mode == ANIM_SPEC) { /* the post's quantization, decoded once here */
-                uint8_t packed[8] = {0};
-                anim__pack(mode, rot, tr, first, packed);
-                anim__unpack(mode, rot, tr, packed, tr->value);
-            } else {
-                memcpy(tr->value, first, (rot ? 4u : 3u) * sizeof(float));
-            }
+            tr->range.min[k] = lo[k], tr->range.extent[k] = hi[k] - lo[k];
+        tr->constant = constant;
+        if (constant && mode == ANIM_SPEC) { /* the post's quantization, decoded once here */
+            uint8_t packed[8] = {0};
+            anim__pack(mode, rot, &tr->range, first, packed);
+            anim__unpack(mode, rot, &tr->range, packed, tr->value);
+        } else if (constant) {
+            memcpy(tr->value, first, (rot ? 4u : 3u) * sizeof(float));
         } else {
             tr->key_index = animated++;
         }
@@ -225,9 +238,30 @@ static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float 
     return animated;
 }
 
-/* One compression at fixed tolerances (tol per track). */
+/* The small tables in front of the segments: constant mask, constant values, ranges. */
+static void write_tables(anim__bytes *out, anim__clip_header_t *h, const track_info *tracks,
+                         uint32_t num_tracks, anim__mode mode)
+{
+    const uint32_t words = (num_tracks + 63) / 64;
+    append(out, NULL, (8 - (out->size & 7u)) & 7u);
+    h->mask_offset = (uint32_t)append(out, NULL, (size_t)words * 8);
+    for (uint32_t t = 0; t < num_tracks && !out->failed; t++)
+        if (tracks[t].constant)
+            out->data[h->mask_offset + t / 8] |= (uint8_t)(1u << (t % 8));
+    h->constants_offset = (uint32_t)out->size;
+    for (uint32_t t = 0; t < num_tracks; t++)
+        if (tracks[t].constant)
+            append(out, tracks[t].value, sizeof tracks[t].value);
+    h->ranges_offset = (uint32_t)out->size;
+    for (uint32_t t = 1; t < num_tracks && mode == ANIM_PRECISION; t += 2)
+        if (!tracks[t].constant)
+            append(out, &tracks[t].range, sizeof tracks[t].range);
+}
+
+/* One compression at fixed tolerances (tol per track); tracks is scratch for 2 per bone. */
 static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol,
-                         const anim__event *events, uint32_t num_events, anim__bytes *out)
+                         const anim__event *events, uint32_t num_events, track_info *tracks,
+                         anim__bytes *out)
 {
     const uint32_t nb = raw->num_bones, ns = raw->num_samples;
     const uint32_t segs = (ns - 1u) / ANIM_SEGMENT_FRAMES + 1u;
@@ -237,11 +271,8 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
                              .mode = mode, .num_segments = segs, .num_events = num_events,
                              .hierarchy_hash = anim__hierarchy_hash(raw->parent, nb)};
     append(out, &h, sizeof h);
-    h.tracks_offset = (uint32_t)append(out, NULL, (size_t)nb * 2 * sizeof(anim__track_t));
-    if (out->failed)
-        return CT_ERR_NOMEM;
-    anim__track_t *tracks = (anim__track_t *)(out->data + h.tracks_offset);
     const uint32_t animated = build_tracks(raw, mode, tol, tracks);
+    write_tables(out, &h, tracks, 2 * nb, mode);
     h.segments_offset = (uint32_t)append(out, NULL, (size_t)segs * 4);
     h.events_offset = (uint32_t)append(out, events, (size_t)num_events * sizeof *events);
     h.data_offset = (uint32_t)append(out, NULL, (out->size & 1u));
@@ -252,23 +283,20 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
         const size_t seg_at = append(out, NULL, (size_t)animated * 2);
         memcpy(out->data + h.segments_offset + 4 * s, &(uint32_t){(uint32_t)(seg_at - h.data_offset)}, 4);
         for (uint32_t t = 0; t < 2 * nb && !out->failed; t++) {
-            /* A copy: appending keys may move the buffer the table lives in. */
-            anim__track_t track;
-            memcpy(&track, out->data + h.tracks_offset + t * sizeof track, sizeof track);
-            const anim__track_t *tr = &track;
-            if (tr->flags & ANIM_TRACK_CONSTANT)
+            const track_info *tr = &tracks[t];
+            if (tr->constant)
                 continue;
             const bool rot = (t & 1u) == 0;
             const track_view v = {
                 .samples = rot ? raw->rotation[t / 2] : raw->translation[t / 2],
-                .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[t], .track = tr,
-                .mode = mode};
+                .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[t],
+                .range = &tr->range, .mode = mode, .cut = cut_threshold(rot, raw->sample_rate)};
             fit_segment(&v, first, last, &keys);
             for (uint32_t i = 0; i < keys.n; i++) {
-                uint8_t key[8];
+                uint8_t key[8] = {0};
                 memcpy(key, &keys.frame[i], 2);
-                anim__pack(mode, rot, tr, sample_of(&v, keys.hold[i] ? keys.frame[i - 1] : keys.frame[i]),
-                           key + 2);
+                anim__pack(mode, rot, &tr->range,
+                           sample_of(&v, keys.hold[i] ? keys.frame[i - 1] : keys.frame[i]), key + 2);
                 append(out, key, anim__key_size(mode, rot));
             }
             const size_t end = out->size - seg_at;
@@ -295,13 +323,15 @@ int anim__compress(const anim__raw *raw, const anim__settings *s, const anim__ev
         !(s->target_error_m > 0))
         return CT_ERR_INVALID;
     *out = (anim__bytes){.a = a};
-    const size_t scratch = nb * (sizeof(double) + 2 * sizeof(uint32_t)) + 2 * nb * sizeof(float);
+    const size_t scratch = nb * (sizeof(double) + 2 * sizeof(uint32_t)) + 2 * nb * sizeof(float) +
+                           2 * nb * sizeof(track_info);
     uint8_t *mem = ct_alloc(a, scratch);
     if (!mem)
         return CT_ERR_NOMEM;
     double *reach = (double *)mem;
     uint32_t *chain = (uint32_t *)(reach + nb), *depth = chain + nb;
     float *tol = (float *)(depth + nb);
+    track_info *tracks = (track_info *)(void *)(tol + 2 * nb);
     bone_reach(raw, reach, chain, depth);
 
     /* Loosen or tighten every tolerance by one factor until the measured error meets the target
@@ -315,7 +345,7 @@ int anim__compress(const anim__raw *raw, const anim__settings *s, const anim__ev
             tol[2 * b] = (float)(budget / reach[b]);
             tol[2 * b + 1] = (float)budget;
         }
-        rc = compress_once(raw, s->mode, tol, events, num_events, &trial);
+        rc = compress_once(raw, s->mode, tol, events, num_events, tracks, &trial);
         anim__clip clip;
         anim__error_report report;
         if (rc || anim__clip_open(trial.data, trial.size, &clip) ||

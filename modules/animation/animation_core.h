@@ -30,24 +30,26 @@
  *     over the track's own range (range reduction), constant tracks at full float precision.
  * Decoding puts each rotation key in the hemisphere of the key before it before interpolating.
  *
- * Layout (the clip blob's payload, little-endian; see anim__clip_header_t):
- *     header
- *     track table      per track (rotation of bone 0, translation of bone 0, rotation of bone 1,
- *                      ...): constant value or range
+ * Layout (the clip blob's payload, little-endian; see anim__clip_header_t). Tracks are numbered
+ * rotation of bone 0, translation of bone 0, rotation of bone 1, ...
+ *     constant mask    u64 words, bit t set when track t is constant
+ *     constants        float[4] per constant track, in track order
+ *     ranges           anim__range_t per animated translation track (precision mode only)
  *     segment table    u32 offset of each segment's data
  *     events           sorted by time
  *     segment data     per segment: u16 end offset of each animated track's keys, then the keys,
  *                      track after track in bone order, each track's keys in time order
- * A pose reads its segment from front to back: bones in the order the pose is built, each
- * track's keys where the previous track's ended. That is the forward, in-order read the post
- * asks for; sequential playback stays inside one segment for half a second at 120 Hz.
+ * A pose reads the small tables and its segment from front to back: bones in the order the pose
+ * is built, each track's keys where the previous track's ended. That is the forward, in-order
+ * read the post asks for; sequential playback stays inside one segment for a quarter second at
+ * 120 Hz, and a cold pose touches a few hundred bytes of tables besides its keys.
  */
 #ifndef ANIMATION_CORE_H
 #define ANIMATION_CORE_H
 
 #include "ct_types.h"
 
-#define ANIM_SEGMENT_FRAMES 64u
+#define ANIM_SEGMENT_FRAMES 32u
 #define ANIM_MAX_BONES 1024u
 #define ANIM_MAX_FRAMES 65535u /* 16-bit key times */
 #define ANIM_EVENT_NAME 24u
@@ -82,31 +84,36 @@ typedef struct anim__clip_header_t {
     uint32_t num_segments;
     uint32_t num_events;
     uint64_t hierarchy_hash; /* of the parents, to match a skeleton */
-    uint32_t tracks_offset, segments_offset, events_offset, data_offset;
+    uint32_t mask_offset, constants_offset, ranges_offset;
+    uint32_t segments_offset, events_offset, data_offset;
     uint32_t size; /* of the whole payload */
     uint32_t reserved;
 } anim__clip_header_t;
 
-/* A track: constant (flags & 1) with its value, or animated with its quantization range. */
-typedef struct anim__track_t {
-    float value[4]; /* constant value; unused for animated tracks */
-    float min[3];   /* translation range (precision mode) */
+/* The quantization range of a translation track in precision mode. */
+typedef struct anim__range_t {
+    float min[3];
     float extent[3];
-    uint32_t flags;     /* ANIM_TRACK_CONSTANT */
-    uint32_t key_index; /* index among the animated tracks (into a segment's offsets) */
-} anim__track_t;
-#define ANIM_TRACK_CONSTANT 1u
+} anim__range_t;
 
 /* A validated compressed clip: pointers into the payload. */
 typedef struct anim__clip {
     const anim__clip_header_t *header;
-    const anim__track_t *tracks; /* 2 per bone: rotation, translation */
+    const uint64_t *constant_mask;
+    const float (*constants)[4];
+    const anim__range_t *ranges;
     const uint32_t *segments;
     const anim__event *events;
     const uint8_t *data;
-    uint32_t num_animated;
+    uint32_t num_animated, num_constants, num_ranges;
     float duration; /* (num_samples - 1) / sample_rate */
 } anim__clip;
+
+/* Whether track t (2 * bone + 0 rotation, + 1 translation) of a clip is constant. */
+static inline bool anim__constant(const anim__clip *clip, uint32_t t)
+{
+    return (clip->constant_mask[t / 64] >> (t % 64)) & 1u;
+}
 
 /* Compression settings. */
 typedef struct anim__settings {

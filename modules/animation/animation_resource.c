@@ -8,56 +8,9 @@
 #include <string.h>
 
 #define SKELETON_FORMAT 1u
-#define CLIP_FORMAT 1u
+#define CLIP_FORMAT 2u
 
 /* ---- fields ---------------------------------------------------------------------------------- */
-
-static uint32_t edit_distance(const char *a, const char *b)
-{
-    uint32_t row[64], n = (uint32_t)strlen(b);
-    if (n >= 64 || strlen(a) >= 64)
-        return 64;
-    for (uint32_t j = 0; j <= n; j++)
-        row[j] = j;
-    for (uint32_t i = 1; a[i - 1]; i++) {
-        uint32_t diag = row[0];
-        row[0] = i;
-        for (uint32_t j = 1; j <= n; j++) {
-            const uint32_t up = row[j];
-            const uint32_t sub = diag + (a[i - 1] != b[j - 1]);
-            row[j] = sub < up + 1 ? (sub < row[j - 1] + 1 ? sub : row[j - 1] + 1)
-                                  : (up + 1 < row[j - 1] + 1 ? up + 1 : row[j - 1] + 1);
-            diag = up;
-        }
-    }
-    return row[n];
-}
-
-/* Refuses a source that is not an object or has a field not in `known`, naming the nearest. */
-static bool check_fields(const ct_data_o *src, const char *const *known, uint32_t n,
-                         ct_compile_ctx_o *ctx)
-{
-    const ct_data_api_v1 *data = anim__m.data;
-    if (data->type(src) != CT_DATA_OBJECT) {
-        anim__m.resource->compile_error(ctx, "the source must be an object of fields");
-        return false;
-    }
-    for (const ct_data_o *c = data->first_child(src); c; c = data->next(c)) {
-        const char *key = data->key(c);
-        uint32_t best = 0, best_d = UINT32_MAX;
-        for (uint32_t k = 0; k < n; k++) {
-            const uint32_t d = edit_distance(key, known[k]);
-            if (d < best_d)
-                best_d = d, best = k;
-        }
-        if (best_d != 0) {
-            anim__m.resource->compile_error(ctx, "%s: unknown field (did you mean \"%s\"?)", key,
-                                            known[best]);
-            return false;
-        }
-    }
-    return true;
-}
 
 static bool number_field(const ct_data_o *src, const char *field, double lo, double hi,
                          double *out, ct_compile_ctx_o *ctx)
@@ -156,10 +109,13 @@ static void free_source(source_file *s)
 static int compile_skeleton(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"source", "bvh", "units", "skin"};
+    static const ct_field_t known[] = {
+        {"source", CT_DATA_STRING, 0}, {"bvh", CT_DATA_STRING, 0},
+        {"units", CT_DATA_INVALID, 0}, {"skin", CT_DATA_NUMBER, 0},
+    };
     double units, skin = 0;
     source_file file;
-    if (!check_fields(src, known, 4, ctx) || !units_field(src, &units, ctx) ||
+    if (!anim__m.resource->check_fields(ctx, src, NULL, known, 4) || !units_field(src, &units, ctx) ||
         !number_field(src, "skin", 0, 65535, &skin, ctx) || !read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
     const size_t bones_size = ANIM_MAX_BONES * sizeof(anim__bone_t);
@@ -254,11 +210,12 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
                                         ANIM_MAX_EVENTS);
         return false;
     }
-    static const char *const known[] = {"time", "name"};
+    static const ct_field_t known[] = {{"time", CT_DATA_NUMBER, 0}, {"name", CT_DATA_STRING, 0}};
     for (const ct_data_o *e = data->first_child(list); e; e = data->next(e), (*n)++) {
         const char *name = data->string(data->get(e, "name"), NULL);
         double t = NAN;
-        if (!check_fields(e, known, 2, ctx) || !number_field(e, "time", 0, duration, &t, ctx))
+        if (!anim__m.resource->check_fields(ctx, e, "events[]", known, 2) ||
+            !number_field(e, "time", 0, duration, &t, ctx))
             return false;
         if (isnan(t) || !name || !name[0] || strlen(name) >= ANIM_EVENT_NAME) {
             anim__m.resource->compile_error(ctx, "events[%u]: needs a time in 0..%g s and a name "
@@ -275,12 +232,18 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
 static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"source", "bvh", "units", "mode", "error_mm",
-                                        "animation", "rate", "skin", "events"};
+    static const ct_field_t known[] = {
+        {"source", CT_DATA_STRING, 0},   {"bvh", CT_DATA_STRING, 0},
+        {"units", CT_DATA_INVALID, 0},   {"mode", CT_DATA_STRING, 0},
+        {"error_mm", CT_DATA_NUMBER, 0}, {"animation", CT_DATA_NUMBER, 0},
+        {"rate", CT_DATA_NUMBER, 0},     {"skin", CT_DATA_NUMBER, 0},
+        {"events", CT_DATA_ARRAY, 0},
+    };
     const ct_data_api_v1 *data = anim__m.data;
     double units, animation = 0, rate = 30, skin = 0, error_mm = -1;
     const char *mode_name = data->string(data->get(src, "mode"), "spec");
-    if (!check_fields(src, known, 9, ctx) || !units_field(src, &units, ctx) ||
+    if (!anim__m.resource->check_fields(ctx, src, NULL, known, 9) ||
+        !units_field(src, &units, ctx) ||
         !number_field(src, "animation", 0, 65535, &animation, ctx) ||
         !number_field(src, "rate", 1, 1000, &rate, ctx) ||
         !number_field(src, "skin", 0, 65535, &skin, ctx) ||

@@ -224,6 +224,9 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
 {
     (void)user_data;
     const ct_data_api_v1 *data = entities__services.data;
+    static const ct_field_t fields[] = {{"name", CT_DATA_STRING, 0}};
+    if (!entities__services.resource->check_fields(ctx, source, "debug_name", fields, 1))
+        return CT_ERR_BAD_DATA;
     const char *name = data->string(data->get(source, "name"), NULL);
     if (!name) {
         entities__services.resource->compile_error(ctx, "debug_name: `name` must be a string");

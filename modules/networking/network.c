@@ -55,7 +55,9 @@ static void on_message(void *user, uint8_t from, const uint8_t *d, uint32_t len)
     net_rpc_call_t call;
     const char *why = NULL;
     const char *breach = NULL;
-    if (!net_rpc_decode(&st->rpc, d, len, &call, &why))
+    if (len > 0xffff)
+        breach = "an RPC call over 64 KB"; /* the queue keeps 16-bit lengths */
+    else if (!net_rpc_decode(&st->rpc, d, len, &call, &why))
         breach = why;
     else if (st->rpc_queued[from] + len > CT_NETWORK_RPC_QUEUE)
         breach = "more than 64 KB of RPC calls waiting";

@@ -354,6 +354,8 @@ void network__dispatch_rpc(void)
                     LUA->push_string(L, (const char *)v->string, v->len);
             }
             LUA->call_global("__network_rpc", 2 + call.fn->argc);
+            if (!st->running)
+                return; /* the handler stopped the session: its queue is gone */
         }
         at += size;
     }

@@ -63,6 +63,8 @@ static void normal_matrix(float out[12], const float m[12])
 typedef struct build_job {
     render__queue *q;
     const float *view_proj;
+    const render__material *materials;
+    uint32_t num_materials;
 } build_job;
 
 static const render__command *command_of(const render__queue *q, const render__packet *p)
@@ -109,10 +111,15 @@ static void build_range(void *user, uint32_t begin, uint32_t end)
         render__mat4_mul(d->mvp, j->view_proj, w);
         memcpy(d->world, cmd->world, sizeof d->world);
         normal_matrix(d->normal, cmd->world);
+        if (cmd->material < j->num_materials) {
+            memcpy(d->params, j->materials[cmd->material].color, 4 * sizeof(float));
+            memcpy(d->params + 4, j->materials[cmd->material].specular, 4 * sizeof(float));
+        }
     }
 }
 
-bool render__build(render__queue *q, const float view_proj[16], const render__pool *pool)
+bool render__build(render__queue *q, const float view_proj[16], const render__material *materials,
+                   uint32_t num_materials, const render__pool *pool)
 {
     const uint32_t n = q->num_packets;
     if (n > q->draws_cap) {
@@ -128,7 +135,7 @@ bool render__build(render__queue *q, const float view_proj[16], const render__po
         q->draws = d;
         q->draws_cap = cap;
     }
-    build_job job = {q, view_proj};
+    build_job job = {q, view_proj, materials, materials ? num_materials : 0};
     render__pool_for(pool, n, BUILD_BLOCK, build_range, &job);
     return true;
 }

@@ -116,6 +116,15 @@ void render__pool_for(const render__pool *pool, uint32_t count, uint32_t grain, 
 
 /* ---- Display lists ------------------------------------------------------------------------- */
 
+/* A material as the backends see it: its program, its layer and its parameters (two vec4s, which
+ * the build copies into each draw). */
+typedef struct render__material {
+    uint32_t program;
+    uint32_t layer;
+    float color[4];
+    float specular[4]; /* strength, shininess, 0, 0 */
+} render__material;
+
 /* State-change flags of an entry, relative to the entry before it in the sorted stream. A layer
  * entry only changes the layer, and it resets what is bound: the first draw after it binds its
  * program, material and mesh again (as the gl backend does). */
@@ -126,13 +135,15 @@ enum {
     RENDER_CHANGE_MESH = 1u << 3,     /* another vertex array is bound */
 };
 
-/* One display-list entry: everything the backend needs, resolved, 160 bytes, no padding holes
- * (the null backend hashes the bytes). */
+/* One display-list entry: everything the backend needs, resolved, 224 bytes, no padding holes
+ * (the null backend hashes the bytes). The gl backend reads mvp..params as per-instance
+ * attributes, so draws that differ only in material still share one instanced call. */
 typedef struct render__draw {
     uint32_t kind, layer, pass, program, material, mesh, changes, reserved;
     float mvp[16];   /* projection * view * world, column-major (GL's layout) */
     float world[12]; /* as recorded */
     float normal[12];/* the inverse transpose of world's 3x3, as three padded rows */
+    float params[8]; /* the material's colour and specular (zero without a material) */
 } render__draw;
 
 /* ---- The queue: contexts, the merged stream, the display list ------------------------------ */
@@ -168,8 +179,10 @@ void render__radix_sort(render__packet *p, render__packet *scratch, uint32_t n,
                         uint32_t hist[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS]);
 
 /* Builds q->draws[0, num_packets) from the sorted stream on the pool. `view_proj` is the camera's
- * projection * view (column-major 4x4). */
-bool render__build(render__queue *q, const float view_proj[16], const render__pool *pool);
+ * projection * view (column-major 4x4); draws copy their parameters from `materials` (a material
+ * index at or past num_materials gets zeros, and the null backend reports it). */
+bool render__build(render__queue *q, const float view_proj[16], const render__material *materials,
+                   uint32_t num_materials, const render__pool *pool);
 
 /* ---- The null backend ---------------------------------------------------------------------- */
 

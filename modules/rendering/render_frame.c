@@ -223,14 +223,14 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     uint32_t visible = 0;
     for (uint32_t c = 1; c <= ranges; c++)
         visible += s->queue.contexts[c].n;
-    if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, &pool) || s->queue.failed) {
+    if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) || s->queue.failed) {
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
         return CT_ERR_NOMEM;
     }
     const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
-        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials, s->materials_cap, &s->lights);
+        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
     s->stats = (ct_render_stats_t){

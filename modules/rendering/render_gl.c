@@ -165,8 +165,9 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     glVertexArrayAttribFormat(m->vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, normal));
     glVertexArrayAttribBinding(m->vao, 0, 0);
     glVertexArrayAttribBinding(m->vao, 1, 0);
-    /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame). */
-    for (GLuint k = 0; k < 10; k++) {
+    /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame):
+     * mvp, world, normal and the material's two vectors, 12 vec4s from render__draw.mvp on. */
+    for (GLuint k = 0; k < 12; k++) {
         glEnableVertexArrayAttrib(m->vao, 2 + k);
         glVertexArrayAttribFormat(m->vao, 2 + k, 4, GL_FLOAT, GL_FALSE,
                                   (GLuint)(offsetof(render__draw, mvp) + 16 * k));
@@ -268,17 +269,18 @@ static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
         glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
 }
 
-/* Entries after `i` that draw the same mesh with the same program and material. */
+/* Entries after `i` that draw the same mesh with the same program (materials are instance
+ * data: a change of material does not end a run). */
 static uint32_t run_end(const render__draw *draws, uint32_t i, uint32_t n)
 {
     uint32_t j = i + 1;
-    while (j < n && draws[j].kind == RENDER_CMD_DRAW && draws[j].changes == 0)
+    while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
+           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)))
         j++;
     return j;
 }
 
-uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
-                            const render__material *materials, uint32_t num_materials,
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
                             const render__frame_lights *lights)
 {
     glEnable(GL_CULL_FACE);
@@ -327,8 +329,6 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
                 frame_set |= 1u << d->program;
             }
         }
-        if (d->changes & (RENDER_CHANGE_MATERIAL | RENDER_CHANGE_PROGRAM))
-            glUniform4fv(10, 2, materials[d->material].color);
         const render__gl_mesh *m = &g->meshes[d->mesh];
         if (d->changes & RENDER_CHANGE_MESH) {
             glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);

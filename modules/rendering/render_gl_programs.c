@@ -3,10 +3,10 @@
  *
  * Per draw, the mesh programs read instance attributes straight from the display list, which the
  * backend uploads once per frame: locations 2..5 the MVP's columns, 6..8 the world matrix's rows,
- * 9..11 the normal matrix's rows (render__draw's mvp, world and normal). So a run of draws that
- * share program, material and mesh is one instanced draw call.
- * Uniforms sit at explicit locations, so the backend sets them without looking anything up:
- *   location 10..11  u_material[2] per material: colour, (specular strength, shininess, 0, 0)
+ * 9..11 the normal matrix's rows, 12..13 the material's colour and (specular strength,
+ * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
+ * program and mesh is one instanced draw call, whatever their materials.
+ * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
  *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
  *                                  sun direction (towards the light) and colour, then up to four
  *                                  point lights as (position, range) and (colour, 0)
@@ -25,9 +25,14 @@ static const char mesh_vs[] =
     "layout(location = 2) in vec4 i_mvp[4];\n"
     "layout(location = 6) in vec4 i_world[3];\n"
     "layout(location = 9) in vec4 i_normal[3];\n"
+    "layout(location = 12) in vec4 i_material[2];\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
+    "flat out vec4 v_color;\n"
+    "flat out vec4 v_specular;\n"
     "void main() {\n"
+    "  v_color = i_material[0];\n"
+    "  v_specular = i_material[1];\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
@@ -37,26 +42,27 @@ static const char mesh_vs[] =
 
 static const char unlit_fs[] =
     "#version 450 core\n"
-    "layout(location = 10) uniform vec4 u_material[2];\n"
+    "flat in vec4 v_color;\n"
     "out vec4 o_color;\n"
-    "void main() { o_color = u_material[0]; }\n";
+    "void main() { o_color = v_color; }\n";
 
 static const char lit_fs[] =
     "#version 450 core\n"
-    "layout(location = 10) uniform vec4 u_material[2];\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
+    "flat in vec4 v_color;\n"
+    "flat in vec4 v_specular;\n"
     "out vec4 o_color;\n"
     "vec3 light(vec3 n, vec3 v, vec3 l, vec3 color, vec3 base) {\n"
     "  float ndl = max(dot(n, l), 0.0);\n"
-    "  float spec = ndl > 0.0 ? pow(max(dot(n, normalize(l + v)), 0.0), u_material[1].y) : 0.0;\n"
-    "  return color * (base * ndl + u_material[1].x * spec);\n"
+    "  float spec = ndl > 0.0 ? pow(max(dot(n, normalize(l + v)), 0.0), v_specular.y) : 0.0;\n"
+    "  return color * (base * ndl + v_specular.x * spec);\n"
     "}\n"
     "void main() {\n"
     "  vec3 n = normalize(v_normal);\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
-    "  vec3 base = u_material[0].rgb;\n"
+    "  vec3 base = v_color.rgb;\n"
     "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
@@ -65,7 +71,7 @@ static const char lit_fs[] =
     "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
     "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
     "  }\n"
-    "  o_color = vec4(c, u_material[0].a);\n"
+    "  o_color = vec4(c, v_color.a);\n"
     "}\n";
 
 static const char fullscreen_vs[] =

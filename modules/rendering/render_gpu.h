@@ -65,14 +65,6 @@ void render__default_pipeline(render__pipeline *p);
 /* Checks indices, flags, finite numbers and NUL-terminated names; NULL or what is wrong. */
 const char *render__pipeline_error(const render__pipeline *p);
 
-/* A material as the backends see it: its program and its parameters (two vec4s). */
-typedef struct render__material {
-    uint32_t program;
-    uint32_t layer;
-    float color[4];
-    float specular[4]; /* strength, shininess, 0, 0 */
-} render__material;
-
 typedef struct render__vertex {
     float position[3];
     float normal[3];
@@ -106,10 +98,10 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh);
 
 /* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size);
-/* Draws a display list: a run of draws sharing program, material and mesh is one instanced call.
- * Returns the number of GL draw calls. */
-uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
-                            const render__material *materials, uint32_t num_materials,
+/* Draws a display list: a run of draws sharing program and mesh is one instanced call (materials
+ * travel in the draws). Draws naming a material at or past num_materials are skipped. Returns the
+ * number of GL draw calls. */
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
                             const render__frame_lights *lights);
 /* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
 bool render__gl_read(render__gl *g, uint8_t *rgba);

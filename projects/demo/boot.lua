@@ -35,6 +35,8 @@ function init()
     end
   end
   print(string.format("demo: dropped %d crates", #crates))
+  -- For a console client (`cuttle --console 0`): the world and its crates by name.
+  demo = {world = world, crates = crates}
 
   -- A dancer playing CMU motion capture: its bones are transforms under it; a joint marker is
   -- linked under each so the renderer draws the skeleton.

@@ -32,7 +32,7 @@ static ct_allocator_t heap = {NULL, heap_realloc};
 static void spec_quantization_precision(void **state)
 {
     (void)state;
-    const anim__track_t track = {0};
+    const anim__range_t track = {{0}, {0}};
     uint64_t rng = 99;
     double worst_component = 0, worst_vector = 0;
     for (int i = 0; i < 100000; i++) {
@@ -107,9 +107,10 @@ static void curves_and_discontinuities(void **state)
         const char *bad = anim__clip_open(blob.data, blob.size, &clip);
         if (bad)
             fail_msg("%s", bad);
-        assert_true(clip.tracks[3].flags & ANIM_TRACK_CONSTANT);   /* child translation */
-        assert_true(clip.tracks[2].flags & ANIM_TRACK_CONSTANT);   /* child rotation */
-        assert_false(clip.tracks[1].flags & ANIM_TRACK_CONSTANT);  /* root translation */
+        assert_true(anim__constant(&clip, 3));  /* child translation */
+        assert_true(anim__constant(&clip, 2));  /* child rotation */
+        assert_false(anim__constant(&clip, 1)); /* root translation */
+        assert_int_equal(clip.num_ranges, mode == ANIM_PRECISION ? 1 : 0);
         /* Much smaller than the samples: 2 bones x 300 samples x 40 bytes = 24,000. */
         assert_true(blob.size < 24000 / 3);
         float r[2][4], p[2][3];
@@ -136,6 +137,26 @@ static void curves_and_discontinuities(void **state)
         assert_float_equal(report.ratio, 40.0 * 2 * FRAMES / (double)blob.size, 1e-9);
         anim__bytes_free(&blob);
     }
+}
+
+/* Two samples a second apart, 90 degrees about z: a coarse clip, not a cut, so the curve turns
+ * in between rather than holding the first key (what a per-frame cut threshold did). */
+static void coarse_clips_are_not_cuts(void **state)
+{
+    (void)state;
+    int32_t parent[1] = {-1};
+    float rot[2][4] = {{0, 0, 0, 1}, {0, 0, 0.70710678f, 0.70710678f}}, pos[2][3] = {{0}};
+    const anim__raw raw = {1, 2, 1.0f, parent, rot, pos};
+    anim__bytes blob;
+    double achieved;
+    const anim__settings s = {ANIM_PRECISION, 0.0005};
+    assert_int_equal(anim__compress(&raw, &s, NULL, 0, &heap, &blob, &achieved), 0);
+    anim__clip clip;
+    assert_null(anim__clip_open(blob.data, blob.size, &clip));
+    float r[4], p[3];
+    anim__sample(&clip, 0.5f, r, 4, p, 3);
+    assert_float_equal(r[2], sinf((float)M_PI / 8), 0.01); /* about 45 degrees */
+    anim__bytes_free(&blob);
 }
 
 /* A raw clip measured against itself compressed at a loose target: the report's max error is
@@ -212,6 +233,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spec_quantization_precision),
         cmocka_unit_test(curves_and_discontinuities),
+        cmocka_unit_test(coarse_clips_are_not_cuts),
         cmocka_unit_test(error_report_fixed_values),
         cmocka_unit_test(broken_clips),
     };

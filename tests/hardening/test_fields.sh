@@ -39,6 +39,8 @@ level 'components = { transform = {} } repeat = { count = 3 spcing = [1 0 0] }'
 compile_fails "repeat.spcing: unknown field \(did you mean 'spacing'\?\)"
 level 'components = { transform = {} } repeat = { count = 3 spacing = ["a" "b" "c"] }'
 compile_fails "repeat.spacing\[0\]: expected a finite number, not a string"
+level 'components = { debug_name = { nmae = "x" } }'
+compile_fails "debug_name.nmae: unknown field \(did you mean 'name'\?\)"
 level 'components = { transform = {} } zzzzzz = 1'
 compile_fails "zzzzzz: unknown field \(known: name, components, children, repeat\)"
 # An unknown component type is skipped with a warning (an error under --strict), with the nearest.

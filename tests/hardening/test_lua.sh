@@ -13,10 +13,19 @@ expect 1 "slot 1000000 does not exist" --plugin "$HOSTILE_PLUGIN" \
     -e 'debug.setupvalue(Hostile.echo, 1, 1000000) Hostile.echo(1)'
 expect 1 "slot -1 does not exist" --plugin "$HOSTILE_PLUGIN" \
     -e 'debug.setupvalue(Hostile.echo, 1, -1) Hostile.echo(1)'
-# A plugin raising a Lua error in init: plugin hooks run inside a protected call (ct_lua.h), so
-# the error is named and the plugin fails, not the process (--strict makes that fatal).
-HOSTILE=error_in_init expect 1 "a Lua error in init of plugin 'hostile': .*raised by init on purpose" \
-    --strict --plugin "$HOSTILE_PLUGIN"
+# A plugin raising a Lua error from its init (the loader protects the call): named, the plugin
+# fails, the engine goes on (not under --strict).
+HOSTILE=error_in_init expect 0 "a Lua error in init of plugin 'hostile': raised by init on purpose" \
+    --plugin "$HOSTILE_PLUGIN"
+HOSTILE=error_in_init expect 1 "a Lua error in init of plugin 'hostile'" --plugin "$HOSTILE_PLUGIN" --strict
+# Where no protected call is left to catch it (a resource compiler run by cuttle-compile), the panic
+# handler names the plugin and the call instead of a silent exit 1.
+mkdir -p "$scratch/compiles"
+printf 'modules = ["hostile"]\n' >"$scratch/compiles/project.sjson"
+printf 'x = 1\n' >"$scratch/compiles/thing.hostile"
+HOSTILE=error_in_compile CUTTLE=$CUTTLE_COMPILE expect 1 \
+    "plugin 'hostile' raised a Lua error outside a protected call \(during compiling thing.hostile\): .*raised by compile on purpose" \
+    --project "$scratch/compiles" --modules "$(dirname "$HOSTILE_PLUGIN")"
 # An error object whose __tostring itself fails.
 expect 1 "error object is a table value whose __tostring failed: .*inner" \
     -e 'error(setmetatable({}, {__tostring = function() error("inner") end}))'

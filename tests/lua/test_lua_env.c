@@ -4,6 +4,7 @@
 #include <lua.h>
 
 #include "base/log.h"
+#include "lua/lua_internal.h"
 #include "lua_test.h"
 
 /* Stands for a loaded plugin that is never disabled here: only the kernel owner (NULL) is, since
@@ -191,6 +192,35 @@ static void raw_functions_bypass_slots(void **state)
     lua_test_run("assert(Raw.one() == 1 and NotATable == true)", 0);
 }
 
+/* Lua -> slot -> C -> lua_env__call_global -> Lua ... without end, through a C function with a
+ * big frame, as plugins have: each level then costs more C stack than LuaJIT's slot limit
+ * (about 21,800 such levels) allows for, so on this process's stack the kernel's re-entry guard
+ * must end it. Before the guard, this overflowed the stack. */
+static int deepest;
+static int l_call_again(lua_State *L)
+{
+    volatile char frame[4096];
+    frame[0] = (char)deepest++;
+    lua_pushnumber(L, lua_env__call_global("again", 0) + frame[0] * 0);
+    return 1;
+}
+
+static void reentry_through_c_is_bounded(void **state)
+{
+    (void)state;
+    lua_env__add_function("Reenter", "call", l_call_again);
+    lua_test_run("function again() return Reenter.call() end", 0);
+    deepest = 0;
+    lua_test_mute_stderr(); /* the deepest call logs its refusal */
+    lua_test_run("assert(again() == 0)", 0);
+    lua_test_restore_stderr();
+    assert_true(deepest > 100);
+    /* Stopped by the guard, before LuaJIT's own limit (on a stack too small for that limit). */
+    if (lua_env__stack_left() / 4096 < 20000)
+        assert_true(deepest < 20000);
+    lua_test_run("assert(Reenter.call ~= nil)", 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +238,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(reload_rollback_restores_the_old_code, lua_test_setup,
                                         lua_test_teardown),
         cmocka_unit_test_setup_teardown(failed_calls_leave_no_stack_slots, lua_test_setup,
+                                        lua_test_teardown),
+        cmocka_unit_test_setup_teardown(reentry_through_c_is_bounded, lua_test_setup,
                                         lua_test_teardown),
         cmocka_unit_test_setup_teardown(raw_functions_bypass_slots, lua_test_setup,
                                         lua_test_teardown),

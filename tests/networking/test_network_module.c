@@ -17,6 +17,7 @@
 #include "ct_entity.h"
 #include "ct_lua.h"
 #include "ct_network.h"
+#include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "net_test_support.h"
@@ -252,12 +253,35 @@ static void host_and_client(void **state)
     assert_true(frames_until(client_gone, 3000));
     assert_true(lua_true("hits == 103"));
     assert_int_equal(net->stats().breaches, 1);
+    assert_int_equal(net->stats().peers, 0);
 
     net_session_free(&client);
     net_udp_close(client_udp);
     assert_int_equal(alloc.live_bytes, 0);
     net->stop();
     assert_int_equal(net->port(), 0);
+}
+
+/* A unit with a network component spawns replicated when a session runs; a field in the
+ * component is refused at compile time, naming it. */
+static void the_component_in_resources(void **state)
+{
+    (void)state;
+    const ct_resource_api_v1 *resource = test_kernel_api(CT_RESOURCE_API, 1);
+    static const char bad[] = "entities = [ { components = { transform = {} network = { feilds = 1 } } } ]";
+    assert_int_not_equal(resource->load_source("unit", "net/bad", bad, sizeof bad - 1), 0);
+    static const char good[] = "entities = [ { components = { transform = { position = [1 2 3] } network = {} } } ]";
+    assert_int_equal(resource->load_source("unit", "net/good", good, sizeof good - 1), 0);
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    const ct_entity_t e = worlds->spawn_unit(world, "net/good", (const float[3]){0, 0, 0}, NULL);
+    assert_true(e.id != 0);
+    assert_int_equal(net->owner(world, e), 1);
+    assert_int_equal(net->stats().objects, 1);
+    entity->destroy(e);
+    assert_int_equal(net->owner(world, e), 0);
+    assert_int_equal(net->stats().objects, 0);
+    net->stop();
+    resource->unload("unit", "net/good");
 }
 
 static void lua_misuse_is_named(void **state)
@@ -276,6 +300,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_and_client),
+        cmocka_unit_test(the_component_in_resources),
         cmocka_unit_test(lua_misuse_is_named),
     };
     return cmocka_run_group_tests(tests, boot, shutdown_kernel);

@@ -491,6 +491,41 @@ static void test_level_bad_data_refused(void **state)
     resource->unload("level", "levels/fine");
 }
 
+/* A bouncing ball's script hears on_collision when it hits the floor and on_contact_ended when it
+ * leaves it, each once per bounce, with the other entity. */
+static void test_contact_ended_callback(void **state)
+{
+    (void)state;
+    const ct_entity_t g = with_transform(0, -0.5f, 0), ball = with_transform(0, 2, 0);
+    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
+    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
+    assert_int_equal(phys->add_body(world, g, &floor), 0);
+    assert_int_equal(phys->add_body(world, ball, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
+        .radius = 0.5f, .mass = 1.0f, .restitution = 0.8f}), 0);
+    const char *script =
+        "began, ended = 0, 0\n"
+        "function physics_listen(w, e)\n"
+        "  World.set_callback(w, e, 'on_collision', function(self, other) began = began + 1; hit = other end)\n"
+        "  World.set_callback(w, e, 'on_contact_ended', function(self, other) ended = ended + 1; left = other end)\n"
+        "end\n"
+        "function physics_heard(w) World.run_callbacks(w); return began, ended end\n";
+    assert_int_equal(lua->run_string(script, "physics_listen"), 0);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    lua->push_number(L, ball.id);
+    assert_int_equal(lua->call_global("physics_listen", 2), 0);
+    for (int k = 0; k < 50; k++) /* one fall and one bounce up */
+        phys->simulate(world, 1.0f / 60.0f);
+    lua->push_light_userdata(L, world);
+    assert_int_equal(lua->call_global("physics_heard", 1), 0);
+    char check[160];
+    snprintf(check, sizeof check, "assert(began == 1 and ended == 1, began .. ' ' .. ended)\n"
+             "assert(hit == %u and left == %u)\n", g.id, g.id);
+    assert_int_equal(lua->run_string(check, "physics_heard_check"), 0);
+    entity->destroy(ball);
+    entity->destroy(g);
+}
+
 /* Issue 7: bodies and point masses in a blob made outside the compiler (edited and re-signed)
  * are refused when the level loads, naming the entity, the component and the field. */
 static void test_blob_with_bad_body_refused_at_load(void **state)
@@ -635,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_lua_ranges),
         cmocka_unit_test(test_v3_filters_user_data_sleep),
         cmocka_unit_test(test_blob_with_bad_body_refused_at_load),
+        cmocka_unit_test(test_contact_ended_callback),
         cmocka_unit_test(test_level_compiles_and_collides),
         cmocka_unit_test(test_level_bad_data_refused),
         cmocka_unit_test(test_determinism_through_api),

@@ -145,7 +145,7 @@ static void test_build_and_null_backend(void **state)
         record_scene(&q, 9000, pass ? 1000 : 300);
         assert_true(render__merge_sort(&q));
         const render__pool pool = {reverse_pool, NULL};
-        assert_true(render__build(&q, view_proj, pass ? &pool : NULL));
+        assert_true(render__build(&q, view_proj, NULL, 0, pass ? &pool : NULL));
         serial[pass] = malloc(q.num_packets * sizeof **serial);
         memcpy(serial[pass], q.draws, q.num_packets * sizeof **serial);
         const render__null_stats s = render__null_execute(q.draws, q.num_packets, 5, 7, 2);
@@ -173,7 +173,7 @@ static void test_mvp_of_a_translation(void **state)
     const render__command c = draw_cmd(0, 0, 3.0f);
     render__context_record(&q.contexts[0], &heap, 0, &c);
     assert_true(render__merge_sort(&q));
-    assert_true(render__build(&q, identity, NULL));
+    assert_true(render__build(&q, identity, NULL, 0, NULL));
     /* Column 3 holds the translation (3, 0, -5). */
     assert_true(q.draws[0].mvp[12] == 3.0f && q.draws[0].mvp[14] == -5.0f && q.draws[0].mvp[15] == 1.0f);
     assert_int_equal(q.draws[0].changes, RENDER_CHANGE_LAYER | RENDER_CHANGE_PROGRAM |

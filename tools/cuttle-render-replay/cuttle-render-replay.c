@@ -60,7 +60,7 @@ static bool rebuild(const render__capture *c, render__queue *q)
         memcpy(&cmd, p + 8, sizeof cmd);
         render__context_record(&q->contexts[0], &heap, key, &cmd);
     }
-    return render__merge_sort(q) && render__build(q, c->view_proj, NULL) && !q->failed;
+    return render__merge_sort(q) && render__build(q, c->view_proj, c->materials, c->num_materials, NULL) && !q->failed;
 }
 
 static int draw_png(const render__capture *c, const render__queue *q, const char *out)
@@ -77,7 +77,7 @@ static int draw_png(const render__capture *c, const render__queue *q, const char
         if (c->meshes[m].num_indices)
             render__gl_mesh_set(gl, m, c->meshes[m].vertices, c->meshes[m].num_vertices, c->meshes[m].indices,
                                 c->meshes[m].num_indices);
-    render__gl_execute(gl, q->draws, q->num_packets, c->materials, c->num_materials, c->lights);
+    render__gl_execute(gl, q->draws, q->num_packets, c->num_materials, c->lights);
     const size_t size = (size_t)c->pipeline->width * c->pipeline->height * 4;
     uint8_t *px = malloc(size);
     int status = 0;

@@ -5,7 +5,9 @@
  *   HOSTILE=overflow        writes one byte past a 16-byte block it never frees, then prints
  *                           what ct_memory_api_v2.verify finds ("hostile: verify found N");
  *                           only run it with --memory-debug canary (else the write is real);
- *   HOSTILE=leak            allocates a block it never frees.
+ *   HOSTILE=leak            allocates a block it never frees;
+ *   HOSTILE=error_in_compile registers resource type "hostile", whose compiler raises a Lua error
+ *                           (run by cuttle-compile, outside any Lua call).
  * And always registers Hostile.call_global(name), which calls back into the Lua global `name`
  * through ct_lua_api_v1 (so Lua -> C -> Lua re-entry can recurse), and Hostile.echo(...).
  */
@@ -15,6 +17,7 @@
 
 #include "ct_lua.h"
 #include "ct_memory.h"
+#include "ct_resource.h"
 #include "ct_plugin.h"
 
 static const ct_lua_api_v1 *lua;
@@ -28,6 +31,19 @@ static int l_call_global(lua_State *L)
 
 static int l_echo(lua_State *L) { return lua->get_top(L); }
 
+static int compile_raises(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
+{
+    (void)user_data, (void)source, (void)ctx;
+    return lua->error(lua->main_state(), "raised by compile on purpose");
+}
+
+static void *load_nothing(void *user_data, const void *payload, uint64_t size, char *err,
+                          size_t err_size)
+{
+    (void)user_data, (void)payload, (void)size, (void)err, (void)err_size;
+    return NULL;
+}
+
 static void init(ct_get_api_f get_engine_api)
 {
     lua = get_engine_api(CT_LUA_API, 1);
@@ -38,6 +54,12 @@ static void init(ct_get_api_f get_engine_api)
     const char *what = getenv("HOSTILE");
     if (what && strcmp(what, "error_in_init") == 0)
         lua->error(lua->main_state(), "raised by init on purpose");
+    const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
+    if (what && strcmp(what, "error_in_compile") == 0 && resource) {
+        static const ct_resource_type_t type = {
+            .type = "hostile", .format_version = 1, .compile = compile_raises, .load = load_nothing};
+        resource->register_type(&type);
+    }
     const ct_memory_api_v2 *memory = get_engine_api(CT_MEMORY_API, 2);
     bool overflow = what && strcmp(what, "overflow") == 0;
     if ((overflow || (what && strcmp(what, "leak") == 0)) && memory) {

@@ -1,0 +1,40 @@
+/* A blocking client of the console protocol (console_frame.h): connect, send, receive with a
+ * timeout. Shared by cuttle-console, cuttle-run and the file client (--host). */
+#ifndef CT_CONSOLE_CLIENT_H
+#define CT_CONSOLE_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "console/console_frame.h"
+
+typedef struct console_frame_node_t console_frame_node_t;
+
+typedef struct console_conn_t {
+    int fd;
+    console_reader_t reader;
+    console_frame_node_t *first, *last; /* frames read but not yet taken */
+    char peer[80];
+    char error[512]; /* why the connection failed or closed */
+} console_conn_t;
+
+/* Connects to host:port within timeout_ms. Returns 0 or -1 with conn->error set. `max_payload`
+ * bounds what the server may send (CONSOLE_MAX_BLOB for file servers). */
+int console_conn__open(console_conn_t *c, const char *host, int port, uint32_t max_payload,
+                       int timeout_ms);
+/* Sends a JSON frame. Returns 0 or -1 (conn->error). */
+int console_conn__send(console_conn_t *c, const char *json);
+/* Sends raw bytes (tests: broken frames). */
+int console_conn__send_raw(console_conn_t *c, const void *bytes, size_t n);
+/* Takes the next frame, waiting up to timeout_ms: 1 and the frame (free with free()), 0 on
+ * timeout, -1 when the connection closed or failed (conn->error). The payload is
+ * NUL-terminated. */
+int console_conn__recv(console_conn_t *c, int timeout_ms, uint32_t *type, char **payload,
+                       uint32_t *length);
+/* Reads whatever the socket has without waiting; -1 when closed. */
+int console_conn__pump(console_conn_t *c);
+void console_conn__close(console_conn_t *c);
+/* Splits "host:port", "[v6]:port" or "port" (host 127.0.0.1). Returns 0 or -1. */
+int console_conn__parse_address(const char *text, char *host, size_t host_size, int *port);
+
+#endif

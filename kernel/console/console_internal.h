@@ -1,0 +1,43 @@
+/* What the files of kernel/console share; nothing here is API. */
+#ifndef CT_KERNEL_CONSOLE_INTERNAL_H
+#define CT_KERNEL_CONSOLE_INTERNAL_H
+
+#include "console/console.h"
+#include "console/console_server.h"
+
+struct cJSON;
+
+/* console_script.c: runs `code` for client c; returns the reply object (the caller frees it). */
+struct cJSON *console__run_script(const console_client_t *c, const char *code, size_t len);
+
+/* console_service.c: the console's handler and its streams. */
+void console__handle(console_server_t *s, console_client_t *c, const console_message_t *m);
+void console__client_closed(console_server_t *s, console_client_t *c);
+/* Sends pending log lines to subscribers (after each turn of the loop). */
+void console__flush_logs(void);
+int console__service_start(console_server_t *s);
+void console__service_stop(void);
+
+/* Frame control, shared by the handler and the frame loop. */
+typedef struct console_frames_t {
+    bool paused;
+    bool quit;
+    uint32_t step_left;
+    uint64_t frame; /* frames run since start */
+} console_frames_t;
+extern console_frames_t console__frames;
+/* Replies to the clients waiting on a step that has finished. */
+void console__steps_done(void);
+
+/* Sends a cJSON object (and frees it). */
+void console__send_json(console_client_t *c, struct cJSON *o);
+
+/* file_server.c: `cuttle --serve-project DIR --port P` runs this instead of an engine. */
+int file_server__run(const console_options_t *o, int (*stop_requested)(void));
+/* file_client.c: `--host ADDR:P --project NAME`: fetches the project's files into a private
+ * folder and makes the resource system read blobs from the server. Sets *project_dir. */
+int file_client__connect(const console_options_t *o, const char *project_name,
+                         const char **project_dir);
+void file_client__disconnect(void);
+
+#endif

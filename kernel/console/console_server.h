@@ -1,0 +1,100 @@
+/*
+ * The transport both TCP services share (the engine's console and the file server): listening,
+ * clients, framing, limits, the token, errors. What a message means is up to the service's
+ * handler.
+ *
+ * Limits (each breach is an error frame to that client and a log line naming it):
+ *   - a frame's payload: CONSOLE_MAX_PAYLOAD (1 MiB); more closes the connection;
+ *   - bytes queued to a client that does not read: CONSOLE_MAX_QUEUED (4 MiB); more closes it;
+ *   - clients at once: CONSOLE_MAX_CLIENTS (32); the next is told so and closed;
+ *   - a frame begun must be complete within CONSOLE_FRAME_TIMEOUT_MS (10 s), and with a token,
+ *     the first message must be a good "auth" within the same time;
+ *   - CUTTLE_NO_TIMEOUTS=1 in the environment switches every timeout off (for debuggers).
+ */
+#ifndef CT_KERNEL_CONSOLE_SERVER_H
+#define CT_KERNEL_CONSOLE_SERVER_H
+
+#include <uv.h>
+
+#include "console/console_frame.h"
+#include "console/console_message.h"
+
+#define CONSOLE_MAX_QUEUED (4u << 20)
+#define CONSOLE_MAX_CLIENTS 32u
+#define CONSOLE_FRAME_TIMEOUT_MS 10000u
+#define CONSOLE_MAX_TOKEN 256u
+
+typedef struct console_client_t console_client_t;
+typedef struct console_server_t console_server_t;
+
+/* Handles one decoded message from an authenticated client. */
+typedef void (*console_handler_f)(console_server_t *server, console_client_t *client,
+                                  const console_message_t *m);
+
+typedef struct console_server_desc_t {
+    const char *what;    /* "console" or "file server": the prefix of every log line */
+    const char *bind;    /* NULL: 127.0.0.1 */
+    int port;            /* 0: any free port */
+    const char *token;   /* NULL: none (allowed on loopback only) */
+    console_handler_f handler;
+    void (*on_close)(console_server_t *server, console_client_t *client); /* may be NULL */
+    const char *hello;   /* extra JSON fields for the hello message, e.g. "\"project\":\"demo\"" */
+} console_server_desc_t;
+
+struct console_client_t {
+    uv_tcp_t tcp;
+    console_server_t *server;
+    uint32_t id;
+    char peer[64];
+    console_reader_t reader;
+    uint64_t connected_ms;
+    uint64_t frame_began_ms; /* when the current partial frame began; 0: none */
+    bool authed;
+    bool closing;
+    /* The console service's subscriptions and pending step reply. */
+    bool log_subscribed;
+    bool profiler_subscribed;
+    ct_log_level log_level;
+    bool step_pending;
+    bool step_has_id;
+    double step_id;
+};
+
+struct console_server_t {
+    console_server_desc_t desc;
+    char what[32];
+    char token[CONSOLE_MAX_TOKEN];
+    bool need_token;
+    uv_loop_t *loop;
+    uv_tcp_t listener;
+    uv_timer_t timer;
+    bool listening, timer_open;
+    int port;
+    ct_allocator_t *allocator;
+    console_client_t *clients[CONSOLE_MAX_CLIENTS];
+    uint32_t num_clients;
+    uint32_t next_id;
+    uint32_t open_handles; /* listener, timer and clients not yet closed */
+};
+
+/* Whether `addr` is a loopback address (127.0.0.0/8 or ::1). */
+bool console_server__is_loopback(const char *addr);
+/* Starts listening on `loop`. Returns 0 or a negative ct_error (logged, naming the address). */
+int console_server__start(console_server_t *s, uv_loop_t *loop, ct_allocator_t *allocator,
+                          const console_server_desc_t *desc);
+/* Closes every client and the listener, and runs the loop until they are closed. */
+void console_server__stop(console_server_t *s);
+
+/* Sends one JSON frame; a client past CONSOLE_MAX_QUEUED is dropped (logged). */
+void console_server__send(console_client_t *c, const char *json, size_t len);
+/* Sends a type-1 frame: the JSON then `size` raw bytes. */
+void console_server__send_binary(console_client_t *c, const char *json, const void *bytes,
+                                 size_t size);
+/* Sends {"type":"error","error":why[,"id":id]} and logs "<what>: client N (peer): why". With
+ * `fatal` the connection is closed once the error is sent. */
+void console_server__error(console_client_t *c, const console_message_t *m, bool fatal,
+                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Closes the connection after what is queued is sent. */
+void console_server__close(console_client_t *c);
+
+#endif

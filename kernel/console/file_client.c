@@ -1,0 +1,219 @@
+/* `cuttle --host ADDR:P --project NAME`: a node whose project comes from a file server. The
+ * scripts and project.sjson the server lists are copied into a private folder at start (the
+ * kernel boots from it); every compiled blob is asked for when the resource system loads it, and
+ * validated there exactly as a blob read from disk. */
+#include "console/console_internal.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "console/console_client.h"
+#include "resources/resources_internal.h"
+
+#define FILE_CLIENT_TIMEOUT_MS 30000
+
+static struct {
+    console_conn_t conn;
+    bool open;
+    char dir[64]; /* the private copy of the project's scripts */
+    double next_id;
+} g_fc;
+
+/* Sends a 'file' request and waits for its reply. Returns the binary payload (malloc'd; free it)
+ * or NULL with the reason in why. */
+static uint8_t *request(cJSON *msg, uint64_t *size, char *why, size_t why_size)
+{
+    double id = ++g_fc.next_id;
+    cJSON_AddStringToObject(msg, "type", "file");
+    cJSON_AddNumberToObject(msg, "id", id);
+    char *json = cJSON_PrintUnformatted(msg);
+    cJSON_Delete(msg);
+    int rc = json ? console_conn__send(&g_fc.conn, json) : -1;
+    cJSON_free(json);
+    if (rc) {
+        snprintf(why, why_size, "%s", g_fc.conn.error);
+        return NULL;
+    }
+    for (;;) {
+        uint32_t type, len;
+        char *payload;
+        int r = console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &payload, &len);
+        if (r <= 0) {
+            snprintf(why, why_size, "%s", r ? g_fc.conn.error : "no reply in time");
+            return NULL;
+        }
+        uint32_t json_len = len;
+        if (type == CONSOLE_FRAME_BINARY) {
+            const uint8_t *p = (const uint8_t *)payload;
+            json_len = len >= 4 ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+            if (len < 4 || json_len > len - 4) {
+                free(payload);
+                snprintf(why, why_size, "a malformed reply (JSON length %u in %u bytes)",
+                         (unsigned)json_len, (unsigned)len);
+                return NULL;
+            }
+        }
+        const char *json_text = payload + (type == CONSOLE_FRAME_BINARY ? 4 : 0);
+        cJSON *o = cJSON_ParseWithLength(json_text, json_len);
+        const cJSON *rid = cJSON_GetObjectItem(o, "id");
+        if (!cJSON_IsNumber(rid) || rid->valuedouble != id) {
+            cJSON_Delete(o);
+            free(payload);
+            continue;
+        }
+        const cJSON *err = cJSON_GetObjectItem(o, "error");
+        if (type != CONSOLE_FRAME_BINARY || !cJSON_IsTrue(cJSON_GetObjectItem(o, "ok"))) {
+            snprintf(why, why_size, "%s", cJSON_IsString(err) ? err->valuestring : "refused");
+            cJSON_Delete(o);
+            free(payload);
+            return NULL;
+        }
+        cJSON_Delete(o);
+        *size = len - 4 - json_len;
+        memmove(payload, payload + 4 + json_len, (size_t)*size);
+        return (uint8_t *)payload;
+    }
+}
+
+static int fetch_blob(void *ctx, const char *type, const char *name, char *path,
+                      size_t path_size, uint8_t **blob, uint64_t *size)
+{
+    (void)ctx;
+    snprintf(path, path_size, "%s/%s/%s/%s.bin", g_fc.conn.peer, RESOURCES_COMPILED_DIR, type, name);
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "resource", type);
+    cJSON_AddStringToObject(m, "name", name);
+    char why[512];
+    uint8_t *data = request(m, size, why, sizeof why);
+    if (!data) {
+        log__error("%s: the file server did not send it: %s", path, why);
+        return CT_ERR_NOT_FOUND;
+    }
+    *blob = ct_alloc(resources__allocator(), (size_t)*size + 1);
+    if (*blob)
+        memcpy(*blob, data, (size_t)*size);
+    free(data);
+    return *blob ? 0 : CT_ERR_NOMEM;
+}
+
+/* Writes a listed file under the private folder, making its parent folders. */
+static int copy_file(const char *rel)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "path", rel);
+    char why[512], path[1024];
+    uint64_t size;
+    uint8_t *data = request(m, &size, why, sizeof why);
+    if (!data) {
+        log__error("--host %s: cannot fetch %s: %s", g_fc.conn.peer, rel, why);
+        return CT_ERR_IO;
+    }
+    snprintf(path, sizeof path, "%s/%s", g_fc.dir, rel);
+    for (char *p = path + strlen(g_fc.dir) + 1; (p = strchr(p, '/')); p++) {
+        *p = '\0';
+        mkdir(path, 0700);
+        *p = '/';
+    }
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, (size_t)size, f) == size;
+    ok = (f && fclose(f) == 0) && ok;
+    free(data);
+    if (!ok) {
+        log__error("--host: cannot write %s: %s", path, strerror(errno));
+        return CT_ERR_IO;
+    }
+    return 0;
+}
+
+int file_client__connect(const console_options_t *o, const char *project_name,
+                         const char **project_dir)
+{
+    char host[64];
+    int port;
+    if (console_conn__parse_address(o->host, host, sizeof host, &port)) {
+        log__error("--host %s: give ADDR:PORT", o->host);
+        return CT_ERR_INVALID;
+    }
+    if (console_conn__open(&g_fc.conn, host, port, CONSOLE_MAX_BLOB, 5000)) {
+        log__error("--host: %s", g_fc.conn.error);
+        return CT_ERR_IO;
+    }
+    g_fc.open = true;
+    uint32_t type, len;
+    char *hello;
+    if (console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &hello, &len) != 1) {
+        log__error("--host %s: no hello (is it a file server?)", o->host);
+        return CT_ERR_IO;
+    }
+    cJSON *h = cJSON_Parse(hello);
+    free(hello);
+    const cJSON *service = cJSON_GetObjectItem(h, "service"),
+                *project = cJSON_GetObjectItem(h, "project"), *files = cJSON_GetObjectItem(h, "files");
+    int rc = 0;
+    if (!cJSON_IsString(service) || strcmp(service->valuestring, "file server") ||
+        !cJSON_IsString(project) || !cJSON_IsArray(files)) {
+        log__error("--host %s: not a file server (start one with cuttle --serve-project DIR --port P)",
+                   o->host);
+        rc = CT_ERR_BAD_DATA;
+    } else if (strcmp(project->valuestring, project_name)) {
+        log__error("--host %s serves project '%s', not '%s'", o->host, project->valuestring,
+                   project_name);
+        rc = CT_ERR_NOT_FOUND;
+    }
+    if (!rc && cJSON_IsTrue(cJSON_GetObjectItem(h, "auth"))) {
+        const char *token = o->token ? o->token : getenv("CUTTLE_CONSOLE_TOKEN");
+        cJSON *m = cJSON_CreateObject();
+        cJSON_AddStringToObject(m, "type", "auth");
+        cJSON_AddStringToObject(m, "token", token ? token : "");
+        char *json = cJSON_PrintUnformatted(m);
+        cJSON_Delete(m);
+        console_conn__send(&g_fc.conn, json);
+        cJSON_free(json);
+    }
+    snprintf(g_fc.dir, sizeof g_fc.dir, "/tmp/cuttle-host-XXXXXX");
+    if (!rc && !mkdtemp(g_fc.dir)) {
+        log__error("--host: cannot make a private folder: %s", strerror(errno));
+        g_fc.dir[0] = '\0';
+        rc = CT_ERR_IO;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, files)
+    {
+        if (!rc && cJSON_IsString(f))
+            rc = copy_file(f->valuestring);
+    }
+    cJSON_Delete(h);
+    if (rc) {
+        file_client__disconnect();
+        return rc;
+    }
+    resources__set_blob_source(fetch_blob, NULL);
+    *project_dir = g_fc.dir;
+    log__info("--host %s: project '%s' (scripts in %s, compiled data from the server)", o->host,
+              project_name, g_fc.dir);
+    return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+void file_client__disconnect(void)
+{
+    resources__set_blob_source(NULL, NULL);
+    if (g_fc.open)
+        console_conn__close(&g_fc.conn);
+    g_fc.open = false;
+    if (g_fc.dir[0])
+        nftw(g_fc.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    g_fc.dir[0] = '\0';
+}
