@@ -422,7 +422,11 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     dlerror();
     p->lib = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
     const char *why = p->lib ? NULL : dlerror();
-    snprintf(err, err_size, "is not a loadable shared library: %s", why ? why : "unknown error");
+    /* A temporary folder mounted noexec refuses every private copy: say where to look. */
+    bool noexec = why && strstr(why, "failed to map segment");
+    snprintf(err, err_size, "is not a loadable shared library: %s%s", why ? why : "unknown error",
+             noexec ? " (if the temporary folder does not allow programs, set TMPDIR to one that "
+                      "does)" : "");
     remove(tmp);
     return p->lib ? 0 : CT_ERR_IO;
 }
