@@ -319,8 +319,8 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     anim__m.state = ct_alloc(anim__m.allocator, sizeof *anim__m.state);
     if (!anim__m.state)
         return CT_ERR_NOMEM;
-    *anim__m.state = (anim__state){.size = sizeof(anim__state),
-                                   .layout_version = ANIMATION_LAYOUT_VERSION};
+    *anim__m.state = (anim__state){.header = ct_reload_header(sizeof(anim__state),
+                                                              ANIMATION_LAYOUT_VERSION)};
     if ((err = anim__register_resources())) {
         free_state();
         return err;
@@ -348,14 +348,8 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     const int err = connect(get_engine_api, self);
     if (err)
         return err;
-    const anim__state *state = saved;
-    if (!state || state->size != sizeof *state || state->layout_version != ANIMATION_LAYOUT_VERSION) {
-        ANIM_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
-                 "code needs layout %u (%u bytes); restart to use it",
-                 state ? state->layout_version : 0, state ? state->size : 0,
-                 ANIMATION_LAYOUT_VERSION, (uint32_t)sizeof *state);
+    if (ct_reload_adopt(anim__m.log, self, saved, sizeof(anim__state), ANIMATION_LAYOUT_VERSION))
         return CT_ERR_VERSION;
-    }
     anim__m.state = saved;
     anim__register_lua();
     if (anim__rebind_resources() || !anim__rebind_component())

@@ -16,6 +16,7 @@
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
+#include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -80,7 +81,7 @@ typedef struct anim__manager {
 } anim__manager;
 
 typedef struct anim__state {
-    uint32_t size, layout_version;
+    ct_reload_header_t header; /* first: what a hot reload checks (ct_reload.h) */
     uint64_t type_id;
     ct_component_type_t registered;
 } anim__state;
