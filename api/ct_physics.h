@@ -45,7 +45,8 @@
  *
  * Determinism: the same bodies (same entity ids, same values) give bit-identical results on the
  * same build, whatever order they were added in: contacts are solved in entity-pair order.
- * state_hash() digests positions and velocities of bodies and point masses sorted by entity.
+ * state_hash() digests positions and velocities of bodies and point masses sorted by entity,
+ * of live entities only: a dead entity's point mass waiting for collection does not count.
  *
  * Bad data is refused: every number must lie in its range (see Ranges below). Compiling names the
  * field (compile_error); spawning a level or unit checks every instance again (a blob can be

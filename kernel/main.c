@@ -31,6 +31,8 @@ static const char usage[] =
     "  --list               print plugins, versions, APIs, load order and problems, then exit\n"
     "  --strict             any load problem (or data warning) is fatal\n"
     "  --watch              hot-reload plugins and the boot script when their files change\n"
+    "  --no-timeouts        switch every timeout off (console, networking), for a debugger session;\n"
+    "                       the same as CUTTLE_NO_TIMEOUTS=1\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
     "  --help               this text\n"
     "Other --name [VALUE] options go to the modules (e.g. the renderer's --screenshot DIR);\n"
@@ -119,7 +121,7 @@ static bool kernel_option(const char *a)
 {
     static const char *const known[] = {"--help", "--list", "--strict", "--watch", "--project",
                                         "--modules", "--plugin", "--frames", "--dt", "--fps", "--jobs",
-                                        "-e", "--memory-debug"};
+                                        "-e", "--memory-debug", "--no-timeouts"};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
             return true;
@@ -147,6 +149,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->desc.strict = true;
         } else if (!strcmp(a, "--watch")) {
             o->desc.watch = true;
+        } else if (!strcmp(a, "--no-timeouts")) {
+            /* One switch for every part that times out: each reads CUTTLE_NO_TIMEOUTS at start. */
+            setenv("CUTTLE_NO_TIMEOUTS", "1", 1);
         } else if (!kernel_option(a)) {
             const bool valued = i + 1 < argc && argv[i + 1][0] != '-';
             int r = host__add_option(a, valued ? argv[++i] : NULL);

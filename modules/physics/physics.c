@@ -440,7 +440,7 @@ static uint64_t state_hash(ct_world_o *w)
 {
     physics__body_manager *m = bodies_of(w, "state_hash");
     physics__points *p = points_of(w, "state_hash");
-    return m ? physics__state_hash(&m->scene, p) : 0;
+    return m ? physics__state_hash(&m->scene, p, physics__m.entity->alive) : 0;
 }
 
 static uint32_t body_count(ct_world_o *w)

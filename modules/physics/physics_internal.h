@@ -457,8 +457,11 @@ float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, phy
                         physics__v3 *normal);
 /* qsort order of uint32_t values. */
 int physics__cmp_u32(const void *x, const void *y);
-/* Digest of bodies then points, each in entity order (points may be NULL). */
-uint64_t physics__state_hash(const physics__scene *s, const physics__points *p);
+/* Whether an entity is alive (ct_entity_api_v2.alive); NULL counts every entity as alive. */
+typedef bool (*physics__alive_f)(ct_entity_t e);
+/* Digest of the live bodies then the live points, each in entity order (points may be NULL):
+ * the instance order, and dead entities not yet collected, do not change it. */
+uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, physics__alive_f alive);
 
 /* ---- The module (physics.c, physics_lua.c) ------------------------------------------------ */
 

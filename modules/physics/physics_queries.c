@@ -191,18 +191,22 @@ static int queries__cmp_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Chains MurmurHash64A over (entity, position, velocity) records in entity order. */
+/* Chains MurmurHash64A over the (entity, position, velocity) records of live entities in entity
+ * order, so that neither the instance order nor dead entities awaiting collection show. */
 static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const ct_entity_t *entity,
-                                const physics__v3 *position, const physics__v3 *velocity)
+                                const physics__v3 *position, const physics__v3 *velocity,
+                                physics__alive_f alive)
 {
     uint64_t *order = n ? ct_alloc(a, (size_t)n * sizeof *order) : NULL;
     if (n && !order)
         return 0;
+    uint32_t m = 0;
     for (uint32_t i = 0; i < n; i++)
-        order[i] = (uint64_t)entity[i].id << 32 | i;
-    if (n > 1) /* qsort wants a valid pointer even for nothing */
-        qsort(order, n, sizeof *order, queries__cmp_u64);
-    for (uint32_t k = 0; k < n; k++) {
+        if (!alive || alive(entity[i]))
+            order[m++] = (uint64_t)entity[i].id << 32 | i;
+    if (m > 1) /* qsort wants a valid pointer even for nothing */
+        qsort(order, m, sizeof *order, queries__cmp_u64);
+    for (uint32_t k = 0; k < m; k++) {
         const uint32_t i = (uint32_t)order[k];
         struct {
             uint32_t id;
@@ -215,11 +219,11 @@ static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const
     return h;
 }
 
-uint64_t physics__state_hash(const physics__scene *s, const physics__points *p)
+uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, physics__alive_f alive)
 {
     const physics__bodies *b = &s->bodies;
-    uint64_t h = queries__digest(s->a, 0, b->n, b->entity, b->position, b->velocity);
+    uint64_t h = queries__digest(s->a, 0, b->n, b->entity, b->position, b->velocity, alive);
     if (p)
-        h = queries__digest(s->a, h, p->n, p->entity, p->position, p->velocity);
+        h = queries__digest(s->a, h, p->n, p->entity, p->position, p->velocity, alive);
     return h;
 }

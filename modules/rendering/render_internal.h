@@ -20,6 +20,7 @@
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
+#include "ct_reload.h"
 #include "ct_render.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
@@ -104,7 +105,7 @@ typedef struct render__material_slot {
 
 /* Everything the module keeps, in one allocation that survives a hot reload. */
 typedef struct render__state {
-    uint32_t size, layout_version;
+    ct_reload_header_t header; /* first: what a hot reload checks (ct_reload.h) */
     uint64_t type_id[RENDER_NUM_TYPES];
     ct_component_type_t registered[RENDER_NUM_TYPES];
 

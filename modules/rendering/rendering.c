@@ -214,7 +214,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     render__state *s = ct_alloc(render__m.allocator, sizeof *s);
     if (!s)
         return CT_ERR_NOMEM;
-    *s = (render__state){.size = sizeof *s, .layout_version = RENDER_LAYOUT_VERSION};
+    *s = (render__state){.header = ct_reload_header(sizeof *s, RENDER_LAYOUT_VERSION)};
     render__m.state = s;
     render__queue_init(&s->queue, render__m.allocator);
     render__default_pipeline(&s->pipeline);
@@ -245,14 +245,8 @@ static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *sav
     const int err = connect(get_engine_api, self);
     if (err)
         return err;
-    const render__state *state = saved;
-    if (!state || state->size != sizeof *state || state->layout_version != RENDER_LAYOUT_VERSION) {
-        RENDER_LOG(CT_LOG_ERROR, "reload: the running code's state has layout %u (%u bytes), this "
-                   "code needs layout %u (%u bytes); restart to use it",
-                   state ? state->layout_version : 0, state ? state->size : 0,
-                   RENDER_LAYOUT_VERSION, (uint32_t)sizeof *state);
+    if (ct_reload_adopt(render__m.log, self, saved, sizeof(render__state), RENDER_LAYOUT_VERSION))
         return CT_ERR_VERSION;
-    }
     render__m.state = saved;
     render__register_lua();
     return render__rebind_components() && render__rebind_resources() ? 0 : CT_ERR_VERSION;

@@ -79,6 +79,16 @@ static void lua_on_the_command_line(void **state)
     assert_int_equal(run("-e 'Resource.load(\"level\", \"no/such/level\")'"), 1);
 }
 
+/* --no-timeouts is the one switch every part that times out reads (CUTTLE_NO_TIMEOUTS). */
+static void no_timeouts_is_one_switch(void **state)
+{
+    (void)state;
+    unsetenv("CUTTLE_NO_TIMEOUTS");
+    const char *check = "-e 'assert(os.getenv(\"CUTTLE_NO_TIMEOUTS\") == \"1\")'";
+    assert_int_equal(run("%s", check), 1);
+    assert_int_equal(run("--no-timeouts %s", check), 0);
+}
+
 static void missing_and_bad_projects(void **state)
 {
     (void)state;
@@ -117,6 +127,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(help_and_bad_options),
         cmocka_unit_test(lua_on_the_command_line),
+        cmocka_unit_test(no_timeouts_is_one_switch),
         cmocka_unit_test(missing_and_bad_projects),
         cmocka_unit_test(script_errors_do_not_stop_the_engine),
         cmocka_unit_test(list_modules),

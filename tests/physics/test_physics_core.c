@@ -747,7 +747,7 @@ static void test_settled_pile_sleeps_and_wakes(void **state)
     }
     assert_int_equal(s.report.awake, 0);
     assert_int_equal(ended_while_resting, 0);
-    const uint64_t h = physics__state_hash(&s, NULL);
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
     const uint32_t fixed_builds = s.fixed.builds, cached = s.num_cache;
     assert_true(cached >= 40);
     for (int step = 0; step < 30; step++) {
@@ -759,7 +759,7 @@ static void test_settled_pile_sleeps_and_wakes(void **state)
     }
     assert_int_equal(s.fixed.builds, fixed_builds);
     assert_int_equal(s.num_cache, cached);
-    assert_true(physics__state_hash(&s, NULL) == h);
+    assert_true(physics__state_hash(&s, NULL, NULL) == h);
 
     /* Something falls on it: the island wakes, takes the blow, and sleeps again. */
     ct_body_desc_t rock = sphere_desc(2.0f, 30.0f, 0, 0.5f, 5.0f, 0.0f);
@@ -772,7 +772,7 @@ static void test_settled_pile_sleeps_and_wakes(void **state)
     }
     assert_true(most_awake > 10);
     assert_int_equal(s.report.awake, 0);
-    assert_true(physics__state_hash(&s, NULL) != h);
+    assert_true(physics__state_hash(&s, NULL, NULL) != h);
     physics__scene_free(&s);
 }
 
@@ -952,7 +952,7 @@ static uint64_t run_pile(bool reversed)
     }
     for (int step = 0; step < 200; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
-    const uint64_t h = physics__state_hash(&s, NULL);
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
     physics__scene_free(&s);
     return h;
 }
@@ -1009,7 +1009,7 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     *num_pairs = s.bp.num_pairs;
     *pairs = malloc(sizeof **pairs * (s.bp.num_pairs + 1));
     memcpy(*pairs, s.bp.pairs, sizeof **pairs * s.bp.num_pairs);
-    const uint64_t h = physics__state_hash(&s, NULL);
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
     physics__scene_free(&s);
     return h;
 }
