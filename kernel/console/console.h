@@ -4,6 +4,10 @@
  * (pause, step, quit, reload). Messages: console_message.h; transport and limits:
  * console_server.h. Everything runs on the main thread, between frames.
  *
+ * Loopback clients run scripts with the full LuaJIT in the game's globals; clients whose peer is
+ * not loopback (a --console-bind console, with the token) run them sandboxed: text only, no ffi,
+ * debug, io, os (but its clocks), package loaders or string.dump (console_script.c).
+ *
  * The options of `cuttle` that belong to the console, the profiler and the file server are parsed
  * here too, so main.c only forwards them.
  */

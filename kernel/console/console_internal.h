@@ -9,6 +9,8 @@ struct cJSON;
 
 /* console_script.c: runs `code` for client c; returns the reply object (the caller frees it). */
 struct cJSON *console__run_script(const console_client_t *c, const char *code, size_t len);
+/* Drops a remote client's sandbox environment (its globals). */
+void console__script_client_closed(const console_client_t *c);
 
 /* console_service.c: the console's handler and its streams. */
 void console__handle(console_server_t *s, console_client_t *c, const console_message_t *m);

@@ -1,6 +1,16 @@
 /* `script` messages: runs the Lua source between frames and turns its results into JSON.
  * A script may not hang the engine: a count hook stops it after CONSOLE_SCRIPT_SECONDS (the JIT
- * is off while it runs, so the hook sees every loop). */
+ * is off while it runs, so the hook sees every loop).
+ *
+ * A loopback client gets the full LuaJIT (the same global environment as the game's scripts).
+ * A remote client (console_client_t.remote: its peer is not loopback) gets a sandbox: its source
+ * is loaded as text only (never bytecode), and runs in an environment of its own whose reads
+ * fall through to the real globals except for what reaches memory, files, processes or native
+ * code: no ffi, debug, io, jit, os (but os.clock/time/difftime), no package loaders, require only
+ * of modules already loaded and not one of those, no dofile/loadfile, getfenv/setfenv,
+ * string.dump (also not through ("").dump while it runs), and load/loadstring take text only
+ * and give the client's environment. Its globals stay in its environment (dropped when it
+ * disconnects); the engine's modules (World, Entity, Transform, Physics, ...) stay reachable. */
 #include "console/console_internal.h"
 
 #include <cJSON.h>
@@ -18,6 +28,160 @@
 #define JSON_MAX_ITEMS 256
 
 static uint64_t script_deadline;
+
+/* Run once (in the full environment) to build the sandbox; returns a function making a fresh
+ * client environment, and the string library without dump. */
+static const char sandbox_builder[] =
+    "local G, rawget, pairs, type, tostring, error, setmetatable, load, collectgarbage ="
+    "  _G, rawget, pairs, type, tostring, error, setmetatable, load, collectgarbage\n"
+    "local loaded = package.loaded\n"
+    "local function copy(t, drop)\n"
+    "  local o = {}\n"
+    "  for k, v in pairs(t) do if not (drop and drop[k]) then o[k] = v end end\n"
+    "  return o\n"
+    "end\n"
+    "local danger = {[G] = true, [package] = true, [loaded] = true}\n"
+    "if package.preload then danger[package.preload] = true end\n"
+    "local function forbid(v)\n"
+    "  if v == nil then return end\n"
+    "  danger[v] = true\n"
+    "  if type(v) == 'table' then for _, f in pairs(v) do\n"
+    "    if type(f) == 'function' or type(f) == 'table' then danger[f] = true end\n"
+    "  end end\n"
+    "end\n"
+    "local modules = {'ffi', 'debug', 'io', 'os', 'jit', 'jit.util', 'jit.profile', 'jit.opt',\n"
+    "                 'jit.vmdef', 'jit.bcsave', 'package'}\n"
+    "local blocked_module = {}\n"
+    "for _, n in ipairs(modules) do blocked_module[n] = true; forbid(rawget(loaded, n)) end\n"
+    "for _, n in ipairs{'ffi', 'debug', 'io', 'os', 'jit'} do forbid(rawget(G, n)) end\n"
+    "for _, n in ipairs{'getfenv', 'setfenv', 'load', 'loadstring', 'loadfile', 'dofile',\n"
+    "                   'require', 'module', 'collectgarbage'} do forbid(rawget(G, n)) end\n"
+    "forbid(string.dump)\n"
+    "local clock, time, difftime = os and os.clock, os and os.time, os and os.difftime\n"
+    "for _, f in ipairs{clock or 0, time or 0, difftime or 0} do danger[f] = nil end\n"
+    "local safe_string = copy(string, {dump = true})\n"
+    "local shared = {string = safe_string, table = copy(table), math = copy(math),\n"
+    "                coroutine = copy(coroutine), bit = bit and copy(bit),\n"
+    "                os = {clock = clock, time = time, difftime = difftime}}\n"
+    "local hidden = {ffi = true, debug = true, io = true, jit = true, package = true,\n"
+    "                require = true, module = true, dofile = true, loadfile = true,\n"
+    "                getfenv = true, setfenv = true, load = true, loadstring = true,\n"
+    "                collectgarbage = true, _G = true}\n"
+    "local function module_of(n)\n"
+    "  n = tostring(n)\n"
+    "  if shared[n] ~= nil then return shared[n] end\n"
+    "  if blocked_module[n] or n:find('^jit%.') then return nil end\n"
+    "  local v = rawget(loaded, n)\n"
+    "  if v == nil or danger[v] then return nil end\n"
+    "  return v\n"
+    "end\n"
+    "local function new_env()\n"
+    "  local env = {}\n"
+    "  env._G = env\n"
+    "  env.load = function(chunk, name, mode, e) return load(chunk, name, 't', e or env) end\n"
+    "  env.loadstring = function(s, name) return load(s, name, 't', env) end\n"
+    "  env.require = function(n)\n"
+    "    local v = module_of(n)\n"
+    "    if v == nil then error(\"module '\" .. tostring(n) .. \"' is not available to a \" ..\n"
+    "                           'remote console client', 2) end\n"
+    "    return v\n"
+    "  end\n"
+    "  env.package = {loaded = setmetatable({}, {__index = function(_, n) return module_of(n) end,\n"
+    "                                            __metatable = false})}\n"
+    "  env.collectgarbage = function(opt)\n"
+    "    if opt == 'count' then return collectgarbage('count') end\n"
+    "    error(\"collectgarbage: only 'count' for a remote console client\", 2)\n"
+    "  end\n"
+    "  return setmetatable(env, {__metatable = false, __index = function(_, k)\n"
+    "    local v = shared[k]\n"
+    "    if v ~= nil then return v end\n"
+    "    if hidden[k] then return nil end\n"
+    "    v = rawget(G, k)\n"
+    "    if v == nil or danger[v] then return nil end\n"
+    "    return v\n"
+    "  end})\n"
+    "end\n"
+    "return new_env, safe_string\n";
+
+#define SANDBOX_KEY "cuttle.console.sandbox"         /* the new_env function */
+#define SAFE_STRING_KEY "cuttle.console.safe_string" /* string without dump */
+#define ENVS_KEY "cuttle.console.envs"               /* client id -> its environment */
+
+/* Pushes client c's sandbox environment (made on first use). Returns 0, or 1 with an error
+ * message pushed. */
+static int push_client_env(lua_State *L, const console_client_t *c)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, SANDBOX_KEY);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        if (luaL_loadbufferx(L, sandbox_builder, sizeof sandbox_builder - 1, "=(console sandbox)",
+                             "t") ||
+            lua_pcall(L, 0, 2, 0))
+            return 1;
+        lua_setfield(L, LUA_REGISTRYINDEX, SAFE_STRING_KEY);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, SANDBOX_KEY);
+        lua_newtable(L);
+        lua_setfield(L, LUA_REGISTRYINDEX, ENVS_KEY);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, LUA_REGISTRYINDEX, ENVS_KEY);
+    lua_rawgeti(L, -1, (int)c->id);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_getfield(L, LUA_REGISTRYINDEX, SANDBOX_KEY);
+        if (lua_pcall(L, 0, 1, 0)) {
+            lua_remove(L, -2);
+            return 1;
+        }
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (int)c->id);
+    }
+    lua_remove(L, -2);
+    return 0;
+}
+
+void console__script_client_closed(const console_client_t *c)
+{
+    lua_State *L = lua_env__state();
+    if (!L)
+        return;
+    lua_getfield(L, LUA_REGISTRYINDEX, ENVS_KEY);
+    if (lua_istable(L, -1)) {
+        lua_pushnil(L);
+        lua_rawseti(L, -2, (int)c->id);
+    }
+    lua_pop(L, 1);
+}
+
+/* While a remote script runs, ("").dump must not reach the real string.dump: the strings'
+ * metatable reads the sandbox's string table instead. Pushes the previous __index (restore
+ * with restore_string_index). */
+static void swap_string_index(lua_State *L)
+{
+    lua_pushliteral(L, "");
+    if (!lua_getmetatable(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushnil(L);
+        return;
+    }
+    lua_remove(L, -2);                       /* mt */
+    lua_getfield(L, -1, "__index");          /* mt old */
+    lua_getfield(L, LUA_REGISTRYINDEX, SAFE_STRING_KEY);
+    lua_setfield(L, -3, "__index");          /* mt old */
+    lua_remove(L, -2);                       /* old */
+}
+
+static void restore_string_index(lua_State *L, int old)
+{
+    lua_pushliteral(L, "");
+    if (lua_getmetatable(L, -1)) {
+        lua_pushvalue(L, old);
+        lua_setfield(L, -2, "__index");
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
 
 static void on_count(lua_State *L, lua_Debug *ar)
 {
@@ -105,11 +269,29 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
     lua_State *L = lua_env__state();
     cJSON *reply = cJSON_CreateObject();
     cJSON_AddStringToObject(reply, "type", "script");
+    int old_index = 0; /* remote: where the strings' real __index waits */
+    if (c->remote) {
+        if (push_client_env(L, c)) { /* env, or the error */
+            const char *msg = lua_tostring(L, -1);
+            cJSON_AddBoolToObject(reply, "ok", false);
+            cJSON_AddStringToObject(reply, "phase", "compile");
+            cJSON_AddStringToObject(reply, "error", msg ? msg : "cannot build the sandbox");
+            lua_pop(L, 1);
+            return reply;
+        }
+        swap_string_index(L);
+        old_index = lua_gettop(L);
+    }
     int top = lua_gettop(L);
     char chunk[48];
     snprintf(chunk, sizeof chunk, "=console client %u", (unsigned)c->id);
-    int rc = luaL_loadbuffer(L, code, len, chunk);
+    /* A remote client's source is text only: LuaJIT does not verify bytecode. */
+    int rc = luaL_loadbufferx(L, code, len, chunk, c->remote ? "t" : NULL);
     bool loaded = rc == 0;
+    if (loaded && c->remote) {
+        lua_pushvalue(L, old_index - 1);
+        lua_setfenv(L, -2);
+    }
     if (loaded) {
         script_deadline = uv_hrtime() + (uint64_t)CONSOLE_SCRIPT_SECONDS * 1000000000u;
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
@@ -117,6 +299,12 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
         rc = lua_env__pcall_keep_error(0, LUA_MULTRET);
         lua_sethook(L, NULL, 0, 0);
         luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
+    }
+    if (c->remote)
+        restore_string_index(L, old_index);
+    if (rc && !loaded && c->remote && len && code[0] == '\033') {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "bytecode is refused from a remote console client (send Lua source)");
     }
     if (rc) {
         const char *msg = lua_tostring(L, -1);
@@ -130,6 +318,6 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
         for (int i = top + 1; i <= lua_gettop(L); i++)
             cJSON_AddItemToArray(results, to_json(L, i, 0));
     }
-    lua_settop(L, top);
+    lua_settop(L, c->remote ? old_index - 2 : top);
     return reply;
 }

@@ -35,6 +35,27 @@ bool console_server__is_loopback(const char *addr)
     return false;
 }
 
+/* Whether the peer of a connection is on this machine's loopback (an IPv4-mapped IPv6 address
+ * counts by its IPv4 part). Anything unknown is not loopback. */
+static bool peer_is_loopback(const struct sockaddr_storage *peer)
+{
+    if (peer->ss_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)peer)->sin_addr.s_addr) >> 24) == 127;
+    if (peer->ss_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)peer)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a))
+            return a->s6_addr[12] == 127;
+        return memcmp(a, &in6addr_loopback, sizeof *a) == 0;
+    }
+    return false;
+}
+
+static bool test_remote(void)
+{
+    const char *v = getenv("CUTTLE_TEST_CONSOLE_REMOTE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 static void client_log(console_client_t *c, ct_log_level level, const char *text)
 {
     log__write(NULL, level, "%s: client %u (%s): %s", c->server->what, (unsigned)c->id, c->peer,
@@ -308,7 +329,9 @@ static void on_connection(uv_stream_t *listener, int status)
     }
     struct sockaddr_storage peer;
     int len = sizeof peer;
+    c->remote = true; /* until the peer is known to be loopback */
     if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&peer, &len) == 0) {
+        c->remote = !peer_is_loopback(&peer);
         char host[48] = "?";
         int port;
         if (peer.ss_family == AF_INET6) {
@@ -322,6 +345,8 @@ static void on_connection(uv_stream_t *listener, int status)
     }
     console_reader__init(&c->reader, s->allocator, CONSOLE_MAX_PAYLOAD);
     c->authed = !s->need_token;
+    if (s->need_token && test_remote())
+        c->remote = true;
     c->log_level = CT_LOG_INFO;
     c->connected_ms = uv_now(s->loop);
     uv_tcp_nodelay(&c->tcp, 1);
@@ -330,7 +355,7 @@ static void on_connection(uv_stream_t *listener, int status)
         return;
     }
     s->clients[s->num_clients++] = c;
-    client_log(c, CT_LOG_INFO, "connected");
+    client_log(c, CT_LOG_INFO, c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
     char hello[512];
     int n = snprintf(hello, sizeof hello,
                      "{\"type\":\"hello\",\"engine\":\"cuttle\",\"service\":\"%s\",\"pid\":%d,"

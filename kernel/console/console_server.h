@@ -10,6 +10,11 @@
  *   - a frame begun must be complete within CONSOLE_FRAME_TIMEOUT_MS (10 s), and with a token,
  *     the first message must be a good "auth" within the same time;
  *   - CUTTLE_NO_TIMEOUTS=1 in the environment switches every timeout off (for debuggers).
+ *
+ * A client whose peer address is not loopback (127.0.0.0/8, ::1, or ::ffff:127.x.y.z) is marked
+ * `remote`. For tests only, CUTTLE_TEST_CONSOLE_REMOTE=1 in the engine's environment also marks
+ * remote every client of a server that wants a token (a loopback connection cannot be told
+ * from a remote one otherwise on a machine with no other address).
  */
 #ifndef CT_KERNEL_CONSOLE_SERVER_H
 #define CT_KERNEL_CONSOLE_SERVER_H
@@ -51,6 +56,8 @@ struct console_client_t {
     uint64_t frame_began_ms; /* when the current partial frame began; 0: none */
     bool authed;
     bool closing;
+    /* The peer is not a loopback address: its scripts run in a sandbox (console_script.c). */
+    bool remote;
     /* The console service's subscriptions and pending step reply. */
     bool log_subscribed;
     bool profiler_subscribed;

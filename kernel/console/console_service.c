@@ -169,6 +169,7 @@ void console__client_closed(console_server_t *s, console_client_t *c)
     (void)s;
     set_profiler_subscription(c, false);
     c->log_subscribed = false;
+    console__script_client_closed(c);
 }
 
 void console__steps_done(void)

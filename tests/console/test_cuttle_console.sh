@@ -5,6 +5,7 @@
 set -euo pipefail
 build=$1 dir=$2
 out=$(mktemp -d)
+: >"$out/engine.log" # the engine's redirection happens in the child: sed must not run first
 "$build/kernel/cuttle" --project "$dir/project" --modules "$build/modules" --console 0 >"$out/engine.log" 2>&1 &
 engine=$!
 trap 'kill $engine 2>/dev/null; wait $engine 2>/dev/null || true; rm -rf "$out"' EXIT
