@@ -60,22 +60,19 @@ void resources__shutdown(void)
     memset(&state, 0, sizeof state);
 }
 
+/* Every version starts with version 1's functions, in the same order (a frozen struct only grows
+ * at its end), so the three tables share this list. */
+#define RESOURCE_API_V1_FUNCTIONS                                                                   \
+    .register_type = resources__register_type, .unregister_type = resources__unregister_type,   \
+    .check_name = resources__check_name, .id = resources__id, .load = resources__load,          \
+    .load_source = resources__load_source, .get = resources__get, .unload = resources__unload,  \
+    .write = resources__write, .written = resources__written,                                   \
+    .compile_error = resources__compile_error, .compile_warning = resources__compile_warning,   \
+    .source_path = resources__source_path, .strict = resources__is_strict,                      \
+    .replace_type = resources__replace_type
+
 static const ct_resource_api_v1 api_v1 = {
-    .register_type = resources__register_type,
-    .unregister_type = resources__unregister_type,
-    .check_name = resources__check_name,
-    .id = resources__id,
-    .load = resources__load,
-    .load_source = resources__load_source,
-    .get = resources__get,
-    .unload = resources__unload,
-    .write = resources__write,
-    .written = resources__written,
-    .compile_error = resources__compile_error,
-    .compile_warning = resources__compile_warning,
-    .source_path = resources__source_path,
-    .strict = resources__is_strict,
-    .replace_type = resources__replace_type,
+    RESOURCE_API_V1_FUNCTIONS,
 };
 
 const ct_resource_api_v1 *resources__api_v1(void)
@@ -84,21 +81,7 @@ const ct_resource_api_v1 *resources__api_v1(void)
 }
 
 static const ct_resource_api_v2 api_v2 = {
-    .register_type = resources__register_type,
-    .unregister_type = resources__unregister_type,
-    .check_name = resources__check_name,
-    .id = resources__id,
-    .load = resources__load,
-    .load_source = resources__load_source,
-    .get = resources__get,
-    .unload = resources__unload,
-    .write = resources__write,
-    .written = resources__written,
-    .compile_error = resources__compile_error,
-    .compile_warning = resources__compile_warning,
-    .source_path = resources__source_path,
-    .strict = resources__is_strict,
-    .replace_type = resources__replace_type,
+    RESOURCE_API_V1_FUNCTIONS,
     .source_file = resources__source_file,
 };
 
@@ -109,21 +92,7 @@ const ct_resource_api_v2 *resources__api_v2(void)
 
 /* Version 3 is version 2 plus field checks, scopes and nearest names. */
 static const ct_resource_api_v3 api_v3 = {
-    .register_type = resources__register_type,
-    .unregister_type = resources__unregister_type,
-    .check_name = resources__check_name,
-    .id = resources__id,
-    .load = resources__load,
-    .load_source = resources__load_source,
-    .get = resources__get,
-    .unload = resources__unload,
-    .write = resources__write,
-    .written = resources__written,
-    .compile_error = resources__compile_error,
-    .compile_warning = resources__compile_warning,
-    .source_path = resources__source_path,
-    .strict = resources__is_strict,
-    .replace_type = resources__replace_type,
+    RESOURCE_API_V1_FUNCTIONS,
     .source_file = resources__source_file,
     .check_fields = resources__check_fields,
     .set_scope = resources__set_scope,
