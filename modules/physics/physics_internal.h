@@ -212,10 +212,11 @@ typedef struct physics__bp_item {
     uint32_t moving;
 } physics__bp_item;
 
-/* A run of BP_SLICE_BUCKETS buckets, whose pairs are found as one job. */
+/* A run of buckets whose pairs are found as one job (see BP_SLICE_ROOM). */
 typedef struct physics__bp_slice {
     uint32_t room;  /* its first slot in `pairs`: its buckets' possible pairs lie before the next */
     uint32_t count; /* pairs it found */
+    uint32_t first; /* its first bucket; the next slice's first ends it */
 } physics__bp_slice;
 
 /* What the build learns about a run of BP_SLICE_BOXES boxes, in one job: summed in slice order,
@@ -321,15 +322,15 @@ typedef struct physics__contacts {
     float *approach;     /* speculative contacts about to hit: the closing speed to bounce with */
     uint32_t *cached;    /* the pair's entry in the previous step's cache, or UINT32_MAX */
     uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
-    uint32_t *row;       /* the contact's row; its wave while the rows are being ordered */
+    uint32_t *row;       /* the contact's row; its colour while the rows are being ordered */
 } physics__contacts;
 
 /* The solver's rows: one per contact, structure of arrays holding only what the iterations
- * read, in wave order. A contact's wave is one more than the latest wave of a contact before it
- * (in entity-pair order) that shares a body, so the contacts of one wave share none: one after
- * the other they do not wait on each other's results, and each body still sees its contacts in
- * entity-pair order, which is all the bits of the result depend on. A pile of 10,000 bodies has
- * about thirty waves. */
+ * read, in colour order. Each contact takes the lowest colour that no other contact of its two
+ * bodies has (in entity-pair order; a static body does not count), so the contacts of one colour
+ * share no body and can be solved side by side, and a pass is a handful of colours one after the
+ * other: a pile of 10,000 bodies or a 100-row pyramid needs about a dozen. The order of the rows,
+ * and so every bit of the result, depends only on the contacts, not on the threads. */
 typedef struct physics__rows {
     uint32_t cap;
     void *buffer;
@@ -339,9 +340,10 @@ typedef struct physics__rows {
     float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
     float *target, *friction, *sep_base;
     float *jn, *jt1, *jt2; /* accumulated impulses */
-    uint32_t *wave_start;  /* the ordering's scratch, then the end of each wave's rows */
-    uint32_t num_waves;
-    _Atomic uint32_t *team; /* two counters per wave and pass for the solving team (cap_team) */
+    uint32_t *color_start; /* the ordering's scratch, then the end of each colour's rows */
+    uint32_t num_colors;
+    bool overflow; /* the last colour holds the rows that found no free colour: solved in order */
+    _Atomic uint32_t *team; /* two counters per colour and pass for the solving team (cap_team) */
     uint32_t cap_team;
 } physics__rows;
 
@@ -353,7 +355,7 @@ typedef struct physics__gathered {
     void *buffer;
     uint32_t *slot; /* UINT32_MAX: none yet */
     uint32_t *body;
-    uint32_t *wave; /* the latest wave of a contact on the slot */
+    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each */
     physics__v3 *velocity;
     physics__v3 *position;
 } physics__gathered;

@@ -8,7 +8,7 @@
  *      ones keep their contact;
  *   3. sequential impulses (friction, then the non-penetrating normal), warm started with the
  *      impulses a contact had in the previous step, which is what lets a stack rest. They run
- *      over rows in wave order (physics__rows) on velocities gathered into a compact array;
+ *      over rows in colour order (physics__rows) on velocities gathered into a compact array;
  *   4. positions from velocities, then a few passes that push overlapping bodies apart by moving
  *      positions only (no velocity, so correcting penetration never adds energy);
  *   5. remember impulses per pair; write a collision event for pairs that just started pressing.
@@ -35,6 +35,8 @@
 #define SOLVER_BOUNCE_SPEED 1.0f
 /* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
 #define SOLVER_TOUCH 0.002f
+/* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
+#define SOLVER_COLORS 63u
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
@@ -47,11 +49,11 @@ static const physics__soa_field solver__row_fields[] = {
     ROW_FIELD(slot_a),     ROW_FIELD(slot_b),   ROW_FIELD(normal),   ROW_FIELD(t1),
     ROW_FIELD(t2),         ROW_FIELD(inv_mass_a), ROW_FIELD(inv_mass_b), ROW_FIELD(mass_n),
     ROW_FIELD(target),     ROW_FIELD(friction), ROW_FIELD(sep_base), ROW_FIELD(jn),
-    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(wave_start),
+    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(color_start),
 };
 #define GATHERED_FIELD(name) {offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)}
 static const physics__soa_field solver__gathered_fields[] = {
-    GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(wave),
+    GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(colors),
     GATHERED_FIELD(velocity), GATHERED_FIELD(position),
 };
 #define SOLVER_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
@@ -561,7 +563,7 @@ static inline bool solver__negative_zero(physics__v3 v)
  * no inverse mass is not moved by impulses: v - impulse * 0 is v itself, bit for bit, unless a
  * component is -0 (which can turn +0; a position likewise). Each of its contacts then gets a copy
  * of its own, so that the contacts on a ground do not wait on one another through the ground's
- * velocity (nor fall into ever later waves); every copy goes back holding the same bits. */
+ * velocity (nor use up its colours); every copy goes back holding the same bits. */
 static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies *b, uint32_t i)
 {
     const bool fixed = solver__inv_mass(b, i) == 0.0f && !solver__negative_zero(b->velocity[i]) &&
@@ -569,14 +571,14 @@ static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies 
     if (fixed || g->slot[i] == UINT32_MAX) {
         g->slot[i] = fixed ? g->slot[i] : g->n;
         g->body[g->n] = i;
-        g->wave[g->n] = 0;
+        g->colors[g->n] = 0;
         g->velocity[g->n] = b->velocity[i];
         return g->n++;
     }
     return g->slot[i];
 }
 
-/* Gathers the velocities of the bodies in contact, sorts the contacts into waves (see
+/* Gathers the velocities of the bodies in contact, sorts the contacts into colours (see
  * physics__rows) and fills the rows, warm started with the impulses a contact had in the
  * previous step. Everything here walks the contacts in entity-pair order, the warm start too. */
 static int solver__prepare(physics__scene *s)
@@ -593,29 +595,37 @@ static int solver__prepare(physics__scene *s)
     g->n = 0;
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
-    uint32_t waves = 0;
-    r->num_waves = 0;
+    /* Greedy colouring: each contact takes the lowest colour neither of its slots has yet; one
+     * that finds none joins the overflow, the last colour, solved in order by one thread. */
+    uint32_t colors = 0;
+    r->num_colors = 0;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
         const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
-        const uint32_t wave = (g->wave[sa] > g->wave[sb] ? g->wave[sa] : g->wave[sb]) + 1;
-        g->wave[sa] = g->wave[sb] = c->row[k] = wave;
-        waves = wave > waves ? wave : waves;
+        const uint64_t taken = g->colors[sa] | g->colors[sb];
+        const uint32_t color = ~taken ? (uint32_t)__builtin_ctzll(~taken) : SOLVER_COLORS;
+        if (color < SOLVER_COLORS) {
+            g->colors[sa] |= 1ull << color;
+            g->colors[sb] |= 1ull << color;
+        }
+        c->row[k] = color + 1;
+        colors = color + 1 > colors ? color + 1 : colors;
     }
-    /* A counting sort by wave, stable: rows of one wave keep entity-pair order. */
-    if (waves)
-        memset(r->wave_start, 0, (size_t)waves * sizeof *r->wave_start);
+    /* A counting sort by colour, stable: rows of one colour keep entity-pair order. */
+    if (colors)
+        memset(r->color_start, 0, (size_t)colors * sizeof *r->color_start);
     for (uint32_t k = 0; k < c->n; k++)
-        r->wave_start[c->row[k] - 1]++;
-    for (uint32_t w = 0, sum = 0; w < waves; w++) {
-        const uint32_t count = r->wave_start[w];
-        r->wave_start[w] = sum;
+        r->color_start[c->row[k] - 1]++;
+    for (uint32_t w = 0, sum = 0; w < colors; w++) {
+        const uint32_t count = r->color_start[w];
+        r->color_start[w] = sum;
         sum += count;
     }
-    r->num_waves = waves;
+    r->num_colors = colors;
+    r->overflow = colors == SOLVER_COLORS + 1;
     physics__v3 *v = g->velocity;
     for (uint32_t k = 0; k < c->n; k++) {
-        const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
+        const uint32_t i = c->a[k], j = c->b[k], q = r->color_start[c->row[k] - 1]++;
         c->row[k] = q;
         const physics__v3 n = c->normal[k];
         r->slot_a[q] = c->slot_a[k];
@@ -737,12 +747,13 @@ static inline bool solver__converged(solver__rows_f fn, const float m[2])
     return fn == solver__velocity_rows ? m[0] <= SOLVER_CONVERGED * m[1] : m[0] <= SOLVER_STILL;
 }
 
-/* Passes over the rows with more than one thread: a team of two runs every pass wave by wave.
- * Within a wave the rows share no body, so team members take chunks of it off a counter and solve
- * them side by side; a member that runs out waits until the wave is done before the next. Each
- * row sees the same arithmetic in the same wave order as on one thread: the bits are the same. A
- * member that joins late finds the early waves done and catches up, and one member alone does
- * everything, so the team never waits on a thread the pool did not give it. */
+/* Passes over the rows with more than one thread: a team of two runs every pass colour by
+ * colour. Within a colour the rows share no body, so team members take chunks of it off a
+ * counter and solve them side by side; a member that runs out waits until the colour is done
+ * before the next (the overflow colour is one chunk, in order). Each row sees the same
+ * arithmetic in the same order as on one thread: the bits are the same. A member that joins late
+ * finds the early colours done and catches up, and one member alone does everything, so the team
+ * never waits on a thread the pool did not give it. */
 #define SOLVER_TEAM_CHUNK 64u
 #define SOLVER_TEAM_MIN_ROWS 2048u
 
@@ -768,18 +779,19 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
     (void)first, (void)last;
     const solver__team *t = user;
     const physics__rows *r = &t->s->rows;
-    const uint32_t waves = r->num_waves;
-    /* Per wave of every pass a cursor and a done count; per pass the two maxima. */
-    _Atomic uint32_t *maxima = &r->team[2 * t->passes * waves];
-    for (uint32_t p = 0; p < t->passes * waves; p++) {
-        const uint32_t w = p % waves, begin = w ? r->wave_start[w - 1] : 0, size = r->wave_start[w] - begin;
+    const uint32_t colors = r->num_colors;
+    /* Per colour of every pass a cursor and a done count; per pass the two maxima. */
+    _Atomic uint32_t *maxima = &r->team[2 * t->passes * colors];
+    for (uint32_t p = 0; p < t->passes * colors; p++) {
+        const uint32_t w = p % colors, begin = w ? r->color_start[w - 1] : 0, size = r->color_start[w] - begin;
+        const uint32_t chunk = r->overflow && w == colors - 1 ? size : SOLVER_TEAM_CHUNK;
         _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
-        _Atomic uint32_t *m = &maxima[2 * (p / waves)];
+        _Atomic uint32_t *m = &maxima[2 * (p / colors)];
         for (;;) {
-            const uint32_t at = atomic_fetch_add_explicit(cursor, SOLVER_TEAM_CHUNK, memory_order_relaxed);
+            const uint32_t at = atomic_fetch_add_explicit(cursor, chunk, memory_order_relaxed);
             if (at >= size)
                 break;
-            const uint32_t end = at + SOLVER_TEAM_CHUNK < size ? at + SOLVER_TEAM_CHUNK : size;
+            const uint32_t end = at + chunk < size ? at + chunk : size;
             float out[2] = {0.0f, 0.0f};
             t->rows(t->s, begin + at, begin + end, out);
             solver__atomic_max(&m[0], out[0]);
@@ -789,7 +801,7 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
         for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
             if (spins > 256)
                 thrd_yield();
-        if (w == waves - 1) {
+        if (w == colors - 1) {
             const uint32_t bits[2] = {atomic_load_explicit(&m[0], memory_order_relaxed),
                                       atomic_load_explicit(&m[1], memory_order_relaxed)};
             float pass[2];
@@ -804,7 +816,7 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
 static void solver__passes(physics__scene *s, solver__rows_f fn, uint32_t passes)
 {
     physics__rows *r = &s->rows;
-    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves + 2 * passes;
+    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_colors + 2 * passes;
     if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
         solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
         for (uint32_t it = 0; it < passes; it++) {
