@@ -31,7 +31,7 @@
 #define JOBS_RANGES_PER_THREAD 4
 /* How long an idle thread watches for work before it sleeps: longer than the serial stretches
  * between a physics step's parallel sections, short enough that an idle pool soon sleeps. */
-#define JOBS_SPIN_NS 200000u
+#define JOBS_SPIN_NS 500000u
 
 typedef struct batch_t {
     ct_range_f fn;

@@ -454,6 +454,55 @@ int physics__scene_candidates(physics__scene *s, float dt)
     return 0;
 }
 
+/* The shape tests of the sorted pairs are cut into jobs of this many. */
+#define SOLVER_SLICE_PAIRS 1024u
+
+typedef struct solver__narrow {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t count;
+    float dt;
+} solver__narrow;
+
+/* Shape tests of the sorted pairs in slices [begin, end): contact k's normal, separation and
+ * point go to the contacts' entry k (sep in sep_base), and row[k] says whether to keep it.
+ * A contact is kept when the shapes overlap, when they are within the margin and not rushing
+ * together (a resting contact keeps its warm start), or when this step's motion brings them
+ * together. The last is tested on the path, not on a gap: a box falling past another's corner is
+ * near it on one axis and closing on another, yet never touches. Two boxes then push along the
+ * axis that closes. */
+static void solver__narrow_range(void *user, uint32_t begin, uint32_t end)
+{
+    const solver__narrow *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__contacts *c = &job->s->contacts;
+    const float dt = job->dt;
+    const uint32_t last = end * SOLVER_SLICE_PAIRS < job->count ? end * SOLVER_SLICE_PAIRS : job->count;
+    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
+        const uint32_t i = job->order[k].a, j = job->order[k].b;
+        physics__v3 normal;
+        float sep;
+        solver__shapes(b, i, j, &normal, &sep, &c->point[k]);
+        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+        const float vn = v3_dot(rel, normal);
+        bool keep = sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN);
+        int axis;
+        if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt && solver__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
+            keep = true;
+            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
+                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+                float e[3] = {0, 0, 0};
+                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
+                normal = v3_load(e);
+                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+            }
+        }
+        c->normal[k] = normal;
+        c->sep_base[k] = sep;
+        c->row[k] = keep;
+    }
+}
+
 /* Finds the contacts of this step's pairs (step 2 above). */
 static int solver__collide(physics__scene *s, float dt)
 {
@@ -485,33 +534,19 @@ static int solver__collide(physics__scene *s, float dt)
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
         m ? solver__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    /* The shape tests, on any threads, each pair into its own entry; then, in order, the kept
+     * contacts move down into place (entry n <= k) and get the rest. */
+    solver__narrow narrow = {s, order, m, dt};
+    physics__pool_run(s->pool, (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__narrow_range, &narrow);
     uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
     for (uint32_t k = 0; k < m; k++) {
+        if (!c->row[k])
+            continue;
         const uint32_t i = order[k].a, j = order[k].b;
-        physics__v3 normal;
-        float sep;
-        solver__shapes(b, i, j, &normal, &sep, &c->point[n]);
+        const physics__v3 normal = c->normal[k];
+        const float sep = c->sep_base[k];
         const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-        float vn = v3_dot(rel, normal);
-        /* A contact is kept when the shapes overlap, when they are within the margin and not
-         * rushing together (a resting contact keeps its warm start), or when this step's motion
-         * brings them together. The last is tested on the path, not on a gap: a box falling past
-         * another's corner is near it on one axis and closing on another, yet never touches.
-         * Two boxes then push along the axis that closes. */
-        if (!(sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN))) {
-            int axis;
-            if (!(sep < SOLVER_MARGIN + v3_len(rel) * dt) ||
-                !solver__sweep(b, i, j, v3_scale(rel, dt), &axis))
-                continue;
-            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
-                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-                float e[3] = {0, 0, 0};
-                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
-                normal = v3_load(e);
-                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
-                vn = v3_dot(rel, normal);
-            }
-        }
+        const float vn = v3_dot(rel, normal);
         /* A body that runs into a sleeping island wakes it for the next step; in this one the
          * island holds still. A kinematic body only wakes it. */
         if (b->asleep[i] | b->asleep[j]) {
@@ -525,6 +560,7 @@ static int solver__collide(physics__scene *s, float dt)
         c->b[n] = j;
         c->key[n] = order[k].key;
         c->normal[n] = normal;
+        c->point[n] = c->point[k];
         c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
         while (at < s->num_cache && s->cache[at].key < order[k].key)
             at++;
