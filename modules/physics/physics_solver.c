@@ -614,6 +614,40 @@ static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies 
     return g->slot[i];
 }
 
+/* Fills the rows of the contacts in slices [begin, end) of SOLVER_SLICE_PAIRS, each contact
+ * into its row (c->row), with last step's impulses where the warm start will apply them. */
+static void solver__fill_rows(void *user, uint32_t begin, uint32_t end)
+{
+    const physics__scene *s = user;
+    const physics__bodies *b = &s->bodies;
+    const physics__contacts *c = &s->contacts;
+    const physics__rows *r = &s->rows;
+    const uint32_t last = end * SOLVER_SLICE_PAIRS < c->n ? end * SOLVER_SLICE_PAIRS : c->n;
+    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
+        const uint32_t i = c->a[k], j = c->b[k], q = c->row[k];
+        const physics__v3 n = c->normal[k];
+        r->slot_a[q] = c->slot_a[k];
+        r->slot_b[q] = c->slot_b[k];
+        r->normal[q] = n;
+        /* Either axis works for the tangent seed as long as it is not parallel to n. */
+        const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+        const physics__v3 t1 = v3_cross(n, seed);
+        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
+        r->t2[q] = v3_cross(n, r->t1[q]);
+        r->inv_mass_a[q] = solver__inv_mass(b, i);
+        r->inv_mass_b[q] = solver__inv_mass(b, j);
+        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
+        r->target[q] = c->target[k];
+        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
+        r->sep_base[q] = c->sep_base[k];
+        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
+        const bool warm = old && c->target[k] <= 0.0f;
+        r->jn[q] = warm ? old->jn : 0.0f;
+        r->jt1[q] = warm ? old->jt1 : 0.0f;
+        r->jt2[q] = warm ? old->jt2 : 0.0f;
+    }
+}
+
 /* Gathers the velocities of the bodies in contact, sorts the contacts into colours (see
  * physics__rows) and fills the rows, warm started with the impulses a contact had in the
  * previous step. Everything here walks the contacts in entity-pair order, the warm start too. */
@@ -659,39 +693,21 @@ static int solver__prepare(physics__scene *s)
     }
     r->num_colors = colors;
     r->overflow = colors == SOLVER_COLORS + 1;
+    for (uint32_t k = 0; k < c->n; k++)
+        c->row[k] = r->color_start[c->row[k] - 1]++;
+    physics__pool_run(s->pool, (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__fill_rows, s);
+    /* The warm start, in entity-pair order. A bounce starts from nothing: last step's push would
+     * only damp it. */
     physics__v3 *v = g->velocity;
     for (uint32_t k = 0; k < c->n; k++) {
-        const uint32_t i = c->a[k], j = c->b[k], q = r->color_start[c->row[k] - 1]++;
-        c->row[k] = q;
-        const physics__v3 n = c->normal[k];
-        r->slot_a[q] = c->slot_a[k];
-        r->slot_b[q] = c->slot_b[k];
-        r->normal[q] = n;
-        /* Either axis works for the tangent seed as long as it is not parallel to n. */
-        const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-        const physics__v3 t1 = v3_cross(n, seed);
-        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
-        r->t2[q] = v3_cross(n, r->t1[q]);
-        r->inv_mass_a[q] = solver__inv_mass(b, i);
-        r->inv_mass_b[q] = solver__inv_mass(b, j);
-        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
-        r->target[q] = c->target[k];
-        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
-        r->sep_base[q] = c->sep_base[k];
-
-        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
-        r->jn[q] = r->jt1[q] = r->jt2[q] = 0.0f;
-        /* A bounce starts from nothing: last step's push would only damp it. */
-        if (old && c->target[k] <= 0.0f) {
-            r->jn[q] = old->jn;
-            r->jt1[q] = old->jt1;
-            r->jt2[q] = old->jt2;
-            const physics__v3 impulse =
-                v3_add(v3_scale(n, old->jn), v3_add(v3_scale(r->t1[q], old->jt1), v3_scale(r->t2[q], old->jt2)));
-            const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
-            v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
-            v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
-        }
+        if (c->cached[k] == UINT32_MAX || c->target[k] > 0.0f)
+            continue;
+        const uint32_t q = c->row[k];
+        const physics__v3 impulse = v3_add(v3_scale(r->normal[q], r->jn[q]),
+                                           v3_add(v3_scale(r->t1[q], r->jt1[q]), v3_scale(r->t2[q], r->jt2[q])));
+        const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
+        v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
+        v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
     }
     return 0;
 }
