@@ -360,6 +360,18 @@ typedef struct physics__gathered {
     physics__v3 *position;
 } physics__gathered;
 
+/* The shape tests of a step, one entry per sorted candidate pair: made on any threads, then the
+ * kept ones become contacts, each slice of pairs writing from its first contact on. */
+typedef struct physics__narrow {
+    uint32_t cap;
+    void *buffer;
+    physics__v3 *normal, *point;
+    float *sep;
+    uint8_t *flags; /* bit 0: keep it; bit 1: it wakes a sleeping island */
+    uint32_t *kept; /* per slice: how many contacts it keeps, then its first contact */
+    uint32_t cap_kept;
+} physics__narrow;
+
 /* What a contact remembers into the next step: warm starting and "did it just start". */
 typedef struct physics__cached {
     uint64_t key; /* entity(a) << 32 | entity(b) */
@@ -415,6 +427,7 @@ typedef struct physics__scene {
     uint32_t cap_next_cache;
     bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
 
+    physics__narrow narrow;
     physics__contacts contacts;
     physics__rows rows;
     physics__gathered gathered;

@@ -56,6 +56,10 @@ static const physics__soa_field solver__gathered_fields[] = {
     GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(colors),
     GATHERED_FIELD(velocity), GATHERED_FIELD(position),
 };
+#define NARROW_FIELD(name) {offsetof(physics__narrow, name), sizeof(*((physics__narrow *)0)->name)}
+static const physics__soa_field solver__narrow_fields[] = {
+    NARROW_FIELD(normal), NARROW_FIELD(point), NARROW_FIELD(sep), NARROW_FIELD(flags),
+};
 #define SOLVER_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
 
 void physics__scene_init(physics__scene *s, ct_allocator_t *a)
@@ -99,6 +103,12 @@ void physics__scene_free(physics__scene *s)
         *arrays[k].p = NULL;
         *arrays[k].cap = 0;
     }
+    physics__soa_free(s->a, &s->narrow.buffer, solver__narrow_fields,
+                      SOLVER_NUM_FIELDS(solver__narrow_fields), s->narrow.cap);
+    if (s->narrow.kept)
+        ct_free(s->a, s->narrow.kept, (size_t)s->narrow.cap_kept * sizeof *s->narrow.kept);
+    s->narrow.kept = NULL;
+    s->narrow.cap = s->narrow.cap_kept = 0;
     physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
@@ -454,52 +464,131 @@ int physics__scene_candidates(physics__scene *s, float dt)
     return 0;
 }
 
-/* The shape tests of the sorted pairs are cut into jobs of this many. */
+/* The shape tests of the sorted pairs, and the contacts made of them, are cut into jobs of this
+ * many pairs. */
 #define SOLVER_SLICE_PAIRS 1024u
+#define NARROW_KEEP 1u
+#define NARROW_WAKE 2u
 
-typedef struct solver__narrow {
+typedef struct solver__narrow_job {
     physics__scene *s;
     const physics__keyed_pair *order;
     uint32_t count;
     float dt;
-} solver__narrow;
+} solver__narrow_job;
 
-/* Shape tests of the sorted pairs in slices [begin, end): contact k's normal, separation and
- * point go to the contacts' entry k (sep in sep_base), and row[k] says whether to keep it.
- * A contact is kept when the shapes overlap, when they are within the margin and not rushing
- * together (a resting contact keeps its warm start), or when this step's motion brings them
- * together. The last is tested on the path, not on a gap: a box falling past another's corner is
- * near it on one axis and closing on another, yet never touches. Two boxes then push along the
- * axis that closes. */
+/* Shape tests of the sorted pairs in slices [begin, end), into the narrow phase's entries; each
+ * slice counts the contacts it keeps. A contact is kept when the shapes overlap, when they are
+ * within the margin and not rushing together (a resting contact keeps its warm start), or when
+ * this step's motion brings them together. The last is tested on the path, not on a gap: a box
+ * falling past another's corner is near it on one axis and closing on another, yet never touches.
+ * Two boxes then push along the axis that closes. A body that runs into a sleeping island wakes it
+ * for the next step; in this one the island holds still (a kinematic body only wakes it). */
 static void solver__narrow_range(void *user, uint32_t begin, uint32_t end)
 {
-    const solver__narrow *job = user;
+    const solver__narrow_job *job = user;
     const physics__bodies *b = &job->s->bodies;
-    physics__contacts *c = &job->s->contacts;
+    physics__narrow *nw = &job->s->narrow;
     const float dt = job->dt;
-    const uint32_t last = end * SOLVER_SLICE_PAIRS < job->count ? end * SOLVER_SLICE_PAIRS : job->count;
-    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
-        const uint32_t i = job->order[k].a, j = job->order[k].b;
-        physics__v3 normal;
-        float sep;
-        solver__shapes(b, i, j, &normal, &sep, &c->point[k]);
-        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-        const float vn = v3_dot(rel, normal);
-        bool keep = sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN);
-        int axis;
-        if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt && solver__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
-            keep = true;
-            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
-                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-                float e[3] = {0, 0, 0};
-                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
-                normal = v3_load(e);
-                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t kept = 0;
+        for (uint32_t k = first; k < last; k++) {
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            physics__v3 normal;
+            float sep;
+            solver__shapes(b, i, j, &normal, &sep, &nw->point[k]);
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            const float vn = v3_dot(rel, normal);
+            bool keep = sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN);
+            int axis;
+            if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt && solver__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
+                keep = true;
+                if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
+                    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+                    float e[3] = {0, 0, 0};
+                    e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
+                    normal = v3_load(e);
+                    sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+                }
             }
+            uint8_t flags = keep ? NARROW_KEEP : 0;
+            if (keep && (b->asleep[i] | b->asleep[j])) {
+                const uint32_t mover = b->asleep[i] ? j : i;
+                if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
+                    flags |= NARROW_WAKE;
+                if (solver__inv_mass(b, mover) == 0.0f)
+                    flags &= (uint8_t)~NARROW_KEEP;
+            }
+            nw->normal[k] = normal;
+            nw->sep[k] = sep;
+            nw->flags[k] = flags;
+            kept += flags & NARROW_KEEP;
         }
-        c->normal[k] = normal;
-        c->sep_base[k] = sep;
-        c->row[k] = keep;
+        nw->kept[slice] = kept;
+    }
+}
+
+/* The contacts of slices [begin, end) of sorted pairs, each slice from its first contact on. */
+static void solver__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const solver__narrow_job *job = user;
+    const physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    const physics__narrow *nw = &s->narrow;
+    const physics__contacts *c = &s->contacts;
+    const float dt = job->dt;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t n = nw->kept[slice];
+        /* The pairs and the cache are both sorted by key: one merge walk from the slice's first. */
+        uint32_t at = 0, hi = s->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (s->cache[mid].key < job->order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = first; k < last; k++) {
+            if (!(nw->flags[k] & NARROW_KEEP))
+                continue;
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            const physics__v3 normal = nw->normal[k];
+            const float sep = nw->sep[k];
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            const float vn = v3_dot(rel, normal);
+            c->a[n] = i;
+            c->b[n] = j;
+            c->key[n] = job->order[k].key;
+            c->normal[n] = normal;
+            c->point[n] = nw->point[k];
+            c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
+            while (at < s->num_cache && s->cache[at].key < job->order[k].key)
+                at++;
+            const physics__cached *old =
+                at < s->num_cache && s->cache[at].key == job->order[k].key ? &s->cache[at] : NULL;
+            c->cached[n] = old ? at : UINT32_MAX;
+            /* Restitution only where the shapes touch: a contact still apart stops the bodies at
+             * the surface (speculatively) and remembers how fast they came; they bounce at the
+             * next step, from the surface, with that speed. */
+            const float e = f_max(b->restitution[i], b->restitution[j]);
+            float target = sep > 0.0f ? -sep / dt : 0.0f;
+            c->approach[n] = 0.0f;
+            if (sep > SOLVER_TOUCH) {
+                if (sep + vn * dt < 0.0f)
+                    c->approach[n] = -vn;
+            } else if (vn <= 0.0f) {
+                const float speed = f_max(-vn, old ? old->approach : 0.0f);
+                if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
+                    target = e * speed;
+            }
+            c->target[n] = target;
+            c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
+            n++;
+        }
     }
 }
 
@@ -508,11 +597,16 @@ static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
+    physics__narrow *nw = &s->narrow;
     if (physics__scene_candidates(s, dt))
         return CT_ERR_NOMEM;
     const uint32_t num_pairs = s->num_pairs;
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
                             SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, num_pairs) ||
+        solver__reserve_soa(s->a, nw, &nw->buffer, solver__narrow_fields,
+                            SOLVER_NUM_FIELDS(solver__narrow_fields), &nw->cap, num_pairs) ||
+        solver__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
         solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
         return CT_ERR_NOMEM;
     /* The pairs in entity-pair order first, so the contacts come out sorted. Pairs whose layers
@@ -534,57 +628,21 @@ static int solver__collide(physics__scene *s, float dt)
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
         m ? solver__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
-    /* The shape tests, on any threads, each pair into its own entry; then, in order, the kept
-     * contacts move down into place (entry n <= k) and get the rest. */
-    solver__narrow narrow = {s, order, m, dt};
-    physics__pool_run(s->pool, (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__narrow_range, &narrow);
-    uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
-    for (uint32_t k = 0; k < m; k++) {
-        if (!c->row[k])
-            continue;
-        const uint32_t i = order[k].a, j = order[k].b;
-        const physics__v3 normal = c->normal[k];
-        const float sep = c->sep_base[k];
-        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-        const float vn = v3_dot(rel, normal);
-        /* A body that runs into a sleeping island wakes it for the next step; in this one the
-         * island holds still. A kinematic body only wakes it. */
-        if (b->asleep[i] | b->asleep[j]) {
-            const uint32_t sleeper = b->asleep[i] ? i : j, mover = b->asleep[i] ? j : i;
-            if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
-                solver__want_awake(s, sleeper);
-            if (solver__inv_mass(b, mover) == 0.0f)
-                continue;
-        }
-        c->a[n] = i;
-        c->b[n] = j;
-        c->key[n] = order[k].key;
-        c->normal[n] = normal;
-        c->point[n] = c->point[k];
-        c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
-        while (at < s->num_cache && s->cache[at].key < order[k].key)
-            at++;
-        const physics__cached *old =
-            at < s->num_cache && s->cache[at].key == order[k].key ? &s->cache[at] : NULL;
-        c->cached[n] = old ? at : UINT32_MAX;
-        /* Restitution only where the shapes touch: a contact still apart stops the bodies at
-         * the surface (speculatively) and remembers how fast they came; they bounce at the next
-         * step, from the surface, with that speed. */
-        const float e = f_max(b->restitution[i], b->restitution[j]);
-        float target = sep > 0.0f ? -sep / dt : 0.0f;
-        c->approach[n] = 0.0f;
-        if (sep > SOLVER_TOUCH) {
-            if (sep + vn * dt < 0.0f)
-                c->approach[n] = -vn;
-        } else if (vn <= 0.0f) {
-            const float speed = f_max(-vn, old ? old->approach : 0.0f);
-            if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
-                target = e * speed;
-        }
-        c->target[n] = target;
-        c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
-        n++;
+    /* The shape tests on any threads; then, in order, the islands to wake and where each slice's
+     * contacts begin; then the contacts, on any threads. */
+    solver__narrow_job job = {s, order, m, dt};
+    const uint32_t used = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    physics__pool_run(s->pool, used, solver__narrow_range, &job);
+    for (uint32_t k = 0; k < m; k++)
+        if (nw->flags[k] & NARROW_WAKE)
+            solver__want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+    uint32_t n = 0;
+    for (uint32_t slice = 0; slice < used; slice++) {
+        const uint32_t kept = nw->kept[slice];
+        nw->kept[slice] = n;
+        n += kept;
     }
+    physics__pool_run(s->pool, used, solver__contact_range, &job);
     c->n = n;
     return 0;
 }
