@@ -574,18 +574,22 @@ int physics__broadphase_pairs(physics__broadphase *bp)
     return 0;
 }
 
-static inline int bp__add_found(physics__broadphase *bp, uint32_t box)
+/* A visit of the coarse grid reports the grid's own box numbers. */
+typedef struct bp__coarse_visit {
+    const uint32_t *large;
+    physics__found_f fn;
+    void *user;
+} bp__coarse_visit;
+
+static int bp__coarse_found(void *user, uint32_t box)
 {
-    if (bp->num_found == bp->cap_found &&
-        bp__grow(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
-        return CT_ERR_NOMEM;
-    bp->found[bp->num_found++] = box;
-    return 0;
+    const bp__coarse_visit *v = user;
+    return v->fn(v->user, v->large[box]);
 }
 
-int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi)
+int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
+                              physics__found_f fn, void *user)
 {
-    bp->num_found = 0;
     /* Cells outside the grid's bounds hold nothing. */
     bp__cell l = bp__cell_of(lo, bp->inv_cell), h = bp__cell_of(hi, bp->inv_cell);
     l = bp__cell_max(l, bp->cells_lo);
@@ -598,7 +602,7 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     /* A query wider than the scene: walking the boxes is cheaper than probing empty cells. */
     if (cells > bp->n) {
         for (uint32_t i = 0; i < bp->n; i++)
-            if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__add_found(bp, i))
+            if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
                 return CT_ERR_NOMEM;
         return 0;
     }
@@ -613,25 +617,36 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
                     if (p > begin && bp->item[p - 1].box == it->box)
                         continue;
                     if (bp__overlap(lo, hi, it->lo, it->hi) &&
-                        bp__same_cell(bp__owner(bp, lo, it->lo), c) && bp__add_found(bp, it->box))
+                        bp__same_cell(bp__owner(bp, lo, it->lo), c) && fn(user, it->box))
                         return CT_ERR_NOMEM;
                 }
             }
     if (bp->coarse_used) {
-        physics__broadphase *c = bp->coarse;
-        if (physics__broadphase_overlap(c, lo, hi))
-            return CT_ERR_NOMEM;
-        for (uint32_t k = 0; k < c->num_found; k++)
-            if (bp__add_found(bp, bp->large[c->found[k]]))
-                return CT_ERR_NOMEM;
-        return 0;
+        bp__coarse_visit v = {bp->large, fn, user};
+        return physics__broadphase_visit(bp->coarse, lo, hi, bp__coarse_found, &v);
     }
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t i = bp->large[k];
-        if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__add_found(bp, i))
+        if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
             return CT_ERR_NOMEM;
     }
     return 0;
+}
+
+static int bp__add_found(void *user, uint32_t box)
+{
+    physics__broadphase *bp = user;
+    if (bp->num_found == bp->cap_found &&
+        bp__grow(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
+        return CT_ERR_NOMEM;
+    bp->found[bp->num_found++] = box;
+    return 0;
+}
+
+int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi)
+{
+    bp->num_found = 0;
+    return physics__broadphase_visit(bp, lo, hi, bp__add_found, bp);
 }
 
 /* A ray through the coarse grid asks the caller about the grid's own box numbers. */

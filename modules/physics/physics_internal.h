@@ -284,6 +284,11 @@ int physics__broadphase_build(physics__broadphase *bp, float cell);
 int physics__broadphase_pairs(physics__broadphase *bp);
 /* Every box overlapping [lo, hi] (once) into bp->found. */
 int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi);
+/* The same, calling fn(user, box) for each box found instead (a non-zero return stops the visit
+ * and is returned); it changes nothing in the grid, so any threads may visit one at once. */
+typedef int (*physics__found_f)(void *user, uint32_t box);
+int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
+                              physics__found_f fn, void *user);
 /* Walks the cells along origin + t dir (t in [0, max_t], dir normalised) in order and calls
  * hit(user, box, best) for boxes met, which returns the ray's distance to that box's shape or a
  * value > best. Stops once no cell ahead can hold anything nearer. Returns the best box or
@@ -416,6 +421,9 @@ typedef struct physics__scene {
     uint32_t max_pairs; /* per step; pairs past it are dropped (and reported) */
     physics__pair *pairs; /* the step's candidate pairs, as body indices */
     uint32_t num_pairs, cap_pairs;
+    physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
+    uint32_t *fixed_count;      /* scratch: how many each slice found */
+    uint32_t cap_fixed_pairs, cap_fixed_count;
     uint32_t *query; /* scratch of the queries */
     uint32_t cap_query;
     uint32_t *escaped; /* boxes of `bp` whose body ended the step outside them, ascending */

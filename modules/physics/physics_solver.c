@@ -90,6 +90,8 @@ void physics__scene_free(physics__scene *s)
         {(void **)&s->grid_body, &s->cap_grid_body, sizeof *s->grid_body},
         {(void **)&s->fixed_body, &s->cap_fixed_body, sizeof *s->fixed_body},
         {(void **)&s->pairs, &s->cap_pairs, sizeof *s->pairs},
+        {(void **)&s->fixed_pairs, &s->cap_fixed_pairs, sizeof *s->fixed_pairs},
+        {(void **)&s->fixed_count, &s->cap_fixed_count, sizeof *s->fixed_count},
         {(void **)&s->query, &s->cap_query, sizeof *s->query},
         {(void **)&s->escaped, &s->cap_escaped, sizeof *s->escaped},
         {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
@@ -420,6 +422,55 @@ static void solver__want_awake(physics__scene *s, uint32_t i)
         s->num_wake = UINT32_MAX;
 }
 
+/* Moving boxes ask the fixed grid in jobs of this many; each job has room for
+ * SOLVER_FIXED_ROOM pairs a box (a box on a floor by a wall has two). */
+#define SOLVER_SLICE_BOXES 1024u
+#define SOLVER_FIXED_ROOM 4u
+
+typedef struct solver__fixed_out {
+    const physics__scene *s;
+    physics__pair *out;
+    uint32_t n, room;
+    uint32_t i; /* the moving body asking */
+} solver__fixed_out;
+
+/* A fixed body the moving body o->i overlaps: a pair, unless a kinematic body meets a static
+ * one. Non-zero when out of room. */
+static int solver__fixed_found(void *user, uint32_t box)
+{
+    solver__fixed_out *o = user;
+    const physics__bodies *b = &o->s->bodies;
+    const uint32_t j = o->s->fixed_body[box];
+    if (b->kind[o->i] != CT_BODY_DYNAMIC && !b->asleep[j])
+        return 0;
+    if (o->n == o->room)
+        return 1;
+    o->out[o->n++] = (physics__pair){o->i, j};
+    return 0;
+}
+
+/* A job of physics__scene_candidates: the pairs of slices [begin, end) of moving boxes with the
+ * fixed grid, each slice into its room; its count is UINT32_MAX when the room was too small. */
+static void solver__fixed_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__scene *s = user;
+    const physics__broadphase *bp = &s->bp;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        solver__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               (last - first) * SOLVER_FIXED_ROOM, 0};
+        for (uint32_t k = first; k < last; k++) {
+            o.i = s->grid_body[k];
+            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], solver__fixed_found, &o)) {
+                o.n = UINT32_MAX;
+                break;
+            }
+        }
+        s->fixed_count[slice] = o.n;
+    }
+}
+
 /* Finds the contacts of this step's pairs (step 2 above). */
 /* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
  * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
@@ -440,24 +491,49 @@ int physics__scene_candidates(physics__scene *s, float dt)
     uint32_t n = 0;
     for (uint32_t k = 0; k < bp->num_pairs; k++)
         s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    /* The fixed grid is asked on any threads, a slice of moving boxes at a time, each into its
+     * own room; the slices join in order. A slice that ran out of room asks again here. */
     bool cut = bp->dropped;
-    for (uint32_t k = 0; k < bp->n && fx->n && !cut; k++) {
-        const uint32_t i = s->grid_body[k];
-        if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
-            return CT_ERR_NOMEM;
-        for (uint32_t f = 0; f < fx->num_found; f++) {
-            const uint32_t j = s->fixed_body[fx->found[f]];
-            if (b->kind[i] != CT_BODY_DYNAMIC && !b->asleep[j])
-                continue; /* kinematic against static */
-            if (n >= limit) {
-                cut = true;
-                break;
+    const uint32_t slices = (bp->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
+    if (!fx->n || cut) {
+        s->num_pairs = n;
+        s->report.pair_limit = cut ? limit : 0;
+        return 0;
+    }
+    if (solver__reserve(s->a, (void **)&s->fixed_pairs, &s->cap_fixed_pairs, bp->n * SOLVER_FIXED_ROOM,
+                        sizeof *s->fixed_pairs) ||
+        solver__reserve(s->a, (void **)&s->fixed_count, &s->cap_fixed_count, slices, sizeof *s->fixed_count))
+        return CT_ERR_NOMEM;
+    physics__pool_run(s->pool, slices, solver__fixed_range, s);
+    for (uint32_t slice = 0; slice < slices && !cut; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        solver__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               s->fixed_count[slice], 0};
+        if (o.room == UINT32_MAX) {
+            /* Out of room: this slice's pairs one box at a time, straight into s->pairs. */
+            for (uint32_t k = first; k < last && !cut; k++) {
+                if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+                    return CT_ERR_NOMEM;
+                o.room = fx->num_found;
+                if (solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+                    return CT_ERR_NOMEM;
+                o.out = s->pairs + n;
+                o.n = 0;
+                o.i = s->grid_body[k];
+                for (uint32_t f = 0; f < fx->num_found; f++)
+                    solver__fixed_found(&o, fx->found[f]);
+                cut = n + o.n > limit;
+                n = cut ? limit : n + o.n;
             }
-            if (n == s->cap_pairs &&
-                solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + 1, sizeof *s->pairs))
-                return CT_ERR_NOMEM;
-            s->pairs[n++] = (physics__pair){i, j};
+            continue;
         }
+        if (solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+            return CT_ERR_NOMEM;
+        cut = n + o.room > limit;
+        const uint32_t take = cut ? limit - n : o.room;
+        memcpy(s->pairs + n, o.out, (size_t)take * sizeof *s->pairs);
+        n += take;
     }
     s->num_pairs = n;
     s->report.pair_limit = cut ? limit : 0;
