@@ -206,7 +206,7 @@ static inline int ct_module_init(const ct_module_t *m, ct_get_api_f get_engine_a
     memcpy(state, &header, sizeof header);
     ct_module__store(m->state, state);
     err = m->start ? m->start() : 0;
-    if (err < 0) {
+    if (err != 0) {
         ct_module__store(m->state, NULL);
         ct_free(*m->allocator, state, m->state_size);
     }
