@@ -280,10 +280,7 @@ static void test_lua_ranges(void **state)
         "  assert(not ok and err:find('position'), err)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_ranges"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("physics_ranges", 2), 0);
+    test_lua_call("physics_ranges", world, &e, 1);
     entity->destroy(e);
 }
 
@@ -356,10 +353,7 @@ static void test_v3_filters_user_data_sleep(void **state)
         "  assert(not pcall(Actor.wake, w, a + 1000))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_v3"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, a.id);
-    assert_int_equal(lua->call_global("physics_v3", 2), 0);
+    test_lua_call("physics_v3", world, &a, 1);
     entity->destroy(none);
     entity->destroy(a);
     entity->destroy(b);
@@ -403,10 +397,7 @@ static void test_level_compiles_and_collides(void **state)
         "  end)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_watch"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("physics_watch", 2), 0);
+    test_lua_call("physics_watch", world, &e[1], 1);
 
     uint32_t collisions = 0;
     for (int k = 0; k < 90; k++) {
@@ -426,8 +417,7 @@ static void test_level_compiles_and_collides(void **state)
     assert_true(collisions >= 1); /* the sphere landed (and the resting box was pressing from the start) */
     assert_true(lua->run_string("assert(hits == 0)", "no_callbacks_yet") == 0);
     assert_int_equal(lua->run_string("function physics_run(w) return World.run_callbacks(w) end", "def"), 0);
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("physics_run", 1), 0);
+    test_lua_call("physics_run", world, NULL, 0);
     assert_int_equal(lua->run_string("assert(hits >= 1, 'hits ' .. hits)\n"
                                      "assert(last_ny > 0.9, 'normal ' .. tostring(last_ny))\n"
                                      "assert(last_impulse > 0)\n", "check_hits"), 0);
@@ -498,14 +488,10 @@ static void test_contact_ended_callback(void **state)
         "end\n"
         "function physics_heard(w) World.run_callbacks(w); return began, ended end\n";
     assert_int_equal(lua->run_string(script, "physics_listen"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, ball.id);
-    assert_int_equal(lua->call_global("physics_listen", 2), 0);
+    test_lua_call("physics_listen", world, &ball, 1);
     for (int k = 0; k < 50; k++) /* one fall and one bounce up */
         phys->simulate(world, 1.0f / 60.0f);
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("physics_heard", 1), 0);
+    test_lua_call("physics_heard", world, NULL, 0);
     char check[160];
     snprintf(check, sizeof check, "assert(began == 1 and ended == 1, began .. ' ' .. ended)\n"
              "assert(hit == %u and left == %u)\n", g.id, g.id);
@@ -711,11 +697,7 @@ static void test_lua_bindings(void **state)
         "  assert(not pcall(Actor.velocity, w, b + 1000))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("physics_check", 3), 0);
+    test_lua_call("physics_check", world, (const ct_entity_t[]){e[0], e[1]}, 2);
     const float g[3] = {0, -9.81f, 0};
     phys->set_gravity(world, g);
     entity->destroy_batch(e, 2);

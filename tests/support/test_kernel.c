@@ -64,6 +64,17 @@ int test_world_shutdown(void **state)
     return 0;
 }
 
+void test_lua_call(const char *name, ct_world_o *world, const ct_entity_t *entities, uint32_t n)
+{
+    const ct_lua_api_v1 *lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(lua);
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, world);
+    for (uint32_t i = 0; i < n; i++)
+        lua->push_number(L, entities[i].id);
+    assert_int_equal(lua->call_global(name, (int)n + 1), 0);
+}
+
 test_blob_t test_blob_compile(const char *type, const char *source)
 {
     test_blob_t b = {.type = resources__find_type(type)};

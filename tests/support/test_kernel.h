@@ -46,6 +46,10 @@ const test_world_t *test_world_boot(const kernel_desc_t *desc, const char *world
  * the test if anything leaked. */
 int test_world_shutdown(void **state);
 
+/* Calls the global Lua function `name` with `world` (a light userdata) and the ids of the `n`
+ * `entities`, failing the test if it raises an error. */
+void test_lua_call(const char *name, ct_world_o *world, const ct_entity_t *entities, uint32_t n);
+
 /* ---- Compiled blobs edited behind the compiler's back ------------------------------------- */
 
 /* A resource compiled in the booted kernel, and its payload (the bytes after the header). */

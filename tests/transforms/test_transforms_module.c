@@ -514,11 +514,7 @@ static void test_destroy_tree(void **state)
         "  assert(not pcall(Transform.destroy_tree, w, root))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "tree_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[5].id);
-    assert_int_equal(lua->call_global("tree_check", 3), 0);
+    test_lua_call("tree_check", world, (const ct_entity_t[]){e[0], e[5]}, 2);
     assert_int_equal(tv3->count(world), 1);
     entity->destroy(e[4]);
     worlds->destroy_world(other);
@@ -576,11 +572,7 @@ static void test_lua_bindings(void **state)
         "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "transform_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("transform_check", 3), 0);
+    test_lua_call("transform_check", world, (const ct_entity_t[]){e[0], e[1]}, 2);
     /* Exact: what Lua set is what C reads. */
     const ct_transform_pose_t p = tv2->local(world, tv2->lookup(world, e[0]));
     assert_true(p.rotation[2] == 0.6f && p.rotation[3] == 0.8f);
