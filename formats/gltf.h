@@ -188,6 +188,12 @@ typedef struct ct_gltf_t {
     /* The nodes of the default scene (`scene`, else scenes[0]); all roots when there is none. */
     const uint32_t *scene_nodes;
     uint32_t num_scene_nodes;
+    /* The external files the document was read from besides itself (its .bin buffers), each
+     * once, as '/'-separated paths relative to the document's folder without '.' or empty
+     * segments: what a resource compiler declares it depends on. Images are not read, so their
+     * files are not here (see ct_gltf_image_t.uri). */
+    const char *const *files;
+    uint32_t num_files;
 } ct_gltf_t;
 
 /*

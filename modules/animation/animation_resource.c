@@ -54,6 +54,25 @@ typedef struct source_file {
     ct_gltf_t *gltf;
 } source_file;
 
+/* The files a glTF document read besides itself (its .bin buffers), noted so that cuttle-compile
+ * compiles the resource again when one changes; they sit in the folder of `name`. */
+static bool gltf_files_noted(ct_compile_ctx_o *ctx, const char *name, const ct_gltf_t *doc)
+{
+    const char *slash = strrchr(name, '/');
+    const int folder = slash ? (int)(slash - name) + 1 : 0;
+    for (uint32_t i = 0; i < doc->num_files; i++) {
+        char file[1024];
+        const int n = snprintf(file, sizeof file, "%.*s%s", folder, name, doc->files[i]);
+        if (n < 0 || (size_t)n >= sizeof file) {
+            anim__m.resource->compile_error(ctx, "source: the path of %s is too long", doc->files[i]);
+            return false;
+        }
+        if (!anim__m.resource->depends_on(ctx, "source", file))
+            return false;
+    }
+    return true;
+}
+
 static bool read_source(const ct_data_o *src, ct_compile_ctx_o *ctx, source_file *out)
 {
     *out = (source_file){0};
@@ -93,6 +112,11 @@ static bool read_source(const ct_data_o *src, ct_compile_ctx_o *ctx, source_file
     if (!out->bvh && !out->gltf) {
         /* The reader names the full path; say which field led there. */
         anim__m.resource->compile_error(ctx, "source: %s", err);
+        return false;
+    }
+    if (out->gltf && !gltf_files_noted(ctx, name, out->gltf)) {
+        ct_gltf_free(out->gltf);
+        out->gltf = NULL;
         return false;
     }
     return true;
