@@ -10,42 +10,74 @@
 #define SKELETON_FORMAT 1u
 #define CLIP_FORMAT 2u
 
-/* ---- fields ---------------------------------------------------------------------------------- */
+/* ---- fields ----------------------------------------------------------------------------------
+ * Names and types are checked first by the kernel's check_fields (unknown fields with the nearest
+ * known name, wrong types, non-finite numbers); what is left here is what it cannot know: ranges
+ * and the words a string may be. */
 
-static bool number_field(const ct_data_o *src, const char *field, double lo, double hi,
+/* A number field check_fields has passed, if present, within lo..hi. */
+static bool ranged_field(const ct_data_o *src, const char *field, double lo, double hi,
                          double *out, ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = anim__m.data->get(src, field);
     if (!v)
         return true;
     const double d = anim__m.data->number(v, NAN);
-    if (anim__m.data->type(v) != CT_DATA_NUMBER || !(d >= lo && d <= hi)) {
-        anim__m.resource->compile_error(ctx, "%s: must be a number in %g..%g", field, lo, hi);
+    if (!(d >= lo && d <= hi)) {
+        anim__m.resource->compile_error(ctx, "%s: must be in %g..%g, not %g", field, lo, hi, d);
         return false;
     }
     *out = d;
     return true;
 }
 
+/* One of `count` words, or the default names[0] when absent; its index goes to *out. */
+static bool word_field(const ct_data_o *src, const char *field, const char *const *names,
+                       int count, int *out, ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = anim__m.data->get(src, field);
+    *out = 0;
+    if (!v)
+        return true;
+    const char *s = anim__m.data->string(v, "");
+    for (int k = 0; k < count; k++)
+        if (strcmp(s, names[k]) == 0) {
+            *out = k;
+            return true;
+        }
+    const char *near = anim__m.resource->nearest_name(s, names, (uint32_t)count);
+    char known[128] = "";
+    for (int k = 0; k < count; k++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s\"%s\"", k ? ", " : "",
+                 names[k]);
+    if (near)
+        anim__m.resource->compile_error(ctx, "%s: \"%s\" is not one of %s (did you mean '%s'?)",
+                                        field, s, known, near);
+    else
+        anim__m.resource->compile_error(ctx, "%s: \"%s\" is not one of %s", field, s, known);
+    return false;
+}
+
+/* Metres per source unit: a number, or a unit's name. */
 static bool units_field(const ct_data_o *src, double *out, ct_compile_ctx_o *ctx)
 {
     static const char *const names[] = {"m", "cm", "mm", "inch"};
     static const double metres[] = {1.0, 0.01, 0.001, 0.0254};
     const ct_data_o *v = anim__m.data->get(src, "units");
     *out = 1.0;
-    if (!v)
-        return true;
-    if (anim__m.data->type(v) == CT_DATA_NUMBER)
-        return number_field(src, "units", 1e-6, 1e6, out, ctx);
-    const char *s = anim__m.data->string(v, "");
-    for (int k = 0; k < 4; k++)
-        if (strcmp(s, names[k]) == 0) {
-            *out = metres[k];
-            return true;
-        }
-    anim__m.resource->compile_error(ctx, "units: must be metres per source unit (a number) or "
-                                         "\"m\", \"cm\", \"mm\", \"inch\"");
-    return false;
+    const ct_data_type type = v ? anim__m.data->type(v) : CT_DATA_INVALID;
+    if (type == CT_DATA_NUMBER)
+        return ranged_field(src, "units", 1e-6, 1e6, out, ctx);
+    if (v && type != CT_DATA_STRING) {
+        anim__m.resource->compile_error(ctx, "units: expected metres per source unit (a number) "
+                                             "or a unit's name (a string)");
+        return false;
+    }
+    int k;
+    if (!word_field(src, "units", names, 4, &k, ctx))
+        return false;
+    *out = metres[k];
+    return true;
 }
 
 /* The source file a skeleton or clip names, read with the reader its extension picks. */
@@ -140,7 +172,7 @@ static int compile_skeleton(void *user_data, const ct_data_o *src, ct_compile_ct
     double units, skin = 0;
     source_file file;
     if (!anim__m.resource->check_fields(ctx, src, NULL, known, 4) || !units_field(src, &units, ctx) ||
-        !number_field(src, "skin", 0, 65535, &skin, ctx) || !read_source(src, ctx, &file))
+        !ranged_field(src, "skin", 0, 65535, &skin, ctx) || !read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
     const size_t bones_size = ANIM_MAX_BONES * sizeof(anim__bone_t);
     anim__bone_t *bones = ct_alloc(anim__m.allocator, bones_size);
@@ -229,21 +261,21 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
     *n = 0;
     if (!list)
         return true;
-    if (data->type(list) != CT_DATA_ARRAY || data->count(list) > ANIM_MAX_EVENTS) {
-        anim__m.resource->compile_error(ctx, "events: must be an array of at most %u events",
-                                        ANIM_MAX_EVENTS);
+    if (data->count(list) > ANIM_MAX_EVENTS) {
+        anim__m.resource->compile_error(ctx, "events: more than %u events", ANIM_MAX_EVENTS);
         return false;
     }
     static const ct_field_t known[] = {{"time", CT_DATA_NUMBER, 0}, {"name", CT_DATA_STRING, 0}};
     for (const ct_data_o *e = data->first_child(list); e; e = data->next(e), (*n)++) {
-        const char *name = data->string(data->get(e, "name"), NULL);
-        double t = NAN;
-        if (!anim__m.resource->check_fields(ctx, e, "events[]", known, 2) ||
-            !number_field(e, "time", 0, duration, &t, ctx))
+        char what[32];
+        snprintf(what, sizeof what, "events[%u]", *n);
+        if (!anim__m.resource->check_fields(ctx, e, what, known, 2))
             return false;
-        if (isnan(t) || !name || !name[0] || strlen(name) >= ANIM_EVENT_NAME) {
-            anim__m.resource->compile_error(ctx, "events[%u]: needs a time in 0..%g s and a name "
-                                                 "of 1 to %u bytes", *n, duration, ANIM_EVENT_NAME - 1);
+        const char *name = data->string(data->get(e, "name"), NULL);
+        const double t = data->number(data->get(e, "time"), NAN);
+        if (!(t >= 0 && t <= duration) || !name || !name[0] || strlen(name) >= ANIM_EVENT_NAME) {
+            anim__m.resource->compile_error(ctx, "%s: needs a time in 0..%g s and a name of 1 to "
+                                                 "%u bytes", what, duration, ANIM_EVENT_NAME - 1);
             return false;
         }
         out[*n] = (anim__event){.time = (float)t, .name_hash = anim__name_hash(name)};
@@ -263,21 +295,19 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
         {"rate", CT_DATA_NUMBER, 0},     {"skin", CT_DATA_NUMBER, 0},
         {"events", CT_DATA_ARRAY, 0},
     };
-    const ct_data_api_v1 *data = anim__m.data;
+    static const char *const modes[] = {"spec", "precision"};
     double units, animation = 0, rate = 30, skin = 0, error_mm = -1;
-    const char *mode_name = data->string(data->get(src, "mode"), "spec");
+    int mode_index;
     if (!anim__m.resource->check_fields(ctx, src, NULL, known, 9) ||
         !units_field(src, &units, ctx) ||
-        !number_field(src, "animation", 0, 65535, &animation, ctx) ||
-        !number_field(src, "rate", 1, 1000, &rate, ctx) ||
-        !number_field(src, "skin", 0, 65535, &skin, ctx) ||
-        !number_field(src, "error_mm", 0.001, 1000, &error_mm, ctx))
+        !ranged_field(src, "animation", 0, 65535, &animation, ctx) ||
+        !ranged_field(src, "rate", 1, 1000, &rate, ctx) ||
+        !ranged_field(src, "skin", 0, 65535, &skin, ctx) ||
+        !ranged_field(src, "error_mm", 0.001, 1000, &error_mm, ctx) ||
+        !word_field(src, "mode", modes, 2, &mode_index, ctx))
         return CT_ERR_BAD_DATA;
-    if (strcmp(mode_name, "spec") != 0 && strcmp(mode_name, "precision") != 0) {
-        anim__m.resource->compile_error(ctx, "mode: must be \"spec\" or \"precision\"");
-        return CT_ERR_BAD_DATA;
-    }
-    const anim__mode mode = mode_name[0] == 's' ? ANIM_SPEC : ANIM_PRECISION;
+    const anim__mode mode = mode_index == 0 ? ANIM_SPEC : ANIM_PRECISION;
+    const char *mode_name = modes[mode_index];
     source_file file;
     if (!read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
