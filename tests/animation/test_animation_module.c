@@ -363,6 +363,67 @@ static void refusals(void **state)
     entity->destroy(plain);
 }
 
+/* Thousands of animated entities: each call finds its own instance (the map from entity to
+ * instance), also after a third of them died in one batch (their bones go at the next evaluate;
+ * the others keep their bones, clocks and links) and after new entities reuse the freed indices
+ * (stale handles find nothing). */
+static void many_instances_destroy_and_reuse(void **state)
+{
+    (void)state;
+    enum { N = 3000, MORE = 1500 };
+    assert_int_equal(load("skeleton", "small", "source = \"mocap/two_roots.bvh\" units = \"cm\""), 0);
+    assert_int_equal(load("unit", "small_dude", "entities = [ { components = { transform = {} "
+                                                "animation = { skeleton = \"small\" clip = \"small\" "
+                                                "loop = true } } } ]"),
+                     0);
+    static ct_entity_t e[N], bone0[N], dead[N], more[MORE];
+    const float duration = anim->clip_duration(anim->clip("small"));
+    uint32_t num_dead = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        e[i] = worlds->spawn_unit(world, "small_dude", (const float[3]){0, 0, 0}, NULL);
+        assert_int_equal(anim->bone_count(world, e[i]), 4);
+        bone0[i] = anim->bone(world, e[i], 0);
+        assert_int_equal(anim->set_time(world, e[i], duration * (float)(i % 97) / 97.0f), 0);
+        if (i % 3 == 1)
+            dead[num_dead++] = e[i];
+    }
+    entity->destroy_batch(dead, num_dead);
+    anim->evaluate(world, 0);
+    for (uint32_t i = 0; i < N; i++) {
+        if (i % 3 == 1) {
+            assert_int_equal(anim->bone_count(world, e[i]), 0);
+            assert_float_equal(anim->time(world, e[i]), -1.0f, 0);
+            assert_false(entity->alive(bone0[i]));
+            continue;
+        }
+        assert_int_equal(anim->bone_count(world, e[i]), 4);
+        assert_int_equal(anim->bone(world, e[i], 0).id, bone0[i].id);
+        assert_true(entity->alive(bone0[i]));
+        assert_int_equal(tf->parent(world, tf->lookup(world, bone0[i])).i, tf->lookup(world, e[i]).i);
+        assert_float_equal(anim->time(world, e[i]), duration * (float)(i % 97) / 97.0f, 1e-6);
+    }
+    uint32_t reused = 0;
+    for (uint32_t i = 0; i < MORE; i++) {
+        more[i] = worlds->spawn_unit(world, "small_dude", (const float[3]){0, 0, 0}, NULL);
+        assert_int_equal(anim->bone_count(world, more[i]), 4);
+        for (uint32_t k = 0; k < num_dead; k++)
+            reused += ct_entity_index(dead[k]) == ct_entity_index(more[i]);
+    }
+    assert_true(reused > 0); /* the scenario really reused indices */
+    for (uint32_t k = 0; k < num_dead; k++)
+        assert_int_equal(anim->bone_count(world, dead[k]), 0);
+    for (uint32_t i = 0; i < N; i += 3)
+        assert_int_equal(anim->bone(world, e[i], 0).id, bone0[i].id);
+    for (uint32_t i = 0; i < N; i++)
+        if (i % 3 != 1)
+            entity->destroy(e[i]);
+    entity->destroy_batch(more, MORE);
+    anim->evaluate(world, 0);
+    assert_int_equal(anim->bone_count(world, e[0]), 0);
+    assert_int_equal(anim->bone_count(world, more[MORE - 1]), 0);
+    assert_false(entity->alive(bone0[N - 1]));
+}
+
 static void lua_module(void **state)
 {
     (void)state;
@@ -410,7 +471,7 @@ int main(void)
         cmocka_unit_test(sample_matches_raw_mocap),
         cmocka_unit_test(bones_follow_the_clip), cmocka_unit_test(events_and_loops),
         cmocka_unit_test(crossfade_blends),      cmocka_unit_test(refusals),
-        cmocka_unit_test(lua_module),
+        cmocka_unit_test(many_instances_destroy_and_reuse), cmocka_unit_test(lua_module),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
 }
