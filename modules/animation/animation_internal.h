@@ -35,8 +35,12 @@ typedef struct anim__skeleton {
 } anim__skeleton;
 
 /* A loaded clip: the opened payload. ct_animation_clip_o is this struct. */
+/* A loaded clip: the motion (rotations, translations, events) and, when its source animates
+ * scale, a second clip of the same format whose translation tracks are the bones' scales. */
 struct ct_animation_clip_o {
     anim__clip clip;
+    anim__clip scale;
+    bool has_scale;
 };
 
 /* One playing clip of an instance. */
@@ -56,6 +60,7 @@ typedef struct anim__instance {
     uint32_t num_bones;
     anim__layer layer[2]; /* [0] plays; [1] fades out during a crossfade */
     float fade, fade_time; /* elapsed and total crossfade seconds */
+    bool scaled; /* the bones' scales are a clip's, not the skeleton's rest scales */
     /* The layers' clips, looked up by name at the start of each evaluate (a clip unloaded
      * meanwhile stops its layer instead of leaving a dangling pointer). */
     const ct_animation_clip_o *resolved[2];

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define SKELETON_FORMAT 1u
-#define CLIP_FORMAT 2u
+#define CLIP_FORMAT 3u
 
 /* ---- fields ----------------------------------------------------------------------------------
  * Names and types are checked first by the kernel's check_fields (unknown fields with the nearest
@@ -285,6 +285,81 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
     return true;
 }
 
+/*
+ * The clip resource's payload: this header, the motion clip (rotations, translations, events; see
+ * animation_core.h), then, when the source animates scale, the scale clip: the same format with
+ * the bones' scales in its translation tracks, so scale keys follow the translation key rules
+ * (spec: 3 x 16 bits over -10..10; precision: range-reduced per track), and constant identity
+ * rotations, stored once. Compressed clips are padded to 8 bytes, so both stay 8-byte aligned.
+ */
+typedef struct anim__clip_resource_header {
+    uint32_t motion_size;
+    uint32_t scale_size; /* 0: no scale tracks */
+} anim__clip_resource_header;
+
+/* The scale clip of a raw clip with scale. Its error target is the motion's read as metres per
+ * metre: a scale error moves the end of a 1 m limb by at most the motion's target. */
+static int compress_scale(const anim__raw_owned *raw, const anim__settings *s, anim__bytes *out,
+                          ct_compile_ctx_o *ctx)
+{
+    const size_t n = (size_t)raw->raw.num_bones * raw->raw.num_samples;
+    for (size_t i = 0; i < n && s->mode == ANIM_SPEC; i++)
+        for (int k = 0; k < 3; k++)
+            if (!(fabsf(raw->scale[i][k]) <= 10.0f)) {
+                anim__m.resource->compile_error(ctx, "source: bone %u scales by %g at sample %u, "
+                                                "outside the spec format's -10..10; use mode = "
+                                                "\"precision\"", (uint32_t)(i % raw->raw.num_bones),
+                                                (double)raw->scale[i][k],
+                                                (uint32_t)(i / raw->raw.num_bones));
+                return CT_ERR_BAD_DATA;
+            }
+    float(*identity)[4] = ct_alloc(anim__m.allocator, n * sizeof *identity);
+    if (!identity)
+        return CT_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        memcpy(identity[i], (const float[4]){0, 0, 0, 1}, sizeof identity[i]);
+    anim__raw scale = raw->raw;
+    scale.rotation = identity;
+    scale.translation = raw->scale;
+    double achieved = 0;
+    const int rc = anim__compress(&scale, s, NULL, 0, anim__m.allocator, out, &achieved);
+    ct_free(anim__m.allocator, identity, n * sizeof *identity);
+    if (rc)
+        anim__m.resource->compile_error(ctx, "compressing the scale tracks failed: %s",
+                                        anim__m.log->error_message(rc));
+    return rc;
+}
+
+/* Compresses the motion (and the scale, if any) and writes the payload. */
+static int write_clip(const anim__raw_owned *raw, const anim__settings *s, const char *mode_name,
+                      const anim__event *events, uint32_t num_events, ct_compile_ctx_o *ctx)
+{
+    anim__bytes motion = {0}, scale = {0};
+    double achieved = 0;
+    int rc = anim__compress(&raw->raw, s, events, num_events, anim__m.allocator, &motion, &achieved);
+    if (rc) {
+        anim__m.resource->compile_error(ctx, "compression failed: %s",
+                                        anim__m.log->error_message(rc));
+        return rc;
+    }
+    if (achieved > s->target_error_m * 1000)
+        anim__m.resource->compile_warning(
+            ctx, "error_mm: the %s format cannot get below %.3f mm on this clip (target %g)",
+            mode_name, achieved, s->target_error_m * 1000);
+    if (raw->scale && (rc = compress_scale(raw, s, &scale, ctx))) {
+        anim__bytes_free(&motion);
+        return rc;
+    }
+    const anim__clip_resource_header h = {(uint32_t)motion.size, (uint32_t)scale.size};
+    anim__m.resource->write(ctx, &h, sizeof h);
+    anim__m.resource->write(ctx, motion.data, motion.size);
+    if (scale.size)
+        anim__m.resource->write(ctx, scale.data, scale.size);
+    anim__bytes_free(&motion);
+    anim__bytes_free(&scale);
+    return 0;
+}
+
 static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
@@ -330,20 +405,7 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
         rc = events ? CT_ERR_BAD_DATA : CT_ERR_NOMEM;
     } else {
         const anim__settings s = {mode, (error_mm > 0 ? error_mm : mode == ANIM_SPEC ? 10 : 0.5) / 1000};
-        anim__bytes blob;
-        double achieved = 0;
-        rc = anim__compress(&raw.raw, &s, events, num_events, anim__m.allocator, &blob, &achieved);
-        if (!rc) {
-            if (achieved > s.target_error_m * 1000)
-                anim__m.resource->compile_warning(
-                    ctx, "error_mm: the %s format cannot get below %.3f mm on this clip (target %g)",
-                    mode_name, achieved, s.target_error_m * 1000);
-            anim__m.resource->write(ctx, blob.data, blob.size);
-            anim__bytes_free(&blob);
-        } else {
-            anim__m.resource->compile_error(ctx, "compression failed: %s",
-                                            anim__m.log->error_message(rc));
-        }
+        rc = write_clip(&raw, &s, mode_name, events, num_events, ctx);
     }
     if (events)
         ct_free(anim__m.allocator, events, events_size);
@@ -351,12 +413,36 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     return rc;
 }
 
+/* Why a scale clip does not belong to its motion clip, or NULL. */
+static const char *scale_mismatch(const anim__clip *motion, const anim__clip *scale)
+{
+    const anim__clip_header_t *m = motion->header, *s = scale->header;
+    if (s->num_bones != m->num_bones || s->num_samples != m->num_samples ||
+        s->sample_rate != m->sample_rate || s->hierarchy_hash != m->hierarchy_hash)
+        return "its scale tracks do not match its bones and samples";
+    if (s->num_events)
+        return "its scale tracks carry events";
+    return NULL;
+}
+
 static void *load_clip(void *user_data, const void *payload, uint64_t size, char *err,
                        size_t err_size)
 {
     (void)user_data;
-    ct_animation_clip_o c;
-    const char *bad = anim__clip_open(payload, size, &c.clip);
+    const anim__clip_resource_header *h = payload;
+    const uint8_t *motion = (const uint8_t *)(h + 1);
+    ct_animation_clip_o c = {0};
+    const char *bad = NULL;
+    if (size < sizeof *h || (uint64_t)h->motion_size + h->scale_size != size - sizeof *h ||
+        (h->motion_size & 7u))
+        bad = "its section sizes disagree with its size";
+    if (!bad)
+        bad = anim__clip_open(motion, h->motion_size, &c.clip);
+    c.has_scale = !bad && h->scale_size;
+    if (c.has_scale)
+        bad = anim__clip_open(motion + h->motion_size, h->scale_size, &c.scale);
+    if (c.has_scale && !bad)
+        bad = scale_mismatch(&c.clip, &c.scale);
     ct_animation_clip_o *clip = bad ? NULL : ct_alloc(anim__m.allocator, sizeof *clip);
     if (!clip) {
         snprintf(err, err_size, "clip: %s", bad ? bad : "out of memory");

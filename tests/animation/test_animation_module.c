@@ -186,6 +186,95 @@ static void compiles_from_gltf(void **state)
     assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/recursive.gltf\""), 0);
 }
 
+/* A skinned glTF whose tip joint's scale goes from (1 1 1) to (2 3 z_end) over one second (a
+ * LINEAR scale channel), its keys in a .bin beside it. No file of assimp-testmodels animates
+ * scale, so the test writes one. */
+static void write_scaled_gltf(const char *name, float z_end)
+{
+    const float bin[8] = {0, 1, 1, 1, 1, 2, 3, z_end};
+    char rel[64], text[1400];
+    snprintf(rel, sizeof rel, "mocap/%s.bin", name);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", project, rel);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bin, sizeof bin, 1, f), 1);
+    fclose(f);
+    snprintf(text, sizeof text,
+             "{\"asset\": {\"version\": \"2.0\"},"
+             " \"nodes\": [{\"name\": \"root\", \"children\": [1]},"
+             " {\"name\": \"tip\", \"translation\": [0, 1, 0]}],"
+             " \"skins\": [{\"joints\": [0, 1]}],"
+             " \"buffers\": [{\"uri\": \"%s.bin\", \"byteLength\": 32}],"
+             " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 8},"
+             " {\"buffer\": 0, \"byteOffset\": 8, \"byteLength\": 24}],"
+             " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 2,"
+             " \"type\": \"SCALAR\", \"min\": [0], \"max\": [1]},"
+             " {\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, \"type\": \"VEC3\"}],"
+             " \"animations\": [{\"channels\": [{\"sampler\": 0,"
+             " \"target\": {\"node\": 1, \"path\": \"scale\"}}],"
+             " \"samplers\": [{\"input\": 0, \"output\": 1, \"interpolation\": \"LINEAR\"}]}]}\n",
+             name);
+    snprintf(rel, sizeof rel, "mocap/%s.gltf", name);
+    write_file(rel, text);
+}
+
+static void expect_scale(const float *got, float x, float y, float z, float tolerance)
+{
+    assert_float_equal(got[0], x, tolerance);
+    assert_float_equal(got[1], y, tolerance);
+    assert_float_equal(got[2], z, tolerance);
+}
+
+/* glTF scale channels become scale tracks (keys like translations'), sampled and played. */
+static void gltf_scale_channels(void **state)
+{
+    (void)state;
+    write_scaled_gltf("scaled", 4);
+    assert_int_equal(load("skeleton", "scaled", "source = \"mocap/scaled.gltf\""), 0);
+    assert_int_equal(load("clip", "grow", "source = \"mocap/scaled.gltf\" rate = 30 "
+                                          "mode = \"precision\""), 0);
+    assert_int_equal(load("clip", "grow_spec", "source = \"mocap/scaled.gltf\" rate = 30"), 0);
+    ct_transform_pose_t pose[2];
+    assert_int_equal(anim->sample(anim->clip("grow"), 0.5f, pose, 2), 2);
+    expect_scale(pose[0].scale, 1, 1, 1, 1e-4f);
+    expect_scale(pose[1].scale, 1.5f, 2, 2.5f, 1e-3f);
+    assert_float_equal(pose[1].position[1], 1.0f, 1e-4); /* the motion is still there */
+    assert_float_equal(pose[1].rotation[3], 1.0f, 1e-4);
+    assert_int_equal(anim->sample(anim->clip("grow"), 1.0f, pose, 2), 2);
+    expect_scale(pose[1].scale, 2, 3, 4, 1e-3f);
+    assert_int_equal(anim->sample(anim->clip("grow_spec"), 0.25f, pose, 2), 2);
+    expect_scale(pose[1].scale, 1.25f, 1.5f, 1.75f, 1e-2f);
+    /* Beyond the spec format's -10..10: refused (precision range-reduces, so it takes it). */
+    write_scaled_gltf("huge", 40);
+    assert_int_not_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30"), 0);
+    assert_int_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30 "
+                                          "mode = \"precision\""), 0);
+    assert_int_equal(anim->sample(anim->clip("huge"), 1.0f, pose, 2), 2);
+    expect_scale(pose[1].scale, 2, 3, 40, 1e-2f);
+
+    /* Played on bones: the tip's transform takes the scale; a clip without scale tracks (an arm
+     * of the same hierarchy from BVH) puts the rest scale back. */
+    assert_int_equal(load("clip", "arm", "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\n"
+                                         "CHANNELS 1 Zrotation\\nJOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}"
+                                         "\\nMOTION\\nFrames: 2\\nFrame Time: 1\\n0\\n90\\n\""),
+                     0);
+    assert_int_equal(load("unit", "scaled_dude", "entities = [ { components = { transform = {} "
+                                                 "animation = { skeleton = \"scaled\" "
+                                                 "clip = \"grow\" } } } ]"),
+                     0);
+    const ct_entity_t e = worlds->spawn_unit(world, "scaled_dude", (const float[3]){0, 0, 0}, NULL);
+    const ct_entity_t tip = anim->bone(world, e, 1);
+    anim->evaluate(world, 0.5f);
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1.5f, 2, 2.5f, 1e-3f);
+    assert_int_equal(anim->crossfade(world, e, "arm", 1.0f, NULL), 0);
+    anim->evaluate(world, 0.5f); /* halfway: between (2 3 4) at 1 s and the rest scale */
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1.5f, 2, 2.5f, 1e-3f);
+    anim->evaluate(world, 0.6f);
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1, 1, 1, 0);
+    entity->destroy(e);
+}
+
 /* The clip's decoded pose stays close to the raw mocap (local rotations and translations). */
 static void sample_matches_raw_mocap(void **state)
 {
@@ -468,6 +557,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compiles_from_sources), cmocka_unit_test(compiles_from_gltf),
+        cmocka_unit_test(gltf_scale_channels),
         cmocka_unit_test(sample_matches_raw_mocap),
         cmocka_unit_test(bones_follow_the_clip), cmocka_unit_test(events_and_loops),
         cmocka_unit_test(crossfade_blends),      cmocka_unit_test(refusals),
