@@ -89,4 +89,17 @@ fields skeleton 'source = "mocap/01_01.bvh" units = "furlong"' "units: \"furlong
 fields skeleton 'source = "mocap/01_01.bvh" unts = "cm"' "unts: unknown field \(did you mean 'units'\?\)"
 fields skeleton 'source = "mocap/01_01.bvh" skin = [1 2]' "skin: expected a number, not an array"
 run 0 "compiled 0, up to date 1, failed 0"
+
+# The mechanism is the resource system's: rendering's meshes, which name their OBJ through
+# source_file, are compiled again when only the OBJ changes, and fail naming it when it is gone.
+p=$scratch/meshes
+mkdir -p "$p/meshes"
+printf 'modules = ["ct.entities" "ct.transforms" "ct.rendering"]\n' >"$p/project.sjson"
+cp "$PROJECTS_DIR/demo/meshes/crate.obj" "$PROJECTS_DIR/demo/meshes/crate.mesh" "$p/meshes/"
+run 0 "compiled 1, up to date 0, failed 0"
+touch -d '+1 minute' "$p/meshes/crate.obj"
+run 0 "compiled 1, up to date 0, failed 0"
+run 0 "compiled 0, up to date 1, failed 0"
+rm "$p/meshes/crate.obj"
+run 1 "meshes/crate.mesh: mesh.source: 'meshes/crate.obj': No such file;;failed 1"
 finish
