@@ -148,7 +148,7 @@ static bool name_field(const ct_data_o *src, const char *field, bool required, c
         return true;
     if (!s || strlen(s) >= ANIM_CLIP_NAME || anim__m.resource->check_name(s, why, sizeof why)) {
         anim__m.resource->compile_error(ctx, "animation.%s: %s", field,
-                                        !s ? "must be a resource name (a string)"
+                                        !s ? "missing (a resource name)"
                                         : strlen(s) >= ANIM_CLIP_NAME ? "longer than 63 bytes" : why);
         return false;
     }
@@ -161,10 +161,6 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     (void)user_data;
     const ct_data_api_v1 *data = anim__m.data;
     anim__instance_data d = {.speed = 1};
-    if (data->type(src) != CT_DATA_OBJECT) {
-        anim__m.resource->compile_error(ctx, "animation: must be an object");
-        return CT_ERR_BAD_DATA;
-    }
     static const ct_field_t known[] = {
         {"skeleton", CT_DATA_STRING, 0}, {"clip", CT_DATA_STRING, 0},
         {"loop", CT_DATA_BOOL, 0},       {"speed", CT_DATA_NUMBER, 0},
@@ -175,16 +171,13 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     if (!name_field(src, "skeleton", true, d.skeleton, ctx) ||
         !name_field(src, "clip", false, d.clip, ctx))
         return CT_ERR_BAD_DATA;
-    if (loop && data->type(loop) != CT_DATA_BOOL) {
-        anim__m.resource->compile_error(ctx, "animation.loop: must be true or false");
-        return CT_ERR_BAD_DATA;
-    }
+    /* check_fields has checked the types (and that a number is finite); the range is ours. */
     d.loop = data->boolean(loop, false);
     if (speed) {
         const double s = data->number(speed, NAN);
-        if (data->type(speed) != CT_DATA_NUMBER || !isfinite(s) || fabs(s) > 1000) {
-            anim__m.resource->compile_error(ctx, "animation.speed: must be a finite number in "
-                                                 "-1000..1000");
+        if (!(fabs(s) <= 1000)) {
+            anim__m.resource->compile_error(ctx, "animation.speed: must be in -1000..1000, not %g",
+                                            s);
             return CT_ERR_BAD_DATA;
         }
         d.speed = (float)s;

@@ -88,6 +88,13 @@ fields clip 'source = "mocap/01_01.bvh" error_mm = 0' "error_mm: must be in 0.00
 fields skeleton 'source = "mocap/01_01.bvh" units = "furlong"' "units: \"furlong\" is not one of \"m\", \"cm\", \"mm\", \"inch\""
 fields skeleton 'source = "mocap/01_01.bvh" unts = "cm"' "unts: unknown field \(did you mean 'units'\?\)"
 fields skeleton 'source = "mocap/01_01.bvh" skin = [1 2]' "skin: expected a number, not an array"
+unit() { printf 'entities = [ { name = "dude" components = { transform = {} animation = { %s } } } ]\n' "$1"; }
+fields unit "$(unit 'skeleton = "anims/skel" looop = true')" \
+    "entity 'dude': animation.looop: unknown field \(did you mean 'loop'\?\)"
+fields unit "$(unit 'skeleton = "anims/skel" speed = "fast"')" \
+    "entity 'dude': animation.speed: expected a number, not a string"
+fields unit "$(unit 'skeleton = "anims/skel" speed = 2000')" \
+    "entity 'dude': animation.speed: must be in -1000..1000, not 2000"
 run 0 "compiled 0, up to date 1, failed 0"
 
 # The mechanism is the resource system's: rendering's meshes, which name their OBJ through
