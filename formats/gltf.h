@@ -210,6 +210,13 @@ ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, siz
 ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const char *dir,
                          ct_allocator_t *a, char *err, size_t err_size);
 
+/*
+ * The path of doc->files[i] (`file`) in the terms `document` was named in (a project-relative
+ * "models/box.gltf" gives "models/box.bin"): the document's folder joined with the file. For
+ * resource compilers declaring what they were built from. False when it does not fit in out.
+ */
+bool ct_gltf_file_path(const char *document, const char *file, char *out, size_t out_size);
+
 /* Frees a document. Accepts NULL. */
 void ct_gltf_free(ct_gltf_t *doc);
 

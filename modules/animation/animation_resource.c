@@ -90,12 +90,9 @@ typedef struct source_file {
  * compiles the resource again when one changes; they sit in the folder of `name`. */
 static bool gltf_files_noted(ct_compile_ctx_o *ctx, const char *name, const ct_gltf_t *doc)
 {
-    const char *slash = strrchr(name, '/');
-    const int folder = slash ? (int)(slash - name) + 1 : 0;
     for (uint32_t i = 0; i < doc->num_files; i++) {
         char file[1024];
-        const int n = snprintf(file, sizeof file, "%.*s%s", folder, name, doc->files[i]);
-        if (n < 0 || (size_t)n >= sizeof file) {
+        if (!ct_gltf_file_path(name, doc->files[i], file, sizeof file)) {
             anim__m.resource->compile_error(ctx, "source: the path of %s is too long", doc->files[i]);
             return false;
         }

@@ -166,6 +166,12 @@ static void files_read_are_listed_once(void **state)
     assert_int_equal(doc->num_files, 1);
     assert_string_equal(doc->files[0], "BoxTextured0.bin");
     ct_gltf_free(doc);
+    char path[16];
+    assert_true(ct_gltf_file_path("models/a.gltf", "a.bin", path, sizeof path));
+    assert_string_equal(path, "models/a.bin");
+    assert_true(ct_gltf_file_path("a.gltf", "a.bin", path, sizeof path));
+    assert_string_equal(path, "a.bin");
+    assert_false(ct_gltf_file_path("models/deeper/a.gltf", "a.bin", path, sizeof path));
     parse_refused("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"./\"}]}",
                   "buffers[0].uri");
 }
