@@ -211,8 +211,12 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
         m->entity[i] = entities[k];
         m->parent[i] = m->first_child[i] = m->next_sibling[i] = m->prev_sibling[i] = 0;
         m->mark[i] = 0;
-        transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
-        m->world_m[i] = m->local_m[i];
+        const ct_transform_pose_t *pose = poses ? &poses[k] : &transforms__identity_pose;
+        ct_transform_matrix_t local;
+        transforms__matrix_from_pose(pose, &local);
+        m->pose[i] = *pose;
+        m->local_m[i] = local;
+        m->world_m[i] = local;
         m->hash[s] = (transforms__hash_slot_t){e, i};
         out[k] = transforms__handle(m, i);
     }

@@ -22,7 +22,28 @@
 extern const ct_transform_pose_t transforms__identity_pose;
 extern const ct_transform_matrix_t transforms__identity_matrix;
 
-void transforms__matrix_from_pose(const ct_transform_pose_t *pose, ct_transform_matrix_t *out);
+/* Inline, like matrix_mul below: called out of line, the caller's first read of the matrix it
+ * just wrote stalled on store forwarding (a tenth of a level's spawn). Row-major 3x4. */
+static inline void transforms__matrix_from_pose(const ct_transform_pose_t *restrict pose,
+                                                ct_transform_matrix_t *restrict out)
+{
+    const float x = pose->rotation[0], y = pose->rotation[1], z = pose->rotation[2],
+                w = pose->rotation[3];
+    const float sx = pose->scale[0], sy = pose->scale[1], sz = pose->scale[2];
+    float *a = out->m;
+    a[0] = (1 - 2 * (y * y + z * z)) * sx;
+    a[4] = 2 * (x * y + w * z) * sx;
+    a[8] = 2 * (x * z - w * y) * sx;
+    a[1] = 2 * (x * y - w * z) * sy;
+    a[5] = (1 - 2 * (x * x + z * z)) * sy;
+    a[9] = 2 * (y * z + w * x) * sy;
+    a[2] = 2 * (x * z + w * y) * sz;
+    a[6] = 2 * (y * z - w * x) * sz;
+    a[10] = (1 - 2 * (x * x + y * y)) * sz;
+    a[3] = pose->position[0];
+    a[7] = pose->position[1];
+    a[11] = pose->position[2];
+}
 /* The nearest pose: translation exact, scale the basis column lengths (x negated when the basis
  * is mirrored), rotation from the normalised basis. */
 void transforms__pose_from_matrix(const ct_transform_matrix_t *m, ct_transform_pose_t *out);
