@@ -2,13 +2,11 @@
  * The debug-name component, the reference component manager (the seed's part 2):
  *   - instance data as a structure of arrays (entity[], name[], generation[]) in one allocation,
  *     so growing is one allocation and one free;
- *   - entity -> instance through a paged index on the entity's index bits: page p holds the
- *     instances (+1; 0 is none) of entity indices p * PAGE .. p * PAGE + PAGE - 1, made on first
- *     use. A lookup is two loads and a compare with the stored entity (which also tells an older
- *     entity of the same index from the live one); there is no probing, so removal costs the same
- *     however the names were added. It replaced an open-addressing hash whose grouped homes
- *     clustered: removing a name walked 16 to 40 slots (most of a destroy's 50-85 ns). The price is
- *     memory for sparse worlds: a page (4 KiB) per PAGE indices touched, 16 MiB at the very most;
+ *   - entity -> instance through the paged index of ct_entity.h (ct_entity_pages_t): two loads
+ *     and a compare with the stored entity, no probing, so removal costs the same however the
+ *     names were added. It replaced an open-addressing hash whose grouped homes clustered:
+ *     removing a name walked 16 to 40 slots, most of a destroy's 50-85 ns. The price is memory
+ *     for sparse worlds: a 4 KiB page per 1024 entity indices that have names;
  *   - a batch (spawning) grows the storage and makes its pages once, before it changes anything,
  *     so it fails (out of memory) with the manager as it was;
  *   - removal swaps the last instance into the hole (the arrays stay packed for linear walks) and
@@ -19,9 +17,6 @@
 
 #include "entities_internal.h"
 
-#define PAGE_BITS 10u
-#define PAGE (1u << PAGE_BITS)
-#define MAX_PAGES ((1u << CT_ENTITY_INDEX_BITS) / PAGE)
 #define MIN_CAPACITY 64u
 
 typedef struct debug_name_manager_t {
@@ -33,8 +28,7 @@ typedef struct debug_name_manager_t {
     ct_entity_t *entity;
     char (*name)[CT_DEBUG_NAME_MAX];
     uint16_t *generation; /* per instance slot, 1..1023: goes up when the slot's name moves or goes */
-    uint32_t **pages;     /* num_pages entries, NULL where no page was made yet */
-    uint32_t num_pages;
+    ct_entity_pages_t index; /* entity -> instance + 1 */
 } debug_name_manager_t;
 
 /* An instance handle is (slot generation << 22) | (slot + 1); one with generation 0 is a plain
@@ -48,46 +42,17 @@ static size_t bytes_for(uint32_t capacity)
     return (size_t)capacity * (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + sizeof(uint16_t));
 }
 
-/* The index entry of entity id `id`, or NULL when its page was never made. */
-static inline uint32_t *entry_of(const debug_name_manager_t *m, uint32_t id)
+/* The entry of e's index (NULL: none yet). */
+static inline uint32_t *entry_of(const debug_name_manager_t *m, ct_entity_t e)
 {
-    const uint32_t index = ct_entity_index((ct_entity_t){id}), page = index >> PAGE_BITS;
-    return page < m->num_pages && m->pages[page] ? &m->pages[page][index & (PAGE - 1u)] : NULL;
+    return ct_entity_pages_entry(&m->index, e);
 }
 
 /* The instance of e, or UINT32_MAX. */
 static inline uint32_t find(const debug_name_manager_t *m, ct_entity_t e)
 {
-    const uint32_t *entry = entry_of(m, e.id);
+    const uint32_t *entry = entry_of(m, e);
     return entry && *entry && m->entity[*entry - 1u].id == e.id ? *entry - 1u : UINT32_MAX;
-}
-
-/* Makes the page of entity id `id` (and room for it in the page table); false when out of
- * memory, with nothing lost. */
-static bool make_page(debug_name_manager_t *m, uint32_t id)
-{
-    const uint32_t page = ct_entity_index((ct_entity_t){id}) >> PAGE_BITS;
-    if (page < m->num_pages && m->pages[page])
-        return true;
-    if (page >= m->num_pages) {
-        uint32_t num = m->num_pages ? m->num_pages : 16u;
-        while (num <= page)
-            num *= 2u;
-        num = num < MAX_PAGES ? num : MAX_PAGES;
-        uint32_t **pages = ct_realloc(m->a, m->pages, m->num_pages * sizeof *pages,
-                                      num * sizeof *pages);
-        if (!pages)
-            return false;
-        memset(pages + m->num_pages, 0, (num - m->num_pages) * sizeof *pages);
-        m->pages = pages;
-        m->num_pages = num;
-    }
-    uint32_t *entries = ct_alloc(m->a, PAGE * sizeof *entries);
-    if (!entries)
-        return false;
-    memset(entries, 0, PAGE * sizeof *entries);
-    m->pages[page] = entries;
-    return true;
 }
 
 /* Room for `want` instances: capacity doubles until it fits, so a batch grows once and single
@@ -143,7 +108,7 @@ static void next_generation(debug_name_manager_t *m, uint32_t i)
  * over by e, as a new instance in meaning. */
 static uint32_t instance_of(debug_name_manager_t *m, ct_entity_t e)
 {
-    uint32_t *entry = entry_of(m, e.id);
+    uint32_t *entry = entry_of(m, e);
     if (*entry && m->entity[*entry - 1u].id == e.id)
         return *entry - 1u;
     if (*entry) {
@@ -160,7 +125,7 @@ static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
 {
     /* Full is fine when e only renames: room is made only when it would be appended. */
     if ((m->n == m->capacity && find(m, e) == UINT32_MAX && !reserve(m, m->n + 1u)) ||
-        !make_page(m, e.id))
+        !ct_entity_pages_reserve(&m->index, m->a, e))
         return CT_ERR_NOMEM;
     copy_name(m->name[instance_of(m, e)], name);
     return 0;
@@ -175,11 +140,11 @@ static void remove_entity(debug_name_manager_t *m, ct_entity_t e)
     const uint32_t last = --m->n;
     next_generation(m, i);
     next_generation(m, last);
-    *entry_of(m, e.id) = 0;
+    *entry_of(m, e) = 0;
     if (i != last) {
         m->entity[i] = m->entity[last];
         memcpy(m->name[i], m->name[last], CT_DEBUG_NAME_MAX);
-        *entry_of(m, m->entity[i].id) = i + 1u;
+        *entry_of(m, m->entity[i]) = i + 1u;
     }
 }
 
@@ -203,12 +168,7 @@ static void destroy_manager(void *user_data, void *manager)
     debug_name_manager_t *m = manager;
     if (m->block)
         ct_free(m->a, m->block, m->block_size);
-    for (uint32_t p = 0; p < m->num_pages; p++) {
-        if (m->pages[p])
-            ct_free(m->a, m->pages[p], PAGE * sizeof *m->pages[p]);
-    }
-    if (m->pages)
-        ct_free(m->a, m->pages, m->num_pages * sizeof *m->pages);
+    ct_entity_pages_free(&m->index, m->a);
     ct_free(m->a, m, sizeof *m);
 }
 
@@ -241,7 +201,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
      * made together share pages: the check is one compare for most of them. */
     bool room = n <= UINT32_MAX - m->n && reserve(m, m->n + n);
     for (uint32_t i = 0; room && i < n; i++)
-        room = make_page(m, ctx->entity_lookup[entity_index[i]].id);
+        room = ct_entity_pages_reserve(&m->index, m->a, ctx->entity_lookup[entity_index[i]]);
     if (!room) {
         entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
         entities__spawn_failed(ctx, CT_ERR_NOMEM);
