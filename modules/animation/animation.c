@@ -24,7 +24,7 @@ static const ct_animation_clip_o *clip(const char *name)
 }
 
 static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
-static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
+static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.num_bones : 0; }
 
 /* Samples a clip straight into poses (their scale untouched). */
 static void sample_into(const anim__clip *c, float t, ct_transform_pose_t *out)
@@ -33,12 +33,12 @@ static void sample_into(const anim__clip *c, float t, ct_transform_pose_t *out)
     anim__sample(c, t, out->rotation, stride, out->position, stride);
 }
 
-static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
-                       uint32_t capacity)
+ANIM_HOT static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
+                                uint32_t capacity)
 {
-    if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
+    if (!c || !out || !isfinite(t) || capacity < c->clip.num_bones)
         return 0;
-    const uint32_t n = c->clip.header->num_bones;
+    const uint32_t n = c->clip.num_bones;
     sample_into(&c->clip, t, out);
     for (uint32_t b = 0; b < n; b++)
         out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;

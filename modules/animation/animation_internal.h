@@ -34,9 +34,12 @@ typedef struct anim__skeleton {
     const anim__bone_t *bones;
 } anim__skeleton;
 
-/* A loaded clip: the opened payload. ct_animation_clip_o is this struct. */
+/* A loaded clip: the opened payload, reading its small tables from the copy that follows it
+ * (anim__clip_keep_tables). ct_animation_clip_o is this struct. */
 struct ct_animation_clip_o {
     anim__clip clip;
+    size_t size; /* of this allocation */
+    uint64_t tables[];
 };
 
 /* One playing clip of an instance. */

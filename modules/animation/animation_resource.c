@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define SKELETON_FORMAT 1u
-#define CLIP_FORMAT 2u
+#define CLIP_FORMAT 3u /* 3: rotation tracks before translations, frame numbers apart from values */
 
 /* ---- fields ---------------------------------------------------------------------------------- */
 
@@ -301,21 +301,24 @@ static void *load_clip(void *user_data, const void *payload, uint64_t size, char
                        size_t err_size)
 {
     (void)user_data;
-    ct_animation_clip_o c;
-    const char *bad = anim__clip_open(payload, size, &c.clip);
-    ct_animation_clip_o *clip = bad ? NULL : ct_alloc(anim__m.allocator, sizeof *clip);
+    anim__clip opened;
+    const char *bad = anim__clip_open(payload, size, &opened);
+    const size_t bytes = bad ? 0 : sizeof(ct_animation_clip_o) + anim__clip_tables_size(&opened);
+    ct_animation_clip_o *clip = bad ? NULL : ct_alloc(anim__m.allocator, bytes);
     if (!clip) {
         snprintf(err, err_size, "clip: %s", bad ? bad : "out of memory");
         return NULL;
     }
-    *clip = c;
+    clip->clip = opened;
+    clip->size = bytes;
+    anim__clip_keep_tables(&clip->clip, clip->tables);
     return clip;
 }
 
 static void unload_clip(void *user_data, void *runtime)
 {
     (void)user_data;
-    ct_free(anim__m.allocator, runtime, sizeof(ct_animation_clip_o));
+    ct_free(anim__m.allocator, runtime, ((ct_animation_clip_o *)runtime)->size);
 }
 
 static const ct_resource_type_t types[] = {
