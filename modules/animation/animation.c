@@ -6,6 +6,7 @@
 #include "animation_internal.h"
 
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 
 #include <math.h>
@@ -305,73 +306,27 @@ const ct_animation_api_v1 anim__api_v1 = {
 
 /* ---- plugin ---------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
-    anim__m = (anim__module){
-        .self = self,
-        .log = get_engine_api(CT_LOG_API, 1),
-        .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
-        .transform = get_engine_api(CT_TRANSFORM_API, 2),
-        .lua = get_engine_api(CT_LUA_API, 1),
-        .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 4),
-        .jobs = get_engine_api(CT_JOBS_API, 1),
-        .allocator = memory ? memory->plugin_allocator(self) : NULL,
-    };
-    if (!anim__m.allocator || !anim__m.log || !anim__m.entity || !anim__m.component ||
-        !anim__m.transform || !anim__m.lua || !anim__m.data || !anim__m.resource)
-        return CT_ERR_MISSING_API;
-    return 0;
-}
-
-static void free_state(void)
-{
-    ct_free(anim__m.allocator, anim__m.state, sizeof *anim__m.state);
-    anim__m.state = NULL;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
+    int err = anim__register_resources();
     if (err)
         return err;
-    anim__m.state = ct_alloc(anim__m.allocator, sizeof *anim__m.state);
-    if (!anim__m.state)
-        return CT_ERR_NOMEM;
-    *anim__m.state = (anim__state){.header = ct_reload_header(sizeof(anim__state),
-                                                              ANIMATION_LAYOUT_VERSION)};
-    if ((err = anim__register_resources())) {
-        free_state();
-        return err;
-    }
     if ((err = anim__register_component())) {
         anim__unregister_resources();
-        free_state();
         return err;
     }
     anim__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+static void stop(void)
 {
     anim__unregister_component();
     anim__unregister_resources();
-    free_state();
 }
 
-static void *reload_save(void) { return anim__m.state; }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+static int rebind(void)
 {
-    const int err = connect(get_engine_api, self);
-    if (err)
-        return err;
-    if (ct_reload_adopt(anim__m.log, self, saved, sizeof(anim__state), ANIMATION_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    anim__m.state = saved;
     anim__register_lua();
     if (anim__rebind_resources() || !anim__rebind_component())
         return CT_ERR_VERSION;
@@ -390,6 +345,41 @@ static const ct_api_ref_t requires[] = {
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
 };
 
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &anim__m.entity, &anim__m.component, &anim__m.transform, &anim__m.log, NULL,
+    &anim__m.lua,    &anim__m.data,      &anim__m.resource,  &anim__m.jobs,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &anim__m.self,
+    .allocator = &anim__m.allocator,
+    .state = &anim__m.state,
+    .state_size = sizeof(anim__state),
+    .layout_version = ANIMATION_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
+
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_plugin_api_v1 plugin = {
@@ -404,9 +394,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_ANIMATION_API && version == 1)
-        return (void *)&anim__api_v1;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_ANIMATION_API, 1, &anim__api_v1},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -201,7 +201,7 @@ typedef struct transforms__module_t {
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
     const struct ct_resource_api_v3 *resource;
-    const struct ct_memory_api_v1 *memory;
+    ct_allocator_t *allocator; /* the plugin's own: the state block */
     transforms__state_t *state;
 } transforms__module_t;
 

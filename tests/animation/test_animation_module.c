@@ -39,7 +39,7 @@ static const ct_resource_api_v1 *resource;
 static const ct_animation_api_v1 *anim;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
-static char project[64] = "/tmp/ct_animation_XXXXXX";
+static char project[64];
 
 /* Copies the header and the first `frames` frames of a BVH, with a matching Frames: line
  * (frames < 0: the whole file as it is). */
@@ -63,20 +63,12 @@ static void write_cut_bvh(const char *from, const char *to, int frames)
     fclose(out);
 }
 
-static void write_file(const char *rel, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", project, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *rel, const char *text) { test_project_write(project, rel, text); }
 
 static int boot(void **state)
 {
     (void)state;
-    assert_non_null(mkdtemp(project));
+    test_project_make(project, sizeof project, "ct_animation");
     char path[256];
     snprintf(path, sizeof path, "%s/mocap", project);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -90,32 +82,25 @@ static int boot(void **state)
     snprintf(path, sizeof path, "%s/mocap/recursive.gltf", project);
     write_cut_bvh(ASSIMP_MODELS "/glTF2/RecursiveNodes/RecursiveNodes.gltf", path, -1);
 
-    kernel_desc_t desc = {.project_dir = project, .strict = true, .jobs = 2};
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("entities", "ct_entities");
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("transforms", "ct_transforms");
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("animation", "ct_animation");
-    assert_int_equal(kernel__boot(&desc), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("animation", "ct_animation")};
+    kernel_desc_t desc = test_kernel_desc(paths, 3);
+    desc.project_dir = project;
+    const test_world_t *t = test_world_boot(&desc, "animation");
+    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
-    resource = test_kernel_api(CT_RESOURCE_API, 1);
     anim = test_kernel_api(CT_ANIMATION_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(tf);
     assert_non_null(anim);
     assert_null(test_kernel_api(CT_ANIMATION_API, 2));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "animation"});
-    assert_non_null(world);
     return 0;
 }
 
 static int shutdown(void **state)
 {
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
-    assert_int_equal(system(cmd), 0);
+    test_world_shutdown(state);
+    assert_int_equal(test_project_remove(project), 0);
     return 0;
 }
 

@@ -121,24 +121,14 @@ static int boot(void **state)
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
                            CT_TEST_MODULE("transforms", "ct_transforms"),
                            CT_TEST_MODULE("networking", "ct_networking")};
-    assert_int_equal(test_kernel_boot(paths, 3), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    const test_world_t *t = test_world_boot(&desc, "net");
+    entity = t->entity, worlds = t->worlds, lua = t->lua, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
     net = test_kernel_api(CT_NETWORK_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(tf);
     assert_non_null(net);
     assert_null(test_kernel_api(CT_NETWORK_API, 2));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "net"});
-    assert_non_null(world);
-    return 0;
-}
-
-static int shutdown_kernel(void **state)
-{
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
     return 0;
 }
 
@@ -303,5 +293,5 @@ int main(void)
         cmocka_unit_test(the_component_in_resources),
         cmocka_unit_test(lua_misuse_is_named),
     };
-    return cmocka_run_group_tests(tests, boot, shutdown_kernel);
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

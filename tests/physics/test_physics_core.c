@@ -10,7 +10,7 @@
 
 #include "base/jobs.h"
 #include "physics_internal.h"
-#include "physics_test_alloc.h"
+#include "../support/test_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -46,34 +46,18 @@ static int boot(void **state)
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
                            CT_TEST_MODULE("transforms", "ct_transforms"),
                            CT_TEST_MODULE("physics", "ct_physics")};
-    assert_int_equal(test_kernel_boot(paths, 3), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    const test_world_t *t = test_world_boot(&desc, "physics");
+    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
     pv1 = test_kernel_api(CT_PHYSICS_API, 1);
     phys = test_kernel_api(CT_PHYSICS_API, 2);
-    resource = test_kernel_api(CT_RESOURCE_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
-    assert_non_null(entity);
-    assert_non_null(worlds);
+    p3 = test_kernel_api(CT_PHYSICS_API, 3);
     assert_non_null(tf);
     assert_non_null(pv1);
     assert_non_null(phys);
-    assert_non_null(resource);
-    assert_non_null(lua);
-    p3 = test_kernel_api(CT_PHYSICS_API, 3);
     assert_non_null(p3);
     assert_null(test_kernel_api(CT_PHYSICS_API, 4));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "physics"});
-    assert_non_null(world);
-    return 0;
-}
-
-static int shutdown(void **state)
-{
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
     return 0;
 }
 
@@ -781,5 +765,5 @@ int main(void)
         cmocka_unit_test(test_hash_covers_live_state_in_any_order),
         cmocka_unit_test(test_lua_bindings),
     };
-    return cmocka_run_group_tests(tests, boot, shutdown);
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -36,32 +36,16 @@ static int boot(void **state)
     (void)state;
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
                            CT_TEST_MODULE("transforms", "ct_transforms")};
-    assert_int_equal(test_kernel_boot(paths, 2), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const kernel_desc_t desc = test_kernel_desc(paths, 2);
+    const test_world_t *t = test_world_boot(&desc, "main");
+    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
     tv1 = test_kernel_api(CT_TRANSFORM_API, 1);
     tv2 = test_kernel_api(CT_TRANSFORM_API, 2);
-    resource = test_kernel_api(CT_RESOURCE_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
-    assert_non_null(entity);
-    assert_non_null(worlds);
+    tv3 = test_kernel_api(CT_TRANSFORM_API, 3);
     assert_non_null(tv1);
     assert_non_null(tv2);
-    assert_non_null(resource);
-    assert_non_null(lua);
-    tv3 = test_kernel_api(CT_TRANSFORM_API, 3);
     assert_non_null(tv3);
     assert_null(test_kernel_api(CT_TRANSFORM_API, 4));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "main"});
-    assert_non_null(world);
-    return 0;
-}
-
-static int shutdown(void **state)
-{
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
     return 0;
 }
 
@@ -645,5 +629,5 @@ int main(void)
         cmocka_unit_test(test_destroy_tree),
         cmocka_unit_test(test_lua_bindings),
     };
-    return cmocka_run_group_tests(tests, boot, shutdown);
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
