@@ -25,23 +25,34 @@ static const ct_animation_clip_o *clip(const char *name)
 }
 
 static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
-static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
+static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.num_bones : 0; }
 
-/* Samples a clip straight into poses (their scale untouched). */
-static void sample_into(const anim__clip *c, float t, ct_transform_pose_t *out)
+/* Samples a clip straight into poses: rotations and positions, and scales when the clip has
+ * scale tracks (else they are left as they are). The scale clip is decoded first; the
+ * placeholder rotations it writes are then overwritten by the motion's. */
+static void sample_into(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out)
 {
     const uint32_t stride = sizeof *out / sizeof(float);
-    anim__sample(c, t, out->rotation, stride, out->position, stride);
+    if (c->has_scale)
+        anim__sample(&c->scale, t, out->rotation, stride, out->scale, stride);
+    anim__sample(&c->clip, t, out->rotation, stride, out->position, stride);
 }
 
-static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
-                       uint32_t capacity)
+/* The skeleton's rest scales, which a clip without scale tracks leaves the bones at. */
+static void rest_scale(const anim__instance *inst, ct_transform_pose_t *out)
 {
-    if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
+    for (uint32_t b = 0; b < inst->num_bones; b++)
+        memcpy(out[b].scale, inst->skeleton->bones[b].scale, sizeof out[b].scale);
+}
+
+ANIM_HOT static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
+                                uint32_t capacity)
+{
+    if (!c || !out || !isfinite(t) || capacity < c->clip.num_bones)
         return 0;
-    const uint32_t n = c->clip.header->num_bones;
-    sample_into(&c->clip, t, out);
-    for (uint32_t b = 0; b < n; b++)
+    const uint32_t n = c->clip.num_bones;
+    sample_into(c, t, out);
+    for (uint32_t b = 0; b < n && !c->has_scale; b++)
         out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;
     return n;
 }
@@ -185,7 +196,8 @@ typedef struct pose_job {
 } pose_job;
 
 /* Samples instances [begin, end) into their bones' poses: the playing clip, blended with the
- * fading one during a crossfade (nlerp of rotations in one hemisphere, lerp of positions). */
+ * fading one during a crossfade (nlerp of rotations in one hemisphere, lerp of positions and,
+ * when either clip has scale tracks, of scales). */
 static void pose_range(void *user, uint32_t begin, uint32_t end)
 {
     anim__manager *m = ((pose_job *)user)->m;
@@ -196,10 +208,17 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
         const ct_animation_clip_o *now = inst->resolved[0], *old = inst->resolved[1];
         if (!now)
             continue; /* nothing plays: the bones keep their last pose */
-        sample_into(&now->clip, inst->layer[0].time, out);
+        sample_into(now, inst->layer[0].time, out);
+        if (!now->has_scale && inst->scaled)
+            rest_scale(inst, out);
+        inst->scaled = now->has_scale;
         if (!old)
             continue;
-        sample_into(&old->clip, inst->layer[1].time, fading);
+        sample_into(old, inst->layer[1].time, fading);
+        if (!old->has_scale)
+            rest_scale(inst, fading);
+        const bool blend_scale = now->has_scale || old->has_scale;
+        inst->scaled = blend_scale;
         const float w = inst->fade / inst->fade_time;
         for (uint32_t b = 0; b < inst->num_bones; b++) {
             const float *a = fading[b].rotation;
@@ -213,6 +232,8 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
                 q[k] /= sqrtf(len);
             for (int k = 0; k < 3; k++)
                 out[b].position[k] = (1 - w) * fading[b].position[k] + w * out[b].position[k];
+            for (int k = 0; k < 3 && blend_scale; k++)
+                out[b].scale[k] = (1 - w) * fading[b].scale[k] + w * out[b].scale[k];
         }
     }
 }
@@ -320,7 +341,7 @@ static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
 };
 
