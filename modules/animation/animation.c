@@ -25,7 +25,7 @@ static const ct_animation_clip_o *clip(const char *name)
 }
 
 static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
-static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
+static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.num_bones : 0; }
 
 /* Samples a clip straight into poses: rotations and positions, and scales when the clip has
  * scale tracks (else they are left as they are). The scale clip is decoded first; the
@@ -45,12 +45,12 @@ static void rest_scale(const anim__instance *inst, ct_transform_pose_t *out)
         memcpy(out[b].scale, inst->skeleton->bones[b].scale, sizeof out[b].scale);
 }
 
-static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
-                       uint32_t capacity)
+ANIM_HOT static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
+                                uint32_t capacity)
 {
-    if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
+    if (!c || !out || !isfinite(t) || capacity < c->clip.num_bones)
         return 0;
-    const uint32_t n = c->clip.header->num_bones;
+    const uint32_t n = c->clip.num_bones;
     sample_into(c, t, out);
     for (uint32_t b = 0; b < n && !c->has_scale; b++)
         out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;

@@ -34,13 +34,15 @@ typedef struct anim__skeleton {
     const anim__bone_t *bones;
 } anim__skeleton;
 
-/* A loaded clip: the opened payload. ct_animation_clip_o is this struct. */
 /* A loaded clip: the motion (rotations, translations, events) and, when its source animates
- * scale, a second clip of the same format whose translation tracks are the bones' scales. */
+ * scale, a second clip of the same format whose translation tracks are the bones' scales. Both
+ * read their small tables from the copies that follow the struct (anim__clip_keep_tables). */
 struct ct_animation_clip_o {
     anim__clip clip;
     anim__clip scale;
     bool has_scale;
+    size_t size; /* of this allocation */
+    uint64_t tables[];
 };
 
 /* One playing clip of an instance. */

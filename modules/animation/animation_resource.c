@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define SKELETON_FORMAT 1u
-#define CLIP_FORMAT 3u
+#define CLIP_FORMAT 4u /* 4: rotation tracks before translations, frame numbers apart from values */
 
 /* ---- fields ----------------------------------------------------------------------------------
  * Names and types are checked first by the kernel's check_fields (unknown fields with the nearest
@@ -428,31 +428,39 @@ static void *load_clip(void *user_data, const void *payload, uint64_t size, char
     (void)user_data;
     const anim__clip_resource_header *h = payload;
     const uint8_t *motion = (const uint8_t *)(h + 1);
-    ct_animation_clip_o c = {0};
+    anim__clip opened, scale = {0};
     const char *bad = NULL;
     if (size < sizeof *h || (uint64_t)h->motion_size + h->scale_size != size - sizeof *h ||
         (h->motion_size & 7u))
         bad = "its section sizes disagree with its size";
     if (!bad)
-        bad = anim__clip_open(motion, h->motion_size, &c.clip);
-    c.has_scale = !bad && h->scale_size;
-    if (c.has_scale)
-        bad = anim__clip_open(motion + h->motion_size, h->scale_size, &c.scale);
-    if (c.has_scale && !bad)
-        bad = scale_mismatch(&c.clip, &c.scale);
-    ct_animation_clip_o *clip = bad ? NULL : ct_alloc(anim__m.allocator, sizeof *clip);
+        bad = anim__clip_open(motion, h->motion_size, &opened);
+    const bool has_scale = !bad && h->scale_size;
+    if (has_scale)
+        bad = anim__clip_open(motion + h->motion_size, h->scale_size, &scale);
+    if (has_scale && !bad)
+        bad = scale_mismatch(&opened, &scale);
+    const uint32_t motion_tables = bad ? 0 : anim__clip_tables_size(&opened);
+    const size_t bytes = bad ? 0
+                             : sizeof(ct_animation_clip_o) + ((motion_tables + 7u) & ~7u) +
+                                   (has_scale ? anim__clip_tables_size(&scale) : 0);
+    ct_animation_clip_o *clip = bad ? NULL : ct_alloc(anim__m.allocator, bytes);
     if (!clip) {
         snprintf(err, err_size, "clip: %s", bad ? bad : "out of memory");
         return NULL;
     }
-    *clip = c;
+    *clip = (ct_animation_clip_o){.clip = opened, .scale = scale, .has_scale = has_scale,
+                                  .size = bytes};
+    anim__clip_keep_tables(&clip->clip, clip->tables);
+    if (has_scale)
+        anim__clip_keep_tables(&clip->scale, clip->tables + (motion_tables + 7u) / 8);
     return clip;
 }
 
 static void unload_clip(void *user_data, void *runtime)
 {
     (void)user_data;
-    ct_free(anim__m.allocator, runtime, sizeof(ct_animation_clip_o));
+    ct_free(anim__m.allocator, runtime, ((ct_animation_clip_o *)runtime)->size);
 }
 
 static const ct_resource_type_t types[] = {
