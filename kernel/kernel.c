@@ -152,6 +152,12 @@ int kernel__boot(const kernel_desc_t *desc)
     int r = boot_services(desc);
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, desc->strict, &booted.project);
+    if (!r)
+        lua_env__set_script_timeout(desc->script_timeout < 0    ? 0
+                                    : desc->script_timeout > 0 ? desc->script_timeout
+                                    : booted.project.has_script_timeout
+                                        ? booted.project.script_timeout
+                                        : LUA_SCRIPT_TIMEOUT_DEFAULT);
     if (!r && booted.project.sandbox)
         r = lua_env__sandbox();
     if (!r)

@@ -18,6 +18,8 @@ typedef struct kernel_desc_t {
     const char *plugin_paths[KERNEL_MAX_PATHS];
     uint32_t num_plugin_paths;
     const char *memory_debug;                      /* "fill,canary" or NULL */
+    double script_timeout;                         /* CPU seconds per call into Lua; 0: the
+                                                    * project's, else the default; < 0: off */
     uint32_t jobs;                                 /* 0: one thread per core */
     bool strict;
     bool watch;                                    /* hot reload on file changes */
