@@ -28,7 +28,7 @@ static struct {
     uv_loop_t loop;
 } booted;
 
-static void register_kernel_apis(void)
+void kernel__register_apis(void)
 {
     registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
     registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
@@ -72,7 +72,7 @@ static int boot_services(const kernel_desc_t *desc)
     if ((r = resources__init(desc->project_dir, desc->strict)))
         return r;
     booted.resources = true;
-    register_kernel_apis();
+    kernel__register_apis();
     if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))

@@ -32,6 +32,11 @@ typedef struct kernel_desc_t {
  * path); false when this program is not installed there (e.g. it runs from the build tree). */
 bool kernel__installed_module_dir(char *out, size_t size);
 
+/* Makes every API the kernel serves itself (ct.log, ct.memory, ct.jobs, ct.lua, ...) answerable
+ * through get_engine_api: the one list, which kernel__boot and the plugin tests' cut-down kernel
+ * (tests/plugins/fixture.c) both register. The services behind them must be initialised. */
+void kernel__register_apis(void);
+
 /* Boots services, reads the project, loads plugins and (if asked) runs the boot script's init().
  * Returns 0 or a negative ct_error; on failure everything booted so far is shut down. A boot
  * script that cannot be loaded fails the boot; an error in its init() does so only when strict. */
