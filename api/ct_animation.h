@@ -31,8 +31,14 @@
  * An unknown field, a wrong type, a bad file, a source that cannot be read or parsed, or a clip
  * whose error stays above its target is reported naming the file and the field. The compiled
  * clip holds per bone a rotation and a translation track (curve-fitted Hermite keys, quantized;
- * see modules/animation/animation_core.h); a clip plays on any skeleton with the same hierarchy
- * (the same parent of every bone), checked when it starts playing.
+ * see modules/animation/animation_core.h), and a scale track when the source animates scale (glTF
+ * scale channels; keys like translations', so a spec-mode clip's scales must stay in -10..10);
+ * glTF morph target weights are not read. A clip without scale tracks leaves bones at their
+ * skeleton's rest scale. A clip plays on any skeleton with the same hierarchy (the same parent of
+ * every bone), checked when it starts playing.
+ *
+ * cuttle-compile compiles a skeleton or clip again when its SJSON changes and also when the file
+ * it names changes or is gone (the BVH, the .gltf/.glb, the .bin buffers a .gltf reads).
  *
  * The component, in an entity resource:
  *     animation = { skeleton = "characters/cmu" clip = "characters/walk" loop = true speed = 1 }
@@ -130,7 +136,8 @@ typedef struct ct_animation_api_v1 {
     /* Seconds from the first to the last sample; number of bones. */
     float (*clip_duration)(const ct_animation_clip_o *clip);
     uint32_t (*clip_bones)(const ct_animation_clip_o *clip);
-    /* Samples the full local pose at time t (clamped) into out[0 .. bones-1] (scale 1). Returns
+    /* Samples the full local pose at time t (clamped) into out[0 .. bones-1] (scale 1 unless
+     * the clip has scale tracks, see the top of this header). Returns
      * the bone count, or 0 when capacity is too small or t is not finite. Any thread. */
     uint32_t (*sample)(const ct_animation_clip_o *clip, float t, ct_transform_pose_t *out,
                        uint32_t capacity);

@@ -262,6 +262,86 @@ static inline uint32_t ct_entity_join_run(const ct_entity_t *a, uint32_t na, con
     return run;
 }
 
+/*
+ * Finding an entity's instance in a component manager: a paged index on the entity's index bits.
+ * Page p holds one u32 for each entity index from p * CT_ENTITY_PAGE to p * CT_ENTITY_PAGE +
+ * CT_ENTITY_PAGE - 1, made (zeroed) the first time an entity of that range gets an entry. 0 means
+ * "none"; the manager chooses what the other values mean (usually its instance + 1). A lookup is
+ * two dependent loads, a removal one store: no probing, so the cost does not depend on the order
+ * entities came and went. The entry belongs to an index, not to an entity: the manager compares
+ * the entity it keeps at that instance with the one asked about, which also tells an older entity
+ * of the same index from the live one.
+ *
+ * Memory: the page table, plus 4 KiB per range of CT_ENTITY_PAGE indices that ever had an entry
+ * (pages are kept until ct_entity_pages_free), 16 MiB at the very most. Entities made together
+ * have neighbouring indices and share pages.
+ *
+ *     if (!ct_entity_pages_reserve(&m->index, m->a, e))   // before changing anything
+ *         return CT_ERR_NOMEM;
+ *     *ct_entity_pages_entry(&m->index, e) = m->n + 1;    // exists once reserved
+ *     ...
+ *     const uint32_t *at = ct_entity_pages_entry(&m->index, e);
+ *     const bool has = at && *at && m->entity[*at - 1].id == e.id;
+ *
+ * Single-threaded like the manager that holds it; a zeroed ct_entity_pages_t is an empty index.
+ */
+#define CT_ENTITY_PAGE_BITS 10u
+#define CT_ENTITY_PAGE (1u << CT_ENTITY_PAGE_BITS)
+
+typedef struct ct_entity_pages_t {
+    uint32_t **pages;   /* num_pages entries; NULL where no page was made */
+    uint32_t num_pages; /* a power of two, at most 2^(CT_ENTITY_INDEX_BITS - CT_ENTITY_PAGE_BITS) */
+} ct_entity_pages_t;
+
+/* The entry of e's index, or NULL when its page was never made (no entry: as 0). */
+static inline uint32_t *ct_entity_pages_entry(const ct_entity_pages_t *p, ct_entity_t e)
+{
+    const uint32_t index = ct_entity_index(e), page = index >> CT_ENTITY_PAGE_BITS;
+    return page < p->num_pages && p->pages[page]
+               ? &p->pages[page][index & (CT_ENTITY_PAGE - 1u)]
+               : (uint32_t *)NULL;
+}
+
+/* Makes sure e's entry exists (allocating from `a` its page and room in the page table); false
+ * when memory ran out, with the index as it was. */
+static inline bool ct_entity_pages_reserve(ct_entity_pages_t *p, ct_allocator_t *a, ct_entity_t e)
+{
+    const uint32_t page = ct_entity_index(e) >> CT_ENTITY_PAGE_BITS;
+    if (page < p->num_pages && p->pages[page])
+        return true;
+    if (page >= p->num_pages) {
+        uint32_t num = p->num_pages ? p->num_pages : 16u;
+        while (num <= page)
+            num *= 2u;
+        uint32_t **pages = (uint32_t **)ct_realloc(a, p->pages, p->num_pages * sizeof *pages,
+                                                   num * sizeof *pages);
+        if (!pages)
+            return false;
+        memset(pages + p->num_pages, 0, (num - p->num_pages) * sizeof *pages);
+        p->pages = pages;
+        p->num_pages = num;
+    }
+    uint32_t *entries = (uint32_t *)ct_alloc(a, CT_ENTITY_PAGE * sizeof *entries);
+    if (!entries)
+        return false;
+    memset(entries, 0, CT_ENTITY_PAGE * sizeof *entries);
+    p->pages[page] = entries;
+    return true;
+}
+
+/* Frees every page and the table (to `a`, the allocator they came from); leaves an empty index. */
+static inline void ct_entity_pages_free(ct_entity_pages_t *p, ct_allocator_t *a)
+{
+    for (uint32_t k = 0; k < p->num_pages; k++) {
+        if (p->pages[k])
+            ct_free(a, p->pages[k], CT_ENTITY_PAGE * sizeof *p->pages[k]);
+    }
+    if (p->pages)
+        ct_free(a, p->pages, p->num_pages * sizeof *p->pages);
+    p->pages = NULL;
+    p->num_pages = 0;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -153,8 +153,8 @@ typedef struct ct_resource_api_v2 {
      * name `file`, which must be canonical (see the top of this header; so it cannot leave the
      * project). Returns false, having reported "source: field: why" as a compile error, for a bad
      * name, a path too long for out, or when there is no project folder (load_source without a
-     * project). A compiled resource is rebuilt when its own source changes; touch the source
-     * after replacing a file it names.
+     * project). The file is noted as one the resource is built from (see depends_on in v4):
+     * cuttle-compile compiles the resource again when the file changes or disappears.
      */
     bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
                         size_t out_size);
@@ -228,6 +228,64 @@ typedef struct ct_resource_api_v3 {
      * its letters, and at least 2, differ), or NULL. For compilers' own "did you mean" hints. */
     const char *(*nearest_name)(const char *word, const char *const *names, uint32_t count);
 } ct_resource_api_v3;
+
+/*
+ * Version 4: everything of v3 (same order, same meaning), plus the files a resource is built
+ * from besides its source.
+ *
+ * cuttle-compile keeps, per compiled source, the files its compile read (their time, size and
+ * content hash) and compiles it again when any of them changes or is gone, as it does when the
+ * source itself changes. Files opened through source_file are noted by it; a compiler declares
+ * the others itself, typically files a reader found on its own (the .bin buffers beside a .gltf):
+ *
+ *     if (!res->source_file(ctx, "source", name, path, sizeof path))   // notes "models/box.gltf"
+ *         return CT_ERR_BAD_DATA;
+ *     ct_gltf_t *doc = ct_gltf_load_file(path, ...);
+ *     for (uint32_t i = 0; i < doc->num_files; i++)                    // "models/box.bin"
+ *         res->depends_on(ctx, "source", joined(folder_of(name), doc->files[i]));
+ *
+ * A compile that fails keeps nothing, so it is tried again on the next run whatever changed.
+ */
+typedef struct ct_resource_api_v4 {
+    int (*register_type)(const ct_resource_type_t *type);
+    void (*unregister_type)(const char *type);
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+    int (*load)(const char *type, const char *name);
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    void *(*get)(const char *type, const char *name);
+    void (*unload)(const char *type, const char *name);
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    bool (*strict)(void);
+    int (*replace_type)(const ct_resource_type_t *type);
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
+    bool (*check_fields)(ct_compile_ctx_o *ctx, const struct ct_data_o *object, const char *what,
+                         const ct_field_t *fields, uint32_t num_fields);
+    void (*set_scope)(ct_compile_ctx_o *ctx, const char *scope);
+    const char *(*nearest_name)(const char *word, const char *const *names, uint32_t count);
+
+    /* For compile callbacks: notes that the resource is also built from `file`, a path relative
+     * to the project folder: '/' between non-empty segments, no '.' or '..' segment, no
+     * backslash (any case; it need not be a canonical name, since it names a file someone else
+     * made). The same file noted twice counts once; at most 256 files per resource. Returns
+     * false, having reported "source: field: why" as a compile error (so the compile fails), for
+     * a bad path or too many files. Outside cuttle-compile (load_source) it only checks the path.
+     * Whether the file exists is for the compiler to find out when it reads it. */
+    bool (*depends_on)(ct_compile_ctx_o *ctx, const char *field, const char *file);
+} ct_resource_api_v4;
 
 #ifdef __cplusplus
 }

@@ -189,9 +189,9 @@ typedef struct ct_world_api_v2 {
  * The debug-name component ("debug_name", source `debug_name = { name = "crate" }`): a name of
  * at most CT_DEBUG_NAME_MAX - 1 bytes (longer ones are truncated, never inside a UTF-8
  * character) per entity per world. It is
- * the reference component manager: structure of arrays in one allocation, an open-addressing
- * hash from entity to instance, swap-erase on removal, and removal of dead entities' names by the
- * entity destroy callback.
+ * the reference component manager: structure of arrays in one allocation, a paged index from
+ * entity index to instance (a 4 KiB page per 1024 entity indices that have names), swap-erase on
+ * removal, and removal of dead entities' names by the entity destroy callback.
  */
 #define CT_DEBUG_NAME_MAX 32u
 

@@ -197,6 +197,14 @@ ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, siz
     return doc;
 }
 
+bool ct_gltf_file_path(const char *document, const char *file, char *out, size_t out_size)
+{
+    const char *slash = strrchr(document, '/');
+    const int folder = slash ? (int)(slash - document) + 1 : 0;
+    const int n = snprintf(out, out_size, "%.*s%s", folder, document, file);
+    return n >= 0 && (size_t)n < out_size;
+}
+
 void ct_gltf_free(ct_gltf_t *doc)
 {
     if (!doc)

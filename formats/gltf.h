@@ -188,6 +188,12 @@ typedef struct ct_gltf_t {
     /* The nodes of the default scene (`scene`, else scenes[0]); all roots when there is none. */
     const uint32_t *scene_nodes;
     uint32_t num_scene_nodes;
+    /* The external files the document was read from besides itself (its .bin buffers), each
+     * once, as '/'-separated paths relative to the document's folder without '.' or empty
+     * segments: what a resource compiler declares it depends on. Images are not read, so their
+     * files are not here (see ct_gltf_image_t.uri). */
+    const char *const *files;
+    uint32_t num_files;
 } ct_gltf_t;
 
 /*
@@ -203,6 +209,13 @@ ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, siz
  */
 ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const char *dir,
                          ct_allocator_t *a, char *err, size_t err_size);
+
+/*
+ * The path of doc->files[i] (`file`) in the terms `document` was named in (a project-relative
+ * "models/box.gltf" gives "models/box.bin"): the document's folder joined with the file. For
+ * resource compilers declaring what they were built from. False when it does not fit in out.
+ */
+bool ct_gltf_file_path(const char *document, const char *file, char *out, size_t out_size);
 
 /* Frees a document. Accepts NULL. */
 void ct_gltf_free(ct_gltf_t *doc);

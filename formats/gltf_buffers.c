@@ -97,15 +97,36 @@ static bool file_path(gltf__reader *r, const char *uri, const char *where, char 
     if (n == 0 || strlen(p) != n || p[0] == '/' || strchr(p, '\\') || strchr(p, ':'))
         return gltf__fail(r, "%s: \"%s\" is not a relative path inside the document's folder",
                           where, uri);
+    /* Segments are copied down in place, leaving out "." and empty ones ("./a//b" is "a/b"), so
+     * one file has one spelling in ct_gltf_t.files. */
+    size_t kept = 0;
     for (const char *s = p; *s;) {
         const char *slash = strchr(s, '/');
         const size_t seg = slash ? (size_t)(slash - s) : strlen(s);
         if (seg == 2 && s[0] == '.' && s[1] == '.')
             return gltf__fail(r, "%s: \"%s\" reaches outside the document's folder", where, uri);
+        if (seg && !(seg == 1 && s[0] == '.')) {
+            if (kept)
+                p[kept++] = '/';
+            memmove(p + kept, s, seg);
+            kept += seg;
+        }
         s += seg + (slash ? 1 : 0);
     }
+    if (kept == 0)
+        return gltf__fail(r, "%s: \"%s\" names the document's folder, not a file", where, uri);
+    p[kept] = '\0';
     *out = p;
     return true;
+}
+
+/* Notes a file read into doc->files, once. */
+static void note_file(gltf__reader *r, const char *rel)
+{
+    for (uint32_t i = 0; i < r->doc->num_files; i++)
+        if (strcmp(r->files[i], rel) == 0)
+            return;
+    r->files[r->doc->num_files++] = rel;
 }
 
 static bool read_file(gltf__reader *r, const char *rel, const char *where, const uint8_t **data,
@@ -134,6 +155,8 @@ static bool read_file(gltf__reader *r, const char *rel, const char *where, const
         return gltf__nomem(r, where);
     if (!ok)
         return gltf__fail(r, "%s: reading \"%s\" failed", where, rel);
+    if (r->files)
+        note_file(r, rel);
     *data = d;
     *size = (size_t)len;
     return true;
@@ -173,8 +196,10 @@ bool gltf__read_buffers(gltf__reader *r)
         return false;
     r->buffer_data = formats__alloc_array(&r->arena, r->num_buffers + 1u, sizeof *r->buffer_data);
     r->buffer_size = formats__alloc_array(&r->arena, r->num_buffers + 1u, sizeof *r->buffer_size);
-    if (!r->buffer_data || !r->buffer_size)
+    r->files = formats__alloc_array(&r->arena, r->num_buffers + 1u, sizeof *r->files);
+    if (!r->buffer_data || !r->buffer_size || !r->files)
         return gltf__nomem(r, "buffers");
+    r->doc->files = r->files;
     uint32_t i = 0;
     for (const cJSON *b = list ? list->child : NULL; b; b = b->next, i++) {
         char where[GLTF_WHERE];

@@ -44,6 +44,7 @@ typedef struct gltf__reader {
     size_t glb_bin_size;
 
     uint32_t num_buffers;
+    const char **files; /* doc->files, room for num_buffers */
     const uint8_t **buffer_data;
     size_t *buffer_size; /* the declared byteLength (never more than the bytes held) */
     uint32_t num_views;

@@ -28,6 +28,10 @@
  *   physics.pyramid_20_ms       one step of a 20-level pyramid of 210 boxes, no sleeping (mean
  *                               of the first 100 steps, as Box2D's benchmark runs its pyramid)
  *   physics.pyramid_100_ms      the same for 100 levels, 5,050 boxes
+ *   physics.pyramid_20_serial_ms, physics.pyramid_100_serial_ms   the same on one thread
+ *
+ * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100).
  */
 #include "base/jobs.h"
 #include "kernel.h"
@@ -245,8 +249,8 @@ static void bench_step_10k_core(void)
     report("physics.step_10k_pool_ms", on_pool, "ms");
     report("physics.step_10k_serial_ms", serial, "ms");
     report("physics.step_10k_threads_x", serial / on_pool, "x");
-    fprintf(stderr, "step 10k resting: %u contacts, %u candidate pairs, cell %.3f m\n", s.contacts.n,
-            s.num_pairs, (double)s.bp.cell);
+    fprintf(stderr, "step 10k resting: %u contacts in %u colours, %u candidate pairs, cell %.3f m\n",
+            s.contacts.n, s.rows.num_colors, s.num_pairs, (double)s.bp.cell);
     physics__scene_free(&s);
 }
 
@@ -334,11 +338,11 @@ static void bench_mixed(void)
     physics__scene_free(&s);
 }
 
-static void bench_pyramid(const char *name, int levels)
+static void bench_pyramid(const char *name, int levels, physics__pool with)
 {
     physics__scene s;
     physics__scene_init(&s, &heap);
-    s.pool = pool;
+    s.pool = with;
     s.sleeping = false;
     add_ground(&s, 100000, 100.0f);
     uint32_t id = 1;
@@ -348,17 +352,50 @@ static void bench_pyramid(const char *name, int levels)
                     CT_BODY_DYNAMIC);
     report(name, mean_steps(&s, 100), "ms");
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){id - 1});
-    fprintf(stderr, "%s: %u boxes, top box moved %.4f m in 100 steps\n", name, id - 1,
+    fprintf(stderr, "%s: %u boxes, %u contacts in %u colours, top box moved %.4f m in 100 steps\n", name,
+            id - 1, s.contacts.n, s.rows.num_colors,
             (double)fabsf(s.bodies.position[top].y - (0.5f + (float)levels - 1)));
     physics__scene_free(&s);
 }
 
+static void bench_broadphase_both(void)
+{
+    bench_broadphase("physics.broadphase_100k_ms", pool);
+    bench_broadphase("physics.broadphase_100k_serial_ms", (physics__pool){0});
+}
+
+static void bench_pyramid_20(void)
+{
+    bench_pyramid("physics.pyramid_20_ms", 20, pool);
+    bench_pyramid("physics.pyramid_20_serial_ms", 20, (physics__pool){0});
+}
+
+static void bench_pyramid_100(void)
+{
+    bench_pyramid("physics.pyramid_100_ms", 100, pool);
+    bench_pyramid("physics.pyramid_100_serial_ms", 100, (physics__pool){0});
+}
+
+/* The groups of figures, by the names --only picks them with. */
+static const struct {
+    const char *name;
+    void (*run)(void);
+} groups[] = {
+    {"integrate", bench_integrate},     {"broadphase", bench_broadphase_both},
+    {"hash_vs_brute", bench_hash_vs_brute}, {"mixed", bench_mixed},
+    {"step_10k_core", bench_step_10k_core}, {"step_10k_module", bench_step_10k_module},
+    {"pyramid_20", bench_pyramid_20},   {"pyramid_100", bench_pyramid_100},
+};
+
 int main(int argc, char **argv)
 {
-    const char *dir = NULL;
-    for (int i = 1; i + 1 < argc; i++)
+    const char *dir = NULL, *only = NULL;
+    for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--modules") == 0)
             dir = argv[i + 1];
+        if (strcmp(argv[i], "--only") == 0)
+            only = argv[i + 1];
+    }
     static char paths[3][1024];
     const char *const names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so", "physics/ct_physics.so"};
     kernel_desc_t desc = {.num_plugin_paths = 3};
@@ -372,15 +409,9 @@ int main(int argc, char **argv)
     }
     pool = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
     fprintf(stderr, "job pool: %u threads\n", jobs__api_v1()->thread_count());
-    bench_integrate();
-    bench_broadphase("physics.broadphase_100k_ms", pool);
-    bench_broadphase("physics.broadphase_100k_serial_ms", (physics__pool){0});
-    bench_hash_vs_brute();
-    bench_mixed();
-    bench_step_10k_core();
-    bench_step_10k_module();
-    bench_pyramid("physics.pyramid_20_ms", 20);
-    bench_pyramid("physics.pyramid_100_ms", 100);
+    for (size_t k = 0; k < sizeof groups / sizeof groups[0]; k++)
+        if (!only || strstr(only, groups[k].name))
+            groups[k].run();
     printf("\n%-34s %12s  %s\n", "figure", "value", "unit");
     for (int k = 0; k < num_figures; k++)
         printf("%-34s %12.3f  %s\n", figures[k].name, figures[k].value, figures[k].unit);

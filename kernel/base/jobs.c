@@ -7,11 +7,19 @@
  *
  * While a caller waits for the tickets it handed out, it runs whatever tickets are in the ring,
  * its own or anyone's. That is what makes nesting safe: a job that waits on an inner
- * parallel_for keeps the pool busy instead of holding a thread hostage. */
+ * parallel_for keeps the pool busy instead of holding a thread hostage.
+ *
+ * Waking a sleeping thread costs a system call on one side and tens of microseconds on the other,
+ * and a physics step makes dozens of small parallel_for calls with short serial stretches between
+ * them. So an idle worker, and a caller waiting for its tickets, first spin for a short while
+ * (JOBS_SPIN_NS) watching the ring and the batch, and only then sleep; a wake-up is sent only when
+ * somebody sleeps. A busy frame thus never touches the kernel's scheduler, and an idle pool still
+ * sleeps. */
 #include "base/jobs.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <time.h>
 #include <uv.h>
 
 #include "base/log.h"
@@ -21,27 +29,89 @@
 #define JOBS_RING_SIZE 256 /* tickets; a power of two */
 /* With no grain given, each thread gets about this many ranges, so uneven ranges even out. */
 #define JOBS_RANGES_PER_THREAD 4
+/* How long an idle thread watches for work before it sleeps: longer than the serial stretches
+ * between a physics step's parallel sections, short enough that an idle pool soon sleeps. */
+#define JOBS_SPIN_NS 500000u
 
 typedef struct batch_t {
     ct_range_f fn;
     void *user_data;
     uint32_t count, grain;
     atomic_uint_fast64_t next; /* first item nobody has taken yet */
-    uint32_t tickets;          /* handed out and not yet finished; guarded by g_jobs.lock */
+    /* Handed out and not yet finished: changed under g_jobs.lock, read by the spinning caller. */
+    atomic_uint tickets;
 } batch_t;
 
 static struct {
     uv_mutex_t lock;
-    /* Broadcast when tickets are pushed and when a batch's last ticket finishes: both idle
-     * workers and waiting callers sleep here, and a waiting caller needs to hear either. */
+    /* Broadcast when tickets are pushed and when a batch's last ticket finishes, if anyone
+     * sleeps: both idle workers and waiting callers sleep here, and a waiting caller needs to
+     * hear either. */
     uv_cond_t wake;
+    uint32_t sleepers; /* threads in uv_cond_wait; guarded by lock */
     batch_t *ring[JOBS_RING_SIZE];
-    uint32_t head, tail; /* tail - head tickets are queued */
-    bool stopping;
+    /* tail - head tickets are queued. Changed under the lock; spinning threads peek without it. */
+    atomic_uint head, tail;
+    atomic_bool stopping;
     bool ready;
     uint32_t num_workers;
     uv_thread_t workers[JOBS_MAX_THREADS];
 } g_jobs;
+
+static inline bool ring_empty(void)
+{
+    return atomic_load_explicit(&g_jobs.head, memory_order_relaxed) ==
+           atomic_load_explicit(&g_jobs.tail, memory_order_relaxed);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spins up to JOBS_SPIN_NS until done(arg) holds or the ring holds a ticket; returns whether
+ * either happened. The clock is read only every few dozen turns. */
+static bool spin_until(bool (*done)(void *), void *arg)
+{
+    uint64_t deadline = 0;
+    for (uint32_t turn = 0;; turn++) {
+        if (done(arg) || !ring_empty())
+            return true;
+        if (turn % 64 == 0) {
+            const uint64_t t = now_ns();
+            if (!deadline)
+                deadline = t + JOBS_SPIN_NS;
+            else if (t >= deadline)
+                return false;
+        }
+        cpu_relax();
+    }
+}
+
+/* Sleeps until woken; called and returns with the lock held. */
+static void sleep_locked(void)
+{
+    g_jobs.sleepers++;
+    uv_cond_wait(&g_jobs.wake, &g_jobs.lock);
+    g_jobs.sleepers--;
+}
+
+static void wake_sleepers_locked(void)
+{
+    if (g_jobs.sleepers)
+        uv_cond_broadcast(&g_jobs.wake);
+}
 
 static void drain(batch_t *b)
 {
@@ -59,12 +129,20 @@ static void drain(batch_t *b)
  * may vanish with its caller's stack frame, so it is not touched again. */
 static void run_ticket(void)
 {
-    batch_t *b = g_jobs.ring[g_jobs.head++ % JOBS_RING_SIZE];
+    const uint32_t head = atomic_load_explicit(&g_jobs.head, memory_order_relaxed);
+    batch_t *b = g_jobs.ring[head % JOBS_RING_SIZE];
+    atomic_store_explicit(&g_jobs.head, head + 1, memory_order_relaxed);
     uv_mutex_unlock(&g_jobs.lock);
     drain(b);
     uv_mutex_lock(&g_jobs.lock);
-    if (--b->tickets == 0)
-        uv_cond_broadcast(&g_jobs.wake);
+    if (atomic_fetch_sub_explicit(&b->tickets, 1, memory_order_release) == 1)
+        wake_sleepers_locked();
+}
+
+static bool stopping(void *arg)
+{
+    (void)arg;
+    return atomic_load_explicit(&g_jobs.stopping, memory_order_relaxed);
 }
 
 static void worker_main(void *arg)
@@ -74,13 +152,24 @@ static void worker_main(void *arg)
     profiler__kernel_api->set_thread_name(name);
     uv_mutex_lock(&g_jobs.lock);
     for (;;) {
-        while (!g_jobs.stopping && g_jobs.head == g_jobs.tail)
-            uv_cond_wait(&g_jobs.wake, &g_jobs.lock);
-        if (g_jobs.head == g_jobs.tail)
+        if (!ring_empty()) {
+            run_ticket();
+            continue;
+        }
+        if (atomic_load_explicit(&g_jobs.stopping, memory_order_relaxed))
             break;
-        run_ticket();
+        uv_mutex_unlock(&g_jobs.lock);
+        const bool busy = spin_until(stopping, NULL);
+        uv_mutex_lock(&g_jobs.lock);
+        if (!busy && ring_empty() && !atomic_load_explicit(&g_jobs.stopping, memory_order_relaxed))
+            sleep_locked();
     }
     uv_mutex_unlock(&g_jobs.lock);
+}
+
+static bool batch_done(void *arg)
+{
+    return atomic_load_explicit(&((batch_t *)arg)->tickets, memory_order_acquire) == 0;
 }
 
 static void parallel_for(uint32_t count, uint32_t grain, ct_range_f fn, void *user_data)
@@ -94,32 +183,37 @@ static void parallel_for(uint32_t count, uint32_t grain, ct_range_f fn, void *us
     }
     batch_t b = {.fn = fn, .user_data = user_data, .count = count, .grain = grain};
     atomic_init(&b.next, 0);
+    atomic_init(&b.tickets, 0);
 
     /* The caller takes one share itself, so at most ranges - 1 helpers are useful. */
     uint64_t ranges = ((uint64_t)count + grain - 1) / grain;
     uint64_t wanted = ranges - 1 < g_jobs.num_workers ? ranges - 1 : g_jobs.num_workers;
     if (wanted) {
         uv_mutex_lock(&g_jobs.lock);
-        while (b.tickets < wanted && g_jobs.tail - g_jobs.head < JOBS_RING_SIZE) {
-            g_jobs.ring[g_jobs.tail++ % JOBS_RING_SIZE] = &b;
-            b.tickets++;
+        uint32_t tail = atomic_load_explicit(&g_jobs.tail, memory_order_relaxed), handed = 0;
+        while (handed < wanted && tail - atomic_load_explicit(&g_jobs.head, memory_order_relaxed) < JOBS_RING_SIZE) {
+            g_jobs.ring[tail++ % JOBS_RING_SIZE] = &b;
+            handed++;
         }
-        if (b.tickets)
-            uv_cond_broadcast(&g_jobs.wake);
+        atomic_store_explicit(&b.tickets, handed, memory_order_relaxed);
+        atomic_store_explicit(&g_jobs.tail, tail, memory_order_relaxed);
+        if (handed)
+            wake_sleepers_locked();
         uv_mutex_unlock(&g_jobs.lock);
     }
 
     drain(&b);
 
-    if (wanted) {
-        uv_mutex_lock(&g_jobs.lock);
-        while (b.tickets) {
-            if (g_jobs.head != g_jobs.tail)
+    /* Wait for the tickets handed out: run queued ones meanwhile, spin a little, then sleep. */
+    while (!batch_done(&b)) {
+        if (!ring_empty() || !spin_until(batch_done, &b)) {
+            uv_mutex_lock(&g_jobs.lock);
+            if (!ring_empty())
                 run_ticket();
-            else
-                uv_cond_wait(&g_jobs.wake, &g_jobs.lock);
+            else if (!batch_done(&b))
+                sleep_locked();
+            uv_mutex_unlock(&g_jobs.lock);
         }
-        uv_mutex_unlock(&g_jobs.lock);
     }
 }
 
@@ -175,13 +269,13 @@ void jobs__shutdown(void)
     if (!g_jobs.ready)
         return;
     uv_mutex_lock(&g_jobs.lock);
-    g_jobs.stopping = true;
+    atomic_store(&g_jobs.stopping, true);
     uv_cond_broadcast(&g_jobs.wake);
     uv_mutex_unlock(&g_jobs.lock);
     for (uint32_t i = 0; i < g_jobs.num_workers; i++)
         uv_thread_join(&g_jobs.workers[i]);
     g_jobs.num_workers = 0;
-    g_jobs.stopping = false;
+    atomic_store(&g_jobs.stopping, false);
     uv_cond_destroy(&g_jobs.wake);
     uv_mutex_destroy(&g_jobs.lock);
     g_jobs.ready = false;

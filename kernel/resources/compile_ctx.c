@@ -17,6 +17,7 @@ struct ct_compile_ctx_o {
     uint64_t capacity;
     int failure; /* the first ct_error met while writing or reported */
     char scope[256]; /* what is being compiled ("entity 'crate' (#3)"), "" for the whole file */
+    resources_compile_record_t *record; /* NULL: nobody keeps track (load_source) */
 };
 
 void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
@@ -93,6 +94,8 @@ void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
     va_start(ap, fmt);
     report(ctx, strict ? CT_LOG_ERROR : CT_LOG_WARNING, fmt, ap);
     va_end(ap);
+    if (ctx && ctx->record)
+        ctx->record->warnings++;
     if (strict && ctx && !ctx->failure)
         ctx->failure = CT_ERR_BAD_DATA;
 }
@@ -121,11 +124,76 @@ bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char
         resources__compile_error(ctx, "%s: the path of \"%s\" is too long", field, file);
         return false;
     }
+    return resources__depends_on(ctx, field, file);
+}
+
+/* Notes `file` once in the record; false (the compile fails) when the record cannot hold it. */
+static bool record_file(ct_compile_ctx_o *ctx, const char *field, const char *file)
+{
+    resources_compile_record_t *r = ctx->record;
+    for (uint32_t i = 0; i < r->num_files; i++)
+        if (strcmp(r->files[i], file) == 0)
+            return true;
+    if (r->num_files == RESOURCES_MAX_FILES) {
+        resources__compile_error(ctx, "%s: \"%s\" is one file more than the %d a resource may be "
+                                 "built from", field, file, RESOURCES_MAX_FILES);
+        return false;
+    }
+    ct_allocator_t *a = resources__allocator();
+    if (r->num_files == r->capacity) {
+        const uint32_t capacity = r->capacity ? r->capacity * 2 : 8;
+        char **grown = ct_realloc(a, r->files, r->capacity * sizeof *grown, capacity * sizeof *grown);
+        if (!grown)
+            goto nomem;
+        r->files = grown;
+        r->capacity = capacity;
+    }
+    const size_t size = strlen(file) + 1;
+    char *copy = ct_alloc(a, size);
+    if (!copy)
+        goto nomem;
+    memcpy(copy, file, size);
+    r->files[r->num_files++] = copy;
     return true;
+nomem:
+    log__error("%s: out of memory noting \"%s\" (%s) as a file it is built from", ctx->path, file,
+               field);
+    ctx->failure = CT_ERR_NOMEM;
+    return false;
+}
+
+bool resources__depends_on(ct_compile_ctx_o *ctx, const char *field, const char *file)
+{
+    char why[256];
+    if (!field)
+        field = "(no field)";
+    if (resources__check_file_path(file, why, sizeof why)) {
+        resources__compile_error(ctx, "%s: \"%s\" is not a path inside the project: %s", field,
+                                 file ? file : "(null)", why);
+        return false;
+    }
+    return !ctx || !ctx->record || record_file(ctx, field, file);
+}
+
+void resources__record_free(resources_compile_record_t *record)
+{
+    ct_allocator_t *a = resources__allocator();
+    for (uint32_t i = 0; i < record->num_files; i++)
+        ct_free(a, record->files[i], strlen(record->files[i]) + 1);
+    if (record->files)
+        ct_free(a, record->files, record->capacity * sizeof *record->files);
+    *record = (resources_compile_record_t){0};
 }
 
 int resources__compile_text(const ct_resource_type_t *type, const char *path, const char *text,
                             size_t len, uint8_t **blob, uint64_t *blob_size)
+{
+    return resources__compile_text_recorded(type, path, text, len, blob, blob_size, NULL);
+}
+
+int resources__compile_text_recorded(const ct_resource_type_t *type, const char *path,
+                                     const char *text, size_t len, uint8_t **blob,
+                                     uint64_t *blob_size, resources_compile_record_t *record)
 {
     *blob = NULL;
     *blob_size = 0;
@@ -135,7 +203,7 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
         log__error("%s", err);
         return CT_ERR_BAD_DATA;
     }
-    ct_compile_ctx_o ctx = {.path = path};
+    ct_compile_ctx_o ctx = {.path = path, .record = record};
     static const uint8_t header_room[RESOURCES_HEADER_SIZE];
     resources__write(&ctx, header_room, sizeof header_room);
     int rc = ctx.failure;

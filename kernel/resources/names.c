@@ -99,6 +99,42 @@ int resources__check_type_name(const char *type, char *err, size_t err_size)
     return 0;
 }
 
+int resources__check_file_path(const char *path, char *err, size_t err_size)
+{
+    char scratch[1];
+    if (!err) {
+        err = scratch;
+        err_size = sizeof scratch;
+    }
+    const size_t len = path ? strnlen(path, RESOURCES_MAX_FILE_PATH + 1) : 0;
+    if (len == 0 || len > RESOURCES_MAX_FILE_PATH) {
+        snprintf(err, err_size, "a file path has 1 to %d bytes", RESOURCES_MAX_FILE_PATH);
+        return CT_ERR_INVALID;
+    }
+    if (path[0] == '/') {
+        snprintf(err, err_size, "leading '/' (paths are relative to the project)");
+        return CT_ERR_INVALID;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        const unsigned char c = i < len ? (unsigned char)path[i] : '/';
+        if (c < 0x20 || c == 0x7f || c == '\\') {
+            snprintf(err, err_size, "character 0x%02x at position %zu is not allowed", c, i);
+            return CT_ERR_INVALID;
+        }
+        if (c != '/')
+            continue;
+        const size_t seg = i - start;
+        if (seg == 0 || (seg == 1 && path[start] == '.') ||
+            (seg == 2 && path[start] == '.' && path[start + 1] == '.')) {
+            snprintf(err, err_size, "empty, '.' or '..' segment at position %zu", start);
+            return CT_ERR_INVALID;
+        }
+        start = i + 1;
+    }
+    return 0;
+}
+
 ct_resource_id_t resources__id(const char *type, const char *name)
 {
     return (ct_resource_id_t){ct_hash64(type ? type : ""), ct_hash64(name ? name : "")};

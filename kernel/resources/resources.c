@@ -100,3 +100,15 @@ static const ct_resource_api_v3 api_v3 = {
 };
 
 const ct_resource_api_v3 *resources__api_v3(void) { return &api_v3; }
+
+/* Version 4 is version 3 plus depends_on. */
+static const ct_resource_api_v4 api_v4 = {
+    RESOURCE_API_V1_FUNCTIONS,
+    .source_file = resources__source_file,
+    .check_fields = resources__check_fields,
+    .set_scope = resources__set_scope,
+    .nearest_name = data__nearest_name,
+    .depends_on = resources__depends_on,
+};
+
+const ct_resource_api_v4 *resources__api_v4(void) { return &api_v4; }

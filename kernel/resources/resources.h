@@ -28,5 +28,6 @@ int resources__bind_lua(void);
 const ct_resource_api_v1 *resources__api_v1(void);
 const ct_resource_api_v2 *resources__api_v2(void);
 const ct_resource_api_v3 *resources__api_v3(void);
+const ct_resource_api_v4 *resources__api_v4(void);
 
 #endif

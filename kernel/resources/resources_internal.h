@@ -35,6 +35,11 @@ ct_resource_id_t resources__id(const char *type, const char *name);
  * on a hit writes its project-relative path into out. */
 bool resources__find_case_variant(const char *project_dir, const char *type, const char *name,
                                   char *out, size_t out_size);
+/* A path to a file inside the project that compilers may read (ct_resource_api_v4.depends_on):
+ * relative, '/' between non-empty segments, no '.' or '..' segments, no backslash or control
+ * character, at most RESOURCES_MAX_FILE_PATH bytes. Looser than a name (any case, any other
+ * byte), since it names a file somebody else made (the .bin beside a .gltf), not a resource. */
+int resources__check_file_path(const char *path, char *err, size_t err_size);
 /* "<project>/compiled/<type>/<name>.bin"; false if it does not fit. */
 bool resources__blob_path(const char *project_dir, const char *type, const char *name, char *out,
                           size_t out_size);
@@ -57,6 +62,24 @@ void resources__forget_types(void);
  * (free with size *blob_size). Returns 0 or a negative ct_error, having logged why. */
 int resources__compile_text(const ct_resource_type_t *type, const char *path, const char *text,
                             size_t len, uint8_t **blob, uint64_t *blob_size);
+
+/* What one compile read besides its source text (the files named through source_file and
+ * depends_on, each once, project-relative) and how many warnings it gave: cuttle-compile keeps
+ * both in its manifest to know when the resource must be compiled again. */
+#define RESOURCES_MAX_FILES 256 /* files one resource may be built from */
+#define RESOURCES_MAX_FILE_PATH 1024
+typedef struct resources_compile_record_t {
+    char **files; /* strings and array from resources__allocator() */
+    uint32_t num_files, capacity;
+    uint32_t warnings;
+} resources_compile_record_t;
+/* resources__compile_text that also fills `record` (which the caller frees with
+ * resources__record_free, whatever the result). */
+int resources__compile_text_recorded(const ct_resource_type_t *type, const char *path,
+                                     const char *text, size_t len, uint8_t **blob,
+                                     uint64_t *blob_size, resources_compile_record_t *record);
+void resources__record_free(resources_compile_record_t *record);
+bool resources__depends_on(ct_compile_ctx_o *ctx, const char *field, const char *file);
 void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
 uint64_t resources__written(const ct_compile_ctx_o *ctx);
 void resources__compile_error(ct_compile_ctx_o *ctx, const char *fmt, ...)

@@ -6,6 +6,7 @@
 #include "animation_internal.h"
 
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 
 #include <math.h>
@@ -24,23 +25,34 @@ static const ct_animation_clip_o *clip(const char *name)
 }
 
 static float clip_duration(const ct_animation_clip_o *c) { return c ? c->clip.duration : 0; }
-static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.header->num_bones : 0; }
+static uint32_t clip_bones(const ct_animation_clip_o *c) { return c ? c->clip.num_bones : 0; }
 
-/* Samples a clip straight into poses (their scale untouched). */
-static void sample_into(const anim__clip *c, float t, ct_transform_pose_t *out)
+/* Samples a clip straight into poses: rotations and positions, and scales when the clip has
+ * scale tracks (else they are left as they are). The scale clip is decoded first; the
+ * placeholder rotations it writes are then overwritten by the motion's. */
+static void sample_into(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out)
 {
     const uint32_t stride = sizeof *out / sizeof(float);
-    anim__sample(c, t, out->rotation, stride, out->position, stride);
+    if (c->has_scale)
+        anim__sample(&c->scale, t, out->rotation, stride, out->scale, stride);
+    anim__sample(&c->clip, t, out->rotation, stride, out->position, stride);
 }
 
-static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
-                       uint32_t capacity)
+/* The skeleton's rest scales, which a clip without scale tracks leaves the bones at. */
+static void rest_scale(const anim__instance *inst, ct_transform_pose_t *out)
 {
-    if (!c || !out || !isfinite(t) || capacity < c->clip.header->num_bones)
+    for (uint32_t b = 0; b < inst->num_bones; b++)
+        memcpy(out[b].scale, inst->skeleton->bones[b].scale, sizeof out[b].scale);
+}
+
+ANIM_HOT static uint32_t sample(const ct_animation_clip_o *c, float t, ct_transform_pose_t *out,
+                                uint32_t capacity)
+{
+    if (!c || !out || !isfinite(t) || capacity < c->clip.num_bones)
         return 0;
-    const uint32_t n = c->clip.header->num_bones;
-    sample_into(&c->clip, t, out);
-    for (uint32_t b = 0; b < n; b++)
+    const uint32_t n = c->clip.num_bones;
+    sample_into(c, t, out);
+    for (uint32_t b = 0; b < n && !c->has_scale; b++)
         out[b].scale[0] = out[b].scale[1] = out[b].scale[2] = 1;
     return n;
 }
@@ -184,7 +196,8 @@ typedef struct pose_job {
 } pose_job;
 
 /* Samples instances [begin, end) into their bones' poses: the playing clip, blended with the
- * fading one during a crossfade (nlerp of rotations in one hemisphere, lerp of positions). */
+ * fading one during a crossfade (nlerp of rotations in one hemisphere, lerp of positions and,
+ * when either clip has scale tracks, of scales). */
 static void pose_range(void *user, uint32_t begin, uint32_t end)
 {
     anim__manager *m = ((pose_job *)user)->m;
@@ -195,10 +208,17 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
         const ct_animation_clip_o *now = inst->resolved[0], *old = inst->resolved[1];
         if (!now)
             continue; /* nothing plays: the bones keep their last pose */
-        sample_into(&now->clip, inst->layer[0].time, out);
+        sample_into(now, inst->layer[0].time, out);
+        if (!now->has_scale && inst->scaled)
+            rest_scale(inst, out);
+        inst->scaled = now->has_scale;
         if (!old)
             continue;
-        sample_into(&old->clip, inst->layer[1].time, fading);
+        sample_into(old, inst->layer[1].time, fading);
+        if (!old->has_scale)
+            rest_scale(inst, fading);
+        const bool blend_scale = now->has_scale || old->has_scale;
+        inst->scaled = blend_scale;
         const float w = inst->fade / inst->fade_time;
         for (uint32_t b = 0; b < inst->num_bones; b++) {
             const float *a = fading[b].rotation;
@@ -212,6 +232,8 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
                 q[k] /= sqrtf(len);
             for (int k = 0; k < 3; k++)
                 out[b].position[k] = (1 - w) * fading[b].position[k] + w * out[b].position[k];
+            for (int k = 0; k < 3 && blend_scale; k++)
+                out[b].scale[k] = (1 - w) * fading[b].scale[k] + w * out[b].scale[k];
         }
     }
 }
@@ -284,73 +306,27 @@ const ct_animation_api_v1 anim__api_v1 = {
 
 /* ---- plugin ---------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
-    anim__m = (anim__module){
-        .self = self,
-        .log = get_engine_api(CT_LOG_API, 1),
-        .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
-        .transform = get_engine_api(CT_TRANSFORM_API, 2),
-        .lua = get_engine_api(CT_LUA_API, 1),
-        .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 3),
-        .jobs = get_engine_api(CT_JOBS_API, 1),
-        .allocator = memory ? memory->plugin_allocator(self) : NULL,
-    };
-    if (!anim__m.allocator || !anim__m.log || !anim__m.entity || !anim__m.component ||
-        !anim__m.transform || !anim__m.lua || !anim__m.data || !anim__m.resource)
-        return CT_ERR_MISSING_API;
-    return 0;
-}
-
-static void free_state(void)
-{
-    ct_free(anim__m.allocator, anim__m.state, sizeof *anim__m.state);
-    anim__m.state = NULL;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
+    int err = anim__register_resources();
     if (err)
         return err;
-    anim__m.state = ct_alloc(anim__m.allocator, sizeof *anim__m.state);
-    if (!anim__m.state)
-        return CT_ERR_NOMEM;
-    *anim__m.state = (anim__state){.header = ct_reload_header(sizeof(anim__state),
-                                                              ANIMATION_LAYOUT_VERSION)};
-    if ((err = anim__register_resources())) {
-        free_state();
-        return err;
-    }
     if ((err = anim__register_component())) {
         anim__unregister_resources();
-        free_state();
         return err;
     }
     anim__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+static void stop(void)
 {
     anim__unregister_component();
     anim__unregister_resources();
-    free_state();
 }
 
-static void *reload_save(void) { return anim__m.state; }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+static int rebind(void)
 {
-    const int err = connect(get_engine_api, self);
-    if (err)
-        return err;
-    if (ct_reload_adopt(anim__m.log, self, saved, sizeof(anim__state), ANIMATION_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    anim__m.state = saved;
     anim__register_lua();
     if (anim__rebind_resources() || !anim__rebind_component())
         return CT_ERR_VERSION;
@@ -365,9 +341,44 @@ static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
 };
+
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &anim__m.entity, &anim__m.component, &anim__m.transform, &anim__m.log, NULL,
+    &anim__m.lua,    &anim__m.data,      &anim__m.resource,  &anim__m.jobs,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &anim__m.self,
+    .allocator = &anim__m.allocator,
+    .state = &anim__m.state,
+    .state_size = sizeof(anim__state),
+    .layout_version = ANIMATION_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
@@ -383,9 +394,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_ANIMATION_API && version == 1)
-        return (void *)&anim__api_v1;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_ANIMATION_API, 1, &anim__api_v1},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -1,5 +1,5 @@
-/* animation_codec.c: quantization of keys, the Hermite curve, opening a compiled clip and
- * sampling a pose from it. */
+/* animation_codec.c: quantization of keys and opening (checking) a compiled clip; the pose
+ * decoder is animation_decode.c. */
 #include "animation_codec.h"
 
 #include <math.h>
@@ -139,118 +139,65 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
             (e && clip->events[e].time < clip->events[e - 1].time))
             return "an event is malformed or out of order";
     /* Every segment: its offset table fits, offsets rise, whole keys, times in the segment and
-     * increasing (equal only for a discontinuity pair). */
+     * rising (equal only for a discontinuity pair); rotation tracks first, then translations. */
     for (uint32_t s = 0; s < segs; s++) {
         const uint64_t at = clip->segments[s];
         const uint64_t end = s + 1 < segs ? clip->segments[s + 1] : data_size;
         if (at > end || end > data_size || (at & 1u) || (uint64_t)animated * 2 > end - at)
             return "a segment lies outside the data";
         const uint16_t *offsets = (const uint16_t *)(clip->data + at);
-        uint32_t prev_end = animated * 2u;
+        uint32_t prev_end = animated * 2u, k = 0;
         const uint32_t first = s * ANIM_SEGMENT_FRAMES;
         const uint32_t last = first + ANIM_SEGMENT_FRAMES < h->num_samples - 1u ? first + ANIM_SEGMENT_FRAMES : h->num_samples - 1u;
-        for (uint32_t t = 0, k = 0; t < 2 * h->num_bones; t++) {
-            if (anim__constant(clip, t))
-                continue;
-            const uint32_t key = anim__key_size((anim__mode)h->mode, (t & 1u) == 0);
-            const uint32_t track_end = offsets[k++];
-            if (track_end < prev_end || track_end > end - at || (track_end - prev_end) % key ||
-                track_end == prev_end)
-                return "a segment's key offsets are malformed";
-            uint32_t prev_time = 0;
-            for (uint32_t o = prev_end; o < track_end; o += key) {
-                uint16_t time;
-                memcpy(&time, clip->data + at + o, 2);
-                if (time < first || time > last || (o > prev_end && time < prev_time) ||
-                    (o == prev_end && time != first))
-                    return "a key's time is outside its segment or out of order";
-                prev_time = time;
+        for (uint32_t pass = 0; pass < 2; pass++)
+            for (uint32_t t = pass; t < tracks; t += 2) {
+                if (anim__constant(clip, t))
+                    continue;
+                const uint32_t key = anim__key_size((anim__mode)h->mode, pass == 0);
+                const uint32_t track_end = offsets[k++];
+                if (track_end < prev_end || track_end > end - at || (track_end - prev_end) % key ||
+                    track_end == prev_end)
+                    return "a segment's key offsets are malformed";
+                const uint32_t n = (track_end - prev_end) / key;
+                uint32_t prev_time = 0, same = 0;
+                for (uint32_t j = 0; j < n; j++) {
+                    uint16_t time;
+                    memcpy(&time, clip->data + at + prev_end + 2 * j, 2);
+                    same = j && time == prev_time ? same + 1 : 0;
+                    if (time < first || time > last || (j && time < prev_time) || same > 1 ||
+                        (j == 0 && time != first))
+                        return "a key's time is outside its segment or out of order";
+                    prev_time = time;
+                }
+                if (prev_time != last)
+                    return "a track's keys do not reach the end of their segment";
+                prev_end = track_end;
             }
-            if (prev_time != last)
-                return "a track's keys do not reach the end of their segment";
-            prev_end = track_end;
-        }
     }
+    clip->num_bones = h->num_bones;
+    clip->num_segments = segs;
+    clip->mode = (anim__mode)h->mode;
+    clip->sample_rate = h->sample_rate;
+    clip->last_frame = (float)(h->num_samples - 1u);
+    clip->data_size = (uint32_t)data_size;
     return NULL;
 }
 
-/* Samples one animated track of one segment at frame f. */
-ANIM_INLINE void sample_track(anim__mode mode, const uint8_t *keys, uint32_t count, bool rotation,
-                              const anim__range_t *range, float f, float *out)
-{
-    const uint32_t key = anim__key_size(mode, rotation);
-    /* The interval: the last key at or before f (keys of a track are few per segment). Key
-     * times are whole frames, so comparing with floor(f) is the same and cheaper. */
-    const uint32_t whole = (uint32_t)f;
-    uint32_t i = 0;
-    for (uint32_t k = 1; k < count; k++) {
-        uint16_t time;
-        memcpy(&time, keys + (size_t)k * key, 2);
-        if (time > whole)
-            break;
-        i = k;
-    }
-    /* A window of up to four keys around the interval, decoded, in one hemisphere. */
-    const uint32_t lo = i > 0 ? i - 1 : 0, hi = i + 3 < count ? i + 3 : count;
-    float time[4], value[4][4];
-    for (uint32_t k = lo; k < hi; k++) {
-        uint16_t t16;
-        memcpy(&t16, keys + (size_t)k * key, 2);
-        time[k - lo] = t16;
-        anim__unpack(mode, rotation, range, keys + (size_t)k * key + 2, value[k - lo]);
-        if (rotation && k > lo)
-            anim__align(value[k - lo - 1], value[k - lo]);
-    }
-    anim__eval(time, (const float(*)[4])value, hi - lo, i - lo, f, rotation, out);
-}
-
-/* The body of anim__sample for one mode: with the mode a constant, the key sizes, bit widths and
- * scales fold into the code. */
-ANIM_INLINE void sample_mode(const anim__clip *clip, anim__mode mode, float f, float *rotation,
-                             uint32_t rs, float *translation, uint32_t ts)
+uint32_t anim__clip_tables_size(const anim__clip *clip)
 {
     const anim__clip_header_t *h = clip->header;
-    uint32_t s = (uint32_t)f / ANIM_SEGMENT_FRAMES;
-    if (s >= h->num_segments)
-        s = h->num_segments - 1;
-    const uint8_t *seg = clip->data + clip->segments[s];
-    const uint16_t *offsets = (const uint16_t *)seg;
-    uint32_t at = clip->num_animated * 2u, k = 0;
-    const float(*constant)[4] = clip->constants;
-    const anim__range_t *range = clip->ranges;
-    for (uint32_t b = 0; b < h->num_bones; b++) {
-        if (anim__constant(clip, 2 * b)) {
-            memcpy(rotation + (size_t)b * rs, *constant++, 4 * sizeof(float));
-        } else {
-            const uint32_t end = offsets[k++];
-            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, true), true, NULL, f,
-                         rotation + (size_t)b * rs);
-            at = end;
-        }
-        if (anim__constant(clip, 2 * b + 1)) {
-            memcpy(translation + (size_t)b * ts, *constant++, 3 * sizeof(float));
-        } else {
-            const uint32_t end = offsets[k++];
-            sample_track(mode, seg + at, (end - at) / anim__key_size(mode, false), false, range, f,
-                         translation + (size_t)b * ts);
-            range += mode == ANIM_PRECISION;
-            at = end;
-        }
-    }
+    return h->segments_offset + 4 * clip->num_segments - h->mask_offset;
 }
 
-void anim__sample(const anim__clip *clip, float t, float *rotation, uint32_t rotation_stride,
-                  float *translation, uint32_t translation_stride)
+void anim__clip_keep_tables(anim__clip *clip, void *to)
 {
     const anim__clip_header_t *h = clip->header;
-    float f = t * h->sample_rate;
-    const float last = (float)(h->num_samples - 1u);
-    f = f > 0 ? (f < last ? f : last) : 0;
-    if (h->mode == ANIM_SPEC)
-        sample_mode(clip, ANIM_SPEC, f, rotation, rotation_stride, translation, translation_stride);
-    else
-        sample_mode(clip, ANIM_PRECISION, f, rotation, rotation_stride, translation,
-                    translation_stride);
+    uint8_t *t = to;
+    memcpy(t, (const uint8_t *)h + h->mask_offset, anim__clip_tables_size(clip));
+    clip->constant_mask = (const uint64_t *)(void *)t;
+    clip->constants = (const float(*)[4])(void *)(t + h->constants_offset - h->mask_offset);
+    clip->ranges = (const anim__range_t *)(void *)(t + h->ranges_offset - h->mask_offset);
+    clip->segments = (const uint32_t *)(void *)(t + h->segments_offset - h->mask_offset);
 }
 
 uint64_t anim__hierarchy_hash(const int32_t *parent, uint32_t n)

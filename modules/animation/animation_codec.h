@@ -10,13 +10,21 @@
 #include <math.h>
 #include <string.h>
 
-/* Spare bytes after the last key, so decoding may read any key with one 8-byte load. */
-#define ANIM_TAIL_PADDING 8u
+/* Spare bytes after the last key: decoding reads 8 bytes for any value and 16 bytes of frame
+ * numbers from any key of a track, so the reads never leave the payload. */
+#define ANIM_TAIL_PADDING 16u
 
-/* Bytes of one key: a u16 frame number and the packed value. */
+/* Bytes of a key's packed value (rotation: index of the dropped component and the other three;
+ * translation: 3 x 16 bits). A key also has its u16 frame number, stored apart (see
+ * animation_core.h), so a key takes 2 + this. */
+static inline uint32_t anim__value_size(anim__mode mode, bool rotation)
+{
+    return rotation && mode == ANIM_SPEC ? 4u : 6u;
+}
+
 static inline uint32_t anim__key_size(anim__mode mode, bool rotation)
 {
-    return 2u + (rotation ? (mode == ANIM_SPEC ? 4u : 6u) : 6u);
+    return 2u + anim__value_size(mode, rotation);
 }
 
 /* Packs a value (rotation x y z w, or translation x y z) into out (anim__unpack reverses it).
@@ -34,27 +42,21 @@ static inline void anim__align(const float *ref, float *q)
 
 #define SQRT_HALF 0.70710678118654752f
 
-/* Decoding sits in the innermost loop of every pose, so it is inline here, forced where the
- * compiler would otherwise keep a call (each call site specialises on mode and track kind). */
-#if defined(__GNUC__)
-#define ANIM_INLINE static inline __attribute__((always_inline))
-#else
-#define ANIM_INLINE static inline
-#endif
-
 /* Keys are read 8 bytes at a time: the data section ends with ANIM_TAIL_PADDING spare bytes, so
  * the read never leaves the payload. The format is little-endian, like every host we build for. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "compiled clips are little-endian; a big-endian host needs byte swaps in load8"
 #endif
-ANIM_INLINE uint64_t load8(const uint8_t *in)
+static inline uint64_t load8(const uint8_t *in)
 {
     uint64_t v;
     memcpy(&v, in, 8);
     return v;
 }
 
-ANIM_INLINE void anim__unpack(anim__mode mode, bool rotation, const anim__range_t *range,
+/* One key's value, one at a time: what the packer checks its choices with, and constants. The pose
+ * decoder (anim__decode_*) does the same four keys at once. */
+static inline void anim__unpack(anim__mode mode, bool rotation, const anim__range_t *range,
                                 const uint8_t *in, float *value)
 {
     const uint64_t v = load8(in);
@@ -80,41 +82,16 @@ ANIM_INLINE void anim__unpack(anim__mode mode, bool rotation, const anim__range_
 }
 
 /*
- * The curve between keys i and i + 1 of the arrays (time, value) of n keys, at time t (frames,
- * time[i] <= t < time[i + 1]): a cubic Hermite whose derivatives come from the neighbouring keys,
+ * One animated track of one segment at frame f: keys is the track's n frame numbers (u16, rising;
+ * two equal ones mark a discontinuity) followed by its n packed values. The curve between the keys
+ * i and i + 1 around f is a cubic Hermite whose derivatives come from the neighbouring keys,
  * one-sided where there is no neighbour or where a neighbour shares the key's time (a
- * discontinuity). Rotation values must already sit in one hemisphere; the result is normalised.
+ * discontinuity); rotation keys are put in one hemisphere first and the result is normalised.
+ * Writes 4 floats (rotation) or 3 (translation, range: its quantization range in precision mode,
+ * ignored in spec mode). The compressor fits its curves through these same functions.
  */
-ANIM_INLINE void anim__eval(const float *time, const float (*value)[4], uint32_t n, uint32_t i,
-                              float t, bool rotation, float *out)
-{
-    const uint32_t dim = rotation ? 4u : 3u;
-    if (i + 1 >= n) {
-        memcpy(out, value[n - 1], dim * sizeof *out);
-        return;
-    }
-    /* Neighbours for the derivatives, skipping ones at the same time (a discontinuity). */
-    const uint32_t p0 = i > 0 && time[i - 1] < time[i] ? i - 1 : i;
-    const uint32_t n1 = i + 2 < n && time[i + 2] > time[i + 1] ? i + 2 : i + 1;
-    /* u = (t - t_i) / h and the derivative scales h / d0, h / d1, with one division. */
-    const float h = time[i + 1] - time[i], d0 = time[i + 1] - time[p0], d1 = time[n1] - time[i];
-    const float r = 1.0f / (h * d0 * d1);
-    const float u = (t - time[i]) * d0 * d1 * r, u2 = u * u, u3 = u2 * u;
-    const float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u;
-    const float h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
-    const float s0 = h * h * d1 * r, s1 = h * h * d0 * r;
-    float len2 = 0;
-    for (uint32_t k = 0; k < dim; k++) {
-        const float m0 = (value[i + 1][k] - value[p0][k]) * s0;
-        const float m1 = (value[n1][k] - value[i][k]) * s1;
-        out[k] = h00 * value[i][k] + h10 * m0 + h01 * value[i + 1][k] + h11 * m1;
-        len2 += out[k] * out[k];
-    }
-    if (rotation) {
-        const float inv = 1.0f / sqrtf(len2);
-        for (uint32_t k = 0; k < 4; k++)
-            out[k] *= inv;
-    }
-}
+void anim__decode_rotation(anim__mode mode, const uint8_t *keys, uint32_t n, float f, float *out);
+void anim__decode_translation(anim__mode mode, const anim__range_t *range, const uint8_t *keys,
+                              uint32_t n, float f, float *out);
 
 #endif

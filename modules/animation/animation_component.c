@@ -83,6 +83,7 @@ static void destroy_manager(void *user_data, void *manager)
         ct_free(a, m->bone_pose, bone_block_size(m->cap_bones));
     if (m->dead_bones)
         ct_free(a, m->dead_bones, (size_t)m->cap_dead * sizeof *m->dead_bones);
+    anim__map_free(m);
     if (m->events)
         ct_free(a, m->events, m->events_cap);
     ct_free(a, m, sizeof *m);
@@ -94,14 +95,6 @@ anim__manager *anim__manager_of(ct_world_o *w, const char *what)
     if (!m)
         ANIM_LOG(CT_LOG_WARNING, "%s: %p is not a world with animation", what, (void *)w);
     return m;
-}
-
-anim__instance *anim__find(anim__manager *m, ct_entity_t e)
-{
-    for (uint32_t i = 0; m && i < m->num_instances; i++)
-        if (m->instances[i].entity.id == e.id)
-            return &m->instances[i];
-    return NULL;
 }
 
 int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc,
@@ -155,7 +148,7 @@ static bool name_field(const ct_data_o *src, const char *field, bool required, c
         return true;
     if (!s || strlen(s) >= ANIM_CLIP_NAME || anim__m.resource->check_name(s, why, sizeof why)) {
         anim__m.resource->compile_error(ctx, "animation.%s: %s", field,
-                                        !s ? "must be a resource name (a string)"
+                                        !s ? "missing (a resource name)"
                                         : strlen(s) >= ANIM_CLIP_NAME ? "longer than 63 bytes" : why);
         return false;
     }
@@ -168,10 +161,6 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     (void)user_data;
     const ct_data_api_v1 *data = anim__m.data;
     anim__instance_data d = {.speed = 1};
-    if (data->type(src) != CT_DATA_OBJECT) {
-        anim__m.resource->compile_error(ctx, "animation: must be an object");
-        return CT_ERR_BAD_DATA;
-    }
     static const ct_field_t known[] = {
         {"skeleton", CT_DATA_STRING, 0}, {"clip", CT_DATA_STRING, 0},
         {"loop", CT_DATA_BOOL, 0},       {"speed", CT_DATA_NUMBER, 0},
@@ -182,16 +171,13 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     if (!name_field(src, "skeleton", true, d.skeleton, ctx) ||
         !name_field(src, "clip", false, d.clip, ctx))
         return CT_ERR_BAD_DATA;
-    if (loop && data->type(loop) != CT_DATA_BOOL) {
-        anim__m.resource->compile_error(ctx, "animation.loop: must be true or false");
-        return CT_ERR_BAD_DATA;
-    }
+    /* check_fields has checked the types (and that a number is finite); the range is ours. */
     d.loop = data->boolean(loop, false);
     if (speed) {
         const double s = data->number(speed, NAN);
-        if (data->type(speed) != CT_DATA_NUMBER || !isfinite(s) || fabs(s) > 1000) {
-            anim__m.resource->compile_error(ctx, "animation.speed: must be a finite number in "
-                                                 "-1000..1000");
+        if (!(fabs(s) <= 1000)) {
+            anim__m.resource->compile_error(ctx, "animation.speed: must be in -1000..1000, not %g",
+                                            s);
             return CT_ERR_BAD_DATA;
         }
         d.speed = (float)s;
@@ -244,7 +230,8 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         const anim__skeleton *skeleton = anim__skeleton_get(d.skeleton);
         if (!skeleton || anim__find(m, e) ||
             !grow(m->a, (void **)&m->instances, &m->cap_instances, m->num_instances + 1,
-                  sizeof *m->instances)) {
+                  sizeof *m->instances) ||
+            !anim__map_reserve(m, m->num_instances + 1)) {
             ANIM_LOG(CT_LOG_ERROR, "spawn animation: entity %u: %s", e.id,
                      !skeleton ? "its skeleton could not be loaded" : anim__find(m, e)
                      ? "already animated in this world" : "out of memory");
@@ -258,7 +245,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                      "bones", e.id, skeleton->header->num_bones);
             continue;
         }
-        m->num_instances++;
+        anim__map_insert(m, e, m->num_instances++);
         if (d.clip[0])
             anim__start(inst, d.clip, &(ct_animation_play_t){d.speed, d.loop != 0}, 0,
                         "spawn animation");
@@ -267,11 +254,10 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
 
 /* ---- removal --------------------------------------------------------------------------------- */
 
-/* Removes instance i: its bones are queued for destruction (not destroyed from inside an entity
- * callback) and the bones of later instances move down to stay contiguous. */
-static void remove_instance(anim__manager *m, uint32_t i)
+/* Queues the bones of an instance whose entity died for destruction (not from inside an entity
+ * callback) and takes it out of the map; the entity 0 marks it for compact(). */
+static void drop_instance(anim__manager *m, anim__instance *inst)
 {
-    anim__instance *inst = &m->instances[i];
     if (grow(m->a, (void **)&m->dead_bones, &m->cap_dead, m->num_dead + inst->num_bones,
              sizeof *m->dead_bones)) {
         memcpy(m->dead_bones + m->num_dead, m->bone_entity + inst->first_bone,
@@ -281,26 +267,51 @@ static void remove_instance(anim__manager *m, uint32_t i)
         ANIM_LOG(CT_LOG_ERROR, "entity %u died: out of memory queueing its %u bones; they stay",
                  inst->entity.id, inst->num_bones);
     }
-    const uint32_t first = inst->first_bone, n = inst->num_bones;
-    const uint32_t tail = m->num_bones - first - n;
-    memmove(m->bone_entity + first, m->bone_entity + first + n, tail * sizeof *m->bone_entity);
-    memmove(m->bone_pose + first, m->bone_pose + first + n, tail * sizeof *m->bone_pose);
-    m->num_bones -= n;
-    for (uint32_t k = 0; k < m->num_instances; k++)
-        if (m->instances[k].first_bone > first)
-            m->instances[k].first_bone -= n;
-    m->instances[i] = m->instances[--m->num_instances];
+    anim__map_erase(m, inst->entity);
+    inst->entity.id = 0;
 }
 
+/* Moves the instances that remain, and their bones, down over the dropped ones, in one pass. */
+static void compact(anim__manager *m)
+{
+    uint32_t kept = 0, bone = 0;
+    for (uint32_t i = 0; i < m->num_instances; i++) {
+        anim__instance *inst = &m->instances[i];
+        if (!inst->entity.id)
+            continue;
+        if (inst->first_bone != bone) {
+            memmove(m->bone_entity + bone, m->bone_entity + inst->first_bone,
+                    inst->num_bones * sizeof *m->bone_entity);
+            memmove(m->bone_pose + bone, m->bone_pose + inst->first_bone,
+                    inst->num_bones * sizeof *m->bone_pose);
+            inst->first_bone = bone;
+        }
+        bone += inst->num_bones;
+        if (kept != i) {
+            m->instances[kept] = *inst;
+            anim__map_move(m, m->instances[kept].entity, kept);
+        }
+        kept++;
+    }
+    m->num_instances = kept;
+    m->num_bones = bone;
+}
+
+/* A batch of entities died (bones among them, which are not in the map): one lookup each, then
+ * one compaction for the batch. */
 static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 {
     anim__manager *m = manager;
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t i = 0; i < m->num_instances; i++)
-            if (m->instances[i].entity.id == entities[k].id) {
-                remove_instance(m, i);
-                break;
-            }
+    uint32_t dropped = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        anim__instance *inst = anim__find(m, entities[k]);
+        if (inst) {
+            drop_instance(m, inst);
+            dropped++;
+        }
+    }
+    if (dropped)
+        compact(m);
 }
 
 void anim__collect(anim__manager *m)

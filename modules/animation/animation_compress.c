@@ -94,14 +94,6 @@ static const float *sample_of(const track_view *v, uint32_t f)
     return v->samples + (size_t)f * v->stride;
 }
 
-/* A key as the decoder will see it: the quantized value. */
-static void key_value(const track_view *v, uint32_t f, float *out)
-{
-    uint8_t packed[8] = {0};
-    anim__pack(v->mode, v->rotation, v->range, sample_of(v, f), packed);
-    anim__unpack(v->mode, v->rotation, v->range, packed, out);
-}
-
 /* The keys of one segment of one track: frame numbers, with the "hold" key of a discontinuity
  * (same frame as the next key, value of the key before) marked. */
 typedef struct seg_keys {
@@ -110,26 +102,37 @@ typedef struct seg_keys {
     bool hold[2 * ANIM_SEGMENT_FRAMES + 2];
 } seg_keys;
 
-/* Decoded values of the keys, aligned to one hemisphere, as anim__sample builds them. */
-static void decode_keys(const track_view *v, const seg_keys *k, float *time, float (*value)[4])
+/* The most bytes one track's keys take in a segment (two keys per frame at most), plus the
+ * decoder's spare bytes. */
+#define TRACK_BYTES ((2 * ANIM_SEGMENT_FRAMES + 2) * 8 + ANIM_TAIL_PADDING)
+
+/* Writes a track's keys of one segment as the clip stores them (frame numbers, then packed
+ * values); returns their size. */
+static uint32_t pack_keys(const track_view *v, const seg_keys *k, uint8_t *out)
 {
+    const uint32_t size = anim__value_size(v->mode, v->rotation);
     for (uint32_t i = 0; i < k->n; i++) {
-        time[i] = k->frame[i];
-        key_value(v, k->hold[i] ? k->frame[i - 1] : k->frame[i], value[i]);
-        if (v->rotation && i)
-            anim__align(value[i - 1], value[i]);
+        memcpy(out + 2 * i, &k->frame[i], 2);
+        anim__pack(v->mode, v->rotation, v->range,
+                   sample_of(v, k->hold[i] ? k->frame[i - 1] : k->frame[i]), out + 2 * k->n + size * i);
     }
+    return k->n * (2 + size);
 }
 
-/* The worst error of every interval, into err[i] for interval (i, i + 1). */
+/* The worst error of every interval, into err[i] for interval (i, i + 1): the keys packed and
+ * decoded by the pose decoder itself, so the fit sees exactly what playback will. */
 static void interval_errors(const track_view *v, const seg_keys *k, float *err)
 {
-    float time[2 * ANIM_SEGMENT_FRAMES + 2], value[2 * ANIM_SEGMENT_FRAMES + 2][4], out[4];
-    decode_keys(v, k, time, value);
+    uint8_t packed[TRACK_BYTES] = {0};
+    float out[4];
+    pack_keys(v, k, packed);
     for (uint32_t i = 0; i + 1 < k->n; i++) {
         err[i] = 0;
         for (uint32_t f = k->frame[i] + 1u; f < k->frame[i + 1]; f++) {
-            anim__eval(time, (const float(*)[4])value, k->n, i, (float)f, v->rotation, out);
+            if (v->rotation)
+                anim__decode_rotation(v->mode, packed, k->n, (float)f, out);
+            else
+                anim__decode_translation(v->mode, v->range, packed, k->n, (float)f, out);
             const float e = distance(out, sample_of(v, f), v->rotation);
             err[i] = e > err[i] ? e : err[i];
         }
@@ -206,7 +209,6 @@ static void bone_reach(const anim__raw *raw, double *reach, uint32_t *chain, uin
 static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float *tol,
                              track_info *tracks)
 {
-    uint32_t animated = 0;
     for (uint32_t t = 0; t < 2 * raw->num_bones; t++) {
         const uint32_t b = t / 2;
         const bool rot = (t & 1u) == 0;
@@ -231,10 +233,16 @@ static uint32_t build_tracks(const anim__raw *raw, anim__mode mode, const float 
             anim__unpack(mode, rot, &tr->range, packed, tr->value);
         } else if (constant) {
             memcpy(tr->value, first, (rot ? 4u : 3u) * sizeof(float));
-        } else {
-            tr->key_index = animated++;
         }
     }
+    /* A segment holds the animated rotations, then the animated translations. */
+    uint32_t animated = 0;
+    for (uint32_t t = 0; t < 2 * raw->num_bones; t++)
+        if (!tracks[t].constant && (t & 1u) == 0)
+            tracks[t].key_index = animated++;
+    for (uint32_t t = 1; t < 2 * raw->num_bones; t += 2)
+        if (!tracks[t].constant)
+            tracks[t].key_index = animated++;
     return animated;
 }
 
@@ -249,9 +257,10 @@ static void write_tables(anim__bytes *out, anim__clip_header_t *h, const track_i
         if (tracks[t].constant)
             out->data[h->mask_offset + t / 8] |= (uint8_t)(1u << (t % 8));
     h->constants_offset = (uint32_t)out->size;
-    for (uint32_t t = 0; t < num_tracks; t++)
-        if (tracks[t].constant)
-            append(out, tracks[t].value, sizeof tracks[t].value);
+    for (uint32_t pass = 0; pass < 2; pass++) /* rotations, then translations */
+        for (uint32_t t = pass; t < num_tracks; t += 2)
+            if (tracks[t].constant)
+                append(out, tracks[t].value, sizeof tracks[t].value);
     h->ranges_offset = (uint32_t)out->size;
     for (uint32_t t = 1; t < num_tracks && mode == ANIM_PRECISION; t += 2)
         if (!tracks[t].constant)
@@ -283,22 +292,18 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
         const size_t seg_at = append(out, NULL, (size_t)animated * 2);
         memcpy(out->data + h.segments_offset + 4 * s, &(uint32_t){(uint32_t)(seg_at - h.data_offset)}, 4);
         for (uint32_t t = 0; t < 2 * nb && !out->failed; t++) {
-            const track_info *tr = &tracks[t];
+            const uint32_t track = t < nb ? 2 * t : 2 * (t - nb) + 1; /* rotations first */
+            const track_info *tr = &tracks[track];
             if (tr->constant)
                 continue;
-            const bool rot = (t & 1u) == 0;
+            const bool rot = (track & 1u) == 0;
             const track_view v = {
-                .samples = rot ? raw->rotation[t / 2] : raw->translation[t / 2],
-                .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[t],
+                .samples = rot ? raw->rotation[track / 2] : raw->translation[track / 2],
+                .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[track],
                 .range = &tr->range, .mode = mode, .cut = cut_threshold(rot, raw->sample_rate)};
             fit_segment(&v, first, last, &keys);
-            for (uint32_t i = 0; i < keys.n; i++) {
-                uint8_t key[8] = {0};
-                memcpy(key, &keys.frame[i], 2);
-                anim__pack(mode, rot, &tr->range,
-                           sample_of(&v, keys.hold[i] ? keys.frame[i - 1] : keys.frame[i]), key + 2);
-                append(out, key, anim__key_size(mode, rot));
-            }
+            uint8_t packed[TRACK_BYTES];
+            append(out, packed, pack_keys(&v, &keys, packed));
             const size_t end = out->size - seg_at;
             if (end > UINT16_MAX)
                 return CT_ERR_FULL; /* a segment's keys must be addressable with 16 bits */

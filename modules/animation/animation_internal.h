@@ -23,7 +23,7 @@
 
 /* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef ANIMATION_LAYOUT_VERSION
-#define ANIMATION_LAYOUT_VERSION 1u
+#define ANIMATION_LAYOUT_VERSION 2u
 #endif
 
 #define ANIM_CLIP_NAME 64u
@@ -34,9 +34,15 @@ typedef struct anim__skeleton {
     const anim__bone_t *bones;
 } anim__skeleton;
 
-/* A loaded clip: the opened payload. ct_animation_clip_o is this struct. */
+/* A loaded clip: the motion (rotations, translations, events) and, when its source animates
+ * scale, a second clip of the same format whose translation tracks are the bones' scales. Both
+ * read their small tables from the copies that follow the struct (anim__clip_keep_tables). */
 struct ct_animation_clip_o {
     anim__clip clip;
+    anim__clip scale;
+    bool has_scale;
+    size_t size; /* of this allocation */
+    uint64_t tables[];
 };
 
 /* One playing clip of an instance. */
@@ -56,17 +62,27 @@ typedef struct anim__instance {
     uint32_t num_bones;
     anim__layer layer[2]; /* [0] plays; [1] fades out during a crossfade */
     float fade, fade_time; /* elapsed and total crossfade seconds */
+    bool scaled; /* the bones' scales are a clip's, not the skeleton's rest scales */
     /* The layers' clips, looked up by name at the start of each evaluate (a clip unloaded
      * meanwhile stops its layer instead of leaving a dangling pointer). */
     const ct_animation_clip_o *resolved[2];
 } anim__instance;
 
-/* The per-world manager of the "animation" component. */
+/* One entry of a manager's entity -> instance map (animation_lookup.c); entity 0: free. */
+typedef struct anim__slot {
+    uint32_t entity; /* ct_entity_t.id */
+    uint32_t instance;
+} anim__slot;
+
+/* The per-world manager of the "animation" component. Instances and their bones are in the same
+ * order, so removing instances is one pass that moves both down. */
 typedef struct anim__manager {
     ct_allocator_t *a;
     ct_world_o *world;
     anim__instance *instances;
     uint32_t num_instances, cap_instances;
+    anim__slot *slots; /* 1 << slot_bits of them, at most half in use */
+    uint32_t slot_bits;
     /* Bones of all instances, instance after instance: entities, transform handles (looked up
      * each evaluate) and the poses sampled into them. */
     ct_entity_t *bone_entity;
@@ -94,7 +110,7 @@ typedef struct anim__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v3 *resource;
+    const ct_resource_api_v4 *resource;
     const ct_jobs_api_v1 *jobs; /* optional */
     ct_allocator_t *allocator;
     anim__state *state;
@@ -117,12 +133,21 @@ int anim__register_component(void);
 bool anim__rebind_component(void);
 void anim__unregister_component(void);
 anim__manager *anim__manager_of(ct_world_o *w, const char *what);
-anim__instance *anim__find(anim__manager *m, ct_entity_t e);
 /* Starts a clip on an instance (layer 0), optionally fading the current one out. */
 int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc,
                 float fade, const char *what);
 /* Removes instances whose entity died and destroys bones queued for it. */
 void anim__collect(anim__manager *m);
+
+/* animation_lookup.c: the entity -> instance map. find accepts a NULL manager. reserve makes
+ * room for `count` entries (false: out of memory, nothing changed), so that insert cannot fail;
+ * move points an entry at the instance's new index. */
+anim__instance *anim__find(anim__manager *m, ct_entity_t e);
+bool anim__map_reserve(anim__manager *m, uint32_t count);
+void anim__map_insert(anim__manager *m, ct_entity_t e, uint32_t instance);
+void anim__map_move(anim__manager *m, ct_entity_t e, uint32_t instance);
+void anim__map_erase(anim__manager *m, ct_entity_t e);
+void anim__map_free(anim__manager *m);
 
 /* animation_lua.c */
 void anim__register_lua(void);

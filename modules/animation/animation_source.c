@@ -31,6 +31,8 @@ void anim__raw_free(anim__raw_owned *r)
         ct_free(r->a, r->raw.rotation, n * sizeof *r->raw.rotation);
     if (r->raw.translation)
         ct_free(r->a, r->raw.translation, n * sizeof *r->raw.translation);
+    if (r->scale)
+        ct_free(r->a, r->scale, n * sizeof *r->scale);
     memset(r, 0, sizeof *r);
 }
 
@@ -166,6 +168,36 @@ int anim__bones_from_gltf(const ct_gltf_t *doc, uint32_t skin, double scale, ani
     return 0;
 }
 
+/* The bone of a node among the n joints, or n. */
+static uint32_t bone_of(const uint32_t *node_of, uint32_t n, uint32_t node)
+{
+    uint32_t b = 0;
+    while (b < n && node_of[b] != node)
+        b++;
+    return b;
+}
+
+/* When a channel animates the scale of a joint: out->scale, every bone at its rest scale (the
+ * channels are sampled in afterwards). Otherwise out->scale stays NULL. */
+static int scale_from_gltf(const ct_gltf_animation_t *anim, const uint32_t *node_of,
+                           const ct_gltf_t *doc, uint32_t samples, anim__raw_owned *out)
+{
+    const uint32_t n = out->raw.num_bones;
+    bool animated = false;
+    for (uint32_t c = 0; c < anim->num_channels && !animated; c++)
+        animated = anim->channels[c].path == CT_GLTF_SCALE &&
+                   bone_of(node_of, n, anim->channels[c].node) < n;
+    if (!animated)
+        return 0;
+    out->scale = ct_alloc(out->a, (size_t)n * samples * sizeof *out->scale);
+    if (!out->scale)
+        return CT_ERR_NOMEM;
+    for (uint32_t f = 0; f < samples; f++)
+        for (uint32_t b = 0; b < n; b++)
+            memcpy(out->scale[(size_t)f * n + b], doc->nodes[node_of[b]].scale, sizeof *out->scale);
+    return 0;
+}
+
 int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation, float rate,
                         double scale, ct_allocator_t *a, anim__raw_owned *out, char *err,
                         size_t err_size)
@@ -200,13 +232,16 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
             for (int k = 0; k < 3; k++)
                 out->raw.translation[i][k] = (float)(node->translation[k] * scale);
         }
-    /* Channels on joints overwrite the rest pose; scale and weight channels are not clip data. */
+    if ((rc = scale_from_gltf(anim, node_of, doc, samples, out))) {
+        anim__raw_free(out);
+        return rc;
+    }
+    /* Channels on joints overwrite the rest pose; weight channels (morph targets) are not bone
+     * motion. */
     for (uint32_t c = 0; c < anim->num_channels; c++) {
         const ct_gltf_channel_t *ch = &anim->channels[c];
-        uint32_t b = 0;
-        while (b < n && node_of[b] != ch->node)
-            b++;
-        if (b == n || (ch->path != CT_GLTF_TRANSLATION && ch->path != CT_GLTF_ROTATION))
+        const uint32_t b = bone_of(node_of, n, ch->node);
+        if (b == n || ch->path == CT_GLTF_WEIGHTS)
             continue;
         for (uint32_t f = 0; f < samples; f++) {
             float v[4];
@@ -215,6 +250,8 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
             const size_t i = (size_t)f * n + b;
             if (ch->path == CT_GLTF_ROTATION)
                 memcpy(out->raw.rotation[i], v, sizeof out->raw.rotation[i]);
+            else if (ch->path == CT_GLTF_SCALE)
+                memcpy(out->scale[i], v, sizeof out->scale[i]);
             else
                 for (int k = 0; k < 3; k++)
                     out->raw.translation[i][k] = (float)(v[k] * scale);

@@ -29,10 +29,13 @@ typedef struct anim__skeleton_header_t {
     uint64_t hierarchy_hash;
 } anim__skeleton_header_t;
 
-/* A raw clip with the arrays it owns (from `a`). */
+/* A raw clip with the arrays it owns (from `a`). glTF scale channels give each bone's scale per
+ * sample too ([sample * num_bones + bone], the rest scale where a bone has no channel); `scale`
+ * is NULL when the source animates no scale. */
 typedef struct anim__raw_owned {
     anim__raw raw;
     int32_t *parent;
+    float (*scale)[3];
     ct_allocator_t *a;
 } anim__raw_owned;
 
@@ -40,7 +43,8 @@ typedef struct anim__raw_owned {
  * rotations are made hemisphere-continuous over time. */
 int anim__raw_from_bvh(const ct_bvh_t *bvh, double scale, ct_allocator_t *a, anim__raw_owned *out);
 /* A glTF animation resampled at `rate` Hz on the joints of skin `skin` (bones ordered parents
- * first). Returns a ct_error with the reason in err. */
+ * first): translation, rotation and scale channels (morph target weights are not bone motion and
+ * are left out). Returns a ct_error with the reason in err. */
 int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation, float rate,
                         double scale, ct_allocator_t *a, anim__raw_owned *out, char *err,
                         size_t err_size);

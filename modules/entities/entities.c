@@ -11,6 +11,8 @@
 
 #include "entities_internal.h"
 
+#include "ct_module.h"
+
 entities_services_t entities__services;
 entities_state_t *entities__state;
 
@@ -104,39 +106,9 @@ static const ct_world_api_v0 world_v0 = {
     .spawn_unit = spawn_unit_v0,
 };
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    entities_services_t *s = &entities__services;
-    s->self = self;
-    s->log = get_engine_api(CT_LOG_API, 1);
-    s->memory = get_engine_api(CT_MEMORY_API, 1);
-    s->lua = get_engine_api(CT_LUA_API, 1);
-    s->data = get_engine_api(CT_DATA_API, 1);
-    s->resource = get_engine_api(CT_RESOURCE_API, 3);
-    s->registry = get_engine_api(CT_REGISTRY_API, 2);
-    if (!s->log || !s->memory || !s->lua || !s->data || !s->resource)
-        return CT_ERR_MISSING_API;
-    s->a = s->memory->plugin_allocator(self);
-    return 0;
-}
-
-static void free_state(void)
-{
-    ct_free(entities__services.a, entities__state, sizeof *entities__state);
-    entities__state = NULL;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
-    if (err != 0)
-        return err;
-    entities__state = ct_alloc(entities__services.a, sizeof *entities__state);
-    if (!entities__state)
-        return CT_ERR_NOMEM;
-    memset(entities__state, 0, sizeof *entities__state);
-    entities__state->header = ct_reload_header(sizeof *entities__state, ENTITIES_LAYOUT_VERSION);
-    err = entities__manager_init();
+    int err = entities__manager_init();
     if (err == 0)
         err = entities__debug_name_init();
     if (err == 0)
@@ -146,14 +118,13 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     if (err != 0) {
         entities__debug_name_shutdown();
         entities__manager_shutdown();
-        free_state();
     }
     return err;
 }
 
 /* Worlds go first (their managers may belong to types of other modules, which unregister at
  * their own shutdown, before ours since they require us), then our own type and state. */
-static void shutdown(void)
+static void stop(void)
 {
     entities__resource_shutdown();
     entities__destroy_all_worlds();
@@ -161,7 +132,6 @@ static void shutdown(void)
     entities__debug_name_shutdown();
     entities__unregister_all();
     entities__manager_shutdown();
-    free_state();
 }
 
 /* Every frame, each lazily collected manager of every world gets one bounded collection step
@@ -172,29 +142,19 @@ static void frame_end(double dt)
     entities__collect_garbage_all();
 }
 
-/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
-static void *reload_save(void) { return entities__state; }
-
 /*
- * Adopts the old code's state when its layout is ours, then points at this code whatever others
- * call back into: the Lua functions (the kernel swaps them in place, or back if we refuse), the
- * debug-name component type and the "level" and "unit" resource types. The API tables are the
- * kernel's to swap. Nothing is changed for good until every step has succeeded.
+ * Points at this code whatever others call back into: the Lua functions (the kernel swaps them in
+ * place, or back if we refuse), the debug-name component type and the "level" and "unit" resource
+ * types. The API tables are the kernel's to swap. Nothing is changed for good until every step
+ * has succeeded.
  */
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+static int rebind(void)
 {
-    int err = connect(get_engine_api, self);
-    if (err != 0)
-        return err;
-    if (ct_reload_adopt(entities__services.log, self, saved, sizeof(entities_state_t),
-                        ENTITIES_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    entities__state = saved;
     entities__lua_register();
     ct_component_type_t previous;
     if (!entities__debug_name_rebind(&previous))
         return CT_ERR_VERSION;
-    err = entities__resource_rebind();
+    const int err = entities__resource_rebind();
     if (err < 0)
         entities__replace_type(&previous);
     return err;
@@ -220,6 +180,42 @@ static const ct_api_ref_t requires[] = {
     CT_API_REQUIRE_OPTIONAL("ct.registry", 2),
 };
 
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &entities__services.log,      &entities__services.memory,   &entities__services.lua,
+    &entities__services.data,     &entities__services.resource, &entities__services.registry,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &entities__services.self,
+    .allocator = &entities__services.a,
+    .state = &entities__state,
+    .state_size = sizeof(entities_state_t),
+    .layout_version = ENTITIES_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
+
 static const ct_plugin_api_v1 plugin = {
     .name = "ct.entities",
     .version = {1, 0, 0, 0},
@@ -236,18 +232,16 @@ static const ct_plugin_api_v1 plugin = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    switch (api) {
-    case CT_PLUGIN_API: return version == 1 ? (void *)&plugin : NULL;
-    case CT_ENTITY_API:
-        return version == 1 ? (void *)&entity_v1 : version == 2 ? (void *)&entity_v2 : NULL;
-    case CT_COMPONENT_API:
-        return version == 1 ? (void *)&component_v1 : version == 2 ? (void *)&component_v2 : NULL;
-    case CT_WORLD_API:
-        return version == 0   ? (void *)&world_v0
-               : version == 1 ? (void *)&world_v1
-               : version == 2 ? (void *)&world_v2
-                              : NULL;
-    case CT_DEBUG_NAME_API: return version == 1 ? (void *)&entities__debug_name_api : NULL;
-    default: return NULL;
-    }
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_ENTITY_API, 1, &entity_v1},
+        {CT_ENTITY_API, 2, &entity_v2},
+        {CT_COMPONENT_API, 1, &component_v1},
+        {CT_COMPONENT_API, 2, &component_v2},
+        {CT_WORLD_API, 0, &world_v0},
+        {CT_WORLD_API, 1, &world_v1},
+        {CT_WORLD_API, 2, &world_v2},
+        {CT_DEBUG_NAME_API, 1, &entities__debug_name_api},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

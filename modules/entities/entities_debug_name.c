@@ -1,18 +1,23 @@
 /*
  * The debug-name component, the reference component manager (the seed's part 2):
- *   - instance data as a structure of arrays (entity[], name[]) in one allocation, together with
- *     the entity -> instance hash, so growing is one allocation and one free;
- *   - the hash is open addressing with linear probing at most half full, keyed by entity id
- *     (0 marks an empty slot, and id 0 is never an entity); removal shifts later members of the
- *     probe run back, so there are no tombstones and lookups never slow down with churn;
- *   - a batch (spawning) grows the storage once for all its instances;
+ *   - instance data as a structure of arrays (entity[], name[], generation[]) in one allocation,
+ *     so growing is one allocation and one free;
+ *   - entity -> instance through the paged index of ct_entity.h (ct_entity_pages_t): two loads
+ *     and a compare with the stored entity, no probing, so removal costs the same however the
+ *     names were added. It replaced an open-addressing hash whose grouped homes clustered:
+ *     removing a name walked 16 to 40 slots, most of a destroy's 50-85 ns. The price is memory
+ *     for sparse worlds: a 4 KiB page per 1024 entity indices that have names;
+ *   - a batch (spawning) grows the storage and makes its pages once, before it changes anything,
+ *     so it fails (out of memory) with the manager as it was;
  *   - removal swaps the last instance into the hole (the arrays stay packed for linear walks) and
- *     repoints that instance's hash entry;
+ *     repoints that instance's index entry;
  *   - names of dead entities go in the entity destroy callback, in the batch it gives.
  */
 #include <string.h>
 
 #include "entities_internal.h"
+
+#define MIN_CAPACITY 64u
 
 typedef struct debug_name_manager_t {
     ct_allocator_t *a;
@@ -22,18 +27,9 @@ typedef struct debug_name_manager_t {
     uint32_t capacity;
     ct_entity_t *entity;
     char (*name)[CT_DEBUG_NAME_MAX];
-    uint32_t *map_key;   /* entity ids; 0 is empty */
-    uint32_t *map_value; /* instance indices */
     uint16_t *generation; /* per instance slot, 1..1023: goes up when the slot's name moves or goes */
-    uint32_t map_mask;   /* the map has 2 * capacity slots */
-    uint32_t map_shift;  /* 32 - log2 of the map's groups of HOME_GROUP slots */
+    ct_entity_pages_t index; /* entity -> instance + 1 */
 } debug_name_manager_t;
-
-/* Entities with neighbouring indices share a group of this many map slots (a 64-byte line of
- * keys); see home(). */
-#define HOME_GROUP_BITS 4u
-#define HOME_GROUP (1u << HOME_GROUP_BITS)
-#define MIN_CAPACITY 64u
 
 /* An instance handle is (slot generation << 22) | (slot + 1); one with generation 0 is a plain
  * position, 1..count(), for walking the manager as it is now (see ct_world.h). */
@@ -43,69 +39,31 @@ typedef struct debug_name_manager_t {
 
 static size_t bytes_for(uint32_t capacity)
 {
-    return (size_t)capacity * (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX +
-                               2u * 2u * sizeof(uint32_t) + sizeof(uint16_t));
+    return (size_t)capacity * (sizeof(ct_entity_t) + CT_DEBUG_NAME_MAX + sizeof(uint16_t));
 }
 
-/* The home slot keeps the low bits of the entity index and scatters the groups above them
- * (Fibonacci hashing). Entities made together have neighbouring indices, so a batch fills whole
- * groups, one cache line per HOME_GROUP entities, instead of one miss per entity as with a fully
- * mixing hash. The index bits alone (index & mask) measured 4x slower at 1M entities (123 against
- * 30 ns per add): indices that wrap around the map (recycled ones past the map size) land on the
- * slots of low indices, and every insert after them walks that whole run. */
-static inline uint32_t home(const debug_name_manager_t *m, uint32_t id)
+/* The entry of e's index (NULL: none yet). */
+static inline uint32_t *entry_of(const debug_name_manager_t *m, ct_entity_t e)
 {
-    uint32_t index = ct_entity_index((ct_entity_t){id});
-    uint32_t group = ((index >> HOME_GROUP_BITS) * 0x9e3779b1u) >> m->map_shift;
-    return (group << HOME_GROUP_BITS) | (index & (HOME_GROUP - 1u));
+    return ct_entity_pages_entry(&m->index, e);
 }
 
-/* The map slot holding id, or the empty slot where it would go. */
-static uint32_t find_slot(const debug_name_manager_t *m, uint32_t id)
+/* The instance of e, or UINT32_MAX. */
+static inline uint32_t find(const debug_name_manager_t *m, ct_entity_t e)
 {
-    uint32_t i = home(m, id);
-    while (m->map_key[i] != 0 && m->map_key[i] != id)
-        i = (i + 1u) & m->map_mask;
-    return i;
-}
-
-static void map_erase(debug_name_manager_t *m, uint32_t id)
-{
-    uint32_t hole = find_slot(m, id);
-    if (m->map_key[hole] == 0)
-        return;
-    for (uint32_t j = (hole + 1u) & m->map_mask; m->map_key[j] != 0; j = (j + 1u) & m->map_mask) {
-        /* The entry at j may fill the hole only if its home is not in (hole, j] cyclically:
-         * otherwise moving it before its home would hide it from lookups. */
-        uint32_t k = home(m, m->map_key[j]);
-        bool stays = hole <= j ? (hole < k && k <= j) : (hole < k || k <= j);
-        if (stays)
-            continue;
-        m->map_key[hole] = m->map_key[j];
-        m->map_value[hole] = m->map_value[j];
-        hole = j;
-    }
-    m->map_key[hole] = 0;
-}
-
-static uint32_t log2_of(uint32_t power_of_two)
-{
-    uint32_t bits = 0;
-    while ((1u << bits) < power_of_two)
-        bits++;
-    return bits;
+    const uint32_t *entry = entry_of(m, e);
+    return entry && *entry && m->entity[*entry - 1u].id == e.id ? *entry - 1u : UINT32_MAX;
 }
 
 /* Room for `want` instances: capacity doubles until it fits, so a batch grows once and single
- * adds grow geometrically. One allocation; each array is copied once and the map is rebuilt
- * (only the map needs clearing: the arrays past n are written before they are read). */
+ * adds grow geometrically. One allocation; each array is copied once. */
 static bool reserve(debug_name_manager_t *m, uint32_t want)
 {
     if (want <= m->capacity)
         return true;
     uint32_t capacity = m->capacity ? m->capacity : MIN_CAPACITY;
     while (capacity < want) {
-        if (capacity > UINT32_MAX / 4u)
+        if (capacity > INDEX_MASK)
             return false;
         capacity *= 2u;
     }
@@ -115,10 +73,7 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
         return false;
     ct_entity_t *entity = block;
     char(*name)[CT_DEBUG_NAME_MAX] = (void *)(entity + capacity);
-    uint32_t *map_key = (uint32_t *)(void *)(name + capacity);
-    uint32_t *map_value = map_key + 2u * capacity;
-    uint16_t *generation = (uint16_t *)(void *)(map_value + 2u * capacity);
-    memset(map_key, 0, 2u * capacity * sizeof *map_key);
+    uint16_t *generation = (uint16_t *)(void *)(name + capacity);
     /* Every slot's generation is kept, free ones too: a handle to a freed slot stays stale. */
     for (uint32_t i = m->capacity; i < capacity; i++)
         generation[i] = 1;
@@ -133,16 +88,7 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
     m->capacity = capacity;
     m->entity = entity;
     m->name = name;
-    m->map_key = map_key;
-    m->map_value = map_value;
     m->generation = generation;
-    m->map_mask = 2u * capacity - 1u;
-    m->map_shift = 32u - (log2_of(2u * capacity) - HOME_GROUP_BITS);
-    for (uint32_t i = 0; i < m->n; i++) {
-        uint32_t slot = find_slot(m, entity[i].id);
-        map_key[slot] = entity[i].id;
-        map_value[slot] = i;
-    }
     return true;
 }
 
@@ -151,50 +97,55 @@ static void copy_name(char *to, const char *from)
     entities__copy_utf8(to, CT_DEBUG_NAME_MAX, from);
 }
 
-/* The instance of e, appended if e has none yet; the caller made room for one more. */
-static uint32_t instance_of(debug_name_manager_t *m, ct_entity_t e)
-{
-    uint32_t slot = find_slot(m, e.id);
-    if (m->map_key[slot] == 0) {
-        m->map_key[slot] = e.id;
-        m->map_value[slot] = m->n;
-        m->entity[m->n++] = e;
-    }
-    return m->map_value[slot];
-}
-
-static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
-{
-    /* Full is fine when e only renames: room is made only when it would be appended. */
-    if (m->n == m->capacity && (m->n == 0 || m->map_key[find_slot(m, e.id)] == 0) &&
-        !reserve(m, m->n + 1u))
-        return CT_ERR_NOMEM;
-    copy_name(m->name[instance_of(m, e)], name);
-    return 0;
-}
-
 static void next_generation(debug_name_manager_t *m, uint32_t i)
 {
     const uint16_t g = (uint16_t)((m->generation[i] + 1u) & GENERATION_MASK);
     m->generation[i] = g ? g : 1u;
 }
 
+/* The instance of e, appended if e has none yet; the caller made room for one more and e's page.
+ * An entry left by an older entity of the same index (its destroy was not seen here) is taken
+ * over by e, as a new instance in meaning. */
+static uint32_t instance_of(debug_name_manager_t *m, ct_entity_t e)
+{
+    uint32_t *entry = entry_of(m, e);
+    if (*entry && m->entity[*entry - 1u].id == e.id)
+        return *entry - 1u;
+    if (*entry) {
+        m->entity[*entry - 1u] = e;
+        next_generation(m, *entry - 1u);
+        return *entry - 1u;
+    }
+    *entry = m->n + 1u;
+    m->entity[m->n] = e;
+    return m->n++;
+}
+
+static int set_name(debug_name_manager_t *m, ct_entity_t e, const char *name)
+{
+    /* Full is fine when e only renames: room is made only when it would be appended. */
+    if ((m->n == m->capacity && find(m, e) == UINT32_MAX && !reserve(m, m->n + 1u)) ||
+        !ct_entity_pages_reserve(&m->index, m->a, e))
+        return CT_ERR_NOMEM;
+    copy_name(m->name[instance_of(m, e)], name);
+    return 0;
+}
+
 /* Swap-erase: both slots change meaning (i takes the last name, the last slot goes free). */
 static void remove_entity(debug_name_manager_t *m, ct_entity_t e)
 {
-    uint32_t slot = find_slot(m, e.id);
-    if (m->map_key[slot] == 0)
+    const uint32_t i = find(m, e);
+    if (i == UINT32_MAX)
         return;
-    uint32_t i = m->map_value[slot];
-    uint32_t last = --m->n;
+    const uint32_t last = --m->n;
     next_generation(m, i);
     next_generation(m, last);
+    *entry_of(m, e) = 0;
     if (i != last) {
         m->entity[i] = m->entity[last];
         memcpy(m->name[i], m->name[last], CT_DEBUG_NAME_MAX);
-        m->map_value[find_slot(m, m->entity[i].id)] = i;
+        *entry_of(m, m->entity[i]) = i + 1u;
     }
-    map_erase(m, e.id);
 }
 
 /* The component type's callbacks. */
@@ -217,6 +168,7 @@ static void destroy_manager(void *user_data, void *manager)
     debug_name_manager_t *m = manager;
     if (m->block)
         ct_free(m->a, m->block, m->block_size);
+    ct_entity_pages_free(&m->index, m->a);
     ct_free(m->a, m, sizeof *m);
 }
 
@@ -245,7 +197,12 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
 {
     debug_name_manager_t *m = manager;
     const char(*names)[CT_DEBUG_NAME_MAX] = data;
-    if (n > UINT32_MAX - m->n || !reserve(m, m->n + n)) {
+    /* Everything that can fail comes first, so a failure leaves the manager as it was. Entities
+     * made together share pages: the check is one compare for most of them. */
+    bool room = n <= UINT32_MAX - m->n && reserve(m, m->n + n);
+    for (uint32_t i = 0; room && i < n; i++)
+        room = ct_entity_pages_reserve(&m->index, m->a, ctx->entity_lookup[entity_index[i]]);
+    if (!room) {
         entities__log(CT_LOG_ERROR, "debug_name: out of memory spawning %u names", n);
         entities__spawn_failed(ctx, CT_ERR_NOMEM);
         return;
@@ -317,12 +274,9 @@ static debug_name_manager_t *manager_of(ct_world_o *world)
 static ct_debug_name_instance_t api_lookup(ct_world_o *world, ct_entity_t e)
 {
     debug_name_manager_t *m = manager_of(world);
-    if (!m || m->n == 0 || e.id == 0)
+    const uint32_t i = m && e.id ? find(m, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
         return (ct_debug_name_instance_t){0};
-    uint32_t slot = find_slot(m, e.id);
-    if (!m->map_key[slot])
-        return (ct_debug_name_instance_t){0};
-    const uint32_t i = m->map_value[slot];
     return (ct_debug_name_instance_t){((uint32_t)m->generation[i] << INDEX_BITS) | (i + 1u)};
 }
 

@@ -41,7 +41,7 @@ extern entities_services_t entities__services;
  * change there: a reload into code with another layout is refused and the old code keeps running.
  * The reload test builds the module with another value to check that refusal. */
 #ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 3u
+#define ENTITIES_LAYOUT_VERSION 4u
 #endif
 
 #define ENTITIES_MAX_TYPES 64u

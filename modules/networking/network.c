@@ -10,6 +10,7 @@
 #include "network_internal.h"
 
 #include "ct_data.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 
 #include <stdlib.h>
@@ -232,70 +233,28 @@ static const ct_network_api_v1 api_v1 = {
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    network__m.self = self;
-    network__m.log = get_engine_api(CT_LOG_API, 1);
-    network__m.memory = get_engine_api(CT_MEMORY_API, 1);
-    network__m.lua = get_engine_api(CT_LUA_API, 1);
-    network__m.entity = get_engine_api(CT_ENTITY_API, 2);
-    network__m.component = get_engine_api(CT_COMPONENT_API, 1);
-    network__m.transform = get_engine_api(CT_TRANSFORM_API, 2);
-    network__m.resource = get_engine_api(CT_RESOURCE_API, 1);
-    network__m.data = get_engine_api(CT_DATA_API, 1);
-    if (!network__m.data || !network__m.log || !network__m.memory || !network__m.lua || !network__m.entity ||
-        !network__m.component || !network__m.transform || !network__m.resource)
-        return CT_ERR_MISSING_API;
-    network__m.a = network__m.memory->plugin_allocator(self);
-    return 0;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
+    const int err = network__register_component();
     if (err < 0)
         return err;
-    network__state_t *st = ct_alloc(network__m.a, sizeof *st);
-    if (!st)
-        return CT_ERR_NOMEM;
-    memset(st, 0, sizeof *st);
-    st->header = ct_reload_header(sizeof *st, NETWORK_LAYOUT_VERSION);
-    network__m.state = st;
-    err = network__register_component();
-    if (err < 0) {
-        ct_free(network__m.a, st, sizeof *st);
-        return err;
-    }
     network__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+static void stop(void)
 {
     network__stop();
     network__unregister_component();
     network__state_t *st = network__m.state;
     ct_free(network__m.a, st->rpc_queue, st->rpc_cap);
-    ct_free(network__m.a, st, sizeof *st);
-    network__m.state = NULL;
 }
 
-static void *reload_save(void) { return network__m.state; }
-
-/* Adopts the running session (its sockets, connections and objects) when the state layout is
- * ours, and points every callback the old code had registered (libuv's, the node's, the
- * session's, the component's, Lua's) at this code. */
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+/* Points every callback the old code had registered for the running session (libuv's, the
+ * node's, the session's), the component's and Lua's at this code. */
+static int rebind(void)
 {
-    const int err = connect(get_engine_api, self);
-    if (err < 0)
-        return err;
-    const int refused = ct_reload_adopt(network__m.log, self, saved, sizeof(network__state_t),
-                                        NETWORK_LAYOUT_VERSION);
-    if (refused < 0)
-        return refused;
-    network__state_t *st = saved;
-    network__m.state = st;
+    network__state_t *st = network__m.state;
     if (st->running) {
         st->session.node.d.send = net_udp_send;
         st->session.node.d.ev.log = on_log;
@@ -318,8 +277,45 @@ static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
 };
+
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &network__m.entity, &network__m.component, &network__m.transform, &network__m.log,
+    &network__m.memory, &network__m.lua,       &network__m.resource,  &network__m.data,
+};
+
+/* The state holds the running session (its sockets, connections and objects): a reload adopts
+ * it when the layout is ours. */
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &network__m.self,
+    .allocator = &network__m.a,
+    .state = &network__m.state,
+    .state_size = sizeof(network__state_t),
+    .layout_version = NETWORK_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
@@ -337,9 +333,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_NETWORK_API && version == 1)
-        return (void *)&api_v1;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_NETWORK_API, 1, &api_v1},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

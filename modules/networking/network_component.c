@@ -198,16 +198,12 @@ static int compile(void *user_data, const struct ct_data_o *source, void *out,
 {
     (void)user_data;
     memset(out, 0, 4);
-    const ct_data_api_v1 *data = network__m.data;
-    if (data->type(source) != CT_DATA_OBJECT) {
-        network__m.resource->compile_error(ctx, "network: wants an object ({})");
-        return CT_ERR_BAD_DATA;
-    }
-    const ct_data_o *field = data->first_child(source);
-    if (field) {
-        network__m.resource->compile_error(ctx, "network: unknown field '%s' (the component takes "
-                                           "none; scripts declare fields with Network.declare_fields)",
-                                           data->key(field));
+    /* The component takes no fields (scripts declare what replicates with
+     * Network.declare_fields): check_fields refuses any, naming the file and the entity. */
+    if (!network__m.resource->check_fields(ctx, source, "network", NULL, 0)) {
+        if (network__m.data->type(source) == CT_DATA_OBJECT)
+            network__m.resource->compile_error(ctx, "network: the component takes no fields; "
+                                                    "scripts declare them with Network.declare_fields");
         return CT_ERR_BAD_DATA;
     }
     return 0;

@@ -757,7 +757,7 @@ typedef struct network__module_t {
     const ct_entity_api_v2 *entity;
     const ct_component_api_v1 *component;
     const ct_transform_api_v2 *transform;
-    const ct_resource_api_v1 *resource;
+    const ct_resource_api_v3 *resource; /* v3: check_fields */
     const struct ct_data_api_v1 *data;
     ct_allocator_t *a;
     network__state_t *state;

@@ -6,6 +6,7 @@
 #include "physics_internal.h"
 
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 
 #include <stdio.h>
@@ -553,74 +554,19 @@ static const ct_physics_api_v1 api_v1 = {
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
-    physics__m = (physics__module){
-        .self = self,
-        .log = get_engine_api(CT_LOG_API, 1),
-        .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 2),
-        .transform = get_engine_api(CT_TRANSFORM_API, 2),
-        .world = get_engine_api(CT_WORLD_API, 1),
-        .lua = get_engine_api(CT_LUA_API, 1),
-        .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 3),
-        .allocator = memory ? memory->plugin_allocator(self) : NULL,
-        .jobs = get_engine_api(CT_JOBS_API, 1),
-    };
-    if (!physics__m.allocator || !physics__m.log || !physics__m.entity || !physics__m.component ||
-        !physics__m.transform || !physics__m.world || !physics__m.lua || !physics__m.data ||
-        !physics__m.resource)
-        return CT_ERR_MISSING_API;
-    return 0;
-}
-
-static void free_state(void)
-{
-    ct_free(physics__m.allocator, physics__m.state, sizeof *physics__m.state);
-    physics__m.state = NULL;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
-    if (err)
+    const int err = physics__register_components();
+    if (err < 0)
         return err;
-    physics__m.state = ct_alloc(physics__m.allocator, sizeof *physics__m.state);
-    if (!physics__m.state)
-        return CT_ERR_NOMEM;
-    *physics__m.state =
-        (physics__state){.header = ct_reload_header(sizeof(physics__state), PHYSICS_LAYOUT_VERSION)};
-    err = physics__register_components();
-    if (err) {
-        free_state();
-        return err;
-    }
     physics__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+/* Points the Lua functions (the kernel swaps them in place, or back if we refuse) and both
+ * component types at this code. The API tables are the kernel's to swap. */
+static int rebind(void)
 {
-    physics__unregister_components();
-    free_state();
-}
-
-/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
-static void *reload_save(void) { return physics__m.state; }
-
-/* Adopts the old code's state when its layout is ours, then points the Lua functions (the kernel
- * swaps them in place, or back if we refuse) and both component types at this code. The API
- * tables are the kernel's to swap. */
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    const int err = connect(get_engine_api, self);
-    if (err)
-        return err;
-    if (ct_reload_adopt(physics__m.log, self, saved, sizeof(physics__state), PHYSICS_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    physics__m.state = saved;
     physics__register_lua();
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
@@ -641,6 +587,43 @@ static const ct_api_ref_t requires[] = {
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
 };
 
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &physics__m.entity, &physics__m.component, &physics__m.transform, &physics__m.world,
+    &physics__m.log,    NULL,                  &physics__m.lua,       &physics__m.data,
+    &physics__m.resource, &physics__m.jobs,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &physics__m.self,
+    .allocator = &physics__m.allocator,
+    .state = &physics__m.state,
+    .state_size = sizeof(physics__state),
+    .layout_version = PHYSICS_LAYOUT_VERSION,
+    .start = start,
+    .stop = physics__unregister_components,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
+
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_plugin_api_v1 plugin = {
@@ -655,13 +638,11 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_PHYSICS_API && version == 1)
-        return (void *)&api_v1;
-    if (api == CT_PHYSICS_API && version == 2)
-        return (void *)&physics__api_v2;
-    if (api == CT_PHYSICS_API && version == 3)
-        return (void *)&physics__api_v3;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_PHYSICS_API, 1, &api_v1},
+        {CT_PHYSICS_API, 2, &physics__api_v2},
+        {CT_PHYSICS_API, 3, &physics__api_v3},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

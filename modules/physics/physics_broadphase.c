@@ -21,13 +21,16 @@
 /* More large boxes than this go into a coarse grid of their own: each grid box then looks them up
  * there instead of testing every one (a few are cheaper tested directly). */
 #define BP_COARSE_MIN 64u
-/* Pairs are found in jobs of this many buckets (a power of two): 100,000 random boxes make 16
- * to 64 of them, enough to keep a few threads busy and to even out crowded spots. */
+/* Pairs are found in jobs ("slices") of consecutive buckets: a slice ends once its buckets could
+ * make BP_SLICE_ROOM pairs (about as many box tests), or after BP_SLICE_BUCKETS buckets. Cut by
+ * work rather than by bucket count, a packed pile of 10,000 bodies (1,500 crowded cells) makes
+ * about fifty jobs instead of one, and 100,000 sparse random boxes still make a few dozen. */
+#define BP_SLICE_ROOM 8192u
 #define BP_SLICE_BUCKETS 4096u
 /* The build measures boxes, and places their items, in jobs of this many boxes; it copies items
- * in jobs of BP_SLICE_ITEMS. */
-#define BP_SLICE_BOXES 8192u
-#define BP_SLICE_ITEMS 16384u
+ * in jobs of BP_SLICE_ITEMS. Small enough that 10,000 bodies make several jobs for two threads. */
+#define BP_SLICE_BOXES 2048u
+#define BP_SLICE_ITEMS 4096u
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
@@ -400,24 +403,26 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
      * On the way, each slice of buckets gets room for every pair its buckets could make, so that
      * its job can write them without growing anything. That room stays within a small factor of
      * the pairs: a cell is at least twice the mean box, so boxes sharing one mostly overlap. */
-    const uint32_t num_slices = (buckets + BP_SLICE_BUCKETS - 1) / BP_SLICE_BUCKETS;
-    if (bp__grow(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 1, sizeof *bp->slice))
-        return CT_ERR_NOMEM;
-    bp->num_slices = num_slices;
-    uint32_t end = 0;
-    uint64_t room = 0;
+    uint32_t end = 0, num_slices = 0, first = 0;
+    uint64_t room = 0, first_room = 0;
     for (uint32_t k = 0; k < buckets; k++) {
-        if (k % BP_SLICE_BUCKETS == 0)
-            bp->slice[k / BP_SLICE_BUCKETS].room = (uint32_t)room;
+        if (k == 0 || room - first_room >= BP_SLICE_ROOM || k - first >= BP_SLICE_BUCKETS) {
+            if (bp__grow(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 2, sizeof *bp->slice))
+                return CT_ERR_NOMEM;
+            first = k;
+            first_room = room;
+            bp->slice[num_slices++] = (physics__bp_slice){.room = (uint32_t)room, .first = k};
+        }
         const uint64_t c = start[k];
         room += c * (c - (c > 0)) / 2;
+        room = room < UINT32_MAX / 2 ? room : UINT32_MAX / 2; /* more than max_pairs in any case */
         start[k] = end += start[k];
     }
     start[buckets] = end;
     if (room >= UINT32_MAX / 2 && !bp->max_pairs)
         return CT_ERR_FULL;
-    room = room < UINT32_MAX / 2 ? room : UINT32_MAX / 2; /* more than max_pairs in any case */
-    bp->slice[num_slices].room = (uint32_t)room;
+    bp->num_slices = num_slices;
+    bp->slice[num_slices] = (physics__bp_slice){.room = (uint32_t)room, .first = buckets};
     uint32_t *item_box = bp->item_box;
     for (uint32_t i = bp->n; i-- > 0;)
         for (uint32_t c = bp->cells[i]; c > 0; c--)
@@ -472,8 +477,7 @@ static void bp__pairs_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__broadphase *bp = user;
     for (uint32_t s = begin; s < end; s++) {
-        const uint32_t k0 = s * BP_SLICE_BUCKETS;
-        const uint32_t k1 = k0 + BP_SLICE_BUCKETS < bp->num_buckets ? k0 + BP_SLICE_BUCKETS : bp->num_buckets;
+        const uint32_t k0 = bp->slice[s].first, k1 = bp->slice[s + 1].first;
         physics__pair *out = bp->pairs + bp->slice[s].room;
         bp->slice[s].count = bp->dense ? bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, true)
                                        : bp__bucket_pairs(bp, k0, k1, out, UINT32_MAX, false);
@@ -570,18 +574,22 @@ int physics__broadphase_pairs(physics__broadphase *bp)
     return 0;
 }
 
-static inline int bp__add_found(physics__broadphase *bp, uint32_t box)
+/* A visit of the coarse grid reports the grid's own box numbers. */
+typedef struct bp__coarse_visit {
+    const uint32_t *large;
+    physics__found_f fn;
+    void *user;
+} bp__coarse_visit;
+
+static int bp__coarse_found(void *user, uint32_t box)
 {
-    if (bp->num_found == bp->cap_found &&
-        bp__grow(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
-        return CT_ERR_NOMEM;
-    bp->found[bp->num_found++] = box;
-    return 0;
+    const bp__coarse_visit *v = user;
+    return v->fn(v->user, v->large[box]);
 }
 
-int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi)
+int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
+                              physics__found_f fn, void *user)
 {
-    bp->num_found = 0;
     /* Cells outside the grid's bounds hold nothing. */
     bp__cell l = bp__cell_of(lo, bp->inv_cell), h = bp__cell_of(hi, bp->inv_cell);
     l = bp__cell_max(l, bp->cells_lo);
@@ -594,7 +602,7 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
     /* A query wider than the scene: walking the boxes is cheaper than probing empty cells. */
     if (cells > bp->n) {
         for (uint32_t i = 0; i < bp->n; i++)
-            if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__add_found(bp, i))
+            if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
                 return CT_ERR_NOMEM;
         return 0;
     }
@@ -609,25 +617,36 @@ int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics
                     if (p > begin && bp->item[p - 1].box == it->box)
                         continue;
                     if (bp__overlap(lo, hi, it->lo, it->hi) &&
-                        bp__same_cell(bp__owner(bp, lo, it->lo), c) && bp__add_found(bp, it->box))
+                        bp__same_cell(bp__owner(bp, lo, it->lo), c) && fn(user, it->box))
                         return CT_ERR_NOMEM;
                 }
             }
     if (bp->coarse_used) {
-        physics__broadphase *c = bp->coarse;
-        if (physics__broadphase_overlap(c, lo, hi))
-            return CT_ERR_NOMEM;
-        for (uint32_t k = 0; k < c->num_found; k++)
-            if (bp__add_found(bp, bp->large[c->found[k]]))
-                return CT_ERR_NOMEM;
-        return 0;
+        bp__coarse_visit v = {bp->large, fn, user};
+        return physics__broadphase_visit(bp->coarse, lo, hi, bp__coarse_found, &v);
     }
     for (uint32_t k = 0; k < bp->num_large; k++) {
         const uint32_t i = bp->large[k];
-        if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && bp__add_found(bp, i))
+        if (bp__overlap(lo, hi, bp->lo[i], bp->hi[i]) && fn(user, i))
             return CT_ERR_NOMEM;
     }
     return 0;
+}
+
+static int bp__add_found(void *user, uint32_t box)
+{
+    physics__broadphase *bp = user;
+    if (bp->num_found == bp->cap_found &&
+        bp__grow(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
+        return CT_ERR_NOMEM;
+    bp->found[bp->num_found++] = box;
+    return 0;
+}
+
+int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi)
+{
+    bp->num_found = 0;
+    return physics__broadphase_visit(bp, lo, hi, bp__add_found, bp);
 }
 
 /* A ray through the coarse grid asks the caller about the grid's own box numbers. */

@@ -212,10 +212,11 @@ typedef struct physics__bp_item {
     uint32_t moving;
 } physics__bp_item;
 
-/* A run of BP_SLICE_BUCKETS buckets, whose pairs are found as one job. */
+/* A run of buckets whose pairs are found as one job (see BP_SLICE_ROOM). */
 typedef struct physics__bp_slice {
     uint32_t room;  /* its first slot in `pairs`: its buckets' possible pairs lie before the next */
     uint32_t count; /* pairs it found */
+    uint32_t first; /* its first bucket; the next slice's first ends it */
 } physics__bp_slice;
 
 /* What the build learns about a run of BP_SLICE_BOXES boxes, in one job: summed in slice order,
@@ -283,6 +284,11 @@ int physics__broadphase_build(physics__broadphase *bp, float cell);
 int physics__broadphase_pairs(physics__broadphase *bp);
 /* Every box overlapping [lo, hi] (once) into bp->found. */
 int physics__broadphase_overlap(physics__broadphase *bp, physics__v3 lo, physics__v3 hi);
+/* The same, calling fn(user, box) for each box found instead (a non-zero return stops the visit
+ * and is returned); it changes nothing in the grid, so any threads may visit one at once. */
+typedef int (*physics__found_f)(void *user, uint32_t box);
+int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, physics__v3 hi,
+                              physics__found_f fn, void *user);
 /* Walks the cells along origin + t dir (t in [0, max_t], dir normalised) in order and calls
  * hit(user, box, best) for boxes met, which returns the ray's distance to that box's shape or a
  * value > best. Stops once no cell ahead can hold anything nearer. Returns the best box or
@@ -321,15 +327,15 @@ typedef struct physics__contacts {
     float *approach;     /* speculative contacts about to hit: the closing speed to bounce with */
     uint32_t *cached;    /* the pair's entry in the previous step's cache, or UINT32_MAX */
     uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
-    uint32_t *row;       /* the contact's row; its wave while the rows are being ordered */
+    uint32_t *row;       /* the contact's row; its colour while the rows are being ordered */
 } physics__contacts;
 
 /* The solver's rows: one per contact, structure of arrays holding only what the iterations
- * read, in wave order. A contact's wave is one more than the latest wave of a contact before it
- * (in entity-pair order) that shares a body, so the contacts of one wave share none: one after
- * the other they do not wait on each other's results, and each body still sees its contacts in
- * entity-pair order, which is all the bits of the result depend on. A pile of 10,000 bodies has
- * about thirty waves. */
+ * read, in colour order. Each contact takes the lowest colour that no other contact of its two
+ * bodies has (in entity-pair order; a static body does not count), so the contacts of one colour
+ * share no body and can be solved side by side, and a pass is a handful of colours one after the
+ * other: a pile of 10,000 bodies or a 100-row pyramid needs about a dozen. The order of the rows,
+ * and so every bit of the result, depends only on the contacts, not on the threads. */
 typedef struct physics__rows {
     uint32_t cap;
     void *buffer;
@@ -339,9 +345,10 @@ typedef struct physics__rows {
     float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
     float *target, *friction, *sep_base;
     float *jn, *jt1, *jt2; /* accumulated impulses */
-    uint32_t *wave_start;  /* the ordering's scratch, then the end of each wave's rows */
-    uint32_t num_waves;
-    _Atomic uint32_t *team; /* two counters per wave and pass for the solving team (cap_team) */
+    uint32_t *color_start; /* the ordering's scratch, then the end of each colour's rows */
+    uint32_t num_colors;
+    bool overflow; /* the last colour holds the rows that found no free colour: solved in order */
+    _Atomic uint32_t *team; /* two counters per colour and pass for the solving team (cap_team) */
     uint32_t cap_team;
 } physics__rows;
 
@@ -353,10 +360,22 @@ typedef struct physics__gathered {
     void *buffer;
     uint32_t *slot; /* UINT32_MAX: none yet */
     uint32_t *body;
-    uint32_t *wave; /* the latest wave of a contact on the slot */
+    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each */
     physics__v3 *velocity;
     physics__v3 *position;
 } physics__gathered;
+
+/* The shape tests of a step, one entry per sorted candidate pair: made on any threads, then the
+ * kept ones become contacts, each slice of pairs writing from its first contact on. */
+typedef struct physics__narrow {
+    uint32_t cap;
+    void *buffer;
+    physics__v3 *normal, *point;
+    float *sep;
+    uint8_t *flags; /* bit 0: keep it; bit 1: it wakes a sleeping island */
+    uint32_t *kept; /* per slice: how many contacts it keeps, then its first contact */
+    uint32_t cap_kept;
+} physics__narrow;
 
 /* What a contact remembers into the next step: warm starting and "did it just start". */
 typedef struct physics__cached {
@@ -402,6 +421,11 @@ typedef struct physics__scene {
     uint32_t max_pairs; /* per step; pairs past it are dropped (and reported) */
     physics__pair *pairs; /* the step's candidate pairs, as body indices */
     uint32_t num_pairs, cap_pairs;
+    physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
+    uint32_t *fixed_count;      /* scratch: how many each slice found */
+    uint32_t cap_fixed_pairs, cap_fixed_count;
+    uint32_t *fill_first; /* scratch of a grid's fill: each slice of bodies' first box */
+    uint32_t cap_fill_first;
     uint32_t *query; /* scratch of the queries */
     uint32_t cap_query;
     uint32_t *escaped; /* boxes of `bp` whose body ended the step outside them, ascending */
@@ -413,6 +437,7 @@ typedef struct physics__scene {
     uint32_t cap_next_cache;
     bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
 
+    physics__narrow narrow;
     physics__contacts contacts;
     physics__rows rows;
     physics__gathered gathered;

@@ -8,7 +8,7 @@
  *      ones keep their contact;
  *   3. sequential impulses (friction, then the non-penetrating normal), warm started with the
  *      impulses a contact had in the previous step, which is what lets a stack rest. They run
- *      over rows in wave order (physics__rows) on velocities gathered into a compact array;
+ *      over rows in colour order (physics__rows) on velocities gathered into a compact array;
  *   4. positions from velocities, then a few passes that push overlapping bodies apart by moving
  *      positions only (no velocity, so correcting penetration never adds energy);
  *   5. remember impulses per pair; write a collision event for pairs that just started pressing.
@@ -35,6 +35,10 @@
 #define SOLVER_BOUNCE_SPEED 1.0f
 /* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
 #define SOLVER_TOUCH 0.002f
+/* Bodies, or boxes, are cut into jobs of this many for the pool. */
+#define SOLVER_SLICE_BOXES 1024u
+/* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
+#define SOLVER_COLORS 63u
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
@@ -47,12 +51,16 @@ static const physics__soa_field solver__row_fields[] = {
     ROW_FIELD(slot_a),     ROW_FIELD(slot_b),   ROW_FIELD(normal),   ROW_FIELD(t1),
     ROW_FIELD(t2),         ROW_FIELD(inv_mass_a), ROW_FIELD(inv_mass_b), ROW_FIELD(mass_n),
     ROW_FIELD(target),     ROW_FIELD(friction), ROW_FIELD(sep_base), ROW_FIELD(jn),
-    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(wave_start),
+    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(color_start),
 };
 #define GATHERED_FIELD(name) {offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)}
 static const physics__soa_field solver__gathered_fields[] = {
-    GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(wave),
+    GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(colors),
     GATHERED_FIELD(velocity), GATHERED_FIELD(position),
+};
+#define NARROW_FIELD(name) {offsetof(physics__narrow, name), sizeof(*((physics__narrow *)0)->name)}
+static const physics__soa_field solver__narrow_fields[] = {
+    NARROW_FIELD(normal), NARROW_FIELD(point), NARROW_FIELD(sep), NARROW_FIELD(flags),
 };
 #define SOLVER_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
 
@@ -84,6 +92,9 @@ void physics__scene_free(physics__scene *s)
         {(void **)&s->grid_body, &s->cap_grid_body, sizeof *s->grid_body},
         {(void **)&s->fixed_body, &s->cap_fixed_body, sizeof *s->fixed_body},
         {(void **)&s->pairs, &s->cap_pairs, sizeof *s->pairs},
+        {(void **)&s->fixed_pairs, &s->cap_fixed_pairs, sizeof *s->fixed_pairs},
+        {(void **)&s->fixed_count, &s->cap_fixed_count, sizeof *s->fixed_count},
+        {(void **)&s->fill_first, &s->cap_fill_first, sizeof *s->fill_first},
         {(void **)&s->query, &s->cap_query, sizeof *s->query},
         {(void **)&s->escaped, &s->cap_escaped, sizeof *s->escaped},
         {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
@@ -97,6 +108,12 @@ void physics__scene_free(physics__scene *s)
         *arrays[k].p = NULL;
         *arrays[k].cap = 0;
     }
+    physics__soa_free(s->a, &s->narrow.buffer, solver__narrow_fields,
+                      SOLVER_NUM_FIELDS(solver__narrow_fields), s->narrow.cap);
+    if (s->narrow.kept)
+        ct_free(s->a, s->narrow.kept, (size_t)s->narrow.cap_kept * sizeof *s->narrow.kept);
+    s->narrow.kept = NULL;
+    s->narrow.cap = s->narrow.cap_kept = 0;
     physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
@@ -181,20 +198,26 @@ static inline float solver__inv_mass(const physics__bodies *b, uint32_t i)
     return b->asleep[i] ? 0.0f : b->inv_mass[i];
 }
 
-/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
- * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
- * boxes are the shapes' exact bounds. */
-static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
-                        bool fixed, float dt)
+typedef struct solver__fill_job {
+    physics__scene *s;
+    physics__broadphase *bp;
+    uint32_t *body;
+    bool fixed;
+    float dt;
+} solver__fill_job;
+
+/* A job of solver__fill: the boxes of slices [begin, end) of SOLVER_SLICE_BOXES bodies, each
+ * slice from its first box (s->fill_first) on. */
+static void solver__fill_range(void *user, uint32_t begin, uint32_t end)
 {
-    const physics__bodies *b = &s->bodies;
-    if (physics__broadphase_resize(bp, b->n) ||
-        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body))
-        return CT_ERR_NOMEM;
-    bp->pool = s->pool;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (solver__fixed(b, i) != fixed)
+    const solver__fill_job *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__broadphase *bp = job->bp;
+    const float dt = job->dt;
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    uint32_t n = job->s->fill_first[begin];
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+        if (solver__fixed(b, i) != job->fixed)
             continue;
         const physics__v3 p = b->position[i], h = b->half[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);
@@ -204,12 +227,37 @@ static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **b
             lo = v3_sub(v3_min(lo, v3_add(lo, move)), m);
             hi = v3_add(v3_max(hi, v3_add(hi, move)), m);
         }
-        (*body)[n] = i;
+        job->body[n] = i;
         bp->lo[n] = lo;
         bp->hi[n] = hi;
-        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !fixed;
+        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !job->fixed;
         n++;
     }
+}
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
+ * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
+ * boxes are the shapes' exact bounds. The boxes are counted per slice of bodies here, then
+ * written on any threads. */
+static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t slices = (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
+    if (physics__broadphase_resize(bp, b->n) ||
+        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body) ||
+        solver__reserve(s->a, (void **)&s->fill_first, &s->cap_fill_first, slices + 1, sizeof *s->fill_first))
+        return CT_ERR_NOMEM;
+    bp->pool = s->pool;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (i % SOLVER_SLICE_BOXES == 0)
+            s->fill_first[i / SOLVER_SLICE_BOXES] = n;
+        n += solver__fixed(b, i) == fixed;
+    }
+    s->fill_first[slices] = n;
+    solver__fill_job job = {s, bp, *body, fixed, dt};
+    physics__pool_run(s->pool, slices, solver__fill_range, &job);
     bp->n = n;
     return physics__broadphase_build(bp, 0.0f);
 }
@@ -408,6 +456,54 @@ static void solver__want_awake(physics__scene *s, uint32_t i)
         s->num_wake = UINT32_MAX;
 }
 
+/* Moving boxes ask the fixed grid in jobs of SOLVER_SLICE_BOXES; each job has room for
+ * SOLVER_FIXED_ROOM pairs a box (a box on a floor by a wall has two). */
+#define SOLVER_FIXED_ROOM 4u
+
+typedef struct solver__fixed_out {
+    const physics__scene *s;
+    physics__pair *out;
+    uint32_t n, room;
+    uint32_t i; /* the moving body asking */
+} solver__fixed_out;
+
+/* A fixed body the moving body o->i overlaps: a pair, unless a kinematic body meets a static
+ * one. Non-zero when out of room. */
+static int solver__fixed_found(void *user, uint32_t box)
+{
+    solver__fixed_out *o = user;
+    const physics__bodies *b = &o->s->bodies;
+    const uint32_t j = o->s->fixed_body[box];
+    if (b->kind[o->i] != CT_BODY_DYNAMIC && !b->asleep[j])
+        return 0;
+    if (o->n == o->room)
+        return 1;
+    o->out[o->n++] = (physics__pair){o->i, j};
+    return 0;
+}
+
+/* A job of physics__scene_candidates: the pairs of slices [begin, end) of moving boxes with the
+ * fixed grid, each slice into its room; its count is UINT32_MAX when the room was too small. */
+static void solver__fixed_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__scene *s = user;
+    const physics__broadphase *bp = &s->bp;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        solver__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               (last - first) * SOLVER_FIXED_ROOM, 0};
+        for (uint32_t k = first; k < last; k++) {
+            o.i = s->grid_body[k];
+            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], solver__fixed_found, &o)) {
+                o.n = UINT32_MAX;
+                break;
+            }
+        }
+        s->fixed_count[slice] = o.n;
+    }
+}
+
 /* Finds the contacts of this step's pairs (step 2 above). */
 /* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
  * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
@@ -428,28 +524,181 @@ int physics__scene_candidates(physics__scene *s, float dt)
     uint32_t n = 0;
     for (uint32_t k = 0; k < bp->num_pairs; k++)
         s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    /* The fixed grid is asked on any threads, a slice of moving boxes at a time, each into its
+     * own room; the slices join in order. A slice that ran out of room asks again here. */
     bool cut = bp->dropped;
-    for (uint32_t k = 0; k < bp->n && fx->n && !cut; k++) {
-        const uint32_t i = s->grid_body[k];
-        if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
-            return CT_ERR_NOMEM;
-        for (uint32_t f = 0; f < fx->num_found; f++) {
-            const uint32_t j = s->fixed_body[fx->found[f]];
-            if (b->kind[i] != CT_BODY_DYNAMIC && !b->asleep[j])
-                continue; /* kinematic against static */
-            if (n >= limit) {
-                cut = true;
-                break;
+    const uint32_t slices = (bp->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
+    if (!fx->n || cut) {
+        s->num_pairs = n;
+        s->report.pair_limit = cut ? limit : 0;
+        return 0;
+    }
+    if (solver__reserve(s->a, (void **)&s->fixed_pairs, &s->cap_fixed_pairs, bp->n * SOLVER_FIXED_ROOM,
+                        sizeof *s->fixed_pairs) ||
+        solver__reserve(s->a, (void **)&s->fixed_count, &s->cap_fixed_count, slices, sizeof *s->fixed_count))
+        return CT_ERR_NOMEM;
+    physics__pool_run(s->pool, slices, solver__fixed_range, s);
+    for (uint32_t slice = 0; slice < slices && !cut; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        solver__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               s->fixed_count[slice], 0};
+        if (o.room == UINT32_MAX) {
+            /* Out of room: this slice's pairs one box at a time, straight into s->pairs. */
+            for (uint32_t k = first; k < last && !cut; k++) {
+                if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+                    return CT_ERR_NOMEM;
+                o.room = fx->num_found;
+                if (solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+                    return CT_ERR_NOMEM;
+                o.out = s->pairs + n;
+                o.n = 0;
+                o.i = s->grid_body[k];
+                for (uint32_t f = 0; f < fx->num_found; f++)
+                    solver__fixed_found(&o, fx->found[f]);
+                cut = n + o.n > limit;
+                n = cut ? limit : n + o.n;
             }
-            if (n == s->cap_pairs &&
-                solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + 1, sizeof *s->pairs))
-                return CT_ERR_NOMEM;
-            s->pairs[n++] = (physics__pair){i, j};
+            continue;
         }
+        if (solver__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+            return CT_ERR_NOMEM;
+        cut = n + o.room > limit;
+        const uint32_t take = cut ? limit - n : o.room;
+        memcpy(s->pairs + n, o.out, (size_t)take * sizeof *s->pairs);
+        n += take;
     }
     s->num_pairs = n;
     s->report.pair_limit = cut ? limit : 0;
     return 0;
+}
+
+/* The shape tests of the sorted pairs, and the contacts made of them, are cut into jobs of this
+ * many pairs. */
+#define SOLVER_SLICE_PAIRS 1024u
+#define NARROW_KEEP 1u
+#define NARROW_WAKE 2u
+
+typedef struct solver__narrow_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t count;
+    float dt;
+} solver__narrow_job;
+
+/* Shape tests of the sorted pairs in slices [begin, end), into the narrow phase's entries; each
+ * slice counts the contacts it keeps. A contact is kept when the shapes overlap, when they are
+ * within the margin and not rushing together (a resting contact keeps its warm start), or when
+ * this step's motion brings them together. The last is tested on the path, not on a gap: a box
+ * falling past another's corner is near it on one axis and closing on another, yet never touches.
+ * Two boxes then push along the axis that closes. A body that runs into a sleeping island wakes it
+ * for the next step; in this one the island holds still (a kinematic body only wakes it). */
+static void solver__narrow_range(void *user, uint32_t begin, uint32_t end)
+{
+    const solver__narrow_job *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__narrow *nw = &job->s->narrow;
+    const float dt = job->dt;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t kept = 0;
+        for (uint32_t k = first; k < last; k++) {
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            physics__v3 normal;
+            float sep;
+            solver__shapes(b, i, j, &normal, &sep, &nw->point[k]);
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            const float vn = v3_dot(rel, normal);
+            bool keep = sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN);
+            int axis;
+            if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt && solver__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
+                keep = true;
+                if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
+                    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+                    float e[3] = {0, 0, 0};
+                    e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
+                    normal = v3_load(e);
+                    sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
+                }
+            }
+            uint8_t flags = keep ? NARROW_KEEP : 0;
+            if (keep && (b->asleep[i] | b->asleep[j])) {
+                const uint32_t mover = b->asleep[i] ? j : i;
+                if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
+                    flags |= NARROW_WAKE;
+                if (solver__inv_mass(b, mover) == 0.0f)
+                    flags &= (uint8_t)~NARROW_KEEP;
+            }
+            nw->normal[k] = normal;
+            nw->sep[k] = sep;
+            nw->flags[k] = flags;
+            kept += flags & NARROW_KEEP;
+        }
+        nw->kept[slice] = kept;
+    }
+}
+
+/* The contacts of slices [begin, end) of sorted pairs, each slice from its first contact on. */
+static void solver__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const solver__narrow_job *job = user;
+    const physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    const physics__narrow *nw = &s->narrow;
+    const physics__contacts *c = &s->contacts;
+    const float dt = job->dt;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t n = nw->kept[slice];
+        /* The pairs and the cache are both sorted by key: one merge walk from the slice's first. */
+        uint32_t at = 0, hi = s->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (s->cache[mid].key < job->order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = first; k < last; k++) {
+            if (!(nw->flags[k] & NARROW_KEEP))
+                continue;
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            const physics__v3 normal = nw->normal[k];
+            const float sep = nw->sep[k];
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            const float vn = v3_dot(rel, normal);
+            c->a[n] = i;
+            c->b[n] = j;
+            c->key[n] = job->order[k].key;
+            c->normal[n] = normal;
+            c->point[n] = nw->point[k];
+            c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
+            while (at < s->num_cache && s->cache[at].key < job->order[k].key)
+                at++;
+            const physics__cached *old =
+                at < s->num_cache && s->cache[at].key == job->order[k].key ? &s->cache[at] : NULL;
+            c->cached[n] = old ? at : UINT32_MAX;
+            /* Restitution only where the shapes touch: a contact still apart stops the bodies at
+             * the surface (speculatively) and remembers how fast they came; they bounce at the
+             * next step, from the surface, with that speed. */
+            const float e = f_max(b->restitution[i], b->restitution[j]);
+            float target = sep > 0.0f ? -sep / dt : 0.0f;
+            c->approach[n] = 0.0f;
+            if (sep > SOLVER_TOUCH) {
+                if (sep + vn * dt < 0.0f)
+                    c->approach[n] = -vn;
+            } else if (vn <= 0.0f) {
+                const float speed = f_max(-vn, old ? old->approach : 0.0f);
+                if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
+                    target = e * speed;
+            }
+            c->target[n] = target;
+            c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
+            n++;
+        }
+    }
 }
 
 /* Finds the contacts of this step's pairs (step 2 above). */
@@ -457,11 +706,16 @@ static int solver__collide(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
+    physics__narrow *nw = &s->narrow;
     if (physics__scene_candidates(s, dt))
         return CT_ERR_NOMEM;
     const uint32_t num_pairs = s->num_pairs;
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (solver__reserve_soa(s->a, c, &c->buffer, solver__contact_fields,
                             SOLVER_NUM_FIELDS(solver__contact_fields), &c->cap, num_pairs) ||
+        solver__reserve_soa(s->a, nw, &nw->buffer, solver__narrow_fields,
+                            SOLVER_NUM_FIELDS(solver__narrow_fields), &nw->cap, num_pairs) ||
+        solver__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
         solver__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
         return CT_ERR_NOMEM;
     /* The pairs in entity-pair order first, so the contacts come out sorted. Pairs whose layers
@@ -483,70 +737,21 @@ static int solver__collide(physics__scene *s, float dt)
     /* (The arrays may not exist yet when there are no pairs.) */
     const physics__keyed_pair *order =
         m ? solver__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
-    uint32_t n = 0, at = 0; /* order and the cache are both sorted by key: one merge walk */
-    for (uint32_t k = 0; k < m; k++) {
-        const uint32_t i = order[k].a, j = order[k].b;
-        physics__v3 normal;
-        float sep;
-        solver__shapes(b, i, j, &normal, &sep, &c->point[n]);
-        const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-        float vn = v3_dot(rel, normal);
-        /* A contact is kept when the shapes overlap, when they are within the margin and not
-         * rushing together (a resting contact keeps its warm start), or when this step's motion
-         * brings them together. The last is tested on the path, not on a gap: a box falling past
-         * another's corner is near it on one axis and closing on another, yet never touches.
-         * Two boxes then push along the axis that closes. */
-        if (!(sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN))) {
-            int axis;
-            if (!(sep < SOLVER_MARGIN + v3_len(rel) * dt) ||
-                !solver__sweep(b, i, j, v3_scale(rel, dt), &axis))
-                continue;
-            if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
-                const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-                float e[3] = {0, 0, 0};
-                e[axis] = v3_get(d, axis) < 0.0f ? -1.0f : 1.0f;
-                normal = v3_load(e);
-                sep = fabsf(v3_get(d, axis)) - v3_get(v3_add(b->half[i], b->half[j]), axis);
-                vn = v3_dot(rel, normal);
-            }
-        }
-        /* A body that runs into a sleeping island wakes it for the next step; in this one the
-         * island holds still. A kinematic body only wakes it. */
-        if (b->asleep[i] | b->asleep[j]) {
-            const uint32_t sleeper = b->asleep[i] ? i : j, mover = b->asleep[i] ? j : i;
-            if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
-                solver__want_awake(s, sleeper);
-            if (solver__inv_mass(b, mover) == 0.0f)
-                continue;
-        }
-        c->a[n] = i;
-        c->b[n] = j;
-        c->key[n] = order[k].key;
-        c->normal[n] = normal;
-        c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
-        while (at < s->num_cache && s->cache[at].key < order[k].key)
-            at++;
-        const physics__cached *old =
-            at < s->num_cache && s->cache[at].key == order[k].key ? &s->cache[at] : NULL;
-        c->cached[n] = old ? at : UINT32_MAX;
-        /* Restitution only where the shapes touch: a contact still apart stops the bodies at
-         * the surface (speculatively) and remembers how fast they came; they bounce at the next
-         * step, from the surface, with that speed. */
-        const float e = f_max(b->restitution[i], b->restitution[j]);
-        float target = sep > 0.0f ? -sep / dt : 0.0f;
-        c->approach[n] = 0.0f;
-        if (sep > SOLVER_TOUCH) {
-            if (sep + vn * dt < 0.0f)
-                c->approach[n] = -vn;
-        } else if (vn <= 0.0f) {
-            const float speed = f_max(-vn, old ? old->approach : 0.0f);
-            if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
-                target = e * speed;
-        }
-        c->target[n] = target;
-        c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
-        n++;
+    /* The shape tests on any threads; then, in order, the islands to wake and where each slice's
+     * contacts begin; then the contacts, on any threads. */
+    solver__narrow_job job = {s, order, m, dt};
+    const uint32_t used = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    physics__pool_run(s->pool, used, solver__narrow_range, &job);
+    for (uint32_t k = 0; k < m; k++)
+        if (nw->flags[k] & NARROW_WAKE)
+            solver__want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+    uint32_t n = 0;
+    for (uint32_t slice = 0; slice < used; slice++) {
+        const uint32_t kept = nw->kept[slice];
+        nw->kept[slice] = n;
+        n += kept;
     }
+    physics__pool_run(s->pool, used, solver__contact_range, &job);
     c->n = n;
     return 0;
 }
@@ -561,7 +766,7 @@ static inline bool solver__negative_zero(physics__v3 v)
  * no inverse mass is not moved by impulses: v - impulse * 0 is v itself, bit for bit, unless a
  * component is -0 (which can turn +0; a position likewise). Each of its contacts then gets a copy
  * of its own, so that the contacts on a ground do not wait on one another through the ground's
- * velocity (nor fall into ever later waves); every copy goes back holding the same bits. */
+ * velocity (nor use up its colours); every copy goes back holding the same bits. */
 static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies *b, uint32_t i)
 {
     const bool fixed = solver__inv_mass(b, i) == 0.0f && !solver__negative_zero(b->velocity[i]) &&
@@ -569,14 +774,48 @@ static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies 
     if (fixed || g->slot[i] == UINT32_MAX) {
         g->slot[i] = fixed ? g->slot[i] : g->n;
         g->body[g->n] = i;
-        g->wave[g->n] = 0;
+        g->colors[g->n] = 0;
         g->velocity[g->n] = b->velocity[i];
         return g->n++;
     }
     return g->slot[i];
 }
 
-/* Gathers the velocities of the bodies in contact, sorts the contacts into waves (see
+/* Fills the rows of the contacts in slices [begin, end) of SOLVER_SLICE_PAIRS, each contact
+ * into its row (c->row), with last step's impulses where the warm start will apply them. */
+static void solver__fill_rows(void *user, uint32_t begin, uint32_t end)
+{
+    const physics__scene *s = user;
+    const physics__bodies *b = &s->bodies;
+    const physics__contacts *c = &s->contacts;
+    const physics__rows *r = &s->rows;
+    const uint32_t last = end * SOLVER_SLICE_PAIRS < c->n ? end * SOLVER_SLICE_PAIRS : c->n;
+    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
+        const uint32_t i = c->a[k], j = c->b[k], q = c->row[k];
+        const physics__v3 n = c->normal[k];
+        r->slot_a[q] = c->slot_a[k];
+        r->slot_b[q] = c->slot_b[k];
+        r->normal[q] = n;
+        /* Either axis works for the tangent seed as long as it is not parallel to n. */
+        const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+        const physics__v3 t1 = v3_cross(n, seed);
+        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
+        r->t2[q] = v3_cross(n, r->t1[q]);
+        r->inv_mass_a[q] = solver__inv_mass(b, i);
+        r->inv_mass_b[q] = solver__inv_mass(b, j);
+        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
+        r->target[q] = c->target[k];
+        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
+        r->sep_base[q] = c->sep_base[k];
+        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
+        const bool warm = old && c->target[k] <= 0.0f;
+        r->jn[q] = warm ? old->jn : 0.0f;
+        r->jt1[q] = warm ? old->jt1 : 0.0f;
+        r->jt2[q] = warm ? old->jt2 : 0.0f;
+    }
+}
+
+/* Gathers the velocities of the bodies in contact, sorts the contacts into colours (see
  * physics__rows) and fills the rows, warm started with the impulses a contact had in the
  * previous step. Everything here walks the contacts in entity-pair order, the warm start too. */
 static int solver__prepare(physics__scene *s)
@@ -593,59 +832,49 @@ static int solver__prepare(physics__scene *s)
     g->n = 0;
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
-    uint32_t waves = 0;
-    r->num_waves = 0;
+    /* Greedy colouring: each contact takes the lowest colour neither of its slots has yet; one
+     * that finds none joins the overflow, the last colour, solved in order by one thread. */
+    uint32_t colors = 0;
+    r->num_colors = 0;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
         const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
-        const uint32_t wave = (g->wave[sa] > g->wave[sb] ? g->wave[sa] : g->wave[sb]) + 1;
-        g->wave[sa] = g->wave[sb] = c->row[k] = wave;
-        waves = wave > waves ? wave : waves;
+        const uint64_t taken = g->colors[sa] | g->colors[sb];
+        const uint32_t color = ~taken ? (uint32_t)__builtin_ctzll(~taken) : SOLVER_COLORS;
+        if (color < SOLVER_COLORS) {
+            g->colors[sa] |= 1ull << color;
+            g->colors[sb] |= 1ull << color;
+        }
+        c->row[k] = color + 1;
+        colors = color + 1 > colors ? color + 1 : colors;
     }
-    /* A counting sort by wave, stable: rows of one wave keep entity-pair order. */
-    if (waves)
-        memset(r->wave_start, 0, (size_t)waves * sizeof *r->wave_start);
+    /* A counting sort by colour, stable: rows of one colour keep entity-pair order. */
+    if (colors)
+        memset(r->color_start, 0, (size_t)colors * sizeof *r->color_start);
     for (uint32_t k = 0; k < c->n; k++)
-        r->wave_start[c->row[k] - 1]++;
-    for (uint32_t w = 0, sum = 0; w < waves; w++) {
-        const uint32_t count = r->wave_start[w];
-        r->wave_start[w] = sum;
+        r->color_start[c->row[k] - 1]++;
+    for (uint32_t w = 0, sum = 0; w < colors; w++) {
+        const uint32_t count = r->color_start[w];
+        r->color_start[w] = sum;
         sum += count;
     }
-    r->num_waves = waves;
+    r->num_colors = colors;
+    r->overflow = colors == SOLVER_COLORS + 1;
+    for (uint32_t k = 0; k < c->n; k++)
+        c->row[k] = r->color_start[c->row[k] - 1]++;
+    physics__pool_run(s->pool, (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__fill_rows, s);
+    /* The warm start, in entity-pair order. A bounce starts from nothing: last step's push would
+     * only damp it. */
     physics__v3 *v = g->velocity;
     for (uint32_t k = 0; k < c->n; k++) {
-        const uint32_t i = c->a[k], j = c->b[k], q = r->wave_start[c->row[k] - 1]++;
-        c->row[k] = q;
-        const physics__v3 n = c->normal[k];
-        r->slot_a[q] = c->slot_a[k];
-        r->slot_b[q] = c->slot_b[k];
-        r->normal[q] = n;
-        /* Either axis works for the tangent seed as long as it is not parallel to n. */
-        const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-        const physics__v3 t1 = v3_cross(n, seed);
-        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
-        r->t2[q] = v3_cross(n, r->t1[q]);
-        r->inv_mass_a[q] = solver__inv_mass(b, i);
-        r->inv_mass_b[q] = solver__inv_mass(b, j);
-        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
-        r->target[q] = c->target[k];
-        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
-        r->sep_base[q] = c->sep_base[k];
-
-        const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
-        r->jn[q] = r->jt1[q] = r->jt2[q] = 0.0f;
-        /* A bounce starts from nothing: last step's push would only damp it. */
-        if (old && c->target[k] <= 0.0f) {
-            r->jn[q] = old->jn;
-            r->jt1[q] = old->jt1;
-            r->jt2[q] = old->jt2;
-            const physics__v3 impulse =
-                v3_add(v3_scale(n, old->jn), v3_add(v3_scale(r->t1[q], old->jt1), v3_scale(r->t2[q], old->jt2)));
-            const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
-            v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
-            v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
-        }
+        if (c->cached[k] == UINT32_MAX || c->target[k] > 0.0f)
+            continue;
+        const uint32_t q = c->row[k];
+        const physics__v3 impulse = v3_add(v3_scale(r->normal[q], r->jn[q]),
+                                           v3_add(v3_scale(r->t1[q], r->jt1[q]), v3_scale(r->t2[q], r->jt2[q])));
+        const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
+        v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
+        v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
     }
     return 0;
 }
@@ -737,12 +966,13 @@ static inline bool solver__converged(solver__rows_f fn, const float m[2])
     return fn == solver__velocity_rows ? m[0] <= SOLVER_CONVERGED * m[1] : m[0] <= SOLVER_STILL;
 }
 
-/* Passes over the rows with more than one thread: a team of two runs every pass wave by wave.
- * Within a wave the rows share no body, so team members take chunks of it off a counter and solve
- * them side by side; a member that runs out waits until the wave is done before the next. Each
- * row sees the same arithmetic in the same wave order as on one thread: the bits are the same. A
- * member that joins late finds the early waves done and catches up, and one member alone does
- * everything, so the team never waits on a thread the pool did not give it. */
+/* Passes over the rows with more than one thread: a team of two runs every pass colour by
+ * colour. Within a colour the rows share no body, so team members take chunks of it off a
+ * counter and solve them side by side; a member that runs out waits until the colour is done
+ * before the next (the overflow colour is one chunk, in order). Each row sees the same
+ * arithmetic in the same order as on one thread: the bits are the same. A member that joins late
+ * finds the early colours done and catches up, and one member alone does everything, so the team
+ * never waits on a thread the pool did not give it. */
 #define SOLVER_TEAM_CHUNK 64u
 #define SOLVER_TEAM_MIN_ROWS 2048u
 
@@ -768,18 +998,19 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
     (void)first, (void)last;
     const solver__team *t = user;
     const physics__rows *r = &t->s->rows;
-    const uint32_t waves = r->num_waves;
-    /* Per wave of every pass a cursor and a done count; per pass the two maxima. */
-    _Atomic uint32_t *maxima = &r->team[2 * t->passes * waves];
-    for (uint32_t p = 0; p < t->passes * waves; p++) {
-        const uint32_t w = p % waves, begin = w ? r->wave_start[w - 1] : 0, size = r->wave_start[w] - begin;
+    const uint32_t colors = r->num_colors;
+    /* Per colour of every pass a cursor and a done count; per pass the two maxima. */
+    _Atomic uint32_t *maxima = &r->team[2 * t->passes * colors];
+    for (uint32_t p = 0; p < t->passes * colors; p++) {
+        const uint32_t w = p % colors, begin = w ? r->color_start[w - 1] : 0, size = r->color_start[w] - begin;
+        const uint32_t chunk = r->overflow && w == colors - 1 ? size : SOLVER_TEAM_CHUNK;
         _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
-        _Atomic uint32_t *m = &maxima[2 * (p / waves)];
+        _Atomic uint32_t *m = &maxima[2 * (p / colors)];
         for (;;) {
-            const uint32_t at = atomic_fetch_add_explicit(cursor, SOLVER_TEAM_CHUNK, memory_order_relaxed);
+            const uint32_t at = atomic_fetch_add_explicit(cursor, chunk, memory_order_relaxed);
             if (at >= size)
                 break;
-            const uint32_t end = at + SOLVER_TEAM_CHUNK < size ? at + SOLVER_TEAM_CHUNK : size;
+            const uint32_t end = at + chunk < size ? at + chunk : size;
             float out[2] = {0.0f, 0.0f};
             t->rows(t->s, begin + at, begin + end, out);
             solver__atomic_max(&m[0], out[0]);
@@ -789,7 +1020,7 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
         for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
             if (spins > 256)
                 thrd_yield();
-        if (w == waves - 1) {
+        if (w == colors - 1) {
             const uint32_t bits[2] = {atomic_load_explicit(&m[0], memory_order_relaxed),
                                       atomic_load_explicit(&m[1], memory_order_relaxed)};
             float pass[2];
@@ -804,7 +1035,7 @@ static void solver__team_member(void *user, uint32_t first, uint32_t last)
 static void solver__passes(physics__scene *s, solver__rows_f fn, uint32_t passes)
 {
     physics__rows *r = &s->rows;
-    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_waves + 2 * passes;
+    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_colors + 2 * passes;
     if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
         solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
         for (uint32_t it = 0; it < passes; it++) {

@@ -4,6 +4,7 @@
  * holds one load of its mesh and material resources, released when the instance goes.
  */
 #include "render_internal.h"
+#include "ct_plugin.h" /* CT_ARRAY_COUNT */
 
 #include <math.h>
 #include <stdio.h>
@@ -147,14 +148,6 @@ static bool color_field(const ct_data_o *src, const char *what, float out[3], ct
     return ok;
 }
 
-static bool object(const ct_data_o *src, const char *what, ct_compile_ctx_o *ctx)
-{
-    if (render__m.data->type(src) == CT_DATA_OBJECT)
-        return true;
-    render__m.resource->compile_error(ctx, "%s: must be an object", what);
-    return false;
-}
-
 static bool name_field(const ct_data_o *src, const char *what, const char *name, char out[RENDER_RESOURCE_NAME_SIZE],
                        ct_compile_ctx_o *ctx)
 {
@@ -179,9 +172,9 @@ static bool name_field(const ct_data_o *src, const char *what, const char *name,
 static int compile_mesh(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"mesh", "material"};
+    static const ct_field_t known[] = {{"mesh", CT_DATA_INVALID, 0}, {"material", CT_DATA_INVALID, 0}};
     render__mesh_instance_desc d;
-    if (!object(src, "mesh", ctx) || !render__known_fields(src, "mesh", known, 2, ctx) ||
+    if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)) ||
         !name_field(src, "mesh", "mesh", d.mesh, ctx) || !name_field(src, "mesh", "material", d.material, ctx))
         return CT_ERR_BAD_DATA;
     memcpy(out, &d, sizeof d);
@@ -191,9 +184,11 @@ static int compile_mesh(void *user_data, const ct_data_o *src, void *out, ct_com
 static int compile_camera(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"fov", "near", "far"};
+    static const ct_field_t known[] = {
+        {"fov", CT_DATA_INVALID, 0}, {"near", CT_DATA_INVALID, 0}, {"far", CT_DATA_INVALID, 0},
+    };
     render__camera_desc d = {60.0f, 0.1f, 500.0f};
-    if (!object(src, "camera", ctx) || !render__known_fields(src, "camera", known, 3, ctx) ||
+    if (!render__m.resource->check_fields(ctx, src, "camera", known, CT_ARRAY_COUNT(known)) ||
         !number_field(src, "camera", "fov", 1.0f, 179.0f, &d.fov_degrees, ctx) ||
         !number_field(src, "camera", "near", 1e-4f, 1e6f, &d.near_plane, ctx) ||
         !number_field(src, "camera", "far", 1e-3f, 1e7f, &d.far_plane, ctx))
@@ -210,9 +205,12 @@ static int compile_camera(void *user_data, const ct_data_o *src, void *out, ct_c
 static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"type", "color", "intensity", "range"};
+    static const ct_field_t known[] = {
+        {"type", CT_DATA_STRING, 0},       {"color", CT_DATA_INVALID, 0},
+        {"intensity", CT_DATA_INVALID, 0}, {"range", CT_DATA_INVALID, 0},
+    };
     render__light_desc d = {RENDER_LIGHT_DIRECTIONAL, {1, 1, 1}, 1.0f, 10.0f};
-    if (!object(src, "light", ctx) || !render__known_fields(src, "light", known, 4, ctx))
+    if (!render__m.resource->check_fields(ctx, src, "light", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *type = render__m.data->string(field(src, "type"), "directional");
     if (!strcmp(type, "point")) {
@@ -234,7 +232,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 /* Resolves a mesh instance's resources (loading them), or false (logged) leaving none loaded. */
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
-    const ct_resource_api_v2 *res = render__m.resource;
+    const ct_resource_api_v4 *res = render__m.resource;
     if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;

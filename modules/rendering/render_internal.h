@@ -144,7 +144,7 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v2 *resource; /* v2: source_file for the files meshes name */
+    const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
     ct_allocator_t *allocator;
@@ -163,10 +163,6 @@ render__manager *render__manager_of(ct_world_o *world, uint32_t type);
 void *render__instance_of(render__manager *m, ct_entity_t e);
 
 /* render_resources.c */
-/* Refuses (as a compile error naming `what` and listing the known ones) any field of the object
- * `src` other than `known`. */
-bool render__known_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
-                          ct_compile_ctx_o *ctx);
 int render__register_resources(void);
 bool render__rebind_resources(void);
 void render__unregister_resources(void);

@@ -7,6 +7,7 @@
  * the module needs, and it stays put while the tables grow.
  */
 #include "render_internal.h"
+#include "ct_plugin.h" /* CT_ARRAY_COUNT */
 
 #include "gltf.h"
 #include "mesh_normals.h"
@@ -27,24 +28,6 @@ static int bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, const char
 {
     render__m.resource->compile_error(ctx, fmt, a, b);
     return CT_ERR_BAD_DATA;
-}
-
-bool render__known_fields(const ct_data_o *src, const char *what, const char *const *known, int n,
-                          ct_compile_ctx_o *ctx)
-{
-    for (const ct_data_o *c = D()->first_child(src); c; c = D()->next(c)) {
-        int k = 0;
-        while (k < n && strcmp(D()->key(c), known[k]))
-            k++;
-        if (k == n) {
-            char list[256] = "";
-            for (int j = 0; j < n; j++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", j ? ", " : "", known[j]);
-            render__m.resource->compile_error(ctx, "%s: unknown field '%s' (known: %s)", what, D()->key(c), list);
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Reads an array of `n` numbers in [lo, hi] (optionally n - 1 of them, the last then `fill`). */
@@ -333,8 +316,16 @@ static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o 
     }
     gltf_bake b = {0};
     int e = 0;
+    /* The .bin files the document read: a change to one compiles the mesh again. */
+    for (uint32_t i = 0; i < doc->num_files && !e; i++) {
+        char file[RENDER_PATH_SIZE];
+        if (!ct_gltf_file_path(rel, doc->files[i], file, sizeof file))
+            e = bad(ctx, "mesh.source: the path of '%s' beside '%s' is too long", doc->files[i], rel);
+        else if (!render__m.resource->depends_on(ctx, "mesh.source", file))
+            e = CT_ERR_BAD_DATA;
+    }
     const ct_data_o *pick = D()->get(src, "gltf_mesh");
-    if (pick) {
+    if (!e && pick) {
         const double m = D()->number(pick, -1);
         if (!(m >= 0 && m < doc->num_meshes && m == floor(m))) {
             char range[32];
@@ -343,7 +334,7 @@ static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o 
         } else {
             e = bake_mesh(&b, &doc->meshes[(uint32_t)m], NULL, ctx);
         }
-    } else {
+    } else if (!e) {
         e = bake_scene(&b, doc, ctx);
     }
     if (!e && b.ni == 0)
@@ -360,8 +351,8 @@ static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o 
 static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"source", "gltf_mesh"};
-    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "mesh", known, 2, ctx))
+    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0}, {"gltf_mesh", CT_DATA_INVALID, 0}};
+    if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *rel = D()->string(D()->get(src, "source"), NULL);
     if (!rel)
@@ -464,11 +455,15 @@ uint32_t render__mesh_slot_of(const char *name)
 static int compile_material(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"program", "layer", "color", "specular", "shininess"};
+    static const ct_field_t known[] = {
+        {"program", CT_DATA_STRING, 0},     {"layer", CT_DATA_INVALID, 0},
+        {"color", CT_DATA_INVALID, 0},      {"specular", CT_DATA_INVALID, 0},
+        {"shininess", CT_DATA_INVALID, 0},
+    };
     render__material_blob b = {.program = RENDER_PROGRAM_LIT, .color = {0.8f, 0.8f, 0.8f, 1.0f},
                                 .specular = {0.25f, 32.0f, 0, 0}};
     strcpy(b.layer, "opaque");
-    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "material", known, 5, ctx))
+    if (!render__m.resource->check_fields(ctx, src, "material", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *program = D()->string(D()->get(src, "program"), "lit");
     if (!strcmp(program, "unlit"))
@@ -571,12 +566,14 @@ static uint32_t target_index(const render__pipeline *p, const char *name)
 
 static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ctx_o *ctx)
 {
-    static const char *const known[] = {"name", "format", "scale"};
+    static const ct_field_t known[] = {
+        {"name", CT_DATA_INVALID, 0}, {"format", CT_DATA_STRING, 0}, {"scale", CT_DATA_INVALID, 0},
+    };
     if (p->num_targets == RENDER_MAX_TARGETS)
         return bad(ctx, "targets: at most %s targets besides %s", "7", "the backbuffer");
     render__target_desc *d = &p->targets[p->num_targets];
     *d = (render__target_desc){.scale = 1.0f};
-    if (D()->type(t) != CT_DATA_OBJECT || !render__known_fields(t, "targets[]", known, 3, ctx) ||
+    if (!render__m.resource->check_fields(ctx, t, "targets[]", known, CT_ARRAY_COUNT(known)) ||
         !copy_name(D()->get(t, "name"), "targets[].name", d->name, ctx))
         return CT_ERR_BAD_DATA;
     if (target_index(p, d->name) != RENDER_NO_INDEX)
@@ -595,13 +592,18 @@ static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ct
 
 static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx_o *ctx)
 {
-    static const char *const known[] = {"name", "target", "clear_color", "clear_depth", "sort", "depth_test", "fullscreen"};
+    static const ct_field_t known[] = {
+        {"name", CT_DATA_INVALID, 0},        {"target", CT_DATA_STRING, 0},
+        {"clear_color", CT_DATA_INVALID, 0}, {"clear_depth", CT_DATA_INVALID, 0},
+        {"sort", CT_DATA_STRING, 0},         {"depth_test", CT_DATA_INVALID, 0},
+        {"fullscreen", CT_DATA_INVALID, 0},
+    };
     if (p->num_layers == RENDER_MAX_LAYERS_USED)
         return bad(ctx, "layers: at most %s layers%s", "32", "");
     render__layer_desc *d = &p->layers[p->num_layers];
     *d = (render__layer_desc){.clear_depth = 1.0f, .program = RENDER_NO_INDEX, .input = RENDER_NO_INDEX,
                               .flags = RENDER_LAYER_DEPTH_TEST};
-    if (D()->type(l) != CT_DATA_OBJECT || !render__known_fields(l, "layers[]", known, 7, ctx) ||
+    if (!render__m.resource->check_fields(ctx, l, "layers[]", known, CT_ARRAY_COUNT(known)) ||
         !copy_name(D()->get(l, "name"), "layers[].name", d->name, ctx))
         return CT_ERR_BAD_DATA;
     for (uint32_t k = 0; k < p->num_layers; k++)
@@ -633,8 +635,8 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
     else if (strcmp(sort, "front_to_back"))
         return bad(ctx, "layers[%s].sort: '%s' is not \"front_to_back\" or \"back_to_front\"", d->name, sort);
     if ((v = D()->get(l, "fullscreen"))) {
-        static const char *const fs_known[] = {"program", "input"};
-        if (D()->type(v) != CT_DATA_OBJECT || !render__known_fields(v, "layers[].fullscreen", fs_known, 2, ctx))
+        static const ct_field_t fs_known[] = {{"program", CT_DATA_STRING, 0}, {"input", CT_DATA_STRING, 0}};
+        if (!render__m.resource->check_fields(ctx, v, "layers[].fullscreen", fs_known, CT_ARRAY_COUNT(fs_known)))
             return CT_ERR_BAD_DATA;
         const char *program = D()->string(D()->get(v, "program"), "");
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
@@ -656,11 +658,14 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
 static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const char *const known[] = {"resolution", "ambient", "targets", "layers"};
+    static const ct_field_t known[] = {
+        {"resolution", CT_DATA_INVALID, 0}, {"ambient", CT_DATA_INVALID, 0},
+        {"targets", CT_DATA_INVALID, 0},    {"layers", CT_DATA_INVALID, 0},
+    };
     render__pipeline p = {.width = 640, .height = 360, .num_targets = 1, .ambient = {0.15f, 0.15f, 0.18f, 0}};
     strcpy(p.targets[0].name, "backbuffer");
     p.targets[0].scale = 1.0f;
-    if (D()->type(src) != CT_DATA_OBJECT || !render__known_fields(src, "render_config", known, 4, ctx))
+    if (!render__m.resource->check_fields(ctx, src, "render_config", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const ct_data_o *v;
     float res[2];

@@ -5,6 +5,7 @@
 #include "render_internal.h"
 
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 
 #include <errno.h>
@@ -125,28 +126,6 @@ const ct_render_api_v1 render__api_v1 = {
 
 /* ---- plugin -------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    const ct_memory_api_v1 *memory = get_engine_api(CT_MEMORY_API, 1);
-    render__m = (render__module){
-        .self = self,
-        .log = get_engine_api(CT_LOG_API, 1),
-        .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 1),
-        .transform = get_engine_api(CT_TRANSFORM_API, 2),
-        .lua = get_engine_api(CT_LUA_API, 1),
-        .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 2),
-        .jobs = get_engine_api(CT_JOBS_API, 1),
-        .host = get_engine_api(CT_HOST_API, 1),
-        .allocator = memory ? memory->plugin_allocator(self) : NULL,
-    };
-    if (!render__m.allocator || !render__m.log || !render__m.entity || !render__m.component ||
-        !render__m.transform || !render__m.lua || !render__m.data || !render__m.resource)
-        return CT_ERR_MISSING_API;
-    return 0;
-}
-
 /* Copies an option's value into `out`; false (logged) when it is too long or empty. */
 static bool read_path_option(const char *name, char *out, size_t size)
 {
@@ -195,59 +174,40 @@ static int read_options(void)
     return 0;
 }
 
-static void free_state(void)
+/* What the state block points to: the frame's buffers and the GL backend. */
+static void release_state(void)
 {
-    render__state *s = render__m.state;
-    if (!s)
-        return;
     render__frame_free();
-    render__gl_destroy(s->gl);
-    ct_free(render__m.allocator, s, sizeof *s);
-    render__m.state = NULL;
+    render__gl_destroy(render__m.state->gl);
 }
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    int err = connect(get_engine_api, self);
-    if (err)
-        return err;
-    render__state *s = ct_alloc(render__m.allocator, sizeof *s);
-    if (!s)
-        return CT_ERR_NOMEM;
-    *s = (render__state){.header = ct_reload_header(sizeof *s, RENDER_LAYOUT_VERSION)};
-    render__m.state = s;
+    render__state *s = render__m.state;
     render__queue_init(&s->queue, render__m.allocator);
     render__default_pipeline(&s->pipeline);
-    err = read_options();
+    int err = read_options();
     if (!err)
         err = render__register_resources();
     if (!err && (err = render__register_components()))
         render__unregister_resources();
     if (err) {
-        free_state();
+        release_state();
         return err;
     }
     render__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+static void stop(void)
 {
     render__unregister_components();
     render__unregister_resources();
-    free_state();
+    release_state();
 }
 
-static void *reload_save(void) { return render__m.state; }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+static int rebind(void)
 {
-    const int err = connect(get_engine_api, self);
-    if (err)
-        return err;
-    if (ct_reload_adopt(render__m.log, self, saved, sizeof(render__state), RENDER_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    render__m.state = saved;
     render__register_lua();
     return render__rebind_components() && render__rebind_resources() ? 0 : CT_ERR_VERSION;
 }
@@ -260,9 +220,45 @@ static const ct_api_ref_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 2, 0, 0, "ct.resource"},
+    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
 };
+
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &render__m.entity, &render__m.component, &render__m.transform, &render__m.log,
+    NULL,              &render__m.lua,       &render__m.data,      &render__m.resource,
+    &render__m.jobs,   &render__m.host,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &render__m.self,
+    .allocator = &render__m.allocator,
+    .state = &render__m.state,
+    .state_size = sizeof(render__state),
+    .layout_version = RENDER_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
@@ -278,9 +274,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_RENDER_API && version == 1)
-        return (void *)&render__api_v1;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_RENDER_API, 1, &render__api_v1},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -11,6 +11,7 @@
 #include "ct_log.h"
 #include "ct_lua.h"
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
 #include "ct_resource.h"
 
@@ -326,73 +327,19 @@ static const ct_transform_api_v1 api_v1 = {
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    transforms__m = (transforms__module_t){
-        .self = self,
-        .log = get_engine_api(CT_LOG_API, 1),
-        .entity = get_engine_api(CT_ENTITY_API, 2),
-        .component = get_engine_api(CT_COMPONENT_API, 2),
-        .lua = get_engine_api(CT_LUA_API, 1),
-        .data = get_engine_api(CT_DATA_API, 1),
-        .resource = get_engine_api(CT_RESOURCE_API, 3),
-        .memory = get_engine_api(CT_MEMORY_API, 1),
-    };
-    if (!transforms__m.log || !transforms__m.entity || !transforms__m.component ||
-        !transforms__m.lua || !transforms__m.data || !transforms__m.resource ||
-        !transforms__m.memory)
-        return CT_ERR_MISSING_API;
-    return 0;
-}
-
-static void free_state(void)
-{
-    ct_free(transforms__m.memory->plugin_allocator(transforms__m.self), transforms__m.state,
-            sizeof *transforms__m.state);
-    transforms__m.state = NULL;
-}
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    int err = connect(get_engine_api, self);
+    const int err = transforms__register_component();
     if (err < 0)
         return err;
-    ct_allocator_t *a = transforms__m.memory->plugin_allocator(self);
-    transforms__state_t *state = ct_alloc(a, sizeof *state);
-    if (!state)
-        return CT_ERR_NOMEM;
-    *state = (transforms__state_t){ct_reload_header(sizeof *state, TRANSFORMS_LAYOUT_VERSION), 0};
-    transforms__m.state = state;
-    err = transforms__register_component();
-    if (err < 0) {
-        free_state();
-        return err;
-    }
     transforms__register_lua();
     return 0;
 }
 
-static void shutdown(void)
+/* Points the Lua functions (the kernel swaps them in place, or back if we refuse) and the
+ * "transform" component type at this code. The API tables are the kernel's to swap. */
+static int rebind(void)
 {
-    transforms__unregister_component();
-    free_state();
-}
-
-/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
-static void *reload_save(void) { return transforms__m.state; }
-
-/* Adopts the old code's state when its layout is ours, then points the Lua functions (the kernel
- * swaps them in place, or back if we refuse) and the "transform" component type at this code.
- * The API tables are the kernel's to swap. */
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    const int err = connect(get_engine_api, self);
-    if (err < 0)
-        return err;
-    if (ct_reload_adopt(transforms__m.log, self, saved, sizeof(transforms__state_t),
-                        TRANSFORMS_LAYOUT_VERSION))
-        return CT_ERR_VERSION;
-    transforms__m.state = saved;
     transforms__register_lua();
     return transforms__rebind_component() ? 0 : CT_ERR_VERSION;
 }
@@ -412,6 +359,42 @@ static const ct_api_ref_t requires[] = {
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
 };
 
+/* Where each API of `requires` goes, in its order. */
+static void *const api_slots[] = {
+    &transforms__m.entity, &transforms__m.component, &transforms__m.log, NULL,
+    &transforms__m.lua,    &transforms__m.data,      &transforms__m.resource,
+};
+
+static const ct_module_t module = {
+    .apis = requires,
+    .num_apis = CT_ARRAY_COUNT(requires),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &transforms__m.self,
+    .allocator = &transforms__m.allocator,
+    .state = &transforms__m.state,
+    .state_size = sizeof(transforms__state_t),
+    .layout_version = TRANSFORMS_LAYOUT_VERSION,
+    .start = start,
+    .stop = transforms__unregister_component,
+    .rebind = rebind,
+};
+
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
+
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_plugin_api_v1 plugin = {
@@ -426,13 +409,11 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin;
-    if (api == CT_TRANSFORM_API && version == 1)
-        return (void *)&api_v1;
-    if (api == CT_TRANSFORM_API && version == 2)
-        return (void *)&api_v2;
-    if (api == CT_TRANSFORM_API && version == 3)
-        return (void *)&api_v3;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin},
+        {CT_TRANSFORM_API, 1, &api_v1},
+        {CT_TRANSFORM_API, 2, &api_v2},
+        {CT_TRANSFORM_API, 3, &api_v3},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

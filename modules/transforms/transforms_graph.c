@@ -1,6 +1,7 @@
 /*
- * The manager of one world: structure-of-arrays in one allocation, an entity -> instance hash in
- * the same block, parent/child/sibling links as instance indices, and the world-matrix walk.
+ * The manager of one world: structure-of-arrays in one allocation, an entity -> instance paged
+ * index (ct_entity_pages_t; it replaced a hash whose clustered probe runs made removal walk
+ * dozens of slots), parent/child/sibling links as instance indices, and the world-matrix walk.
  */
 #include "transforms_internal.h"
 
@@ -20,82 +21,34 @@ void transforms__manager_free(transforms__manager_t *m)
 {
     if (m->buffer)
         ct_free(m->a, m->buffer, m->bytes);
+    ct_entity_pages_free(&m->index, m->a);
     m->buffer = NULL;
     m->capacity = 0;
     m->n = 1;
 }
 
-/* Entities with neighbouring indices share a group of HASH_GROUP slots, the groups scattered by
- * Fibonacci hashing: a spawned batch (fresh, consecutive indices) fills whole cache lines of the
- * hash instead of touching one line per entity, as a fully mixing hash does (the debug-name
- * manager does the same). The hash has at least 128 slots, so at least 8 groups. */
-#define HASH_GROUP_BITS 4u
-
-static uint32_t hash_slot(const transforms__manager_t *m, uint32_t e)
+/* The entry of e's index in the entity -> instance index (NULL: none yet); see ct_entity.h. */
+static inline uint32_t *entry_of(const transforms__manager_t *m, ct_entity_t e)
 {
-    const uint32_t index = e & ((1u << CT_ENTITY_INDEX_BITS) - 1u);
-    const uint32_t group = ((index >> HASH_GROUP_BITS) * 2654435769u) >> (m->hash_shift + HASH_GROUP_BITS);
-    return (group << HASH_GROUP_BITS) | (index & ((1u << HASH_GROUP_BITS) - 1u));
-}
-
-static uint32_t hash_mask(const transforms__manager_t *m) { return (1u << (32 - m->hash_shift)) - 1; }
-
-static void hash_insert(transforms__manager_t *m, uint32_t e, uint32_t instance)
-{
-    const uint32_t mask = hash_mask(m);
-    uint32_t s = hash_slot(m, e);
-    while (m->hash[s].entity)
-        s = (s + 1) & mask;
-    m->hash[s] = (transforms__hash_slot_t){e, instance};
-}
-
-static uint32_t hash_find_slot(const transforms__manager_t *m, uint32_t e)
-{
-    const uint32_t mask = hash_mask(m);
-    for (uint32_t s = hash_slot(m, e);; s = (s + 1) & mask) {
-        if (m->hash[s].entity == e || m->hash[s].entity == 0)
-            return s;
-    }
-}
-
-/* Backward-shift deletion keeps linear probing tombstone-free: later members of the probe run
- * move into the hole whenever their home slot does not lie between the hole and themselves. */
-static void hash_remove(transforms__manager_t *m, uint32_t e)
-{
-    const uint32_t mask = hash_mask(m);
-    uint32_t hole = hash_find_slot(m, e);
-    if (m->hash[hole].entity == 0)
-        return;
-    for (uint32_t s = (hole + 1) & mask; m->hash[s].entity; s = (s + 1) & mask) {
-        const uint32_t home = hash_slot(m, m->hash[s].entity);
-        if (((s - home) & mask) >= ((s - hole) & mask)) {
-            m->hash[hole] = m->hash[s];
-            hole = s;
-        }
-    }
-    m->hash[hole].entity = 0;
+    return ct_entity_pages_entry(&m->index, e);
 }
 
 uint32_t transforms__find(const transforms__manager_t *m, uint32_t e)
 {
-    if (!m->buffer || e == 0)
-        return 0;
-    const transforms__hash_slot_t *slot = &m->hash[hash_find_slot(m, e)];
-    return slot->entity == e ? slot->instance : 0;
+    const uint32_t *entry = e ? entry_of(m, (ct_entity_t){e}) : NULL;
+    return entry && *entry && m->entity[*entry].id == e ? *entry : 0;
 }
 
-/* Bytes of the block for `cap` slots (a power of two): the per-instance arrays, then the hash with
- * two slots per instance slot, so it is at most half full and probe runs stay short. */
+/* Bytes of the block for `cap` slots (a power of two): the per-instance arrays. */
 static size_t layout_bytes(uint32_t cap)
 {
     return (size_t)cap * (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) +
                           sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint16_t) +
-                          sizeof(uint8_t) +
-                          2 * sizeof(transforms__hash_slot_t));
+                          sizeof(uint8_t));
 }
 
 /* Points the arrays into `buffer` for `cap` slots, largest alignment first so every array stays
- * aligned. The hash comes last: it is rebuilt on every growth, never moved. */
+ * aligned. */
 static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap)
 {
     char *p = buffer;
@@ -118,8 +71,6 @@ static void layout_point(transforms__manager_t *m, void *buffer, uint32_t cap)
     m->generation = (uint16_t *)p;
     p += cap * sizeof(uint16_t);
     m->mark = (uint8_t *)p;
-    p += cap * sizeof(uint8_t);
-    m->hash = (transforms__hash_slot_t *)p;
 }
 
 static void move_array(void *to, const void *from, size_t bytes)
@@ -142,9 +93,9 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
         return 0;
     if (need > TRANSFORMS_INDEX_MASK)
         return CT_ERR_NOMEM;
-    uint32_t cap = 64, log2_cap = 6;
-    for (; cap < need; cap *= 2)
-        log2_cap++;
+    uint32_t cap = 64;
+    while (cap < need)
+        cap *= 2;
     const size_t bytes = layout_bytes(cap);
     void *buffer = ct_realloc(m->a, m->buffer, m->bytes, bytes);
     if (!buffer)
@@ -178,10 +129,6 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
     m->buffer = buffer;
     m->bytes = bytes;
     m->capacity = cap;
-    m->hash_shift = 32 - (log2_cap + 1);
-    memset(m->hash, 0, 2 * (size_t)cap * sizeof *m->hash);
-    for (uint32_t i = 1; i < n; i++)
-        hash_insert(m, m->entity[i].id, i);
     return 0;
 }
 
@@ -196,26 +143,41 @@ void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_tran
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out)
 {
-    const int err = reserve(m, n);
+    /* Everything that can fail comes first, so a failure creates nothing. On the way, an
+     * instance left by an older entity of the same index (its destroy was not seen) goes. */
+    int err = reserve(m, n);
+    for (uint32_t k = 0; !err && k < n; k++) {
+        const ct_entity_t e = entities[k];
+        if (!e.id)
+            continue;
+        const uint32_t *entry = ct_entity_pages_reserve(&m->index, m->a, e) ? entry_of(m, e) : NULL;
+        if (!entry)
+            err = CT_ERR_NOMEM;
+        else if (*entry && m->entity[*entry].id != e.id)
+            transforms__destroy(m, *entry);
+    }
     if (err)
         return err;
+    const uint32_t first = m->n;
     for (uint32_t k = 0; k < n; k++) {
-        const uint32_t e = entities[k].id;
-        /* One probe both refuses a duplicate and finds the free slot the new entry goes in. */
-        const uint32_t s = e ? hash_find_slot(m, e) : 0;
-        if (e == 0 || m->hash[s].entity) {
+        const ct_entity_t e = entities[k];
+        uint32_t *entry = e.id ? entry_of(m, e) : NULL;
+        if (!entry || *entry) {
             out[k].i = 0;
             continue;
         }
         const uint32_t i = m->n++;
-        m->entity[i] = entities[k];
+        m->entity[i] = e;
         m->parent[i] = m->first_child[i] = m->next_sibling[i] = m->prev_sibling[i] = 0;
         m->mark[i] = 0;
         transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
-        m->world_m[i] = m->local_m[i];
-        m->hash[s] = (transforms__hash_slot_t){e, i};
+        *entry = i;
         out[k] = transforms__handle(m, i);
     }
+    /* A new root's world matrix is its local one, copied for the whole batch at the end: copying
+     * each right after it was made reads back the scalar stores that wrote it, which stalls on
+     * store forwarding (that was a third of spawning a level's transforms). */
+    memcpy(&m->world_m[first], &m->local_m[first], (m->n - first) * sizeof *m->world_m);
     return 0;
 }
 
@@ -264,7 +226,7 @@ static void move(transforms__manager_t *m, uint32_t from, uint32_t to)
         m->prev_sibling[next] = to;
     for (uint32_t c = child; c; c = m->next_sibling[c])
         m->parent[c] = to;
-    m->hash[hash_find_slot(m, m->entity[to].id)].instance = to;
+    *entry_of(m, m->entity[to]) = to;
 }
 
 static void next_generation(transforms__manager_t *m, uint32_t i)
@@ -279,7 +241,7 @@ void transforms__destroy(transforms__manager_t *m, uint32_t i)
     while (m->first_child[i])
         make_root(m, m->first_child[i]);
     detach(m, i);
-    hash_remove(m, m->entity[i].id);
+    *entry_of(m, m->entity[i]) = 0;
     const uint32_t last = m->n - 1;
     next_generation(m, i);
     if (i != last) {

@@ -2,7 +2,7 @@
  * transforms_internal.h: the scene graph of one world, shared by the files of modules/transforms.
  *
  * transforms_math.c   poses, quaternions and affine 3x4 matrices
- * transforms_graph.c  the per-world manager: SoA storage, entity hash, links, propagation
+ * transforms_graph.c  the per-world manager: SoA storage, entity index, links, propagation
  * transforms_component.c  the "transform" component type: compile, spawn, destroyed
  * transforms_lua.c    the Lua bindings
  * transforms.c        get_plugin_api, init/shutdown, the ct.transform v1/v2 tables
@@ -66,11 +66,6 @@ static inline void transforms__matrix_mul(const ct_transform_matrix_t *restrict 
 
 /* ---- the manager of one world (transforms_graph.c) ------------------------------------------ */
 
-typedef struct transforms__hash_slot_t {
-    uint32_t entity;   /* entity id; 0 marks an empty slot (id 0 is never handed out) */
-    uint32_t instance;
-} transforms__hash_slot_t;
-
 /*
  * Every per-instance array lives in one allocation (`buffer`). Slot 0 is the nil instance: its
  * links are 0 and its world matrix is the identity, so a root's parent world is world[0] and
@@ -81,7 +76,6 @@ typedef struct transforms__manager_t {
     ct_world_o *world;
     uint32_t n;        /* slots in use, the nil slot included */
     uint32_t capacity; /* slots allocated */
-    uint32_t hash_shift; /* 32 - log2(hash slots) */
     size_t bytes;
     void *buffer;
 
@@ -94,8 +88,8 @@ typedef struct transforms__manager_t {
     uint32_t *next_sibling;
     uint32_t *prev_sibling;
     uint16_t *generation;          /* per slot, 1..1023: goes up when the slot's instance changes */
-    transforms__hash_slot_t *hash; /* 2..4 slots per instance slot, linear probing */
     uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
+    ct_entity_pages_t index;       /* entity -> instance (0: none), apart from the block */
 } transforms__manager_t;
 
 void transforms__manager_init(transforms__manager_t *m, ct_allocator_t *a, ct_world_o *world);
@@ -181,7 +175,7 @@ struct ct_memory_api_v1;
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef TRANSFORMS_LAYOUT_VERSION
-#define TRANSFORMS_LAYOUT_VERSION 2u
+#define TRANSFORMS_LAYOUT_VERSION 3u
 #endif
 
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block
@@ -201,7 +195,7 @@ typedef struct transforms__module_t {
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
     const struct ct_resource_api_v3 *resource;
-    const struct ct_memory_api_v1 *memory;
+    ct_allocator_t *allocator; /* the plugin's own: the state block */
     transforms__state_t *state;
 } transforms__module_t;
 

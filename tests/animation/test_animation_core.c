@@ -1,8 +1,10 @@
 /*
  * The animation core without a kernel: the post's quantization to its stated precision, curves
  * through synthetic tracks (a constant, a ramp, a discontinuity), the error report against known
- * values, and compiled clips broken every way a file can be (each byte flipped, every truncation,
- * offsets pointing anywhere): refused with a reason or decoded within bounds, never a crash.
+ * values, the pose decoder against a plain reference of the curve (random tracks, discontinuities,
+ * hemisphere flips, long tracks) and hand-computed values, and compiled clips broken every way a
+ * file can be (each byte flipped, every truncation, offsets pointing anywhere): refused with a
+ * reason or decoded within bounds, never a crash.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,6 +93,29 @@ static anim__raw make_raw(uint32_t frames, int32_t *parent, float (*rot)[4], flo
     return (anim__raw){2, frames, 120.0f, parent, rot, pos};
 }
 
+/* A loaded clip reads its small tables from a copy next to itself: the same poses from there,
+ * and none of them read from the payload (its tables are wiped, so call this last). */
+static void check_kept_tables(const anim__clip *clip, anim__bytes *blob, uint32_t frames)
+{
+    anim__clip kept = *clip;
+    const uint32_t size = anim__clip_tables_size(clip);
+    assert_true(size >= 8 + 16 * clip->num_constants + 4 * clip->num_segments);
+    uint64_t *copy = malloc(size);
+    anim__clip_keep_tables(&kept, copy);
+    assert_ptr_equal(kept.constant_mask, copy);
+    assert_true((const uint8_t *)kept.segments + 4 * kept.num_segments <= (uint8_t *)copy + size);
+    float(*want)[2][7] = malloc(frames * sizeof *want), got[2][7];
+    for (uint32_t f = 0; f < frames; f++)
+        anim__sample(clip, (float)f / 120, want[f][0], 7, want[f][0] + 4, 7);
+    memset(blob->data + clip->header->mask_offset, 0xff, size);
+    for (uint32_t f = 0; f < frames; f++) {
+        anim__sample(&kept, (float)f / 120, got[0], 7, got[0] + 4, 7);
+        assert_memory_equal(got, want[f], sizeof got);
+    }
+    free(want);
+    free(copy);
+}
+
 static void curves_and_discontinuities(void **state)
 {
     (void)state;
@@ -135,6 +160,7 @@ static void curves_and_discontinuities(void **state)
         assert_true(report.p99_mm <= report.max_mm);
         assert_float_equal(report.max_mm, achieved, 1e-9);
         assert_float_equal(report.ratio, 40.0 * 2 * FRAMES / (double)blob.size, 1e-9);
+        check_kept_tables(&clip, &blob, FRAMES);
         anim__bytes_free(&blob);
     }
 }
@@ -184,6 +210,182 @@ static void error_report_fixed_values(void **state)
     anim__bytes_free(&blob);
 }
 
+/* A track as a segment stores it: n frame numbers, then the n packed values. */
+static uint32_t pack_track(anim__mode mode, bool rot, const anim__range_t *range, uint32_t n,
+                           const uint16_t *frame, const float (*value)[4], uint8_t *out)
+{
+    const uint32_t size = anim__value_size(mode, rot);
+    for (uint32_t k = 0; k < n; k++) {
+        memcpy(out + 2 * k, &frame[k], 2);
+        anim__pack(mode, rot, range, value[k], out + 2 * n + size * k);
+    }
+    return n * (2 + size);
+}
+
+/* The curve written plainly, in doubles: keys unpacked one by one and put in one hemisphere
+ * one after another, the key at or before f, the Hermite with derivatives from the neighbouring
+ * keys (one-sided at the ends and across a discontinuity), normalised for rotations. */
+static void reference_curve(anim__mode mode, bool rot, const anim__range_t *range,
+                            const uint8_t *keys, uint32_t n, float f, double *out)
+{
+    float value[64][4] = {{0}};
+    uint16_t t[64];
+    const uint32_t dim = rot ? 4 : 3;
+    for (uint32_t k = 0; k < n; k++) {
+        memcpy(&t[k], keys + 2 * k, 2);
+        anim__unpack(mode, rot, range, keys + 2 * n + anim__value_size(mode, rot) * k, value[k]);
+        if (rot && k)
+            anim__align(value[k - 1], value[k]);
+    }
+    uint32_t i = 0;
+    while (i + 1 < n && t[i + 1] <= (uint32_t)f)
+        i++;
+    double len = 0;
+    for (uint32_t c = 0; c < dim; c++) {
+        if (i + 1 >= n) {
+            out[c] = value[i][c];
+        } else {
+            const uint32_t p = i > 0 && t[i - 1] < t[i] ? i - 1 : i;
+            const uint32_t q = i + 2 < n && t[i + 2] > t[i + 1] ? i + 2 : i + 1;
+            const double h = t[i + 1] - t[i], u = (f - t[i]) / h;
+            const double m0 = (value[i + 1][c] - value[p][c]) * h / (t[i + 1] - t[p]);
+            const double m1 = (value[q][c] - value[i][c]) * h / (t[q] - t[i]);
+            out[c] = (2 * u * u * u - 3 * u * u + 1) * value[i][c] + (u * u * u - 2 * u * u + u) * m0 +
+                     (-2 * u * u * u + 3 * u * u) * value[i + 1][c] + (u * u * u - u * u) * m1;
+        }
+        len += out[c] * out[c];
+    }
+    for (uint32_t c = 0; c < dim && rot; c++)
+        out[c] /= sqrt(len);
+}
+
+static double random_unit(uint64_t *rng)
+{
+    *rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+    return (double)(*rng >> 11) / 9007199254740992.0;
+}
+
+/* Random tracks of 1 to 40 keys (past the eight frame numbers the search compares at once),
+ * with discontinuities and keys of either sign: the decoder gives the reference curve. */
+static void decoder_matches_the_reference_curve(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    double worst[2][2] = {{0}};
+    uint32_t flips = 0, pairs = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        const anim__mode mode = (anim__mode)(trial & 1);
+        const bool rot = (trial & 2) == 0;
+        const uint32_t n = 1 + (uint32_t)(random_unit(&rng) * 40);
+        const anim__range_t range = {{-1, 0.5f, -3}, {2, 1, 6}};
+        uint16_t frame[64];
+        float value[64][4];
+        for (uint32_t k = 0; k < n; k++) {
+            const bool pair = k >= 2 && frame[k - 1] > frame[k - 2] && random_unit(&rng) < 0.15;
+            frame[k] = k == 0 ? 100 : (uint16_t)(frame[k - 1] + (pair ? 0 : 1 + (uint32_t)(random_unit(&rng) * 4)));
+            pairs += pair;
+            double norm = 0;
+            for (int c = 0; c < 4; c++) {
+                value[k][c] = (float)(random_unit(&rng) * 2 - 1);
+                norm += value[k][c] * value[k][c];
+            }
+            for (int c = 0; c < 4; c++)
+                value[k][c] = rot ? (float)(value[k][c] / sqrt(norm)) : range.min[c % 3] + (value[k][c] + 1) / 2 * range.extent[c % 3];
+        }
+        uint8_t keys[64 * 8 + ANIM_TAIL_PADDING] = {0};
+        pack_track(mode, rot, &range, n, frame, (const float(*)[4])value, keys);
+        for (int sample = 0; sample < 8; sample++) {
+            const float f = sample == 7 ? (float)frame[n - 1]
+                                        : frame[0] + (float)random_unit(&rng) * (frame[n - 1] - frame[0]);
+            double want[4];
+            float got[4];
+            reference_curve(mode, rot, &range, keys, n, f, want);
+            if (rot)
+                anim__decode_rotation(mode, keys, n, f, got);
+            else
+                anim__decode_translation(mode, &range, keys, n, f, got);
+            /* A rotation may come out with the other sign (q and -q are one rotation). */
+            double dot = 0;
+            for (int c = 0; c < (rot ? 4 : 3); c++)
+                dot += want[c] * got[c];
+            const double sign = rot && dot < 0 ? -1 : 1;
+            flips += sign < 0;
+            for (int c = 0; c < (rot ? 4 : 3); c++)
+                worst[mode][rot] = fmax(worst[mode][rot], fabs(want[c] - sign * got[c]));
+        }
+    }
+    print_message("decoder vs reference: spec %.2g/%.2g, precision %.2g/%.2g (rotation/translation); "
+                  "%u discontinuities, %u samples of the other sign\n",
+                  worst[0][1], worst[0][0], worst[1][1], worst[1][0], pairs, flips);
+    for (int m = 0; m < 2; m++)
+        for (int r = 0; r < 2; r++)
+            assert_true(worst[m][r] < 2e-5 && worst[m][r] >= 0);
+    assert_true(pairs > 100);
+}
+
+/* Values worked out by hand: a straight line through three keys stays straight (the derivatives
+ * from the neighbours agree with it), a one-key track holds, a discontinuity does not smear, and
+ * a turn whose stored keys change hemisphere stays on its path. */
+static void decoder_fixed_values(void **state)
+{
+    (void)state;
+    const anim__range_t range = {{0, 0, 0}, {4, 4, 4}};
+    uint8_t keys[16 * 8 + ANIM_TAIL_PADDING] = {0};
+    float out[4];
+    const uint16_t line_frames[3] = {0, 10, 20};
+    const float line[3][4] = {{0, 1, 2, 0}, {1, 1, 1, 0}, {2, 1, 0, 0}};
+    pack_track(ANIM_PRECISION, false, &range, 3, line_frames, line, keys);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 3, 5.0f, out);
+    assert_float_equal(out[0], 0.5f, 1e-4);
+    assert_float_equal(out[1], 1.0f, 1e-4);
+    assert_float_equal(out[2], 1.5f, 1e-4);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 3, 17.5f, out);
+    assert_float_equal(out[0], 1.75f, 1e-4);
+    assert_float_equal(out[2], 0.25f, 1e-4);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 3, 20.0f, out);
+    assert_float_equal(out[0], 2.0f, 1e-4);
+
+    const uint16_t one_frame[1] = {64};
+    const float one[1][4] = {{-3, 2.5f, 0.25f, 0}};
+    pack_track(ANIM_SPEC, false, NULL, 1, one_frame, one, keys);
+    anim__decode_translation(ANIM_SPEC, NULL, keys, 1, 64.0f, out);
+    assert_float_equal(out[0], -3.0f, 2e-4);
+    assert_float_equal(out[1], 2.5f, 2e-4);
+
+    /* A hold at 1 until frame 5, then 3 from frame 5 on: (0, 1) (4, 1) (5, 1 hold) (5, 3) (9, 3). */
+    const uint16_t cut_frames[5] = {0, 4, 5, 5, 9};
+    const float cut[5][4] = {{1, 0, 0, 0}, {1, 0, 0, 0}, {1, 0, 0, 0}, {3, 0, 0, 0}, {3, 0, 0, 0}};
+    pack_track(ANIM_PRECISION, false, &range, 5, cut_frames, cut, keys);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 5, 4.9f, out);
+    assert_float_equal(out[0], 1.0f, 1e-4);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 5, 5.0f, out);
+    assert_float_equal(out[0], 3.0f, 1e-4);
+    anim__decode_translation(ANIM_PRECISION, &range, keys, 5, 7.0f, out);
+    assert_float_equal(out[0], 3.0f, 1e-4);
+
+    /* Turns of -40, -70, -100 and -130 degrees about z, evenly timed. Packing makes each key's
+     * largest component positive: w for the first two, z for the last two, so the stored keys
+     * change hemisphere between the middle two. Halfway between those, by symmetry, the curve is
+     * at exactly -85 degrees; without the hemisphere fix it would be a blend of opposite signs. */
+    const uint16_t turn_frames[4] = {0, 8, 16, 24};
+    float turn[4][4] = {{0}};
+    for (int k = 0; k < 4; k++) {
+        const float half = (float)((-40.0 - 30.0 * k) / 2 * M_PI / 180);
+        turn[k][2] = sinf(half), turn[k][3] = cosf(half);
+    }
+    pack_track(ANIM_PRECISION, true, NULL, 4, turn_frames, (const float(*)[4])turn, keys);
+    float stored[2][4];
+    anim__unpack(ANIM_PRECISION, true, NULL, keys + 8 + 6, stored[0]);
+    anim__unpack(ANIM_PRECISION, true, NULL, keys + 8 + 12, stored[1]);
+    assert_true(stored[0][3] > 0 && stored[1][2] > 0); /* the hemispheres really differ */
+    anim__decode_rotation(ANIM_PRECISION, keys, 4, 12.0f, out);
+    const float sign = out[3] < 0 ? -1.0f : 1.0f, half = (float)(-85.0 / 2 * M_PI / 180);
+    assert_float_equal(sign * out[2], sinf(half), 1e-4);
+    assert_float_equal(sign * out[3], cosf(half), 1e-4);
+    assert_float_equal(out[0], 0.0f, 1e-4);
+    assert_float_equal(out[1], 0.0f, 1e-4);
+}
+
 static void broken_clips(void **state)
 {
     (void)state;
@@ -221,6 +423,20 @@ static void broken_clips(void **state)
             }
             free(copy);
         }
+    /* Three keys of a track at one frame (a discontinuity is two) are refused. */
+    anim__clip clip;
+    assert_null(anim__clip_open(blob.data, blob.size, &clip));
+    /* The root's translation in segment 3 (frames 96..128) has the cut at frame 100: keys 96,
+     * 99, 100 (hold), 100, 128. */
+    const uint8_t *seg = clip.data + clip.segments[3];
+    const uint16_t *offsets = (const uint16_t *)(const void *)seg;
+    assert_int_equal(clip.num_animated, 2);
+    assert_int_equal((offsets[1] - offsets[0]) / anim__key_size(ANIM_SPEC, false), 5);
+    uint8_t *track = (uint8_t *)seg + offsets[0];
+    memcpy(track + 2, track, 2);
+    memcpy(track + 4, track, 2);
+    assert_string_equal(anim__clip_open(blob.data, blob.size, &clip),
+                        "a key's time is outside its segment or out of order");
     /* Flipped key values and times inside a segment can still be a valid clip; headers,
      * offsets and orders cannot. Both kinds happened. */
     print_message("bit flips: %u decoded, %zu refused\n", accepted, blob.size * 8 - accepted);
@@ -235,6 +451,8 @@ int main(void)
         cmocka_unit_test(curves_and_discontinuities),
         cmocka_unit_test(coarse_clips_are_not_cuts),
         cmocka_unit_test(error_report_fixed_values),
+        cmocka_unit_test(decoder_matches_the_reference_curve),
+        cmocka_unit_test(decoder_fixed_values),
         cmocka_unit_test(broken_clips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

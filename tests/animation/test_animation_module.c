@@ -39,7 +39,7 @@ static const ct_resource_api_v1 *resource;
 static const ct_animation_api_v1 *anim;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
-static char project[64] = "/tmp/ct_animation_XXXXXX";
+static char project[64];
 
 /* Copies the header and the first `frames` frames of a BVH, with a matching Frames: line
  * (frames < 0: the whole file as it is). */
@@ -63,20 +63,12 @@ static void write_cut_bvh(const char *from, const char *to, int frames)
     fclose(out);
 }
 
-static void write_file(const char *rel, const char *text)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%s", project, rel);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *rel, const char *text) { test_project_write(project, rel, text); }
 
 static int boot(void **state)
 {
     (void)state;
-    assert_non_null(mkdtemp(project));
+    test_project_make(project, sizeof project, "ct_animation");
     char path[256];
     snprintf(path, sizeof path, "%s/mocap", project);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -90,32 +82,25 @@ static int boot(void **state)
     snprintf(path, sizeof path, "%s/mocap/recursive.gltf", project);
     write_cut_bvh(ASSIMP_MODELS "/glTF2/RecursiveNodes/RecursiveNodes.gltf", path, -1);
 
-    kernel_desc_t desc = {.project_dir = project, .strict = true, .jobs = 2};
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("entities", "ct_entities");
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("transforms", "ct_transforms");
-    desc.plugin_paths[desc.num_plugin_paths++] = CT_TEST_MODULE("animation", "ct_animation");
-    assert_int_equal(kernel__boot(&desc), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("animation", "ct_animation")};
+    kernel_desc_t desc = test_kernel_desc(paths, 3);
+    desc.project_dir = project;
+    const test_world_t *t = test_world_boot(&desc, "animation");
+    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
-    resource = test_kernel_api(CT_RESOURCE_API, 1);
     anim = test_kernel_api(CT_ANIMATION_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(tf);
     assert_non_null(anim);
     assert_null(test_kernel_api(CT_ANIMATION_API, 2));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "animation"});
-    assert_non_null(world);
     return 0;
 }
 
 static int shutdown(void **state)
 {
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
-    assert_int_equal(system(cmd), 0);
+    test_world_shutdown(state);
+    assert_int_equal(test_project_remove(project), 0);
     return 0;
 }
 
@@ -184,6 +169,95 @@ static void compiles_from_gltf(void **state)
     assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/simple_skin.gltf\" skin = 3"), 0);
     assert_int_not_equal(load("clip", "bad", "source = \"mocap/simple_skin.gltf\" animation = 1"), 0);
     assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/recursive.gltf\""), 0);
+}
+
+/* A skinned glTF whose tip joint's scale goes from (1 1 1) to (2 3 z_end) over one second (a
+ * LINEAR scale channel), its keys in a .bin beside it. No file of assimp-testmodels animates
+ * scale, so the test writes one. */
+static void write_scaled_gltf(const char *name, float z_end)
+{
+    const float bin[8] = {0, 1, 1, 1, 1, 2, 3, z_end};
+    char rel[64], text[1400];
+    snprintf(rel, sizeof rel, "mocap/%s.bin", name);
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", project, rel);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bin, sizeof bin, 1, f), 1);
+    fclose(f);
+    snprintf(text, sizeof text,
+             "{\"asset\": {\"version\": \"2.0\"},"
+             " \"nodes\": [{\"name\": \"root\", \"children\": [1]},"
+             " {\"name\": \"tip\", \"translation\": [0, 1, 0]}],"
+             " \"skins\": [{\"joints\": [0, 1]}],"
+             " \"buffers\": [{\"uri\": \"%s.bin\", \"byteLength\": 32}],"
+             " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 8},"
+             " {\"buffer\": 0, \"byteOffset\": 8, \"byteLength\": 24}],"
+             " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 2,"
+             " \"type\": \"SCALAR\", \"min\": [0], \"max\": [1]},"
+             " {\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, \"type\": \"VEC3\"}],"
+             " \"animations\": [{\"channels\": [{\"sampler\": 0,"
+             " \"target\": {\"node\": 1, \"path\": \"scale\"}}],"
+             " \"samplers\": [{\"input\": 0, \"output\": 1, \"interpolation\": \"LINEAR\"}]}]}\n",
+             name);
+    snprintf(rel, sizeof rel, "mocap/%s.gltf", name);
+    write_file(rel, text);
+}
+
+static void expect_scale(const float *got, float x, float y, float z, float tolerance)
+{
+    assert_float_equal(got[0], x, tolerance);
+    assert_float_equal(got[1], y, tolerance);
+    assert_float_equal(got[2], z, tolerance);
+}
+
+/* glTF scale channels become scale tracks (keys like translations'), sampled and played. */
+static void gltf_scale_channels(void **state)
+{
+    (void)state;
+    write_scaled_gltf("scaled", 4);
+    assert_int_equal(load("skeleton", "scaled", "source = \"mocap/scaled.gltf\""), 0);
+    assert_int_equal(load("clip", "grow", "source = \"mocap/scaled.gltf\" rate = 30 "
+                                          "mode = \"precision\""), 0);
+    assert_int_equal(load("clip", "grow_spec", "source = \"mocap/scaled.gltf\" rate = 30"), 0);
+    ct_transform_pose_t pose[2];
+    assert_int_equal(anim->sample(anim->clip("grow"), 0.5f, pose, 2), 2);
+    expect_scale(pose[0].scale, 1, 1, 1, 1e-4f);
+    expect_scale(pose[1].scale, 1.5f, 2, 2.5f, 1e-3f);
+    assert_float_equal(pose[1].position[1], 1.0f, 1e-4); /* the motion is still there */
+    assert_float_equal(pose[1].rotation[3], 1.0f, 1e-4);
+    assert_int_equal(anim->sample(anim->clip("grow"), 1.0f, pose, 2), 2);
+    expect_scale(pose[1].scale, 2, 3, 4, 1e-3f);
+    assert_int_equal(anim->sample(anim->clip("grow_spec"), 0.25f, pose, 2), 2);
+    expect_scale(pose[1].scale, 1.25f, 1.5f, 1.75f, 1e-2f);
+    /* Beyond the spec format's -10..10: refused (precision range-reduces, so it takes it). */
+    write_scaled_gltf("huge", 40);
+    assert_int_not_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30"), 0);
+    assert_int_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30 "
+                                          "mode = \"precision\""), 0);
+    assert_int_equal(anim->sample(anim->clip("huge"), 1.0f, pose, 2), 2);
+    expect_scale(pose[1].scale, 2, 3, 40, 1e-2f);
+
+    /* Played on bones: the tip's transform takes the scale; a clip without scale tracks (an arm
+     * of the same hierarchy from BVH) puts the rest scale back. */
+    assert_int_equal(load("clip", "arm", "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\n"
+                                         "CHANNELS 1 Zrotation\\nJOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}"
+                                         "\\nMOTION\\nFrames: 2\\nFrame Time: 1\\n0\\n90\\n\""),
+                     0);
+    assert_int_equal(load("unit", "scaled_dude", "entities = [ { components = { transform = {} "
+                                                 "animation = { skeleton = \"scaled\" "
+                                                 "clip = \"grow\" } } } ]"),
+                     0);
+    const ct_entity_t e = worlds->spawn_unit(world, "scaled_dude", (const float[3]){0, 0, 0}, NULL);
+    const ct_entity_t tip = anim->bone(world, e, 1);
+    anim->evaluate(world, 0.5f);
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1.5f, 2, 2.5f, 1e-3f);
+    assert_int_equal(anim->crossfade(world, e, "arm", 1.0f, NULL), 0);
+    anim->evaluate(world, 0.5f); /* halfway: between (2 3 4) at 1 s and the rest scale */
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1.5f, 2, 2.5f, 1e-3f);
+    anim->evaluate(world, 0.6f);
+    expect_scale(tf->local(world, tf->lookup(world, tip)).scale, 1, 1, 1, 0);
+    entity->destroy(e);
 }
 
 /* The clip's decoded pose stays close to the raw mocap (local rotations and translations). */
@@ -363,6 +437,67 @@ static void refusals(void **state)
     entity->destroy(plain);
 }
 
+/* Thousands of animated entities: each call finds its own instance (the map from entity to
+ * instance), also after a third of them died in one batch (their bones go at the next evaluate;
+ * the others keep their bones, clocks and links) and after new entities reuse the freed indices
+ * (stale handles find nothing). */
+static void many_instances_destroy_and_reuse(void **state)
+{
+    (void)state;
+    enum { N = 3000, MORE = 1500 };
+    assert_int_equal(load("skeleton", "small", "source = \"mocap/two_roots.bvh\" units = \"cm\""), 0);
+    assert_int_equal(load("unit", "small_dude", "entities = [ { components = { transform = {} "
+                                                "animation = { skeleton = \"small\" clip = \"small\" "
+                                                "loop = true } } } ]"),
+                     0);
+    static ct_entity_t e[N], bone0[N], dead[N], more[MORE];
+    const float duration = anim->clip_duration(anim->clip("small"));
+    uint32_t num_dead = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        e[i] = worlds->spawn_unit(world, "small_dude", (const float[3]){0, 0, 0}, NULL);
+        assert_int_equal(anim->bone_count(world, e[i]), 4);
+        bone0[i] = anim->bone(world, e[i], 0);
+        assert_int_equal(anim->set_time(world, e[i], duration * (float)(i % 97) / 97.0f), 0);
+        if (i % 3 == 1)
+            dead[num_dead++] = e[i];
+    }
+    entity->destroy_batch(dead, num_dead);
+    anim->evaluate(world, 0);
+    for (uint32_t i = 0; i < N; i++) {
+        if (i % 3 == 1) {
+            assert_int_equal(anim->bone_count(world, e[i]), 0);
+            assert_float_equal(anim->time(world, e[i]), -1.0f, 0);
+            assert_false(entity->alive(bone0[i]));
+            continue;
+        }
+        assert_int_equal(anim->bone_count(world, e[i]), 4);
+        assert_int_equal(anim->bone(world, e[i], 0).id, bone0[i].id);
+        assert_true(entity->alive(bone0[i]));
+        assert_int_equal(tf->parent(world, tf->lookup(world, bone0[i])).i, tf->lookup(world, e[i]).i);
+        assert_float_equal(anim->time(world, e[i]), duration * (float)(i % 97) / 97.0f, 1e-6);
+    }
+    uint32_t reused = 0;
+    for (uint32_t i = 0; i < MORE; i++) {
+        more[i] = worlds->spawn_unit(world, "small_dude", (const float[3]){0, 0, 0}, NULL);
+        assert_int_equal(anim->bone_count(world, more[i]), 4);
+        for (uint32_t k = 0; k < num_dead; k++)
+            reused += ct_entity_index(dead[k]) == ct_entity_index(more[i]);
+    }
+    assert_true(reused > 0); /* the scenario really reused indices */
+    for (uint32_t k = 0; k < num_dead; k++)
+        assert_int_equal(anim->bone_count(world, dead[k]), 0);
+    for (uint32_t i = 0; i < N; i += 3)
+        assert_int_equal(anim->bone(world, e[i], 0).id, bone0[i].id);
+    for (uint32_t i = 0; i < N; i++)
+        if (i % 3 != 1)
+            entity->destroy(e[i]);
+    entity->destroy_batch(more, MORE);
+    anim->evaluate(world, 0);
+    assert_int_equal(anim->bone_count(world, e[0]), 0);
+    assert_int_equal(anim->bone_count(world, more[MORE - 1]), 0);
+    assert_false(entity->alive(bone0[N - 1]));
+}
+
 static void lua_module(void **state)
 {
     (void)state;
@@ -395,10 +530,7 @@ static void lua_module(void **state)
                          "end\n",
                          "anim_test"),
                      0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("anim_test", 2), 0);
+    test_lua_call("anim_test", world, &e, 1);
     entity->destroy(e);
     anim->evaluate(world, 0);
 }
@@ -407,10 +539,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(compiles_from_sources), cmocka_unit_test(compiles_from_gltf),
+        cmocka_unit_test(gltf_scale_channels),
         cmocka_unit_test(sample_matches_raw_mocap),
         cmocka_unit_test(bones_follow_the_clip), cmocka_unit_test(events_and_loops),
         cmocka_unit_test(crossfade_blends),      cmocka_unit_test(refusals),
-        cmocka_unit_test(lua_module),
+        cmocka_unit_test(many_instances_destroy_and_reuse), cmocka_unit_test(lua_module),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
 }

@@ -7,6 +7,8 @@
 
 #include <uv.h>
 
+#include "plugins/loader.h"
+
 reload_fixture_t rf;
 
 static const char level_source[] =
@@ -58,6 +60,18 @@ uint32_t reload_fixture_reload_count(const char *name)
     ct_plugin_info_t info;
     assert_true(rf.registry->plugin_info(rf.registry->find_plugin(name), &info));
     return info.reload_count;
+}
+
+void reload_fixture_refuses_layout(const char *name, const char *other_layout, const char *path,
+                                   const char *built)
+{
+    reload_fixture_install(other_layout, path);
+    assert_int_equal(loader__reload(name), CT_ERR_VERSION);
+    assert_int_equal(reload_fixture_reload_count(name), 0);
+    reload_fixture_check();
+    reload_fixture_install(built, path);
+    assert_int_equal(loader__reload(name), 0);
+    reload_fixture_check();
 }
 
 /* The level's entities are told apart by name: their order is the entities module's business. */

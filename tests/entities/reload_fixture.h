@@ -68,5 +68,10 @@ uint32_t reload_fixture_reload_count(const char *name);
  * of a level compiled now, entity destruction, and the Lua functions (including references
  * scripts took at boot and a script callback set at boot). Leaves no new entities behind. */
 void reload_fixture_check(void);
+/* Installs `other_layout` (a build of plugin `name` with another state layout) at `path`: its
+ * reload is refused with CT_ERR_VERSION and the old code keeps running (reload_fixture_check);
+ * then `built` installed again reloads. */
+void reload_fixture_refuses_layout(const char *name, const char *other_layout, const char *path,
+                                   const char *built);
 
 #endif

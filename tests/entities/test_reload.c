@@ -20,13 +20,7 @@ static void reload_keeps_worlds_entities_and_bindings(void **state)
 static void another_layout_is_refused(void **state)
 {
     (void)state;
-    reload_fixture_install(ENTITIES_LAYOUT2, rf.entities_path);
-    assert_int_equal(loader__reload("ct.entities"), CT_ERR_VERSION);
-    assert_int_equal(reload_fixture_reload_count("ct.entities"), 0);
-    reload_fixture_check();
-    reload_fixture_install(CT_TEST_MODULE("entities", "ct_entities"), rf.entities_path);
-    assert_int_equal(loader__reload("ct.entities"), 0);
-    reload_fixture_check();
+    reload_fixture_refuses_layout("ct.entities", ENTITIES_LAYOUT2, rf.entities_path, CT_TEST_MODULE("entities", "ct_entities"));
 }
 
 int main(void)

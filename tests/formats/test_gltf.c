@@ -139,12 +139,41 @@ static void box_three_containers(void **state)
         assert_int_equal(m->base_color_texture, 0);
         assert_int_equal(doc->textures[0].image, 0);
         const ct_gltf_image_t *im = &doc->images[0];
+        /* The files read besides the document: the .bin of the first only (images are not read). */
+        assert_int_equal(doc->num_files, f == 0 ? 1 : 0);
+        if (f == 0)
+            assert_string_equal(doc->files[0], "BoxTextured0.bin");
         if (f == 0)
             assert_string_equal(im->uri, "CesiumLogoFlat.png");
         else /* the PNG signature, from a data URI or the GLB chunk */
             assert_true(im->size > 8 && memcmp(im->data, "\x89PNG", 4) == 0);
         ct_gltf_free(doc);
     }
+}
+
+/* One file named three ways is read three times but listed once, spelt without "." or empty
+ * segments, so a resource compiler can note it as a project path. */
+static void files_read_are_listed_once(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"BoxTextured0.bin\"},"
+        "{\"byteLength\":4,\"uri\":\"./BoxTextured0.bin\"},{\"byteLength\":4,\"uri\":\".//Box%54extured0.bin\"}]}";
+    ct_gltf_t *doc = ct_gltf_parse(json, strlen(json), "inline.gltf", MODELS "BoxTextured-glTF",
+                                   NULL, err, sizeof err);
+    if (!doc)
+        fail_msg("%s", err);
+    assert_int_equal(doc->num_files, 1);
+    assert_string_equal(doc->files[0], "BoxTextured0.bin");
+    ct_gltf_free(doc);
+    char path[16];
+    assert_true(ct_gltf_file_path("models/a.gltf", "a.bin", path, sizeof path));
+    assert_string_equal(path, "models/a.bin");
+    assert_true(ct_gltf_file_path("a.gltf", "a.bin", path, sizeof path));
+    assert_string_equal(path, "a.bin");
+    assert_false(ct_gltf_file_path("models/deeper/a.gltf", "a.bin", path, sizeof path));
+    parse_refused("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"./\"}]}",
+                  "buffers[0].uri");
 }
 
 static void broken_files(void **state)
@@ -315,6 +344,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simple_skin),       cmocka_unit_test(box_three_containers),
+        cmocka_unit_test(files_read_are_listed_once),
         cmocka_unit_test(broken_files),      cmocka_unit_test(hand_made_documents),
         cmocka_unit_test(samplers),          cmocka_unit_test(glb_framing),
     };

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_kernel.h"
+
 static char project[256];
 
 /* Runs cuttle with the arguments (a shell fragment), output silenced; returns its exit code. */
@@ -31,30 +33,19 @@ static int run(const char *fmt, ...)
     return WEXITSTATUS(status);
 }
 
-static void write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", project, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *name, const char *text) { test_project_write(project, name, text); }
 
 static int make_project(void **state)
 {
     (void)state;
-    snprintf(project, sizeof project, "/tmp/cuttle_cli_%d", (int)getpid());
-    mkdir(project, 0755);
+    test_project_make(project, sizeof project, "cuttle_cli");
     return 0;
 }
 
 static int remove_project(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
-    return system(cmd);
+    return test_project_remove(project);
 }
 
 static void help_and_bad_options(void **state)

@@ -1,46 +1,13 @@
-/* Shared by the networking tests that compile the core directly: a counting allocator (bytes,
- * blocks and every allocation ever made, so tests can assert "no allocation") and a virtual
- * network that carries datagrams between nodes by port, on a virtual clock. */
+/* Shared by the networking tests that compile the core directly: the counting allocator of
+ * tests/support and a virtual network that carries datagrams between nodes by port, on a
+ * virtual clock. */
 #ifndef NET_TEST_SUPPORT_H
 #define NET_TEST_SUPPORT_H
 
 #include "network_internal.h"
+#include "../support/test_alloc.h"
 
 #include <stdlib.h>
-
-typedef struct test_alloc_t {
-    ct_allocator_t base; /* first, so a ct_allocator_t * is a test_alloc_t * */
-    int64_t live_bytes, live_blocks, allocations;
-} test_alloc_t;
-
-static inline void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                                 const char *file, uint32_t line)
-{
-    (void)file;
-    (void)line;
-    test_alloc_t *t = (test_alloc_t *)a;
-    if (new_size == 0) {
-        if (p) {
-            t->live_bytes -= (int64_t)old_size;
-            t->live_blocks--;
-        }
-        free(p);
-        return NULL;
-    }
-    void *q = realloc(p, new_size);
-    if (!q)
-        return NULL;
-    t->allocations++;
-    if (!p)
-        t->live_blocks++;
-    t->live_bytes += (int64_t)new_size - (int64_t)old_size;
-    return q;
-}
-
-static inline void test_alloc_init(test_alloc_t *t)
-{
-    *t = (test_alloc_t){{NULL, test_alloc__realloc}, 0, 0, 0};
-}
 
 /* ---- The virtual network ------------------------------------------------------------------ */
 

@@ -121,24 +121,14 @@ static int boot(void **state)
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
                            CT_TEST_MODULE("transforms", "ct_transforms"),
                            CT_TEST_MODULE("networking", "ct_networking")};
-    assert_int_equal(test_kernel_boot(paths, 3), 0);
-    entity = test_kernel_api(CT_ENTITY_API, 2);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    const test_world_t *t = test_world_boot(&desc, "net");
+    entity = t->entity, worlds = t->worlds, lua = t->lua, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
     net = test_kernel_api(CT_NETWORK_API, 1);
-    lua = test_kernel_api(CT_LUA_API, 1);
+    assert_non_null(tf);
     assert_non_null(net);
     assert_null(test_kernel_api(CT_NETWORK_API, 2));
-    world = worlds->create_world(&(ct_world_desc_t){.name = "net"});
-    assert_non_null(world);
-    return 0;
-}
-
-static int shutdown_kernel(void **state)
-{
-    (void)state;
-    worlds->destroy_world(world);
-    assert_int_equal(test_kernel_shutdown(), 0);
     return 0;
 }
 
@@ -154,9 +144,7 @@ static void host_and_client(void **state)
         "  end)\n"
         "  port = Network.start{ port = 0, host = true, world = w }\n"
         "end", "=test"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("start_host", 1), 0);
+    test_lua_call("start_host", world, NULL, 0);
     assert_true(net->port() != 0);
     assert_int_equal(net->peer_id(), 1);
     assert_int_equal(net->start(&(ct_network_desc_t){.host = true}), CT_ERR_CONFLICT);
@@ -192,9 +180,7 @@ static void host_and_client(void **state)
         "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
         "  assert(Network.owner(w, e) == 1)\n"
         "end", "=test"), 0);
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("set_health", 2), 0);
+    test_lua_call("set_health", world, &e, 1);
     assert_true(frames_until(client_sees_health, 3000));
     const ct_transform_pose_t moved = {{5, 6, 7}, {0, 0, 0, 1}, {1, 1, 1}};
     tf->set_local(world, tf->lookup(world, e), &moved);
@@ -303,5 +289,5 @@ int main(void)
         cmocka_unit_test(the_component_in_resources),
         cmocka_unit_test(lua_misuse_is_named),
     };
-    return cmocka_run_group_tests(tests, boot, shutdown_kernel);
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

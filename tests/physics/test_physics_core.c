@@ -10,7 +10,7 @@
 
 #include "base/jobs.h"
 #include "physics_internal.h"
-#include "physics_test_alloc.h"
+#include "../support/test_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -873,6 +873,47 @@ static void test_pile_in_one_spot_is_bounded(void **state)
     physics__scene_free(&s);
 }
 
+/* A box across n x n static tiles has a pair with every one: more than the room a slice of
+ * moving boxes gets for its fixed pairs (4 a box), so the slice asks again one box at a time;
+ * and past the step's pair limit the pairs are cut there and reported. */
+static void tiles_under_box(physics__scene *s, int n)
+{
+    scene_init(s);
+    uint32_t id = 1;
+    for (int x = 0; x < n; x++)
+        for (int z = 0; z < n; z++)
+            add(s, id++, box_desc((float)x - 0.5f * (float)(n - 1), -0.5f, (float)z - 0.5f * (float)(n - 1),
+                                  0.5f, CT_BODY_STATIC));
+    add(s, 1000, box_desc(0, 0.5f * (float)n, 0, 0.5f * (float)n, CT_BODY_DYNAMIC));
+    s->sleeping = false; /* the box stays awake, its contacts in the step */
+}
+
+static void test_box_on_many_tiles(void **state)
+{
+    (void)state;
+    physics__scene s;
+    tiles_under_box(&s, 4);
+    assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.num_pairs, 16);
+    assert_int_equal(s.report.pair_limit, 0);
+    for (int step = 0; step < 60; step++)
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.contacts.n, 16);
+    assert_float_equal(pos(&s, 1000).y, 2.0f, 0.01f);
+    physics__scene_free(&s);
+
+    /* 100 boxes in one spot on 100 tiles: 4,950 pairs among them and 10,000 with the tiles,
+     * past the limit of 64 a body (12,800). */
+    tiles_under_box(&s, 10);
+    for (uint32_t id = 1001; id < 1100; id++)
+        add(&s, id, box_desc(0, 5.0f, 0, 5.0f, CT_BODY_DYNAMIC));
+    s.max_pairs = 0;
+    assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.pair_limit, 64 * 200);
+    assert_int_equal(s.num_pairs, 64 * 200);
+    physics__scene_free(&s);
+}
+
 /* Layers and masks: a body whose layer is not in the other's mask passes through it, and
  * queries can filter by mask. */
 static void test_layers_and_masks(void **state)
@@ -1123,6 +1164,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_removing_support_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queries_reuse_the_step_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pile_in_one_spot_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_box_on_many_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layers_and_masks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),

@@ -33,15 +33,7 @@ static const ct_world_api_v1 *worlds;
 static const ct_entity_api_v2 *entity;
 static const ct_lua_api_v1 *lua;
 
-static void write_file(const char *name, const char *text)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", project, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
+static void write_file(const char *name, const char *text) { test_project_write(project, name, text); }
 
 static const char cube_obj[] =
     "v -0.5 -0.5 -0.5\nv 0.5 -0.5 -0.5\nv 0.5 0.5 -0.5\nv -0.5 0.5 -0.5\n"
@@ -74,8 +66,7 @@ static void boot(uint32_t jobs)
 static int make_project(void **state)
 {
     (void)state;
-    snprintf(project, sizeof project, "/tmp/cuttle_render_%d", (int)getpid());
-    mkdir(project, 0755);
+    test_project_make(project, sizeof project, "cuttle_render");
     write_file("project.sjson", "modules = []\n");
     write_file("cube.obj", cube_obj);
     write_file("broken.obj", "v 0 0 0\nv 1 0 0\nf 1 2 3\n");
@@ -98,9 +89,7 @@ static int make_project(void **state)
 static int remove_project(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", project);
-    return system(cmd);
+    return test_project_remove(project);
 }
 
 static int load(const char *type, const char *name, const char *source)

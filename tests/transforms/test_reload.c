@@ -20,13 +20,7 @@ static void reload_keeps_transforms_and_bindings(void **state)
 static void another_layout_is_refused(void **state)
 {
     (void)state;
-    reload_fixture_install(TRANSFORMS_LAYOUT2, rf.transforms_path);
-    assert_int_equal(loader__reload("ct.transforms"), CT_ERR_VERSION);
-    assert_int_equal(reload_fixture_reload_count("ct.transforms"), 0);
-    reload_fixture_check();
-    reload_fixture_install(CT_TEST_MODULE("transforms", "ct_transforms"), rf.transforms_path);
-    assert_int_equal(loader__reload("ct.transforms"), 0);
-    reload_fixture_check();
+    reload_fixture_refuses_layout("ct.transforms", TRANSFORMS_LAYOUT2, rf.transforms_path, CT_TEST_MODULE("transforms", "ct_transforms"));
 }
 
 int main(void)

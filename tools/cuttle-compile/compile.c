@@ -3,12 +3,16 @@
  * type, and keep compiled/ in step with the sources.
  *
  * A source is up to date when the manifest holds its mtime, size, content hash and the type's
- * format_version, all unchanged, and its blob exists. A touched file is recompiled even if its
- * bytes are the same: that is what people who touch a file want. The hash catches the opposite
- * case, an edit that keeps mtime and size (a coarse clock, a restored checkout), at the price of
- * reading every source once per run, which is cheap next to compiling. A source that fails loses
- * its blob and manifest entry, so the runtime never loads data older than its source and the
- * next run tries again. A deleted source loses its blob.
+ * format_version, all unchanged, its blob exists, and every other file its compile read (the BVH
+ * a clip names, the .bin beside a .gltf: ct_resource_api_v4.depends_on) is unchanged in the same
+ * way. A touched file is recompiled even if its bytes are the same: that is what people who
+ * touch a file want. The hash catches the opposite case, an edit that keeps mtime and size (a
+ * coarse clock, a restored checkout), at the price of reading every source and file once per
+ * run, which is cheap next to compiling. A file that is gone makes its resource compile again,
+ * and that compile says what is missing. Under --strict a source whose last compile gave warnings
+ * is compiled again too (and fails): strict must not wave through what it would refuse. A source
+ * that fails loses its blob and manifest entry, so the runtime never loads data older than its
+ * source and the next run tries again. A deleted source loses its blob.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -66,21 +70,88 @@ static bool blob_exists(const char *project_dir, const char *type, const char *n
            stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool unchanged(const resources_manifest_entry_t *e, const struct stat *st,
-                      const ct_resource_type_t *type)
+/* Reads the project file `rel` and its stamp. Returns the bytes (free with size *len + 1), or
+ * NULL with errno set. */
+static uint8_t *read_stamped(const char *project_dir, const char *rel, resources_stamp_t *stamp,
+                             uint64_t *len)
 {
-    return e && e->mtime_sec == (int64_t)st->st_mtim.tv_sec &&
-           e->mtime_nsec == (int64_t)st->st_mtim.tv_nsec && e->size == (uint64_t)st->st_size &&
-           e->format_version == type->format_version;
+    char full[RESOURCES_PATH_SIZE];
+    struct stat st;
+    const int n = snprintf(full, sizeof full, "%s/%s", project_dir, rel);
+    if (n < 0 || (size_t)n >= sizeof full) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    uint8_t *bytes = stat(full, &st) == 0 ? resources__read_file(full, len) : NULL;
+    if (bytes)
+        *stamp = (resources_stamp_t){
+            .mtime_sec = (int64_t)st.st_mtim.tv_sec,
+            .mtime_nsec = (int64_t)st.st_mtim.tv_nsec,
+            .size = *len,
+            .hash = ct_murmur64a(bytes, (size_t)*len, 0),
+        };
+    return bytes;
+}
+
+static bool same_stamp(const resources_stamp_t *a, const resources_stamp_t *b)
+{
+    return a->absent == b->absent && a->mtime_sec == b->mtime_sec &&
+           a->mtime_nsec == b->mtime_nsec && a->size == b->size && a->hash == b->hash;
+}
+
+/* The stamp of a file a compile noted: absent when there is no such file. False (errno set) when
+ * it is there but cannot be read. */
+static bool stamp_file(const char *project_dir, const char *rel, resources_stamp_t *stamp)
+{
+    uint64_t len;
+    uint8_t *bytes = read_stamped(project_dir, rel, stamp, &len);
+    if (bytes) {
+        ct_free(resources__allocator(), bytes, (size_t)len + 1);
+        return true;
+    }
+    *stamp = (resources_stamp_t){.absent = errno == ENOENT || errno == ENOTDIR};
+    return stamp->absent;
+}
+
+/* Whether every file the entry's compile read besides its source is as it was then. */
+static bool files_unchanged(const compile_run_t *run, const resources_manifest_entry_t *e)
+{
+    for (uint32_t i = 0; i < e->num_files; i++) {
+        const resources_manifest_file_t *f = &e->files[i];
+        resources_stamp_t now;
+        if (!stamp_file(run->project_dir, f->path, &now)) {
+            log__info("%s: %s, a file it was built from, cannot be read (%s); compiling it again",
+                      e->path, f->path, resources__read_error(errno));
+            return false;
+        }
+        if (!same_stamp(&now, &f->stamp)) {
+            if (now.absent)
+                log__info("%s: %s, a file it was built from, is gone; compiling it again", e->path,
+                          f->path);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool up_to_date(const compile_run_t *run, const resources_manifest_entry_t *e,
+                       const resources_stamp_t *stamp, const ct_resource_type_t *type,
+                       const char *name)
+{
+    return e && same_stamp(&e->stamp, stamp) && e->format_version == type->format_version &&
+           !(e->warnings && resources__is_strict()) &&
+           blob_exists(run->project_dir, type->type, name) && files_unchanged(run, e);
 }
 
 /* Compiles `text` and writes its blob; returns 0 or a ct_error, having logged why. */
 static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, const char *rel,
-                           const char *name, const uint8_t *text, uint64_t len)
+                           const char *name, const uint8_t *text, uint64_t len,
+                           resources_compile_record_t *record)
 {
     uint8_t *blob;
     uint64_t blob_size;
-    int rc = resources__compile_text(type, rel, (const char *)text, (size_t)len, &blob, &blob_size);
+    int rc = resources__compile_text_recorded(type, rel, (const char *)text, (size_t)len, &blob,
+                                              &blob_size, record);
     if (rc)
         return rc;
     char path[RESOURCES_PATH_SIZE];
@@ -94,6 +165,37 @@ static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, c
     return rc;
 }
 
+/* Notes a compiled source in the manifest with the files its compile read; a file that cannot be
+ * stamped leaves the source out, so the next run compiles it again. */
+static void note_compiled(compile_run_t *run, const char *rel, const resources_stamp_t *stamp,
+                          const ct_resource_type_t *type, const resources_compile_record_t *record)
+{
+    static resources_manifest_file_t files[RESOURCES_MAX_FILES]; /* the tool is one thread */
+    resources_manifest_entry_t fresh = {
+        .path = (char *)rel,
+        .stamp = *stamp,
+        .format_version = type->format_version,
+        .warnings = record->warnings,
+        .files = files,
+        .num_files = record->num_files,
+        .seen = true,
+    };
+    for (uint32_t i = 0; i < record->num_files; i++) {
+        if (!stamp_file(run->project_dir, record->files[i], &files[i].stamp)) {
+            log__warning("%s: %s, a file it was built from, cannot be read after compiling (%s); "
+                         "it will be compiled again", rel, record->files[i],
+                         resources__read_error(errno));
+            resources_manifest_entry_t *stale = resources__manifest_find(&run->manifest, rel);
+            if (stale)
+                resources__manifest_remove(&run->manifest, stale);
+            return;
+        }
+        files[i].path = record->files[i];
+    }
+    if (resources__manifest_put(&run->manifest, &fresh))
+        log__warning("%s: out of memory noting it in the manifest; it will be recompiled", rel);
+}
+
 static void compile_source(compile_run_t *run, const char *rel, const ct_resource_type_t *type)
 {
     char name[RESOURCES_PATH_SIZE];
@@ -104,40 +206,28 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
         run->failed++;
         return;
     }
-    char full[RESOURCES_PATH_SIZE];
-    snprintf(full, sizeof full, "%s/%s", run->project_dir, rel);
-    struct stat st;
+    resources_stamp_t stamp;
     uint64_t len = 0;
-    uint8_t *text = stat(full, &st) == 0 ? resources__read_file(full, &len) : NULL;
+    uint8_t *text = read_stamped(run->project_dir, rel, &stamp, &len);
     if (!text) {
         log__error("%s: cannot read: %s", rel, resources__read_error(errno));
         forget_source(run, rel, type->type, name);
         run->failed++;
         return;
     }
-    uint64_t hash = ct_murmur64a(text, (size_t)len, 0);
     resources_manifest_entry_t *e = resources__manifest_find(&run->manifest, rel);
-    if (unchanged(e, &st, type) && e->hash == hash && blob_exists(run->project_dir, type->type, name)) {
+    resources_compile_record_t record = {0};
+    if (up_to_date(run, e, &stamp, type, name)) {
         e->seen = true;
         run->up_to_date++;
-    } else if (compile_to_file(run, type, rel, name, text, len)) {
+    } else if (compile_to_file(run, type, rel, name, text, len, &record)) {
         forget_source(run, rel, type->type, name);
         run->failed++;
     } else {
-        resources_manifest_entry_t fresh = {
-            .path = (char *)rel,
-            .mtime_sec = (int64_t)st.st_mtim.tv_sec,
-            .mtime_nsec = (int64_t)st.st_mtim.tv_nsec,
-            .size = len,
-            .hash = hash,
-            .format_version = type->format_version,
-            .seen = true,
-        };
-        if (resources__manifest_put(&run->manifest, &fresh))
-            log__warning("%s: out of memory noting it in the manifest; it will be recompiled",
-                         rel);
+        note_compiled(run, rel, &stamp, type, &record);
         run->compiled++;
     }
+    resources__record_free(&record);
     ct_free(resources__allocator(), text, (size_t)len + 1);
 }
 

@@ -16,13 +16,29 @@ int resources__compile_project(const char *project_dir, uint32_t *compiled, uint
 int resources__write_file(const char *path, const void *data, size_t size);
 
 /* manifest.c: the record of what was compiled, by project-relative source path. */
-typedef struct resources_manifest_entry_t {
-    char *path;
+/* What a file looked like: a file is unchanged while all of it stays the same. A noted file may
+ * be absent (a compiler may look for a file that is not there): it changes when it appears. */
+typedef struct resources_stamp_t {
     int64_t mtime_sec;
     int64_t mtime_nsec;
     uint64_t size;
-    uint64_t hash;
+    uint64_t hash; /* MurmurHash64A of the content */
+    bool absent;   /* then the other fields are 0 */
+} resources_stamp_t;
+
+/* A file a resource was built from besides its source (ct_resource_api_v4.depends_on). */
+typedef struct resources_manifest_file_t {
+    char *path; /* project-relative */
+    resources_stamp_t stamp;
+} resources_manifest_file_t;
+
+typedef struct resources_manifest_entry_t {
+    char *path;
+    resources_stamp_t stamp;
     uint32_t format_version;
+    uint32_t warnings; /* compile_warning calls of the compile that made the blob */
+    resources_manifest_file_t *files;
+    uint32_t num_files; /* at most RESOURCES_MAX_FILES */
     bool seen; /* set by compile.c while walking */
 } resources_manifest_entry_t;
 
@@ -37,7 +53,7 @@ typedef struct resources_manifest_t {
 void resources__manifest_read(resources_manifest_t *m, const char *path);
 int resources__manifest_write(const resources_manifest_t *m, const char *path);
 resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path);
-/* Adds or replaces the entry for e->path (the path is copied). */
+/* Adds or replaces the entry for e->path (the path and the files are copied). */
 int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e);
 void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e);
 void resources__manifest_free(resources_manifest_t *m);

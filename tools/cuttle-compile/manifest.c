@@ -1,9 +1,16 @@
 /*
  * compiled/manifest.json: per source, what its blob was compiled from.
  *
- *     { "manifest_version": 1, "sources": [
- *         { "path": "levels/arena.level", "mtime_sec": 1700000000, "mtime_nsec": 12,
- *           "size": 120, "hash": "89ab...", "format": 3 } ] }
+ *     { "manifest_version": 2, "sources": [
+ *         { "path": "anims/walk.clip", "mtime_sec": 1700000000, "mtime_nsec": 12,
+ *           "size": 120, "hash": "89ab...", "format": 3, "warnings": 0,
+ *           "files": [ { "path": "mocap/walk.bvh", "mtime_sec": 1690000000, "mtime_nsec": 0,
+ *                        "size": 301220, "hash": "0123..." },
+ *                      { "path": "mocap/walk.events", "absent": true } ] } ] }
+ *
+ * `files` are the other files the compile read (ct_resource_api_v4.depends_on); `warnings` how
+ * many warnings it gave, so that --strict can compile it again (and fail) rather than call it up
+ * to date. Version 1 had neither: such a manifest is read as empty, everything is compiled once.
  *
  * JSON rather than binary because it is read once per compile and people do open it when
  * wondering why something was (not) rebuilt. The hash is a hex string because a 64-bit value
@@ -20,7 +27,7 @@
 #include "base/log.h"
 #include "compiler.h"
 
-#define MANIFEST_VERSION 1
+#define MANIFEST_VERSION 2
 /* Integers stored as JSON numbers stay below 2^53, where doubles are exact. */
 #define MAX_EXACT 9007199254740992.0
 
@@ -34,28 +41,61 @@ static bool get_integer(const cJSON *obj, const char *key, double min, double ma
     return true;
 }
 
-static bool parse_entry(const cJSON *obj, resources_manifest_entry_t *e)
+static bool hex_hash(const cJSON *obj, uint64_t *out)
+{
+    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(obj, "hash");
+    if (!cJSON_IsString(hash) || strlen(hash->valuestring) != 16 ||
+        strspn(hash->valuestring, "0123456789abcdef") != 16)
+        return false;
+    *out = strtoull(hash->valuestring, NULL, 16);
+    return true;
+}
+
+static bool parse_stamp(const cJSON *obj, resources_stamp_t *stamp)
+{
+    double sec, nsec, size;
+    *stamp = (resources_stamp_t){0};
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "absent"))) {
+        stamp->absent = true;
+        return true;
+    }
+    if (!hex_hash(obj, &stamp->hash) || !get_integer(obj, "mtime_sec", -MAX_EXACT, MAX_EXACT, &sec) ||
+        !get_integer(obj, "mtime_nsec", 0, 999999999, &nsec) ||
+        !get_integer(obj, "size", 0, MAX_EXACT, &size))
+        return false;
+    stamp->mtime_sec = (int64_t)sec;
+    stamp->mtime_nsec = (int64_t)nsec;
+    stamp->size = (uint64_t)size;
+    return true;
+}
+
+/* The entry's paths point into the JSON, its files into `files` (RESOURCES_MAX_FILES). */
+static bool parse_entry(const cJSON *obj, resources_manifest_entry_t *e,
+                        resources_manifest_file_t *files)
 {
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(obj, "path");
-    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(obj, "hash");
-    double sec, nsec, size, format;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(obj, "files");
+    double format, warnings;
+    *e = (resources_manifest_entry_t){.files = files};
     if (!cJSON_IsString(path) || !path->valuestring[0] ||
         strlen(path->valuestring) > RESOURCES_MAX_NAME + RESOURCES_MAX_TYPE + 1 ||
-        !cJSON_IsString(hash) || strlen(hash->valuestring) != 16 ||
-        strspn(hash->valuestring, "0123456789abcdef") != 16 ||
-        !get_integer(obj, "mtime_sec", -MAX_EXACT, MAX_EXACT, &sec) ||
-        !get_integer(obj, "mtime_nsec", 0, 999999999, &nsec) ||
-        !get_integer(obj, "size", 0, MAX_EXACT, &size) ||
-        !get_integer(obj, "format", 0, UINT32_MAX, &format))
+        !parse_stamp(obj, &e->stamp) || !get_integer(obj, "format", 0, UINT32_MAX, &format) ||
+        !get_integer(obj, "warnings", 0, UINT32_MAX, &warnings) || !cJSON_IsArray(list) ||
+        cJSON_GetArraySize(list) > RESOURCES_MAX_FILES)
         return false;
-    *e = (resources_manifest_entry_t){
-        .path = path->valuestring,
-        .mtime_sec = (int64_t)sec,
-        .mtime_nsec = (int64_t)nsec,
-        .size = (uint64_t)size,
-        .hash = strtoull(hash->valuestring, NULL, 16),
-        .format_version = (uint32_t)format,
-    };
+    e->path = path->valuestring;
+    e->format_version = (uint32_t)format;
+    e->warnings = (uint32_t)warnings;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, list) {
+        const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "path");
+        resources_manifest_file_t *f = &files[e->num_files++];
+        /* The paths are stat'ed and read: a hand-edited one must not lead out of the project. */
+        if (!cJSON_IsString(file) || resources__check_file_path(file->valuestring, NULL, 0) ||
+            !parse_stamp(item, &f->stamp))
+            return false;
+        f->path = file->valuestring;
+    }
     return true;
 }
 
@@ -70,6 +110,12 @@ void resources__manifest_read(resources_manifest_t *m, const char *path)
     ct_free(resources__allocator(), text, (size_t)size + 1);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "manifest_version");
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
+    if (cJSON_IsNumber(version) && version->valuedouble == 1) {
+        log__info("%s: from an older cuttle-compile that did not note the files sources name; "
+                  "compiling everything once", path);
+        cJSON_Delete(root);
+        return;
+    }
     const char *problem = NULL;
     if (!root)
         problem = "not valid JSON";
@@ -78,11 +124,15 @@ void resources__manifest_read(resources_manifest_t *m, const char *path)
     else if (!cJSON_IsArray(sources))
         problem = "'sources' is not an array";
     int index = 0;
+    resources_manifest_file_t *files = ct_alloc(resources__allocator(),
+                                                RESOURCES_MAX_FILES * sizeof *files);
+    if (!files && !problem)
+        problem = "out of memory";
     const cJSON *list = problem ? NULL : sources;
     const cJSON *item;
     cJSON_ArrayForEach(item, list) {
         resources_manifest_entry_t e;
-        if (!parse_entry(item, &e)) {
+        if (!parse_entry(item, &e, files)) {
             problem = "a source entry is malformed";
             break;
         }
@@ -92,6 +142,8 @@ void resources__manifest_read(resources_manifest_t *m, const char *path)
         }
         index++;
     }
+    if (files)
+        ct_free(resources__allocator(), files, RESOURCES_MAX_FILES * sizeof *files);
     if (problem) {
         log__warning("%s: %s (entry %d); recompiling everything", path, problem, index);
         resources__manifest_free(m);
@@ -99,17 +151,32 @@ void resources__manifest_read(resources_manifest_t *m, const char *path)
     cJSON_Delete(root);
 }
 
+static bool add_stamp(cJSON *obj, const char *path, const resources_stamp_t *stamp)
+{
+    if (stamp->absent)
+        return cJSON_AddStringToObject(obj, "path", path) && cJSON_AddTrueToObject(obj, "absent");
+    char hash[17];
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)stamp->hash);
+    return cJSON_AddStringToObject(obj, "path", path) &&
+           cJSON_AddNumberToObject(obj, "mtime_sec", (double)stamp->mtime_sec) &&
+           cJSON_AddNumberToObject(obj, "mtime_nsec", (double)stamp->mtime_nsec) &&
+           cJSON_AddNumberToObject(obj, "size", (double)stamp->size) &&
+           cJSON_AddStringToObject(obj, "hash", hash);
+}
+
 static cJSON *entry_json(const resources_manifest_entry_t *e)
 {
-    char hash[17];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)e->hash);
     cJSON *obj = cJSON_CreateObject();
-    if (!cJSON_AddStringToObject(obj, "path", e->path) ||
-        !cJSON_AddNumberToObject(obj, "mtime_sec", (double)e->mtime_sec) ||
-        !cJSON_AddNumberToObject(obj, "mtime_nsec", (double)e->mtime_nsec) ||
-        !cJSON_AddNumberToObject(obj, "size", (double)e->size) ||
-        !cJSON_AddStringToObject(obj, "hash", hash) ||
-        !cJSON_AddNumberToObject(obj, "format", (double)e->format_version)) {
+    cJSON *files = NULL;
+    bool ok = obj && add_stamp(obj, e->path, &e->stamp) &&
+              cJSON_AddNumberToObject(obj, "format", (double)e->format_version) &&
+              cJSON_AddNumberToObject(obj, "warnings", (double)e->warnings) &&
+              (files = cJSON_AddArrayToObject(obj, "files"));
+    for (uint32_t i = 0; ok && i < e->num_files; i++) {
+        cJSON *f = cJSON_CreateObject();
+        ok = f && cJSON_AddItemToArray(files, f) && add_stamp(f, e->files[i].path, &e->files[i].stamp);
+    }
+    if (!ok) {
         cJSON_Delete(obj);
         return NULL;
     }
@@ -157,13 +224,47 @@ static void free_string(char *s)
     ct_free(resources__allocator(), s, strlen(s) + 1);
 }
 
+static void free_files(resources_manifest_file_t *files, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        free_string(files[i].path);
+    if (files)
+        ct_free(resources__allocator(), files, n * sizeof *files);
+}
+
+/* A copy of n files (NULL for none), or false when out of memory. */
+static bool copy_files(const resources_manifest_file_t *from, uint32_t n,
+                       resources_manifest_file_t **out)
+{
+    *out = NULL;
+    if (!n)
+        return true;
+    resources_manifest_file_t *files = ct_alloc(resources__allocator(), n * sizeof *files);
+    if (!files)
+        return false;
+    for (uint32_t i = 0; i < n; i++) {
+        files[i] = from[i];
+        if (!(files[i].path = copy_string(from[i].path))) {
+            free_files(files, i);
+            return false;
+        }
+    }
+    *out = files;
+    return true;
+}
+
 int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e)
 {
+    resources_manifest_file_t *files;
+    if (!copy_files(e->files, e->num_files, &files))
+        return CT_ERR_NOMEM;
     resources_manifest_entry_t *slot = resources__manifest_find(m, e->path);
     if (slot) {
         char *path = slot->path;
+        free_files(slot->files, slot->num_files);
         *slot = *e;
         slot->path = path;
+        slot->files = files;
         return 0;
     }
     if (m->count == m->capacity) {
@@ -171,16 +272,21 @@ int resources__manifest_put(resources_manifest_t *m, const resources_manifest_en
         resources_manifest_entry_t *grown =
             ct_realloc(resources__allocator(), m->entries, m->capacity * sizeof *grown,
                        capacity * sizeof *grown);
-        if (!grown)
+        if (!grown) {
+            free_files(files, e->num_files);
             return CT_ERR_NOMEM;
+        }
         m->entries = grown;
         m->capacity = capacity;
     }
     char *path = copy_string(e->path);
-    if (!path)
+    if (!path) {
+        free_files(files, e->num_files);
         return CT_ERR_NOMEM;
+    }
     m->entries[m->count] = *e;
     m->entries[m->count].path = path;
+    m->entries[m->count].files = files;
     m->count++;
     return 0;
 }
@@ -188,13 +294,16 @@ int resources__manifest_put(resources_manifest_t *m, const resources_manifest_en
 void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e)
 {
     free_string(e->path);
+    free_files(e->files, e->num_files);
     *e = m->entries[--m->count];
 }
 
 void resources__manifest_free(resources_manifest_t *m)
 {
-    for (uint32_t i = 0; i < m->count; i++)
+    for (uint32_t i = 0; i < m->count; i++) {
         free_string(m->entries[i].path);
+        free_files(m->entries[i].files, m->entries[i].num_files);
+    }
     if (m->entries)
         ct_free(resources__allocator(), m->entries, m->capacity * sizeof *m->entries);
     *m = (resources_manifest_t){0};

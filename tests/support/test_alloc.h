@@ -1,6 +1,8 @@
-/* A counting allocator for tests that compile the physics core directly (no kernel). */
-#ifndef PHYSICS_TEST_ALLOC_H
-#define PHYSICS_TEST_ALLOC_H
+/* A counting allocator for tests that compile a module's kernel-free core directly: live bytes,
+ * live blocks and every allocation ever made (so a test can assert "no allocation"). Header
+ * only, since those tests link no kernel. */
+#ifndef CT_TEST_ALLOC_H
+#define CT_TEST_ALLOC_H
 
 #include "ct_types.h"
 
@@ -8,12 +10,11 @@
 
 typedef struct test_alloc_t {
     ct_allocator_t base; /* first, so a ct_allocator_t * is a test_alloc_t * */
-    int64_t live_bytes;
-    int64_t live_blocks;
+    int64_t live_bytes, live_blocks, allocations;
 } test_alloc_t;
 
-static void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                                 const char *file, uint32_t line)
+static inline void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size,
+                                        size_t new_size, const char *file, uint32_t line)
 {
     (void)file;
     (void)line;
@@ -29,6 +30,7 @@ static void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, si
     void *q = realloc(p, new_size);
     if (!q)
         return NULL;
+    t->allocations++;
     if (!p)
         t->live_blocks++;
     t->live_bytes += (int64_t)new_size - (int64_t)old_size;
@@ -37,9 +39,7 @@ static void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_size, si
 
 static inline void test_alloc_init(test_alloc_t *t)
 {
-    t->base.inst = NULL;
-    t->base.realloc = test_alloc__realloc;
-    t->live_bytes = t->live_blocks = 0;
+    *t = (test_alloc_t){{NULL, test_alloc__realloc}, 0, 0, 0};
 }
 
 #endif
