@@ -36,6 +36,13 @@ void console__send_json(console_client_t *c, struct cJSON *o);
 
 /* file_server.c: `cuttle --serve-project DIR --port P` runs this instead of an engine. */
 int file_server__run(const console_options_t *o, int (*stop_requested)(void));
+/* The plain-path rule for the names a file server lists and serves, which a --host node checks
+ * again on every name it is sent: relative, at most FILE_SERVER_MAX_PATH - 1 bytes, segments of
+ * [A-Za-z0-9._-] that are not empty and do not start with '.', ending in .lua or project.sjson.
+ * Returns whether `rel` keeps it; if not, why says so. */
+#define FILE_SERVER_MAX_PATH 512
+#define FILE_SERVER_MAX_FILES 256
+bool file_server__plain_path(const char *rel, char *why, size_t why_size);
 /* file_client.c: `--host ADDR:P --project NAME`: fetches the project's files into a private
  * folder and makes the resource system read blobs from the server. Sets *project_dir. */
 int file_client__connect(const console_options_t *o, const char *project_name,

@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include "resources/resources_internal.h"
 
 #define FILE_CLIENT_TIMEOUT_MS 30000
+/* The most bytes a node copies from a listing (its scripts and project.sjson). */
+#define FILE_CLIENT_MAX_BYTES (64u << 20)
 
 static struct {
     console_conn_t conn;
@@ -102,35 +105,90 @@ static int fetch_blob(void *ctx, const char *type, const char *name, char *path,
     return *blob ? 0 : CT_ERR_NOMEM;
 }
 
-/* Writes a listed file under the private folder, making its parent folders. */
-static int copy_file(const char *rel)
+/* Creates `rel` (a plain path: file_server__plain_path) in the private folder, one segment at a
+ * time from the folder's descriptor, never through a link: folders are opened O_NOFOLLOW and the
+ * file is created exclusively, so a link or file planted there is an error, not a way out. */
+static int write_file(const char *rel, const uint8_t *data, uint64_t size)
+{
+    int dir = open(g_fc.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const char *leaf = rel;
+    for (const char *slash; dir >= 0 && (slash = strchr(leaf, '/')); leaf = slash + 1) {
+        char segment[FILE_SERVER_MAX_PATH];
+        snprintf(segment, sizeof segment, "%.*s", (int)(slash - leaf), leaf);
+        int next = mkdirat(dir, segment, 0700) == 0 || errno == EEXIST
+                       ? openat(dir, segment, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                       : -1;
+        int saved = errno;
+        close(dir);
+        errno = saved;
+        dir = next;
+    }
+    int fd = dir >= 0 ? openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                      : -1;
+    uint64_t done = 0;
+    while (fd >= 0 && done < size) {
+        ssize_t n = write(fd, data + done, (size_t)(size - done));
+        if (n <= 0 && errno != EINTR)
+            break;
+        done += n > 0 ? (uint64_t)n : 0;
+    }
+    int saved = errno;
+    bool ok = fd >= 0 && done == size && close(fd) == 0;
+    if (fd >= 0 && !ok)
+        close(fd);
+    if (dir >= 0)
+        close(dir);
+    if (!ok) {
+        log__error("--host %s: cannot write '%s' in %s: %s (links and files already there are "
+                   "never written through)",
+                   g_fc.conn.peer, rel, g_fc.dir, strerror(saved));
+        return CT_ERR_IO;
+    }
+    return 0;
+}
+
+/* Fetches a listed file into the private folder; *total counts the bytes fetched so far. */
+static int copy_file(const char *rel, uint64_t *total)
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "path", rel);
-    char why[512], path[2048];
+    char why[512];
     uint64_t size;
     uint8_t *data = request(m, &size, why, sizeof why);
     if (!data) {
         log__error("--host %s: cannot fetch %s: %s", g_fc.conn.peer, rel, why);
         return CT_ERR_IO;
     }
-    if (snprintf(path, sizeof path, "%s/%s", g_fc.dir, rel) >= (int)sizeof path) {
-        free(data);
-        log__error("--host %s: the path of %s is too long", g_fc.conn.peer, rel);
-        return CT_ERR_IO;
-    }
-    for (char *p = path + strlen(g_fc.dir) + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        mkdir(path, 0700);
-        *p = '/';
-    }
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(data, 1, (size_t)size, f) == size;
-    ok = (f && fclose(f) == 0) && ok;
+    *total += size;
+    int rc = CT_ERR_BAD_DATA;
+    if (*total > FILE_CLIENT_MAX_BYTES)
+        log__error("--host %s: '%s' takes the listed files past %u MiB; refusing the project",
+                   g_fc.conn.peer, rel, (unsigned)(FILE_CLIENT_MAX_BYTES >> 20));
+    else
+        rc = write_file(rel, data, size);
     free(data);
-    if (!ok) {
-        log__error("--host: cannot write %s: %s", path, strerror(errno));
-        return CT_ERR_IO;
+    return rc;
+}
+
+/* Checks the whole listing before anything is fetched: at most FILE_SERVER_MAX_FILES names, each
+ * a plain path by the server's own rule. */
+static int check_listing(const cJSON *files)
+{
+    int count = cJSON_GetArraySize(files);
+    if (count > FILE_SERVER_MAX_FILES) {
+        log__error("--host %s: the file server lists %d files (at most %d); refusing its listing",
+                   g_fc.conn.peer, count, FILE_SERVER_MAX_FILES);
+        return CT_ERR_BAD_DATA;
+    }
+    const cJSON *f;
+    cJSON_ArrayForEach(f, files)
+    {
+        char why[512];
+        if (!cJSON_IsString(f) || !file_server__plain_path(f->valuestring, why, sizeof why)) {
+            log__error("--host %s: refusing the file server's listing: %s", g_fc.conn.peer,
+                       cJSON_IsString(f) ? why : "an entry is not a string");
+            return CT_ERR_BAD_DATA;
+        }
     }
     return 0;
 }
@@ -181,12 +239,15 @@ int file_client__connect(const console_options_t *o, const char *project_name,
         cJSON_free(json);
     }
     if (!rc)
+        rc = check_listing(files);
+    if (!rc)
         rc = host_folder__make(g_fc.dir, sizeof g_fc.dir);
+    uint64_t total = 0;
     const cJSON *f;
     cJSON_ArrayForEach(f, files)
     {
-        if (!rc && cJSON_IsString(f))
-            rc = copy_file(f->valuestring);
+        if (!rc)
+            rc = copy_file(f->valuestring, &total);
     }
     cJSON_Delete(h);
     if (rc) {

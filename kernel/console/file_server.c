@@ -17,7 +17,6 @@
 #include "base/memory.h"
 #include "resources/resources_internal.h"
 
-#define SERVED_MAX_FILES 256
 #define SERVED_MAX_DEPTH 8
 
 static struct {
@@ -32,7 +31,8 @@ static bool served_extension(const char *name)
     return (n > 4 && !strcmp(name + n - 4, ".lua")) || !strcmp(name, "project.sjson");
 }
 
-/* Lists the scripts below `rel` (depth and count bounded; compiled/ and dot files skipped). */
+/* Lists the scripts below `rel` (depth and count bounded; compiled/, dot files and names that are
+ * not plain paths skipped: nodes refuse a listing with one). */
 static void list_files(const char *rel, int depth)
 {
     char path[PATH_MAX];
@@ -41,42 +41,51 @@ static void list_files(const char *rel, int depth)
     if (!d)
         return;
     struct dirent *e;
-    while ((e = readdir(d)) && cJSON_GetArraySize(g_srv.files) < SERVED_MAX_FILES) {
+    while ((e = readdir(d)) && cJSON_GetArraySize(g_srv.files) < FILE_SERVER_MAX_FILES) {
         if (e->d_name[0] == '.' || (!rel[0] && !strcmp(e->d_name, RESOURCES_COMPILED_DIR)))
             continue;
         char child[PATH_MAX];
-        if ((size_t)snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >= 512)
+        if ((size_t)snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name) >=
+            FILE_SERVER_MAX_PATH)
             continue;
         char full[PATH_MAX + 512];
         int len = snprintf(full, sizeof full, "%s/%s", g_srv.root, child);
         struct stat st;
+        char why[512];
         if (len < 0 || (size_t)len >= sizeof full || lstat(full, &st) != 0)
             continue;
         if (S_ISDIR(st.st_mode) && depth < SERVED_MAX_DEPTH)
             list_files(child, depth + 1);
-        else if (S_ISREG(st.st_mode) && served_extension(e->d_name))
+        else if (S_ISREG(st.st_mode) && file_server__plain_path(child, why, sizeof why))
             cJSON_AddItemToArray(g_srv.files, cJSON_CreateString(child));
     }
     closedir(d);
 }
 
-/* A project-relative path a client may ask for: plain segments, a served extension, and (after
- * symlinks) still inside the root. */
-static bool resolve_path(const char *rel, char *out, char *why, size_t why_size)
+bool file_server__plain_path(const char *rel, char *why, size_t why_size)
 {
     size_t n = strlen(rel);
-    bool ok = n > 0 && n < 512 && rel[0] != '/' && served_extension(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel);
+    bool ok = n > 0 && n < FILE_SERVER_MAX_PATH && rel[0] != '/' &&
+              served_extension(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel);
     for (const char *p = rel; ok && *p; p++) {
         bool segment_start = p == rel || p[-1] == '/';
         ok = (*p == '/' && !segment_start) || (*p != '/' && !(segment_start && *p == '.'));
         ok = ok && (*p == '/' || *p == '.' || *p == '_' || *p == '-' || (*p >= 'a' && *p <= 'z') ||
                     (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
     }
-    if (!ok) {
+    if (!ok)
         snprintf(why, why_size, "path '%.200s' is not a project script (plain names, .lua or "
-                                "project.sjson, no '..')", rel);
+                                "project.sjson, no '..', under %d bytes)", rel,
+                 FILE_SERVER_MAX_PATH);
+    return ok;
+}
+
+/* A project-relative path a client may ask for: a plain path that (after symlinks) is still
+ * inside the root. */
+static bool resolve_path(const char *rel, char *out, char *why, size_t why_size)
+{
+    if (!file_server__plain_path(rel, why, why_size))
         return false;
-    }
     char joined[PATH_MAX + 512];
     snprintf(joined, sizeof joined, "%s/%s", g_srv.root, rel);
     if (!realpath(joined, out)) {

@@ -1,0 +1,314 @@
+/* A --host node against a hostile file server: a fake server (a child process speaking the
+ * file-server protocol on a socket of its own) lists names that lead out of the node's private
+ * folder, too many names or too many bytes, or plants links in the folder while the node copies.
+ * The node must refuse, and no file may appear outside its folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <cJSON.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "console/console_frame.h"
+#include "console/console_internal.h"
+
+/* What the fake server does besides answering with a small script. */
+typedef enum {
+    PLAIN,
+    BIG_FILES,     /* each reply is 20 MiB */
+    LINK_FOLDER,   /* at the first request, plants <folder>/sub -> outside */
+    LINK_FILE,     /* at the first request, plants <folder>/c.lua -> outside/c.lua */
+} server_mode_t;
+
+static char scratch[64], tmp_dir[128], outside[128];
+
+static void send_frame(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb)
+{
+    uint8_t header[CONSOLE_HEADER_SIZE];
+    console_frame__header(header, type, (uint32_t)(na + nb));
+    if (write(fd, header, sizeof header) != (ssize_t)sizeof header)
+        _exit(1);
+    for (size_t done = 0; done < na + nb;) {
+        const uint8_t *p = done < na ? (const uint8_t *)a + done : (const uint8_t *)b + done - na;
+        ssize_t n = write(fd, p, (done < na ? na : na + nb) - done);
+        if (n <= 0)
+            _exit(1);
+        done += (size_t)n;
+    }
+}
+
+static bool read_all(int fd, void *out, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        ssize_t r = read(fd, (uint8_t *)out + done, n - done);
+        if (r <= 0)
+            return false;
+        done += (size_t)r;
+    }
+    return true;
+}
+
+/* Plants a link in the node's private folder (the only cuttle-host-* folder in tmp_dir). */
+static void plant_link(const char *name, const char *target)
+{
+    DIR *d = opendir(tmp_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "cuttle-host-", 12) != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s/%s", tmp_dir, e->d_name, name);
+        if (symlink(target, path) != 0)
+            _exit(3);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* The child: one connection, the hello listing `files`, then a script for every request. */
+static void run_server(int listener, const char *files, server_mode_t mode)
+{
+    alarm(60);
+    int fd = accept(listener, NULL, NULL);
+    if (fd < 0)
+        _exit(1);
+    char *hello = malloc(strlen(files) + 128);
+    int n = sprintf(hello, "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":false,"
+                           "\"project\":\"p\",\"files\":%s}", files);
+    send_frame(fd, CONSOLE_FRAME_JSON, hello, (size_t)n, NULL, 0);
+    free(hello);
+    size_t body_size = mode == BIG_FILES ? 20u << 20 : 16;
+    char *body = malloc(body_size);
+    memset(body, '-', body_size);
+    for (int requests = 0;; requests++) {
+        uint8_t header[CONSOLE_HEADER_SIZE];
+        if (!read_all(fd, header, sizeof header))
+            break;
+        uint32_t len = (uint32_t)header[4] << 24 | (uint32_t)header[5] << 16 |
+                       (uint32_t)header[6] << 8 | header[7];
+        char *json = len < (1u << 20) ? calloc(1, len + 1) : NULL;
+        if (!json || !read_all(fd, json, len))
+            break;
+        cJSON *m = cJSON_Parse(json);
+        free(json);
+        if (requests == 0 && mode == LINK_FOLDER)
+            plant_link("sub", outside);
+        if (requests == 0 && mode == LINK_FILE) {
+            char target[256];
+            snprintf(target, sizeof target, "%s/c.lua", outside);
+            plant_link("c.lua", target);
+        }
+        char reply[128];
+        int rn = snprintf(reply, sizeof reply, "{\"type\":\"file\",\"id\":%g,\"ok\":true}",
+                          cJSON_GetNumberValue(cJSON_GetObjectItem(m, "id")));
+        cJSON_Delete(m);
+        uint8_t prefix[4] = {0, 0, 0, (uint8_t)rn};
+        char *payload = malloc(4 + (size_t)rn);
+        memcpy(payload, prefix, 4);
+        memcpy(payload + 4, reply, (size_t)rn);
+        send_frame(fd, CONSOLE_FRAME_BINARY, payload, 4 + (size_t)rn, body, body_size);
+        free(payload);
+    }
+    free(body);
+    close(fd);
+    _exit(0);
+}
+
+/* Runs a node against a fake server listing `files`; returns what file_client__connect did. When
+ * it accepted, `check` (if any) looks at the private folder before the node disconnects. */
+static int run_node(const char *files, server_mode_t mode, void (*check)(const char *dir))
+{
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t addr_len = sizeof addr;
+    assert_int_equal(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(listen(listener, 1), 0);
+    assert_int_equal(getsockname(listener, (struct sockaddr *)&addr, &addr_len), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        run_server(listener, files, mode);
+    close(listener);
+    char host[64];
+    snprintf(host, sizeof host, "127.0.0.1:%d", ntohs(addr.sin_port));
+    console_options_t o = {.host = host, .serve_port = -1};
+    const char *dir = NULL;
+    int rc = file_client__connect(&o, "p", &dir);
+    if (rc == 0) {
+        if (check)
+            check(dir);
+        file_client__disconnect();
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return rc;
+}
+
+/* The number of entries in a folder (besides . and ..). */
+static int entries(const char *path)
+{
+    DIR *d = opendir(path);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* Empties tmp_dir and outside, so each case sees only what it wrote. */
+static void clear(void)
+{
+    char command[600];
+    snprintf(command, sizeof command, "rm -rf '%s' '%s' && mkdir '%s' '%s'", tmp_dir, outside,
+             tmp_dir, outside);
+    assert_int_equal(system(command), 0);
+}
+
+/* Refused, and nothing left anywhere: not outside, not beside the (removed) private folder. */
+static void assert_refused(const char *files, server_mode_t mode)
+{
+    clear();
+    int rc = run_node(files, mode, NULL);
+    if (rc == 0)
+        print_error("the node accepted the listing %.200s\n", files);
+    int out = entries(outside), beside = entries(tmp_dir);
+    if (out || beside)
+        print_error("%d files written outside the private folder, %d beside it\n", out, beside);
+    assert_int_equal(out + beside, 0);
+    assert_int_not_equal(rc, 0);
+}
+
+static void check_good(const char *dir)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/scripts/main.lua", dir);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_size, 16);
+    snprintf(path, sizeof path, "%s/project.sjson", dir);
+    assert_int_equal(lstat(path, &st), 0);
+}
+
+static void good_listing_is_copied(void **state)
+{
+    (void)state;
+    assert_int_equal(run_node("[\"project.sjson\",\"scripts/main.lua\"]", PLAIN, check_good), 0);
+    assert_int_equal(entries(tmp_dir), 0);
+}
+
+static void dot_dot_is_refused(void **state)
+{
+    (void)state;
+    assert_refused("[\"main.lua\",\"../x.lua\"]", PLAIN);
+    assert_refused("[\"a/../../b.lua\"]", PLAIN);
+    assert_refused("[\"./c.lua\"]", PLAIN);
+}
+
+static void absolute_is_refused(void **state)
+{
+    (void)state;
+    char files[256];
+    snprintf(files, sizeof files, "[\"%s/x.lua\"]", outside);
+    assert_refused(files, PLAIN);
+}
+
+static void odd_names_are_refused(void **state)
+{
+    (void)state;
+    assert_refused("[\"..\\\\x.lua\"]", PLAIN);        /* a backslash */
+    assert_refused("[\"\"]", PLAIN);                   /* empty */
+    assert_refused("[\"a//b.lua\"]", PLAIN);           /* an empty segment */
+    assert_refused("[\"a/\"]", PLAIN);
+    assert_refused("[\"x\\u0000/../../n.lua\"]", PLAIN); /* a NUL: the name ends at it */
+    assert_refused("[\"notes.txt\"]", PLAIN);
+    assert_refused("[7]", PLAIN);
+}
+
+static void over_long_name_is_refused(void **state)
+{
+    (void)state;
+    char files[1200] = "[\"";
+    for (int i = 0; i < 300; i++)
+        strcat(files, "a/");
+    strcat(files, "x.lua\"]");
+    assert_refused(files, PLAIN);
+}
+
+static void too_many_names_are_refused(void **state)
+{
+    (void)state;
+    char *files = malloc(20 * 300);
+    strcpy(files, "[");
+    for (int i = 0; i < FILE_SERVER_MAX_FILES + 1; i++)
+        sprintf(files + strlen(files), "%s\"s%d.lua\"", i ? "," : "", i);
+    strcat(files, "]");
+    assert_refused(files, PLAIN);
+    free(files);
+}
+
+static void too_many_bytes_are_refused(void **state)
+{
+    (void)state;
+    assert_refused("[\"a.lua\",\"b.lua\",\"c.lua\",\"d.lua\"]", BIG_FILES);
+}
+
+static void links_in_the_folder_are_not_followed(void **state)
+{
+    (void)state;
+    assert_refused("[\"a.lua\",\"sub/b.lua\"]", LINK_FOLDER);
+    assert_refused("[\"a.lua\",\"c.lua\"]", LINK_FILE);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(scratch, sizeof scratch, "/tmp/ct-host-listing-XXXXXX");
+    if (!mkdtemp(scratch))
+        return -1;
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/tmp", scratch);
+    snprintf(outside, sizeof outside, "%s/outside", scratch);
+    mkdir(tmp_dir, 0700);
+    mkdir(outside, 0700);
+    setenv("TMPDIR", tmp_dir, 1); /* where the node makes its private folder */
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    return system(command) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(good_listing_is_copied),
+        cmocka_unit_test(dot_dot_is_refused),
+        cmocka_unit_test(absolute_is_refused),
+        cmocka_unit_test(odd_names_are_refused),
+        cmocka_unit_test(over_long_name_is_refused),
+        cmocka_unit_test(too_many_names_are_refused),
+        cmocka_unit_test(too_many_bytes_are_refused),
+        cmocka_unit_test(links_in_the_folder_are_not_followed),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
