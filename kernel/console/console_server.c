@@ -356,13 +356,22 @@ static void on_connection(uv_stream_t *listener, int status)
     }
     s->clients[s->num_clients++] = c;
     client_log(c, CT_LOG_INFO, c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
-    char hello[512];
-    int n = snprintf(hello, sizeof hello,
-                     "{\"type\":\"hello\",\"engine\":\"cuttle\",\"service\":\"%s\",\"pid\":%d,"
-                     "\"client\":%u,\"auth\":%s%s%s}",
-                     s->what, (int)getpid(), (unsigned)c->id, s->need_token ? "true" : "false",
-                     s->desc.hello ? "," : "", s->desc.hello ? s->desc.hello : "");
-    console_server__send(c, hello, (size_t)n < sizeof hello ? (size_t)n : sizeof hello - 1);
+    /* The hello's size is the service's: a file server lists up to FILE_SERVER_MAX_FILES names. */
+    const char *format = "{\"type\":\"hello\",\"engine\":\"cuttle\",\"service\":\"%s\",\"pid\":%d,"
+                         "\"client\":%u,\"auth\":%s%s%s}";
+    const char *extra = s->desc.hello ? s->desc.hello : "";
+    int n = snprintf(NULL, 0, format, s->what, (int)getpid(), (unsigned)c->id,
+                     s->need_token ? "true" : "false", *extra ? "," : "", extra);
+    char *hello = n > 0 ? ct_alloc(s->allocator, (size_t)n + 1) : NULL;
+    if (!hello) {
+        client_log(c, CT_LOG_ERROR, "out of memory for the hello; disconnected");
+        close_now(c);
+        return;
+    }
+    snprintf(hello, (size_t)n + 1, format, s->what, (int)getpid(), (unsigned)c->id,
+             s->need_token ? "true" : "false", *extra ? "," : "", extra);
+    console_server__send(c, hello, (size_t)n);
+    ct_free(s->allocator, hello, (size_t)n + 1);
     uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
 }
 

@@ -213,6 +213,12 @@ int file_client__connect(const console_options_t *o, const char *project_name,
         log__error("--host %s: no hello (is it a file server?)", o->host);
         return CT_ERR_IO;
     }
+    if (len > CONSOLE_MAX_PAYLOAD) { /* a listing of FILE_SERVER_MAX_FILES names is far smaller */
+        free(hello);
+        log__error("--host %s: a hello of %u bytes (at most %u); refusing it", o->host,
+                   (unsigned)len, (unsigned)CONSOLE_MAX_PAYLOAD);
+        return CT_ERR_BAD_DATA;
+    }
     cJSON *h = cJSON_Parse(hello);
     free(hello);
     const cJSON *service = cJSON_GetObjectItem(h, "service"),

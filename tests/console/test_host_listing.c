@@ -275,6 +275,68 @@ static void links_in_the_folder_are_not_followed(void **state)
     assert_refused("[\"a.lua\",\"c.lua\"]", LINK_FILE);
 }
 
+static volatile sig_atomic_t g_stop;
+static void on_term(int sig) { (void)sig, g_stop = 1; }
+static int stop_requested(void) { return g_stop; }
+
+/* The real file server with a project of many long-named scripts (a hello far over 512 bytes):
+ * the node takes all of them. */
+static void real_server_listing_is_copied(void **state)
+{
+    (void)state;
+    clear();
+    char project[256], path[512];
+    snprintf(project, sizeof project, "%s/p", outside);
+    snprintf(path, sizeof path, "%s/scripts", project);
+    assert_int_equal(mkdir(project, 0700) | mkdir(path, 0700), 0);
+    for (int i = 0; i <= 60; i++) {
+        if (i == 60)
+            snprintf(path, sizeof path, "%s/project.sjson", project);
+        else
+            snprintf(path, sizeof path, "%s/scripts/a_script_with_a_long_name_%02d.lua", project, i);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs("-- a script\n", f);
+        fclose(f);
+    }
+    int probe = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t addr_len = sizeof addr;
+    assert_int_equal(bind(probe, (struct sockaddr *)&addr, sizeof addr), 0);
+    assert_int_equal(getsockname(probe, (struct sockaddr *)&addr, &addr_len), 0);
+    close(probe);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(60);
+        signal(SIGTERM, on_term);
+        console_options_t so = {.serve_dir = project, .serve_port = ntohs(addr.sin_port)};
+        _exit(file_server__run(&so, stop_requested));
+    }
+    char host[64];
+    snprintf(host, sizeof host, "127.0.0.1:%d", ntohs(addr.sin_port));
+    console_options_t o = {.host = host, .serve_port = -1};
+    const char *dir = NULL;
+    int rc = -1;
+    for (int tries = 0; rc != 0 && tries < 100; tries++) { /* until the server listens */
+        usleep(50000);
+        rc = file_client__connect(&o, "p", &dir);
+    }
+    assert_int_equal(rc, 0);
+    snprintf(path, sizeof path, "%s/scripts", dir);
+    assert_int_equal(entries(path), 60);
+    snprintf(path, sizeof path, "%s/scripts/a_script_with_a_long_name_59.lua", dir);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_size, 12);
+    file_client__disconnect();
+    kill(pid, SIGTERM);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(entries(tmp_dir), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -309,6 +371,7 @@ int main(void)
         cmocka_unit_test(too_many_names_are_refused),
         cmocka_unit_test(too_many_bytes_are_refused),
         cmocka_unit_test(links_in_the_folder_are_not_followed),
+        cmocka_unit_test(real_server_listing_is_copied),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
