@@ -334,8 +334,9 @@ typedef struct physics__contacts {
  * read, in colour order. Each contact takes the lowest colour that no other contact of its two
  * bodies has (in entity-pair order; a static body does not count), so the contacts of one colour
  * share no body and can be solved side by side, and a pass is a handful of colours one after the
- * other: a pile of 10,000 bodies or a 100-row pyramid needs about a dozen. The order of the rows,
- * and so every bit of the result, depends only on the contacts, not on the threads. */
+ * other: a pile of 10,000 bodies or a 100-row pyramid needs about a dozen. Too few contacts for a
+ * team are put in waves instead, which keeps entity-pair order (solver__prepare). The order of the
+ * rows, and so every bit of the result, depends only on the contacts, not on the threads. */
 typedef struct physics__rows {
     uint32_t cap;
     void *buffer;
@@ -360,7 +361,7 @@ typedef struct physics__gathered {
     void *buffer;
     uint32_t *slot; /* UINT32_MAX: none yet */
     uint32_t *body;
-    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each */
+    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each (or its wave) */
     physics__v3 *velocity;
     physics__v3 *position;
 } physics__gathered;

@@ -39,6 +39,8 @@
 #define SOLVER_SLICE_BOXES 1024u
 /* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
 #define SOLVER_COLORS 63u
+/* Fewer rows than this are solved by one thread, in entity-pair order (see solver__prepare). */
+#define SOLVER_TEAM_MIN_ROWS 2048u
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
@@ -833,17 +835,28 @@ static int solver__prepare(physics__scene *s)
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
     /* Greedy colouring: each contact takes the lowest colour neither of its slots has yet; one
-     * that finds none joins the overflow, the last colour, solved in order by one thread. */
+     * that finds none joins the overflow, the last colour, solved in order by one thread. Fewer
+     * contacts than a team takes are solved in entity-pair order itself, which converges in
+     * fewer passes on stacks (ids usually go up a stack): "colours" are then waves, each contact
+     * one after the latest of its slots (g->colors holding that number), which keeps that order.
+     * Either way the choice depends on the contacts only, never on the threads. */
+    const bool waves = c->n < SOLVER_TEAM_MIN_ROWS;
     uint32_t colors = 0;
     r->num_colors = 0;
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t sa = c->slot_a[k] = solver__slot(g, b, c->a[k]);
         const uint32_t sb = c->slot_b[k] = solver__slot(g, b, c->b[k]);
-        const uint64_t taken = g->colors[sa] | g->colors[sb];
-        const uint32_t color = ~taken ? (uint32_t)__builtin_ctzll(~taken) : SOLVER_COLORS;
-        if (color < SOLVER_COLORS) {
-            g->colors[sa] |= 1ull << color;
-            g->colors[sb] |= 1ull << color;
+        uint32_t color;
+        if (waves) {
+            color = (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa] : g->colors[sb]);
+            g->colors[sa] = g->colors[sb] = color + 1;
+        } else {
+            const uint64_t taken = g->colors[sa] | g->colors[sb];
+            color = ~taken ? (uint32_t)__builtin_ctzll(~taken) : SOLVER_COLORS;
+            if (color < SOLVER_COLORS) {
+                g->colors[sa] |= 1ull << color;
+                g->colors[sb] |= 1ull << color;
+            }
         }
         c->row[k] = color + 1;
         colors = color + 1 > colors ? color + 1 : colors;
@@ -859,7 +872,7 @@ static int solver__prepare(physics__scene *s)
         sum += count;
     }
     r->num_colors = colors;
-    r->overflow = colors == SOLVER_COLORS + 1;
+    r->overflow = !waves && colors == SOLVER_COLORS + 1;
     for (uint32_t k = 0; k < c->n; k++)
         c->row[k] = r->color_start[c->row[k] - 1]++;
     physics__pool_run(s->pool, (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__fill_rows, s);
@@ -974,7 +987,6 @@ static inline bool solver__converged(solver__rows_f fn, const float m[2])
  * finds the early colours done and catches up, and one member alone does everything, so the team
  * never waits on a thread the pool did not give it. */
 #define SOLVER_TEAM_CHUNK 64u
-#define SOLVER_TEAM_MIN_ROWS 2048u
 
 typedef struct solver__team {
     physics__scene *s;
