@@ -28,7 +28,7 @@ static struct {
     uv_loop_t loop;
 } booted;
 
-static void register_kernel_apis(void)
+void kernel__register_apis(void)
 {
     registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
     registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
@@ -73,7 +73,7 @@ static int boot_services(const kernel_desc_t *desc)
     if ((r = resources__init(desc->project_dir, desc->strict)))
         return r;
     booted.resources = true;
-    register_kernel_apis();
+    kernel__register_apis();
     if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
@@ -153,6 +153,12 @@ int kernel__boot(const kernel_desc_t *desc)
     int r = boot_services(desc);
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, desc->strict, &booted.project);
+    if (!r)
+        lua_env__set_script_timeout(desc->script_timeout < 0    ? 0
+                                    : desc->script_timeout > 0 ? desc->script_timeout
+                                    : booted.project.has_script_timeout
+                                        ? booted.project.script_timeout
+                                        : LUA_SCRIPT_TIMEOUT_DEFAULT);
     if (!r && booted.project.sandbox)
         r = lua_env__sandbox();
     if (!r)

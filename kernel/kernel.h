@@ -18,6 +18,8 @@ typedef struct kernel_desc_t {
     const char *plugin_paths[KERNEL_MAX_PATHS];
     uint32_t num_plugin_paths;
     const char *memory_debug;                      /* "fill,canary" or NULL */
+    double script_timeout;                         /* CPU seconds per call into Lua; 0: the
+                                                    * project's, else the default; < 0: off */
     uint32_t jobs;                                 /* 0: one thread per core */
     bool strict;
     bool watch;                                    /* hot reload on file changes */
@@ -29,6 +31,11 @@ typedef struct kernel_desc_t {
 /* The installed engine's modules folder (<libdir>/cuttle/modules, found from the program's own
  * path); false when this program is not installed there (e.g. it runs from the build tree). */
 bool kernel__installed_module_dir(char *out, size_t size);
+
+/* Makes every API the kernel serves itself (ct.log, ct.memory, ct.jobs, ct.lua, ...) answerable
+ * through get_engine_api: the one list, which kernel__boot and the plugin tests' cut-down kernel
+ * (tests/plugins/fixture.c) both register. The services behind them must be initialised. */
+void kernel__register_apis(void);
 
 /* Boots services, reads the project, loads plugins and (if asked) runs the boot script's init().
  * Returns 0 or a negative ct_error; on failure everything booted so far is shut down. A boot

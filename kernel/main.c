@@ -16,6 +16,7 @@
 #include "kernel.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
+#include "project.h"
 #include "signals.h"
 
 static const char usage[] =
@@ -31,8 +32,11 @@ static const char usage[] =
     "  --list               print plugins, versions, APIs, load order and problems, then exit\n"
     "  --strict             any load problem (or data warning) is fatal\n"
     "  --watch              hot-reload plugins and the boot script when their files change\n"
-    "  --no-timeouts        switch every timeout off (console, networking), for a debugger session;\n"
-    "                       the same as CUTTLE_NO_TIMEOUTS=1\n"
+    "  --script-timeout S   stop a script after S seconds of CPU time in one call from the engine\n"
+    "                       (init, update, a hook, ...; default: the project's script_timeout,\n"
+    "                       else 10); 0: never\n"
+    "  --no-timeouts        switch every timeout off (console, networking, scripts), for a debugger\n"
+    "                       session; the same as CUTTLE_NO_TIMEOUTS=1\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
     "  --help               this text\n"
     "Other --name [VALUE] options go to the modules (e.g. the renderer's --screenshot DIR);\n"
@@ -101,6 +105,14 @@ static int parse_valued(options_t *o, const char *a, const char *value)
             return 2;
         }
         o->desc.jobs = (uint32_t)jobs;
+    } else if (!strcmp(a, "--script-timeout")) {
+        double s = strtod(value, &end);
+        if (*end || !*value || !(s >= 0 && s <= PROJECT_MAX_SCRIPT_TIMEOUT)) {
+            fprintf(stderr, "cuttle: --script-timeout wants seconds 0..%d (0: never), not '%s'\n",
+                    PROJECT_MAX_SCRIPT_TIMEOUT, value);
+            return 2;
+        }
+        o->desc.script_timeout = s > 0 ? s : -1;
     } else if (!strcmp(a, "-e")) {
         o->code = value;
     } else if (!strcmp(a, "--memory-debug")) {
@@ -121,7 +133,8 @@ static bool kernel_option(const char *a)
 {
     static const char *const known[] = {"--help", "--list", "--strict", "--watch", "--project",
                                         "--modules", "--plugin", "--frames", "--dt", "--fps", "--jobs",
-                                        "-e", "--memory-debug", "--no-timeouts"};
+                                        "-e", "--memory-debug", "--no-timeouts",
+                                        "--script-timeout"};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
             return true;

@@ -14,6 +14,7 @@
 /* The keys project.sjson knows; anything else is named, with the nearest of these. */
 static const char *const known_keys[] = {
     "boot_script", "frames", "modules", "versions", "providers", "sandbox", "plugin_folders",
+    "script_timeout",
 };
 
 /* What a reader needs to report: the file, and whether mistakes are fatal (--strict). */
@@ -205,6 +206,15 @@ static int read_settings(const reader_t *r, const char *dir, const cJSON *root, 
             return field_error(r, "sandbox", "expected true or false");
         p->sandbox = cJSON_IsTrue(sandbox);
     }
+    const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(root, "script_timeout");
+    if (timeout) {
+        if (!cJSON_IsNumber(timeout) || !(timeout->valuedouble >= 0) ||
+            timeout->valuedouble > PROJECT_MAX_SCRIPT_TIMEOUT)
+            return field_error(r, "script_timeout", "expected seconds 0..3600 (0: the watchdog "
+                                                    "is off)");
+        p->has_script_timeout = true;
+        p->script_timeout = timeout->valuedouble;
+    }
     return 0;
 }
 
@@ -221,7 +231,7 @@ static int check_keys(const reader_t *r, const cJSON *root)
             continue;
         const char *near = data__nearest_name(item->string, known_keys, n);
         int err = mistake(r, "unknown key '%s'%s%s%s (known: boot_script, frames, modules, "
-                             "versions, providers, sandbox, plugin_folders)",
+                             "versions, providers, sandbox, plugin_folders, script_timeout)",
                           item->string, near ? " (did you mean '" : "", near ? near : "",
                           near ? "'?)" : "");
         if (err)

@@ -6,11 +6,14 @@
 #include "plugins/loader.h"
 
 #define PROJECT_MAX_ENTRIES 64
+#define PROJECT_MAX_SCRIPT_TIMEOUT 3600
 
 typedef struct project_t {
     char boot_script[512];                           /* DIR/name, inside the project; "" if none */
     uint32_t frames;                                 /* 0: not said */
     bool sandbox;                                    /* scripts run without ffi, io, os, ... */
+    bool has_script_timeout;
+    double script_timeout;                           /* seconds per call into Lua, 0: off */
     const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
     uint32_t num_modules;
     loader_pin_t pins[PROJECT_MAX_ENTRIES];
@@ -32,6 +35,8 @@ typedef struct project_t {
  *     plugin_folders = ["plugins"]                  // folders inside the project searched for
  *                                                   // plugins, after --modules (optional)
  *     sandbox = true                                // scripts lose ffi, debug, io, os, bytecode
+ *     script_timeout = 10                           // CPU seconds one call into Lua may take
+ *                                                   // (the watchdog); 0: off (optional)
  * Paths are canonical project-relative names (the resource rules) and must stay inside DIR.
  * Unknown keys (named with the nearest known one), a module listed twice, and a pin or provider
  * for a plugin that `modules` does not list are warnings, errors when `strict`. Returns 0 or a

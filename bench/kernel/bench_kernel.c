@@ -1,7 +1,9 @@
 /*
  * The kernel's figures: booting with several plugins, the cost of a get_engine_api lookup, and a
  * Lua call into a plugin's function (through the kernel's slot trampoline) against a plain
- * lua_CFunction registered directly.
+ * lua_CFunction registered directly. The Lua figures are taken twice: as the engine runs (the
+ * script watchdog on, its checks in every compiled trace: kernel/lua/lua_watchdog.c) and with the
+ * watchdog off (script timeout 0, names ending in _unwatched), to show what it costs.
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -58,15 +60,9 @@ static int l_raw_add(lua_State *L)
     return 1;
 }
 
-/* ns per Lua call of fn(i, 1) in a loop of n iterations, run by the Lua state itself. */
-static double time_lua_calls_ns(const char *fn)
+/* ns per iteration of `code`, a chunk that runs n iterations and sets bench_seconds. */
+static double time_lua_ns(const char *code, int n)
 {
-    const int n = 5000000;
-    char code[256];
-    snprintf(code, sizeof code,
-             "local f, s = %s, 0 local t = os.clock() for i = 1, %d do s = f(i, 1) end "
-             "bench_seconds = os.clock() - t",
-             fn, n);
     double samples[5];
     lua_State *L = lua_env__state();
     for (int s = 0; s < 5; s++) {
@@ -76,6 +72,78 @@ static double time_lua_calls_ns(const char *fn)
         lua_pop(L, 1);
     }
     return bench_median(samples, 5);
+}
+
+/* ns per Lua call of fn(i, 1) in a loop of n iterations, run by the Lua state itself. */
+static double time_lua_calls_ns(const char *fn)
+{
+    const int n = 5000000;
+    char code[256];
+    snprintf(code, sizeof code,
+             "local f, s = %s, 0 local t = os.clock() for i = 1, %d do s = f(i, 1) end "
+             "bench_seconds = os.clock() - t",
+             fn, n);
+    return time_lua_ns(code, n);
+}
+
+/* ns per iteration of a compiled Lua loop over several source lines with an inlined call: where
+ * the watchdog's per-line checks in traces show most. */
+static double time_lua_loop_ns(void)
+{
+    const int n = 20000000;
+    char code[512];
+    snprintf(code, sizeof code,
+             "local function add(a, b)\n"
+             "  return a + b\n"
+             "end\n"
+             "local x, t = 0, os.clock()\n"
+             "for i = 1, %d do\n"
+             "  x = add(x, i)\n"
+             "  x = bit.band(x, 0xffff)\n"
+             "end\n"
+             "bench_seconds, bench_sink = os.clock() - t, x\n",
+             n);
+    return time_lua_ns(code, n);
+}
+
+/* ns per call from the engine into a Lua function (the protected call, the watchdog's entry). */
+static double time_engine_to_lua_ns(void)
+{
+    const int n = 1000000;
+    lua_env__run_string("function bench_empty() end", "=bench");
+    double samples[5];
+    for (int s = 0; s < 5; s++) {
+        double t0 = bench_now_ns();
+        for (int i = 0; i < n; i++)
+            lua_env__call_global("bench_empty", 0);
+        samples[s] = (bench_now_ns() - t0) / n;
+    }
+    return bench_median(samples, 5);
+}
+
+/* The Lua figures on a booted kernel; `suffix` ends the names ("" or "_unwatched"). */
+static void report_lua(const char *suffix, double script_timeout)
+{
+    char name[96];
+    desc.script_timeout = script_timeout;
+    boot();
+    lua_env__add_raw_function("Raw", "add", l_raw_add);
+    double plugin_ns = time_lua_calls_ns("Bench.add");
+    double raw_ns = time_lua_calls_ns("Raw.add");
+    snprintf(name, sizeof name, "kernel.lua_plugin_call%s_ns", suffix);
+    bench_report(strdup(name), plugin_ns, "ns", "Lua -> plugin C function (slot)");
+    snprintf(name, sizeof name, "kernel.lua_raw_call%s_ns", suffix);
+    bench_report(strdup(name), raw_ns, "ns", "Lua -> plain lua_CFunction");
+    if (!suffix[0])
+        bench_report("kernel.lua_plugin_vs_raw_ratio", plugin_ns / raw_ns, "x",
+                     "plugin call cost / plain call cost");
+    snprintf(name, sizeof name, "kernel.lua_loop%s_ns", suffix);
+    bench_report(strdup(name), time_lua_loop_ns(), "ns",
+                 "one iteration of a compiled 3-line Lua loop with an inlined call");
+    snprintf(name, sizeof name, "kernel.engine_to_lua_call%s_ns", suffix);
+    bench_report(strdup(name), time_engine_to_lua_ns(), "ns",
+                 "engine -> empty Lua function (call_global)");
+    kernel__shutdown();
 }
 
 int main(int argc, char **argv)
@@ -96,14 +164,9 @@ int main(int argc, char **argv)
                  "get_engine_api for a kernel API");
     bench_report("kernel.get_engine_api_plugin_ns", time_lookup_ns(ct_hash32("bench.p5"), 1), "ns",
                  "get_engine_api for an API a plugin provides");
-    lua_env__add_raw_function("Raw", "add", l_raw_add);
-    double plugin_ns = time_lua_calls_ns("Bench.add");
-    double raw_ns = time_lua_calls_ns("Raw.add");
-    bench_report("kernel.lua_plugin_call_ns", plugin_ns, "ns", "Lua -> plugin C function (slot)");
-    bench_report("kernel.lua_raw_call_ns", raw_ns, "ns", "Lua -> plain lua_CFunction");
-    bench_report("kernel.lua_plugin_vs_raw_ratio", plugin_ns / raw_ns, "x",
-                 "plugin call cost / plain call cost");
     kernel__shutdown();
+    report_lua("", 0);         /* the default */
+    report_lua("_unwatched", -1); /* off */
     bench_print_table();
     return 0;
 }

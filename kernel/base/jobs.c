@@ -19,6 +19,7 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <threads.h>
 #include <time.h>
 #include <uv.h>
 
@@ -81,7 +82,9 @@ static inline void cpu_relax(void)
 }
 
 /* Spins up to JOBS_SPIN_NS until done(arg) holds or the ring holds a ticket; returns whether
- * either happened. The clock is read only every few dozen turns. */
+ * either happened. Every few dozen turns it reads the clock and yields: on a core that other
+ * threads want (a busy machine, or this process's own threads outnumbering the cores) the spinning
+ * thread then steps aside instead of holding the core for the whole spin. */
 static bool spin_until(bool (*done)(void *), void *arg)
 {
     uint64_t deadline = 0;
@@ -94,6 +97,8 @@ static bool spin_until(bool (*done)(void *), void *arg)
                 deadline = t + JOBS_SPIN_NS;
             else if (t >= deadline)
                 return false;
+            else
+                thrd_yield();
         }
         cpu_relax();
     }

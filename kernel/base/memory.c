@@ -84,6 +84,9 @@ static struct {
     uint32_t modes;
     atomic_uint_fast64_t corruptions;
     atomic_uint_fast64_t leaks_reported; /* by every teardown since init */
+    /* memory__fail_nth: allocations counted while armed, and the one to refuse (0: unarmed). */
+    atomic_uint_fast64_t allocations;
+    atomic_uint_fast64_t fail_at; /* 0: none */
 } g_mem;
 
 static void *tracked_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
@@ -258,10 +261,29 @@ static void *resize(struct ct_allocator_o *o, block_t *b, size_t new_size, const
     return user_bytes(nb);
 }
 
+/* While memory__fail_nth is armed, counts an allocation (a new block or a growth) and says
+ * whether it is the one to refuse; unarmed, one relaxed load. */
+static bool refuse_for_test(void)
+{
+    if (atomic_load_explicit(&g_mem.fail_at, memory_order_relaxed) == 0)
+        return false;
+    uint_fast64_t at = atomic_fetch_add(&g_mem.allocations, 1) + 1;
+    return atomic_compare_exchange_strong(&g_mem.fail_at, &at, 0);
+}
+
+uint64_t memory__fail_nth(uint64_t n)
+{
+    const uint64_t counted = atomic_exchange(&g_mem.allocations, 0);
+    atomic_store(&g_mem.fail_at, n);
+    return counted;
+}
+
 static void *tracked_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
                              const char *file, uint32_t line)
 {
     struct ct_allocator_o *o = (struct ct_allocator_o *)a->inst;
+    if (new_size > old_size && refuse_for_test())
+        return NULL;
     if (!ptr)
         return new_size ? allocate(o, new_size, file, line) : NULL;
     block_t *b = block_of(ptr);

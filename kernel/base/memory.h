@@ -34,6 +34,13 @@ uint64_t memory__corruption_count(void);
  * made in canary mode, both guards. Each damaged block is logged and counted in
  * memory__corruption_count. Returns the number found. memory__shutdown runs it over everything. */
 uint64_t memory__verify(const ct_allocator_t *a);
+/* For tests of out-of-memory paths: the n-th allocation from now (1: the next) by any tracked
+ * allocator fails as running out of memory would (NULL; a block that was to grow stays as it
+ * was), once; 0 disarms. Allocations (new blocks and growths) are counted while armed. Returns
+ * how many were counted since the previous call: n when the n-th was refused, fewer when the
+ * work ended before reaching it. Any thread, but the count is shared, so a test using it keeps
+ * its allocations on one thread. */
+uint64_t memory__fail_nth(uint64_t n);
 /* Registers Memory.verify() in Lua (memory_lua.c). Returns 0 or a negative ct_error. */
 int memory__bind_lua(void);
 const ct_memory_api_v1 *memory__api_v1(void);

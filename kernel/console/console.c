@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "kernel.h"
+#include "lua/lua_env.h"
 #include "profiler/profiler.h"
 #include "profiler/profiler_trace.h"
 
@@ -140,6 +141,7 @@ int console__start(const console_options_t *o, uv_loop_t *loop)
         return r;
     }
     g_con.running = true;
+    lua_env__hold_watchdog(true); /* the 5 s per script hold even with script_timeout = 0 */
     printf("console: listening on %s:%d\n", o->bind ? o->bind : "127.0.0.1", g_con.server.port);
     fflush(stdout);
     return 0;
@@ -155,6 +157,8 @@ int console__stop(void)
         memory__destroy(g_con.allocator);
         g_con.allocator = NULL;
     }
+    if (g_con.running)
+        lua_env__hold_watchdog(false);
     g_con.running = false;
     int r = 0;
     if (g_con.profiling)

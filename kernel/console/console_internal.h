@@ -41,5 +41,14 @@ int file_server__run(const console_options_t *o, int (*stop_requested)(void));
 int file_client__connect(const console_options_t *o, const char *project_name,
                          const char **project_dir);
 void file_client__disconnect(void);
+/* host_folder.c: makes the node's private folder in the temporary folder ($TMPDIR, else /tmp),
+ * named after this process, after removing those left there by nodes that were killed. Returns 0
+ * or CT_ERR_IO (logged); `dir` holds the path ("" on failure). */
+int host_folder__make(char *dir, size_t size);
+/* Removes the folder and what is in it (never through links); does nothing for "". */
+void host_folder__remove(const char *dir);
+/* Removes from `tmp_dir` the folders host_folder__make made for processes that are gone (at most
+ * 64 at a time); returns how many. */
+uint32_t host_folder__sweep(const char *tmp_dir);
 
 #endif

@@ -1,6 +1,6 @@
 /* `script` messages: runs the Lua source between frames and turns its results into JSON.
- * A script may not hang the engine: a count hook stops it after CONSOLE_SCRIPT_SECONDS (the JIT
- * is off while it runs, so the hook sees every loop).
+ * A script may not hang the engine: the Lua watchdog stops it after CONSOLE_SCRIPT_SECONDS
+ * (kernel/lua/lua_watchdog.c; also in JIT-compiled loops).
  *
  * A loopback client gets the full LuaJIT (the same global environment as the game's scripts).
  * A remote client (console_client_t.remote: its peer is not loopback) gets a sandbox: its source
@@ -16,7 +16,6 @@
 #include <cJSON.h>
 #include <lauxlib.h>
 #include <lua.h>
-#include <luajit.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,8 +25,6 @@
 #define CONSOLE_SCRIPT_SECONDS 5
 #define JSON_MAX_DEPTH 4
 #define JSON_MAX_ITEMS 256
-
-static uint64_t script_deadline;
 
 /* Run once (in the full environment) to build the sandbox; returns a function making a fresh
  * client environment, and the string library without dump. */
@@ -183,13 +180,6 @@ static void restore_string_index(lua_State *L, int old)
     lua_pop(L, 1);
 }
 
-static void on_count(lua_State *L, lua_Debug *ar)
-{
-    (void)ar;
-    if (uv_hrtime() > script_deadline)
-        luaL_error(L, "script stopped: it ran over %d s", CONSOLE_SCRIPT_SECONDS);
-}
-
 static cJSON *to_json(lua_State *L, int index, int depth);
 
 static cJSON *table_to_json(lua_State *L, int index, int depth)
@@ -292,14 +282,8 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
         lua_pushvalue(L, old_index - 1);
         lua_setfenv(L, -2);
     }
-    if (loaded) {
-        script_deadline = uv_hrtime() + (uint64_t)CONSOLE_SCRIPT_SECONDS * 1000000000u;
-        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
-        lua_sethook(L, on_count, LUA_MASKCOUNT, 10000);
-        rc = lua_env__pcall_keep_error(0, LUA_MULTRET);
-        lua_sethook(L, NULL, 0, 0);
-        luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_ON);
-    }
+    if (loaded)
+        rc = lua_env__pcall_keep_error(0, LUA_MULTRET, CONSOLE_SCRIPT_SECONDS);
     if (c->remote)
         restore_string_index(L, old_index);
     if (rc && !loaded && c->remote && len && code[0] == '\033') {

@@ -6,7 +6,6 @@
 
 #include <cJSON.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@
 static struct {
     console_conn_t conn;
     bool open;
-    char dir[64]; /* the private copy of the project's scripts */
+    char dir[1024]; /* the private copy of the project's scripts (host_folder.c) */
     double next_id;
 } g_fc;
 
@@ -108,14 +107,18 @@ static int copy_file(const char *rel)
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "path", rel);
-    char why[512], path[1024];
+    char why[512], path[2048];
     uint64_t size;
     uint8_t *data = request(m, &size, why, sizeof why);
     if (!data) {
         log__error("--host %s: cannot fetch %s: %s", g_fc.conn.peer, rel, why);
         return CT_ERR_IO;
     }
-    snprintf(path, sizeof path, "%s/%s", g_fc.dir, rel);
+    if (snprintf(path, sizeof path, "%s/%s", g_fc.dir, rel) >= (int)sizeof path) {
+        free(data);
+        log__error("--host %s: the path of %s is too long", g_fc.conn.peer, rel);
+        return CT_ERR_IO;
+    }
     for (char *p = path + strlen(g_fc.dir) + 1; (p = strchr(p, '/')); p++) {
         *p = '\0';
         mkdir(path, 0700);
@@ -177,12 +180,8 @@ int file_client__connect(const console_options_t *o, const char *project_name,
         console_conn__send(&g_fc.conn, json);
         cJSON_free(json);
     }
-    snprintf(g_fc.dir, sizeof g_fc.dir, "/tmp/cuttle-host-XXXXXX");
-    if (!rc && !mkdtemp(g_fc.dir)) {
-        log__error("--host: cannot make a private folder: %s", strerror(errno));
-        g_fc.dir[0] = '\0';
-        rc = CT_ERR_IO;
-    }
+    if (!rc)
+        rc = host_folder__make(g_fc.dir, sizeof g_fc.dir);
     const cJSON *f;
     cJSON_ArrayForEach(f, files)
     {
@@ -201,19 +200,12 @@ int file_client__connect(const console_options_t *o, const char *project_name,
     return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
 void file_client__disconnect(void)
 {
     resources__set_blob_source(NULL, NULL);
     if (g_fc.open)
         console_conn__close(&g_fc.conn);
     g_fc.open = false;
-    if (g_fc.dir[0])
-        nftw(g_fc.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    host_folder__remove(g_fc.dir);
     g_fc.dir[0] = '\0';
 }

@@ -75,6 +75,7 @@ int lua_env__init(void)
     lua_atpanic(env.L, lua_env_panic);
     luaL_openlibs(env.L);
     lua_env__count_coroutines(env.L);
+    lua_watchdog__start(env.L);
     return 0;
 }
 
@@ -82,6 +83,7 @@ void lua_env__shutdown(void)
 {
     if (!env.L)
         return;
+    lua_watchdog__stop();
     lua_close(env.L);
     env.L = NULL;
     env.sandboxed = false;
@@ -127,8 +129,9 @@ static void lua_env_log_error(lua_State *L)
 }
 
 /* The protected call itself: on error the message (with its traceback) replaces the function
- * on the stack. */
-static int pcall_keep(lua_State *L, int nargs, int nresults)
+ * on the stack. `call` names it for the watchdog ("update": NULL finds the function itself);
+ * `limit` is its own budget in seconds, or negative for script_timeout's. */
+static int pcall_keep(lua_State *L, int nargs, int nresults, const char *call, double limit)
 {
     if (lua_env__stack_left() < LUA_STACK_RESERVE) {
         lua_pop(L, nargs + 1);
@@ -139,24 +142,35 @@ static int pcall_keep(lua_State *L, int nargs, int nresults)
     int handler = lua_gettop(L) - nargs;
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
+    lua_watchdog__enter(call, NULL, limit);
     int rc = lua_pcall(L, nargs, nresults, handler);
+    lua_watchdog__leave();
     lua_remove(L, handler);
     return rc != 0 ? CT_ERR_LUA : 0;
 }
 
-int lua_env__pcall_keep_error(int nargs, int nresults) { return pcall_keep(env.L, nargs, nresults); }
+int lua_env__pcall_keep_error(int nargs, int nresults, double limit)
+{
+    return pcall_keep(env.L, nargs, nresults, NULL, limit);
+}
 
-int lua_env__pcall(int nargs, int nresults) { return lua_env__pcall_on(env.L, nargs, nresults); }
-
-int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+/* pcall_keep, with the error logged and the stack as before the function was pushed. */
+static int pcall_logged(lua_State *L, int nargs, int nresults, const char *call)
 {
     int base = lua_gettop(L) - nargs - 1;
-    if (pcall_keep(L, nargs, nresults)) {
+    if (pcall_keep(L, nargs, nresults, call, -1)) {
         lua_env_log_error(L);
         lua_settop(L, base);
         return CT_ERR_LUA;
     }
     return 0;
+}
+
+int lua_env__pcall(int nargs, int nresults) { return pcall_logged(env.L, nargs, nresults, NULL); }
+
+int lua_env__pcall_on(lua_State *L, int nargs, int nresults)
+{
+    return pcall_logged(L, nargs, nresults, NULL);
 }
 
 int lua_env__run_file(const char *path)
@@ -206,7 +220,7 @@ int lua_env__call_global(const char *name, int nargs)
         return CT_ERR_NOT_FOUND;
     }
     lua_insert(L, -(nargs + 1));
-    return lua_env__pcall(nargs, 0);
+    return pcall_logged(L, nargs, 0, name);
 }
 
 void lua_env__set_phase(const char *phase) { lua_env__set_plugin_phase(phase, NULL); }
@@ -277,7 +291,10 @@ int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const ch
     if (!env.L)
         return fn(arg);
     lua_env_protected_t p = {fn, arg, 0};
-    if (lua_cpcall(env.L, l_lua_env_protected, &p) == 0)
+    lua_watchdog__enter(what, plugin, -1);
+    int rc = lua_cpcall(env.L, l_lua_env_protected, &p);
+    lua_watchdog__leave();
+    if (rc == 0)
         return p.result;
     const char *msg = lua_tostring(env.L, -1);
     log__write(NULL, CT_LOG_ERROR, "lua: a Lua error in %s of plugin '%s': %s", what, plugin,

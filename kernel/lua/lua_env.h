@@ -26,8 +26,23 @@ int lua_env__pcall_on(lua_State *L, int nargs, int nresults);
 int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin);
 /* The same call for callers that report the error themselves (the console replies with it): on
  * error the message with its traceback is left on the stack in place of the function, nothing is
- * logged, and CT_ERR_LUA is returned. */
-int lua_env__pcall_keep_error(int nargs, int nresults);
+ * logged, and CT_ERR_LUA is returned. `limit`: the call's own budget in seconds of wall time
+ * (stopped with "ran over its limit of N s"), or negative for the script timeout's. */
+int lua_env__pcall_keep_error(int nargs, int nresults, double limit);
+
+/* The watchdog (lua_watchdog.c). Each call from the engine into Lua (the calls above, nested
+ * ones counting as part of the outermost) may use this many seconds of CPU time on the Lua
+ * thread; past it the script is stopped by a Lua error "script stopped: <call> ran over ..."
+ * raised where it runs, also in JIT-compiled loops (and again at once if the script catches it).
+ * 0 switches it off. CUTTLE_NO_TIMEOUTS=1 at lua_env__init switches the watchdog off entirely
+ * (then lua_env__script_timeout says 0). Code running in C cannot be stopped; that is reported. */
+#define LUA_SCRIPT_TIMEOUT_DEFAULT 10.0
+void lua_env__set_script_timeout(double seconds);
+double lua_env__script_timeout(void);
+/* Keeps the watchdog running for calls with their own limit (the console's) while the script
+ * timeout is 0, which otherwise stops it (and its checks in compiled code). One release per hold;
+ * call between calls into Lua. */
+void lua_env__hold_watchdog(bool hold);
 /* Loads and runs a Lua file (chunk name "@path", so errors read "path:line: ..."). Returns 0,
  * CT_ERR_IO when the file cannot be read, or CT_ERR_LUA on a syntax or runtime error (logged). */
 int lua_env__run_file(const char *path);

@@ -20,4 +20,15 @@ size_t lua_env__stack_left(void);
 /* Puts coroutine.resume and coroutine.wrap behind a bound on how deep coroutines nest. */
 void lua_env__count_coroutines(lua_State *L);
 
+/* The watchdog (lua_watchdog.c). start: on the thread Lua runs on, once the state is open
+ * (nothing starts under CUTTLE_NO_TIMEOUTS); stop: before the state closes. */
+void lua_watchdog__start(lua_State *L);
+void lua_watchdog__stop(void);
+/* Around every entry into Lua; only the outermost pair of a nest counts. `call` names what the
+ * engine calls ("update", "init"; NULL: the function found at the bottom of the stack), `plugin`
+ * whose hook it is (or NULL); `limit` is the call's own budget in seconds of wall time (the
+ * console's), or negative for script_timeout's (CPU time). The strings must live until the matching leave. */
+void lua_watchdog__enter(const char *call, const char *plugin, double limit);
+void lua_watchdog__leave(void);
+
 #endif

@@ -265,14 +265,20 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     uint32_t n = res->num_entities;
     if (n == 0)
         return 0;
+    if (n > CT_ENTITY_MAX_LIVE - CT_ENTITY_MIN_FREE_INDICES - entities__live_count()) {
+        entities__log(CT_LOG_ERROR, "spawn: %u entities would pass the live entity limit; nothing "
+                      "spawned", n);
+        return CT_ERR_FULL;
+    }
     ct_entity_t *lookup = ct_alloc(entities__services.a, (size_t)n * sizeof *lookup);
     if (!lookup)
         return CT_ERR_NOMEM;
+    /* Under the limit, only memory (growing the entity array) can make fewer. */
     uint32_t made = entities__create_batch(lookup, n);
     if (made < n) {
         entities__destroy_batch(lookup, made);
         ct_free(entities__services.a, lookup, (size_t)n * sizeof *lookup);
-        return CT_ERR_FULL;
+        return CT_ERR_NOMEM;
     }
     spawn_run_t run = {
         .ctx = {

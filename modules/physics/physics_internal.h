@@ -424,6 +424,8 @@ typedef struct physics__scene {
     physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
     uint32_t *fixed_count;      /* scratch: how many each slice found */
     uint32_t cap_fixed_pairs, cap_fixed_count;
+    uint32_t *fill_first; /* scratch of a grid's fill: each slice of bodies' first box */
+    uint32_t cap_fill_first;
     uint32_t *query; /* scratch of the queries */
     uint32_t cap_query;
     uint32_t *escaped; /* boxes of `bp` whose body ended the step outside them, ascending */

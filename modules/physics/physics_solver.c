@@ -35,6 +35,8 @@
 #define SOLVER_BOUNCE_SPEED 1.0f
 /* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
 #define SOLVER_TOUCH 0.002f
+/* Bodies, or boxes, are cut into jobs of this many for the pool. */
+#define SOLVER_SLICE_BOXES 1024u
 /* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
 #define SOLVER_COLORS 63u
 
@@ -92,6 +94,7 @@ void physics__scene_free(physics__scene *s)
         {(void **)&s->pairs, &s->cap_pairs, sizeof *s->pairs},
         {(void **)&s->fixed_pairs, &s->cap_fixed_pairs, sizeof *s->fixed_pairs},
         {(void **)&s->fixed_count, &s->cap_fixed_count, sizeof *s->fixed_count},
+        {(void **)&s->fill_first, &s->cap_fill_first, sizeof *s->fill_first},
         {(void **)&s->query, &s->cap_query, sizeof *s->query},
         {(void **)&s->escaped, &s->cap_escaped, sizeof *s->escaped},
         {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
@@ -195,20 +198,26 @@ static inline float solver__inv_mass(const physics__bodies *b, uint32_t i)
     return b->asleep[i] ? 0.0f : b->inv_mass[i];
 }
 
-/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
- * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
- * boxes are the shapes' exact bounds. */
-static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
-                        bool fixed, float dt)
+typedef struct solver__fill_job {
+    physics__scene *s;
+    physics__broadphase *bp;
+    uint32_t *body;
+    bool fixed;
+    float dt;
+} solver__fill_job;
+
+/* A job of solver__fill: the boxes of slices [begin, end) of SOLVER_SLICE_BOXES bodies, each
+ * slice from its first box (s->fill_first) on. */
+static void solver__fill_range(void *user, uint32_t begin, uint32_t end)
 {
-    const physics__bodies *b = &s->bodies;
-    if (physics__broadphase_resize(bp, b->n) ||
-        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body))
-        return CT_ERR_NOMEM;
-    bp->pool = s->pool;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (solver__fixed(b, i) != fixed)
+    const solver__fill_job *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__broadphase *bp = job->bp;
+    const float dt = job->dt;
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    uint32_t n = job->s->fill_first[begin];
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+        if (solver__fixed(b, i) != job->fixed)
             continue;
         const physics__v3 p = b->position[i], h = b->half[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);
@@ -218,12 +227,37 @@ static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **b
             lo = v3_sub(v3_min(lo, v3_add(lo, move)), m);
             hi = v3_add(v3_max(hi, v3_add(hi, move)), m);
         }
-        (*body)[n] = i;
+        job->body[n] = i;
         bp->lo[n] = lo;
         bp->hi[n] = hi;
-        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !fixed;
+        bp->moving[n] = b->kind[i] == CT_BODY_DYNAMIC && !job->fixed;
         n++;
     }
+}
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it. With
+ * dt > 0 each moving box covers its whole motion this step plus the margin; with dt == 0 the
+ * boxes are the shapes' exact bounds. The boxes are counted per slice of bodies here, then
+ * written on any threads. */
+static int solver__fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t slices = (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
+    if (physics__broadphase_resize(bp, b->n) ||
+        solver__reserve(s->a, (void **)body, cap, b->n, sizeof **body) ||
+        solver__reserve(s->a, (void **)&s->fill_first, &s->cap_fill_first, slices + 1, sizeof *s->fill_first))
+        return CT_ERR_NOMEM;
+    bp->pool = s->pool;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (i % SOLVER_SLICE_BOXES == 0)
+            s->fill_first[i / SOLVER_SLICE_BOXES] = n;
+        n += solver__fixed(b, i) == fixed;
+    }
+    s->fill_first[slices] = n;
+    solver__fill_job job = {s, bp, *body, fixed, dt};
+    physics__pool_run(s->pool, slices, solver__fill_range, &job);
     bp->n = n;
     return physics__broadphase_build(bp, 0.0f);
 }
@@ -422,9 +456,8 @@ static void solver__want_awake(physics__scene *s, uint32_t i)
         s->num_wake = UINT32_MAX;
 }
 
-/* Moving boxes ask the fixed grid in jobs of this many; each job has room for
+/* Moving boxes ask the fixed grid in jobs of SOLVER_SLICE_BOXES; each job has room for
  * SOLVER_FIXED_ROOM pairs a box (a box on a floor by a wall has two). */
-#define SOLVER_SLICE_BOXES 1024u
 #define SOLVER_FIXED_ROOM 4u
 
 typedef struct solver__fixed_out {

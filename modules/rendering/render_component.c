@@ -232,7 +232,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 /* Resolves a mesh instance's resources (loading them), or false (logged) leaving none loaded. */
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
-    const ct_resource_api_v3 *res = render__m.resource;
+    const ct_resource_api_v4 *res = render__m.resource;
     if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;

@@ -144,7 +144,7 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v3 *resource; /* v2: source_file for the files meshes name; v3: check_fields */
+    const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
     ct_allocator_t *allocator;

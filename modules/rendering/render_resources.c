@@ -316,8 +316,16 @@ static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o 
     }
     gltf_bake b = {0};
     int e = 0;
+    /* The .bin files the document read: a change to one compiles the mesh again. */
+    for (uint32_t i = 0; i < doc->num_files && !e; i++) {
+        char file[RENDER_PATH_SIZE];
+        if (!ct_gltf_file_path(rel, doc->files[i], file, sizeof file))
+            e = bad(ctx, "mesh.source: the path of '%s' beside '%s' is too long", doc->files[i], rel);
+        else if (!render__m.resource->depends_on(ctx, "mesh.source", file))
+            e = CT_ERR_BAD_DATA;
+    }
     const ct_data_o *pick = D()->get(src, "gltf_mesh");
-    if (pick) {
+    if (!e && pick) {
         const double m = D()->number(pick, -1);
         if (!(m >= 0 && m < doc->num_meshes && m == floor(m))) {
             char range[32];
@@ -326,7 +334,7 @@ static int compile_gltf(const char *rel, const ct_data_o *src, ct_compile_ctx_o 
         } else {
             e = bake_mesh(&b, &doc->meshes[(uint32_t)m], NULL, ctx);
         }
-    } else {
+    } else if (!e) {
         e = bake_scene(&b, doc, ctx);
     }
     if (!e && b.ni == 0)

@@ -143,20 +143,21 @@ void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_tran
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out)
 {
-    /* Everything that can fail comes first, so a failure creates nothing. */
+    /* Everything that can fail comes first, so a failure creates nothing. On the way, an
+     * instance left by an older entity of the same index (its destroy was not seen) goes. */
     int err = reserve(m, n);
     for (uint32_t k = 0; !err && k < n; k++) {
-        if (entities[k].id && !ct_entity_pages_reserve(&m->index, m->a, entities[k]))
+        const ct_entity_t e = entities[k];
+        if (!e.id)
+            continue;
+        const uint32_t *entry = ct_entity_pages_reserve(&m->index, m->a, e) ? entry_of(m, e) : NULL;
+        if (!entry)
             err = CT_ERR_NOMEM;
+        else if (*entry && m->entity[*entry].id != e.id)
+            transforms__destroy(m, *entry);
     }
     if (err)
         return err;
-    /* An instance of an older entity of the same index (its destroy was not seen) goes first. */
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t *entry = entities[k].id ? entry_of(m, entities[k]) : NULL;
-        if (entry && *entry && m->entity[*entry].id != entities[k].id)
-            transforms__destroy(m, *entry);
-    }
     const uint32_t first = m->n;
     for (uint32_t k = 0; k < n; k++) {
         const ct_entity_t e = entities[k];

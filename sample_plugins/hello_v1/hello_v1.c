@@ -5,7 +5,9 @@
  *   - required kernel APIs (ct.log, ct.lua, ct.memory), so the kernel orders and checks them;
  *   - init that can fail, and shutdown;
  *   - per-frame hooks;
- *   - hot-reload hooks that hand the plugin's state to the new code.
+ *   - hot-reload hooks that hand the plugin's state to the new code;
+ *   - the SDK's ct_module.h, which writes that entry (fetching the APIs, the state block's life,
+ *     the reload handover) from one description.
  * From Lua: Hello.greet("you") == "Hello, you!", Hello.greetings(), Hello.frames().
  * It includes only api/ headers and links nothing of the engine.
  */
@@ -15,8 +17,8 @@
 #include "ct_log.h"
 #include "ct_lua.h"
 #include "ct_memory.h"
+#include "ct_module.h"
 #include "ct_plugin.h"
-#include "ct_reload.h"
 
 /* Everything that must survive a hot reload lives here, in memory from the plugin allocator
  * (which survives reloads); the code's own statics are fresh after each reload. The header lets
@@ -30,10 +32,12 @@ typedef struct hello_state_t {
     double seconds;
 } hello_state_t;
 
+/* What the plugin fetched (ct_module_connect fills them at init and again in new code after a
+ * reload, since the new code starts with empty statics). */
 static const ct_log_api_v1 *log_api;
 static const ct_lua_api_v1 *lua_api;
-static const ct_memory_api_v1 *memory_api;
 static ct_plugin_o *plugin;
+static ct_allocator_t *allocator;
 static hello_state_t *state;
 
 #define CT_LOG_TABLE log_api
@@ -69,16 +73,10 @@ static int l_hello_frames(lua_State *L)
     return 1;
 }
 
-/* Fetches the APIs and registers the Lua functions: the same at first load and after a reload,
- * since the new code starts with empty statics. */
-static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
+/* Registers the Lua functions: at init, and again in the new code after a reload (the kernel
+ * points the old ones at the new code, or back should the reload fail). */
+static int register_lua(void)
 {
-    plugin = self;
-    log_api = get_engine_api(CT_LOG_API, 1);
-    lua_api = get_engine_api(CT_LUA_API, 1);
-    memory_api = get_engine_api(CT_MEMORY_API, 1);
-    if (!log_api || !lua_api || !memory_api)
-        return CT_ERR_MISSING_API;
     static const ct_lua_reg_t fns[] = {
         {"greet", l_hello_greet},
         {"greetings", l_hello_greetings},
@@ -88,26 +86,17 @@ static int connect(ct_get_api_f get_engine_api, ct_plugin_o *self)
     return 0;
 }
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int start(void)
 {
-    int err = connect(get_engine_api, self);
-    if (err < 0)
-        return err;
-    ct_allocator_t *a = memory_api->plugin_allocator(self);
-    state = ct_alloc(a, sizeof *state);
-    if (!state)
-        return CT_ERR_NOMEM;
-    *state = (hello_state_t){.header = ct_reload_header(sizeof *state, HELLO_LAYOUT_VERSION)};
+    register_lua();
     ct_log_info("ready to greet");
     return 0;
 }
 
-static void shutdown(void)
+static void stop(void)
 {
     ct_log_info("%llu greetings over %llu frames", (unsigned long long)state->greetings,
                 (unsigned long long)state->frames);
-    ct_free(memory_api->plugin_allocator(plugin), state, sizeof *state);
-    state = NULL;
 }
 
 static void frame_begin(double dt) { state->seconds += dt; }
@@ -117,26 +106,45 @@ static void frame_end(double dt)
     state->frames++;
 }
 
-/* The old code hands over its state as is: it stays valid should the new code refuse it. */
-static void *reload_save(void) { return state; }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    int err = connect(get_engine_api, self);
-    if (err < 0)
-        return err;
-    err = ct_reload_adopt(log_api, self, saved, sizeof *state, HELLO_LAYOUT_VERSION);
-    if (err == 0)
-        state = saved;
-    return err;
-}
-
 static const ct_api_ref_t provides[] = {CT_API_PROVIDE("acme.greeter", 1, acme_greeter_api_v1)};
 static const ct_api_ref_t required[] = {
     CT_API_REQUIRE("ct.log", 1),
     CT_API_REQUIRE("ct.lua", 1),
     CT_API_REQUIRE("ct.memory", 1),
 };
+/* Where each API of `required` goes, in its order (ct.memory only gives the allocator). */
+static void *const api_slots[] = {&log_api, &lua_api, NULL};
+
+static const ct_module_t module = {
+    .apis = required,
+    .num_apis = CT_ARRAY_COUNT(required),
+    .api_slots = api_slots,
+    .num_api_slots = CT_ARRAY_COUNT(api_slots),
+    .self = &plugin,
+    .allocator = &allocator,
+    .state = &state,
+    .state_size = sizeof(hello_state_t),
+    .layout_version = HELLO_LAYOUT_VERSION,
+    .start = start,
+    .stop = stop,
+    .rebind = register_lua,
+};
+
+/* Plugin API v1 hands its hooks no context, so each names the description. */
+static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+{
+    return ct_module_init(&module, get_engine_api, self);
+}
+
+static void shutdown(void) { ct_module_shutdown(&module); }
+
+/* The old code hands over its state as is: it stays valid should the new code refuse it. */
+static void *reload_save(void) { return ct_module_state(&module); }
+
+static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
@@ -155,9 +163,9 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_load = reload_load,
     };
     static const acme_greeter_api_v1 greeter = {greet, greetings};
-    if (api == CT_PLUGIN_API && version == 1)
-        return (void *)&plugin_api;
-    if (api == ACME_GREETER_API && version == 1)
-        return (void *)&greeter;
-    return NULL;
+    static const ct_api_table_t tables[] = {
+        {CT_PLUGIN_API, 1, &plugin_api},
+        {ACME_GREETER_API, 1, &greeter},
+    };
+    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
 }

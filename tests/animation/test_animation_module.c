@@ -530,10 +530,7 @@ static void lua_module(void **state)
                          "end\n",
                          "anim_test"),
                      0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("anim_test", 2), 0);
+    test_lua_call("anim_test", world, &e, 1);
     entity->destroy(e);
     anim->evaluate(world, 0);
 }

@@ -97,8 +97,9 @@ fields unit "$(unit 'skeleton = "anims/skel" speed = 2000')" \
     "entity 'dude': animation.speed: must be in -1000..1000, not 2000"
 run 0 "compiled 0, up to date 1, failed 0"
 
-# The mechanism is the resource system's: rendering's meshes, which name their OBJ through
-# source_file, are compiled again when only the OBJ changes, and fail naming it when it is gone.
+# The mechanism is the resource system's: rendering's meshes, which name their OBJ or glTF through
+# source_file, are compiled again when only that file (or a .bin of the glTF) changes, and fail
+# naming it when it is gone.
 p=$scratch/meshes
 mkdir -p "$p/meshes"
 printf 'modules = ["ct.entities" "ct.transforms" "ct.rendering"]\n' >"$p/project.sjson"
@@ -109,4 +110,15 @@ run 0 "compiled 1, up to date 0, failed 0"
 run 0 "compiled 0, up to date 1, failed 0"
 rm "$p/meshes/crate.obj"
 run 1 "meshes/crate.mesh: mesh.source: 'meshes/crate.obj': No such file;;failed 1"
+rm "$p/meshes/crate.mesh"
+# A glTF mesh notes the .bin it reads (ct_resource_api_v4.depends_on).
+cp "$ASSIMP_MODELS/glTF2/BoxTextured-glTF/BoxTextured.gltf" "$p/meshes/box.gltf"
+cp "$ASSIMP_MODELS/glTF2/BoxTextured-glTF/BoxTextured0.bin" "$p/meshes/"
+printf 'source = "meshes/box.gltf"\n' >"$p/meshes/box.mesh"
+run 0 "compiled 1, up to date 0, failed 0"
+touch -d '+1 minute' "$p/meshes/BoxTextured0.bin"
+run 0 "compiled 1, up to date 0, failed 0"
+run 0 "compiled 0, up to date 1, failed 0"
+rm "$p/meshes/BoxTextured0.bin"
+run 1 "meshes/box.mesh: mesh.source: .*buffers\[0\].uri: cannot open \"BoxTextured0.bin\";;failed 1"
 finish

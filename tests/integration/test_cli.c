@@ -105,6 +105,39 @@ static void script_errors_do_not_stop_the_engine(void **state)
     assert_int_equal(run("--project %s", project), 1);
 }
 
+/* A runaway update() (a tail-call loop, then a loop the JIT compiles) is stopped by the watchdog;
+ * the engine goes on to the next frame, or under --strict stops with 1. Each hangs without it. */
+static void runaway_scripts_are_stopped(void **state)
+{
+    (void)state;
+    write_file("project.sjson", "boot_script = \"boot.lua\"\nframes = 5\nscript_timeout = 0.1\n");
+    write_file("boot.lua", "n = 0\n"
+                           "local function f() return f() end\n"
+                           "function update(dt)\n"
+                           "  n = n + 1\n"
+                           "  if n == 2 then f() end\n"
+                           "  if n == 3 then while true do end end\n"
+                           "end\n"
+                           "function shutdown() assert(n == 5) end\n");
+    assert_int_equal(run("--project %s", project), 0);
+    assert_int_equal(run("--project %s --strict", project), 1);
+    /* --script-timeout overrides the project; the boot script's own load is watched too. */
+    write_file("boot.lua", "while true do end\n");
+    assert_int_equal(run("--project %s --script-timeout 0.05", project), 1);
+    /* Off: a call that runs longer than the budget it would otherwise have ends by itself. */
+    write_file("boot.lua", "local t = os.clock() while os.clock() - t < 0.3 do end\n"
+                           "function shutdown() print('finished') end\n");
+    assert_int_equal(run("--project %s --script-timeout 0 --strict", project), 0);
+    assert_int_equal(run("--project %s --strict", project), 1);
+    assert_int_equal(run("--script-timeout -1"), 2);
+    assert_int_equal(run("--script-timeout nan"), 2);
+    assert_int_equal(run("--script-timeout 1e9"), 2);
+    write_file("project.sjson", "script_timeout = -1\n");
+    assert_int_equal(run("--project %s", project), 1);
+    write_file("project.sjson", "script_timeout = \"10\"\n");
+    assert_int_equal(run("--project %s", project), 1);
+}
+
 static void list_modules(void **state)
 {
     (void)state;
@@ -121,6 +154,7 @@ int main(void)
         cmocka_unit_test(no_timeouts_is_one_switch),
         cmocka_unit_test(missing_and_bad_projects),
         cmocka_unit_test(script_errors_do_not_stop_the_engine),
+        cmocka_unit_test(runaway_scripts_are_stopped),
         cmocka_unit_test(list_modules),
     };
     return cmocka_run_group_tests(tests, make_project, remove_project);

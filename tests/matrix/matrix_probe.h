@@ -18,6 +18,8 @@ enum {
     MATRIX_RENDER_NULL_FRAME = 1u << 7,
     MATRIX_ANIMATION_PLAYBACK = 1u << 8,
     MATRIX_NETWORK_REPLICATION = 1u << 9,
+    MATRIX_WORLD_LISTENERS = 1u << 10,
+    MATRIX_LUA_CLOSURES = 1u << 11,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -36,6 +38,8 @@ static const struct {
     {"render", 1, MATRIX_RENDER_NULL_FRAME},
     {"animation", 1, MATRIX_ANIMATION_PLAYBACK},
     {"network", 1, MATRIX_NETWORK_REPLICATION},
+    {"world", 2, MATRIX_WORLD_LISTENERS},
+    {"lua", 2, MATRIX_LUA_CLOSURES},
 };
 
 typedef struct matrix_result_t {

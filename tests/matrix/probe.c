@@ -1,11 +1,12 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V),
- * requiring exactly those versions. It runs:
+ * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V,
+ * LUA_V), requiring exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
- *   move its chains, integrate point masses, destroy some entities. Its state hash must agree
+ *   move its chains, integrate point masses, destroy some entities, hand the survivors' count to a
+ *   Lua chunk (ct.lua v1 calls, which every later version keeps). Its state hash must agree
  *   across every combination, and its results are checked against values worked out here
  *   independently (chain tips, point-mass positions, counts), so agreeing on a wrong world fails;
  *
@@ -21,12 +22,17 @@
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
  *     network v1    a host session on a loopback port replicates an entity it owns
+ *     world v2      the live worlds listed and a listener told of one created and destroyed (and
+ *                   of nothing once removed)
+ *     lua v2        a closure with its context and a userdata type with a method, called from a
+ *                   chunk and through pcall, with a reference keeping the userdata
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
 #include "ct_animation.h"
 #include "ct_entity.h"
 #include "ct_hash.h"
+#include "ct_lua.h"
 #include "ct_network.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
@@ -51,6 +57,7 @@ typedef CONCAT(ct_component_api_v, COMPONENT_V) component_api_t;
 typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
 typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
+typedef CONCAT(ct_lua_api_v, LUA_V) lua_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -65,6 +72,7 @@ static const component_api_t *component;
 static const render_api_t *render;
 static const animation_api_t *animation;
 static const network_api_t *network;
+static const lua_api_t *lua;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -441,6 +449,97 @@ static int network_replication(ct_world_o *w)
 }
 #endif
 
+#if WORLD_V >= 2
+typedef struct world_events_t {
+    uint32_t created, destroyed;
+    ct_world_o *last;
+} world_events_t;
+
+static void on_world(void *ctx, ct_world_o *world, uint32_t event)
+{
+    world_events_t *ev = ctx;
+    ev->created += event == CT_WORLD_CREATED;
+    ev->destroyed += event == CT_WORLD_DESTROYED;
+    ev->last = world;
+}
+
+/* The scenario's world is the only one; a second one is listed while it lives, and a listener
+ * hears of it being created and destroyed, then, removed, of nothing more. */
+static int world_listeners(ct_world_o *w)
+{
+    world_events_t ev = {0, 0, NULL};
+    if (world_api->world_count() != 1 || world_api->world_at(0) != w ||
+        world_api->world_at(1) != NULL || world_api->add_world_listener(on_world, &ev) != 0)
+        return CT_ERR_INVALID;
+    ct_world_o *other = world_api->create_world(&(ct_world_desc_t){.name = "matrix.other"});
+    const bool listed = other && world_api->world_count() == 2 &&
+                        (world_api->world_at(1) == other || world_api->world_at(0) == other) &&
+                        ev.created == 1 && ev.last == other;
+    world_api->destroy_world(other);
+    const bool heard = ev.destroyed == 1 && ev.last == other && world_api->world_count() == 1;
+    world_api->remove_world_listener(on_world, &ev);
+    world_api->destroy_world(world_api->create_world(NULL));
+    return listed && heard && ev.created == 1 && ev.destroyed == 1 ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if LUA_V >= 2
+typedef struct lua_probe_t {
+    double base;
+    uint32_t calls;
+} lua_probe_t;
+
+/* Matrix.add(a, b) = the context's base + a + b. */
+static int l_add(lua_State *L, void *ctx)
+{
+    lua_probe_t *p = ctx;
+    p->calls++;
+    lua->push_number(L, p->base + lua->check_number(L, 1) + lua->check_number(L, 2));
+    return 1;
+}
+
+/* vec:len() of a "matrix.vec" userdata holding three floats. */
+static int l_vec_len(lua_State *L, void *ctx)
+{
+    (void)ctx;
+    const float *v = lua->check_userdata(L, 1, "matrix.vec");
+    lua->push_number(L, sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]));
+    return 1;
+}
+
+/* A chunk computes Matrix.add(2, 3) + vec:len() with vec = (3 4 0) kept by a reference:
+ * 100 + 5 + 5; then pcall calls Matrix.add(1, 1) from C: 102. */
+static int lua_closures(void)
+{
+    static lua_probe_t probe = {100, 0};
+    const ct_lua_closure_reg_t fns[] = {{"add", l_add}}, methods[] = {{"len", l_vec_len}};
+    lua->register_closures("Matrix", fns, 1, &probe);
+    lua->register_type("matrix.vec", methods, 1, NULL);
+    lua_State *L = lua->main_state();
+    const int top = lua->get_top(L);
+    float *v = lua->new_userdata(L, 3 * sizeof(float), "matrix.vec");
+    v[0] = 3, v[1] = 4, v[2] = 0;
+    const int32_t ref = lua->ref(L, -1);
+    lua->set_top(L, top);
+    lua->push_ref(L, ref);
+    lua->set_field(L, CT_LUA_GLOBALS, "matrix_vec");
+    if (lua->run_string("matrix_sum = Matrix.add(2, 3) + matrix_vec:len()", "matrix") != 0)
+        return CT_ERR_LUA;
+    lua->get_field(L, CT_LUA_GLOBALS, "matrix_sum");
+    const double sum = lua->to_number(L, -1);
+    lua->set_top(L, top);
+    lua->get_field(L, CT_LUA_GLOBALS, "Matrix");
+    lua->get_field(L, -1, "add");
+    lua->push_number(L, 1);
+    lua->push_number(L, 1);
+    const int r = lua->pcall(L, 2, 1);
+    const double called = r == 0 ? lua->to_number(L, -1) : 0;
+    lua->set_top(L, top);
+    lua->unref(L, ref);
+    return sum == 110 && called == 102 && probe.calls == 2 ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
 static int run_features(ct_world_o *w, uint32_t *features)
 {
@@ -496,6 +595,16 @@ static int run_features(ct_world_o *w, uint32_t *features)
         return r;
     *features |= MATRIX_NETWORK_REPLICATION;
 #endif
+#if WORLD_V >= 2
+    if ((r = world_listeners(w)) != 0)
+        return r;
+    *features |= MATRIX_WORLD_LISTENERS;
+#endif
+#if LUA_V >= 2
+    if ((r = lua_closures()) != 0)
+        return r;
+    *features |= MATRIX_LUA_CLOSURES;
+#endif
     return r;
 }
 
@@ -546,7 +655,19 @@ static int common_scenario(ct_world_o *w, matrix_result_t *out)
     const uint32_t destroyed = destroy_some(nodes);
     if (destroyed != (NUM_CHAINS + 2) / 3 || count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH - destroyed)
         return CT_ERR_INVALID;
-    out->common_hash = hash_state(w, nodes);
+    /* The survivors' count goes through a Lua chunk (v1 calls) and comes back doubled plus one. */
+    lua_State *L = lua->main_state();
+    const int top = lua->get_top(L);
+    lua->push_number(L, count_alive(nodes));
+    lua->set_field(L, CT_LUA_GLOBALS, "matrix_alive");
+    if (lua->run_string("matrix_lua = matrix_alive * 2 + 1", "matrix") != 0)
+        return CT_ERR_LUA;
+    lua->get_field(L, CT_LUA_GLOBALS, "matrix_lua");
+    const double from_lua = lua->to_number(L, -1);
+    lua->set_top(L, top);
+    if (from_lua != 2.0 * (NUM_CHAINS * CHAIN_DEPTH - destroyed) + 1)
+        return CT_ERR_INVALID;
+    out->common_hash = ct_murmur64a(&from_lua, sizeof from_lua, hash_state(w, nodes));
     out->changed = out->common_hash != spawned;
     return 0;
 }
@@ -580,8 +701,9 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     render = get_engine_api(CT_RENDER_API, RENDER_V);
     animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
     network = get_engine_api(CT_NETWORK_API, NETWORK_V);
+    lua = get_engine_api(CT_LUA_API, LUA_V);
     return entity && world_api && transform && physics && resource && component && render &&
-                   animation && network
+                   animation && network && lua
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -596,6 +718,7 @@ static const ct_api_ref_t requires[] = {
     {CT_COMPONENT_API, COMPONENT_V, 0, 0, "ct.component"},
     {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
     {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
+    {CT_LUA_API, LUA_V, 0, 0, "ct.lua"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};

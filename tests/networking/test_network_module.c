@@ -144,9 +144,7 @@ static void host_and_client(void **state)
         "  end)\n"
         "  port = Network.start{ port = 0, host = true, world = w }\n"
         "end", "=test"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("start_host", 1), 0);
+    test_lua_call("start_host", world, NULL, 0);
     assert_true(net->port() != 0);
     assert_int_equal(net->peer_id(), 1);
     assert_int_equal(net->start(&(ct_network_desc_t){.host = true}), CT_ERR_CONFLICT);
@@ -182,9 +180,7 @@ static void host_and_client(void **state)
         "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
         "  assert(Network.owner(w, e) == 1)\n"
         "end", "=test"), 0);
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("set_health", 2), 0);
+    test_lua_call("set_health", world, &e, 1);
     assert_true(frames_until(client_sees_health, 3000));
     const ct_transform_pose_t moved = {{5, 6, 7}, {0, 0, 0, 1}, {1, 1, 1}};
     tf->set_local(world, tf->lookup(world, e), &moved);

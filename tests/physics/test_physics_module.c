@@ -280,10 +280,7 @@ static void test_lua_ranges(void **state)
         "  assert(not ok and err:find('position'), err)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_ranges"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e.id);
-    assert_int_equal(lua->call_global("physics_ranges", 2), 0);
+    test_lua_call("physics_ranges", world, &e, 1);
     entity->destroy(e);
 }
 
@@ -356,10 +353,7 @@ static void test_v3_filters_user_data_sleep(void **state)
         "  assert(not pcall(Actor.wake, w, a + 1000))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_v3"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, a.id);
-    assert_int_equal(lua->call_global("physics_v3", 2), 0);
+    test_lua_call("physics_v3", world, &a, 1);
     entity->destroy(none);
     entity->destroy(a);
     entity->destroy(b);
@@ -403,10 +397,7 @@ static void test_level_compiles_and_collides(void **state)
         "  end)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_watch"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("physics_watch", 2), 0);
+    test_lua_call("physics_watch", world, &e[1], 1);
 
     uint32_t collisions = 0;
     for (int k = 0; k < 90; k++) {
@@ -426,8 +417,7 @@ static void test_level_compiles_and_collides(void **state)
     assert_true(collisions >= 1); /* the sphere landed (and the resting box was pressing from the start) */
     assert_true(lua->run_string("assert(hits == 0)", "no_callbacks_yet") == 0);
     assert_int_equal(lua->run_string("function physics_run(w) return World.run_callbacks(w) end", "def"), 0);
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("physics_run", 1), 0);
+    test_lua_call("physics_run", world, NULL, 0);
     assert_int_equal(lua->run_string("assert(hits >= 1, 'hits ' .. hits)\n"
                                      "assert(last_ny > 0.9, 'normal ' .. tostring(last_ny))\n"
                                      "assert(last_impulse > 0)\n", "check_hits"), 0);
@@ -498,14 +488,10 @@ static void test_contact_ended_callback(void **state)
         "end\n"
         "function physics_heard(w) World.run_callbacks(w); return began, ended end\n";
     assert_int_equal(lua->run_string(script, "physics_listen"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, ball.id);
-    assert_int_equal(lua->call_global("physics_listen", 2), 0);
+    test_lua_call("physics_listen", world, &ball, 1);
     for (int k = 0; k < 50; k++) /* one fall and one bounce up */
         phys->simulate(world, 1.0f / 60.0f);
-    lua->push_light_userdata(L, world);
-    assert_int_equal(lua->call_global("physics_heard", 1), 0);
+    test_lua_call("physics_heard", world, NULL, 0);
     char check[160];
     snprintf(check, sizeof check, "assert(began == 1 and ended == 1, began .. ' ' .. ended)\n"
              "assert(hit == %u and left == %u)\n", g.id, g.id);
@@ -519,49 +505,23 @@ static void test_contact_ended_callback(void **state)
 static void test_blob_with_bad_body_refused_at_load(void **state)
 {
     (void)state;
-    const char src[] = "entities = [ { components = { point_mass = { mass = 3.25 } } }\n"
-                       "  { components = { body = { mass = 7.5 half_extents = [0.25 0.375 0.625] velocity = [1.5 2.5 3.5] } } } ]";
-    const ct_resource_type_t *level = resources__find_type("level");
-    assert_non_null(level);
-    uint8_t *blob = NULL;
-    uint64_t size = 0;
-    assert_int_equal(resources__compile_text(level, "bad.level", src, sizeof src - 1, &blob, &size), 0);
-    uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
-    const uint64_t n = size - RESOURCES_HEADER_SIZE;
+    test_blob_t b = test_blob_compile("level",
+        "entities = [ { components = { point_mass = { mass = 3.25 } } }\n"
+        "  { components = { body = { mass = 7.5 half_extents = [0.25 0.375 0.625] velocity = [1.5 2.5 3.5] } } } ]");
     const float mass = 7.5f, half[3] = {0.25f, 0.375f, 0.625f}, velocity[3] = {1.5f, 2.5f, 3.5f}, point = 3.25f;
-    size_t at_mass = 0, at_half = 0, at_velocity = 0, at_point = 0;
-    for (size_t k = 0; k + sizeof half <= n; k += 4) {
-        at_mass = memcmp(payload + k, &mass, 4) == 0 ? k : at_mass;
-        at_point = memcmp(payload + k, &point, 4) == 0 ? k : at_point;
-        at_half = memcmp(payload + k, half, sizeof half) == 0 ? k : at_half;
-        at_velocity = memcmp(payload + k, velocity, sizeof velocity) == 0 ? k : at_velocity;
-    }
-    assert_true(at_mass && at_half && at_velocity && at_point);
-    char err[256] = "";
-    void *ok = level->load(level->user_data, payload, n, err, sizeof err);
-    assert_non_null(ok);
-    level->unload(level->user_data, ok);
-    const struct {
-        size_t at;
-        float value;
-        const char *entity, *field;
-    } edits[] = {
-        {at_mass, 1e-40f, "entity 1", "mass"},         {at_mass, NAN, "entity 1", "mass"},
-        {at_half + 4, 0.0f, "entity 1", "half_extents"}, {at_half, 1e30f, "entity 1", "half_extents"},
-        {at_velocity, 3e38f, "entity 1", "velocity"},  {at_velocity + 8, INFINITY, "entity 1", "velocity"},
-        {at_point, 1e-40f, "entity 0", "mass"},
-    };
-    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
-        uint8_t *copy = malloc(n);
-        memcpy(copy, payload, n);
-        memcpy(copy + edits[k].at, &edits[k].value, 4);
-        err[0] = 0;
-        assert_null(level->load(level->user_data, copy, n, err, sizeof err));
-        if (!strstr(err, edits[k].entity) || !strstr(err, edits[k].field))
-            fail_msg("edit %zu: %s", k, err);
-        free(copy);
-    }
-    ct_free(resources__allocator(), blob, size);
+    const size_t at_mass = test_blob_find(&b, &mass, 4), at_point = test_blob_find(&b, &point, 4);
+    const size_t at_half = test_blob_find(&b, half, sizeof half);
+    const size_t at_velocity = test_blob_find(&b, velocity, sizeof velocity);
+    const char *const mass1[] = {"entity 1", "mass", NULL}, *const half1[] = {"entity 1", "half_extents", NULL};
+    const char *const velocity1[] = {"entity 1", "velocity", NULL}, *const mass0[] = {"entity 0", "mass", NULL};
+    test_blob_refused(&b, at_mass, 1e-40f, mass1);
+    test_blob_refused(&b, at_mass, NAN, mass1);
+    test_blob_refused(&b, at_half + 4, 0.0f, half1);
+    test_blob_refused(&b, at_half, 1e30f, half1);
+    test_blob_refused(&b, at_velocity, 3e38f, velocity1);
+    test_blob_refused(&b, at_velocity + 8, INFINITY, velocity1);
+    test_blob_refused(&b, at_point, 1e-40f, mass0);
+    test_blob_free(&b);
 }
 
 /* Builds the same pile of the same entities in a new world, runs it, returns the state hash. */
@@ -737,11 +697,7 @@ static void test_lua_bindings(void **state)
         "  assert(not pcall(Actor.velocity, w, b + 1000))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "physics_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("physics_check", 3), 0);
+    test_lua_call("physics_check", world, (const ct_entity_t[]){e[0], e[1]}, 2);
     const float g[3] = {0, -9.81f, 0};
     phys->set_gravity(world, g);
     entity->destroy_batch(e, 2);

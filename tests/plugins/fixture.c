@@ -7,30 +7,20 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
+#include "base/jobs.h"
 #include "base/memory.h"
+#include "kernel.h"
 #include "lua/lua_env.h"
-#include "data/sjson.h"
 #include "resources/resources.h"
 
 int fixture_boot(const loader_desc_t *desc)
 {
     assert_int_equal(memory__init(0), 0);
+    assert_int_equal(jobs__init(2), 0);
     registry__init();
     assert_int_equal(lua_env__init(), 0);
     assert_int_equal(resources__init(NULL, false), 0);
-    registry__add_kernel_api(CT_LOG_API, 1, log__api_v1(), "ct.log");
-    registry__add_kernel_api(CT_MEMORY_API, 1, memory__api_v1(), "ct.memory");
-    registry__add_kernel_api(CT_LUA_API, 0, lua_env__api_v0(), "ct.lua");
-    registry__add_kernel_api(CT_LUA_API, 1, lua_env__api_v1(), "ct.lua");
-    registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
-    registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
-    registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
-    registry__add_kernel_api(CT_MEMORY_API, 2, memory__api_v2(), "ct.memory");
-    registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
-    registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
-    registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");
-    registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
+    kernel__register_apis();
     return loader__load(desc);
 }
 
@@ -47,6 +37,7 @@ uint64_t fixture_shutdown(void)
     lua_env__shutdown();
     loader__unmap();
     registry__shutdown();
+    jobs__shutdown();
     return memory__shutdown();
 }
 

@@ -1,5 +1,6 @@
-/* A kernel cut down to what the plugin system needs (memory, log, Lua, registry, resources), booted
- * in-process so tests can hand the loader any loader_desc_t (providers, pins, watch...). */
+/* A kernel cut down to what the plugin system needs (memory, log, jobs, Lua, registry, resources;
+ * every API the kernel serves, registered from the kernel's own list), booted in-process so tests
+ * can hand the loader any loader_desc_t (providers, pins, watch...). */
 #ifndef CT_TEST_PLUGINS_FIXTURE_H
 #define CT_TEST_PLUGINS_FIXTURE_H
 

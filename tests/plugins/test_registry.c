@@ -8,7 +8,10 @@
 #include <cmocka.h>
 
 #include "../../sample_plugins/hello_v1/acme_greeter.h"
+#include "ct_host.h"
+#include "ct_jobs.h"
 #include "ct_log.h"
+#include "ct_profiler.h"
 #include "fixture.h"
 #include "lua/lua_env.h"
 #include "test_kernel.h"
@@ -112,6 +115,22 @@ static void shut_down_plugins_answer_nothing(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+/* The fixture registers the kernel's own list of APIs, so plugins tested here see what they see
+ * under `cuttle`, including the APIs a copied list once left out. */
+static void the_fixture_serves_the_kernels_apis(void **state)
+{
+    (void)state;
+    assert_int_equal(fixture_boot_paths(NULL, 0), 0);
+    const ct_registry_api_v1 *r = registry__api_v1();
+    assert_non_null(registry__get_engine_api(CT_JOBS_API, 1));
+    assert_string_equal(r->api_name(CT_JOBS_API), "ct.jobs");
+    assert_non_null(registry__get_engine_api(CT_HOST_API, 1));
+    assert_string_equal(r->api_name(CT_HOST_API), "ct.host");
+    assert_non_null(registry__get_engine_api(CT_PROFILER_API, 1));
+    assert_string_equal(r->api_name(CT_PROFILER_API), "ct.profiler");
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 static void the_real_kernel_boots_the_samples(void **state)
 {
     (void)state;
@@ -130,6 +149,7 @@ int main(void)
         cmocka_unit_test(frame_hooks_run_in_order),
         cmocka_unit_test(list_prints_every_plugin),
         cmocka_unit_test(shut_down_plugins_answer_nothing),
+        cmocka_unit_test(the_fixture_serves_the_kernels_apis),
         cmocka_unit_test(the_real_kernel_boots_the_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SDK as a studio gets it: `meson install` into a scratch root, then, with nothing but the
-# installed tree, build the example plugin and a plugin of our own out of tree (only
+# installed tree, build the example plugins (v1 and v2) and a plugin of our own out of tree (only
 # `pkg-config --cflags cuttle-plugin`, linked with -z defs), and run a project that lists them in
 # its plugin_folders with the installed cuttle: no --modules, so the engine's modules must come
 # from the installed modules folder. cuttle-compile must find the same plugins, and a project that
@@ -31,6 +31,10 @@ installed=$(find "$root$modulesdir" -name '*.so' | wc -l)
 [ -f "$root$prefix/include/cuttle/ct_version.h" ] || fail "api/ct_version.h is not installed"
 example=$root$prefix/share/cuttle/examples/hello_v1
 [ -f "$example/hello_v1.c" ] || fail "the example plugin's source is not installed"
+weather=$root$prefix/share/cuttle/examples/weather
+for f in weather.c acme_weather.h; do
+    [ -f "$weather/$f" ] || fail "the v2 example plugin's $f is not installed in $weather"
+done
 
 # A project with its own plugin folder, built from the installed SDK alone.
 project=$scratch/weather
@@ -39,6 +43,11 @@ cflags="-std=c11 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -Wl,-z,
 cc $cflags $(pkg-config --cflags cuttle-plugin) "$example/hello_v1.c" -o "$project/plugins/acme_hello.so"
 cc $cflags $(pkg-config --cflags cuttle-plugin) -I"$example" "$forecast" \
     -o "$project/plugins/acme_forecast.so"
+# The v2 example, as README's "Write your first plugin" builds it, from the installed copy.
+cc $cflags $(pkg-config --cflags cuttle-plugin) "$weather/weather.c" -o "$scratch/acme_weather.so"
+out=$("$bin/cuttle" --strict --plugin "$scratch/acme_weather.so" -e 'print(Weather.forecast("Oslo"))' 2>&1) ||
+    { echo "$out"; fail "the installed weather example did not run"; }
+grep -qx "sun" <<< "$out" || { echo "$out"; fail "the weather example did not print 'sun'"; }
 cat > "$project/project.sjson" <<'SJSON'
 boot_script = "boot.lua"
 frames = 3

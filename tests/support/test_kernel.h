@@ -46,6 +46,31 @@ const test_world_t *test_world_boot(const kernel_desc_t *desc, const char *world
  * the test if anything leaked. */
 int test_world_shutdown(void **state);
 
+/* Calls the global Lua function `name` with `world` (a light userdata) and the ids of the `n`
+ * `entities`, failing the test if it raises an error. */
+void test_lua_call(const char *name, ct_world_o *world, const ct_entity_t *entities, uint32_t n);
+
+/* ---- Compiled blobs edited behind the compiler's back ------------------------------------- */
+
+/* A resource compiled in the booted kernel, and its payload (the bytes after the header). */
+typedef struct test_blob_t {
+    const struct ct_resource_type_t *type;
+    uint8_t *blob;
+    uint64_t size;
+    uint8_t *payload;
+    uint64_t payload_size;
+} test_blob_t;
+
+/* Compiles `source` as a resource of `type` (failing the test if it does not compile) and checks
+ * the payload loads as it is. */
+test_blob_t test_blob_compile(const char *type, const char *source);
+/* The offset in the payload of the last 4-byte-aligned copy of `bytes`; fails the test if none. */
+size_t test_blob_find(const test_blob_t *b, const void *bytes, size_t size);
+/* Loads a copy of the payload with the float `value` written at `at`: the load must be refused
+ * with a message that names every word of `words` (NULL-terminated). */
+void test_blob_refused(const test_blob_t *b, size_t at, float value, const char *const *words);
+void test_blob_free(test_blob_t *b);
+
 /* ---- Project folders ---------------------------------------------------------------------- */
 
 /* Makes a fresh, empty folder /tmp/<name>_XXXXXX and writes its path to `dir` (failing the test

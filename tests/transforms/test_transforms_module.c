@@ -453,50 +453,25 @@ static void test_stale_instance_handles(void **state)
 static void test_blob_with_bad_pose_refused_at_load(void **state)
 {
     (void)state;
-    const char src[] = "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
-                       "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]";
-    const ct_resource_type_t *level = resources__find_type("level");
-    assert_non_null(level);
-    uint8_t *blob = NULL;
-    uint64_t size = 0;
-    assert_int_equal(resources__compile_text(level, "bad.level", src, sizeof src - 1, &blob, &size), 0);
-    uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
-    const uint64_t n = size - RESOURCES_HEADER_SIZE;
+    test_blob_t b = test_blob_compile("level",
+        "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
+        "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]");
     const float position[3] = {1, 2, 3}, scale[3] = {4, 5, 6};
-    size_t at_position = 0, at_scale = 0;
-    for (size_t k = 0; k + sizeof position <= n; k += 4) {
-        if (memcmp(payload + k, position, sizeof position) == 0)
-            at_position = k;
-        if (memcmp(payload + k, scale, sizeof scale) == 0)
-            at_scale = k;
-    }
-    assert_true(at_position && at_scale);
-    char err[256] = "";
-    void *ok = level->load(level->user_data, payload, n, err, sizeof err);
-    assert_non_null(ok);
-    level->unload(level->user_data, ok);
-    const struct { size_t at; float value; const char *field; } edits[] = {
-        {at_position + 4, NAN, "position[1]"}, {at_position, INFINITY, "position[0]"},
-        {at_scale + 8, 0.0f, "scale[2]"},      {at_scale, 1e30f, "scale[0]"},
-    };
-    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
-        uint8_t *copy = malloc(n);
-        memcpy(copy, payload, n);
-        memcpy(copy + edits[k].at, &edits[k].value, 4);
-        err[0] = 0;
-        assert_null(level->load(level->user_data, copy, n, err, sizeof err));
-        if (!strstr(err, "entity 1") || !strstr(err, "'transform'") || !strstr(err, edits[k].field))
-            fail_msg("edit %zu: %s", k, err);
-        free(copy);
-    }
+    const size_t at_position = test_blob_find(&b, position, sizeof position);
+    const size_t at_scale = test_blob_find(&b, scale, sizeof scale);
+    test_blob_refused(&b, at_position + 4, NAN, (const char *const[]){"entity 1", "'transform'", "position[1]", NULL});
+    test_blob_refused(&b, at_position, INFINITY, (const char *const[]){"entity 1", "'transform'", "position[0]", NULL});
+    test_blob_refused(&b, at_scale + 8, 0.0f, (const char *const[]){"entity 1", "'transform'", "scale[2]", NULL});
+    test_blob_refused(&b, at_scale, 1e30f, (const char *const[]){"entity 1", "'transform'", "scale[0]", NULL});
     /* A rotation of zero length, too (the four floats after the position). */
-    uint8_t *copy = malloc(n);
-    memcpy(copy, payload, n);
+    uint8_t *copy = malloc(b.payload_size);
+    memcpy(copy, b.payload, b.payload_size);
     memset(copy + at_position + 12, 0, 16);
-    assert_null(level->load(level->user_data, copy, n, err, sizeof err));
+    char err[256] = "";
+    assert_null(b.type->load(b.type->user_data, copy, b.payload_size, err, sizeof err));
     assert_non_null(strstr(err, "rotation"));
     free(copy);
-    ct_free(resources__allocator(), blob, size);
+    test_blob_free(&b);
 }
 
 /* destroy_tree takes a whole hierarchy (C and Lua); Entity.destroy takes one entity and its
@@ -539,11 +514,7 @@ static void test_destroy_tree(void **state)
         "  assert(not pcall(Transform.destroy_tree, w, root))\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "tree_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[5].id);
-    assert_int_equal(lua->call_global("tree_check", 3), 0);
+    test_lua_call("tree_check", world, (const ct_entity_t[]){e[0], e[5]}, 2);
     assert_int_equal(tv3->count(world), 1);
     entity->destroy(e[4]);
     worlds->destroy_world(other);
@@ -601,11 +572,7 @@ static void test_lua_bindings(void **state)
         "  assert(math.abs(y - (2 + 2 * 0.96)) < 1e-5)\n"
         "end\n";
     assert_int_equal(lua->run_string(script, "transform_check"), 0);
-    lua_State *L = lua->main_state();
-    lua->push_light_userdata(L, world);
-    lua->push_number(L, e[0].id);
-    lua->push_number(L, e[1].id);
-    assert_int_equal(lua->call_global("transform_check", 3), 0);
+    test_lua_call("transform_check", world, (const ct_entity_t[]){e[0], e[1]}, 2);
     /* Exact: what Lua set is what C reads. */
     const ct_transform_pose_t p = tv2->local(world, tv2->lookup(world, e[0]));
     assert_true(p.rotation[2] == 0.6f && p.rotation[3] == 0.8f);

@@ -51,6 +51,9 @@ typedef struct resources_manifest_t {
 /* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
  * everything is recompiled). */
 void resources__manifest_read(resources_manifest_t *m, const char *path);
+/* The same from text in memory; `path` names it in messages. */
+void resources__manifest_parse(resources_manifest_t *m, const char *text, size_t size,
+                               const char *path);
 int resources__manifest_write(const resources_manifest_t *m, const char *path);
 resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path);
 /* Adds or replaces the entry for e->path (the path and the files are copied). */

@@ -106,8 +106,15 @@ void resources__manifest_read(resources_manifest_t *m, const char *path)
     uint8_t *text = resources__read_file(path, &size);
     if (!text)
         return;
-    cJSON *root = cJSON_ParseWithLength((const char *)text, (size_t)size);
+    resources__manifest_parse(m, (const char *)text, (size_t)size, path);
     ct_free(resources__allocator(), text, (size_t)size + 1);
+}
+
+void resources__manifest_parse(resources_manifest_t *m, const char *text, size_t size,
+                               const char *path)
+{
+    *m = (resources_manifest_t){0};
+    cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "manifest_version");
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
     if (cJSON_IsNumber(version) && version->valuedouble == 1) {

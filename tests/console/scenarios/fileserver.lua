@@ -40,6 +40,23 @@ for _, n in ipairs(nodes) do
   assert(n:script("return Resource ~= nil"))
 end
 
+Run.step("a node killed outright leaves its private folder behind; the next node removes it")
+local function exists(path)
+  local f = io.open(path)
+  if f then f:close() end
+  return f ~= nil
+end
+local killed = Run.start{name = "killed", project = name, args = {"--host", address}}
+local folder = log_of(killed):match("%(scripts in (.-), compiled data from the server%)")
+assert(folder and exists(folder .. "/project.sjson"), "the node's folder: " .. tostring(folder))
+killed:kill(9)
+killed:wait_exit(20)
+assert(exists(folder .. "/project.sjson"), "SIGKILL leaves " .. folder)
+local next_node = Run.start{name = "next", project = name, args = {"--host", address}}
+assert(not exists(folder .. "/project.sjson"), folder .. " is still there")
+assert(log_of(next_node):find("removed " .. folder, 1, true), "the removal is not logged")
+assert(exists(log_of(next_node):match("%(scripts in (.-), compiled data") .. "/project.sjson"))
+
 Run.step("the server refuses what is not the project's")
 local c = assert(Run.connect(port))
 local hello = c:recv(10)

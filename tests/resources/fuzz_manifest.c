@@ -1,0 +1,32 @@
+/* Fuzz target: arbitrary bytes as cuttle-compile's compiled/manifest.json. A damaged manifest is
+ * reported and read as empty; what is read must round-trip through the writer's format, and no
+ * file path in it may lead out of the project (they are stat'ed and read on the next run). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "base/memory.h"
+#include "compiler.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static bool started;
+    if (!started) {
+        /* The manifest lives in the resources allocator; the service runs once for all inputs. */
+        if (memory__init(0) || resources__init(NULL, false))
+            abort();
+        log__set_level(CT_LOG_ERROR); /* not a warning per damaged input */
+        started = true;
+    }
+    resources_manifest_t m;
+    resources__manifest_parse(&m, (const char *)data, size, "fuzz/manifest.json");
+    for (uint32_t i = 0; i < m.count; i++)
+        for (uint32_t f = 0; f < m.entries[i].num_files; f++)
+            if (resources__check_file_path(m.entries[i].files[f].path, NULL, 0))
+                abort();
+    resources__manifest_free(&m);
+    return 0;
+}
