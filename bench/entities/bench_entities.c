@@ -4,13 +4,14 @@
  *                             entities still have components in a live world (a debug name each,
  *                             which the destroy callback removes), as a game destroys them
  *   create/destroy_batch      the batch calls
- *   add_component             debug_name set on a fresh entity (hash insert + SoA append)
+ *   add_component             debug_name set on a fresh entity (index entry + SoA append)
  *   sort_by_entity            putting two shuffled managers (bench_position, bench_velocity, like
  *                             flecs' Position/Velocity) in entity order (ct_component_api_v2)
  *   iterate2                  the system walk over both: p += v * dt for every entity that has
  *                             both, found by ct_entity_join_run (the cached-query equivalent)
- *   iterate2_hash_lookup      the same walk done the naive way: for each position, a hash probe
- *                             of its entity's debug name (what iterate2 measured before)
+ *   iterate2_hash_lookup      the same walk done the naive way: for each position, a lookup of
+ *                             its entity's debug name (what iterate2 measured before; the name
+ *                             is kept from when debug names were found through a hash)
  * and with ct_transforms.so, a 10,000-entity level (transform + debug_name + bench_position):
  *   spawn_level_10k           one spawn_level, warm (memory touched by earlier runs)
  *   spawn_level_10k_cold      the first spawn_level of a fresh process (this program run again
@@ -226,13 +227,13 @@ static void bench_entities(uint64_t position_type, uint64_t velocity_type, uint6
                  "destroy(), 1M entities with a debug name in a live world");
     bench_report("entities.alive_ns", bench_median(alive, RUNS), "ns", "alive(), 1M live entities");
     bench_report("entities.add_component_ns", bench_median(add, RUNS), "ns",
-                 "debug_name set on 1M entities (hash insert + SoA append)");
+                 "debug_name set on 1M entities (index entry + SoA append)");
     bench_report("entities.sort_by_entity_ns", bench_median(sort, RUNS), "ns",
                  "two shuffled 1M managers put in entity order (sort_by_entity + apply)");
     bench_report("entities.iterate2_ns", bench_median(iterate, RUNS), "ns",
                  "p += v * dt over 1M entities of two managers, ct_entity_join_run");
     bench_report("entities.iterate2_hash_lookup_ns", bench_median(lookup, RUNS), "ns",
-                 "walk of 1M shuffled positions + debug_name hash lookup each");
+                 "walk of 1M shuffled positions + debug_name lookup each (paged index)");
     bench_report("entities.create_batch_ns", bench_median(create_b, RUNS), "ns",
                  "create_batch of 1M entities");
     bench_report("entities.destroy_batch_ns", bench_median(destroy_b, RUNS), "ns",
