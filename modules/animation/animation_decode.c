@@ -1,34 +1,31 @@
 /*
  * animation_decode.c: a full local pose from a compressed clip, the innermost loop of animation.
  *
- * Where the time goes (perf, 01_01 at 31 bones): the old decoder unpacked the four keys of a
- * track one at a time into memory (a store-forwarding stall on reading them back as a vector
- * cost a quarter of a pose), took a square root per key with a branch for errno, and inlined
- * every case into 10 KB of code, which a pose with cold caches fetches from memory too. Here
- * each track is one small branch-free pass over its four keys side by side in SSE lanes (one
- * lane per key: unpack, rebuild the dropped component with one vector square root, hemisphere
- * flips as a prefix XOR, the Hermite as four lane weights), the tracks of a kind run in one
- * loop without per-track branching on kind or mode, and the pose's segment is prefetched whole
- * before the first key is needed, so a cold pose waits for its misses together, not in turn.
+ * Where the time went (perf on CMU 01_01, 31 bones, spec mode; the old decoder took 1.09 us warm):
+ * unpacking a track's four keys one at a time into memory and reading them back as a vector (a
+ * store-forwarding stall: a quarter of the pose), a square root per key behind an errno branch,
+ * and every case inlined into 10 KB of code that a cold pose fetches from memory. A cold pose on
+ * this virtual machine is mostly waiting: for page walks (about 250 ns each with the TLB flushed)
+ * of the API table, the code, the clip and its segment, and for cache lines one after another.
+ *
+ * Here each track is one branch-free pass over its four keys side by side in four lanes (one
+ * lane per key, animation_lanes.h: SSE2 on x86, plain C elsewhere: unpack, rebuild the dropped component with one vector square root, hemisphere flips
+ * as a prefix XOR, the Hermite as four lane weights); the tracks of a kind run in one loop; the
+ * clip's small tables live next to the loaded clip (anim__clip_keep_tables); the constants and
+ * the pose's whole segment are prefetched before the first key is needed, so their misses
+ * overlap; and the decoder's code and the API's sample share one page.
  */
 #include "animation_codec.h"
-
-#if !defined(__SSE2__)
-#error "the pose decoder uses SSE2 (every x86-64); another target needs its lanes ported"
-#endif
-#include <emmintrin.h>
+#include "animation_lanes.h"
 
 /* The key at or before frame `whole` (the last such; keys' frames rise, so those at or before it
  * are a prefix): eight frame numbers compared at a time, so a track of up to eight keys in a
  * segment takes one step with no branch on the data. */
 static uint32_t interval(const uint8_t *keys, uint32_t n, uint32_t whole)
 {
-    const __m128i w = _mm_set1_epi16((short)(uint16_t)whole), zero = _mm_setzero_si128();
     uint32_t at = 0, count;
     do {
-        const __m128i frames = _mm_loadu_si128((const __m128i *)(const void *)(keys + 2 * at));
-        const __m128i at_or_before = _mm_cmpeq_epi16(_mm_subs_epu16(frames, w), zero);
-        count = (uint32_t)__builtin_ctz(~(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(at_or_before, zero)));
+        count = u16x8_count_at_or_before(keys + 2 * at, whole);
         at += count;
     } while (count == 8 && at < n);
     at = at < n ? at : n;
@@ -49,7 +46,7 @@ static uint32_t frame_of(const uint8_t *keys, uint32_t k)
 /* The first function of this file's hot code, which starts a page: the decoder then fits in one
  * page with the API's sample, so a pose with cold caches takes one instruction TLB miss for its
  * code, not two (measured: 0.1-0.3 us of a cold pose on this machine). */
-ANIM_HOT __attribute__((aligned(4096))) static __m128 window(const uint8_t *keys, uint32_t n, float f, uint32_t key[4])
+ANIM_HOT __attribute__((aligned(4096))) static f32x4 window(const uint8_t *keys, uint32_t n, float f, uint32_t key[4])
 {
     const uint32_t i = interval(keys, n, (uint32_t)f), last = n - 1;
     const uint32_t j = i < last ? i + 1 : last, prev = i ? i - 1 : 0, next = j < last ? j + 1 : last;
@@ -59,7 +56,7 @@ ANIM_HOT __attribute__((aligned(4096))) static __m128 window(const uint8_t *keys
     key[1] = i, key[2] = j;
     key[3] = tn > tj ? next : j;
     if (i == j) /* the clip's last frame */
-        return _mm_setr_ps(0, 1, 0, 0);
+        return f32x4_set(0, 1, 0, 0);
     /* u = (f - t_i) / h and the derivative scales h / d0, h / d1, with one division. */
     const float h = (float)(tj - ti), d0 = (float)(tj - tp), d1 = (float)(tn - ti);
     const float r = 1.0f / (h * d0 * d1);
@@ -67,30 +64,14 @@ ANIM_HOT __attribute__((aligned(4096))) static __m128 window(const uint8_t *keys
     const float h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u;
     const float h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
     const float s0 = h10 * h * h * d1 * r, s1 = h11 * h * h * d0 * r;
-    return _mm_setr_ps(-s0, h00 - s1, h01 + s0, s1);
+    return f32x4_set(-s0, h00 - s1, h01 + s0, s1);
 }
 
-/* The packed values of the four keys, two per register (each key's 8-byte load). */
-typedef struct lanes64 {
-    __m128i lo, hi;
-} lanes64;
-
-static lanes64 gather(const uint8_t *values, uint32_t size, const uint32_t key[4])
+/* The packed values of the four keys (each key's 8-byte load), one key per lane. */
+static u64x4 gather(const uint8_t *values, uint32_t size, const uint32_t key[4])
 {
-    return (lanes64){
-        _mm_set_epi64x((long long)load8(values + key[1] * size), (long long)load8(values + key[0] * size)),
-        _mm_set_epi64x((long long)load8(values + key[3] * size), (long long)load8(values + key[2] * size)),
-    };
-}
-
-/* Bits [shift, shift + width of mask) of each key's value, one key per 32-bit lane. */
-static __m128 field(lanes64 v, uint32_t shift, uint32_t mask)
-{
-    const __m128i s = _mm_cvtsi32_si128((int)shift);
-    const __m128 lo = _mm_castsi128_ps(_mm_srl_epi64(v.lo, s));
-    const __m128 hi = _mm_castsi128_ps(_mm_srl_epi64(v.hi, s));
-    const __m128i lanes = _mm_castps_si128(_mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
-    return _mm_castsi128_ps(_mm_and_si128(lanes, _mm_set1_epi32((int)mask)));
+    return u64x4_set(load8(values + key[0] * size), load8(values + key[1] * size),
+                     load8(values + key[2] * size), load8(values + key[3] * size));
 }
 
 static uint32_t load4(const uint8_t *in)
@@ -100,84 +81,61 @@ static uint32_t load4(const uint8_t *in)
     return v;
 }
 
-static __m128 to_float(__m128 bits)
-{
-    return _mm_cvtepi32_ps(_mm_castps_si128(bits));
-}
-
-static __m128 pick(__m128 mask, __m128 yes, __m128 no)
-{
-    return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no));
-}
-
 /* The weighted sum over the lanes of x, y, z, w: one vector (x, y, z, w). */
-static __m128 blend(__m128 weight, __m128 x, __m128 y, __m128 z, __m128 w)
+static f32x4 blend(f32x4 weight, f32x4 x, f32x4 y, f32x4 z, f32x4 w)
 {
-    x = _mm_mul_ps(x, weight), y = _mm_mul_ps(y, weight);
-    z = _mm_mul_ps(z, weight), w = _mm_mul_ps(w, weight);
-    _MM_TRANSPOSE4_PS(x, y, z, w);
-    return _mm_add_ps(_mm_add_ps(x, y), _mm_add_ps(z, w));
+    x = f32x4_mul(x, weight), y = f32x4_mul(y, weight);
+    z = f32x4_mul(z, weight), w = f32x4_mul(w, weight);
+    f32x4_transpose(&x, &y, &z, &w);
+    return f32x4_add(f32x4_add(x, y), f32x4_add(z, w));
 }
 
 /* The rotation of four keys (values: the track's packed values) blended with their weights. */
 ANIM_HOT static void blend_rotation(anim__mode mode, const uint8_t *values, const uint32_t key[4],
-                           __m128 weight, float *out)
+                           f32x4 weight, float *out)
 {
     const uint32_t bits = mode == ANIM_SPEC ? 10u : 15u, mask = (1u << bits) - 1u;
-    __m128 qa, qb, qc;
-    __m128i big;
+    u32x4 qa, qb, qc, big;
     if (mode == ANIM_SPEC) { /* 2 + 3 x 10 bits: the four keys in one register */
-        const __m128i v = _mm_setr_epi32((int)load4(values + 4 * key[0]), (int)load4(values + 4 * key[1]),
-                                         (int)load4(values + 4 * key[2]), (int)load4(values + 4 * key[3]));
-        const __m128i m = _mm_set1_epi32(0x3ff);
-        qa = _mm_castsi128_ps(_mm_and_si128(_mm_srli_epi32(v, 20), m));
-        qb = _mm_castsi128_ps(_mm_and_si128(_mm_srli_epi32(v, 10), m));
-        qc = _mm_castsi128_ps(_mm_and_si128(v, m));
-        big = _mm_srli_epi32(v, 30);
+        const u32x4 v = u32x4_set(load4(values + 4 * key[0]), load4(values + 4 * key[1]),
+                                  load4(values + 4 * key[2]), load4(values + 4 * key[3]));
+        qa = u32x4_bits(v, 20, 0x3ff), qb = u32x4_bits(v, 10, 0x3ff), qc = u32x4_bits(v, 0, 0x3ff);
+        big = u32x4_shift_right(v, 30);
     } else {
-        const lanes64 v = gather(values, anim__value_size(mode, true), key);
-        qa = field(v, 2 * bits, mask), qb = field(v, bits, mask), qc = field(v, 0, mask);
-        big = _mm_castps_si128(field(v, 3 * bits, 3));
+        const u64x4 v = gather(values, anim__value_size(mode, true), key);
+        qa = u64x4_bits(v, 2 * bits, mask), qb = u64x4_bits(v, bits, mask), qc = u64x4_bits(v, 0, mask);
+        big = u64x4_bits(v, 3 * bits, 3);
     }
-    const __m128 scale = _mm_set1_ps(2 * SQRT_HALF / (float)mask), half = _mm_set1_ps(SQRT_HALF);
-    const __m128 a = _mm_sub_ps(_mm_mul_ps(to_float(qa), scale), half);
-    const __m128 b = _mm_sub_ps(_mm_mul_ps(to_float(qb), scale), half);
-    const __m128 c = _mm_sub_ps(_mm_mul_ps(to_float(qc), scale), half);
+    const f32x4 scale = f32x4_splat(2 * SQRT_HALF / (float)mask), half = f32x4_splat(SQRT_HALF);
+    const f32x4 a = f32x4_sub(f32x4_mul(u32x4_to_float(qa), scale), half);
+    const f32x4 b = f32x4_sub(f32x4_mul(u32x4_to_float(qb), scale), half);
+    const f32x4 c = f32x4_sub(f32x4_mul(u32x4_to_float(qc), scale), half);
     /* The dropped (largest) component from x^2 + y^2 + z^2 + w^2 = 1, then each key's stored
      * three around it: lane by lane, the component before the dropped one is a, and so on. */
-    const __m128 sum = _mm_add_ps(_mm_add_ps(_mm_mul_ps(a, a), _mm_mul_ps(b, b)), _mm_mul_ps(c, c));
-    const __m128 r = _mm_sqrt_ps(_mm_max_ps(_mm_sub_ps(_mm_set1_ps(1), sum), _mm_setzero_ps()));
-    const __m128 is0 = _mm_castsi128_ps(_mm_cmpeq_epi32(big, _mm_setzero_si128()));
-    const __m128 is1 = _mm_castsi128_ps(_mm_cmpeq_epi32(big, _mm_set1_epi32(1)));
-    const __m128 is2 = _mm_castsi128_ps(_mm_cmpeq_epi32(big, _mm_set1_epi32(2)));
-    const __m128 is3 = _mm_castsi128_ps(_mm_cmpeq_epi32(big, _mm_set1_epi32(3)));
-    __m128 x = pick(is0, r, a);
-    __m128 y = pick(is0, a, pick(is1, r, b));
-    __m128 z = pick(_mm_or_ps(is0, is1), b, pick(is2, r, c));
-    __m128 w = pick(is3, r, c);
+    const f32x4 sum = f32x4_add(f32x4_add(f32x4_mul(a, a), f32x4_mul(b, b)), f32x4_mul(c, c));
+    const f32x4 r = f32x4_sqrt(f32x4_max(f32x4_sub(f32x4_splat(1), sum), f32x4_splat(0)));
+    const mask32x4 is0 = u32x4_equals(big, 0), is1 = u32x4_equals(big, 1);
+    const mask32x4 is2 = u32x4_equals(big, 2), is3 = u32x4_equals(big, 3);
+    f32x4 x = f32x4_pick(is0, r, a);
+    f32x4 y = f32x4_pick(is0, a, f32x4_pick(is1, r, b));
+    f32x4 z = f32x4_pick(mask32x4_or(is0, is1), b, f32x4_pick(is2, r, c));
+    f32x4 w = f32x4_pick(is3, r, c);
     /* One hemisphere: a key flips when its dot product with the key before is negative, and
      * with every flip before it (a prefix XOR of the lanes' signs). */
-#define PREVIOUS(q) _mm_shuffle_ps(q, q, _MM_SHUFFLE(2, 1, 0, 0))
-    const __m128 dot = _mm_add_ps(_mm_add_ps(_mm_mul_ps(x, PREVIOUS(x)), _mm_mul_ps(y, PREVIOUS(y))),
-                                  _mm_add_ps(_mm_mul_ps(z, PREVIOUS(z)), _mm_mul_ps(w, PREVIOUS(w))));
-#undef PREVIOUS
-    __m128i flip = _mm_castps_si128(_mm_cmplt_ps(dot, _mm_setzero_ps()));
-    flip = _mm_xor_si128(flip, _mm_slli_si128(flip, 4));
-    flip = _mm_xor_si128(flip, _mm_slli_si128(flip, 8));
-    const __m128 sign = _mm_and_ps(_mm_castsi128_ps(flip), _mm_set1_ps(-0.0f));
-    x = _mm_xor_ps(x, sign), y = _mm_xor_ps(y, sign), z = _mm_xor_ps(z, sign), w = _mm_xor_ps(w, sign);
-    const __m128 q = blend(weight, x, y, z, w);
-    __m128 len2 = _mm_mul_ps(q, q);
-    len2 = _mm_add_ps(len2, _mm_shuffle_ps(len2, len2, _MM_SHUFFLE(2, 3, 0, 1)));
-    len2 = _mm_add_ps(len2, _mm_shuffle_ps(len2, len2, _MM_SHUFFLE(1, 0, 3, 2)));
-    _mm_storeu_ps(out, _mm_div_ps(q, _mm_sqrt_ps(len2)));
+    const f32x4 dot = f32x4_add(f32x4_add(f32x4_mul(x, f32x4_previous(x)), f32x4_mul(y, f32x4_previous(y))),
+                                f32x4_add(f32x4_mul(z, f32x4_previous(z)), f32x4_mul(w, f32x4_previous(w))));
+    const mask32x4 flip = mask32x4_prefix_xor(f32x4_less(dot, f32x4_splat(0)));
+    x = f32x4_negate_where(flip, x), y = f32x4_negate_where(flip, y);
+    z = f32x4_negate_where(flip, z), w = f32x4_negate_where(flip, w);
+    const f32x4 q = blend(weight, x, y, z, w);
+    f32x4_store(out, f32x4_div(q, f32x4_sqrt(f32x4_sum_lanes(f32x4_mul(q, q)))));
 }
 
 ANIM_HOT void anim__decode_rotation(anim__mode mode, const uint8_t *keys, uint32_t n, float f,
                                     float *out)
 {
     uint32_t key[4];
-    const __m128 weight = window(keys, n, f, key);
+    const f32x4 weight = window(keys, n, f, key);
     blend_rotation(mode, keys + 2 * n, key, weight, out);
 }
 
@@ -185,20 +143,18 @@ ANIM_HOT void anim__decode_translation(anim__mode mode, const anim__range_t *ran
                                        const uint8_t *keys, uint32_t n, float f, float *out)
 {
     uint32_t key[4];
-    const __m128 weight = window(keys, n, f, key);
-    const lanes64 v = gather(keys + 2 * n, anim__value_size(mode, false), key);
-    const __m128 zero = _mm_setzero_ps();
-    const __m128 q = blend(weight, to_float(field(v, 0, 0xffffu)), to_float(field(v, 16, 0xffffu)),
-                           to_float(field(v, 32, 0xffffu)), zero);
+    const f32x4 weight = window(keys, n, f, key);
+    const u64x4 v = gather(keys + 2 * n, anim__value_size(mode, false), key);
+    const f32x4 q = blend(weight, u32x4_to_float(u64x4_bits(v, 0, 0xffffu)),
+                          u32x4_to_float(u64x4_bits(v, 16, 0xffffu)),
+                          u32x4_to_float(u64x4_bits(v, 32, 0xffffu)), f32x4_splat(0));
     /* The weights sum to 1, so the range applies once, after the curve. */
-    const __m128 lo = mode == ANIM_SPEC ? _mm_set1_ps(-10.0f)
-                                        : _mm_setr_ps(range->min[0], range->min[1], range->min[2], 0);
-    const __m128 extent = mode == ANIM_SPEC
-                              ? _mm_set1_ps(20.0f)
-                              : _mm_setr_ps(range->extent[0], range->extent[1], range->extent[2], 0);
-    const __m128 p = _mm_add_ps(lo, _mm_mul_ps(q, _mm_mul_ps(extent, _mm_set1_ps(1.0f / 65535.0f))));
-    _mm_storel_pi((__m64 *)(void *)out, p);
-    _mm_store_ss(out + 2, _mm_movehl_ps(p, p));
+    const f32x4 lo = mode == ANIM_SPEC ? f32x4_splat(-10.0f)
+                                       : f32x4_set(range->min[0], range->min[1], range->min[2], 0);
+    const f32x4 extent = mode == ANIM_SPEC
+                             ? f32x4_splat(20.0f)
+                             : f32x4_set(range->extent[0], range->extent[1], range->extent[2], 0);
+    f32x4_store3(out, f32x4_add(lo, f32x4_mul(q, f32x4_mul(extent, f32x4_splat(1.0f / 65535.0f)))));
 }
 
 /* Tracks are numbered 2 * bone (rotation) and 2 * bone + 1 (translation); these pick one kind
@@ -233,13 +189,15 @@ ANIM_HOT void anim__sample(const anim__clip *clip, float t, float *rotation,
     f = f > 0 ? (f < clip->last_frame ? f : clip->last_frame) : 0;
     uint32_t s = (uint32_t)f / ANIM_SEGMENT_FRAMES;
     s = s < clip->num_segments ? s : clip->num_segments - 1;
+    /* Every line of the constants and of the segment requested at once: with cold caches the
+     * misses overlap instead of following one another (the constants' while the segment table
+     * is read, the segment's while the constants are copied). */
+    const uint8_t *table = (const uint8_t *)clip->constants;
+    for (const uint8_t *p = table; p < table + 16 * (size_t)clip->num_constants; p += 64)
+        __builtin_prefetch(p);
     const uint8_t *seg = clip->data + clip->segments[s];
     const uint8_t *end = clip->data + (s + 1 < clip->num_segments ? clip->segments[s + 1] : clip->data_size);
-    /* Every line of the segment and of the constants requested at once: with cold caches the
-     * misses overlap instead of following one another. */
     for (const uint8_t *p = seg; p < end; p += 64)
-        __builtin_prefetch(p);
-    for (const uint8_t *p = (const uint8_t *)clip->constants; p < (const uint8_t *)(clip->constants + clip->num_constants); p += 64)
         __builtin_prefetch(p);
     const float(*constant)[4] = copy_constants(clip, ROTATION_BITS, clip->constants, 4, rotation, rotation_stride);
     copy_constants(clip, TRANSLATION_BITS, constant, 3, translation, translation_stride);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "animation_codec.h"
+#include "animation_lanes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -386,6 +387,62 @@ static void decoder_fixed_values(void **state)
     assert_float_equal(out[1], 0.0f, 1e-4);
 }
 
+/* The lanes this executable's decoder was built with (meson builds it twice: SSE2 where the
+ * target has it, and the plain C lanes ARM uses), and each lane operation on fixed values. */
+#if !defined(ANIM_LANES_EXPECTED) && defined(__SSE2__)
+#define ANIM_LANES_EXPECTED "sse2"
+#elif !defined(ANIM_LANES_EXPECTED)
+#define ANIM_LANES_EXPECTED "portable"
+#endif
+static void lanes_fixed_values(void **state)
+{
+    (void)state;
+    print_message("lanes: %s\n", ANIM_LANES);
+    assert_string_equal(ANIM_LANES, ANIM_LANES_EXPECTED);
+    const uint16_t frames[8] = {3, 5, 5, 9, 12, 40, 41, 65535};
+    uint8_t bytes[16];
+    memcpy(bytes, frames, 16);
+    assert_int_equal(u16x8_count_at_or_before(bytes, 2), 0);
+    assert_int_equal(u16x8_count_at_or_before(bytes, 5), 3);
+    assert_int_equal(u16x8_count_at_or_before(bytes, 40), 6);
+    assert_int_equal(u16x8_count_at_or_before(bytes, 65535), 8);
+
+    float out[4];
+    const u64x4 v = u64x4_set(0x0123456789abcdefull, 0xfedcba9876543210ull, 1ull << 45, 7);
+    f32x4_store(out, u32x4_to_float(u64x4_bits(v, 44, 0xfffff)));
+    assert_true(out[0] == 0x01234 && out[1] == 0xfedcb && out[2] == 2 && out[3] == 0);
+    const u32x4 w = u32x4_set(0xc0000003u, 0x40000400u, 2, 0x80000000u);
+    f32x4_store(out, u32x4_to_float(u32x4_bits(w, 10, 0x3ff)));
+    assert_true(out[0] == 0 && out[1] == 1 && out[2] == 0 && out[3] == 0);
+    f32x4_store(out, u32x4_to_float(u32x4_shift_right(w, 30)));
+    assert_true(out[0] == 3 && out[1] == 1 && out[2] == 0 && out[3] == 2);
+
+    /* Signs flipped by a prefix XOR of (set, clear, set, clear): flipped, flipped, kept, kept. */
+    const f32x4 a = f32x4_set(-1, 2, -3, 4), b = f32x4_set(10, 20, 30, 40);
+    const mask32x4 negative = f32x4_less(a, f32x4_splat(0));
+    f32x4_store(out, f32x4_negate_where(mask32x4_prefix_xor(negative), b));
+    assert_true(out[0] == -10 && out[1] == -20 && out[2] == 30 && out[3] == 40);
+    f32x4_store(out, f32x4_pick(mask32x4_or(negative, u32x4_equals(w, 2)), a, b));
+    assert_true(out[0] == -1 && out[1] == 20 && out[2] == -3 && out[3] == 40);
+    f32x4_store(out, f32x4_previous(b));
+    assert_true(out[0] == 10 && out[1] == 10 && out[2] == 20 && out[3] == 30);
+    f32x4_store(out, f32x4_sum_lanes(b));
+    assert_true(out[0] == 100 && out[1] == 100 && out[2] == 100 && out[3] == 100);
+    f32x4_store(out, f32x4_sqrt(f32x4_max(f32x4_mul(a, a), f32x4_splat(9))));
+    assert_true(out[0] == 3 && out[1] == 3 && out[2] == 3 && out[3] == 4);
+    f32x4_store(out, f32x4_div(f32x4_sub(b, a), f32x4_add(f32x4_set(1, 2, -3, 6), f32x4_splat(1))));
+    assert_true(out[0] == 5.5f && out[1] == 6 && out[2] == -16.5f && out[3] == 36 / 7.0f);
+
+    f32x4 x = f32x4_set(0, 1, 2, 3), y = f32x4_set(4, 5, 6, 7);
+    f32x4 z = f32x4_set(8, 9, 10, 11), t = f32x4_set(12, 13, 14, 15);
+    f32x4_transpose(&x, &y, &z, &t);
+    f32x4_store(out, y);
+    assert_true(out[0] == 1 && out[1] == 5 && out[2] == 9 && out[3] == 13);
+    float three[4] = {0, 0, 0, -7};
+    f32x4_store3(three, t);
+    assert_true(three[0] == 3 && three[1] == 7 && three[2] == 11 && three[3] == -7);
+}
+
 static void broken_clips(void **state)
 {
     (void)state;
@@ -454,6 +511,7 @@ int main(void)
         cmocka_unit_test(decoder_matches_the_reference_curve),
         cmocka_unit_test(decoder_fixed_values),
         cmocka_unit_test(broken_clips),
+        cmocka_unit_test(lanes_fixed_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
