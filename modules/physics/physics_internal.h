@@ -21,7 +21,6 @@
 #include "ct_world.h"
 
 #include <math.h>
-#include <stdatomic.h>
 
 /* ---- Vectors ----------------------------------------------------------------------------- */
 
@@ -333,9 +332,9 @@ typedef struct physics__contacts {
 /* The solver's rows: one per contact, structure of arrays holding only what the iterations
  * read, in colour order. Each contact takes the lowest colour that no other contact of its two
  * bodies has (in entity-pair order; a static body does not count), so the contacts of one colour
- * share no body and can be solved side by side, and a pass is a handful of colours one after the
- * other: a pile of 10,000 bodies or a 100-row pyramid needs about a dozen. Too few contacts for a
- * team are put in waves instead, which keeps entity-pair order (solver__prepare). The order of the
+ * share no body, and a pass is a handful of colours one after the other: a pile of 10,000 bodies
+ * or a 100-row pyramid needs about a dozen. Fewer than SOLVER_COLOR_MIN_ROWS contacts are put in
+ * waves instead, which keeps entity-pair order (solver__prepare). The order of the
  * rows, and so every bit of the result, depends only on the contacts, not on the threads. */
 typedef struct physics__rows {
     uint32_t cap;
@@ -349,8 +348,6 @@ typedef struct physics__rows {
     uint32_t *color_start; /* the ordering's scratch, then the end of each colour's rows */
     uint32_t num_colors;
     bool overflow; /* the last colour holds the rows that found no free colour: solved in order */
-    _Atomic uint32_t *team; /* two counters per colour and pass for the solving team (cap_team) */
-    uint32_t cap_team;
 } physics__rows;
 
 /* The bodies that have contacts this step, gathered into compact arrays in the order the

@@ -18,7 +18,6 @@
 
 #include <stddef.h>
 #include <string.h>
-#include <threads.h>
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
@@ -39,8 +38,8 @@
 #define SOLVER_SLICE_BOXES 1024u
 /* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
 #define SOLVER_COLORS 63u
-/* Fewer rows than this are solved by one thread, in entity-pair order (see solver__prepare). */
-#define SOLVER_TEAM_MIN_ROWS 2048u
+/* Fewer rows than this are solved in entity-pair order, more in colours (see solver__prepare). */
+#define SOLVER_COLOR_MIN_ROWS 2048u
 
 #define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
 static const physics__soa_field solver__contact_fields[] = {
@@ -120,10 +119,6 @@ void physics__scene_free(physics__scene *s)
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
     physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
                       SOLVER_NUM_FIELDS(solver__row_fields), s->rows.cap);
-    if (s->rows.team)
-        ct_free(s->a, (void *)s->rows.team, (size_t)s->rows.cap_team * sizeof *s->rows.team);
-    s->rows.team = NULL;
-    s->rows.cap_team = 0;
     physics__soa_free(s->a, &s->gathered.buffer, solver__gathered_fields,
                       SOLVER_NUM_FIELDS(solver__gathered_fields), s->gathered.cap);
     s->contacts.n = s->contacts.cap = s->rows.cap = s->gathered.n = s->gathered.cap = 0;
@@ -835,12 +830,13 @@ static int solver__prepare(physics__scene *s)
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
     /* Greedy colouring: each contact takes the lowest colour neither of its slots has yet; one
-     * that finds none joins the overflow, the last colour, solved in order by one thread. Fewer
-     * contacts than a team takes are solved in entity-pair order itself, which converges in
+     * that finds none joins the overflow, the last colour, solved in order. Fewer than
+     * SOLVER_COLOR_MIN_ROWS contacts are solved in entity-pair order itself, which converges in
      * fewer passes on stacks (ids usually go up a stack): "colours" are then waves, each contact
      * one after the latest of its slots (g->colors holding that number), which keeps that order.
-     * Either way the choice depends on the contacts only, never on the threads. */
-    const bool waves = c->n < SOLVER_TEAM_MIN_ROWS;
+     * Either way the choice depends on the contacts only, never on the threads. Colours keep
+     * the rows of a bigger scene apart by body, the order that converged best on the pyramids. */
+    const bool waves = c->n < SOLVER_COLOR_MIN_ROWS;
     uint32_t colors = 0;
     r->num_colors = 0;
     for (uint32_t k = 0; k < c->n; k++) {
@@ -967,8 +963,7 @@ static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t en
 
 /* Velocity passes stop early once a pass changed no impulse by more than this fraction of the
  * largest, position passes once none moved a body by more than SOLVER_STILL (m): a warm-started
- * resting pile or a small pyramid converges in a few passes. The tests read maxima, which do not
- * depend on the order rows ran in, so a team stops where one thread would, with the same bits. */
+ * resting pile or a small pyramid converges in a few passes. */
 #define SOLVER_CONVERGED 1e-4f
 #define SOLVER_STILL 1e-6f
 
@@ -979,89 +974,19 @@ static inline bool solver__converged(solver__rows_f fn, const float m[2])
     return fn == solver__velocity_rows ? m[0] <= SOLVER_CONVERGED * m[1] : m[0] <= SOLVER_STILL;
 }
 
-/* Passes over the rows with more than one thread: a team of two runs every pass colour by
- * colour. Within a colour the rows share no body, so team members take chunks of it off a
- * counter and solve them side by side; a member that runs out waits until the colour is done
- * before the next (the overflow colour is one chunk, in order). Each row sees the same
- * arithmetic in the same order as on one thread: the bits are the same. A member that joins late
- * finds the early colours done and catches up, and one member alone does everything, so the team
- * never waits on a thread the pool did not give it. */
-#define SOLVER_TEAM_CHUNK 64u
-
-typedef struct solver__team {
-    physics__scene *s;
-    solver__rows_f rows;
-    uint32_t passes;
-} solver__team;
-
-/* Raises the float (>= 0) held as bits in *at to at least x: non-negative floats order like
- * their bits. */
-static void solver__atomic_max(_Atomic uint32_t *at, float x)
-{
-    uint32_t bits, old = atomic_load_explicit(at, memory_order_relaxed);
-    memcpy(&bits, &x, sizeof bits);
-    while (bits > old && !atomic_compare_exchange_weak_explicit(at, &old, bits, memory_order_relaxed,
-                                                               memory_order_relaxed))
-        ;
-}
-
-static void solver__team_member(void *user, uint32_t first, uint32_t last)
-{
-    (void)first, (void)last;
-    const solver__team *t = user;
-    const physics__rows *r = &t->s->rows;
-    const uint32_t colors = r->num_colors;
-    /* Per colour of every pass a cursor and a done count; per pass the two maxima. */
-    _Atomic uint32_t *maxima = &r->team[2 * t->passes * colors];
-    for (uint32_t p = 0; p < t->passes * colors; p++) {
-        const uint32_t w = p % colors, begin = w ? r->color_start[w - 1] : 0, size = r->color_start[w] - begin;
-        const uint32_t chunk = r->overflow && w == colors - 1 ? size : SOLVER_TEAM_CHUNK;
-        _Atomic uint32_t *cursor = &r->team[2 * p], *done = &r->team[2 * p + 1];
-        _Atomic uint32_t *m = &maxima[2 * (p / colors)];
-        for (;;) {
-            const uint32_t at = atomic_fetch_add_explicit(cursor, chunk, memory_order_relaxed);
-            if (at >= size)
-                break;
-            const uint32_t end = at + chunk < size ? at + chunk : size;
-            float out[2] = {0.0f, 0.0f};
-            t->rows(t->s, begin + at, begin + end, out);
-            solver__atomic_max(&m[0], out[0]);
-            solver__atomic_max(&m[1], out[1]);
-            atomic_fetch_add_explicit(done, end - at, memory_order_release);
-        }
-        for (uint32_t spins = 0; atomic_load_explicit(done, memory_order_acquire) < size; spins++)
-            if (spins > 256)
-                thrd_yield();
-        if (w == colors - 1) {
-            const uint32_t bits[2] = {atomic_load_explicit(&m[0], memory_order_relaxed),
-                                      atomic_load_explicit(&m[1], memory_order_relaxed)};
-            float pass[2];
-            memcpy(pass, bits, sizeof pass);
-            if (solver__converged(t->rows, pass))
-                return;
-        }
-    }
-}
-
-/* Up to `passes` passes of fn over all rows, by a team when there is a pool and enough rows. */
+/* Up to `passes` passes of fn over all rows, on this thread. A team of two solving each colour
+ * side by side was tried: on two cores it made every scene slower (pyramid_100 6.2 ms against
+ * 4.7 ms, the 10k pile's threads_x 1.39 against 1.5), the bodies' cache lines moving between
+ * the cores at every colour; the step's other loops use the pool instead. */
 static void solver__passes(physics__scene *s, solver__rows_f fn, uint32_t passes)
 {
-    physics__rows *r = &s->rows;
-    const uint32_t n = s->contacts.n, counters = 2 * passes * r->num_colors + 2 * passes;
-    if (!s->pool.parallel_for || n < SOLVER_TEAM_MIN_ROWS ||
-        solver__reserve(s->a, (void **)&r->team, &r->cap_team, counters, sizeof *r->team)) {
-        for (uint32_t it = 0; it < passes; it++) {
-            float pass[2] = {0.0f, 0.0f};
-            fn(s, 0, n, pass);
-            if (solver__converged(fn, pass))
-                break;
-        }
-        return;
+    const uint32_t n = s->contacts.n;
+    for (uint32_t it = 0; it < passes; it++) {
+        float pass[2] = {0.0f, 0.0f};
+        fn(s, 0, n, pass);
+        if (solver__converged(fn, pass))
+            break;
     }
-    for (uint32_t k = 0; k < counters; k++)
-        atomic_init(&r->team[k], 0);
-    solver__team team = {s, fn, passes};
-    s->pool.parallel_for(s->pool.ctx, 2, 1, solver__team_member, &team);
 }
 
 /* Whether contact k's shapes touch, and press, at the end of the step. */

@@ -1046,7 +1046,7 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     for (int step = 0; step < 40; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_true(s.bp.num_slices > 1);
-    assert_true(s.contacts.n >= 2048); /* enough for the solving team on the pool */
+    assert_true(s.contacts.n >= 2048); /* enough for the rows to be solved in colours */
     *num_pairs = s.bp.num_pairs;
     *pairs = malloc(sizeof **pairs * (s.bp.num_pairs + 1));
     memcpy(*pairs, s.bp.pairs, sizeof **pairs * s.bp.num_pairs);
