@@ -231,7 +231,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         if (!skeleton || anim__find(m, e) ||
             !grow(m->a, (void **)&m->instances, &m->cap_instances, m->num_instances + 1,
                   sizeof *m->instances) ||
-            !anim__map_reserve(m, m->num_instances + 1)) {
+            !anim__map_reserve(m, e)) {
             ANIM_LOG(CT_LOG_ERROR, "spawn animation: entity %u: %s", e.id,
                      !skeleton ? "its skeleton could not be loaded" : anim__find(m, e)
                      ? "already animated in this world" : "out of memory");
@@ -245,7 +245,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                      "bones", e.id, skeleton->header->num_bones);
             continue;
         }
-        anim__map_insert(m, e, m->num_instances++);
+        anim__map_set(m, e, m->num_instances++);
         if (d.clip[0])
             anim__start(inst, d.clip, &(ct_animation_play_t){d.speed, d.loop != 0}, 0,
                         "spawn animation");
@@ -289,7 +289,7 @@ static void compact(anim__manager *m)
         bone += inst->num_bones;
         if (kept != i) {
             m->instances[kept] = *inst;
-            anim__map_move(m, m->instances[kept].entity, kept);
+            anim__map_set(m, m->instances[kept].entity, kept);
         }
         kept++;
     }

@@ -23,7 +23,7 @@
 
 /* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef ANIMATION_LAYOUT_VERSION
-#define ANIMATION_LAYOUT_VERSION 2u
+#define ANIMATION_LAYOUT_VERSION 3u
 #endif
 
 #define ANIM_CLIP_NAME 64u
@@ -68,12 +68,6 @@ typedef struct anim__instance {
     const ct_animation_clip_o *resolved[2];
 } anim__instance;
 
-/* One entry of a manager's entity -> instance map (animation_lookup.c); entity 0: free. */
-typedef struct anim__slot {
-    uint32_t entity; /* ct_entity_t.id */
-    uint32_t instance;
-} anim__slot;
-
 /* The per-world manager of the "animation" component. Instances and their bones are in the same
  * order, so removing instances is one pass that moves both down. */
 typedef struct anim__manager {
@@ -81,8 +75,7 @@ typedef struct anim__manager {
     ct_world_o *world;
     anim__instance *instances;
     uint32_t num_instances, cap_instances;
-    anim__slot *slots; /* 1 << slot_bits of them, at most half in use */
-    uint32_t slot_bits;
+    ct_entity_pages_t index; /* entity -> instance + 1 (animation_lookup.c) */
     /* Bones of all instances, instance after instance: entities, transform handles (looked up
      * each evaluate) and the poses sampled into them. */
     ct_entity_t *bone_entity;
@@ -140,12 +133,11 @@ int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_
 void anim__collect(anim__manager *m);
 
 /* animation_lookup.c: the entity -> instance map. find accepts a NULL manager. reserve makes
- * room for `count` entries (false: out of memory, nothing changed), so that insert cannot fail;
- * move points an entry at the instance's new index. */
+ * room for e's entry (false: out of memory, nothing changed), so that set cannot fail; set points
+ * e's entry at an instance, when it is added or moved. */
 anim__instance *anim__find(anim__manager *m, ct_entity_t e);
-bool anim__map_reserve(anim__manager *m, uint32_t count);
-void anim__map_insert(anim__manager *m, ct_entity_t e, uint32_t instance);
-void anim__map_move(anim__manager *m, ct_entity_t e, uint32_t instance);
+bool anim__map_reserve(anim__manager *m, ct_entity_t e);
+void anim__map_set(anim__manager *m, ct_entity_t e, uint32_t instance);
 void anim__map_erase(anim__manager *m, ct_entity_t e);
 void anim__map_free(anim__manager *m);
 
