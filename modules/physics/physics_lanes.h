@@ -1,0 +1,112 @@
+/*
+ * physics_lanes.h: the four-lane operations the solver's rows are written in
+ * (physics_solver.c), one lane per row of a block. Private to the core.
+ *
+ * Two implementations, chosen at compile time, behind the same names: SSE2 intrinsics where the
+ * compiler targets SSE2 (every x86-64), and plain C11 (four-element arrays and loops) anywhere
+ * else, such as ARM. -DPHYSICS_LANES_PORTABLE picks the plain one on x86 too, so both are built
+ * and tested on every build (tests/physics). PHYSICS_LANES names the one compiled in.
+ *
+ * Every operation rounds as the scalar C expression does (IEEE division and square root, no
+ * fused multiply-add, max as `a > b ? a : b`), so a row gives the same bits in either version
+ * and in any lane. Masks (mask32x4) hold all-ones or all-zero lanes, as compares make them.
+ */
+#ifndef PHYSICS_LANES_H
+#define PHYSICS_LANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__SSE2__) && !defined(PHYSICS_LANES_PORTABLE)
+#define PHYSICS_LANES "sse2"
+#include <emmintrin.h>
+
+typedef __m128 f32x4;
+typedef __m128 mask32x4;
+
+static inline f32x4 f32x4_load(const float p[4]) { return _mm_loadu_ps(p); }
+static inline void f32x4_store(float p[4], f32x4 a) { _mm_storeu_ps(p, a); }
+/* Three floats into lanes 0-2 (lane 3 zero), and lanes 0-2 out to three floats: a body's vector. */
+static inline f32x4 f32x4_load3(const float *p)
+{
+    return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
+}
+static inline void f32x4_store3(float *p, f32x4 a)
+{
+    _mm_storel_pi((__m64 *)(void *)p, a);
+    _mm_store_ss(p + 2, _mm_movehl_ps(a, a));
+}
+static inline f32x4 f32x4_splat(float a) { return _mm_set1_ps(a); }
+static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
+static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
+static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
+/* a > b ? a : b in each lane, which is what maxps computes (NaN aside, which never gets here). */
+static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
+static inline f32x4 f32x4_sqrt(f32x4 a) { return _mm_sqrt_ps(a); }
+static inline f32x4 f32x4_abs(f32x4 a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+static inline f32x4 f32x4_negate(f32x4 a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { return _mm_cmpgt_ps(a, b); }
+static inline mask32x4 f32x4_nonzero(f32x4 a) { return _mm_cmpneq_ps(a, _mm_setzero_ps()); }
+static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { return _mm_or_ps(a, b); }
+static inline bool mask32x4_any(mask32x4 m) { return _mm_movemask_ps(m) != 0; }
+
+/* yes where the mask is set, no elsewhere. */
+static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
+{
+    return _mm_or_ps(_mm_and_ps(m, yes), _mm_andnot_ps(m, no));
+}
+
+/* Rows become columns: lane j of *r after is lane r of the j-th vector before. */
+static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
+{
+    _MM_TRANSPOSE4_PS(*x, *y, *z, *w);
+}
+
+#else
+#define PHYSICS_LANES "portable"
+#include <math.h>
+#include <string.h>
+
+typedef struct f32x4 {
+    float v[4];
+} f32x4;
+typedef struct mask32x4 {
+    bool v[4];
+} mask32x4;
+
+#define LANES_MAP(out, expr) for (int i = 0; i < 4; i++) (out).v[i] = (expr)
+
+static inline f32x4 f32x4_load(const float p[4]) { f32x4 r; memcpy(r.v, p, sizeof r.v); return r; }
+static inline void f32x4_store(float p[4], f32x4 a) { memcpy(p, a.v, sizeof a.v); }
+static inline f32x4 f32x4_load3(const float *p) { f32x4 r = {{0}}; memcpy(r.v, p, 3 * sizeof(float)); return r; }
+static inline void f32x4_store3(float *p, f32x4 a) { memcpy(p, a.v, 3 * sizeof(float)); }
+static inline f32x4 f32x4_splat(float a) { return (f32x4){{a, a, a, a}}; }
+static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] + b.v[i]); return r; }
+static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] - b.v[i]); return r; }
+static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] * b.v[i]); return r; }
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] / b.v[i]); return r; }
+static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? a.v[i] : b.v[i]); return r; }
+static inline f32x4 f32x4_sqrt(f32x4 a) { f32x4 r; LANES_MAP(r, sqrtf(a.v[i])); return r; }
+static inline f32x4 f32x4_abs(f32x4 a) { f32x4 r; LANES_MAP(r, fabsf(a.v[i])); return r; }
+static inline f32x4 f32x4_negate(f32x4 a) { f32x4 r; LANES_MAP(r, -a.v[i]); return r; }
+
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] > b.v[i]); return r; }
+static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f); return r; }
+static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] || b.v[i]); return r; }
+static inline bool mask32x4_any(mask32x4 m) { return m.v[0] || m.v[1] || m.v[2] || m.v[3]; }
+static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
+
+static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
+{
+    f32x4 *rows[4] = {x, y, z, w}, in[4] = {*x, *y, *z, *w};
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            rows[r]->v[c] = in[c].v[r];
+}
+
+#undef LANES_MAP
+#endif
+
+#endif
