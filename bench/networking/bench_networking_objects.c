@@ -16,12 +16,11 @@
  * program measures another build's modules.
  */
 #include "../common/bench.h"
+#include "../common/bench_kernel.h"
 
-#include "ct_entity.h"
 #include "ct_network.h"
 #include "ct_transform.h"
 #include "ct_world.h"
-#include "kernel.h"
 #include "plugins/registry.h"
 
 static const ct_network_api_v1 *net;
@@ -54,25 +53,12 @@ static void end_world(ct_world_o *w)
     worlds->destroy_world(w);
 }
 
-/* order = e in a fixed shuffled order. */
-static void shuffle(const ct_entity_t *e, ct_entity_t *order, uint32_t n)
-{
-    uint64_t rng = 12345;
-    memcpy(order, e, n * sizeof *e);
-    for (uint32_t i = n - 1; i > 0; i--) {
-        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        const uint32_t k = (uint32_t)(rng % (i + 1));
-        const ct_entity_t swap = order[i];
-        order[i] = order[k], order[k] = swap;
-    }
-}
-
 static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
 {
     char name[64];
     double samples[21];
     ct_world_o *w = replicate_many(e, n);
-    shuffle(e, order, n);
+    bench_shuffle_entities(e, order, n);
     uint32_t owned = 0;
     for (int rep = 0; rep < 21; rep++) {
         owned = 0;
@@ -93,7 +79,7 @@ static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
 
     for (int rep = 0; rep < 5; rep++) {
         w = replicate_many(e, n);
-        shuffle(e, order, n);
+        bench_shuffle_entities(e, order, n);
         const double start = bench_now_ns();
         entity->destroy_batch(order, n);
         samples[rep] = (bench_now_ns() - start) / 1e6;
@@ -110,19 +96,9 @@ static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
 
 int main(int argc, char **argv)
 {
-    const char *dir = bench_arg(argc, argv, "--modules");
-    static char paths[3][1024];
-    const char *names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
-                            "networking/ct_networking.so"};
-    kernel_desc_t desc = {.strict = true, .jobs = 2, .num_plugin_paths = 3};
-    for (int i = 0; i < 3; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s", dir ? dir : BENCH_MODULE_DIR, names[i]);
-        desc.plugin_paths[i] = paths[i];
-    }
-    if (kernel__boot(&desc)) {
-        fprintf(stderr, "bench_networking_objects: boot failed (modules from %s)\n", paths[0]);
-        return 1;
-    }
+    const char *const modules[] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
+                                   "networking/ct_networking.so"};
+    bench_boot_modules(argc, argv, "bench_networking_objects", modules, 3);
     net = registry__get_engine_api(CT_NETWORK_API, 1);
     entity = registry__get_engine_api(CT_ENTITY_API, 2);
     tf = registry__get_engine_api(CT_TRANSFORM_API, 2);
