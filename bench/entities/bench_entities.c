@@ -13,10 +13,11 @@
  *                             its entity's debug name (what iterate2 measured before; the name
  *                             is kept from when debug names were found through a hash)
  * and with ct_transforms.so, a 10,000-entity level (transform + debug_name + bench_position):
- *   spawn_level_10k           one spawn_level, warm (memory touched by earlier runs)
+ *   spawn_level_10k           one spawn_level, warm (memory touched by earlier runs), median of
+ *                             LEVEL_RUNS
  *   spawn_level_10k_cold      the first spawn_level of a fresh process (this program run again
  *                             with --cold): managers empty, their memory never touched; the level
- *                             is compiled and loaded just before, untimed
+ *                             is compiled and loaded just before, untimed; median of COLD_RUNS
  *   spawn_batch_vs_single     10k entities made one by one through the public API (create, then
  *                             transform create, debug_name set, bench_position add) / the spawn
  * Modules come from `--modules DIR` (DIR/entities/ct_entities.so, DIR/transforms/...).
@@ -36,7 +37,8 @@
 #include "kernel.h"
 #include "plugins/registry.h"
 
-enum { N = 1000000, RUNS = 5, LEVEL = 10000 };
+/* A level spawn is short (~0.2 ms) and the machine is shared: more runs steady its median. */
+enum { N = 1000000, RUNS = 5, LEVEL = 10000, LEVEL_RUNS = 21, COLD_RUNS = 9 };
 
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
@@ -274,8 +276,8 @@ static void bench_levels(uint64_t position_type, uint64_t *sink)
         fprintf(stderr, "bench_entities: could not compile the bench level\n");
         exit(1);
     }
-    double batch[RUNS], single[RUNS];
-    for (int r = 0; r < RUNS; r++) {
+    double batch[LEVEL_RUNS], single[LEVEL_RUNS];
+    for (int r = 0; r < LEVEL_RUNS; r++) {
         ct_world_o *w = worlds->create_world(NULL);
         double t0 = bench_now_ns();
         *sink += (uint64_t)worlds->spawn_level(w, "bench/level");
@@ -287,7 +289,7 @@ static void bench_levels(uint64_t position_type, uint64_t *sink)
         single[r] = bench_now_ns() - t0;
         destroy_world_and_entities(w);
     }
-    double b = bench_median(batch, RUNS), s = bench_median(single, RUNS);
+    double b = bench_median(batch, LEVEL_RUNS), s = bench_median(single, LEVEL_RUNS);
     bench_report("entities.spawn_level_10k_us", b / 1000.0, "us",
                  "spawn_level, warm: 10k entities with transform + debug_name + bench_position");
     bench_report("entities.spawn_batch_vs_single_ratio", s / b, "x",
@@ -309,12 +311,12 @@ static void spawn_cold(void)
     worlds->destroy_world(w);
 }
 
-/* Runs this program again with --cold, RUNS times, for the median first spawn of a process. */
+/* Runs this program again with --cold, COLD_RUNS times, for the median first spawn of a process. */
 static void bench_cold(const char *self, const char *dir)
 {
-    double cold[RUNS];
+    double cold[COLD_RUNS];
     int got = 0;
-    for (int r = 0; r < RUNS; r++) {
+    for (int r = 0; r < COLD_RUNS; r++) {
         char command[2048];
         snprintf(command, sizeof command, "'%s' --cold 1 --modules '%s'", self, dir);
         FILE *p = popen(command, "r");

@@ -125,6 +125,21 @@ static bool is_identity_pose(const ct_spawn_context_t *ctx)
            ctx->rotation[3] == 1.0f;
 }
 
+/* The handles of the instances that need a world update, made on the first one: a flat level
+ * placed at the identity has none and allocates nothing. */
+typedef struct dirty_list_t {
+    ct_transform_t *handle;
+    uint32_t count, capacity;
+} dirty_list_t;
+
+static bool dirty_add(transforms__manager_t *m, dirty_list_t *d, uint32_t i)
+{
+    if (!d->handle && !(d->handle = ct_alloc(m->a, (size_t)d->capacity * sizeof *d->handle)))
+        return false;
+    d->handle[d->count++] = transforms__handle(m, i);
+    return true;
+}
+
 /*
  * One batch: create every instance (storage grows once), link each to its nearest resource
  * ancestor with a transform (roots and orphans are placed at the context's pose instead), then
@@ -134,49 +149,48 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                   const uint32_t *entity_index, const void *data)
 {
     transforms__manager_t *m = manager;
+    const uint32_t first = m->n;
     if (n == 0)
         return;
-    const ct_transform_pose_t *poses = data;
-    const size_t bytes = (size_t)n * (sizeof(ct_entity_t) + sizeof(ct_transform_t));
-    ct_entity_t *entities = ct_alloc(m->a, bytes);
-    if (!entities) {
+    if (transforms__create(m, ctx->entity_lookup, entity_index, data, n, NULL) < 0) {
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
         transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
-    ct_transform_t *out = (ct_transform_t *)(entities + n);
-    for (uint32_t k = 0; k < n; k++)
-        entities[k] = ctx->entity_lookup[entity_index[k]];
-    if (transforms__create(m, entities, poses, n, out) < 0) {
-        transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
-                                 "spawn: out of memory for %u transforms", n);
-        ct_free(m->a, entities, bytes);
-        transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
-        return;
-    }
-    /* Only linked instances and re-placed roots need a world update: a fresh root placed at the
-     * identity already has world = local from create. They are gathered at the front of `out`
-     * (never ahead of the loop), so a flat level of roots propagates nothing. */
+    /* Instances were made in slots first, first + 1, ... in the order of k (an entity skipped by
+     * create takes none). Only linked instances and re-placed roots need a world update: a fresh
+     * root placed at the identity already has world = local. */
     const bool identity = is_identity_pose(ctx);
-    uint32_t dirty = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        const ct_transform_t t = out[k];
-        const uint32_t i = transforms__index(m, t);
-        if (!i)
+    dirty_list_t dirty = {.capacity = n};
+    uint32_t i = first;
+    for (uint32_t k = 0; k < n && i < m->n; k++) {
+        const uint32_t r = entity_index[k];
+        if (m->entity[i].id != ctx->entity_lookup[r].id)
             continue;
-        const uint32_t parent = transform_ancestor(m, ctx, entity_index[k]);
+        const uint32_t parent = transform_ancestor(m, ctx, r);
+        bool ok = true;
         if (parent && transforms__link(m, i, parent) == 0) {
-            out[dirty++] = t;
+            ok = dirty_add(m, &dirty, i);
         } else if (!identity) {
             ct_transform_pose_t pose = m->pose[i];
             place_at_context(ctx, &pose);
             transforms__write_local(m, i, &pose);
-            out[dirty++] = t;
+            ok = dirty_add(m, &dirty, i);
         }
+        if (!ok) {
+            /* The instances stay (the spawn fails as a whole and the entities go with them). */
+            transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
+                                     "spawn: out of memory placing %u transforms", n);
+            transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
+            return;
+        }
+        i++;
     }
-    transforms__propagate_batch(m, out, dirty);
-    ct_free(m->a, entities, bytes);
+    if (dirty.handle) {
+        transforms__propagate_batch(m, dirty.handle, dirty.count);
+        ct_free(m->a, dirty.handle, (size_t)dirty.capacity * sizeof *dirty.handle);
+    }
 }
 
 static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)

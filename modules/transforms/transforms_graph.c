@@ -141,13 +141,14 @@ void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_tran
 }
 
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
-                       const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out)
+                       const uint32_t *entity_index, const ct_transform_pose_t *poses, uint32_t n,
+                       ct_transform_t *out)
 {
     /* Everything that can fail comes first, so a failure creates nothing. On the way, an
      * instance left by an older entity of the same index (its destroy was not seen) goes. */
     int err = reserve(m, n);
     for (uint32_t k = 0; !err && k < n; k++) {
-        const ct_entity_t e = entities[k];
+        const ct_entity_t e = entities[entity_index ? entity_index[k] : k];
         if (!e.id)
             continue;
         const uint32_t *entry = ct_entity_pages_reserve(&m->index, m->a, e) ? entry_of(m, e) : NULL;
@@ -158,26 +159,40 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
     }
     if (err)
         return err;
-    const uint32_t first = m->n;
+    /* The arrays through restrict pointers: stores to them cannot change the manager, so the loop
+     * keeps its pointers in registers instead of reloading them after every store. */
+    ct_transform_matrix_t *restrict world = m->world_m, *restrict local = m->local_m;
+    ct_transform_pose_t *restrict pose = m->pose;
+    ct_entity_t *restrict entity = m->entity;
+    uint32_t *restrict parent = m->parent, *restrict first_child = m->first_child;
+    uint32_t *restrict next_sibling = m->next_sibling, *restrict prev_sibling = m->prev_sibling;
+    uint8_t *restrict mark = m->mark;
+    uint32_t i = m->n;
     for (uint32_t k = 0; k < n; k++) {
-        const ct_entity_t e = entities[k];
+        const ct_entity_t e = entities[entity_index ? entity_index[k] : k];
         uint32_t *entry = e.id ? entry_of(m, e) : NULL;
         if (!entry || *entry) {
-            out[k].i = 0;
+            if (out)
+                out[k].i = 0;
             continue;
         }
-        const uint32_t i = m->n++;
-        m->entity[i] = e;
-        m->parent[i] = m->first_child[i] = m->next_sibling[i] = m->prev_sibling[i] = 0;
-        m->mark[i] = 0;
-        transforms__write_local(m, i, poses ? &poses[k] : &transforms__identity_pose);
+        entity[i] = e;
+        parent[i] = first_child[i] = next_sibling[i] = prev_sibling[i] = 0;
+        mark[i] = 0;
+        const ct_transform_pose_t *p = poses ? &poses[k] : &transforms__identity_pose;
+        pose[i] = *p;
+        /* A new root's world matrix is its local one: both are stored from the same registers
+         * (copying world from local after the stores would read them back and stall). */
+        ct_transform_matrix_t matrix;
+        transforms__matrix_from_pose(p, &matrix);
+        local[i] = matrix;
+        world[i] = matrix;
         *entry = i;
-        out[k] = transforms__handle(m, i);
+        if (out)
+            out[k] = transforms__handle(m, i);
+        i++;
     }
-    /* A new root's world matrix is its local one, copied for the whole batch at the end: copying
-     * each right after it was made reads back the scalar stores that wrote it, which stalls on
-     * store forwarding (that was a third of spawning a level's transforms). */
-    memcpy(&m->world_m[first], &m->local_m[first], (m->n - first) * sizeof *m->world_m);
+    m->n = i;
     return 0;
 }
 

@@ -22,7 +22,23 @@
 extern const ct_transform_pose_t transforms__identity_pose;
 extern const ct_transform_matrix_t transforms__identity_matrix;
 
-void transforms__matrix_from_pose(const ct_transform_pose_t *pose, ct_transform_matrix_t *out);
+/* The local matrix of a pose (rotation, then scale along the rotated axes, then translation).
+ * Inline: spawning a level makes one per instance. */
+static inline void transforms__matrix_from_pose(const ct_transform_pose_t *pose,
+                                                ct_transform_matrix_t *out)
+{
+    const float x = pose->rotation[0], y = pose->rotation[1], z = pose->rotation[2],
+                w = pose->rotation[3];
+    const float sx = pose->scale[0], sy = pose->scale[1], sz = pose->scale[2];
+    *out = (ct_transform_matrix_t){{
+        (1 - 2 * (y * y + z * z)) * sx, 2 * (x * y - w * z) * sy, 2 * (x * z + w * y) * sz,
+        pose->position[0],
+        2 * (x * y + w * z) * sx, (1 - 2 * (x * x + z * z)) * sy, 2 * (y * z - w * x) * sz,
+        pose->position[1],
+        2 * (x * z - w * y) * sx, 2 * (y * z + w * x) * sy, (1 - 2 * (x * x + y * y)) * sz,
+        pose->position[2],
+    }};
+}
 /* The nearest pose: translation exact, scale the basis column lengths (x negated when the basis
  * is mirrored), rotation from the normalised basis. */
 void transforms__pose_from_matrix(const ct_transform_matrix_t *m, ct_transform_pose_t *out);
@@ -122,11 +138,14 @@ static inline uint32_t transforms__index(const transforms__manager_t *m, ct_tran
 
 /* The instance of entity id `e`, or 0. */
 uint32_t transforms__find(const transforms__manager_t *m, uint32_t e);
-/* Appends n roots for entities[k] with poses[k] (poses NULL: identity) and writes their
- * handles to out[k]; an entity that already has one gets out[k] = 0. Grows storage once.
- * Returns 0 or CT_ERR_NOMEM (then nothing was created). */
+/* Appends n roots, one for each entity entities[entity_index[k]] (entity_index NULL:
+ * entities[k]) with poses[k] (poses NULL: identity), in slots m->n, m->n + 1, ... in the order of
+ * k, and writes their handles to out[k] (out may be NULL); an entity that already has one (or id
+ * 0) gets out[k] = 0 and no slot. Grows storage once. Returns 0 or CT_ERR_NOMEM (then nothing was
+ * created). */
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
-                       const ct_transform_pose_t *poses, uint32_t n, ct_transform_t *out);
+                       const uint32_t *entity_index, const ct_transform_pose_t *poses, uint32_t n,
+                       ct_transform_t *out);
 /* Removes instance i: its children become roots keeping their world pose; the last instance
  * moves into slot i with every link to it retargeted. */
 void transforms__destroy(transforms__manager_t *m, uint32_t i);

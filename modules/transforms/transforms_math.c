@@ -10,26 +10,6 @@ const ct_transform_matrix_t transforms__identity_matrix = {{1, 0, 0, 0, 0, 1, 0,
 /* Element (row r, column c) of a row-major 3x4 `a`. */
 #define A(r, c) a[4 * (r) + (c)]
 
-void transforms__matrix_from_pose(const ct_transform_pose_t *pose, ct_transform_matrix_t *out)
-{
-    const float x = pose->rotation[0], y = pose->rotation[1], z = pose->rotation[2],
-                w = pose->rotation[3];
-    const float sx = pose->scale[0], sy = pose->scale[1], sz = pose->scale[2];
-    float *a = out->m;
-    A(0, 0) = (1 - 2 * (y * y + z * z)) * sx;
-    A(1, 0) = 2 * (x * y + w * z) * sx;
-    A(2, 0) = 2 * (x * z - w * y) * sx;
-    A(0, 1) = 2 * (x * y - w * z) * sy;
-    A(1, 1) = (1 - 2 * (x * x + z * z)) * sy;
-    A(2, 1) = 2 * (y * z + w * x) * sy;
-    A(0, 2) = 2 * (x * z + w * y) * sz;
-    A(1, 2) = 2 * (y * z - w * x) * sz;
-    A(2, 2) = (1 - 2 * (x * x + y * y)) * sz;
-    A(0, 3) = pose->position[0];
-    A(1, 3) = pose->position[1];
-    A(2, 3) = pose->position[2];
-}
-
 /* Shepperd's method: build the quaternion from the largest of the four diagonal combinations so
  * the square root never sees a tiny (inaccurate) argument. r is a pure rotation, column-major. */
 static void quat_from_rotation(const float r[9], float q[4])

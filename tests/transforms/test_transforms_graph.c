@@ -59,7 +59,7 @@ static ct_transform_pose_t pose_at(float x, float y, float z)
 static uint32_t make(transforms__manager_t *m, uint32_t entity, ct_transform_pose_t pose)
 {
     ct_transform_t out;
-    assert_int_equal(transforms__create(m, &(ct_entity_t){entity}, &pose, 1, &out), 0);
+    assert_int_equal(transforms__create(m, &(ct_entity_t){entity}, NULL, &pose, 1, &out), 0);
     const uint32_t i = transforms__index(m, out);
     assert_true(i != 0);
     return i;
@@ -159,7 +159,7 @@ static void test_link_unlink(void **state)
 
     /* A second transform for one entity in one manager is refused. */
     ct_transform_t dup;
-    assert_int_equal(transforms__create(m, &(ct_entity_t){10}, NULL, 1, &dup), 0);
+    assert_int_equal(transforms__create(m, &(ct_entity_t){10}, NULL, NULL, 1, &dup), 0);
     assert_int_equal(dup.i, 0);
 }
 
