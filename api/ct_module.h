@@ -332,14 +332,16 @@ typedef struct ct_module_v2_t {
 } ct_module_v2_t;
 
 /* The fields of a ct_module_v2_t's plugin table that the helpers fill: its magic, its size and
- * its init, shutdown and reload hooks. */
+ * its init, shutdown and reload hooks. (C takes designators in any order; C++20 wants them in
+ * the struct's order, so a C++ plugin writes these fields out where they belong.) */
 #define CT_MODULE_V2_HOOKS                                                                       \
     .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                \
     .init = ct_module_v2_init, .shutdown = ct_module_v2_shutdown,                                \
     .reload_save = ct_module_v2_reload_save, .reload_load = ct_module_v2_reload_load,            \
     .reload_abort = ct_module_v2_reload_abort
 
-/* Where this plugin's copy of the helpers keeps the description its get_plugin_api serves. */
+/* Where this plugin's copy of the helpers keeps the description its get_plugin_api serves (a
+ * static inline function has one copy, with its own static, in each file that uses it). */
 static inline const ct_module_v2_t **ct_module_v2__served(void)
 {
     static const ct_module_v2_t *served;
