@@ -14,12 +14,11 @@
  * program measures another build's modules.
  */
 #include "../common/bench.h"
+#include "../common/bench_kernel.h"
 
 #include "ct_animation.h"
-#include "ct_entity.h"
 #include "ct_resource.h"
 #include "ct_world.h"
-#include "kernel.h"
 #include "plugins/registry.h"
 
 static const ct_animation_api_v1 *anim;
@@ -40,14 +39,7 @@ static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
     char name[64];
     double samples[21];
     ct_world_o *w = spawn_arms(e, n);
-    uint64_t rng = 12345;
-    memcpy(order, e, n * sizeof *e);
-    for (uint32_t i = n - 1; i > 0; i--) {
-        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-        const uint32_t k = (uint32_t)(rng % (i + 1));
-        const ct_entity_t swap = order[i];
-        order[i] = order[k], order[k] = swap;
-    }
+    bench_shuffle_entities(e, order, n);
     volatile float sink = 0;
     for (int rep = 0; rep < 21; rep++) {
         const double start = bench_now_ns();
@@ -78,19 +70,9 @@ static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
 
 int main(int argc, char **argv)
 {
-    const char *dir = bench_arg(argc, argv, "--modules");
-    static char paths[3][1024];
-    const char *names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
-                            "animation/ct_animation.so"};
-    kernel_desc_t desc = {.strict = true, .jobs = 2, .num_plugin_paths = 3};
-    for (int i = 0; i < 3; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s/%s", dir ? dir : BENCH_MODULE_DIR, names[i]);
-        desc.plugin_paths[i] = paths[i];
-    }
-    if (kernel__boot(&desc)) {
-        fprintf(stderr, "bench_animation_instances: boot failed (modules from %s)\n", paths[0]);
-        return 1;
-    }
+    const char *const modules[] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
+                                   "animation/ct_animation.so"};
+    bench_boot_modules(argc, argv, "bench_animation_instances", modules, 3);
     const ct_resource_api_v1 *resource = registry__get_engine_api(CT_RESOURCE_API, 1);
     anim = registry__get_engine_api(CT_ANIMATION_API, 1);
     entity = registry__get_engine_api(CT_ENTITY_API, 2);

@@ -114,8 +114,15 @@ int console_conn__open(console_conn_t *c, const char *host, int port, uint32_t m
     return 0;
 }
 
+void console_conn__set_max_payload(console_conn_t *c, uint32_t max_payload)
+{
+    c->reader.max_payload = max_payload;
+}
+
 int console_conn__send_raw(console_conn_t *c, const void *bytes, size_t n)
 {
+    if (c->fd < 0)
+        return -1; /* closed: conn->error says why */
     const uint8_t *p = bytes;
     int64_t deadline = now_ms() + 10000;
     while (n > 0) {
@@ -176,6 +183,8 @@ int console_conn__pump(console_conn_t *c)
             char err[256];
             if (console_reader__feed(&c->reader, buf, (size_t)n, on_frame, c, err, sizeof err)) {
                 snprintf(c->error, sizeof c->error, "from %s: %s", c->peer, err);
+                close(c->fd);
+                c->fd = -1;
                 return -1;
             }
             continue;
@@ -208,7 +217,7 @@ int console_conn__recv(console_conn_t *c, int timeout_ms, uint32_t *type, char *
             *payload = (char *)f;
             return 1;
         }
-        if (closed)
+        if (closed || c->fd < 0)
             return -1;
         /* A zero timeout still looks at the socket once. */
         int64_t left = deadline - now_ms();

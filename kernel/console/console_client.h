@@ -22,13 +22,17 @@ typedef struct console_conn_t {
  * bounds what the server may send (CONSOLE_MAX_BLOB for file servers). */
 int console_conn__open(console_conn_t *c, const char *host, int port, uint32_t max_payload,
                        int timeout_ms);
+/* Bounds the payload of the frames that begin from now on (a frame whose header says more is
+ * refused at once: nothing of it is buffered, conn->error says so and the connection closes). */
+void console_conn__set_max_payload(console_conn_t *c, uint32_t max_payload);
 /* Sends a JSON frame. Returns 0 or -1 (conn->error). */
 int console_conn__send(console_conn_t *c, const char *json);
 /* Sends raw bytes (tests: broken frames). */
 int console_conn__send_raw(console_conn_t *c, const void *bytes, size_t n);
 /* Takes the next frame, waiting up to timeout_ms: 1 and the frame (free with free()), 0 on
  * timeout, -1 when the connection closed or failed (conn->error). The payload is
- * NUL-terminated. */
+ * NUL-terminated. A stream that broke the framing (an oversized or unknown frame) is closed:
+ * what follows cannot be told apart from a frame. */
 int console_conn__recv(console_conn_t *c, int timeout_ms, uint32_t *type, char **payload,
                        uint32_t *length);
 /* Reads whatever the socket has without waiting; -1 when closed. */

@@ -56,6 +56,7 @@ static int begin_payload(console_reader_t *r, char *err, size_t err_size)
         return CT_ERR_BAD_DATA;
     }
     if (r->length > r->max_payload) {
+        r->refused = r->length;
         snprintf(err, err_size, "frame of %u bytes is over the %u-byte limit", (unsigned)r->length,
                  (unsigned)r->max_payload);
         return CT_ERR_BAD_DATA;

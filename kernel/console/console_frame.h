@@ -19,16 +19,19 @@
 #define CONSOLE_FRAME_JSON 0u
 #define CONSOLE_FRAME_BINARY 1u
 /* The largest payload a console accepts from a client (1 MiB); bigger frames close the
- * connection. File-server replies may carry up to CONSOLE_MAX_BLOB. */
+ * connection. File-server replies may carry up to CONSOLE_MAX_BLOB, of which the JSON part (and
+ * its length) takes at most CONSOLE_BLOB_JSON_ROOM. */
 #define CONSOLE_MAX_PAYLOAD (1u << 20)
 #define CONSOLE_MAX_BLOB (256u << 20)
+#define CONSOLE_BLOB_JSON_ROOM 4096u
 
 typedef struct console_reader_t {
     uint8_t header[CONSOLE_HEADER_SIZE];
     uint32_t header_have;
     uint32_t type;
     uint32_t length;
-    uint32_t max_payload;
+    uint32_t max_payload; /* frames over it are refused at their header, before any is buffered */
+    uint32_t refused;     /* the length of the frame last refused for its size (0: none) */
     uint8_t *payload; /* from `allocator`, length + 1 bytes (a NUL after the payload) */
     uint32_t payload_have;
     ct_allocator_t *allocator;

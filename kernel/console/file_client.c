@@ -7,6 +7,7 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,14 +148,26 @@ static int write_file(const char *rel, const uint8_t *data, uint64_t size)
     return 0;
 }
 
-/* Fetches a listed file into the private folder; *total counts the bytes fetched so far. */
+/* Fetches a listed file into the private folder; *total counts the bytes fetched so far. The
+ * reply may be no longer than what is left of FILE_CLIENT_MAX_BYTES (and its JSON): a longer one
+ * is refused as soon as its header is read, before any of it is buffered. */
 static int copy_file(const char *rel, uint64_t *total)
 {
+    const uint64_t left = FILE_CLIENT_MAX_BYTES - *total;
+    console_conn__set_max_payload(&g_fc.conn, (uint32_t)left + CONSOLE_BLOB_JSON_ROOM);
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "path", rel);
     char why[512];
     uint64_t size;
     uint8_t *data = request(m, &size, why, sizeof why);
+    if (!data && g_fc.conn.reader.refused) {
+        log__error("--host %s: refusing '%s': the file server announced a reply of %u bytes, more "
+                   "than the %" PRIu64 " bytes left of the %u MiB the listed files may take "
+                   "(nothing of it was read; the project is not started)",
+                   g_fc.conn.peer, rel, (unsigned)g_fc.conn.reader.refused, left,
+                   (unsigned)(FILE_CLIENT_MAX_BYTES >> 20));
+        return CT_ERR_BAD_DATA;
+    }
     if (!data) {
         log__error("--host %s: cannot fetch %s: %s", g_fc.conn.peer, rel, why);
         return CT_ERR_IO;
@@ -202,22 +215,26 @@ int file_client__connect(const console_options_t *o, const char *project_name,
         log__error("--host %s: give ADDR:PORT", o->host);
         return CT_ERR_INVALID;
     }
-    if (console_conn__open(&g_fc.conn, host, port, CONSOLE_MAX_BLOB, 5000)) {
+    /* The hello, a listing of at most FILE_SERVER_MAX_FILES names, is far under 1 MiB. */
+    if (console_conn__open(&g_fc.conn, host, port, CONSOLE_MAX_PAYLOAD, 5000)) {
         log__error("--host: %s", g_fc.conn.error);
         return CT_ERR_IO;
     }
     g_fc.open = true;
     uint32_t type, len;
     char *hello;
-    if (console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &hello, &len) != 1) {
-        log__error("--host %s: no hello (is it a file server?)", o->host);
-        return CT_ERR_IO;
-    }
-    if (len > CONSOLE_MAX_PAYLOAD) { /* a listing of FILE_SERVER_MAX_FILES names is far smaller */
-        free(hello);
-        log__error("--host %s: a hello of %u bytes (at most %u); refusing it", o->host,
-                   (unsigned)len, (unsigned)CONSOLE_MAX_PAYLOAD);
-        return CT_ERR_BAD_DATA;
+    const int got = console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &hello, &len);
+    if (got != 1) {
+        const bool refused = g_fc.conn.reader.refused != 0;
+        if (refused)
+            log__error("--host %s: refusing a hello of %u bytes (at most %u; nothing of it was "
+                       "read)",
+                       o->host, (unsigned)g_fc.conn.reader.refused, (unsigned)CONSOLE_MAX_PAYLOAD);
+        else
+            log__error("--host %s: no hello (is it a file server?): %s", o->host,
+                       got ? g_fc.conn.error : "nothing in time");
+        file_client__disconnect();
+        return refused ? CT_ERR_BAD_DATA : CT_ERR_IO;
     }
     cJSON *h = cJSON_Parse(hello);
     free(hello);
@@ -260,6 +277,7 @@ int file_client__connect(const console_options_t *o, const char *project_name,
         file_client__disconnect();
         return rc;
     }
+    console_conn__set_max_payload(&g_fc.conn, CONSOLE_MAX_BLOB); /* compiled blobs from now on */
     resources__set_blob_source(fetch_blob, NULL);
     *project_dir = g_fc.dir;
     log__info("--host %s: project '%s' (scripts in %s, compiled data from the server)", o->host,

@@ -106,7 +106,7 @@ static void send_file(console_client_t *c, const console_message_t *m, const cha
     struct stat st;
     FILE *f = fopen(path, "rb");
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
-        (uint64_t)st.st_size > CONSOLE_MAX_BLOB - 4096) {
+        (uint64_t)st.st_size > CONSOLE_MAX_BLOB - CONSOLE_BLOB_JSON_ROOM) {
         if (f)
             fclose(f);
         console_server__error(c, m, false, "cannot serve '%s': %s", shown,

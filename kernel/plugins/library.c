@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/leftovers.h"
 #include "ct_hash.h"
 #include "plugins/plugins_internal.h"
 
@@ -399,6 +400,22 @@ static int read_metadata(ct_plugin_o *p, const segments_t *s, char *err, size_t 
 
 /* ---- the file ---- */
 
+/* "<n>.so", what follows "<pid>-<start>-" in the name of a private copy. */
+static bool numbered_library(const char *suffix)
+{
+    size_t digits = strspn(suffix, "0123456789");
+    return digits > 0 && digits <= 10 && strcmp(suffix + digits, ".so") == 0;
+}
+
+/* Private copies are named after their process (base/leftovers.h): a process killed between the
+ * copy and its unlinking leaves one behind, and the next process's first load removes it. */
+static const leftovers_kind_t private_copies = {
+    .prefix = "cuttle-plugin-",
+    .suffix_ok = numbered_library,
+    .folder = false,
+    .what = "the private copy of a plugin",
+};
+
 /* Copies `path` to a fresh temporary file and opens that: the mapping then never changes when
  * someone copies over or truncates the plugin's file (which would kill the process with SIGBUS),
  * and dlopen sees a new name each time (it would hand back the loaded library for a known one).
@@ -408,10 +425,16 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
 {
     static uint32_t counter;
     char dir[512], tmp[768];
-    size_t dir_len = sizeof dir;
-    if (uv_os_tmpdir(dir, &dir_len) != 0)
-        strcpy(dir, "/tmp");
-    snprintf(tmp, sizeof tmp, "%s/cuttle-plugin-%d-%u.so", dir, (int)uv_os_getpid(), ++counter);
+    leftovers__tmp_dir(dir, sizeof dir);
+    if (!counter)
+        leftovers__sweep(&private_copies, dir);
+    size_t named = leftovers__name(&private_copies, dir, tmp, sizeof tmp) ? strlen(tmp) : 0;
+    if (!named || snprintf(tmp + named, sizeof tmp - named, "%u.so", ++counter) >=
+                      (int)(sizeof tmp - named)) {
+        snprintf(err, err_size, "cannot be copied to a private file: the temporary folder's path "
+                 "(%s) is too long", dir);
+        return CT_ERR_IO;
+    }
     uv_fs_t req;
     int rc = uv_fs_copyfile(NULL, &req, path, tmp, UV_FS_COPYFILE_EXCL, NULL);
     uv_fs_req_cleanup(&req);

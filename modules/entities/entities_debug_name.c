@@ -208,24 +208,11 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         return;
     }
     /* Compiled names are already NUL-padded to CT_DEBUG_NAME_MAX (see compile), so each is one
-     * fixed-size copy; the last byte is still forced to NUL in case a blob was not made by us.
-     * Spawned entities are new, so the common case (no entry yet) appends right here; restrict
-     * arrays keep the manager's fields in registers across the stores. */
-    ct_entity_t *restrict entity = m->entity;
-    char(*restrict name)[CT_DEBUG_NAME_MAX] = m->name;
+     * fixed-size copy; the last byte is still forced to NUL in case a blob was not made by us. */
     for (uint32_t i = 0; i < n; i++) {
-        const ct_entity_t e = ctx->entity_lookup[entity_index[i]];
-        uint32_t *entry = entry_of(m, e);
-        uint32_t slot;
-        if (*entry) {
-            slot = instance_of(m, e);
-        } else {
-            slot = m->n++;
-            *entry = slot + 1u;
-            entity[slot] = e;
-        }
-        memcpy(name[slot], names[i], CT_DEBUG_NAME_MAX);
-        name[slot][CT_DEBUG_NAME_MAX - 1u] = 0;
+        char *to = m->name[instance_of(m, ctx->entity_lookup[entity_index[i]])];
+        memcpy(to, names[i], CT_DEBUG_NAME_MAX);
+        to[CT_DEBUG_NAME_MAX - 1u] = 0;
     }
 }
 

@@ -29,6 +29,7 @@ static void destroy_manager(void *user_data, void *manager)
     network__manager_t *m = manager;
     ct_free(m->a, m->entity, m->cap * sizeof *m->entity);
     ct_free(m->a, m->object, m->cap * sizeof *m->object);
+    ct_entity_pages_free(&m->index, m->a);
     ct_free(m->a, m, sizeof *m);
 }
 
@@ -37,16 +38,18 @@ network__manager_t *network__manager(ct_world_o *world)
     return world ? network__m.component->manager(world, network__m.state->type_id) : NULL;
 }
 
+/* The instance of e, or UINT32_MAX. */
 static uint32_t find(const network__manager_t *m, ct_entity_t e)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->entity[i].id == e.id)
-            return i;
-    return UINT32_MAX;
+    const uint32_t *at = e.id ? ct_entity_pages_entry(&m->index, e) : NULL;
+    return at && *at && *at <= m->n && m->entity[*at - 1].id == e.id ? *at - 1 : UINT32_MAX;
 }
 
+/* Appends e -> object; false (out of memory) with the manager as it was. */
 static bool add(network__manager_t *m, ct_entity_t e, uint32_t object)
 {
+    if (!ct_entity_pages_reserve(&m->index, m->a, e))
+        return false;
     if (m->n == m->cap) {
         uint32_t cap = m->cap, cap2 = m->cap;
         if (!net_grow(m->a, (void **)&m->entity, &cap, m->n + 1, sizeof *m->entity, UINT32_MAX / 8) ||
@@ -54,15 +57,28 @@ static bool add(network__manager_t *m, ct_entity_t e, uint32_t object)
             return false;
         m->cap = cap < cap2 ? cap : cap2;
     }
+    *ct_entity_pages_entry(&m->index, e) = m->n + 1;
     m->entity[m->n] = e;
     m->object[m->n++] = object;
     return true;
 }
 
+/* Swap-and-pop: the last instance moves into i (the arrays stay packed for the walks) and its
+ * entry follows it. An entry is changed only where it points at the instance concerned: one
+ * taken over by a newer entity of the same index stays that entity's. */
 static void remove_at(network__manager_t *m, uint32_t i)
 {
-    m->entity[i] = m->entity[--m->n];
-    m->object[i] = m->object[m->n];
+    const uint32_t last = --m->n;
+    uint32_t *gone = ct_entity_pages_entry(&m->index, m->entity[i]);
+    if (gone && *gone == i + 1)
+        *gone = 0;
+    if (i == last)
+        return;
+    m->entity[i] = m->entity[last];
+    m->object[i] = m->object[last];
+    uint32_t *moved = ct_entity_pages_entry(&m->index, m->entity[i]);
+    if (moved && *moved == last + 1)
+        *moved = i + 1;
 }
 
 uint32_t network__object_of(ct_world_o *world, ct_entity_t e)
@@ -218,6 +234,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         network__replicate(m->world, ctx->entity_lookup[entity_index[k]]);
 }
 
+/* A batch of entities died: one lookup each, and each of ours leaves by swap-and-pop. */
 static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 {
     network__manager_t *m = manager;

@@ -722,8 +722,9 @@ int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **w
 #include "ct_resource.h"
 #include "ct_transform.h"
 
+/* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef NETWORK_LAYOUT_VERSION
-#define NETWORK_LAYOUT_VERSION 1u
+#define NETWORK_LAYOUT_VERSION 2u
 #endif
 
 #define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
@@ -765,13 +766,15 @@ typedef struct network__module_t {
 
 extern network__module_t network__m;
 
-/* Per world: which entities are which objects (parallel arrays walked linearly). */
+/* Per world: which entities are which objects (parallel arrays walked linearly, kept packed by
+ * swap-and-pop), and the SDK's paged index from an entity to its instance + 1. */
 typedef struct network__manager_t {
     ct_allocator_t *a;
     ct_world_o *world;
     uint32_t n, cap;
     ct_entity_t *entity;
     uint32_t *object;
+    ct_entity_pages_t index;
 } network__manager_t;
 
 int network__start(const ct_network_desc_t *desc);

@@ -108,6 +108,7 @@ static uint32_t transform_ancestor(const transforms__manager_t *m, const ct_spaw
     return 0;
 }
 
+/* Poses at the context's pose: rotate about the context origin, then move there. */
 static void place_at_context(const ct_spawn_context_t *ctx, ct_transform_pose_t *pose)
 {
     float p[3];

@@ -1,7 +1,10 @@
 /* A --host node against a hostile file server: a fake server (a child process speaking the
  * file-server protocol on a socket of its own) lists names that lead out of the node's private
- * folder, too many names or too many bytes, or plants links in the folder while the node copies.
- * The node must refuse, and no file may appear outside its folder. */
+ * folder, too many names or too many bytes, announces a hello or a reply far over what the node
+ * may take, or plants links in the folder while the node copies. The node must refuse, and no
+ * file may appear outside its folder. A frame over the node's bound must be refused from its
+ * header: the fake server then finds the connection closed while it is still sending the
+ * frame's bytes (it exits SERVER_CUT_OFF); a node that buffered the frame lets it finish. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,24 +30,30 @@
 /* What the fake server does besides answering with a small script. */
 typedef enum {
     PLAIN,
-    BIG_FILES,     /* each reply is 20 MiB */
+    SIZED,         /* each reply holds g_reply_size bytes */
+    HUGE_HELLO,    /* the hello is g_reply_size bytes long */
     LINK_FOLDER,   /* at the first request, plants <folder>/sub -> outside */
     LINK_FILE,     /* at the first request, plants <folder>/c.lua -> outside/c.lua */
 } server_mode_t;
 
+/* The fake server's exit status when the node hung up while a frame was being sent. */
+#define SERVER_CUT_OFF 7
+
 static char scratch[64], tmp_dir[128], outside[128];
+static size_t g_reply_size;
+static int g_server_exit;
 
 static void send_frame(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb)
 {
     uint8_t header[CONSOLE_HEADER_SIZE];
     console_frame__header(header, type, (uint32_t)(na + nb));
     if (write(fd, header, sizeof header) != (ssize_t)sizeof header)
-        _exit(1);
+        _exit(SERVER_CUT_OFF);
     for (size_t done = 0; done < na + nb;) {
         const uint8_t *p = done < na ? (const uint8_t *)a + done : (const uint8_t *)b + done - na;
         ssize_t n = write(fd, p, (done < na ? na : na + nb) - done);
         if (n <= 0)
-            _exit(1);
+            _exit(SERVER_CUT_OFF);
         done += (size_t)n;
     }
 }
@@ -87,11 +96,13 @@ static void run_server(int listener, const char *files, server_mode_t mode)
     char *hello = malloc(strlen(files) + 128);
     int n = sprintf(hello, "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":false,"
                            "\"project\":\"p\",\"files\":%s}", files);
-    send_frame(fd, CONSOLE_FRAME_JSON, hello, (size_t)n, NULL, 0);
-    free(hello);
-    size_t body_size = mode == BIG_FILES ? 20u << 20 : 16;
+    size_t body_size = mode == PLAIN || mode == LINK_FOLDER || mode == LINK_FILE ? 16 : g_reply_size;
     char *body = malloc(body_size);
     memset(body, '-', body_size);
+    /* A huge hello: the listing, then filler up to g_reply_size bytes. */
+    send_frame(fd, CONSOLE_FRAME_JSON, hello, (size_t)n, body,
+               mode == HUGE_HELLO ? g_reply_size - (size_t)n : 0);
+    free(hello);
     for (int requests = 0;; requests++) {
         uint8_t header[CONSOLE_HEADER_SIZE];
         if (!read_all(fd, header, sizeof header))
@@ -153,7 +164,10 @@ static int run_node(const char *files, server_mode_t mode, void (*check)(const c
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_true(WIFEXITED(status));
+    g_server_exit = WEXITSTATUS(status);
+    if (g_server_exit != 0 && g_server_exit != SERVER_CUT_OFF)
+        fail_msg("the fake server failed (exit %d)", g_server_exit);
     return rc;
 }
 
@@ -209,6 +223,7 @@ static void good_listing_is_copied(void **state)
 {
     (void)state;
     assert_int_equal(run_node("[\"project.sjson\",\"scripts/main.lua\"]", PLAIN, check_good), 0);
+    assert_int_equal(g_server_exit, 0);
     assert_int_equal(entries(tmp_dir), 0);
 }
 
@@ -262,10 +277,60 @@ static void too_many_names_are_refused(void **state)
     free(files);
 }
 
+/* 20 MiB each: the fourth reply would take the listing past its 64 MiB. It is refused from its
+ * header (4 MiB are left), so the server is cut off while it sends it. */
 static void too_many_bytes_are_refused(void **state)
 {
     (void)state;
-    assert_refused("[\"a.lua\",\"b.lua\",\"c.lua\",\"d.lua\"]", BIG_FILES);
+    g_reply_size = 20u << 20;
+    assert_refused("[\"a.lua\",\"b.lua\",\"c.lua\",\"d.lua\"]", SIZED);
+    assert_int_equal(g_server_exit, SERVER_CUT_OFF);
+}
+
+/* One reply of 100 MiB (under the 256 MiB a compiled blob may take, over the listing's 64 MiB):
+ * refused as bad data at its header, never buffered. */
+static void a_reply_over_the_budget_is_refused_unread(void **state)
+{
+    (void)state;
+    g_reply_size = 100u << 20;
+    assert_refused("[\"project.sjson\"]", SIZED);
+    assert_int_equal(g_server_exit, SERVER_CUT_OFF);
+    int rc = run_node("[\"project.sjson\"]", SIZED, NULL);
+    assert_int_equal(rc, CT_ERR_BAD_DATA);
+    assert_int_equal(g_server_exit, SERVER_CUT_OFF);
+    assert_int_equal(entries(tmp_dir), 0);
+}
+
+/* A hello of 100 MiB (a listing is at most 1 MiB): refused at its header. */
+static void a_huge_hello_is_refused_unread(void **state)
+{
+    (void)state;
+    g_reply_size = 100u << 20;
+    assert_refused("[\"project.sjson\"]", HUGE_HELLO);
+    assert_int_equal(g_server_exit, SERVER_CUT_OFF);
+}
+
+static void check_two_halves(const char *dir)
+{
+    char path[512];
+    struct stat st;
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, i ? "scripts/b.lua" : "project.sjson");
+        assert_int_equal(lstat(path, &st), 0);
+        assert_int_equal(st.st_size, 32 << 20);
+    }
+}
+
+/* Two replies of 32 MiB: the listing's 64 MiB, to the byte, are taken. */
+static void the_budget_can_be_used_to_its_end(void **state)
+{
+    (void)state;
+    clear();
+    g_reply_size = 32u << 20;
+    assert_int_equal(run_node("[\"project.sjson\",\"scripts/b.lua\"]", SIZED, check_two_halves),
+                     0);
+    assert_int_equal(g_server_exit, 0);
+    assert_int_equal(entries(tmp_dir), 0);
 }
 
 static void links_in_the_folder_are_not_followed(void **state)
@@ -370,6 +435,9 @@ int main(void)
         cmocka_unit_test(over_long_name_is_refused),
         cmocka_unit_test(too_many_names_are_refused),
         cmocka_unit_test(too_many_bytes_are_refused),
+        cmocka_unit_test(a_reply_over_the_budget_is_refused_unread),
+        cmocka_unit_test(a_huge_hello_is_refused_unread),
+        cmocka_unit_test(the_budget_can_be_used_to_its_end),
         cmocka_unit_test(links_in_the_folder_are_not_followed),
         cmocka_unit_test(real_server_listing_is_copied),
     };

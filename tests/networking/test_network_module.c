@@ -4,7 +4,8 @@
  * entity replicates out and follows its transform, the client's object becomes an entity here,
  * RPC calls reach the Lua handler with checked values and within the per-frame budget, a call
  * that breaks its schema disconnects the client, a hot reload keeps the session running, and bad
- * Lua arguments raise clear errors.
+ * Lua arguments raise clear errors. The component's entity -> object index: a stale handle whose
+ * index was reused finds nothing, and a batch of deaths removes exactly those objects.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,6 +211,7 @@ static void host_and_client(void **state)
     assert_int_equal(loader__reload("ct.networking"), 0);
     assert_int_equal(net->port(), port_before);
     assert_int_equal(net->stats().objects, 2);
+    assert_int_equal(net->owner(world, e), 1); /* the entity index came across */
     const ct_transform_pose_t again = {{-1, -2, -3}, {0, 0, 0, 1}, {1, 1, 1}};
     tf->set_local(world, tf->lookup(world, e), &again);
     assert_true(frames_until(client_sees_moved_again, 3000));
@@ -270,6 +272,123 @@ static void the_component_in_resources(void **state)
     resource->unload("unit", "net/good");
 }
 
+/* An entity made by destroying and creating entities until one gets e's index (the entity
+ * manager reuses indices first in, first out); fails the test if none does. */
+static ct_entity_t same_index_as(ct_entity_t e)
+{
+    for (uint32_t tries = 0; tries < (1u << 22); tries++) {
+        const ct_entity_t n = entity->create();
+        assert_true(n.id != 0);
+        if (ct_entity_index(n) == ct_entity_index(e))
+            return n;
+        entity->destroy(n);
+    }
+    fail_msg("entity index %u was never reused", ct_entity_index(e));
+    return (ct_entity_t){0};
+}
+
+static ct_entity_t replicated_entity(ct_world_o *w, float x)
+{
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{x, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_true(tf->create(w, e, &pose).i != 0);
+    assert_int_equal(net->replicate(w, e), 0);
+    return e;
+}
+
+/* A destroyed entity's handle finds nothing, even once its index belongs to a new entity, and
+ * whether or not that one is replicated. */
+static void a_stale_handle_finds_no_object(void **state)
+{
+    (void)state;
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    const ct_entity_t keep = replicated_entity(world, 1);
+    const ct_entity_t old = replicated_entity(world, 2);
+    assert_int_equal(net->owner(world, old), 1);
+    assert_int_equal(net->stats().objects, 2);
+    entity->destroy(old);
+    assert_int_equal(net->stats().objects, 1);
+    assert_int_equal(net->owner(world, old), 0);
+    assert_int_equal(net->migrate(world, old, 2), CT_ERR_NOT_FOUND);
+
+    const ct_entity_t reused = same_index_as(old);
+    assert_int_not_equal(reused.id, old.id);
+    assert_int_equal(net->owner(world, reused), 0); /* not replicated (yet) */
+    assert_int_equal(net->owner(world, old), 0);
+    const ct_transform_pose_t pose = {{3, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_true(tf->create(world, reused, &pose).i != 0);
+    assert_int_equal(net->replicate(world, reused), 0);
+    assert_int_equal(net->owner(world, reused), 1);
+    assert_int_equal(net->owner(world, old), 0);                /* the entry is reused's now */
+    assert_int_equal(net->replicate(world, old), CT_ERR_STALE); /* and old stays dead */
+    assert_int_equal(net->stats().objects, 2);
+    assert_int_equal(net->owner(world, keep), 1);
+
+    /* The stale handle in a batch destroys nothing of reused's. */
+    entity->destroy_batch(&old, 1);
+    assert_int_equal(net->owner(world, reused), 1);
+    assert_int_equal(net->stats().objects, 2);
+    entity->destroy_batch((const ct_entity_t[]){keep, reused}, 2);
+    assert_int_equal(net->stats().objects, 0);
+    assert_int_equal(net->owner(world, reused), 0);
+    net->stop();
+}
+
+/* 3000 replicated entities (three pages of the index), each object marked with its entity's
+ * place through a script field; a shuffled batch of a third of them dies. Exactly those objects
+ * go; every other entity still finds its own object (the swap-and-pop moves kept the index
+ * right). Then the world is destroyed with objects in it (nothing may leak). */
+#define BATCH_N 3000u
+static void a_batch_of_deaths_removes_exactly_those_objects(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "net-batch"});
+    assert_non_null(w);
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = w}), 0);
+    static ct_entity_t e[BATCH_N], dead[BATCH_N];
+    static char ids[BATCH_N * 12 + 32];
+    int at = snprintf(ids, sizeof ids, "ids = {");
+    for (uint32_t k = 0; k < BATCH_N; k++) {
+        e[k] = replicated_entity(w, (float)k);
+        at += snprintf(ids + at, sizeof ids - (size_t)at, "%u,", e[k].id);
+    }
+    snprintf(ids + at, sizeof ids - (size_t)at, "}");
+    assert_int_equal(lua->run_string(ids, "=test"), 0);
+    assert_int_equal(lua->run_string(
+        "function mark(w) W = w\n"
+        "  for k, e in ipairs(ids) do Network.set_field(w, e, 'health', k) end\n"
+        "end", "=test"), 0);
+    test_lua_call("mark", w, NULL, 0);
+    assert_int_equal(net->stats().objects, BATCH_N);
+
+    /* Every third entity, in a shuffled order. */
+    uint32_t num_dead = 0;
+    for (uint32_t k = 0; k < BATCH_N; k += 3)
+        dead[num_dead++] = e[k];
+    uint64_t rng = 99;
+    for (uint32_t i = num_dead - 1; i > 0; i--) {
+        rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+        const uint32_t j = (uint32_t)(rng % (i + 1));
+        const ct_entity_t t = dead[i];
+        dead[i] = dead[j], dead[j] = t;
+    }
+    entity->destroy_batch(dead, num_dead);
+    assert_int_equal(num_dead, BATCH_N / 3);
+    assert_int_equal(net->stats().objects, BATCH_N - num_dead);
+    uint32_t wrong = 0;
+    for (uint32_t k = 0; k < BATCH_N; k++)
+        wrong += net->owner(w, e[k]) != (k % 3 == 0 ? 0 : 1);
+    assert_int_equal(wrong, 0);
+    /* Lua's k is 1-based: entity e[k - 1] died when (k - 1) % 3 == 0. */
+    assert_true(lua_true("(function() for k, e in ipairs(ids) do\n"
+                         "  local ok, v = pcall(Network.field, W, e, 'health')\n"
+                         "  if (k - 1) % 3 == 0 then if ok then return false end\n"
+                         "  elseif not ok or v ~= k then return false end\n"
+                         "end return true end)()"));
+    net->stop();
+    worlds->destroy_world(w);
+}
+
 static void lua_misuse_is_named(void **state)
 {
     (void)state;
@@ -287,6 +406,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_and_client),
         cmocka_unit_test(the_component_in_resources),
+        cmocka_unit_test(a_stale_handle_finds_no_object),
+        cmocka_unit_test(a_batch_of_deaths_removes_exactly_those_objects),
         cmocka_unit_test(lua_misuse_is_named),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
