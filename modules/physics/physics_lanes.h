@@ -51,6 +51,8 @@ static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { return _mm_cmpgt_ps(a, 
 static inline mask32x4 f32x4_nonzero(f32x4 a) { return _mm_cmpneq_ps(a, _mm_setzero_ps()); }
 static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { return _mm_or_ps(a, b); }
 static inline bool mask32x4_any(mask32x4 m) { return _mm_movemask_ps(m) != 0; }
+/* Bit i set where lane i is. */
+static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)_mm_movemask_ps(m); }
 
 /* yes where the mask is set, no elsewhere. */
 static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
@@ -96,6 +98,7 @@ static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r
 static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f); return r; }
 static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] || b.v[i]); return r; }
 static inline bool mask32x4_any(mask32x4 m) { return m.v[0] || m.v[1] || m.v[2] || m.v[3]; }
+static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)m.v[0] | (uint32_t)m.v[1] << 1 | (uint32_t)m.v[2] << 2 | (uint32_t)m.v[3] << 3; }
 static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
 
 static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
