@@ -1015,11 +1015,16 @@ static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t s
 static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES], solver__v3x4 r,
                                    uint32_t lanes)
 {
-    f32x4 out[PHYSICS_ROW_LANES] = {r.x, r.y, r.z, f32x4_splat(0.0f)};
-    f32x4_transpose(&out[0], &out[1], &out[2], &out[3]);
-    for (uint32_t l = 0; l < PHYSICS_ROW_LANES; l++)
-        if (lanes >> l & 1u)
-            f32x4_store3((float *)&v[slot[l]], out[l]);
+    f32x4 w = f32x4_splat(0.0f);
+    f32x4_transpose(&r.x, &r.y, &r.z, &w);
+    if (lanes & 1u)
+        f32x4_store3((float *)&v[slot[0]], r.x);
+    if (lanes & 2u)
+        f32x4_store3((float *)&v[slot[1]], r.y);
+    if (lanes & 4u)
+        f32x4_store3((float *)&v[slot[2]], r.z);
+    if (lanes & 8u)
+        f32x4_store3((float *)&v[slot[3]], w);
 }
 
 /* Sequential impulses (step 3) over one block of rows, on the gathered velocities. Each lane's
