@@ -26,16 +26,6 @@ typedef __m128 mask32x4;
 
 static inline f32x4 f32x4_load(const float p[4]) { return _mm_loadu_ps(p); }
 static inline void f32x4_store(float p[4], f32x4 a) { _mm_storeu_ps(p, a); }
-/* Three floats into lanes 0-2 (lane 3 zero), and lanes 0-2 out to three floats: a body's vector. */
-static inline f32x4 f32x4_load3(const float *p)
-{
-    return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), (const __m64 *)(const void *)p), _mm_load_ss(p + 2));
-}
-static inline void f32x4_store3(float *p, f32x4 a)
-{
-    _mm_storel_pi((__m64 *)(void *)p, a);
-    _mm_store_ss(p + 2, _mm_movehl_ps(a, a));
-}
 static inline f32x4 f32x4_splat(float a) { return _mm_set1_ps(a); }
 static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
 static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
@@ -60,10 +50,43 @@ static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
     return _mm_or_ps(_mm_and_ps(m, yes), _mm_andnot_ps(m, no));
 }
 
-/* Rows become columns: lane j of *r after is lane r of the j-th vector before. */
-static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
+/* Four 3-vectors (three floats at each of p0..p3) as columns: lane i of *x, *y, *z is pi's. The
+ * x and y pairs are loaded 8 bytes at a time and z one float at a time, which takes fewer
+ * shuffles (one port) than loading whole vectors and transposing them. */
+static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
+                                 f32x4 *x, f32x4 *y, f32x4 *z)
 {
-    _MM_TRANSPOSE4_PS(*x, *y, *z, *w);
+    const __m128 xy01 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p0)),
+                                     (const __m64 *)(const void *)p1);
+    const __m128 xy23 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p2)),
+                                     (const __m64 *)(const void *)p3);
+    *x = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 1, 3, 1));
+    *z = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0 + 2), _mm_load_ss(p1 + 2)),
+                       _mm_unpacklo_ps(_mm_load_ss(p2 + 2), _mm_load_ss(p3 + 2)));
+}
+
+/* The columns back to the four 3-vectors, only those whose bit (1 << i for pi) is in `lanes`. */
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
+                                  uint32_t lanes)
+{
+    const __m128 xy01 = _mm_unpacklo_ps(x, y), xy23 = _mm_unpackhi_ps(x, y);
+    if (lanes & 1u) {
+        _mm_storel_pi((__m64 *)(void *)p0, xy01);
+        _mm_store_ss(p0 + 2, z);
+    }
+    if (lanes & 2u) {
+        _mm_storeh_pi((__m64 *)(void *)p1, xy01);
+        _mm_store_ss(p1 + 2, _mm_shuffle_ps(z, z, _MM_SHUFFLE(1, 1, 1, 1)));
+    }
+    if (lanes & 4u) {
+        _mm_storel_pi((__m64 *)(void *)p2, xy23);
+        _mm_store_ss(p2 + 2, _mm_movehl_ps(z, z));
+    }
+    if (lanes & 8u) {
+        _mm_storeh_pi((__m64 *)(void *)p3, xy23);
+        _mm_store_ss(p3 + 2, _mm_shuffle_ps(z, z, _MM_SHUFFLE(3, 3, 3, 3)));
+    }
 }
 
 #else
@@ -82,8 +105,6 @@ typedef struct mask32x4 {
 
 static inline f32x4 f32x4_load(const float p[4]) { f32x4 r; memcpy(r.v, p, sizeof r.v); return r; }
 static inline void f32x4_store(float p[4], f32x4 a) { memcpy(p, a.v, sizeof a.v); }
-static inline f32x4 f32x4_load3(const float *p) { f32x4 r = {{0}}; memcpy(r.v, p, 3 * sizeof(float)); return r; }
-static inline void f32x4_store3(float *p, f32x4 a) { memcpy(p, a.v, 3 * sizeof(float)); }
 static inline f32x4 f32x4_splat(float a) { return (f32x4){{a, a, a, a}}; }
 static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] + b.v[i]); return r; }
 static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] - b.v[i]); return r; }
@@ -101,12 +122,27 @@ static inline bool mask32x4_any(mask32x4 m) { return m.v[0] || m.v[1] || m.v[2] 
 static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)m.v[0] | (uint32_t)m.v[1] << 1 | (uint32_t)m.v[2] << 2 | (uint32_t)m.v[3] << 3; }
 static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
 
-static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
+static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
+                                 f32x4 *x, f32x4 *y, f32x4 *z)
 {
-    f32x4 *rows[4] = {x, y, z, w}, in[4] = {*x, *y, *z, *w};
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            rows[r]->v[c] = in[c].v[r];
+    const float *p[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < 4; i++) {
+        x->v[i] = p[i][0];
+        y->v[i] = p[i][1];
+        z->v[i] = p[i][2];
+    }
+}
+
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
+                                  uint32_t lanes)
+{
+    float *p[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < 4; i++)
+        if (lanes >> i & 1u) {
+            p[i][0] = x.v[i];
+            p[i][1] = y.v[i];
+            p[i][2] = z.v[i];
+        }
 }
 
 #undef LANES_MAP

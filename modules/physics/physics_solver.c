@@ -1004,10 +1004,8 @@ static inline solver__v3x4 v3x4_pick(mask32x4 m, solver__v3x4 yes, solver__v3x4 
 /* The vectors of four slots (a block's rows' bodies a, or b), one per lane. */
 static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES])
 {
-    solver__v3x4 r = {f32x4_load3((const float *)&v[slot[0]]), f32x4_load3((const float *)&v[slot[1]]),
-                      f32x4_load3((const float *)&v[slot[2]])};
-    f32x4 w = f32x4_load3((const float *)&v[slot[3]]);
-    f32x4_transpose(&r.x, &r.y, &r.z, &w);
+    solver__v3x4 r;
+    f32x4_gather3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, &r.x, &r.y, &r.z);
     return r;
 }
 
@@ -1015,16 +1013,7 @@ static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t s
 static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES], solver__v3x4 r,
                                    uint32_t lanes)
 {
-    f32x4 w = f32x4_splat(0.0f);
-    f32x4_transpose(&r.x, &r.y, &r.z, &w);
-    if (lanes & 1u)
-        f32x4_store3((float *)&v[slot[0]], r.x);
-    if (lanes & 2u)
-        f32x4_store3((float *)&v[slot[1]], r.y);
-    if (lanes & 4u)
-        f32x4_store3((float *)&v[slot[2]], r.z);
-    if (lanes & 8u)
-        f32x4_store3((float *)&v[slot[3]], w);
+    f32x4_scatter3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r.x, r.y, r.z, lanes);
 }
 
 /* Sequential impulses (step 3) over one block of rows, on the gathered velocities. Each lane's
