@@ -1,9 +1,9 @@
 /*
- * ct_module.h: the entry of a plugin-API-v1 plugin that keeps its state in one block, written once
- * (an SDK helper, no API id: inline functions only). The engine's own modules use it; so can you.
+ * ct_module.h: the entry of a plugin that keeps its state in one block, written once (an SDK
+ * helper, no API id: inline functions only). The engine's own modules use it; so can you.
  *
  * What every such plugin does at its entry, the helpers below do from one description:
- *   connect   fetch each API of the plugin's `required` list into the plugin's own pointer
+ *   connect   fetch each API of the plugin's required list into the plugin's own pointer
  *             (the same list the kernel checks, so the two cannot disagree), and its allocator;
  *   init      connect, take a zeroed state block with its ct_reload_header_t (ct_reload.h), then
  *             call the plugin's `start`; a failure gives the block back;
@@ -11,6 +11,10 @@
  *   reload    in the new code: connect, adopt the old code's block when its layout is this
  *             code's (ct_reload_adopt), then call the plugin's `rebind`;
  *   serve     answer get_plugin_api from a list of (id, version, table).
+ *
+ * Plugin API v2 (what the engine's modules use): the description is a ct_module_v2_t, the plugin
+ * table and a ct_module_t in one, and the helpers are the plugin's hooks; the context pointer the
+ * kernel hands every hook is the description, so the plugin writes no hook of its own:
  *
  *     #define MY_LAYOUT 1u  // bump whenever my_state_t changes
  *     typedef struct my_state_t { ct_reload_header_t header; uint64_t greetings; } my_state_t;
@@ -20,14 +24,48 @@
  *     static ct_allocator_t *allocator;
  *     static my_state_t *state;
  *
- *     static const ct_api_ref_t required[] = {
- *         CT_API_REQUIRE("ct.log", 1), CT_API_REQUIRE("ct.lua", 1), CT_API_REQUIRE("ct.memory", 1),
+ *     static const ct_api_need_t required[] = {
+ *         CT_API_NEED("ct.log", 1), CT_API_NEED("ct.lua", 1), CT_API_NEED("ct.memory", 1),
  *     };
  *     // Where each API of `required` goes, in the same order (NULL: it only has to be there).
  *     static void *const api_slots[] = {&log_api, &lua_api, NULL};
  *
  *     static int start(void) { register_lua(); return 0; }
  *
+ *     static const ct_module_v2_t module = {
+ *         .plugin = {CT_MODULE_V2_HOOKS, .name = "acme.hello", .version = {1, 0, 0, 0},
+ *                    .required = required, .num_required = CT_ARRAY_COUNT(required)},
+ *         .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
+ *                    .self = &self_, .allocator = &allocator, .state = &state,
+ *                    .state_size = sizeof(my_state_t), .layout_version = MY_LAYOUT,
+ *                    .start = start, .rebind = start},
+ *     };
+ *
+ *     CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
+ *     {
+ *         static const ct_api_table_t tables[] = {{ACME_HELLO_API, 1, &hello}};
+ *         return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+ *     }
+ *
+ * `.plugin` is the plugin's ct_plugin_api_v2 as the kernel reads it: name, version, `provides`,
+ * `required` (what connect fetches, at the version the kernel chose), and frame hooks if any
+ * (they get the description as their context). CT_MODULE_V2_HOOKS fills its magic, its size and
+ * its init, shutdown and reload hooks with the helpers; `.module.apis` stays NULL. A v2 hook's
+ * context is a `const ct_module_v2_t *` handed over as `void *`: nothing writes through it.
+ *
+ * Why get_plugin_api goes through ct_module_v2_serve: v2's init and reload_load are the hooks
+ * that make the context, so nothing hands them one. Each plugin that includes this header has
+ * its own copy of the helpers, and a host can only reach their addresses by asking get_plugin_api
+ * for the plugin table first; so ct_module_v2_serve remembers `m` (the same pointer every call:
+ * its only side effect) and the helpers' init and reload_load find it there. The description and
+ * get_plugin_api therefore live in one source file; a hook that finds no description fails with
+ * CT_ERR_INVALID, saying so.
+ *
+ * Plugin API v1 hands its callbacks no context, so each one names a ct_module_t:
+ *
+ *     static const ct_api_ref_t required[] = {
+ *         CT_API_REQUIRE("ct.log", 1), CT_API_REQUIRE("ct.lua", 1), CT_API_REQUIRE("ct.memory", 1),
+ *     };
  *     static const ct_module_t module = {
  *         .apis = required, .num_apis = CT_ARRAY_COUNT(required),
  *         .api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
@@ -36,7 +74,6 @@
  *         .start = start, .rebind = start,
  *     };
  *
- *     // plugin API v1 hands its callbacks no context, so each one names the description:
  *     static int init(ct_get_api_f get, ct_plugin_o *self) { return ct_module_init(&module, get, self); }
  *     static void shutdown(void) { ct_module_shutdown(&module); }
  *     static void *reload_save(void) { return ct_module_state(&module); }
@@ -57,7 +94,9 @@
  * Slots: `api_slots[i]`, `state` are the addresses of the plugin's own pointers (a
  * `const ct_xxx_api_vN *`, a `my_state_t *`); the helpers store into them with memcpy, as every
  * object pointer has one representation on the platforms Cuttle builds for. Nothing checks that a
- * slot's type matches its API: keep the two lists side by side, in one order.
+ * slot's type matches its API: keep the two lists side by side, in one order. A v2 requirement
+ * given as a range fills its slot with the table of the version the kernel chose, and these
+ * helpers do not say which: give a slot one version.
  *
  * Errors: a required API that is not there fails connect with CT_ERR_MISSING_API, logged with its
  * name and version (through ct.log v1 when that is there); a description whose two lists differ in
@@ -150,34 +189,40 @@ static inline void *ct_module_state(const ct_module_t *m)
     return state;
 }
 
-/*
- * Fetches every API of m->apis into its slot, and stores `self` and the plugin allocator: what
- * init and reload do first (the new code of a reload starts with empty statics). 0, or
- * CT_ERR_MISSING_API (logged) when a required API is not there.
- */
-static inline int ct_module_connect(const ct_module_t *m, ct_get_api_f get_engine_api,
-                                    ct_plugin_o *self)
+/* Whether m->api_slots has one slot for each of the `num_apis` APIs of the plugin's list; logs
+ * the difference when not. */
+static inline bool ct_module__slots_fit(const ct_module_t *m, uint32_t num_apis,
+                                        const ct_log_api_v1 *log, ct_plugin_o *self)
 {
-    const ct_log_api_v1 *log = (const ct_log_api_v1 *)get_engine_api(CT_LOG_API, 1);
-    if (m->num_api_slots != m->num_apis) {
-        if (log)
-            log->write(self, CT_LOG_ERROR, "ct_module_t lists %u APIs but %u slots for them",
-                       (unsigned)m->num_apis, (unsigned)m->num_api_slots);
-        return CT_ERR_INVALID;
-    }
-    int err = 0;
-    for (uint32_t i = 0; i < m->num_apis; i++) {
-        const ct_api_ref_t *ref = &m->apis[i];
-        const void *table = get_engine_api(ref->id ? ref->id : ct_hash32(ref->name), ref->version);
-        if (m->api_slots[i])
-            ct_module__store(m->api_slots[i], table);
-        if (!table && !(ref->flags & CT_API_OPTIONAL)) {
-            if (log)
-                log->write(self, CT_LOG_ERROR, "%s v%u is not there", ref->name,
-                           (unsigned)ref->version);
-            err = CT_ERR_MISSING_API;
-        }
-    }
+    if (m->num_api_slots == num_apis)
+        return true;
+    if (log)
+        log->write(self, CT_LOG_ERROR, "ct_module_t lists %u APIs but %u slots for them",
+                   (unsigned)num_apis, (unsigned)m->num_api_slots);
+    return false;
+}
+
+/* Fetches API `id` (0: the hash of `name`) at `version` into `slot` (NULL: none). 0, or
+ * CT_ERR_MISSING_API (logged) when it is not there and `flags` does not say CT_API_OPTIONAL. */
+static inline int ct_module__fetch(ct_get_api_f get_engine_api, const ct_log_api_v1 *log,
+                                   ct_plugin_o *self, void *slot, uint32_t id, uint32_t version,
+                                   uint32_t flags, const char *name)
+{
+    const void *table = get_engine_api(id ? id : ct_hash32(name), version);
+    if (slot)
+        ct_module__store(slot, table);
+    if (table || (flags & CT_API_OPTIONAL))
+        return 0;
+    if (log)
+        log->write(self, CT_LOG_ERROR, "%s v%u is not there", name, (unsigned)version);
+    return CT_ERR_MISSING_API;
+}
+
+/* The end of connect, once the APIs are fetched (`err`: whether one was missing): stores the
+ * plugin allocator and `self`. */
+static inline int ct_module__finish_connect(const ct_module_t *m, ct_get_api_f get_engine_api,
+                                            const ct_log_api_v1 *log, ct_plugin_o *self, int err)
+{
     const ct_memory_api_v1 *memory = (const ct_memory_api_v1 *)get_engine_api(CT_MEMORY_API, 1);
     *m->allocator = memory ? memory->plugin_allocator(self) : NULL;
     if (m->self)
@@ -190,14 +235,31 @@ static inline int ct_module_connect(const ct_module_t *m, ct_get_api_f get_engin
     return err;
 }
 
-/* The plugin's init: connect, a zeroed state block with its header, then m->start. 0, or the
- * negative ct_error of the step that failed (the block is given back). */
-static inline int ct_module_init(const ct_module_t *m, ct_get_api_f get_engine_api,
-                                 ct_plugin_o *self)
+/*
+ * Fetches every API of m->apis into its slot, and stores `self` and the plugin allocator: what
+ * init and reload do first (the new code of a reload starts with empty statics). 0, or
+ * CT_ERR_MISSING_API (logged) when a required API is not there.
+ */
+static inline int ct_module_connect(const ct_module_t *m, ct_get_api_f get_engine_api,
+                                    ct_plugin_o *self)
 {
-    int err = ct_module_connect(m, get_engine_api, self);
-    if (err < 0)
-        return err;
+    const ct_log_api_v1 *log = (const ct_log_api_v1 *)get_engine_api(CT_LOG_API, 1);
+    if (!ct_module__slots_fit(m, m->num_apis, log, self))
+        return CT_ERR_INVALID;
+    int err = 0;
+    for (uint32_t i = 0; i < m->num_apis; i++) {
+        const ct_api_ref_t *ref = &m->apis[i];
+        if (ct_module__fetch(get_engine_api, log, self, m->api_slots[i], ref->id, ref->version,
+                             ref->flags, ref->name) < 0)
+            err = CT_ERR_MISSING_API;
+    }
+    return ct_module__finish_connect(m, get_engine_api, log, self, err);
+}
+
+/* What init does once connected: a zeroed state block with its header, then m->start. 0, or the
+ * negative ct_error of the step that failed (the block is given back). */
+static inline int ct_module__start(const ct_module_t *m)
+{
     void *state = ct_alloc(*m->allocator, m->state_size);
     if (!state)
         return CT_ERR_NOMEM;
@@ -205,12 +267,21 @@ static inline int ct_module_init(const ct_module_t *m, ct_get_api_f get_engine_a
     const ct_reload_header_t header = ct_reload_header(m->state_size, m->layout_version);
     memcpy(state, &header, sizeof header);
     ct_module__store(m->state, state);
-    err = m->start ? m->start() : 0;
+    int err = m->start ? m->start() : 0;
     if (err != 0) {
         ct_module__store(m->state, NULL);
         ct_free(*m->allocator, state, m->state_size);
     }
     return err;
+}
+
+/* The plugin's init: connect, a zeroed state block with its header, then m->start. 0, or the
+ * negative ct_error of the step that failed (the block is given back). */
+static inline int ct_module_init(const ct_module_t *m, ct_get_api_f get_engine_api,
+                                 ct_plugin_o *self)
+{
+    int err = ct_module_connect(m, get_engine_api, self);
+    return err < 0 ? err : ct_module__start(m);
 }
 
 /* The plugin's shutdown: m->stop, then the block is given back. */
@@ -222,6 +293,18 @@ static inline void ct_module_shutdown(const ct_module_t *m)
     ct_module__store(m->state, NULL);
 }
 
+/* What reload does once connected: adopt `saved` when its layout is this code's (else
+ * CT_ERR_VERSION, logged through `log`), then m->rebind. */
+static inline int ct_module__adopt(const ct_module_t *m, const ct_log_api_v1 *log,
+                                   ct_plugin_o *self, void *saved)
+{
+    int err = ct_reload_adopt(log, self, saved, m->state_size, m->layout_version);
+    if (err < 0)
+        return err;
+    ct_module__store(m->state, saved);
+    return m->rebind ? m->rebind() : 0;
+}
+
 /* The new code's reload_load: connect, adopt `saved` when its layout is this code's (else
  * CT_ERR_VERSION, logged), then m->rebind. 0, or the negative ct_error of the step that failed. */
 static inline int ct_module_reload(const ct_module_t *m, ct_get_api_f get_engine_api,
@@ -230,12 +313,144 @@ static inline int ct_module_reload(const ct_module_t *m, ct_get_api_f get_engine
     int err = ct_module_connect(m, get_engine_api, self);
     if (err < 0)
         return err;
-    err = ct_reload_adopt((const ct_log_api_v1 *)get_engine_api(CT_LOG_API, 1), self, saved,
-                          m->state_size, m->layout_version);
-    if (err < 0)
-        return err;
-    ct_module__store(m->state, saved);
-    return m->rebind ? m->rebind() : 0;
+    return ct_module__adopt(m, (const ct_log_api_v1 *)get_engine_api(CT_LOG_API, 1), self, saved);
+}
+
+/* ---- Plugin API v2 ------------------------------------------------------------------------ */
+
+/*
+ * A plugin-API-v2 plugin's description: its plugin table and what the helpers need to know of it.
+ * Static data owned by the plugin, in the file that defines get_plugin_api (see the top).
+ */
+typedef struct ct_module_v2_t {
+    /* The table the kernel reads (ct_module_v2_serve answers CT_PLUGIN_API v2 with it). Start its
+     * initializer with CT_MODULE_V2_HOOKS; `required` is the list connect fetches. */
+    ct_plugin_api_v2 plugin;
+    /* Slots, state block and the plugin's start/stop/rebind, as in v1; `apis` stays NULL and
+     * `num_api_slots` must equal plugin.num_required. */
+    ct_module_t module;
+} ct_module_v2_t;
+
+/* The fields of a ct_module_v2_t's plugin table that the helpers fill: its magic, its size and
+ * its init, shutdown and reload hooks. (C takes designators in any order; C++20 wants them in
+ * the struct's order, so a C++ plugin writes these fields out where they belong.) */
+#define CT_MODULE_V2_HOOKS                                                                       \
+    .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                \
+    .init = ct_module_v2_init, .shutdown = ct_module_v2_shutdown,                                \
+    .reload_save = ct_module_v2_reload_save, .reload_load = ct_module_v2_reload_load,            \
+    .reload_abort = ct_module_v2_reload_abort
+
+/* Where this plugin's copy of the helpers keeps the description its get_plugin_api serves (a
+ * static inline function has one copy, with its own static, in each file that uses it). */
+static inline const ct_module_v2_t **ct_module_v2__served(void)
+{
+    static const ct_module_v2_t *served;
+    return &served;
+}
+
+/* The plugin's get_plugin_api: m's plugin table for CT_PLUGIN_API v2, else the table for (api,
+ * version) from `tables` (as ct_module_serve), or NULL. Remembers `m` for init and reload_load. */
+static inline void *ct_module_v2_serve(const ct_module_v2_t *m, const ct_api_table_t *tables,
+                                       uint32_t count, uint32_t api, uint32_t version)
+{
+    const ct_module_v2_t **served = ct_module_v2__served();
+    if (*served != m)
+        *served = m;
+    if (api == CT_PLUGIN_API && version == 2)
+        return (void *)&m->plugin;
+    return ct_module_serve(tables, count, api, version);
+}
+
+/* The description a hook's context points at. */
+static inline const ct_module_v2_t *ct_module_v2__of(void *ctx)
+{
+    return (const ct_module_v2_t *)ctx;
+}
+
+/* The description init and reload_load work for (NULL, logged, when get_plugin_api did not
+ * serve one through this copy of the helpers). */
+static inline const ct_module_v2_t *ct_module_v2__find(const ct_plugin_host_t *host,
+                                                        const ct_log_api_v1 *log)
+{
+    const ct_module_v2_t *m = *ct_module_v2__served();
+    if (!m && log)
+        log->write(host->self, CT_LOG_ERROR, "ct_module_v2_t: get_plugin_api served no "
+                   "description through ct_module_v2_serve in the file of its hooks");
+    return m;
+}
+
+/* Connect for v2: every API of m->plugin.required, at the version the kernel chose, into its
+ * slot; then the plugin allocator and `self`, from the host. */
+static inline int ct_module_v2_connect(const ct_module_v2_t *m, const ct_plugin_host_t *host)
+{
+    const ct_plugin_api_v2 *p = &m->plugin;
+    const ct_log_api_v1 *log = (const ct_log_api_v1 *)host->get_engine_api(CT_LOG_API, 1);
+    if (!ct_module__slots_fit(&m->module, p->num_required, log, host->self))
+        return CT_ERR_INVALID;
+    int err = 0;
+    for (uint32_t i = 0; i < p->num_required; i++) {
+        const ct_api_need_t *need = &p->required[i];
+        uint32_t version = host->chosen_version ? host->chosen_version(host->self, i)
+                                                : CT_API_ABSENT;
+        if (version == CT_API_ABSENT)
+            version = need->min_version;
+        if (ct_module__fetch(host->get_engine_api, log, host->self, m->module.api_slots[i],
+                             need->id, version, need->flags, need->name) < 0)
+            err = CT_ERR_MISSING_API;
+    }
+    return ct_module__finish_connect(&m->module, host->get_engine_api, log, host->self, err);
+}
+
+/* init of a ct_module_v2_t (CT_MODULE_V2_HOOKS): as ct_module_init; the context is the
+ * description. */
+static inline int ct_module_v2_init(const ct_plugin_host_t *host, void **ctx)
+{
+    const ct_module_v2_t *m =
+        ct_module_v2__find(host, (const ct_log_api_v1 *)host->get_engine_api(CT_LOG_API, 1));
+    if (!m)
+        return CT_ERR_INVALID;
+    int err = ct_module_v2_connect(m, host);
+    if (err == 0)
+        err = ct_module__start(&m->module);
+    if (err == 0)
+        ct_module__store(ctx, m);
+    return err;
+}
+
+/* shutdown of a ct_module_v2_t: as ct_module_shutdown. */
+static inline void ct_module_v2_shutdown(void *ctx)
+{
+    ct_module_shutdown(&ct_module_v2__of(ctx)->module);
+}
+
+/* reload_save of a ct_module_v2_t: the state block as is (the old code keeps it valid should
+ * the new code refuse it). */
+static inline void *ct_module_v2_reload_save(void *ctx)
+{
+    return ct_module_state(&ct_module_v2__of(ctx)->module);
+}
+
+/* reload_load of a ct_module_v2_t (in the new code): as ct_module_reload; on success the context
+ * is the new code's description. */
+static inline int ct_module_v2_reload_load(const ct_plugin_host_t *host, void *saved, void **ctx)
+{
+    const ct_log_api_v1 *log = (const ct_log_api_v1 *)host->get_engine_api(CT_LOG_API, 1);
+    const ct_module_v2_t *m = ct_module_v2__find(host, log);
+    if (!m)
+        return CT_ERR_INVALID;
+    int err = ct_module_v2_connect(m, host);
+    if (err == 0)
+        err = ct_module__adopt(&m->module, log, host->self, saved);
+    if (err == 0)
+        ct_module__store(ctx, m);
+    return err;
+}
+
+/* reload_abort of a ct_module_v2_t (in the old code, when the new code refused): the block is
+ * the old code's again. */
+static inline void ct_module_v2_reload_abort(void *ctx, void *state)
+{
+    ct_module__store(ct_module_v2__of(ctx)->module.state, state);
 }
 
 #ifdef __cplusplus

@@ -79,7 +79,8 @@
  * global state needed), accepts a range of major versions per requirement, tells the plugin the
  * kernel's version, gives the old code an abort hook when a reload fails after it saved, and
  * starts with a magic and its size so the kernel can check the table before it trusts it.
- * sample_plugins/hello_v1 is a complete v1 plugin; sample_plugins/hello_v2 the same in v2.
+ * sample_plugins/hello_v1 is a complete v1 plugin; sample_plugins/weather one in v2 (and
+ * api/ct_module.h writes the entry of a v2 plugin that keeps its state in one block).
  */
 #ifndef CT_PLUGIN_H
 #define CT_PLUGIN_H

@@ -136,9 +136,9 @@ static void stop(void)
 
 /* Every frame, each lazily collected manager of every world gets one bounded collection step
  * (ct_component_api_v2.gc_probe), so dead entities' data goes without a script asking. */
-static void frame_end(double dt)
+static void frame_end(void *module, double dt)
 {
-    (void)dt;
+    (void)module, (void)dt;
     entities__collect_garbage_all();
 }
 
@@ -171,13 +171,13 @@ static const ct_api_ref_t provides[] = {
     {CT_DEBUG_NAME_API, 1, sizeof(ct_debug_name_api_v1), 0, "ct.debug_name"},
 };
 
-static const ct_api_ref_t requires[] = {
+static const ct_api_need_t requires[] = {
     {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
-    CT_API_REQUIRE_OPTIONAL("ct.registry", 2),
+    CT_API_NEED_OPTIONAL("ct.registry", 2, 2),
 };
 
 /* Where each API of `requires` goes, in its order. */
@@ -186,54 +186,23 @@ static void *const api_slots[] = {
     &entities__services.data,     &entities__services.resource, &entities__services.registry,
 };
 
-static const ct_module_t module = {
-    .apis = requires,
-    .num_apis = CT_ARRAY_COUNT(requires),
-    .api_slots = api_slots,
-    .num_api_slots = CT_ARRAY_COUNT(api_slots),
-    .self = &entities__services.self,
-    .allocator = &entities__services.a,
-    .state = &entities__state,
-    .state_size = sizeof(entities_state_t),
-    .layout_version = ENTITIES_LAYOUT_VERSION,
-    .start = start,
-    .stop = stop,
-    .rebind = rebind,
-};
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    return ct_module_init(&module, get_engine_api, self);
-}
-
-static void shutdown(void) { ct_module_shutdown(&module); }
-
-/* The old code may keep running (the new code can refuse), so the state is handed over as is. */
-static void *reload_save(void) { return ct_module_state(&module); }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    return ct_module_reload(&module, get_engine_api, self, saved);
-}
-
-static const ct_plugin_api_v1 plugin = {
-    .name = "ct.entities",
-    .version = {1, 0, 0, 0},
-    .provides = provides,
-    .num_provides = sizeof provides / sizeof provides[0],
-    .requires = requires,
-    .num_requires = sizeof requires / sizeof requires[0],
-    .init = init,
-    .shutdown = shutdown,
-    .frame_end = frame_end,
-    .reload_save = reload_save,
-    .reload_load = reload_load,
+/* The old code may keep running (the new code can refuse), so a reload hands the state over as
+ * is. */
+static const ct_module_v2_t module = {
+    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.entities", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
+               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
+               .frame_end = frame_end},
+    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
+               .self = &entities__services.self, .allocator = &entities__services.a,
+               .state = &entities__state, .state_size = sizeof(entities_state_t),
+               .layout_version = ENTITIES_LAYOUT_VERSION, .start = start, .stop = stop,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {
-        {CT_PLUGIN_API, 1, &plugin},
         {CT_ENTITY_API, 1, &entity_v1},
         {CT_ENTITY_API, 2, &entity_v2},
         {CT_COMPONENT_API, 1, &component_v1},
@@ -243,5 +212,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_WORLD_API, 2, &world_v2},
         {CT_DEBUG_NAME_API, 1, &entities__debug_name_api},
     };
-    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

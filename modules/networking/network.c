@@ -172,9 +172,10 @@ void network__stop(void)
     memset(st->rpc_queued, 0, sizeof st->rpc_queued);
 }
 
-static void frame_begin(double dt)
+/* The frame hooks' context is the module's description (ct_module.h); the state is network__m's. */
+static void frame_begin(void *module, double dt)
 {
-    (void)dt;
+    (void)module, (void)dt;
     network__state_t *st = network__m.state;
     if (!st->running)
         return;
@@ -184,9 +185,9 @@ static void frame_begin(double dt)
     network__apply();
 }
 
-static void frame_end(double dt)
+static void frame_end(void *module, double dt)
 {
-    (void)dt;
+    (void)module, (void)dt;
     if (network__m.state->running)
         network__gather();
 }
@@ -273,7 +274,7 @@ static const ct_api_ref_t provides[] = {
     {CT_NETWORK_API, 1, sizeof(ct_network_api_v1), 0, "ct.network"},
 };
 
-static const ct_api_ref_t requires[] = {
+static const ct_api_need_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
@@ -288,54 +289,19 @@ static void *const api_slots[] = {
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts
  * it when the layout is ours. */
-static const ct_module_t module = {
-    .apis = requires,
-    .num_apis = CT_ARRAY_COUNT(requires),
-    .api_slots = api_slots,
-    .num_api_slots = CT_ARRAY_COUNT(api_slots),
-    .self = &network__m.self,
-    .allocator = &network__m.a,
-    .state = &network__m.state,
-    .state_size = sizeof(network__state_t),
-    .layout_version = NETWORK_LAYOUT_VERSION,
-    .start = start,
-    .stop = stop,
-    .rebind = rebind,
+static const ct_module_v2_t module = {
+    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
+               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
+               .frame_begin = frame_begin, .frame_end = frame_end},
+    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
+               .self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
+               .state_size = sizeof(network__state_t), .layout_version = NETWORK_LAYOUT_VERSION,
+               .start = start, .stop = stop, .rebind = rebind},
 };
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    return ct_module_init(&module, get_engine_api, self);
-}
-
-static void shutdown(void) { ct_module_shutdown(&module); }
-
-static void *reload_save(void) { return ct_module_state(&module); }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    return ct_module_reload(&module, get_engine_api, self, saved);
-}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_plugin_api_v1 plugin = {
-        .name = "ct.networking",
-        .version = {1, 0, 0, 0},
-        .provides = provides,
-        .num_provides = sizeof provides / sizeof provides[0],
-        .requires = requires,
-        .num_requires = sizeof requires / sizeof requires[0],
-        .init = init,
-        .shutdown = shutdown,
-        .frame_begin = frame_begin,
-        .frame_end = frame_end,
-        .reload_save = reload_save,
-        .reload_load = reload_load,
-    };
-    static const ct_api_table_t tables[] = {
-        {CT_PLUGIN_API, 1, &plugin},
-        {CT_NETWORK_API, 1, &api_v1},
-    };
-    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
+    static const ct_api_table_t tables[] = {{CT_NETWORK_API, 1, &api_v1}};
+    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -216,7 +216,7 @@ static const ct_api_ref_t provides[] = {
     {CT_RENDER_API, 1, sizeof(ct_render_api_v1), 0, "ct.render"},
 };
 
-static const ct_api_ref_t requires[] = {
+static const ct_api_need_t requires[] = {
     {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
@@ -231,52 +231,19 @@ static void *const api_slots[] = {
     &render__m.jobs,   &render__m.host,
 };
 
-static const ct_module_t module = {
-    .apis = requires,
-    .num_apis = CT_ARRAY_COUNT(requires),
-    .api_slots = api_slots,
-    .num_api_slots = CT_ARRAY_COUNT(api_slots),
-    .self = &render__m.self,
-    .allocator = &render__m.allocator,
-    .state = &render__m.state,
-    .state_size = sizeof(render__state),
-    .layout_version = RENDER_LAYOUT_VERSION,
-    .start = start,
-    .stop = stop,
-    .rebind = rebind,
+static const ct_module_v2_t module = {
+    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.rendering", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
+               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
+    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
+               .self = &render__m.self, .allocator = &render__m.allocator,
+               .state = &render__m.state, .state_size = sizeof(render__state),
+               .layout_version = RENDER_LAYOUT_VERSION, .start = start, .stop = stop,
+               .rebind = rebind},
 };
-
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
-{
-    return ct_module_init(&module, get_engine_api, self);
-}
-
-static void shutdown(void) { ct_module_shutdown(&module); }
-
-static void *reload_save(void) { return ct_module_state(&module); }
-
-static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
-{
-    return ct_module_reload(&module, get_engine_api, self, saved);
-}
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_plugin_api_v1 plugin = {
-        .name = "ct.rendering",
-        .version = {1, 0, 0, 0},
-        .provides = provides,
-        .num_provides = sizeof provides / sizeof provides[0],
-        .requires = requires,
-        .num_requires = sizeof requires / sizeof requires[0],
-        .init = init,
-        .shutdown = shutdown,
-        .reload_save = reload_save,
-        .reload_load = reload_load,
-    };
-    static const ct_api_table_t tables[] = {
-        {CT_PLUGIN_API, 1, &plugin},
-        {CT_RENDER_API, 1, &render__api_v1},
-    };
-    return ct_module_serve(tables, CT_ARRAY_COUNT(tables), api, version);
+    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}};
+    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

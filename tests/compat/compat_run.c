@@ -5,7 +5,8 @@
  *     compat: <probe> state <hash>        or      compat: <probe> n/a (<why>)
  * A probe that needs an API version these modules do not serve is n/a, not a failure. Exits 1
  * when a module does not load, a scenario fails, or anything leaks.
- * usage: compat_run ENTITIES.so TRANSFORMS.so PHYSICS.so PROBE.so...
+ * usage: compat_run ENTITIES.so TRANSFORMS.so PHYSICS.so ANIMATION.so RENDERING.so NETWORKING.so
+ *                   PROBE.so...
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,9 @@ typedef struct matrix_probe_api_v1 {
     int (*run)(uint64_t *state_hash);
 } matrix_probe_api_v1;
 
-static const char *const module_names[] = {"ct.entities", "ct.transforms", "ct.physics"};
+static const char *const module_names[] = {"ct.entities",  "ct.transforms", "ct.physics",
+                                           "ct.animation", "ct.rendering",  "ct.networking"};
+#define NUM_MODULES 6
 
 /* Whether plugin `name` loaded; prints why not. */
 static bool loaded(const ct_registry_api_v1 *registry, const char *name, const char **why)
@@ -39,7 +42,7 @@ static int run_probe(char **modules, const char *probe)
     kernel_desc_t desc;
     memset(&desc, 0, sizeof desc);
     desc.jobs = 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < NUM_MODULES; i++)
         desc.plugin_paths[desc.num_plugin_paths++] = modules[i];
     desc.plugin_paths[desc.num_plugin_paths++] = probe;
     const char *name = strrchr(probe, '/') ? strrchr(probe, '/') + 1 : probe;
@@ -50,7 +53,7 @@ static int run_probe(char **modules, const char *probe)
     const ct_registry_api_v1 *registry = registry__get_engine_api(CT_REGISTRY_API, 1);
     int failed = 0;
     const char *why;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NUM_MODULES; i++) {
         if (!loaded(registry, module_names[i], &why)) {
             printf("compat: %s did not load (%s): %s\n", module_names[i], modules[i], why);
             failed = 1;
@@ -78,12 +81,13 @@ static int run_probe(char **modules, const char *probe)
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
-        fprintf(stderr, "usage: compat_run ENTITIES.so TRANSFORMS.so PHYSICS.so PROBE.so...\n");
+    if (argc < NUM_MODULES + 2) {
+        fprintf(stderr, "usage: compat_run ENTITIES.so TRANSFORMS.so PHYSICS.so ANIMATION.so "
+                        "RENDERING.so NETWORKING.so PROBE.so...\n");
         return 2;
     }
     int failed = 0;
-    for (int i = 4; i < argc; i++)
+    for (int i = NUM_MODULES + 1; i < argc; i++)
         failed |= run_probe(argv + 1, argv[i]);
     return failed;
 }

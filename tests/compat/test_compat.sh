@@ -9,11 +9,14 @@
 # behaviour changed on purpose since), the differences are listed and every mix must still boot,
 # run and shut down clean. Release builds are kept in BUILD_DIR/compat/, so only a new release
 # costs build time. CUTTLE_COMPAT_COMMITS="sha ..." tries other commits (to check this test).
-# usage: test_compat.sh SOURCE_DIR BUILD_DIR COMPAT_RUN CUTTLE ENTITIES TRANSFORMS PHYSICS PROBE...
+# usage: test_compat.sh SOURCE_DIR BUILD_DIR COMPAT_RUN CUTTLE ENTITIES TRANSFORMS PHYSICS
+#                       ANIMATION RENDERING NETWORKING PROBE...
 set -euo pipefail
 source=$1 build=$2 compat_run=$3 cuttle=$4
 current=("$5" "$6" "$7")
-shift 7
+# Today's animation, rendering and networking, in every mix (the probes require them).
+others=("$8" "$9" "${10}")
+shift 10
 probes=("$@")
 skip() { echo "compat: skipped: $*"; exit 77; }
 # To stderr, so a failure inside $(...) is still seen.
@@ -60,7 +63,7 @@ for t in json.load(sys.stdin):
 
 # run_mix ENTITIES TRANSFORMS PHYSICS: prints "probe hash" lines ("probe n/a" when not served).
 run_mix() {
-    "$compat_run" "$@" "${probes[@]}" > "$build/compat/out.txt" 2>&1 ||
+    "$compat_run" "$@" "${others[@]}" "${probes[@]}" > "$build/compat/out.txt" 2>&1 ||
         { cat "$build/compat/out.txt" >&2; fail "modules $* did not run the scenario"; }
     sed -n 's/^compat: \([^ ]*\) state \(.*\)$/\1 \2/p; s/^compat: \([^ ]*\) n\/a .*$/\1 n\/a/p' \
         "$build/compat/out.txt"

@@ -59,6 +59,7 @@ uint32_t reload_fixture_reload_count(const char *name)
 {
     ct_plugin_info_t info;
     assert_true(rf.registry->plugin_info(rf.registry->find_plugin(name), &info));
+    assert_int_equal(info.plugin_api, 2); /* the modules' entries are ct_module.h's v2 hooks */
     return info.reload_count;
 }
 

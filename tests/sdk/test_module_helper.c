@@ -3,8 +3,11 @@
  * into their slots (required, optional, named by hash), a missing one refused by name, a
  * description whose lists disagree refused, the state block's life (zeroed with its header,
  * given back when start fails and at shutdown), a reload adopting only its own layout, and
- * get_plugin_api answered from a table list. The six modules use it; their own suites cover it
- * in a real kernel.
+ * get_plugin_api answered from a table list. Each of those runs twice: through the plugin API v1
+ * helpers (ct_module_t, as hello_v1 uses them) and through the v2 hooks of a ct_module_v2_t
+ * called as the kernel calls them (the six modules use these; their own suites cover them in a
+ * real kernel). Then what only v2 has: the version the kernel chose, the context, reload_abort,
+ * and hooks that find no description.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,7 +28,7 @@
 
 static test_alloc_t alloc;
 static char logged[512];
-static bool have_fake = true, have_memory = true;
+static bool have_fake = true, have_memory = true, offer_fake_v3;
 
 static void log_write(ct_plugin_o *self, ct_log_level level, const char *fmt, ...)
 {
@@ -44,7 +47,7 @@ static ct_allocator_t *plugin_allocator(ct_plugin_o *self)
 
 static const ct_log_api_v1 log_api = {.write = log_write};
 static const ct_memory_api_v1 memory_api = {.plugin_allocator = plugin_allocator};
-static const int fake_api = 1, hashed_api = 2;
+static const int fake_api = 1, hashed_api = 2, fake_api_v3 = 3;
 
 static void *get_engine_api(uint32_t api, uint32_t version)
 {
@@ -54,6 +57,8 @@ static void *get_engine_api(uint32_t api, uint32_t version)
         return (void *)&memory_api;
     if (api == FAKE_API && version == 2 && have_fake)
         return (void *)&fake_api;
+    if (api == FAKE_API && version == 3 && offer_fake_v3)
+        return (void *)&fake_api_v3;
     if (api == ct_hash32("acme.hashed") && version == 1)
         return (void *)&hashed_api;
     return NULL;
@@ -113,24 +118,121 @@ static const ct_module_t module = {
 
 static ct_plugin_o *const self = (ct_plugin_o *)&module; /* any non-NULL handle */
 
+/* The same plugin in plugin API v2: acme.fake as a range, of which the kernel chose one. */
+static const ct_api_need_t needs[] = {
+    CT_API_NEED("ct.log", 1),
+    {FAKE_API, 2, 3, 0, "acme.fake"},
+    {OPTIONAL_API, 1, 0, CT_API_OPTIONAL, "acme.optional"},
+    CT_API_NEED("acme.hashed", 1),
+    CT_API_NEED("ct.memory", 1),
+};
+
+static const ct_module_v2_t module2 = {
+    .plugin = {CT_MODULE_V2_HOOKS, .name = "acme.test", .required = needs,
+               .num_required = CT_ARRAY_COUNT(needs)},
+    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
+               .self = &p_self, .allocator = &p_allocator, .state = &p_state,
+               .state_size = sizeof(state_t), .layout_version = LAYOUT, .start = start,
+               .stop = stop, .rebind = rebind},
+};
+
+/* What the kernel would choose for needs[i]: the highest version offered, CT_API_ABSENT when none
+ * is (so a missing acme.fake is asked for at its lowest version, 2). */
+static uint32_t chosen_version(ct_plugin_o *plugin, uint32_t i)
+{
+    assert_ptr_equal(plugin, self);
+    if (i == 1)
+        return offer_fake_v3 ? 3 : have_fake ? 2 : CT_API_ABSENT;
+    return i == 2 ? CT_API_ABSENT : 1;
+}
+
+static const ct_plugin_host_t host = {get_engine_api, self, {0, 2, 0, 0}, 0, 2, chosen_version};
+
+/* The plugin's get_plugin_api, as each module writes it. */
+static const int acme_table = 4;
+static void *get_plugin_api_of(const ct_module_v2_t *m, uint32_t api, uint32_t version)
+{
+    static const ct_api_table_t tables[] = {{FAKE_API, 2, &acme_table}};
+    return ct_module_v2_serve(m, tables, CT_ARRAY_COUNT(tables), api, version);
+}
+
+/* ---- The entry, as the kernel drives it in each plugin API version ------------------------- */
+
+typedef struct entry_t {
+    /* init; with `short_slots`, of a description with one API slot fewer than APIs */
+    int (*init)(bool short_slots);
+    void (*shutdown)(void);
+    void *(*reload_save)(void);
+    /* reload_load in the new code (whose statics the caller emptied) */
+    int (*reload_load)(void *saved);
+} entry_t;
+
+static int v1_init(bool short_slots)
+{
+    ct_module_t m = module;
+    m.num_api_slots -= short_slots;
+    return ct_module_init(&m, get_engine_api, self);
+}
+static void v1_shutdown(void) { ct_module_shutdown(&module); }
+static void *v1_reload_save(void) { return ct_module_state(&module); }
+static int v1_reload_load(void *saved) { return ct_module_reload(&module, get_engine_api, self, saved); }
+static const entry_t v1 = {v1_init, v1_shutdown, v1_reload_save, v1_reload_load};
+
+/* The context the kernel keeps for the v2 plugin; the kernel asks get_plugin_api for the plugin
+ * table before it calls any hook (at load, and of the new code on a reload). */
+static void *ctx;
+static const ct_plugin_api_v2 *v2_table(const ct_module_v2_t *m)
+{
+    return get_plugin_api_of(m, CT_PLUGIN_API, 2);
+}
+
+static int v2_init(bool short_slots)
+{
+    static ct_module_v2_t m;
+    m = module2;
+    m.module.num_api_slots -= short_slots;
+    const ct_module_v2_t *served = short_slots ? &m : &module2;
+    int err = v2_table(served)->init(&host, &ctx);
+    if (err == 0)
+        assert_ptr_equal(ctx, served); /* the context is the description */
+    else
+        assert_null(ctx);
+    return err;
+}
+static void v2_shutdown(void) { v2_table(&module2)->shutdown(ctx); }
+static void *v2_reload_save(void) { return v2_table(&module2)->reload_save(ctx); }
+static int v2_reload_load(void *saved)
+{
+    void *new_ctx = NULL;
+    int err = v2_table(&module2)->reload_load(&host, saved, &new_ctx);
+    if (err == 0)
+        ctx = new_ctx;
+    else
+        assert_null(new_ctx);
+    return err;
+}
+static const entry_t v2 = {v2_init, v2_shutdown, v2_reload_save, v2_reload_load};
+
 static int reset(void **state)
 {
     (void)state;
     test_alloc_init(&alloc);
     logged[0] = '\0';
     have_fake = have_memory = true;
+    offer_fake_v3 = false;
     p_log = NULL, p_fake = p_optional = p_hashed = NULL, p_self = NULL, p_allocator = NULL;
     p_state = NULL;
+    ctx = NULL;
     starts = stops = rebinds = start_result = rebind_result = 0;
     return 0;
 }
 
-/* ---- Tests -------------------------------------------------------------------------------- */
+/* ---- Tests of both entries ---------------------------------------------------------------- */
 
 static void init_fetches_and_shutdown_gives_back(void **state)
 {
-    (void)state;
-    assert_int_equal(ct_module_init(&module, get_engine_api, self), 0);
+    const entry_t *entry = *state;
+    assert_int_equal(entry->init(false), 0);
     assert_ptr_equal(p_log, &log_api);
     assert_ptr_equal(p_fake, &fake_api);
     assert_null(p_optional);
@@ -143,9 +245,9 @@ static void init_fetches_and_shutdown_gives_back(void **state)
     assert_int_equal(p_state->header.layout_version, LAYOUT);
     assert_int_equal(p_state->counter, 0);
     assert_int_equal(alloc.live_blocks, 1);
-    assert_ptr_equal(ct_module_state(&module), p_state);
+    assert_ptr_equal(entry->reload_save(), p_state);
 
-    ct_module_shutdown(&module);
+    entry->shutdown();
     assert_int_equal(stops, 1);
     assert_null(p_state);
     assert_int_equal(alloc.live_blocks, 0);
@@ -154,26 +256,24 @@ static void init_fetches_and_shutdown_gives_back(void **state)
 
 static void a_missing_api_is_named(void **state)
 {
-    (void)state;
+    const entry_t *entry = *state;
     have_fake = false;
-    assert_int_equal(ct_module_init(&module, get_engine_api, self), CT_ERR_MISSING_API);
+    assert_int_equal(entry->init(false), CT_ERR_MISSING_API);
     assert_non_null(strstr(logged, "acme.fake v2"));
     assert_int_equal(starts, 0);
     assert_int_equal(alloc.allocations, 0);
 
     reset(NULL);
     have_memory = false;
-    assert_int_equal(ct_module_init(&module, get_engine_api, self), CT_ERR_MISSING_API);
+    assert_int_equal(entry->init(false), CT_ERR_MISSING_API);
     assert_non_null(strstr(logged, "ct.memory v1"));
     assert_int_equal(alloc.allocations, 0);
 }
 
 static void lists_of_two_lengths_are_refused(void **state)
 {
-    (void)state;
-    ct_module_t bad = module;
-    bad.num_api_slots = bad.num_apis - 1;
-    assert_int_equal(ct_module_init(&bad, get_engine_api, self), CT_ERR_INVALID);
+    const entry_t *entry = *state;
+    assert_int_equal(entry->init(true), CT_ERR_INVALID);
     assert_non_null(strstr(logged, "5 APIs but 4 slots"));
     assert_int_equal(starts, 0);
     assert_int_equal(alloc.allocations, 0);
@@ -181,9 +281,9 @@ static void lists_of_two_lengths_are_refused(void **state)
 
 static void a_failed_start_gives_the_block_back(void **state)
 {
-    (void)state;
+    const entry_t *entry = *state;
     start_result = CT_ERR_CONFLICT;
-    assert_int_equal(ct_module_init(&module, get_engine_api, self), CT_ERR_CONFLICT);
+    assert_int_equal(entry->init(false), CT_ERR_CONFLICT);
     assert_int_equal(starts, 1);
     assert_null(p_state);
     assert_int_equal(alloc.allocations, 1);
@@ -192,34 +292,84 @@ static void a_failed_start_gives_the_block_back(void **state)
 
 static void a_reload_adopts_only_its_own_layout(void **state)
 {
-    (void)state;
-    assert_int_equal(ct_module_init(&module, get_engine_api, self), 0);
-    state_t *old = ct_module_state(&module);
+    const entry_t *entry = *state;
+    assert_int_equal(entry->init(false), 0);
+    state_t *old = entry->reload_save();
+    assert_non_null(old);
     old->counter = 42;
 
     /* The new code starts with empty statics. */
     p_state = NULL, p_log = NULL;
     state_t other = *old;
     other.header.layout_version = LAYOUT + 1;
-    assert_int_equal(ct_module_reload(&module, get_engine_api, self, &other), CT_ERR_VERSION);
+    assert_int_equal(entry->reload_load(&other), CT_ERR_VERSION);
     assert_non_null(strstr(logged, "layout 8"));
     assert_null(p_state);
     assert_int_equal(rebinds, 0);
-    assert_int_equal(ct_module_reload(&module, get_engine_api, self, NULL), CT_ERR_VERSION);
+    assert_int_equal(entry->reload_load(NULL), CT_ERR_VERSION);
 
-    assert_int_equal(ct_module_reload(&module, get_engine_api, self, old), 0);
+    assert_int_equal(entry->reload_load(old), 0);
     assert_ptr_equal(p_state, old);
     assert_ptr_equal(p_log, &log_api);
     assert_int_equal(p_state->counter, 42);
     assert_int_equal(rebinds, 1);
 
     rebind_result = CT_ERR_VERSION; /* refused by the plugin itself: the kernel keeps the old code */
-    assert_int_equal(ct_module_reload(&module, get_engine_api, self, old), CT_ERR_VERSION);
+    assert_int_equal(entry->reload_load(old), CT_ERR_VERSION);
     assert_int_equal(rebinds, 2);
 
-    ct_module_shutdown(&module);
+    entry->shutdown();
+    assert_int_equal(stops, 1);
     assert_int_equal(alloc.live_blocks, 0);
 }
+
+/* ---- What only plugin API v2 has ---------------------------------------------------------- */
+
+static void the_version_the_kernel_chose_is_fetched(void **state)
+{
+    (void)state;
+    offer_fake_v3 = true;
+    assert_int_equal(v2_init(false), 0);
+    assert_ptr_equal(p_fake, &fake_api_v3);
+    assert_null(p_optional);
+    v2_shutdown();
+    assert_int_equal(alloc.live_blocks, 0);
+}
+
+/* When the new code refused, reload_abort gives the old code its block back. */
+static void reload_abort_gives_the_block_back(void **state)
+{
+    (void)state;
+    assert_int_equal(v2_init(false), 0);
+    state_t *old = v2_reload_save();
+    rebind_result = CT_ERR_VERSION;
+    assert_int_equal(v2_reload_load(old), CT_ERR_VERSION);
+    p_state = NULL; /* what the refused code may have left in the slot is not the old code's */
+    v2_table(&module2)->reload_abort(ctx, old);
+    assert_ptr_equal(p_state, old);
+    assert_ptr_equal(ctx, &module2);
+    v2_shutdown();
+    assert_int_equal(alloc.live_blocks, 0);
+}
+
+/* A hook whose get_plugin_api served no description (it lives in another file, or was never
+ * asked) refuses, saying why, and takes nothing. */
+static void hooks_without_a_served_description_refuse(void **state)
+{
+    (void)state;
+    *ct_module_v2__served() = NULL;
+    assert_int_equal(module2.plugin.init(&host, &ctx), CT_ERR_INVALID);
+    assert_non_null(strstr(logged, "served no description"));
+    assert_null(ctx);
+    logged[0] = '\0';
+    assert_int_equal(module2.plugin.reload_load(&host, p_state, &ctx), CT_ERR_INVALID);
+    assert_non_null(strstr(logged, "served no description"));
+    assert_null(ctx);
+    assert_int_equal(starts + rebinds, 0);
+    assert_int_equal(alloc.allocations, 0);
+}
+
+/* ---- Serving get_plugin_api --------------------------------------------------------------- */
 
 static void tables_are_served_by_id_and_version(void **state)
 {
@@ -233,15 +383,39 @@ static void tables_are_served_by_id_and_version(void **state)
     assert_null(ct_module_serve(tables, 0, CT_PLUGIN_API, 1));
 }
 
+static void a_v2_module_serves_its_plugin_table(void **state)
+{
+    (void)state;
+    const ct_plugin_api_v2 *p = get_plugin_api_of(&module2, CT_PLUGIN_API, 2);
+    assert_ptr_equal(p, &module2.plugin);
+    assert_ptr_equal(*ct_module_v2__served(), &module2);
+    assert_int_equal(p->magic, CT_PLUGIN_MAGIC);
+    assert_int_equal(p->struct_size, sizeof(ct_plugin_api_v2));
+    assert_true(p->init == ct_module_v2_init && p->shutdown == ct_module_v2_shutdown);
+    assert_true(p->reload_save == ct_module_v2_reload_save);
+    assert_true(p->reload_load == ct_module_v2_reload_load);
+    assert_true(p->reload_abort == ct_module_v2_reload_abort);
+    assert_null(p->frame_begin);
+    assert_ptr_equal(get_plugin_api_of(&module2, FAKE_API, 2), &acme_table);
+    assert_null(get_plugin_api_of(&module2, CT_PLUGIN_API, 1));
+    assert_null(get_plugin_api_of(&module2, FAKE_API, 1));
+}
+
+#define BOTH(f) {#f " (v1)", f, reset, NULL, (void *)&v1}, {#f " (v2)", f, reset, NULL, (void *)&v2}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup(init_fetches_and_shutdown_gives_back, reset),
-        cmocka_unit_test_setup(a_missing_api_is_named, reset),
-        cmocka_unit_test_setup(lists_of_two_lengths_are_refused, reset),
-        cmocka_unit_test_setup(a_failed_start_gives_the_block_back, reset),
-        cmocka_unit_test_setup(a_reload_adopts_only_its_own_layout, reset),
+        BOTH(init_fetches_and_shutdown_gives_back),
+        BOTH(a_missing_api_is_named),
+        BOTH(lists_of_two_lengths_are_refused),
+        BOTH(a_failed_start_gives_the_block_back),
+        BOTH(a_reload_adopts_only_its_own_layout),
+        cmocka_unit_test_setup(the_version_the_kernel_chose_is_fetched, reset),
+        cmocka_unit_test_setup(reload_abort_gives_the_block_back, reset),
+        cmocka_unit_test_setup(hooks_without_a_served_description_refuse, reset),
         cmocka_unit_test_setup(tables_are_served_by_id_and_version, reset),
+        cmocka_unit_test_setup(a_v2_module_serves_its_plugin_table, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
