@@ -19,7 +19,7 @@
 struct console_frame_node_t {
     console_frame_node_t *next;
     uint32_t type, length;
-    char payload[];
+    char *payload; /* taken from the reader (malloc'd, length + 1 bytes): never copied */
 };
 
 static void *heap_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
@@ -154,16 +154,19 @@ int console_conn__send(console_conn_t *c, const char *json)
     return console_conn__send_raw(c, json, n);
 }
 
+/* Queues the frame, keeping the reader's buffer (a file server's reply may be 256 MiB: a copy
+ * would hold it twice). */
 static bool on_frame(void *ctx, uint32_t type, const uint8_t *payload, uint32_t length)
 {
+    (void)payload;
     console_conn_t *c = ctx;
-    console_frame_node_t *f = malloc(sizeof *f + length + 1);
+    console_frame_node_t *f = malloc(sizeof *f);
     if (!f)
         return false;
     f->next = NULL;
     f->type = type;
     f->length = length;
-    memcpy(f->payload, payload, (size_t)length + 1);
+    f->payload = (char *)console_reader__take(&c->reader);
     if (c->last)
         c->last->next = f;
     else
@@ -212,9 +215,8 @@ int console_conn__recv(console_conn_t *c, int timeout_ms, uint32_t *type, char *
                 c->last = NULL;
             *type = f->type;
             *length = f->length;
-            /* The payload moves to the front so the caller frees one pointer. */
-            memmove(f, f->payload, (size_t)f->length + 1);
-            *payload = (char *)f;
+            *payload = f->payload;
+            free(f);
             return 1;
         }
         if (closed || c->fd < 0)
@@ -240,6 +242,7 @@ void console_conn__close(console_conn_t *c)
     while (c->first) {
         console_frame_node_t *f = c->first;
         c->first = f->next;
+        free(f->payload);
         free(f);
     }
     c->last = NULL;

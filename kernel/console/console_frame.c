@@ -38,6 +38,13 @@ void console_reader__free(console_reader_t *r)
     r->payload_have = 0;
 }
 
+uint8_t *console_reader__take(console_reader_t *r)
+{
+    uint8_t *payload = r->payload;
+    r->payload = NULL;
+    return payload;
+}
+
 bool console_reader__partial(const console_reader_t *r, uint64_t *have, uint64_t *length)
 {
     *have = r->header_have < CONSOLE_HEADER_SIZE ? r->header_have : CONSOLE_HEADER_SIZE + r->payload_have;

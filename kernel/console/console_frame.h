@@ -38,13 +38,17 @@ typedef struct console_reader_t {
     uint64_t frames; /* complete frames so far */
 } console_reader_t;
 
-/* Called for each complete frame; `payload` is NUL-terminated and valid only during the call.
- * Return false to stop reading (the connection is going away). */
+/* Called for each complete frame; `payload` is NUL-terminated and valid only during the call
+ * (unless taken with console_reader__take). Return false to stop reading (the connection is
+ * going away). */
 typedef bool (*console_frame_f)(void *ctx, uint32_t type, const uint8_t *payload, uint32_t length);
 
 void console_reader__init(console_reader_t *r, ct_allocator_t *allocator, uint32_t max_payload);
 /* Frees a partly read frame. */
 void console_reader__free(console_reader_t *r);
+/* From inside the frame callback: takes the frame's payload (length + 1 bytes from the reader's
+ * allocator; free it there), so a frame is kept without a copy. */
+uint8_t *console_reader__take(console_reader_t *r);
 /* Consumes `n` bytes. Returns 0, or a negative ct_error with the reason in err (the stream cannot
  * go on: an oversized or unknown frame type, out of memory). */
 int console_reader__feed(console_reader_t *r, const uint8_t *data, size_t n, console_frame_f on_frame,
