@@ -2,14 +2,11 @@
  * physics_lanes.h: the four-lane operations the solver's rows are written in
  * (physics_solver.c), one lane per row of a block. Private to the core.
  *
- * Two implementations, chosen at compile time, behind the same names: SSE2 intrinsics where the
- * compiler targets SSE2 (every x86-64), and plain C11 (four-element arrays and loops) anywhere
- * else, such as ARM. -DPHYSICS_LANES_PORTABLE picks the plain one on x86 too, so both are built
- * and tested on every build (tests/physics). PHYSICS_LANES names the one compiled in.
- *
- * Every operation rounds as the scalar C expression does (IEEE division and square root, no
- * fused multiply-add, max as `a > b ? a : b`), so a row gives the same bits in either version
- * and in any lane. Masks (mask32x4) hold all-ones or all-zero lanes, as compares make them.
+ * The operations the modules share are in ../common/lanes_f32x4.h; these are the solver's own.
+ * SSE2 on x86-64, plain C11 elsewhere, such as ARM: -DPHYSICS_LANES_PORTABLE picks the plain one
+ * on x86 too, so both are built and tested on every build (tests/physics). PHYSICS_LANES names
+ * the one compiled in. Every operation rounds as the scalar C expression does, so a row gives
+ * the same bits in either version and in any lane.
  */
 #ifndef PHYSICS_LANES_H
 #define PHYSICS_LANES_H
@@ -17,38 +14,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__SSE2__) && !defined(PHYSICS_LANES_PORTABLE)
-#define PHYSICS_LANES "sse2"
-#include <emmintrin.h>
+#if defined(PHYSICS_LANES_PORTABLE) && !defined(LANES_PORTABLE)
+#define LANES_PORTABLE
+#endif
+#include "../common/lanes_f32x4.h"
 
-typedef __m128 f32x4;
-typedef __m128 mask32x4;
+#define PHYSICS_LANES LANES_NAME
 
+#if LANES_SSE2
 static inline f32x4 f32x4_load(const float p[4]) { return _mm_loadu_ps(p); }
-static inline void f32x4_store(float p[4], f32x4 a) { _mm_storeu_ps(p, a); }
-static inline f32x4 f32x4_splat(float a) { return _mm_set1_ps(a); }
-static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
-static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
-static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
-static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
-/* a > b ? a : b in each lane, which is what maxps computes (NaN aside, which never gets here). */
-static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
-static inline f32x4 f32x4_sqrt(f32x4 a) { return _mm_sqrt_ps(a); }
 static inline f32x4 f32x4_abs(f32x4 a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
 static inline f32x4 f32x4_negate(f32x4 a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
 
 static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { return _mm_cmpgt_ps(a, b); }
 static inline mask32x4 f32x4_nonzero(f32x4 a) { return _mm_cmpneq_ps(a, _mm_setzero_ps()); }
-static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { return _mm_or_ps(a, b); }
 static inline bool mask32x4_any(mask32x4 m) { return _mm_movemask_ps(m) != 0; }
 /* Bit i set where lane i is. */
 static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)_mm_movemask_ps(m); }
-
-/* yes where the mask is set, no elsewhere. */
-static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
-{
-    return _mm_or_ps(_mm_and_ps(m, yes), _mm_andnot_ps(m, no));
-}
 
 /* Four 3-vectors (three floats at each of p0..p3) as columns: lane i of *x, *y, *z is pi's. The
  * x and y pairs are loaded 8 bytes at a time and z one float at a time, which takes fewer
@@ -90,37 +72,15 @@ static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f3
 }
 
 #else
-#define PHYSICS_LANES "portable"
-#include <math.h>
-#include <string.h>
-
-typedef struct f32x4 {
-    float v[4];
-} f32x4;
-typedef struct mask32x4 {
-    bool v[4];
-} mask32x4;
-
-#define LANES_MAP(out, expr) for (int i = 0; i < 4; i++) (out).v[i] = (expr)
 
 static inline f32x4 f32x4_load(const float p[4]) { f32x4 r; memcpy(r.v, p, sizeof r.v); return r; }
-static inline void f32x4_store(float p[4], f32x4 a) { memcpy(p, a.v, sizeof a.v); }
-static inline f32x4 f32x4_splat(float a) { return (f32x4){{a, a, a, a}}; }
-static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] + b.v[i]); return r; }
-static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] - b.v[i]); return r; }
-static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] * b.v[i]); return r; }
-static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] / b.v[i]); return r; }
-static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? a.v[i] : b.v[i]); return r; }
-static inline f32x4 f32x4_sqrt(f32x4 a) { f32x4 r; LANES_MAP(r, sqrtf(a.v[i])); return r; }
 static inline f32x4 f32x4_abs(f32x4 a) { f32x4 r; LANES_MAP(r, fabsf(a.v[i])); return r; }
 static inline f32x4 f32x4_negate(f32x4 a) { f32x4 r; LANES_MAP(r, -a.v[i]); return r; }
 
-static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] > b.v[i]); return r; }
-static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f); return r; }
-static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] || b.v[i]); return r; }
-static inline bool mask32x4_any(mask32x4 m) { return m.v[0] || m.v[1] || m.v[2] || m.v[3]; }
-static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)m.v[0] | (uint32_t)m.v[1] << 1 | (uint32_t)m.v[2] << 2 | (uint32_t)m.v[3] << 3; }
-static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? ~0u : 0u); return r; }
+static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f ? ~0u : 0u); return r; }
+static inline bool mask32x4_any(mask32x4 m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
+static inline uint32_t mask32x4_bits(mask32x4 m) { return (m.v[0] & 1u) | (m.v[1] & 2u) | (m.v[2] & 4u) | (m.v[3] & 8u); }
 
 static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
                                  f32x4 *x, f32x4 *y, f32x4 *z)
@@ -145,7 +105,6 @@ static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f3
         }
 }
 
-#undef LANES_MAP
 #endif
 
 #endif
