@@ -857,20 +857,25 @@ static int solver__cut_blocks(physics__scene *s)
     /* g->colors now says after which block a slot is free: the last one using it, plus one. */
     if (g->n)
         memset(g->colors, 0, (size_t)g->n * sizeof *g->colors);
-    uint32_t blocks = 0;
+    /* Every block before `first` is full: the walk starts there when the slots are free earlier,
+     * as they mostly are for the rows of a new colour. */
+    uint32_t blocks = 0, first = 0;
     open[0] = taken[0] = 0;
     for (uint32_t q = 0; q < c->n; q++) {
         const uint32_t k = sequence[q], sa = c->slot_a[k], sb = c->slot_b[k];
-        const uint32_t m = solver__open_block(open, (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa]
-                                                                                             : g->colors[sb]));
+        const uint32_t after = (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa] : g->colors[sb]);
+        const uint32_t m = solver__open_block(open, after > first ? after : first);
         if (m == blocks) { /* a new block, and an empty one after it */
             blocks++;
             open[blocks] = blocks;
             taken[blocks] = 0;
         }
         c->row[k] = m * PHYSICS_ROW_LANES + taken[m];
-        if (++taken[m] == PHYSICS_ROW_LANES)
+        if (++taken[m] == PHYSICS_ROW_LANES) {
             open[m] = m + 1;
+            if (m == first)
+                first = solver__open_block(open, m + 1);
+        }
         g->colors[sa] = g->colors[sb] = m + 1;
     }
     const uint32_t rows = blocks * PHYSICS_ROW_LANES;
