@@ -11,8 +11,9 @@
  * it provides, to hand those tables to other plugins. In return the plugin gets `get_engine_api`
  * (a ct_get_api_f) from which it asks for everything it needs: kernel services (log, memory, jobs,
  * Lua, data, resources, registry) and APIs other modules provide. The plugin links nothing of the
- * engine. `get_plugin_api` must have no side effects: the kernel may call it before init, and
- * never calls it while it holds a lock.
+ * engine. `get_plugin_api` must have no side effects: the kernel may call it before init, any
+ * number of times, and never calls it while it holds a lock (remembering the same constant on
+ * every call, as ct_module.h's ct_module_v2_serve does, is harmless).
  *
  * API ids are the 32-bit MurmurHash2 (seed 0) of the API's name, e.g. "ct.lua", so anyone can mint
  * an id for "acme.weather" without a central table (tools/cuttle-hash prints the constant). A test
