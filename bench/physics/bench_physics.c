@@ -249,8 +249,9 @@ static void bench_step_10k_core(void)
     report("physics.step_10k_pool_ms", on_pool, "ms");
     report("physics.step_10k_serial_ms", serial, "ms");
     report("physics.step_10k_threads_x", serial / on_pool, "x");
-    fprintf(stderr, "step 10k resting: %u contacts in %u colours, %u candidate pairs, cell %.3f m\n",
-            s.contacts.n, s.rows.num_colors, s.num_pairs, (double)s.bp.cell);
+    fprintf(stderr, "step 10k resting: %u contacts in %u colours and %u blocks of four rows, "
+            "%u candidate pairs, cell %.3f m\n", s.contacts.n, s.rows.num_colors, s.rows.num_blocks,
+            s.num_pairs, (double)s.bp.cell);
     physics__scene_free(&s);
 }
 
@@ -352,8 +353,9 @@ static void bench_pyramid(const char *name, int levels, physics__pool with)
                     CT_BODY_DYNAMIC);
     report(name, mean_steps(&s, 100), "ms");
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){id - 1});
-    fprintf(stderr, "%s: %u boxes, %u contacts in %u colours, top box moved %.4f m in 100 steps\n", name,
-            id - 1, s.contacts.n, s.rows.num_colors,
+    fprintf(stderr, "%s: %u boxes, %u contacts in %u colours and %u blocks of four rows, "
+            "top box moved %.4f m in 100 steps\n", name, id - 1, s.contacts.n, s.rows.num_colors,
+            s.rows.num_blocks,
             (double)fabsf(s.bodies.position[top].y - (0.5f + (float)levels - 1)));
     physics__scene_free(&s);
 }

@@ -8,7 +8,8 @@
  *      ones keep their contact;
  *   3. sequential impulses (friction, then the non-penetrating normal), warm started with the
  *      impulses a contact had in the previous step, which is what lets a stack rest. They run
- *      over rows in colour order (physics__rows) on velocities gathered into a compact array;
+ *      over rows in colour order (physics__rows), four rows of different bodies at once
+ *      (physics_lanes.h), on velocities gathered into a compact array;
  *   4. positions from velocities, then a few passes that push overlapping bodies apart by moving
  *      positions only (no velocity, so correcting penetration never adds energy);
  *   5. remember impulses per pair; write a collision event for pairs that just started pressing.
@@ -1032,9 +1033,11 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
     const f32x4 zero = f32x4_splat(0.0f);
     solver__v3x4 va = solver__gather(v, rb->slot_a), vb = solver__gather(v, rb->slot_b);
     const solver__v3x4 nn = v3x4_load(rb->normal);
-    const f32x4 ia = f32x4_load(rb->inv_mass_a), ib = f32x4_load(rb->inv_mass_b), mass = f32x4_load(rb->mass_n);
+    const f32x4 ia = f32x4_load(rb->inv_mass_a), ib = f32x4_load(rb->inv_mass_b);
+    const f32x4 mass = f32x4_load(rb->mass_n);
     const f32x4 jn = f32x4_load(rb->jn), jt1 = f32x4_load(rb->jt1), jt2 = f32x4_load(rb->jt2);
-    const mask32x4 pushed = mask32x4_or(f32x4_nonzero(jn), mask32x4_or(f32x4_nonzero(jt1), f32x4_nonzero(jt2)));
+    const mask32x4 pushed =
+        mask32x4_or(f32x4_nonzero(jn), mask32x4_or(f32x4_nonzero(jt1), f32x4_nonzero(jt2)));
     f32x4 j1 = zero, j2 = zero;
     if (mask32x4_any(pushed)) {
         const solver__v3x4 t1 = v3x4_load(rb->t1), t2 = v3x4_load(rb->t2);
@@ -1053,12 +1056,14 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
         }
         j1 = f32x4_pick(pushed, j1, zero);
         j2 = f32x4_pick(pushed, j2, zero);
-        const solver__v3x4 tangent = v3x4_add(v3x4_scale(t1, f32x4_sub(j1, jt1)), v3x4_scale(t2, f32x4_sub(j2, jt2)));
+        const solver__v3x4 tangent =
+            v3x4_add(v3x4_scale(t1, f32x4_sub(j1, jt1)), v3x4_scale(t2, f32x4_sub(j2, jt2)));
         va = v3x4_pick(pushed, v3x4_sub(va, v3x4_scale(tangent, ia)), va);
         vb = v3x4_pick(pushed, v3x4_add(vb, v3x4_scale(tangent, ib)), vb);
     }
     const solver__v3x4 dv = v3x4_sub(vb, va);
-    const f32x4 j = f32x4_max(f32x4_add(jn, f32x4_mul(mass, f32x4_sub(f32x4_load(rb->target), v3x4_dot(dv, nn)))), zero);
+    const f32x4 push = f32x4_mul(mass, f32x4_sub(f32x4_load(rb->target), v3x4_dot(dv, nn)));
+    const f32x4 j = f32x4_max(f32x4_add(jn, push), zero);
     const solver__v3x4 normal = v3x4_scale(nn, f32x4_sub(j, jn));
     solver__scatter(v, rb->slot_a, v3x4_sub(va, v3x4_scale(normal, ia)), 0xfu);
     solver__scatter(v, rb->slot_b, v3x4_add(vb, v3x4_scale(normal, ib)), 0xfu);
