@@ -2,10 +2,10 @@
  * animation_lanes.h: the four-lane operations the pose decoder (animation_decode.c) is written
  * in, one lane per key. Private to the core.
  *
- * Two implementations, chosen at compile time, behind the same names: SSE2 intrinsics where the
- * compiler targets SSE2 (every x86-64), and plain C11 (four-element arrays and loops) anywhere
- * else, such as ARM. -DANIM_LANES_PORTABLE picks the plain one on x86 too, so both are built and
- * tested on every build (tests/animation). ANIM_LANES names the one compiled in.
+ * The float operations the modules share are in ../common/lanes_f32x4.h; these are the
+ * decoder's own. SSE2 on x86-64, plain C11 elsewhere, such as ARM: -DANIM_LANES_PORTABLE picks
+ * the plain one on x86 too, so both are built and tested on every build (tests/animation).
+ * ANIM_LANES names the one compiled in.
  *
  * Masks (mask32x4) hold all-ones or all-zero lanes, as compares make them. Integer lanes hold
  * values below 2^31 wherever they become floats.
@@ -16,13 +16,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__SSE2__) && !defined(ANIM_LANES_PORTABLE)
-#define ANIM_LANES "sse2"
-#include <emmintrin.h>
+#if defined(ANIM_LANES_PORTABLE) && !defined(LANES_PORTABLE)
+#define LANES_PORTABLE
+#endif
+#include "../common/lanes_f32x4.h"
 
-typedef __m128 f32x4;
+#define ANIM_LANES LANES_NAME
+
+#if LANES_SSE2
 typedef __m128i u32x4;
-typedef __m128 mask32x4;
 typedef struct u64x4 { /* lanes 0 and 1 in lo, 2 and 3 in hi */
     __m128i lo, hi;
 } u64x4;
@@ -38,13 +40,6 @@ static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t 
 }
 
 static inline f32x4 f32x4_set(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
-static inline f32x4 f32x4_splat(float a) { return _mm_set1_ps(a); }
-static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { return _mm_add_ps(a, b); }
-static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { return _mm_sub_ps(a, b); }
-static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { return _mm_mul_ps(a, b); }
-static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { return _mm_div_ps(a, b); }
-static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { return _mm_max_ps(a, b); }
-static inline f32x4 f32x4_sqrt(f32x4 a) { return _mm_sqrt_ps(a); }
 
 static inline u32x4 u32x4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
@@ -80,7 +75,6 @@ static inline u32x4 u64x4_bits(u64x4 v, uint32_t shift, uint32_t mask)
 }
 
 static inline mask32x4 f32x4_less(f32x4 a, f32x4 b) { return _mm_cmplt_ps(a, b); }
-static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { return _mm_or_ps(a, b); }
 
 /* Lane i: the XOR of lanes 0..i. */
 static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
@@ -89,12 +83,6 @@ static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
     v = _mm_xor_si128(v, _mm_slli_si128(v, 4));
     v = _mm_xor_si128(v, _mm_slli_si128(v, 8));
     return _mm_castsi128_ps(v);
-}
-
-/* yes where the mask is set, no elsewhere. */
-static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
-{
-    return _mm_or_ps(_mm_and_ps(m, yes), _mm_andnot_ps(m, no));
 }
 
 /* a with its sign flipped where the mask is set. */
@@ -119,8 +107,6 @@ static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
     _MM_TRANSPOSE4_PS(*x, *y, *z, *w);
 }
 
-static inline void f32x4_store(float *out, f32x4 a) { _mm_storeu_ps(out, a); }
-
 static inline void f32x4_store3(float *out, f32x4 a)
 {
     _mm_storel_pi((__m64 *)(void *)out, a);
@@ -128,23 +114,13 @@ static inline void f32x4_store3(float *out, f32x4 a)
 }
 
 #else
-#define ANIM_LANES "portable"
-#include <math.h>
 
-typedef struct f32x4 {
-    float v[4];
-} f32x4;
 typedef struct u32x4 {
     uint32_t v[4];
 } u32x4;
-typedef struct mask32x4 {
-    uint32_t v[4];
-} mask32x4;
 typedef struct u64x4 {
     uint64_t v[4];
 } u64x4;
-
-#define LANES_MAP(out, expr) for (int i = 0; i < 4; i++) (out).v[i] = (expr)
 
 static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t whole)
 {
@@ -157,13 +133,6 @@ static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t 
 }
 
 static inline f32x4 f32x4_set(float a, float b, float c, float d) { return (f32x4){{a, b, c, d}}; }
-static inline f32x4 f32x4_splat(float a) { return (f32x4){{a, a, a, a}}; }
-static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] + b.v[i]); return r; }
-static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] - b.v[i]); return r; }
-static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] * b.v[i]); return r; }
-static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] / b.v[i]); return r; }
-static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? a.v[i] : b.v[i]); return r; }
-static inline f32x4 f32x4_sqrt(f32x4 a) { f32x4 r; LANES_MAP(r, sqrtf(a.v[i])); return r; }
 
 static inline u32x4 u32x4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return (u32x4){{a, b, c, d}}; }
 static inline u32x4 u32x4_bits(u32x4 v, uint32_t shift, uint32_t mask) { u32x4 r; LANES_MAP(r, (v.v[i] >> shift) & mask); return r; }
@@ -175,7 +144,6 @@ static inline u64x4 u64x4_set(uint64_t a, uint64_t b, uint64_t c, uint64_t d) { 
 static inline u32x4 u64x4_bits(u64x4 v, uint32_t shift, uint32_t mask) { u32x4 r; LANES_MAP(r, (uint32_t)(v.v[i] >> shift) & mask); return r; }
 
 static inline mask32x4 f32x4_less(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] < b.v[i] ? ~0u : 0u); return r; }
-static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] | b.v[i]); return r; }
 
 static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
 {
@@ -184,7 +152,6 @@ static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
     return m;
 }
 
-static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
 static inline f32x4 f32x4_negate_where(mask32x4 m, f32x4 a) { f32x4 r; LANES_MAP(r, m.v[i] ? -a.v[i] : a.v[i]); return r; }
 static inline f32x4 f32x4_previous(f32x4 a) { return (f32x4){{a.v[0], a.v[0], a.v[1], a.v[2]}}; }
 
@@ -199,10 +166,8 @@ static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
             rows[r]->v[c] = in[c].v[r];
 }
 
-static inline void f32x4_store(float *out, f32x4 a) { memcpy(out, a.v, 4 * sizeof(float)); }
 static inline void f32x4_store3(float *out, f32x4 a) { memcpy(out, a.v, 3 * sizeof(float)); }
 
-#undef LANES_MAP
 #endif
 
 #endif

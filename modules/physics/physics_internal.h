@@ -329,36 +329,54 @@ typedef struct physics__contacts {
     uint32_t *row;       /* the contact's row; its colour while the rows are being ordered */
 } physics__contacts;
 
-/* The solver's rows: one per contact, structure of arrays holding only what the iterations
- * read, in colour order. Each contact takes the lowest colour that no other contact of its two
- * bodies has (in entity-pair order; a static body does not count), so the contacts of one colour
- * share no body, and a pass is a handful of colours one after the other: a pile of 10,000 bodies
- * or a 100-row pyramid needs about a dozen. Fewer than SOLVER_COLOR_MIN_ROWS contacts are put in
- * waves instead, which keeps entity-pair order (solver__prepare). The order of the
+/* The solver's rows: one per contact, holding only what the iterations read, in colour order.
+ * Each contact takes the lowest colour that no other contact of its two bodies has (in
+ * entity-pair order; a static body does not count), so the contacts of one colour share no body,
+ * and a pass is a handful of colours one after the other: a pile of 10,000 bodies or a 100-row
+ * pyramid needs about a dozen. Fewer than SOLVER_COLOR_MIN_ROWS contacts are put in waves
+ * instead, which keeps entity-pair order (solver__prepare).
+ *
+ * The rows are then put into blocks of PHYSICS_ROW_LANES, which the iterations solve side by
+ * side, a row per lane (physics_lanes.h): each row, in that order, goes to the first block after
+ * the last one that holds a row of its bodies and that has a lane free. A body's rows thus keep
+ * their order, and the rows of a block share no body, so solving a block at once gives every bit
+ * that solving the rows one after the other would; lanes left empty hold rows that change
+ * nothing. Row q is lane q % PHYSICS_ROW_LANES of block q / PHYSICS_ROW_LANES. The order of the
  * rows, and so every bit of the result, depends only on the contacts, not on the threads. */
+#define PHYSICS_ROW_LANES 4u
+
+typedef struct physics__row_block {
+    uint32_t slot_a[PHYSICS_ROW_LANES], slot_b[PHYSICS_ROW_LANES];
+    float normal[3][PHYSICS_ROW_LANES]; /* x, y, z of each lane's normal */
+    float t1[3][PHYSICS_ROW_LANES], t2[3][PHYSICS_ROW_LANES]; /* friction directions */
+    float inv_mass_a[PHYSICS_ROW_LANES], inv_mass_b[PHYSICS_ROW_LANES];
+    float mass_n[PHYSICS_ROW_LANES]; /* 1 / (inv_mass_a + inv_mass_b) */
+    float target[PHYSICS_ROW_LANES], friction[PHYSICS_ROW_LANES], sep_base[PHYSICS_ROW_LANES];
+    float jn[PHYSICS_ROW_LANES], jt1[PHYSICS_ROW_LANES], jt2[PHYSICS_ROW_LANES]; /* accumulated impulses */
+} physics__row_block;
+
 typedef struct physics__rows {
-    uint32_t cap;
-    void *buffer;
-    uint32_t *slot_a, *slot_b;
-    physics__v3 *normal, *t1, *t2; /* t1, t2: friction directions */
-    float *inv_mass_a, *inv_mass_b;
-    float *mass_n; /* 1 / (inv_mass_a + inv_mass_b) */
-    float *target, *friction, *sep_base;
-    float *jn, *jt1, *jt2; /* accumulated impulses */
-    uint32_t *color_start; /* the ordering's scratch, then the end of each colour's rows */
-    uint32_t num_colors;
-    bool overflow; /* the last colour holds the rows that found no free colour: solved in order */
+    physics__row_block *block;
+    uint32_t num_blocks, cap_blocks;
+    uint32_t *contact; /* the contact of each row, UINT32_MAX for an empty lane */
+    uint32_t cap_contact;
+    /* The ordering's scratch: the colours' starts, then the rows in colour order, the blocks'
+     * lanes taken and the first block at or after each that has a lane free. */
+    uint32_t *scratch;
+    uint32_t cap_scratch, num_colors;
 } physics__rows;
 
 /* The bodies that have contacts this step, gathered into compact arrays in the order the
  * contacts first name them, so that the iterations touch a small array and the bodies' own
- * arrays are read and written once. `slot` is indexed by body instance, the rest by slot. */
+ * arrays are read and written once. `slot` is indexed by body instance, the rest by slot. Slot
+ * n, past the bodies', is the one the empty lanes of row blocks read and write. */
 typedef struct physics__gathered {
     uint32_t n, cap;
     void *buffer;
     uint32_t *slot; /* UINT32_MAX: none yet */
     uint32_t *body;
-    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each (or its wave) */
+    uint64_t *colors; /* the colours of the slot's contacts so far, one bit each (or its wave);
+                       * then the last row block that uses the slot */
     physics__v3 *velocity;
     physics__v3 *position;
 } physics__gathered;
@@ -448,6 +466,10 @@ typedef struct physics__scene {
     physics__step_report report; /* of the last step */
 } physics__scene;
 
+/* The lanes the solver's rows were compiled with (PHYSICS_LANES of physics_lanes.h): the tests
+ * check that each build of them got the one it asked for. */
+extern const char physics__solver_lanes[];
+
 void physics__scene_init(physics__scene *s, ct_allocator_t *a);
 void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
@@ -494,7 +516,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, 
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 8u
+#define PHYSICS_LAYOUT_VERSION 9u
 #endif
 
 /* The two component types, in registration order. */

@@ -15,6 +15,7 @@
  * Contacts are sorted by their entity pair first: the result then depends on what the bodies are,
  * not on where they sit in the arrays or on the hash map's history. */
 #include "physics_internal.h"
+#include "physics_lanes.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -36,6 +37,8 @@
 #define SOLVER_TOUCH 0.002f
 /* Bodies, or boxes, are cut into jobs of this many for the pool. */
 #define SOLVER_SLICE_BOXES 1024u
+const char physics__solver_lanes[] = PHYSICS_LANES;
+
 /* Colours of the solver's rows (see physics__rows); a body's colours are bits of a uint64_t. */
 #define SOLVER_COLORS 63u
 /* Fewer rows than this are solved in entity-pair order, more in colours (see solver__prepare). */
@@ -46,13 +49,6 @@ static const physics__soa_field solver__contact_fields[] = {
     CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
     CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
     CONTACT_FIELD(approach), CONTACT_FIELD(cached), CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
-};
-#define ROW_FIELD(name) {offsetof(physics__rows, name), sizeof(*((physics__rows *)0)->name)}
-static const physics__soa_field solver__row_fields[] = {
-    ROW_FIELD(slot_a),     ROW_FIELD(slot_b),   ROW_FIELD(normal),   ROW_FIELD(t1),
-    ROW_FIELD(t2),         ROW_FIELD(inv_mass_a), ROW_FIELD(inv_mass_b), ROW_FIELD(mass_n),
-    ROW_FIELD(target),     ROW_FIELD(friction), ROW_FIELD(sep_base), ROW_FIELD(jn),
-    ROW_FIELD(jt1),        ROW_FIELD(jt2),      ROW_FIELD(color_start),
 };
 #define GATHERED_FIELD(name) {offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)}
 static const physics__soa_field solver__gathered_fields[] = {
@@ -101,6 +97,9 @@ void physics__scene_free(physics__scene *s)
         {(void **)&s->islands, &s->cap_islands, sizeof *s->islands},
         {(void **)&s->island_rest, &s->cap_island_rest, sizeof *s->island_rest},
         {(void **)&s->next_cache, &s->cap_next_cache, sizeof *s->next_cache},
+        {(void **)&s->rows.block, &s->rows.cap_blocks, sizeof *s->rows.block},
+        {(void **)&s->rows.contact, &s->rows.cap_contact, sizeof *s->rows.contact},
+        {(void **)&s->rows.scratch, &s->rows.cap_scratch, sizeof *s->rows.scratch},
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         if (*arrays[k].p)
@@ -117,11 +116,9 @@ void physics__scene_free(physics__scene *s)
     s->narrow.cap = s->narrow.cap_kept = 0;
     physics__soa_free(s->a, &s->contacts.buffer, solver__contact_fields,
                       SOLVER_NUM_FIELDS(solver__contact_fields), s->contacts.cap);
-    physics__soa_free(s->a, &s->rows.buffer, solver__row_fields,
-                      SOLVER_NUM_FIELDS(solver__row_fields), s->rows.cap);
     physics__soa_free(s->a, &s->gathered.buffer, solver__gathered_fields,
                       SOLVER_NUM_FIELDS(solver__gathered_fields), s->gathered.cap);
-    s->contacts.n = s->contacts.cap = s->rows.cap = s->gathered.n = s->gathered.cap = 0;
+    s->contacts.n = s->contacts.cap = s->gathered.n = s->gathered.cap = 0;
     if (s->cache)
         ct_free(s->a, s->cache, (size_t)s->cap_cache * sizeof *s->cache);
     if (s->order)
@@ -418,25 +415,29 @@ static bool solver__sweep(const physics__bodies *b, uint32_t i, uint32_t j, phys
     return true;
 }
 
-/* LSD radix sort by key, 11 bits a pass, from p through tmp; returns whichever holds the result.
- * A pass where every key has the same digit is skipped: entity ids are small, so most of the
- * high passes are. Far cheaper than qsort's callback per comparison on ten thousand pairs. */
+/* LSD radix sort by key, a byte a pass, from p through tmp; returns whichever holds the result.
+ * Only the bytes in which some keys differ get a pass (one read finds them): entity ids are
+ * small, so most bytes are skipped. Far cheaper than qsort's callback per comparison on ten
+ * thousand pairs, and the 256 counts of a pass cost little on a few hundred. */
 static physics__keyed_pair *solver__sort_pairs(physics__keyed_pair *p, physics__keyed_pair *tmp,
                                               uint32_t n)
 {
-    for (uint32_t shift = 0; shift < 64 && n > 1; shift += 11) {
-        uint32_t count[2048] = {0};
-        for (uint32_t i = 0; i < n; i++)
-            count[(p[i].key >> shift) & 2047]++;
-        if (count[(p[0].key >> shift) & 2047] == n)
+    uint64_t differ = 0;
+    for (uint32_t i = 1; i < n; i++)
+        differ |= p[i].key ^ p[0].key;
+    for (uint32_t shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 255))
             continue;
-        for (uint32_t d = 0, sum = 0; d < 2048; d++) {
+        uint32_t count[256] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            count[(p[i].key >> shift) & 255]++;
+        for (uint32_t d = 0, sum = 0; d < 256; d++) {
             const uint32_t c = count[d];
             count[d] = sum;
             sum += c;
         }
         for (uint32_t i = 0; i < n; i++)
-            tmp[count[(p[i].key >> shift) & 2047]++] = p[i];
+            tmp[count[(p[i].key >> shift) & 255]++] = p[i];
         physics__keyed_pair *t = p;
         p = tmp;
         tmp = t;
@@ -778,64 +779,142 @@ static inline uint32_t solver__slot(physics__gathered *g, const physics__bodies 
     return g->slot[i];
 }
 
-/* Fills the rows of the contacts in slices [begin, end) of SOLVER_SLICE_PAIRS, each contact
- * into its row (c->row), with last step's impulses where the warm start will apply them. */
-static void solver__fill_rows(void *user, uint32_t begin, uint32_t end)
+/* Block m's rows, filled from their contacts (r->contact), with last step's impulses where the
+ * warm start will apply them; an empty lane gets a row that changes nothing (every factor zero,
+ * both slots the spare one past the bodies'). */
+static void solver__fill_block(const physics__scene *s, uint32_t m)
 {
-    const physics__scene *s = user;
     const physics__bodies *b = &s->bodies;
     const physics__contacts *c = &s->contacts;
-    const physics__rows *r = &s->rows;
-    const uint32_t last = end * SOLVER_SLICE_PAIRS < c->n ? end * SOLVER_SLICE_PAIRS : c->n;
-    for (uint32_t k = begin * SOLVER_SLICE_PAIRS; k < last; k++) {
-        const uint32_t i = c->a[k], j = c->b[k], q = c->row[k];
+    physics__row_block *rb = &s->rows.block[m];
+    memset(rb, 0, sizeof *rb);
+    for (uint32_t l = 0; l < PHYSICS_ROW_LANES; l++) {
+        const uint32_t k = s->rows.contact[m * PHYSICS_ROW_LANES + l];
+        if (k == UINT32_MAX) {
+            rb->slot_a[l] = rb->slot_b[l] = s->gathered.n;
+            continue;
+        }
+        const uint32_t i = c->a[k], j = c->b[k];
         const physics__v3 n = c->normal[k];
-        r->slot_a[q] = c->slot_a[k];
-        r->slot_b[q] = c->slot_b[k];
-        r->normal[q] = n;
+        rb->slot_a[l] = c->slot_a[k];
+        rb->slot_b[l] = c->slot_b[k];
         /* Either axis works for the tangent seed as long as it is not parallel to n. */
         const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
         const physics__v3 t1 = v3_cross(n, seed);
-        r->t1[q] = v3_scale(t1, 1.0f / v3_len(t1));
-        r->t2[q] = v3_cross(n, r->t1[q]);
-        r->inv_mass_a[q] = solver__inv_mass(b, i);
-        r->inv_mass_b[q] = solver__inv_mass(b, j);
-        r->mass_n[q] = 1.0f / (r->inv_mass_a[q] + r->inv_mass_b[q]);
-        r->target[q] = c->target[k];
-        r->friction[q] = sqrtf(b->friction[i] * b->friction[j]);
-        r->sep_base[q] = c->sep_base[k];
+        const physics__v3 t1n = v3_scale(t1, 1.0f / v3_len(t1));
+        const physics__v3 t2 = v3_cross(n, t1n);
+        for (int d = 0; d < 3; d++) {
+            rb->normal[d][l] = v3_get(n, d);
+            rb->t1[d][l] = v3_get(t1n, d);
+            rb->t2[d][l] = v3_get(t2, d);
+        }
+        rb->inv_mass_a[l] = solver__inv_mass(b, i);
+        rb->inv_mass_b[l] = solver__inv_mass(b, j);
+        rb->mass_n[l] = 1.0f / (rb->inv_mass_a[l] + rb->inv_mass_b[l]);
+        rb->target[l] = c->target[k];
+        rb->friction[l] = sqrtf(b->friction[i] * b->friction[j]);
+        rb->sep_base[l] = c->sep_base[k];
         const physics__cached *old = c->cached[k] != UINT32_MAX ? &s->cache[c->cached[k]] : NULL;
-        const bool warm = old && c->target[k] <= 0.0f;
-        r->jn[q] = warm ? old->jn : 0.0f;
-        r->jt1[q] = warm ? old->jt1 : 0.0f;
-        r->jt2[q] = warm ? old->jt2 : 0.0f;
+        if (old && c->target[k] <= 0.0f) {
+            rb->jn[l] = old->jn;
+            rb->jt1[l] = old->jt1;
+            rb->jt2[l] = old->jt2;
+        }
     }
 }
 
+/* A job of solver__prepare: the row blocks of slices [begin, end) of SOLVER_SLICE_BLOCKS. */
+#define SOLVER_SLICE_BLOCKS (SOLVER_SLICE_PAIRS / PHYSICS_ROW_LANES)
+static void solver__fill_rows(void *user, uint32_t begin, uint32_t end)
+{
+    const physics__scene *s = user;
+    const uint32_t last = end * SOLVER_SLICE_BLOCKS < s->rows.num_blocks ? end * SOLVER_SLICE_BLOCKS
+                                                                        : s->rows.num_blocks;
+    for (uint32_t m = begin * SOLVER_SLICE_BLOCKS; m < last; m++)
+        solver__fill_block(s, m);
+}
+
+/* The first block at or after b with a lane free: open[b] is b itself while b has one, else a
+ * block further on (the links are halved as they are walked). */
+static uint32_t solver__open_block(uint32_t *open, uint32_t b)
+{
+    while (open[b] != b) {
+        open[b] = open[open[b]];
+        b = open[b];
+    }
+    return b;
+}
+
+/* Puts the rows, in colour order at the start of r->scratch, into blocks (see physics__rows):
+ * c->row gets each contact's row, r->contact the contact of each row. */
+static int solver__cut_blocks(physics__scene *s)
+{
+    const physics__contacts *c = &s->contacts;
+    physics__rows *r = &s->rows;
+    physics__gathered *g = &s->gathered;
+    const uint32_t *sequence = r->scratch;
+    uint32_t *open = r->scratch + c->n, *taken = open + c->n + 1;
+    /* g->colors now says after which block a slot is free: the last one using it, plus one. */
+    if (g->n)
+        memset(g->colors, 0, (size_t)g->n * sizeof *g->colors);
+    /* Every block before `first` is full: the walk starts there when the slots are free earlier,
+     * as they mostly are for the rows of a new colour. */
+    uint32_t blocks = 0, first = 0;
+    open[0] = taken[0] = 0;
+    for (uint32_t q = 0; q < c->n; q++) {
+        const uint32_t k = sequence[q], sa = c->slot_a[k], sb = c->slot_b[k];
+        const uint32_t after = (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa] : g->colors[sb]);
+        const uint32_t m = solver__open_block(open, after > first ? after : first);
+        if (m == blocks) { /* a new block, and an empty one after it */
+            blocks++;
+            open[blocks] = blocks;
+            taken[blocks] = 0;
+        }
+        c->row[k] = m * PHYSICS_ROW_LANES + taken[m];
+        if (++taken[m] == PHYSICS_ROW_LANES) {
+            open[m] = m + 1;
+            if (m == first)
+                first = solver__open_block(open, m + 1);
+        }
+        g->colors[sa] = g->colors[sb] = m + 1;
+    }
+    const uint32_t rows = blocks * PHYSICS_ROW_LANES;
+    if (solver__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks, sizeof *r->block) ||
+        solver__reserve(s->a, (void **)&r->contact, &r->cap_contact, rows, sizeof *r->contact))
+        return CT_ERR_NOMEM;
+    r->num_blocks = blocks;
+    if (rows)
+        memset(r->contact, 0xff, (size_t)rows * sizeof *r->contact);
+    for (uint32_t k = 0; k < c->n; k++)
+        r->contact[c->row[k]] = k;
+    return 0;
+}
+
 /* Gathers the velocities of the bodies in contact, sorts the contacts into colours (see
- * physics__rows) and fills the rows, warm started with the impulses a contact had in the
- * previous step. Everything here walks the contacts in entity-pair order, the warm start too. */
+ * physics__rows), cuts them into blocks and fills the rows, warm started with the impulses a
+ * contact had in the previous step. Everything here walks the contacts in entity-pair order, the
+ * warm start too. */
 static int solver__prepare(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
     physics__rows *r = &s->rows;
     physics__gathered *g = &s->gathered;
-    if (solver__reserve_soa(s->a, r, &r->buffer, solver__row_fields,
-                            SOLVER_NUM_FIELDS(solver__row_fields), &r->cap, c->n) ||
+    if (solver__reserve(s->a, (void **)&r->scratch, &r->cap_scratch, 3 * c->n + 2, sizeof *r->scratch) ||
         solver__reserve_soa(s->a, g, &g->buffer, solver__gathered_fields,
-                            SOLVER_NUM_FIELDS(solver__gathered_fields), &g->cap, b->n + 2 * c->n))
+                            SOLVER_NUM_FIELDS(solver__gathered_fields), &g->cap, b->n + 2 * c->n + 1))
         return CT_ERR_NOMEM;
     g->n = 0;
     if (b->n)
         memset(g->slot, 0xff, (size_t)b->n * sizeof *g->slot);
     /* Greedy colouring: each contact takes the lowest colour neither of its slots has yet; one
-     * that finds none joins the overflow, the last colour, solved in order. Fewer than
-     * SOLVER_COLOR_MIN_ROWS contacts are solved in entity-pair order itself, which converges in
-     * fewer passes on stacks (ids usually go up a stack): "colours" are then waves, each contact
-     * one after the latest of its slots (g->colors holding that number), which keeps that order.
-     * Either way the choice depends on the contacts only, never on the threads. Colours keep
-     * the rows of a bigger scene apart by body, the order that converged best on the pyramids. */
+     * that finds none joins the overflow, the last colour, whose rows the blocks then take one by
+     * one where they share a body. Fewer than SOLVER_COLOR_MIN_ROWS contacts are solved in
+     * entity-pair order itself, which converges in fewer passes on stacks (ids usually go up a
+     * stack): "colours" are then waves, each contact one after the latest of its slots
+     * (g->colors holding that number), which keeps that order. Either way the choice depends on
+     * the contacts only, never on the threads. Colours keep the rows of a bigger scene apart by
+     * body, the order that converged best on the pyramids. */
     const bool waves = c->n < SOLVER_COLOR_MIN_ROWS;
     uint32_t colors = 0;
     r->num_colors = 0;
@@ -857,108 +936,161 @@ static int solver__prepare(physics__scene *s)
         c->row[k] = color + 1;
         colors = color + 1 > colors ? color + 1 : colors;
     }
+    /* The spare slot of empty lanes: still, and nothing moves it. */
+    g->velocity[g->n] = v3(0, 0, 0);
     /* A counting sort by colour, stable: rows of one colour keep entity-pair order. */
+    uint32_t *start = r->scratch + c->n;
     if (colors)
-        memset(r->color_start, 0, (size_t)colors * sizeof *r->color_start);
+        memset(start, 0, (size_t)colors * sizeof *start);
     for (uint32_t k = 0; k < c->n; k++)
-        r->color_start[c->row[k] - 1]++;
+        start[c->row[k] - 1]++;
     for (uint32_t w = 0, sum = 0; w < colors; w++) {
-        const uint32_t count = r->color_start[w];
-        r->color_start[w] = sum;
+        const uint32_t count = start[w];
+        start[w] = sum;
         sum += count;
     }
     r->num_colors = colors;
-    r->overflow = !waves && colors == SOLVER_COLORS + 1;
     for (uint32_t k = 0; k < c->n; k++)
-        c->row[k] = r->color_start[c->row[k] - 1]++;
-    physics__pool_run(s->pool, (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS, solver__fill_rows, s);
+        r->scratch[start[c->row[k] - 1]++] = k;
+    if (solver__cut_blocks(s))
+        return CT_ERR_NOMEM;
+    physics__pool_run(s->pool, (r->num_blocks + SOLVER_SLICE_BLOCKS - 1) / SOLVER_SLICE_BLOCKS,
+                      solver__fill_rows, s);
     /* The warm start, in entity-pair order. A bounce starts from nothing: last step's push would
      * only damp it. */
-    physics__v3 *v = g->velocity;
     for (uint32_t k = 0; k < c->n; k++) {
         if (c->cached[k] == UINT32_MAX || c->target[k] > 0.0f)
             continue;
-        const uint32_t q = c->row[k];
-        const physics__v3 impulse = v3_add(v3_scale(r->normal[q], r->jn[q]),
-                                           v3_add(v3_scale(r->t1[q], r->jt1[q]), v3_scale(r->t2[q], r->jt2[q])));
-        const uint32_t sa = c->slot_a[k], sb = c->slot_b[k];
-        v[sa] = v3_sub(v[sa], v3_scale(impulse, r->inv_mass_a[q]));
-        v[sb] = v3_add(v[sb], v3_scale(impulse, r->inv_mass_b[q]));
+        const physics__row_block *rb = &r->block[c->row[k] / PHYSICS_ROW_LANES];
+        const uint32_t l = c->row[k] % PHYSICS_ROW_LANES;
+        const physics__v3 n = v3(rb->normal[0][l], rb->normal[1][l], rb->normal[2][l]);
+        const physics__v3 t1 = v3(rb->t1[0][l], rb->t1[1][l], rb->t1[2][l]);
+        const physics__v3 t2 = v3(rb->t2[0][l], rb->t2[1][l], rb->t2[2][l]);
+        const physics__v3 impulse = v3_add(v3_scale(n, rb->jn[l]),
+                                           v3_add(v3_scale(t1, rb->jt1[l]), v3_scale(t2, rb->jt2[l])));
+        physics__v3 *va = &g->velocity[c->slot_a[k]], *vb = &g->velocity[c->slot_b[k]];
+        *va = v3_sub(*va, v3_scale(impulse, rb->inv_mass_a[l]));
+        *vb = v3_add(*vb, v3_scale(impulse, rb->inv_mass_b[l]));
     }
     return 0;
 }
 
-/* Sequential impulses (step 3) over rows [begin, end), on the gathered velocities. Each row's
- * arithmetic is the one the bodies' own arrays would see, in the same order: a and b are
- * different slots, so both velocities stay in registers between the friction and the normal
- * impulse. */
-static void solver__velocity_rows(physics__scene *s, uint32_t begin, uint32_t end, float out[2])
-{
-    physics__rows *r = &s->rows;
-    physics__v3 *v = s->gathered.velocity;
-    float change = 0.0f, largest = 0.0f;
-    for (uint32_t k = begin; k < end; k++) {
-        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-        const physics__v3 nn = r->normal[k], t1 = r->t1[k], t2 = r->t2[k];
-        const float ia = r->inv_mass_a[k], ib = r->inv_mass_b[k], mass = r->mass_n[k];
-        const float jn = r->jn[k], jt1 = r->jt1[k], jt2 = r->jt2[k];
-        physics__v3 va = v[sa], vb = v[sb];
-        /* Friction first, within a cone: the tangent impulse is at most friction times the
-         * normal impulse so far, in every direction. A row that has pushed nothing yet has no
-         * friction to apply (nor any to take back): the common case of a speculative contact or
-         * of neighbours side by side, skipped. */
-        float j1 = 0.0f, j2 = 0.0f;
-        if (jn != 0.0f || jt1 != 0.0f || jt2 != 0.0f) {
-            const float limit = r->friction[k] * jn;
-            const physics__v3 dv = v3_sub(vb, va);
-            j1 = jt1 - mass * v3_dot(dv, t1);
-            j2 = jt2 - mass * v3_dot(dv, t2);
-            const float sq = j1 * j1 + j2 * j2;
-            if (sq > limit * limit) {
-                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
-                j1 *= scale;
-                j2 *= scale;
-            }
-            const physics__v3 tangent = v3_add(v3_scale(t1, j1 - jt1), v3_scale(t2, j2 - jt2));
-            va = v3_sub(va, v3_scale(tangent, ia));
-            vb = v3_add(vb, v3_scale(tangent, ib));
-        }
+/* Three lanes of vectors: one 3-vector per row of a block. The operations round as v3_* do, in
+ * the same order, so each lane gets the bits the scalar expression would. */
+typedef struct solver__v3x4 {
+    f32x4 x, y, z;
+} solver__v3x4;
 
-        const physics__v3 dv = v3_sub(vb, va);
-        const float j = f_max(jn + mass * (r->target[k] - v3_dot(dv, nn)), 0.0f);
-        const physics__v3 normal = v3_scale(nn, j - jn);
-        v[sa] = v3_sub(va, v3_scale(normal, ia));
-        v[sb] = v3_add(vb, v3_scale(normal, ib));
-        change = f_max(change, fabsf(j - jn) + fabsf(j1 - jt1) + fabsf(j2 - jt2));
-        largest = f_max(largest, j);
-        r->jn[k] = j;
-        r->jt1[k] = j1;
-        r->jt2[k] = j2;
-    }
-    out[0] = f_max(out[0], change);
-    out[1] = f_max(out[1], largest);
+static inline solver__v3x4 v3x4_load(const float p[3][PHYSICS_ROW_LANES])
+{
+    return (solver__v3x4){f32x4_load(p[0]), f32x4_load(p[1]), f32x4_load(p[2])};
+}
+static inline solver__v3x4 v3x4_add(solver__v3x4 a, solver__v3x4 b)
+{
+    return (solver__v3x4){f32x4_add(a.x, b.x), f32x4_add(a.y, b.y), f32x4_add(a.z, b.z)};
+}
+static inline solver__v3x4 v3x4_sub(solver__v3x4 a, solver__v3x4 b)
+{
+    return (solver__v3x4){f32x4_sub(a.x, b.x), f32x4_sub(a.y, b.y), f32x4_sub(a.z, b.z)};
+}
+static inline solver__v3x4 v3x4_scale(solver__v3x4 a, f32x4 s)
+{
+    return (solver__v3x4){f32x4_mul(a.x, s), f32x4_mul(a.y, s), f32x4_mul(a.z, s)};
+}
+static inline f32x4 v3x4_dot(solver__v3x4 a, solver__v3x4 b)
+{
+    return f32x4_add(f32x4_add(f32x4_mul(a.x, b.x), f32x4_mul(a.y, b.y)), f32x4_mul(a.z, b.z));
+}
+static inline solver__v3x4 v3x4_pick(mask32x4 m, solver__v3x4 yes, solver__v3x4 no)
+{
+    return (solver__v3x4){f32x4_pick(m, yes.x, no.x), f32x4_pick(m, yes.y, no.y), f32x4_pick(m, yes.z, no.z)};
 }
 
-/* Moves overlapping bodies apart by position only (step 4), rows [begin, end), on the gathered
- * positions. */
-static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t end, float out[2])
+/* The vectors of four slots (a block's rows' bodies a, or b), one per lane. */
+static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES])
 {
-    const physics__rows *r = &s->rows;
-    physics__v3 *p = s->gathered.position;
-    float deepest = 0.0f;
-    for (uint32_t k = begin; k < end; k++) {
-        const uint32_t sa = r->slot_a[k], sb = r->slot_b[k];
-        const physics__v3 nn = r->normal[k];
-        const float sep = r->sep_base[k] + v3_dot(nn, v3_sub(p[sb], p[sa]));
-        const float C = f_max(SOLVER_BAUMGARTE * (sep + SOLVER_SLOP), -SOLVER_MAX_CORRECTION);
-        if (C >= 0.0f)
-            continue;
-        const physics__v3 push = v3_scale(nn, -C * r->mass_n[k]);
-        p[sa] = v3_sub(p[sa], v3_scale(push, r->inv_mass_a[k]));
-        p[sb] = v3_add(p[sb], v3_scale(push, r->inv_mass_b[k]));
-        deepest = f_max(deepest, -C);
+    solver__v3x4 r;
+    f32x4_gather3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, &r.x, &r.y, &r.z);
+    return r;
+}
+
+/* The lanes set in `lanes` (bit l for lane l) back to their slots. */
+static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES], solver__v3x4 r,
+                                   uint32_t lanes)
+{
+    f32x4_scatter3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r.x, r.y, r.z, lanes);
+}
+
+/* Sequential impulses (step 3) over one block of rows, on the gathered velocities. Each lane's
+ * arithmetic is the one a row would see alone: friction first, within a cone (the tangent
+ * impulse is at most friction times the normal impulse so far, in every direction), then the
+ * non-penetrating normal impulse. A row that has pushed nothing yet has no friction to apply
+ * (nor any to take back): the common case of a speculative contact or of neighbours side by
+ * side, whose lanes keep their velocities (a whole block of them skips the friction). */
+static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4 *change, f32x4 *largest)
+{
+    const f32x4 zero = f32x4_splat(0.0f);
+    solver__v3x4 va = solver__gather(v, rb->slot_a), vb = solver__gather(v, rb->slot_b);
+    const solver__v3x4 nn = v3x4_load(rb->normal);
+    const f32x4 ia = f32x4_load(rb->inv_mass_a), ib = f32x4_load(rb->inv_mass_b), mass = f32x4_load(rb->mass_n);
+    const f32x4 jn = f32x4_load(rb->jn), jt1 = f32x4_load(rb->jt1), jt2 = f32x4_load(rb->jt2);
+    const mask32x4 pushed = mask32x4_or(f32x4_nonzero(jn), mask32x4_or(f32x4_nonzero(jt1), f32x4_nonzero(jt2)));
+    f32x4 j1 = zero, j2 = zero;
+    if (mask32x4_any(pushed)) {
+        const solver__v3x4 t1 = v3x4_load(rb->t1), t2 = v3x4_load(rb->t2);
+        const f32x4 limit = f32x4_mul(f32x4_load(rb->friction), jn);
+        const solver__v3x4 dv = v3x4_sub(vb, va);
+        j1 = f32x4_sub(jt1, f32x4_mul(mass, v3x4_dot(dv, t1)));
+        j2 = f32x4_sub(jt2, f32x4_mul(mass, v3x4_dot(dv, t2)));
+        const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
+        /* Mostly the tangent impulse fits in the cone (things at rest hold): the square root
+         * and the division are then left out, which shortens each block's chain of latencies. */
+        const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
+        if (mask32x4_any(outside)) {
+            const f32x4 scale = f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
+            j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
+            j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
+        }
+        j1 = f32x4_pick(pushed, j1, zero);
+        j2 = f32x4_pick(pushed, j2, zero);
+        const solver__v3x4 tangent = v3x4_add(v3x4_scale(t1, f32x4_sub(j1, jt1)), v3x4_scale(t2, f32x4_sub(j2, jt2)));
+        va = v3x4_pick(pushed, v3x4_sub(va, v3x4_scale(tangent, ia)), va);
+        vb = v3x4_pick(pushed, v3x4_add(vb, v3x4_scale(tangent, ib)), vb);
     }
-    out[0] = f_max(out[0], deepest);
+    const solver__v3x4 dv = v3x4_sub(vb, va);
+    const f32x4 j = f32x4_max(f32x4_add(jn, f32x4_mul(mass, f32x4_sub(f32x4_load(rb->target), v3x4_dot(dv, nn)))), zero);
+    const solver__v3x4 normal = v3x4_scale(nn, f32x4_sub(j, jn));
+    solver__scatter(v, rb->slot_a, v3x4_sub(va, v3x4_scale(normal, ia)), 0xfu);
+    solver__scatter(v, rb->slot_b, v3x4_add(vb, v3x4_scale(normal, ib)), 0xfu);
+    const f32x4 moved = f32x4_add(f32x4_add(f32x4_abs(f32x4_sub(j, jn)), f32x4_abs(f32x4_sub(j1, jt1))),
+                                  f32x4_abs(f32x4_sub(j2, jt2)));
+    *change = f32x4_max(*change, moved);
+    *largest = f32x4_max(*largest, j);
+    f32x4_store(rb->jn, j);
+    f32x4_store(rb->jt1, j1);
+    f32x4_store(rb->jt2, j2);
+}
+
+/* Moves overlapping bodies apart by position only (step 4), one block of rows, on the gathered
+ * positions. Rows not deeper than the slop write nothing, as a row alone would not: a block that
+ * reads those bodies next then need not wait for this one. */
+static void solver__position_block(physics__row_block *rb, physics__v3 *p, f32x4 *deepest, f32x4 *unused)
+{
+    (void)unused;
+    const f32x4 zero = f32x4_splat(0.0f);
+    const solver__v3x4 pa = solver__gather(p, rb->slot_a), pb = solver__gather(p, rb->slot_b);
+    const solver__v3x4 nn = v3x4_load(rb->normal);
+    const f32x4 sep = f32x4_add(f32x4_load(rb->sep_base), v3x4_dot(nn, v3x4_sub(pb, pa)));
+    const f32x4 C = f32x4_max(f32x4_mul(f32x4_splat(SOLVER_BAUMGARTE), f32x4_add(sep, f32x4_splat(SOLVER_SLOP))),
+                              f32x4_splat(-SOLVER_MAX_CORRECTION));
+    const mask32x4 deep = f32x4_greater(zero, C);
+    const uint32_t lanes = mask32x4_bits(deep);
+    if (!lanes)
+        return;
+    const solver__v3x4 push = v3x4_scale(nn, f32x4_mul(f32x4_negate(C), f32x4_load(rb->mass_n)));
+    solver__scatter(p, rb->slot_a, v3x4_sub(pa, v3x4_scale(push, f32x4_load(rb->inv_mass_a))), lanes);
+    solver__scatter(p, rb->slot_b, v3x4_add(pb, v3x4_scale(push, f32x4_load(rb->inv_mass_b))), lanes);
+    *deepest = f32x4_max(*deepest, f32x4_pick(deep, f32x4_negate(C), zero));
 }
 
 /* Velocity passes stop early once a pass changed no impulse by more than this fraction of the
@@ -967,24 +1099,31 @@ static void solver__position_rows(physics__scene *s, uint32_t begin, uint32_t en
 #define SOLVER_CONVERGED 1e-4f
 #define SOLVER_STILL 1e-6f
 
-typedef void (*solver__rows_f)(physics__scene *s, uint32_t begin, uint32_t end, float out[2]);
+/* One block's pass: the largest change, and (velocities) the largest impulse, into two lanes. */
+typedef void (*solver__block_f)(physics__row_block *rb, physics__v3 *v, f32x4 *m0, f32x4 *m1);
 
-static inline bool solver__converged(solver__rows_f fn, const float m[2])
+static float solver__largest_lane(f32x4 a)
 {
-    return fn == solver__velocity_rows ? m[0] <= SOLVER_CONVERGED * m[1] : m[0] <= SOLVER_STILL;
+    float lanes[PHYSICS_ROW_LANES];
+    f32x4_store(lanes, a);
+    return f_max(f_max(lanes[0], lanes[1]), f_max(lanes[2], lanes[3]));
 }
 
-/* Up to `passes` passes of fn over all rows, on this thread. A team of two solving each colour
- * side by side was tried: on two cores it made every scene slower (pyramid_100 6.2 ms against
- * 4.7 ms, the 10k pile's threads_x 1.39 against 1.5), the bodies' cache lines moving between
- * the cores at every colour; the step's other loops use the pool instead. */
-static void solver__passes(physics__scene *s, solver__rows_f fn, uint32_t passes)
+/* Up to `passes` passes of fn over all blocks, on this thread, on the gathered vectors v. A team
+ * of two solving each colour side by side was tried: on two cores it made every scene slower
+ * (pyramid_100 6.2 ms against 4.7 ms, the 10k pile's threads_x 1.39 against 1.5), the bodies'
+ * cache lines moving between the cores at every colour; the step's other loops use the pool
+ * instead. */
+static void solver__passes(physics__scene *s, solver__block_f fn, physics__v3 *v, uint32_t passes)
 {
-    const uint32_t n = s->contacts.n;
+    physics__rows *r = &s->rows;
     for (uint32_t it = 0; it < passes; it++) {
-        float pass[2] = {0.0f, 0.0f};
-        fn(s, 0, n, pass);
-        if (solver__converged(fn, pass))
+        f32x4 m0 = f32x4_splat(0.0f), m1 = f32x4_splat(0.0f);
+        for (uint32_t m = 0; m < r->num_blocks; m++)
+            fn(&r->block[m], v, &m0, &m1);
+        const float change = solver__largest_lane(m0);
+        if (fn == solver__velocity_block ? change <= SOLVER_CONVERGED * solver__largest_lane(m1)
+                                         : change <= SOLVER_STILL)
             break;
     }
 }
@@ -995,7 +1134,8 @@ static inline bool solver__touching(const physics__scene *s, uint32_t k)
     const physics__contacts *c = &s->contacts;
     const physics__v3 *p = s->bodies.position;
     const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(p[c->b[k]], p[c->a[k]]));
-    return sep <= SOLVER_TOUCH && s->rows.jn[c->row[k]] > 0.0f;
+    const uint32_t q = c->row[k];
+    return sep <= SOLVER_TOUCH && s->rows.block[q / PHYSICS_ROW_LANES].jn[q % PHYSICS_ROW_LANES] > 0.0f;
 }
 
 static int solver__ended(physics__scene *s, uint64_t key)
@@ -1042,15 +1182,16 @@ static int solver__remember(physics__scene *s)
         if (at < s->num_cache && s->cache[at].key == c->key[k])
             at++;
         const bool is = solver__touching(s, k);
-        const uint32_t q = c->row[k], i = c->a[k], j = c->b[k];
-        next[n++] = (physics__cached){c->key[k], r->jn[q], r->jt1[q], r->jt2[q], c->approach[k], is,
+        const uint32_t i = c->a[k], j = c->b[k], l = c->row[k] % PHYSICS_ROW_LANES;
+        const physics__row_block *rb = &r->block[c->row[k] / PHYSICS_ROW_LANES];
+        next[n++] = (physics__cached){c->key[k], rb->jn[l], rb->jt1[l], rb->jt2[l], c->approach[k], is,
                                       solver__fixed(b, i) && solver__fixed(b, j)};
         if (was && !is && solver__ended(s, c->key[k]))
             return CT_ERR_NOMEM;
         if (was || !is)
             continue;
         ct_physics_collision_event_t ev = {.a = b->entity[i].id, .b = b->entity[j].id,
-                                           .impulse = r->jn[q], .speed = c->speed[k]};
+                                           .impulse = rb->jn[l], .speed = c->speed[k]};
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
@@ -1117,10 +1258,10 @@ int physics__scene_step(physics__scene *s, float dt)
     }
     if (solver__collide(s, dt) || solver__prepare(s))
         return CT_ERR_NOMEM;
-    solver__passes(s, solver__velocity_rows, s->velocity_iterations);
+    physics__gathered *g = &s->gathered;
+    solver__passes(s, solver__velocity_block, g->velocity, s->velocity_iterations);
     /* The velocities go back before positions move; the positions of the bodies in contact are
      * then gathered for the passes that push them apart, and go back in turn. */
-    const physics__gathered *g = &s->gathered;
     for (uint32_t k = 0; k < g->n; k++)
         b->velocity[g->body[k]] = g->velocity[k];
     for (uint32_t i = 0; i < b->n; i++)
@@ -1128,7 +1269,8 @@ int physics__scene_step(physics__scene *s, float dt)
             b->position[i] = v3_add(b->position[i], v3_scale(b->velocity[i], dt));
     for (uint32_t k = 0; k < g->n; k++)
         g->position[k] = b->position[g->body[k]];
-    solver__passes(s, solver__position_rows, s->position_iterations);
+    g->position[g->n] = v3(0, 0, 0);
+    solver__passes(s, solver__position_block, g->position, s->position_iterations);
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
     solver__keep_inside(s);

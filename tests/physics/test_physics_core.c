@@ -1082,6 +1082,102 @@ static void test_pool_gives_the_same_bits(void **state)
     free(b);
 }
 
+/* ---- the solver's row blocks --------------------------------------------------------------- */
+
+/* The lanes this executable's solver was built with: meson builds the core tests twice, on SSE2
+ * where the target has it and on the plain C lanes ARM uses. */
+#if !defined(PHYSICS_LANES_EXPECTED) && defined(__SSE2__)
+#define PHYSICS_LANES_EXPECTED "sse2"
+#elif !defined(PHYSICS_LANES_EXPECTED)
+#define PHYSICS_LANES_EXPECTED "portable"
+#endif
+
+static void test_solver_lanes_are_the_ones_asked_for(void **state)
+{
+    (void)state;
+    print_message("solver lanes: %s\n", physics__solver_lanes);
+    assert_string_equal(physics__solver_lanes, PHYSICS_LANES_EXPECTED);
+}
+
+/* A 20-row pyramid (590 contacts: waves, in entity-pair order), or a dynamic plate under four
+ * layers of 15 x 15 boxes (9,021 contacts: colours, and the plate's 225 overflow them). */
+static void block_scene(physics__scene *s, bool plate)
+{
+    ground(s, 10000);
+    uint32_t id = 1;
+    if (!plate) {
+        for (int row = 0; row < 20; row++)
+            for (int k = 0; k < 20 - row; k++)
+                add(s, id++, box_desc((float)k - 0.5f * (float)(20 - row - 1), 0.5f + (float)row, 0, 0.5f,
+                                      CT_BODY_DYNAMIC));
+        return;
+    }
+    add(s, id++, (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {8, 0.25f, 8},
+                                  .mass = 10.0f, .friction = 0.5f, .position = {0, 0.25f, 0}});
+    for (int layer = 0; layer < 4; layer++)
+        for (int x = 0; x < 15; x++)
+            for (int z = 0; z < 15; z++)
+                add(s, id++, box_desc((float)x - 7.0f, 1.0f + (float)layer, (float)z - 7.0f, 0.5f, CT_BODY_DYNAMIC));
+}
+
+/* Rows solved four at a time give the bits that rows solved one after the other gave: the hashes
+ * below are what the solver of one row at a time (before the blocks) made of these scenes, and
+ * the lanes, SSE2 or plain C, must make them again. The blocks hold every contact once, no two
+ * rows of a block share a slot, and empty lanes change nothing. */
+static void test_row_blocks_give_the_bits_of_rows_in_turn(void **state)
+{
+    (void)state;
+    const struct {
+        uint64_t start, after;
+        uint32_t contacts, colors;
+    } expect[2] = {{0x72948b1e0bb8edd4ull, 0x9ef36efb3adaf5b4ull, 590, 110},
+                   {0x2b93868f3f4b00b3ull, 0x34316dd3b3bc48e5ull, 9021, 64}};
+    for (int plate = 0; plate < 2; plate++) {
+        physics__scene s;
+        scene_init(&s);
+        s.sleeping = false;
+        block_scene(&s, plate);
+        assert_true(physics__state_hash(&s, NULL, NULL) == expect[plate].start);
+        for (int step = 0; step < 60; step++)
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        print_message("%s: %u contacts in %u colours, %u blocks\n", plate ? "plate" : "pyramid",
+                      s.contacts.n, s.rows.num_colors, s.rows.num_blocks);
+        assert_int_equal(s.contacts.n, expect[plate].contacts);
+        assert_int_equal(s.rows.num_colors, expect[plate].colors);
+        assert_true(physics__state_hash(&s, NULL, NULL) == expect[plate].after);
+
+        const physics__rows *r = &s.rows;
+        const uint32_t spare = s.gathered.n, lanes = PHYSICS_ROW_LANES;
+        for (uint32_t k = 0; k < s.contacts.n; k++)
+            assert_int_equal(r->contact[s.contacts.row[k]], k);
+        uint32_t full = 0;
+        for (uint32_t m = 0; m < r->num_blocks; m++) {
+            const physics__row_block *rb = &r->block[m];
+            for (uint32_t l = 0; l < lanes; l++) {
+                const bool empty = r->contact[m * lanes + l] == UINT32_MAX;
+                full += !empty;
+                assert_int_equal(empty, rb->slot_a[l] == spare);
+                assert_int_equal(empty, rb->slot_b[l] == spare);
+                if (empty) {
+                    assert_true(rb->mass_n[l] == 0.0f && rb->inv_mass_a[l] == 0.0f && rb->inv_mass_b[l] == 0.0f);
+                    continue;
+                }
+                for (uint32_t o = 0; o < l; o++) {
+                    assert_int_not_equal(rb->slot_a[l], rb->slot_a[o]);
+                    assert_int_not_equal(rb->slot_a[l], rb->slot_b[o]);
+                    assert_int_not_equal(rb->slot_b[l], rb->slot_a[o]);
+                    assert_int_not_equal(rb->slot_b[l], rb->slot_b[o]);
+                }
+            }
+        }
+        assert_int_equal(full, s.contacts.n);
+        /* The spare slot is still still. */
+        assert_true(v3_dot(s.gathered.velocity[spare], s.gathered.velocity[spare]) == 0.0f);
+        assert_true(v3_dot(s.gathered.position[spare], s.gathered.position[spare]) == 0.0f);
+        physics__scene_free(&s);
+    }
+}
+
 /* ---- point masses and bad data ------------------------------------------------------------ */
 
 static void test_point_masses(void **state)
@@ -1169,6 +1265,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_solver_lanes_are_the_ones_asked_for, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_row_blocks_give_the_bits_of_rows_in_turn, setup, teardown),
         cmocka_unit_test_setup_teardown(test_point_masses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_data_refused, setup, teardown),
     };

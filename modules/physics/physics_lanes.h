@@ -1,0 +1,110 @@
+/*
+ * physics_lanes.h: the four-lane operations the solver's rows are written in
+ * (physics_solver.c), one lane per row of a block. Private to the core.
+ *
+ * The operations the modules share are in ../common/lanes_f32x4.h; these are the solver's own.
+ * SSE2 on x86-64, plain C11 elsewhere, such as ARM: -DPHYSICS_LANES_PORTABLE picks the plain one
+ * on x86 too, so both are built and tested on every build (tests/physics). PHYSICS_LANES names
+ * the one compiled in. Every operation rounds as the scalar C expression does, so a row gives
+ * the same bits in either version and in any lane.
+ */
+#ifndef PHYSICS_LANES_H
+#define PHYSICS_LANES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(PHYSICS_LANES_PORTABLE) && !defined(LANES_PORTABLE)
+#define LANES_PORTABLE
+#endif
+#include "../common/lanes_f32x4.h"
+
+#define PHYSICS_LANES LANES_NAME
+
+#if LANES_SSE2
+static inline f32x4 f32x4_load(const float p[4]) { return _mm_loadu_ps(p); }
+static inline f32x4 f32x4_abs(f32x4 a) { return _mm_andnot_ps(_mm_set1_ps(-0.0f), a); }
+static inline f32x4 f32x4_negate(f32x4 a) { return _mm_xor_ps(a, _mm_set1_ps(-0.0f)); }
+
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { return _mm_cmpgt_ps(a, b); }
+static inline mask32x4 f32x4_nonzero(f32x4 a) { return _mm_cmpneq_ps(a, _mm_setzero_ps()); }
+static inline bool mask32x4_any(mask32x4 m) { return _mm_movemask_ps(m) != 0; }
+/* Bit i set where lane i is. */
+static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)_mm_movemask_ps(m); }
+
+/* Four 3-vectors (three floats at each of p0..p3) as columns: lane i of *x, *y, *z is pi's. The
+ * x and y pairs are loaded 8 bytes at a time and z one float at a time, which takes fewer
+ * shuffles (one port) than loading whole vectors and transposing them. */
+static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
+                                 f32x4 *x, f32x4 *y, f32x4 *z)
+{
+    const __m128 xy01 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p0)),
+                                     (const __m64 *)(const void *)p1);
+    const __m128 xy23 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p2)),
+                                     (const __m64 *)(const void *)p3);
+    *x = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(2, 0, 2, 0));
+    *y = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 1, 3, 1));
+    *z = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0 + 2), _mm_load_ss(p1 + 2)),
+                       _mm_unpacklo_ps(_mm_load_ss(p2 + 2), _mm_load_ss(p3 + 2)));
+}
+
+/* The columns back to the four 3-vectors, only those whose bit (1 << i for pi) is in `lanes`. */
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
+                                  uint32_t lanes)
+{
+    const __m128 xy01 = _mm_unpacklo_ps(x, y), xy23 = _mm_unpackhi_ps(x, y);
+    if (lanes & 1u) {
+        _mm_storel_pi((__m64 *)(void *)p0, xy01);
+        _mm_store_ss(p0 + 2, z);
+    }
+    if (lanes & 2u) {
+        _mm_storeh_pi((__m64 *)(void *)p1, xy01);
+        _mm_store_ss(p1 + 2, _mm_shuffle_ps(z, z, _MM_SHUFFLE(1, 1, 1, 1)));
+    }
+    if (lanes & 4u) {
+        _mm_storel_pi((__m64 *)(void *)p2, xy23);
+        _mm_store_ss(p2 + 2, _mm_movehl_ps(z, z));
+    }
+    if (lanes & 8u) {
+        _mm_storeh_pi((__m64 *)(void *)p3, xy23);
+        _mm_store_ss(p3 + 2, _mm_shuffle_ps(z, z, _MM_SHUFFLE(3, 3, 3, 3)));
+    }
+}
+
+#else
+
+static inline f32x4 f32x4_load(const float p[4]) { f32x4 r; memcpy(r.v, p, sizeof r.v); return r; }
+static inline f32x4 f32x4_abs(f32x4 a) { f32x4 r; LANES_MAP(r, fabsf(a.v[i])); return r; }
+static inline f32x4 f32x4_negate(f32x4 a) { f32x4 r; LANES_MAP(r, -a.v[i]); return r; }
+
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? ~0u : 0u); return r; }
+static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f ? ~0u : 0u); return r; }
+static inline bool mask32x4_any(mask32x4 m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
+static inline uint32_t mask32x4_bits(mask32x4 m) { return (m.v[0] & 1u) | (m.v[1] & 2u) | (m.v[2] & 4u) | (m.v[3] & 8u); }
+
+static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
+                                 f32x4 *x, f32x4 *y, f32x4 *z)
+{
+    const float *p[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < 4; i++) {
+        x->v[i] = p[i][0];
+        y->v[i] = p[i][1];
+        z->v[i] = p[i][2];
+    }
+}
+
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
+                                  uint32_t lanes)
+{
+    float *p[4] = {p0, p1, p2, p3};
+    for (int i = 0; i < 4; i++)
+        if (lanes >> i & 1u) {
+            p[i][0] = x.v[i];
+            p[i][1] = y.v[i];
+            p[i][2] = z.v[i];
+        }
+}
+
+#endif
+
+#endif
