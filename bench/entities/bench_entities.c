@@ -18,6 +18,8 @@
  *   spawn_level_10k_cold      the first spawn_level of a fresh process (this program run again
  *                             with --cold): managers empty, their memory never touched; the level
  *                             is compiled and loaded just before, untimed; median of COLD_RUNS
+ *   spawn_level_10k_cold_unloaded  the same, with the level still on disk: a temporary project
+ *                             holds it compiled, and spawn_level reads, checks and spawns it
  *   spawn_batch_vs_single     10k entities made one by one through the public API (create, then
  *                             transform create, debug_name set, bench_position add) / the spawn
  * Modules come from `--modules DIR` (DIR/entities/ct_entities.so, DIR/transforms/...).
@@ -27,12 +29,15 @@
  * virtual machine can cost ~25 us per 4 KiB page and which a running game pays once.
  */
 #include "../common/bench.h"
+#include <ftw.h>
+#include <sys/stat.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 #include "ct_entity.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
+#include "compiler.h"
 #include "ct_world.h"
 #include "kernel.h"
 #include "plugins/registry.h"
@@ -145,13 +150,19 @@ static double per_entity(double t0) { return (bench_now_ns() - t0) / N; }
 static const char level_unit[] = "entities = [ { components = { transform = { position = [0 0 0] }\n"
                                  "  debug_name = { name = \"crate\" } bench_position = { } } } ]\n";
 
+/* The bench level's source text; returns its length. */
+static int level_source(char *out, size_t size)
+{
+    return snprintf(out, size,
+                    "entities = [ { components = { transform = { position = [0 0 0] }\n"
+                    "  debug_name = { name = \"crate\" } bench_position = { } }\n"
+                    "  repeat = { count = %d spacing = [1 0 0] } } ]\n", LEVEL);
+}
+
 static int load_level(void)
 {
     char level[256];
-    int len = snprintf(level, sizeof level,
-                       "entities = [ { components = { transform = { position = [0 0 0] }\n"
-                       "  debug_name = { name = \"crate\" } bench_position = { } }\n"
-                       "  repeat = { count = %d spacing = [1 0 0] } } ]\n", LEVEL);
+    const int len = level_source(level, sizeof level);
     return resources->load_source("level", "bench/level", level, (size_t)len);
 }
 
@@ -296,10 +307,12 @@ static void bench_levels(uint64_t position_type, uint64_t *sink)
                  "10k entities made one by one through the public API / one spawn_level");
 }
 
-/* --cold: one spawn_level in this fresh process, printed as a bare number of microseconds. */
-static void spawn_cold(void)
+/* A child run: one spawn_level in this fresh process, printed as a bare number of microseconds.
+ * With `loaded`, the level is compiled and loaded first, untimed; without, spawn_level loads it
+ * from the project's compiled/ folder inside the timing (the process booted with that project). */
+static void spawn_cold(bool loaded)
 {
-    if (load_level()) {
+    if (loaded && load_level()) {
         fprintf(stderr, "bench_entities: could not compile the bench level\n");
         exit(1);
     }
@@ -311,14 +324,46 @@ static void spawn_cold(void)
     worlds->destroy_world(w);
 }
 
-/* Runs this program again with --cold, COLD_RUNS times, for the median first spawn of a process. */
-static void bench_cold(const char *self, const char *dir)
+static bool write_text(const char *dir, const char *rel, const char *text, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "wb");
+    const bool ok = f && fwrite(text, 1, len, f) == len;
+    return (f && fclose(f) == 0) && ok;
+}
+
+/* A temporary project holding the bench level, compiled (compiled/level/bench/level.bin) the
+ * way cuttle-compile does it, in this process, where bench_position is registered. */
+static bool make_level_project(char *dir, size_t size)
+{
+    snprintf(dir, size, "%s/cuttle-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    char sub[1100], level[256];
+    if (!mkdtemp(dir))
+        return false;
+    snprintf(sub, sizeof sub, "%s/bench", dir);
+    const int len = level_source(level, sizeof level);
+    uint32_t compiled = 0, up_to_date = 0, failed = 0;
+    return mkdir(sub, 0700) == 0 && write_text(dir, "project.sjson", "", 0) &&
+           write_text(dir, "bench/level.level", level, (size_t)len) &&
+           resources__compile_project(dir, &compiled, &up_to_date, &failed) == 0 &&
+           compiled == 1 && failed == 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Runs `command` COLD_RUNS times, each a fresh process printing "us entities"; the median. */
+static bool cold_median(const char *command, double *median)
 {
     double cold[COLD_RUNS];
     int got = 0;
     for (int r = 0; r < COLD_RUNS; r++) {
-        char command[2048];
-        snprintf(command, sizeof command, "'%s' --cold 1 --modules '%s'", self, dir);
         FILE *p = popen(command, "r");
         double us;
         int n;
@@ -328,13 +373,39 @@ static void bench_cold(const char *self, const char *dir)
             pclose(p);
     }
     if (got)
-        bench_report("entities.spawn_level_10k_cold_us", bench_median(cold, got), "us",
+        *median = bench_median(cold, got);
+    return got > 0;
+}
+
+/* The first spawn of a fresh process, with the level loaded before (the figure flecs' first
+ * bulk instantiation compares with) and with it still on disk (what a game's first spawn of a
+ * level costs: reading, checking and spawning it). */
+static void bench_cold(const char *self, const char *modules)
+{
+    char command[4096], project[1024];
+    double us;
+    snprintf(command, sizeof command, "'%s' --cold loaded --modules '%s'", self, modules);
+    if (cold_median(command, &us))
+        bench_report("entities.spawn_level_10k_cold_us", us, "us",
                      "first spawn_level of a fresh process (level loaded untimed just before)");
+    if (!make_level_project(project, sizeof project)) {
+        fprintf(stderr, "bench_entities: could not make the bench project in %s\n", project);
+    } else {
+        snprintf(command, sizeof command, "'%s' --cold '%s' --modules '%s'", self, project,
+                 modules);
+        if (cold_median(command, &us))
+            bench_report("entities.spawn_level_10k_cold_unloaded_us", us, "us",
+                         "first spawn_level of a fresh process, the level read from compiled/");
+    }
+    nftw(project, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int main(int argc, char **argv)
 {
-    const bool cold = bench_arg(argc, argv, "--cold") != NULL;
+    /* --cold loaded | --cold PROJECT: a child run of bench_cold. */
+    const char *cold_mode = bench_arg(argc, argv, "--cold");
+    const bool cold = cold_mode != NULL;
+    const char *cold_project = cold && strcmp(cold_mode, "loaded") != 0 ? cold_mode : NULL;
 #ifdef __GLIBC__
     /* Every block from the heap (no mmap per big block) and no trimming: memory freed by one run
      * is reused, already mapped, by the next. */
@@ -352,7 +423,8 @@ int main(int argc, char **argv)
     FILE *has_transforms = fopen(paths[1], "rb");
     if (has_transforms)
         fclose(has_transforms);
-    kernel_desc_t desc = {.strict = true, .num_plugin_paths = has_transforms ? 2 : 1};
+    kernel_desc_t desc = {.strict = true, .num_plugin_paths = has_transforms ? 2 : 1,
+                          .project_dir = cold_project};
     desc.plugin_paths[0] = paths[0];
     desc.plugin_paths[1] = paths[1];
     if (kernel__boot(&desc)) {
@@ -375,7 +447,7 @@ int main(int argc, char **argv)
     uint64_t velocity_type = components->register_type(&velocity);
     uint64_t sink = 0;
     if (cold && has_transforms) {
-        spawn_cold();
+        spawn_cold(cold_project == NULL);
     } else {
         bench_entities(position_type, velocity_type, &sink);
         if (has_transforms && transforms) {

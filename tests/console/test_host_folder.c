@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "console/console_internal.h"
+#include "test_kernel.h"
 
 static char scratch[64];
 
@@ -56,16 +57,14 @@ static long dead_pid(void)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(scratch, sizeof scratch, "/tmp/cuttle-host-test-XXXXXX");
-    return mkdtemp(scratch) ? 0 : -1;
+    test_project_make(scratch, sizeof scratch, "cuttle-host-test");
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", scratch);
-    return system(cmd);
+    return test_project_remove(scratch);
 }
 
 static void only_folders_of_gone_owners_are_removed(void **state)

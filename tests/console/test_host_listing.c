@@ -26,6 +26,7 @@
 
 #include "console/console_frame.h"
 #include "console/console_internal.h"
+#include "test_kernel.h"
 
 /* What the fake server does besides answering with a small script. */
 typedef enum {
@@ -405,9 +406,7 @@ static void real_server_listing_is_copied(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(scratch, sizeof scratch, "/tmp/ct-host-listing-XXXXXX");
-    if (!mkdtemp(scratch))
-        return -1;
+    test_project_make(scratch, sizeof scratch, "ct-host-listing");
     snprintf(tmp_dir, sizeof tmp_dir, "%s/tmp", scratch);
     snprintf(outside, sizeof outside, "%s/outside", scratch);
     mkdir(tmp_dir, 0700);
@@ -420,9 +419,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    return system(command) == 0 ? 0 : -1;
+    return test_project_remove(scratch) == 0 ? 0 : -1;
 }
 
 int main(void)

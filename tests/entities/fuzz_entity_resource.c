@@ -73,6 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(raw, data, size);
     try_load(raw, size);
     free(raw);
+    /* And at an odd address: the loader copies such a payload to an aligned place first. */
+    uint8_t *odd = malloc(size + 1);
+    memcpy(odd + 1, data, size);
+    try_load(odd + 1, size);
+    free(odd);
 
     if (size < 2)
         return 0;

@@ -19,6 +19,7 @@
 
 #include "base/leftovers.h"
 #include "fixture.h"
+#include "test_kernel.h"
 
 static char scratch[64];
 
@@ -157,9 +158,7 @@ static void copies_of_gone_processes_are_removed_at_the_first_load(void **state)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(scratch, sizeof scratch, "/tmp/ct-plugin-copies-XXXXXX");
-    if (!mkdtemp(scratch))
-        return -1;
+    test_project_make(scratch, sizeof scratch, "ct-plugin-copies");
     setenv("TMPDIR", scratch, 1);
     return 0;
 }
@@ -167,9 +166,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    return system(command) == 0 ? 0 : -1;
+    return test_project_remove(scratch) == 0 ? 0 : -1;
 }
 
 int main(void)
