@@ -107,7 +107,9 @@ typedef struct ct_network_api_v1 {
     /* Opens the socket and hosts or joins. Returns 0, CT_ERR_INVALID (a bad address or field,
      * logged), CT_ERR_IO (the port is taken) or CT_ERR_CONFLICT (a session runs already). */
     int (*start)(const ct_network_desc_t *desc);
-    /* Leaves the session (peers are told) and closes the socket. Replicas stay as entities. */
+    /* Leaves the session (peers are told) and closes the socket. Replicas stay as entities, and
+     * no entity stays tied to an object: owner() says 0 for every one, and a new session starts
+     * with none replicated (its objects are never the old entities, even where ids repeat). */
     void (*stop)(void);
     /* The bound port (0 when stopped). */
     uint16_t (*port)(void);

@@ -157,6 +157,7 @@ void network__stop(void)
     network__state_t *st = network__m.state;
     if (!st->running)
         return;
+    network__unlink_all();
     for (uint32_t c = 0; c < st->session.max_conns; c++)
         net_node_disconnect(&st->session.node, c, "left the session");
     net_node_service(&st->session.node, net_udp_now());

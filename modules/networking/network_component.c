@@ -45,6 +45,31 @@ static uint32_t find(const network__manager_t *m, ct_entity_t e)
     return at && *at && *at <= m->n && m->entity[*at - 1].id == e.id ? *at - 1 : UINT32_MAX;
 }
 
+/* The word in the session's slot of `object` that keeps its instance + 1 here, or NULL (no
+ * session, another world, or an object the session does not know). Only the session's world
+ * has entries while it runs, and network__stop unlinks them all, so a word never outlives its
+ * session and a new session never finds an old one's entities. */
+static uint32_t *object_word(const network__manager_t *m, uint32_t object)
+{
+    network__state_t *st = network__m.state;
+    return st->running && m->world == st->world ? net_object_user(&st->session, object) : NULL;
+}
+
+/* The instance of object, or UINT32_MAX: one probe of the session's map, not a walk. */
+static uint32_t find_object(const network__manager_t *m, uint32_t object)
+{
+    const uint32_t *at = object_word(m, object);
+    return at && *at && *at <= m->n && m->object[*at - 1] == object ? *at - 1 : UINT32_MAX;
+}
+
+/* Points object's word at instance i (UINT32_MAX: at none) if it points at `was` + 1. */
+static void move_object_word(const network__manager_t *m, uint32_t object, uint32_t was, uint32_t i)
+{
+    uint32_t *at = object_word(m, object);
+    if (at && *at == was + 1)
+        *at = i + 1;
+}
+
 /* Appends e -> object; false (out of memory) with the manager as it was. */
 static bool add(network__manager_t *m, ct_entity_t e, uint32_t object)
 {
@@ -58,20 +83,25 @@ static bool add(network__manager_t *m, ct_entity_t e, uint32_t object)
         m->cap = cap < cap2 ? cap : cap2;
     }
     *ct_entity_pages_entry(&m->index, e) = m->n + 1;
+    uint32_t *word = object_word(m, object);
+    if (word)
+        *word = m->n + 1;
     m->entity[m->n] = e;
     m->object[m->n++] = object;
     return true;
 }
 
 /* Swap-and-pop: the last instance moves into i (the arrays stay packed for the walks) and its
- * entry follows it. An entry is changed only where it points at the instance concerned: one
- * taken over by a newer entity of the same index stays that entity's. */
+ * entries (entity index, object word) follow it. An entry is changed only where it points at
+ * the instance concerned: one taken over by a newer entity of the same index stays that
+ * entity's. */
 static void remove_at(network__manager_t *m, uint32_t i)
 {
     const uint32_t last = --m->n;
     uint32_t *gone = ct_entity_pages_entry(&m->index, m->entity[i]);
     if (gone && *gone == i + 1)
         *gone = 0;
+    move_object_word(m, m->object[i], i, UINT32_MAX);
     if (i == last)
         return;
     m->entity[i] = m->entity[last];
@@ -79,6 +109,7 @@ static void remove_at(network__manager_t *m, uint32_t i)
     uint32_t *moved = ct_entity_pages_entry(&m->index, m->entity[i]);
     if (moved && *moved == last + 1)
         *moved = i + 1;
+    move_object_word(m, m->object[i], last, i);
 }
 
 uint32_t network__object_of(ct_world_o *world, ct_entity_t e)
@@ -145,11 +176,8 @@ void network__replica_created(uint32_t object)
     network__state_t *st = network__m.state;
     network__manager_t *m = network__manager(st->world);
     const net_object_t *o = net_object_find(&st->session, object);
-    if (!m || !o || o->owner == st->session.my_id)
+    if (!m || !o || o->owner == st->session.my_id || find_object(m, object) != UINT32_MAX)
         return;
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->object[i] == object)
-            return;
     const ct_entity_t e = network__m.entity->create();
     ct_transform_pose_t pose = {.scale = {1, 1, 1}};
     memcpy(pose.position, o->fields, sizeof pose.position);
@@ -159,6 +187,13 @@ void network__replica_created(uint32_t object)
         if (e.id)
             network__m.entity->destroy(e);
     }
+}
+
+void network__unlink_all(void)
+{
+    network__manager_t *m = network__manager(network__m.state->world);
+    while (m && m->n)
+        remove_at(m, m->n - 1);
 }
 
 void network__gather(void)

@@ -493,6 +493,8 @@ typedef struct net_object_t {
     uint8_t owner;
     uint8_t live;     /* 0: a tombstone (destroyed at counter `mig`), kept to refuse stale messages */
     uint16_t pad;
+    uint32_t user;    /* the binding's word for the object (the component: its instance + 1);
+                       * 0 when the slot is made, so a new session or a reused slot holds none */
     uint32_t field_version[NET_FIELDS];
     float fields[NET_FIELDS];
 } net_object_t;
@@ -589,6 +591,8 @@ int net_object_destroy(net_session_t *s, uint32_t id);
 /* Host only: gives the object to `owner` (itself included). */
 int net_object_migrate(net_session_t *s, uint32_t id, uint8_t owner);
 const net_object_t *net_object_find(const net_session_t *s, uint32_t id); /* live ones only */
+/* The user word of the object's slot, live or tombstone; NULL when the id is unknown. */
+uint32_t *net_object_user(net_session_t *s, uint32_t id);
 
 /* Internal between session and replication. */
 int net__replication_init(net_session_t *s, uint32_t max_objects);
@@ -724,7 +728,7 @@ int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **w
 
 /* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef NETWORK_LAYOUT_VERSION
-#define NETWORK_LAYOUT_VERSION 2u
+#define NETWORK_LAYOUT_VERSION 3u
 #endif
 
 #define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
@@ -767,7 +771,8 @@ typedef struct network__module_t {
 extern network__module_t network__m;
 
 /* Per world: which entities are which objects (parallel arrays walked linearly, kept packed by
- * swap-and-pop), and the SDK's paged index from an entity to its instance + 1. */
+ * swap-and-pop), and the SDK's paged index from an entity to its instance + 1. The other way,
+ * object -> instance + 1, is the `user` word of the object's slot in the session. */
 typedef struct network__manager_t {
     ct_allocator_t *a;
     ct_world_o *world;
@@ -797,6 +802,9 @@ network__manager_t *network__manager(ct_world_o *world);
 void network__gather(void);
 void network__apply(void);
 void network__replica_created(uint32_t object);
+/* Before the session ends: every entity of its world stops being an object (replicas stay as
+ * plain entities, owned ones stay unreplicated), so no later session aliases them. */
+void network__unlink_all(void);
 
 void network__register_lua(void);
 /* Runs queued RPC calls, at most CT_NETWORK_RPC_BUDGET per peer. */

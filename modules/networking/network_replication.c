@@ -242,6 +242,12 @@ const net_object_t *net_object_find(const net_session_t *s, uint32_t id)
     return i != UINT32_MAX && s->objects[i].live ? &s->objects[i] : NULL;
 }
 
+uint32_t *net_object_user(net_session_t *s, uint32_t id)
+{
+    const uint32_t i = find_index(s, id);
+    return i != UINT32_MAX ? &s->objects[i].user : NULL;
+}
+
 static void write_state(net_object_t *o, uint16_t mask, const float *fields)
 {
     o->version++;

@@ -5,7 +5,8 @@
  * RPC calls reach the Lua handler with checked values and within the per-frame budget, a call
  * that breaks its schema disconnects the client, a hot reload keeps the session running, and bad
  * Lua arguments raise clear errors. The component's entity -> object index: a stale handle whose
- * index was reused finds nothing, and a batch of deaths removes exactly those objects.
+ * index was reused finds nothing, and a batch of deaths removes exactly those objects. Object ->
+ * entity: a replica is made once per object, and a new session never aliases an old one's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -116,6 +117,32 @@ static bool host_has_replica(void) { return net->stats().objects == 2 && tf->cou
 static bool hits_three(void) { return lua_true("hits == 3"); }
 static bool client_gone(void) { return client_left > 0; }
 
+/* The client (the core on its own socket) joins the engine's session as peer 2. */
+static void client_join(void)
+{
+    test_alloc_init(&alloc);
+    client_left = 0;
+    uint16_t port = 0;
+    const net_addr_t any = net_addr_loopback4(0);
+    assert_int_equal(net_udp_open(&client_udp, &alloc.base, &any, NULL, &port), 0);
+    const net_session_desc_t d = {
+        .node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
+        .max_objects = 64, .ev = {.left = on_left}};
+    assert_int_equal(net_session_init(&client, &d), 0);
+    net_udp_set_node(client_udp, &client.node);
+    const net_addr_t host = net_addr_loopback4(net->port());
+    assert_int_equal(net_session_join(&client, &host, net_udp_now()), 0);
+    assert_true(frames_until(client_joined, 3000));
+    assert_int_equal(client.my_id, 2);
+}
+
+static void client_close(void)
+{
+    net_session_free(&client);
+    net_udp_close(client_udp);
+    assert_int_equal(alloc.live_bytes, 0);
+}
+
 static int boot(void **state)
 {
     (void)state;
@@ -157,19 +184,7 @@ static void host_and_client(void **state)
     assert_int_equal(net->owner(world, e), 1);
 
     /* The client joins from its own port. */
-    test_alloc_init(&alloc);
-    uint16_t port = 0;
-    const net_addr_t any = net_addr_loopback4(0);
-    assert_int_equal(net_udp_open(&client_udp, &alloc.base, &any, NULL, &port), 0);
-    const net_session_desc_t d = {
-        .node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
-        .max_objects = 64, .ev = {.left = on_left}};
-    assert_int_equal(net_session_init(&client, &d), 0);
-    net_udp_set_node(client_udp, &client.node);
-    const net_addr_t host = net_addr_loopback4(net->port());
-    assert_int_equal(net_session_join(&client, &host, net_udp_now()), 0);
-    assert_true(frames_until(client_joined, 3000));
-    assert_int_equal(client.my_id, 2);
+    client_join();
 
     /* Out: the entity's transform is the object's state, and so are declared script fields. */
     assert_true(frames_until(client_has_object, 3000));
@@ -243,9 +258,7 @@ static void host_and_client(void **state)
     assert_int_equal(net->stats().breaches, 1);
     assert_int_equal(net->stats().peers, 0);
 
-    net_session_free(&client);
-    net_udp_close(client_udp);
-    assert_int_equal(alloc.live_bytes, 0);
+    client_close();
     net->stop();
     assert_int_equal(net->port(), 0);
 }
@@ -389,6 +402,91 @@ static void a_batch_of_deaths_removes_exactly_those_objects(void **state)
     worlds->destroy_world(w);
 }
 
+static uint32_t transforms_wanted;
+static bool transforms_reached(void) { return tf->count(world) == transforms_wanted; }
+
+static ct_transform_pose_t pose_of(ct_entity_t e) { return tf->local(world, tf->lookup(world, e)); }
+
+/* A client's object makes one entity here, however often it is announced: a second CREATE of
+ * it (a newer version) and the same CREATE again (stale) only move it. */
+static void a_replica_is_made_once_per_object(void **state)
+{
+    (void)state;
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    client_join();
+    const uint32_t before = tf->count(world);
+    const uint32_t id = net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
+    assert_true(id != 0);
+    transforms_wanted = before + 1;
+    assert_true(frames_until(transforms_reached, 3000));
+    assert_int_equal(net->stats().objects, 1);
+
+    uint8_t b[128];
+    for (uint32_t version = 5; version <= 6; version++)
+        for (int again = 0; again < 2; again++) {
+            net_obj_msg_t m = {.type = NET_R_CREATE, .origin = 2, .owner = 2, .id = id,
+                               .version = version, .mask = 1, .fields = {(float)version}};
+            net_writer_t w = net_writer(b, sizeof b);
+            net_obj_msg_write(&w, &m);
+            assert_int_equal(net_node_send(&client.node, (uint32_t)client.host_conn, b, w.n, true, 0), 0);
+        }
+    const uint64_t stale = net->stats().stale_ignored;
+    for (int i = 0; i < 3000 && net->stats().stale_ignored < stale + 2; i++)
+        frame();
+    assert_int_equal(net->stats().stale_ignored, stale + 2); /* both repeats arrived, refused */
+    assert_int_equal(tf->count(world), before + 1);
+    assert_int_equal(net->stats().objects, 1);
+    client_close();
+    net->stop();
+}
+
+/* A session never aliases the objects of the one before it in the same world, though the new
+ * one numbers its objects from the start again: after stop, an owned entity is no longer
+ * replicated and a replica is a plain entity (it stays); a new session's object with the same
+ * id as an old one (ours, or a client's) is its own entity, and destroying the old entities
+ * leaves the new objects alone. */
+static void a_new_session_never_aliases_the_last_ones_objects(void **state)
+{
+    (void)state;
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    const ct_entity_t old_owned = replicated_entity(world, 1);
+    client_join();
+    const uint32_t before = tf->count(world);
+    const uint32_t old_id = net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
+    transforms_wanted = before + 1;
+    assert_true(frames_until(transforms_reached, 3000));
+    client_close();
+    net->stop();
+    assert_int_equal(net->owner(world, old_owned), 0);
+    assert_int_equal(tf->count(world), before + 1); /* the replica stays */
+
+    /* The same ids again: the host's first object, the client's first object. */
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    const ct_entity_t new_owned = replicated_entity(world, 2);
+    assert_int_equal(net->owner(world, new_owned), 1);
+    assert_int_equal(net->owner(world, old_owned), 0);
+    assert_int_equal(net->stats().objects, 1);
+    client_join();
+    const uint32_t new_id = net_object_spawn(&client, (const float[NET_FIELDS]){4, 5, 6, 0, 0, 0, 1}, 0xffff);
+    assert_int_equal(new_id, old_id);
+    transforms_wanted = before + 3; /* new_owned and the new replica */
+    assert_true(frames_until(transforms_reached, 3000));
+    assert_int_equal(net->stats().objects, 2);
+    for (int i = 0; i < 20; i++)
+        frame();
+    assert_int_equal(tf->count(world), before + 3);
+    assert_int_equal(pose_of(old_owned).position[0], 1.0f); /* nothing moved the old entity */
+
+    /* The old owned entity dies: the new object with its old id stays. */
+    entity->destroy(old_owned);
+    assert_int_equal(net->stats().objects, 2);
+    assert_int_equal(net->owner(world, new_owned), 1);
+    entity->destroy(new_owned);
+    assert_int_equal(net->stats().objects, 1);
+    client_close();
+    net->stop();
+}
+
 static void lua_misuse_is_named(void **state)
 {
     (void)state;
@@ -408,6 +506,8 @@ int main(void)
         cmocka_unit_test(the_component_in_resources),
         cmocka_unit_test(a_stale_handle_finds_no_object),
         cmocka_unit_test(a_batch_of_deaths_removes_exactly_those_objects),
+        cmocka_unit_test(a_replica_is_made_once_per_object),
+        cmocka_unit_test(a_new_session_never_aliases_the_last_ones_objects),
         cmocka_unit_test(lua_misuse_is_named),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
