@@ -19,7 +19,7 @@
 struct console_frame_node_t {
     console_frame_node_t *next;
     uint32_t type, length;
-    char *payload; /* taken from the reader (malloc'd, length + 1 bytes): never copied */
+    char *payload; /* taken from the reader (its allocator's, length + 1 bytes): never copied */
 };
 
 static void *heap_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
@@ -112,6 +112,20 @@ int console_conn__open(console_conn_t *c, const char *host, int port, uint32_t m
         return -1;
     }
     return 0;
+}
+
+bool console_conn__set_allocator(console_conn_t *c, ct_allocator_t *a)
+{
+    if (c->reader.payload || c->first)
+        return false;
+    c->reader.allocator = a ? a : &heap;
+    return true;
+}
+
+void console_conn__free(console_conn_t *c, char *payload, uint32_t length)
+{
+    if (payload)
+        ct_free(c->reader.allocator, payload, (size_t)length + 1);
 }
 
 void console_conn__set_max_payload(console_conn_t *c, uint32_t max_payload)
@@ -242,7 +256,7 @@ void console_conn__close(console_conn_t *c)
     while (c->first) {
         console_frame_node_t *f = c->first;
         c->first = f->next;
-        free(f->payload);
+        console_conn__free(c, f->payload, f->length);
         free(f);
     }
     c->last = NULL;

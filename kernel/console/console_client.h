@@ -3,6 +3,7 @@
 #ifndef CT_CONSOLE_CLIENT_H
 #define CT_CONSOLE_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,9 +30,16 @@ void console_conn__set_max_payload(console_conn_t *c, uint32_t max_payload);
 int console_conn__send(console_conn_t *c, const char *json);
 /* Sends raw bytes (tests: broken frames). */
 int console_conn__send_raw(console_conn_t *c, const void *bytes, size_t n);
-/* Takes the next frame, waiting up to timeout_ms: 1 and the frame (free with free()), 0 on
- * timeout, -1 when the connection closed or failed (conn->error). The payload is
- * NUL-terminated. A stream that broke the framing (an oversized or unknown frame) is closed:
+/* Frames that begin from now on are allocated from `a` (length + 1 bytes each; NULL: the C
+ * heap, the default). Only between frames: false, and nothing changed, while a frame is partly
+ * read or frames wait to be taken (and payloads already handed out must be freed first). The
+ * file client receives a compiled blob this way straight into the resource allocator. */
+bool console_conn__set_allocator(console_conn_t *c, ct_allocator_t *a);
+/* Frees a payload console_conn__recv handed out (length as it said). */
+void console_conn__free(console_conn_t *c, char *payload, uint32_t length);
+/* Takes the next frame, waiting up to timeout_ms: 1 and the frame (free with console_conn__free,
+ * or free() while the allocator is the heap), 0 on timeout, -1 when the connection closed or
+ * failed (conn->error). The payload is NUL-terminated. A stream that broke the framing (an oversized or unknown frame) is closed:
  * what follows cannot be told apart from a frame. */
 int console_conn__recv(console_conn_t *c, int timeout_ms, uint32_t *type, char **payload,
                        uint32_t *length);

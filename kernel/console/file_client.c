@@ -29,9 +29,10 @@ static struct {
     double next_id;
 } g_fc;
 
-/* Sends a 'file' request and waits for its reply. Returns the binary payload (malloc'd; free it)
- * or NULL with the reason in why. */
-static uint8_t *request(cJSON *msg, uint64_t *size, char *why, size_t why_size)
+/* Sends a 'file' request and waits for its reply. Returns the binary payload moved to the start
+ * of the reply's frame (free it with console_conn__free(.., *frame)) or NULL with the reason in
+ * why. */
+static uint8_t *request(cJSON *msg, uint64_t *size, uint32_t *frame, char *why, size_t why_size)
 {
     double id = ++g_fc.next_id;
     cJSON_AddStringToObject(msg, "type", "file");
@@ -57,7 +58,7 @@ static uint8_t *request(cJSON *msg, uint64_t *size, char *why, size_t why_size)
             const uint8_t *p = (const uint8_t *)payload;
             json_len = len >= 4 ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
             if (len < 4 || json_len > len - 4) {
-                free(payload);
+                console_conn__free(&g_fc.conn, payload, len);
                 snprintf(why, why_size, "a malformed reply (JSON length %u in %u bytes)",
                          (unsigned)json_len, (unsigned)len);
                 return NULL;
@@ -68,42 +69,62 @@ static uint8_t *request(cJSON *msg, uint64_t *size, char *why, size_t why_size)
         const cJSON *rid = cJSON_GetObjectItem(o, "id");
         if (!cJSON_IsNumber(rid) || rid->valuedouble != id) {
             cJSON_Delete(o);
-            free(payload);
+            console_conn__free(&g_fc.conn, payload, len);
             continue;
         }
         const cJSON *err = cJSON_GetObjectItem(o, "error");
         if (type != CONSOLE_FRAME_BINARY || !cJSON_IsTrue(cJSON_GetObjectItem(o, "ok"))) {
             snprintf(why, why_size, "%s", cJSON_IsString(err) ? err->valuestring : "refused");
             cJSON_Delete(o);
-            free(payload);
+            console_conn__free(&g_fc.conn, payload, len);
             return NULL;
         }
         cJSON_Delete(o);
         *size = len - 4 - json_len;
+        *frame = len;
         memmove(payload, payload + 4 + json_len, (size_t)*size);
         return (uint8_t *)payload;
     }
 }
 
+/* The reply is received straight into a block of the resource allocator, which becomes the blob
+ * once the JSON before it is moved out and the block shrunk to size + 1 (in place): a blob of up
+ * to CONSOLE_MAX_BLOB bytes is never held twice. Frames between requests go to the heap again; a
+ * server that sent more than the reply is disconnected, so none of its bytes stay in resource
+ * memory past this call. */
 static int fetch_blob(void *ctx, const char *type, const char *name, char *path,
                       size_t path_size, uint8_t **blob, uint64_t *size)
 {
     (void)ctx;
     snprintf(path, path_size, "%s/%s/%s/%s.bin", g_fc.conn.peer, RESOURCES_COMPILED_DIR, type, name);
+    ct_allocator_t *a = resources__allocator();
+    if (!console_conn__set_allocator(&g_fc.conn, a)) {
+        log__error("%s: the file server sent what was not asked for; disconnecting", path);
+        console_conn__close(&g_fc.conn);
+        return CT_ERR_IO;
+    }
     cJSON *m = cJSON_CreateObject();
     cJSON_AddStringToObject(m, "resource", type);
     cJSON_AddStringToObject(m, "name", name);
     char why[512];
-    uint8_t *data = request(m, size, why, sizeof why);
+    uint32_t frame = 0;
+    uint8_t *data = request(m, size, &frame, why, sizeof why);
+    if (!console_conn__set_allocator(&g_fc.conn, NULL)) {
+        log__error("%s: the file server sent more than its reply; disconnecting", path);
+        console_conn__close(&g_fc.conn); /* frees what it sent, from the resource allocator */
+        console_conn__set_allocator(&g_fc.conn, NULL);
+    }
     if (!data) {
         log__error("%s: the file server did not send it: %s", path, why);
         return CT_ERR_NOT_FOUND;
     }
-    *blob = ct_alloc(resources__allocator(), (size_t)*size + 1);
-    if (*blob)
-        memcpy(*blob, data, (size_t)*size);
-    free(data);
-    return *blob ? 0 : CT_ERR_NOMEM;
+    *blob = ct_realloc(a, data, (size_t)frame + 1, (size_t)*size + 1);
+    if (!*blob) {
+        ct_free(a, data, (size_t)frame + 1);
+        return CT_ERR_NOMEM;
+    }
+    (*blob)[*size] = '\0';
+    return 0;
 }
 
 /* Creates `rel` (a plain path: file_server__plain_path) in the private folder, one segment at a
@@ -159,7 +180,8 @@ static int copy_file(const char *rel, uint64_t *total)
     cJSON_AddStringToObject(m, "path", rel);
     char why[512];
     uint64_t size;
-    uint8_t *data = request(m, &size, why, sizeof why);
+    uint32_t frame = 0;
+    uint8_t *data = request(m, &size, &frame, why, sizeof why);
     if (!data && g_fc.conn.reader.refused) {
         log__error("--host %s: refusing '%s': the file server announced a reply of %u bytes, more "
                    "than the %" PRIu64 " bytes left of the %u MiB the listed files may take "
@@ -179,7 +201,7 @@ static int copy_file(const char *rel, uint64_t *total)
                    g_fc.conn.peer, rel, (unsigned)(FILE_CLIENT_MAX_BYTES >> 20));
     else
         rc = write_file(rel, data, size);
-    free(data);
+    console_conn__free(&g_fc.conn, (char *)data, frame);
     return rc;
 }
 

@@ -4,7 +4,8 @@
  * may take, or plants links in the folder while the node copies. The node must refuse, and no
  * file may appear outside its folder. A frame over the node's bound must be refused from its
  * header: the fake server then finds the connection closed while it is still sending the
- * frame's bytes (it exits SERVER_CUT_OFF); a node that buffered the frame lets it finish. */
+ * frame's bytes (it exits SERVER_CUT_OFF); a node that buffered the frame lets it finish. A
+ * compiled blob the node fetches is received into the resource allocator and never copied. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +27,10 @@
 
 #include "console/console_frame.h"
 #include "console/console_internal.h"
+#include "base/memory.h"
+#include "ct_resource.h"
+#include "resources/resources.h"
+#include "resources/resources_internal.h"
 #include "test_kernel.h"
 
 /* What the fake server does besides answering with a small script. */
@@ -341,6 +346,51 @@ static void links_in_the_folder_are_not_followed(void **state)
     assert_refused("[\"a.lua\",\"c.lua\"]", LINK_FILE);
 }
 
+static void *refuse_load(void *user_data, const void *payload, uint64_t size, char *err,
+                         size_t err_size)
+{
+    (void)user_data, (void)payload, (void)size, (void)err, (void)err_size;
+    return NULL;
+}
+
+static int no_compile(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
+{
+    (void)user_data, (void)source, (void)ctx;
+    return CT_ERR_INVALID;
+}
+
+/* With the resource system up, a compiled blob the node fetches (the fake server's 4 MiB of
+ * '-', refused as a blob by the resource system, which frees it) is the reply's own frame: the
+ * resource allocator's peak holds the whole frame (the JSON before the blob included: it was
+ * received there) and never a second copy of it; nothing is left. Before, the frame was read
+ * into the C heap and copied into a block of blob size, so both were live at once. */
+static void check_fetched_blob(const char *dir)
+{
+    (void)dir;
+    assert_int_equal(memory__init(0), 0);
+    assert_int_equal(resources__init(NULL, false), 0);
+    const ct_resource_type_t type = {.type = "thing", .compile = no_compile, .load = refuse_load};
+    assert_int_equal(resources__register_type(&type), 0);
+    const ct_allocator_stats_t before = memory__stats(resources__allocator());
+    assert_int_not_equal(resources__load("thing", "a"), 0);
+    const ct_allocator_stats_t after = memory__stats(resources__allocator());
+    assert_true(after.total_allocations > before.total_allocations); /* it came this way */
+    assert_true(after.peak_bytes - before.live_bytes > g_reply_size + 4);
+    assert_true(after.peak_bytes - before.live_bytes < 2 * g_reply_size);
+    assert_int_equal(after.live_bytes, before.live_bytes);
+    resources__unregister_type("thing");
+    resources__shutdown();
+    memory__shutdown();
+}
+
+static void a_fetched_blob_is_not_copied(void **state)
+{
+    (void)state;
+    clear();
+    g_reply_size = 4u << 20;
+    assert_int_equal(run_node("[\"project.sjson\"]", SIZED, check_fetched_blob), 0);
+}
+
 static volatile sig_atomic_t g_stop;
 static void on_term(int sig) { (void)sig, g_stop = 1; }
 static int stop_requested(void) { return g_stop; }
@@ -437,6 +487,7 @@ int main(void)
         cmocka_unit_test(the_budget_can_be_used_to_its_end),
         cmocka_unit_test(links_in_the_folder_are_not_followed),
         cmocka_unit_test(real_server_listing_is_copied),
+        cmocka_unit_test(a_fetched_blob_is_not_copied),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
