@@ -14,11 +14,13 @@
 
 #define L_API (entities__services.lua)
 
-static ct_world_o *check_world(lua_State *L, int idx)
+/* Argument 1 of `fn` as a live world, or a Lua error naming fn (the error's place is the script
+ * line that called it; the Lua half checks before calling in, so its lines never show). */
+static ct_world_o *check_world(lua_State *L, const char *fn)
 {
-    ct_world_o *w = L_API->to_light_userdata(L, idx);
+    ct_world_o *w = L_API->to_light_userdata(L, 1);
     if (!entities__world_valid(w))
-        L_API->error(L, "argument %d is not a live world", idx);
+        L_API->error(L, "%s: argument 1 is not a live world (destroyed already?)", fn);
     return w;
 }
 
@@ -49,13 +51,13 @@ static int l_world_create(lua_State *L)
 
 static int l_world_destroy(lua_State *L)
 {
-    entities__destroy_world(check_world(L, 1));
+    entities__destroy_world(check_world(L, "World.destroy"));
     return 0;
 }
 
 static int l_world_spawn_unit(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.spawn_unit");
     const char *name = L_API->check_string(L, 2, NULL);
     float pos[3], rot[4];
     for (int i = 0; i < 3; i++)
@@ -72,7 +74,7 @@ static int l_world_spawn_unit(lua_State *L)
 
 static int l_world_spawn_level(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.spawn_level");
     int n = entities__spawn_named(w, "level", L_API->check_string(L, 2, NULL), NULL, NULL, NULL);
     if (n < 0) {
         const char *why = entities__services.log->error_message(n);
@@ -86,7 +88,7 @@ static int l_world_spawn_level(lua_State *L)
 
 static int l_world_debug_name(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.debug_name");
     const ct_debug_name_api_v1 *api = &entities__debug_name_api;
     const char *name = api->name(w, api->lookup(w, check_entity(L, 2)));
     if (name)
@@ -98,7 +100,7 @@ static int l_world_debug_name(lua_State *L)
 
 static int l_world_set_debug_name(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.set_debug_name");
     ct_entity_t e = check_entity(L, 2);
     int err = entities__debug_name_api.set(w, e, L_API->check_string(L, 3, NULL));
     L_API->push_boolean(L, err == 0);
@@ -107,7 +109,7 @@ static int l_world_set_debug_name(lua_State *L)
 
 static int l_world_queue_callback(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.queue_callback");
     ct_entity_t e = check_entity(L, 2);
     const char *name = L_API->check_string(L, 3, NULL);
     double args[16];
@@ -123,13 +125,13 @@ static int l_world_queue_callback(lua_State *L)
 
 static int l_world_collect_garbage(lua_State *L)
 {
-    entities__collect_garbage(check_world(L, 1));
+    entities__collect_garbage(check_world(L, "World.collect_garbage"));
     return 0;
 }
 
 static int l_world_take_callbacks(lua_State *L)
 {
-    L_API->push_number(L, entities__take_callbacks(check_world(L, 1)));
+    L_API->push_number(L, entities__take_callbacks(check_world(L, "World.run_callbacks")));
     return 1;
 }
 
@@ -137,7 +139,7 @@ static int l_world_take_callbacks(lua_State *L)
  * the end. */
 static int l_world_next_callback(lua_State *L)
 {
-    ct_world_o *w = check_world(L, 1);
+    ct_world_o *w = check_world(L, "World.run_callbacks");
     const double run = L_API->check_number(L, 2);
     ct_entity_t e;
     const char *name;
@@ -155,10 +157,10 @@ static int l_world_next_callback(lua_State *L)
     return 0;
 }
 
-static int l_world_check(lua_State *L)
+static int l_world_live(lua_State *L)
 {
-    check_world(L, 1);
-    return 0;
+    L_API->push_boolean(L, entities__world_valid(L_API->to_light_userdata(L, 1)));
+    return 1;
 }
 
 static int l_world_report(lua_State *L)
@@ -200,7 +202,7 @@ static const ct_lua_reg_t world_fns[] = {
     {"_take_callbacks", l_world_take_callbacks},
     {"_next_callback", l_world_next_callback},
     {"_report", l_world_report},
-    {"_check", l_world_check},
+    {"_live", l_world_live},
 };
 
 static const ct_lua_reg_t entity_fns[] = {
@@ -224,10 +226,14 @@ static const char prelude[] =
     "local callbacks, counts, limits, running = {}, {}, {}, {}\n"
     "local destroy, take, next_callback, report = World._destroy, World._take_callbacks,\n"
     "    World._next_callback, World._report\n"
-    "local alive = Entity.alive\n"
+    "local alive, live = Entity.alive, World._live\n"
     "local traceback = debug and debug.traceback or tostring\n"
     "local MIN_SWEEP = 64\n"
+    "local function check_world(w, fn)\n"
+    "  if not live(w) then error(fn .. ': argument 1 is not a live world (destroyed already?)', 3) end\n"
+    "end\n"
     "function World.destroy(w)\n"
+    "  check_world(w, 'World.destroy')\n"
     "  destroy(w)\n"
     "  callbacks[w], counts[w], limits[w], running[w] = nil, nil, nil, nil\n"
     "end\n"
@@ -242,7 +248,7 @@ static const char prelude[] =
     "  if type(e) ~= 'number' or type(name) ~= 'string' or (fn ~= nil and type(fn) ~= 'function') then\n"
     "    error('usage: World.set_callback(world, entity, name, function or nil)', 2)\n"
     "  end\n"
-    "  World._check(w)\n"
+    "  check_world(w, 'World.set_callback')\n"
     "  local per_world = callbacks[w]\n"
     "  if not per_world then\n"
     "    per_world = {}\n"
@@ -262,6 +268,7 @@ static const char prelude[] =
     "  end\n"
     "end\n"
     "function World.run_callbacks(w)\n"
+    "  check_world(w, 'World.run_callbacks')\n"
     "  local me = coroutine.running() or true\n"
     "  if running[w] == me then\n"
     "    error('World.run_callbacks: already running for this world (called from one of its callbacks)', 2)\n"

@@ -61,7 +61,7 @@ static ct_transform_t t_create(ct_world_o *world, ct_entity_t e, const ct_transf
         LOG_MISUSE("create: entity %u: %s; refused", e.id, why);
         return out;
     }
-    const int err = transforms__create(m, &e, NULL, &pose, 1, &out);
+    const int err = transforms__create(m, &e, NULL, &pose, 1, &out, NULL);
     if (err)
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR, "create: entity %u: %s", e.id,
                                  transforms__m.log->error_message(err));

@@ -149,10 +149,10 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                   const uint32_t *entity_index, const void *data)
 {
     transforms__manager_t *m = manager;
-    const uint32_t first = m->n;
+    uint32_t first;
     if (n == 0)
         return;
-    if (transforms__create(m, ctx->entity_lookup, entity_index, data, n, NULL) < 0) {
+    if (transforms__create(m, ctx->entity_lookup, entity_index, data, n, NULL, &first) < 0) {
         transforms__m.log->write(transforms__m.self, CT_LOG_ERROR,
                                  "spawn: out of memory for %u transforms", n);
         transforms__m.component->spawn_failed(ctx, CT_ERR_NOMEM);

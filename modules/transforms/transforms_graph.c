@@ -142,7 +142,7 @@ void transforms__write_local(transforms__manager_t *m, uint32_t i, const ct_tran
 
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const uint32_t *entity_index, const ct_transform_pose_t *poses, uint32_t n,
-                       ct_transform_t *out)
+                       ct_transform_t *out, uint32_t *first)
 {
     /* Everything that can fail comes first, so a failure creates nothing. On the way, an
      * instance left by an older entity of the same index (its destroy was not seen) goes. */
@@ -168,6 +168,8 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
     uint32_t *restrict next_sibling = m->next_sibling, *restrict prev_sibling = m->prev_sibling;
     uint8_t *restrict mark = m->mark;
     uint32_t i = m->n;
+    if (first)
+        *first = i;
     for (uint32_t k = 0; k < n; k++) {
         const ct_entity_t e = entities[entity_index ? entity_index[k] : k];
         uint32_t *entry = e.id ? entry_of(m, e) : NULL;

@@ -139,13 +139,14 @@ static inline uint32_t transforms__index(const transforms__manager_t *m, ct_tran
 /* The instance of entity id `e`, or 0. */
 uint32_t transforms__find(const transforms__manager_t *m, uint32_t e);
 /* Appends n roots, one for each entity entities[entity_index[k]] (entity_index NULL:
- * entities[k]) with poses[k] (poses NULL: identity), in slots m->n, m->n + 1, ... in the order of
- * k, and writes their handles to out[k] (out may be NULL); an entity that already has one (or id
- * 0) gets out[k] = 0 and no slot. Grows storage once. Returns 0 or CT_ERR_NOMEM (then nothing was
- * created). */
+ * entities[k]) with poses[k] (poses NULL: identity), in slots *first, *first + 1, ... in the order
+ * of k, and writes their handles to out[k] (out and first may be NULL); an entity that already
+ * has one (or id 0) gets out[k] = 0 and no slot. *first is not always the old m->n: an instance
+ * left by an older entity of a batch entity's index is destroyed first. Grows storage once.
+ * Returns 0 or CT_ERR_NOMEM (then nothing was created). */
 int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
                        const uint32_t *entity_index, const ct_transform_pose_t *poses, uint32_t n,
-                       ct_transform_t *out);
+                       ct_transform_t *out, uint32_t *first);
 /* Removes instance i: its children become roots keeping their world pose; the last instance
  * moves into slot i with every link to it retargeted. */
 void transforms__destroy(transforms__manager_t *m, uint32_t i);

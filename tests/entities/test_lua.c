@@ -187,6 +187,16 @@ static void stale_world_handles_are_refused(void **state)
         "  Entity.destroy(e)\n"
         "  World.destroy(new)\n"
         "end\n");
+    /* The error names the function and the script line that called it, also for the functions
+     * written in Lua (it used to say "entities_lua:9: argument 1 is not a live world"). */
+    run("local w = World.create()\n"
+        "World.destroy(w)\n"
+        "for _, fn in ipairs({'destroy', 'run_callbacks', 'set_callback', 'spawn_level',\n"
+        "                     'collect_garbage', 'debug_name', 'queue_callback'}) do\n"
+        "  local ok, err = pcall(function() World[fn](w, 1, 'x', nil) end)\n"
+        "  local want = '^test:5: World%.' .. fn .. ': argument 1 is not a live world'\n"
+        "  assert(not ok and err:find(want), err)\n"
+        "end\n");
     ct_world_o *old = fx.world->create_world(NULL);
     fx.world->destroy_world(old);
     ct_world_o *fresh = fx.world->create_world(NULL);

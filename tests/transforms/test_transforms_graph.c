@@ -59,7 +59,7 @@ static ct_transform_pose_t pose_at(float x, float y, float z)
 static uint32_t make(transforms__manager_t *m, uint32_t entity, ct_transform_pose_t pose)
 {
     ct_transform_t out;
-    assert_int_equal(transforms__create(m, &(ct_entity_t){entity}, NULL, &pose, 1, &out), 0);
+    assert_int_equal(transforms__create(m, &(ct_entity_t){entity}, NULL, &pose, 1, &out, NULL), 0);
     const uint32_t i = transforms__index(m, out);
     assert_true(i != 0);
     return i;
@@ -159,8 +159,34 @@ static void test_link_unlink(void **state)
 
     /* A second transform for one entity in one manager is refused. */
     ct_transform_t dup;
-    assert_int_equal(transforms__create(m, &(ct_entity_t){10}, NULL, NULL, 1, &dup), 0);
+    assert_int_equal(transforms__create(m, &(ct_entity_t){10}, NULL, NULL, 1, &dup, NULL), 0);
     assert_int_equal(dup.i, 0);
+}
+
+/* A batch whose entity reuses the index of an entity that still has an instance here (its death
+ * went unseen) replaces that instance first, which moves the last one: the batch then starts at
+ * the slot `first` gives, not at the old count (a spawn that assumed the old count linked and
+ * placed the wrong instances). */
+static void test_batch_after_a_stale_instance_starts_where_first_says(void **state)
+{
+    transforms__manager_t *m = *state;
+    const uint32_t gen = 1u << CT_ENTITY_INDEX_BITS;
+    make(m, 1, pose_at(1, 0, 0));
+    make(m, 2, pose_at(2, 0, 0));
+    make(m, 3, pose_at(3, 0, 0));
+    assert_int_equal(m->n, 4);
+    const ct_entity_t batch[] = {{gen | 2u}, {4}};
+    const ct_transform_pose_t poses[] = {pose_at(20, 0, 0), pose_at(4, 0, 0)};
+    uint32_t first = 0;
+    assert_int_equal(transforms__create(m, batch, NULL, poses, 2, NULL, &first), 0);
+    assert_int_equal(first, 3);
+    assert_int_equal(m->n, 5);
+    assert_int_equal(m->entity[first].id, gen | 2u);
+    assert_int_equal(m->entity[first + 1].id, 4);
+    assert_int_equal(transforms__find(m, 2), 0);
+    assert_int_equal(transforms__find(m, gen | 2u), first);
+    assert_translation(m, first, 20, 0, 0);
+    assert_translation(m, transforms__find(m, 3), 3, 0, 0);
 }
 
 static void test_five_deep_chain_updates_at_once(void **state)
@@ -444,6 +470,8 @@ int main(void)
         cmocka_unit_test(test_math_round_trip),
         cmocka_unit_test_setup_teardown(test_link_unlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_five_deep_chain_updates_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batch_after_a_stale_instance_starts_where_first_says,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(test_destroy_parent_keeps_children_world_pose, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_batch_equals_single, setup, teardown),
