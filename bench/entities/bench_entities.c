@@ -30,7 +30,6 @@
  */
 #include "../common/bench.h"
 #include <ftw.h>
-#include <sys/stat.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -324,28 +323,20 @@ static void spawn_cold(bool loaded)
     worlds->destroy_world(w);
 }
 
-static bool write_text(const char *dir, const char *rel, const char *text, size_t len)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    FILE *f = fopen(path, "wb");
-    const bool ok = f && fwrite(text, 1, len, f) == len;
-    return (f && fclose(f) == 0) && ok;
-}
-
 /* A temporary project holding the bench level, compiled (compiled/level/bench/level.bin) the
  * way cuttle-compile does it, in this process, where bench_position is registered. */
 static bool make_level_project(char *dir, size_t size)
 {
     snprintf(dir, size, "%s/cuttle-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    char sub[1100], level[256];
     if (!mkdtemp(dir))
         return false;
-    snprintf(sub, sizeof sub, "%s/bench", dir);
+    char project[1100], source[1100], level[256];
+    snprintf(project, sizeof project, "%s/project.sjson", dir);
+    snprintf(source, sizeof source, "%s/bench/level.level", dir);
     const int len = level_source(level, sizeof level);
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
-    return mkdir(sub, 0700) == 0 && write_text(dir, "project.sjson", "", 0) &&
-           write_text(dir, "bench/level.level", level, (size_t)len) &&
+    return resources__write_file(project, "", 0) == 0 &&
+           resources__write_file(source, level, (size_t)len) == 0 &&
            resources__compile_project(dir, &compiled, &up_to_date, &failed) == 0 &&
            compiled == 1 && failed == 0;
 }
