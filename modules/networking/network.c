@@ -217,10 +217,16 @@ ct_network_stats_t network__stats(void)
         return out;
     const net_node_stats_t *n = &st->session.node.stats;
     const net_session_stats_t *r = &st->session.stats;
-    out = (ct_network_stats_t){n->datagrams_in, n->datagrams_out, n->bytes_in, n->bytes_out,
-                               n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
-                               n->breaches, r->updates_applied,
-                               r->stale_updates + r->stale_creates + r->stale_migrations, 0, 0};
+    out = (ct_network_stats_t){
+        .datagrams_in = n->datagrams_in,
+        .datagrams_out = n->datagrams_out,
+        .bytes_in = n->bytes_in,
+        .bytes_out = n->bytes_out,
+        .dropped = n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
+        .breaches = n->breaches,
+        .updates_applied = r->updates_applied,
+        .stale_ignored = r->stale_updates + r->stale_creates + r->stale_migrations,
+    };
     for (uint32_t id = 1; id < 256; id++)
         out.peers += st->session.conn_of_id[id] >= 0;
     for (uint32_t i = 0; i < st->session.max_objects; i++)
@@ -229,8 +235,15 @@ ct_network_stats_t network__stats(void)
 }
 
 static const ct_network_api_v1 api_v1 = {
-    network__start, network__stop, api_port, api_peer_id, network__replicate,
-    network__migrate, network__owner, api_set_timeouts, network__stats,
+    .start = network__start,
+    .stop = network__stop,
+    .port = api_port,
+    .peer_id = api_peer_id,
+    .replicate = network__replicate,
+    .migrate = network__migrate,
+    .owner = network__owner,
+    .set_timeouts = api_set_timeouts,
+    .stats = network__stats,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */
@@ -272,7 +285,7 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_NETWORK_API, 1, sizeof(ct_network_api_v1), 0, "ct.network"},
+    {.id = CT_NETWORK_API, .version = 1, .size = sizeof(ct_network_api_v1), .name = "ct.network"},
 };
 
 static const ct_api_need_t requires[] = {
@@ -303,6 +316,6 @@ static const ct_module_v2_t module = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_api_table_t tables[] = {{CT_NETWORK_API, 1, &api_v1}};
+    static const ct_api_table_t tables[] = {{.id = CT_NETWORK_API, .version = 1, .table = &api_v1}};
     return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

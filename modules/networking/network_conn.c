@@ -17,7 +17,7 @@
  * an id past the window is a protocol breach. Fragments are consecutive reliable ids, so the
  * ordered stream hands them over in order and reassembly is an append into one buffer.
  */
-#include "network_internal.h"
+#include "network_conn.h"
 
 const net_caps_t net_default_caps = {
     .max_send_bytes = 8u << 20,

@@ -3,7 +3,7 @@
  * of datagrams for tools/cuttle-netlog. Reading checks every length against the record limits,
  * so a truncated or corrupt log ends the read with a reason instead of a wild read.
  */
-#include "network_internal.h"
+#include "network_log.h"
 
 static const char magic[8] = "CTNLOG1\n";
 

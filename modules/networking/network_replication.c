@@ -28,7 +28,7 @@
  * update are stale and ignored. The tombstones are kept (a FIFO reuses the oldest when the
  * table is full), which is what keeps a late CREATE from resurrecting an object.
  */
-#include "network_internal.h"
+#include "network_session.h"
 
 #include <math.h>
 

@@ -8,7 +8,7 @@
  * that sends something it may not (an unknown type, a second hello, a welcome when it is not the
  * host) breaks the protocol and is disconnected, the reason naming it.
  */
-#include "network_internal.h"
+#include "network_session.h"
 
 static void breach(net_session_t *s, uint32_t conn, const char *why)
 {

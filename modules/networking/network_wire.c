@@ -3,7 +3,7 @@
  * reader bad and yields zeros, so decoders check `bad` once at the end instead of after every
  * field. Little-endian throughout.
  */
-#include "network_internal.h"
+#include "network_wire.h"
 
 static uint8_t *reserve(net_writer_t *w, uint32_t n)
 {
