@@ -10,6 +10,7 @@
 #include "network_internal.h"
 
 #include "ct_data.h"
+#include "ct_host.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
 
@@ -107,9 +108,20 @@ int network__start(const ct_network_desc_t *desc)
             desc->tick_hz, desc->max_peers);
         return CT_ERR_INVALID;
     }
-    if (desc->traffic_log && !(st->traffic = net_log_create(desc->traffic_log))) {
-        LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", desc->traffic_log);
-        return CT_ERR_IO;
+    /* The log's path follows the host's output rules (api/ct_host.h): a script, sandboxed or
+     * not, cannot make the engine create or truncate a file anywhere else. */
+    char log_path[1024], why[256];
+    if (desc->traffic_log) {
+        const int bad = network__m.host->output_path(desc->traffic_log, log_path, sizeof log_path,
+                                                     why, sizeof why);
+        if (bad) {
+            LOG(CT_LOG_ERROR, "start: traffic_log: %s", why);
+            return bad;
+        }
+        if (!(st->traffic = net_log_create(log_path))) {
+            LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", log_path);
+            return CT_ERR_IO;
+        }
     }
     int err = net_udp_open(&st->udp, network__m.a, &bind, NULL, &st->port);
     if (err) {
@@ -293,12 +305,14 @@ static const ct_api_need_t requires[] = {
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_HOST_API, 2, 0, 0, "ct.host"}, /* v2: output_path */
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &network__m.entity, &network__m.component, &network__m.transform, &network__m.log,
     &network__m.memory, &network__m.lua,       &network__m.resource,  &network__m.data,
+    &network__m.host,
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts

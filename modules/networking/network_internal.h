@@ -42,7 +42,7 @@
 
 /* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef NETWORK_LAYOUT_VERSION
-#define NETWORK_LAYOUT_VERSION 3u
+#define NETWORK_LAYOUT_VERSION 4u
 #endif
 
 #define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
@@ -78,6 +78,7 @@ typedef struct network__module_t {
     const ct_transform_api_v2 *transform;
     const ct_resource_api_v3 *resource; /* v3: check_fields */
     const struct ct_data_api_v1 *data;
+    const struct ct_host_api_v2 *host; /* v2: output_path, for the traffic log */
     ct_allocator_t *a;
     network__state_t *state;
 } network__module_t;

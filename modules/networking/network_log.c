@@ -5,11 +5,25 @@
  */
 #include "network_log.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 static const char magic[8] = "CTNLOG1\n";
 
 FILE *net_log_create(const char *path)
 {
-    FILE *f = fopen(path, "wb");
+    /* Never through a link, and never into a FIFO or device (opened without blocking, then
+     * checked): the path was checked by the host's output rules, this closes the gap after. */
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (f && fwrite(magic, 1, sizeof magic, f) != sizeof magic) {
         fclose(f);
         return NULL;

@@ -19,6 +19,7 @@ typedef struct net_log_record_t {
     uint8_t data[NET_MAX_DATAGRAM];
 } net_log_record_t;
 
+/* Creates (or truncates) a regular file; NULL for a link, FIFO or device at `path`. */
 FILE *net_log_create(const char *path);
 void net_log_write(FILE *f, uint8_t what, const net_addr_t *addr, const uint8_t *p, uint32_t n,
                    uint64_t now);

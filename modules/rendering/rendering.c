@@ -159,7 +159,7 @@ static bool make_folders(const char *path)
 static int read_options(void)
 {
     render__state *s = render__m.state;
-    const ct_host_api_v1 *host = render__m.host;
+    const ct_host_api_v2 *host = render__m.host;
     const char *b = host ? host->option("render-backend") : NULL;
     s->backend = b && !strcmp(b, "null") ? RENDER_BACKEND_NULL : RENDER_BACKEND_GL;
     if (b && strcmp(b, "null") && strcmp(b, "gl")) {
@@ -221,7 +221,7 @@ static const ct_api_need_t requires[] = {
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
-    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 2, 0, CT_API_OPTIONAL, "ct.host"},
 };
 
 /* Where each API of `requires` goes, in its order. */

@@ -101,7 +101,57 @@ def file_server_links():
     e.stop()
 
 
-CASES = [sigpipe, file_server_links]
+def run(args, cwd, timeout=30):
+    """Runs `cuttle` to its end; a hang is a failure (exit None)."""
+    try:
+        r = o.subprocess.run([o.CUTTLE, "--modules", o.MODULES] + args, cwd=cwd, timeout=timeout,
+                             stdout=o.subprocess.PIPE, stderr=o.subprocess.STDOUT)
+    except o.subprocess.TimeoutExpired:
+        return None, "timed out"
+    return r.returncode, r.stdout.decode("utf-8", "replace")
+
+
+def output_paths():
+    """Item 2: a path an engine API writes follows the output rules, for sandboxed code too:
+    absolute, '..', a link (to a folder or a file) and a FIFO are refused, nothing outside is
+    created or truncated; a plain relative name still works."""
+    top = o.scratch()
+    work = os.path.join(top, "work")
+    proj = os.path.join(work, "proj")
+    outside = os.path.join(top, "outside")
+    os.makedirs(proj)
+    os.makedirs(outside)
+    victim = os.path.join(outside, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("keep me\n")
+    with open(os.path.join(proj, "project.sjson"), "w") as f:
+        f.write('sandbox = true\nframes = 1\nmodules = ["ct.entities" "ct.transforms" '
+                '"ct.networking" "ct.rendering"]\n')
+    os.symlink(outside, os.path.join(work, "linked"))
+    os.symlink(victim, os.path.join(work, "victim.log"))
+    os.mkfifo(os.path.join(work, "pipe.log"))
+    start = "Network.start{port = 0, host = true, traffic_log = %r}"
+    for name in [victim, "../outside/new.log", "linked/new.log", "victim.log", "pipe.log",
+                 "a//b.log", "./a.log", "A.LOG"]:
+        code = "assert(not pcall(function() %s end))" % (start % name)
+        rc, out = run(["--project", proj, "-e", code], work)
+        with open(victim, "rb") as f:
+            kept = f.read() == b"keep me\n"
+        T.check("output paths", rc == 0 and kept and not os.path.exists(
+            os.path.join(outside, "new.log")), f"traffic_log {name!r}: exit {rc}\n{out[-600:]}")
+    for fn in ["screenshot", "capture"]:
+        # Refused for the path itself (before "no frame yet" could refuse it for another reason).
+        code = ("local ok, e = pcall(Render.%s, 'linked/new.png') "
+                "assert(not ok and e:find('not a folder'), e)") % fn
+        rc, out = run(["--project", proj, "-e", code], work)
+        T.check("output paths", rc == 0 and not os.path.exists(os.path.join(outside, "new.png")),
+                f"Render.{fn} through a linked folder: exit {rc}\n{out[-600:]}")
+    rc, out = run(["--project", proj, "-e", (start % "logs/net.log") + " Network.stop()"], work)
+    T.check("output paths", rc == 0 and os.path.getsize(os.path.join(work, "logs", "net.log")) >= 8,
+            f"a plain relative traffic_log is still written: exit {rc}\n{out[-600:]}")
+
+
+CASES = [sigpipe, file_server_links, output_paths]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
