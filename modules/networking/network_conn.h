@@ -33,7 +33,8 @@ typedef struct net_rel_t {
     uint32_t off, len; /* in the connection's send bytes */
     uint32_t token;
     uint16_t id;
-    uint8_t frag_index, frag_count; /* count 0: not a fragment */
+    uint8_t frag_index;
+    uint16_t frag_count; /* 0: not a fragment; up to NET_MAX_FRAGMENTS (256: not a byte) */
     uint8_t acked, in_flight, queued_resend;
 } net_rel_t;
 
@@ -52,7 +53,8 @@ typedef struct net_slot_t {
     uint8_t *data;
     uint32_t len, cap;
     uint16_t id;
-    uint8_t used, frag_index, frag_count, tag;
+    uint8_t used, frag_index, tag;
+    uint16_t frag_count;
 } net_slot_t;
 
 typedef struct net_unrel_t {
@@ -104,7 +106,7 @@ typedef struct net_conn_t {
     uint32_t recv_buffered;
     uint8_t *assembly;
     uint32_t assembly_len, assembly_cap;
-    uint8_t assembly_next, assembly_count; /* next fragment index expected (0: none begun) */
+    uint16_t assembly_next, assembly_count; /* next fragment index expected (0: none begun) */
 
     /* Round-trip estimate, microseconds. */
     double srtt, rttvar;

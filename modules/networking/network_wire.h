@@ -105,7 +105,8 @@ enum { NET_MSG_UNRELIABLE = 0, NET_MSG_RELIABLE = 1, NET_MSG_FRAGMENT = 2 };
 typedef struct net_msg_t {
     uint8_t tag;
     uint16_t id;
-    uint8_t frag_index, frag_count;
+    uint8_t frag_index;
+    uint16_t frag_count; /* 2..NET_MAX_FRAGMENTS: the wire's byte holds count - 1 */
     uint32_t len;
     const uint8_t *data;
 } net_msg_t;
