@@ -90,11 +90,15 @@ static const char *session_type(uint8_t t)
     case NET_S_HELLO: return "HELLO";
     case NET_S_WELCOME: return "WELCOME";
     case NET_S_PEER_HELLO: return "PEER_HELLO";
+    case NET_S_PEER_JOINED: return "PEER_JOINED";
+    case NET_S_PEER_ACCEPT: return "PEER_ACCEPT";
     case NET_R_CREATE: return "CREATE";
     case NET_R_UPDATE: return "UPDATE";
     case NET_R_DESTROY: return "DESTROY";
     case NET_R_MIGRATE: return "MIGRATE";
     case NET_R_MIGRATE_ORDER: return "MIGRATE_ORDER";
+    case NET_R_MIGRATE_NOTICE: return "MIGRATE_NOTICE";
+    case NET_R_ANNOUNCE_AGAIN: return "ANNOUNCE_AGAIN";
     case NET_RPC: return "RPC";
     case NET_USER: return "USER";
     default: return "?";
@@ -145,10 +149,10 @@ void net_log_describe(const uint8_t *p, uint32_t n, char *out, size_t size)
         APPEND(" %s", session_type(m.data[0]));
         net_reader_t mr = net_reader(m.data, m.len);
         net_obj_msg_t o;
-        if (m.data[0] >= NET_R_CREATE && m.data[0] <= NET_R_MIGRATE_ORDER &&
+        if (m.data[0] >= NET_R_CREATE && m.data[0] <= NET_R_ANNOUNCE_AGAIN &&
             net_obj_msg_read(&mr, &o, &why)) {
             APPEND(" obj %08x mig %u from %u", o.id, o.mig, o.origin);
-            if (o.type != NET_R_DESTROY)
+            if (o.type != NET_R_DESTROY && o.type != NET_R_ANNOUNCE_AGAIN)
                 APPEND(" v %u", o.version);
         }
     }

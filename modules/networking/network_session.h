@@ -21,16 +21,27 @@ enum { NET_MODE_PEER_TO_PEER = 0, NET_MODE_CLIENT_SERVER = 1 };
 
 enum {
     NET_S_HELLO = 1,      /* joiner -> host */
-    NET_S_WELCOME = 2,    /* host -> joiner: u8 your id, u8 mode, u8 n, n x (u8 id, u8 family, u16 port, 16 ip) */
+    NET_S_WELCOME = 2,    /* host -> joiner: u8 your id, u8 mode, u32 last serial of your id's
+                           * namespace, u8 n, n x (u8 id, u8 family, u16 port, 16 ip) */
     NET_S_PEER_HELLO = 3, /* joiner -> other peer (peer-to-peer): u8 my id */
+    NET_S_PEER_JOINED = 4, /* host -> every peer (peer-to-peer): u8 id, u8 family, u16 port, 16 ip:
+                            * the only way a peer learns that an id belongs to an address */
+    NET_S_PEER_ACCEPT = 5, /* peer -> joiner: your PEER_HELLO matched the host's word; u8 my id */
     NET_R_CREATE = 10,    /* see network_replication.c */
     NET_R_UPDATE = 11,
     NET_R_DESTROY = 12,
     NET_R_MIGRATE = 13,
     NET_R_MIGRATE_ORDER = 14,
+    NET_R_MIGRATE_NOTICE = 15, /* host -> the other peers (peer-to-peer): what it ordered */
+    NET_R_ANNOUNCE_AGAIN = 16, /* receiver -> owner: your MIGRATE or DESTROY came before the host's
+                                * notice; send it again */
     NET_RPC = 20,         /* see network_rpc.c */
     NET_USER = 21,        /* the game's own bytes */
 };
+
+/* Introduction attempts a joiner makes per peer the welcome lists (each waits out the connect
+ * timeout): a host listing addresses where nobody answers costs a bounded number of CONNECTs. */
+#define NET_INTRODUCE_TRIES 2u
 
 /* One replicated object's identity and state as a message carries it. */
 typedef struct net_obj_msg_t {
@@ -98,13 +109,19 @@ typedef struct net_session_t {
     uint8_t id_of_conn[256];             /* 0: unknown yet */
     int16_t conn_of_id[256];             /* -1: not connected */
     net_addr_t addr_of_id[256];          /* where each peer listens (host; joiners: the welcome's) */
-    uint8_t wanted[256];                 /* peer-to-peer: peers the welcome listed, linked until bound */
+    uint8_t wanted[256];                 /* peer-to-peer: 1 the welcome listed it, 2 our hello went */
+    uint8_t tries_left[256];             /* peer-to-peer: connection attempts left per wanted peer */
+    uint8_t announced[256];              /* peer-to-peer: the host said this id is at addr_of_id */
+    uint32_t last_serial[256];           /* host: the newest object serial seen per id's namespace,
+                                          * so an id given again never repeats an object id */
     uint32_t max_conns;
 
     /* Objects: a table with tombstones, found through an open-addressing map. */
     net_object_t *objects;
     net_sync_t *sync; /* objects x max_conns */
     uint32_t num_objects, max_objects, next_serial;
+    uint32_t live_of[256];          /* live objects per id namespace (who created them) */
+    uint32_t max_objects_per_peer;  /* quota of live objects a remote peer may create */
     uint32_t *map; /* 2 x max_objects, index + 1, 0 empty */
     uint32_t *tombstones; /* FIFO of tombstone indices, reused when the table is full */
     uint32_t tomb_head, tomb_tail;
@@ -126,6 +143,8 @@ typedef struct net_session_desc_t {
     uint8_t mode;
     bool host;
     uint32_t max_objects;   /* default 16384 (tombstones included) */
+    uint32_t max_objects_per_peer; /* live objects one remote peer may create; default an eighth
+                                    * of max_objects (at least 16): one peer cannot fill the table */
     uint32_t update_budget; /* bytes of updates per connection per tick (0: unlimited) */
     uint32_t tick_hz;       /* replication ticks per second; default 20 */
     net_session_events_t ev;
