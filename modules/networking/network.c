@@ -37,7 +37,20 @@ static void on_traffic(void *user, uint8_t what, const net_addr_t *addr, const u
 static void on_left(void *user, uint8_t peer, const char *reason)
 {
     (void)user;
-    network__m.state->rpc_queued[peer] = 0;
+    /* Its calls still waiting go with it: run later, they would speak for a peer that left (or,
+     * once its id is given again, for a newcomer), and its byte count starts again at 0. */
+    network__state_t *st = network__m.state;
+    uint32_t kept = 0;
+    for (uint32_t at = 0; at < st->rpc_len;) {
+        const uint32_t size = 3 + (st->rpc_queue[at + 1] | (uint32_t)st->rpc_queue[at + 2] << 8);
+        if (st->rpc_queue[at] != peer) {
+            memmove(st->rpc_queue + kept, st->rpc_queue + at, size);
+            kept += size;
+        }
+        at += size;
+    }
+    st->rpc_len = kept;
+    st->rpc_queued[peer] = 0;
     LOG(CT_LOG_INFO, "peer %u left: %s", peer, reason);
 }
 
