@@ -48,6 +48,9 @@ bool file_server__plain_path(const char *rel, char *why, size_t why_size);
 int file_client__connect(const console_options_t *o, const char *project_name,
                          const char **project_dir);
 void file_client__disconnect(void);
+/* How long one request to the file server may take in all (30 s; tests shorten it): a server
+ * that keeps sending frames that are not the reply cannot hold a node beyond it. */
+extern int file_client__timeout_ms;
 /* host_folder.c: makes the node's private folder in the temporary folder ($TMPDIR, else /tmp),
  * named after this process, after removing those left there by nodes that were killed. Returns 0
  * or CT_ERR_IO (logged); `dir` holds the path ("" on failure). */

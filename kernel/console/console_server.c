@@ -138,10 +138,13 @@ static void send_frame(console_client_t *c, uint32_t type, const char *json, siz
     size_t prefix = type == CONSOLE_FRAME_BINARY ? 4 : 0;
     size_t payload = prefix + json_len + size;
     size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
-    if (payload > CONSOLE_MAX_BLOB || queued + payload > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD) {
+    /* The queue limit is on what the client left unread before this reply: a reply itself may
+     * be as large as a blob (CONSOLE_MAX_BLOB), or a --host node could never load one over a few
+     * MiB (and lost the server for every later blob). */
+    if (payload > CONSOLE_MAX_BLOB || queued > CONSOLE_MAX_QUEUED) {
         char text[160];
         snprintf(text, sizeof text, "not reading: %zu bytes queued (limit %u); disconnected",
-                 queued + payload, (unsigned)CONSOLE_MAX_QUEUED);
+                 queued, (unsigned)CONSOLE_MAX_QUEUED);
         client_log(c, CT_LOG_WARNING, text);
         close_now(c);
         return;

@@ -5,7 +5,8 @@
  *
  * Limits (each breach is an error frame to that client and a log line naming it):
  *   - a frame's payload: CONSOLE_MAX_PAYLOAD (1 MiB); more closes the connection;
- *   - bytes queued to a client that does not read: CONSOLE_MAX_QUEUED (4 MiB); more closes it;
+ *   - bytes queued to a client that does not read: CONSOLE_MAX_QUEUED (4 MiB) left unread when a
+ *     reply is due closes it (one reply may be up to CONSOLE_MAX_BLOB);
  *   - clients at once: CONSOLE_MAX_CLIENTS (32); the next is told so and closed;
  *   - a frame begun must be complete within CONSOLE_FRAME_TIMEOUT_MS (10 s), and with a token,
  *     the first message must be a good "auth" within the same time;

@@ -151,7 +151,37 @@ def output_paths():
             f"a plain relative traffic_log is still written: exit {rc}\n{out[-600:]}")
 
 
-CASES = [sigpipe, file_server_links, output_paths]
+def big_blob():
+    """Item 18: a blob over 5 MiB (the documented limit is 256 MiB) is served, and the next one
+    still is: replies over 5 MiB were refused as "not reading" and cost the node its server."""
+    top = o.scratch()
+    proj = os.path.join(top, "proj")
+    os.makedirs(os.path.join(proj, "compiled", "unit"))
+    with open(os.path.join(proj, "project.sjson"), "w") as f:
+        f.write("frames = 0\n")
+    big = b"CTRB" + bytes(range(256)) * (6 * 4096)
+    with open(os.path.join(proj, "compiled", "unit", "big.bin"), "wb") as f:
+        f.write(big)
+    with open(os.path.join(proj, "compiled", "unit", "small.bin"), "wb") as f:
+        f.write(b"CTRB" + bytes(60))
+    e = o.Engine(["--serve-project", proj, "--port", "0"], ready="file server: serving")
+    c = o.Client(e.port, timeout=20)
+    c.recv()  # hello
+    got = []
+    try:
+        for i, name in enumerate(["big", "small"]):
+            c.send({"type": "file", "resource": "unit", "name": name, "id": i + 1})
+            got.append(c.recv())
+    except (OSError, EOFError) as x:
+        got.append(str(x))
+    ok = len(got) == 2 and isinstance(got[0], tuple) and got[0][1] == big
+    T.check("file server", ok, f"a 6 MiB blob: {str(got[0])[:200] if got else None}")
+    T.check("file server", ok and isinstance(got[1], tuple) and got[1][0].get("ok") is True,
+            "the next blob after it")
+    e.stop()
+
+
+CASES = [sigpipe, file_server_links, output_paths, big_blob]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
