@@ -11,6 +11,9 @@ struct cJSON;
 struct cJSON *console__run_script(const console_client_t *c, const char *code, size_t len);
 /* Drops a remote client's sandbox environment (its globals). */
 void console__script_client_closed(const console_client_t *c);
+/* A JSON string holding len bytes of text exactly, as valid UTF-8 (see console_script.c): for
+ * whatever text a script or the log hands a client. */
+struct cJSON *console__json_text(const char *text, size_t len);
 
 /* console_service.c: the console's handler and its streams. */
 void console__handle(console_server_t *s, console_client_t *c, const console_message_t *m);

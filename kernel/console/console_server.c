@@ -354,6 +354,25 @@ static void on_connection(uv_stream_t *listener, int status)
     c->log_level = CT_LOG_INFO;
     c->connected_ms = uv_now(s->loop);
     uv_tcp_nodelay(&c->tcp, 1);
+    /* Strangers (no token yet) share a few slots: the newest one takes the oldest one's. */
+    console_client_t *oldest = NULL;
+    uint32_t unauthed = 0;
+    for (uint32_t i = 0; i < s->num_clients; i++) {
+        console_client_t *o = s->clients[i];
+        if (o->authed || o->closing)
+            continue;
+        unauthed++;
+        if (!oldest || o->id < oldest->id)
+            oldest = o;
+    }
+    if (!c->authed && oldest && (unauthed >= CONSOLE_MAX_UNAUTHED ||
+                                 s->num_clients == CONSOLE_MAX_CLIENTS)) {
+        console_server__error(oldest, NULL, true, "no auth message before %u newer clients came",
+                              (unsigned)CONSOLE_MAX_UNAUTHED);
+        for (uint32_t i = 0; i < s->num_clients; i++)
+            if (s->clients[i] == oldest) /* its slot is free now; the handle closes later */
+                s->clients[i] = s->clients[--s->num_clients];
+    }
     if (s->num_clients == CONSOLE_MAX_CLIENTS) {
         reject_extra(c);
         return;

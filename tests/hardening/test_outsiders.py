@@ -181,7 +181,110 @@ def big_blob():
     e.stop()
 
 
-CASES = [sigpipe, file_server_links, output_paths, big_blob]
+def remote_engine():
+    """An engine whose console wants a token; CUTTLE_TEST_CONSOLE_REMOTE=1 makes its clients
+    remote (sandboxed), as a test machine may have no address but loopback."""
+    top = o.scratch()
+    proj = os.path.join(top, "proj")
+    os.makedirs(proj)
+    with open(os.path.join(proj, "project.sjson"), "w") as f:
+        f.write('boot_script = "boot.lua"\nmodules = ["ct.entities" "ct.transforms" "ct.networking"]\n')
+    with open(os.path.join(proj, "boot.lua"), "w") as f:
+        f.write("function update(dt) end\n")
+    return o.Engine(["--modules", o.MODULES, "--project", proj, "--console", "0",
+                     "--console-token", "s3cret", "--fps", "60"],
+                    env={"CUTTLE_TEST_CONSOLE_REMOTE": "1"})
+
+
+def authed(e, timeout=15):
+    c = o.Client(e.port, timeout=timeout)
+    c.recv()  # hello
+    c.send({"type": "auth", "token": "s3cret"})
+    c.recv()
+    return c
+
+
+def raw_script(c, code, ident=1):
+    """The reply's bytes as sent (so a test can see whether they are valid JSON)."""
+    c.send({"type": "script", "script": code, "id": ident})
+    while True:
+        kind, n = o.struct.unpack(">II", c.recv_exact(8))
+        body = c.recv_exact(n)
+        if b'"type":"script"' in body:
+            return body
+
+
+def remote_scripts():
+    """Items 7, 8, 9, 10, 30: what a remote client's scripts could do to the engine."""
+    e = remote_engine()
+    c = authed(e)
+
+    def answer(code, ident):
+        try:
+            body = raw_script(c, code, ident)
+            return o.json.loads(body.decode("utf-8")), len(body)
+        except (OSError, EOFError, ValueError, UnicodeDecodeError) as x:
+            return {"error": repr(x)}, 0
+
+    # 7: a pattern that backtracks for good, in C where the watchdog cannot stop it.
+    r, _ = answer('return ("a"):rep(40):find(("a*"):rep(40) .. "b")', 1)
+    T.check("console", r.get("ok") is False and "too costly" in str(r.get("error")), f"catastrophic pattern: {r}")
+    r, _ = answer('local s = ("a"):rep(40) return s:match(("a*"):rep(40) .. "b")', 2)
+    T.check("console", r.get("ok") is False, f"catastrophic pattern as a method: {r}")
+    r, _ = answer('return ("key = value"):match("^(%w+)%s*=%s*(.-)$")', 3)
+    T.check("console", r.get("results") == ["key", "value"], f"an ordinary pattern still works: {r}")
+    # 8: a table that holds itself.
+    r, size = answer("local t = {} for i = 1, 300 do t[i] = t end t.t = t return t", 4)
+    T.check("console", r.get("ok") is True and 0 < size < 2 << 20, f"self-referencing table: {size} bytes")
+    # 30: NUL bytes and bytes that are not UTF-8.
+    r, _ = answer('return "a\\0b", "\\255\\254x", "caf\\195\\169"', 5)
+    T.check("console", r.get("results") == ["a\x00b", "\ufffd\ufffdx", "caf\u00e9"],
+            f"NUL and invalid UTF-8: {r}")
+    # 10: the engine's tables, for the game and every other client.
+    for k, code in enumerate(["World.create = nil", "Network.__handlers.x = function() end",
+                              "rawset(World, 'create', nil)", "getmetatable('').__index = nil",
+                              "Entity.create = print"]):
+        answer(code, 10 + k)
+    c2 = authed(e)
+    c, saved = c2, c
+    r, _ = answer("return type(World.create), Network.__handlers.x == nil, type(Entity.create), ('x'):upper()", 20)
+    T.check("console", r.get("results") == ["function", True, "function", "X"],
+            f"the engine's tables after a client tried to replace them: {r}")
+    c = saved
+    # 9: memory, per run and kept across runs.
+    r, _ = answer("return collectgarbage('count')", 30)
+    before = (r.get("results") or [0])[0]
+    r, _ = answer("huge = ('x'):rep(2^30) return #huge", 31)
+    T.check("console", r.get("ok") is False and "memory" in str(r.get("error")), f"1 GiB in one run: {r}")
+    for k in range(5):
+        answer("keep%d = ('%d'):rep(30 * 2^20) return #keep%d" % (k, k, k), 40 + k)
+    r, _ = answer("collectgarbage('count') return collectgarbage('count')", 50)
+    after = (r.get("results") or [0])[0]
+    print(f"  heap grew {(after - before) / 1024:.0f} MiB over five runs keeping 30 MiB each")
+    T.check("console", e.alive() and after - before < 100 * 1024,
+            f"five runs keeping 30 MiB each: the heap grew {(after - before) / 1024:.0f} MiB")
+    T.check("console", e.alive(), f"the engine lives: exit {e.p.returncode}")
+    e.stop()
+
+
+def idle_strangers():
+    """Item 11: 32 idle connections without the token do not lock the operators out."""
+    e = remote_engine()
+    idle = [o.Client(e.port) for _ in range(32)]
+    time.sleep(0.3)
+    try:
+        c = authed(e)
+        r = c.script("return 6 * 7")
+        ok = r.get("results") == [42]
+    except (OSError, EOFError, ValueError) as x:
+        ok, r = False, repr(x)
+    T.check("console", ok, f"an operator after 32 idle strangers: {r}")
+    for i in idle:
+        i.close()
+    e.stop()
+
+
+CASES = [sigpipe, file_server_links, output_paths, big_blob, remote_scripts, idle_strangers]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
