@@ -3,6 +3,7 @@
 # each case against the real `cuttle` (tests/hardening/outsiders.py runs and speaks to it). Every
 # case counts as one hostile input, tried and (when the engine holds) handled.
 import os
+import shutil
 import socket
 import sys
 import time
@@ -284,7 +285,39 @@ def idle_strangers():
     e.stop()
 
 
-CASES = [sigpipe, file_server_links, output_paths, big_blob, remote_scripts, idle_strangers]
+def truncated_plugin():
+    """Item 14: a plugin file cut short (its ELF header whole) is refused, at load and when
+    --watch reloads it, instead of killing the engine with SIGBUS."""
+    good = os.path.join(o.MODULES, "..", "sample_plugins", "seed_adder.so")
+    data = open(good, "rb").read()
+    top = o.scratch()
+    for cut in [64, 2000, len(data) // 2, len(data) * 3 // 4]:
+        path = os.path.join(top, "cut%d.so" % cut)
+        with open(path, "wb") as f:
+            f.write(data[:cut])
+        rc, out = run(["--plugin", path, "-e", "print('still here')"], top)
+        T.check("plugins", rc == 0 and "still here" in out, f"plugin cut to {cut} bytes: exit {rc}")
+    # A module with reload hooks, cut inside its code while --watch runs it.
+    mods, proj = os.path.join(top, "mods"), os.path.join(top, "proj")
+    os.makedirs(mods)
+    os.makedirs(proj)
+    for name in ["entities", "transforms", "networking"]:
+        shutil.copy(os.path.join(o.MODULES, name, "ct_%s.so" % name), mods)
+    with open(os.path.join(proj, "project.sjson"), "w") as f:
+        f.write('modules = ["ct.entities" "ct.transforms" "ct.networking"]\n')
+    e = o.Engine(["--modules", mods, "--project", proj, "--watch", "--frames", "100000",
+                  "--console", "0"])
+    time.sleep(1.0)
+    with open(os.path.join(mods, "ct_networking.so"), "r+b") as f:
+        f.truncate(16384)  # inside the code segment
+    time.sleep(2.5)
+    alive = e.alive()
+    code = e.stop()
+    T.check("plugins", alive, f"--watch reload of a module cut short: exit {code}\n{e.output()[-800:]}")
+
+
+CASES = [sigpipe, file_server_links, output_paths, big_blob, remote_scripts, idle_strangers,
+         truncated_plugin]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
