@@ -333,7 +333,7 @@ ct_bvh_t *ct_bvh_parse(const char *text, size_t size, const char *name, ct_alloc
 
 ct_bvh_t *ct_bvh_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = formats__fopen_regular(path);
     if (!f) {
         snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return NULL;

@@ -160,7 +160,7 @@ ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const
 
 ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = formats__fopen_regular(path);
     if (!f) {
         snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return NULL;

@@ -138,9 +138,10 @@ static bool read_file(gltf__reader *r, const char *rel, const char *where, const
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", r->dir, rel) >= sizeof path)
         return gltf__fail(r, "%s: the path of \"%s\" is too long", where, rel);
-    FILE *f = fopen(path, "rb");
+    FILE *f = formats__fopen_regular(path);
     if (!f)
-        return gltf__fail(r, "%s: cannot open \"%s\": %s", where, rel, strerror(errno));
+        return gltf__fail(r, "%s: cannot open \"%s\": %s", where, rel,
+                          errno == ENODEV ? "not a regular file" : strerror(errno));
     long len = -1;
     if (fseek(f, 0, SEEK_END) == 0)
         len = ftell(f);

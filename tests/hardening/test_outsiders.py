@@ -316,8 +316,49 @@ def truncated_plugin():
     T.check("plugins", alive, f"--watch reload of a module cut short: exit {code}\n{e.output()[-800:]}")
 
 
+def compile_run(proj, env, timeout=30):
+    mods = os.path.dirname(os.environ.get("HOSTILE_PLUGIN", ""))
+    try:
+        r = o.subprocess.run([o.COMPILE, "--project", proj, "--modules", mods], timeout=timeout,
+                             stdout=o.subprocess.PIPE, stderr=o.subprocess.STDOUT,
+                             env=dict(os.environ, **env))
+    except o.subprocess.TimeoutExpired:
+        return None, "timed out"
+    return r.returncode, r.stdout.decode("utf-8", "replace")
+
+
+def compile_races():
+    """Items 15 and 20: a file a source names that changes or goes away while the source
+    compiles, or that is a FIFO."""
+    top = o.scratch()
+    proj = os.path.join(top, "proj")
+    os.makedirs(proj)
+    with open(os.path.join(proj, "project.sjson"), "w") as f:
+        f.write('modules = ["hostile"]\n')
+    with open(os.path.join(proj, "thing.racing"), "w") as f:
+        f.write('file = "dep.txt"\n')
+    dep = os.path.join(proj, "dep.txt")
+    for tamper in ["change", "delete"]:
+        with open(dep, "w") as f:
+            f.write("version 1\n")
+        shutil.rmtree(os.path.join(proj, "compiled"), ignore_errors=True)
+        rc1, out1 = compile_run(proj, {"HOSTILE": "dependency", "HOSTILE_TAMPER": tamper})
+        rc2, out2 = compile_run(proj, {"HOSTILE": "dependency", "HOSTILE_TAMPER": ""})
+        if tamper == "change":
+            ok = rc1 == 0 and rc2 == 0 and "compiled 1," in out2
+        else:
+            ok = rc1 == 0 and rc2 == 1 and "dep.txt" in out2
+        T.check("compile", ok, f"a dependency that {tamper}s while compiling: runs exit {rc1}, {rc2}\n{out2[-500:]}")
+    if os.path.exists(dep):
+        os.remove(dep)
+    os.mkfifo(dep)
+    rc, out = compile_run(proj, {"HOSTILE": "dependency"}, timeout=20)
+    T.check("compile", rc == 1 and "not a regular file" in out,
+            f"a FIFO named by a source: exit {rc}\n{out[-300:]}")
+
+
 CASES = [sigpipe, file_server_links, output_paths, big_blob, remote_scripts, idle_strangers,
-         truncated_plugin]
+         truncated_plugin, compile_races]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
