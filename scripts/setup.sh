@@ -14,6 +14,8 @@ CUTTLE_TEST_PACKAGES=(assimp-testmodels
 CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
 # The profiler viewer's test renders in headless Chromium.
 CUTTLE_TEST_PACKAGES+=(chromium)
+CUTTLE_TEST_PACKAGES+=(clang)  # libFuzzer builds of the fuzz targets (tests/libfuzzer)
+CUTTLE_TEST_PACKAGES+=(libclang-rt-14-dev)  # libFuzzer and the sanitizers runtime for clang
 
 cuttle_install_missing() {
     local missing=()
