@@ -61,6 +61,6 @@ uint32_t host__report_unread(void)
 
 const ct_host_api_v1 *host__api_v1(void)
 {
-    static const ct_host_api_v1 api = {option, project_dir};
+    static const ct_host_api_v1 api = {.option = option, .project_dir = project_dir};
     return &api;
 }

@@ -229,8 +229,15 @@ ct_network_stats_t network__stats(void)
 }
 
 static const ct_network_api_v1 api_v1 = {
-    network__start, network__stop, api_port, api_peer_id, network__replicate,
-    network__migrate, network__owner, api_set_timeouts, network__stats,
+    .start = network__start,
+    .stop = network__stop,
+    .port = api_port,
+    .peer_id = api_peer_id,
+    .replicate = network__replicate,
+    .migrate = network__migrate,
+    .owner = network__owner,
+    .set_timeouts = api_set_timeouts,
+    .stats = network__stats,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */

@@ -534,22 +534,36 @@ static uint32_t awake_count(ct_world_o *w)
     return m ? m->scene.report.awake : 0;
 }
 
+/* Each version starts with the one before it, in the same order (a frozen struct only grows at
+ * its end), so the tables share these lists. */
+#define PHYSICS_API_V1_FUNCTIONS                                                                   \
+    .add_point_mass = p_add, .remove_point_mass = p_remove, .point_position = p_position,          \
+    .set_point_position = p_set_position, .point_velocity = p_velocity,                            \
+    .set_point_velocity = p_set_velocity, .add_point_force = p_add_force, .simulate = simulate
+
+#define PHYSICS_API_V2_ADDED                                                                   \
+    .add_body = b_add, .remove_body = b_remove, .set_velocity = b_set_velocity,                    \
+    .velocity = b_velocity, .add_force = b_add_force, .position = b_position,                      \
+    .teleport = b_teleport, .set_gravity = set_gravity, .gravity = gravity,                        \
+    .overlap_sphere = overlap_sphere, .raycast = raycast, .events = events,                        \
+    .state_hash = state_hash, .body_count = body_count, .point_mass_count = point_mass_count
+
 const ct_physics_api_v3 physics__api_v3 = {
-    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
-    b_add, b_remove, b_set_velocity, b_velocity, b_add_force, b_position, b_teleport,
-    set_gravity, gravity, overlap_sphere, raycast, events, state_hash, body_count, point_mass_count,
-    set_collision_filter, collision_filter, set_user_data, user_data, overlap_sphere_masked,
-    raycast_masked, sleeping, wake, set_sleeping, awake_count,
+    PHYSICS_API_V1_FUNCTIONS,
+    PHYSICS_API_V2_ADDED,
+    .set_collision_filter = set_collision_filter, .collision_filter = collision_filter,
+    .set_user_data = set_user_data, .user_data = user_data,
+    .overlap_sphere_masked = overlap_sphere_masked, .raycast_masked = raycast_masked,
+    .sleeping = sleeping, .wake = wake, .set_sleeping = set_sleeping, .awake_count = awake_count,
 };
 
 const ct_physics_api_v2 physics__api_v2 = {
-    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
-    b_add, b_remove, b_set_velocity, b_velocity, b_add_force, b_position, b_teleport,
-    set_gravity, gravity, overlap_sphere, raycast, events, state_hash, body_count, point_mass_count,
+    PHYSICS_API_V1_FUNCTIONS,
+    PHYSICS_API_V2_ADDED,
 };
 
 static const ct_physics_api_v1 api_v1 = {
-    p_add, p_remove, p_position, p_set_position, p_velocity, p_set_velocity, p_add_force, simulate,
+    PHYSICS_API_V1_FUNCTIONS,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */

@@ -306,23 +306,33 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     return n;
 }
 
+/* Each version starts with the one before it, in the same order (a frozen struct only grows at
+ * its end), so the tables share these lists. */
+#define TRANSFORM_API_V1_FUNCTIONS                                                                 \
+    .create = t_create, .destroy = t_destroy, .lookup = t_lookup, .entity = t_entity,              \
+    .count = t_count, .local = t_local, .local_matrix = t_local_matrix,                            \
+    .world_matrix = t_world_matrix, .set_local = t_set_local, .link = t_link, .unlink = t_unlink,  \
+    .parent = t_parent, .first_child = t_first_child, .next_sibling = t_next_sibling,              \
+    .prev_sibling = t_prev_sibling
+
+#define TRANSFORM_API_V2_ADDED                                                                 \
+    .set_local_batch = t_set_local_batch, .world_position = t_world_position,                      \
+    .world_rotation = t_world_rotation, .set_world_position = t_set_world_position,                \
+    .set_world_rotation = t_set_world_rotation
+
 static const ct_transform_api_v3 api_v3 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
-    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
-    t_set_world_rotation, transforms__destroy_tree,
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
+    .destroy_tree = transforms__destroy_tree,
 };
 
 static const ct_transform_api_v2 api_v2 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
-    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
-    t_set_world_rotation,
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
 };
 
 static const ct_transform_api_v1 api_v1 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+    TRANSFORM_API_V1_FUNCTIONS,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */
