@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "animation_layout.h"
 
 #include <math.h>
 #include <string.h>

@@ -12,6 +12,7 @@
 #include "entities_internal.h"
 
 #include "ct_module.h"
+#include "entities_layout.h"
 
 entities_services_t entities__services;
 entities_state_t *entities__state;

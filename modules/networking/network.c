@@ -12,6 +12,7 @@
 #include "ct_data.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "network_layout.h"
 
 #include <stdlib.h>
 

@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "physics_layout.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -28,10 +28,10 @@
 
 #include "render_gpu.h"
 
-/* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
-#ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 1u
-#endif
+/* RENDER_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of render__state, render__manager and every struct they reach (render_layout.h, by
+ * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
+ * entry file includes render_layout.h. */
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
 #define RENDER_PATH_SIZE 512

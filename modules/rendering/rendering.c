@@ -7,6 +7,8 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "render_gl_internal.h" /* render__state reaches struct render__gl: part of the layout */
+#include "render_layout.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -14,6 +14,7 @@
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "ct_resource.h"
+#include "transforms_layout.h"
 
 transforms__module_t transforms__m;
 
