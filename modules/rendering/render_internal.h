@@ -146,7 +146,7 @@ typedef struct render__module {
     const ct_data_api_v1 *data;
     const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
     const ct_jobs_api_v1 *jobs;
-    const ct_host_api_v1 *host;
+    const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;

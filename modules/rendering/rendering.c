@@ -167,7 +167,7 @@ static bool make_folders(const char *path)
 static int read_options(void)
 {
     render__state *s = render__m.state;
-    const ct_host_api_v1 *host = render__m.host;
+    const ct_host_api_v2 *host = render__m.host;
     const char *b = host ? host->option("render-backend") : NULL;
     s->backend = b && !strcmp(b, "null") ? RENDER_BACKEND_NULL : RENDER_BACKEND_GL;
     if (b && strcmp(b, "null") && strcmp(b, "gl")) {
@@ -234,7 +234,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &render__m.data),
     CT_MODULE_API(resource, 4, &render__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
-    CT_MODULE_API_OPTIONAL(host, 1, &render__m.host),
+    CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
 };
 
 static const ct_module_v3_t module = {
