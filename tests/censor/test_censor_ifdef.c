@@ -129,6 +129,24 @@ static void errors_name_the_line(void **state)
     expect_error("", deep, "line 257: conditionals nested deeper than 256");
 }
 
+static void lenient_filters_warn(void **state)
+{
+    (void)state;
+    censor_ifdef_t f = { .lenient = true };
+    char err[128], *out;
+    size_t size;
+    assert_true(censor_ifdef_add(&f, "-UX", err, sizeof err));
+    const char *in = "#ifdef X\nx\n#endif\n#endif\n#ifdef X\ny\n";
+    assert_true(censor_ifdef_run(&f, in, strlen(in), &out, &size, err, sizeof err));
+    assert_string_equal(err, "line 4: #endif without #if");
+    assert_int_equal(size, strlen("\n\n\n#endif\n\n\n"));
+    assert_memory_equal(out, "\n\n\n#endif\n\n\n", size);
+    free(out);
+    assert_true(censor_ifdef_run(&f, "a\n", 2, &out, &size, err, sizeof err));
+    assert_string_equal(err, ""); /* no warning when nothing is wrong */
+    free(out);
+}
+
 static void bad_options_are_refused(void **state)
 {
     (void)state;
@@ -153,6 +171,7 @@ int main(void)
         cmocka_unit_test(nesting_and_comments),
         cmocka_unit_test(binary_passes_through),
         cmocka_unit_test(errors_name_the_line),
+        cmocka_unit_test(lenient_filters_warn),
         cmocka_unit_test(bad_options_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

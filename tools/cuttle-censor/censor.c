@@ -31,6 +31,9 @@ static const char usage[] =
     "  --forbid WORD       refuse to publish if any file, path, tag or message still holds WORD\n"
     "  --forbid-file FILE  the same, one word a line\n"
     "  --exclude GLOB      leave out files whose path matches (fnmatch)\n"
+    "  --lenient           a file whose #if and #endif do not balance (a commit that never\n"
+    "                      compiled) is filtered as far as it reads, with a warning, instead of\n"
+    "                      aborting the run\n"
     "  --quiet             print nothing on success\n"
     "exit status: 0 copied, 1 refused or failed (DEST unchanged), 2 usage error\n";
 
@@ -98,6 +101,8 @@ static void filter_identity(censor_options_t *o)
         if (n < sizeof text)
             text[n++] = '\n';
     }
+    if (o->lenient && n < sizeof text)
+        n += (size_t)snprintf(text + n, sizeof text - n, "lenient\n");
     for (int i = 0; i < o->num_excludes && n < sizeof text; i++)
         n += (size_t)snprintf(text + n, sizeof text - n, "exclude %s\n", o->excludes[i]);
     git_oid id;
@@ -141,6 +146,8 @@ static int parse(censor_options_t *o, int argc, char **argv)
             snprintf(err, sizeof err, "more than %d --exclude", CENSOR_MAX_EXCLUDES);
         else if (!strcmp(a, "--quiet"))
             o->quiet = true;
+        else if (!strcmp(a, "--lenient"))
+            o->lenient = true;
         else if (a[0] == '-')
             snprintf(err, sizeof err, "unknown option %s", a);
         else if (positional < 2)
@@ -154,6 +161,8 @@ static int parse(censor_options_t *o, int argc, char **argv)
         fprintf(stderr, "cuttle-censor: %s\n%s", err, usage);
         return 2;
     }
+    for (int i = 0; i < o->num_filters; i++)
+        o->filters[i].ifdef.lenient = o->lenient;
     filter_identity(o);
     return 0;
 }

@@ -79,12 +79,14 @@ static bool copy_blob(copy_t *c, const git_oid *id, const char *path, git_oid *o
     bool ok = censor_filter_run(c->o, c_like, git_odb_object_data(obj), git_odb_object_size(obj),
                                 &filtered, &size, reason, sizeof reason);
     git_odb_object_free(obj);
+    char commit[GIT_OID_HEXSZ + 1];
     if (!ok) {
-        char commit[GIT_OID_HEXSZ + 1];
         snprintf(c->err, c->err_size, "%s (commit %s): %s; nothing was published", path,
                  short_id(c->current, commit), reason);
         return false;
     }
+    if (reason[0] && !c->o->quiet)
+        fprintf(stderr, "cuttle-censor: warning: %s (commit %s): %s\n", path, short_id(c->current, commit), reason);
     char what[4200];
     snprintf(what, sizeof what, "file %s", path);
     ok = check_leak(c, filtered, size, what);

@@ -113,6 +113,7 @@ static bool run_command(const char *command, const char *in, size_t size, char *
 bool censor_filter_run(const censor_options_t *o, bool c_like, const char *in, size_t size,
                        char **out, size_t *out_size, char *err, size_t err_size)
 {
+    err[0] = '\0';
     char *current = malloc(size ? size : 1);
     if (!current) {
         snprintf(err, err_size, "out of memory");
@@ -129,7 +130,7 @@ bool censor_filter_run(const censor_options_t *o, bool c_like, const char *in, s
             continue;
         if (f->builtin) {
             ok = censor_ifdef_run(&f->ifdef, current, current_size, &next, &next_size, reason, sizeof reason);
-            if (!ok)
+            if (reason[0])
                 snprintf(err, err_size, "the preprocessor filter: %s", reason);
         } else {
             ok = run_command(f->command, current, current_size, &next, &next_size, err, err_size);

@@ -471,9 +471,11 @@ static bool directive(pass_t *s, const line_t *l, char *err, size_t err_size)
     if (l->directive == D_IF || l->directive == D_IFDEF || l->directive == D_IFNDEF)
         return open_group(s, l, err, err_size);
     if (s->depth == 0) {
-        snprintf(err, err_size, "line %d: #%.*s without #if", s->line_number, (int)l->keyword_len,
-                 l->start + l->keyword_at);
-        return false;
+        if (!err[0])
+            snprintf(err, err_size, "line %d: #%.*s without #if", s->line_number, (int)l->keyword_len,
+                     l->start + l->keyword_at);
+        put(&s->out, l->start, l->length); /* lenient: the stray line stays as written */
+        return s->f->lenient;
     }
     group_t *g = &s->stack[s->depth - 1];
     if (l->directive == D_ENDIF) {
@@ -492,6 +494,7 @@ bool censor_ifdef_run(const censor_ifdef_t *f, const char *in, size_t in_size, c
                       size_t *out_size, char *err, size_t err_size)
 {
     *out = NULL, *out_size = 0;
+    err[0] = '\0';
     pass_t *s = calloc(1, sizeof *s);
     line_t *l = malloc(sizeof *l);
     if (!s || !l) {
@@ -520,11 +523,12 @@ bool censor_ifdef_run(const censor_ifdef_t *f, const char *in, size_t in_size, c
             p += l->length;
         }
         if (ok && s->depth > 0) {
-            snprintf(err, err_size, "line %d: %d #if never closed by #endif", s->line_number, s->depth);
-            ok = false;
+            if (!err[0])
+                snprintf(err, err_size, "line %d: %d #if never closed by #endif", s->line_number, s->depth);
+            ok = f->lenient;
         }
     }
-    if (ok && s->out.failed) {
+    if (s->out.failed) {
         snprintf(err, err_size, "out of memory");
         ok = false;
     }

@@ -17,7 +17,9 @@
  *
  * Input is text; a buffer holding a NUL byte is binary and passed through untouched.
  * Errors (an `#else`/`#elif`/`#endif` without `#if`, an `#if` never closed, nesting deeper than
- * CENSOR_IFDEF_MAX_DEPTH) are reported with the line number; nothing is written then.
+ * CENSOR_IFDEF_MAX_DEPTH) are reported with the line number; nothing is written then. A lenient
+ * filter (real histories hold commits that never compiled) keeps a stray directive as written,
+ * leaves groups open at the end as they are, and reports the first problem as a warning.
  */
 #ifndef CUTTLE_CENSOR_IFDEF_H
 #define CUTTLE_CENSOR_IFDEF_H
@@ -37,6 +39,7 @@ typedef struct censor_symbol_t {
 typedef struct censor_ifdef_t {
     censor_symbol_t symbols[CENSOR_IFDEF_MAX_SYMBOLS];
     int num_symbols;
+    bool lenient; /* unbalanced conditionals are a warning, not an error */
 } censor_ifdef_t;
 
 /* Adds "-DSYM", "-DSYM=N" or "-USYM" (the text is borrowed and must outlive f). Returns false
@@ -44,7 +47,8 @@ typedef struct censor_ifdef_t {
 bool censor_ifdef_add(censor_ifdef_t *f, const char *option, char *err, size_t err_size);
 
 /* Filters in[0..in_size) into *out (malloc'd, *out_size bytes; the caller frees it). On an error
- * returns false with "line N: what" in err and *out NULL. */
+ * returns false with "line N: what" in err and *out NULL; on success err is empty, or holds the
+ * warning of a lenient filter. */
 bool censor_ifdef_run(const censor_ifdef_t *f, const char *in, size_t in_size, char **out,
                       size_t *out_size, char *err, size_t err_size);
 

@@ -31,6 +31,7 @@ typedef struct censor_options_t {
     int num_excludes;
     char filter_id[GIT_OID_HEXSZ + 1]; /* a hash of everything above that shapes the output */
     bool quiet;
+    bool lenient; /* the preprocessor filter warns about unbalanced conditionals instead of failing */
 } censor_options_t;
 
 /* ---- An open-addressing map from a source object id to what it became (censor_map.c). -------- */
@@ -76,7 +77,7 @@ bool censor_is_c_like(const char *name);
  * (the built-in filter reads those and passes the rest through). */
 void censor_blob_key(git_oid *key, const git_oid *blob, bool c_like);
 /* Runs every filter on in[0..size) in order; *out is malloc'd. On failure err says which
- * filter and why (the caller adds the path and commit). */
+ * filter and why (the caller adds the path and commit); on success err is empty or a warning. */
 bool censor_filter_run(const censor_options_t *o, bool c_like, const char *in, size_t size,
                        char **out, size_t *out_size, char *err, size_t err_size);
 /* Returns the first forbidden word found in data, or NULL. */
