@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <git2/sys/mempack.h>
-#include <git2/sys/odb_backend.h>
-#include <git2/sys/repository.h>
 
 typedef struct copy_t {
     const censor_options_t *o;
@@ -31,6 +29,8 @@ typedef struct copy_t {
     censor_maps_t maps;
     git_oid cutoff_new; /* what the cutoff commit became (when maps.has_cutoff) */
     const git_oid *current; /* the commit being copied, for messages */
+    git_oid *written;       /* every object this run wrote (into the in-memory database) */
+    size_t num_written, capacity_written;
     char *err;
     size_t err_size;
 } copy_t;
@@ -40,6 +40,24 @@ static bool fail_git(copy_t *c, const char *what)
     const git_error *e = git_error_last();
     snprintf(c->err, c->err_size, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
     return false;
+}
+
+/* Writes an object into the in-memory database and remembers it for the pack. */
+static int write_object(copy_t *c, git_oid *out, const void *data, size_t size, git_object_t type)
+{
+    if (c->num_written == c->capacity_written) {
+        size_t capacity = c->capacity_written ? c->capacity_written * 2 : 4096;
+        git_oid *grown = realloc(c->written, capacity * sizeof *grown);
+        if (!grown) {
+            git_error_set_oom();
+            return -1;
+        }
+        c->written = grown, c->capacity_written = capacity;
+    }
+    int r = git_odb_write(out, c->dst_odb, data, size, type);
+    if (r == 0)
+        c->written[c->num_written++] = *out;
+    return r;
 }
 
 static const char *short_id(const git_oid *id, char buf[GIT_OID_HEXSZ + 1])
@@ -90,7 +108,7 @@ static bool copy_blob(copy_t *c, const git_oid *id, const char *path, git_oid *o
     char what[4200];
     snprintf(what, sizeof what, "file %s", path);
     ok = check_leak(c, filtered, size, what);
-    if (ok && git_odb_write(out, c->dst_odb, filtered, size, GIT_OBJECT_BLOB))
+    if (ok && write_object(c, out, filtered, size, GIT_OBJECT_BLOB))
         ok = fail_git(c, path);
     free(filtered);
     c->stats->blobs_filtered++;
@@ -156,7 +174,7 @@ static bool copy_entry(copy_t *c, const git_tree_entry *e, const char *path, git
     if (git_odb_read(&obj, c->src_odb, out))
         return fail_git(c, path);
     bool ok = check_leak(c, git_odb_object_data(obj), git_odb_object_size(obj), path) &&
-              (git_odb_write(out, c->dst_odb, git_odb_object_data(obj), git_odb_object_size(obj),
+              (write_object(c, out, git_odb_object_data(obj), git_odb_object_size(obj),
                              GIT_OBJECT_BLOB) == 0 || fail_git(c, path));
     git_odb_object_free(obj);
     return ok;
@@ -203,7 +221,7 @@ static bool copy_tree(copy_t *c, const git_oid *id, const char *path, git_oid *o
         free(child);
     }
     git_tree_free(tree);
-    if (ok && git_odb_write(out, c->dst_odb, raw.data ? raw.data : "", raw.size, GIT_OBJECT_TREE))
+    if (ok && write_object(c, out, raw.data ? raw.data : "", raw.size, GIT_OBJECT_TREE))
         ok = fail_git(c, path);
     free(raw.data);
     if (!ok && !c->err[0])
@@ -277,7 +295,7 @@ static bool copy_commit(copy_t *c, git_commit *commit)
     ok = ok && put_header(&raw, git_commit_raw_header(commit)) && raw_put(&raw, "\n", 1) &&
          put_message(c, &raw, git_commit_message_raw(commit), id);
     git_oid out;
-    if (ok && git_odb_write(&out, c->dst_odb, raw.data, raw.size, GIT_OBJECT_COMMIT))
+    if (ok && write_object(c, &out, raw.data, raw.size, GIT_OBJECT_COMMIT))
         ok = fail_git(c, "writing a commit");
     free(raw.data);
     if (!ok && !c->err[0])
@@ -329,8 +347,6 @@ static bool copy_history(copy_t *c, const git_oid *target)
 typedef struct tag_ref_t {
     char *name;
     git_oid target;
-    char *raw; /* an annotated tag's object, written after the pack (the pack holds commits) */
-    size_t raw_size;
 } tag_ref_t;
 
 typedef struct tag_copy_t {
@@ -359,12 +375,9 @@ static bool copy_annotated(copy_t *c, git_tag *tag, const git_oid *target, tag_r
     }
     ok = ok && raw_put(&raw, "\n", 1) && put_message(c, &raw, git_tag_message(tag) ? git_tag_message(tag) : "",
                                                      git_tag_id(tag));
-    if (ok && git_odb_hash(&out->target, raw.data, raw.size, GIT_OBJECT_TAG))
-        ok = fail_git(c, "hashing a tag");
-    if (ok)
-        out->raw = raw.data, out->raw_size = raw.size;
-    else
-        free(raw.data);
+    if (ok && write_object(c, &out->target, raw.data, raw.size, GIT_OBJECT_TAG))
+        ok = fail_git(c, "writing a tag");
+    free(raw.data);
     return ok;
 }
 
@@ -396,8 +409,6 @@ static int copy_tag(const char *name, git_oid *oid, void *payload)
         }
         if (ok && (ref.name = strdup(name)) != NULL)
             t->refs[t->count++] = ref;
-        else
-            free(ref.raw);
         ok = ok && ref.name;
     }
     git_object_free(peeled);
@@ -406,21 +417,9 @@ static int copy_tag(const char *name, git_oid *oid, void *payload)
     return ok ? 0 : -1;
 }
 
-/* Writes the annotated tags' objects straight to DEST's object folder (git_mempack_dump packs
- * what commits reach, not tags), then every tag's ref. */
 static bool create_tags(copy_t *c, tag_copy_t *t)
 {
-    char objects[4096];
-    snprintf(objects, sizeof objects, "%sobjects", git_repository_path(c->dst));
-    git_odb *disk = NULL;
-    bool ok = git_odb_open(&disk, objects) == 0 || fail_git(c, objects);
-    for (size_t i = 0; ok && i < t->count; i++) {
-        git_oid written;
-        if (t->refs[i].raw)
-            ok = git_odb_write(&written, disk, t->refs[i].raw, t->refs[i].raw_size, GIT_OBJECT_TAG) == 0 ||
-                 fail_git(c, t->refs[i].name);
-    }
-    git_odb_free(disk);
+    bool ok = true;
     for (size_t i = 0; ok && i < t->count; i++) {
         git_reference *ref = NULL;
         ok = git_reference_create(&ref, c->dst, t->refs[i].name, &t->refs[i].target, 1, "cuttle-censor") == 0 ||
@@ -431,21 +430,18 @@ static bool create_tags(copy_t *c, tag_copy_t *t)
     return ok;
 }
 
-/* Writes the in-memory objects to DEST as one pack. */
+/* Writes the objects this run made to DEST as one pack: only those (git_mempack_dump would pack
+ * everything each new commit reaches, the whole snapshot again, and no tags). */
 static bool publish_objects(copy_t *c)
 {
-    git_buf pack = { 0 };
-    if (git_mempack_dump(&pack, c->dst, c->mempack))
-        return fail_git(c, "packing the new objects");
-    git_odb_writepack *writer = NULL;
-    git_indexer_progress progress = { 0 };
-    bool ok = (git_odb_write_pack(&writer, c->dst_odb, NULL, NULL) == 0 &&
-               writer->append(writer, pack.ptr, pack.size, &progress) == 0 &&
-               writer->commit(writer, &progress) == 0) ||
-              fail_git(c, "writing the pack into DEST");
-    if (writer)
-        writer->free(writer);
-    git_buf_dispose(&pack);
+    if (c->num_written == 0)
+        return true;
+    git_packbuilder *pack = NULL;
+    bool ok = git_packbuilder_new(&pack, c->dst) == 0 || fail_git(c, "packing the new objects");
+    for (size_t i = 0; ok && i < c->num_written; i++)
+        ok = git_packbuilder_insert(pack, &c->written[i], NULL) == 0 || fail_git(c, "packing the new objects");
+    ok = ok && (git_packbuilder_write(pack, NULL, 0, NULL, NULL) == 0 || fail_git(c, "writing the pack into DEST"));
+    git_packbuilder_free(pack);
     return ok;
 }
 
@@ -573,7 +569,8 @@ bool censor_copy(const censor_options_t *o, censor_stats_t *stats, char *err, si
     }
     ok = ok && censor_maps_save(&c.maps, path, o, err, err_size);
     for (size_t i = 0; i < tags.count; i++)
-        free(tags.refs[i].name), free(tags.refs[i].raw);
+        free(tags.refs[i].name);
+    free(c.written);
     free(tags.refs);
     if (c.mempack)
         git_mempack_reset(c.mempack);
