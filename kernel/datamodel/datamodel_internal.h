@@ -152,6 +152,9 @@ struct ct_dm_doc_o {
     ct_dm_clock_f clock;
     void *clock_user_data;
     uint64_t hlc; /* the greatest stamp seen or made */
+    /* The stamps this document made itself: an op of its own author in that range coming back
+     * (an echo from a server) is already applied. */
+    uint64_t local_first, local_last;
     uint64_t rng[2];
 
     dm_log_t undo, redo, txn;
@@ -212,5 +215,27 @@ uint32_t dm_integrity__check(ct_dm_doc_o *doc, const ct_dm_issue_t **issues);
 int dm_integrity__replace(ct_dm_doc_o *doc, const ct_guid_t *from, const ct_guid_t *to, uint32_t n);
 
 void dm_level__free(dm_level_t *level);
+
+ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc);
+void dm__destroy_doc(ct_dm_doc_o *doc);
+
+/* ---- text output shared by change sets, the clipboard and levels ---- */
+typedef struct dm_text_t {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} dm_text_t;
+
+void dm__put(dm_text_t *t, const char *s, size_t n);
+void dm__puts(dm_text_t *t, const char *s);
+/* The shortest spelling of d that reads back exactly. */
+void dm__put_number(dm_text_t *t, double d);
+void dm__put_string(dm_text_t *t, const char *s, size_t len);
+/* A value in the change-set text form (null, true, 1.5, "s", { vec3 = [...] }, ...). */
+void dm__put_value(dm_text_t *t, const ct_dm_value_t *v);
+struct dm_sjson_t;
+/* Reads a value of the text form at node n; strings and arrays go to `arena`. */
+bool dm__read_value(const struct dm_sjson_t *js, uint32_t n, dm_arena_t *arena, ct_dm_value_t *out,
+                    const char **why);
 
 #endif

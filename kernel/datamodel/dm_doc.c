@@ -42,6 +42,9 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc)
 {
     uint64_t now = CT_DM_HLC(doc->clock(doc->clock_user_data), 0);
     doc->hlc = now > doc->hlc ? now : doc->hlc + 1;
+    if (!doc->local_first)
+        doc->local_first = doc->hlc;
+    doc->local_last = doc->hlc;
     return (dm_stamp_t){doc->hlc, doc->me};
 }
 
@@ -1071,9 +1074,7 @@ static uint64_t seed_from_os(void)
     return s ^ ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ (uint64_t)(uintptr_t)&s;
 }
 
-static void destroy_doc(ct_dm_doc_o *doc);
-
-static ct_dm_doc_o *create_doc(const ct_dm_doc_desc_t *desc)
+ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc)
 {
     ct_dm_doc_desc_t d = desc ? *desc : (ct_dm_doc_desc_t){0};
     ct_dm_doc_o *doc = calloc(1, sizeof *doc);
@@ -1087,7 +1088,7 @@ static ct_dm_doc_o *create_doc(const ct_dm_doc_desc_t *desc)
     doc->me = dm__author(doc, d.author && d.author[0] ? d.author : "anonymous");
     if (doc->me == DM_NONE || dm__grow((void **)&doc->objs, &doc->cap_objs, 64, sizeof *doc->objs) == false ||
         !dm_map__put(&doc->obj_map, 0, 0, 0)) {
-        destroy_doc(doc);
+        dm__destroy_doc(doc);
         return NULL;
     }
     doc->objs[0] = (dm_obj_t){.first_prop = DM_NONE, .last_prop = DM_NONE, .alive = true};
@@ -1095,7 +1096,7 @@ static ct_dm_doc_o *create_doc(const ct_dm_doc_desc_t *desc)
     return doc;
 }
 
-static void destroy_doc(ct_dm_doc_o *doc)
+void dm__destroy_doc(ct_dm_doc_o *doc)
 {
     if (!doc)
         return;
@@ -1167,8 +1168,8 @@ static ct_dm_changeset_o *take_changes(ct_dm_doc_o *doc)
 /* The table's document part; datamodel.c adds the other files' entries. */
 void dm_doc__fill(ct_datamodel_api_v1 *api)
 {
-    api->create_doc = create_doc;
-    api->destroy_doc = destroy_doc;
+    api->create_doc = dm__create_doc;
+    api->destroy_doc = dm__destroy_doc;
     api->last_error = last_error;
     api->new_guid = new_guid;
     api->create = dm_doc__create;
@@ -1204,3 +1205,28 @@ void dm_doc__fill(ct_datamodel_api_v1 *api)
     api->record = record;
     api->take_changes = take_changes;
 }
+
+/* ---- text output ---- */
+
+void dm__put(dm_text_t *t, const char *s, size_t n)
+{
+    if (t->failed)
+        return;
+    if (t->n + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 1024;
+        while (cap < t->n + n + 1)
+            cap *= 2;
+        char *g = realloc(t->s, cap);
+        if (!g) {
+            t->failed = true;
+            return;
+        }
+        t->s = g;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->n, s, n);
+    t->n += n;
+    t->s[t->n] = 0;
+}
+
+void dm__puts(dm_text_t *t, const char *s) { dm__put(t, s, strlen(s)); }
