@@ -210,6 +210,7 @@ bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
 
 /* ---- the other files' entries, for the API table ---- */
 int dm_doc__create(ct_dm_doc_o *doc, ct_guid_t object);
+int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint32_t *failed_index);
 
 uint32_t dm_integrity__check(ct_dm_doc_o *doc, const ct_dm_issue_t **issues);
 int dm_integrity__replace(ct_dm_doc_o *doc, const ct_guid_t *from, const ct_guid_t *to, uint32_t n);

@@ -838,7 +838,7 @@ static void clear_history(ct_dm_doc_o *doc)
 
 /* ---- batches ---- */
 
-static int apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint32_t *failed_index)
+int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint32_t *failed_index)
 {
     /* Local ops go to the undo stack, remote ones to the transaction log; either way a failure
      * rolls back exactly what this batch did. */
@@ -1177,7 +1177,7 @@ void dm_doc__fill(ct_datamodel_api_v1 *api)
     api->set_property = doc_set;
     api->add_to_set = doc_add;
     api->remove_from_set = doc_remove;
-    api->apply_ops = apply_ops;
+    api->apply_ops = dm_doc__apply_ops;
     api->exists = exists;
     api->num_objects = num_objects;
     api->objects = objects;
