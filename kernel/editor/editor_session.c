@@ -1009,8 +1009,11 @@ static int paths(const char *project, const char *level)
     for (char *p = flat; *p; p++)
         if (*p == '/')
             *p = '_';
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/.editor", project);
+    char dir[PATH_MAX - 300];
+    if (snprintf(dir, sizeof dir, "%s/.editor", project) >= (int)sizeof dir) {
+        log__error("editor: the project's path is too long");
+        return CT_ERR_INVALID;
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         log__error("editor: cannot make %s: %s", dir, strerror(errno));
         return CT_ERR_IO;
