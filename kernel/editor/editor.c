@@ -117,9 +117,15 @@ void editor__stop(void)
 void editor__frame(double dt)
 {
     if (g_ed.running && editor_world__frame(dt)) {
-        char json[96];
-        int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu}",
-                         (unsigned long long)editor_world__frames());
+        double eye[3], right[3], up[3], back[3], fov;
+        editor_world__camera_state(eye, right, up, back, &fov);
+        char json[512];
+        int n = snprintf(json, sizeof json,
+                         "{\"type\":\"frame\",\"n\":%llu,\"camera\":{\"eye\":[%.6g,%.6g,%.6g],"
+                         "\"right\":[%.6g,%.6g,%.6g],\"up\":[%.6g,%.6g,%.6g],\"back\":[%.6g,%.6g,%.6g],"
+                         "\"fov\":%.6g}}",
+                         (unsigned long long)editor_world__frames(), eye[0], eye[1], eye[2], right[0],
+                         right[1], right[2], up[0], up[1], up[2], back[0], back[1], back[2], fov);
         editor_server__broadcast(json, (size_t)n, NULL);
     }
 }

@@ -33,6 +33,7 @@ static const kind_spec_t kinds[] = {
     {"camera", EDITOR_MSG_CAMERA, {"orbit", "pan", "zoom", "focus"}},
     {"pick", EDITOR_MSG_PICK, {"x", "y"}},
     {"select", EDITOR_MSG_SELECT, {"objects"}},
+    {"place", EDITOR_MSG_PLACE, {"unit", "position"}},
 };
 #define NUM_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -362,6 +363,22 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
         m->y = y->valuedouble;
         return 0;
     }
+    case EDITOR_MSG_PLACE:
+        item = cJSON_GetObjectItemCaseSensitive(root, "unit");
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) > 200)
+            return fail(err, es, "a 'place' needs a field 'unit': the unit's name (units/crate)");
+        m->text = item->valuestring;
+        m->text_len = strlen(item->valuestring);
+        item = cJSON_GetObjectItemCaseSensitive(root, "position");
+        if (item) {
+            int r = numbers(item, m->position, 3, "'position'", err, es);
+            if (r)
+                return r;
+            for (int i = 0; i < 3; i++)
+                if (fabs(m->position[i]) > 1e9)
+                    return fail(err, es, "'position' must be within +-1e9");
+        }
+        return 0;
     case EDITOR_MSG_COMMIT:
     case EDITOR_MSG_UNDO:
     case EDITOR_MSG_REDO:

@@ -18,6 +18,7 @@
  *   {"type":"camera", "orbit":[dx,dy]?, "pan":[dx,dy]?, "zoom":d?, "focus":"hex"?}
  *   {"type":"pick", "x":u, "y":v}                 u, v in [0,1] across the viewport
  *   {"type":"select", "objects":["hex"...]}       shown to the other people
+ *   {"type":"place", "unit":"units/crate", "position":[x,y,z]?}   the unit's entities, pasted
  *
  * OP is {"op":"create"|"destroy", "object":"hex"}, {"op":"set", "object", "key", "value",
  * "base"?}, {"op":"add"|"remove", "object", "key", "item":"hex"}. A value is one of
@@ -55,6 +56,7 @@ typedef enum editor_kind {
     EDITOR_MSG_CAMERA,
     EDITOR_MSG_PICK,
     EDITOR_MSG_SELECT,
+    EDITOR_MSG_PLACE,
 } editor_kind;
 
 typedef struct editor_message_t {
@@ -75,12 +77,13 @@ typedef struct editor_message_t {
     uint32_t num_objects;
     ct_guid_t parent; /* paste, reparent */
     bool has_parent;
-    const char *text; /* paste */
+    const char *text; /* paste: the clipboard; place: the unit's name */
     size_t text_len;
     double orbit[2], pan[2], zoom; /* camera; zero when absent */
     bool has_focus;
     ct_guid_t focus;
-    double x, y; /* pick */
+    double x, y;        /* pick */
+    double position[3]; /* place; zero when absent */
     struct cJSON *root; /* owns the strings above */
 } editor_message_t;
 

@@ -18,6 +18,7 @@
 #include "editor/editor_internal.h"
 
 #include <cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -304,6 +305,8 @@ static int open_log(bool truncate)
     return 0;
 }
 
+static void scan(cJSON *out, const char *dir, const char *rel, int depth);
+
 /* ---- people ---- */
 
 static editor_user_t *find_session(const char *session)
@@ -451,6 +454,7 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
     cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
+    scan(cJSON_AddObjectToObject(o, "resources"), g_s.project, "", 0);
     cJSON_AddItemToObject(o, "objects", snapshot());
     send_json(c, o);
     people_changed();
@@ -778,7 +782,7 @@ static void reparent(editor_conn_t *c, editor_user_t *u, const editor_message_t 
 
 /* Pastes clipboard text into the person's document under `parent` as one action. */
 static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m, const char *text,
-                  size_t len, ct_guid_t parent)
+                  size_t len, ct_guid_t parent, const double *position)
 {
     if (!ct_guid_is_root(parent) && !is_entity(parent)) {
         editor_server__error(c, m, "paste: the parent is not an entity of this level");
@@ -799,6 +803,10 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
         g_s.dm->set_property(u->replica, roots[i], "@parent", &pv);
         g_s.dm->set_property(u->replica, roots[i], "@order", &ov);
         g_s.dm->add_to_set(u->replica, parent, key, roots[i]);
+        if (position) {
+            ct_dm_value_t p = {.type = CT_DM_VEC3, .as.v = {position[0], position[1], position[2]}};
+            g_s.dm->set_property(u->replica, roots[i], "components.transform.position", &p);
+        }
     }
     g_s.dm->restore_point(u->replica);
     publish(u, m);
@@ -824,6 +832,108 @@ static char *copy_text(editor_conn_t *c, const editor_message_t *m, size_t *len)
     if (!text)
         editor_server__error(c, m, "copy: %s", g_s.dm->last_error(g_s.doc));
     return text;
+}
+
+/* Reads a source file of the project whole; NULL (err says why) when missing or too large. */
+static char *read_source(const char *path, size_t *len, char *err, size_t es)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, es, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *text = NULL;
+    size_t cap = 0, got;
+    *len = 0;
+    do {
+        if (*len == cap) {
+            cap = cap ? cap * 2 : 1u << 16;
+            char *grown = cap <= (256u << 20) ? realloc(text, cap) : NULL;
+            if (!grown) {
+                free(text);
+                fclose(f);
+                snprintf(err, es, "%s is too large to edit", path);
+                return NULL;
+            }
+            text = grown;
+        }
+        got = fread(text + *len, 1, cap - *len, f);
+        *len += got;
+    } while (got);
+    fclose(f);
+    return text;
+}
+
+/* Places a unit of the project: its entities, copied through the data model's clipboard text
+ * and pasted like any paste (one undo item). */
+static void place(editor_conn_t *c, editor_user_t *u, const editor_message_t *m)
+{
+    char why[160], path[PATH_MAX + 300], err[512];
+    if (resources__api_v1()->check_name(m->text, why, sizeof why) != 0) {
+        editor_server__error(c, m, "place: '%s' is not a unit name of the project: %s", m->text, why);
+        return;
+    }
+    snprintf(path, sizeof path, "%s/%s.unit", g_s.project, m->text);
+    size_t len;
+    char *text = read_source(path, &len, err, sizeof err);
+    if (!text) {
+        editor_server__error(c, m, "place: %s", err);
+        return;
+    }
+    ct_dm_doc_o *unit = g_s.dm->read_level(text, len, path, NULL, err, sizeof err);
+    free(text);
+    if (!unit) {
+        editor_server__error(c, m, "place: %s", err);
+        return;
+    }
+    const ct_guid_t *roots;
+    uint32_t n = 0;
+    char *clip = NULL;
+    size_t clip_len = 0;
+    if (g_s.dm->get_set(unit, (ct_guid_t){0, 0}, "entities", &roots, &n) == 0 && n)
+        clip = g_s.dm->copy(unit, roots, n, &clip_len);
+    if (clip)
+        paste(c, u, m, clip, clip_len, (ct_guid_t){0, 0}, m->position);
+    else
+        editor_server__error(c, m, "place: the unit %s has no entities", m->text);
+    g_s.dm->free_text(clip);
+    g_s.dm->destroy_doc(unit);
+}
+
+/* The project's resources a page offers in pickers: units, meshes, materials (by name). */
+static void scan(cJSON *out, const char *dir, const char *rel, int depth)
+{
+    DIR *d = depth < 8 ? opendir(dir) : NULL;
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || (!rel[0] && !strcmp(e->d_name, "compiled")))
+            continue;
+        char path[PATH_MAX], name[512];
+        snprintf(path, sizeof path, "%.3000s/%.255s", dir, e->d_name);
+        snprintf(name, sizeof name, "%.250s%s%.255s", rel, rel[0] ? "/" : "", e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            scan(out, path, name, depth + 1);
+            continue;
+        }
+        char *dot = strrchr(name, '.');
+        if (!dot)
+            continue;
+        const char *type = !strcmp(dot, ".unit") ? "unit" : !strcmp(dot, ".mesh") ? "mesh"
+                           : !strcmp(dot, ".material") ? "material" : NULL;
+        if (!type)
+            continue;
+        *dot = 0;
+        cJSON *list = cJSON_GetObjectItemCaseSensitive(out, type);
+        if (!list)
+            list = cJSON_AddArrayToObject(out, type);
+        cJSON_AddItemToArray(list, cJSON_CreateString(name));
+    }
+    closedir(d);
 }
 
 /* ---- save ---- */
@@ -912,7 +1022,7 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         return;
     }
     case EDITOR_MSG_PASTE:
-        paste(c, u, m, m->text, m->text_len, m->has_parent ? m->parent : (ct_guid_t){0, 0});
+        paste(c, u, m, m->text, m->text_len, m->has_parent ? m->parent : (ct_guid_t){0, 0}, NULL);
         return;
     case EDITOR_MSG_DUPLICATE: {
         size_t len;
@@ -920,7 +1030,7 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         if (!text)
             return;
         const char *key;
-        paste(c, u, m, text, len, parent_of(m->objects[0], &key));
+        paste(c, u, m, text, len, parent_of(m->objects[0], &key), NULL);
         g_s.dm->free_text(text);
         return;
     }
@@ -966,6 +1076,9 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         send_json(c, o);
         return;
     }
+    case EDITOR_MSG_PLACE:
+        place(c, u, m);
+        return;
     case EDITOR_MSG_SELECT: {
         cJSON *o = reply("selected", NULL);
         cJSON_AddStringToObject(o, "by", u->name);
@@ -1033,30 +1146,13 @@ int editor_session__open(const char *project_dir, const char *level)
     int r = paths(project_dir, level);
     if (r)
         return r;
-    FILE *f = fopen(g_s.source_path, "rb");
-    if (!f) {
-        log__error("editor: cannot open the level %s: %s", g_s.source_path, strerror(errno));
+    char err[512];
+    size_t len;
+    char *text = read_source(g_s.source_path, &len, err, sizeof err);
+    if (!text) {
+        log__error("editor: %s", err);
         return CT_ERR_NOT_FOUND;
     }
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 1u << 16;
-            char *grown = cap <= (256u << 20) ? realloc(text, cap) : NULL;
-            if (!grown) {
-                free(text);
-                fclose(f);
-                log__error("editor: %s is too large to edit", g_s.source_path);
-                return CT_ERR_NOMEM;
-            }
-            text = grown;
-        }
-        got = fread(text + len, 1, cap - len, f);
-        len += got;
-    } while (got);
-    fclose(f);
-    char err[512];
     ct_dm_doc_desc_t desc = {.author = "engine"};
     g_s.doc = g_s.dm->read_level(text, len, g_s.source_path, &desc, err, sizeof err);
     free(text);

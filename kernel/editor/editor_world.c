@@ -335,6 +335,17 @@ static void camera_axes(double right[3], double up[3], double back[3])
     up[2] = back[0] * right[1] - back[1] * right[0];
 }
 
+void editor_world__camera_state(double eye[3], double right[3], double up[3], double back[3],
+                                double *fov)
+{
+    ct_transform_pose_t pose;
+    camera_pose(&pose);
+    camera_axes(right, up, back);
+    for (int i = 0; i < 3; i++)
+        eye[i] = pose.position[i];
+    *fov = g_w.fov;
+}
+
 void editor_world__camera(const editor_message_t *m)
 {
     g_w.yaw -= m->orbit[0] * 0.01;
