@@ -263,6 +263,8 @@ static int cuttle_main(int argc, char **argv)
     }
 
     int status = console__start(&o.console, kernel__loop()) ? 1 : 0;
+    o.editor.module_dirs = o.desc.module_dirs;
+    o.editor.num_module_dirs = o.desc.num_module_dirs;
     if (!status && editor__start(&o.editor, kernel__loop(), o.desc.project_dir))
         status = 1;
     if (!status && o.code && lua_env__run_string(o.code, "=(command line)"))

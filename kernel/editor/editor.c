@@ -89,7 +89,7 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
     if (!r)
         r = editor_world__start();
     if (!r)
-        r = editor_session__open(project_dir, o->level);
+        r = editor_session__open(o, project_dir);
     if (!r)
         r = editor_server__start(o, loop, g_ed.allocator);
     if (r) {

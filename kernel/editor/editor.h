@@ -29,6 +29,9 @@ typedef struct editor_options_t {
     const char *bind;  /* --editor-bind ADDR */
     const char *token; /* --editor-token T (or CUTTLE_EDITOR_TOKEN) */
     const char *level; /* the LEVEL argument: a project-relative name such as levels/arena */
+    /* The engine's --modules folders, handed to cuttle-compile after a save. */
+    const char *const *module_dirs;
+    uint32_t num_module_dirs;
 } editor_options_t;
 
 #define EDITOR_OPTIONS_DEFAULT {.port = -1}

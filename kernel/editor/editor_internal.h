@@ -43,7 +43,7 @@ void editor_server__set_frame(const void *png, size_t size);
 const char *editor_server__peer(const editor_conn_t *c);
 
 /* ---- editor_session.c: the documents, people, operations, undo, save ---- */
-int editor_session__open(const char *project_dir, const char *level);
+int editor_session__open(const editor_options_t *o, const char *project_dir);
 void editor_session__close(void);
 void editor_session__handle(editor_conn_t *c, const editor_message_t *m);
 void editor_session__conn_closed(editor_conn_t *c);

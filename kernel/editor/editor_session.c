@@ -30,6 +30,7 @@
 
 #include "base/log.h"
 #include "ct_transform.h"
+#include "kernel.h"
 #include "plugins/registry.h"
 #include "resources/resources.h"
 
@@ -84,6 +85,11 @@ static struct {
     ct_guid_t *moved;
     uint32_t num_moved, cap_moved;
     uint64_t guid_seed;
+    /* cuttle-compile after a save. */
+    const char *const *module_dirs;
+    uint32_t num_module_dirs;
+    uv_process_t compile;
+    bool compiling;
 } g_s;
 
 ct_dm_doc_o *editor_session__doc(void) { return g_s.doc; }
@@ -201,10 +207,12 @@ static const char *const op_names[] = {"", "create", "destroy", "set", "add", "r
 static void on_truth_op(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
 {
     (void)user_data, (void)doc, (void)source;
+    /* A pose moves the object's entities; a name is for messages only; anything else (a
+     * component field, the hierarchy, the order that lays entities out) spawns the level again. */
     if (op->kind == CT_DM_OP_SET && op->key && !strncmp(op->key, "components.transform.", 21))
         note_moved(op->object);
-    else if (!(op->kind == CT_DM_OP_SET && op->key && op->key[0] == '@' && strcmp(op->key, "@order")))
-        g_s.structural = true; /* "@"-keys other than @order are the editor's own */
+    else if (!(op->kind == CT_DM_OP_SET && op->key && !strcmp(op->key, "name")))
+        g_s.structural = true;
     if (!g_s.out_ops)
         return;
     cJSON *o = cJSON_CreateObject();
@@ -361,7 +369,7 @@ static void add_props(cJSON *props, ct_guid_t g)
     uint32_t n = g_s.dm->keys(g_s.doc, g, keys, 256);
     for (uint32_t k = 0; k < n && k < 256; k++) {
         ct_dm_value_t v;
-        ct_dm_stamp_t s;
+        ct_dm_stamp_t s = {0, NULL};
         if (g_s.dm->get(g_s.doc, g, keys[k], &v) != 0)
             continue;
         cJSON *pair = cJSON_CreateArray();
@@ -580,18 +588,20 @@ typedef struct stale_t {
     char theirs_by[128];
 } stale_t;
 
-static uint32_t find_stale(const editor_message_t *m, stale_t *out, uint32_t max)
+static uint32_t find_stale(const editor_user_t *u, const editor_message_t *m, stale_t *out, uint32_t max)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->num_ops && n < max; i++) {
         const ct_dm_op_t *op = &m->ops[i];
         if (op->kind != CT_DM_OP_SET || !m->bases[i])
             continue;
-        ct_dm_stamp_t s;
+        ct_dm_stamp_t s = {0, NULL};
         char now[128] = "";
         if (g_s.dm->get_stamp(g_s.doc, op->object, op->key, &s) == 0)
             stamp_text(s, now, sizeof now);
-        if (!strcmp(now, m->bases[i]))
+        /* Not stale: the page saw this value, or the value is this person's own (a drag sends
+         * its next value before the answer to the last one arrives). */
+        if (!strcmp(now, m->bases[i]) || (s.author && !strcmp(s.author, u->name)))
             continue;
         ct_dm_value_t v;
         if (g_s.dm->get(g_s.doc, op->object, op->key, &v) != 0)
@@ -637,7 +647,7 @@ static void apply_ops(editor_conn_t *c, editor_user_t *u, const editor_message_t
             return;
         }
     stale_t stale[8];
-    uint32_t num_stale = m && m->bases ? find_stale(m, stale, 8) : 0;
+    uint32_t num_stale = m && m->bases ? find_stale(u, m, stale, 8) : 0;
     uint32_t failed = 0;
     if (g_s.dm->apply_ops(u->replica, ops, n, &failed) != 0) {
         for (uint32_t i = 0; i < num_stale; i++)
@@ -938,6 +948,81 @@ static void scan(cJSON *out, const char *dir, const char *rel, int depth)
 
 /* ---- save ---- */
 
+static void on_compiled(uv_process_t *p, int64_t status, int signal)
+{
+    (void)signal;
+    g_s.compiling = false;
+    uv_close((uv_handle_t *)p, NULL);
+    cJSON *o = reply("compiled", NULL);
+    cJSON_AddBoolToObject(o, "ok", status == 0);
+    if (status != 0)
+        cJSON_AddStringToObject(o, "error", "cuttle-compile failed: the engine's log says why");
+    log__info("editor: cuttle-compile %s (exit %d)", status == 0 ? "updated the compiled level" : "failed",
+              (int)status);
+    broadcast_json(o);
+}
+
+/* Where cuttle-compile is: $CUTTLE_COMPILE, beside the engine (installed), or in the build tree. */
+static bool find_compiler(char *out, size_t size)
+{
+    const char *env = getenv("CUTTLE_COMPILE");
+    if (env && *env) {
+        snprintf(out, size, "%s", env);
+        return access(out, X_OK) == 0;
+    }
+    char exe[PATH_MAX];
+    size_t len = sizeof exe;
+    if (uv_exepath(exe, &len) != 0)
+        return false;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return false;
+    *slash = 0;
+    static const char *const places[] = {"/cuttle-compile", "/../tools/cuttle-compile/cuttle-compile"};
+    for (size_t i = 0; i < 2; i++) {
+        if (strlen(exe) + strlen(places[i]) >= size)
+            return false;
+        strcpy(out, exe);
+        strcat(out, places[i]);
+        if (access(out, X_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Compiles the project again so its compiled level matches the saved source. */
+static void recompile(void)
+{
+    char compiler[PATH_MAX];
+    if (g_s.compiling || !find_compiler(compiler, sizeof compiler)) {
+        if (!g_s.compiling)
+            log__warning("editor: saved, but no cuttle-compile was found to update the compiled "
+                         "level (set CUTTLE_COMPILE)");
+        return;
+    }
+    const char *args[4 + 2 * 64 + 1];
+    uint32_t n = 0;
+    args[n++] = compiler;
+    args[n++] = "--project";
+    args[n++] = g_s.project;
+    for (uint32_t i = 0; i < g_s.num_module_dirs && i < 64; i++) {
+        args[n++] = "--modules";
+        args[n++] = g_s.module_dirs[i];
+    }
+    args[n] = NULL;
+    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2},
+                                     {.flags = UV_INHERIT_FD, .data.fd = 2}};
+    uv_process_options_t opt = {.exit_cb = on_compiled, .file = compiler, .args = (char **)args,
+                                .stdio_count = 3, .stdio = stdio};
+    int r = uv_spawn(kernel__loop(), &g_s.compile, &opt);
+    if (r) {
+        log__warning("editor: cannot run %s: %s", compiler, uv_strerror(r));
+        uv_close((uv_handle_t *)&g_s.compile, NULL);
+        return;
+    }
+    g_s.compiling = true;
+}
+
 static int write_file(const char *path, const char *text, size_t len)
 {
     char tmp[PATH_MAX + 16];
@@ -977,6 +1062,7 @@ static void save(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddNumberToObject(o, "bytes", (double)len);
     cJSON_AddStringToObject(o, "by", c->user->name);
     broadcast_json(o);
+    recompile();
 }
 
 /* ---- entry points ---- */
@@ -1135,9 +1221,12 @@ static int paths(const char *project, const char *level)
     return 0;
 }
 
-int editor_session__open(const char *project_dir, const char *level)
+int editor_session__open(const editor_options_t *o, const char *project_dir)
 {
+    const char *level = o->level;
     memset(&g_s, 0, sizeof g_s);
+    g_s.module_dirs = o->module_dirs;
+    g_s.num_module_dirs = o->num_module_dirs;
     g_s.dm = registry__get_engine_api(CT_DATAMODEL_API, 1);
     if (!g_s.dm) {
         log__error("editor: the kernel serves no ct.datamodel v1");
@@ -1176,6 +1265,9 @@ int editor_session__open(const char *project_dir, const char *level)
 
 void editor_session__close(void)
 {
+    /* A compile still running is waited for, so its handle is closed before the loop is. */
+    for (int i = 0; i < 6000 && g_s.compiling; i++)
+        uv_run(kernel__loop(), UV_RUN_ONCE);
     for (uint32_t i = 0; i < g_s.num_users; i++) {
         if (g_s.dm)
             g_s.dm->destroy_doc(g_s.users[i]->replica);
