@@ -63,11 +63,12 @@
  *   replays them. A new local operation after undo clears the redo stack. Operations applied from
  *   change sets (apply, merge) are not on the undo stack: they are someone else's work.
  *   Undo never silently clobbers someone else's change: before restoring a property it checks
- *   that the property still carries the stamp this document's operation gave it. If another
- *   author has set it since (a merged or live change), the inverse is skipped and reported in
- *   ct_dm_undo_report_t (object, key, what undo wanted to restore, the value that stays and its
- *   author). Likewise an object someone else has since edited is not destroyed by undoing its
- *   create (reported), a set item someone else already removed is reported as such. Redo uses the
+ *   that the last write to it is this document's author's (the op being undone, or a later op
+ *   or undo of ours). If another author has set it since (a merged or live change), the inverse
+ *   is skipped and reported in ct_dm_undo_report_t (object, key, what undo wanted to restore,
+ *   the value that stays and its author). Likewise an object someone else has since edited is
+ *   not destroyed by undoing its create (reported), a set item someone else already removed is
+ *   reported as such. Redo uses the
  *   same rule.
  *
  * INTEGRITY AND REPLACEMENT
@@ -348,7 +349,8 @@ typedef struct ct_dm_conflict_t {
     const char *key;
     ct_dm_value_t winner, loser;
     ct_dm_stamp_t winner_stamp, loser_stamp;
-    bool deleted; /* the object was destroyed (winner) while the loser set a property on it */
+    /* Nonzero: the object was destroyed (the winner) while the loser set a property on it. */
+    uint32_t deleted;
 } ct_dm_conflict_t;
 
 typedef struct ct_dm_merge_report_t {
@@ -362,7 +364,7 @@ typedef struct ct_dm_merge_report_t {
 typedef struct ct_dm_write_desc_t {
     /* Give every entity without an `id` field one (its GUID). A tool's first write does this;
      * a plain read/write round trip does not, so an untouched file stays byte for byte. */
-    bool assign_ids;
+    uint32_t assign_ids; /* nonzero: yes */
 } ct_dm_write_desc_t;
 
 typedef struct ct_datamodel_api_v1 {
@@ -393,7 +395,8 @@ typedef struct ct_datamodel_api_v1 {
     /* ---- reading (duck typing) ---- */
     bool (*exists)(const ct_dm_doc_o *doc, ct_guid_t object);
     uint32_t (*num_objects)(const ct_dm_doc_o *doc); /* the root included */
-    /* Copies up to max GUIDs (creation order, root first) into out; returns the total count. */
+    /* Copies up to max GUIDs of live objects (order of first creation, root first) into out;
+     * returns the total count. */
     uint32_t (*objects)(const ct_dm_doc_o *doc, ct_guid_t *out, uint32_t max);
     /* Keys of an object in the order they were first set; returns the total count (0 when the
      * object is missing). Key strings are owned by the document for its lifetime. */

@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "data/sjson.h"
+#include "datamodel/datamodel.h"
 #include "editor/editor.h"
 #include "host.h"
 #include "lua/lua_env.h"
@@ -47,6 +48,7 @@ void kernel__register_apis(void)
     registry__add_kernel_api(CT_RESOURCE_API, 4, resources__api_v4(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
     registry__add_kernel_api(CT_PROFILER_API, 1, profiler__api_v1(), "ct.profiler");
+    registry__add_kernel_api(CT_DATAMODEL_API, 1, datamodel__api_v1(), "ct.datamodel");
 }
 
 static int boot_services(const kernel_desc_t *desc)
