@@ -1228,8 +1228,8 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     g_s.module_dirs = o->module_dirs;
     g_s.num_module_dirs = o->num_module_dirs;
     g_s.dm = registry__get_engine_api(CT_DATAMODEL_API, 1);
-    if (!g_s.dm) {
-        log__error("editor: the kernel serves no ct.datamodel v1");
+    if (!g_s.dm || !g_s.dm->read_level || !g_s.dm->write_level || !g_s.dm->copy || !g_s.dm->paste) {
+        log__error("editor: the kernel serves no ct.datamodel v1 that reads and writes levels");
         return CT_ERR_NOT_FOUND;
     }
     int r = paths(project_dir, level);

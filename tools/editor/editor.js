@@ -138,14 +138,19 @@ function welcome(m) {
   render();
 }
 
+// Keys whose change shows in the outline (names, order, hierarchy, repeat counts).
+const OUTLINE_KEYS = new Set(['name', '@order', '@parent', 'components.debug_name.name', 'repeat.count']);
+
 function applyOps(m) {
   const touched = new Set();
+  let outline = false;
   for (const op of m.ops) {
-    if (op.op === 'create') editor.objects.set(op.object, { props: new Map() });
-    else if (op.op === 'destroy') editor.objects.delete(op.object);
+    if (op.op === 'create') { editor.objects.set(op.object, { props: new Map() }); outline = true; }
+    else if (op.op === 'destroy') { editor.objects.delete(op.object); outline = true; }
     else {
       const o = editor.objects.get(op.object);
       if (!o) continue;
+      if (op.op !== 'set' || OUTLINE_KEYS.has(op.key) || op.value === null || !o.props.has(op.key)) outline = true;
       if (op.op === 'set') {
         if (op.value === null) o.props.delete(op.key);
         else o.props.set(op.key, { value: op.value, at: op.at });
@@ -160,7 +165,7 @@ function applyOps(m) {
   }
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
   editor.lastOps = m;
-  render(touched);
+  render(touched, !outline);
 }
 
 function history(m) {
@@ -680,8 +685,8 @@ document.addEventListener('paste', (ev) => {
   editor.paste(ev.clipboardData.getData('text/plain'));
 });
 
-function render(touched) {
-  renderOutline();
+function render(touched, keepOutline) {
+  if (!keepOutline) renderOutline();
   renderInspector(touched);
   drawOverlay();
 }
