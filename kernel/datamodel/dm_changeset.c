@@ -73,8 +73,13 @@ static const ct_dm_op_t *changeset_op(const ct_dm_changeset_o *cs, uint32_t i)
 void dm__put_number(dm_text_t *t, double d)
 {
     char buf[40];
-    /* The shortest spelling that reads back exactly. */
+    /* Whole numbers as such; otherwise the shortest spelling that reads back exactly. */
     int n = 0;
+    if (d == (double)(int64_t)d && d > -1e15 && d < 1e15) {
+        n = snprintf(buf, sizeof buf, "%.0f", d);
+        dm__put(t, buf, (size_t)n);
+        return;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         n = snprintf(buf, sizeof buf, "%.*g", prec, d);
         if (strtod(buf, NULL) == d)
