@@ -10,6 +10,7 @@
 #include "base/memory.h"
 #include "data/sjson.h"
 #include "datamodel/datamodel.h"
+#include "editor/editor.h"
 #include "host.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
@@ -196,6 +197,8 @@ int kernel__frame(double dt)
     }
     lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
+    lua_env__set_phase(NULL);
+    editor__frame(dt);
     profiler__kernel_api->end(frame_scope);
     /* Scopes are gathered before any reload can unmap the code their names live in. */
     profiler__gather();
