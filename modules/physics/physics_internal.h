@@ -128,6 +128,16 @@ int physics__soa_grow(ct_allocator_t *a, void *owner, void **buffer, const physi
                       uint32_t num_fields, uint32_t n, uint32_t old_cap, uint32_t new_cap);
 void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_field *f,
                        uint32_t num_fields, uint32_t cap);
+#define PHYSICS_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
+
+/* Grows an array of `size`-byte elements to at least `need` (doubling from 256, contents
+ * dropped: every user refills it). 0 or CT_ERR_NOMEM (the array is then as it was). */
+int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
+/* As physics__reserve, keeping the contents. */
+int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
+/* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
+int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
+                         uint32_t num_fields, uint32_t *cap, uint32_t need);
 
 /* ---- Point masses (physics_points.c): part 2's component ----------------------------------- */
 
@@ -309,7 +319,23 @@ typedef struct physics__events {
 int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size);
 void physics__events_free(physics__events *s);
 
-/* ---- Scene and solver (physics_solver.c) -------------------------------------------------- */
+/* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
+ *      physics_graph.c, physics_solver.c) ------------------------------------------------------ */
+
+/* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
+#define SOLVER_MARGIN 0.02f
+/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
+ * into one spot) the rest are dropped and the owner warns. */
+#define SOLVER_MIN_PAIR_LIMIT 65536u
+#define SOLVER_PAIRS_PER_BODY 64u
+/* Bodies, or boxes, are cut into jobs of this many for the pool. */
+#define SOLVER_SLICE_BOXES 1024u
+/* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
+ * are cut into jobs of this many pairs. */
+#define SOLVER_SLICE_PAIRS 1024u
+/* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island. */
+#define NARROW_KEEP 1u
+#define NARROW_WAKE 2u
 
 /* The contacts of a step, in entity-pair order: what detection finds and the step's end reads
  * (structure of arrays in one allocation). The solver works on rows instead (below). */
@@ -334,7 +360,7 @@ typedef struct physics__contacts {
  * entity-pair order; a static body does not count), so the contacts of one colour share no body,
  * and a pass is a handful of colours one after the other: a pile of 10,000 bodies or a 100-row
  * pyramid needs about a dozen. Fewer than SOLVER_COLOR_MIN_ROWS contacts are put in waves
- * instead, which keeps entity-pair order (solver__prepare).
+ * instead, which keeps entity-pair order (physics__graph_prepare).
  *
  * The rows are then put into blocks of PHYSICS_ROW_LANES, which the iterations solve side by
  * side, a row per lane (physics_lanes.h): each row, in that order, goes to the first block after
@@ -465,6 +491,47 @@ typedef struct physics__scene {
     physics__events events; /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
+
+/* Whether body i sits in the fixed grid. */
+static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
+{
+    return b->kind[i] == CT_BODY_STATIC || b->asleep[i];
+}
+
+/* The inverse mass the solver uses: a sleeping body does not move until it wakes. */
+static inline float physics__inv_mass(const physics__bodies *b, uint32_t i)
+{
+    return b->asleep[i] ? 0.0f : b->inv_mass[i];
+}
+
+/* The shape tests of a step's sorted pairs (physics_narrowphase.c), then the contacts made of them
+ * (physics_contacts.c): both are jobs over slices of SOLVER_SLICE_PAIRS pairs. */
+typedef struct physics__narrow_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t count;
+    float dt;
+} physics__narrow_job;
+void physics__narrow_range(void *user, uint32_t begin, uint32_t end);
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it
+ * (physics_step.c); fill_fixed does so for the fixed grid when it is stale. */
+int physics__scene_fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt);
+int physics__scene_fill_fixed(physics__scene *s);
+/* Finds the contacts of this step's pairs (step 2), and at the end of the step remembers their
+ * impulses and writes the events (step 5) (physics_contacts.c). */
+int physics__contacts_collide(physics__scene *s, float dt);
+int physics__contacts_remember(physics__scene *s);
+void physics__contacts_free(physics__scene *s);
+/* Gathers the bodies in contact, colours the contacts and fills the row blocks, warm started
+ * (physics_graph.c). */
+int physics__graph_prepare(physics__scene *s);
+void physics__graph_free(physics__scene *s);
+/* The velocity passes on the gathered velocities, and the position passes on the gathered
+ * positions (physics_solver.c). */
+void physics__solve_velocities(physics__scene *s, physics__v3 *v);
+void physics__solve_positions(physics__scene *s, physics__v3 *p);
 
 /* The lanes the solver's rows were compiled with (PHYSICS_LANES of physics_lanes.h): the tests
  * check that each build of them got the one it asked for. */
