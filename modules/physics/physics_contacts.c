@@ -71,7 +71,7 @@ static physics__keyed_pair *contacts__sort_pairs(physics__keyed_pair *p, physics
 }
 
 /* Asks for body i's island to wake at the end of the step (all islands once the list is full). */
-static void contacts__want_awake(physics__scene *s, uint32_t i)
+void physics__contacts_want_awake(physics__scene *s, uint32_t i)
 {
     if (s->num_wake < s->cap_islands)
         s->islands[s->num_wake++] = s->bodies.island[i];
@@ -258,24 +258,13 @@ static void contacts__contact_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* Finds the contacts of this step's pairs (step 2 of physics_step.c). */
-int physics__contacts_collide(physics__scene *s, float dt)
+int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order, uint32_t *count)
 {
     const physics__bodies *b = &s->bodies;
-    physics__contacts *c = &s->contacts;
-    physics__narrow *nw = &s->narrow;
-    if (physics__scene_candidates(s, dt))
-        return CT_ERR_NOMEM;
     const uint32_t num_pairs = s->num_pairs;
-    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
-    if (physics__reserve_soa(s->a, c, &c->buffer, contacts__fields,
-                            PHYSICS_NUM_FIELDS(contacts__fields), &c->cap, num_pairs) ||
-        physics__reserve_soa(s->a, nw, &nw->buffer, contacts__narrow_fields,
-                            PHYSICS_NUM_FIELDS(contacts__narrow_fields), &nw->cap, num_pairs) ||
-        physics__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
-        physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
+    if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
         return CT_ERR_NOMEM;
-    /* The pairs in entity-pair order first, so the contacts come out sorted. Pairs whose layers
-     * and masks do not meet are left out here. */
+    /* Pairs whose layers and masks do not meet are left out here. */
     uint32_t m = 0;
     for (uint32_t k = 0; k < num_pairs; k++) {
         uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
@@ -291,8 +280,36 @@ int physics__contacts_collide(physics__scene *s, float dt)
         s->order[m++] = (physics__keyed_pair){key, i, j};
     }
     /* (The arrays may not exist yet when there are no pairs.) */
-    const physics__keyed_pair *order =
-        m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    *order = m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    *count = m;
+    return 0;
+}
+
+int physics__contacts_reserve(physics__scene *s, uint32_t n)
+{
+    physics__contacts *c = &s->contacts;
+    return physics__reserve_soa(s->a, c, &c->buffer, contacts__fields, PHYSICS_NUM_FIELDS(contacts__fields),
+                                &c->cap, n);
+}
+
+int physics__contacts_collide(physics__scene *s, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__contacts *c = &s->contacts;
+    physics__narrow *nw = &s->narrow;
+    if (physics__scene_candidates(s, dt))
+        return CT_ERR_NOMEM;
+    const uint32_t num_pairs = s->num_pairs;
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const physics__keyed_pair *order;
+    uint32_t m;
+    /* The pairs in entity-pair order first, so the contacts come out sorted. */
+    if (physics__contacts_reserve(s, num_pairs) ||
+        physics__reserve_soa(s->a, nw, &nw->buffer, contacts__narrow_fields,
+                            PHYSICS_NUM_FIELDS(contacts__narrow_fields), &nw->cap, num_pairs) ||
+        physics__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
+        physics__contacts_order(s, &order, &m))
+        return CT_ERR_NOMEM;
     /* The shape tests on any threads; then, in order, the islands to wake and where each slice's
      * contacts begin; then the contacts, on any threads. */
     physics__narrow_job job = {s, order, m, dt};
@@ -300,7 +317,7 @@ int physics__contacts_collide(physics__scene *s, float dt)
     physics__pool_run(s->pool, used, physics__narrow_range, &job);
     for (uint32_t k = 0; k < m; k++)
         if (nw->flags[k] & NARROW_WAKE)
-            contacts__want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+            physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
     uint32_t n = 0;
     for (uint32_t slice = 0; slice < used; slice++) {
         const uint32_t kept = nw->kept[slice];

@@ -73,6 +73,7 @@ void physics__scene_free(physics__scene *s)
     }
     physics__contacts_free(s);
     physics__graph_free(s);
+    physics__rigid_free(s);
     if (s->cache)
         ct_free(s->a, s->cache, (size_t)s->cap_cache * sizeof *s->cache);
     if (s->order)
@@ -103,7 +104,7 @@ static void step__fill_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         if (physics__fixed(b, i) != job->fixed)
             continue;
-        const physics__v3 p = b->position[i], h = b->half[i];
+        const physics__v3 p = b->position[i], h = b->extent[i];
         physics__v3 lo = v3_sub(p, h), hi = v3_add(p, h);
         if (dt > 0.0f) {
             const physics__v3 m = v3(SOLVER_MARGIN, SOLVER_MARGIN, SOLVER_MARGIN);
@@ -182,7 +183,7 @@ static int step__check_grid(physics__scene *s)
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < bp->n; k++) {
         const uint32_t i = s->grid_body[k];
-        const physics__v3 lo = v3_sub(b->position[i], b->half[i]), hi = v3_add(b->position[i], b->half[i]);
+        const physics__v3 lo = v3_sub(b->position[i], b->extent[i]), hi = v3_add(b->position[i], b->extent[i]);
         if (lo.x >= bp->lo[k].x && lo.y >= bp->lo[k].y && lo.z >= bp->lo[k].z &&
             hi.x <= bp->hi[k].x && hi.y <= bp->hi[k].y && hi.z <= bp->hi[k].z)
             continue;
@@ -212,7 +213,7 @@ static inline physics__v3 step__clamp_speed(physics__v3 v)
 
 /* A body that left the world's bounds stops at the border, losing its velocity along that axis;
  * the report names the first. */
-static void step__keep_inside(physics__scene *s)
+void physics__scene_keep_inside(physics__scene *s)
 {
     physics__bodies *b = &s->bodies;
     const float max = CT_PHYSICS_MAX_POSITION;
@@ -237,6 +238,8 @@ static void step__keep_inside(physics__scene *s)
 int physics__scene_step(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
+    if (b->num_rotating)
+        return physics__rigid_step(s, dt);
     s->events.size = 0;
     s->report = (physics__step_report){0};
     s->num_wake = 0;
@@ -268,7 +271,7 @@ int physics__scene_step(physics__scene *s, float dt)
     physics__solve_positions(s, g->position);
     for (uint32_t k = 0; k < g->n; k++)
         b->position[g->body[k]] = g->position[k];
-    step__keep_inside(s);
+    physics__scene_keep_inside(s);
     physics__islands_wake_listed(s);
     physics__islands_sleep(s, dt);
     return physics__contacts_remember(s) || step__check_grid(s) ? CT_ERR_NOMEM : 0;
