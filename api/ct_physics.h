@@ -58,7 +58,13 @@
  *   point_mass = { mass = 2 velocity = [0 0 0] }
  *   body = { shape = "box" half_extents = [0.5 0.5 0.5] mass = 1 restitution = 0.2 friction = 0.5
  *            kind = "dynamic" velocity = [0 0 0] }          (shape = "sphere" takes radius = r)
- * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0.
+ *   v4: rotates = true (the body turns: a rigid body, see Version 4; without it a body translates
+ *       only, as every body did before v4, so older levels behave as they did),
+ *       shape = "capsule" with radius and half_height (the segment along local y),
+ *       angular_velocity = [x y z] (rad/s), inertia = [ix iy iz] (principal moments; default from
+ *       shape and mass), lock = ["x" "y" "z" "rotate_x" "rotate_y" "rotate_z"] (any of them).
+ *       The rotation is the entity's transform's.
+ * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)
@@ -71,6 +77,11 @@
  *   Physics.overlap_sphere and Physics.raycast take an optional mask as their last argument (v3);
  *   Actor.set_collision_filter(world, e, layer, mask)  Actor.sleeping(world, e) -> boolean
  *   Actor.wake(world, e)
+ *   v4: Actor.rotation(world, e) -> x, y, z, w          Actor.set_rotation(world, e, x, y, z, w)
+ *   Actor.angular_velocity(world, e) -> x, y, z         Actor.set_angular_velocity(world, e, x, y, z)
+ *   Actor.add_torque(world, e, x, y, z)
+ *   Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz)  (N s at a world point)
+ *   Actor.add_force_at(world, e, fx, fy, fz, px, py, pz)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's

@@ -12,7 +12,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(mask),     BODY_FIELD(user_data), BODY_FIELD(asleep),     BODY_FIELD(rest),
     BODY_FIELD(island),   BODY_FIELD(rotation), BODY_FIELD(angular),     BODY_FIELD(torque),
     BODY_FIELD(inv_inertia), BODY_FIELD(extent), BODY_FIELD(radius),     BODY_FIELD(locks),
-    BODY_FIELD(rotates),
+    BODY_FIELD(rotates),  BODY_FIELD(synced_rotation),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -221,6 +221,7 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
                          : quat_normalize((physics__quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
     b->angular[i] = d->kind == CT_BODY_STATIC ? v3(0, 0, 0) : v3_load(d->angular_velocity);
     b->torque[i] = v3(0, 0, 0);
+    b->synced_rotation[i] = b->rotation[i];
     const physics__v3 inertia = bodies__all_zero(d->inertia, 3) ? bodies__inertia(d) : v3_load(d->inertia);
     b->inv_inertia[i] = dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
     b->radius[i] = d->radius;
@@ -271,6 +272,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->radius[i] = b->radius[last];
         b->locks[i] = b->locks[last];
         b->rotates[i] = b->rotates[last];
+        b->synced_rotation[i] = b->synced_rotation[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);

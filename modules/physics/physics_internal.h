@@ -233,6 +233,7 @@ typedef struct physics__bodies {
     float *radius;            /* sphere and capsule */
     uint8_t *locks;           /* CT_BODY_LOCK_* */
     uint8_t *rotates;
+    physics__quat *synced_rotation; /* rotation last written to / read from the transform */
     uint32_t num_rotating;    /* bodies with rotates set: the world uses the rigid solver */
     physics__map map;
 } physics__bodies;
@@ -729,7 +730,7 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, 
  * another layout is refused and the old code keeps running. The reload test builds the module
  * with another value to check that refusal. */
 #ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 9u
+#define PHYSICS_LAYOUT_VERSION 10u
 #endif
 
 /* The two component types, in registration order. */
@@ -766,6 +767,7 @@ extern physics__module physics__m;
 /* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
 extern const ct_physics_api_v2 physics__api_v2;
 extern const ct_physics_api_v3 physics__api_v3;
+extern const ct_physics_api_v4 physics__api_v4;
 
 #define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
 
