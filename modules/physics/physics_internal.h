@@ -399,22 +399,38 @@ typedef struct physics__manifold_out {
 void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                        physics__manifold_out *m);
 
-/* One point of a rigid contact, as the solver keeps it. */
+/* One direction at one point of a rigid contact (or at its centre), with what the solver needs
+ * precomputed: the anchors crossed with the direction, those turned by each body's inverse inertia
+ * (the spin a unit impulse gives), the effective mass and the accumulated impulse. The anchors and
+ * inertias are fixed for the step, so the inner loop has no matrix and no cross. */
+typedef struct physics__rigid_row {
+    physics__v3 ca, cb; /* ra x d, rb x d */
+    physics__v3 ia, ib; /* Ia^-1 (ra x d), Ib^-1 (rb x d) */
+    float mass, j;
+} physics__rigid_row;
+
+/* One point of a rigid contact: its normal row. */
 typedef struct physics__rigid_point {
-    physics__v3 ra, rb; /* from the centres of a and b to the point, at detection */
-    float sep;          /* separation at detection */
-    float mass_n, mass_t1, mass_t2;
-    float jn, jt1, jt2; /* accumulated impulses */
-    float max_jn;       /* the largest normal impulse of the step (restitution needs one) */
-    float rel_vn;       /* normal relative velocity before the solve */
+    physics__rigid_row n;
+    float sep;    /* separation at detection */
+    float max_jn; /* the largest normal impulse of the step (restitution needs one) */
+    float rel_vn; /* normal relative velocity before the solve */
+    float lever;  /* distance from the contact's centre: the twist friction it can hold */
     uint32_t id;
 } physics__rigid_point;
 
-/* A rigid contact: one manifold. */
+/* A rigid contact: one manifold. Friction acts at the manifold's centre, as Box3D's does: two
+ * tangent rows solved as one 2 x 2 block, within the cone of the summed normal impulses, and a
+ * twist about the normal within the impulses times their lever arms. */
 typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     physics__v3 normal, t1, t2;
+    physics__v3 center_a;             /* the centre from a's centre (for the event's point) */
+    physics__rigid_row f1, f2;        /* tangent rows at the centre (their masses unused) */
+    float k11, k12, k22;              /* the inverse of the tangent block's 2 x 2 mass */
+    physics__v3 twist_a, twist_b;     /* Ia^-1 n, Ib^-1 n */
+    float twist_mass, twist_j;
     float friction, restitution;
     float bias_rate, mass_scale, impulse_scale; /* the soft contact of this pair */
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
@@ -426,16 +442,22 @@ typedef struct physics__rigid_cached {
     uint32_t count;
     uint16_t touching, asleep;
     uint32_t id[PHYSICS_MANIFOLD_POINTS];
-    float jn[PHYSICS_MANIFOLD_POINTS], jt1[PHYSICS_MANIFOLD_POINTS], jt2[PHYSICS_MANIFOLD_POINTS];
+    float jn[PHYSICS_MANIFOLD_POINTS];
+    physics__v3 friction; /* the centre's friction impulse, world axes */
+    float twist;
 } physics__rigid_cached;
 
-/* The solver's state of one body during a rigid step. */
+/* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
+ * apart: the contacts' rows carry what they need of it). */
 typedef struct physics__rigid_body {
     physics__v3 v, w;
     physics__v3 dp, dq; /* moved and turned (rotation vector) since the contacts were found */
     float inv_mass;
-    float inv_i[9]; /* world inverse inertia, row major */
 } physics__rigid_body;
+
+typedef struct physics__rigid_inertia {
+    float m[9]; /* world inverse inertia, row major */
+} physics__rigid_inertia;
 
 typedef struct physics__rigid {
     physics__manifold_out *narrow; /* per sorted pair */
@@ -447,7 +469,8 @@ typedef struct physics__rigid {
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
     physics__rigid_body *body;
-    uint32_t cap_body;
+    physics__rigid_inertia *inv_i;
+    uint32_t cap_body, cap_inv_i;
     uint32_t substeps; /* 4 */
 } physics__rigid;
 

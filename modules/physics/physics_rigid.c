@@ -21,6 +21,9 @@
 #include <string.h>
 
 #define RIGID_SUBSTEPS 4u
+#ifndef RIGID_FRICTION_WHILE_PUSHING
+#define RIGID_FRICTION_WHILE_PUSHING 1
+#endif
 #define RIGID_CONTACT_HERTZ 30.0f
 #define RIGID_CONTACT_DAMPING 10.0f
 #define RIGID_PUSH_SPEED 3.0f     /* m/s: the most a soft contact pushes overlapping bodies apart */
@@ -41,6 +44,7 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
+        {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
     };
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
         if (*arrays[k].p)
@@ -57,29 +61,34 @@ static inline physics__v3 rigid__mul(const float m[9], physics__v3 v)
               m[6] * v.x + m[7] * v.y + m[8] * v.z);
 }
 
-/* The effective mass of a push along dir at anchors ra, rb. */
-static float rigid__mass(const physics__rigid_body *a, const physics__rigid_body *b, physics__v3 ra,
-                         physics__v3 rb, physics__v3 dir)
+/* The row of direction d at anchors ra, rb: crosses, spins and effective mass. */
+static void rigid__row(physics__rigid_row *row, const physics__rigid_body *a, const float ia[9],
+                       const physics__rigid_body *b, const float ib[9], physics__v3 ra, physics__v3 rb,
+                       physics__v3 d)
 {
-    const physics__v3 ca = v3_cross(ra, dir), cb = v3_cross(rb, dir);
-    const float k = a->inv_mass + b->inv_mass + v3_dot(ca, rigid__mul(a->inv_i, ca)) +
-                    v3_dot(cb, rigid__mul(b->inv_i, cb));
-    return k > 0.0f ? 1.0f / k : 0.0f;
+    row->ca = v3_cross(ra, d);
+    row->cb = v3_cross(rb, d);
+    row->ia = rigid__mul(ia, row->ca);
+    row->ib = rigid__mul(ib, row->cb);
+    const float k = a->inv_mass + b->inv_mass + v3_dot(row->ca, row->ia) + v3_dot(row->cb, row->ib);
+    row->mass = k > 0.0f ? 1.0f / k : 0.0f;
 }
 
-static inline void rigid__apply(physics__rigid_body *a, physics__rigid_body *b, physics__v3 ra,
-                                physics__v3 rb, physics__v3 impulse)
+/* The relative velocity of b against a along a row's direction d. */
+static inline float rigid__speed(const physics__rigid_body *a, const physics__rigid_body *b,
+                                 const physics__rigid_row *row, physics__v3 d)
 {
-    a->v = v3_sub(a->v, v3_scale(impulse, a->inv_mass));
-    a->w = v3_sub(a->w, rigid__mul(a->inv_i, v3_cross(ra, impulse)));
-    b->v = v3_add(b->v, v3_scale(impulse, b->inv_mass));
-    b->w = v3_add(b->w, rigid__mul(b->inv_i, v3_cross(rb, impulse)));
+    return v3_dot(v3_sub(b->v, a->v), d) + v3_dot(b->w, row->cb) - v3_dot(a->w, row->ca);
 }
 
-static inline physics__v3 rigid__relative(const physics__rigid_body *a, const physics__rigid_body *b,
-                                          physics__v3 ra, physics__v3 rb)
+/* An impulse j along a row's direction d. */
+static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b, const physics__rigid_row *row,
+                               physics__v3 d, float j)
 {
-    return v3_sub(v3_add(b->v, v3_cross(b->w, rb)), v3_add(a->v, v3_cross(a->w, ra)));
+    a->v = v3_sub(a->v, v3_scale(d, j * a->inv_mass));
+    a->w = v3_sub(a->w, v3_scale(row->ia, j));
+    b->v = v3_add(b->v, v3_scale(d, j * b->inv_mass));
+    b->w = v3_add(b->w, v3_scale(row->ib, j));
 }
 
 /* ---- detection ------------------------------------------------------------------------------ */
@@ -136,9 +145,9 @@ static void rigid__gather(physics__scene *s)
         x->dp = x->dq = v3(0, 0, 0);
         x->inv_mass = physics__inv_mass(b, i);
         if (x->inv_mass > 0.0f)
-            physics__world_inv_inertia(b, i, x->inv_i);
+            physics__world_inv_inertia(b, i, s->rigid.inv_i[i].m);
         else
-            memset(x->inv_i, 0, sizeof x->inv_i);
+            memset(s->rigid.inv_i[i].m, 0, sizeof s->rigid.inv_i[i].m);
     }
 }
 
@@ -207,30 +216,50 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
         c->bias_rate = fixed ? static_rate : rate;
         c->mass_scale = fixed ? static_mass : mass;
         c->impulse_scale = fixed ? static_impulse : impulse;
-        const uint32_t before = at;
         const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
         c->cached = old ? at : UINT32_MAX;
-        (void)before;
+        const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
+        physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
         for (uint32_t q = 0; q < c->count; q++) {
             physics__rigid_point *p = &c->p[q];
             const physics__manifold_point *mp = &mo->p[q];
-            p->ra = v3_sub(mp->point, b->position[i]);
-            p->rb = v3_sub(mp->point, b->position[j]);
+            const physics__v3 ra = v3_sub(mp->point, b->position[i]), rb = v3_sub(mp->point, b->position[j]);
             p->sep = mp->sep;
             p->id = mp->id;
-            p->mass_n = rigid__mass(A, B, p->ra, p->rb, nn);
-            p->mass_t1 = rigid__mass(A, B, p->ra, p->rb, c->t1);
-            p->mass_t2 = rigid__mass(A, B, p->ra, p->rb, c->t2);
-            p->rel_vn = v3_dot(rigid__relative(A, B, p->ra, p->rb), nn);
-            p->jn = p->jt1 = p->jt2 = p->max_jn = 0.0f;
+            rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
+            p->rel_vn = rigid__speed(A, B, &p->n, nn);
+            p->n.j = p->max_jn = 0.0f;
             for (uint32_t o = 0; old && o < old->count; o++)
                 if (old->id[o] == p->id) {
-                    p->jn = old->jn[o];
-                    p->jt1 = old->jt1[o];
-                    p->jt2 = old->jt2[o];
+                    p->n.j = old->jn[o];
                     break;
                 }
+            ca = v3_add(ca, ra);
+            cb = v3_add(cb, rb);
         }
+        const float inv_count = 1.0f / (float)c->count;
+        ca = v3_scale(ca, inv_count);
+        cb = v3_scale(cb, inv_count);
+        c->center_a = ca;
+        for (uint32_t q = 0; q < c->count; q++)
+            c->p[q].lever = v3_len(v3_sub(v3_sub(mo->p[q].point, b->position[i]), ca));
+        rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+        rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+        const float m = A->inv_mass + B->inv_mass;
+        const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+        const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+        const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+        const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+        c->k11 = k22 * inv_det;
+        c->k22 = k11 * inv_det;
+        c->k12 = -k12 * inv_det;
+        c->twist_a = rigid__mul(ia, nn);
+        c->twist_b = rigid__mul(ib, nn);
+        const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
+        c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+        c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
+        c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+        c->twist_j = old ? old->twist : 0.0f;
     }
     r->num_contacts = n;
     return 0;
@@ -260,7 +289,7 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
         if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
             continue;
         x->v = v3_add(x->v, v3_scale(v3_add(s->gravity, v3_scale(b->force[i], x->inv_mass)), h));
-        x->w = v3_add(x->w, v3_scale(rigid__mul(x->inv_i, b->torque[i]), h));
+        x->w = v3_add(x->w, v3_scale(rigid__mul(s->rigid.inv_i[i].m, b->torque[i]), h));
         const physics__v3 d = b->inv_inertia[i];
         if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f) {
             const physics__quat q = b->rotation[i];
@@ -306,17 +335,17 @@ static void rigid__warm_start(physics__scene *s)
     for (uint32_t k = 0; k < r->num_contacts; k++) {
         const physics__rigid_contact *c = &r->contact[k];
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-        for (uint32_t q = 0; q < c->count; q++) {
-            const physics__rigid_point *p = &c->p[q];
-            const physics__v3 P = v3_add(v3_scale(c->normal, p->jn),
-                                         v3_add(v3_scale(c->t1, p->jt1), v3_scale(c->t2, p->jt2)));
-            rigid__apply(A, B, p->ra, p->rb, P);
-        }
+        for (uint32_t q = 0; q < c->count; q++)
+            rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
+        rigid__push(A, B, &c->f1, c->t1, c->f1.j);
+        rigid__push(A, B, &c->f2, c->t2, c->f2.j);
+        A->w = v3_sub(A->w, v3_scale(c->twist_a, c->twist_j));
+        B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
     }
 }
 
-/* One pass over the contacts: the normal (soft when use_bias, else rigid and without push), then
- * friction within the cone. */
+/* One pass over the contacts: the normals (soft when use_bias, rigid and without push when
+ * relaxing), then, when relaxing only (as Box3D does), the twist and the friction at the centre. */
 static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
 {
     physics__rigid *r = &s->rigid;
@@ -324,42 +353,53 @@ static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
         physics__rigid_contact *c = &r->contact[k];
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
         const physics__v3 n = c->normal;
-        const physics__v3 dp = v3_sub(B->dp, A->dp);
+        const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
+        float total = 0.0f, twist_limit = 0.0f;
         for (uint32_t q = 0; q < c->count; q++) {
             physics__rigid_point *p = &c->p[q];
-            const physics__v3 d = v3_add(dp, v3_sub(v3_cross(B->dq, p->rb), v3_cross(A->dq, p->ra)));
-            const float sep = v3_dot(d, n) + p->sep;
+            /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
+            const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
             float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
             if (sep > 0.0f) {
                 bias = sep * inv_h; /* speculative: close the gap, no more */
             } else if (use_bias) {
-                bias = f_max(c->bias_rate * sep, -RIGID_PUSH_SPEED);
+                bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
                 mass_scale = c->mass_scale;
                 impulse_scale = c->impulse_scale;
             }
-            const float vn = v3_dot(rigid__relative(A, B, p->ra, p->rb), n);
-            const float j = f_max(p->jn - p->mass_n * mass_scale * (vn + bias) - impulse_scale * p->jn, 0.0f);
-            const float applied = j - p->jn;
-            p->jn = j;
+            const float vn = rigid__speed(A, B, &p->n, n);
+            const float j = f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
+            const float applied = j - p->n.j;
+            p->n.j = j;
             p->max_jn = f_max(p->max_jn, applied);
-            rigid__apply(A, B, p->ra, p->rb, v3_scale(n, applied));
+            total += j;
+            twist_limit += p->lever * j;
+            rigid__push(A, B, &p->n, n, applied);
         }
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            const physics__v3 dv = rigid__relative(A, B, p->ra, p->rb);
-            float j1 = p->jt1 - p->mass_t1 * v3_dot(dv, c->t1);
-            float j2 = p->jt2 - p->mass_t2 * v3_dot(dv, c->t2);
-            const float limit = c->friction * p->jn, sq = j1 * j1 + j2 * j2;
-            if (sq > limit * limit) {
-                const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
-                j1 *= scale;
-                j2 *= scale;
-            }
-            rigid__apply(A, B, p->ra, p->rb,
-                         v3_add(v3_scale(c->t1, j1 - p->jt1), v3_scale(c->t2, j2 - p->jt2)));
-            p->jt1 = j1;
-            p->jt2 = j2;
+        if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
+            continue;
+        {
+            const float spin = v3_dot(n, v3_sub(B->w, A->w));
+            const float most = c->friction * twist_limit;
+            const float j = f_min(f_max(c->twist_j - c->twist_mass * spin, -most), most);
+            const float applied = j - c->twist_j;
+            c->twist_j = j;
+            A->w = v3_sub(A->w, v3_scale(c->twist_a, applied));
+            B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
         }
+        const float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        float j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
+        float j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
+        const float limit = c->friction * total, sq = j1 * j1 + j2 * j2;
+        if (sq > limit * limit) {
+            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+            j1 *= scale;
+            j2 *= scale;
+        }
+        rigid__push(A, B, &c->f1, c->t1, j1 - c->f1.j);
+        rigid__push(A, B, &c->f2, c->t2, j2 - c->f2.j);
+        c->f1.j = j1;
+        c->f2.j = j2;
     }
 }
 
@@ -398,10 +438,10 @@ static void rigid__restitution(physics__scene *s)
             physics__rigid_point *p = &c->p[q];
             if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
                 continue;
-            const float vn = v3_dot(rigid__relative(A, B, p->ra, p->rb), c->normal);
-            const float j = f_max(p->jn - p->mass_n * (vn + c->restitution * p->rel_vn), 0.0f);
-            rigid__apply(A, B, p->ra, p->rb, v3_scale(c->normal, j - p->jn));
-            p->jn = j;
+            const float vn = rigid__speed(A, B, &p->n, c->normal);
+            const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+            rigid__push(A, B, &p->n, c->normal, j - p->n.j);
+            p->n.j = j;
         }
     }
 }
@@ -413,10 +453,10 @@ static float rigid__separation(const physics__rigid *r, const physics__rigid_con
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
     float least = INFINITY;
+    const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
     for (uint32_t q = 0; q < c->count; q++) {
         const physics__rigid_point *p = &c->p[q];
-        const physics__v3 d = v3_add(v3_sub(B->dp, A->dp), v3_sub(v3_cross(B->dq, p->rb), v3_cross(A->dq, p->ra)));
-        least = f_min(least, v3_dot(d, c->normal) + p->sep);
+        least = f_min(least, p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca));
     }
     return least;
 }
@@ -487,13 +527,13 @@ static int rigid__remember(physics__scene *s)
                                      .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
         for (uint32_t q = 0; q < c->count; q++) {
             e->id[q] = c->p[q].id;
-            e->jn[q] = c->p[q].jn;
-            e->jt1[q] = c->p[q].jt1;
-            e->jt2[q] = c->p[q].jt2;
-            total += c->p[q].jn;
-            if (c->p[q].jn > deepest)
-                deepest = c->p[q].jn, first = q;
+            e->jn[q] = c->p[q].n.j;
+            total += c->p[q].n.j;
+            if (c->p[q].n.j > deepest)
+                deepest = c->p[q].n.j, first = q;
         }
+        e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->twist = c->twist_j;
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
         if (was && !is && rigid__ended(s, c->key))
@@ -502,7 +542,8 @@ static int rigid__remember(physics__scene *s)
             continue;
         ct_physics_collision_event_t ev = {.a = b->entity[c->a].id, .b = b->entity[c->b].id,
                                            .impulse = total, .speed = f_max(-c->p[first].rel_vn, 0.0f)};
-        v3_store(v3_add(b->position[c->a], c->p[first].ra), ev.point);
+        (void)first;
+        v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
         v3_store(c->normal, ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
@@ -527,7 +568,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     s->num_wake = 0;
     if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
         physics__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands) ||
-        physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body))
+        physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body) ||
+        physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i))
         return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i])

