@@ -17,7 +17,9 @@
  *                              several outputs is written once as a local;
  *       expression             (the last statement only) sets output 0.
  *   With no outputs declared the program has one output (index 0) and is usually just one
- *   expression. Every declared output must be set exactly once.
+ *   expression. Every declared output must be set exactly once, and every name at most once.
+ *   An output may have an input's name (`vy = vy - 9.81 * dt`): reading the name reads the
+ *   input, setting it sets the output.
  *   Values are 32-bit floats. Numbers: 12, 0.5, .5, 1e-3, 2.5E+2. Names: [A-Za-z_][A-Za-z0-9_]*.
  *   Names the host declares as inputs (t, speed, ...) read the frame's inputs. Constants: pi, tau.
  *   Truth: comparisons and logic give 1 or 0; anything but 0 counts as true (NaN too).

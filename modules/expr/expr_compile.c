@@ -82,9 +82,11 @@ typedef struct pending_t {
 
 /* What the code generator knows of each value on the VM stack. */
 typedef struct value_t {
-    uint32_t start; /* its code begins at this word */
+    uint32_t start;   /* its code begins at this word */
+    uint32_t last_op; /* the word of the operation that made it */
     bool constant;
     float k;
+    int input; /* the input it is, alone (a single PUSH_INPUT), or -1 */
 } value_t;
 
 typedef struct local_t {
@@ -385,36 +387,39 @@ static uint32_t float_word(float f)
     return w;
 }
 
-static void push_value(compiler_t *c, const token_t *at, uint32_t start, bool constant, float k)
+static void push_value(compiler_t *c, const token_t *at, uint32_t start, uint32_t last_op,
+                       bool constant, float k, int input)
 {
     if (c->num_values >= CT_EXPR_MAX_STACK) {
         FAIL_TOK(c, *at, "expression needs more than %u values on the stack at once",
                  CT_EXPR_MAX_STACK);
         return;
     }
-    c->values[c->num_values++] = (value_t){start, constant, k};
+    c->values[c->num_values++] = (value_t){start, last_op, constant, k, input};
 }
 
 static void emit_const(compiler_t *c, const token_t *at, float k)
 {
     uint32_t start = c->num_code;
     if (emit_words(c, at, EXPR_WORD(EXPR_OP_PUSH_CONST, 0), float_word(k), 2))
-        push_value(c, at, start, true, k);
+        push_value(c, at, start, start, true, k, -1);
 }
 
 static void emit_push(compiler_t *c, const token_t *at, int op, uint32_t index)
 {
     uint32_t start = c->num_code;
     if (emit_words(c, at, EXPR_WORD(op, index), 0, 1))
-        push_value(c, at, start, false, 0.0f);
+        push_value(c, at, start, start, false, 0.0f, op == EXPR_OP_PUSH_INPUT ? (int)index : -1);
 }
 
-/* Drops the two words of a constant at `start` (a PUSH_CONST), moving what follows down. */
-static void drop_const(compiler_t *c, uint32_t start)
+/* Drops `n` words at `start` (a constant's or an input's push), moving what follows down. */
+static void drop_words(compiler_t *c, uint32_t start, uint32_t n)
 {
-    memmove(c->code + start, c->code + start + 2, (c->num_code - start - 2) * sizeof(uint32_t));
-    c->num_code -= 2;
+    memmove(c->code + start, c->code + start + n, (c->num_code - start - n) * sizeof(uint32_t));
+    c->num_code -= n;
 }
+
+#define drop_const(c, start) drop_words((c), (start), 2)
 
 /* An operation of `n` arguments: folded when they are all constants, else emitted (a constant
  * operand of + - * / taken inline, a constant integer power made a POWI). */
@@ -450,33 +455,62 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
         emit_const(c, at, v);
         return;
     }
+    /* The forms that take an operand inline: a constant (K), or an input read where it is
+     * used (IN), with the operand on the right or, reversed, on the left. */
     static const struct {
-        int op, right_k, left_k; /* the inline forms with the constant on the right / left */
-    } inline_k[] = {
-        {EXPR_OP_ADD, EXPR_OP_ADD_K, EXPR_OP_ADD_K}, {EXPR_OP_MUL, EXPR_OP_MUL_K, EXPR_OP_MUL_K},
-        {EXPR_OP_SUB, EXPR_OP_SUB_K, EXPR_OP_RSUB_K}, {EXPR_OP_DIV, EXPR_OP_DIV_K, EXPR_OP_RDIV_K},
+        int op, right_k, left_k, right_in, left_in;
+    } inline_forms[] = {
+        {EXPR_OP_ADD, EXPR_OP_ADD_K, EXPR_OP_ADD_K, EXPR_OP_ADD_IN, EXPR_OP_ADD_IN},
+        {EXPR_OP_MUL, EXPR_OP_MUL_K, EXPR_OP_MUL_K, EXPR_OP_MUL_IN, EXPR_OP_MUL_IN},
+        {EXPR_OP_SUB, EXPR_OP_SUB_K, EXPR_OP_RSUB_K, EXPR_OP_SUB_IN, EXPR_OP_RSUB_IN},
+        {EXPR_OP_DIV, EXPR_OP_DIV_K, EXPR_OP_RDIV_K, EXPR_OP_DIV_IN, EXPR_OP_RDIV_IN},
     };
-    uint32_t b = 0, words = 1;
+    uint32_t b = 0, b2 = 0, words = 1;
     if (n == 2) {
-        for (size_t i = 0; i < sizeof inline_k / sizeof inline_k[0]; i++) {
-            if (inline_k[i].op != op)
+        for (size_t i = 0; i < sizeof inline_forms / sizeof inline_forms[0]; i++) {
+            if (inline_forms[i].op != op)
                 continue;
             if (args[1].constant) {
-                word = EXPR_WORD(inline_k[i].right_k, 0);
+                word = EXPR_WORD(inline_forms[i].right_k, 0);
                 b = float_word(args[1].k);
                 drop_const(c, args[1].start);
                 words = 2;
+                /* x * k1 + k2 (or - k2) is one operation: the same two roundings. */
+                if ((op == EXPR_OP_ADD || op == EXPR_OP_SUB) && args[0].last_op + 2 == c->num_code &&
+                    EXPR_WORD_OP(c->code[args[0].last_op]) == EXPR_OP_MUL_K) {
+                    const float k2 = op == EXPR_OP_ADD ? args[1].k : -args[1].k;
+                    b2 = float_word(k2);
+                    b = c->code[args[0].last_op + 1];
+                    word = EXPR_WORD(EXPR_OP_MULADD_K, 0);
+                    c->num_code = args[0].last_op;
+                    words = 3;
+                }
             } else if (args[0].constant) {
-                word = EXPR_WORD(inline_k[i].left_k, 0);
+                word = EXPR_WORD(inline_forms[i].left_k, 0);
                 b = float_word(args[0].k);
                 drop_const(c, args[0].start);
                 words = 2;
+            } else if (args[1].input >= 0) {
+                word = EXPR_WORD(inline_forms[i].right_in, (uint32_t)args[1].input);
+                drop_words(c, args[1].start, 1);
+            } else if (args[0].input >= 0) {
+                word = EXPR_WORD(inline_forms[i].left_in, (uint32_t)args[0].input);
+                drop_words(c, args[0].start, 1);
             }
         }
     }
     c->num_values -= n;
-    if (emit_words(c, at, word, b, words))
-        push_value(c, at, start, false, 0.0f);
+    const uint32_t op_at = c->num_code;
+    if (c->num_code + words + 2 > CT_EXPR_MAX_CODE) {
+        FAIL_TOK(c, *at, "expression too long: more than %u bytecode words", CT_EXPR_MAX_CODE);
+        return;
+    }
+    c->code[c->num_code++] = word;
+    if (words > 1)
+        c->code[c->num_code++] = b;
+    if (words > 2)
+        c->code[c->num_code++] = b2;
+    push_value(c, at, start, op_at, false, 0.0f, -1);
 }
 
 /* ---- the shunting yard ----------------------------------------------------------------------- */
@@ -833,7 +867,8 @@ static bool builtin(const char *s)
     return false;
 }
 
-/* Checks the declared names: valid, not built in, each once across inputs and outputs. */
+/* Checks the declared names: valid, not built in, each once among the inputs and once among
+ * the outputs. */
 static bool check_desc(const ct_expr_desc_t *d, ct_expr_error_t *err)
 {
     if (d->num_inputs > CT_EXPR_MAX_NAMES || d->num_outputs > CT_EXPR_MAX_NAMES) {
@@ -857,7 +892,10 @@ static bool check_desc(const ct_expr_desc_t *d, ct_expr_error_t *err)
             expr__error(err, "%s name '%s' is a built-in name", kind, s);
             return false;
         }
-        for (uint32_t j = 0; j < i; j++) {
+        /* An output may carry an input's name (the new value of that input); a list may not
+         * name one thing twice. */
+        const uint32_t first = i < d->num_inputs ? 0 : d->num_inputs;
+        for (uint32_t j = first; j < i; j++) {
             const char *o = j < d->num_inputs ? d->inputs[j] : d->outputs[j - d->num_inputs];
             if (!strcmp(s, o)) {
                 expr__error(err, "name '%s' is declared twice", s);

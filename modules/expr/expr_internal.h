@@ -54,6 +54,13 @@
     X(MUL_K, "mul_k", 1, 1, 1)                                                                     \
     X(DIV_K, "div_k", 1, 1, 1)                                                                     \
     X(RDIV_K, "rdiv_k", 1, 1, 1)                                                                   \
+    X(ADD_IN, "add_in", 1, 1, 0)                                                                   \
+    X(SUB_IN, "sub_in", 1, 1, 0)                                                                   \
+    X(RSUB_IN, "rsub_in", 1, 1, 0)                                                                 \
+    X(MUL_IN, "mul_in", 1, 1, 0)                                                                   \
+    X(DIV_IN, "div_in", 1, 1, 0)                                                                   \
+    X(RDIV_IN, "rdiv_in", 1, 1, 0)                                                                 \
+    X(MULADD_K, "muladd_k", 1, 1, 2)                                                               \
     X(SELECT, "select", 3, 1, 0)                                                                   \
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \

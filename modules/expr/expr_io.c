@@ -33,6 +33,12 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         }
         switch (op) {
         case EXPR_OP_PUSH_INPUT:
+        case EXPR_OP_ADD_IN:
+        case EXPR_OP_SUB_IN:
+        case EXPR_OP_RSUB_IN:
+        case EXPR_OP_MUL_IN:
+        case EXPR_OP_DIV_IN:
+        case EXPR_OP_RDIV_IN:
             if (d >= num_inputs)
                 return "input index out of range";
             break;
@@ -62,7 +68,7 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
             return "stack deeper than the limit";
         if (depth > deepest)
             deepest = depth;
-        if (info->has_k && ++pc >= num_code)
+        if ((pc += info->has_k) >= num_code)
             return "constant cut off";
     }
     return "no end";
@@ -166,7 +172,13 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         put(&o, "%04u %s", pc, expr__ops[op].text);
         float k;
         switch (op) {
-        case EXPR_OP_PUSH_INPUT: put(&o, " %u (%s)", d, expr__name(p, d)); break;
+        case EXPR_OP_PUSH_INPUT:
+        case EXPR_OP_ADD_IN:
+        case EXPR_OP_SUB_IN:
+        case EXPR_OP_RSUB_IN:
+        case EXPR_OP_MUL_IN:
+        case EXPR_OP_DIV_IN:
+        case EXPR_OP_RDIV_IN: put(&o, " %u (%s)", d, expr__name(p, d)); break;
         case EXPR_OP_PUSH_LOCAL:
         case EXPR_OP_STORE_LOCAL: put(&o, " %u", d); break;
         case EXPR_OP_STORE_OUTPUT: {
@@ -177,7 +189,7 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_POWI: put(&o, " %d", (int32_t)(d << 8) >> 8); break;
         default: break;
         }
-        if (expr__ops[op].has_k) {
+        for (uint32_t j = 0; j < expr__ops[op].has_k; j++) {
             memcpy(&k, &p->code[++pc], sizeof k);
             put(&o, " %.9g", (double)k);
         }

@@ -165,6 +165,44 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             LANES_UNARY(V_DIV(k, x));
             break;
         }
+        case EXPR_OP_ADD_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_ADD(x, V_LOAD(y_ + i)));
+            break;
+        }
+        case EXPR_OP_SUB_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_SUB(x, V_LOAD(y_ + i)));
+            break;
+        }
+        case EXPR_OP_RSUB_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_SUB(V_LOAD(y_ + i), x));
+            break;
+        }
+        case EXPR_OP_MUL_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_MUL(x, V_LOAD(y_ + i)));
+            break;
+        }
+        case EXPR_OP_DIV_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_DIV(x, V_LOAD(y_ + i)));
+            break;
+        }
+        case EXPR_OP_RDIV_IN: {
+            const float *y_ = in[d];
+            LANES_UNARY(V_DIV(V_LOAD(y_ + i), x));
+            break;
+        }
+        case EXPR_OP_MULADD_K: {
+            float k2;
+            memcpy(&kf, pc++, sizeof kf);
+            memcpy(&k2, pc++, sizeof k2);
+            const V k = V_K(kf), b = V_K(k2);
+            LANES_UNARY(V_ADD(V_MUL(x, k), b));
+            break;
+        }
         case EXPR_OP_SELECT: LANES_TERNARY(V_SEL(M_NE(x, V_K(0.0f)), y, z)); break;
         case EXPR_OP_CLAMP: LANES_TERNARY(EXPR_SFX(clamp)(x, y, z)); break;
         case EXPR_OP_LERP: LANES_TERNARY(EXPR_SFX(lerp)(x, y, z)); break;

@@ -12,7 +12,7 @@
  *   M_LT M_LE M_GT M_GE M_EQ M_NE (ordered, except NE which is true for NaN) M_OR M_AND
  *   V_SEL(m, yes, no)
  *   I_K(c) I_ADD I_SUB I_AND I_OR I_XOR I_MUL I_SHL(i, n) I_SHR(i, n) (logical)
- *   V_BITS(v) V_FROM_BITS(i)   reinterpretation
+ *   V_BITS(v) V_FROM_BITS(i)   reinterpretation;  M_IPOS(i) the mask of lanes where i > 0
  *   V_FROM_I(i)      signed integer to float;  I_FROM_V(v) float to integer, truncating, for
  *                    values the callers keep inside the int32 range
  *
@@ -31,14 +31,25 @@ static inline V EXPR_SFX(floor)(V x)
     return V_SEL(small, t, x);
 }
 
-/* sin and cos from one reduction by pi/2 (three-part Cody-Waite) and the quadrant. */
+/* The nearest integer of y (ties to even) for |y| <= 2^22, by adding and taking away 1.5 * 2^23:
+ * two additions that round the same in every width (no rounding instruction needed). */
+static inline V EXPR_SFX(round_small)(V y)
+{
+    return V_SUB(V_ADD(y, V_K(12582912.0f)), V_K(12582912.0f));
+}
+
+/* sin and cos from one reduction by pi/2 (three-part Cody-Waite) and the quadrant's two low
+ * bits: odd quadrants swap the polynomials, and bit 1 (of k for sin, k + 1 for cos) flips the
+ * sign. |x| beyond about 6.5e6 is clamped (the result is finite and meaningless there). */
 static inline void EXPR_SFX(sincos)(V x, V *s, V *c)
 {
-    V k = EXPR_SFX(floor)(V_ADD(V_MUL(x, V_K(0.636619772367581343f)), V_K(0.5f)));
+    V y = V_MUL(x, V_K(0.636619772367581343f));
+    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
+    const V k = EXPR_SFX(round_small)(y);
     V r = V_SUB(x, V_MUL(k, V_K(1.5703125f)));
     r = V_SUB(r, V_MUL(k, V_K(4.837512969970703125e-4f)));
     r = V_SUB(r, V_MUL(k, V_K(7.54978995489188216e-8f)));
-    V q = V_SUB(k, V_MUL(V_K(4.0f), EXPR_SFX(floor)(V_MUL(k, V_K(0.25f)))));
+    const I q = I_FROM_V(k);
     V z = V_MUL(r, r);
     V sp = V_MUL(z, V_K(-1.9515295891e-4f));
     sp = V_MUL(z, V_ADD(sp, V_K(8.3321608736e-3f)));
@@ -48,9 +59,11 @@ static inline void EXPR_SFX(sincos)(V x, V *s, V *c)
     cp = V_MUL(z, V_ADD(cp, V_K(-1.388731625493765e-3f)));
     cp = V_ADD(cp, V_K(4.166664568298827e-2f));
     cp = V_SUB(V_ADD(V_MUL(V_MUL(z, z), cp), V_K(1.0f)), V_MUL(V_K(0.5f), z));
-    M q0 = M_EQ(q, V_K(0.0f)), q1 = M_EQ(q, V_K(1.0f)), q2 = M_EQ(q, V_K(2.0f));
-    *s = V_SEL(q0, sp, V_SEL(q1, cp, V_SEL(q2, V_NEG(sp), V_NEG(cp))));
-    *c = V_SEL(q0, cp, V_SEL(q1, V_NEG(sp), V_SEL(q2, V_NEG(cp), sp)));
+    const M odd = M_IPOS(I_AND(q, I_K(1)));
+    const I sin_sign = I_SHL(I_AND(q, I_K(2)), 30);
+    const I cos_sign = I_SHL(I_AND(I_ADD(q, I_K(1)), I_K(2)), 30);
+    *s = V_FROM_BITS(I_XOR(V_BITS(V_SEL(odd, cp, sp)), sin_sign));
+    *c = V_FROM_BITS(I_XOR(V_BITS(V_SEL(odd, sp, cp)), cos_sign));
 }
 
 static inline V EXPR_SFX(sin)(V x)
@@ -79,7 +92,7 @@ static inline V EXPR_SFX(tan)(V x)
 static inline V EXPR_SFX(exp)(V x)
 {
     V xc = V_MIN(V_MAX(x, V_K(-87.0f)), V_K(88.7228393f));
-    V k = EXPR_SFX(floor)(V_ADD(V_MUL(xc, V_K(1.44269504088896341f)), V_K(0.5f)));
+    V k = EXPR_SFX(round_small)(V_MUL(xc, V_K(1.44269504088896341f)));
     V r = V_SUB(xc, V_MUL(k, V_K(0.693359375f)));
     r = V_SUB(r, V_MUL(k, V_K(-2.12194440e-4f)));
     V p = V_ADD(V_MUL(V_K(1.9875691500e-4f), r), V_K(1.3981999507e-3f));

@@ -26,6 +26,7 @@ typedef __m256i I;
 #define M_GE(a, b) _mm256_cmp_ps((a), (b), _CMP_GE_OQ)
 #define M_EQ(a, b) _mm256_cmp_ps((a), (b), _CMP_EQ_OQ)
 #define M_NE(a, b) _mm256_cmp_ps((a), (b), _CMP_NEQ_UQ)
+#define M_IPOS(i) _mm256_castsi256_ps(_mm256_cmpgt_epi32((i), _mm256_setzero_si256()))
 #define M_OR(a, b) _mm256_or_ps((a), (b))
 #define M_AND(a, b) _mm256_and_ps((a), (b))
 #define V_SEL(m, yes, no) _mm256_blendv_ps((no), (yes), (m))

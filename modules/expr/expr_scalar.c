@@ -59,6 +59,24 @@ float expr__apply(uint32_t word, float k, const float *a, uint32_t seed_mix)
 
 static inline float word_float(uint32_t w) { return v_from_bits(w); }
 
+/* The dispatch: threaded code (a jump table of label addresses, one indirect jump per operation,
+ * each predicted on its own) with GCC and clang, a switch elsewhere. OP and NEXT are the two
+ * spellings of "an operation starts" and "go to the next one". */
+#if defined(__GNUC__) && !defined(EXPR_SWITCH_DISPATCH)
+#define EXPR_THREADED 1
+#define EXPR_LABEL(name, text, pops, pushes, has_k) &&L_##name,
+#define OP(name) L_##name
+#define NEXT()                                                                                     \
+    do {                                                                                           \
+        w = *pc++;                                                                                 \
+        goto *labels[EXPR_WORD_OP(w)];                                                             \
+    } while (0)
+#else
+#define OP(name) case EXPR_OP_##name
+#define NEXT() continue
+#endif
+#define D EXPR_WORD_DATA(w)
+
 void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
 {
     /* The stack below the top; the program was verified to stay within CT_EXPR_MAX_STACK. */
@@ -66,57 +84,71 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
     float *sp = stack, a = 0.0f;
     const uint32_t *pc = p->code;
     const uint32_t seed = p->seed_mix;
+    uint32_t w;
+#ifdef EXPR_THREADED
+    static const void *const labels[EXPR_OP_COUNT] = {EXPR_OPS(EXPR_LABEL)};
+    NEXT();
+#else
     for (;;) {
-        const uint32_t w = *pc++;
-        const uint32_t d = EXPR_WORD_DATA(w);
+        w = *pc++;
         switch (EXPR_WORD_OP(w)) {
-        case EXPR_OP_END: return;
-        case EXPR_OP_PUSH_CONST: *sp++ = a; a = word_float(*pc++); break;
-        case EXPR_OP_PUSH_INPUT: *sp++ = a; a = in[d]; break;
-        case EXPR_OP_PUSH_LOCAL: *sp++ = a; a = local[d]; break;
-        case EXPR_OP_STORE_LOCAL: local[d] = a; a = *--sp; break;
-        case EXPR_OP_STORE_OUTPUT: out[d] = a; a = *--sp; break;
-        case EXPR_OP_NEG: a = -a; break;
-        case EXPR_OP_NOT: a = s_bool(a == 0.0f); break;
-        case EXPR_OP_ABS: a = fabsf(a); break;
-        case EXPR_OP_FLOOR: a = s_floor(a); break;
-        case EXPR_OP_SQRT: a = sqrtf(a); break;
-        case EXPR_OP_SIN: a = s_sin(a); break;
-        case EXPR_OP_COS: a = s_cos(a); break;
-        case EXPR_OP_TAN: a = s_tan(a); break;
-        case EXPR_OP_EXP: a = s_exp(a); break;
-        case EXPR_OP_LOG: a = s_log(a); break;
-        case EXPR_OP_RAND: a = s_rand(a, seed); break;
-        case EXPR_OP_NOISE: a = s_noise(a, seed); break;
-        case EXPR_OP_POWI: a = s_powi(a, (int32_t)(d << 8) >> 8); break;
-        case EXPR_OP_ADD: a = *--sp + a; break;
-        case EXPR_OP_SUB: a = *--sp - a; break;
-        case EXPR_OP_MUL: a = *--sp * a; break;
-        case EXPR_OP_DIV: a = *--sp / a; break;
-        case EXPR_OP_MOD: sp--; a = s_mod(*sp, a); break;
-        case EXPR_OP_POW: sp--; a = s_pow(*sp, a); break;
-        case EXPR_OP_LT: sp--; a = s_bool(*sp < a); break;
-        case EXPR_OP_LE: sp--; a = s_bool(*sp <= a); break;
-        case EXPR_OP_GT: sp--; a = s_bool(*sp > a); break;
-        case EXPR_OP_GE: sp--; a = s_bool(*sp >= a); break;
-        case EXPR_OP_EQ: sp--; a = s_bool(*sp == a); break;
-        case EXPR_OP_NE: sp--; a = s_bool(*sp != a); break;
-        case EXPR_OP_AND: sp--; a = s_bool((*sp != 0.0f) & (a != 0.0f)); break;
-        case EXPR_OP_OR: sp--; a = s_bool((*sp != 0.0f) | (a != 0.0f)); break;
-        case EXPR_OP_MIN: sp--; a = V_MIN(*sp, a); break;
-        case EXPR_OP_MAX: sp--; a = V_MAX(*sp, a); break;
-        case EXPR_OP_ATAN2: sp--; a = s_atan2(*sp, a); break;
-        case EXPR_OP_ADD_K: a = a + word_float(*pc++); break;
-        case EXPR_OP_SUB_K: a = a - word_float(*pc++); break;
-        case EXPR_OP_RSUB_K: a = word_float(*pc++) - a; break;
-        case EXPR_OP_MUL_K: a = a * word_float(*pc++); break;
-        case EXPR_OP_DIV_K: a = a / word_float(*pc++); break;
-        case EXPR_OP_RDIV_K: a = word_float(*pc++) / a; break;
-        case EXPR_OP_SELECT: sp -= 2; a = sp[0] != 0.0f ? sp[1] : a; break;
-        case EXPR_OP_CLAMP: sp -= 2; a = s_clamp(sp[0], sp[1], a); break;
-        case EXPR_OP_LERP: sp -= 2; a = s_lerp(sp[0], sp[1], a); break;
-        case EXPR_OP_SMOOTHSTEP: sp -= 2; a = s_smoothstep(sp[0], sp[1], a); break;
+#endif
+    OP(END): return;
+    OP(PUSH_CONST): *sp++ = a; a = word_float(*pc++); NEXT();
+    OP(PUSH_INPUT): *sp++ = a; a = in[D]; NEXT();
+    OP(PUSH_LOCAL): *sp++ = a; a = local[D]; NEXT();
+    OP(STORE_LOCAL): local[D] = a; a = *--sp; NEXT();
+    OP(STORE_OUTPUT): out[D] = a; a = *--sp; NEXT();
+    OP(NEG): a = -a; NEXT();
+    OP(NOT): a = s_bool(a == 0.0f); NEXT();
+    OP(ABS): a = fabsf(a); NEXT();
+    OP(FLOOR): a = s_floor(a); NEXT();
+    OP(SQRT): a = sqrtf(a); NEXT();
+    OP(SIN): a = s_sin(a); NEXT();
+    OP(COS): a = s_cos(a); NEXT();
+    OP(TAN): a = s_tan(a); NEXT();
+    OP(EXP): a = s_exp(a); NEXT();
+    OP(LOG): a = s_log(a); NEXT();
+    OP(RAND): a = s_rand(a, seed); NEXT();
+    OP(NOISE): a = s_noise(a, seed); NEXT();
+    OP(POWI): a = s_powi(a, (int32_t)(D << 8) >> 8); NEXT();
+    OP(ADD): a = *--sp + a; NEXT();
+    OP(SUB): a = *--sp - a; NEXT();
+    OP(MUL): a = *--sp * a; NEXT();
+    OP(DIV): a = *--sp / a; NEXT();
+    OP(MOD): sp--; a = s_mod(*sp, a); NEXT();
+    OP(POW): sp--; a = s_pow(*sp, a); NEXT();
+    OP(LT): sp--; a = s_bool(*sp < a); NEXT();
+    OP(LE): sp--; a = s_bool(*sp <= a); NEXT();
+    OP(GT): sp--; a = s_bool(*sp > a); NEXT();
+    OP(GE): sp--; a = s_bool(*sp >= a); NEXT();
+    OP(EQ): sp--; a = s_bool(*sp == a); NEXT();
+    OP(NE): sp--; a = s_bool(*sp != a); NEXT();
+    OP(AND): sp--; a = s_bool((*sp != 0.0f) & (a != 0.0f)); NEXT();
+    OP(OR): sp--; a = s_bool((*sp != 0.0f) | (a != 0.0f)); NEXT();
+    OP(MIN): sp--; a = V_MIN(*sp, a); NEXT();
+    OP(MAX): sp--; a = V_MAX(*sp, a); NEXT();
+    OP(ATAN2): sp--; a = s_atan2(*sp, a); NEXT();
+    OP(ADD_K): a = a + word_float(*pc++); NEXT();
+    OP(SUB_K): a = a - word_float(*pc++); NEXT();
+    OP(RSUB_K): a = word_float(*pc++) - a; NEXT();
+    OP(MUL_K): a = a * word_float(*pc++); NEXT();
+    OP(DIV_K): a = a / word_float(*pc++); NEXT();
+    OP(RDIV_K): a = word_float(*pc++) / a; NEXT();
+    OP(ADD_IN): a = a + in[D]; NEXT();
+    OP(SUB_IN): a = a - in[D]; NEXT();
+    OP(RSUB_IN): a = in[D] - a; NEXT();
+    OP(MUL_IN): a = a * in[D]; NEXT();
+    OP(DIV_IN): a = a / in[D]; NEXT();
+    OP(RDIV_IN): a = in[D] / a; NEXT();
+    OP(MULADD_K): a = a * word_float(pc[0]) + word_float(pc[1]); pc += 2; NEXT();
+    OP(SELECT): sp -= 2; a = sp[0] != 0.0f ? sp[1] : a; NEXT();
+    OP(CLAMP): sp -= 2; a = s_clamp(sp[0], sp[1], a); NEXT();
+    OP(LERP): sp -= 2; a = s_lerp(sp[0], sp[1], a); NEXT();
+    OP(SMOOTHSTEP): sp -= 2; a = s_smoothstep(sp[0], sp[1], a); NEXT();
+#ifndef EXPR_THREADED
         default: return; /* verified programs hold no other word */
         }
     }
+#endif
 }

@@ -332,10 +332,10 @@ static void limits_are_bounded_with_a_message(void **state)
     assert_null(compile_in(src, NULL, 0, NULL, 0, &err));
     assert_int_equal(err.line, 0);
     assert_string_equal(err.message, "expression longer than 4096 bytes");
-    /* Code size: a long sum of inputs that cannot fold. */
+    /* Code size: a long sum of products that cannot fold (three words per four bytes). */
     n = 0;
     while (n < CT_EXPR_MAX_SOURCE - 8)
-        n += (size_t)sprintf(src + n, "t+");
+        n += (size_t)sprintf(src + n, "t*t+");
     src[n++] = 't';
     src[n] = '\0';
     assert_null(compile_in(src, (const char *const[]){"t"}, 1, NULL, 0, &err));
@@ -384,6 +384,14 @@ static void outputs_share_a_local(void **state)
     assert_string_equal(err.message, "output 'fy' is never set");
     assert_null(compile_in("fx = x; fy = 1; fz = 2; fx = 3", inputs, 3, outputs, 3, &err));
     assert_string_equal(err.message, "'fx' is set twice");
+    /* An output may be named like an input: reading reads the input. */
+    static const char *const v_in[] = {"vx", "dt"};
+    static const char *const v_out[] = {"vx"};
+    p = compile_in("vx = vx - 2 * dt", v_in, 2, v_out, 1, &err);
+    assert_non_null(p);
+    expr__eval(p, (const float[]){3.0f, 0.5f}, out);
+    assert_true(out[0] == 2.0f);
+    expr__destroy(p);
     /* A bare last expression sets output 0. */
     p = compile_in("fy = 1; fz = 2; x + 1", inputs, 3, outputs, 3, &err);
     assert_non_null(p);

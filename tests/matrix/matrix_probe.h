@@ -21,6 +21,7 @@ enum {
     MATRIX_WORLD_LISTENERS = 1u << 10,
     MATRIX_LUA_CLOSURES = 1u << 11,
     MATRIX_EXPR_EVAL = 1u << 12,
+    MATRIX_PARTICLES_STEP = 1u << 13,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -42,6 +43,7 @@ static const struct {
     {"world", 2, MATRIX_WORLD_LISTENERS},
     {"lua", 2, MATRIX_LUA_CLOSURES},
     {"expr", 1, MATRIX_EXPR_EVAL},
+    {"particles", 1, MATRIX_PARTICLES_STEP},
 };
 
 typedef struct matrix_result_t {

@@ -1,7 +1,7 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
  * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V,
- * LUA_V, EXPR_V), requiring exactly those versions. It runs:
+ * LUA_V, EXPR_V, PARTICLES_V), requiring exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -27,6 +27,7 @@
  *     lua v2        a closure with its context and a userdata type with a method, called from a
  *                   chunk and through pcall, with a reference keeping the userdata
  *     expr v1       the seed's expression compiled and evaluated once and in a batch: fixed bits
+ *     particles v1  an effect's burst stepped once: its count and a particle's velocity
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
@@ -36,6 +37,7 @@
 #include "ct_hash.h"
 #include "ct_lua.h"
 #include "ct_network.h"
+#include "ct_particles.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
 #include "ct_render.h"
@@ -61,6 +63,7 @@ typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
 typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
 typedef CONCAT(ct_lua_api_v, LUA_V) lua_api_t;
 typedef CONCAT(ct_expr_api_v, EXPR_V) expr_api_t;
+typedef CONCAT(ct_particles_api_v, PARTICLES_V) particles_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -77,6 +80,7 @@ static const animation_api_t *animation;
 static const network_api_t *network;
 static const lua_api_t *lua;
 static const expr_api_t *expr;
+static const particles_api_t *particles;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -480,6 +484,26 @@ static int expr_seed(void)
 }
 #endif
 
+#if PARTICLES_V >= 1
+/* particles v1: a burst of 8 with vy = 3 + n, stepped by 0.5 s with gravity 2: vy = 3 + n - 1. */
+static int particles_burst(ct_world_o *w)
+{
+    static const char src[] = "burst = 8 lifetime = 2 spawn = \"vx = 0; vy = 3 + n; vz = 0\" "
+                              "velocity = \"vx = vx; vy = vy - 2 * dt; vz = vz\"";
+    if (resource->load_source("particles", "matrix/burst", src, sizeof src - 1))
+        return CT_ERR_INVALID;
+    const float at[3] = {0, 0, 0};
+    const ct_particle_emitter_t e = particles->spawn(w, "matrix/burst", at);
+    particles->simulate(w, 0.5f);
+    ct_particles_view_t v;
+    const bool ok = e.id && particles->view(w, e, &v) && v.count == 8 && v.vy[5] == 7.0f &&
+                    v.py[5] == 3.5f;
+    particles->destroy(w, e);
+    resource->unload("particles", "matrix/burst");
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 #if WORLD_V >= 2
 typedef struct world_events_t {
     uint32_t created, destroyed;
@@ -641,6 +665,11 @@ static int run_features(ct_world_o *w, uint32_t *features)
         return r;
     *features |= MATRIX_EXPR_EVAL;
 #endif
+#if PARTICLES_V >= 1
+    if ((r = particles_burst(w)) != 0)
+        return r;
+    *features |= MATRIX_PARTICLES_STEP;
+#endif
     return r;
 }
 
@@ -739,8 +768,9 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     network = get_engine_api(CT_NETWORK_API, NETWORK_V);
     lua = get_engine_api(CT_LUA_API, LUA_V);
     expr = get_engine_api(CT_EXPR_API, EXPR_V);
+    particles = get_engine_api(CT_PARTICLES_API, PARTICLES_V);
     return entity && world_api && transform && physics && resource && component && render &&
-                   animation && network && lua && expr
+                   animation && network && lua && expr && particles
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -757,6 +787,7 @@ static const ct_api_ref_t requires[] = {
     {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
     {CT_LUA_API, LUA_V, 0, 0, "ct.lua"},
     {CT_EXPR_API, EXPR_V, 0, 0, "ct.expr"},
+    {CT_PARTICLES_API, PARTICLES_V, 0, 0, "ct.particles"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {run};
