@@ -17,6 +17,7 @@ CUTTLE_TEST_PACKAGES+=(git)  # cuttle-censor and cuttle-merge tests use real git
 CUTTLE_TEST_PACKAGES+=(git-filter-repo)  # the peer in bench/censor
 # The profiler viewer's test renders in headless Chromium.
 CUTTLE_TEST_PACKAGES+=(chromium)
+CUTTLE_TEST_PACKAGES+=(libmuparser-dev)  # bench/expr: muparser, a peer of the expression language
 
 cuttle_install_missing() {
     local missing=()
