@@ -300,8 +300,19 @@ static uint32_t bone_index(ct_world_o *w, ct_entity_t e, const char *name)
 }
 
 const ct_animation_api_v1 anim__api_v1 = {
-    clip, clip_duration, clip_bones, sample, play, crossfade, time_of, set_time, evaluate, events,
-    bone, bone_count, bone_index,
+    .clip = clip,
+    .clip_duration = clip_duration,
+    .clip_bones = clip_bones,
+    .sample = sample,
+    .play = play,
+    .crossfade = crossfade,
+    .time = time_of,
+    .set_time = set_time,
+    .evaluate = evaluate,
+    .events = events,
+    .bone = bone,
+    .bone_count = bone_count,
+    .bone_index = bone_index,
 };
 
 /* ---- plugin ---------------------------------------------------------------------------------- */

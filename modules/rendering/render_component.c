@@ -21,12 +21,12 @@ render__manager *render__manager_of(ct_world_o *world, uint32_t type)
     return world ? render__m.component->manager(world, render__m.state->type_id[type]) : NULL;
 }
 
+/* Through the paged index (ct_entity_pages_t): its entry is the instance + 1; the entity kept at
+ * that instance tells a live entity from an older one of the same index. */
 static uint32_t find(const render__manager *m, ct_entity_t e)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->entity[i].id == e.id)
-            return i;
-    return UINT32_MAX;
+    const uint32_t *at = ct_entity_pages_entry(&m->index, e);
+    return at && *at && m->entity[*at - 1].id == e.id ? *at - 1 : UINT32_MAX;
 }
 
 void *render__instance_of(render__manager *m, ct_entity_t e)
@@ -91,6 +91,7 @@ static void destroy_manager(void *user_data, void *manager)
     ct_allocator_t *a = m->a;
     ct_free(a, m->entity, (size_t)m->cap * sizeof *m->entity);
     ct_free(a, m->data, (size_t)m->cap * m->size);
+    ct_entity_pages_free(&m->index, a);
     ct_free(a, m, sizeof *m);
 }
 
@@ -105,9 +106,15 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
             continue;
         }
         release_refs(m, i);
+        uint32_t *at = ct_entity_pages_entry(&m->index, m->entity[i]);
+        if (*at == i + 1) /* a newer entity of the same index may hold the entry already */
+            *at = 0;
         m->n--;
-        m->entity[i] = m->entity[m->n];
-        memmove(m->data + (size_t)i * m->size, m->data + (size_t)m->n * m->size, m->size);
+        if (i < m->n) {
+            m->entity[i] = m->entity[m->n];
+            memcpy(m->data + (size_t)i * m->size, m->data + (size_t)m->n * m->size, m->size);
+            *ct_entity_pages_entry(&m->index, m->entity[i]) = i + 1;
+        }
     }
 }
 
@@ -263,6 +270,11 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, cons
     const uint32_t in_size = render__m.state->registered[m->type].instance_size;
     for (uint32_t k = 0; k < n; k++) {
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
+        if (!ct_entity_pages_reserve(&m->index, m->a, e)) {
+            RENDER_LOG(CT_LOG_ERROR, "spawn %s: out of memory for the entity index",
+                       render__m.state->registered[m->type].name);
+            return;
+        }
         const uint8_t *src = (const uint8_t *)data + (size_t)k * in_size;
         uint8_t *dst = m->data + (size_t)m->n * m->size;
         if (m->type == RENDER_MESH_TYPE) {
@@ -273,6 +285,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, cons
         } else {
             memcpy(dst, src, m->size);
         }
+        *ct_entity_pages_entry(&m->index, e) = m->n + 1;
         m->entity[m->n++] = e;
     }
 }

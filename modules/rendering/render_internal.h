@@ -4,7 +4,10 @@
  * rendering.c     plugin entry, the ct.render table, backends, reload
  * render_frame.c  one frame: gather (cull + record on ct.jobs), merge-n-sort, build, execute
  * render_component.c  the mesh, camera and light component types
- * render_resources.c  the mesh, material and render_config resource types, config hot reload
+ * render_resources.c  what the resource types share (field readers, slot tables), registration
+ * render_mesh.c, render_mesh_gltf.c  the mesh resource type (OBJ, glTF)
+ * render_material.c   the material resource type
+ * render_config.c     the render_config resource type, switching pipelines and following edits
  * render_capture.c    writing a frame's packet stream (the replay tool reads it)
  * render_lua.c        the Render module for scripts
  * The core knows nothing of the kernel: render_core.h (render_key.c, render_queue.c,
@@ -30,7 +33,7 @@
 
 /* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
 #ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 1u
+#define RENDER_LAYOUT_VERSION 2u
 #endif
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
@@ -58,8 +61,9 @@ typedef struct render__light_desc {
     float range;
 } render__light_desc;
 
-/* One manager per component type and world: entities and fixed-size data, packed. For meshes the
- * data is two slots (mesh, material); the instance holds one load of each resource. */
+/* One manager per component type and world: entities and fixed-size data, packed, found through
+ * the paged index. For meshes the data is two slots (mesh, material); the instance holds one load
+ * of each resource. */
 typedef struct render__manager {
     ct_allocator_t *a;
     ct_world_o *world;
@@ -67,6 +71,7 @@ typedef struct render__manager {
     ct_entity_t *entity;
     uint8_t *data;
     uint32_t n, cap;
+    ct_entity_pages_t index; /* entity -> instance + 1 */
 } render__manager;
 
 typedef struct render__mesh_ref {
@@ -166,19 +171,46 @@ void *render__instance_of(render__manager *m, ct_entity_t e);
 int render__register_resources(void);
 bool render__rebind_resources(void);
 void render__unregister_resources(void);
+/* Field readers for the compilers; each reports what is wrong through compile_error.
+ * render__compile_bad reports fmt (two string arguments) and returns CT_ERR_BAD_DATA. */
+int render__compile_bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, const char *b);
+/* An array of `n` numbers in [lo, hi] (optionally n - 1 of them, the last then `fill`). */
+bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill, double lo, double hi,
+                     float *out, ct_compile_ctx_o *ctx);
+bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out, ct_compile_ctx_o *ctx);
+bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE], ct_compile_ctx_o *ctx);
+/* A free slot in a table of `cap` entries of `size` bytes whose first member is `bool used`,
+ * growing it (and a parallel table) when full; RENDER_NO_INDEX past `max` or out of memory. */
+uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size, uint32_t *cap,
+                           uint32_t max);
+static inline uint32_t render__slot_from_runtime(void *runtime) { return (uint32_t)((uintptr_t)runtime - 1u); }
+static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((uintptr_t)slot + 1u); }
+
+/* render_mesh.c, render_mesh_gltf.c */
+extern const ct_resource_type_t render__mesh_resource;
+/* Writes the compiled mesh: header (with bounds), vertices, indices. */
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, uint32_t nv, const uint32_t *idx,
+                       uint32_t ni);
+int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
 /* The slot of a loaded resource (after resource->load), or RENDER_NO_INDEX. */
 uint32_t render__mesh_slot_of(const char *name);
+/* Uploads every loaded mesh to a freshly made gl backend. */
+void render__upload_meshes(void);
+
+/* render_material.c */
+extern const ct_resource_type_t render__material_resource;
 uint32_t render__material_slot_of(const char *name);
 /* Resolves every material's layer name against the current pipeline. */
 void render__resolve_material_layers(void);
+
+/* render_config.c */
+extern const ct_resource_type_t render__config_resource;
 /* Loads and switches to a render_config resource; reports and keeps the old one on failure. */
 int render__use_pipeline(const char *name);
 /* Uses the project's render_config "default" when it has one (no message when it has none). */
 void render__use_project_pipeline(void);
 /* Checks whether the current pipeline's source changed on disk and reloads it. */
 void render__watch_pipeline(void);
-/* Uploads every loaded mesh to a freshly made gl backend. */
-void render__upload_meshes(void);
 
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);

@@ -121,7 +121,13 @@ static int render(ct_world_o *world, ct_entity_t camera)
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
 
 const ct_render_api_v1 render__api_v1 = {
-    render, stats, render__set_backend, backend, render__use_pipeline, render__screenshot, capture,
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
 };
 
 /* ---- plugin -------------------------------------------------------------------------------- */

@@ -1,0 +1,206 @@
+/*
+ * render_mesh.c: the resource type "mesh" (format in api/ct_render.h): compiled from OBJ here or
+ * from glTF (render_mesh_gltf.c), loaded into the module's mesh slots (uploaded to the gl backend
+ * when there is one).
+ */
+#include "render_internal.h"
+#include "ct_plugin.h" /* CT_ARRAY_COUNT */
+
+#include "obj.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MESH_MAX_SOURCE_BYTES (512u << 20)
+
+/* The path of a file a source names: the kernel checks it is a canonical name inside the
+ * project (so it cannot leave it) and reports it otherwise. */
+static bool project_path(const char *rel, char *path, size_t size, ct_compile_ctx_o *ctx)
+{
+    return render__m.resource->source_file(ctx, "mesh.source", rel, path, size);
+}
+
+/* Reads a file the source names, inside the project folder. */
+static char *read_project_file(const char *rel, size_t *size, ct_compile_ctx_o *ctx)
+{
+    char path[RENDER_PATH_SIZE * 2];
+    if (!project_path(rel, path, sizeof path, ctx))
+        return NULL;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MESH_MAX_SOURCE_BYTES) {
+        render__compile_bad(ctx, "mesh.source: '%s': %s", rel,
+            stat(path, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 512 MB");
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    char *text = f ? ct_alloc(render__m.allocator, (size_t)st.st_size + 1) : NULL;
+    const bool ok = text && fread(text, 1, (size_t)st.st_size, f) == (size_t)st.st_size;
+    if (f)
+        fclose(f);
+    if (!ok) {
+        if (text)
+            ct_free(render__m.allocator, text, (size_t)st.st_size + 1);
+        render__compile_bad(ctx, "mesh.source: '%s': %s", rel, f ? "read failed" : strerror(errno));
+        return NULL;
+    }
+    *size = (size_t)st.st_size;
+    return text;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    const size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Writes the compiled mesh: header, vertices, indices. */
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, uint32_t nv, const uint32_t *idx,
+                      uint32_t ni)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t i = 0; i < nv; i++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], pos[3 * i + k]);
+            hi[k] = fmaxf(hi[k], pos[3 * i + k]);
+        }
+    render__mesh_header h = {nv, ni, {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])}, 0};
+    for (uint32_t i = 0; i < nv; i++) {
+        const float d[3] = {pos[3 * i] - h.center[0], pos[3 * i + 1] - h.center[1], pos[3 * i + 2] - h.center[2]};
+        h.radius = fmaxf(h.radius, sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    }
+    render__m.resource->write(ctx, &h, sizeof h);
+    for (uint32_t i = 0; i < nv; i++) {
+        render__vertex v = {{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, {nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]}, {0, 0}};
+        render__m.resource->write(ctx, &v, sizeof v);
+    }
+    render__m.resource->write(ctx, idx, (uint64_t)ni * sizeof *idx);
+    return 0;
+}
+
+static int compile_obj(const char *rel, const char *text, size_t size, ct_compile_ctx_o *ctx)
+{
+    obj_mesh_t m;
+    char err[512];
+    const int e = obj_read(text, size, rel, render__m.allocator, &m, err, sizeof err);
+    if (e) {
+        render__m.resource->compile_error(ctx, "mesh.source: %s", err);
+        return e;
+    }
+    render__write_mesh(ctx, m.positions, m.normals, m.num_vertices, m.indices, m.num_indices);
+    obj_free(&m, render__m.allocator);
+    return 0;
+}
+
+static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0}, {"gltf_mesh", CT_DATA_INVALID, 0}};
+    if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)))
+        return CT_ERR_BAD_DATA;
+    const char *rel = render__m.data->string(render__m.data->get(src, "source"), NULL);
+    if (!rel)
+        return render__compile_bad(ctx, "mesh.source: a file name (string) is required%s%s", "", "");
+    if (ends_with(rel, ".gltf") || ends_with(rel, ".glb"))
+        return render__compile_gltf_mesh(rel, src, ctx);
+    if (!ends_with(rel, ".obj"))
+        return render__compile_bad(ctx, "mesh.source: '%s': the file must be .obj, .gltf or .glb%s", rel, "");
+    if (render__m.data->get(src, "gltf_mesh"))
+        return render__compile_bad(ctx, "mesh.gltf_mesh: '%s' is not a glTF file%s", rel, "");
+    size_t size = 0;
+    char *text = read_project_file(rel, &size, ctx);
+    if (!text)
+        return CT_ERR_BAD_DATA;
+    const int e = compile_obj(rel, text, size, ctx);
+    ct_free(render__m.allocator, text, size + 1);
+    return e;
+}
+
+static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
+{
+    (void)user_data;
+    render__mesh_header h;
+    if (size < sizeof h) {
+        snprintf(err, err_size, "mesh: %llu bytes, shorter than its header", (unsigned long long)size);
+        return NULL;
+    }
+    memcpy(&h, payload, sizeof h);
+    const uint64_t want = sizeof h + (uint64_t)h.num_vertices * sizeof(render__vertex) + (uint64_t)h.num_indices * 4u;
+    if (h.num_vertices == 0 || h.num_indices == 0 || h.num_indices % 3 || want != size ||
+        !(isfinite(h.radius) && h.radius >= 0.0f) || !isfinite(h.center[0] + h.center[1] + h.center[2])) {
+        snprintf(err, err_size, "mesh: %u vertices and %u indices do not add up to %llu bytes (or bad bounds)",
+                 h.num_vertices, h.num_indices, (unsigned long long)size);
+        return NULL;
+    }
+    const render__vertex *v = (const render__vertex *)(const void *)((const char *)payload + sizeof h);
+    const uint32_t *idx = (const uint32_t *)(const void *)(v + h.num_vertices);
+    for (uint32_t i = 0; i < h.num_indices; i++)
+        if (idx[i] >= h.num_vertices) {
+            snprintf(err, err_size, "mesh: index %u is %u, past its %u vertices", i, idx[i], h.num_vertices);
+            return NULL;
+        }
+    for (uint32_t i = 0; i < h.num_vertices; i++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(v[i].position[k]) || !isfinite(v[i].normal[k])) {
+                snprintf(err, err_size, "mesh: vertex %u is not finite", i);
+                return NULL;
+            }
+    render__state *s = render__m.state;
+    const uint32_t slot = render__take_slot((void **)&s->meshes, sizeof *s->meshes, NULL, 0, &s->meshes_cap, 1u << 20);
+    if (slot == RENDER_NO_INDEX) {
+        snprintf(err, err_size, "mesh: out of memory for the mesh table");
+        return NULL;
+    }
+    render__mesh_slot *m = &s->meshes[slot];
+    *m = (render__mesh_slot){.used = true, .vertices = v, .indices = idx, .num_vertices = h.num_vertices,
+                             .num_indices = h.num_indices, .center = {h.center[0], h.center[1], h.center[2]},
+                             .radius = h.radius};
+    if (s->gl)
+        m->uploaded = render__gl_mesh_set(s->gl, slot, v, h.num_vertices, idx, h.num_indices);
+    return render__runtime_from_slot(slot);
+}
+
+static void unload_mesh(void *user_data, void *runtime)
+{
+    (void)user_data;
+    render__state *s = render__m.state;
+    const uint32_t slot = render__slot_from_runtime(runtime);
+    if (slot >= s->meshes_cap)
+        return;
+    if (s->gl)
+        render__gl_mesh_release(s->gl, slot);
+    s->meshes[slot] = (render__mesh_slot){0};
+}
+
+void render__upload_meshes(void)
+{
+    render__state *s = render__m.state;
+    for (uint32_t i = 0; i < s->meshes_cap; i++) {
+        render__mesh_slot *m = &s->meshes[i];
+        if (m->used)
+            m->uploaded = render__gl_mesh_set(s->gl, i, m->vertices, m->num_vertices, m->indices, m->num_indices);
+    }
+}
+
+/* The slot's name is only known from the outside: loads go through the kernel by name. */
+uint32_t render__mesh_slot_of(const char *name)
+{
+    void *r = render__m.resource->get("mesh", name);
+    if (!r)
+        return RENDER_NO_INDEX;
+    const uint32_t slot = render__slot_from_runtime(r);
+    render__mesh_slot *m = &render__m.state->meshes[slot];
+    snprintf(m->name, sizeof m->name, "%s", name);
+    return slot;
+}
+
+const ct_resource_type_t render__mesh_resource = {
+    .type = "mesh",
+    .format_version = 1,
+    .compile = compile_mesh,
+    .load = load_mesh,
+    .unload = unload_mesh,
+};
