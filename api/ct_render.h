@@ -61,8 +61,12 @@
  *     slides' resource generator) reading `input`. Names must be unique; unknown fields, targets,
  *     programs and bad numbers are refused naming the field. The module loads "render_config"
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
- *     another. A loaded configuration is hot-reloaded: when its source changes on disk, the next
- *     frame recompiles it and switches; a broken edit is reported and the old pipeline stays.
+ *     another. The pipeline in use follows its source through the kernel
+ *     (ct_resource_api_v5.watch_source): when the file changes, the kernel compiles it again at
+ *     the end of the frame and the next render switches; a broken edit, or a file that is not a
+ *     regular file (a FIFO, a device), is reported and the old pipeline stays. Meshes and
+ *     materials reloaded the same way (or with the console's `reload`) keep their instances
+ *     drawing, with the new version.
  *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
  *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)

@@ -163,17 +163,17 @@ static void *load_config(void *user_data, const void *payload, uint64_t size, ch
     return (void *)payload;
 }
 
-/* ---- switching and hot reload -------------------------------------------------------------- */
+/* ---- switching and following edits --------------------------------------------------------- */
 
-static int64_t source_mtime(const char *name)
+/* Whether the project has a source for render_config `name` (looked for once, at the first
+ * frame: a project without "default" runs on the built-in pipeline without a message). */
+static bool has_source(const char *name)
 {
     const char *dir = render__m.host ? render__m.host->project_dir() : NULL;
     char path[RENDER_PATH_SIZE * 2];
     struct stat st;
-    if (!dir || (size_t)snprintf(path, sizeof path, "%s/%s.render_config", dir, name) >= sizeof path ||
-        stat(path, &st) != 0)
-        return -1;
-    return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    return dir && (size_t)snprintf(path, sizeof path, "%s/%s.render_config", dir, name) < sizeof path &&
+           stat(path, &st) == 0;
 }
 
 /* Adopts a loaded configuration: targets, then materials' layers. */
@@ -206,53 +206,37 @@ int render__use_pipeline(const char *name)
         render__m.resource->unload("render_config", name);
         return r;
     }
+    if (s->pipeline_name[0] && strcmp(s->pipeline_name, name))
+        render__m.resource->unwatch_source("render_config", s->pipeline_name);
     if (s->pipeline_name[0])
         render__m.resource->unload("render_config", s->pipeline_name);
     snprintf(s->pipeline_name, sizeof s->pipeline_name, "%s", name);
-    s->pipeline_mtime = source_mtime(name);
+    /* The kernel follows the source and reloads it; render__follow_reloads adopts the result. */
+    render__m.resource->watch_source("render_config", name);
     return 0;
 }
 
 void render__use_project_pipeline(void)
 {
-    if (!render__m.state->pipeline_name[0] && source_mtime("default") >= 0)
+    if (!render__m.state->pipeline_name[0] && has_source("default"))
         render__use_pipeline("default");
 }
 
-void render__watch_pipeline(void)
+void render__follow_reloads(void)
 {
     render__state *s = render__m.state;
-    const int64_t mtime = s->pipeline_name[0] ? source_mtime(s->pipeline_name) : -1;
-    if (mtime < 0 || mtime == s->pipeline_mtime)
+    const uint64_t reloads = render__m.resource->reloads();
+    if (reloads == s->reloads_seen)
         return;
-    s->pipeline_mtime = mtime;
-    char path[RENDER_PATH_SIZE * 2];
-    snprintf(path, sizeof path, "%s/%s.render_config", render__m.host->project_dir(), s->pipeline_name);
-    char err[512];
-    ct_data_o *tree = render__m.data->load_file(path, err, sizeof err);
-    if (!tree) {
-        RENDER_LOG(CT_LOG_ERROR, "render_config '%s' changed but does not parse (%s); keeping the previous pipeline",
-                   s->pipeline_name, err);
-        return;
+    s->reloads_seen = reloads;
+    for (uint32_t i = 0; i < s->num_names; i++) {
+        render__named *n = &s->names[i];
+        n->slot = n->type == RENDER_NAMED_MESH ? render__mesh_slot_of(n->name) : render__material_slot_of(n->name);
     }
-    render__m.data->destroy(tree);
-    FILE *f = fopen(path, "rb");
-    char text[64 * 1024];
-    const size_t n = f ? fread(text, 1, sizeof text, f) : 0;
-    if (f)
-        fclose(f);
-    /* A configuration is reloaded under a name of its own, then takes the real name's place. */
-    char staged[RENDER_RESOURCE_NAME_SIZE + 16];
-    snprintf(staged, sizeof staged, "%s.reload", s->pipeline_name);
-    if (n == 0 || n == sizeof text || render__m.resource->load_source("render_config", staged, text, n)) {
-        RENDER_LOG(CT_LOG_ERROR, "render_config '%s' changed but does not compile; keeping the previous pipeline",
-                   s->pipeline_name);
-        return;
-    }
-    if (adopt(render__m.resource->get("render_config", staged), s->pipeline_name) == 0)
+    const render__pipeline *p = s->pipeline_name[0] ? render__m.resource->get("render_config", s->pipeline_name) : NULL;
+    if (p && memcmp(p, &s->pipeline, sizeof *p) && adopt(p, s->pipeline_name) == 0)
         RENDER_LOG(CT_LOG_INFO, "render_config '%s' reloaded: %u targets, %u layers", s->pipeline_name,
                    s->pipeline.num_targets, s->pipeline.num_layers);
-    render__m.resource->unload("render_config", staged);
 }
 
 const ct_resource_type_t render__config_resource = {

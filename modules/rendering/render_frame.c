@@ -203,10 +203,11 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
         s->pipeline_checked = true;
         render__use_project_pipeline();
     }
-    render__watch_pipeline();
+    render__follow_reloads();
     if (s->backend == RENDER_BACKEND_GL && !s->gl && !s->gl_failed)
         render__set_backend("gl");
-    const render__manager *meshes = render__manager_of(world, RENDER_MESH_TYPE);
+    render__manager *meshes = render__manager_of(world, RENDER_MESH_TYPE);
+    render__refresh_mesh_refs(meshes);
     gather_job job = {.s = s, .meshes = meshes};
     if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
         return CT_ERR_NOT_FOUND;

@@ -33,7 +33,7 @@
 
 /* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
 #ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 2u
+#define RENDER_LAYOUT_VERSION 3u
 #endif
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
@@ -72,11 +72,24 @@ typedef struct render__manager {
     uint8_t *data;
     uint32_t n, cap;
     ct_entity_pages_t index; /* entity -> instance + 1 */
+    uint64_t reloads_seen;   /* render__state.reloads_seen when the slots below were resolved */
 } render__manager;
 
+/* A mesh instance: the slots gather reads, and the entries of render__state.names they came from,
+ * which find the slots again after a reload replaced a resource (its new version has a new slot). */
 typedef struct render__mesh_ref {
-    uint32_t mesh, material;
+    uint32_t mesh, material;           /* slots */
+    uint32_t mesh_name, material_name; /* render__state.names */
 } render__mesh_ref;
+
+/* A resource mesh instances name, and its slot as of the last reload. Entries stay for the
+ * module's life (one per distinct name ever spawned), so instances can keep their index. */
+enum { RENDER_NAMED_MESH, RENDER_NAMED_MATERIAL };
+typedef struct render__named {
+    uint32_t type; /* RENDER_NAMED_* */
+    uint32_t slot;
+    char name[RENDER_RESOURCE_NAME_SIZE];
+} render__named;
 
 /* A loaded mesh resource: its compiled payload (owned by the kernel) and its bounds. */
 typedef struct render__mesh_slot {
@@ -120,8 +133,11 @@ typedef struct render__state {
 
     render__pipeline pipeline;
     char pipeline_name[RENDER_RESOURCE_NAME_SIZE]; /* "" for the built-in one */
-    int64_t pipeline_mtime;                         /* of its source, for hot reload */
     bool pipeline_checked;                          /* the project's "default" was looked for */
+    uint64_t reloads_seen;                          /* ct_resource_api_v5.reloads, last followed */
+
+    render__named *names;
+    uint32_t num_names, names_cap;
 
     render__mesh_slot *meshes;
     uint32_t meshes_cap;
@@ -149,7 +165,8 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
+    const ct_resource_api_v5 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
+                                           v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
     ct_allocator_t *allocator;
@@ -166,6 +183,8 @@ void render__unregister_components(void);
 render__manager *render__manager_of(ct_world_o *world, uint32_t type);
 /* The data of entity e in a manager, or NULL. */
 void *render__instance_of(render__manager *m, ct_entity_t e);
+/* Finds the mesh instances' slots again after resources were reloaded (cheap when none was). */
+void render__refresh_mesh_refs(render__manager *m);
 
 /* render_resources.c */
 int render__register_resources(void);
@@ -209,8 +228,9 @@ extern const ct_resource_type_t render__config_resource;
 int render__use_pipeline(const char *name);
 /* Uses the project's render_config "default" when it has one (no message when it has none). */
 void render__use_project_pipeline(void);
-/* Checks whether the current pipeline's source changed on disk and reloads it. */
-void render__watch_pipeline(void);
+/* Follows what the kernel reloaded since the last frame (ct_resource_api_v5.reloads): the slots
+ * of named meshes and materials, and the current pipeline (whose source the kernel follows). */
+void render__follow_reloads(void);
 
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);
