@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int alloc_raw(uint32_t bones, uint32_t samples, ct_allocator_t *a, anim__raw_owned *out)
@@ -11,12 +12,13 @@ static int alloc_raw(uint32_t bones, uint32_t samples, ct_allocator_t *a, anim__
     *out = (anim__raw_owned){.a = a};
     const size_t n = (size_t)bones * samples;
     out->parent = ct_alloc(a, bones * sizeof *out->parent);
+    out->name = ct_alloc(a, bones * sizeof *out->name);
     out->raw.rotation = ct_alloc(a, n * sizeof *out->raw.rotation);
     out->raw.translation = ct_alloc(a, n * sizeof *out->raw.translation);
     out->raw.num_bones = bones;
     out->raw.num_samples = samples;
     out->raw.parent = out->parent;
-    if (!out->parent || !out->raw.rotation || !out->raw.translation) {
+    if (!out->parent || !out->name || !out->raw.rotation || !out->raw.translation) {
         anim__raw_free(out);
         return CT_ERR_NOMEM;
     }
@@ -28,6 +30,8 @@ void anim__raw_free(anim__raw_owned *r)
     const size_t n = (size_t)r->raw.num_bones * r->raw.num_samples;
     if (r->parent)
         ct_free(r->a, r->parent, r->raw.num_bones * sizeof *r->parent);
+    if (r->name)
+        ct_free(r->a, r->name, r->raw.num_bones * sizeof *r->name);
     if (r->raw.rotation)
         ct_free(r->a, r->raw.rotation, n * sizeof *r->raw.rotation);
     if (r->raw.translation)
@@ -58,8 +62,10 @@ int anim__raw_from_bvh(const ct_bvh_t *bvh, double scale, ct_allocator_t *a, ani
     if (rc)
         return rc;
     out->raw.sample_rate = 1.0f / bvh->frame_time;
-    for (uint32_t j = 0; j < bvh->num_joints; j++)
+    for (uint32_t j = 0; j < bvh->num_joints; j++) {
         out->parent[j] = bvh->joints[j].parent;
+        snprintf(out->name[j], sizeof out->name[j], "%s", bvh->joints[j].name);
+    }
     for (uint32_t f = 0; f < bvh->num_frames; f++)
         for (uint32_t j = 0; j < bvh->num_joints; j++) {
             double t[3], q[4];
@@ -250,6 +256,15 @@ static void apply_prefix(const anim__prefix *p, double k, float t[3], float q[4]
         q[i] = (float)qo[i];
 }
 
+/* A bone's name: its node's, or "node_N" for a node without one. */
+static void joint_name(const ct_gltf_t *doc, uint32_t node, char *out, size_t size)
+{
+    if (doc->nodes[node].name[0])
+        snprintf(out, size, "%s", doc->nodes[node].name);
+    else
+        snprintf(out, size, "node_%u", node);
+}
+
 /* The node of each bone's parent joint, or -1 for a root bone. */
 static int32_t parent_node(const uint32_t *node_of, const int32_t *parent, uint32_t b)
 {
@@ -276,10 +291,7 @@ int anim__bones_from_gltf(const ct_gltf_t *doc, uint32_t skin, double scale, ani
         k[b] = k_parent * prefix.s;
         memset(bone, 0, sizeof *bone);
         bone->parent = parent[b];
-        if (node->name[0])
-            snprintf(bone->name, sizeof bone->name, "%s", node->name);
-        else
-            snprintf(bone->name, sizeof bone->name, "node_%u", node_of[b]);
+        joint_name(doc, node_of[b], bone->name, sizeof bone->name);
         bone->name_hash = anim__name_hash(bone->name);
         memcpy(bone->translation, node->translation, sizeof bone->translation);
         memcpy(bone->rotation, node->rotation, sizeof bone->rotation);
@@ -394,6 +406,8 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
     if ((rc = alloc_raw(n, samples, a, out)))
         return rc;
     memcpy(out->parent, parent, n * sizeof *parent);
+    for (uint32_t b = 0; b < n; b++)
+        joint_name(doc, node_of[b], out->name[b], sizeof out->name[b]);
     out->raw.sample_rate = rate;
     for (uint32_t f = 0; f < samples; f++)
         for (uint32_t b = 0; b < n; b++) {
@@ -432,4 +446,42 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
     }
     make_continuous(&out->raw);
     return 0;
+}
+
+void anim__gltf_animation_label(const ct_gltf_t *doc, uint32_t a, char *out, size_t size)
+{
+    if (doc->animations[a].name[0])
+        snprintf(out, size, "%s", doc->animations[a].name);
+    else
+        snprintf(out, size, "animation_%u", a);
+}
+
+int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest, char *err,
+                             size_t err_size)
+{
+    char label[96];
+    const char *names[64];
+    const uint32_t listed = doc->num_animations < 64 ? doc->num_animations : 64;
+    for (uint32_t a = 0; a < doc->num_animations; a++) {
+        anim__gltf_animation_label(doc, a, label, sizeof label);
+        if (!strcmp(label, name))
+            return (int32_t)a;
+        if (a < listed)
+            names[a] = doc->animations[a].name[0] ? doc->animations[a].name : NULL;
+    }
+    char *end;
+    const unsigned long index = strtoul(name, &end, 10);
+    if (name[0] >= '0' && name[0] <= '9' && !*end && index < doc->num_animations)
+        return (int32_t)index;
+    const char *near = nearest ? nearest(name, names, listed) : NULL;
+    int used = snprintf(err, err_size, "no animation '%s'%s%s%s; the file has", name, near ? " (did you mean '" : "",
+                        near ? near : "", near ? "'?)" : "");
+    for (uint32_t a = 0; a < doc->num_animations && used > 0 && (size_t)used < err_size; a++) {
+        anim__gltf_animation_label(doc, a, label, sizeof label);
+        used += snprintf(err + used, err_size - (size_t)used, "%s %s (%.2f s)", a ? "," : "", label,
+                         doc->animations[a].duration);
+    }
+    if (!doc->num_animations && used > 0 && (size_t)used < err_size)
+        snprintf(err + used, err_size - (size_t)used, " none");
+    return -1;
 }
