@@ -70,9 +70,23 @@
  *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
  *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)
- *                    Vertices are positions and normals (computed when the file has none).
+ *                    Vertices are positions, normals (computed when the file has none) and
+ *                    texture coordinates (OBJ `vt`, glTF TEXCOORD_0; 0 without). What a mesh
+ *                    resource does not draw is named in a compile warning: glTF points and
+ *                    lines, and skinning (JOINTS_0/WEIGHTS_0: drawn in the bind pose).
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]
  *                    specular = 0.3    shininess = 24      (specular, shininess: lit only)
+ *                    texture = "textures/wood.png"         (optional base colour texture)
+ *                    gltf = "models/box.glb"  gltf_material = 0
+ *                        (optional, instead of texture: a glTF material's base colour factor and
+ *                        texture, embedded or beside the file, and a Blinn-Phong approximation of
+ *                        its metallic-roughness; the fields above override it; a normal texture
+ *                        is not drawn and is named in a warning)
+ *                    Textures are PNG or JPEG, decoded with stb_image when the material is
+ *                    compiled, at most 4096 x 4096 and 64 MiB, and stored with their mip chain
+ *                    (averaged in linear light) as sRGB: draws multiply the material's colour by
+ *                    the texture read as linear colour. A missing, corrupt, too large or not
+ *                    regular file is refused naming it.
  *
  * Components (under `components` of an entity; the entity's transform places it):
  *   mesh   = { mesh = "meshes/crate" material = "materials/wood" }   the resources load with it

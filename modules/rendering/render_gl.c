@@ -95,6 +95,10 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     }
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
+    static const uint8_t white[4] = {255, 255, 255, 255};
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
+    glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
+    glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
     return g;
 }
 
@@ -113,6 +117,9 @@ void render__gl_destroy(render__gl *g)
     if (g->context != EGL_NO_CONTEXT) {
         for (uint32_t k = 0; k < g->meshes_cap; k++)
             render__gl_mesh_release(g, k);
+        for (uint32_t k = 0; k < g->textures_cap; k++)
+            render__gl_texture_release(g, k);
+        glDeleteTextures(1, &g->white);
         for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
@@ -131,6 +138,7 @@ void render__gl_destroy(render__gl *g)
         XCloseDisplay(g->x_display);
     }
     ct_free(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *g->meshes);
+    ct_free(g->a, g->textures, (size_t)g->textures_cap * sizeof *g->textures);
     ct_free(g->a, g, sizeof *g);
 }
 
@@ -165,6 +173,9 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     glVertexArrayAttribFormat(m->vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, normal));
     glVertexArrayAttribBinding(m->vao, 0, 0);
     glVertexArrayAttribBinding(m->vao, 1, 0);
+    glEnableVertexArrayAttrib(m->vao, 14);
+    glVertexArrayAttribFormat(m->vao, 14, 2, GL_FLOAT, GL_FALSE, offsetof(render__vertex, uv));
+    glVertexArrayAttribBinding(m->vao, 14, 0);
     /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame):
      * mvp, world, normal and the material's two vectors, 12 vec4s from render__draw.mvp on. */
     for (GLuint k = 0; k < 12; k++) {
@@ -187,6 +198,52 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     glDeleteBuffers(1, &m->vbo);
     glDeleteBuffers(1, &m->ibo);
     *m = (render__gl_mesh){0};
+}
+
+bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+                            const uint8_t *levels)
+{
+    if (material >= g->textures_cap) {
+        uint32_t cap = g->textures_cap ? g->textures_cap : 64;
+        while (cap <= material)
+            cap *= 2;
+        GLuint *t = ct_realloc(g->a, g->textures, (size_t)g->textures_cap * sizeof *t, (size_t)cap * sizeof *t);
+        if (!t)
+            return false;
+        memset(t + g->textures_cap, 0, (size_t)(cap - g->textures_cap) * sizeof *t);
+        g->textures = t;
+        g->textures_cap = cap;
+    }
+    render__gl_texture_release(g, material);
+    GLuint *tex = &g->textures[material];
+    glCreateTextures(GL_TEXTURE_2D, 1, tex);
+    glTextureStorage2D(*tex, (GLsizei)info->levels, info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
+                       (GLsizei)info->width, (GLsizei)info->height);
+    uint32_t w = info->width, h = info->height;
+    for (uint32_t l = 0; l < info->levels; l++) {
+        glTextureSubImage2D(*tex, (GLint)l, 0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE, levels);
+        levels += (size_t)w * h * 4;
+        w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1;
+    }
+    glTextureParameteri(*tex, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTextureParameteri(*tex, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(*tex, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTextureParameteri(*tex, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    return glGetError() == GL_NO_ERROR;
+}
+
+void render__gl_texture_release(render__gl *g, uint32_t material)
+{
+    if (material < g->textures_cap && g->textures[material]) {
+        glDeleteTextures(1, &g->textures[material]);
+        g->textures[material] = 0;
+    }
+}
+
+/* The texture draws of `material` sample. */
+static GLuint texture_of(const render__gl *g, uint32_t material)
+{
+    return material < g->textures_cap && g->textures[material] ? g->textures[material] : g->white;
 }
 
 static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
@@ -269,13 +326,15 @@ static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
         glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
 }
 
-/* Entries after `i` that draw the same mesh with the same program (materials are instance
- * data: a change of material does not end a run). */
-static uint32_t run_end(const render__draw *draws, uint32_t i, uint32_t n)
+/* Entries after `i` that draw the same mesh with the same program and texture (materials'
+ * parameters are instance data: a change of material alone does not end a run). */
+static uint32_t run_end(const render__gl *g, const render__draw *draws, uint32_t i, uint32_t n)
 {
+    const GLuint texture = texture_of(g, draws[i].material);
     uint32_t j = i + 1;
     while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
-           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)))
+           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
+           texture_of(g, draws[j].material) == texture)
         j++;
     return j;
 }
@@ -316,7 +375,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i++;
             continue;
         }
-        const uint32_t end = run_end(draws, i, n);
+        const uint32_t end = run_end(g, draws, i, n);
         if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao) {
             i = end;
             continue;
@@ -334,6 +393,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
             glBindVertexArray(m->vao);
         }
+        glBindTextureUnit(0, texture_of(g, d->material));
         glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
                                             (GLsizei)(end - i), i);
         calls++;

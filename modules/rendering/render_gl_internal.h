@@ -37,6 +37,9 @@ struct render__gl {
     render__gl_target targets[RENDER_MAX_TARGETS];
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
+    GLuint *textures;      /* per material slot, 0: none (draws sample `white`) */
+    uint32_t textures_cap;
+    GLuint white;          /* 1 x 1 white, for materials without a texture */
     char renderer[160];
 };
 

@@ -5,7 +5,9 @@
  * backend uploads once per frame: locations 2..5 the MVP's columns, 6..8 the world matrix's rows,
  * 9..11 the normal matrix's rows, 12..13 the material's colour and (specular strength,
  * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
- * program and mesh is one instanced draw call, whatever their materials.
+ * program, mesh and texture is one instanced draw call, whatever their materials. Location 14 is
+ * the vertex's texture coordinate; unit 0 holds the material's base colour texture (sRGB, so it
+ * reads as linear colour; white for a material without one), multiplied into its colour.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
  *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
  *                                  sun direction (towards the light) and colour, then up to four
@@ -26,12 +28,15 @@ static const char mesh_vs[] =
     "layout(location = 6) in vec4 i_world[3];\n"
     "layout(location = 9) in vec4 i_normal[3];\n"
     "layout(location = 12) in vec4 i_material[2];\n"
+    "layout(location = 14) in vec2 a_uv;\n"
+    "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
     "  v_color = i_material[0];\n"
+    "  v_uv = a_uv;\n"
     "  v_specular = i_material[1];\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
@@ -42,13 +47,17 @@ static const char mesh_vs[] =
 
 static const char unlit_fs[] =
     "#version 450 core\n"
+    "layout(binding = 0) uniform sampler2D u_base;\n"
+    "in vec2 v_uv;\n"
     "flat in vec4 v_color;\n"
     "out vec4 o_color;\n"
-    "void main() { o_color = v_color; }\n";
+    "void main() { o_color = v_color * texture(u_base, v_uv); }\n";
 
 static const char lit_fs[] =
     "#version 450 core\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
+    "layout(binding = 0) uniform sampler2D u_base;\n"
+    "in vec2 v_uv;\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
     "flat in vec4 v_color;\n"
@@ -62,7 +71,8 @@ static const char lit_fs[] =
     "void main() {\n"
     "  vec3 n = normalize(v_normal);\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
-    "  vec3 base = v_color.rgb;\n"
+    "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
+    "  vec3 base = albedo.rgb;\n"
     "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
@@ -71,7 +81,7 @@ static const char lit_fs[] =
     "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
     "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
     "  }\n"
-    "  o_color = vec4(c, v_color.a);\n"
+    "  o_color = vec4(c, albedo.a);\n"
     "}\n";
 
 static const char fullscreen_vs[] =

@@ -71,6 +71,23 @@ typedef struct render__vertex {
     float uv[2];
 } render__vertex;
 
+/* A texture: RGBA8, `levels` mip levels from width x height down to 1 x 1, stored one after the
+ * other, top row first. A material's base colour texture is sRGB colour. */
+#define RENDER_MAX_TEXTURE_SIZE 4096
+enum { RENDER_TEXTURE_SRGB = 1u };
+typedef struct render__texture_info {
+    uint32_t width, height, levels, flags;
+} render__texture_info;
+
+/* Bytes of a texture's levels. */
+static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t levels)
+{
+    size_t total = 0;
+    for (uint32_t l = 0; l < levels; l++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1)
+        total += (size_t)w * h * 4;
+    return total;
+}
+
 /* What a frame's uniforms hold for the lit program (16 vec4s, see render_gl_programs.c). */
 typedef struct render__frame_lights {
     float v[16][4];
@@ -95,6 +112,11 @@ const char *render__gl_renderer(const render__gl *g);
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices);
 void render__gl_mesh_release(render__gl *g, uint32_t mesh);
+/* Uploads material `material`'s texture (replacing what was there; draws of a material without
+ * one sample white); false on a GL error. */
+bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+                            const uint8_t *levels);
+void render__gl_texture_release(render__gl *g, uint32_t material);
 
 /* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size);

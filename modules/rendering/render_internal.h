@@ -107,18 +107,21 @@ typedef struct render__mesh_header {
     float center[3], radius;
 } render__mesh_header;
 
-/* The compiled material payload. */
+/* The compiled material payload (format 2); a texture's levels follow it. */
 typedef struct render__material_blob {
     uint32_t program;
     char layer[RENDER_NAME_SIZE];
     float color[4];
     float specular[4];
+    render__texture_info texture; /* width 0: none */
 } render__material_blob;
 
 typedef struct render__material_slot {
-    bool used;
+    bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
     char layer[RENDER_NAME_SIZE];
+    render__texture_info texture;
+    const uint8_t *texels; /* in the loaded payload (the kernel keeps it), or NULL */
 } render__material_slot;
 
 /* Everything the module keeps, in one allocation that survives a hot reload. */
@@ -208,8 +211,8 @@ static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((
 /* render_mesh.c, render_mesh_gltf.c */
 extern const ct_resource_type_t render__mesh_resource;
 /* Writes the compiled mesh: header (with bounds), vertices, indices. */
-int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, uint32_t nv, const uint32_t *idx,
-                       uint32_t ni);
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
+                       const uint32_t *idx, uint32_t ni);
 int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
 /* The slot of a loaded resource (after resource->load), or RENDER_NO_INDEX. */
 uint32_t render__mesh_slot_of(const char *name);
@@ -218,6 +221,21 @@ void render__upload_meshes(void);
 
 /* render_material.c */
 extern const ct_resource_type_t render__material_resource;
+/* Uploads every loaded material's texture to a freshly made gl backend. */
+void render__upload_textures(void);
+
+/* render_texture.c */
+/* A file a source names (`rel`, checked and noted through source_file), read whole without
+ * blocking; regular files of at most `max` bytes only. NULL, reported as "field: 'rel': why". The
+ * buffer (size + 1 bytes, NUL-terminated) is freed from render__m.allocator. */
+void *render__read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel, uint64_t max,
+                                size_t *size);
+uint32_t render__texture_levels(uint32_t w, uint32_t h);
+/* Decodes PNG or JPEG bytes into RGBA8 sRGB with its mip chain (render__texture_bytes of it, from
+ * render__m.allocator); NULL when corrupt, not an image or over RENDER_MAX_TEXTURE_SIZE, reported
+ * naming `what`. */
+uint8_t *render__decode_texture(ct_compile_ctx_o *ctx, const char *what, const uint8_t *bytes, size_t size,
+                                render__texture_info *out);
 uint32_t render__material_slot_of(const char *name);
 /* Resolves every material's layer name against the current pipeline. */
 void render__resolve_material_layers(void);

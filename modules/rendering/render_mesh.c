@@ -8,48 +8,12 @@
 
 #include "obj.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define MESH_MAX_SOURCE_BYTES (512u << 20)
-
-/* The path of a file a source names: the kernel checks it is a canonical name inside the
- * project (so it cannot leave it) and reports it otherwise. */
-static bool project_path(const char *rel, char *path, size_t size, ct_compile_ctx_o *ctx)
-{
-    return render__m.resource->source_file(ctx, "mesh.source", rel, path, size);
-}
-
-/* Reads a file the source names, inside the project folder. */
-static char *read_project_file(const char *rel, size_t *size, ct_compile_ctx_o *ctx)
-{
-    char path[RENDER_PATH_SIZE * 2];
-    if (!project_path(rel, path, sizeof path, ctx))
-        return NULL;
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MESH_MAX_SOURCE_BYTES) {
-        render__compile_bad(ctx, "mesh.source: '%s': %s", rel,
-            stat(path, &st) != 0 ? strerror(errno) : !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 512 MB");
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    char *text = f ? ct_alloc(render__m.allocator, (size_t)st.st_size + 1) : NULL;
-    const bool ok = text && fread(text, 1, (size_t)st.st_size, f) == (size_t)st.st_size;
-    if (f)
-        fclose(f);
-    if (!ok) {
-        if (text)
-            ct_free(render__m.allocator, text, (size_t)st.st_size + 1);
-        render__compile_bad(ctx, "mesh.source: '%s': %s", rel, f ? "read failed" : strerror(errno));
-        return NULL;
-    }
-    *size = (size_t)st.st_size;
-    return text;
-}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -58,8 +22,8 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Writes the compiled mesh: header, vertices, indices. */
-int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, uint32_t nv, const uint32_t *idx,
-                      uint32_t ni)
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
+                       const uint32_t *idx, uint32_t ni)
 {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < nv; i++)
@@ -74,7 +38,9 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
     }
     render__m.resource->write(ctx, &h, sizeof h);
     for (uint32_t i = 0; i < nv; i++) {
-        render__vertex v = {{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]}, {nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]}, {0, 0}};
+        render__vertex v = {{pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]},
+                            {nrm[3 * i], nrm[3 * i + 1], nrm[3 * i + 2]},
+                            {uv ? uv[2 * i] : 0, uv ? uv[2 * i + 1] : 0}};
         render__m.resource->write(ctx, &v, sizeof v);
     }
     render__m.resource->write(ctx, idx, (uint64_t)ni * sizeof *idx);
@@ -90,7 +56,7 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
         render__m.resource->compile_error(ctx, "mesh.source: %s", err);
         return e;
     }
-    render__write_mesh(ctx, m.positions, m.normals, m.num_vertices, m.indices, m.num_indices);
+    render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices);
     obj_free(&m, render__m.allocator);
     return 0;
 }
@@ -111,7 +77,7 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     if (render__m.data->get(src, "gltf_mesh"))
         return render__compile_bad(ctx, "mesh.gltf_mesh: '%s' is not a glTF file%s", rel, "");
     size_t size = 0;
-    char *text = read_project_file(rel, &size, ctx);
+    char *text = render__read_project_file(ctx, "mesh.source", rel, MESH_MAX_SOURCE_BYTES, &size);
     if (!text)
         return CT_ERR_BAD_DATA;
     const int e = compile_obj(rel, text, size, ctx);
@@ -144,7 +110,7 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
         }
     for (uint32_t i = 0; i < h.num_vertices; i++)
         for (int k = 0; k < 3; k++)
-            if (!isfinite(v[i].position[k]) || !isfinite(v[i].normal[k])) {
+            if (!isfinite(v[i].position[k]) || !isfinite(v[i].normal[k]) || (k < 2 && !isfinite(v[i].uv[k]))) {
                 snprintf(err, err_size, "mesh: vertex %u is not finite", i);
                 return NULL;
             }
@@ -199,7 +165,7 @@ uint32_t render__mesh_slot_of(const char *name)
 
 const ct_resource_type_t render__mesh_resource = {
     .type = "mesh",
-    .format_version = 1,
+    .format_version = 2, /* 2: texture coordinates kept */
     .compile = compile_mesh,
     .load = load_mesh,
     .unload = unload_mesh,

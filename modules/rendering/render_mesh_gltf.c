@@ -15,7 +15,7 @@
 
 /* The triangles gathered so far, positions and normals already placed. */
 typedef struct gltf_bake {
-    float *positions, *normals;
+    float *positions, *normals, *uvs;
     uint32_t *indices;
     uint32_t nv, ni, cap_v, cap_i;
 } gltf_bake;
@@ -27,13 +27,19 @@ static bool bake_reserve(gltf_bake *b, uint32_t nv, uint32_t ni)
         const uint32_t cap = (b->nv + nv) * 2;
         float *p = ct_realloc(a, b->positions, (size_t)b->cap_v * 12, (size_t)cap * 12);
         float *n = p ? ct_realloc(a, b->normals, (size_t)b->cap_v * 12, (size_t)cap * 12) : NULL;
+        float *u = n ? ct_realloc(a, b->uvs, (size_t)b->cap_v * 8, (size_t)cap * 8) : NULL;
         if (p)
             b->positions = p;
-        if (!n) {
-            b->positions = ct_realloc(a, b->positions, (size_t)cap * 12, (size_t)b->cap_v * 12);
+        if (n)
+            b->normals = n;
+        if (!u) { /* back to the old capacity, so the three arrays keep one size */
+            if (p)
+                b->positions = ct_realloc(a, b->positions, (size_t)cap * 12, (size_t)b->cap_v * 12);
+            if (n)
+                b->normals = ct_realloc(a, b->normals, (size_t)cap * 12, (size_t)b->cap_v * 12);
             return false;
         }
-        b->normals = n;
+        b->uvs = u;
         b->cap_v = cap;
     }
     if (b->ni + ni > b->cap_i) {
@@ -52,6 +58,7 @@ static void bake_free(gltf_bake *b)
     ct_allocator_t *a = render__m.allocator;
     ct_free(a, b->positions, (size_t)b->cap_v * 12);
     ct_free(a, b->normals, (size_t)b->cap_v * 12);
+    ct_free(a, b->uvs, (size_t)b->cap_v * 8);
     ct_free(a, b->indices, (size_t)b->cap_i * 4);
 }
 
@@ -60,8 +67,17 @@ static int bake_mesh(gltf_bake *b, const ct_gltf_mesh_t *m, const float *w, ct_c
 {
     for (uint32_t p = 0; p < m->num_primitives; p++) {
         const ct_gltf_primitive_t *prim = &m->primitives[p];
-        if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3)
+        if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3) {
+            /* Nothing is dropped silently: a mesh resource draws triangles only. */
+            render__m.resource->compile_warning(ctx, "mesh.source: mesh '%s' primitive %u: %s are not drawn "
+                                                "(mesh resources draw triangles)", m->name, p,
+                                                prim->mode == CT_GLTF_POINTS ? "points" : "lines");
             continue;
+        }
+        if (prim->joints && p == 0)
+            render__m.resource->compile_warning(ctx, "mesh.source: mesh '%s' is skinned (JOINTS_0, WEIGHTS_0): "
+                                                "mesh resources draw it in its bind pose; its joints are "
+                                                "not kept", m->name);
         if (b->nv + (uint64_t)prim->num_vertices > OBJ_MAX_VERTICES || b->ni + (uint64_t)prim->num_indices > OBJ_MAX_INDICES)
             return render__compile_bad(ctx, "mesh.source: more than %s vertices or %s indices", "2^24", "2^26");
         if (!bake_reserve(b, prim->num_vertices, prim->num_indices))
@@ -72,6 +88,9 @@ static int bake_mesh(gltf_bake *b, const ct_gltf_mesh_t *m, const float *w, ct_c
             for (int r = 0; r < 3; r++)
                 pos[3 * v + r] = w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] + w[12 + r] : src[r];
         }
+        float *uv = &b->uvs[2 * b->nv];
+        for (uint32_t v = 0; v < 2 * prim->num_vertices; v++)
+            uv[v] = prim->uvs ? prim->uvs[v] : 0.0f;
         for (uint32_t i = 0; i < prim->num_indices; i++)
             b->indices[b->ni + i] = b->nv + prim->indices[i];
         /* Normals from the baked positions: right under any node scale, and for files with none. */
@@ -165,7 +184,7 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
     if (!e && b.ni == 0)
         e = render__compile_bad(ctx, "mesh.source: '%s' has no triangles%s", rel, pick ? " in that mesh" : " in its default scene");
     if (!e)
-        render__write_mesh(ctx, b.positions, b.normals, b.nv, b.indices, b.ni);
+        render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni);
     if (e == CT_ERR_NOMEM)
         render__compile_bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
     bake_free(&b);

@@ -38,6 +38,7 @@ static int start_gl(void)
     }
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
+    render__upload_textures();
     return 0;
 }
 

@@ -383,6 +383,50 @@ static void test_material_reload_keeps_instances(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* Textures (issue 22): PNG and JPEG files and a glTF material's embedded PNG load; a missing,
+ * corrupt, too large or not regular (FIFO) image is refused, the FIFO without waiting on it. */
+static void test_textures(void **state)
+{
+    (void)state;
+    boot(1);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "ln -sf /usr/share/glmark2/textures/crate-base.png %s/crate.png && "
+             "ln -sf " ASSIMP_MODELS "/IRRMesh/brownground_1-1.jpg %s/ground.jpg", project, project);
+    assert_int_equal(system(cmd), 0);
+    write_file("corrupt.png", "\x89PNG\r\n\x1a\nthis is not a PNG stream");
+    /* A PNG whose header says 5000 x 5000: refused from the header, nothing decoded. */
+    static const unsigned char huge[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                         0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88, 8, 6, 0, 0, 0, 0, 0, 0, 0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/huge.png", project);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(huge, 1, sizeof huge, f), sizeof huge);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/fifo.png", project);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(load("material", "t1", "texture = \"crate.png\""), 0);
+    assert_int_equal(load("material", "t2", "texture = \"ground.jpg\" program = \"unlit\""), 0);
+    assert_int_equal(load("material", "t3", "gltf = \"gltf/box_glb/model.glb\""), 0);
+    assert_int_equal(load("material", "t4", "gltf = \"gltf/box_glb/model.glb\" color = [1 0 0 1]"), 0);
+    assert_int_equal(load("material", "b1", "texture = \"missing.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b2", "texture = \"corrupt.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b3", "texture = \"huge.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b4", "texture = \"fifo.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b5", "texture = \"../crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b6", "gltf = \"gltf/box_glb/model.glb\" gltf_material = 3"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b7", "gltf = \"gltf/box_glb/model.glb\" texture = \"crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b8", "gltf_material = 0"), CT_ERR_BAD_DATA);
+    unlink(path);
+    const char *const good[] = {"t1", "t2", "t3", "t4"};
+    for (int k = 0; k < 4; k++) {
+        assert_non_null(resource->get("material", good[k]));
+        resource->unload("material", good[k]);
+    }
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 static void test_lua(void **state)
 {
     (void)state;
@@ -497,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_source_fifo),
         cmocka_unit_test(test_pipeline_source_dev_zero),
         cmocka_unit_test(test_material_reload_keeps_instances),
+        cmocka_unit_test(test_textures),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_hot_reload),
