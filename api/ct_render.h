@@ -70,10 +70,18 @@
  *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
  *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)
+ *                    skin = 0   units = 1          (optional, glTF: the mesh drawn with skin 0,
+ *                        skinned on the GPU: each instance's vertices follow the bones of the
+ *                        animation on its entity, found by joint name (ct.animation); `units`
+ *                        as the skeleton's. Up to 4 bones per vertex, 256 per mesh. Without an
+ *                        animation the mesh stays in its rest pose. Instances sharing a mesh
+ *                        draw as one instanced call, each with its own bone palette; culling
+ *                        bounds grow with how far the bones moved.)
  *                    Vertices are positions, normals (computed when the file has none) and
  *                    texture coordinates (OBJ `vt`, glTF TEXCOORD_0; 0 without). What a mesh
  *                    resource does not draw is named in a compile warning: glTF points and
- *                    lines, and skinning (JOINTS_0/WEIGHTS_0: drawn in the bind pose).
+ *                    lines, and the joints of a skinned mesh compiled without `skin` (drawn in
+ *                    its bind pose).
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]
  *                    specular = 0.3    shininess = 24      (specular, shininess: lit only)
  *                    texture = "textures/wood.png"         (optional base colour texture)

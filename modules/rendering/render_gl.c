@@ -95,6 +95,7 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     }
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
+    glCreateBuffers(1, &g->palette);
     static const uint8_t white[4] = {255, 255, 255, 255};
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
@@ -126,6 +127,7 @@ void render__gl_destroy(render__gl *g)
             glDeleteProgram(g->programs[k]);
         glDeleteVertexArrays(1, &g->empty_vao);
         glDeleteBuffers(1, &g->instances);
+        glDeleteBuffers(1, &g->palette);
         eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (g->surface != EGL_NO_SURFACE)
             eglDestroySurface(g->display, g->surface);
@@ -189,6 +191,41 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     return glGetError() == GL_NO_ERROR;
 }
 
+bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices)
+{
+    if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
+        return false;
+    render__gl_mesh *m = &g->meshes[mesh];
+    glCreateBuffers(1, &m->skin);
+    glNamedBufferData(m->skin, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *skin, skin, GL_STATIC_DRAW);
+    /* Sixteen attribute locations are all a GL 4.5 implementation must offer (llvmpipe offers no
+     * more), so a skinned mesh's vertex array reads its draws differently: no normal matrix (the
+     * skinned program derives it from the world matrix), locations 9..10 the material, 11 the
+     * palette, 12..13 the bones and weights (binding 2). */
+    const GLuint material = (GLuint)offsetof(render__draw, params);
+    glVertexArrayAttribFormat(m->vao, 9, 4, GL_FLOAT, GL_FALSE, material);
+    glVertexArrayAttribFormat(m->vao, 10, 4, GL_FLOAT, GL_FALSE, material + 16);
+    glVertexArrayAttribIFormat(m->vao, 11, 1, GL_UNSIGNED_INT, (GLuint)offsetof(render__draw, palette));
+    glVertexArrayVertexBuffer(m->vao, 2, m->skin, 0, sizeof *skin);
+    glVertexArrayAttribIFormat(m->vao, 12, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(render__skin_vertex, joints));
+    glVertexArrayAttribFormat(m->vao, 13, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(render__skin_vertex, weights));
+    glVertexArrayAttribBinding(m->vao, 12, 2);
+    glVertexArrayAttribBinding(m->vao, 13, 2);
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n)
+{
+    const size_t size = (size_t)n * sizeof *bones;
+    if (size > g->palette_size) {
+        g->palette_size = size * 2;
+        glNamedBufferData(g->palette, (GLsizeiptr)g->palette_size, NULL, GL_STREAM_DRAW);
+    }
+    if (size)
+        glNamedBufferSubData(g->palette, 0, (GLsizeiptr)size, bones);
+    return glGetError() == GL_NO_ERROR;
+}
+
 void render__gl_mesh_release(render__gl *g, uint32_t mesh)
 {
     if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
@@ -197,6 +234,8 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     glDeleteVertexArrays(1, &m->vao);
     glDeleteBuffers(1, &m->vbo);
     glDeleteBuffers(1, &m->ibo);
+    if (m->skin)
+        glDeleteBuffers(1, &m->skin);
     *m = (render__gl_mesh){0};
 }
 
@@ -345,6 +384,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glEnable(GL_CULL_FACE);
     glDepthFunc(GL_LEQUAL);
     upload_draws(g, draws, n);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, g->palette);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
     for (uint32_t i = 0; i < n;) {
@@ -382,8 +422,9 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         }
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
-            /* Only the lit program reads the frame's lights (setting an absent location fails). */
-            if (d->program == RENDER_PROGRAM_LIT && !(frame_set & (1u << d->program))) {
+            /* Only the lit programs read the frame's lights (setting an absent location fails). */
+            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED) &&
+                !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
                 frame_set |= 1u << d->program;
             }

@@ -18,7 +18,8 @@
 
 #include <stdio.h>
 
-const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette"};
+const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette",
+                                                                 "unlit_skinned", "lit_skinned"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -42,6 +43,45 @@ static const char mesh_vs[] =
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
     "                  dot(i_normal[2].xyz, a_normal));\n"
+    "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
+    "}\n";
+
+/* The mesh program for skinned meshes: the vertex is first moved by its four bones (3x4 rows of
+ * the palette from the draw's first bone on, in the object's space), then drawn as above. */
+static const char skinned_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec4 i_mvp[4];\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 9) in vec4 i_material[2];\n"
+    "layout(location = 11) in uint i_palette;\n"
+    "layout(location = 12) in uvec4 a_joints;\n"
+    "layout(location = 13) in vec4 a_weights;\n"
+    "layout(location = 14) in vec2 a_uv;\n"
+    "layout(std430, binding = 1) readonly buffer Palette { vec4 rows[]; };\n"
+    "out vec2 v_uv;\n"
+    "out vec3 v_world;\n"
+    "out vec3 v_normal;\n"
+    "flat out vec4 v_color;\n"
+    "flat out vec4 v_specular;\n"
+    "void main() {\n"
+    "  v_color = i_material[0];\n"
+    "  v_uv = a_uv;\n"
+    "  v_specular = i_material[1];\n"
+    "  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);\n"
+    "  for (int k = 0; k < 4; k++) {\n"
+    "    uint b = 3u * (i_palette + a_joints[k]);\n"
+    "    r0 += a_weights[k] * rows[b];\n"
+    "    r1 += a_weights[k] * rows[b + 1u];\n"
+    "    r2 += a_weights[k] * rows[b + 2u];\n"
+    "  }\n"
+    "  vec4 p = vec4(dot(r0, vec4(a_position, 1.0)), dot(r1, vec4(a_position, 1.0)),\n"
+    "                dot(r2, vec4(a_position, 1.0)), 1.0);\n"
+    "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
+    "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
+    "  mat3 w = transpose(mat3(i_world[0].xyz, i_world[1].xyz, i_world[2].xyz));\n"
+    "  v_normal = transpose(inverse(w)) * n;\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
@@ -160,6 +200,8 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_LIT] = {mesh_vs, lit_fs},
         [RENDER_PROGRAM_COPY] = {fullscreen_vs, copy_fs},
         [RENDER_PROGRAM_VIGNETTE] = {fullscreen_vs, vignette_fs},
+        [RENDER_PROGRAM_UNLIT_SKINNED] = {skinned_vs, unlit_fs},
+        [RENDER_PROGRAM_LIT_SKINNED] = {skinned_vs, lit_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
         out[k] = link_program(sources[k][0], sources[k][1], render__program_names[k], err, err_size);

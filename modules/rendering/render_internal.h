@@ -17,6 +17,7 @@
 #ifndef RENDER_INTERNAL_H
 #define RENDER_INTERNAL_H
 
+#include "ct_animation.h"
 #include "ct_data.h"
 #include "ct_entity.h"
 #include "ct_host.h"
@@ -33,7 +34,7 @@
 
 /* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
 #ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 3u
+#define RENDER_LAYOUT_VERSION 4u
 #endif
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
@@ -92,20 +93,42 @@ typedef struct render__named {
 } render__named;
 
 /* A loaded mesh resource: its compiled payload (owned by the kernel) and its bounds. */
+/* A skinned mesh's joint: the bone it follows (by name: the animation's bone of that name) and
+ * the inverse of that bone's rest frame in the mesh's space (3x4, row-major). */
+#define RENDER_JOINT_NAME 32
+typedef struct render__mesh_joint {
+    char name[RENDER_JOINT_NAME];
+    float bind_inverse[12];
+} render__mesh_joint;
+
 typedef struct render__mesh_slot {
     bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
     const render__vertex *vertices;
     const uint32_t *indices;
     uint32_t num_vertices, num_indices;
-    float center[3], radius; /* local bounding sphere */
+    float center[3], radius; /* local bounding sphere (the rest pose's for a skinned mesh) */
+    const render__skin_vertex *skin; /* skinned meshes: per vertex; NULL for rigid ones */
+    const render__mesh_joint *joints;
+    uint32_t num_joints;
+    uint32_t *joint_bone;      /* joint -> bone index in the skeleton seen first (render_skin.c) */
+    uint32_t joint_bone_count; /* that skeleton's bone count */
 } render__mesh_slot;
 
-/* The compiled mesh payload's header; vertices and indices follow. */
+/* The compiled mesh payload's header (format 3); vertices and indices follow, then for a skinned
+ * mesh (num_joints > 0) a render__skin_vertex per vertex and the joints. */
 typedef struct render__mesh_header {
     uint32_t num_vertices, num_indices;
     float center[3], radius;
+    uint32_t num_joints, reserved;
 } render__mesh_header;
+
+/* What a skinned mesh adds to render__write_mesh. */
+typedef struct render__mesh_skin {
+    const render__skin_vertex *vertices;
+    const render__mesh_joint *joints;
+    uint32_t num_joints;
+} render__mesh_skin;
 
 /* The compiled material payload (format 2); a texture's levels follow it. */
 typedef struct render__material_blob {
@@ -151,6 +174,11 @@ typedef struct render__state {
     render__queue queue;
     float *worlds; /* per mesh instance, gathered on the main thread */
     uint32_t worlds_cap;
+    float (*palette)[12];  /* the frame's bone palette (render_skin.c) */
+    uint32_t palette_n, palette_cap;
+    uint32_t *palette_of;  /* per mesh instance: its first palette entry, or RENDER_NO_INDEX */
+    float *skinned_radius; /* per skinned instance: its culling radius in the posed frame */
+    uint32_t skinned_cap;
     float view_proj[16];
     render__frame_lights lights;
     ct_render_stats_t stats;
@@ -172,6 +200,7 @@ typedef struct render__module {
                                            v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
+    const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
@@ -212,8 +241,12 @@ static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((
 extern const ct_resource_type_t render__mesh_resource;
 /* Writes the compiled mesh: header (with bounds), vertices, indices. */
 int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni);
+                       const uint32_t *idx, uint32_t ni, const render__mesh_skin *skin);
 int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
+/* render_mesh_skin.c: the skinned mesh of glTF skin `skin`, posed at rest, in metres times `units`. */
+struct ct_gltf_t;
+int render__compile_skinned_mesh(const char *rel, const struct ct_gltf_t *doc, uint32_t skin, double units,
+                                 ct_compile_ctx_o *ctx);
 /* The slot of a loaded resource (after resource->load), or RENDER_NO_INDEX. */
 uint32_t render__mesh_slot_of(const char *name);
 /* Uploads every loaded mesh to a freshly made gl backend. */
@@ -249,6 +282,11 @@ void render__use_project_pipeline(void);
 /* Follows what the kernel reloaded since the last frame (ct_resource_api_v5.reloads): the slots
  * of named meshes and materials, and the current pipeline (whose source the kernel follows). */
 void render__follow_reloads(void);
+
+/* render_skin.c */
+/* The bone palettes of every skinned instance of `meshes` (after gather_worlds). */
+bool render__gather_palettes(render__state *s, ct_world_o *world, const render__manager *meshes);
+void render__skin_free(void);
 
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);

@@ -23,7 +23,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 /* Writes the compiled mesh: header, vertices, indices. */
 int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni)
+                       const uint32_t *idx, uint32_t ni, const render__mesh_skin *skin)
 {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < nv; i++)
@@ -31,7 +31,8 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
             lo[k] = fminf(lo[k], pos[3 * i + k]);
             hi[k] = fmaxf(hi[k], pos[3 * i + k]);
         }
-    render__mesh_header h = {nv, ni, {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])}, 0};
+    render__mesh_header h = {nv, ni, {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])}, 0,
+                             skin ? skin->num_joints : 0, 0};
     for (uint32_t i = 0; i < nv; i++) {
         const float d[3] = {pos[3 * i] - h.center[0], pos[3 * i + 1] - h.center[1], pos[3 * i + 2] - h.center[2]};
         h.radius = fmaxf(h.radius, sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
@@ -44,6 +45,10 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
         render__m.resource->write(ctx, &v, sizeof v);
     }
     render__m.resource->write(ctx, idx, (uint64_t)ni * sizeof *idx);
+    if (skin) {
+        render__m.resource->write(ctx, skin->vertices, (uint64_t)nv * sizeof *skin->vertices);
+        render__m.resource->write(ctx, skin->joints, (uint64_t)skin->num_joints * sizeof *skin->joints);
+    }
     return 0;
 }
 
@@ -56,7 +61,7 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
         render__m.resource->compile_error(ctx, "mesh.source: %s", err);
         return e;
     }
-    render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices);
+    render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices, NULL);
     obj_free(&m, render__m.allocator);
     return 0;
 }
@@ -64,7 +69,8 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
 static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0}, {"gltf_mesh", CT_DATA_INVALID, 0}};
+    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0}, {"gltf_mesh", CT_DATA_INVALID, 0},
+                                       {"skin", CT_DATA_NUMBER, 0}, {"units", CT_DATA_NUMBER, 0}};
     if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *rel = render__m.data->string(render__m.data->get(src, "source"), NULL);
@@ -74,8 +80,8 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
         return render__compile_gltf_mesh(rel, src, ctx);
     if (!ends_with(rel, ".obj"))
         return render__compile_bad(ctx, "mesh.source: '%s': the file must be .obj, .gltf or .glb%s", rel, "");
-    if (render__m.data->get(src, "gltf_mesh"))
-        return render__compile_bad(ctx, "mesh.gltf_mesh: '%s' is not a glTF file%s", rel, "");
+    if (render__m.data->get(src, "gltf_mesh") || render__m.data->get(src, "skin"))
+        return render__compile_bad(ctx, "mesh.gltf_mesh, mesh.skin: '%s' is not a glTF file%s", rel, "");
     size_t size = 0;
     char *text = render__read_project_file(ctx, "mesh.source", rel, MESH_MAX_SOURCE_BYTES, &size);
     if (!text)
@@ -83,6 +89,37 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     const int e = compile_obj(rel, text, size, ctx);
     ct_free(render__m.allocator, text, size + 1);
     return e;
+}
+
+/* Why a skinned mesh's bones are unusable, or NULL: every joint index in range, weights finite
+ * and summing to 1, joint names terminated, inverse binds finite. */
+static const char *skin_error(const render__skin_vertex *skin, uint32_t nv, const render__mesh_joint *joints,
+                              uint32_t nj)
+{
+    for (uint32_t i = 0; skin && i < nv; i++) {
+        float sum = 0;
+        for (int k = 0; k < 4; k++) {
+            if (skin[i].joints[k] >= nj || !isfinite(skin[i].weights[k]) || skin[i].weights[k] < 0)
+                return "a skinned vertex names a joint past the mesh's joints, or has a bad weight";
+            sum += skin[i].weights[k];
+        }
+        if (fabsf(sum - 1.0f) > 1e-3f)
+            return "a skinned vertex's weights do not sum to 1";
+    }
+    for (uint32_t j = 0; j < nj; j++) {
+        if (!memchr(joints[j].name, 0, sizeof joints[j].name) || !joints[j].name[0])
+            return "a joint's name is empty or not terminated";
+        for (int k = 0; k < 12; k++)
+            if (!isfinite(joints[j].bind_inverse[k]))
+                return "a joint's inverse bind matrix is not finite";
+    }
+    return NULL;
+}
+
+static bool upload(render__gl *gl, uint32_t slot, const render__mesh_slot *m)
+{
+    return render__gl_mesh_set(gl, slot, m->vertices, m->num_vertices, m->indices, m->num_indices) &&
+           (!m->skin || render__gl_mesh_set_skin(gl, slot, m->skin, m->num_vertices));
 }
 
 static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
@@ -94,8 +131,12 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
         return NULL;
     }
     memcpy(&h, payload, sizeof h);
-    const uint64_t want = sizeof h + (uint64_t)h.num_vertices * sizeof(render__vertex) + (uint64_t)h.num_indices * 4u;
+    const uint64_t want = sizeof h + (uint64_t)h.num_vertices * sizeof(render__vertex) + (uint64_t)h.num_indices * 4u +
+                          (h.num_joints ? (uint64_t)h.num_vertices * sizeof(render__skin_vertex) +
+                                              (uint64_t)h.num_joints * sizeof(render__mesh_joint)
+                                        : 0);
     if (h.num_vertices == 0 || h.num_indices == 0 || h.num_indices % 3 || want != size ||
+        h.num_joints > RENDER_MAX_JOINTS || h.reserved ||
         !(isfinite(h.radius) && h.radius >= 0.0f) || !isfinite(h.center[0] + h.center[1] + h.center[2])) {
         snprintf(err, err_size, "mesh: %u vertices and %u indices do not add up to %llu bytes (or bad bounds)",
                  h.num_vertices, h.num_indices, (unsigned long long)size);
@@ -114,6 +155,13 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
                 snprintf(err, err_size, "mesh: vertex %u is not finite", i);
                 return NULL;
             }
+    const render__skin_vertex *skin = h.num_joints ? (const render__skin_vertex *)(const void *)(idx + h.num_indices) : NULL;
+    const render__mesh_joint *joints = skin ? (const render__mesh_joint *)(const void *)(skin + h.num_vertices) : NULL;
+    const char *why = skin_error(skin, h.num_vertices, joints, h.num_joints);
+    if (why) {
+        snprintf(err, err_size, "mesh: %s", why);
+        return NULL;
+    }
     render__state *s = render__m.state;
     const uint32_t slot = render__take_slot((void **)&s->meshes, sizeof *s->meshes, NULL, 0, &s->meshes_cap, 1u << 20);
     if (slot == RENDER_NO_INDEX) {
@@ -123,9 +171,9 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
     render__mesh_slot *m = &s->meshes[slot];
     *m = (render__mesh_slot){.used = true, .vertices = v, .indices = idx, .num_vertices = h.num_vertices,
                              .num_indices = h.num_indices, .center = {h.center[0], h.center[1], h.center[2]},
-                             .radius = h.radius};
+                             .radius = h.radius, .skin = skin, .joints = joints, .num_joints = h.num_joints};
     if (s->gl)
-        m->uploaded = render__gl_mesh_set(s->gl, slot, v, h.num_vertices, idx, h.num_indices);
+        m->uploaded = upload(s->gl, slot, m);
     return render__runtime_from_slot(slot);
 }
 
@@ -138,7 +186,10 @@ static void unload_mesh(void *user_data, void *runtime)
         return;
     if (s->gl)
         render__gl_mesh_release(s->gl, slot);
-    s->meshes[slot] = (render__mesh_slot){0};
+    render__mesh_slot *m = &s->meshes[slot];
+    if (m->joint_bone)
+        ct_free(render__m.allocator, m->joint_bone, (size_t)m->num_joints * sizeof *m->joint_bone);
+    *m = (render__mesh_slot){0};
 }
 
 void render__upload_meshes(void)
@@ -147,7 +198,7 @@ void render__upload_meshes(void)
     for (uint32_t i = 0; i < s->meshes_cap; i++) {
         render__mesh_slot *m = &s->meshes[i];
         if (m->used)
-            m->uploaded = render__gl_mesh_set(s->gl, i, m->vertices, m->num_vertices, m->indices, m->num_indices);
+            m->uploaded = upload(s->gl, i, m);
     }
 }
 
@@ -165,7 +216,7 @@ uint32_t render__mesh_slot_of(const char *name)
 
 const ct_resource_type_t render__mesh_resource = {
     .type = "mesh",
-    .format_version = 2, /* 2: texture coordinates kept */
+    .format_version = 3, /* 2: texture coordinates kept; 3: skinned meshes */
     .compile = compile_mesh,
     .load = load_mesh,
     .unload = unload_mesh,

@@ -169,6 +169,23 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
             e = CT_ERR_BAD_DATA;
     }
     const ct_data_o *pick = render__m.data->get(src, "gltf_mesh");
+    const ct_data_o *skin = render__m.data->get(src, "skin");
+    if (!e && skin) {
+        const double k = render__m.data->number(skin, -1);
+        const double units = render__m.data->number(render__m.data->get(src, "units"), 1.0);
+        if (pick)
+            e = render__compile_bad(ctx, "mesh.skin: the skin's own mesh is drawn; leave %s out%s", "gltf_mesh", "");
+        else if (!(k >= 0 && k < doc->num_skins && k == floor(k)))
+            e = render__compile_bad(ctx, "mesh.skin: must be a skin index of '%s'%s", rel, "");
+        else if (!(units > 0 && units <= 1000))
+            e = render__compile_bad(ctx, "mesh.units: must be in (0, 1000] metres per file unit%s%s", "", "");
+        else
+            e = render__compile_skinned_mesh(rel, doc, (uint32_t)k, units, ctx);
+        ct_gltf_free(doc);
+        return e;
+    }
+    if (!e && render__m.data->get(src, "units"))
+        e = render__compile_bad(ctx, "mesh.units: only for skinned meshes (mesh.skin)%s%s", "", "");
     if (!e && pick) {
         const double m = render__m.data->number(pick, -1);
         if (!(m >= 0 && m < doc->num_meshes && m == floor(m))) {
@@ -184,7 +201,7 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
     if (!e && b.ni == 0)
         e = render__compile_bad(ctx, "mesh.source: '%s' has no triangles%s", rel, pick ? " in that mesh" : " in its default scene");
     if (!e)
-        render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni);
+        render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni, NULL);
     if (e == CT_ERR_NOMEM)
         render__compile_bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
     bake_free(&b);

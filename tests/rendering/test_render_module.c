@@ -211,6 +211,10 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("mesh", "m5", "source = \"cube.fbx\""), 0);
     assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
     assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
+    /* Skinned meshes: a file without skins, a units without a skin, a bad units. */
+    assert_int_equal(load("mesh", "s1", "source = \"gltf/box_glb/model.glb\" skin = 0"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s2", "source = \"gltf/box_glb/model.glb\" units = 0.01"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s3", "source = \"cube.obj\" skin = 0"), CT_ERR_BAD_DATA);
     assert_int_not_equal(load("mesh", "g1", "source = \"gltf/index_out_of_range/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g2", "source = \"gltf/missing_bin/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g3", "source = \"gltf/bad_array/model.gltf\""), 0);

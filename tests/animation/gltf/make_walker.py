@@ -30,8 +30,9 @@ JOINTS = [
     ("UpperArm.L", 1, [18, 0, 25]),
     ("UpperArm.R", 1, [-18, 0, 25]),
 ]
-HALF = [(12, 8, 10), (14, 8, 14), (8, 8, 9), (5, 5, 22), (4, 4, 22), (5, 5, 22), (4, 4, 22),
-        (4, 4, 20), (4, 4, 20)]
+# Half sizes (cm) of each bone's box; limbs hang below their joint, the rest stand above it.
+HALF = [(12, 8, 10), (14, 8, 13), (8, 8, 10), (5, 5, 22), (4, 4, 22), (5, 5, 22), (4, 4, 22),
+        (4, 4, 14), (4, 4, 14)]
 
 
 def quat_axis(axis, degrees):
@@ -118,9 +119,10 @@ def main():
             m = mat_mul(local(p), m)
             p = parent_of.get(p)
         return m
-    arm = local(0)
     bind = [in_armature(first_joint + j) for j in range(len(JOINTS))]
-    ibm = [mat_inv_affine(mat_mul(arm, b)) for b in bind]  # inverse of the joint's scene matrix
+    # The mesh's vertices are in the armature's space (the Body node sits under it), so each inverse
+    # bind matrix takes that space to the joint's: the inverse of the joint in the armature.
+    ibm = [mat_inv_affine(b) for b in bind]
 
     blob = bytearray()
     views, accessors = [], []
@@ -146,7 +148,7 @@ def main():
     for j, (name, parent, t) in enumerate(JOINTS):
         c = [bind[j][i][3] for i in range(3)]
         hx, hy, hz = HALF[j]
-        centre = [c[0], c[1], c[2] - hz * 0.5 if name.startswith(("Upper", "Lower")) else c[2] + hz * 0.3]
+        centre = [c[0], c[1], c[2] - hz if name.startswith(("Upper", "Lower")) else c[2] + hz]
         for n, u in faces:
             v = [n[1] * u[2] - n[2] * u[1], n[2] * u[0] - n[0] * u[2], n[0] * u[1] - n[1] * u[0]]
             base = len(pos)
