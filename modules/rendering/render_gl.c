@@ -96,6 +96,7 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
     glCreateBuffers(1, &g->palette);
+    glCreateTextures(GL_TEXTURE_BUFFER, 1, &g->palette_texture);
     static const uint8_t white[4] = {255, 255, 255, 255};
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
@@ -127,6 +128,7 @@ void render__gl_destroy(render__gl *g)
             glDeleteProgram(g->programs[k]);
         glDeleteVertexArrays(1, &g->empty_vao);
         glDeleteBuffers(1, &g->instances);
+        glDeleteTextures(1, &g->palette_texture);
         glDeleteBuffers(1, &g->palette);
         eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (g->surface != EGL_NO_SURFACE)
@@ -200,7 +202,7 @@ bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_v
     glNamedBufferData(m->skin, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *skin, skin, GL_STATIC_DRAW);
     /* Sixteen attribute locations are all a GL 4.5 implementation must offer (llvmpipe offers no
      * more), so a skinned mesh's vertex array reads its draws differently: no normal matrix (the
-     * skinned program derives it from the world matrix), locations 9..10 the material, 11 the
+     * skinned program turns normals by the world matrix), locations 9..10 the material, 11 the
      * palette, 12..13 the bones and weights (binding 2). */
     const GLuint material = (GLuint)offsetof(render__draw, params);
     glVertexArrayAttribFormat(m->vao, 9, 4, GL_FLOAT, GL_FALSE, material);
@@ -220,6 +222,7 @@ bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n)
     if (size > g->palette_size) {
         g->palette_size = size * 2;
         glNamedBufferData(g->palette, (GLsizeiptr)g->palette_size, NULL, GL_STREAM_DRAW);
+        glTextureBuffer(g->palette_texture, GL_RGBA32F, g->palette);
     }
     if (size)
         glNamedBufferSubData(g->palette, 0, (GLsizeiptr)size, bones);
@@ -384,7 +387,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glEnable(GL_CULL_FACE);
     glDepthFunc(GL_LEQUAL);
     upload_draws(g, draws, n);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, g->palette);
+    glBindTextureUnit(1, g->palette_texture);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
     for (uint32_t i = 0; i < n;) {

@@ -33,7 +33,8 @@ struct render__gl {
     GLuint empty_vao;      /* full-screen passes make their vertices from gl_VertexID */
     GLuint instances;      /* the frame's display list, read as per-draw vertex attributes */
     size_t instances_size;
-    GLuint palette;        /* the frame's bone palette (shader storage binding 1) */
+    GLuint palette;        /* the frame's bone palette, read through palette_texture (unit 1) */
+    GLuint palette_texture;
     size_t palette_size;
     render__pipeline pipeline;
     render__gl_target targets[RENDER_MAX_TARGETS];

@@ -7,7 +7,9 @@
  * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
  * program, mesh and texture is one instanced draw call, whatever their materials. Location 14 is
  * the vertex's texture coordinate; unit 0 holds the material's base colour texture (sRGB, so it
- * reads as linear colour; white for a material without one), multiplied into its colour.
+ * reads as linear colour; white for a material without one), multiplied into its colour. The
+ * skinned programs read the frame's bone palette through a buffer texture at unit 1 (three RGBA32F
+ * texels per bone): on llvmpipe texelFetch is about three times faster than a storage buffer.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
  *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
  *                                  sun direction (towards the light) and colour, then up to four
@@ -47,7 +49,10 @@ static const char mesh_vs[] =
     "}\n";
 
 /* The mesh program for skinned meshes: the vertex is first moved by its four bones (3x4 rows of
- * the palette from the draw's first bone on, in the object's space), then drawn as above. */
+ * the palette from the draw's first bone on, in the object's space), then drawn as above, except
+ * that normals turn by the world matrix itself (the lit program normalises them): exact for
+ * rotations and uniform scales, which is what characters are placed with, and it leaves the
+ * locations of the normal matrix to the bones (see render__gl_mesh_set_skin). */
 static const char skinned_vs[] =
     "#version 450 core\n"
     "layout(location = 0) in vec3 a_position;\n"
@@ -59,7 +64,7 @@ static const char skinned_vs[] =
     "layout(location = 12) in uvec4 a_joints;\n"
     "layout(location = 13) in vec4 a_weights;\n"
     "layout(location = 14) in vec2 a_uv;\n"
-    "layout(std430, binding = 1) readonly buffer Palette { vec4 rows[]; };\n"
+    "layout(binding = 1) uniform samplerBuffer u_palette;\n"
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
@@ -71,17 +76,17 @@ static const char skinned_vs[] =
     "  v_specular = i_material[1];\n"
     "  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);\n"
     "  for (int k = 0; k < 4; k++) {\n"
-    "    uint b = 3u * (i_palette + a_joints[k]);\n"
-    "    r0 += a_weights[k] * rows[b];\n"
-    "    r1 += a_weights[k] * rows[b + 1u];\n"
-    "    r2 += a_weights[k] * rows[b + 2u];\n"
+    "    if (a_weights[k] == 0.0) continue;\n"
+    "    int b = 3 * int(i_palette + a_joints[k]);\n"
+    "    r0 += a_weights[k] * texelFetch(u_palette, b);\n"
+    "    r1 += a_weights[k] * texelFetch(u_palette, b + 1);\n"
+    "    r2 += a_weights[k] * texelFetch(u_palette, b + 2);\n"
     "  }\n"
     "  vec4 p = vec4(dot(r0, vec4(a_position, 1.0)), dot(r1, vec4(a_position, 1.0)),\n"
     "                dot(r2, vec4(a_position, 1.0)), 1.0);\n"
     "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
-    "  mat3 w = transpose(mat3(i_world[0].xyz, i_world[1].xyz, i_world[2].xyz));\n"
-    "  v_normal = transpose(inverse(w)) * n;\n"
+    "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
