@@ -12,22 +12,12 @@
  *   {"clip":"01_01.bvh","mode":"spec","bones":31,"samples":2752,"max_mm":4.1,"p99_mm":1.2,
  *    "ratio":12.3,"bytes":276000}
  */
+#include "ct_heap.h"
 #include "animation_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (size == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
 
 static int usage(void)
 {
@@ -68,7 +58,7 @@ int main(int argc, char **argv)
     }
     if (!path)
         return usage();
-    ct_allocator_t heap = {NULL, heap_realloc};
+    ct_allocator_t *heap = ct_heap_allocator();
     char err[512];
     anim__raw_owned raw;
     const size_t len = strlen(path);
@@ -81,7 +71,7 @@ int main(int argc, char **argv)
         }
         if (bvh->warning)
             fprintf(stderr, "%s: warning: %s\n", path, bvh->warning);
-        rc = anim__raw_from_bvh(bvh, units, &heap, &raw);
+        rc = anim__raw_from_bvh(bvh, units, heap, &raw);
         snprintf(err, sizeof err, "%s", "too many joints or frames");
         ct_bvh_free(bvh);
     } else {
@@ -91,7 +81,7 @@ int main(int argc, char **argv)
             return 1;
         }
         rc = anim__raw_from_gltf(doc, (uint32_t)skin, (uint32_t)animation, (float)rate, units,
-                                 &heap, &raw, err, sizeof err);
+                                 heap, &raw, err, sizeof err);
         ct_gltf_free(doc);
     }
     if (rc) {
@@ -105,9 +95,9 @@ int main(int argc, char **argv)
         anim__clip clip;
         anim__error_report r;
         double achieved;
-        rc = anim__compress(&raw.raw, &s, NULL, 0, &heap, &blob, &achieved);
+        rc = anim__compress(&raw.raw, &s, NULL, 0, heap, &blob, &achieved);
         if (rc || anim__clip_open(blob.data, blob.size, &clip) ||
-            anim__measure(&raw.raw, &clip, blob.size, &heap, &r)) {
+            anim__measure(&raw.raw, &clip, blob.size, heap, &r)) {
             fprintf(stderr, "%s: %s mode: compression failed (%d)\n", path, mode ? "precision" : "spec", rc);
             anim__raw_free(&raw);
             return 1;

@@ -13,19 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_heap.h"
 #include "render_capture.h"
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *file,
-                          uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 static uint8_t *read_file(const char *path, size_t *size)
 {
@@ -49,7 +39,7 @@ static uint8_t *read_file(const char *path, size_t *size)
 /* The capture's stream as one context, re-sorted (stable: the order stays) and built again. */
 static bool rebuild(const render__capture *c, render__queue *q)
 {
-    render__queue_init(q, &heap);
+    render__queue_init(q, ct_heap_allocator());
     if (!render__queue_begin(q, 1))
         return false;
     for (uint32_t i = 0; i < c->num_packets; i++) {
@@ -58,7 +48,7 @@ static bool rebuild(const render__capture *c, render__queue *q)
         render__command cmd;
         memcpy(&key, p, 8);
         memcpy(&cmd, p + 8, sizeof cmd);
-        render__context_record(&q->contexts[0], &heap, key, &cmd);
+        render__context_record(&q->contexts[0], ct_heap_allocator(), key, &cmd);
     }
     return render__merge_sort(q) && render__build(q, c->view_proj, c->materials, c->num_materials, NULL) && !q->failed;
 }
@@ -66,7 +56,7 @@ static bool rebuild(const render__capture *c, render__queue *q)
 static int draw_png(const render__capture *c, const render__queue *q, const char *out)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
                                        err, sizeof err);
     if (!gl || !render__gl_set_pipeline(gl, c->pipeline, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s\n", err);
@@ -131,7 +121,7 @@ int main(int argc, char **argv)
     render__capture c;
     char err[512];
     int status = 0;
-    if (render__capture_read(bytes, size, &heap, &c, err, sizeof err)) {
+    if (render__capture_read(bytes, size, ct_heap_allocator(), &c, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s: %s\n", file, err);
         free(bytes);
         return 1;
@@ -158,7 +148,7 @@ int main(int argc, char **argv)
             status = draw_png(&c, &q, png);
     }
     render__queue_free(&q);
-    render__capture_free(&c, &heap);
+    render__capture_free(&c, ct_heap_allocator());
     free(bytes);
     return status;
 }
