@@ -14,28 +14,18 @@
 #include <cmocka.h>
 
 #include "../support/test_alloc.h"
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "obj.h"
 
 static test_alloc_t counted = {{NULL, test_alloc__realloc}, 0, 0, 0}; /* test_alloc.h */
-
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc(*size);
-    assert_int_equal(fread(text, 1, *size, f), *size);
-    fclose(f);
-    return text;
-}
 
 static void test_bunny(void **state)
 {
     (void)state;
     size_t size;
-    char *text = read_file(BUNNY_OBJ, &size);
+    char *text = (char *)ct_file_read(BUNNY_OBJ, ct_heap_allocator(), 1u << 30, &size, NULL, 0);
+    assert_non_null(text);
     obj_mesh_t m;
     char err[256];
     assert_int_equal(obj_read(text, size, "bunny.obj", &counted.base, &m, err, sizeof err), 0);
@@ -51,7 +41,7 @@ static void test_bunny(void **state)
     /* The first line is "v 0.296502 -0.907931 0.450151". */
     assert_true(m.positions[0] == 0.296502f && m.positions[1] == -0.907931f);
     obj_free(&m, &counted.base);
-    free(text);
+    ct_free(ct_heap_allocator(), text, size + 1);
     assert_int_equal(counted.live_blocks, 0);
 }
 

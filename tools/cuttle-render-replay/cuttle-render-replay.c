@@ -13,28 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_file.h"
 #include "ct_heap.h"
 #include "render_capture.h"
 
-
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *bytes = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        const long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n + 1)) &&
-            fread(bytes, 1, (size_t)n, f) != (size_t)n) {
-            free(bytes);
-            bytes = NULL;
-        }
-        *size = n >= 0 ? (size_t)n : 0;
-    }
-    fclose(f);
-    return bytes;
-}
 
 /* The capture's stream as one context, re-sorted (stable: the order stays) and built again. */
 static bool rebuild(const render__capture *c, render__queue *q)
@@ -113,9 +95,10 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t size = 0;
-    uint8_t *bytes = read_file(file, &size);
+    char why[512];
+    uint8_t *bytes = ct_file_read(file, ct_heap_allocator(), SIZE_MAX - 1, &size, why, sizeof why);
     if (!bytes) {
-        fprintf(stderr, "cuttle-render-replay: cannot read '%s'\n", file);
+        fprintf(stderr, "cuttle-render-replay: %s\n", why);
         return 1;
     }
     render__capture c;
@@ -123,7 +106,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (render__capture_read(bytes, size, ct_heap_allocator(), &c, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s: %s\n", file, err);
-        free(bytes);
+        ct_free(ct_heap_allocator(), bytes, size + 1);
         return 1;
     }
     render__queue q;
@@ -149,6 +132,6 @@ int main(int argc, char **argv)
     }
     render__queue_free(&q);
     render__capture_free(&c, ct_heap_allocator());
-    free(bytes);
+    ct_free(ct_heap_allocator(), bytes, size + 1);
     return status;
 }
