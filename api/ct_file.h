@@ -11,15 +11,19 @@
  *     ...                                      // bytes[size] is a NUL, for text
  *     ct_free(a, bytes, size + 1);
  *
- * Only files whose size can be asked (regular files) are read; a pipe or a terminal is refused.
- * Threads: any; nothing is shared.
+ * Only regular files are read: the file is opened without blocking and checked before anything
+ * is read, so a FIFO (which would hold an ordinary open until a writer came), a socket or a
+ * device is refused at once. Threads: any; nothing is shared. POSIX.
  */
 #ifndef CT_FILE_H
 #define CT_FILE_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ct_types.h"
 
@@ -37,8 +41,22 @@ static inline uint8_t *ct_file_read(const char *path, ct_allocator_t *a, size_t 
                                     size_t *size, char *err, size_t err_size)
 {
     *size = 0;
-    FILE *f = fopen(path, "rb");
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    const int stat_ok = fd >= 0 && fstat(fd, &st) == 0;
+    if (!stat_ok || !S_ISREG(st.st_mode)) {
+        const int why = fd < 0 ? errno : stat_ok && S_ISDIR(st.st_mode) ? EISDIR : 0;
+        if (fd >= 0)
+            close(fd);
+        if (err_size)
+            snprintf(err, err_size, "%s: cannot open: %s", path,
+                     why ? strerror(why) : "not a regular file (a FIFO, socket or device)");
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
+        close(fd);
         if (err_size)
             snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
         return NULL;

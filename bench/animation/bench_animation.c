@@ -80,7 +80,7 @@ static double gltf_figures(void)
         ct_gltf_t *doc = ct_gltf_load_file(clips[c].file, NULL, err, sizeof err);
         const int32_t a = doc ? anim__gltf_animation(doc, clips[c].animation, NULL, err, sizeof err) : -1;
         anim__raw_owned raw;
-        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, &heap, &raw, err, sizeof err)) {
+        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, ct_heap_allocator(), &raw, err, sizeof err)) {
             fprintf(stderr, "bench_animation: %s: %s\n", clips[c].file, err);
             exit(1);
         }
@@ -90,8 +90,8 @@ static double gltf_figures(void)
         anim__clip clip;
         anim__error_report r;
         double achieved;
-        if (anim__compress(&raw.raw, &s, NULL, 0, &heap, &blob, &achieved) ||
-            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, &heap, &r)) {
+        if (anim__compress(&raw.raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved) ||
+            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
             fprintf(stderr, "bench_animation: compressing %s failed\n", clips[c].name);
             exit(1);
         }

@@ -440,7 +440,7 @@ static double cpu_ms(void)
 static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__pool with, float *top_moved)
 {
     physics__scene s;
-    physics__scene_init(&s, &heap);
+    physics__scene_init(&s, ct_heap_allocator());
     s.pool = with;
     s.sleeping = false;
     const uint32_t top = make(&s);

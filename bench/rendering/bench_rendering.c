@@ -266,7 +266,7 @@ static uint32_t body(render__vertex *v, render__skin_vertex *s, uint32_t *idx)
 static double bench_bodies(bool skinned)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false}, err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.width = 640, p.height = 480;
@@ -299,17 +299,17 @@ static double bench_bodies(bool skinned)
         }
     }
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     render__queue_begin(&q, 2);
     const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
-    render__context_record(&q.contexts[0], &heap, 0, &begin);
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
         const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = 0, .program = program,
                                    .palette = skinned ? i * 50 : 0,
                                    .world = {0.2f, 0, 0, x, 0, 0.2f, 0, y, 0, 0, 0.2f, -20.0f}};
         const render__key_fields f = {.pass = 1, .program = program, .material = 0, .depth = i};
-        render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
+        render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
     render__merge_sort(&q);
