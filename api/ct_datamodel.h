@@ -144,6 +144,17 @@
  *     - `merge_conflicts = [ ... ]` at the top level is the record cuttle-merge leaves; the
  *       entities compiler refuses a source that has one.
  *
+ * LUA
+ *   Scripts and tools get the module `DataModel` (kernel/datamodel/datamodel_lua.c):
+ *   DataModel.new(author) -> doc; doc:create([guid]) -> guid; doc:set(guid, key, value) with nil,
+ *   booleans, numbers, strings, {x y z}, {x y z w}, {guid = g}, {set = {...}}, {blob = s};
+ *   doc:get(guid, key) -> value, type name (nil when missing); doc:add/remove/destroy/keys/exists;
+ *   doc:restore_point/undo/redo (undo -> applied, {skipped}); doc:check(); doc:replace(a, b);
+ *   doc:copy({guids}) -> text; doc:paste(text) -> {guids}; doc:record(on); doc:take_changes() ->
+ *   change-set text; doc:apply(text) -> applied, {conflicts}; DataModel.read_level(text, name);
+ *   doc:write_level(assign_ids). GUIDs are 32-hex-digit strings; DataModel.ROOT is the root's.
+ *   Misuse raises with the message last_error gives.
+ *
  * ERRORS
  *   Functions return 0 or a negative ct_error: CT_ERR_INVALID for misuse (bad GUID, wrong type,
  *   missing object), CT_ERR_BAD_DATA for malformed text or binary (nothing applied), CT_ERR_NOMEM.
