@@ -65,7 +65,8 @@ typedef struct dm_value_t {
     } as;
 } dm_value_t;
 
-typedef struct dm_stamp_t {
+/* Packed: twelve bytes, not sixteen, in every property and inverse record (a fifth of both). */
+typedef struct __attribute__((packed)) dm_stamp_t {
     uint64_t hlc;
     uint32_t author; /* index into the document's authors */
 } dm_stamp_t;
@@ -89,9 +90,9 @@ typedef struct dm_rec_t {
     uint8_t kind;
     bool mark; /* the first inverse of a user action (a restore point begins here) */
     uint32_t key;
-    ct_guid_t obj, item;
+    ct_guid_t obj;
     dm_stamp_t expect, old;
-    dm_value_t value; /* SET: the value to restore (owned) */
+    dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item in as.guid */
 } dm_rec_t;
 
 typedef struct dm_log_t {

@@ -1003,7 +1003,8 @@ static void *doc_to_binary(ct_dm_doc_o *doc, size_t *size)
         stream_guid(&s, "guid", &ob->guid);
         uint32_t alive = ob->alive, n = 0;
         ct_stream_u32(&s, "alive", &alive);
-        ct_stream_u64(&s, "hlc", &ob->stamp.hlc);
+        uint64_t hlc = ob->stamp.hlc;
+        ct_stream_u64(&s, "hlc", &hlc);
         const char *author = doc->authors.strs[ob->stamp.author];
         stream_cstr(&s, "author", &author, 1024, NULL);
         for (uint32_t p = ob->first_prop; p != DM_NONE; p = doc->props[p].next)
@@ -1016,7 +1017,8 @@ static void *doc_to_binary(ct_dm_doc_o *doc, size_t *size)
             ct_dm_value_t v = dm__view(&pr->value);
             stream_value(&s, &v, NULL);
             if (ct_stream_since(&s, 2)) {
-                ct_stream_u64(&s, "hlc", &pr->stamp.hlc);
+                uint64_t phlc = pr->stamp.hlc;
+                ct_stream_u64(&s, "hlc", &phlc);
                 const char *pa = doc->authors.strs[pr->stamp.author];
                 stream_cstr(&s, "author", &pa, 1024, NULL);
             }

@@ -554,7 +554,7 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
     dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, obj, stamp, doc->props[p].stamp);
     if (rec) {
         rec->key = doc->props[p].key;
-        rec->item = item;
+        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
     return 0;
 }
@@ -577,7 +577,7 @@ static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t i
     dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, obj, stamp, doc->props[p].stamp);
     if (rec) {
         rec->key = doc->props[p].key;
-        rec->item = item;
+        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
     return 0;
 }
@@ -709,9 +709,9 @@ void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
             if (p == DM_NONE || doc->props[p].value.type != CT_DM_SET)
                 break;
             dm_set_t *s = doc->props[p].value.as.set;
-            uint32_t at = set_find(s, r->item);
+            uint32_t at = set_find(s, r->value.as.guid);
             if (r->kind == CT_DM_OP_ADD && at == DM_NONE)
-                set_add(s, r->item);
+                set_add(s, r->value.as.guid);
             else if (r->kind == CT_DM_OP_REMOVE && at != DM_NONE)
                 set_remove_at(s, at);
             break;
@@ -736,7 +736,7 @@ static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
     memset(s, 0, sizeof *s);
     s->kind = r->kind;
     s->object = r->obj;
-    s->item = r->item;
+    s->item = r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE ? r->value.as.guid : (ct_guid_t){0, 0};
     s->why = why;
     if (r->kind == CT_DM_OP_SET || r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE)
         s->key = doc->keys.strs[r->key];
@@ -789,7 +789,7 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
             return "the object has been destroyed since";
         uint32_t p = dm__find_prop(doc, i, r->key);
         bool member = p != DM_NONE && doc->props[p].value.type == CT_DM_SET &&
-                      set_find(doc->props[p].value.as.set, r->item) != DM_NONE;
+                      set_find(doc->props[p].value.as.set, r->value.as.guid) != DM_NONE;
         if (r->kind == CT_DM_OP_REMOVE && !member)
             return "someone else has removed the item since";
         if (r->kind == CT_DM_OP_ADD && member)
@@ -818,7 +818,7 @@ static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source s
         if (why) {
             add_skip(doc, &r, why);
         } else {
-            ct_dm_op_t op = {.kind = r.kind, .object = r.obj, .item = r.item};
+            ct_dm_op_t op = {.kind = r.kind, .object = r.obj, .item = r.value.as.guid};
             if (r.kind != CT_DM_OP_CREATE && r.kind != CT_DM_OP_DESTROY)
                 op.key = doc->keys.strs[r.key];
             op.value = dm__view(&r.value);
