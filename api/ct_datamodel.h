@@ -399,7 +399,9 @@ typedef struct ct_datamodel_api_v1 {
     int (*remove_from_set)(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t item);
     /* Many ops, all or nothing. On failure *failed_index (may be NULL) is the failing op's index,
      * the ops before it are rolled back and last_error says why. Ops with stamp.hlc == 0 are
-     * local (stamped now, on the undo stack); others are applied as remote ops (apply's rules). */
+     * local (stamped now, on the undo stack); others are remote ops under apply's rules: skipped
+     * when their id was applied before, losing quietly to a newer write or to a destroy (merge
+     * is the call that reports such losers), never on the undo stack. */
     int (*apply_ops)(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t num_ops,
                      uint32_t *failed_index);
 

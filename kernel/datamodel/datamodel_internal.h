@@ -144,6 +144,10 @@ typedef struct dm_seen_t {
     uint32_t count, capacity;
 } dm_seen_t;
 
+/* Whether a remote op id was applied; records one (false: out of memory). dm_changeset.c. */
+bool dm__seen_has(const ct_dm_doc_o *doc, uint32_t author, uint64_t hlc);
+bool dm__seen_add(ct_dm_doc_o *doc, uint32_t author, uint64_t hlc);
+
 struct ct_dm_doc_o {
     dm_obj_t *objs;
     uint32_t num_objs, cap_objs;

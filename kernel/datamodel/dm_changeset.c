@@ -655,7 +655,7 @@ static ct_dm_changeset_o *changeset_from_binary(const void *data, size_t size, c
 
 /* ---- apply and merge ---- */
 
-static bool seen_has(const ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
+bool dm__seen_has(const ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
 {
     if (author >= doc->num_seen)
         return false;
@@ -673,7 +673,7 @@ static bool seen_has(const ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
     return lo < s->count && s->hlc[lo] == hlc;
 }
 
-static bool seen_add(ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
+bool dm__seen_add(ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
 {
     if (author >= doc->num_seen) {
         uint32_t n = doc->authors.count;
@@ -802,7 +802,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         /* Already applied: an op id seen before (in an earlier merge, or just now: duplicates
          * sort next to each other), or this document's own op coming back. */
         bool own = author == doc->me && op->stamp.hlc >= doc->local_first && op->stamp.hlc <= doc->local_last;
-        if (own || (i > 0 && op_cmp(ops[i - 1], op) == 0) || seen_has(doc, author, op->stamp.hlc)) {
+        if (own || (i > 0 && op_cmp(ops[i - 1], op) == 0) || dm__seen_has(doc, author, op->stamp.hlc)) {
             already++;
             continue;
         }
@@ -863,7 +863,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
     } else {
         dm__log_clear(&doc->txn, txn_from);
         for (uint32_t i = 0; i < num_ids; i++)
-            seen_add(doc, (uint32_t)ids[2 * i + 1], ids[2 * i]);
+            dm__seen_add(doc, (uint32_t)ids[2 * i + 1], ids[2 * i]);
         if (report)
             *report = (ct_dm_merge_report_t){applied, already, doc->num_conflicts, doc->conflicts};
     }

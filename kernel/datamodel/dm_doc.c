@@ -878,19 +878,18 @@ int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint3
             uint32_t author = dm__author(doc, ops[i].stamp.author ? ops[i].stamp.author : "");
             if (author == DM_NONE) {
                 r = CT_ERR_NOMEM;
+            } else if (dm__seen_has(doc, author, ops[i].stamp.hlc)) {
+                r = 0; /* applied before: nothing to do */
             } else {
                 doc->log = &doc->txn;
                 if (ops[i].stamp.hlc > doc->hlc)
                     doc->hlc = ops[i].stamp.hlc;
                 r = dm__apply(doc, &ops[i], (dm_stamp_t){ops[i].stamp.hlc, author},
                               CT_DM_FROM_REMOTE);
-                if (r == 2) {
-                    char gs[33];
-                    dm__format_guid(ops[i].object, gs);
-                    dm__error(doc, "set_property %s '%s': the object has been destroyed", gs,
-                              ops[i].key ? ops[i].key : "");
-                    r = CT_ERR_INVALID;
-                }
+                /* 1: superseded by a newer write; 2: an edit of a destroyed object (the destroy
+                 * wins). Neither is an error; merge() is the call that reports them. */
+                if (r > 0)
+                    r = 0;
             }
         }
         if (r < 0) {
@@ -907,6 +906,11 @@ int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint3
     if (doc->undo.count > undo_from && doc->redo.count)
         dm__log_clear(&doc->redo, 0);
     doc->log = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t author = ops[i].stamp.hlc ? dm__author(doc, ops[i].stamp.author ? ops[i].stamp.author : "") : DM_NONE;
+        if (author != DM_NONE)
+            dm__seen_add(doc, author, ops[i].stamp.hlc);
+    }
     return 0;
 }
 
