@@ -474,10 +474,13 @@ bool editor_world__frame(double dt)
     ct_transform_t t = g_w.transform_api->lookup(g_w.world, g_w.camera);
     if (t.i)
         g_w.transform_api->set_local(g_w.world, t, &pose);
+    uint64_t t0 = uv_hrtime();
     if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
         return false;
+    uint64_t t1 = uv_hrtime();
     if (g_w.render_api->screenshot(g_w.png_path) != 0)
         return false;
+    log__info("editor: TIMING render %.1f ms, screenshot %.1f ms", (t1 - t0) / 1e6, (uv_hrtime() - t1) / 1e6);
     FILE *f = fopen(g_w.png_path, "rb");
     if (!f)
         return false;
