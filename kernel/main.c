@@ -39,6 +39,8 @@ static const char usage[] =
     "  --no-timeouts        switch every timeout off (console, networking, scripts), for a debugger\n"
     "                       session; the same as CUTTLE_NO_TIMEOUTS=1\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
+    "  --output DIR         where files scripts ask the engine to write go (traffic logs,\n"
+    "                       screenshots, captures; canonical relative names, no links); default .\n"
     "  --help               this text\n"
     "Other --name [VALUE] options go to the modules (e.g. the renderer's --screenshot DIR);\n"
     "one that no loaded module reads is an error.\n"

@@ -2,6 +2,7 @@
 #include "console/console_server.h"
 
 #include <cJSON.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -487,6 +488,13 @@ int console_server__start(console_server_t *s, uv_loop_t *loop, ct_allocator_t *
                           const console_server_desc_t *desc)
 {
     memset(s, 0, sizeof *s);
+    /* libuv writes a stream with write(2), which raises SIGPIPE when the client has reset the
+     * connection: one client's reset would kill the engine (exit 141). A failed write is an error
+     * value (on_written) instead. Done here, not only in main, so every program that embeds the
+     * kernel and serves a console or files is covered. A handler someone installed stays. */
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
     s->desc = *desc;
     s->loop = loop;
     s->allocator = allocator;
