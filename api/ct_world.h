@@ -16,7 +16,8 @@
  * source `*.unit`) are the same format: a list of entities with components and children.
  *
  *     entities = [
- *       { name = "crate"                       // optional, for messages only
+ *       { id = "7f3a...(32 hex digits)"        // optional: the stable GUID tools give it
+ *         name = "crate"                       // optional, for messages only
  *         components = {
  *           transform = { position = [0 1 0] }
  *           debug_name = { name = "crate" }
@@ -27,6 +28,9 @@
  *         repeat = { count = 10000 spacing = [1 0 0] } }
  *     ]
  *
+ * `id` is written by tools (ct_datamodel.h) so merges can tell entities apart; the compiler only
+ * checks it is 32 hex digits. A top-level `merge_conflicts = [ ... ]` is cuttle-merge's record
+ * of an unfinished merge: a source that has one is refused until someone resolves it.
  * `components` keys are component type names; an unknown one is skipped with a warning (an error
  * when the kernel runs with --strict). `repeat` emits the entity, with its children, `count` times
  * (default 1); copy k has `k * spacing` added to `components.transform.position` (a missing
@@ -68,8 +72,9 @@
  * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
  * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
- * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, is never taken as
- * an id: it names no entity here, and Transform.* raise "not an entity id" for it):
+ * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, -1 or 0, is never
+ * taken as an id: every module's functions raise "<Module.function>: argument N is not an entity
+ * id (got 1.5)" for it, and "... is not a world" for a world argument that is none):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)

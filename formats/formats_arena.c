@@ -1,12 +1,8 @@
 /* formats_arena.c: see formats_arena.h. */
 #include "formats_arena.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Every allocation gets its own block: readers allocate a few large arrays, not many small
  * objects, so a bump allocator would save little and hide the sizes from leak reports. */
@@ -36,25 +32,6 @@ void *formats__alloc_array(formats__arena *a, size_t count, size_t size)
     if (size && count > SIZE_MAX / size)
         return NULL;
     return formats__alloc(a, count * size);
-}
-
-FILE *formats__fopen_regular(const char *path)
-{
-    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const int kind = S_ISDIR(st.st_mode) ? EISDIR : ENODEV;
-        close(fd);
-        errno = kind;
-        return NULL;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f)
-        close(fd);
-    return f;
 }
 
 char *formats__strndup(formats__arena *a, const char *s, size_t len)

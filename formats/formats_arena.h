@@ -11,8 +11,6 @@
 
 #include "ct_types.h"
 
-#include <stdio.h>
-
 typedef struct formats__block formats__block;
 
 typedef struct formats__arena {
@@ -28,10 +26,5 @@ void *formats__alloc_array(formats__arena *a, size_t count, size_t size);
 char *formats__strndup(formats__arena *a, const char *s, size_t len);
 /* Frees every block. The arena may be used again afterwards. */
 void formats__arena_free(formats__arena *a);
-
-/* Opens a file a reader was named, for reading, only when it is a regular file: opened without
- * blocking and checked on the open descriptor, so a FIFO (or a device) named by a source cannot
- * hang the reader. NULL with errno set (ENODEV, EISDIR, or open's own) otherwise. */
-FILE *formats__fopen_regular(const char *path);
 
 #endif

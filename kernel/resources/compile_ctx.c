@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ct_array.h"
 #include "base/log.h"
 #include "data/sjson.h"
 #include "lua/lua_env.h"
@@ -151,14 +152,8 @@ static bool record_file(ct_compile_ctx_o *ctx, const char *field, const char *fi
         return false;
     }
     ct_allocator_t *a = resources__allocator();
-    if (r->num_files == r->capacity) {
-        const uint32_t capacity = r->capacity ? r->capacity * 2 : 8;
-        char **grown = ct_realloc(a, r->files, r->capacity * sizeof *grown, capacity * sizeof *grown);
-        if (!grown)
-            goto nomem;
-        r->files = grown;
-        r->capacity = capacity;
-    }
+    if (!ct_array_reserve_of(a, &r->files, &r->capacity, r->num_files + 1, 8))
+        goto nomem;
     const size_t size = strlen(file) + 1;
     char *copy = ct_alloc(a, size);
     if (!copy)

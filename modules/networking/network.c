@@ -13,6 +13,7 @@
 #include "ct_host.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "network_layout.h"
 
 #include <stdlib.h>
 
@@ -310,39 +311,35 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {.id = CT_NETWORK_API, .version = 1, .size = sizeof(ct_network_api_v1), .name = "ct.network"},
+    CT_API_PROVIDE("ct.network", 1, ct_network_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
-    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_HOST_API, 2, 0, 0, "ct.host"}, /* v2: output_path */
-};
-
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &network__m.entity, &network__m.component, &network__m.transform, &network__m.log,
-    &network__m.memory, &network__m.lua,       &network__m.resource,  &network__m.data,
-    &network__m.host,
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &network__m.entity),
+    CT_MODULE_API(component, 1, &network__m.component),
+    CT_MODULE_API(transform, 2, &network__m.transform),
+    CT_MODULE_API(log, 1, &network__m.log),
+    CT_MODULE_API(memory, 1, &network__m.memory),
+    CT_MODULE_API(lua, 1, &network__m.lua),
+    CT_MODULE_API(resource, 3, &network__m.resource),
+    CT_MODULE_API(data, 1, &network__m.data),
+    CT_MODULE_API(host, 2, &network__m.host), /* v2: output_path */
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts
  * it when the layout is ours. */
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_begin = frame_begin, .frame_end = frame_end},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
                .state_size = sizeof(network__state_t), .layout_version = NETWORK_LAYOUT_VERSION,
                .start = start, .stop = stop, .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_api_table_t tables[] = {{.id = CT_NETWORK_API, .version = 1, .table = &api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    static const ct_api_table_t tables[] = {{CT_NETWORK_API, 1, &api_v1}};
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -40,10 +40,10 @@
 #include "ct_resource.h"
 #include "ct_transform.h"
 
-/* Bump when the state or manager layout changes: a reload across layouts is refused. */
-#ifndef NETWORK_LAYOUT_VERSION
-#define NETWORK_LAYOUT_VERSION 4u
-#endif
+/* NETWORK_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of network__state_t, network__manager_t and every struct they reach (network_layout.h,
+ * by tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The
+ * module's entry file includes network_layout.h. */
 
 #define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
 
