@@ -107,7 +107,7 @@ static int num_figures;
 
 static void report(const char *name, double value, const char *unit)
 {
-    printf("{\"name\": \"%s\", \"value\": %.4f, \"unit\": \"%s\"}\n", name, value, unit);
+    printf("{\"name\": \"%s\", \"value\": %.6f, \"unit\": \"%s\"}\n", name, value, unit);
     figures[num_figures++] = (figure){name, unit, value};
 }
 

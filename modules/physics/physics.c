@@ -306,6 +306,14 @@ static void simulate(ct_world_o *w, float dt)
     else
         points_range(&job, 0, p->n);
 
+    /* A quiet world whose transforms nobody moved since the last step: nothing to read, step or
+     * write (ct_transform_api_v4.changes; without it every transform is read). */
+    const ct_transform_api_v4 *t4 = physics__m.transform_changes;
+    if (m->scene.quiet && m->scene.quiet_bodies == m->scene.bodies.n && t4 &&
+        t4->changes(w) == m->transform_changes) {
+        physics__scene_step(&m->scene, dt);
+        return;
+    }
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
@@ -320,6 +328,8 @@ static void simulate(ct_world_o *w, float dt)
                     "pairs (bodies piled into one spot?); the rest were not collided this step",
                     (void *)w, m->scene.bodies.n, r->pair_limit);
     write_transforms(m);
+    if (t4)
+        m->transform_changes = t4->changes(w);
     queue_callbacks(m);
 }
 
@@ -830,13 +840,14 @@ static const ct_api_need_t requires[] = {
     {CT_LOG_API, 1, 0, 0, "ct.log"},             {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},             {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+    {CT_TRANSFORM_API, 4, 0, CT_API_OPTIONAL, "ct.transform"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &physics__m.entity, &physics__m.component, &physics__m.transform, &physics__m.world,
     &physics__m.log,    NULL,                  &physics__m.lua,       &physics__m.data,
-    &physics__m.resource, &physics__m.jobs,
+    &physics__m.resource, &physics__m.jobs,    &physics__m.transform_changes,
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

@@ -633,6 +633,11 @@ typedef struct physics__scene {
     physics__cached *next_cache; /* the cache being written by a step */
     uint32_t cap_next_cache;
     bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
+    /* The last step ended with every dynamic body asleep and no kinematic body, and nothing was
+     * added, moved, woken or removed since: the next step would change nothing, and is skipped
+     * (a settled world costs next to nothing). Cleared by physics__scene_touched and the wakes. */
+    bool quiet;
+    uint32_t quiet_bodies; /* the body count when it became quiet */
 
     physics__narrow narrow;
     physics__contacts contacts;
@@ -693,6 +698,8 @@ int physics__contacts_reserve(physics__scene *s, uint32_t n);
 void physics__contacts_want_awake(physics__scene *s, uint32_t i);
 /* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
 void physics__scene_keep_inside(physics__scene *s);
+/* At the end of a step: whether the scene is now quiet (every dynamic body asleep, no kinematic). */
+void physics__scene_settle(physics__scene *s);
 void physics__contacts_free(physics__scene *s);
 /* Gathers the bodies in contact, colours the contacts and fills the row blocks, warm started
  * (physics_graph.c). */
@@ -710,7 +717,8 @@ extern const char physics__solver_lanes[];
 void physics__scene_init(physics__scene *s, ct_allocator_t *a);
 void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
- * then abandoned: velocities moved, positions did not). */
+ * then abandoned: velocities moved, positions did not). A quiet scene (see `quiet`) only clears
+ * its events. */
 int physics__scene_step(physics__scene *s, float dt);
 /* The candidate pairs of a step over dt (the first part of physics__scene_step; the benchmark
  * times it alone): into s->pairs, as body indices. */
@@ -783,6 +791,9 @@ typedef struct physics__module {
     const ct_resource_api_v3 *resource;
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
+    /* Optional (transforms v4): its change counter lets a world at rest skip reading every
+     * body's transform (NULL: they are read at every step). */
+    const ct_transform_api_v4 *transform_changes;
     physics__state *state;
 } physics__module;
 
@@ -798,6 +809,9 @@ extern const ct_physics_api_v4 physics__api_v4;
 typedef struct physics__body_manager {
     ct_world_o *world;
     physics__scene scene;
+    /* The world's transform change counter after the last step wrote its transforms
+     * (physics__module.transform_changes): unchanged at the next step, nothing was moved. */
+    uint64_t transform_changes;
     uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
 

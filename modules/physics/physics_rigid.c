@@ -620,5 +620,8 @@ int physics__rigid_step(physics__scene *s, float dt)
      * rebuild it. */
     s->bp_stale = true;
     s->num_escaped = 0;
-    return rigid__remember(s);
+    if (rigid__remember(s))
+        return CT_ERR_NOMEM;
+    physics__scene_settle(s);
+    return 0;
 }

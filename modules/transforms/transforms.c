@@ -306,6 +306,24 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     return n;
 }
 
+/* The world's change counter; quiet when the world has no transform manager. */
+static uint64_t t_changes(ct_world_o *world)
+{
+    transforms__manager_t *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
+    return m ? m->changes : 0;
+}
+
+static const ct_transform_api_v4 api_v4 = {
+    .create = t_create, .destroy = t_destroy, .lookup = t_lookup, .entity = t_entity,
+    .count = t_count, .local = t_local, .local_matrix = t_local_matrix,
+    .world_matrix = t_world_matrix, .set_local = t_set_local, .link = t_link, .unlink = t_unlink,
+    .parent = t_parent, .first_child = t_first_child, .next_sibling = t_next_sibling,
+    .prev_sibling = t_prev_sibling, .set_local_batch = t_set_local_batch,
+    .world_position = t_world_position, .world_rotation = t_world_rotation,
+    .set_world_position = t_set_world_position, .set_world_rotation = t_set_world_rotation,
+    .destroy_tree = transforms__destroy_tree, .changes = t_changes,
+};
+
 static const ct_transform_api_v3 api_v3 = {
     t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
     t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
@@ -348,6 +366,7 @@ static const ct_api_ref_t provides[] = {
     {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
     {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
     {CT_TRANSFORM_API, 3, sizeof(ct_transform_api_v3), 0, "ct.transform"},
+    {CT_TRANSFORM_API, 4, sizeof(ct_transform_api_v4), 0, "ct.transform"},
 };
 
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
@@ -384,6 +403,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_TRANSFORM_API, 1, &api_v1},
         {CT_TRANSFORM_API, 2, &api_v2},
         {CT_TRANSFORM_API, 3, &api_v3},
+        {CT_TRANSFORM_API, 4, &api_v4},
     };
     return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }
