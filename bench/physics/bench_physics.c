@@ -457,6 +457,7 @@ static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__
     physics__scene_init(&s, &heap);
     s.pool = with;
     s.sleeping = false;
+    s.gravity = v3(0.0f, -10.0f, 0.0f); /* b3DefaultWorldDef's */
     const uint32_t top = make(&s);
     const physics__v3 start = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})];
     physics__scene_step(&s, 1.0f / 60.0f);
@@ -569,6 +570,7 @@ static void bench_box3d(void)
         physics__scene s;
         physics__scene_init(&s, &heap);
         s.sleeping = false;
+        s.gravity = v3(0.0f, -10.0f, 0.0f);
         const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){box3d_large_pyramid(&s)});
         physics__v3 at200 = v3(0, 0, 0);
         for (int k = 0; k < 1000; k++) {

@@ -188,8 +188,10 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
         return CT_ERR_NOMEM;
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
-    const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.25f / h);
-    rigid__soft(2.0f * hertz, RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
+    /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
+     * stiff and half as damped. */
+    const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
+    rigid__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
     rigid__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
     uint32_t at = 0;
     n = 0;

@@ -156,8 +156,8 @@ static void test_rotating_stack_stands(void **state)
     const physics__v3 p = s.bodies.position[top];
     print_message("stack top: %.4f %.4f %.4f\n", (double)p.x, (double)p.y, (double)p.z);
     /* Soft contacts hold each box a fraction of a millimetre into the one below, more under more
-     * load (as Box2D's do): the top sinks about 3.5 cm in all, and stays straight. */
-    assert_true(fabsf(p.x) < 0.01f && fabsf(p.z) < 0.01f && fabsf(p.y - 9.5f) < 0.04f);
+     * load (as Box2D's do): the top sinks about 2.5 cm in all, and stays straight. */
+    assert_true(fabsf(p.x) < 0.01f && fabsf(p.z) < 0.01f && fabsf(p.y - 9.5f) < 0.03f);
     physics__scene_free(&s);
 }
 
@@ -315,7 +315,7 @@ static void test_pyramid_pinned_hash(void **state)
     print_message("pyramid top moved %.5f m, hash 0x%016llx\n", (double)v3_len(v3_sub(top, top0)),
                   (unsigned long long)h);
     assert_true(v3_len(v3_sub(top, top0)) < 0.01f);
-    assert_true(h == 0x37874922339888d9ull);
+    assert_true(h == 0x5714b06e88874debull);
     physics__scene_free(&s);
 }
 
