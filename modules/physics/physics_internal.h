@@ -471,7 +471,7 @@ typedef struct physics__rigid {
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
-    uint32_t substeps; /* 4 */
+    bool bouncy; /* some contact of the step has restitution */
 } physics__rigid;
 
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,

@@ -195,6 +195,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     rigid__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
     uint32_t at = 0;
     n = 0;
+    r->bouncy = false;
     for (uint32_t k = 0; k < m; k++) {
         const physics__manifold_out *mo = &r->narrow[k];
         if (!mo->count)
@@ -214,6 +215,7 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
         c->t2 = v3_cross(nn, c->t1);
         c->friction = sqrtf(b->friction[i] * b->friction[j]);
         c->restitution = f_max(b->restitution[i], b->restitution[j]);
+        r->bouncy |= c->restitution > 0.0f;
         const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
         c->bias_rate = fixed ? static_rate : rate;
         c->mass_scale = fixed ? static_mass : mass;
@@ -331,18 +333,28 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
     }
 }
 
+/* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
+ * over the contacts were tried: applying them contact by contact inside the biased pass (the
+ * contacts solved first then push as if the later ones held nothing, and a ten-box stack fell),
+ * and summing them per body in the relaxing pass (no faster on large_pyramid, 23.9 against 24.2
+ * ms, and the same stack drifted a centimetre from the changed rounding). */
+static inline void rigid__warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
+                                       physics__rigid_body *B)
+{
+    for (uint32_t q = 0; q < c->count; q++)
+        rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
+    rigid__push(A, B, &c->f1, c->t1, c->f1.j);
+    rigid__push(A, B, &c->f2, c->t2, c->f2.j);
+    A->w = v3_sub(A->w, v3_scale(c->twist_a, c->twist_j));
+    B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
+}
+
 static void rigid__warm_start(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
         const physics__rigid_contact *c = &r->contact[k];
-        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-        for (uint32_t q = 0; q < c->count; q++)
-            rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
-        rigid__push(A, B, &c->f1, c->t1, c->f1.j);
-        rigid__push(A, B, &c->f2, c->t2, c->f2.j);
-        A->w = v3_sub(A->w, v3_scale(c->twist_a, c->twist_j));
-        B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
+        rigid__warm_contact(c, &r->body[c->a], &r->body[c->b]);
     }
 }
 
@@ -431,6 +443,8 @@ static void rigid__integrate_positions(physics__scene *s, float h)
 static void rigid__restitution(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
+    if (!r->bouncy)
+        return;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
         physics__rigid_contact *c = &r->contact[k];
         if (c->restitution == 0.0f)
@@ -614,7 +628,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         b->force[i] = b->torque[i] = v3(0, 0, 0);
     }
     physics__scene_keep_inside(s);
-    if (rigid__island_contacts(s))
+    if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;
     physics__islands_wake_listed(s);
     physics__islands_sleep(s, dt);
