@@ -395,9 +395,12 @@ typedef struct physics__manifold_out {
     physics__manifold_point p[PHYSICS_MANIFOLD_MAX_CLIP];
 } physics__manifold_out;
 
-/* The manifold of bodies i and j (any shapes), points within margin (m) of touching. */
-void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+/* The manifold of bodies i and j (any shapes), points within margin (m) of touching. prefer_b:
+ * two boxes' reference face was j's last step (see physics_manifold.c). */
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin, bool prefer_b,
                        physics__manifold_out *m);
+/* The id bit of a point clipped against body b's face. */
+#define PHYSICS_MANIFOLD_REFERENCE_B 0x8000u
 
 /* One direction at one point of a rigid contact (or at its centre), with what the solver needs
  * precomputed: the anchors crossed with the direction, those turned by each body's inverse inertia

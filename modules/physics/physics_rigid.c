@@ -91,6 +91,14 @@ static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b, c
     b->w = v3_add(b->w, v3_scale(row->ib, j));
 }
 
+/* The cache entry of key, walking forward from *at (both sorted by key). */
+static const physics__rigid_cached *rigid__cached(const physics__rigid *r, uint64_t key, uint32_t *at)
+{
+    while (*at < r->num_cache && r->cache[*at].key < key)
+        (*at)++;
+    return *at < r->num_cache && r->cache[*at].key == key ? &r->cache[*at] : NULL;
+}
+
 /* ---- detection ------------------------------------------------------------------------------ */
 
 typedef struct rigid__narrow_job {
@@ -111,11 +119,23 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
         uint32_t kept = 0;
+        /* The pairs and the cache are both sorted by key: one merge walk from the slice's first,
+         * for which box gave the reference face last step. */
+        uint32_t at = 0, hi = r->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (r->cache[mid].key < job->order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             physics__manifold_out *m = &r->narrow[k];
-            physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, m);
+            const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
+            const bool prefer_b = old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
+            physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
                 const uint32_t mover = b->asleep[i] ? j : i;
@@ -151,13 +171,6 @@ static void rigid__gather(physics__scene *s)
     }
 }
 
-/* The cache entry of key, walking forward from *at (both sorted by key). */
-static const physics__rigid_cached *rigid__cached(const physics__rigid *r, uint64_t key, uint32_t *at)
-{
-    while (*at < r->num_cache && r->cache[*at].key < key)
-        (*at)++;
-    return *at < r->num_cache && r->cache[*at].key == key ? &r->cache[*at] : NULL;
-}
 
 /* The soft contact's coefficients for a substep h (Box2D v3's b2MakeSoft). */
 static void rigid__soft(float hertz, float zeta, float h, float *bias_rate, float *mass_scale,
