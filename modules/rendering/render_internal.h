@@ -147,6 +147,7 @@ typedef struct render__module {
     const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
+    const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
@@ -183,6 +184,12 @@ void render__upload_meshes(void);
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);
 void render__frame_free(void);
+
+/* render_particles.c */
+void render__particles_record(render__state *s, ct_world_o *world, const float eye[3],
+                              const float forward[3], float near_plane, float far_plane,
+                              const float right[3], const float up[3]);
+void render__particles_free(void);
 
 /* rendering.c */
 int render__set_backend(const char *name);

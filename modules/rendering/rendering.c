@@ -4,6 +4,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_particles.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -222,13 +224,14 @@ static const ct_api_need_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+    {CT_PARTICLES_API, 1, 0, CT_API_OPTIONAL, "ct.particles"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &render__m.entity, &render__m.component, &render__m.transform, &render__m.log,
     NULL,              &render__m.lua,       &render__m.data,      &render__m.resource,
-    &render__m.jobs,   &render__m.host,
+    &render__m.jobs,   &render__m.host,     &render__m.particles,
 };
 
 static const ct_module_v2_t module = {
