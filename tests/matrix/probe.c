@@ -790,7 +790,7 @@ static const ct_api_ref_t requires[] = {
     {CT_PARTICLES_API, PARTICLES_V, 0, 0, "ct.particles"},
 };
 static ct_api_ref_t provides[1];
-static const matrix_probe_api_v1 probe_api = {run};
+static const matrix_probe_api_v1 probe_api = {.run = run};
 static ct_plugin_api_v1 plugin = {
     .name = "matrix.probe",
     .version = {1, 0, 0, 0},
