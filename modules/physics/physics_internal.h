@@ -779,6 +779,7 @@ typedef struct physics__module {
     const ct_resource_api_v3 *resource;
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
+    const struct ct_expr_api_v1 *expr; /* optional: force fields (physics_fields.c) */
     physics__state *state;
 } physics__module;
 
@@ -796,6 +797,12 @@ typedef struct physics__body_manager {
     physics__scene scene;
     uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
+
+/* physics_fields.c: the "force_field" component; apply adds its forces before a step. */
+int physics__fields_register(void);
+bool physics__fields_rebind(void);
+void physics__fields_unregister(void);
+void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float dt);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];
