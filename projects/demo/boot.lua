@@ -62,6 +62,8 @@ function init()
     Transform.link(world, joint, Animation.bone(world, dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
+  -- Its play speed is an expression of a controller variable the loop below sets.
+  Animation.set_controller(world, dancer, {variables = {"tempo"}, speed = "0.8 + 0.4 * tempo"})
 
   -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
   -- follows its bones on the GPU.
@@ -70,6 +72,8 @@ function init()
 
   -- A smoke column left of the stacks: a unit whose particle_emitter component starts it.
   World.spawn_unit(world, "units/smoke", -5, 0, 2)
+  -- A whirlwind to the right, carrying ten small boxes (a force field's expression).
+  World.spawn_unit(world, "units/whirlwind", 5.5, 0, 2.5)
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
@@ -105,6 +109,7 @@ function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  Animation.set_variable(world, dancer, "tempo", math.sin(frames / 30))
   Animation.evaluate(world, dt)
   Particles.simulate(world, dt)
   sparks_this_frame = 0
