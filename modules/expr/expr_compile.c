@@ -510,6 +510,18 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
             } else if (args[1].input >= 0) {
                 word = EXPR_WORD(inline_forms[i].right_in, (uint32_t)args[1].input);
                 drop_words(c, args[1].start, 1);
+                /* (x + k) * input, Horner's step, is one operation: the same two roundings. */
+                const uint32_t prev = args[0].last_op;
+                const uint32_t prev_op = EXPR_WORD_OP(c->code[prev]);
+                if (op == EXPR_OP_MUL && prev + 2 == c->num_code &&
+                    (prev_op == EXPR_OP_ADD_K || prev_op == EXPR_OP_SUB_K)) {
+                    float k;
+                    memcpy(&k, &c->code[prev + 1], sizeof k);
+                    b = float_word(prev_op == EXPR_OP_ADD_K ? k : -k);
+                    word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
+                    c->num_code = prev;
+                    words = 2;
+                }
             } else if (args[0].input >= 0) {
                 word = EXPR_WORD(inline_forms[i].left_in, (uint32_t)args[0].input);
                 drop_words(c, args[0].start, 1);

@@ -67,6 +67,7 @@
     X(DIV_II, "div_ii", 0, 1, 0)                                                                   \
     X(STORE_END, "store_end", 1, 0, 0)                                                             \
     X(MULK_IN, "mulk_in", 0, 1, 1)                                                                 \
+    X(ADDK_MULIN, "addk_mulin", 1, 1, 1)                                                           \
     X(SELECT, "select", 3, 1, 0)                                                                   \
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \

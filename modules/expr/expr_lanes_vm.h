@@ -226,6 +226,13 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             ptr[top] = d_;
             break;
         }
+        case EXPR_OP_ADDK_MULIN: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            const float *y_ = in[d];
+            LANES_UNARY(V_MUL(V_ADD(x, k), V_LOAD(y_ + i)));
+            break;
+        }
         case EXPR_OP_MULK_IN: {
             memcpy(&kf, pc++, sizeof kf);
             const V k = V_K(kf);
