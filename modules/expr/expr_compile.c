@@ -475,7 +475,13 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                                              [EXPR_OP_SUB] = EXPR_OP_SUB_II,
                                              [EXPR_OP_MUL] = EXPR_OP_MUL_II,
                                              [EXPR_OP_DIV] = EXPR_OP_DIV_II};
-            if (args[0].input >= 0 && args[1].input >= 0) {
+            if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+                args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
+                EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
+                /* x + in * in: the product goes onto the top in one operation. */
+                word = EXPR_WORD(EXPR_OP_ADD_MULII, EXPR_WORD_DATA(c->code[args[1].start]));
+                c->num_code = args[1].start;
+            } else if (args[0].input >= 0 && args[1].input >= 0) {
                 /* Both operands are inputs read where they are used: one word, no pushes. */
                 word = EXPR_WORD(two_inputs[op], EXPR_II(args[0].input, args[1].input));
                 drop_words(c, args[0].start, 2);

@@ -68,6 +68,7 @@
     X(STORE_END, "store_end", 1, 0, 0)                                                             \
     X(MULK_IN, "mulk_in", 0, 1, 1)                                                                 \
     X(ADDK_MULIN, "addk_mulin", 1, 1, 1)                                                           \
+    X(ADD_MULII, "add_mulii", 1, 1, 0)                                                             \
     X(SELECT, "select", 3, 1, 0)                                                                   \
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \

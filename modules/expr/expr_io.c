@@ -71,6 +71,7 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         case EXPR_OP_SUB_II:
         case EXPR_OP_MUL_II:
         case EXPR_OP_DIV_II:
+        case EXPR_OP_ADD_MULII:
             if (EXPR_II_A(d) >= num_inputs || EXPR_II_B(d) >= num_inputs)
                 return "input index out of range";
             break;
@@ -204,6 +205,7 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_SUB_II:
         case EXPR_OP_MUL_II:
         case EXPR_OP_DIV_II:
+        case EXPR_OP_ADD_MULII:
             put(&o, " %u %u (%s %s)", EXPR_II_A(d), EXPR_II_B(d), expr__name(p, EXPR_II_A(d)),
                 expr__name(p, EXPR_II_B(d)));
             break;

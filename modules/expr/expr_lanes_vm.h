@@ -226,6 +226,11 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             ptr[top] = d_;
             break;
         }
+        case EXPR_OP_ADD_MULII: {
+            const float *p_ = in[EXPR_II_A(d)], *q_ = in[EXPR_II_B(d)];
+            LANES_UNARY(V_ADD(x, V_MUL(V_LOAD(p_ + i), V_LOAD(q_ + i))));
+            break;
+        }
         case EXPR_OP_ADDK_MULIN: {
             memcpy(&kf, pc++, sizeof kf);
             const V k = V_K(kf);

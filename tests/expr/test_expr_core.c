@@ -413,6 +413,7 @@ static void batch_gives_the_scalar_bits(void **state)
         "select(t > 0, min(t, speed), max(t, speed)) + clamp(t, -1, 1) + lerp(t, speed, 0.3)",
         "smoothstep(-5, 5, t) + rand(t) + noise(t * speed) + (t <= speed) + (t != 0) + !(t == 1)",
         "(t >= 1 || speed < 0) && t / speed + 1 / t - (2 - t) + 3 / speed",
+        "sqrt(t * t + speed * speed + t * speed + 1) + (t + 2) * speed + t * speed / t - t / speed",
     };
     static const char *const inputs[] = {"t", "speed"};
     static float t[N], speed[N], scalar[N], batch[N], copy[N];
