@@ -58,7 +58,15 @@
  *         { name = "post" target = "backbuffer" fullscreen = { program = "vignette" input = "scene" } }
  *       ]
  *     A layer is the key range of its index; a `fullscreen` layer is one full-screen pass (the
- *     slides' resource generator) reading `input`. Names must be unique; unknown fields, targets,
+ *     slides' resource generator) reading `input`. A layer with
+ *       shadow = { size = 1024 extent = 20 softness = 1.5 }      (the defaults)
+ *     draws the first directional light's shadow map instead: every mesh of a layer of draws
+ *     that is not back_to_front, inside an orthographic box `extent` metres wide around the point
+ *     extent / 2 in front of the camera, seen along the sunlight, into a size x size depth
+ *     texture; the lit programs of the layers after it darken the sun's light where the map says
+ *     it is blocked, averaging 3 x 3 filtered comparisons `softness` texels apart (a soft edge).
+ *     The box is snapped to whole texels across the light, so shadows do not shimmer when the
+ *     camera moves. At most one shadow layer; it comes before the layers that read it. Names must be unique; unknown fields, targets,
  *     programs and bad numbers are refused naming the field. The module loads "render_config"
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
  *     another. The pipeline in use follows its source through the kernel

@@ -79,6 +79,36 @@ static bool create_context(render__gl *g, bool window, char *err, size_t err_siz
     return true;
 }
 
+/* A depth texture the lit programs compare against (linear filtering of the comparisons: the
+ * 2x2 neighbourhood of each tap, which the shader's taps widen into a soft edge). */
+static GLuint shadow_texture(uint32_t size)
+{
+    GLuint t;
+    glCreateTextures(GL_TEXTURE_2D, 1, &t);
+    glTextureStorage2D(t, 1, GL_DEPTH_COMPONENT24, (GLsizei)size, (GLsizei)size);
+    glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(t, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    if (size == 1) {
+        const float one = 1.0f;
+        glTextureSubImage2D(t, 0, 0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &one);
+    }
+    return t;
+}
+
+static void release_shadow(render__gl *g)
+{
+    if (g->shadow_fbo)
+        glDeleteFramebuffers(1, &g->shadow_fbo);
+    if (g->shadow_depth)
+        glDeleteTextures(1, &g->shadow_depth);
+    g->shadow_fbo = g->shadow_depth = 0;
+    g->shadow_size = 0;
+}
+
 render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size)
 {
     render__gl *g = ct_alloc(a, sizeof *g);
@@ -101,6 +131,7 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
     glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
+    g->no_shadow = shadow_texture(1);
     return g;
 }
 
@@ -122,6 +153,8 @@ void render__gl_destroy(render__gl *g)
         for (uint32_t k = 0; k < g->textures_cap; k++)
             render__gl_texture_release(g, k);
         glDeleteTextures(1, &g->white);
+        glDeleteTextures(1, &g->no_shadow);
+        release_shadow(g);
         for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
@@ -308,9 +341,31 @@ static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t f
     return glCheckNamedFramebufferStatus(t->fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
+/* The shadow map the pipeline asks for (none: released). */
+static bool make_shadow(render__gl *g, const render__pipeline *p)
+{
+    const uint32_t size = p->shadow_layer != RENDER_NO_INDEX ? p->shadow_size : 0;
+    if (size == g->shadow_size)
+        return true;
+    release_shadow(g);
+    if (!size)
+        return true;
+    g->shadow_depth = shadow_texture(size);
+    glCreateFramebuffers(1, &g->shadow_fbo);
+    glNamedFramebufferTexture(g->shadow_fbo, GL_DEPTH_ATTACHMENT, g->shadow_depth, 0);
+    glNamedFramebufferDrawBuffer(g->shadow_fbo, GL_NONE);
+    glNamedFramebufferReadBuffer(g->shadow_fbo, GL_NONE);
+    g->shadow_size = size;
+    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size)
 {
     g->pipeline = *p;
+    if (!make_shadow(g, p)) {
+        snprintf(err, err_size, "gl backend: the %u x %u shadow map is not complete", p->shadow_size, p->shadow_size);
+        return false;
+    }
     for (uint32_t k = 0; k < p->num_targets; k++) {
         const render__target_desc *d = &p->targets[k];
         const uint32_t w = k ? (uint32_t)(d->scale * (float)p->width) : p->width;
@@ -329,11 +384,24 @@ static void begin_layer(render__gl *g, uint32_t layer)
 {
     const render__layer_desc *l = &g->pipeline.layers[layer];
     const render__gl_target *t = &g->targets[l->target];
-    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
-    glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
+    const bool shadow = (l->flags & RENDER_LAYER_SHADOW) && g->shadow_fbo;
+    glBindFramebuffer(GL_FRAMEBUFFER, shadow ? g->shadow_fbo : t->fbo);
+    if (shadow)
+        glViewport(0, 0, (GLsizei)g->shadow_size, (GLsizei)g->shadow_size);
+    else
+        glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
+    /* Layers after the shadow layer read its map (a layer before it would read last frame's). */
+    glBindTextureUnit(2, !shadow && g->shadow_depth ? g->shadow_depth : g->no_shadow);
+    /* Depth pushed away from the sun a little, so lit surfaces do not shadow themselves. */
+    if (shadow) {
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(1.5f, 2.0f);
+    } else {
+        glDisable(GL_POLYGON_OFFSET_FILL);
+    }
     glDepthMask(GL_TRUE);
     GLbitfield clear = 0;
-    if (l->flags & RENDER_LAYER_CLEAR_COLOR) {
+    if ((l->flags & RENDER_LAYER_CLEAR_COLOR) && !shadow) {
         glClearColor(l->clear_color[0], l->clear_color[1], l->clear_color[2], l->clear_color[3]);
         clear |= GL_COLOR_BUFFER_BIT;
     }
@@ -388,6 +456,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glDepthFunc(GL_LEQUAL);
     upload_draws(g, draws, n);
     glBindTextureUnit(1, g->palette_texture);
+    glBindTextureUnit(2, g->no_shadow);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
     for (uint32_t i = 0; i < n;) {
@@ -426,7 +495,8 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
             /* Only the lit programs read the frame's lights (setting an absent location fails). */
-            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED) &&
+            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED ||
+                 d->program == RENDER_PROGRAM_SHADOW || d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
                 !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
                 frame_set |= 1u << d->program;

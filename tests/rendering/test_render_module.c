@@ -203,6 +203,17 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("render_config", "p6", "targets = [ { name = \"t\" scale = 2 } ] layers = [ { name = \"a\" } ]"), 0);
     assert_int_not_equal(load("render_config", "p7", "layers = [ { name = \"a\" sort = \"random\" } ]"), 0);
     assert_int_equal(render->set_pipeline("p7"), CT_ERR_NOT_FOUND);
+    /* Shadow layers: two of them, a fractional size, an unknown field, a full-screen one. */
+    assert_int_equal(load("render_config", "h1", "layers = [ { name = \"a\" shadow = {} } { name = \"b\" shadow = {} } ]"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h2", "layers = [ { name = \"a\" shadow = { size = 100.5 } } ]"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h3", "layers = [ { name = \"a\" shadow = { szie = 512 } } ]"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h4", "targets = [ { name = \"t\" } ] layers = [ { name = \"a\" target = \"t\" } "
+                                             "{ name = \"b\" fullscreen = { program = \"copy\" input = \"t\" } shadow = {} } ]"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h5", "layers = [ { name = \"s\" shadow = { size = 512 extent = 10 softness = 2 } } "
+                                             "{ name = \"opaque\" } ]"), 0);
+    resource->unload("render_config", "h5");
     /* Meshes: files outside the project, missing, malformed. */
     assert_int_not_equal(load("mesh", "m1", "source = \"../cube.obj\""), 0);
     assert_int_not_equal(load("mesh", "m2", "source = \"/etc/passwd.obj\""), 0);
