@@ -23,6 +23,9 @@
  *                                  measured by the module's own timing, not here
  *   render.rigid_1000_same_mesh_ms the same 1,000 bodies drawn rigid (the target: skinned <= 2x)
  *   render.skinned_vs_rigid        skinned_1000 / rigid_1000_same_mesh
+ *   render.debug_lines_100k_ms     recording 100,000 debug lines (render__debug_push_lines, what
+ *                                  ct_render_api_v2.debug_line does after its checks), warm buffer,
+ *                                  median of 31 (target <= 2 ms)
  *   render.shadow_pass_ms          the demo's shadow layer (a 2048 x 2048 map, as
  *                                  projects/demo/default.render_config declares) with 1,000 crates
  *                                  in it, depth only (median of 21; the demo has about 60 casters,
@@ -406,6 +409,24 @@ static void bench_shadow(void)
     render__gl_destroy(gl);
 }
 
+static void bench_debug_lines(void)
+{
+    render__debug d = {.a = &heap};
+    enum { RUNS = 31 };
+    double samples[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        render__debug_clear(&d);
+        const double t0 = bench_now_ns();
+        for (uint32_t i = 0; i < 100000; i++) {
+            const float p[2][3] = {{(float)i, 0, 0}, {(float)i, 1, 0}};
+            render__debug_push_lines(&d, p, 1, 0xff00ff00u);
+        }
+        samples[r] = (bench_now_ns() - t0) / 1e6;
+    }
+    bench_report("render.debug_lines_100k_ms", bench_median(samples, RUNS), "ms", "record 100,000 debug lines (target <= 2)");
+    render__debug_free(&d);
+}
+
 static void bench_skinned(void)
 {
     const double skinned = bench_bodies(true), rigid = bench_bodies(false);
@@ -428,6 +449,7 @@ int main(void)
     bench_frame_max(&pool);
     bench_gl("render.gl_1000_draws_ms", 2, "1,000 lit cubes, 640x480, llvmpipe, readback included");
     bench_gl("render.gl_1000_materials_ms", 1000, "the same, a material per cube");
+    bench_debug_lines();
     bench_skinned();
     bench_shadow();
     bench_print_table();

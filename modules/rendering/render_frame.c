@@ -282,6 +282,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     }
     job.worlds = s->worlds;
     record_pipeline(s);
+    render__record_debug(s);
     render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
     uint32_t packets = 0;
     for (uint32_t c = 1; c <= ranges; c++)
@@ -299,6 +300,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
         render__gl_set_palette(s->gl, (const float (*)[12])s->palette, s->palette_n);
+        render__gl_set_debug(s->gl, &s->debug, s->view_proj);
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
@@ -307,6 +309,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
         .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,
         .contexts = s->queue.num_contexts, .invalid = ns.invalid, .command_hash = ns.hash};
     s->have_frame = true;
+    render__debug_clear(&s->debug); /* drawn once: a caller asks again next frame */
     return 0;
 }
 
@@ -318,4 +321,5 @@ void render__frame_free(void)
     s->worlds = NULL;
     s->worlds_cap = 0;
     render__skin_free();
+    render__debug_release();
 }

@@ -109,6 +109,90 @@ static void release_shadow(render__gl *g)
     g->shadow_size = 0;
 }
 
+/* The vertex arrays of debug lines (position, colour) and text (pixel position, uv, colour). */
+static void make_debug_arrays(render__gl *g)
+{
+    glCreateBuffers(1, &g->debug_vbo);
+    glCreateBuffers(1, &g->text_vbo);
+    glCreateVertexArrays(1, &g->debug_vao);
+    glVertexArrayVertexBuffer(g->debug_vao, 0, g->debug_vbo, 0, sizeof(render__debug_vertex));
+    glEnableVertexArrayAttrib(g->debug_vao, 0);
+    glEnableVertexArrayAttrib(g->debug_vao, 1);
+    glVertexArrayAttribFormat(g->debug_vao, 0, 3, GL_FLOAT, GL_FALSE, offsetof(render__debug_vertex, position));
+    glVertexArrayAttribFormat(g->debug_vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__debug_vertex, color));
+    glVertexArrayAttribBinding(g->debug_vao, 0, 0);
+    glVertexArrayAttribBinding(g->debug_vao, 1, 0);
+    glCreateVertexArrays(1, &g->text_vao);
+    glVertexArrayVertexBuffer(g->text_vao, 0, g->text_vbo, 0, sizeof(render__text_vertex));
+    glEnableVertexArrayAttrib(g->text_vao, 0);
+    glEnableVertexArrayAttrib(g->text_vao, 1);
+    glEnableVertexArrayAttrib(g->text_vao, 2);
+    glVertexArrayAttribFormat(g->text_vao, 0, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, position));
+    glVertexArrayAttribFormat(g->text_vao, 1, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, uv));
+    glVertexArrayAttribFormat(g->text_vao, 2, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__text_vertex, color));
+    for (GLuint k = 0; k < 3; k++)
+        glVertexArrayAttribBinding(g->text_vao, k, 0);
+}
+
+static void upload(GLuint buffer, size_t *capacity, const void *data, size_t size)
+{
+    if (size > *capacity) {
+        *capacity = size * 2;
+        glNamedBufferData(buffer, (GLsizeiptr)*capacity, NULL, GL_STREAM_DRAW);
+    }
+    if (size)
+        glNamedBufferSubData(buffer, 0, (GLsizeiptr)size, data);
+}
+
+bool render__gl_set_debug(render__gl *g, const render__debug *d, const float view_proj[16])
+{
+    upload(g->debug_vbo, &g->debug_size, d->lines, (size_t)d->num_lines * sizeof *d->lines);
+    upload(g->text_vbo, &g->text_size, d->text, (size_t)d->num_text * sizeof *d->text);
+    memcpy(g->debug_view_proj, view_proj, sizeof g->debug_view_proj);
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, uint32_t height)
+{
+    if (g->font)
+        glDeleteTextures(1, &g->font);
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->font);
+    glTextureStorage2D(g->font, 1, GL_R8, (GLsizei)width, (GLsizei)height);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTextureSubImage2D(g->font, 0, 0, 0, (GLsizei)width, (GLsizei)height, GL_RED, GL_UNSIGNED_BYTE, atlas);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTextureParameteri(g->font, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(g->font, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    return glGetError() == GL_NO_ERROR;
+}
+
+/* A batch of debug lines or text over whatever the layer's target holds. */
+static void draw_debug(render__gl *g, const render__draw *d)
+{
+    const bool text = d->program == RENDER_PROGRAM_TEXT;
+    if (text && !g->font)
+        return;
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(g->programs[d->program]);
+    GLint viewport[4];
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    if (text) {
+        glUniform2f(0, (float)viewport[2], (float)viewport[3]);
+        glBindTextureUnit(3, g->font);
+        glBindVertexArray(g->text_vao);
+        glDrawArrays(GL_TRIANGLES, (GLint)d->palette, (GLsizei)d->mesh);
+    } else {
+        glUniformMatrix4fv(0, 1, GL_FALSE, g->debug_view_proj);
+        glBindVertexArray(g->debug_vao);
+        glDrawArrays(GL_LINES, (GLint)d->palette, (GLsizei)d->mesh);
+    }
+    glEnable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+}
+
 render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size)
 {
     render__gl *g = ct_alloc(a, sizeof *g);
@@ -132,6 +216,7 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
     glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
     g->no_shadow = shadow_texture(1);
+    make_debug_arrays(g);
     return g;
 }
 
@@ -154,6 +239,12 @@ void render__gl_destroy(render__gl *g)
             render__gl_texture_release(g, k);
         glDeleteTextures(1, &g->white);
         glDeleteTextures(1, &g->no_shadow);
+        glDeleteVertexArrays(1, &g->debug_vao);
+        glDeleteVertexArrays(1, &g->text_vao);
+        glDeleteBuffers(1, &g->debug_vbo);
+        glDeleteBuffers(1, &g->text_vbo);
+        if (g->font)
+            glDeleteTextures(1, &g->font);
         release_shadow(g);
         for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
             release_target(&g->targets[k]);
@@ -471,6 +562,12 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         /* Entries outside a configured layer, or naming things that do not exist, are skipped:
          * the null backend reports them as invalid. */
         if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS) {
+            i++;
+            continue;
+        }
+        if (d->kind == RENDER_CMD_DEBUG) {
+            draw_debug(g, d);
+            calls++;
             i++;
             continue;
         }

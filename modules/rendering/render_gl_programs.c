@@ -23,7 +23,8 @@
 #include <stdio.h>
 
 const char *const render__program_names[RENDER_NUM_PROGRAMS] = {
-    "unlit", "lit", "copy", "vignette", "unlit_skinned", "lit_skinned", "shadow", "shadow_skinned"};
+    "unlit", "lit", "copy", "vignette", "unlit_skinned", "lit_skinned", "shadow", "shadow_skinned",
+    "debug_lines", "text"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -109,6 +110,45 @@ static const char shadow_vs[] =
     "  vec4 w = vec4(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p), 1.0);\n"
     "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * w;\n"
     "}\n";
+
+/* Debug lines: world positions through the camera (uniform 0), vertex colours. */
+static const char lines_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) uniform mat4 u_view_proj;\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 1) in vec4 a_color;\n"
+    "out vec4 v_color;\n"
+    "void main() { v_color = a_color; gl_Position = u_view_proj * vec4(a_position, 1.0); }\n";
+
+static const char lines_fs[] =
+    "#version 450 core\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = v_color; }\n";
+
+/* Text: pixel positions from the top left of the target (uniform 0: its size), coverage from the
+ * font atlas at unit 3. */
+static const char text_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) uniform vec2 u_size;\n"
+    "layout(location = 0) in vec2 a_position;\n"
+    "layout(location = 1) in vec2 a_uv;\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "out vec2 v_uv;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "  v_uv = a_uv;\n"
+    "  v_color = a_color;\n"
+    "  gl_Position = vec4(a_position.x / u_size.x * 2.0 - 1.0, 1.0 - a_position.y / u_size.y * 2.0, 0.0, 1.0);\n"
+    "}\n";
+
+static const char text_fs[] =
+    "#version 450 core\n"
+    "layout(binding = 3) uniform sampler2D u_font;\n"
+    "in vec2 v_uv;\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = vec4(v_color.rgb, v_color.a * texture(u_font, v_uv).r); }\n";
 
 static const char depth_fs[] =
     "#version 450 core\n"
@@ -255,6 +295,8 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_LIT_SKINNED] = {version, skinned_vs, lit_fs},
         [RENDER_PROGRAM_SHADOW] = {NULL, shadow_vs, depth_fs},
         [RENDER_PROGRAM_SHADOW_SKINNED] = {shadow, skinned_vs, depth_fs},
+        [RENDER_PROGRAM_DEBUG_LINES] = {NULL, lines_vs, lines_fs},
+        [RENDER_PROGRAM_TEXT] = {NULL, text_vs, text_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
         out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k], err, err_size);

@@ -23,7 +23,9 @@ enum {
     RENDER_PROGRAM_LIT_SKINNED = 5,   /* four bones of the draw's palette (render__command.palette) */
     RENDER_PROGRAM_SHADOW = 6,        /* depth only, seen from the sun (a shadow layer's draws) */
     RENDER_PROGRAM_SHADOW_SKINNED = 7,
-    RENDER_NUM_PROGRAMS = 8,
+    RENDER_PROGRAM_DEBUG_LINES = 8,   /* debug lines, coloured, over everything */
+    RENDER_PROGRAM_TEXT = 9,          /* screen text from the baked font atlas */
+    RENDER_NUM_PROGRAMS = 10,
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
@@ -135,6 +137,10 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
                          const uint32_t *indices, uint32_t num_indices);
 /* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
 bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
+/* The frame's debug lines and text (see render__debug), the camera's projection * view for the
+ * lines, and the font atlas (width x height, one byte of coverage per texel; uploaded once). */
+bool render__gl_set_debug(render__gl *g, const render__debug *d, const float view_proj[16]);
+bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, uint32_t height);
 /* The frame's bone palette: 3x4 row-major matrices, the object's space; skinned draws read
  * render__draw.palette onwards. */
 bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n);

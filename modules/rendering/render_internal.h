@@ -34,7 +34,7 @@
 
 /* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
 #ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 4u
+#define RENDER_LAYOUT_VERSION 5u
 #endif
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
@@ -184,6 +184,10 @@ typedef struct render__state {
     ct_render_stats_t stats;
     bool have_frame;
 
+    render__debug debug;         /* this frame's debug lines and text (render_debug.c) */
+    struct render__font *font;   /* baked on first text, NULL before or without the font */
+    bool font_failed;
+
     char screenshot_dir[RENDER_PATH_SIZE];
     char capture_path[RENDER_PATH_SIZE];
 } render__state;
@@ -207,6 +211,7 @@ typedef struct render__module {
 
 extern render__module render__m;
 extern const ct_render_api_v1 render__api_v1;
+extern const ct_render_api_v2 render__api_v2;
 
 /* render_component.c */
 int render__register_components(void);
@@ -287,6 +292,19 @@ void render__follow_reloads(void);
 /* The bone palettes of every skinned instance of `meshes` (after gather_worlds). */
 bool render__gather_palettes(render__state *s, ct_world_o *world, const render__manager *meshes);
 void render__skin_free(void);
+
+/* render_debug.c */
+void render__debug_line(const float from[3], const float to[3], const float color[4]);
+void render__debug_lines_api(const float (*points)[3], uint32_t num_lines, const float color[4]);
+void render__debug_box(const float center[3], const float half[3], const float rotation[4], const float color[4]);
+void render__debug_sphere(const float center[3], float radius, const float color[4]);
+void render__debug_arrow(const float from[3], const float to[3], const float color[4]);
+void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[4]);
+void render__debug_text(float x, float y, const float color[4], const char *text);
+/* Records the frame's debug batches into context 0 (after record_pipeline). */
+void render__record_debug(render__state *s);
+void render__upload_font(void);
+void render__debug_release(void);
 
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);

@@ -201,6 +201,89 @@ static int l_render_look_at(lua_State *L)
     return 0;
 }
 
+/* ---- debug drawing ---- */
+
+/* n finite numbers from idx on into out, or an error naming the function and argument. */
+static void check_floats(lua_State *L, const char *fn, int idx, int n, float *out)
+{
+    for (int k = 0; k < n; k++) {
+        const double v = L_API->check_number(L, idx + k);
+        if (!isfinite(v) || fabs(v) > 1e9)
+            L_API->error(L, "Render.%s: argument %d is not a finite number", fn, idx + k);
+        out[k] = (float)v;
+    }
+}
+
+/* The optional colour r, g, b, a from idx on (white, alpha 1, when absent). */
+static void opt_color(lua_State *L, const char *fn, int idx, float out[4])
+{
+    for (int k = 0; k < 4; k++) {
+        const double v = L_API->opt_number(L, idx + k, 1.0);
+        if (!(v >= 0.0 && v <= 1.0))
+            L_API->error(L, "Render.%s: colour argument %d must be in 0..1", fn, idx + k);
+        out[k] = (float)v;
+    }
+}
+
+static int l_render_debug_line(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "debug_line", 1, 6, p);
+    opt_color(L, "debug_line", 7, c);
+    render__debug_line(p, p + 3, c);
+    return 0;
+}
+
+static int l_render_debug_arrow(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "debug_arrow", 1, 6, p);
+    opt_color(L, "debug_arrow", 7, c);
+    render__debug_arrow(p, p + 3, c);
+    return 0;
+}
+
+static int l_render_debug_box(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "debug_box", 1, 6, p);
+    opt_color(L, "debug_box", 7, c);
+    render__debug_box(p, p + 3, NULL, c);
+    return 0;
+}
+
+static int l_render_debug_sphere(lua_State *L)
+{
+    float p[4], c[4];
+    check_floats(L, "debug_sphere", 1, 4, p);
+    opt_color(L, "debug_sphere", 5, c);
+    if (p[3] < 0)
+        return L_API->error(L, "Render.debug_sphere: the radius (argument 4) is negative");
+    render__debug_sphere(p, p[3], c);
+    return 0;
+}
+
+static int l_render_debug_skeleton(lua_State *L)
+{
+    ct_world_o *w = check_world(L);
+    const ct_entity_t e = check_entity(L, 2);
+    float c[4];
+    opt_color(L, "debug_skeleton", 3, c);
+    render__debug_skeleton(w, e, c);
+    return 0;
+}
+
+static int l_render_debug_text(lua_State *L)
+{
+    float p[2], c[4];
+    check_floats(L, "debug_text", 1, 2, p);
+    size_t len;
+    const char *text = L_API->check_string(L, 3, &len);
+    opt_color(L, "debug_text", 4, c);
+    render__debug_text(p[0], p[1], c, text);
+    return 0;
+}
+
 void render__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
@@ -209,6 +292,9 @@ void render__register_lua(void)
         {"decode_key", l_render_decode_key},   {"set_backend", l_render_set_backend},
         {"backend", l_render_backend},         {"set_pipeline", l_render_set_pipeline},
         {"look_at", l_render_look_at},
+        {"debug_line", l_render_debug_line},   {"debug_arrow", l_render_debug_arrow},
+        {"debug_box", l_render_debug_box},     {"debug_sphere", l_render_debug_sphere},
+        {"debug_skeleton", l_render_debug_skeleton}, {"debug_text", l_render_debug_text},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -67,7 +68,8 @@ static void boot(uint32_t jobs)
     entity = test_kernel_api(CT_ENTITY_API, 2);
     lua = test_kernel_api(CT_LUA_API, 1);
     assert_non_null(render);
-    assert_null(test_kernel_api(CT_RENDER_API, 2));
+    assert_non_null(test_kernel_api(CT_RENDER_API, 2));
+    assert_null(test_kernel_api(CT_RENDER_API, 3));
     assert_int_equal(render->set_backend("null"), 0);
 }
 
@@ -442,6 +444,42 @@ static void test_textures(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* Debug drawing (ct_render_api_v2): what is asked for before a render is drawn by it as one
+ * batch of lines and one of text, then forgotten; bad input is ignored; Lua checks arguments. */
+static void test_debug_drawing(void **state)
+{
+    (void)state;
+    boot(1);
+    const ct_render_api_v2 *r2 = test_kernel_api(CT_RENDER_API, 2);
+    assert_non_null(r2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(3, &camera, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t plain = render->stats();
+    const float a[3] = {0, 0, 0}, b[3] = {1, 1, 1}, nan3[3] = {NAN, 0, 0}, red[4] = {1, 0, 0, 1};
+    r2->debug_line(a, b, red);
+    r2->debug_line(nan3, b, red); /* ignored */
+    r2->debug_box(a, b, NULL, NULL);
+    r2->debug_sphere(b, 0.5f, red);
+    r2->debug_arrow(a, b, red);
+    r2->debug_text(10, 10, NULL, "frame 1\nlabel");
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t with = render->stats();
+    assert_int_equal(with.packets, plain.packets + 2);
+    assert_int_equal(with.invalid, 0);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, plain.packets); /* forgotten after one frame */
+    assert_int_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1, 1) Render.debug_text(1, 2, 'x', 0, 1, 0)",
+                                     "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1)", "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_sphere(0, 0, 0, -1)", "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_box(0, 0, 0, 1, 1, 1, 2)", "=debug"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, plain.packets + 2);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 static void test_lua(void **state)
 {
     (void)state;
@@ -557,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_pipeline_source_dev_zero),
         cmocka_unit_test(test_material_reload_keeps_instances),
         cmocka_unit_test(test_textures),
+        cmocka_unit_test(test_debug_drawing),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_hot_reload),
