@@ -30,6 +30,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "plugins/loader.h"
+#include "render_capture.h" /* the capture's layout: where the frame's shadow matrix is */
 #include "test_kernel.h"
 
 static char project[256];
@@ -480,6 +481,64 @@ static void test_debug_drawing(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* The sun's shadow matrix of the last frame, read back from a capture (its lights, v[12..15]). */
+static void shadow_matrix(float out[16])
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/shadow.capture", project);
+    assert_int_equal(render->capture(path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    render__frame_lights lights;
+    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
+    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
+    fclose(f);
+    memcpy(out, lights.v[12], 16 * sizeof(float));
+}
+
+/* Shadows stay put as the camera moves: the map's box moves in whole texels only, so a move of a
+ * fraction of a texel leaves the matrix as it was, and a move of many texels shifts it by a whole
+ * number of texels (2 / size in clip units). */
+static void test_shadow_is_stable(void **state)
+{
+    (void)state;
+    boot(1);
+    ct_entity_t camera;
+    ct_world_o *w = scene(3, &camera, NULL);
+    assert_int_equal(load("render_config", "shadowed", "layers = [ { name = \"shadow\" shadow = { size = 1024 extent = 8 } } "
+                                                     "{ name = \"opaque\" clear_depth = 1 } ]"), 0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+    const ct_transform_api_v2 *tr = test_kernel_api(CT_TRANSFORM_API, 2);
+    assert_non_null(tr);
+    float base[16], nudged[16], moved[16], p[3];
+    assert_true(tr->world_position(w, camera, p));
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(base);
+    assert_true(base[15] == 1.0f); /* a shadow map this frame */
+    const float texel = 8.0f / 1024.0f;
+    /* Up from a texel's middle: the view point (half the extent in front) stays within it. */
+    tr->set_world_position(w, camera, (float[3]){p[0] + 0.1f * texel, p[1], p[2]});
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(nudged);
+    tr->set_world_position(w, camera, (float[3]){p[0] + 37.3f * texel, p[1], p[2]});
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(moved);
+    for (int k = 0; k < 12; k++)
+        assert_true(moved[k] == base[k]); /* the light's axes never change */
+    for (int k = 12; k < 14; k++) {
+        const double shift = (moved[k] - base[k]) / (2.0 / 1024.0);
+        assert_true(fabs(shift - round(shift)) < 1e-2); /* whole texels */
+    }
+    assert_true(fabs(moved[12] - base[12]) + fabs(moved[13] - base[13]) > 0);
+    int same = 0;
+    for (int k = 0; k < 16; k++)
+        same += nudged[k] == base[k];
+    assert_true(same >= 15); /* a tenth of a texel: at most the depth offset may move */
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 static void test_lua(void **state)
 {
     (void)state;
@@ -596,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_material_reload_keeps_instances),
         cmocka_unit_test(test_textures),
         cmocka_unit_test(test_debug_drawing),
+        cmocka_unit_test(test_shadow_is_stable),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_hot_reload),
