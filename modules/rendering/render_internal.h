@@ -32,10 +32,10 @@
 
 #include "render_gpu.h"
 
-/* Bumped whenever render__state or a manager changes layout: a hot reload across it is refused. */
-#ifndef RENDER_LAYOUT_VERSION
-#define RENDER_LAYOUT_VERSION 5u
-#endif
+/* RENDER_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of render__state, render__manager and every struct they reach (render_layout.h, by
+ * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
+ * entry file includes render_layout.h. */
 
 #define RENDER_LOG(level, ...) render__m.log->write(render__m.self, level, __VA_ARGS__)
 #define RENDER_PATH_SIZE 512
@@ -203,7 +203,7 @@ typedef struct render__module {
     const ct_resource_api_v5 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
                                            v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
-    const ct_host_api_v1 *host;
+    const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
     ct_allocator_t *allocator;
     render__state *state;
