@@ -181,33 +181,25 @@ static int l_render_look_at(lua_State *L)
 
 /* ---- debug drawing ---- */
 
-/* n finite numbers from idx on into out, or an error naming the function and argument. */
+/* n finite numbers from idx on into out (the shared checks raise naming fn and the argument). */
 static void check_floats(lua_State *L, const char *fn, int idx, int n, float *out)
 {
-    for (int k = 0; k < n; k++) {
-        const double v = L_API->check_number(L, idx + k);
-        if (!isfinite(v) || fabs(v) > 1e9)
-            L_API->error(L, "Render.%s: argument %d is not a finite number", fn, idx + k);
-        out[k] = (float)v;
-    }
+    for (int k = 0; k < n; k++)
+        out[k] = check__finite(L_API, L, idx + k, fn);
 }
 
 /* The optional colour r, g, b, a from idx on (white, alpha 1, when absent). */
 static void opt_color(lua_State *L, const char *fn, int idx, float out[4])
 {
-    for (int k = 0; k < 4; k++) {
-        const double v = L_API->opt_number(L, idx + k, 1.0);
-        if (!(v >= 0.0 && v <= 1.0))
-            L_API->error(L, "Render.%s: colour argument %d must be in 0..1", fn, idx + k);
-        out[k] = (float)v;
-    }
+    for (int k = 0; k < 4; k++)
+        out[k] = L_API->type(L, idx + k) <= CT_LUA_NIL ? 1.0f : (float)check__range(L_API, L, idx + k, fn, 0.0, 1.0);
 }
 
 static int l_render_debug_line(lua_State *L)
 {
     float p[6], c[4];
-    check_floats(L, "debug_line", 1, 6, p);
-    opt_color(L, "debug_line", 7, c);
+    check_floats(L, "Render.debug_line", 1, 6, p);
+    opt_color(L, "Render.debug_line", 7, c);
     render__debug_line(p, p + 3, c);
     return 0;
 }
@@ -215,8 +207,8 @@ static int l_render_debug_line(lua_State *L)
 static int l_render_debug_arrow(lua_State *L)
 {
     float p[6], c[4];
-    check_floats(L, "debug_arrow", 1, 6, p);
-    opt_color(L, "debug_arrow", 7, c);
+    check_floats(L, "Render.debug_arrow", 1, 6, p);
+    opt_color(L, "Render.debug_arrow", 7, c);
     render__debug_arrow(p, p + 3, c);
     return 0;
 }
@@ -224,29 +216,28 @@ static int l_render_debug_arrow(lua_State *L)
 static int l_render_debug_box(lua_State *L)
 {
     float p[6], c[4];
-    check_floats(L, "debug_box", 1, 6, p);
-    opt_color(L, "debug_box", 7, c);
+    check_floats(L, "Render.debug_box", 1, 6, p);
+    opt_color(L, "Render.debug_box", 7, c);
     render__debug_box(p, p + 3, NULL, c);
     return 0;
 }
 
 static int l_render_debug_sphere(lua_State *L)
 {
-    float p[4], c[4];
-    check_floats(L, "debug_sphere", 1, 4, p);
-    opt_color(L, "debug_sphere", 5, c);
-    if (p[3] < 0)
-        return L_API->error(L, "Render.debug_sphere: the radius (argument 4) is negative");
-    render__debug_sphere(p, p[3], c);
+    float p[3], c[4];
+    check_floats(L, "Render.debug_sphere", 1, 3, p);
+    const float radius = (float)check__range(L_API, L, 4, "Render.debug_sphere", 0.0, 1e9);
+    opt_color(L, "Render.debug_sphere", 5, c);
+    render__debug_sphere(p, radius, c);
     return 0;
 }
 
 static int l_render_debug_skeleton(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Render.debug_skeleton", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Render.debug_skeleton");
     float c[4];
-    opt_color(L, "debug_skeleton", 3, c);
+    opt_color(L, "Render.debug_skeleton", 3, c);
     render__debug_skeleton(w, e, c);
     return 0;
 }
@@ -254,10 +245,10 @@ static int l_render_debug_skeleton(lua_State *L)
 static int l_render_debug_text(lua_State *L)
 {
     float p[2], c[4];
-    check_floats(L, "debug_text", 1, 2, p);
+    check_floats(L, "Render.debug_text", 1, 2, p);
     size_t len;
     const char *text = L_API->check_string(L, 3, &len);
-    opt_color(L, "debug_text", 4, c);
+    opt_color(L, "Render.debug_text", 4, c);
     render__debug_text(p[0], p[1], c, text);
     return 0;
 }
