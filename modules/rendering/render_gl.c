@@ -148,6 +148,7 @@ bool render__gl_set_debug(render__gl *g, const render__debug *d, const float vie
 {
     upload(g->debug_vbo, &g->debug_size, d->lines, (size_t)d->num_lines * sizeof *d->lines);
     upload(g->text_vbo, &g->text_size, d->text, (size_t)d->num_text * sizeof *d->text);
+    g->debug_lines = d->num_lines, g->debug_text = d->num_text;
     memcpy(g->debug_view_proj, view_proj, sizeof g->debug_view_proj);
     return glGetError() == GL_NO_ERROR;
 }
@@ -170,7 +171,9 @@ bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, ui
 static void draw_debug(render__gl *g, const render__draw *d)
 {
     const bool text = d->program == RENDER_PROGRAM_TEXT;
-    if (text && !g->font)
+    /* Only what this frame set (a capture holds the packets but not the vertices). */
+    const uint64_t end = (uint64_t)d->palette + d->mesh;
+    if ((text && !g->font) || end > (text ? g->debug_text : g->debug_lines))
         return;
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
