@@ -346,7 +346,7 @@ static double bench_bodies(bool skinned)
 static void bench_shadow(void)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 360, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 360, false}, err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.layers[0].flags = RENDER_LAYER_SHADOW | RENDER_LAYER_DEPTH_TEST | RENDER_LAYER_CLEAR_DEPTH;
@@ -369,16 +369,16 @@ static void bench_shadow(void)
     for (int c = 0; c < 4; c++)
         memcpy(lights.v[12 + c], &sun[4 * c], 16);
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     render__queue_begin(&q, 2);
     const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
-    render__context_record(&q.contexts[0], &heap, 0, &begin);
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, z = (float)(i / 40) * 0.8f - 10.0f;
         const render__command c = {.kind = RENDER_CMD_DRAW, .program = RENDER_PROGRAM_SHADOW,
                                    .world = {2, 0, 0, x, 0, 2, 0, 0, 0, 0, 2, z}};
         const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_SHADOW, .depth = i};
-        render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
+        render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     render__merge_sort(&q);
@@ -401,7 +401,7 @@ static void bench_shadow(void)
 
 static void bench_debug_lines(void)
 {
-    render__debug d = {.a = &heap};
+    render__debug d = {.a = ct_heap_allocator()};
     enum { RUNS = 31 };
     double samples[RUNS];
     for (int r = 0; r < RUNS; r++) {
