@@ -6,12 +6,17 @@
  * render_component.c  the mesh, camera and light component types
  * render_resources.c  what the resource types share (field readers, slot tables), registration
  * render_mesh.c, render_mesh_gltf.c  the mesh resource type (OBJ, glTF)
+ * render_mesh_skin.c  skinned glTF meshes (bones, weights, rest frames)
  * render_material.c   the material resource type
+ * render_texture.c    textures (stb_image, mip chains) and the module's reader of source files
  * render_config.c     the render_config resource type, switching pipelines and following edits
+ * render_skin.c       the frame's bone palettes
+ * render_debug.c      debug lines, shapes, skeletons and text (stb_truetype)
  * render_capture.c    writing a frame's packet stream (the replay tool reads it)
  * render_lua.c        the Render module for scripts
  * The core knows nothing of the kernel: render_core.h (render_key.c, render_queue.c,
- * render_build.c: keys, contexts, merge-n-sort, display lists, the null backend) and
+ * render_build.c, render_debug_buffer.c: keys, contexts, merge-n-sort, display lists, the
+ * frame's debug vertices, the null backend) and
  * render_gpu.h (render_pipeline.c, render_gl*.c, render_png.c, render_capture_read.c).
  */
 #ifndef RENDER_INTERNAL_H
