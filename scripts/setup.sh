@@ -14,6 +14,7 @@ CUTTLE_TEST_PACKAGES=(assimp-testmodels
 CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
 # The profiler viewer's test renders in headless Chromium.
 CUTTLE_TEST_PACKAGES+=(chromium)
+CUTTLE_TEST_PACKAGES+=(xdotool)  # input tests: real X events sent to --window under Xvfb
 
 cuttle_install_missing() {
     local missing=()

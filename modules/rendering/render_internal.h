@@ -17,6 +17,7 @@
 #include "ct_data.h"
 #include "ct_entity.h"
 #include "ct_host.h"
+#include "ct_input.h"
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
@@ -147,6 +148,7 @@ typedef struct render__module {
     const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
+    const ct_input_api_v1 *input; /* optional: gets the --window for keyboard and mouse */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;

@@ -38,6 +38,8 @@ static int start_gl(void)
     }
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
+    if (render__m.input && render__gl_x11_window(s->gl))
+        render__m.input->attach_x11(render__gl_x11_window(s->gl));
     return 0;
 }
 
@@ -178,6 +180,8 @@ static int read_options(void)
 static void release_state(void)
 {
     render__frame_free();
+    if (render__m.input && render__m.state->gl && render__gl_x11_window(render__m.state->gl))
+        render__m.input->detach_x11(render__gl_x11_window(render__m.state->gl));
     render__gl_destroy(render__m.state->gl);
 }
 
@@ -222,13 +226,14 @@ static const ct_api_need_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+    {CT_INPUT_API, 1, 0, CT_API_OPTIONAL, "ct.input"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &render__m.entity, &render__m.component, &render__m.transform, &render__m.log,
     NULL,              &render__m.lua,       &render__m.data,      &render__m.resource,
-    &render__m.jobs,   &render__m.host,
+    &render__m.jobs,   &render__m.host,      &render__m.input,
 };
 
 static const ct_module_v2_t module = {
