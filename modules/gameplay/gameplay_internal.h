@@ -1,0 +1,53 @@
+/*
+ * gameplay_internal.h: the gameplay module's private contract between its files.
+ *
+ * gameplay.c         plugin entry, the ct.clock table, the frame (clock, then timers)
+ * gameplay_lua.c     the Clock and Timer modules for scripts (timers live on the Lua side)
+ */
+#ifndef GAMEPLAY_INTERNAL_H
+#define GAMEPLAY_INTERNAL_H
+
+#include "ct_gameplay.h"
+#include "ct_jobs.h"
+#include "ct_log.h"
+#include "ct_lua.h"
+#include "ct_memory.h"
+#include "ct_reload.h"
+
+#ifndef GAMEPLAY_LAYOUT_VERSION
+#define GAMEPLAY_LAYOUT_VERSION 1u
+#endif
+
+#define GAMEPLAY_LOG(level, ...) gameplay__m.log->write(gameplay__m.self, level, __VA_ARGS__)
+
+typedef struct gameplay__clock {
+    double time, dt, real_dt, scale;
+    uint64_t frame;
+    uint32_t paused;
+} gameplay__clock;
+
+/* The state block (survives hot reloads). */
+typedef struct gameplay__state {
+    ct_reload_header_t header;
+    gameplay__clock clock;
+} gameplay__state;
+
+typedef struct gameplay__module {
+    const ct_log_api_v1 *log;
+    const ct_lua_api_v2 *lua;
+    const ct_jobs_api_v1 *jobs;
+    ct_plugin_o *self;
+    ct_allocator_t *allocator;
+    gameplay__state *state;
+} gameplay__module;
+
+extern gameplay__module gameplay__m;
+extern const ct_clock_api_v1 gameplay__clock_api_v1;
+
+/* gameplay_lua.c: registers Clock and Timer (start and rebind); runs the Lua half once (start);
+ * runs the timers that are due (each frame, after the clock advanced). */
+void gameplay__register_lua(void);
+int gameplay__lua_init(void);
+void gameplay__run_timers(void);
+
+#endif
