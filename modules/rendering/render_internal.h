@@ -154,6 +154,9 @@ typedef struct render__module {
 } render__module;
 
 extern render__module render__m;
+
+/* render_runtime.c: Render.set_material and other changes while the game runs. */
+void render__register_runtime_lua(void);
 extern const ct_render_api_v1 render__api_v1;
 
 /* render_component.c */

@@ -211,4 +211,5 @@ void render__register_lua(void)
         {"look_at", l_render_look_at},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
+    render__register_runtime_lua();
 }
