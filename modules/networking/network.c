@@ -158,6 +158,7 @@ void network__stop(void)
     if (!st->running)
         return;
     network__unlink_all();
+    network__replicas_clear();
     for (uint32_t c = 0; c < st->session.max_conns; c++)
         net_node_disconnect(&st->session.node, c, "left the session");
     net_node_service(&st->session.node, net_udp_now());
@@ -250,6 +251,7 @@ static void stop(void)
     network__unregister_component();
     network__state_t *st = network__m.state;
     ct_free(network__m.a, st->rpc_queue, st->rpc_cap);
+    network__replicas_free();
 }
 
 /* Points every callback the old code had registered for the running session (libuv's, the

@@ -725,10 +725,11 @@ int net_log_replay(FILE *f, net_node_t *node, uint32_t *compared, const char **w
 #include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
+#include "network_replicas.h"
 
 /* Bump when the state or manager layout changes: a reload across layouts is refused. */
 #ifndef NETWORK_LAYOUT_VERSION
-#define NETWORK_LAYOUT_VERSION 3u
+#define NETWORK_LAYOUT_VERSION 4u
 #endif
 
 #define NETWORK_SCRIPT_FIELDS (NET_FIELDS - NET_SCRIPT_FIELD0)
@@ -752,6 +753,7 @@ typedef struct network__state_t {
     uint32_t rpc_len, rpc_cap;
     uint32_t rpc_queued[256]; /* bytes per peer */
     uint8_t key[CT_NETWORK_KEY_BYTES];
+    network__replicas_t replicas; /* network_replicas.c */
 } network__state_t;
 
 typedef struct network__module_t {

@@ -434,5 +434,6 @@ void network__register_lua(void)
         {"stats", l_network_stats},
     };
     LUA->register_module("Network", fns, sizeof fns / sizeof fns[0]);
+    network__replicas_register_lua();
     LUA->run_string(prelude, "=networking");
 }
