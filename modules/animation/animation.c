@@ -4,6 +4,9 @@
  * world with one batched transform set. The rules are in api/ct_animation.h.
  */
 #include "animation_internal.h"
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (anim__m.profiler)
 
 #include "ct_memory.h"
 #include "ct_module.h"
@@ -240,6 +243,7 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
 
 static void evaluate(ct_world_o *w, float dt)
 {
+    CT_PROFILE_SCOPE("animation.evaluate");
     anim__manager *m = anim__manager_of(w, "evaluate");
     if (!m)
         return;
@@ -343,12 +347,13 @@ static const ct_api_need_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &anim__m.entity, &anim__m.component, &anim__m.transform, &anim__m.log, NULL,
-    &anim__m.lua,    &anim__m.data,      &anim__m.resource,  &anim__m.jobs,
+    &anim__m.lua,    &anim__m.data,      &anim__m.resource,  &anim__m.jobs, &anim__m.profiler,
 };
 
 static const ct_module_v2_t module = {

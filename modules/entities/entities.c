@@ -11,6 +11,10 @@
 
 #include "entities_internal.h"
 
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (entities__services.profiler)
+
 #include "ct_module.h"
 
 entities_services_t entities__services;
@@ -139,6 +143,7 @@ static void stop(void)
 static void frame_end(void *module, double dt)
 {
     (void)module, (void)dt;
+    CT_PROFILE_SCOPE("entities.gc");
     entities__collect_garbage_all();
 }
 
@@ -178,12 +183,14 @@ static const ct_api_need_t requires[] = {
     {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
     CT_API_NEED_OPTIONAL("ct.registry", 2, 2),
+    CT_API_NEED_OPTIONAL("ct.profiler", 1, 1),
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &entities__services.log,      &entities__services.memory,   &entities__services.lua,
     &entities__services.data,     &entities__services.resource, &entities__services.registry,
+    &entities__services.profiler,
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

@@ -120,7 +120,9 @@ static void frame_begin(void *ctx, double dt)
     c->dt = c->paused ? 0.0 : dt * c->scale;
     c->time += c->dt;
     c->frame++;
+    ct_profile_scope_t scope = ct_profile_scope_begin(gameplay__m.profiler, "gameplay.timers");
     gameplay__run_timers();
+    ct_profile_scope_end(&scope);
 }
 
 static int start(void)

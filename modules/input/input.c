@@ -7,6 +7,9 @@
 
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (input__m.profiler)
 
 #include <errno.h>
 #include <stdlib.h>
@@ -58,6 +61,7 @@ static void apply_replay(input__state *s)
 static void frame_begin(void *ctx, double dt)
 {
     (void)ctx, (void)dt;
+    CT_PROFILE_SCOPE("input.gather");
     input__state *s = input__m.state;
     input__begin_frame(&s->core);
     s->num_events = 0;
@@ -305,10 +309,11 @@ static const ct_api_need_t requires[] = {
     {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 4, 0, 0, "ct.resource"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 static void *const api_slots[] = {
-    &input__m.log, NULL, &input__m.lua, &input__m.data, &input__m.resource, &input__m.host,
+    &input__m.log, NULL, &input__m.lua, &input__m.data, &input__m.resource, &input__m.host, &input__m.profiler,
 };
 
 static const ct_module_v2_t module = {

@@ -70,6 +70,7 @@ typedef struct input__module {
     const ct_data_api_v1 *data;
     const ct_resource_api_v4 *resource;
     const ct_host_api_v1 *host;
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
     ct_allocator_t *allocator;
     input__state *state;

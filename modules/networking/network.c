@@ -17,6 +17,9 @@
 
 network__module_t network__m;
 
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (network__m.profiler)
 #define LOG(level, ...) network__m.log->write(network__m.self, level, __VA_ARGS__)
 
 static void on_log(void *user, const char *line)
@@ -181,6 +184,7 @@ static void frame_begin(void *module, double dt)
     network__state_t *st = network__m.state;
     if (!st->running)
         return;
+    CT_PROFILE_SCOPE("network.receive");
     net_udp_poll(st->udp, 65536);
     net_session_tick(&st->session, net_udp_now());
     network__dispatch_rpc();
@@ -190,8 +194,10 @@ static void frame_begin(void *module, double dt)
 static void frame_end(void *module, double dt)
 {
     (void)module, (void)dt;
-    if (network__m.state->running)
+    if (network__m.state->running) {
+        CT_PROFILE_SCOPE("network.gather");
         network__gather();
+    }
 }
 
 /* ---- ct.network v1 ------------------------------------------------------------------------ */
@@ -282,12 +288,14 @@ static const ct_api_need_t requires[] = {
     {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &network__m.entity, &network__m.component, &network__m.transform, &network__m.log,
     &network__m.memory, &network__m.lua,       &network__m.resource,  &network__m.data,
+    &network__m.profiler,
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts

@@ -5,6 +5,10 @@
  */
 #include "physics_internal.h"
 
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (physics__m.profiler)
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -253,6 +257,7 @@ static void queue_callbacks(physics__body_manager *m)
 
 static void simulate(ct_world_o *w, float dt)
 {
+    CT_PROFILE_SCOPE("physics.simulate");
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
         PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: refused dt %g (must be within [1e-5, 1] s)",
                     (void *)w, (double)dt);
@@ -269,7 +274,9 @@ static void simulate(ct_world_o *w, float dt)
         points_range(&job, 0, p->n);
 
     read_transforms(m);
+    ct_profile_scope_t step = ct_profile_scope_begin(physics__m.profiler, "physics.step");
     const int err = physics__scene_step(&m->scene, dt);
+    ct_profile_scope_end(&step);
     if (err)
         PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w, physics__m.log->error_message(err));
     const physics__step_report *r = &m->scene.report;
@@ -585,13 +592,14 @@ static const ct_api_need_t requires[] = {
     {CT_LOG_API, 1, 0, 0, "ct.log"},             {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 1, 0, 0, "ct.lua"},             {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &physics__m.entity, &physics__m.component, &physics__m.transform, &physics__m.world,
     &physics__m.log,    NULL,                  &physics__m.lua,       &physics__m.data,
-    &physics__m.resource, &physics__m.jobs,
+    &physics__m.resource, &physics__m.jobs, &physics__m.profiler,
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

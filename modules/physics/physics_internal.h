@@ -546,6 +546,7 @@ typedef struct physics__module {
     const ct_resource_api_v3 *resource;
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     physics__state *state;
 } physics__module;
 

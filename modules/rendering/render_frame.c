@@ -7,6 +7,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_profiler.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -219,20 +221,27 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     }
     job.worlds = s->worlds;
     record_pipeline(s);
+    ct_profile_scope_t phase = ct_profile_scope_begin(render__m.profiler, "render.gather");
     render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
+    ct_profile_scope_end(&phase);
+    phase = ct_profile_scope_begin(render__m.profiler, "render.sort_build");
     uint32_t visible = 0;
     for (uint32_t c = 1; c <= ranges; c++)
         visible += s->queue.contexts[c].n;
     if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) || s->queue.failed) {
+        ct_profile_scope_end(&phase);
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
         return CT_ERR_NOMEM;
     }
+    ct_profile_scope_end(&phase);
+    phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
     const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
+    ct_profile_scope_end(&phase);
     s->stats = (ct_render_stats_t){
         .frame = s->stats.frame + 1, .objects = meshes->n, .visible = visible,
         .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,

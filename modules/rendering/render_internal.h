@@ -149,6 +149,7 @@ typedef struct render__module {
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v1 *host;
     const ct_input_api_v1 *input; /* optional: gets the --window for keyboard and mouse */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;

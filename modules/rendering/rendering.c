@@ -7,6 +7,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "ct_profiler.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -105,7 +106,9 @@ static int capture(const char *path)
 static int render(ct_world_o *world, ct_entity_t camera)
 {
     render__state *s = render__m.state;
+    ct_profile_scope_t scope = ct_profile_scope_begin(render__m.profiler, "render.frame");
     const int r = render__frame(world, camera);
+    ct_profile_scope_end(&scope);
     if (r || !s->have_frame)
         return r;
     /* Written at every frame, so the file holds the last frame while its meshes are loaded. */
@@ -227,13 +230,14 @@ static const ct_api_need_t requires[] = {
     {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
     {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
     {CT_INPUT_API, 1, 0, CT_API_OPTIONAL, "ct.input"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 /* Where each API of `requires` goes, in its order. */
 static void *const api_slots[] = {
     &render__m.entity, &render__m.component, &render__m.transform, &render__m.log,
     NULL,              &render__m.lua,       &render__m.data,      &render__m.resource,
-    &render__m.jobs,   &render__m.host,      &render__m.input,
+    &render__m.jobs,   &render__m.host,      &render__m.input,  &render__m.profiler,
 };
 
 static const ct_module_v2_t module = {
