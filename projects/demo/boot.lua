@@ -23,10 +23,15 @@ function init()
   print(string.format("demo: loaded levels/arena in %.2f ms, spawned its %d entities in %.2f ms",
                       (t1 - t0) * 1000, n, (t2 - t1) * 1000))
 
-  -- Three small stacks of crates, dropped from a little above the floor.
+  -- Three small stacks of crates, dropped from a little above the floor, each crate turned and
+  -- set off its column a little more than the one below: they land on edges, tip over and tumble.
   for stack = 0, 2 do
     for level = 0, 3 do
-      local e = World.spawn_unit(demo.world, "units/crate", stack * 3 - 3, 1 + level * 1.5, 0)
+      local e = World.spawn_unit(demo.world, "units/crate", stack * 3 - 3 + level * 0.3, 1 + level * 1.5, 0)
+      local a = 0.35 + 0.2 * level + 0.15 * stack -- radians about a tilted axis
+      local ax, ay, az = 0.6, 0.3, 0.74
+      local s = math.sin(a / 2) / math.sqrt(ax * ax + ay * ay + az * az)
+      Actor.set_rotation(demo.world, e, ax * s, ay * s, az * s, math.cos(a / 2))
       World.set_callback(demo.world, e, "on_collision", on_collision)
       demo.crates[#demo.crates + 1] = e
     end
@@ -41,6 +46,11 @@ function init()
     Transform.link(demo.world, joint, Animation.bone(demo.world, demo.dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(demo.world, demo.dancer)))
+
+  -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
+  -- follows its bones on the GPU.
+  demo.walker = World.spawn_unit(demo.world, "units/walker", -0.5, 0, 5.5)
+  print(string.format("demo: a walker with %d bones, skinned", Animation.bone_count(demo.world, demo.walker)))
 
   -- A camera and a sun, aimed at the stacks.
   demo.camera = World.spawn_unit(demo.world, "units/camera", 4, 3.5, 8.5)
@@ -86,7 +96,7 @@ function update(dt)
   -- A handful of frames of the falling crates, as PNGs (with the gl backend).
   local f = demo.frames
   if Render.backend() == "gl" and (f == 1 or f == 20 or f == 40 or f == 90 or f == 180) then
-    print("demo: wrote " .. Render.screenshot(string.format("out/demo/frame_%03d.png", demo.frames)))
+    print("demo: wrote " .. Render.screenshot(string.format("out/demo/frame_%03d.png", f)))
   end
   if demo.frames % 120 == 0 then report_network() end
   if demo.frames % 60 == 0 then
@@ -114,6 +124,16 @@ function shutdown()
   end
   print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
                       demo.frames, demo.collisions, resting, #demo.crates))
+  -- They were dropped turned: those that tipped over now lie on a face (one axis points up).
+  local flat = 0
+  for _, e in ipairs(demo.crates) do
+    local x, y, z, w = Actor.rotation(demo.world, e)
+    local ux, uy, uz = 2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x) -- local y
+    local rx, ry, rz = 1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y) -- local x
+    local fx, fy, fz = 2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y) -- local z
+    if math.max(math.abs(uy), math.abs(ry), math.abs(fy)) > 0.99 then flat = flat + 1 end
+  end
+  print(string.format("demo: %d of %d crates tipped over and lie on a face", flat, #demo.crates))
   local hx, hy, hz = Transform.world_position(demo.world, Animation.bone(demo.world, demo.dancer, "Head"))
   print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
                       Animation.time(demo.world, demo.dancer), demo.marks, hx, hy, hz))
