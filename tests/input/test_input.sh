@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The input module end to end (api/ct_input.h):
-#   - events injected by a script (as a console script injects them) are recorded with their
-#     frames; --replay-input plays the file back headless to the same events, actions and hash,
-#     and recording the replay gives the same file byte for byte;
+#   - events injected by a script are recorded with their frames; --replay-input plays the file
+#     back headless to the same events, actions and hash, and recording the replay gives the same
+#     file byte for byte; a console client injects events into a running engine the same way;
 #   - a malformed recording is refused naming its line; a bad binding fails the compile naming
 #     the action;
 #   - a gamepad (--gamepad FILE of struct js_event records) gives buttons, axes and the d-pad;
@@ -51,6 +51,27 @@ cmp "$scratch/rec.txt" "$scratch/again.txt"
 grep -q "injected events are ignored" "$scratch/log"
 grep -q "inject: ignored while --replay-input plays" "$scratch/log"
 echo "input: injected events recorded and replayed to the same lines and the same file"
+
+# 1b. The console injects events too: a client's script calls Input.inject between frames, and
+# the recording has the event (so the session it was part of replays).
+"$cuttle" --project "$scratch/project" --modules "$build/modules" --render-backend null --console 0 \
+    --record-input "$scratch/console.txt" >"$scratch/console_out" 2>"$scratch/console_log" &
+engine=$!
+port=
+for _ in $(seq 400); do
+    port=$(cat "$scratch/console_log" "$scratch/console_out" | sed -n 's/.*console: listening on 127.0.0.1:\([0-9]*\).*/\1/p' | head -1)
+    [ -n "$port" ] && break
+    sleep 0.05
+done
+[ -n "$port" ] || { kill $engine; cat "$scratch/console_log"; echo "input: no console port"; exit 1; }
+"$build/tools/cuttle-console/cuttle-console" "$port" -e 'Input.inject("down", "k")' >/dev/null
+for _ in $(seq 400); do grep -q "event [0-9]* down k" "$scratch/console_out" && break; sleep 0.05; done
+"$build/tools/cuttle-console/cuttle-console" "$port" -e 'return Input.down("k")' > "$scratch/console_reply"
+kill $engine
+wait $engine || true
+grep -q "true" "$scratch/console_reply"
+grep -q "^[0-9]* down k$" "$scratch/console.txt"
+echo "input: a console client's Input.inject reaches the script and the recording"
 
 # 2. Bad data is refused, naming where.
 printf 'cuttle-input 1\n3 down w\n2 up w\n' > "$scratch/bad.txt"
