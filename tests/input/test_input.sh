@@ -136,7 +136,30 @@ for i in \$(seq 200); do grep -q "down q" "$scratch/xout.txt" && break; sleep 0.
 kill \$pid
 wait \$pid || true
 END
-xvfb-run -a -s "-screen 0 640x480x24" bash "$scratch/x.sh"
+# Mouse-look: with capture on, motion reports how far the pointer moved, and the pointer goes
+# back to the window's centre (320, 180) in between, so each event starts from there.
+cat >> "$scratch/x.sh" <<END
+"$cuttle" --project "$scratch/project" --modules "$build/modules" --window --fps 30 --frames 100000 \
+    -e 'Input.set_capture(true)' > "$scratch/cout.txt" 2>"$scratch/clog" &
+pid=\$!
+for i in \$(seq 200); do grep -q "listening to window" "$scratch/clog" && break; sleep 0.05; done
+sleep 0.3
+xdotool mousemove_relative 10 0
+for i in \$(seq 100); do grep -q "motion" "$scratch/cout.txt" && break; sleep 0.05; done
+xdotool mousemove_relative -- -5 7
+for i in \$(seq 100); do [ "\$(grep -c motion "$scratch/cout.txt")" -ge 2 ] && break; sleep 0.05; done
+kill \$pid
+wait \$pid || true
+END
+# A display number of our own (other suites start Xvfb at the same time; -a alone races them for
+# :99), and a second try when the server did not come up.
+for attempt in 1 2; do
+    xvfb-run -a -n $((200 + RANDOM % 700)) -s "-screen 0 640x480x24" bash "$scratch/x.sh" && break
+    [ $attempt = 2 ] && exit 1
+    echo "input: the virtual display did not come up; trying another"
+done
+grep '^event' "$scratch/cout.txt" | cut -d' ' -f3- > "$scratch/cevents.txt"
+printf 'motion 330 180 10 0\nmotion 315 187 -5 7\n' | diff - "$scratch/cevents.txt"
 grep '^event' "$scratch/xout.txt" | cut -d' ' -f3- > "$scratch/xevents.txt"
 cat > "$scratch/expected.txt" <<'END'
 motion 100 50 0 0
@@ -152,4 +175,4 @@ diff "$scratch/expected.txt" "$scratch/xevents.txt"
 grep -q "listening to window" "$scratch/xlog"
 run --replay-input "$scratch/xrec.txt" --frames "$(tail -1 "$scratch/xrec.txt" | cut -d' ' -f1)" > "$scratch/xreplay.txt"
 diff <(grep -E '^(event|action|mouse) ' "$scratch/xout.txt") <(grep -v '^input:' "$scratch/xreplay.txt")
-echo "input: xdotool's keys, clicks, wheel and motion reach the script under Xvfb and replay headless"
+echo "input: xdotool's keys, clicks, wheel, motion and captured relative motion reach the script under Xvfb and replay headless"
