@@ -73,7 +73,8 @@ def make_project(src, tmp):
     proj = os.path.join(tmp, "yard")
     shutil.copytree(os.path.join(src, "tests/editor/project"), proj)
     demo = os.path.join(src, "projects/demo")
-    for sub in ("meshes", "materials"):
+    # The demo's meshes and materials, with the files they read (the walker's glTF and textures).
+    for sub in ("meshes", "materials", "characters"):
         shutil.copytree(os.path.join(demo, sub), os.path.join(proj, sub))
     shutil.copy(os.path.join(demo, "default.render_config"), proj)
     return proj
