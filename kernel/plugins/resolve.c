@@ -45,8 +45,11 @@ static void reject_duplicate_providers(const loader_desc_t *desc)
 {
     uint32_t n = registry__num_plugins();
     char (*why)[PLUGIN_ERROR_SIZE] = calloc(n ? n : 1, sizeof *why);
-    if (!why)
+    bool *set_aside = calloc(n ? n : 1, sizeof *set_aside);
+    if (!why || !set_aside) {
+        free(why), free(set_aside);
         return;
+    }
     for (uint32_t k = 0; k < n; k++) {
         ct_plugin_o *p = registry__plugin(k);
         for (uint32_t i = 0; is_candidate(p) && i < p->num_provides && !why[k][0]; i++) {
@@ -71,16 +74,28 @@ static void reject_duplicate_providers(const loader_desc_t *desc)
                          "provides %s v%u, which '%s' provides too; name the one to use in the "
                          "project's providers",
                          api, ref->version, other->name);
-            else if (strcmp(chosen, p->name) != 0)
-                snprintf(why[k], sizeof why[k],
-                         "provides %s v%u, but the project chose '%s' to provide it", api,
-                         ref->version, chosen);
+            else if (strcmp(chosen, p->name) != 0) {
+                snprintf(why[k], sizeof why[k], "the project chose '%s' to provide %s v%u", chosen,
+                         api, ref->version);
+                set_aside[k] = true;
+            }
         }
     }
-    for (uint32_t k = 0; k < n; k++)
-        if (why[k][0])
-            loader__fail(registry__plugin(k), CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", why[k]);
+    for (uint32_t k = 0; k < n; k++) {
+        ct_plugin_o *p = registry__plugin(k);
+        if (!why[k][0])
+            continue;
+        if (!set_aside[k]) {
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", why[k]);
+            continue;
+        }
+        /* The project's own choice is no error: the other provider is simply not loaded. */
+        snprintf(p->error, sizeof p->error, "not loaded: %s", why[k]);
+        p->state = CT_PLUGIN_SKIPPED;
+        log__info("plugin '%s' (%s) %s", p->name, p->path, p->error);
+    }
     free(why);
+    free(set_aside);
 }
 
 /* Lists who offers `id` at any version, for the message about a missing version. */
