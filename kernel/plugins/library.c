@@ -504,3 +504,20 @@ void loader__close(ct_plugin_o *p)
         dlclose(p->lib);
     p->lib = NULL;
 }
+
+const char *loader__name_address(const void *address, const char **file)
+{
+    Dl_info info;
+    if (!address || !dladdr(address, &info))
+        return NULL;
+    for (uint32_t i = 0; i < registry__num_plugins(); i++) {
+        const ct_plugin_o *p = registry__plugin(i);
+        struct link_map *map = NULL;
+        if (p->lib && dlinfo(p->lib, RTLD_DI_LINKMAP, &map) == 0 && map &&
+            (void *)map->l_addr == info.dli_fbase) {
+            *file = p->path;
+            return p->name;
+        }
+    }
+    return NULL;
+}
