@@ -68,8 +68,9 @@
  * doubles), so creating and destroying entities with callbacks does not grow the Lua heap.
  *
  * Lua (module World, worlds are light userdata holding the handle, entities are numbers holding
- * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, is never taken as
- * an id: it names no entity here, and Transform.* raise "not an entity id" for it):
+ * their id; a number that is not a whole number in 1 .. 2^32 - 1, such as 1.5, -1 or 0, is never
+ * taken as an id: every module's functions raise "<Module.function>: argument N is not an entity
+ * id (got 1.5)" for it, and "... is not a world" for a world argument that is none):
  *   World.create() -> w                     World.destroy(w)
  *   World.spawn_unit(w, name, x, y, z [, qx, qy, qz, qw]) -> root entity (nil on failure)
  *   World.spawn_level(w, name) -> number of entities (nil, message on failure)

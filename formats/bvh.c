@@ -2,6 +2,8 @@
  * hierarchy walked with an explicit stack, then the frames line by line. */
 #include "bvh.h"
 
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "ct_math.h"
 #include "formats_arena.h"
 
@@ -244,10 +246,23 @@ static bool read_motion(bvh_reader *r, ct_bvh_t *b)
     float scratch;
     if (read_line(r, &scratch, 0) != 0)
         return fail(r, "unexpected values after Frame Time");
-    /* Count the lines left to size the frame array: at most one frame per line. */
+    /* Size the frame array from what the text can hold: at most one frame per line with
+     * something on it, and a frame of c values takes at least 2c bytes ("0 0 ... 0\n"). So the
+     * array is never more than about twice the text (blank lines or short ones add nothing),
+     * whatever the channel count. */
     uint64_t lines = 1;
-    for (const char *p = r->at; p < r->end; p++)
-        lines += *p == '\n';
+    bool filled = false;
+    for (const char *p = r->at; p < r->end; p++) {
+        if (*p == '\n') {
+            lines += filled;
+            filled = false;
+        } else if (*p != ' ' && *p != '\t' && *p != '\r') {
+            filled = true;
+        }
+    }
+    const uint64_t fit = (uint64_t)(r->end - r->at) / (2u * (uint64_t)b->num_channels) + 1u;
+    if (lines > fit)
+        lines = fit;
     if (lines > BVH_MAX_FRAMES + 1u)
         lines = BVH_MAX_FRAMES + 1u;
     float *frames = formats__alloc_array(&r->arena, (size_t)lines, b->num_channels * sizeof(float));
@@ -262,11 +277,16 @@ static bool read_motion(bvh_reader *r, ct_bvh_t *b)
         r->tok_line = r->line;
         if (n == BVH_MAX_FRAMES)
             return fail(r, "more than %u frames", BVH_MAX_FRAMES);
-        const int64_t got = read_line(r, frames + (size_t)n * b->num_channels, b->num_channels);
+        /* Past the array nothing is written, only counted (the sizing above leaves no room for
+         * a whole frame there, so such a line is refused below). */
+        const int64_t got = read_line(r, frames + (size_t)(n < lines ? n : 0) * b->num_channels,
+                                      n < lines ? b->num_channels : 0);
         if (got < 0)
             return false;
         if (got == 0)
             continue; /* blank line */
+        if (n >= lines)
+            return fail(r, "frame %u does not fit the text", n);
         if ((uint64_t)got != b->num_channels)
             return fail(r, "frame %u has %lld values, the hierarchy has %u channels", n,
                         (long long)got, b->num_channels);
@@ -315,28 +335,12 @@ ct_bvh_t *ct_bvh_parse(const char *text, size_t size, const char *name, ct_alloc
 
 ct_bvh_t *ct_bvh_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *text = (char *)ct_file_read(path, ct_heap_allocator(), BVH_MAX_TEXT, &len, err, err_size);
+    if (!text)
         return NULL;
-    }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || (size_t)len > BVH_MAX_TEXT || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        snprintf(err, err_size, "%s: not a readable file of at most 1 GB", path);
-        return NULL;
-    }
-    char *text = malloc((size_t)len + 1);
-    const bool ok = text && fread(text, 1, (size_t)len, f) == (size_t)len;
-    fclose(f);
-    ct_bvh_t *b = NULL;
-    if (ok)
-        b = ct_bvh_parse(text, (size_t)len, path, a, err, err_size);
-    else
-        snprintf(err, err_size, "%s: %s", path, text ? "reading failed" : "out of memory");
-    free(text);
+    ct_bvh_t *b = ct_bvh_parse(text, len, path, a, err, err_size);
+    ct_free(ct_heap_allocator(), text, len + 1);
     return b;
 }
 

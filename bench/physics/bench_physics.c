@@ -52,6 +52,7 @@
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
  * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing).
  */
+#include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
 #include "physics_internal.h"
@@ -64,19 +65,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static void *bench_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                           const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-
-static ct_allocator_t heap = {NULL, bench_realloc};
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
@@ -120,7 +108,7 @@ static void report(const char *name, double value, const char *unit)
 static void bench_integrate(void)
 {
     enum { N = 1000000 };
-    physics__points p = {.a = &heap, .map.a = &heap};
+    physics__points p = {.a = ct_heap_allocator(), .map.a = ct_heap_allocator()};
     for (uint32_t i = 0; i < N; i++) {
         const ct_point_mass_desc_t d = {.mass = 1.0f, .position = {frand(-1, 1), 0, 0}, .velocity = {0, 1, 0}};
         physics__points_add(&p, (ct_entity_t){i + 1}, &d);
@@ -154,7 +142,7 @@ static void random_boxes(physics__broadphase *bp, uint32_t n)
 static void bench_broadphase(const char *name, physics__pool with)
 {
     enum { N = 100000, QUERIES = 1000 };
-    physics__broadphase bp = {.a = &heap, .pool = with};
+    physics__broadphase bp = {.a = ct_heap_allocator(), .pool = with};
     rng = 2463534242u; /* the same boxes and queries for every pool */
     random_boxes(&bp, N);
     const float side = 2.0f * cbrtf((float)N);
@@ -183,7 +171,7 @@ static void bench_broadphase(const char *name, physics__pool with)
 static void bench_hash_vs_brute(void)
 {
     enum { N = 5000 };
-    physics__broadphase bp = {.a = &heap};
+    physics__broadphase bp = {.a = ct_heap_allocator()};
     random_boxes(&bp, N);
     double hash = 1e30, brute = 1e30;
     uint32_t brute_pairs = 0;
@@ -227,7 +215,7 @@ static void add_ground(physics__scene *s, uint32_t id, float half)
 static void pile_scene(physics__scene *s, physics__pool with)
 {
     enum { N = 10000 };
-    physics__scene_init(s, &heap);
+    physics__scene_init(s, ct_heap_allocator());
     s->pool = with;
     add_ground(s, N + 1, 60.0f);
     rng = 2463534242u;
@@ -327,7 +315,7 @@ static void bench_mixed(void)
 {
     enum { DEBRIS = 20000, WALLS = 300 };
     physics__scene s;
-    physics__scene_init(&s, &heap);
+    physics__scene_init(&s, ct_heap_allocator());
     s.pool = pool;
     s.sleeping = false;
     rng = 99u;
@@ -364,7 +352,7 @@ static void bench_mixed(void)
 static void bench_pyramid(const char *name, int levels, physics__pool with)
 {
     physics__scene s;
-    physics__scene_init(&s, &heap);
+    physics__scene_init(&s, ct_heap_allocator());
     s.pool = with;
     s.sleeping = false;
     add_ground(&s, 100000, 100.0f);
@@ -458,7 +446,7 @@ static double cpu_ms(void)
 static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__pool with, float *top_moved)
 {
     physics__scene s;
-    physics__scene_init(&s, &heap);
+    physics__scene_init(&s, ct_heap_allocator());
     s.pool = with;
     s.sleeping = false;
     s.gravity = v3(0.0f, -10.0f, 0.0f); /* b3DefaultWorldDef's */
@@ -579,7 +567,7 @@ static void bench_box3d(void)
 static void bench_box3d_standing(void)
 {
     physics__scene s;
-    physics__scene_init(&s, &heap);
+    physics__scene_init(&s, ct_heap_allocator());
     s.sleeping = false;
     s.gravity = v3(0.0f, -10.0f, 0.0f);
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){box3d_large_pyramid(&s)});

@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "animation_layout.h"
 
 #include <math.h>
 #include <string.h>
@@ -300,8 +301,19 @@ static uint32_t bone_index(ct_world_o *w, ct_entity_t e, const char *name)
 }
 
 const ct_animation_api_v1 anim__api_v1 = {
-    clip, clip_duration, clip_bones, sample, play, crossfade, time_of, set_time, evaluate, events,
-    bone, bone_count, bone_index,
+    .clip = clip,
+    .clip_duration = clip_duration,
+    .clip_bones = clip_bones,
+    .sample = sample,
+    .play = play,
+    .crossfade = crossfade,
+    .time = time_of,
+    .set_time = set_time,
+    .evaluate = evaluate,
+    .events = events,
+    .bone = bone,
+    .bone_count = bone_count,
+    .bone_index = bone_index,
 };
 
 /* ---- plugin ---------------------------------------------------------------------------------- */
@@ -334,29 +346,26 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_ANIMATION_API, 1, sizeof(ct_animation_api_v1), 0, "ct.animation"},
+    CT_API_PROVIDE("ct.animation", 1, ct_animation_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
-    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
-    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &anim__m.entity),
+    CT_MODULE_API(component, 1, &anim__m.component),
+    CT_MODULE_API(transform, 2, &anim__m.transform),
+    CT_MODULE_API(log, 1, &anim__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 1, &anim__m.lua),
+    CT_MODULE_API(data, 1, &anim__m.data),
+    CT_MODULE_API(resource, 4, &anim__m.resource),
+    CT_MODULE_API_OPTIONAL(jobs, 1, &anim__m.jobs),
 };
 
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &anim__m.entity, &anim__m.component, &anim__m.transform, &anim__m.log, NULL,
-    &anim__m.lua,    &anim__m.data,      &anim__m.resource,  &anim__m.jobs,
-};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.animation", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &anim__m.self, .allocator = &anim__m.allocator, .state = &anim__m.state,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.animation", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &anim__m.self, .allocator = &anim__m.allocator, .state = &anim__m.state,
                .state_size = sizeof(anim__state), .layout_version = ANIMATION_LAYOUT_VERSION,
                .start = start, .stop = stop, .rebind = rebind},
 };
@@ -364,5 +373,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_ANIMATION_API, 1, &anim__api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

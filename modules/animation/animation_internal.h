@@ -21,10 +21,10 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 
-/* Bump when the state or manager layout changes: a reload across layouts is refused. */
-#ifndef ANIMATION_LAYOUT_VERSION
-#define ANIMATION_LAYOUT_VERSION 3u
-#endif
+/* ANIMATION_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of anim__state, anim__manager and every struct they reach (animation_layout.h, by
+ * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
+ * entry file includes animation_layout.h. */
 
 #define ANIM_CLIP_NAME 64u
 

@@ -3,33 +3,17 @@
  * naming the entity and the argument. */
 #include "animation_internal.h"
 
+#include "../common/lua_checks.h"
+
 #include <math.h>
 #include <string.h>
 
 #define L_API (anim__m.lua)
 
-static ct_world_o *check_world(lua_State *L)
+/* A time in seconds (or a time step): finite and within +-1e6. */
+static float check_seconds(lua_State *L, int idx, const char *fn)
 {
-    ct_world_o *w = L_API->to_light_userdata(L, 1);
-    if (!w)
-        L_API->error(L, "argument 1 is not a world");
-    return w;
-}
-
-static ct_entity_t check_entity(lua_State *L, int idx)
-{
-    const double v = L_API->check_number(L, idx);
-    if (!(v >= 1.0 && v <= (double)UINT32_MAX && v == floor(v)))
-        L_API->error(L, "argument %d is not an entity (got %g)", idx, v);
-    return (ct_entity_t){(uint32_t)v};
-}
-
-static float check_finite(lua_State *L, int idx, const char *what)
-{
-    const double v = L_API->check_number(L, idx);
-    if (!isfinite(v) || fabs(v) > 1e6)
-        L_API->error(L, "%s: argument %d must be a finite number (got %g)", what, idx, v);
-    return (float)v;
+    return (float)check__range(L_API, L, idx, fn, -1e6, 1e6);
 }
 
 /* The optional {loop =, speed =} table at idx. */
@@ -65,8 +49,8 @@ static int fail(lua_State *L, int err, const char *what, ct_entity_t e, const ch
 
 static int l_play(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.play", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.play");
     const char *clip = L_API->check_string(L, 3, NULL);
     const ct_animation_play_t d = check_options(L, 4, "Animation.play");
     const int err = anim__api_v1.play(w, e, clip, &d);
@@ -75,10 +59,10 @@ static int l_play(lua_State *L)
 
 static int l_crossfade(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.crossfade", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.crossfade");
     const char *clip = L_API->check_string(L, 3, NULL);
-    const float seconds = check_finite(L, 4, "Animation.crossfade");
+    const float seconds = check_seconds(L, 4, "Animation.crossfade");
     const ct_animation_play_t d = check_options(L, 5, "Animation.crossfade");
     const int err = anim__api_v1.crossfade(w, e, clip, seconds, &d);
     return err ? fail(L, err, "Animation.crossfade", e, clip) : 0;
@@ -86,8 +70,8 @@ static int l_crossfade(lua_State *L)
 
 static int l_time(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.time", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.time");
     if (!anim__find(anim__manager_of(w, "Animation.time"), e))
         return fail(L, CT_ERR_NOT_FOUND, "Animation.time", e, NULL);
     L_API->push_number(L, anim__api_v1.time(w, e));
@@ -96,16 +80,16 @@ static int l_time(lua_State *L)
 
 static int l_set_time(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
-    const int err = anim__api_v1.set_time(w, e, check_finite(L, 3, "Animation.set_time"));
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.set_time", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.set_time");
+    const int err = anim__api_v1.set_time(w, e, check_seconds(L, 3, "Animation.set_time"));
     return err ? fail(L, err, "Animation.set_time", e, NULL) : 0;
 }
 
 static int l_evaluate(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const float dt = check_finite(L, 2, "Animation.evaluate");
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.evaluate", NULL);
+    const float dt = check_seconds(L, 2, "Animation.evaluate");
     if (dt < 0)
         return L_API->error(L, "Animation.evaluate: dt must be >= 0 (got %g)", (double)dt);
     anim__api_v1.evaluate(w, dt);
@@ -115,7 +99,8 @@ static int l_evaluate(lua_State *L)
 static int l_events(lua_State *L)
 {
     uint32_t size, at = 0;
-    const void *stream = anim__api_v1.events(check_world(L), &size);
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.events", NULL);
+    const void *stream = anim__api_v1.events(w, &size);
     L_API->new_table(L, 0, 0);
     int n = 0;
     for (const ct_animation_event_header_t *h; (h = ct_animation_event_next(stream, size, &at));) {
@@ -138,8 +123,8 @@ static int l_events(lua_State *L)
 /* Animation.bone(world, e, name or 1-based index) -> bone entity or nil. */
 static int l_bone(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.bone", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.bone");
     uint32_t i;
     if (L_API->type(L, 3) == CT_LUA_NUMBER) {
         const double n = L_API->to_number(L, 3);
@@ -157,8 +142,9 @@ static int l_bone(lua_State *L)
 
 static int l_bone_count(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    L_API->push_number(L, anim__api_v1.bone_count(w, check_entity(L, 2)));
+    ct_world_o *w = check__world(L_API, L, 1, "Animation.bone_count", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Animation.bone_count");
+    L_API->push_number(L, anim__api_v1.bone_count(w, e));
     return 1;
 }
 

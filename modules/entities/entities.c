@@ -12,6 +12,7 @@
 #include "entities_internal.h"
 
 #include "ct_module.h"
+#include "entities_layout.h"
 
 entities_services_t entities__services;
 entities_state_t *entities__state;
@@ -161,40 +162,33 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_ENTITY_API, 1, sizeof(ct_entity_api_v1), 0, "ct.entity"},
-    {CT_ENTITY_API, 2, sizeof(ct_entity_api_v2), 0, "ct.entity"},
-    {CT_COMPONENT_API, 1, sizeof(ct_component_api_v1), 0, "ct.component"},
-    {CT_COMPONENT_API, 2, sizeof(ct_component_api_v2), 0, "ct.component"},
-    {CT_WORLD_API, 0, sizeof(ct_world_api_v0), 0, "ct.world"},
-    {CT_WORLD_API, 1, sizeof(ct_world_api_v1), 0, "ct.world"},
+    CT_API_PROVIDE("ct.entity", 1, ct_entity_api_v1),
+    CT_API_PROVIDE("ct.entity", 2, ct_entity_api_v2),
+    CT_API_PROVIDE("ct.component", 1, ct_component_api_v1),
+    CT_API_PROVIDE("ct.component", 2, ct_component_api_v2),
+    CT_API_PROVIDE("ct.world", 0, ct_world_api_v0),
+    CT_API_PROVIDE("ct.world", 1, ct_world_api_v1),
     CT_API_PROVIDE("ct.world", 2, ct_world_api_v2),
-    {CT_DEBUG_NAME_API, 1, sizeof(ct_debug_name_api_v1), 0, "ct.debug_name"},
+    CT_API_PROVIDE("ct.debug_name", 1, ct_debug_name_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
-    CT_API_NEED_OPTIONAL("ct.registry", 2, 2),
-};
-
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &entities__services.log,      &entities__services.memory,   &entities__services.lua,
-    &entities__services.data,     &entities__services.resource, &entities__services.registry,
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &entities__services.log),
+    CT_MODULE_API(memory, 1, &entities__services.memory),
+    CT_MODULE_API(lua, 1, &entities__services.lua),
+    CT_MODULE_API(data, 1, &entities__services.data),
+    CT_MODULE_API(resource, 3, &entities__services.resource),
+    CT_MODULE_API_OPTIONAL(registry, 2, &entities__services.registry),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
  * is. */
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.entities", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.entities", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_end = frame_end},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &entities__services.self, .allocator = &entities__services.a,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &entities__services.self, .allocator = &entities__services.a,
                .state = &entities__state, .state_size = sizeof(entities_state_t),
                .layout_version = ENTITIES_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -212,5 +206,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_WORLD_API, 2, &world_v2},
         {CT_DEBUG_NAME_API, 1, &entities__debug_name_api},
     };
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

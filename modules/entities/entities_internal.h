@@ -36,13 +36,10 @@ extern entities_services_t entities__services;
  * allocator, so a hot reload hands it to the new code whole (see entities.c). Each part belongs to
  * one file. */
 
-/* The layout of entities_state_t and of everything the state points to or the module's code made
- * and others keep (worlds, managers, queued callbacks, loaded levels and units). Bump it with any
- * change there: a reload into code with another layout is refused and the old code keeps running.
- * The reload test builds the module with another value to check that refusal. */
-#ifndef ENTITIES_LAYOUT_VERSION
-#define ENTITIES_LAYOUT_VERSION 4u
-#endif
+/* ENTITIES_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of entities_state_t and every struct they reach (entities_layout.h, by
+ * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
+ * entry file includes entities_layout.h. */
 
 #define ENTITIES_MAX_TYPES 64u
 #define ENTITIES_MAX_DESTROY_CALLBACKS 32u
@@ -86,10 +83,31 @@ typedef struct entities_types_t {
     uint64_t next_serial;
 } entities_types_t;
 
-/* entities_world.c */
-struct world_t;
+/* entities_world.c. A world is here, not in its file, because worlds outlive a reload: their
+ * layout is part of the module's (ENTITIES_LAYOUT_VERSION). */
+typedef struct entities_bytes_t {
+    uint8_t *bytes;
+    uint32_t size;
+    uint32_t capacity;
+} entities_bytes_t;
+
+/* What a ct_world_o handle names. The handle is not this struct's address: it is the world's
+ * slot and that slot's generation (see make_handle), so a handle kept past destroy_world never
+ * names a world created later, even one that got the same memory. */
+typedef struct entities_world_t {
+    void *managers[ENTITIES_MAX_TYPES];
+    ct_allocator_t *allocators[ENTITIES_MAX_TYPES];
+    char name[32];
+    entities_bytes_t queue;
+    entities_bytes_t run;
+    uint32_t run_cursor;
+    ct_world_o *handle;
+    uint32_t run_serial; /* names the run in progress; 0 when none */
+    uint32_t runs;       /* runs started, for the next serial */
+} entities_world_t;
+
 typedef struct entities_world_slot_t {
-    struct world_t *world; /* NULL when the slot is free */
+    entities_world_t *world; /* NULL when the slot is free */
     uint32_t generation;   /* goes up when the slot's world is destroyed; never 0 */
 } entities_world_slot_t;
 

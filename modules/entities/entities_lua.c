@@ -12,23 +12,15 @@
 
 #include "entities_internal.h"
 
+#include "../common/lua_checks.h"
+
 #define L_API (entities__services.lua)
 
-/* Argument 1 of `fn` as a live world, or a Lua error naming fn (the error's place is the script
- * line that called it; the Lua half checks before calling in, so its lines never show). */
-static ct_world_o *check_world(lua_State *L, const char *fn)
+/* Argument 1 of `fn` as a live world (the error's place is the script line that called it; the
+ * Lua half checks before calling in, so its lines never show). */
+static ct_world_o *live_world(lua_State *L, const char *fn)
 {
-    ct_world_o *w = L_API->to_light_userdata(L, 1);
-    if (!entities__world_valid(w))
-        L_API->error(L, "%s: argument 1 is not a live world (destroyed already?)", fn);
-    return w;
-}
-
-/* Ids are whole numbers below 2^32; anything else is no entity (and so never alive). */
-static ct_entity_t check_entity(lua_State *L, int idx)
-{
-    double v = L_API->check_number(L, idx);
-    return (ct_entity_t){v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
+    return check__world(L_API, L, 1, fn, entities__world_valid);
 }
 
 static int push_entity_or_nil(lua_State *L, ct_entity_t e)
@@ -51,19 +43,19 @@ static int l_world_create(lua_State *L)
 
 static int l_world_destroy(lua_State *L)
 {
-    entities__destroy_world(check_world(L, "World.destroy"));
+    entities__destroy_world(live_world(L, "World.destroy"));
     return 0;
 }
 
 static int l_world_spawn_unit(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.spawn_unit");
+    ct_world_o *w = live_world(L, "World.spawn_unit");
     const char *name = L_API->check_string(L, 2, NULL);
     float pos[3], rot[4];
     for (int i = 0; i < 3; i++)
-        pos[i] = (float)L_API->opt_number(L, 3 + i, 0.0);
+        pos[i] = (float)check__opt_number(L_API, L, 3 + i, "World.spawn_unit", 0.0);
     for (int i = 0; i < 4; i++)
-        rot[i] = (float)L_API->opt_number(L, 6 + i, i == 3 ? 1.0 : 0.0);
+        rot[i] = (float)check__opt_number(L_API, L, 6 + i, "World.spawn_unit", i == 3 ? 1.0 : 0.0);
     char why[96];
     if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
         return L_API->error(L, "World.spawn_unit('%s'): %s", name, why);
@@ -74,7 +66,7 @@ static int l_world_spawn_unit(lua_State *L)
 
 static int l_world_spawn_level(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.spawn_level");
+    ct_world_o *w = live_world(L, "World.spawn_level");
     int n = entities__spawn_named(w, "level", L_API->check_string(L, 2, NULL), NULL, NULL, NULL);
     if (n < 0) {
         const char *why = entities__services.log->error_message(n);
@@ -88,9 +80,9 @@ static int l_world_spawn_level(lua_State *L)
 
 static int l_world_debug_name(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.debug_name");
+    ct_world_o *w = live_world(L, "World.debug_name");
     const ct_debug_name_api_v1 *api = &entities__debug_name_api;
-    const char *name = api->name(w, api->lookup(w, check_entity(L, 2)));
+    const char *name = api->name(w, api->lookup(w, check__entity(L_API, L, 2, "World.debug_name")));
     if (name)
         L_API->push_string(L, name, strlen(name));
     else
@@ -100,8 +92,8 @@ static int l_world_debug_name(lua_State *L)
 
 static int l_world_set_debug_name(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.set_debug_name");
-    ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = live_world(L, "World.set_debug_name");
+    ct_entity_t e = check__entity(L_API, L, 2, "World.set_debug_name");
     int err = entities__debug_name_api.set(w, e, L_API->check_string(L, 3, NULL));
     L_API->push_boolean(L, err == 0);
     return 1;
@@ -109,15 +101,15 @@ static int l_world_set_debug_name(lua_State *L)
 
 static int l_world_queue_callback(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.queue_callback");
-    ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = live_world(L, "World.queue_callback");
+    ct_entity_t e = check__entity(L_API, L, 2, "World.queue_callback");
     const char *name = L_API->check_string(L, 3, NULL);
     double args[16];
     int n = L_API->get_top(L) - 3;
     if (n > 16)
         return L_API->error(L, "queue_callback: at most 16 numbers");
     for (int i = 0; i < n; i++)
-        args[i] = L_API->check_number(L, 4 + i);
+        args[i] = check__number(L_API, L, 4 + i, "World.queue_callback");
     if (entities__queue_callback(w, e, name, args, (uint32_t)n) < 0)
         return L_API->error(L, "queue_callback: could not queue '%s'", name);
     return 0;
@@ -125,13 +117,13 @@ static int l_world_queue_callback(lua_State *L)
 
 static int l_world_collect_garbage(lua_State *L)
 {
-    entities__collect_garbage(check_world(L, "World.collect_garbage"));
+    entities__collect_garbage(live_world(L, "World.collect_garbage"));
     return 0;
 }
 
 static int l_world_take_callbacks(lua_State *L)
 {
-    L_API->push_number(L, entities__take_callbacks(check_world(L, "World.run_callbacks")));
+    L_API->push_number(L, entities__take_callbacks(live_world(L, "World.run_callbacks")));
     return 1;
 }
 
@@ -139,8 +131,8 @@ static int l_world_take_callbacks(lua_State *L)
  * the end. */
 static int l_world_next_callback(lua_State *L)
 {
-    ct_world_o *w = check_world(L, "World.run_callbacks");
-    const double run = L_API->check_number(L, 2);
+    ct_world_o *w = live_world(L, "World.run_callbacks");
+    const double run = check__number(L_API, L, 2, "World.run_callbacks");
     ct_entity_t e;
     const char *name;
     const double *args;
@@ -174,13 +166,13 @@ static int l_entity_create(lua_State *L) { return push_entity_or_nil(L, entities
 
 static int l_entity_alive(lua_State *L)
 {
-    L_API->push_boolean(L, entities__alive(check_entity(L, 1)));
+    L_API->push_boolean(L, entities__alive(check__entity(L_API, L, 1, "Entity.alive")));
     return 1;
 }
 
 static int l_entity_destroy(lua_State *L)
 {
-    entities__destroy(check_entity(L, 1));
+    entities__destroy(check__entity(L_API, L, 1, "Entity.destroy"));
     return 0;
 }
 
@@ -230,6 +222,9 @@ static const char prelude[] =
     "local traceback = debug and debug.traceback or tostring\n"
     "local MIN_SWEEP = 64\n"
     "local function check_world(w, fn)\n"
+    "  if type(w) ~= 'userdata' then\n"
+    "    error(fn .. ': argument 1 is not a world (got ' .. (w == nil and 'nil' or 'a ' .. type(w)) .. ')', 3)\n"
+    "  end\n"
     "  if not live(w) then error(fn .. ': argument 1 is not a live world (destroyed already?)', 3) end\n"
     "end\n"
     "function World.destroy(w)\n"

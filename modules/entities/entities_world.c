@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_array.h"
 #include "entities_internal.h"
 
 #define MAX_CALLBACK_NAME 63u
@@ -23,27 +24,6 @@ typedef struct callback_record_t {
     uint16_t nargs;
     uint16_t name_len;
 } callback_record_t;
-
-typedef struct byte_buffer_t {
-    uint8_t *bytes;
-    uint32_t size;
-    uint32_t capacity;
-} byte_buffer_t;
-
-/* What a ct_world_o handle names. The handle is not this struct's address: it is the world's
- * slot and that slot's generation (see make_handle), so a handle kept past destroy_world never
- * names a world created later, even one that got the same memory. */
-typedef struct world_t {
-    void *managers[ENTITIES_MAX_TYPES];
-    ct_allocator_t *allocators[ENTITIES_MAX_TYPES];
-    char name[32];
-    byte_buffer_t queue;
-    byte_buffer_t run;
-    uint32_t run_cursor;
-    ct_world_o *handle;
-    uint32_t run_serial; /* names the run in progress; 0 when none */
-    uint32_t runs;       /* runs started, for the next serial */
-} world_t;
 
 /* Handle = generation << 16 | (slot + 1): never 0, and within the 47 bits a LuaJIT light
  * userdata holds. A slot's generation goes up when its world is destroyed; after 2^24 worlds in
@@ -59,7 +39,7 @@ static ct_world_o *make_handle(uint32_t slot)
 }
 
 /* The world a handle names, or NULL for a stale, foreign or NULL handle. */
-static world_t *resolve(const ct_world_o *handle)
+static entities_world_t *resolve(const ct_world_o *handle)
 {
     const entities_worlds_t *ws = &entities__state->worlds;
     const uint64_t h = (uint64_t)(uintptr_t)handle;
@@ -71,7 +51,7 @@ static world_t *resolve(const ct_world_o *handle)
 
 bool entities__world_valid(const ct_world_o *world) { return resolve(world) != NULL; }
 
-static bool add_manager(world_t *w, uint32_t slot)
+static bool add_manager(entities_world_t *w, uint32_t slot)
 {
     const ct_component_type_t *type = entities__type_at(slot);
     char name[128];
@@ -89,7 +69,7 @@ static bool add_manager(world_t *w, uint32_t slot)
     return true;
 }
 
-static void remove_manager(world_t *w, uint32_t slot)
+static void remove_manager(entities_world_t *w, uint32_t slot)
 {
     if (!w->managers[slot])
         return;
@@ -103,14 +83,14 @@ static void remove_manager(world_t *w, uint32_t slot)
     w->allocators[slot] = NULL;
 }
 
-static void free_buffer(byte_buffer_t *b)
+static void free_buffer(entities_bytes_t *b)
 {
     if (b->bytes)
         ct_free(entities__services.a, b->bytes, b->capacity);
-    *b = (byte_buffer_t){0};
+    *b = (entities_bytes_t){0};
 }
 
-static void free_world(world_t *w)
+static void free_world(entities_world_t *w)
 {
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++)
         remove_manager(w, s);
@@ -145,16 +125,9 @@ static int64_t free_slot(void)
                       MAX_WORLDS);
         return -1;
     }
-    if (ws->num_slots == ws->capacity) {
-        uint32_t capacity = ws->capacity ? ws->capacity * 2 : 8;
-        entities_world_slot_t *grown = ct_realloc(entities__services.a, ws->slots,
-                                                  ws->capacity * sizeof *grown,
-                                                  capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        ws->slots = grown;
-        ws->capacity = capacity;
-    }
+    if (!ct_array_reserve_of(entities__services.a, &ws->slots, &ws->capacity, ws->num_slots + 1,
+                             8))
+        return -1;
     ws->slots[ws->num_slots] = (entities_world_slot_t){NULL, 1};
     return ws->num_slots++;
 }
@@ -164,7 +137,7 @@ ct_world_o *entities__create_world(const ct_world_desc_t *desc)
     entities__drop_orphan_types();
     entities_worlds_t *ws = &entities__state->worlds;
     const int64_t slot = free_slot();
-    world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
+    entities_world_t *w = slot >= 0 ? ct_alloc(entities__services.a, sizeof *w) : NULL;
     if (!w) {
         entities__log(CT_LOG_ERROR, "create_world: out of memory");
         return NULL;
@@ -190,7 +163,7 @@ void entities__destroy_world(ct_world_o *world)
 {
     if (!world)
         return;
-    world_t *w = resolve(world);
+    entities_world_t *w = resolve(world);
     if (!w) {
         entities__log(CT_LOG_ERROR, "destroy_world: %p is not a live world (destroyed already?)",
                       (void *)world);
@@ -234,14 +207,14 @@ void entities__destroy_all_worlds(void)
 
 void *entities__world_manager(ct_world_o *world, uint64_t type_id)
 {
-    world_t *w = resolve(world);
+    entities_world_t *w = resolve(world);
     int slot = w ? entities__type_slot(type_id) : -1;
     return slot >= 0 ? w->managers[slot] : NULL;
 }
 
 void *entities__world_manager_at(ct_world_o *world, uint32_t slot)
 {
-    world_t *w = resolve(world);
+    entities_world_t *w = resolve(world);
     return w && slot < ENTITIES_MAX_TYPES ? w->managers[slot] : NULL;
 }
 
@@ -275,7 +248,7 @@ void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n
         if (!type->destroyed)
             continue;
         for (uint32_t s = 0; s < ws->num_slots; s++) {
-            const world_t *w = ws->slots[s].world;
+            const entities_world_t *w = ws->slots[s].world;
             if (w && w->managers[order[t]])
                 type->destroyed(w->managers[order[t]], entities, n);
         }
@@ -284,7 +257,7 @@ void entities__worlds_entities_destroyed(const ct_entity_t *entities, uint32_t n
 
 void entities__collect_garbage(ct_world_o *handle)
 {
-    world_t *world = resolve(handle);
+    entities_world_t *world = resolve(handle);
     if (!world) {
         entities__log(CT_LOG_ERROR, "collect_garbage: %p is not a live world", (void *)handle);
         return;
@@ -318,7 +291,7 @@ static uint32_t record_size(uint32_t nargs, uint32_t name_len)
 int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char *callback,
                              const double *args, uint32_t n)
 {
-    world_t *world = resolve(handle);
+    entities_world_t *world = resolve(handle);
     size_t name_len = callback ? strlen(callback) : 0;
     if (!world || name_len == 0 || name_len > MAX_CALLBACK_NAME ||
         n > MAX_CALLBACK_ARGS || (n && !args)) {
@@ -326,7 +299,7 @@ int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char 
                       "args)", (void *)handle, callback ? callback : "(null)", n);
         return CT_ERR_INVALID;
     }
-    byte_buffer_t *q = &world->queue;
+    entities_bytes_t *q = &world->queue;
     uint32_t size = record_size(n, (uint32_t)name_len);
     if (size > q->capacity - q->size) {
         /* Doubling below stays in 32 bits only while the queue is under 2 GB. */
@@ -335,14 +308,9 @@ int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char 
                           world->name, q->size);
             return CT_ERR_FULL;
         }
-        uint32_t capacity = q->capacity ? q->capacity * 2 : 1024;
-        while (capacity < q->size + size)
-            capacity *= 2;
-        uint8_t *grown = ct_realloc(entities__services.a, q->bytes, q->capacity, capacity);
-        if (!grown)
+        if (!ct_array_reserve_of(entities__services.a, &q->bytes, &q->capacity, q->size + size,
+                                 1024))
             return CT_ERR_NOMEM;
-        q->bytes = grown;
-        q->capacity = capacity;
     }
     uint8_t *at = q->bytes + q->size;
     callback_record_t header = {entity.id, (uint16_t)n, (uint16_t)name_len};
@@ -360,14 +328,14 @@ int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char 
  * reported) instead of blocking every later run. */
 uint32_t entities__take_callbacks(ct_world_o *handle)
 {
-    world_t *world = resolve(handle);
+    entities_world_t *world = resolve(handle);
     if (!world)
         return 0;
     if (world->run_serial && world->run_cursor < world->run.size)
         entities__log(CT_LOG_WARNING, "world '%s': the previous World.run_callbacks did not finish "
                       "(a callback raised an error out of it or yielded); %u bytes of its queued "
                       "callbacks are dropped", world->name, world->run.size - world->run_cursor);
-    byte_buffer_t swap = world->run;
+    entities_bytes_t swap = world->run;
     world->run = world->queue;
     world->queue = swap;
     world->queue.size = 0;
@@ -379,7 +347,7 @@ uint32_t entities__take_callbacks(ct_world_o *handle)
 bool entities__next_callback(ct_world_o *handle, uint32_t run, ct_entity_t *entity,
                              const char **callback, const double **args, uint32_t *n)
 {
-    world_t *world = resolve(handle);
+    entities_world_t *world = resolve(handle);
     if (!world || run == 0 || run != world->run_serial)
         return false;
     if (world->run_cursor >= world->run.size) {

@@ -10,8 +10,10 @@
 #include "network_internal.h"
 
 #include "ct_data.h"
+#include "ct_host.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "network_layout.h"
 
 #include <stdlib.h>
 
@@ -36,7 +38,20 @@ static void on_traffic(void *user, uint8_t what, const net_addr_t *addr, const u
 static void on_left(void *user, uint8_t peer, const char *reason)
 {
     (void)user;
-    network__m.state->rpc_queued[peer] = 0;
+    /* Its calls still waiting go with it: run later, they would speak for a peer that left (or,
+     * once its id is given again, for a newcomer), and its byte count starts again at 0. */
+    network__state_t *st = network__m.state;
+    uint32_t kept = 0;
+    for (uint32_t at = 0; at < st->rpc_len;) {
+        const uint32_t size = 3 + (st->rpc_queue[at + 1] | (uint32_t)st->rpc_queue[at + 2] << 8);
+        if (st->rpc_queue[at] != peer) {
+            memmove(st->rpc_queue + kept, st->rpc_queue + at, size);
+            kept += size;
+        }
+        at += size;
+    }
+    st->rpc_len = kept;
+    st->rpc_queued[peer] = 0;
     LOG(CT_LOG_INFO, "peer %u left: %s", peer, reason);
 }
 
@@ -107,9 +122,20 @@ int network__start(const ct_network_desc_t *desc)
             desc->tick_hz, desc->max_peers);
         return CT_ERR_INVALID;
     }
-    if (desc->traffic_log && !(st->traffic = net_log_create(desc->traffic_log))) {
-        LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", desc->traffic_log);
-        return CT_ERR_IO;
+    /* The log's path follows the host's output rules (api/ct_host.h): a script, sandboxed or
+     * not, cannot make the engine create or truncate a file anywhere else. */
+    char log_path[1024], why[256];
+    if (desc->traffic_log) {
+        const int bad = network__m.host->output_path(desc->traffic_log, log_path, sizeof log_path,
+                                                     why, sizeof why);
+        if (bad) {
+            LOG(CT_LOG_ERROR, "start: traffic_log: %s", why);
+            return bad;
+        }
+        if (!(st->traffic = net_log_create(log_path))) {
+            LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", log_path);
+            return CT_ERR_IO;
+        }
     }
     int err = net_udp_open(&st->udp, network__m.a, &bind, NULL, &st->port);
     if (err) {
@@ -217,10 +243,16 @@ ct_network_stats_t network__stats(void)
         return out;
     const net_node_stats_t *n = &st->session.node.stats;
     const net_session_stats_t *r = &st->session.stats;
-    out = (ct_network_stats_t){n->datagrams_in, n->datagrams_out, n->bytes_in, n->bytes_out,
-                               n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
-                               n->breaches, r->updates_applied,
-                               r->stale_updates + r->stale_creates + r->stale_migrations, 0, 0};
+    out = (ct_network_stats_t){
+        .datagrams_in = n->datagrams_in,
+        .datagrams_out = n->datagrams_out,
+        .bytes_in = n->bytes_in,
+        .bytes_out = n->bytes_out,
+        .dropped = n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
+        .breaches = n->breaches,
+        .updates_applied = r->updates_applied,
+        .stale_ignored = r->stale_updates + r->stale_creates + r->stale_migrations,
+    };
     for (uint32_t id = 1; id < 256; id++)
         out.peers += st->session.conn_of_id[id] >= 0;
     for (uint32_t i = 0; i < st->session.max_objects; i++)
@@ -229,8 +261,15 @@ ct_network_stats_t network__stats(void)
 }
 
 static const ct_network_api_v1 api_v1 = {
-    network__start, network__stop, api_port, api_peer_id, network__replicate,
-    network__migrate, network__owner, api_set_timeouts, network__stats,
+    .start = network__start,
+    .stop = network__stop,
+    .port = api_port,
+    .peer_id = api_peer_id,
+    .replicate = network__replicate,
+    .migrate = network__migrate,
+    .owner = network__owner,
+    .set_timeouts = api_set_timeouts,
+    .stats = network__stats,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */
@@ -272,31 +311,29 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_NETWORK_API, 1, sizeof(ct_network_api_v1), 0, "ct.network"},
+    CT_API_PROVIDE("ct.network", 1, ct_network_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
-    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_DATA_API, 1, 0, 0, "ct.data"},
-};
-
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &network__m.entity, &network__m.component, &network__m.transform, &network__m.log,
-    &network__m.memory, &network__m.lua,       &network__m.resource,  &network__m.data,
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &network__m.entity),
+    CT_MODULE_API(component, 1, &network__m.component),
+    CT_MODULE_API(transform, 2, &network__m.transform),
+    CT_MODULE_API(log, 1, &network__m.log),
+    CT_MODULE_API(memory, 1, &network__m.memory),
+    CT_MODULE_API(lua, 1, &network__m.lua),
+    CT_MODULE_API(resource, 3, &network__m.resource),
+    CT_MODULE_API(data, 1, &network__m.data),
+    CT_MODULE_API(host, 2, &network__m.host), /* v2: output_path */
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts
  * it when the layout is ours. */
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_begin = frame_begin, .frame_end = frame_end},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
                .state_size = sizeof(network__state_t), .layout_version = NETWORK_LAYOUT_VERSION,
                .start = start, .stop = stop, .rebind = rebind},
 };
@@ -304,5 +341,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_NETWORK_API, 1, &api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -7,6 +7,8 @@
  */
 #include "network_internal.h"
 
+#include "../common/lua_checks.h"
+
 #include <math.h>
 
 #define LUA (network__m.lua)
@@ -19,17 +21,27 @@ static network__state_t *running(lua_State *L, const char *what)
     return st;
 }
 
+/* The entity at argument idx of Network.<what> (lua_checks.h). */
 static ct_entity_t arg_entity(lua_State *L, int idx, const char *what)
 {
-    const double id = LUA->check_number(L, idx);
-    if (!(id >= 1 && id <= UINT32_MAX && id == (double)(uint32_t)id))
-        LUA->error(L, "Network.%s: argument %d (%g) is not an entity id", what, idx, id);
-    return (ct_entity_t){(uint32_t)id};
+    char fn[48];
+    snprintf(fn, sizeof fn, "Network.%s", what);
+    return check__entity(LUA, L, idx, fn);
+}
+
+/* The world at argument 1 of Network.<what>. */
+static ct_world_o *arg_world(lua_State *L, const char *what)
+{
+    char fn[48];
+    snprintf(fn, sizeof fn, "Network.%s", what);
+    return check__world(LUA, L, 1, fn, NULL);
 }
 
 static uint8_t arg_peer(lua_State *L, int idx, const char *what)
 {
-    const double id = LUA->check_number(L, idx);
+    char fn[48];
+    snprintf(fn, sizeof fn, "Network.%s", what);
+    const double id = check__number(LUA, L, idx, fn);
     if (!(id >= 0 && id <= NET_MAX_PEER_ID && id == (double)(uint8_t)id))
         LUA->error(L, "Network.%s: argument %d (%g) is not a peer id (0..254)", what, idx, id);
     return (uint8_t)id;
@@ -108,7 +120,7 @@ static int l_network_peers(lua_State *L)
 static int l_network_replicate(lua_State *L)
 {
     running(L, "replicate");
-    ct_world_o *world = LUA->to_light_userdata(L, 1);
+    ct_world_o *world = arg_world(L, "replicate");
     const ct_entity_t e = arg_entity(L, 2, "replicate");
     const int err = network__replicate(world, e);
     if (err)
@@ -118,18 +130,20 @@ static int l_network_replicate(lua_State *L)
 
 static int l_network_owner(lua_State *L)
 {
-    LUA->push_number(L, network__owner(LUA->to_light_userdata(L, 1), arg_entity(L, 2, "owner")));
+    ct_world_o *world = arg_world(L, "owner");
+    LUA->push_number(L, network__owner(world, arg_entity(L, 2, "owner")));
     return 1;
 }
 
 static int l_network_migrate(lua_State *L)
 {
     network__state_t *st = running(L, "migrate");
+    ct_world_o *world = arg_world(L, "migrate");
     const ct_entity_t e = arg_entity(L, 2, "migrate");
     const uint8_t peer = arg_peer(L, 3, "migrate");
     if (!st->session.is_host)
         return LUA->error(L, "Network.migrate: only the host migrates objects");
-    const int err = network__migrate(LUA->to_light_userdata(L, 1), e, peer);
+    const int err = network__migrate(world, e, peer);
     if (err)
         return LUA->error(L, "Network.migrate: entity %u to peer %u: %s", e.id, peer,
                           network__m.log->error_message(err));
@@ -164,8 +178,9 @@ int network__field_index(const char *name)
 static uint32_t arg_object(lua_State *L, const char *what, ct_entity_t *e)
 {
     running(L, what);
+    ct_world_o *world = arg_world(L, what);
     *e = arg_entity(L, 2, what);
-    const uint32_t object = network__object_of(LUA->to_light_userdata(L, 1), *e);
+    const uint32_t object = network__object_of(world, *e);
     if (!object)
         LUA->error(L, "Network.%s: entity %u is not replicated in this world", what, e->id);
     return object;
@@ -185,7 +200,7 @@ static int l_network_set_field(lua_State *L)
     ct_entity_t e;
     const uint32_t object = arg_object(L, "set_field", &e);
     const int k = arg_field(L, 3, "set_field");
-    const double v = LUA->check_number(L, 4);
+    const double v = check__number(LUA, L, 4, "Network.set_field");
     if (!isfinite(v) || fabs(v) > 3.4e38)
         return LUA->error(L, "Network.set_field: entity %u field '%s': %g is not a finite float",
                           e.id, network__m.state->fields[k], v);
@@ -362,25 +377,35 @@ void network__dispatch_rpc(void)
     st->rpc_len = kept;
 }
 
+/* __nearest(word, names): the kernel's nearest name to word among the list (ct.resource v3's
+ * nearest_name, the one every compiler's "did you mean" uses), or nil when none is close. */
+static int l_network_nearest(lua_State *L)
+{
+    const char *word = LUA->check_string(L, 1, NULL);
+    const char *names[32];
+    uint32_t n = 0;
+    for (; n < 32 && LUA->get_index(L, 2, (int)n + 1) == CT_LUA_STRING; n++)
+        names[n] = LUA->to_string(L, -1, NULL); /* the table keeps the string alive */
+    LUA->set_top(L, 2);
+    const char *near = network__m.resource->nearest_name(word, names, n);
+    if (near)
+        LUA->push_string(L, near, strlen(near));
+    else
+        LUA->push_nil(L);
+    return 1;
+}
+
 /* The option tables: unknown keys are refused with the nearest known name. */
 static const char prelude[] =
     "local N = Network\n"
-    "local function near(k, known)\n"
-    "  local best, score = nil, 1e9\n"
-    "  for _, n in ipairs(known) do\n"
-    "    local d = math.abs(#n - #k)\n"
-    "    for i = 1, math.min(#n, #k) do if n:sub(i, i) ~= k:sub(i, i) then d = d + 1 end end\n"
-    "    if d < score then best, score = n, d end\n"
-    "  end\n"
-    "  return best\n"
-    "end\n"
     "local function check(what, t, known)\n"
     "  if type(t) ~= 'table' then error('Network.' .. what .. ' wants a table', 3) end\n"
     "  local set = {} for _, n in ipairs(known) do set[n] = true end\n"
     "  for k in pairs(t) do\n"
     "    if not set[k] then\n"
-    "      error(('Network.%s: unknown key %s (did you mean %s?)'):format(what, tostring(k),\n"
-    "            near(tostring(k), known)), 3)\n"
+    "      local near = N.__nearest(tostring(k), known)\n"
+    "      error(('Network.%s: unknown key %s%s'):format(what, tostring(k),\n"
+    "            near and (' (did you mean %s?)'):format(near) or ''), 3)\n"
     "    end\n"
     "  end\n"
     "end\n"
@@ -432,6 +457,7 @@ void network__register_lua(void)
         {"__declare_rpc", l_network_declare_rpc},
         {"call", l_network_call},
         {"stats", l_network_stats},
+        {"__nearest", l_network_nearest},
     };
     LUA->register_module("Network", fns, sizeof fns / sizeof fns[0]);
     LUA->run_string(prelude, "=networking");

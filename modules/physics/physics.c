@@ -8,6 +8,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "physics_layout.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -826,38 +827,36 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_PHYSICS_API, 1, sizeof(ct_physics_api_v1), 0, "ct.physics"},
-    {CT_PHYSICS_API, 2, sizeof(ct_physics_api_v2), 0, "ct.physics"},
-    {CT_PHYSICS_API, 3, sizeof(ct_physics_api_v3), 0, "ct.physics"},
-    {CT_PHYSICS_API, 4, sizeof(ct_physics_api_v4), 0, "ct.physics"},
+    CT_API_PROVIDE("ct.physics", 1, ct_physics_api_v1),
+    CT_API_PROVIDE("ct.physics", 2, ct_physics_api_v2),
+    CT_API_PROVIDE("ct.physics", 3, ct_physics_api_v3),
+    CT_API_PROVIDE("ct.physics", 4, ct_physics_api_v4),
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
  * allocator (ct.memory) holds the module's state and serves scratch for the Lua bindings. */
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
-    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_WORLD_API, 1, 0, 0, "ct.world"},
-    {CT_LOG_API, 1, 0, 0, "ct.log"},             {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 1, 0, 0, "ct.lua"},             {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},   {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
-    {CT_TRANSFORM_API, 4, 0, CT_API_OPTIONAL, "ct.transform"},
-};
-
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &physics__m.entity, &physics__m.component, &physics__m.transform, &physics__m.world,
-    &physics__m.log,    NULL,                  &physics__m.lua,       &physics__m.data,
-    &physics__m.resource, &physics__m.jobs,    &physics__m.transform_changes,
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &physics__m.entity),
+    CT_MODULE_API(component, 2, &physics__m.component),
+    CT_MODULE_API(transform, 2, &physics__m.transform),
+    CT_MODULE_API(world, 1, &physics__m.world),
+    CT_MODULE_API(log, 1, &physics__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 1, &physics__m.lua),
+    CT_MODULE_API(data, 1, &physics__m.data),
+    CT_MODULE_API(resource, 3, &physics__m.resource),
+    CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
+    /* Its change counter lets a world at rest skip reading every transform. */
+    CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
  * is. */
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.physics", .version = {4, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &physics__m.self, .allocator = &physics__m.allocator,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.physics", .version = {4, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &physics__m.self, .allocator = &physics__m.allocator,
                .state = &physics__m.state, .state_size = sizeof(physics__state),
                .layout_version = PHYSICS_LAYOUT_VERSION, .start = start,
                .stop = physics__unregister_components, .rebind = rebind},
@@ -871,5 +870,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_PHYSICS_API, 3, &physics__api_v3},
         {CT_PHYSICS_API, 4, &physics__api_v4},
     };
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -758,14 +758,10 @@ uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, 
 
 /* ---- The module (physics.c, physics_lua.c) ------------------------------------------------ */
 
-/* The layout of physics__state and of everything the worlds keep across a reload: the managers
- * (physics__point_manager, physics__body_manager) and all they hold (points, scene, bodies,
- * broadphase, contacts, cache, events). Bump it with any change there: a reload into code with
- * another layout is refused and the old code keeps running. The reload test builds the module
- * with another value to check that refusal. */
-#ifndef PHYSICS_LAYOUT_VERSION
-#define PHYSICS_LAYOUT_VERSION 10u
-#endif
+/* PHYSICS_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of physics__state, physics__body_manager, physics__point_manager and every struct they
+ * reach (physics_layout.h, by tools/abi/layout_id.py): a change there changes it, so there is no
+ * number to bump. The module's entry file includes physics_layout.h. */
 
 /* The two component types, in registration order. */
 enum { PHYSICS_POINT_TYPE, PHYSICS_BODY_TYPE, PHYSICS_NUM_TYPES };

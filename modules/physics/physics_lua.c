@@ -3,40 +3,22 @@
  * sees exactly the checks C callers get; errors become Lua errors naming the entity. */
 #include "physics_internal.h"
 
+#include "../common/lua_checks.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #define L_API (physics__m.lua)
 
-static ct_world_o *check_world(lua_State *L)
-{
-    ct_world_o *w = L_API->to_light_userdata(L, 1);
-    if (!w)
-        L_API->error(L, "argument 1 is not a world");
-    return w;
-}
-
-static ct_entity_t check_entity(lua_State *L, int idx)
-{
-    const double v = L_API->check_number(L, idx);
-    return (ct_entity_t){v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
-}
-
-static void check_vec3(lua_State *L, int idx, float out[3])
-{
-    for (int k = 0; k < 3; k++)
-        out[k] = (float)L_API->check_number(L, idx + k);
-}
-
 /* An optional layer mask at idx: every layer when absent; else a whole number in [0, 2^32). */
-static uint32_t check_mask(lua_State *L, int idx)
+static uint32_t check_mask(lua_State *L, int idx, const char *fn)
 {
-    if (L_API->get_top(L) < idx || L_API->type(L, idx) == CT_LUA_NIL)
+    if (L_API->type(L, idx) <= CT_LUA_NIL)
         return UINT32_MAX;
-    const double v = L_API->check_number(L, idx);
-    if (!(v >= 0.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v))
-        L_API->error(L, "argument %d: a mask is a whole number in [0, 4294967295], not %g", idx, v);
+    const double v = check__range(L_API, L, idx, fn, 0.0, (double)UINT32_MAX);
+    if (v != (double)(uint32_t)v)
+        check__fail(L_API, L, idx, fn, "is not a mask (a whole number)");
     return (uint32_t)v;
 }
 
@@ -61,8 +43,8 @@ static int push_vec3(lua_State *L, const float v[3])
 
 static int l_physics_simulate(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const double dt = L_API->check_number(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.simulate", NULL);
+    const double dt = check__number(L_API, L, 2, "Physics.simulate");
     if (!(dt >= CT_PHYSICS_MIN_DT && dt <= CT_PHYSICS_MAX_DT))
         return L_API->error(L, "Physics.simulate: dt %g refused: must be within [1e-5, 1] s", dt);
     physics__api_v2.simulate(w, (float)dt);
@@ -71,11 +53,11 @@ static int l_physics_simulate(lua_State *L)
 
 static int l_physics_overlap_sphere(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.overlap_sphere", NULL);
     float c[3];
-    check_vec3(L, 2, c);
-    const float r = (float)L_API->check_number(L, 5);
-    const uint32_t mask = check_mask(L, 6);
+    check__vec(L_API, L, 2, 3, c, "Physics.overlap_sphere");
+    const float r = (float)check__number(L_API, L, 5, "Physics.overlap_sphere");
+    const uint32_t mask = check_mask(L, 6, "Physics.overlap_sphere");
     /* Most queries fit on the stack; a bigger answer is fetched again into one allocation. */
     enum { ON_STACK = 256 };
     ct_entity_t stack[ON_STACK];
@@ -99,13 +81,14 @@ static int l_physics_overlap_sphere(lua_State *L)
 
 static int l_physics_raycast(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.raycast", NULL);
     float o[3], d[3];
-    check_vec3(L, 2, o);
-    check_vec3(L, 5, d);
+    check__vec(L_API, L, 2, 3, o, "Physics.raycast");
+    check__vec(L_API, L, 5, 3, d, "Physics.raycast");
     ct_physics_hit_t hit;
-    const float max_t = (float)L_API->check_number(L, 8);
-    if (!physics__api_v3.raycast_masked(w, o, d, max_t, check_mask(L, 9), &hit)) {
+    const float max_t = (float)check__number(L_API, L, 8, "Physics.raycast");
+    const uint32_t mask = check_mask(L, 9, "Physics.raycast");
+    if (!physics__api_v3.raycast_masked(w, o, d, max_t, mask, &hit)) {
         L_API->push_nil(L);
         return 1;
     }
@@ -117,16 +100,17 @@ static int l_physics_raycast(lua_State *L)
 static int l_physics_state_hash(lua_State *L)
 {
     char hex[17];
-    snprintf(hex, sizeof hex, "%016" PRIx64, physics__api_v2.state_hash(check_world(L)));
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.state_hash", NULL);
+    snprintf(hex, sizeof hex, "%016" PRIx64, physics__api_v2.state_hash(w));
     L_API->push_string(L, hex, 16);
     return 1;
 }
 
 static int l_physics_set_gravity(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.set_gravity", NULL);
     float g[3], now[3];
-    check_vec3(L, 2, g);
+    check__vec(L_API, L, 2, 3, g, "Physics.set_gravity");
     physics__api_v2.set_gravity(w, g);
     physics__api_v2.gravity(w, now);
     if (memcmp(g, now, sizeof g) != 0)
@@ -137,17 +121,17 @@ static int l_physics_set_gravity(lua_State *L)
 /* Actor setters share one shape: (world, e, x, y, z). */
 static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3]), const char *what)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
-    check_vec3(L, 3, v);
+    check__vec(L_API, L, 3, 3, v, what);
     return check_result(L, fn(w, e, v), what, e);
 }
 
 static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]), const char *what)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
     check_result(L, fn(w, e, v), what, e);
     return push_vec3(L, v);
@@ -155,24 +139,26 @@ static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]
 
 static int l_actor_set_collision_filter(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
-    const uint32_t layer = check_mask(L, 3), mask = check_mask(L, 4);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_collision_filter", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_collision_filter");
+    const uint32_t layer = check_mask(L, 3, "Actor.set_collision_filter");
+    const uint32_t mask = check_mask(L, 4, "Actor.set_collision_filter");
     return check_result(L, physics__api_v3.set_collision_filter(w, e, layer, mask),
                         "Actor.set_collision_filter", e);
 }
 
 static int l_actor_sleeping(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    L_API->push_boolean(L, physics__api_v3.sleeping(w, check_entity(L, 2)));
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.sleeping", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.sleeping");
+    L_API->push_boolean(L, physics__api_v3.sleeping(w, e));
     return 1;
 }
 
 static int l_actor_wake(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.wake", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.wake");
     return check_result(L, physics__api_v3.wake(w, e), "Actor.wake", e);
 }
 
@@ -191,8 +177,8 @@ static int l_actor_add_torque(lua_State *L) { return actor_set(L, physics__api_v
 /* Actor.rotation(world, e) -> x, y, z, w */
 static int l_actor_rotation(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.rotation");
     float q[4];
     check_result(L, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
     for (int k = 0; k < 4; k++)
@@ -203,11 +189,10 @@ static int l_actor_rotation(lua_State *L)
 /* Actor.set_rotation(world, e, x, y, z, w) */
 static int l_actor_set_rotation(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_rotation");
     float q[4];
-    for (int k = 0; k < 4; k++)
-        q[k] = (float)L_API->check_number(L, 3 + k);
+    check__vec(L_API, L, 3, 4, q, "Actor.set_rotation");
     return check_result(L, physics__api_v4.set_rotation(w, e, q), "Actor.set_rotation", e);
 }
 
@@ -215,11 +200,11 @@ static int l_actor_set_rotation(lua_State *L)
 static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
                     const char *what)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3], p[3];
-    check_vec3(L, 3, v);
-    check_vec3(L, 6, p);
+    check__vec(L_API, L, 3, 3, v, what);
+    check__vec(L_API, L, 6, 3, p, what);
     return check_result(L, fn(w, e, v, p), what, e);
 }
 

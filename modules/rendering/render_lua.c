@@ -3,6 +3,8 @@
  * name them. */
 #include "render_internal.h"
 
+#include "../common/lua_checks.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -14,46 +16,26 @@
 
 #define L_API (render__m.lua)
 
-static ct_world_o *check_world(lua_State *L)
-{
-    ct_world_o *w = L_API->to_light_userdata(L, 1);
-    if (!w)
-        L_API->error(L, "argument 1 is not a world");
-    return w;
-}
-
-static ct_entity_t check_entity(lua_State *L, int idx)
-{
-    const double v = L_API->check_number(L, idx);
-    if (!(v >= 1.0 && v <= (double)UINT32_MAX && v == floor(v)))
-        L_API->error(L, "argument %d is not an entity", idx);
-    return (ct_entity_t){(uint32_t)v};
-}
-
-/* Scripts write files only below the working folder: relative, no '..', no '//'. The folders on
- * the way are made. */
+/* Scripts write files only where the host's output rules allow (api/ct_host.h: a canonical
+ * relative path below the output folder, no link, FIFO or device on the way); the folders on the
+ * way are made. Returns the full path, valid until the next call (main thread only). */
 static const char *check_output_path(lua_State *L, int idx, const char *what)
 {
     size_t len;
-    const char *path = L_API->check_string(L, idx, &len);
-    if (!len || len >= RENDER_PATH_SIZE || path[0] == '/' || strstr(path, "..") || strstr(path, "//") ||
-        strchr(path, '\\') || strlen(path) != len)
-        L_API->error(L, "%s: '%s' must be a relative path inside the working folder (no '..', '//')", what, path);
-    char dir[RENDER_PATH_SIZE];
-    memcpy(dir, path, len + 1);
-    for (char *slash = strchr(dir, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            L_API->error(L, "%s: cannot make folder '%s': %s", what, dir, strerror(errno));
-        *slash = '/';
-    }
+    const char *name = L_API->check_string(L, idx, &len);
+    char why[512];
+    static char path[RENDER_PATH_SIZE];
+    if (!render__m.host || strlen(name) != len)
+        L_API->error(L, "%s: '%s' cannot be written (no output folder)", what, name);
+    if (render__m.host->output_path(name, path, RENDER_PATH_SIZE, why, sizeof why))
+        L_API->error(L, "%s: %s", what, why);
     return path;
 }
 
 static int l_render_render(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t camera = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Render.render", NULL);
+    const ct_entity_t camera = check__entity(L_API, L, 2, "Render.render");
     const int r = render__api_v1.render(w, camera);
     if (r == CT_ERR_NOT_FOUND)
         return L_API->error(L, "Render.render: entity %u has no camera in this world", camera.id);
@@ -128,10 +110,10 @@ static int l_render_decode_key(lua_State *L)
 
 static int l_render_set_backend(lua_State *L)
 {
-    const char *name = L_API->check_string(L, 1, NULL);
-    const int r = render__api_v1.set_backend(name);
-    if (r == CT_ERR_INVALID)
-        return L_API->error(L, "Render.set_backend: unknown backend '%s' (\"gl\" or \"null\")", name);
+    static const char *const backends[] = {"null", "gl"};
+    const uint32_t b = check__enum(L_API, L, 1, "Render.set_backend", backends, 2,
+                                   render__m.resource->nearest_name);
+    const int r = render__api_v1.set_backend(backends[b]);
     L_API->push_boolean(L, r == 0);
     return 1;
 }
@@ -184,15 +166,11 @@ static bool look_rotation(const float from[3], const float to[3], float q[4])
 
 static int l_render_look_at(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Render.look_at", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Render.look_at");
     float to[3], from[3], q[4];
-    for (int k = 0; k < 3; k++) {
-        const double v = L_API->check_number(L, 3 + k);
-        if (!isfinite(v) || fabs(v) > 1e9)
-            return L_API->error(L, "Render.look_at: argument %d is not a finite coordinate", 3 + k);
-        to[k] = (float)v;
-    }
+    for (int k = 0; k < 3; k++)
+        to[k] = (float)check__range(L_API, L, 3 + k, "Render.look_at", -1e9, 1e9);
     if (!render__m.transform->world_position(w, e, from))
         return L_API->error(L, "Render.look_at: entity %u has no transform in this world", e.id);
     if (!look_rotation(from, to, q))

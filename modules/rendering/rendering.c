@@ -7,6 +7,8 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "render_gl_internal.h" /* render__state reaches struct render__gl: part of the layout */
+#include "render_layout.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@ static int start_gl(void)
     }
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
+    render__upload_textures();
     return 0;
 }
 
@@ -121,7 +124,13 @@ static int render(ct_world_o *world, ct_entity_t camera)
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
 
 const ct_render_api_v1 render__api_v1 = {
-    render, stats, render__set_backend, backend, render__use_pipeline, render__screenshot, capture,
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
 };
 
 /* ---- plugin -------------------------------------------------------------------------------- */
@@ -159,7 +168,7 @@ static bool make_folders(const char *path)
 static int read_options(void)
 {
     render__state *s = render__m.state;
-    const ct_host_api_v1 *host = render__m.host;
+    const ct_host_api_v2 *host = render__m.host;
     const char *b = host ? host->option("render-backend") : NULL;
     s->backend = b && !strcmp(b, "null") ? RENDER_BACKEND_NULL : RENDER_BACKEND_GL;
     if (b && strcmp(b, "null") && strcmp(b, "gl")) {
@@ -213,30 +222,28 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_RENDER_API, 1, sizeof(ct_render_api_v1), 0, "ct.render"},
+    CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},       {CT_COMPONENT_API, 1, 0, 0, "ct.component"},
-    {CT_TRANSFORM_API, 2, 0, 0, "ct.transform"}, {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},       {CT_LUA_API, 1, 0, 0, "ct.lua"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},           {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
-    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &render__m.entity),
+    CT_MODULE_API(component, 1, &render__m.component),
+    CT_MODULE_API(transform, 2, &render__m.transform),
+    CT_MODULE_API(log, 1, &render__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 1, &render__m.lua),
+    CT_MODULE_API(data, 1, &render__m.data),
+    CT_MODULE_API(resource, 5, &render__m.resource),
+    CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
+    CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
+    CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
 };
 
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &render__m.entity, &render__m.component, &render__m.transform, &render__m.log,
-    NULL,              &render__m.lua,       &render__m.data,      &render__m.resource,
-    &render__m.jobs,   &render__m.host,
-};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.rendering", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &render__m.self, .allocator = &render__m.allocator,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.rendering", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &render__m.self, .allocator = &render__m.allocator,
                .state = &render__m.state, .state_size = sizeof(render__state),
                .layout_version = RENDER_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -245,5 +252,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -14,6 +14,7 @@
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "ct_resource.h"
+#include "transforms_layout.h"
 
 transforms__module_t transforms__m;
 
@@ -306,7 +307,21 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     return n;
 }
 
-/* The world's change counter; quiet when the world has no transform manager. */
+/* Each version starts with the one before it, in the same order (a frozen struct only grows at
+ * its end), so the tables share these lists. */
+#define TRANSFORM_API_V1_FUNCTIONS                                                                 \
+    .create = t_create, .destroy = t_destroy, .lookup = t_lookup, .entity = t_entity,              \
+    .count = t_count, .local = t_local, .local_matrix = t_local_matrix,                            \
+    .world_matrix = t_world_matrix, .set_local = t_set_local, .link = t_link, .unlink = t_unlink,  \
+    .parent = t_parent, .first_child = t_first_child, .next_sibling = t_next_sibling,              \
+    .prev_sibling = t_prev_sibling
+
+#define TRANSFORM_API_V2_ADDED                                                                 \
+    .set_local_batch = t_set_local_batch, .world_position = t_world_position,                      \
+    .world_rotation = t_world_rotation, .set_world_position = t_set_world_position,                \
+    .set_world_rotation = t_set_world_rotation
+
+/* The world's change counter; 0 for a world without transforms. */
 static uint64_t t_changes(ct_world_o *world)
 {
     transforms__manager_t *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
@@ -314,33 +329,25 @@ static uint64_t t_changes(ct_world_o *world)
 }
 
 static const ct_transform_api_v4 api_v4 = {
-    .create = t_create, .destroy = t_destroy, .lookup = t_lookup, .entity = t_entity,
-    .count = t_count, .local = t_local, .local_matrix = t_local_matrix,
-    .world_matrix = t_world_matrix, .set_local = t_set_local, .link = t_link, .unlink = t_unlink,
-    .parent = t_parent, .first_child = t_first_child, .next_sibling = t_next_sibling,
-    .prev_sibling = t_prev_sibling, .set_local_batch = t_set_local_batch,
-    .world_position = t_world_position, .world_rotation = t_world_rotation,
-    .set_world_position = t_set_world_position, .set_world_rotation = t_set_world_rotation,
-    .destroy_tree = transforms__destroy_tree, .changes = t_changes,
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
+    .destroy_tree = transforms__destroy_tree,
+    .changes = t_changes,
 };
 
 static const ct_transform_api_v3 api_v3 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
-    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
-    t_set_world_rotation, transforms__destroy_tree,
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
+    .destroy_tree = transforms__destroy_tree,
 };
 
 static const ct_transform_api_v2 api_v2 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
-    t_set_local_batch, t_world_position, t_world_rotation, t_set_world_position,
-    t_set_world_rotation,
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
 };
 
 static const ct_transform_api_v1 api_v1 = {
-    t_create, t_destroy, t_lookup, t_entity, t_count, t_local, t_local_matrix, t_world_matrix,
-    t_set_local, t_link, t_unlink, t_parent, t_first_child, t_next_sibling, t_prev_sibling,
+    TRANSFORM_API_V1_FUNCTIONS,
 };
 
 /* ---- plugin ------------------------------------------------------------------------------- */
@@ -363,35 +370,31 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_TRANSFORM_API, 1, sizeof(ct_transform_api_v1), 0, "ct.transform"},
-    {CT_TRANSFORM_API, 2, sizeof(ct_transform_api_v2), 0, "ct.transform"},
-    {CT_TRANSFORM_API, 3, sizeof(ct_transform_api_v3), 0, "ct.transform"},
-    {CT_TRANSFORM_API, 4, sizeof(ct_transform_api_v4), 0, "ct.transform"},
+    CT_API_PROVIDE("ct.transform", 1, ct_transform_api_v1),
+    CT_API_PROVIDE("ct.transform", 2, ct_transform_api_v2),
+    CT_API_PROVIDE("ct.transform", 3, ct_transform_api_v3),
+    CT_API_PROVIDE("ct.transform", 4, ct_transform_api_v4),
 };
 
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
  * the component registry hands them. */
-static const ct_api_need_t requires[] = {
-    {CT_ENTITY_API, 2, 0, 0, "ct.entity"},     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
-    {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 3, 0, 0, "ct.resource"},
-};
-
-/* Where each API of `requires` goes, in its order. */
-static void *const api_slots[] = {
-    &transforms__m.entity, &transforms__m.component, &transforms__m.log, NULL,
-    &transforms__m.lua,    &transforms__m.data,      &transforms__m.resource,
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(entity, 2, &transforms__m.entity),
+    CT_MODULE_API(component, 2, &transforms__m.component),
+    CT_MODULE_API(log, 1, &transforms__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 1, &transforms__m.lua),
+    CT_MODULE_API(data, 1, &transforms__m.data),
+    CT_MODULE_API(resource, 3, &transforms__m.resource),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
  * is. */
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.transforms", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &transforms__m.self, .allocator = &transforms__m.allocator,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.transforms", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &transforms__m.self, .allocator = &transforms__m.allocator,
                .state = &transforms__m.state, .state_size = sizeof(transforms__state_t),
                .layout_version = TRANSFORMS_LAYOUT_VERSION, .start = start,
                .stop = transforms__unregister_component, .rebind = rebind},
@@ -405,5 +408,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_TRANSFORM_API, 3, &api_v3},
         {CT_TRANSFORM_API, 4, &api_v4},
     };
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -3,6 +3,7 @@
  * index (ct_entity_pages_t; it replaced a hash whose clustered probe runs made removal walk
  * dozens of slots), parent/child/sibling links as instance indices, and the world-matrix walk.
  */
+#include "ct_array.h"
 #include "transforms_internal.h"
 
 #include <string.h>
@@ -93,9 +94,7 @@ static int reserve(transforms__manager_t *m, uint32_t extra)
         return 0;
     if (need > TRANSFORMS_INDEX_MASK)
         return CT_ERR_NOMEM;
-    uint32_t cap = 64;
-    while (cap < need)
-        cap *= 2;
+    const uint32_t cap = ct_array_capacity(0, (uint32_t)need, 64);
     const size_t bytes = layout_bytes(cap);
     void *buffer = ct_realloc(m->a, m->buffer, m->bytes, bytes);
     if (!buffer)

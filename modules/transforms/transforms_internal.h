@@ -191,13 +191,10 @@ struct ct_data_api_v1;
 struct ct_resource_api_v1;
 struct ct_memory_api_v1;
 
-/* The layout of transforms__state_t and of the managers (transforms__manager_t and its buffer),
- * which worlds keep across a reload. Bump it with any change there: a reload into code with
- * another layout is refused and the old code keeps running. The reload test builds the module
- * with another value to check that refusal. */
-#ifndef TRANSFORMS_LAYOUT_VERSION
-#define TRANSFORMS_LAYOUT_VERSION 4u
-#endif
+/* TRANSFORMS_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of transforms__state_t, transforms__manager_t and every struct they reach
+ * (transforms_layout.h, by tools/abi/layout_id.py): a change there changes it, so there is no
+ * number to bump. The module's entry file includes transforms_layout.h. */
 
 /* Everything the module changes while it runs (the managers belong to the worlds), in one block
  * from the plugin allocator that a hot reload hands to the new code. */

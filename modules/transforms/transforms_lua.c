@@ -6,37 +6,30 @@
 
 #include "ct_lua.h"
 
-/* The instance in `m` of the entity id at argument `idx`; raises a Lua error naming the entity
- * when it has no transform in that world. */
-static uint32_t arg_entity_instance(lua_State *L, int idx, const transforms__manager_t *m)
+#include "../common/lua_checks.h"
+
+/* The instance in `m` of the entity at argument `idx` of `fn`; raises a Lua error naming the
+ * entity when it has no transform in that world. */
+static uint32_t arg_entity_instance(lua_State *L, int idx, const transforms__manager_t *m,
+                                    const char *fn)
 {
-    const ct_lua_api_v1 *lua = transforms__m.lua;
-    const double id = lua->check_number(L, idx);
-    /* The rule of World and Entity: an id is a whole number below 2^32, never truncated. */
-    if (!(id >= 1 && id <= UINT32_MAX && id == (double)(uint32_t)id))
-        return (uint32_t)lua->error(L, "Transform: argument %d (%g) is not an entity id", idx, id);
-    const uint32_t i = transforms__find(m, (uint32_t)id);
+    const ct_entity_t e = check__entity(transforms__m.lua, L, idx, fn);
+    const uint32_t i = transforms__find(m, e.id);
     if (!i)
-        return (uint32_t)lua->error(L, "Transform: entity %.0f has no transform in this world", id);
+        return (uint32_t)transforms__m.lua->error(L, "%s: entity %u has no transform in this world",
+                                                  fn, e.id);
     return i;
 }
 
-/* The manager and instance of arguments (world, entity) at `idx`, `idx + 1`. */
-static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m)
+/* The manager and instance of arguments (world, entity) at `idx`, `idx + 1` of `fn`. */
+static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m, const char *fn)
 {
-    const ct_lua_api_v1 *lua = transforms__m.lua;
-    ct_world_o *world = lua->to_light_userdata(L, idx);
-    *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
+    ct_world_o *world = check__world(transforms__m.lua, L, idx, fn, NULL);
+    *m = transforms__m.component->manager(world, transforms__m.state->type_id);
     if (!*m)
-        return (uint32_t)lua->error(L, "Transform: argument %d is not a world", idx);
-    return arg_entity_instance(L, idx + 1, *m);
-}
-
-/* Reads n numbers from argument `idx` on (their range is the pose check's business). */
-static void arg_floats(lua_State *L, int idx, uint32_t n, float *out)
-{
-    for (uint32_t k = 0; k < n; k++)
-        out[k] = (float)transforms__m.lua->check_number(L, idx + (int)k);
+        return (uint32_t)transforms__m.lua->error(L, "%s: argument %d is a world without transforms",
+                                                  fn, idx);
+    return arg_entity_instance(L, idx + 1, *m, fn);
 }
 
 static int push_floats(lua_State *L, const float *v, uint32_t n)
@@ -61,16 +54,16 @@ static void set_pose(lua_State *L, const char *what, transforms__manager_t *m, u
 static int l_transform_local_position(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.local_position");
     return push_floats(L, m->pose[i].position, 3);
 }
 
 static int l_transform_set_local_position(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.set_local_position");
     ct_transform_pose_t pose = m->pose[i];
-    arg_floats(L, 3, 3, pose.position);
+    check__vec(transforms__m.lua, L, 3, 3, pose.position, "Transform.set_local_position");
     set_pose(L, "set_local_position", m, i, &pose);
     return 0;
 }
@@ -78,16 +71,16 @@ static int l_transform_set_local_position(lua_State *L)
 static int l_transform_local_rotation(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.local_rotation");
     return push_floats(L, m->pose[i].rotation, 4);
 }
 
 static int l_transform_set_local_rotation(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.set_local_rotation");
     ct_transform_pose_t pose = m->pose[i];
-    arg_floats(L, 3, 4, pose.rotation);
+    check__vec(transforms__m.lua, L, 3, 4, pose.rotation, "Transform.set_local_rotation");
     set_pose(L, "set_local_rotation", m, i, &pose);
     return 0;
 }
@@ -95,16 +88,16 @@ static int l_transform_set_local_rotation(lua_State *L)
 static int l_transform_local_scale(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.local_scale");
     return push_floats(L, m->pose[i].scale, 3);
 }
 
 static int l_transform_set_local_scale(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.set_local_scale");
     ct_transform_pose_t pose = m->pose[i];
-    arg_floats(L, 3, 3, pose.scale);
+    check__vec(transforms__m.lua, L, 3, 3, pose.scale, "Transform.set_local_scale");
     set_pose(L, "set_local_scale", m, i, &pose);
     return 0;
 }
@@ -112,7 +105,7 @@ static int l_transform_set_local_scale(lua_State *L)
 static int l_transform_world_position(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.world_position");
     const float *w = m->world_m[i].m;
     const float p[3] = {w[3], w[7], w[11]};
     return push_floats(L, p, 3);
@@ -121,7 +114,7 @@ static int l_transform_world_position(lua_State *L)
 static int l_transform_world_rotation(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.world_rotation");
     float q[4];
     transforms__world_rotation(m, i, q);
     return push_floats(L, q, 4);
@@ -131,8 +124,8 @@ static int l_transform_world_rotation(lua_State *L)
 static int l_transform_link(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t child = arg_instance(L, 1, &m);
-    const uint32_t parent = arg_entity_instance(L, 3, m);
+    const uint32_t child = arg_instance(L, 1, &m, "Transform.link");
+    const uint32_t parent = arg_entity_instance(L, 3, m, "Transform.link");
     if (transforms__link(m, child, parent) < 0)
         return transforms__m.lua->error(
             L, "Transform.link: the parent is the child or one of its descendants");
@@ -143,7 +136,7 @@ static int l_transform_link(lua_State *L)
 static int l_transform_unlink(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.unlink");
     transforms__unlink(m, i);
     return 0;
 }
@@ -151,7 +144,7 @@ static int l_transform_unlink(lua_State *L)
 static int l_transform_destroy_tree(lua_State *L)
 {
     transforms__manager_t *m;
-    const uint32_t i = arg_instance(L, 1, &m);
+    const uint32_t i = arg_instance(L, 1, &m, "Transform.destroy_tree");
     transforms__m.lua->push_number(L, transforms__destroy_tree(m->world, m->entity[i]));
     return 1;
 }

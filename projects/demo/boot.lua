@@ -5,6 +5,7 @@ local world
 local camera
 local crates = {}
 local dancer
+local walker
 local marks = 0
 local collisions = 0
 local frames = 0
@@ -51,6 +52,11 @@ function init()
     Transform.link(world, joint, Animation.bone(world, dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
+
+  -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
+  -- follows its bones on the GPU.
+  walker = World.spawn_unit(world, "units/walker", -0.5, 0, 5.5)
+  print(string.format("demo: a walker with %d bones, skinned", Animation.bone_count(world, walker)))
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)

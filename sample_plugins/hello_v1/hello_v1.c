@@ -162,7 +162,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    static const acme_greeter_api_v1 greeter = {greet, greetings};
+    static const acme_greeter_api_v1 greeter = {.greet = greet, .greetings = greetings};
     static const ct_api_table_t tables[] = {
         {CT_PLUGIN_API, 1, &plugin_api},
         {ACME_GREETER_API, 1, &greeter},

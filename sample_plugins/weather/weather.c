@@ -136,7 +136,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_save = reload_save,
         .reload_load = reload_load,
     };
-    static const acme_weather_api_v1 weather_api = {forecast, forecasts};
+    static const acme_weather_api_v1 weather_api = {.forecast = forecast, .forecasts = forecasts};
     if (api == CT_PLUGIN_API && version == 2)
         return (void *)&plugin;
     if (api == ACME_WEATHER_API && version == 1)

@@ -44,7 +44,7 @@ static void worlds_entities_and_names(void **state)
         "World.destroy(w)\n"
         "assert(not pcall(World.debug_name, w, e))\n"
         "local ok, err = pcall(World.destroy, nil)\n"
-        "assert(not ok and err:find('argument 1 is not a live world'), err)\n"
+        "assert(not ok and err:find('World.destroy: argument 1 is not a world %(got nil%)'), err)\n"
         "ok, err = pcall(World.destroy, w)\n"
         "assert(not ok and err:find('not a live world'), err)\n");
     assert_int_equal(fx.entity->live_count(), 0);
@@ -169,6 +169,28 @@ static void an_abandoned_run_does_not_block_the_next(void **state)
 
 /* A world handle kept past World.destroy never names a world created later (the old code handed
  * out addresses, and the next world usually got the same one). */
+/* An id that is no entity id raises, naming the function and the argument; before, 1.5 and -1
+ * became entity 0 and Entity.destroy(1.5) did nothing. */
+static void bad_entity_ids_raise(void **state)
+{
+    (void)state;
+    run("local e = Entity.create()\n"
+        "local ok, err = pcall(Entity.destroy, 1.5)\n"
+        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got 1.5%)'), err)\n"
+        "ok, err = pcall(Entity.alive, -1)\n"
+        "assert(not ok and err:find('Entity.alive: argument 1 is not an entity id %(got %-1%)'), err)\n"
+        "ok, err = pcall(Entity.destroy, 0)\n"
+        "assert(not ok and err:find('argument 1 is not an entity id'), err)\n"
+        "ok, err = pcall(Entity.destroy, 'x')\n"
+        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got a string%)'), err)\n"
+        "ok, err = pcall(Entity.destroy, 2^32)\n"
+        "assert(not ok, 'an id of 33 bits')\n"
+        "assert(Entity.alive(e))\n"
+        "Entity.destroy(e)\n"
+        "assert(not Entity.alive(e))\n");
+    assert_int_equal(fx.entity->live_count(), 0);
+}
+
 static void stale_world_handles_are_refused(void **state)
 {
     (void)state;
@@ -221,6 +243,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(callbacks_of_dead_entities_are_dropped, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(an_abandoned_run_does_not_block_the_next, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(stale_world_handles_are_refused, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(bad_entity_ids_raise, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,9 +5,11 @@
  * given back when start fails and at shutdown), a reload adopting only its own layout, and
  * get_plugin_api answered from a table list. Each of those runs twice: through the plugin API v1
  * helpers (ct_module_t, as hello_v1 uses them) and through the v2 hooks of a ct_module_v2_t
- * called as the kernel calls them (the six modules use these; their own suites cover them in a
- * real kernel). Then what only v2 has: the version the kernel chose, the context, reload_abort,
- * and hooks that find no description.
+ * called as the kernel calls them, and a third time through the hooks of a ct_module_v3_t (one
+ * typed list of APIs: what the six modules use; their own suites cover them in a real kernel).
+ * Then what only v2 and v3 have: the version the kernel chose, the context, reload_abort, hooks
+ * that find no description, and the plugin table v3 makes from its list. That a slot of the
+ * wrong type does not compile is test_module_slot_types.sh's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -55,7 +57,7 @@ static void *get_engine_api(uint32_t api, uint32_t version)
         return (void *)&log_api;
     if (api == CT_MEMORY_API && version == 1 && have_memory)
         return (void *)&memory_api;
-    if (api == FAKE_API && version == 2 && have_fake)
+    if ((api == FAKE_API || api == ct_hash32("acme.fake")) && version == 2 && have_fake)
         return (void *)&fake_api;
     if (api == FAKE_API && version == 3 && offer_fake_v3)
         return (void *)&fake_api_v3;
@@ -136,6 +138,27 @@ static const ct_module_v2_t module2 = {
                .stop = stop, .rebind = rebind},
 };
 
+/* The same plugin as a ct_module_v3_t: one list, each slot typed (the fake APIs' tables are
+ * ints). */
+typedef int acme_fake_api_v2;
+typedef int acme_optional_api_v1;
+typedef int acme_hashed_api_v1;
+static const ct_module_api_t apis3[] = {
+    CT_MODULE_API(log, 1, &p_log),
+    CT_MODULE_API_OF(acme, fake, 2, &p_fake),
+    CT_MODULE_API_OPTIONAL_OF(acme, optional, 1, &p_optional),
+    CT_MODULE_API_OF(acme, hashed, 1, &p_hashed),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+};
+
+static const ct_module_v3_t module3 = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "acme.test"},
+    .apis = apis3, .num_apis = CT_ARRAY_COUNT(apis3),
+    .module = {.self = &p_self, .allocator = &p_allocator, .state = &p_state,
+               .state_size = sizeof(state_t), .layout_version = LAYOUT, .start = start,
+               .stop = stop, .rebind = rebind},
+};
+
 /* What the kernel would choose for needs[i]: the highest version offered, CT_API_ABSENT when none
  * is (so a missing acme.fake is asked for at its lowest version, 2). */
 static uint32_t chosen_version(ct_plugin_o *plugin, uint32_t i)
@@ -212,6 +235,40 @@ static int v2_reload_load(void *saved)
     return err;
 }
 static const entry_t v2 = {v2_init, v2_shutdown, v2_reload_save, v2_reload_load};
+
+static void *get_plugin_api_of3(const ct_module_v3_t *m, uint32_t api, uint32_t version)
+{
+    static const ct_api_table_t tables[] = {{FAKE_API, 2, &acme_table}};
+    return ct_module_v3_serve(m, tables, CT_ARRAY_COUNT(tables), api, version);
+}
+static const ct_plugin_api_v2 *v3_table(void)
+{
+    return get_plugin_api_of3(&module3, CT_PLUGIN_API, 2);
+}
+/* A v3 description has one list, so it cannot have fewer slots than APIs. */
+static int v3_init(bool short_slots)
+{
+    assert_false(short_slots);
+    int err = v3_table()->init(&host, &ctx);
+    if (err == 0)
+        assert_ptr_equal(ctx, &module3);
+    else
+        assert_null(ctx);
+    return err;
+}
+static void v3_shutdown(void) { v3_table()->shutdown(ctx); }
+static void *v3_reload_save(void) { return v3_table()->reload_save(ctx); }
+static int v3_reload_load(void *saved)
+{
+    void *new_ctx = NULL;
+    int err = v3_table()->reload_load(&host, saved, &new_ctx);
+    if (err == 0)
+        ctx = new_ctx;
+    else
+        assert_null(new_ctx);
+    return err;
+}
+static const entry_t v3 = {v3_init, v3_shutdown, v3_reload_save, v3_reload_load};
 
 static int reset(void **state)
 {
@@ -401,21 +458,84 @@ static void a_v2_module_serves_its_plugin_table(void **state)
     assert_null(get_plugin_api_of(&module2, FAKE_API, 1));
 }
 
+/* What the kernel reads of a v3 module: its plugin table, with `required` made from the list. */
+static void a_v3_module_serves_its_list_as_required(void **state)
+{
+    (void)state;
+    const ct_plugin_api_v2 *p = get_plugin_api_of3(&module3, CT_PLUGIN_API, 2);
+    assert_non_null(p);
+    assert_ptr_not_equal(p, &module3.plugin); /* a copy: the description has no `required` */
+    assert_string_equal(p->name, "acme.test");
+    assert_int_equal(p->magic, CT_PLUGIN_MAGIC);
+    assert_true(p->init == ct_module_v3_init && p->shutdown == ct_module_v3_shutdown);
+    assert_true(p->reload_save == ct_module_v3_reload_save);
+    assert_true(p->reload_load == ct_module_v3_reload_load);
+    assert_true(p->reload_abort == ct_module_v3_reload_abort);
+    assert_int_equal(p->num_required, 5);
+    const char *names[] = {"ct.log", "acme.fake", "acme.optional", "acme.hashed", "ct.memory"};
+    const uint32_t versions[] = {1, 2, 1, 1, 1};
+    for (uint32_t i = 0; i < 5; i++) {
+        assert_string_equal(p->required[i].name, names[i]);
+        assert_int_equal(p->required[i].id, 0); /* the kernel hashes the name */
+        assert_int_equal(p->required[i].min_version, versions[i]);
+        assert_int_equal(p->required[i].max_version, 0);
+        assert_int_equal(p->required[i].flags, i == 2 ? CT_API_OPTIONAL : 0);
+    }
+    assert_ptr_equal(apis3[1].slot, &p_fake);
+    assert_null(apis3[4].slot);
+    assert_ptr_equal(get_plugin_api_of3(&module3, FAKE_API, 2), &acme_table);
+    assert_null(get_plugin_api_of3(&module3, CT_PLUGIN_API, 1));
+}
+
+/* More APIs than the copy holds: no plugin table (the kernel reports the NULL answer) rather than
+ * a list cut short. */
+static void a_v3_list_too_long_gets_no_plugin_table(void **state)
+{
+    (void)state;
+    static ct_module_api_t many[CT_MODULE_MAX_APIS + 1];
+    for (uint32_t i = 0; i < CT_ARRAY_COUNT(many); i++)
+        many[i] = apis3[4];
+    static ct_module_v3_t big;
+    big = module3;
+    big.apis = many;
+    big.num_apis = CT_ARRAY_COUNT(many);
+    assert_null(get_plugin_api_of3(&big, CT_PLUGIN_API, 2));
+    big.num_apis = CT_MODULE_MAX_APIS;
+    const ct_plugin_api_v2 *p = get_plugin_api_of3(&big, CT_PLUGIN_API, 2);
+    assert_non_null(p);
+    assert_int_equal(p->num_required, CT_MODULE_MAX_APIS);
+}
+
+static void v3_hooks_without_a_served_description_refuse(void **state)
+{
+    (void)state;
+    ct_module_v3__served()->m = NULL;
+    assert_int_equal(module3.plugin.init(&host, &ctx), CT_ERR_INVALID);
+    assert_non_null(strstr(logged, "served no description"));
+    assert_null(ctx);
+    assert_int_equal(starts, 0);
+    assert_int_equal(alloc.allocations, 0);
+}
+
 #define BOTH(f) {#f " (v1)", f, reset, NULL, (void *)&v1}, {#f " (v2)", f, reset, NULL, (void *)&v2}
+#define ALL(f) BOTH(f), {#f " (v3)", f, reset, NULL, (void *)&v3}
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        BOTH(init_fetches_and_shutdown_gives_back),
-        BOTH(a_missing_api_is_named),
+        ALL(init_fetches_and_shutdown_gives_back),
+        ALL(a_missing_api_is_named),
         BOTH(lists_of_two_lengths_are_refused),
-        BOTH(a_failed_start_gives_the_block_back),
-        BOTH(a_reload_adopts_only_its_own_layout),
+        ALL(a_failed_start_gives_the_block_back),
+        ALL(a_reload_adopts_only_its_own_layout),
         cmocka_unit_test_setup(the_version_the_kernel_chose_is_fetched, reset),
         cmocka_unit_test_setup(reload_abort_gives_the_block_back, reset),
         cmocka_unit_test_setup(hooks_without_a_served_description_refuse, reset),
         cmocka_unit_test_setup(tables_are_served_by_id_and_version, reset),
         cmocka_unit_test_setup(a_v2_module_serves_its_plugin_table, reset),
+        cmocka_unit_test_setup(a_v3_module_serves_its_list_as_required, reset),
+        cmocka_unit_test_setup(a_v3_list_too_long_gets_no_plugin_table, reset),
+        cmocka_unit_test_setup(v3_hooks_without_a_served_description_refuse, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
