@@ -67,6 +67,12 @@
  *       shape and mass), lock = ["x" "y" "z" "rotate_x" "rotate_y" "rotate_z"] (any of them).
  *       The rotation is the entity's transform's.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
+ *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
+ *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
+ *       the entity, an expression (ct_expr.h) setting fx fy fz from x y z (the body relative to
+ *       the field), vx vy vz, d (distance), t (the field's age) and dt; evaluated for all of a
+ *       field's bodies in one batch and added before each step (at most 4096 bodies a field).
+ *       A bad expression fails the compile with the entity, the field and line:column.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)

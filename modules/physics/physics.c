@@ -5,6 +5,8 @@
  */
 #include "physics_internal.h"
 
+#include "ct_expr.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -301,6 +303,7 @@ static void simulate(ct_world_o *w, float dt)
     physics__body_manager *m = bodies_of(w, "simulate");
     if (!p || !m)
         return;
+    physics__fields_apply(w, m, dt);
     points_job job = {p, dt};
     if (physics__m.jobs && p->n >= 65536)
         physics__m.jobs->parallel_for(p->n, 16384, points_range, &job);
@@ -811,11 +814,21 @@ static const ct_physics_api_v1 api_v1 = {PHYSICS_V1_MEMBERS};
 
 static int start(void)
 {
-    const int err = physics__register_components();
+    int err = physics__register_components();
     if (err < 0)
         return err;
+    if ((err = physics__fields_register()) < 0) {
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
+}
+
+static void stop(void)
+{
+    physics__fields_unregister();
+    physics__unregister_components();
 }
 
 /* Points the Lua functions (the kernel swaps them in place, or back if we refuse) and both
@@ -823,6 +836,8 @@ static int start(void)
 static int rebind(void)
 {
     physics__register_lua();
+    if (!physics__fields_rebind())
+        return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
 
@@ -846,8 +861,8 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &physics__m.data),
     CT_MODULE_API(resource, 3, &physics__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
-    /* Its change counter lets a world at rest skip reading every transform. */
-    CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes),
+    CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
+    CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
@@ -859,7 +874,7 @@ static const ct_module_v3_t module = {
     .module = {.self = &physics__m.self, .allocator = &physics__m.allocator,
                .state = &physics__m.state, .state_size = sizeof(physics__state),
                .layout_version = PHYSICS_LAYOUT_VERSION, .start = start,
-               .stop = physics__unregister_components, .rebind = rebind},
+               .stop = stop, .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

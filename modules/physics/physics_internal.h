@@ -793,6 +793,7 @@ typedef struct physics__module {
     /* Optional (transforms v4): its change counter lets a world at rest skip reading every
      * body's transform (NULL: they are read at every step). */
     const ct_transform_api_v4 *transform_changes;
+    const struct ct_expr_api_v1 *expr; /* optional: force fields (physics_fields.c) */
     physics__state *state;
 } physics__module;
 
@@ -813,6 +814,12 @@ typedef struct physics__body_manager {
     uint64_t transform_changes;
     uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
+
+/* physics_fields.c: the "force_field" component; apply adds its forces before a step. */
+int physics__fields_register(void);
+bool physics__fields_rebind(void);
+void physics__fields_unregister(void);
+void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float dt);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];
