@@ -16,7 +16,8 @@
  * source `*.unit`) are the same format: a list of entities with components and children.
  *
  *     entities = [
- *       { name = "crate"                       // optional, for messages only
+ *       { id = "7f3a...(32 hex digits)"        // optional: the stable GUID tools give it
+ *         name = "crate"                       // optional, for messages only
  *         components = {
  *           transform = { position = [0 1 0] }
  *           debug_name = { name = "crate" }
@@ -27,6 +28,9 @@
  *         repeat = { count = 10000 spacing = [1 0 0] } }
  *     ]
  *
+ * `id` is written by tools (ct_datamodel.h) so merges can tell entities apart; the compiler only
+ * checks it is 32 hex digits. A top-level `merge_conflicts = [ ... ]` is cuttle-merge's record
+ * of an unfinished merge: a source that has one is refused until someone resolves it.
  * `components` keys are component type names; an unknown one is skipped with a warning (an error
  * when the kernel runs with --strict). `repeat` emits the entity, with its children, `count` times
  * (default 1); copy k has `k * spacing` added to `components.transform.position` (a missing

@@ -29,21 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_heap.h"
 #include "../common/bench.h"
 #include "base/jobs.h"
 #include "render_gpu.h"
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *file,
-                          uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_random(void)
@@ -71,7 +61,7 @@ static void record(render__queue *q, uint32_t contexts, uint32_t per_context)
     for (uint32_t c = 0; c < contexts; c++)
         for (uint32_t i = 0; i < per_context; i++) {
             cmd.mesh = i % 7;
-            render__context_record(&q->contexts[c], &heap, random_key(), &cmd);
+            render__context_record(&q->contexts[c], ct_heap_allocator(), random_key(), &cmd);
         }
 }
 
@@ -88,7 +78,7 @@ static int compare_packets(const void *a, const void *b)
 static void bench_sort(void)
 {
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     enum { RUNS = 31 };
     double radix[RUNS], quick[RUNS];
     for (int r = 0; r < RUNS; r++) {
@@ -113,7 +103,7 @@ static void bench_sort(void)
 static void bench_record(void)
 {
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     enum { N = 1000000, RUNS = 9 };
     uint64_t *keys = malloc(N * sizeof *keys);
     for (uint32_t i = 0; i < N; i++)
@@ -126,7 +116,7 @@ static void bench_record(void)
         const double t0 = bench_now_ns();
         for (uint32_t i = 0; i < N; i++) {
             cmd.mesh = i;
-            render__context_record(c, &heap, keys[i], &cmd);
+            render__context_record(c, ct_heap_allocator(), keys[i], &cmd);
         }
         samples[r] = (bench_now_ns() - t0) / N;
     }
@@ -146,7 +136,7 @@ static const float view_proj[16] = {1.2f, 0, 0, 0, 0, 1.7f, 0, 0, 0, 0, -1.0f, -
 static void bench_frame_max(const render__pool *pool)
 {
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     const uint32_t contexts = 1024, per = 1024; /* 1,048,576 packets */
     record(&q, contexts, per);
     const double t0 = bench_now_ns();
@@ -172,7 +162,7 @@ static double build_ms(render__queue *q, const render__pool *pool)
 static void bench_build(const render__pool *pool)
 {
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     record(&q, 100, 1000);
     render__merge_sort(&q);
     const double one = build_ms(&q, NULL), two = build_ms(&q, pool);
@@ -186,7 +176,7 @@ static void bench_build(const render__pool *pool)
 static void bench_gl(const char *name, uint32_t num_materials, const char *what)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false}, err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.width = 640, p.height = 480;
@@ -215,17 +205,17 @@ static void bench_gl(const char *name, uint32_t num_materials, const char *what)
     lights.v[2][1] = 1, lights.v[3][0] = lights.v[3][1] = lights.v[3][2] = 1;
     /* 1,000 cubes on a 40 x 25 grid in front of the camera, recorded and built as a frame does. */
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     render__queue_begin(&q, 2);
     const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
-    render__context_record(&q.contexts[0], &heap, 0, &begin);
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
         const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = i % num_materials,
                                    .program = RENDER_PROGRAM_LIT,
                                    .world = {0.4f, 0, 0, x, 0, 0.4f, 0, y, 0, 0, 0.4f, -20.0f}};
         const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % num_materials, .depth = i};
-        render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
+        render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
     render__merge_sort(&q);
@@ -276,7 +266,7 @@ static uint32_t body(render__vertex *v, render__skin_vertex *s, uint32_t *idx)
 static double bench_bodies(bool skinned)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false}, err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.width = 640, p.height = 480;
@@ -309,17 +299,17 @@ static double bench_bodies(bool skinned)
         }
     }
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     render__queue_begin(&q, 2);
     const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
-    render__context_record(&q.contexts[0], &heap, 0, &begin);
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
         const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = 0, .program = program,
                                    .palette = skinned ? i * 50 : 0,
                                    .world = {0.2f, 0, 0, x, 0, 0.2f, 0, y, 0, 0, 0.2f, -20.0f}};
         const render__key_fields f = {.pass = 1, .program = program, .material = 0, .depth = i};
-        render__context_record(&q.contexts[1], &heap, render__key_encode(&f), &c);
+        render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
     render__merge_sort(&q);

@@ -5,12 +5,19 @@
 -- file runs it again in the same Lua state, where locals start empty but `demo` stays, and
 -- reload() below says what it carries over. (A console client reads it too: demo.world, demo.crates.)
 
+-- A hard enough hit throws sparks: an emitter of the effect's burst alone, stopped at once so it
+-- goes away when its last spark has (a few per frame at most).
 local function on_collision(entity, other, px, py, pz, nx, ny, nz, impulse)
   demo.collisions = demo.collisions + 1
+  if impulse > 8 and demo.sparks_this_frame < 3 then
+    Particles.stop(demo.world, Particles.spawn(demo.world, "effects/sparks", px, py, pz))
+    demo.sparks = demo.sparks + 1
+    demo.sparks_this_frame = demo.sparks_this_frame + 1
+  end
 end
 
 function init()
-  demo = {crates = {}, marks = 0, collisions = 0, frames = 0}
+  demo = {crates = {}, marks = 0, collisions = 0, frames = 0, sparks = 0, sparks_this_frame = 0}
   demo.world = World.create()
 
   -- Loading (reading and validating the compiled level) and spawning are timed apart: a game
@@ -46,11 +53,18 @@ function init()
     Transform.link(demo.world, joint, Animation.bone(demo.world, demo.dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(demo.world, demo.dancer)))
+  -- Its play speed is an expression of a controller variable the loop below sets.
+  Animation.set_controller(demo.world, demo.dancer, {variables = {"tempo"}, speed = "0.8 + 0.4 * tempo"})
 
   -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
   -- follows its bones on the GPU.
   demo.walker = World.spawn_unit(demo.world, "units/walker", -0.5, 0, 5.5)
   print(string.format("demo: a walker with %d bones, skinned", Animation.bone_count(demo.world, demo.walker)))
+
+  -- A smoke column left of the stacks: a unit whose particle_emitter component starts it.
+  World.spawn_unit(demo.world, "units/smoke", -5, 0, 2)
+  -- A whirlwind to the right, carrying ten small boxes (a force field's expression).
+  World.spawn_unit(demo.world, "units/whirlwind", 5.5, 0, 2.5)
 
   -- A camera and a sun, aimed at the stacks.
   demo.camera = World.spawn_unit(demo.world, "units/camera", 4, 3.5, 8.5)
@@ -86,7 +100,10 @@ function update(dt)
   demo.frames = demo.frames + 1
   Physics.simulate(demo.world, dt)
   World.run_callbacks(demo.world)
+  Animation.set_variable(demo.world, demo.dancer, "tempo", math.sin(demo.frames / 30))
   Animation.evaluate(demo.world, dt)
+  Particles.simulate(demo.world, dt)
+  demo.sparks_this_frame = 0
   for _, event in ipairs(Animation.events(demo.world)) do
     demo.marks = demo.marks + 1
     print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
@@ -102,6 +119,7 @@ function update(dt)
   if demo.frames % 60 == 0 then
     local x, y, z = Transform.world_position(demo.world, demo.crates[1])
     print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", demo.frames, demo.collisions, y))
+    print(string.format("demo: %d particles live, %d spark bursts so far", Particles.count(demo.world), demo.sparks))
     local s = Render.stats()
     print(string.format("demo: rendered %d of %d meshes (%d packets, %d state changes, hash %s)",
                         s.visible, s.objects, s.packets, s.state_changes, s.hash))
