@@ -109,6 +109,9 @@ function update(dt)
     print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
                         demo.frames, event.name, event.time))
   end
+  -- Debug drawing: the walker's skeleton and a frame counter, on screen for this frame.
+  Render.debug_skeleton(demo.world, demo.walker, 1, 0.9, 0.2)
+  Render.debug_text(10, 8, string.format("frame %d", demo.frames), 1, 1, 1, 0.9)
   Render.render(demo.world, demo.camera)
   -- A handful of frames of the falling crates, as PNGs (with the gl backend).
   local f = demo.frames
