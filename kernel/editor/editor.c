@@ -124,5 +124,9 @@ void editor__frame(double dt)
         n += k ? k : snprintf(json + n, 8, "null");
         json[n++] = '}';
         editor_server__broadcast(json, (size_t)n, NULL);
+        uint32_t w, h;
+        const uint8_t *px = editor_world__pixels(&w, &h);
+        if (px)
+            editor_server__send_pixels(editor_world__frames(), px, w, h);
     }
 }

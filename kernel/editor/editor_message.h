@@ -3,8 +3,10 @@
  * "type" saying what it is. Every field is checked; an unknown field or type is refused naming
  * the nearest known one. "id" (a number) is optional everywhere and echoed in the reply.
  *
- *   {"type":"hello", "user":"alice", "session":"hex"?}   first message; "session" resumes a
- *                                                 person's session (their undo) after a reconnect
+ *   {"type":"hello", "user":"alice", "session":"hex"?, "pixels":true?}   first message;
+ *                                                 "session" resumes a person's session (their
+ *                                                 undo) after a reconnect; "pixels" asks for
+ *                                                 frames as binary messages (else /frame.png)
  *   {"type":"ops", "ops":[OP...], "commit":true?}  operations of the data model (at most
  *                                                 EDITOR_MAX_OPS); "commit" ends the user action
  *   {"type":"commit"}                              ends the user action (a drag's release)
@@ -65,6 +67,7 @@ typedef struct editor_message_t {
     double id;
     const char *user;    /* hello */
     const char *session; /* hello: "" when absent */
+    bool pixels;         /* hello */
     /* ops: num_ops ops; strings borrow `root`, vec/quat/set members are held in the arrays below
      * (from the C heap, freed by editor_message__free). */
     ct_dm_op_t *ops;

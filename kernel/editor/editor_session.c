@@ -450,6 +450,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     }
     u->conn = c;
     c->user = u;
+    c->pixels = m->pixels;
+    editor_world__dirty(); /* a frame for the new page, drawn at the next frame */
     console_server__log(c->client, CT_LOG_INFO, resumed ? "session resumed" : "session started");
     cJSON *o = reply("welcome", m);
     cJSON_AddStringToObject(o, "user", u->name);
@@ -462,6 +464,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     if (editor_world__camera_json(camera, sizeof camera))
         cJSON_AddRawToObject(o, "camera", camera);
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
+    uint32_t pw, ph;
+    cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&pw, &ph) != NULL);
     cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
     cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
