@@ -136,8 +136,10 @@ static write_req_t *new_write(console_client_t *c, size_t total)
     if (c->closing)
         return NULL;
     size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+    /* One large reply to a client that has read everything is fine (an editor page's welcome
+     * holds the whole level); a client that lets replies pile up is not. */
     if (total > CONSOLE_MAX_BLOB + CONSOLE_HEADER_SIZE + 4 ||
-        queued + total > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD) {
+        (queued && queued + total > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD)) {
         char text[160];
         snprintf(text, sizeof text, "not reading: %zu bytes queued (limit %u); disconnected",
                  queued + total, (unsigned)CONSOLE_MAX_QUEUED);

@@ -23,6 +23,7 @@ typedef struct editor_conn_t {
     editor_ws_reader_t ws;
     editor_user_t *user; /* after a good hello */
     bool pixels;         /* the page takes frames as binary messages (hello's "pixels") */
+    uint64_t pixels_sent; /* the last frame it was sent */
 } editor_conn_t;
 
 /* ---- editor_server.c: HTTP, static files, WebSocket ---- */
@@ -40,9 +41,10 @@ void editor_server__error(editor_conn_t *c, const editor_message_t *m, const cha
 void editor_server__close(editor_conn_t *c, uint32_t code, const char *why);
 /* The PNG served at /frame.png from now on (copied). */
 void editor_server__set_frame(const void *png, size_t size);
-/* Sends the frame's pixels to every page that takes them and has nothing queued (a page busy
- * drawing the last one skips this one): [u32 frame][u32 width][u32 height] (little-endian) then
- * the rgba rows, one binary message. */
+/* Sends the frame's pixels to every page that takes them, has not had this frame and has nothing
+ * queued (a page still reading gets the newest frame once it has read the rest: called every
+ * frame): [u32 frame][u32 width][u32 height] (little-endian) then the rgba rows, one binary
+ * message. */
 void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width, uint32_t height);
 /* The address of a page, for log lines ("127.0.0.1:51234"). */
 const char *editor_server__peer(const editor_conn_t *c);

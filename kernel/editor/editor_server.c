@@ -286,9 +286,10 @@ void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t wi
     console_server_t *s = &g_srv.server;
     for (uint32_t i = 0; i < s->num_clients; i++) {
         editor_conn_t *c = s->clients[i]->service_data;
-        if (!c || !c->pixels || !c->user || c->closing ||
+        if (!c || !c->pixels || !c->user || c->closing || c->pixels_sent == frame ||
             uv_stream_get_write_queue_size((uv_stream_t *)&c->client->tcp) != 0)
             continue;
+        c->pixels_sent = frame;
         if (!msg) {
             msg = ct_alloc(g_srv.allocator, total);
             if (!msg)

@@ -140,6 +140,7 @@ function welcome(m) {
   if (m.camera) editor.camera = m.camera;
   if (m.frame && !editor.pixels) showFrame({ n: m.frame, camera: m.camera });
   render();
+  editor.welcomedAt = performance.now();
 }
 
 // Keys whose change shows in the outline (names, order, hierarchy, repeat counts).
@@ -170,6 +171,7 @@ function applyOps(m) {
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
   editor.lastOps = m;
   render(touched, !outline);
+  if (editor.onOps) editor.onOps(m);
 }
 
 function history(m) {
@@ -561,6 +563,7 @@ function drawPixels(buf) {
   canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(buf, 12, w * h * 4), w, h), 0, 0);
   editor.shown = n;
   drawOverlay();
+  if (editor.onShown) editor.onShown(n);
 }
 
 // Where the frame is drawn inside the viewport (the canvas keeps its aspect: letterboxed).
