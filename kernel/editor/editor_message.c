@@ -34,6 +34,7 @@ static const kind_spec_t kinds[] = {
     {"pick", EDITOR_MSG_PICK, {"x", "y"}},
     {"select", EDITOR_MSG_SELECT, {"objects"}},
     {"place", EDITOR_MSG_PLACE, {"unit", "position"}},
+    {"reload", EDITOR_MSG_RELOAD, {NULL}},
 };
 #define NUM_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -383,6 +384,7 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
                     return fail(err, es, "'position' must be within +-1e9");
         }
         return 0;
+    case EDITOR_MSG_RELOAD:
     case EDITOR_MSG_COMMIT:
     case EDITOR_MSG_UNDO:
     case EDITOR_MSG_REDO:

@@ -17,6 +17,7 @@
  *   {"type":"delete", "objects":["hex"...]}       the entities and everything below them
  *   {"type":"reparent", "object":"hex", "parent":"hex"}   (parent all zeros: top level)
  *   {"type":"save"}  {"type":"play"}  {"type":"stop"}
+ *   {"type":"reload"}                             reads the level's file again (after a git merge)
  *   {"type":"camera", "orbit":[dx,dy]?, "pan":[dx,dy]?, "zoom":d?, "focus":"hex"?}
  *   {"type":"pick", "x":u, "y":v}                 u, v in [0,1] across the viewport
  *   {"type":"select", "objects":["hex"...]}       shown to the other people
@@ -59,6 +60,7 @@ typedef enum editor_kind {
     EDITOR_MSG_PICK,
     EDITOR_MSG_SELECT,
     EDITOR_MSG_PLACE,
+    EDITOR_MSG_RELOAD,
 } editor_kind;
 
 typedef struct editor_message_t {

@@ -108,6 +108,7 @@ function receive(m) {
     case 'people': return people(m.people);
     case 'selected': return selected(m);
     case 'saved': return logLine(`${m.by} saved ${m.file} (${m.bytes} bytes)`);
+    case 'reloaded': return logLine(`${m.by} reloaded ${m.file} from its file: ${m.changes} changes came in (highlighted)`, false, 'conflict');
     case 'compiled': return logLine(m.ok ? 'compiled the project' : 'compile failed: ' + m.error, !m.ok);
     case 'play': editor.playing = m.playing; $('play').textContent = m.playing ? 'Stop' : 'Play';
       $('play').classList.toggle('on', m.playing); return logLine(`${m.by} ${m.playing ? 'started' : 'stopped'} play`);
@@ -705,6 +706,7 @@ $('delete').onclick = () => editor.selection.length && send({ type: 'delete', ob
 $('copy').onclick = () => editor.copy();
 $('paste').onclick = () => editor.paste();
 $('save').onclick = () => send({ type: 'save' });
+$('reload').onclick = () => send({ type: 'reload' });
 $('play').onclick = () => send({ type: editor.playing ? 'stop' : 'play' });
 $('filter').oninput = () => renderOutline();
 $('filter').onkeydown = (ev) => ev.stopPropagation();
