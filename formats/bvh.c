@@ -2,6 +2,8 @@
  * hierarchy walked with an explicit stack, then the frames line by line. */
 #include "bvh.h"
 
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "ct_math.h"
 #include "formats_arena.h"
 
@@ -333,28 +335,12 @@ ct_bvh_t *ct_bvh_parse(const char *text, size_t size, const char *name, ct_alloc
 
 ct_bvh_t *ct_bvh_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *text = (char *)ct_file_read(path, ct_heap_allocator(), BVH_MAX_TEXT, &len, err, err_size);
+    if (!text)
         return NULL;
-    }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || (size_t)len > BVH_MAX_TEXT || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        snprintf(err, err_size, "%s: not a readable file of at most 1 GB", path);
-        return NULL;
-    }
-    char *text = malloc((size_t)len + 1);
-    const bool ok = text && fread(text, 1, (size_t)len, f) == (size_t)len;
-    fclose(f);
-    ct_bvh_t *b = NULL;
-    if (ok)
-        b = ct_bvh_parse(text, (size_t)len, path, a, err, err_size);
-    else
-        snprintf(err, err_size, "%s: %s", path, text ? "reading failed" : "out of memory");
-    free(text);
+    ct_bvh_t *b = ct_bvh_parse(text, len, path, a, err, err_size);
+    ct_free(ct_heap_allocator(), text, len + 1);
     return b;
 }
 

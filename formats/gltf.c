@@ -3,6 +3,9 @@
  * counts known up front). */
 #include "gltf_internal.h"
 
+#include "ct_file.h"
+#include "ct_heap.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,40 +163,24 @@ ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const
 
 ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    uint8_t *bytes = ct_file_read(path, ct_heap_allocator(), GLTF_MAX_DOCUMENT, &len, err,
+                                  err_size);
+    if (!bytes)
         return NULL;
-    }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || (size_t)len > GLTF_MAX_DOCUMENT || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        snprintf(err, err_size, "%s: not a readable file of at most 1 GB", path);
-        return NULL;
-    }
-    uint8_t *bytes = malloc((size_t)len + 1);
-    const bool ok = bytes && fread(bytes, 1, (size_t)len, f) == (size_t)len;
-    fclose(f);
-    if (!ok) {
-        free(bytes);
-        snprintf(err, err_size, "%s: %s", path, bytes ? "reading failed" : "out of memory");
-        return NULL;
-    }
     /* External buffers live beside the document. */
     char dir[4096];
     const char *slash = strrchr(path, '/');
     const size_t dir_len = slash ? (size_t)(slash - path) : 1;
     if (dir_len >= sizeof dir) {
-        free(bytes);
+        ct_free(ct_heap_allocator(), bytes, len + 1);
         snprintf(err, err_size, "%s: path too long", path);
         return NULL;
     }
     memcpy(dir, slash ? path : ".", dir_len);
     dir[dir_len] = '\0';
-    ct_gltf_t *doc = ct_gltf_parse(bytes, (size_t)len, path, dir, a, err, err_size);
-    free(bytes);
+    ct_gltf_t *doc = ct_gltf_parse(bytes, len, path, dir, a, err, err_size);
+    ct_free(ct_heap_allocator(), bytes, len + 1);
     return doc;
 }
 

@@ -2,6 +2,8 @@
  * bounds-checked before anything reads through them. */
 #include "gltf_internal.h"
 
+#include "ct_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -129,6 +131,15 @@ static void note_file(gltf__reader *r, const char *rel)
     r->files[r->doc->num_files++] = rel;
 }
 
+/* The reader's arena as an allocator for ct_file_read: a block lives until the arena is freed
+ * (a block given back is left there). */
+static void *arena_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
+                           const char *file, uint32_t line)
+{
+    (void)old_size, (void)file, (void)line;
+    return p || !new_size ? NULL : formats__alloc((formats__arena *)(void *)a->inst, new_size);
+}
+
 static bool read_file(gltf__reader *r, const char *rel, const char *where, const uint8_t **data,
                       size_t *size)
 {
@@ -138,27 +149,21 @@ static bool read_file(gltf__reader *r, const char *rel, const char *where, const
     char path[4096];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", r->dir, rel) >= sizeof path)
         return gltf__fail(r, "%s: the path of \"%s\" is too long", where, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gltf__fail(r, "%s: cannot open \"%s\": %s", where, rel, strerror(errno));
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || (size_t)len > GLTF_MAX_FILE || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return gltf__fail(r, "%s: \"%s\" is not a readable file of at most 1 GB", where, rel);
+    ct_allocator_t arena = {(ct_allocator_o *)(void *)&r->arena, arena_realloc};
+    char why[4200];
+    size_t len;
+    uint8_t *d = ct_file_read(path, &arena, GLTF_MAX_FILE, &len, why, sizeof why);
+    if (!d) {
+        /* ct_file_read's reason starts with the path, which `where` and `rel` say already. */
+        const char *reason = why + strlen(path) + 2;
+        if (strncmp(reason, "cannot open: ", 13) == 0)
+            return gltf__fail(r, "%s: cannot open \"%s\": %s", where, rel, reason + 13);
+        return gltf__fail(r, "%s: \"%s\": %s", where, rel, reason);
     }
-    uint8_t *d = formats__alloc(&r->arena, (size_t)len + 1);
-    const bool ok = d && fread(d, 1, (size_t)len, f) == (size_t)len;
-    fclose(f);
-    if (!d)
-        return gltf__nomem(r, where);
-    if (!ok)
-        return gltf__fail(r, "%s: reading \"%s\" failed", where, rel);
     if (r->files)
         note_file(r, rel);
     *data = d;
-    *size = (size_t)len;
+    *size = len;
     return true;
 }
 

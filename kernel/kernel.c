@@ -79,7 +79,8 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     kernel__register_apis();
-    if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()))
+    if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()) ||
+        (r = datamodel__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;

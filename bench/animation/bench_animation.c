@@ -37,6 +37,7 @@
  *
  * Modules come from `--modules DIR`; the BVH files from /usr/share/assimp/models/BVH.
  */
+#include "ct_heap.h"
 #include "../common/bench.h"
 
 #include "animation_source.h"
@@ -55,19 +56,6 @@
 
 #define MOCAP "/usr/share/assimp/models/BVH/"
 #define CMU_UNITS 0.056444
-
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
-
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 /* The calling thread's CPU time: single-thread figures are taken with it, so the other programs
  * sharing this machine's cores do not add their time slices to ours. */
@@ -92,7 +80,7 @@ static double gltf_figures(void)
         ct_gltf_t *doc = ct_gltf_load_file(clips[c].file, NULL, err, sizeof err);
         const int32_t a = doc ? anim__gltf_animation(doc, clips[c].animation, NULL, err, sizeof err) : -1;
         anim__raw_owned raw;
-        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, &heap, &raw, err, sizeof err)) {
+        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, ct_heap_allocator(), &raw, err, sizeof err)) {
             fprintf(stderr, "bench_animation: %s: %s\n", clips[c].file, err);
             exit(1);
         }
@@ -102,8 +90,8 @@ static double gltf_figures(void)
         anim__clip clip;
         anim__error_report r;
         double achieved;
-        if (anim__compress(&raw.raw, &s, NULL, 0, &heap, &blob, &achieved) ||
-            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, &heap, &r)) {
+        if (anim__compress(&raw.raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved) ||
+            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
             fprintf(stderr, "bench_animation: compressing %s failed\n", clips[c].name);
             exit(1);
         }
@@ -132,7 +120,7 @@ static void compression_figures(void)
         snprintf(path, sizeof path, "%s%s", MOCAP, clips[c].file);
         ct_bvh_t *bvh = ct_bvh_load_file(path, NULL, err, sizeof err);
         anim__raw_owned raw;
-        if (!bvh || anim__raw_from_bvh(bvh, clips[c].units, &heap, &raw)) {
+        if (!bvh || anim__raw_from_bvh(bvh, clips[c].units, ct_heap_allocator(), &raw)) {
             fprintf(stderr, "bench_animation: %s\n", bvh ? "too big" : err);
             exit(1);
         }
@@ -143,9 +131,9 @@ static void compression_figures(void)
             anim__clip clip;
             anim__error_report r;
             double achieved;
-            if (anim__compress(&raw.raw, &s, NULL, 0, &heap, &blob, &achieved) ||
+            if (anim__compress(&raw.raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved) ||
                 anim__clip_open(blob.data, blob.size, &clip) ||
-                anim__measure(&raw.raw, &clip, blob.size, &heap, &r)) {
+                anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
                 fprintf(stderr, "bench_animation: compressing %s failed\n", clips[c].file);
                 exit(1);
             }

@@ -10,6 +10,7 @@
  *
  * The back guard exists only in blocks made while canary mode was on (the magic says which), so
  * blocks survive a change of mode between memory__init calls. */
+#include "ct_heap.h"
 #include "base/memory.h"
 
 #include <dlfcn.h>
@@ -65,18 +66,6 @@ struct ct_allocator_o {
     char name[MEMORY_NAME_SIZE];
 };
 
-static void *system_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
-                            const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (new_size == 0) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, new_size);
-}
-
-static ct_allocator_t system_allocator = {.realloc = system_realloc};
 
 static struct {
     struct ct_allocator_o root;
@@ -349,7 +338,7 @@ int memory__init(uint32_t modes)
         log__error("memory: memory__init called twice without memory__shutdown");
         return CT_ERR_INVALID;
     }
-    int err = setup(&g_mem.root, &system_allocator, "kernel");
+    int err = setup(&g_mem.root, ct_heap_allocator(), "kernel");
     if (err)
         return err;
     g_mem.modes = modes;

@@ -1,5 +1,6 @@
 /* Plain POSIX sockets and poll(): the tools that use this are single-threaded and block. */
 
+#include "ct_heap.h"
 #include "console/console_client.h"
 
 #include <arpa/inet.h>
@@ -22,18 +23,6 @@ struct console_frame_node_t {
     char *payload; /* taken from the reader (its allocator's, length + 1 bytes): never copied */
 };
 
-static void *heap_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(ptr);
-        return NULL;
-    }
-    return realloc(ptr, new_size);
-}
-
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 static int64_t now_ms(void)
 {
@@ -71,7 +60,7 @@ int console_conn__open(console_conn_t *c, const char *host, int port, uint32_t m
     memset(c, 0, sizeof *c);
     c->fd = -1;
     snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
-    console_reader__init(&c->reader, &heap, max_payload);
+    console_reader__init(&c->reader, ct_heap_allocator(), max_payload);
     struct sockaddr_storage addr;
     socklen_t len;
     memset(&addr, 0, sizeof addr);
@@ -118,7 +107,7 @@ bool console_conn__set_allocator(console_conn_t *c, ct_allocator_t *a)
 {
     if (c->reader.payload || c->first)
         return false;
-    c->reader.allocator = a ? a : &heap;
+    c->reader.allocator = a ? a : ct_heap_allocator();
     return true;
 }
 

@@ -18,6 +18,8 @@ static struct {
     const char *phase;         /* what the kernel is calling, for the panic message */
     ct_plugin_o *phase_plugin; /* whose code that is, when the registry does not know */
     bool sandboxed;
+    size_t live;  /* bytes Lua holds through lua_env_alloc */
+    size_t limit; /* growth past it is refused (0: none); see lua_env__set_memory_limit */
 } env;
 
 /* Lua's allocator signature over ours. Lua 5.1 leaves `osize` unspecified for a NULL block, while
@@ -34,8 +36,17 @@ static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
                                        "refused");
         return NULL;
     }
-    return a->realloc(a, ptr, ptr ? osize : 0, nsize, __FILE__, __LINE__);
+    if (env.limit && nsize > osize && env.live + (nsize - (ptr ? osize : 0)) > env.limit)
+        return NULL; /* LuaJIT raises "not enough memory", which unwinds the script */
+    void *p = a->realloc(a, ptr, ptr ? osize : 0, nsize, __FILE__, __LINE__);
+    if (p || !nsize)
+        env.live = env.live - (ptr ? osize : 0) + nsize;
+    return p;
 }
+
+size_t lua_env__memory_used(void) { return env.live; }
+
+void lua_env__set_memory_limit(size_t bytes) { env.limit = bytes; }
 
 /* LuaJIT calls this for an error raised outside any protected call, then exits: that happens only
  * when C code (a plugin's init, hook or callback) raises through the Lua API while Lua did not

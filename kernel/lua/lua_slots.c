@@ -10,6 +10,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "ct_array.h"
 #include "base/log.h"
 #include "lua/lua_env.h"
 #include "lua/lua_internal.h"
@@ -162,15 +163,8 @@ static uint32_t lua_slots_find(bool in_type, const char *module, const char *nam
 static bool lua_slots_prepare(const char *module, const char *name)
 {
     ct_allocator_t *a = lua_env__allocator();
-    if (slots.count == slots.capacity) {
-        uint32_t capacity = slots.capacity ? slots.capacity * 2 : 32;
-        lua_slot_t *items = ct_realloc(a, slots.items, slots.capacity * sizeof *items,
-                                       capacity * sizeof *items);
-        if (!items)
-            return false;
-        slots.items = items;
-        slots.capacity = capacity;
-    }
+    if (!ct_array_reserve_of(a, &slots.items, &slots.capacity, slots.count + 1, 32))
+        return false;
     size_t module_size = strlen(module) + 1;
     size_t names_size = module_size + strlen(name) + 1;
     char *names = ct_alloc(a, names_size);

@@ -5,6 +5,7 @@
  * segments), and its callbacks inside the file's code, so a garbage pointer from get_plugin_api
  * is refused with a message instead of crashing the loader. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +417,37 @@ static const leftovers_kind_t private_copies = {
     .what = "the private copy of a plugin",
 };
 
+/* Whether the ELF file at `path` holds every byte its program headers map: dlopen maps a
+ * segment past the end of a truncated file as pages that raise SIGBUS when touched (at load,
+ * or at the --watch reload of a file cut short), so such a file is refused before dlopen. Only
+ * what the dynamic loader reads is checked: the header, the program headers, each loaded or
+ * dynamic segment's file range. */
+static bool elf_whole(const char *path, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    ElfW(Ehdr) eh;
+    bool ok = f && fstat(fileno(f), &st) == 0 && fread(&eh, sizeof eh, 1, f) == 1 &&
+              !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_phentsize == sizeof(ElfW(Phdr)) &&
+              eh.e_phoff <= (uint64_t)st.st_size &&
+              (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr)) <= (uint64_t)st.st_size - eh.e_phoff;
+    const char *why = ok ? NULL : "its ELF header or program headers are missing or cut short";
+    for (uint32_t i = 0; ok && i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        ok = fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, f) == 1;
+        if (ok && (ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
+            (ph.p_offset > (uint64_t)st.st_size || ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)) {
+            ok = false;
+            why = "a segment reaches past the end of the file (the file was cut short)";
+        }
+    }
+    if (f)
+        fclose(f);
+    if (!ok)
+        snprintf(err, err_size, "is not a whole shared library: %s", why ? why : "unreadable");
+    return ok;
+}
+
 /* Copies `path` to a fresh temporary file and opens that: the mapping then never changes when
  * someone copies over or truncates the plugin's file (which would kill the process with SIGBUS),
  * and dlopen sees a new name each time (it would hand back the loaded library for a known one).
@@ -441,6 +473,10 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     if (rc < 0) {
         snprintf(err, err_size, "cannot be copied to a private file (%s): %s", tmp, uv_strerror(rc));
         return CT_ERR_IO;
+    }
+    if (!elf_whole(tmp, err, err_size)) {
+        remove(tmp);
+        return CT_ERR_BAD_DATA;
     }
     dlerror();
     p->lib = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_array.h"
+#include "ct_heap.h"
 #include "base/memory.h"
 #include "plugins/kernel_version.h"
 #include "plugins/plugins_internal.h"
@@ -28,18 +30,11 @@ static struct {
     uv_mutex_t lock;
 } R;
 
-/* Grows `*items` (of `item_size`) so that one more fits; false when out of memory. */
+/* Grows `*items` (of `item_size`, on the C heap) so that one more fits; false when out of
+ * memory. */
 static bool grow(void **items, uint32_t *cap, uint32_t count, size_t item_size)
 {
-    if (count < *cap)
-        return true;
-    uint32_t new_cap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*items, new_cap * item_size);
-    if (!p)
-        return false;
-    *items = p;
-    *cap = new_cap;
-    return true;
+    return ct_array_reserve(ct_heap_allocator(), items, cap, count + 1, item_size, 16);
 }
 
 static char *dup_string(const char *s)

@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "ct_array.h"
 #include "base/log.h"
 #include "data/sjson.h"
 #include "lua/lua_env.h"
@@ -124,7 +126,17 @@ bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char
         resources__compile_error(ctx, "%s: the path of \"%s\" is too long", field, file);
         return false;
     }
-    return resources__depends_on(ctx, field, file);
+    /* Compilers open what this names with their own readers: a FIFO or a device there would
+     * hang them (the guard on sources and blobs does not see it), so only a regular file (or
+     * none: the reader says it is missing) is handed out. Noted either way, so a change to it
+     * compiles the source again. */
+    struct stat st;
+    const bool fits = stat(out, &st) != 0 || S_ISREG(st.st_mode);
+    if (!resources__depends_on(ctx, field, file))
+        return false;
+    if (!fits)
+        resources__compile_error(ctx, "%s: \"%s\" is not a regular file", field, file);
+    return fits;
 }
 
 /* Notes `file` once in the record; false (the compile fails) when the record cannot hold it. */
@@ -140,20 +152,16 @@ static bool record_file(ct_compile_ctx_o *ctx, const char *field, const char *fi
         return false;
     }
     ct_allocator_t *a = resources__allocator();
-    if (r->num_files == r->capacity) {
-        const uint32_t capacity = r->capacity ? r->capacity * 2 : 8;
-        char **grown = ct_realloc(a, r->files, r->capacity * sizeof *grown, capacity * sizeof *grown);
-        if (!grown)
-            goto nomem;
-        r->files = grown;
-        r->capacity = capacity;
-    }
+    if (!ct_array_reserve_of(a, &r->files, &r->capacity, r->num_files + 1, 8))
+        goto nomem;
     const size_t size = strlen(file) + 1;
     char *copy = ct_alloc(a, size);
     if (!copy)
         goto nomem;
     memcpy(copy, file, size);
     r->files[r->num_files++] = copy;
+    if (r->noted)
+        r->noted(r->noted_user, r->num_files - 1, copy);
     return true;
 nomem:
     log__error("%s: out of memory noting \"%s\" (%s) as a file it is built from", ctx->path, file,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ct_array.h"
 #include "base/log.h"
 #include "resources_internal.h"
 
@@ -90,19 +91,12 @@ static int install(const ct_resource_type_t *t, const char *name, const char *wh
     char err[512] = "";
     void *runtime = NULL;
     int rc = make_runtime(t, blob, size, &runtime, err, sizeof err);
-    if (!rc && num_records == capacity) {
-        uint32_t grown_capacity = capacity ? capacity * 2 : 32;
-        loaded_t *grown = ct_realloc(resources__allocator(), records, capacity * sizeof *records,
-                                     grown_capacity * sizeof *records);
-        if (grown) {
-            records = grown;
-            capacity = grown_capacity;
-        } else {
-            snprintf(err, sizeof err, "out of memory");
-            rc = CT_ERR_NOMEM;
-            if (t->unload)
-                t->unload(t->user_data, runtime);
-        }
+    if (!rc && !ct_array_reserve_of(resources__allocator(), &records, &capacity, num_records + 1,
+                                    32)) {
+        snprintf(err, sizeof err, "out of memory");
+        rc = CT_ERR_NOMEM;
+        if (t->unload)
+            t->unload(t->user_data, runtime);
     }
     if (rc) {
         log__error("%s: refused: %s", what, err[0] ? err : "the type's load failed");

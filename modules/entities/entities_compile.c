@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_array.h"
 #include "ct_datamodel.h"
 #include "entities_internal.h"
 
@@ -45,16 +46,10 @@ static bool push_entity(compiler_t *c, const flat_entity_t *e)
         R->compile_error(c->ctx, "more than %u entities", CT_ENTITY_MAX_LIVE);
         return false;
     }
-    if (c->num_entities == c->capacity) {
-        uint32_t capacity = c->capacity ? c->capacity * 2u : 64u;
-        flat_entity_t *grown = ct_realloc(entities__services.a, c->entities,
-                                          c->capacity * sizeof *grown, capacity * sizeof *grown);
-        if (!grown) {
-            R->compile_error(c->ctx, "out of memory flattening entities");
-            return false;
-        }
-        c->entities = grown;
-        c->capacity = capacity;
+    if (!ct_array_reserve_of(entities__services.a, &c->entities, &c->capacity,
+                             c->num_entities + 1, 64)) {
+        R->compile_error(c->ctx, "out of memory flattening entities");
+        return false;
     }
     c->entities[c->num_entities++] = *e;
     return true;

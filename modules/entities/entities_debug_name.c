@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "ct_array.h"
 #include "entities_internal.h"
 
 #define MIN_CAPACITY 64u
@@ -61,12 +62,9 @@ static bool reserve(debug_name_manager_t *m, uint32_t want)
 {
     if (want <= m->capacity)
         return true;
-    uint32_t capacity = m->capacity ? m->capacity : MIN_CAPACITY;
-    while (capacity < want) {
-        if (capacity > INDEX_MASK)
-            return false;
-        capacity *= 2u;
-    }
+    const uint32_t capacity = ct_array_capacity(m->capacity, want, MIN_CAPACITY);
+    if (!capacity || capacity > INDEX_MASK + 1u)
+        return false;
     size_t size = bytes_for(capacity);
     void *block = ct_alloc(m->a, size);
     if (!block)

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "ct_array.h"
 #include "entities_internal.h"
 
 #define INDEX_MASK ((1u << CT_ENTITY_INDEX_BITS) - 1u)
@@ -33,9 +34,7 @@ static bool reserve(uint32_t want)
     entities_manager_t *em = &entities__state->manager;
     if (want <= em->capacity)
         return true;
-    uint32_t capacity = em->capacity ? em->capacity : INITIAL_CAPACITY;
-    while (capacity < want)
-        capacity *= 2;
+    const uint32_t capacity = ct_array_capacity(em->capacity, want, INITIAL_CAPACITY);
     void *block = ct_alloc(entities__services.a, block_size(capacity));
     if (!block) {
         entities__log(CT_LOG_ERROR, "out of memory growing the entity array to %u", capacity);

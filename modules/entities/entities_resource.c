@@ -13,6 +13,8 @@
 #include "ct_transform.h"
 #include "entities_internal.h"
 
+#include "../common/byte_reader.h"
+
 /* Far more than there are component types; it only bounds the work on a corrupt blob. */
 #define MAX_SECTIONS 1024u
 
@@ -33,9 +35,7 @@ typedef struct entity_resource_t {
 } entity_resource_t;
 
 typedef struct reader_t {
-    const uint8_t *p;
-    uint64_t size;
-    uint64_t at;
+    byte_reader_t bytes;
     char *err;
     size_t err_size;
 } reader_t;
@@ -43,34 +43,29 @@ typedef struct reader_t {
 static bool fail(reader_t *r, const char *what, uint64_t value)
 {
     snprintf(r->err, r->err_size, "entity resource: %s (%llu) at byte %llu of %llu", what,
-             (unsigned long long)value, (unsigned long long)r->at, (unsigned long long)r->size);
+             (unsigned long long)value, (unsigned long long)r->bytes.at,
+             (unsigned long long)r->bytes.size);
     return false;
 }
 
 /* Takes `bytes` bytes (which the caller computed without overflow) or fails naming `what`. */
 static const uint8_t *take(reader_t *r, uint64_t bytes, const char *what)
 {
-    if (bytes > r->size - r->at) {
+    const uint8_t *at = bytes <= SIZE_MAX ? byte_reader__take(&r->bytes, (size_t)bytes) : NULL;
+    if (!at)
         fail(r, what, bytes);
-        return NULL;
-    }
-    const uint8_t *at = r->p + r->at;
-    r->at += bytes;
     return at;
 }
 
 static bool read_u32(reader_t *r, uint32_t *v, const char *what)
 {
-    const uint8_t *at = take(r, 4, what);
-    if (at)
-        memcpy(v, at, 4);
-    return at != NULL;
+    return byte_reader__u32(&r->bytes, v) || fail(r, what, 4);
 }
 
 /* Padding must be zero: a cheap extra check that catches shifted or corrupt sections. */
 static bool align8(reader_t *r)
 {
-    uint32_t n = (8u - (uint32_t)(r->at & 7u)) & 7u;
+    uint32_t n = (8u - (uint32_t)(r->bytes.at & 7u)) & 7u;
     const uint8_t *pad = take(r, n, "padding past the end");
     for (uint32_t i = 0; pad && i < n; i++) {
         if (pad[i] != 0)
@@ -130,8 +125,9 @@ static bool parse(reader_t *r, entity_resource_t *out)
         if (out)
             out->sections[s] = sec;
     }
-    if (r->at != r->size)
-        return fail(r, "bytes left over after the last component type", r->size - r->at);
+    if (byte_reader__left(&r->bytes))
+        return fail(r, "bytes left over after the last component type",
+                    byte_reader__left(&r->bytes));
     return true;
 }
 
@@ -161,7 +157,7 @@ static bool validate_instances(const entity_resource_t *res, char *err, size_t e
 static void *load(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
 {
     (void)user_data;
-    reader_t r = {payload, size, 0, err, err_size};
+    reader_t r = {{payload, size, 0}, err, err_size};
     if (!parse(&r, NULL))
         return NULL;
     /* The kernel keeps the payload alive until unload (ct_resource.h), so the sections are read
@@ -183,7 +179,7 @@ static void *load(void *user_data, const void *payload, uint64_t size, char *err
     res->block_size = block_size;
     if (!in_place)
         memcpy(block + head, payload, (size_t)size);
-    reader_t fill = {in_place ? payload : block + head, size, 0, err, err_size};
+    reader_t fill = {{in_place ? payload : block + head, size, 0}, err, err_size};
     parse(&fill, res);
     if (!validate_instances(res, err, err_size)) {
         ct_free(entities__services.a, block, block_size);

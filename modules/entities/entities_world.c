@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_array.h"
 #include "entities_internal.h"
 
 #define MAX_CALLBACK_NAME 63u
@@ -124,16 +125,9 @@ static int64_t free_slot(void)
                       MAX_WORLDS);
         return -1;
     }
-    if (ws->num_slots == ws->capacity) {
-        uint32_t capacity = ws->capacity ? ws->capacity * 2 : 8;
-        entities_world_slot_t *grown = ct_realloc(entities__services.a, ws->slots,
-                                                  ws->capacity * sizeof *grown,
-                                                  capacity * sizeof *grown);
-        if (!grown)
-            return -1;
-        ws->slots = grown;
-        ws->capacity = capacity;
-    }
+    if (!ct_array_reserve_of(entities__services.a, &ws->slots, &ws->capacity, ws->num_slots + 1,
+                             8))
+        return -1;
     ws->slots[ws->num_slots] = (entities_world_slot_t){NULL, 1};
     return ws->num_slots++;
 }
@@ -314,14 +308,9 @@ int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char 
                           world->name, q->size);
             return CT_ERR_FULL;
         }
-        uint32_t capacity = q->capacity ? q->capacity * 2 : 1024;
-        while (capacity < q->size + size)
-            capacity *= 2;
-        uint8_t *grown = ct_realloc(entities__services.a, q->bytes, q->capacity, capacity);
-        if (!grown)
+        if (!ct_array_reserve_of(entities__services.a, &q->bytes, &q->capacity, q->size + size,
+                                 1024))
             return CT_ERR_NOMEM;
-        q->bytes = grown;
-        q->capacity = capacity;
     }
     uint8_t *at = q->bytes + q->size;
     callback_record_t header = {entity.id, (uint16_t)n, (uint16_t)name_len};

@@ -4,6 +4,7 @@
  * plugin that added it (ct.registry v2 names it) and is dropped, never called, once that plugin
  * is unloaded. The list lives in entities__state, so it outlives a hot reload of this module.
  */
+#include "ct_array.h"
 #include "entities_internal.h"
 
 static uint32_t find(ct_world_listener_f fn, void *ctx)
@@ -22,16 +23,8 @@ int entities__add_world_listener(ct_world_listener_f fn, void *ctx)
         return CT_ERR_INVALID;
     if (find(fn, ctx) < ls->count)
         return 0;
-    if (ls->count == ls->capacity) {
-        uint32_t capacity = ls->capacity ? ls->capacity * 2 : 8;
-        entities_world_listener_t *grown =
-            ct_realloc(entities__services.a, ls->items, ls->capacity * sizeof *grown,
-                       capacity * sizeof *grown);
-        if (!grown)
-            return CT_ERR_NOMEM;
-        ls->items = grown;
-        ls->capacity = capacity;
-    }
+    if (!ct_array_reserve_of(entities__services.a, &ls->items, &ls->capacity, ls->count + 1, 8))
+        return CT_ERR_NOMEM;
     const ct_registry_api_v2 *r = entities__services.registry;
     ls->items[ls->count++] = (entities_world_listener_t){fn, ctx, r ? r->current_plugin() : NULL};
     return 0;

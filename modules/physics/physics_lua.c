@@ -177,8 +177,8 @@ static int l_actor_add_torque(lua_State *L) { return actor_set(L, physics__api_v
 /* Actor.rotation(world, e) -> x, y, z, w */
 static int l_actor_rotation(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.rotation");
     float q[4];
     check_result(L, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
     for (int k = 0; k < 4; k++)
@@ -189,11 +189,10 @@ static int l_actor_rotation(lua_State *L)
 /* Actor.set_rotation(world, e, x, y, z, w) */
 static int l_actor_set_rotation(lua_State *L)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_rotation");
     float q[4];
-    for (int k = 0; k < 4; k++)
-        q[k] = (float)L_API->check_number(L, 3 + k);
+    check__vec(L_API, L, 3, 4, q, "Actor.set_rotation");
     return check_result(L, physics__api_v4.set_rotation(w, e, q), "Actor.set_rotation", e);
 }
 
@@ -201,11 +200,11 @@ static int l_actor_set_rotation(lua_State *L)
 static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
                     const char *what)
 {
-    ct_world_o *w = check_world(L);
-    const ct_entity_t e = check_entity(L, 2);
+    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3], p[3];
-    check_vec3(L, 3, v);
-    check_vec3(L, 6, p);
+    check__vec(L_API, L, 3, 3, v, what);
+    check__vec(L_API, L, 6, 3, p, what);
     return check_result(L, fn(w, e, v, p), what, e);
 }
 

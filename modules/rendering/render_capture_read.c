@@ -1,34 +1,29 @@
 /* render_capture_read.c: parsing a capture (layout in render_capture.h), bounds-checked. */
 #include "render_capture.h"
 
+#include "../common/byte_reader.h"
+
 #include <stdio.h>
 #include <string.h>
 
 typedef struct cursor {
-    const uint8_t *p;
-    size_t size, at;
+    byte_reader_t bytes;
     char *err;
     size_t err_size;
 } cursor;
 
 static const void *take(cursor *c, size_t n, const char *what)
 {
-    if (n > c->size - c->at) {
-        snprintf(c->err, c->err_size, "capture: %s at offset %zu needs %zu bytes, %zu are left", what, c->at, n,
-                 c->size - c->at);
-        return NULL;
-    }
-    const void *p = c->p + c->at;
-    c->at += n;
+    const void *p = byte_reader__take(&c->bytes, n);
+    if (!p)
+        snprintf(c->err, c->err_size, "capture: %s at offset %zu needs %zu bytes, %zu are left",
+                 what, c->bytes.at, n, byte_reader__left(&c->bytes));
     return p;
 }
 
 static bool take_u32(cursor *c, uint32_t *v, const char *what)
 {
-    const void *p = take(c, 4, what);
-    if (p)
-        memcpy(v, p, 4);
-    return p != NULL;
+    return byte_reader__u32(&c->bytes, v) || take(c, 4, what);
 }
 
 void render__capture_free(render__capture *c, ct_allocator_t *a)
@@ -41,7 +36,7 @@ void render__capture_free(render__capture *c, ct_allocator_t *a)
 int render__capture_read(const uint8_t *bytes, size_t size, ct_allocator_t *a, render__capture *out,
                          char *err, size_t err_size)
 {
-    cursor c = {bytes, size, 0, err, err_size};
+    cursor c = {{bytes, size, 0}, err, err_size};
     *out = (render__capture){0};
     uint32_t magic = 0, version = 0;
     if (!take_u32(&c, &magic, "magic") || !take_u32(&c, &version, "version"))
@@ -94,8 +89,8 @@ int render__capture_read(const uint8_t *bytes, size_t size, ct_allocator_t *a, r
         render__capture_free(out, a);
         return CT_ERR_BAD_DATA;
     }
-    if (c.at != size) {
-        snprintf(err, err_size, "capture: %zu bytes after the last packet", size - c.at);
+    if (byte_reader__left(&c.bytes)) {
+        snprintf(err, err_size, "capture: %zu bytes after the last packet", byte_reader__left(&c.bytes));
         render__capture_free(out, a);
         return CT_ERR_BAD_DATA;
     }

@@ -4,6 +4,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_particles.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -42,6 +44,7 @@ static int start_gl(void)
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
     render__upload_textures();
+    render__upload_font();
     return 0;
 }
 
@@ -123,6 +126,23 @@ static int render(ct_world_o *world, ct_entity_t camera)
 }
 
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
+
+const ct_render_api_v2 render__api_v2 = {
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
+    .debug_line = render__debug_line,
+    .debug_lines = render__debug_lines_api,
+    .debug_box = render__debug_box,
+    .debug_sphere = render__debug_sphere,
+    .debug_arrow = render__debug_arrow,
+    .debug_skeleton = render__debug_skeleton,
+    .debug_text = render__debug_text,
+};
 
 const ct_render_api_v1 render__api_v1 = {
     .render = render,
@@ -250,6 +270,7 @@ static const ct_render_frame_api_v1 render__frame_api_v1 = {frame_size, frame_re
 
 static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
+    CT_API_PROVIDE("ct.render", 2, ct_render_api_v2),
     CT_API_PROVIDE("ct.render_frame", 1, ct_render_frame_api_v1),
 };
 
@@ -265,6 +286,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
+    CT_MODULE_API_OPTIONAL(particles, 1, &render__m.particles),
 };
 
 static const ct_module_v3_t module = {
@@ -280,6 +302,7 @@ static const ct_module_v3_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1},
+                                            {CT_RENDER_API, 2, &render__api_v2},
                                             {CT_RENDER_FRAME_API, 1, &render__frame_api_v1}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

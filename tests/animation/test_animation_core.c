@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "ct_heap.h"
 #include "animation_codec.h"
 #include "animation_lanes.h"
 
@@ -19,18 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
-
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 static void spec_quantization_precision(void **state)
 {
@@ -128,7 +117,7 @@ static void curves_and_discontinuities(void **state)
         const anim__settings s = {(anim__mode)mode, mode ? 0.0005 : 0.002};
         anim__bytes blob;
         double achieved = 0;
-        assert_int_equal(anim__compress(&raw, &s, NULL, 0, &heap, &blob, &achieved), 0);
+        assert_int_equal(anim__compress(&raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved), 0);
         anim__clip clip;
         const char *bad = anim__clip_open(blob.data, blob.size, &clip);
         if (bad)
@@ -156,7 +145,7 @@ static void curves_and_discontinuities(void **state)
         anim__sample(&clip, 1e9f, r[0], 4, p[0], 3);
         assert_float_equal(p[0][0], 2.99f + 3.0f, 0.003);
         anim__error_report report;
-        assert_int_equal(anim__measure(&raw, &clip, blob.size, &heap, &report), 0);
+        assert_int_equal(anim__measure(&raw, &clip, blob.size, ct_heap_allocator(), &report), 0);
         assert_true(report.max_mm <= s.target_error_m * 1000 && report.max_mm > 0);
         assert_true(report.p99_mm <= report.max_mm);
         assert_float_equal(report.max_mm, achieved, 1e-9);
@@ -177,7 +166,7 @@ static void coarse_clips_are_not_cuts(void **state)
     anim__bytes blob;
     double achieved;
     const anim__settings s = {ANIM_PRECISION, 0.0005};
-    assert_int_equal(anim__compress(&raw, &s, NULL, 0, &heap, &blob, &achieved), 0);
+    assert_int_equal(anim__compress(&raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved), 0);
     anim__clip clip;
     assert_null(anim__clip_open(blob.data, blob.size, &clip));
     float r[4], p[3];
@@ -198,14 +187,14 @@ static void error_report_fixed_values(void **state)
     anim__bytes blob;
     double achieved;
     const anim__settings s = {ANIM_PRECISION, 0.0005};
-    assert_int_equal(anim__compress(&raw, &s, NULL, 0, &heap, &blob, &achieved), 0);
+    assert_int_equal(anim__compress(&raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved), 0);
     anim__clip clip;
     assert_null(anim__clip_open(blob.data, blob.size, &clip));
     /* Move the raw root 2 cm along y: every virtual point of both bones is 20 mm off. */
     for (uint32_t f = 0; f < FRAMES; f++)
         pos[2 * f][1] += 0.02f;
     anim__error_report report;
-    assert_int_equal(anim__measure(&raw, &clip, blob.size, &heap, &report), 0);
+    assert_int_equal(anim__measure(&raw, &clip, blob.size, ct_heap_allocator(), &report), 0);
     assert_float_equal(report.max_mm, 20.0, 0.01);
     assert_float_equal(report.p99_mm, 20.0, 0.01);
     anim__bytes_free(&blob);
@@ -454,7 +443,7 @@ static void broken_clips(void **state)
     const anim__event events[2] = {{0.5f, 1, "a"}, {1.0f, 2, "b"}};
     anim__bytes blob;
     double achieved;
-    assert_int_equal(anim__compress(&raw, &s, events, 2, &heap, &blob, &achieved), 0);
+    assert_int_equal(anim__compress(&raw, &s, events, 2, ct_heap_allocator(), &blob, &achieved), 0);
     /* An 8-aligned exact-size copy per try, so ASan sees any read past the end. */
     uint32_t refused = 0, accepted = 0;
     for (size_t cut = 0; cut < blob.size; cut++) {

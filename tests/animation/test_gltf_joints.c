@@ -24,21 +24,10 @@
 #include <math.h>
 
 #include "animation_source.h"
+#include "ct_heap.h"
 #include "ct_math.h"
 
 #define MAX_LINES 4096
-
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t size, const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
-
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 typedef struct expected_t {
     char model[64], animation[64], joint[64];
@@ -141,7 +130,7 @@ static double check_model(const char *path, const char *model, uint32_t *compare
         if (!label[0])
             snprintf(label, sizeof label, "animation_%u", a);
         anim__raw_owned raw;
-        assert_int_equal(anim__raw_from_gltf(doc, 0, a, 30.0f, 1.0, &heap, &raw, err, sizeof err), 0);
+        assert_int_equal(anim__raw_from_gltf(doc, 0, a, 30.0f, 1.0, ct_heap_allocator(), &raw, err, sizeof err), 0);
         assert_int_equal(raw.raw.num_bones, n);
         for (uint32_t f = 0; f < raw.raw.num_samples; f++) {
             const size_t i = (size_t)f * n;

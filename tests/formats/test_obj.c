@@ -13,42 +13,22 @@
 
 #include <cmocka.h>
 
+#include "../support/test_alloc.h"
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "obj.h"
 
-static long live_blocks;
-static void *counting(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *f, uint32_t l)
-{
-    (void)a, (void)old_size, (void)f, (void)l;
-    live_blocks += (p == NULL) - (new_size == 0);
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-static ct_allocator_t heap = {NULL, counting};
-
-static char *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *size = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc(*size);
-    assert_int_equal(fread(text, 1, *size, f), *size);
-    fclose(f);
-    return text;
-}
+static test_alloc_t counted = {{NULL, test_alloc__realloc}, 0, 0, 0}; /* test_alloc.h */
 
 static void test_bunny(void **state)
 {
     (void)state;
     size_t size;
-    char *text = read_file(BUNNY_OBJ, &size);
+    char *text = (char *)ct_file_read(BUNNY_OBJ, ct_heap_allocator(), 1u << 30, &size, NULL, 0);
+    assert_non_null(text);
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(text, size, "bunny.obj", &heap, &m, err, sizeof err), 0);
+    assert_int_equal(obj_read(text, size, "bunny.obj", &counted.base, &m, err, sizeof err), 0);
     /* The file's counts: 34,835 positions, 69,666 triangles, no normals of its own. */
     assert_int_equal(m.num_vertices, 34835);
     assert_int_equal(m.num_indices, 69666 * 3);
@@ -60,9 +40,9 @@ static void test_bunny(void **state)
     }
     /* The first line is "v 0.296502 -0.907931 0.450151". */
     assert_true(m.positions[0] == 0.296502f && m.positions[1] == -0.907931f);
-    obj_free(&m, &heap);
-    free(text);
-    assert_int_equal(live_blocks, 0);
+    obj_free(&m, &counted.base);
+    ct_free(ct_heap_allocator(), text, size + 1);
+    assert_int_equal(counted.live_blocks, 0);
 }
 
 static void test_corners_and_sharing(void **state)
@@ -75,36 +55,36 @@ static void test_corners_and_sharing(void **state)
                                "f -4/-3/-1 -3/-2/-1 -2/-1/-1";
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(quad, sizeof quad - 1, "quad.obj", &heap, &m, err, sizeof err), 0);
+    assert_int_equal(obj_read(quad, sizeof quad - 1, "quad.obj", &counted.base, &m, err, sizeof err), 0);
     assert_int_equal(m.num_indices, 9);
     /* Corners 1/1/1, 2/2/1, 3/3/1, 4/1/1: the relative triangle repeats the first three. */
     assert_int_equal(m.num_vertices, 4);
     assert_true(m.has_normals);
     assert_true(m.uvs[2 * m.indices[1]] == 1.0f);
     assert_int_equal(m.indices[6], m.indices[0]);
-    obj_free(&m, &heap);
+    obj_free(&m, &counted.base);
     static const char short_uv[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.5\nvt 0.25 0.75 0\nf 1/1 2/2 3/1\n";
-    assert_int_equal(obj_read(short_uv, sizeof short_uv - 1, "uv.obj", &heap, &m, err, sizeof err), 0);
+    assert_int_equal(obj_read(short_uv, sizeof short_uv - 1, "uv.obj", &counted.base, &m, err, sizeof err), 0);
     assert_true(m.uvs[0] == 0.5f && m.uvs[1] == 0.0f && m.uvs[3] == 0.75f);
-    obj_free(&m, &heap);
+    obj_free(&m, &counted.base);
     static const char mixed[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\nf 1 2 3\n";
-    assert_int_equal(obj_read(mixed, sizeof mixed - 1, "mixed.obj", &heap, &m, err, sizeof err), 0);
+    assert_int_equal(obj_read(mixed, sizeof mixed - 1, "mixed.obj", &counted.base, &m, err, sizeof err), 0);
     assert_int_equal(m.num_vertices, 6); /* with and without normals are different vertices */
     assert_false(m.has_normals);         /* so normals are computed for all */
     assert_true(m.normals[2] == 1.0f);
-    obj_free(&m, &heap);
-    assert_int_equal(live_blocks, 0);
+    obj_free(&m, &counted.base);
+    assert_int_equal(counted.live_blocks, 0);
 }
 
 static void expect_error(const char *text, const char *message)
 {
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(text, strlen(text), "bad.obj", &heap, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(text, strlen(text), "bad.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
     if (!strstr(err, message))
         fail_msg("expected '%s' in '%s'", message, err);
     assert_null(m.positions);
-    assert_int_equal(live_blocks, 0);
+    assert_int_equal(counted.live_blocks, 0);
 }
 
 static void test_broken_files(void **state)
@@ -132,15 +112,15 @@ static void test_broken_files(void **state)
     char nul[] = "v 0 0 0\nv 1\0 0 0\n";
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(nul, sizeof nul - 1, "nul.obj", &heap, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(nul, sizeof nul - 1, "nul.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
     assert_non_null(strstr(err, "nul.obj:2: NUL byte"));
     char *long_line = malloc(8000);
     memset(long_line, ' ', 8000);
     long_line[0] = 'v';
-    assert_int_equal(obj_read(long_line, 8000, "long.obj", &heap, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(long_line, 8000, "long.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
     assert_non_null(strstr(err, "long.obj:1: line longer than"));
     free(long_line);
-    assert_int_equal(live_blocks, 0);
+    assert_int_equal(counted.live_blocks, 0);
 }
 
 int main(void)

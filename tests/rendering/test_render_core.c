@@ -13,19 +13,9 @@
 
 #include <cmocka.h>
 
+#include "ct_heap.h"
 #include "render_core.h"
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (new_size == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-static ct_allocator_t heap = {NULL, heap_realloc};
 
 static void test_key_fields(void **state)
 {
@@ -103,7 +93,7 @@ static void record_scene(render__queue *q, uint32_t n, uint32_t grain)
         const render__command c = draw_cmd(i % 7 % 5, i % 7, (float)i * 0.01f);
         const render__key_fields f = {.layer = i % 2, .program = c.program, .material = c.material,
                                       .depth = i % 3};
-        render__context_record(&q->contexts[i / grain], &heap, render__key_encode(&f), &c);
+        render__context_record(&q->contexts[i / grain], ct_heap_allocator(), render__key_encode(&f), &c);
     }
 }
 
@@ -111,7 +101,7 @@ static void test_merge_keeps_context_order(void **state)
 {
     (void)state;
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     record_scene(&q, 5000, 700);
     assert_true(render__merge_sort(&q));
     assert_int_equal(q.num_packets, 5000);
@@ -141,7 +131,7 @@ static void test_build_and_null_backend(void **state)
     uint64_t hashes[2];
     for (int pass = 0; pass < 2; pass++) {
         render__queue q;
-        render__queue_init(&q, &heap);
+        render__queue_init(&q, ct_heap_allocator());
         record_scene(&q, 9000, pass ? 1000 : 300);
         assert_true(render__merge_sort(&q));
         const render__pool pool = {reverse_pool, NULL};
@@ -168,10 +158,10 @@ static void test_mvp_of_a_translation(void **state)
     (void)state;
     const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
     render__queue q;
-    render__queue_init(&q, &heap);
+    render__queue_init(&q, ct_heap_allocator());
     assert_true(render__queue_begin(&q, 1));
     const render__command c = draw_cmd(0, 0, 3.0f);
-    render__context_record(&q.contexts[0], &heap, 0, &c);
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &c);
     assert_true(render__merge_sort(&q));
     assert_true(render__build(&q, identity, NULL, 0, NULL));
     /* Column 3 holds the translation (3, 0, -5). */

@@ -13,30 +13,16 @@
 
 #include <cmocka.h>
 
+#include "../support/test_alloc.h"
 #include "transforms_internal.h"
 
-/* A counting allocator: every test ends with no live block. */
-static int64_t live_blocks;
-static void *counting_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (new_size == 0) {
-        if (ptr)
-            live_blocks--;
-        free(ptr);
-        return NULL;
-    }
-    if (!ptr)
-        live_blocks++;
-    return realloc(ptr, new_size);
-}
-static ct_allocator_t allocator = {NULL, counting_realloc};
+/* A counting allocator (test_alloc.h): every test ends with no live block. */
+static test_alloc_t counted = {{NULL, test_alloc__realloc}, 0, 0, 0};
 
 static int setup(void **state)
 {
     transforms__manager_t *m = malloc(sizeof *m);
-    transforms__manager_init(m, &allocator, NULL);
+    transforms__manager_init(m, &counted.base, NULL);
     *state = m;
     return 0;
 }
@@ -45,7 +31,7 @@ static int teardown(void **state)
 {
     transforms__manager_free(*state);
     free(*state);
-    assert_int_equal(live_blocks, 0);
+    assert_int_equal(counted.live_blocks, 0);
     return 0;
 }
 
@@ -262,7 +248,7 @@ static void test_batch_equals_single(void **state)
 {
     transforms__manager_t *m = *state;
     transforms__manager_t single;
-    transforms__manager_init(&single, &allocator, NULL);
+    transforms__manager_init(&single, &counted.base, NULL);
     enum { CHAINS = 7, DEPTH = 5, N = CHAINS * DEPTH };
     ct_transform_t inst[N];
     ct_transform_pose_t poses[N];

@@ -9,23 +9,13 @@
  *    "ratio":12.3,"bytes":276000}
  * A mode over its target also gets, on stderr, why (anim__explain_miss) and the exit status 3.
  */
+#include "ct_heap.h"
 #include "animation_source.h"
 #include "data/nearest.h" /* the kernel's nearest-name search, compiled in (no kernel state) */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (size == 0) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
 
 static const char HELP[] =
     "usage: cuttle-anim-report [options] FILE.bvh|FILE.gltf|FILE.glb\n"
@@ -114,7 +104,7 @@ int main(int argc, char **argv)
         return usage();
     if (list)
         return list_animations(path);
-    ct_allocator_t heap = {NULL, heap_realloc};
+    ct_allocator_t *heap = ct_heap_allocator();
     char err[512];
     anim__raw_owned raw;
     const size_t len = strlen(path);
@@ -127,7 +117,7 @@ int main(int argc, char **argv)
         }
         if (bvh->warning)
             fprintf(stderr, "%s: warning: %s\n", path, bvh->warning);
-        rc = anim__raw_from_bvh(bvh, units, &heap, &raw);
+        rc = anim__raw_from_bvh(bvh, units, heap, &raw);
         snprintf(err, sizeof err, "%s", "too many joints or frames");
         ct_bvh_free(bvh);
     } else {
@@ -138,7 +128,7 @@ int main(int argc, char **argv)
         }
         const int32_t index = anim__gltf_animation(doc, animation, data__nearest_name, err, sizeof err);
         rc = index < 0 ? CT_ERR_NOT_FOUND
-                       : anim__raw_from_gltf(doc, (uint32_t)skin, (uint32_t)index, (float)rate, units, &heap, &raw,
+                       : anim__raw_from_gltf(doc, (uint32_t)skin, (uint32_t)index, (float)rate, units, heap, &raw,
                                              err, sizeof err);
         ct_gltf_free(doc);
     }
@@ -154,9 +144,9 @@ int main(int argc, char **argv)
         anim__clip clip;
         anim__error_report r;
         double achieved;
-        rc = anim__compress(&raw.raw, &s, NULL, 0, &heap, &blob, &achieved);
+        rc = anim__compress(&raw.raw, &s, NULL, 0, heap, &blob, &achieved);
         if (rc || anim__clip_open(blob.data, blob.size, &clip) ||
-            anim__measure(&raw.raw, &clip, blob.size, &heap, &r)) {
+            anim__measure(&raw.raw, &clip, blob.size, heap, &r)) {
             fprintf(stderr, "%s: %s mode: compression failed (%d)\n", path, mode ? "precision" : "spec", rc);
             anim__raw_free(&raw);
             return 1;

@@ -6,6 +6,7 @@
  * (--seed N as the recorded node had, --accept for a host) and says whether every datagram the
  * node sends matches the recording. Exit status: 0 ok, 1 mismatch or corrupt log, 2 usage.
  */
+#include "ct_heap.h"
 #include "network_internal.h"
 
 #include <stdlib.h>
@@ -15,22 +16,11 @@ static void discard(void *user, const net_addr_t *to, const uint8_t *p, uint32_t
     (void)user, (void)to, (void)p, (void)n;
 }
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-
 static int replay(FILE *f, uint64_t seed, bool accept, const char *path)
 {
-    ct_allocator_t heap = {NULL, heap_realloc};
+    ct_allocator_t *heap = ct_heap_allocator();
     net_node_t node;
-    const net_node_desc_t d = {.a = &heap, .accept = accept, .seed = seed, .send = discard};
+    const net_node_desc_t d = {.a = heap, .accept = accept, .seed = seed, .send = discard};
     if (net_node_init(&node, &d)) {
         fprintf(stderr, "cuttle-netlog: cannot make a node\n");
         return 1;

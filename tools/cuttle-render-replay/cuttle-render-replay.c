@@ -13,43 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "render_capture.h"
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *file,
-                          uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-static ct_allocator_t heap = {NULL, heap_realloc};
-
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *bytes = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        const long n = ftell(f);
-        if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n + 1)) &&
-            fread(bytes, 1, (size_t)n, f) != (size_t)n) {
-            free(bytes);
-            bytes = NULL;
-        }
-        *size = n >= 0 ? (size_t)n : 0;
-    }
-    fclose(f);
-    return bytes;
-}
 
 /* The capture's stream as one context, re-sorted (stable: the order stays) and built again. */
 static bool rebuild(const render__capture *c, render__queue *q)
 {
-    render__queue_init(q, &heap);
+    render__queue_init(q, ct_heap_allocator());
     if (!render__queue_begin(q, 1))
         return false;
     for (uint32_t i = 0; i < c->num_packets; i++) {
@@ -58,7 +30,7 @@ static bool rebuild(const render__capture *c, render__queue *q)
         render__command cmd;
         memcpy(&key, p, 8);
         memcpy(&cmd, p + 8, sizeof cmd);
-        render__context_record(&q->contexts[0], &heap, key, &cmd);
+        render__context_record(&q->contexts[0], ct_heap_allocator(), key, &cmd);
     }
     return render__merge_sort(q) && render__build(q, c->view_proj, c->materials, c->num_materials, NULL) && !q->failed;
 }
@@ -66,7 +38,7 @@ static bool rebuild(const render__capture *c, render__queue *q)
 static int draw_png(const render__capture *c, const render__queue *q, const char *out)
 {
     char err[512];
-    render__gl *gl = render__gl_create(&heap, &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
                                        err, sizeof err);
     if (!gl || !render__gl_set_pipeline(gl, c->pipeline, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s\n", err);
@@ -123,17 +95,18 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t size = 0;
-    uint8_t *bytes = read_file(file, &size);
+    char why[512];
+    uint8_t *bytes = ct_file_read(file, ct_heap_allocator(), SIZE_MAX - 1, &size, why, sizeof why);
     if (!bytes) {
-        fprintf(stderr, "cuttle-render-replay: cannot read '%s'\n", file);
+        fprintf(stderr, "cuttle-render-replay: %s\n", why);
         return 1;
     }
     render__capture c;
     char err[512];
     int status = 0;
-    if (render__capture_read(bytes, size, &heap, &c, err, sizeof err)) {
+    if (render__capture_read(bytes, size, ct_heap_allocator(), &c, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s: %s\n", file, err);
-        free(bytes);
+        ct_free(ct_heap_allocator(), bytes, size + 1);
         return 1;
     }
     render__queue q;
@@ -158,7 +131,7 @@ int main(int argc, char **argv)
             status = draw_png(&c, &q, png);
     }
     render__queue_free(&q);
-    render__capture_free(&c, &heap);
-    free(bytes);
+    render__capture_free(&c, ct_heap_allocator());
+    ct_free(ct_heap_allocator(), bytes, size + 1);
     return status;
 }
