@@ -24,7 +24,9 @@
  *     units = 0.056444
  *     mode = "spec"                // "spec" (the post's quantization, default) or "precision"
  *     error_mm = 10                // target error in the ACL metric (default 10 spec, 0.5 precision)
- *     animation = 0  rate = 30     // glTF only: which animation, resampled at what rate (Hz)
+ *     animation = "Walk"  rate = 30  // glTF only: which animation, by name (an unknown name gets
+ *                                  // the nearest known one and the file's list) or index, and
+ *                                  // the rate it is resampled at (Hz)
  *     skin = 0                     // glTF only
  *     events = [ { time = 0.5 name = "left_foot" } ]   // names up to 23 bytes
  *
@@ -72,6 +74,8 @@
  *   Animation.set_variable(world, e, "gait", 2.5)     Animation.variable(world, e, "gait")
  *   Before each evaluate `speed` sets the playing clip's speed (clamped to +-1000); during a
  *   crossfade `weight` (clamped to 0..1) is the new clip's share instead of the fade clock's.
+ *   Animation.clips(name, ...) -> { {name =, duration =, bones =}, ... } of clip resources (a
+ *       glTF file's own animation names and durations: cuttle-anim-report --list FILE)
  * Bad arguments (NaN or infinite times and speeds, unknown clips, entities without an animation)
  * raise Lua errors naming the entity and the argument.
  *

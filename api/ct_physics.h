@@ -9,8 +9,10 @@
  *                 v += a * dt; x += v * dt; a = 0. No gravity, no collisions, no transforms:
  *                 a point mass owns its position outright (spawning takes the entity's world
  *                 position once).
- *   "body"        a sphere or an axis-aligned box that collides (v2). Boxes never rotate: bodies
- *                 carry linear motion only, which is what lets stacks rest cheaply and exactly.
+ *   "body"        a sphere or an axis-aligned box that collides (v2) and translates only, which
+ *                 is what lets stacks rest cheaply and exactly; from v4 a body may also rotate
+ *                 (oriented boxes, spheres and capsules with orientation, spin and inertia: see
+ *                 Version 4), and a world with any rotating body is solved by the rigid solver.
  *
  * Who owns a body's position, and when it is synced with the entity's transform (ct_transform.h):
  *   - Between steps the TRANSFORM is the truth. simulate() starts by reading the world position

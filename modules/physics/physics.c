@@ -310,6 +310,14 @@ static void simulate(ct_world_o *w, float dt)
     else
         points_range(&job, 0, p->n);
 
+    /* A quiet world whose transforms nobody moved since the last step: nothing to read, step or
+     * write (ct_transform_api_v4.changes; without it every transform is read). */
+    const ct_transform_api_v4 *t4 = physics__m.transform_changes;
+    if (m->scene.quiet && m->scene.quiet_bodies == m->scene.bodies.n && t4 &&
+        t4->changes(w) == m->transform_changes) {
+        physics__scene_step(&m->scene, dt);
+        return;
+    }
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
@@ -324,6 +332,8 @@ static void simulate(ct_world_o *w, float dt)
                     "pairs (bodies piled into one spot?); the rest were not collided this step",
                     (void *)w, m->scene.bodies.n, r->pair_limit);
     write_transforms(m);
+    if (t4)
+        m->transform_changes = t4->changes(w);
     queue_callbacks(m);
 }
 
@@ -851,6 +861,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &physics__m.data),
     CT_MODULE_API(resource, 3, &physics__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
+    CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
     CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
 };
 

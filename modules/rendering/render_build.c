@@ -159,7 +159,8 @@ render__null_stats render__null_execute(const render__draw *draws, uint32_t n,
         const bool draw = d->kind == RENDER_CMD_DRAW || d->kind == RENDER_CMD_PARTICLES;
         const bool layer = d->kind == RENDER_CMD_LAYER;
         const bool ok = layer || d->kind == RENDER_CMD_PARTICLES ||
-                        ((draw || d->kind == RENDER_CMD_FULLSCREEN) && d->program < num_programs &&
+                        ((draw || d->kind == RENDER_CMD_FULLSCREEN || d->kind == RENDER_CMD_DEBUG) &&
+                         d->program < num_programs &&
                         (!draw || (d->mesh < num_meshes && d->material < num_materials &&
                                    finite_all(d->mvp, 16) && finite_all(d->world, 12))));
         if (!ok) {

@@ -43,6 +43,7 @@ static int start_gl(void)
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
     render__upload_textures();
+    render__upload_font();
     return 0;
 }
 
@@ -124,6 +125,23 @@ static int render(ct_world_o *world, ct_entity_t camera)
 }
 
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
+
+const ct_render_api_v2 render__api_v2 = {
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
+    .debug_line = render__debug_line,
+    .debug_lines = render__debug_lines_api,
+    .debug_box = render__debug_box,
+    .debug_sphere = render__debug_sphere,
+    .debug_arrow = render__debug_arrow,
+    .debug_skeleton = render__debug_skeleton,
+    .debug_text = render__debug_text,
+};
 
 const ct_render_api_v1 render__api_v1 = {
     .render = render,
@@ -225,6 +243,7 @@ static int rebind(void)
 
 static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
+    CT_API_PROVIDE("ct.render", 2, ct_render_api_v2),
 };
 
 static const ct_module_api_t apis[] = {
@@ -254,6 +273,6 @@ static const ct_module_v3_t module = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}};
+    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}, {CT_RENDER_API, 2, &render__api_v2}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -118,6 +118,9 @@ function update(dt)
     print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
                         frames, event.name, event.time))
   end
+  -- Debug drawing: the walker's skeleton and a frame counter, on screen for this frame.
+  Render.debug_skeleton(world, walker, 1, 0.9, 0.2)
+  Render.debug_text(10, 8, string.format("frame %d", frames), 1, 1, 1, 0.9)
   Render.render(world, camera)
   -- A handful of frames of the falling crates, as PNGs (with the gl backend).
   if Render.backend() == "gl" and (frames == 1 or frames == 20 or frames == 40 or frames == 90 or frames == 180) then
