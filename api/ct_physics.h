@@ -58,7 +58,13 @@
  *   point_mass = { mass = 2 velocity = [0 0 0] }
  *   body = { shape = "box" half_extents = [0.5 0.5 0.5] mass = 1 restitution = 0.2 friction = 0.5
  *            kind = "dynamic" velocity = [0 0 0] }          (shape = "sphere" takes radius = r)
- * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0.
+ *   v4: rotates = true (the body turns: a rigid body, see Version 4; without it a body translates
+ *       only, as every body did before v4, so older levels behave as they did),
+ *       shape = "capsule" with radius and half_height (the segment along local y),
+ *       angular_velocity = [x y z] (rad/s), inertia = [ix iy iz] (principal moments; default from
+ *       shape and mass), lock = ["x" "y" "z" "rotate_x" "rotate_y" "rotate_z"] (any of them).
+ *       The rotation is the entity's transform's.
+ * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)
@@ -71,6 +77,11 @@
  *   Physics.overlap_sphere and Physics.raycast take an optional mask as their last argument (v3);
  *   Actor.set_collision_filter(world, e, layer, mask)  Actor.sleeping(world, e) -> boolean
  *   Actor.wake(world, e)
+ *   v4: Actor.rotation(world, e) -> x, y, z, w          Actor.set_rotation(world, e, x, y, z, w)
+ *   Actor.angular_velocity(world, e) -> x, y, z         Actor.set_angular_velocity(world, e, x, y, z)
+ *   Actor.add_torque(world, e, x, y, z)
+ *   Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz)  (N s at a world point)
+ *   Actor.add_force_at(world, e, fx, fy, fz, px, py, pz)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
@@ -122,6 +133,10 @@ typedef struct ct_world_o ct_world_o;
 #define CT_PHYSICS_MAX_FORCE 1.0e12f   /* N, each component of a force */
 #define CT_PHYSICS_MAX_GRAVITY 1.0e4f  /* m/s^2, each component */
 #define CT_PHYSICS_MAX_FRICTION 100.0f /* friction coefficient; restitution is in [0, 1] */
+#define CT_PHYSICS_MAX_ANGULAR_SPEED 1.0e3f /* rad/s, the length of an angular velocity (v4) */
+#define CT_PHYSICS_MAX_TORQUE 1.0e12f  /* N m, each component of a torque (v4) */
+#define CT_PHYSICS_MIN_INERTIA 1.0e-9f /* kg m^2, a principal moment given in a desc (v4) */
+#define CT_PHYSICS_MAX_INERTIA 1.0e15f
 
 /* ---- Event streams ---------------------------------------------------------------------- */
 
@@ -194,9 +209,24 @@ typedef enum ct_body_kind {
 } ct_body_kind;
 
 typedef enum ct_body_shape {
-    CT_BODY_BOX = 0,    /* axis-aligned, half_extents */
-    CT_BODY_SPHERE = 1, /* radius */
+    CT_BODY_BOX = 0,     /* half_extents; axis-aligned in v1-v3, oriented by the rotation in v4 */
+    CT_BODY_SPHERE = 1,  /* radius */
+    CT_BODY_CAPSULE = 2, /* v4 only: radius, half_height of the segment along the local y axis */
 } ct_body_shape;
+
+/* Motion locks of a v4 body (ct_rigid_body_desc_t.locks), along and about the WORLD axes: a locked
+ * axis keeps its velocity component at zero whatever pushes it. v1-v3 bodies are bodies with
+ * CT_BODY_LOCK_ROTATION and no rotation: they translate only, exactly as before v4. */
+enum {
+    CT_BODY_LOCK_LINEAR_X = 1u << 0,
+    CT_BODY_LOCK_LINEAR_Y = 1u << 1,
+    CT_BODY_LOCK_LINEAR_Z = 1u << 2,
+    CT_BODY_LOCK_ANGULAR_X = 1u << 3,
+    CT_BODY_LOCK_ANGULAR_Y = 1u << 4,
+    CT_BODY_LOCK_ANGULAR_Z = 1u << 5,
+    CT_BODY_LOCK_ROTATION = 7u << 3, /* all three angular locks */
+    CT_BODY_LOCK_ALL = 63u,
+};
 
 /* A body. Every field is taken as written (no zero-means-default here: a zero mass is refused,
  * a zero friction is frictionless); resources get their defaults from the compiler. */
@@ -211,6 +241,29 @@ typedef struct ct_body_desc_t {
     float position[3];     /* used when the entity has no transform */
     float velocity[3];     /* ignored for static bodies */
 } ct_body_desc_t;
+
+/* A v4 body: everything of ct_body_desc_t, plus orientation, spin, capsules, inertia and locks.
+ * Zero means default only where said; every other field is taken as written. */
+typedef struct ct_rigid_body_desc_t {
+    uint32_t kind;         /* a ct_body_kind */
+    uint32_t shape;        /* a ct_body_shape: box, sphere or capsule */
+    float half_extents[3]; /* box: each within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
+    float radius;          /* sphere and capsule: within the same range */
+    float half_height;     /* capsule: half the length of its segment, within [0, MAX_SIZE] m */
+    float mass;            /* dynamic: within [CT_PHYSICS_MIN_MASS, CT_PHYSICS_MAX_MASS] kg */
+    float restitution;     /* [0, 1] */
+    float friction;        /* [0, CT_PHYSICS_MAX_FRICTION] */
+    float position[3];     /* used when the entity has no transform */
+    float rotation[4];     /* x, y, z, w; all zero: identity. Else of length 1 within 1e-3 (it is
+                            * normalised). Used when the entity has no transform */
+    float velocity[3];     /* m/s; ignored for static bodies */
+    float angular_velocity[3]; /* rad/s about the world axes, length at most
+                                * CT_PHYSICS_MAX_ANGULAR_SPEED; ignored for static bodies */
+    uint32_t locks;        /* CT_BODY_LOCK_* bits; 0: free in all six degrees */
+    float inertia[3];      /* principal moments (kg m^2) about the body's own axes, each within
+                            * [CT_PHYSICS_MIN_INERTIA, CT_PHYSICS_MAX_INERTIA]; all zero: from the
+                            * shape and mass (a solid box, sphere or capsule of even density) */
+} ct_rigid_body_desc_t;
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -349,6 +402,131 @@ typedef struct ct_physics_api_v3 {
     /* Dynamic bodies the last step simulated (the others slept). */
     uint32_t (*awake_count)(ct_world_o *world);
 } ct_physics_api_v3;
+
+/* ---- Version 4: everything of v3 (same order and meaning) plus rotating rigid bodies.
+ *
+ * This is the manual of the whole table: every member is documented here (the older versions are
+ * prefixes of it, same order, same meaning).
+ *
+ * Rigid bodies (add_rigid_body) have six degrees of freedom: an orientation and an angular
+ * velocity beside the position and velocity, an inertia tensor from their shape and mass (or
+ * given), and motion locks. Boxes are oriented boxes; capsules join spheres and boxes. Contacts
+ * between them are manifolds of up to four points (the clipped faces of two boxes, reduced to the
+ * four that hold the most area), kept from step to step by feature so their impulses warm start
+ * the next step, and found a speculative margin (2 cm plus the step's motion) before touching.
+ * A world whose bodies all translate only (v1-v3 bodies, or v4 bodies with CT_BODY_LOCK_ROTATION,
+ * no rotation and a box or sphere) is stepped exactly as in v3, bit for bit; one rotating body
+ * switches the world to the rigid solver: soft contacts solved in four substeps of dt with
+ * relaxation (Box2D v3's "soft step"), an implicit gyroscopic term, restitution after the solve.
+ * Rigid bodies write their rotation to their entity's transform as well as their position, and
+ * take both from it when the game moved it (teleport rules as above).
+ * Sleeping counts angular speed too (an island sleeps when every body is under 0.05 m/s and
+ * 0.05 rad/s for half a second). state_hash() digests rotation and angular velocity too for bodies
+ * that rotate (so v1-v3 worlds keep their hashes). */
+typedef struct ct_physics_api_v4 {
+    /* ---- point masses (v1) ---- */
+    /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
+     * CT_ERR_CONFLICT if it has one, CT_ERR_NOMEM. */
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    /* Removes it (swap-erase). CT_ERR_NOT_FOUND if there is none. */
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    /* Read / write one vector of e's point mass; out is left untouched on error (CT_ERR_NOT_FOUND
+     * without one; CT_ERR_INVALID, logged, for a value outside the Ranges). */
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    /* Adds force / mass to the acceleration accumulator, cleared by the next simulate(). */
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    /* Advances the world by dt seconds (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]; other values
+     * are refused, logged, and nothing moves): point masses, then bodies (forces and gravity,
+     * contacts, positions and rotations, transforms, events, callbacks). */
+    void (*simulate)(ct_world_o *world, float dt);
+
+    /* ---- bodies (v2) ---- */
+    /* Gives e a translation-only body (a v1-v3 body: CT_BODY_LOCK_ROTATION, no rotation). The
+     * start position is e's transform's world position if it has one, else desc->position.
+     * CT_ERR_INVALID (logged naming world, entity and field), CT_ERR_CONFLICT, CT_ERR_NOMEM. */
+    int (*add_body)(ct_world_o *world, ct_entity_t e, const ct_body_desc_t *desc);
+    /* Removes e's body (and wakes what it touched). CT_ERR_NOT_FOUND without one. */
+    int (*remove_body)(ct_world_o *world, ct_entity_t e);
+    /* Linear velocity (m/s) of a dynamic or kinematic body (a static body refuses with
+     * CT_ERR_INVALID); setting wakes its island. */
+    int (*set_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    /* Adds a force (N) at the centre of mass until the next simulate(); wakes the island. */
+    int (*add_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    /* Position as physics last saw it; teleport moves the body (and its transform) at once. */
+    int (*position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*teleport)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    /* The world's gravity (m/s^2, default 0, -9.81, 0); setting it wakes every body. */
+    void (*set_gravity)(ct_world_o *world, const float gravity[3]);
+    void (*gravity)(ct_world_o *world, float out[3]);
+    /* Entities of the bodies whose shape overlaps the sphere, sorted by entity id. Writes at
+     * most max ids to out and returns the total count (call again with room for more). */
+    uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
+                               ct_entity_t *out, uint32_t max);
+    /* The nearest body hit by origin + t * direction for 0 <= t <= max_distance (direction need
+     * not be normalised; distance is along the normalised direction). False if nothing. */
+    bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
+                    float max_distance, ct_physics_hit_t *out);
+    /* The event stream of the world's last step (see Events); *size gets its byte size. */
+    const void *(*events)(ct_world_o *world, uint32_t *size);
+    /* MurmurHash64A over (entity, position, velocity[, rotation, angular velocity]) of bodies,
+     * then point masses, each sorted by entity id, live entities only. */
+    uint64_t (*state_hash)(ct_world_o *world);
+    /* Number of body and point-mass instances in the world. */
+    uint32_t (*body_count)(ct_world_o *world);
+    uint32_t (*point_mass_count)(ct_world_o *world);
+
+    /* ---- filters, user data, sleep (v3) ---- */
+    /* e's collision filter (see Version 3). Changing it wakes e. CT_ERR_NOT_FOUND without a body. */
+    int (*set_collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t layer, uint32_t mask);
+    int (*collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t *layer, uint32_t *mask);
+    /* A number the game keeps with the body (0 by default), untouched by physics. */
+    int (*set_user_data)(ct_world_o *world, ct_entity_t e, uint64_t data);
+    int (*user_data)(ct_world_o *world, ct_entity_t e, uint64_t *out);
+    /* As overlap_sphere and raycast, seeing only bodies whose layer shares a bit with mask. */
+    uint32_t (*overlap_sphere_masked)(ct_world_o *world, const float center[3], float radius,
+                                      uint32_t mask, ct_entity_t *out, uint32_t max);
+    bool (*raycast_masked)(ct_world_o *world, const float origin[3], const float direction[3],
+                           float max_distance, uint32_t mask, ct_physics_hit_t *out);
+    /* Whether e's body sleeps (false without one); wake wakes its island. */
+    bool (*sleeping)(ct_world_o *world, ct_entity_t e);
+    int (*wake)(ct_world_o *world, ct_entity_t e);
+    /* Turns sleeping on (the default) or off for the world; off wakes every body. */
+    void (*set_sleeping)(ct_world_o *world, bool enabled);
+    /* Dynamic bodies the last step simulated (the others slept). */
+    uint32_t (*awake_count)(ct_world_o *world);
+
+    /* ---- rigid bodies (v4) ---- */
+    /* Gives e a rigid body. The start pose is e's transform's world position and rotation if it
+     * has a transform, else desc->position and desc->rotation. Errors as add_body; a bad field
+     * is named (e.g. "rotation (x y z w of length 1, or all zero)"). */
+    int (*add_rigid_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc);
+    /* e's orientation (x, y, z, w); set_rotation turns the body (and its transform) at once and
+     * wakes it. A rotation must have length 1 within 1e-3 (it is normalised); CT_ERR_INVALID
+     * otherwise. A body with CT_BODY_LOCK_ROTATION keeps the rotation it is given. */
+    int (*rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    int (*set_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+    /* Angular velocity (rad/s about the world axes; at most CT_PHYSICS_MAX_ANGULAR_SPEED).
+     * Dynamic and kinematic bodies; locked axes read and stay zero. Setting wakes the island. */
+    int (*angular_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_angular_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    /* Adds a torque (N m, world axes) until the next simulate(); wakes the island. */
+    int (*add_torque)(ct_world_o *world, ct_entity_t e, const float torque[3]);
+    /* Adds a force (N) applied at a world point until the next simulate(): the force plus the
+     * torque (point - centre) x force. */
+    int (*add_force_at)(ct_world_o *world, ct_entity_t e, const float force[3], const float point[3]);
+    /* Changes the velocities at once by an impulse (N s) at a world point: v += J / m,
+     * w += I^-1 ((point - centre) x J). Dynamic bodies only (CT_ERR_INVALID otherwise); each
+     * component within +-CT_PHYSICS_MAX_FORCE. */
+    int (*add_impulse_at)(ct_world_o *world, ct_entity_t e, const float impulse[3], const float point[3]);
+    /* e's motion locks (CT_BODY_LOCK_* bits); setting zeroes the locked velocity components and
+     * wakes the island. */
+    int (*set_locks)(ct_world_o *world, ct_entity_t e, uint32_t locks);
+    int (*locks)(ct_world_o *world, ct_entity_t e, uint32_t *out);
+} ct_physics_api_v4;
 
 #ifdef __cplusplus
 }

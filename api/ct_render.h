@@ -61,14 +61,40 @@
  *     slides' resource generator) reading `input`. Names must be unique; unknown fields, targets,
  *     programs and bad numbers are refused naming the field. The module loads "render_config"
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
- *     another. A loaded configuration is hot-reloaded: when its source changes on disk, the next
- *     frame recompiles it and switches; a broken edit is reported and the old pipeline stays.
+ *     another. The pipeline in use follows its source through the kernel
+ *     (ct_resource_api_v5.watch_source): when the file changes, the kernel compiles it again at
+ *     the end of the frame and the next render switches; a broken edit, or a file that is not a
+ *     regular file (a FIFO, a device), is reported and the old pipeline stays. Meshes and
+ *     materials reloaded the same way (or with the console's `reload`) keep their instances
+ *     drawing, with the new version.
  *   *.mesh           source = "models/bunny.obj"  (an OBJ, or a glTF 2.0 .gltf/.glb: a canonical
  *                                                 project path, see ct_resource_api_v2.source_file)
  *                    gltf_mesh = 0                 (which glTF mesh; optional)
- *                    Vertices are positions and normals (computed when the file has none).
+ *                    skin = 0   units = 1          (optional, glTF: the mesh drawn with skin 0,
+ *                        skinned on the GPU: each instance's vertices follow the bones of the
+ *                        animation on its entity, found by joint name (ct.animation); `units`
+ *                        as the skeleton's. Up to 4 bones per vertex, 256 per mesh. Without an
+ *                        animation the mesh stays in its rest pose. Instances sharing a mesh
+ *                        draw as one instanced call, each with its own bone palette; culling
+ *                        bounds grow with how far the bones moved.)
+ *                    Vertices are positions, normals (computed when the file has none) and
+ *                    texture coordinates (OBJ `vt`, glTF TEXCOORD_0; 0 without). What a mesh
+ *                    resource does not draw is named in a compile warning: glTF points and
+ *                    lines, and the joints of a skinned mesh compiled without `skin` (drawn in
+ *                    its bind pose).
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]
  *                    specular = 0.3    shininess = 24      (specular, shininess: lit only)
+ *                    texture = "textures/wood.png"         (optional base colour texture)
+ *                    gltf = "models/box.glb"  gltf_material = 0
+ *                        (optional, instead of texture: a glTF material's base colour factor and
+ *                        texture, embedded or beside the file, and a Blinn-Phong approximation of
+ *                        its metallic-roughness; the fields above override it; a normal texture
+ *                        is not drawn and is named in a warning)
+ *                    Textures are PNG or JPEG, decoded with stb_image when the material is
+ *                    compiled, at most 4096 x 4096 and 64 MiB, and stored with their mip chain
+ *                    (averaged in linear light) as sRGB: draws multiply the material's colour by
+ *                    the texture read as linear colour. A missing, corrupt, too large or not
+ *                    regular file is refused naming it.
  *
  * Components (under `components` of an entity; the entity's transform places it):
  *   mesh   = { mesh = "meshes/crate" material = "materials/wood" }   the resources load with it

@@ -246,10 +246,23 @@ static bool read_motion(bvh_reader *r, ct_bvh_t *b)
     float scratch;
     if (read_line(r, &scratch, 0) != 0)
         return fail(r, "unexpected values after Frame Time");
-    /* Count the lines left to size the frame array: at most one frame per line. */
+    /* Size the frame array from what the text can hold: at most one frame per line with
+     * something on it, and a frame of c values takes at least 2c bytes ("0 0 ... 0\n"). So the
+     * array is never more than about twice the text (blank lines or short ones add nothing),
+     * whatever the channel count. */
     uint64_t lines = 1;
-    for (const char *p = r->at; p < r->end; p++)
-        lines += *p == '\n';
+    bool filled = false;
+    for (const char *p = r->at; p < r->end; p++) {
+        if (*p == '\n') {
+            lines += filled;
+            filled = false;
+        } else if (*p != ' ' && *p != '\t' && *p != '\r') {
+            filled = true;
+        }
+    }
+    const uint64_t fit = (uint64_t)(r->end - r->at) / (2u * (uint64_t)b->num_channels) + 1u;
+    if (lines > fit)
+        lines = fit;
     if (lines > BVH_MAX_FRAMES + 1u)
         lines = BVH_MAX_FRAMES + 1u;
     float *frames = formats__alloc_array(&r->arena, (size_t)lines, b->num_channels * sizeof(float));
@@ -264,11 +277,16 @@ static bool read_motion(bvh_reader *r, ct_bvh_t *b)
         r->tok_line = r->line;
         if (n == BVH_MAX_FRAMES)
             return fail(r, "more than %u frames", BVH_MAX_FRAMES);
-        const int64_t got = read_line(r, frames + (size_t)n * b->num_channels, b->num_channels);
+        /* Past the array nothing is written, only counted (the sizing above leaves no room for
+         * a whole frame there, so such a line is refused below). */
+        const int64_t got = read_line(r, frames + (size_t)(n < lines ? n : 0) * b->num_channels,
+                                      n < lines ? b->num_channels : 0);
         if (got < 0)
             return false;
         if (got == 0)
             continue; /* blank line */
+        if (n >= lines)
+            return fail(r, "frame %u does not fit the text", n);
         if ((uint64_t)got != b->num_channels)
             return fail(r, "frame %u has %lld values, the hierarchy has %u channels", n,
                         (long long)got, b->num_channels);

@@ -10,8 +10,12 @@
  *     sampler) is in range; the nodes form a forest (no cycles, no node with two parents);
  *   - every accessor fits its buffer view and every view its buffer, stride and alignment
  *     included, with overflow-safe arithmetic; floats are finite;
- *   - vertex indices are below the primitive's vertex count; all attributes of a primitive have
- *     the same count; attribute types are the ones the specification allows;
+ *   - vertex indices (read as integers, never through float) are below the primitive's vertex
+ *     count; all attributes of a primitive have the same count; attribute types are the ones the
+ *     specification allows;
+ *   - the primitives hold at most GLTF_MAX_VERTICES vertices and GLTF_MAX_INDICES indices in
+ *     all, checked before anything is decoded; primitives naming one accessor share its decoded
+ *     array (so memory follows the file's data, never the number of references to it);
  *   - animation inputs are finite and strictly increasing, outputs have the count and type their
  *     path and interpolation need;
  *   - every field has the JSON type the specification gives it ("name" a string, indices
@@ -53,6 +57,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#define GLTF_MAX_VERTICES (1u << 24) /* over every primitive of a document (like OBJ's limit) */
+#define GLTF_MAX_INDICES (1u << 26)
 
 /* A node: its local pose and what it holds. A node given a `matrix` in the file has it decomposed
  * into translation/rotation/scale (has_matrix true, the matrix kept as well). */

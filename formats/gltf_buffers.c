@@ -375,7 +375,8 @@ bool gltf__read_accessors(gltf__reader *r)
         !gltf__array(r, r->root, "accessors", "document", &list))
         return false;
     r->accessors = formats__alloc_array(&r->arena, r->num_accessors + 1u, sizeof *r->accessors);
-    if (!r->accessors)
+    r->decoded = formats__alloc_array(&r->arena, r->num_accessors + 1u, sizeof *r->decoded);
+    if (!r->accessors || !r->decoded)
         return gltf__nomem(r, "accessors");
     uint32_t i = 0;
     for (const cJSON *a = list ? list->child : NULL; a; a = a->next, i++) {
@@ -422,6 +423,21 @@ float gltf__component(const gltf__accessor *a, uint32_t i, uint32_t k)
     }
 }
 
+uint32_t gltf__component_uint(const gltf__accessor *a, uint32_t i, uint32_t k)
+{
+    const uint8_t *p = a->base + (size_t)i * a->stride + component_offset(a, k);
+    if (a->component_type == GLTF_UNSIGNED_BYTE)
+        return p[0];
+    if (a->component_type == GLTF_UNSIGNED_SHORT) {
+        uint16_t s;
+        memcpy(&s, p, 2);
+        return s;
+    }
+    uint32_t u;
+    memcpy(&u, p, 4);
+    return u;
+}
+
 bool gltf__float_like(const gltf__accessor *a, bool allow_signed)
 {
     if (a->component_type == GLTF_FLOAT)
@@ -435,6 +451,10 @@ bool gltf__float_like(const gltf__accessor *a, bool allow_signed)
 bool gltf__decode_floats(gltf__reader *r, uint32_t index, const char *where, float **out)
 {
     const gltf__accessor *a = &r->accessors[index];
+    if (r->decoded[index]) {
+        *out = r->decoded[index]; /* read-only to every user: one decode serves them all */
+        return true;
+    }
     float *d = formats__alloc_array(&r->arena, (size_t)a->count * a->components, sizeof *d);
     if (!d)
         return gltf__nomem(r, where);
@@ -446,6 +466,7 @@ bool gltf__decode_floats(gltf__reader *r, uint32_t index, const char *where, flo
                                   index, i, k, isnan(v) ? "NaN" : "infinite");
             d[(size_t)i * a->components + k] = v;
         }
+    r->decoded[index] = d;
     *out = d;
     return true;
 }

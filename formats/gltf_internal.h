@@ -51,6 +51,9 @@ typedef struct gltf__reader {
     gltf__view *views;
     uint32_t num_accessors;
     gltf__accessor *accessors;
+    float **decoded;          /* per accessor: its floats once decoded (primitives share them) */
+    uint64_t vertices_total;  /* over every primitive, checked before anything is decoded */
+    uint64_t indices_total;
     uint32_t num_samplers; /* texture samplers: only counted, for index checks */
 } gltf__reader;
 
@@ -109,6 +112,10 @@ bool gltf__read_uri(gltf__reader *r, const char *uri, const char *where, const u
                     size_t *size, const char **path_out);
 /* Component value k of element i as a float (normalised integers mapped as the spec says). */
 float gltf__component(const gltf__accessor *a, uint32_t i, uint32_t k);
+/* Element i, component k of an unsigned integer accessor (unsigned byte, short or int), exact:
+ * indices and joints are never read through float (2^24 and above would round, and a float
+ * past the integer's range converts to anything). */
+uint32_t gltf__component_uint(const gltf__accessor *a, uint32_t i, uint32_t k);
 /* Decodes accessor `index` into count * components floats, refusing non-finite values. */
 bool gltf__decode_floats(gltf__reader *r, uint32_t index, const char *where, float **out);
 /* Whether accessor `a` is floats or normalised integers of one of the allowed types. */

@@ -273,6 +273,10 @@ static bool read_indices(gltf__reader *r, const cJSON *j, const char *where, uin
     if (!gltf__index(r, j, "indices", where, r->num_accessors, "accessors", &index))
         return false;
     const uint32_t n = index >= 0 ? r->accessors[index].count : p->num_vertices;
+    r->indices_total += n;
+    if (r->indices_total > GLTF_MAX_INDICES)
+        return gltf__fail(r, "%s.indices: the primitives hold more than %u indices in all", where,
+                          GLTF_MAX_INDICES);
     uint32_t *list = formats__alloc_array(&r->arena, (size_t)n + 1, sizeof *list);
     if (!list)
         return gltf__nomem(r, where);
@@ -283,7 +287,7 @@ static bool read_indices(gltf__reader *r, const cJSON *j, const char *where, uin
             return gltf__fail(r, "%s.indices: accessors[%d] must be SCALAR unsigned byte, short "
                                  "or int", where, index);
         for (uint32_t i = 0; i < n; i++) {
-            list[i] = (uint32_t)gltf__component(a, i, 0);
+            list[i] = gltf__component_uint(a, i, 0);
             if (list[i] >= p->num_vertices)
                 return gltf__fail(r, "%s.indices: element %u is %u, but the primitive has %u "
                                      "vertices", where, i, list[i], p->num_vertices);
@@ -314,6 +318,12 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
     if (!attribute(r, attrs, "POSITION", aw, &pos, 0))
         return false;
     p->num_vertices = r->accessors[pos].count;
+    /* The limit holds before anything is decoded: a small file whose primitives all name one
+     * huge accessor must not make every copy first. */
+    r->vertices_total += p->num_vertices;
+    if (r->vertices_total > GLTF_MAX_VERTICES)
+        return gltf__fail(r, "%s: the primitives hold more than %u vertices in all", where,
+                          GLTF_MAX_VERTICES);
     for (const cJSON *a = attrs->child; a; a = a->next) {
         int32_t unused;
         if (!attribute(r, attrs, a->string, aw, &unused, p->num_vertices))
@@ -368,7 +378,7 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
             return gltf__nomem(r, aw);
         for (uint32_t i = 0; i < p->num_vertices; i++)
             for (uint32_t k = 0; k < 4; k++)
-                jd[4 * i + k] = (uint16_t)gltf__component(&A[joints], i, k);
+                jd[4 * i + k] = (uint16_t)gltf__component_uint(&A[joints], i, k);
         p->joints = jd;
     }
     return read_indices(r, j, where, mode, p);

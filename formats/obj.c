@@ -101,8 +101,10 @@ static int resolve(obj_reader *r, long idx, uint32_t count, const char *what, ui
         *out = (uint32_t)idx - 1;
         return 0;
     }
-    if (idx < 0 && (unsigned long)-idx <= count) {
-        *out = count - (uint32_t)-idx;
+    /* The magnitude in unsigned arithmetic: -LONG_MIN does not exist as a long. */
+    const unsigned long back = idx < 0 ? 0ul - (unsigned long)idx : 0;
+    if (idx < 0 && back <= count) {
+        *out = count - (uint32_t)back;
         return 0;
     }
     return fail(r, "%s index %ld is out of range (the file has %u so far)", what, idx, count);

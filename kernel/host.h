@@ -13,5 +13,6 @@ void host__set_project_dir(const char *dir);
 /* Reports every kept option no module read; returns how many. */
 uint32_t host__report_unread(void);
 const ct_host_api_v1 *host__api_v1(void);
+const ct_host_api_v2 *host__api_v2(void);
 
 #endif

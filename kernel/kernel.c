@@ -9,6 +9,8 @@
 #include "base/log.h"
 #include "base/memory.h"
 #include "data/sjson.h"
+#include "datamodel/datamodel.h"
+#include "editor/editor.h"
 #include "host.h"
 #include "lua/lua_env.h"
 #include "plugins/loader.h"
@@ -44,8 +46,11 @@ void kernel__register_apis(void)
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 4, resources__api_v4(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 5, resources__api_v5(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
+    registry__add_kernel_api(CT_HOST_API, 2, host__api_v2(), "ct.host");
     registry__add_kernel_api(CT_PROFILER_API, 1, profiler__api_v1(), "ct.profiler");
+    registry__add_kernel_api(CT_DATAMODEL_API, 1, datamodel__api_v1(), "ct.datamodel");
 }
 
 static int boot_services(const kernel_desc_t *desc)
@@ -193,6 +198,8 @@ int kernel__frame(double dt)
     }
     lua_env__set_phase("a frame_end hook");
     loader__frame_end(dt);
+    lua_env__set_phase(NULL);
+    editor__frame(dt);
     profiler__kernel_api->end(frame_scope);
     /* Scopes are gathered before any reload can unmap the code their names live in. */
     profiler__gather();
@@ -200,6 +207,7 @@ int kernel__frame(double dt)
     lua_env__set_phase("a hot reload");
     uv_run(&booted.loop, UV_RUN_NOWAIT);
     loader__apply_reloads();
+    resources__poll_watched();
     boot_script__apply_reload();
     lua_env__set_phase(NULL);
     return r;

@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "console/console.h"
+#include "editor/editor.h"
 #include "host.h"
 #include "kernel.h"
 #include "lua/lua_env.h"
@@ -38,6 +39,8 @@ static const char usage[] =
     "  --no-timeouts        switch every timeout off (console, networking, scripts), for a debugger\n"
     "                       session; the same as CUTTLE_NO_TIMEOUTS=1\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
+    "  --output DIR         where files scripts ask the engine to write go (traffic logs,\n"
+    "                       screenshots, captures; canonical relative names, no links); default .\n"
     "  --help               this text\n"
     "Other --name [VALUE] options go to the modules (e.g. the renderer's --screenshot DIR);\n"
     "one that no loaded module reads is an error.\n"
@@ -47,6 +50,7 @@ static const char usage[] =
 typedef struct options_t {
     kernel_desc_t desc;
     console_options_t console;
+    editor_options_t editor;
     long frames; /* -1: the project's */
     double dt;
     bool dt_given;
@@ -117,6 +121,8 @@ static int parse_valued(options_t *o, const char *a, const char *value)
         o->code = value;
     } else if (!strcmp(a, "--memory-debug")) {
         o->desc.memory_debug = value;
+    } else if (editor__is_option(a)) {
+        return editor__parse_option(&o->editor, a, value) == 1 ? 0 : 2;
     } else {
         int taken = console__parse_option(&o->console, a, value);
         if (taken != 1) {
@@ -138,7 +144,7 @@ static bool kernel_option(const char *a)
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
             return true;
-    if (console__is_option(a))
+    if (console__is_option(a) || editor__is_option(a))
         return true;
     return strncmp(a, "--", 2) != 0 || !a[2];
 }
@@ -148,6 +154,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     if (argc < 2) {
         fputs(usage, stderr);
         fputs(console__usage, stderr);
+        fputs(editor__usage, stderr);
         return 2;
     }
     for (int i = 1; i < argc; i++) {
@@ -155,6 +162,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         if (!strcmp(a, "--help")) {
             fputs(usage, stdout);
             fputs(console__usage, stdout);
+            fputs(editor__usage, stdout);
             exit(0);
         } else if (!strcmp(a, "--list")) {
             o->list = true;
@@ -165,6 +173,8 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (!strcmp(a, "--no-timeouts")) {
             /* One switch for every part that times out: each reads CUTTLE_NO_TIMEOUTS at start. */
             setenv("CUTTLE_NO_TIMEOUTS", "1", 1);
+        } else if (a[0] != '-' && editor__parse_argument(&o->editor, a) == 1) {
+            /* the LEVEL of --editor PORT LEVEL */
         } else if (!kernel_option(a)) {
             const bool valued = i + 1 < argc && argv[i + 1][0] != '-';
             int r = host__add_option(a, valued ? argv[++i] : NULL);
@@ -220,16 +230,20 @@ static int cuttle_main(int argc, char **argv)
      * when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
     options_t o = {.frames = -1, .dt = 1.0 / 60.0, .fps = -1, .desc.installed_modules = true,
-                   .console = CONSOLE_OPTIONS_DEFAULT};
+                   .console = CONSOLE_OPTIONS_DEFAULT, .editor = EDITOR_OPTIONS_DEFAULT};
     int r = parse_args(argc, argv, &o);
     if (!r)
         r = console__check_options(&o.console, o.desc.project_dir != NULL);
+    if (!r)
+        r = editor__check_options(&o.editor, o.desc.project_dir != NULL);
     if (r)
         return r;
-    o.desc.run_boot_script = !o.list;
+    /* The editor owns the frame of the level it edits (kernel/editor/editor.h). */
+    bool editor = o.editor.port >= 0;
+    o.desc.run_boot_script = !o.list && !editor;
     o.desc.print_load_order = o.desc.project_dir && !o.list;
     /* Hot reload is for people watching the engine: pace it so it does not spin a core. */
-    bool console = o.console.port >= 0;
+    bool console = o.console.port >= 0 || editor;
     long fps = o.fps >= 0 ? o.fps : o.desc.watch || console ? 60 : 0;
     double dt = fps && !o.dt_given ? 1.0 / (double)fps : o.dt;
     signals__install();
@@ -251,13 +265,19 @@ static int cuttle_main(int argc, char **argv)
     }
 
     int status = console__start(&o.console, kernel__loop()) ? 1 : 0;
+    o.editor.module_dirs = o.desc.module_dirs;
+    o.editor.num_module_dirs = o.desc.num_module_dirs;
+    if (!status && editor__start(&o.editor, kernel__loop(), o.desc.project_dir))
+        status = 1;
     if (!status && o.code && lua_env__run_string(o.code, "=(command line)"))
         status = 1;
     long frames = o.frames >= 0 ? o.frames : console ? -1 : (long)kernel__project_frames(), ran = 0;
     uint64_t script_errors =
         status                 ? 0
-        : console__listening() ? console__run_frames(frames, dt, fps, signals__stop_requested, &ran)
+        : console__listening() || editor__listening()
+            ? console__run_frames(frames, dt, fps, signals__stop_requested, &ran)
                                : run_frames(frames, dt, fps, o.desc.strict, &ran);
+    editor__stop();
     if (console__stop())
         status = 1;
     if (frames > 0)

@@ -27,6 +27,10 @@ void signals__install(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A peer that resets a socket (the console, the file server, a --host connection) or a reader
+     * that closes our stdout must give an error value, never end the engine: no process of ours
+     * dies of SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int signals__stop_requested(void) { return stop_signal; }

@@ -3,7 +3,8 @@
 #ifndef CT_KERNEL_SIGNALS_H
 #define CT_KERNEL_SIGNALS_H
 
-/* Installs the handlers for SIGINT and SIGTERM. */
+/* Installs the handlers for SIGINT and SIGTERM, and ignores SIGPIPE (a write to a closed socket
+ * or pipe is an error value). */
 void signals__install(void);
 /* The signal that asked to stop, or 0. */
 int signals__stop_requested(void);

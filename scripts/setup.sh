@@ -12,8 +12,12 @@ CUTTLE_TEST_PACKAGES=(assimp-testmodels
                       # rendering tests: a virtual display for --window, the Stanford bunny
                       xvfb xauth glmark2-data)
 CUTTLE_PACKAGES+=(libsodium-dev libenet-dev) # networking: AEAD for pre-shared keys; ENet for its benchmark
+CUTTLE_PACKAGES+=(libgit2-dev)  # cuttle-censor reads and writes git histories
+CUTTLE_TEST_PACKAGES+=(git)  # cuttle-censor and cuttle-merge tests use real git
+CUTTLE_TEST_PACKAGES+=(git-filter-repo)  # the peer in bench/censor
 # The profiler viewer's test renders in headless Chromium.
 CUTTLE_TEST_PACKAGES+=(chromium)
+CUTTLE_TEST_PACKAGES+=(libmuparser-dev)  # bench/expr: muparser, a peer of the expression language
 
 cuttle_install_missing() {
     local missing=()

@@ -6,8 +6,13 @@
  *       Boxing_Toes at 100 Hz) compressed in spec and precision mode with the compiler's defaults
  *       (targets 10 mm and 0.5 mm), through the same function the clip compiler calls: the ACL
  *       metric's largest error (virtual points 3 cm from every bone, every raw sample) and the
- *       ratio 40 B x bones x samples / compressed bytes. animation.precision_error_mm_max is the
- *       largest precision error of the three.
+ *       ratio 40 B x bones x samples / compressed bytes.
+ *   animation.precision_error_mm_gltf_<clip>
+ *       The glTF clips the tests import, in precision mode at 30 Hz: assimp's simple_skin and the
+ *       Blender-style walker's Walk and Idle (tests/animation/gltf/walker.gltf, its skeleton under
+ *       a scaled Armature node).
+ *   animation.precision_error_mm_max
+ *       The largest precision error of all of them, BVH and glTF (target 0.5 mm).
  *   animation.decode_pose_31_warm_us
  *       ct_animation_api_v1.sample of the full 31-bone pose of 01_01 (spec mode, compiled as a
  *       "clip" resource) at consecutive 60 Hz times, one thread: median per pose of batches of
@@ -61,6 +66,45 @@ static double cpu_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* Precision-mode errors of the glTF clips the tests import; returns the largest. */
+static double gltf_figures(void)
+{
+    static const struct {
+        const char *file, *animation, *name;
+    } clips[] = {{ASSIMP_GLTF2 "/simple_skin/simple_skin.gltf", "0", "simple_skin"},
+                 {GLTF_TEST_DIR "/walker.gltf", "Walk", "walker_walk"},
+                 {GLTF_TEST_DIR "/walker.gltf", "Idle", "walker_idle"}};
+    double worst = 0;
+    for (int c = 0; c < 3; c++) {
+        char err[512];
+        ct_gltf_t *doc = ct_gltf_load_file(clips[c].file, NULL, err, sizeof err);
+        const int32_t a = doc ? anim__gltf_animation(doc, clips[c].animation, NULL, err, sizeof err) : -1;
+        anim__raw_owned raw;
+        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, ct_heap_allocator(), &raw, err, sizeof err)) {
+            fprintf(stderr, "bench_animation: %s: %s\n", clips[c].file, err);
+            exit(1);
+        }
+        ct_gltf_free(doc);
+        const anim__settings s = {ANIM_PRECISION, 0.0005};
+        anim__bytes blob;
+        anim__clip clip;
+        anim__error_report r;
+        double achieved;
+        if (anim__compress(&raw.raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved) ||
+            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
+            fprintf(stderr, "bench_animation: compressing %s failed\n", clips[c].name);
+            exit(1);
+        }
+        static char names[3][64];
+        snprintf(names[c], 64, "animation.precision_error_mm_gltf_%s", clips[c].name);
+        bench_report(names[c], r.max_mm, "mm", "ACL metric, glTF clip at 30 Hz, precision mode");
+        worst = fmax(worst, r.max_mm);
+        anim__bytes_free(&blob);
+        anim__raw_free(&raw);
+    }
+    return worst;
+}
+
 static void compression_figures(void)
 {
     static const struct {
@@ -105,8 +149,9 @@ static void compression_figures(void)
         }
         anim__raw_free(&raw);
     }
+    precision_max = fmax(precision_max, gltf_figures());
     bench_report("animation.precision_error_mm_max", precision_max, "mm",
-                 "largest precision-mode error of the three clips");
+                 "largest precision-mode error of every clip above, BVH and glTF (target 0.5)");
 }
 
 static void euler_figure(void)

@@ -30,8 +30,21 @@
  *   physics.pyramid_100_ms      the same for 100 levels, 5,050 boxes
  *   physics.pyramid_20_serial_ms, physics.pyramid_100_serial_ms   the same on one thread
  *
+ *   physics.box3d_large_pyramid_ms   one step of Box3D's large_pyramid (erincatto/box3d v0.1.0,
+ *                               shared/benchmarks.c: 90 rows, 4,095 cubes of half size 0.5 and
+ *                               density 100 on a 400 x 400 m box, sleeping off, 60 Hz, 4 substeps),
+ *                               rotating bodies, one thread: the mean of steps 2..200 as Box3D's
+ *                               benchmark times them, median of 3 rounds
+ *   physics.box3d_many_pyramids_ms   the same for many_pyramids (14 x 14 pyramids of 55 cubes,
+ *                               10,780, steps 2..100)
+ *   physics.box3d_peer_large_pyramid_ms, physics.box3d_peer_many_pyramids_ms   Box3D's own
+ *                               benchmark program on the same scenes, one worker, run between our
+ *                               rounds (interleaved) when CUTTLE_BOX3D_BENCH names it (built from
+ *                               its public sources outside the repository; see the bench README)
+ *   physics.box3d_large_pyramid_threads_x  one thread / the pool on large_pyramid
+ *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d).
  */
 #include "ct_heap.h"
 #include "base/jobs.h"
@@ -42,7 +55,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
@@ -74,7 +90,7 @@ typedef struct figure {
     double value;
 } figure;
 
-static figure figures[24];
+static figure figures[48];
 static int num_figures;
 
 static void report(const char *name, double value, const char *unit)
@@ -354,6 +370,189 @@ static void bench_broadphase_both(void)
     bench_broadphase("physics.broadphase_100k_serial_ms", (physics__pool){0});
 }
 
+
+/* ---- Box3D's scenes, replicated (erincatto/box3d v0.1.0, shared/benchmarks.c) ---------------- */
+
+/* Box3D's defaults: friction 0.6, restitution 0; the scenes give cubes density 100. */
+static void box3d_ground(physics__scene *s, uint32_t id, float extent)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                    .half_extents = {extent, 1.0f, extent}, .friction = 0.6f,
+                                    .position = {0.0f, -1.0f, 0.0f}};
+    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
+}
+
+static void box3d_cube(physics__scene *s, uint32_t id, float x, float y, float z, float h)
+{
+    const float side = 2.0f * h;
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
+                                    .mass = 100.0f * side * side * side, .friction = 0.6f,
+                                    .position = {x, y, z}};
+    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
+}
+
+/* CreateLargePyramid: returns the id of the top cube. */
+static uint32_t box3d_large_pyramid(physics__scene *s)
+{
+    const int base = 90;
+    const float h = 0.5f, shift = h;
+    box3d_ground(s, 1, 400.0f);
+    uint32_t id = 2;
+    for (int i = 0; i < base; i++) {
+        const float y = (2.0f * (float)i + 1.0f) * shift;
+        for (int j = i; j < base; j++)
+            box3d_cube(s, id++, ((float)i + 1.0f) * shift + 2.0f * (float)(j - i) * shift - h * (float)base, y, 0.0f, h);
+    }
+    return id - 1;
+}
+
+/* CreateManyPyramids with CreateSmallPyramid. */
+static uint32_t box3d_many_pyramids(physics__scene *s)
+{
+    const int base = 10, rows = 14, columns = 14;
+    const float extent = 0.5f, ground = extent * (float)columns * ((float)base + 1.0f);
+    box3d_ground(s, 1, ground);
+    const float width = 2.0f * extent * (float)base, dz = 2.0f * (ground - 2.0f * extent) / ((float)rows - 1.0f);
+    float z = -ground + 2.0f * extent;
+    uint32_t id = 2;
+    for (int r = 0; r < rows; r++, z += dz)
+        for (int c = 0; c < columns; c++) {
+            const float cx = -ground + (float)c * (width + 2.0f * extent) + 2.0f * extent;
+            for (int i = 0; i < base; i++)
+                for (int j = i; j < base; j++)
+                    box3d_cube(s, id++, ((float)i + 1.0f) * extent + 2.0f * (float)(j - i) * extent + cx - 0.5f,
+                               (2.0f * (float)i + 1.0f) * extent, z, extent);
+        }
+    return id - 1;
+}
+
+/* CPU time of this thread (ms). The machine these figures come from is shared by many builds
+ * (load averages of 15 on 2 cores were seen): wall time there measures the neighbours, so both
+ * engines are timed by the CPU time they used (Box3D's by its process's rusage). */
+static double cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* One run as Box3D's benchmark times it: a first step, then the mean of the rest (ms of CPU). */
+static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__pool with, float *top_moved)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.pool = with;
+    s.sleeping = false;
+    const uint32_t top = make(&s);
+    const physics__v3 start = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})];
+    physics__scene_step(&s, 1.0f / 60.0f);
+    const bool pooled = with.parallel_for != NULL;
+    const double t0 = pooled ? now_ms() : cpu_ms();
+    for (int k = 1; k < steps; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    const double ms = ((pooled ? now_ms() : cpu_ms()) - t0) / (double)(steps - 1);
+    if (top_moved)
+        *top_moved = v3_len(v3_sub(s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})], start));
+    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step\n", s.bodies.n, s.rigid.num_contacts, ms);
+    physics__scene_free(&s);
+    return ms;
+}
+
+/* Box3D's own benchmark program (CUTTLE_BOX3D_BENCH), benchmark `index`, one worker, one run:
+ * the CPU time its process used (user + system) over its steps (ms per step: its scene building
+ * and first step are in it too, which favours us by a little), or a negative number when it is
+ * not there. Its own wall-clock figure goes to stderr beside ours. */
+static double box3d_peer(int index, int steps)
+{
+    const char *exe = getenv("CUTTLE_BOX3D_BENCH");
+    if (!exe || !*exe)
+        return -1.0;
+    char b[16];
+    snprintf(b, sizeof b, "-b=%d", index);
+    int out[2];
+    if (pipe(out))
+        return -1.0;
+    const pid_t pid = fork();
+    if (pid < 0)
+        return -1.0;
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        /* It writes a .csv of its steps into its working directory: not into ours. */
+        if (chdir("/tmp"))
+            _exit(126);
+        execl(exe, exe, b, "-w=1", "-t=1", "-r=1", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    FILE *f = fdopen(out[0], "r");
+    char line[256];
+    double wall = -1.0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "run 0 : %lf", &wall) == 1)
+            wall /= (double)(steps - 1);
+    if (f)
+        fclose(f);
+    int status = 0;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || wall < 0.0)
+        return -1.0;
+    const double cpu = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec * 1e-3 +
+                       (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec * 1e-3;
+    const double ms = cpu / (double)steps;
+    fprintf(stderr, "  box3d:  %.3f ms/step of CPU (%.3f ms/step by its own clock)\n", ms, wall);
+    return ms;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median3(double v[3])
+{
+    qsort(v, 3, sizeof *v, cmp_double);
+    return v[1];
+}
+
+/* Three interleaved rounds (`--rounds 1` for a quick look): ours, then Box3D's, scene by scene;
+ * the medians. */
+static int box3d_rounds = 3;
+static void bench_box3d(void)
+{
+    static const struct {
+        const char *ours, *peer;
+        uint32_t (*make)(physics__scene *);
+        int index, steps;
+    } scenes[] = {
+        {"physics.box3d_large_pyramid_ms", "physics.box3d_peer_large_pyramid_ms", box3d_large_pyramid, 5, 200},
+        {"physics.box3d_many_pyramids_ms", "physics.box3d_peer_many_pyramids_ms", box3d_many_pyramids, 6, 100},
+    };
+    double ours[2][3], peer[2][3];
+    float moved = 0.0f;
+    for (int round = 0; round < 3; round++)
+        for (int k = 0; k < 2; k++) {
+            if (round >= box3d_rounds) {
+                ours[k][round] = ours[k][0];
+                peer[k][round] = peer[k][0];
+                continue;
+            }
+            fprintf(stderr, "%s, round %d\n", scenes[k].ours, round + 1);
+            ours[k][round] = box3d_run(scenes[k].make, scenes[k].steps, (physics__pool){0}, k == 0 ? &moved : NULL);
+            peer[k][round] = box3d_peer(scenes[k].index, scenes[k].steps);
+        }
+    for (int k = 0; k < 2; k++) {
+        report(scenes[k].ours, median3(ours[k]), "ms");
+        if (peer[k][0] >= 0.0)
+            report(scenes[k].peer, median3(peer[k]), "ms");
+    }
+    fprintf(stderr, "large_pyramid: the top cube moved %.4f m in 200 steps\n", (double)moved);
+    /* The pool's figure is wall time: on a busy machine it says little. */
+    const double pooled = box3d_run(box3d_large_pyramid, 200, pool, NULL);
+    report("physics.box3d_large_pyramid_threads_x", median3(ours[0]) / pooled, "x");
+}
+
 static void bench_pyramid_20(void)
 {
     bench_pyramid("physics.pyramid_20_ms", 20, pool);
@@ -375,6 +574,7 @@ static const struct {
     {"hash_vs_brute", bench_hash_vs_brute}, {"mixed", bench_mixed},
     {"step_10k_core", bench_step_10k_core}, {"step_10k_module", bench_step_10k_module},
     {"pyramid_20", bench_pyramid_20},   {"pyramid_100", bench_pyramid_100},
+    {"box3d", bench_box3d},
 };
 
 int main(int argc, char **argv)
@@ -385,6 +585,8 @@ int main(int argc, char **argv)
             dir = argv[i + 1];
         if (strcmp(argv[i], "--only") == 0)
             only = argv[i + 1];
+        if (strcmp(argv[i], "--rounds") == 0)
+            box3d_rounds = atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 3 ? atoi(argv[i + 1]) : 3;
     }
     static char paths[3][1024];
     const char *const names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so", "physics/ct_physics.so"};

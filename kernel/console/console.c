@@ -173,7 +173,7 @@ static void on_wake(uv_timer_t *t) { (void)t; }
  * waiting (a command changed the frame state). */
 static void serve_until(uint64_t deadline)
 {
-    uv_loop_t *loop = g_con.server.loop;
+    uv_loop_t *loop = kernel__loop();
     uv_timer_t timer;
     uv_timer_init(loop, &timer);
     for (;;) {

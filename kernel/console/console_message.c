@@ -49,8 +49,7 @@ static size_t distance(const char *a, const char *b)
     return row[lb];
 }
 
-/* The nearest of `names` to `word`, or NULL when none is close. */
-static const char *nearest(const char *word, const char *const *names, size_t n)
+const char *console_message__nearest(const char *word, const char *const *names, size_t n)
 {
     const char *best = NULL;
     size_t best_d = 3;
@@ -78,7 +77,7 @@ static int fail(char *err, size_t err_size, const char *fmt, ...)
 static int unknown_name(char *err, size_t err_size, const char *what, const char *word,
                         const char *const *names, size_t n)
 {
-    const char *near = nearest(word, names, n);
+    const char *near = console_message__nearest(word, names, n);
     char hint[64] = "";
     if (near)
         snprintf(hint, sizeof hint, " (did you mean '%s'?)", near);
@@ -209,10 +208,10 @@ static int decode_kind(const cJSON *root, console_message_t *m, char *err, size_
     return CT_ERR_BAD_DATA;
 }
 
-int console_message__decode(const char *json, size_t len, console_message_t *m, char *err,
-                            size_t err_size)
+int console_message__parse_object(const char *json, size_t len, struct cJSON **out, char *err,
+                                  size_t err_size)
 {
-    memset(m, 0, sizeof *m);
+    *out = NULL;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
     if (!root) {
@@ -229,7 +228,22 @@ int console_message__decode(const char *json, size_t len, console_message_t *m, 
         rc = fail(err, err_size, "bad JSON: text after the object at byte %zu", (size_t)(end - json));
     else if (!cJSON_IsObject(root))
         rc = fail(err, err_size, "a message must be a JSON object");
-    const cJSON *type = rc ? NULL : cJSON_GetObjectItemCaseSensitive(root, "type");
+    if (rc)
+        cJSON_Delete(root);
+    else
+        *out = root;
+    return rc;
+}
+
+int console_message__decode(const char *json, size_t len, console_message_t *m, char *err,
+                            size_t err_size)
+{
+    memset(m, 0, sizeof *m);
+    cJSON *root;
+    int rc = console_message__parse_object(json, len, &root, err, err_size);
+    if (rc)
+        return rc;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
     if (!rc && !cJSON_IsString(type))
         rc = fail(err, err_size, "a message needs a string field 'type'");
     const kind_spec_t *spec = NULL;

@@ -63,4 +63,12 @@ int console_message__decode(const char *json, size_t len, console_message_t *m, 
                             size_t err_size);
 void console_message__free(console_message_t *m);
 
+/* Shared with the editor's messages (kernel/editor/editor_message.c). */
+/* Parses `len` bytes as exactly one JSON object (whitespace may follow). Returns 0 with *out set
+ * (the caller deletes it), or CT_ERR_BAD_DATA with the reason ("bad JSON near byte N"). */
+int console_message__parse_object(const char *json, size_t len, struct cJSON **out, char *err,
+                                  size_t err_size);
+/* The nearest of `names` (n, or fewer ending at a NULL) to `word` within two edits, or NULL. */
+const char *console_message__nearest(const char *word, const char *const *names, size_t n);
+
 #endif

@@ -2,6 +2,7 @@
 #include "console/console_server.h"
 
 #include <cJSON.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ static bool test_remote(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-static void client_log(console_client_t *c, ct_log_level level, const char *text)
+void console_server__log(console_client_t *c, ct_log_level level, const char *text)
 {
     log__write(NULL, level, "%s: client %u (%s): %s", c->server->what, (unsigned)c->id, c->peer,
                text);
@@ -123,37 +124,67 @@ static void on_written(uv_write_t *req, int status)
     if (status < 0 && status != UV_ECANCELED && !c->closing) {
         char text[128];
         snprintf(text, sizeof text, "write failed (%s); disconnected", uv_strerror(status));
-        client_log(c, CT_LOG_WARNING, text);
+        console_server__log(c, CT_LOG_WARNING, text);
         close_now(c);
     }
+}
+
+/* A write request of `total` bytes for c, or NULL when c is closing, does not read (more than
+ * CONSOLE_MAX_QUEUED waits for it) or memory ran out: then c is closed (logged). */
+static write_req_t *new_write(console_client_t *c, size_t total)
+{
+    if (c->closing)
+        return NULL;
+    size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
+    if (total > CONSOLE_MAX_BLOB + CONSOLE_HEADER_SIZE + 4 ||
+        queued + total > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD) {
+        char text[160];
+        snprintf(text, sizeof text, "not reading: %zu bytes queued (limit %u); disconnected",
+                 queued + total, (unsigned)CONSOLE_MAX_QUEUED);
+        console_server__log(c, CT_LOG_WARNING, text);
+        close_now(c);
+        return NULL;
+    }
+    write_req_t *w = ct_alloc(c->server->allocator, sizeof *w + total);
+    if (!w) {
+        console_server__log(c, CT_LOG_ERROR, "out of memory for a reply; disconnected");
+        close_now(c);
+        return NULL;
+    }
+    w->client = c;
+    w->size = total;
+    return w;
+}
+
+static void start_write(console_client_t *c, write_req_t *w)
+{
+    uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)w->size);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) != 0) {
+        ct_free(c->server->allocator, w, sizeof *w + w->size);
+        console_server__log(c, CT_LOG_WARNING, "cannot write; disconnected");
+        close_now(c);
+    }
+}
+
+void console_server__send_raw(console_client_t *c, const void *bytes, size_t n)
+{
+    write_req_t *w = new_write(c, n);
+    if (!w)
+        return;
+    memcpy(w->data, bytes, n);
+    start_write(c, w);
 }
 
 /* Queues header + json + bytes as one write. */
 static void send_frame(console_client_t *c, uint32_t type, const char *json, size_t json_len,
                        const void *bytes, size_t size)
 {
-    if (c->closing)
-        return;
     size_t prefix = type == CONSOLE_FRAME_BINARY ? 4 : 0;
     size_t payload = prefix + json_len + size;
-    size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
-    if (payload > CONSOLE_MAX_BLOB || queued + payload > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD) {
-        char text[160];
-        snprintf(text, sizeof text, "not reading: %zu bytes queued (limit %u); disconnected",
-                 queued + payload, (unsigned)CONSOLE_MAX_QUEUED);
-        client_log(c, CT_LOG_WARNING, text);
-        close_now(c);
-        return;
-    }
     size_t total = CONSOLE_HEADER_SIZE + payload;
-    write_req_t *w = ct_alloc(c->server->allocator, sizeof *w + total);
-    if (!w) {
-        client_log(c, CT_LOG_ERROR, "out of memory for a reply; disconnected");
-        close_now(c);
+    write_req_t *w = new_write(c, total);
+    if (!w)
         return;
-    }
-    w->client = c;
-    w->size = total;
     console_frame__header(w->data, type, (uint32_t)payload);
     uint8_t *p = w->data + CONSOLE_HEADER_SIZE;
     if (prefix) {
@@ -165,12 +196,7 @@ static void send_frame(console_client_t *c, uint32_t type, const char *json, siz
     memcpy(p + prefix, json, json_len);
     if (size)
         memcpy(p + prefix + json_len, bytes, size);
-    uv_buf_t buf = uv_buf_init((char *)w->data, (unsigned)total);
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_written) != 0) {
-        ct_free(c->server->allocator, w, sizeof *w + total);
-        client_log(c, CT_LOG_WARNING, "cannot write; disconnected");
-        close_now(c);
-    }
+    start_write(c, w);
 }
 
 void console_server__send(console_client_t *c, const char *json, size_t len)
@@ -194,7 +220,7 @@ void console_server__error(console_client_t *c, const console_message_t *m, bool
     va_end(args);
     char text[600];
     snprintf(text, sizeof text, "%s%s", why, fatal ? "; disconnected" : "");
-    client_log(c, CT_LOG_WARNING, text);
+    console_server__log(c, CT_LOG_WARNING, text);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "type", "error");
     cJSON_AddStringToObject(o, "error", why);
@@ -211,9 +237,9 @@ void console_server__error(console_client_t *c, const console_message_t *m, bool
         console_server__close(c);
 }
 
-/* A constant-time comparison, so the token cannot be guessed byte by byte from reply times. */
-static bool token_matches(const char *want, const char *got, size_t got_len)
+bool console_server__token_matches(const console_server_t *s, const char *got, size_t got_len)
 {
+    const char *want = s->token;
     size_t n = strlen(want);
     unsigned diff = (unsigned)(n ^ got_len);
     for (size_t i = 0; i < n; i++)
@@ -238,7 +264,7 @@ static bool on_frame(void *ctx, uint32_t type, const uint8_t *payload, uint32_t 
         return true;
     }
     if (m.kind == CONSOLE_MSG_AUTH) {
-        if (c->server->need_token && !token_matches(c->server->token, m.text, m.text_len)) {
+        if (c->server->need_token && !console_server__token_matches(c->server, m.text, m.text_len)) {
             console_server__error(c, &m, true, "wrong token");
         } else {
             c->authed = true;
@@ -281,8 +307,12 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         else
             snprintf(text, sizeof text, "%s%sdisconnected", nread == UV_EOF ? "" : uv_strerror((int)nread),
                      nread == UV_EOF ? "" : "; ");
-        client_log(c, have ? CT_LOG_WARNING : CT_LOG_INFO, text);
+        console_server__log(c, have ? CT_LOG_WARNING : CT_LOG_INFO, text);
         close_now(c);
+        return;
+    }
+    if (c->server->desc.on_bytes) {
+        c->server->desc.on_bytes(c->server, c, (const uint8_t *)buf->base, (size_t)nread);
         return;
     }
     char err[256];
@@ -299,9 +329,25 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         c->frame_began_ms = uv_now(c->server->loop);
 }
 
+void console_server__frame_begun(console_client_t *c, bool begun)
+{
+    if (!begun)
+        c->frame_began_ms = 0;
+    else if (!c->frame_began_ms)
+        c->frame_began_ms = uv_now(c->server->loop);
+}
+
 static void reject_extra(console_client_t *c)
 {
-    console_server__error(c, NULL, true, "too many clients (at most %u)", (unsigned)CONSOLE_MAX_CLIENTS);
+    char why[64];
+    snprintf(why, sizeof why, "too many clients (at most %u)", (unsigned)c->server->max_clients);
+    if (c->server->desc.on_bytes) {
+        /* The service's protocol is not ours to speak: log and close. */
+        console_server__log(c, CT_LOG_WARNING, why);
+        console_server__close(c);
+    } else {
+        console_server__error(c, NULL, true, "%s", why);
+    }
 }
 
 static void on_connection(uv_stream_t *listener, int status)
@@ -344,18 +390,24 @@ static void on_connection(uv_stream_t *listener, int status)
         snprintf(c->peer, sizeof c->peer, "%s:%d", host, port);
     }
     console_reader__init(&c->reader, s->allocator, CONSOLE_MAX_PAYLOAD);
-    c->authed = !s->need_token;
+    /* An on_bytes service authenticates in its own protocol. */
+    c->authed = !s->need_token || s->desc.on_bytes;
     if (s->need_token && test_remote())
         c->remote = true;
     c->log_level = CT_LOG_INFO;
     c->connected_ms = uv_now(s->loop);
     uv_tcp_nodelay(&c->tcp, 1);
-    if (s->num_clients == CONSOLE_MAX_CLIENTS) {
+    if (s->num_clients == s->max_clients) {
         reject_extra(c);
         return;
     }
     s->clients[s->num_clients++] = c;
-    client_log(c, CT_LOG_INFO, c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
+    if (s->desc.on_bytes) {
+        console_server__log(c, CT_LOG_DEBUG, "connected");
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        return;
+    }
+    console_server__log(c, CT_LOG_INFO, c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
     /* The hello's size is the service's: a file server lists up to FILE_SERVER_MAX_FILES names. */
     const char *format = "{\"type\":\"hello\",\"engine\":\"cuttle\",\"service\":\"%s\",\"pid\":%d,"
                          "\"client\":%u,\"auth\":%s%s%s}";
@@ -364,7 +416,7 @@ static void on_connection(uv_stream_t *listener, int status)
                      s->need_token ? "true" : "false", *extra ? "," : "", extra);
     char *hello = n > 0 ? ct_alloc(s->allocator, (size_t)n + 1) : NULL;
     if (!hello) {
-        client_log(c, CT_LOG_ERROR, "out of memory for the hello; disconnected");
+        console_server__log(c, CT_LOG_ERROR, "out of memory for the hello; disconnected");
         close_now(c);
         return;
     }
@@ -385,7 +437,14 @@ static void on_timer(uv_timer_t *t)
         if (c->closing)
             continue;
         uint64_t have, length;
-        if (c->frame_began_ms && now - c->frame_began_ms > CONSOLE_FRAME_TIMEOUT_MS) {
+        if (c->frame_began_ms && now - c->frame_began_ms > CONSOLE_FRAME_TIMEOUT_MS &&
+            s->desc.on_bytes) {
+            char text[96];
+            snprintf(text, sizeof text, "a request begun %u ms ago is still incomplete; disconnected",
+                     (unsigned)CONSOLE_FRAME_TIMEOUT_MS);
+            console_server__log(c, CT_LOG_WARNING, text);
+            console_server__close(c);
+        } else if (c->frame_began_ms && now - c->frame_began_ms > CONSOLE_FRAME_TIMEOUT_MS) {
             console_reader__partial(&c->reader, &have, &length);
             console_server__error(c, NULL, true, "a frame begun %u ms ago is still incomplete "
                                                  "(got %llu of %llu bytes)",
@@ -429,10 +488,20 @@ int console_server__start(console_server_t *s, uv_loop_t *loop, ct_allocator_t *
                           const console_server_desc_t *desc)
 {
     memset(s, 0, sizeof *s);
+    /* libuv writes a stream with write(2), which raises SIGPIPE when the client has reset the
+     * connection: one client's reset would kill the engine (exit 141). A failed write is an error
+     * value (on_written) instead. Done here, not only in main, so every program that embeds the
+     * kernel and serves a console or files is covered. A handler someone installed stays. */
+    struct sigaction old;
+    if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+        signal(SIGPIPE, SIG_IGN);
     s->desc = *desc;
     s->loop = loop;
     s->allocator = allocator;
     snprintf(s->what, sizeof s->what, "%s", desc->what);
+    s->max_clients = desc->max_clients ? desc->max_clients : CONSOLE_MAX_CLIENTS;
+    if (s->max_clients > CONSOLE_SERVER_MAX_CLIENTS)
+        s->max_clients = CONSOLE_SERVER_MAX_CLIENTS;
     const char *bind = desc->bind ? desc->bind : "127.0.0.1";
     if (desc->token) {
         if (!desc->token[0] || strlen(desc->token) >= CONSOLE_MAX_TOKEN) {
@@ -442,8 +511,8 @@ int console_server__start(console_server_t *s, uv_loop_t *loop, ct_allocator_t *
         snprintf(s->token, sizeof s->token, "%s", desc->token);
         s->need_token = true;
     } else if (!console_server__is_loopback(bind)) {
-        log__error("%s: listening on %s (not loopback) needs a token (--console-token or "
-                   "CUTTLE_CONSOLE_TOKEN)", s->what, bind);
+        log__error("%s: listening on %s (not loopback) needs a token (%s)", s->what, bind,
+                   desc->token_option ? desc->token_option : "--console-token or CUTTLE_CONSOLE_TOKEN");
         return CT_ERR_INVALID;
     }
     int r = listen_on(s, bind, desc->port);

@@ -1,7 +1,13 @@
 /*
- * The transport both TCP services share (the engine's console and the file server): listening,
- * clients, framing, limits, the token, errors. What a message means is up to the service's
- * handler.
+ * The transport the engine's TCP services share (the console, the file server, and the editor's
+ * HTTP + WebSocket server in kernel/editor): listening, clients, framing, limits, the token,
+ * errors. What a message means is up to the service's handler.
+ *
+ * A service that speaks another protocol (the editor) sets `on_bytes` in its desc: the server
+ * then sends no hello, runs no console framing and no auth message, and hands it every byte read;
+ * the service frames, authenticates (console_server__token_matches) and replies with
+ * console_server__send_raw, under the same queue limit, client limit, and partial-frame timeout
+ * (it marks a frame begun with console_server__frame_begun).
  *
  * Limits (each breach is an error frame to that client and a log line naming it):
  *   - a frame's payload: CONSOLE_MAX_PAYLOAD (1 MiB); more closes the connection;
@@ -26,6 +32,8 @@
 
 #define CONSOLE_MAX_QUEUED (4u << 20)
 #define CONSOLE_MAX_CLIENTS 32u
+/* The most clients any service may allow at once (console_server_desc_t.max_clients). */
+#define CONSOLE_SERVER_MAX_CLIENTS 128u
 #define CONSOLE_FRAME_TIMEOUT_MS 10000u
 #define CONSOLE_MAX_TOKEN 256u
 
@@ -41,9 +49,15 @@ typedef struct console_server_desc_t {
     const char *bind;    /* NULL: 127.0.0.1 */
     int port;            /* 0: any free port */
     const char *token;   /* NULL: none (allowed on loopback only) */
+    const char *token_option; /* how a user gives the token, for the error; NULL: the console's */
     console_handler_f handler;
     void (*on_close)(console_server_t *server, console_client_t *client); /* may be NULL */
     const char *hello;   /* extra JSON fields for the hello message, e.g. "\"project\":\"demo\"" */
+    /* 0: CONSOLE_MAX_CLIENTS; at most CONSOLE_SERVER_MAX_CLIENTS. */
+    uint32_t max_clients;
+    /* Another protocol (see the top): every byte read from client c. Return false when the
+     * connection is going away (the service closed it). `handler` is then not called. */
+    bool (*on_bytes)(console_server_t *server, console_client_t *c, const uint8_t *bytes, size_t n);
 } console_server_desc_t;
 
 struct console_client_t {
@@ -65,6 +79,8 @@ struct console_client_t {
     bool step_pending;
     bool step_has_id;
     double step_id;
+    /* An on_bytes service's own state for this client (it frees it in on_close). */
+    void *service_data;
 };
 
 struct console_server_t {
@@ -78,7 +94,8 @@ struct console_server_t {
     bool listening, timer_open;
     int port;
     ct_allocator_t *allocator;
-    console_client_t *clients[CONSOLE_MAX_CLIENTS];
+    uint32_t max_clients;
+    console_client_t *clients[CONSOLE_SERVER_MAX_CLIENTS];
     uint32_t num_clients;
     uint32_t next_id;
     uint32_t open_handles; /* listener, timer and clients not yet closed */
@@ -103,5 +120,15 @@ void console_server__error(console_client_t *c, const console_message_t *m, bool
                            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Closes the connection after what is queued is sent. */
 void console_server__close(console_client_t *c);
+
+/* on_bytes services: queues `n` bytes as they are (a client past CONSOLE_MAX_QUEUED is dropped,
+ * logged); logs `text` at `level` naming the client; marks whether a frame (request) has begun
+ * and not ended, for the partial-frame timeout. */
+void console_server__send_raw(console_client_t *c, const void *bytes, size_t n);
+void console_server__log(console_client_t *c, ct_log_level level, const char *text);
+void console_server__frame_begun(console_client_t *c, bool begun);
+/* Whether `got` is the server's token, compared in constant time (the token cannot be guessed
+ * byte by byte from reply times). */
+bool console_server__token_matches(const console_server_t *s, const char *got, size_t got_len);
 
 #endif

@@ -7,11 +7,13 @@
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/memory.h"
@@ -80,6 +82,23 @@ bool file_server__plain_path(const char *rel, char *why, size_t why_size)
     return ok;
 }
 
+/* Whether `path` (after every symlink) is inside the served root; `out` gets the resolved path.
+ * Scripts and compiled blobs alike pass here: a link under compiled/ or a linked compiled/ folder
+ * must not serve a file outside the project. */
+static bool contained(const char *path, const char *shown, char *out, char *why, size_t why_size)
+{
+    if (!realpath(path, out)) {
+        snprintf(why, why_size, "no file '%.200s' in the project", shown);
+        return false;
+    }
+    size_t root_len = strlen(g_srv.root);
+    if (strncmp(out, g_srv.root, root_len) != 0 || out[root_len] != '/') {
+        snprintf(why, why_size, "path '%.200s' leads outside the project", shown);
+        return false;
+    }
+    return true;
+}
+
 /* A project-relative path a client may ask for: a plain path that (after symlinks) is still
  * inside the root. */
 static bool resolve_path(const char *rel, char *out, char *why, size_t why_size)
@@ -88,23 +107,19 @@ static bool resolve_path(const char *rel, char *out, char *why, size_t why_size)
         return false;
     char joined[PATH_MAX + 512];
     snprintf(joined, sizeof joined, "%s/%s", g_srv.root, rel);
-    if (!realpath(joined, out)) {
-        snprintf(why, why_size, "no file '%.200s' in the project", rel);
-        return false;
-    }
-    size_t root_len = strlen(g_srv.root);
-    if (strncmp(out, g_srv.root, root_len) != 0 || out[root_len] != '/') {
-        snprintf(why, why_size, "path '%.200s' leads outside the project", rel);
-        return false;
-    }
-    return true;
+    return contained(joined, rel, out, why, why_size);
 }
 
 static void send_file(console_client_t *c, const console_message_t *m, const char *path,
                       const char *shown)
 {
     struct stat st;
-    FILE *f = fopen(path, "rb");
+    /* Not blocking and not following a link swapped in after the check: a FIFO or a device must
+     * not hang the server (fstat refuses whatever is not a regular file). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
         (uint64_t)st.st_size > CONSOLE_MAX_BLOB - CONSOLE_BLOB_JSON_ROOM) {
         if (f)
@@ -164,7 +179,14 @@ static void serve(console_server_t *s, console_client_t *c, const console_messag
         return;
     }
     snprintf(shown, sizeof shown, "%s/%s.bin", m->resource, m->name);
-    send_file(c, m, path, shown);
+    char resolved[PATH_MAX];
+    if (!contained(path, shown, resolved, why, sizeof why)) {
+        if (errno == ENOENT) /* nodes read "cannot serve" as "not there" */
+            snprintf(why, sizeof why, "cannot serve '%.300s': %s", shown, strerror(errno));
+        console_server__error(c, m, false, "%s", why);
+        return;
+    }
+    send_file(c, m, resolved, shown);
 }
 
 static void on_tick(uv_timer_t *t) { (void)t; }

@@ -10,6 +10,11 @@
 
 uint8_t *resources__read_file(const char *path, uint64_t *size)
 {
+    return resources__read_file_max(path, SIZE_MAX - 1, size);
+}
+
+uint8_t *resources__read_file_max(const char *path, uint64_t max, uint64_t *size)
+{
     *size = 0;
     /* Non-blocking, so that a FIFO put where a file should be cannot hang the open; the type is
      * then checked on the open file, so it cannot change between the check and the read. */
@@ -17,7 +22,7 @@ uint8_t *resources__read_file(const char *path, uint64_t *size)
     if (fd < 0)
         return NULL;
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= SIZE_MAX) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
         int kind = S_ISDIR(st.st_mode) ? EISDIR : S_ISREG(st.st_mode) ? EFBIG : ENODEV;
         close(fd);
         errno = kind;
@@ -58,7 +63,7 @@ const char *resources__read_error(int error)
     case ENODEV:
         return "it is not a regular file (a FIFO, socket or device)";
     case EFBIG:
-        return "it is too big to load";
+        return "it is larger than the limit for its kind";
     default:
         return strerror(error);
     }

@@ -191,40 +191,90 @@ int resources__load(const char *type, const char *name)
     return install(t, name, path, blob, size, (size_t)size + 1);
 }
 
+static uint64_t reload_count;
+
+uint64_t resources__reloads(void) { return reload_count; }
+
+/* Makes the runtime object of a new blob and swaps it for the loaded one's; takes the blob. */
+static int swap_in(const ct_resource_type_t *t, const char *type, const char *name, const char *what,
+                   uint8_t *blob, uint64_t size, size_t alloc)
+{
+    char err[512] = "";
+    void *runtime = NULL;
+    int rc = make_runtime(t, blob, size, &runtime, err, sizeof err);
+    if (rc) {
+        log__error("%s: reload refused (the loaded version stays): %s", what,
+                   err[0] ? err : "the type's load failed");
+        ct_free(resources__allocator(), blob, alloc);
+        return rc;
+    }
+    /* The record may have moved if the type's load loaded other resources. */
+    loaded_t *loaded = find(resources__id(type, name));
+    if (t->unload)
+        t->unload(t->user_data, loaded->runtime);
+    ct_free(resources__allocator(), loaded->blob, loaded->blob_alloc);
+    loaded->blob = blob;
+    loaded->blob_alloc = alloc;
+    loaded->runtime = runtime;
+    reload_count++;
+    log__info("%s: reloaded", what);
+    return 0;
+}
+
+/* Checks a reload's type and name and that the resource is loaded. */
+static int prepare_reload(const char *type, const char *name, const ct_resource_type_t **t)
+{
+    loaded_t *loaded;
+    int rc = prepare(type, name, t, &loaded);
+    if (!rc && !loaded) {
+        log__error("resources: cannot reload %s '%s': it is not loaded", type, name);
+        rc = CT_ERR_NOT_FOUND;
+    }
+    return rc;
+}
+
 int resources__reload(const char *type, const char *name)
 {
     const ct_resource_type_t *t;
-    loaded_t *loaded;
-    int rc = prepare(type, name, &t, &loaded);
+    int rc = prepare_reload(type, name, &t);
     if (rc)
         return rc;
-    if (!loaded) {
-        log__error("resources: cannot reload %s '%s': it is not loaded", type, name);
-        return CT_ERR_NOT_FOUND;
-    }
     char path[RESOURCES_PATH_SIZE];
     uint8_t *blob;
     uint64_t size;
     if ((rc = read_blob(type, name, path, &blob, &size)))
         return rc;
-    char err[512] = "";
-    void *runtime = NULL;
-    if ((rc = make_runtime(t, blob, size, &runtime, err, sizeof err))) {
-        log__error("%s: reload refused (the loaded version stays): %s", path,
-                   err[0] ? err : "the type's load failed");
-        ct_free(resources__allocator(), blob, (size_t)size + 1);
+    return swap_in(t, type, name, path, blob, size, (size_t)size + 1);
+}
+
+int resources__reload_source(const char *type, const char *name)
+{
+    const ct_resource_type_t *t;
+    int rc = prepare_reload(type, name, &t);
+    if (rc)
+        return rc;
+    const char *project = resources__project_dir();
+    char path[RESOURCES_PATH_SIZE];
+    if (!project || (size_t)snprintf(path, sizeof path, "%s/%s.%s", project, name, type) >= sizeof path) {
+        log__error("resources: cannot reload %s '%s' from source: %s", type, name,
+                   project ? "the path is too long" : "there is no project folder");
+        return CT_ERR_INVALID;
+    }
+    uint64_t text_size;
+    uint8_t *text = resources__read_file_max(path, CT_RESOURCE_MAX_SOURCE_BYTES, &text_size);
+    if (!text) {
+        log__error("%s: cannot reload: %s (the loaded version stays)", path, resources__read_error(errno));
+        return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
+    }
+    uint8_t *blob;
+    uint64_t size;
+    rc = resources__compile_text(t, path, (const char *)text, (size_t)text_size, &blob, &size);
+    ct_free(resources__allocator(), text, (size_t)text_size + 1);
+    if (rc) {
+        log__error("%s: does not compile; the loaded version stays", path);
         return rc;
     }
-    /* The record may have moved if the type's load loaded other resources. */
-    loaded = find(resources__id(type, name));
-    if (t->unload)
-        t->unload(t->user_data, loaded->runtime);
-    ct_free(resources__allocator(), loaded->blob, loaded->blob_alloc);
-    loaded->blob = blob;
-    loaded->blob_alloc = (size_t)size + 1;
-    loaded->runtime = runtime;
-    log__info("%s: reloaded", path);
-    return 0;
+    return swap_in(t, type, name, path, blob, size, (size_t)size);
 }
 
 int resources__load_source(const char *type, const char *name, const char *source, size_t len)

@@ -54,6 +54,7 @@ int resources__init(const char *project_dir, bool strict)
  * still there to release whatever is left loaded. */
 void resources__shutdown(void)
 {
+    resources__forget_watches();
     resources__unload_all();
     resources__forget_types();
     memory__destroy(state.allocator);
@@ -112,3 +113,19 @@ static const ct_resource_api_v4 api_v4 = {
 };
 
 const ct_resource_api_v4 *resources__api_v4(void) { return &api_v4; }
+
+/* Version 5 is version 4 plus hot reload for modules. */
+static const ct_resource_api_v5 api_v5 = {
+    RESOURCE_API_V1_FUNCTIONS,
+    .source_file = resources__source_file,
+    .check_fields = resources__check_fields,
+    .set_scope = resources__set_scope,
+    .nearest_name = data__nearest_name,
+    .depends_on = resources__depends_on,
+    .reload_source = resources__reload_source,
+    .watch_source = resources__watch_source,
+    .unwatch_source = resources__unwatch_source,
+    .reloads = resources__reloads,
+};
+
+const ct_resource_api_v5 *resources__api_v5(void) { return &api_v5; }

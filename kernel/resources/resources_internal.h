@@ -107,6 +107,10 @@ void resources__set_blob_source(resources_blob_source_f fn, void *ctx);
 /* Reads and validates the blob again and swaps the runtime object (the type's unload releases the
  * old one; get() returns the new one). On any error the loaded version stays. */
 int resources__reload(const char *type, const char *name);
+/* The same from the project's source file, compiled again (ct_resource_api_v5.reload_source). */
+int resources__reload_source(const char *type, const char *name);
+/* How many times a loaded resource was replaced (either reload). */
+uint64_t resources__reloads(void);
 void resources__unload(const char *type, const char *name);
 /* Unloads every resource of `type`, or of every type, whatever their load counts. */
 void resources__unload_type(const ct_resource_type_t *type);
@@ -115,6 +119,13 @@ void resources__unload_all(void);
 /* files.c: small filesystem helpers. */
 /* Reads a whole file into memory from resources__allocator(); NULL (errno set) on failure. */
 uint8_t *resources__read_file(const char *path, uint64_t *size);
+/* The same, refusing (EFBIG) a file over `max` bytes before anything is allocated. */
+uint8_t *resources__read_file_max(const char *path, uint64_t max, uint64_t *size);
+
+/* watching.c: sources followed for hot reload (ct_resource_api_v5.watch_source). */
+int resources__watch_source(const char *type, const char *name);
+void resources__unwatch_source(const char *type, const char *name);
+void resources__forget_watches(void);
 /* Why resources__read_file failed, from its errno: a directory (EISDIR), not a regular file
  * (ENODEV: FIFOs are refused before they can block), too big (EFBIG), or the system's words. */
 const char *resources__read_error(int error);

@@ -182,6 +182,11 @@ typedef struct anim__error_report {
 } anim__error_report;
 int anim__measure(const anim__raw *raw, const anim__clip *clip, size_t compressed_size,
                   ct_allocator_t *a, anim__error_report *out);
+/* Why a clip misses its target, for people: the worst bone (named `worst_name`, may be NULL),
+ * how deep it sits and how far its chain reaches, how large the skeleton is and whether that
+ * looks like wrong units, and what to try. Writes one paragraph into out. */
+void anim__explain_miss(const anim__raw *raw, const anim__error_report *r, double target_mm,
+                        const char *mode, const char *worst_name, char *out, size_t size);
 
 /* The hierarchy hash of a parent array. */
 uint64_t anim__hierarchy_hash(const int32_t *parent, uint32_t n);

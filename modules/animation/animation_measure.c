@@ -4,6 +4,7 @@
 #include "animation_core.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,4 +106,63 @@ int anim__measure(const anim__raw *raw, const anim__clip *clip, size_t compresse
     out->ratio = 40.0 * n * ns / (double)compressed_size;
     ct_free(a, mem, total);
     return 0;
+}
+
+/* Per bone at sample 0: its depth (1 for a root), its distance from its root along the chain, and
+ * the longest chain of offsets below it. */
+static void chain_sizes(const anim__raw *raw, uint32_t *depth, double *from_root, double *reach)
+{
+    const uint32_t n = raw->num_bones;
+    for (uint32_t b = 0; b < n; b++) {
+        const float *t = raw->translation[b];
+        const double len = sqrt((double)t[0] * t[0] + (double)t[1] * t[1] + (double)t[2] * t[2]);
+        const int32_t p = raw->parent[b];
+        depth[b] = p >= 0 ? depth[p] + 1 : 1;
+        from_root[b] = p >= 0 ? from_root[p] + len : 0;
+        reach[b] = 0;
+    }
+    for (uint32_t b = n; b--;) {
+        const int32_t p = raw->parent[b];
+        if (p >= 0 && from_root[b] - from_root[p] + reach[b] > reach[p])
+            reach[p] = from_root[b] - from_root[p] + reach[b];
+    }
+}
+
+void anim__explain_miss(const anim__raw *raw, const anim__error_report *r, double target_mm,
+                        const char *mode, const char *worst_name, char *out, size_t size)
+{
+    static uint32_t depth[ANIM_MAX_BONES];
+    static double from_root[ANIM_MAX_BONES], reach[ANIM_MAX_BONES];
+    const uint32_t n = raw->num_bones < ANIM_MAX_BONES ? raw->num_bones : ANIM_MAX_BONES;
+    const anim__raw clipped = {.num_bones = n, .num_samples = raw->num_samples, .sample_rate = raw->sample_rate,
+                               .parent = raw->parent, .rotation = raw->rotation, .translation = raw->translation};
+    chain_sizes(&clipped, depth, from_root, reach);
+    double span = 0;
+    for (uint32_t b = 0; b < n; b++)
+        span = fmax(span, from_root[b] + reach[b]);
+    const uint32_t w = r->worst_bone < n ? r->worst_bone : 0;
+    char bone[64];
+    if (worst_name && worst_name[0])
+        snprintf(bone, sizeof bone, "'%s'", worst_name);
+    else
+        snprintf(bone, sizeof bone, "%u", w);
+    /* A person is 1-2 m: a skeleton tens of metres long was most likely made in centimetres and
+     * read as metres, one of a few millimetres the other way round. */
+    char units[200] = "the skeleton's size looks right";
+    if (span > 20 && span / 100 < 20)
+        snprintf(units, sizeof units, "the skeleton is %.1f m long, which looks like centimetres read as metres "
+                 "(units = 0.01 would make it %.2f m)", span, span / 100);
+    else if (span > 20)
+        snprintf(units, sizeof units, "the skeleton is %.1f m long: check units (metres per file unit)", span);
+    else if (span > 0 && span < 0.05)
+        snprintf(units, sizeof units, "the skeleton is only %.1f mm long: check units (metres per file unit; "
+                 "a file in metres read as millimetres wants units = 1)", span * 1000);
+    snprintf(out, size,
+             "%s mode misses its %g mm target: %.3f mm at bone %s (%u bones deep, %s %.3f m%s) at %.2f s; %s. "
+             "Try: error_mm = %.2g (what this format reaches here)%s, a higher rate if the motion is fast, "
+             "or check the source's units",
+             mode, target_mm, r->max_mm, bone, depth[w], reach[w] > 0 ? "its chain reaching" : "a leaf",
+             reach[w] > 0 ? reach[w] : from_root[w], reach[w] > 0 ? " below it" : " from its root",
+             (double)r->worst_sample / raw->sample_rate,
+             units, r->max_mm * 1.05, strcmp(mode, "precision") ? ", mode = \"precision\"" : "");
 }

@@ -31,6 +31,19 @@ static bool ranged_field(const ct_data_o *src, const char *field, double lo, dou
     return true;
 }
 
+/* `animation`: a glTF animation's index (a number) or its name (a string, *name; looked up once
+ * the file is read). */
+static bool animation_field(const ct_data_o *src, double *index, const char **name, ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = anim__m.data->get(src, "animation");
+    *name = v && anim__m.data->type(v) == CT_DATA_STRING ? anim__m.data->string(v, NULL) : NULL;
+    if (*name && !(*name)[0]) {
+        anim__m.resource->compile_error(ctx, "animation: an empty name");
+        return false;
+    }
+    return *name || ranged_field(src, "animation", 0, 65535, index, ctx);
+}
+
 /* One of `count` words, or the default names[0] when absent; its index goes to *out. */
 static bool word_field(const ct_data_o *src, const char *field, const char *const *names,
                        int count, int *out, ct_compile_ctx_o *ctx)
@@ -327,6 +340,25 @@ static int compress_scale(const anim__raw_owned *raw, const anim__settings *s, a
     return rc;
 }
 
+/* A clip over its error target compiles (the tightest fit) with a warning that says why and what
+ * to try (anim__explain_miss). */
+static void warn_miss(const anim__raw_owned *raw, const anim__bytes *motion, const anim__settings *s,
+                      const char *mode_name, ct_compile_ctx_o *ctx)
+{
+    anim__clip clip;
+    anim__error_report r;
+    char why[768];
+    if (anim__clip_open(motion->data, motion->size, &clip) ||
+        anim__measure(&raw->raw, &clip, motion->size, anim__m.allocator, &r)) {
+        anim__m.resource->compile_warning(ctx, "error_mm: the %s format misses the target %g mm on this clip",
+                                          mode_name, s->target_error_m * 1000);
+        return;
+    }
+    anim__explain_miss(&raw->raw, &r, s->target_error_m * 1000, mode_name,
+                       r.worst_bone < raw->raw.num_bones ? raw->name[r.worst_bone] : NULL, why, sizeof why);
+    anim__m.resource->compile_warning(ctx, "error_mm: %s", why);
+}
+
 /* Compresses the motion (and the scale, if any) and writes the payload. */
 static int write_clip(const anim__raw_owned *raw, const anim__settings *s, const char *mode_name,
                       const anim__event *events, uint32_t num_events, ct_compile_ctx_o *ctx)
@@ -340,9 +372,7 @@ static int write_clip(const anim__raw_owned *raw, const anim__settings *s, const
         return rc;
     }
     if (achieved > s->target_error_m * 1000)
-        anim__m.resource->compile_warning(
-            ctx, "error_mm: the %s format cannot get below %.3f mm on this clip (target %g)",
-            mode_name, achieved, s->target_error_m * 1000);
+        warn_miss(raw, &motion, s, mode_name, ctx);
     if (raw->scale && (rc = compress_scale(raw, s, &scale, ctx))) {
         anim__bytes_free(&motion);
         return rc;
@@ -363,16 +393,17 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     static const ct_field_t known[] = {
         {"source", CT_DATA_STRING, 0},   {"bvh", CT_DATA_STRING, 0},
         {"units", CT_DATA_INVALID, 0},   {"mode", CT_DATA_STRING, 0},
-        {"error_mm", CT_DATA_NUMBER, 0}, {"animation", CT_DATA_NUMBER, 0},
+        {"error_mm", CT_DATA_NUMBER, 0}, {"animation", CT_DATA_INVALID, 0},
         {"rate", CT_DATA_NUMBER, 0},     {"skin", CT_DATA_NUMBER, 0},
         {"events", CT_DATA_ARRAY, 0},
     };
     static const char *const modes[] = {"spec", "precision"};
     double units, animation = 0, rate = 30, skin = 0, error_mm = -1;
+    const char *animation_name = NULL;
     int mode_index;
     if (!anim__m.resource->check_fields(ctx, src, NULL, known, 9) ||
         !units_field(src, &units, ctx) ||
-        !ranged_field(src, "animation", 0, 65535, &animation, ctx) ||
+        !animation_field(src, &animation, &animation_name, ctx) ||
         !ranged_field(src, "rate", 1, 1000, &rate, ctx) ||
         !ranged_field(src, "skin", 0, 65535, &skin, ctx) ||
         !ranged_field(src, "error_mm", 0.001, 1000, &error_mm, ctx) ||
@@ -384,7 +415,19 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     if (!read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
     anim__raw_owned raw;
-    char err[256] = "too many bones or frames";
+    char err[768] = "too many bones or frames";
+    if (animation_name && file.bvh) {
+        anim__m.resource->compile_error(ctx, "animation: '%s' names a glTF animation, but a BVH file holds one "
+                                        "motion (leave animation out)", animation_name);
+        free_source(&file);
+        return CT_ERR_BAD_DATA;
+    }
+    if (animation_name && (animation = anim__gltf_animation(file.gltf, animation_name, anim__m.resource->nearest_name,
+                                                            err, sizeof err)) < 0) {
+        anim__m.resource->compile_error(ctx, "animation: %s", err);
+        free_source(&file);
+        return CT_ERR_BAD_DATA;
+    }
     int rc = file.bvh ? anim__raw_from_bvh(file.bvh, units, anim__m.allocator, &raw)
                       : anim__raw_from_gltf(file.gltf, (uint32_t)skin, (uint32_t)animation,
                                             (float)rate, units, anim__m.allocator, &raw, err,

@@ -36,6 +36,7 @@ typedef struct anim__raw_owned {
     anim__raw raw;
     int32_t *parent;
     float (*scale)[3];
+    char (*name)[ANIM_BONE_NAME]; /* per bone, for messages */
     ct_allocator_t *a;
 } anim__raw_owned;
 
@@ -49,6 +50,15 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
                         double scale, ct_allocator_t *a, anim__raw_owned *out, char *err,
                         size_t err_size);
 void anim__raw_free(anim__raw_owned *r);
+
+/* The glTF animation a clip names: by its name ("Walk") or by index (a string of digits). An
+ * unknown one gets -1 and, in err, the nearest known name (through `nearest`, which may be NULL)
+ * and every name with its duration. */
+typedef const char *(*anim__nearest_f)(const char *word, const char *const *names, uint32_t count);
+int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest, char *err,
+                             size_t err_size);
+/* The label of animation a for messages and listings: its name, or "animation_N" without one. */
+void anim__gltf_animation_label(const ct_gltf_t *doc, uint32_t a, char *out, size_t size);
 
 /* The bones of a BVH or of a glTF skin (n of them written to out, out has ANIM_MAX_BONES). */
 uint32_t anim__bones_from_bvh(const ct_bvh_t *bvh, double scale, anim__bone_t *out);

@@ -10,6 +10,7 @@
 #include "network_internal.h"
 
 #include "ct_data.h"
+#include "ct_host.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "network_layout.h"
@@ -37,7 +38,20 @@ static void on_traffic(void *user, uint8_t what, const net_addr_t *addr, const u
 static void on_left(void *user, uint8_t peer, const char *reason)
 {
     (void)user;
-    network__m.state->rpc_queued[peer] = 0;
+    /* Its calls still waiting go with it: run later, they would speak for a peer that left (or,
+     * once its id is given again, for a newcomer), and its byte count starts again at 0. */
+    network__state_t *st = network__m.state;
+    uint32_t kept = 0;
+    for (uint32_t at = 0; at < st->rpc_len;) {
+        const uint32_t size = 3 + (st->rpc_queue[at + 1] | (uint32_t)st->rpc_queue[at + 2] << 8);
+        if (st->rpc_queue[at] != peer) {
+            memmove(st->rpc_queue + kept, st->rpc_queue + at, size);
+            kept += size;
+        }
+        at += size;
+    }
+    st->rpc_len = kept;
+    st->rpc_queued[peer] = 0;
     LOG(CT_LOG_INFO, "peer %u left: %s", peer, reason);
 }
 
@@ -108,9 +122,20 @@ int network__start(const ct_network_desc_t *desc)
             desc->tick_hz, desc->max_peers);
         return CT_ERR_INVALID;
     }
-    if (desc->traffic_log && !(st->traffic = net_log_create(desc->traffic_log))) {
-        LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", desc->traffic_log);
-        return CT_ERR_IO;
+    /* The log's path follows the host's output rules (api/ct_host.h): a script, sandboxed or
+     * not, cannot make the engine create or truncate a file anywhere else. */
+    char log_path[1024], why[256];
+    if (desc->traffic_log) {
+        const int bad = network__m.host->output_path(desc->traffic_log, log_path, sizeof log_path,
+                                                     why, sizeof why);
+        if (bad) {
+            LOG(CT_LOG_ERROR, "start: traffic_log: %s", why);
+            return bad;
+        }
+        if (!(st->traffic = net_log_create(log_path))) {
+            LOG(CT_LOG_ERROR, "start: cannot write the traffic log '%s'", log_path);
+            return CT_ERR_IO;
+        }
     }
     int err = net_udp_open(&st->udp, network__m.a, &bind, NULL, &st->port);
     if (err) {
@@ -218,10 +243,16 @@ ct_network_stats_t network__stats(void)
         return out;
     const net_node_stats_t *n = &st->session.node.stats;
     const net_session_stats_t *r = &st->session.stats;
-    out = (ct_network_stats_t){n->datagrams_in, n->datagrams_out, n->bytes_in, n->bytes_out,
-                               n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
-                               n->breaches, r->updates_applied,
-                               r->stale_updates + r->stale_creates + r->stale_migrations, 0, 0};
+    out = (ct_network_stats_t){
+        .datagrams_in = n->datagrams_in,
+        .datagrams_out = n->datagrams_out,
+        .bytes_in = n->bytes_in,
+        .bytes_out = n->bytes_out,
+        .dropped = n->dropped_malformed + n->dropped_unknown + n->dropped_auth,
+        .breaches = n->breaches,
+        .updates_applied = r->updates_applied,
+        .stale_ignored = r->stale_updates + r->stale_creates + r->stale_migrations,
+    };
     for (uint32_t id = 1; id < 256; id++)
         out.peers += st->session.conn_of_id[id] >= 0;
     for (uint32_t i = 0; i < st->session.max_objects; i++)
@@ -292,6 +323,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(lua, 1, &network__m.lua),
     CT_MODULE_API(resource, 3, &network__m.resource),
     CT_MODULE_API(data, 1, &network__m.data),
+    CT_MODULE_API(host, 2, &network__m.host), /* v2: output_path */
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts

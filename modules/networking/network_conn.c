@@ -17,7 +17,7 @@
  * an id past the window is a protocol breach. Fragments are consecutive reliable ids, so the
  * ordered stream hands them over in order and reassembly is an append into one buffer.
  */
-#include "network_internal.h"
+#include "network_conn.h"
 
 const net_caps_t net_default_caps = {
     .max_send_bytes = 8u << 20,
@@ -148,12 +148,20 @@ int net_conn_send(net_conn_t *c, const void *data, uint32_t len, bool reliable, 
             .token = i + 1 == parts ? token : 0,
             .id = c->next_rel_id++,
             .frag_index = (uint8_t)i,
-            .frag_count = parts > 1 ? (uint8_t)parts : 0,
+            .frag_count = parts > 1 ? (uint16_t)parts : 0,
         };
     }
     c->sbytes_len += len;
     c->sbytes_live += len;
     return 0;
+}
+
+/* How a queued reliable message (or fragment) goes on the wire. */
+static net_msg_t rel_msg(const net_conn_t *c, const net_rel_t *m)
+{
+    return (net_msg_t){.tag = m->frag_count ? NET_MSG_FRAGMENT : NET_MSG_RELIABLE, .id = m->id,
+                       .frag_index = m->frag_index, .frag_count = m->frag_count, .len = m->len,
+                       .data = c->sbytes + m->off};
 }
 
 static void report(net_conn_t *c, uint32_t token, bool delivered)
@@ -320,8 +328,7 @@ static uint32_t build(net_conn_t *c, uint8_t *out, uint64_t now, bool keepalive)
         const uint32_t abs = c->resend[c->resend_head & (c->rel_cap - 1)];
         net_rel_t *m = abs - c->rel_head < c->rel_tail - c->rel_head ? rel_at(c, abs) : NULL;
         if (m && !m->acked && !m->in_flight) {
-            net_msg_t msg = {m->frag_count ? NET_MSG_FRAGMENT : NET_MSG_RELIABLE, m->id,
-                             m->frag_index, m->frag_count, m->len, c->sbytes + m->off};
+            const net_msg_t msg = rel_msg(c, m);
             if (!fits(&w, net_msg_size(&msg)))
                 break;
             net_msg_write(&w, &msg);
@@ -337,8 +344,7 @@ static uint32_t build(net_conn_t *c, uint8_t *out, uint64_t now, bool keepalive)
         net_rel_t *m = rel_at(c, c->rel_next_new);
         if ((uint16_t)(m->id - rel_at(c, c->rel_head)->id) >= NET_REL_WINDOW)
             break;
-        net_msg_t msg = {m->frag_count ? NET_MSG_FRAGMENT : NET_MSG_RELIABLE, m->id,
-                         m->frag_index, m->frag_count, m->len, c->sbytes + m->off};
+        const net_msg_t msg = rel_msg(c, m);
         if (!fits(&w, net_msg_size(&msg)))
             break;
         net_msg_write(&w, &msg);
@@ -396,7 +402,7 @@ uint32_t net_conn_flush(net_conn_t *c, uint64_t now, bool keepalive, net_emit_f 
 /* ---- Receiving ---------------------------------------------------------------------------- */
 
 /* Hands one in-order reliable message (or fragment) up. False on a breach. */
-static bool deliver_reliable(net_conn_t *c, uint8_t tag, uint8_t index, uint8_t count,
+static bool deliver_reliable(net_conn_t *c, uint8_t tag, uint8_t index, uint16_t count,
                              const uint8_t *data, uint32_t len)
 {
     if (tag == NET_MSG_RELIABLE) {
@@ -425,7 +431,7 @@ static bool deliver_reliable(net_conn_t *c, uint8_t tag, uint8_t index, uint8_t 
     }
     memcpy(c->assembly + c->assembly_len, data, len);
     c->assembly_len += len;
-    c->assembly_next = (uint8_t)(index + 1);
+    c->assembly_next = (uint16_t)(index + 1);
     if (c->assembly_next == count) {
         c->assembly_next = 0;
         c->ev.message(c->ev.user, c->index, c->assembly, c->assembly_len, true);
@@ -547,7 +553,8 @@ int net_conn_receive(net_conn_t *c, const net_header_t *h, net_reader_t *r, uint
                 return -1;
             }
             memcpy(s->data, m.data, m.len);
-            *s = (net_slot_t){s->data, m.len, s->cap, m.id, 1, m.frag_index, m.frag_count, m.tag};
+            *s = (net_slot_t){.data = s->data, .len = m.len, .cap = s->cap, .id = m.id, .used = 1,
+                              .frag_index = m.frag_index, .tag = m.tag, .frag_count = m.frag_count};
             c->recv_buffered += m.len;
             continue;
         }

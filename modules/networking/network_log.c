@@ -3,13 +3,27 @@
  * of datagrams for tools/cuttle-netlog. Reading checks every length against the record limits,
  * so a truncated or corrupt log ends the read with a reason instead of a wild read.
  */
-#include "network_internal.h"
+#include "network_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char magic[8] = "CTNLOG1\n";
 
 FILE *net_log_create(const char *path)
 {
-    FILE *f = fopen(path, "wb");
+    /* Never through a link, and never into a FIFO or device (opened without blocking, then
+     * checked): the path was checked by the host's output rules, this closes the gap after. */
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f && fd >= 0)
+        close(fd);
     if (f && fwrite(magic, 1, sizeof magic, f) != sizeof magic) {
         fclose(f);
         return NULL;
@@ -76,11 +90,15 @@ static const char *session_type(uint8_t t)
     case NET_S_HELLO: return "HELLO";
     case NET_S_WELCOME: return "WELCOME";
     case NET_S_PEER_HELLO: return "PEER_HELLO";
+    case NET_S_PEER_JOINED: return "PEER_JOINED";
+    case NET_S_PEER_ACCEPT: return "PEER_ACCEPT";
     case NET_R_CREATE: return "CREATE";
     case NET_R_UPDATE: return "UPDATE";
     case NET_R_DESTROY: return "DESTROY";
     case NET_R_MIGRATE: return "MIGRATE";
     case NET_R_MIGRATE_ORDER: return "MIGRATE_ORDER";
+    case NET_R_MIGRATE_NOTICE: return "MIGRATE_NOTICE";
+    case NET_R_ANNOUNCE_AGAIN: return "ANNOUNCE_AGAIN";
     case NET_RPC: return "RPC";
     case NET_USER: return "USER";
     default: return "?";
@@ -131,10 +149,10 @@ void net_log_describe(const uint8_t *p, uint32_t n, char *out, size_t size)
         APPEND(" %s", session_type(m.data[0]));
         net_reader_t mr = net_reader(m.data, m.len);
         net_obj_msg_t o;
-        if (m.data[0] >= NET_R_CREATE && m.data[0] <= NET_R_MIGRATE_ORDER &&
+        if (m.data[0] >= NET_R_CREATE && m.data[0] <= NET_R_ANNOUNCE_AGAIN &&
             net_obj_msg_read(&mr, &o, &why)) {
             APPEND(" obj %08x mig %u from %u", o.id, o.mig, o.origin);
-            if (o.type != NET_R_DESTROY)
+            if (o.type != NET_R_DESTROY && o.type != NET_R_ANNOUNCE_AGAIN)
                 APPEND(" v %u", o.version);
         }
     }

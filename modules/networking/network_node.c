@@ -17,7 +17,7 @@
  * 24-byte nonce, then the ciphertext and its 16-byte tag. Datagrams that do not open are
  * dropped before any parsing.
  */
-#include "network_internal.h"
+#include "network_node.h"
 
 #include <arpa/inet.h>
 #include <sodium.h>

@@ -11,24 +11,38 @@
  * client sends its objects to the host, and the host sends every object to every client but
  * its owner (the relay).
  *
- * Migration: the host picks the new owner and the next counter and tells only that peer
- * (MIGRATE_ORDER, with the host's copy of the state). The new owner then announces MIGRATE to
- * everyone and, as with a create, sends updates to a peer only after it acknowledged. Every
- * CREATE, MIGRATE, DESTROY and UPDATE carries the counter, and a receiver applies:
- *   CREATE/MIGRATE (id, counter m, owner, state): unless it knows the object as a tombstone, at
- *       a counter > m, or at m with another owner or a state as new; then the owner is the
- *       sender and the state is the message's.
+ * Migration: the host picks the new owner and the next counter and tells that peer
+ * (MIGRATE_ORDER, with the host's copy of the state) and, in peer-to-peer mode, every other peer
+ * (MIGRATE_NOTICE, the same contents). The new owner then announces MIGRATE to everyone and, as
+ * with a create, sends updates to a peer only after it acknowledged. Every CREATE, MIGRATE,
+ * DESTROY and UPDATE carries the counter. Ownership is the host's word alone: a receiver applies
+ *   CREATE (id, 0, owner, state): only from the peer whose namespace the id is in (the id's top
+ *       byte), within that peer's quota of live objects; unless it knows the object as a
+ *       tombstone, at a counter > 0, or at 0 with another owner or a state as new.
+ *   MIGRATE (id, m, owner, state): from the host, like a create at counter m; from another peer,
+ *       only when the host's notice (or order) made that peer the owner at exactly m; a MIGRATE
+ *       ahead of the notice is answered ANNOUNCE_AGAIN, so the owner announces again later.
+ *   MIGRATE_NOTICE / MIGRATE_ORDER: only from the host; they set owner, counter and state when
+ *       the counter is newer than what is known (making the object where it is missing).
  *   UPDATE (id, m, version): only from the owner at exactly the current counter, and only newer
  *       versions.
- *   DESTROY (id, m): always, once: ids are never reused, so a destroy is final and leaves a
- *       tombstone that refuses every later message for the id (a destroy racing a migration
+ *   DESTROY (id, m): from the host, or from the owner at exactly its counter (ahead of the
+ *       notice: ANNOUNCE_AGAIN, and the owner sends it again); a peer destroying what it does not
+ *       own breaks the protocol. A destroy leaves a tombstone that refuses every later message
+ *       for the id (ids are never reused, so a destroy is final: a destroy racing a migration
  *       wins, everywhere).
+ * Every state received must be a valid pose (position within +-CT_TRANSFORM_MAX_POSITION, a
+ * rotation that is not all zero): anything else breaks the protocol, so a bad pose is refused
+ * once, on receipt, never by transforms every frame.
+ * A peer that joins late learns from the host's notices who owns each migrated object.
  * So for the post's arrival order  M_ab(1) Ub Ub D(1) C(0) Ua(0)  at a third peer: M makes the
  * object owned by B at 1, B's updates apply, D leaves a tombstone at 1, then C(0) and A's
  * update are stale and ignored. The tombstones are kept (a FIFO reuses the oldest when the
  * table is full), which is what keeps a late CREATE from resurrecting an object.
  */
-#include "network_internal.h"
+#include "network_session.h"
+
+#include "ct_transform.h" /* CT_TRANSFORM_MAX_POSITION: the poses transforms accept */
 
 #include <math.h>
 
@@ -36,12 +50,16 @@
 
 /* ---- Messages ----------------------------------------------------------------------------
  * [type u8][origin u8][id varint][mig varint] then
- *   CREATE, MIGRATE, MIGRATE_ORDER: [owner u8][version varint][mask u16][a float per mask bit]
+ *   CREATE, MIGRATE, MIGRATE_ORDER, MIGRATE_NOTICE: [owner u8][version varint][mask u16][a float
+ *                                                   per mask bit]
  *   UPDATE:                         [version varint][mask u16][a float per mask bit]
- *   DESTROY:                        nothing more */
+ *   DESTROY, ANNOUNCE_AGAIN:        nothing more */
 
-static bool has_state(uint8_t type) { return type != NET_R_DESTROY; }
-static bool has_owner(uint8_t type) { return type != NET_R_DESTROY && type != NET_R_UPDATE; }
+static bool has_state(uint8_t type)
+{
+    return type != NET_R_DESTROY && type != NET_R_ANNOUNCE_AGAIN;
+}
+static bool has_owner(uint8_t type) { return has_state(type) && type != NET_R_UPDATE; }
 
 void net_obj_msg_write(net_writer_t *w, const net_obj_msg_t *m)
 {
@@ -67,7 +85,7 @@ bool net_obj_msg_read(net_reader_t *r, net_obj_msg_t *m, const char **why)
     m->origin = net_get_u8(r);
     m->id = net_get_varint(r);
     m->mig = net_get_varint(r);
-    if (m->type < NET_R_CREATE || m->type > NET_R_MIGRATE_ORDER) {
+    if (m->type < NET_R_CREATE || m->type > NET_R_ANNOUNCE_AGAIN) {
         *why = "not a replication message";
         return false;
     }
@@ -208,10 +226,12 @@ static void reset_sync(net_session_t *s, uint32_t index)
 /* A slot for a new object; the oldest tombstone goes when none is free. */
 static uint32_t new_object(net_session_t *s, uint32_t id)
 {
-    if (!s->num_free) {
+    while (!s->num_free) {
         if (s->tomb_head == s->tomb_tail)
             return UINT32_MAX;
         const uint32_t old = s->tombstones[s->tomb_head++ % s->max_objects];
+        if (s->objects[old].live)
+            continue; /* brought back by the host's word since */
         map_remove(s, s->objects[old].id);
         s->free_list[s->num_free++] = old;
         s->num_objects--;
@@ -219,18 +239,32 @@ static uint32_t new_object(net_session_t *s, uint32_t id)
     const uint32_t i = s->free_list[--s->num_free];
     memset(&s->objects[i], 0, sizeof s->objects[i]);
     s->objects[i].id = id;
+    s->objects[i].fields[6] = 1; /* the identity rotation until a state says otherwise */
+    if ((id & 0xffffff) > s->last_serial[id >> 24])
+        s->last_serial[id >> 24] = id & 0xffffff; /* an id given again starts past it */
     reset_sync(s, i);
     map_insert(s, id, i);
     s->num_objects++;
     return i;
 }
 
+static void make_live(net_session_t *s, net_object_t *o)
+{
+    if (!o->live)
+        s->live_of[o->id >> 24]++;
+    o->live = 1;
+}
+
 static void make_tombstone(net_session_t *s, uint32_t index, uint32_t mig)
 {
     net_object_t *o = &s->objects[index];
     const bool was_live = o->live;
+    if (was_live)
+        s->live_of[o->id >> 24]--;
     o->live = 0;
     o->mig = mig;
+    if (s->tomb_tail - s->tomb_head == s->max_objects)
+        s->tomb_head++; /* only after an object came back and died again: its oldest entry goes */
     s->tombstones[s->tomb_tail++ % s->max_objects] = index;
     if (was_live && s->ev.destroyed)
         s->ev.destroyed(s->ev.user, o->id);
@@ -267,9 +301,23 @@ static bool finite_fields(uint16_t mask, const float *fields)
     return true;
 }
 
+/* The pose that `fields` under `mask` make over `base`: what transforms accept (ct_transform.h). */
+static bool valid_pose(const float *base, uint16_t mask, const float *fields)
+{
+    float pose[7];
+    for (uint32_t f = 0; f < 7; f++)
+        pose[f] = mask >> f & 1 ? fields[f] : base[f];
+    for (uint32_t f = 0; f < 3; f++)
+        if (!(fabsf(pose[f]) <= CT_TRANSFORM_MAX_POSITION))
+            return false;
+    return pose[3] != 0 || pose[4] != 0 || pose[5] != 0 || pose[6] != 0;
+}
+
 uint32_t net_object_spawn(net_session_t *s, const float *fields, uint16_t mask)
 {
-    if (!s->joined || !s->my_id || !finite_fields(mask, fields) || s->next_serial >= 0xffffff)
+    static const float identity[NET_FIELDS] = {[6] = 1};
+    if (!s->joined || !s->my_id || !finite_fields(mask, fields) || s->next_serial >= 0xffffff ||
+        !valid_pose(identity, mask, fields))
         return 0;
     const uint32_t id = (uint32_t)s->my_id << 24 | ++s->next_serial;
     const uint32_t i = new_object(s, id);
@@ -277,8 +325,8 @@ uint32_t net_object_spawn(net_session_t *s, const float *fields, uint16_t mask)
         return 0;
     net_object_t *o = &s->objects[i];
     o->owner = s->my_id;
-    o->live = 1;
-    write_state(o, 0xffff, (const float[NET_FIELDS]){0});
+    make_live(s, o);
+    write_state(o, 0xffff, identity);
     write_state(o, mask, fields);
     return id;
 }
@@ -290,7 +338,7 @@ int net_object_set(net_session_t *s, uint32_t id, uint16_t mask, const float *fi
         return CT_ERR_NOT_FOUND;
     if (s->objects[i].owner != s->my_id)
         return CT_ERR_INVALID;
-    if (!finite_fields(mask, fields))
+    if (!finite_fields(mask, fields) || !valid_pose(s->objects[i].fields, mask, fields))
         return CT_ERR_INVALID;
     write_state(&s->objects[i], mask, fields);
     return 0;
@@ -341,7 +389,7 @@ static void become_owner(net_session_t *s, uint32_t index, uint32_t mig)
     net_object_t *o = &s->objects[index];
     o->owner = s->my_id;
     o->mig = mig;
-    o->live = 1;
+    make_live(s, o);
     o->version = 0;
     write_state(o, 0xffff, o->fields);
     reset_sync(s, index);
@@ -378,34 +426,32 @@ int net_object_migrate(net_session_t *s, uint32_t id, uint8_t owner)
     net_obj_msg_t m = {.type = NET_R_MIGRATE_ORDER, .origin = s->my_id, .owner = owner, .id = id,
                        .mig = o->mig, .version = o->version, .mask = 0xffff};
     memcpy(m.fields, o->fields, sizeof m.fields);
-    return send_obj(s, (uint32_t)s->conn_of_id[owner], &m, 0);
+    const int err = send_obj(s, (uint32_t)s->conn_of_id[owner], &m, 0);
+    /* Everyone else hears it from us too: a MIGRATE from the new owner is believed only then. */
+    m.type = NET_R_MIGRATE_NOTICE;
+    for (uint32_t c = 0; s->mode == NET_MODE_PEER_TO_PEER && c < s->max_conns; c++)
+        if (s->id_of_conn[c] && s->id_of_conn[c] != owner &&
+            s->conn_of_id[s->id_of_conn[c]] == (int16_t)c)
+            send_obj(s, c, &m, 0);
+    return err;
 }
 
 /* ---- Receiving ------------------------------------------------------------------------------ */
 
-static void announce_received(net_session_t *s, const net_obj_msg_t *m)
+/* Asks the sender of a MIGRATE or DESTROY that came before the host's word to send it again. */
+static void ask_again(net_session_t *s, uint32_t conn, const net_obj_msg_t *m)
 {
-    uint32_t i = find_index(s, m->id);
-    const net_object_t *known = i != UINT32_MAX ? &s->objects[i] : NULL;
-    /* Stale: a tombstone, a newer counter, or at the same counter another owner or no newer
-     * state (the host knows the counter it ordered before the new owner's announce comes). */
-    if (known && (!known->live || known->mig > m->mig ||
-                  (known->mig == m->mig && (known->owner != m->owner || m->version <= known->version)))) {
-        if (m->type == NET_R_CREATE)
-            s->stats.stale_creates++;
-        else
-            s->stats.stale_migrations++;
-        return;
-    }
-    const bool existed = i != UINT32_MAX && s->objects[i].live;
-    if (i == UINT32_MAX) {
-        i = new_object(s, m->id);
-        if (i == UINT32_MAX)
-            return; /* full of live objects: the announce is dropped, the owner's next tick retries */
-    }
+    const net_obj_msg_t again = {.type = NET_R_ANNOUNCE_AGAIN, .origin = s->my_id, .id = m->id,
+                                 .mig = m->mig};
+    send_obj(s, conn, &again, 0);
+}
+
+/* Sets owner, counter and state from a message (an announce, or the host's word). */
+static void apply_state(net_session_t *s, uint32_t i, const net_obj_msg_t *m, bool existed)
+{
     net_object_t *o = &s->objects[i];
     const uint8_t old_owner = o->owner;
-    o->live = 1;
+    make_live(s, o);
     o->owner = m->owner;
     o->mig = m->mig;
     o->version = m->version;
@@ -416,10 +462,6 @@ static void announce_received(net_session_t *s, const net_obj_msg_t *m)
     }
     /* Relays start this object afresh with everyone (the host in client-server mode). */
     reset_sync(s, i);
-    if (m->type == NET_R_CREATE)
-        s->stats.creates_applied++;
-    else
-        s->stats.migrations_applied++;
     if (!existed && s->ev.created)
         s->ev.created(s->ev.user, m->id);
     if (existed && old_owner != m->owner && s->ev.owner_changed)
@@ -428,13 +470,75 @@ static void announce_received(net_session_t *s, const net_obj_msg_t *m)
         s->ev.applied(s->ev.user, m->id, m->owner, m->mig, m->version);
 }
 
-static void update_received(net_session_t *s, const net_obj_msg_t *m)
+/* CREATE, MIGRATE, and the host's MIGRATE_NOTICE. `trusted`: the host's own word (or, in
+ * client-server mode, what it relays after checking it). Returns -1 with *why on a breach. */
+static int announce_received(net_session_t *s, uint32_t conn, const net_obj_msg_t *m, bool trusted,
+                             const char **why)
+{
+    uint32_t i = find_index(s, m->id);
+    const net_object_t *known = i != UINT32_MAX ? &s->objects[i] : NULL;
+    const bool notice = m->type == NET_R_MIGRATE_NOTICE;
+    if (!valid_pose(known ? known->fields : (const float[NET_FIELDS]){[6] = 1}, m->mask, m->fields)) {
+        *why = "a state that is not a valid pose";
+        return -1;
+    }
+    /* Stale: a tombstone (unless the host's word is at a newer counter: a destroy by an owner the
+     * object had already been taken from loses to the migration, as it did at the host), a newer
+     * counter, or at the same counter another owner or no newer state (the host knows the counter
+     * it ordered before the new owner's announce comes). */
+    bool stale = known && ((!known->live && (!trusted || known->mig >= m->mig)) ||
+                           (known->live && (known->mig > m->mig ||
+                                            (known->mig == m->mig && (known->owner != m->owner ||
+                                                                      m->version <= known->version)))));
+    /* A peer's MIGRATE is believed only at the counter and owner the host's word set. */
+    const bool confirmed = trusted || m->type == NET_R_CREATE ||
+                           (known && known->mig == m->mig && known->owner == m->owner);
+    if (!stale && !confirmed) {
+        if (s->is_host) {
+            *why = "a migration the host never ordered";
+            return -1;
+        }
+        ask_again(s, conn, m);
+        stale = true;
+    }
+    if (stale) {
+        if (m->type == NET_R_CREATE)
+            s->stats.stale_creates++;
+        else
+            s->stats.stale_migrations++;
+        return 0;
+    }
+    const bool existed = known && known->live;
+    if (!known) {
+        const uint8_t creator = (uint8_t)(m->id >> 24);
+        if (!trusted && !notice && creator != s->my_id &&
+            s->live_of[creator] >= s->max_objects_per_peer) {
+            *why = "more live objects than its quota";
+            return -1;
+        }
+        i = new_object(s, m->id);
+        if (i == UINT32_MAX)
+            return 0; /* full of live objects: the announce is dropped, the owner's next tick retries */
+    }
+    apply_state(s, i, m, existed);
+    if (m->type == NET_R_CREATE)
+        s->stats.creates_applied++;
+    else
+        s->stats.migrations_applied++;
+    return 0;
+}
+
+static int update_received(net_session_t *s, const net_obj_msg_t *m, const char **why)
 {
     const uint32_t i = find_index(s, m->id);
     net_object_t *o = i != UINT32_MAX ? &s->objects[i] : NULL;
     if (!o || !o->live || o->owner != m->origin || o->mig != m->mig || m->version <= o->version) {
         s->stats.stale_updates++;
-        return;
+        return 0;
+    }
+    if (!valid_pose(o->fields, m->mask, m->fields)) {
+        *why = "an update to a pose out of range";
+        return -1;
     }
     o->version = m->version;
     for (uint32_t f = 0; f < NET_FIELDS; f++) {
@@ -446,17 +550,39 @@ static void update_received(net_session_t *s, const net_obj_msg_t *m)
     s->stats.updates_applied++;
     if (s->ev.applied)
         s->ev.applied(s->ev.user, m->id, m->origin, m->mig, m->version);
+    return 0;
 }
 
-static void destroy_received(net_session_t *s, uint32_t conn, const net_obj_msg_t *m)
+static int destroy_received(net_session_t *s, uint32_t conn, const net_obj_msg_t *m, bool trusted,
+                            const char **why)
 {
     uint32_t i = find_index(s, m->id);
-    if (i != UINT32_MAX && !s->objects[i].live) {
+    const net_object_t *o = i != UINT32_MAX ? &s->objects[i] : NULL;
+    /* A tombstone, an older counter, or (from a peer) an object we never knew: nothing to do. A
+     * peer's destroy never plants a tombstone for an unknown id, or it could keep another peer's
+     * future objects from ever appearing; the only one who could still announce an object we do
+     * not know is its owner, who destroyed it. */
+    if ((o && !o->live) || (o && m->mig < o->mig) || (!o && !trusted)) {
         s->stats.stale_destroys++;
-        return;
+        return 0;
     }
-    if (i == UINT32_MAX && (i = new_object(s, m->id)) == UINT32_MAX)
-        return;
+    if (!trusted && o && m->mig == o->mig && m->origin != o->owner) {
+        *why = "a destroy of an object the peer does not own";
+        return -1;
+    }
+    if (!trusted && m->mig > o->mig) {
+        /* The owner at a counter the host has not told us about yet: believed once its word is
+         * here. The host itself knows every counter. */
+        if (s->is_host) {
+            *why = "a destroy of an object the peer does not own";
+            return -1;
+        }
+        ask_again(s, conn, m);
+        s->stats.stale_destroys++;
+        return 0;
+    }
+    if (!o && (i = new_object(s, m->id)) == UINT32_MAX)
+        return 0;
     make_tombstone(s, i, m->mig > s->objects[i].mig ? m->mig : s->objects[i].mig);
     s->stats.destroys_applied++;
     /* The relay passes it on to every other client. */
@@ -464,6 +590,23 @@ static void destroy_received(net_session_t *s, uint32_t conn, const net_obj_msg_
         for (uint32_t c = 0; c < s->max_conns; c++)
             if (c != conn && s->id_of_conn[c] && s->conn_of_id[s->id_of_conn[c]] == (int16_t)c)
                 send_obj(s, c, m, 0);
+    return 0;
+}
+
+/* A peer asks us to send again what it could not believe yet: our announce of an object we own
+ * at that counter, or our destroy of it. Anything else is stale (we no longer own it). */
+static void again_received(net_session_t *s, uint32_t conn, const net_obj_msg_t *m)
+{
+    const uint32_t i = find_index(s, m->id);
+    net_object_t *o = i != UINT32_MAX ? &s->objects[i] : NULL;
+    if (!o || o->mig != m->mig || o->owner != s->my_id)
+        return;
+    if (o->live) {
+        sync_of(s, i, conn)->announced_mig = NOT_ANNOUNCED;
+        return;
+    }
+    const net_obj_msg_t d = {.type = NET_R_DESTROY, .origin = s->my_id, .id = o->id, .mig = o->mig};
+    send_obj(s, conn, &d, 0);
 }
 
 int net__replication_receive(net_session_t *s, uint32_t conn, uint8_t from, const uint8_t *d,
@@ -479,17 +622,24 @@ int net__replication_receive(net_session_t *s, uint32_t conn, uint8_t from, cons
         *why = "a replication message in another peer's name";
         return -1;
     }
+    /* The host decides ownership; in client-server mode it also checked what it relays. */
+    const bool trusted = from == 1 && !s->is_host;
     if (m.type == NET_R_MIGRATE_ORDER) {
         if (from != 1 || m.owner != s->my_id) {
             *why = "a migration order not from the host, or for another peer";
             return -1;
         }
         uint32_t i = find_index(s, m.id);
-        if (i != UINT32_MAX && (!s->objects[i].live || s->objects[i].mig >= m.mig)) {
-            s->stats.stale_migrations++;
-            return 0;
+        if (!valid_pose(i != UINT32_MAX ? s->objects[i].fields : (const float[NET_FIELDS]){[6] = 1},
+                        m.mask, m.fields)) {
+            *why = "a state that is not a valid pose";
+            return -1;
         }
-            /* The host's copy is the state the object starts from under its new owner. */
+        if (i != UINT32_MAX && s->objects[i].mig >= m.mig) {
+            s->stats.stale_migrations++;
+            return 0; /* a tombstone at an older counter comes back: the host's word wins */
+        }
+        /* The host's copy is the state the object starts from under its new owner. */
         const bool existed = i != UINT32_MAX && s->objects[i].live;
         if (i == UINT32_MAX && (i = new_object(s, m.id)) == UINT32_MAX)
             return 0;
@@ -500,17 +650,29 @@ int net__replication_receive(net_session_t *s, uint32_t conn, uint8_t from, cons
         s->stats.migrations_applied++;
         return 0;
     }
+    if (m.type == NET_R_MIGRATE_NOTICE &&
+        (from != 1 || s->mode != NET_MODE_PEER_TO_PEER || m.owner == s->my_id)) {
+        *why = "a migration notice not from the host, or about ourselves";
+        return -1;
+    }
     if ((m.type == NET_R_CREATE || m.type == NET_R_MIGRATE) && m.owner != m.origin) {
         *why = "an announce whose owner is not its sender";
         return -1;
     }
-    if (m.type == NET_R_UPDATE)
-        update_received(s, &m);
-    else if (m.type == NET_R_DESTROY)
-        destroy_received(s, conn, &m);
-    else
-        announce_received(s, &m);
-    return 0;
+    if (m.type == NET_R_CREATE && ((m.id >> 24) != m.origin || m.mig != 0)) {
+        *why = "a create outside its sender's id namespace or past counter 0";
+        return -1;
+    }
+    if (m.type == NET_R_MIGRATE && !m.mig) {
+        *why = "a migration at counter 0";
+        return -1;
+    }
+    switch (m.type) {
+    case NET_R_UPDATE: return update_received(s, &m, why);
+    case NET_R_DESTROY: return destroy_received(s, conn, &m, trusted, why);
+    case NET_R_ANNOUNCE_AGAIN: again_received(s, conn, &m); return 0;
+    default: return announce_received(s, conn, &m, trusted, why);
+    }
 }
 
 /* ---- Sending -------------------------------------------------------------------------------- */
@@ -614,6 +776,18 @@ void net__replication_peer_joined(net_session_t *s, uint32_t conn)
 {
     for (uint32_t i = 0; i < s->max_objects; i++)
         *sync_of(s, i, conn) = (net_sync_t){0, 0, NOT_ANNOUNCED, 0};
+    /* A peer-to-peer joiner believes another peer's MIGRATE only on the host's word: it gets the
+     * word for every object that migrated before it came. */
+    const uint8_t joiner = s->id_of_conn[conn];
+    for (uint32_t i = 0; s->is_host && s->mode == NET_MODE_PEER_TO_PEER && i < s->max_objects; i++) {
+        const net_object_t *o = &s->objects[i];
+        if (!o->id || !o->live || !o->mig || o->owner == s->my_id || o->owner == joiner)
+            continue;
+        net_obj_msg_t m = {.type = NET_R_MIGRATE_NOTICE, .origin = s->my_id, .owner = o->owner,
+                           .id = o->id, .mig = o->mig, .version = o->version, .mask = 0xffff};
+        memcpy(m.fields, o->fields, sizeof m.fields);
+        send_obj(s, conn, &m, 0);
+    }
 }
 
 /* The host takes over what the leaver owned (it may hand it on with net_object_migrate). */

@@ -3,7 +3,7 @@
  * receiver's own declaration before any value reaches Lua; a mismatch is a protocol breach the
  * caller reports with the peer's name. Values stay in the message (strings are not copied).
  */
-#include "network_internal.h"
+#include "network_rpc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * keep their order and a seed gives one exact schedule. The pool of delayed datagrams is
  * bounded (`limit`); past it datagrams are dropped, as a router's queue would.
  */
-#include "network_internal.h"
+#include "network_sim.h"
 
 void net_conditioner_init(net_conditioner_t *q, ct_allocator_t *a, uint64_t seed, uint32_t limit)
 {

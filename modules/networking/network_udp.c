@@ -1,7 +1,7 @@
 /*
  * network_udp.c: real sockets on a libuv loop of the module's own (see network_internal.h).
  */
-#include "network_internal.h"
+#include "network_udp.h"
 
 #include <uv.h>
 

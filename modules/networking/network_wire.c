@@ -3,7 +3,7 @@
  * reader bad and yields zeros, so decoders check `bad` once at the end instead of after every
  * field. Little-endian throughout.
  */
-#include "network_internal.h"
+#include "network_wire.h"
 
 static uint8_t *reserve(net_writer_t *w, uint32_t n)
 {
@@ -199,7 +199,7 @@ bool net_msg_read(net_reader_t *r, net_msg_t *m, const char **why)
         m->id = net_get_u16(r);
     if (m->tag == NET_MSG_FRAGMENT) {
         m->frag_index = net_get_u8(r);
-        m->frag_count = (uint8_t)(net_get_u8(r) + 1);
+        m->frag_count = (uint16_t)(net_get_u8(r) + 1);
         if (m->frag_count < 2 || m->frag_index >= m->frag_count) {
             *why = "fragment index or count out of range";
             return false;

@@ -1,5 +1,5 @@
 /*
- * ct_physics.so: the plugin entry, the ct.physics v1/v2 tables, and the sync between bodies and
+ * ct_physics.so: the plugin entry, the ct.physics v1-v4 tables, and the sync between bodies and
  * transforms (the rules are in api/ct_physics.h). The component types are in
  * physics_component.c.
  */
@@ -46,7 +46,7 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
 }
 
 /* What a vector argument must be (ct_physics.h, Ranges). */
-typedef enum vec_kind { VEC_POSITION, VEC_VELOCITY, VEC_FORCE, VEC_GRAVITY } vec_kind;
+typedef enum vec_kind { VEC_POSITION, VEC_VELOCITY, VEC_FORCE, VEC_GRAVITY, VEC_SPIN, VEC_TORQUE } vec_kind;
 
 static const struct {
     const char *field, *range;
@@ -55,6 +55,8 @@ static const struct {
     [VEC_VELOCITY] = {"velocity", "at most 1e4 m/s"},
     [VEC_FORCE] = {"force", "each component within +-1e12 N"},
     [VEC_GRAVITY] = {"gravity", "each component within +-1e4 m/s^2"},
+    [VEC_SPIN] = {"angular_velocity", "at most 1e3 rad/s"},
+    [VEC_TORQUE] = {"torque", "each component within +-1e12 N m"},
 };
 
 char physics__refusal[192];
@@ -68,6 +70,9 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
         const bool ok = kind == VEC_POSITION ? v3_within(x, CT_PHYSICS_MAX_POSITION)
                         : kind == VEC_VELOCITY ? v3_speed_ok(x)
                         : kind == VEC_FORCE    ? v3_within(x, CT_PHYSICS_MAX_FORCE)
+                        : kind == VEC_SPIN     ? v3_within(x, CT_PHYSICS_MAX_ANGULAR_SPEED) &&
+                                                 v3_dot(x, x) <= CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED
+                        : kind == VEC_TORQUE   ? v3_within(x, CT_PHYSICS_MAX_TORQUE)
                                                : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
         if (ok)
             return true;
@@ -173,6 +178,28 @@ static void points_range(void *user, uint32_t begin, uint32_t end)
 
 /* ---- bodies: sync with transforms, callbacks ---------------------------------------------- */
 
+/* The rotation half of read_transforms, for bodies that rotate: a rotation the game gave the
+ * transform (one that is not what physics wrote last) turns the body. A rotation that is not of
+ * unit length (a script's scale of it) is normalised; one that is not finite is ignored. */
+static void read_rotation(physics__body_manager *m, uint32_t i)
+{
+    physics__bodies *b = &m->scene.bodies;
+    float r[4];
+    if (!physics__m.transform->world_rotation(m->world, b->entity[i], r) ||
+        !(isfinite(r[0]) && isfinite(r[1]) && isfinite(r[2]) && isfinite(r[3])))
+        return;
+    const physics__quat q = {r[0], r[1], r[2], r[3]};
+    if (b->kind[i] == CT_BODY_DYNAMIC && memcmp(&q, &b->synced_rotation[i], sizeof q) == 0)
+        return;
+    if (memcmp(&q, &b->rotation[i], sizeof q) != 0) {
+        physics__scene_wake(&m->scene, i);
+        physics__scene_touched(&m->scene, i);
+    }
+    b->synced_rotation[i] = q;
+    b->rotation[i] = quat_normalize(q);
+    physics__bodies_extent(b, i);
+}
+
 /* Start of a step: the transform is the truth between steps (see ct_physics.h). A position
  * outside the ranges (NaN from a script's transform, say) never reaches a body: the body keeps
  * its own, and the world and first such entity are named whenever their number changes. */
@@ -197,6 +224,8 @@ static void read_transforms(physics__body_manager *m)
             }
             b->position[i] = b->synced[i] = tp;
         }
+        if (b->rotates[i])
+            read_rotation(m, i);
     }
     if (bad != m->bad_transforms && bad)
         PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies' transforms hold a position "
@@ -211,6 +240,15 @@ static void write_transforms(physics__body_manager *m)
 {
     physics__bodies *b = &m->scene.bodies;
     for (uint32_t i = 0; i < b->n; i++) {
+        if (b->rotates[i] && memcmp(&b->rotation[i], &b->synced_rotation[i], sizeof b->rotation[i]) != 0) {
+            const physics__quat q = b->rotation[i];
+            const float r[4] = {q.x, q.y, q.z, q.w};
+            b->synced_rotation[i] = q;
+            float back[4];
+            if (physics__m.transform->set_world_rotation(m->world, b->entity[i], r) &&
+                physics__m.transform->world_rotation(m->world, b->entity[i], back))
+                b->synced_rotation[i] = (physics__quat){back[0], back[1], back[2], back[3]};
+        }
         if (memcmp(&b->position[i], &b->synced[i], sizeof b->position[i]) == 0)
             continue;
         float p[3];
@@ -535,37 +573,229 @@ static uint32_t awake_count(ct_world_o *w)
     return m ? m->scene.report.awake : 0;
 }
 
-/* Each version starts with the one before it, in the same order (a frozen struct only grows at
- * its end), so the tables share these lists. */
-#define PHYSICS_API_V1_FUNCTIONS                                                                   \
+/* ---- v4: rigid bodies ----------------------------------------------------------------------- */
+
+static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
+{
+    physics__body_manager *m = bodies_of(w, "add_rigid_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    if (!desc_ok(d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body", w, e))
+        return CT_ERR_INVALID;
+    ct_rigid_body_desc_t placed = *d;
+    float at[3], r[4];
+    if (physics__m.transform->world_position(w, e, at)) {
+        if (!vec_ok(at, VEC_POSITION, "add_rigid_body: the transform's world position", w, e))
+            return CT_ERR_INVALID;
+        memcpy(placed.position, at, sizeof at);
+        if (physics__m.transform->world_rotation(w, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
+            isfinite(r[2]) && isfinite(r[3]) && !(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0))
+            memcpy(placed.rotation, r, sizeof r);
+    }
+    const int err = physics__bodies_add_rigid(&m->scene.bodies, e, &placed);
+    physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
+    return err;
+}
+
+static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity_t e)
+{
+    const float len = q ? sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) : 0.0f;
+    if (q && fabsf(len - 1.0f) <= 1e-3f)
+        return true;
+    snprintf(physics__refusal, sizeof physics__refusal,
+             "rotation refused: must be x y z w of length 1 within 1e-3");
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    return false;
+}
+
+static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "rotation", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    const physics__quat q = m->scene.bodies.rotation[i];
+    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    return 0;
+}
+
+static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float r[4])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_rotation", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!quat_ok(r, "set_rotation", w, e))
+        return CT_ERR_INVALID;
+    physics__bodies *b = &m->scene.bodies;
+    b->rotation[i] = b->synced_rotation[i] = quat_normalize((physics__quat){r[0], r[1], r[2], r[3]});
+    physics__bodies_classify(b, i);
+    physics__m.transform->set_world_rotation(w, e, r);
+    physics__scene_wake(&m->scene, i);
+    physics__scene_touched(&m->scene, i);
+    return 0;
+}
+
+static int b_angular_velocity(ct_world_o *w, ct_entity_t e, float out[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "angular_velocity", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    v3_store(m->scene.bodies.angular[i], out);
+    return 0;
+}
+
+/* Zeroes what the locks of body i forbid. */
+static physics__v3 locked(const physics__bodies *b, uint32_t i, physics__v3 v, uint32_t shift)
+{
+    const uint32_t l = (uint32_t)b->locks[i] >> shift;
+    return v3(l & 1u ? 0.0f : v.x, l & 2u ? 0.0f : v.y, l & 4u ? 0.0f : v.z);
+}
+
+static int b_set_angular_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_angular_velocity", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!vec_ok(v, VEC_SPIN, "set_angular_velocity", w, e) || !movable(m, i, "set_angular_velocity", w, e))
+        return CT_ERR_INVALID;
+    m->scene.bodies.angular[i] = locked(&m->scene.bodies, i, v3_load(v), 3);
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static int b_add_torque(ct_world_o *w, ct_entity_t e, const float t[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "add_torque", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!vec_ok(t, VEC_TORQUE, "add_torque", w, e) || !movable(m, i, "add_torque", w, e))
+        return CT_ERR_INVALID;
+    m->scene.bodies.torque[i] = v3_add(m->scene.bodies.torque[i], v3_load(t));
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const float p[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "add_force_at", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) || !vec_ok(p, VEC_POSITION, "add_force_at", w, e) ||
+        !movable(m, i, "add_force_at", w, e))
+        return CT_ERR_INVALID;
+    physics__bodies *b = &m->scene.bodies;
+    const physics__v3 force = v3_load(f), arm = v3_sub(v3_load(p), b->position[i]);
+    b->force[i] = v3_add(b->force[i], force);
+    b->torque[i] = v3_add(b->torque[i], v3_cross(arm, force));
+    physics__scene_wake(&m->scene, i);
+    return 0;
+}
+
+static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], const float p[3])
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "add_impulse_at", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    physics__bodies *b = &m->scene.bodies;
+    if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) || !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
+        return CT_ERR_INVALID;
+    if (b->kind[i] != CT_BODY_DYNAMIC) {
+        snprintf(physics__refusal, sizeof physics__refusal, "only a dynamic body takes impulses");
+        PHYSICS_LOG(CT_LOG_ERROR, "add_impulse_at: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        return CT_ERR_INVALID;
+    }
+    physics__scene_wake(&m->scene, i);
+    float inv_i[9];
+    physics__world_inv_inertia(b, i, inv_i);
+    const physics__v3 J = v3_load(j), c = v3_cross(v3_sub(v3_load(p), b->position[i]), J);
+    const physics__v3 dw = v3(inv_i[0] * c.x + inv_i[1] * c.y + inv_i[2] * c.z,
+                              inv_i[3] * c.x + inv_i[4] * c.y + inv_i[5] * c.z,
+                              inv_i[6] * c.x + inv_i[7] * c.y + inv_i[8] * c.z);
+    physics__v3 v = v3_add(b->velocity[i], v3_scale(J, b->inv_mass[i]));
+    physics__v3 av = v3_add(b->angular[i], dw);
+    /* The speeds stay within their ranges (the direction kept). */
+    if (v3_dot(v, v) > CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED)
+        v = v3_scale(v, CT_PHYSICS_MAX_SPEED / v3_len(v));
+    if (v3_dot(av, av) > CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED)
+        av = v3_scale(av, CT_PHYSICS_MAX_ANGULAR_SPEED / v3_len(av));
+    b->velocity[i] = locked(b, i, v, 0);
+    b->angular[i] = locked(b, i, av, 3);
+    return 0;
+}
+
+static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_locks", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (locks > CT_BODY_LOCK_ALL) {
+        snprintf(physics__refusal, sizeof physics__refusal, "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
+        PHYSICS_LOG(CT_LOG_ERROR, "set_locks: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        return CT_ERR_INVALID;
+    }
+    physics__bodies *b = &m->scene.bodies;
+    b->locks[i] = (uint8_t)locks;
+    b->velocity[i] = locked(b, i, b->velocity[i], 0);
+    b->angular[i] = locked(b, i, b->angular[i], 3);
+    physics__bodies_classify(b, i);
+    physics__scene_wake(&m->scene, i);
+    physics__scene_touched(&m->scene, i);
+    return 0;
+}
+
+static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "locks", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    *out = m->scene.bodies.locks[i];
+    return 0;
+}
+
+/* Designated initialisers: neighbours that share a signature (velocity / position) cannot be
+ * swapped silently. The older tables are the prefixes of this one. */
+#define PHYSICS_V1_MEMBERS                                                                         \
     .add_point_mass = p_add, .remove_point_mass = p_remove, .point_position = p_position,          \
     .set_point_position = p_set_position, .point_velocity = p_velocity,                            \
     .set_point_velocity = p_set_velocity, .add_point_force = p_add_force, .simulate = simulate
-
-#define PHYSICS_API_V2_ADDED                                                                   \
-    .add_body = b_add, .remove_body = b_remove, .set_velocity = b_set_velocity,                    \
+#define PHYSICS_V2_MEMBERS                                                                         \
+    PHYSICS_V1_MEMBERS, .add_body = b_add, .remove_body = b_remove, .set_velocity = b_set_velocity, \
     .velocity = b_velocity, .add_force = b_add_force, .position = b_position,                      \
     .teleport = b_teleport, .set_gravity = set_gravity, .gravity = gravity,                        \
     .overlap_sphere = overlap_sphere, .raycast = raycast, .events = events,                        \
     .state_hash = state_hash, .body_count = body_count, .point_mass_count = point_mass_count
+#define PHYSICS_V3_MEMBERS                                                                         \
+    PHYSICS_V2_MEMBERS, .set_collision_filter = set_collision_filter,                              \
+    .collision_filter = collision_filter, .set_user_data = set_user_data,                          \
+    .user_data = user_data, .overlap_sphere_masked = overlap_sphere_masked,                        \
+    .raycast_masked = raycast_masked, .sleeping = sleeping, .wake = wake,                          \
+    .set_sleeping = set_sleeping, .awake_count = awake_count
 
-const ct_physics_api_v3 physics__api_v3 = {
-    PHYSICS_API_V1_FUNCTIONS,
-    PHYSICS_API_V2_ADDED,
-    .set_collision_filter = set_collision_filter, .collision_filter = collision_filter,
-    .set_user_data = set_user_data, .user_data = user_data,
-    .overlap_sphere_masked = overlap_sphere_masked, .raycast_masked = raycast_masked,
-    .sleeping = sleeping, .wake = wake, .set_sleeping = set_sleeping, .awake_count = awake_count,
+const ct_physics_api_v4 physics__api_v4 = {
+    PHYSICS_V3_MEMBERS,
+    .add_rigid_body = b_add_rigid,
+    .rotation = b_rotation,
+    .set_rotation = b_set_rotation,
+    .angular_velocity = b_angular_velocity,
+    .set_angular_velocity = b_set_angular_velocity,
+    .add_torque = b_add_torque,
+    .add_force_at = b_add_force_at,
+    .add_impulse_at = b_add_impulse_at,
+    .set_locks = b_set_locks,
+    .locks = b_locks,
 };
 
-const ct_physics_api_v2 physics__api_v2 = {
-    PHYSICS_API_V1_FUNCTIONS,
-    PHYSICS_API_V2_ADDED,
-};
-
-static const ct_physics_api_v1 api_v1 = {
-    PHYSICS_API_V1_FUNCTIONS,
-};
+const ct_physics_api_v3 physics__api_v3 = {PHYSICS_V3_MEMBERS};
+const ct_physics_api_v2 physics__api_v2 = {PHYSICS_V2_MEMBERS};
+static const ct_physics_api_v1 api_v1 = {PHYSICS_V1_MEMBERS};
 
 /* ---- plugin ------------------------------------------------------------------------------- */
 
@@ -590,6 +820,7 @@ static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.physics", 1, ct_physics_api_v1),
     CT_API_PROVIDE("ct.physics", 2, ct_physics_api_v2),
     CT_API_PROVIDE("ct.physics", 3, ct_physics_api_v3),
+    CT_API_PROVIDE("ct.physics", 4, ct_physics_api_v4),
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
@@ -610,7 +841,7 @@ static const ct_module_api_t apis[] = {
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
  * is. */
 static const ct_module_v3_t module = {
-    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.physics", .version = {3, 0, 0, 0},
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.physics", .version = {4, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
     .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
     .module = {.self = &physics__m.self, .allocator = &physics__m.allocator,
@@ -625,6 +856,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_PHYSICS_API, 1, &api_v1},
         {CT_PHYSICS_API, 2, &physics__api_v2},
         {CT_PHYSICS_API, 3, &physics__api_v3},
+        {CT_PHYSICS_API, 4, &physics__api_v4},
     };
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -2,6 +2,7 @@
 #include "physics_internal.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define BODY_FIELD(name) {offsetof(physics__bodies, name), sizeof(*((physics__bodies *)0)->name)}
 static const physics__soa_field bodies__fields[] = {
@@ -9,7 +10,9 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(velocity), BODY_FIELD(force),    BODY_FIELD(half),        BODY_FIELD(synced),
     BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction), BODY_FIELD(layer),
     BODY_FIELD(mask),     BODY_FIELD(user_data), BODY_FIELD(asleep),     BODY_FIELD(rest),
-    BODY_FIELD(island),
+    BODY_FIELD(island),   BODY_FIELD(rotation), BODY_FIELD(angular),     BODY_FIELD(torque),
+    BODY_FIELD(inv_inertia), BODY_FIELD(extent), BODY_FIELD(radius),     BODY_FIELD(locks),
+    BODY_FIELD(rotates),  BODY_FIELD(synced_rotation),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -55,22 +58,156 @@ int physics__bodies_reserve(physics__bodies *b, uint32_t n)
     return physics__map_reserve(&b->map, n);
 }
 
+ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d)
+{
+    ct_rigid_body_desc_t r = {.kind = d->kind, .shape = d->shape, .radius = d->radius,
+                              .mass = d->mass, .restitution = d->restitution,
+                              .friction = d->friction, .locks = CT_BODY_LOCK_ROTATION};
+    for (int k = 0; k < 3; k++) {
+        r.half_extents[k] = d->half_extents[k];
+        r.position[k] = d->position[k];
+        r.velocity[k] = d->velocity[k];
+    }
+    return r;
+}
+
+static bool bodies__all_zero(const float *v, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (v[k] != 0.0f)
+            return false;
+    return true;
+}
+
+const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d)
+{
+    if (d->shape == CT_BODY_CAPSULE) {
+        if (!f_within(d->radius, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+            return "radius (must be within [1e-3, 1e4] m)";
+        if (!f_within(d->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
+            return "half_height (must be within [0, 1e4] m)";
+    }
+    ct_body_desc_t old = {.kind = d->kind, .shape = d->shape == CT_BODY_CAPSULE ? CT_BODY_SPHERE : d->shape,
+                          .radius = d->radius, .mass = d->mass, .restitution = d->restitution,
+                          .friction = d->friction};
+    for (int k = 0; k < 3; k++) {
+        old.half_extents[k] = d->half_extents[k];
+        old.position[k] = d->position[k];
+        old.velocity[k] = d->velocity[k];
+    }
+    const char *bad = physics__body_desc_error(&old);
+    if (bad)
+        return strcmp(bad, "shape (box or sphere)") == 0 ? "shape (box, sphere or capsule)" : bad;
+    const float *q = d->rotation;
+    const float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (!bodies__all_zero(q, 4) && !(fabsf(len - 1.0f) <= 1e-3f))
+        return "rotation (x y z w of length 1 within 1e-3, or all zero)";
+    const physics__v3 w = v3_load(d->angular_velocity);
+    if (!(v3_within(w, CT_PHYSICS_MAX_ANGULAR_SPEED) &&
+          v3_dot(w, w) <= CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED))
+        return "angular_velocity (must be finite, at most 1e3 rad/s)";
+    if (d->locks > CT_BODY_LOCK_ALL)
+        return "locks (CT_BODY_LOCK_* bits only)";
+    if (!bodies__all_zero(d->inertia, 3))
+        for (int k = 0; k < 3; k++)
+            if (!f_within(d->inertia[k], CT_PHYSICS_MIN_INERTIA, CT_PHYSICS_MAX_INERTIA))
+                return "inertia (each within [1e-9, 1e15] kg m^2, or all zero)";
+    return NULL;
+}
+
+/* Principal moments of a solid shape of even density. */
+static physics__v3 bodies__inertia(const ct_rigid_body_desc_t *d)
+{
+    const float m = d->mass;
+    if (d->shape == CT_BODY_SPHERE) {
+        const float i = 0.4f * m * d->radius * d->radius;
+        return v3(i, i, i);
+    }
+    if (d->shape == CT_BODY_CAPSULE) {
+        const float r = d->radius, hh = d->half_height, r2 = r * r;
+        const float vc = 2.0f * hh, vs = 4.0f / 3.0f * r; /* volumes over pi r^2 */
+        const float mc = m * vc / (vc + vs), ms = m - mc;
+        const float axial = mc * 0.5f * r2 + ms * 0.4f * r2;
+        const float across = mc * (3.0f * r2 + 4.0f * hh * hh) / 12.0f + ms * (0.4f * r2 + hh * hh + 0.75f * hh * r);
+        return v3(across, axial, across);
+    }
+    const float x = d->half_extents[0], y = d->half_extents[1], z = d->half_extents[2];
+    return v3(m / 3.0f * (y * y + z * z), m / 3.0f * (x * x + z * z), m / 3.0f * (x * x + y * y));
+}
+
+void physics__bodies_classify(physics__bodies *b, uint32_t i)
+{
+    const uint8_t was = b->rotates[i];
+    /* A static body's locks mean nothing: only its shape and rotation can ask for the rigid
+     * solver. */
+    const bool moves = b->kind[i] != CT_BODY_STATIC;
+    b->rotates[i] = (moves && ((b->locks[i] & CT_BODY_LOCK_ROTATION) != CT_BODY_LOCK_ROTATION ||
+                               (b->locks[i] & 7u))) ||
+                    !quat_is_identity(b->rotation[i]) || b->shape[i] == CT_BODY_CAPSULE;
+    b->num_rotating += (uint32_t)b->rotates[i] - was;
+    physics__bodies_extent(b, i);
+}
+
+void physics__bodies_extent(physics__bodies *b, uint32_t i)
+{
+    const physics__quat q = b->rotation[i];
+    if (b->shape[i] == CT_BODY_SPHERE || quat_is_identity(q)) {
+        b->extent[i] = b->half[i];
+        return;
+    }
+    if (b->shape[i] == CT_BODY_CAPSULE) {
+        const float r = b->radius[i];
+        const physics__v3 a = quat_rotate(q, v3(0.0f, b->half[i].y - r, 0.0f));
+        b->extent[i] = v3(fabsf(a.x) + r, fabsf(a.y) + r, fabsf(a.z) + r);
+        return;
+    }
+    const physics__v3 h = b->half[i];
+    const physics__v3 ax = quat_rotate(q, v3(h.x, 0, 0)), ay = quat_rotate(q, v3(0, h.y, 0)),
+                      az = quat_rotate(q, v3(0, 0, h.z));
+    b->extent[i] = v3(fabsf(ax.x) + fabsf(ay.x) + fabsf(az.x), fabsf(ax.y) + fabsf(ay.y) + fabsf(az.y),
+                      fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
+}
+
+void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9])
+{
+    const physics__quat q = b->rotation[i];
+    const physics__v3 d = b->inv_inertia[i];
+    const physics__v3 c[3] = {quat_rotate(q, v3(1, 0, 0)), quat_rotate(q, v3(0, 1, 0)),
+                              quat_rotate(q, v3(0, 0, 1))};
+    for (int r = 0; r < 3; r++)
+        for (int k = 0; k < 3; k++) {
+            const bool locked = (b->locks[i] >> (3 + r) & 1u) || (b->locks[i] >> (3 + k) & 1u);
+            out[r * 3 + k] = locked ? 0.0f
+                                    : v3_get(c[0], r) * d.x * v3_get(c[0], k) +
+                                          v3_get(c[1], r) * d.y * v3_get(c[1], k) +
+                                          v3_get(c[2], r) * d.z * v3_get(c[2], k);
+        }
+}
+
 int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d)
+{
+    const ct_rigid_body_desc_t r = physics__rigid_of(d);
+    return physics__bodies_add_rigid(b, e, &r);
+}
+
+int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d)
 {
     if (physics__map_get(&b->map, e.id) != UINT32_MAX)
         return CT_ERR_CONFLICT;
     if (physics__bodies_reserve(b, b->n + 1))
         return CT_ERR_NOMEM;
     const uint32_t i = b->n++;
+    const bool dynamic = d->kind == CT_BODY_DYNAMIC;
     b->entity[i] = e;
     b->kind[i] = (uint8_t)d->kind;
     b->shape[i] = (uint8_t)d->shape;
     b->position[i] = b->synced[i] = v3_load(d->position);
     b->velocity[i] = d->kind == CT_BODY_STATIC ? v3(0, 0, 0) : v3_load(d->velocity);
     b->force[i] = v3(0, 0, 0);
-    b->half[i] = d->shape == CT_BODY_SPHERE ? v3(d->radius, d->radius, d->radius)
-                                            : v3_load(d->half_extents);
-    b->inv_mass[i] = d->kind == CT_BODY_DYNAMIC ? 1.0f / d->mass : 0.0f;
+    b->half[i] = d->shape == CT_BODY_SPHERE    ? v3(d->radius, d->radius, d->radius)
+                 : d->shape == CT_BODY_CAPSULE ? v3(d->radius, d->half_height + d->radius, d->radius)
+                                               : v3_load(d->half_extents);
+    b->inv_mass[i] = dynamic ? 1.0f / d->mass : 0.0f;
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
     b->layer[i] = 1u;
@@ -79,6 +216,18 @@ int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t 
     b->asleep[i] = 0;
     b->rest[i] = 0.0f;
     b->island[i] = 0;
+    b->rotation[i] = bodies__all_zero(d->rotation, 4)
+                         ? quat_identity()
+                         : quat_normalize((physics__quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+    b->angular[i] = d->kind == CT_BODY_STATIC ? v3(0, 0, 0) : v3_load(d->angular_velocity);
+    b->torque[i] = v3(0, 0, 0);
+    b->synced_rotation[i] = b->rotation[i];
+    const physics__v3 inertia = bodies__all_zero(d->inertia, 3) ? bodies__inertia(d) : v3_load(d->inertia);
+    b->inv_inertia[i] = dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
+    b->radius[i] = d->radius;
+    b->locks[i] = (uint8_t)d->locks;
+    b->rotates[i] = 0;
+    physics__bodies_classify(b, i);
     *physics__map_upsert(&b->map, e.id, i) = i;
     return 0;
 }
@@ -94,6 +243,8 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     const uint32_t last = --b->n;
+    if (i == last)
+        b->num_rotating -= b->rotates[i];
     if (i != last) {
         b->entity[i] = b->entity[last];
         b->kind[i] = b->kind[last];
@@ -112,6 +263,16 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->asleep[i] = b->asleep[last];
         b->rest[i] = b->rest[last];
         b->island[i] = b->island[last];
+        b->num_rotating -= b->rotates[i];
+        b->rotation[i] = b->rotation[last];
+        b->angular[i] = b->angular[last];
+        b->torque[i] = b->torque[last];
+        b->inv_inertia[i] = b->inv_inertia[last];
+        b->extent[i] = b->extent[last];
+        b->radius[i] = b->radius[last];
+        b->locks[i] = b->locks[last];
+        b->rotates[i] = b->rotates[last];
+        b->synced_rotation[i] = b->synced_rotation[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);
@@ -122,5 +283,5 @@ void physics__bodies_free(physics__bodies *b)
 {
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__map_free(&b->map);
-    b->n = b->cap = 0;
+    b->n = b->cap = b->num_rotating = 0;
 }

@@ -122,35 +122,80 @@ static bool compile_enum(const ct_data_o *src, const char *field, const char *co
     return false;
 }
 
+/* The motion locks a source names: lock = ["x", "rotate_y", ...] (an optional array of names). */
+static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_o *ctx)
+{
+    static const char *const names[] = {"x", "y", "z", "rotate_x", "rotate_y", "rotate_z"};
+    const ct_data_api_v1 *data = physics__m.data;
+    const ct_data_o *v = data->get(src, "lock");
+    if (!v)
+        return true;
+    if (data->type(v) != CT_DATA_ARRAY) {
+        physics__m.resource->compile_error(ctx, "body.lock: must be an array of axis names (x, y, z, "
+                                                "rotate_x, rotate_y, rotate_z)");
+        return false;
+    }
+    int k = 0;
+    for (const ct_data_o *c = data->first_child(v); c; c = data->next(c), k++) {
+        const char *s = data->string(c, NULL);
+        uint32_t bit = 0;
+        for (uint32_t n = 0; s && n < 6; n++)
+            if (strcmp(s, names[n]) == 0)
+                bit = 1u << n;
+        if (!bit) {
+            const char *near = s ? physics__m.resource->nearest_name(s, names, 6) : NULL;
+            physics__m.resource->compile_error(ctx, "body.lock[%d]: \"%s\" is not an axis (x, y, z, "
+                                               "rotate_x, rotate_y, rotate_z)%s%s%s", k, s ? s : "?",
+                                               near ? "; did you mean \"" : "", near ? near : "",
+                                               near ? "\"?" : "");
+            return false;
+        }
+        *locks |= bit;
+    }
+    return true;
+}
+
+/* A body source compiles to a ct_rigid_body_desc_t (v4). `rotates = true` frees its rotation;
+ * without it a body translates only, as every body did before v4, so levels written then keep
+ * behaving as they did. The rotation comes from the entity's transform at spawn. */
 static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
     static const char *const kinds[] = {"dynamic", "static", "kinematic"};
     static const int kind_values[] = {CT_BODY_DYNAMIC, CT_BODY_STATIC, CT_BODY_KINEMATIC};
-    static const char *const shapes[] = {"box", "sphere"};
-    static const int shape_values[] = {CT_BODY_BOX, CT_BODY_SPHERE};
-    ct_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
-                        .radius = 0.5f};
+    static const char *const shapes[] = {"box", "sphere", "capsule"};
+    static const int shape_values[] = {CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE};
+    ct_rigid_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
+                              .radius = 0.5f, .half_height = 0.5f};
     int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
     static const ct_field_t fields[] = {
         {"kind", CT_DATA_STRING, 0},   {"shape", CT_DATA_STRING, 0},
         {"half_extents", CT_DATA_ARRAY, 3}, {"radius", CT_DATA_NUMBER, 0},
         {"mass", CT_DATA_NUMBER, 0},   {"restitution", CT_DATA_NUMBER, 0},
         {"friction", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3},
+        {"half_height", CT_DATA_NUMBER, 0}, {"rotates", CT_DATA_BOOL, 0},
+        {"angular_velocity", CT_DATA_ARRAY, 3}, {"inertia", CT_DATA_ARRAY, 3},
+        {"lock", CT_DATA_ARRAY, 0},
     };
-    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 8))
+    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 13))
         return CT_ERR_BAD_DATA;
+    const ct_data_o *rotates = physics__m.data->get(src, "rotates");
+    uint32_t locks = 0;
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
-        !compile_enum(src, "shape", shapes, shape_values, 2, &shape, ctx) ||
+        !compile_enum(src, "shape", shapes, shape_values, 3, &shape, ctx) ||
         !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
         !compile_number(src, "radius", &d.radius, ctx) || !compile_number(src, "mass", &d.mass, ctx) ||
         !compile_number(src, "restitution", &d.restitution, ctx) ||
         !compile_number(src, "friction", &d.friction, ctx) ||
-        !compile_vec3(src, "velocity", d.velocity, ctx))
+        !compile_vec3(src, "velocity", d.velocity, ctx) ||
+        !compile_number(src, "half_height", &d.half_height, ctx) ||
+        !compile_vec3(src, "angular_velocity", d.angular_velocity, ctx) ||
+        !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx))
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
     d.shape = (uint32_t)shape;
-    const char *bad = physics__body_desc_error(&d);
+    d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks : locks | CT_BODY_LOCK_ROTATION;
+    const char *bad = physics__rigid_desc_error(&d);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
         return CT_ERR_BAD_DATA;
@@ -184,6 +229,15 @@ static void spawn_position(const ct_spawn_context_t *ctx, ct_entity_t e, float o
         memcpy(out, ctx->position, sizeof ctx->position);
 }
 
+/* And how it is turned: its transform's world rotation, when it has one. */
+static void spawn_rotation(const ct_spawn_context_t *ctx, ct_entity_t e, float out[4])
+{
+    float r[4];
+    if (physics__m.transform->world_rotation(ctx->world, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
+        isfinite(r[2]) && isfinite(r[3]))
+        memcpy(out, r, sizeof r);
+}
+
 static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                          const uint32_t *entity_index, const void *data)
 {
@@ -194,12 +248,13 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         return;
     }
     for (uint32_t k = 0; k < n; k++) {
-        ct_body_desc_t d;
+        ct_rigid_body_desc_t d;
         memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
         spawn_position(ctx, e, d.position);
-        const char *bad = physics__body_desc_error(&d);
-        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add(&m->scene.bodies, e, &d);
+        spawn_rotation(ctx, e, d.rotation);
+        const char *bad = physics__rigid_desc_error(&d);
+        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, &d);
         if (err)
             PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
@@ -234,9 +289,9 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
 static bool validate_body(void *user_data, const void *instance, char *why, size_t why_size)
 {
     (void)user_data;
-    ct_body_desc_t d;
+    ct_rigid_body_desc_t d;
     memcpy(&d, instance, sizeof d);
-    const char *bad = physics__body_desc_error(&d);
+    const char *bad = physics__rigid_desc_error(&d);
     if (bad)
         snprintf(why, why_size, "body.%s", bad);
     return !bad;
@@ -275,7 +330,7 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
         .spawn_order = 10,
         .create_manager = create_bodies,
         .destroy_manager = destroy_bodies,
-        .instance_size = sizeof(ct_body_desc_t),
+        .instance_size = sizeof(ct_rigid_body_desc_t),
         .compile = compile_body,
         .spawn = spawn_bodies,
         .destroyed = destroyed_bodies,

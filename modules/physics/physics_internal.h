@@ -48,6 +48,41 @@ static inline float v3_get(physics__v3 a, int k) { return k == 0 ? a.x : k == 1 
 static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]); }
 static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
 static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+/* Quaternions (x, y, z, w), unit length: the rotations of v4 bodies. */
+typedef struct physics__quat {
+    float x, y, z, w;
+} physics__quat;
+
+static inline physics__quat quat_identity(void) { return (physics__quat){0, 0, 0, 1}; }
+static inline physics__v3 quat_rotate(physics__quat q, physics__v3 v)
+{
+    const physics__v3 u = v3(q.x, q.y, q.z);
+    const physics__v3 t = v3_scale(v3_cross(u, v), 2.0f);
+    return v3_add(v3_add(v, v3_scale(t, q.w)), v3_cross(u, t));
+}
+static inline physics__v3 quat_unrotate(physics__quat q, physics__v3 v)
+{
+    return quat_rotate((physics__quat){-q.x, -q.y, -q.z, q.w}, v);
+}
+static inline physics__quat quat_normalize(physics__quat q)
+{
+    const float l = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    const float s = l > 0.0f ? 1.0f / l : 0.0f;
+    return l > 0.0f ? (physics__quat){q.x * s, q.y * s, q.z * s, q.w * s} : quat_identity();
+}
+/* q advanced by the rotation vector w * h (the first-order step, normalised). */
+static inline physics__quat quat_integrate(physics__quat q, physics__v3 w, float h)
+{
+    const float hx = 0.5f * h * w.x, hy = 0.5f * h * w.y, hz = 0.5f * h * w.z;
+    const physics__quat d = {hx * q.w + hy * q.z - hz * q.y, hy * q.w + hz * q.x - hx * q.z,
+                             hz * q.w + hx * q.y - hy * q.x, -hx * q.x - hy * q.y - hz * q.z};
+    return quat_normalize((physics__quat){q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
+}
+static inline bool quat_is_identity(physics__quat q)
+{
+    return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
+}
+
 /* Range checks of ct_physics.h's Ranges, written so that NaN fails them. */
 static inline bool v3_within(physics__v3 a, float limit)
 {
@@ -128,6 +163,16 @@ int physics__soa_grow(ct_allocator_t *a, void *owner, void **buffer, const physi
                       uint32_t num_fields, uint32_t n, uint32_t old_cap, uint32_t new_cap);
 void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_field *f,
                        uint32_t num_fields, uint32_t cap);
+#define PHYSICS_NUM_FIELDS(f) ((uint32_t)(sizeof f / sizeof f[0]))
+
+/* Grows an array of `size`-byte elements to at least `need` (doubling from 256, contents
+ * dropped: every user refills it). 0 or CT_ERR_NOMEM (the array is then as it was). */
+int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
+/* As physics__reserve, keeping the contents. */
+int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
+/* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
+int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
+                         uint32_t num_fields, uint32_t *cap, uint32_t need);
 
 /* ---- Point masses (physics_points.c): part 2's component ----------------------------------- */
 
@@ -177,6 +222,19 @@ typedef struct physics__bodies {
     uint8_t *asleep;     /* dynamic bodies of a resting island: not moved, in the fixed grid */
     float *rest;         /* seconds a dynamic body has been slower than the sleep speed */
     uint32_t *island;    /* a sleeping body's island: the entity id of one of its bodies */
+    /* v4: rotation. A body "rotates" (needs the rigid solver, physics_rigid.c) when it is not a
+     * v1-v3 body: rotation free on some axis, a rotation other than identity, a capsule, or a
+     * linear lock. The others keep today's translation-only step, bit for bit. */
+    physics__quat *rotation;
+    physics__v3 *angular;     /* angular velocity, rad/s, world axes */
+    physics__v3 *torque;      /* accumulated until the step */
+    physics__v3 *inv_inertia; /* inverse principal moments, body axes (0 for static/kinematic) */
+    physics__v3 *extent;      /* half extents of the world bounding box (= half when unrotated) */
+    float *radius;            /* sphere and capsule */
+    uint8_t *locks;           /* CT_BODY_LOCK_* */
+    uint8_t *rotates;
+    physics__quat *synced_rotation; /* rotation last written to / read from the transform */
+    uint32_t num_rotating;    /* bodies with rotates set: the world uses the rigid solver */
     physics__map map;
 } physics__bodies;
 
@@ -186,6 +244,17 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e);
 uint32_t physics__bodies_find(const physics__bodies *b, ct_entity_t e);
 void physics__bodies_free(physics__bodies *b);
 const char *physics__body_desc_error(const ct_body_desc_t *d);
+/* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
+const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
+int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
+/* The rigid desc of a v1-v3 desc: rotation locked, no rotation. */
+ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
+/* Recomputes whether body i rotates (and the count) after its locks, rotation or shape changed. */
+void physics__bodies_classify(physics__bodies *b, uint32_t i);
+/* The world inverse inertia of body i (symmetric 3x3, row major), locked axes zeroed. */
+void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9]);
+/* The world bounding-box half extents of body i from its rotation, into extent[i]. */
+void physics__bodies_extent(physics__bodies *b, uint32_t i);
 
 /* ---- Broadphase (physics_broadphase.c): the spatial hash -----------------------------------
  * The seed's pattern (grid coordinate -> hash -> the cell's items in one array), built by a
@@ -309,7 +378,119 @@ typedef struct physics__events {
 int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size);
 void physics__events_free(physics__events *s);
 
-/* ---- Scene and solver (physics_solver.c) -------------------------------------------------- */
+/* ---- Rigid bodies (physics_manifold.c, physics_rigid.c) ------------------------------------ */
+
+#define PHYSICS_MANIFOLD_POINTS 4u
+#define PHYSICS_MANIFOLD_MAX_CLIP 16u /* room while clipping, before the reduction to four */
+
+typedef struct physics__manifold_point {
+    physics__v3 point; /* world, midway between the surfaces */
+    float sep;         /* negative: overlap */
+    uint32_t id;       /* the features that made it (kept from step to step) */
+} physics__manifold_point;
+
+typedef struct physics__manifold_out {
+    physics__v3 normal; /* from body a to body b */
+    uint32_t count;
+    physics__manifold_point p[PHYSICS_MANIFOLD_MAX_CLIP];
+} physics__manifold_out;
+
+/* The manifold of bodies i and j (any shapes), points within margin (m) of touching. */
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                       physics__manifold_out *m);
+
+/* One direction at one point of a rigid contact (or at its centre), with what the solver needs
+ * precomputed: the anchors crossed with the direction, those turned by each body's inverse inertia
+ * (the spin a unit impulse gives), the effective mass and the accumulated impulse. The anchors and
+ * inertias are fixed for the step, so the inner loop has no matrix and no cross. */
+typedef struct physics__rigid_row {
+    physics__v3 ca, cb; /* ra x d, rb x d */
+    physics__v3 ia, ib; /* Ia^-1 (ra x d), Ib^-1 (rb x d) */
+    float mass, j;
+} physics__rigid_row;
+
+/* One point of a rigid contact: its normal row. */
+typedef struct physics__rigid_point {
+    physics__rigid_row n;
+    float sep;    /* separation at detection */
+    float max_jn; /* the largest normal impulse of the step (restitution needs one) */
+    float rel_vn; /* normal relative velocity before the solve */
+    float lever;  /* distance from the contact's centre: the twist friction it can hold */
+    uint32_t id;
+} physics__rigid_point;
+
+/* A rigid contact: one manifold. Friction acts at the manifold's centre, as Box3D's does: two
+ * tangent rows solved as one 2 x 2 block, within the cone of the summed normal impulses, and a
+ * twist about the normal within the impulses times their lever arms. */
+typedef struct physics__rigid_contact {
+    uint64_t key; /* entity(a) << 32 | entity(b) */
+    uint32_t a, b, count, cached;
+    physics__v3 normal, t1, t2;
+    physics__v3 center_a;             /* the centre from a's centre (for the event's point) */
+    physics__rigid_row f1, f2;        /* tangent rows at the centre (their masses unused) */
+    float k11, k12, k22;              /* the inverse of the tangent block's 2 x 2 mass */
+    physics__v3 twist_a, twist_b;     /* Ia^-1 n, Ib^-1 n */
+    float twist_mass, twist_j;
+    float friction, restitution;
+    float bias_rate, mass_scale, impulse_scale; /* the soft contact of this pair */
+    physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_contact;
+
+/* What a rigid contact remembers into the next step. */
+typedef struct physics__rigid_cached {
+    uint64_t key;
+    uint32_t count;
+    uint16_t touching, asleep;
+    uint32_t id[PHYSICS_MANIFOLD_POINTS];
+    float jn[PHYSICS_MANIFOLD_POINTS];
+    physics__v3 friction; /* the centre's friction impulse, world axes */
+    float twist;
+} physics__rigid_cached;
+
+/* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
+ * apart: the contacts' rows carry what they need of it). */
+typedef struct physics__rigid_body {
+    physics__v3 v, w;
+    physics__v3 dp, dq; /* moved and turned (rotation vector) since the contacts were found */
+    float inv_mass;
+} physics__rigid_body;
+
+typedef struct physics__rigid_inertia {
+    float m[9]; /* world inverse inertia, row major */
+} physics__rigid_inertia;
+
+typedef struct physics__rigid {
+    physics__manifold_out *narrow; /* per sorted pair */
+    uint32_t cap_narrow;
+    uint32_t *kept;
+    uint32_t cap_kept;
+    physics__rigid_contact *contact;
+    uint32_t num_contacts, cap_contacts;
+    physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
+    uint32_t num_cache, cap_cache, cap_next_cache;
+    physics__rigid_body *body;
+    physics__rigid_inertia *inv_i;
+    uint32_t cap_body, cap_inv_i;
+    uint32_t substeps; /* 4 */
+} physics__rigid;
+
+/* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
+ *      physics_graph.c, physics_solver.c) ------------------------------------------------------ */
+
+/* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
+#define SOLVER_MARGIN 0.02f
+/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
+ * into one spot) the rest are dropped and the owner warns. */
+#define SOLVER_MIN_PAIR_LIMIT 65536u
+#define SOLVER_PAIRS_PER_BODY 64u
+/* Bodies, or boxes, are cut into jobs of this many for the pool. */
+#define SOLVER_SLICE_BOXES 1024u
+/* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
+ * are cut into jobs of this many pairs. */
+#define SOLVER_SLICE_PAIRS 1024u
+/* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island. */
+#define NARROW_KEEP 1u
+#define NARROW_WAKE 2u
 
 /* The contacts of a step, in entity-pair order: what detection finds and the step's end reads
  * (structure of arrays in one allocation). The solver works on rows instead (below). */
@@ -334,7 +515,7 @@ typedef struct physics__contacts {
  * entity-pair order; a static body does not count), so the contacts of one colour share no body,
  * and a pass is a handful of colours one after the other: a pile of 10,000 bodies or a 100-row
  * pyramid needs about a dozen. Fewer than SOLVER_COLOR_MIN_ROWS contacts are put in waves
- * instead, which keeps entity-pair order (solver__prepare).
+ * instead, which keeps entity-pair order (physics__graph_prepare).
  *
  * The rows are then put into blocks of PHYSICS_ROW_LANES, which the iterations solve side by
  * side, a row per lane (physics_lanes.h): each row, in that order, goes to the first block after
@@ -462,9 +643,65 @@ typedef struct physics__scene {
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
     uint32_t cap_order;
 
+    physics__rigid rigid; /* the rigid solver's contacts and cache, when bodies rotate */
+
     physics__events events; /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
+
+/* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
+int physics__rigid_step(physics__scene *s, float dt);
+void physics__rigid_free(physics__scene *s);
+
+/* Whether body i sits in the fixed grid. */
+static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
+{
+    return b->kind[i] == CT_BODY_STATIC || b->asleep[i];
+}
+
+/* The inverse mass the solver uses: a sleeping body does not move until it wakes. */
+static inline float physics__inv_mass(const physics__bodies *b, uint32_t i)
+{
+    return b->asleep[i] ? 0.0f : b->inv_mass[i];
+}
+
+/* The shape tests of a step's sorted pairs (physics_narrowphase.c), then the contacts made of them
+ * (physics_contacts.c): both are jobs over slices of SOLVER_SLICE_PAIRS pairs. */
+typedef struct physics__narrow_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t count;
+    float dt;
+} physics__narrow_job;
+void physics__narrow_range(void *user, uint32_t begin, uint32_t end);
+
+/* Fills a grid with the bodies that belong to it (fixed ones, or the others) and builds it
+ * (physics_step.c); fill_fixed does so for the fixed grid when it is stale. */
+int physics__scene_fill(physics__scene *s, physics__broadphase *bp, uint32_t **body, uint32_t *cap,
+                        bool fixed, float dt);
+int physics__scene_fill_fixed(physics__scene *s);
+/* Finds the contacts of this step's pairs (step 2), and at the end of the step remembers their
+ * impulses and writes the events (step 5) (physics_contacts.c). */
+int physics__contacts_collide(physics__scene *s, float dt);
+int physics__contacts_remember(physics__scene *s);
+/* The step's candidate pairs that may collide (their filters meet, one body moves), sorted by
+ * entity pair, into *order (NULL when none) and their number into *count. 0 or CT_ERR_NOMEM. */
+int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order, uint32_t *count);
+/* Room for n contacts in s->contacts (contents dropped). */
+int physics__contacts_reserve(physics__scene *s, uint32_t n);
+/* Asks for body i's island to wake at the end of the step. */
+void physics__contacts_want_awake(physics__scene *s, uint32_t i);
+/* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
+void physics__scene_keep_inside(physics__scene *s);
+void physics__contacts_free(physics__scene *s);
+/* Gathers the bodies in contact, colours the contacts and fills the row blocks, warm started
+ * (physics_graph.c). */
+int physics__graph_prepare(physics__scene *s);
+void physics__graph_free(physics__scene *s);
+/* The velocity passes on the gathered velocities, and the position passes on the gathered
+ * positions (physics_solver.c). */
+void physics__solve_velocities(physics__scene *s, physics__v3 *v);
+void physics__solve_positions(physics__scene *s, physics__v3 *p);
 
 /* The lanes the solver's rows were compiled with (PHYSICS_LANES of physics_lanes.h): the tests
  * check that each build of them got the one it asked for. */
@@ -549,6 +786,7 @@ extern physics__module physics__m;
 /* The v2 table; v1 is its prefix. The Lua bindings call through it too. */
 extern const ct_physics_api_v2 physics__api_v2;
 extern const ct_physics_api_v3 physics__api_v3;
+extern const ct_physics_api_v4 physics__api_v4;
 
 #define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
 

@@ -11,6 +11,7 @@
 #define SLEEP_SPEED 0.05f /* m/s */
 #define SLEEP_TIME 0.5f   /* s */
 #define SLEEP_PENETRATION 0.001f /* m */
+#define SLEEP_SPIN 0.05f  /* rad/s (bodies that never rotate spin at 0) */
 
 static int islands__cmp_u32(const void *x, const void *y) { return physics__cmp_u32(x, y); }
 
@@ -70,8 +71,9 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     physics__scene_wake(s, i);
-    for (uint32_t k = 0; k < s->num_cache; k++) {
-        const uint64_t key = s->cache[k].key;
+    const uint32_t remembered = s->num_cache + s->rigid.num_cache;
+    for (uint32_t k = 0; k < remembered; k++) {
+        const uint64_t key = k < s->num_cache ? s->cache[k].key : s->rigid.cache[k - s->num_cache].key;
         const uint32_t a = (uint32_t)(key >> 32), c = (uint32_t)key;
         if (a != e.id && c != e.id)
             continue;
@@ -104,7 +106,10 @@ void physics__islands_sleep(physics__scene *s, float dt)
     for (uint32_t i = 0; i < b->n; i++) {
         parent[i] = i;
         if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i])
-            b->rest[i] = v3_dot(b->velocity[i], b->velocity[i]) < slow ? b->rest[i] + dt : 0.0f;
+            b->rest[i] = v3_dot(b->velocity[i], b->velocity[i]) < slow &&
+                                 v3_dot(b->angular[i], b->angular[i]) < SLEEP_SPIN * SLEEP_SPIN
+                             ? b->rest[i] + dt
+                             : 0.0f;
     }
     const physics__contacts *c = &s->contacts;
     for (uint32_t k = 0; k < c->n; k++) {
@@ -143,7 +148,7 @@ void physics__islands_sleep(physics__scene *s, float dt)
             continue;
         b->asleep[i] = 1;
         b->island[i] = b->entity[r].id;
-        b->velocity[i] = v3(0, 0, 0);
+        b->velocity[i] = b->angular[i] = v3(0, 0, 0);
         slept++;
     }
     if (slept)

@@ -168,6 +168,49 @@ static int l_actor_teleport(lua_State *L) { return actor_set(L, physics__api_v2.
 static int l_actor_velocity(lua_State *L) { return actor_get(L, physics__api_v2.velocity, "Actor.velocity"); }
 static int l_actor_position(lua_State *L) { return actor_get(L, physics__api_v2.position, "Actor.position"); }
 
+/* ---- v4: rotation ---- */
+
+static int l_actor_angular_velocity(lua_State *L) { return actor_get(L, physics__api_v4.angular_velocity, "Actor.angular_velocity"); }
+static int l_actor_set_angular_velocity(lua_State *L) { return actor_set(L, physics__api_v4.set_angular_velocity, "Actor.set_angular_velocity"); }
+static int l_actor_add_torque(lua_State *L) { return actor_set(L, physics__api_v4.add_torque, "Actor.add_torque"); }
+
+/* Actor.rotation(world, e) -> x, y, z, w */
+static int l_actor_rotation(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.rotation");
+    float q[4];
+    check_result(L, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
+    for (int k = 0; k < 4; k++)
+        L_API->push_number(L, q[k]);
+    return 4;
+}
+
+/* Actor.set_rotation(world, e, x, y, z, w) */
+static int l_actor_set_rotation(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_rotation", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_rotation");
+    float q[4];
+    check__vec(L_API, L, 3, 4, q, "Actor.set_rotation");
+    return check_result(L, physics__api_v4.set_rotation(w, e, q), "Actor.set_rotation", e);
+}
+
+/* (world, e, vx, vy, vz, px, py, pz): a vector applied at a world point. */
+static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
+                    const char *what)
+{
+    ct_world_o *w = check__world(L_API, L, 1, what, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, what);
+    float v[3], p[3];
+    check__vec(L_API, L, 3, 3, v, what);
+    check__vec(L_API, L, 6, 3, p, what);
+    return check_result(L, fn(w, e, v, p), what, e);
+}
+
+static int l_actor_add_impulse_at(lua_State *L) { return actor_at(L, physics__api_v4.add_impulse_at, "Actor.add_impulse_at"); }
+static int l_actor_add_force_at(lua_State *L) { return actor_at(L, physics__api_v4.add_force_at, "Actor.add_force_at"); }
+
 void physics__register_lua(void)
 {
     static const ct_lua_reg_t physics[] = {
@@ -183,6 +226,11 @@ void physics__register_lua(void)
         {"position", l_actor_position},
         {"set_collision_filter", l_actor_set_collision_filter},
         {"sleeping", l_actor_sleeping},         {"wake", l_actor_wake},
+        {"rotation", l_actor_rotation},         {"set_rotation", l_actor_set_rotation},
+        {"angular_velocity", l_actor_angular_velocity},
+        {"set_angular_velocity", l_actor_set_angular_velocity},
+        {"add_torque", l_actor_add_torque},     {"add_impulse_at", l_actor_add_impulse_at},
+        {"add_force_at", l_actor_add_force_at},
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
     L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);

@@ -147,3 +147,55 @@ void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_fiel
         ct_free(a, *buffer, soa__bytes(f, num_fields, cap));
     *buffer = NULL;
 }
+
+/* Grows an array of `size`-byte elements to at least `need` (doubling, contents dropped: every
+ * user refills it). */
+int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need,
+                           size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    void *p = ct_alloc(a, (size_t)fresh * size);
+    if (!p)
+        return CT_ERR_NOMEM;
+    if (*array)
+        ct_free(a, *array, (size_t)*cap * size);
+    *array = p;
+    *cap = fresh;
+    return 0;
+}
+
+/* As physics__reserve, keeping the contents. */
+int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    void *p = ct_realloc(a, *array, (size_t)*cap * size, (size_t)fresh * size);
+    if (!p)
+        return CT_ERR_NOMEM;
+    *array = p;
+    *cap = fresh;
+    return 0;
+}
+
+/* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
+int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
+                               const physics__soa_field *f, uint32_t num_fields, uint32_t *cap,
+                               uint32_t need)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t fresh = *cap ? *cap : 256;
+    while (fresh < need)
+        fresh *= 2;
+    if (physics__soa_grow(a, owner, buffer, f, num_fields, 0, *cap, fresh))
+        return CT_ERR_NOMEM;
+    *cap = fresh;
+    return 0;
+}

@@ -195,7 +195,7 @@ static int queries__cmp_u64(const void *x, const void *y)
  * order, so that neither the instance order nor dead entities awaiting collection show. */
 static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const ct_entity_t *entity,
                                 const physics__v3 *position, const physics__v3 *velocity,
-                                physics__alive_f alive)
+                                const physics__bodies *spin, physics__alive_f alive)
 {
     uint64_t *order = n ? ct_alloc(a, (size_t)n * sizeof *order) : NULL;
     if (n && !order)
@@ -213,6 +213,14 @@ static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const
             physics__v3 p, v;
         } rec = {entity[i].id, position[i], velocity[i]};
         h = ct_murmur64a(&rec, sizeof rec, h);
+        /* Bodies that rotate add their rotation and spin (v1-v3 worlds keep their hashes). */
+        if (spin && spin->rotates[i]) {
+            struct {
+                physics__quat q;
+                physics__v3 w;
+            } turn = {spin->rotation[i], spin->angular[i]};
+            h = ct_murmur64a(&turn, sizeof turn, h);
+        }
     }
     if (order)
         ct_free(a, order, (size_t)n * sizeof *order);
@@ -222,8 +230,8 @@ static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const
 uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, physics__alive_f alive)
 {
     const physics__bodies *b = &s->bodies;
-    uint64_t h = queries__digest(s->a, 0, b->n, b->entity, b->position, b->velocity, alive);
+    uint64_t h = queries__digest(s->a, 0, b->n, b->entity, b->position, b->velocity, b, alive);
     if (p)
-        h = queries__digest(s->a, h, p->n, p->entity, p->position, p->velocity, alive);
+        h = queries__digest(s->a, h, p->n, p->entity, p->position, p->velocity, NULL, alive);
     return h;
 }

@@ -88,6 +88,7 @@ static void build_range(void *user, uint32_t begin, uint32_t end)
         d->program = cmd->program;
         d->material = cmd->material;
         d->mesh = cmd->mesh;
+        d->palette = cmd->palette;
         if (cmd->kind == RENDER_CMD_LAYER) {
             d->changes = RENDER_CHANGE_LAYER;
         } else if (i == 0) {

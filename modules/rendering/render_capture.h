@@ -3,7 +3,7 @@
  * `--capture FILE` / Render.capture write it; tools/cuttle-render-replay reads it.
  *
  * Layout (little-endian, no padding between items):
- *     u32 magic "CTRP", u32 version (1)
+ *     u32 magic "CTRP", u32 version (2; version 1's commands had no palette)
  *     render__pipeline                          validated like a compiled render_config
  *     f32 view_proj[16]
  *     render__frame_lights                      the lit program's frame uniforms
@@ -19,7 +19,7 @@
 #include "render_gpu.h"
 
 #define RENDER_CAPTURE_MAGIC 0x50525443u /* "CTRP" */
-#define RENDER_CAPTURE_VERSION 1u
+#define RENDER_CAPTURE_VERSION 2u
 
 typedef struct render__capture_mesh {
     const render__vertex *vertices;

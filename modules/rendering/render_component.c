@@ -21,12 +21,12 @@ render__manager *render__manager_of(ct_world_o *world, uint32_t type)
     return world ? render__m.component->manager(world, render__m.state->type_id[type]) : NULL;
 }
 
+/* Through the paged index (ct_entity_pages_t): its entry is the instance + 1; the entity kept at
+ * that instance tells a live entity from an older one of the same index. */
 static uint32_t find(const render__manager *m, ct_entity_t e)
 {
-    for (uint32_t i = 0; i < m->n; i++)
-        if (m->entity[i].id == e.id)
-            return i;
-    return UINT32_MAX;
+    const uint32_t *at = ct_entity_pages_entry(&m->index, e);
+    return at && *at && m->entity[*at - 1].id == e.id ? *at - 1 : UINT32_MAX;
 }
 
 void *render__instance_of(render__manager *m, ct_entity_t e)
@@ -66,7 +66,8 @@ static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *
     const uint32_t type = (uint32_t)(uintptr_t)user_data;
     render__manager *m = ct_alloc(a, sizeof *m);
     if (m)
-        *m = (render__manager){.a = a, .world = world, .type = type, .size = instance_sizes[type]};
+        *m = (render__manager){.a = a, .world = world, .type = type, .size = instance_sizes[type],
+                               .reloads_seen = render__m.state->reloads_seen};
     return m;
 }
 
@@ -75,11 +76,45 @@ static void release_refs(const render__manager *m, uint32_t i)
     if (m->type != RENDER_MESH_TYPE)
         return;
     const render__mesh_ref *r = (const render__mesh_ref *)(m->data + (size_t)i * m->size);
+    const render__named *names = render__m.state->names;
+    render__m.resource->unload("mesh", names[r->mesh_name].name);
+    render__m.resource->unload("material", names[r->material_name].name);
+}
+
+/* The entry of a resource name in render__state.names, made on first use; RENDER_NO_INDEX when
+ * memory runs out. A linear walk: there are as many entries as distinct names. */
+static uint32_t named(uint32_t type, const char *name)
+{
     render__state *s = render__m.state;
-    if (r->mesh < s->meshes_cap && s->meshes[r->mesh].used)
-        render__m.resource->unload("mesh", s->meshes[r->mesh].name);
-    if (r->material < s->materials_cap && s->material_slots[r->material].used)
-        render__m.resource->unload("material", s->material_slots[r->material].name);
+    for (uint32_t i = 0; i < s->num_names; i++)
+        if (s->names[i].type == type && !strcmp(s->names[i].name, name))
+            return i;
+    if (s->num_names == s->names_cap) {
+        const uint32_t cap = s->names_cap ? 2 * s->names_cap : 32;
+        render__named *grown = ct_realloc(render__m.allocator, s->names, (size_t)s->names_cap * sizeof *grown,
+                                          (size_t)cap * sizeof *grown);
+        if (!grown)
+            return RENDER_NO_INDEX;
+        s->names = grown;
+        s->names_cap = cap;
+    }
+    render__named *n = &s->names[s->num_names];
+    *n = (render__named){.type = type, .slot = RENDER_NO_INDEX};
+    snprintf(n->name, sizeof n->name, "%s", name);
+    return s->num_names++;
+}
+
+void render__refresh_mesh_refs(render__manager *m)
+{
+    const render__state *s = render__m.state;
+    if (!m || m->reloads_seen == s->reloads_seen)
+        return;
+    m->reloads_seen = s->reloads_seen;
+    for (uint32_t i = 0; i < m->n; i++) {
+        render__mesh_ref *r = (render__mesh_ref *)(void *)(m->data + (size_t)i * m->size);
+        r->mesh = s->names[r->mesh_name].slot;
+        r->material = s->names[r->material_name].slot;
+    }
 }
 
 static void destroy_manager(void *user_data, void *manager)
@@ -91,6 +126,7 @@ static void destroy_manager(void *user_data, void *manager)
     ct_allocator_t *a = m->a;
     ct_free(a, m->entity, (size_t)m->cap * sizeof *m->entity);
     ct_free(a, m->data, (size_t)m->cap * m->size);
+    ct_entity_pages_free(&m->index, a);
     ct_free(a, m, sizeof *m);
 }
 
@@ -105,9 +141,15 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
             continue;
         }
         release_refs(m, i);
+        uint32_t *at = ct_entity_pages_entry(&m->index, m->entity[i]);
+        if (*at == i + 1) /* a newer entity of the same index may hold the entry already */
+            *at = 0;
         m->n--;
-        m->entity[i] = m->entity[m->n];
-        memmove(m->data + (size_t)i * m->size, m->data + (size_t)m->n * m->size, m->size);
+        if (i < m->n) {
+            m->entity[i] = m->entity[m->n];
+            memcpy(m->data + (size_t)i * m->size, m->data + (size_t)m->n * m->size, m->size);
+            *ct_entity_pages_entry(&m->index, m->entity[i]) = i + 1;
+        }
     }
 }
 
@@ -232,7 +274,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 /* Resolves a mesh instance's resources (loading them), or false (logged) leaving none loaded. */
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
-    const ct_resource_api_v4 *res = render__m.resource;
+    const ct_resource_api_v5 *res = render__m.resource;
     if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;
@@ -246,8 +288,17 @@ static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, ren
         res->unload("mesh", d->mesh);
         return false;
     }
-    out->mesh = render__mesh_slot_of(d->mesh);
-    out->material = render__material_slot_of(d->material);
+    out->mesh_name = named(RENDER_NAMED_MESH, d->mesh);
+    out->material_name = named(RENDER_NAMED_MATERIAL, d->material);
+    if (out->mesh_name == RENDER_NO_INDEX || out->material_name == RENDER_NO_INDEX) {
+        RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: out of memory for resource names", e.id);
+        res->unload("mesh", d->mesh);
+        res->unload("material", d->material);
+        return false;
+    }
+    render__state *s = render__m.state;
+    out->mesh = s->names[out->mesh_name].slot = render__mesh_slot_of(d->mesh);
+    out->material = s->names[out->material_name].slot = render__material_slot_of(d->material);
     return true;
 }
 
@@ -263,6 +314,11 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, cons
     const uint32_t in_size = render__m.state->registered[m->type].instance_size;
     for (uint32_t k = 0; k < n; k++) {
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
+        if (!ct_entity_pages_reserve(&m->index, m->a, e)) {
+            RENDER_LOG(CT_LOG_ERROR, "spawn %s: out of memory for the entity index",
+                       render__m.state->registered[m->type].name);
+            return;
+        }
         const uint8_t *src = (const uint8_t *)data + (size_t)k * in_size;
         uint8_t *dst = m->data + (size_t)m->n * m->size;
         if (m->type == RENDER_MESH_TYPE) {
@@ -273,6 +329,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, cons
         } else {
             memcpy(dst, src, m->size);
         }
+        *ct_entity_pages_entry(&m->index, e) = m->n + 1;
         m->entity[m->n++] = e;
     }
 }
@@ -330,6 +387,10 @@ bool render__rebind_components(void)
 
 void render__unregister_components(void)
 {
+    render__state *s = render__m.state;
     for (uint32_t i = RENDER_NUM_TYPES; i--;)
-        render__m.component->unregister_type(render__m.state->type_id[i]);
+        render__m.component->unregister_type(s->type_id[i]);
+    ct_free(render__m.allocator, s->names, (size_t)s->names_cap * sizeof *s->names);
+    s->names = NULL;
+    s->num_names = s->names_cap = 0;
 }

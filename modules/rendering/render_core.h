@@ -61,13 +61,16 @@ enum {
     RENDER_CMD_LAYER = 3,      /* a layer begins: its target is bound and cleared as configured */
 };
 
-/* 64 bytes. `mesh`, `material` and `program` index the module's tables; `world` is the object's
- * affine 3x4 (ct_transform_matrix_t's layout). */
+/* 68 bytes. `mesh`, `material` and `program` index the module's tables; `world` is the object's
+ * affine 3x4 (ct_transform_matrix_t's layout). A skinned draw's `palette` is the first of its
+ * bones in the frame's bone palette (the gl backend's buffer of 3x4 matrices in the object's
+ * space); 0 and unused for everything else. */
 typedef struct render__command {
     uint32_t kind;
     uint32_t mesh;
     uint32_t material;
     uint32_t program;
+    uint32_t palette;
     float world[12];
 } render__command;
 
@@ -139,7 +142,7 @@ enum {
  * (the null backend hashes the bytes). The gl backend reads mvp..params as per-instance
  * attributes, so draws that differ only in material still share one instanced call. */
 typedef struct render__draw {
-    uint32_t kind, layer, pass, program, material, mesh, changes, reserved;
+    uint32_t kind, layer, pass, program, material, mesh, changes, palette;
     float mvp[16];   /* projection * view * world, column-major (GL's layout) */
     float world[12]; /* as recorded */
     float normal[12];/* the inverse transpose of world's 3x3, as three padded rows */

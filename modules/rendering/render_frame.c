@@ -53,6 +53,7 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
             continue;
         const render__mesh_slot *mesh = &s->meshes[r.mesh];
         const float *w = &j->worlds[12 * i];
+        const uint32_t palette = s->palette_of[i];
         const float c[3] = {w[0] * mesh->center[0] + w[1] * mesh->center[1] + w[2] * mesh->center[2] + w[3],
                             w[4] * mesh->center[0] + w[5] * mesh->center[1] + w[6] * mesh->center[2] + w[7],
                             w[8] * mesh->center[0] + w[9] * mesh->center[1] + w[10] * mesh->center[2] + w[11]};
@@ -61,7 +62,7 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
             const float col = w[k] * w[k] + w[4 + k] * w[4 + k] + w[8 + k] * w[8 + k];
             scale2 = col > scale2 ? col : scale2;
         }
-        const float radius = mesh->radius * sqrtf(scale2);
+        const float radius = (palette != RENDER_NO_INDEX ? s->skinned_radius[i] : mesh->radius) * sqrtf(scale2);
         bool inside = true;
         for (int p = 0; p < 6 && inside; p++)
             inside = dot3(j->planes[p], c) + j->planes[p][3] >= -radius;
@@ -69,11 +70,13 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
             continue;
         const float to[3] = {c[0] - j->eye[0], c[1] - j->eye[1], c[2] - j->eye[2]};
         const render__layer_desc *layer = &s->pipeline.layers[mat->layer];
+        const uint32_t program = palette != RENDER_NO_INDEX ? render__program_skinned(mat->program) : mat->program;
         const render__key_fields f = {
-            .layer = mat->layer, .pass = 1, .program = mat->program, .material = r.material,
+            .layer = mat->layer, .pass = 1, .program = program, .material = r.material,
             .depth = render__key_depth(dot3(to, j->forward), j->near_plane, j->far_plane,
                                        (layer->flags & RENDER_LAYER_BACK_TO_FRONT) != 0)};
-        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material, .program = mat->program};
+        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material, .program = program,
+                               .palette = palette != RENDER_NO_INDEX ? palette : 0};
         memcpy(cmd.world, w, sizeof cmd.world);
         render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
     }
@@ -203,17 +206,19 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
         s->pipeline_checked = true;
         render__use_project_pipeline();
     }
-    render__watch_pipeline();
+    render__follow_reloads();
     if (s->backend == RENDER_BACKEND_GL && !s->gl && !s->gl_failed)
         render__set_backend("gl");
-    const render__manager *meshes = render__manager_of(world, RENDER_MESH_TYPE);
+    render__manager *meshes = render__manager_of(world, RENDER_MESH_TYPE);
+    render__refresh_mesh_refs(meshes);
     gather_job job = {.s = s, .meshes = meshes};
     if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
         return CT_ERR_NOT_FOUND;
     gather_lights(world, job.eye, &s->lights);
     const render__pool pool = {render__m.jobs ? pool_parallel_for : NULL, (void *)render__m.jobs};
     const uint32_t ranges = (meshes->n + GATHER_GRAIN - 1) / GATHER_GRAIN;
-    if (!gather_worlds(s, world, meshes) || !render__queue_begin(&s->queue, 1 + ranges)) {
+    if (!gather_worlds(s, world, meshes) || !render__gather_palettes(s, world, meshes) ||
+        !render__queue_begin(&s->queue, 1 + ranges)) {
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory for %u mesh instances", meshes->n);
         return CT_ERR_NOMEM;
     }
@@ -230,6 +235,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
+        render__gl_set_palette(s->gl, (const float (*)[12])s->palette, s->palette_n);
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
@@ -248,4 +254,5 @@ void render__frame_free(void)
     ct_free(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48);
     s->worlds = NULL;
     s->worlds_cap = 0;
+    render__skin_free();
 }

@@ -95,6 +95,12 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     }
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
+    glCreateBuffers(1, &g->palette);
+    glCreateTextures(GL_TEXTURE_BUFFER, 1, &g->palette_texture);
+    static const uint8_t white[4] = {255, 255, 255, 255};
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
+    glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
+    glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
     return g;
 }
 
@@ -113,12 +119,17 @@ void render__gl_destroy(render__gl *g)
     if (g->context != EGL_NO_CONTEXT) {
         for (uint32_t k = 0; k < g->meshes_cap; k++)
             render__gl_mesh_release(g, k);
+        for (uint32_t k = 0; k < g->textures_cap; k++)
+            render__gl_texture_release(g, k);
+        glDeleteTextures(1, &g->white);
         for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
             glDeleteProgram(g->programs[k]);
         glDeleteVertexArrays(1, &g->empty_vao);
         glDeleteBuffers(1, &g->instances);
+        glDeleteTextures(1, &g->palette_texture);
+        glDeleteBuffers(1, &g->palette);
         eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
         if (g->surface != EGL_NO_SURFACE)
             eglDestroySurface(g->display, g->surface);
@@ -131,6 +142,7 @@ void render__gl_destroy(render__gl *g)
         XCloseDisplay(g->x_display);
     }
     ct_free(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *g->meshes);
+    ct_free(g->a, g->textures, (size_t)g->textures_cap * sizeof *g->textures);
     ct_free(g->a, g, sizeof *g);
 }
 
@@ -165,6 +177,9 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     glVertexArrayAttribFormat(m->vao, 1, 3, GL_FLOAT, GL_FALSE, offsetof(render__vertex, normal));
     glVertexArrayAttribBinding(m->vao, 0, 0);
     glVertexArrayAttribBinding(m->vao, 1, 0);
+    glEnableVertexArrayAttrib(m->vao, 14);
+    glVertexArrayAttribFormat(m->vao, 14, 2, GL_FLOAT, GL_FALSE, offsetof(render__vertex, uv));
+    glVertexArrayAttribBinding(m->vao, 14, 0);
     /* Binding 1: the display list, one render__draw per instance (its buffer is bound per frame):
      * mvp, world, normal and the material's two vectors, 12 vec4s from render__draw.mvp on. */
     for (GLuint k = 0; k < 12; k++) {
@@ -178,6 +193,42 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     return glGetError() == GL_NO_ERROR;
 }
 
+bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices)
+{
+    if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
+        return false;
+    render__gl_mesh *m = &g->meshes[mesh];
+    glCreateBuffers(1, &m->skin);
+    glNamedBufferData(m->skin, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *skin, skin, GL_STATIC_DRAW);
+    /* Sixteen attribute locations are all a GL 4.5 implementation must offer (llvmpipe offers no
+     * more), so a skinned mesh's vertex array reads its draws differently: no normal matrix (the
+     * skinned program turns normals by the world matrix), locations 9..10 the material, 11 the
+     * palette, 12..13 the bones and weights (binding 2). */
+    const GLuint material = (GLuint)offsetof(render__draw, params);
+    glVertexArrayAttribFormat(m->vao, 9, 4, GL_FLOAT, GL_FALSE, material);
+    glVertexArrayAttribFormat(m->vao, 10, 4, GL_FLOAT, GL_FALSE, material + 16);
+    glVertexArrayAttribIFormat(m->vao, 11, 1, GL_UNSIGNED_INT, (GLuint)offsetof(render__draw, palette));
+    glVertexArrayVertexBuffer(m->vao, 2, m->skin, 0, sizeof *skin);
+    glVertexArrayAttribIFormat(m->vao, 12, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(render__skin_vertex, joints));
+    glVertexArrayAttribFormat(m->vao, 13, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(render__skin_vertex, weights));
+    glVertexArrayAttribBinding(m->vao, 12, 2);
+    glVertexArrayAttribBinding(m->vao, 13, 2);
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n)
+{
+    const size_t size = (size_t)n * sizeof *bones;
+    if (size > g->palette_size) {
+        g->palette_size = size * 2;
+        glNamedBufferData(g->palette, (GLsizeiptr)g->palette_size, NULL, GL_STREAM_DRAW);
+        glTextureBuffer(g->palette_texture, GL_RGBA32F, g->palette);
+    }
+    if (size)
+        glNamedBufferSubData(g->palette, 0, (GLsizeiptr)size, bones);
+    return glGetError() == GL_NO_ERROR;
+}
+
 void render__gl_mesh_release(render__gl *g, uint32_t mesh)
 {
     if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
@@ -186,7 +237,55 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     glDeleteVertexArrays(1, &m->vao);
     glDeleteBuffers(1, &m->vbo);
     glDeleteBuffers(1, &m->ibo);
+    if (m->skin)
+        glDeleteBuffers(1, &m->skin);
     *m = (render__gl_mesh){0};
+}
+
+bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+                            const uint8_t *levels)
+{
+    if (material >= g->textures_cap) {
+        uint32_t cap = g->textures_cap ? g->textures_cap : 64;
+        while (cap <= material)
+            cap *= 2;
+        GLuint *t = ct_realloc(g->a, g->textures, (size_t)g->textures_cap * sizeof *t, (size_t)cap * sizeof *t);
+        if (!t)
+            return false;
+        memset(t + g->textures_cap, 0, (size_t)(cap - g->textures_cap) * sizeof *t);
+        g->textures = t;
+        g->textures_cap = cap;
+    }
+    render__gl_texture_release(g, material);
+    GLuint *tex = &g->textures[material];
+    glCreateTextures(GL_TEXTURE_2D, 1, tex);
+    glTextureStorage2D(*tex, (GLsizei)info->levels, info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
+                       (GLsizei)info->width, (GLsizei)info->height);
+    uint32_t w = info->width, h = info->height;
+    for (uint32_t l = 0; l < info->levels; l++) {
+        glTextureSubImage2D(*tex, (GLint)l, 0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE, levels);
+        levels += (size_t)w * h * 4;
+        w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1;
+    }
+    glTextureParameteri(*tex, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTextureParameteri(*tex, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(*tex, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTextureParameteri(*tex, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    return glGetError() == GL_NO_ERROR;
+}
+
+void render__gl_texture_release(render__gl *g, uint32_t material)
+{
+    if (material < g->textures_cap && g->textures[material]) {
+        glDeleteTextures(1, &g->textures[material]);
+        g->textures[material] = 0;
+    }
+}
+
+/* The texture draws of `material` sample. */
+static GLuint texture_of(const render__gl *g, uint32_t material)
+{
+    return material < g->textures_cap && g->textures[material] ? g->textures[material] : g->white;
 }
 
 static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
@@ -269,13 +368,15 @@ static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
         glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
 }
 
-/* Entries after `i` that draw the same mesh with the same program (materials are instance
- * data: a change of material does not end a run). */
-static uint32_t run_end(const render__draw *draws, uint32_t i, uint32_t n)
+/* Entries after `i` that draw the same mesh with the same program and texture (materials'
+ * parameters are instance data: a change of material alone does not end a run). */
+static uint32_t run_end(const render__gl *g, const render__draw *draws, uint32_t i, uint32_t n)
 {
+    const GLuint texture = texture_of(g, draws[i].material);
     uint32_t j = i + 1;
     while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
-           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)))
+           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
+           texture_of(g, draws[j].material) == texture)
         j++;
     return j;
 }
@@ -286,6 +387,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glEnable(GL_CULL_FACE);
     glDepthFunc(GL_LEQUAL);
     upload_draws(g, draws, n);
+    glBindTextureUnit(1, g->palette_texture);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
     for (uint32_t i = 0; i < n;) {
@@ -316,15 +418,16 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i++;
             continue;
         }
-        const uint32_t end = run_end(draws, i, n);
+        const uint32_t end = run_end(g, draws, i, n);
         if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao) {
             i = end;
             continue;
         }
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
-            /* Only the lit program reads the frame's lights (setting an absent location fails). */
-            if (d->program == RENDER_PROGRAM_LIT && !(frame_set & (1u << d->program))) {
+            /* Only the lit programs read the frame's lights (setting an absent location fails). */
+            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED) &&
+                !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
                 frame_set |= 1u << d->program;
             }
@@ -334,6 +437,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
             glBindVertexArray(m->vao);
         }
+        glBindTextureUnit(0, texture_of(g, d->material));
         glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
                                             (GLsizei)(end - i), i);
         calls++;

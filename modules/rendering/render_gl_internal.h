@@ -17,7 +17,7 @@ typedef struct render__gl_target {
 } render__gl_target;
 
 typedef struct render__gl_mesh {
-    GLuint vao, vbo, ibo;
+    GLuint vao, vbo, ibo, skin; /* skin: a skinned mesh's bones and weights (binding 2), else 0 */
     uint32_t num_indices;
 } render__gl_mesh;
 
@@ -33,10 +33,16 @@ struct render__gl {
     GLuint empty_vao;      /* full-screen passes make their vertices from gl_VertexID */
     GLuint instances;      /* the frame's display list, read as per-draw vertex attributes */
     size_t instances_size;
+    GLuint palette;        /* the frame's bone palette, read through palette_texture (unit 1) */
+    GLuint palette_texture;
+    size_t palette_size;
     render__pipeline pipeline;
     render__gl_target targets[RENDER_MAX_TARGETS];
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
+    GLuint *textures;      /* per material slot, 0: none (draws sample `white`) */
+    uint32_t textures_cap;
+    GLuint white;          /* 1 x 1 white, for materials without a texture */
     char renderer[160];
 };
 

@@ -5,7 +5,11 @@
  * backend uploads once per frame: locations 2..5 the MVP's columns, 6..8 the world matrix's rows,
  * 9..11 the normal matrix's rows, 12..13 the material's colour and (specular strength,
  * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
- * program and mesh is one instanced draw call, whatever their materials.
+ * program, mesh and texture is one instanced draw call, whatever their materials. Location 14 is
+ * the vertex's texture coordinate; unit 0 holds the material's base colour texture (sRGB, so it
+ * reads as linear colour; white for a material without one), multiplied into its colour. The
+ * skinned programs read the frame's bone palette through a buffer texture at unit 1 (three RGBA32F
+ * texels per bone): on llvmpipe texelFetch is about three times faster than a storage buffer.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
  *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
  *                                  sun direction (towards the light) and colour, then up to four
@@ -16,7 +20,8 @@
 
 #include <stdio.h>
 
-const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette"};
+const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette",
+                                                                 "unlit_skinned", "lit_skinned"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -26,12 +31,15 @@ static const char mesh_vs[] =
     "layout(location = 6) in vec4 i_world[3];\n"
     "layout(location = 9) in vec4 i_normal[3];\n"
     "layout(location = 12) in vec4 i_material[2];\n"
+    "layout(location = 14) in vec2 a_uv;\n"
+    "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
     "  v_color = i_material[0];\n"
+    "  v_uv = a_uv;\n"
     "  v_specular = i_material[1];\n"
     "  vec4 p = vec4(a_position, 1.0);\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
@@ -40,15 +48,61 @@ static const char mesh_vs[] =
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
+/* The mesh program for skinned meshes: the vertex is first moved by its four bones (3x4 rows of
+ * the palette from the draw's first bone on, in the object's space), then drawn as above, except
+ * that normals turn by the world matrix itself (the lit program normalises them): exact for
+ * rotations and uniform scales, which is what characters are placed with, and it leaves the
+ * locations of the normal matrix to the bones (see render__gl_mesh_set_skin). */
+static const char skinned_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 1) in vec3 a_normal;\n"
+    "layout(location = 2) in vec4 i_mvp[4];\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 9) in vec4 i_material[2];\n"
+    "layout(location = 11) in uint i_palette;\n"
+    "layout(location = 12) in uvec4 a_joints;\n"
+    "layout(location = 13) in vec4 a_weights;\n"
+    "layout(location = 14) in vec2 a_uv;\n"
+    "layout(binding = 1) uniform samplerBuffer u_palette;\n"
+    "out vec2 v_uv;\n"
+    "out vec3 v_world;\n"
+    "out vec3 v_normal;\n"
+    "flat out vec4 v_color;\n"
+    "flat out vec4 v_specular;\n"
+    "void main() {\n"
+    "  v_color = i_material[0];\n"
+    "  v_uv = a_uv;\n"
+    "  v_specular = i_material[1];\n"
+    "  vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);\n"
+    "  for (int k = 0; k < 4; k++) {\n"
+    "    if (a_weights[k] == 0.0) continue;\n"
+    "    int b = 3 * int(i_palette + a_joints[k]);\n"
+    "    r0 += a_weights[k] * texelFetch(u_palette, b);\n"
+    "    r1 += a_weights[k] * texelFetch(u_palette, b + 1);\n"
+    "    r2 += a_weights[k] * texelFetch(u_palette, b + 2);\n"
+    "  }\n"
+    "  vec4 p = vec4(dot(r0, vec4(a_position, 1.0)), dot(r1, vec4(a_position, 1.0)),\n"
+    "                dot(r2, vec4(a_position, 1.0)), 1.0);\n"
+    "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
+    "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
+    "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
+    "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
+    "}\n";
+
 static const char unlit_fs[] =
     "#version 450 core\n"
+    "layout(binding = 0) uniform sampler2D u_base;\n"
+    "in vec2 v_uv;\n"
     "flat in vec4 v_color;\n"
     "out vec4 o_color;\n"
-    "void main() { o_color = v_color; }\n";
+    "void main() { o_color = v_color * texture(u_base, v_uv); }\n";
 
 static const char lit_fs[] =
     "#version 450 core\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
+    "layout(binding = 0) uniform sampler2D u_base;\n"
+    "in vec2 v_uv;\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
     "flat in vec4 v_color;\n"
@@ -62,7 +116,8 @@ static const char lit_fs[] =
     "void main() {\n"
     "  vec3 n = normalize(v_normal);\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
-    "  vec3 base = v_color.rgb;\n"
+    "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
+    "  vec3 base = albedo.rgb;\n"
     "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
@@ -71,7 +126,7 @@ static const char lit_fs[] =
     "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
     "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
     "  }\n"
-    "  o_color = vec4(c, v_color.a);\n"
+    "  o_color = vec4(c, albedo.a);\n"
     "}\n";
 
 static const char fullscreen_vs[] =
@@ -150,6 +205,8 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_LIT] = {mesh_vs, lit_fs},
         [RENDER_PROGRAM_COPY] = {fullscreen_vs, copy_fs},
         [RENDER_PROGRAM_VIGNETTE] = {fullscreen_vs, vignette_fs},
+        [RENDER_PROGRAM_UNLIT_SKINNED] = {skinned_vs, unlit_fs},
+        [RENDER_PROGRAM_LIT_SKINNED] = {skinned_vs, lit_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
         out[k] = link_program(sources[k][0], sources[k][1], render__program_names[k], err, err_size);

@@ -19,11 +19,18 @@ enum {
     RENDER_PROGRAM_LIT = 1,      /* Lambert plus Blinn-Phong specular, ambient, sun, 4 point lights */
     RENDER_PROGRAM_COPY = 2,     /* full-screen: the input target as it is */
     RENDER_PROGRAM_VIGNETTE = 3, /* full-screen: the input target darkened towards the corners */
-    RENDER_NUM_PROGRAMS = 4,
+    RENDER_PROGRAM_UNLIT_SKINNED = 4, /* unlit and lit for skinned meshes: vertices moved by up to */
+    RENDER_PROGRAM_LIT_SKINNED = 5,   /* four bones of the draw's palette (render__command.palette) */
+    RENDER_NUM_PROGRAMS = 6,
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
 static inline bool render__program_fullscreen(uint32_t p) { return p == RENDER_PROGRAM_COPY || p == RENDER_PROGRAM_VIGNETTE; }
+/* The program a skinned mesh draws with for a material's program. */
+static inline uint32_t render__program_skinned(uint32_t p)
+{
+    return p == RENDER_PROGRAM_LIT ? RENDER_PROGRAM_LIT_SKINNED : RENDER_PROGRAM_UNLIT_SKINNED;
+}
 
 enum { RENDER_FORMAT_RGBA8 = 0, RENDER_FORMAT_RGBA16F = 1 };
 
@@ -71,6 +78,30 @@ typedef struct render__vertex {
     float uv[2];
 } render__vertex;
 
+/* A skinned vertex's bones (indices into its mesh's joints) and weights (summing to 1). */
+#define RENDER_MAX_JOINTS 256
+typedef struct render__skin_vertex {
+    uint16_t joints[4];
+    float weights[4];
+} render__skin_vertex;
+
+/* A texture: RGBA8, `levels` mip levels from width x height down to 1 x 1, stored one after the
+ * other, top row first. A material's base colour texture is sRGB colour. */
+#define RENDER_MAX_TEXTURE_SIZE 4096
+enum { RENDER_TEXTURE_SRGB = 1u };
+typedef struct render__texture_info {
+    uint32_t width, height, levels, flags;
+} render__texture_info;
+
+/* Bytes of a texture's levels. */
+static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t levels)
+{
+    size_t total = 0;
+    for (uint32_t l = 0; l < levels; l++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1)
+        total += (size_t)w * h * 4;
+    return total;
+}
+
 /* What a frame's uniforms hold for the lit program (16 vec4s, see render_gl_programs.c). */
 typedef struct render__frame_lights {
     float v[16][4];
@@ -94,7 +125,17 @@ const char *render__gl_renderer(const render__gl *g);
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices);
+/* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
+bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
+/* The frame's bone palette: 3x4 row-major matrices, the object's space; skinned draws read
+ * render__draw.palette onwards. */
+bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n);
 void render__gl_mesh_release(render__gl *g, uint32_t mesh);
+/* Uploads material `material`'s texture (replacing what was there; draws of a material without
+ * one sample white); false on a GL error. */
+bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+                            const uint8_t *levels);
+void render__gl_texture_release(render__gl *g, uint32_t material);
 
 /* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size);

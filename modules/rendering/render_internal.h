@@ -4,7 +4,10 @@
  * rendering.c     plugin entry, the ct.render table, backends, reload
  * render_frame.c  one frame: gather (cull + record on ct.jobs), merge-n-sort, build, execute
  * render_component.c  the mesh, camera and light component types
- * render_resources.c  the mesh, material and render_config resource types, config hot reload
+ * render_resources.c  what the resource types share (field readers, slot tables), registration
+ * render_mesh.c, render_mesh_gltf.c  the mesh resource type (OBJ, glTF)
+ * render_material.c   the material resource type
+ * render_config.c     the render_config resource type, switching pipelines and following edits
  * render_capture.c    writing a frame's packet stream (the replay tool reads it)
  * render_lua.c        the Render module for scripts
  * The core knows nothing of the kernel: render_core.h (render_key.c, render_queue.c,
@@ -14,6 +17,7 @@
 #ifndef RENDER_INTERNAL_H
 #define RENDER_INTERNAL_H
 
+#include "ct_animation.h"
 #include "ct_data.h"
 #include "ct_entity.h"
 #include "ct_host.h"
@@ -58,8 +62,9 @@ typedef struct render__light_desc {
     float range;
 } render__light_desc;
 
-/* One manager per component type and world: entities and fixed-size data, packed. For meshes the
- * data is two slots (mesh, material); the instance holds one load of each resource. */
+/* One manager per component type and world: entities and fixed-size data, packed, found through
+ * the paged index. For meshes the data is two slots (mesh, material); the instance holds one load
+ * of each resource. */
 typedef struct render__manager {
     ct_allocator_t *a;
     ct_world_o *world;
@@ -67,40 +72,79 @@ typedef struct render__manager {
     ct_entity_t *entity;
     uint8_t *data;
     uint32_t n, cap;
+    ct_entity_pages_t index; /* entity -> instance + 1 */
+    uint64_t reloads_seen;   /* render__state.reloads_seen when the slots below were resolved */
 } render__manager;
 
+/* A mesh instance: the slots gather reads, and the entries of render__state.names they came from,
+ * which find the slots again after a reload replaced a resource (its new version has a new slot). */
 typedef struct render__mesh_ref {
-    uint32_t mesh, material;
+    uint32_t mesh, material;           /* slots */
+    uint32_t mesh_name, material_name; /* render__state.names */
 } render__mesh_ref;
 
+/* A resource mesh instances name, and its slot as of the last reload. Entries stay for the
+ * module's life (one per distinct name ever spawned), so instances can keep their index. */
+enum { RENDER_NAMED_MESH, RENDER_NAMED_MATERIAL };
+typedef struct render__named {
+    uint32_t type; /* RENDER_NAMED_* */
+    uint32_t slot;
+    char name[RENDER_RESOURCE_NAME_SIZE];
+} render__named;
+
 /* A loaded mesh resource: its compiled payload (owned by the kernel) and its bounds. */
+/* A skinned mesh's joint: the bone it follows (by name: the animation's bone of that name) and
+ * the inverse of that bone's rest frame in the mesh's space (3x4, row-major). */
+#define RENDER_JOINT_NAME 32
+typedef struct render__mesh_joint {
+    char name[RENDER_JOINT_NAME];
+    float bind_inverse[12];
+} render__mesh_joint;
+
 typedef struct render__mesh_slot {
     bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
     const render__vertex *vertices;
     const uint32_t *indices;
     uint32_t num_vertices, num_indices;
-    float center[3], radius; /* local bounding sphere */
+    float center[3], radius; /* local bounding sphere (the rest pose's for a skinned mesh) */
+    const render__skin_vertex *skin; /* skinned meshes: per vertex; NULL for rigid ones */
+    const render__mesh_joint *joints;
+    uint32_t num_joints;
+    uint32_t *joint_bone;      /* joint -> bone index in the skeleton seen first (render_skin.c) */
+    uint32_t joint_bone_count; /* that skeleton's bone count */
 } render__mesh_slot;
 
-/* The compiled mesh payload's header; vertices and indices follow. */
+/* The compiled mesh payload's header (format 3); vertices and indices follow, then for a skinned
+ * mesh (num_joints > 0) a render__skin_vertex per vertex and the joints. */
 typedef struct render__mesh_header {
     uint32_t num_vertices, num_indices;
     float center[3], radius;
+    uint32_t num_joints, reserved;
 } render__mesh_header;
 
-/* The compiled material payload. */
+/* What a skinned mesh adds to render__write_mesh. */
+typedef struct render__mesh_skin {
+    const render__skin_vertex *vertices;
+    const render__mesh_joint *joints;
+    uint32_t num_joints;
+} render__mesh_skin;
+
+/* The compiled material payload (format 2); a texture's levels follow it. */
 typedef struct render__material_blob {
     uint32_t program;
     char layer[RENDER_NAME_SIZE];
     float color[4];
     float specular[4];
+    render__texture_info texture; /* width 0: none */
 } render__material_blob;
 
 typedef struct render__material_slot {
-    bool used;
+    bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
     char layer[RENDER_NAME_SIZE];
+    render__texture_info texture;
+    const uint8_t *texels; /* in the loaded payload (the kernel keeps it), or NULL */
 } render__material_slot;
 
 /* Everything the module keeps, in one allocation that survives a hot reload. */
@@ -115,8 +159,11 @@ typedef struct render__state {
 
     render__pipeline pipeline;
     char pipeline_name[RENDER_RESOURCE_NAME_SIZE]; /* "" for the built-in one */
-    int64_t pipeline_mtime;                         /* of its source, for hot reload */
     bool pipeline_checked;                          /* the project's "default" was looked for */
+    uint64_t reloads_seen;                          /* ct_resource_api_v5.reloads, last followed */
+
+    render__named *names;
+    uint32_t num_names, names_cap;
 
     render__mesh_slot *meshes;
     uint32_t meshes_cap;
@@ -127,6 +174,11 @@ typedef struct render__state {
     render__queue queue;
     float *worlds; /* per mesh instance, gathered on the main thread */
     uint32_t worlds_cap;
+    float (*palette)[12];  /* the frame's bone palette (render_skin.c) */
+    uint32_t palette_n, palette_cap;
+    uint32_t *palette_of;  /* per mesh instance: its first palette entry, or RENDER_NO_INDEX */
+    float *skinned_radius; /* per skinned instance: its culling radius in the posed frame */
+    uint32_t skinned_cap;
     float view_proj[16];
     render__frame_lights lights;
     ct_render_stats_t stats;
@@ -144,9 +196,11 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v4 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on */
+    const ct_resource_api_v5 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
+                                           v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
-    const ct_host_api_v1 *host;
+    const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
+    const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
@@ -161,24 +215,78 @@ void render__unregister_components(void);
 render__manager *render__manager_of(ct_world_o *world, uint32_t type);
 /* The data of entity e in a manager, or NULL. */
 void *render__instance_of(render__manager *m, ct_entity_t e);
+/* Finds the mesh instances' slots again after resources were reloaded (cheap when none was). */
+void render__refresh_mesh_refs(render__manager *m);
 
 /* render_resources.c */
 int render__register_resources(void);
 bool render__rebind_resources(void);
 void render__unregister_resources(void);
+/* Field readers for the compilers; each reports what is wrong through compile_error.
+ * render__compile_bad reports fmt (two string arguments) and returns CT_ERR_BAD_DATA. */
+int render__compile_bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, const char *b);
+/* An array of `n` numbers in [lo, hi] (optionally n - 1 of them, the last then `fill`). */
+bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill, double lo, double hi,
+                     float *out, ct_compile_ctx_o *ctx);
+bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out, ct_compile_ctx_o *ctx);
+bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE], ct_compile_ctx_o *ctx);
+/* A free slot in a table of `cap` entries of `size` bytes whose first member is `bool used`,
+ * growing it (and a parallel table) when full; RENDER_NO_INDEX past `max` or out of memory. */
+uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size, uint32_t *cap,
+                           uint32_t max);
+static inline uint32_t render__slot_from_runtime(void *runtime) { return (uint32_t)((uintptr_t)runtime - 1u); }
+static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((uintptr_t)slot + 1u); }
+
+/* render_mesh.c, render_mesh_gltf.c */
+extern const ct_resource_type_t render__mesh_resource;
+/* Writes the compiled mesh: header (with bounds), vertices, indices. */
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
+                       const uint32_t *idx, uint32_t ni, const render__mesh_skin *skin);
+int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
+/* render_mesh_skin.c: the skinned mesh of glTF skin `skin`, posed at rest, in metres times `units`. */
+struct ct_gltf_t;
+int render__compile_skinned_mesh(const char *rel, const struct ct_gltf_t *doc, uint32_t skin, double units,
+                                 ct_compile_ctx_o *ctx);
 /* The slot of a loaded resource (after resource->load), or RENDER_NO_INDEX. */
 uint32_t render__mesh_slot_of(const char *name);
+/* Uploads every loaded mesh to a freshly made gl backend. */
+void render__upload_meshes(void);
+
+/* render_material.c */
+extern const ct_resource_type_t render__material_resource;
+/* Uploads every loaded material's texture to a freshly made gl backend. */
+void render__upload_textures(void);
+
+/* render_texture.c */
+/* A file a source names (`rel`, checked and noted through source_file), read whole without
+ * blocking; regular files of at most `max` bytes only. NULL, reported as "field: 'rel': why". The
+ * buffer (size + 1 bytes, NUL-terminated) is freed from render__m.allocator. */
+void *render__read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel, uint64_t max,
+                                size_t *size);
+uint32_t render__texture_levels(uint32_t w, uint32_t h);
+/* Decodes PNG or JPEG bytes into RGBA8 sRGB with its mip chain (render__texture_bytes of it, from
+ * render__m.allocator); NULL when corrupt, not an image or over RENDER_MAX_TEXTURE_SIZE, reported
+ * naming `what`. */
+uint8_t *render__decode_texture(ct_compile_ctx_o *ctx, const char *what, const uint8_t *bytes, size_t size,
+                                render__texture_info *out);
 uint32_t render__material_slot_of(const char *name);
 /* Resolves every material's layer name against the current pipeline. */
 void render__resolve_material_layers(void);
+
+/* render_config.c */
+extern const ct_resource_type_t render__config_resource;
 /* Loads and switches to a render_config resource; reports and keeps the old one on failure. */
 int render__use_pipeline(const char *name);
 /* Uses the project's render_config "default" when it has one (no message when it has none). */
 void render__use_project_pipeline(void);
-/* Checks whether the current pipeline's source changed on disk and reloads it. */
-void render__watch_pipeline(void);
-/* Uploads every loaded mesh to a freshly made gl backend. */
-void render__upload_meshes(void);
+/* Follows what the kernel reloaded since the last frame (ct_resource_api_v5.reloads): the slots
+ * of named meshes and materials, and the current pipeline (whose source the kernel follows). */
+void render__follow_reloads(void);
+
+/* render_skin.c */
+/* The bone palettes of every skinned instance of `meshes` (after gather_worlds). */
+bool render__gather_palettes(render__state *s, ct_world_o *world, const render__manager *meshes);
+void render__skin_free(void);
 
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);

@@ -16,23 +16,19 @@
 
 #define L_API (render__m.lua)
 
-/* Scripts write files only below the working folder: relative, no '..', no '//'. The folders on
- * the way are made. */
+/* Scripts write files only where the host's output rules allow (api/ct_host.h: a canonical
+ * relative path below the output folder, no link, FIFO or device on the way); the folders on the
+ * way are made. Returns the full path, valid until the next call (main thread only). */
 static const char *check_output_path(lua_State *L, int idx, const char *what)
 {
     size_t len;
-    const char *path = L_API->check_string(L, idx, &len);
-    if (!len || len >= RENDER_PATH_SIZE || path[0] == '/' || strstr(path, "..") || strstr(path, "//") ||
-        strchr(path, '\\') || strlen(path) != len)
-        L_API->error(L, "%s: '%s' must be a relative path inside the working folder (no '..', '//')", what, path);
-    char dir[RENDER_PATH_SIZE];
-    memcpy(dir, path, len + 1);
-    for (char *slash = strchr(dir, '/'); slash; slash = strchr(slash + 1, '/')) {
-        *slash = '\0';
-        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-            L_API->error(L, "%s: cannot make folder '%s': %s", what, dir, strerror(errno));
-        *slash = '/';
-    }
+    const char *name = L_API->check_string(L, idx, &len);
+    char why[512];
+    static char path[RENDER_PATH_SIZE];
+    if (!render__m.host || strlen(name) != len)
+        L_API->error(L, "%s: '%s' cannot be written (no output folder)", what, name);
+    if (render__m.host->output_path(name, path, RENDER_PATH_SIZE, why, sizeof why))
+        L_API->error(L, "%s: %s", what, why);
     return path;
 }
 

@@ -40,6 +40,7 @@ static int start_gl(void)
     }
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
+    render__upload_textures();
     return 0;
 }
 
@@ -167,7 +168,7 @@ static bool make_folders(const char *path)
 static int read_options(void)
 {
     render__state *s = render__m.state;
-    const ct_host_api_v1 *host = render__m.host;
+    const ct_host_api_v2 *host = render__m.host;
     const char *b = host ? host->option("render-backend") : NULL;
     s->backend = b && !strcmp(b, "null") ? RENDER_BACKEND_NULL : RENDER_BACKEND_GL;
     if (b && strcmp(b, "null") && strcmp(b, "gl")) {
@@ -232,9 +233,10 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &render__m.lua),
     CT_MODULE_API(data, 1, &render__m.data),
-    CT_MODULE_API(resource, 4, &render__m.resource),
+    CT_MODULE_API(resource, 5, &render__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
-    CT_MODULE_API_OPTIONAL(host, 1, &render__m.host),
+    CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
+    CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
 };
 
 static const ct_module_v3_t module = {

@@ -5,6 +5,7 @@ local world
 local camera
 local crates = {}
 local dancer
+local walker
 local marks = 0
 local collisions = 0
 local frames = 0
@@ -26,10 +27,15 @@ function init()
   print(string.format("demo: loaded levels/arena in %.2f ms, spawned its %d entities in %.2f ms",
                       (t1 - t0) * 1000, n, (t2 - t1) * 1000))
 
-  -- Three small stacks of crates, dropped from a little above the floor.
+  -- Three small stacks of crates, dropped from a little above the floor, each crate turned and
+  -- set off its column a little more than the one below: they land on edges, tip over and tumble.
   for stack = 0, 2 do
     for level = 0, 3 do
-      local e = World.spawn_unit(world, "units/crate", stack * 3 - 3, 1 + level * 1.5, 0)
+      local e = World.spawn_unit(world, "units/crate", stack * 3 - 3 + level * 0.3, 1 + level * 1.5, 0)
+      local a = 0.35 + 0.2 * level + 0.15 * stack -- radians about a tilted axis
+      local ax, ay, az = 0.6, 0.3, 0.74
+      local s = math.sin(a / 2) / math.sqrt(ax * ax + ay * ay + az * az)
+      Actor.set_rotation(world, e, ax * s, ay * s, az * s, math.cos(a / 2))
       World.set_callback(world, e, "on_collision", on_collision)
       crates[#crates + 1] = e
     end
@@ -46,6 +52,11 @@ function init()
     Transform.link(world, joint, Animation.bone(world, dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
+
+  -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
+  -- follows its bones on the GPU.
+  walker = World.spawn_unit(world, "units/walker", -0.5, 0, 5.5)
+  print(string.format("demo: a walker with %d bones, skinned", Animation.bone_count(world, walker)))
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
@@ -110,6 +121,16 @@ function shutdown()
   end
   print(string.format("demo: %d frames, %d collisions reported to Lua, %d of %d crates at rest",
                       frames, collisions, resting, #crates))
+  -- They were dropped turned: those that tipped over now lie on a face (one axis points up).
+  local flat = 0
+  for _, e in ipairs(crates) do
+    local x, y, z, w = Actor.rotation(world, e)
+    local ux, uy, uz = 2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x) -- local y
+    local rx, ry, rz = 1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y) -- local x
+    local fx, fy, fz = 2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y) -- local z
+    if math.max(math.abs(uy), math.abs(ry), math.abs(fy)) > 0.99 then flat = flat + 1 end
+  end
+  print(string.format("demo: %d of %d crates tipped over and lie on a face", flat, #crates))
   local hx, hy, hz = Transform.world_position(world, Animation.bone(world, dancer, "Head"))
   print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
                       Animation.time(world, dancer), marks, hx, hy, hz))

@@ -2,7 +2,8 @@
 # cuttle-compile on skeletons and clips (issue 9): a resource is compiled again when only the file
 # it names changes (the BVH, the .gltf or a .bin beside it), a deleted file fails it with a
 # message naming the resource and the file, --strict compiles again what last compiled with
-# warnings, and misspelt fields name the file, the field and the nearest known name.
+# warnings, and misspelt fields name the file, the field and the nearest known name; glTF clips
+# chosen by name, precision misses explained, and cuttle-anim-report's help, listing and exit codes.
 set -uo pipefail
 source "$HARDENING_DIR/lib.sh"
 CUTTLE=$CUTTLE_COMPILE
@@ -96,6 +97,30 @@ fields unit "$(unit 'skeleton = "anims/skel" speed = "fast"')" \
 fields unit "$(unit 'skeleton = "anims/skel" speed = 2000')" \
     "entity 'dude': animation.speed: must be in -1000..1000, not 2000"
 run 0 "compiled 0, up to date 1, failed 0"
+
+# Clips by name (issue 22): the Blender-style walker's "Walk"; a misspelt name gets the nearest
+# one and the list; a clip over its target says why (bone, chain, units) and what to try.
+cp "$GLTF_TEST_DIR/walker.gltf" "$GLTF_TEST_DIR/checker.png" "$p/mocap/"
+printf 'source = "mocap/walker.gltf" animation = "Walk" mode = "precision"\n' >"$p/anims/walker.clip"
+run 0 "compiled 1, up to date 1, failed 0"
+printf 'source = "mocap/walker.gltf" animation = "Wlak"\n' >"$p/anims/walker.clip"
+run 1 "anims/walker.clip: animation: no animation 'Wlak' \(did you mean 'Walk'\?\); the file has Walk \(1.00 s\), Idle \(2.00 s\)"
+printf 'source = "mocap/walker.gltf" animation = "Idle" units = 100 mode = "precision"\n' >"$p/anims/walker.clip"
+run 0 "anims/walker.clip: error_mm: precision mode misses its 0.5 mm target: .* at bone '.*' .*centimetres read as metres.*Try: error_mm ="
+printf 'source = "mocap/walker.gltf" animation = "Walk"\n' >"$p/anims/walker.clip"
+printf 'source = "mocap/01_01.bvh" animation = "Walk"\n' >"$p/anims/bvh_named.clip"
+run 1 "anims/bvh_named.clip: animation: 'Walk' names a glTF animation, but a BVH file holds one motion"
+rm "$p/anims/bvh_named.clip" "$p/anims/walker.clip"
+
+# cuttle-anim-report: help, listing, names, exit 3 over target with the reason.
+CUTTLE=$ANIM_REPORT
+expect 0 "^usage: cuttle-anim-report;;--list;;Exit status" --help
+expect 2 "^usage: cuttle-anim-report" --frobnicate
+expect 0 '"animation":0,"name":"Walk","duration_s":1.0000;;"animation":1,"name":"Idle","duration_s":2.0000' --list "$p/mocap/walker.gltf"
+expect 1 "no animation 'Wlak' \(did you mean 'Walk'\?\)" --animation Wlak "$p/mocap/walker.gltf"
+expect 0 '"mode":"precision".*"target_mm":0.5' --animation Walk "$p/mocap/walker.gltf"
+expect 3 "precision mode misses its 0.5 mm target.*centimetres read as metres" --animation Walk --units 100 "$p/mocap/walker.gltf"
+CUTTLE=$CUTTLE_COMPILE
 
 # The mechanism is the resource system's: rendering's meshes, which name their OBJ or glTF through
 # source_file, are compiled again when only that file (or a .bin of the glTF) changes, and fail

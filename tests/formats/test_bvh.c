@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static char err[512];
@@ -176,12 +177,62 @@ static void limits(void **state)
     assert_true(accepted > 0 && accepted < len);
 }
 
+/* Issue 28: memory follows the text, not its newlines times the channels. 64 joints of 6
+ * channels, then 256 KiB of blank lines and one frame: the frame array was sized as one frame
+ * per line (2.4 GB at this size with more joints); now at most about twice the text. */
+static size_t live, peak;
+static void *counting(ct_allocator_t *a, void *p, size_t old_size, size_t new_size, const char *f,
+                      uint32_t l)
+{
+    (void)a, (void)f, (void)l;
+    live = live - old_size + new_size;
+    peak = live > peak ? live : peak;
+    if (!new_size) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, new_size);
+}
+
+static void blank_lines_cost_nothing(void **state)
+{
+    (void)state;
+    const size_t cap = 64 * 128 + (256u << 10) + 64 * 6 * 2 + 200;
+    char *text = malloc(cap);
+    size_t n = (size_t)snprintf(text, cap, "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\n"
+                                "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
+    for (int i = 1; i < 64; i++)
+        n += (size_t)snprintf(text + n, cap - n, "JOINT j%d\n{\nOFFSET 0 0 0\n"
+                              "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n", i);
+    for (int i = 0; i < 64; i++)
+        n += (size_t)snprintf(text + n, cap - n, "}\n");
+    n += (size_t)snprintf(text + n, cap - n, "MOTION\nFrames: 1\nFrame Time: 0.1\n");
+    const size_t text_size = n + (256u << 10) + 64 * 6 * 2;
+    memset(text + n, '\n', 256u << 10);
+    n += 256u << 10;
+    for (int i = 0; i < 64 * 6; i++)
+        text[n++] = '0', text[n++] = i + 1 < 64 * 6 ? ' ' : '\n';
+    ct_allocator_t a = {.realloc = counting};
+    live = peak = 0;
+    ct_bvh_t *b = ct_bvh_parse(text, n, "blank.bvh", &a, err, sizeof err);
+    if (!b)
+        fail_msg("%s", err);
+    assert_int_equal(b->num_frames, 1);
+    assert_int_equal(b->num_channels, 384);
+    print_message("peak %zu bytes for %zu bytes of text\n", peak, text_size);
+    assert_true(peak < 4 * text_size);
+    ct_bvh_free(b);
+    assert_int_equal(live, 0);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cmu_01_01),    cmocka_unit_test(boxing_frames_disagree),
         cmocka_unit_test(hand_made),    cmocka_unit_test(broken_files),
         cmocka_unit_test(limits),
+        cmocka_unit_test(blank_lines_cost_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MODELS ASSIMP_MODELS "/glTF2/"
@@ -262,6 +263,60 @@ static void hand_made_documents(void **state)
     ct_gltf_free(doc);
 }
 
+/* Issue 28: indices are read as integers. 0xFFFFFFFF read through float became index 0 and
+ * passed the range check (indices over 2^24 were rounded). Three vertices, indices 0 1 0xFFFFFFFF. */
+#define TRI_BUF "\"buffers\":[{\"byteLength\":48,\"uri\":\"data:application/octet-stream;base64," \
+                "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAD/////\"}]," \
+                "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36," \
+                "\"byteLength\":12}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3," \
+                "\"type\":\"VEC3\"},{\"bufferView\":1,\"componentType\":5125,\"count\":3,\"type\":\"SCALAR\"}],"
+
+static void indices_are_read_exactly(void **state)
+{
+    (void)state;
+    parse_refused(HEAD TRI_BUF "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},"
+                  "\"indices\":1}]}]}", "element 2 is 4294967295");
+}
+
+/* Issue 28: primitives naming one accessor share one decoded array, and the vertex limit holds
+ * over all primitives before anything is decoded (a small file naming one accessor from a
+ * great many primitives made a copy for each). */
+static void shared_accessors_decode_once_within_the_limit(void **state)
+{
+    (void)state;
+    enum { FEW = 50, MANY = 90000 }; /* MANY x 198 vertices passes GLTF_MAX_VERTICES */
+    const size_t cap = (size_t)MANY * 48 + 8192;
+    char *json = malloc(cap);
+    for (int round = 0; round < 2; round++) {
+        const int n = round ? MANY : FEW;
+        size_t at = (size_t)snprintf(json, cap, HEAD "\"buffers\":[{\"byteLength\":2376,\"uri\":"
+                                     "\"data:application/octet-stream;base64,");
+        for (int k = 0; k < 792; k++)
+            at += (size_t)snprintf(json + at, cap - at, "AAAA");
+        at += (size_t)snprintf(json + at, cap - at, "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":2376}],"
+                               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":198,"
+                               "\"type\":\"VEC3\"}],\"meshes\":[{\"primitives\":[");
+        for (int k = 0; k < n; k++)
+            at += (size_t)snprintf(json + at, cap - at, "%s{\"attributes\":{\"POSITION\":0}}",
+                                   k ? "," : "");
+        snprintf(json + at, cap - at, "]}]}");
+        ct_gltf_t *doc = parse(json);
+        if (!round) {
+            if (!doc)
+                fail_msg("%s", err);
+            assert_int_equal(doc->meshes[0].num_primitives, FEW);
+            for (int k = 1; k < FEW; k++)
+                assert_ptr_equal(doc->meshes[0].primitives[k].positions,
+                                 doc->meshes[0].primitives[0].positions);
+            ct_gltf_free(doc);
+        } else {
+            assert_null(doc);
+            assert_non_null(strstr(err, "more than 16777216 vertices"));
+        }
+    }
+    free(json);
+}
+
 /* Key times 0 1, values 0 and 10 as a STEP and a LINEAR scalar (weights), and a CUBICSPLINE
  * with tangents. */
 static void samplers(void **state)
@@ -347,6 +402,8 @@ int main(void)
         cmocka_unit_test(files_read_are_listed_once),
         cmocka_unit_test(broken_files),      cmocka_unit_test(hand_made_documents),
         cmocka_unit_test(samplers),          cmocka_unit_test(glb_framing),
+        cmocka_unit_test(indices_are_read_exactly),
+        cmocka_unit_test(shared_accessors_decode_once_within_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

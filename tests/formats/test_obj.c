@@ -103,6 +103,11 @@ static void test_broken_files(void **state)
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n", "bad face corner");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2 3\n", "texture coordinate index 1 is out of range");
     expect_error("v 0 0 0\nv 1 0 0\n", "bad.obj: no faces");
+    /* Issue 28: negating the most negative index overflowed (UBSan); it is out of range. */
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf -9223372036854775808 2 3\n",
+                 "position index -9223372036854775808 is out of range");
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nf 1/-9223372036854775808 2/1 3/1\n",
+                 "texture coordinate index -9223372036854775808 is out of range");
     expect_error("", "no faces");
     char nul[] = "v 0 0 0\nv 1\0 0 0\n";
     obj_mesh_t m;

@@ -20,6 +20,8 @@ enum {
     MATRIX_NETWORK_REPLICATION = 1u << 9,
     MATRIX_WORLD_LISTENERS = 1u << 10,
     MATRIX_LUA_CLOSURES = 1u << 11,
+    MATRIX_EXPR_EVAL = 1u << 12,
+    MATRIX_PARTICLES_STEP = 1u << 13,
 };
 
 /* Which API version (as the probe's file name spells it: "entity2") brings which feature. */
@@ -40,6 +42,8 @@ static const struct {
     {"network", 1, MATRIX_NETWORK_REPLICATION},
     {"world", 2, MATRIX_WORLD_LISTENERS},
     {"lua", 2, MATRIX_LUA_CLOSURES},
+    {"expr", 1, MATRIX_EXPR_EVAL},
+    {"particles", 1, MATRIX_PARTICLES_STEP},
 };
 
 typedef struct matrix_result_t {

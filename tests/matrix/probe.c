@@ -1,7 +1,7 @@
 /*
  * The version-matrix probe: a plugin built once per combination of module API versions
  * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V,
- * LUA_V), requiring exactly those versions. It runs:
+ * LUA_V, EXPR_V, PARTICLES_V), requiring exactly those versions. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -26,14 +26,18 @@
  *                   of nothing once removed)
  *     lua v2        a closure with its context and a userdata type with a method, called from a
  *                   chunk and through pcall, with a reference keeping the userdata
+ *     expr v1       the seed's expression compiled and evaluated once and in a batch: fixed bits
+ *     particles v1  an effect's burst stepped once: its count and a particle's velocity
  *
  * A module joins by adding its versions to the one dict in meson.build and its calls here.
  */
 #include "ct_animation.h"
 #include "ct_entity.h"
+#include "ct_expr.h"
 #include "ct_hash.h"
 #include "ct_lua.h"
 #include "ct_network.h"
+#include "ct_particles.h"
 #include "ct_physics.h"
 #include "ct_plugin.h"
 #include "ct_render.h"
@@ -58,6 +62,8 @@ typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
 typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
 typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
 typedef CONCAT(ct_lua_api_v, LUA_V) lua_api_t;
+typedef CONCAT(ct_expr_api_v, EXPR_V) expr_api_t;
+typedef CONCAT(ct_particles_api_v, PARTICLES_V) particles_api_t;
 
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
@@ -73,6 +79,8 @@ static const render_api_t *render;
 static const animation_api_t *animation;
 static const network_api_t *network;
 static const lua_api_t *lua;
+static const expr_api_t *expr;
+static const particles_api_t *particles;
 static const ct_resource_api_v1 *resource;
 
 static const char chain_unit[] =
@@ -449,6 +457,53 @@ static int network_replication(ct_world_o *w)
 }
 #endif
 
+#if EXPR_V >= 1
+/* expr v1: sin(t) + 0.1 * cos(10 * t) at t = 0.5, once and over a batch of 300 (two whole
+ * blocks and a tail): the engine's own polynomials give these bits on every machine. */
+static int expr_seed(void)
+{
+    static const char *const inputs[] = {"t"};
+    ct_expr_error_t err;
+    ct_expr_program_o *p = expr->compile("sin(t) + 0.1 * cos(10 * t)",
+                                         &(ct_expr_desc_t){.inputs = inputs, .num_inputs = 1}, &err);
+    if (!p)
+        return CT_ERR_INVALID;
+    static float t[300], out[300];
+    for (int i = 0; i < 300; i++)
+        t[i] = 0.5f;
+    float one = 0.0f;
+    expr->eval(p, &t[0], &one);
+    expr->eval_batch(p, (const float *const[]){t}, (float *const[]){out}, 300);
+    uint32_t bits;
+    memcpy(&bits, &one, sizeof bits);
+    bool ok = bits == 0x3f01fea4u && expr->num_outputs(p) == 1;
+    for (int i = 0; i < 300; i++)
+        ok &= out[i] == one;
+    expr->destroy(p);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
+#if PARTICLES_V >= 1
+/* particles v1: a burst of 8 with vy = 3 + n, stepped by 0.5 s with gravity 2: vy = 3 + n - 1. */
+static int particles_burst(ct_world_o *w)
+{
+    static const char src[] = "burst = 8 lifetime = 2 spawn = \"vx = 0; vy = 3 + n; vz = 0\" "
+                              "velocity = \"vx = vx; vy = vy - 2 * dt; vz = vz\"";
+    if (resource->load_source("particles", "matrix/burst", src, sizeof src - 1))
+        return CT_ERR_INVALID;
+    const float at[3] = {0, 0, 0};
+    const ct_particle_emitter_t e = particles->spawn(w, "matrix/burst", at);
+    particles->simulate(w, 0.5f);
+    ct_particles_view_t v;
+    const bool ok = e.id && particles->view(w, e, &v) && v.count == 8 && v.vy[5] == 7.0f &&
+                    v.py[5] == 3.5f;
+    particles->destroy(w, e);
+    resource->unload("particles", "matrix/burst");
+    return ok ? 0 : CT_ERR_INVALID;
+}
+#endif
+
 #if WORLD_V >= 2
 typedef struct world_events_t {
     uint32_t created, destroyed;
@@ -605,6 +660,16 @@ static int run_features(ct_world_o *w, uint32_t *features)
         return r;
     *features |= MATRIX_LUA_CLOSURES;
 #endif
+#if EXPR_V >= 1
+    if ((r = expr_seed()) != 0)
+        return r;
+    *features |= MATRIX_EXPR_EVAL;
+#endif
+#if PARTICLES_V >= 1
+    if ((r = particles_burst(w)) != 0)
+        return r;
+    *features |= MATRIX_PARTICLES_STEP;
+#endif
     return r;
 }
 
@@ -702,8 +767,10 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
     network = get_engine_api(CT_NETWORK_API, NETWORK_V);
     lua = get_engine_api(CT_LUA_API, LUA_V);
+    expr = get_engine_api(CT_EXPR_API, EXPR_V);
+    particles = get_engine_api(CT_PARTICLES_API, PARTICLES_V);
     return entity && world_api && transform && physics && resource && component && render &&
-                   animation && network && lua
+                   animation && network && lua && expr && particles
                ? 0
                : CT_ERR_MISSING_API;
 }
@@ -719,6 +786,8 @@ static const ct_api_ref_t requires[] = {
     {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
     {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
     {CT_LUA_API, LUA_V, 0, 0, "ct.lua"},
+    {CT_EXPR_API, EXPR_V, 0, 0, "ct.expr"},
+    {CT_PARTICLES_API, PARTICLES_V, 0, 0, "ct.particles"},
 };
 static ct_api_ref_t provides[1];
 static const matrix_probe_api_v1 probe_api = {.run = run};

@@ -63,6 +63,8 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
             CT_TEST_MODULE("rendering", "ct_rendering"),
             CT_TEST_MODULE("animation", "ct_animation"),
             CT_TEST_MODULE("networking", "ct_networking"),
+            CT_TEST_MODULE("expr", "ct_expr"),
+            CT_TEST_MODULE("particles", "ct_particles"),
             probes[i],
         };
         const char *slash = strrchr(probes[i], '/');

@@ -1,6 +1,6 @@
 /* Fuzz target: the packet header and the message framing inside a DATA packet. Whatever parses
  * must write back to the same bytes (write-then-read round trip). */
-#include "network_internal.h"
+#include "network_wire.h"
 
 #include <stdlib.h>
 

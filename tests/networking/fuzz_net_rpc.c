@@ -1,6 +1,6 @@
 /* Fuzz target: RPC decoding against declared schemas, then the write-then-read round trip of
  * every call that decodes. */
-#include "network_internal.h"
+#include "network_rpc.h"
 
 #include <stdlib.h>
 

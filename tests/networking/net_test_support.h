@@ -4,7 +4,10 @@
 #ifndef NET_TEST_SUPPORT_H
 #define NET_TEST_SUPPORT_H
 
-#include "network_internal.h"
+#include "network_log.h"
+#include "network_rpc.h"
+#include "network_session.h"
+#include "network_udp.h"
 #include "../support/test_alloc.h"
 
 #include <stdlib.h>

@@ -105,7 +105,7 @@ static void three_nodes_on_three_ports(void **state)
     assert_true(pump(10000, all_joined));
 
     for (int i = 0; i < NODES; i++) {
-        const float f[NET_FIELDS] = {(float)i};
+        const float f[NET_FIELDS] = {(float)i, [6] = 1}; /* a valid pose: the identity rotation */
         assert_true(net_object_spawn(&nodes[i].s, f, 0xffff) != 0);
         for (int j = 0; j < NODES; j++)
             if (j != i)

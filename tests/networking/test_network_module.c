@@ -487,6 +487,45 @@ static void a_new_session_never_aliases_the_last_ones_objects(void **state)
     net->stop();
 }
 
+/* Issue 28: calls still queued when their peer leaves go with it (they ran with a `from` that
+ * had left, and the per-peer byte count wrapped below zero, cutting off the next peer with the
+ * id). Budget 32 calls a frame: 100 calls and a breaking one in one burst leave calls queued. */
+static void calls_of_a_peer_that_left_never_run(void **state)
+{
+    (void)state;
+    assert_int_equal(lua->run_string(
+        "Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
+        "  hits = (hits or 0) + 1; last_from = from\n"
+        "end)\n"
+        "hits = 0\n", "=test"), 0);
+    assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
+    client_join();
+    net_rpc_registry_t rpc = {0};
+    const char *why;
+    const net_rpc_schema_t *hit = net_rpc_declare(&rpc, "hit", "number string:8", &why);
+    uint8_t msg[64];
+    for (int k = 0; k < 100; k++) {
+        net_writer_t w = net_writer(msg, sizeof msg);
+        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = k},
+                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
+        assert_true(net_rpc_encode(hit, args, 2, &w, &why));
+        assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
+    }
+    net_writer_t w = net_writer(msg, sizeof msg);
+    net_put_u8(&w, NET_RPC);
+    net_put_u32(&w, hit->hash);
+    net_put_u8(&w, 7); /* the wrong count: a breach */
+    assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
+    assert_true(frames_until(client_gone, 3000));
+    lua->run_string("hits_at_leave = hits", "=test");
+    for (int i = 0; i < 20; i++)
+        frame();
+    assert_true(lua_true("hits == hits_at_leave and hits < 100"));
+    assert_int_equal(net->stats().peers, 0);
+    client_close();
+    net->stop();
+}
+
 static void lua_misuse_is_named(void **state)
 {
     (void)state;
@@ -508,6 +547,7 @@ int main(void)
         cmocka_unit_test(a_batch_of_deaths_removes_exactly_those_objects),
         cmocka_unit_test(a_replica_is_made_once_per_object),
         cmocka_unit_test(a_new_session_never_aliases_the_last_ones_objects),
+        cmocka_unit_test(calls_of_a_peer_that_left_never_run),
         cmocka_unit_test(lua_misuse_is_named),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);

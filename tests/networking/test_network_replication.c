@@ -51,6 +51,8 @@ static net_obj_msg_t Ua(uint32_t v) { return (net_obj_msg_t){.type = NET_R_UPDAT
 static net_obj_msg_t Mab1(void) { return (net_obj_msg_t){.type = NET_R_MIGRATE, .origin = B, .owner = B, .mig = 1, .version = 1, .mask = 1, .fields = {20}}; }
 static net_obj_msg_t Ub(uint32_t v) { return (net_obj_msg_t){.type = NET_R_UPDATE, .origin = B, .mig = 1, .version = v, .mask = 1, .fields = {200.0f + (float)v}}; }
 static net_obj_msg_t D1(void) { return (net_obj_msg_t){.type = NET_R_DESTROY, .origin = B, .mig = 1}; }
+/* The host's word that B owns the object at 1 (with the host's copy of the state). */
+static net_obj_msg_t Nab1(void) { return (net_obj_msg_t){.type = NET_R_MIGRATE_NOTICE, .origin = HOST, .owner = B, .mig = 1, .version = 1, .mask = 1, .fields = {20}}; }
 
 static void the_posts_order_M_Ub_Ub_D_C_Ua(void **state)
 {
@@ -58,6 +60,10 @@ static void the_posts_order_M_Ub_Ub_D_C_Ua(void **state)
     test_alloc_init(&alloc);
     net_session_t x;
     third_peer(&x);
+    /* B's MIGRATE before the host's word is not believed (B is asked to send it again). */
+    assert_int_equal(feed(&x, CONN_B, Mab1()), 0);
+    assert_null(net_object_find(&x, OBJ));
+    assert_int_equal(feed(&x, CONN_HOST, Nab1()), 0);
     assert_int_equal(feed(&x, CONN_B, Mab1()), 0);
     const net_object_t *o = net_object_find(&x, OBJ);
     assert_non_null(o);
@@ -71,7 +77,7 @@ static void the_posts_order_M_Ub_Ub_D_C_Ua(void **state)
     assert_int_equal(feed(&x, CONN_A, C0()), 0);
     assert_int_equal(feed(&x, CONN_A, Ua(2)), 0);
     assert_null(net_object_find(&x, OBJ));
-    assert_int_equal(x.stats.migrations_applied, 1);
+    assert_int_equal(x.stats.migrations_applied, 1); /* the notice; B's announce says the same */
     assert_int_equal(x.stats.updates_applied, 2);
     assert_int_equal(x.stats.destroys_applied, 1);
     assert_int_equal(x.stats.stale_creates, 1);
@@ -80,20 +86,26 @@ static void the_posts_order_M_Ub_Ub_D_C_Ua(void **state)
     assert_int_equal(alloc.live_bytes, 0);
 }
 
-/* Every order of C_0, M_ab_1 and D_1 the post lists, and the expected order with updates. */
+/* Every order of C_0, the host's notice N_1, M_ab_1 and D_1 (B's M before its D, as B's stream
+ * is ordered); what X refused and asked again for (B's M or D before the notice), B sends again. */
 static void every_order_of_create_migrate_destroy(void **state)
 {
     (void)state;
     test_alloc_init(&alloc);
-    const int orders[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    for (int k = 0; k < 6; k++) {
+    const int orders[12][4] = {{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 2, 3, 1}, {1, 0, 2, 3},
+                               {1, 2, 0, 3}, {1, 2, 3, 0}, {2, 0, 1, 3}, {2, 0, 3, 1},
+                               {2, 1, 0, 3}, {2, 1, 3, 0}, {2, 3, 0, 1}, {2, 3, 1, 0}};
+    for (int k = 0; k < 12; k++) {
         net_session_t x;
         third_peer(&x);
-        for (int j = 0; j < 3; j++) {
+        for (int j = 0; j < 4; j++) {
             const int which = orders[k][j];
-            assert_int_equal(feed(&x, which == 0 ? CONN_A : CONN_B,
-                                  which == 0 ? C0() : which == 1 ? Mab1() : D1()), 0);
+            const uint32_t conn = which == 0 ? CONN_A : which == 1 ? CONN_HOST : CONN_B;
+            const net_obj_msg_t m = which == 0 ? C0() : which == 1 ? Nab1() : which == 2 ? Mab1() : D1();
+            assert_int_equal(feed(&x, conn, m), 0);
         }
+        assert_int_equal(feed(&x, CONN_B, Mab1()), 0); /* sent again when asked */
+        assert_int_equal(feed(&x, CONN_B, D1()), 0);
         assert_null(net_object_find(&x, OBJ));
         net_session_free(&x);
     }
@@ -103,6 +115,7 @@ static void every_order_of_create_migrate_destroy(void **state)
         net_session_t x;
         third_peer(&x);
         if (k) {
+            feed(&x, CONN_HOST, Nab1());
             feed(&x, CONN_B, Mab1());
             feed(&x, CONN_A, C0());
             feed(&x, CONN_A, Ua(5));
@@ -110,8 +123,10 @@ static void every_order_of_create_migrate_destroy(void **state)
         } else {
             feed(&x, CONN_A, C0());
             feed(&x, CONN_A, Ua(5));
-            feed(&x, CONN_B, Mab1());
+            feed(&x, CONN_B, Mab1()); /* before the notice: asked again */
+            feed(&x, CONN_HOST, Nab1());
             feed(&x, CONN_A, Ua(6));
+            feed(&x, CONN_B, Mab1());
             feed(&x, CONN_B, Ub(2));
         }
         const net_object_t *o = net_object_find(&x, OBJ);
@@ -127,7 +142,11 @@ static void every_order_of_create_migrate_destroy(void **state)
     x.id_of_conn[3] = 5;
     x.conn_of_id[5] = 3;
     const net_obj_msg_t Mbc2 = {.type = NET_R_MIGRATE, .origin = 5, .owner = 5, .mig = 2, .version = 1, .mask = 1, .fields = {30}};
+    net_obj_msg_t Nbc2 = Nab1();
+    Nbc2.owner = 5, Nbc2.mig = 2, Nbc2.fields[0] = 30;
+    feed(&x, CONN_HOST, Nbc2);
     feed(&x, 3, Mbc2);
+    feed(&x, CONN_HOST, Nab1());
     feed(&x, CONN_B, Mab1());
     feed(&x, CONN_A, C0());
     feed(&x, CONN_B, Ub(4));
@@ -338,7 +357,7 @@ static uint32_t soak_run(uint8_t mode, const net_conditions_t *c, uint64_t seed)
         for (int i = 0; i < PEERS; i++) {
             net_session_t *s = &peers[i].s;
             if (net_rand(&rng) % 10 == 0 && s->next_serial < 60) {
-                const float f[NET_FIELDS] = {(float)t, (float)i};
+                const float f[NET_FIELDS] = {(float)t, (float)i, [6] = 1};
                 const uint32_t id = net_object_spawn(s, f, 0xffff);
                 assert_true(id != 0);
                 owner_at[serial_of(id)][0] = s->my_id;

@@ -257,6 +257,25 @@ static void fragments_reassemble_under_loss(void **state)
     assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MTU, false, 0), CT_ERR_INVALID);
 }
 
+/* Issue 28: the largest message is 256 fragments, one more than a byte counts: it must arrive
+ * as one message, not as 256 (the count was kept in a byte, so 256 read as "not a fragment"). */
+static void the_largest_message_arrives_whole(void **state)
+{
+    (void)state;
+    connect_pair(NULL, NULL);
+    static uint8_t big[NET_MAX_MESSAGE];
+    for (uint32_t i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 7);
+    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MAX_MESSAGE, true, 0), 0);
+    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big,
+                                   NET_MAX_MESSAGE - NET_FRAGMENT + 1, true, 0), 0);
+    run_ms(4000);
+    assert_int_equal(client.big_ok, 2);
+    assert_int_equal(client.big_len, NET_MAX_MESSAGE - NET_FRAGMENT + 1);
+    assert_int_equal(client.reliable, 0);
+    assert_int_equal(client.disconnected, 0);
+}
+
 static void send_caps_refuse_with_full(void **state)
 {
     (void)state;
@@ -486,6 +505,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(steady_state_header_is_small, setup, teardown),
         cmocka_unit_test_setup_teardown(reliable_stream_survives_a_harsh_network, setup, teardown),
         cmocka_unit_test_setup_teardown(fragments_reassemble_under_loss, setup, teardown),
+        cmocka_unit_test_setup_teardown(the_largest_message_arrives_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(send_caps_refuse_with_full, setup, teardown),
         cmocka_unit_test_setup_teardown(garbage_allocates_nothing_and_gets_no_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(a_protocol_breach_disconnects_and_names_the_peer, setup, teardown),

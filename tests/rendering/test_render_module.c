@@ -2,8 +2,10 @@
  * ct_rendering.so in a booted kernel (entities, transforms, rendering) with a scratch project
  * folder: frames through the null backend with fixed counts, culling, hashes equal across runs
  * and thread counts, entity death releasing resources, bad data refused (materials, pipelines,
- * meshes, components, paths leaving the project), the pipeline's hot reload (a broken edit keeps
- * the old one), the Lua module's checks, and a screenshot through the gl backend.
+ * meshes, components, paths leaving the project), the pipeline's hot reload through the kernel's
+ * followed sources (a broken edit keeps the old one; a FIFO or a link to /dev/zero in its place
+ * neither hangs nor grows memory; a source over 64 KiB reloads), a material reloaded under
+ * instances that keep drawing, the Lua module's checks, and a screenshot through the gl backend.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -29,6 +34,7 @@
 static char project[256];
 static const ct_render_api_v1 *render;
 static const ct_resource_api_v1 *resource;
+static const ct_resource_api_v5 *resource5;
 static const ct_world_api_v1 *worlds;
 static const ct_entity_api_v2 *entity;
 static const ct_lua_api_v1 *lua;
@@ -55,6 +61,8 @@ static void boot(uint32_t jobs)
     assert_int_equal(kernel__boot(&desc), 0);
     render = test_kernel_api(CT_RENDER_API, 1);
     resource = test_kernel_api(CT_RESOURCE_API, 1);
+    resource5 = test_kernel_api(CT_RESOURCE_API, 5);
+    assert_non_null(resource5);
     worlds = test_kernel_api(CT_WORLD_API, 1);
     entity = test_kernel_api(CT_ENTITY_API, 2);
     lua = test_kernel_api(CT_LUA_API, 1);
@@ -203,6 +211,10 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("mesh", "m5", "source = \"cube.fbx\""), 0);
     assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
     assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
+    /* Skinned meshes: a file without skins, a units without a skin, a bad units. */
+    assert_int_equal(load("mesh", "s1", "source = \"gltf/box_glb/model.glb\" skin = 0"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s2", "source = \"gltf/box_glb/model.glb\" units = 0.01"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s3", "source = \"cube.obj\" skin = 0"), CT_ERR_BAD_DATA);
     assert_int_not_equal(load("mesh", "g1", "source = \"gltf/index_out_of_range/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g2", "source = \"gltf/missing_bin/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g3", "source = \"gltf/bad_array/model.gltf\""), 0);
@@ -234,6 +246,14 @@ static const char pipeline_post[] = "targets = [ { name = \"scene\" } ] layers =
                                     "{ name = \"opaque\" target = \"scene\" clear_color = [0 0 0 1] clear_depth = 1 } "
                                     "{ name = \"post\" fullscreen = { program = \"copy\" input = \"scene\" } } ]";
 
+/* A frame as the engine runs it: the kernel's frame (where followed sources are reloaded), then
+ * the render call a boot script would make. */
+static void frame(ct_world_o *w, ct_entity_t camera)
+{
+    assert_int_equal(kernel__frame(0.0), 0);
+    assert_int_equal(render->render(w, camera), 0);
+}
+
 static void test_pipeline_hot_reload(void **state)
 {
     (void)state;
@@ -244,24 +264,170 @@ static void test_pipeline_hot_reload(void **state)
     assert_int_equal(load("render_config", "main", pipeline_two), 0);
     assert_int_equal(render->set_pipeline("main"), 0);
     resource->unload("render_config", "main"); /* set_pipeline holds its own load */
-    assert_int_equal(render->render(w, camera), 0);
+    frame(w, camera);
     assert_int_equal(render->stats().packets, 11 + 2);
     /* The source changes on disk: the next frame uses it (a layer begin and a full-screen pass,
      * and the transparent layer is gone). The mtime must move: wait past its resolution. */
     usleep(20000);
     write_file("main.render_config", pipeline_post);
-    assert_int_equal(render->render(w, camera), 0);
+    frame(w, camera);
     assert_int_equal(render->stats().packets, 11 + 3);
     /* A broken edit is reported and the running pipeline stays. */
     usleep(20000);
     write_file("main.render_config", "layers = [ { name = \"opaque\" target = \"nowhere\" } ]");
-    assert_int_equal(render->render(w, camera), 0);
+    frame(w, camera);
     assert_int_equal(render->stats().packets, 11 + 3);
     usleep(20000);
     write_file("main.render_config", "layers = [ {");
-    assert_int_equal(render->render(w, camera), 0);
+    frame(w, camera);
     assert_int_equal(render->stats().packets, 11 + 3);
+    /* A source over 64 KiB (a long comment) is a source like any other. */
+    usleep(20000);
+    char *big = malloc(80 * 1024);
+    assert_non_null(big);
+    memset(big, ' ', 80 * 1024);
+    memcpy(big, "// padding", 10);
+    big[70 * 1024] = '\n';
+    snprintf(big + 70 * 1024 + 1, 10 * 1024 - 1, "%s", pipeline_two);
+    write_file("main.render_config", big);
+    free(big);
+    frame(w, camera);
+    assert_int_equal(render->stats().packets, 11 + 2);
     release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+/* Issue 28, item 19: the followed render_config source replaced by a FIFO (nobody writes to it)
+ * or by a link to /dev/zero (endless). Before, the frame opened and read it blocking and without
+ * a limit: the FIFO hung the engine, /dev/zero grew its memory until allocation failed. Now the
+ * kernel refuses both unread (not a regular file) and the running pipeline stays. Run in a child
+ * process with an alarm (and, without ASan, an address-space cap) so the old behaviour fails
+ * the test instead of hanging it or exhausting the machine. */
+static void hostile_source(bool fifo)
+{
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20);
+#if !defined(__SANITIZE_ADDRESS__)
+        const struct rlimit cap = {(rlim_t)4 << 30, (rlim_t)4 << 30};
+        setrlimit(RLIMIT_AS, &cap);
+#endif
+        boot(1);
+        ct_entity_t camera;
+        ct_world_o *w = scene(10, &camera, NULL);
+        write_file("main.render_config", pipeline_two);
+        bool ok = load("render_config", "main", pipeline_two) == 0 && render->set_pipeline("main") == 0;
+        resource->unload("render_config", "main");
+        ok = ok && kernel__frame(0.0) == 0 && render->render(w, camera) == 0;
+        struct rusage before, after;
+        getrusage(RUSAGE_SELF, &before);
+        char path[512];
+        snprintf(path, sizeof path, "%s/main.render_config", project);
+        unlink(path);
+        ok = ok && (fifo ? mkfifo(path, 0600) : symlink("/dev/zero", path)) == 0;
+        for (int k = 0; k < 3 && ok; k++)
+            ok = kernel__frame(0.0) == 0 && render->render(w, camera) == 0 && render->stats().packets == 11 + 2;
+        getrusage(RUSAGE_SELF, &after);
+        unlink(path);
+        const long grown_kb = after.ru_maxrss - before.ru_maxrss;
+        if (grown_kb > 64 * 1024)
+            fprintf(stderr, "the frame's peak memory grew by %ld KiB\n", grown_kb);
+        _exit(ok && grown_kb <= 64 * 1024 ? 0 : 3);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status))
+        fail_msg("the frame did not come back: killed by signal %d (the alarm: it hung)", WTERMSIG(status));
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_pipeline_source_fifo(void **state)
+{
+    (void)state;
+    hostile_source(true);
+}
+
+static void test_pipeline_source_dev_zero(void **state)
+{
+    (void)state;
+    hostile_source(false);
+}
+
+/* Issue 22: a material reloaded while instances use it (the console's `reload`, a source edit).
+ * Its new version has a new slot and the old one is released; before, the instances kept the old
+ * slot and vanished (or drew with whatever material took that slot next). */
+static void test_material_reload_keeps_instances(void **state)
+{
+    (void)state;
+    boot(2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(10, &camera, NULL);
+    frame(w, camera);
+    const ct_render_stats_t before = render->stats();
+    assert_int_equal(before.draws, 11);
+    write_file("red.material", "program = \"unlit\" color = [0 0 1]");
+    assert_int_equal(resource5->reload_source("material", "red"), 0);
+    frame(w, camera);
+    const ct_render_stats_t reloaded = render->stats();
+    assert_int_equal(reloaded.packets, before.packets);
+    assert_int_equal(reloaded.draws, before.draws);
+    assert_int_not_equal(reloaded.command_hash, before.command_hash); /* the new colour */
+    /* Another material loaded now may take the slot the old red left: red's instances must not
+     * change (before, they drew with the newcomer's look). */
+    assert_int_equal(load("material", "blue", "program = \"lit\" color = [0 0 1]"), 0);
+    frame(w, camera);
+    assert_int_equal(render->stats().command_hash, reloaded.command_hash);
+    resource->unload("material", "blue");
+    frame(w, camera);
+    assert_int_equal(render->stats().command_hash, reloaded.command_hash);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+/* Textures (issue 22): PNG and JPEG files and a glTF material's embedded PNG load; a missing,
+ * corrupt, too large or not regular (FIFO) image is refused, the FIFO without waiting on it. */
+static void test_textures(void **state)
+{
+    (void)state;
+    boot(1);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "ln -sf /usr/share/glmark2/textures/crate-base.png %s/crate.png && "
+             "ln -sf " ASSIMP_MODELS "/IRRMesh/brownground_1-1.jpg %s/ground.jpg", project, project);
+    assert_int_equal(system(cmd), 0);
+    write_file("corrupt.png", "\x89PNG\r\n\x1a\nthis is not a PNG stream");
+    /* A PNG whose header says 5000 x 5000: refused from the header, nothing decoded. */
+    static const unsigned char huge[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                         0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88, 8, 6, 0, 0, 0, 0, 0, 0, 0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/huge.png", project);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(huge, 1, sizeof huge, f), sizeof huge);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/fifo.png", project);
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(load("material", "t1", "texture = \"crate.png\""), 0);
+    assert_int_equal(load("material", "t2", "texture = \"ground.jpg\" program = \"unlit\""), 0);
+    assert_int_equal(load("material", "t3", "gltf = \"gltf/box_glb/model.glb\""), 0);
+    assert_int_equal(load("material", "t4", "gltf = \"gltf/box_glb/model.glb\" color = [1 0 0 1]"), 0);
+    assert_int_equal(load("material", "b1", "texture = \"missing.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b2", "texture = \"corrupt.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b3", "texture = \"huge.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b4", "texture = \"fifo.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b5", "texture = \"../crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b6", "gltf = \"gltf/box_glb/model.glb\" gltf_material = 3"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b7", "gltf = \"gltf/box_glb/model.glb\" texture = \"crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b8", "gltf_material = 0"), CT_ERR_BAD_DATA);
+    unlink(path);
+    const char *const good[] = {"t1", "t2", "t3", "t4"};
+    for (int k = 0; k < 4; k++) {
+        assert_non_null(resource->get("material", good[k]));
+        resource->unload("material", good[k]);
+    }
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
@@ -379,6 +545,10 @@ int main(void)
         cmocka_unit_test(test_frames_counts_and_hashes),
         cmocka_unit_test(test_bad_data_is_refused),
         cmocka_unit_test(test_pipeline_hot_reload),
+        cmocka_unit_test(test_pipeline_source_fifo),
+        cmocka_unit_test(test_pipeline_source_dev_zero),
+        cmocka_unit_test(test_material_reload_keeps_instances),
+        cmocka_unit_test(test_textures),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_hot_reload),

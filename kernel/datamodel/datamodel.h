@@ -1,0 +1,10 @@
+/* The data model's library entry: the table the kernel serves as "ct.datamodel" v1 and that tools
+ * linking libcuttle_datamodel call directly (one copy of the code). */
+#ifndef CT_KERNEL_DATAMODEL_H
+#define CT_KERNEL_DATAMODEL_H
+
+#include "ct_datamodel.h"
+
+const ct_datamodel_api_v1 *datamodel__api_v1(void);
+
+#endif

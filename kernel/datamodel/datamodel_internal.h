@@ -1,0 +1,242 @@
+/*
+ * The data model's private structures, shared by its files:
+ *   dm_map.c        open-addressing hash maps (128-bit key -> u32)
+ *   dm_doc.c        documents, the five operations, inverses, undo/redo, getters, listeners
+ *   dm_integrity.c  dangling references, orphans, object replacement
+ *   dm_changeset.c  change sets: building, text and binary forms, apply, merge, diff
+ *   dm_sjson.c      the lossless SJSON reader (spans kept) every text form parses with
+ *   dm_copy.c       copy and paste
+ *   dm_level.c      levels and units as documents, minimal-diff writes
+ *   datamodel.c     the API table
+ */
+#ifndef CT_DATAMODEL_INTERNAL_H
+#define CT_DATAMODEL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_datamodel.h"
+
+/* ---- maps: linear probing, backward-shift deletion, power-of-two capacity ---- */
+typedef struct dm_map_entry_t {
+    uint64_t a, b;
+    uint32_t value; /* UINT32_MAX marks an empty slot */
+} dm_map_entry_t;
+
+typedef struct dm_map_t {
+    dm_map_entry_t *slots;
+    uint32_t capacity; /* 0 or a power of two */
+    uint32_t count;
+} dm_map_t;
+
+#define DM_NONE UINT32_MAX
+
+uint32_t dm_map__get(const dm_map_t *m, uint64_t a, uint64_t b);
+/* Inserts or overwrites; false when out of memory. */
+bool dm_map__put(dm_map_t *m, uint64_t a, uint64_t b, uint32_t value);
+/* Returns the removed value or DM_NONE. */
+uint32_t dm_map__remove(dm_map_t *m, uint64_t a, uint64_t b);
+void dm_map__free(dm_map_t *m);
+uint64_t dm__hash_bytes(const void *p, size_t n);
+
+/* ---- values as the document owns them ---- */
+typedef struct dm_set_t {
+    ct_guid_t *items;
+    uint32_t count, capacity;
+    dm_map_t index; /* item -> position, built once the set grows past DM_SET_LINEAR */
+} dm_set_t;
+
+#define DM_SET_LINEAR 16u
+
+/* A value whose string/blob/set storage the holder owns (one heap block, or the set). */
+typedef struct dm_value_t {
+    uint32_t type;
+    uint32_t size;
+    union {
+        bool b;
+        double d;
+        double v[4];
+        char *s;
+        void *blob;
+        ct_guid_t guid;
+        dm_set_t *set;
+    } as;
+} dm_value_t;
+
+typedef struct dm_stamp_t {
+    uint64_t hlc;
+    uint32_t author; /* index into the document's authors */
+} dm_stamp_t;
+
+typedef struct dm_prop_t {
+    uint32_t obj, key;
+    uint32_t next; /* the object's properties in first-set order */
+    dm_stamp_t stamp;
+    dm_value_t value; /* CT_DM_NULL: a removed property kept as a tombstone for merges */
+} dm_prop_t;
+
+typedef struct dm_obj_t {
+    ct_guid_t guid;
+    uint32_t first_prop, last_prop;
+    dm_stamp_t stamp; /* of the create or destroy that made it what it is */
+    bool alive;       /* false: destroyed, kept so late edits are known as "deleted vs edited" */
+} dm_obj_t;
+
+/* One inverse. `expect` is the stamp the forward op left, checked before an undo restores. */
+typedef struct dm_rec_t {
+    uint8_t kind;
+    bool mark; /* the first inverse of a user action (a restore point begins here) */
+    uint32_t key;
+    ct_guid_t obj, item;
+    dm_stamp_t expect, old;
+    dm_value_t value; /* SET: the value to restore (owned) */
+} dm_rec_t;
+
+typedef struct dm_log_t {
+    dm_rec_t *recs;
+    uint32_t count, capacity;
+} dm_log_t;
+
+typedef struct dm_listener_t {
+    ct_dm_listener_f f;
+    void *user_data;
+    uint32_t id;
+} dm_listener_t;
+
+/* A string table: interned NUL-terminated strings with ids. */
+typedef struct dm_strings_t {
+    char **strs;
+    uint32_t count, capacity;
+    dm_map_t map; /* (hash, probe) -> id */
+} dm_strings_t;
+
+uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len); /* DM_NONE: no memory */
+uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len);
+void dm_strings__free(dm_strings_t *t);
+
+/* A bump arena of heap chunks (change sets and reports own their strings and values here). */
+typedef struct dm_arena_t {
+    struct dm_chunk_t *chunks;
+} dm_arena_t;
+
+void *dm_arena__alloc(dm_arena_t *a, size_t size);
+char *dm_arena__strdup(dm_arena_t *a, const char *s);
+/* Copies the value's storage into the arena; false when out of memory. */
+bool dm_arena__copy_value(dm_arena_t *a, ct_dm_value_t *v);
+void dm_arena__free(dm_arena_t *a);
+
+struct ct_dm_changeset_o {
+    ct_dm_op_t *ops;
+    uint32_t count, capacity;
+    dm_arena_t arena;
+};
+
+typedef struct dm_level_t dm_level_t; /* dm_level.c */
+
+struct ct_dm_doc_o {
+    dm_obj_t *objs;
+    uint32_t num_objs, cap_objs;
+    uint32_t *free_objs; /* (unused: destroyed objects stay as tombstones) */
+    dm_map_t obj_map;    /* guid -> object index */
+
+    dm_prop_t *props;
+    uint32_t num_props, cap_props;
+    dm_map_t prop_map; /* (object index, key id) -> property index */
+
+    dm_strings_t keys;
+    dm_strings_t authors;
+    uint32_t me; /* this document's author id */
+
+    ct_dm_clock_f clock;
+    void *clock_user_data;
+    uint64_t hlc; /* the greatest stamp seen or made */
+    /* The stamps this document made itself: an op of its own author in that range coming back
+     * (an echo from a server) is already applied. */
+    uint64_t local_first, local_last;
+    uint64_t rng[2];
+
+    dm_log_t undo, redo, txn;
+    bool action_open; /* an op happened since the last restore point */
+    dm_log_t *log;    /* where inverses go right now (NULL: nowhere) */
+
+    dm_map_t seen; /* remote op ids applied: (hlc, author id) */
+
+    bool recording;
+    ct_dm_changeset_o *outgoing;
+
+    dm_listener_t *listeners;
+    uint32_t num_listeners, cap_listeners, next_listener_id;
+
+    /* Reports (owned until the next call that makes one). */
+    ct_dm_skip_t *skips;
+    uint32_t num_skips, cap_skips;
+    ct_dm_issue_t *issues;
+    uint32_t num_issues, cap_issues;
+    ct_dm_conflict_t *conflicts;
+    uint32_t num_conflicts, cap_conflicts;
+    dm_arena_t report_arena;
+
+    dm_level_t *level; /* the source a level document was read from (dm_level.c) */
+
+    char error[512];
+};
+
+/* ---- dm_doc.c, used by the other files ---- */
+void dm__error(ct_dm_doc_o *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g);          /* alive or not */
+uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key);
+dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
+/* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
+ * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
+int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
+/* The borrowed public view of a stored value. */
+ct_dm_value_t dm__view(const dm_value_t *v);
+void dm__format_guid(ct_guid_t g, char out[33]);
+/* Rolls back (and frees) every inverse in `log` from index `from`, restoring old stamps. */
+void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from);
+void dm__log_clear(dm_log_t *log, uint32_t from);
+bool dm__value_valid(ct_dm_doc_o *doc, const ct_dm_value_t *v, const char *op, ct_guid_t g,
+                     const char *key);
+const char *dm__type_name(uint32_t type);
+void dm_doc__fill(ct_datamodel_api_v1 *api);
+bool dm__values_equal(const ct_dm_value_t *a, const ct_dm_value_t *b);
+uint32_t dm__author(ct_dm_doc_o *doc, const char *name); /* DM_NONE: no memory */
+void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source);
+ct_guid_t dm__random_guid(ct_dm_doc_o *doc);
+int dm__stamp_cmp(const ct_dm_doc_o *doc, dm_stamp_t x, dm_stamp_t y);
+bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
+
+/* ---- the other files' entries, for the API table ---- */
+int dm_doc__create(ct_dm_doc_o *doc, ct_guid_t object);
+int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint32_t *failed_index);
+
+uint32_t dm_integrity__check(ct_dm_doc_o *doc, const ct_dm_issue_t **issues);
+int dm_integrity__replace(ct_dm_doc_o *doc, const ct_guid_t *from, const ct_guid_t *to, uint32_t n);
+
+void dm_level__free(dm_level_t *level);
+
+ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc);
+void dm__destroy_doc(ct_dm_doc_o *doc);
+
+/* ---- text output shared by change sets, the clipboard and levels ---- */
+typedef struct dm_text_t {
+    char *s;
+    size_t n, cap;
+    bool failed;
+} dm_text_t;
+
+void dm__put(dm_text_t *t, const char *s, size_t n);
+void dm__puts(dm_text_t *t, const char *s);
+/* The shortest spelling of d that reads back exactly. */
+void dm__put_number(dm_text_t *t, double d);
+void dm__put_string(dm_text_t *t, const char *s, size_t len);
+/* A value in the change-set text form (null, true, 1.5, "s", { vec3 = [...] }, ...). */
+void dm__put_value(dm_text_t *t, const ct_dm_value_t *v);
+struct dm_sjson_t;
+/* Reads a value of the text form at node n; strings and arrays go to `arena`. */
+bool dm__read_value(const struct dm_sjson_t *js, uint32_t n, dm_arena_t *arena, ct_dm_value_t *out,
+                    const char **why);
+
+#endif

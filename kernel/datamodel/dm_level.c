@@ -1,0 +1,956 @@
+/*
+ * Levels and units as documents (api/ct_datamodel.h, "LEVELS AND UNITS AS DOCUMENTS").
+ *
+ * Reading flattens each entity's fields into dotted keys (components.transform.position) and
+ * keeps the parsed source with its spans. Writing compares the document with that source entity
+ * by entity and key by key, and edits only what differs: a changed value's span is replaced, a
+ * removed field's or entity's lines are cut, a new field goes after its siblings with their
+ * indentation, a new entity before the next kept sibling. Everything else is copied byte for
+ * byte, comments included, so an untouched document writes its source back unchanged and a
+ * one-field edit is a one-line diff.
+ */
+#include "datamodel_internal.h"
+
+#include <math.h>
+
+#include "ct_hash.h"
+#include "dm_sjson.h"
+
+typedef struct dm_ent_t {
+    uint32_t node;
+    ct_guid_t guid, parent;
+    bool has_id;
+} dm_ent_t;
+
+struct dm_level_t {
+    char *text;
+    uint32_t len;
+    dm_sjson_t js;
+    dm_ent_t *ents;
+    uint32_t num_ents, cap_ents;
+    dm_map_t by_node; /* entity node -> ents index */
+};
+
+static const ct_guid_t root_guid = {0, 0};
+
+void dm_level__free(dm_level_t *level)
+{
+    if (!level)
+        return;
+    free(level->text);
+    dm_sjson__free(&level->js);
+    free(level->ents);
+    dm_map__free(&level->by_node);
+    free(level);
+}
+
+/* ---- leaves: a source value as a model value ---- */
+
+/* The model value of a leaf node. Strings are decoded into *scratch (malloc'd, the caller frees);
+ * anything the model has no type for (other arrays, empty objects, null) is a blob of its source
+ * text, pointing into the text. */
+static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char **scratch)
+{
+    const dm_node_t *node = &js->nodes[n];
+    *out = (ct_dm_value_t){0};
+    switch (node->type) {
+    case DM_J_NUMBER:
+        if (!isnan(node->num)) {
+            out->type = CT_DM_DOUBLE;
+            out->as.d = node->num;
+            return;
+        }
+        break;
+    case DM_J_TRUE:
+    case DM_J_FALSE:
+        out->type = CT_DM_BOOL;
+        out->as.b = node->type == DM_J_TRUE;
+        return;
+    case DM_J_STRING: {
+        uint32_t len;
+        *scratch = dm_sjson__decode(js, n, false, &len);
+        if (*scratch) {
+            out->type = CT_DM_STRING;
+            out->size = len;
+            out->as.s = *scratch;
+            return;
+        }
+        break;
+    }
+    case DM_J_ARRAY:
+        if (node->count == 3 || node->count == 4) {
+            uint32_t i = 0;
+            bool numbers = true;
+            for (uint32_t e = node->first; e != DM_NONE; e = js->nodes[e].next, i++) {
+                numbers = numbers && js->nodes[e].type == DM_J_NUMBER && !isnan(js->nodes[e].num);
+                out->as.v[i] = js->nodes[e].num;
+            }
+            if (numbers) {
+                out->type = node->count == 3 ? CT_DM_VEC3 : CT_DM_QUAT;
+                return;
+            }
+        }
+        break;
+    default: break;
+    }
+    out->type = CT_DM_BLOB;
+    out->size = node->end - node->start;
+    out->as.blob = js->text + node->start;
+}
+
+/* Calls f for every leaf of object `obj` with its dotted key; members named in `skip` (top level
+ * only) are passed over. Non-empty objects recurse; everything else is a leaf. */
+typedef int (*leaf_f)(void *ctx, const char *key, uint32_t member);
+
+static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
+                   const char *const *skip, leaf_f f, void *ctx)
+{
+    for (uint32_t m = js->nodes[obj].first; m != DM_NONE; m = js->nodes[m].next) {
+        bool skipped = false;
+        for (const char *const *s = skip; s && *s && !skipped; s++)
+            skipped = dm_sjson__key_is(js, m, *s);
+        if (skipped)
+            continue;
+        uint32_t klen;
+        char *k = dm_sjson__decode(js, m, true, &klen);
+        if (!k)
+            return CT_ERR_NOMEM;
+        size_t at = prefix ? prefix + 1 : 0;
+        if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
+            free(k);
+            return CT_ERR_BAD_DATA;
+        }
+        if (prefix)
+            key[prefix] = '.';
+        memcpy(key + at, k, klen);
+        key[at + klen] = 0;
+        free(k);
+        int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
+                    ? flatten(js, m, key, at + klen, NULL, f, ctx)
+                    : f(ctx, key, m);
+        key[prefix] = 0;
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* ---- reading ---- */
+
+typedef struct reader_t {
+    ct_dm_doc_o *doc;
+    dm_level_t *lv;
+    ct_guid_t object;
+    const char *filename;
+    char *err;
+    size_t err_size;
+} reader_t;
+
+static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key);
+static void fail_at(reader_t *rd, uint32_t at, const char *what);
+
+static int read_leaf(void *ctx, const char *key, uint32_t member)
+{
+    reader_t *rd = ctx;
+    /* A field given twice has no one value to write back: refused (the compilers' reader would
+     * silently take one of them). */
+    if (prop(rd->doc, rd->object, key)) {
+        char what[CT_DM_MAX_KEY + 64];
+        snprintf(what, sizeof what, "field '%s' is given twice", key);
+        fail_at(rd, rd->lv->js.nodes[member].key_start, what);
+        return CT_ERR_CONFLICT;
+    }
+    char *scratch = NULL;
+    ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = rd->object, .key = key};
+    leaf_value(&rd->lv->js, member, &op.value, &scratch);
+    /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
+    int r = dm__apply(rd->doc, &op, (dm_stamp_t){0, rd->doc->me}, CT_DM_FROM_LOCAL);
+    free(scratch);
+    return r;
+}
+
+static void fail_at(reader_t *rd, uint32_t at, const char *what)
+{
+    char where[200];
+    dm_sjson__where(&rd->lv->js, at, rd->filename, where, sizeof where);
+    snprintf(rd->err, rd->err_size, "%s: %s", where, what);
+}
+
+/* The GUID of an entity without an `id`: from its parent, name and rank among same-named
+ * siblings, so every reader of one hand-written file agrees. */
+static ct_guid_t derived_guid(ct_guid_t parent, const char *name, uint32_t rank)
+{
+    size_t n = strlen(name);
+    unsigned char buf[16 + 4 + CT_DM_MAX_KEY + 1];
+    if (n > CT_DM_MAX_KEY)
+        n = CT_DM_MAX_KEY;
+    memcpy(buf, &parent, 16);
+    memcpy(buf + 16, &rank, 4);
+    memcpy(buf + 20, name, n);
+    ct_guid_t g = {ct_murmur64a(buf, 20 + n, 0x1d5eed), ct_murmur64a(buf, 20 + n, 0x2d5eed)};
+    if (ct_guid_is_root(g))
+        g.lo = 1;
+    return g;
+}
+
+static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const char *set_key)
+{
+    dm_sjson_t *js = &rd->lv->js;
+    ct_dm_doc_o *doc = rd->doc;
+    if (js->nodes[array].type != DM_J_ARRAY) {
+        fail_at(rd, js->nodes[array].start, ct_guid_is_root(parent) ? "`entities` must be an array"
+                                                                    : "`children` must be an array");
+        return CT_ERR_BAD_DATA;
+    }
+    /* Ranks among same-named siblings without ids: a count per name hash. */
+    dm_map_t ranks = {0};
+    uint32_t order = 0;
+    for (uint32_t e = js->nodes[array].first; e != DM_NONE; e = js->nodes[e].next, order++) {
+        if (js->nodes[e].type != DM_J_OBJECT) {
+            fail_at(rd, js->nodes[e].start, "an entity must be an object { ... }");
+            { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+        }
+        uint32_t idn = dm_sjson__get(js, e, "id"), namen = dm_sjson__get(js, e, "name");
+        ct_guid_t g;
+        char *name = namen != DM_NONE && js->nodes[namen].type == DM_J_STRING
+                         ? dm_sjson__decode(js, namen, false, NULL)
+                         : NULL;
+        if (idn != DM_NONE) {
+            uint32_t len;
+            char *s = js->nodes[idn].type == DM_J_STRING ? dm_sjson__decode(js, idn, false, &len) : NULL;
+            bool ok = s && ct_guid_parse(s, len, &g) && !ct_guid_is_root(g);
+            free(s);
+            if (!ok) {
+                free(name);
+                fail_at(rd, js->nodes[idn].start, "`id` must be a GUID of 32 hex digits, not 0");
+                { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+            }
+        } else {
+            const char *nm = name ? name : "";
+            uint64_t h = dm__hash_bytes(nm, strlen(nm));
+            uint32_t rank = dm_map__get(&ranks, h, 0);
+            rank = rank == DM_NONE ? 0 : rank;
+            if (!dm_map__put(&ranks, h, 0, rank + 1)) {
+                free(name);
+                dm_map__free(&ranks);
+                return CT_ERR_NOMEM;
+            }
+            g = derived_guid(parent, name ? name : "", rank);
+        }
+        free(name);
+        if (dm__find_obj(doc, g) != DM_NONE) {
+            fail_at(rd, js->nodes[e].start, idn != DM_NONE ? "two entities have this `id`"
+                                                           : "an entity's derived id collides (give it an `id`)");
+            { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+        }
+        dm_level_t *lv = rd->lv;
+        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents) ||
+            !dm_map__put(&lv->by_node, e, 0, lv->num_ents))
+            { dm_map__free(&ranks); return CT_ERR_NOMEM; }
+        lv->ents[lv->num_ents++] = (dm_ent_t){e, g, parent, idn != DM_NONE};
+        dm_stamp_t base = {0, doc->me};
+        ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
+        int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
+        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        op = (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = g, .key = "@order",
+                          .value = {.type = CT_DM_DOUBLE, .as.d = order}};
+        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        op.key = "@parent";
+        op.value = (ct_dm_value_t){.type = CT_DM_GUID, .as.guid = parent};
+        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        if (r) {
+            dm_map__free(&ranks);
+            return r;
+        }
+        char key[CT_DM_MAX_KEY + 1] = "";
+        static const char *const skip[] = {"id", "children", NULL};
+        rd->object = g;
+        r = flatten(js, e, key, 0, skip, read_leaf, rd);
+        if (r == CT_ERR_BAD_DATA)
+            fail_at(rd, js->nodes[e].start, "a field name that is empty, has a '.', or makes a key over 255 bytes");
+        if (r) {
+            dm_map__free(&ranks);
+            return r;
+        }
+        uint32_t kids = dm_sjson__get(js, e, "children");
+        if (kids != DM_NONE && (r = read_entities(rd, kids, g, "children")) != 0) {
+            dm_map__free(&ranks);
+            return r;
+        }
+    }
+    dm_map__free(&ranks);
+    return 0;
+}
+
+static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filename,
+                               const ct_dm_doc_desc_t *desc, char *err, size_t err_size)
+{
+    char dummy[8];
+    if (!err || !err_size) {
+        err = dummy;
+        err_size = sizeof dummy;
+    }
+    err[0] = 0;
+    const char *file = filename ? filename : "<level>";
+    ct_dm_doc_o *doc = dm__create_doc(desc);
+    dm_level_t *lv = calloc(1, sizeof *lv);
+    if (!doc || !lv || !text || len >= UINT32_MAX || !(lv->text = malloc(len + 1))) {
+        snprintf(err, err_size, "%s: %s", file, text ? "out of memory" : "no text");
+        goto fail;
+    }
+    memcpy(lv->text, text, len);
+    lv->text[len] = 0;
+    lv->len = (uint32_t)len;
+    if (!dm_sjson__parse(&lv->js, lv->text, len, file, err, err_size))
+        goto fail;
+    doc->level = lv;
+    reader_t rd = {doc, lv, root_guid, file, err, err_size};
+    char key[CT_DM_MAX_KEY + 1] = "";
+    static const char *const skip[] = {"entities", NULL};
+    doc->log = NULL;
+    int r = flatten(&lv->js, 0, key, 0, skip, read_leaf, &rd);
+    if (r == CT_ERR_BAD_DATA)
+        fail_at(&rd, 0, "a top-level field name that is empty or has a '.'");
+    uint32_t ents = dm_sjson__get(&lv->js, 0, "entities");
+    if (!r && ents != DM_NONE)
+        r = read_entities(&rd, ents, root_guid, "entities");
+    if (r) {
+        if (!err[0])
+            snprintf(err, err_size, "%s: %s", file, r == CT_ERR_NOMEM ? "out of memory" : doc->error);
+        dm__destroy_doc(doc);
+        return NULL;
+    }
+    return doc;
+fail:
+    if (doc && doc->level == lv)
+        doc->level = NULL;
+    dm_level__free(lv);
+    dm__destroy_doc(doc);
+    return NULL;
+}
+
+/* ---- writing ---- */
+
+typedef struct edit_t {
+    uint32_t start, end; /* replaced span; start == end inserts */
+    uint32_t seq;        /* insertions at one place keep the order they were made in */
+    char *text;
+} edit_t;
+
+typedef struct writer_t {
+    ct_dm_doc_o *doc;
+    dm_level_t *lv; /* NULL: a fresh write */
+    bool assign_ids;
+    edit_t *edits;
+    uint32_t num_edits, cap_edits;
+    bool failed;
+} writer_t;
+
+static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
+{
+    if (t->failed || !dm__grow((void **)&w->edits, &w->cap_edits, w->num_edits + 1, sizeof *w->edits)) {
+        w->failed = true;
+        free(t->s);
+        return;
+    }
+    w->edits[w->num_edits] = (edit_t){start, end, w->num_edits, t->s};
+    w->num_edits++;
+    *t = (dm_text_t){0};
+}
+
+static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
+{
+    uint32_t o = dm__find_obj(doc, g);
+    uint32_t k = o == DM_NONE ? DM_NONE : dm_strings__find(&doc->keys, key, strlen(key));
+    uint32_t p = k == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
+    return p == DM_NONE || doc->props[p].value.type == CT_DM_NULL ? NULL : &doc->props[p];
+}
+
+/* A value in source spelling: numbers, "strings", [x y z], blobs verbatim. */
+static void put_source_value(dm_text_t *t, const ct_dm_value_t *v)
+{
+    char gs[33];
+    switch (v->type) {
+    case CT_DM_BOOL: dm__puts(t, v->as.b ? "true" : "false"); break;
+    case CT_DM_DOUBLE: dm__put_number(t, v->as.d); break;
+    case CT_DM_VEC3:
+    case CT_DM_QUAT:
+        dm__puts(t, "[");
+        for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++) {
+            if (i)
+                dm__puts(t, " ");
+            dm__put_number(t, v->as.v[i]);
+        }
+        dm__puts(t, "]");
+        break;
+    case CT_DM_STRING: dm__put_string(t, v->as.s, v->size); break;
+    case CT_DM_BLOB: dm__put(t, v->as.blob, v->size); break;
+    case CT_DM_GUID:
+        ct_guid_format(v->as.guid, gs);
+        dm__puts(t, "\"");
+        dm__puts(t, gs);
+        dm__puts(t, "\"");
+        break;
+    case CT_DM_SET:
+        dm__puts(t, "[");
+        for (uint32_t i = 0; i < v->size; i++) {
+            ct_guid_format(v->as.set[i], gs);
+            dm__puts(t, i ? " \"" : "\"");
+            dm__puts(t, gs);
+            dm__puts(t, "\"");
+        }
+        dm__puts(t, "]");
+        break;
+    default: dm__puts(t, "null"); break;
+    }
+}
+
+static bool is_meta(const char *key)
+{
+    return key[0] == '@' || strcmp(key, "children") == 0 || strcmp(key, "entities") == 0;
+}
+
+static bool bare_key(const char *k, size_t n)
+{
+    if (!n || (k[0] >= '0' && k[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = k[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+            return false;
+    }
+    return true;
+}
+
+static void put_key(dm_text_t *t, const char *k, size_t n)
+{
+    if (bare_key(k, n))
+        dm__put(t, k, n);
+    else
+        dm__put_string(t, k, n);
+}
+
+static void indent(dm_text_t *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        dm__puts(t, " ");
+}
+
+/*
+ * Writes `keys` (dotted, relative, in order) of object g as SJSON members, nesting shared
+ * prefixes: "a.b = 1", "a.c = 2" -> `a = { b = 1 c = 2 }`. A group of leaves only goes on one line;
+ * deeper groups go one member a line at `ind`. `skip` chars of every key are already written.
+ */
+static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
+                        size_t skip, uint32_t ind, bool multiline)
+{
+    for (uint32_t i = 0; i < n;) {
+        const char *k = keys[i] + skip;
+        const char *dot = strchr(k, '.');
+        size_t seg = dot ? (size_t)(dot - k) : strlen(k);
+        /* The run of keys sharing this first segment. */
+        uint32_t j = i + 1;
+        while (j < n && strncmp(keys[j] + skip, k, seg) == 0 && keys[j][skip + seg] == '.' && dot)
+            j++;
+        if (multiline)
+            indent(t, ind);
+        else if (i)
+            dm__puts(t, " ");
+        put_key(t, k, seg);
+        dm__puts(t, " = ");
+        if (!dot) {
+            const dm_prop_t *p = prop(doc, g, keys[i]);
+            ct_dm_value_t v = p ? dm__view(&p->value) : (ct_dm_value_t){0};
+            put_source_value(t, &v);
+        } else {
+            bool deep = false;
+            for (uint32_t m = i; m < j; m++)
+                deep = deep || strchr(keys[m] + skip + seg + 1, '.');
+            dm__puts(t, deep ? "{\n" : "{ ");
+            put_members(t, doc, g, keys + i, j - i, skip + seg + 1, ind + 2, deep);
+            if (deep)
+                indent(t, ind);
+            dm__puts(t, deep ? "}" : " }");
+        }
+        if (multiline)
+            dm__puts(t, "\n");
+        i = j;
+    }
+}
+
+/* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a first
+ * segment are adjacent (first-set order otherwise). Caller frees. */
+static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
+{
+    uint32_t o = dm__find_obj(doc, g), count = 0;
+    for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next)
+        count++;
+    const char **keys = malloc((size_t)(count ? count : 1) * sizeof *keys);
+    *n = 0;
+    if (!keys)
+        return NULL;
+    for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next) {
+        const char *k = doc->keys.strs[doc->props[p].key];
+        if (doc->props[p].value.type == CT_DM_NULL || is_meta(k))
+            continue;
+        /* Insert after the last key with the same first segment (stable grouping). */
+        size_t seg = strcspn(k, ".");
+        uint32_t at = *n;
+        for (uint32_t i = 0; i < *n; i++)
+            if (strncmp(keys[i], k, seg) == 0 && (keys[i][seg] == '.' || keys[i][seg] == 0))
+                at = i + 1;
+        memmove(keys + at + 1, keys + at, (size_t)(*n - at) * sizeof *keys);
+        keys[at] = k;
+        (*n)++;
+    }
+    return keys;
+}
+
+static int order_cmp(ct_dm_doc_o *doc, ct_guid_t a, ct_guid_t b)
+{
+    double oa = 0, ob = 0;
+    const dm_prop_t *pa = prop(doc, a, "@order"), *pb = prop(doc, b, "@order");
+    if (pa && pa->value.type == CT_DM_DOUBLE)
+        oa = pa->value.as.d;
+    if (pb && pb->value.type == CT_DM_DOUBLE)
+        ob = pb->value.as.d;
+    if (oa != ob)
+        return oa < ob ? -1 : 1;
+    if (a.hi != b.hi)
+        return a.hi < b.hi ? -1 : 1;
+    return a.lo < b.lo ? -1 : a.lo > b.lo;
+}
+
+/* The live members of a set property, sorted by @order then GUID. Caller frees. */
+static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
+{
+    const dm_prop_t *p = prop(doc, g, key);
+    *n = 0;
+    if (!p || p->value.type != CT_DM_SET)
+        return NULL;
+    const dm_set_t *s = p->value.as.set;
+    ct_guid_t *out = malloc((size_t)(s->count ? s->count : 1) * sizeof *out);
+    if (!out)
+        return NULL;
+    for (uint32_t i = 0; i < s->count; i++) {
+        uint32_t o = dm__find_obj(doc, s->items[i]);
+        if (o == DM_NONE || !doc->objs[o].alive)
+            continue;
+        /* Insertion sort: sibling lists are short, and usually in order already. */
+        uint32_t at = *n;
+        while (at > 0 && order_cmp(doc, out[at - 1], s->items[i]) > 0)
+            at--;
+        memmove(out + at + 1, out + at, (size_t)(*n - at) * sizeof *out);
+        out[at] = s->items[i];
+        (*n)++;
+    }
+    return out;
+}
+
+static void put_entity(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind);
+
+static void put_entity_list(dm_text_t *t, ct_dm_doc_o *doc, const ct_guid_t *items, uint32_t n,
+                            uint32_t ind)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        indent(t, ind);
+        put_entity(t, doc, items[i], ind);
+        dm__puts(t, "\n");
+    }
+}
+
+/* A whole entity, fresh: `{`, id, fields, children, `}` (the caller indents the first line). */
+static void put_entity(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind)
+{
+    char gs[33];
+    ct_guid_format(g, gs);
+    dm__puts(t, "{\n");
+    indent(t, ind + 2);
+    dm__puts(t, "id = \"");
+    dm__puts(t, gs);
+    dm__puts(t, "\"\n");
+    uint32_t n;
+    const char **keys = field_keys(doc, g, &n);
+    if (!keys) {
+        t->failed = true;
+        return;
+    }
+    put_members(t, doc, g, keys, n, 0, ind + 2, true);
+    free(keys);
+    ct_guid_t *kids = sorted_members(doc, g, "children", &n);
+    if (n) {
+        indent(t, ind + 2);
+        dm__puts(t, "children = [\n");
+        put_entity_list(t, doc, kids, n, ind + 4);
+        indent(t, ind + 2);
+        dm__puts(t, "]\n");
+    }
+    free(kids);
+    indent(t, ind);
+    dm__puts(t, "}");
+}
+
+/* ---- the minimal-diff writer ---- */
+
+static uint32_t line_start(const dm_level_t *lv, uint32_t pos)
+{
+    uint32_t p = pos;
+    while (p > 0 && (lv->text[p - 1] == ' ' || lv->text[p - 1] == '\t'))
+        p--;
+    return p == 0 || lv->text[p - 1] == '\n' ? p : pos;
+}
+
+static uint32_t line_end(const dm_level_t *lv, uint32_t end)
+{
+    uint32_t p = end;
+    while (p < lv->len && (lv->text[p] == ' ' || lv->text[p] == '\t' || lv->text[p] == ','))
+        p++;
+    if (p < lv->len && lv->text[p] == '\r')
+        p++;
+    return p < lv->len && lv->text[p] == '\n' ? p + 1 : p == lv->len ? p : end;
+}
+
+/* Whether only blanks stand before pos on its line. */
+static bool own_line(const dm_level_t *lv, uint32_t pos)
+{
+    uint32_t p = line_start(lv, pos);
+    return p == 0 || lv->text[p - 1] == '\n';
+}
+
+static uint32_t column(const dm_level_t *lv, uint32_t pos) { return pos - line_start(lv, pos); }
+
+/* Cuts a member or element: its whole lines when it stands alone on them. */
+static void cut(writer_t *w, uint32_t start, uint32_t end)
+{
+    const dm_level_t *lv = w->lv;
+    uint32_t s = line_start(lv, start), e = line_end(lv, end);
+    dm_text_t t = {0};
+    dm__puts(&t, "");
+    if (own_line(lv, start) && (e != end || end == lv->len)) {
+        add_edit(w, s, e, &t);
+    } else {
+        /* Shares its line: cut it and one space before it. */
+        if (start > 0 && lv->text[start - 1] == ' ')
+            start--;
+        add_edit(w, start, end, &t);
+    }
+}
+
+typedef struct compare_t {
+    writer_t *w;
+    ct_guid_t g;
+    dm_map_t *seen; /* key ids present in the source */
+} compare_t;
+
+static int compare_leaf(void *ctx, const char *key, uint32_t member)
+{
+    compare_t *c = ctx;
+    writer_t *w = c->w;
+    const dm_sjson_t *js = &w->lv->js;
+    uint32_t k = dm_strings__find(&w->doc->keys, key, strlen(key));
+    if (k != DM_NONE && !dm_map__put(c->seen, k, 0, 1))
+        return CT_ERR_NOMEM;
+    const dm_prop_t *p = prop(w->doc, c->g, key);
+    if (!p) {
+        cut(w, js->nodes[member].key_start, js->nodes[member].end);
+        return 0;
+    }
+    char *scratch = NULL;
+    ct_dm_value_t was, now = dm__view(&p->value);
+    leaf_value(js, member, &was, &scratch);
+    bool same = dm__values_equal(&was, &now);
+    free(scratch);
+    if (!same) {
+        dm_text_t t = {0};
+        put_source_value(&t, &now);
+        add_edit(w, js->nodes[member].start, js->nodes[member].end, &t);
+    }
+    return 0;
+}
+
+/* The object node at the end of `key`'s longest existing path inside obj; *used gets how many
+ * bytes of the key that path covers (0: obj itself). */
+static uint32_t anchor_of(const dm_sjson_t *js, uint32_t obj, const char *key, size_t *used)
+{
+    *used = 0;
+    for (;;) {
+        const char *k = key + *used;
+        size_t seg = strcspn(k, ".");
+        if (k[seg] != '.')
+            return obj;
+        char name[CT_DM_MAX_KEY + 1];
+        memcpy(name, k, seg);
+        name[seg] = 0;
+        uint32_t m = dm_sjson__get(js, obj, name);
+        if (m == DM_NONE || js->nodes[m].type != DM_J_OBJECT)
+            return obj;
+        obj = m;
+        *used += seg + 1;
+    }
+}
+
+/* Inserts members (given as keys relative to `used`) into object node obj. */
+static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **keys, uint32_t n,
+                           size_t used)
+{
+    const dm_level_t *lv = w->lv;
+    const dm_node_t *o = &lv->js.nodes[obj];
+    dm_text_t t = {0};
+    uint32_t last = o->last;
+    if (last != DM_NONE && own_line(lv, lv->js.nodes[last].key_start)) {
+        /* One member a line: new ones follow the last with its indentation. */
+        uint32_t ind = column(lv, lv->js.nodes[last].key_start);
+        dm__puts(&t, "\n");
+        put_members(&t, w->doc, g, keys, n, used, ind, true);
+        t.s[--t.n] = 0; /* the final newline: the text after the last member keeps its own */
+        add_edit(w, lv->js.nodes[last].end, lv->js.nodes[last].end, &t);
+    } else if (last != DM_NONE) {
+        dm__puts(&t, " ");
+        put_members(&t, w->doc, g, keys, n, used, 0, false);
+        add_edit(w, lv->js.nodes[last].end, lv->js.nodes[last].end, &t);
+    } else if (obj == 0 && lv->js.nodes[0].start == 0) {
+        put_members(&t, w->doc, g, keys, n, used, 0, true);
+        add_edit(w, 0, 0, &t);
+    } else {
+        /* `{}`: inside the braces. */
+        dm__puts(&t, " ");
+        put_members(&t, w->doc, g, keys, n, used, 0, false);
+        dm__puts(&t, " ");
+        add_edit(w, o->start + 1, o->end - 1, &t);
+    }
+}
+
+/* Fields of g in the source object `obj` (an entity, or the root) brought in line with the doc. */
+static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *const *skip)
+{
+    dm_map_t seen = {0};
+    compare_t c = {w, g, &seen};
+    char key[CT_DM_MAX_KEY + 1] = "";
+    int r = flatten(&w->lv->js, obj, key, 0, skip, compare_leaf, &c);
+    /* New keys: those the source did not have, grouped by the object they go into. */
+    uint32_t n = 0, fresh = 0;
+    const char **keys = r ? NULL : field_keys(w->doc, g, &n);
+    if (!r && !keys)
+        r = CT_ERR_NOMEM;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = dm_strings__find(&w->doc->keys, keys[i], strlen(keys[i]));
+        if (dm_map__get(&seen, k, 0) == DM_NONE)
+            keys[fresh++] = keys[i];
+    }
+    for (uint32_t i = 0; i < fresh && !r;) {
+        size_t used;
+        uint32_t anchor = anchor_of(&w->lv->js, obj, keys[i], &used);
+        /* The run of new keys that share this anchor and path prefix. */
+        uint32_t j = i + 1;
+        while (j < fresh) {
+            size_t u2;
+            if (anchor_of(&w->lv->js, obj, keys[j], &u2) != anchor || u2 != used)
+                break;
+            j++;
+        }
+        insert_members(w, anchor, g, keys + i, j - i, used);
+        i = j;
+    }
+    free(keys);
+    dm_map__free(&seen);
+    return r;
+}
+
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+                      const char *set_key);
+
+static int write_entity(writer_t *w, uint32_t e)
+{
+    const dm_level_t *lv = w->lv;
+    const dm_ent_t *ent = &lv->ents[dm_map__get(&lv->by_node, e, 0)];
+    ct_guid_t g = ent->guid;
+    if (w->assign_ids && !ent->has_id) {
+        char gs[33];
+        ct_guid_format(g, gs);
+        const dm_node_t *n = &lv->js.nodes[e];
+        dm_text_t t = {0};
+        uint32_t first = n->first;
+        if (first != DM_NONE && own_line(lv, lv->js.nodes[first].key_start)) {
+            uint32_t at = line_start(lv, lv->js.nodes[first].key_start);
+            indent(&t, column(lv, lv->js.nodes[first].key_start));
+            dm__puts(&t, "id = \"");
+            dm__puts(&t, gs);
+            dm__puts(&t, "\"\n");
+            add_edit(w, at, at, &t);
+        } else {
+            dm__puts(&t, " id = \"");
+            dm__puts(&t, gs);
+            dm__puts(&t, first == DM_NONE ? "\" " : "\"");
+            add_edit(w, n->start + 1, n->start + 1, &t);
+        }
+    }
+    static const char *const skip[] = {"id", "children", NULL};
+    int r = write_fields(w, e, g, skip);
+    if (r)
+        return r;
+    return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), g, "children");
+}
+
+/* The entities of one list (`entities` of the root, `children` of an entity). */
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent, const char *set_key)
+{
+    const dm_level_t *lv = w->lv;
+    const dm_sjson_t *js = &lv->js;
+    uint32_t n;
+    ct_guid_t *members = sorted_members(w->doc, parent, set_key, &n);
+    if (n && !members)
+        return CT_ERR_NOMEM;
+    /* Which members are where: member -> index, and this list's source entities by GUID. */
+    dm_map_t in_doc = {0}, in_src = {0};
+    uint32_t *next_src = malloc((size_t)(n ? n : 1) * sizeof *next_src);
+    int r = next_src ? 0 : CT_ERR_NOMEM;
+    for (uint32_t i = 0; i < n && !r; i++)
+        if (!dm_map__put(&in_doc, members[i].hi, members[i].lo, i))
+            r = CT_ERR_NOMEM;
+    /* Source entities: kept (still in this list) or cut. */
+    if (array != DM_NONE) {
+        for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next) {
+            ct_guid_t g = lv->ents[dm_map__get(&lv->by_node, e, 0)].guid;
+            bool kept = dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE;
+            if (!dm_map__put(&in_src, g.hi, g.lo, e))
+                r = CT_ERR_NOMEM;
+            else if (kept)
+                r = write_entity(w, e);
+            else
+                cut(w, js->nodes[e].start, js->nodes[e].end);
+        }
+    }
+    /* For each member, the next member (after it in order) that the source has in this list. */
+    uint32_t following = DM_NONE;
+    for (uint32_t i = n; i-- > 0 && !r;) {
+        next_src[i] = following;
+        uint32_t e = dm_map__get(&in_src, members[i].hi, members[i].lo);
+        if (e != DM_NONE)
+            following = e;
+    }
+    /* New members: before the next kept source entity in order, or at the end of the list. */
+    for (uint32_t i = 0; i < n && !r; i++) {
+        if (dm_map__get(&in_src, members[i].hi, members[i].lo) != DM_NONE)
+            continue;
+        uint32_t next = next_src[i];
+        dm_text_t t = {0};
+        if (array == DM_NONE) {
+            /* No list yet: a new `children = [ ... ]` (or `entities`) member of the owner. */
+            uint32_t last = js->nodes[owner].last;
+            uint32_t ind = last != DM_NONE && own_line(lv, js->nodes[last].key_start)
+                               ? column(lv, js->nodes[last].key_start)
+                               : 2;
+            uint32_t at = last != DM_NONE ? js->nodes[last].end : js->nodes[owner].start + (owner ? 1 : 0);
+            dm__puts(&t, "\n");
+            indent(&t, ind);
+            dm__puts(&t, set_key);
+            dm__puts(&t, " = [\n");
+            put_entity_list(&t, w->doc, members + i, n - i, ind + 2);
+            indent(&t, ind);
+            dm__puts(&t, "]");
+            add_edit(w, at, at, &t);
+            break;
+        }
+        uint32_t first = js->nodes[array].first;
+        uint32_t ind = first != DM_NONE && own_line(lv, js->nodes[first].start)
+                           ? column(lv, js->nodes[first].start)
+                           : column(lv, js->nodes[array].start) + 2;
+        uint32_t at;
+        if (next != DM_NONE) {
+            at = line_start(lv, js->nodes[next].start);
+        } else {
+            uint32_t close = js->nodes[array].end - 1;
+            at = line_start(lv, close);
+            if (!own_line(lv, close)) /* `]` shares its line: a new line before it */
+                dm__puts(&t, "\n");
+        }
+        indent(&t, ind);
+        put_entity(&t, w->doc, members[i], ind);
+        dm__puts(&t, "\n");
+        add_edit(w, at, at, &t);
+    }
+    free(next_src);
+    dm_map__free(&in_doc);
+    dm_map__free(&in_src);
+    free(members);
+    return r;
+}
+
+static int edit_cmp(const void *x, const void *y)
+{
+    const edit_t *a = x, *b = y;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
+{
+    writer_t w = {doc, doc->level, desc && desc->assign_ids, NULL, 0, 0, false};
+    dm_text_t out = {0};
+    if (!w.lv) {
+        /* A fresh file: the root's fields, then the entities. */
+        uint32_t n;
+        const char **keys = field_keys(doc, root_guid, &n);
+        if (!keys) {
+            dm__error(doc, "write_level: out of memory");
+            return NULL;
+        }
+        put_members(&out, doc, root_guid, keys, n, 0, 0, true);
+        free(keys);
+        ct_guid_t *ents = sorted_members(doc, root_guid, "entities", &n);
+        dm__puts(&out, "entities = [\n");
+        put_entity_list(&out, doc, ents, n, 2);
+        dm__puts(&out, "]\n");
+        free(ents);
+    } else {
+        static const char *const skip[] = {"entities", NULL};
+        int r = write_fields(&w, 0, root_guid, skip);
+        r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
+        if (r || w.failed) {
+            for (uint32_t i = 0; i < w.num_edits; i++)
+                free(w.edits[i].text);
+            free(w.edits);
+            dm__error(doc, "write_level: out of memory");
+            return NULL;
+        }
+        qsort(w.edits, w.num_edits, sizeof *w.edits, edit_cmp);
+        uint32_t at = 0;
+        for (uint32_t i = 0; i < w.num_edits; i++) {
+            edit_t *e = &w.edits[i];
+            /* Edits never overlap, except a cut inside a cut entity's span: skip those. */
+            if (e->start < at && e->end <= at && e->start != e->end) {
+                free(e->text);
+                continue;
+            }
+            if (e->start < at) {
+                free(e->text);
+                continue;
+            }
+            dm__put(&out, w.lv->text + at, e->start - at);
+            if (e->text)
+                dm__puts(&out, e->text);
+            at = e->end > at ? e->end : at;
+            free(e->text);
+        }
+        dm__put(&out, w.lv->text + at, w.lv->len - at);
+        free(w.edits);
+        if (!out.s)
+            dm__puts(&out, "");
+    }
+    if (out.failed) {
+        free(out.s);
+        dm__error(doc, "write_level: out of memory");
+        return NULL;
+    }
+    if (len)
+        *len = out.n;
+    return out.s;
+}
+
+void dm_level__fill(ct_datamodel_api_v1 *api)
+{
+    api->read_level = read_level;
+    api->write_level = write_level;
+}

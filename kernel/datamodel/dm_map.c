@@ -1,0 +1,263 @@
+/*
+ * The data model's containers: one hash map (two 64-bit words -> u32, linear probing with
+ * backward-shift deletion so no tombstones pile up), a string table built on it, and a bump arena.
+ * Everything comes from the C heap: documents are tools-side data used with or without a kernel.
+ */
+#include "datamodel_internal.h"
+
+#include "ct_hash.h"
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+uint64_t dm__hash_bytes(const void *p, size_t n) { return ct_murmur64a(p, n, 0x5eed); }
+
+uint32_t dm_map__get(const dm_map_t *m, uint64_t a, uint64_t b)
+{
+    if (!m->capacity)
+        return DM_NONE;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = (uint32_t)mix(a, b) & mask;; i = (i + 1) & mask) {
+        const dm_map_entry_t *e = &m->slots[i];
+        if (e->value == DM_NONE)
+            return DM_NONE;
+        if (e->a == a && e->b == b)
+            return e->value;
+    }
+}
+
+static bool rehash(dm_map_t *m, uint32_t capacity)
+{
+    dm_map_entry_t *slots = malloc((size_t)capacity * sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t i = 0; i < capacity; i++)
+        slots[i].value = DM_NONE;
+    uint32_t mask = capacity - 1;
+    for (uint32_t j = 0; j < m->capacity; j++) {
+        dm_map_entry_t *e = &m->slots[j];
+        if (e->value == DM_NONE)
+            continue;
+        uint32_t i = (uint32_t)mix(e->a, e->b) & mask;
+        while (slots[i].value != DM_NONE)
+            i = (i + 1) & mask;
+        slots[i] = *e;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->capacity = capacity;
+    return true;
+}
+
+bool dm_map__put(dm_map_t *m, uint64_t a, uint64_t b, uint32_t value)
+{
+    /* At most 3/4 full: probes stay short. */
+    if ((m->count + 1) * 4u > m->capacity * 3u && !rehash(m, m->capacity ? m->capacity * 2u : 16u))
+        return false;
+    uint32_t mask = m->capacity - 1;
+    uint32_t i = (uint32_t)mix(a, b) & mask;
+    for (;; i = (i + 1) & mask) {
+        dm_map_entry_t *e = &m->slots[i];
+        if (e->value == DM_NONE) {
+            *e = (dm_map_entry_t){a, b, value};
+            m->count++;
+            return true;
+        }
+        if (e->a == a && e->b == b) {
+            e->value = value;
+            return true;
+        }
+    }
+}
+
+uint32_t dm_map__remove(dm_map_t *m, uint64_t a, uint64_t b)
+{
+    if (!m->capacity)
+        return DM_NONE;
+    uint32_t mask = m->capacity - 1;
+    uint32_t i = (uint32_t)mix(a, b) & mask;
+    for (;; i = (i + 1) & mask) {
+        if (m->slots[i].value == DM_NONE)
+            return DM_NONE;
+        if (m->slots[i].a == a && m->slots[i].b == b)
+            break;
+    }
+    uint32_t removed = m->slots[i].value;
+    /* Backward shift: move later members of the probe run into the hole when their home slot
+     * is not between the hole and them. */
+    uint32_t hole = i;
+    for (uint32_t j = (i + 1) & mask; m->slots[j].value != DM_NONE; j = (j + 1) & mask) {
+        uint32_t home = (uint32_t)mix(m->slots[j].a, m->slots[j].b) & mask;
+        bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) {
+            m->slots[hole] = m->slots[j];
+            hole = j;
+        }
+    }
+    m->slots[hole].value = DM_NONE;
+    m->count--;
+    return removed;
+}
+
+void dm_map__free(dm_map_t *m)
+{
+    free(m->slots);
+    *m = (dm_map_t){0};
+}
+
+/* Strings are keyed by (hash, probe): a 64-bit collision between two different strings moves the
+ * second to probe 1, so interning is exact. */
+uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len)
+{
+    uint64_t h = dm__hash_bytes(s, len);
+    for (uint64_t probe = 0;; probe++) {
+        uint32_t id = dm_map__get(&t->map, h, probe);
+        if (id == DM_NONE)
+            return DM_NONE;
+        if (strlen(t->strs[id]) == len && memcmp(t->strs[id], s, len) == 0)
+            return id;
+    }
+}
+
+uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
+{
+    uint64_t h = dm__hash_bytes(s, len);
+    uint64_t probe = 0;
+    for (;; probe++) {
+        uint32_t id = dm_map__get(&t->map, h, probe);
+        if (id == DM_NONE)
+            break;
+        if (strlen(t->strs[id]) == len && memcmp(t->strs[id], s, len) == 0)
+            return id;
+    }
+    if (!dm__grow((void **)&t->strs, &t->capacity, t->count + 1, sizeof *t->strs))
+        return DM_NONE;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return DM_NONE;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    if (!dm_map__put(&t->map, h, probe, t->count)) {
+        free(copy);
+        return DM_NONE;
+    }
+    t->strs[t->count] = copy;
+    return t->count++;
+}
+
+void dm_strings__free(dm_strings_t *t)
+{
+    for (uint32_t i = 0; i < t->count; i++)
+        free(t->strs[i]);
+    free(t->strs);
+    dm_map__free(&t->map);
+    *t = (dm_strings_t){0};
+}
+
+typedef struct dm_chunk_t {
+    struct dm_chunk_t *next;
+    size_t used, size;
+    _Alignas(16) unsigned char bytes[];
+} dm_chunk_t;
+
+void *dm_arena__alloc(dm_arena_t *a, size_t size)
+{
+    size = (size + 15u) & ~(size_t)15u;
+    dm_chunk_t *c = a->chunks;
+    if (!c || c->size - c->used < size) {
+        size_t chunk = size > 60000u ? size : 60000u;
+        c = malloc(sizeof *c + chunk);
+        if (!c)
+            return NULL;
+        c->used = 0;
+        c->size = chunk;
+        /* A big allocation gets its own chunk behind the current one, so the current one keeps
+         * filling. */
+        if (a->chunks && size > 60000u) {
+            c->next = a->chunks->next;
+            a->chunks->next = c;
+        } else {
+            c->next = a->chunks;
+            a->chunks = c;
+        }
+    }
+    void *p = c->bytes + c->used;
+    c->used += size;
+    return p;
+}
+
+char *dm_arena__strdup(dm_arena_t *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = dm_arena__alloc(a, n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+bool dm_arena__copy_value(dm_arena_t *a, ct_dm_value_t *v)
+{
+    switch (v->type) {
+    case CT_DM_STRING: {
+        char *p = dm_arena__alloc(a, (size_t)v->size + 1);
+        if (!p)
+            return false;
+        memcpy(p, v->as.s, v->size);
+        p[v->size] = '\0';
+        v->as.s = p;
+        return true;
+    }
+    case CT_DM_BLOB: {
+        void *p = dm_arena__alloc(a, v->size ? v->size : 1);
+        if (!p)
+            return false;
+        if (v->size)
+            memcpy(p, v->as.blob, v->size);
+        v->as.blob = p;
+        return true;
+    }
+    case CT_DM_SET: {
+        ct_guid_t *p = dm_arena__alloc(a, (size_t)(v->size ? v->size : 1) * sizeof *p);
+        if (!p)
+            return false;
+        if (v->size)
+            memcpy(p, v->as.set, (size_t)v->size * sizeof *p);
+        v->as.set = p;
+        return true;
+    }
+    default: return true;
+    }
+}
+
+void dm_arena__free(dm_arena_t *a)
+{
+    for (dm_chunk_t *c = a->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    a->chunks = NULL;
+}
+
+bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
+{
+    if (needed <= *capacity)
+        return true;
+    uint32_t cap = *capacity ? *capacity : 8u;
+    while (cap < needed) {
+        if (cap > UINT32_MAX / 2u)
+            return false;
+        cap *= 2u;
+    }
+    void *grown = realloc(*p, (size_t)cap * elem);
+    if (!grown)
+        return false;
+    *p = grown;
+    *capacity = cap;
+    return true;
+}

@@ -1,0 +1,131 @@
+/* The editor's options, start, stop and per-frame work (editor.h). */
+#include "editor/editor_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/memory.h"
+
+const char editor__usage[] =
+    "  --editor PORT LEVEL  edit LEVEL (e.g. levels/arena) in the browser at http://127.0.0.1:PORT/\n"
+    "                       (0: any free port, printed); runs until a signal unless --frames\n"
+    "  --editor-bind ADDR   listen on ADDR instead of 127.0.0.1 (not loopback: needs a token)\n"
+    "  --editor-token T     pages must be opened with ?token=T (or CUTTLE_EDITOR_TOKEN)\n";
+
+static struct {
+    ct_allocator_t *allocator;
+    bool running;
+} g_ed;
+
+static const char *const options[] = {"--editor", "--editor-bind", "--editor-token"};
+
+bool editor__is_option(const char *option)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        if (!strcmp(option, options[i]))
+            return true;
+    return false;
+}
+
+int editor__parse_option(editor_options_t *o, const char *option, const char *value)
+{
+    if (!strcmp(option, "--editor")) {
+        char *end;
+        long port = strtol(value, &end, 10);
+        if (*end || !*value || port < 0 || port > 65535) {
+            fprintf(stderr, "cuttle: --editor wants a port 0..65535, not '%s'\n", value);
+            return 2;
+        }
+        o->port = (int)port;
+        return 1;
+    }
+    const char **field = !strcmp(option, "--editor-bind")    ? &o->bind
+                         : !strcmp(option, "--editor-token") ? &o->token
+                                                             : NULL;
+    if (!field)
+        return 0;
+    if (!*value) {
+        fprintf(stderr, "cuttle: %s wants a value\n", option);
+        return 2;
+    }
+    *field = value;
+    return 1;
+}
+
+int editor__parse_argument(editor_options_t *o, const char *arg)
+{
+    if (o->port < 0 || o->level)
+        return 0;
+    o->level = arg;
+    return 1;
+}
+
+int editor__check_options(const editor_options_t *o, bool has_project)
+{
+    if ((o->bind || o->token) && o->port < 0) {
+        fprintf(stderr, "cuttle: --editor-bind and --editor-token go with --editor\n");
+        return 2;
+    }
+    if (o->port >= 0 && (!o->level || !has_project)) {
+        fprintf(stderr, "cuttle: --editor PORT wants --project DIR and a LEVEL to edit "
+                        "(cuttle --project DIR --editor PORT levels/name)\n");
+        return 2;
+    }
+    return 0;
+}
+
+bool editor__listening(void) { return g_ed.running; }
+
+int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *project_dir)
+{
+    if (o->port < 0)
+        return 0;
+    g_ed.allocator = memory__create(NULL, "editor");
+    if (!g_ed.allocator)
+        return CT_ERR_NOMEM;
+    int r = editor__bind_lua();
+    if (!r)
+        r = editor_world__start();
+    if (!r)
+        r = editor_session__open(o, project_dir);
+    if (!r)
+        r = editor_server__start(o, loop, g_ed.allocator);
+    if (r) {
+        editor__stop();
+        return r;
+    }
+    g_ed.running = true;
+    printf("editor: http://%s:%u/ editing %s\n", o->bind ? o->bind : "127.0.0.1",
+           (unsigned)editor_server__port(), o->level);
+    fflush(stdout);
+    return 0;
+}
+
+void editor__stop(void)
+{
+    editor_server__stop();
+    editor_session__close();
+    editor_world__stop();
+    if (g_ed.allocator)
+        memory__destroy(g_ed.allocator);
+    g_ed.allocator = NULL;
+    g_ed.running = false;
+}
+
+void editor__frame(double dt)
+{
+    if (g_ed.running && editor_world__frame(dt)) {
+        double eye[3], right[3], up[3], back[3], fov;
+        editor_world__camera_state(eye, right, up, back, &fov);
+        char json[512];
+        int n = snprintf(json, sizeof json,
+                         "{\"type\":\"frame\",\"n\":%llu,\"camera\":{\"eye\":[%.6g,%.6g,%.6g],"
+                         "\"right\":[%.6g,%.6g,%.6g],\"up\":[%.6g,%.6g,%.6g],\"back\":[%.6g,%.6g,%.6g],"
+                         "\"fov\":%.6g}}",
+                         (unsigned long long)editor_world__frames(), eye[0], eye[1], eye[2], right[0],
+                         right[1], right[2], up[0], up[1], up[2], back[0], back[1], back[2], fov);
+        editor_server__broadcast(json, (size_t)n, NULL);
+    }
+}

@@ -1,0 +1,154 @@
+/* One evaluation: the stack machine over single floats, the top of the stack kept in a
+ * register. Constant folding calls expr__apply, which runs the very same functions. */
+#include <math.h>
+#include <string.h>
+
+#include "expr_internal.h"
+
+#include "expr_ops_scalar.h"
+#include "expr_math.h"
+
+uint32_t expr__seed_mix(uint32_t seed) { return s_hash(seed ^ 0x6a09e667u); }
+
+float expr__apply(uint32_t word, float k, const float *a, uint32_t seed_mix)
+{
+    switch (EXPR_WORD_OP(word)) {
+    case EXPR_OP_NEG: return -a[0];
+    case EXPR_OP_NOT: return s_bool(a[0] == 0.0f);
+    case EXPR_OP_ABS: return fabsf(a[0]);
+    case EXPR_OP_FLOOR: return s_floor(a[0]);
+    case EXPR_OP_SQRT: return sqrtf(a[0]);
+    case EXPR_OP_SIN: return s_sin(a[0]);
+    case EXPR_OP_COS: return s_cos(a[0]);
+    case EXPR_OP_TAN: return s_tan(a[0]);
+    case EXPR_OP_EXP: return s_exp(a[0]);
+    case EXPR_OP_LOG: return s_log(a[0]);
+    case EXPR_OP_RAND: return s_rand(a[0], seed_mix);
+    case EXPR_OP_NOISE: return s_noise(a[0], seed_mix);
+    case EXPR_OP_POWI: return s_powi(a[0], (int32_t)(EXPR_WORD_DATA(word) << 8) >> 8);
+    case EXPR_OP_ADD: return a[0] + a[1];
+    case EXPR_OP_SUB: return a[0] - a[1];
+    case EXPR_OP_MUL: return a[0] * a[1];
+    case EXPR_OP_DIV: return a[0] / a[1];
+    case EXPR_OP_MOD: return s_mod(a[0], a[1]);
+    case EXPR_OP_POW: return s_pow(a[0], a[1]);
+    case EXPR_OP_LT: return s_bool(a[0] < a[1]);
+    case EXPR_OP_LE: return s_bool(a[0] <= a[1]);
+    case EXPR_OP_GT: return s_bool(a[0] > a[1]);
+    case EXPR_OP_GE: return s_bool(a[0] >= a[1]);
+    case EXPR_OP_EQ: return s_bool(a[0] == a[1]);
+    case EXPR_OP_NE: return s_bool(a[0] != a[1]);
+    case EXPR_OP_AND: return s_bool((a[0] != 0.0f) & (a[1] != 0.0f));
+    case EXPR_OP_OR: return s_bool((a[0] != 0.0f) | (a[1] != 0.0f));
+    case EXPR_OP_MIN: return V_MIN(a[0], a[1]);
+    case EXPR_OP_MAX: return V_MAX(a[0], a[1]);
+    case EXPR_OP_ATAN2: return s_atan2(a[0], a[1]);
+    case EXPR_OP_ADD_K: return a[0] + k;
+    case EXPR_OP_SUB_K: return a[0] - k;
+    case EXPR_OP_RSUB_K: return k - a[0];
+    case EXPR_OP_MUL_K: return a[0] * k;
+    case EXPR_OP_DIV_K: return a[0] / k;
+    case EXPR_OP_RDIV_K: return k / a[0];
+    case EXPR_OP_SELECT: return a[0] != 0.0f ? a[1] : a[2];
+    case EXPR_OP_CLAMP: return s_clamp(a[0], a[1], a[2]);
+    case EXPR_OP_LERP: return s_lerp(a[0], a[1], a[2]);
+    case EXPR_OP_SMOOTHSTEP: return s_smoothstep(a[0], a[1], a[2]);
+    default: return 0.0f; /* pushes and stores are never folded */
+    }
+}
+
+static inline float word_float(uint32_t w) { return v_from_bits(w); }
+
+/* The dispatch: threaded code (a jump table of label addresses, one indirect jump per operation,
+ * each predicted on its own) with GCC and clang, a switch elsewhere. OP and NEXT are the two
+ * spellings of "an operation starts" and "go to the next one". */
+#if defined(__GNUC__) && !defined(EXPR_SWITCH_DISPATCH)
+#define EXPR_THREADED 1
+#define EXPR_LABEL(name, text, pops, pushes, has_k) &&L_##name,
+#define OP(name) L_##name
+#define NEXT()                                                                                     \
+    do {                                                                                           \
+        w = *pc++;                                                                                 \
+        goto *labels[EXPR_WORD_OP(w)];                                                             \
+    } while (0)
+#else
+#define OP(name) case EXPR_OP_##name
+#define NEXT() continue
+#endif
+#define D EXPR_WORD_DATA(w)
+
+void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
+{
+    /* The stack below the top; the program was verified to stay within CT_EXPR_MAX_STACK. */
+    float stack[CT_EXPR_MAX_STACK + 1], local[CT_EXPR_MAX_LOCALS];
+    float *sp = stack, a = 0.0f;
+    const uint32_t *pc = p->code;
+    const uint32_t seed = p->seed_mix;
+    uint32_t w;
+#ifdef EXPR_THREADED
+    static const void *const labels[EXPR_OP_COUNT] = {EXPR_OPS(EXPR_LABEL)};
+    NEXT();
+#else
+    for (;;) {
+        w = *pc++;
+        switch (EXPR_WORD_OP(w)) {
+#endif
+    OP(END): return;
+    OP(PUSH_CONST): *sp++ = a; a = word_float(*pc++); NEXT();
+    OP(PUSH_INPUT): *sp++ = a; a = in[D]; NEXT();
+    OP(PUSH_LOCAL): *sp++ = a; a = local[D]; NEXT();
+    OP(STORE_LOCAL): local[D] = a; a = *--sp; NEXT();
+    OP(STORE_OUTPUT): out[D] = a; a = *--sp; NEXT();
+    OP(NEG): a = -a; NEXT();
+    OP(NOT): a = s_bool(a == 0.0f); NEXT();
+    OP(ABS): a = fabsf(a); NEXT();
+    OP(FLOOR): a = s_floor(a); NEXT();
+    OP(SQRT): a = sqrtf(a); NEXT();
+    OP(SIN): a = s_sin(a); NEXT();
+    OP(COS): a = s_cos(a); NEXT();
+    OP(TAN): a = s_tan(a); NEXT();
+    OP(EXP): a = s_exp(a); NEXT();
+    OP(LOG): a = s_log(a); NEXT();
+    OP(RAND): a = s_rand(a, seed); NEXT();
+    OP(NOISE): a = s_noise(a, seed); NEXT();
+    OP(POWI): a = s_powi(a, (int32_t)(D << 8) >> 8); NEXT();
+    OP(ADD): a = *--sp + a; NEXT();
+    OP(SUB): a = *--sp - a; NEXT();
+    OP(MUL): a = *--sp * a; NEXT();
+    OP(DIV): a = *--sp / a; NEXT();
+    OP(MOD): sp--; a = s_mod(*sp, a); NEXT();
+    OP(POW): sp--; a = s_pow(*sp, a); NEXT();
+    OP(LT): sp--; a = s_bool(*sp < a); NEXT();
+    OP(LE): sp--; a = s_bool(*sp <= a); NEXT();
+    OP(GT): sp--; a = s_bool(*sp > a); NEXT();
+    OP(GE): sp--; a = s_bool(*sp >= a); NEXT();
+    OP(EQ): sp--; a = s_bool(*sp == a); NEXT();
+    OP(NE): sp--; a = s_bool(*sp != a); NEXT();
+    OP(AND): sp--; a = s_bool((*sp != 0.0f) & (a != 0.0f)); NEXT();
+    OP(OR): sp--; a = s_bool((*sp != 0.0f) | (a != 0.0f)); NEXT();
+    OP(MIN): sp--; a = V_MIN(*sp, a); NEXT();
+    OP(MAX): sp--; a = V_MAX(*sp, a); NEXT();
+    OP(ATAN2): sp--; a = s_atan2(*sp, a); NEXT();
+    OP(ADD_K): a = a + word_float(*pc++); NEXT();
+    OP(SUB_K): a = a - word_float(*pc++); NEXT();
+    OP(RSUB_K): a = word_float(*pc++) - a; NEXT();
+    OP(MUL_K): a = a * word_float(*pc++); NEXT();
+    OP(DIV_K): a = a / word_float(*pc++); NEXT();
+    OP(RDIV_K): a = word_float(*pc++) / a; NEXT();
+    OP(ADD_IN): a = a + in[D]; NEXT();
+    OP(SUB_IN): a = a - in[D]; NEXT();
+    OP(RSUB_IN): a = in[D] - a; NEXT();
+    OP(MUL_IN): a = a * in[D]; NEXT();
+    OP(DIV_IN): a = a / in[D]; NEXT();
+    OP(RDIV_IN): a = in[D] / a; NEXT();
+    OP(MULADD_K): a = a * word_float(pc[0]) + word_float(pc[1]); pc += 2; NEXT();
+    OP(SELECT): sp -= 2; a = sp[0] != 0.0f ? sp[1] : a; NEXT();
+    OP(CLAMP): sp -= 2; a = s_clamp(sp[0], sp[1], a); NEXT();
+    OP(LERP): sp -= 2; a = s_lerp(sp[0], sp[1], a); NEXT();
+    OP(SMOOTHSTEP): sp -= 2; a = s_smoothstep(sp[0], sp[1], a); NEXT();
+#ifndef EXPR_THREADED
+        default: return; /* verified programs hold no other word */
+        }
+    }
+#endif
+}

@@ -1,0 +1,410 @@
+/* physics_contacts.c: which pairs become contacts, and what a contact remembers.
+ *
+ * The step's candidate pairs come from the two grids (the moving one's own pairs, then each
+ * moving box against the fixed grid); they are sorted by entity pair, shape-tested on any
+ * threads (physics_narrowphase.c), and the kept ones become contacts, matched against last
+ * step's cache for their warm start and bounce. At the end of the step the cache is rewritten and
+ * the collision and contact-ended events written (step 5 of physics_step.c). */
+#include "physics_internal.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* Below this closing speed (m/s) contacts do not bounce: resting bodies would never settle. */
+#define SOLVER_BOUNCE_SPEED 1.0f
+/* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
+#define SOLVER_TOUCH 0.002f
+
+#define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
+static const physics__soa_field contacts__fields[] = {
+    CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
+    CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
+    CONTACT_FIELD(approach), CONTACT_FIELD(cached), CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
+};
+#define NARROW_FIELD(name) {offsetof(physics__narrow, name), sizeof(*((physics__narrow *)0)->name)}
+static const physics__soa_field contacts__narrow_fields[] = {
+    NARROW_FIELD(normal), NARROW_FIELD(point), NARROW_FIELD(sep), NARROW_FIELD(flags),
+};
+
+void physics__contacts_free(physics__scene *s)
+{
+    physics__soa_free(s->a, &s->narrow.buffer, contacts__narrow_fields,
+                      PHYSICS_NUM_FIELDS(contacts__narrow_fields), s->narrow.cap);
+    if (s->narrow.kept)
+        ct_free(s->a, s->narrow.kept, (size_t)s->narrow.cap_kept * sizeof *s->narrow.kept);
+    s->narrow.kept = NULL;
+    s->narrow.cap = s->narrow.cap_kept = 0;
+    physics__soa_free(s->a, &s->contacts.buffer, contacts__fields,
+                      PHYSICS_NUM_FIELDS(contacts__fields), s->contacts.cap);
+    s->contacts.n = s->contacts.cap = 0;
+}
+
+
+/* LSD radix sort by key, a byte a pass, from p through tmp; returns whichever holds the result.
+ * Only the bytes in which some keys differ get a pass (one read finds them): entity ids are
+ * small, so most bytes are skipped. Far cheaper than qsort's callback per comparison on ten
+ * thousand pairs, and the 256 counts of a pass cost little on a few hundred. */
+static physics__keyed_pair *contacts__sort_pairs(physics__keyed_pair *p, physics__keyed_pair *tmp,
+                                              uint32_t n)
+{
+    uint64_t differ = 0;
+    for (uint32_t i = 1; i < n; i++)
+        differ |= p[i].key ^ p[0].key;
+    for (uint32_t shift = 0; shift < 64; shift += 8) {
+        if (!((differ >> shift) & 255))
+            continue;
+        uint32_t count[256] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            count[(p[i].key >> shift) & 255]++;
+        for (uint32_t d = 0, sum = 0; d < 256; d++) {
+            const uint32_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            tmp[count[(p[i].key >> shift) & 255]++] = p[i];
+        physics__keyed_pair *t = p;
+        p = tmp;
+        tmp = t;
+    }
+    return p;
+}
+
+/* Asks for body i's island to wake at the end of the step (all islands once the list is full). */
+void physics__contacts_want_awake(physics__scene *s, uint32_t i)
+{
+    if (s->num_wake < s->cap_islands)
+        s->islands[s->num_wake++] = s->bodies.island[i];
+    else
+        s->num_wake = UINT32_MAX;
+}
+
+/* Moving boxes ask the fixed grid in jobs of SOLVER_SLICE_BOXES; each job has room for
+ * SOLVER_FIXED_ROOM pairs a box (a box on a floor by a wall has two). */
+#define SOLVER_FIXED_ROOM 4u
+
+typedef struct contacts__fixed_out {
+    const physics__scene *s;
+    physics__pair *out;
+    uint32_t n, room;
+    uint32_t i; /* the moving body asking */
+} contacts__fixed_out;
+
+/* A fixed body the moving body o->i overlaps: a pair, unless a kinematic body meets a static
+ * one. Non-zero when out of room. */
+static int contacts__fixed_found(void *user, uint32_t box)
+{
+    contacts__fixed_out *o = user;
+    const physics__bodies *b = &o->s->bodies;
+    const uint32_t j = o->s->fixed_body[box];
+    if (b->kind[o->i] != CT_BODY_DYNAMIC && !b->asleep[j])
+        return 0;
+    if (o->n == o->room)
+        return 1;
+    o->out[o->n++] = (physics__pair){o->i, j};
+    return 0;
+}
+
+/* A job of physics__scene_candidates: the pairs of slices [begin, end) of moving boxes with the
+ * fixed grid, each slice into its room; its count is UINT32_MAX when the room was too small. */
+static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__scene *s = user;
+    const physics__broadphase *bp = &s->bp;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               (last - first) * SOLVER_FIXED_ROOM, 0};
+        for (uint32_t k = first; k < last; k++) {
+            o.i = s->grid_body[k];
+            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], contacts__fixed_found, &o)) {
+                o.n = UINT32_MAX;
+                break;
+            }
+        }
+        s->fixed_count[slice] = o.n;
+    }
+}
+
+/* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
+ * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
+ * the report says when the limit cut some off. */
+int physics__scene_candidates(physics__scene *s, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__broadphase *bp = &s->bp, *fx = &s->fixed;
+    const uint32_t limit = s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs
+                                                                        : SOLVER_PAIRS_PER_BODY * b->n;
+    bp->max_pairs = limit;
+    if (physics__scene_fill_fixed(s) ||
+        physics__scene_fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
+        physics__broadphase_pairs(bp) ||
+        physics__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n, sizeof *s->pairs))
+        return CT_ERR_NOMEM;
+    s->bp_stale = false;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < bp->num_pairs; k++)
+        s->pairs[n++] = (physics__pair){s->grid_body[bp->pairs[k].a], s->grid_body[bp->pairs[k].b]};
+    /* The fixed grid is asked on any threads, a slice of moving boxes at a time, each into its
+     * own room; the slices join in order. A slice that ran out of room asks again here. */
+    bool cut = bp->dropped;
+    const uint32_t slices = (bp->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
+    if (!fx->n || cut) {
+        s->num_pairs = n;
+        s->report.pair_limit = cut ? limit : 0;
+        return 0;
+    }
+    if (physics__reserve(s->a, (void **)&s->fixed_pairs, &s->cap_fixed_pairs, bp->n * SOLVER_FIXED_ROOM,
+                        sizeof *s->fixed_pairs) ||
+        physics__reserve(s->a, (void **)&s->fixed_count, &s->cap_fixed_count, slices, sizeof *s->fixed_count))
+        return CT_ERR_NOMEM;
+    physics__pool_run(s->pool, slices, contacts__fixed_range, s);
+    for (uint32_t slice = 0; slice < slices && !cut; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_BOXES;
+        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
+                               s->fixed_count[slice], 0};
+        if (o.room == UINT32_MAX) {
+            /* Out of room: this slice's pairs one box at a time, straight into s->pairs. */
+            for (uint32_t k = first; k < last && !cut; k++) {
+                if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
+                    return CT_ERR_NOMEM;
+                o.room = fx->num_found;
+                if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+                    return CT_ERR_NOMEM;
+                o.out = s->pairs + n;
+                o.n = 0;
+                o.i = s->grid_body[k];
+                for (uint32_t f = 0; f < fx->num_found; f++)
+                    contacts__fixed_found(&o, fx->found[f]);
+                cut = n + o.n > limit;
+                n = cut ? limit : n + o.n;
+            }
+            continue;
+        }
+        if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+            return CT_ERR_NOMEM;
+        cut = n + o.room > limit;
+        const uint32_t take = cut ? limit - n : o.room;
+        memcpy(s->pairs + n, o.out, (size_t)take * sizeof *s->pairs);
+        n += take;
+    }
+    s->num_pairs = n;
+    s->report.pair_limit = cut ? limit : 0;
+    return 0;
+}
+
+/* The contacts of slices [begin, end) of sorted pairs, each slice from its first contact on. */
+static void contacts__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const physics__narrow_job *job = user;
+    const physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    const physics__narrow *nw = &s->narrow;
+    const physics__contacts *c = &s->contacts;
+    const float dt = job->dt;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t n = nw->kept[slice];
+        /* The pairs and the cache are both sorted by key: one merge walk from the slice's first. */
+        uint32_t at = 0, hi = s->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (s->cache[mid].key < job->order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = first; k < last; k++) {
+            if (!(nw->flags[k] & NARROW_KEEP))
+                continue;
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            const physics__v3 normal = nw->normal[k];
+            const float sep = nw->sep[k];
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            const float vn = v3_dot(rel, normal);
+            c->a[n] = i;
+            c->b[n] = j;
+            c->key[n] = job->order[k].key;
+            c->normal[n] = normal;
+            c->point[n] = nw->point[k];
+            c->sep_base[n] = sep - v3_dot(normal, v3_sub(b->position[j], b->position[i]));
+            while (at < s->num_cache && s->cache[at].key < job->order[k].key)
+                at++;
+            const physics__cached *old =
+                at < s->num_cache && s->cache[at].key == job->order[k].key ? &s->cache[at] : NULL;
+            c->cached[n] = old ? at : UINT32_MAX;
+            /* Restitution only where the shapes touch: a contact still apart stops the bodies at
+             * the surface (speculatively) and remembers how fast they came; they bounce at the
+             * next step, from the surface, with that speed. */
+            const float e = f_max(b->restitution[i], b->restitution[j]);
+            float target = sep > 0.0f ? -sep / dt : 0.0f;
+            c->approach[n] = 0.0f;
+            if (sep > SOLVER_TOUCH) {
+                if (sep + vn * dt < 0.0f)
+                    c->approach[n] = -vn;
+            } else if (vn <= 0.0f) {
+                const float speed = f_max(-vn, old ? old->approach : 0.0f);
+                if (e > 0.0f && speed > SOLVER_BOUNCE_SPEED)
+                    target = e * speed;
+            }
+            c->target[n] = target;
+            c->speed[n] = f_max(-vn, old ? old->approach : 0.0f);
+            n++;
+        }
+    }
+}
+
+/* Finds the contacts of this step's pairs (step 2 of physics_step.c). */
+int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order, uint32_t *count)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t num_pairs = s->num_pairs;
+    if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
+        return CT_ERR_NOMEM;
+    /* Pairs whose layers and masks do not meet are left out here. */
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < num_pairs; k++) {
+        uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
+        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
+            !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
+            continue;
+        if (b->entity[i].id > b->entity[j].id) {
+            const uint32_t t = i;
+            i = j;
+            j = t;
+        }
+        const uint64_t key = (uint64_t)b->entity[i].id << 32 | b->entity[j].id;
+        s->order[m++] = (physics__keyed_pair){key, i, j};
+    }
+    /* (The arrays may not exist yet when there are no pairs.) */
+    *order = m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    *count = m;
+    return 0;
+}
+
+int physics__contacts_reserve(physics__scene *s, uint32_t n)
+{
+    physics__contacts *c = &s->contacts;
+    return physics__reserve_soa(s->a, c, &c->buffer, contacts__fields, PHYSICS_NUM_FIELDS(contacts__fields),
+                                &c->cap, n);
+}
+
+int physics__contacts_collide(physics__scene *s, float dt)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__contacts *c = &s->contacts;
+    physics__narrow *nw = &s->narrow;
+    if (physics__scene_candidates(s, dt))
+        return CT_ERR_NOMEM;
+    const uint32_t num_pairs = s->num_pairs;
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    const physics__keyed_pair *order;
+    uint32_t m;
+    /* The pairs in entity-pair order first, so the contacts come out sorted. */
+    if (physics__contacts_reserve(s, num_pairs) ||
+        physics__reserve_soa(s->a, nw, &nw->buffer, contacts__narrow_fields,
+                            PHYSICS_NUM_FIELDS(contacts__narrow_fields), &nw->cap, num_pairs) ||
+        physics__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
+        physics__contacts_order(s, &order, &m))
+        return CT_ERR_NOMEM;
+    /* The shape tests on any threads; then, in order, the islands to wake and where each slice's
+     * contacts begin; then the contacts, on any threads. */
+    physics__narrow_job job = {s, order, m, dt};
+    const uint32_t used = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    physics__pool_run(s->pool, used, physics__narrow_range, &job);
+    for (uint32_t k = 0; k < m; k++)
+        if (nw->flags[k] & NARROW_WAKE)
+            physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+    uint32_t n = 0;
+    for (uint32_t slice = 0; slice < used; slice++) {
+        const uint32_t kept = nw->kept[slice];
+        nw->kept[slice] = n;
+        n += kept;
+    }
+    physics__pool_run(s->pool, used, contacts__contact_range, &job);
+    c->n = n;
+    return 0;
+}
+
+/* Whether contact k's shapes touch, and press, at the end of the step. */
+static inline bool contacts__touching(const physics__scene *s, uint32_t k)
+{
+    const physics__contacts *c = &s->contacts;
+    const physics__v3 *p = s->bodies.position;
+    const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(p[c->b[k]], p[c->a[k]]));
+    const uint32_t q = c->row[k];
+    return sep <= SOLVER_TOUCH && s->rows.block[q / PHYSICS_ROW_LANES].jn[q % PHYSICS_ROW_LANES] > 0.0f;
+}
+
+static int contacts__ended(physics__scene *s, uint64_t key)
+{
+    const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
+    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+}
+
+/* Whether an old contact of two bodies that were asleep (or one static) still is one: both are
+ * there and neither woke. Asked only after something woke or went. */
+static bool contacts__still_asleep(const physics__scene *s, uint64_t key)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(key >> 32)});
+    const uint32_t j = physics__bodies_find(b, (ct_entity_t){(uint32_t)key});
+    return i != UINT32_MAX && j != UINT32_MAX && physics__fixed(b, i) && physics__fixed(b, j);
+}
+
+/* Remembers impulses and reports contacts that began and ended touching (step 5). The new cache
+ * merges, in key order, this step's contacts with the old contacts of sleeping islands, which
+ * are carried over untouched (no event: sleeping is not parting). */
+int physics__contacts_remember(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__contacts *c = &s->contacts;
+    const physics__rows *r = &s->rows;
+    if (physics__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
+                        sizeof *s->next_cache))
+        return CT_ERR_NOMEM;
+    physics__cached *next = s->next_cache;
+    uint32_t at = 0, n = 0;
+    for (uint32_t k = 0; k <= c->n; k++) {
+        /* The old contacts before this one that this step did not find. */
+        for (; at < s->num_cache && (k == c->n || s->cache[at].key < c->key[k]); at++) {
+            const physics__cached *old = &s->cache[at];
+            if (old->asleep && (!s->woke || contacts__still_asleep(s, old->key)))
+                next[n++] = *old;
+            else if (old->touching && contacts__ended(s, old->key))
+                return CT_ERR_NOMEM;
+        }
+        if (k == c->n)
+            break;
+        const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
+        if (at < s->num_cache && s->cache[at].key == c->key[k])
+            at++;
+        const bool is = contacts__touching(s, k);
+        const uint32_t i = c->a[k], j = c->b[k], l = c->row[k] % PHYSICS_ROW_LANES;
+        const physics__row_block *rb = &r->block[c->row[k] / PHYSICS_ROW_LANES];
+        next[n++] = (physics__cached){c->key[k], rb->jn[l], rb->jt1[l], rb->jt2[l], c->approach[k], is,
+                                      physics__fixed(b, i) && physics__fixed(b, j)};
+        if (was && !is && contacts__ended(s, c->key[k]))
+            return CT_ERR_NOMEM;
+        if (was || !is)
+            continue;
+        ct_physics_collision_event_t ev = {.a = b->entity[i].id, .b = b->entity[j].id,
+                                           .impulse = rb->jn[l], .speed = c->speed[k]};
+        v3_store(c->point[k], ev.point);
+        v3_store(c->normal[k], ev.normal);
+        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
+            return CT_ERR_NOMEM;
+    }
+    physics__cached *t = s->cache;
+    const uint32_t cap = s->cap_cache;
+    s->cache = s->next_cache;
+    s->cap_cache = s->cap_next_cache;
+    s->next_cache = t;
+    s->cap_next_cache = cap;
+    s->num_cache = n;
+    s->woke = false;
+    return 0;
+}

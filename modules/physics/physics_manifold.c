@@ -1,0 +1,406 @@
+/* physics_manifold.c: the contact manifolds of rotating shapes (v4): spheres, capsules and
+ * oriented boxes, up to PHYSICS_MANIFOLD_POINTS points with one normal (from body a to body b).
+ *
+ * Two boxes are tested on the 15 axes of the separating-axis theorem. When a face axis wins (with a
+ * small preference for faces, so a box resting flat does not flicker onto an edge axis) the
+ * incident face of the other box is clipped by the side planes of the reference face, and the
+ * points within the margin are kept, reduced to the four that span the most area (the deepest,
+ * the farthest from it, then the two that widen the quadrilateral most); when an edge axis wins,
+ * the closest points of the two edges make one point. Capsules are segments with a radius: a
+ * capsule meets a sphere or capsule at the closest points of their segments (two points when two
+ * capsules lie side by side), and a box at its segment's ends and at the segment's point nearest
+ * the box. Every point carries a feature id (which faces, vertices, clip planes or ends made it)
+ * so the next step can find it again for the warm start. */
+#include "physics_internal.h"
+
+/* A box as the tests see it: centre, world axes, half extents. */
+typedef struct manifold__box {
+    physics__v3 c, ax[3];
+    float h[3];
+} manifold__box;
+
+/* A face axis must beat the other box's by this much (m) to be the reference; an edge axis must
+ * beat the faces by the larger amount. Without these a resting box switches features between
+ * steps and loses its warm start. */
+#define MANIFOLD_FACE_TOLERANCE 0.0005f
+#define MANIFOLD_EDGE_TOLERANCE 0.005f
+
+static manifold__box manifold__box_of(const physics__bodies *b, uint32_t i)
+{
+    const physics__quat q = b->rotation[i];
+    manifold__box x = {.c = b->position[i], .h = {b->half[i].x, b->half[i].y, b->half[i].z}};
+    x.ax[0] = quat_rotate(q, v3(1, 0, 0));
+    x.ax[1] = quat_rotate(q, v3(0, 1, 0));
+    x.ax[2] = quat_rotate(q, v3(0, 0, 1));
+    return x;
+}
+
+static void manifold__add(physics__manifold_out *m, physics__v3 point, float sep, uint32_t id)
+{
+    if (m->count < PHYSICS_MANIFOLD_MAX_CLIP)
+        m->p[m->count++] = (physics__manifold_point){point, sep, id};
+}
+
+/* Two balls (centre, radius): the normal from a to b, one point midway between the surfaces. */
+static void manifold__balls(physics__v3 pa, float ra, physics__v3 pb, float rb, float margin,
+                            uint32_t id, physics__manifold_out *m)
+{
+    const physics__v3 d = v3_sub(pb, pa);
+    const float dist = v3_len(d);
+    const physics__v3 n = dist > 1e-9f ? v3_scale(d, 1.0f / dist) : v3(0, 1, 0);
+    const float sep = dist - ra - rb;
+    if (sep > margin)
+        return;
+    if (!m->count)
+        m->normal = n;
+    manifold__add(m, v3_add(pa, v3_scale(n, ra + 0.5f * sep)), sep, id);
+}
+
+/* The point of segment p0 + t (p1 - p0), t in [0, 1], nearest to q. */
+static float manifold__segment_t(physics__v3 p0, physics__v3 p1, physics__v3 q)
+{
+    const physics__v3 d = v3_sub(p1, p0);
+    const float dd = v3_dot(d, d);
+    return dd > 1e-12f ? f_min(f_max(v3_dot(v3_sub(q, p0), d) / dd, 0.0f), 1.0f) : 0.0f;
+}
+
+static physics__v3 manifold__lerp(physics__v3 a, physics__v3 b, float t)
+{
+    return v3_add(a, v3_scale(v3_sub(b, a), t));
+}
+
+/* The closest points of two segments (Ericson's, clamped). */
+static void manifold__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, physics__v3 q2,
+                               physics__v3 *c1, physics__v3 *c2)
+{
+    const physics__v3 d1 = v3_sub(q1, p1), d2 = v3_sub(q2, p2), r = v3_sub(p1, p2);
+    const float a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r);
+    float s = 0.0f, t = 0.0f;
+    if (a <= 1e-12f && e <= 1e-12f) {
+        *c1 = p1;
+        *c2 = p2;
+        return;
+    }
+    if (a <= 1e-12f) {
+        t = f_min(f_max(f / e, 0.0f), 1.0f);
+    } else {
+        const float c = v3_dot(d1, r);
+        if (e <= 1e-12f) {
+            s = f_min(f_max(-c / a, 0.0f), 1.0f);
+        } else {
+            const float bb = v3_dot(d1, d2), denom = a * e - bb * bb;
+            s = denom > 1e-12f ? f_min(f_max((bb * f - c * e) / denom, 0.0f), 1.0f) : 0.0f;
+            t = (bb * s + f) / e;
+            if (t < 0.0f) {
+                t = 0.0f;
+                s = f_min(f_max(-c / a, 0.0f), 1.0f);
+            } else if (t > 1.0f) {
+                t = 1.0f;
+                s = f_min(f_max((bb - c) / a, 0.0f), 1.0f);
+            }
+        }
+    }
+    *c1 = v3_add(p1, v3_scale(d1, s));
+    *c2 = v3_add(p2, v3_scale(d2, t));
+}
+
+/* A capsule's segment: its ends. */
+static void manifold__capsule(const physics__bodies *b, uint32_t i, physics__v3 *p0, physics__v3 *p1)
+{
+    const physics__v3 a = quat_rotate(b->rotation[i], v3(0.0f, b->half[i].y - b->radius[i], 0.0f));
+    *p0 = v3_sub(b->position[i], a);
+    *p1 = v3_add(b->position[i], a);
+}
+
+/* A ball (centre c, radius r) against a box: the normal from the box towards the ball. */
+static bool manifold__ball_box(physics__v3 c, float r, const manifold__box *x, float margin,
+                               physics__v3 *n, float *sep, physics__v3 *point)
+{
+    const physics__v3 d = v3_sub(c, x->c);
+    float local[3], q[3];
+    for (int k = 0; k < 3; k++) {
+        local[k] = v3_dot(d, x->ax[k]);
+        q[k] = f_max(-x->h[k], f_min(local[k], x->h[k]));
+    }
+    const physics__v3 diff = v3(local[0] - q[0], local[1] - q[1], local[2] - q[2]);
+    const float dist = v3_len(diff);
+    physics__v3 nl;
+    if (dist > 1e-6f) {
+        nl = v3_scale(diff, 1.0f / dist);
+        *sep = dist - r;
+    } else {
+        /* The centre is inside the box: out through the nearest face. */
+        int k = 0;
+        float depth = x->h[0] - fabsf(local[0]);
+        for (int j = 1; j < 3; j++)
+            if (x->h[j] - fabsf(local[j]) < depth)
+                k = j, depth = x->h[j] - fabsf(local[j]);
+        float e[3] = {0, 0, 0};
+        e[k] = local[k] < 0.0f ? -1.0f : 1.0f;
+        nl = v3_load(e);
+        *sep = -depth - r;
+    }
+    if (*sep > margin)
+        return false;
+    *n = v3_add(v3_add(v3_scale(x->ax[0], nl.x), v3_scale(x->ax[1], nl.y)), v3_scale(x->ax[2], nl.z));
+    *point = v3_sub(c, v3_scale(*n, r + 0.5f * *sep));
+    return true;
+}
+
+/* A capsule (segment p0 p1, radius r) against a box: the ends, and the segment's point nearest the
+ * box (found by projecting back and forth), each as a ball. `flip`: the box is body a. */
+static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const manifold__box *x,
+                                  float margin, bool flip, physics__manifold_out *m)
+{
+    float t = 0.5f;
+    for (int it = 0; it < 6; it++) {
+        const physics__v3 p = manifold__lerp(p0, p1, t);
+        const physics__v3 d = v3_sub(p, x->c);
+        physics__v3 q = x->c;
+        for (int k = 0; k < 3; k++)
+            q = v3_add(q, v3_scale(x->ax[k], f_max(-x->h[k], f_min(v3_dot(d, x->ax[k]), x->h[k]))));
+        t = manifold__segment_t(p0, p1, q);
+    }
+    const float ts[3] = {0.0f, 1.0f, t};
+    const uint32_t used = t > 0.05f && t < 0.95f ? 3 : 2;
+    for (uint32_t k = 0; k < used; k++) {
+        physics__v3 n, point;
+        float sep;
+        if (!manifold__ball_box(manifold__lerp(p0, p1, ts[k]), r, x, margin, &n, &sep, &point))
+            continue;
+        /* One normal per manifold: the deepest point's. */
+        if (!m->count || sep < m->p[0].sep)
+            m->normal = flip ? n : v3_scale(n, -1.0f);
+        manifold__add(m, point, sep, 0x200u + k);
+    }
+}
+
+/* The clip of a polygon by the plane dot(p, axis) <= limit (Sutherland-Hodgman), ids kept: a
+ * point made by the cut gets one from the plane and the edge's first point. */
+static uint32_t manifold__clip(const physics__manifold_point *in, uint32_t n, physics__v3 axis,
+                               float limit, uint32_t plane, physics__manifold_point *out)
+{
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const physics__manifold_point *a = &in[k], *b = &in[(k + 1) % n];
+        const float da = v3_dot(a->point, axis) - limit, db = v3_dot(b->point, axis) - limit;
+        if (da <= 0.0f)
+            out[m++] = *a;
+        if ((da <= 0.0f) != (db <= 0.0f)) {
+            const float t = da / (da - db);
+            out[m++] = (physics__manifold_point){manifold__lerp(a->point, b->point, t), 0.0f,
+                                                 (a->id & 0xfu) | (plane + 1u) << 4};
+        }
+    }
+    return m;
+}
+
+/* Keeps the four points that hold the most: the deepest, the farthest from it, the one that makes
+ * the largest triangle with those, and the one farthest out on the triangle's other side. */
+static void manifold__reduce(physics__manifold_out *m)
+{
+    if (m->count <= PHYSICS_MANIFOLD_POINTS)
+        return;
+    const physics__manifold_point *p = m->p;
+    const physics__v3 n = m->normal;
+    uint32_t a = 0, b = 0, c = 0, d = 0;
+    for (uint32_t k = 1; k < m->count; k++)
+        if (p[k].sep < p[a].sep)
+            a = k;
+    float best = -1.0f;
+    for (uint32_t k = 0; k < m->count; k++) {
+        const physics__v3 e = v3_sub(p[k].point, p[a].point);
+        if (v3_dot(e, e) > best)
+            best = v3_dot(e, e), b = k;
+    }
+    const physics__v3 ab = v3_sub(p[b].point, p[a].point);
+    best = -1.0f;
+    float side = 1.0f;
+    for (uint32_t k = 0; k < m->count; k++) {
+        const float area = v3_dot(v3_cross(ab, v3_sub(p[k].point, p[a].point)), n);
+        if (fabsf(area) > best)
+            best = fabsf(area), c = k, side = area < 0.0f ? 1.0f : -1.0f;
+    }
+    best = -INFINITY;
+    for (uint32_t k = 0; k < m->count; k++) {
+        if (k == a || k == b || k == c)
+            continue;
+        const float area = side * v3_dot(v3_cross(ab, v3_sub(p[k].point, p[a].point)), n);
+        if (area > best)
+            best = area, d = k;
+    }
+    const physics__manifold_point keep[4] = {p[a], p[b], p[c], p[d]};
+    for (uint32_t k = 0; k < 4; k++)
+        m->p[k] = keep[k];
+    m->count = 4;
+}
+
+/* The support of box x along its axes, signed: the corner offset farthest along dir. */
+static physics__v3 manifold__corner(const manifold__box *x, physics__v3 dir, int skip)
+{
+    physics__v3 p = x->c;
+    for (int k = 0; k < 3; k++)
+        if (k != skip)
+            p = v3_add(p, v3_scale(x->ax[k], v3_dot(x->ax[k], dir) >= 0.0f ? x->h[k] : -x->h[k]));
+    return p;
+}
+
+/* Reference face `face` of box r (its axis, pointing along n towards the other box i), incident box
+ * i: the manifold, normal n from r to i. */
+static void manifold__faces(const manifold__box *r, int face, const manifold__box *i, physics__v3 n,
+                            float margin, uint32_t id_base, physics__manifold_out *m)
+{
+    int f = 0;
+    float most = -1.0f;
+    for (int k = 0; k < 3; k++)
+        if (fabsf(v3_dot(i->ax[k], n)) > most)
+            most = fabsf(v3_dot(i->ax[k], n)), f = k;
+    const float s = v3_dot(i->ax[f], n) > 0.0f ? -1.0f : 1.0f;
+    const int u = (f + 1) % 3, v = (f + 2) % 3;
+    const physics__v3 fc = v3_add(i->c, v3_scale(i->ax[f], s * i->h[f]));
+    const physics__v3 du = v3_scale(i->ax[u], i->h[u]), dv = v3_scale(i->ax[v], i->h[v]);
+    physics__manifold_point poly[2][PHYSICS_MANIFOLD_MAX_CLIP];
+    poly[0][0] = (physics__manifold_point){v3_add(fc, v3_add(du, dv)), 0.0f, 0};
+    poly[0][1] = (physics__manifold_point){v3_add(fc, v3_sub(dv, du)), 0.0f, 1};
+    poly[0][2] = (physics__manifold_point){v3_sub(fc, v3_add(du, dv)), 0.0f, 2};
+    poly[0][3] = (physics__manifold_point){v3_add(fc, v3_sub(du, dv)), 0.0f, 3};
+    uint32_t count = 4, cur = 0, plane = 0;
+    for (int k = 0; k < 3; k++) {
+        if (k == face)
+            continue;
+        const float c = v3_dot(r->c, r->ax[k]);
+        count = manifold__clip(poly[cur], count, r->ax[k], c + r->h[k], plane++, poly[cur ^ 1]);
+        cur ^= 1;
+        count = manifold__clip(poly[cur], count, v3_scale(r->ax[k], -1.0f), -(c - r->h[k]), plane++, poly[cur ^ 1]);
+        cur ^= 1;
+    }
+    const physics__v3 rc = v3_add(r->c, v3_scale(n, r->h[face]));
+    const uint32_t ids = id_base | (uint32_t)face << 12 | (uint32_t)(f * 2 + (s > 0.0f)) << 8;
+    for (uint32_t k = 0; k < count; k++) {
+        const float sep = v3_dot(v3_sub(poly[cur][k].point, rc), n);
+        if (sep <= margin)
+            manifold__add(m, v3_sub(poly[cur][k].point, v3_scale(n, 0.5f * sep)), sep, ids | poly[cur][k].id);
+    }
+}
+
+static void manifold__box_box(const manifold__box *a, const manifold__box *b, float margin,
+                              physics__manifold_out *m)
+{
+    const physics__v3 d = v3_sub(b->c, a->c);
+    float face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
+    int fa = 0, fb = 0, ea = 0, eb = 0;
+    physics__v3 edge_axis = v3(0, 1, 0);
+    for (int k = 0; k < 3; k++) {
+        const physics__v3 ax = a->ax[k];
+        const float sep = fabsf(v3_dot(d, ax)) -
+                          (a->h[k] + b->h[0] * fabsf(v3_dot(b->ax[0], ax)) +
+                           b->h[1] * fabsf(v3_dot(b->ax[1], ax)) + b->h[2] * fabsf(v3_dot(b->ax[2], ax)));
+        if (sep > margin)
+            return;
+        if (sep > face_a)
+            face_a = sep, fa = k;
+    }
+    for (int k = 0; k < 3; k++) {
+        const physics__v3 ax = b->ax[k];
+        const float sep = fabsf(v3_dot(d, ax)) -
+                          (b->h[k] + a->h[0] * fabsf(v3_dot(a->ax[0], ax)) +
+                           a->h[1] * fabsf(v3_dot(a->ax[1], ax)) + a->h[2] * fabsf(v3_dot(a->ax[2], ax)));
+        if (sep > margin)
+            return;
+        if (sep > face_b)
+            face_b = sep, fb = k;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            physics__v3 ax = v3_cross(a->ax[i], b->ax[j]);
+            const float len = v3_len(ax);
+            if (len < 1e-5f)
+                continue;
+            ax = v3_scale(ax, 1.0f / len);
+            float ra = 0.0f, rb = 0.0f;
+            for (int k = 0; k < 3; k++) {
+                ra += a->h[k] * fabsf(v3_dot(a->ax[k], ax));
+                rb += b->h[k] * fabsf(v3_dot(b->ax[k], ax));
+            }
+            const float sep = fabsf(v3_dot(d, ax)) - ra - rb;
+            if (sep > margin)
+                return;
+            if (sep > edge)
+                edge = sep, ea = i, eb = j, edge_axis = ax;
+        }
+    const float face = face_b > face_a + MANIFOLD_FACE_TOLERANCE ? face_b : face_a;
+    if (edge > face + MANIFOLD_EDGE_TOLERANCE) {
+        const physics__v3 n = v3_dot(edge_axis, d) < 0.0f ? v3_scale(edge_axis, -1.0f) : edge_axis;
+        const physics__v3 ca = manifold__corner(a, n, ea), cb = manifold__corner(b, v3_scale(n, -1.0f), eb);
+        const physics__v3 ha = v3_scale(a->ax[ea], a->h[ea]), hb = v3_scale(b->ax[eb], b->h[eb]);
+        physics__v3 pa, pb;
+        manifold__segments(v3_sub(ca, ha), v3_add(ca, ha), v3_sub(cb, hb), v3_add(cb, hb), &pa, &pb);
+        const float sep = v3_dot(v3_sub(pb, pa), n);
+        m->normal = n;
+        manifold__add(m, v3_scale(v3_add(pa, pb), 0.5f), sep, 0x100u + (uint32_t)(ea * 3 + eb));
+        return;
+    }
+    if (face_b > face_a + MANIFOLD_FACE_TOLERANCE) {
+        const physics__v3 n = v3_dot(b->ax[fb], d) > 0.0f ? v3_scale(b->ax[fb], -1.0f) : b->ax[fb];
+        m->normal = v3_scale(n, -1.0f);
+        manifold__faces(b, fb, a, n, margin, 0x8000u, m);
+    } else {
+        const physics__v3 n = v3_dot(a->ax[fa], d) < 0.0f ? v3_scale(a->ax[fa], -1.0f) : a->ax[fa];
+        m->normal = n;
+        manifold__faces(a, fa, b, n, margin, 0, m);
+    }
+    manifold__reduce(m);
+}
+
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                       physics__manifold_out *m)
+{
+    m->count = 0;
+    m->normal = v3(0, 1, 0);
+    const uint8_t si = b->shape[i], sj = b->shape[j];
+    if (si == CT_BODY_BOX && sj == CT_BODY_BOX) {
+        const manifold__box a = manifold__box_of(b, i), c = manifold__box_of(b, j);
+        manifold__box_box(&a, &c, margin, m);
+    } else if (si == CT_BODY_BOX || sj == CT_BODY_BOX) {
+        /* The round one against the box; the normal always from i to j. */
+        const uint32_t round = si == CT_BODY_BOX ? j : i, box = round == i ? j : i;
+        const manifold__box x = manifold__box_of(b, box);
+        const bool flip = box == i;
+        if (b->shape[round] == CT_BODY_SPHERE) {
+            physics__v3 n, point;
+            float sep;
+            if (manifold__ball_box(b->position[round], b->radius[round], &x, margin, &n, &sep, &point)) {
+                m->normal = flip ? n : v3_scale(n, -1.0f);
+                manifold__add(m, point, sep, 0x300u);
+            }
+        } else {
+            physics__v3 p0, p1;
+            manifold__capsule(b, round, &p0, &p1);
+            manifold__capsule_box(p0, p1, b->radius[round], &x, margin, flip, m);
+        }
+    } else {
+        /* Spheres and capsules: segments (a sphere's has one point) with radii. */
+        physics__v3 a0 = b->position[i], a1 = a0, b0 = b->position[j], b1 = b0;
+        if (si == CT_BODY_CAPSULE)
+            manifold__capsule(b, i, &a0, &a1);
+        if (sj == CT_BODY_CAPSULE)
+            manifold__capsule(b, j, &b0, &b1);
+        const physics__v3 da = v3_sub(a1, a0), db = v3_sub(b1, b0);
+        const physics__v3 cr = v3_cross(da, db);
+        const bool side_by_side = si == CT_BODY_CAPSULE && sj == CT_BODY_CAPSULE &&
+                                  v3_dot(cr, cr) < 1e-4f * v3_dot(da, da) * v3_dot(db, db);
+        if (side_by_side) {
+            /* Both ends of b against a's segment: a capsule lying on another rests on two points. */
+            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b0)), b->radius[i], b0,
+                            b->radius[j], margin, 0x400u, m);
+            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b1)), b->radius[i], b1,
+                            b->radius[j], margin, 0x401u, m);
+        } else {
+            physics__v3 ca, cb;
+            manifold__segments(a0, a1, b0, b1, &ca, &cb);
+            manifold__balls(ca, b->radius[i], cb, b->radius[j], margin, 0x402u, m);
+        }
+    }
+    if (m->count > PHYSICS_MANIFOLD_POINTS)
+        manifold__reduce(m);
+}

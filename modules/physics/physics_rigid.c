@@ -1,0 +1,624 @@
+/* physics_rigid.c: one step of a world whose bodies rotate (v4), Box2D v3's "soft step" in 3D.
+ *
+ *   1. the bodies' world boxes from their rotations; candidate pairs from the grids and their
+ *      order (physics_contacts.c), exactly as the translation-only step finds them;
+ *   2. a manifold per pair (physics_manifold.c, on any threads), kept when it has a point within
+ *      the speculative margin (2 cm plus what the pair can close in the step); each point finds
+ *      its impulses of the last step by feature id (warm starting);
+ *   3. RIGID_SUBSTEPS substeps of dt / RIGID_SUBSTEPS, each: gravity, forces and torques into
+ *      velocities (with the implicit gyroscopic term), the warm start, one pass of soft contacts
+ *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
+ *      RIGID_PUSH_SPEED) with friction in a cone, positions and rotations, then one relaxing pass
+ *      without the push (so penetration is removed without adding velocity that lasts);
+ *   4. restitution, for points that came in faster than RIGID_BOUNCE_SPEED;
+ *   5. the contacts as islands see them, sleep, the cache and the events.
+ * The contacts are solved one after the other in entity-pair order on one thread, so every bit of
+ * the result depends on the bodies only, never on the pool. Anchors are fixed at detection; the
+ * separation of a point follows the bodies' motion through the substeps to first order (the moved
+ * distance plus the turned angle crossed with the anchor), as Box2D's does. */
+#include "physics_internal.h"
+
+#include <string.h>
+
+#define RIGID_SUBSTEPS 4u
+#ifndef RIGID_FRICTION_WHILE_PUSHING
+#define RIGID_FRICTION_WHILE_PUSHING 1
+#endif
+#define RIGID_CONTACT_HERTZ 30.0f
+#define RIGID_CONTACT_DAMPING 10.0f
+#define RIGID_PUSH_SPEED 3.0f     /* m/s: the most a soft contact pushes overlapping bodies apart */
+#define RIGID_BOUNCE_SPEED 1.0f   /* m/s: slower contacts do not bounce */
+#define RIGID_TOUCH 0.002f        /* m: closer shapes touch (events) */
+
+void physics__rigid_free(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    struct {
+        void **p;
+        uint32_t *cap;
+        size_t size;
+    } const arrays[] = {
+        {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
+        {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
+        {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
+        {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
+        {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
+        {(void **)&r->body, &r->cap_body, sizeof *r->body},
+        {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
+    };
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        if (*arrays[k].p)
+            ct_free(s->a, *arrays[k].p, (size_t)*arrays[k].cap * arrays[k].size);
+        *arrays[k].p = NULL;
+        *arrays[k].cap = 0;
+    }
+    r->num_contacts = r->num_cache = 0;
+}
+
+static inline physics__v3 rigid__mul(const float m[9], physics__v3 v)
+{
+    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+}
+
+/* The row of direction d at anchors ra, rb: crosses, spins and effective mass. */
+static void rigid__row(physics__rigid_row *row, const physics__rigid_body *a, const float ia[9],
+                       const physics__rigid_body *b, const float ib[9], physics__v3 ra, physics__v3 rb,
+                       physics__v3 d)
+{
+    row->ca = v3_cross(ra, d);
+    row->cb = v3_cross(rb, d);
+    row->ia = rigid__mul(ia, row->ca);
+    row->ib = rigid__mul(ib, row->cb);
+    const float k = a->inv_mass + b->inv_mass + v3_dot(row->ca, row->ia) + v3_dot(row->cb, row->ib);
+    row->mass = k > 0.0f ? 1.0f / k : 0.0f;
+}
+
+/* The relative velocity of b against a along a row's direction d. */
+static inline float rigid__speed(const physics__rigid_body *a, const physics__rigid_body *b,
+                                 const physics__rigid_row *row, physics__v3 d)
+{
+    return v3_dot(v3_sub(b->v, a->v), d) + v3_dot(b->w, row->cb) - v3_dot(a->w, row->ca);
+}
+
+/* An impulse j along a row's direction d. */
+static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b, const physics__rigid_row *row,
+                               physics__v3 d, float j)
+{
+    a->v = v3_sub(a->v, v3_scale(d, j * a->inv_mass));
+    a->w = v3_sub(a->w, v3_scale(row->ia, j));
+    b->v = v3_add(b->v, v3_scale(d, j * b->inv_mass));
+    b->w = v3_add(b->w, v3_scale(row->ib, j));
+}
+
+/* ---- detection ------------------------------------------------------------------------------ */
+
+typedef struct rigid__narrow_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t count;
+    float dt;
+} rigid__narrow_job;
+
+/* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
+ * touching a sleeping island wakes it for the next step, as in the translation-only step. */
+static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
+{
+    const rigid__narrow_job *job = user;
+    const physics__bodies *b = &job->s->bodies;
+    physics__rigid *r = &job->s->rigid;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        uint32_t kept = 0;
+        for (uint32_t k = first; k < last; k++) {
+            const uint32_t i = job->order[k].a, j = job->order[k].b;
+            const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
+            physics__manifold_out *m = &r->narrow[k];
+            physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, m);
+            uint32_t flags = m->count ? NARROW_KEEP : 0u;
+            if (flags && (b->asleep[i] | b->asleep[j])) {
+                const uint32_t mover = b->asleep[i] ? j : i;
+                if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
+                    flags |= NARROW_WAKE;
+                if (physics__inv_mass(b, mover) == 0.0f)
+                    flags &= ~NARROW_KEEP;
+            }
+            /* The flags ride in the high bits of the count. */
+            m->count |= flags << 16;
+            kept += flags & NARROW_KEEP;
+        }
+        r->kept[slice] = kept;
+    }
+}
+
+/* The solver state of every body: velocities, and for the ones that move their inverse mass and
+ * world inverse inertia (zero for static, kinematic and sleeping bodies). */
+static void rigid__gather(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__rigid_body *st = s->rigid.body;
+    for (uint32_t i = 0; i < b->n; i++) {
+        physics__rigid_body *x = &st[i];
+        x->v = b->velocity[i];
+        x->w = b->angular[i];
+        x->dp = x->dq = v3(0, 0, 0);
+        x->inv_mass = physics__inv_mass(b, i);
+        if (x->inv_mass > 0.0f)
+            physics__world_inv_inertia(b, i, s->rigid.inv_i[i].m);
+        else
+            memset(s->rigid.inv_i[i].m, 0, sizeof s->rigid.inv_i[i].m);
+    }
+}
+
+/* The cache entry of key, walking forward from *at (both sorted by key). */
+static const physics__rigid_cached *rigid__cached(const physics__rigid *r, uint64_t key, uint32_t *at)
+{
+    while (*at < r->num_cache && r->cache[*at].key < key)
+        (*at)++;
+    return *at < r->num_cache && r->cache[*at].key == key ? &r->cache[*at] : NULL;
+}
+
+/* The soft contact's coefficients for a substep h (Box2D v3's b2MakeSoft). */
+static void rigid__soft(float hertz, float zeta, float h, float *bias_rate, float *mass_scale,
+                        float *impulse_scale)
+{
+    const float omega = 2.0f * 3.14159265f * hertz;
+    const float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+    *bias_rate = omega / a1;
+    *mass_scale = a2 * a3;
+    *impulse_scale = a3;
+}
+
+/* The kept manifolds become contacts, in order, with their warm starts and masses. */
+static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
+{
+    physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        const uint32_t flags = r->narrow[k].count >> 16;
+        r->narrow[k].count &= 0xffffu;
+        if (flags & NARROW_WAKE)
+            physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+        n += flags & NARROW_KEEP ? 1u : 0u;
+        if (!(flags & NARROW_KEEP))
+            r->narrow[k].count = 0;
+    }
+    if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
+        return CT_ERR_NOMEM;
+    float static_rate, static_mass, static_impulse, rate, mass, impulse;
+    const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.25f / h);
+    rigid__soft(2.0f * hertz, RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
+    rigid__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
+    uint32_t at = 0;
+    n = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        const physics__manifold_out *mo = &r->narrow[k];
+        if (!mo->count)
+            continue;
+        const uint32_t i = order[k].a, j = order[k].b;
+        const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
+        physics__rigid_contact *c = &r->contact[n++];
+        const physics__v3 nn = mo->normal;
+        const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+        const physics__v3 t1 = v3_cross(nn, seed);
+        c->key = order[k].key;
+        c->a = i;
+        c->b = j;
+        c->count = mo->count;
+        c->normal = nn;
+        c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
+        c->t2 = v3_cross(nn, c->t1);
+        c->friction = sqrtf(b->friction[i] * b->friction[j]);
+        c->restitution = f_max(b->restitution[i], b->restitution[j]);
+        const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
+        c->bias_rate = fixed ? static_rate : rate;
+        c->mass_scale = fixed ? static_mass : mass;
+        c->impulse_scale = fixed ? static_impulse : impulse;
+        const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
+        c->cached = old ? at : UINT32_MAX;
+        const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
+        physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+        for (uint32_t q = 0; q < c->count; q++) {
+            physics__rigid_point *p = &c->p[q];
+            const physics__manifold_point *mp = &mo->p[q];
+            const physics__v3 ra = v3_sub(mp->point, b->position[i]), rb = v3_sub(mp->point, b->position[j]);
+            p->sep = mp->sep;
+            p->id = mp->id;
+            rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
+            p->rel_vn = rigid__speed(A, B, &p->n, nn);
+            p->n.j = p->max_jn = 0.0f;
+            for (uint32_t o = 0; old && o < old->count; o++)
+                if (old->id[o] == p->id) {
+                    p->n.j = old->jn[o];
+                    break;
+                }
+            ca = v3_add(ca, ra);
+            cb = v3_add(cb, rb);
+        }
+        const float inv_count = 1.0f / (float)c->count;
+        ca = v3_scale(ca, inv_count);
+        cb = v3_scale(cb, inv_count);
+        c->center_a = ca;
+        for (uint32_t q = 0; q < c->count; q++)
+            c->p[q].lever = v3_len(v3_sub(v3_sub(mo->p[q].point, b->position[i]), ca));
+        rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+        rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+        const float m = A->inv_mass + B->inv_mass;
+        const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+        const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+        const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+        const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+        c->k11 = k22 * inv_det;
+        c->k22 = k11 * inv_det;
+        c->k12 = -k12 * inv_det;
+        c->twist_a = rigid__mul(ia, nn);
+        c->twist_b = rigid__mul(ib, nn);
+        const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
+        c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+        c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
+        c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+        c->twist_j = old ? old->twist : 0.0f;
+    }
+    r->num_contacts = n;
+    return 0;
+}
+
+/* ---- the substeps ----------------------------------------------------------------------------- */
+
+/* Locked axes keep no velocity (the impulses moved them: zeroed before every position update). */
+static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
+{
+    if (!(l & CT_BODY_LOCK_ALL))
+        return;
+    x->v = v3(l & CT_BODY_LOCK_LINEAR_X ? 0.0f : x->v.x, l & CT_BODY_LOCK_LINEAR_Y ? 0.0f : x->v.y,
+              l & CT_BODY_LOCK_LINEAR_Z ? 0.0f : x->v.z);
+    x->w = v3(l & CT_BODY_LOCK_ANGULAR_X ? 0.0f : x->w.x, l & CT_BODY_LOCK_ANGULAR_Y ? 0.0f : x->w.y,
+              l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
+}
+
+/* Gravity, forces and torques into the velocities of awake dynamic bodies; the gyroscopic term
+ * implicitly (one Newton step in the body's frame: stable for spinning long bodies). */
+static void rigid__integrate_velocities(physics__scene *s, float h)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__rigid_body *st = s->rigid.body;
+    for (uint32_t i = 0; i < b->n; i++) {
+        physics__rigid_body *x = &st[i];
+        if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
+            continue;
+        x->v = v3_add(x->v, v3_scale(v3_add(s->gravity, v3_scale(b->force[i], x->inv_mass)), h));
+        x->w = v3_add(x->w, v3_scale(rigid__mul(s->rigid.inv_i[i].m, b->torque[i]), h));
+        const physics__v3 d = b->inv_inertia[i];
+        if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f) {
+            const physics__quat q = b->rotation[i];
+            const physics__v3 w = quat_unrotate(q, x->w);
+            const physics__v3 I = v3(1.0f / d.x, 1.0f / d.y, 1.0f / d.z);
+            const physics__v3 Iw = v3(I.x * w.x, I.y * w.y, I.z * w.z);
+            const physics__v3 f = v3_scale(v3_cross(w, Iw), h);
+            /* J = I + h (skew(w) I - skew(I w)) */
+            const float J[9] = {I.x,
+                                h * (-w.z * I.y + Iw.z),
+                                h * (w.y * I.z - Iw.y),
+                                h * (w.z * I.x - Iw.z),
+                                I.y,
+                                h * (-w.x * I.z + Iw.x),
+                                h * (-w.y * I.x + Iw.y),
+                                h * (w.x * I.y - Iw.x),
+                                I.z};
+            const float det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                              J[2] * (J[3] * J[7] - J[4] * J[6]);
+            if (fabsf(det) > 1e-30f) {
+                const float id = 1.0f / det;
+                const float inv[9] = {(J[4] * J[8] - J[5] * J[7]) * id, (J[2] * J[7] - J[1] * J[8]) * id,
+                                      (J[1] * J[5] - J[2] * J[4]) * id, (J[5] * J[6] - J[3] * J[8]) * id,
+                                      (J[0] * J[8] - J[2] * J[6]) * id, (J[2] * J[3] - J[0] * J[5]) * id,
+                                      (J[3] * J[7] - J[4] * J[6]) * id, (J[1] * J[6] - J[0] * J[7]) * id,
+                                      (J[0] * J[4] - J[1] * J[3]) * id};
+                x->w = quat_rotate(q, v3_sub(w, rigid__mul(inv, f)));
+            }
+        }
+        rigid__lock(x, b->locks[i]);
+        const float vmax = CT_PHYSICS_MAX_SPEED, wmax = CT_PHYSICS_MAX_ANGULAR_SPEED;
+        const float vv = v3_dot(x->v, x->v), ww = v3_dot(x->w, x->w);
+        if (vv > vmax * vmax)
+            x->v = v3_scale(x->v, vmax / sqrtf(vv));
+        if (ww > wmax * wmax)
+            x->w = v3_scale(x->w, wmax / sqrtf(ww));
+    }
+}
+
+static void rigid__warm_start(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t k = 0; k < r->num_contacts; k++) {
+        const physics__rigid_contact *c = &r->contact[k];
+        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+        for (uint32_t q = 0; q < c->count; q++)
+            rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
+        rigid__push(A, B, &c->f1, c->t1, c->f1.j);
+        rigid__push(A, B, &c->f2, c->t2, c->f2.j);
+        A->w = v3_sub(A->w, v3_scale(c->twist_a, c->twist_j));
+        B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
+    }
+}
+
+/* One pass over the contacts: the normals (soft when use_bias, rigid and without push when
+ * relaxing), then, when relaxing only (as Box3D does), the twist and the friction at the centre. */
+static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t k = 0; k < r->num_contacts; k++) {
+        physics__rigid_contact *c = &r->contact[k];
+        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+        const physics__v3 n = c->normal;
+        const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
+        float total = 0.0f, twist_limit = 0.0f;
+        for (uint32_t q = 0; q < c->count; q++) {
+            physics__rigid_point *p = &c->p[q];
+            /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
+            const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
+            float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+            if (sep > 0.0f) {
+                bias = sep * inv_h; /* speculative: close the gap, no more */
+            } else if (use_bias) {
+                bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
+                mass_scale = c->mass_scale;
+                impulse_scale = c->impulse_scale;
+            }
+            const float vn = rigid__speed(A, B, &p->n, n);
+            const float j = f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
+            const float applied = j - p->n.j;
+            p->n.j = j;
+            p->max_jn = f_max(p->max_jn, applied);
+            total += j;
+            twist_limit += p->lever * j;
+            rigid__push(A, B, &p->n, n, applied);
+        }
+        if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
+            continue;
+        {
+            const float spin = v3_dot(n, v3_sub(B->w, A->w));
+            const float most = c->friction * twist_limit;
+            const float j = f_min(f_max(c->twist_j - c->twist_mass * spin, -most), most);
+            const float applied = j - c->twist_j;
+            c->twist_j = j;
+            A->w = v3_sub(A->w, v3_scale(c->twist_a, applied));
+            B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
+        }
+        const float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        float j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
+        float j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
+        const float limit = c->friction * total, sq = j1 * j1 + j2 * j2;
+        if (sq > limit * limit) {
+            const float scale = sq > 0.0f ? limit / sqrtf(sq) : 0.0f;
+            j1 *= scale;
+            j2 *= scale;
+        }
+        rigid__push(A, B, &c->f1, c->t1, j1 - c->f1.j);
+        rigid__push(A, B, &c->f2, c->t2, j2 - c->f2.j);
+        c->f1.j = j1;
+        c->f2.j = j2;
+    }
+}
+
+/* Positions and rotations of the bodies that move (awake dynamic and kinematic). */
+static void rigid__integrate_positions(physics__scene *s, float h)
+{
+    physics__bodies *b = &s->bodies;
+    physics__rigid_body *st = s->rigid.body;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (b->kind[i] == CT_BODY_STATIC || b->asleep[i])
+            continue;
+        physics__rigid_body *x = &st[i];
+        if (b->kind[i] == CT_BODY_DYNAMIC)
+            rigid__lock(x, b->locks[i]);
+        const physics__v3 move = v3_scale(x->v, h), turn = v3_scale(x->w, h);
+        b->position[i] = v3_add(b->position[i], move);
+        x->dp = v3_add(x->dp, move);
+        if (turn.x != 0.0f || turn.y != 0.0f || turn.z != 0.0f) {
+            b->rotation[i] = quat_integrate(b->rotation[i], x->w, h);
+            x->dq = v3_add(x->dq, turn);
+        }
+    }
+}
+
+/* Points that came in faster than RIGID_BOUNCE_SPEED and pushed leave with restitution times that
+ * speed. */
+static void rigid__restitution(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t k = 0; k < r->num_contacts; k++) {
+        physics__rigid_contact *c = &r->contact[k];
+        if (c->restitution == 0.0f)
+            continue;
+        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+        for (uint32_t q = 0; q < c->count; q++) {
+            physics__rigid_point *p = &c->p[q];
+            if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
+                continue;
+            const float vn = rigid__speed(A, B, &p->n, c->normal);
+            const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+            rigid__push(A, B, &p->n, c->normal, j - p->n.j);
+            p->n.j = j;
+        }
+    }
+}
+
+/* ---- after the solve -------------------------------------------------------------------------- */
+
+/* The separation of contact c's deepest point now. */
+static float rigid__separation(const physics__rigid *r, const physics__rigid_contact *c)
+{
+    const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    float least = INFINITY;
+    const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
+    for (uint32_t q = 0; q < c->count; q++) {
+        const physics__rigid_point *p = &c->p[q];
+        least = f_min(least, p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca));
+    }
+    return least;
+}
+
+/* The contacts as physics_islands.c reads them (a, b, normal, and a separation base that gives the
+ * deepest point's separation at the bodies' present positions). */
+static int rigid__island_contacts(physics__scene *s)
+{
+    const physics__rigid *r = &s->rigid;
+    const physics__bodies *b = &s->bodies;
+    physics__contacts *c = &s->contacts;
+    if (physics__contacts_reserve(s, r->num_contacts))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < r->num_contacts; k++) {
+        const physics__rigid_contact *rc = &r->contact[k];
+        c->a[k] = rc->a;
+        c->b[k] = rc->b;
+        c->normal[k] = rc->normal;
+        c->sep_base[k] = rigid__separation(r, rc) - v3_dot(rc->normal, v3_sub(b->position[rc->b], b->position[rc->a]));
+    }
+    c->n = r->num_contacts;
+    return 0;
+}
+
+static bool rigid__still_asleep(const physics__scene *s, uint64_t key)
+{
+    const physics__bodies *b = &s->bodies;
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(key >> 32)});
+    const uint32_t j = physics__bodies_find(b, (ct_entity_t){(uint32_t)key});
+    return i != UINT32_MAX && j != UINT32_MAX && physics__fixed(b, i) && physics__fixed(b, j);
+}
+
+static int rigid__ended(physics__scene *s, uint64_t key)
+{
+    const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
+    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+}
+
+/* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
+ * events, as in physics_contacts.c. */
+static int rigid__remember(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache, r->num_contacts + r->num_cache,
+                         sizeof *r->next_cache))
+        return CT_ERR_NOMEM;
+    physics__rigid_cached *next = r->next_cache;
+    uint32_t at = 0, n = 0;
+    for (uint32_t k = 0; k <= r->num_contacts; k++) {
+        const physics__rigid_contact *c = k < r->num_contacts ? &r->contact[k] : NULL;
+        for (; at < r->num_cache && (!c || r->cache[at].key < c->key); at++) {
+            const physics__rigid_cached *old = &r->cache[at];
+            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key)))
+                next[n++] = *old;
+            else if (old->touching && rigid__ended(s, old->key))
+                return CT_ERR_NOMEM;
+        }
+        if (!c)
+            break;
+        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
+        if (at < r->num_cache && r->cache[at].key == c->key)
+            at++;
+        float total = 0.0f, deepest = 0.0f;
+        uint32_t first = 0;
+        physics__rigid_cached *e = &next[n++];
+        *e = (physics__rigid_cached){.key = c->key, .count = c->count,
+                                     .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
+        for (uint32_t q = 0; q < c->count; q++) {
+            e->id[q] = c->p[q].id;
+            e->jn[q] = c->p[q].n.j;
+            total += c->p[q].n.j;
+            if (c->p[q].n.j > deepest)
+                deepest = c->p[q].n.j, first = q;
+        }
+        e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->twist = c->twist_j;
+        const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
+        e->touching = is;
+        if (was && !is && rigid__ended(s, c->key))
+            return CT_ERR_NOMEM;
+        if (was || !is)
+            continue;
+        ct_physics_collision_event_t ev = {.a = b->entity[c->a].id, .b = b->entity[c->b].id,
+                                           .impulse = total, .speed = f_max(-c->p[first].rel_vn, 0.0f)};
+        (void)first;
+        v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
+        v3_store(c->normal, ev.normal);
+        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
+            return CT_ERR_NOMEM;
+    }
+    physics__rigid_cached *t = r->cache;
+    const uint32_t cap = r->cap_cache;
+    r->cache = r->next_cache;
+    r->cap_cache = r->cap_next_cache;
+    r->next_cache = t;
+    r->cap_next_cache = cap;
+    r->num_cache = n;
+    s->woke = false;
+    return 0;
+}
+
+int physics__rigid_step(physics__scene *s, float dt)
+{
+    physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    s->events.size = 0;
+    s->report = (physics__step_report){0};
+    s->num_wake = 0;
+    if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
+        physics__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands) ||
+        physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body) ||
+        physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i))
+        return CT_ERR_NOMEM;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i])
+            s->report.awake++;
+        if (b->rotates[i] && !physics__fixed(b, i))
+            physics__bodies_extent(b, i);
+    }
+    const physics__keyed_pair *order;
+    uint32_t m;
+    if (physics__scene_candidates(s, dt) || physics__contacts_order(s, &order, &m))
+        return CT_ERR_NOMEM;
+    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, m, sizeof *r->narrow) ||
+        physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
+        return CT_ERR_NOMEM;
+    rigid__narrow_job job = {s, order, m, dt};
+    physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
+    rigid__gather(s);
+    const uint32_t substeps = RIGID_SUBSTEPS;
+    const float h = dt / (float)substeps, inv_h = 1.0f / h;
+    if (rigid__contacts(s, order, m, h))
+        return CT_ERR_NOMEM;
+    for (uint32_t step = 0; step < substeps; step++) {
+        rigid__integrate_velocities(s, h);
+        rigid__warm_start(s);
+        rigid__solve(s, inv_h, true);
+        rigid__integrate_positions(s, h);
+        rigid__solve(s, inv_h, false);
+    }
+    rigid__restitution(s);
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (b->kind[i] == CT_BODY_DYNAMIC)
+            rigid__lock(&r->body[i], b->locks[i]);
+        if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i]) {
+            b->velocity[i] = r->body[i].v;
+            b->angular[i] = r->body[i].w;
+            if (b->rotates[i])
+                physics__bodies_extent(b, i);
+        }
+        b->force[i] = b->torque[i] = v3(0, 0, 0);
+    }
+    physics__scene_keep_inside(s);
+    if (rigid__island_contacts(s))
+        return CT_ERR_NOMEM;
+    physics__islands_wake_listed(s);
+    physics__islands_sleep(s, dt);
+    /* The grid of moving boxes was built from the bodies' paths without their turning: queries
+     * rebuild it. */
+    s->bp_stale = true;
+    s->num_escaped = 0;
+    return rigid__remember(s);
+}

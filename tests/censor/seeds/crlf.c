@@ -1,0 +1,5 @@
+s = "/*";
+#if defined(A) \
+ || X
+x
+#endif

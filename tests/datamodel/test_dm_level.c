@@ -1,0 +1,376 @@
+/* Levels and units as documents: the demo's files round-trip byte for byte, a one-field edit is a
+ * one-line diff, ids are assigned on a tool's first write (and match the ids derived from names),
+ * new and removed fields and entities keep the rest of the text, bad sources are refused naming
+ * file, line and column. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "datamodel.h"
+
+static const ct_datamodel_api_v1 *dm;
+static const ct_guid_t root = {0, 0};
+
+static char *slurp(const char *rel, size_t *len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", CT_TEST_SOURCE_ROOT, rel);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = 0;
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+static ct_dm_doc_o *read_text(const char *text)
+{
+    char err[256];
+    ct_dm_doc_o *d = dm->read_level(text, strlen(text), "t.level", &(ct_dm_doc_desc_t){.author = "ed", .guid_seed = 5},
+                                    err, sizeof err);
+    if (!d)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(d);
+    return d;
+}
+
+static char *write(ct_dm_doc_o *d, bool ids)
+{
+    char *out = dm->write_level(d, &(ct_dm_write_desc_t){.assign_ids = ids}, NULL);
+    assert_non_null(out);
+    return out;
+}
+
+/* The entity of the root's list with this name. */
+static ct_guid_t named(ct_dm_doc_o *d, const char *name)
+{
+    const ct_guid_t *items;
+    uint32_t n;
+    assert_int_equal(dm->get_set(d, root, "entities", &items, &n), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *s;
+        if (dm->get_string(d, items[i], "name", &s) == 0 && strcmp(s, name) == 0)
+            return items[i];
+    }
+    fail_msg("no entity named %s", name);
+    return root;
+}
+
+static void the_demo_round_trips_byte_for_byte(void **state)
+{
+    (void)state;
+    static const char *files[] = {"projects/demo/levels/arena.level", "projects/demo/units/crate.unit",
+                                  "projects/demo/units/camera.unit", "projects/demo/units/dancer.unit",
+                                  "projects/demo/units/sun.unit", "projects/demo/units/joint.unit"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        size_t len, out_len;
+        char *text = slurp(files[i], &len);
+        char err[256];
+        ct_dm_doc_o *d = dm->read_level(text, len, files[i], NULL, err, sizeof err);
+        assert_non_null(d);
+        char *out = dm->write_level(d, NULL, &out_len);
+        assert_int_equal(out_len, len);
+        assert_memory_equal(out, text, len);
+        dm->free_text(out);
+        dm->destroy_doc(d);
+        free(text);
+    }
+}
+
+static void the_arena_as_a_document(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("projects/demo/levels/arena.level", &len);
+    ct_dm_doc_o *d = read_text(text);
+    ct_guid_t floor = named(d, "floor"), marker = named(d, "marker");
+    double pos[3], he[3], count, order;
+    assert_int_equal(dm->get_vec3(d, floor, "components.transform.position", pos), 0);
+    assert_true(pos[0] == 0 && pos[1] == -0.5 && pos[2] == 0);
+    assert_int_equal(dm->get_vec3(d, floor, "components.body.half_extents", he), 0);
+    assert_true(he[0] == 50 && he[1] == 0.5);
+    const char *kind;
+    assert_int_equal(dm->get_string(d, floor, "components.body.kind", &kind), 0);
+    assert_string_equal(kind, "static");
+    assert_int_equal(dm->get_double(d, marker, "repeat.count", &count), 0);
+    assert_true(count == 10000);
+    assert_int_equal(dm->get_double(d, marker, "@order", &order), 0);
+    assert_true(order == 1);
+    /* Derived ids are the same for every reader. */
+    ct_dm_doc_o *again = read_text(text);
+    assert_true(ct_guid_eq(named(again, "marker"), marker));
+    const ct_dm_issue_t *issues;
+    assert_int_equal(dm->check(d, &issues), 0);
+    dm->destroy_doc(again);
+    dm->destroy_doc(d);
+    free(text);
+}
+
+/* Counts lines that differ between two texts of the same line count (or -1). */
+static int changed_lines(const char *a, const char *b)
+{
+    int n = 0;
+    while (*a || *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        if (!ea || !eb)
+            return ea == eb && strcmp(a, b) == 0 ? n : n + 1;
+        if (ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)) != 0)
+            n++;
+        a = ea + 1;
+        b = eb + 1;
+    }
+    return n;
+}
+
+static void a_one_field_edit_is_a_one_line_diff(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = slurp("projects/demo/levels/arena.level", &len);
+    ct_dm_doc_o *d = read_text(text);
+    ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = 0.75};
+    assert_int_equal(dm->set_property(d, named(d, "floor"), "components.body.friction", &v), 0);
+    char *out = write(d, false);
+    assert_int_equal(changed_lines(text, out), 1);
+    assert_non_null(strstr(out, "      body = { kind = \"static\" shape = \"box\" half_extents = [50 0.5 50] friction = 0.75 }\n"));
+    /* A vector too. */
+    v = (ct_dm_value_t){.type = CT_DM_VEC3, .as.v = {1, 2, 3}};
+    assert_int_equal(dm->set_property(d, named(d, "marker"), "components.transform.position", &v), 0);
+    dm->free_text(out);
+    out = write(d, false);
+    assert_int_equal(changed_lines(text, out), 2);
+    assert_non_null(strstr(out, "      transform = { position = [1 2 3] }\n"));
+    dm->free_text(out);
+    dm->destroy_doc(d);
+    free(text);
+}
+
+static void a_tools_first_write_assigns_ids(void **state)
+{
+    (void)state;
+    const char *text = "// two crates\n"
+                       "entities = [\n"
+                       "  {\n"
+                       "    name = \"crate\"\n"
+                       "    components = { transform = {} }\n"
+                       "  }\n"
+                       "  { name = \"crate\" }\n"
+                       "]\n";
+    ct_dm_doc_o *d = read_text(text);
+    const ct_guid_t *items;
+    uint32_t n;
+    assert_int_equal(dm->get_set(d, root, "entities", &items, &n), 0);
+    assert_int_equal(n, 2);
+    ct_guid_t first = items[0], second = items[1];
+    assert_false(ct_guid_eq(first, second)); /* same name, different rank */
+    char *out = write(d, true);
+    char g1[33], g2[33], expected[512];
+    ct_guid_format(first, g1);
+    ct_guid_format(second, g2);
+    snprintf(expected, sizeof expected,
+             "// two crates\n"
+             "entities = [\n"
+             "  {\n"
+             "    id = \"%s\"\n"
+             "    name = \"crate\"\n"
+             "    components = { transform = {} }\n"
+             "  }\n"
+             "  { id = \"%s\" name = \"crate\" }\n"
+             "]\n",
+             g1, g2);
+    assert_string_equal(out, expected);
+    /* Read back: the ids are the GUIDs every reader derived before. */
+    ct_dm_doc_o *back = read_text(out);
+    assert_true(dm->exists(back, first));
+    assert_true(dm->exists(back, second));
+    char *again = write(back, true);
+    assert_string_equal(again, out);
+    dm->free_text(again);
+    dm->free_text(out);
+    dm->destroy_doc(back);
+    dm->destroy_doc(d);
+}
+
+static const char base[] = "entities = [\n"
+                           "  {\n"
+                           "    name = \"a\" // the first\n"
+                           "    components = {\n"
+                           "      transform = { position = [0 0 0] }\n"
+                           "    }\n"
+                           "  }\n"
+                           "  {\n"
+                           "    name = \"b\"\n"
+                           "    components = { body = { kind = \"static\" mass = 2 } }\n"
+                           "  }\n"
+                           "]\n";
+
+static void new_and_removed_fields_and_entities(void **state)
+{
+    (void)state;
+    ct_dm_doc_o *d = read_text(base);
+    ct_guid_t a = named(d, "a"), b = named(d, "b");
+    ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = 0.5};
+    dm->set_property(d, a, "components.transform.scale", &v);       /* into an inline object */
+    v = (ct_dm_value_t){.type = CT_DM_STRING, .size = 3, .as.s = "box"};
+    dm->set_property(d, a, "components.mesh.mesh", &v);             /* a new component */
+    dm->set_property(d, b, "components.body.mass", NULL);           /* a removed field */
+    /* A new entity after b. */
+    ct_guid_t c = {0, 0xc};
+    dm->create(d, c);
+    v = (ct_dm_value_t){.type = CT_DM_STRING, .size = 1, .as.s = "c"};
+    dm->set_property(d, c, "name", &v);
+    v = (ct_dm_value_t){.type = CT_DM_VEC3, .as.v = {1, 2, 3}};
+    dm->set_property(d, c, "components.transform.position", &v);
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 2};
+    dm->set_property(d, c, "@order", &v);
+    dm->add_to_set(d, root, "entities", c);
+    char *out = write(d, false);
+    assert_string_equal(out, "entities = [\n"
+                             "  {\n"
+                             "    name = \"a\" // the first\n"
+                             "    components = {\n"
+                             "      transform = { position = [0 0 0] scale = 0.5 }\n"
+                             "      mesh = { mesh = \"box\" }\n"
+                             "    }\n"
+                             "  }\n"
+                             "  {\n"
+                             "    name = \"b\"\n"
+                             "    components = { body = { kind = \"static\" } }\n"
+                             "  }\n"
+                             "  {\n"
+                             "    id = \"0000000000000000000000000000000c\"\n"
+                             "    name = \"c\"\n"
+                             "    components = {\n"
+                             "      transform = { position = [1 2 3] }\n"
+                             "    }\n"
+                             "  }\n"
+                             "]\n");
+    dm->free_text(out);
+    /* Removing an entity cuts its lines, comments inside it with it. */
+    dm->remove_from_set(d, root, "entities", a);
+    dm->destroy(d, a);
+    out = write(d, false);
+    assert_string_equal(out, "entities = [\n"
+                             "  {\n"
+                             "    name = \"b\"\n"
+                             "    components = { body = { kind = \"static\" } }\n"
+                             "  }\n"
+                             "  {\n"
+                             "    id = \"0000000000000000000000000000000c\"\n"
+                             "    name = \"c\"\n"
+                             "    components = {\n"
+                             "      transform = { position = [1 2 3] }\n"
+                             "    }\n"
+                             "  }\n"
+                             "]\n");
+    dm->free_text(out);
+    dm->destroy_doc(d);
+}
+
+static void children_are_a_set_and_fresh_documents_write_whole(void **state)
+{
+    (void)state;
+    const char *text = "entities = [ { name = \"car\" children = [ { name = \"wheel\" } { name = \"wheel\" } ] } ]\n";
+    ct_dm_doc_o *d = read_text(text);
+    ct_guid_t car = named(d, "car");
+    const ct_guid_t *kids;
+    uint32_t n;
+    assert_int_equal(dm->get_set(d, car, "children", &kids, &n), 0);
+    assert_int_equal(n, 2);
+    ct_guid_t parent;
+    assert_int_equal(dm->get_guid(d, kids[1], "@parent", &parent), 0);
+    assert_true(ct_guid_eq(parent, car));
+    char *out = write(d, false);
+    assert_string_equal(out, text);
+    dm->free_text(out);
+    dm->destroy_doc(d);
+
+    /* A document made with the API writes a whole file. */
+    ct_dm_doc_o *f = dm->create_doc(&(ct_dm_doc_desc_t){.guid_seed = 1});
+    ct_guid_t e = {0, 0xe}, k = {0, 0xf};
+    dm->create(f, e);
+    dm->create(f, k);
+    dm->add_to_set(f, root, "entities", e);
+    dm->add_to_set(f, e, "children", k);
+    ct_dm_value_t v = {.type = CT_DM_STRING, .size = 4, .as.s = "lamp"};
+    dm->set_property(f, e, "name", &v);
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 3};
+    dm->set_property(f, e, "components.light.intensity", &v);
+    v = (ct_dm_value_t){.type = CT_DM_VEC3, .as.v = {1, 1, 0.5}};
+    dm->set_property(f, e, "components.light.color", &v);
+    v = (ct_dm_value_t){.type = CT_DM_BLOB, .size = 2, .as.blob = "{}"};
+    dm->set_property(f, k, "components.transform", &v);
+    out = write(f, false);
+    assert_string_equal(out, "entities = [\n"
+                             "  {\n"
+                             "    id = \"0000000000000000000000000000000e\"\n"
+                             "    name = \"lamp\"\n"
+                             "    components = {\n"
+                             "      light = { intensity = 3 color = [1 1 0.5] }\n"
+                             "    }\n"
+                             "    children = [\n"
+                             "      {\n"
+                             "        id = \"0000000000000000000000000000000f\"\n"
+                             "        components = { transform = {} }\n"
+                             "      }\n"
+                             "    ]\n"
+                             "  }\n"
+                             "]\n");
+    /* And reads back as the same document. */
+    ct_dm_doc_o *back = read_text(out);
+    assert_true(dm->set_contains(back, e, "children", k));
+    double c[3];
+    assert_int_equal(dm->get_vec3(back, e, "components.light.color", c), 0);
+    assert_true(c[2] == 0.5);
+    dm->free_text(out);
+    dm->destroy_doc(back);
+    dm->destroy_doc(f);
+}
+
+static void bad_sources_are_refused_with_a_place(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *error;
+    } cases[] = {
+        {"entities = [ { id = \"123\" } ]", "t.level:1:21: `id` must be a GUID of 32 hex digits, not 0"},
+        {"entities = { }", "t.level:1:12: `entities` must be an array"},
+        {"entities = [ 3 ]", "t.level:1:14: an entity must be an object { ... }"},
+        {"entities = [ { id = \"0000000000000000000000000000000a\" }\n { id = \"0000000000000000000000000000000A\" } ]",
+         "t.level:2:2: two entities have this `id`"},
+        {"entities = [ { name = \"x\" ", "t.level:1:27: expected '}', found end of file"},
+        {"entities = [ { name = \"a\" name = \"b\" } ]", "t.level:1:27: field 'name' is given twice"},
+        {"entities = [ { \"a.b\" = 1 } ]", "t.level:1:14: a field name that is empty, has a '.', or makes a key over 255 bytes"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[256] = "";
+        ct_dm_doc_o *d = dm->read_level(cases[i].text, strlen(cases[i].text), "t.level", NULL, err, sizeof err);
+        assert_null(d);
+        assert_string_equal(err, cases[i].error);
+    }
+}
+
+int main(void)
+{
+    dm = datamodel__api_v1();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_demo_round_trips_byte_for_byte),
+        cmocka_unit_test(the_arena_as_a_document),
+        cmocka_unit_test(a_one_field_edit_is_a_one_line_diff),
+        cmocka_unit_test(a_tools_first_write_assigns_ids),
+        cmocka_unit_test(new_and_removed_fields_and_entities),
+        cmocka_unit_test(children_are_a_set_and_fresh_documents_write_whole),
+        cmocka_unit_test(bad_sources_are_refused_with_a_place),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""The editor's server under load and bad input, from raw sockets (no browser):
+
+  100 pages at once all get their welcome and every edit; a page that stops reading is dropped
+  (logged with its address) while the others carry on; malformed WebSocket frames, bad HTTP and a
+  foreign Origin are refused with a clear reason to that client only; a token guards another
+  bind address (and a page without it gets 401); a path outside the page's folder is refused.
+
+Usage: test_editor_server.py SOURCE_DIR BUILD_DIR
+"""
+import base64
+import json
+import os
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_editor_browser import check, fail, make_project, start_engine, stop_engine  # noqa: E402
+
+
+class Page:
+    """A WebSocket client speaking the editor's protocol, as a page would."""
+
+    def __init__(self, port, user=None, headers=""):
+        self.s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall(("GET /ws HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                        "Connection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n"
+                        % (port, key, headers)).encode())
+        self.buf = b""
+        while b"\r\n\r\n" not in self.buf:
+            chunk = self.s.recv(4096)
+            if not chunk:
+                break
+            self.buf += chunk
+        head, _, self.buf = self.buf.partition(b"\r\n\r\n")
+        self.status = int(head.split(b" ")[1]) if head else 0
+        if user and self.status == 101:
+            self.send({"type": "hello", "user": user})
+
+    def send_raw(self, data):
+        self.s.sendall(data)
+
+    def frame(self, opcode, payload, mask=True, fin=True):
+        b0 = (0x80 if fin else 0) | opcode
+        n = len(payload)
+        head = bytes([b0]) + (bytes([(0x80 if mask else 0) | n]) if n < 126 else
+                              bytes([(0x80 if mask else 0) | 126]) + struct.pack(">H", n) if n < 65536 else
+                              bytes([(0x80 if mask else 0) | 127]) + struct.pack(">Q", n))
+        if not mask:
+            return head + payload
+        m = os.urandom(4)
+        return head + m + bytes(c ^ m[i & 3] for i, c in enumerate(payload))
+
+    def send(self, msg):
+        self.send_raw(self.frame(1, json.dumps(msg).encode()))
+
+    def read(self, timeout=30):
+        """The next message: ('text', dict) or ('close', code, reason)."""
+        self.s.settimeout(timeout)
+        while True:
+            if len(self.buf) >= 2:
+                n = self.buf[1] & 0x7f
+                h = 2 + (2 if n == 126 else 8 if n == 127 else 0)
+                if len(self.buf) >= h:
+                    if n == 126:
+                        n = struct.unpack(">H", self.buf[2:4])[0]
+                    elif n == 127:
+                        n = struct.unpack(">Q", self.buf[2:10])[0]
+                    if len(self.buf) >= h + n:
+                        op, payload, self.buf = self.buf[0] & 0x0f, self.buf[h:h + n], self.buf[h + n:]
+                        if op == 1:
+                            return ("text", json.loads(payload))
+                        if op == 8:
+                            code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 0
+                            return ("close", code, payload[2:].decode())
+                        continue
+            chunk = self.s.recv(65536)
+            if not chunk:
+                return ("eof",)
+            self.buf += chunk
+
+    def until(self, kind, timeout=30):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            m = self.read(timeout)
+            if m[0] != "text":
+                return m
+            if m[1].get("type") == kind:
+                return m[1]
+        fail("no '%s' message in time" % kind)
+
+
+def http(port, request):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(request.encode())
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+        if b"\r\n\r\n" in data:
+            head = data.split(b"\r\n\r\n")[0]
+            m = re.search(rb"Content-Length: (\d+)", head)
+            if m and len(data) >= len(head) + 4 + int(m.group(1)):
+                break
+    s.close()
+    return int(data.split(b" ")[1]) if data else 0, data
+
+
+def main():
+    src, build = sys.argv[1:3]
+    tmp = tempfile.mkdtemp(prefix="cuttle-editor-server-")
+    proc = None
+    try:
+        proj = make_project(src, tmp)
+        r = subprocess.run([os.path.join(build, "tools/cuttle-compile/cuttle-compile"), "--project", proj,
+                            "--modules", os.path.join(build, "modules")], capture_output=True, text=True)
+        check(r.returncode == 0, "the yard compiles")
+        proc, port, _ = start_engine(build, proj)
+        log = os.path.join(proj, "engine.log")
+
+        status, body = http(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        check(status == 200 and b"Cuttle editor" in body, "the page is served")
+        status, body = http(port, "GET /frame.png HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        check(status == 200 and b"\x89PNG" in body, "the engine's frame is served as PNG")
+        for req, want in (("GET /../project.sjson HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 400),
+                          ("GET /nothing.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404),
+                          ("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", 405),
+                          ("GET / HTTP/1.1\r\nHost: evil.example\r\n\r\n", 403)):
+            status, body = http(port, req)
+            check(status == want, "%s -> %d (%s)" % (req.split("\r\n")[0], status,
+                                                     body.split(b"\r\n\r\n")[-1].strip().decode()))
+        foreign = Page(port, headers="Origin: http://evil.example\r\n")
+        check(foreign.status == 403, "a WebSocket from another origin is refused (403)")
+
+        # 100 pages at once.
+        pages = [Page(port, "p%d" % i) for i in range(100)]
+        welcomes = [p.until("welcome") for p in pages]
+        check(all(len(w["objects"]) >= 5 for w in welcomes), "100 pages got their welcome")
+        crate = next(o["id"] for o in welcomes[0]["objects"] if o["props"].get("name", [{}])[0] == {"string": "crate"})
+
+        # A page that stops reading: ask for frames on its connection and never read them.
+        slow = socket.create_connection(("127.0.0.1", port), timeout=30)
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        req = b"GET /frame.png HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        try:
+            for _ in range(400):
+                slow.sendall(req)
+        except OSError:
+            pass  # the server may hang up while we still write: that is the point
+
+        # Malformed frames from three pages: each told why and closed; nobody else hurt.
+        bad = [pages[97], pages[98], pages[99]]
+        bad[0].send_raw(bad[0].frame(1, b'{"type":"undo"}', mask=False))
+        bad[1].send_raw(b"\x81\xff" + struct.pack(">Q", 1 << 40) + b"mask")
+        bad[2].send_raw(bad[2].frame(1, b"\xc0\xaf"))
+        codes = [p.until("never") for p in bad]
+        check([c[1] for c in codes] == [1002, 1009, 1007],
+              "malformed frames closed with 1002, 1009, 1007: %s" % [c[2] for c in codes])
+        pages[0].send({"type": "undo", "extra": 1})
+        e = pages[0].until("error")
+        check("'extra' is unknown" in e["error"], "a bad message is an error to its page: %s" % e["error"])
+
+        # An edit from one page reaches the 96 others still open.
+        pages[0].send({"type": "ops", "commit": True, "ops": [
+            {"op": "set", "object": crate, "key": "components.transform.position", "value": {"vec3": [1, 2, 3]}}]})
+        got = 0
+        for p in pages[1:97]:
+            m = p.until("ops")
+            got += m["ops"][0]["value"] == {"vec3": [1, 2, 3]}
+        check(got == 96, "the edit reached all 96 other pages")
+        time.sleep(0.5)
+        text = open(log).read()
+        check(re.search(r"editor: client \d+ \(127\.0\.0\.1:\d+\): not reading: \d+ bytes queued", text) is not None,
+              "the page that stopped reading was dropped, logged with its address")
+        check(re.search(r"editor: client \d+ \(127\.0\.0\.1:\d+\): WebSocket closed \(1002\): an unmasked frame", text)
+              is not None, "the malformed frame is logged with the page's address")
+        slow.close()
+        for p in pages:
+            p.s.close()
+        stop_engine(proc)
+        proc = None
+
+        # A token: without it, 401; another bind address without one refuses to start.
+        proc, port, _ = start_engine(build, proj, {"CUTTLE_EDITOR_TOKEN": "s3cret"})
+        status, _ = http(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        check(status == 401, "with a token, a page without it gets 401")
+        status, _ = http(port, "GET /?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        check(status == 200, "with the token, the page is served")
+        stop_engine(proc)
+        proc = None
+        r = subprocess.run([os.path.join(build, "kernel/cuttle"), "--project", proj, "--modules",
+                            os.path.join(build, "modules"), "--editor", "0", "--editor-bind", "0.0.0.0",
+                            "levels/yard"], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, CUTTLE_EDITOR_TOKEN=""))
+        check(r.returncode == 1 and "needs a token (--editor-token" in r.stderr,
+              "binding 0.0.0.0 without a token is refused: %s" % r.stderr.strip().splitlines()[-1:])
+        print("PASS")
+    finally:
+        if proc:
+            stop_engine(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

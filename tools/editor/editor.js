@@ -1,0 +1,695 @@
+// The Cuttle level editor page. It keeps only a view of what the engine's document says
+// (objects, their properties and who set them), updated from the engine's messages; every
+// edit is sent as the data model's operations and shown when the engine answers with them.
+'use strict';
+
+const ROOT = '00000000000000000000000000000000';
+const params = new URLSearchParams(location.search);
+const token = params.get('token');
+const withToken = (path) => token ? path + (path.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(token) : path;
+const $ = (id) => document.getElementById(id);
+
+// Enumerations the modules document (api/ct_physics.h, api/ct_render.h).
+const ENUMS = {
+  'components.body.kind': ['static', 'dynamic', 'kinematic'],
+  'components.body.shape': ['box', 'sphere'],
+  'components.light.type': ['directional', 'point'],
+};
+// Fields that name a resource of a type: a picker of the project's resources of that type.
+const RESOURCE_FIELDS = { 'components.mesh.mesh': 'mesh', 'components.mesh.material': 'material' };
+// What "Add component" puts in (the module's defaults, spelled as in a level source).
+const COMPONENTS = {
+  transform: { 'components.transform.position': { vec3: [0, 0, 0] } },
+  debug_name: { 'components.debug_name.name': { string: 'entity' } },
+  mesh: { 'components.mesh.mesh': { string: 'meshes/crate' }, 'components.mesh.material': { string: 'materials/wood' } },
+  body: { 'components.body.kind': { string: 'dynamic' }, 'components.body.shape': { string: 'box' },
+          'components.body.half_extents': { vec3: [0.5, 0.5, 0.5] }, 'components.body.mass': 1 },
+  point_mass: { 'components.point_mass.mass': 1 },
+  camera: { 'components.camera.fov': 60 },
+  light: { 'components.light.type': { string: 'point' }, 'components.light.intensity': 1 },
+};
+const ORDERS = ['XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'];
+
+const editor = window.editor = {
+  objects: new Map(),   // id -> { props: Map(key -> { value, at }) }
+  selection: [],
+  others: new Map(),    // person -> selected ids
+  ranges: [],
+  resources: {},
+  session: sessionStorage.getItem('cuttle.session') || '',
+  user: params.get('user') || localStorage.getItem('cuttle.user') || 'designer',
+  frame: 0,
+  camera: null,
+  eulerOrder: localStorage.getItem('cuttle.euler') || 'XYZ',
+  lastEuler: new Map(), // object -> degrees shown last (the Euler filter keeps them continuous)
+  conflicts: [],
+  errors: [],
+  hold: false,          // tests: stop taking updates (a page whose view lags behind)
+  held: [],
+  ws: null,
+  nextId: 1,
+  waiting: new Map(),
+  canUndo: false, canRedo: false,
+  playing: false,
+  connected: false,
+};
+
+// ---- connection ----
+
+function connect() {
+  const ws = new WebSocket(withToken(`ws://${location.host}/ws`));
+  editor.ws = ws;
+  ws.onopen = () => {
+    send({ type: 'hello', user: editor.user, session: editor.session });
+  };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (editor.hold && (m.type === 'ops' || m.type === 'frame')) { editor.held.push(m); return; }
+    receive(m);
+  };
+  ws.onclose = () => {
+    editor.connected = false;
+    status('disconnected: reconnecting…', true);
+    setTimeout(connect, 500);
+  };
+}
+
+function send(m) {
+  if (!editor.ws || editor.ws.readyState !== 1) return 0;
+  m.id = editor.nextId++;
+  editor.ws.send(JSON.stringify(m));
+  return m.id;
+}
+
+// Sends and resolves with the reply that carries the same id.
+function request(m) {
+  return new Promise((resolve) => { const id = send(m); if (id) editor.waiting.set(id, resolve); else resolve(null); });
+}
+
+editor.release = function () {
+  editor.hold = false;
+  const held = editor.held; editor.held = [];
+  held.forEach(receive);
+};
+
+function receive(m) {
+  if (m.id !== undefined && editor.waiting.has(m.id)) {
+    const resolve = editor.waiting.get(m.id); editor.waiting.delete(m.id); resolve(m);
+  }
+  switch (m.type) {
+    case 'welcome': return welcome(m);
+    case 'ops': return applyOps(m);
+    case 'frame': return showFrame(m);
+    case 'history': case 'undone': case 'redone': return history(m);
+    case 'error': return error(m.error);
+    case 'conflict': return conflict(m);
+    case 'people': return people(m.people);
+    case 'selected': return selected(m);
+    case 'saved': return logLine(`${m.by} saved ${m.file} (${m.bytes} bytes)`);
+    case 'compiled': return logLine(m.ok ? 'compiled the project' : 'compile failed: ' + m.error, !m.ok);
+    case 'play': editor.playing = m.playing; $('play').textContent = m.playing ? 'Stop' : 'Play';
+      $('play').classList.toggle('on', m.playing); return logLine(`${m.by} ${m.playing ? 'started' : 'stopped'} play`);
+  }
+}
+
+function welcome(m) {
+  editor.connected = true;
+  editor.session = m.session;
+  sessionStorage.setItem('cuttle.session', m.session);
+  editor.user = m.user;
+  editor.ranges = m.ranges || [];
+  editor.resources = m.resources || {};
+  editor.objects.clear();
+  for (const o of m.objects) {
+    const props = new Map();
+    for (const [k, [value, at]] of Object.entries(o.props)) props.set(k, { value, at });
+    editor.objects.set(o.id, { props });
+  }
+  $('level').textContent = m.level;
+  document.title = `${m.level} · Cuttle editor`;
+  const place = $('place');
+  place.length = 1;
+  for (const u of editor.resources.unit || []) place.add(new Option(u, u));
+  history(m);
+  status(`${m.user}${m.resumed ? ' (session resumed)' : ''}`);
+  if (m.recovered) logLine(`the engine replayed ${m.recovered} unsaved changes after a crash: save to keep them`, false, 'conflict');
+  editor.selection = editor.selection.filter((id) => editor.objects.has(id));
+  if (m.frame) showFrame({ n: m.frame });
+  render();
+}
+
+// Keys whose change shows in the outline (names, order, hierarchy, repeat counts).
+const OUTLINE_KEYS = new Set(['name', '@order', '@parent', 'components.debug_name.name', 'repeat.count']);
+
+function applyOps(m) {
+  const touched = new Set();
+  let outline = false;
+  for (const op of m.ops) {
+    if (op.op === 'create') { editor.objects.set(op.object, { props: new Map() }); outline = true; }
+    else if (op.op === 'destroy') { editor.objects.delete(op.object); outline = true; }
+    else {
+      const o = editor.objects.get(op.object);
+      if (!o) continue;
+      if (op.op !== 'set' || OUTLINE_KEYS.has(op.key) || op.value === null || !o.props.has(op.key)) outline = true;
+      if (op.op === 'set') {
+        if (op.value === null) o.props.delete(op.key);
+        else o.props.set(op.key, { value: op.value, at: op.at });
+        touched.add(op.object + ' ' + op.key);
+      } else {
+        const p = o.props.get(op.key) || { value: { set: [] }, at: op.at };
+        const set = new Set(p.value.set || []);
+        if (op.op === 'add') set.add(op.item); else set.delete(op.item);
+        o.props.set(op.key, { value: { set: [...set] }, at: op.at });
+      }
+    }
+  }
+  editor.selection = editor.selection.filter((id) => editor.objects.has(id));
+  editor.lastOps = m;
+  render(touched, !outline);
+}
+
+function history(m) {
+  editor.canUndo = !!m.can_undo; editor.canRedo = !!m.can_redo;
+  $('undo').disabled = !editor.canUndo; $('redo').disabled = !editor.canRedo;
+  if (m.skipped && m.skipped.length)
+    for (const s of m.skipped)
+      logLine(`${m.type === 'undone' ? 'undo' : 'redo'} kept ${s.by}'s later change of ${nameOf(s.object)} ${s.key || ''}: ${s.why}`, false, 'conflict');
+}
+
+function error(text) {
+  editor.errors.push(text);
+  logLine(text, true);
+  status(text, true);
+}
+
+function conflict(m) {
+  editor.conflicts.push(m);
+  logLine(`conflict on ${nameOf(m.object)} ${m.key}: ${m.winner.by}'s ${fmt(m.winner.value)} replaced ${m.loser.by}'s ${fmt(m.loser.value)}`, false, 'conflict');
+  render();
+}
+
+function people(list) {
+  $('people').innerHTML = '';
+  for (const p of list) { const s = document.createElement('span'); s.textContent = p; $('people').append(s); }
+}
+
+function selected(m) {
+  if (m.by === editor.user) return;
+  editor.others.set(m.by, m.objects);
+  drawOverlay();
+}
+
+function status(text, bad) { const s = $('status'); s.textContent = text; s.classList.toggle('bad', !!bad); }
+
+function logLine(text, bad, cls) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  if (bad) li.className = 'error'; else if (cls) li.className = cls;
+  $('log').append(li);
+  $('log').scrollTop = 1e9;
+}
+
+const fmt = (v) => v === null || v === undefined ? 'nothing' : typeof v === 'object'
+  ? (v.vec3 || v.quat ? '[' + (v.vec3 || v.quat).map((x) => +x.toFixed(3)).join(' ') + ']' : JSON.stringify(Object.values(v)[0]))
+  : String(v);
+
+// ---- the document as the page shows it ----
+
+const prop = (id, key) => { const o = editor.objects.get(id); const p = o && o.props.get(key); return p ? p.value : undefined; };
+const setOf = (id, key) => { const v = prop(id, key); return v && v.set ? v.set : []; };
+const isEntity = (id) => id !== ROOT && typeof prop(id, '@order') === 'number';
+function nameOf(id) {
+  const n = prop(id, 'name') || prop(id, 'components.debug_name.name');
+  return n ? (n.string !== undefined ? n.string : String(n)) : id.slice(-6);
+}
+function children(id) {
+  const list = setOf(id, id === ROOT ? 'entities' : 'children').filter((c) => editor.objects.has(c));
+  return list.sort((a, b) => (prop(a, '@order') - prop(b, '@order')) || (a < b ? -1 : 1));
+}
+function componentsOf(id) {
+  const o = editor.objects.get(id);
+  const names = new Set();
+  if (o) for (const k of o.props.keys()) if (k.startsWith('components.')) names.add(k.split('.')[1]);
+  return [...names];
+}
+
+// ---- outline ----
+
+function renderOutline() {
+  const filter = $('filter').value.trim().toLowerCase();
+  const ul = $('outline');
+  ul.innerHTML = '';
+  const matches = (id) => !filter || nameOf(id).toLowerCase().includes(filter) ||
+    componentsOf(id).some((c) => c.toLowerCase().includes(filter));
+  const build = (id, parentUl) => {
+    const kids = children(id);
+    const kidMatches = kids.map((k) => build(k, null));
+    if (id === ROOT) { kidMatches.forEach((li) => li && parentUl.append(li)); return null; }
+    const any = kidMatches.some(Boolean);
+    if (!matches(id) && !any) return null;
+    const li = document.createElement('li');
+    const row = document.createElement('div');
+    row.className = 'row' + (editor.selection.includes(id) ? ' selected' : '');
+    row.dataset.id = id;
+    row.draggable = true;
+    row.textContent = nameOf(id);
+    const count = prop(id, 'repeat.count');
+    if (count > 1) { const c = document.createElement('span'); c.className = 'count'; c.textContent = '×' + count; row.append(c); }
+    const comps = document.createElement('span'); comps.className = 'comp'; comps.textContent = componentsOf(id).join(' ');
+    row.append(comps);
+    row.onclick = (ev) => select(id, ev.ctrlKey || ev.metaKey || ev.shiftKey);
+    row.ondragstart = (ev) => ev.dataTransfer.setData('text/x-cuttle-entity', id);
+    row.ondragover = (ev) => { ev.preventDefault(); row.classList.add('drop'); };
+    row.ondragleave = () => row.classList.remove('drop');
+    row.ondrop = (ev) => {
+      ev.preventDefault(); row.classList.remove('drop');
+      const moved = ev.dataTransfer.getData('text/x-cuttle-entity');
+      if (moved && moved !== id) send({ type: 'reparent', object: moved, parent: id });
+    };
+    li.append(row);
+    if (any) { const sub = document.createElement('ul'); sub.className = 'tree'; kidMatches.forEach((k) => k && sub.append(k)); li.append(sub); }
+    return li;
+  };
+  build(ROOT, ul);
+}
+// Dropping on the empty outline makes an entity top level.
+$('outline').ondragover = (ev) => ev.preventDefault();
+$('outline').ondrop = (ev) => {
+  if (ev.target !== $('outline')) return;
+  const moved = ev.dataTransfer.getData('text/x-cuttle-entity');
+  if (moved) send({ type: 'reparent', object: moved, parent: ROOT });
+};
+
+function select(id, add) {
+  if (add) editor.selection = editor.selection.includes(id) ? editor.selection.filter((x) => x !== id) : [...editor.selection, id];
+  else editor.selection = id ? [id] : [];
+  if (editor.selection.length) send({ type: 'select', objects: editor.selection });
+  render();
+}
+
+// ---- inspector ----
+
+function rangeOf(key) { return editor.ranges.find((r) => r.key === key); }
+
+function checkNumber(key, values) {
+  const r = rangeOf(key);
+  for (const x of values) {
+    if (!Number.isFinite(x)) return 'not a number';
+    if (!r || key.endsWith('rotation')) continue;
+    const mag = r.min > 0 && values.length > 1 ? Math.abs(x) : x;
+    if (mag < r.min || mag > r.max) return `outside ${r.min}..${r.max}`;
+    if (r.whole && x !== Math.floor(x)) return 'a whole number';
+  }
+  return null;
+}
+
+// Sends one property; `commit` ends the user action (a drag sends many, then one commit).
+function setProp(id, key, value, commit) {
+  const p = editor.objects.get(id) && editor.objects.get(id).props.get(key);
+  send({ type: 'ops', commit: !!commit, ops: [{ op: 'set', object: id, key, value, base: p ? p.at : null }] });
+}
+editor.setProp = setProp;
+
+// Quaternion <-> Euler angles (degrees) in a chosen order, with the Euler filter of "What is
+// gimbal lock" (001): of the two equivalent angle triples, and every 360 degree turn of each,
+// the one nearest the angles shown last, so values do not jump while you drag.
+function quatToMatrix([x, y, z, w]) {
+  return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+          2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+          2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)];
+}
+const AX = { X: 0, Y: 1, Z: 2 };
+function quatFromEuler(deg, order) {
+  let q = [0, 0, 0, 1];
+  // Intrinsic rotations in the order's sequence: R = R_a * R_b * R_c.
+  for (let i = 0; i < 3; i++) {
+    const a = AX[order[i]], h = deg[a] * Math.PI / 360, r = [0, 0, 0, Math.cos(h)];
+    r[a] = Math.sin(h);
+    q = [q[3] * r[0] + q[0] * r[3] + q[1] * r[2] - q[2] * r[1], q[3] * r[1] - q[0] * r[2] + q[1] * r[3] + q[2] * r[0],
+         q[3] * r[2] + q[0] * r[1] - q[1] * r[0] + q[2] * r[3], q[3] * r[3] - q[0] * r[0] - q[1] * r[1] - q[2] * r[2]];
+  }
+  return q;
+}
+function eulerFromQuat(q, order) {
+  const m = quatToMatrix(q), M = (r, c) => m[3 * r + c];
+  const [i, j, k] = [AX[order[0]], AX[order[1]], AX[order[2]]];
+  // Sign of the permutation: even orders (XYZ, YZX, ZXY) +1.
+  const s = ((j - i + 3) % 3 === 1) ? 1 : -1;
+  const out = [0, 0, 0];
+  const sy = Math.max(-1, Math.min(1, s * M(i, k)));
+  out[j] = Math.asin(sy);
+  if (Math.abs(sy) < 0.9999999) {
+    out[i] = Math.atan2(-s * M(j, k), M(k, k));
+    out[k] = Math.atan2(-s * M(i, j), M(i, i));
+  } else {
+    out[i] = Math.atan2(s * M(k, j), M(j, j));
+    out[k] = 0;
+  }
+  return { deg: out.map((a) => a * 180 / Math.PI), axes: [i, j, k] };
+}
+function eulerFilter(deg, axes, prev) {
+  if (!prev) return deg;
+  const [i, j, k] = axes;
+  const alt = deg.slice(); alt[i] += 180; alt[j] = 180 - deg[j]; alt[k] += 180;
+  const near = (d) => d.map((a, n) => a + 360 * Math.round((prev[n] - a) / 360));
+  const a = near(deg), b = near(alt);
+  const dist = (d) => d.reduce((s, x, n) => s + (x - prev[n]) ** 2, 0);
+  return dist(a) <= dist(b) ? a : b;
+}
+editor.quatFromEuler = quatFromEuler;
+editor.eulerFromQuat = eulerFromQuat;
+
+function numberInput(value, onChange, onDrag) {
+  const input = document.createElement('input');
+  input.type = 'number'; input.step = 'any'; input.value = +(+value).toFixed(4);
+  input.onchange = () => onChange(parseFloat(input.value), input);
+  input.onkeydown = (ev) => { if (ev.key === 'Enter') input.blur(); ev.stopPropagation(); };
+  input.dragTo = onDrag;
+  return input;
+}
+
+// Dragging a field's label scrubs its first number: many operations, one undo item.
+function scrub(label, read, write) {
+  label.onmousedown = (ev) => {
+    ev.preventDefault();
+    const x0 = ev.clientX, start = read();
+    const move = (e) => write(start + (e.clientX - x0) * 0.02, false);
+    const up = (e) => { document.removeEventListener('mousemove', move); document.removeEventListener('mouseup', up);
+      write(start + (e.clientX - x0) * 0.02, true); };
+    document.addEventListener('mousemove', move);
+    document.addEventListener('mouseup', up);
+  };
+}
+
+function fieldRow(id, key, p, group, touched) {
+  const row = document.createElement('div');
+  row.className = 'field';
+  row.dataset.key = key;
+  if (touched && touched.has(id + ' ' + key)) row.classList.add('changed');
+  const label = document.createElement('label');
+  const short = key.split('.').slice(2).join('.') || key;
+  label.textContent = short;
+  label.title = `${key}\nset by ${p.at ? p.at.split(' ').slice(1).join(' ') : '?'}`;
+  row.append(label);
+  const v = p.value;
+  const err = document.createElement('div'); err.className = 'err';
+  const fail = (text, input) => { err.textContent = text || ''; if (input) input.classList.toggle('bad', !!text); };
+  if (v && (v.vec3 || (v.quat && !key.endsWith('rotation')))) {
+    // vec3, or four numbers that are not a rotation (a colour with alpha).
+    const nums = (v.vec3 || v.quat).slice();
+    const box = document.createElement('div'); box.className = 'vec' + (v.quat ? ' q' : '');
+    const kind = v.vec3 ? 'vec3' : 'quat';
+    if (key.endsWith('color')) {
+      const c = document.createElement('input'); c.type = 'color';
+      c.value = '#' + nums.slice(0, 3).map((x) => Math.round(Math.max(0, Math.min(1, x)) * 255).toString(16).padStart(2, '0')).join('');
+      c.onchange = () => { const h = c.value; const rgb = [1, 3, 5].map((o) => parseInt(h.substr(o, 2), 16) / 255);
+        setProp(id, key, { [kind]: [...rgb, ...nums.slice(3)] }, true); };
+      box.append(c);
+    }
+    nums.forEach((x, n) => {
+      const input = numberInput(x, (val, inp) => {
+        const next = nums.slice(); next[n] = val;
+        const bad = checkNumber(key, next); fail(bad ? `${'xyzw'[n]} ${bad}` : '', inp);
+        if (!bad) setProp(id, key, { [kind]: next }, true);
+      });
+      input.dataset.axis = 'xyzw'[n];
+      box.append(input);
+    });
+    scrub(label, () => nums[0], (x, commit) => { const next = nums.slice(); next[0] = x;
+      if (!checkNumber(key, next)) setProp(id, key, { [kind]: next }, commit); });
+    row.append(box);
+  } else if (v && v.quat) {
+    // A rotation: Euler angles in the chosen order.
+    const box = document.createElement('div'); box.className = 'vec';
+    const e = eulerFromQuat(v.quat, editor.eulerOrder);
+    const deg = eulerFilter(e.deg, e.axes, editor.lastEuler.get(id));
+    editor.lastEuler.set(id, deg);
+    deg.forEach((a, n) => {
+      const input = numberInput(a, (val) => {
+        const next = deg.slice(); next[n] = val;
+        if (!Number.isFinite(val)) return fail('not a number');
+        editor.lastEuler.set(id, next);
+        setProp(id, key, { quat: quatFromEuler(next, editor.eulerOrder) }, true);
+      });
+      input.dataset.axis = 'xyz'[n];
+      box.append(input);
+    });
+    const order = document.createElement('select');
+    ORDERS.forEach((o) => order.add(new Option(o, o, false, o === editor.eulerOrder)));
+    order.onchange = () => { editor.eulerOrder = order.value; localStorage.setItem('cuttle.euler', order.value); render(); };
+    box.append(order);
+    row.append(box);
+  } else if (typeof v === 'number') {
+    const input = numberInput(v, (val, inp) => { const bad = checkNumber(key, [val]); fail(bad, inp); if (!bad) setProp(id, key, val, true); });
+    const r = rangeOf(key); if (r) { input.min = r.min; input.max = r.max; }
+    scrub(label, () => v, (x, commit) => { if (!checkNumber(key, [x])) setProp(id, key, x, commit); });
+    row.append(input);
+  } else if (typeof v === 'boolean') {
+    const c = document.createElement('input'); c.type = 'checkbox'; c.checked = v;
+    c.onchange = () => setProp(id, key, c.checked, true);
+    row.append(c);
+  } else if (v && v.string !== undefined && ENUMS[key]) {
+    const s = document.createElement('select');
+    ENUMS[key].forEach((o) => s.add(new Option(o, o, false, o === v.string)));
+    s.onchange = () => setProp(id, key, { string: s.value }, true);
+    row.append(s);
+  } else if (v && v.string !== undefined) {
+    const input = document.createElement('input'); input.value = v.string;
+    const type = RESOURCE_FIELDS[key];
+    if (type) {
+      const list = document.createElement('datalist'); list.id = 'res-' + type;
+      (editor.resources[type] || []).forEach((r) => list.append(new Option(r)));
+      input.setAttribute('list', list.id); row.append(list);
+    }
+    input.onchange = () => {
+      if (type && !(editor.resources[type] || []).includes(input.value)) return fail(`no ${type} '${input.value}' in the project`, input);
+      fail('', input); setProp(id, key, { string: input.value }, true);
+    };
+    input.onkeydown = (ev) => ev.stopPropagation();
+    row.append(input);
+  } else {
+    const span = document.createElement('span'); span.className = 'muted'; span.textContent = fmt(v);
+    row.append(span);
+  }
+  row.append(err);
+  for (const c of editor.conflicts.filter((c) => c.object === id && c.key === key).slice(-1)) {
+    const d = document.createElement('div'); d.className = 'conflict';
+    d.textContent = `${c.winner.by}: ${fmt(c.winner.value)} replaced ${c.loser.by}: ${fmt(c.loser.value)}`;
+    row.append(d);
+  }
+  group.append(row);
+}
+
+function renderInspector(touched) {
+  const box = $('inspector');
+  const id = editor.selection[0];
+  if (!id || !editor.objects.has(id)) { box.innerHTML = '<p class="muted">Select an entity.</p>'; return; }
+  // Keep the field being typed into: re-render only when it is not focused.
+  if (box.contains(document.activeElement) && document.activeElement.tagName === 'INPUT' && box.dataset.id === id) return;
+  box.innerHTML = '';
+  box.dataset.id = id;
+  const props = editor.objects.get(id).props;
+  const groups = new Map();
+  for (const [key, p] of props) {
+    if (key.startsWith('@') || key === 'children' || key === 'id') continue;
+    const g = key.startsWith('components.') ? key.split('.')[1] : 'entity';
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push([key, p]);
+  }
+  const title = document.createElement('h2');
+  title.textContent = nameOf(id) + (editor.selection.length > 1 ? ` (+${editor.selection.length - 1})` : '');
+  title.style.fontSize = '14px';
+  box.append(title);
+  for (const [g, fields] of groups) {
+    const div = document.createElement('div'); div.className = 'group'; div.dataset.component = g;
+    const h = document.createElement('h3'); h.textContent = g;
+    if (g !== 'entity') {
+      const rm = document.createElement('button'); rm.textContent = '×'; rm.title = 'Remove the component';
+      rm.onclick = () => send({ type: 'ops', commit: true, ops: fields.map(([key]) => ({ op: 'set', object: id, key, value: null })) });
+      h.append(rm);
+    }
+    div.append(h);
+    for (const [key, p] of fields) fieldRow(id, key, p, div, touched);
+    box.append(div);
+  }
+  const add = document.createElement('select'); add.className = 'addcomp';
+  add.add(new Option('Add component…', ''));
+  Object.keys(COMPONENTS).filter((c) => !groups.has(c)).forEach((c) => add.add(new Option(c, c)));
+  add.onchange = () => {
+    const c = COMPONENTS[add.value]; if (!c) return;
+    send({ type: 'ops', commit: true, ops: Object.entries(c).map(([key, value]) => ({ op: 'set', object: id, key, value })) });
+  };
+  box.append(add);
+}
+
+// ---- viewport ----
+
+function showFrame(m) {
+  editor.frame = m.n;
+  if (m.camera) editor.camera = m.camera;
+  const img = $('frame');
+  img.onload = () => { editor.shown = m.n; drawOverlay(); };
+  img.src = withToken('/frame.png?n=' + m.n);
+}
+
+// World position of an entity from the document (local poses composed up the @parent chain).
+function worldPosition(id) {
+  let p = (prop(id, 'components.transform.position') || {}).vec3 || [0, 0, 0];
+  let parent = (prop(id, '@parent') || {}).guid;
+  for (let depth = 0; parent && parent !== ROOT && depth < 64; depth++) {
+    const q = (prop(parent, 'components.transform.rotation') || {}).quat || [0, 0, 0, 1];
+    const s = (prop(parent, 'components.transform.scale') || {}).vec3 || [1, 1, 1];
+    const m = quatToMatrix(q), v = [p[0] * s[0], p[1] * s[1], p[2] * s[2]];
+    const pp = (prop(parent, 'components.transform.position') || {}).vec3 || [0, 0, 0];
+    p = [0, 1, 2].map((r) => m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2] + pp[r]);
+    parent = (prop(parent, '@parent') || {}).guid;
+  }
+  return p;
+}
+
+// Marks the selection (and other people's) where the engine's camera sees it.
+function drawOverlay() {
+  const canvas = $('overlay'), img = $('frame'), cam = editor.camera;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  canvas.width = w; canvas.height = h;
+  const g = canvas.getContext('2d');
+  if (!cam || !img.naturalWidth) return;
+  const scale = Math.min(w / img.naturalWidth, h / img.naturalHeight);
+  const iw = img.naturalWidth * scale, ih = img.naturalHeight * scale, ox = (w - iw) / 2, oy = (h - ih) / 2;
+  const t = Math.tan(cam.fov * Math.PI / 360), aspect = img.naturalWidth / img.naturalHeight;
+  const project = (p) => {
+    const d = [p[0] - cam.eye[0], p[1] - cam.eye[1], p[2] - cam.eye[2]];
+    const dot = (a) => a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
+    const z = -dot(cam.back);
+    if (z <= 0.01) return null;
+    return [ox + (dot(cam.right) / (z * t * aspect) + 1) / 2 * iw, oy + (1 - dot(cam.up) / (z * t)) / 2 * ih];
+  };
+  const mark = (id, color, label) => {
+    if (!editor.objects.has(id)) return;
+    const s = project(worldPosition(id)); if (!s) return;
+    g.strokeStyle = color; g.lineWidth = 2;
+    g.beginPath(); g.arc(s[0], s[1], 14, 0, 2 * Math.PI); g.stroke();
+    g.fillStyle = color; g.font = '12px system-ui'; g.fillText(label, s[0] + 16, s[1] - 10);
+  };
+  editor.selection.forEach((id) => mark(id, '#ffd24a', nameOf(id)));
+  for (const [who, ids] of editor.others) ids.forEach((id) => mark(id, '#6cf', `${nameOf(id)} (${who})`));
+}
+
+(function viewportInput() {
+  const vp = $('viewport');
+  let drag = null, pending = null;
+  const flush = () => { if (pending) { send(pending); pending = null; } };
+  const queue = (m) => {
+    if (!pending) { pending = { type: 'camera', orbit: [0, 0], pan: [0, 0], zoom: 0 }; requestAnimationFrame(flush); }
+    for (const k of ['orbit', 'pan']) if (m[k]) { pending[k][0] += m[k][0]; pending[k][1] += m[k][1]; }
+    if (m.zoom) pending.zoom += m.zoom;
+  };
+  vp.oncontextmenu = (ev) => ev.preventDefault();
+  vp.onmousedown = (ev) => { drag = { x: ev.clientX, y: ev.clientY, moved: 0, pan: ev.button === 2 || ev.shiftKey }; };
+  window.addEventListener('mousemove', (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    drag.x = ev.clientX; drag.y = ev.clientY; drag.moved += Math.abs(dx) + Math.abs(dy);
+    queue(drag.pan ? { pan: [dx, dy] } : { orbit: [dx, dy] });
+  });
+  window.addEventListener('mouseup', (ev) => {
+    if (!drag) return;
+    const d = drag; drag = null;
+    if (d.moved < 4 && ev.button === 0) pick(ev);
+  });
+  vp.onwheel = (ev) => { ev.preventDefault(); queue({ zoom: Math.sign(ev.deltaY) }); };
+  async function pick(ev) {
+    const img = $('frame'), r = img.getBoundingClientRect();
+    if (!img.naturalWidth) return;
+    const scale = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
+    const iw = img.naturalWidth * scale, ih = img.naturalHeight * scale;
+    const u = (ev.clientX - r.left - (r.width - iw) / 2) / iw, v = (ev.clientY - r.top - (r.height - ih) / 2) / ih;
+    if (u < 0 || u > 1 || v < 0 || v > 1) return;
+    const m = await request({ type: 'pick', x: u, y: v });
+    if (m && m.type === 'picked') select(m.object, ev.ctrlKey || ev.metaKey);
+  }
+})();
+
+// ---- commands ----
+
+function newGuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+editor.createEntity = function (name, position) {
+  const id = newGuid();
+  const siblings = children(ROOT);
+  const order = siblings.length ? Math.floor(Math.max(...siblings.map((s) => prop(s, '@order')))) + 1 : 0;
+  send({ type: 'ops', commit: true, ops: [
+    { op: 'create', object: id },
+    { op: 'set', object: id, key: 'name', value: { string: name } },
+    { op: 'set', object: id, key: '@parent', value: { guid: ROOT } },
+    { op: 'set', object: id, key: '@order', value: order },
+    { op: 'set', object: id, key: 'components.transform.position', value: { vec3: position || [0, 1, 0] } },
+    { op: 'add', object: ROOT, key: 'entities', item: id },
+  ] });
+  editor.selection = [id];
+  return id;
+};
+
+editor.copy = async function () {
+  if (!editor.selection.length) return null;
+  const m = await request({ type: 'copy', objects: editor.selection });
+  if (!m || m.type !== 'clipboard') return null;
+  editor.clipboard = m.text;
+  try { await navigator.clipboard.writeText(m.text); logLine(`copied ${editor.selection.length} to the clipboard`); }
+  catch (e) { logLine('copied (the system clipboard refused: ' + e.message + '; Ctrl+V in this page still works)'); }
+  return m.text;
+};
+
+editor.paste = async function (text) {
+  if (text === undefined) {
+    try { text = await navigator.clipboard.readText(); } catch (e) { text = editor.clipboard; }
+  }
+  if (!text) return null;
+  const m = await request({ type: 'paste', text });
+  if (m && m.type === 'pasted') { editor.selection = m.objects; render(); }
+  return m;
+};
+
+const undo = () => send({ type: 'undo' });
+const redo = () => send({ type: 'redo' });
+$('undo').onclick = undo;
+$('redo').onclick = redo;
+$('create').onclick = () => editor.createEntity('entity');
+$('place').onchange = () => { const u = $('place').value; $('place').value = ''; if (u) send({ type: 'place', unit: u }); };
+$('duplicate').onclick = () => editor.selection.length && send({ type: 'duplicate', objects: editor.selection });
+$('delete').onclick = () => editor.selection.length && send({ type: 'delete', objects: editor.selection });
+$('copy').onclick = () => editor.copy();
+$('paste').onclick = () => editor.paste();
+$('save').onclick = () => send({ type: 'save' });
+$('play').onclick = () => send({ type: editor.playing ? 'stop' : 'play' });
+$('filter').oninput = () => renderOutline();
+$('filter').onkeydown = (ev) => ev.stopPropagation();
+
+document.addEventListener('keydown', (ev) => {
+  const ctrl = ev.ctrlKey || ev.metaKey;
+  if (ctrl && ev.key.toLowerCase() === 'z') { ev.preventDefault(); ev.shiftKey ? redo() : undo(); }
+  else if (ctrl && ev.key.toLowerCase() === 'y') { ev.preventDefault(); redo(); }
+  else if (ctrl && ev.key.toLowerCase() === 'c') { ev.preventDefault(); editor.copy(); }
+  else if (ctrl && ev.key.toLowerCase() === 's') { ev.preventDefault(); send({ type: 'save' }); }
+  else if (ctrl && ev.key.toLowerCase() === 'd') { ev.preventDefault(); $('duplicate').onclick(); }
+  else if (ev.key === 'Delete') $('delete').onclick();
+  else if (ev.key === 'f' && editor.selection.length) send({ type: 'camera', focus: editor.selection[0] });
+});
+// Ctrl+V arrives as a paste event with the clipboard's text (no permission needed).
+document.addEventListener('paste', (ev) => {
+  if (ev.target.tagName === 'INPUT') return;
+  ev.preventDefault();
+  editor.paste(ev.clipboardData.getData('text/plain'));
+});
+
+function render(touched, keepOutline) {
+  if (!keepOutline) renderOutline();
+  renderInspector(touched);
+  drawOverlay();
+}
+window.addEventListener('resize', drawOverlay);
+
+connect();
