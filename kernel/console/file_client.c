@@ -16,7 +16,7 @@
 
 #include "base/log.h"
 #include "console/console_client.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 #define FILE_CLIENT_TIMEOUT_MS 30000
 /* The most bytes a node copies from a listing (its scripts and project.sjson). */
