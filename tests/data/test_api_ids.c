@@ -52,6 +52,8 @@ static bool check_line(const char *header, uint32_t line_no, const char *line, c
         macro_len++;
     if (strncmp(s, "CT_", 3) != 0 || macro_len < 8 || strncmp(s + macro_len - 4, "_API", 4) != 0)
         return true;
+    if (s[macro_len] == '(')
+        return true; /* a function-like macro (CT_MODULE_API), not an id */
     char macro[64];
     snprintf(macro, sizeof macro, "%.*s", (int)macro_len, s);
     const char *value = skip_blanks(s + macro_len);
