@@ -24,7 +24,9 @@
  *     units = 0.056444
  *     mode = "spec"                // "spec" (the post's quantization, default) or "precision"
  *     error_mm = 10                // target error in the ACL metric (default 10 spec, 0.5 precision)
- *     animation = 0  rate = 30     // glTF only: which animation, resampled at what rate (Hz)
+ *     animation = "Walk"  rate = 30  // glTF only: which animation, by name (an unknown name gets
+ *                                  // the nearest known one and the file's list) or index, and
+ *                                  // the rate it is resampled at (Hz)
  *     skin = 0                     // glTF only
  *     events = [ { time = 0.5 name = "left_foot" } ]   // names up to 23 bytes
  *
@@ -64,6 +66,16 @@
  *   Animation.events(world) -> { {entity =, name =, time =}, ... } of the last evaluate
  *   Animation.bone(world, e, name or index) -> bone entity or nil (indices from 1)
  *   Animation.bone_count(world, e) -> number of bones (0 without an animation)
+ *   Controllers (with ct.expr loaded): the play speed and the crossfade weight as expressions
+ *   (ct_expr.h) of variables the script sets, plus `time` (the playing clip's), `fade` (the
+ *   crossfade's progress 0..1) and `dt`:
+ *   Animation.set_controller(world, e, {variables = {"gait"}, speed = "gait * 0.5",
+ *                                       weight = "smoothstep(0, 1, fade)"})   (nil: removes it)
+ *   Animation.set_variable(world, e, "gait", 2.5)     Animation.variable(world, e, "gait")
+ *   Before each evaluate `speed` sets the playing clip's speed (clamped to +-1000); during a
+ *   crossfade `weight` (clamped to 0..1) is the new clip's share instead of the fade clock's.
+ *   Animation.clips(name, ...) -> { {name =, duration =, bones =}, ... } of clip resources (a
+ *       glTF file's own animation names and durations: cuttle-anim-report --list FILE)
  * Bad arguments (NaN or infinite times and speeds, unknown clips, entities without an animation)
  * raise Lua errors naming the entity and the argument.
  *

@@ -144,6 +144,17 @@
  *     - `merge_conflicts = [ ... ]` at the top level is the record cuttle-merge leaves; the
  *       entities compiler refuses a source that has one.
  *
+ * LUA
+ *   Scripts and tools get the module `DataModel` (kernel/datamodel/datamodel_lua.c):
+ *   DataModel.new(author) -> doc; doc:create([guid]) -> guid; doc:set(guid, key, value) with nil,
+ *   booleans, numbers, strings, {x y z}, {x y z w}, {guid = g}, {set = {...}}, {blob = s};
+ *   doc:get(guid, key) -> value, type name (nil when missing); doc:add/remove/destroy/keys/exists;
+ *   doc:restore_point/undo/redo (undo -> applied, {skipped}); doc:check(); doc:replace(a, b);
+ *   doc:copy({guids}) -> text; doc:paste(text) -> {guids}; doc:record(on); doc:take_changes() ->
+ *   change-set text; doc:apply(text) -> applied, {conflicts}; DataModel.read_level(text, name);
+ *   doc:write_level(assign_ids). GUIDs are 32-hex-digit strings; DataModel.ROOT is the root's.
+ *   Misuse raises with the message last_error gives.
+ *
  * ERRORS
  *   Functions return 0 or a negative ct_error: CT_ERR_INVALID for misuse (bad GUID, wrong type,
  *   missing object), CT_ERR_BAD_DATA for malformed text or binary (nothing applied), CT_ERR_NOMEM.
@@ -388,7 +399,9 @@ typedef struct ct_datamodel_api_v1 {
     int (*remove_from_set)(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t item);
     /* Many ops, all or nothing. On failure *failed_index (may be NULL) is the failing op's index,
      * the ops before it are rolled back and last_error says why. Ops with stamp.hlc == 0 are
-     * local (stamped now, on the undo stack); others are applied as remote ops (apply's rules). */
+     * local (stamped now, on the undo stack); others are remote ops under apply's rules: skipped
+     * when their id was applied before, losing quietly to a newer write or to a destroy (merge
+     * is the call that reports such losers), never on the undo stack. */
     int (*apply_ops)(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t num_ops,
                      uint32_t *failed_index);
 

@@ -58,7 +58,15 @@
  *         { name = "post" target = "backbuffer" fullscreen = { program = "vignette" input = "scene" } }
  *       ]
  *     A layer is the key range of its index; a `fullscreen` layer is one full-screen pass (the
- *     slides' resource generator) reading `input`. Names must be unique; unknown fields, targets,
+ *     slides' resource generator) reading `input`. A layer with
+ *       shadow = { size = 1024 extent = 20 softness = 1.5 }      (the defaults)
+ *     draws the first directional light's shadow map instead: every mesh of a layer of draws
+ *     that is not back_to_front, inside an orthographic box `extent` metres wide around the point
+ *     extent / 2 in front of the camera, seen along the sunlight, into a size x size depth
+ *     texture; the lit programs of the layers after it darken the sun's light where the map says
+ *     it is blocked, averaging 3 x 3 filtered comparisons `softness` texels apart (a soft edge).
+ *     The box is snapped to whole texels across the light, so shadows do not shimmer when the
+ *     camera moves. At most one shadow layer; it comes before the layers that read it. Names must be unique; unknown fields, targets,
  *     programs and bad numbers are refused naming the field. The module loads "render_config"
  *     "default" if the project has one (else a built-in single-layer pipeline); set_pipeline picks
  *     another. The pipeline in use follows its source through the kernel
@@ -113,6 +121,8 @@
  *   Render.set_backend("gl" | "null")     Render.backend() -> name
  *   Render.set_pipeline(name)             a render_config resource
  *   Render.look_at(world, e, x, y, z)     turns e's transform to look at a point (cameras)
+ *   Render.set_material(w, e, name)      gives e's mesh the material resource `name` (loaded; the
+ *                                         old one's load dropped); raises when e has no mesh
  *   Render.capture(path)                  the last frame's packet stream, for the replay tool
  * Bad arguments raise a Lua error naming the argument.
  *
@@ -142,6 +152,12 @@ typedef enum ct_render_program {
     CT_RENDER_PROGRAM_LIT = 1,
     CT_RENDER_PROGRAM_COPY = 2,     /* full-screen */
     CT_RENDER_PROGRAM_VIGNETTE = 3, /* full-screen */
+    CT_RENDER_PROGRAM_UNLIT_SKINNED = 4,
+    CT_RENDER_PROGRAM_LIT_SKINNED = 5,
+    CT_RENDER_PROGRAM_SHADOW = 6,   /* a shadow layer's draws */
+    CT_RENDER_PROGRAM_SHADOW_SKINNED = 7,
+    CT_RENDER_PROGRAM_DEBUG_LINES = 8,
+    CT_RENDER_PROGRAM_TEXT = 9,
 } ct_render_program;
 
 /* A sort key taken apart (layout above). */
@@ -192,6 +208,44 @@ typedef struct ct_render_api_v1 {
      * materials, meshes, lights). CT_ERR_INVALID before a frame, CT_ERR_IO. */
     int (*capture)(const char *path);
 } ct_render_api_v1;
+
+/*
+ * Version 2: everything of v1 (same order, same meaning), plus debug drawing. Shapes are world
+ * space (metres), text is screen space (pixels from the top left of the backbuffer); colours are
+ * r g b a in 0..1 (NULL: white). What is asked for between two render() calls is drawn by the
+ * second, as one batch of lines and one of text at the end of the last layer, over everything
+ * (no depth test), and then forgotten: ask again every frame. Non-finite input is ignored. At
+ * most 2^24 line ends and 2^24 text vertices a frame; the rest is dropped. Text uses DejaVu Sans
+ * (Debian's fonts-dejavu-core) baked with stb_truetype on first use; without the font, text is
+ * not drawn and the log says so once. Main thread only.
+ * Lua: Render.debug_line(x1, y1, z1, x2, y2, z2 [, r, g, b, a]), Render.debug_box(cx, cy, cz,
+ * hx, hy, hz [, r, g, b, a]), Render.debug_sphere(cx, cy, cz, radius [, r, g, b, a]),
+ * Render.debug_arrow(x1, y1, z1, x2, y2, z2 [, r, g, b, a]), Render.debug_skeleton(world, e
+ * [, r, g, b, a]), Render.debug_text(x, y, text [, r, g, b, a]).
+ */
+typedef struct ct_render_api_v2 {
+    int (*render)(ct_world_o *world, ct_entity_t camera);
+    ct_render_stats_t (*stats)(void);
+    int (*set_backend)(const char *name);
+    const char *(*backend)(void);
+    int (*set_pipeline)(const char *name);
+    int (*screenshot)(const char *path);
+    int (*capture)(const char *path);
+
+    /* One line, or `num_lines` lines from pairs of points (points[2i] to points[2i + 1]). */
+    void (*debug_line)(const float from[3], const float to[3], const float color[4]);
+    void (*debug_lines)(const float (*points)[3], uint32_t num_lines, const float color[4]);
+    /* A box's 12 edges: centre, half sizes, rotation (x y z w; NULL: none). */
+    void (*debug_box)(const float center[3], const float half[3], const float rotation[4], const float color[4]);
+    /* Three great circles. */
+    void (*debug_sphere)(const float center[3], float radius, const float color[4]);
+    /* A line with a four-line head at `to`. */
+    void (*debug_arrow)(const float from[3], const float to[3], const float color[4]);
+    /* The bones of e's animation (ct.animation): a line from each bone to its parent bone. */
+    void (*debug_skeleton)(ct_world_o *world, ct_entity_t e, const float color[4]);
+    /* Text whose first line's top is at (x, y) pixels; '\n' starts a line below. */
+    void (*debug_text)(float x, float y, const float color[4], const char *text);
+} ct_render_api_v2;
 
 #ifdef __cplusplus
 }

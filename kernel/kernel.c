@@ -41,6 +41,7 @@ void kernel__register_apis(void)
     registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
+    registry__add_kernel_api(CT_REGISTRY_API, 3, registry__api_v3(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");
@@ -79,7 +80,8 @@ static int boot_services(const kernel_desc_t *desc)
         return r;
     booted.resources = true;
     kernel__register_apis();
-    if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()))
+    if ((r = resources__bind_lua()) || (r = memory__bind_lua()) || (r = profiler__bind_lua()) ||
+        (r = datamodel__bind_lua()))
         return r;
     if (uv_loop_init(&booted.loop))
         return CT_ERR_IO;

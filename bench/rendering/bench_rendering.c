@@ -23,6 +23,13 @@
  *                                  measured by the module's own timing, not here
  *   render.rigid_1000_same_mesh_ms the same 1,000 bodies drawn rigid (the target: skinned <= 2x)
  *   render.skinned_vs_rigid        skinned_1000 / rigid_1000_same_mesh
+ *   render.debug_lines_100k_ms     recording 100,000 debug lines (render__debug_push_lines, what
+ *                                  ct_render_api_v2.debug_line does after its checks), warm buffer,
+ *                                  median of 31 (target <= 2 ms)
+ *   render.shadow_pass_ms          the demo's shadow layer (a 2048 x 2048 map, as
+ *                                  projects/demo/default.render_config declares) with 1,000 crates
+ *                                  in it, depth only (median of 21; the demo has about 60 casters,
+ *                                  so this is a bound on its cost)
  */
 #include <math.h>
 #include <stdio.h>
@@ -335,6 +342,81 @@ static double bench_bodies(bool skinned)
     return bench_median(samples, RUNS);
 }
 
+/* The shadow layer alone: 1,000 cubes drawn depth-only into a 2048 x 2048 map. */
+static void bench_shadow(void)
+{
+    char err[512];
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 360, false}, err, sizeof err);
+    render__pipeline p;
+    render__default_pipeline(&p);
+    p.layers[0].flags = RENDER_LAYER_SHADOW | RENDER_LAYER_DEPTH_TEST | RENDER_LAYER_CLEAR_DEPTH;
+    p.shadow_layer = 0, p.shadow_size = 2048, p.shadow_extent = 24, p.shadow_softness = 1.5f;
+    if (!gl || render__pipeline_error(&p) || !render__gl_set_pipeline(gl, &p, err, sizeof err)) {
+        fprintf(stderr, "bench_rendering: no gl backend for the shadow pass: %s\n", err);
+        render__gl_destroy(gl);
+        return;
+    }
+    static render__vertex v[50 * 24];
+    static render__skin_vertex s[50 * 24];
+    static uint32_t idx[50 * 36];
+    body(v, s, idx);
+    render__gl_mesh_set(gl, 0, v, 24, idx, 36); /* one box of the body: a crate */
+    render__material mat = {RENDER_PROGRAM_LIT, 0, {1, 1, 1, 1}, {0, 1, 0, 0}};
+    render__frame_lights lights = {0};
+    /* An orthographic sun looking straight down over 24 m. */
+    const float half = 12.0f;
+    const float sun[16] = {1 / half, 0, 0, 0, 0, 0, -1 / 24.0f, 0, 0, 1 / half, 0, 0, 0, 0, 0, 1};
+    for (int c = 0; c < 4; c++)
+        memcpy(lights.v[12 + c], &sun[4 * c], 16);
+    render__queue q;
+    render__queue_init(&q, ct_heap_allocator());
+    render__queue_begin(&q, 2);
+    const render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX};
+    render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
+    for (uint32_t i = 0; i < 1000; i++) {
+        const float x = (float)(i % 40) * 0.5f - 10.0f, z = (float)(i / 40) * 0.8f - 10.0f;
+        const render__command c = {.kind = RENDER_CMD_DRAW, .program = RENDER_PROGRAM_SHADOW,
+                                   .world = {2, 0, 0, x, 0, 2, 0, 0, 0, 0, 2, z}};
+        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_SHADOW, .depth = i};
+        render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
+    }
+    const float proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    render__merge_sort(&q);
+    render__build(&q, proj, &mat, 1, NULL);
+    uint8_t *px = malloc(640 * 360 * 4);
+    enum { RUNS = 21 };
+    double samples[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        const double t0 = bench_now_ns();
+        render__gl_execute(gl, q.draws, q.num_packets, 1, &lights);
+        render__gl_read(gl, px); /* waits for the GPU (the map is drawn when this returns) */
+        samples[r] = (bench_now_ns() - t0) / 1e6;
+    }
+    bench_report("render.shadow_pass_ms", bench_median(samples, RUNS), "ms",
+                 "shadow layer: 1,000 casters into a 2048^2 depth map, llvmpipe");
+    free(px);
+    render__queue_free(&q);
+    render__gl_destroy(gl);
+}
+
+static void bench_debug_lines(void)
+{
+    render__debug d = {.a = ct_heap_allocator()};
+    enum { RUNS = 31 };
+    double samples[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        render__debug_clear(&d);
+        const double t0 = bench_now_ns();
+        for (uint32_t i = 0; i < 100000; i++) {
+            const float p[2][3] = {{(float)i, 0, 0}, {(float)i, 1, 0}};
+            render__debug_push_lines(&d, p, 1, 0xff00ff00u);
+        }
+        samples[r] = (bench_now_ns() - t0) / 1e6;
+    }
+    bench_report("render.debug_lines_100k_ms", bench_median(samples, RUNS), "ms", "record 100,000 debug lines (target <= 2)");
+    render__debug_free(&d);
+}
+
 static void bench_skinned(void)
 {
     const double skinned = bench_bodies(true), rigid = bench_bodies(false);
@@ -357,7 +439,9 @@ int main(void)
     bench_frame_max(&pool);
     bench_gl("render.gl_1000_draws_ms", 2, "1,000 lit cubes, 640x480, llvmpipe, readback included");
     bench_gl("render.gl_1000_materials_ms", 1000, "the same, a material per cube");
+    bench_debug_lines();
     bench_skinned();
+    bench_shadow();
     bench_print_table();
     jobs__shutdown();
     return 0;

@@ -20,7 +20,9 @@ const char console__usage[] =
     "                       (or CUTTLE_CONSOLE_TOKEN)\n"
     "  --profile FILE       write profiler scopes to FILE as Trace Event JSON\n"
     "  --serve-project DIR  serve DIR's files and compiled data on --port P (file server)\n"
-    "  --host ADDR:P        with --project NAME: read the project from the file server ADDR:P\n";
+    "  --host ADDR:P        with --project NAME: read the project from the file server ADDR:P\n"
+    "  --host-token T       the file server's token, when it wants one (or CUTTLE_HOST_TOKEN;\n"
+    "                       the console's own token is never sent there)\n";
 
 static struct {
     int (*stop_requested)(void);
@@ -31,7 +33,8 @@ static struct {
 } g_con;
 
 static const char *const options[] = {"--console", "--console-bind", "--console-token",
-                                      "--profile", "--serve-project", "--port", "--host"};
+                                      "--profile", "--serve-project", "--port", "--host",
+                                      "--host-token"};
 
 bool console__is_option(const char *option)
 {
@@ -64,6 +67,7 @@ int console__parse_option(console_options_t *o, const char *option, const char *
                          : !strcmp(option, "--profile")       ? &o->profile
                          : !strcmp(option, "--serve-project") ? &o->serve_dir
                          : !strcmp(option, "--host")          ? &o->host
+                         : !strcmp(option, "--host-token")    ? &o->host_token
                                                               : NULL;
     if (!field)
         return 0;

@@ -26,6 +26,8 @@ typedef struct console_options_t {
     const char *serve_dir; /* --serve-project DIR */
     int serve_port;        /* --port P (with --serve-project); -1: not given */
     const char *host;      /* --host ADDR:P */
+    const char *host_token; /* --host-token T (or CUTTLE_HOST_TOKEN): what --host sends a file
+                             * server that asks; never the console's token */
 } console_options_t;
 
 #define CONSOLE_OPTIONS_DEFAULT {.port = -1, .serve_port = -1}

@@ -11,6 +11,9 @@ struct cJSON;
 struct cJSON *console__run_script(const console_client_t *c, const char *code, size_t len);
 /* Drops a remote client's sandbox environment (its globals). */
 void console__script_client_closed(const console_client_t *c);
+/* A JSON string holding len bytes of text exactly, as valid UTF-8 (see console_script.c): for
+ * whatever text a script or the log hands a client. */
+struct cJSON *console__json_text(const char *text, size_t len);
 
 /* console_service.c: the console's handler and its streams. */
 void console__handle(console_server_t *s, console_client_t *c, const console_message_t *m);
@@ -48,6 +51,9 @@ bool file_server__plain_path(const char *rel, char *why, size_t why_size);
 int file_client__connect(const console_options_t *o, const char *project_name,
                          const char **project_dir);
 void file_client__disconnect(void);
+/* How long one request to the file server may take in all (30 s; tests shorten it): a server
+ * that keeps sending frames that are not the reply cannot hold a node beyond it. */
+extern int file_client__timeout_ms;
 /* host_folder.c: makes the node's private folder in the temporary folder ($TMPDIR, else /tmp),
  * named after this process, after removing those left there by nodes that were killed. Returns 0
  * or CT_ERR_IO (logged); `dir` holds the path ("" on failure). */

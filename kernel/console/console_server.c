@@ -136,11 +136,13 @@ static write_req_t *new_write(console_client_t *c, size_t total)
     if (c->closing)
         return NULL;
     size_t queued = uv_stream_get_write_queue_size((uv_stream_t *)&c->tcp);
-    if (total > CONSOLE_MAX_BLOB + CONSOLE_HEADER_SIZE + 4 ||
-        queued + total > CONSOLE_MAX_QUEUED + CONSOLE_MAX_PAYLOAD) {
+    /* The queue limit is on what the client left unread before this reply: a reply itself may
+     * be as large as a blob (CONSOLE_MAX_BLOB), or a --host node could never load one over a few
+     * MiB (and lost the server for every later blob). */
+    if (total > CONSOLE_MAX_BLOB + CONSOLE_HEADER_SIZE + 4 || queued > CONSOLE_MAX_QUEUED) {
         char text[160];
         snprintf(text, sizeof text, "not reading: %zu bytes queued (limit %u); disconnected",
-                 queued + total, (unsigned)CONSOLE_MAX_QUEUED);
+                 queued, (unsigned)CONSOLE_MAX_QUEUED);
         console_server__log(c, CT_LOG_WARNING, text);
         close_now(c);
         return NULL;
@@ -397,6 +399,25 @@ static void on_connection(uv_stream_t *listener, int status)
     c->log_level = CT_LOG_INFO;
     c->connected_ms = uv_now(s->loop);
     uv_tcp_nodelay(&c->tcp, 1);
+    /* Strangers (no token yet) share a few slots: the newest one takes the oldest one's. */
+    console_client_t *oldest = NULL;
+    uint32_t unauthed = 0;
+    for (uint32_t i = 0; i < s->num_clients; i++) {
+        console_client_t *o = s->clients[i];
+        if (o->authed || o->closing)
+            continue;
+        unauthed++;
+        if (!oldest || o->id < oldest->id)
+            oldest = o;
+    }
+    if (!c->authed && oldest && (unauthed >= CONSOLE_MAX_UNAUTHED ||
+                                 s->num_clients == s->max_clients)) {
+        console_server__error(oldest, NULL, true, "no auth message before %u newer clients came",
+                              (unsigned)CONSOLE_MAX_UNAUTHED);
+        for (uint32_t i = 0; i < s->num_clients; i++)
+            if (s->clients[i] == oldest) /* its slot is free now; the handle closes later */
+                s->clients[i] = s->clients[--s->num_clients];
+    }
     if (s->num_clients == s->max_clients) {
         reject_extra(c);
         return;

@@ -11,8 +11,10 @@
  *
  * Limits (each breach is an error frame to that client and a log line naming it):
  *   - a frame's payload: CONSOLE_MAX_PAYLOAD (1 MiB); more closes the connection;
- *   - bytes queued to a client that does not read: CONSOLE_MAX_QUEUED (4 MiB); more closes it;
- *   - clients at once: CONSOLE_MAX_CLIENTS (32); the next is told so and closed;
+ *   - bytes queued to a client that does not read: CONSOLE_MAX_QUEUED (4 MiB) left unread when a
+ *     reply is due closes it (one reply may be up to CONSOLE_MAX_BLOB);
+ *   - clients at once: CONSOLE_MAX_CLIENTS (32); the next is told so and closed; of them at most
+ *     CONSOLE_MAX_UNAUTHED (8) not yet authenticated: a newcomer closes the oldest such one;
  *   - a frame begun must be complete within CONSOLE_FRAME_TIMEOUT_MS (10 s), and with a token,
  *     the first message must be a good "auth" within the same time;
  *   - CUTTLE_NO_TIMEOUTS=1 in the environment switches every timeout off (for debuggers).
@@ -34,6 +36,9 @@
 #define CONSOLE_MAX_CLIENTS 32u
 /* The most clients any service may allow at once (console_server_desc_t.max_clients). */
 #define CONSOLE_SERVER_MAX_CLIENTS 128u
+/* Clients that have not sent the token yet hold at most this many of the slots; a newcomer
+ * past it closes the oldest of them, so idle strangers never lock the operators out. */
+#define CONSOLE_MAX_UNAUTHED 8u
 #define CONSOLE_FRAME_TIMEOUT_MS 10000u
 #define CONSOLE_MAX_TOKEN 256u
 

@@ -83,7 +83,7 @@ static void send_log_line(ct_log_level level, const char *tag, const char *text)
             cJSON_AddStringToObject(o, "type", "log");
             cJSON_AddStringToObject(o, "level", level_names[level]);
             cJSON_AddStringToObject(o, "source", tag);
-            cJSON_AddStringToObject(o, "line", text);
+            cJSON_AddItemToObject(o, "line", console__json_text(text, strlen(text))); /* valid UTF-8 */
         }
         console__send_json(c, cJSON_Duplicate(o, true));
     }

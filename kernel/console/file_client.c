@@ -12,13 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "console/console_client.h"
 #include "resources/resources.h"
 
-#define FILE_CLIENT_TIMEOUT_MS 30000
+int file_client__timeout_ms = 30000;
 /* The most bytes a node copies from a listing (its scripts and project.sjson). */
 #define FILE_CLIENT_MAX_BYTES (64u << 20)
 
@@ -32,6 +33,13 @@ static struct {
 /* Sends a 'file' request and waits for its reply. Returns the binary payload moved to the start
  * of the reply's frame (free it with console_conn__free(.., *frame)) or NULL with the reason in
  * why. */
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static uint8_t *request(cJSON *msg, uint64_t *size, uint32_t *frame, char *why, size_t why_size)
 {
     double id = ++g_fc.next_id;
@@ -45,10 +53,14 @@ static uint8_t *request(cJSON *msg, uint64_t *size, uint32_t *frame, char *why, 
         snprintf(why, why_size, "%s", g_fc.conn.error);
         return NULL;
     }
+    /* One deadline for the whole request, not one per frame: frames that are not the reply
+     * (another id) do not buy the server more time. */
+    const int64_t deadline = now_ms() + file_client__timeout_ms;
     for (;;) {
         uint32_t type, len;
         char *payload;
-        int r = console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &payload, &len);
+        const int64_t left = deadline - now_ms();
+        int r = left > 0 ? console_conn__recv(&g_fc.conn, (int)left, &type, &payload, &len) : 0;
         if (r <= 0) {
             snprintf(why, why_size, "%s", r ? g_fc.conn.error : "no reply in time");
             return NULL;
@@ -110,7 +122,10 @@ static int fetch_blob(void *ctx, const char *type, const char *name, char *path,
     uint32_t frame = 0;
     uint8_t *data = request(m, size, &frame, why, sizeof why);
     if (!console_conn__set_allocator(&g_fc.conn, NULL)) {
-        log__error("%s: the file server sent more than its reply; disconnecting", path);
+        /* A frame begun and not ended: after the reply, the server sent more than it; without a
+         * reply, it stopped (closed, or went quiet) in the middle of one. */
+        log__error("%s: the file server %s; disconnecting", path,
+                   data ? "sent more than its reply" : "stopped in the middle of its reply");
         console_conn__close(&g_fc.conn); /* frees what it sent, from the resource allocator */
         console_conn__set_allocator(&g_fc.conn, NULL);
     }
@@ -245,7 +260,7 @@ int file_client__connect(const console_options_t *o, const char *project_name,
     g_fc.open = true;
     uint32_t type, len;
     char *hello;
-    const int got = console_conn__recv(&g_fc.conn, FILE_CLIENT_TIMEOUT_MS, &type, &hello, &len);
+    const int got = console_conn__recv(&g_fc.conn, file_client__timeout_ms, &type, &hello, &len);
     if (got != 1) {
         const bool refused = g_fc.conn.reader.refused != 0;
         if (refused)
@@ -273,11 +288,17 @@ int file_client__connect(const console_options_t *o, const char *project_name,
                    project_name);
         rc = CT_ERR_NOT_FOUND;
     }
-    if (!rc && cJSON_IsTrue(cJSON_GetObjectItem(h, "auth"))) {
-        const char *token = o->token ? o->token : getenv("CUTTLE_CONSOLE_TOKEN");
+    /* The file server's credential is its own: the node's console token (which lets anyone
+     * run code in this engine) is never sent to a server that merely asks for one. */
+    const char *token = o->host_token ? o->host_token : getenv("CUTTLE_HOST_TOKEN");
+    if (!rc && cJSON_IsTrue(cJSON_GetObjectItem(h, "auth")) && (!token || !*token)) {
+        log__error("--host %s wants a token: give it with --host-token (or CUTTLE_HOST_TOKEN)",
+                   o->host);
+        rc = CT_ERR_INVALID;
+    } else if (!rc && cJSON_IsTrue(cJSON_GetObjectItem(h, "auth"))) {
         cJSON *m = cJSON_CreateObject();
         cJSON_AddStringToObject(m, "type", "auth");
-        cJSON_AddStringToObject(m, "token", token ? token : "");
+        cJSON_AddStringToObject(m, "token", token);
         char *json = cJSON_PrintUnformatted(m);
         cJSON_Delete(m);
         console_conn__send(&g_fc.conn, json);

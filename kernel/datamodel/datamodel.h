@@ -7,4 +7,8 @@
 
 const ct_datamodel_api_v1 *datamodel__api_v1(void);
 
+/* The `DataModel` Lua module (datamodel_lua.c, compiled into the kernel library, which owns the
+ * Lua state): registers it in the kernel's state. */
+int datamodel__bind_lua(void);
+
 #endif

@@ -655,6 +655,49 @@ static ct_dm_changeset_o *changeset_from_binary(const void *data, size_t size, c
 
 /* ---- apply and merge ---- */
 
+bool dm__seen_has(const ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
+{
+    if (author >= doc->num_seen)
+        return false;
+    const dm_seen_t *s = &doc->seen[author];
+    if (!s->count || hlc > s->hlc[s->count - 1])
+        return false;
+    uint32_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->hlc[mid] < hlc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->count && s->hlc[lo] == hlc;
+}
+
+bool dm__seen_add(ct_dm_doc_o *doc, uint32_t author, uint64_t hlc)
+{
+    if (author >= doc->num_seen) {
+        uint32_t n = doc->authors.count;
+        dm_seen_t *g = realloc(doc->seen, (size_t)n * sizeof *g);
+        if (!g)
+            return false;
+        memset(g + doc->num_seen, 0, (size_t)(n - doc->num_seen) * sizeof *g);
+        doc->seen = g;
+        doc->num_seen = n;
+    }
+    dm_seen_t *s = &doc->seen[author];
+    if (!dm__grow((void **)&s->hlc, &s->capacity, s->count + 1, sizeof *s->hlc))
+        return false;
+    uint32_t at = s->count;
+    while (at > 0 && s->hlc[at - 1] > hlc)
+        at--;
+    if (at > 0 && s->hlc[at - 1] == hlc)
+        return true;
+    memmove(s->hlc + at + 1, s->hlc + at, (size_t)(s->count - at) * sizeof *s->hlc);
+    s->hlc[at] = hlc;
+    s->count++;
+    return true;
+}
+
 static int op_cmp(const ct_dm_op_t *x, const ct_dm_op_t *y)
 {
     if (x->stamp.hlc != y->stamp.hlc)
@@ -743,16 +786,23 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
     int r = sort_ops(ops, n) ? 0 : CT_ERR_NOMEM;
     uint32_t applied = 0, already = 0, num_ids = 0, txn_from = doc->txn.count, failed_at = 0;
     doc->log = &doc->txn;
+    const char *last_name = NULL;
+    uint32_t author = DM_NONE;
     for (uint32_t i = 0; i < n && r == 0; i++) {
         const ct_dm_op_t *op = ops[i];
-        uint32_t author = dm__author(doc, op->stamp.author);
+        /* Change sets share one author string per run: compare pointers before hashing. */
+        if (op->stamp.author != last_name) {
+            author = dm__author(doc, op->stamp.author);
+            last_name = op->stamp.author;
+        }
         if (author == DM_NONE) {
             r = CT_ERR_NOMEM;
             break;
         }
-        /* Already applied: an op id seen before, or this document's own op coming back. */
+        /* Already applied: an op id seen before (in an earlier merge, or just now: duplicates
+         * sort next to each other), or this document's own op coming back. */
         bool own = author == doc->me && op->stamp.hlc >= doc->local_first && op->stamp.hlc <= doc->local_last;
-        if (own || dm_map__get(&doc->seen, op->stamp.hlc, author) != DM_NONE) {
+        if (own || (i > 0 && op_cmp(ops[i - 1], op) == 0) || dm__seen_has(doc, author, op->stamp.hlc)) {
             already++;
             continue;
         }
@@ -813,7 +863,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
     } else {
         dm__log_clear(&doc->txn, txn_from);
         for (uint32_t i = 0; i < num_ids; i++)
-            dm_map__put(&doc->seen, ids[2 * i], ids[2 * i + 1], 1);
+            dm__seen_add(doc, (uint32_t)ids[2 * i + 1], ids[2 * i]);
         if (report)
             *report = (ct_dm_merge_report_t){applied, already, doc->num_conflicts, doc->conflicts};
     }
@@ -953,7 +1003,8 @@ static void *doc_to_binary(ct_dm_doc_o *doc, size_t *size)
         stream_guid(&s, "guid", &ob->guid);
         uint32_t alive = ob->alive, n = 0;
         ct_stream_u32(&s, "alive", &alive);
-        ct_stream_u64(&s, "hlc", &ob->stamp.hlc);
+        uint64_t hlc = ob->stamp.hlc;
+        ct_stream_u64(&s, "hlc", &hlc);
         const char *author = doc->authors.strs[ob->stamp.author];
         stream_cstr(&s, "author", &author, 1024, NULL);
         for (uint32_t p = ob->first_prop; p != DM_NONE; p = doc->props[p].next)
@@ -966,7 +1017,8 @@ static void *doc_to_binary(ct_dm_doc_o *doc, size_t *size)
             ct_dm_value_t v = dm__view(&pr->value);
             stream_value(&s, &v, NULL);
             if (ct_stream_since(&s, 2)) {
-                ct_stream_u64(&s, "hlc", &pr->stamp.hlc);
+                uint64_t phlc = pr->stamp.hlc;
+                ct_stream_u64(&s, "hlc", &phlc);
                 const char *pa = doc->authors.strs[pr->stamp.author];
                 stream_cstr(&s, "author", &pa, 1024, NULL);
             }

@@ -915,7 +915,8 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
             dm__error(doc, "write_level: out of memory");
             return NULL;
         }
-        qsort(w.edits, w.num_edits, sizeof *w.edits, edit_cmp);
+        if (w.num_edits)
+            qsort(w.edits, w.num_edits, sizeof *w.edits, edit_cmp);
         uint32_t at = 0;
         for (uint32_t i = 0; i < w.num_edits; i++) {
             edit_t *e = &w.edits[i];

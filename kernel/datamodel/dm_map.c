@@ -113,31 +113,51 @@ void dm_map__free(dm_map_t *m)
 
 /* Strings are keyed by (hash, probe): a 64-bit collision between two different strings moves the
  * second to probe 1, so interning is exact. */
+static bool same(const dm_strings_t *t, uint32_t id, const char *s, size_t len)
+{
+    return t->lens[id] == len && memcmp(t->strs[id], s, len) == 0;
+}
+
 uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len)
 {
+    if (t->count && same(t, t->last, s, len))
+        return t->last;
     uint64_t h = dm__hash_bytes(s, len);
     for (uint64_t probe = 0;; probe++) {
         uint32_t id = dm_map__get(&t->map, h, probe);
         if (id == DM_NONE)
             return DM_NONE;
-        if (strlen(t->strs[id]) == len && memcmp(t->strs[id], s, len) == 0)
+        if (same(t, id, s, len)) {
+            ((dm_strings_t *)(uintptr_t)t)->last = id;
             return id;
+        }
     }
 }
 
 uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
 {
+    if (t->count && same(t, t->last, s, len))
+        return t->last;
     uint64_t h = dm__hash_bytes(s, len);
     uint64_t probe = 0;
     for (;; probe++) {
         uint32_t id = dm_map__get(&t->map, h, probe);
         if (id == DM_NONE)
             break;
-        if (strlen(t->strs[id]) == len && memcmp(t->strs[id], s, len) == 0)
-            return id;
+        if (same(t, id, s, len))
+            return t->last = id;
     }
+    uint32_t cap = t->capacity;
     if (!dm__grow((void **)&t->strs, &t->capacity, t->count + 1, sizeof *t->strs))
         return DM_NONE;
+    if (t->capacity != cap) {
+        uint32_t *lens = realloc(t->lens, (size_t)t->capacity * sizeof *lens);
+        if (!lens) {
+            t->capacity = cap; /* strs grew; lens did not: keep them in step */
+            return DM_NONE;
+        }
+        t->lens = lens;
+    }
     char *copy = malloc(len + 1);
     if (!copy)
         return DM_NONE;
@@ -148,7 +168,8 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
         return DM_NONE;
     }
     t->strs[t->count] = copy;
-    return t->count++;
+    t->lens[t->count] = (uint32_t)len;
+    return t->last = t->count++;
 }
 
 void dm_strings__free(dm_strings_t *t)
@@ -156,6 +177,7 @@ void dm_strings__free(dm_strings_t *t)
     for (uint32_t i = 0; i < t->count; i++)
         free(t->strs[i]);
     free(t->strs);
+    free(t->lens);
     dm_map__free(&t->map);
     *t = (dm_strings_t){0};
 }

@@ -117,15 +117,12 @@ void editor__stop(void)
 void editor__frame(double dt)
 {
     if (g_ed.running && editor_world__frame(dt)) {
-        double eye[3], right[3], up[3], back[3], fov;
-        editor_world__camera_state(eye, right, up, back, &fov);
         char json[512];
-        int n = snprintf(json, sizeof json,
-                         "{\"type\":\"frame\",\"n\":%llu,\"camera\":{\"eye\":[%.6g,%.6g,%.6g],"
-                         "\"right\":[%.6g,%.6g,%.6g],\"up\":[%.6g,%.6g,%.6g],\"back\":[%.6g,%.6g,%.6g],"
-                         "\"fov\":%.6g}}",
-                         (unsigned long long)editor_world__frames(), eye[0], eye[1], eye[2], right[0],
-                         right[1], right[2], up[0], up[1], up[2], back[0], back[1], back[2], fov);
+        int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
+                         (unsigned long long)editor_world__frames());
+        int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
+        n += k ? k : snprintf(json + n, 8, "null");
+        json[n++] = '}';
         editor_server__broadcast(json, (size_t)n, NULL);
     }
 }

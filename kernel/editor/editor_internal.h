@@ -63,9 +63,9 @@ bool editor_world__move(ct_dm_doc_o *doc, ct_guid_t object);
 /* The entity of an object (its first copy), {0} when none. */
 uint32_t editor_world__entity(ct_guid_t object);
 struct ct_world_o *editor_world__world(void);
-/* The camera as the page projects with it: eye, its right/up/back axes, vertical fov (degrees). */
-void editor_world__camera_state(double eye[3], double right[3], double up[3], double back[3],
-                                double *fov);
+/* The camera as the page projects with it, as a JSON object written into out: eye, its
+ * right/up/back axes, vertical fov (degrees). Returns its length (0 if it did not fit). */
+int editor_world__camera_json(char *out, size_t size);
 /* Camera moves from the page. */
 void editor_world__camera(const editor_message_t *m);
 /* The object under viewport point (u, v) in [0,1]^2; false when nothing is there. */

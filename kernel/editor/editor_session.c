@@ -458,6 +458,9 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddStringToObject(o, "level", g_s.level);
     cJSON_AddNumberToObject(o, "recovered", g_s.replayed);
     cJSON_AddNumberToObject(o, "frame", (double)editor_world__frames());
+    char camera[512];
+    if (editor_world__camera_json(camera, sizeof camera))
+        cJSON_AddRawToObject(o, "camera", camera);
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
     cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
     cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
@@ -637,13 +640,76 @@ static void report_conflicts(editor_user_t *u, stale_t *st, uint32_t n)
     }
 }
 
+typedef struct op_list_t {
+    ct_dm_op_t *ops;
+    uint32_t n, cap;
+} op_list_t;
+
+static bool push_op(op_list_t *l, ct_dm_op_t op)
+{
+    if (l->n == l->cap) {
+        uint32_t cap = l->cap ? l->cap * 2 : 32;
+        ct_dm_op_t *grown = realloc(l->ops, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        l->ops = grown;
+        l->cap = cap;
+    }
+    l->ops[l->n++] = op;
+    return true;
+}
+
+/* The level mapping keeps an empty object (`transform = {}`) as a blob of its text under its own
+ * key; a field set below it ("components.transform.position") replaces that blob, or the level
+ * would hold the object twice. Returns the ops with those removals put first, or NULL (out of
+ * memory); *n is updated. */
+static ct_dm_op_t *with_blob_removals(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t *n)
+{
+    op_list_t l = {0};
+    for (uint32_t i = 0; i < *n; i++) {
+        const ct_dm_op_t *op = &ops[i];
+        if (op->kind == CT_DM_OP_SET && op->value.type != CT_DM_NULL && strchr(op->key, '.')) {
+            char prefix[CT_DM_MAX_KEY + 1];
+            snprintf(prefix, sizeof prefix, "%s", op->key);
+            for (char *dot = strrchr(prefix, '.'); dot; dot = strrchr(prefix, '.')) {
+                *dot = 0;
+                ct_dm_value_t v;
+                if (g_s.dm->get(doc, op->object, prefix, &v) == 0 && v.type == CT_DM_BLOB) {
+                    /* `prefix` is a local buffer: the op takes the document's own string for
+                     * that key, which lives as long as the document. */
+                    const char *keys[256];
+                    uint32_t nk = g_s.dm->keys(doc, op->object, keys, 256);
+                    for (uint32_t k = 0; k < nk && k < 256; k++)
+                        if (!strcmp(keys[k], prefix) &&
+                            !push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = op->object, .key = keys[k]})) {
+                            free(l.ops);
+                            return NULL;
+                        }
+                }
+            }
+        }
+        if (!push_op(&l, *op)) {
+            free(l.ops);
+            return NULL;
+        }
+    }
+    *n = l.n;
+    return l.ops;
+}
+
 static void apply_ops(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
-                      const ct_dm_op_t *ops, uint32_t n, bool commit)
+                      const ct_dm_op_t *given, uint32_t n, bool commit)
 {
     char err[512];
+    ct_dm_op_t *ops = with_blob_removals(u->replica, given, &n);
+    if (!ops) {
+        editor_server__error(c, m, "out of memory for the operations; nothing applied");
+        return;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (!in_range(&ops[i], err, sizeof err)) {
             editor_server__error(c, m, "op %u: %s; nothing applied", (unsigned)i, err);
+            free(ops);
             return;
         }
     stale_t stale[8];
@@ -654,8 +720,10 @@ static void apply_ops(editor_conn_t *c, editor_user_t *u, const editor_message_t
             cJSON_Delete(stale[i].theirs);
         editor_server__error(c, m, "op %u: %s; nothing applied", (unsigned)failed,
                              g_s.dm->last_error(u->replica));
+        free(ops);
         return;
     }
+    free(ops);
     if (commit)
         g_s.dm->restore_point(u->replica);
     publish(u, m);
@@ -686,25 +754,6 @@ static double next_order(ct_guid_t parent, const char *key)
                 best = o;
         }
     return floor(best) + 1;
-}
-
-typedef struct op_list_t {
-    ct_dm_op_t *ops;
-    uint32_t n, cap;
-} op_list_t;
-
-static bool push_op(op_list_t *l, ct_dm_op_t op)
-{
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 32;
-        ct_dm_op_t *grown = realloc(l->ops, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        l->ops = grown;
-        l->cap = cap;
-    }
-    l->ops[l->n++] = op;
-    return true;
 }
 
 /* Destroys g and everything below it (children first). */
@@ -814,6 +863,9 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
         g_s.dm->set_property(u->replica, roots[i], "@order", &ov);
         g_s.dm->add_to_set(u->replica, parent, key, roots[i]);
         if (position) {
+            ct_dm_value_t v;
+            if (g_s.dm->get(u->replica, roots[i], "components.transform", &v) == 0 && v.type == CT_DM_BLOB)
+                g_s.dm->set_property(u->replica, roots[i], "components.transform", NULL);
             ct_dm_value_t p = {.type = CT_DM_VEC3, .as.v = {position[0], position[1], position[2]}};
             g_s.dm->set_property(u->replica, roots[i], "components.transform.position", &p);
         }

@@ -335,15 +335,18 @@ static void camera_axes(double right[3], double up[3], double back[3])
     up[2] = back[0] * right[1] - back[1] * right[0];
 }
 
-void editor_world__camera_state(double eye[3], double right[3], double up[3], double back[3],
-                                double *fov)
+int editor_world__camera_json(char *out, size_t size)
 {
     ct_transform_pose_t pose;
+    double r[3], u[3], b[3];
     camera_pose(&pose);
-    camera_axes(right, up, back);
-    for (int i = 0; i < 3; i++)
-        eye[i] = pose.position[i];
-    *fov = g_w.fov;
+    camera_axes(r, u, b);
+    int n = snprintf(out, size,
+                     "{\"eye\":[%.6g,%.6g,%.6g],\"right\":[%.6g,%.6g,%.6g],\"up\":[%.6g,%.6g,%.6g],"
+                     "\"back\":[%.6g,%.6g,%.6g],\"fov\":%.6g}",
+                     pose.position[0], pose.position[1], pose.position[2], r[0], r[1], r[2], u[0], u[1],
+                     u[2], b[0], b[1], b[2], g_w.fov);
+    return n > 0 && (size_t)n < size ? n : 0;
 }
 
 void editor_world__camera(const editor_message_t *m)
@@ -471,10 +474,13 @@ bool editor_world__frame(double dt)
     ct_transform_t t = g_w.transform_api->lookup(g_w.world, g_w.camera);
     if (t.i)
         g_w.transform_api->set_local(g_w.world, t, &pose);
+    uint64_t t0 = uv_hrtime();
     if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
         return false;
+    uint64_t t1 = uv_hrtime();
     if (g_w.render_api->screenshot(g_w.png_path) != 0)
         return false;
+    log__info("editor: TIMING render %.1f ms, screenshot %.1f ms", (t1 - t0) / 1e6, (uv_hrtime() - t1) / 1e6);
     FILE *f = fopen(g_w.png_path, "rb");
     if (!f)
         return false;

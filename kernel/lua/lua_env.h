@@ -13,6 +13,11 @@ int lua_env__init(void);
 /* Closes the state and forgets every registered function. Safe to call when not initialised. */
 void lua_env__shutdown(void);
 lua_State *lua_env__state(void);
+/* Bytes the Lua state holds (0 when LuaJIT had to use its own allocator). */
+size_t lua_env__memory_used(void);
+/* While set (non-zero), an allocation that would take the state past `bytes` fails, and Lua
+ * raises "not enough memory": the console bounds what a remote client's script may take. */
+void lua_env__set_memory_limit(size_t bytes);
 
 /* The one protected call: calls the function below `nargs` arguments with a traceback handler.
  * On error logs "file:line: message" plus the traceback, leaves the stack as before the function

@@ -5,6 +5,8 @@
  * segments), and its callbacks inside the file's code, so a garbage pointer from get_plugin_api
  * is refused with a message instead of crashing the loader. */
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +418,37 @@ static const leftovers_kind_t private_copies = {
     .what = "the private copy of a plugin",
 };
 
+/* Whether the ELF file at `path` holds every byte its program headers map: dlopen maps a
+ * segment past the end of a truncated file as pages that raise SIGBUS when touched (at load,
+ * or at the --watch reload of a file cut short), so such a file is refused before dlopen. Only
+ * what the dynamic loader reads is checked: the header, the program headers, each loaded or
+ * dynamic segment's file range. */
+static bool elf_whole(const char *path, char *err, size_t err_size)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    ElfW(Ehdr) eh;
+    bool ok = f && fstat(fileno(f), &st) == 0 && fread(&eh, sizeof eh, 1, f) == 1 &&
+              !memcmp(eh.e_ident, ELFMAG, SELFMAG) && eh.e_phentsize == sizeof(ElfW(Phdr)) &&
+              eh.e_phoff <= (uint64_t)st.st_size &&
+              (uint64_t)eh.e_phnum * sizeof(ElfW(Phdr)) <= (uint64_t)st.st_size - eh.e_phoff;
+    const char *why = ok ? NULL : "its ELF header or program headers are missing or cut short";
+    for (uint32_t i = 0; ok && i < eh.e_phnum; i++) {
+        ElfW(Phdr) ph;
+        ok = fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, f) == 1;
+        if (ok && (ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
+            (ph.p_offset > (uint64_t)st.st_size || ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)) {
+            ok = false;
+            why = "a segment reaches past the end of the file (the file was cut short)";
+        }
+    }
+    if (f)
+        fclose(f);
+    if (!ok)
+        snprintf(err, err_size, "is not a whole shared library: %s", why ? why : "unreadable");
+    return ok;
+}
+
 /* Copies `path` to a fresh temporary file and opens that: the mapping then never changes when
  * someone copies over or truncates the plugin's file (which would kill the process with SIGBUS),
  * and dlopen sees a new name each time (it would hand back the loaded library for a known one).
@@ -442,6 +475,10 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
         snprintf(err, err_size, "cannot be copied to a private file (%s): %s", tmp, uv_strerror(rc));
         return CT_ERR_IO;
     }
+    if (!elf_whole(tmp, err, err_size)) {
+        remove(tmp);
+        return CT_ERR_BAD_DATA;
+    }
     dlerror();
     p->lib = dlopen(tmp, RTLD_NOW | RTLD_LOCAL);
     const char *why = p->lib ? NULL : dlerror();
@@ -457,9 +494,19 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
 int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size)
 {
     struct stat st;
-    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "is not a file: a plugin is named by its path (write ./%s for a "
-                 "file in the current folder)", path[0] ? path : "name.so");
+    /* A plugin is named by its path, never searched for: a bare name gets the hint to write ./ */
+    const char *hint = strchr(path, '/') ? "" : " (a plugin is named by its path: write ./";
+    if (!path[0]) {
+        snprintf(err, err_size, "is an empty path: a plugin is named by its path (./name.so)");
+        return CT_ERR_NOT_FOUND;
+    }
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_size, "%s%s%s%s", errno == ENOENT ? "no such file" : strerror(errno), hint,
+                 hint[0] ? path : "", hint[0] ? " for a file in the current folder)" : "");
+        return CT_ERR_NOT_FOUND;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, err_size, "is %s, not a plugin file", S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
         return CT_ERR_NOT_FOUND;
     }
     int code = open_private_copy(p, path, err, err_size);
@@ -492,4 +539,21 @@ void loader__close(ct_plugin_o *p)
     if (p->lib)
         dlclose(p->lib);
     p->lib = NULL;
+}
+
+const char *loader__name_address(const void *address, const char **file)
+{
+    Dl_info info;
+    if (!address || !dladdr(address, &info))
+        return NULL;
+    for (uint32_t i = 0; i < registry__num_plugins(); i++) {
+        const ct_plugin_o *p = registry__plugin(i);
+        struct link_map *map = NULL;
+        if (p->lib && dlinfo(p->lib, RTLD_DI_LINKMAP, &map) == 0 && map &&
+            (void *)map->l_addr == info.dli_fbase) {
+            *file = p->path;
+            return p->name;
+        }
+    }
+    return NULL;
 }

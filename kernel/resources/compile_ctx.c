@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ct_array.h"
 #include "base/log.h"
@@ -125,7 +126,17 @@ bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char
         resources__compile_error(ctx, "%s: the path of \"%s\" is too long", field, file);
         return false;
     }
-    return resources__depends_on(ctx, field, file);
+    /* Compilers open what this names with their own readers: a FIFO or a device there would
+     * hang them (the guard on sources and blobs does not see it), so only a regular file (or
+     * none: the reader says it is missing) is handed out. Noted either way, so a change to it
+     * compiles the source again. */
+    struct stat st;
+    const bool fits = stat(out, &st) != 0 || S_ISREG(st.st_mode);
+    if (!resources__depends_on(ctx, field, file))
+        return false;
+    if (!fits)
+        resources__compile_error(ctx, "%s: \"%s\" is not a regular file", field, file);
+    return fits;
 }
 
 /* Notes `file` once in the record; false (the compile fails) when the record cannot hold it. */
@@ -149,6 +160,8 @@ static bool record_file(ct_compile_ctx_o *ctx, const char *field, const char *fi
         goto nomem;
     memcpy(copy, file, size);
     r->files[r->num_files++] = copy;
+    if (r->noted)
+        r->noted(r->noted_user, r->num_files - 1, copy);
     return true;
 nomem:
     log__error("%s: out of memory noting \"%s\" (%s) as a file it is built from", ctx->path, file,

@@ -55,6 +55,11 @@ typedef struct resources_compile_record_t {
     char **files; /* strings and array from resources__allocator() */
     uint32_t num_files, capacity;
     uint32_t warnings;
+    /* Called (when set) the moment a file is first noted, which is before a compiler reads what
+     * source_file handed it: the caller stamps the file then, so what it keeps says what the
+     * compile read, not what is there once it ends. */
+    void (*noted)(void *user, uint32_t index, const char *file);
+    void *noted_user;
 } resources_compile_record_t;
 /* resources__compile_text that also fills `record` (which the caller frees with
  * resources__record_free, whatever the result). */

@@ -148,12 +148,38 @@ static int l_bone_count(lua_State *L)
     return 1;
 }
 
+/* Animation.clips(name, ...) -> { {name =, duration =, bones =}, ... }: the named clip resources
+ * (loaded on first use, like play), each with its length in seconds and its bone count, in the
+ * order given; an unknown clip raises naming it. */
+static int l_clips(lua_State *L)
+{
+    const int n = L_API->get_top(L);
+    L_API->new_table(L, n, 0);
+    for (int i = 1; i <= n; i++) {
+        size_t len;
+        const char *name = L_API->check_string(L, i, &len);
+        const ct_animation_clip_o *c = anim__api_v1.clip(name);
+        if (!c)
+            return L_API->error(L, "Animation.clips: argument %d: no clip '%s' (not compiled, or its blob is bad: "
+                                   "the log says which)", i, name);
+        L_API->new_table(L, 0, 3);
+        L_API->push_string(L, name, len);
+        L_API->set_field(L, -2, "name");
+        L_API->push_number(L, anim__api_v1.clip_duration(c));
+        L_API->set_field(L, -2, "duration");
+        L_API->push_number(L, anim__api_v1.clip_bones(c));
+        L_API->set_field(L, -2, "bones");
+        L_API->set_index(L, -2, i);
+    }
+    return 1;
+}
+
 void anim__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
         {"play", l_play},         {"crossfade", l_crossfade}, {"time", l_time},
         {"set_time", l_set_time}, {"evaluate", l_evaluate},   {"events", l_events},
-        {"bone", l_bone},         {"bone_count", l_bone_count},
+        {"bone", l_bone},         {"bone_count", l_bone_count}, {"clips", l_clips},
     };
     L_API->register_module("Animation", fns, sizeof fns / sizeof fns[0]);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ct_array.h"
+#include "ct_datamodel.h"
 #include "entities_internal.h"
 
 #define MAX_REPEAT 1000000.0
@@ -129,6 +130,7 @@ static void set_entity_scope(compiler_t *c, const ct_data_o *node)
 static bool check_entity_fields(compiler_t *c, const ct_data_o *node)
 {
     static const ct_field_t entity_fields[] = {
+        {"id", CT_DATA_STRING, 0},
         {"name", CT_DATA_STRING, 0},
         {"components", CT_DATA_OBJECT, 0},
         {"children", CT_DATA_ARRAY, 0},
@@ -146,7 +148,14 @@ static bool check_entity_fields(compiler_t *c, const ct_data_o *node)
         }
     }
     const ct_data_o *repeat = D->get(node, "repeat");
-    bool ok = R->check_fields(c->ctx, node, NULL, entity_fields, 4);
+    bool ok = R->check_fields(c->ctx, node, NULL, entity_fields, 5);
+    /* `id`: the stable GUID a tool gave the entity (api/ct_datamodel.h); only tools read it. */
+    const char *id = D->string(D->get(node, "id"), NULL);
+    ct_guid_t guid;
+    if (id && !ct_guid_parse(id, strlen(id), &guid)) {
+        R->compile_error(c->ctx, "id: \"%s\" is not a GUID of 32 hex digits", id);
+        ok = false;
+    }
     ok = (!repeat || R->check_fields(c->ctx, repeat, "repeat", repeat_fields, 2)) && ok;
     R->set_scope(c->ctx, NULL);
     return ok;
@@ -371,8 +380,16 @@ int entities__resource_compile(void *user_data, const ct_data_o *source, ct_comp
     (void)user_data;
     compiler_t c = {.ctx = ctx};
     const ct_data_o *list = D->get(source, "entities");
+    const ct_data_o *conflicts = D->get(source, "merge_conflicts");
     int err = 0;
-    if (!list) {
+    if (conflicts) {
+        /* cuttle-merge's record of a merge it could not finish: the file holds one side's value
+         * for each listed property until someone decides (see README, "Merging levels"). */
+        R->compile_error(ctx, "unresolved merge conflicts (%u): check the values listed in "
+                              "`merge_conflicts`, then remove it",
+                         D->count(conflicts));
+        err = CT_ERR_BAD_DATA;
+    } else if (!list) {
         R->compile_error(ctx, "missing `entities = [ ... ]`");
         err = CT_ERR_BAD_DATA;
     } else if (!flatten(&c, list)) {

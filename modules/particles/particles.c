@@ -5,6 +5,7 @@
  */
 #include "ct_data.h"
 #include "ct_module.h"
+#include "ct_profiler.h"
 #include "particles_internal.h"
 #include "particles_layout.h"
 
@@ -51,7 +52,9 @@ static void api_simulate(ct_world_o *world, float dt)
                                 "particles: simulate: %s", w ? "dt must be in (0, 1]" : "no world");
         return;
     }
+    ct_profile_scope_t scope = ct_profile_scope_begin(particles__m.profiler, "particles.simulate");
     particles__simulate(w, dt);
+    ct_profile_scope_end(&scope);
 }
 
 static uint32_t api_count(ct_world_o *world, ct_particle_emitter_t e)
@@ -139,11 +142,12 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 2, &particles__m.lua),
     CT_MODULE_API(jobs, 1, &particles__m.jobs),
-    CT_MODULE_API(resource, 4, &particles__m.resource),
+    CT_MODULE_API(resource, 5, &particles__m.resource),
     CT_MODULE_API(data, 1, &particles__m.data),
     CT_MODULE_API(component, 2, &particles__m.component),
     CT_MODULE_API(expr, 1, &particles__m.expr),
     CT_MODULE_API_OPTIONAL(transform, 2, &particles__m.transform),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &particles__m.profiler),
 };
 
 static const ct_module_v3_t module = {

@@ -11,6 +11,8 @@
  *     u32 num_meshes, then per mesh: u32 num_vertices, num_indices, render__vertex[], u32 index[]
  *                                    (0, 0 for an empty slot)
  *     u32 num_packets, then per packet: u64 key, render__command (in sorted order)
+ * Not held: the frame's bone palette and debug vertices, so a replay draws skinned meshes with
+ * zero bones (collapsed at their origin) and skips debug lines and text.
  * Reading checks every count against the bytes left and every index against its table.
  */
 #ifndef RENDER_CAPTURE_H

@@ -45,13 +45,44 @@ static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ct
     return 0;
 }
 
+/* A layer's `shadow = { size extent softness }`: the sun's shadow map is drawn in this layer
+ * (which the layers that read it must follow). */
+static int compile_shadow(const ct_data_o *v, render__pipeline *p, render__layer_desc *d, ct_compile_ctx_o *ctx)
+{
+    static const ct_field_t known[] = {
+        {"size", CT_DATA_NUMBER, 0}, {"extent", CT_DATA_NUMBER, 0}, {"softness", CT_DATA_NUMBER, 0}};
+    if (!render__m.resource->check_fields(ctx, v, "layers[].shadow", known, CT_ARRAY_COUNT(known)))
+        return CT_ERR_BAD_DATA;
+    if (p->shadow_layer != RENDER_NO_INDEX)
+        return render__compile_bad(ctx, "layers[%s].shadow: layer '%s' draws the shadow already (one sun, one map)",
+                                   d->name, p->layers[p->shadow_layer].name);
+    if (d->program != RENDER_NO_INDEX)
+        return render__compile_bad(ctx, "layers[%s].shadow: a full-screen pass cannot draw the shadow%s", d->name, "");
+    float size = 1024, extent = 20, softness = 1.5f;
+    const ct_data_o *f;
+    if (((f = render__m.data->get(v, "size")) && !render__number(f, "layers[].shadow.size", 64, 4096, &size, ctx)) ||
+        ((f = render__m.data->get(v, "extent")) && !render__number(f, "layers[].shadow.extent", 0.1, 10000, &extent, ctx)) ||
+        ((f = render__m.data->get(v, "softness")) && !render__number(f, "layers[].shadow.softness", 0, 8, &softness, ctx)))
+        return CT_ERR_BAD_DATA;
+    if (size != floorf(size))
+        return render__compile_bad(ctx, "layers[%s].shadow.size: must be a whole number of texels%s", d->name, "");
+    p->shadow_layer = p->num_layers;
+    p->shadow_size = (uint32_t)size;
+    p->shadow_extent = extent;
+    p->shadow_softness = softness;
+    d->flags |= RENDER_LAYER_SHADOW | RENDER_LAYER_DEPTH_TEST | RENDER_LAYER_CLEAR_DEPTH;
+    d->flags &= ~(uint32_t)(RENDER_LAYER_CLEAR_COLOR | RENDER_LAYER_BACK_TO_FRONT);
+    d->clear_depth = 1.0f;
+    return 0;
+}
+
 static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx_o *ctx)
 {
     static const ct_field_t known[] = {
         {"name", CT_DATA_INVALID, 0},        {"target", CT_DATA_STRING, 0},
         {"clear_color", CT_DATA_INVALID, 0}, {"clear_depth", CT_DATA_INVALID, 0},
         {"sort", CT_DATA_STRING, 0},         {"depth_test", CT_DATA_INVALID, 0},
-        {"fullscreen", CT_DATA_INVALID, 0},
+        {"fullscreen", CT_DATA_INVALID, 0}, {"shadow", CT_DATA_INVALID, 0},
     };
     if (p->num_layers == RENDER_MAX_LAYERS_USED)
         return render__compile_bad(ctx, "layers: at most %s layers%s", "32", "");
@@ -106,6 +137,8 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
             return render__compile_bad(ctx, "layers[%s].fullscreen.input: '%s' must name a target other than the layer's own",
                        d->name, input);
     }
+    if ((v = render__m.data->get(l, "shadow")) && compile_shadow(v, p, d, ctx))
+        return CT_ERR_BAD_DATA;
     p->num_layers++;
     return 0;
 }
@@ -117,7 +150,8 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
         {"resolution", CT_DATA_INVALID, 0}, {"ambient", CT_DATA_INVALID, 0},
         {"targets", CT_DATA_INVALID, 0},    {"layers", CT_DATA_INVALID, 0},
     };
-    render__pipeline p = {.width = 640, .height = 360, .num_targets = 1, .ambient = {0.15f, 0.15f, 0.18f, 0}};
+    render__pipeline p = {.width = 640, .height = 360, .num_targets = 1, .ambient = {0.15f, 0.15f, 0.18f, 0},
+                          .shadow_layer = RENDER_NO_INDEX};
     strcpy(p.targets[0].name, "backbuffer");
     p.targets[0].scale = 1.0f;
     if (!render__m.resource->check_fields(ctx, src, "render_config", known, CT_ARRAY_COUNT(known)))
@@ -241,7 +275,7 @@ void render__follow_reloads(void)
 
 const ct_resource_type_t render__config_resource = {
     .type = "render_config",
-    .format_version = 1,
+    .format_version = 2, /* 2: the shadow layer */
     .compile = compile_config,
     .load = load_config,
 };

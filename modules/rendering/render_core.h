@@ -59,6 +59,9 @@ enum {
     RENDER_CMD_DRAW = 1,       /* a mesh with a material and a world matrix */
     RENDER_CMD_FULLSCREEN = 2, /* a full-screen pass: the layer's program over its input target */
     RENDER_CMD_LAYER = 3,      /* a layer begins: its target is bound and cleared as configured */
+    RENDER_CMD_PARTICLES = 4,  /* an emitter's particles: `mesh` is its batch (render_particles.c) */
+    RENDER_CMD_DEBUG = 5,      /* a batch of debug lines or text: `mesh` vertices of the frame's
+                                  debug buffer from `palette` on, drawn over everything */
 };
 
 /* 68 bytes. `mesh`, `material` and `program` index the module's tables; `world` is the object's
@@ -186,6 +189,50 @@ void render__radix_sort(render__packet *p, render__packet *scratch, uint32_t n,
  * index at or past num_materials gets zeros, and the null backend reports it). */
 bool render__build(render__queue *q, const float view_proj[16], const render__material *materials,
                    uint32_t num_materials, const render__pool *pool);
+
+/* ---- Debug drawing ------------------------------------------------------------------------- */
+
+/* A debug line's end (world space) or a text quad's corner (screen pixels, uv in the font atlas),
+ * with its colour as RGBA8 (r in the low byte). */
+typedef struct render__debug_vertex {
+    float position[3];
+    uint32_t color;
+} render__debug_vertex;
+
+typedef struct render__text_vertex {
+    float position[2], uv[2];
+    uint32_t color;
+} render__text_vertex;
+
+/* The frame's debug shapes, collected between two renders: lines (pairs of vertices) and text
+ * (triangles). At most RENDER_DEBUG_MAX_VERTICES of each; past it the rest is dropped and
+ * `dropped` counts it. */
+#define RENDER_DEBUG_MAX_VERTICES (1u << 24)
+typedef struct render__debug {
+    ct_allocator_t *a;
+    render__debug_vertex *lines;
+    uint32_t num_lines, lines_cap; /* vertices */
+    render__text_vertex *text;
+    uint32_t num_text, text_cap;
+    uint64_t dropped;
+} render__debug;
+
+static inline uint32_t render__debug_color(const float c[4])
+{
+    uint32_t out = 0;
+    for (int k = 0; k < 4; k++) {
+        const float v = c ? c[k] : 1.0f;
+        out |= (uint32_t)(v <= 0.0f ? 0.0f : v >= 1.0f ? 255.0f : v * 255.0f + 0.5f) << (8 * k);
+    }
+    return out;
+}
+
+/* Appends `n` lines (2n points) of one colour; false when memory or the cap ran out. */
+bool render__debug_push_lines(render__debug *d, const float (*points)[3], uint32_t n, uint32_t color);
+/* Appends `n` text vertices (whole triangles); false when memory or the cap ran out. */
+bool render__debug_push_text(render__debug *d, const render__text_vertex *v, uint32_t n);
+void render__debug_clear(render__debug *d);
+void render__debug_free(render__debug *d);
 
 /* ---- The null backend ---------------------------------------------------------------------- */
 

@@ -7,6 +7,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_profiler.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -24,7 +26,13 @@ typedef struct gather_job {
     const float *worlds;
     float planes[6][4];
     float eye[3], forward[3];
+    float right[3], up[3]; /* the camera's axes (camera-facing particles) */
     float near_plane, far_plane;
+    /* The sun's shadow map, when the pipeline has a shadow layer and the world a sun: its box's
+     * planes, the direction the sunlight travels, and the box's near point along it. */
+    bool shadow;
+    float shadow_planes[6][4];
+    float sun_forward[3], sun_near, sun_depth;
 } gather_job;
 
 static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -36,7 +44,17 @@ static void normalize3(float v[3])
         v[0] /= len, v[1] /= len, v[2] /= len;
 }
 
-/* Culls and records instances [begin, end) into context 1 + begin / GATHER_GRAIN. */
+/* Whether a sphere is inside (or touches) a set of inward planes. */
+static bool inside(const float planes[6][4], const float c[3], float radius)
+{
+    for (int p = 0; p < 6; p++)
+        if (dot3(planes[p], c) + planes[p][3] < -radius)
+            return false;
+    return true;
+}
+
+/* Culls and records instances [begin, end) into context 1 + begin / GATHER_GRAIN: a packet for the
+ * camera when it sees them, one for the sun's shadow map when they can cast into it. */
 static void gather_range(void *user, uint32_t begin, uint32_t end)
 {
     const gather_job *j = user;
@@ -63,22 +81,28 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
             scale2 = col > scale2 ? col : scale2;
         }
         const float radius = (palette != RENDER_NO_INDEX ? s->skinned_radius[i] : mesh->radius) * sqrtf(scale2);
-        bool inside = true;
-        for (int p = 0; p < 6 && inside; p++)
-            inside = dot3(j->planes[p], c) + j->planes[p][3] >= -radius;
-        if (!inside)
-            continue;
-        const float to[3] = {c[0] - j->eye[0], c[1] - j->eye[1], c[2] - j->eye[2]};
         const render__layer_desc *layer = &s->pipeline.layers[mat->layer];
-        const uint32_t program = palette != RENDER_NO_INDEX ? render__program_skinned(mat->program) : mat->program;
-        const render__key_fields f = {
-            .layer = mat->layer, .pass = 1, .program = program, .material = r.material,
-            .depth = render__key_depth(dot3(to, j->forward), j->near_plane, j->far_plane,
-                                       (layer->flags & RENDER_LAYER_BACK_TO_FRONT) != 0)};
-        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material, .program = program,
+        const bool seen = inside(j->planes, c, radius);
+        const bool casts = j->shadow && !(layer->flags & RENDER_LAYER_BACK_TO_FRONT) && inside(j->shadow_planes, c, radius);
+        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material,
                                .palette = palette != RENDER_NO_INDEX ? palette : 0};
         memcpy(cmd.world, w, sizeof cmd.world);
-        render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
+        if (seen) {
+            const float to[3] = {c[0] - j->eye[0], c[1] - j->eye[1], c[2] - j->eye[2]};
+            cmd.program = palette != RENDER_NO_INDEX ? render__program_skinned(mat->program) : mat->program;
+            const render__key_fields f = {
+                .layer = mat->layer, .pass = 1, .program = cmd.program, .material = r.material,
+                .depth = render__key_depth(dot3(to, j->forward), j->near_plane, j->far_plane,
+                                           (layer->flags & RENDER_LAYER_BACK_TO_FRONT) != 0)};
+            render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
+        }
+        if (casts) { /* into the sun's shadow map, nearest the sun first */
+            cmd.program = palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_SKINNED : RENDER_PROGRAM_SHADOW;
+            const render__key_fields f = {
+                .layer = s->pipeline.shadow_layer, .pass = 1, .program = cmd.program, .material = r.material,
+                .depth = render__key_depth(dot3(c, j->sun_forward) - j->sun_near, 1e-3f, j->sun_depth, false)};
+            render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
+        }
     }
 }
 
@@ -127,13 +151,15 @@ static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float 
     frustum_planes(view_proj, j->planes);
     memcpy(j->eye, eye, sizeof eye);
     j->forward[0] = -back[0], j->forward[1] = -back[1], j->forward[2] = -back[2];
+    memcpy(j->right, right, sizeof right);
+    memcpy(j->up, up, sizeof up);
     j->near_plane = n;
     j->far_plane = fa;
     return true;
 }
 
 /* The lit program's frame uniforms: camera, ambient, the first directional light, four points. */
-static void gather_lights(ct_world_o *world, const float eye[3], render__frame_lights *out)
+static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_lights *out)
 {
     memset(out, 0, sizeof *out);
     memcpy(out->v[0], eye, 3 * sizeof(float));
@@ -161,6 +187,42 @@ static void gather_lights(ct_world_o *world, const float eye[3], render__frame_l
             slot[k] = l->color[k] * l->intensity;
     }
     out->v[1][3] = (float)points;
+    return sun;
+}
+
+/* The sun's shadow matrix (column-major, into lights->v[12..15]; lights->v[2].w the softness): an
+ * orthographic box shadow_extent wide around the point shadow_extent / 2 in front of the camera,
+ * looking along the sunlight, as deep as it is wide on either side. Its centre is snapped to whole
+ * texels of the map across the light, so as the camera moves every caster stays on the same
+ * texels (no shimmering edges), and it keeps its size whatever the camera looks at. */
+static void shadow_setup(const render__pipeline *p, render__frame_lights *lights, gather_job *j)
+{
+    float f[3] = {-lights->v[2][0], -lights->v[2][1], -lights->v[2][2]};
+    const float up0[3] = {fabsf(f[1]) > 0.99f ? 1.0f : 0.0f, fabsf(f[1]) > 0.99f ? 0.0f : 1.0f, 0.0f};
+    float r[3] = {f[1] * up0[2] - f[2] * up0[1], f[2] * up0[0] - f[0] * up0[2], f[0] * up0[1] - f[1] * up0[0]};
+    normalize3(f), normalize3(r);
+    const float u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]};
+    const float half = 0.5f * p->shadow_extent, texel = p->shadow_extent / (float)p->shadow_size;
+    const float centre[3] = {j->eye[0] + j->forward[0] * half, j->eye[1] + j->forward[1] * half,
+                             j->eye[2] + j->forward[2] * half};
+    const float cr = floorf(dot3(centre, r) / texel) * texel, cu = floorf(dot3(centre, u) / texel) * texel;
+    const float cf = dot3(centre, f), depth = p->shadow_extent;
+    float m[16];
+    for (int k = 0; k < 3; k++) {
+        m[4 * k + 0] = r[k] / half;
+        m[4 * k + 1] = u[k] / half;
+        m[4 * k + 2] = f[k] / depth;
+        m[4 * k + 3] = 0.0f;
+    }
+    m[12] = -cr / half, m[13] = -cu / half, m[14] = -cf / depth, m[15] = 1.0f;
+    for (int c = 0; c < 4; c++)
+        memcpy(lights->v[12 + c], &m[4 * c], sizeof lights->v[12 + c]);
+    lights->v[2][3] = p->shadow_softness;
+    frustum_planes(m, j->shadow_planes);
+    memcpy(j->sun_forward, f, sizeof f);
+    j->sun_near = cf - depth;
+    j->sun_depth = 2.0f * depth;
+    j->shadow = true;
 }
 
 /* Context 0: a begin packet per layer, and the full-screen passes. */
@@ -214,7 +276,8 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     gather_job job = {.s = s, .meshes = meshes};
     if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
         return CT_ERR_NOT_FOUND;
-    gather_lights(world, job.eye, &s->lights);
+    if (gather_lights(world, job.eye, &s->lights) && s->pipeline.shadow_layer != RENDER_NO_INDEX)
+        shadow_setup(&s->pipeline, &s->lights, &job);
     const render__pool pool = {render__m.jobs ? pool_parallel_for : NULL, (void *)render__m.jobs};
     const uint32_t ranges = (meshes->n + GATHER_GRAIN - 1) / GATHER_GRAIN;
     if (!gather_worlds(s, world, meshes) || !render__gather_palettes(s, world, meshes) ||
@@ -224,26 +287,43 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     }
     job.worlds = s->worlds;
     record_pipeline(s);
+    render__particles_record(s, world, job.eye, job.forward, job.near_plane, job.far_plane,
+                             job.right, job.up);
+    render__record_debug(s);
+    ct_profile_scope_t phase = ct_profile_scope_begin(render__m.profiler, "render.gather");
     render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
-    uint32_t visible = 0;
+    ct_profile_scope_end(&phase);
+    phase = ct_profile_scope_begin(render__m.profiler, "render.sort_build");
+    uint32_t packets = 0;
     for (uint32_t c = 1; c <= ranges; c++)
-        visible += s->queue.contexts[c].n;
+        packets += s->queue.contexts[c].n;
     if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) || s->queue.failed) {
+        ct_profile_scope_end(&phase);
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
         return CT_ERR_NOMEM;
     }
+    ct_profile_scope_end(&phase);
+    /* What the camera sees: the draws recorded, less those into the shadow map. */
+    uint32_t visible = packets;
+    for (uint32_t k = 0; job.shadow && k < s->queue.num_packets; k++)
+        visible -= s->queue.sorted[k].context != 0 && /* context 0: layer begins and passes */
+                   render__key_decode(s->queue.sorted[k].key).layer == s->pipeline.shadow_layer;
+    phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
     const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
         render__gl_set_palette(s->gl, (const float (*)[12])s->palette, s->palette_n);
+        render__gl_set_debug(s->gl, &s->debug, s->view_proj);
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
+    ct_profile_scope_end(&phase);
     s->stats = (ct_render_stats_t){
         .frame = s->stats.frame + 1, .objects = meshes->n, .visible = visible,
         .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,
         .contexts = s->queue.num_contexts, .invalid = ns.invalid, .command_hash = ns.hash};
     s->have_frame = true;
+    render__debug_clear(&s->debug); /* drawn once: a caller asks again next frame */
     return 0;
 }
 
@@ -251,8 +331,10 @@ void render__frame_free(void)
 {
     render__state *s = render__m.state;
     render__queue_free(&s->queue);
+    render__particles_free();
     ct_free(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48);
     s->worlds = NULL;
     s->worlds_cap = 0;
     render__skin_free();
+    render__debug_release();
 }

@@ -79,6 +79,123 @@ static bool create_context(render__gl *g, bool window, char *err, size_t err_siz
     return true;
 }
 
+/* A depth texture the lit programs compare against (linear filtering of the comparisons: the
+ * 2x2 neighbourhood of each tap, which the shader's taps widen into a soft edge). */
+static GLuint shadow_texture(uint32_t size)
+{
+    GLuint t;
+    glCreateTextures(GL_TEXTURE_2D, 1, &t);
+    glTextureStorage2D(t, 1, GL_DEPTH_COMPONENT24, (GLsizei)size, (GLsizei)size);
+    glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(t, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    if (size == 1) {
+        const float one = 1.0f;
+        glTextureSubImage2D(t, 0, 0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &one);
+    }
+    return t;
+}
+
+static void release_shadow(render__gl *g)
+{
+    if (g->shadow_fbo)
+        glDeleteFramebuffers(1, &g->shadow_fbo);
+    if (g->shadow_depth)
+        glDeleteTextures(1, &g->shadow_depth);
+    g->shadow_fbo = g->shadow_depth = 0;
+    g->shadow_size = 0;
+}
+
+/* The vertex arrays of debug lines (position, colour) and text (pixel position, uv, colour). */
+static void make_debug_arrays(render__gl *g)
+{
+    glCreateBuffers(1, &g->debug_vbo);
+    glCreateBuffers(1, &g->text_vbo);
+    glCreateVertexArrays(1, &g->debug_vao);
+    glVertexArrayVertexBuffer(g->debug_vao, 0, g->debug_vbo, 0, sizeof(render__debug_vertex));
+    glEnableVertexArrayAttrib(g->debug_vao, 0);
+    glEnableVertexArrayAttrib(g->debug_vao, 1);
+    glVertexArrayAttribFormat(g->debug_vao, 0, 3, GL_FLOAT, GL_FALSE, offsetof(render__debug_vertex, position));
+    glVertexArrayAttribFormat(g->debug_vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__debug_vertex, color));
+    glVertexArrayAttribBinding(g->debug_vao, 0, 0);
+    glVertexArrayAttribBinding(g->debug_vao, 1, 0);
+    glCreateVertexArrays(1, &g->text_vao);
+    glVertexArrayVertexBuffer(g->text_vao, 0, g->text_vbo, 0, sizeof(render__text_vertex));
+    glEnableVertexArrayAttrib(g->text_vao, 0);
+    glEnableVertexArrayAttrib(g->text_vao, 1);
+    glEnableVertexArrayAttrib(g->text_vao, 2);
+    glVertexArrayAttribFormat(g->text_vao, 0, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, position));
+    glVertexArrayAttribFormat(g->text_vao, 1, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, uv));
+    glVertexArrayAttribFormat(g->text_vao, 2, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__text_vertex, color));
+    for (GLuint k = 0; k < 3; k++)
+        glVertexArrayAttribBinding(g->text_vao, k, 0);
+}
+
+static void upload(GLuint buffer, size_t *capacity, const void *data, size_t size)
+{
+    if (size > *capacity) {
+        *capacity = size * 2;
+        glNamedBufferData(buffer, (GLsizeiptr)*capacity, NULL, GL_STREAM_DRAW);
+    }
+    if (size)
+        glNamedBufferSubData(buffer, 0, (GLsizeiptr)size, data);
+}
+
+bool render__gl_set_debug(render__gl *g, const render__debug *d, const float view_proj[16])
+{
+    upload(g->debug_vbo, &g->debug_size, d->lines, (size_t)d->num_lines * sizeof *d->lines);
+    upload(g->text_vbo, &g->text_size, d->text, (size_t)d->num_text * sizeof *d->text);
+    g->debug_lines = d->num_lines, g->debug_text = d->num_text;
+    memcpy(g->debug_view_proj, view_proj, sizeof g->debug_view_proj);
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, uint32_t height)
+{
+    if (g->font)
+        glDeleteTextures(1, &g->font);
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->font);
+    glTextureStorage2D(g->font, 1, GL_R8, (GLsizei)width, (GLsizei)height);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTextureSubImage2D(g->font, 0, 0, 0, (GLsizei)width, (GLsizei)height, GL_RED, GL_UNSIGNED_BYTE, atlas);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTextureParameteri(g->font, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(g->font, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    return glGetError() == GL_NO_ERROR;
+}
+
+/* A batch of debug lines or text over whatever the layer's target holds. */
+static void draw_debug(render__gl *g, const render__draw *d)
+{
+    const bool text = d->program == RENDER_PROGRAM_TEXT;
+    /* Only what this frame set (a capture holds the packets but not the vertices). */
+    const uint64_t end = (uint64_t)d->palette + d->mesh;
+    if ((text && !g->font) || end > (text ? g->debug_text : g->debug_lines))
+        return;
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glEnable(GL_BLEND);
+    glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+    glUseProgram(g->programs[d->program]);
+    GLint viewport[4];
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    if (text) {
+        glUniform2f(0, (float)viewport[2], (float)viewport[3]);
+        glBindTextureUnit(3, g->font);
+        glBindVertexArray(g->text_vao);
+        glDrawArrays(GL_TRIANGLES, (GLint)d->palette, (GLsizei)d->mesh);
+    } else {
+        glUniformMatrix4fv(0, 1, GL_FALSE, g->debug_view_proj);
+        glBindVertexArray(g->debug_vao);
+        glDrawArrays(GL_LINES, (GLint)d->palette, (GLsizei)d->mesh);
+    }
+    glEnable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+}
+
 render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size)
 {
     render__gl *g = ct_alloc(a, sizeof *g);
@@ -101,6 +218,8 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
     glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
+    g->no_shadow = shadow_texture(1);
+    make_debug_arrays(g);
     return g;
 }
 
@@ -122,6 +241,14 @@ void render__gl_destroy(render__gl *g)
         for (uint32_t k = 0; k < g->textures_cap; k++)
             render__gl_texture_release(g, k);
         glDeleteTextures(1, &g->white);
+        glDeleteTextures(1, &g->no_shadow);
+        glDeleteVertexArrays(1, &g->debug_vao);
+        glDeleteVertexArrays(1, &g->text_vao);
+        glDeleteBuffers(1, &g->debug_vbo);
+        glDeleteBuffers(1, &g->text_vbo);
+        if (g->font)
+            glDeleteTextures(1, &g->font);
+        release_shadow(g);
         for (uint32_t k = 0; k < RENDER_MAX_TARGETS; k++)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
@@ -147,6 +274,8 @@ void render__gl_destroy(render__gl *g)
 }
 
 const char *render__gl_renderer(const render__gl *g) { return g->renderer; }
+
+unsigned long render__gl_x11_window(const render__gl *g) { return g->x_display ? g->x_window : 0; }
 
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices)
@@ -308,9 +437,31 @@ static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t f
     return glCheckNamedFramebufferStatus(t->fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
+/* The shadow map the pipeline asks for (none: released). */
+static bool make_shadow(render__gl *g, const render__pipeline *p)
+{
+    const uint32_t size = p->shadow_layer != RENDER_NO_INDEX ? p->shadow_size : 0;
+    if (size == g->shadow_size)
+        return true;
+    release_shadow(g);
+    if (!size)
+        return true;
+    g->shadow_depth = shadow_texture(size);
+    glCreateFramebuffers(1, &g->shadow_fbo);
+    glNamedFramebufferTexture(g->shadow_fbo, GL_DEPTH_ATTACHMENT, g->shadow_depth, 0);
+    glNamedFramebufferDrawBuffer(g->shadow_fbo, GL_NONE);
+    glNamedFramebufferReadBuffer(g->shadow_fbo, GL_NONE);
+    g->shadow_size = size;
+    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+}
+
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size)
 {
     g->pipeline = *p;
+    if (!make_shadow(g, p)) {
+        snprintf(err, err_size, "gl backend: the %u x %u shadow map is not complete", p->shadow_size, p->shadow_size);
+        return false;
+    }
     for (uint32_t k = 0; k < p->num_targets; k++) {
         const render__target_desc *d = &p->targets[k];
         const uint32_t w = k ? (uint32_t)(d->scale * (float)p->width) : p->width;
@@ -329,11 +480,24 @@ static void begin_layer(render__gl *g, uint32_t layer)
 {
     const render__layer_desc *l = &g->pipeline.layers[layer];
     const render__gl_target *t = &g->targets[l->target];
-    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
-    glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
+    const bool shadow = (l->flags & RENDER_LAYER_SHADOW) && g->shadow_fbo;
+    glBindFramebuffer(GL_FRAMEBUFFER, shadow ? g->shadow_fbo : t->fbo);
+    if (shadow)
+        glViewport(0, 0, (GLsizei)g->shadow_size, (GLsizei)g->shadow_size);
+    else
+        glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
+    /* Layers after the shadow layer read its map (a layer before it would read last frame's). */
+    glBindTextureUnit(2, !shadow && g->shadow_depth ? g->shadow_depth : g->no_shadow);
+    /* Depth pushed away from the sun a little, so lit surfaces do not shadow themselves. */
+    if (shadow) {
+        glEnable(GL_POLYGON_OFFSET_FILL);
+        glPolygonOffset(1.5f, 2.0f);
+    } else {
+        glDisable(GL_POLYGON_OFFSET_FILL);
+    }
     glDepthMask(GL_TRUE);
     GLbitfield clear = 0;
-    if (l->flags & RENDER_LAYER_CLEAR_COLOR) {
+    if ((l->flags & RENDER_LAYER_CLEAR_COLOR) && !shadow) {
         glClearColor(l->clear_color[0], l->clear_color[1], l->clear_color[2], l->clear_color[3]);
         clear |= GL_COLOR_BUFFER_BIT;
     }
@@ -388,6 +552,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glDepthFunc(GL_LEQUAL);
     upload_draws(g, draws, n);
     glBindTextureUnit(1, g->palette_texture);
+    glBindTextureUnit(2, g->no_shadow);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
     GLuint frame_set = 0; /* bit k: program k has this frame's lights */
     for (uint32_t i = 0; i < n;) {
@@ -399,9 +564,21 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i++;
             continue;
         }
+        if (d->kind == RENDER_CMD_PARTICLES) {
+            if (layer != RENDER_NO_INDEX)
+                calls += render__gl_particles(g, d->mesh, g->pipeline.layers[layer].flags);
+            i++;
+            continue;
+        }
         /* Entries outside a configured layer, or naming things that do not exist, are skipped:
          * the null backend reports them as invalid. */
         if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS) {
+            i++;
+            continue;
+        }
+        if (d->kind == RENDER_CMD_DEBUG) {
+            draw_debug(g, d);
+            calls++;
             i++;
             continue;
         }
@@ -426,7 +603,8 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
             /* Only the lit programs read the frame's lights (setting an absent location fails). */
-            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED) &&
+            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED ||
+                 d->program == RENDER_PROGRAM_SHADOW || d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
                 !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
                 frame_set |= 1u << d->program;

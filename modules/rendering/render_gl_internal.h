@@ -38,6 +38,14 @@ struct render__gl {
     size_t palette_size;
     render__pipeline pipeline;
     render__gl_target targets[RENDER_MAX_TARGETS];
+    GLuint shadow_fbo, shadow_depth; /* the sun's shadow map (a shadow layer draws into it) */
+    uint32_t shadow_size;
+    GLuint no_shadow;                /* 1 x 1 depth texture bound at unit 2 without a shadow map */
+    GLuint debug_vao, debug_vbo, text_vao, text_vbo; /* the frame's debug lines and text */
+    size_t debug_size, text_size;
+    uint32_t debug_lines, debug_text; /* vertices set this frame (a replayed capture has none) */
+    float debug_view_proj[16];
+    GLuint font;                     /* the font atlas (unit 3), 0 until set */
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
     GLuint *textures;      /* per material slot, 0: none (draws sample `white`) */

@@ -12,16 +12,19 @@
  * texels per bone): on llvmpipe texelFetch is about three times faster than a storage buffer.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
  *   location 12..27  u_frame[16]   per frame: camera position, (ambient, number of point lights),
- *                                  sun direction (towards the light) and colour, then up to four
- *                                  point lights as (position, range) and (colour, 0)
+ *                                  (sun direction towards the light, shadow softness in texels)
+ *                                  and colour, up to four point lights as (position, range) and
+ *                                  (colour, 0), then the sun's shadow matrix (columns 12..15;
+ *                                  all zero without a shadow map). The shadow map is at unit 2.
  * Full-screen programs draw one triangle made from gl_VertexID and read their input at unit 0.
  */
 #include "render_gl_internal.h"
 
 #include <stdio.h>
 
-const char *const render__program_names[RENDER_NUM_PROGRAMS] = {"unlit", "lit", "copy", "vignette",
-                                                                 "unlit_skinned", "lit_skinned"};
+const char *const render__program_names[RENDER_NUM_PROGRAMS] = {
+    "unlit", "lit", "copy", "vignette", "unlit_skinned", "lit_skinned", "shadow", "shadow_skinned",
+    "debug_lines", "text"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -54,7 +57,6 @@ static const char mesh_vs[] =
  * rotations and uniform scales, which is what characters are placed with, and it leaves the
  * locations of the normal matrix to the bones (see render__gl_mesh_set_skin). */
 static const char skinned_vs[] =
-    "#version 450 core\n"
     "layout(location = 0) in vec3 a_position;\n"
     "layout(location = 1) in vec3 a_normal;\n"
     "layout(location = 2) in vec4 i_mvp[4];\n"
@@ -65,6 +67,9 @@ static const char skinned_vs[] =
     "layout(location = 13) in vec4 a_weights;\n"
     "layout(location = 14) in vec2 a_uv;\n"
     "layout(binding = 1) uniform samplerBuffer u_palette;\n"
+    "#ifdef SHADOW\n"
+    "layout(location = 12) uniform vec4 u_frame[16];\n"
+    "#endif\n"
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
@@ -87,8 +92,67 @@ static const char skinned_vs[] =
     "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
+    "#ifdef SHADOW\n"
+    "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, 1.0);\n"
+    "#else\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
+    "#endif\n"
     "}\n";
+
+/* A shadow layer's rigid draws: the world position seen by the sun's matrix (u_frame[12..15]). */
+static const char shadow_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 12) uniform vec4 u_frame[16];\n"
+    "void main() {\n"
+    "  vec4 p = vec4(a_position, 1.0);\n"
+    "  vec4 w = vec4(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p), 1.0);\n"
+    "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * w;\n"
+    "}\n";
+
+/* Debug lines: world positions through the camera (uniform 0), vertex colours. */
+static const char lines_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) uniform mat4 u_view_proj;\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 1) in vec4 a_color;\n"
+    "out vec4 v_color;\n"
+    "void main() { v_color = a_color; gl_Position = u_view_proj * vec4(a_position, 1.0); }\n";
+
+static const char lines_fs[] =
+    "#version 450 core\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = v_color; }\n";
+
+/* Text: pixel positions from the top left of the target (uniform 0: its size), coverage from the
+ * font atlas at unit 3. */
+static const char text_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) uniform vec2 u_size;\n"
+    "layout(location = 0) in vec2 a_position;\n"
+    "layout(location = 1) in vec2 a_uv;\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "out vec2 v_uv;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "  v_uv = a_uv;\n"
+    "  v_color = a_color;\n"
+    "  gl_Position = vec4(a_position.x / u_size.x * 2.0 - 1.0, 1.0 - a_position.y / u_size.y * 2.0, 0.0, 1.0);\n"
+    "}\n";
+
+static const char text_fs[] =
+    "#version 450 core\n"
+    "layout(binding = 3) uniform sampler2D u_font;\n"
+    "in vec2 v_uv;\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() { o_color = vec4(v_color.rgb, v_color.a * texture(u_font, v_uv).r); }\n";
+
+static const char depth_fs[] =
+    "#version 450 core\n"
+    "void main() {}\n";
 
 static const char unlit_fs[] =
     "#version 450 core\n"
@@ -102,6 +166,7 @@ static const char lit_fs[] =
     "#version 450 core\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
     "layout(binding = 0) uniform sampler2D u_base;\n"
+    "layout(binding = 2) uniform sampler2DShadow u_shadow;\n"
     "in vec2 v_uv;\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
@@ -113,12 +178,28 @@ static const char lit_fs[] =
     "  float spec = ndl > 0.0 ? pow(max(dot(n, normalize(l + v)), 0.0), v_specular.y) : 0.0;\n"
     "  return color * (base * ndl + v_specular.x * spec);\n"
     "}\n"
+    /* The sun's share that reaches this point: 1 without a shadow map (u_frame[15].w = 0), else
+     * the average of (2r+1)^2 filtered comparisons r = softness texels apart: a soft edge. */
+    "float sunlit(vec3 n) {\n"
+    "  if (u_frame[15].w == 0.0) return 1.0;\n"
+    "  vec4 p = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, 1.0);\n"
+    "  vec3 c = p.xyz * 0.5 + 0.5;\n"
+    "  if (any(lessThan(c, vec3(0.0))) || any(greaterThan(c, vec3(1.0)))) return 1.0;\n"
+    "  vec2 texel = 1.0 / vec2(textureSize(u_shadow, 0));\n"
+    "  float soft = u_frame[2].w;\n"
+    "  float bias = 0.0015 + 0.003 * (1.0 - max(dot(n, normalize(u_frame[2].xyz)), 0.0));\n"
+    "  float sum = 0.0;\n"
+    "  for (int y = -1; y <= 1; y++)\n"
+    "    for (int x = -1; x <= 1; x++)\n"
+    "      sum += texture(u_shadow, vec3(c.xy + vec2(x, y) * texel * soft, c.z - bias));\n"
+    "  return sum / 9.0;\n"
+    "}\n"
     "void main() {\n"
     "  vec3 n = normalize(v_normal);\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
     "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
     "  vec3 base = albedo.rgb;\n"
-    "  vec3 c = u_frame[1].rgb * base + light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
+    "  vec3 c = u_frame[1].rgb * base + sunlit(n) * light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
     "    vec4 pr = u_frame[4 + 2 * k];\n"
@@ -154,10 +235,13 @@ static const char vignette_fs[] =
     "  o_color = vec4(texture(u_input, v_uv).rgb * (1.0 - 0.9 * dot(d, d)), 1.0);\n"
     "}\n";
 
-static GLuint compile_stage(GLenum stage, const char *src, const char *name, char *err, size_t err_size)
+/* `prefix` (NULL: none) goes before `src`: the #version line and defines of a shared body. */
+static GLuint compile_stage(GLenum stage, const char *prefix, const char *src, const char *name, char *err,
+                            size_t err_size)
 {
     GLuint s = glCreateShader(stage);
-    glShaderSource(s, 1, &src, NULL);
+    const char *parts[2] = {prefix ? prefix : "", src};
+    glShaderSource(s, 2, parts, NULL);
     glCompileShader(s);
     GLint ok = 0;
     glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
@@ -172,10 +256,11 @@ static GLuint compile_stage(GLenum stage, const char *src, const char *name, cha
     return s;
 }
 
-static GLuint link_program(const char *vs, const char *fs, const char *name, char *err, size_t err_size)
+static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs, const char *name, char *err,
+                           size_t err_size)
 {
-    GLuint v = compile_stage(GL_VERTEX_SHADER, vs, name, err, err_size);
-    GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, fs, name, err, err_size) : 0;
+    GLuint v = compile_stage(GL_VERTEX_SHADER, vs_prefix, vs, name, err, err_size);
+    GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, NULL, fs, name, err, err_size) : 0;
     if (!f) {
         glDeleteShader(v);
         return 0;
@@ -200,16 +285,21 @@ static GLuint link_program(const char *vs, const char *fs, const char *name, cha
 
 bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size)
 {
-    static const char *const sources[RENDER_NUM_PROGRAMS][2] = {
-        [RENDER_PROGRAM_UNLIT] = {mesh_vs, unlit_fs},
-        [RENDER_PROGRAM_LIT] = {mesh_vs, lit_fs},
-        [RENDER_PROGRAM_COPY] = {fullscreen_vs, copy_fs},
-        [RENDER_PROGRAM_VIGNETTE] = {fullscreen_vs, vignette_fs},
-        [RENDER_PROGRAM_UNLIT_SKINNED] = {skinned_vs, unlit_fs},
-        [RENDER_PROGRAM_LIT_SKINNED] = {skinned_vs, lit_fs},
+    static const char version[] = "#version 450 core\n", shadow[] = "#version 450 core\n#define SHADOW 1\n";
+    static const char *const sources[RENDER_NUM_PROGRAMS][3] = {
+        [RENDER_PROGRAM_UNLIT] = {NULL, mesh_vs, unlit_fs},
+        [RENDER_PROGRAM_LIT] = {NULL, mesh_vs, lit_fs},
+        [RENDER_PROGRAM_COPY] = {NULL, fullscreen_vs, copy_fs},
+        [RENDER_PROGRAM_VIGNETTE] = {NULL, fullscreen_vs, vignette_fs},
+        [RENDER_PROGRAM_UNLIT_SKINNED] = {version, skinned_vs, unlit_fs},
+        [RENDER_PROGRAM_LIT_SKINNED] = {version, skinned_vs, lit_fs},
+        [RENDER_PROGRAM_SHADOW] = {NULL, shadow_vs, depth_fs},
+        [RENDER_PROGRAM_SHADOW_SKINNED] = {shadow, skinned_vs, depth_fs},
+        [RENDER_PROGRAM_DEBUG_LINES] = {NULL, lines_vs, lines_fs},
+        [RENDER_PROGRAM_TEXT] = {NULL, text_vs, text_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
-        out[k] = link_program(sources[k][0], sources[k][1], render__program_names[k], err, err_size);
+        out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k], err, err_size);
         if (!out[k]) {
             while (k--)
                 glDeleteProgram(out[k]);

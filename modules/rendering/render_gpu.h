@@ -21,7 +21,11 @@ enum {
     RENDER_PROGRAM_VIGNETTE = 3, /* full-screen: the input target darkened towards the corners */
     RENDER_PROGRAM_UNLIT_SKINNED = 4, /* unlit and lit for skinned meshes: vertices moved by up to */
     RENDER_PROGRAM_LIT_SKINNED = 5,   /* four bones of the draw's palette (render__command.palette) */
-    RENDER_NUM_PROGRAMS = 6,
+    RENDER_PROGRAM_SHADOW = 6,        /* depth only, seen from the sun (a shadow layer's draws) */
+    RENDER_PROGRAM_SHADOW_SKINNED = 7,
+    RENDER_PROGRAM_DEBUG_LINES = 8,   /* debug lines, coloured, over everything */
+    RENDER_PROGRAM_TEXT = 9,          /* screen text from the baked font atlas */
+    RENDER_NUM_PROGRAMS = 10,
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
@@ -39,6 +43,7 @@ enum {
     RENDER_LAYER_CLEAR_DEPTH = 1u << 1,
     RENDER_LAYER_BACK_TO_FRONT = 1u << 2, /* depth sorts far first, and colour blends */
     RENDER_LAYER_DEPTH_TEST = 1u << 3,
+    RENDER_LAYER_SHADOW = 1u << 4, /* the sun's shadow map: depth only, into its own texture */
 };
 
 /* All POD with fixed sizes: a compiled renderer configuration is exactly one render__pipeline. */
@@ -65,6 +70,11 @@ typedef struct render__pipeline {
     float ambient[4];
     render__target_desc targets[RENDER_MAX_TARGETS];
     render__layer_desc layers[RENDER_MAX_LAYERS_USED];
+    /* The directional shadow: the layer drawing the map (RENDER_NO_INDEX: none), its texels per
+     * side, the width in metres of the square it covers around the camera, and the radius in
+     * texels of its soft edge (percentage-closer filtering). */
+    uint32_t shadow_layer, shadow_size;
+    float shadow_extent, shadow_softness;
 } render__pipeline;
 
 /* The built-in pipeline: 640x360, an "opaque" and a "transparent" layer on the backbuffer. */
@@ -121,12 +131,18 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
 void render__gl_destroy(render__gl *g);
 /* The renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)") and version. */
 const char *render__gl_renderer(const render__gl *g);
+/* The X11 window (an XID) in window mode, else 0. */
+unsigned long render__gl_x11_window(const render__gl *g);
 
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices);
 /* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
 bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
+/* The frame's debug lines and text (see render__debug), the camera's projection * view for the
+ * lines, and the font atlas (width x height, one byte of coverage per texel; uploaded once). */
+bool render__gl_set_debug(render__gl *g, const render__debug *d, const float view_proj[16]);
+bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, uint32_t height);
 /* The frame's bone palette: 3x4 row-major matrices, the object's space; skinned draws read
  * render__draw.palette onwards. */
 bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n);
@@ -148,6 +164,18 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
 bool render__gl_read(render__gl *g, uint8_t *rgba);
 /* In window mode: shows the backbuffer. */
 void render__gl_present(render__gl *g);
+
+/* Particles (render_particles_gl.c): the frame's instances (8 floats each: x y z size, r g b a)
+ * and the batches RENDER_CMD_PARTICLES entries name, with the camera's axes; memory the caller
+ * keeps for the frame. render__gl_particles draws a batch as camera-facing quads and puts the
+ * layer's blend state back; returns the number of GL draw calls (0 or 1). */
+typedef struct render__particle_batch {
+    uint32_t first, count;
+} render__particle_batch;
+void render__particles_set_frame(const float *instances, uint32_t count,
+                                 const render__particle_batch *batches, uint32_t num_batches,
+                                 const float view_proj[16], const float right[3], const float up[3]);
+uint32_t render__gl_particles(render__gl *g, uint32_t batch, uint32_t layer_flags);
 
 /* ---- PNG ----------------------------------------------------------------------------------- */
 

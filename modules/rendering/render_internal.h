@@ -6,12 +6,17 @@
  * render_component.c  the mesh, camera and light component types
  * render_resources.c  what the resource types share (field readers, slot tables), registration
  * render_mesh.c, render_mesh_gltf.c  the mesh resource type (OBJ, glTF)
+ * render_mesh_skin.c  skinned glTF meshes (bones, weights, rest frames)
  * render_material.c   the material resource type
+ * render_texture.c    textures (stb_image, mip chains) and the module's reader of source files
  * render_config.c     the render_config resource type, switching pipelines and following edits
+ * render_skin.c       the frame's bone palettes
+ * render_debug.c      debug lines, shapes, skeletons and text (stb_truetype)
  * render_capture.c    writing a frame's packet stream (the replay tool reads it)
  * render_lua.c        the Render module for scripts
  * The core knows nothing of the kernel: render_core.h (render_key.c, render_queue.c,
- * render_build.c: keys, contexts, merge-n-sort, display lists, the null backend) and
+ * render_build.c, render_debug_buffer.c: keys, contexts, merge-n-sort, display lists, the
+ * frame's debug vertices, the null backend) and
  * render_gpu.h (render_pipeline.c, render_gl*.c, render_png.c, render_capture_read.c).
  */
 #ifndef RENDER_INTERNAL_H
@@ -21,6 +26,7 @@
 #include "ct_data.h"
 #include "ct_entity.h"
 #include "ct_host.h"
+#include "ct_input.h"
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
@@ -184,6 +190,10 @@ typedef struct render__state {
     ct_render_stats_t stats;
     bool have_frame;
 
+    render__debug debug;         /* this frame's debug lines and text (render_debug.c) */
+    struct render__font *font;   /* baked on first text, NULL before or without the font */
+    bool font_failed;
+
     char screenshot_dir[RENDER_PATH_SIZE];
     char capture_path[RENDER_PATH_SIZE];
 } render__state;
@@ -201,12 +211,19 @@ typedef struct render__module {
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
+    const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
+    const ct_input_api_v1 *input; /* optional: gets the --window for keyboard and mouse */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
 
 extern render__module render__m;
+
+/* render_runtime.c: Render.set_material and other changes while the game runs. */
+void render__register_runtime_lua(void);
 extern const ct_render_api_v1 render__api_v1;
+extern const ct_render_api_v2 render__api_v2;
 
 /* render_component.c */
 int render__register_components(void);
@@ -288,9 +305,28 @@ void render__follow_reloads(void);
 bool render__gather_palettes(render__state *s, ct_world_o *world, const render__manager *meshes);
 void render__skin_free(void);
 
+/* render_debug.c */
+void render__debug_line(const float from[3], const float to[3], const float color[4]);
+void render__debug_lines_api(const float (*points)[3], uint32_t num_lines, const float color[4]);
+void render__debug_box(const float center[3], const float half[3], const float rotation[4], const float color[4]);
+void render__debug_sphere(const float center[3], float radius, const float color[4]);
+void render__debug_arrow(const float from[3], const float to[3], const float color[4]);
+void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[4]);
+void render__debug_text(float x, float y, const float color[4], const char *text);
+/* Records the frame's debug batches into context 0 (after record_pipeline). */
+void render__record_debug(render__state *s);
+void render__upload_font(void);
+void render__debug_release(void);
+
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);
 void render__frame_free(void);
+
+/* render_particles.c */
+void render__particles_record(render__state *s, ct_world_o *world, const float eye[3],
+                              const float forward[3], float near_plane, float far_plane,
+                              const float right[3], const float up[3]);
+void render__particles_free(void);
 
 /* rendering.c */
 int render__set_backend(const char *name);

@@ -179,6 +179,80 @@ static int l_render_look_at(lua_State *L)
     return 0;
 }
 
+/* ---- debug drawing ---- */
+
+/* n finite numbers from idx on into out (the shared checks raise naming fn and the argument). */
+static void check_floats(lua_State *L, const char *fn, int idx, int n, float *out)
+{
+    for (int k = 0; k < n; k++)
+        out[k] = check__finite(L_API, L, idx + k, fn);
+}
+
+/* The optional colour r, g, b, a from idx on (white, alpha 1, when absent). */
+static void opt_color(lua_State *L, const char *fn, int idx, float out[4])
+{
+    for (int k = 0; k < 4; k++)
+        out[k] = L_API->type(L, idx + k) <= CT_LUA_NIL ? 1.0f : (float)check__range(L_API, L, idx + k, fn, 0.0, 1.0);
+}
+
+static int l_render_debug_line(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "Render.debug_line", 1, 6, p);
+    opt_color(L, "Render.debug_line", 7, c);
+    render__debug_line(p, p + 3, c);
+    return 0;
+}
+
+static int l_render_debug_arrow(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "Render.debug_arrow", 1, 6, p);
+    opt_color(L, "Render.debug_arrow", 7, c);
+    render__debug_arrow(p, p + 3, c);
+    return 0;
+}
+
+static int l_render_debug_box(lua_State *L)
+{
+    float p[6], c[4];
+    check_floats(L, "Render.debug_box", 1, 6, p);
+    opt_color(L, "Render.debug_box", 7, c);
+    render__debug_box(p, p + 3, NULL, c);
+    return 0;
+}
+
+static int l_render_debug_sphere(lua_State *L)
+{
+    float p[3], c[4];
+    check_floats(L, "Render.debug_sphere", 1, 3, p);
+    const float radius = (float)check__range(L_API, L, 4, "Render.debug_sphere", 0.0, 1e9);
+    opt_color(L, "Render.debug_sphere", 5, c);
+    render__debug_sphere(p, radius, c);
+    return 0;
+}
+
+static int l_render_debug_skeleton(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Render.debug_skeleton", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Render.debug_skeleton");
+    float c[4];
+    opt_color(L, "Render.debug_skeleton", 3, c);
+    render__debug_skeleton(w, e, c);
+    return 0;
+}
+
+static int l_render_debug_text(lua_State *L)
+{
+    float p[2], c[4];
+    check_floats(L, "Render.debug_text", 1, 2, p);
+    size_t len;
+    const char *text = L_API->check_string(L, 3, &len);
+    opt_color(L, "Render.debug_text", 4, c);
+    render__debug_text(p[0], p[1], c, text);
+    return 0;
+}
+
 void render__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
@@ -187,6 +261,10 @@ void render__register_lua(void)
         {"decode_key", l_render_decode_key},   {"set_backend", l_render_set_backend},
         {"backend", l_render_backend},         {"set_pipeline", l_render_set_pipeline},
         {"look_at", l_render_look_at},
+        {"debug_line", l_render_debug_line},   {"debug_arrow", l_render_debug_arrow},
+        {"debug_box", l_render_debug_box},     {"debug_sphere", l_render_debug_sphere},
+        {"debug_skeleton", l_render_debug_skeleton}, {"debug_text", l_render_debug_text},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
+    render__register_runtime_lua();
 }

@@ -153,7 +153,8 @@ static uint32_t layer_index(const char *name)
 {
     const render__pipeline *p = &render__m.state->pipeline;
     for (uint32_t l = 0; l < p->num_layers; l++)
-        if (!strcmp(p->layers[l].name, name) && p->layers[l].program == RENDER_NO_INDEX)
+        if (!strcmp(p->layers[l].name, name) && p->layers[l].program == RENDER_NO_INDEX &&
+            !(p->layers[l].flags & RENDER_LAYER_SHADOW))
             return l;
     return RENDER_NO_INDEX;
 }

@@ -8,7 +8,7 @@
 void render__default_pipeline(render__pipeline *p)
 {
     *p = (render__pipeline){.width = 640, .height = 360, .num_targets = 1, .num_layers = 2,
-                            .ambient = {0.15f, 0.15f, 0.18f, 0.0f}};
+                            .ambient = {0.15f, 0.15f, 0.18f, 0.0f}, .shadow_layer = RENDER_NO_INDEX};
     strcpy(p->targets[0].name, "backbuffer");
     p->targets[0].scale = 1.0f;
     p->layers[0] = (render__layer_desc){
@@ -44,7 +44,7 @@ const char *render__pipeline_error(const render__pipeline *p)
     }
     for (uint32_t l = 0; l < p->num_layers; l++) {
         const render__layer_desc *d = &p->layers[l];
-        if (!named(d->name) || d->target >= p->num_targets || d->flags > 15u || !finite4(d->clear_color) ||
+        if (!named(d->name) || d->target >= p->num_targets || d->flags > 31u || !finite4(d->clear_color) ||
             !(d->clear_depth >= 0.0f && d->clear_depth <= 1.0f))
             return "a layer has a bad name, target, flags or clear value";
         const bool fullscreen = d->program != RENDER_NO_INDEX;
@@ -53,6 +53,13 @@ const char *render__pipeline_error(const render__pipeline *p)
             return "a full-screen layer needs a full-screen program and an input other than its target";
         if (!fullscreen && d->input != RENDER_NO_INDEX)
             return "a layer of draws has an input";
+        if (((d->flags & RENDER_LAYER_SHADOW) != 0) != (l == p->shadow_layer) || (fullscreen && l == p->shadow_layer))
+            return "the shadow layer is not the one marked as such, or is a full-screen pass";
     }
+    if (p->shadow_layer != RENDER_NO_INDEX &&
+        (p->shadow_layer >= p->num_layers || p->shadow_size < 64 || p->shadow_size > 4096 ||
+         !(p->shadow_extent > 0.0f && p->shadow_extent <= 10000.0f) ||
+         !(p->shadow_softness >= 0.0f && p->shadow_softness <= 8.0f)))
+        return "the shadow layer, its size (64..4096), extent or softness (0..8) is out of range";
     return NULL;
 }

@@ -4,11 +4,14 @@
  */
 #include "render_internal.h"
 
+#include "ct_particles.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "render_gl_internal.h" /* render__state reaches struct render__gl: part of the layout */
 #include "render_layout.h"
+#include "ct_profiler.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +44,9 @@ static int start_gl(void)
     RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
     render__upload_meshes();
     render__upload_textures();
+    render__upload_font();
+    if (render__m.input && render__gl_x11_window(s->gl))
+        render__m.input->attach_x11(render__gl_x11_window(s->gl));
     return 0;
 }
 
@@ -106,7 +112,9 @@ static int capture(const char *path)
 static int render(ct_world_o *world, ct_entity_t camera)
 {
     render__state *s = render__m.state;
+    ct_profile_scope_t scope = ct_profile_scope_begin(render__m.profiler, "render.frame");
     const int r = render__frame(world, camera);
+    ct_profile_scope_end(&scope);
     if (r || !s->have_frame)
         return r;
     /* Written at every frame, so the file holds the last frame while its meshes are loaded. */
@@ -122,6 +130,23 @@ static int render(ct_world_o *world, ct_entity_t camera)
 }
 
 static ct_render_stats_t stats(void) { return render__m.state->stats; }
+
+const ct_render_api_v2 render__api_v2 = {
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
+    .debug_line = render__debug_line,
+    .debug_lines = render__debug_lines_api,
+    .debug_box = render__debug_box,
+    .debug_sphere = render__debug_sphere,
+    .debug_arrow = render__debug_arrow,
+    .debug_skeleton = render__debug_skeleton,
+    .debug_text = render__debug_text,
+};
 
 const ct_render_api_v1 render__api_v1 = {
     .render = render,
@@ -187,6 +212,8 @@ static int read_options(void)
 static void release_state(void)
 {
     render__frame_free();
+    if (render__m.input && render__m.state->gl && render__gl_x11_window(render__m.state->gl))
+        render__m.input->detach_x11(render__gl_x11_window(render__m.state->gl));
     render__gl_destroy(render__m.state->gl);
 }
 
@@ -223,6 +250,7 @@ static int rebind(void)
 
 static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
+    CT_API_PROVIDE("ct.render", 2, ct_render_api_v2),
 };
 
 static const ct_module_api_t apis[] = {
@@ -237,6 +265,9 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
+    CT_MODULE_API_OPTIONAL(particles, 1, &render__m.particles),
+    CT_MODULE_API_OPTIONAL(input, 1, &render__m.input),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &render__m.profiler),
 };
 
 static const ct_module_v3_t module = {
@@ -251,6 +282,6 @@ static const ct_module_v3_t module = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}};
+    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}, {CT_RENDER_API, 2, &render__api_v2}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

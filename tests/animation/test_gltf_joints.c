@@ -23,12 +23,11 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "ct_heap.h"
 #include "animation_source.h"
+#include "ct_heap.h"
 #include "ct_math.h"
 
 #define MAX_LINES 4096
-
 
 typedef struct expected_t {
     char model[64], animation[64], joint[64];

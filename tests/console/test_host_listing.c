@@ -23,10 +23,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "console/console_frame.h"
 #include "console/console_internal.h"
+#include "base/log.h"
 #include "base/memory.h"
 #include "ct_resource.h"
 #include "resources/resources.h"
@@ -40,6 +42,9 @@ typedef enum {
     HUGE_HELLO,    /* the hello is g_reply_size bytes long */
     LINK_FOLDER,   /* at the first request, plants <folder>/sub -> outside */
     LINK_FILE,     /* at the first request, plants <folder>/c.lua -> outside/c.lua */
+    WRONG_IDS,     /* answers every request with frames of another id, one every 50 ms, forever */
+    WANTS_AUTH,    /* its hello asks for a token; the node's auth message goes to <scratch>/auth */
+    CLOSE_MID_BLOB /* the second reply (the blob) stops after 100 of its bytes: the server closes */
 } server_mode_t;
 
 /* The fake server's exit status when the node hung up while a frame was being sent. */
@@ -48,6 +53,7 @@ typedef enum {
 static char scratch[64], tmp_dir[128], outside[128];
 static size_t g_reply_size;
 static int g_server_exit;
+static const char *g_console_token, *g_host_token; /* what the node is started with */
 
 static void send_frame(int fd, uint32_t type, const void *a, size_t na, const void *b, size_t nb)
 {
@@ -100,9 +106,13 @@ static void run_server(int listener, const char *files, server_mode_t mode)
     if (fd < 0)
         _exit(1);
     char *hello = malloc(strlen(files) + 128);
-    int n = sprintf(hello, "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":false,"
-                           "\"project\":\"p\",\"files\":%s}", files);
-    size_t body_size = mode == PLAIN || mode == LINK_FOLDER || mode == LINK_FILE ? 16 : g_reply_size;
+    int n = sprintf(hello, "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":%s,"
+                           "\"project\":\"p\",\"files\":%s}", mode == WANTS_AUTH ? "true" : "false",
+                    files);
+    size_t body_size = mode == PLAIN || mode == LINK_FOLDER || mode == LINK_FILE ||
+                       mode == WRONG_IDS || mode == WANTS_AUTH || mode == CLOSE_MID_BLOB
+                           ? 16
+                           : g_reply_size;
     char *body = malloc(body_size);
     memset(body, '-', body_size);
     /* A huge hello: the listing, then filler up to g_reply_size bytes. */
@@ -119,7 +129,34 @@ static void run_server(int listener, const char *files, server_mode_t mode)
         if (!json || !read_all(fd, json, len))
             break;
         cJSON *m = cJSON_Parse(json);
+        if (mode == WANTS_AUTH && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(m, "type")), "auth")) {
+            char path[128];
+            snprintf(path, sizeof path, "%s/auth", scratch);
+            FILE *f = fopen(path, "w");
+            fputs(json, f);
+            fclose(f);
+            free(json);
+            cJSON_Delete(m);
+            requests--;
+            continue;
+        }
         free(json);
+        if (mode == WRONG_IDS)
+            for (;;) { /* until the node hangs up (the write fails) */
+                static const char other[] = "{\"type\":\"file\",\"id\":123456,\"ok\":false}";
+                send_frame(fd, CONSOLE_FRAME_JSON, other, sizeof other - 1, NULL, 0);
+                usleep(50000);
+            }
+        if (mode == CLOSE_MID_BLOB && requests == 1) {
+            uint8_t header[CONSOLE_HEADER_SIZE];
+            console_frame__header(header, CONSOLE_FRAME_BINARY, 1u << 20);
+            char part[100] = {0};
+            if (write(fd, header, sizeof header) != (ssize_t)sizeof header ||
+                write(fd, part, sizeof part) != (ssize_t)sizeof part)
+                _exit(SERVER_CUT_OFF);
+            close(fd);
+            _exit(0);
+        }
         if (requests == 0 && mode == LINK_FOLDER)
             plant_link("sub", outside);
         if (requests == 0 && mode == LINK_FILE) {
@@ -160,7 +197,8 @@ static int run_node(const char *files, server_mode_t mode, void (*check)(const c
     close(listener);
     char host[64];
     snprintf(host, sizeof host, "127.0.0.1:%d", ntohs(addr.sin_port));
-    console_options_t o = {.host = host, .serve_port = -1};
+    console_options_t o = {.host = host, .serve_port = -1, .token = g_console_token,
+                           .host_token = g_host_token};
     const char *dir = NULL;
     int rc = file_client__connect(&o, "p", &dir);
     if (rc == 0) {
@@ -395,6 +433,90 @@ static void a_fetched_blob_is_not_copied(void **state)
     assert_int_equal(run_node("[\"project.sjson\"]", SIZED, check_fetched_blob), 0);
 }
 
+/* Issue 28: a server that keeps sending frames of another id gives the node up within the one
+ * deadline of the request (it held the node in start-up forever: the wait was per frame). */
+static void a_server_sending_other_ids_is_given_up(void **state)
+{
+    (void)state;
+    clear();
+    file_client__timeout_ms = 1000;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_not_equal(run_node("[\"project.sjson\"]", WRONG_IDS, NULL), 0);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    file_client__timeout_ms = 30000;
+    assert_true(t1.tv_sec - t0.tv_sec < 20); /* a bound, not a timing: forever before */
+}
+
+/* Issue 28: the node's console token never goes to a file server that asks for auth; the
+ * server's own token (--host-token) does. */
+static void the_console_token_never_goes_to_a_file_server(void **state)
+{
+    (void)state;
+    char path[128], got[512] = "";
+    snprintf(path, sizeof path, "%s/auth", scratch);
+    for (int k = 0; k < 2; k++) {
+        clear();
+        unlink(path);
+        g_console_token = "console-secret";
+        setenv("CUTTLE_CONSOLE_TOKEN", "console-secret", 1);
+        g_host_token = k ? "server-secret" : NULL;
+        const int rc = run_node("[\"project.sjson\"]", WANTS_AUTH, NULL);
+        FILE *f = fopen(path, "r");
+        got[0] = '\0';
+        if (f) {
+            size_t n = fread(got, 1, sizeof got - 1, f);
+            got[n] = '\0';
+            fclose(f);
+        }
+        assert_null(strstr(got, "console-secret"));
+        if (k) {
+            assert_int_equal(rc, 0);
+            assert_non_null(strstr(got, "server-secret"));
+        } else {
+            assert_int_not_equal(rc, 0);
+        }
+    }
+    g_console_token = g_host_token = NULL;
+    unsetenv("CUTTLE_CONSOLE_TOKEN");
+}
+
+/* Issue 28: a server that closes in the middle of a blob's reply is said to have done so (it
+ * was reported as "sent more than its reply"). The message is the defect, so the log is read. */
+static char g_log[4096];
+static void keep_log(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)level, (void)tag;
+    strncat(g_log, text, sizeof g_log - strlen(g_log) - 2);
+    strcat(g_log, "\n");
+}
+
+static void check_closed_mid_blob(const char *dir)
+{
+    (void)dir;
+    assert_int_equal(memory__init(0), 0);
+    assert_int_equal(resources__init(NULL, false), 0);
+    const ct_resource_type_t type = {.type = "thing", .compile = no_compile, .load = refuse_load};
+    assert_int_equal(resources__register_type(&type), 0);
+    g_log[0] = '\0';
+    log__set_sink(keep_log, NULL);
+    assert_int_not_equal(resources__load("thing", "a"), 0);
+    log__set_sink(NULL, NULL);
+    resources__unregister_type("thing");
+    resources__shutdown();
+    memory__shutdown();
+}
+
+static void a_server_closing_mid_reply_is_named(void **state)
+{
+    (void)state;
+    clear();
+    assert_int_equal(run_node("[\"project.sjson\"]", CLOSE_MID_BLOB, check_closed_mid_blob), 0);
+    print_message("%s", g_log);
+    assert_null(strstr(g_log, "more than its reply"));
+    assert_non_null(strstr(g_log, "in the middle of its reply"));
+}
+
 static volatile sig_atomic_t g_stop;
 static void on_term(int sig) { (void)sig, g_stop = 1; }
 static int stop_requested(void) { return g_stop; }
@@ -492,6 +614,9 @@ int main(void)
         cmocka_unit_test(links_in_the_folder_are_not_followed),
         cmocka_unit_test(real_server_listing_is_copied),
         cmocka_unit_test(a_fetched_blob_is_not_copied),
+        cmocka_unit_test(a_server_sending_other_ids_is_given_up),
+        cmocka_unit_test(the_console_token_never_goes_to_a_file_server),
+        cmocka_unit_test(a_server_closing_mid_reply_is_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

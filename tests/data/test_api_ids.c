@@ -53,7 +53,7 @@ static bool check_line(const char *header, uint32_t line_no, const char *line, c
     if (strncmp(s, "CT_", 3) != 0 || macro_len < 8 || strncmp(s + macro_len - 4, "_API", 4) != 0)
         return true;
     if (s[macro_len] == '(')
-        return true; /* a function-like macro (CT_MODULE_API), not an id */
+        return true; /* a function-like macro (CT_MODULE_API(part, version, slot)), not an id */
     char macro[64];
     snprintf(macro, sizeof macro, "%.*s", (int)macro_len, s);
     const char *value = skip_blanks(s + macro_len);
@@ -136,6 +136,7 @@ static void the_scanner_accepts_and_rejects(void **state)
     assert_true(check_line("x.h", 1, "#define CT_LUA_API 0x2c36d80eu /* \"ct.lua\" */\n", why,
                            sizeof why));
     assert_true(check_line("x.h", 2, "#define CT_SEED_PLUGIN_API\n", why, sizeof why));
+    assert_true(check_line("x.h", 3, "#define CT_MODULE_API(part, v, slot) { #part }\n", why, sizeof why));
     assert_true(check_line("x.h", 3, "int CT_LUA_API = 1;\n", why, sizeof why));
     assert_int_equal(num_ids, 1);
     /* Missing name comment, wrong hash, missing u suffix, a repeated id. */

@@ -278,6 +278,32 @@ static void a_batch_is_all_or_nothing(void **state)
     dm->destroy_doc(d);
 }
 
+static void remote_ops_in_a_batch_apply_once(void **state)
+{
+    (void)state;
+    ct_dm_doc_o *d = doc_of("alice");
+    dm->create(d, a);
+    ct_dm_op_t theirs[2] = {
+        {.kind = CT_DM_OP_SET, .object = a, .key = "n", .value = dbl(1), .stamp = {CT_DM_HLC(5000, 0), "bob"}},
+        {.kind = CT_DM_OP_SET, .object = a, .key = "n", .value = dbl(2), .stamp = {CT_DM_HLC(4000, 0), "carol"}},
+    };
+    assert_int_equal(dm->apply_ops(d, theirs, 2, NULL), 0);
+    double n;
+    assert_int_equal(dm->get_double(d, a, "n", &n), 0);
+    assert_true(n == 1); /* carol's older write lost */
+    /* A set op applied twice: without op ids, the second add would bring back what alice
+     * removed in between. */
+    ct_dm_op_t add = {.kind = CT_DM_OP_ADD, .object = a, .key = "tags", .item = b,
+                      .stamp = {CT_DM_HLC(6000, 0), "bob"}};
+    assert_int_equal(dm->apply_ops(d, &add, 1, NULL), 0);
+    assert_true(dm->set_contains(d, a, "tags", b));
+    dm->remove_from_set(d, a, "tags", b);
+    assert_int_equal(dm->apply_ops(d, &add, 1, NULL), 0);
+    assert_false(dm->set_contains(d, a, "tags", b));
+    assert_false(dm->can_redo(d));
+    dm->destroy_doc(d);
+}
+
 static void integrity_finds_dangling_references_and_orphans(void **state)
 {
     (void)state;
@@ -424,6 +450,7 @@ int main(void)
         cmocka_unit_test(undo_and_redo_by_restore_points),
         cmocka_unit_test(undo_reports_what_someone_else_changed_since),
         cmocka_unit_test(a_batch_is_all_or_nothing),
+        cmocka_unit_test(remote_ops_in_a_batch_apply_once),
         cmocka_unit_test(integrity_finds_dangling_references_and_orphans),
         cmocka_unit_test(replacement_is_one_undoable_action_and_refuses_cycles),
         cmocka_unit_test(listeners_see_every_applied_operation),

@@ -26,8 +26,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
 
+ENGINE_LOG = []  # the running engine's log, shown when a check fails
+
+
 def fail(msg):
     print("FAIL: " + msg)
+    for path in ENGINE_LOG:
+        if os.path.exists(path):
+            print("---- the engine's log (last 40 lines) ----")
+            print("\n".join(open(path).read().splitlines()[-40:]))
     sys.exit(1)
 
 
@@ -73,7 +80,8 @@ def make_project(src, tmp):
     proj = os.path.join(tmp, "yard")
     shutil.copytree(os.path.join(src, "tests/editor/project"), proj)
     demo = os.path.join(src, "projects/demo")
-    for sub in ("meshes", "materials"):
+    # The demo's meshes and materials, with the files they read (the walker's glTF and textures).
+    for sub in ("meshes", "materials", "characters"):
         shutil.copytree(os.path.join(demo, sub), os.path.join(proj, sub))
     shutil.copy(os.path.join(demo, "default.render_config"), proj)
     return proj
@@ -82,6 +90,7 @@ def make_project(src, tmp):
 def start_engine(build, proj, extra_env=None):
     env = dict(os.environ, CUTTLE_LOG="info", **(extra_env or {}))
     log = open(os.path.join(proj, "engine.log"), "w")
+    ENGINE_LOG[:] = [log.name]
     proc = subprocess.Popen([os.path.join(build, "kernel/cuttle"), "--project", proj, "--modules",
                              os.path.join(build, "modules"), "--console", "0",
                              "--editor", "0", "levels/yard"],
@@ -213,7 +222,8 @@ def main():
             before = entity_count(con)
             a.key("v", "KeyV", 86, modifiers=2, commands=["paste"])
             a.wait("document.querySelectorAll('#outline .row').length === 5", what="the pasted crate")
-            check(entity_count(con) == before + 1, "Ctrl+V pasted a crate into the engine's world")
+            after = entity_count(con)
+            check(after == before + 1, "Ctrl+V pasted a crate into the engine's world (%d -> %d entities)" % (before, after))
             pasted = a.eval("editor.selection[0]")
             check(pasted != crate and world_position(con, pasted) == [2.5, 0.5, 0],
                   "the paste is a new object where the copy was")
@@ -248,7 +258,10 @@ def main():
             check(world_position(con, crate) == [1, 0.5, -2], "the later edit (bob's) is in the engine")
             a.eval("select(%s)" % json.dumps(crate))
             b.eval("select(%s)" % json.dumps(crate))
-            a.wait("document.querySelector('.field .conflict')", what="the conflict in alice's inspector")
+            a.wait("!!document.querySelector('.field .conflict')", what="the conflict in alice's inspector")
+            b.wait("!!document.querySelector('.field .conflict')", what="the conflict in bob's inspector")
+            check("bob: [1 0.5 -2] replaced alice: [4 0.5 1]" in a.eval("document.querySelector('.field .conflict').textContent"),
+                  "the inspector shows the conflict beside the field")
             b.screenshot(os.path.join(out, "editor-conflict.png"))
 
             # Per-person undo: alice's undo keeps bob's later value and says so.

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_editor_browser import check, fail, make_project, start_engine, stop_engine  # noqa: E402
+from test_editor_browser import Console, check, fail, make_project, start_engine, stop_engine  # noqa: E402
 
 
 class Page:
@@ -124,8 +124,9 @@ def main():
         r = subprocess.run([os.path.join(build, "tools/cuttle-compile/cuttle-compile"), "--project", proj,
                             "--modules", os.path.join(build, "modules")], capture_output=True, text=True)
         check(r.returncode == 0, "the yard compiles")
-        proc, port, _ = start_engine(build, proj)
+        proc, port, console_port = start_engine(build, proj)
         log = os.path.join(proj, "engine.log")
+        con = Console(console_port)
 
         status, body = http(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         check(status == 200 and b"Cuttle editor" in body, "the page is served")
@@ -184,8 +185,66 @@ def main():
         check(re.search(r"editor: client \d+ \(127\.0\.0\.1:\d+\): WebSocket closed \(1002\): an unmasked frame", text)
               is not None, "the malformed frame is logged with the page's address")
         slow.close()
-        for p in pages:
+        for p in pages[1:]:
             p.s.close()
+
+        # Structure: duplicate, reparent, delete and its undo, a component added; play and stop.
+        a = pages[0]
+        count = lambda: con.lua("return Editor.entity_count()")[0]
+        pos = lambda g: con.lua('return Transform.local_position(Editor.world(), Editor.entity("%s"))' % g)
+        n0 = count()
+        a.send({"type": "duplicate", "objects": [crate]})
+        dup = a.until("pasted")["objects"][0]
+        a.until("history")  # the paste's own, which follows "pasted"
+        check(count() == n0 + 1 and pos(dup) == [1, 2, 3], "duplicate made a second crate where the first is")
+        a.send({"type": "reparent", "object": dup, "parent": crate})
+        a.until("history")
+        wp = con.lua('return Transform.world_position(Editor.world(), Editor.entity("%s"))' % dup)
+        check(wp == [2, 4, 6], "reparented under the crate, its position is relative to it: %s" % wp)
+        a.send({"type": "reparent", "object": crate, "parent": dup})
+        e = a.until("error")
+        check("below itself" in e["error"], "an entity cannot go below itself: %s" % e["error"])
+        a.send({"type": "delete", "objects": [crate]})
+        a.until("history")
+        check(count() == n0 - 1, "deleting the crate deleted its child too")
+        a.send({"type": "undo"})
+        a.until("undone")
+        a.until("ops")
+        check(count() == n0 + 1 and pos(dup) == [1, 2, 3], "undo brought both back")
+        tall = next(o["id"] for o in welcomes[0]["objects"] if o["props"].get("name", [{}])[0] == {"string": "tall crate"})
+        ray = 'local e = Physics.raycast(Editor.world(), -3, 10, -1, 0, -1, 0, 100); return e == Editor.entity("%s")' % tall
+        check(con.lua(ray) == [False], "the tall crate has no body yet: a ray down through it hits the floor")
+        a.send({"type": "ops", "commit": True, "ops": [
+            {"op": "set", "object": tall, "key": "components.body.kind", "value": {"string": "static"}},
+            {"op": "set", "object": tall, "key": "components.body.shape", "value": {"string": "box"}},
+            {"op": "set", "object": tall, "key": "components.body.half_extents", "value": {"vec3": [0.5, 1, 0.5]}}]})
+        a.until("history")
+        check(con.lua(ray) == [True], "a body added in the page is in the engine's world (the ray hits it)")
+        a.send({"type": "ops", "commit": True, "ops": [
+            {"op": "set", "object": crate, "key": "components.transform.position", "value": {"vec3": [0, 4, 0]}}]})
+        a.until("history")
+        a.send({"type": "play"})
+        a.until("play")
+        time.sleep(1.0)
+        y = pos(crate)[1]
+        check(y < 3.9, "play runs the level's physics: the crate fell from 4 to %.2f" % y)
+        a.send({"type": "stop"})
+        a.until("play")
+        check(pos(crate) == [0, 4, 0], "stop returns to the edited state")
+
+        # A crash loses no unsaved edit: the change log is replayed at the next start.
+        a.send({"type": "ops", "commit": True, "ops": [
+            {"op": "set", "object": tall, "key": "components.transform.position", "value": {"vec3": [7, 1, 7]}}]})
+        a.until("history")
+        a.s.close()
+        proc.kill()
+        proc.wait()
+        proc, port, console_port = start_engine(build, proj)
+        con = Console(console_port)
+        w = Page(port, "alice").until("welcome")
+        check(w["recovered"] > 0, "the restarted engine replayed %d unsaved operations" % w["recovered"])
+        check(pos(tall) == [7, 1, 7], "the last unsaved edit before the crash is in the world again")
+        check("replayed" in open(log).read(), "the engine's log says it replayed the change log")
         stop_engine(proc)
         proc = None
 

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char err[512];
 
@@ -226,6 +228,20 @@ static void blank_lines_cost_nothing(void **state)
     free(text);
 }
 
+/* Issue 28: a FIFO where a BVH should be is refused at once (the reader blocked on it). */
+static void a_fifo_is_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ct-bvh-fifo-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/walk.bvh", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_null(ct_bvh_load_file(path, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "walk.bvh"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +249,7 @@ int main(void)
         cmocka_unit_test(hand_made),    cmocka_unit_test(broken_files),
         cmocka_unit_test(limits),
         cmocka_unit_test(blank_lines_cost_nothing),
+        cmocka_unit_test(a_fifo_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

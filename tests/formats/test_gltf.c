@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MODELS ASSIMP_MODELS "/glTF2/"
 
@@ -317,6 +319,23 @@ static void shared_accessors_decode_once_within_the_limit(void **state)
     free(json);
 }
 
+/* Issue 28: a FIFO where a glTF's .bin (or the .gltf itself) should be is refused at once. */
+static void a_fifo_is_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ct-gltf-fifo-XXXXXX", path[96];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/m.bin", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    static const char json[] = HEAD "\"buffers\":[{\"byteLength\":36,\"uri\":\"m.bin\"}]}";
+    err[0] = '\0';
+    assert_null(ct_gltf_parse(json, strlen(json), "fifo.gltf", dir, NULL, err, sizeof err));
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_null(ct_gltf_load_file(path, NULL, err, sizeof err));
+    unlink(path);
+    rmdir(dir);
+}
+
 /* Key times 0 1, values 0 and 10 as a STEP and a LINEAR scalar (weights), and a CUBICSPLINE
  * with tangents. */
 static void samplers(void **state)
@@ -404,6 +423,7 @@ int main(void)
         cmocka_unit_test(samplers),          cmocka_unit_test(glb_framing),
         cmocka_unit_test(indices_are_read_exactly),
         cmocka_unit_test(shared_accessors_decode_once_within_the_limit),
+        cmocka_unit_test(a_fifo_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,7 +75,7 @@ for jobs in 1 2; do
         --screenshot "$scratch/textured_$jobs" 2>"$scratch/log" | grep '^textured:' > "$scratch/textured_$jobs.txt" \
         || { cat "$scratch/log"; exit 1; }
 done
-grep -q "objects 3 visible 3 draws 3 invalid 0" "$scratch/textured_1.txt"
+grep -q "objects 3 visible 3 draws 6 invalid 0" "$scratch/textured_1.txt"
 diff "$scratch/textured_1.txt" "$scratch/textured_2.txt"
 "$compare" "$scratch/textured_1/frame_000002.png" "$scratch/textured_2/frame_000002.png" >/dev/null
 "$compare" "$golden/textured_frame2.png" "$scratch/textured_1/frame_000002.png" 2 384
@@ -91,7 +91,7 @@ for jobs in 1 2; do
         --screenshot "$scratch/skinned_$jobs" 2>"$scratch/log" | grep '^skinned:' > "$scratch/skinned_$jobs.txt" \
         || { cat "$scratch/log"; exit 1; }
 done
-[ "$(grep -c "objects 2 visible 2 draws 2 invalid 0" "$scratch/skinned_1.txt")" = 3 ]
+[ "$(grep -c "objects 2 visible 2 draws 4 invalid 0" "$scratch/skinned_1.txt")" = 3 ]
 diff "$scratch/skinned_1.txt" "$scratch/skinned_2.txt"
 for f in 1 2 3; do
     "$compare" "$scratch/skinned_1/frame_00000$f.png" "$scratch/skinned_2/frame_00000$f.png" >/dev/null

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -29,6 +30,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "plugins/loader.h"
+#include "render_capture.h" /* the capture's layout: where the frame's shadow matrix is */
 #include "test_kernel.h"
 
 static char project[256];
@@ -67,7 +69,8 @@ static void boot(uint32_t jobs)
     entity = test_kernel_api(CT_ENTITY_API, 2);
     lua = test_kernel_api(CT_LUA_API, 1);
     assert_non_null(render);
-    assert_null(test_kernel_api(CT_RENDER_API, 2));
+    assert_non_null(test_kernel_api(CT_RENDER_API, 2));
+    assert_null(test_kernel_api(CT_RENDER_API, 3));
     assert_int_equal(render->set_backend("null"), 0);
 }
 
@@ -203,6 +206,17 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("render_config", "p6", "targets = [ { name = \"t\" scale = 2 } ] layers = [ { name = \"a\" } ]"), 0);
     assert_int_not_equal(load("render_config", "p7", "layers = [ { name = \"a\" sort = \"random\" } ]"), 0);
     assert_int_equal(render->set_pipeline("p7"), CT_ERR_NOT_FOUND);
+    /* Shadow layers: two of them, a fractional size, an unknown field, a full-screen one. */
+    assert_int_equal(load("render_config", "h1", "layers = [ { name = \"a\" shadow = {} } { name = \"b\" shadow = {} } ]"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h2", "layers = [ { name = \"a\" shadow = { size = 100.5 } } ]"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h3", "layers = [ { name = \"a\" shadow = { szie = 512 } } ]"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h4", "targets = [ { name = \"t\" } ] layers = [ { name = \"a\" target = \"t\" } "
+                                             "{ name = \"b\" fullscreen = { program = \"copy\" input = \"t\" } shadow = {} } ]"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(load("render_config", "h5", "layers = [ { name = \"s\" shadow = { size = 512 extent = 10 softness = 2 } } "
+                                             "{ name = \"opaque\" } ]"), 0);
+    resource->unload("render_config", "h5");
     /* Meshes: files outside the project, missing, malformed. */
     assert_int_not_equal(load("mesh", "m1", "source = \"../cube.obj\""), 0);
     assert_int_not_equal(load("mesh", "m2", "source = \"/etc/passwd.obj\""), 0);
@@ -431,6 +445,100 @@ static void test_textures(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* Debug drawing (ct_render_api_v2): what is asked for before a render is drawn by it as one
+ * batch of lines and one of text, then forgotten; bad input is ignored; Lua checks arguments. */
+static void test_debug_drawing(void **state)
+{
+    (void)state;
+    boot(1);
+    const ct_render_api_v2 *r2 = test_kernel_api(CT_RENDER_API, 2);
+    assert_non_null(r2);
+    ct_entity_t camera;
+    ct_world_o *w = scene(3, &camera, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t plain = render->stats();
+    const float a[3] = {0, 0, 0}, b[3] = {1, 1, 1}, nan3[3] = {NAN, 0, 0}, red[4] = {1, 0, 0, 1};
+    r2->debug_line(a, b, red);
+    r2->debug_line(nan3, b, red); /* ignored */
+    r2->debug_box(a, b, NULL, NULL);
+    r2->debug_sphere(b, 0.5f, red);
+    r2->debug_arrow(a, b, red);
+    r2->debug_text(10, 10, NULL, "frame 1\nlabel");
+    assert_int_equal(render->render(w, camera), 0);
+    const ct_render_stats_t with = render->stats();
+    assert_int_equal(with.packets, plain.packets + 2);
+    assert_int_equal(with.invalid, 0);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, plain.packets); /* forgotten after one frame */
+    assert_int_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1, 1) Render.debug_text(1, 2, 'x', 0, 1, 0)",
+                                     "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1)", "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_sphere(0, 0, 0, -1)", "=debug"), 0);
+    assert_int_not_equal(lua->run_string("Render.debug_box(0, 0, 0, 1, 1, 1, 2)", "=debug"), 0);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(render->stats().packets, plain.packets + 2);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+/* The sun's shadow matrix of the last frame, read back from a capture (its lights, v[12..15]). */
+static void shadow_matrix(float out[16])
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/shadow.capture", project);
+    assert_int_equal(render->capture(path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    render__frame_lights lights;
+    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
+    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
+    fclose(f);
+    memcpy(out, lights.v[12], 16 * sizeof(float));
+}
+
+/* Shadows stay put as the camera moves: the map's box moves in whole texels only, so a move of a
+ * fraction of a texel leaves the matrix as it was, and a move of many texels shifts it by a whole
+ * number of texels (2 / size in clip units). */
+static void test_shadow_is_stable(void **state)
+{
+    (void)state;
+    boot(1);
+    ct_entity_t camera;
+    ct_world_o *w = scene(3, &camera, NULL);
+    assert_int_equal(load("render_config", "shadowed", "layers = [ { name = \"shadow\" shadow = { size = 1024 extent = 8 } } "
+                                                     "{ name = \"opaque\" clear_depth = 1 } ]"), 0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+    const ct_transform_api_v2 *tr = test_kernel_api(CT_TRANSFORM_API, 2);
+    assert_non_null(tr);
+    float base[16], nudged[16], moved[16], p[3];
+    assert_true(tr->world_position(w, camera, p));
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(base);
+    assert_true(base[15] == 1.0f); /* a shadow map this frame */
+    const float texel = 8.0f / 1024.0f;
+    /* Up from a texel's middle: the view point (half the extent in front) stays within it. */
+    tr->set_world_position(w, camera, (float[3]){p[0] + 0.1f * texel, p[1], p[2]});
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(nudged);
+    tr->set_world_position(w, camera, (float[3]){p[0] + 37.3f * texel, p[1], p[2]});
+    assert_int_equal(render->render(w, camera), 0);
+    shadow_matrix(moved);
+    for (int k = 0; k < 12; k++)
+        assert_true(moved[k] == base[k]); /* the light's axes never change */
+    for (int k = 12; k < 14; k++) {
+        const double shift = (moved[k] - base[k]) / (2.0 / 1024.0);
+        assert_true(fabs(shift - round(shift)) < 1e-2); /* whole texels */
+    }
+    assert_true(fabs(moved[12] - base[12]) + fabs(moved[13] - base[13]) > 0);
+    int same = 0;
+    for (int k = 0; k < 16; k++)
+        same += nudged[k] == base[k];
+    assert_true(same >= 15); /* a tenth of a texel: at most the depth offset may move */
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 static void test_lua(void **state)
 {
     (void)state;
@@ -549,6 +657,8 @@ int main(void)
         cmocka_unit_test(test_pipeline_source_dev_zero),
         cmocka_unit_test(test_material_reload_keeps_instances),
         cmocka_unit_test(test_textures),
+        cmocka_unit_test(test_debug_drawing),
+        cmocka_unit_test(test_shadow_is_stable),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_hot_reload),

@@ -165,8 +165,28 @@ static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, c
     return rc;
 }
 
-/* Notes a compiled source in the manifest with the files its compile read; a file that cannot be
- * stamped leaves the source out, so the next run compiles it again. */
+/* The stamps of the files a compile noted, taken as each is noted (before a compiler reads what
+ * source_file handed it), with whether each could be read then. The tool is one thread. */
+static struct {
+    const compile_run_t *run;
+    compiler_stamp_t stamps[RESOURCES_MAX_FILES];
+    bool readable[RESOURCES_MAX_FILES];
+    int error[RESOURCES_MAX_FILES];
+} g_noted;
+
+static void stamp_noted(void *user, uint32_t index, const char *file)
+{
+    (void)user;
+    g_noted.readable[index] = stamp_file(g_noted.run->project_dir, file, &g_noted.stamps[index]);
+    g_noted.error[index] = errno;
+}
+
+/* Notes a compiled source in the manifest with the files its compile read, stamped as they were
+ * when noted: a file that changes or goes away while the source compiles then differs from its
+ * stamp at the next run, which compiles the source again (stamped afterwards, such a change left
+ * a stale blob marked up to date for good, and a deletion was noted as "absent" and never
+ * failed). A file that could not be stamped leaves the source out, so the next run compiles it
+ * again. */
 static void note_compiled(compile_run_t *run, const char *rel, const compiler_stamp_t *stamp,
                           const ct_resource_type_t *type, const resources_compile_record_t *record)
 {
@@ -181,15 +201,16 @@ static void note_compiled(compile_run_t *run, const char *rel, const compiler_st
         .seen = true,
     };
     for (uint32_t i = 0; i < record->num_files; i++) {
-        if (!stamp_file(run->project_dir, record->files[i], &files[i].stamp)) {
-            log__warning("%s: %s, a file it was built from, cannot be read after compiling (%s); "
-                         "it will be compiled again", rel, record->files[i],
-                         resources__read_error(errno));
+        if (!g_noted.readable[i]) {
+            log__warning("%s: %s, a file it was built from, cannot be read (%s); it will be "
+                         "compiled again", rel, record->files[i],
+                         resources__read_error(g_noted.error[i]));
             compiler_manifest_entry_t *stale = compiler__manifest_find(&run->manifest, rel);
             if (stale)
                 compiler__manifest_remove(&run->manifest, stale);
             return;
         }
+        files[i].stamp = g_noted.stamps[i];
         files[i].path = record->files[i];
     }
     if (compiler__manifest_put(&run->manifest, &fresh))
@@ -216,7 +237,8 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
         return;
     }
     compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
-    resources_compile_record_t record = {0};
+    resources_compile_record_t record = {.noted = stamp_noted};
+    g_noted.run = run;
     if (up_to_date(run, e, &stamp, type, name)) {
         e->seen = true;
         run->up_to_date++;

@@ -134,7 +134,7 @@ function welcome(m) {
   status(`${m.user}${m.resumed ? ' (session resumed)' : ''}`);
   if (m.recovered) logLine(`the engine replayed ${m.recovered} unsaved changes after a crash: save to keep them`, false, 'conflict');
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
-  if (m.frame) showFrame({ n: m.frame });
+  if (m.frame) showFrame({ n: m.frame, camera: m.camera });
   render();
 }
 
@@ -281,6 +281,7 @@ $('outline').ondrop = (ev) => {
 };
 
 function select(id, add) {
+  if (document.activeElement && $('inspector').contains(document.activeElement)) document.activeElement.blur();
   if (add) editor.selection = editor.selection.includes(id) ? editor.selection.filter((x) => x !== id) : [...editor.selection, id];
   else editor.selection = id ? [id] : [];
   if (editor.selection.length) send({ type: 'select', objects: editor.selection });
@@ -484,8 +485,11 @@ function renderInspector(touched) {
   const box = $('inspector');
   const id = editor.selection[0];
   if (!id || !editor.objects.has(id)) { box.innerHTML = '<p class="muted">Select an entity.</p>'; return; }
-  // Keep the field being typed into: re-render only when it is not focused.
-  if (box.contains(document.activeElement) && document.activeElement.tagName === 'INPUT' && box.dataset.id === id) return;
+  // The field being typed into keeps its text, caret and focus across the re-render.
+  const active = document.activeElement;
+  let keep = null;
+  if (box.contains(active) && active.tagName === 'INPUT' && box.dataset.id === id && active.closest('.field'))
+    keep = { key: active.closest('.field').dataset.key, axis: active.dataset.axis || '', value: active.value };
   box.innerHTML = '';
   box.dataset.id = id;
   const props = editor.objects.get(id).props;
@@ -520,6 +524,11 @@ function renderInspector(touched) {
     send({ type: 'ops', commit: true, ops: Object.entries(c).map(([key, value]) => ({ op: 'set', object: id, key, value })) });
   };
   box.append(add);
+  if (keep) {
+    const row = box.querySelector(`.field[data-key="${CSS.escape(keep.key)}"]`);
+    const input = row && [...row.querySelectorAll('input')].find((i) => (i.dataset.axis || '') === keep.axis);
+    if (input) { input.value = keep.value; input.focus(); }
+  }
 }
 
 // ---- viewport ----
