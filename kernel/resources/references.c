@@ -184,11 +184,8 @@ bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *
 
     resources_ref_cursor_t *cur = resources__ref_cursor(ctx);
     size_t at = find_name(cur->text, cur->len, cur->next, name);
-    bool again = false; /* found only behind the cursor: maybe the same span once more */
-    if (at == (size_t)-1) {
+    if (at == (size_t)-1)
         at = find_name(cur->text, cur->len, 0, name);
-        again = true;
-    }
     unsigned line = 0, column = 0, length = 0;
     if (at != (size_t)-1) {
         line = 1;
@@ -213,10 +210,10 @@ bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *
                            clean_field, line, column, length);
     /* An entity written once and repeated by the compiler (a level's `repeat`) reports the same
      * span many times: it is one reference in the text, so it is kept once. */
-    if (again && n > 0 && record->refs && strstr(record->refs, entry) &&
-        (strstr(record->refs, entry) == record->refs ||
-         strstr(record->refs, entry)[-1] == '\n'))
-        return true;
+    for (const char *seen = record->refs && n > 0 ? strstr(record->refs, entry) : NULL; seen;
+         seen = strstr(seen + 1, entry))
+        if (seen == record->refs || seen[-1] == '\n')
+            return true;
     if (n < 0 || (size_t)n >= sizeof entry || !append_ref(record, entry, (size_t)n)) {
         resources__compile_error(ctx, "%s: out of memory noting the reference to \"%s\"", field,
                                  name);
