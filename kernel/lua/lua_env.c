@@ -1,12 +1,14 @@
 /* The Lua state, its allocator and the one protected-call path every entry into Lua takes. */
 #include "lua/lua_env.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 
+#include "base/crash.h"
 #include "base/log.h"
 #include "base/memory.h"
 #include "lua/lua_internal.h"
@@ -90,11 +92,29 @@ int lua_env__init(void)
     return 0;
 }
 
+/* An error that repeats word for word (update() failing the same way every frame) is logged
+ * once; its repeats are counted and reported with their number when another error comes, at
+ * 100, 1000, 10000... repeats, and at shutdown, instead of one log entry per frame. */
+static struct {
+    uint64_t hash, repeats;
+    char first_line[160];
+} repeated;
+
+static void report_repeats(void)
+{
+    if (repeated.repeats)
+        log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu more times", repeated.first_line,
+                   (unsigned long long)repeated.repeats);
+    repeated.repeats = 0;
+}
+
 void lua_env__shutdown(void)
 {
     if (!env.L)
         return;
     lua_watchdog__stop();
+    report_repeats();
+    repeated.hash = 0, repeated.first_line[0] = '\0';
     lua_close(env.L);
     env.L = NULL;
     env.sandboxed = false;
@@ -135,7 +155,26 @@ static int l_lua_traceback(lua_State *L)
 static void lua_env_log_error(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
-    log__write(NULL, CT_LOG_ERROR, "lua: %s", msg ? msg : "(error object is not a string)");
+    if (!msg)
+        msg = "(error object is not a string)";
+    uint64_t h = 14695981039346656037ull;
+    for (const char *c = msg; *c; c++)
+        h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    if (h == repeated.hash && repeated.first_line[0]) {
+        const uint64_t n = ++repeated.repeats;
+        uint64_t power = 100;
+        while (power < n && power <= UINT64_MAX / 10)
+            power *= 10;
+        if (n == power)
+            log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu times so far",
+                       repeated.first_line, (unsigned long long)n);
+        lua_pop(L, 1);
+        return;
+    }
+    report_repeats();
+    log__write(NULL, CT_LOG_ERROR, "lua: %s", msg);
+    repeated.hash = h;
+    snprintf(repeated.first_line, sizeof repeated.first_line, "%.*s", (int)strcspn(msg, "\n"), msg);
     lua_pop(L, 1);
 }
 
@@ -154,7 +193,9 @@ static int pcall_keep(lua_State *L, int nargs, int nresults, const char *call, d
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
     lua_watchdog__enter(call, NULL, limit);
+    const crash_call_t outer = crash__enter(call ? call : "a Lua call", NULL);
     int rc = lua_pcall(L, nargs, nresults, handler);
+    crash__leave(outer);
     lua_watchdog__leave();
     lua_remove(L, handler);
     return rc != 0 ? CT_ERR_LUA : 0;
@@ -299,11 +340,17 @@ static int l_lua_env_protected(lua_State *L)
 
 int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
 {
-    if (!env.L)
-        return fn(arg);
+    if (!env.L) {
+        const crash_call_t outer = crash__enter(what, plugin);
+        int result = fn(arg);
+        crash__leave(outer);
+        return result;
+    }
     lua_env_protected_t p = {fn, arg, 0};
     lua_watchdog__enter(what, plugin, -1);
+    const crash_call_t outer = crash__enter(what, plugin);
     int rc = lua_cpcall(env.L, l_lua_env_protected, &p);
+    crash__leave(outer);
     lua_watchdog__leave();
     if (rc == 0)
         return p.result;
