@@ -360,6 +360,84 @@ typedef struct ct_resource_api_v5 {
     uint64_t (*reloads)(void);
 } ct_resource_api_v5;
 
+/*
+ * Version 6: everything of v5 (same order, same meaning; the members older versions added are
+ * documented where they were added), plus the references a source makes to other resources, so
+ * that tools know every one of them (cuttle-deps: uses, used-by, missing, unused, renames that
+ * rewrite each reference in place):
+ *
+ *     const char *mesh = data->string(data->get(src, "mesh"), NULL);
+ *     if (!res->reference(ctx, "mesh.mesh", "mesh", mesh))   // unit -> meshes/crate.mesh
+ *         return CT_ERR_BAD_DATA;
+ *
+ * A compiler calls it for each resource name it reads from its source, in the order they appear.
+ */
+typedef struct ct_resource_api_v6 {
+    int (*register_type)(const ct_resource_type_t *type);
+    void (*unregister_type)(const char *type);
+    int (*check_name)(const char *name, char *err, size_t err_size);
+    ct_resource_id_t (*id)(const char *type, const char *name);
+    int (*load)(const char *type, const char *name);
+    int (*load_source)(const char *type, const char *name, const char *source, size_t len);
+    void *(*get)(const char *type, const char *name);
+    void (*unload)(const char *type, const char *name);
+    void (*write)(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size);
+    uint64_t (*written)(const ct_compile_ctx_o *ctx);
+    void (*compile_error)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    void (*compile_warning)(ct_compile_ctx_o *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+        __attribute__((format(printf, 2, 3)))
+#endif
+        ;
+    const char *(*source_path)(const ct_compile_ctx_o *ctx);
+    bool (*strict)(void);
+    int (*replace_type)(const ct_resource_type_t *type);
+    bool (*source_file)(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
+                        size_t out_size);
+    bool (*check_fields)(ct_compile_ctx_o *ctx, const struct ct_data_o *object, const char *what,
+                         const ct_field_t *fields, uint32_t num_fields);
+    void (*set_scope)(ct_compile_ctx_o *ctx, const char *scope);
+    const char *(*nearest_name)(const char *word, const char *const *names, uint32_t count);
+    bool (*depends_on)(ct_compile_ctx_o *ctx, const char *field, const char *file);
+
+    /* Compiles a loaded resource again from its source in the project folder
+     * (<project>/<name>.<type>) and swaps the new runtime object in. The source is read the way
+     * blobs are: opened without blocking and refused unless it is a regular file (a FIFO, a
+     * device such as /dev/zero, a directory: never waited on, never read), and refused over
+     * CT_RESOURCE_MAX_SOURCE_BYTES. On any failure the loaded version stays and the log says why,
+     * naming the file. Returns 0, CT_ERR_NOT_FOUND (not loaded), CT_ERR_IO (unreadable),
+     * CT_ERR_BAD_DATA (does not compile or load) or CT_ERR_NOMEM. */
+    int (*reload_source)(const char *type, const char *name);
+    /* Follows a loaded resource's source: at each frame's safe point (after the frame's hooks
+     * and script, where plugins are hot-reloaded too) the kernel compares the file's modification
+     * time, size and inode with what it saw before and, when they differ, calls reload_source
+     * once for that change. Following the same resource twice follows it once; it ends with
+     * unwatch_source or when the resource's last load is unloaded. At most 256 sources are
+     * followed. Returns 0, CT_ERR_NOT_FOUND (not loaded) or CT_ERR_FULL. */
+    int (*watch_source)(const char *type, const char *name);
+    void (*unwatch_source)(const char *type, const char *name);
+    /* How many times since boot a loaded resource was replaced by a reload (reload_source, a
+     * followed source, the console's `reload`). Cheap: compare it each frame and ask get()
+     * again for what you keep when it moved. */
+    uint64_t (*reloads)(void);
+
+    /* Notes that the source being compiled names the resource `name` of `type` in `field` (the
+     * path of the field in messages: "mesh.material"). The kernel finds where the name is
+     * written in the source text (line, column and length of the string's bytes, searching
+     * forward from the previous reference) and, under cuttle-compile, keeps it in the project's
+     * reference index (compiled/references/<source>.refs). Under cuttle-compile a name with
+     * neither a source (<project>/<name>.<type>) nor a blob is a compile error naming the file,
+     * the field, the missing name and the nearest existing name of that type. Returns false,
+     * having reported why as a compile error, for a name that is not canonical, a missing
+     * resource or no memory; true otherwise (outside cuttle-compile it only checks the name). */
+    bool (*reference)(ct_compile_ctx_o *ctx, const char *field, const char *type,
+                      const char *name);
+} ct_resource_api_v6;
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,7 @@ void kernel__register_apis(void)
     registry__add_kernel_api(CT_RESOURCE_API, 3, resources__api_v3(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 4, resources__api_v4(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 5, resources__api_v5(), "ct.resource");
+    registry__add_kernel_api(CT_RESOURCE_API, 6, resources__api_v6(), "ct.resource");
     registry__add_kernel_api(CT_HOST_API, 1, host__api_v1(), "ct.host");
     registry__add_kernel_api(CT_HOST_API, 2, host__api_v2(), "ct.host");
     registry__add_kernel_api(CT_PROFILER_API, 1, profiler__api_v1(), "ct.profiler");

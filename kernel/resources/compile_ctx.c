@@ -20,7 +20,11 @@ struct ct_compile_ctx_o {
     int failure; /* the first ct_error met while writing or reported */
     char scope[256]; /* what is being compiled ("entity 'crate' (#3)"), "" for the whole file */
     resources_compile_record_t *record; /* NULL: nobody keeps track (load_source) */
+    resources_ref_cursor_t refs;        /* the source text, for where references are written */
 };
+
+resources_ref_cursor_t *resources__ref_cursor(ct_compile_ctx_o *ctx) { return &ctx->refs; }
+resources_compile_record_t *resources__ctx_record(ct_compile_ctx_o *ctx) { return ctx->record; }
 
 void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
 {
@@ -190,6 +194,8 @@ void resources__record_free(resources_compile_record_t *record)
         ct_free(a, record->files[i], strlen(record->files[i]) + 1);
     if (record->files)
         ct_free(a, record->files, record->capacity * sizeof *record->files);
+    if (record->refs)
+        ct_free(a, record->refs, record->refs_capacity);
     *record = (resources_compile_record_t){0};
 }
 
@@ -211,7 +217,7 @@ int resources__compile_text_recorded(const ct_resource_type_t *type, const char 
         log__error("%s", err);
         return CT_ERR_BAD_DATA;
     }
-    ct_compile_ctx_o ctx = {.path = path, .record = record};
+    ct_compile_ctx_o ctx = {.path = path, .record = record, .refs = {.text = text, .len = len}};
     static const uint8_t header_room[RESOURCES_HEADER_SIZE];
     resources__write(&ctx, header_room, sizeof header_room);
     int rc = ctx.failure;

@@ -129,3 +129,20 @@ static const ct_resource_api_v5 api_v5 = {
 };
 
 const ct_resource_api_v5 *resources__api_v5(void) { return &api_v5; }
+
+/* Version 6 is version 5 plus the references a source makes. */
+static const ct_resource_api_v6 api_v6 = {
+    RESOURCE_API_V1_FUNCTIONS,
+    .source_file = resources__source_file,
+    .check_fields = resources__check_fields,
+    .set_scope = resources__set_scope,
+    .nearest_name = data__nearest_name,
+    .depends_on = resources__depends_on,
+    .reload_source = resources__reload_source,
+    .watch_source = resources__watch_source,
+    .unwatch_source = resources__unwatch_source,
+    .reloads = resources__reloads,
+    .reference = resources__reference,
+};
+
+const ct_resource_api_v6 *resources__api_v6(void) { return &api_v6; }

@@ -30,6 +30,7 @@ const ct_resource_api_v2 *resources__api_v2(void);
 const ct_resource_api_v3 *resources__api_v3(void);
 const ct_resource_api_v4 *resources__api_v4(void);
 const ct_resource_api_v5 *resources__api_v5(void);
+const ct_resource_api_v6 *resources__api_v6(void);
 
 /* Reloads the resources whose followed sources changed (ct_resource_api_v5.watch_source); the
  * kernel calls it at each frame's safe point, after plugin reloads. */

@@ -60,6 +60,12 @@ typedef struct resources_compile_record_t {
      * compile read, not what is there once it ends. */
     void (*noted)(void *user, uint32_t index, const char *file);
     void *noted_user;
+    /* The references the compile reported (ct_resource_api_v6.reference), one line each:
+     * "type\tname\tfield\tline\tcolumn\tlength\n" (line and column 1-based, in bytes; 0 0 0
+     * when the name was not found in the text). From resources__allocator(). */
+    char *refs;
+    size_t refs_len, refs_capacity;
+    uint32_t num_refs;
 } resources_compile_record_t;
 /* resources__compile_text that also fills `record` (which the caller frees with
  * resources__record_free, whatever the result). */
@@ -78,6 +84,18 @@ const char *resources__source_path(const ct_compile_ctx_o *ctx);
 bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
                             size_t out_size);
 void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope);
+/* references.c: ct_resource_api_v6.reference. */
+bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *type,
+                          const char *name);
+/* What references.c needs of a compile context: the source text, the record, and where the
+ * previous reference was found (the next one is searched from there). */
+typedef struct resources_ref_cursor_t {
+    const char *text;
+    size_t len;
+    size_t next; /* offset the next search starts at */
+} resources_ref_cursor_t;
+resources_ref_cursor_t *resources__ref_cursor(ct_compile_ctx_o *ctx);
+resources_compile_record_t *resources__ctx_record(ct_compile_ctx_o *ctx);
 /* fields.c: ct_resource_api_v3.check_fields. */
 bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
                              const char *what, const ct_field_t *fields, uint32_t num_fields);

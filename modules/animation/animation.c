@@ -369,7 +369,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &anim__m.lua),
     CT_MODULE_API(data, 1, &anim__m.data),
-    CT_MODULE_API(resource, 4, &anim__m.resource),
+    CT_MODULE_API(resource, 6, &anim__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &anim__m.jobs),
     CT_MODULE_API_OPTIONAL(expr, 1, &anim__m.expr),
     CT_MODULE_API_OPTIONAL(profiler, 1, &anim__m.profiler),

@@ -152,6 +152,12 @@ static bool name_field(const ct_data_o *src, const char *field, bool required, c
                                         : strlen(s) >= ANIM_CLIP_NAME ? "longer than 63 bytes" : why);
         return false;
     }
+    /* The field names the resource type ("skeleton", "clip"): noted in the reference index, and
+     * a missing one fails the compile instead of the spawn. */
+    char path[32];
+    snprintf(path, sizeof path, "animation.%s", field);
+    if (!anim__m.resource->reference(ctx, path, field, s))
+        return false;
     memcpy(out, s, strlen(s) + 1);
     return true;
 }
@@ -168,10 +174,8 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     if (!anim__m.resource->check_fields(ctx, src, "animation", known, 4))
         return CT_ERR_BAD_DATA;
     const ct_data_o *loop = data->get(src, "loop"), *speed = data->get(src, "speed");
-    if (!name_field(src, "skeleton", true, d.skeleton, ctx) ||
-        !name_field(src, "clip", false, d.clip, ctx))
-        return CT_ERR_BAD_DATA;
-    /* check_fields has checked the types (and that a number is finite); the range is ours. */
+    /* check_fields has checked the types (and that a number is finite); the range is ours. The
+     * values are checked before the names, whose resources are looked up in the project. */
     d.loop = data->boolean(loop, false);
     if (speed) {
         const double s = data->number(speed, NAN);
@@ -182,6 +186,9 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
         }
         d.speed = (float)s;
     }
+    if (!name_field(src, "skeleton", true, d.skeleton, ctx) ||
+        !name_field(src, "clip", false, d.clip, ctx))
+        return CT_ERR_BAD_DATA;
     memcpy(out, &d, sizeof d);
     return 0;
 }

@@ -103,7 +103,7 @@ typedef struct anim__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v4 *resource;
+    const ct_resource_api_v6 *resource; /* v6: reference */
     const ct_jobs_api_v1 *jobs; /* optional */
     const struct ct_expr_api_v1 *expr; /* optional: controllers (animation_controller.c) */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */

@@ -142,7 +142,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 2, &particles__m.lua),
     CT_MODULE_API(jobs, 1, &particles__m.jobs),
-    CT_MODULE_API(resource, 5, &particles__m.resource),
+    CT_MODULE_API(resource, 6, &particles__m.resource),
     CT_MODULE_API(data, 1, &particles__m.data),
     CT_MODULE_API(component, 2, &particles__m.component),
     CT_MODULE_API(expr, 1, &particles__m.expr),

@@ -37,7 +37,7 @@ static int compile_emitter(void *user_data, const ct_data_o *src, void *out, ct_
 {
     (void)user_data;
     static const ct_field_t known[] = {{"effect", CT_DATA_STRING, 0}};
-    const ct_resource_api_v5 *res = particles__m.resource;
+    const ct_resource_api_v6 *res = particles__m.resource;
     if (!res->check_fields(ctx, src, CT_PARTICLES_COMPONENT_NAME, known, 1))
         return CT_ERR_BAD_DATA;
     const char *s = particles__m.data->string(particles__m.data->get(src, "effect"), NULL);
@@ -53,6 +53,8 @@ static int compile_emitter(void *user_data, const ct_data_o *src, void *out, ct_
                            strlen(s) >= PARTICLES_NAME_BYTES ? "too long" : why);
         return CT_ERR_BAD_DATA;
     }
+    if (!res->reference(ctx, CT_PARTICLES_COMPONENT_NAME ".effect", "particles", s))
+        return CT_ERR_BAD_DATA;
     emitter_desc_t d;
     memset(&d, 0, sizeof d);
     memcpy(d.effect, s, strlen(s));

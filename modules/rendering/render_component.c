@@ -204,6 +204,12 @@ static bool name_field(const ct_data_o *src, const char *what, const char *name,
                                           strlen(s) >= RENDER_RESOURCE_NAME_SIZE ? "too long" : why);
         return false;
     }
+    /* The field names the resource type ("mesh", "material"); noted in the reference index, and
+     * a name with no such resource fails here rather than at spawn. */
+    char path[64];
+    snprintf(path, sizeof path, "%s.%s", what, name);
+    if (!render__m.resource->reference(ctx, path, name, s))
+        return false;
     memset(out, 0, RENDER_RESOURCE_NAME_SIZE);
     memcpy(out, s, strlen(s));
     return true;
@@ -274,7 +280,7 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 /* Resolves a mesh instance's resources (loading them), or false (logged) leaving none loaded. */
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
-    const ct_resource_api_v5 *res = render__m.resource;
+    const ct_resource_api_v6 *res = render__m.resource;
     if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;

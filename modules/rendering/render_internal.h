@@ -206,7 +206,7 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v5 *resource; /* v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
+    const ct_resource_api_v6 *resource; /* v6: reference for the names mesh components read; v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
                                            v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */

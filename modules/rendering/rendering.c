@@ -289,7 +289,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &render__m.lua),
     CT_MODULE_API(data, 1, &render__m.data),
-    CT_MODULE_API(resource, 5, &render__m.resource),
+    CT_MODULE_API(resource, 6, &render__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),

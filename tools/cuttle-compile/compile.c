@@ -54,8 +54,40 @@ static void remove_blob(const char *project_dir, const char *type, const char *n
     }
 }
 
+/* "<project>/compiled/references/<rel>.refs": the references the source's last compile reported
+ * (ct_resource_api_v6.reference), one per line, for cuttle-deps. One file per source keeps the
+ * index incremental: a compile rewrites only its own. */
+static bool refs_path(const char *project_dir, const char *rel, char *out, size_t out_size)
+{
+    const int n = snprintf(out, out_size, "%s/%s/references/%s.refs", project_dir,
+                           RESOURCES_COMPILED_DIR, rel);
+    return n > 0 && (size_t)n < out_size;
+}
+
+static void remove_refs(const char *project_dir, const char *rel)
+{
+    char path[RESOURCES_PATH_SIZE];
+    if (refs_path(project_dir, rel, path, sizeof path))
+        remove(path);
+}
+
+/* Writes the source's references, or removes its file when it has none. False: not written. */
+static bool write_refs(const char *project_dir, const char *rel,
+                       const resources_compile_record_t *record)
+{
+    char path[RESOURCES_PATH_SIZE];
+    if (!refs_path(project_dir, rel, path, sizeof path))
+        return false;
+    if (!record->num_refs) {
+        remove(path);
+        return true;
+    }
+    return compiler__write_file(path, record->refs, record->refs_len) == 0;
+}
+
 static void forget_source(compile_run_t *run, const char *rel, const char *type, const char *name)
 {
+    remove_refs(run->project_dir, rel);
     compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
     if (e)
         compiler__manifest_remove(&run->manifest, e);
@@ -245,6 +277,11 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
     } else if (compile_to_file(run, type, rel, name, text, len, &record)) {
         forget_source(run, rel, type->type, name);
         run->failed++;
+    } else if (!write_refs(run->project_dir, rel, &record)) {
+        log__error("%s: cannot write its references under %s/references: %s", rel,
+                   RESOURCES_COMPILED_DIR, strerror(errno));
+        forget_source(run, rel, type->type, name);
+        run->failed++;
     } else {
         note_compiled(run, rel, &stamp, type, &record);
         run->compiled++;
@@ -318,6 +355,7 @@ static void sweep_deleted(compile_run_t *run)
             i++;
             continue;
         }
+        remove_refs(run->project_dir, e->path);
         char name[RESOURCES_PATH_SIZE];
         snprintf(name, sizeof name, "%s", e->path);
         char *dot = strrchr(name, '.');
