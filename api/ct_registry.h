@@ -90,6 +90,34 @@ typedef struct ct_registry_api_v2 {
     uint32_t (*plugin_loaded)(const ct_plugin_o *plugin);
 } ct_registry_api_v2;
 
+/* Version 3: version 2 (same order) plus a plugin's name, so a module that keeps what a plugin
+ * registered can say whose it is ("component type 'health' is already registered by plugin
+ * 'acme.health'"). Every member:
+ *   plugin_count    plugins the kernel knows, whatever their state;
+ *   plugin_info     fills `out` for plugin i (0 <= i < plugin_count, discovery order); false if
+ *                   out of range;
+ *   find_plugin     the plugin with that name, or UINT32_MAX;
+ *   api_use_count   recorded API uses, in first-use order (repeats recorded once);
+ *   api_use         fills `out` for use i (0 <= i < api_use_count); false if out of range;
+ *   api_name        the name of a known API id ("ct.lua"), or NULL;
+ *   current_plugin  the plugin whose init, reload or frame hook runs on the main thread (NULL:
+ *                   the kernel, or another thread);
+ *   plugin_loaded   1 while `plugin` is loaded (NULL, the kernel, always is), 0 once it failed,
+ *                   was skipped or shut down;
+ *   plugin_name     the name `plugin` declared ("the kernel" for NULL); owned by the kernel and
+ *                   valid until it shuts down, whatever the plugin's state. Main thread. */
+typedef struct ct_registry_api_v3 {
+    uint32_t (*plugin_count)(void);
+    bool (*plugin_info)(uint32_t i, ct_plugin_info_t *out);
+    uint32_t (*find_plugin)(const char *name);
+    uint32_t (*api_use_count)(void);
+    bool (*api_use)(uint32_t i, ct_api_use_t *out);
+    const char *(*api_name)(uint32_t api);
+    ct_plugin_o *(*current_plugin)(void);
+    uint32_t (*plugin_loaded)(const ct_plugin_o *plugin);
+    const char *(*plugin_name)(const ct_plugin_o *plugin);
+} ct_registry_api_v3;
+
 #ifdef __cplusplus
 }
 #endif

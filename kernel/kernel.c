@@ -41,6 +41,7 @@ void kernel__register_apis(void)
     registry__add_kernel_api(CT_LUA_API, 2, lua_env__api_v2(), "ct.lua");
     registry__add_kernel_api(CT_REGISTRY_API, 1, registry__api_v1(), "ct.registry");
     registry__add_kernel_api(CT_REGISTRY_API, 2, registry__api_v2(), "ct.registry");
+    registry__add_kernel_api(CT_REGISTRY_API, 3, registry__api_v3(), "ct.registry");
     registry__add_kernel_api(CT_DATA_API, 1, data__api_v1(), "ct.data");
     registry__add_kernel_api(CT_RESOURCE_API, 1, resources__api_v1(), "ct.resource");
     registry__add_kernel_api(CT_RESOURCE_API, 2, resources__api_v2(), "ct.resource");

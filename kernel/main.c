@@ -10,6 +10,7 @@
 #include <time.h>
 #include <uv.h>
 
+#include "base/crash.h"
 #include "base/log.h"
 #include "console/console.h"
 #include "editor/editor.h"
@@ -247,6 +248,7 @@ static int cuttle_main(int argc, char **argv)
     long fps = o.fps >= 0 ? o.fps : o.desc.watch || console ? 60 : 0;
     double dt = fps && !o.dt_given ? 1.0 / (double)fps : o.dt;
     signals__install();
+    crash__install(loader__name_address);
     if (o.console.serve_dir)
         return console__serve_files(&o.console, signals__stop_requested);
     /* --host: the project's files come from a file server (removed again at exit). */

@@ -7,6 +7,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "base/crash.h"
 #include "base/log.h"
 #include "base/memory.h"
 #include "lua/lua_internal.h"
@@ -154,7 +155,9 @@ static int pcall_keep(lua_State *L, int nargs, int nresults, const char *call, d
     lua_pushcfunction(L, l_lua_traceback);
     lua_insert(L, handler);
     lua_watchdog__enter(call, NULL, limit);
+    const crash_call_t outer = crash__enter(call ? call : "a Lua call", NULL);
     int rc = lua_pcall(L, nargs, nresults, handler);
+    crash__leave(outer);
     lua_watchdog__leave();
     lua_remove(L, handler);
     return rc != 0 ? CT_ERR_LUA : 0;
@@ -299,11 +302,17 @@ static int l_lua_env_protected(lua_State *L)
 
 int lua_env__protect(int (*fn)(void *arg), void *arg, const char *what, const char *plugin)
 {
-    if (!env.L)
-        return fn(arg);
+    if (!env.L) {
+        const crash_call_t outer = crash__enter(what, plugin);
+        int result = fn(arg);
+        crash__leave(outer);
+        return result;
+    }
     lua_env_protected_t p = {fn, arg, 0};
     lua_watchdog__enter(what, plugin, -1);
+    const crash_call_t outer = crash__enter(what, plugin);
     int rc = lua_cpcall(env.L, l_lua_env_protected, &p);
+    crash__leave(outer);
     lua_watchdog__leave();
     if (rc == 0)
         return p.result;

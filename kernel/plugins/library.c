@@ -6,6 +6,7 @@
  * is refused with a message instead of crashing the loader. */
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,9 +494,19 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
 int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size)
 {
     struct stat st;
-    if (!path[0] || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "is not a file: a plugin is named by its path (write ./%s for a "
-                 "file in the current folder)", path[0] ? path : "name.so");
+    /* A plugin is named by its path, never searched for: a bare name gets the hint to write ./ */
+    const char *hint = strchr(path, '/') ? "" : " (a plugin is named by its path: write ./";
+    if (!path[0]) {
+        snprintf(err, err_size, "is an empty path: a plugin is named by its path (./name.so)");
+        return CT_ERR_NOT_FOUND;
+    }
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_size, "%s%s%s%s", errno == ENOENT ? "no such file" : strerror(errno), hint,
+                 hint[0] ? path : "", hint[0] ? " for a file in the current folder)" : "");
+        return CT_ERR_NOT_FOUND;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, err_size, "is %s, not a plugin file", S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
         return CT_ERR_NOT_FOUND;
     }
     int code = open_private_copy(p, path, err, err_size);
@@ -528,4 +539,21 @@ void loader__close(ct_plugin_o *p)
     if (p->lib)
         dlclose(p->lib);
     p->lib = NULL;
+}
+
+const char *loader__name_address(const void *address, const char **file)
+{
+    Dl_info info;
+    if (!address || !dladdr(address, &info))
+        return NULL;
+    for (uint32_t i = 0; i < registry__num_plugins(); i++) {
+        const ct_plugin_o *p = registry__plugin(i);
+        struct link_map *map = NULL;
+        if (p->lib && dlinfo(p->lib, RTLD_DI_LINKMAP, &map) == 0 && map &&
+            (void *)map->l_addr == info.dli_fbase) {
+            *file = p->path;
+            return p->name;
+        }
+    }
+    return NULL;
 }

@@ -48,6 +48,9 @@ typedef struct loader_desc_t {
 /* Discovers, resolves and initialises. Returns 0, or with strict a negative ct_error when any
  * plugin failed. Without strict, failures are logged and the rest loads. */
 int loader__load(const loader_desc_t *desc);
+/* The name of the plugin whose library holds `address` (and in *file the path it was loaded
+ * from), or NULL: the crash handler's namer (base/crash.h). */
+const char *loader__name_address(const void *address, const char **file);
 void loader__frame_begin(double dt);
 void loader__frame_end(double dt);
 /* The safe point between frames: applies reloads whose files changed. Returns how many. */

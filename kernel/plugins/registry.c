@@ -353,6 +353,24 @@ static bool api_use(uint32_t i, ct_api_use_t *out)
 
 static uint32_t plugin_loaded(const ct_plugin_o *p) { return !p || p->state == CT_PLUGIN_LOADED; }
 
+static const char *plugin_name(const ct_plugin_o *p) { return p ? p->name : "the kernel"; }
+
+const ct_registry_api_v3 *registry__api_v3(void)
+{
+    static const ct_registry_api_v3 api = {
+        .plugin_count = plugin_count,
+        .plugin_info = plugin_info,
+        .find_plugin = find_plugin,
+        .api_use_count = api_use_count,
+        .api_use = api_use,
+        .api_name = api_name,
+        .current_plugin = registry__current_plugin,
+        .plugin_loaded = plugin_loaded,
+        .plugin_name = plugin_name,
+    };
+    return &api;
+}
+
 const ct_registry_api_v2 *registry__api_v2(void)
 {
     static const ct_registry_api_v2 api = {

@@ -16,5 +16,6 @@ const char *registry__plugin_name(const ct_plugin_o *plugin); /* "kernel" for NU
 ct_allocator_t *registry__plugin_allocator(ct_plugin_o *plugin); /* root for NULL */
 const ct_registry_api_v1 *registry__api_v1(void);
 const ct_registry_api_v2 *registry__api_v2(void);
+const ct_registry_api_v3 *registry__api_v3(void);
 
 #endif

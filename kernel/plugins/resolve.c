@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "ct_hash.h"
 #include "plugins/plugins_internal.h"
 
@@ -44,8 +45,11 @@ static void reject_duplicate_providers(const loader_desc_t *desc)
 {
     uint32_t n = registry__num_plugins();
     char (*why)[PLUGIN_ERROR_SIZE] = calloc(n ? n : 1, sizeof *why);
-    if (!why)
+    bool *set_aside = calloc(n ? n : 1, sizeof *set_aside);
+    if (!why || !set_aside) {
+        free(why), free(set_aside);
         return;
+    }
     for (uint32_t k = 0; k < n; k++) {
         ct_plugin_o *p = registry__plugin(k);
         for (uint32_t i = 0; is_candidate(p) && i < p->num_provides && !why[k][0]; i++) {
@@ -70,16 +74,28 @@ static void reject_duplicate_providers(const loader_desc_t *desc)
                          "provides %s v%u, which '%s' provides too; name the one to use in the "
                          "project's providers",
                          api, ref->version, other->name);
-            else if (strcmp(chosen, p->name) != 0)
-                snprintf(why[k], sizeof why[k],
-                         "provides %s v%u, but the project chose '%s' to provide it", api,
-                         ref->version, chosen);
+            else if (strcmp(chosen, p->name) != 0) {
+                snprintf(why[k], sizeof why[k], "the project chose '%s' to provide %s v%u", chosen,
+                         api, ref->version);
+                set_aside[k] = true;
+            }
         }
     }
-    for (uint32_t k = 0; k < n; k++)
-        if (why[k][0])
-            loader__fail(registry__plugin(k), CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", why[k]);
+    for (uint32_t k = 0; k < n; k++) {
+        ct_plugin_o *p = registry__plugin(k);
+        if (!why[k][0])
+            continue;
+        if (!set_aside[k]) {
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_CONFLICT, "%s", why[k]);
+            continue;
+        }
+        /* The project's own choice is no error: the other provider is simply not loaded. */
+        snprintf(p->error, sizeof p->error, "not loaded: %s", why[k]);
+        p->state = CT_PLUGIN_SKIPPED;
+        log__info("plugin '%s' (%s) %s", p->name, p->path, p->error);
+    }
     free(why);
+    free(set_aside);
 }
 
 /* Lists who offers `id` at any version, for the message about a missing version. */
@@ -136,28 +152,38 @@ static bool link_requirements(ct_plugin_o *p)
                 break;
             }
         }
-        /* An optional API whose provider did not load is simply not there. */
+        const char *api = registry__api_label(ref->id, ref);
+        char range[32], offers[256];
+        if (p->max_version[i] > ref->version)
+            snprintf(range, sizeof range, "v%u-v%u", ref->version, p->max_version[i]);
+        else
+            snprintf(range, sizeof range, "v%u", ref->version);
+        /* An optional API nobody offers is simply not there; one offered at other versions only
+         * is worth a line, or the plugin quietly runs without what it asked for. */
+        if (p->chosen[i] == CT_API_ABSENT && (ref->flags & CT_API_OPTIONAL) && !failed &&
+            describe_offers(ref->id, offers, sizeof offers))
+            log__warning("plugin '%s': optional %s %s is not used: only%s is offered", p->name, api,
+                         range, offers);
         if (p->chosen[i] != CT_API_ABSENT || (ref->flags & CT_API_OPTIONAL))
             continue;
-        const char *api = registry__api_label(ref->id, ref);
         if (failed) {
             loader__skip(p, ref, failed);
             return false;
         }
-        char offers[256], unlisted[PLUGIN_ERROR_SIZE / 2];
-        if (loader__unlisted_files(resolving, unlisted, sizeof unlisted))
+        char unlisted[PLUGIN_ERROR_SIZE / 2];
+        /* What the listed plugins offer says most; the unlisted files only when nobody does. */
+        if (describe_offers(ref->id, offers, sizeof offers))
+            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
+                         "requires %s %s, but only%s is offered", api, range, offers);
+        else if (loader__unlisted_files(resolving, unlisted, sizeof unlisted))
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
-                         "requires %s v%u, which no plugin the project lists offers; its module "
+                         "requires %s %s, which no plugin the project lists offers; its module "
                          "folders also hold %s, which the project's module list leaves out: if "
                          "one provides it, add that plugin's name to `modules` in project.sjson",
-                         api, ref->version, unlisted);
-        else if (describe_offers(ref->id, offers, sizeof offers))
-            loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_VERSION,
-                         "requires %s v%u, but only%s is offered", api, ref->version, offers);
+                         api, range, unlisted);
         else
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
-                         "requires %s v%u, which neither the kernel nor any plugin offers", api,
-                         ref->version);
+                         "requires %s %s, which neither the kernel nor any plugin offers", api, range);
         return false;
     }
     return true;

@@ -33,13 +33,16 @@ bool loader__unlisted_files(const loader_desc_t *desc, char *out, size_t size)
     for (uint32_t i = 0; i < files.count; i++) {
         if (!files.from_dir[i] || registered(files.paths[i]))
             continue;
-        if (named == MAX_NAMED) {
+        /* Shown canonical (no bin/../lib), whole or not at all: a path cut in the middle names
+         * a file that does not exist. */
+        char canonical[PATH_MAX];
+        const char *shown = realpath(files.paths[i], canonical) ? canonical : files.paths[i];
+        int n = named == MAX_NAMED ? -1 : snprintf(out + used, size - used, "%s%s", named ? ", " : "", shown);
+        if (n < 0 || (size_t)n >= size - used) {
+            out[used] = '\0';
             more++;
             continue;
         }
-        int n = snprintf(out + used, size - used, "%s%s", named ? ", " : "", files.paths[i]);
-        if (n < 0 || (size_t)n >= size - used)
-            break;
         used += (size_t)n;
         named++;
     }

@@ -64,15 +64,19 @@ uint64_t entities__register_type(const ct_component_type_t *type)
     if (!check_type(type, "register_type"))
         return 0;
     uint64_t id = ct_hash64(type->name);
-    if (entities__type_slot(id) >= 0) {
-        entities__log(CT_LOG_ERROR, "register_type: component type '%s' is already registered",
-                      type->name);
+    const int taken = entities__type_slot(id);
+    if (taken >= 0) {
+        const ct_registry_api_v3 *registry = entities__services.registry;
+        entities__log(CT_LOG_ERROR, "register_type: component type '%s' is already registered by %s%s%s",
+                      type->name, registry && r->slots[taken].owner ? "plugin '" : "",
+                      registry ? registry->plugin_name(r->slots[taken].owner) : "another plugin",
+                      registry && r->slots[taken].owner ? "'" : "");
         return 0;
     }
     for (uint32_t s = 0; s < ENTITIES_MAX_TYPES; s++) {
         if (r->slots[s].used)
             continue;
-        const ct_registry_api_v2 *registry = entities__services.registry;
+        const ct_registry_api_v3 *registry = entities__services.registry;
         r->slots[s] = (entities_type_slot_t){*type, NULL, id, r->next_serial++, true,
                                              registry ? registry->current_plugin() : NULL};
         rebuild_order();
@@ -131,7 +135,7 @@ void entities__unregister_all(void)
 
 void entities__drop_orphan_types(void)
 {
-    const ct_registry_api_v2 *registry = entities__services.registry;
+    const ct_registry_api_v3 *registry = entities__services.registry;
     entities_types_t *r = &entities__state->types;
     for (uint32_t s = 0; registry && s < ENTITIES_MAX_TYPES; s++) {
         const entities_type_slot_t *slot = &r->slots[s];

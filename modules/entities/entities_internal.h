@@ -21,7 +21,7 @@ typedef struct entities_services_t {
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
     const ct_resource_api_v3 *resource;
-    const ct_registry_api_v2 *registry; /* optional: without it listeners have no owner */
+    const ct_registry_api_v3 *registry; /* optional: without it listeners have no owner; v3 names them */
     ct_plugin_o *self;
     ct_allocator_t *a;
 } entities_services_t;

@@ -25,7 +25,7 @@ int entities__add_world_listener(ct_world_listener_f fn, void *ctx)
         return 0;
     if (!ct_array_reserve_of(entities__services.a, &ls->items, &ls->capacity, ls->count + 1, 8))
         return CT_ERR_NOMEM;
-    const ct_registry_api_v2 *r = entities__services.registry;
+    const ct_registry_api_v3 *r = entities__services.registry;
     ls->items[ls->count++] = (entities_world_listener_t){fn, ctx, r ? r->current_plugin() : NULL};
     return 0;
 }
@@ -41,7 +41,7 @@ void entities__remove_world_listener(ct_world_listener_f fn, void *ctx)
 void entities__notify_world(ct_world_o *world, uint32_t event)
 {
     entities_world_listeners_t *ls = &entities__state->world_listeners;
-    const ct_registry_api_v2 *r = entities__services.registry;
+    const ct_registry_api_v3 *r = entities__services.registry;
     for (uint32_t i = 0; i < ls->count;) {
         const entities_world_listener_t l = ls->items[i];
         if (r && !r->plugin_loaded(l.owner)) {

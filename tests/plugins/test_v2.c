@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "base/log.h"
 #include "fixture.h"
 #include "lua/lua_env.h"
 #include "ct_world.h"
@@ -175,10 +176,39 @@ static void a_component_type_goes_with_its_plugin(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+static char errors[4096];
+
+static void keep_errors(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)tag;
+    size_t used = strlen(errors);
+    if (level == CT_LOG_ERROR)
+        snprintf(errors + used, sizeof errors - used, "%s\n", text);
+}
+
+/* A component type registered twice names the plugin that has it (before: "is already
+ * registered", by nobody in particular). */
+static void a_taken_component_type_names_its_owner(void **state)
+{
+    (void)state;
+    errors[0] = '\0';
+    const char *paths[] = {CT_TEST_BUILD_ROOT "/modules/entities/ct_entities.so",
+                           TEST_PLUGIN("health_a"), TEST_PLUGIN("health_b")};
+    log__set_sink(keep_errors, NULL);
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    log__set_sink(NULL, NULL);
+    assert_int_equal(fixture_state("health_a"), CT_PLUGIN_LOADED);
+    assert_int_equal(fixture_state("health_b"), CT_PLUGIN_FAILED);
+    assert_non_null(strstr(errors, "register_type: component type 'health' is already registered by "
+                                   "plugin 'health_a'"));
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(v0_v1_and_v2_plugins_load_side_by_side),
+        cmocka_unit_test(a_taken_component_type_names_its_owner),
         cmocka_unit_test(a_range_picks_the_highest_offered_version),
         cmocka_unit_test(a_v2_plugin_reloads_and_gets_its_state_back_when_refused),
         cmocka_unit_test(a_lua_error_in_a_hook_is_caught),

@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "base/crash.h"
 #include "base/log.h"
+#include "plugins/loader.h"
 #include "compiler.h"
 
 static int usage(FILE *out)
@@ -61,6 +63,7 @@ static int parse_args(int argc, char **argv, kernel_desc_t *desc)
 
 int main(int argc, char **argv)
 {
+    crash__install(loader__name_address); /* a plugin's compiler that crashes is named */
     kernel_desc_t desc = {.run_boot_script = false, .jobs = 1, .installed_modules = true};
     int code = parse_args(argc, argv, &desc);
     if (code >= 0)

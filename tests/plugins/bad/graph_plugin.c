@@ -18,10 +18,12 @@
  *   RAISE_IN_INIT                 init raises a Lua error through ct.lua's error()
  *   RAISE_IN_FRAME                frame_begin raises one through check_number on an empty stack
  *   RESOURCE_TYPE                 init registers a resource type of that name (and leaves it)
+ *   CRASH_IN_INIT                 init writes through a NULL pointer (SIGSEGV in its own code)
  *   COMPONENT_TYPE                init registers a component type of that name (and leaves it);
  *                                 its create_manager sets $CT_TEST_COMPONENT_MANAGER_MADE
  * API ids are hashed at run time from the names, so the build only passes names.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +123,9 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
                                 .spawn = spawn_nothing, .gc = gc_nothing};
     if (!component || component->register_type(&type) == 0)
         return CT_ERR_INVALID;
+#endif
+#ifdef CRASH_IN_INIT
+    *(volatile int *)(uintptr_t)INIT_RESULT = 1; /* INIT_RESULT is 0: a write to address 0 */
 #endif
 #ifdef RAISE_IN_INIT
     const ct_lua_api_v1 *raiser = get_engine_api(CT_LUA_API, 1);
