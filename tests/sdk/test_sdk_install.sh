@@ -105,4 +105,19 @@ grep -q "requires acme.greeter v1, which no plugin the project lists offers; .*p
 sed -i 's|"plugins"|"../elsewhere"|' "$project/project.sjson"
 if out=$("$bin/cuttle" --project "$project" 2>&1); then fail "a plugin folder outside the project was accepted"; fi
 grep -q "field 'plugin_folders': '../elsewhere'" <<< "$out" || { echo "$out"; fail "the refusal does not name the field"; }
-echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules"
+
+# The generator, as an author runs it: a plugin folder built with its own Makefile against the
+# installed SDK (pkg-config only), compiled and run by the installed programs.
+cd "$scratch"
+"$bin/cuttle-new-plugin" acme.foo --dir "$scratch/foo" > /dev/null || fail "cuttle-new-plugin failed"
+grep -q "#define ACME_FOO_API $("$bin/cuttle-hash" acme.foo | awk '/_API /{print $3}')" "$scratch/foo/acme_foo.h" ||
+    fail "the generated header's id is not cuttle-hash's"
+if "$bin/cuttle-new-plugin" ct.foo --dir "$scratch/ct" 2> /dev/null; then fail "a ct. name was accepted"; fi
+out=$(make -C "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated Makefile did not build"; }
+[ -f "$scratch/foo/plugins/acme_foo.so" ] && [ ! -e "$scratch/foo/plugins/.acme_foo.so.part" ] ||
+    fail "the Makefile did not rename its output into plugins/acme_foo.so"
+out=$("$bin/cuttle-compile" --strict --project "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated level did not compile"; }
+out=$("$bin/cuttle" --strict --project "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated project did not run"; }
+grep -qx "Hello, 2 entities!" <<< "$out" || { echo "$out"; fail "the generated plugin did not greet the level"; }
+grep -qx "acme.foo greeted 1 time(s)" <<< "$out" || { echo "$out"; fail "the generated plugin's state was lost"; }
+echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules, and a generated plugin"
