@@ -41,41 +41,38 @@ static inline uint8_t *ct_file_read(const char *path, ct_allocator_t *a, size_t 
                                     size_t *size, char *err, size_t err_size)
 {
     *size = 0;
+#ifdef O_CLOEXEC
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+#else
+    const int fd = open(path, O_RDONLY | O_NONBLOCK);
+#endif
     struct stat st;
     const int stat_ok = fd >= 0 && fstat(fd, &st) == 0;
-    if (!stat_ok || !S_ISREG(st.st_mode)) {
+    if (!stat_ok || !S_ISREG(st.st_mode) || st.st_size < 0 || (unsigned long long)st.st_size > max_size) {
         const int why = fd < 0 ? errno : stat_ok && S_ISDIR(st.st_mode) ? EISDIR : 0;
+        const int regular = stat_ok && S_ISREG(st.st_mode);
         if (fd >= 0)
             close(fd);
-        if (err_size)
+        if (err_size && regular)
+            snprintf(err, err_size, "%s: not a readable file of at most %zu bytes", path, max_size);
+        else if (err_size)
             snprintf(err, err_size, "%s: cannot open: %s", path,
                      why ? strerror(why) : "not a regular file (a FIFO, socket or device)");
         return NULL;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        if (err_size)
-            snprintf(err, err_size, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    if (len < 0 || (unsigned long)len > max_size || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        if (err_size)
-            snprintf(err, err_size, "%s: not a readable file of at most %zu bytes", path,
-                     max_size);
-        return NULL;
-    }
-    const size_t n = (size_t)len;
+    const size_t n = (size_t)st.st_size;
     uint8_t *bytes = (uint8_t *)ct_alloc(a, n + 1);
-    const int ok = bytes && fread(bytes, 1, n, f) == n;
-    fclose(f);
-    if (!ok) {
+    size_t got = 0;
+    while (bytes && got < n) {
+        const ssize_t r = read(fd, bytes + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (!bytes || got != n) {
         if (bytes)
             ct_free(a, bytes, n + 1);
         if (err_size)

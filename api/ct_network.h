@@ -54,6 +54,16 @@
  *   Network.set_timeouts(false)
  *   Network.set_conditions(peer, { loss = 0.1, latency_ms = 50, jitter_ms = 10, seed = 1 })
  *
+ * Replicas (for game scripts): Network.replica_events() -> { {type = "created" | "destroyed",
+ * entity, object, owner}, ... } since the last call, in order (at most 4096 kept; more are
+ * dropped, with a warning); Network.replicas() -> { {entity, object, owner}, ... } now. A
+ * replica's transform is drawn `delay_ms` in the past, between the snapshots received (positions
+ * linear, rotations normalised along the short arc), so it moves smoothly at any tick rate; past
+ * the newest snapshot it goes on with the last velocity for at most one snapshot interval and only
+ * within `max_extrapolation_ms`, then settles on the newest state (updates come only on change).
+ * Network.set_interpolation{ delay_ms = 100, max_extrapolation_ms = 100 } (the defaults; 0..2000;
+ * delay 0 draws each state as it arrives).
+ *
  * Threads: main thread only.
  */
 #ifndef CT_NETWORK_H

@@ -121,6 +121,8 @@
  *   Render.set_backend("gl" | "null")     Render.backend() -> name
  *   Render.set_pipeline(name)             a render_config resource
  *   Render.look_at(world, e, x, y, z)     turns e's transform to look at a point (cameras)
+ *   Render.set_material(w, e, name)      gives e's mesh the material resource `name` (loaded; the
+ *                                         old one's load dropped); raises when e has no mesh
  *   Render.capture(path)                  the last frame's packet stream, for the replay tool
  * Bad arguments raise a Lua error naming the argument.
  *

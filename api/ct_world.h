@@ -83,6 +83,25 @@
  *   World.run_callbacks(w) -> number run     World.collect_garbage(w)
  * and module Entity: Entity.create() -> e, Entity.alive(e), Entity.destroy(e), Entity.count().
  *
+ * Spawn handles, finding, components at run time (what game scripts reach for):
+ *   World.spawn(w, "unit"|"level", name [, x, y, z [, qx, qy, qz, qw]]) -> h, a handle (a Lua
+ *     table) of everything the spawn made: h.root (the first root), h:entities() (a copy of the
+ *     list, in resource order: parents before children), h:count(), h:parent(e), h:children(e)
+ *     (h:children() gives the roots), h:child(e, name), and h:find("name") or h:find("a/b/c"):
+ *     the first entity of the spawn whose debug name is the last segment and whose parents'
+ *     names are the segments before it (so "arm/hand" and "leg/hand" differ), or nil. Names are
+ *     debug names (`debug_name = { name = "hand" }` in the source) read when asked, so a renamed
+ *     entity is found by its new name. A resource that does not load raises an error naming it.
+ *   World.find(w, name) -> the first live entity of w with that debug name, or nil;
+ *   World.find_all(w, name) -> all of them (a linear walk of the world's names).
+ *   World.add_component(w, e, type, fields) gives a live entity a component: `fields` is a Lua
+ *     table ({ kind = "dynamic", mass = 2 }) or SJSON text ("{ mass = 2 }"); the type's own
+ *     compiler checks them (an unknown field raises, and the log names it with the nearest known
+ *     name) and its validation runs, then its spawner adds the instance. An entity that already
+ *     has the component gets what that type's spawner does (debug_name replaces the name).
+ *   World.remove_component(w, e, type) removes it, for types that remove instances when told of
+ *     dead entities (ct_component_type_t.destroyed); a type that collects lazily raises.
+ *
  * Threads: main thread only.
  */
 #ifndef CT_WORLD_H

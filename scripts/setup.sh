@@ -17,6 +17,7 @@ CUTTLE_TEST_PACKAGES+=(git)  # cuttle-censor and cuttle-merge tests use real git
 CUTTLE_TEST_PACKAGES+=(git-filter-repo)  # the peer in bench/censor
 # The profiler viewer's test renders in headless Chromium.
 CUTTLE_TEST_PACKAGES+=(chromium)
+CUTTLE_TEST_PACKAGES+=(xdotool)  # input tests: real X events sent to --window under Xvfb
 CUTTLE_TEST_PACKAGES+=(libmuparser-dev)  # bench/expr: muparser, a peer of the expression language
 CUTTLE_PACKAGES+=(fonts-dejavu-core) # rendering: the TrueType font debug text is baked from
 

@@ -1,6 +1,7 @@
 /* The Lua state, its allocator and the one protected-call path every entry into Lua takes. */
 #include "lua/lua_env.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -91,11 +92,29 @@ int lua_env__init(void)
     return 0;
 }
 
+/* An error that repeats word for word (update() failing the same way every frame) is logged
+ * once; its repeats are counted and reported with their number when another error comes, at
+ * 100, 1000, 10000... repeats, and at shutdown, instead of one log entry per frame. */
+static struct {
+    uint64_t hash, repeats;
+    char first_line[160];
+} repeated;
+
+static void report_repeats(void)
+{
+    if (repeated.repeats)
+        log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu more times", repeated.first_line,
+                   (unsigned long long)repeated.repeats);
+    repeated.repeats = 0;
+}
+
 void lua_env__shutdown(void)
 {
     if (!env.L)
         return;
     lua_watchdog__stop();
+    report_repeats();
+    repeated.hash = 0, repeated.first_line[0] = '\0';
     lua_close(env.L);
     env.L = NULL;
     env.sandboxed = false;
@@ -136,7 +155,26 @@ static int l_lua_traceback(lua_State *L)
 static void lua_env_log_error(lua_State *L)
 {
     const char *msg = lua_tostring(L, -1);
-    log__write(NULL, CT_LOG_ERROR, "lua: %s", msg ? msg : "(error object is not a string)");
+    if (!msg)
+        msg = "(error object is not a string)";
+    uint64_t h = 14695981039346656037ull;
+    for (const char *c = msg; *c; c++)
+        h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    if (h == repeated.hash && repeated.first_line[0]) {
+        const uint64_t n = ++repeated.repeats;
+        uint64_t power = 100;
+        while (power < n && power <= UINT64_MAX / 10)
+            power *= 10;
+        if (n == power)
+            log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu times so far",
+                       repeated.first_line, (unsigned long long)n);
+        lua_pop(L, 1);
+        return;
+    }
+    report_repeats();
+    log__write(NULL, CT_LOG_ERROR, "lua: %s", msg);
+    repeated.hash = h;
+    snprintf(repeated.first_line, sizeof repeated.first_line, "%.*s", (int)strcspn(msg, "\n"), msg);
     lua_pop(L, 1);
 }
 

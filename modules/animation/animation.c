@@ -4,6 +4,9 @@
  * world with one batched transform set. The rules are in api/ct_animation.h.
  */
 #include "animation_internal.h"
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (anim__m.profiler)
 
 #include "ct_expr.h"
 
@@ -243,6 +246,7 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
 
 static void evaluate(ct_world_o *w, float dt)
 {
+    CT_PROFILE_SCOPE("animation.evaluate");
     anim__manager *m = anim__manager_of(w, "evaluate");
     if (!m)
         return;
@@ -368,6 +372,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(resource, 4, &anim__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &anim__m.jobs),
     CT_MODULE_API_OPTIONAL(expr, 1, &anim__m.expr),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &anim__m.profiler),
 };
 
 static const ct_module_v3_t module = {

@@ -106,6 +106,7 @@ typedef struct anim__module {
     const ct_resource_api_v4 *resource;
     const ct_jobs_api_v1 *jobs; /* optional */
     const struct ct_expr_api_v1 *expr; /* optional: controllers (animation_controller.c) */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *allocator;
     anim__state *state;
 } anim__module;

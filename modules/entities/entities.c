@@ -11,6 +11,10 @@
 
 #include "entities_internal.h"
 
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (entities__services.profiler)
+
 #include "ct_module.h"
 #include "entities_layout.h"
 
@@ -140,6 +144,7 @@ static void stop(void)
 static void frame_end(void *module, double dt)
 {
     (void)module, (void)dt;
+    CT_PROFILE_SCOPE("entities.gc");
     entities__collect_garbage_all();
 }
 
@@ -179,6 +184,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &entities__services.data),
     CT_MODULE_API(resource, 3, &entities__services.resource),
     CT_MODULE_API_OPTIONAL(registry, 3, &entities__services.registry),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &entities__services.profiler),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

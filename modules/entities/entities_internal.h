@@ -22,6 +22,7 @@ typedef struct entities_services_t {
     const ct_data_api_v1 *data;
     const ct_resource_api_v3 *resource;
     const ct_registry_api_v3 *registry; /* optional: without it listeners have no owner; v3 names them */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
     ct_allocator_t *a;
 } entities_services_t;
@@ -245,6 +246,17 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
  * if asked, the first entity. */
 int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
                           const float pos[3], const float rot[4], ct_entity_t *first);
+
+/* A loaded level or unit: its number of entities and their parent indices (UINT32_MAX: a root);
+ * the section of one component type (its data, instance count and entity indices), or NULL. */
+uint32_t entities__resource_entities(const void *resource, const uint32_t **parent_index);
+const void *entities__resource_section(const void *resource, uint64_t type_id, uint32_t *num_instances,
+                                       const uint32_t **entity_index);
+
+/* entities_handles.c: World.spawn (a handle listing what it made), World.find, and components
+ * added to and removed from live entities. */
+int entities__handles_lua_init(void);
+void entities__handles_lua_register(void);
 
 /* entities_debug_name.c */
 int entities__debug_name_init(void);

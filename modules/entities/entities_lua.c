@@ -291,10 +291,12 @@ void entities__lua_register(void)
 {
     L_API->register_module("World", world_fns, sizeof world_fns / sizeof world_fns[0]);
     L_API->register_module("Entity", entity_fns, sizeof entity_fns / sizeof entity_fns[0]);
+    entities__handles_lua_register();
 }
 
 int entities__lua_init(void)
 {
     entities__lua_register();
-    return L_API->run_string(prelude, "=entities_lua");
+    const int err = L_API->run_string(prelude, "=entities_lua");
+    return err ? err : entities__handles_lua_init();
 }

@@ -450,3 +450,23 @@ void entities__resource_shutdown(void)
     for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++)
         entities__services.resource->unregister_type(resource_names[i]);
 }
+
+uint32_t entities__resource_entities(const void *resource, const uint32_t **parent_index)
+{
+    const entity_resource_t *res = resource;
+    *parent_index = res ? res->parent_index : NULL;
+    return res ? res->num_entities : 0;
+}
+
+const void *entities__resource_section(const void *resource, uint64_t type_id, uint32_t *num_instances,
+                                       const uint32_t **entity_index)
+{
+    const entity_resource_t *res = resource;
+    for (uint32_t s = 0; res && s < res->num_sections; s++)
+        if (res->sections[s].type_id == type_id) {
+            *num_instances = res->sections[s].num_instances;
+            *entity_index = res->sections[s].entity_index;
+            return res->sections[s].data;
+        }
+    return NULL;
+}

@@ -19,6 +19,9 @@
 
 network__module_t network__m;
 
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (network__m.profiler)
 #define LOG(level, ...) network__m.log->write(network__m.self, level, __VA_ARGS__)
 
 static void on_log(void *user, const char *line)
@@ -184,6 +187,7 @@ void network__stop(void)
     if (!st->running)
         return;
     network__unlink_all();
+    network__replicas_clear();
     for (uint32_t c = 0; c < st->session.max_conns; c++)
         net_node_disconnect(&st->session.node, c, "left the session");
     net_node_service(&st->session.node, net_udp_now());
@@ -206,6 +210,7 @@ static void frame_begin(void *module, double dt)
     network__state_t *st = network__m.state;
     if (!st->running)
         return;
+    CT_PROFILE_SCOPE("network.receive");
     net_udp_poll(st->udp, 65536);
     net_session_tick(&st->session, net_udp_now());
     network__dispatch_rpc();
@@ -215,8 +220,10 @@ static void frame_begin(void *module, double dt)
 static void frame_end(void *module, double dt)
 {
     (void)module, (void)dt;
-    if (network__m.state->running)
+    if (network__m.state->running) {
+        CT_PROFILE_SCOPE("network.gather");
         network__gather();
+    }
 }
 
 /* ---- ct.network v1 ------------------------------------------------------------------------ */
@@ -289,6 +296,7 @@ static void stop(void)
     network__unregister_component();
     network__state_t *st = network__m.state;
     ct_free(network__m.a, st->rpc_queue, st->rpc_cap);
+    network__replicas_free();
 }
 
 /* Points every callback the old code had registered for the running session (libuv's, the
@@ -324,6 +332,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(resource, 3, &network__m.resource),
     CT_MODULE_API(data, 1, &network__m.data),
     CT_MODULE_API(host, 2, &network__m.host), /* v2: output_path */
+    CT_MODULE_API_OPTIONAL(profiler, 1, &network__m.profiler),
 };
 
 /* The state holds the running session (its sockets, connections and objects): a reload adopts

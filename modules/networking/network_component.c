@@ -186,7 +186,9 @@ void network__replica_created(uint32_t object)
         LOG(CT_LOG_ERROR, "replica of object %08x: no room for its entity", object);
         if (e.id)
             network__m.entity->destroy(e);
+        return;
     }
+    network__replicas_created(e, o, (double)net_udp_now() * 1e-6);
 }
 
 void network__unlink_all(void)
@@ -219,12 +221,14 @@ void network__gather(void)
 void network__apply(void)
 {
     network__state_t *st = network__m.state;
+    const double now = (double)net_udp_now() * 1e-6;
     network__manager_t *m = network__manager(st->world);
     for (uint32_t i = m ? m->n : 0; i-- > 0;) {
         const net_object_t *o = net_object_find(&st->session, m->object[i]);
         if (!o) {
             /* Destroyed by its owner: the replica goes too (owned ones were destroyed here). */
             const ct_entity_t e = m->entity[i];
+            network__replicas_destroyed(e, m->object[i], 0);
             remove_at(m, i);
             if (network__m.entity->alive(e))
                 network__m.entity->destroy(e);
@@ -236,8 +240,12 @@ void network__apply(void)
         if (!t.i)
             continue;
         ct_transform_pose_t pose = network__m.transform->local(st->world, t);
-        memcpy(pose.position, o->fields, sizeof pose.position);
-        memcpy(pose.rotation, o->fields + 3, sizeof pose.rotation);
+        /* Drawn between the snapshots received (network_replicas.c), else as it arrived. */
+        float drawn[7];
+        if (!network__replicas_pose(m->entity[i], o, now, drawn))
+            memcpy(drawn, o->fields, sizeof drawn);
+        memcpy(pose.position, drawn, sizeof pose.position);
+        memcpy(pose.rotation, drawn + 3, sizeof pose.rotation);
         network__m.transform->set_local(st->world, t, &pose);
     }
 }

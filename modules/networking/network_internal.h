@@ -39,6 +39,7 @@
 #include "ct_reload.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
+#include "network_replicas.h"
 
 /* NETWORK_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
  * layouts of network__state_t, network__manager_t and every struct they reach (network_layout.h,
@@ -66,6 +67,7 @@ typedef struct network__state_t {
     uint32_t rpc_len, rpc_cap;
     uint32_t rpc_queued[256]; /* bytes per peer */
     uint8_t key[CT_NETWORK_KEY_BYTES];
+    network__replicas_t replicas; /* network_replicas.c */
 } network__state_t;
 
 typedef struct network__module_t {
@@ -79,6 +81,7 @@ typedef struct network__module_t {
     const ct_resource_api_v3 *resource; /* v3: check_fields */
     const struct ct_data_api_v1 *data;
     const struct ct_host_api_v2 *host; /* v2: output_path, for the traffic log */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *a;
     network__state_t *state;
 } network__module_t;

@@ -460,5 +460,6 @@ void network__register_lua(void)
         {"__nearest", l_network_nearest},
     };
     LUA->register_module("Network", fns, sizeof fns / sizeof fns[0]);
+    network__replicas_register_lua();
     LUA->run_string(prelude, "=networking");
 }

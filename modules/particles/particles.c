@@ -5,6 +5,7 @@
  */
 #include "ct_data.h"
 #include "ct_module.h"
+#include "ct_profiler.h"
 #include "particles_internal.h"
 
 particles_module_t particles__m;
@@ -50,7 +51,9 @@ static void api_simulate(ct_world_o *world, float dt)
                                 "particles: simulate: %s", w ? "dt must be in (0, 1]" : "no world");
         return;
     }
+    ct_profile_scope_t scope = ct_profile_scope_begin(particles__m.profiler, "particles.simulate");
     particles__simulate(w, dt);
+    ct_profile_scope_end(&scope);
 }
 
 static uint32_t api_count(ct_world_o *world, ct_particle_emitter_t e)
@@ -143,6 +146,7 @@ static const ct_api_need_t requires[] = {
     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_EXPR_API, 1, 0, 0, "ct.expr"},
     {CT_TRANSFORM_API, 2, 0, CT_API_OPTIONAL, "ct.transform"},
+    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
 };
 
 static void *const api_slots[] = {
@@ -150,7 +154,7 @@ static void *const api_slots[] = {
     &particles__m.lua,  &particles__m.jobs,
     &particles__m.resource, &particles__m.data,
     &particles__m.component, &particles__m.expr,
-    &particles__m.transform,
+    &particles__m.transform, &particles__m.profiler,
 };
 
 static const ct_module_v2_t module = {

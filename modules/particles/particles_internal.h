@@ -81,6 +81,7 @@ typedef struct particles_module_t {
     const ct_component_api_v2 *component;
     const ct_expr_api_v1 *expr;
     const ct_transform_api_v2 *transform; /* optional */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
     ct_allocator_t *allocator;
     particles_state_t *state;

@@ -6,6 +6,9 @@
 #include "physics_internal.h"
 
 #include "ct_expr.h"
+#include "ct_profiler.h"
+#undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
+#define CT_PROFILER (physics__m.profiler)
 
 #include "ct_memory.h"
 #include "ct_module.h"
@@ -294,6 +297,7 @@ static void queue_callbacks(physics__body_manager *m)
 
 static void simulate(ct_world_o *w, float dt)
 {
+    CT_PROFILE_SCOPE("physics.simulate");
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
         PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: refused dt %g (must be within [1e-5, 1] s)",
                     (void *)w, (double)dt);
@@ -319,7 +323,9 @@ static void simulate(ct_world_o *w, float dt)
         return;
     }
     read_transforms(m);
+    ct_profile_scope_t step = ct_profile_scope_begin(physics__m.profiler, "physics.step");
     const int err = physics__scene_step(&m->scene, dt);
+    ct_profile_scope_end(&step);
     if (err)
         PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w, physics__m.log->error_message(err));
     const physics__step_report *r = &m->scene.report;
@@ -863,6 +869,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
     CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
     CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &physics__m.profiler),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

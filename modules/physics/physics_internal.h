@@ -794,6 +794,7 @@ typedef struct physics__module {
      * body's transform (NULL: they are read at every step). */
     const ct_transform_api_v4 *transform_changes;
     const struct ct_expr_api_v1 *expr; /* optional: force fields (physics_fields.c) */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     physics__state *state;
 } physics__module;
 

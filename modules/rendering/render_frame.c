@@ -7,6 +7,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_profiler.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -288,19 +290,25 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     render__particles_record(s, world, job.eye, job.forward, job.near_plane, job.far_plane,
                              job.right, job.up);
     render__record_debug(s);
+    ct_profile_scope_t phase = ct_profile_scope_begin(render__m.profiler, "render.gather");
     render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
+    ct_profile_scope_end(&phase);
+    phase = ct_profile_scope_begin(render__m.profiler, "render.sort_build");
     uint32_t packets = 0;
     for (uint32_t c = 1; c <= ranges; c++)
         packets += s->queue.contexts[c].n;
     if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) || s->queue.failed) {
+        ct_profile_scope_end(&phase);
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
         return CT_ERR_NOMEM;
     }
+    ct_profile_scope_end(&phase);
     /* What the camera sees: the draws recorded, less those into the shadow map. */
     uint32_t visible = packets;
     for (uint32_t k = 0; job.shadow && k < s->queue.num_packets; k++)
         visible -= s->queue.sorted[k].context != 0 && /* context 0: layer begins and passes */
                    render__key_decode(s->queue.sorted[k].key).layer == s->pipeline.shadow_layer;
+    phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
     const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
                                                        s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
@@ -309,6 +317,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }
+    ct_profile_scope_end(&phase);
     s->stats = (ct_render_stats_t){
         .frame = s->stats.frame + 1, .objects = meshes->n, .visible = visible,
         .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,

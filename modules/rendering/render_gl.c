@@ -275,6 +275,8 @@ void render__gl_destroy(render__gl *g)
 
 const char *render__gl_renderer(const render__gl *g) { return g->renderer; }
 
+unsigned long render__gl_x11_window(const render__gl *g) { return g->x_display ? g->x_window : 0; }
+
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices)
 {

@@ -131,6 +131,8 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
 void render__gl_destroy(render__gl *g);
 /* The renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)") and version. */
 const char *render__gl_renderer(const render__gl *g);
+/* The X11 window (an XID) in window mode, else 0. */
+unsigned long render__gl_x11_window(const render__gl *g);
 
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,

@@ -26,6 +26,7 @@
 #include "ct_data.h"
 #include "ct_entity.h"
 #include "ct_host.h"
+#include "ct_input.h"
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
@@ -211,11 +212,16 @@ typedef struct render__module {
     const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
     const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
+    const ct_input_api_v1 *input; /* optional: gets the --window for keyboard and mouse */
+    const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
 
 extern render__module render__m;
+
+/* render_runtime.c: Render.set_material and other changes while the game runs. */
+void render__register_runtime_lua(void);
 extern const ct_render_api_v1 render__api_v1;
 extern const ct_render_api_v2 render__api_v2;
 

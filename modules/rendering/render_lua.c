@@ -266,4 +266,5 @@ void render__register_lua(void)
         {"debug_skeleton", l_render_debug_skeleton}, {"debug_text", l_render_debug_text},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
+    render__register_runtime_lua();
 }

@@ -11,6 +11,7 @@
 #include "ct_plugin.h"
 #include "render_gl_internal.h" /* render__state reaches struct render__gl: part of the layout */
 #include "render_layout.h"
+#include "ct_profiler.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,6 +45,8 @@ static int start_gl(void)
     render__upload_meshes();
     render__upload_textures();
     render__upload_font();
+    if (render__m.input && render__gl_x11_window(s->gl))
+        render__m.input->attach_x11(render__gl_x11_window(s->gl));
     return 0;
 }
 
@@ -109,7 +112,9 @@ static int capture(const char *path)
 static int render(ct_world_o *world, ct_entity_t camera)
 {
     render__state *s = render__m.state;
+    ct_profile_scope_t scope = ct_profile_scope_begin(render__m.profiler, "render.frame");
     const int r = render__frame(world, camera);
+    ct_profile_scope_end(&scope);
     if (r || !s->have_frame)
         return r;
     /* Written at every frame, so the file holds the last frame while its meshes are loaded. */
@@ -207,6 +212,8 @@ static int read_options(void)
 static void release_state(void)
 {
     render__frame_free();
+    if (render__m.input && render__m.state->gl && render__gl_x11_window(render__m.state->gl))
+        render__m.input->detach_x11(render__gl_x11_window(render__m.state->gl));
     render__gl_destroy(render__m.state->gl);
 }
 
@@ -259,6 +266,8 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
     CT_MODULE_API_OPTIONAL(particles, 1, &render__m.particles),
+    CT_MODULE_API_OPTIONAL(input, 1, &render__m.input),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &render__m.profiler),
 };
 
 static const ct_module_v3_t module = {

@@ -42,7 +42,7 @@ compile_fails "repeat.spacing\[0\]: expected a finite number, not a string"
 level 'components = { debug_name = { nmae = "x" } }'
 compile_fails "debug_name.nmae: unknown field \(did you mean 'name'\?\)"
 level 'components = { transform = {} } zzzzzz = 1'
-compile_fails "zzzzzz: unknown field \(known: name, components, children, repeat\)"
+compile_fails "zzzzzz: unknown field \(known: id, name, components, children, repeat\)"
 # An unknown component type is skipped with a warning (an error under --strict), with the nearest.
 level 'components = { trasform = {} }'
 expect 1 "unknown component type 'trasform'" --project "$p" --modules "$CUTTLE_MODULES" --strict
