@@ -120,4 +120,10 @@ out=$("$bin/cuttle-compile" --strict --project "$scratch/foo" 2>&1) || { echo "$
 out=$("$bin/cuttle" --strict --project "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated project did not run"; }
 grep -qx "Hello, 2 entities!" <<< "$out" || { echo "$out"; fail "the generated plugin did not greet the level"; }
 grep -qx "acme.foo greeted 1 time(s)" <<< "$out" || { echo "$out"; fail "the generated plugin's state was lost"; }
+# --provides: the plugin provides another API name (its header and id follow that name).
+"$bin/cuttle-new-plugin" acme.bar --provides acme.counter --dir "$scratch/bar" > /dev/null ||
+    fail "cuttle-new-plugin --provides failed"
+out=$(make -C "$scratch/bar" 2>&1) || { echo "$out"; fail "the --provides plugin did not build"; }
+out=$("$bin/cuttle" --strict --list --plugin "$scratch/bar/plugins/acme_bar.so" 2>&1) || { echo "$out"; fail "the --provides plugin did not load"; }
+grep -q "provides: acme.counter v1" <<< "$out" || { echo "$out"; fail "the --provides plugin does not provide acme.counter v1"; }
 echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules, and a generated plugin"

@@ -2,7 +2,8 @@
 # cuttle-new-plugin: writes a working plugin folder for a plugin named NAME (e.g. acme.foo):
 #   <stem>.c            the plugin, a ct_module_v3_t (ct_module.h): state kept across hot
 #                       reloads, a Lua module, the API it provides
-#   <prefix>_<stem>.h   that API (NAME v1), its id from cuttle-hash
+#   <api>.h             the API it provides (NAME v1, or --provides API v1), its id from
+#                       cuttle-hash
 #   Makefile            builds plugins/<prefix>_<stem>.so (the file name the kernel looks
 #                       for: the plugin name with '.' as '_') with `pkg-config --cflags cuttle-plugin`, to a
 #                       temporary name renamed into place (a running `cuttle --watch` never
@@ -10,32 +11,38 @@
 #   meson.build         the same plugin for meson (dependency('cuttle-plugin'))
 #   project.sjson, boot.lua, levels/start.level
 #                       a tiny project that loads the plugin from plugins/ and runs it
-# usage: cuttle-new-plugin NAME [--dir DIR]     (DIR defaults to ./<stem>)
+# usage: cuttle-new-plugin NAME [--provides API] [--dir DIR]     (DIR defaults to ./<stem>)
 set -eu
-usage="usage: cuttle-new-plugin NAME [--dir DIR]
+usage="usage: cuttle-new-plugin NAME [--provides API] [--dir DIR]
 writes a plugin folder for NAME (lower case, with a prefix: acme.foo) and a project that runs it;
 then: cd DIR && make && cuttle-compile --project . && cuttle --project ."
-name= dir=
+name= dir= api=
 while [ $# -gt 0 ]; do
     case $1 in
         -h|--help) echo "$usage"; exit 0 ;;
         --dir) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; dir=$2; shift ;;
+        --provides) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; api=$2; shift ;;
         -*) echo "cuttle-new-plugin: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
         *) [ -z "$name" ] || { echo "$usage" >&2; exit 2; }; name=$1 ;;
     esac
     shift
 done
 [ -n "$name" ] || { echo "$usage" >&2; exit 2; }
-case $name in
-    ct.*) echo "cuttle-new-plugin: names under 'ct.' are the engine's; pick your own prefix (acme.foo)" >&2; exit 2 ;;
-    [a-z]*.[a-z]*) ;;
-    *) echo "cuttle-new-plugin: '$name' is not prefix.name in lower case (acme.foo)" >&2; exit 2 ;;
-esac
-case $name in *[!a-z0-9_.]*|*..*|*.) echo "cuttle-new-plugin: '$name' may hold only a-z, 0-9, '_' and '.'" >&2; exit 2 ;; esac
+api=${api:-$name}
+for n in "$name" "$api"; do
+    case $n in
+        ct.*) echo "cuttle-new-plugin: names under 'ct.' are the engine's; pick your own prefix (acme.foo)" >&2; exit 2 ;;
+        [a-z]*.[a-z]*) ;;
+        *) echo "cuttle-new-plugin: '$n' is not prefix.name in lower case (acme.foo)" >&2; exit 2 ;;
+    esac
+    case $n in *[!a-z0-9_.]*|*..*|*.) echo "cuttle-new-plugin: '$n' may hold only a-z, 0-9, '_' and '.'" >&2; exit 2 ;; esac
+done
 stem=${name##*.}
 prefix=$(echo "${name%.*}" | tr . _)
 ident=${prefix}_${stem}                       # acme_foo
 IDENT=$(echo "$ident" | tr a-z A-Z)           # ACME_FOO
+api_ident=$(echo "$api" | tr . _)             # the provided API's C names
+API_IDENT=$(echo "$api_ident" | tr a-z A-Z)
 Module=$(echo "$stem" | cut -c1 | tr a-z A-Z)$(echo "$stem" | cut -c2-)   # Foo
 dir=${dir:-$stem}
 [ ! -e "$dir" ] || { echo "cuttle-new-plugin: $dir exists; give another --dir" >&2; exit 1; }
@@ -44,32 +51,32 @@ dir=${dir:-$stem}
 here=$(dirname "$0")
 hash=$here/cuttle-hash
 [ -x "$hash" ] || hash=$(command -v cuttle-hash) || { echo "cuttle-new-plugin: cuttle-hash not found" >&2; exit 1; }
-id_line=$("$hash" "$name" | grep "_API ")
+id_line=$("$hash" "$api" | grep "_API ")
 
 mkdir -p "$dir/plugins" "$dir/levels"
-cat > "$dir/$ident.h" <<EOF
+cat > "$dir/$api_ident.h" <<EOF
 /*
- * $ident.h: the API of the plugin "$name", version 1. Written by cuttle-new-plugin.
- * Id: cuttle-hash $name. Once published it is frozen: a change is ${ident}_api_v2.
+ * $api_ident.h: the API "$api", version 1, provided by the plugin "$name". Written by cuttle-new-plugin.
+ * Id: cuttle-hash $api. Once published it is frozen: a change is ${api_ident}_api_v2.
  */
-#ifndef ${IDENT}_H
-#define ${IDENT}_H
+#ifndef ${API_IDENT}_H
+#define ${API_IDENT}_H
 
 #include "ct_types.h"
 
 $id_line
 
-typedef struct ${ident}_api_v1 {
+typedef struct ${api_ident}_api_v1 {
     /* How many greetings the plugin has made; the count survives hot reloads. */
     uint64_t (*greetings)(void);
-} ${ident}_api_v1;
+} ${api_ident}_api_v1;
 
 #endif
 EOF
 
 cat > "$dir/$stem.c" <<EOF
 /*
- * $stem: the plugin "$name", written by cuttle-new-plugin. It provides $ident.h, adds the Lua
+ * $stem: the plugin "$name", written by cuttle-new-plugin. It provides $api_ident.h, adds the Lua
  * module $Module ($Module.greet(who) -> "Hello, who!", $Module.greetings()) and keeps its state
  * in one block that ct_module.h hands across hot reloads (bump ${IDENT}_LAYOUT when the block's
  * layout changes).
@@ -78,7 +85,7 @@ cat > "$dir/$stem.c" <<EOF
 
 #include "ct_lua.h"
 #include "ct_module.h"
-#include "$ident.h"
+#include "$api_ident.h"
 
 #define ${IDENT}_LAYOUT 1u
 
@@ -128,7 +135,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(lua, 1, &lua_api),
     CT_MODULE_API_NO_SLOT(memory, 1),
 };
-static const ct_api_ref_t provides[] = {CT_API_PROVIDE("$name", 1, ${ident}_api_v1)};
+static const ct_api_ref_t provides[] = {CT_API_PROVIDE("$api", 1, ${api_ident}_api_v1)};
 
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "$name", .version = {1, 0, 0, 0},
@@ -142,8 +149,8 @@ static const ct_module_v3_t module = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ${ident}_api_v1 table = {.greetings = greetings};
-    static const ct_api_table_t tables[] = {{${IDENT}_API, 1, &table}};
+    static const ${api_ident}_api_v1 table = {.greetings = greetings};
+    static const ct_api_table_t tables[] = {{${API_IDENT}_API, 1, &table}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }
 EOF
@@ -159,7 +166,7 @@ ifeq (\$(SDK_CFLAGS),)
 \$(error pkg-config does not find cuttle-plugin: set PKG_CONFIG_PATH to the SDK's lib/.../pkgconfig)
 endif
 
-plugins/$ident.so: $stem.c $ident.h
+plugins/$ident.so: $stem.c $api_ident.h
 	mkdir -p plugins
 	\$(CC) -std=c11 -Wall -Wextra -fPIC -fvisibility=hidden \$(CFLAGS) \$(SDK_CFLAGS) $stem.c \\
 	    -shared -Wl,-z,defs -o plugins/.$ident.so.part
@@ -215,5 +222,5 @@ entities = [
 ]
 EOF
 
-echo "wrote $dir: $stem.c $ident.h Makefile meson.build project.sjson boot.lua levels/start.level"
+echo "wrote $dir: $stem.c $api_ident.h Makefile meson.build project.sjson boot.lua levels/start.level"
 echo "next: cd $dir && make && cuttle-compile --project . && cuttle --project ."
