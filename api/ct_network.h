@@ -31,6 +31,39 @@
  * protocol is disconnected and the log names it ("peer 127.0.0.1:40002 broke the protocol:
  * ...").
  *
+ * Threat model. Who may do what, and what holds whatever they send (tests/networking:
+ * network_hostile plays each of them; fuzz_net_session plays a hostile peer through a whole
+ * session and checks these invariants after every message).
+ *   - Anyone who can send UDP to the port, without the key (or with no key configured, anyone
+ *     not yet joined): gets no reply larger than its request and costs no allocation before the
+ *     cookie handshake completes; cannot inject into a sealed session (every datagram is
+ *     authenticated when a key is set); once connected but not joined it can do nothing but say
+ *     hello: replication, RPC and user messages before the host welcomed it (or, peer to peer,
+ *     before the host announced its id at its address) break the protocol. It cannot claim a
+ *     peer id on a peer (PEER_HELLO binds only the id the host gave that address), and ids a
+ *     departed peer held come back only after every other id was given (object ids never
+ *     repeat: the welcome carries the id's newest serial). Without a key, a node is open to
+ *     anyone who can reach it: bind to loopback or a private address, or set a key.
+ *   - A peer with the key (joined): is trusted with its own objects and nothing else. It may
+ *     create objects only in its own id namespace (the id's top byte), within a quota of live
+ *     objects (max_objects / 8 by default), each state a valid pose (position within
+ *     +-CT_TRANSFORM_MAX_POSITION, rotation not all zero, every value finite); update and
+ *     destroy only the objects it owns at their current migration counter; it cannot take
+ *     ownership (migrations are the host's word: a MIGRATE the host did not order is ignored or,
+ *     at the host, a breach), destroy another's object (a breach), or plant tombstones for ids
+ *     not yet used. Its RPC calls are decoded against the receiver's schema and run at most
+ *     CT_NETWORK_RPC_BUDGET per frame, never as code, and never after it left. Everything it
+ *     sends is bounded by the connection caps (queued bytes, messages, fragments). It can send
+ *     its own objects' state as it likes (that is the game's to judge) and spend its budgets.
+ *   - A malicious host: is trusted with what a host decides: who joins and with which id, and
+ *     who owns each object (migrations, taking over a departed peer's objects); it can also
+ *     drop or delay anything it relays in client-server mode. It cannot make a peer crash,
+ *     allocate without bound, or run code; its poses are checked like anyone's; the peers a
+ *     welcome lists are tried twice each at most, so it cannot make a joiner
+ *     send CONNECTs to arbitrary addresses for ever.
+ *   What nobody can do: read or write files through the module (a traffic log's path follows
+ *   the host's output rules, api/ct_host.h), or make an engine block.
+ *
  * Debugging aids: `CUTTLE_NO_TIMEOUTS=1` in the environment (or set_timeouts(false), or
  * Network.set_timeouts(false)) disables every timeout, for sessions stopped in a debugger; many
  * nodes run on one machine on different ports; `traffic_log` writes every datagram in and out
