@@ -102,6 +102,21 @@ typedef struct ct_spawn_context_t {
 } ct_spawn_context_t;
 
 /*
+ * The engine's own component types spawn in this order (ct_component_type_t.spawn_order, lowest
+ * first). A game's type that reads another type's instances at spawn picks a number above it:
+ * e.g. CT_SPAWN_ORDER_PHYSICS + 1 for a type that needs bodies. Numbers may repeat; types of one
+ * number spawn in registration order.
+ */
+#define CT_SPAWN_ORDER_TRANSFORM 0u      /* "transform": first, everything else reads it */
+#define CT_SPAWN_ORDER_PHYSICS 10u       /* physics bodies and colliders */
+#define CT_SPAWN_ORDER_ANIMATION 20u     /* "animation": after transforms */
+#define CT_SPAWN_ORDER_RENDER 20u        /* meshes, lights, cameras: after transforms and physics */
+#define CT_SPAWN_ORDER_FORCE_FIELD 25u   /* physics force fields: after transforms and bodies */
+#define CT_SPAWN_ORDER_PARTICLES 30u     /* particle emitters: after transforms */
+#define CT_SPAWN_ORDER_NETWORK 100u      /* "network": after everything it replicates */
+#define CT_SPAWN_ORDER_DEBUG_NAME 1000u  /* "debug_name": last */
+
+/*
  * A component type, registered by the module that implements it (transforms, physics, a game's
  * own). Every callback runs on the main thread. Strings must stay valid while registered.
  */

@@ -119,7 +119,11 @@ enum {
  *   id:       CT_XXX_API.
  *   version:  the major version (struct ct_xxx_api_v<version>).
  *   size:     in `provides`, sizeof the struct; the kernel keeps a copy of that many bytes at a
- *             stable address and swaps it on reload. Ignored in `requires`.
+ *             stable address and swaps it on reload. Ignored in `requires`. A provided "ct.*"
+ *             table (a studio's replacement of an engine module) is checked at load against
+ *             this SDK's header for that version: a size other than sizeof ct_xxx_api_v<version>,
+ *             or a function slot left NULL, refuses the plugin naming the API and the slot,
+ *             unless the header's comment on the slot says "optional slot".
  *   flags:    CT_API_OPTIONAL in `requires`.
  *   name:     the API's name ("ct.transform"), used in messages. Must hash to `id`; with `id` 0
  *             the kernel takes the hash of `name` (what the CT_API_ macros below write).

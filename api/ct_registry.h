@@ -37,7 +37,8 @@ typedef struct ct_plugin_info_t {
     const ct_api_ref_t *provides;
     uint32_t num_provides;
     /* Named `requires` until SDK 0.1 (a C++20 keyword now); C sources may keep that name. For a
-     * v2 plugin, `version` is the lowest accepted and `chosen` below tells which one it got. */
+     * v2 plugin, `version` is the lowest accepted; the plugin itself learns the version it got
+     * from ct_plugin_host_t.chosen_version (api/ct_plugin.h), and `cuttle --list` prints it. */
 #ifdef __cplusplus
     const ct_api_ref_t *required;
 #else

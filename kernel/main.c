@@ -39,6 +39,9 @@ static const char usage[] =
     "                       else 10); 0: never\n"
     "  --no-timeouts        switch every timeout off (console, networking, scripts), for a debugger\n"
     "                       session; the same as CUTTLE_NO_TIMEOUTS=1\n"
+    "  --debug              keep each plugin's private copy as a named file while it is loaded\n"
+    "                       ($TMPDIR/cuttle-plugin-*-<file>.so) so gdb and lldb load its\n"
+    "                       symbols; the same as CUTTLE_DEBUG=1\n"
     "  --memory-debug MODES fill,canary (or CUTTLE_MEMORY_DEBUG); --jobs N worker threads\n"
     "  --output DIR         where files scripts ask the engine to write go (traffic logs,\n"
     "                       screenshots, captures; canonical relative names, no links); default .\n"
@@ -140,7 +143,7 @@ static bool kernel_option(const char *a)
 {
     static const char *const known[] = {"--help", "--list", "--strict", "--watch", "--project",
                                         "--modules", "--plugin", "--frames", "--dt", "--fps", "--jobs",
-                                        "-e", "--memory-debug", "--no-timeouts",
+                                        "-e", "--memory-debug", "--no-timeouts", "--debug",
                                         "--script-timeout"};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
@@ -171,6 +174,9 @@ static int parse_args(int argc, char **argv, options_t *o)
             o->desc.strict = true;
         } else if (!strcmp(a, "--watch")) {
             o->desc.watch = true;
+        } else if (!strcmp(a, "--debug")) {
+            /* Read by the plugin loader at each load (kernel/plugins/library.c). */
+            setenv("CUTTLE_DEBUG", "1", 1);
         } else if (!strcmp(a, "--no-timeouts")) {
             /* One switch for every part that times out: each reads CUTTLE_NO_TIMEOUTS at start. */
             setenv("CUTTLE_NO_TIMEOUTS", "1", 1);

@@ -14,7 +14,9 @@
 #include <sys/stat.h>
 
 #include "base/leftovers.h"
+#include "base/log.h"
 #include "ct_hash.h"
+#include "plugins/api_tables.h"
 #include "plugins/plugins_internal.h"
 
 /* More declared APIs than this is garbage metadata, not a real plugin. */
@@ -203,6 +205,36 @@ static bool check_refs(const ct_api_ref_t *refs, uint32_t n, bool provides, cons
     return true;
 }
 
+/* A provided ct.* table must be the struct this kernel's headers define for that version and fill
+ * every function slot the header does not mark optional: a table built against another header,
+ * or with a slot left NULL, would crash whoever calls it later, far from the plugin at fault. */
+static int check_ct_table(const ct_api_ref_t *ref, const void *table, const char *api, char *err, size_t err_size)
+{
+    const api_table_t *known = NULL;
+    for (unsigned i = 0; i < api_tables_count && !known; i++)
+        if (api_tables[i].id == ref->id && api_tables[i].version == ref->version)
+            known = &api_tables[i];
+    if (!known)
+        return 0;
+    if (ref->size != known->size) {
+        snprintf(err, err_size, "provides %s v%u with a table of %u bytes, but %s is %zu bytes "
+                 "(build it against this SDK's headers, or provide the version it was written for)",
+                 api, ref->version, ref->size, known->struct_name, known->size);
+        return CT_ERR_BAD_DATA;
+    }
+    for (unsigned i = 0; i < known->num_slots; i++) {
+        void *fn;
+        memcpy(&fn, (const char *)table + known->slots[i].offset, sizeof fn);
+        if (!fn) {
+            snprintf(err, err_size, "provides %s v%u with slot '%s' NULL (%s.%s is not optional: "
+                     "fill it, or provide an older version)", api, ref->version,
+                     known->slots[i].name, known->struct_name, known->slots[i].name);
+            return CT_ERR_BAD_DATA;
+        }
+    }
+    return 0;
+}
+
 /* Asks for every provided table once, now, and checks each lies in the file: a plugin that
  * declares an API and answers NULL (or garbage) for it is refused at load, naming the API. */
 static int read_own_tables(ct_plugin_o *p, const segments_t *s, char *err, size_t err_size)
@@ -228,6 +260,9 @@ static int read_own_tables(ct_plugin_o *p, const segments_t *s, char *err, size_
                      api, ref->version, ref->size);
             return CT_ERR_BAD_DATA;
         }
+        int code = check_ct_table(ref, table, api, err, err_size);
+        if (code < 0)
+            return code;
         p->own_tables[i] = table;
     }
     return 0;
@@ -402,11 +437,46 @@ static int read_metadata(ct_plugin_o *p, const segments_t *s, char *err, size_t 
 
 /* ---- the file ---- */
 
-/* "<n>.so", what follows "<pid>-<start>-" in the name of a private copy. */
+/* The characters of a plugin's file name a debug copy's name keeps. */
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+
+/* "<n>.so", or "<n>-<file name>.so" for a debug copy: what follows "<pid>-<start>-" in the name
+ * of a private copy. */
 static bool numbered_library(const char *suffix)
 {
     size_t digits = strspn(suffix, "0123456789");
-    return digits > 0 && digits <= 10 && strcmp(suffix + digits, ".so") == 0;
+    if (digits == 0 || digits > 10)
+        return false;
+    if (suffix[digits] == '-') {
+        size_t named = strspn(suffix + digits + 1, NAME_CHARS);
+        return named > 3 && suffix[digits + 1 + named] == '\0' &&
+               strcmp(suffix + digits + 1 + named - 3, ".so") == 0;
+    }
+    return strcmp(suffix + digits, ".so") == 0;
+}
+
+/* --debug sets CUTTLE_DEBUG=1: private copies are named after their plugin's file and stay
+ * linked while loaded, so gdb's `info sharedlibrary` tells them apart and can read their symbols
+ * (an unlinked copy has no file for the debugger to open). */
+static bool debug_copies(void)
+{
+    const char *v = getenv("CUTTLE_DEBUG");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* "-<file name>" for a debug copy of `path`: its last component, kept to NAME_CHARS. */
+static void debug_suffix(const char *path, char *out, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = 0;
+    out[n++] = '-';
+    for (const char *c = base; *c && n + 1 < size; c++)
+        out[n++] = strchr(NAME_CHARS, *c) ? *c : '_';
+    out[n] = '\0';
+    /* Keep ".so" last, so the name reads as a library and the sweep recognises it. */
+    if (n < 4 || strcmp(out + n - 3, ".so") != 0)
+        snprintf(out + (n + 4 < size ? n : size - 4), 4, ".so");
 }
 
 /* Private copies are named after their process (base/leftovers.h): a process killed between the
@@ -423,7 +493,7 @@ static const leftovers_kind_t private_copies = {
  * or at the --watch reload of a file cut short), so such a file is refused before dlopen. Only
  * what the dynamic loader reads is checked: the header, the program headers, each loaded or
  * dynamic segment's file range. */
-static bool elf_whole(const char *path, char *err, size_t err_size)
+bool loader__elf_whole(const char *path, char *err, size_t err_size)
 {
     FILE *f = fopen(path, "rb");
     struct stat st;
@@ -461,8 +531,12 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     leftovers__tmp_dir(dir, sizeof dir);
     if (!counter)
         leftovers__sweep(&private_copies, dir);
+    const bool keep = debug_copies();
+    char suffix[80] = ".so";
+    if (keep)
+        debug_suffix(path, suffix, sizeof suffix);
     size_t named = leftovers__name(&private_copies, dir, tmp, sizeof tmp) ? strlen(tmp) : 0;
-    if (!named || snprintf(tmp + named, sizeof tmp - named, "%u.so", ++counter) >=
+    if (!named || snprintf(tmp + named, sizeof tmp - named, "%u%s", ++counter, suffix) >=
                       (int)(sizeof tmp - named)) {
         snprintf(err, err_size, "cannot be copied to a private file: the temporary folder's path "
                  "(%s) is too long", dir);
@@ -475,7 +549,7 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
         snprintf(err, err_size, "cannot be copied to a private file (%s): %s", tmp, uv_strerror(rc));
         return CT_ERR_IO;
     }
-    if (!elf_whole(tmp, err, err_size)) {
+    if (!loader__elf_whole(tmp, err, err_size)) {
         remove(tmp);
         return CT_ERR_BAD_DATA;
     }
@@ -487,6 +561,11 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     snprintf(err, err_size, "is not a loadable shared library: %s%s", why ? why : "unknown error",
              noexec ? " (if the temporary folder does not allow programs, set TMPDIR to one that "
                       "does)" : "");
+    if (p->lib && keep && (p->copy_path = strdup(tmp)) != NULL) {
+        log__write(NULL, CT_LOG_INFO, "--debug: %s runs from %s (kept until it is unloaded)",
+                   path, tmp);
+        return 0;
+    }
     remove(tmp);
     return p->lib ? 0 : CT_ERR_IO;
 }
@@ -539,6 +618,15 @@ void loader__close(ct_plugin_o *p)
     if (p->lib)
         dlclose(p->lib);
     p->lib = NULL;
+    loader__drop_copy(p);
+}
+
+void loader__drop_copy(ct_plugin_o *p)
+{
+    if (p->copy_path)
+        remove(p->copy_path);
+    free(p->copy_path);
+    p->copy_path = NULL;
 }
 
 const char *loader__name_address(const void *address, const char **file)

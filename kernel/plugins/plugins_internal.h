@@ -51,6 +51,9 @@ struct ct_plugin_o {
 
     /* The dlopen handle of the plugin's private copy (see loader__open). */
     void *lib;
+    /* With --debug (CUTTLE_DEBUG=1) the copy stays linked while loaded, so a debugger can read
+     * its symbols: its path, removed by loader__close or when a reload replaces the code. */
+    char *copy_path;
     ct_get_api_f get_plugin_api;
     const ct_plugin_api_v0 *v0;
     const ct_plugin_api_v1 *v1;
@@ -104,6 +107,11 @@ void loader__skip(ct_plugin_o *p, const ct_api_ref_t *ref, const ct_plugin_o *pr
  * with the reason (without the plugin's name) in `err`; the library stays open when it was
  * opened (p->lib) so its record can be freed uniformly with loader__close. */
 int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size);
+/* Whether the file at `path` is an ELF file holding every byte its program headers map (a file
+ * a linker is still writing is not); false fills `err` with why. */
+/* Removes a --debug copy's file (the code stays mapped); nothing without --debug. */
+void loader__drop_copy(ct_plugin_o *p);
+bool loader__elf_whole(const char *path, char *err, size_t err_size);
 /* Closes p->lib if open. */
 void loader__close(ct_plugin_o *p);
 /* The file name (without folder) the plugin `name` must have in a module folder:

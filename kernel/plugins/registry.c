@@ -139,6 +139,7 @@ void registry__plugin_free(ct_plugin_o *p)
     free(p->provides);
     free(p->requires);
     free(p->retired);
+    loader__drop_copy(p);
     free(p->name);
     free(p->path);
     free(p);

@@ -19,6 +19,7 @@ struct loader_watch_t {
     ct_plugin_o *plugin;
     const char *file; /* the plugin's file name inside the watched folder */
     bool pending;
+    bool waiting; /* the changed file is not a whole library yet (said once, at debug level) */
     file_stamp_t seen;   /* at the last safe point since the change event */
     uint64_t seen_at;    /* uv_hrtime() when `seen` was taken */
     file_stamp_t loaded; /* of the code running now */
@@ -230,6 +231,10 @@ static void adopt(ct_plugin_o *p, ct_plugin_o *n)
     retire(p, p->lib);
     p->lib = n->lib;
     n->lib = NULL;
+    /* The retired code is no longer the plugin's: its --debug copy goes, the new one stays. */
+    loader__drop_copy(p);
+    p->copy_path = n->copy_path;
+    n->copy_path = NULL;
     p->get_plugin_api = n->get_plugin_api;
     p->v1 = n->v1;
     p->v2 = n->v2;
@@ -390,6 +395,19 @@ uint32_t loader__apply_reloads(void)
         }
         if (t - w->seen_at < RELOAD_QUIET_NS)
             continue;
+        /* A linker may create the file empty (or write it in pieces) and pause longer than the
+         * quiet period: a file that is not yet a whole library is waited for, quietly, until the
+         * next change makes it one (before: "file too short" and a failed reload). */
+        char why[256];
+        if (!loader__elf_whole(w->plugin->path, why, sizeof why)) {
+            w->seen = (file_stamp_t){-1, -1};
+            if (!w->waiting)
+                log__write(NULL, CT_LOG_DEBUG, "plugin '%s': %s %s; waiting for the build to finish", w->plugin->name,
+                           w->plugin->path, why);
+            w->waiting = true;
+            continue;
+        }
+        w->waiting = false;
         w->pending = false;
         if (same_stamp(now, w->loaded))
             continue;

@@ -333,7 +333,7 @@ void anim__collect(anim__manager *m)
 /* After transforms and physics: an instance links to its entity's placed transform. */
 static const ct_component_type_t type = {
     .name = CT_ANIMATION_COMPONENT_NAME,
-    .spawn_order = 20,
+    .spawn_order = CT_SPAWN_ORDER_ANIMATION,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = sizeof(anim__instance_data),

@@ -242,7 +242,7 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_component_type_t debug_name_type = {
     .name = "debug_name",
-    .spawn_order = 1000,
+    .spawn_order = CT_SPAWN_ORDER_DEBUG_NAME,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = CT_DEBUG_NAME_MAX,

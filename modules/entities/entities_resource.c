@@ -250,6 +250,37 @@ void entities__spawn_failed(const ct_spawn_context_t *ctx, int err)
                   (const void *)ctx);
 }
 
+/* "unit 'units/crate'" while entities__spawn_named spawns it (a resource handed to
+ * spawn_resource has no name the module knows). Spawns nest (a spawn callback may spawn), so
+ * each spawn_named restores the outer label. */
+static char spawn_label[160];
+
+/* Says which resource held sections of types not registered now, and which types by id (the
+ * blob keeps only the hash of a type's name: `cuttle-hash <name>` prints the id of a name). */
+static void report_skipped(const entity_resource_t *res, uint32_t spawned)
+{
+    char ids[160] = "";
+    size_t used = 0;
+    uint32_t listed = 0, skipped = res->num_sections - spawned;
+    for (uint32_t s = 0; s < res->num_sections && listed < 4; s++) {
+        const section_t *sec = &res->sections[s];
+        if (entities__type_slot(sec->type_id) >= 0)
+            continue;
+        int n = snprintf(ids + used, sizeof ids - used, "%s0x%016llx (%u instance%s)",
+                         listed ? ", " : "", (unsigned long long)sec->type_id, sec->num_instances,
+                         sec->num_instances == 1 ? "" : "s");
+        if (n < 0 || (size_t)n >= sizeof ids - used)
+            break;
+        used += (size_t)n;
+        listed++;
+    }
+    entities__log(CT_LOG_WARNING, "spawn of %s: %u component section%s of unregistered type%s "
+                  "skipped: type id%s %s%s (is the plugin that registers %s loaded? `cuttle-hash "
+                  "<name>` prints a type name's id)", spawn_label[0] ? spawn_label : "a resource",
+                  skipped, skipped == 1 ? "" : "s", skipped == 1 ? "" : "s", listed == 1 ? "" : "s",
+                  ids, listed < skipped ? ", ..." : "", skipped == 1 ? "it" : "them");
+}
+
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity)
 {
@@ -333,8 +364,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
         return run.error;
     }
     if (spawned < res->num_sections)
-        entities__log(CT_LOG_WARNING, "spawn: %u component sections of unregistered types skipped",
-                      res->num_sections - spawned);
+        report_skipped(res, spawned);
 
     if (out)
         memcpy(out, lookup, (size_t)(n < out_capacity ? n : out_capacity) * sizeof *out);
@@ -356,7 +386,12 @@ int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
             return err;
         res = resource->get(type, name);
     }
-    return entities__spawn_resource(world, res, pos, rot, first, first ? 1 : 0);
+    char outer[sizeof spawn_label];
+    memcpy(outer, spawn_label, sizeof outer);
+    snprintf(spawn_label, sizeof spawn_label, "%s '%s'", type, name);
+    int result = entities__spawn_resource(world, res, pos, rot, first, first ? 1 : 0);
+    memcpy(spawn_label, outer, sizeof outer);
+    return result;
 }
 
 static const char *const resource_names[ENTITIES_NUM_RESOURCE_TYPES] = {"level", "unit"};

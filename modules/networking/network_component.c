@@ -294,7 +294,7 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_component_type_t network_type = {
     .name = CT_NETWORK_COMPONENT_NAME,
-    .spawn_order = 100, /* after transforms */
+    .spawn_order = CT_SPAWN_ORDER_NETWORK,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = 4,

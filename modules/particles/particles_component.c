@@ -104,7 +104,7 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_component_type_t type = {
     .name = CT_PARTICLES_COMPONENT_NAME,
-    .spawn_order = 30, /* after transforms */
+    .spawn_order = CT_SPAWN_ORDER_PARTICLES,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = sizeof(emitter_desc_t),

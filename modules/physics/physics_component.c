@@ -318,7 +318,7 @@ static const ct_component_validate_f validators[PHYSICS_NUM_TYPES] = {
 static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
     [PHYSICS_POINT_TYPE] = {
         .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
-        .spawn_order = 10,
+        .spawn_order = CT_SPAWN_ORDER_PHYSICS,
         .create_manager = create_points,
         .destroy_manager = destroy_points,
         .instance_size = sizeof(ct_point_mass_desc_t),
@@ -328,7 +328,7 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
     },
     [PHYSICS_BODY_TYPE] = {
         .name = CT_PHYSICS_BODY_COMPONENT_NAME,
-        .spawn_order = 10,
+        .spawn_order = CT_SPAWN_ORDER_PHYSICS,
         .create_manager = create_bodies,
         .destroy_manager = destroy_bodies,
         .instance_size = sizeof(ct_rigid_body_desc_t),

@@ -170,7 +170,7 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_component_type_t field_type = {
     .name = "force_field",
-    .spawn_order = 25, /* after transforms and bodies */
+    .spawn_order = CT_SPAWN_ORDER_FORCE_FIELD,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = sizeof(field_desc_t),

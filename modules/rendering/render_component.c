@@ -352,7 +352,7 @@ static ct_component_type_t types[RENDER_NUM_TYPES] = {
 static void fill_types(void)
 {
     for (uint32_t i = 0; i < RENDER_NUM_TYPES; i++) {
-        types[i].spawn_order = 20; /* after transforms and physics */
+        types[i].spawn_order = CT_SPAWN_ORDER_RENDER;
         types[i].user_data = (void *)(uintptr_t)i;
         types[i].create_manager = create_manager;
         types[i].destroy_manager = destroy_manager;

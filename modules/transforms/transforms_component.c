@@ -205,7 +205,7 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 static const ct_component_type_t transform_type = {
     .name = CT_TRANSFORM_COMPONENT_NAME,
-    .spawn_order = 0,
+    .spawn_order = CT_SPAWN_ORDER_TRANSFORM,
     .create_manager = create_manager,
     .destroy_manager = destroy_manager,
     .instance_size = sizeof(ct_transform_pose_t),

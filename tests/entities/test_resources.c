@@ -1,9 +1,11 @@
 /* Entity resources: compile, load (validation), spawn; v0 and v1 spawn_unit; unknown types. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ct_hash.h"
 #include "fixture.h"
+#include "base/log.h"
 #include "resources/resources_internal.h"
 
 /* The seed's example: five entities A..E with parent_index {none, 0, 1, 1, 2}, i.e.
@@ -151,6 +153,39 @@ static void unknown_component_is_skipped_otherwise(void **state)
     fixture_shutdown();
 }
 
+static char last_warning[512];
+
+static void keep_warning(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)tag;
+    if (level == CT_LOG_WARNING)
+        snprintf(last_warning, sizeof last_warning, "%s", text);
+}
+
+/* A level compiled while a type was registered, spawned after it is gone: the warning names the
+ * resource and the type id (before: "1 component sections of unregistered types skipped";
+ * issue 25, defect 9). */
+static void sections_of_unregistered_types_are_named(void **state)
+{
+    (void)state;
+    fixture_boot(false);
+    uint64_t probe = probe_register(false);
+    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1), 0);
+    fx.component->unregister_type(probe);
+    ct_world_o *w = fx.world->create_world(NULL);
+    last_warning[0] = '\0';
+    log__set_sink(keep_warning, NULL);
+    assert_int_equal(fx.world->spawn_level(w, "seed"), 5);
+    log__set_sink(NULL, NULL);
+    char want[512];
+    snprintf(want, sizeof want, "spawn of level 'seed': 1 component section of unregistered type "
+             "skipped: type id 0x%016llx (2 instances) (is the plugin that registers it loaded? "
+             "`cuttle-hash <name>` prints a type name's id)", (unsigned long long)ct_hash64("probe"));
+    assert_string_equal(last_warning, want);
+    fx.world->destroy_world(w);
+    fixture_shutdown();
+}
+
 /* Compiles `src` to a whole blob with the kernel's compiler; the payload follows the header. */
 static uint8_t *compile_blob(const char *src, uint64_t *size)
 {
@@ -232,6 +267,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(repeat_expands_with_children, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, fixture_setup, fixture_teardown),
         cmocka_unit_test(unknown_component_is_skipped_otherwise),
+        cmocka_unit_test(sections_of_unregistered_types_are_named),
         cmocka_unit_test_setup_teardown(repeat_without_spacing_is_warned_about, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup, fixture_teardown),
     };

@@ -155,6 +155,44 @@ static void copies_of_gone_processes_are_removed_at_the_first_load(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+/* Whether this process maps "<scratch>/<name>" as a file that is still linked. */
+static bool maps_linked(const char *name)
+{
+    char want[512], line[1024];
+    snprintf(want, sizeof want, "%s/%s\n", scratch, name);
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, scratch);
+        found = at && strcmp(at, want) == 0;
+    }
+    fclose(f);
+    return found;
+}
+
+/* --debug (CUTTLE_DEBUG=1): the copy is named after the plugin's file and stays linked while
+ * loaded, so a debugger can open it; unloading removes it (before: an anonymous, unlinked copy
+ * that gdb cannot read; issue 25, defect 8). */
+static void debug_copies_are_named_and_linked_while_loaded(void **state)
+{
+    (void)state;
+    char mine[128], name[256];
+    my_prefix(mine, sizeof mine);
+    setenv("CUTTLE_DEBUG", "1", 1);
+    const char *paths[] = {SAMPLE_PLUGIN("hello_v1")};
+    assert_int_equal(fixture_boot_paths(paths, 1), 0);
+    unsetenv("CUTTLE_DEBUG");
+    assert_int_equal(fixture_state("acme.hello"), CT_PLUGIN_LOADED);
+    /* The first test's load was copy 1; this is copy 2. */
+    snprintf(name, sizeof name, "%s2-hello_v1.so", mine);
+    assert_true(exists(name));
+    assert_true(maps_linked(name));
+    assert_int_equal(fixture_shutdown(), 0);
+    assert_false(exists(name));
+    assert_int_equal(entries(), 6);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -173,6 +211,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(copies_of_gone_processes_are_removed_at_the_first_load),
+        cmocka_unit_test(debug_copies_are_named_and_linked_while_loaded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

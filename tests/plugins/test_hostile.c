@@ -106,6 +106,28 @@ static void garbage_plugin_tables_are_refused_not_read(void **state)
     }
 }
 
+/* A provided ct.* table is checked against this kernel's headers at load: a table of another size
+ * or a required slot left NULL is refused, naming the plugin, the API and the slot, and nothing
+ * calls through it (before: signal 11 on the first call, with no line). */
+static void a_bad_ct_table_is_refused_at_load(void **state)
+{
+    (void)state;
+    const char *paths[] = {TEST_PLUGIN("null_slot"), TEST_PLUGIN("wrong_size"), SAMPLE_PLUGIN("hello_v1")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    ct_plugin_info_t info = fixture_info("null_slot");
+    assert_int_equal(info.state, CT_PLUGIN_FAILED);
+    assert_string_equal(info.error, "provides ct.log v1 with slot 'error_name' NULL "
+                                    "(ct_log_api_v1.error_name is not optional: fill it, or provide "
+                                    "an older version)");
+    info = fixture_info("wrong_size");
+    assert_int_equal(info.state, CT_PLUGIN_FAILED);
+    assert_string_equal(info.error, "provides ct.log v1 with a table of 24 bytes, but ct_log_api_v1 "
+                                    "is 32 bytes (build it against this SDK's headers, or provide "
+                                    "the version it was written for)");
+    assert_int_equal(fixture_state("acme.hello"), CT_PLUGIN_LOADED);
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 /* The new file a hot reload would load is garbage: refused, the old code stays. */
 static void a_garbage_file_at_reload_is_refused(void **state)
 {
@@ -183,6 +205,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_loaded_file_overwritten_or_truncated_in_place_does_not_crash,
                                         make_folder, remove_folder),
         cmocka_unit_test(garbage_plugin_tables_are_refused_not_read),
+        cmocka_unit_test(a_bad_ct_table_is_refused_at_load),
         cmocka_unit_test_setup_teardown(a_garbage_file_at_reload_is_refused, make_folder,
                                         remove_folder),
         cmocka_unit_test_setup_teardown(files_the_project_does_not_list_are_not_opened,

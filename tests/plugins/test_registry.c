@@ -103,6 +103,29 @@ static void list_prints_every_plugin(void **state)
     assert_int_equal(fixture_shutdown(), 0);
 }
 
+/* --list prints a requirement's range and the version it chose, does not call the chosen version
+ * of a range "used but not declared", and does not blame a plugin for the kernel APIs ct_module.h
+ * asks for on its behalf (before: "ct.lua v0", and "Used but not declared: test.v2 asked for
+ * ct.lua v1", "acme.hello asked for ct.log v1"; issue 25, defect 4). */
+static void list_prints_ranges_and_blames_no_one_for_declared_uses(void **state)
+{
+    (void)state;
+    const char *paths[] = {TEST_PLUGIN("context_v1"), TEST_PLUGIN("prov_a"), SAMPLE_PLUGIN("hello_v1")};
+    assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    loader__print_list(f);
+    char text[8192] = {0};
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    assert_true(n > 0);
+    assert_non_null(strstr(text, "ct.lua v0-v1 (v1 chosen)"));
+    assert_non_null(strstr(text, "test.x v1-v3 (v1 chosen) (optional)"));
+    assert_null(strstr(text, "Used but not declared"));
+    assert_int_equal(fixture_shutdown(), 0);
+}
+
 static void shut_down_plugins_answer_nothing(void **state)
 {
     (void)state;
@@ -148,6 +171,7 @@ int main(void)
         cmocka_unit_test(engine_api_tables_are_stable_copies),
         cmocka_unit_test(frame_hooks_run_in_order),
         cmocka_unit_test(list_prints_every_plugin),
+        cmocka_unit_test(list_prints_ranges_and_blames_no_one_for_declared_uses),
         cmocka_unit_test(shut_down_plugins_answer_nothing),
         cmocka_unit_test(the_fixture_serves_the_kernels_apis),
         cmocka_unit_test(the_real_kernel_boots_the_samples),

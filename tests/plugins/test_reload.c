@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "base/log.h"
 #include "lua/lua_env.h"
 #include "ct_resource.h"
 #include "test_plugins.h"
@@ -137,12 +138,54 @@ static void the_watcher_picks_up_a_rebuild(void **state)
     assert_int_equal(uv_loop_close(&loop), 0);
 }
 
+/* A linker that creates the file empty and pauses longer than the settle time: the reload waits
+ * for a whole library without a line, then loads it (before: "file too short", an error and a
+ * failed reload; issue 25, defect 7). */
+static void a_rebuild_in_progress_is_waited_for_quietly(void **state)
+{
+    reload_fixture_t *f = *state;
+    uv_loop_t loop;
+    assert_int_equal(uv_loop_init(&loop), 0);
+    const char *paths[] = {f->path};
+    loader_desc_t desc = {.plugin_paths = paths, .num_plugin_paths = 1, .watch = true,
+                          .loop = &loop};
+    assert_int_equal(fixture_boot(&desc), 0);
+    assert_int_equal(step_gives(1), 0);
+    const uint64_t errors = log__count(CT_LOG_ERROR), warnings = log__count(CT_LOG_WARNING);
+    /* The empty file, then a half-written one, each left alone well past the settle time. */
+    FILE *empty = fopen(f->path, "wb");
+    assert_non_null(empty);
+    fclose(empty);
+    for (int frame = 0; frame < 60; frame++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        assert_int_equal(loader__apply_reloads(), 0);
+        usleep(10000);
+    }
+    assert_int_equal(log__count(CT_LOG_ERROR), errors);
+    assert_int_equal(log__count(CT_LOG_WARNING), warnings);
+    assert_int_equal(step_gives(2), 0);
+    install(TEST_PLUGIN("counter_v2"), f->path);
+    uint32_t reloaded = 0;
+    for (int frame = 0; frame < 500 && !reloaded; frame++) {
+        uv_run(&loop, UV_RUN_NOWAIT);
+        reloaded = loader__apply_reloads();
+        if (!reloaded)
+            usleep(10000);
+    }
+    assert_int_equal(reloaded, 1);
+    assert_int_equal(log__count(CT_LOG_ERROR), errors);
+    assert_int_equal(fixture_shutdown(), 0);
+    uv_run(&loop, UV_RUN_NOWAIT);
+    assert_int_equal(uv_loop_close(&loop), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(reload_keeps_state_and_swaps_code, setup, teardown),
         cmocka_unit_test(plugins_without_hooks_are_not_reloaded),
         cmocka_unit_test_setup_teardown(the_watcher_picks_up_a_rebuild, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_rebuild_in_progress_is_waited_for_quietly, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,14 +5,14 @@
 # its plugin_folders with the installed cuttle: no --modules, so the engine's modules must come
 # from the installed modules folder. cuttle-compile must find the same plugins, and a project that
 # leaves a needed provider out of its module list must be told where that provider is.
-# usage: test_sdk_install.sh BUILD_DIR PREFIX FORECAST.C NUM_MODULES
+# usage: test_sdk_install.sh BUILD_DIR PREFIX FORECAST.C NUM_MODULES README
 set -euo pipefail
-build=$1 prefix=$2 forecast=$3 num_modules=$4
+build=$1 prefix=$2 forecast=$3 num_modules=$4 readme=$5
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
-meson install -C "$build" --no-rebuild --quiet --destdir "$scratch/root" >/dev/null
+meson install -C "$build" --no-rebuild --destdir "$scratch/root" > "$scratch/install.log"
 root=$scratch/root
 bin=$root$prefix/bin
 for program in cuttle cuttle-compile cuttle-hash; do
@@ -20,15 +20,28 @@ for program in cuttle cuttle-compile cuttle-hash; do
 done
 pc=$(find "$root" -name cuttle-plugin.pc | head -n 1)
 [ -n "$pc" ] || fail "cuttle-plugin.pc is not installed"
-export PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$root
+# The .pc file is relocatable: PKG_CONFIG_PATH alone finds the headers and modules of an SDK
+# installed with --destdir (before: its hard-coded prefix needed PKG_CONFIG_SYSROOT_DIR).
+export PKG_CONFIG_PATH=$(dirname "$pc")
+unset PKG_CONFIG_SYSROOT_DIR
 [ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
-# pkgconf puts the sysroot in front of path variables; pkg-config does not.
-modulesdir=$(pkg-config --variable=modulesdir cuttle-plugin)
-modulesdir=${modulesdir#"$root"}
+incdir=$(pkg-config --cflags-only-I cuttle-plugin | sed 's/^ *-I//; s/ *$//')
+[ -f "$incdir/ct_plugin.h" ] || fail "pkg-config --cflags points at '$incdir', not the installed headers"
+modulesdir=$(cd "$(pkg-config --variable=modulesdir cuttle-plugin)" 2>/dev/null && pwd -P) ||
+    fail "modulesdir '$(pkg-config --variable=modulesdir cuttle-plugin)' is not a folder"
+modulesdir=${modulesdir#"$(cd "$root" && pwd -P)"}
 case "$modulesdir" in "$prefix"/*/cuttle/modules) ;; *) fail "modulesdir is '$modulesdir'" ;; esac
 installed=$(find "$root$modulesdir" -name '*.so' | wc -l)
 [ "$installed" -eq "$num_modules" ] || fail "$installed modules in $root$modulesdir, not $num_modules"
 [ -f "$root$prefix/include/cuttle/ct_version.h" ] || fail "api/ct_version.h is not installed"
+# Each file is installed once (before: ct_transform.h and ct_animation.h twice, by api/ and by
+# their module; api/meson.build installs every header).
+dups=$(grep '^Installing ' "$scratch/install.log" | awk '{d = $4; sub(/\/$/, "", d); print $2 " -> " d}' | sort | uniq -d)
+[ -z "$dups" ] || fail "installed more than once: $dups"
+# Every installed program is named in the README's "Installing the SDK".
+for program in "$bin"/*; do
+    grep -q "\`$(basename "$program")\`" "$readme" || fail "README does not name the installed $(basename "$program")"
+done
 example=$root$prefix/share/cuttle/examples/hello_v1
 [ -f "$example/hello_v1.c" ] || fail "the example plugin's source is not installed"
 weather=$root$prefix/share/cuttle/examples/weather
@@ -92,4 +105,25 @@ grep -q "requires acme.greeter v1, which no plugin the project lists offers; .*p
 sed -i 's|"plugins"|"../elsewhere"|' "$project/project.sjson"
 if out=$("$bin/cuttle" --project "$project" 2>&1); then fail "a plugin folder outside the project was accepted"; fi
 grep -q "field 'plugin_folders': '../elsewhere'" <<< "$out" || { echo "$out"; fail "the refusal does not name the field"; }
-echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules"
+
+# The generator, as an author runs it: a plugin folder built with its own Makefile against the
+# installed SDK (pkg-config only), compiled and run by the installed programs.
+cd "$scratch"
+"$bin/cuttle-new-plugin" acme.foo --dir "$scratch/foo" > /dev/null || fail "cuttle-new-plugin failed"
+grep -q "#define ACME_FOO_API $("$bin/cuttle-hash" acme.foo | awk '/_API /{print $3}')" "$scratch/foo/acme_foo.h" ||
+    fail "the generated header's id is not cuttle-hash's"
+if "$bin/cuttle-new-plugin" ct.foo --dir "$scratch/ct" 2> /dev/null; then fail "a ct. name was accepted"; fi
+out=$(make -C "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated Makefile did not build"; }
+[ -f "$scratch/foo/plugins/acme_foo.so" ] && [ ! -e "$scratch/foo/plugins/.acme_foo.so.part" ] ||
+    fail "the Makefile did not rename its output into plugins/acme_foo.so"
+out=$("$bin/cuttle-compile" --strict --project "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated level did not compile"; }
+out=$("$bin/cuttle" --strict --project "$scratch/foo" 2>&1) || { echo "$out"; fail "the generated project did not run"; }
+grep -qx "Hello, 2 entities!" <<< "$out" || { echo "$out"; fail "the generated plugin did not greet the level"; }
+grep -qx "acme.foo greeted 1 time(s)" <<< "$out" || { echo "$out"; fail "the generated plugin's state was lost"; }
+# --provides: the plugin provides another API name (its header and id follow that name).
+"$bin/cuttle-new-plugin" acme.bar --provides acme.counter --dir "$scratch/bar" > /dev/null ||
+    fail "cuttle-new-plugin --provides failed"
+out=$(make -C "$scratch/bar" 2>&1) || { echo "$out"; fail "the --provides plugin did not build"; }
+out=$("$bin/cuttle" --strict --list --plugin "$scratch/bar/plugins/acme_bar.so" 2>&1) || { echo "$out"; fail "the --provides plugin did not load"; }
+grep -q "provides: acme.counter v1" <<< "$out" || { echo "$out"; fail "the --provides plugin does not provide acme.counter v1"; }
+echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules, and a generated plugin"
