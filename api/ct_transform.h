@@ -53,7 +53,8 @@
  * and the moved instance's old handle become stale. Every call checks its handle: an invalid or
  * stale one is reported in the log and ignored (getters return the identity / {0}). The
  * generation has 10 bits, so a stale handle could pass again only after its slot changed 1023
- * times. Keep entities, look instances up when needed (lookup is a hash probe).
+ * times. Keep entities, look instances up when needed (lookup reads the paged entity index,
+ * ct_entity_pages_t: two array reads, no hashing).
  *
  * Entity death. The module registers the component type "transform" (ct_entity.h): instances are
  * removed in the entity destroy callback, so a dead entity's transform is gone at once.

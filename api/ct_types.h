@@ -1,8 +1,10 @@
 /*
  * ct_types.h: the few types every Cuttle API header shares.
  *
- * Every other header in api/ includes this one and nothing else of Cuttle, so a plugin author
- * can read any single header on its own. It depends only on the C standard library.
+ * Every other header in api/ includes this one; one that builds on another API includes that
+ * header too and says so (ct_world.h on ct_entity.h, ct_module.h on ct_plugin.h and the SDK
+ * helpers it uses). Each compiles on its own in C and C++ (tests/abi). This one depends only on
+ * the C standard library.
  *
  * What lives here:
  *   - CT_EXPORT, the one attribute a plugin needs on `get_plugin_api`.

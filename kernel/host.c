@@ -8,7 +8,7 @@
 
 #include "base/log.h"
 #include "ct_types.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 #define HOST_MAX_OPTIONS 32
 

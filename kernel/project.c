@@ -9,7 +9,7 @@
 #include "base/log.h"
 #include "data/nearest.h"
 #include "data/sjson.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 /* The keys project.sjson knows; anything else is named, with the nearest of these. */
 static const char *const known_keys[] = {

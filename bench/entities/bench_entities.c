@@ -335,9 +335,9 @@ static bool make_level_project(char *dir, size_t size)
     snprintf(source, sizeof source, "%s/bench/level.level", dir);
     const int len = level_source(level, sizeof level);
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
-    return resources__write_file(project, "", 0) == 0 &&
-           resources__write_file(source, level, (size_t)len) == 0 &&
-           resources__compile_project(dir, &compiled, &up_to_date, &failed) == 0 &&
+    return compiler__write_file(project, "", 0) == 0 &&
+           compiler__write_file(source, level, (size_t)len) == 0 &&
+           compiler__compile_project(dir, &compiled, &up_to_date, &failed) == 0 &&
            compiled == 1 && failed == 0;
 }
 

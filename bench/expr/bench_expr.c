@@ -30,6 +30,7 @@
 #include <lua.h>
 #include <lualib.h>
 
+#include "ct_heap.h"
 #include "base/jobs.h"
 #include "bench.h"
 #include "bench_peer.h"
@@ -103,31 +104,12 @@ static void report(const char *peer, const char *figure, size_t row, double valu
 
 /* ---- ours ---------------------------------------------------------------------------------- */
 
-static ct_allocator_t *heap(void);
-
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old_size, size_t new_size,
-                          const char *file, uint32_t line)
-{
-    (void)a, (void)old_size, (void)file, (void)line;
-    if (!new_size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, new_size);
-}
-
-static ct_allocator_t *heap(void)
-{
-    static ct_allocator_t a = {NULL, heap_realloc};
-    return &a;
-}
-
 static ct_expr_program_o *compile_ours(const char *source)
 {
     ct_expr_error_t err;
     ct_expr_program_o *p = expr__compile(
         source,
-        &(ct_expr_desc_t){.inputs = var_names, .num_inputs = BENCH_PEER_VARS, .allocator = heap()},
+        &(ct_expr_desc_t){.inputs = var_names, .num_inputs = BENCH_PEER_VARS, .allocator = ct_heap_allocator()},
         NULL, NULL, &err);
     if (!p) {
         fprintf(stderr, "bench_expr: %s: %s\n", source, err.text);

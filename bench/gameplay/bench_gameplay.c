@@ -17,6 +17,7 @@
  * Timings are medians; the machine may be shared: the figures say what was measured, not what
  * passes.
  */
+#include "ct_heap.h"
 #include "../common/bench.h"
 #include "../common/bench_kernel.h"
 
@@ -28,16 +29,6 @@
 #include "lua/lua_env.h"
 #include "plugins/registry.h"
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old, size_t size, const char *file, uint32_t line)
-{
-    (void)a, (void)old, (void)file, (void)line;
-    if (!size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
-static ct_allocator_t heap = {.realloc = heap_realloc};
 
 static void nothing(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx) { (void)ud, (void)e, (void)ctx; }
 
@@ -51,7 +42,7 @@ static uint32_t next_random(uint32_t n)
 static void islands_10k(void)
 {
     islands__t sys;
-    islands__init(&sys, &heap);
+    islands__init(&sys, ct_heap_allocator());
     const uint32_t handler = islands__handler_id(&sys, "touch", nothing, NULL);
     islands__set_shared(&sys, (ct_entity_t){1}, true);
     double samples[50], cpu[50];

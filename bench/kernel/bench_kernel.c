@@ -128,12 +128,18 @@ static void report_lua(const char *suffix, double script_timeout)
     desc.script_timeout = script_timeout;
     boot();
     lua_env__add_raw_function("Raw", "add", l_raw_add);
+    /* The same plain function behind a slot: what the trampoline costs, apart from the plugin's
+     * calls through the ct.lua table. */
+    lua_env__add_function("RawSlot", "add", l_raw_add);
     double plugin_ns = time_lua_calls_ns("Bench.add");
     double raw_ns = time_lua_calls_ns("Raw.add");
+    double slot_ns = time_lua_calls_ns("RawSlot.add");
     snprintf(name, sizeof name, "kernel.lua_plugin_call%s_ns", suffix);
     bench_report(strdup(name), plugin_ns, "ns", "Lua -> plugin C function (slot)");
     snprintf(name, sizeof name, "kernel.lua_raw_call%s_ns", suffix);
     bench_report(strdup(name), raw_ns, "ns", "Lua -> plain lua_CFunction");
+    snprintf(name, sizeof name, "kernel.lua_slot_raw_call%s_ns", suffix);
+    bench_report(strdup(name), slot_ns, "ns", "Lua -> the plain lua_CFunction behind a slot");
     if (!suffix[0])
         bench_report("kernel.lua_plugin_vs_raw_ratio", plugin_ns / raw_ns, "x",
                      "plugin call cost / plain call cost");

@@ -9,7 +9,7 @@
  * entries of one kind that are its user's real folders or files (never links) and whose maker is
  * gone; anything else (another user's, another name, a maker still running or one it cannot
  * tell) is left alone. Used by the --host node's private folder (console/host_folder.c) and the
- * plugins' private copies (plugins/private_copy.c). */
+ * plugins' private copies (plugins/library.c). */
 #ifndef CT_KERNEL_LEFTOVERS_H
 #define CT_KERNEL_LEFTOVERS_H
 

@@ -7,7 +7,7 @@
 
 #include "base/log.h"
 #include "profiler/profiler.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 #define LOG_PENDING_MAX (256u * 1024u)
 

@@ -17,7 +17,7 @@
 
 #include "base/log.h"
 #include "console/console_client.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 int file_client__timeout_ms = 30000;
 /* The most bytes a node copies from a listing (its scripts and project.sjson). */

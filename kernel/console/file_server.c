@@ -17,7 +17,7 @@
 
 #include "base/log.h"
 #include "base/memory.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 #define SERVED_MAX_DEPTH 8
 

@@ -116,7 +116,9 @@ void editor__stop(void)
 
 void editor__frame(double dt)
 {
-    if (g_ed.running && editor_world__frame(dt)) {
+    if (!g_ed.running)
+        return;
+    if (editor_world__frame(dt)) {
         char json[512];
         int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
                          (unsigned long long)editor_world__frames());
@@ -125,4 +127,8 @@ void editor__frame(double dt)
         json[n++] = '}';
         editor_server__broadcast(json, (size_t)n, NULL);
     }
+    uint32_t w, h;
+    const uint8_t *px = editor_world__pixels(&w, &h);
+    if (px)
+        editor_server__send_pixels(editor_world__frames(), px, w, h);
 }

@@ -22,6 +22,8 @@ typedef struct editor_conn_t {
     editor_http_reader_t http;
     editor_ws_reader_t ws;
     editor_user_t *user; /* after a good hello */
+    bool pixels;         /* the page takes frames as binary messages (hello's "pixels") */
+    uint64_t pixels_sent; /* the last frame it was sent */
 } editor_conn_t;
 
 /* ---- editor_server.c: HTTP, static files, WebSocket ---- */
@@ -39,6 +41,11 @@ void editor_server__error(editor_conn_t *c, const editor_message_t *m, const cha
 void editor_server__close(editor_conn_t *c, uint32_t code, const char *why);
 /* The PNG served at /frame.png from now on (copied). */
 void editor_server__set_frame(const void *png, size_t size);
+/* Sends the frame's pixels to every page that takes them, has not had this frame and has nothing
+ * queued (a page still reading gets the newest frame once it has read the rest: called every
+ * frame): [u32 frame][u32 width][u32 height] (little-endian) then the rgba rows, one binary
+ * message. */
+void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width, uint32_t height);
 /* The address of a page, for log lines ("127.0.0.1:51234"). */
 const char *editor_server__peer(const editor_conn_t *c);
 
@@ -74,8 +81,14 @@ void editor_world__play(bool on);
 bool editor_world__playing(void);
 /* Asks for a new frame at the next editor__frame. */
 void editor_world__dirty(void);
-/* Renders and publishes a frame if something changed; returns whether it did. */
+/* Renders a frame if something changed (reading its pixels when the renderer serves
+ * ct.render_frame); returns whether it did. */
 bool editor_world__frame(double dt);
+/* The last frame's pixels (rgba, rows from the top), or NULL when the renderer gives none. */
+const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height);
+/* Makes the last frame's PNG (a screenshot, only when asked: it costs more than the frame) and
+ * hands it to the server's /frame.png; false when there is no frame. */
+bool editor_world__png(void);
 /* How many frames were published (the page's /frame.png?n=). */
 uint64_t editor_world__frames(void);
 uint32_t editor_world__entity_count(void);

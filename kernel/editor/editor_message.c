@@ -17,7 +17,7 @@ typedef struct kind_spec_t {
 } kind_spec_t;
 
 static const kind_spec_t kinds[] = {
-    {"hello", EDITOR_MSG_HELLO, {"user", "session"}},
+    {"hello", EDITOR_MSG_HELLO, {"user", "session", "pixels"}},
     {"ops", EDITOR_MSG_OPS, {"ops", "commit"}},
     {"commit", EDITOR_MSG_COMMIT, {NULL}},
     {"undo", EDITOR_MSG_UNDO, {NULL}},
@@ -34,6 +34,7 @@ static const kind_spec_t kinds[] = {
     {"pick", EDITOR_MSG_PICK, {"x", "y"}},
     {"select", EDITOR_MSG_SELECT, {"objects"}},
     {"place", EDITOR_MSG_PLACE, {"unit", "position"}},
+    {"reload", EDITOR_MSG_RELOAD, {NULL}},
 };
 #define NUM_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -307,6 +308,10 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
         if (item && (!cJSON_IsString(item) || strlen(item->valuestring) > 32))
             return fail(err, es, "'session' must be a string of at most 32 characters");
         m->session = item ? item->valuestring : "";
+        item = cJSON_GetObjectItemCaseSensitive(root, "pixels");
+        if (item && !cJSON_IsBool(item))
+            return fail(err, es, "'pixels' must be true or false");
+        m->pixels = cJSON_IsTrue(item);
         return 0;
     case EDITOR_MSG_OPS:
         return decode_ops(root, m, err, es);
@@ -379,6 +384,7 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
                     return fail(err, es, "'position' must be within +-1e9");
         }
         return 0;
+    case EDITOR_MSG_RELOAD:
     case EDITOR_MSG_COMMIT:
     case EDITOR_MSG_UNDO:
     case EDITOR_MSG_REDO:

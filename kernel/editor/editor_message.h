@@ -3,8 +3,10 @@
  * "type" saying what it is. Every field is checked; an unknown field or type is refused naming
  * the nearest known one. "id" (a number) is optional everywhere and echoed in the reply.
  *
- *   {"type":"hello", "user":"alice", "session":"hex"?}   first message; "session" resumes a
- *                                                 person's session (their undo) after a reconnect
+ *   {"type":"hello", "user":"alice", "session":"hex"?, "pixels":true?}   first message;
+ *                                                 "session" resumes a person's session (their
+ *                                                 undo) after a reconnect; "pixels" asks for
+ *                                                 frames as binary messages (else /frame.png)
  *   {"type":"ops", "ops":[OP...], "commit":true?}  operations of the data model (at most
  *                                                 EDITOR_MAX_OPS); "commit" ends the user action
  *   {"type":"commit"}                              ends the user action (a drag's release)
@@ -15,6 +17,7 @@
  *   {"type":"delete", "objects":["hex"...]}       the entities and everything below them
  *   {"type":"reparent", "object":"hex", "parent":"hex"}   (parent all zeros: top level)
  *   {"type":"save"}  {"type":"play"}  {"type":"stop"}
+ *   {"type":"reload"}                             reads the level's file again (after a git merge)
  *   {"type":"camera", "orbit":[dx,dy]?, "pan":[dx,dy]?, "zoom":d?, "focus":"hex"?}
  *   {"type":"pick", "x":u, "y":v}                 u, v in [0,1] across the viewport
  *   {"type":"select", "objects":["hex"...]}       shown to the other people
@@ -57,6 +60,7 @@ typedef enum editor_kind {
     EDITOR_MSG_PICK,
     EDITOR_MSG_SELECT,
     EDITOR_MSG_PLACE,
+    EDITOR_MSG_RELOAD,
 } editor_kind;
 
 typedef struct editor_message_t {
@@ -65,6 +69,7 @@ typedef struct editor_message_t {
     double id;
     const char *user;    /* hello */
     const char *session; /* hello: "" when absent */
+    bool pixels;         /* hello */
     /* ops: num_ops ops; strings borrow `root`, vec/quat/set members are held in the arrays below
      * (from the C heap, freed by editor_message__free). */
     ct_dm_op_t *ops;

@@ -232,7 +232,7 @@ static void on_request(editor_conn_t *c, const editor_http_request_t *req)
     } else if (req->upgrade_websocket) {
         refuse(c, req, 404, "the WebSocket is at /ws");
     } else if (!strcmp(req->path, "/frame.png")) {
-        if (!g_srv.frame)
+        if (!editor_world__png() || !g_srv.frame)
             refuse(c, req, 503, "no frame has been rendered yet");
         else
             respond(c, req, 200, "image/png", g_srv.frame, g_srv.frame_size);
@@ -277,6 +277,33 @@ void editor_server__broadcast(const char *json, size_t len, const editor_conn_t 
         if (c && c != except && c->user && !c->closing)
             editor_server__send(c, json, len);
     }
+}
+
+void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width, uint32_t height)
+{
+    size_t size = (size_t)width * height * 4, total = 12 + size;
+    uint8_t *msg = NULL;
+    console_server_t *s = &g_srv.server;
+    for (uint32_t i = 0; i < s->num_clients; i++) {
+        editor_conn_t *c = s->clients[i]->service_data;
+        if (!c || !c->pixels || !c->user || c->closing || c->pixels_sent == frame ||
+            uv_stream_get_write_queue_size((uv_stream_t *)&c->client->tcp) != 0)
+            continue;
+        c->pixels_sent = frame;
+        if (!msg) {
+            msg = ct_alloc(g_srv.allocator, total);
+            if (!msg)
+                return;
+            uint32_t head[3] = {(uint32_t)frame, width, height};
+            for (int k = 0; k < 3; k++)
+                for (int b = 0; b < 4; b++)
+                    msg[4 * k + b] = (uint8_t)(head[k] >> (8 * b));
+            memcpy(msg + 12, rgba, size);
+        }
+        send_frame(c, EDITOR_WS_BINARY, msg, total);
+    }
+    if (msg)
+        ct_free(g_srv.allocator, msg, total);
 }
 
 void editor_server__close(editor_conn_t *c, uint32_t code, const char *why)

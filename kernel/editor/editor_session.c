@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -70,6 +71,7 @@ static const range_t ranges[] = {
 static struct {
     const ct_datamodel_api_v1 *dm;
     ct_dm_doc_o *doc;
+    ct_dm_doc_o *base; /* the file as last read or saved: what a reload compares the file with */
     uint32_t listener;
     editor_user_t *users[MAX_USERS];
     uint32_t num_users;
@@ -450,6 +452,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     }
     u->conn = c;
     c->user = u;
+    c->pixels = m->pixels;
+    editor_world__dirty(); /* a frame for the new page, drawn at the next frame */
     console_server__log(c->client, CT_LOG_INFO, resumed ? "session resumed" : "session started");
     cJSON *o = reply("welcome", m);
     cJSON_AddStringToObject(o, "user", u->name);
@@ -462,6 +466,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     if (editor_world__camera_json(camera, sizeof camera))
         cJSON_AddRawToObject(o, "camera", camera);
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
+    uint32_t pw, ph;
+    cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&pw, &ph) != NULL);
     cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
     cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
@@ -1101,6 +1107,14 @@ static void save(editor_conn_t *c, const editor_message_t *m)
         return;
     }
     int r = write_file(g_s.source_path, text, len);
+    if (!r) {
+        char err[256];
+        ct_dm_doc_o *saved = g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err);
+        if (saved) {
+            g_s.dm->destroy_doc(g_s.base);
+            g_s.base = saved;
+        }
+    }
     g_s.dm->free_text(text);
     if (r) {
         editor_server__error(c, m, "save: cannot write %s: %s", g_s.source_path, strerror(errno));
@@ -1115,6 +1129,67 @@ static void save(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddStringToObject(o, "by", c->user->name);
     broadcast_json(o);
     recompile();
+}
+
+/* Reads the level's file again (a git merge changed it under the editor) and brings what
+ * changed in the file since it was last read or saved (the data model's diff of the two) into
+ * the engine's document, everyone's replica, the world and the pages, as one change set: unsaved
+ * edits stay, every person keeps their undo, and the pages see what came in. */
+static void reload(editor_conn_t *c, const editor_message_t *m)
+{
+    char err[512];
+    size_t len;
+    char *text = read_source(g_s.source_path, &len, err, sizeof err);
+    if (!text) {
+        editor_server__error(c, m, "reload: %s", err);
+        return;
+    }
+    ct_dm_doc_o *fresh = g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err);
+    free(text);
+    if (!fresh) {
+        editor_server__error(c, m, "reload: %s", err);
+        return;
+    }
+    char author[300];
+    snprintf(author, sizeof author, "%s (file)", g_s.level);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t ms = (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
+    ct_dm_stamp_t stamp = {CT_DM_HLC(ms, 0), author};
+    ct_dm_changeset_o *cs = g_s.dm->diff(g_s.base, fresh, stamp);
+    g_s.dm->destroy_doc(g_s.base);
+    g_s.base = fresh;
+    uint32_t n = cs ? g_s.dm->changeset_count(cs) : 0;
+    g_s.out_ops = cJSON_CreateArray();
+    ct_dm_merge_report_t report;
+    int r = n ? g_s.dm->apply(g_s.doc, cs, &report) : 0;
+    cJSON *ops = g_s.out_ops;
+    g_s.out_ops = NULL;
+    if (r) {
+        editor_server__error(c, m, "reload: %s", g_s.dm->last_error(g_s.doc));
+    } else if (n) {
+        log_changes(cs);
+        for (uint32_t i = 0; i < g_s.num_users; i++) {
+            g_s.dm->apply(g_s.users[i]->replica, cs, NULL);
+            g_s.dm->destroy_changeset(g_s.dm->take_changes(g_s.users[i]->replica));
+        }
+        sync_world(c, m);
+        cJSON *out = reply("ops", NULL);
+        cJSON_AddStringToObject(out, "by", author);
+        cJSON_AddItemToObject(out, "ops", ops);
+        ops = NULL;
+        broadcast_json(out);
+    }
+    cJSON_Delete(ops);
+    g_s.dm->destroy_changeset(cs);
+    if (!r) {
+        log__info("editor: reloaded %s: %u operations came in", g_s.source_path, (unsigned)n);
+        cJSON *o = reply("reloaded", m);
+        cJSON_AddStringToObject(o, "file", g_s.level);
+        cJSON_AddNumberToObject(o, "changes", n);
+        cJSON_AddStringToObject(o, "by", c->user->name);
+        broadcast_json(o);
+    }
 }
 
 /* ---- entry points ---- */
@@ -1217,6 +1292,9 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
     case EDITOR_MSG_PLACE:
         place(c, u, m);
         return;
+    case EDITOR_MSG_RELOAD:
+        reload(c, m);
+        return;
     case EDITOR_MSG_SELECT: {
         cJSON *o = reply("selected", NULL);
         cJSON_AddStringToObject(o, "by", u->name);
@@ -1296,8 +1374,9 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     }
     ct_dm_doc_desc_t desc = {.author = "engine"};
     g_s.doc = g_s.dm->read_level(text, len, g_s.source_path, &desc, err, sizeof err);
+    g_s.base = g_s.doc ? g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err) : NULL;
     free(text);
-    if (!g_s.doc) {
+    if (!g_s.doc || !g_s.base) {
         log__error("editor: %s", err);
         return CT_ERR_BAD_DATA;
     }
@@ -1325,8 +1404,10 @@ void editor_session__close(void)
             g_s.dm->destroy_doc(g_s.users[i]->replica);
         free(g_s.users[i]);
     }
-    if (g_s.dm)
+    if (g_s.dm) {
         g_s.dm->destroy_doc(g_s.doc);
+        g_s.dm->destroy_doc(g_s.base);
+    }
     if (g_s.log)
         fclose(g_s.log);
     free(g_s.moved);

@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "ct_physics.h"
 #include "ct_render.h"
+#include "ct_render_frame.h"
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "plugins/registry.h"
@@ -37,6 +38,10 @@ static struct {
     const ct_entity_api_v2 *entity_api;
     const ct_transform_api_v3 *transform_api;
     const ct_render_api_v1 *render_api;
+    const ct_render_frame_api_v1 *frame_api; /* pixels without a file (NULL: PNG only) */
+    uint8_t *pixels;                         /* the last frame, rgba rows from the top */
+    size_t pixels_capacity;
+    bool png_current;                        /* png_path holds the last frame */
     const ct_physics_api_v3 *physics_api;
     const ct_resource_api_v1 *res;
     ct_world_o *world;
@@ -49,6 +54,8 @@ static struct {
     /* The orbit camera. */
     double target[3], yaw, pitch, distance, fov;
     bool dirty, playing;
+    uint64_t play_clock; /* uv_hrtime of the last step */
+    double play_left;    /* seconds of wall time not yet simulated */
     uint64_t frames;
     uint32_t width, height;
     char png_path[256];
@@ -72,6 +79,7 @@ int editor_world__start(void)
     g_w.entity_api = registry__get_engine_api(CT_ENTITY_API, 2);
     g_w.transform_api = registry__get_engine_api(CT_TRANSFORM_API, 3);
     g_w.render_api = registry__get_engine_api(CT_RENDER_API, 1);
+    g_w.frame_api = registry__get_engine_api(CT_RENDER_FRAME_API, 1);
     g_w.physics_api = registry__get_engine_api(CT_PHYSICS_API, 3);
     g_w.res = resources__api_v1();
     if (!g_w.world_api || !g_w.entity_api || !g_w.transform_api) {
@@ -131,6 +139,7 @@ void editor_world__stop(void)
         g_w.res->unload("level", level_name(g_w.level_generation));
     free(g_w.entities);
     free(g_w.slots);
+    free(g_w.pixels);
     if (g_w.png_path[0])
         unlink(g_w.png_path);
     memset(&g_w, 0, sizeof g_w);
@@ -448,6 +457,8 @@ bool editor_world__pick(double u, double v, ct_guid_t *out)
 void editor_world__play(bool on)
 {
     g_w.playing = on;
+    g_w.play_clock = uv_hrtime();
+    g_w.play_left = 0;
     g_w.dirty = true;
 }
 
@@ -463,7 +474,15 @@ static void png_size(const uint8_t *png, size_t size)
 bool editor_world__frame(double dt)
 {
     if (g_w.playing && g_w.physics_api) {
-        g_w.physics_api->simulate(g_w.world, (float)dt);
+        /* Play keeps to the wall clock in fixed steps of dt, whatever a frame costs to draw
+         * (at most 8 steps a frame, so a stall does not snowball). */
+        uint64_t now = uv_hrtime();
+        g_w.play_left += (double)(now - g_w.play_clock) / 1e9;
+        g_w.play_clock = now;
+        for (int i = 0; i < 8 && g_w.play_left >= dt; i++, g_w.play_left -= dt)
+            g_w.physics_api->simulate(g_w.world, (float)dt);
+        if (g_w.play_left > dt)
+            g_w.play_left = 0;
         g_w.dirty = true;
     }
     if (!g_w.dirty || !g_w.render_api || !g_w.camera.id)
@@ -474,13 +493,43 @@ bool editor_world__frame(double dt)
     ct_transform_t t = g_w.transform_api->lookup(g_w.world, g_w.camera);
     if (t.i)
         g_w.transform_api->set_local(g_w.world, t, &pose);
-    uint64_t t0 = uv_hrtime();
     if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
         return false;
-    uint64_t t1 = uv_hrtime();
-    if (g_w.render_api->screenshot(g_w.png_path) != 0)
+    g_w.png_current = false;
+    g_w.frames++;
+    uint32_t w, h;
+    if (g_w.frame_api && g_w.frame_api->size(&w, &h)) {
+        size_t need = (size_t)w * h * 4;
+        if (need > g_w.pixels_capacity) {
+            uint8_t *grown = realloc(g_w.pixels, need);
+            if (!grown)
+                return true;
+            g_w.pixels = grown;
+            g_w.pixels_capacity = need;
+        }
+        if (g_w.frame_api->read(g_w.pixels, g_w.pixels_capacity, &w, &h) == 0) {
+            g_w.width = w;
+            g_w.height = h;
+        }
+    }
+    return true;
+}
+
+const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height)
+{
+    if (!g_w.frame_api || !g_w.pixels || !g_w.width)
+        return NULL;
+    *width = g_w.width;
+    *height = g_w.height;
+    return g_w.pixels;
+}
+
+bool editor_world__png(void)
+{
+    if (g_w.png_current)
+        return true;
+    if (!g_w.frames || g_w.render_api->screenshot(g_w.png_path) != 0)
         return false;
-    log__info("editor: TIMING render %.1f ms, screenshot %.1f ms", (t1 - t0) / 1e6, (uv_hrtime() - t1) / 1e6);
     FILE *f = fopen(g_w.png_path, "rb");
     if (!f)
         return false;
@@ -501,8 +550,8 @@ bool editor_world__frame(double dt)
     if (png && size) {
         png_size(png, size);
         editor_server__set_frame(png, size);
-        g_w.frames++;
+        g_w.png_current = true;
     }
     free(png);
-    return size != 0;
+    return g_w.png_current;
 }

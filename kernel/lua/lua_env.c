@@ -312,8 +312,6 @@ int lua_env__sandbox(void)
     return r;
 }
 
-bool lua_env__sandboxed(void) { return env.sandboxed; }
-
 const char *lua_env__check_c_string(lua_State *L, int idx)
 {
     size_t len;

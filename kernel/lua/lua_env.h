@@ -107,7 +107,6 @@ void lua_env__set_plugin_phase(const char *phase, ct_plugin_o *plugin);
  * and file loaders, dofile, loadfile and string.dump, and makes every load text-only (no
  * bytecode). Returns 0 or CT_ERR_LUA. Applies until lua_env__shutdown. */
 int lua_env__sandbox(void);
-bool lua_env__sandboxed(void);
 
 const ct_lua_api_v0 *lua_env__api_v0(void);
 const ct_lua_api_v1 *lua_env__api_v1(void);

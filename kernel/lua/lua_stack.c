@@ -28,12 +28,12 @@
 /* Coroutines resumed inside resumed coroutines, at most (PUC Lua bounds all C calls by 200). */
 #define LUA_MAX_COROUTINE_NESTING 200
 
-static uintptr_t stack_low;
+uintptr_t lua_env__stack_low;
 static int coroutine_nesting; /* lowest usable address of the Lua thread's stack; 0: unknown */
 
 void lua_env__stack_init(void)
 {
-    stack_low = 0;
+    lua_env__stack_low = 0;
     coroutine_nesting = 0;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) != 0)
@@ -41,16 +41,8 @@ void lua_env__stack_init(void)
     void *addr;
     size_t size;
     if (pthread_attr_getstack(&attr, &addr, &size) == 0)
-        stack_low = (uintptr_t)addr;
+        lua_env__stack_low = (uintptr_t)addr;
     pthread_attr_destroy(&attr);
-}
-
-size_t lua_env__stack_left(void)
-{
-    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    if (!stack_low)
-        return SIZE_MAX;
-    return here > stack_low ? here - stack_low : 0;
 }
 
 /* coroutine.resume, and every function coroutine.wrap makes: upvalue 1 is LuaJIT's own, called

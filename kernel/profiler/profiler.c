@@ -211,12 +211,6 @@ void profiler__remove_sink(profiler_sink_f fn, void *ctx)
     atomic_store(&g_prof.listeners, (int)g_prof.num_sinks);
 }
 
-uint64_t profiler__now_ns(void)
-{
-    uv_once(&g_prof.once, init_once);
-    return monotonic_ns() - g_prof.anchor_ns;
-}
-
 /* Ticks to nanoseconds since the anchor; the rate is measured over the whole run so far, which
  * gets more exact the longer the engine runs. */
 static void calibrate(void)

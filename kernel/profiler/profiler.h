@@ -43,8 +43,6 @@ void profiler__remove_sink(profiler_sink_f fn, void *ctx);
 void profiler__gather(void);
 /* Frees every thread's ring and the interned names (after the last thread stopped recording). */
 void profiler__shutdown(void);
-/* Nanoseconds on the profiler's clock (the same clock the scopes are stamped with). */
-uint64_t profiler__now_ns(void);
 /* A copy of `name` owned by the profiler, for names that do not live long (Lua strings): at most
  * PROFILER_MAX_NAMES distinct names, after that "(too many names)". */
 const char *profiler__intern(const char *name, size_t len);

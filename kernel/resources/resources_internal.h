@@ -11,25 +11,11 @@
 #define RESOURCES_HEADER_SIZE 40u
 #define RESOURCES_PATH_SIZE 4096
 
-/*
- * The compiled folder mirrors the source tree, grouped by type first:
- *     <project>/<name>.<type>                  the source ("levels/arena.level")
- *     <project>/compiled/<type>/<name>.bin     its blob ("compiled/level/levels/arena.bin")
- *     <project>/compiled/manifest.json         what was compiled from what (cuttle-compile)
- * Mirroring names keeps the folder readable and lets a type's blobs be found (or wiped) by
- * directory; the 64-bit ids are only for lookups at runtime.
- */
-#define RESOURCES_COMPILED_DIR "compiled"
-
 /* resources.c: the service's state. */
-ct_allocator_t *resources__allocator(void); /* NULL when the service is not running */
 const char *resources__project_dir(void); /* NULL without a project */
 bool resources__is_strict(void);
 
 /* names.c */
-int resources__check_name(const char *name, char *err, size_t err_size);
-/* Types double as file extensions: lower-case letters, digits and '_' only. */
-int resources__check_type_name(const char *type, char *err, size_t err_size);
 ct_resource_id_t resources__id(const char *type, const char *name);
 /* Looks under the project for a source `<name>.<type>` whose spelling differs only by case;
  * on a hit writes its project-relative path into out. */
@@ -40,9 +26,6 @@ bool resources__find_case_variant(const char *project_dir, const char *type, con
  * character, at most RESOURCES_MAX_FILE_PATH bytes. Looser than a name (any case, any other
  * byte), since it names a file somebody else made (the .bin beside a .gltf), not a resource. */
 int resources__check_file_path(const char *path, char *err, size_t err_size);
-/* "<project>/compiled/<type>/<name>.bin"; false if it does not fit. */
-bool resources__blob_path(const char *project_dir, const char *type, const char *name, char *out,
-                          size_t out_size);
 
 /* blob.c: fills the 40-byte header in front of `payload_size` bytes at blob + 40. */
 void resources__write_header(uint8_t *blob, const char *type_name, uint32_t format_version,
@@ -121,15 +104,6 @@ bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *obje
 int resources__load(const char *type, const char *name);
 int resources__load_source(const char *type, const char *name, const char *source, size_t len);
 void *resources__get(const char *type, const char *name);
-/* Where blobs come from instead of <project>/compiled (the file client, --host): fills *blob
- * (from resources__allocator(), size + 1 bytes) and *size, and names the blob in `path` for
- * messages; returns 0 or a negative ct_error, having logged why. NULL: the disk again. */
-typedef int (*resources_blob_source_f)(void *ctx, const char *type, const char *name, char *path,
-                                       size_t path_size, uint8_t **blob, uint64_t *size);
-void resources__set_blob_source(resources_blob_source_f fn, void *ctx);
-/* Reads and validates the blob again and swaps the runtime object (the type's unload releases the
- * old one; get() returns the new one). On any error the loaded version stays. */
-int resources__reload(const char *type, const char *name);
 /* The same from the project's source file, compiled again (ct_resource_api_v5.reload_source). */
 int resources__reload_source(const char *type, const char *name);
 /* How many times a loaded resource was replaced (either reload). */

@@ -14,11 +14,13 @@
 #include "ct_module.h"
 #include "ct_resource.h"
 
-#define EXPR_LAYOUT_VERSION 1u
 
 typedef struct expr_state_t {
     ct_reload_header_t header;
 } expr_state_t;
+
+/* EXPR_LAYOUT_VERSION: made at build time from expr_state_t's layout (tools/abi/layout_id.py). */
+#include "expr_layout.h"
 
 static struct {
     const ct_log_api_v1 *log;
@@ -90,25 +92,22 @@ static int start(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_EXPR_API, 1, sizeof(ct_expr_api_v1), 0, "ct.expr"},
+    CT_API_PROVIDE("ct.expr", 1, ct_expr_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 2, 0, 0, "ct.lua"},
-    {CT_JOBS_API, 1, 0, 0, "ct.jobs"},
-    {CT_RESOURCE_API, 4, 0, CT_API_OPTIONAL, "ct.resource"},
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 2, &m.lua),
+    CT_MODULE_API(jobs, 1, &m.jobs),
+    CT_MODULE_API_OPTIONAL(resource, 4, &m.resource),
 };
 
-static void *const api_slots[] = {&m.log, NULL, &m.lua, &m.jobs, &m.resource};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.expr", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &m.self, .allocator = &m.allocator, .state = &m.state,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.expr", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &m.self, .allocator = &m.allocator, .state = &m.state,
                .state_size = sizeof(expr_state_t), .layout_version = EXPR_LAYOUT_VERSION,
                .start = start, .rebind = start},
 };
@@ -116,5 +115,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_EXPR_API, 1, &api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -22,10 +22,17 @@
 #pragma GCC pop_options
 #endif
 
+/* Asked once: every batch picks its lanes with this. */
 int expr__lanes8_available(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
+    static _Atomic int known = -1;
+    int k = known;
+    if (k < 0) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") ? 1 : 0;
+        known = k;
+    }
+    return k;
 }
 #else
 void expr__block_lanes8(const ct_expr_program_o *p, const float *const *in, float *const *out)

@@ -7,6 +7,7 @@
 #include "ct_module.h"
 #include "ct_profiler.h"
 #include "particles_internal.h"
+#include "particles_layout.h"
 
 particles_module_t particles__m;
 
@@ -133,36 +134,27 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_PARTICLES_API, 1, sizeof(ct_particles_api_v1), 0, "ct.particles"},
+    CT_API_PROVIDE("ct.particles", 1, ct_particles_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 2, 0, 0, "ct.lua"},
-    {CT_JOBS_API, 1, 0, 0, "ct.jobs"},
-    {CT_RESOURCE_API, 6, 0, 0, "ct.resource"},
-    {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
-    {CT_EXPR_API, 1, 0, 0, "ct.expr"},
-    {CT_TRANSFORM_API, 2, 0, CT_API_OPTIONAL, "ct.transform"},
-    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &particles__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 2, &particles__m.lua),
+    CT_MODULE_API(jobs, 1, &particles__m.jobs),
+    CT_MODULE_API(resource, 6, &particles__m.resource),
+    CT_MODULE_API(data, 1, &particles__m.data),
+    CT_MODULE_API(component, 2, &particles__m.component),
+    CT_MODULE_API(expr, 1, &particles__m.expr),
+    CT_MODULE_API_OPTIONAL(transform, 2, &particles__m.transform),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &particles__m.profiler),
 };
 
-static void *const api_slots[] = {
-    &particles__m.log,  NULL,
-    &particles__m.lua,  &particles__m.jobs,
-    &particles__m.resource, &particles__m.data,
-    &particles__m.component, &particles__m.expr,
-    &particles__m.transform, &particles__m.profiler,
-};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.particles", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &particles__m.self, .allocator = &particles__m.allocator,
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.particles", .version = {1, 0, 0, 0},
+               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &particles__m.self, .allocator = &particles__m.allocator,
                .state = &particles__m.state, .state_size = sizeof(particles_state_t),
                .layout_version = PARTICLES_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -171,5 +163,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_PARTICLES_API, 1, &api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -19,9 +19,9 @@
 #include "ct_resource.h"
 #include "ct_transform.h"
 
-#ifndef PARTICLES_LAYOUT_VERSION
-#define PARTICLES_LAYOUT_VERSION 1u
-#endif
+/* PARTICLES_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of particles_state_t, particles_world_t (each world's manager) and every struct they
+ * reach (particles_layout.h, by tools/abi/layout_id.py): no number to bump. */
 
 #define PARTICLES_EFFECT_FORMAT 1u
 #define PARTICLES_MAX_POOL (1u << 20)

@@ -146,7 +146,6 @@ uint32_t *physics__map_upsert(physics__map *m, uint64_t key, uint32_t fresh);
 /* The value of key, or UINT32_MAX. */
 uint32_t physics__map_get(const physics__map *m, uint64_t key);
 void physics__map_remove(physics__map *m, uint64_t key);
-void physics__map_clear(physics__map *m);
 void physics__map_free(physics__map *m);
 
 /* ---- Structure-of-arrays buffers (physics_map.c) ------------------------------------------

@@ -93,13 +93,6 @@ void physics__map_remove(physics__map *m, uint64_t key)
     m->count--;
 }
 
-void physics__map_clear(physics__map *m)
-{
-    if (m->cap)
-        memset(m->slots, 0xff, (size_t)m->cap * sizeof *m->slots);
-    m->count = 0;
-}
-
 void physics__map_free(physics__map *m)
 {
     if (m->slots)

@@ -15,7 +15,6 @@
 #pragma GCC diagnostic ignored "-Wconversion"
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_STATIC
-#define STBI_WRITE_NO_STDIO_UNUSED
 #include <stb/stb_image_write.h>
 #pragma GCC diagnostic pop
 

@@ -9,6 +9,7 @@
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
+#include "ct_render_frame.h"
 #include "render_gl_internal.h" /* render__state reaches struct render__gl: part of the layout */
 #include "render_layout.h"
 #include "ct_profiler.h"
@@ -248,9 +249,36 @@ static int rebind(void)
     return render__rebind_components() && render__rebind_resources() ? 0 : CT_ERR_VERSION;
 }
 
+/* ct.render_frame (api/ct_render_frame.h): the last frame's pixels, without a file. */
+static bool frame_size(uint32_t *width, uint32_t *height)
+{
+    const render__state *s = render__m.state;
+    if (!s->have_frame || s->backend != RENDER_BACKEND_GL || !s->gl)
+        return false;
+    *width = s->pipeline.width;
+    *height = s->pipeline.height;
+    return true;
+}
+
+static int frame_read(uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height)
+{
+    if (!frame_size(width, height))
+        return CT_ERR_INVALID;
+    if (!rgba || capacity < (size_t)*width * *height * 4)
+        return CT_ERR_INVALID;
+    if (!render__gl_read(render__m.state->gl, rgba)) {
+        RENDER_LOG(CT_LOG_ERROR, "read: reading the backbuffer failed");
+        return CT_ERR_IO;
+    }
+    return 0;
+}
+
+static const ct_render_frame_api_v1 render__frame_api_v1 = {frame_size, frame_read};
+
 static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
     CT_API_PROVIDE("ct.render", 2, ct_render_api_v2),
+    CT_API_PROVIDE("ct.render_frame", 1, ct_render_frame_api_v1),
 };
 
 static const ct_module_api_t apis[] = {
@@ -282,6 +310,8 @@ static const ct_module_v3_t module = {
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1}, {CT_RENDER_API, 2, &render__api_v2}};
+    static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1},
+                                            {CT_RENDER_API, 2, &render__api_v2},
+                                            {CT_RENDER_FRAME_API, 1, &render__frame_api_v1}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -321,7 +321,7 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     .world_rotation = t_world_rotation, .set_world_position = t_set_world_position,                \
     .set_world_rotation = t_set_world_rotation
 
-/* The world's change counter; quiet when the world has no transform manager. */
+/* The world's change counter; 0 for a world without transforms. */
 static uint64_t t_changes(ct_world_o *world)
 {
     transforms__manager_t *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;

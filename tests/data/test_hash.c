@@ -1,5 +1,5 @@
 /*
- * ct_hash.h against reference vectors, and the perfect-hash seed search.
+ * ct_hash.h against reference vectors.
  *
  * The vectors come from an independent Python implementation of MurmurHash2 and MurmurHash64A
  * written from Austin Appleby's original C; that implementation also reproduces every API id in
@@ -15,7 +15,6 @@
 #include <cmocka.h>
 
 #include "ct_hash.h"
-#include "perfect_hash.h"
 
 typedef struct vector_t {
     const char *key;
@@ -73,110 +72,10 @@ static void murmur_vectors(void **state)
     }
 }
 
-#define NUM_KEYS 65000u
-#define KEY_SIZE 48
-
-static char *make_keys(uint32_t n, const char **keys)
-{
-    char *storage = malloc((size_t)n * KEY_SIZE);
-    for (uint32_t i = 0; i < n; i++) {
-        char *k = storage + (size_t)i * KEY_SIZE;
-        snprintf(k, KEY_SIZE, "units/level_%03u/prop_%05u.unit", i % 97, i);
-        keys[i] = k;
-    }
-    return storage;
-}
-
-static int compare_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static void perfect_seed_for_65000_keys(void **state)
-{
-    (void)state;
-    const char **keys = malloc(NUM_KEYS * sizeof *keys);
-    char *storage = make_keys(NUM_KEYS, keys);
-    uint32_t seed = 0;
-    assert_int_equal(perfect_hash__find_seed(keys, NUM_KEYS, 0, 1000, &seed), 0);
-
-    /* Check the answer independently of the search's own radix sort. */
-    uint32_t *h = malloc(NUM_KEYS * sizeof *h);
-    for (uint32_t i = 0; i < NUM_KEYS; i++)
-        h[i] = ct_murmur2_32(keys[i], strlen(keys[i]), seed);
-    qsort(h, NUM_KEYS, sizeof *h, compare_u32);
-    for (uint32_t i = 1; i < NUM_KEYS; i++)
-        assert_true(h[i] != h[i - 1]);
-    free(h);
-    free(storage);
-    free(keys);
-}
-
-/* Finds two generated keys whose hashes collide under seed 0, so the search has to skip it. */
-static void seed_zero_collision(const char **keys, uint32_t n, uint32_t *a, uint32_t *b)
-{
-    uint64_t *v = malloc((size_t)n * sizeof *v);
-    for (uint32_t i = 0; i < n; i++)
-        v[i] = (uint64_t)ct_murmur2_32(keys[i], strlen(keys[i]), 0) << 32 | i;
-    qsort(v, n, sizeof *v, compare_u64);
-    *a = *b = UINT32_MAX;
-    for (uint32_t i = 1; i < n && *a == UINT32_MAX; i++) {
-        if (v[i] >> 32 == v[i - 1] >> 32) {
-            *a = (uint32_t)v[i - 1];
-            *b = (uint32_t)v[i];
-        }
-    }
-    free(v);
-}
-
-static void seed_search_skips_colliding_seeds(void **state)
-{
-    (void)state;
-    /* 200,000 keys make a seed-0 collision all but certain (about 4.7 expected pairs). */
-    const uint32_t n = 200000;
-    const char **keys = malloc(n * sizeof *keys);
-    char *storage = make_keys(n, keys);
-    uint32_t a, b;
-    seed_zero_collision(keys, n, &a, &b);
-    assert_true(a != UINT32_MAX);
-    const char *pair[2] = {keys[a], keys[b]};
-    uint32_t seed = 12345;
-    assert_int_equal(perfect_hash__find_seed(pair, 2, 0, 1, &seed), CT_ERR_NOT_FOUND);
-    assert_int_equal(seed, 12345);
-    assert_int_equal(perfect_hash__find_seed(pair, 2, 0, 100, &seed), 0);
-    assert_true(seed > 0);
-    assert_true(ct_hash32(pair[0]) == ct_hash32(pair[1]));
-    assert_true(ct_murmur2_32(pair[0], strlen(pair[0]), seed) !=
-                ct_murmur2_32(pair[1], strlen(pair[1]), seed));
-    free(storage);
-    free(keys);
-}
-
-static void seed_search_edge_cases(void **state)
-{
-    (void)state;
-    uint32_t seed = 99;
-    const char *same[3] = {"a", "b", "a"};
-    assert_int_equal(perfect_hash__find_seed(same, 3, 0, 100, &seed), CT_ERR_INVALID);
-    assert_int_equal(perfect_hash__find_seed(same, 0, 7, 1, &seed), 0);
-    assert_int_equal(seed, 7);
-    assert_int_equal(perfect_hash__find_seed(same, 2, 0, 0, &seed), CT_ERR_NOT_FOUND);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(murmur_vectors),
-        cmocka_unit_test(perfect_seed_for_65000_keys),
-        cmocka_unit_test(seed_search_skips_colliding_seeds),
-        cmocka_unit_test(seed_search_edge_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

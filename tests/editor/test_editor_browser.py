@@ -80,9 +80,13 @@ def make_project(src, tmp):
     proj = os.path.join(tmp, "yard")
     shutil.copytree(os.path.join(src, "tests/editor/project"), proj)
     demo = os.path.join(src, "projects/demo")
-    # The demo's meshes and materials, with the files they read (the walker's glTF and textures).
-    for sub in ("meshes", "materials", "characters"):
-        shutil.copytree(os.path.join(demo, sub), os.path.join(proj, sub))
+    # Only what the yard draws: the demo's crate, floor and marker meshes and materials.
+    for sub, names in (("meshes", ("crate.mesh", "crate.obj", "floor.mesh", "floor.obj", "marker.mesh",
+                                   "marker.obj")),
+                       ("materials", ("wood.material", "floor.material", "marker.material"))):
+        os.makedirs(os.path.join(proj, sub))
+        for name in names:
+            shutil.copy(os.path.join(demo, sub, name), os.path.join(proj, sub))
     shutil.copy(os.path.join(demo, "default.render_config"), proj)
     return proj
 
@@ -168,15 +172,12 @@ def main():
             crate = object_by_name(a, "crate")
 
             # Pick the crate by clicking where the viewport shows it.
-            xy = a.eval("""(() => { const c = editor.camera, img = document.getElementById('frame');
-                const r = img.getBoundingClientRect(); const p = [0, 0.5, 0];
+            xy = a.eval("""(() => { const c = editor.camera, v = editor.viewRect(); const p = [0, 0.5, 0];
                 const d = [p[0]-c.eye[0], p[1]-c.eye[1], p[2]-c.eye[2]];
                 const dot = (a) => a[0]*d[0]+a[1]*d[1]+a[2]*d[2]; const z = -dot(c.back);
-                const t = Math.tan(c.fov*Math.PI/360), asp = img.naturalWidth/img.naturalHeight;
-                const s = Math.min(r.width/img.naturalWidth, r.height/img.naturalHeight);
-                const iw = img.naturalWidth*s, ih = img.naturalHeight*s;
-                return [r.left + (r.width-iw)/2 + (dot(c.right)/(z*t*asp)+1)/2*iw,
-                        r.top + (r.height-ih)/2 + (1-dot(c.up)/(z*t))/2*ih]; })()""")
+                const t = Math.tan(c.fov*Math.PI/360);
+                return [v.left + (dot(c.right)/(z*t*v.aspect)+1)/2*v.width,
+                        v.top + (1-dot(c.up)/(z*t))/2*v.height]; })()""")
             a.click(xy[0], xy[1])
             a.wait("editor.selection[0] === %s" % json.dumps(crate), what="the crate picked")
             check(True, "clicking the viewport at (%.0f, %.0f) picked the crate" % tuple(xy))

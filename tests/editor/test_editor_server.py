@@ -245,10 +245,22 @@ def main():
         proc.wait()
         proc, port, console_port = start_engine(build, proj)
         con = Console(console_port)
-        w = Page(port, "alice").until("welcome")
+        alice = Page(port, "alice")
+        w = alice.until("welcome")
         check(w["recovered"] > 0, "the restarted engine replayed %d unsaved operations" % w["recovered"])
         check(pos(tall) == [7, 1, 7], "the last unsaved edit before the crash is in the world again")
         check("replayed" in open(log).read(), "the engine's log says it replayed the change log")
+
+        # A git merge changed the file under the editor: reload brings in what came (as changes).
+        path = os.path.join(proj, "levels/yard.level")
+        text = open(path).read()
+        open(path, "w").write(text.replace("friction = 0.6", "friction = 0.9"))
+        alice.send({"type": "reload"})
+        ops = alice.until("ops")
+        came = [(o["key"], o["value"]) for o in ops["ops"] if o["op"] == "set"]
+        r = alice.until("reloaded")
+        check(came == [("components.body.friction", 0.9)] and r["changes"] == 1,
+              "reload brought in the one change the merge made: %s" % came)
         stop_engine(proc)
         proc = None
 

@@ -12,21 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_heap.h"
 #include "gameplay_islands.h"
 
 /* ---- an allocator and a parallel_for for the core ------------------------------------------ */
 
-static void *heap_realloc(ct_allocator_t *a, void *p, size_t old, size_t size, const char *file, uint32_t line)
-{
-    (void)a, (void)old, (void)file, (void)line;
-    if (!size) {
-        free(p);
-        return NULL;
-    }
-    return realloc(p, size);
-}
-
-static ct_allocator_t heap = {.realloc = heap_realloc};
 
 typedef struct pool_t {
     ct_range_f fn;
@@ -137,7 +127,7 @@ static void apply_spawn(void *ud, ct_entity_t target, const double *args, uint32
 static game_t *new_game(void)
 {
     game_t *g = calloc(1, sizeof *g);
-    islands__init(&g->sys, &heap);
+    islands__init(&g->sys, ct_heap_allocator());
     g->pickup = islands__handler_id(&g->sys, "pickup", on_pickup, g);
     g->hit = islands__handler_id(&g->sys, "hit", on_hit, g);
     g->chain = islands__handler_id(&g->sys, "chain", on_chain, g);

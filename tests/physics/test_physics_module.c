@@ -22,7 +22,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "test_kernel.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 #include <stdio.h>
 #include <stdlib.h>

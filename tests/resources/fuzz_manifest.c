@@ -21,12 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         log__set_level(CT_LOG_ERROR); /* not a warning per damaged input */
         started = true;
     }
-    resources_manifest_t m;
-    resources__manifest_parse(&m, (const char *)data, size, "fuzz/manifest.json");
+    compiler_manifest_t m;
+    compiler__manifest_parse(&m, (const char *)data, size, "fuzz/manifest.json");
     for (uint32_t i = 0; i < m.count; i++)
         for (uint32_t f = 0; f < m.entries[i].num_files; f++)
             if (resources__check_file_path(m.entries[i].files[f].path, NULL, 0))
                 abort();
-    resources__manifest_free(&m);
+    compiler__manifest_free(&m);
     return 0;
 }

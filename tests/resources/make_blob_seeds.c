@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         fputs(sources[i - 1], f);
         fclose(f);
     }
-    failures += resources__compile_project(project, NULL, NULL, NULL) != 0;
+    failures += compiler__compile_project(project, NULL, NULL, NULL) != 0;
     for (int i = 1; i < argc; i++) {
         char from[512];
         snprintf(from, sizeof from, "%s/compiled/%s/seed%d.bin", project, TEST_TYPE, i);

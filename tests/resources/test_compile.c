@@ -21,7 +21,7 @@ static test_type_counters_t counters;
 static counts_t compile(int expect)
 {
     counts_t c = {99, 99, 99};
-    assert_int_equal(resources__compile_project(dir, &c.compiled, &c.up_to_date, &c.failed),
+    assert_int_equal(compiler__compile_project(dir, &c.compiled, &c.up_to_date, &c.failed),
                      expect);
     return c;
 }
@@ -214,10 +214,10 @@ static void a_missing_project_is_not_created(void **state)
     char missing[512];
     snprintf(missing, sizeof missing, "%s/nope", dir);
     uint32_t compiled = 9;
-    assert_int_equal(resources__compile_project(missing, &compiled, NULL, NULL), CT_ERR_NOT_FOUND);
+    assert_int_equal(compiler__compile_project(missing, &compiled, NULL, NULL), CT_ERR_NOT_FOUND);
     assert_int_equal(compiled, 0);
     assert_false(fixture_exists(dir, "nope"));
-    assert_int_equal(resources__compile_project(NULL, NULL, NULL, NULL), CT_ERR_INVALID);
+    assert_int_equal(compiler__compile_project(NULL, NULL, NULL, NULL), CT_ERR_INVALID);
 }
 
 int main(void)

@@ -105,7 +105,7 @@ static void restart(bool strict)
 static void compile(int rc, uint32_t compiled, uint32_t up_to_date, uint32_t failed)
 {
     uint32_t c = 99, u = 99, f = 99;
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), rc);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), rc);
     assert_int_equal(c, compiled);
     assert_int_equal(u, up_to_date);
     assert_int_equal(f, failed);

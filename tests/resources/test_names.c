@@ -85,7 +85,7 @@ static void load_with_wrong_case_is_refused(void **state)
     assert_int_equal(api->load(TEST_TYPE, "./levels/arena"), CT_ERR_INVALID);
     /* Canonical but not compiled yet. */
     assert_int_equal(api->load(TEST_TYPE, "levels/arena"), CT_ERR_NOT_FOUND);
-    assert_int_equal(resources__compile_project(dir, NULL, NULL, NULL), 0);
+    assert_int_equal(compiler__compile_project(dir, NULL, NULL, NULL), 0);
     assert_int_equal(api->load(TEST_TYPE, "levels/arena"), 0);
     assert_int_equal(api->load(TEST_TYPE, "Levels/Arena"), CT_ERR_INVALID);
     assert_null(api->get(TEST_TYPE, "Levels/Arena"));
@@ -107,7 +107,7 @@ static void source_files_with_upper_case_fail_to_compile(void **state)
     const ct_resource_api_v1 *api = resources__api_v1();
     assert_int_equal(api->register_type(&t), 0);
     uint32_t compiled, up_to_date, failed;
-    assert_int_equal(resources__compile_project(dir, &compiled, &up_to_date, &failed),
+    assert_int_equal(compiler__compile_project(dir, &compiled, &up_to_date, &failed),
                      CT_ERR_BAD_DATA);
     assert_int_equal(compiled, 1);
     assert_int_equal(failed, 1);

@@ -101,7 +101,7 @@ static void test_index_records_spans(void **state)
 {
     (void)state;
     uint32_t c, u, f;
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), 0);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), 0);
     assert_int_equal(c, 3);
     assert_int_equal(f, 0);
     const char *refs = read_text("compiled/references/h.holder.refs");
@@ -112,7 +112,7 @@ static void test_index_records_spans(void **state)
     /* A source with no references has no index file. */
     assert_false(fixture_exists(dir, "compiled/references/things/apple.thing.refs"));
     /* Up to date: the index stays as it was. */
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), 0);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), 0);
     assert_int_equal(c, 0);
     assert_non_null(read_text("compiled/references/h.holder.refs"));
 }
@@ -126,7 +126,7 @@ static void test_missing_is_a_compile_error(void **state)
     fixture_set_mtime(dir, "h.holder", 2000000000);
     uint32_t c, u, f;
     last_error[0] = '\0';
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
     assert_int_equal(f, 1);
     assert_string_equal(last_error,
                         "h.holder: uses: no thing named \"things/aple\" (nearest: \"things/apple\")");
@@ -135,24 +135,24 @@ static void test_missing_is_a_compile_error(void **state)
 
     /* Moved to another folder: the same file name elsewhere is the nearest. */
     fixture_write(dir, "h.holder", "uses = [\"fruit/pear\"]\n");
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
     assert_string_equal(last_error,
                         "h.holder: uses: no thing named \"fruit/pear\" (nearest: \"things/pear\")");
 
     /* Nothing near: said so. */
     fixture_write(dir, "h.holder", "uses = [\"zzz/qqqqqqqq\"]\n");
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
     assert_string_equal(last_error, "h.holder: uses: no thing named \"zzz/qqqqqqqq\" (the "
                                     "project has none near it)");
 
     /* Not a name at all. */
     fixture_write(dir, "h.holder", "uses = [\"Things/Apple\"]\n");
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
     assert_non_null(strstr(last_error, "h.holder: uses: \"Things/Apple\" is not a resource name"));
 
     /* Fixed: compiles, and the index is back. */
     fixture_write(dir, "h.holder", "uses = [\"things/pear\"]\n");
-    assert_int_equal(resources__compile_project(dir, &c, &u, &f), 0);
+    assert_int_equal(compiler__compile_project(dir, &c, &u, &f), 0);
     assert_string_equal(read_text("compiled/references/h.holder.refs"),
                         "thing\tthings/pear\tuses\t1\t10\t11\n");
 }
@@ -164,7 +164,7 @@ static void test_deleted_source_loses_its_index(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/h.holder", dir);
     assert_int_equal(remove(path), 0);
-    assert_int_equal(resources__compile_project(dir, NULL, NULL, NULL), 0);
+    assert_int_equal(compiler__compile_project(dir, NULL, NULL, NULL), 0);
     assert_false(fixture_exists(dir, "compiled/references/h.holder.refs"));
 }
 

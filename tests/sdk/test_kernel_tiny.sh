@@ -15,7 +15,7 @@ if [ -n "$unused" ]; then
     echo "$unused"
     exit 1
 fi
-pipeline='^resources__(compile_project|manifest_[a-z]+|write_file)$'
+pipeline='^compiler__(compile_project|manifest_[a-z]+|write_file)$'
 if defined "$kernel_lib" | grep -E "$pipeline"; then
     echo "kernel: the compile pipeline above belongs in tools/cuttle-compile"
     exit 1

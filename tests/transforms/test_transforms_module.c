@@ -20,7 +20,7 @@
 #include "ct_transform.h"
 #include "ct_world.h"
 #include "test_kernel.h"
-#include "resources/resources_internal.h"
+#include "resources/resources.h"
 
 static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;

@@ -138,8 +138,15 @@ def expression(order, macro):
 
 
 def main(out, depfile, macro, header_dir, *roots):
-    headers = sorted(pathlib.Path(header_dir).glob("*.h"))
-    order, opaque = reach(structs_of(headers), roots)
+    # A root may be private to a .c file (the entry file then includes the layout header after
+    # it); what the roots reach is followed through the headers only, which every file sees.
+    folder = pathlib.Path(header_dir)
+    headers, sources = sorted(folder.glob("*.h")), sorted(folder.glob("*.c"))
+    structs = structs_of(headers)
+    private = structs_of(sources)
+    structs.update({r: private[r] for r in roots if r not in structs and r in private})
+    order, opaque = reach(structs, roots)
+    headers += sources
     guard = re.sub(r"\W", "_", pathlib.Path(out).name).upper()
     measured = ", ".join(c for c, _ in order)
     text = ("Made by tools/abi/layout_id.py from the headers of modules/%s at build time: do not "

@@ -31,7 +31,7 @@
 
 typedef struct compile_run_t {
     const char *project_dir;
-    resources_manifest_t manifest;
+    compiler_manifest_t manifest;
     uint32_t compiled;
     uint32_t up_to_date;
     uint32_t failed;
@@ -82,15 +82,15 @@ static bool write_refs(const char *project_dir, const char *rel,
         remove(path);
         return true;
     }
-    return resources__write_file(path, record->refs, record->refs_len) == 0;
+    return compiler__write_file(path, record->refs, record->refs_len) == 0;
 }
 
 static void forget_source(compile_run_t *run, const char *rel, const char *type, const char *name)
 {
     remove_refs(run->project_dir, rel);
-    resources_manifest_entry_t *e = resources__manifest_find(&run->manifest, rel);
+    compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
     if (e)
-        resources__manifest_remove(&run->manifest, e);
+        compiler__manifest_remove(&run->manifest, e);
     remove_blob(run->project_dir, type, name);
 }
 
@@ -104,7 +104,7 @@ static bool blob_exists(const char *project_dir, const char *type, const char *n
 
 /* Reads the project file `rel` and its stamp. Returns the bytes (free with size *len + 1), or
  * NULL with errno set. */
-static uint8_t *read_stamped(const char *project_dir, const char *rel, resources_stamp_t *stamp,
+static uint8_t *read_stamped(const char *project_dir, const char *rel, compiler_stamp_t *stamp,
                              uint64_t *len)
 {
     char full[RESOURCES_PATH_SIZE];
@@ -116,7 +116,7 @@ static uint8_t *read_stamped(const char *project_dir, const char *rel, resources
     }
     uint8_t *bytes = stat(full, &st) == 0 ? resources__read_file(full, len) : NULL;
     if (bytes)
-        *stamp = (resources_stamp_t){
+        *stamp = (compiler_stamp_t){
             .mtime_sec = (int64_t)st.st_mtim.tv_sec,
             .mtime_nsec = (int64_t)st.st_mtim.tv_nsec,
             .size = *len,
@@ -125,7 +125,7 @@ static uint8_t *read_stamped(const char *project_dir, const char *rel, resources
     return bytes;
 }
 
-static bool same_stamp(const resources_stamp_t *a, const resources_stamp_t *b)
+static bool same_stamp(const compiler_stamp_t *a, const compiler_stamp_t *b)
 {
     return a->absent == b->absent && a->mtime_sec == b->mtime_sec &&
            a->mtime_nsec == b->mtime_nsec && a->size == b->size && a->hash == b->hash;
@@ -133,7 +133,7 @@ static bool same_stamp(const resources_stamp_t *a, const resources_stamp_t *b)
 
 /* The stamp of a file a compile noted: absent when there is no such file. False (errno set) when
  * it is there but cannot be read. */
-static bool stamp_file(const char *project_dir, const char *rel, resources_stamp_t *stamp)
+static bool stamp_file(const char *project_dir, const char *rel, compiler_stamp_t *stamp)
 {
     uint64_t len;
     uint8_t *bytes = read_stamped(project_dir, rel, stamp, &len);
@@ -141,16 +141,16 @@ static bool stamp_file(const char *project_dir, const char *rel, resources_stamp
         ct_free(resources__allocator(), bytes, (size_t)len + 1);
         return true;
     }
-    *stamp = (resources_stamp_t){.absent = errno == ENOENT || errno == ENOTDIR};
+    *stamp = (compiler_stamp_t){.absent = errno == ENOENT || errno == ENOTDIR};
     return stamp->absent;
 }
 
 /* Whether every file the entry's compile read besides its source is as it was then. */
-static bool files_unchanged(const compile_run_t *run, const resources_manifest_entry_t *e)
+static bool files_unchanged(const compile_run_t *run, const compiler_manifest_entry_t *e)
 {
     for (uint32_t i = 0; i < e->num_files; i++) {
-        const resources_manifest_file_t *f = &e->files[i];
-        resources_stamp_t now;
+        const compiler_manifest_file_t *f = &e->files[i];
+        compiler_stamp_t now;
         if (!stamp_file(run->project_dir, f->path, &now)) {
             log__info("%s: %s, a file it was built from, cannot be read (%s); compiling it again",
                       e->path, f->path, resources__read_error(errno));
@@ -166,8 +166,8 @@ static bool files_unchanged(const compile_run_t *run, const resources_manifest_e
     return true;
 }
 
-static bool up_to_date(const compile_run_t *run, const resources_manifest_entry_t *e,
-                       const resources_stamp_t *stamp, const ct_resource_type_t *type,
+static bool up_to_date(const compile_run_t *run, const compiler_manifest_entry_t *e,
+                       const compiler_stamp_t *stamp, const ct_resource_type_t *type,
                        const char *name)
 {
     return e && same_stamp(&e->stamp, stamp) && e->format_version == type->format_version &&
@@ -190,7 +190,7 @@ static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, c
     if (!resources__blob_path(run->project_dir, type->type, name, path, sizeof path)) {
         log__error("%s: the path of its blob is too long", rel);
         rc = CT_ERR_INVALID;
-    } else if ((rc = resources__write_file(path, blob, (size_t)blob_size))) {
+    } else if ((rc = compiler__write_file(path, blob, (size_t)blob_size))) {
         log__error("%s: cannot write its blob %s: %s", rel, path, strerror(errno));
     }
     ct_free(resources__allocator(), blob, (size_t)blob_size);
@@ -201,7 +201,7 @@ static int compile_to_file(compile_run_t *run, const ct_resource_type_t *type, c
  * source_file handed it), with whether each could be read then. The tool is one thread. */
 static struct {
     const compile_run_t *run;
-    resources_stamp_t stamps[RESOURCES_MAX_FILES];
+    compiler_stamp_t stamps[RESOURCES_MAX_FILES];
     bool readable[RESOURCES_MAX_FILES];
     int error[RESOURCES_MAX_FILES];
 } g_noted;
@@ -219,11 +219,11 @@ static void stamp_noted(void *user, uint32_t index, const char *file)
  * a stale blob marked up to date for good, and a deletion was noted as "absent" and never
  * failed). A file that could not be stamped leaves the source out, so the next run compiles it
  * again. */
-static void note_compiled(compile_run_t *run, const char *rel, const resources_stamp_t *stamp,
+static void note_compiled(compile_run_t *run, const char *rel, const compiler_stamp_t *stamp,
                           const ct_resource_type_t *type, const resources_compile_record_t *record)
 {
-    static resources_manifest_file_t files[RESOURCES_MAX_FILES]; /* the tool is one thread */
-    resources_manifest_entry_t fresh = {
+    static compiler_manifest_file_t files[RESOURCES_MAX_FILES]; /* the tool is one thread */
+    compiler_manifest_entry_t fresh = {
         .path = (char *)rel,
         .stamp = *stamp,
         .format_version = type->format_version,
@@ -237,15 +237,15 @@ static void note_compiled(compile_run_t *run, const char *rel, const resources_s
             log__warning("%s: %s, a file it was built from, cannot be read (%s); it will be "
                          "compiled again", rel, record->files[i],
                          resources__read_error(g_noted.error[i]));
-            resources_manifest_entry_t *stale = resources__manifest_find(&run->manifest, rel);
+            compiler_manifest_entry_t *stale = compiler__manifest_find(&run->manifest, rel);
             if (stale)
-                resources__manifest_remove(&run->manifest, stale);
+                compiler__manifest_remove(&run->manifest, stale);
             return;
         }
         files[i].stamp = g_noted.stamps[i];
         files[i].path = record->files[i];
     }
-    if (resources__manifest_put(&run->manifest, &fresh))
+    if (compiler__manifest_put(&run->manifest, &fresh))
         log__warning("%s: out of memory noting it in the manifest; it will be recompiled", rel);
 }
 
@@ -259,7 +259,7 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
         run->failed++;
         return;
     }
-    resources_stamp_t stamp;
+    compiler_stamp_t stamp;
     uint64_t len = 0;
     uint8_t *text = read_stamped(run->project_dir, rel, &stamp, &len);
     if (!text) {
@@ -268,7 +268,7 @@ static void compile_source(compile_run_t *run, const char *rel, const ct_resourc
         run->failed++;
         return;
     }
-    resources_manifest_entry_t *e = resources__manifest_find(&run->manifest, rel);
+    compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
     resources_compile_record_t record = {.noted = stamp_noted};
     g_noted.run = run;
     if (up_to_date(run, e, &stamp, type, name)) {
@@ -347,7 +347,7 @@ static void walk(compile_run_t *run, const char *rel, int depth)
 static void sweep_deleted(compile_run_t *run)
 {
     for (uint32_t i = 0; i < run->manifest.count;) {
-        resources_manifest_entry_t *e = &run->manifest.entries[i];
+        compiler_manifest_entry_t *e = &run->manifest.entries[i];
         char full[RESOURCES_PATH_SIZE];
         struct stat st;
         snprintf(full, sizeof full, "%s/%s", run->project_dir, e->path);
@@ -365,11 +365,11 @@ static void sweep_deleted(compile_run_t *run)
                 !resources__check_type_name(dot + 1, NULL, 0))
                 remove_blob(run->project_dir, dot + 1, name);
         }
-        resources__manifest_remove(&run->manifest, e); /* the last entry moves into slot i */
+        compiler__manifest_remove(&run->manifest, e); /* the last entry moves into slot i */
     }
 }
 
-int resources__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
+int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
                                uint32_t *failed)
 {
     compile_run_t run = {.project_dir = project_dir};
@@ -386,14 +386,14 @@ int resources__compile_project(const char *project_dir, uint32_t *compiled, uint
         log__error("resources: %s: no such project folder", project_dir);
         rc = CT_ERR_NOT_FOUND;
     } else {
-        resources__manifest_read(&run.manifest, manifest_path);
+        compiler__manifest_read(&run.manifest, manifest_path);
         walk(&run, "", 0);
         sweep_deleted(&run);
-        if (resources__manifest_write(&run.manifest, manifest_path)) {
+        if (compiler__manifest_write(&run.manifest, manifest_path)) {
             log__error("%s: cannot write the manifest: %s", manifest_path, strerror(errno));
             rc = CT_ERR_IO;
         }
-        resources__manifest_free(&run.manifest);
+        compiler__manifest_free(&run.manifest);
         log__info("resources: %s: compiled %u, up to date %u, failed %u", project_dir,
                   run.compiled, run.up_to_date, run.failed);
     }

@@ -51,10 +51,10 @@ static bool hex_hash(const cJSON *obj, uint64_t *out)
     return true;
 }
 
-static bool parse_stamp(const cJSON *obj, resources_stamp_t *stamp)
+static bool parse_stamp(const cJSON *obj, compiler_stamp_t *stamp)
 {
     double sec, nsec, size;
-    *stamp = (resources_stamp_t){0};
+    *stamp = (compiler_stamp_t){0};
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "absent"))) {
         stamp->absent = true;
         return true;
@@ -70,13 +70,13 @@ static bool parse_stamp(const cJSON *obj, resources_stamp_t *stamp)
 }
 
 /* The entry's paths point into the JSON, its files into `files` (RESOURCES_MAX_FILES). */
-static bool parse_entry(const cJSON *obj, resources_manifest_entry_t *e,
-                        resources_manifest_file_t *files)
+static bool parse_entry(const cJSON *obj, compiler_manifest_entry_t *e,
+                        compiler_manifest_file_t *files)
 {
     const cJSON *path = cJSON_GetObjectItemCaseSensitive(obj, "path");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(obj, "files");
     double format, warnings;
-    *e = (resources_manifest_entry_t){.files = files};
+    *e = (compiler_manifest_entry_t){.files = files};
     if (!cJSON_IsString(path) || !path->valuestring[0] ||
         strlen(path->valuestring) > RESOURCES_MAX_NAME + RESOURCES_MAX_TYPE + 1 ||
         !parse_stamp(obj, &e->stamp) || !get_integer(obj, "format", 0, UINT32_MAX, &format) ||
@@ -89,7 +89,7 @@ static bool parse_entry(const cJSON *obj, resources_manifest_entry_t *e,
     const cJSON *item;
     cJSON_ArrayForEach(item, list) {
         const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "path");
-        resources_manifest_file_t *f = &files[e->num_files++];
+        compiler_manifest_file_t *f = &files[e->num_files++];
         /* The paths are stat'ed and read: a hand-edited one must not lead out of the project. */
         if (!cJSON_IsString(file) || resources__check_file_path(file->valuestring, NULL, 0) ||
             !parse_stamp(item, &f->stamp))
@@ -99,21 +99,21 @@ static bool parse_entry(const cJSON *obj, resources_manifest_entry_t *e,
     return true;
 }
 
-void resources__manifest_read(resources_manifest_t *m, const char *path)
+void compiler__manifest_read(compiler_manifest_t *m, const char *path)
 {
-    *m = (resources_manifest_t){0};
+    *m = (compiler_manifest_t){0};
     uint64_t size;
     uint8_t *text = resources__read_file(path, &size);
     if (!text)
         return;
-    resources__manifest_parse(m, (const char *)text, (size_t)size, path);
+    compiler__manifest_parse(m, (const char *)text, (size_t)size, path);
     ct_free(resources__allocator(), text, (size_t)size + 1);
 }
 
-void resources__manifest_parse(resources_manifest_t *m, const char *text, size_t size,
+void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
                                const char *path)
 {
-    *m = (resources_manifest_t){0};
+    *m = (compiler_manifest_t){0};
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "manifest_version");
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
@@ -131,19 +131,19 @@ void resources__manifest_parse(resources_manifest_t *m, const char *text, size_t
     else if (!cJSON_IsArray(sources))
         problem = "'sources' is not an array";
     int index = 0;
-    resources_manifest_file_t *files = ct_alloc(resources__allocator(),
+    compiler_manifest_file_t *files = ct_alloc(resources__allocator(),
                                                 RESOURCES_MAX_FILES * sizeof *files);
     if (!files && !problem)
         problem = "out of memory";
     const cJSON *list = problem ? NULL : sources;
     const cJSON *item;
     cJSON_ArrayForEach(item, list) {
-        resources_manifest_entry_t e;
+        compiler_manifest_entry_t e;
         if (!parse_entry(item, &e, files)) {
             problem = "a source entry is malformed";
             break;
         }
-        if (resources__manifest_put(m, &e)) {
+        if (compiler__manifest_put(m, &e)) {
             problem = "out of memory";
             break;
         }
@@ -153,12 +153,12 @@ void resources__manifest_parse(resources_manifest_t *m, const char *text, size_t
         ct_free(resources__allocator(), files, RESOURCES_MAX_FILES * sizeof *files);
     if (problem) {
         log__warning("%s: %s (entry %d); recompiling everything", path, problem, index);
-        resources__manifest_free(m);
+        compiler__manifest_free(m);
     }
     cJSON_Delete(root);
 }
 
-static bool add_stamp(cJSON *obj, const char *path, const resources_stamp_t *stamp)
+static bool add_stamp(cJSON *obj, const char *path, const compiler_stamp_t *stamp)
 {
     if (stamp->absent)
         return cJSON_AddStringToObject(obj, "path", path) && cJSON_AddTrueToObject(obj, "absent");
@@ -171,7 +171,7 @@ static bool add_stamp(cJSON *obj, const char *path, const resources_stamp_t *sta
            cJSON_AddStringToObject(obj, "hash", hash);
 }
 
-static cJSON *entry_json(const resources_manifest_entry_t *e)
+static cJSON *entry_json(const compiler_manifest_entry_t *e)
 {
     cJSON *obj = cJSON_CreateObject();
     cJSON *files = NULL;
@@ -190,7 +190,7 @@ static cJSON *entry_json(const resources_manifest_entry_t *e)
     return obj;
 }
 
-int resources__manifest_write(const resources_manifest_t *m, const char *path)
+int compiler__manifest_write(const compiler_manifest_t *m, const char *path)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *sources = cJSON_AddArrayToObject(root, "sources");
@@ -203,12 +203,12 @@ int resources__manifest_write(const resources_manifest_t *m, const char *path)
     cJSON_Delete(root);
     if (!text)
         return CT_ERR_NOMEM;
-    int rc = resources__write_file(path, text, strlen(text));
+    int rc = compiler__write_file(path, text, strlen(text));
     cJSON_free(text);
     return rc;
 }
 
-resources_manifest_entry_t *resources__manifest_find(resources_manifest_t *m, const char *path)
+compiler_manifest_entry_t *compiler__manifest_find(compiler_manifest_t *m, const char *path)
 {
     for (uint32_t i = 0; i < m->count; i++) {
         if (strcmp(m->entries[i].path, path) == 0)
@@ -231,7 +231,7 @@ static void free_string(char *s)
     ct_free(resources__allocator(), s, strlen(s) + 1);
 }
 
-static void free_files(resources_manifest_file_t *files, uint32_t n)
+static void free_files(compiler_manifest_file_t *files, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         free_string(files[i].path);
@@ -240,13 +240,13 @@ static void free_files(resources_manifest_file_t *files, uint32_t n)
 }
 
 /* A copy of n files (NULL for none), or false when out of memory. */
-static bool copy_files(const resources_manifest_file_t *from, uint32_t n,
-                       resources_manifest_file_t **out)
+static bool copy_files(const compiler_manifest_file_t *from, uint32_t n,
+                       compiler_manifest_file_t **out)
 {
     *out = NULL;
     if (!n)
         return true;
-    resources_manifest_file_t *files = ct_alloc(resources__allocator(), n * sizeof *files);
+    compiler_manifest_file_t *files = ct_alloc(resources__allocator(), n * sizeof *files);
     if (!files)
         return false;
     for (uint32_t i = 0; i < n; i++) {
@@ -260,12 +260,12 @@ static bool copy_files(const resources_manifest_file_t *from, uint32_t n,
     return true;
 }
 
-int resources__manifest_put(resources_manifest_t *m, const resources_manifest_entry_t *e)
+int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry_t *e)
 {
-    resources_manifest_file_t *files;
+    compiler_manifest_file_t *files;
     if (!copy_files(e->files, e->num_files, &files))
         return CT_ERR_NOMEM;
-    resources_manifest_entry_t *slot = resources__manifest_find(m, e->path);
+    compiler_manifest_entry_t *slot = compiler__manifest_find(m, e->path);
     if (slot) {
         char *path = slot->path;
         free_files(slot->files, slot->num_files);
@@ -276,7 +276,7 @@ int resources__manifest_put(resources_manifest_t *m, const resources_manifest_en
     }
     if (m->count == m->capacity) {
         uint32_t capacity = m->capacity ? m->capacity * 2 : 64;
-        resources_manifest_entry_t *grown =
+        compiler_manifest_entry_t *grown =
             ct_realloc(resources__allocator(), m->entries, m->capacity * sizeof *grown,
                        capacity * sizeof *grown);
         if (!grown) {
@@ -298,14 +298,14 @@ int resources__manifest_put(resources_manifest_t *m, const resources_manifest_en
     return 0;
 }
 
-void resources__manifest_remove(resources_manifest_t *m, resources_manifest_entry_t *e)
+void compiler__manifest_remove(compiler_manifest_t *m, compiler_manifest_entry_t *e)
 {
     free_string(e->path);
     free_files(e->files, e->num_files);
     *e = m->entries[--m->count];
 }
 
-void resources__manifest_free(resources_manifest_t *m)
+void compiler__manifest_free(compiler_manifest_t *m)
 {
     for (uint32_t i = 0; i < m->count; i++) {
         free_string(m->entries[i].path);
@@ -313,5 +313,5 @@ void resources__manifest_free(resources_manifest_t *m)
     }
     if (m->entries)
         ct_free(resources__allocator(), m->entries, m->capacity * sizeof *m->entries);
-    *m = (resources_manifest_t){0};
+    *m = (compiler_manifest_t){0};
 }

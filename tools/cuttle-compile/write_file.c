@@ -22,7 +22,7 @@ static int make_parents(const char *path)
     return 0;
 }
 
-int resources__write_file(const char *path, const void *data, size_t size)
+int compiler__write_file(const char *path, const void *data, size_t size)
 {
     char tmp[RESOURCES_PATH_SIZE];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp", path);

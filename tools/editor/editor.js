@@ -59,10 +59,12 @@ const editor = window.editor = {
 function connect() {
   const ws = new WebSocket(withToken(`ws://${location.host}/ws`));
   editor.ws = ws;
+  ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
-    send({ type: 'hello', user: editor.user, session: editor.session });
+    send({ type: 'hello', user: editor.user, session: editor.session, pixels: true });
   };
   ws.onmessage = (ev) => {
+    if (typeof ev.data !== 'string') return drawPixels(ev.data);
     const m = JSON.parse(ev.data);
     if (editor.hold && (m.type === 'ops' || m.type === 'frame')) { editor.held.push(m); return; }
     receive(m);
@@ -106,6 +108,7 @@ function receive(m) {
     case 'people': return people(m.people);
     case 'selected': return selected(m);
     case 'saved': return logLine(`${m.by} saved ${m.file} (${m.bytes} bytes)`);
+    case 'reloaded': return logLine(`${m.by} reloaded ${m.file} from its file: ${m.changes} changes came in (highlighted)`, false, 'conflict');
     case 'compiled': return logLine(m.ok ? 'compiled the project' : 'compile failed: ' + m.error, !m.ok);
     case 'play': editor.playing = m.playing; $('play').textContent = m.playing ? 'Stop' : 'Play';
       $('play').classList.toggle('on', m.playing); return logLine(`${m.by} ${m.playing ? 'started' : 'stopped'} play`);
@@ -134,8 +137,11 @@ function welcome(m) {
   status(`${m.user}${m.resumed ? ' (session resumed)' : ''}`);
   if (m.recovered) logLine(`the engine replayed ${m.recovered} unsaved changes after a crash: save to keep them`, false, 'conflict');
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
-  if (m.frame) showFrame({ n: m.frame, camera: m.camera });
+  editor.pixels = !!m.pixels;
+  if (m.camera) editor.camera = m.camera;
+  if (m.frame && !editor.pixels) showFrame({ n: m.frame, camera: m.camera });
   render();
+  editor.welcomedAt = performance.now();
 }
 
 // Keys whose change shows in the outline (names, order, hierarchy, repeat counts).
@@ -166,6 +172,7 @@ function applyOps(m) {
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
   editor.lastOps = m;
   render(touched, !outline);
+  if (editor.onOps) editor.onOps(m);
 }
 
 function history(m) {
@@ -533,13 +540,41 @@ function renderInspector(touched) {
 
 // ---- viewport ----
 
+// A frame arrives as a binary message of pixels ([u32 n][u32 width][u32 height] rgba rows) when
+// the renderer gives them, else as a PNG from /frame.png; either is drawn into the canvas.
 function showFrame(m) {
   editor.frame = m.n;
   if (m.camera) editor.camera = m.camera;
-  const img = $('frame');
-  img.onload = () => { editor.shown = m.n; drawOverlay(); };
+  if (editor.pixels) return;
+  const img = new Image();
+  img.onload = () => {
+    const canvas = $('frame');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    canvas.getContext('2d').drawImage(img, 0, 0);
+    editor.shown = Math.max(editor.shown || 0, m.n); drawOverlay();
+  };
   img.src = withToken('/frame.png?n=' + m.n);
 }
+
+function drawPixels(buf) {
+  const head = new DataView(buf, 0, 12);
+  const n = head.getUint32(0, true), w = head.getUint32(4, true), h = head.getUint32(8, true);
+  const canvas = $('frame');
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(buf, 12, w * h * 4), w, h), 0, 0);
+  editor.shown = n;
+  drawOverlay();
+  if (editor.onShown) editor.onShown(n);
+}
+
+// Where the frame is drawn inside the viewport (the canvas keeps its aspect: letterboxed).
+function viewRect() {
+  const c = $('frame'), r = c.getBoundingClientRect();
+  const s = Math.min(r.width / c.width, r.height / c.height);
+  const w = c.width * s, h = c.height * s;
+  return { left: r.left + (r.width - w) / 2, top: r.top + (r.height - h) / 2, width: w, height: h, aspect: c.width / c.height };
+}
+editor.viewRect = viewRect;
 
 // World position of an entity from the document (local poses composed up the @parent chain).
 function worldPosition(id) {
@@ -558,14 +593,14 @@ function worldPosition(id) {
 
 // Marks the selection (and other people's) where the engine's camera sees it.
 function drawOverlay() {
-  const canvas = $('overlay'), img = $('frame'), cam = editor.camera;
+  const canvas = $('overlay'), cam = editor.camera;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   canvas.width = w; canvas.height = h;
   const g = canvas.getContext('2d');
-  if (!cam || !img.naturalWidth) return;
-  const scale = Math.min(w / img.naturalWidth, h / img.naturalHeight);
-  const iw = img.naturalWidth * scale, ih = img.naturalHeight * scale, ox = (w - iw) / 2, oy = (h - ih) / 2;
-  const t = Math.tan(cam.fov * Math.PI / 360), aspect = img.naturalWidth / img.naturalHeight;
+  if (!cam || !editor.shown) return;
+  const v = viewRect(), base = canvas.getBoundingClientRect();
+  const iw = v.width, ih = v.height, ox = v.left - base.left, oy = v.top - base.top;
+  const t = Math.tan(cam.fov * Math.PI / 360), aspect = v.aspect;
   const project = (p) => {
     const d = [p[0] - cam.eye[0], p[1] - cam.eye[1], p[2] - cam.eye[2]];
     const dot = (a) => a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
@@ -608,11 +643,9 @@ function drawOverlay() {
   });
   vp.onwheel = (ev) => { ev.preventDefault(); queue({ zoom: Math.sign(ev.deltaY) }); };
   async function pick(ev) {
-    const img = $('frame'), r = img.getBoundingClientRect();
-    if (!img.naturalWidth) return;
-    const scale = Math.min(r.width / img.naturalWidth, r.height / img.naturalHeight);
-    const iw = img.naturalWidth * scale, ih = img.naturalHeight * scale;
-    const u = (ev.clientX - r.left - (r.width - iw) / 2) / iw, v = (ev.clientY - r.top - (r.height - ih) / 2) / ih;
+    if (!editor.shown) return;
+    const r = viewRect();
+    const u = (ev.clientX - r.left) / r.width, v = (ev.clientY - r.top) / r.height;
     if (u < 0 || u > 1 || v < 0 || v > 1) return;
     const m = await request({ type: 'pick', x: u, y: v });
     if (m && m.type === 'picked') select(m.object, ev.ctrlKey || ev.metaKey);
@@ -673,6 +706,7 @@ $('delete').onclick = () => editor.selection.length && send({ type: 'delete', ob
 $('copy').onclick = () => editor.copy();
 $('paste').onclick = () => editor.paste();
 $('save').onclick = () => send({ type: 'save' });
+$('reload').onclick = () => send({ type: 'reload' });
 $('play').onclick = () => send({ type: editor.playing ? 'stop' : 'play' });
 $('filter').oninput = () => renderOutline();
 $('filter').onkeydown = (ev) => ev.stopPropagation();
