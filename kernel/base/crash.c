@@ -22,7 +22,9 @@ static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 static struct sigaction previous_actions[NUM_FATAL];
 static crash_namer_f namer;
 static crash_call_t current;
+#ifndef __SANITIZE_ADDRESS__
 static char alternate_stack[64 * 1024];
+#endif
 
 crash_call_t crash__enter(const char *what, const char *plugin)
 {
@@ -145,8 +147,12 @@ void crash__install(crash_namer_f name_plugin)
         return;
     void *warm[4];
     backtrace(warm, 4);
+#ifndef __SANITIZE_ADDRESS__
+    /* AddressSanitizer keeps its own alternate stacks and unmaps them when a thread ends, so a
+     * stack of ours would be unmapped as if it were its own (and abort the process). */
     stack_t stack = {.ss_sp = alternate_stack, .ss_size = sizeof alternate_stack};
     sigaltstack(&stack, NULL);
+#endif
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fatal_signal;
