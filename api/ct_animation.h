@@ -66,6 +66,14 @@
  *   Animation.events(world) -> { {entity =, name =, time =}, ... } of the last evaluate
  *   Animation.bone(world, e, name or index) -> bone entity or nil (indices from 1)
  *   Animation.bone_count(world, e) -> number of bones (0 without an animation)
+ *   Controllers (with ct.expr loaded): the play speed and the crossfade weight as expressions
+ *   (ct_expr.h) of variables the script sets, plus `time` (the playing clip's), `fade` (the
+ *   crossfade's progress 0..1) and `dt`:
+ *   Animation.set_controller(world, e, {variables = {"gait"}, speed = "gait * 0.5",
+ *                                       weight = "smoothstep(0, 1, fade)"})   (nil: removes it)
+ *   Animation.set_variable(world, e, "gait", 2.5)     Animation.variable(world, e, "gait")
+ *   Before each evaluate `speed` sets the playing clip's speed (clamped to +-1000); during a
+ *   crossfade `weight` (clamped to 0..1) is the new clip's share instead of the fade clock's.
  *   Animation.clips(name, ...) -> { {name =, duration =, bones =}, ... } of clip resources (a
  *       glTF file's own animation names and durations: cuttle-anim-report --list FILE)
  * Bad arguments (NaN or infinite times and speeds, unknown clips, entities without an animation)

@@ -32,6 +32,12 @@
  *   Unknown fields and wrong types fail too (with the nearest known field). The compiled blob
  *   holds the programs' bytecode (ct_expr_api_v1.save), verified again when it loads.
  *
+ * HOT RELOAD: an effect in use follows its source (ct_resource_api_v5.watch_source): edit the
+ *   .particles file while the engine runs and the next frames use the new expressions and
+ *   numbers (a bigger or smaller max_particles resizes the pools, keeping what fits); a broken
+ *   edit is reported and the old effect stays. The module itself reloads with --watch like the
+ *   others (emitters and their particles are kept).
+ *
  * A STEP (simulate), per emitter: ages advance and the dead are removed (swap with the last),
  *   new particles are emitted (the burst on the first step, then rate * dt, carried over),
  *   placed by the shape and given `spawn`'s velocity; then `velocity` runs over all particles,

@@ -9,8 +9,10 @@
  *                 v += a * dt; x += v * dt; a = 0. No gravity, no collisions, no transforms:
  *                 a point mass owns its position outright (spawning takes the entity's world
  *                 position once).
- *   "body"        a sphere or an axis-aligned box that collides (v2). Boxes never rotate: bodies
- *                 carry linear motion only, which is what lets stacks rest cheaply and exactly.
+ *   "body"        a sphere or an axis-aligned box that collides (v2) and translates only, which
+ *                 is what lets stacks rest cheaply and exactly; from v4 a body may also rotate
+ *                 (oriented boxes, spheres and capsules with orientation, spin and inertia: see
+ *                 Version 4), and a world with any rotating body is solved by the rigid solver.
  *
  * Who owns a body's position, and when it is synced with the entity's transform (ct_transform.h):
  *   - Between steps the TRANSFORM is the truth. simulate() starts by reading the world position
@@ -65,6 +67,12 @@
  *       shape and mass), lock = ["x" "y" "z" "rotate_x" "rotate_y" "rotate_z"] (any of them).
  *       The rotation is the entity's transform's.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
+ *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
+ *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
+ *       the entity, an expression (ct_expr.h) setting fx fy fz from x y z (the body relative to
+ *       the field), vx vy vz, d (distance), t (the field's age) and dt; evaluated for all of a
+ *       field's bodies in one batch and added before each step (at most 4096 bodies a field).
+ *       A bad expression fails the compile with the entity, the field and line:column.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)

@@ -237,6 +237,65 @@ typedef struct ct_transform_api_v3 {
     uint32_t (*destroy_tree)(ct_world_o *world, ct_entity_t e);
 } ct_transform_api_v3;
 
+/* Version 4: everything of v3 (same order, same meaning) and a change counter. This is the
+ * manual of the whole table: every member is documented here. */
+typedef struct ct_transform_api_v4 {
+    /* Gives entity e a transform in `world` with the local pose `local` (NULL: identity), as a
+     * root. Returns {0} (logged) if e is dead, already has one there, or memory ran out. */
+    ct_transform_t (*create)(ct_world_o *world, ct_entity_t e, const ct_transform_pose_t *local);
+    /* Removes an instance; its children become roots keeping their world pose. Invalidates
+     * instance handles of that world (see above). */
+    void (*destroy)(ct_world_o *world, ct_transform_t i);
+    /* The instance of entity e in `world`, or {0}. */
+    ct_transform_t (*lookup)(ct_world_o *world, ct_entity_t e);
+    /* The entity owning an instance ({0} for an invalid handle). */
+    ct_entity_t (*entity)(ct_world_o *world, ct_transform_t i);
+    /* Number of instances in the world's manager. */
+    uint32_t (*count)(ct_world_o *world);
+    /* The local pose exactly as last set; its matrix; the world matrix. */
+    ct_transform_pose_t (*local)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*local_matrix)(ct_world_o *world, ct_transform_t i);
+    ct_transform_matrix_t (*world_matrix)(ct_world_o *world, ct_transform_t i);
+    /* Sets the local pose and updates the world matrices of i and its subtree at once. */
+    void (*set_local)(ct_world_o *world, ct_transform_t i, const ct_transform_pose_t *local);
+    /* Links child under parent (keeping the child's local pose; a child already linked elsewhere
+     * is moved). Refused (logged) when parent is child or one of its descendants. */
+    void (*link)(ct_world_o *world, ct_transform_t child, ct_transform_t parent);
+    /* Makes child a root keeping its world pose. A root is left alone. */
+    void (*unlink)(ct_world_o *world, ct_transform_t child);
+    /* Walking the graph: children of p are first_child(p), then next_sibling(...) until {0}. */
+    ct_transform_t (*parent)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*first_child)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*next_sibling)(ct_world_o *world, ct_transform_t i);
+    ct_transform_t (*prev_sibling)(ct_world_o *world, ct_transform_t i);
+    /* Sets locals[k] on instances[k] for k < n, then updates world matrices in one pass: each
+     * changed subtree once, parents before children. The result equals calling set_local n times
+     * in order (a repeated instance takes its last pose) at O(n + nodes below) cost. Invalid
+     * handles are skipped (logged). */
+    void (*set_local_batch)(ct_world_o *world, const ct_transform_t *instances,
+                            const ct_transform_pose_t *locals, uint32_t n);
+    /* World position / rotation of entity e's transform in `world`. Return false (out untouched)
+     * when e has none there. */
+    bool (*world_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    bool (*world_rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    /* Moves / turns e so that its world position / rotation becomes the given one (its local
+     * pose is solved through the parent's world matrix; the subtree follows at once). Return
+     * false when e has no transform there or the value is refused ("Valid poses"; a rotation
+     * that is not of unit length is normalised). */
+    bool (*set_world_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    bool (*set_world_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+    /* Destroys entity e and every entity linked below it in `world`'s graph, in one
+     * ct_entity_api_v2.destroy_batch; returns how many were destroyed (0 for a dead e, logged).
+     * See Version 3 for when to use it rather than ct_entity_api.destroy. */
+    uint32_t (*destroy_tree)(ct_world_o *world, ct_entity_t e);
+
+    /* A number that goes up whenever any world matrix of `world` may have changed or an instance
+     * was created, destroyed, linked or unlinked there (0 for a world without transforms). A
+     * system that mirrors world poses (physics) reads it after writing its own and skips reading
+     * them all back when it has not moved since: a world at rest then costs it nothing. */
+    uint64_t (*changes)(ct_world_o *world);
+} ct_transform_api_v4;
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,8 @@
  * threads (ct.jobs), as a game calls Particles.simulate.
  *
  *   particles.update_100k_ms   wall time of one step (median of 40), 2 threads
+ *   particles.render_100k_ms   wall time of Render.render of those 100,000 particles as
+ *                              camera-facing quads (gl backend on llvmpipe; median of 10)
  *
  *   bench_particles [--modules DIR]
  *
@@ -13,6 +15,7 @@
 #include "bench.h"
 #include "bench_kernel.h"
 #include "ct_particles.h"
+#include "ct_render.h"
 #include "ct_resource.h"
 #include "ct_world.h"
 #include "plugins/registry.h"
@@ -42,8 +45,9 @@ static double step_ms(const ct_particles_api_v1 *particles, ct_world_o *world)
 int main(int argc, char **argv)
 {
     static const char *const modules[] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
-                                          "expr/ct_expr.so", "particles/ct_particles.so"};
-    bench_boot_modules(argc, argv, "bench_particles", modules, 4);
+                                          "expr/ct_expr.so", "particles/ct_particles.so",
+                                          "rendering/ct_rendering.so"};
+    bench_boot_modules(argc, argv, "bench_particles", modules, 5);
     const ct_resource_api_v1 *res = registry__get_engine_api(CT_RESOURCE_API, 1);
     const ct_world_api_v1 *worlds = registry__get_engine_api(CT_WORLD_API, 1);
     const ct_particles_api_v1 *particles = registry__get_engine_api(CT_PARTICLES_API, 1);
@@ -63,6 +67,27 @@ int main(int argc, char **argv)
     }
     bench_report("particles.update_100k_ms", step_ms(particles, world), "ms",
                  "one step of 100k particles, 3 expressions each, 2 threads");
+
+    /* Drawing them: a camera 12 m back, the gl backend (llvmpipe). */
+    const ct_render_api_v1 *render = registry__get_engine_api(CT_RENDER_API, 1);
+    static const char camera[] = "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]";
+    if (render && !res->load_source("unit", "bench/camera", camera, sizeof camera - 1) &&
+        render->set_backend("gl") == 0) {
+        const float back[3] = {0, 2, 12};
+        const ct_entity_t cam = worlds->spawn_unit(world, "bench/camera", back, NULL);
+        double samples[10];
+        render->render(world, cam); /* warm: programs, buffers */
+        for (int f = 0; f < 10; f++) {
+            const double t0 = bench_now_ns();
+            render->render(world, cam);
+            samples[f] = (bench_now_ns() - t0) / 1e6;
+        }
+        bench_report("particles.render_100k_ms", bench_median(samples, 10), "ms",
+                     "Render.render of 100k camera-facing quads, gl on llvmpipe");
+        res->unload("unit", "bench/camera");
+    } else {
+        fprintf(stderr, "bench_particles: no gl backend; particles.render_100k_ms not measured\n");
+    }
     worlds->destroy_world(world);
     res->unload("particles", "bench/fountain");
     bench_print_table();

@@ -5,6 +5,8 @@
  */
 #include "animation_internal.h"
 
+#include "ct_expr.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -250,13 +252,16 @@ static void evaluate(ct_world_o *w, float dt)
     }
     anim__collect(m);
     m->events_size = 0;
+    anim__controllers_before(m, dt);
     for (uint32_t i = 0; i < m->num_instances; i++)
         advance(m, &m->instances[i], dt);
+    anim__controllers_weights(m);
     pose_job job = {m};
     if (anim__m.jobs && m->num_instances > 8)
         anim__m.jobs->parallel_for(m->num_instances, 16, pose_range, &job);
     else
         pose_range(&job, 0, m->num_instances);
+    anim__controllers_after(m);
     /* One batched set for the whole world. A bone whose entity or transform a script destroyed
      * has no handle any more; the set is then split around it rather than fed a stale handle. */
     for (uint32_t b = 0; b < m->num_bones; b++)
@@ -328,11 +333,13 @@ static int start(void)
         return err;
     }
     anim__register_lua();
+    anim__register_controller_lua();
     return 0;
 }
 
 static void stop(void)
 {
+    anim__controllers_free();
     anim__unregister_component();
     anim__unregister_resources();
 }
@@ -340,6 +347,7 @@ static void stop(void)
 static int rebind(void)
 {
     anim__register_lua();
+    anim__register_controller_lua();
     if (anim__rebind_resources() || !anim__rebind_component())
         return CT_ERR_VERSION;
     return 0;
@@ -359,6 +367,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &anim__m.data),
     CT_MODULE_API(resource, 4, &anim__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &anim__m.jobs),
+    CT_MODULE_API_OPTIONAL(expr, 1, &anim__m.expr),
 };
 
 static const ct_module_v3_t module = {

@@ -105,6 +105,7 @@ typedef struct anim__module {
     const ct_data_api_v1 *data;
     const ct_resource_api_v4 *resource;
     const ct_jobs_api_v1 *jobs; /* optional */
+    const struct ct_expr_api_v1 *expr; /* optional: controllers (animation_controller.c) */
     ct_allocator_t *allocator;
     anim__state *state;
 } anim__module;
@@ -113,6 +114,14 @@ extern anim__module anim__m;
 extern const ct_animation_api_v1 anim__api_v1;
 
 #define ANIM_LOG(level, ...) anim__m.log->write(anim__m.self, level, __VA_ARGS__)
+
+/* animation_controller.c: speeds and crossfade weights as expressions of script variables;
+ * evaluate calls the three steps around advancing and posing a world's instances. */
+void anim__controllers_before(anim__manager *m, float dt);
+void anim__controllers_weights(anim__manager *m);
+void anim__controllers_after(anim__manager *m);
+void anim__controllers_free(void);
+void anim__register_controller_lua(void);
 
 /* animation_resource.c */
 int anim__register_resources(void);

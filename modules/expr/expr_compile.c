@@ -111,6 +111,7 @@ typedef struct compiler_t {
 
     uint32_t code[CT_EXPR_MAX_CODE];
     uint32_t num_code;
+    uint32_t last_store; /* the word of the last STORE_OUTPUT */
     value_t values[CT_EXPR_MAX_STACK + 1];
     uint32_t num_values;
     pending_t pending[MAX_PENDING];
@@ -470,7 +471,29 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
         for (size_t i = 0; i < sizeof inline_forms / sizeof inline_forms[0]; i++) {
             if (inline_forms[i].op != op)
                 continue;
-            if (args[1].constant) {
+            static const int two_inputs[] = {[EXPR_OP_ADD] = EXPR_OP_ADD_II,
+                                             [EXPR_OP_SUB] = EXPR_OP_SUB_II,
+                                             [EXPR_OP_MUL] = EXPR_OP_MUL_II,
+                                             [EXPR_OP_DIV] = EXPR_OP_DIV_II};
+            if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+                args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
+                EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
+                /* x + in * in: the product goes onto the top in one operation. */
+                word = EXPR_WORD(EXPR_OP_ADD_MULII, EXPR_WORD_DATA(c->code[args[1].start]));
+                c->num_code = args[1].start;
+            } else if (args[0].input >= 0 && args[1].input >= 0) {
+                /* Both operands are inputs read where they are used: one word, no pushes. */
+                word = EXPR_WORD(two_inputs[op], EXPR_II(args[0].input, args[1].input));
+                drop_words(c, args[0].start, 2);
+            } else if (op == EXPR_OP_MUL && (args[0].input >= 0 || args[1].input >= 0) &&
+                       (args[0].constant || args[1].constant)) {
+                /* An input times a constant: one word pushes the product. */
+                const int input = args[0].input >= 0 ? args[0].input : args[1].input;
+                word = EXPR_WORD(EXPR_OP_MULK_IN, (uint32_t)input);
+                b = float_word(args[0].constant ? args[0].k : args[1].k);
+                drop_words(c, args[0].start, 3);
+                words = 2;
+            } else if (args[1].constant) {
                 word = EXPR_WORD(inline_forms[i].right_k, 0);
                 b = float_word(args[1].k);
                 drop_const(c, args[1].start);
@@ -493,6 +516,18 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
             } else if (args[1].input >= 0) {
                 word = EXPR_WORD(inline_forms[i].right_in, (uint32_t)args[1].input);
                 drop_words(c, args[1].start, 1);
+                /* (x + k) * input, Horner's step, is one operation: the same two roundings. */
+                const uint32_t prev = args[0].last_op;
+                const uint32_t prev_op = EXPR_WORD_OP(c->code[prev]);
+                if (op == EXPR_OP_MUL && prev + 2 == c->num_code &&
+                    (prev_op == EXPR_OP_ADD_K || prev_op == EXPR_OP_SUB_K)) {
+                    float k;
+                    memcpy(&k, &c->code[prev + 1], sizeof k);
+                    b = float_word(prev_op == EXPR_OP_ADD_K ? k : -k);
+                    word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
+                    c->num_code = prev;
+                    words = 2;
+                }
             } else if (args[0].input >= 0) {
                 word = EXPR_WORD(inline_forms[i].left_in, (uint32_t)args[0].input);
                 drop_words(c, args[0].start, 1);
@@ -740,7 +775,8 @@ static void set_output(compiler_t *c, const token_t *at, uint32_t o)
         c->constant_values[o] = v->k;
     }
     c->num_values--;
-    emit_words(c, at, EXPR_WORD(EXPR_OP_STORE_OUTPUT, o), 0, 1);
+    if (emit_words(c, at, EXPR_WORD(EXPR_OP_STORE_OUTPUT, o), 0, 1))
+        c->last_store = c->num_code - 1;
     c->outputs_set |= 1u << o;
 }
 
@@ -943,13 +979,19 @@ ct_expr_program_o *expr__compile(const char *source, const ct_expr_desc_t *desc,
     c->failed = false;
     memset(&c->last, 0, sizeof c->last);
     c->num_code = c->num_values = c->num_pending = c->depth = 0;
+    c->last_store = UINT32_MAX;
     c->num_locals = c->num_slots = c->outputs_set = c->constant_mask = 0;
     memset(c->constant_values, 0, sizeof c->constant_values);
     c->rpn_len = 0;
     c->rpn[0] = '\0';
     ct_expr_program_o *p = NULL;
     if (parse_statements(c)) {
-        c->code[c->num_code++] = EXPR_WORD(EXPR_OP_END, 0);
+        /* A program that ends by storing an output ends with that store (one dispatch less). */
+        if (c->last_store == c->num_code - 1)
+            c->code[c->last_store] =
+                EXPR_WORD(EXPR_OP_STORE_END, EXPR_WORD_DATA(c->code[c->last_store]));
+        else
+            c->code[c->num_code++] = EXPR_WORD(EXPR_OP_END, 0);
         /* The names, then the RPN text. */
         char names[CT_EXPR_MAX_NAMES * 2 * (MAX_NAME_BYTES + 1) + RPN_BYTES];
         uint32_t n = 0;

@@ -61,6 +61,14 @@
     X(DIV_IN, "div_in", 1, 1, 0)                                                                   \
     X(RDIV_IN, "rdiv_in", 1, 1, 0)                                                                 \
     X(MULADD_K, "muladd_k", 1, 1, 2)                                                               \
+    X(ADD_II, "add_ii", 0, 1, 0)                                                                   \
+    X(SUB_II, "sub_ii", 0, 1, 0)                                                                   \
+    X(MUL_II, "mul_ii", 0, 1, 0)                                                                   \
+    X(DIV_II, "div_ii", 0, 1, 0)                                                                   \
+    X(STORE_END, "store_end", 1, 0, 0)                                                             \
+    X(MULK_IN, "mulk_in", 0, 1, 1)                                                                 \
+    X(ADDK_MULIN, "addk_mulin", 1, 1, 1)                                                           \
+    X(ADD_MULII, "add_mulii", 1, 1, 0)                                                             \
     X(SELECT, "select", 3, 1, 0)                                                                   \
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \
@@ -74,10 +82,14 @@ enum {
 };
 
 /* A word: the operation in the upper 8 bits, the operand in the lower 24 (POWI's is a signed
- * exponent in two's complement). */
+ * exponent in two's complement; the _II operations' two inputs are its lower and upper 12 bits).
+ * STORE_END stores an output and ends the program in one word. */
 #define EXPR_WORD(op, data) (((uint32_t)(op) << 24) | ((uint32_t)(data)&0xffffffu))
 #define EXPR_WORD_OP(w) ((w) >> 24)
 #define EXPR_WORD_DATA(w) ((w)&0xffffffu)
+#define EXPR_II(a, b) ((uint32_t)(a) | (uint32_t)(b) << 12)
+#define EXPR_II_A(d) ((d)&0xfffu)
+#define EXPR_II_B(d) ((d) >> 12)
 
 typedef struct expr_op_info_t {
     const char *text;

@@ -21,7 +21,15 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         if (op >= EXPR_OP_COUNT)
             return "unknown operation";
         const expr_op_info_t *info = &expr__ops[op];
-        if (op == EXPR_OP_END) {
+        if (op == EXPR_OP_STORE_END) {
+            if (d >= num_outputs || ((stored >> d) & 1u))
+                return "output index out of range or stored twice";
+            stored |= 1u << d;
+            if (depth != 1)
+                return "values left on the stack at the end";
+            depth = 0;
+        }
+        if (op == EXPR_OP_END || op == EXPR_OP_STORE_END) {
             if (pc + 1 != num_code)
                 return "words after the end";
             if (depth)
@@ -33,6 +41,8 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         }
         switch (op) {
         case EXPR_OP_PUSH_INPUT:
+        case EXPR_OP_MULK_IN:
+        case EXPR_OP_ADDK_MULIN:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:
@@ -57,6 +67,14 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
             stored |= 1u << d;
             break;
         case EXPR_OP_POWI: break; /* any signed 24-bit exponent */
+        case EXPR_OP_ADD_II:
+        case EXPR_OP_SUB_II:
+        case EXPR_OP_MUL_II:
+        case EXPR_OP_DIV_II:
+        case EXPR_OP_ADD_MULII:
+            if (EXPR_II_A(d) >= num_inputs || EXPR_II_B(d) >= num_inputs)
+                return "input index out of range";
+            break;
         default:
             if (d)
                 return "operand on an operation that takes none";
@@ -173,6 +191,8 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         float k;
         switch (op) {
         case EXPR_OP_PUSH_INPUT:
+        case EXPR_OP_MULK_IN:
+        case EXPR_OP_ADDK_MULIN:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:
@@ -181,6 +201,15 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_RDIV_IN: put(&o, " %u (%s)", d, expr__name(p, d)); break;
         case EXPR_OP_PUSH_LOCAL:
         case EXPR_OP_STORE_LOCAL: put(&o, " %u", d); break;
+        case EXPR_OP_ADD_II:
+        case EXPR_OP_SUB_II:
+        case EXPR_OP_MUL_II:
+        case EXPR_OP_DIV_II:
+        case EXPR_OP_ADD_MULII:
+            put(&o, " %u %u (%s %s)", EXPR_II_A(d), EXPR_II_B(d), expr__name(p, EXPR_II_A(d)),
+                expr__name(p, EXPR_II_B(d)));
+            break;
+        case EXPR_OP_STORE_END:
         case EXPR_OP_STORE_OUTPUT: {
             const char *name = expr__name(p, p->num_inputs + d);
             put(&o, name[0] ? " %u (%s)" : " %u", d, name);

@@ -48,7 +48,8 @@
 /* Where an operation writes: the output array when the next word stores its result there. */
 static inline float *EXPR_SFX(dest_)(const uint32_t *pc, float *const *out, float *own)
 {
-    return EXPR_WORD_OP(*pc) == EXPR_OP_STORE_OUTPUT ? out[EXPR_WORD_DATA(*pc)] : own;
+    const uint32_t op = EXPR_WORD_OP(*pc);
+    return op == EXPR_OP_STORE_OUTPUT || op == EXPR_OP_STORE_END ? out[EXPR_WORD_DATA(*pc)] : own;
 }
 #define dest EXPR_SFX(dest_)
 
@@ -91,6 +92,10 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
                 memcpy(out[d], ptr[top], EXPR_BLOCK * sizeof(float));
             top--;
             break;
+        case EXPR_OP_STORE_END:
+            if (ptr[top] != out[d])
+                memcpy(out[d], ptr[top], EXPR_BLOCK * sizeof(float));
+            return;
         case EXPR_OP_NEG: LANES_UNARY(V_NEG(x)); break;
         case EXPR_OP_NOT: LANES_UNARY(EXPR_SFX(bool)(M_EQ(x, V_K(0.0f)))); break;
         case EXPR_OP_ABS: LANES_UNARY(V_ABS(x)); break;
@@ -201,6 +206,47 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             memcpy(&k2, pc++, sizeof k2);
             const V k = V_K(kf), b = V_K(k2);
             LANES_UNARY(V_ADD(V_MUL(x, k), b));
+            break;
+        }
+        case EXPR_OP_ADD_II:
+        case EXPR_OP_SUB_II:
+        case EXPR_OP_MUL_II:
+        case EXPR_OP_DIV_II: {
+            const float *x_ = in[EXPR_II_A(d)], *y_ = in[EXPR_II_B(d)];
+            const uint32_t op = EXPR_WORD_OP(w);
+            top++;
+            float *d_ = dest(pc, out, buf[top]);
+            for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W) {
+                const V x = V_LOAD(x_ + i), y = V_LOAD(y_ + i);
+                V_STORE(d_ + i, op == EXPR_OP_ADD_II   ? V_ADD(x, y)
+                                : op == EXPR_OP_SUB_II ? V_SUB(x, y)
+                                : op == EXPR_OP_MUL_II ? V_MUL(x, y)
+                                                       : V_DIV(x, y));
+            }
+            ptr[top] = d_;
+            break;
+        }
+        case EXPR_OP_ADD_MULII: {
+            const float *p_ = in[EXPR_II_A(d)], *q_ = in[EXPR_II_B(d)];
+            LANES_UNARY(V_ADD(x, V_MUL(V_LOAD(p_ + i), V_LOAD(q_ + i))));
+            break;
+        }
+        case EXPR_OP_ADDK_MULIN: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            const float *y_ = in[d];
+            LANES_UNARY(V_MUL(V_ADD(x, k), V_LOAD(y_ + i)));
+            break;
+        }
+        case EXPR_OP_MULK_IN: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            const float *x_ = in[d];
+            top++;
+            float *d_ = dest(pc, out, buf[top]);
+            for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
+                V_STORE(d_ + i, V_MUL(V_LOAD(x_ + i), k));
+            ptr[top] = d_;
             break;
         }
         case EXPR_OP_SELECT: LANES_TERNARY(V_SEL(M_NE(x, V_K(0.0f)), y, z)); break;

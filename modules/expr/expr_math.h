@@ -66,6 +66,38 @@ static inline void EXPR_SFX(sincos)(V x, V *s, V *c)
     *c = V_FROM_BITS(I_XOR(V_BITS(V_SEL(odd, sp, cp)), cos_sign));
 }
 
+#if EXPR_W == 1
+/* One float: only the polynomial the quadrant picks is computed, with the very operations the
+ * lanes use for it, so the bits are the same. */
+static inline V EXPR_SFX(sin_or_cos)(V x, int cosine)
+{
+    V y = V_MUL(x, V_K(0.636619772367581343f));
+    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
+    const V k = EXPR_SFX(round_small)(y);
+    V r = V_SUB(x, V_MUL(k, V_K(1.5703125f)));
+    r = V_SUB(r, V_MUL(k, V_K(4.837512969970703125e-4f)));
+    r = V_SUB(r, V_MUL(k, V_K(7.54978995489188216e-8f)));
+    const I q = I_FROM_V(k);
+    const V z = V_MUL(r, r);
+    V p;
+    if ((I_AND(q, I_K(1)) != 0) != (cosine != 0)) {
+        p = V_MUL(z, V_K(2.443315711809948e-5f));
+        p = V_MUL(z, V_ADD(p, V_K(-1.388731625493765e-3f)));
+        p = V_ADD(p, V_K(4.166664568298827e-2f));
+        p = V_SUB(V_ADD(V_MUL(V_MUL(z, z), p), V_K(1.0f)), V_MUL(V_K(0.5f), z));
+    } else {
+        p = V_MUL(z, V_K(-1.9515295891e-4f));
+        p = V_MUL(z, V_ADD(p, V_K(8.3321608736e-3f)));
+        p = V_ADD(p, V_K(-1.6666654611e-1f));
+        p = V_ADD(r, V_MUL(V_MUL(r, z), p));
+    }
+    const I sign = I_SHL(I_AND(cosine ? I_ADD(q, I_K(1)) : q, I_K(2)), 30);
+    return V_FROM_BITS(I_XOR(V_BITS(p), sign));
+}
+
+static inline V EXPR_SFX(sin)(V x) { return EXPR_SFX(sin_or_cos)(x, 0); }
+static inline V EXPR_SFX(cos)(V x) { return EXPR_SFX(sin_or_cos)(x, 1); }
+#else
 static inline V EXPR_SFX(sin)(V x)
 {
     V s, c;
@@ -79,6 +111,7 @@ static inline V EXPR_SFX(cos)(V x)
     EXPR_SFX(sincos)(x, &s, &c);
     return c;
 }
+#endif
 
 static inline V EXPR_SFX(tan)(V x)
 {

@@ -142,6 +142,14 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
     OP(DIV_IN): a = a / in[D]; NEXT();
     OP(RDIV_IN): a = in[D] / a; NEXT();
     OP(MULADD_K): a = a * word_float(pc[0]) + word_float(pc[1]); pc += 2; NEXT();
+    OP(ADD_II): *sp++ = a; a = in[EXPR_II_A(D)] + in[EXPR_II_B(D)]; NEXT();
+    OP(SUB_II): *sp++ = a; a = in[EXPR_II_A(D)] - in[EXPR_II_B(D)]; NEXT();
+    OP(MUL_II): *sp++ = a; a = in[EXPR_II_A(D)] * in[EXPR_II_B(D)]; NEXT();
+    OP(DIV_II): *sp++ = a; a = in[EXPR_II_A(D)] / in[EXPR_II_B(D)]; NEXT();
+    OP(STORE_END): out[D] = a; return;
+    OP(MULK_IN): *sp++ = a; a = in[D] * word_float(*pc++); NEXT();
+    OP(ADD_MULII): a = a + in[EXPR_II_A(D)] * in[EXPR_II_B(D)]; NEXT();
+    OP(ADDK_MULIN): a = (a + word_float(*pc++)) * in[D]; NEXT();
     OP(SELECT): sp -= 2; a = sp[0] != 0.0f ? sp[1] : a; NEXT();
     OP(CLAMP): sp -= 2; a = s_clamp(sp[0], sp[1], a); NEXT();
     OP(LERP): sp -= 2; a = s_lerp(sp[0], sp[1], a); NEXT();

@@ -138,7 +138,7 @@ static const ct_api_need_t requires[] = {
     {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
     {CT_LUA_API, 2, 0, 0, "ct.lua"},
     {CT_JOBS_API, 1, 0, 0, "ct.jobs"},
-    {CT_RESOURCE_API, 4, 0, 0, "ct.resource"},
+    {CT_RESOURCE_API, 5, 0, 0, "ct.resource"},
     {CT_DATA_API, 1, 0, 0, "ct.data"},
     {CT_COMPONENT_API, 2, 0, 0, "ct.component"},
     {CT_EXPR_API, 1, 0, 0, "ct.expr"},

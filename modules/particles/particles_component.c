@@ -37,7 +37,7 @@ static int compile_emitter(void *user_data, const ct_data_o *src, void *out, ct_
 {
     (void)user_data;
     static const ct_field_t known[] = {{"effect", CT_DATA_STRING, 0}};
-    const ct_resource_api_v4 *res = particles__m.resource;
+    const ct_resource_api_v5 *res = particles__m.resource;
     if (!res->check_fields(ctx, src, CT_PARTICLES_COMPONENT_NAME, known, 1))
         return CT_ERR_BAD_DATA;
     const char *s = particles__m.data->string(particles__m.data->get(src, "effect"), NULL);

@@ -114,7 +114,7 @@ static bool numbers_field(const ct_data_o *src, const char *key, uint32_t n, dou
 static int compile_effect(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    const ct_resource_api_v4 *res = particles__m.resource;
+    const ct_resource_api_v5 *res = particles__m.resource;
     const ct_data_api_v1 *data = particles__m.data;
     if (!res->check_fields(ctx, src, "effect", effect_fields, CT_ARRAY_COUNT(effect_fields)))
         return CT_ERR_BAD_DATA;

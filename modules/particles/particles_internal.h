@@ -76,7 +76,7 @@ typedef struct particles_module_t {
     const ct_log_api_v1 *log;
     const ct_lua_api_v2 *lua;
     const ct_jobs_api_v1 *jobs;
-    const ct_resource_api_v4 *resource;
+    const ct_resource_api_v5 *resource;
     const ct_data_api_v1 *data;
     const ct_component_api_v2 *component;
     const ct_expr_api_v1 *expr;

@@ -74,6 +74,10 @@ ct_particle_emitter_t particles__spawn(particles_world_t *w, const char *effect,
     em->entity = entity;
     memcpy(em->pos, pos, sizeof em->pos);
     em->emitting = true;
+    /* Effects follow their sources: an edited effect is compiled again at the frame's safe point
+     * and its emitters, which look it up by name every step, run the new one (a resource made by
+     * load_source has no file to follow; that answer is ignored). */
+    particles__m.resource->watch_source("particles", effect);
     return (ct_particle_emitter_t){em->id};
 }
 

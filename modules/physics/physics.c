@@ -5,6 +5,8 @@
  */
 #include "physics_internal.h"
 
+#include "ct_expr.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -301,12 +303,21 @@ static void simulate(ct_world_o *w, float dt)
     physics__body_manager *m = bodies_of(w, "simulate");
     if (!p || !m)
         return;
+    physics__fields_apply(w, m, dt);
     points_job job = {p, dt};
     if (physics__m.jobs && p->n >= 65536)
         physics__m.jobs->parallel_for(p->n, 16384, points_range, &job);
     else
         points_range(&job, 0, p->n);
 
+    /* A quiet world whose transforms nobody moved since the last step: nothing to read, step or
+     * write (ct_transform_api_v4.changes; without it every transform is read). */
+    const ct_transform_api_v4 *t4 = physics__m.transform_changes;
+    if (m->scene.quiet && m->scene.quiet_bodies == m->scene.bodies.n && t4 &&
+        t4->changes(w) == m->transform_changes) {
+        physics__scene_step(&m->scene, dt);
+        return;
+    }
     read_transforms(m);
     const int err = physics__scene_step(&m->scene, dt);
     if (err)
@@ -321,6 +332,8 @@ static void simulate(ct_world_o *w, float dt)
                     "pairs (bodies piled into one spot?); the rest were not collided this step",
                     (void *)w, m->scene.bodies.n, r->pair_limit);
     write_transforms(m);
+    if (t4)
+        m->transform_changes = t4->changes(w);
     queue_callbacks(m);
 }
 
@@ -801,11 +814,21 @@ static const ct_physics_api_v1 api_v1 = {PHYSICS_V1_MEMBERS};
 
 static int start(void)
 {
-    const int err = physics__register_components();
+    int err = physics__register_components();
     if (err < 0)
         return err;
+    if ((err = physics__fields_register()) < 0) {
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
+}
+
+static void stop(void)
+{
+    physics__fields_unregister();
+    physics__unregister_components();
 }
 
 /* Points the Lua functions (the kernel swaps them in place, or back if we refuse) and both
@@ -813,6 +836,8 @@ static int start(void)
 static int rebind(void)
 {
     physics__register_lua();
+    if (!physics__fields_rebind())
+        return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
 
@@ -836,6 +861,8 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(data, 1, &physics__m.data),
     CT_MODULE_API(resource, 3, &physics__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
+    CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
+    CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as
@@ -847,7 +874,7 @@ static const ct_module_v3_t module = {
     .module = {.self = &physics__m.self, .allocator = &physics__m.allocator,
                .state = &physics__m.state, .state_size = sizeof(physics__state),
                .layout_version = PHYSICS_LAYOUT_VERSION, .start = start,
-               .stop = physics__unregister_components, .rebind = rebind},
+               .stop = stop, .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -259,6 +259,7 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
     m->scene.bp_stale = m->scene.fixed_stale = true;
+    m->scene.quiet = false;
 }
 
 static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t n,

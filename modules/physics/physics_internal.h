@@ -395,9 +395,12 @@ typedef struct physics__manifold_out {
     physics__manifold_point p[PHYSICS_MANIFOLD_MAX_CLIP];
 } physics__manifold_out;
 
-/* The manifold of bodies i and j (any shapes), points within margin (m) of touching. */
-void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+/* The manifold of bodies i and j (any shapes), points within margin (m) of touching. prefer_b:
+ * two boxes' reference face was j's last step (see physics_manifold.c). */
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin, bool prefer_b,
                        physics__manifold_out *m);
+/* The id bit of a point clipped against body b's face. */
+#define PHYSICS_MANIFOLD_REFERENCE_B 0x8000u
 
 /* One direction at one point of a rigid contact (or at its centre), with what the solver needs
  * precomputed: the anchors crossed with the direction, those turned by each body's inverse inertia
@@ -471,7 +474,7 @@ typedef struct physics__rigid {
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
-    uint32_t substeps; /* 4 */
+    bool bouncy; /* some contact of the step has restitution */
 } physics__rigid;
 
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
@@ -633,6 +636,11 @@ typedef struct physics__scene {
     physics__cached *next_cache; /* the cache being written by a step */
     uint32_t cap_next_cache;
     bool woke; /* bodies woke or went since the last step: the sleeping contacts are checked */
+    /* The last step ended with every dynamic body asleep and no kinematic body, and nothing was
+     * added, moved, woken or removed since: the next step would change nothing, and is skipped
+     * (a settled world costs next to nothing). Cleared by physics__scene_touched and the wakes. */
+    bool quiet;
+    uint32_t quiet_bodies; /* the body count when it became quiet */
 
     physics__narrow narrow;
     physics__contacts contacts;
@@ -693,6 +701,8 @@ int physics__contacts_reserve(physics__scene *s, uint32_t n);
 void physics__contacts_want_awake(physics__scene *s, uint32_t i);
 /* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
 void physics__scene_keep_inside(physics__scene *s);
+/* At the end of a step: whether the scene is now quiet (every dynamic body asleep, no kinematic). */
+void physics__scene_settle(physics__scene *s);
 void physics__contacts_free(physics__scene *s);
 /* Gathers the bodies in contact, colours the contacts and fills the row blocks, warm started
  * (physics_graph.c). */
@@ -710,7 +720,8 @@ extern const char physics__solver_lanes[];
 void physics__scene_init(physics__scene *s, ct_allocator_t *a);
 void physics__scene_free(physics__scene *s);
 /* One step of the bodies: forces, contacts, positions, events. 0 or CT_ERR_NOMEM (the step is
- * then abandoned: velocities moved, positions did not). */
+ * then abandoned: velocities moved, positions did not). A quiet scene (see `quiet`) only clears
+ * its events. */
 int physics__scene_step(physics__scene *s, float dt);
 /* The candidate pairs of a step over dt (the first part of physics__scene_step; the benchmark
  * times it alone): into s->pairs, as body indices. */
@@ -779,6 +790,10 @@ typedef struct physics__module {
     const ct_resource_api_v3 *resource;
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
+    /* Optional (transforms v4): its change counter lets a world at rest skip reading every
+     * body's transform (NULL: they are read at every step). */
+    const ct_transform_api_v4 *transform_changes;
+    const struct ct_expr_api_v1 *expr; /* optional: force fields (physics_fields.c) */
     physics__state *state;
 } physics__module;
 
@@ -794,8 +809,17 @@ extern const ct_physics_api_v4 physics__api_v4;
 typedef struct physics__body_manager {
     ct_world_o *world;
     physics__scene scene;
+    /* The world's transform change counter after the last step wrote its transforms
+     * (physics__module.transform_changes): unchanged at the next step, nothing was moved. */
+    uint64_t transform_changes;
     uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
 } physics__body_manager;
+
+/* physics_fields.c: the "force_field" component; apply adds its forces before a step. */
+int physics__fields_register(void);
+bool physics__fields_rebind(void);
+void physics__fields_unregister(void);
+void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float dt);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];

@@ -39,6 +39,7 @@ static void islands__wake_labels(physics__scene *s, const uint32_t *labels, uint
 void physics__scene_wake(physics__scene *s, uint32_t i)
 {
     physics__bodies *b = &s->bodies;
+    s->quiet = false;
     b->rest[i] = 0.0f;
     if (b->asleep[i])
         islands__wake_labels(s, &b->island[i], 1);
@@ -46,6 +47,7 @@ void physics__scene_wake(physics__scene *s, uint32_t i)
 
 void physics__scene_wake_all(physics__scene *s)
 {
+    s->quiet = false;
     islands__wake_labels(s, NULL, UINT32_MAX);
     for (uint32_t i = 0; i < s->bodies.n; i++)
         s->bodies.rest[i] = 0.0f;
@@ -83,6 +85,7 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e)
     }
     physics__bodies_remove(b, e);
     s->bp_stale = s->fixed_stale = s->woke = true;
+    s->quiet = false;
     return true;
 }
 

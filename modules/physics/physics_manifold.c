@@ -19,10 +19,15 @@ typedef struct manifold__box {
     float h[3];
 } manifold__box;
 
-/* A face axis must beat the other box's by this much (m) to be the reference; an edge axis must
- * beat the faces by the larger amount. Without these a resting box switches features between
+/* A face axis must beat the other box's by this much (m) to take the reference from it; an edge
+ * axis must beat the faces by MANIFOLD_EDGE_TOLERANCE. Without these a resting box switches features between
  * steps and loses its warm start. */
-#define MANIFOLD_FACE_TOLERANCE 0.0005f
+#define MANIFOLD_FACE_TOLERANCE 0.005f
+/* Clip planes lie this much (m) outside the reference face's sides. Boxes of one size stacked flush
+ * put the incident face's corners exactly on those planes, where rounding decides from step to
+ * step whether a corner stays or is cut (a new point, with a new id and no warm start); a
+ * pyramid one box thick then jitters and leans over. */
+#define MANIFOLD_CLIP_SLOP 0.001f
 #define MANIFOLD_EDGE_TOLERANCE 0.005f
 
 static manifold__box manifold__box_of(const physics__bodies *b, uint32_t i)
@@ -196,7 +201,8 @@ static uint32_t manifold__clip(const physics__manifold_point *in, uint32_t n, ph
 }
 
 /* Keeps the four points that hold the most: the deepest, the farthest from it, the one that makes
- * the largest triangle with those, and the one farthest out on the triangle's other side. */
+ * the largest triangle with those, and the one farthest out on the triangle's other side (so the
+ * first two, and the last two, are opposite corners: see manifold__box_box). */
 static void manifold__reduce(physics__manifold_out *m)
 {
     if (m->count <= PHYSICS_MANIFOLD_POINTS)
@@ -269,9 +275,11 @@ static void manifold__faces(const manifold__box *r, int face, const manifold__bo
         if (k == face)
             continue;
         const float c = v3_dot(r->c, r->ax[k]);
-        count = manifold__clip(poly[cur], count, r->ax[k], c + r->h[k], plane++, poly[cur ^ 1]);
+        count = manifold__clip(poly[cur], count, r->ax[k], c + r->h[k] + MANIFOLD_CLIP_SLOP, plane++,
+                               poly[cur ^ 1]);
         cur ^= 1;
-        count = manifold__clip(poly[cur], count, v3_scale(r->ax[k], -1.0f), -(c - r->h[k]), plane++, poly[cur ^ 1]);
+        count = manifold__clip(poly[cur], count, v3_scale(r->ax[k], -1.0f),
+                               -(c - r->h[k] - MANIFOLD_CLIP_SLOP), plane++, poly[cur ^ 1]);
         cur ^= 1;
     }
     const physics__v3 rc = v3_add(r->c, v3_scale(n, r->h[face]));
@@ -284,7 +292,7 @@ static void manifold__faces(const manifold__box *r, int face, const manifold__bo
 }
 
 static void manifold__box_box(const manifold__box *a, const manifold__box *b, float margin,
-                              physics__manifold_out *m)
+                              bool prefer_b, physics__manifold_out *m)
 {
     const physics__v3 d = v3_sub(b->c, a->c);
     float face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
@@ -328,7 +336,12 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
             if (sep > edge)
                 edge = sep, ea = i, eb = j, edge_axis = ax;
         }
-    const float face = face_b > face_a + MANIFOLD_FACE_TOLERANCE ? face_b : face_a;
+    /* The reference face sticks: the box that gave it last step keeps it unless the other's face
+     * separates clearly more. Swapping reference faces renames every point (their ids say which
+     * box clipped which), and a pile under load whose faces swap at random loses its warm start. */
+    const bool use_b = prefer_b ? face_b + MANIFOLD_FACE_TOLERANCE >= face_a
+                                : face_b > face_a + MANIFOLD_FACE_TOLERANCE;
+    const float face = use_b ? face_b : face_a;
     if (edge > face + MANIFOLD_EDGE_TOLERANCE) {
         const physics__v3 n = v3_dot(edge_axis, d) < 0.0f ? v3_scale(edge_axis, -1.0f) : edge_axis;
         const physics__v3 ca = manifold__corner(a, n, ea), cb = manifold__corner(b, v3_scale(n, -1.0f), eb);
@@ -340,19 +353,29 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
         manifold__add(m, v3_scale(v3_add(pa, pb), 0.5f), sep, 0x100u + (uint32_t)(ea * 3 + eb));
         return;
     }
-    if (face_b > face_a + MANIFOLD_FACE_TOLERANCE) {
+    if (use_b) {
         const physics__v3 n = v3_dot(b->ax[fb], d) > 0.0f ? v3_scale(b->ax[fb], -1.0f) : b->ax[fb];
         m->normal = v3_scale(n, -1.0f);
-        manifold__faces(b, fb, a, n, margin, 0x8000u, m);
+        manifold__faces(b, fb, a, n, margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
     } else {
         const physics__v3 n = v3_dot(a->ax[fa], d) < 0.0f ? v3_scale(a->ax[fa], -1.0f) : a->ax[fa];
         m->normal = n;
         manifold__faces(a, fa, b, n, margin, 0, m);
     }
+    if (m->count == 4) {
+        /* The clip leaves its four points in turn round the face; the solver takes the points of
+         * a manifold one after the other, and the first ones take more of the load, so a face is
+         * solved corner, opposite corner, then the other two: in turn round the face, a stack of
+         * equal boxes leaned steadily towards the first corners (a 30-row pyramid's top 3 cm in 5
+         * s, and large_pyramid fell over). */
+        const physics__manifold_point t = m->p[1];
+        m->p[1] = m->p[2];
+        m->p[2] = t;
+    }
     manifold__reduce(m);
 }
 
-void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin, bool prefer_b,
                        physics__manifold_out *m)
 {
     m->count = 0;
@@ -360,7 +383,7 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
     const uint8_t si = b->shape[i], sj = b->shape[j];
     if (si == CT_BODY_BOX && sj == CT_BODY_BOX) {
         const manifold__box a = manifold__box_of(b, i), c = manifold__box_of(b, j);
-        manifold__box_box(&a, &c, margin, m);
+        manifold__box_box(&a, &c, margin, prefer_b, m);
     } else if (si == CT_BODY_BOX || sj == CT_BODY_BOX) {
         /* The round one against the box; the normal always from i to j. */
         const uint32_t round = si == CT_BODY_BOX ? j : i, box = round == i ? j : i;

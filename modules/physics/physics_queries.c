@@ -5,13 +5,79 @@
 
 #include <stdlib.h>
 
+/* Whether body i is turned or round in a way the axis-aligned tests below do not cover (v4):
+ * its queries then run in its own frame. */
+static bool queries__turned(const physics__bodies *b, uint32_t i)
+{
+    return b->shape[i] == CT_BODY_CAPSULE || !quat_is_identity(b->rotation[i]);
+}
+
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
 {
-    const physics__v3 d = v3_sub(c, b->position[i]), h = b->half[i];
+    physics__v3 d = v3_sub(c, b->position[i]);
+    const physics__v3 h = b->half[i];
     if (b->shape[i] == CT_BODY_SPHERE)
         return v3_dot(d, d) <= (r + h.x) * (r + h.x);
+    if (queries__turned(b, i))
+        d = quat_unrotate(b->rotation[i], d);
+    if (b->shape[i] == CT_BODY_CAPSULE) {
+        /* Against the segment along local y. */
+        const float hh = h.y - b->radius[i], y = f_max(-hh, f_min(d.y, hh)), rr = r + b->radius[i];
+        const physics__v3 e = v3(d.x, d.y - y, d.z);
+        return v3_dot(e, e) <= rr * rr;
+    }
     const physics__v3 out = v3_sub(d, v3_max(v3_scale(h, -1.0f), v3_min(d, h)));
     return v3_dot(out, out) <= r * r;
+}
+
+/* A ray (m from the centre, unit d) against a ball of radius r at the origin: the distance, or
+ * INFINITY; 0 from inside. */
+static float queries__ray_ball(physics__v3 m, physics__v3 d, float r, physics__v3 *normal)
+{
+    const float c = v3_dot(m, m) - r * r;
+    if (c <= 0.0f) {
+        *normal = v3_scale(d, -1.0f);
+        return 0.0f;
+    }
+    const float bb = v3_dot(m, d);
+    const float disc = bb * bb - c;
+    if (bb > 0.0f || disc < 0.0f)
+        return INFINITY;
+    const float t = -bb - sqrtf(disc);
+    *normal = v3_scale(v3_add(m, v3_scale(d, t)), 1.0f / r);
+    return t;
+}
+
+/* A ray against a capsule along local y (segment half length hh, radius r): the nearer of its
+ * side and its two end balls. */
+static float queries__ray_capsule(physics__v3 m, physics__v3 d, float hh, float r, physics__v3 *normal)
+{
+    const float y = f_max(-hh, f_min(m.y, hh));
+    const physics__v3 in = v3(m.x, m.y - y, m.z);
+    if (v3_dot(in, in) <= r * r) {
+        *normal = v3_scale(d, -1.0f);
+        return 0.0f;
+    }
+    float best = INFINITY;
+    const float a = d.x * d.x + d.z * d.z;
+    if (a > 1e-12f) {
+        const float bb = m.x * d.x + m.z * d.z, c = m.x * m.x + m.z * m.z - r * r;
+        const float disc = bb * bb - a * c;
+        if (disc >= 0.0f) {
+            const float t = (-bb - sqrtf(disc)) / a, yt = m.y + t * d.y;
+            if (t >= 0.0f && yt >= -hh && yt <= hh) {
+                best = t;
+                *normal = v3((m.x + t * d.x) / r, 0.0f, (m.z + t * d.z) / r);
+            }
+        }
+    }
+    for (int end = -1; end <= 1; end += 2) {
+        physics__v3 n;
+        const float t = queries__ray_ball(v3(m.x, m.y - (float)end * hh, m.z), d, r, &n);
+        if (t < best)
+            best = t, *normal = n;
+    }
+    return best;
 }
 
 /* Distance along the unit direction d from o to body i, or INFINITY. A ray starting inside a
@@ -20,19 +86,50 @@ float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, phy
                         physics__v3 *normal)
 {
     const physics__v3 p = b->position[i], h = b->half[i];
-    const physics__v3 m = v3_sub(o, p);
-    if (b->shape[i] == CT_BODY_SPHERE) {
-        const float c = v3_dot(m, m) - h.x * h.x;
-        if (c <= 0.0f) {
-            *normal = v3_scale(d, -1.0f);
-            return 0.0f;
+    physics__v3 m = v3_sub(o, p);
+    if (b->shape[i] == CT_BODY_SPHERE)
+        return queries__ray_ball(m, d, h.x, normal);
+    if (queries__turned(b, i)) {
+        /* In the body's frame, and the normal turned back. */
+        const physics__quat q = b->rotation[i];
+        physics__v3 n = v3(0, 0, 0);
+        m = quat_unrotate(q, m);
+        const physics__v3 dl = quat_unrotate(q, d);
+        float t;
+        if (b->shape[i] == CT_BODY_CAPSULE) {
+            t = queries__ray_capsule(m, dl, h.y - b->radius[i], b->radius[i], &n);
+        } else {
+            t = INFINITY;
+            float t0 = 0.0f, t1 = INFINITY;
+            int axis = -1;
+            float sign = 0.0f;
+            bool miss = false;
+            for (int k = 0; k < 3 && !miss; k++) {
+                const float mk = v3_get(m, k), dk = v3_get(dl, k), hk = v3_get(h, k);
+                if (dk == 0.0f) {
+                    miss = mk < -hk || mk > hk;
+                    continue;
+                }
+                float ta = (-hk - mk) / dk, tb = (hk - mk) / dk, s = -1.0f;
+                if (ta > tb) {
+                    const float x = ta;
+                    ta = tb, tb = x, s = 1.0f;
+                }
+                if (ta > t0)
+                    t0 = ta, axis = k, sign = s;
+                t1 = fminf(t1, tb);
+                miss = t0 > t1;
+            }
+            if (!miss) {
+                float e[3] = {0, 0, 0};
+                if (axis >= 0)
+                    e[axis] = sign;
+                n = axis >= 0 ? v3_load(e) : v3_scale(dl, -1.0f);
+                t = t0;
+            }
         }
-        const float bb = v3_dot(m, d);
-        const float disc = bb * bb - c;
-        if (bb > 0.0f || disc < 0.0f)
-            return INFINITY;
-        const float t = -bb - sqrtf(disc);
-        *normal = v3_scale(v3_add(m, v3_scale(d, t)), 1.0f / h.x);
+        if (t < INFINITY)
+            *normal = quat_rotate(q, n);
         return t;
     }
     float t0 = 0.0f, t1 = INFINITY;

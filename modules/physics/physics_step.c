@@ -200,6 +200,7 @@ static int step__check_grid(physics__scene *s)
 void physics__scene_touched(physics__scene *s, uint32_t i)
 {
     s->bp_stale = true;
+    s->quiet = false;
     if (i < s->bodies.n && physics__fixed(&s->bodies, i))
         s->fixed_stale = true;
 }
@@ -235,9 +236,27 @@ void physics__scene_keep_inside(physics__scene *s)
     }
 }
 
+void physics__scene_settle(physics__scene *s)
+{
+    const physics__bodies *b = &s->bodies;
+    bool quiet = s->sleeping && s->num_wake == 0;
+    for (uint32_t i = 0; quiet && i < b->n; i++)
+        quiet = b->kind[i] == CT_BODY_STATIC || (b->kind[i] == CT_BODY_DYNAMIC && b->asleep[i]);
+    s->quiet = quiet;
+    s->quiet_bodies = b->n;
+}
+
 int physics__scene_step(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
+    /* (The count catches bodies added by a caller that did not say so through
+     * physics__scene_touched.) */
+    if (s->quiet && s->quiet_bodies == b->n) {
+        s->events.size = 0;
+        s->report = (physics__step_report){0};
+        s->num_pairs = s->contacts.n = s->rigid.num_contacts = 0;
+        return 0;
+    }
     if (b->num_rotating)
         return physics__rigid_step(s, dt);
     s->events.size = 0;
@@ -274,5 +293,8 @@ int physics__scene_step(physics__scene *s, float dt)
     physics__scene_keep_inside(s);
     physics__islands_wake_listed(s);
     physics__islands_sleep(s, dt);
-    return physics__contacts_remember(s) || step__check_grid(s) ? CT_ERR_NOMEM : 0;
+    if (physics__contacts_remember(s) || step__check_grid(s))
+        return CT_ERR_NOMEM;
+    physics__scene_settle(s);
+    return 0;
 }

@@ -156,10 +156,11 @@ render__null_stats render__null_execute(const render__draw *draws, uint32_t n,
     render__null_stats s = {0};
     for (uint32_t i = 0; i < n; i++) {
         const render__draw *d = &draws[i];
-        const bool draw = d->kind == RENDER_CMD_DRAW;
+        const bool draw = d->kind == RENDER_CMD_DRAW || d->kind == RENDER_CMD_PARTICLES;
         const bool layer = d->kind == RENDER_CMD_LAYER;
-        const bool ok = layer ||
-                        ((draw || d->kind == RENDER_CMD_FULLSCREEN || d->kind == RENDER_CMD_DEBUG) && d->program < num_programs &&
+        const bool ok = layer || d->kind == RENDER_CMD_PARTICLES ||
+                        ((draw || d->kind == RENDER_CMD_FULLSCREEN || d->kind == RENDER_CMD_DEBUG) &&
+                         d->program < num_programs &&
                         (!draw || (d->mesh < num_meshes && d->material < num_materials &&
                                    finite_all(d->mvp, 16) && finite_all(d->world, 12))));
         if (!ok) {

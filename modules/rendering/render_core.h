@@ -59,7 +59,8 @@ enum {
     RENDER_CMD_DRAW = 1,       /* a mesh with a material and a world matrix */
     RENDER_CMD_FULLSCREEN = 2, /* a full-screen pass: the layer's program over its input target */
     RENDER_CMD_LAYER = 3,      /* a layer begins: its target is bound and cleared as configured */
-    RENDER_CMD_DEBUG = 4,      /* a batch of debug lines or text: `mesh` vertices of the frame's
+    RENDER_CMD_PARTICLES = 4,  /* an emitter's particles: `mesh` is its batch (render_particles.c) */
+    RENDER_CMD_DEBUG = 5,      /* a batch of debug lines or text: `mesh` vertices of the frame's
                                   debug buffer from `palette` on, drawn over everything */
 };
 

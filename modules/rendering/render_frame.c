@@ -24,6 +24,7 @@ typedef struct gather_job {
     const float *worlds;
     float planes[6][4];
     float eye[3], forward[3];
+    float right[3], up[3]; /* the camera's axes (camera-facing particles) */
     float near_plane, far_plane;
     /* The sun's shadow map, when the pipeline has a shadow layer and the world a sun: its box's
      * planes, the direction the sunlight travels, and the box's near point along it. */
@@ -148,6 +149,8 @@ static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float 
     frustum_planes(view_proj, j->planes);
     memcpy(j->eye, eye, sizeof eye);
     j->forward[0] = -back[0], j->forward[1] = -back[1], j->forward[2] = -back[2];
+    memcpy(j->right, right, sizeof right);
+    memcpy(j->up, up, sizeof up);
     j->near_plane = n;
     j->far_plane = fa;
     return true;
@@ -282,6 +285,8 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     }
     job.worlds = s->worlds;
     record_pipeline(s);
+    render__particles_record(s, world, job.eye, job.forward, job.near_plane, job.far_plane,
+                             job.right, job.up);
     render__record_debug(s);
     render__pool_for(&pool, meshes->n, GATHER_GRAIN, gather_range, &job);
     uint32_t packets = 0;
@@ -317,6 +322,7 @@ void render__frame_free(void)
 {
     render__state *s = render__m.state;
     render__queue_free(&s->queue);
+    render__particles_free();
     ct_free(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48);
     s->worlds = NULL;
     s->worlds_cap = 0;

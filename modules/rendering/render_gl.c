@@ -562,6 +562,12 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i++;
             continue;
         }
+        if (d->kind == RENDER_CMD_PARTICLES) {
+            if (layer != RENDER_NO_INDEX)
+                calls += render__gl_particles(g, d->mesh, g->pipeline.layers[layer].flags);
+            i++;
+            continue;
+        }
         /* Entries outside a configured layer, or naming things that do not exist, are skipped:
          * the null backend reports them as invalid. */
         if (layer == RENDER_NO_INDEX || d->program >= RENDER_NUM_PROGRAMS) {

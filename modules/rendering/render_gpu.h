@@ -163,6 +163,18 @@ bool render__gl_read(render__gl *g, uint8_t *rgba);
 /* In window mode: shows the backbuffer. */
 void render__gl_present(render__gl *g);
 
+/* Particles (render_particles_gl.c): the frame's instances (8 floats each: x y z size, r g b a)
+ * and the batches RENDER_CMD_PARTICLES entries name, with the camera's axes; memory the caller
+ * keeps for the frame. render__gl_particles draws a batch as camera-facing quads and puts the
+ * layer's blend state back; returns the number of GL draw calls (0 or 1). */
+typedef struct render__particle_batch {
+    uint32_t first, count;
+} render__particle_batch;
+void render__particles_set_frame(const float *instances, uint32_t count,
+                                 const render__particle_batch *batches, uint32_t num_batches,
+                                 const float view_proj[16], const float right[3], const float up[3]);
+uint32_t render__gl_particles(render__gl *g, uint32_t batch, uint32_t layer_flags);
+
 /* ---- PNG ----------------------------------------------------------------------------------- */
 
 /* Writes RGBA8 pixels (top row first) as a PNG; false (with errno's reason in err) on failure. */

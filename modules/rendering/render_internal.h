@@ -210,6 +210,7 @@ typedef struct render__module {
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
+    const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
     ct_allocator_t *allocator;
     render__state *state;
 } render__module;
@@ -314,6 +315,12 @@ void render__debug_release(void);
 /* render_frame.c */
 int render__frame(ct_world_o *world, ct_entity_t camera);
 void render__frame_free(void);
+
+/* render_particles.c */
+void render__particles_record(render__state *s, ct_world_o *world, const float eye[3],
+                              const float forward[3], float near_plane, float far_plane,
+                              const float right[3], const float up[3]);
+void render__particles_free(void);
 
 /* rendering.c */
 int render__set_backend(const char *name);

@@ -4,6 +4,8 @@
  */
 #include "render_internal.h"
 
+#include "ct_particles.h"
+
 #include "ct_memory.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
@@ -256,6 +258,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
+    CT_MODULE_API_OPTIONAL(particles, 1, &render__m.particles),
 };
 
 static const ct_module_v3_t module = {

@@ -321,6 +321,20 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     .world_rotation = t_world_rotation, .set_world_position = t_set_world_position,                \
     .set_world_rotation = t_set_world_rotation
 
+/* The world's change counter; quiet when the world has no transform manager. */
+static uint64_t t_changes(ct_world_o *world)
+{
+    transforms__manager_t *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
+    return m ? m->changes : 0;
+}
+
+static const ct_transform_api_v4 api_v4 = {
+    TRANSFORM_API_V1_FUNCTIONS,
+    TRANSFORM_API_V2_ADDED,
+    .destroy_tree = transforms__destroy_tree,
+    .changes = t_changes,
+};
+
 static const ct_transform_api_v3 api_v3 = {
     TRANSFORM_API_V1_FUNCTIONS,
     TRANSFORM_API_V2_ADDED,
@@ -359,6 +373,7 @@ static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.transform", 1, ct_transform_api_v1),
     CT_API_PROVIDE("ct.transform", 2, ct_transform_api_v2),
     CT_API_PROVIDE("ct.transform", 3, ct_transform_api_v3),
+    CT_API_PROVIDE("ct.transform", 4, ct_transform_api_v4),
 };
 
 /* ct.memory gives the module's state its block; managers allocate from the per-world allocator
@@ -391,6 +406,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_TRANSFORM_API, 1, &api_v1},
         {CT_TRANSFORM_API, 2, &api_v2},
         {CT_TRANSFORM_API, 3, &api_v3},
+        {CT_TRANSFORM_API, 4, &api_v4},
     };
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

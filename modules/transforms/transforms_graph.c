@@ -146,6 +146,7 @@ int transforms__create(transforms__manager_t *m, const ct_entity_t *entities,
     /* Everything that can fail comes first, so a failure creates nothing. On the way, an
      * instance left by an older entity of the same index (its destroy was not seen) goes. */
     int err = reserve(m, n);
+    m->changes++;
     for (uint32_t k = 0; !err && k < n; k++) {
         const ct_entity_t e = entities[entity_index ? entity_index[k] : k];
         if (!e.id)
@@ -254,6 +255,7 @@ static void next_generation(transforms__manager_t *m, uint32_t i)
 /* Both slots change meaning: i now holds the moved instance, and `last` is free. */
 void transforms__destroy(transforms__manager_t *m, uint32_t i)
 {
+    m->changes++;
     while (m->first_child[i])
         make_root(m, m->first_child[i]);
     detach(m, i);
@@ -271,6 +273,7 @@ void transforms__destroy(transforms__manager_t *m, uint32_t i)
 
 int transforms__link(transforms__manager_t *m, uint32_t child, uint32_t parent)
 {
+    m->changes++;
     for (uint32_t a = parent; a; a = m->parent[a]) {
         if (a == child)
             return CT_ERR_INVALID;
@@ -289,6 +292,7 @@ int transforms__link(transforms__manager_t *m, uint32_t child, uint32_t parent)
 
 void transforms__unlink(transforms__manager_t *m, uint32_t child)
 {
+    m->changes++;
     if (m->parent[child])
         make_root(m, child);
 }
@@ -298,6 +302,7 @@ void transforms__unlink(transforms__manager_t *m, uint32_t child)
  * nil slot's world matrix is the identity, so roots need no special case. */
 void transforms__propagate(transforms__manager_t *m, uint32_t i)
 {
+    m->changes++; /* every pose change ends here (ct_transform_api_v4.changes) */
     ct_transform_matrix_t *world = m->world_m;
     const ct_transform_matrix_t *local = m->local_m;
     const uint32_t *parent = m->parent, *first_child = m->first_child,

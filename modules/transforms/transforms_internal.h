@@ -106,6 +106,7 @@ typedef struct transforms__manager_t {
     uint16_t *generation;          /* per slot, 1..1023: goes up when the slot's instance changes */
     uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
     ct_entity_pages_t index;       /* entity -> instance (0: none), apart from the block */
+    uint64_t changes;              /* ct_transform_api_v4.changes: bumped by every change */
 } transforms__manager_t;
 
 void transforms__manager_init(transforms__manager_t *m, ct_allocator_t *a, ct_world_o *world);

@@ -10,8 +10,18 @@ local marks = 0
 local collisions = 0
 local frames = 0
 
+local sparks = 0
+local sparks_this_frame = 0
+
+-- A hard enough hit throws sparks: an emitter of the effect's burst alone, stopped at once so it
+-- goes away when its last spark has (a few per frame at most).
 local function on_collision(entity, other, px, py, pz, nx, ny, nz, impulse)
   collisions = collisions + 1
+  if impulse > 8 and sparks_this_frame < 3 then
+    Particles.stop(world, Particles.spawn(world, "effects/sparks", px, py, pz))
+    sparks = sparks + 1
+    sparks_this_frame = sparks_this_frame + 1
+  end
 end
 
 function init()
@@ -52,11 +62,18 @@ function init()
     Transform.link(world, joint, Animation.bone(world, dancer, i))
   end
   print(string.format("demo: a dancer with %d bones", Animation.bone_count(world, dancer)))
+  -- Its play speed is an expression of a controller variable the loop below sets.
+  Animation.set_controller(world, dancer, {variables = {"tempo"}, speed = "0.8 + 0.4 * tempo"})
 
   -- A skinned, textured character walking (a glTF laid out like a Blender export): its mesh
   -- follows its bones on the GPU.
   walker = World.spawn_unit(world, "units/walker", -0.5, 0, 5.5)
   print(string.format("demo: a walker with %d bones, skinned", Animation.bone_count(world, walker)))
+
+  -- A smoke column left of the stacks: a unit whose particle_emitter component starts it.
+  World.spawn_unit(world, "units/smoke", -5, 0, 2)
+  -- A whirlwind to the right, carrying ten small boxes (a force field's expression).
+  World.spawn_unit(world, "units/whirlwind", 5.5, 0, 2.5)
 
   -- A camera and a sun, aimed at the stacks.
   camera = World.spawn_unit(world, "units/camera", 4, 3.5, 8.5)
@@ -92,7 +109,10 @@ function update(dt)
   frames = frames + 1
   Physics.simulate(world, dt)
   World.run_callbacks(world)
+  Animation.set_variable(world, dancer, "tempo", math.sin(frames / 30))
   Animation.evaluate(world, dt)
+  Particles.simulate(world, dt)
+  sparks_this_frame = 0
   for _, event in ipairs(Animation.events(world)) do
     marks = marks + 1
     print(string.format("demo: frame %d, the dancer passed \"%s\" (%.2f s into the clip)",
@@ -110,6 +130,7 @@ function update(dt)
   if frames % 60 == 0 then
     local x, y, z = Transform.world_position(world, crates[1])
     print(string.format("demo: frame %d, %d collisions reported to Lua, lowest crate at y = %.3f", frames, collisions, y))
+    print(string.format("demo: %d particles live, %d spark bursts so far", Particles.count(world), sparks))
     local s = Render.stats()
     print(string.format("demo: rendered %d of %d meshes (%d packets, %d state changes, hash %s)",
                         s.visible, s.objects, s.packets, s.state_changes, s.hash))

@@ -842,6 +842,51 @@ static void test_level_rigid_fields(void **state)
     }
 }
 
+/* A world at rest is skipped whole (transforms v4's change counter says nobody moved anything):
+ * its steps leave the transforms' counter alone. Moving a sleeping body's transform is still seen
+ * at the next step: the body takes the new position and its island wakes. */
+static void test_quiet_world_still_sees_a_moved_transform(void **state)
+{
+    (void)state;
+    const ct_transform_api_v4 *t4 = test_kernel_api(CT_TRANSFORM_API, 4);
+    assert_non_null(t4);
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "quiet"});
+    const ct_entity_t floor = entity->create(), a = entity->create(), b = entity->create();
+    const ct_transform_pose_t at0 = {{0, -1, 0}, {0, 0, 0, 1}, {1, 1, 1}}, at1 = {{0, 0.5f, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+                              at2 = {{0, 1.5f, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_int_not_equal(tf->create(w, floor, &at0).i, 0);
+    assert_int_not_equal(tf->create(w, a, &at1).i, 0);
+    assert_int_not_equal(tf->create(w, b, &at2).i, 0);
+    ct_body_desc_t g = box(CT_BODY_STATIC, 1.0f);
+    g.half_extents[0] = g.half_extents[2] = 10.0f;
+    assert_int_equal(phys->add_body(w, floor, &g), 0);
+    const ct_body_desc_t c = box(CT_BODY_DYNAMIC, 0.5f);
+    assert_int_equal(phys->add_body(w, a, &c), 0);
+    assert_int_equal(phys->add_body(w, b, &c), 0);
+    int steps = 0;
+    for (; steps < 300 && !(p3->sleeping(w, a) && p3->sleeping(w, b)); steps++)
+        phys->simulate(w, 1.0f / 60.0f);
+    assert_true(p3->sleeping(w, a) && p3->sleeping(w, b));
+    phys->simulate(w, 1.0f / 60.0f);
+    const uint64_t changes = t4->changes(w), h = phys->state_hash(w);
+    for (int k = 0; k < 10; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    assert_true(t4->changes(w) == changes);
+    assert_true(phys->state_hash(w) == h);
+    assert_int_equal(p3->awake_count(w), 0);
+    /* The game lifts the top box by its transform: the next step takes it and it falls again. */
+    const float up[3] = {3, 4, 0};
+    assert_true(tf->set_world_position(w, b, up));
+    phys->simulate(w, 1.0f / 60.0f);
+    float p[3];
+    assert_int_equal(phys->position(w, b, p), 0);
+    assert_true(p[0] == 3.0f && p[1] < 4.0f && p[1] > 3.9f);
+    assert_false(p3->sleeping(w, b));
+    worlds->destroy_world(w);
+    const ct_entity_t all[] = {floor, a, b};
+    entity->destroy_batch(all, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_lua_bindings),
         cmocka_unit_test(test_rigid_bodies_v4),
         cmocka_unit_test(test_level_rigid_fields),
+        cmocka_unit_test(test_quiet_world_still_sees_a_moved_transform),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -27,6 +27,7 @@ static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v1 *tv1;
 static const ct_transform_api_v2 *tv2;
 static const ct_transform_api_v3 *tv3;
+static const ct_transform_api_v4 *tv4;
 static const ct_resource_api_v1 *resource;
 static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
@@ -45,7 +46,9 @@ static int boot(void **state)
     assert_non_null(tv1);
     assert_non_null(tv2);
     assert_non_null(tv3);
-    assert_null(test_kernel_api(CT_TRANSFORM_API, 4));
+    tv4 = test_kernel_api(CT_TRANSFORM_API, 4);
+    assert_non_null(tv4);
+    assert_null(test_kernel_api(CT_TRANSFORM_API, 5));
     return 0;
 }
 
@@ -579,6 +582,44 @@ static void test_lua_bindings(void **state)
     entity->destroy_batch(e, 2);
 }
 
+
+/* v4's change counter goes up with every change of a world pose or of the graph, and stays put
+ * while nothing changes (reads, lookups): what lets physics skip reading a world at rest. */
+static void test_changes_counter(void **state)
+{
+    (void)state;
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    uint64_t c = tv4->changes(world);
+    const ct_transform_pose_t p = pose_at(1, 2, 3);
+    const ct_transform_t a = tv4->create(world, e[0], &p), b = tv4->create(world, e[1], &p);
+    assert_true(tv4->changes(world) > c);
+    c = tv4->changes(world);
+    float out[4];
+    assert_true(tv4->world_position(world, e[0], out));
+    assert_true(tv4->world_rotation(world, e[0], out));
+    (void)tv4->world_matrix(world, a);
+    (void)tv4->lookup(world, e[1]);
+    assert_true(tv4->changes(world) == c);
+    const float to[3] = {4, 5, 6};
+    assert_true(tv4->set_world_position(world, e[0], to));
+    assert_true(tv4->changes(world) > c);
+    c = tv4->changes(world);
+    tv4->set_local(world, b, &p);
+    assert_true(tv4->changes(world) > c);
+    c = tv4->changes(world);
+    tv4->link(world, b, a);
+    assert_true(tv4->changes(world) > c);
+    c = tv4->changes(world);
+    tv4->unlink(world, b);
+    assert_true(tv4->changes(world) > c);
+    c = tv4->changes(world);
+    tv4->destroy(world, b);
+    assert_true(tv4->changes(world) > c);
+    assert_true(tv4->changes(NULL) == 0);
+    entity->destroy_batch(e, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +636,7 @@ int main(void)
         cmocka_unit_test(test_blob_with_bad_pose_refused_at_load),
         cmocka_unit_test(test_destroy_tree),
         cmocka_unit_test(test_lua_bindings),
+        cmocka_unit_test(test_changes_counter),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -1,0 +1,95 @@
+/*
+ * Force fields (modules/physics/physics_fields.c): a field's expression pushes the bodies inside
+ * its sphere and no other, from where they are relative to it, each step; a bad expression fails
+ * the compile naming the entity, the field and the place with a caret.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/log.h"
+#include "ct_physics.h"
+#include "test_kernel.h"
+
+static char captured[4096];
+
+static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)level, (void)tag;
+    const size_t n = strlen(captured);
+    snprintf(captured + n, sizeof captured - n, "%s\n", text);
+}
+
+static void fields_push_the_bodies_inside(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("expr", "ct_expr"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    const kernel_desc_t desc = test_kernel_desc(paths, 4);
+    const test_world_t *t = test_world_boot(&desc, "fields");
+    const ct_physics_api_v2 *physics = test_kernel_api(CT_PHYSICS_API, 2);
+    assert_non_null(physics);
+    physics->set_gravity(t->world, (const float[3]){0, 0, 0});
+    /* An updraft inside 3 m that grows with height, and a swirl around the y axis. */
+    static const char level[] =
+        "entities = [\n"
+        "  { components = { transform = { position = [0 0 0] } force_field = { radius = 3 "
+        "      force = \"fx = -z * 10; fy = 50 + 10 * y; fz = x * 10\" } } }\n"
+        "  { name = \"in\" components = { transform = { position = [1 2 0] } body = { shape = \"sphere\" "
+        "      radius = 0.25 mass = 10 } } }\n"
+        "  { name = \"out\" components = { transform = { position = [5 2 0] } body = { shape = \"sphere\" "
+        "      radius = 0.25 mass = 10 } } }\n"
+        "  { name = \"floor\" components = { transform = { position = [0 -1 0] } body = { kind = \"static\" "
+        "      shape = \"box\" half_extents = [1 0.1 1] } } }\n"
+        "]\n";
+    assert_int_equal(t->resource->load_source("level", "levels/field", level, strlen(level)), 0);
+    ct_entity_t made[4];
+    assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/field"),
+                                               NULL, NULL, made, 4), 4);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    physics->simulate(t->world, 0.1f);
+    log__set_sink(NULL, NULL);
+    assert_string_equal(captured, ""); /* the static floor inside the field is left alone */
+    float v[3];
+    /* The body at (1, 2, 0): F = (0, 70, 10) N on 10 kg for 0.1 s. */
+    assert_int_equal(physics->velocity(t->world, made[1], v), 0);
+    assert_true(fabsf(v[0]) < 1e-5f);
+    assert_true(fabsf(v[1] - 0.7f) < 1e-4f);
+    assert_true(fabsf(v[2] - 0.1f) < 1e-4f);
+    assert_int_equal(physics->velocity(t->world, made[2], v), 0);
+    assert_true(v[0] == 0 && v[1] == 0 && v[2] == 0);
+    /* The field goes with its entity. */
+    t->entity->destroy(made[0]);
+    physics->simulate(t->world, 0.1f);
+    assert_int_equal(physics->velocity(t->world, made[1], v), 0);
+    assert_true(fabsf(v[1] - 0.7f) < 1e-4f);
+    t->resource->unload("level", "levels/field");
+
+    /* A bad expression fails the compile, naming where. */
+    static const char bad[] = "entities = [ { name = \"twister\" components = { transform = {} "
+                              "force_field = { radius = 2 force = \"fx = 1; fy = hieght; fz = 0\" } } } ]";
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    assert_true(t->resource->load_source("level", "levels/bad", bad, strlen(bad)) < 0);
+    log__set_sink(NULL, NULL);
+    if (!strstr(captured, "force_field.force: 1:14: unknown name 'hieght'") ||
+        !strstr(captured, "twister"))
+        fail_msg("got: %s", captured);
+    test_world_shutdown(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fields_push_the_bodies_inside),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
