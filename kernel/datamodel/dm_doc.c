@@ -263,6 +263,31 @@ bool dm__values_equal(const ct_dm_value_t *a, const ct_dm_value_t *b)
 
 /* ---- lookup ---- */
 
+typedef struct obj_key_t {
+    const ct_dm_doc_o *doc;
+    ct_guid_t guid;
+} obj_key_t;
+
+static bool same_obj(const void *ctx, uint32_t i)
+{
+    const obj_key_t *k = ctx;
+    return ct_guid_eq(k->doc->objs[i].guid, k->guid);
+}
+
+typedef struct prop_key_t {
+    const ct_dm_doc_o *doc;
+    uint32_t obj, key;
+} prop_key_t;
+
+static bool same_prop(const void *ctx, uint32_t p)
+{
+    const prop_key_t *k = ctx;
+    return k->doc->props[p].obj == k->obj && k->doc->props[p].key == k->key;
+}
+
+static uint32_t obj_hash(ct_guid_t g) { return dm__hash2(g.hi, g.lo); }
+static uint32_t prop_hash(uint32_t obj, uint32_t key) { return dm__hash2(obj, key); }
+
 uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 {
     /* Objects never leave their slot (destroyed ones stay as tombstones), so the last answer
@@ -270,7 +295,8 @@ uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
     ct_dm_doc_o *d = (ct_dm_doc_o *)(uintptr_t)doc;
     if (d->last_obj < d->num_objs && ct_guid_eq(d->objs[d->last_obj].guid, g))
         return d->last_obj;
-    uint32_t i = dm_map__get(&doc->obj_map, g.hi, g.lo);
+    obj_key_t k = {doc, g};
+    uint32_t i = dm_index__find(&doc->obj_index, obj_hash(g), same_obj, &k);
     if (i != DM_NONE)
         d->last_obj = i;
     return i;
@@ -283,7 +309,8 @@ uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
     uint64_t k = ((uint64_t)obj << 32) | key;
     if (d->last_prop != DM_NONE && d->last_prop_key == k)
         return d->last_prop;
-    uint32_t p = dm_map__get(&doc->prop_map, k, 0);
+    prop_key_t pk = {doc, obj, key};
+    uint32_t p = dm_index__find(&doc->prop_index, prop_hash(obj, key), same_prop, &pk);
     if (p != DM_NONE) {
         d->last_prop_key = k;
         d->last_prop = p;
@@ -306,7 +333,7 @@ void dm__log_clear(dm_log_t *log, uint32_t from)
     log->count = from;
 }
 
-static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t obj_index, dm_stamp_t expect,
+static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t expect,
                           dm_stamp_t old)
 {
     dm_log_t *log = doc->log;
@@ -317,7 +344,7 @@ static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t obj_index, dm
     dm_rec_t *r = &log->recs[log->count++];
     memset(r, 0, sizeof *r);
     r->kind = kind;
-    r->obj = doc->objs[obj_index].guid;
+    r->at = at;
     r->expect = expect;
     r->old = old;
     if (!doc->action_open && log == &doc->undo) {
@@ -355,7 +382,7 @@ static int op_create(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remot
     if (i == DM_NONE) {
         if (!dm__grow((void **)&doc->objs, &doc->cap_objs, doc->num_objs + 1, sizeof *doc->objs))
             goto nomem;
-        if (!dm_map__put(&doc->obj_map, g.hi, g.lo, doc->num_objs))
+        if (!dm_index__add(&doc->obj_index, obj_hash(g), doc->num_objs))
             goto nomem;
         i = doc->num_objs++;
         doc->objs[i] = (dm_obj_t){.guid = g, .first_prop = DM_NONE, .last_prop = DM_NONE};
@@ -395,9 +422,8 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
         dm_prop_t *prop = &doc->props[p];
         if (prop->value.type == CT_DM_NULL)
             continue;
-        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, i, stamp, prop->stamp);
+        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, p, stamp, prop->stamp);
         if (r) {
-            r->key = prop->key;
             r->value = prop->value;
         } else {
             value_free(&prop->value);
@@ -412,15 +438,16 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
     return 0;
 }
 
-/* Finds or makes the property; DM_NONE when out of memory. */
-static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
+/* Finds or makes the property; DM_NONE when out of memory. `new_key`: the key was interned just
+ * now, so no object has it and there is nothing to look for. */
+static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key)
 {
-    uint32_t p = dm__find_prop(doc, obj, key);
+    uint32_t p = new_key ? DM_NONE : dm__find_prop(doc, obj, key);
     if (p != DM_NONE)
         return p;
     if (!dm__grow((void **)&doc->props, &doc->cap_props, doc->num_props + 1, sizeof *doc->props))
         return DM_NONE;
-    if (!dm_map__put(&doc->prop_map, ((uint64_t)obj << 32) | key, 0, doc->num_props))
+    if (!dm_index__add(&doc->prop_index, prop_hash(obj, key), doc->num_props))
         return DM_NONE;
     p = doc->num_props++;
     doc->props[p] = (dm_prop_t){.obj = obj, .key = key, .next = DM_NONE};
@@ -479,10 +506,11 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
         return r;
     if (!dm__value_valid(doc, value, "set_property", g, key))
         return CT_ERR_INVALID;
+    uint32_t known = doc->keys.count;
     uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
     if (k == DM_NONE || !reserve_recs(doc, 1))
         goto nomem;
-    uint32_t p = prop_slot(doc, obj, k);
+    uint32_t p = prop_slot(doc, obj, k, doc->keys.count != known);
     if (p == DM_NONE)
         goto nomem;
     dm_prop_t *prop = &doc->props[p];
@@ -491,9 +519,8 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
     dm_value_t stored;
     if (!value_store(&stored, value))
         goto nomem;
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, obj, stamp, prop->stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, p, stamp, prop->stamp);
     if (rec) {
-        rec->key = k;
         rec->value = prop->value;
     } else {
         value_free(&prop->value);
@@ -551,9 +578,8 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
         dm__error(doc, "add_to_set '%s': out of memory", key);
         return CT_ERR_NOMEM;
     }
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, obj, stamp, doc->props[p].stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, p, stamp, doc->props[p].stamp);
     if (rec) {
-        rec->key = doc->props[p].key;
         rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
     return 0;
@@ -574,9 +600,8 @@ static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t i
         return CT_ERR_NOMEM;
     }
     set_remove_at(doc->props[p].value.as.set, at);
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, obj, stamp, doc->props[p].stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, p, stamp, doc->props[p].stamp);
     if (rec) {
-        rec->key = doc->props[p].key;
         rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
     return 0;
@@ -605,6 +630,19 @@ void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
         doc->listeners[i].f(doc->listeners[i].user_data, doc, op, source);
 }
 
+/* An applied op, told to the listeners and (a local one) to the recording. */
+static void dm__announce(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source)
+{
+    bool remote = source == CT_DM_FROM_REMOTE;
+    ct_dm_op_t seen = *op;
+    seen.stamp = (ct_dm_stamp_t){stamp.hlc, doc->authors.strs[stamp.author]};
+    if (seen.kind == CT_DM_OP_SET && !op->key)
+        seen.value = (ct_dm_value_t){0};
+    if (doc->recording && !remote)
+        record_op(doc, &seen);
+    dm__notify(doc, &seen, source);
+}
+
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source)
 {
     bool remote = source == CT_DM_FROM_REMOTE;
@@ -621,15 +659,8 @@ int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_so
     }
     if (r != 0)
         return r;
-    if (doc->num_listeners || (doc->recording && !remote)) {
-        ct_dm_op_t seen = *op;
-        seen.stamp = (ct_dm_stamp_t){stamp.hlc, doc->authors.strs[stamp.author]};
-        if (seen.kind == CT_DM_OP_SET && !op->key)
-            seen.value = (ct_dm_value_t){0};
-        if (doc->recording && !remote)
-            record_op(doc, &seen);
-        dm__notify(doc, &seen, source);
-    }
+    if (doc->num_listeners || (doc->recording && !remote))
+        dm__announce(doc, op, stamp, source);
     return 0;
 }
 
@@ -676,39 +707,28 @@ static int doc_remove(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_gu
 
 void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
 {
-    dm_log_t *saved = doc->log;
-    doc->log = NULL;
-    uint32_t saved_listeners = doc->num_listeners;
-    bool saved_recording = doc->recording;
-    doc->num_listeners = 0;
-    doc->recording = false;
     while (log->count > from) {
         dm_rec_t *r = &log->recs[--log->count];
-        uint32_t i = dm__find_obj(doc, r->obj);
-        if (i == DM_NONE)
-            continue;
         switch (r->kind) {
         case CT_DM_OP_CREATE:
         case CT_DM_OP_DESTROY:
-            doc->objs[i].alive = r->kind == CT_DM_OP_CREATE;
-            doc->objs[i].stamp = r->old;
+            doc->objs[r->at].alive = r->kind == CT_DM_OP_CREATE;
+            doc->objs[r->at].stamp = r->old;
             break;
         case CT_DM_OP_SET: {
-            uint32_t p = dm__find_prop(doc, i, r->key);
-            if (p != DM_NONE) {
-                value_free(&doc->props[p].value);
-                doc->props[p].value = r->value;
-                doc->props[p].stamp = r->old;
-                r->value = (dm_value_t){0};
-            }
+            dm_prop_t *prop = &doc->props[r->at];
+            value_free(&prop->value);
+            prop->value = r->value;
+            prop->stamp = r->old;
+            r->value = (dm_value_t){0};
             break;
         }
         case CT_DM_OP_ADD:
         case CT_DM_OP_REMOVE: {
-            uint32_t p = dm__find_prop(doc, i, r->key);
-            if (p == DM_NONE || doc->props[p].value.type != CT_DM_SET)
+            dm_prop_t *prop = &doc->props[r->at];
+            if (prop->value.type != CT_DM_SET)
                 break;
-            dm_set_t *s = doc->props[p].value.as.set;
+            dm_set_t *s = prop->value.as.set;
             uint32_t at = set_find(s, r->value.as.guid);
             if (r->kind == CT_DM_OP_ADD && at == DM_NONE)
                 set_add(s, r->value.as.guid);
@@ -719,14 +739,19 @@ void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
         }
         value_free(&r->value);
     }
-    doc->log = saved;
-    doc->num_listeners = saved_listeners;
-    doc->recording = saved_recording;
 }
 
 /* ---- undo and redo ---- */
 
 static void restore_point(ct_dm_doc_o *doc) { doc->action_open = false; }
+
+static bool rec_on_prop(const dm_rec_t *r) { return r->kind != CT_DM_OP_CREATE && r->kind != CT_DM_OP_DESTROY; }
+
+/* The object a record is about. */
+static uint32_t rec_obj(const ct_dm_doc_o *doc, const dm_rec_t *r)
+{
+    return rec_on_prop(r) ? doc->props[r->at].obj : r->at;
+}
 
 static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
 {
@@ -735,61 +760,55 @@ static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
     ct_dm_skip_t *s = &doc->skips[doc->num_skips++];
     memset(s, 0, sizeof *s);
     s->kind = r->kind;
-    s->object = r->obj;
+    s->object = doc->objs[rec_obj(doc, r)].guid;
     s->item = r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE ? r->value.as.guid : (ct_guid_t){0, 0};
     s->why = why;
-    if (r->kind == CT_DM_OP_SET || r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE)
-        s->key = doc->keys.strs[r->key];
+    if (rec_on_prop(r))
+        s->key = doc->keys.strs[doc->props[r->at].key];
     if (r->kind == CT_DM_OP_SET) {
+        const dm_prop_t *prop = &doc->props[r->at];
         s->wanted = dm__view(&r->value);
         dm_arena__copy_value(&doc->report_arena, &s->wanted);
-        uint32_t i = dm__find_obj(doc, r->obj);
-        uint32_t p = i == DM_NONE ? DM_NONE : dm__find_prop(doc, i, r->key);
-        if (p != DM_NONE) {
-            s->current = dm__view(&doc->props[p].value);
-            dm_arena__copy_value(&doc->report_arena, &s->current);
-            s->current_stamp = (ct_dm_stamp_t){doc->props[p].stamp.hlc,
-                                               doc->authors.strs[doc->props[p].stamp.author]};
-        }
+        s->current = dm__view(&prop->value);
+        dm_arena__copy_value(&doc->report_arena, &s->current);
+        s->current_stamp = (ct_dm_stamp_t){prop->stamp.hlc, doc->authors.strs[prop->stamp.author]};
     }
 }
 
 /* Whether an inverse may run: the data still carries what this document's op left there. */
 static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
 {
-    uint32_t i = dm__find_obj(doc, r->obj);
+    const dm_obj_t *o = &doc->objs[rec_obj(doc, r)];
     switch (r->kind) {
     case CT_DM_OP_SET: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        uint32_t p = dm__find_prop(doc, i, r->key);
         /* Ours still when this document's author made the last write (the op itself, or a
          * later op or undo of ours, which the stack order has dealt with already). */
-        dm_stamp_t now = p == DM_NONE ? (dm_stamp_t){0, doc->me} : doc->props[p].stamp;
+        dm_stamp_t now = doc->props[r->at].stamp;
         return stamp_eq(now, r->expect) || now.author == doc->me
                    ? NULL
                    : "someone else has set the property since";
     }
     case CT_DM_OP_DESTROY: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        for (uint32_t p = doc->objs[i].first_prop; p != DM_NONE; p = doc->props[p].next) {
+        for (uint32_t p = o->first_prop; p != DM_NONE; p = doc->props[p].next) {
             if (doc->props[p].value.type != CT_DM_NULL && doc->props[p].stamp.author != doc->me)
                 return "someone else has edited the object since";
         }
         return NULL;
     }
     case CT_DM_OP_CREATE:
-        if (i != DM_NONE && doc->objs[i].alive)
+        if (o->alive)
             return "the object exists again";
         return NULL;
     case CT_DM_OP_REMOVE:
     case CT_DM_OP_ADD: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        uint32_t p = dm__find_prop(doc, i, r->key);
-        bool member = p != DM_NONE && doc->props[p].value.type == CT_DM_SET &&
-                      set_find(doc->props[p].value.as.set, r->value.as.guid) != DM_NONE;
+        const dm_prop_t *prop = &doc->props[r->at];
+        bool member = prop->value.type == CT_DM_SET && set_find(prop->value.as.set, r->value.as.guid) != DM_NONE;
         if (r->kind == CT_DM_OP_REMOVE && !member)
             return "someone else has removed the item since";
         if (r->kind == CT_DM_OP_ADD && member)
@@ -798,6 +817,29 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
     }
     }
     return "unknown record";
+}
+
+/* An undone or redone SET, straight on its property: the record's value moves in, the
+ * property's moves into the opposite record. No key hashing, no copy, no allocation. */
+static bool replay_set(ct_dm_doc_o *doc, dm_rec_t *r, ct_dm_source source)
+{
+    if (!reserve_recs(doc, 1))
+        return false;
+    dm_stamp_t stamp = dm__local_stamp(doc);
+    dm_prop_t *prop = &doc->props[r->at];
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, r->at, stamp, prop->stamp);
+    rec->value = prop->value;
+    prop->value = r->value;
+    prop->stamp = stamp;
+    r->value = (dm_value_t){0};
+    if (doc->num_listeners || doc->recording) {
+        ct_dm_op_t op = {.kind = CT_DM_OP_SET,
+                         .object = doc->objs[prop->obj].guid,
+                         .key = doc->keys.strs[prop->key],
+                         .value = dm__view(&prop->value)};
+        dm__announce(doc, &op, stamp, source);
+    }
+    return true;
 }
 
 static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source source,
@@ -817,10 +859,16 @@ static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source s
         const char *why = blocked(doc, &r);
         if (why) {
             add_skip(doc, &r, why);
+        } else if (r.kind == CT_DM_OP_SET) {
+            if (replay_set(doc, &r, source))
+                applied++;
+            else
+                add_skip(doc, &r, "the inverse could not be applied (out of memory)");
         } else {
-            ct_dm_op_t op = {.kind = r.kind, .object = r.obj, .item = r.value.as.guid};
-            if (r.kind != CT_DM_OP_CREATE && r.kind != CT_DM_OP_DESTROY)
-                op.key = doc->keys.strs[r.key];
+            uint32_t o = rec_obj(doc, &r);
+            ct_dm_op_t op = {.kind = r.kind, .object = doc->objs[o].guid, .item = r.value.as.guid};
+            if (rec_on_prop(&r))
+                op.key = doc->keys.strs[doc->props[r.at].key];
             op.value = dm__view(&r.value);
             if (dm__apply(doc, &op, dm__local_stamp(doc), source) == 0)
                 applied++;
@@ -1117,7 +1165,7 @@ ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc)
     doc->rng[1] = (seed * 0xbf58476d1ce4e5b9ull) | 1u;
     doc->me = dm__author(doc, d.author && d.author[0] ? d.author : "anonymous");
     if (doc->me == DM_NONE || dm__grow((void **)&doc->objs, &doc->cap_objs, 64, sizeof *doc->objs) == false ||
-        !dm_map__put(&doc->obj_map, 0, 0, 0)) {
+        !dm_index__add(&doc->obj_index, obj_hash((ct_guid_t){0, 0}), 0)) {
         dm__destroy_doc(doc);
         return NULL;
     }
@@ -1141,8 +1189,8 @@ void dm__destroy_doc(ct_dm_doc_o *doc)
     free(doc->props);
     free(doc->objs);
     free(doc->free_objs);
-    dm_map__free(&doc->obj_map);
-    dm_map__free(&doc->prop_map);
+    dm_index__free(&doc->obj_index);
+    dm_index__free(&doc->prop_index);
     for (uint32_t i = 0; i < doc->num_seen; i++)
         free(doc->seen[i].hlc);
     free(doc->seen);
