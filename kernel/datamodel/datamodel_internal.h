@@ -85,14 +85,15 @@ typedef struct dm_obj_t {
     bool alive;       /* false: destroyed, kept so late edits are known as "deleted vs edited" */
 } dm_obj_t;
 
-/* One inverse. `expect` is the stamp the forward op left, checked before an undo restores.
- * Objects and properties never leave their slots, so a record names its target by index: an
- * undo finds it without a hash, and a record is 72 bytes, not 88. */
+/* One inverse. Objects and properties never leave their slots, so a record names its target by
+ * index: an undo finds it without a hash, and a record is 64 bytes, not 88. (An undo may run
+ * while this document's author made the target's last write: that stamp's author is all it
+ * checks, so the stamp the forward op left is not kept.) */
 typedef struct dm_rec_t {
     uint8_t kind;
     bool mark;   /* the first inverse of a user action (a restore point begins here) */
     uint32_t at; /* CREATE/DESTROY: the object's index; SET/ADD/REMOVE: the property's */
-    dm_stamp_t expect, old;
+    dm_stamp_t old;
     dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item in as.guid */
 } dm_rec_t;
 

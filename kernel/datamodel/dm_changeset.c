@@ -757,6 +757,44 @@ static bool add_conflict(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_value_t w
     return true;
 }
 
+/* Change sets keep one string per run of ops (changeset_append), and nothing changes them during a
+ * merge: a merge caches the ids of author names and keys by their address, so a run of ops
+ * alternating between two sets neither hashes nor compares a string. */
+typedef struct dm_ptr_id_t {
+    const char *s;
+    uint32_t id;
+} dm_ptr_id_t;
+
+#define DM_PTR_CACHE 64u
+
+static uint32_t ptr_slot(const char *s)
+{
+    return (uint32_t)(((uintptr_t)s >> 4) * 0x9e3779b1u) >> 26; /* 64 slots */
+}
+
+static uint32_t cached_author(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *name)
+{
+    dm_ptr_id_t *c = &cache[ptr_slot(name)];
+    if (c->s != name) {
+        uint32_t id = dm__author(doc, name);
+        if (id == DM_NONE)
+            return DM_NONE;
+        *c = (dm_ptr_id_t){name, id};
+    }
+    return c->id;
+}
+
+static uint32_t cached_key(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *key)
+{
+    dm_ptr_id_t *c = &cache[ptr_slot(key)];
+    if (c->s == key)
+        return c->id;
+    uint32_t id = dm_strings__find(&doc->keys, key, strlen(key));
+    if (id != DM_NONE) /* a key not yet known may be interned by this very op: not cached */
+        *c = (dm_ptr_id_t){key, id};
+    return id;
+}
+
 static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_t num_sets,
                  ct_dm_merge_report_t *report)
 {
@@ -784,17 +822,16 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         for (uint32_t j = 0; sets[i] && j < sets[i]->count; j++)
             ops[n++] = &sets[i]->ops[j];
     int r = sort_ops(ops, n) ? 0 : CT_ERR_NOMEM;
+    /* Nearly every op leaves one inverse: room for them all at once, not a doubling per op. */
+    if (r == 0 && !dm__grow((void **)&doc->txn.recs, &doc->txn.capacity, doc->txn.count + n,
+                            sizeof *doc->txn.recs))
+        r = CT_ERR_NOMEM;
+    dm_ptr_id_t authors[DM_PTR_CACHE] = {{0}}, keys[DM_PTR_CACHE] = {{0}};
     uint32_t applied = 0, already = 0, num_ids = 0, txn_from = doc->txn.count, failed_at = 0;
     doc->log = &doc->txn;
-    const char *last_name = NULL;
-    uint32_t author = DM_NONE;
     for (uint32_t i = 0; i < n && r == 0; i++) {
         const ct_dm_op_t *op = ops[i];
-        /* Change sets share one author string per run: compare pointers before hashing. */
-        if (op->stamp.author != last_name) {
-            author = dm__author(doc, op->stamp.author);
-            last_name = op->stamp.author;
-        }
+        uint32_t author = cached_author(doc, authors, op->stamp.author);
         if (author == DM_NONE) {
             r = CT_ERR_NOMEM;
             break;
@@ -813,7 +850,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         const dm_prop_t *prev = NULL;
         uint32_t o = dm__find_obj(doc, op->object);
         if (op->kind == CT_DM_OP_SET && o != DM_NONE && doc->objs[o].alive) {
-            uint32_t k = dm_strings__find(&doc->keys, op->key, strlen(op->key));
+            uint32_t k = cached_key(doc, keys, op->key);
             uint32_t p = k == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
             prev = p == DM_NONE ? NULL : &doc->props[p];
         }

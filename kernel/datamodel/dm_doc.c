@@ -62,8 +62,6 @@ int dm__stamp_cmp(const ct_dm_doc_o *doc, dm_stamp_t x, dm_stamp_t y)
     return c < 0 ? -1 : c > 0;
 }
 
-static bool stamp_eq(dm_stamp_t x, dm_stamp_t y) { return x.hlc == y.hlc && x.author == y.author; }
-
 static uint64_t xorshift(uint64_t s[2])
 {
     uint64_t a = s[0], b = s[1];
@@ -304,17 +302,17 @@ uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
 {
-    /* Properties never leave their slot either: the last answer stays right. */
+    /* Properties never leave their slot either, and prop_slot is the one place that makes one
+     * (and updates this): the last answer, found or not, stays right. A merge asks about a
+     * property before its op makes it; the op's own lookup then costs nothing. */
     ct_dm_doc_o *d = (ct_dm_doc_o *)(uintptr_t)doc;
     uint64_t k = ((uint64_t)obj << 32) | key;
-    if (d->last_prop != DM_NONE && d->last_prop_key == k)
+    if (d->last_prop_key == k)
         return d->last_prop;
     prop_key_t pk = {doc, obj, key};
     uint32_t p = dm_index__find(&doc->prop_index, prop_hash(obj, key), same_prop, &pk);
-    if (p != DM_NONE) {
-        d->last_prop_key = k;
-        d->last_prop = p;
-    }
+    d->last_prop_key = k;
+    d->last_prop = p;
     return p;
 }
 
@@ -333,8 +331,7 @@ void dm__log_clear(dm_log_t *log, uint32_t from)
     log->count = from;
 }
 
-static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t expect,
-                          dm_stamp_t old)
+static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t old)
 {
     dm_log_t *log = doc->log;
     if (!log)
@@ -345,7 +342,6 @@ static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_
     memset(r, 0, sizeof *r);
     r->kind = kind;
     r->at = at;
-    r->expect = expect;
     r->old = old;
     if (!doc->action_open && log == &doc->undo) {
         r->mark = true;
@@ -390,7 +386,7 @@ static int op_create(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remot
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = true;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_DESTROY, i, stamp, old);
+    push_rec(doc, CT_DM_OP_DESTROY, i, old);
     return 0;
 nomem:
     dm__error(doc, "create: out of memory");
@@ -422,7 +418,7 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
         dm_prop_t *prop = &doc->props[p];
         if (prop->value.type == CT_DM_NULL)
             continue;
-        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, p, stamp, prop->stamp);
+        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, p, prop->stamp);
         if (r) {
             r->value = prop->value;
         } else {
@@ -434,7 +430,7 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = false;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_CREATE, i, stamp, old);
+    push_rec(doc, CT_DM_OP_CREATE, i, old);
     return 0;
 }
 
@@ -451,6 +447,8 @@ static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new
         return DM_NONE;
     p = doc->num_props++;
     doc->props[p] = (dm_prop_t){.obj = obj, .key = key, .next = DM_NONE};
+    doc->last_prop_key = ((uint64_t)obj << 32) | key;
+    doc->last_prop = p;
     dm_obj_t *o = &doc->objs[obj];
     if (o->last_prop == DM_NONE)
         o->first_prop = p;
@@ -519,7 +517,7 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
     dm_value_t stored;
     if (!value_store(&stored, value))
         goto nomem;
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, p, stamp, prop->stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, p, prop->stamp);
     if (rec) {
         rec->value = prop->value;
     } else {
@@ -578,7 +576,7 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
         dm__error(doc, "add_to_set '%s': out of memory", key);
         return CT_ERR_NOMEM;
     }
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, p, stamp, doc->props[p].stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, p, doc->props[p].stamp);
     if (rec) {
         rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
@@ -588,6 +586,7 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
 static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item,
                      dm_stamp_t stamp, bool remote)
 {
+    (void)stamp; /* set members carry no stamps: set operations from two sides always merge */
     uint32_t obj, p;
     int r = set_target(doc, "remove_from_set", g, key, remote, &obj, &p);
     if (r)
@@ -600,7 +599,7 @@ static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t i
         return CT_ERR_NOMEM;
     }
     set_remove_at(doc->props[p].value.as.set, at);
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, p, stamp, doc->props[p].stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, p, doc->props[p].stamp);
     if (rec) {
         rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
     }
@@ -786,7 +785,7 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
         /* Ours still when this document's author made the last write (the op itself, or a
          * later op or undo of ours, which the stack order has dealt with already). */
         dm_stamp_t now = doc->props[r->at].stamp;
-        return stamp_eq(now, r->expect) || now.author == doc->me
+        return now.author == doc->me
                    ? NULL
                    : "someone else has set the property since";
     }
@@ -827,7 +826,7 @@ static bool replay_set(ct_dm_doc_o *doc, dm_rec_t *r, ct_dm_source source)
         return false;
     dm_stamp_t stamp = dm__local_stamp(doc);
     dm_prop_t *prop = &doc->props[r->at];
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, r->at, stamp, prop->stamp);
+    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, r->at, prop->stamp);
     rec->value = prop->value;
     prop->value = r->value;
     prop->stamp = stamp;
