@@ -85,8 +85,8 @@ typedef struct dm_obj_t {
     bool alive;       /* false: destroyed, kept so late edits are known as "deleted vs edited" */
 } dm_obj_t;
 
-/* One inverse. Objects and properties never leave their slots, so a record names its target by
- * index: an undo finds it without a hash, and a record is 64 bytes, not 88. (An undo may run
+/* One inverse, as undo/redo and rollback handle it. Objects and properties never leave their
+ * slots, so a record names its target by index: an undo finds it without a hash. (An undo may run
  * while this document's author made the target's last write: that stamp's author is all it
  * checks, so the stamp the forward op left is not kept.) */
 typedef struct dm_rec_t {
@@ -94,13 +94,29 @@ typedef struct dm_rec_t {
     bool mark;   /* the first inverse of a user action (a restore point begins here) */
     uint32_t at; /* CREATE/DESTROY: the object's index; SET/ADD/REMOVE: the property's */
     dm_stamp_t old;
-    dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item in as.guid */
+    dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item, a GUID */
 } dm_rec_t;
 
+/* A record as a log stores it: 20 bytes. Its value, when it has one (not CT_DM_NULL), is the next
+ * of the log's values, pushed and popped with it: a SET that made a property (most of them in a
+ * merge or a fresh edit) costs 20 bytes, not 64. */
+typedef struct dm_rec_head_t {
+    uint8_t kind;
+    bool mark;
+    bool has_value;
+    uint32_t at;
+    dm_stamp_t old;
+} dm_rec_head_t;
+
 typedef struct dm_log_t {
-    dm_rec_t *recs;
+    dm_rec_head_t *recs;
     uint32_t count, capacity;
+    dm_value_t *values;
+    uint32_t num_values, cap_values;
 } dm_log_t;
+
+/* Room for n more records (and their values) in the log; false when out of memory. */
+bool dm__log_reserve(dm_log_t *log, uint32_t n);
 
 typedef struct dm_listener_t {
     ct_dm_listener_f f;

@@ -823,8 +823,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
             ops[n++] = &sets[i]->ops[j];
     int r = sort_ops(ops, n) ? 0 : CT_ERR_NOMEM;
     /* Nearly every op leaves one inverse: room for them all at once, not a doubling per op. */
-    if (r == 0 && !dm__grow((void **)&doc->txn.recs, &doc->txn.capacity, doc->txn.count + n,
-                            sizeof *doc->txn.recs))
+    if (r == 0 && !dm__log_reserve(&doc->txn, n))
         r = CT_ERR_NOMEM;
     dm_ptr_id_t authors[DM_PTR_CACHE] = {{0}}, keys[DM_PTR_CACHE] = {{0}};
     uint32_t applied = 0, already = 0, num_ids = 0, txn_from = doc->txn.count, failed_at = 0;

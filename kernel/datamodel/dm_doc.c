@@ -324,38 +324,65 @@ static uint32_t alive_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 /* ---- inverse records ---- */
 
-void dm__log_clear(dm_log_t *log, uint32_t from)
+bool dm__log_reserve(dm_log_t *log, uint32_t n)
 {
-    for (uint32_t i = from; i < log->count; i++)
-        value_free(&log->recs[i].value);
-    log->count = from;
+    return dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs) &&
+           dm__grow((void **)&log->values, &log->cap_values, log->num_values + n, sizeof *log->values);
 }
 
-static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t old)
+/* Takes the last record off the log into *r; its value (if any) is the caller's now. (Filled in
+ * place, field by field: a whole-struct copy after filling stalls on the packed stamp's store.) */
+static void pop_rec(dm_log_t *log, dm_rec_t *r)
+{
+    const dm_rec_head_t *h = &log->recs[--log->count];
+    r->kind = h->kind;
+    r->mark = h->mark;
+    r->at = h->at;
+    r->old = h->old;
+    if (h->has_value)
+        r->value = log->values[--log->num_values];
+    else
+        r->value = (dm_value_t){0};
+}
+
+void dm__log_clear(dm_log_t *log, uint32_t from)
+{
+    while (log->count > from) {
+        dm_rec_t r;
+        pop_rec(log, &r);
+        value_free(&r.value);
+    }
+}
+
+/* Records an inverse in doc->log, which owns `value` from here on (freed when there is no log).
+ * The room was reserved (reserve_recs) before the op changed anything. */
+static void push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t old, dm_value_t value)
 {
     dm_log_t *log = doc->log;
-    if (!log)
-        return NULL;
-    if (!dm__grow((void **)&log->recs, &log->capacity, log->count + 1, sizeof *log->recs))
-        return NULL;
-    dm_rec_t *r = &log->recs[log->count++];
-    memset(r, 0, sizeof *r);
-    r->kind = kind;
-    r->at = at;
-    r->old = old;
+    if (!log || !dm__log_reserve(log, 1)) {
+        value_free(&value);
+        return;
+    }
+    bool has_value = value.type != CT_DM_NULL;
+    dm_rec_head_t *r = &log->recs[log->count++];
+    *r = (dm_rec_head_t){.kind = kind, .has_value = has_value, .at = at, .old = old};
+    if (has_value)
+        log->values[log->num_values++] = value;
     if (!doc->action_open && log == &doc->undo) {
         r->mark = true;
         doc->action_open = true;
     }
-    return r;
 }
+
+static dm_value_t item_value(ct_guid_t item) { return (dm_value_t){.type = CT_DM_GUID, .as.guid = item}; }
+
+static const dm_value_t no_value = {0};
 
 /* Records need their memory before the op changes anything, so ops reserve first: an op that
  * cannot record its inverse fails whole. */
 static bool reserve_recs(ct_dm_doc_o *doc, uint32_t n)
 {
-    dm_log_t *log = doc->log;
-    return !log || dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs);
+    return !doc->log || dm__log_reserve(doc->log, n);
 }
 
 /* ---- the operations ---- */
@@ -386,7 +413,7 @@ static int op_create(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remot
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = true;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_DESTROY, i, old);
+    push_rec(doc, CT_DM_OP_DESTROY, i, old, no_value);
     return 0;
 nomem:
     dm__error(doc, "create: out of memory");
@@ -418,19 +445,14 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
         dm_prop_t *prop = &doc->props[p];
         if (prop->value.type == CT_DM_NULL)
             continue;
-        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, p, prop->stamp);
-        if (r) {
-            r->value = prop->value;
-        } else {
-            value_free(&prop->value);
-        }
+        push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
         prop->value = (dm_value_t){0};
         prop->stamp = stamp;
     }
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = false;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_CREATE, i, old);
+    push_rec(doc, CT_DM_OP_CREATE, i, old, no_value);
     return 0;
 }
 
@@ -517,12 +539,7 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
     dm_value_t stored;
     if (!value_store(&stored, value))
         goto nomem;
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, p, prop->stamp);
-    if (rec) {
-        rec->value = prop->value;
-    } else {
-        value_free(&prop->value);
-    }
+    push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
     prop->value = stored;
     prop->stamp = stamp;
     return 0;
@@ -576,10 +593,7 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
         dm__error(doc, "add_to_set '%s': out of memory", key);
         return CT_ERR_NOMEM;
     }
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, p, doc->props[p].stamp);
-    if (rec) {
-        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
-    }
+    push_rec(doc, CT_DM_OP_REMOVE, p, doc->props[p].stamp, item_value(item));
     return 0;
 }
 
@@ -599,10 +613,7 @@ static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t i
         return CT_ERR_NOMEM;
     }
     set_remove_at(doc->props[p].value.as.set, at);
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, p, doc->props[p].stamp);
-    if (rec) {
-        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
-    }
+    push_rec(doc, CT_DM_OP_ADD, p, doc->props[p].stamp, item_value(item));
     return 0;
 }
 
@@ -707,7 +718,8 @@ static int doc_remove(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_gu
 void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
 {
     while (log->count > from) {
-        dm_rec_t *r = &log->recs[--log->count];
+        dm_rec_t rec, *r = &rec;
+        pop_rec(log, r);
         switch (r->kind) {
         case CT_DM_OP_CREATE:
         case CT_DM_OP_DESTROY:
@@ -826,8 +838,7 @@ static bool replay_set(ct_dm_doc_o *doc, dm_rec_t *r, ct_dm_source source)
         return false;
     dm_stamp_t stamp = dm__local_stamp(doc);
     dm_prop_t *prop = &doc->props[r->at];
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, r->at, prop->stamp);
-    rec->value = prop->value;
+    push_rec(doc, CT_DM_OP_SET, r->at, prop->stamp, prop->value);
     prop->value = r->value;
     prop->stamp = stamp;
     r->value = (dm_value_t){0};
@@ -854,7 +865,8 @@ static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source s
     doc->log = to;
     uint32_t first_to = to->count, applied = 0;
     while (from->count) {
-        dm_rec_t r = from->recs[--from->count];
+        dm_rec_t r;
+        pop_rec(from, &r);
         const char *why = blocked(doc, &r);
         if (why) {
             add_skip(doc, &r, why);
@@ -868,7 +880,8 @@ static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source s
             ct_dm_op_t op = {.kind = r.kind, .object = doc->objs[o].guid, .item = r.value.as.guid};
             if (rec_on_prop(&r))
                 op.key = doc->keys.strs[doc->props[r.at].key];
-            op.value = dm__view(&r.value);
+            if (r.kind == CT_DM_OP_SET)
+                op.value = dm__view(&r.value);
             if (dm__apply(doc, &op, dm__local_stamp(doc), source) == 0)
                 applied++;
             else
@@ -1180,9 +1193,11 @@ void dm__destroy_doc(ct_dm_doc_o *doc)
     dm__log_clear(&doc->undo, 0);
     dm__log_clear(&doc->redo, 0);
     dm__log_clear(&doc->txn, 0);
-    free(doc->undo.recs);
-    free(doc->redo.recs);
-    free(doc->txn.recs);
+    dm_log_t *logs[3] = {&doc->undo, &doc->redo, &doc->txn};
+    for (int i = 0; i < 3; i++) {
+        free(logs[i]->recs);
+        free(logs[i]->values);
+    }
     for (uint32_t p = 0; p < doc->num_props; p++)
         value_free(&doc->props[p].value);
     free(doc->props);
