@@ -438,37 +438,47 @@ static void indent(dm_text_t *t, uint32_t n)
 }
 
 /*
- * Writes `keys` (dotted, relative, in order) of object g as SJSON members, nesting shared
- * prefixes: "a.b = 1", "a.c = 2" -> `a = { b = 1 c = 2 }`. A group of leaves only goes on one line;
- * deeper groups go one member a line at `ind`. `skip` chars of every key are already written.
+ * Writes `keys` (dotted, relative, grouped as field_keys groups them) of object g as SJSON
+ * members, nesting shared prefixes: "a.b = 1", "a.c = 2" -> `a = { b = 1 c = 2 }`. A group of
+ * leaves only goes on one line; deeper groups go one member a line at `ind`. `skip` chars of every
+ * key are already written. A key that other keys extend ("a" beside "a.b": an empty object `{}`
+ * read from a file, then a field set under it) is not written: its name opens the group of the
+ * longer keys, and writing both would give the name twice.
  */
 static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
                         size_t skip, uint32_t ind, bool multiline)
 {
+    bool first = true;
     for (uint32_t i = 0; i < n;) {
         const char *k = keys[i] + skip;
-        const char *dot = strchr(k, '.');
-        size_t seg = dot ? (size_t)(dot - k) : strlen(k);
-        /* The run of keys sharing this first segment. */
-        uint32_t j = i + 1;
-        while (j < n && strncmp(keys[j] + skip, k, seg) == 0 && keys[j][skip + seg] == '.' && dot)
-            j++;
+        size_t seg = strcspn(k, ".");
+        /* The run of keys with this first segment: the key itself and the longer ones. */
+        uint32_t j = i, leaf = DM_NONE, longer = 0;
+        for (; j < n && strncmp(keys[j] + skip, k, seg) == 0 &&
+               (keys[j][skip + seg] == '.' || keys[j][skip + seg] == 0);
+             j++) {
+            if (keys[j][skip + seg] == 0)
+                leaf = j;
+            else
+                keys[i + longer++] = keys[j];
+        }
         if (multiline)
             indent(t, ind);
-        else if (i)
+        else if (!first)
             dm__puts(t, " ");
+        first = false;
         put_key(t, k, seg);
         dm__puts(t, " = ");
-        if (!dot) {
-            const dm_prop_t *p = prop(doc, g, keys[i]);
+        if (!longer) {
+            const dm_prop_t *p = prop(doc, g, keys[leaf]);
             ct_dm_value_t v = p ? dm__view(&p->value) : (ct_dm_value_t){0};
             put_source_value(t, &v);
         } else {
             bool deep = false;
-            for (uint32_t m = i; m < j; m++)
+            for (uint32_t m = i; m < i + longer; m++)
                 deep = deep || strchr(keys[m] + skip + seg + 1, '.');
             dm__puts(t, deep ? "{\n" : "{ ");
-            put_members(t, doc, g, keys + i, j - i, skip + seg + 1, ind + 2, deep);
+            put_members(t, doc, g, keys + i, longer, skip + seg + 1, ind + 2, deep);
             if (deep)
                 indent(t, ind);
             dm__puts(t, deep ? "}" : " }");
@@ -479,8 +489,27 @@ static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char 
     }
 }
 
-/* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a first
- * segment are adjacent (first-set order otherwise). Caller frees. */
+/* How many whole dotted segments two keys share at their start. */
+static uint32_t shared_segments(const char *a, const char *b)
+{
+    uint32_t n = 0;
+    for (size_t i = 0;; i++) {
+        bool end_a = a[i] == '.' || a[i] == 0, end_b = b[i] == '.' || b[i] == 0;
+        if (end_a || end_b) {
+            if (!(end_a && end_b))
+                return n;
+            n++;
+            if (!a[i] || !b[i])
+                return n;
+        } else if (a[i] != b[i]) {
+            return n;
+        }
+    }
+}
+
+/* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a
+ * prefix of segments are adjacent at every depth (first-set order otherwise): "a.x.p", "a.y",
+ * "a.x.q" -> "a.x.p", "a.x.q", "a.y", so put_members writes `x` once. Caller frees. */
 static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
 {
     uint32_t o = dm__find_obj(doc, g), count = 0;
@@ -494,12 +523,16 @@ static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
         const char *k = doc->keys.strs[doc->props[p].key];
         if (doc->props[p].value.type == CT_DM_NULL || is_meta(k))
             continue;
-        /* Insert after the last key with the same first segment (stable grouping). */
-        size_t seg = strcspn(k, ".");
-        uint32_t at = *n;
-        for (uint32_t i = 0; i < *n; i++)
-            if (strncmp(keys[i], k, seg) == 0 && (keys[i][seg] == '.' || keys[i][seg] == 0))
+        /* Insert after the last key sharing the most segments with it (the keys sharing any
+         * prefix are one run already, so that run's end keeps every depth grouped). */
+        uint32_t at = *n, best = 0;
+        for (uint32_t i = 0; i < *n; i++) {
+            uint32_t c = shared_segments(keys[i], k);
+            if (c && c >= best) {
+                best = c;
                 at = i + 1;
+            }
+        }
         memmove(keys + at + 1, keys + at, (size_t)(*n - at) * sizeof *keys);
         keys[at] = k;
         (*n)++;
