@@ -793,6 +793,65 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *cons
 static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
                       const char *set_key);
 
+static int edit_cmp(const void *x, const void *y)
+{
+    const edit_t *a = x, *b = y;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The source text from `from` to `to` with w's edits (all inside that span) applied, onto out;
+ * the edits are used up. */
+static void apply_edits(writer_t *w, uint32_t from, uint32_t to, dm_text_t *out)
+{
+    if (w->num_edits)
+        qsort(w->edits, w->num_edits, sizeof *w->edits, edit_cmp);
+    uint32_t at = from;
+    for (uint32_t i = 0; i < w->num_edits; i++) {
+        edit_t *e = &w->edits[i];
+        /* Edits never overlap, except a cut inside a cut entity's span: skip those. */
+        if (e->start < at) {
+            free(e->text);
+            continue;
+        }
+        dm__put(out, w->lv->text + at, e->start - at);
+        if (e->text)
+            dm__puts(out, e->text);
+        at = e->end > at ? e->end : at;
+        free(e->text);
+    }
+    dm__put(out, w->lv->text + at, to - at);
+    free(w->edits);
+    w->edits = NULL;
+    w->num_edits = w->cap_edits = 0;
+}
+
+static void drop_edits(writer_t *w)
+{
+    for (uint32_t i = 0; i < w->num_edits; i++)
+        free(w->edits[i].text);
+    free(w->edits);
+    w->edits = NULL;
+    w->num_edits = w->cap_edits = 0;
+}
+
+static int write_entity(writer_t *w, uint32_t e);
+
+/* Entity node e's own source text with the document's changes to it applied (the text of an
+ * entity that moves to another place in its list: comments inside it move with it). */
+static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
+{
+    writer_t sub = {w->doc, w->lv, w->assign_ids, NULL, 0, 0, false};
+    int r = write_entity(&sub, e);
+    if (r || sub.failed) {
+        drop_edits(&sub);
+        return r ? r : CT_ERR_NOMEM;
+    }
+    apply_edits(&sub, w->lv->js.nodes[e].start, w->lv->js.nodes[e].end, out);
+    return out->failed ? CT_ERR_NOMEM : 0;
+}
+
 static int write_entity(writer_t *w, uint32_t e)
 {
     const dm_level_t *lv = w->lv;
@@ -836,8 +895,10 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
         return CT_ERR_NOMEM;
     /* Which members are where: member -> index, and this list's source entities by GUID. */
     dm_map_t in_doc = {0}, in_src = {0};
+    uint32_t num_src = array != DM_NONE ? js->nodes[array].count : 0, num_kept = 0;
     uint32_t *next_src = malloc((size_t)(n ? n : 1) * sizeof *next_src);
-    int r = next_src ? 0 : CT_ERR_NOMEM;
+    uint32_t *kept = malloc((size_t)(num_src ? num_src : 1) * sizeof *kept);
+    int r = next_src && kept ? 0 : CT_ERR_NOMEM;
     for (uint32_t i = 0; i < n && !r; i++)
         if (!dm_map__put(&in_doc, members[i].hi, members[i].lo, i))
             r = CT_ERR_NOMEM;
@@ -845,22 +906,36 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     if (array != DM_NONE) {
         for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next) {
             ct_guid_t g = lv->ents[dm_map__get(&lv->by_node, e, 0)].guid;
-            bool kept = dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE;
             if (!dm_map__put(&in_src, g.hi, g.lo, e))
                 r = CT_ERR_NOMEM;
-            else if (kept)
-                r = write_entity(w, e);
+            else if (dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE)
+                kept[num_kept++] = e;
             else
                 cut(w, js->nodes[e].start, js->nodes[e].end);
         }
     }
-    /* For each member, the next member (after it in order) that the source has in this list. */
+    /* The kept entities fill the places kept entities had, in the document's order: the j-th
+     * kept member takes the j-th kept place. One in its own place is edited where it stands;
+     * one that moved replaces the text of its new place with its own (edited) text. For each
+     * member, next_src gets the place of the next kept member after it. */
     uint32_t following = DM_NONE;
-    for (uint32_t i = n; i-- > 0 && !r;) {
+    for (uint32_t i = n, j = num_kept; i-- > 0 && !r;) {
         next_src[i] = following;
         uint32_t e = dm_map__get(&in_src, members[i].hi, members[i].lo);
-        if (e != DM_NONE)
-            following = e;
+        if (e == DM_NONE)
+            continue;
+        uint32_t place = kept[--j];
+        following = place;
+        if (place == e) {
+            r = write_entity(w, e);
+        } else {
+            dm_text_t t = {0};
+            r = moved_entity(w, e, &t);
+            if (r)
+                free(t.s);
+            else
+                add_edit(w, js->nodes[place].start, js->nodes[place].end, &t);
+        }
     }
     /* New members: before the next kept source entity in order, or at the end of the list. */
     for (uint32_t i = 0; i < n && !r; i++) {
@@ -904,18 +979,11 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
         add_edit(w, at, at, &t);
     }
     free(next_src);
+    free(kept);
     dm_map__free(&in_doc);
     dm_map__free(&in_src);
     free(members);
     return r;
-}
-
-static int edit_cmp(const void *x, const void *y)
-{
-    const edit_t *a = x, *b = y;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
@@ -942,34 +1010,11 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         int r = write_fields(&w, 0, root_guid, skip);
         r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {
-            for (uint32_t i = 0; i < w.num_edits; i++)
-                free(w.edits[i].text);
-            free(w.edits);
+            drop_edits(&w);
             dm__error(doc, "write_level: out of memory");
             return NULL;
         }
-        if (w.num_edits)
-            qsort(w.edits, w.num_edits, sizeof *w.edits, edit_cmp);
-        uint32_t at = 0;
-        for (uint32_t i = 0; i < w.num_edits; i++) {
-            edit_t *e = &w.edits[i];
-            /* Edits never overlap, except a cut inside a cut entity's span: skip those. */
-            if (e->start < at && e->end <= at && e->start != e->end) {
-                free(e->text);
-                continue;
-            }
-            if (e->start < at) {
-                free(e->text);
-                continue;
-            }
-            dm__put(&out, w.lv->text + at, e->start - at);
-            if (e->text)
-                dm__puts(&out, e->text);
-            at = e->end > at ? e->end : at;
-            free(e->text);
-        }
-        dm__put(&out, w.lv->text + at, w.lv->len - at);
-        free(w.edits);
+        apply_edits(&w, 0, w.lv->len, &out);
         if (!out.s)
             dm__puts(&out, "");
     }
