@@ -273,6 +273,11 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
  * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
+/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` on the
+ * object at index obj, which must not have it yet (CT_ERR_CONFLICT when it has: a field given
+ * twice). Found by walking the object's own few properties, not by a lookup in the index. */
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
+                dm_stamp_t stamp);
 /* The borrowed public view of a stored value. */
 ct_dm_value_t dm__view(const dm_value_t *v);
 void dm__format_guid(ct_guid_t g, char out[33]);

@@ -548,6 +548,43 @@ nomem:
     return CT_ERR_NOMEM;
 }
 
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
+                dm_stamp_t stamp)
+{
+    ct_guid_t g = doc->objs[obj].guid;
+    size_t key_len = key_valid(doc, "set_property", g, key);
+    if (!key_len || !dm__value_valid(doc, value, "set_property", g, key))
+        return CT_ERR_INVALID;
+    uint32_t known = doc->keys.count;
+    uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
+    if (k == DM_NONE)
+        goto nomem;
+    if (doc->keys.count == known) {
+        for (uint32_t p = doc->objs[obj].first_prop; p != DM_NONE; p = doc->props[p].next) {
+            if (doc->props[p].key == k) {
+                char gs[33];
+                dm__format_guid(g, gs);
+                dm__error(doc, "set_property %s '%s': the object has it already", gs, key);
+                return CT_ERR_CONFLICT;
+            }
+        }
+    }
+    dm_value_t stored;
+    if (!value_store(&stored, value))
+        goto nomem;
+    uint32_t p = prop_slot(doc, obj, k, true);
+    if (p == DM_NONE) {
+        value_free(&stored);
+        goto nomem;
+    }
+    doc->props[p].value = stored;
+    doc->props[p].stamp = stamp;
+    return 0;
+nomem:
+    dm__error(doc, "set_property '%s': out of memory", key);
+    return CT_ERR_NOMEM;
+}
+
 /* The set property of an add/remove: *p DM_NONE when the property is missing or removed. */
 static int set_target(ct_dm_doc_o *doc, const char *op, ct_guid_t g, const char *key, bool remote,
                       uint32_t *obj, uint32_t *p)

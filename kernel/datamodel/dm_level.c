@@ -26,12 +26,26 @@ struct dm_level_t {
     char *text;
     uint32_t len;
     dm_sjson_t js;
-    dm_ent_t *ents;
+    dm_ent_t *ents; /* in reading order, which is node order: the parser numbers nodes in
+                       pre-order, and entities are read in pre-order too */
     uint32_t num_ents, cap_ents;
-    dm_map_t by_node; /* entity node -> ents index */
 };
 
 static const ct_guid_t root_guid = {0, 0};
+
+/* The entity read from node e (binary search: ents are in node order). */
+static const dm_ent_t *ent_of(const dm_level_t *lv, uint32_t e)
+{
+    uint32_t lo = 0, hi = lv->num_ents;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lv->ents[mid].node < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &lv->ents[lo];
+}
 
 void dm_level__free(dm_level_t *level)
 {
@@ -40,16 +54,18 @@ void dm_level__free(dm_level_t *level)
     free(level->text);
     dm_sjson__free(&level->js);
     free(level->ents);
-    dm_map__free(&level->by_node);
     free(level);
 }
 
 /* ---- leaves: a source value as a model value ---- */
 
-/* The model value of a leaf node. Strings are decoded into *scratch (malloc'd, the caller frees);
- * anything the model has no type for (other arrays, empty objects, null) is a blob of its source
- * text, pointing into the text. */
-static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char **scratch)
+/* Room for a short string value decoded on the stack (longer ones go to the heap). */
+#define DM_LEAF_BUF 256
+
+/* The model value of a leaf node. Strings are decoded into buf (DM_LEAF_BUF bytes) when they fit,
+ * else into *scratch (malloc'd, the caller frees); anything the model has no type for (other
+ * arrays, empty objects, null) is a blob of its source text, pointing into the text. */
+static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char *buf, char **scratch)
 {
     const dm_node_t *node = &js->nodes[n];
     *out = (ct_dm_value_t){0};
@@ -67,12 +83,14 @@ static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, cha
         out->as.b = node->type == DM_J_TRUE;
         return;
     case DM_J_STRING: {
-        uint32_t len;
-        *scratch = dm_sjson__decode(js, n, false, &len);
-        if (*scratch) {
+        uint32_t len = dm_sjson__decode_to(js, n, false, buf, DM_LEAF_BUF);
+        const char *s = buf;
+        if (len == UINT32_MAX)
+            s = *scratch = dm_sjson__decode(js, n, false, &len);
+        if (s) {
             out->type = CT_DM_STRING;
             out->size = len;
-            out->as.s = *scratch;
+            out->as.s = s;
             return;
         }
         break;
@@ -111,20 +129,22 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
             skipped = dm_sjson__key_is(js, m, *s);
         if (skipped)
             continue;
-        uint32_t klen;
-        char *k = dm_sjson__decode(js, m, true, &klen);
-        if (!k)
+        /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
+        char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
+        const char *k = kb;
+        uint32_t klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
+        if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
             return CT_ERR_NOMEM;
         size_t at = prefix ? prefix + 1 : 0;
         if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
-            free(k);
+            free(heap);
             return CT_ERR_BAD_DATA;
         }
         if (prefix)
             key[prefix] = '.';
         memcpy(key + at, k, klen);
         key[at + klen] = 0;
-        free(k);
+        free(heap);
         int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
                     ? flatten(js, m, key, at + klen, NULL, f, ctx)
                     : f(ctx, key, m);
@@ -152,20 +172,19 @@ static void fail_at(reader_t *rd, uint32_t at, const char *what);
 static int read_leaf(void *ctx, const char *key, uint32_t member)
 {
     reader_t *rd = ctx;
+    char buf[DM_LEAF_BUF], *scratch = NULL;
+    ct_dm_value_t v;
+    leaf_value(&rd->lv->js, member, &v, buf, &scratch);
+    /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
+    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v, (dm_stamp_t){0, rd->doc->me});
+    free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
-    if (prop(rd->doc, rd->object, key)) {
+    if (r == CT_ERR_CONFLICT) {
         char what[CT_DM_MAX_KEY + 64];
         snprintf(what, sizeof what, "field '%s' is given twice", key);
         fail_at(rd, rd->lv->js.nodes[member].key_start, what);
-        return CT_ERR_CONFLICT;
     }
-    char *scratch = NULL;
-    ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = rd->object, .key = key};
-    leaf_value(&rd->lv->js, member, &op.value, &scratch);
-    /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__apply(rd->doc, &op, (dm_stamp_t){0, rd->doc->me}, CT_DM_FROM_LOCAL);
-    free(scratch);
     return r;
 }
 
@@ -244,8 +263,7 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
             { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
         }
         dm_level_t *lv = rd->lv;
-        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents) ||
-            !dm_map__put(&lv->by_node, e, 0, lv->num_ents))
+        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents))
             { dm_map__free(&ranks); return CT_ERR_NOMEM; }
         lv->ents[lv->num_ents++] = (dm_ent_t){e, g, parent, idn != DM_NONE};
         dm_stamp_t base = {0, doc->me};
@@ -345,6 +363,9 @@ typedef struct writer_t {
     edit_t *edits;
     uint32_t num_edits, cap_edits;
     bool failed;
+    /* Per property: the write_fields pass that found it in the source (so the ones it did not
+     * find are new). Shared with the writers of moved entities. */
+    uint32_t *mark, *pass;
 } writer_t;
 
 static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
@@ -510,15 +531,21 @@ static uint32_t shared_segments(const char *a, const char *b)
 /* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a
  * prefix of segments are adjacent at every depth (first-set order otherwise): "a.x.p", "a.y",
  * "a.x.q" -> "a.x.p", "a.x.q", "a.y", so put_members writes `x` once. Caller frees. */
-static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
+static const char **field_keys_of(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n, uint32_t **props)
 {
     uint32_t o = dm__find_obj(doc, g), count = 0;
     for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next)
         count++;
     const char **keys = malloc((size_t)(count ? count : 1) * sizeof *keys);
+    uint32_t *at_prop = props ? malloc((size_t)(count ? count : 1) * sizeof *at_prop) : NULL;
     *n = 0;
-    if (!keys)
+    if (!keys || (props && !at_prop)) {
+        free(keys);
+        free(at_prop);
         return NULL;
+    }
+    if (props)
+        *props = at_prop;
     for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next) {
         const char *k = doc->keys.strs[doc->props[p].key];
         if (doc->props[p].value.type == CT_DM_NULL || is_meta(k))
@@ -526,36 +553,48 @@ static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
         /* Insert after the last key sharing the most segments with it (the keys sharing any
          * prefix are one run already, so that run's end keeps every depth grouped). */
         uint32_t at = *n, best = 0;
-        for (uint32_t i = 0; i < *n; i++) {
+        for (uint32_t i = *n; i-- > 0;) {
             uint32_t c = shared_segments(keys[i], k);
-            if (c && c >= best) {
+            if (c > best) {
                 best = c;
                 at = i + 1;
+            } else if (!c && best) {
+                break; /* past the run sharing a first segment with k: nothing before shares more */
             }
         }
         memmove(keys + at + 1, keys + at, (size_t)(*n - at) * sizeof *keys);
         keys[at] = k;
+        if (at_prop) {
+            memmove(at_prop + at + 1, at_prop + at, (size_t)(*n - at) * sizeof *at_prop);
+            at_prop[at] = p;
+        }
         (*n)++;
     }
     return keys;
 }
 
-static int order_cmp(ct_dm_doc_o *doc, ct_guid_t a, ct_guid_t b)
+static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
 {
-    double oa = 0, ob = 0;
-    const dm_prop_t *pa = prop(doc, a, "@order"), *pb = prop(doc, b, "@order");
-    if (pa && pa->value.type == CT_DM_DOUBLE)
-        oa = pa->value.as.d;
-    if (pb && pb->value.type == CT_DM_DOUBLE)
-        ob = pb->value.as.d;
-    if (oa != ob)
-        return oa < ob ? -1 : 1;
-    if (a.hi != b.hi)
-        return a.hi < b.hi ? -1 : 1;
-    return a.lo < b.lo ? -1 : a.lo > b.lo;
+    return field_keys_of(doc, g, n, NULL);
 }
 
-/* The live members of a set property, sorted by @order then GUID. Caller frees. */
+typedef struct ranked_t {
+    double order;
+    ct_guid_t g;
+} ranked_t;
+
+static int ranked_cmp(const void *x, const void *y)
+{
+    const ranked_t *a = x, *b = y;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    if (a->g.hi != b->g.hi)
+        return a->g.hi < b->g.hi ? -1 : 1;
+    return a->g.lo < b->g.lo ? -1 : a->g.lo > b->g.lo;
+}
+
+/* The live members of a set property, sorted by @order then GUID (each @order looked up once).
+ * Caller frees. */
 static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
 {
     const dm_prop_t *p = prop(doc, g, key);
@@ -563,21 +602,25 @@ static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key,
     if (!p || p->value.type != CT_DM_SET)
         return NULL;
     const dm_set_t *s = p->value.as.set;
-    ct_guid_t *out = malloc((size_t)(s->count ? s->count : 1) * sizeof *out);
-    if (!out)
+    ranked_t *r = malloc((size_t)(s->count ? s->count : 1) * sizeof *r);
+    if (!r)
         return NULL;
+    bool sorted = true;
     for (uint32_t i = 0; i < s->count; i++) {
         uint32_t o = dm__find_obj(doc, s->items[i]);
         if (o == DM_NONE || !doc->objs[o].alive)
             continue;
-        /* Insertion sort: sibling lists are short, and usually in order already. */
-        uint32_t at = *n;
-        while (at > 0 && order_cmp(doc, out[at - 1], s->items[i]) > 0)
-            at--;
-        memmove(out + at + 1, out + at, (size_t)(*n - at) * sizeof *out);
-        out[at] = s->items[i];
+        const dm_prop_t *op = prop(doc, s->items[i], "@order");
+        r[*n] = (ranked_t){op && op->value.type == CT_DM_DOUBLE ? op->value.as.d : 0, s->items[i]};
+        sorted = sorted && (*n == 0 || ranked_cmp(&r[*n - 1], &r[*n]) <= 0);
         (*n)++;
     }
+    if (!sorted)
+        qsort(r, *n, sizeof *r, ranked_cmp);
+    /* The GUIDs, in place (a GUID is no bigger than a ranked_t). */
+    ct_guid_t *out = (ct_guid_t *)(void *)r;
+    for (uint32_t i = 0; i < *n; i++)
+        memmove(&out[i], &r[i].g, sizeof *out); /* the first ones overlap their source */
     return out;
 }
 
@@ -673,25 +716,39 @@ static void cut(writer_t *w, uint32_t start, uint32_t end)
 typedef struct compare_t {
     writer_t *w;
     ct_guid_t g;
-    dm_map_t *seen; /* key ids present in the source */
+    uint32_t obj;
+    uint32_t cursor; /* the property after the last one found: most likely the next leaf's */
 } compare_t;
 
 static int compare_leaf(void *ctx, const char *key, uint32_t member)
 {
     compare_t *c = ctx;
     writer_t *w = c->w;
+    ct_dm_doc_o *doc = w->doc;
     const dm_sjson_t *js = &w->lv->js;
-    uint32_t k = dm_strings__find(&w->doc->keys, key, strlen(key));
-    if (k != DM_NONE && !dm_map__put(c->seen, k, 0, 1))
-        return CT_ERR_NOMEM;
-    const dm_prop_t *p = prop(w->doc, c->g, key);
+    /* A document read from this source has its properties in the source's order: the cursor
+     * finds each leaf's property without a lookup. Elsewhere, the key is looked up. */
+    uint32_t q = c->cursor;
+    while (q != DM_NONE && doc->keys.strs[doc->props[q].key][0] == '@')
+        q = doc->props[q].next;
+    if (q == DM_NONE || strcmp(doc->keys.strs[doc->props[q].key], key) != 0) {
+        uint32_t k = dm_strings__find(&doc->keys, key, strlen(key));
+        q = k == DM_NONE ? DM_NONE : dm__find_prop(doc, c->obj, k);
+    }
+    const dm_prop_t *p = NULL;
+    if (q != DM_NONE) {
+        c->cursor = doc->props[q].next;
+        w->mark[q] = *w->pass;
+        if (doc->props[q].value.type != CT_DM_NULL)
+            p = &doc->props[q];
+    }
     if (!p) {
         cut(w, js->nodes[member].key_start, js->nodes[member].end);
         return 0;
     }
-    char *scratch = NULL;
+    char buf[DM_LEAF_BUF], *scratch = NULL;
     ct_dm_value_t was, now = dm__view(&p->value);
-    leaf_value(js, member, &was, &scratch);
+    leaf_value(js, member, &was, buf, &scratch);
     bool same = dm__values_equal(&was, &now);
     free(scratch);
     if (!same) {
@@ -757,20 +814,22 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
 /* Fields of g in the source object `obj` (an entity, or the root) brought in line with the doc. */
 static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *const *skip)
 {
-    dm_map_t seen = {0};
-    compare_t c = {w, g, &seen};
+    uint32_t o = dm__find_obj(w->doc, g);
+    compare_t c = {w, g, o, w->doc->objs[o].first_prop};
+    ++*w->pass;
     char key[CT_DM_MAX_KEY + 1] = "";
     int r = flatten(&w->lv->js, obj, key, 0, skip, compare_leaf, &c);
-    /* New keys: those the source did not have, grouped by the object they go into. */
-    uint32_t n = 0, fresh = 0;
-    const char **keys = r ? NULL : field_keys(w->doc, g, &n);
+    /* New keys: those the source did not have (not marked in this pass), grouped by the object
+     * they go into. */
+    uint32_t n = 0, fresh = 0, *props = NULL;
+    const char **keys = r ? NULL : field_keys_of(w->doc, g, &n, &props);
     if (!r && !keys)
         r = CT_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = dm_strings__find(&w->doc->keys, keys[i], strlen(keys[i]));
-        if (dm_map__get(&seen, k, 0) == DM_NONE)
+        if (w->mark[props[i]] != *w->pass)
             keys[fresh++] = keys[i];
     }
+    free(props);
     for (uint32_t i = 0; i < fresh && !r;) {
         size_t used;
         uint32_t anchor = anchor_of(&w->lv->js, obj, keys[i], &used);
@@ -786,7 +845,6 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *cons
         i = j;
     }
     free(keys);
-    dm_map__free(&seen);
     return r;
 }
 
@@ -842,7 +900,7 @@ static int write_entity(writer_t *w, uint32_t e);
  * entity that moves to another place in its list: comments inside it move with it). */
 static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
 {
-    writer_t sub = {w->doc, w->lv, w->assign_ids, NULL, 0, 0, false};
+    writer_t sub = {w->doc, w->lv, w->assign_ids, NULL, 0, 0, false, w->mark, w->pass};
     int r = write_entity(&sub, e);
     if (r || sub.failed) {
         drop_edits(&sub);
@@ -855,7 +913,7 @@ static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
 static int write_entity(writer_t *w, uint32_t e)
 {
     const dm_level_t *lv = w->lv;
-    const dm_ent_t *ent = &lv->ents[dm_map__get(&lv->by_node, e, 0)];
+    const dm_ent_t *ent = ent_of(lv, e);
     ct_guid_t g = ent->guid;
     if (w->assign_ids && !ent->has_id) {
         char gs[33];
@@ -905,7 +963,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     /* Source entities: kept (still in this list) or cut. */
     if (array != DM_NONE) {
         for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next) {
-            ct_guid_t g = lv->ents[dm_map__get(&lv->by_node, e, 0)].guid;
+            ct_guid_t g = ent_of(lv, e)->guid;
             if (!dm_map__put(&in_src, g.hi, g.lo, e))
                 r = CT_ERR_NOMEM;
             else if (dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE)
@@ -988,7 +1046,8 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
 
 static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
 {
-    writer_t w = {doc, doc->level, desc && desc->assign_ids, NULL, 0, 0, false};
+    uint32_t pass = 0;
+    writer_t w = {doc, doc->level, desc && desc->assign_ids, NULL, 0, 0, false, NULL, &pass};
     dm_text_t out = {0};
     if (!w.lv) {
         /* A fresh file: the root's fields, then the entities. */
@@ -1007,14 +1066,17 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         free(ents);
     } else {
         static const char *const skip[] = {"entities", NULL};
-        int r = write_fields(&w, 0, root_guid, skip);
+        w.mark = calloc(doc->num_props ? doc->num_props : 1, sizeof *w.mark);
+        int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
         r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {
             drop_edits(&w);
+            free(w.mark);
             dm__error(doc, "write_level: out of memory");
             return NULL;
         }
         apply_edits(&w, 0, w.lv->len, &out);
+        free(w.mark);
         if (!out.s)
             dm__puts(&out, "");
     }
