@@ -159,6 +159,8 @@ static inline uint32_t dm_index__find(const dm_index_t *m, uint32_t hash,
 
 /* Adds a value the caller knows is absent; false when out of memory (nothing changed). */
 bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value);
+/* Room for n values in all, so adding them re-homes nothing; false when out of memory. */
+bool dm_index__reserve(dm_index_t *m, uint32_t n);
 void dm_index__free(dm_index_t *m);
 /* A 32-bit hash of two words, every bit mixed (slots are homed by its low bits). */
 uint32_t dm__hash2(uint64_t a, uint64_t b);
@@ -278,6 +280,9 @@ int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_so
  * twice). Found by walking the object's own few properties, not by a lookup in the index. */
 int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
                 dm_stamp_t stamp);
+/* Room for this many more objects and properties (arrays and indexes), made at once by a
+ * reader that knows about how many it will make; false when out of memory. */
+bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props);
 /* The borrowed public view of a stored value. */
 ct_dm_value_t dm__view(const dm_value_t *v);
 void dm__format_guid(ct_guid_t g, char out[33]);

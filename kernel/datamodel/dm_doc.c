@@ -548,6 +548,17 @@ nomem:
     return CT_ERR_NOMEM;
 }
 
+bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props)
+{
+    uint64_t no = (uint64_t)doc->num_objs + objects, np = (uint64_t)doc->num_props + props;
+    if (no > UINT32_MAX / 4 || np > UINT32_MAX / 4)
+        return false;
+    return dm__grow((void **)&doc->objs, &doc->cap_objs, (uint32_t)no, sizeof *doc->objs) &&
+           dm__grow((void **)&doc->props, &doc->cap_props, (uint32_t)np, sizeof *doc->props) &&
+           dm_index__reserve(&doc->obj_index, (uint32_t)no) &&
+           dm_index__reserve(&doc->prop_index, (uint32_t)np);
+}
+
 int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
                 dm_stamp_t stamp)
 {

@@ -18,6 +18,7 @@
 
 typedef struct dm_ent_t {
     uint32_t node;
+    uint32_t obj; /* the document's index of its object (objects never move) */
     ct_guid_t guid, parent;
     bool has_id;
 } dm_ent_t;
@@ -265,10 +266,10 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
         dm_level_t *lv = rd->lv;
         if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents))
             { dm_map__free(&ranks); return CT_ERR_NOMEM; }
-        lv->ents[lv->num_ents++] = (dm_ent_t){e, g, parent, idn != DM_NONE};
         dm_stamp_t base = {0, doc->me};
         ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
         int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        lv->ents[lv->num_ents++] = (dm_ent_t){e, dm__find_obj(doc, g), g, parent, idn != DM_NONE};
         op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
         r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
         op = (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = g, .key = "@order",
@@ -323,6 +324,17 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
     if (!dm_sjson__parse(&lv->js, lv->text, len, file, err, err_size))
         goto fail;
     doc->level = lv;
+    /* Room for what the reading makes, at once: an object per entity and a property per leaf
+     * (bounded by the members, two more per entity), not a doubling and a re-index each time. */
+    uint32_t members = 0, objects = 1;
+    for (uint32_t i = 1; i < lv->js.count; i++) {
+        members += lv->js.nodes[lv->js.nodes[i].parent].type == DM_J_OBJECT;
+        objects += lv->js.nodes[i].type == DM_J_OBJECT;
+    }
+    if (!dm__reserve(doc, objects, members + 2 * objects)) {
+        snprintf(err, err_size, "%s: out of memory", file);
+        goto fail;
+    }
     reader_t rd = {doc, lv, root_guid, file, err, err_size};
     char key[CT_DM_MAX_KEY + 1] = "";
     static const char *const skip[] = {"entities", NULL};
@@ -364,8 +376,11 @@ typedef struct writer_t {
     uint32_t num_edits, cap_edits;
     bool failed;
     /* Per property: the write_fields pass that found it in the source (so the ones it did not
-     * find are new). Shared with the writers of moved entities. */
+     * find are new). Per object, for write_list: the pass that found it a member of the list
+     * (and where) and in the source list (and which node). Shared with the writers of moved
+     * entities, as is the pass counter. */
     uint32_t *mark, *pass;
+    uint32_t *in_doc, *doc_pos, *in_src, *src_node;
 } writer_t;
 
 static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
@@ -822,6 +837,12 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *cons
     /* New keys: those the source did not have (not marked in this pass), grouped by the object
      * they go into. */
     uint32_t n = 0, fresh = 0, *props = NULL;
+    bool any = false;
+    for (uint32_t p = w->doc->objs[o].first_prop; p != DM_NONE && !any; p = w->doc->props[p].next)
+        any = w->mark[p] != *w->pass && w->doc->props[p].value.type != CT_DM_NULL &&
+              !is_meta(w->doc->keys.strs[w->doc->props[p].key]);
+    if (!any) /* the usual case: nothing new, nothing to group */
+        return r;
     const char **keys = r ? NULL : field_keys_of(w->doc, g, &n, &props);
     if (!r && !keys)
         r = CT_ERR_NOMEM;
@@ -900,7 +921,10 @@ static int write_entity(writer_t *w, uint32_t e);
  * entity that moves to another place in its list: comments inside it move with it). */
 static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
 {
-    writer_t sub = {w->doc, w->lv, w->assign_ids, NULL, 0, 0, false, w->mark, w->pass};
+    writer_t sub = *w;
+    sub.edits = NULL;
+    sub.num_edits = sub.cap_edits = 0;
+    sub.failed = false;
     int r = write_entity(&sub, e);
     if (r || sub.failed) {
         drop_edits(&sub);
@@ -951,27 +975,34 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     ct_guid_t *members = sorted_members(w->doc, parent, set_key, &n);
     if (n && !members)
         return CT_ERR_NOMEM;
-    /* Which members are where: member -> index, and this list's source entities by GUID. */
-    dm_map_t in_doc = {0}, in_src = {0};
+    /* Which members are where (by object index, marked with this pass): the members, and this
+     * list's source entities. */
+    uint32_t pass = ++*w->pass;
     uint32_t num_src = array != DM_NONE ? js->nodes[array].count : 0, num_kept = 0;
-    uint32_t *next_src = malloc((size_t)(n ? n : 1) * sizeof *next_src);
+    uint32_t *next_src = malloc((size_t)(n ? n : 1) * 3 * sizeof *next_src), *obj = next_src + n;
+    uint32_t *src_of = obj + n; /* each member's source node in this list, or DM_NONE */
     uint32_t *kept = malloc((size_t)(num_src ? num_src : 1) * sizeof *kept);
     int r = next_src && kept ? 0 : CT_ERR_NOMEM;
-    for (uint32_t i = 0; i < n && !r; i++)
-        if (!dm_map__put(&in_doc, members[i].hi, members[i].lo, i))
-            r = CT_ERR_NOMEM;
+    for (uint32_t i = 0; i < n && !r; i++) {
+        obj[i] = dm__find_obj(w->doc, members[i]);
+        w->in_doc[obj[i]] = pass;
+        w->doc_pos[obj[i]] = i;
+    }
     /* Source entities: kept (still in this list) or cut. */
     if (array != DM_NONE) {
         for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next) {
-            ct_guid_t g = ent_of(lv, e)->guid;
-            if (!dm_map__put(&in_src, g.hi, g.lo, e))
-                r = CT_ERR_NOMEM;
-            else if (dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE)
+            uint32_t o = ent_of(lv, e)->obj;
+            w->in_src[o] = pass;
+            w->src_node[o] = e;
+            if (w->in_doc[o] == pass)
                 kept[num_kept++] = e;
             else
                 cut(w, js->nodes[e].start, js->nodes[e].end);
         }
     }
+    /* Read out now: the writes below mark other lists with later passes. */
+    for (uint32_t i = 0; i < n && !r; i++)
+        src_of[i] = w->in_src[obj[i]] == pass ? w->src_node[obj[i]] : DM_NONE;
     /* The kept entities fill the places kept entities had, in the document's order: the j-th
      * kept member takes the j-th kept place. One in its own place is edited where it stands;
      * one that moved replaces the text of its new place with its own (edited) text. For each
@@ -979,7 +1010,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     uint32_t following = DM_NONE;
     for (uint32_t i = n, j = num_kept; i-- > 0 && !r;) {
         next_src[i] = following;
-        uint32_t e = dm_map__get(&in_src, members[i].hi, members[i].lo);
+        uint32_t e = src_of[i];
         if (e == DM_NONE)
             continue;
         uint32_t place = kept[--j];
@@ -997,7 +1028,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     }
     /* New members: before the next kept source entity in order, or at the end of the list. */
     for (uint32_t i = 0; i < n && !r; i++) {
-        if (dm_map__get(&in_src, members[i].hi, members[i].lo) != DM_NONE)
+        if (src_of[i] != DM_NONE)
             continue;
         uint32_t next = next_src[i];
         dm_text_t t = {0};
@@ -1038,8 +1069,6 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     }
     free(next_src);
     free(kept);
-    dm_map__free(&in_doc);
-    dm_map__free(&in_src);
     free(members);
     return r;
 }
@@ -1047,7 +1076,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
 static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
 {
     uint32_t pass = 0;
-    writer_t w = {doc, doc->level, desc && desc->assign_ids, NULL, 0, 0, false, NULL, &pass};
+    writer_t w = {.doc = doc, .lv = doc->level, .assign_ids = desc && desc->assign_ids, .pass = &pass};
     dm_text_t out = {0};
     if (!w.lv) {
         /* A fresh file: the root's fields, then the entities. */
@@ -1066,7 +1095,15 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         free(ents);
     } else {
         static const char *const skip[] = {"entities", NULL};
-        w.mark = calloc(doc->num_props ? doc->num_props : 1, sizeof *w.mark);
+        /* One block: a mark per property, four words per object. */
+        size_t np = doc->num_props, no = doc->num_objs;
+        w.mark = calloc(np + 4 * no + 1, sizeof *w.mark);
+        if (w.mark) {
+            w.in_doc = w.mark + np;
+            w.doc_pos = w.in_doc + no;
+            w.in_src = w.doc_pos + no;
+            w.src_node = w.in_src + no;
+        }
         int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
         r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {

@@ -150,6 +150,17 @@ bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value)
     return true;
 }
 
+bool dm_index__reserve(dm_index_t *m, uint32_t n)
+{
+    uint32_t cap = m->capacity ? m->capacity : 16u;
+    while (n * 2u > cap) {
+        if (cap > UINT32_MAX / 2u)
+            return false;
+        cap *= 2u;
+    }
+    return cap == m->capacity || index_grow(m, cap);
+}
+
 void dm_index__free(dm_index_t *m)
 {
     free(m->slots);
