@@ -219,7 +219,8 @@ struct ct_dm_doc_o {
 
     dm_prop_t *props;
     uint32_t num_props, cap_props;
-    dm_index_t prop_index; /* (object index, key id) -> property index */
+    dm_index_t prop_index;  /* (object index, key id) -> property index */
+    uint32_t props_indexed; /* props [0, props_indexed) are in prop_index (dm__find_prop) */
 
     dm_strings_t keys;
     dm_strings_t authors;

@@ -309,6 +309,13 @@ uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
     uint64_t k = ((uint64_t)obj << 32) | key;
     if (d->last_prop_key == k)
         return d->last_prop;
+    /* Properties are indexed on the first lookup after they were made, in one pass: a run of
+     * new properties (a reader, a batch of fresh keys) costs no scattered index writes, and
+     * the pass's writes overlap in the memory system. prop_slot reserved their room. */
+    for (; d->props_indexed < d->num_props; d->props_indexed++) {
+        const dm_prop_t *p = &d->props[d->props_indexed];
+        dm_index__add(&d->prop_index, prop_hash(p->obj, p->key), d->props_indexed);
+    }
     prop_key_t pk = {doc, obj, key};
     uint32_t p = dm_index__find(&doc->prop_index, prop_hash(obj, key), same_prop, &pk);
     d->last_prop_key = k;
@@ -465,10 +472,17 @@ static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new
         return p;
     if (!dm__grow((void **)&doc->props, &doc->cap_props, doc->num_props + 1, sizeof *doc->props))
         return DM_NONE;
-    if (!dm_index__add(&doc->prop_index, prop_hash(obj, key), doc->num_props))
+    /* Indexed now or later (dm__find_prop), into room made now: indexing cannot fail then. */
+    if (!dm_index__reserve(&doc->prop_index, doc->num_props + 1))
         return DM_NONE;
     p = doc->num_props++;
     doc->props[p] = (dm_prop_t){.obj = obj, .key = key, .next = DM_NONE};
+    /* Just looked up (and missed), with the index caught up: its slot is in cache now, so it is
+     * indexed at once (a merge's new properties); otherwise on the next lookup. */
+    if (!new_key && doc->props_indexed == p) {
+        dm_index__add(&doc->prop_index, prop_hash(obj, key), p);
+        doc->props_indexed++;
+    }
     doc->last_prop_key = ((uint64_t)obj << 32) | key;
     doc->last_prop = p;
     dm_obj_t *o = &doc->objs[obj];

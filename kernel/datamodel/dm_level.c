@@ -608,6 +608,20 @@ static int ranked_cmp(const void *x, const void *y)
     return a->g.lo < b->g.lo ? -1 : a->g.lo > b->g.lo;
 }
 
+/* Object o's @order (0 when it has none). Entities read from a file have it first among their
+ * properties: a short walk finds it without a lookup. */
+static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
+{
+    if (order_key == DM_NONE)
+        return 0;
+    uint32_t p = doc->objs[o].first_prop;
+    for (int i = 0; i < 4 && p != DM_NONE && doc->props[p].key != order_key; i++)
+        p = doc->props[p].next;
+    if (p == DM_NONE || doc->props[p].key != order_key)
+        p = dm__find_prop(doc, o, order_key);
+    return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
+}
+
 /* The live members of a set property, sorted by @order then GUID (each @order looked up once).
  * Caller frees. */
 static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
@@ -621,12 +635,12 @@ static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key,
     if (!r)
         return NULL;
     bool sorted = true;
+    uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
     for (uint32_t i = 0; i < s->count; i++) {
         uint32_t o = dm__find_obj(doc, s->items[i]);
         if (o == DM_NONE || !doc->objs[o].alive)
             continue;
-        const dm_prop_t *op = prop(doc, s->items[i], "@order");
-        r[*n] = (ranked_t){op && op->value.type == CT_DM_DOUBLE ? op->value.as.d : 0, s->items[i]};
+        r[*n] = (ranked_t){order_of(doc, o, order_key), s->items[i]};
         sorted = sorted && (*n == 0 || ranked_cmp(&r[*n - 1], &r[*n]) <= 0);
         (*n)++;
     }
