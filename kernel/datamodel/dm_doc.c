@@ -310,14 +310,20 @@ uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
     if (d->last_prop_key == k)
         return d->last_prop;
     /* Properties are indexed on the first lookup after they were made, in one pass: a run of
-     * new properties (a reader, a batch of fresh keys) costs no scattered index writes, and
-     * the pass's writes overlap in the memory system. prop_slot reserved their room. */
-    for (; d->props_indexed < d->num_props; d->props_indexed++) {
-        const dm_prop_t *p = &d->props[d->props_indexed];
-        dm_index__add(&d->prop_index, prop_hash(p->obj, p->key), d->props_indexed);
+     * new properties (a reader, a batch of fresh keys) costs no scattered index writes and no
+     * index growth while it runs, and the pass's writes overlap in the memory system. */
+    if (d->props_indexed < d->num_props && dm_index__reserve(&d->prop_index, d->num_props)) {
+        for (; d->props_indexed < d->num_props; d->props_indexed++) {
+            const dm_prop_t *p = &d->props[d->props_indexed];
+            dm_index__add(&d->prop_index, prop_hash(p->obj, p->key), d->props_indexed);
+        }
     }
     prop_key_t pk = {doc, obj, key};
     uint32_t p = dm_index__find(&doc->prop_index, prop_hash(obj, key), same_prop, &pk);
+    /* Out of memory for the index: the properties it lacks are searched one by one. */
+    for (uint32_t q = d->props_indexed; p == DM_NONE && q < d->num_props; q++)
+        if (d->props[q].obj == obj && d->props[q].key == key)
+            p = q;
     d->last_prop_key = k;
     d->last_prop = p;
     return p;
@@ -472,14 +478,11 @@ static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new
         return p;
     if (!dm__grow((void **)&doc->props, &doc->cap_props, doc->num_props + 1, sizeof *doc->props))
         return DM_NONE;
-    /* Indexed now or later (dm__find_prop), into room made now: indexing cannot fail then. */
-    if (!dm_index__reserve(&doc->prop_index, doc->num_props + 1))
-        return DM_NONE;
     p = doc->num_props++;
     doc->props[p] = (dm_prop_t){.obj = obj, .key = key, .next = DM_NONE};
     /* Just looked up (and missed), with the index caught up: its slot is in cache now, so it is
-     * indexed at once (a merge's new properties); otherwise on the next lookup. */
-    if (!new_key && doc->props_indexed == p) {
+     * indexed at once (a merge's new properties); otherwise on the next lookup (dm__find_prop). */
+    if (!new_key && doc->props_indexed == p && dm_index__reserve(&doc->prop_index, p + 1)) {
         dm_index__add(&doc->prop_index, prop_hash(obj, key), p);
         doc->props_indexed++;
     }
@@ -758,6 +761,14 @@ static int doc_destroy_op(ct_dm_doc_o *doc, ct_guid_t object)
 
 static int doc_set(ct_dm_doc_o *doc, ct_guid_t object, const char *key, const ct_dm_value_t *value)
 {
+    if (!doc->num_listeners && !doc->recording) {
+        /* Nobody to tell: straight to the operation, no op record built and copied. */
+        doc->log = &doc->undo;
+        int r = op_set(doc, object, key, value, dm__local_stamp(doc), false);
+        if (r == 0 && doc->redo.count)
+            dm__log_clear(&doc->redo, 0);
+        return r;
+    }
     ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = object, .key = key};
     if (value)
         op.value = *value;
