@@ -170,6 +170,20 @@ static void set_remove_at(dm_set_t *s, uint32_t at)
 /* Copies a public value into storage the document owns. */
 static bool value_store(dm_value_t *out, const ct_dm_value_t *v)
 {
+    /* The common scalar cases straight into *out: a value built in a local and copied whole
+     * stalls on reading back the parts just written. */
+    if (v->type == CT_DM_DOUBLE) {
+        out->type = CT_DM_DOUBLE;
+        out->size = 0;
+        out->as.d = v->as.d;
+        return true;
+    }
+    if (v->type == CT_DM_VEC3 || v->type == CT_DM_QUAT) {
+        out->type = v->type;
+        out->size = 0;
+        memcpy(out->as.v, v->as.v, sizeof out->as.v);
+        return true;
+    }
     dm_value_t s = {.type = v->type, .size = v->size};
     switch (v->type) {
     case CT_DM_NULL: s.size = 0; break;
@@ -553,6 +567,14 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
     dm_prop_t *prop = &doc->props[p];
     if (remote && prop->stamp.hlc && dm__stamp_cmp(doc, stamp, prop->stamp) < 0)
         return 1;
+    bool owns = value->type == CT_DM_STRING || value->type == CT_DM_BLOB || value->type == CT_DM_SET;
+    if (!owns) {
+        /* Storing a plain value cannot fail: the old one goes to the record, the new one in. */
+        push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
+        value_store(&prop->value, value);
+        prop->stamp = stamp;
+        return 0;
+    }
     dm_value_t stored;
     if (!value_store(&stored, value))
         goto nomem;
