@@ -705,34 +705,61 @@ static int op_cmp(const ct_dm_op_t *x, const ct_dm_op_t *y)
     return x->stamp.author == y->stamp.author ? 0 : strcmp(x->stamp.author, y->stamp.author);
 }
 
-/* Stable merge sort of op pointers: change sets are runs already sorted (one author's clock
- * only grows), so this is a k-way merge in log2(k) passes. */
+/* Stable natural merge sort of op pointers by stamp. Change sets are runs already sorted (one
+ * author's clock only grows): the runs are found in one pass and merged pairwise, log2(runs)
+ * passes, not log2(ops); and the stamps are sorted beside the pointers, so a comparison reads
+ * two adjacent words, not two ops scattered over the change sets. */
+typedef struct dm_sort_t {
+    uint64_t hlc;
+    const ct_dm_op_t *op;
+} dm_sort_t;
+
+static bool sort_before(const dm_sort_t *x, const dm_sort_t *y) /* strictly */
+{
+    return x->hlc != y->hlc ? x->hlc < y->hlc : op_cmp(x->op, y->op) < 0;
+}
+
 static bool sort_ops(const ct_dm_op_t **ops, uint32_t n)
 {
-    const ct_dm_op_t **tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-    if (!tmp)
+    dm_sort_t *a = malloc((size_t)(n ? n : 1) * 2 * sizeof *a), *b = a ? a + n : NULL;
+    uint32_t *runs = malloc(((size_t)n + 2) * sizeof *runs); /* run starts, then n */
+    if (!a || !runs) {
+        free(a);
+        free(runs);
         return false;
-    for (uint32_t width = 1; width < n; width *= 2) {
-        bool moved = false;
-        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
-            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            if (mid >= hi || op_cmp(ops[mid - 1], ops[mid]) <= 0) {
-                memcpy(tmp + lo, ops + lo, (size_t)(hi - lo) * sizeof *tmp);
-                continue;
-            }
-            moved = true;
+    }
+    uint32_t num = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (dm_sort_t){ops[i]->stamp.hlc, ops[i]};
+        if (i == 0 || sort_before(&a[i], &a[i - 1]))
+            runs[num++] = i;
+    }
+    runs[num] = n;
+    while (num > 1) {
+        uint32_t out = 0;
+        for (uint32_t r = 0; r < num; r += 2) {
+            uint32_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= num ? runs[r + 2] : n;
+            if (r + 1 >= num)
+                mid = hi = n;
             uint32_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                tmp[k++] = op_cmp(ops[j], ops[i]) < 0 ? ops[j++] : ops[i++];
+                b[k++] = sort_before(&a[j], &a[i]) ? a[j++] : a[i++];
             while (i < mid)
-                tmp[k++] = ops[i++];
+                b[k++] = a[i++];
             while (j < hi)
-                tmp[k++] = ops[j++];
+                b[k++] = a[j++];
+            runs[out++] = lo;
         }
-        if (moved)
-            memcpy(ops, tmp, (size_t)n * sizeof *ops);
+        runs[out] = n;
+        num = out;
+        dm_sort_t *t = a;
+        a = b;
+        b = t;
     }
-    free(tmp);
+    for (uint32_t i = 0; i < n; i++)
+        ops[i] = a[i].op;
+    free(a < b ? a : b);
+    free(runs);
     return true;
 }
 
