@@ -79,8 +79,9 @@ void editor_world__camera(const editor_message_t *m);
 bool editor_world__pick(double u, double v, ct_guid_t *out);
 void editor_world__play(bool on);
 bool editor_world__playing(void);
-/* Asks for a new frame at the next editor__frame. */
+/* Asks for a new frame (drawn once the loop has read what arrived, or at the next frame). */
 void editor_world__dirty(void);
+bool editor_world__is_dirty(void);
 /* Renders a frame if something changed (reading its pixels when the renderer serves
  * ct.render_frame); returns whether it did. */
 bool editor_world__frame(double dt);

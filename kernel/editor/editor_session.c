@@ -40,6 +40,9 @@
 struct editor_user_t {
     char name[EDITOR_MAX_USER + 8]; /* the author of their operations (unique among sessions) */
     char session[33];
+    /* Made at the person's first edit (replica_of), not at hello: a copy of a 10,000-entity
+     * document costs more than the rest of opening the page, and a person who only looks never
+     * needs one. Until then their undo is empty and the truth's changes need not reach it. */
     ct_dm_doc_o *replica;
     editor_conn_t *conn; /* NULL while disconnected */
 };
@@ -349,6 +352,16 @@ static editor_user_t *new_user(const char *name)
     char hex[33];
     ct_guid_format(sid, hex);
     snprintf(u->session, sizeof u->session, "%s", hex);
+    g_s.users[g_s.num_users++] = u;
+    return u;
+}
+
+/* The person's document, copied from the truth when they first edit; NULL (with an error to the
+ * page) when it cannot be made. */
+static ct_dm_doc_o *replica_of(editor_user_t *u, const editor_message_t *m)
+{
+    if (u->replica)
+        return u->replica;
     size_t size;
     void *bin = g_s.dm->doc_to_binary(g_s.doc, &size);
     char err[256] = "";
@@ -357,13 +370,17 @@ static editor_user_t *new_user(const char *name)
     g_s.dm->free_text(bin);
     if (!u->replica) {
         log__error("editor: cannot make %s's document: %s", u->name, err[0] ? err : "out of memory");
-        free(u);
+        if (u->conn)
+            editor_server__error(u->conn, m, "the engine cannot make your copy of the document (%s); "
+                                             "nothing applied", err[0] ? err : "out of memory");
         return NULL;
     }
     g_s.dm->record(u->replica, true);
-    g_s.users[g_s.num_users++] = u;
-    return u;
+    return u->replica;
 }
+
+static bool can_undo(const editor_user_t *u) { return u->replica && g_s.dm->can_undo(u->replica); }
+static bool can_redo(const editor_user_t *u) { return u->replica && g_s.dm->can_redo(u->replica); }
 
 static void add_props(cJSON *props, ct_guid_t g)
 {
@@ -468,8 +485,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
     uint32_t pw, ph;
     cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&pw, &ph) != NULL);
-    cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
-    cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
+    cJSON_AddBoolToObject(o, "can_undo", can_undo(u));
+    cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
     scan(cJSON_AddObjectToObject(o, "resources"), g_s.project, "", 0);
     cJSON_AddItemToObject(o, "objects", snapshot());
@@ -548,7 +565,7 @@ static void publish(editor_user_t *u, const editor_message_t *m)
     log_changes(cs);
     for (uint32_t i = 0; i < g_s.num_users; i++) {
         editor_user_t *o = g_s.users[i];
-        if (o == u)
+        if (o == u || !o->replica)
             continue;
         g_s.dm->apply(o->replica, cs, NULL);
         g_s.dm->destroy_changeset(g_s.dm->take_changes(o->replica)); /* not theirs to send */
@@ -567,8 +584,8 @@ static void send_history(editor_user_t *u, const editor_message_t *m, const char
     if (!u->conn)
         return;
     cJSON *o = reply(type, m);
-    cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
-    cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
+    cJSON_AddBoolToObject(o, "can_undo", can_undo(u));
+    cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     if (report) {
         cJSON_AddNumberToObject(o, "applied", report->applied);
         cJSON *skipped = cJSON_AddArrayToObject(o, "skipped");
@@ -707,6 +724,8 @@ static void apply_ops(editor_conn_t *c, editor_user_t *u, const editor_message_t
                       const ct_dm_op_t *given, uint32_t n, bool commit)
 {
     char err[512];
+    if (!replica_of(u, m))
+        return;
     ct_dm_op_t *ops = with_blob_removals(u->replica, given, &n);
     if (!ops) {
         editor_server__error(c, m, "out of memory for the operations; nothing applied");
@@ -855,6 +874,8 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
     }
     ct_guid_t roots[EDITOR_MAX_OBJECTS];
     uint32_t num = 0;
+    if (!replica_of(u, m))
+        return;
     if (g_s.dm->paste(u->replica, text, len, roots, EDITOR_MAX_OBJECTS, &num) != 0) {
         editor_server__error(c, m, "paste: %s", g_s.dm->last_error(u->replica));
         return;
@@ -1170,6 +1191,8 @@ static void reload(editor_conn_t *c, const editor_message_t *m)
     } else if (n) {
         log_changes(cs);
         for (uint32_t i = 0; i < g_s.num_users; i++) {
+            if (!g_s.users[i]->replica)
+                continue;
             g_s.dm->apply(g_s.users[i]->replica, cs, NULL);
             g_s.dm->destroy_changeset(g_s.dm->take_changes(g_s.users[i]->replica));
         }
@@ -1205,15 +1228,19 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         apply_ops(c, u, m, m->ops, m->num_ops, m->commit);
         return;
     case EDITOR_MSG_COMMIT:
-        g_s.dm->restore_point(u->replica);
+        if (u->replica)
+            g_s.dm->restore_point(u->replica);
         send_history(u, m, "history", NULL);
         return;
     case EDITOR_MSG_UNDO:
     case EDITOR_MSG_REDO: {
         bool undo = m->kind == EDITOR_MSG_UNDO;
-        g_s.dm->restore_point(u->replica);
         ct_dm_undo_report_t report = {0};
-        int r = undo ? g_s.dm->undo(u->replica, &report) : g_s.dm->redo(u->replica, &report);
+        int r = CT_ERR_NOT_FOUND;
+        if (u->replica) {
+            g_s.dm->restore_point(u->replica);
+            r = undo ? g_s.dm->undo(u->replica, &report) : g_s.dm->redo(u->replica, &report);
+        }
         if (r == CT_ERR_NOT_FOUND) {
             editor_server__error(c, m, "nothing to %s", undo ? "undo" : "redo");
             return;
@@ -1314,7 +1341,8 @@ void editor_session__conn_closed(editor_conn_t *c)
 {
     if (c->user) {
         /* The person's session (and undo) stays for a reconnect with its id. */
-        g_s.dm->restore_point(c->user->replica);
+        if (c->user->replica)
+            g_s.dm->restore_point(c->user->replica);
         c->user->conn = NULL;
         c->user = NULL;
         people_changed();
@@ -1400,7 +1428,7 @@ void editor_session__close(void)
     for (int i = 0; i < 6000 && g_s.compiling; i++)
         uv_run(kernel__loop(), UV_RUN_ONCE);
     for (uint32_t i = 0; i < g_s.num_users; i++) {
-        if (g_s.dm)
+        if (g_s.dm && g_s.users[i]->replica)
             g_s.dm->destroy_doc(g_s.users[i]->replica);
         free(g_s.users[i]);
     }

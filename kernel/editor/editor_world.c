@@ -65,6 +65,7 @@ ct_world_o *editor_world__world(void) { return g_w.world; }
 uint64_t editor_world__frames(void) { return g_w.frames; }
 bool editor_world__playing(void) { return g_w.playing; }
 void editor_world__dirty(void) { g_w.dirty = true; }
+bool editor_world__is_dirty(void) { return g_w.dirty; }
 uint32_t editor_world__entity_count(void) { return g_w.num_entities; }
 
 static const char *level_name(uint32_t generation)
