@@ -107,55 +107,143 @@ static void stamp_text(ct_dm_stamp_t s, char *out, size_t size)
     snprintf(out, size, "%016llx %s", (unsigned long long)s.hlc, s.author ? s.author : "");
 }
 
-static cJSON *value_json(const ct_dm_value_t *v)
+/* JSON text written straight into a growing buffer: the welcome's snapshot of a 10,000-entity
+ * level is 150,000 values, which as a cJSON tree cost more to build and print than everything
+ * else in opening the page. A failed allocation sets `failed` and stops the writing. */
+typedef struct text_t {
+    char *s;
+    size_t len, cap;
+    bool failed;
+} text_t;
+
+static void put(text_t *t, const char *s, size_t n)
 {
-    char hex[33];
-    cJSON *o, *a;
+    if (t->failed)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (t->len + n + 1 > cap)
+            cap *= 2;
+        char *grown = realloc(t->s, cap);
+        if (!grown) {
+            t->failed = true;
+            return;
+        }
+        t->s = grown;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, s, n);
+    t->len += n;
+    t->s[t->len] = 0;
+}
+
+static void puts_(text_t *t, const char *s) { put(t, s, strlen(s)); }
+
+/* A number as cJSON prints one: 15 digits when they read back exactly, else 17; null if not finite. */
+static void put_number(text_t *t, double d)
+{
+    char num[32];
+    if (!isfinite(d)) {
+        puts_(t, "null");
+        return;
+    }
+    snprintf(num, sizeof num, "%1.15g", d);
+    if (strtod(num, NULL) != d)
+        snprintf(num, sizeof num, "%1.17g", d);
+    puts_(t, num);
+}
+
+static void put_string(text_t *t, const char *s, size_t n)
+{
+    put(t, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        put(t, s + run, i - run);
+        char esc[8];
+        snprintf(esc, sizeof esc, c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : "\\u%04x", c);
+        puts_(t, esc);
+        run = i + 1;
+    }
+    put(t, s + run, n - run);
+    put(t, "\"", 1);
+}
+
+static void put_guid(text_t *t, ct_guid_t g)
+{
+    char hex[36];
+    hex[0] = '"';
+    ct_guid_format(g, hex + 1);
+    hex[33] = '"';
+    put(t, hex, 34);
+}
+
+/* A value as the page reads it (editor_message.h): null, true/false, a number, or an object
+ * {"vec3"|"quat"|"string"|"guid"|"set"|"blob": ...}. */
+static void put_value(text_t *t, const ct_dm_value_t *v)
+{
     switch (v->type) {
     case CT_DM_BOOL:
-        return cJSON_CreateBool(v->as.b);
+        puts_(t, v->as.b ? "true" : "false");
+        return;
     case CT_DM_DOUBLE:
-        return cJSON_CreateNumber(v->as.d);
+        put_number(t, v->as.d);
+        return;
     case CT_DM_VEC3:
     case CT_DM_QUAT:
-        o = cJSON_CreateObject();
-        a = cJSON_AddArrayToObject(o, v->type == CT_DM_VEC3 ? "vec3" : "quat");
-        for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++)
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(v->as.v[i]));
-        return o;
-    case CT_DM_STRING:
-        o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "string", v->as.s ? v->as.s : "");
-        return o;
-    case CT_DM_BLOB: {
-        /* Level blobs hold SJSON text; anything else is shown by its size. */
-        o = cJSON_CreateObject();
-        char *text = malloc((size_t)v->size + 1);
-        if (text) {
-            memcpy(text, v->as.blob, v->size);
-            text[v->size] = 0;
-            bool printable = strlen(text) == v->size;
-            cJSON_AddStringToObject(o, "blob", printable ? text : "(binary)");
-            free(text);
+        puts_(t, v->type == CT_DM_VEC3 ? "{\"vec3\":[" : "{\"quat\":[");
+        for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++) {
+            if (i)
+                put(t, ",", 1);
+            put_number(t, v->as.v[i]);
         }
-        return o;
+        puts_(t, "]}");
+        return;
+    case CT_DM_STRING:
+        puts_(t, "{\"string\":");
+        put_string(t, v->as.s ? v->as.s : "", v->as.s ? strlen(v->as.s) : 0);
+        puts_(t, "}");
+        return;
+    case CT_DM_BLOB: {
+        /* Level blobs hold SJSON text; anything else is shown as "(binary)". */
+        bool printable = !memchr(v->as.blob, 0, v->size);
+        puts_(t, "{\"blob\":");
+        if (printable)
+            put_string(t, v->as.blob, v->size);
+        else
+            puts_(t, "\"(binary)\"");
+        puts_(t, "}");
+        return;
     }
     case CT_DM_GUID:
-        o = cJSON_CreateObject();
-        ct_guid_format(v->as.guid, hex);
-        cJSON_AddStringToObject(o, "guid", hex);
-        return o;
+        puts_(t, "{\"guid\":");
+        put_guid(t, v->as.guid);
+        puts_(t, "}");
+        return;
     case CT_DM_SET:
-        o = cJSON_CreateObject();
-        a = cJSON_AddArrayToObject(o, "set");
+        puts_(t, "{\"set\":[");
         for (uint32_t i = 0; i < v->size; i++) {
-            ct_guid_format(v->as.set[i], hex);
-            cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+            if (i)
+                put(t, ",", 1);
+            put_guid(t, v->as.set[i]);
         }
-        return o;
+        puts_(t, "]}");
+        return;
     default:
-        return cJSON_CreateNull();
+        puts_(t, "null");
     }
+}
+
+/* A value as a cJSON item (printed as written by put_value). */
+static cJSON *value_json(const ct_dm_value_t *v)
+{
+    text_t t = {0};
+    put_value(&t, v);
+    cJSON *raw = t.failed ? cJSON_CreateNull() : cJSON_CreateRaw(t.s);
+    free(t.s);
+    return raw;
 }
 
 static void send_json(editor_conn_t *c, cJSON *o)
@@ -382,44 +470,49 @@ static ct_dm_doc_o *replica_of(editor_user_t *u, const editor_message_t *m)
 static bool can_undo(const editor_user_t *u) { return u->replica && g_s.dm->can_undo(u->replica); }
 static bool can_redo(const editor_user_t *u) { return u->replica && g_s.dm->can_redo(u->replica); }
 
-static void add_props(cJSON *props, ct_guid_t g)
+/* The whole document as the page needs it: [{"id":hex,"props":{key:[value,stamp]...}}...].
+ * NULL when out of memory. */
+static char *snapshot(void)
 {
-    const char *keys[256];
-    uint32_t n = g_s.dm->keys(g_s.doc, g, keys, 256);
-    for (uint32_t k = 0; k < n && k < 256; k++) {
-        ct_dm_value_t v;
-        ct_dm_stamp_t s = {0, NULL};
-        if (g_s.dm->get(g_s.doc, g, keys[k], &v) != 0)
-            continue;
-        cJSON *pair = cJSON_CreateArray();
-        cJSON_AddItemToArray(pair, value_json(&v));
-        char at[128] = "";
-        if (g_s.dm->get_stamp(g_s.doc, g, keys[k], &s) == 0)
-            stamp_text(s, at, sizeof at);
-        cJSON_AddItemToArray(pair, cJSON_CreateString(at));
-        cJSON_AddItemToObject(props, keys[k], pair);
-    }
-}
-
-/* The whole document as the page needs it: every object with its properties and stamps. */
-static cJSON *snapshot(void)
-{
-    cJSON *objects = cJSON_CreateArray();
+    text_t t = {0};
     uint32_t n = g_s.dm->num_objects(g_s.doc);
-    ct_guid_t *all = malloc((size_t)n * sizeof *all);
+    ct_guid_t *all = malloc((size_t)(n ? n : 1) * sizeof *all);
     if (!all)
-        return objects;
+        return NULL;
     n = g_s.dm->objects(g_s.doc, all, n);
+    put(&t, "[", 1);
     for (uint32_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        char hex[33];
-        ct_guid_format(all[i], hex);
-        cJSON_AddStringToObject(o, "id", hex);
-        add_props(cJSON_AddObjectToObject(o, "props"), all[i]);
-        cJSON_AddItemToArray(objects, o);
+        puts_(&t, i ? ",{\"id\":" : "{\"id\":");
+        put_guid(&t, all[i]);
+        puts_(&t, ",\"props\":{");
+        const char *keys[256];
+        uint32_t nk = g_s.dm->keys(g_s.doc, all[i], keys, 256), shown = 0;
+        for (uint32_t k = 0; k < nk && k < 256; k++) {
+            ct_dm_value_t v;
+            ct_dm_stamp_t st = {0, NULL};
+            if (g_s.dm->get(g_s.doc, all[i], keys[k], &v) != 0)
+                continue;
+            char at[128] = "";
+            if (g_s.dm->get_stamp(g_s.doc, all[i], keys[k], &st) == 0)
+                stamp_text(st, at, sizeof at);
+            if (shown++)
+                put(&t, ",", 1);
+            put_string(&t, keys[k], strlen(keys[k]));
+            puts_(&t, ":[");
+            put_value(&t, &v);
+            put(&t, ",", 1);
+            put_string(&t, at, strlen(at));
+            puts_(&t, "]");
+        }
+        puts_(&t, "}}");
     }
+    put(&t, "]", 1);
     free(all);
-    return objects;
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
 }
 
 static cJSON *ranges_json(void)
@@ -470,7 +563,10 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     u->conn = c;
     c->user = u;
     c->pixels = m->pixels;
-    editor_world__dirty(); /* a frame for the new page, drawn at the next frame */
+    /* The new page is sent the last frame at the next frame (editor_server__send_pixels sends a
+     * page every frame it has not had); only before the first frame is one drawn for it. */
+    if (!editor_world__frames())
+        editor_world__dirty();
     console_server__log(c->client, CT_LOG_INFO, resumed ? "session resumed" : "session started");
     cJSON *o = reply("welcome", m);
     cJSON_AddStringToObject(o, "user", u->name);
@@ -489,7 +585,14 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
     scan(cJSON_AddObjectToObject(o, "resources"), g_s.project, "", 0);
-    cJSON_AddItemToObject(o, "objects", snapshot());
+    char *objects = snapshot();
+    if (!objects) {
+        cJSON_Delete(o);
+        editor_server__error(c, m, "out of memory for the level's snapshot");
+        return;
+    }
+    cJSON_AddRawToObject(o, "objects", objects);
+    free(objects);
     send_json(c, o);
     people_changed();
 }
