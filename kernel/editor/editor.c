@@ -9,7 +9,8 @@
 #include "base/memory.h"
 
 const char editor__usage[] =
-    "  --editor PORT LEVEL  edit LEVEL (e.g. levels/arena) in the browser at http://127.0.0.1:PORT/\n"
+    "  --editor PORT LEVEL  edit LEVEL (e.g. levels/arena) in the browser at "
+    "http://127.0.0.1:PORT/\n"
     "                       (0: any free port, printed); runs until a signal unless --frames\n"
     "  --editor-bind ADDR   listen on ADDR instead of 127.0.0.1 (not loopback: needs a token)\n"
     "  --editor-token T     pages must be opened with ?token=T (or CUTTLE_EDITOR_TOKEN)\n";

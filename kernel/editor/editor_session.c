@@ -163,7 +163,12 @@ static void put_string(text_t *t, const char *s, size_t n)
             continue;
         put(t, s + run, i - run);
         char esc[8];
-        snprintf(esc, sizeof esc, c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : "\\u%04x", c);
+        snprintf(esc, sizeof esc,
+                 c == '"'    ? "\\\""
+                 : c == '\\' ? "\\\\"
+                 : c == '\n' ? "\\n"
+                             : "\\u%04x",
+                 c);
         puts_(t, esc);
         run = i + 1;
     }
@@ -297,7 +302,8 @@ static void note_moved(ct_guid_t g)
 
 static const char *const op_names[] = {"", "create", "destroy", "set", "add", "remove"};
 
-static void on_truth_op(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
+static void on_truth_op(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op,
+                        ct_dm_source source)
 {
     (void)user_data, (void)doc, (void)source;
     /* A pose moves the object's entities; a name is for messages only; anything else (a
@@ -352,8 +358,10 @@ static void log_changes(const ct_dm_changeset_o *cs)
     void *bin = g_s.dm->changeset_to_binary(cs, &size);
     if (!bin)
         return;
-    uint8_t head[4] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8), (uint8_t)size};
-    if (fwrite(head, 1, 4, g_s.log) != 4 || fwrite(bin, 1, size, g_s.log) != size || fflush(g_s.log) != 0)
+    uint8_t head[4] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8),
+                       (uint8_t)size};
+    if (fwrite(head, 1, 4, g_s.log) != 4 || fwrite(bin, 1, size, g_s.log) != size ||
+        fflush(g_s.log) != 0)
         log__error("editor: cannot write the change log %s: %s (unsaved edits are not safe)",
                    g_s.log_path, strerror(errno));
     g_s.dm->free_text(bin);
@@ -368,16 +376,19 @@ static uint32_t replay_log(void)
     uint32_t records = 0, ops = 0;
     uint8_t head[4];
     while (fread(head, 1, 4, f) == 4) {
-        size_t size = (size_t)head[0] << 24 | (size_t)head[1] << 16 | (size_t)head[2] << 8 | head[3];
+        size_t size =
+            (size_t)head[0] << 24 | (size_t)head[1] << 16 | (size_t)head[2] << 8 | head[3];
         void *bin = size <= (64u << 20) ? malloc(size ? size : 1) : NULL;
         if (!bin || fread(bin, 1, size, f) != size) {
             log__warning("editor: %s: record %u is torn (the engine stopped while writing it); "
-                         "it is dropped", g_s.log_path, (unsigned)records);
+                         "it is dropped",
+                         g_s.log_path, (unsigned)records);
             free(bin);
             break;
         }
         char err[256];
-        ct_dm_changeset_o *cs = g_s.dm->changeset_from_binary(bin, size, g_s.log_path, err, sizeof err);
+        ct_dm_changeset_o *cs =
+            g_s.dm->changeset_from_binary(bin, size, g_s.log_path, err, sizeof err);
         free(bin);
         ct_dm_merge_report_t report;
         if (!cs || g_s.dm->apply(g_s.doc, cs, &report) != 0) {
@@ -457,10 +468,13 @@ static ct_dm_doc_o *replica_of(editor_user_t *u, const editor_message_t *m)
     u->replica = bin ? g_s.dm->doc_from_binary(bin, size, &desc, "replica", err, sizeof err) : NULL;
     g_s.dm->free_text(bin);
     if (!u->replica) {
-        log__error("editor: cannot make %s's document: %s", u->name, err[0] ? err : "out of memory");
+        log__error("editor: cannot make %s's document: %s", u->name,
+                   err[0] ? err : "out of memory");
         if (u->conn)
-            editor_server__error(u->conn, m, "the engine cannot make your copy of the document (%s); "
-                                             "nothing applied", err[0] ? err : "out of memory");
+            editor_server__error(u->conn, m,
+                                 "the engine cannot make your copy of the document (%s); "
+                                 "nothing applied",
+                                 err[0] ? err : "out of memory");
         return NULL;
     }
     g_s.dm->record(u->replica, true);
@@ -556,7 +570,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     if (!u)
         u = new_user(m->user);
     if (!u) {
-        editor_server__error(c, m, "cannot take another person (at most %u sessions, or out of memory)",
+        editor_server__error(c, m,
+                             "cannot take another person (at most %u sessions, or out of memory)",
                              (unsigned)MAX_USERS);
         return;
     }
@@ -629,8 +644,13 @@ static bool in_range(const ct_dm_op_t *op, char *err, size_t es)
             double mag = r->type == CT_DM_VEC3 && r->min > 0 ? fabs(x) : x;
             if (!(mag >= r->min && mag <= r->max) || (r->whole && x != floor(x))) {
                 snprintf(err, es, "%s%s%s = %g is outside its range %s%g..%g%s", r->key,
-                         n > 1 ? "." : "", n > 1 ? (k == 0 ? "x" : k == 1 ? "y" : "z") : "", x,
-                         r->min > 0 && n > 1 ? "+-" : "", r->min, r->max, r->whole ? " (whole)" : "");
+                         n > 1 ? "." : "",
+                         n > 1 ? (k == 0   ? "x"
+                                  : k == 1 ? "y"
+                                           : "z")
+                               : "",
+                         x, r->min > 0 && n > 1 ? "+-" : "", r->min, r->max,
+                         r->whole ? " (whole)" : "");
                 return false;
             }
         }
@@ -700,7 +720,8 @@ static void send_history(editor_user_t *u, const editor_message_t *m, const char
             cJSON_AddStringToObject(x, "object", hex);
             if (s->key)
                 cJSON_AddStringToObject(x, "key", s->key);
-            cJSON_AddStringToObject(x, "by", s->current_stamp.author ? s->current_stamp.author : "");
+            cJSON_AddStringToObject(x, "by",
+                                    s->current_stamp.author ? s->current_stamp.author : "");
             cJSON_AddStringToObject(x, "why", s->why ? s->why : "");
             cJSON_AddItemToArray(skipped, x);
         }
@@ -717,7 +738,8 @@ typedef struct stale_t {
     char theirs_by[128];
 } stale_t;
 
-static uint32_t find_stale(const editor_user_t *u, const editor_message_t *m, stale_t *out, uint32_t max)
+static uint32_t find_stale(const editor_user_t *u, const editor_message_t *m, stale_t *out,
+                           uint32_t max)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->num_ops && n < max; i++) {
@@ -807,7 +829,9 @@ static ct_dm_op_t *with_blob_removals(ct_dm_doc_o *doc, const ct_dm_op_t *ops, u
                     uint32_t nk = g_s.dm->keys(doc, op->object, keys, 256);
                     for (uint32_t k = 0; k < nk && k < 256; k++)
                         if (!strcmp(keys[k], prefix) &&
-                            !push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = op->object, .key = keys[k]})) {
+                            !push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                                      .object = op->object,
+                                                      .key = keys[k]})) {
                             free(l.ops);
                             return NULL;
                         }
@@ -928,7 +952,8 @@ static void delete_objects(editor_conn_t *c, editor_user_t *u, const editor_mess
         }
         const char *key;
         ct_guid_t p = parent_of(g, &key);
-        ok = push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = p, .key = key, .item = g}) &&
+        ok = push_op(&l,
+                     (ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = p, .key = key, .item = g}) &&
              push_destroy_tree(&l, g, 0);
     }
     if (ok)
@@ -942,8 +967,9 @@ static void reparent(editor_conn_t *c, editor_user_t *u, const editor_message_t 
 {
     ct_guid_t g = m->objects[0], np = m->parent;
     if (!is_entity(g) || (!ct_guid_is_root(np) && !is_entity(np))) {
-        editor_server__error(c, m, "reparent: the object and the new parent must be entities of this "
-                                   "level (the parent all zeros for top level)");
+        editor_server__error(c, m,
+                             "reparent: the object and the new parent must be entities of this "
+                             "level (the parent all zeros for top level)");
         return;
     }
     for (ct_guid_t a = np; !ct_guid_is_root(a);) {
@@ -994,7 +1020,8 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
         g_s.dm->add_to_set(u->replica, parent, key, roots[i]);
         if (position) {
             ct_dm_value_t v;
-            if (g_s.dm->get(u->replica, roots[i], "components.transform", &v) == 0 && v.type == CT_DM_BLOB)
+            if (g_s.dm->get(u->replica, roots[i], "components.transform", &v) == 0 &&
+                v.type == CT_DM_BLOB)
                 g_s.dm->set_property(u->replica, roots[i], "components.transform", NULL);
             ct_dm_value_t p = {.type = CT_DM_VEC3, .as.v = {position[0], position[1], position[2]}};
             g_s.dm->set_property(u->replica, roots[i], "components.transform.position", &p);
@@ -1017,7 +1044,8 @@ static char *copy_text(editor_conn_t *c, const editor_message_t *m, size_t *len)
 {
     for (uint32_t i = 0; i < m->num_objects; i++)
         if (!is_entity(m->objects[i])) {
-            editor_server__error(c, m, "copy: object %u is not an entity of this level", (unsigned)i);
+            editor_server__error(c, m, "copy: object %u is not an entity of this level",
+                                 (unsigned)i);
             return NULL;
         }
     char *text = g_s.dm->copy(g_s.doc, m->objects, m->num_objects, len);
@@ -1062,7 +1090,8 @@ static void place(editor_conn_t *c, editor_user_t *u, const editor_message_t *m)
 {
     char why[160], path[PATH_MAX + 300], err[512];
     if (resources__api_v1()->check_name(m->text, why, sizeof why) != 0) {
-        editor_server__error(c, m, "place: '%s' is not a unit name of the project: %s", m->text, why);
+        editor_server__error(c, m, "place: '%s' is not a unit name of the project: %s", m->text,
+                             why);
         return;
     }
     snprintf(path, sizeof path, "%s/%s.unit", g_s.project, m->text);
@@ -1115,8 +1144,10 @@ static void scan(cJSON *out, const char *dir, const char *rel, int depth)
         char *dot = strrchr(name, '.');
         if (!dot)
             continue;
-        const char *type = !strcmp(dot, ".unit") ? "unit" : !strcmp(dot, ".mesh") ? "mesh"
-                           : !strcmp(dot, ".material") ? "material" : NULL;
+        const char *type = !strcmp(dot, ".unit")       ? "unit"
+                           : !strcmp(dot, ".mesh")     ? "mesh"
+                           : !strcmp(dot, ".material") ? "material"
+                                                       : NULL;
         if (!type)
             continue;
         *dot = 0;
@@ -1139,8 +1170,8 @@ static void on_compiled(uv_process_t *p, int64_t status, int signal)
     cJSON_AddBoolToObject(o, "ok", status == 0);
     if (status != 0)
         cJSON_AddStringToObject(o, "error", "cuttle-compile failed: the engine's log says why");
-    log__info("editor: cuttle-compile %s (exit %d)", status == 0 ? "updated the compiled level" : "failed",
-              (int)status);
+    log__info("editor: cuttle-compile %s (exit %d)",
+              status == 0 ? "updated the compiled level" : "failed", (int)status);
     broadcast_json(o);
 }
 
@@ -1160,7 +1191,8 @@ static bool find_compiler(char *out, size_t size)
     if (!slash)
         return false;
     *slash = 0;
-    static const char *const places[] = {"/cuttle-compile", "/../tools/cuttle-compile/cuttle-compile"};
+    static const char *const places[] = {"/cuttle-compile",
+                                         "/../tools/cuttle-compile/cuttle-compile"};
     for (size_t i = 0; i < 2; i++) {
         if (strlen(exe) + strlen(places[i]) >= size)
             return false;
@@ -1192,10 +1224,14 @@ static void recompile(void)
         args[n++] = g_s.module_dirs[i];
     }
     args[n] = NULL;
-    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2},
+    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE},
+                                     {.flags = UV_INHERIT_FD, .data.fd = 2},
                                      {.flags = UV_INHERIT_FD, .data.fd = 2}};
-    uv_process_options_t opt = {.exit_cb = on_compiled, .file = compiler, .args = (char **)args,
-                                .stdio_count = 3, .stdio = stdio};
+    uv_process_options_t opt = {.exit_cb = on_compiled,
+                                .file = compiler,
+                                .args = (char **)args,
+                                .stdio_count = 3,
+                                .stdio = stdio};
     int r = uv_spawn(kernel__loop(), &g_s.compile, &opt);
     if (r) {
         log__warning("editor: cannot run %s: %s", compiler, uv_strerror(r));
@@ -1505,7 +1541,8 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     }
     ct_dm_doc_desc_t desc = {.author = "engine"};
     g_s.doc = g_s.dm->read_level(text, len, g_s.source_path, &desc, err, sizeof err);
-    g_s.base = g_s.doc ? g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err) : NULL;
+    g_s.base =
+        g_s.doc ? g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err) : NULL;
     free(text);
     if (!g_s.doc || !g_s.base) {
         log__error("editor: %s", err);
@@ -1514,7 +1551,8 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     g_s.replayed = replay_log();
     if (g_s.replayed)
         log__warning("editor: replayed %u unsaved changes to %s from %s (the last run stopped "
-                     "before saving); save to keep them", (unsigned)g_s.replayed, level, g_s.log_path);
+                     "before saving); save to keep them",
+                     (unsigned)g_s.replayed, level, g_s.log_path);
     r = open_log(g_s.replayed == 0);
     if (r)
         return r;
