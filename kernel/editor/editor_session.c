@@ -31,6 +31,7 @@
 
 #include "base/log.h"
 #include "ct_transform.h"
+#include "data/text.h"
 #include "kernel.h"
 #include "plugins/registry.h"
 #include "resources/resources.h"
@@ -107,144 +108,79 @@ static void stamp_text(ct_dm_stamp_t s, char *out, size_t size)
     snprintf(out, size, "%016llx %s", (unsigned long long)s.hlc, s.author ? s.author : "");
 }
 
-/* JSON text written straight into a growing buffer: the welcome's snapshot of a 10,000-entity
- * level is 150,000 values, which as a cJSON tree cost more to build and print than everything
- * else in opening the page. A failed allocation sets `failed` and stops the writing. */
-typedef struct text_t {
-    char *s;
-    size_t len, cap;
-    bool failed;
-} text_t;
-
-static void put(text_t *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (t->len + n + 1 > cap)
-            cap *= 2;
-        char *grown = realloc(t->s, cap);
-        if (!grown) {
-            t->failed = true;
-            return;
-        }
-        t->s = grown;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->len, s, n);
-    t->len += n;
-    t->s[t->len] = 0;
-}
-
-static void puts_(text_t *t, const char *s) { put(t, s, strlen(s)); }
-
-/* A number as cJSON prints one: 15 digits when they read back exactly, else 17; null if not finite. */
-static void put_number(text_t *t, double d)
-{
-    char num[32];
-    if (!isfinite(d)) {
-        puts_(t, "null");
-        return;
-    }
-    snprintf(num, sizeof num, "%1.15g", d);
-    if (strtod(num, NULL) != d)
-        snprintf(num, sizeof num, "%1.17g", d);
-    puts_(t, num);
-}
-
-static void put_string(text_t *t, const char *s, size_t n)
-{
-    put(t, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        put(t, s + run, i - run);
-        char esc[8];
-        snprintf(esc, sizeof esc,
-                 c == '"'    ? "\\\""
-                 : c == '\\' ? "\\\\"
-                 : c == '\n' ? "\\n"
-                             : "\\u%04x",
-                 c);
-        puts_(t, esc);
-        run = i + 1;
-    }
-    put(t, s + run, n - run);
-    put(t, "\"", 1);
-}
-
-static void put_guid(text_t *t, ct_guid_t g)
+static void put_guid(data_text_t *t, ct_guid_t g)
 {
     char hex[36];
     hex[0] = '"';
     ct_guid_format(g, hex + 1);
     hex[33] = '"';
-    put(t, hex, 34);
+    data__text_put(t, hex, 34);
 }
+
+/* The welcome's snapshot of a 10,000-entity level is 150,000 values: written as text straight
+ * into one buffer (data/text.h), not as a cJSON tree, which cost more to build and print than
+ * everything else in opening the page. */
 
 /* A value as the page reads it (editor_message.h): null, true/false, a number, or an object
  * {"vec3"|"quat"|"string"|"guid"|"set"|"blob": ...}. */
-static void put_value(text_t *t, const ct_dm_value_t *v)
+static void put_value(data_text_t *t, const ct_dm_value_t *v)
 {
     switch (v->type) {
     case CT_DM_BOOL:
-        puts_(t, v->as.b ? "true" : "false");
+        data__text_puts(t, v->as.b ? "true" : "false");
         return;
     case CT_DM_DOUBLE:
-        put_number(t, v->as.d);
+        data__text_number(t, v->as.d);
         return;
     case CT_DM_VEC3:
     case CT_DM_QUAT:
-        puts_(t, v->type == CT_DM_VEC3 ? "{\"vec3\":[" : "{\"quat\":[");
+        data__text_puts(t, v->type == CT_DM_VEC3 ? "{\"vec3\":[" : "{\"quat\":[");
         for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++) {
             if (i)
-                put(t, ",", 1);
-            put_number(t, v->as.v[i]);
+                data__text_put(t, ",", 1);
+            data__text_number(t, v->as.v[i]);
         }
-        puts_(t, "]}");
+        data__text_puts(t, "]}");
         return;
     case CT_DM_STRING:
-        puts_(t, "{\"string\":");
-        put_string(t, v->as.s ? v->as.s : "", v->as.s ? strlen(v->as.s) : 0);
-        puts_(t, "}");
+        data__text_puts(t, "{\"string\":");
+        data__text_string(t, v->as.s ? v->as.s : "", v->as.s ? strlen(v->as.s) : 0);
+        data__text_puts(t, "}");
         return;
     case CT_DM_BLOB: {
         /* Level blobs hold SJSON text; anything else is shown as "(binary)". */
         bool printable = !memchr(v->as.blob, 0, v->size);
-        puts_(t, "{\"blob\":");
+        data__text_puts(t, "{\"blob\":");
         if (printable)
-            put_string(t, v->as.blob, v->size);
+            data__text_string(t, v->as.blob, v->size);
         else
-            puts_(t, "\"(binary)\"");
-        puts_(t, "}");
+            data__text_puts(t, "\"(binary)\"");
+        data__text_puts(t, "}");
         return;
     }
     case CT_DM_GUID:
-        puts_(t, "{\"guid\":");
+        data__text_puts(t, "{\"guid\":");
         put_guid(t, v->as.guid);
-        puts_(t, "}");
+        data__text_puts(t, "}");
         return;
     case CT_DM_SET:
-        puts_(t, "{\"set\":[");
+        data__text_puts(t, "{\"set\":[");
         for (uint32_t i = 0; i < v->size; i++) {
             if (i)
-                put(t, ",", 1);
+                data__text_put(t, ",", 1);
             put_guid(t, v->as.set[i]);
         }
-        puts_(t, "]}");
+        data__text_puts(t, "]}");
         return;
     default:
-        puts_(t, "null");
+        data__text_puts(t, "null");
     }
 }
 
 /* A value as a cJSON item (printed as written by put_value). */
 static cJSON *value_json(const ct_dm_value_t *v)
 {
-    text_t t = {0};
+    data_text_t t = {0};
     put_value(&t, v);
     cJSON *raw = t.failed ? cJSON_CreateNull() : cJSON_CreateRaw(t.s);
     free(t.s);
@@ -488,17 +424,17 @@ static bool can_redo(const editor_user_t *u) { return u->replica && g_s.dm->can_
  * NULL when out of memory. */
 static char *snapshot(void)
 {
-    text_t t = {0};
+    data_text_t t = {0};
     uint32_t n = g_s.dm->num_objects(g_s.doc);
     ct_guid_t *all = malloc((size_t)(n ? n : 1) * sizeof *all);
     if (!all)
         return NULL;
     n = g_s.dm->objects(g_s.doc, all, n);
-    put(&t, "[", 1);
+    data__text_put(&t, "[", 1);
     for (uint32_t i = 0; i < n; i++) {
-        puts_(&t, i ? ",{\"id\":" : "{\"id\":");
+        data__text_puts(&t, i ? ",{\"id\":" : "{\"id\":");
         put_guid(&t, all[i]);
-        puts_(&t, ",\"props\":{");
+        data__text_puts(&t, ",\"props\":{");
         const char *keys[256];
         uint32_t nk = g_s.dm->keys(g_s.doc, all[i], keys, 256), shown = 0;
         for (uint32_t k = 0; k < nk && k < 256; k++) {
@@ -510,17 +446,17 @@ static char *snapshot(void)
             if (g_s.dm->get_stamp(g_s.doc, all[i], keys[k], &st) == 0)
                 stamp_text(st, at, sizeof at);
             if (shown++)
-                put(&t, ",", 1);
-            put_string(&t, keys[k], strlen(keys[k]));
-            puts_(&t, ":[");
+                data__text_put(&t, ",", 1);
+            data__text_string(&t, keys[k], strlen(keys[k]));
+            data__text_puts(&t, ":[");
             put_value(&t, &v);
-            put(&t, ",", 1);
-            put_string(&t, at, strlen(at));
-            puts_(&t, "]");
+            data__text_put(&t, ",", 1);
+            data__text_string(&t, at, strlen(at));
+            data__text_puts(&t, "]");
         }
-        puts_(&t, "}}");
+        data__text_puts(&t, "}}");
     }
-    put(&t, "]", 1);
+    data__text_put(&t, "]", 1);
     free(all);
     if (t.failed) {
         free(t.s);
