@@ -83,6 +83,15 @@ int editor__check_options(const editor_options_t *o, bool has_project)
 
 bool editor__listening(void) { return g_ed.running; }
 
+/* Sends the last frame to every page that has not had it and has nothing queued. */
+static void send_pixels(void)
+{
+    uint32_t w, h;
+    const uint8_t *px = editor_world__pixels(&w, &h);
+    if (px)
+        editor_server__send_pixels(editor_world__frames(), px, w, h);
+}
+
 /* Draws the world if something changed and hands the frame to the pages. */
 static void publish_frame(double dt)
 {
@@ -95,18 +104,21 @@ static void publish_frame(double dt)
         json[n++] = '}';
         editor_server__broadcast(json, (size_t)n, NULL);
     }
-    uint32_t w, h;
-    const uint8_t *px = editor_world__pixels(&w, &h);
-    if (px)
-        editor_server__send_pixels(editor_world__frames(), px, w, h);
+    send_pixels();
 }
 
 static void on_drawer(uv_check_t *handle)
 {
     (void)handle;
-    /* Play's steps keep to the frame; an edit between frames is drawn now. */
-    if (g_ed.running && !editor_world__playing() && editor_world__is_dirty())
+    if (!g_ed.running)
+        return;
+    /* Play's steps keep to the frame; an edit between frames is drawn now. A page that was
+     * still reading the last frame gets the newest as soon as it has read it (the loop wakes
+     * for the write's completion), not at the next frame. */
+    if (!editor_world__playing() && editor_world__is_dirty())
         publish_frame(0);
+    else
+        send_pixels();
 }
 
 int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *project_dir)
