@@ -90,6 +90,17 @@
  *   Actor.add_torque(world, e, x, y, z)
  *   Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz)  (N s at a world point)
  *   Actor.add_force_at(world, e, fx, fy, fz, px, py, pz)
+ *   Physics.add_joint(world, a, b, type, { anchor = {x, y, z}, anchor_b, axis, lower, upper,
+ *       cone_angle, motor_speed, max_motor_force, length, spring_hertz, spring_damping, limit,
+ *       motor, collide }) -> joint id      (b 0: the world; type "fixed", "hinge", "ball",
+ *       "slider" or "distance"; lower, upper or cone_angle turn the limit on, motor_speed or
+ *       max_motor_force the motor; see Joints)
+ *   Physics.remove_joint(world, j)   Physics.joint_value(world, j) -> value
+ *   Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz
+ *   Physics.set_joint_motor(world, j, speed, max_force)
+ *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
+ *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
+ *       (see Characters)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
@@ -354,6 +365,35 @@ typedef struct ct_joint_desc_t {
 typedef struct ct_physics_joint_t {
     uint32_t id;
 } ct_physics_joint_t;
+
+/* ---- Characters (v4) -------------------------------------------------------------------------
+ * A character mover: an upright capsule the game walks (add_character, move_character) rather
+ * than a body that forces push. Before each simulate() the game asks it to move with a velocity;
+ * the mover collides and slides against static and kinematic bodies, steps up stairs up to
+ * max_step, walks slopes up to max_slope (steeper ones are walls it slides along and down),
+ * keeps its feet walking down stairs and slopes, and rides the body it stands on (a moving or
+ * turning platform carries it). The game owns gravity and jumping: it adds them to the velocity it
+ * asks for (e.g. vy -= 9.81 dt while not grounded; vy = 0 on the ground). The character is a
+ * kinematic capsule body (remove_body removes it; queries and contacts see it): the next simulate()
+ * takes it where move_character said, and dynamic bodies in its way are pushed aside, not
+ * climbed. Up is +y. */
+typedef struct ct_character_desc_t {
+    float radius;      /* the capsule's, within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
+    float half_height; /* half its upright segment, within [0, CT_PHYSICS_MAX_SIZE] m (the feet are
+                        * half_height + radius under the centre) */
+    float max_step;    /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
+    float max_slope;   /* the steepest walkable ground, rad, within [0, 1.5] */
+    float position[3]; /* of the centre, used when the entity has no transform */
+} ct_character_desc_t;
+
+/* What a move found (move_character). */
+typedef struct ct_character_state_t {
+    uint32_t grounded;      /* 1: it stands on walkable ground */
+    uint32_t ground;        /* that ground's entity id, or 0 */
+    float ground_normal[3]; /* the ground's normal (0, 1, 0 when not grounded) */
+    float position[3];      /* where the next simulate() puts its centre */
+    float velocity[3];      /* the velocity it moves with there (after sliding, with what carries it) */
+} ct_character_state_t;
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -650,6 +690,19 @@ typedef struct ct_physics_api_v4 {
     int (*set_joint_motor)(ct_world_o *world, ct_physics_joint_t joint, float speed, float max_force);
     /* Joints in the world. */
     uint32_t (*joint_count)(ct_world_o *world);
+
+    /* ---- characters (v4, see Characters) ---- */
+    /* Gives e a character: a kinematic capsule body at e's transform's position (else
+     * desc->position) and the mover's settings. CT_ERR_INVALID (logged naming the field),
+     * CT_ERR_CONFLICT if e has a body, CT_ERR_NOMEM. */
+    int (*add_character)(ct_world_o *world, ct_entity_t e, const ct_character_desc_t *desc);
+    /* Plans e's motion for the next simulate(world, dt): it wants to move with velocity (m/s,
+     * gravity included by the game) for dt (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]); out (may be
+     * NULL) gets what it found. Call once before each simulate() with that step's dt; a character
+     * not moved stays where it is. CT_ERR_NOT_FOUND if e is no character; CT_ERR_INVALID (logged)
+     * for a velocity or dt out of range. */
+    int (*move_character)(ct_world_o *world, ct_entity_t e, const float velocity[3], float dt,
+                          ct_character_state_t *out);
 } ct_physics_api_v4;
 
 #ifdef __cplusplus

@@ -508,6 +508,21 @@ typedef struct physics__joints {
     uint32_t num_keys, cap_keys;
 } physics__joints;
 
+/* ---- Character movers (physics_character.c) -------------------------------------------------
+ * What a character keeps beside its kinematic capsule body, sorted by entity id. */
+typedef struct physics__character {
+    uint32_t entity;
+    float max_step, cos_slope;
+    uint32_t grounded, ground; /* at the last move: on walkable ground, and its entity (or 0) */
+    uint32_t held;             /* at the last move: something under it held it (ground or an edge) */
+    physics__v3 normal;
+} physics__character;
+
+typedef struct physics__characters {
+    physics__character *c;
+    uint32_t n, cap;
+} physics__characters;
+
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
  *      physics_graph.c, physics_solver.c) ------------------------------------------------------ */
 
@@ -684,6 +699,7 @@ typedef struct physics__scene {
 
     physics__rigid rigid; /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
+    physics__characters characters;
 
     physics__events events; /* this step's stream */
     physics__step_report report; /* of the last step */
@@ -728,6 +744,18 @@ void physics__joints_warm_start(physics__scene *s);
 void physics__joints_solve(physics__scene *s, float h, bool use_bias);
 void physics__joints_end(physics__scene *s, float h);
 void physics__joints_free(physics__scene *s);
+
+/* Characters (physics_character.c): add one for the body of `entity` (a kinematic capsule);
+ * find, drop (its body is going), free. */
+int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope);
+physics__character *physics__characters_find(physics__scene *s, uint32_t entity);
+void physics__characters_drop(physics__scene *s, uint32_t entity);
+void physics__characters_free(physics__scene *s);
+/* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
+ * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
+ * out of range (nothing changed). */
+int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
+                            float dt, ct_character_state_t *out);
 
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
@@ -810,6 +838,10 @@ void physics__islands_sleep(physics__scene *s, float dt);
  * Queries see only bodies whose layer shares a bit with mask. */
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,
                                        ct_entity_t *out, uint32_t max);
+/* The entity ids of the bodies whose world boxes meet [lo, hi] and whose layer shares a bit with
+ * mask, sorted, in the scene's query scratch (valid until the next query); NULL and *n 0 when out
+ * of memory. */
+uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi, uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */

@@ -214,7 +214,7 @@ static int l_actor_add_force_at(lua_State *L) { return actor_at(L, physics__api_
 /* ---- v4: joints ---- */
 
 /* Reads the optional field `key` of the table at idx: a number into *out (true), or nothing. */
-static bool joint_number(lua_State *L, int idx, const char *key, float *out)
+static bool field_number(lua_State *L, int idx, const char *key, float *out, const char *fn)
 {
     const ct_lua_type t = L_API->get_field(L, idx, key);
     const double v = L_API->to_number(L, -1);
@@ -222,13 +222,13 @@ static bool joint_number(lua_State *L, int idx, const char *key, float *out)
     if (t <= CT_LUA_NIL)
         return false;
     if (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX))
-        return L_API->error(L, "Physics.add_joint: field %s is not a finite number", key), false;
+        return L_API->error(L, "%s: field %s is not a finite number", fn, key), false;
     *out = (float)v;
     return true;
 }
 
 /* The optional field `key`: a table of three numbers into out. */
-static void joint_vec(lua_State *L, int idx, const char *key, float out[3])
+static void field_vec(lua_State *L, int idx, const char *key, float out[3], const char *fn)
 {
     const ct_lua_type t = L_API->get_field(L, idx, key);
     if (t <= CT_LUA_NIL) {
@@ -243,7 +243,7 @@ static void joint_vec(lua_State *L, int idx, const char *key, float out[3])
     }
     L_API->set_top(L, -2);
     if (!ok)
-        L_API->error(L, "Physics.add_joint: field %s is not a table of three numbers {x, y, z}", key);
+        L_API->error(L, "%s: field %s is not a table of three numbers {x, y, z}", fn, key);
 }
 
 static bool joint_flag(lua_State *L, int idx, const char *key)
@@ -270,17 +270,17 @@ static int l_physics_add_joint(lua_State *L)
     if (L_API->type(L, 5) > CT_LUA_NIL) {
         if (L_API->type(L, 5) != CT_LUA_TABLE)
             return check__fail(L_API, L, 5, fn, "is not a table of fields");
-        joint_vec(L, 5, "anchor", d.anchor);
-        joint_vec(L, 5, "anchor_b", d.anchor_b);
-        joint_vec(L, 5, "axis", d.axis);
-        bool limit = joint_number(L, 5, "lower", &d.lower);
-        limit |= joint_number(L, 5, "upper", &d.upper);
-        limit |= joint_number(L, 5, "cone_angle", &d.cone_angle);
-        bool motor = joint_number(L, 5, "motor_speed", &d.motor_speed);
-        motor |= joint_number(L, 5, "max_motor_force", &d.max_motor_force);
-        joint_number(L, 5, "length", &d.length);
-        joint_number(L, 5, "spring_hertz", &d.spring_hertz);
-        joint_number(L, 5, "spring_damping", &d.spring_damping);
+        field_vec(L, 5, "anchor", d.anchor, fn);
+        field_vec(L, 5, "anchor_b", d.anchor_b, fn);
+        field_vec(L, 5, "axis", d.axis, fn);
+        bool limit = field_number(L, 5, "lower", &d.lower, fn);
+        limit |= field_number(L, 5, "upper", &d.upper, fn);
+        limit |= field_number(L, 5, "cone_angle", &d.cone_angle, fn);
+        bool motor = field_number(L, 5, "motor_speed", &d.motor_speed, fn);
+        motor |= field_number(L, 5, "max_motor_force", &d.max_motor_force, fn);
+        field_number(L, 5, "length", &d.length, fn);
+        field_number(L, 5, "spring_hertz", &d.spring_hertz, fn);
+        field_number(L, 5, "spring_damping", &d.spring_damping, fn);
         d.flags = (limit || joint_flag(L, 5, "limit") ? CT_JOINT_LIMIT : 0u) |
                   (motor || joint_flag(L, 5, "motor") ? CT_JOINT_MOTOR : 0u) |
                   (joint_flag(L, 5, "collide") ? CT_JOINT_COLLIDE : 0u);
@@ -350,6 +350,48 @@ static int l_physics_set_joint_motor(lua_State *L)
     return joint_result(L, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
 }
 
+/* ---- v4: characters ---- */
+
+/* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} }) */
+static int l_physics_add_character(lua_State *L)
+{
+    const char *fn = "Physics.add_character";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    if (L_API->type(L, 3) != CT_LUA_TABLE)
+        return check__fail(L_API, L, 3, fn, "is not a table of fields");
+    ct_character_desc_t d = {0};
+    field_number(L, 3, "radius", &d.radius, fn);
+    field_number(L, 3, "half_height", &d.half_height, fn);
+    field_number(L, 3, "max_step", &d.max_step, fn);
+    field_number(L, 3, "max_slope", &d.max_slope, fn);
+    field_vec(L, 3, "position", d.position, fn);
+    const int err = physics__api_v4.add_character(w, e, &d);
+    if (err == CT_ERR_CONFLICT)
+        return L_API->error(L, "%s: entity %u has a body already", fn, e.id);
+    return check_result(L, err, fn, e);
+}
+
+/* Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz */
+static int l_physics_move_character(lua_State *L)
+{
+    const char *fn = "Physics.move_character";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    float v[3];
+    check__vec(L_API, L, 3, 3, v, fn);
+    const float dt = (float)check__number(L_API, L, 6, fn);
+    ct_character_state_t st;
+    const int err = physics__api_v4.move_character(w, e, v, dt, &st);
+    if (err == CT_ERR_NOT_FOUND)
+        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+    check_result(L, err, fn, e);
+    L_API->push_boolean(L, st.grounded != 0);
+    L_API->push_number(L, st.ground);
+    push_vec3(L, st.position);
+    return 2 + push_vec3(L, st.velocity) + 3;
+}
+
 void physics__register_lua(void)
 {
     static const ct_lua_reg_t physics[] = {
@@ -363,6 +405,8 @@ void physics__register_lua(void)
         {"joint_force", l_physics_joint_force},
         {"joint_value", l_physics_joint_value},
         {"set_joint_motor", l_physics_set_joint_motor},
+        {"add_character", l_physics_add_character},
+        {"move_character", l_physics_move_character},
     };
     static const ct_lua_reg_t actor[] = {
         {"set_velocity", l_actor_set_velocity}, {"velocity", l_actor_velocity},

@@ -42,6 +42,7 @@ void physics__scene_free(physics__scene *s)
 {
     physics__bodies_free(&s->bodies);
     physics__joints_free(s);
+    physics__characters_free(s);
     physics__broadphase_free(&s->bp);
     physics__broadphase_free(&s->fixed);
     physics__events_free(&s->events);
