@@ -95,8 +95,8 @@ static void seed_example_compiles_to_the_posts_rpn(void **state)
                               "0008 store_end 0\n");
     /* Its value matches the C expression (libm) closely, and fixed bits exactly. */
     static const float ts[] = {0.0f, 0.5f, 1.0f, 2.0f, -3.25f, 10.0f};
-    static const uint32_t expected[] = {0x3dcccccd, 0x3f01fea4, 0x3f41efb5,
-                                        0x3f733a20, 0x3e1eb004, 0xbeea6358};
+    static const uint32_t expected[] = {0x3dcccccd, 0x3f01fea4, 0x3f41efb4,
+                                        0x3f733a1f, 0x3e1eb004, 0xbeea6358};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         float out;
         expr__eval(p, &ts[i], &out);
