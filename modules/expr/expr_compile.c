@@ -475,7 +475,21 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                                              [EXPR_OP_SUB] = EXPR_OP_SUB_II,
                                              [EXPR_OP_MUL] = EXPR_OP_MUL_II,
                                              [EXPR_OP_DIV] = EXPR_OP_DIV_II};
-            if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+            /* in + in * in, either way round: one operation of three inputs (the same product
+             * and sum; IEEE addition gives the same bits in either order). */
+            const int mul_at = op != EXPR_OP_ADD || args[1].start + 1 != c->num_code ||
+                                       args[0].start + 1 != args[1].start
+                                   ? -1
+                               : args[0].input >= 0 ? 1
+                               : args[1].input >= 0 ? 0
+                                                    : -1;
+            if (mul_at >= 0 && args[mul_at].last_op == args[mul_at].start &&
+                EXPR_WORD_OP(c->code[args[mul_at].start]) == EXPR_OP_MUL_II) {
+                const uint32_t prod = EXPR_WORD_DATA(c->code[args[mul_at].start]);
+                word = EXPR_WORD(EXPR_OP_ADD_MULIII, EXPR_III(args[1 - mul_at].input,
+                                                               EXPR_II_A(prod), EXPR_II_B(prod)));
+                c->num_code = args[0].start;
+            } else if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
                 args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
                 EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
                 /* x + in * in: the product goes onto the top in one operation. */

@@ -25,7 +25,7 @@ float expr__apply(uint32_t word, float k, const float *a, uint32_t seed_mix)
     case EXPR_OP_NOT: return s_bool(a[0] == 0.0f);
     case EXPR_OP_ABS: return fabsf(a[0]);
     case EXPR_OP_FLOOR: return s_floor(a[0]);
-    case EXPR_OP_SQRT: return sqrtf(a[0]);
+    case EXPR_OP_SQRT: return V_SQRT(a[0]);
     case EXPR_OP_SIN: return s_sin(a[0]);
     case EXPR_OP_COS: return s_cos(a[0]);
     case EXPR_OP_TAN: return s_tan(a[0]);
@@ -111,7 +111,7 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
     OP(NOT): a = s_bool(a == 0.0f); NEXT();
     OP(ABS): a = fabsf(a); NEXT();
     OP(FLOOR): a = s_floor(a); NEXT();
-    OP(SQRT): a = sqrtf(a); NEXT();
+    OP(SQRT): a = V_SQRT(a); NEXT();
     OP(SIN): a = s_sin(a); NEXT();
     OP(COS): a = s_cos(a); NEXT();
     OP(TAN): a = s_tan(a); NEXT();
@@ -162,6 +162,10 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
     OP(CLAMP): sp -= 2; a = s_clamp(sp[0], sp[1], a); NEXT();
     OP(LERP): sp -= 2; a = s_lerp(sp[0], sp[1], a); NEXT();
     OP(SMOOTHSTEP): sp -= 2; a = s_smoothstep(sp[0], sp[1], a); NEXT();
+    OP(ADD_MULIII):
+        *sp++ = a;
+        a = in[EXPR_III_A(D)] + in[EXPR_III_B(D)] * in[EXPR_III_C(D)];
+        NEXT();
 #ifndef EXPR_THREADED
         default: return; /* verified programs hold no other word */
         }

@@ -402,6 +402,28 @@ static void outputs_share_a_local(void **state)
 
 #define N 1000u
 
+/* in + in * in, either way round, is one operation of three inputs. */
+static void three_input_sum_is_one_operation(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"a", "b", "t"};
+    static const char *const sources[] = {"a + b * t", "b * t + a"};
+    for (size_t s = 0; s < 2; s++) {
+        ct_expr_error_t err;
+        ct_expr_program_o *p = compile_in(sources[s], inputs, 3, NULL, 0, &err);
+        assert_non_null(p);
+        char text[512];
+        expr__disassemble(p, text, sizeof text);
+        if (!strstr(text, "0000 add_muliii 0 1 2 (a b t)\n0001 store_end 0\n"))
+            fail_msg("%s:\n%s", sources[s], text);
+        const float in[3] = {1.5f, 0.25f, 3.0f};
+        float out;
+        expr__eval(p, in, &out);
+        assert_true(out == 2.25f);
+        expr__destroy(p);
+    }
+}
+
 static void batch_gives_the_scalar_bits(void **state)
 {
     (void)state;
@@ -414,6 +436,8 @@ static void batch_gives_the_scalar_bits(void **state)
         "smoothstep(-5, 5, t) + rand(t) + noise(t * speed) + (t <= speed) + (t != 0) + !(t == 1)",
         "(t >= 1 || speed < 0) && t / speed + 1 / t - (2 - t) + 3 / speed",
         "sqrt(t * t + speed * speed + t * speed + 1) + (t + 2) * speed + t * speed / t - t / speed",
+        "t + speed * t - (speed * speed + t) * 2",
+        "sin(t * 37) * cos(t * 100) + sin(t * 1e5) + cos(t * 3e4)",
     };
     static const char *const inputs[] = {"t", "speed"};
     static float t[N], speed[N], scalar[N], batch[N], copy[N];
@@ -523,6 +547,7 @@ int main(void)
         cmocka_unit_test(errors_name_the_place),
         cmocka_unit_test(limits_are_bounded_with_a_message),
         cmocka_unit_test(outputs_share_a_local),
+        cmocka_unit_test(three_input_sum_is_one_operation),
         cmocka_unit_test(batch_gives_the_scalar_bits),
         cmocka_unit_test(load_refuses_bad_bytes),
     };
