@@ -512,14 +512,19 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                 b = float_word(args[1].k);
                 drop_const(c, args[1].start);
                 words = 2;
-                /* x * k1 + k2 (or - k2) is one operation: the same two roundings. */
-                if ((op == EXPR_OP_ADD || op == EXPR_OP_SUB) && args[0].last_op + 2 == c->num_code &&
-                    EXPR_WORD_OP(c->code[args[0].last_op]) == EXPR_OP_MUL_K) {
+                /* x * k1 + k2 (or - k2) is one operation: the same two roundings. So is the
+                 * last step of Horner's scheme, (x + k1) * input + k2. */
+                const uint32_t prev = args[0].last_op;
+                const uint32_t prev_op = EXPR_WORD_OP(c->code[prev]);
+                if ((op == EXPR_OP_ADD || op == EXPR_OP_SUB) && prev + 2 == c->num_code &&
+                    (prev_op == EXPR_OP_MUL_K || prev_op == EXPR_OP_ADDK_MULIN)) {
                     const float k2 = op == EXPR_OP_ADD ? args[1].k : -args[1].k;
                     b2 = float_word(k2);
-                    b = c->code[args[0].last_op + 1];
-                    word = EXPR_WORD(EXPR_OP_MULADD_K, 0);
-                    c->num_code = args[0].last_op;
+                    b = c->code[prev + 1];
+                    word = prev_op == EXPR_OP_MUL_K
+                               ? EXPR_WORD(EXPR_OP_MULADD_K, 0)
+                               : EXPR_WORD(EXPR_OP_ADDK_MULIN_ADDK, EXPR_WORD_DATA(c->code[prev]));
+                    c->num_code = prev;
                     words = 3;
                 }
             } else if (args[0].constant) {
@@ -540,6 +545,15 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                     b = float_word(prev_op == EXPR_OP_ADD_K ? k : -k);
                     word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
                     c->num_code = prev;
+                    words = 2;
+                } else if (op == EXPR_OP_MUL && prev + 3 == c->num_code &&
+                           prev_op == EXPR_OP_ADDK_MULIN_ADDK) {
+                    /* ((x + k1) * in + k2) * input: two Horner steps, so that the chain's last
+                     * step is the one a trailing constant joins. */
+                    c->code[prev] = EXPR_WORD(EXPR_OP_ADDK_MULIN, EXPR_WORD_DATA(c->code[prev]));
+                    b = c->code[prev + 2];
+                    word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
+                    c->num_code = prev + 2;
                     words = 2;
                 }
             } else if (args[0].input >= 0) {

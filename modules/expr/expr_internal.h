@@ -73,7 +73,8 @@
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \
     X(SMOOTHSTEP, "smoothstep", 3, 1, 0)                                                           \
-    X(ADD_MULIII, "add_muliii", 0, 1, 0)
+    X(ADD_MULIII, "add_muliii", 0, 1, 0)                                                           \
+    X(ADDK_MULIN_ADDK, "addk_mulin_addk", 1, 1, 2)
 
 enum {
 #define EXPR_OP_ENUM(name, text, pops, pushes, has_k) EXPR_OP_##name,

@@ -43,6 +43,7 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
         case EXPR_OP_ADDK_MULIN:
+        case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:
@@ -198,6 +199,7 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
         case EXPR_OP_ADDK_MULIN:
+        case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:

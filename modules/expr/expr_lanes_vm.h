@@ -249,6 +249,15 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             ptr[top] = d_;
             break;
         }
+        case EXPR_OP_ADDK_MULIN_ADDK: {
+            float k2;
+            memcpy(&kf, pc++, sizeof kf);
+            memcpy(&k2, pc++, sizeof k2);
+            const V k = V_K(kf), b = V_K(k2);
+            const float *y_ = in[d];
+            LANES_UNARY(V_ADD(V_MUL(V_ADD(x, k), V_LOAD(y_ + i)), b));
+            break;
+        }
         case EXPR_OP_ADD_MULIII: {
             const float *x_ = in[EXPR_III_A(d)], *y_ = in[EXPR_III_B(d)], *z_ = in[EXPR_III_C(d)];
             top++;

@@ -162,6 +162,10 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
     OP(CLAMP): sp -= 2; a = s_clamp(sp[0], sp[1], a); NEXT();
     OP(LERP): sp -= 2; a = s_lerp(sp[0], sp[1], a); NEXT();
     OP(SMOOTHSTEP): sp -= 2; a = s_smoothstep(sp[0], sp[1], a); NEXT();
+    OP(ADDK_MULIN_ADDK):
+        a = (a + word_float(pc[0])) * in[D] + word_float(pc[1]);
+        pc += 2;
+        NEXT();
     OP(ADD_MULIII):
         *sp++ = a;
         a = in[EXPR_III_A(D)] + in[EXPR_III_B(D)] * in[EXPR_III_C(D)];

@@ -402,8 +402,9 @@ static void outputs_share_a_local(void **state)
 
 #define N 1000u
 
-/* in + in * in, either way round, is one operation of three inputs. */
-static void three_input_sum_is_one_operation(void **state)
+/* in + in * in, either way round, is one operation of three inputs; a polynomial in Horner's
+ * form is one operation a degree. */
+static void fused_operations(void **state)
 {
     (void)state;
     static const char *const inputs[] = {"a", "b", "t"};
@@ -422,6 +423,20 @@ static void three_input_sum_is_one_operation(void **state)
         assert_true(out == 2.25f);
         expr__destroy(p);
     }
+    /* Horner's scheme: every step is one operation, and the last takes the trailing constant. */
+    ct_expr_error_t err;
+    ct_expr_program_o *p = compile_in("((0.5 * t - 1.5) * t + 2) * t - 7", inputs, 3, NULL, 0, &err);
+    assert_non_null(p);
+    char text[512];
+    expr__disassemble(p, text, sizeof text);
+    if (!strstr(text, "0000 mulk_in 2 (t) 0.5\n0002 addk_mulin 2 (t) -1.5\n"
+                      "0004 addk_mulin_addk 2 (t) 2 -7\n0007 store_end 0\n"))
+        fail_msg("%s", text);
+    const float in[3] = {0, 0, 3.0f};
+    float out;
+    expr__eval(p, in, &out);
+    assert_true(out == ((0.5f * 3 - 1.5f) * 3 + 2) * 3 - 7);
+    expr__destroy(p);
 }
 
 static void batch_gives_the_scalar_bits(void **state)
@@ -547,7 +562,7 @@ int main(void)
         cmocka_unit_test(errors_name_the_place),
         cmocka_unit_test(limits_are_bounded_with_a_message),
         cmocka_unit_test(outputs_share_a_local),
-        cmocka_unit_test(three_input_sum_is_one_operation),
+        cmocka_unit_test(fused_operations),
         cmocka_unit_test(batch_gives_the_scalar_bits),
         cmocka_unit_test(load_refuses_bad_bytes),
     };
