@@ -495,6 +495,15 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                 /* x + in * in: the product goes onto the top in one operation. */
                 word = EXPR_WORD(EXPR_OP_ADD_MULII, EXPR_WORD_DATA(c->code[args[1].start]));
                 c->num_code = args[1].start;
+            } else if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+                       args[1].input < 0 && !args[1].constant &&
+                       args[1].last_op + 2 == c->num_code &&
+                       EXPR_WORD_OP(c->code[args[1].last_op]) == EXPR_OP_MUL_K) {
+                /* x + y * k: the product joins the sum (base + amplitude * sin(...)). */
+                b = c->code[args[1].last_op + 1];
+                word = EXPR_WORD(EXPR_OP_ADD_MULK, 0);
+                c->num_code = args[1].last_op;
+                words = 2;
             } else if (args[0].input >= 0 && args[1].input >= 0) {
                 /* Both operands are inputs read where they are used: one word, no pushes. */
                 word = EXPR_WORD(two_inputs[op], EXPR_II(args[0].input, args[1].input));

@@ -258,6 +258,12 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             LANES_UNARY(V_ADD(V_MUL(V_ADD(x, k), V_LOAD(y_ + i)), b));
             break;
         }
+        case EXPR_OP_ADD_MULK: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            LANES_BINARY(V_ADD(x, V_MUL(y, k)));
+            break;
+        }
         case EXPR_OP_ADD_MULIII: {
             const float *x_ = in[EXPR_III_A(d)], *y_ = in[EXPR_III_B(d)], *z_ = in[EXPR_III_C(d)];
             top++;

@@ -87,8 +87,9 @@ static inline V EXPR_SFX(sin_poly)(V r)
 /* sin and cos on their own (tan keeps sincos): one reduction by pi, or for cos by an odd
  * multiple of pi/2, and one polynomial, where sincos evaluates two and blends. Half the work of a
  * lane, in every width the same operations, so the bits still agree. The multiple's parity gives
- * the sign: sin(x) = (-1)^k sin(x - k pi); cos(x) = (-1)^(k+1) sin(x - (2k+1) pi/2). The three
- * parts of pi are those of pi/2 doubled (exactly), with the same clamp. */
+ * the sign: sin(x) = (-1)^k sin(x - k pi); cos(x) = (-1)^(k+1) sin(x - (k + 1/2) pi). pi is
+ * taken in two parts, the first short enough that its products with k stay exact for the
+ * documented range; the clamp keeps the rounding of k exact. */
 static inline V EXPR_SFX(sin)(V x)
 {
     V y = V_MUL(x, V_K(0.318309886183790671538f));
@@ -105,9 +106,9 @@ static inline V EXPR_SFX(cos)(V x)
     V y = V_SUB(V_MUL(x, V_K(0.318309886183790671538f)), V_K(0.5f));
     y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
     const V k = EXPR_SFX(round_small)(y);
-    const V q = V_ADD(V_ADD(k, k), V_K(1.0f));
-    V r = V_SUB(x, V_MUL(q, V_K(1.5703125f)));
-    r = V_SUB(r, V_MUL(q, V_K(4.838267923332751e-4f)));
+    const V h = V_ADD(k, V_K(0.5f)); /* (2k + 1) / 2, exact: the parts of pi times h */
+    V r = V_SUB(x, V_MUL(h, V_K(3.140625f)));
+    r = V_SUB(r, V_MUL(h, V_K(9.676535846665502e-4f)));
     const I sign = I_SHL(I_XOR(I_FROM_V(k), I_K(1)), 31);
     return V_FROM_BITS(I_XOR(V_BITS(EXPR_SFX(sin_poly)(r)), sign));
 }

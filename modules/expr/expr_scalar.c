@@ -166,6 +166,7 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
         a = (a + word_float(pc[0])) * in[D] + word_float(pc[1]);
         pc += 2;
         NEXT();
+    OP(ADD_MULK): a = *--sp + a * word_float(*pc++); NEXT();
     OP(ADD_MULIII):
         *sp++ = a;
         a = in[EXPR_III_A(D)] + in[EXPR_III_B(D)] * in[EXPR_III_C(D)];
