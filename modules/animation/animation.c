@@ -343,7 +343,6 @@ static int start(void)
 
 static void stop(void)
 {
-    anim__controllers_free();
     anim__unregister_component();
     anim__unregister_resources();
 }

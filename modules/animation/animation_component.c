@@ -86,6 +86,7 @@ static void destroy_manager(void *user_data, void *manager)
     anim__map_free(m);
     if (m->events)
         ct_free(a, m->events, m->events_cap);
+    anim__controllers_free(m);
     ct_free(a, m, sizeof *m);
 }
 
