@@ -7,6 +7,8 @@
  */
 #include "render_gl_internal.h"
 
+#include "ct_array.h"
+
 #include <X11/Xlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -218,6 +220,10 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
     glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
+    static const uint8_t flat[4] = {128, 128, 255, 255};
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->flat);
+    glTextureStorage2D(g->flat, 1, GL_RGBA8, 1, 1);
+    glTextureSubImage2D(g->flat, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, flat);
     g->no_shadow = shadow_texture(1);
     make_debug_arrays(g);
     return g;
@@ -241,6 +247,7 @@ void render__gl_destroy(render__gl *g)
         for (uint32_t k = 0; k < g->textures_cap; k++)
             render__gl_texture_release(g, k);
         glDeleteTextures(1, &g->white);
+        glDeleteTextures(1, &g->flat);
         glDeleteTextures(1, &g->no_shadow);
         glDeleteVertexArrays(1, &g->debug_vao);
         glDeleteVertexArrays(1, &g->text_vao);
@@ -281,15 +288,10 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
                          const uint32_t *indices, uint32_t num_indices)
 {
     if (mesh >= g->meshes_cap) {
-        uint32_t cap = g->meshes_cap ? g->meshes_cap : 64;
-        while (cap <= mesh)
-            cap *= 2;
-        render__gl_mesh *m = ct_realloc(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *m, (size_t)cap * sizeof *m);
-        if (!m)
+        const uint32_t old = g->meshes_cap;
+        if (!ct_array_reserve_of(g->a, &g->meshes, &g->meshes_cap, mesh + 1, 64))
             return false;
-        memset(m + g->meshes_cap, 0, (size_t)(cap - g->meshes_cap) * sizeof *m);
-        g->meshes = m;
-        g->meshes_cap = cap;
+        memset(g->meshes + old, 0, (size_t)(g->meshes_cap - old) * sizeof *g->meshes);
     }
     render__gl_mesh_release(g, mesh);
     render__gl_mesh *m = &g->meshes[mesh];
@@ -319,6 +321,21 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     }
     glVertexArrayBindingDivisor(m->vao, 1, 1);
     m->num_indices = num_indices;
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices)
+{
+    if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
+        return false;
+    render__gl_mesh *m = &g->meshes[mesh];
+    if (!m->tangents)
+        glCreateBuffers(1, &m->tangents);
+    glNamedBufferData(m->tangents, (GLsizeiptr)num_vertices * 16, tangents, GL_STATIC_DRAW);
+    glVertexArrayVertexBuffer(m->vao, 3, m->tangents, 0, 16);
+    glEnableVertexArrayAttrib(m->vao, 15);
+    glVertexArrayAttribFormat(m->vao, 15, 4, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(m->vao, 15, 3);
     return glGetError() == GL_NO_ERROR;
 }
 
@@ -368,25 +385,25 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     glDeleteBuffers(1, &m->ibo);
     if (m->skin)
         glDeleteBuffers(1, &m->skin);
+    if (m->tangents)
+        glDeleteBuffers(1, &m->tangents);
     *m = (render__gl_mesh){0};
 }
 
-bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
                             const uint8_t *levels)
 {
+    if (kind >= RENDER_TEXTURE_KINDS)
+        return false;
     if (material >= g->textures_cap) {
-        uint32_t cap = g->textures_cap ? g->textures_cap : 64;
-        while (cap <= material)
-            cap *= 2;
-        GLuint *t = ct_realloc(g->a, g->textures, (size_t)g->textures_cap * sizeof *t, (size_t)cap * sizeof *t);
-        if (!t)
+        const uint32_t old = g->textures_cap;
+        if (!ct_array_reserve_of(g->a, &g->textures, &g->textures_cap, material + 1, 64))
             return false;
-        memset(t + g->textures_cap, 0, (size_t)(cap - g->textures_cap) * sizeof *t);
-        g->textures = t;
-        g->textures_cap = cap;
+        memset(g->textures + old, 0, (size_t)(g->textures_cap - old) * sizeof *g->textures);
     }
-    render__gl_texture_release(g, material);
-    GLuint *tex = &g->textures[material];
+    GLuint *tex = &g->textures[material][kind];
+    if (*tex)
+        glDeleteTextures(1, tex);
     glCreateTextures(GL_TEXTURE_2D, 1, tex);
     glTextureStorage2D(*tex, (GLsizei)info->levels, info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
                        (GLsizei)info->width, (GLsizei)info->height);
@@ -405,16 +422,22 @@ bool render__gl_texture_set(render__gl *g, uint32_t material, const render__text
 
 void render__gl_texture_release(render__gl *g, uint32_t material)
 {
-    if (material < g->textures_cap && g->textures[material]) {
-        glDeleteTextures(1, &g->textures[material]);
-        g->textures[material] = 0;
-    }
+    for (uint32_t k = 0; material < g->textures_cap && k < RENDER_TEXTURE_KINDS; k++)
+        if (g->textures[material][k]) {
+            glDeleteTextures(1, &g->textures[material][k]);
+            g->textures[material][k] = 0;
+        }
 }
 
-/* The texture draws of `material` sample. */
+/* The textures draws of `material` sample. */
 static GLuint texture_of(const render__gl *g, uint32_t material)
 {
-    return material < g->textures_cap && g->textures[material] ? g->textures[material] : g->white;
+    return material < g->textures_cap && g->textures[material][0] ? g->textures[material][0] : g->white;
+}
+
+static GLuint normal_map_of(const render__gl *g, uint32_t material)
+{
+    return material < g->textures_cap && g->textures[material][1] ? g->textures[material][1] : g->flat;
 }
 
 static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
@@ -532,15 +555,15 @@ static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
         glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
 }
 
-/* Entries after `i` that draw the same mesh with the same program and texture (materials'
+/* Entries after `i` that draw the same mesh with the same program and textures (materials'
  * parameters are instance data: a change of material alone does not end a run). */
 static uint32_t run_end(const render__gl *g, const render__draw *draws, uint32_t i, uint32_t n)
 {
-    const GLuint texture = texture_of(g, draws[i].material);
+    const GLuint texture = texture_of(g, draws[i].material), normal = normal_map_of(g, draws[i].material);
     uint32_t j = i + 1;
     while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
            !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
-           texture_of(g, draws[j].material) == texture)
+           texture_of(g, draws[j].material) == texture && normal_map_of(g, draws[j].material) == normal)
         j++;
     return j;
 }
@@ -616,6 +639,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             glBindVertexArray(m->vao);
         }
         glBindTextureUnit(0, texture_of(g, d->material));
+        glBindTextureUnit(4, normal_map_of(g, d->material));
         glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
                                             (GLsizei)(end - i), i);
         calls++;

@@ -18,6 +18,7 @@ typedef struct render__gl_target {
 
 typedef struct render__gl_mesh {
     GLuint vao, vbo, ibo, skin; /* skin: a skinned mesh's bones and weights (binding 2), else 0 */
+    GLuint tangents;            /* binding 3, location 15; 0 without */
     uint32_t num_indices;
 } render__gl_mesh;
 
@@ -48,9 +49,10 @@ struct render__gl {
     GLuint font;                     /* the font atlas (unit 3), 0 until set */
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
-    GLuint *textures;      /* per material slot, 0: none (draws sample `white`) */
+    GLuint (*textures)[RENDER_TEXTURE_KINDS]; /* per material slot, 0: none (draws sample `white`, `flat`) */
     uint32_t textures_cap;
     GLuint white;          /* 1 x 1 white, for materials without a texture */
+    GLuint flat;           /* 1 x 1 (0, 0, 1) normal, for materials without a normal map */
     char renderer[160];
 };
 

@@ -6,8 +6,10 @@
  * 9..11 the normal matrix's rows, 12..13 the material's colour and (specular strength,
  * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
  * program, mesh and texture is one instanced draw call, whatever their materials. Location 14 is
- * the vertex's texture coordinate; unit 0 holds the material's base colour texture (sRGB, so it
- * reads as linear colour; white for a material without one), multiplied into its colour. The
+ * the vertex's texture coordinate, 15 its tangent (render_mesh_blob.h); unit 0 holds the material's
+ * base colour texture (sRGB, so it reads as linear colour; white for a material without one),
+ * multiplied into its colour, and unit 4 its tangent-space normal map (a flat normal without one),
+ * which the lit programs apply when the material's specular.z (its strength) is above 0. The
  * skinned programs read the frame's bone palette through a buffer texture at unit 1 (three RGBA32F
  * texels per bone): on llvmpipe texelFetch is about three times faster than a storage buffer.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
@@ -35,9 +37,11 @@ static const char mesh_vs[] =
     "layout(location = 9) in vec4 i_normal[3];\n"
     "layout(location = 12) in vec4 i_material[2];\n"
     "layout(location = 14) in vec2 a_uv;\n"
+    "layout(location = 15) in vec4 a_tangent;\n"
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
+    "out vec4 v_tangent;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
@@ -48,6 +52,8 @@ static const char mesh_vs[] =
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
     "                  dot(i_normal[2].xyz, a_normal));\n"
+    "  v_tangent = vec4(dot(i_world[0].xyz, a_tangent.xyz), dot(i_world[1].xyz, a_tangent.xyz),\n"
+    "                   dot(i_world[2].xyz, a_tangent.xyz), a_tangent.w);\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
@@ -66,6 +72,7 @@ static const char skinned_vs[] =
     "layout(location = 12) in uvec4 a_joints;\n"
     "layout(location = 13) in vec4 a_weights;\n"
     "layout(location = 14) in vec2 a_uv;\n"
+    "layout(location = 15) in vec4 a_tangent;\n"
     "layout(binding = 1) uniform samplerBuffer u_palette;\n"
     "#ifdef SHADOW\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
@@ -73,6 +80,7 @@ static const char skinned_vs[] =
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
+    "out vec4 v_tangent;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
@@ -92,6 +100,8 @@ static const char skinned_vs[] =
     "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
+    "  vec3 t = vec3(dot(r0.xyz, a_tangent.xyz), dot(r1.xyz, a_tangent.xyz), dot(r2.xyz, a_tangent.xyz));\n"
+    "  v_tangent = vec4(dot(i_world[0].xyz, t), dot(i_world[1].xyz, t), dot(i_world[2].xyz, t), a_tangent.w);\n"
     "#ifdef SHADOW\n"
     "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, 1.0);\n"
     "#else\n"
@@ -167,9 +177,11 @@ static const char lit_fs[] =
     "layout(location = 12) uniform vec4 u_frame[16];\n"
     "layout(binding = 0) uniform sampler2D u_base;\n"
     "layout(binding = 2) uniform sampler2DShadow u_shadow;\n"
+    "layout(binding = 4) uniform sampler2D u_normal_map;\n"
     "in vec2 v_uv;\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
+    "in vec4 v_tangent;\n"
     "flat in vec4 v_color;\n"
     "flat in vec4 v_specular;\n"
     "out vec4 o_color;\n"
@@ -194,8 +206,21 @@ static const char lit_fs[] =
     "      sum += texture(u_shadow, vec3(c.xy + vec2(x, y) * texel * soft, c.z - bias));\n"
     "  return sum / 9.0;\n"
     "}\n"
+    /* The normal map's (x, y) scaled by the material's strength (v_specular.z; 0: no map), in
+     * the frame of tangent, bitangent (w * cross(n, t)) and normal; meshes without tangents (a
+     * replayed capture) keep their normal. */
+    "vec3 mapped_normal(vec3 n) {\n"
+    "  if (v_specular.z <= 0.0 || dot(v_tangent.xyz, v_tangent.xyz) < 1e-12) return n;\n"
+    "  vec3 t = v_tangent.xyz - n * dot(n, v_tangent.xyz);\n"
+    "  if (dot(t, t) < 1e-12) return n;\n"
+    "  t = normalize(t);\n"
+    "  vec3 b = cross(n, t) * (v_tangent.w < 0.0 ? -1.0 : 1.0);\n"
+    "  vec3 m = texture(u_normal_map, v_uv).xyz * 2.0 - 1.0;\n"
+    "  m.xy *= v_specular.z;\n"
+    "  return normalize(m.x * t + m.y * b + m.z * n);\n"
+    "}\n"
     "void main() {\n"
-    "  vec3 n = normalize(v_normal);\n"
+    "  vec3 n = mapped_normal(normalize(v_normal));\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
     "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
     "  vec3 base = albedo.rgb;\n"

@@ -103,6 +103,15 @@ typedef struct render__texture_info {
     uint32_t width, height, levels, flags;
 } render__texture_info;
 
+/* The mip levels from w x h down to 1 x 1. */
+uint32_t render__texture_levels(uint32_t w, uint32_t h);
+
+/* Decodes PNG or JPEG bytes into RGBA8 with its mip chain (render__texture_bytes of it, from
+ * `a`): `flags` RENDER_TEXTURE_SRGB for colour, 0 for a tangent-space normal map. NULL with the
+ * reason in err when corrupt, not such an image, or wider or taller than max_size. */
+uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags, uint32_t max_size,
+                                ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size);
+
 /* Bytes of a texture's levels. */
 static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t levels)
 {
@@ -137,6 +146,9 @@ unsigned long render__gl_x11_window(const render__gl *g);
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices);
+/* Adds a mesh's tangents (4 floats per vertex, as given to mesh_set: render_mesh_blob.h), which
+ * normal-mapped materials need; a mesh without them draws with its plain normals. */
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices);
 /* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
 bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
 /* The frame's debug lines and text (see render__debug), the camera's projection * view for the
@@ -147,9 +159,10 @@ bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, ui
  * render__draw.palette onwards. */
 bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n);
 void render__gl_mesh_release(render__gl *g, uint32_t mesh);
-/* Uploads material `material`'s texture (replacing what was there; draws of a material without
- * one sample white); false on a GL error. */
-bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+/* Uploads material `material`'s base colour texture or normal map (replacing what was there;
+ * draws of a material without one sample white, or a flat normal); false on a GL error. */
+enum { RENDER_TEXTURE_BASE = 0, RENDER_TEXTURE_NORMAL = 1, RENDER_TEXTURE_KINDS = 2 };
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
                             const uint8_t *levels);
 void render__gl_texture_release(render__gl *g, uint32_t material);
 
