@@ -153,7 +153,9 @@ bool render__mesh_tangents(const float *pos, const float *nrm, const float *uv, 
             any_perpendicular(n, o);
         }
         const float cross[3] = {n[1] * o[2] - n[2] * o[1], n[2] * o[0] - n[0] * o[2], n[0] * o[1] - n[1] * o[0]};
-        t[3] = dot3(cross, &scratch[3 * i]) < 0.0f ? -1.0f : 1.0f;
+        /* Textures put the image's top row at v = 0 (glTF's convention), so the image's up is
+         * towards decreasing v: the normal map's +y (green) follows -dP/dv. */
+        t[3] = dot3(cross, &scratch[3 * i]) > 0.0f ? -1.0f : 1.0f;
         t[0] = o[0], t[1] = o[1], t[2] = o[2];
     }
     return true;

@@ -18,7 +18,8 @@ typedef struct render__mesh_joint {
 
 /* The compiled mesh payload's header (format 4); vertices and indices follow, then a tangent per
  * vertex (4 floats: the direction of increasing u, unit length and square to the normal, and w =
- * +1 or -1, the side the bitangent (direction of increasing v) is on: b = w * cross(n, t)), then
+ * +1 or -1 such that b = w * cross(n, t) is the bitangent, the direction of the image's up, which
+ * is decreasing v: images' top rows are at v = 0, as in glTF, whose TANGENT means the same), then
  * for a skinned mesh (num_joints > 0) a render__skin_vertex per vertex and the joints. */
 typedef struct render__mesh_header {
     uint32_t num_vertices, num_indices;

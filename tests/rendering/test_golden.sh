@@ -10,7 +10,8 @@
 #   - the textured scene (tests/rendering/textured) against golden/textured_frame2.png, 1 and 2
 #     threads alike;
 #   - the skinned walker (tests/rendering/skinned) at three clip times against
-#     golden/skinned_frame{1,2,3}.png, 1 and 2 threads alike.
+#     golden/skinned_frame{1,2,3}.png, 1 and 2 threads alike;
+#   - the normal-map scene (tests/rendering/normalmap) at fixed pixel values.
 # usage: test_golden.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source=$1 build=$2
@@ -99,6 +100,27 @@ for f in 1 2 3; do
 done
 ! "$compare" "$scratch/skinned_1/frame_000001.png" "$scratch/skinned_1/frame_000003.png" >/dev/null
 echo "golden: the skinned walker matches golden/ at three clip times, the same with 1 and 2 threads"
+
+# The normal-map scene (tests/rendering/normalmap): tangents derived from texture coordinates
+# (OBJ panels, a glTF mesh without TANGENT), normal maps from PNG. Each top panel is flat-shaded
+# by one normal, so its pixel is what Lambert gives: 255 * 0.8 * (0.08 + max(0, n . l)) with l
+# towards the sun (-4, 4, 6): the plain panel 165 (n = +z), the one tilted towards +u (+x) 52,
+# the one tilted towards the image's up (+y) 191 (a wrong bitangent side would give 51). The
+# ribbed panel (RibsNormal.png) varies along a row by over 100; the plain one by at most 2.
+cp -rL "$source/tests/rendering/normalmap" "$scratch/normalmap"
+"$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/normalmap" --modules "$build/modules" >/dev/null
+"$build/kernel/cuttle" --strict --project "$scratch/normalmap" --modules "$build/modules" \
+    --screenshot "$scratch/normalmap_shot" 2>"$scratch/log" | grep -q "normalmap: frame 2 objects 5 visible 5 draws 5 invalid 0" \
+    || { cat "$scratch/log"; exit 1; }
+probe() { "$build/tests/rendering/png_probe" "$scratch/normalmap_shot/frame_000002.png" "$@"; }
+near() { awk -v want="$2" -v got="$1" 'BEGIN { d = got - want; exit !(d <= 2 && d >= -2) }' || { echo "pixel $1, expected $2 (+-2)"; exit 1; }; }
+near "$(probe 79 79 | awk '{print $1}')" 165
+near "$(probe 160 79 | awk '{print $1}')" 52
+near "$(probe 241 79 | awk '{print $1}')" 191
+span() { for x in $(seq "$1" 2 "$2"); do probe "$x" "$3"; done | awk 'NR == 1 {lo = hi = $2} {lo = $2 < lo ? $2 : lo; hi = $2 > hi ? $2 : hi} END {print hi - lo}'; }
+[ "$(span 60 98 79)" -le 2 ] || { echo "the plain panel is not flat"; exit 1; }
+[ "$(span 82 146 165)" -gt 100 ] || { echo "the ribbed panel shows no ribs"; exit 1; }
+echo "golden: normal maps shade by their tangent frames (fixed pixels: 165, 52, 191; ribs vary)"
 
 for jobs in 1 2 1; do
     run --render-backend null --jobs $jobs | awk '{print $NF}' > "$scratch/null_$jobs.txt"
