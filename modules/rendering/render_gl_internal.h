@@ -42,6 +42,9 @@ struct render__gl {
     GLuint shadow_fbo, shadow_depth; /* the sun's shadow map (a shadow layer draws into it) */
     uint32_t shadow_size;
     GLuint no_shadow;                /* 1 x 1 depth texture bound at unit 2 without a shadow map */
+    GLuint local_fbo, local_depth;   /* point and spot lights' shadow cubes (a cube map array) */
+    GLuint no_local;                 /* 1 x 1 cube array bound at unit 5 without them */
+    render__local_lights local;      /* the frame's spot cones (render__gl_set_local_lights) */
     GLuint debug_vao, debug_vbo, text_vao, text_vbo; /* the frame's debug lines and text */
     size_t debug_size, text_size;
     uint32_t debug_lines, debug_text; /* vertices set this frame (a replayed capture has none) */

@@ -25,7 +25,9 @@ enum {
     RENDER_PROGRAM_SHADOW_SKINNED = 7,
     RENDER_PROGRAM_DEBUG_LINES = 8,   /* debug lines, coloured, over everything */
     RENDER_PROGRAM_TEXT = 9,          /* screen text from the baked font atlas */
-    RENDER_NUM_PROGRAMS = 10,
+    RENDER_PROGRAM_SHADOW_LOCAL = 10, /* distance from a point or spot light, into its cube map */
+    RENDER_PROGRAM_SHADOW_LOCAL_SKINNED = 11,
+    RENDER_NUM_PROGRAMS = 12,
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
@@ -126,6 +128,24 @@ typedef struct render__frame_lights {
     float v[16][4];
 } render__frame_lights;
 
+/*
+ * Shadows of point and spot lights: each shadowed light (at most RENDER_MAX_LOCAL_SHADOWS a
+ * frame, in light order) gets the six faces of a cube map, RENDER_LOCAL_SHADOW_SIZE texels a
+ * side, layers of one depth cube map array, holding the distance to the nearest caster over the
+ * light's range. A spot light uses a whole cube too (simple, at the cost of faces outside its
+ * cone). Casters are the instances whose bounding sphere meets the light's range, drawn into the
+ * pipeline's shadow layer (pass 2, after the sun's map); without a shadow layer nothing casts.
+ * render__frame_lights marks a shadowed light by its colour's w (layer + 1, 0: none).
+ */
+#define RENDER_MAX_LOCAL_SHADOWS 4
+#define RENDER_LOCAL_SHADOW_SIZE 256
+/* Per point/spot light k of render__frame_lights: v[2k] = (the direction a spot shines, cos of its
+ * cone's half angle) or all zero for a point light, v[2k + 1] = (cos of the angle where the
+ * cone's fade begins, 0, 0, 0). Not held by captures: a replay draws spot lights as points. */
+typedef struct render__local_lights {
+    float v[8][4];
+} render__local_lights;
+
 /* ---- The gl backend ------------------------------------------------------------------------ */
 
 typedef struct render__gl render__gl;
@@ -173,6 +193,8 @@ bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err
  * number of GL draw calls. */
 uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
                             const render__frame_lights *lights);
+/* The frame's spot cones (render__local_lights); zeros (all point lights) until set. */
+void render__gl_set_local_lights(render__gl *g, const render__local_lights *local);
 /* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
 bool render__gl_read(render__gl *g, uint8_t *rgba);
 /* In window mode: shows the backbuffer. */

@@ -61,12 +61,17 @@ typedef struct render__camera_desc {
     float fov_degrees, near_plane, far_plane;
 } render__camera_desc;
 
-enum { RENDER_LIGHT_DIRECTIONAL = 0, RENDER_LIGHT_POINT = 1 };
+/* A spot light shines along its transform's -Z (as a camera looks), in a cone `angle` degrees
+ * from its axis, fading over the outer fifth of that angle. Point and spot lights with `shadows`
+ * cast them when the pipeline has a shadow layer (render_gpu.h, RENDER_MAX_LOCAL_SHADOWS). */
+enum { RENDER_LIGHT_DIRECTIONAL = 0, RENDER_LIGHT_POINT = 1, RENDER_LIGHT_SPOT = 2 };
 typedef struct render__light_desc {
     uint32_t type;
     float color[3];
     float intensity;
     float range;
+    float angle;      /* spot lights: the cone's half angle in degrees */
+    uint32_t shadows; /* 1: casts shadows (point and spot lights) */
 } render__light_desc;
 
 /* One manager per component type and world: entities and fixed-size data, packed, found through
@@ -175,6 +180,7 @@ typedef struct render__state {
     uint32_t skinned_cap;
     float view_proj[16];
     render__frame_lights lights;
+    render__local_lights local; /* spot cones and shadow filtering of the frame's point/spot lights */
     ct_render_stats_t stats;
     bool have_frame;
 
