@@ -4,6 +4,7 @@
  * holds one load of its mesh and material resources, released when the instance goes.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 #include "ct_plugin.h" /* CT_ARRAY_COUNT */
 
 #include <math.h>
@@ -39,9 +40,9 @@ static bool reserve(render__manager *m, uint32_t n)
 {
     if (n <= m->cap)
         return true;
-    uint32_t cap = m->cap ? m->cap : 64;
-    while (cap < n)
-        cap *= 2;
+    const uint32_t cap = ct_array_capacity(m->cap, n, 64);
+    if (!cap)
+        return false;
     ct_entity_t *e = ct_alloc(m->a, (size_t)cap * sizeof *e);
     uint8_t *d = ct_alloc(m->a, (size_t)cap * m->size);
     if (!e || !d) {

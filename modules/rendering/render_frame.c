@@ -6,6 +6,7 @@
  * backend when it is the chosen one.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 
 #include "ct_profiler.h"
 
@@ -278,16 +279,9 @@ static void record_pipeline(render__state *s)
 
 static bool gather_worlds(render__state *s, ct_world_o *world, const render__manager *m)
 {
-    if (m->n > s->worlds_cap) {
-        uint32_t cap = s->worlds_cap ? s->worlds_cap : 1024;
-        while (cap < m->n)
-            cap *= 2;
-        float *w = ct_realloc(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48, (size_t)cap * 48);
-        if (!w)
-            return false;
-        s->worlds = w;
-        s->worlds_cap = cap;
-    }
+    /* 12 floats (one 3x4 matrix, 48 bytes) per instance. */
+    if (!ct_array_reserve(render__m.allocator, &s->worlds, &s->worlds_cap, m->n, 48, 1024))
+        return false;
     for (uint32_t i = 0; i < m->n; i++)
         memcpy(&s->worlds[12 * i], world_of(world, m->entity[i]).m, 48);
     return true;

@@ -158,6 +158,8 @@ static void make_debug_arrays(render__gl *g)
         glVertexArrayAttribBinding(g->text_vao, k, 0);
 }
 
+/* A GL buffer object grown to twice what is asked when too small (GPU memory: not a host array
+ * for ct_array.h), then filled. */
 static void upload(GLuint buffer, size_t *capacity, const void *data, size_t size)
 {
     if (size > *capacity) {
@@ -578,13 +580,7 @@ static void begin_layer(render__gl *g, uint32_t layer)
 /* The display list goes to the GPU once per frame; draws read their matrices from it. */
 static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
 {
-    const size_t size = (size_t)n * sizeof *draws;
-    if (size > g->instances_size) {
-        g->instances_size = size * 2;
-        glNamedBufferData(g->instances, (GLsizeiptr)g->instances_size, NULL, GL_STREAM_DRAW);
-    }
-    if (size)
-        glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
+    upload(g->instances, &g->instances_size, draws, (size_t)n * sizeof *draws);
 }
 
 /* Entries after `i` that draw the same mesh with the same program and textures (materials'
