@@ -4,7 +4,9 @@
  * sources, are applied in order, each event recorded when --record-input is on.
  */
 #include "input_internal.h"
+#include "input_layout.h"
 
+#include "ct_array.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "ct_profiler.h"
@@ -173,16 +175,10 @@ static bool replay_push(void *ud, const input__parsed *p)
 {
     (void)ud;
     input__state *s = input__m.state;
-    if (s->num_replay == s->cap_replay) {
-        const uint32_t cap = s->cap_replay ? s->cap_replay * 2 : 256;
-        if (cap > (1u << 24))
-            return false;
-        input__parsed *grown = ct_realloc(input__m.allocator, s->replay, (size_t)s->cap_replay * sizeof *grown,
-                                          (size_t)cap * sizeof *grown);
-        if (!grown)
-            return false;
-        s->replay = grown, s->cap_replay = cap;
-    }
+    /* A replay holds at most 2^24 events (a recording of days): a file past it is refused. */
+    if (s->num_replay == (1u << 24) ||
+        !ct_array_reserve_of(input__m.allocator, &s->replay, &s->cap_replay, s->num_replay + 1, 256))
+        return false;
     s->replay[s->num_replay++] = *p;
     return true;
 }
