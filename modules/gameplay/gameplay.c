@@ -3,10 +3,13 @@
  * frame_begin the clock advances, then the timers that fell due run (api/ct_gameplay.h).
  */
 #include "gameplay_internal.h"
+#include "gameplay_layout.h"
 
 #include "ct_module.h"
 #include "ct_entity.h"
+#include "ct_physics.h"
 #include "ct_plugin.h"
+#include "ct_world.h"
 
 #include <math.h>
 
@@ -81,6 +84,63 @@ static int i_post(const ct_island_event_t *event)
     return r;
 }
 
+/* Whether `world` is one of the live worlds (a pointer from a script may be anything). */
+static bool world_alive(const ct_world_o *world)
+{
+    for (uint32_t i = 0; i < gameplay__m.world->world_count(); i++)
+        if (gameplay__m.world->world_at(i) == world)
+            return true;
+    return false;
+}
+
+static int i_join_contacts(ct_world_o *world, uint32_t collision, uint32_t ended)
+{
+    if (!gameplay__m.physics || !gameplay__m.world) {
+        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: join_contacts needs ct.physics v2 and ct.world v2 (load ct.physics)");
+        return CT_ERR_MISSING_API;
+    }
+    if (!world_alive(world)) {
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: %p is not a live world", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    const int r = islands__join_contacts(ISL, world, collision, ended);
+    if (r == CT_ERR_INVALID)
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: no handler has id %u", collision > ended ? collision : ended);
+    else if (r == CT_ERR_FULL)
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: the contacts of %u worlds are joined already",
+                     ISLANDS_MAX_CONTACT_WORLDS);
+    return r;
+}
+
+static bool entity_alive(ct_entity_t e) { return gameplay__m.entity->alive(e); }
+
+/* Posts the contacts of every joined world's last step (join_contacts). */
+static void post_contacts(void)
+{
+    for (uint32_t i = 0; i < ISL->num_contacts; i++) {
+        islands__contacts *c = &ISL->contacts[i];
+        uint32_t size = 0;
+        const void *stream = gameplay__m.physics->events(c->world, &size);
+        if (islands__post_contacts(ISL, c, stream, size, gameplay__m.entity ? entity_alive : NULL) < 0)
+            GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory posting the contacts of world %p; the next run tries again",
+                         (void *)c->world);
+    }
+}
+
+/* A destroyed world's contacts are no longer joined (its stream goes with it). */
+static void world_event(void *ctx, ct_world_o *world, uint32_t event)
+{
+    (void)ctx;
+    if (event == CT_WORLD_DESTROYED)
+        islands__join_contacts(ISL, world, 0, 0);
+}
+
+static void listen_to_worlds(void)
+{
+    if (gameplay__m.world && gameplay__m.world->add_world_listener(world_event, NULL))
+        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory listening to worlds; destroy no joined world");
+}
+
 static void parallel(void *jobs, uint32_t count, ct_range_f fn, void *user_data)
 {
     ((const ct_jobs_api_v1 *)jobs)->parallel_for(count, 1, fn, user_data);
@@ -91,6 +151,8 @@ static int i_run(uint32_t mode, ct_island_stats_t *stats)
     ct_island_stats_t st;
     const ct_jobs_api_v1 *jobs = gameplay__m.jobs;
     ISL->profiler = gameplay__m.profiler;
+    if (ISL->num_contacts && !ISL->running)
+        post_contacts();
     const int r = islands__run(ISL, mode, jobs ? parallel : NULL, (void *)jobs, jobs ? jobs->thread_count() : 1, &st);
     if (!r && (st.refused || st.errors))
         GAMEPLAY_LOG(CT_LOG_ERROR, "islands: %u refused, %u failed; the first: %s", st.refused, st.errors, ISL->note);
@@ -109,7 +171,7 @@ static void i_set_value(ct_entity_t e, uint32_t field, double value)
 
 const ct_islands_api_v1 gameplay__islands_api_v1 = {
     i_handler, i_effect, i_field, i_set_shared, i_post, i_run,
-    islands__get, islands__set, islands__emit, i_value, i_set_value,
+    islands__get, islands__set, islands__emit, i_value, i_set_value, i_join_contacts,
 };
 
 static void frame_begin(void *ctx, double dt)
@@ -134,16 +196,24 @@ static int start(void)
         s->effect_ref[i] = CT_LUA_NOREF;
     gameplay__register_lua();
     gameplay__register_islands_lua();
+    listen_to_worlds();
     return gameplay__lua_init();
 }
 
-static void stop(void) { gameplay__stop_islands(); }
+static void stop(void)
+{
+    /* The state block goes at shutdown, while worlds may still be destroyed after. */
+    if (gameplay__m.world)
+        gameplay__m.world->remove_world_listener(world_event, NULL);
+    gameplay__stop_islands();
+}
 
 static int rebind(void)
 {
     gameplay__register_lua();
     gameplay__register_islands_lua();
     gameplay__rebind_islands();
+    listen_to_worlds(); /* the old code's listener went with it */
     return 0;
 }
 
@@ -160,10 +230,13 @@ static const ct_api_need_t requires[] = {
     {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
     {CT_ENTITY_API, 1, 0, CT_API_OPTIONAL, "ct.entity"},
     {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
+    {CT_PHYSICS_API, 2, 0, CT_API_OPTIONAL, "ct.physics"},
+    {CT_WORLD_API, 2, 0, CT_API_OPTIONAL, "ct.world"},
 };
 
-static void *const api_slots[] = {&gameplay__m.log,  NULL,           &gameplay__m.lua,    &gameplay__m.jobs,
-                                  &gameplay__m.host, &gameplay__m.entity, &gameplay__m.profiler};
+static void *const api_slots[] = {&gameplay__m.log,    NULL,                  &gameplay__m.lua,
+                                  &gameplay__m.jobs,   &gameplay__m.host,     &gameplay__m.entity,
+                                  &gameplay__m.profiler, &gameplay__m.physics, &gameplay__m.world};
 
 static const ct_module_v2_t module = {
     .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},

@@ -1,6 +1,10 @@
 /* gameplay_islands.c: the islands core (gameplay_islands.h). */
 #include "gameplay_islands.h"
 
+#include "ct_array.h"
+#include "ct_hash.h"
+#include "ct_physics.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +160,7 @@ static bool grow_all(ct_allocator_t *a, void **arrays[], const size_t items[], u
 
 static bool grow_rows(islands__t *sys)
 {
-    const uint32_t old = sys->cap_rows, cap = old ? old * 2 : 256;
+    const uint32_t old = sys->cap_rows, cap = ct_array_capacity(old, old + 1, 256);
     void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row_shared,
                        (void **)&sys->row_stamp, (void **)&sys->row_parent, (void **)&sys->row_island};
     const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value,
@@ -227,7 +231,7 @@ int islands__set_value(islands__t *sys, ct_entity_t e, uint32_t field, double va
 
 static bool grow_events(islands__t *sys)
 {
-    const uint32_t old = sys->cap_events, cap = old ? old * 2 : 1024;
+    const uint32_t old = sys->cap_events, cap = ct_array_capacity(old, old + 1, 1024);
     void **arrays[] = {(void **)&sys->events, (void **)&sys->event_rows, (void **)&sys->event_island,
                        (void **)&sys->island_first, (void **)&sys->island_size, (void **)&sys->island_start,
                        (void **)&sys->grouped, (void **)&sys->island_order, (void **)&sys->effect_slots,
@@ -268,6 +272,80 @@ int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, si
     }
     sys->events[sys->num_events++] = *event;
     return 0;
+}
+
+/* ---- physics contacts ---------------------------------------------------------------------- */
+
+int islands__join_contacts(islands__t *sys, ct_world_o *world, uint32_t collision, uint32_t ended)
+{
+    if (collision > sys->num_handlers || ended > sys->num_handlers)
+        return CT_ERR_INVALID;
+    uint32_t i = 0;
+    while (i < sys->num_contacts && sys->contacts[i].world != world)
+        i++;
+    if (!collision && !ended) {
+        if (i < sys->num_contacts)
+            sys->contacts[i] = sys->contacts[--sys->num_contacts];
+        return 0;
+    }
+    if (i == sys->num_contacts) {
+        if (i == ISLANDS_MAX_CONTACT_WORLDS)
+            return CT_ERR_FULL;
+        /* A stream of size 0 posts nothing, so "last posted: empty" is a safe start. */
+        sys->contacts[sys->num_contacts++] = (islands__contacts){.world = world, .last_digest = ct_murmur64a("", 0, 0)};
+    }
+    sys->contacts[i].collision = collision, sys->contacts[i].ended = ended;
+    return 0;
+}
+
+/* The event of one stream entry naming a and b, less the dead; false when none is left. */
+static bool contact_event(ct_island_event_t *e, uint32_t a, uint32_t b, islands__alive_f alive)
+{
+    const uint32_t ids[2] = {a, b};
+    e->num_entities = 0;
+    for (uint32_t i = 0; i < 2; i++)
+        if (ids[i] && (!alive || alive((ct_entity_t){ids[i]})))
+            e->entities[e->num_entities++] = (ct_entity_t){ids[i]};
+    return e->num_entities > 0;
+}
+
+int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *stream, uint32_t size,
+                           islands__alive_f alive)
+{
+    /* Two steps in a row never hold the same stream (a collision is a contact that began in its
+     * step, an ended one a contact that ended: neither can happen again at once), so an
+     * unchanged stream is the step that was posted already. */
+    const uint64_t digest = ct_murmur64a(stream, size, 0);
+    if (size == c->last_size && digest == c->last_digest)
+        return 0;
+    const uint32_t before = sys->num_events;
+    uint32_t at = 0;
+    char err[96];
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
+        ct_island_event_t e = {0};
+        if (h->type == CT_PHYSICS_EVENT_COLLISION && c->collision && h->size >= sizeof(ct_physics_collision_event_t)) {
+            ct_physics_collision_event_t ev;
+            memcpy(&ev, h + 1, sizeof ev);
+            e.type = c->collision, e.args[0] = ev.speed, e.args[1] = ev.impulse;
+            if (!contact_event(&e, ev.a, ev.b, alive))
+                continue;
+        } else if (h->type == CT_PHYSICS_EVENT_CONTACT_ENDED && c->ended &&
+                   h->size >= sizeof(ct_physics_contact_ended_event_t)) {
+            ct_physics_contact_ended_event_t ev;
+            memcpy(&ev, h + 1, sizeof ev);
+            e.type = c->ended;
+            if (!contact_event(&e, ev.a, ev.b, alive))
+                continue;
+        } else {
+            continue; /* a kind not joined, or one this code does not know */
+        }
+        if (islands__post(sys, &e, err, sizeof err)) {
+            sys->num_events = before; /* all of the stream or none of it: the next run tries again */
+            return CT_ERR_NOMEM;
+        }
+    }
+    c->last_size = size, c->last_digest = digest;
+    return (int)(sys->num_events - before);
 }
 
 /* ---- islands ------------------------------------------------------------------------------- */

@@ -37,6 +37,20 @@ typedef struct islands__effect_type {
     void *user_data;
 } islands__effect_type;
 
+/* A world whose physics contacts are posted as events (ct_islands_api_v1.join_contacts). */
+#define ISLANDS_MAX_CONTACT_WORLDS 16u
+typedef struct islands__contacts {
+    ct_world_o *world;
+    uint32_t collision, ended; /* handler ids (0: that kind is not posted) */
+    /* The stream posted last (its byte size and digest), so a run after no new step posts
+     * nothing. */
+    uint32_t last_size;
+    uint64_t last_digest;
+} islands__contacts;
+
+/* Whether an entity is alive (contacts name entities that may have died since the step). */
+typedef bool (*islands__alive_f)(ct_entity_t e);
+
 typedef struct islands__t islands__t;
 
 /* What a handler acts through: the event being handled. Lives on the handling thread's stack. */
@@ -79,6 +93,8 @@ struct islands__t {
     atomic_flag noted; /* the first refusal or error of a run is kept in `note` */
     char note[256];
     bool running;
+    islands__contacts contacts[ISLANDS_MAX_CONTACT_WORLDS];
+    uint32_t num_contacts;
     const ct_profiler_api_v1 *profiler; /* optional */
 };
 
@@ -102,6 +118,17 @@ int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, si
  * thread); `threads` is how many it has. */
 int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs, uint32_t threads,
                  ct_island_stats_t *stats);
+
+/* Joins world's contacts (handlers `collision` and `ended`, either 0) or, with both 0, stops.
+ * 0, CT_ERR_INVALID (an unknown handler id) or CT_ERR_FULL (ISLANDS_MAX_CONTACT_WORLDS). */
+int islands__join_contacts(islands__t *sys, ct_world_o *world, uint32_t collision, uint32_t ended);
+/* Posts the events of one physics step's stream of c's world (ct_physics.h, "Events"): per
+ * collision an event of c->collision naming (a, b) with args (speed, impulse, 0, 0), per ended
+ * contact one of c->ended naming (a, b); entities `alive` (NULL: all) refuses are left out, an
+ * event left with none is dropped. Nothing when the stream is the one posted last. The number
+ * posted, or CT_ERR_NOMEM (the events of the stream posted so far stay). */
+int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *stream, uint32_t size,
+                           islands__alive_f alive);
 
 double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field);
 bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double value);
