@@ -31,10 +31,7 @@ static void free_rows(islands__t *sys)
     const size_t n = sys->cap_rows;
     ct_free(sys->a, sys->row_entity, n * sizeof *sys->row_entity);
     ct_free(sys->a, sys->row_value, n * CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
-    ct_free(sys->a, sys->row_shared, n * sizeof *sys->row_shared);
-    ct_free(sys->a, sys->row_stamp, n * sizeof *sys->row_stamp);
-    ct_free(sys->a, sys->row_parent, n * sizeof *sys->row_parent);
-    ct_free(sys->a, sys->row_island, n * sizeof *sys->row_island);
+    ct_free(sys->a, sys->row, n * sizeof *sys->row);
 }
 
 static void free_events(islands__t *sys)
@@ -161,12 +158,9 @@ static bool grow_all(ct_allocator_t *a, void **arrays[], const size_t items[], u
 static bool grow_rows(islands__t *sys)
 {
     const uint32_t old = sys->cap_rows, cap = ct_array_capacity(old, old + 1, 256);
-    void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row_shared,
-                       (void **)&sys->row_stamp, (void **)&sys->row_parent, (void **)&sys->row_island};
-    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value,
-                            sizeof *sys->row_shared, sizeof *sys->row_stamp, sizeof *sys->row_parent,
-                            sizeof *sys->row_island};
-    if (!grow_all(sys->a, arrays, items, 6, old, cap))
+    void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row};
+    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value, sizeof *sys->row};
+    if (!grow_all(sys->a, arrays, items, 3, old, cap))
         return false;
     sys->cap_rows = cap;
     return true;
@@ -191,12 +185,12 @@ static uint32_t make_row(islands__t *sys, ct_entity_t e)
             return UINT32_MAX;
         r = sys->num_rows++;
         *at = r + 1;
-        sys->row_stamp[r] = 0;
+        sys->row[r].stamp = 0;
     } else if (sys->row_entity[r].id == e.id) {
         return r;
     }
     sys->row_entity[r] = e;
-    sys->row_shared[r] = 0;
+    sys->row[r].shared = 0;
     memset(sys->row_value + (size_t)r * CT_ISLAND_MAX_FIELDS, 0, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
     return r;
 }
@@ -206,7 +200,7 @@ int islands__set_shared(islands__t *sys, ct_entity_t e, bool shared)
     const uint32_t r = make_row(sys, e);
     if (r == UINT32_MAX)
         return CT_ERR_NOMEM;
-    sys->row_shared[r] = shared;
+    sys->row[r].shared = shared;
     return 0;
 }
 
@@ -350,11 +344,11 @@ int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *st
 
 /* ---- islands ------------------------------------------------------------------------------- */
 
-static uint32_t find(uint32_t *parent, uint32_t r)
+static uint32_t find(islands__row *row, uint32_t r)
 {
-    while (parent[r] != r) {
-        parent[r] = parent[parent[r]]; /* path halving */
-        r = parent[r];
+    while (row[r].parent != r) {
+        row[r].parent = row[row[r].parent].parent; /* path halving */
+        r = row[r].parent;
     }
     return r;
 }
@@ -363,49 +357,58 @@ static uint32_t find(uint32_t *parent, uint32_t r)
  * island (in post order within one) and orders the islands largest first. */
 static void build(islands__t *sys)
 {
-    const uint32_t stamp = ++sys->stamp;
-    uint32_t *parent = sys->row_parent;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
-        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
+    const uint32_t stamp = ++sys->stamp, num = sys->num_events;
+    islands__row *row = sys->row;
+    const uint32_t *event_rows = sys->event_rows;
+    for (uint32_t k = 0; k < num; k++) {
+        const uint32_t *rows = event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
         uint32_t first = UINT32_MAX;
         for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++) {
             const uint32_t r = rows[i];
-            if (sys->row_shared[r])
+            if (row[r].shared)
                 continue;
-            if (sys->row_stamp[r] != stamp)
-                sys->row_stamp[r] = stamp, parent[r] = r, sys->row_island[r] = UINT32_MAX;
+            if (row[r].stamp != stamp)
+                row[r].stamp = stamp, row[r].parent = r, row[r].island = UINT32_MAX, row[r].rank = 0;
             if (first == UINT32_MAX) {
                 first = r;
                 continue;
             }
-            /* The smaller root wins: which row ends up the root does not depend on the order of
-             * unions (only the grouping matters, but this keeps every run the same). */
-            uint32_t a = find(parent, first), b = find(parent, r);
-            if (a != b)
-                a < b ? (parent[b] = a) : (parent[a] = b);
+            /* Union by rank keeps the trees shallow. Which row ends up the root changes nothing
+             * seen: islands are numbered by their first events in the pass below. */
+            const uint32_t a = find(row, first), b = find(row, r);
+            if (a == b)
+                continue;
+            if (row[a].rank < row[b].rank)
+                row[a].parent = b;
+            else if (row[a].rank > row[b].rank)
+                row[b].parent = a;
+            else
+                row[b].parent = a, row[a].rank++;
         }
         sys->event_island[k] = first; /* its first non-shared row until the pass below */
     }
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
+    uint32_t n = 0, shared_only = 0;
+    for (uint32_t k = 0; k < num; k++) {
         const uint32_t first = sys->event_island[k];
         uint32_t island;
         if (first == UINT32_MAX) {
             island = n++; /* shared entities only: an island of its own */
+            shared_only++;
             sys->island_first[island] = k, sys->island_size[island] = 0;
         } else {
-            const uint32_t root = find(parent, first);
-            if (sys->row_island[root] == UINT32_MAX) {
-                sys->row_island[root] = n;
+            const uint32_t root = find(row, first);
+            if (row[root].island == UINT32_MAX) {
+                row[root].island = n;
                 sys->island_first[n] = k, sys->island_size[n] = 0;
                 n++;
             }
-            island = sys->row_island[root];
+            island = row[root].island;
         }
         sys->event_island[k] = island;
         sys->island_size[island]++;
     }
     sys->num_islands = n;
+    sys->num_shared_only = shared_only;
     uint32_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
         sys->island_start[i] = at;
@@ -432,6 +435,20 @@ static void build(islands__t *sys)
     for (uint32_t i = 0; i < n; i++)
         sys->island_order[slot[sys->island_size[i] - 1]++] =
             (uint64_t)(UINT32_MAX - sys->island_size[i]) << 32 | sys->island_first[i];
+}
+
+/* Events naming shared entities only (a serial run has no build to count them). */
+static uint32_t count_shared_only(const islands__t *sys)
+{
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < sys->num_events; k++) {
+        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
+        bool shared_only = true;
+        for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++)
+            shared_only &= sys->row[rows[i]].shared != 0;
+        count += shared_only;
+    }
+    return count;
 }
 
 static void handle(islands__t *sys, uint32_t k)
@@ -492,13 +509,7 @@ int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, v
         st.run_ms = now_ms() - t1;
     }
     sys->running = false;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
-        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
-        bool shared_only = true;
-        for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++)
-            shared_only &= sys->row_shared[rows[i]] != 0;
-        st.shared_only += shared_only;
-    }
+    st.shared_only = mode == CT_ISLANDS_SERIAL ? count_shared_only(sys) : sys->num_shared_only;
     /* Effects, in the order of the events that emitted them. */
     const double t2 = now_ms();
     ct_profile_scope_t scope = ct_profile_scope_begin(sys->profiler, "islands.apply");
@@ -557,7 +568,7 @@ double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field)
     uint32_t r = event_row(ctx, e);
     if (r == UINT32_MAX) {
         r = row_of(sys, e);
-        if (r != UINT32_MAX && !sys->row_shared[r])
+        if (r != UINT32_MAX && !sys->row[r].shared)
             r = UINT32_MAX;
     }
     if (r == UINT32_MAX || !field || field > sys->num_fields) {
@@ -571,8 +582,8 @@ bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double va
 {
     islands__t *sys = ctx->sys;
     const uint32_t r = event_row(ctx, e);
-    if (r == UINT32_MAX || sys->row_shared[r] || !field || field > sys->num_fields) {
-        refuse(ctx, r != UINT32_MAX && sys->row_shared[r] ? "write (emit an effect instead) to shared"
+    if (r == UINT32_MAX || sys->row[r].shared || !field || field > sys->num_fields) {
+        refuse(ctx, r != UINT32_MAX && sys->row[r].shared ? "write (emit an effect instead) to shared"
                     : !field || field > sys->num_fields ? "write of an unknown field to"
                                                         : "write to a not named",
                e);
