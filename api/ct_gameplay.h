@@ -66,7 +66,8 @@
  * Islands.run([mode]) -> {events, islands, largest, shared_only, effects, refused, errors,
  * threads, build_ms, run_ms, apply_ms}; Islands.get(e, "field"), Islands.set(e, "field", v)
  * outside a run. The profiler shows "islands.build", "islands.run", one "island" scope per
- * island job and "islands.apply".
+ * island job (the largest island's is "islands.largest", so its share of the run shows) and
+ * "islands.apply".
  *
  * Threads: main thread only, except the handlers (see above), which run on worker threads and
  * may call only get, set and emit of ct.islands.

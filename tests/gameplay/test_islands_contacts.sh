@@ -3,7 +3,8 @@
 # four stacks of three crates resting on a floor make 12 collisions in the first step, which are
 # 4 islands of 3 with the floor shared and 1 island of 12 without; a second run in the same frame
 # posts nothing; a crate teleported off its stack ends one contact; a destroyed world is
-# forgotten; and the handlers' results are the same on 2 threads, on one thread and serially.
+# forgotten; the profile names the largest island's job; and the handlers' results are the same
+# on 2 threads, on one thread and serially.
 # usage: test_islands_contacts.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source=$1 build=$2
@@ -23,6 +24,10 @@ grep -q "^contacts: frame 3: 0 events" "$scratch/parallel"
 grep -q "^contacts: touches 1 1 1 1 1 1 1 1 1 1 1 1; parted 0 0 1 0 0 0 0 0 0 0 0 0; landed 12$" "$scratch/parallel"
 grep -q "^contacts: after the world: 0 events$" "$scratch/parallel"
 grep -q "^contacts: frame 1: 12 events, 1 islands, largest 12, then 0 events$" "$scratch/joined"
+# The largest island's job has a profiler scope of its own.
+run --jobs 2 -e 'mode = 0' --profile "$scratch/profile.json" > /dev/null
+grep -q '"islands.largest"' "$scratch/profile.json"
+grep -q '"island"' "$scratch/profile.json"
 # Serially there are no islands to count; what the handlers did is the same.
 diff <(grep -v "frame" "$scratch/parallel") <(grep -v "frame" "$scratch/serial")
 echo "contacts: collisions join the crates they touch into islands; the floor, shared, joins nothing"
