@@ -33,7 +33,14 @@ static void c_set_scale(double scale)
 }
 
 const ct_clock_api_v1 gameplay__clock_api_v1 = {
-    c_dt, c_time, c_real_dt, c_frame, c_set_paused, c_paused, c_set_scale, c_scale,
+    .dt = c_dt,
+    .time = c_time,
+    .real_dt = c_real_dt,
+    .frame = c_frame,
+    .set_paused = c_set_paused,
+    .paused = c_paused,
+    .set_scale = c_set_scale,
+    .scale = c_scale,
 };
 
 /* ---- ct.islands: the core with the checks and logging of an API ------------------------------ */
@@ -170,8 +177,18 @@ static void i_set_value(ct_entity_t e, uint32_t field, double value)
 }
 
 const ct_islands_api_v1 gameplay__islands_api_v1 = {
-    i_handler, i_effect, i_field, i_set_shared, i_post, i_run,
-    islands__get, islands__set, islands__emit, i_value, i_set_value, i_join_contacts,
+    .handler = i_handler,
+    .effect = i_effect,
+    .field = i_field,
+    .set_shared = i_set_shared,
+    .post = i_post,
+    .run = i_run,
+    .get = islands__get,
+    .set = islands__set,
+    .emit = islands__emit,
+    .value = i_value,
+    .set_value = i_set_value,
+    .join_contacts = i_join_contacts,
 };
 
 static void frame_begin(void *ctx, double dt)
@@ -218,33 +235,29 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_CLOCK_API, 1, sizeof(ct_clock_api_v1), 0, "ct.clock"},
-    {CT_ISLANDS_API, 1, sizeof(ct_islands_api_v1), 0, "ct.islands"},
+    CT_API_PROVIDE("ct.clock", 1, ct_clock_api_v1),
+    CT_API_PROVIDE("ct.islands", 1, ct_islands_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 2, 0, 0, "ct.lua"},
-    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
-    {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
-    {CT_ENTITY_API, 1, 0, CT_API_OPTIONAL, "ct.entity"},
-    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
-    {CT_PHYSICS_API, 2, 0, CT_API_OPTIONAL, "ct.physics"},
-    {CT_WORLD_API, 2, 0, CT_API_OPTIONAL, "ct.world"},
+/* Each API with the slot it fills, whose type the compiler checks. */
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &gameplay__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 2, &gameplay__m.lua),
+    CT_MODULE_API_OPTIONAL(jobs, 1, &gameplay__m.jobs),
+    CT_MODULE_API_OPTIONAL(host, 1, &gameplay__m.host),
+    CT_MODULE_API_OPTIONAL(entity, 1, &gameplay__m.entity),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &gameplay__m.profiler),
+    CT_MODULE_API_OPTIONAL(physics, 2, &gameplay__m.physics),
+    CT_MODULE_API_OPTIONAL(world, 2, &gameplay__m.world),
 };
 
-static void *const api_slots[] = {&gameplay__m.log,    NULL,                  &gameplay__m.lua,
-                                  &gameplay__m.jobs,   &gameplay__m.host,     &gameplay__m.entity,
-                                  &gameplay__m.profiler, &gameplay__m.physics, &gameplay__m.world};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_begin = frame_begin},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &gameplay__m.self, .allocator = &gameplay__m.allocator,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &gameplay__m.self, .allocator = &gameplay__m.allocator,
                .state = &gameplay__m.state, .state_size = sizeof(gameplay__state),
                .layout_version = GAMEPLAY_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -254,5 +267,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_CLOCK_API, 1, &gameplay__clock_api_v1},
                                             {CT_ISLANDS_API, 1, &gameplay__islands_api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }
