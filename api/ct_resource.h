@@ -431,7 +431,10 @@ typedef struct ct_resource_api_v6 {
      * forward from the previous reference) and, under cuttle-compile, keeps it in the project's
      * reference index (compiled/references/<source>.refs). Under cuttle-compile a name with
      * neither a source (<project>/<name>.<type>) nor a blob is a compile error naming the file,
-     * the field, the missing name and the nearest existing name of that type. Returns false,
+     * the field, the missing name and the nearest existing name of that type, or, when the
+     * project's renames.log (written by `cuttle-deps mv`) renamed it, "`units/old` was renamed to
+     * `units/new` on DATE; run `cuttle-deps fix`". Files named through source_file and depends_on
+     * are indexed too (type "@file"), so cuttle-deps can move them. Returns false,
      * having reported why as a compile error, for a name that is not canonical, a missing
      * resource or no memory; true otherwise (outside cuttle-compile it only checks the name). */
     bool (*reference)(ct_compile_ctx_o *ctx, const char *field, const char *type,

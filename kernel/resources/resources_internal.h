@@ -96,6 +96,27 @@ typedef struct resources_ref_cursor_t {
 } resources_ref_cursor_t;
 resources_ref_cursor_t *resources__ref_cursor(ct_compile_ctx_o *ctx);
 resources_compile_record_t *resources__ctx_record(ct_compile_ctx_o *ctx);
+/* Notes where `name` (of `type`, or RESOURCES_FILE_REF for a file) is written in the source,
+ * for the reference index, without checking that it exists. False when out of memory (reported
+ * as a compile error). */
+#define RESOURCES_FILE_REF "@file"
+bool resources__note_reference(ct_compile_ctx_o *ctx, const char *field, const char *type,
+                               const char *name);
+
+/* renames.c: <project>/renames.log, the renames cuttle-deps made ("DATE TYPE OLD NEW"). */
+typedef struct resources_rename_t {
+    char date[32], type[64], old_name[512], new_name[512];
+} resources_rename_t;
+/* Its entries, oldest first (free() the array); NULL with *count 0 without a log. */
+resources_rename_t *resources__read_renames(const char *project_dir, uint32_t *count);
+/* The name (type, name) has now by the log, following later renames of the new name, and the
+ * date of its first rename; false when the log never renamed it. */
+bool resources__renamed_in(const resources_rename_t *log, uint32_t count, const char *type,
+                           const char *name, char *to, size_t to_size, char *date,
+                           size_t date_size);
+bool resources__renamed_to(const char *project_dir, const char *type, const char *name, char *to,
+                           size_t to_size, char *date, size_t date_size);
+
 /* fields.c: ct_resource_api_v3.check_fields. */
 bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
                              const char *what, const ct_field_t *fields, uint32_t num_fields);

@@ -166,13 +166,51 @@ static bool files_unchanged(const compile_run_t *run, const compiler_manifest_en
     return true;
 }
 
+/* Whether every resource the source's last compile referenced still exists (its source or its
+ * blob): a unit whose mesh was deleted or renamed must compile again and fail, not stay "up to
+ * date" and fail at spawn. Read from its reference file; files it names are checked by
+ * files_unchanged. */
+static bool references_exist(const compile_run_t *run, const char *rel)
+{
+    char path[RESOURCES_PATH_SIZE];
+    uint64_t len = 0;
+    char *text = refs_path(run->project_dir, rel, path, sizeof path)
+                     ? (char *)resources__read_file(path, &len)
+                     : NULL;
+    if (!text)
+        return true; /* no references (or none recorded): nothing to check */
+    bool all = true;
+    for (char *line = text, *end; all && line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *tab = strchr(line, '\t');
+        char *name_end = tab ? strchr(tab + 1, '\t') : NULL;
+        if (!tab || !name_end || strncmp(line, RESOURCES_FILE_REF "\t", 6) == 0)
+            continue;
+        *tab = *name_end = '\0';
+        char source[RESOURCES_PATH_SIZE];
+        struct stat st;
+        const int n = snprintf(source, sizeof source, "%s/%s.%s", run->project_dir, tab + 1,
+                               line);
+        all = (n > 0 && (size_t)n < sizeof source && stat(source, &st) == 0) ||
+              blob_exists(run->project_dir, line, tab + 1);
+        if (!all)
+            log__info("%s: %s \"%s\", which it references, is gone; compiling it again", rel,
+                      line, tab + 1);
+    }
+    ct_free(resources__allocator(), text, (size_t)len + 1);
+    return all;
+}
+
 static bool up_to_date(const compile_run_t *run, const compiler_manifest_entry_t *e,
                        const compiler_stamp_t *stamp, const ct_resource_type_t *type,
                        const char *name)
 {
     return e && same_stamp(&e->stamp, stamp) && e->format_version == type->format_version &&
            !(e->warnings && resources__is_strict()) &&
-           blob_exists(run->project_dir, type->type, name) && files_unchanged(run, e);
+           blob_exists(run->project_dir, type->type, name) && files_unchanged(run, e) &&
+           references_exist(run, e->path);
 }
 
 /* Compiles `text` and writes its blob; returns 0 or a ct_error, having logged why. */
@@ -387,6 +425,9 @@ int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint3
         rc = CT_ERR_NOT_FOUND;
     } else {
         compiler__manifest_read(&run.manifest, manifest_path);
+        /* Blobs of deleted sources go first, so that no reference compiled in this run is
+         * satisfied by the stale blob of a resource that was deleted or renamed. */
+        sweep_deleted(&run);
         walk(&run, "", 0);
         sweep_deleted(&run);
         if (compiler__manifest_write(&run.manifest, manifest_path)) {
