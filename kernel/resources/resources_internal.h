@@ -50,6 +50,8 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
  * depends_on, each once, project-relative) and how many warnings it gave: cuttle-compile keeps
  * both in its manifest to know when the resource must be compiled again. */
 #define RESOURCES_MAX_FILES 256 /* files one resource may be built from */
+#define RESOURCES_MAX_FORMAT_NAME 63 /* "component.mesh" */
+#define RESOURCES_MAX_FORMATS_USED 64 /* formats one resource may depend on */
 #define RESOURCES_MAX_FILE_PATH 1024
 typedef struct resources_compile_record_t {
     char **files; /* strings and array from resources__allocator() */
@@ -66,6 +68,12 @@ typedef struct resources_compile_record_t {
     char *refs;
     size_t refs_len, refs_capacity;
     uint32_t num_refs;
+    /* The formats the compile declared it depends on (uses_format), with their versions then. */
+    struct {
+        char what[RESOURCES_MAX_FORMAT_NAME + 1];
+        uint32_t version;
+    } formats[RESOURCES_MAX_FORMATS_USED];
+    uint32_t num_formats;
 } resources_compile_record_t;
 /* resources__compile_text that also fills `record` (which the caller frees with
  * resources__record_free, whatever the result). */
@@ -102,6 +110,12 @@ resources_compile_record_t *resources__ctx_record(ct_compile_ctx_o *ctx);
 #define RESOURCES_FILE_REF "@file"
 bool resources__note_reference(ct_compile_ctx_o *ctx, const char *field, const char *type,
                                const char *name);
+
+/* formats.c: ct_resource_api_v6.declare_format, format, uses_format. */
+void resources__declare_format(const char *what, uint32_t version);
+uint32_t resources__format(const char *what);
+bool resources__uses_format(ct_compile_ctx_o *ctx, const char *what);
+void resources__forget_formats(void);
 
 /* renames.c: <project>/renames.log, the renames cuttle-deps made ("DATE TYPE OLD NEW"). */
 typedef struct resources_rename_t {

@@ -2,7 +2,8 @@
  * index the cuttle-deps tests can query and rewrite without the engine's modules:
  *     thing:  `file = "things/apple.txt"` (optional): a file it is built from
  *     holder: `uses = ["things/apple" ...]` things, `holders = ["h2" ...]` other holders
- * Built against api/ only, as a third party would. */
+ * REFS_PLUGIN_NAME names the plugin: two builds provide the same types under two names (a
+ * swapped provider). Built against api/ only, as a third party would. */
 #include "ct_data.h"
 #include "ct_plugin.h"
 #include "ct_resource.h"
@@ -74,7 +75,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {.id = CT_RESOURCE_API, .version = 6, .name = "ct.resource"},
     };
     static const ct_plugin_api_v1 plugin = {
-        .name = "test.refs",
+        .name = REFS_PLUGIN_NAME,
         .version = {1, 0, 0, 0},
         .requires = requires,
         .num_requires = 2,
