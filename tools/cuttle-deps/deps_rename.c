@@ -22,6 +22,7 @@
  * project so that it merges with the branches that need it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,9 +122,19 @@ static bool write_all(const char *path, const char *text, size_t len)
     if (!f)
         return false;
     bool ok = fwrite(text, 1, len, f) == len;
-    ok = fflush(f) == 0 && ok;
-    ok = fsync(fileno(f)) == 0 && ok;
     return fclose(f) == 0 && ok;
+}
+
+/* Puts everything written so far on disk before a step that depends on it (the journal's commit,
+ * removing the old texts): one syncfs for the project's file system rather than an fsync per
+ * file, which made renaming 1,000 referencers take seconds on a virtual disk. */
+static void flush_to_disk(const char *project)
+{
+    int fd = open(project, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        syncfs(fd);
+        close(fd);
+    }
 }
 
 /* Written whole or not at all: a temporary file, then a rename. */
@@ -335,6 +346,7 @@ static int finish(const char *project, const change_t *c, FILE *err)
         }
         step();
     }
+    flush_to_disk(project);
     if (!journal_write(project, c, "done"))
         return -1;
     step();
@@ -411,6 +423,7 @@ static int run_change(const char *project, const change_t *c, FILE *err)
         }
         step();
     }
+    flush_to_disk(project);
     if (!journal_write(project, c, "committed")) {
         fprintf(err, "cuttle-deps: cannot commit the journal: %s; nothing was changed\n",
                 strerror(errno));
