@@ -45,6 +45,13 @@ dups=$(grep '^Installing ' "$scratch/install.log" | awk '{d = $4; sub(/\/$/, "",
 for program in "$bin"/*; do
     grep -q "\`$(basename "$program")\`" "$readme" || fail "README does not name the installed $(basename "$program")"
 done
+# The references: the HTML API reference (a page per header) and the LuaLS annotation files.
+for f in doc/cuttle/api/index.html doc/cuttle/api/ct_entity.html doc/cuttle/api/ct_test_kernel.html \
+         cuttle/lua/types.lua cuttle/lua/world.lua; do
+    [ -f "$root$prefix/share/$f" ] || fail "share/$f is not installed"
+done
+grep -q 'id="ct_component_api_v2"' "$root$prefix/share/doc/cuttle/api/ct_entity.html" ||
+    fail "the installed API reference has no ct_component_api_v2"
 example=$root$prefix/share/cuttle/examples/hello_v1
 [ -f "$example/hello_v1.c" ] || fail "the example plugin's source is not installed"
 weather=$root$prefix/share/cuttle/examples/weather
