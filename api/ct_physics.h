@@ -277,6 +277,20 @@ typedef struct ct_rigid_body_desc_t {
                             * shape and mass (a solid box, sphere or capsule of even density) */
 } ct_rigid_body_desc_t;
 
+/* One body's shape as a debug drawer needs it (ct_physics_api_v4.shapes). Every field is written. */
+typedef struct ct_physics_shape_t {
+    uint32_t entity;       /* entity id of the body */
+    uint32_t shape;        /* a ct_body_shape: which of the sizes below apply */
+    uint32_t kind;         /* a ct_body_kind */
+    uint32_t sleeping;     /* 1 if the body sleeps (see Version 3), else 0; static bodies: 0 */
+    float half_extents[3]; /* box: half extents along its own axes (m); others: 0 */
+    float radius;          /* sphere and capsule (m); box: 0 */
+    float half_height;     /* capsule: half its segment, along its own y axis (m); others: 0 */
+    float position[3];     /* world position of the centre (m), as physics last saw it */
+    float rotation[4];     /* x, y, z, w, unit length: turns the shape's own axes into the world's
+                            * (identity for bodies that translate only) */
+} ct_physics_shape_t;
+
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
     uint32_t entity; /* entity id */
@@ -538,6 +552,17 @@ typedef struct ct_physics_api_v4 {
      * wakes the island. */
     int (*set_locks)(ct_world_o *world, ct_entity_t e, uint32_t locks);
     int (*locks)(ct_world_o *world, ct_entity_t e, uint32_t *out);
+
+    /* ---- debug drawing (v4) ---- */
+    /* Lists the bodies' shapes for drawing: writes the shapes of bodies first .. first + max - 1
+     * (in the world's instance order, which stays the same until a body is added or removed) to
+     * out[0 .. max - 1] and returns the world's total body count, whatever max is. So a caller
+     * with a fixed array pages through with first = 0, max, 2 max, ... while first < the total;
+     * or calls once with max = 0 (out may then be NULL) to learn the count, then again with room
+     * for all. Writes min(max, total - first) entries (none when first >= total). Cheap: one
+     * linear pass over the bodies asked for, no allocation, nothing changed (sleeping bodies
+     * stay asleep). Returns 0 for a world without physics (logged). Main thread, between steps. */
+    uint32_t (*shapes)(ct_world_o *world, uint32_t first, ct_physics_shape_t *out, uint32_t max);
 } ct_physics_api_v4;
 
 #ifdef __cplusplus

@@ -779,6 +779,36 @@ static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
     return 0;
 }
 
+/* ---- v4: debug drawing ------------------------------------------------------------------ */
+
+static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out, uint32_t max)
+{
+    physics__body_manager *m = bodies_of(w, "shapes");
+    if (!m)
+        return 0;
+    const physics__bodies *b = &m->scene.bodies;
+    const uint32_t end = first < b->n ? first + (max < b->n - first ? max : b->n - first) : first;
+    for (uint32_t i = first; i < end; i++) {
+        ct_physics_shape_t *o = &out[i - first];
+        const physics__v3 h = b->half[i];
+        const physics__quat q = b->rotation[i];
+        const uint8_t shape = b->shape[i];
+        *o = (ct_physics_shape_t){
+            .entity = b->entity[i].id,
+            .shape = shape,
+            .kind = b->kind[i],
+            .sleeping = b->asleep[i] ? 1u : 0u,
+            .radius = shape == CT_BODY_BOX ? 0.0f : b->radius[i],
+            .half_height = shape == CT_BODY_CAPSULE ? h.y - b->radius[i] : 0.0f,
+            .rotation = {q.x, q.y, q.z, q.w},
+        };
+        if (shape == CT_BODY_BOX)
+            v3_store(h, o->half_extents);
+        v3_store(b->position[i], o->position);
+    }
+    return b->n;
+}
+
 /* Designated initialisers: neighbours that share a signature (velocity / position) cannot be
  * swapped silently. The older tables are the prefixes of this one. */
 #define PHYSICS_V1_MEMBERS                                                                         \
@@ -810,6 +840,7 @@ const ct_physics_api_v4 physics__api_v4 = {
     .add_impulse_at = b_add_impulse_at,
     .set_locks = b_set_locks,
     .locks = b_locks,
+    .shapes = b_shapes,
 };
 
 const ct_physics_api_v3 physics__api_v3 = {PHYSICS_V3_MEMBERS};
