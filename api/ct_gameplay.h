@@ -133,7 +133,7 @@ typedef void (*ct_island_effect_f)(void *user_data, ct_entity_t target, const do
 
 /* What a run did. */
 typedef struct ct_island_stats_t {
-    uint32_t events, islands;
+    uint32_t events, islands; /* events handled, islands they formed */
     uint32_t largest;     /* events in the largest island */
     uint32_t shared_only; /* events that named shared entities only */
     uint32_t effects;     /* effects applied */
