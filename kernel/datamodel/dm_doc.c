@@ -1292,13 +1292,13 @@ void dm__destroy_doc(ct_dm_doc_o *doc)
     dm__log_clear(&doc->txn, 0);
     dm_log_t *logs[3] = {&doc->undo, &doc->redo, &doc->txn};
     for (int i = 0; i < 3; i++) {
-        free(logs[i]->recs);
-        free(logs[i]->values);
+        dm__block_give(logs[i]->recs, (size_t)logs[i]->capacity * sizeof *logs[i]->recs);
+        dm__block_give(logs[i]->values, (size_t)logs[i]->cap_values * sizeof *logs[i]->values);
     }
     for (uint32_t p = 0; p < doc->num_props; p++)
         value_free(&doc->props[p].value);
-    free(doc->props);
-    free(doc->objs);
+    dm__block_give(doc->props, (size_t)doc->cap_props * sizeof *doc->props);
+    dm__block_give(doc->objs, (size_t)doc->cap_objs * sizeof *doc->objs);
     free(doc->free_objs);
     dm_index__free(&doc->obj_index);
     dm_index__free(&doc->prop_index);

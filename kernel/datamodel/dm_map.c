@@ -3,6 +3,8 @@
  * backward-shift deletion so no tombstones pile up), a string table built on it, and a bump arena.
  * Everything comes from the C heap: documents are tools-side data used with or without a kernel.
  */
+#include <stdatomic.h>
+
 #include "datamodel_internal.h"
 
 #include "ct_hash.h"
@@ -113,9 +115,96 @@ void dm_map__free(dm_map_t *m)
 
 uint32_t dm__hash2(uint64_t a, uint64_t b) { return (uint32_t)mix(a, b); }
 
+/* ---- blocks kept for the next document ----
+ * A tool makes and drops documents all the time (every paste reads into a temporary one, every
+ * merge check builds three), and a document's arrays are big. Handed back to the C heap, those
+ * pages go back to the OS, and the next document pays a page fault for every 4 kB it fills
+ * again: a fifth of the cost of adding a fresh property. So big blocks a document lets go of
+ * (grown past, or freed with the document) wait here for the next array that needs one. The
+ * cache is small and bounded; a block is plain malloc memory, so free() on it stays right. */
+#define DM_BLOCK_MIN (32u * 1024u)
+#define DM_BLOCK_SLOTS 16
+#define DM_BLOCK_LIMIT ((size_t)64 * 1024 * 1024)
+
+static struct {
+    atomic_flag lock;
+    uint32_t count;
+    size_t total;
+    void *p[DM_BLOCK_SLOTS];
+    size_t bytes[DM_BLOCK_SLOTS];
+} block_cache = {.lock = ATOMIC_FLAG_INIT};
+
+static void cache_lock(void)
+{
+    while (atomic_flag_test_and_set_explicit(&block_cache.lock, memory_order_acquire))
+        ;
+}
+
+static void cache_unlock(void) { atomic_flag_clear_explicit(&block_cache.lock, memory_order_release); }
+
+void *dm__block_take(size_t min, size_t max)
+{
+    if (min < DM_BLOCK_MIN || !block_cache.count)
+        return NULL;
+    void *p = NULL;
+    cache_lock();
+    uint32_t best = DM_BLOCK_SLOTS;
+    for (uint32_t i = 0; i < block_cache.count; i++)
+        if (block_cache.bytes[i] >= min && block_cache.bytes[i] <= max &&
+            (best == DM_BLOCK_SLOTS || block_cache.bytes[i] < block_cache.bytes[best]))
+            best = i;
+    if (best != DM_BLOCK_SLOTS) {
+        p = block_cache.p[best];
+        block_cache.total -= block_cache.bytes[best];
+        uint32_t last = --block_cache.count;
+        block_cache.p[best] = block_cache.p[last];
+        block_cache.bytes[best] = block_cache.bytes[last];
+    }
+    cache_unlock();
+    return p;
+}
+
+void dm__block_give(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    if (bytes < DM_BLOCK_MIN || bytes > DM_BLOCK_LIMIT / 4) {
+        free(p);
+        return;
+    }
+    void *evicted = NULL;
+    cache_lock();
+    /* Full: the smallest block leaves if this one is bigger (big ones save the most faults). */
+    uint32_t small = 0;
+    for (uint32_t i = 1; i < block_cache.count; i++)
+        if (block_cache.bytes[i] < block_cache.bytes[small])
+            small = i;
+    while (block_cache.count &&
+           (block_cache.count == DM_BLOCK_SLOTS || block_cache.total + bytes > DM_BLOCK_LIMIT) &&
+           block_cache.bytes[small] < bytes && !evicted) {
+        evicted = block_cache.p[small];
+        block_cache.total -= block_cache.bytes[small];
+        uint32_t last = --block_cache.count;
+        block_cache.p[small] = block_cache.p[last];
+        block_cache.bytes[small] = block_cache.bytes[last];
+    }
+    if (block_cache.count < DM_BLOCK_SLOTS && block_cache.total + bytes <= DM_BLOCK_LIMIT) {
+        block_cache.p[block_cache.count] = p;
+        block_cache.bytes[block_cache.count++] = bytes;
+        block_cache.total += bytes;
+        p = NULL;
+    }
+    cache_unlock();
+    free(evicted);
+    free(p);
+}
+
 static bool index_grow(dm_index_t *m, uint32_t capacity)
 {
-    dm_slot_t *slots = malloc((size_t)capacity * sizeof *slots);
+    size_t bytes = (size_t)capacity * sizeof(dm_slot_t);
+    dm_slot_t *slots = dm__block_take(bytes, bytes * 2);
+    if (!slots)
+        slots = malloc(bytes);
     if (!slots)
         return false;
     for (uint32_t i = 0; i < capacity; i++)
@@ -130,7 +219,7 @@ static bool index_grow(dm_index_t *m, uint32_t capacity)
             i = (i + 1) & mask;
         slots[i] = e;
     }
-    free(m->slots);
+    dm__block_give(m->slots, (size_t)m->capacity * sizeof *slots);
     m->slots = slots;
     m->capacity = capacity;
     return true;
@@ -163,7 +252,7 @@ bool dm_index__reserve(dm_index_t *m, uint32_t n)
 
 void dm_index__free(dm_index_t *m)
 {
-    free(m->slots);
+    dm__block_give(m->slots, (size_t)m->capacity * sizeof *m->slots);
     *m = (dm_index_t){0};
 }
 
@@ -234,8 +323,8 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
 
 void dm_strings__free(dm_strings_t *t)
 {
-    free(t->strs);
-    free(t->lens);
+    dm__block_give(t->strs, (size_t)t->capacity * sizeof *t->strs);
+    dm__block_give(t->lens, (size_t)t->capacity * sizeof *t->lens);
     dm_index__free(&t->index);
     dm_arena__free(&t->bytes);
     *t = (dm_strings_t){0};
@@ -253,7 +342,9 @@ void *dm_arena__alloc(dm_arena_t *a, size_t size)
     dm_chunk_t *c = a->chunks;
     if (!c || c->size - c->used < size) {
         size_t chunk = size > 60000u ? size : 60000u;
-        c = malloc(sizeof *c + chunk);
+        c = chunk == 60000u ? dm__block_take(sizeof *c + chunk, sizeof *c + chunk) : NULL;
+        if (!c)
+            c = malloc(sizeof *c + chunk);
         if (!c)
             return NULL;
         c->used = 0;
@@ -320,7 +411,7 @@ void dm_arena__free(dm_arena_t *a)
 {
     for (dm_chunk_t *c = a->chunks, *next; c; c = next) {
         next = c->next;
-        free(c);
+        dm__block_give(c, sizeof *c + c->size);
     }
     a->chunks = NULL;
 }
@@ -335,7 +426,17 @@ bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
             return false;
         cap *= 2u;
     }
-    void *grown = realloc(*p, (size_t)cap * elem);
+    size_t bytes = (size_t)cap * elem;
+    void *block = dm__block_take(bytes, bytes * 2);
+    if (block) {
+        if (*capacity)
+            memcpy(block, *p, (size_t)*capacity * elem);
+        dm__block_give(*p, (size_t)*capacity * elem);
+        *p = block;
+        *capacity = cap;
+        return true;
+    }
+    void *grown = realloc(*p, bytes);
     if (!grown)
         return false;
     *p = grown;
