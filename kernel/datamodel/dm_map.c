@@ -207,8 +207,7 @@ static bool index_grow(dm_index_t *m, uint32_t capacity)
         slots = malloc(bytes);
     if (!slots)
         return false;
-    for (uint32_t i = 0; i < capacity; i++)
-        slots[i].value = DM_NONE;
+    memset(slots, 0xff, bytes); /* every value DM_NONE, in one streaming pass */
     uint32_t mask = capacity - 1;
     for (uint32_t j = 0; j < m->capacity; j++) {
         dm_slot_t e = m->slots[j];
@@ -267,7 +266,16 @@ typedef struct string_key_t {
 static bool same_string(const void *ctx, uint32_t id)
 {
     const string_key_t *k = ctx;
-    return k->t->lens[id] == k->len && memcmp(k->t->strs[id], k->s, k->len) == 0;
+    if (k->t->lens[id] != k->len)
+        return false;
+    /* Keys are short: a byte loop that stops at the first difference beats a call. */
+    const char *a = k->t->strs[id], *b = k->s;
+    if (k->len > 32)
+        return memcmp(a, b, k->len) == 0;
+    for (size_t i = 0; i < k->len; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
 }
 
 static uint32_t string_hash(const char *s, size_t len)
@@ -297,9 +305,23 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
     if (t->count && same_string(&(string_key_t){t, s, len}, t->last))
         return t->last;
     uint32_t h = string_hash(s, len);
-    uint32_t id = find_hashed(t, s, len, h);
-    if (id != DM_NONE)
-        return t->last = id;
+    /* One probe finds the string or the empty slot a new one goes into: the table's slot is
+     * touched once (a cache miss per new key in a big table, not two). */
+    dm_index_t *m = &t->index;
+    uint32_t at = DM_NONE;
+    if (m->capacity) {
+        string_key_t k = {t, s, len};
+        uint32_t mask = m->capacity - 1;
+        for (uint32_t i = h & mask;; i = (i + 1) & mask) {
+            dm_slot_t slot = m->slots[i];
+            if (slot.value == DM_NONE) {
+                at = i;
+                break;
+            }
+            if (slot.hash == h && same_string(&k, slot.value))
+                return t->last = slot.value;
+        }
+    }
     uint32_t cap = t->capacity;
     if (!dm__grow((void **)&t->strs, &t->capacity, t->count + 1, sizeof *t->strs))
         return DM_NONE;
@@ -312,8 +334,14 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
         t->lens = lens;
     }
     char *copy = dm_arena__alloc(&t->bytes, len + 1);
-    if (!copy || !dm_index__add(&t->index, h, t->count))
+    if (!copy)
+        return DM_NONE;
+    if (at != DM_NONE && (m->count + 1) * 2u <= m->capacity) {
+        m->slots[at] = (dm_slot_t){h, t->count};
+        m->count++;
+    } else if (!dm_index__add(m, h, t->count)) {
         return DM_NONE; /* an arena allocation is not given back: the arena frees it */
+    }
     memcpy(copy, s, len);
     copy[len] = '\0';
     t->strs[t->count] = copy;
