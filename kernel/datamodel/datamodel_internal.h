@@ -128,7 +128,7 @@ typedef struct dm_listener_t {
  * string -> id). A slot is eight bytes, a 32-bit hash and the index of the thing it finds; the
  * thing itself (in the array the caller owns) is what a lookup compares against. Half the size
  * of a map slot and no key copies, so a 10,000-key table stays in cache, and a grow re-homes
- * slots from their stored hashes without touching the things. Linear probing, at most half
+ * slots from their stored hashes without touching the things. Linear probing, at most 3/4
  * full, no removal (nothing a document indexes ever leaves its array). ---- */
 typedef struct dm_slot_t {
     uint32_t hash, value; /* value DM_NONE: empty */

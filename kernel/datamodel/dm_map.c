@@ -199,6 +199,11 @@ void dm__block_give(void *p, size_t bytes)
     free(p);
 }
 
+/* Whether n values overfill an index of this capacity: past 3/4. A slot is 8 bytes, so a probe
+ * run of 3/4 load (8.5 slots for a miss) stays in a cache line or two, and the table is a third
+ * the size a 1/2 bound would make it: fewer growths, and fewer misses into it. */
+static bool index_full(uint32_t n, uint32_t capacity) { return (uint64_t)n * 4u > (uint64_t)capacity * 3u; }
+
 static bool index_grow(dm_index_t *m, uint32_t capacity)
 {
     size_t bytes = (size_t)capacity * sizeof(dm_slot_t);
@@ -226,7 +231,7 @@ static bool index_grow(dm_index_t *m, uint32_t capacity)
 
 bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value)
 {
-    if ((m->count + 1) * 2u > m->capacity) {
+    if (index_full(m->count + 1, m->capacity)) {
         if (m->capacity > UINT32_MAX / 2u || !index_grow(m, m->capacity ? m->capacity * 2u : 16u))
             return false;
     }
@@ -241,7 +246,7 @@ bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value)
 bool dm_index__reserve(dm_index_t *m, uint32_t n)
 {
     uint32_t cap = m->capacity ? m->capacity : 16u;
-    while (n * 2u > cap) {
+    while (index_full(n, cap)) {
         if (cap > UINT32_MAX / 2u)
             return false;
         cap *= 2u;
@@ -336,7 +341,7 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
     char *copy = dm_arena__alloc(&t->bytes, len + 1);
     if (!copy)
         return DM_NONE;
-    if (at != DM_NONE && (m->count + 1) * 2u <= m->capacity) {
+    if (at != DM_NONE && !index_full(m->count + 1, m->capacity)) {
         m->slots[at] = (dm_slot_t){h, t->count};
         m->count++;
     } else if (!dm_index__add(m, h, t->count)) {
