@@ -300,7 +300,12 @@ void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source);
 ct_guid_t dm__random_guid(ct_dm_doc_o *doc);
 int dm__stamp_cmp(const ct_dm_doc_o *doc, dm_stamp_t x, dm_stamp_t y);
 /* Grows an array to at least `needed` elements (capacity doubling); false when out of memory. */
-bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
+bool dm__grow_slow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
+/* Inline, so the call that finds room already (nearly every one) costs a compare. */
+static inline bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
+{
+    return needed <= *capacity || dm__grow_slow(p, capacity, needed, elem);
+}
 /* Blocks kept across documents (dm_map.c): a kept block of min..max bytes, or NULL; and a block
  * let go of (kept when big and there is room, else freed). Both are plain malloc memory. */
 void *dm__block_take(size_t min, size_t max);

@@ -268,7 +268,7 @@ typedef struct string_key_t {
     size_t len;
 } string_key_t;
 
-static bool same_string(const void *ctx, uint32_t id)
+static inline __attribute__((always_inline)) bool same_string(const void *ctx, uint32_t id)
 {
     const string_key_t *k = ctx;
     if (k->t->lens[id] != k->len)
@@ -449,7 +449,7 @@ void dm_arena__free(dm_arena_t *a)
     a->chunks = NULL;
 }
 
-bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
+bool dm__grow_slow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
 {
     if (needed <= *capacity)
         return true;
