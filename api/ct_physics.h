@@ -162,10 +162,11 @@ typedef struct ct_world_o ct_world_o;
 /* Every event is preceded by this header. `size` is the byte size of the event that follows
  * (not counting the header); events start 4-byte aligned. */
 typedef struct ct_physics_event_header_t {
-    uint32_t type;
+    uint32_t type; /* CT_PHYSICS_EVENT_* */
     uint32_t size;
 } ct_physics_event_header_t;
 
+/* The event types of a physics event stream (ct_physics_event_header_t.type). */
 enum {
     /* Two bodies started touching this step (ct_physics_collision_event_t). */
     CT_PHYSICS_EVENT_COLLISION = 1,
@@ -186,7 +187,7 @@ typedef struct ct_physics_collision_event_t {
     float speed;
 } ct_physics_collision_event_t;
 
-/* Bodies a and b (entity ids, a < b) stopped touching. */
+/* Bodies `a` and `b` (entity ids, a < b) stopped touching. */
 typedef struct ct_physics_contact_ended_event_t {
     uint32_t a, b;
 } ct_physics_contact_ended_event_t;
@@ -221,12 +222,15 @@ typedef struct ct_point_mass_desc_t {
     float velocity[3];
 } ct_point_mass_desc_t;
 
+/* How a body moves: by the solver (dynamic), never (static), or as the game sets it (kinematic:
+ * velocities and teleports, unmoved by contacts). */
 typedef enum ct_body_kind {
     CT_BODY_DYNAMIC = 0,
     CT_BODY_STATIC = 1,
     CT_BODY_KINEMATIC = 2,
 } ct_body_kind;
 
+/* A body's collision shape; each uses the desc's fields named beside it. */
 typedef enum ct_body_shape {
     CT_BODY_BOX = 0,     /* half_extents; axis-aligned in v1-v3, oriented by the rotation in v4 */
     CT_BODY_SPHERE = 1,  /* radius */

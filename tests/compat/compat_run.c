@@ -20,10 +20,7 @@
 
 #include "../matrix/matrix_probe.h"
 
-#define MAX_VERSIONS 16
-
-static uint32_t lists[MATRIX_NUM_APIS][MAX_VERSIONS];
-static uint32_t list_sizes[MATRIX_NUM_APIS];
+static matrix_lists_t lists;
 
 /* Whether every plugin booted loaded; prints the ones that did not. */
 static bool all_loaded(const ct_registry_api_v1 *registry, const kernel_desc_t *desc)
@@ -78,28 +75,6 @@ static int run_combination(const kernel_desc_t *desc, const matrix_versions_t *v
     return failed;
 }
 
-/* "physics=1,2,3" into lists[MATRIX_API_PHYSICS]. */
-static bool parse_versions(const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    int api = -1;
-    for (int a = 0; eq && a < MATRIX_NUM_APIS; a++)
-        if (strlen(matrix_api_names[a]) == (size_t)(eq - arg) &&
-            strncmp(arg, matrix_api_names[a], (size_t)(eq - arg)) == 0)
-            api = a;
-    if (api < 0 || list_sizes[api] != 0)
-        return false;
-    for (const char *p = eq + 1; *p;) {
-        char *end;
-        const unsigned long version = strtoul(p, &end, 10);
-        if (end == p || (*end && *end != ',') || list_sizes[api] == MAX_VERSIONS)
-            return false;
-        lists[api][list_sizes[api]++] = (uint32_t)version;
-        p = *end ? end + 1 : end;
-    }
-    return list_sizes[api] > 0;
-}
-
 int main(int argc, char **argv)
 {
     kernel_desc_t desc;
@@ -112,30 +87,22 @@ int main(int argc, char **argv)
         desc.plugin_paths[desc.num_plugin_paths++] = argv[i];
     }
     for (i++; i < argc; i++) {
-        if (!parse_versions(argv[i])) {
+        if (!matrix_parse_versions(&lists, argv[i])) {
             fprintf(stderr, "compat_run: '%s' is not API=V,V... of matrix_probe.h\n", argv[i]);
             return 2;
         }
     }
     for (int a = 0; a < MATRIX_NUM_APIS; a++) {
-        if (list_sizes[a] == 0 || desc.num_plugin_paths < 2) {
+        if (lists.count[a] == 0 || desc.num_plugin_paths < 2) {
             fprintf(stderr, "usage: compat_run PROBE.so MODULE.so... -- API=V,V... (every API)\n");
             return 2;
         }
     }
     uint32_t at[MATRIX_NUM_APIS] = {0};
     int failed = 0;
-    for (bool more = true; more;) {
-        matrix_versions_t v;
-        for (int a = 0; a < MATRIX_NUM_APIS; a++)
-            v.of[a] = lists[a][at[a]];
+    do {
+        const matrix_versions_t v = matrix_combination(&lists, at);
         failed |= run_combination(&desc, &v);
-        more = false;
-        for (int a = MATRIX_NUM_APIS - 1; a >= 0 && !more; a--) {
-            more = ++at[a] < list_sizes[a];
-            if (!more)
-                at[a] = 0;
-        }
-    }
+    } while (matrix_next_combination(&lists, at));
     return failed;
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The APIs the matrix combines, in the order of matrix_versions_t.of. */
 enum {
@@ -102,6 +104,57 @@ static inline void matrix_name(const matrix_versions_t *v, char *out, size_t siz
                                v->of[a]);
         at += n > 0 ? (size_t)n : 0;
     }
+}
+
+/* The versions of each API to combine, as the drivers read them from "api=1,2" arguments. */
+#define MATRIX_MAX_VERSIONS 16
+typedef struct matrix_lists_t {
+    uint32_t versions[MATRIX_NUM_APIS][MATRIX_MAX_VERSIONS];
+    uint32_t count[MATRIX_NUM_APIS];
+} matrix_lists_t;
+
+/* Reads "physics=1,2,3" into lists: false when the API is unknown or given twice, or the list is
+ * not numbers joined by ','. */
+static inline bool matrix_parse_versions(matrix_lists_t *lists, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    int api = -1;
+    for (int a = 0; eq && a < MATRIX_NUM_APIS; a++)
+        if (strlen(matrix_api_names[a]) == (size_t)(eq - arg) &&
+            strncmp(arg, matrix_api_names[a], (size_t)(eq - arg)) == 0)
+            api = a;
+    if (api < 0 || lists->count[api] != 0)
+        return false;
+    for (const char *p = eq + 1; *p;) {
+        char *end;
+        const unsigned long version = strtoul(p, &end, 10);
+        if (end == p || (*end && *end != ',') || lists->count[api] == MATRIX_MAX_VERSIONS)
+            return false;
+        lists->versions[api][lists->count[api]++] = (uint32_t)version;
+        p = *end ? end + 1 : end;
+    }
+    return lists->count[api] > 0;
+}
+
+/* The combination `at` (an index into each API's list) stands for. */
+static inline matrix_versions_t matrix_combination(const matrix_lists_t *lists,
+                                                   const uint32_t at[MATRIX_NUM_APIS])
+{
+    matrix_versions_t v;
+    for (int a = 0; a < MATRIX_NUM_APIS; a++)
+        v.of[a] = lists->versions[a][at[a]];
+    return v;
+}
+
+/* Moves `at` to the next combination (an odometer over the lists); false after the last. */
+static inline bool matrix_next_combination(const matrix_lists_t *lists, uint32_t at[MATRIX_NUM_APIS])
+{
+    for (int a = MATRIX_NUM_APIS - 1; a >= 0; a--) {
+        if (++at[a] < lists->count[a])
+            return true;
+        at[a] = 0;
+    }
+    return false;
 }
 
 typedef struct matrix_result_t {

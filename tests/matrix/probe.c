@@ -136,15 +136,20 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
         return true;                                                                           \
     }
 
-static bool bind_entity(uint32_t id, uint32_t version, ct_entity_api_v2 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_entity_api_v1, ENTITY_V1)
-        BIND_VERSION(2, ct_entity_api_v2, ENTITY_V2)
+/* Defines `name`, which fills *table from the version asked for (one BIND_VERSION per version). */
+#define DEFINE_BIND(name, table_type, ...)                                                     \
+    static bool name(uint32_t id, uint32_t version, table_type *table)                         \
+    {                                                                                          \
+        switch (version) {                                                                     \
+            __VA_ARGS__                                                                        \
+        }                                                                                      \
+        return false;                                                                          \
     }
-    return false;
-}
 
+DEFINE_BIND(bind_entity, ct_entity_api_v2, BIND_VERSION(1, ct_entity_api_v1, ENTITY_V1)
+                                           BIND_VERSION(2, ct_entity_api_v2, ENTITY_V2))
+
+/* world v0's spawn_unit has its own slot: the case is written out. */
 static bool bind_world(uint32_t id, uint32_t version, ct_world_api_v2 *table)
 {
     switch (version) {
@@ -162,86 +167,32 @@ static bool bind_world(uint32_t id, uint32_t version, ct_world_api_v2 *table)
     return false;
 }
 
-static bool bind_transform(uint32_t id, uint32_t version, ct_transform_api_v4 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_transform_api_v1, TRANSFORM_V1)
-        BIND_VERSION(2, ct_transform_api_v2, TRANSFORM_V2)
-        BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
-        BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4)
-    }
-    return false;
-}
+DEFINE_BIND(bind_transform, ct_transform_api_v4, BIND_VERSION(1, ct_transform_api_v1, TRANSFORM_V1)
+                                                 BIND_VERSION(2, ct_transform_api_v2, TRANSFORM_V2)
+                                                 BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
+                                                 BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4))
 
-static bool bind_physics(uint32_t id, uint32_t version, ct_physics_api_v4 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
-        BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
-        BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
-        BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4)
-    }
-    return false;
-}
+DEFINE_BIND(bind_physics, ct_physics_api_v4, BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
+                                             BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
+                                             BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
+                                             BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4))
 
-static bool bind_component(uint32_t id, uint32_t version, ct_component_api_v2 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
-        BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2)
-    }
-    return false;
-}
+DEFINE_BIND(bind_component, ct_component_api_v2, BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
+                                                 BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2))
 
-static bool bind_render(uint32_t id, uint32_t version, ct_render_api_v2 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
-        BIND_VERSION(2, ct_render_api_v2, RENDER_V2)
-    }
-    return false;
-}
+DEFINE_BIND(bind_render, ct_render_api_v2, BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
+                                           BIND_VERSION(2, ct_render_api_v2, RENDER_V2))
 
-static bool bind_animation(uint32_t id, uint32_t version, ct_animation_api_v1 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_animation_api_v1, ANIMATION_V1)
-    }
-    return false;
-}
+DEFINE_BIND(bind_animation, ct_animation_api_v1, BIND_VERSION(1, ct_animation_api_v1, ANIMATION_V1))
 
-static bool bind_network(uint32_t id, uint32_t version, ct_network_api_v1 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_network_api_v1, NETWORK_V1)
-    }
-    return false;
-}
+DEFINE_BIND(bind_network, ct_network_api_v1, BIND_VERSION(1, ct_network_api_v1, NETWORK_V1))
 
-static bool bind_lua(uint32_t id, uint32_t version, ct_lua_api_v2 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_lua_api_v1, LUA_V1)
-        BIND_VERSION(2, ct_lua_api_v2, LUA_V2)
-    }
-    return false;
-}
+DEFINE_BIND(bind_lua, ct_lua_api_v2, BIND_VERSION(1, ct_lua_api_v1, LUA_V1)
+                                     BIND_VERSION(2, ct_lua_api_v2, LUA_V2))
 
-static bool bind_expr(uint32_t id, uint32_t version, ct_expr_api_v1 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_expr_api_v1, EXPR_V1)
-    }
-    return false;
-}
+DEFINE_BIND(bind_expr, ct_expr_api_v1, BIND_VERSION(1, ct_expr_api_v1, EXPR_V1))
 
-static bool bind_particles(uint32_t id, uint32_t version, ct_particles_api_v1 *table)
-{
-    switch (version) {
-        BIND_VERSION(1, ct_particles_api_v1, PARTICLES_V1)
-    }
-    return false;
-}
+DEFINE_BIND(bind_particles, ct_particles_api_v1, BIND_VERSION(1, ct_particles_api_v1, PARTICLES_V1))
 
 /* Binds every table of `v`: 0, or CT_ERR_MISSING_API with `missing` naming the first API version
  * that is not served (or that this probe does not know). */

@@ -22,13 +22,9 @@
 #include "matrix_probe.h"
 #include "test_kernel.h"
 
-#define MAX_VERSIONS 16
-
 static int expected_runs;
 static const char *probe_path;
-/* The versions of each API to combine. */
-static uint32_t lists[MATRIX_NUM_APIS][MAX_VERSIONS];
-static uint32_t list_sizes[MATRIX_NUM_APIS];
+static matrix_lists_t lists;
 
 /* Boots the modules and the probe, runs the combination `v`, shuts down. */
 static void run_combination(const matrix_versions_t *v, matrix_result_t *result)
@@ -62,17 +58,6 @@ static void run_combination(const matrix_versions_t *v, matrix_result_t *result)
                  matrix_features_of(v));
 }
 
-/* Moves `at` to the next combination (an odometer over the lists); false after the last. */
-static bool next_combination(uint32_t at[MATRIX_NUM_APIS])
-{
-    for (int a = MATRIX_NUM_APIS - 1; a >= 0; a--) {
-        if (++at[a] < list_sizes[a])
-            return true;
-        at[a] = 0;
-    }
-    return false;
-}
-
 static void every_combination_runs_its_versions_and_agrees(void **state)
 {
     (void)state;
@@ -81,9 +66,7 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
     int runs = 0, same = 0;
     uint32_t all_features = 0;
     do {
-        matrix_versions_t v;
-        for (int a = 0; a < MATRIX_NUM_APIS; a++)
-            v.of[a] = lists[a][at[a]];
+        const matrix_versions_t v = matrix_combination(&lists, at);
         matrix_result_t result;
         run_combination(&v, &result);
         all_features |= result.features;
@@ -95,7 +78,7 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
         printf("matrix: %-60s state %016llx features 0x%05x %s\n", name,
                (unsigned long long)result.common_hash, result.features,
                result.common_hash == first ? "same" : "DIFFERENT");
-    } while (next_combination(at));
+    } while (matrix_next_combination(&lists, at));
     printf("matrix: %d combinations, %d identical to the first\n", runs, same);
     assert_true(runs > 0);
     assert_int_equal(runs, expected_runs);
@@ -107,32 +90,6 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
     assert_int_equal(all_features, table);
 }
 
-/* "physics=1,2,3" into lists[MATRIX_API_PHYSICS]; false (with a message) when malformed. */
-static bool parse_versions(const char *arg)
-{
-    const char *eq = strchr(arg, '=');
-    int api = -1;
-    for (int a = 0; eq && a < MATRIX_NUM_APIS; a++)
-        if (strlen(matrix_api_names[a]) == (size_t)(eq - arg) &&
-            strncmp(arg, matrix_api_names[a], (size_t)(eq - arg)) == 0)
-            api = a;
-    if (api < 0 || list_sizes[api] != 0) {
-        fprintf(stderr, "test_matrix: '%s': not an API of matrix_probe.h, or given twice\n", arg);
-        return false;
-    }
-    for (const char *p = eq + 1; *p;) {
-        char *end;
-        const unsigned long version = strtoul(p, &end, 10);
-        if (end == p || (*end && *end != ',') || list_sizes[api] == MAX_VERSIONS) {
-            fprintf(stderr, "test_matrix: '%s': a version list is numbers joined by ','\n", arg);
-            return false;
-        }
-        lists[api][list_sizes[api]++] = (uint32_t)version;
-        p = *end ? end + 1 : end;
-    }
-    return list_sizes[api] > 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 5 || strcmp(argv[1], "--expect") != 0 || strcmp(argv[3], "--probe") != 0) {
@@ -141,11 +98,15 @@ int main(int argc, char **argv)
     }
     expected_runs = atoi(argv[2]);
     probe_path = argv[4];
-    for (int i = 5; i < argc; i++)
-        if (!parse_versions(argv[i]))
+    for (int i = 5; i < argc; i++) {
+        if (!matrix_parse_versions(&lists, argv[i])) {
+            fprintf(stderr, "test_matrix: '%s' is not API=V,V... of matrix_probe.h, or given twice\n",
+                    argv[i]);
             return 1;
+        }
+    }
     for (int a = 0; a < MATRIX_NUM_APIS; a++) {
-        if (list_sizes[a] == 0) {
+        if (lists.count[a] == 0) {
             fprintf(stderr, "test_matrix: no versions given for '%s'\n", matrix_api_names[a]);
             return 1;
         }
