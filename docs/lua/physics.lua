@@ -49,6 +49,71 @@ function Physics.state_hash(world) end
 ---@param z number
 function Physics.set_gravity(world, x, y, z) end
 
+---Joins a's body to b's (b 0: the world); see Joints in api/ct_physics.h. A limit is on when
+---lower, upper or cone_angle is given (or limit = true), a motor when motor_speed or
+---max_motor_force is.
+---@param world ct.World
+---@param a ct.Entity the body joined
+---@param b ct.Entity|integer what it is joined to (0: the world)
+---@param type string "fixed", "hinge", "ball", "slider" or "distance"
+---@param fields? table anchor = {x, y, z}, anchor_b, axis, lower, upper, cone_angle, motor_speed, max_motor_force, length, spring_hertz, spring_damping, limit, motor, collide
+---@return integer joint
+function Physics.add_joint(world, a, b, type, fields) end
+
+---Removes a joint (and wakes its bodies).
+---@param world ct.World
+---@param joint integer
+function Physics.remove_joint(world, joint) end
+
+---What the joint put on a's body in the last step: force (N) and torque (N m), world axes.
+---@param world ct.World
+---@param joint integer
+---@return number fx
+---@return number fy
+---@return number fz
+---@return number tx
+---@return number ty
+---@return number tz
+function Physics.joint_force(world, joint) end
+
+---The joint's coordinate: a hinge's angle (rad), a slider's offset or a distance joint's length
+---(m), a ball's twist (rad).
+---@param world ct.World
+---@param joint integer
+---@return number
+function Physics.joint_value(world, joint) end
+
+---Turns a hinge's or slider's motor on: target speed (rad/s or m/s) within max_force (N m or N).
+---@param world ct.World
+---@param joint integer
+---@param speed number
+---@param max_force number
+function Physics.set_joint_motor(world, joint, speed, max_force) end
+
+---Gives e a character mover (an upright kinematic capsule); see Characters in api/ct_physics.h.
+---@param world ct.World
+---@param e ct.Entity
+---@param fields table radius, half_height, max_step, max_slope (rad), position = {x, y, z}
+function Physics.add_character(world, e, fields) end
+
+---Plans the character's motion for the next simulate(world, dt): collide and slide, stairs,
+---slopes, platforms. The game adds gravity to the velocity it asks for.
+---@param world ct.World
+---@param e ct.Entity
+---@param vx number
+---@param vy number
+---@param vz number
+---@param dt number
+---@return boolean grounded
+---@return integer ground entity id, or 0
+---@return number x
+---@return number y
+---@return number z
+---@return number vx
+---@return number vy
+---@return number vz
+function Physics.move_character(world, e, vx, vy, vz, dt) end
+
 ---@class ActorModule
 Actor = {}
 
