@@ -48,6 +48,14 @@ uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *
     return n <= UINT32_MAX ? (uint32_t)n : 0u;
 }
 
+/* Copies n bytes from *at into out (which may be NULL when n is 0) and moves on. */
+static void snapshot__take(const uint8_t **at, void *out, size_t n)
+{
+    if (n)
+        memcpy(out, *at, n);
+    *at += n;
+}
+
 /* Appends n bytes at *at. */
 static void snapshot__put(uint8_t **at, const void *data, size_t n)
 {
@@ -157,18 +165,14 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
         b->rotation[i] = x.rotation;
         b->extent[i] = x.extent;
     }
-    memcpy(r->cache, at, (size_t)h.rigid_cache * sizeof *r->cache);
-    at += (size_t)h.rigid_cache * sizeof *r->cache;
+    snapshot__take(&at, r->cache, (size_t)h.rigid_cache * sizeof *r->cache);
     r->num_cache = h.rigid_cache;
-    memcpy(s->cache, at, (size_t)h.cache * sizeof *s->cache);
-    at += (size_t)h.cache * sizeof *s->cache;
+    snapshot__take(&at, s->cache, (size_t)h.cache * sizeof *s->cache);
     s->num_cache = h.cache;
-    memcpy(s->joints.j, at, (size_t)h.joints * sizeof *s->joints.j);
-    at += (size_t)h.joints * sizeof *s->joints.j;
+    snapshot__take(&at, s->joints.j, (size_t)h.joints * sizeof *s->joints.j);
     s->joints.n = h.joints;
     s->joints.next_id = h.next_joint;
-    memcpy(s->characters.c, at, (size_t)h.characters * sizeof *s->characters.c);
-    at += (size_t)h.characters * sizeof *s->characters.c;
+    snapshot__take(&at, s->characters.c, (size_t)h.characters * sizeof *s->characters.c);
     s->characters.n = h.characters;
     for (uint32_t i = 0; i < h.points; i++, at += sizeof(snapshot__point)) {
         snapshot__point x;
