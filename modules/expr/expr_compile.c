@@ -456,6 +456,15 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
         emit_const(c, at, v);
         return;
     }
+    if ((op == EXPR_OP_SIN || op == EXPR_OP_COS) && args[0].last_op == start &&
+        start + 2 == c->num_code && EXPR_WORD_OP(c->code[start]) == EXPR_OP_MULK_IN) {
+        /* sin(k * input), a wave of a frequency: the product and the function in one. */
+        c->code[start] = EXPR_WORD(op == EXPR_OP_SIN ? EXPR_OP_SIN_KIN : EXPR_OP_COS_KIN,
+                                   EXPR_WORD_DATA(c->code[start]));
+        c->num_values -= 1;
+        push_value(c, at, start, start, false, 0.0f, -1);
+        return;
+    }
     /* The forms that take an operand inline: a constant (K), or an input read where it is
      * used (IN), with the operand on the right or, reversed, on the left. */
     static const struct {
