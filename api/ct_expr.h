@@ -171,6 +171,7 @@ typedef struct ct_expr_api_v1 {
     /* Frees a program; accepts NULL. No thread may be evaluating it. */
     void (*destroy)(ct_expr_program_o *program);
 
+    /* How many inputs the program reads and how many outputs it writes. */
     uint32_t (*num_inputs)(const ct_expr_program_o *program);
     uint32_t (*num_outputs)(const ct_expr_program_o *program);
     /* True when output `output` does not depend on the inputs; its value goes into *value. A
