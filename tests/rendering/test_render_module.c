@@ -475,6 +475,8 @@ static void test_debug_drawing(void **state)
     r2->debug_sphere(b, 0.5f, red);
     r2->debug_arrow(a, b, red);
     r2->debug_text(10, 10, NULL, "frame 1\nlabel");
+    assert_int_equal(r2->debug_physics(w, NULL), 0); /* ct.physics is not loaded: nothing */
+    assert_int_equal(r2->debug_physics(NULL, red), 0);
     assert_int_equal(render->render(w, camera), 0);
     const ct_render_stats_t with = render->stats();
     assert_int_equal(with.packets, plain.packets + 2);
