@@ -182,6 +182,7 @@ typedef struct render__state {
     float view_proj[16];
     render__frame_lights lights;
     render__local_lights local; /* spot cones and shadow filtering of the frame's point/spot lights */
+    bool local_shadows_warned;  /* said once: a light asks for shadows the pipeline cannot draw */
     ct_render_stats_t stats;
     bool have_frame;
 
