@@ -176,9 +176,10 @@ typedef enum ct_render_program {
 
 /* A sort key taken apart (layout above). */
 typedef struct ct_render_key_t {
-    uint32_t layer, pass, program, material, depth;
+    uint32_t layer, pass, program, material, depth; /* the key's fields, each right-aligned */
 } ct_render_key_t;
 
+/* Takes a 64-bit sort key apart into its fields. */
 static inline ct_render_key_t ct_render_decode_key(uint64_t key)
 {
     ct_render_key_t k;
