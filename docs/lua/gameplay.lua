@@ -110,12 +110,3 @@ function Islands.set(e, field, v) end
 ---@param e ct.Entity
 ---@param on boolean
 function Islands.shared(e, on) end
-
----Joins the physics contacts of `world` to the islands: each run first posts every collision of
----the world's last physics step as an event `collision` naming the two bodies (a1 the closing
----speed in m/s, a2 the normal impulse in N s) and every ended contact as an event `ended`, once
----per step. nil for a kind posts none of it; both nil stop. An unknown handler name raises.
----@param world ct.World
----@param collision? string a handler of the script loaded with Islands.load_script
----@param ended? string
-function Islands.contacts(world, collision, ended) end
