@@ -111,15 +111,17 @@ typedef struct ct_animation_play_t {
 
 /* Every event is preceded by this header; `size` is the event's size after it. */
 typedef struct ct_animation_event_header_t {
-    uint32_t type;
+    uint32_t type; /* CT_ANIMATION_EVENT_* */
     uint32_t size;
 } ct_animation_event_header_t;
 
+/* The event types of an animation event stream (ct_animation_event_header_t.type). */
 enum {
     /* A clip event was passed (ct_animation_event_t). */
     CT_ANIMATION_EVENT_MARKER = 1,
 };
 
+/* CT_ANIMATION_EVENT_MARKER: a clip's named event passed during an evaluate. */
 typedef struct ct_animation_event_t {
     uint32_t entity;    /* the animated entity's id */
     uint32_t name_hash; /* FNV-1a of the name */

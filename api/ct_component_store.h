@@ -54,8 +54,10 @@ typedef void (*ct_store_destroyed_f)(void *user_data, struct ct_component_store_
 /* Whether `e` is alive (for GC); e.g. a wrapper of ct_entity_api_v2.alive. */
 typedef bool (*ct_store_alive_f)(void *user_data, ct_entity_t e);
 
+/* One world's storage of a component (see the top); fields read-only but through the functions
+ * below, except the columns' contents and `destroyed`/`user_data`, which the manager sets. */
 typedef struct ct_component_store_t {
-    ct_allocator_t *a;
+    ct_allocator_t *a; /* every column, the entities and the index come from it */
     uint32_t n;        /* live instances */
     uint32_t capacity; /* rows each column has room for */
     uint32_t num_columns;

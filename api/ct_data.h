@@ -27,8 +27,10 @@ extern "C" {
 
 #define CT_DATA_API 0x220278b7u /* "ct.data" */
 
+/* A node of a parsed tree (opaque; owned by the root that destroy frees). */
 typedef struct ct_data_o ct_data_o;
 
+/* The type of a node; CT_DATA_INVALID for NULL. */
 typedef enum ct_data_type {
     CT_DATA_INVALID = 0,
     CT_DATA_NULL,
@@ -52,6 +54,7 @@ typedef struct ct_data_api_v1 {
     /* Frees a tree returned by parse or load_file. Accepts NULL. */
     void (*destroy)(ct_data_o *root);
 
+    /* The node's type (CT_DATA_INVALID for NULL). */
     ct_data_type (*type)(const ct_data_o *node);
     /* Member of an object by key (NULL if absent or node is not an object). */
     const ct_data_o *(*get)(const ct_data_o *object, const char *key);

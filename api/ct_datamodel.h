@@ -186,9 +186,10 @@ extern "C" {
 
 /* A 128-bit GUID. {0, 0} is the root object. Text form: 32 lowercase hex digits, hi first. */
 typedef struct ct_guid_t {
-    uint64_t hi, lo;
+    uint64_t hi, lo; /* the high and the low 64 bits */
 } ct_guid_t;
 
+/* Whether two GUIDs are the same; whether g is the root's ({0, 0}). */
 static inline bool ct_guid_eq(ct_guid_t a, ct_guid_t b) { return a.hi == b.hi && a.lo == b.lo; }
 static inline bool ct_guid_is_root(ct_guid_t g) { return g.hi == 0 && g.lo == 0; }
 
@@ -245,8 +246,8 @@ typedef enum ct_dm_type {
  * dropped); read back they are in the order they were added.
  */
 typedef union ct_dm_payload_t {
-    bool b;
-    double d;
+    bool b;      /* boolean */
+    double d;    /* number */
     double v[4]; /* vector3: v[0..2]; quaternion: x y z w */
     const char *s;
     const void *blob;
@@ -254,6 +255,7 @@ typedef union ct_dm_payload_t {
     const ct_guid_t *set;
 } ct_dm_payload_t;
 
+/* A typed value: what `as` holds is said by `type` (see ct_dm_payload_t for `size`). */
 typedef struct ct_dm_value_t {
     uint32_t type; /* ct_dm_type */
     uint32_t size;
@@ -274,7 +276,7 @@ typedef enum ct_dm_op_kind {
 
 /* Who did an operation and when. An op's id. `author` is a NUL-terminated string. */
 typedef struct ct_dm_stamp_t {
-    uint64_t hlc;
+    uint64_t hlc; /* when: a hybrid logical clock value (CT_DM_HLC) */
     const char *author;
 } ct_dm_stamp_t;
 
@@ -293,6 +295,7 @@ typedef struct ct_dm_op_t {
     ct_dm_stamp_t stamp;
 } ct_dm_op_t;
 
+/* A document: objects with properties, its undo history and its recorded changes (opaque). */
 typedef struct ct_dm_doc_o ct_dm_doc_o;
 typedef struct ct_dm_changeset_o ct_dm_changeset_o;
 
@@ -318,6 +321,7 @@ typedef enum ct_dm_source {
     CT_DM_FROM_REMOTE = 3, /* apply or merge of a change set */
 } ct_dm_source;
 
+/* Told of every operation applied to a document, with where it came from (add_listener). */
 typedef void (*ct_dm_listener_f)(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op,
                                  ct_dm_source source);
 
@@ -346,6 +350,7 @@ typedef enum ct_dm_issue_kind {
     CT_DM_ISSUE_ORPHAN = 2,   /* `object` is not reachable from the root */
 } ct_dm_issue_kind;
 
+/* One integrity finding of check(). */
 typedef struct ct_dm_issue_t {
     uint32_t kind; /* ct_dm_issue_kind */
     ct_guid_t object;
@@ -356,14 +361,15 @@ typedef struct ct_dm_issue_t {
 /* A losing value of a merge. Strings and values are owned by the document until its next
  * merge/apply/destroy. */
 typedef struct ct_dm_conflict_t {
-    ct_guid_t object;
+    ct_guid_t object;                        /* the object and the property both sides set */
     const char *key;
-    ct_dm_value_t winner, loser;
-    ct_dm_stamp_t winner_stamp, loser_stamp;
+    ct_dm_value_t winner, loser;             /* the value kept and the value lost */
+    ct_dm_stamp_t winner_stamp, loser_stamp; /* who set each, and when */
     /* Nonzero: the object was destroyed (the winner) while the loser set a property on it. */
     uint32_t deleted;
 } ct_dm_conflict_t;
 
+/* What a merge or apply did. The array is owned by the document (see ct_dm_conflict_t). */
 typedef struct ct_dm_merge_report_t {
     uint32_t applied;        /* ops applied */
     uint32_t already;        /* ops skipped because their id was applied before */

@@ -43,10 +43,13 @@ extern "C" {
 #define CT_ENTITY_MAX_LIVE ((1u << CT_ENTITY_INDEX_BITS) - 1u)
 #define CT_ENTITY_MIN_FREE_INDICES 1024u
 
+/* An entity: its id, CT_ENTITY_INDEX_BITS of index then CT_ENTITY_GENERATION_BITS of generation
+ * (see above). {0} is no entity. */
 typedef struct ct_entity_t {
     uint32_t id;
 } ct_entity_t;
 
+/* The index bits of e (its slot, reused after the entity dies) and its generation bits. */
 static inline uint32_t ct_entity_index(ct_entity_t e) { return e.id & ((1u << CT_ENTITY_INDEX_BITS) - 1u); }
 static inline uint32_t ct_entity_generation(ct_entity_t e) { return e.id >> CT_ENTITY_INDEX_BITS; }
 
@@ -93,9 +96,9 @@ struct ct_compile_ctx_o;
  * index of i's parent in the resource, UINT32_MAX for roots) and the pose the roots are placed at.
  */
 typedef struct ct_spawn_context_t {
-    ct_world_o *world;
-    const ct_entity_t *entity_lookup;
-    const uint32_t *parent_index;
+    ct_world_o *world;                /* the world spawned into */
+    const ct_entity_t *entity_lookup; /* num_entities: the resource's entities, made for this spawn */
+    const uint32_t *parent_index;     /* num_entities: each one's parent (UINT32_MAX: a root) */
     uint32_t num_entities;
     float position[3]; /* where the resource's roots go */
     float rotation[4]; /* quaternion x, y, z, w */
@@ -254,6 +257,7 @@ static inline uint32_t ct_entity_order_key(ct_entity_t e)
     return (e.id << CT_ENTITY_GENERATION_BITS) | (e.id >> CT_ENTITY_INDEX_BITS);
 }
 
+/* One entity two entity-ordered arrays share (ct_entity_join_next): where it is in each. */
 typedef struct ct_entity_join_t {
     uint32_t a, b; /* positions in the first and the second array */
 } ct_entity_join_t;
@@ -307,6 +311,7 @@ static inline uint32_t ct_entity_join_run(const ct_entity_t *a, uint32_t na, con
 #define CT_ENTITY_PAGE_BITS 10u
 #define CT_ENTITY_PAGE (1u << CT_ENTITY_PAGE_BITS)
 
+/* The paged index (see above): one uint32_t per entity index, in pages made on first use. */
 typedef struct ct_entity_pages_t {
     uint32_t **pages;   /* num_pages entries; NULL where no page was made */
     uint32_t num_pages; /* a power of two, at most 2^(CT_ENTITY_INDEX_BITS - CT_ENTITY_PAGE_BITS) */

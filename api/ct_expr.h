@@ -45,7 +45,8 @@
  *       select(c, a, b)            c != 0 ? a : b
  *       abs floor sqrt             exact (IEEE)
  *       sin cos tan                polynomial, error < 2e-7 for |x| < 100, < 1e-5 to |x| < 1e4,
- *                                  finite but meaningless beyond 1e5 (reduction by pi/2)
+ *                                  finite but meaningless beyond 1e5 (sin reduces by pi, cos
+ *                                  by odd multiples of pi/2, tan by pi/2)
  *       atan2(y, x)                in [-pi, pi], error < 2e-7
  *       exp(x)                     relative error < 2e-7; 0 below x = -87, inf above 88.72
  *       log(x)                     relative error < 2e-7; -inf at 0, NaN below 0
@@ -167,6 +168,7 @@ typedef struct ct_expr_api_v1 {
     /* Frees a program; accepts NULL. No thread may be evaluating it. */
     void (*destroy)(ct_expr_program_o *program);
 
+    /* How many inputs the program reads and how many outputs it writes. */
     uint32_t (*num_inputs)(const ct_expr_program_o *program);
     uint32_t (*num_outputs)(const ct_expr_program_o *program);
     /* True when output `output` does not depend on the inputs; its value goes into *value. A

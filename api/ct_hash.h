@@ -19,6 +19,7 @@
 extern "C" {
 #endif
 
+/* MurmurHash2 (32 bits) of len bytes at key: the API ids (ct_hash32). */
 static inline uint32_t ct_murmur2_32(const void *key, size_t len, uint32_t seed)
 {
     const uint32_t m = 0x5bd1e995u;
@@ -46,6 +47,7 @@ static inline uint32_t ct_murmur2_32(const void *key, size_t len, uint32_t seed)
     return h;
 }
 
+/* MurmurHash64A of len bytes at key: resource, type and component ids (ct_hash64). */
 static inline uint64_t ct_murmur64a(const void *key, size_t len, uint64_t seed)
 {
     const uint64_t m = 0xc6a4a7935bd1e995ull;

@@ -24,8 +24,8 @@ typedef void (*ct_range_f)(void *user_data, uint32_t begin, uint32_t end);
 
 /* One job of run_and_wait. */
 typedef struct ct_job_t {
-    void (*fn)(void *user_data);
-    void *user_data;
+    void (*fn)(void *user_data); /* runs on some worker (or the caller) */
+    void *user_data;             /* handed to fn */
 } ct_job_t;
 
 typedef struct ct_jobs_api_v1 {

@@ -16,6 +16,7 @@ extern "C" {
 
 #define CT_LOG_API 0xc511feb0u /* "ct.log" */
 
+/* How much a line matters; lines below the minimum level (see above) are dropped. */
 typedef enum ct_log_level {
     CT_LOG_DEBUG = 0,
     CT_LOG_INFO = 1,

@@ -41,8 +41,8 @@ typedef struct ct_lua_api_v0 {
 
 /* One entry of a module registration; the array ends at the count, not at a NULL entry. */
 typedef struct ct_lua_reg_t {
-    const char *name;
-    lua_CFunction fn;
+    const char *name; /* the function's name in the module ("forecast") */
+    lua_CFunction fn; /* the C function behind it */
 } ct_lua_reg_t;
 
 /* Lua value types, as lua_type() reports them. */
@@ -123,8 +123,8 @@ typedef int (*ct_lua_closure_f)(lua_State *L, void *ctx);
 
 /* One entry of register_closures / register_type; the array ends at the count. */
 typedef struct ct_lua_closure_reg_t {
-    const char *name;
-    ct_lua_closure_f fn;
+    const char *name;    /* the function's (or method's) name */
+    ct_lua_closure_f fn; /* called with the registration's context */
 } ct_lua_closure_reg_t;
 
 /* The pseudo-index of the global table, for get_field/set_field (v2 and the v1 functions). */

@@ -40,12 +40,14 @@
 extern "C" {
 #endif
 
+/* The twelve axis orders (see Orders above); CT_EULER_ORDER_COUNT counts them. */
 typedef enum ct_euler_order {
     CT_EULER_XYZ, CT_EULER_XZY, CT_EULER_YXZ, CT_EULER_YZX, CT_EULER_ZXY, CT_EULER_ZYX,
     CT_EULER_XYX, CT_EULER_XZX, CT_EULER_YXY, CT_EULER_YZY, CT_EULER_ZXZ, CT_EULER_ZYZ,
     CT_EULER_ORDER_COUNT
 } ct_euler_order;
 
+/* Whether the turns are about the moving or the fixed axes (see above). */
 typedef enum ct_euler_frame {
     CT_EULER_INTRINSIC = 0, /* about the moving (object) axes */
     CT_EULER_EXTRINSIC = 1, /* about the fixed (world) axes */
@@ -74,6 +76,7 @@ static inline void ct_euler__intrinsic(ct_euler_order order, ct_euler_frame fram
     }
 }
 
+/* out = a * b (b's rotation first, then a's); out may be a or b. */
 static inline void ct_quat_mul(const double a[4], const double b[4], double out[4])
 {
     const double r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
@@ -101,6 +104,7 @@ static inline void ct_quat_from_euler(const double angles[3], ct_euler_order ord
         q[i] = r[i];
 }
 
+/* The rotation matrix of a unit quaternion. */
 static inline void ct_mat3_from_quat(const double q[4], double m[3][3])
 {
     const double x = q[0], y = q[1], z = q[2], w = q[3];
@@ -134,6 +138,7 @@ static inline void ct_quat_from_mat3(const double m[3][3], double q[4])
         q[i] *= sign / n;
 }
 
+/* The rotation matrix of an Euler triple. */
 static inline void ct_mat3_from_euler(const double angles[3], ct_euler_order order,
                                       ct_euler_frame frame, double m[3][3])
 {
@@ -188,6 +193,7 @@ static inline void ct_euler_from_mat3(const double m[3][3], ct_euler_order order
         angles[n] = e[frame == CT_EULER_EXTRINSIC ? 2 - n : n];
 }
 
+/* Euler angles of a unit quaternion (as ct_euler_from_mat3). */
 static inline void ct_euler_from_quat(const double q[4], ct_euler_order order,
                                       ct_euler_frame frame, double angles[3])
 {

@@ -31,8 +31,8 @@ extern "C" {
 
 /* Live totals of one allocator (children not included). */
 typedef struct ct_allocator_stats_t {
-    uint64_t live_bytes;
-    uint64_t live_blocks;
+    uint64_t live_bytes;        /* bytes allocated and not freed */
+    uint64_t live_blocks;       /* blocks allocated and not freed */
     uint64_t total_allocations; /* since creation */
     uint64_t peak_bytes;
 } ct_allocator_stats_t;

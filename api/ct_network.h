@@ -117,6 +117,7 @@ extern "C" {
 typedef struct ct_entity_t ct_entity_t;
 typedef struct ct_world_o ct_world_o;
 
+/* Who talks to whom: every peer with every peer, or every client with the host only. */
 typedef enum ct_network_mode {
     CT_NETWORK_PEER_TO_PEER = 0,
     CT_NETWORK_CLIENT_SERVER = 1,
@@ -137,8 +138,9 @@ typedef struct ct_network_desc_t {
     ct_world_o *world;         /* where replicas are made; required to replicate */
 } ct_network_desc_t;
 
+/* Counters of a node since start (stats()). */
 typedef struct ct_network_stats_t {
-    uint64_t datagrams_in, datagrams_out, bytes_in, bytes_out;
+    uint64_t datagrams_in, datagrams_out, bytes_in, bytes_out; /* received and sent */
     uint64_t dropped;          /* malformed, unknown sender or failed authentication */
     uint64_t breaches;         /* peers disconnected for breaking the protocol */
     uint64_t updates_applied, stale_ignored;

@@ -142,9 +142,10 @@ typedef struct ct_api_ref_t {
 #define CT_API_REQUIRE_OPTIONAL(name, version) {0u, (version), 0u, CT_API_OPTIONAL, (name)}
 #define CT_API_PROVIDE(name, version, type) {0u, (version), (uint32_t)sizeof(type), 0u, (name)}
 
-/* A semantic version: major changes break, minor adds, patch fixes. */
+/* A semantic version: `major` changes break, `minor` adds, `patch` fixes. */
 typedef struct ct_semver_t {
-    uint16_t major, minor, patch, reserved;
+    uint16_t major, minor, patch;
+    uint16_t reserved; /* 0 */
 } ct_semver_t;
 
 /*
@@ -238,6 +239,7 @@ typedef struct ct_api_need_t {
  * the plugin is shut down (keep the pointer in your context).
  */
 typedef struct ct_plugin_host_t {
+    /* The kernel's get_engine_api: asks for any API by id and version (NULL: not there). */
     ct_get_api_f get_engine_api;
     /* This plugin, to pass to the log and memory APIs. */
     ct_plugin_o *self;

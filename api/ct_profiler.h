@@ -61,10 +61,12 @@ typedef struct ct_profiler_api_v1 {
 
 /* What CT_PROFILE_SCOPE keeps on the stack. */
 typedef struct ct_profile_scope_t {
-    const ct_profiler_api_v1 *api;
-    uint32_t token;
+    const ct_profiler_api_v1 *api; /* NULL: no profiler, the scope does nothing */
+    uint32_t token;                /* what begin returned, for end */
 } ct_profile_scope_t;
 
+/* Opens a scope named `name` (api may be NULL); CT_PROFILE_SCOPE calls it and, at the end of the
+ * block, ct_profile_scope_end, which closes it. */
 static inline ct_profile_scope_t ct_profile_scope_begin(const ct_profiler_api_v1 *api,
                                                         const char *name)
 {
@@ -72,6 +74,7 @@ static inline ct_profile_scope_t ct_profile_scope_begin(const ct_profiler_api_v1
     return s;
 }
 
+/* Closes the scope ct_profile_scope_begin opened. */
 static inline void ct_profile_scope_end(ct_profile_scope_t *s)
 {
     if (s->token)

@@ -18,6 +18,7 @@ extern "C" {
 
 #define CT_REGISTRY_API 0x69d00938u /* "ct.registry" */
 
+/* Where a plugin is in its life (ct_plugin_info_t.state). */
 typedef enum ct_plugin_state {
     CT_PLUGIN_DISCOVERED = 0, /* found, metadata read, not initialised yet */
     CT_PLUGIN_LOADED = 1,     /* initialised and running */
@@ -26,8 +27,9 @@ typedef enum ct_plugin_state {
     CT_PLUGIN_SHUT_DOWN = 4,
 } ct_plugin_state;
 
+/* What the registry knows of one plugin (or the kernel), for introspection and `cuttle --list`. */
 typedef struct ct_plugin_info_t {
-    const char *name;
+    const char *name;          /* the plugin's name ("ct.physics") */
     const char *path;          /* the shared library, or "" for the kernel itself */
     uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0, 1 or 2) */
     ct_semver_t version;

@@ -37,9 +37,10 @@ extern "C" {
 /* The header every compiled blob starts with. Little-endian, 40 bytes, frozen. */
 #define CT_BLOB_MAGIC 0x42525443u /* "CTRB" */
 #define CT_BLOB_HEADER_VERSION 1u
+/* The compiled blob's header (see above). */
 typedef struct ct_blob_header_t {
-    uint32_t magic;
-    uint32_t header_version;
+    uint32_t magic;          /* CT_BLOB_MAGIC */
+    uint32_t header_version; /* CT_BLOB_HEADER_VERSION */
     uint64_t type;           /* MurmurHash64A of the type name */
     uint32_t format_version; /* the type's format_version when compiled */
     uint32_t reserved;       /* 0 */
@@ -47,12 +48,14 @@ typedef struct ct_blob_header_t {
     uint64_t checksum;       /* MurmurHash64A of the payload */
 } ct_blob_header_t;
 
+/* A resource's identity: the hashes of its type and of its canonical name (see id()). */
 typedef struct ct_resource_id_t {
-    uint64_t type;
-    uint64_t name;
+    uint64_t type; /* ct_hash64 of the type name ("unit") */
+    uint64_t name; /* ct_hash64 of the canonical name ("units/crate") */
 } ct_resource_id_t;
 
 struct ct_data_o;
+/* One compile in progress, handed to a type's compile callback (opaque). */
 typedef struct ct_compile_ctx_o ct_compile_ctx_o;
 
 /*
@@ -167,7 +170,7 @@ typedef struct ct_resource_api_v2 {
  * numbers ([x y z] is {"position", CT_DATA_ARRAY, 3}).
  */
 typedef struct ct_field_t {
-    const char *name;
+    const char *name; /* the field's key in the source object */
     int32_t type;
     uint32_t numbers;
 } ct_field_t;

@@ -49,6 +49,7 @@
 extern "C" {
 #endif
 
+/* What a stream does with each field: the same serialising function runs in every mode. */
 typedef enum ct_stream_mode {
     CT_STREAM_WRITE = 1,
     CT_STREAM_READ = 2,
@@ -56,6 +57,8 @@ typedef enum ct_stream_mode {
     CT_STREAM_DUMP = 4,
 } ct_stream_mode;
 
+/* One serialisation in progress: made by a ct_stream_init_* function, fields added or read with
+ * ct_stream_u8/u32/u64/f64/bytes, the first failure kept in `error`, freed with ct_stream_free. */
 typedef struct ct_stream_t {
     uint32_t mode;    /* ct_stream_mode */
     uint32_t version; /* the format version being read or written */
@@ -76,16 +79,22 @@ static inline void ct_stream__init(ct_stream_t *s, uint32_t mode, uint32_t versi
     s->mode = mode;
     s->version = version;
 }
+/* A stream that writes format version v into a growing block it owns (data, size). */
 static inline void ct_stream_init_write(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_WRITE, v); }
+/* A stream that only counts the bytes a write would take (size). */
 static inline void ct_stream_init_measure(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_MEASURE, v); }
+/* A stream that writes the fields as readable SJSON text (text), for debugging. */
 static inline void ct_stream_init_dump(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_DUMP, v); }
+/* A stream that reads format version v from size bytes at data (borrowed; never read past). */
 static inline void ct_stream_init_read(ct_stream_t *s, const void *data, size_t size, uint32_t v)
 {
     ct_stream__init(s, CT_STREAM_READ, v);
     s->data = (uint8_t *)(uintptr_t)data;
     s->size = size;
 }
+/* Sets the format version (a reader does once it read the version from the data). */
 static inline void ct_stream_set_version(ct_stream_t *s, uint32_t v) { s->version = v; }
+/* Whether the stream reads (fields are filled in) rather than writes them out. */
 static inline bool ct_stream_reading(const ct_stream_t *s) { return s->mode == CT_STREAM_READ; }
 
 /* Frees what write and dump allocated (not a reader's input). */
@@ -207,6 +216,7 @@ static inline bool ct_stream__raw(ct_stream_t *s, const char *name, void *p, siz
     }
 }
 
+/* The field `name`, one byte: written from, or read into, *v. False once the stream failed. */
 static inline bool ct_stream_u8(ct_stream_t *s, const char *name, uint8_t *v)
 {
     if (s->mode == CT_STREAM_DUMP) {
@@ -217,6 +227,7 @@ static inline bool ct_stream_u8(ct_stream_t *s, const char *name, uint8_t *v)
     return ct_stream__raw(s, name, v, 1);
 }
 
+/* As ct_stream_u8, 4 bytes little-endian. */
 static inline bool ct_stream_u32(ct_stream_t *s, const char *name, uint32_t *v)
 {
     if (s->mode == CT_STREAM_DUMP) {
@@ -231,6 +242,7 @@ static inline bool ct_stream_u32(ct_stream_t *s, const char *name, uint32_t *v)
     return ok;
 }
 
+/* As ct_stream_u8, 8 bytes little-endian. */
 static inline bool ct_stream_u64(ct_stream_t *s, const char *name, uint64_t *v)
 {
     if (s->mode == CT_STREAM_DUMP) {
@@ -250,6 +262,7 @@ static inline bool ct_stream_u64(ct_stream_t *s, const char *name, uint64_t *v)
     return ok;
 }
 
+/* As ct_stream_u8, a double as its 8 bytes (bit for bit, as ct_stream_u64). */
 static inline bool ct_stream_f64(ct_stream_t *s, const char *name, double *v)
 {
     if (s->mode == CT_STREAM_DUMP) {

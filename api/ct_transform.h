@@ -117,9 +117,9 @@ typedef struct ct_transform_t {
 /* A local pose. rotation is a unit quaternion (x y z w). The identity is
  * { {0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1} }. */
 typedef struct ct_transform_pose_t {
-    float position[3];
-    float rotation[4];
-    float scale[3];
+    float position[3]; /* relative to the parent */
+    float rotation[4]; /* x y z w */
+    float scale[3];    /* per axis, within CT_TRANSFORM_MIN_SCALE .. MAX_SCALE */
 } ct_transform_pose_t;
 
 /* Affine 3x4, row-major: the top three rows of a 4x4 whose last row is (0 0 0 1). Element (row r,

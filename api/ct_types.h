@@ -59,6 +59,7 @@ typedef void *(*ct_get_api_f)(uint32_t api, uint32_t version);
     X(FULL, -12, "capacity exhausted")                                        \
     X(STALE, -13, "handle refers to something that no longer exists")
 
+/* CT_ERR_OK (0) and the negative codes of CT_ERROR_MAP, as CT_ERR_<name>. */
 typedef enum ct_error {
 #define CT__ERROR_ENUM(name, code, msg) CT_ERR_##name = code,
     CT_ERROR_MAP(CT__ERROR_ENUM)
@@ -75,7 +76,8 @@ typedef enum ct_error {
  */
 typedef struct ct_allocator_o ct_allocator_o;
 typedef struct ct_allocator_t {
-    ct_allocator_o *inst;
+    ct_allocator_o *inst; /* the allocator's own state */
+    /* Allocates, resizes or frees (see above); call it through ct_alloc, ct_free, ct_realloc. */
     void *(*realloc)(struct ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
                      const char *file, uint32_t line);
 } ct_allocator_t;

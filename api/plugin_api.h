@@ -13,6 +13,7 @@
 #define PLUGIN_API_ID CT_PLUGIN_API
 #define LUA_API_ID CT_LUA_API
 
+/* The seed's names for ct_get_api_f, ct_plugin_api_v0 and ct_lua_api_v0. */
 typedef ct_get_api_f GetApiFunction;
 typedef ct_plugin_api_v0 PluginApi_v0;
 typedef ct_lua_api_v0 LuaApi_v0;

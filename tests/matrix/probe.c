@@ -1,7 +1,8 @@
 /*
- * The version-matrix probe: a plugin built once per combination of module API versions
- * (ENTITY_V, WORLD_V, TRANSFORM_V, PHYSICS_V, COMPONENT_V, RENDER_V, ANIMATION_V, NETWORK_V,
- * LUA_V, EXPR_V, PARTICLES_V), requiring exactly those versions. It runs:
+ * The version-matrix probe: one plugin that runs its scenario with whichever combination of API
+ * versions its driver asks for (matrix_probe_api_v2.run), so the matrix is one build and N runs.
+ * It declares each API as the range of versions it knows, and at each run binds the tables of
+ * exactly the versions asked for. It runs:
  *
  *   the common scenario, written with each version's own calls (single calls in v1, batches
  *   where a version has them) but meaning the same thing everywhere: spawn a unit many times,
@@ -11,15 +12,18 @@
  *   independently (chain tips, point-mass positions, counts), so agreeing on a wrong world fails;
  *
  *   what each version adds, checked against fixed expected results and reported as a feature bit
- *   (the test checks each probe reports exactly the features of its versions):
+ *   (the driver checks each run reports exactly the features of its versions):
  *     entity v2     create_batch / destroy_batch / live_count
  *     world v1      a unit spawned rotated: its tip lands where the rotation puts it
  *     transform v2  set_world_position / world_position round trip under a rotated parent
  *     transform v3  destroy_tree takes a whole chain
+ *     transform v4  the change counter moves when a pose is set, and only then
  *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
  *     physics v3    a sphere whose layer the floor's mask leaves out falls through; user data
+ *     physics v4    a free box spun at a quarter turn per second is turned a quarter after 1 s
  *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
+ *     render v2     debug lines and a box drawn into a null-backend frame: one packet more
  *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
  *     network v1    a host session on a loopback port replicates an entity it owns
  *     world v2      the live worlds listed and a listener told of one created and destroyed (and
@@ -29,7 +33,8 @@
  *     expr v1       the seed's expression compiled and evaluated once and in a batch: fixed bits
  *     particles v1  an effect's burst stepped once: its count and a particle's velocity
  *
- * A module joins by adding its versions to the one dict in meson.build and its calls here.
+ * A version joins by adding it to the dict in meson.build, a BIND_VERSION line below, and (when
+ * it adds something) a feature in matrix_probe.h with its check here.
  */
 #include "ct_animation.h"
 #include "ct_entity.h"
@@ -51,37 +56,184 @@
 
 #include "matrix_probe.h"
 
-#define CONCAT_(a, b) a##b
-#define CONCAT(a, b) CONCAT_(a, b)
-typedef CONCAT(ct_entity_api_v, ENTITY_V) entity_api_t;
-typedef CONCAT(ct_world_api_v, WORLD_V) world_api_t;
-typedef CONCAT(ct_transform_api_v, TRANSFORM_V) transform_api_t;
-typedef CONCAT(ct_physics_api_v, PHYSICS_V) physics_api_t;
-typedef CONCAT(ct_component_api_v, COMPONENT_V) component_api_t;
-typedef CONCAT(ct_render_api_v, RENDER_V) render_api_t;
-typedef CONCAT(ct_animation_api_v, ANIMATION_V) animation_api_t;
-typedef CONCAT(ct_network_api_v, NETWORK_V) network_api_t;
-typedef CONCAT(ct_lua_api_v, LUA_V) lua_api_t;
-typedef CONCAT(ct_expr_api_v, EXPR_V) expr_api_t;
-typedef CONCAT(ct_particles_api_v, PARTICLES_V) particles_api_t;
-
 #define NUM_CHAINS 24
 #define CHAIN_DEPTH 5
 #define STEPS 10
 #define DT (1.0f / 60.0f)
 
-static const entity_api_t *entity;
-static const world_api_t *world_api;
-static const transform_api_t *transform;
-static const physics_api_t *physics;
-static const component_api_t *component;
-static const render_api_t *render;
-static const animation_api_t *animation;
-static const network_api_t *network;
-static const lua_api_t *lua;
-static const expr_api_t *expr;
-static const particles_api_t *particles;
+/* ---- the tables of the combination being run -------------------------------------------- */
+
+/* Each API is held as its newest version's struct, with the members the scenario calls copied
+ * from the version asked for. A member that version lacks stays NULL and is only called behind a
+ * check of that version (versions.of). */
+static matrix_versions_t versions;
+static ct_get_api_f get_engine_api;
+static ct_entity_api_v2 entity_table;
+static ct_world_api_v2 world_table;
+static ct_transform_api_v4 transform_table;
+static ct_physics_api_v4 physics_table;
+static ct_component_api_v2 component_table;
+static ct_render_api_v2 render_table;
+static ct_animation_api_v1 animation_table;
+static ct_network_api_v1 network_table;
+static ct_lua_api_v2 lua_table;
+static ct_expr_api_v1 expr_table;
+static ct_particles_api_v1 particles_table;
+static const ct_entity_api_v2 *const entity = &entity_table;
+static const ct_world_api_v2 *const world_api = &world_table;
+static const ct_transform_api_v4 *const transform = &transform_table;
+static const ct_physics_api_v4 *const physics = &physics_table;
+static const ct_component_api_v2 *const component = &component_table;
+static const ct_render_api_v2 *const render = &render_table;
+static const ct_animation_api_v1 *const animation = &animation_table;
+static const ct_network_api_v1 *const network = &network_table;
+static const ct_lua_api_v2 *const lua = &lua_table;
+static const ct_expr_api_v1 *const expr = &expr_table;
+static const ct_particles_api_v1 *const particles = &particles_table;
 static const ct_resource_api_v1 *resource;
+/* world v0's spawn_unit takes no rotation, so it has a slot of its own. */
+static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const float pos[3]);
+
+/* The members each version has that the scenario calls (each list holds the previous one's). */
+#define ENTITY_V1(X) X(create) X(destroy) X(alive)
+#define ENTITY_V2(X) ENTITY_V1(X) X(create_batch) X(destroy_batch) X(live_count)
+#define WORLD_V0(X) X(create_world) X(destroy_world)
+#define WORLD_V1(X) WORLD_V0(X) X(spawn_unit)
+#define WORLD_V2(X) WORLD_V1(X) X(world_count) X(world_at) X(add_world_listener) \
+    X(remove_world_listener)
+#define TRANSFORM_V1(X) X(create) X(lookup) X(entity) X(count) X(local) X(world_matrix) \
+    X(set_local) X(link) X(first_child)
+#define TRANSFORM_V2(X) TRANSFORM_V1(X) X(set_local_batch) X(world_position) X(set_world_position)
+#define TRANSFORM_V3(X) TRANSFORM_V2(X) X(destroy_tree)
+#define TRANSFORM_V4(X) TRANSFORM_V3(X) X(changes)
+#define PHYSICS_V1(X) X(add_point_mass) X(point_position) X(simulate)
+#define PHYSICS_V2(X) PHYSICS_V1(X) X(add_body) X(velocity) X(position) X(events) X(body_count) \
+    X(set_gravity)
+#define PHYSICS_V3(X) PHYSICS_V2(X) X(set_collision_filter) X(collision_filter) X(set_user_data) \
+    X(user_data)
+#define PHYSICS_V4(X) PHYSICS_V3(X) X(add_rigid_body) X(rotation)
+#define COMPONENT_V1(X) X(manager) X(type_id)
+#define COMPONENT_V2(X) COMPONENT_V1(X) X(sort_by_entity)
+#define RENDER_V1(X) X(render) X(stats) X(set_backend)
+#define RENDER_V2(X) RENDER_V1(X) X(debug_lines) X(debug_box)
+#define ANIMATION_V1(X) X(evaluate) X(bone) X(bone_index) X(bone_count) X(time)
+#define NETWORK_V1(X) X(start) X(port) X(peer_id) X(replicate) X(owner) X(stats) X(stop)
+#define LUA_V1(X) X(main_state) X(get_top) X(set_top) X(push_number) X(set_field) X(get_field) \
+    X(run_string) X(to_number) X(check_number)
+#define LUA_V2(X) LUA_V1(X) X(register_closures) X(register_type) X(new_userdata) \
+    X(check_userdata) X(ref) X(push_ref) X(unref) X(pcall)
+#define EXPR_V1(X) X(compile) X(eval) X(eval_batch) X(num_outputs) X(destroy)
+#define PARTICLES_V1(X) X(spawn) X(simulate) X(view) X(destroy)
+
+#define COPY_MEMBER(member) table->member = from->member;
+/* A case of a bind function: copies the members CALLS lists from version n's table. */
+#define BIND_VERSION(n, type, CALLS)                                                            \
+    case n: {                                                                                  \
+        const type *from = get_engine_api(id, n);                                              \
+        if (!from)                                                                             \
+            return false;                                                                      \
+        CALLS(COPY_MEMBER)                                                                     \
+        return true;                                                                           \
+    }
+
+/* Defines `name`, which fills *table from the version asked for (one BIND_VERSION per version). */
+#define DEFINE_BIND(name, table_type, ...)                                                     \
+    static bool name(uint32_t id, uint32_t version, table_type *table)                         \
+    {                                                                                          \
+        switch (version) {                                                                     \
+            __VA_ARGS__                                                                        \
+        }                                                                                      \
+        return false;                                                                          \
+    }
+
+DEFINE_BIND(bind_entity, ct_entity_api_v2, BIND_VERSION(1, ct_entity_api_v1, ENTITY_V1)
+                                           BIND_VERSION(2, ct_entity_api_v2, ENTITY_V2))
+
+/* world v0's spawn_unit has its own slot: the case is written out. */
+static bool bind_world(uint32_t id, uint32_t version, ct_world_api_v2 *table)
+{
+    switch (version) {
+    case 0: {
+        const ct_world_api_v0 *from = get_engine_api(id, 0);
+        if (!from)
+            return false;
+        WORLD_V0(COPY_MEMBER)
+        spawn_unit_v0 = from->spawn_unit;
+        return true;
+    }
+        BIND_VERSION(1, ct_world_api_v1, WORLD_V1)
+        BIND_VERSION(2, ct_world_api_v2, WORLD_V2)
+    }
+    return false;
+}
+
+DEFINE_BIND(bind_transform, ct_transform_api_v4, BIND_VERSION(1, ct_transform_api_v1, TRANSFORM_V1)
+                                                 BIND_VERSION(2, ct_transform_api_v2, TRANSFORM_V2)
+                                                 BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
+                                                 BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4))
+
+DEFINE_BIND(bind_physics, ct_physics_api_v4, BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
+                                             BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
+                                             BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
+                                             BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4))
+
+DEFINE_BIND(bind_component, ct_component_api_v2, BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
+                                                 BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2))
+
+DEFINE_BIND(bind_render, ct_render_api_v2, BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
+                                           BIND_VERSION(2, ct_render_api_v2, RENDER_V2))
+
+DEFINE_BIND(bind_animation, ct_animation_api_v1, BIND_VERSION(1, ct_animation_api_v1, ANIMATION_V1))
+
+DEFINE_BIND(bind_network, ct_network_api_v1, BIND_VERSION(1, ct_network_api_v1, NETWORK_V1))
+
+DEFINE_BIND(bind_lua, ct_lua_api_v2, BIND_VERSION(1, ct_lua_api_v1, LUA_V1)
+                                     BIND_VERSION(2, ct_lua_api_v2, LUA_V2))
+
+DEFINE_BIND(bind_expr, ct_expr_api_v1, BIND_VERSION(1, ct_expr_api_v1, EXPR_V1))
+
+DEFINE_BIND(bind_particles, ct_particles_api_v1, BIND_VERSION(1, ct_particles_api_v1, PARTICLES_V1))
+
+/* Binds every table of `v`: 0, or CT_ERR_MISSING_API with `missing` naming the first API version
+ * that is not served (or that this probe does not know). */
+static int bind_all(const matrix_versions_t *v, char missing[64])
+{
+    memset(&entity_table, 0, sizeof entity_table);
+    memset(&world_table, 0, sizeof world_table);
+    memset(&transform_table, 0, sizeof transform_table);
+    memset(&physics_table, 0, sizeof physics_table);
+    memset(&component_table, 0, sizeof component_table);
+    memset(&render_table, 0, sizeof render_table);
+    memset(&lua_table, 0, sizeof lua_table);
+    spawn_unit_v0 = NULL;
+    const bool bound[MATRIX_NUM_APIS] = {
+        [MATRIX_API_ENTITY] = bind_entity(CT_ENTITY_API, v->of[MATRIX_API_ENTITY], &entity_table),
+        [MATRIX_API_WORLD] = bind_world(CT_WORLD_API, v->of[MATRIX_API_WORLD], &world_table),
+        [MATRIX_API_TRANSFORM] =
+            bind_transform(CT_TRANSFORM_API, v->of[MATRIX_API_TRANSFORM], &transform_table),
+        [MATRIX_API_PHYSICS] =
+            bind_physics(CT_PHYSICS_API, v->of[MATRIX_API_PHYSICS], &physics_table),
+        [MATRIX_API_COMPONENT] =
+            bind_component(CT_COMPONENT_API, v->of[MATRIX_API_COMPONENT], &component_table),
+        [MATRIX_API_RENDER] = bind_render(CT_RENDER_API, v->of[MATRIX_API_RENDER], &render_table),
+        [MATRIX_API_ANIMATION] =
+            bind_animation(CT_ANIMATION_API, v->of[MATRIX_API_ANIMATION], &animation_table),
+        [MATRIX_API_NETWORK] =
+            bind_network(CT_NETWORK_API, v->of[MATRIX_API_NETWORK], &network_table),
+        [MATRIX_API_LUA] = bind_lua(CT_LUA_API, v->of[MATRIX_API_LUA], &lua_table),
+        [MATRIX_API_EXPR] = bind_expr(CT_EXPR_API, v->of[MATRIX_API_EXPR], &expr_table),
+        [MATRIX_API_PARTICLES] =
+            bind_particles(CT_PARTICLES_API, v->of[MATRIX_API_PARTICLES], &particles_table),
+    };
+    for (int a = 0; a < MATRIX_NUM_APIS; a++) {
+        if (!bound[a]) {
+            snprintf(missing, 64, "%s v%u", matrix_api_names[a], v->of[a]);
+            return CT_ERR_MISSING_API;
+        }
+    }
+    versions = *v;
+    return 0;
+}
 
 static const char chain_unit[] =
     "entities = [ { name = \"link0\" components = { transform = {} debug_name = { name = \"root\" } }\n"
@@ -100,11 +252,9 @@ static bool world_position_is(ct_world_o *w, ct_entity_t e, double x, double y, 
 
 static ct_entity_t spawn_unit_at(ct_world_o *w, const char *unit, const float pos[3])
 {
-#if WORLD_V == 0
-    return world_api->spawn_unit(w, unit, pos);
-#else
+    if (versions.of[MATRIX_API_WORLD] == 0)
+        return spawn_unit_v0(w, unit, pos);
     return world_api->spawn_unit(w, unit, pos, NULL);
-#endif
 }
 
 static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
@@ -134,12 +284,12 @@ static void move_chains(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH
             poses[n++] = moved_pose(c, d);
         }
     }
-#if TRANSFORM_V == 1
-    for (uint32_t i = 0; i < n; i++)
-        transform->set_local(w, instances[i], &poses[i]);
-#else
-    transform->set_local_batch(w, instances, poses, n);
-#endif
+    if (versions.of[MATRIX_API_TRANSFORM] == 1) {
+        for (uint32_t i = 0; i < n; i++)
+            transform->set_local(w, instances[i], &poses[i]);
+    } else {
+        transform->set_local_batch(w, instances, poses, n);
+    }
 }
 
 /* Where move_chains puts the tip of chain c, composed here in double precision: each node turns
@@ -165,12 +315,12 @@ static uint32_t destroy_some(ct_entity_t nodes[NUM_CHAINS][CHAIN_DEPTH])
     for (int c = 0; c < NUM_CHAINS; c++)
         if (c % 3 == 0)
             doomed[n++] = nodes[c][c % 2 ? 0 : CHAIN_DEPTH - 1];
-#if ENTITY_V == 1
-    for (uint32_t i = 0; i < n; i++)
-        entity->destroy(doomed[i]);
-#else
-    entity->destroy_batch(doomed, n);
-#endif
+    if (versions.of[MATRIX_API_ENTITY] == 1) {
+        for (uint32_t i = 0; i < n; i++)
+            entity->destroy(doomed[i]);
+    } else {
+        entity->destroy_batch(doomed, n);
+    }
     return n;
 }
 
@@ -207,9 +357,9 @@ static uint64_t hash_state(ct_world_o *w, ct_entity_t nodes[NUM_CHAINS][CHAIN_DE
 
 /* ---- what each version adds ------------------------------------------------------------- */
 
-#if ENTITY_V >= 2
-static int entity_batches(void)
+static int entity_batches(ct_world_o *w)
 {
+    (void)w;
     ct_entity_t e[10];
     const uint32_t live = entity->live_count();
     if (entity->create_batch(e, 10) != 10 || entity->live_count() != live + 10)
@@ -220,9 +370,7 @@ static int entity_batches(void)
             return CT_ERR_INVALID;
     return entity->live_count() == live ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if WORLD_V >= 1
 /* A chain spawned at (0 0 10) turned a quarter about z: its tip, 4 up in the unit, goes to -x. */
 static int world_rotations(ct_world_o *w)
 {
@@ -242,9 +390,7 @@ static int world_rotations(ct_world_o *w)
         entity->destroy(unit[d]);
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if TRANSFORM_V >= 2
 /* Under a parent turned a quarter about z, a world position set is read back exactly. */
 static int transform_world_setters(ct_world_o *w)
 {
@@ -265,9 +411,7 @@ static int transform_world_setters(ct_world_o *w)
     entity->destroy(e[1]);
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if TRANSFORM_V >= 3
 static int transform_destroy_tree(ct_world_o *w)
 {
     const ct_entity_t root = spawn_chain(w, (const float[3]){0, 0, -10});
@@ -277,9 +421,7 @@ static int transform_destroy_tree(ct_world_o *w)
     return transform->count(w) == count - CHAIN_DEPTH && !entity->alive(root) ? 0
                                                                               : CT_ERR_INVALID;
 }
-#endif
 
-#if PHYSICS_V >= 2
 /* A unit sphere dropped from y = 3 on a static box whose top is at y = 0.5 settles at y = 1 and
  * raises one collision event naming both bodies. */
 static int physics_bodies_and_contacts(ct_world_o *w)
@@ -313,9 +455,7 @@ static int physics_bodies_and_contacts(ct_world_o *w)
     entity->destroy(ball);
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if PHYSICS_V >= 3
 /* The same drop with the ball on layer 2 and a floor whose mask leaves 2 out: it falls through;
  * the user data given comes back. */
 static int physics_filters(ct_world_o *w)
@@ -343,13 +483,12 @@ static int physics_filters(ct_world_o *w)
     entity->destroy(ball);
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if COMPONENT_V >= 2
 /* Two arrays holding entities 0..99 and the even ones, shuffled: after sort_by_entity, the join
  * pairs exactly the 50 even ones and the sorted array is in key order. */
-static int component_order(void)
+static int component_order(ct_world_o *w)
 {
+    (void)w;
     enum { N = 100 };
     ct_entity_t e[N], a[N], b[N / 2], sa[N], sb[N / 2];
     uint32_t order[N], scratch[3 * N];
@@ -380,9 +519,7 @@ static int component_order(void)
         entity->destroy(e[k]);
     return same && ordered && pairs == N / 2 ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if RENDER_V >= 1
 /* A null-backend frame of the world seen from a spawned camera: the world holds no meshes, so the
  * frame is exactly the two default layers' begin packets, all valid. */
 static int render_null_frame(ct_world_o *w)
@@ -403,9 +540,7 @@ static int render_null_frame(ct_world_o *w)
         r = CT_ERR_INVALID;
     return r;
 }
-#endif
 
-#if ANIMATION_V >= 1
 /* An arm of two bones (the second 1 up from the first) whose clip turns the first from 0 to 90
  * degrees about z over one second: after a second of playback the tip sits 1 to the -x side of
  * the shoulder, which stands where the unit was spawned. */
@@ -438,9 +573,7 @@ static int animation_arm(ct_world_o *w)
     resource->unload("unit", "matrix/arm");
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if NETWORK_V >= 1
 /* network v1: a host session on a free loopback port replicates an entity it owns. */
 static int network_replication(ct_world_o *w)
 {
@@ -455,13 +588,12 @@ static int network_replication(ct_world_o *w)
     entity->destroy(e);
     return ok && network->port() == 0 ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if EXPR_V >= 1
 /* expr v1: sin(t) + 0.1 * cos(10 * t) at t = 0.5, once and over a batch of 300 (two whole
  * blocks and a tail): the engine's own polynomials give these bits on every machine. */
-static int expr_seed(void)
+static int expr_seed(ct_world_o *w)
 {
+    (void)w;
     static const char *const inputs[] = {"t"};
     ct_expr_error_t err;
     ct_expr_program_o *p = expr->compile("sin(t) + 0.1 * cos(10 * t)",
@@ -482,9 +614,7 @@ static int expr_seed(void)
     expr->destroy(p);
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if PARTICLES_V >= 1
 /* particles v1: a burst of 8 with vy = 3 + n, stepped by 0.5 s with gravity 2: vy = 3 + n - 1. */
 static int particles_burst(ct_world_o *w)
 {
@@ -502,9 +632,7 @@ static int particles_burst(ct_world_o *w)
     resource->unload("particles", "matrix/burst");
     return ok ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if WORLD_V >= 2
 typedef struct world_events_t {
     uint32_t created, destroyed;
     ct_world_o *last;
@@ -536,9 +664,7 @@ static int world_listeners(ct_world_o *w)
     world_api->destroy_world(world_api->create_world(NULL));
     return listed && heard && ev.created == 1 && ev.destroyed == 1 ? 0 : CT_ERR_INVALID;
 }
-#endif
 
-#if LUA_V >= 2
 typedef struct lua_probe_t {
     double base;
     uint32_t calls;
@@ -564,8 +690,9 @@ static int l_vec_len(lua_State *L, void *ctx)
 
 /* A chunk computes Matrix.add(2, 3) + vec:len() with vec = (3 4 0) kept by a reference:
  * 100 + 5 + 5; then pcall calls Matrix.add(1, 1) from C: 102. */
-static int lua_closures(void)
+static int lua_closures(ct_world_o *w)
 {
+    (void)w;
     static lua_probe_t probe = {100, 0};
     const ct_lua_closure_reg_t fns[] = {{"add", l_add}}, methods[] = {{"len", l_vec_len}};
     lua->register_closures("Matrix", fns, 1, &probe);
@@ -593,84 +720,111 @@ static int lua_closures(void)
     lua->unref(L, ref);
     return sum == 110 && called == 102 && probe.calls == 2 ? 0 : CT_ERR_INVALID;
 }
-#endif
+
+/* transform v4: setting a pose moves the change counter; reading one does not. */
+static int transform_changes(ct_world_o *w)
+{
+    const ct_entity_t e = entity->create();
+    const ct_transform_t t = transform->create(w, e, NULL);
+    const uint64_t created = transform->changes(w);
+    transform->world_matrix(w, t);
+    const uint64_t read = transform->changes(w);
+    const ct_transform_pose_t moved = {{1, 2, 3}, {0, 0, 0, 1}, {1, 1, 1}};
+    transform->set_local(w, t, &moved);
+    const uint64_t set = transform->changes(w);
+    entity->destroy(e);
+    return t.i && created > 0 && read == created && set > read ? 0 : CT_ERR_INVALID;
+}
+
+/* physics v4: without gravity, a free cube spun about y at a quarter turn per second has turned a
+ * quarter after a second: (0, sin 45, 0, cos 45). A cube's inertia is the same about every axis,
+ * so nothing makes it wobble. */
+static int physics_rotation(ct_world_o *w)
+{
+    const float quarter = 1.5707963f;
+    const ct_entity_t e = entity->create();
+    const ct_rigid_body_desc_t desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
+                                       .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1,
+                                       .position = {0, 100, 0}, .angular_velocity = {0, quarter, 0}};
+    float gravity[3] = {0, -9.81f, 0}, q[4] = {0};
+    physics->set_gravity(w, (const float[3]){0, 0, 0});
+    int r = physics->add_rigid_body(w, e, &desc);
+    for (int step = 0; r == 0 && step < 60; step++)
+        physics->simulate(w, DT);
+    const bool ok = r == 0 && physics->rotation(w, e, q) == 0 && near(q[0], 0, 1e-3) &&
+                    near(q[1], 0.70710678, 1e-3) && near(q[2], 0, 1e-3) &&
+                    near(q[3], 0.70710678, 1e-3);
+    physics->set_gravity(w, gravity);
+    entity->destroy(e);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+
+/* render v2: two debug lines and a box drawn into a null-backend frame reach its display list. */
+static int render_debug_draw(ct_world_o *w)
+{
+    static const char camera_unit[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    int r = resource->load_source("unit", "matrix/camera2", camera_unit, sizeof camera_unit - 1);
+    if (r)
+        return r;
+    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera2", (const float[3]){20, 3, 30});
+    const float white[4] = {1, 1, 1, 1}, lines[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 0}, {0, 1, 0}};
+    r = render->set_backend("null");
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t plain = render->stats();
+    render->debug_lines(lines, 2, white);
+    render->debug_box((const float[3]){0, 0, 0}, (const float[3]){1, 1, 1}, NULL, white);
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t drawn = render->stats();
+    entity->destroy(camera);
+    resource->unload("unit", "matrix/camera2");
+    /* The world holds no meshes: the two layers' begin packets, then one more for the lines. */
+    if (!r && (plain.packets != 2 || drawn.packets != 3 || drawn.invalid != 0 ||
+               drawn.command_hash == plain.command_hash))
+        r = CT_ERR_INVALID;
+    return r;
+}
+
+/* Each feature and the check that shows it, run in this order when the combination's versions
+ * add it (matrix_features in matrix_probe.h). */
+static const struct {
+    uint32_t feature;
+    int (*check)(ct_world_o *w);
+} feature_checks[] = {
+    {MATRIX_ENTITY_BATCHES, entity_batches},
+    {MATRIX_WORLD_ROTATIONS, world_rotations},
+    {MATRIX_TRANSFORM_WORLD_SETTERS, transform_world_setters},
+    {MATRIX_TRANSFORM_DESTROY_TREE, transform_destroy_tree},
+    {MATRIX_TRANSFORM_CHANGES, transform_changes},
+    {MATRIX_PHYSICS_BODIES, physics_bodies_and_contacts},
+    {MATRIX_PHYSICS_FILTERS, physics_filters},
+    {MATRIX_PHYSICS_ROTATION, physics_rotation},
+    {MATRIX_COMPONENT_ORDER, component_order},
+    {MATRIX_RENDER_NULL_FRAME, render_null_frame},
+    {MATRIX_RENDER_DEBUG_DRAW, render_debug_draw},
+    {MATRIX_ANIMATION_PLAYBACK, animation_arm},
+    {MATRIX_NETWORK_REPLICATION, network_replication},
+    {MATRIX_WORLD_LISTENERS, world_listeners},
+    {MATRIX_LUA_CLOSURES, lua_closures},
+    {MATRIX_EXPR_EVAL, expr_seed},
+    {MATRIX_PARTICLES_STEP, particles_burst},
+};
 
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
 static int run_features(ct_world_o *w, uint32_t *features)
 {
-    int r = 0;
-    (void)w, (void)features;
-#if ENTITY_V >= 2
-    if ((r = entity_batches()) != 0)
-        return r;
-    *features |= MATRIX_ENTITY_BATCHES;
-#endif
-#if WORLD_V >= 1
-    if ((r = world_rotations(w)) != 0)
-        return r;
-    *features |= MATRIX_WORLD_ROTATIONS;
-#endif
-#if TRANSFORM_V >= 2
-    if ((r = transform_world_setters(w)) != 0)
-        return r;
-    *features |= MATRIX_TRANSFORM_WORLD_SETTERS;
-#endif
-#if TRANSFORM_V >= 3
-    if ((r = transform_destroy_tree(w)) != 0)
-        return r;
-    *features |= MATRIX_TRANSFORM_DESTROY_TREE;
-#endif
-#if PHYSICS_V >= 2
-    if ((r = physics_bodies_and_contacts(w)) != 0)
-        return r;
-    *features |= MATRIX_PHYSICS_BODIES;
-#endif
-#if PHYSICS_V >= 3
-    if ((r = physics_filters(w)) != 0)
-        return r;
-    *features |= MATRIX_PHYSICS_FILTERS;
-#endif
-#if COMPONENT_V >= 2
-    if ((r = component_order()) != 0)
-        return r;
-    *features |= MATRIX_COMPONENT_ORDER;
-#endif
-#if RENDER_V >= 1
-    if ((r = render_null_frame(w)) != 0)
-        return r;
-    *features |= MATRIX_RENDER_NULL_FRAME;
-#endif
-#if ANIMATION_V >= 1
-    if ((r = animation_arm(w)) != 0)
-        return r;
-    *features |= MATRIX_ANIMATION_PLAYBACK;
-#endif
-#if NETWORK_V >= 1
-    if ((r = network_replication(w)) != 0)
-        return r;
-    *features |= MATRIX_NETWORK_REPLICATION;
-#endif
-#if WORLD_V >= 2
-    if ((r = world_listeners(w)) != 0)
-        return r;
-    *features |= MATRIX_WORLD_LISTENERS;
-#endif
-#if LUA_V >= 2
-    if ((r = lua_closures()) != 0)
-        return r;
-    *features |= MATRIX_LUA_CLOSURES;
-#endif
-#if EXPR_V >= 1
-    if ((r = expr_seed()) != 0)
-        return r;
-    *features |= MATRIX_EXPR_EVAL;
-#endif
-#if PARTICLES_V >= 1
-    if ((r = particles_burst(w)) != 0)
-        return r;
-    *features |= MATRIX_PARTICLES_STEP;
-#endif
-    return r;
+    const uint32_t wanted = matrix_features_of(&versions);
+    for (size_t k = 0; k < sizeof feature_checks / sizeof feature_checks[0]; k++) {
+        if (!(wanted & feature_checks[k].feature))
+            continue;
+        const int r = feature_checks[k].check(w);
+        if (r != 0)
+            return r;
+        *features |= feature_checks[k].feature;
+    }
+    return 0;
 }
 
 /* ---- the scenario ----------------------------------------------------------------------- */
@@ -737,10 +891,14 @@ static int common_scenario(ct_world_o *w, matrix_result_t *out)
     return 0;
 }
 
-static int run(matrix_result_t *out)
+static int run(const matrix_versions_t *v, matrix_result_t *out, char missing[64])
 {
     memset(out, 0, sizeof *out);
-    int r = resource->load_source("unit", "matrix/chain", chain_unit, sizeof chain_unit - 1);
+    missing[0] = '\0';
+    int r = bind_all(v, missing);
+    if (r)
+        return r;
+    r = resource->load_source("unit", "matrix/chain", chain_unit, sizeof chain_unit - 1);
     if (r)
         return r;
     ct_world_o *w = world_api->create_world(&(ct_world_desc_t){.name = "matrix"});
@@ -754,59 +912,51 @@ static int run(matrix_result_t *out)
     return r;
 }
 
-static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
+static int init(const ct_plugin_host_t *host, void **ctx)
 {
-    (void)self;
-    entity = get_engine_api(CT_ENTITY_API, ENTITY_V);
-    world_api = get_engine_api(CT_WORLD_API, WORLD_V);
-    transform = get_engine_api(CT_TRANSFORM_API, TRANSFORM_V);
-    physics = get_engine_api(CT_PHYSICS_API, PHYSICS_V);
+    *ctx = NULL;
+    get_engine_api = host->get_engine_api;
     resource = get_engine_api(CT_RESOURCE_API, 1);
-    component = get_engine_api(CT_COMPONENT_API, COMPONENT_V);
-    render = get_engine_api(CT_RENDER_API, RENDER_V);
-    animation = get_engine_api(CT_ANIMATION_API, ANIMATION_V);
-    network = get_engine_api(CT_NETWORK_API, NETWORK_V);
-    lua = get_engine_api(CT_LUA_API, LUA_V);
-    expr = get_engine_api(CT_EXPR_API, EXPR_V);
-    particles = get_engine_api(CT_PARTICLES_API, PARTICLES_V);
-    return entity && world_api && transform && physics && resource && component && render &&
-                   animation && network && lua && expr && particles
-               ? 0
-               : CT_ERR_MISSING_API;
+    return resource ? 0 : CT_ERR_MISSING_API;
 }
 
-static const ct_api_ref_t requires[] = {
-    {CT_ENTITY_API, ENTITY_V, 0, 0, "ct.entity"},
-    {CT_WORLD_API, WORLD_V, 0, 0, "ct.world"},
-    {CT_TRANSFORM_API, TRANSFORM_V, 0, 0, "ct.transform"},
-    {CT_PHYSICS_API, PHYSICS_V, 0, 0, "ct.physics"},
-    {CT_NETWORK_API, NETWORK_V, 0, 0, "ct.network"},
-    {CT_RESOURCE_API, 1, 0, 0, "ct.resource"},
-    {CT_COMPONENT_API, COMPONENT_V, 0, 0, "ct.component"},
-    {CT_RENDER_API, RENDER_V, 0, 0, "ct.render"},
-    {CT_ANIMATION_API, ANIMATION_V, 0, 0, "ct.animation"},
-    {CT_LUA_API, LUA_V, 0, 0, "ct.lua"},
-    {CT_EXPR_API, EXPR_V, 0, 0, "ct.expr"},
-    {CT_PARTICLES_API, PARTICLES_V, 0, 0, "ct.particles"},
+/* Every version this probe binds; the kernel checks some version of each is served, and run
+ * asks for the exact ones. */
+static const ct_api_need_t required[] = {
+    CT_API_NEED_RANGE("ct.entity", 1, 2),
+    CT_API_NEED_RANGE("ct.world", 0, 2),
+    CT_API_NEED_RANGE("ct.transform", 1, 4),
+    CT_API_NEED_RANGE("ct.physics", 1, 4),
+    CT_API_NEED_RANGE("ct.component", 1, 2),
+    CT_API_NEED_RANGE("ct.render", 1, 2),
+    CT_API_NEED("ct.animation", 1),
+    CT_API_NEED("ct.network", 1),
+    CT_API_NEED_RANGE("ct.lua", 1, 2),
+    CT_API_NEED("ct.expr", 1),
+    CT_API_NEED("ct.particles", 1),
+    CT_API_NEED("ct.resource", 1),
 };
-static ct_api_ref_t provides[1];
-static const matrix_probe_api_v1 probe_api = {.run = run};
-static ct_plugin_api_v1 plugin = {
+static const matrix_probe_api_v2 probe_api = {.run = run};
+static const ct_api_ref_t provides[] = {
+    CT_API_PROVIDE("matrix.probe", 2, matrix_probe_api_v2),
+};
+static const ct_plugin_api_v2 plugin = {
+    .magic = CT_PLUGIN_MAGIC,
+    .struct_size = sizeof(ct_plugin_api_v2),
     .name = "matrix.probe",
-    .version = {1, 0, 0, 0},
+    .version = {2, 0, 0, 0},
     .provides = provides,
-    .num_provides = 1,
-    .requires = requires,
-    .num_requires = sizeof requires / sizeof requires[0],
+    .num_provides = CT_ARRAY_COUNT(provides),
+    .num_required = CT_ARRAY_COUNT(required),
+    .required = required,
     .init = init,
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    provides[0] = (ct_api_ref_t){ct_hash32("matrix.probe"), 1, sizeof probe_api, 0, "matrix.probe"};
-    if (api == CT_PLUGIN_API && version == 1)
-        return &plugin;
-    if (api == provides[0].id && version == 1)
+    if (api == CT_PLUGIN_API && version == 2)
+        return (void *)&plugin;
+    if (api == ct_hash32("matrix.probe") && version == 2)
         return (void *)&probe_api;
     return NULL;
 }

@@ -1,11 +1,12 @@
 /*
  * The module version matrix: for every combination of API versions the modules serve, boot the
- * kernel with the modules and a probe plugin built for exactly that combination and run the
- * probe's scenario (see probe.c). Each probe must pass its own fixed checks, report exactly the
- * features its versions add (read from its file name, e.g. probe_entity2_world1_...), change the
- * world, and end the common scenario in the same state as every other combination. The
- * combinations come from the one dict in tests/matrix/meson.build; the test is told how many
- * there are and fails when fewer probes (or none) were built.
+ * kernel with the modules and the probe plugin, and run the probe's scenario with exactly that
+ * combination's tables (see probe.c). Each run must pass its own fixed checks, report exactly the
+ * features its versions add, change the world, and end the common scenario in the same state as
+ * every other combination. The versions come from the one dict in tests/matrix/meson.build
+ * ("api=1,2" arguments); the test is told how many combinations that makes and fails when fewer
+ * ran (or none).
+ * usage: test_matrix --expect N --probe PROBE.so API=V,V... (one per API of matrix_probe.h)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,77 +22,67 @@
 #include "matrix_probe.h"
 #include "test_kernel.h"
 
-static int expected_probes;
-static int num_probes;
-static char **probes;
+static int expected_runs;
+static const char *probe_path;
+static matrix_lists_t lists;
 
-/* The version of `api` in a probe's file name ("..._transform3_..."), or 0. */
-static uint32_t version_in_name(const char *name, const char *api)
+/* Boots the modules and the probe, runs the combination `v`, shuts down. */
+static void run_combination(const matrix_versions_t *v, matrix_result_t *result)
 {
-    char key[32];
-    snprintf(key, sizeof key, "_%s", api);
-    for (const char *at = strstr(name, key); at; at = strstr(at + 1, key)) {
-        const char *v = at + strlen(key);
-        if (*v >= '0' && *v <= '9')
-            return (uint32_t)strtoul(v, NULL, 10);
-    }
-    return 0;
-}
-
-static uint32_t features_of(const char *name)
-{
-    uint32_t features = 0;
-    for (size_t k = 0; k < sizeof matrix_features / sizeof matrix_features[0]; k++)
-        if (version_in_name(name, matrix_features[k].api) >= matrix_features[k].since)
-            features |= matrix_features[k].feature;
-    return features;
+    const char *paths[] = {
+        CT_TEST_MODULE("entities", "ct_entities"),
+        CT_TEST_MODULE("transforms", "ct_transforms"),
+        CT_TEST_MODULE("physics", "ct_physics"),
+        CT_TEST_MODULE("rendering", "ct_rendering"),
+        CT_TEST_MODULE("animation", "ct_animation"),
+        CT_TEST_MODULE("networking", "ct_networking"),
+        CT_TEST_MODULE("expr", "ct_expr"),
+        CT_TEST_MODULE("particles", "ct_particles"),
+        probe_path,
+    };
+    char name[256], missing[64];
+    matrix_name(v, name, sizeof name);
+    assert_int_equal(test_kernel_boot(paths, sizeof paths / sizeof paths[0]), 0);
+    const matrix_probe_api_v2 *probe = test_kernel_api(ct_hash32("matrix.probe"), 2);
+    assert_non_null(probe);
+    const int r = probe->run(v, result, missing);
+    assert_int_equal(test_kernel_shutdown(), 0);
+    if (r != 0 && missing[0])
+        fail_msg("%s: %s is not served", name, missing);
+    if (r != 0)
+        fail_msg("%s: the scenario gave an unexpected result (%d)", name, r);
+    if (!result->changed)
+        fail_msg("%s: the scenario did not change the world", name);
+    if (result->features != matrix_features_of(v))
+        fail_msg("%s: ran features 0x%x, its versions add 0x%x", name, result->features,
+                 matrix_features_of(v));
 }
 
 static void every_combination_runs_its_versions_and_agrees(void **state)
 {
     (void)state;
-    assert_true(num_probes > 0);
-    assert_int_equal(num_probes, expected_probes);
+    uint32_t at[MATRIX_NUM_APIS] = {0};
     uint64_t first = 0;
-    int same = 0;
+    int runs = 0, same = 0;
     uint32_t all_features = 0;
-    for (int i = 0; i < num_probes; i++) {
-        const char *paths[] = {
-            CT_TEST_MODULE("entities", "ct_entities"),
-            CT_TEST_MODULE("transforms", "ct_transforms"),
-            CT_TEST_MODULE("physics", "ct_physics"),
-            CT_TEST_MODULE("rendering", "ct_rendering"),
-            CT_TEST_MODULE("animation", "ct_animation"),
-            CT_TEST_MODULE("networking", "ct_networking"),
-            CT_TEST_MODULE("expr", "ct_expr"),
-            CT_TEST_MODULE("particles", "ct_particles"),
-            probes[i],
-        };
-        const char *slash = strrchr(probes[i], '/');
-        const char *name = slash ? slash + 1 : probes[i];
-        assert_int_equal(test_kernel_boot(paths, sizeof paths / sizeof paths[0]), 0);
-        const matrix_probe_api_v1 *probe = test_kernel_api(ct_hash32("matrix.probe"), 1);
-        assert_non_null(probe);
+    do {
+        const matrix_versions_t v = matrix_combination(&lists, at);
         matrix_result_t result;
-        const int r = probe->run(&result);
-        assert_int_equal(test_kernel_shutdown(), 0);
-        if (r != 0)
-            fail_msg("%s: the scenario gave an unexpected result (%d)", name, r);
-        if (!result.changed)
-            fail_msg("%s: the scenario did not change the world", name);
-        if (result.features != features_of(name))
-            fail_msg("%s: ran features 0x%x, its versions add 0x%x", name, result.features,
-                     features_of(name));
+        run_combination(&v, &result);
         all_features |= result.features;
-        if (i == 0)
+        if (runs++ == 0)
             first = result.common_hash;
         same += result.common_hash == first;
-        printf("matrix: %-44s state %016llx features 0x%02x %s\n", name,
+        char name[256];
+        matrix_name(&v, name, sizeof name);
+        printf("matrix: %-60s state %016llx features 0x%05x %s\n", name,
                (unsigned long long)result.common_hash, result.features,
                result.common_hash == first ? "same" : "DIFFERENT");
-    }
-    printf("matrix: %d combinations, %d identical to the first\n", num_probes, same);
-    assert_int_equal(same, num_probes);
+    } while (matrix_next_combination(&lists, at));
+    printf("matrix: %d combinations, %d identical to the first\n", runs, same);
+    assert_true(runs > 0);
+    assert_int_equal(runs, expected_runs);
+    assert_int_equal(same, runs);
     /* Every feature of the table ran in some combination. */
     uint32_t table = 0;
     for (size_t k = 0; k < sizeof matrix_features / sizeof matrix_features[0]; k++)
@@ -101,13 +92,25 @@ static void every_combination_runs_its_versions_and_agrees(void **state)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || strcmp(argv[1], "--expect") != 0) {
-        fprintf(stderr, "usage: test_matrix --expect N probe.so...\n");
+    if (argc < 5 || strcmp(argv[1], "--expect") != 0 || strcmp(argv[3], "--probe") != 0) {
+        fprintf(stderr, "usage: test_matrix --expect N --probe PROBE.so API=V,V...\n");
         return 1;
     }
-    expected_probes = atoi(argv[2]);
-    num_probes = argc - 3;
-    probes = argv + 3;
+    expected_runs = atoi(argv[2]);
+    probe_path = argv[4];
+    for (int i = 5; i < argc; i++) {
+        if (!matrix_parse_versions(&lists, argv[i])) {
+            fprintf(stderr, "test_matrix: '%s' is not API=V,V... of matrix_probe.h, or given twice\n",
+                    argv[i]);
+            return 1;
+        }
+    }
+    for (int a = 0; a < MATRIX_NUM_APIS; a++) {
+        if (lists.count[a] == 0) {
+            fprintf(stderr, "test_matrix: no versions given for '%s'\n", matrix_api_names[a]);
+            return 1;
+        }
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_combination_runs_its_versions_and_agrees),
     };

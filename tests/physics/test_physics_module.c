@@ -887,6 +887,81 @@ static void test_quiet_world_still_sees_a_moved_transform(void **state)
     entity->destroy_batch(all, 3);
 }
 
+/* shapes() lists every body's shape for a debug drawer: sizes by shape (the others zero), the
+ * pose as physics has it, sleeping; paging with first/max covers each body once; max 0 only
+ * counts; a world without physics gives 0. */
+static void test_shapes_for_debug_drawing(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "shapes"});
+    const ct_entity_t e[3] = {entity->create(), entity->create(), entity->create()};
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 4}, .position = {0, -0.5f, 0}};
+    const ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.25f,
+                                       .half_extents = {7, 7, 7}, .mass = 1, .position = {3, 0.25f, 0}};
+    const ct_rigid_body_desc_t pill = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_CAPSULE, .radius = 0.5f,
+                                       .half_height = 0.75f, .position = {-2, 4, 1},
+                                       .rotation = {0, 0, 0.6f, 0.8f}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &ball), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &pill), 0);
+    assert_int_equal(p4->shapes(w, 0, NULL, 0), 3);
+    ct_physics_shape_t s[4];
+    memset(s, 0xab, sizeof s);
+    assert_int_equal(p4->shapes(w, 0, s, 4), 3);
+    /* The fourth entry is left alone. */
+    assert_int_equal(s[3].entity, 0xababababu);
+    ct_physics_shape_t by_entity[3];
+    for (int k = 0; k < 3; k++)
+        for (int j = 0; j < 3; j++)
+            if (s[k].entity == e[j].id)
+                by_entity[j] = s[k];
+    const ct_physics_shape_t *f = &by_entity[0], *b = &by_entity[1], *c = &by_entity[2];
+    assert_int_equal(f->shape, CT_BODY_BOX);
+    assert_int_equal(f->kind, CT_BODY_STATIC);
+    assert_true(f->half_extents[0] == 10.0f && f->half_extents[1] == 0.5f && f->half_extents[2] == 4.0f);
+    assert_true(f->radius == 0.0f && f->half_height == 0.0f);
+    assert_true(f->position[1] == -0.5f && f->rotation[3] == 1.0f);
+    assert_int_equal(b->shape, CT_BODY_SPHERE);
+    assert_true(b->radius == 0.25f && b->half_extents[0] == 0.0f && b->half_height == 0.0f);
+    assert_int_equal(c->shape, CT_BODY_CAPSULE);
+    assert_int_equal(c->kind, CT_BODY_KINEMATIC);
+    assert_true(c->radius == 0.5f && c->half_height == 0.75f);
+    assert_true(c->position[0] == -2.0f && c->position[1] == 4.0f && c->position[2] == 1.0f);
+    assert_float_equal(c->rotation[2], 0.6f, 1e-6f);
+    assert_float_equal(c->rotation[3], 0.8f, 1e-6f);
+    assert_int_equal(b->sleeping, 0);
+    /* The ball comes to rest and sleeps; the list says so. */
+    for (int k = 0; k < 120; k++)
+        p4->simulate(w, 1.0f / 60.0f);
+    assert_true(p3->sleeping(w, e[1]));
+    assert_int_equal(p4->shapes(w, 0, s, 3), 3);
+    for (int k = 0; k < 3; k++)
+        if (s[k].entity == e[1].id) {
+            assert_int_equal(s[k].sleeping, 1);
+            assert_float_equal(s[k].position[1], 0.25f, 0.01f);
+        }
+    /* Paging two at a time names every body once; first past the end writes nothing. */
+    uint32_t seen = 0;
+    for (uint32_t first = 0; first < 3; first += 2) {
+        ct_physics_shape_t page[2];
+        const uint32_t total = p4->shapes(w, first, page, 2);
+        assert_int_equal(total, 3);
+        for (uint32_t k = 0; k < (total - first < 2 ? total - first : 2); k++)
+            for (int j = 0; j < 3; j++)
+                seen += page[k].entity == e[j].id ? 1u << (4 * j) : 0u;
+    }
+    assert_int_equal(seen, 0x111);
+    memset(s, 0xab, sizeof s);
+    assert_int_equal(p4->shapes(w, 3, s, 4), 3);
+    assert_int_equal(p4->shapes(w, 99, s, 4), 3);
+    assert_int_equal(s[0].entity, 0xababababu);
+    /* Not a world with physics. */
+    assert_int_equal(p4->shapes(NULL, 0, s, 4), 0);
+    worlds->destroy_world(w);
+    entity->destroy_batch(e, 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -907,6 +982,7 @@ int main(void)
         cmocka_unit_test(test_rigid_bodies_v4),
         cmocka_unit_test(test_level_rigid_fields),
         cmocka_unit_test(test_quiet_world_still_sees_a_moved_transform),
+        cmocka_unit_test(test_shapes_for_debug_drawing),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

@@ -24,6 +24,9 @@ pc=$(find "$root" -name cuttle-plugin.pc | head -n 1)
 # installed with --destdir (before: its hard-coded prefix needed PKG_CONFIG_SYSROOT_DIR).
 export PKG_CONFIG_PATH=$(dirname "$pc")
 unset PKG_CONFIG_SYSROOT_DIR
+# As an author's shell: the installed harness library, not the build tree's that meson test
+# puts on the library path (it would look for the modules beside itself there).
+unset LD_LIBRARY_PATH
 [ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
 incdir=$(pkg-config --cflags-only-I cuttle-plugin | sed 's/^ *-I//; s/ *$//')
 [ -f "$incdir/ct_plugin.h" ] || fail "pkg-config --cflags points at '$incdir', not the installed headers"
@@ -42,6 +45,13 @@ dups=$(grep '^Installing ' "$scratch/install.log" | awk '{d = $4; sub(/\/$/, "",
 for program in "$bin"/*; do
     grep -q "\`$(basename "$program")\`" "$readme" || fail "README does not name the installed $(basename "$program")"
 done
+# The references: the HTML API reference (a page per header) and the LuaLS annotation files.
+for f in doc/cuttle/api/index.html doc/cuttle/api/ct_entity.html doc/cuttle/api/ct_test_kernel.html \
+         cuttle/lua/types.lua cuttle/lua/world.lua; do
+    [ -f "$root$prefix/share/$f" ] || fail "share/$f is not installed"
+done
+grep -q 'id="ct_component_api_v2"' "$root$prefix/share/doc/cuttle/api/ct_entity.html" ||
+    fail "the installed API reference has no ct_component_api_v2"
 example=$root$prefix/share/cuttle/examples/hello_v1
 [ -f "$example/hello_v1.c" ] || fail "the example plugin's source is not installed"
 weather=$root$prefix/share/cuttle/examples/weather
@@ -126,4 +136,81 @@ grep -qx "acme.foo greeted 1 time(s)" <<< "$out" || { echo "$out"; fail "the gen
 out=$(make -C "$scratch/bar" 2>&1) || { echo "$out"; fail "the --provides plugin did not build"; }
 out=$("$bin/cuttle" --strict --list --plugin "$scratch/bar/plugins/acme_bar.so" 2>&1) || { echo "$out"; fail "the --provides plugin did not load"; }
 grep -q "provides: acme.counter v1" <<< "$out" || { echo "$out"; fail "the --provides plugin does not provide acme.counter v1"; }
-echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules, and a generated plugin"
+# `make test`: the generated plugin's own cmocka test, on a kernel booted by the installed test
+# harness (ct_test_kernel.h, pkg-config cuttle-test) with the installed modules.
+out=$(make -C "$scratch/foo" test 2>&1) || { echo "$out"; fail "the generated plugin's test did not pass"; }
+grep -q "PASSED.*1 test" <<< "$out" || { echo "$out"; fail "the generated plugin's test did not run its case"; }
+
+# The example component plugin (ct_component_store.h), built from the installed copy and run
+# with its own project.
+health=$root$prefix/share/cuttle/examples/health
+for f in health.c acme_health.h test_health.c project.sjson boot.lua units/hero.unit; do
+    [ -f "$health/$f" ] || fail "the component example's $f is not installed in $health"
+done
+cp -r "$health" "$scratch/health"
+mkdir -p "$scratch/health/plugins"
+cc $cflags $(pkg-config --cflags cuttle-plugin) "$scratch/health/health.c" -o "$scratch/health/plugins/acme_health.so"
+out=$("$bin/cuttle-compile" --strict --project "$scratch/health" 2>&1) || { echo "$out"; fail "the component example's unit did not compile"; }
+out=$("$bin/cuttle" --strict --project "$scratch/health" 2>&1) || { echo "$out"; fail "the component example did not run"; }
+for line in "health: 80 of 1 instance(s): 1" "after 30 damage: 50" "after 3 frames of regen: 65" \
+            "instances after the hero died: 0"; do
+    grep -qxF "$line" <<< "$out" || { echo "$out"; fail "the component example did not print '$line'"; }
+done
+# Its own tests, through the installed harness.
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/health/test_health.c" \
+    -o "$scratch/health/test_health" $(pkg-config --libs cuttle-test)
+out=$("$scratch/health/test_health" "$scratch/health/plugins/acme_health.so" 2>&1) ||
+    { echo "$out"; fail "the component example's tests did not pass"; }
+grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the component example's tests did not all run"; }
+grep -q "units/misspelt.unit: entity '(unnamed)': health.valeu: unknown field (did you mean 'value'?)" <<< "$out" ||
+    { echo "$out"; fail "the component's compiler did not name the misspelt field"; }
+
+# The harness refuses what it cannot do: a second boot, a missing modules folder.
+cat > "$scratch/harness_misuse.c" <<'C'
+#include <stdio.h>
+#include "ct_lua.h"
+#include "ct_test_kernel.h"
+int main(void)
+{
+    const ct_test_kernel_desc_t nowhere = {.modules_dir = "/nonexistent/modules", .strict = true};
+    if (ct_test_kernel_api(CT_LUA_API, 1) || ct_test_kernel_lua("x = 1") != CT_ERR_INVALID ||
+        ct_test_kernel_shutdown() != 0)
+        return 1; /* nothing booted: nothing served */
+    if (ct_test_kernel_boot(&nowhere) == 0)
+        return 2;
+    if (ct_test_kernel_boot(&(ct_test_kernel_desc_t){0}) != 0)
+        return 3;
+    if (ct_test_kernel_boot(&(ct_test_kernel_desc_t){0}) != CT_ERR_INVALID)
+        return 4; /* one kernel at a time */
+    if (ct_test_kernel_lua("assert(World ~= nil)") != 0 || ct_test_kernel_lua("error('x')") != CT_ERR_LUA)
+        return 5;
+    if (ct_test_kernel_shutdown() != 0)
+        return 6;
+    puts("harness refusals: ok");
+    return 0;
+}
+C
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/harness_misuse.c" \
+    -o "$scratch/harness_misuse" $(pkg-config --libs cuttle-test)
+status=0
+out=$("$scratch/harness_misuse" 2>&1) || status=$?
+[ "$status" -eq 0 ] || { echo "$out"; fail "the harness misuse check failed at step $status"; }
+grep -q "modules_dir '/nonexistent/modules' is not a folder" <<< "$out" || { echo "$out"; fail "the harness did not name the missing modules folder"; }
+
+# --component: a component plugin under the author's names (component, Lua module, API),
+# built with its Makefile, its test run through the harness, its project compiled and run.
+"$bin/cuttle-new-plugin" acme.vitals --component stamina --dir "$scratch/vitals" > /dev/null ||
+    fail "cuttle-new-plugin --component failed"
+if "$bin/cuttle-new-plugin" acme.v2 --component Bad --dir "$scratch/v2" 2> /dev/null; then
+    fail "a component name with capitals was accepted"
+fi
+grep -q '"stamina"' "$scratch/vitals/vitals.c" && ! grep -qi "health" "$scratch/vitals/vitals.c" ||
+    fail "the generated component plugin still names the example's component"
+out=$(make -C "$scratch/vitals" test 2>&1) || { echo "$out"; fail "the generated component plugin's test did not pass"; }
+grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the generated component plugin's tests did not all run"; }
+grep -q "stamina.valeu: unknown field" <<< "$out" || { echo "$out"; fail "the generated compiler does not name its component"; }
+out=$("$bin/cuttle-compile" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component's unit did not compile"; }
+out=$("$bin/cuttle" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component project did not run"; }
+grep -qxF "stamina: 80 of 1 instance(s): 1" <<< "$out" && grep -qxF "instances after the hero died: 0" <<< "$out" ||
+    { echo "$out"; fail "the generated component project did not run its component"; }
+echo "sdk: installed cuttle ran a project's out-of-tree plugins with $installed installed modules, a generated plugin and component plugin with their tests, and the component example"

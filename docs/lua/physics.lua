@@ -1,0 +1,161 @@
+---@meta
+-- Rigid bodies (api/ct_physics.h; the ct.physics module). Unknown entities raise an error naming
+-- them; refused values raise one naming the field.
+
+---@class PhysicsModule
+Physics = {}
+
+---Steps the world's bodies by dt seconds; collision callbacks are queued on the world.
+---@param world ct.World
+---@param dt number
+function Physics.simulate(world, dt) end
+
+---The bodies overlapping a sphere, sorted by entity id.
+---@param world ct.World
+---@param x number
+---@param y number
+---@param z number
+---@param r number radius
+---@param mask? integer collision layers to include (default all)
+---@return ct.Entity[]
+function Physics.overlap_sphere(world, x, y, z, r, mask) end
+
+---The first body along a ray.
+---@param world ct.World
+---@param x number
+---@param y number
+---@param z number
+---@param dx number
+---@param dy number
+---@param dz number
+---@param max_distance number
+---@param mask? integer collision layers to include (default all)
+---@return ct.Entity|nil e
+---@return number? distance
+---@return number? hx
+---@return number? hy
+---@return number? hz
+function Physics.raycast(world, x, y, z, dx, dy, dz, max_distance, mask) end
+
+---A hash of every body's state, as hexadecimal text (for determinism checks).
+---@param world ct.World
+---@return string
+function Physics.state_hash(world) end
+
+---Sets the world's gravity (m/s^2).
+---@param world ct.World
+---@param x number
+---@param y number
+---@param z number
+function Physics.set_gravity(world, x, y, z) end
+
+---@class ActorModule
+Actor = {}
+
+---Sets the linear velocity (m/s) and wakes the body.
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+function Actor.set_velocity(world, e, x, y, z) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return number x, number y, number z
+function Actor.velocity(world, e) end
+
+---Adds a force (newtons) for the next step.
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+function Actor.add_force(world, e, x, y, z) end
+
+---Moves the body to a position (no velocity change).
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+function Actor.teleport(world, e, x, y, z) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return number x, number y, number z
+function Actor.position(world, e) end
+
+---Sets the body's collision layer (one bit) and the layers it collides with.
+---@param world ct.World
+---@param e ct.Entity
+---@param layer integer
+---@param mask integer
+function Actor.set_collision_filter(world, e, layer, mask) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return boolean
+function Actor.sleeping(world, e) end
+
+---Wakes a sleeping body.
+---@param world ct.World
+---@param e ct.Entity
+function Actor.wake(world, e) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return number x, number y, number z, number w
+function Actor.rotation(world, e) end
+
+---Sets the rotation (a quaternion, normalised).
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+---@param w number
+function Actor.set_rotation(world, e, x, y, z, w) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return number x, number y, number z
+function Actor.angular_velocity(world, e) end
+
+---Sets the angular velocity (radians per second about each axis).
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+function Actor.set_angular_velocity(world, e, x, y, z) end
+
+---Adds a torque (N m) for the next step.
+---@param world ct.World
+---@param e ct.Entity
+---@param x number
+---@param y number
+---@param z number
+function Actor.add_torque(world, e, x, y, z) end
+
+---An impulse (N s) at a world point.
+---@param world ct.World
+---@param e ct.Entity
+---@param jx number
+---@param jy number
+---@param jz number
+---@param px number
+---@param py number
+---@param pz number
+function Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz) end
+
+---A force (N) at a world point, for the next step.
+---@param world ct.World
+---@param e ct.Entity
+---@param fx number
+---@param fy number
+---@param fz number
+---@param px number
+---@param py number
+---@param pz number
+function Actor.add_force_at(world, e, fx, fy, fz, px, py, pz) end
