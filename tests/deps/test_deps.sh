@@ -195,7 +195,7 @@ expect "folder: check" 'stuff/plum.thing' "$(deps "$P" check)"
 ORIGINAL=$WORK/original
 make_project "$ORIGINAL"
 EXPECTED=$WORK/expected
-cp -r "$ORIGINAL" "$EXPECTED"
+cp -a "$ORIGINAL" "$EXPECTED"
 deps "$EXPECTED" mv things/ stuff/ >/dev/null || fail "the uninterrupted mv"
 kills=0
 n=1
@@ -203,7 +203,7 @@ while [ $n -lt 100 ]; do
     for ending in rollback resume; do
         K=$WORK/kill_${n}_$ending
         rm -rf "$K"
-        cp -r "$ORIGINAL" "$K"
+        cp -a "$ORIGINAL" "$K"
         CUTTLE_DEPS_KILL_AFTER=$n "$DEPS" --project "$K" mv things/ stuff/ >/dev/null 2>&1
         status=$?
         if [ $status -eq 0 ]; then
