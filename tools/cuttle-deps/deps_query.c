@@ -11,6 +11,7 @@
 
 #include "ct_hash.h"
 #include "deps.h"
+#include "resources/resources_internal.h"
 
 static const char *type_word(const char *type)
 {
@@ -105,6 +106,8 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out)
     char *manifest_text = read_text(manifest_path, &manifest_len);
     cJSON *manifest = manifest_text ? cJSON_ParseWithLength(manifest_text, manifest_len) : NULL;
     free(manifest_text);
+    uint32_t num_log = 0; /* renames.log, read once for every missing reference */
+    resources_rename_t *log = resources__read_renames(ix->project, &num_log);
     for (uint32_t i = 0; i < ix->num_refs; i++) {
         const deps_ref_t *r = &ix->refs[i];
         if (r->to != DEPS_NONE || r->soft)
@@ -113,7 +116,8 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out)
         fprintf(out, "%s:%u:%u: %s: no %s named \"%s\"", ix->nodes[r->from].path, r->line,
                 r->column, r->field, type_word(r->type), r->name);
         char to[512], date[64];
-        if (deps_renamed_to(ix->project, r->type, r->name, to, sizeof to, date, sizeof date))
+        if (log && resources__renamed_in(log, num_log, r->type, r->name, to, sizeof to, date,
+                                         sizeof date))
             fprintf(out, "; \"%s\" was renamed to \"%s\" on %s: run cuttle-deps fix", r->name,
                     to, date);
         else if (manifest && moved_to(ix, manifest, r->type, r->name, to, sizeof to))
@@ -123,6 +127,7 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out)
         fputc('\n', out);
     }
     cJSON_Delete(manifest);
+    free(log);
     return count;
 }
 
