@@ -161,7 +161,7 @@ cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/h
     -o "$scratch/health/test_health" $(pkg-config --libs cuttle-test)
 out=$("$scratch/health/test_health" "$scratch/health/plugins/acme_health.so" 2>&1) ||
     { echo "$out"; fail "the component example's tests did not pass"; }
-grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the component example's tests did not all run"; }
+grep -q "PASSED.*4 test" <<< "$out" || { echo "$out"; fail "the component example's tests did not all run"; }
 grep -q "units/misspelt.unit: entity '(unnamed)': health.valeu: unknown field (did you mean 'value'?)" <<< "$out" ||
     { echo "$out"; fail "the component's compiler did not name the misspelt field"; }
 
@@ -174,7 +174,7 @@ int main(void)
 {
     const ct_test_kernel_desc_t nowhere = {.modules_dir = "/nonexistent/modules", .strict = true};
     if (ct_test_kernel_api(CT_LUA_API, 1) || ct_test_kernel_lua("x = 1") != CT_ERR_INVALID ||
-        ct_test_kernel_shutdown() != 0)
+        ct_test_kernel_reload("ct.entities") != CT_ERR_INVALID || ct_test_kernel_shutdown() != 0)
         return 1; /* nothing booted: nothing served */
     if (ct_test_kernel_boot(&nowhere) == 0)
         return 2;
@@ -207,7 +207,7 @@ fi
 grep -q '"stamina"' "$scratch/vitals/vitals.c" && ! grep -qi "health" "$scratch/vitals/vitals.c" ||
     fail "the generated component plugin still names the example's component"
 out=$(make -C "$scratch/vitals" test 2>&1) || { echo "$out"; fail "the generated component plugin's test did not pass"; }
-grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the generated component plugin's tests did not all run"; }
+grep -q "PASSED.*4 test" <<< "$out" || { echo "$out"; fail "the generated component plugin's tests did not all run"; }
 grep -q "stamina.valeu: unknown field" <<< "$out" || { echo "$out"; fail "the generated compiler does not name its component"; }
 out=$("$bin/cuttle-compile" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component's unit did not compile"; }
 out=$("$bin/cuttle" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component project did not run"; }
