@@ -27,6 +27,13 @@ unset PKG_CONFIG_SYSROOT_DIR
 # As an author's shell: the installed harness library, not the build tree's that meson test
 # puts on the library path (it would look for the modules beside itself there).
 unset LD_LIBRARY_PATH
+# An SDK built with the sanitizers has them in its harness library: a program linking it is built
+# with them too (the runtime must come first); plugins are not (they take it from the process).
+harness_lib=$(find "$root" -name 'libcuttle_test_kernel.so' | head -n 1)
+export TEST_CFLAGS=
+if ldd "$harness_lib" | grep -q libasan; then
+    TEST_CFLAGS="-fsanitize=address,undefined"
+fi
 [ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
 incdir=$(pkg-config --cflags-only-I cuttle-plugin | sed 's/^ *-I//; s/ *$//')
 [ -f "$incdir/ct_plugin.h" ] || fail "pkg-config --cflags points at '$incdir', not the installed headers"
@@ -157,7 +164,7 @@ for line in "health: 80 of 1 instance(s): 1" "after 30 damage: 50" "after 3 fram
     grep -qxF "$line" <<< "$out" || { echo "$out"; fail "the component example did not print '$line'"; }
 done
 # Its own tests, through the installed harness.
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/health/test_health.c" \
+cc -std=c11 -Wall -Wextra -Werror $TEST_CFLAGS $(pkg-config --cflags cuttle-test) "$scratch/health/test_health.c" \
     -o "$scratch/health/test_health" $(pkg-config --libs cuttle-test)
 out=$("$scratch/health/test_health" "$scratch/health/plugins/acme_health.so" 2>&1) ||
     { echo "$out"; fail "the component example's tests did not pass"; }
@@ -190,7 +197,7 @@ int main(void)
     return 0;
 }
 C
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/harness_misuse.c" \
+cc -std=c11 -Wall -Wextra -Werror $TEST_CFLAGS $(pkg-config --cflags cuttle-test) "$scratch/harness_misuse.c" \
     -o "$scratch/harness_misuse" $(pkg-config --libs cuttle-test)
 status=0
 out=$("$scratch/harness_misuse" 2>&1) || status=$?

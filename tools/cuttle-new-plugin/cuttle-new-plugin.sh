@@ -302,10 +302,12 @@ plugins/$ident.so: $stem.c $api_ident.h
 	mv -f plugins/.$ident.so.part plugins/$ident.so
 
 # \`make test\`: the plugin's own cmocka tests, on a real kernel with the SDK's modules
-# (ct_test_kernel.h, pkg-config cuttle-test).
+# (ct_test_kernel.h, pkg-config cuttle-test). TEST_CFLAGS adds flags for the test program alone
+# (-fsanitize=address,undefined when the SDK was built with the sanitizers).
+TEST_CFLAGS ?=
 test_$stem: test_$stem.c $api_ident.h
-	\$(CC) -std=c11 -Wall -Wextra \$(CFLAGS) \$(shell \$(PKG_CONFIG) --cflags cuttle-test) test_$stem.c \\
-	    -o test_$stem \$(shell \$(PKG_CONFIG) --libs cuttle-test)
+	\$(CC) -std=c11 -Wall -Wextra \$(CFLAGS) \$(TEST_CFLAGS) \$(shell \$(PKG_CONFIG) --cflags cuttle-test) \\
+	    test_$stem.c -o test_$stem \$(shell \$(PKG_CONFIG) --libs cuttle-test)
 
 test: plugins/$ident.so test_$stem
 	./test_$stem plugins/$ident.so
