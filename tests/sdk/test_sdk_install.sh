@@ -12,7 +12,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
-meson install -C "$build" --no-rebuild --destdir "$scratch/root" > "$scratch/install.log"
+meson install -C "$build" --no-rebuild --destdir "$scratch/root" > "$scratch/install.log" 2>&1 ||
+    { tail -n 20 "$scratch/install.log"; fail "meson install failed (is everything it installs built?)"; }
 root=$scratch/root
 bin=$root$prefix/bin
 for program in cuttle cuttle-compile cuttle-hash; do
