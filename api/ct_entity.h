@@ -136,7 +136,11 @@ typedef struct ct_component_type_t {
     void *(*create_manager)(void *user_data, ct_world_o *world, ct_allocator_t *a);
     void (*destroy_manager)(void *user_data, void *manager);
 
-    /* Bytes of compiled instance data per instance (fixed for the type; may be 0). */
+    /* Bytes of compiled instance data per instance (fixed for the type; may be 0). When the
+     * layout of these bytes changes, even at the same size, the module declares a new format
+     * with ct_resource_api_v6.declare_format("component.<name>", N): levels and units record
+     * it per section, cuttle-compile compiles them again and the loader refuses older data
+     * ("recompile") instead of reading it as the new layout. Undeclared is format 0. */
     uint32_t instance_size;
     /* Compiles one component's source (the value under `components.<name>` of an entity) into
      * instance_size bytes at out. Report bad data with ct_resource_api_v1.compile_error(ctx, ...)

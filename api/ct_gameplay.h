@@ -55,12 +55,19 @@
  * `Islands.set(e, "field", v)` and `Islands.emit("effect", target, ...)` act for the event being
  * handled. An error in a handler is logged (first per run, with the event) and counted.
  *
+ * Physics contacts become events too (join_contacts): a collision names the two bodies touching,
+ * so a stack of crates is one island and two stacks apart are two, while the floor under them,
+ * marked shared, joins nothing.
+ *
  * Lua (main state): Islands.post("pickup", {e1, e2}, a1, a2, a3, a4), Islands.shared(e, on),
+ * Islands.contacts(world, "collision handler" or nil [, "ended handler" or nil]) (join_contacts;
+ * both nil stop; an unknown name raises),
  * Islands.on_effect("score", fn): fn(target, a1, a2, a3, a4) when applied;
  * Islands.run([mode]) -> {events, islands, largest, shared_only, effects, refused, errors,
  * threads, build_ms, run_ms, apply_ms}; Islands.get(e, "field"), Islands.set(e, "field", v)
  * outside a run. The profiler shows "islands.build", "islands.run", one "island" scope per
- * island job and "islands.apply".
+ * island job (the largest island's is "islands.largest", so its share of the run shows) and
+ * "islands.apply".
  *
  * Threads: main thread only, except the handlers (see above), which run on worker threads and
  * may call only get, set and emit of ct.islands.
@@ -161,6 +168,22 @@ typedef struct ct_islands_api_v1 {
     /* Outside a run (main thread): a field's value, and setting it (any entity). */
     double (*value)(ct_entity_t e, uint32_t field);
     void (*set_value)(ct_entity_t e, uint32_t field, double value);
+    /* Joins the physics contacts of `world` (ct_physics.h) to the islands, so touching bodies
+     * share an island as the events of any other handler do: from now on each run() first posts,
+     * after the events posted by hand and in the order of the world's event stream, for every
+     * collision of the world's last physics step an event of handler `collision` naming the two
+     * bodies' entities (a, b: a's id is the smaller) with args (closing speed in m/s, normal
+     * impulse in N s, 0, 0), and for every contact that ended one of handler `ended` naming (a, b)
+     * with args 0. A handler id 0 posts none of that kind; both 0 stop joining the world. Each
+     * step is posted once: a run with no new step of the world since the last run posts nothing
+     * for it (two steps in a row never make the same stream), and a step a run did not follow is
+     * not posted; so run once per physics step. An entity that died since the step is left out of
+     * its event, and an event left with none is not posted. A shared entity (set_shared: the
+     * floor, a player) stays out of the union as ever: its contacts join nothing. A destroyed
+     * world is forgotten. Main thread, outside a run. 0; CT_ERR_INVALID (logged) for a world that
+     * is not alive or an unknown handler id; CT_ERR_FULL (logged) past 16 worlds;
+     * CT_ERR_MISSING_API (logged) when ct.physics v2 or ct.world v2 is not loaded. */
+    int (*join_contacts)(ct_world_o *world, uint32_t collision, uint32_t ended);
 } ct_islands_api_v1;
 
 #ifdef __cplusplus

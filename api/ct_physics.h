@@ -90,6 +90,17 @@
  *   Actor.add_torque(world, e, x, y, z)
  *   Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz)  (N s at a world point)
  *   Actor.add_force_at(world, e, fx, fy, fz, px, py, pz)
+ *   Physics.add_joint(world, a, b, type, { anchor = {x, y, z}, anchor_b, axis, lower, upper,
+ *       cone_angle, motor_speed, max_motor_force, length, spring_hertz, spring_damping, limit,
+ *       motor, collide }) -> joint id      (b 0: the world; type "fixed", "hinge", "ball",
+ *       "slider" or "distance"; lower, upper or cone_angle turn the limit on, motor_speed or
+ *       max_motor_force the motor; see Joints)
+ *   Physics.remove_joint(world, j)   Physics.joint_value(world, j) -> value
+ *   Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz
+ *   Physics.set_joint_motor(world, j, speed, max_force)
+ *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
+ *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
+ *       (see Characters)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
@@ -290,6 +301,103 @@ typedef struct ct_physics_shape_t {
     float rotation[4];     /* x, y, z, w, unit length: turns the shape's own axes into the world's
                             * (identity for bodies that translate only) */
 } ct_physics_shape_t;
+
+/* ---- Joints (v4) ---------------------------------------------------------------------------
+ * A joint holds body a to body b, or to the world. It is made from the bodies' poses when it is
+ * added: `anchor` and `axis` are given in world space and fixed in each body from then on, and
+ * the bodies' relative rotation at that moment is the joint's rest rotation. What the joint
+ * measures (joint_value) is a's motion against b, and what it reports (joint_force) is what it
+ * puts on a: for a body hung from the world, its angle and what holds it up.
+ *
+ *   fixed     the anchors meet and the relative rotation stays the rest rotation (glue);
+ *   hinge     the anchors meet; a turns about the axis only. Optional angle limit [lower, upper]
+ *             (rad, from the rest rotation, right-handed about the axis, within [-pi, pi]) and
+ *             motor (motor_speed rad/s, at most max_motor_force N m);
+ *   ball      the anchors meet; a turns freely, or with CT_JOINT_LIMIT within a cone (a's axis
+ *             tilts at most cone_angle from b's, rad, in [0, pi]) and a twist about the axis
+ *             within [lower, upper] (rad, within [-pi, pi]): enough for a ragdoll's shoulders and
+ *             hips;
+ *   slider    the relative rotation stays the rest rotation and a's anchor moves only along the
+ *             axis. Optional limit [lower, upper] (m, of a's anchor along the axis from b's)
+ *             and motor (motor_speed m/s, at most max_motor_force N);
+ *   distance  anchor on A and anchor_b on B stay `length` apart (0: their distance when added);
+ *             with CT_JOINT_LIMIT only within [lower, upper] (m, a rope is lower 0); with
+ *             spring_hertz > 0 a spring (spring_damping its damping ratio) pulls towards `length`
+ *             instead of holding it, within the limit if one is set.
+ *
+ * Joints are solved with the contacts in the rigid solver's substeps (a world with a joint uses
+ * the rigid solver), soft as Box2D v3's (60 Hz, damping ratio 2), after the contacts, in the
+ * order they were added. What a joint pulls with is reported (joint_force), so a game can break
+ * it: read the force after simulate() and remove the joint past a threshold.
+ * Removing a body removes its joints. Joined bodies sleep and wake together, and do not collide
+ * with each other unless the joint says CT_JOINT_COLLIDE. */
+typedef enum ct_joint_type {
+    CT_JOINT_FIXED = 0,
+    CT_JOINT_HINGE = 1,
+    CT_JOINT_BALL = 2,
+    CT_JOINT_SLIDER = 3,
+    CT_JOINT_DISTANCE = 4,
+} ct_joint_type;
+
+/* ct_joint_desc_t.flags */
+enum {
+    CT_JOINT_LIMIT = 1u << 0, /* hinge, slider, distance: [lower, upper]; ball: cone and twist */
+    CT_JOINT_MOTOR = 1u << 1, /* hinge and slider */
+    CT_JOINT_COLLIDE = 1u << 2, /* the joined bodies still collide (by default they do not) */
+};
+
+/* A joint, made by add_joint. Every field is taken as written (zero means default only where
+ * said); what a type does not use is ignored. */
+typedef struct ct_joint_desc_t {
+    uint32_t type;     /* a ct_joint_type */
+    uint32_t flags;    /* CT_JOINT_* bits */
+    float anchor[3];   /* world point where the bodies are held (distance: on a), within the
+                        * position range */
+    float anchor_b[3]; /* distance: the world point on b (or in the world) */
+    float axis[3];     /* hinge, ball, slider: world direction, length at least 1e-3 (it is
+                        * normalised) */
+    float lower, upper;        /* the limit (see the types); lower <= upper */
+    float cone_angle;          /* ball: [0, pi] */
+    float motor_speed;         /* rad/s or m/s, within +-1e4 */
+    float max_motor_force;     /* N m or N, within [0, 1e12] */
+    float length;              /* distance: rest length (m), within [0, 1e4]; 0: as added */
+    float spring_hertz;        /* distance: [0, 1e3]; 0: no spring, the length is held */
+    float spring_damping;      /* distance: damping ratio, [0, 1e3] */
+} ct_joint_desc_t;
+
+/* A joint's handle: unique in its world, never reused; 0 is no joint. */
+typedef struct ct_physics_joint_t {
+    uint32_t id;
+} ct_physics_joint_t;
+
+/* ---- Characters (v4) -------------------------------------------------------------------------
+ * A character mover: an upright capsule the game walks (add_character, move_character) rather
+ * than a body that forces push. Before each simulate() the game asks it to move with a velocity;
+ * the mover collides and slides against static and kinematic bodies, steps up stairs up to
+ * max_step, walks slopes up to max_slope (steeper ones are walls it slides along and down),
+ * keeps its feet walking down stairs and slopes, and rides the body it stands on (a moving or
+ * turning platform carries it). The game owns gravity and jumping: it adds them to the velocity it
+ * asks for (e.g. vy -= 9.81 dt while not grounded; vy = 0 on the ground). The character is a
+ * kinematic capsule body (remove_body removes it; queries and contacts see it): the next simulate()
+ * takes it where move_character said, and dynamic bodies in its way are pushed aside, not
+ * climbed. Up is +y. */
+typedef struct ct_character_desc_t {
+    float radius;      /* the capsule's, within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
+    float half_height; /* half its upright segment, within [0, CT_PHYSICS_MAX_SIZE] m (the feet are
+                        * half_height + radius under the centre) */
+    float max_step;    /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
+    float max_slope;   /* the steepest walkable ground, rad, within [0, 1.5] */
+    float position[3]; /* of the centre, used when the entity has no transform */
+} ct_character_desc_t;
+
+/* What a move found (move_character). */
+typedef struct ct_character_state_t {
+    uint32_t grounded;      /* 1: it stands on walkable ground */
+    uint32_t ground;        /* that ground's entity id, or 0 */
+    float ground_normal[3]; /* the ground's normal (0, 1, 0 when not grounded) */
+    float position[3];      /* where the next simulate() puts its centre */
+    float velocity[3];      /* the velocity it moves with there (after sliding, with what carries it) */
+} ct_character_state_t;
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -563,6 +671,42 @@ typedef struct ct_physics_api_v4 {
      * linear pass over the bodies asked for, no allocation, nothing changed (sleeping bodies
      * stay asleep). Returns 0 for a world without physics (logged). Main thread, between steps. */
     uint32_t (*shapes)(ct_world_o *world, uint32_t first, ct_physics_shape_t *out, uint32_t max);
+
+    /* ---- joints (v4, see Joints) ---- */
+    /* Joins a's body to b's (b's id 0: to the world) as desc says; *out gets the handle. a must
+     * have a body, b one or be 0, a != b, and one of them must be dynamic. CT_ERR_NOT_FOUND
+     * without a body; CT_ERR_INVALID (logged naming world, entities and field) for a bad desc;
+     * CT_ERR_NOMEM. Wakes both. */
+    int (*add_joint)(ct_world_o *world, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *desc,
+                     ct_physics_joint_t *out);
+    /* Removes the joint (and wakes its bodies). CT_ERR_NOT_FOUND if it is gone. */
+    int (*remove_joint)(ct_world_o *world, ct_physics_joint_t joint);
+    /* What the joint did in the last step: the force (N) and torque (N m) it put on a's body,
+     * world axes (b got the opposite). Zero before the first step. CT_ERR_NOT_FOUND if gone.
+     * force or torque may be NULL. */
+    int (*joint_force)(ct_world_o *world, ct_physics_joint_t joint, float force[3], float torque[3]);
+    /* The joint's present coordinate, a's against b's: hinge, its angle (rad, in (-pi, pi]);
+     * slider, a's anchor along the axis from b's (m); distance, the anchors' distance (m); ball,
+     * the twist (rad); fixed, 0. CT_ERR_NOT_FOUND if gone. */
+    int (*joint_value)(ct_world_o *world, ct_physics_joint_t joint, float *out);
+    /* Sets the motor (and turns it on): speed (rad/s or m/s) and the most it may apply (N m or N).
+     * Hinge and slider only (CT_ERR_INVALID otherwise, or for values out of range). Wakes it. */
+    int (*set_joint_motor)(ct_world_o *world, ct_physics_joint_t joint, float speed, float max_force);
+    /* Joints in the world. */
+    uint32_t (*joint_count)(ct_world_o *world);
+
+    /* ---- characters (v4, see Characters) ---- */
+    /* Gives e a character: a kinematic capsule body at e's transform's position (else
+     * desc->position) and the mover's settings. CT_ERR_INVALID (logged naming the field),
+     * CT_ERR_CONFLICT if e has a body, CT_ERR_NOMEM. */
+    int (*add_character)(ct_world_o *world, ct_entity_t e, const ct_character_desc_t *desc);
+    /* Plans e's motion for the next simulate(world, dt): it wants to move with velocity (m/s,
+     * gravity included by the game) for dt (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]); out (may be
+     * NULL) gets what it found. Call once before each simulate() with that step's dt; a character
+     * not moved stays where it is. CT_ERR_NOT_FOUND if e is no character; CT_ERR_INVALID (logged)
+     * for a velocity or dt out of range. */
+    int (*move_character)(ct_world_o *world, ct_entity_t e, const float velocity[3], float dt,
+                          ct_character_state_t *out);
 } ct_physics_api_v4;
 
 #ifdef __cplusplus

@@ -93,23 +93,36 @@
  *   *.material       program = "lit"   layer = "opaque"   color = [0.8 0.6 0.4 1]
  *                    specular = 0.3    shininess = 24      (specular, shininess: lit only)
  *                    texture = "textures/wood.png"         (optional base colour texture)
+ *                    normal_texture = "textures/wood_n.png"  normal_scale = 1
+ *                        (optional tangent-space normal map, OpenGL convention: green is the
+ *                        image's up; normal_scale scales its x and y, 0 turns it off; lit only)
  *                    gltf = "models/box.glb"  gltf_material = 0
- *                        (optional, instead of texture: a glTF material's base colour factor and
- *                        texture, embedded or beside the file, and a Blinn-Phong approximation of
- *                        its metallic-roughness; the fields above override it; a normal texture
- *                        is not drawn and is named in a warning)
+ *                        (optional, instead of the textures: a glTF material's base colour factor
+ *                        and texture, its normalTexture and scale, embedded or beside the file,
+ *                        and a Blinn-Phong approximation of its metallic-roughness; the fields
+ *                        above override it)
  *                    Textures are PNG or JPEG, decoded with stb_image when the material is
  *                    compiled, at most 4096 x 4096 and 64 MiB, and stored with their mip chain
  *                    (averaged in linear light) as sRGB: draws multiply the material's colour by
- *                    the texture read as linear colour. A missing, corrupt, too large or not
- *                    regular file is refused naming it.
+ *                    the texture read as linear colour; normal maps' mips are averaged as unit
+ *                    vectors. The image's top row is at v = 0 (glTF's convention). A missing,
+ *                    corrupt, too large or not regular file is refused naming it.
+ *                    Meshes carry a tangent per vertex for normal maps: glTF's TANGENT, or
+ *                    derived from the texture coordinates (per-triangle, area-weighted, made
+ *                    square to the normal; not MikkTSpace).
  *
  * Components (under `components` of an entity; the entity's transform places it):
  *   mesh   = { mesh = "meshes/crate" material = "materials/wood" }   the resources load with it
  *   camera = { fov = 60 near = 0.1 far = 500 }   vertical degrees; looks down its -Z axis
  *   light  = { type = "directional" color = [1 1 1] intensity = 1 }  shines along its -Z axis
- *   light  = { type = "point" color = [1 0.8 0.6] intensity = 2 range = 10 }
- * The lit program uses the first directional light and the first four point lights.
+ *   light  = { type = "point" color = [1 0.8 0.6] intensity = 2 range = 10 shadows = true }
+ *   light  = { type = "spot" angle = 30 range = 10 shadows = true }   shines along its -Z axis in
+ *                                         a cone `angle` degrees (1..89) from it, fading over
+ *                                         the outer fifth of that angle
+ * The lit program uses the first directional light and the first four point or spot lights. The
+ * directional light's shadow is the render_config's shadow layer; point and spot lights with
+ * `shadows` cast them too when the pipeline has that layer (at most four a frame, each a
+ * 256-texel cube map of distances; a spot light uses a whole cube).
  *
  * Lua (module Render; worlds are light userdata, entities numbers):
  *   Render.render(world, camera)          draws a frame seen from the camera entity

@@ -434,11 +434,37 @@ typedef struct ct_resource_api_v6 {
      * forward from the previous reference) and, under cuttle-compile, keeps it in the project's
      * reference index (compiled/references/<source>.refs). Under cuttle-compile a name with
      * neither a source (<project>/<name>.<type>) nor a blob is a compile error naming the file,
-     * the field, the missing name and the nearest existing name of that type. Returns false,
+     * the field, the missing name and the nearest existing name of that type, or, when the
+     * project's renames.log (written by `cuttle-deps mv`) renamed it, "`units/old` was renamed to
+     * `units/new` on DATE; run `cuttle-deps fix`". Files named through source_file and depends_on
+     * are indexed too (type "@file"), so cuttle-deps can move them. Returns false,
      * having reported why as a compile error, for a name that is not canonical, a missing
      * resource or no memory; true otherwise (outside cuttle-compile it only checks the name). */
     bool (*reference)(ct_compile_ctx_o *ctx, const char *field, const char *type,
                       const char *name);
+
+    /*
+     * Compiled data that knows its format. A resource type's blobs carry its format_version in
+     * their header; these say the same for what a blob holds of other parts, such as a
+     * component type's instances inside every level and unit:
+     *
+     *     res->declare_format("component.mesh", 3);           // the rendering module, at init
+     *     ...
+     *     res->uses_format(ctx, "component.mesh");             // the entities compiler, per section
+     *     uint32_t v = res->format("component.mesh");          // written beside the section
+     *
+     * declare_format sets the version of `what` (1 to 63 bytes; a later call, such as a hot
+     * reload's, replaces it). format returns it, 0 when nobody declared it. uses_format notes
+     * that the source being compiled depends on the version declared now: cuttle-compile keeps
+     * it per source and compiles the source again, naming why, when the declared version differs
+     * at a later run (as it does when the type's format_version or the plugin that provides the
+     * type changes). Returns false, having reported why as a compile error, for a bad name or
+     * more than 64 formats in one resource. A loader that finds another version in a blob
+     * refuses it with "recompile" rather than read it.
+     */
+    void (*declare_format)(const char *what, uint32_t version);
+    uint32_t (*format)(const char *what);
+    bool (*uses_format)(ct_compile_ctx_o *ctx, const char *what);
 } ct_resource_api_v6;
 
 #ifdef __cplusplus

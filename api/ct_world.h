@@ -47,6 +47,9 @@
  *     per component type, in spawn order:
  *       u64 type_id                          ct_hash64 of the type name
  *       u32 num_instances, instance_size
+ *       u32 format, reserved                 the type's format when compiled (the version its
+ *                                            module declared for "component.<name>" with
+ *                                            ct_resource_api_v6.declare_format, 0 if none); 0
  *       u32 entity_index[num_instances]      < num_entities
  *       pad to 8
  *       u8  data[num_instances * instance_size]
@@ -58,7 +61,10 @@
  * edited outside the compiler is refused naming the entity, the component and the field.
  * Spawning is all or nothing: when a component's spawner fails (out of memory), every entity made
  * for the spawn is destroyed again and the spawn returns the error. A section whose type is not registered when spawning,
- * or whose instance_size differs from the registered type's, is skipped with a warning.
+ * or whose instance_size differs from the registered type's, is skipped with a warning. A section
+ * whose format differs from the registered type's declared format fails the load ("recompile"):
+ * a layout that changed but kept its size is never read as the new one. (Resource format 2; 1
+ * had no format field.)
  *
  * Script callbacks. A system with events for scripts (physics collisions, ...) queues them with
  * queue_callback; the boot script runs them between systems with World.run_callbacks(world),

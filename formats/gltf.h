@@ -97,6 +97,7 @@ typedef struct ct_gltf_primitive_t {
     const uint32_t *indices;
     uint32_t num_indices;
     int32_t material; /* -1: the default material (white, metallic 1, roughness 1) */
+    const float *tangents;  /* 4 per vertex (TANGENT: xyz, then w = +1 or -1, the bitangent's side) */
 } ct_gltf_primitive_t;
 
 typedef struct ct_gltf_mesh_t {

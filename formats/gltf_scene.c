@@ -304,7 +304,7 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
 {
     const cJSON *attrs;
     uint32_t mode;
-    int32_t pos, nrm, uv, joints, weights;
+    int32_t pos, nrm, uv, joints, weights, tan;
     char aw[GLTF_WHERE];
     gltf__where(aw, "%s.attributes", where);
     if (!cJSON_IsObject(j))
@@ -332,7 +332,8 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
     if (!attribute(r, attrs, "NORMAL", aw, &nrm, p->num_vertices) ||
         !attribute(r, attrs, "TEXCOORD_0", aw, &uv, p->num_vertices) ||
         !attribute(r, attrs, "JOINTS_0", aw, &joints, p->num_vertices) ||
-        !attribute(r, attrs, "WEIGHTS_0", aw, &weights, p->num_vertices))
+        !attribute(r, attrs, "WEIGHTS_0", aw, &weights, p->num_vertices) ||
+        !attribute(r, attrs, "TANGENT", aw, &tan, p->num_vertices))
         return false;
     const gltf__accessor *A = r->accessors;
     if (!check_type(r, aw, "POSITION", pos, 3, A[pos].component_type == 5126, "float VEC3") ||
@@ -346,7 +347,8 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
                     "unsigned byte or short VEC4") ||
         !check_type(r, aw, "WEIGHTS_0", weights, 4,
                     weights < 0 || gltf__float_like(&A[weights], false),
-                    "float or normalized unsigned VEC4"))
+                    "float or normalized unsigned VEC4") ||
+        !check_type(r, aw, "TANGENT", tan, 4, tan < 0 || A[tan].component_type == 5126, "float VEC4"))
         return false;
     float *f;
     char fw[GLTF_WHERE];
@@ -359,6 +361,12 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
         if (!gltf__decode_floats(r, (uint32_t)nrm, fw, &f))
             return false;
         p->normals = f;
+    }
+    if (tan >= 0) {
+        gltf__where(fw, "%s.TANGENT", aw);
+        if (!gltf__decode_floats(r, (uint32_t)tan, fw, &f))
+            return false;
+        p->tangents = f;
     }
     if (uv >= 0) {
         gltf__where(fw, "%s.TEXCOORD_0", aw);

@@ -15,6 +15,7 @@
 static const char *const known_keys[] = {
     "boot_script", "frames", "modules", "versions", "providers", "sandbox", "plugin_folders",
     "script_timeout",
+    "roots",
 };
 
 /* What a reader needs to report: the file, and whether mistakes are fatal (--strict). */
@@ -215,6 +216,18 @@ static int read_settings(const reader_t *r, const char *dir, const cJSON *root, 
         p->has_script_timeout = true;
         p->script_timeout = timeout->valuedouble;
     }
+    /* What the engine reaches without a reference (a render_config chosen by name, a level the
+     * boot script builds a name for), for cuttle-deps's `unused`; the engine itself reads no
+     * further than checking the form. */
+    const cJSON *roots = cJSON_GetObjectItemCaseSensitive(root, "roots");
+    const cJSON *item;
+    if (roots && !cJSON_IsArray(roots))
+        return field_error(r, "roots", "expected an array of project files "
+                                       "([\"default.render_config\"])");
+    cJSON_ArrayForEach(item, roots)
+        if (!cJSON_IsString(item))
+            return field_error(r, "roots", "expected an array of project files "
+                                           "([\"default.render_config\"])");
     return 0;
 }
 
@@ -231,7 +244,7 @@ static int check_keys(const reader_t *r, const cJSON *root)
             continue;
         const char *near = data__nearest_name(item->string, known_keys, n);
         int err = mistake(r, "unknown key '%s'%s%s%s (known: boot_script, frames, modules, "
-                             "versions, providers, sandbox, plugin_folders, script_timeout)",
+                             "versions, providers, sandbox, plugin_folders, script_timeout, roots)",
                           item->string, near ? " (did you mean '" : "", near ? near : "",
                           near ? "'?)" : "");
         if (err)

@@ -264,11 +264,17 @@ static void run_peers(const char *dir)
 int main(int argc, char **argv)
 {
     dm = datamodel__api_v1();
-    bench_sets();
-    bench_undo_redo();
-    bench_merge_writers();
-    bench_merge_100k();
-    bench_level();
+    /* --only NAME runs one part (sets, undo, writers, merge, level): a profile of one figure. */
+    const char *only = bench_arg(argc, argv, "--only");
+#define PART(name, f)                                                                              \
+    if (!only || strcmp(only, name) == 0)                                                          \
+        f();
+    PART("sets", bench_sets)
+    PART("undo", bench_undo_redo)
+    PART("writers", bench_merge_writers)
+    PART("merge", bench_merge_100k)
+    PART("level", bench_level)
+#undef PART
     const char *peers = bench_arg(argc, argv, "--peers");
     if (peers)
         run_peers(peers);

@@ -129,13 +129,16 @@ def main():
             pg = b.new_page("about:blank")
             t0 = time.time()
             pg.call("Page.navigate", {"url": "http://127.0.0.1:%d/?user=c" % port})
-            pg.wait("window.editor && editor.shown > 0 && document.querySelectorAll('#outline .row').length === 10000",
-                    timeout=300)
+            # The outline is virtual: all 10,000 rows listed, those in view drawn.
+            pg.wait("window.editor && editor.shown > 0 && editor.outlineRows && editor.outlineRows.length === 10000 "
+                    "&& document.querySelectorAll('#outline .row').length > 0", timeout=300)
             open_ms = (time.time() - t0) * 1000
             welcomed = pg.eval("editor.welcomedAt")
+            t = pg.eval("editor.timing")
         figure("editor.open_10k_ms", open_ms, "ms",
-               "page open -> outline of 10,000 and first frame (welcome shown at %.0f ms; engine start %.0f ms before)"
-               % (welcomed, engine_ready * 1000))
+               "page open -> outline of 10,000 and first frame (on the page's clock: socket open %.0f ms, "
+               "welcome in %.0f, parsed %.0f, shown %.0f; engine start %.0f ms before)"
+               % (t.get("open", 0), t.get("welcome", 0), t.get("parsed", 0), welcomed, engine_ready * 1000))
         stop_engine(proc)
         proc = None
     finally:

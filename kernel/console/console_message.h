@@ -48,13 +48,13 @@ typedef struct console_message_t {
     double id;
     const char *text; /* auth: token; script: the Lua source; file: path (NULL for a blob) */
     size_t text_len;
-    bool subscribe;       /* log, profiler (default true) */
-    ct_log_level level;   /* log (default info) */
+    bool subscribe;     /* log, profiler (default true) */
+    ct_log_level level; /* log (default info) */
     console_command command;
     uint32_t frames;      /* step */
     const char *resource; /* reload, file: type and name */
     const char *name;
-    struct cJSON *root;   /* owns the strings above */
+    struct cJSON *root; /* owns the strings above */
 } console_message_t;
 
 /* Parses and checks one payload. Returns 0, or CT_ERR_BAD_DATA with the reason in err (and
@@ -62,13 +62,5 @@ typedef struct console_message_t {
 int console_message__decode(const char *json, size_t len, console_message_t *m, char *err,
                             size_t err_size);
 void console_message__free(console_message_t *m);
-
-/* Shared with the editor's messages (kernel/editor/editor_message.c). */
-/* Parses `len` bytes as exactly one JSON object (whitespace may follow). Returns 0 with *out set
- * (the caller deletes it), or CT_ERR_BAD_DATA with the reason ("bad JSON near byte N"). */
-int console_message__parse_object(const char *json, size_t len, struct cJSON **out, char *err,
-                                  size_t err_size);
-/* The nearest of `names` (n, or fewer ending at a NULL) to `word` within two edits, or NULL. */
-const char *console_message__nearest(const char *word, const char *const *names, size_t n);
 
 #endif

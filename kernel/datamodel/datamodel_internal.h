@@ -85,20 +85,38 @@ typedef struct dm_obj_t {
     bool alive;       /* false: destroyed, kept so late edits are known as "deleted vs edited" */
 } dm_obj_t;
 
-/* One inverse. `expect` is the stamp the forward op left, checked before an undo restores. */
+/* One inverse, as undo/redo and rollback handle it. Objects and properties never leave their
+ * slots, so a record names its target by index: an undo finds it without a hash. (An undo may run
+ * while this document's author made the target's last write: that stamp's author is all it
+ * checks, so the stamp the forward op left is not kept.) */
 typedef struct dm_rec_t {
     uint8_t kind;
-    bool mark; /* the first inverse of a user action (a restore point begins here) */
-    uint32_t key;
-    ct_guid_t obj;
-    dm_stamp_t expect, old;
-    dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item in as.guid */
+    bool mark;   /* the first inverse of a user action (a restore point begins here) */
+    uint32_t at; /* CREATE/DESTROY: the object's index; SET/ADD/REMOVE: the property's */
+    dm_stamp_t old;
+    dm_value_t value; /* SET: the value to restore (owned); ADD/REMOVE: the item, a GUID */
 } dm_rec_t;
 
+/* A record as a log stores it: 20 bytes. Its value, when it has one (not CT_DM_NULL), is the next
+ * of the log's values, pushed and popped with it: a SET that made a property (most of them in a
+ * merge or a fresh edit) costs 20 bytes, not 64. */
+typedef struct dm_rec_head_t {
+    uint8_t kind;
+    bool mark;
+    bool has_value;
+    uint32_t at;
+    dm_stamp_t old;
+} dm_rec_head_t;
+
 typedef struct dm_log_t {
-    dm_rec_t *recs;
+    dm_rec_head_t *recs;
     uint32_t count, capacity;
+    dm_value_t *values;
+    uint32_t num_values, cap_values;
 } dm_log_t;
+
+/* Room for n more records (and their values) in the log; false when out of memory. */
+bool dm__log_reserve(dm_log_t *log, uint32_t n);
 
 typedef struct dm_listener_t {
     ct_dm_listener_f f;
@@ -106,18 +124,46 @@ typedef struct dm_listener_t {
     uint32_t id;
 } dm_listener_t;
 
-/* A string table: interned NUL-terminated strings with ids. */
-typedef struct dm_strings_t {
-    char **strs;
-    uint32_t *lens;
-    uint32_t count, capacity;
-    uint32_t last; /* the last id found or made: runs of ops on one key skip the hash */
-    dm_map_t map;  /* (hash, probe) -> id */
-} dm_strings_t;
+/* ---- indexes: the document's own lookups (guid -> object, (object, key) -> property,
+ * string -> id). A slot is eight bytes, a 32-bit hash and the index of the thing it finds; the
+ * thing itself (in the array the caller owns) is what a lookup compares against. Half the size
+ * of a map slot and no key copies, so a 10,000-key table stays in cache, and a grow re-homes
+ * slots from their stored hashes without touching the things. Linear probing, at most half
+ * full, no removal (nothing a document indexes ever leaves its array). ---- */
+typedef struct dm_slot_t {
+    uint32_t hash, value; /* value DM_NONE: empty */
+} dm_slot_t;
 
-uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len); /* DM_NONE: no memory */
-uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len);
-void dm_strings__free(dm_strings_t *t);
+typedef struct dm_index_t {
+    dm_slot_t *slots;
+    uint32_t capacity; /* 0 or a power of two */
+    uint32_t count;
+} dm_index_t;
+
+/* Finds the value whose slot holds `hash` and for which eq(ctx, value) holds; DM_NONE if none.
+ * Inline with a constant `eq`, the comparison inlines too. */
+static inline uint32_t dm_index__find(const dm_index_t *m, uint32_t hash,
+                                      bool (*eq)(const void *ctx, uint32_t value), const void *ctx)
+{
+    if (!m->capacity)
+        return DM_NONE;
+    uint32_t mask = m->capacity - 1;
+    for (uint32_t i = hash & mask;; i = (i + 1) & mask) {
+        dm_slot_t s = m->slots[i];
+        if (s.value == DM_NONE)
+            return DM_NONE;
+        if (s.hash == hash && eq(ctx, s.value))
+            return s.value;
+    }
+}
+
+/* Adds a value the caller knows is absent; false when out of memory (nothing changed). */
+bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value);
+/* Room for n values in all, so adding them re-homes nothing; false when out of memory. */
+bool dm_index__reserve(dm_index_t *m, uint32_t n);
+void dm_index__free(dm_index_t *m);
+/* A 32-bit hash of two words, every bit mixed (slots are homed by its low bits). */
+uint32_t dm__hash2(uint64_t a, uint64_t b);
 
 /* A bump arena of heap chunks (change sets and reports own their strings and values here). */
 typedef struct dm_arena_t {
@@ -129,6 +175,23 @@ char *dm_arena__strdup(dm_arena_t *a, const char *s);
 /* Copies the value's storage into the arena; false when out of memory. */
 bool dm_arena__copy_value(dm_arena_t *a, ct_dm_value_t *v);
 void dm_arena__free(dm_arena_t *a);
+
+/* A string table: interned NUL-terminated strings with ids. The bytes live in an arena (one
+ * allocation per 60 kB, not one per string) so pointers handed out stay valid for the table's
+ * life. */
+typedef struct dm_strings_t {
+    char **strs;
+    uint32_t *lens;
+    uint32_t count, capacity;
+    uint32_t last;        /* the last id found or made: runs of ops on one key skip the hash */
+    dm_index_t index;     /* string hash -> id */
+    dm_arena_t bytes;
+} dm_strings_t;
+
+uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len); /* DM_NONE: no memory */
+uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len);
+void dm_strings__free(dm_strings_t *t);
+
 
 struct ct_dm_changeset_o {
     ct_dm_op_t *ops;
@@ -152,11 +215,12 @@ struct ct_dm_doc_o {
     dm_obj_t *objs;
     uint32_t num_objs, cap_objs;
     uint32_t *free_objs; /* (unused: destroyed objects stay as tombstones) */
-    dm_map_t obj_map;    /* guid -> object index */
+    dm_index_t obj_index; /* guid -> object index */
 
     dm_prop_t *props;
     uint32_t num_props, cap_props;
-    dm_map_t prop_map; /* (object index, key id) -> property index */
+    dm_index_t prop_index;  /* (object index, key id) -> property index */
+    uint32_t props_indexed; /* props [0, props_indexed) are in prop_index (dm__find_prop) */
 
     dm_strings_t keys;
     dm_strings_t authors;
@@ -212,6 +276,14 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
  * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
+/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` on the
+ * object at index obj, which must not have it yet (CT_ERR_CONFLICT when it has: a field given
+ * twice). Found by walking the object's own few properties, not by a lookup in the index. */
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
+                dm_stamp_t stamp);
+/* Room for this many more objects and properties (arrays and indexes), made at once by a
+ * reader that knows about how many it will make; false when out of memory. */
+bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props);
 /* The borrowed public view of a stored value. */
 ct_dm_value_t dm__view(const dm_value_t *v);
 void dm__format_guid(ct_guid_t g, char out[33]);

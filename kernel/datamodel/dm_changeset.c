@@ -705,34 +705,61 @@ static int op_cmp(const ct_dm_op_t *x, const ct_dm_op_t *y)
     return x->stamp.author == y->stamp.author ? 0 : strcmp(x->stamp.author, y->stamp.author);
 }
 
-/* Stable merge sort of op pointers: change sets are runs already sorted (one author's clock
- * only grows), so this is a k-way merge in log2(k) passes. */
+/* Stable natural merge sort of op pointers by stamp. Change sets are runs already sorted (one
+ * author's clock only grows): the runs are found in one pass and merged pairwise, log2(runs)
+ * passes, not log2(ops); and the stamps are sorted beside the pointers, so a comparison reads
+ * two adjacent words, not two ops scattered over the change sets. */
+typedef struct dm_sort_t {
+    uint64_t hlc;
+    const ct_dm_op_t *op;
+} dm_sort_t;
+
+static bool sort_before(const dm_sort_t *x, const dm_sort_t *y) /* strictly */
+{
+    return x->hlc != y->hlc ? x->hlc < y->hlc : op_cmp(x->op, y->op) < 0;
+}
+
 static bool sort_ops(const ct_dm_op_t **ops, uint32_t n)
 {
-    const ct_dm_op_t **tmp = malloc((size_t)(n ? n : 1) * sizeof *tmp);
-    if (!tmp)
+    dm_sort_t *a = malloc((size_t)(n ? n : 1) * 2 * sizeof *a), *b = a ? a + n : NULL;
+    uint32_t *runs = malloc(((size_t)n + 2) * sizeof *runs); /* run starts, then n */
+    if (!a || !runs) {
+        free(a);
+        free(runs);
         return false;
-    for (uint32_t width = 1; width < n; width *= 2) {
-        bool moved = false;
-        for (uint32_t lo = 0; lo < n; lo += 2 * width) {
-            uint32_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
-            if (mid >= hi || op_cmp(ops[mid - 1], ops[mid]) <= 0) {
-                memcpy(tmp + lo, ops + lo, (size_t)(hi - lo) * sizeof *tmp);
-                continue;
-            }
-            moved = true;
+    }
+    uint32_t num = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        a[i] = (dm_sort_t){ops[i]->stamp.hlc, ops[i]};
+        if (i == 0 || sort_before(&a[i], &a[i - 1]))
+            runs[num++] = i;
+    }
+    runs[num] = n;
+    while (num > 1) {
+        uint32_t out = 0;
+        for (uint32_t r = 0; r < num; r += 2) {
+            uint32_t lo = runs[r], mid = runs[r + 1], hi = r + 2 <= num ? runs[r + 2] : n;
+            if (r + 1 >= num)
+                mid = hi = n;
             uint32_t i = lo, j = mid, k = lo;
             while (i < mid && j < hi)
-                tmp[k++] = op_cmp(ops[j], ops[i]) < 0 ? ops[j++] : ops[i++];
+                b[k++] = sort_before(&a[j], &a[i]) ? a[j++] : a[i++];
             while (i < mid)
-                tmp[k++] = ops[i++];
+                b[k++] = a[i++];
             while (j < hi)
-                tmp[k++] = ops[j++];
+                b[k++] = a[j++];
+            runs[out++] = lo;
         }
-        if (moved)
-            memcpy(ops, tmp, (size_t)n * sizeof *ops);
+        runs[out] = n;
+        num = out;
+        dm_sort_t *t = a;
+        a = b;
+        b = t;
     }
-    free(tmp);
+    for (uint32_t i = 0; i < n; i++)
+        ops[i] = a[i].op;
+    free(a < b ? a : b);
+    free(runs);
     return true;
 }
 
@@ -755,6 +782,44 @@ static bool add_conflict(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_value_t w
         return false;
     doc->conflicts[doc->num_conflicts++] = c;
     return true;
+}
+
+/* Change sets keep one string per run of ops (changeset_append), and nothing changes them during a
+ * merge: a merge caches the ids of author names and keys by their address, so a run of ops
+ * alternating between two sets neither hashes nor compares a string. */
+typedef struct dm_ptr_id_t {
+    const char *s;
+    uint32_t id;
+} dm_ptr_id_t;
+
+#define DM_PTR_CACHE 64u
+
+static uint32_t ptr_slot(const char *s)
+{
+    return (uint32_t)(((uintptr_t)s >> 4) * 0x9e3779b1u) >> 26; /* 64 slots */
+}
+
+static uint32_t cached_author(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *name)
+{
+    dm_ptr_id_t *c = &cache[ptr_slot(name)];
+    if (c->s != name) {
+        uint32_t id = dm__author(doc, name);
+        if (id == DM_NONE)
+            return DM_NONE;
+        *c = (dm_ptr_id_t){name, id};
+    }
+    return c->id;
+}
+
+static uint32_t cached_key(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *key)
+{
+    dm_ptr_id_t *c = &cache[ptr_slot(key)];
+    if (c->s == key)
+        return c->id;
+    uint32_t id = dm_strings__find(&doc->keys, key, strlen(key));
+    if (id != DM_NONE) /* a key not yet known may be interned by this very op: not cached */
+        *c = (dm_ptr_id_t){key, id};
+    return id;
 }
 
 static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_t num_sets,
@@ -784,17 +849,15 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         for (uint32_t j = 0; sets[i] && j < sets[i]->count; j++)
             ops[n++] = &sets[i]->ops[j];
     int r = sort_ops(ops, n) ? 0 : CT_ERR_NOMEM;
+    /* Nearly every op leaves one inverse: room for them all at once, not a doubling per op. */
+    if (r == 0 && !dm__log_reserve(&doc->txn, n))
+        r = CT_ERR_NOMEM;
+    dm_ptr_id_t authors[DM_PTR_CACHE] = {{0}}, keys[DM_PTR_CACHE] = {{0}};
     uint32_t applied = 0, already = 0, num_ids = 0, txn_from = doc->txn.count, failed_at = 0;
     doc->log = &doc->txn;
-    const char *last_name = NULL;
-    uint32_t author = DM_NONE;
     for (uint32_t i = 0; i < n && r == 0; i++) {
         const ct_dm_op_t *op = ops[i];
-        /* Change sets share one author string per run: compare pointers before hashing. */
-        if (op->stamp.author != last_name) {
-            author = dm__author(doc, op->stamp.author);
-            last_name = op->stamp.author;
-        }
+        uint32_t author = cached_author(doc, authors, op->stamp.author);
         if (author == DM_NONE) {
             r = CT_ERR_NOMEM;
             break;
@@ -813,7 +876,7 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         const dm_prop_t *prev = NULL;
         uint32_t o = dm__find_obj(doc, op->object);
         if (op->kind == CT_DM_OP_SET && o != DM_NONE && doc->objs[o].alive) {
-            uint32_t k = dm_strings__find(&doc->keys, op->key, strlen(op->key));
+            uint32_t k = cached_key(doc, keys, op->key);
             uint32_t p = k == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
             prev = p == DM_NONE ? NULL : &doc->props[p];
         }

@@ -62,8 +62,6 @@ int dm__stamp_cmp(const ct_dm_doc_o *doc, dm_stamp_t x, dm_stamp_t y)
     return c < 0 ? -1 : c > 0;
 }
 
-static bool stamp_eq(dm_stamp_t x, dm_stamp_t y) { return x.hlc == y.hlc && x.author == y.author; }
-
 static uint64_t xorshift(uint64_t s[2])
 {
     uint64_t a = s[0], b = s[1];
@@ -172,6 +170,20 @@ static void set_remove_at(dm_set_t *s, uint32_t at)
 /* Copies a public value into storage the document owns. */
 static bool value_store(dm_value_t *out, const ct_dm_value_t *v)
 {
+    /* The common scalar cases straight into *out: a value built in a local and copied whole
+     * stalls on reading back the parts just written. */
+    if (v->type == CT_DM_DOUBLE) {
+        out->type = CT_DM_DOUBLE;
+        out->size = 0;
+        out->as.d = v->as.d;
+        return true;
+    }
+    if (v->type == CT_DM_VEC3 || v->type == CT_DM_QUAT) {
+        out->type = v->type;
+        out->size = 0;
+        memcpy(out->as.v, v->as.v, sizeof out->as.v);
+        return true;
+    }
     dm_value_t s = {.type = v->type, .size = v->size};
     switch (v->type) {
     case CT_DM_NULL: s.size = 0; break;
@@ -263,6 +275,31 @@ bool dm__values_equal(const ct_dm_value_t *a, const ct_dm_value_t *b)
 
 /* ---- lookup ---- */
 
+typedef struct obj_key_t {
+    const ct_dm_doc_o *doc;
+    ct_guid_t guid;
+} obj_key_t;
+
+static bool same_obj(const void *ctx, uint32_t i)
+{
+    const obj_key_t *k = ctx;
+    return ct_guid_eq(k->doc->objs[i].guid, k->guid);
+}
+
+typedef struct prop_key_t {
+    const ct_dm_doc_o *doc;
+    uint32_t obj, key;
+} prop_key_t;
+
+static bool same_prop(const void *ctx, uint32_t p)
+{
+    const prop_key_t *k = ctx;
+    return k->doc->props[p].obj == k->obj && k->doc->props[p].key == k->key;
+}
+
+static uint32_t obj_hash(ct_guid_t g) { return dm__hash2(g.hi, g.lo); }
+static uint32_t prop_hash(uint32_t obj, uint32_t key) { return dm__hash2(obj, key); }
+
 uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 {
     /* Objects never leave their slot (destroyed ones stay as tombstones), so the last answer
@@ -270,7 +307,8 @@ uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
     ct_dm_doc_o *d = (ct_dm_doc_o *)(uintptr_t)doc;
     if (d->last_obj < d->num_objs && ct_guid_eq(d->objs[d->last_obj].guid, g))
         return d->last_obj;
-    uint32_t i = dm_map__get(&doc->obj_map, g.hi, g.lo);
+    obj_key_t k = {doc, g};
+    uint32_t i = dm_index__find(&doc->obj_index, obj_hash(g), same_obj, &k);
     if (i != DM_NONE)
         d->last_obj = i;
     return i;
@@ -278,16 +316,30 @@ uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
 {
-    /* Properties never leave their slot either: the last answer stays right. */
+    /* Properties never leave their slot either, and prop_slot is the one place that makes one
+     * (and updates this): the last answer, found or not, stays right. A merge asks about a
+     * property before its op makes it; the op's own lookup then costs nothing. */
     ct_dm_doc_o *d = (ct_dm_doc_o *)(uintptr_t)doc;
     uint64_t k = ((uint64_t)obj << 32) | key;
-    if (d->last_prop != DM_NONE && d->last_prop_key == k)
+    if (d->last_prop_key == k)
         return d->last_prop;
-    uint32_t p = dm_map__get(&doc->prop_map, k, 0);
-    if (p != DM_NONE) {
-        d->last_prop_key = k;
-        d->last_prop = p;
+    /* Properties are indexed on the first lookup after they were made, in one pass: a run of
+     * new properties (a reader, a batch of fresh keys) costs no scattered index writes and no
+     * index growth while it runs, and the pass's writes overlap in the memory system. */
+    if (d->props_indexed < d->num_props && dm_index__reserve(&d->prop_index, d->num_props)) {
+        for (; d->props_indexed < d->num_props; d->props_indexed++) {
+            const dm_prop_t *p = &d->props[d->props_indexed];
+            dm_index__add(&d->prop_index, prop_hash(p->obj, p->key), d->props_indexed);
+        }
     }
+    prop_key_t pk = {doc, obj, key};
+    uint32_t p = dm_index__find(&doc->prop_index, prop_hash(obj, key), same_prop, &pk);
+    /* Out of memory for the index: the properties it lacks are searched one by one. */
+    for (uint32_t q = d->props_indexed; p == DM_NONE && q < d->num_props; q++)
+        if (d->props[q].obj == obj && d->props[q].key == key)
+            p = q;
+    d->last_prop_key = k;
+    d->last_prop = p;
     return p;
 }
 
@@ -299,40 +351,65 @@ static uint32_t alive_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 /* ---- inverse records ---- */
 
-void dm__log_clear(dm_log_t *log, uint32_t from)
+bool dm__log_reserve(dm_log_t *log, uint32_t n)
 {
-    for (uint32_t i = from; i < log->count; i++)
-        value_free(&log->recs[i].value);
-    log->count = from;
+    return dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs) &&
+           dm__grow((void **)&log->values, &log->cap_values, log->num_values + n, sizeof *log->values);
 }
 
-static dm_rec_t *push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t obj_index, dm_stamp_t expect,
-                          dm_stamp_t old)
+/* Takes the last record off the log into *r; its value (if any) is the caller's now. (Filled in
+ * place, field by field: a whole-struct copy after filling stalls on the packed stamp's store.) */
+static void pop_rec(dm_log_t *log, dm_rec_t *r)
+{
+    const dm_rec_head_t *h = &log->recs[--log->count];
+    r->kind = h->kind;
+    r->mark = h->mark;
+    r->at = h->at;
+    r->old = h->old;
+    if (h->has_value)
+        r->value = log->values[--log->num_values];
+    else
+        r->value = (dm_value_t){0};
+}
+
+void dm__log_clear(dm_log_t *log, uint32_t from)
+{
+    while (log->count > from) {
+        dm_rec_t r;
+        pop_rec(log, &r);
+        value_free(&r.value);
+    }
+}
+
+/* Records an inverse in doc->log, which owns `value` from here on (freed when there is no log).
+ * The room was reserved (reserve_recs) before the op changed anything. */
+static void push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t old, dm_value_t value)
 {
     dm_log_t *log = doc->log;
-    if (!log)
-        return NULL;
-    if (!dm__grow((void **)&log->recs, &log->capacity, log->count + 1, sizeof *log->recs))
-        return NULL;
-    dm_rec_t *r = &log->recs[log->count++];
-    memset(r, 0, sizeof *r);
-    r->kind = kind;
-    r->obj = doc->objs[obj_index].guid;
-    r->expect = expect;
-    r->old = old;
+    if (!log || !dm__log_reserve(log, 1)) {
+        value_free(&value);
+        return;
+    }
+    bool has_value = value.type != CT_DM_NULL;
+    dm_rec_head_t *r = &log->recs[log->count++];
+    *r = (dm_rec_head_t){.kind = kind, .has_value = has_value, .at = at, .old = old};
+    if (has_value)
+        log->values[log->num_values++] = value;
     if (!doc->action_open && log == &doc->undo) {
         r->mark = true;
         doc->action_open = true;
     }
-    return r;
 }
+
+static dm_value_t item_value(ct_guid_t item) { return (dm_value_t){.type = CT_DM_GUID, .as.guid = item}; }
+
+static const dm_value_t no_value = {0};
 
 /* Records need their memory before the op changes anything, so ops reserve first: an op that
  * cannot record its inverse fails whole. */
 static bool reserve_recs(ct_dm_doc_o *doc, uint32_t n)
 {
-    dm_log_t *log = doc->log;
-    return !log || dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs);
+    return !doc->log || dm__log_reserve(doc->log, n);
 }
 
 /* ---- the operations ---- */
@@ -355,7 +432,7 @@ static int op_create(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remot
     if (i == DM_NONE) {
         if (!dm__grow((void **)&doc->objs, &doc->cap_objs, doc->num_objs + 1, sizeof *doc->objs))
             goto nomem;
-        if (!dm_map__put(&doc->obj_map, g.hi, g.lo, doc->num_objs))
+        if (!dm_index__add(&doc->obj_index, obj_hash(g), doc->num_objs))
             goto nomem;
         i = doc->num_objs++;
         doc->objs[i] = (dm_obj_t){.guid = g, .first_prop = DM_NONE, .last_prop = DM_NONE};
@@ -363,7 +440,7 @@ static int op_create(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remot
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = true;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_DESTROY, i, stamp, old);
+    push_rec(doc, CT_DM_OP_DESTROY, i, old, no_value);
     return 0;
 nomem:
     dm__error(doc, "create: out of memory");
@@ -395,35 +472,36 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
         dm_prop_t *prop = &doc->props[p];
         if (prop->value.type == CT_DM_NULL)
             continue;
-        dm_rec_t *r = push_rec(doc, CT_DM_OP_SET, i, stamp, prop->stamp);
-        if (r) {
-            r->key = prop->key;
-            r->value = prop->value;
-        } else {
-            value_free(&prop->value);
-        }
+        push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
         prop->value = (dm_value_t){0};
         prop->stamp = stamp;
     }
     dm_stamp_t old = doc->objs[i].stamp;
     doc->objs[i].alive = false;
     doc->objs[i].stamp = stamp;
-    push_rec(doc, CT_DM_OP_CREATE, i, stamp, old);
+    push_rec(doc, CT_DM_OP_CREATE, i, old, no_value);
     return 0;
 }
 
-/* Finds or makes the property; DM_NONE when out of memory. */
-static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key)
+/* Finds or makes the property; DM_NONE when out of memory. `new_key`: the key was interned just
+ * now, so no object has it and there is nothing to look for. */
+static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key)
 {
-    uint32_t p = dm__find_prop(doc, obj, key);
+    uint32_t p = new_key ? DM_NONE : dm__find_prop(doc, obj, key);
     if (p != DM_NONE)
         return p;
     if (!dm__grow((void **)&doc->props, &doc->cap_props, doc->num_props + 1, sizeof *doc->props))
         return DM_NONE;
-    if (!dm_map__put(&doc->prop_map, ((uint64_t)obj << 32) | key, 0, doc->num_props))
-        return DM_NONE;
     p = doc->num_props++;
     doc->props[p] = (dm_prop_t){.obj = obj, .key = key, .next = DM_NONE};
+    /* Just looked up (and missed), with the index caught up: its slot is in cache now, so it is
+     * indexed at once (a merge's new properties); otherwise on the next lookup (dm__find_prop). */
+    if (!new_key && doc->props_indexed == p && dm_index__reserve(&doc->prop_index, p + 1)) {
+        dm_index__add(&doc->prop_index, prop_hash(obj, key), p);
+        doc->props_indexed++;
+    }
+    doc->last_prop_key = ((uint64_t)obj << 32) | key;
+    doc->last_prop = p;
     dm_obj_t *o = &doc->objs[obj];
     if (o->last_prop == DM_NONE)
         o->first_prop = p;
@@ -479,27 +557,78 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
         return r;
     if (!dm__value_valid(doc, value, "set_property", g, key))
         return CT_ERR_INVALID;
+    uint32_t known = doc->keys.count;
     uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
     if (k == DM_NONE || !reserve_recs(doc, 1))
         goto nomem;
-    uint32_t p = prop_slot(doc, obj, k);
+    uint32_t p = prop_slot(doc, obj, k, doc->keys.count != known);
     if (p == DM_NONE)
         goto nomem;
     dm_prop_t *prop = &doc->props[p];
     if (remote && prop->stamp.hlc && dm__stamp_cmp(doc, stamp, prop->stamp) < 0)
         return 1;
+    bool owns = value->type == CT_DM_STRING || value->type == CT_DM_BLOB || value->type == CT_DM_SET;
+    if (!owns) {
+        /* Storing a plain value cannot fail: the old one goes to the record, the new one in. */
+        push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
+        value_store(&prop->value, value);
+        prop->stamp = stamp;
+        return 0;
+    }
     dm_value_t stored;
     if (!value_store(&stored, value))
         goto nomem;
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_SET, obj, stamp, prop->stamp);
-    if (rec) {
-        rec->key = k;
-        rec->value = prop->value;
-    } else {
-        value_free(&prop->value);
-    }
+    push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
     prop->value = stored;
     prop->stamp = stamp;
+    return 0;
+nomem:
+    dm__error(doc, "set_property '%s': out of memory", key);
+    return CT_ERR_NOMEM;
+}
+
+bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props)
+{
+    uint64_t no = (uint64_t)doc->num_objs + objects, np = (uint64_t)doc->num_props + props;
+    if (no > UINT32_MAX / 4 || np > UINT32_MAX / 4)
+        return false;
+    return dm__grow((void **)&doc->objs, &doc->cap_objs, (uint32_t)no, sizeof *doc->objs) &&
+           dm__grow((void **)&doc->props, &doc->cap_props, (uint32_t)np, sizeof *doc->props) &&
+           dm_index__reserve(&doc->obj_index, (uint32_t)no) &&
+           dm_index__reserve(&doc->prop_index, (uint32_t)np);
+}
+
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
+                dm_stamp_t stamp)
+{
+    ct_guid_t g = doc->objs[obj].guid;
+    size_t key_len = key_valid(doc, "set_property", g, key);
+    if (!key_len || !dm__value_valid(doc, value, "set_property", g, key))
+        return CT_ERR_INVALID;
+    uint32_t known = doc->keys.count;
+    uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
+    if (k == DM_NONE)
+        goto nomem;
+    if (doc->keys.count == known) {
+        for (uint32_t p = doc->objs[obj].first_prop; p != DM_NONE; p = doc->props[p].next) {
+            if (doc->props[p].key == k) {
+                char gs[33];
+                dm__format_guid(g, gs);
+                dm__error(doc, "set_property %s '%s': the object has it already", gs, key);
+                return CT_ERR_CONFLICT;
+            }
+        }
+    }
+    dm_value_t stored;
+    if (!value_store(&stored, value))
+        goto nomem;
+    uint32_t p = prop_slot(doc, obj, k, true);
+    if (p == DM_NONE) {
+        value_free(&stored);
+        goto nomem;
+    }
+    doc->props[p].value = stored;
+    doc->props[p].stamp = stamp;
     return 0;
 nomem:
     dm__error(doc, "set_property '%s': out of memory", key);
@@ -551,17 +680,14 @@ static int op_add(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item
         dm__error(doc, "add_to_set '%s': out of memory", key);
         return CT_ERR_NOMEM;
     }
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_REMOVE, obj, stamp, doc->props[p].stamp);
-    if (rec) {
-        rec->key = doc->props[p].key;
-        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
-    }
+    push_rec(doc, CT_DM_OP_REMOVE, p, doc->props[p].stamp, item_value(item));
     return 0;
 }
 
 static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t item,
                      dm_stamp_t stamp, bool remote)
 {
+    (void)stamp; /* set members carry no stamps: set operations from two sides always merge */
     uint32_t obj, p;
     int r = set_target(doc, "remove_from_set", g, key, remote, &obj, &p);
     if (r)
@@ -574,11 +700,7 @@ static int op_remove(ct_dm_doc_o *doc, ct_guid_t g, const char *key, ct_guid_t i
         return CT_ERR_NOMEM;
     }
     set_remove_at(doc->props[p].value.as.set, at);
-    dm_rec_t *rec = push_rec(doc, CT_DM_OP_ADD, obj, stamp, doc->props[p].stamp);
-    if (rec) {
-        rec->key = doc->props[p].key;
-        rec->value.as.guid = item; /* ADD/REMOVE keep their item here */
-    }
+    push_rec(doc, CT_DM_OP_ADD, p, doc->props[p].stamp, item_value(item));
     return 0;
 }
 
@@ -605,6 +727,19 @@ void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
         doc->listeners[i].f(doc->listeners[i].user_data, doc, op, source);
 }
 
+/* An applied op, told to the listeners and (a local one) to the recording. */
+static void dm__announce(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source)
+{
+    bool remote = source == CT_DM_FROM_REMOTE;
+    ct_dm_op_t seen = *op;
+    seen.stamp = (ct_dm_stamp_t){stamp.hlc, doc->authors.strs[stamp.author]};
+    if (seen.kind == CT_DM_OP_SET && !op->key)
+        seen.value = (ct_dm_value_t){0};
+    if (doc->recording && !remote)
+        record_op(doc, &seen);
+    dm__notify(doc, &seen, source);
+}
+
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source)
 {
     bool remote = source == CT_DM_FROM_REMOTE;
@@ -621,15 +756,8 @@ int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_so
     }
     if (r != 0)
         return r;
-    if (doc->num_listeners || (doc->recording && !remote)) {
-        ct_dm_op_t seen = *op;
-        seen.stamp = (ct_dm_stamp_t){stamp.hlc, doc->authors.strs[stamp.author]};
-        if (seen.kind == CT_DM_OP_SET && !op->key)
-            seen.value = (ct_dm_value_t){0};
-        if (doc->recording && !remote)
-            record_op(doc, &seen);
-        dm__notify(doc, &seen, source);
-    }
+    if (doc->num_listeners || (doc->recording && !remote))
+        dm__announce(doc, op, stamp, source);
     return 0;
 }
 
@@ -655,6 +783,14 @@ static int doc_destroy_op(ct_dm_doc_o *doc, ct_guid_t object)
 
 static int doc_set(ct_dm_doc_o *doc, ct_guid_t object, const char *key, const ct_dm_value_t *value)
 {
+    if (!doc->num_listeners && !doc->recording) {
+        /* Nobody to tell: straight to the operation, no op record built and copied. */
+        doc->log = &doc->undo;
+        int r = op_set(doc, object, key, value, dm__local_stamp(doc), false);
+        if (r == 0 && doc->redo.count)
+            dm__log_clear(&doc->redo, 0);
+        return r;
+    }
     ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = object, .key = key};
     if (value)
         op.value = *value;
@@ -676,39 +812,29 @@ static int doc_remove(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_gu
 
 void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
 {
-    dm_log_t *saved = doc->log;
-    doc->log = NULL;
-    uint32_t saved_listeners = doc->num_listeners;
-    bool saved_recording = doc->recording;
-    doc->num_listeners = 0;
-    doc->recording = false;
     while (log->count > from) {
-        dm_rec_t *r = &log->recs[--log->count];
-        uint32_t i = dm__find_obj(doc, r->obj);
-        if (i == DM_NONE)
-            continue;
+        dm_rec_t rec, *r = &rec;
+        pop_rec(log, r);
         switch (r->kind) {
         case CT_DM_OP_CREATE:
         case CT_DM_OP_DESTROY:
-            doc->objs[i].alive = r->kind == CT_DM_OP_CREATE;
-            doc->objs[i].stamp = r->old;
+            doc->objs[r->at].alive = r->kind == CT_DM_OP_CREATE;
+            doc->objs[r->at].stamp = r->old;
             break;
         case CT_DM_OP_SET: {
-            uint32_t p = dm__find_prop(doc, i, r->key);
-            if (p != DM_NONE) {
-                value_free(&doc->props[p].value);
-                doc->props[p].value = r->value;
-                doc->props[p].stamp = r->old;
-                r->value = (dm_value_t){0};
-            }
+            dm_prop_t *prop = &doc->props[r->at];
+            value_free(&prop->value);
+            prop->value = r->value;
+            prop->stamp = r->old;
+            r->value = (dm_value_t){0};
             break;
         }
         case CT_DM_OP_ADD:
         case CT_DM_OP_REMOVE: {
-            uint32_t p = dm__find_prop(doc, i, r->key);
-            if (p == DM_NONE || doc->props[p].value.type != CT_DM_SET)
+            dm_prop_t *prop = &doc->props[r->at];
+            if (prop->value.type != CT_DM_SET)
                 break;
-            dm_set_t *s = doc->props[p].value.as.set;
+            dm_set_t *s = prop->value.as.set;
             uint32_t at = set_find(s, r->value.as.guid);
             if (r->kind == CT_DM_OP_ADD && at == DM_NONE)
                 set_add(s, r->value.as.guid);
@@ -719,14 +845,19 @@ void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
         }
         value_free(&r->value);
     }
-    doc->log = saved;
-    doc->num_listeners = saved_listeners;
-    doc->recording = saved_recording;
 }
 
 /* ---- undo and redo ---- */
 
 static void restore_point(ct_dm_doc_o *doc) { doc->action_open = false; }
+
+static bool rec_on_prop(const dm_rec_t *r) { return r->kind != CT_DM_OP_CREATE && r->kind != CT_DM_OP_DESTROY; }
+
+/* The object a record is about. */
+static uint32_t rec_obj(const ct_dm_doc_o *doc, const dm_rec_t *r)
+{
+    return rec_on_prop(r) ? doc->props[r->at].obj : r->at;
+}
 
 static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
 {
@@ -735,61 +866,55 @@ static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
     ct_dm_skip_t *s = &doc->skips[doc->num_skips++];
     memset(s, 0, sizeof *s);
     s->kind = r->kind;
-    s->object = r->obj;
+    s->object = doc->objs[rec_obj(doc, r)].guid;
     s->item = r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE ? r->value.as.guid : (ct_guid_t){0, 0};
     s->why = why;
-    if (r->kind == CT_DM_OP_SET || r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE)
-        s->key = doc->keys.strs[r->key];
+    if (rec_on_prop(r))
+        s->key = doc->keys.strs[doc->props[r->at].key];
     if (r->kind == CT_DM_OP_SET) {
+        const dm_prop_t *prop = &doc->props[r->at];
         s->wanted = dm__view(&r->value);
         dm_arena__copy_value(&doc->report_arena, &s->wanted);
-        uint32_t i = dm__find_obj(doc, r->obj);
-        uint32_t p = i == DM_NONE ? DM_NONE : dm__find_prop(doc, i, r->key);
-        if (p != DM_NONE) {
-            s->current = dm__view(&doc->props[p].value);
-            dm_arena__copy_value(&doc->report_arena, &s->current);
-            s->current_stamp = (ct_dm_stamp_t){doc->props[p].stamp.hlc,
-                                               doc->authors.strs[doc->props[p].stamp.author]};
-        }
+        s->current = dm__view(&prop->value);
+        dm_arena__copy_value(&doc->report_arena, &s->current);
+        s->current_stamp = (ct_dm_stamp_t){prop->stamp.hlc, doc->authors.strs[prop->stamp.author]};
     }
 }
 
 /* Whether an inverse may run: the data still carries what this document's op left there. */
 static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
 {
-    uint32_t i = dm__find_obj(doc, r->obj);
+    const dm_obj_t *o = &doc->objs[rec_obj(doc, r)];
     switch (r->kind) {
     case CT_DM_OP_SET: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        uint32_t p = dm__find_prop(doc, i, r->key);
         /* Ours still when this document's author made the last write (the op itself, or a
          * later op or undo of ours, which the stack order has dealt with already). */
-        dm_stamp_t now = p == DM_NONE ? (dm_stamp_t){0, doc->me} : doc->props[p].stamp;
-        return stamp_eq(now, r->expect) || now.author == doc->me
+        dm_stamp_t now = doc->props[r->at].stamp;
+        return now.author == doc->me
                    ? NULL
                    : "someone else has set the property since";
     }
     case CT_DM_OP_DESTROY: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        for (uint32_t p = doc->objs[i].first_prop; p != DM_NONE; p = doc->props[p].next) {
+        for (uint32_t p = o->first_prop; p != DM_NONE; p = doc->props[p].next) {
             if (doc->props[p].value.type != CT_DM_NULL && doc->props[p].stamp.author != doc->me)
                 return "someone else has edited the object since";
         }
         return NULL;
     }
     case CT_DM_OP_CREATE:
-        if (i != DM_NONE && doc->objs[i].alive)
+        if (o->alive)
             return "the object exists again";
         return NULL;
     case CT_DM_OP_REMOVE:
     case CT_DM_OP_ADD: {
-        if (i == DM_NONE || !doc->objs[i].alive)
+        if (!o->alive)
             return "the object has been destroyed since";
-        uint32_t p = dm__find_prop(doc, i, r->key);
-        bool member = p != DM_NONE && doc->props[p].value.type == CT_DM_SET &&
-                      set_find(doc->props[p].value.as.set, r->value.as.guid) != DM_NONE;
+        const dm_prop_t *prop = &doc->props[r->at];
+        bool member = prop->value.type == CT_DM_SET && set_find(prop->value.as.set, r->value.as.guid) != DM_NONE;
         if (r->kind == CT_DM_OP_REMOVE && !member)
             return "someone else has removed the item since";
         if (r->kind == CT_DM_OP_ADD && member)
@@ -798,6 +923,28 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
     }
     }
     return "unknown record";
+}
+
+/* An undone or redone SET, straight on its property: the record's value moves in, the
+ * property's moves into the opposite record. No key hashing, no copy, no allocation. */
+static bool replay_set(ct_dm_doc_o *doc, dm_rec_t *r, ct_dm_source source)
+{
+    if (!reserve_recs(doc, 1))
+        return false;
+    dm_stamp_t stamp = dm__local_stamp(doc);
+    dm_prop_t *prop = &doc->props[r->at];
+    push_rec(doc, CT_DM_OP_SET, r->at, prop->stamp, prop->value);
+    prop->value = r->value;
+    prop->stamp = stamp;
+    r->value = (dm_value_t){0};
+    if (doc->num_listeners || doc->recording) {
+        ct_dm_op_t op = {.kind = CT_DM_OP_SET,
+                         .object = doc->objs[prop->obj].guid,
+                         .key = doc->keys.strs[prop->key],
+                         .value = dm__view(&prop->value)};
+        dm__announce(doc, &op, stamp, source);
+    }
+    return true;
 }
 
 static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source source,
@@ -813,15 +960,23 @@ static int replay(ct_dm_doc_o *doc, dm_log_t *from, dm_log_t *to, ct_dm_source s
     doc->log = to;
     uint32_t first_to = to->count, applied = 0;
     while (from->count) {
-        dm_rec_t r = from->recs[--from->count];
+        dm_rec_t r;
+        pop_rec(from, &r);
         const char *why = blocked(doc, &r);
         if (why) {
             add_skip(doc, &r, why);
+        } else if (r.kind == CT_DM_OP_SET) {
+            if (replay_set(doc, &r, source))
+                applied++;
+            else
+                add_skip(doc, &r, "the inverse could not be applied (out of memory)");
         } else {
-            ct_dm_op_t op = {.kind = r.kind, .object = r.obj, .item = r.value.as.guid};
-            if (r.kind != CT_DM_OP_CREATE && r.kind != CT_DM_OP_DESTROY)
-                op.key = doc->keys.strs[r.key];
-            op.value = dm__view(&r.value);
+            uint32_t o = rec_obj(doc, &r);
+            ct_dm_op_t op = {.kind = r.kind, .object = doc->objs[o].guid, .item = r.value.as.guid};
+            if (rec_on_prop(&r))
+                op.key = doc->keys.strs[doc->props[r.at].key];
+            if (r.kind == CT_DM_OP_SET)
+                op.value = dm__view(&r.value);
             if (dm__apply(doc, &op, dm__local_stamp(doc), source) == 0)
                 applied++;
             else
@@ -1117,7 +1272,7 @@ ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc)
     doc->rng[1] = (seed * 0xbf58476d1ce4e5b9ull) | 1u;
     doc->me = dm__author(doc, d.author && d.author[0] ? d.author : "anonymous");
     if (doc->me == DM_NONE || dm__grow((void **)&doc->objs, &doc->cap_objs, 64, sizeof *doc->objs) == false ||
-        !dm_map__put(&doc->obj_map, 0, 0, 0)) {
+        !dm_index__add(&doc->obj_index, obj_hash((ct_guid_t){0, 0}), 0)) {
         dm__destroy_doc(doc);
         return NULL;
     }
@@ -1133,16 +1288,18 @@ void dm__destroy_doc(ct_dm_doc_o *doc)
     dm__log_clear(&doc->undo, 0);
     dm__log_clear(&doc->redo, 0);
     dm__log_clear(&doc->txn, 0);
-    free(doc->undo.recs);
-    free(doc->redo.recs);
-    free(doc->txn.recs);
+    dm_log_t *logs[3] = {&doc->undo, &doc->redo, &doc->txn};
+    for (int i = 0; i < 3; i++) {
+        free(logs[i]->recs);
+        free(logs[i]->values);
+    }
     for (uint32_t p = 0; p < doc->num_props; p++)
         value_free(&doc->props[p].value);
     free(doc->props);
     free(doc->objs);
     free(doc->free_objs);
-    dm_map__free(&doc->obj_map);
-    dm_map__free(&doc->prop_map);
+    dm_index__free(&doc->obj_index);
+    dm_index__free(&doc->prop_index);
     for (uint32_t i = 0; i < doc->num_seen; i++)
         free(doc->seen[i].hlc);
     free(doc->seen);

@@ -18,6 +18,7 @@
 
 typedef struct dm_ent_t {
     uint32_t node;
+    uint32_t obj; /* the document's index of its object (objects never move) */
     ct_guid_t guid, parent;
     bool has_id;
 } dm_ent_t;
@@ -26,12 +27,26 @@ struct dm_level_t {
     char *text;
     uint32_t len;
     dm_sjson_t js;
-    dm_ent_t *ents;
+    dm_ent_t *ents; /* in reading order, which is node order: the parser numbers nodes in
+                       pre-order, and entities are read in pre-order too */
     uint32_t num_ents, cap_ents;
-    dm_map_t by_node; /* entity node -> ents index */
 };
 
 static const ct_guid_t root_guid = {0, 0};
+
+/* The entity read from node e (binary search: ents are in node order). */
+static const dm_ent_t *ent_of(const dm_level_t *lv, uint32_t e)
+{
+    uint32_t lo = 0, hi = lv->num_ents;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lv->ents[mid].node < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &lv->ents[lo];
+}
 
 void dm_level__free(dm_level_t *level)
 {
@@ -40,16 +55,18 @@ void dm_level__free(dm_level_t *level)
     free(level->text);
     dm_sjson__free(&level->js);
     free(level->ents);
-    dm_map__free(&level->by_node);
     free(level);
 }
 
 /* ---- leaves: a source value as a model value ---- */
 
-/* The model value of a leaf node. Strings are decoded into *scratch (malloc'd, the caller frees);
- * anything the model has no type for (other arrays, empty objects, null) is a blob of its source
- * text, pointing into the text. */
-static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char **scratch)
+/* Room for a short string value decoded on the stack (longer ones go to the heap). */
+#define DM_LEAF_BUF 256
+
+/* The model value of a leaf node. Strings are decoded into buf (DM_LEAF_BUF bytes) when they fit,
+ * else into *scratch (malloc'd, the caller frees); anything the model has no type for (other
+ * arrays, empty objects, null) is a blob of its source text, pointing into the text. */
+static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char *buf, char **scratch)
 {
     const dm_node_t *node = &js->nodes[n];
     *out = (ct_dm_value_t){0};
@@ -67,12 +84,14 @@ static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, cha
         out->as.b = node->type == DM_J_TRUE;
         return;
     case DM_J_STRING: {
-        uint32_t len;
-        *scratch = dm_sjson__decode(js, n, false, &len);
-        if (*scratch) {
+        uint32_t len = dm_sjson__decode_to(js, n, false, buf, DM_LEAF_BUF);
+        const char *s = buf;
+        if (len == UINT32_MAX)
+            s = *scratch = dm_sjson__decode(js, n, false, &len);
+        if (s) {
             out->type = CT_DM_STRING;
             out->size = len;
-            out->as.s = *scratch;
+            out->as.s = s;
             return;
         }
         break;
@@ -111,20 +130,22 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
             skipped = dm_sjson__key_is(js, m, *s);
         if (skipped)
             continue;
-        uint32_t klen;
-        char *k = dm_sjson__decode(js, m, true, &klen);
-        if (!k)
+        /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
+        char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
+        const char *k = kb;
+        uint32_t klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
+        if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
             return CT_ERR_NOMEM;
         size_t at = prefix ? prefix + 1 : 0;
         if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
-            free(k);
+            free(heap);
             return CT_ERR_BAD_DATA;
         }
         if (prefix)
             key[prefix] = '.';
         memcpy(key + at, k, klen);
         key[at + klen] = 0;
-        free(k);
+        free(heap);
         int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
                     ? flatten(js, m, key, at + klen, NULL, f, ctx)
                     : f(ctx, key, m);
@@ -152,20 +173,19 @@ static void fail_at(reader_t *rd, uint32_t at, const char *what);
 static int read_leaf(void *ctx, const char *key, uint32_t member)
 {
     reader_t *rd = ctx;
+    char buf[DM_LEAF_BUF], *scratch = NULL;
+    ct_dm_value_t v;
+    leaf_value(&rd->lv->js, member, &v, buf, &scratch);
+    /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
+    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v, (dm_stamp_t){0, rd->doc->me});
+    free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
-    if (prop(rd->doc, rd->object, key)) {
+    if (r == CT_ERR_CONFLICT) {
         char what[CT_DM_MAX_KEY + 64];
         snprintf(what, sizeof what, "field '%s' is given twice", key);
         fail_at(rd, rd->lv->js.nodes[member].key_start, what);
-        return CT_ERR_CONFLICT;
     }
-    char *scratch = NULL;
-    ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = rd->object, .key = key};
-    leaf_value(&rd->lv->js, member, &op.value, &scratch);
-    /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__apply(rd->doc, &op, (dm_stamp_t){0, rd->doc->me}, CT_DM_FROM_LOCAL);
-    free(scratch);
     return r;
 }
 
@@ -244,13 +264,12 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
             { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
         }
         dm_level_t *lv = rd->lv;
-        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents) ||
-            !dm_map__put(&lv->by_node, e, 0, lv->num_ents))
+        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents))
             { dm_map__free(&ranks); return CT_ERR_NOMEM; }
-        lv->ents[lv->num_ents++] = (dm_ent_t){e, g, parent, idn != DM_NONE};
         dm_stamp_t base = {0, doc->me};
         ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
         int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
+        lv->ents[lv->num_ents++] = (dm_ent_t){e, dm__find_obj(doc, g), g, parent, idn != DM_NONE};
         op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
         r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
         op = (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = g, .key = "@order",
@@ -305,6 +324,17 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
     if (!dm_sjson__parse(&lv->js, lv->text, len, file, err, err_size))
         goto fail;
     doc->level = lv;
+    /* Room for what the reading makes, at once: an object per entity and a property per leaf
+     * (bounded by the members, two more per entity), not a doubling and a re-index each time. */
+    uint32_t members = 0, objects = 1;
+    for (uint32_t i = 1; i < lv->js.count; i++) {
+        members += lv->js.nodes[lv->js.nodes[i].parent].type == DM_J_OBJECT;
+        objects += lv->js.nodes[i].type == DM_J_OBJECT;
+    }
+    if (!dm__reserve(doc, objects, members + 2 * objects)) {
+        snprintf(err, err_size, "%s: out of memory", file);
+        goto fail;
+    }
     reader_t rd = {doc, lv, root_guid, file, err, err_size};
     char key[CT_DM_MAX_KEY + 1] = "";
     static const char *const skip[] = {"entities", NULL};
@@ -345,6 +375,12 @@ typedef struct writer_t {
     edit_t *edits;
     uint32_t num_edits, cap_edits;
     bool failed;
+    /* Per property: the write_fields pass that found it in the source (so the ones it did not
+     * find are new). Per object, for write_list: the pass that found it a member of the list
+     * (and where) and in the source list (and which node). Shared with the writers of moved
+     * entities, as is the pass counter. */
+    uint32_t *mark, *pass;
+    uint32_t *in_doc, *doc_pos, *in_src, *src_node;
 } writer_t;
 
 static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
@@ -438,37 +474,47 @@ static void indent(dm_text_t *t, uint32_t n)
 }
 
 /*
- * Writes `keys` (dotted, relative, in order) of object g as SJSON members, nesting shared
- * prefixes: "a.b = 1", "a.c = 2" -> `a = { b = 1 c = 2 }`. A group of leaves only goes on one line;
- * deeper groups go one member a line at `ind`. `skip` chars of every key are already written.
+ * Writes `keys` (dotted, relative, grouped as field_keys groups them) of object g as SJSON
+ * members, nesting shared prefixes: "a.b = 1", "a.c = 2" -> `a = { b = 1 c = 2 }`. A group of
+ * leaves only goes on one line; deeper groups go one member a line at `ind`. `skip` chars of every
+ * key are already written. A key that other keys extend ("a" beside "a.b": an empty object `{}`
+ * read from a file, then a field set under it) is not written: its name opens the group of the
+ * longer keys, and writing both would give the name twice.
  */
 static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
                         size_t skip, uint32_t ind, bool multiline)
 {
+    bool first = true;
     for (uint32_t i = 0; i < n;) {
         const char *k = keys[i] + skip;
-        const char *dot = strchr(k, '.');
-        size_t seg = dot ? (size_t)(dot - k) : strlen(k);
-        /* The run of keys sharing this first segment. */
-        uint32_t j = i + 1;
-        while (j < n && strncmp(keys[j] + skip, k, seg) == 0 && keys[j][skip + seg] == '.' && dot)
-            j++;
+        size_t seg = strcspn(k, ".");
+        /* The run of keys with this first segment: the key itself and the longer ones. */
+        uint32_t j = i, leaf = DM_NONE, longer = 0;
+        for (; j < n && strncmp(keys[j] + skip, k, seg) == 0 &&
+               (keys[j][skip + seg] == '.' || keys[j][skip + seg] == 0);
+             j++) {
+            if (keys[j][skip + seg] == 0)
+                leaf = j;
+            else
+                keys[i + longer++] = keys[j];
+        }
         if (multiline)
             indent(t, ind);
-        else if (i)
+        else if (!first)
             dm__puts(t, " ");
+        first = false;
         put_key(t, k, seg);
         dm__puts(t, " = ");
-        if (!dot) {
-            const dm_prop_t *p = prop(doc, g, keys[i]);
+        if (!longer) {
+            const dm_prop_t *p = prop(doc, g, keys[leaf]);
             ct_dm_value_t v = p ? dm__view(&p->value) : (ct_dm_value_t){0};
             put_source_value(t, &v);
         } else {
             bool deep = false;
-            for (uint32_t m = i; m < j; m++)
+            for (uint32_t m = i; m < i + longer; m++)
                 deep = deep || strchr(keys[m] + skip + seg + 1, '.');
             dm__puts(t, deep ? "{\n" : "{ ");
-            put_members(t, doc, g, keys + i, j - i, skip + seg + 1, ind + 2, deep);
+            put_members(t, doc, g, keys + i, longer, skip + seg + 1, ind + 2, deep);
             if (deep)
                 indent(t, ind);
             dm__puts(t, deep ? "}" : " }");
@@ -479,50 +525,105 @@ static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char 
     }
 }
 
-/* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a first
- * segment are adjacent (first-set order otherwise). Caller frees. */
-static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
+/* How many whole dotted segments two keys share at their start. */
+static uint32_t shared_segments(const char *a, const char *b)
+{
+    uint32_t n = 0;
+    for (size_t i = 0;; i++) {
+        bool end_a = a[i] == '.' || a[i] == 0, end_b = b[i] == '.' || b[i] == 0;
+        if (end_a || end_b) {
+            if (!(end_a && end_b))
+                return n;
+            n++;
+            if (!a[i] || !b[i])
+                return n;
+        } else if (a[i] != b[i]) {
+            return n;
+        }
+    }
+}
+
+/* The keys of g that are fields (not @order, @parent, children), grouped so keys sharing a
+ * prefix of segments are adjacent at every depth (first-set order otherwise): "a.x.p", "a.y",
+ * "a.x.q" -> "a.x.p", "a.x.q", "a.y", so put_members writes `x` once. Caller frees. */
+static const char **field_keys_of(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n, uint32_t **props)
 {
     uint32_t o = dm__find_obj(doc, g), count = 0;
     for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next)
         count++;
     const char **keys = malloc((size_t)(count ? count : 1) * sizeof *keys);
+    uint32_t *at_prop = props ? malloc((size_t)(count ? count : 1) * sizeof *at_prop) : NULL;
     *n = 0;
-    if (!keys)
+    if (!keys || (props && !at_prop)) {
+        free(keys);
+        free(at_prop);
         return NULL;
+    }
+    if (props)
+        *props = at_prop;
     for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next) {
         const char *k = doc->keys.strs[doc->props[p].key];
         if (doc->props[p].value.type == CT_DM_NULL || is_meta(k))
             continue;
-        /* Insert after the last key with the same first segment (stable grouping). */
-        size_t seg = strcspn(k, ".");
-        uint32_t at = *n;
-        for (uint32_t i = 0; i < *n; i++)
-            if (strncmp(keys[i], k, seg) == 0 && (keys[i][seg] == '.' || keys[i][seg] == 0))
+        /* Insert after the last key sharing the most segments with it (the keys sharing any
+         * prefix are one run already, so that run's end keeps every depth grouped). */
+        uint32_t at = *n, best = 0;
+        for (uint32_t i = *n; i-- > 0;) {
+            uint32_t c = shared_segments(keys[i], k);
+            if (c > best) {
+                best = c;
                 at = i + 1;
+            } else if (!c && best) {
+                break; /* past the run sharing a first segment with k: nothing before shares more */
+            }
+        }
         memmove(keys + at + 1, keys + at, (size_t)(*n - at) * sizeof *keys);
         keys[at] = k;
+        if (at_prop) {
+            memmove(at_prop + at + 1, at_prop + at, (size_t)(*n - at) * sizeof *at_prop);
+            at_prop[at] = p;
+        }
         (*n)++;
     }
     return keys;
 }
 
-static int order_cmp(ct_dm_doc_o *doc, ct_guid_t a, ct_guid_t b)
+static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
 {
-    double oa = 0, ob = 0;
-    const dm_prop_t *pa = prop(doc, a, "@order"), *pb = prop(doc, b, "@order");
-    if (pa && pa->value.type == CT_DM_DOUBLE)
-        oa = pa->value.as.d;
-    if (pb && pb->value.type == CT_DM_DOUBLE)
-        ob = pb->value.as.d;
-    if (oa != ob)
-        return oa < ob ? -1 : 1;
-    if (a.hi != b.hi)
-        return a.hi < b.hi ? -1 : 1;
-    return a.lo < b.lo ? -1 : a.lo > b.lo;
+    return field_keys_of(doc, g, n, NULL);
 }
 
-/* The live members of a set property, sorted by @order then GUID. Caller frees. */
+typedef struct ranked_t {
+    double order;
+    ct_guid_t g;
+} ranked_t;
+
+static int ranked_cmp(const void *x, const void *y)
+{
+    const ranked_t *a = x, *b = y;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    if (a->g.hi != b->g.hi)
+        return a->g.hi < b->g.hi ? -1 : 1;
+    return a->g.lo < b->g.lo ? -1 : a->g.lo > b->g.lo;
+}
+
+/* Object o's @order (0 when it has none). Entities read from a file have it first among their
+ * properties: a short walk finds it without a lookup. */
+static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
+{
+    if (order_key == DM_NONE)
+        return 0;
+    uint32_t p = doc->objs[o].first_prop;
+    for (int i = 0; i < 4 && p != DM_NONE && doc->props[p].key != order_key; i++)
+        p = doc->props[p].next;
+    if (p == DM_NONE || doc->props[p].key != order_key)
+        p = dm__find_prop(doc, o, order_key);
+    return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
+}
+
+/* The live members of a set property, sorted by @order then GUID (each @order looked up once).
+ * Caller frees. */
 static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
 {
     const dm_prop_t *p = prop(doc, g, key);
@@ -530,21 +631,25 @@ static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key,
     if (!p || p->value.type != CT_DM_SET)
         return NULL;
     const dm_set_t *s = p->value.as.set;
-    ct_guid_t *out = malloc((size_t)(s->count ? s->count : 1) * sizeof *out);
-    if (!out)
+    ranked_t *r = malloc((size_t)(s->count ? s->count : 1) * sizeof *r);
+    if (!r)
         return NULL;
+    bool sorted = true;
+    uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
     for (uint32_t i = 0; i < s->count; i++) {
         uint32_t o = dm__find_obj(doc, s->items[i]);
         if (o == DM_NONE || !doc->objs[o].alive)
             continue;
-        /* Insertion sort: sibling lists are short, and usually in order already. */
-        uint32_t at = *n;
-        while (at > 0 && order_cmp(doc, out[at - 1], s->items[i]) > 0)
-            at--;
-        memmove(out + at + 1, out + at, (size_t)(*n - at) * sizeof *out);
-        out[at] = s->items[i];
+        r[*n] = (ranked_t){order_of(doc, o, order_key), s->items[i]};
+        sorted = sorted && (*n == 0 || ranked_cmp(&r[*n - 1], &r[*n]) <= 0);
         (*n)++;
     }
+    if (!sorted)
+        qsort(r, *n, sizeof *r, ranked_cmp);
+    /* The GUIDs, in place (a GUID is no bigger than a ranked_t). */
+    ct_guid_t *out = (ct_guid_t *)(void *)r;
+    for (uint32_t i = 0; i < *n; i++)
+        memmove(&out[i], &r[i].g, sizeof *out); /* the first ones overlap their source */
     return out;
 }
 
@@ -640,25 +745,39 @@ static void cut(writer_t *w, uint32_t start, uint32_t end)
 typedef struct compare_t {
     writer_t *w;
     ct_guid_t g;
-    dm_map_t *seen; /* key ids present in the source */
+    uint32_t obj;
+    uint32_t cursor; /* the property after the last one found: most likely the next leaf's */
 } compare_t;
 
 static int compare_leaf(void *ctx, const char *key, uint32_t member)
 {
     compare_t *c = ctx;
     writer_t *w = c->w;
+    ct_dm_doc_o *doc = w->doc;
     const dm_sjson_t *js = &w->lv->js;
-    uint32_t k = dm_strings__find(&w->doc->keys, key, strlen(key));
-    if (k != DM_NONE && !dm_map__put(c->seen, k, 0, 1))
-        return CT_ERR_NOMEM;
-    const dm_prop_t *p = prop(w->doc, c->g, key);
+    /* A document read from this source has its properties in the source's order: the cursor
+     * finds each leaf's property without a lookup. Elsewhere, the key is looked up. */
+    uint32_t q = c->cursor;
+    while (q != DM_NONE && doc->keys.strs[doc->props[q].key][0] == '@')
+        q = doc->props[q].next;
+    if (q == DM_NONE || strcmp(doc->keys.strs[doc->props[q].key], key) != 0) {
+        uint32_t k = dm_strings__find(&doc->keys, key, strlen(key));
+        q = k == DM_NONE ? DM_NONE : dm__find_prop(doc, c->obj, k);
+    }
+    const dm_prop_t *p = NULL;
+    if (q != DM_NONE) {
+        c->cursor = doc->props[q].next;
+        w->mark[q] = *w->pass;
+        if (doc->props[q].value.type != CT_DM_NULL)
+            p = &doc->props[q];
+    }
     if (!p) {
         cut(w, js->nodes[member].key_start, js->nodes[member].end);
         return 0;
     }
-    char *scratch = NULL;
+    char buf[DM_LEAF_BUF], *scratch = NULL;
     ct_dm_value_t was, now = dm__view(&p->value);
-    leaf_value(js, member, &was, &scratch);
+    leaf_value(js, member, &was, buf, &scratch);
     bool same = dm__values_equal(&was, &now);
     free(scratch);
     if (!same) {
@@ -724,20 +843,28 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
 /* Fields of g in the source object `obj` (an entity, or the root) brought in line with the doc. */
 static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *const *skip)
 {
-    dm_map_t seen = {0};
-    compare_t c = {w, g, &seen};
+    uint32_t o = dm__find_obj(w->doc, g);
+    compare_t c = {w, g, o, w->doc->objs[o].first_prop};
+    ++*w->pass;
     char key[CT_DM_MAX_KEY + 1] = "";
     int r = flatten(&w->lv->js, obj, key, 0, skip, compare_leaf, &c);
-    /* New keys: those the source did not have, grouped by the object they go into. */
-    uint32_t n = 0, fresh = 0;
-    const char **keys = r ? NULL : field_keys(w->doc, g, &n);
+    /* New keys: those the source did not have (not marked in this pass), grouped by the object
+     * they go into. */
+    uint32_t n = 0, fresh = 0, *props = NULL;
+    bool any = false;
+    for (uint32_t p = w->doc->objs[o].first_prop; p != DM_NONE && !any; p = w->doc->props[p].next)
+        any = w->mark[p] != *w->pass && w->doc->props[p].value.type != CT_DM_NULL &&
+              !is_meta(w->doc->keys.strs[w->doc->props[p].key]);
+    if (!any) /* the usual case: nothing new, nothing to group */
+        return r;
+    const char **keys = r ? NULL : field_keys_of(w->doc, g, &n, &props);
     if (!r && !keys)
         r = CT_ERR_NOMEM;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t k = dm_strings__find(&w->doc->keys, keys[i], strlen(keys[i]));
-        if (dm_map__get(&seen, k, 0) == DM_NONE)
+        if (w->mark[props[i]] != *w->pass)
             keys[fresh++] = keys[i];
     }
+    free(props);
     for (uint32_t i = 0; i < fresh && !r;) {
         size_t used;
         uint32_t anchor = anchor_of(&w->lv->js, obj, keys[i], &used);
@@ -753,17 +880,78 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *cons
         i = j;
     }
     free(keys);
-    dm_map__free(&seen);
     return r;
 }
 
 static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
                       const char *set_key);
 
+static int edit_cmp(const void *x, const void *y)
+{
+    const edit_t *a = x, *b = y;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* The source text from `from` to `to` with w's edits (all inside that span) applied, onto out;
+ * the edits are used up. */
+static void apply_edits(writer_t *w, uint32_t from, uint32_t to, dm_text_t *out)
+{
+    if (w->num_edits)
+        qsort(w->edits, w->num_edits, sizeof *w->edits, edit_cmp);
+    uint32_t at = from;
+    for (uint32_t i = 0; i < w->num_edits; i++) {
+        edit_t *e = &w->edits[i];
+        /* Edits never overlap, except a cut inside a cut entity's span: skip those. */
+        if (e->start < at) {
+            free(e->text);
+            continue;
+        }
+        dm__put(out, w->lv->text + at, e->start - at);
+        if (e->text)
+            dm__puts(out, e->text);
+        at = e->end > at ? e->end : at;
+        free(e->text);
+    }
+    dm__put(out, w->lv->text + at, to - at);
+    free(w->edits);
+    w->edits = NULL;
+    w->num_edits = w->cap_edits = 0;
+}
+
+static void drop_edits(writer_t *w)
+{
+    for (uint32_t i = 0; i < w->num_edits; i++)
+        free(w->edits[i].text);
+    free(w->edits);
+    w->edits = NULL;
+    w->num_edits = w->cap_edits = 0;
+}
+
+static int write_entity(writer_t *w, uint32_t e);
+
+/* Entity node e's own source text with the document's changes to it applied (the text of an
+ * entity that moves to another place in its list: comments inside it move with it). */
+static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
+{
+    writer_t sub = *w;
+    sub.edits = NULL;
+    sub.num_edits = sub.cap_edits = 0;
+    sub.failed = false;
+    int r = write_entity(&sub, e);
+    if (r || sub.failed) {
+        drop_edits(&sub);
+        return r ? r : CT_ERR_NOMEM;
+    }
+    apply_edits(&sub, w->lv->js.nodes[e].start, w->lv->js.nodes[e].end, out);
+    return out->failed ? CT_ERR_NOMEM : 0;
+}
+
 static int write_entity(writer_t *w, uint32_t e)
 {
     const dm_level_t *lv = w->lv;
-    const dm_ent_t *ent = &lv->ents[dm_map__get(&lv->by_node, e, 0)];
+    const dm_ent_t *ent = ent_of(lv, e);
     ct_guid_t g = ent->guid;
     if (w->assign_ids && !ent->has_id) {
         char gs[33];
@@ -801,37 +989,60 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     ct_guid_t *members = sorted_members(w->doc, parent, set_key, &n);
     if (n && !members)
         return CT_ERR_NOMEM;
-    /* Which members are where: member -> index, and this list's source entities by GUID. */
-    dm_map_t in_doc = {0}, in_src = {0};
-    uint32_t *next_src = malloc((size_t)(n ? n : 1) * sizeof *next_src);
-    int r = next_src ? 0 : CT_ERR_NOMEM;
-    for (uint32_t i = 0; i < n && !r; i++)
-        if (!dm_map__put(&in_doc, members[i].hi, members[i].lo, i))
-            r = CT_ERR_NOMEM;
+    /* Which members are where (by object index, marked with this pass): the members, and this
+     * list's source entities. */
+    uint32_t pass = ++*w->pass;
+    uint32_t num_src = array != DM_NONE ? js->nodes[array].count : 0, num_kept = 0;
+    uint32_t *next_src = malloc((size_t)(n ? n : 1) * 3 * sizeof *next_src), *obj = next_src + n;
+    uint32_t *src_of = obj + n; /* each member's source node in this list, or DM_NONE */
+    uint32_t *kept = malloc((size_t)(num_src ? num_src : 1) * sizeof *kept);
+    int r = next_src && kept ? 0 : CT_ERR_NOMEM;
+    for (uint32_t i = 0; i < n && !r; i++) {
+        obj[i] = dm__find_obj(w->doc, members[i]);
+        w->in_doc[obj[i]] = pass;
+        w->doc_pos[obj[i]] = i;
+    }
     /* Source entities: kept (still in this list) or cut. */
     if (array != DM_NONE) {
         for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next) {
-            ct_guid_t g = lv->ents[dm_map__get(&lv->by_node, e, 0)].guid;
-            bool kept = dm_map__get(&in_doc, g.hi, g.lo) != DM_NONE;
-            if (!dm_map__put(&in_src, g.hi, g.lo, e))
-                r = CT_ERR_NOMEM;
-            else if (kept)
-                r = write_entity(w, e);
+            uint32_t o = ent_of(lv, e)->obj;
+            w->in_src[o] = pass;
+            w->src_node[o] = e;
+            if (w->in_doc[o] == pass)
+                kept[num_kept++] = e;
             else
                 cut(w, js->nodes[e].start, js->nodes[e].end);
         }
     }
-    /* For each member, the next member (after it in order) that the source has in this list. */
+    /* Read out now: the writes below mark other lists with later passes. */
+    for (uint32_t i = 0; i < n && !r; i++)
+        src_of[i] = w->in_src[obj[i]] == pass ? w->src_node[obj[i]] : DM_NONE;
+    /* The kept entities fill the places kept entities had, in the document's order: the j-th
+     * kept member takes the j-th kept place. One in its own place is edited where it stands;
+     * one that moved replaces the text of its new place with its own (edited) text. For each
+     * member, next_src gets the place of the next kept member after it. */
     uint32_t following = DM_NONE;
-    for (uint32_t i = n; i-- > 0 && !r;) {
+    for (uint32_t i = n, j = num_kept; i-- > 0 && !r;) {
         next_src[i] = following;
-        uint32_t e = dm_map__get(&in_src, members[i].hi, members[i].lo);
-        if (e != DM_NONE)
-            following = e;
+        uint32_t e = src_of[i];
+        if (e == DM_NONE)
+            continue;
+        uint32_t place = kept[--j];
+        following = place;
+        if (place == e) {
+            r = write_entity(w, e);
+        } else {
+            dm_text_t t = {0};
+            r = moved_entity(w, e, &t);
+            if (r)
+                free(t.s);
+            else
+                add_edit(w, js->nodes[place].start, js->nodes[place].end, &t);
+        }
     }
     /* New members: before the next kept source entity in order, or at the end of the list. */
     for (uint32_t i = 0; i < n && !r; i++) {
-        if (dm_map__get(&in_src, members[i].hi, members[i].lo) != DM_NONE)
+        if (src_of[i] != DM_NONE)
             continue;
         uint32_t next = next_src[i];
         dm_text_t t = {0};
@@ -871,23 +1082,15 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
         add_edit(w, at, at, &t);
     }
     free(next_src);
-    dm_map__free(&in_doc);
-    dm_map__free(&in_src);
+    free(kept);
     free(members);
     return r;
 }
 
-static int edit_cmp(const void *x, const void *y)
-{
-    const edit_t *a = x, *b = y;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
 static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
 {
-    writer_t w = {doc, doc->level, desc && desc->assign_ids, NULL, 0, 0, false};
+    uint32_t pass = 0;
+    writer_t w = {.doc = doc, .lv = doc->level, .assign_ids = desc && desc->assign_ids, .pass = &pass};
     dm_text_t out = {0};
     if (!w.lv) {
         /* A fresh file: the root's fields, then the entities. */
@@ -906,37 +1109,25 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         free(ents);
     } else {
         static const char *const skip[] = {"entities", NULL};
-        int r = write_fields(&w, 0, root_guid, skip);
+        /* One block: a mark per property, four words per object. */
+        size_t np = doc->num_props, no = doc->num_objs;
+        w.mark = calloc(np + 4 * no + 1, sizeof *w.mark);
+        if (w.mark) {
+            w.in_doc = w.mark + np;
+            w.doc_pos = w.in_doc + no;
+            w.in_src = w.doc_pos + no;
+            w.src_node = w.in_src + no;
+        }
+        int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
         r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {
-            for (uint32_t i = 0; i < w.num_edits; i++)
-                free(w.edits[i].text);
-            free(w.edits);
+            drop_edits(&w);
+            free(w.mark);
             dm__error(doc, "write_level: out of memory");
             return NULL;
         }
-        if (w.num_edits)
-            qsort(w.edits, w.num_edits, sizeof *w.edits, edit_cmp);
-        uint32_t at = 0;
-        for (uint32_t i = 0; i < w.num_edits; i++) {
-            edit_t *e = &w.edits[i];
-            /* Edits never overlap, except a cut inside a cut entity's span: skip those. */
-            if (e->start < at && e->end <= at && e->start != e->end) {
-                free(e->text);
-                continue;
-            }
-            if (e->start < at) {
-                free(e->text);
-                continue;
-            }
-            dm__put(&out, w.lv->text + at, e->start - at);
-            if (e->text)
-                dm__puts(&out, e->text);
-            at = e->end > at ? e->end : at;
-            free(e->text);
-        }
-        dm__put(&out, w.lv->text + at, w.lv->len - at);
-        free(w.edits);
+        apply_edits(&w, 0, w.lv->len, &out);
+        free(w.mark);
         if (!out.s)
             dm__puts(&out, "");
     }

@@ -57,8 +57,8 @@ static bool rehash(dm_map_t *m, uint32_t capacity)
 
 bool dm_map__put(dm_map_t *m, uint64_t a, uint64_t b, uint32_t value)
 {
-    /* At most 3/4 full: probes stay short. */
-    if ((m->count + 1) * 4u > m->capacity * 3u && !rehash(m, m->capacity ? m->capacity * 2u : 16u))
+    /* At most half full: a miss (every new key) probes about 2.5 slots, not the 8.5 of 3/4. */
+    if ((m->count + 1) * 2u > m->capacity && !rehash(m, m->capacity ? m->capacity * 2u : 16u))
         return false;
     uint32_t mask = m->capacity - 1;
     uint32_t i = (uint32_t)mix(a, b) & mask;
@@ -111,42 +111,106 @@ void dm_map__free(dm_map_t *m)
     *m = (dm_map_t){0};
 }
 
-/* Strings are keyed by (hash, probe): a 64-bit collision between two different strings moves the
- * second to probe 1, so interning is exact. */
-static bool same(const dm_strings_t *t, uint32_t id, const char *s, size_t len)
+uint32_t dm__hash2(uint64_t a, uint64_t b) { return (uint32_t)mix(a, b); }
+
+static bool index_grow(dm_index_t *m, uint32_t capacity)
 {
-    return t->lens[id] == len && memcmp(t->strs[id], s, len) == 0;
+    dm_slot_t *slots = malloc((size_t)capacity * sizeof *slots);
+    if (!slots)
+        return false;
+    for (uint32_t i = 0; i < capacity; i++)
+        slots[i].value = DM_NONE;
+    uint32_t mask = capacity - 1;
+    for (uint32_t j = 0; j < m->capacity; j++) {
+        dm_slot_t e = m->slots[j];
+        if (e.value == DM_NONE)
+            continue;
+        uint32_t i = e.hash & mask;
+        while (slots[i].value != DM_NONE)
+            i = (i + 1) & mask;
+        slots[i] = e;
+    }
+    free(m->slots);
+    m->slots = slots;
+    m->capacity = capacity;
+    return true;
+}
+
+bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value)
+{
+    if ((m->count + 1) * 2u > m->capacity) {
+        if (m->capacity > UINT32_MAX / 2u || !index_grow(m, m->capacity ? m->capacity * 2u : 16u))
+            return false;
+    }
+    uint32_t mask = m->capacity - 1, i = hash & mask;
+    while (m->slots[i].value != DM_NONE)
+        i = (i + 1) & mask;
+    m->slots[i] = (dm_slot_t){hash, value};
+    m->count++;
+    return true;
+}
+
+bool dm_index__reserve(dm_index_t *m, uint32_t n)
+{
+    uint32_t cap = m->capacity ? m->capacity : 16u;
+    while (n * 2u > cap) {
+        if (cap > UINT32_MAX / 2u)
+            return false;
+        cap *= 2u;
+    }
+    return cap == m->capacity || index_grow(m, cap);
+}
+
+void dm_index__free(dm_index_t *m)
+{
+    free(m->slots);
+    *m = (dm_index_t){0};
+}
+
+/* ---- string tables ---- */
+
+typedef struct string_key_t {
+    const dm_strings_t *t;
+    const char *s;
+    size_t len;
+} string_key_t;
+
+static bool same_string(const void *ctx, uint32_t id)
+{
+    const string_key_t *k = ctx;
+    return k->t->lens[id] == k->len && memcmp(k->t->strs[id], k->s, k->len) == 0;
+}
+
+static uint32_t string_hash(const char *s, size_t len)
+{
+    uint64_t h = dm__hash_bytes(s, len);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t find_hashed(const dm_strings_t *t, const char *s, size_t len, uint32_t h)
+{
+    string_key_t k = {t, s, len};
+    return dm_index__find(&t->index, h, same_string, &k);
 }
 
 uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len)
 {
-    if (t->count && same(t, t->last, s, len))
+    if (t->count && same_string(&(string_key_t){t, s, len}, t->last))
         return t->last;
-    uint64_t h = dm__hash_bytes(s, len);
-    for (uint64_t probe = 0;; probe++) {
-        uint32_t id = dm_map__get(&t->map, h, probe);
-        if (id == DM_NONE)
-            return DM_NONE;
-        if (same(t, id, s, len)) {
-            ((dm_strings_t *)(uintptr_t)t)->last = id;
-            return id;
-        }
-    }
+    uint32_t id = find_hashed(t, s, len, string_hash(s, len));
+    if (id != DM_NONE)
+        ((dm_strings_t *)(uintptr_t)t)->last = id;
+    return id;
 }
 
 uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
 {
-    if (t->count && same(t, t->last, s, len))
+    if (t->count && same_string(&(string_key_t){t, s, len}, t->last))
         return t->last;
-    uint64_t h = dm__hash_bytes(s, len);
-    uint64_t probe = 0;
-    for (;; probe++) {
-        uint32_t id = dm_map__get(&t->map, h, probe);
-        if (id == DM_NONE)
-            break;
-        if (same(t, id, s, len))
-            return t->last = id;
-    }
+    uint32_t h = string_hash(s, len);
+    uint32_t id = find_hashed(t, s, len, h);
+    if (id != DM_NONE)
+        return t->last = id;
     uint32_t cap = t->capacity;
     if (!dm__grow((void **)&t->strs, &t->capacity, t->count + 1, sizeof *t->strs))
         return DM_NONE;
@@ -158,15 +222,11 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
         }
         t->lens = lens;
     }
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return DM_NONE;
+    char *copy = dm_arena__alloc(&t->bytes, len + 1);
+    if (!copy || !dm_index__add(&t->index, h, t->count))
+        return DM_NONE; /* an arena allocation is not given back: the arena frees it */
     memcpy(copy, s, len);
     copy[len] = '\0';
-    if (!dm_map__put(&t->map, h, probe, t->count)) {
-        free(copy);
-        return DM_NONE;
-    }
     t->strs[t->count] = copy;
     t->lens[t->count] = (uint32_t)len;
     return t->last = t->count++;
@@ -174,11 +234,10 @@ uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len)
 
 void dm_strings__free(dm_strings_t *t)
 {
-    for (uint32_t i = 0; i < t->count; i++)
-        free(t->strs[i]);
     free(t->strs);
     free(t->lens);
-    dm_map__free(&t->map);
+    dm_index__free(&t->index);
+    dm_arena__free(&t->bytes);
     *t = (dm_strings_t){0};
 }
 

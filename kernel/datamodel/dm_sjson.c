@@ -357,18 +357,22 @@ static char *put_utf8(char *o, uint32_t cp)
     return o;
 }
 
-/* Decodes the token [s, e): a quoted string (escapes resolved; the scan checked them) or a bare
- * word (copied). A \u0000 becomes U+FFFD: the model's strings hold no NUL. */
-static char *decode_span(const char *t, uint32_t s, uint32_t e, uint32_t *out_len)
+/* Decodes the token [s, e) into out (room for e - s + 1 bytes: decoding never lengthens): a
+ * quoted string (escapes resolved; the scan checked them) or a bare word (copied). A \u0000
+ * becomes U+FFFD: the model's strings hold no NUL. Returns the decoded length. */
+static uint32_t decode_into(const char *t, uint32_t s, uint32_t e, char *out)
 {
     bool quoted = e > s && t[s] == '"';
     if (quoted) {
         s++;
         e--;
     }
-    char *out = malloc((size_t)(e - s) + 1), *o = out;
-    if (!out)
-        return NULL;
+    char *o = out;
+    if (!quoted || !memchr(t + s, '\\', e - s)) {
+        memcpy(out, t + s, e - s);
+        out[e - s] = 0;
+        return e - s;
+    }
     for (uint32_t i = s; i < e;) {
         if (!quoted || t[i] != '\\' || i + 1 >= e) {
             *o++ = t[i++];
@@ -400,9 +404,27 @@ static char *decode_span(const char *t, uint32_t s, uint32_t e, uint32_t *out_le
         o = put_utf8(o, cp);
     }
     *o = 0;
+    return (uint32_t)(o - out);
+}
+
+static char *decode_span(const char *t, uint32_t s, uint32_t e, uint32_t *out_len)
+{
+    char *out = malloc((size_t)(e - s) + 1);
+    if (!out)
+        return NULL;
+    uint32_t n = decode_into(t, s, e, out);
     if (out_len)
-        *out_len = (uint32_t)(o - out);
+        *out_len = n;
     return out;
+}
+
+uint32_t dm_sjson__decode_to(const dm_sjson_t *js, uint32_t node, bool key, char *buf, size_t cap)
+{
+    const dm_node_t *n = &js->nodes[node];
+    uint32_t s = key ? n->key_start : n->start, e = key ? n->key_end : n->end;
+    if ((size_t)(e - s) + 1 > cap)
+        return UINT32_MAX;
+    return decode_into(js->text, s, e, buf);
 }
 
 char *dm_sjson__decode(const dm_sjson_t *js, uint32_t node, bool key, uint32_t *len)

@@ -39,6 +39,9 @@ uint32_t dm_sjson__get(const dm_sjson_t *js, uint32_t obj, const char *key);
 /* Decodes a string node (or a member's key when `key`) into a malloc'd NUL-terminated string;
  * *len (may be NULL) gets its length. NULL when out of memory. */
 char *dm_sjson__decode(const dm_sjson_t *js, uint32_t node, bool key, uint32_t *len);
+/* The same into buf (no allocation): the decoded length, or UINT32_MAX when the token's source
+ * bytes (an upper bound of the decoded length) do not fit in cap - 1. */
+uint32_t dm_sjson__decode_to(const dm_sjson_t *js, uint32_t node, bool key, char *buf, size_t cap);
 /* Whether a member's key equals `key`. */
 bool dm_sjson__key_is(const dm_sjson_t *js, uint32_t node, const char *key);
 /* "file:line:col" of byte `at` into out. */

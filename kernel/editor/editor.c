@@ -9,7 +9,8 @@
 #include "base/memory.h"
 
 const char editor__usage[] =
-    "  --editor PORT LEVEL  edit LEVEL (e.g. levels/arena) in the browser at http://127.0.0.1:PORT/\n"
+    "  --editor PORT LEVEL  edit LEVEL (e.g. levels/arena) in the browser at "
+    "http://127.0.0.1:PORT/\n"
     "                       (0: any free port, printed); runs until a signal unless --frames\n"
     "  --editor-bind ADDR   listen on ADDR instead of 127.0.0.1 (not loopback: needs a token)\n"
     "  --editor-token T     pages must be opened with ?token=T (or CUTTLE_EDITOR_TOKEN)\n";
@@ -17,6 +18,10 @@ const char editor__usage[] =
 static struct {
     ct_allocator_t *allocator;
     bool running;
+    /* Runs after the loop has read what arrived: a change is drawn at once, not at the next
+     * frame (up to a frame period later), and the pages' messages read in one go share a frame. */
+    uv_check_t drawer;
+    bool drawer_open;
 } g_ed;
 
 static const char *const options[] = {"--editor", "--editor-bind", "--editor-token"};
@@ -78,6 +83,44 @@ int editor__check_options(const editor_options_t *o, bool has_project)
 
 bool editor__listening(void) { return g_ed.running; }
 
+/* Sends the last frame to every page that has not had it and has nothing queued. */
+static void send_pixels(void)
+{
+    uint32_t w, h;
+    const uint8_t *px = editor_world__pixels(&w, &h);
+    if (px)
+        editor_server__send_pixels(editor_world__frames(), px, w, h);
+}
+
+/* Draws the world if something changed and hands the frame to the pages. */
+static void publish_frame(double dt)
+{
+    if (editor_world__frame(dt)) {
+        char json[512];
+        int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
+                         (unsigned long long)editor_world__frames());
+        int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
+        n += k ? k : snprintf(json + n, 8, "null");
+        json[n++] = '}';
+        editor_server__broadcast(json, (size_t)n, NULL);
+    }
+    send_pixels();
+}
+
+static void on_drawer(uv_check_t *handle)
+{
+    (void)handle;
+    if (!g_ed.running)
+        return;
+    /* Play's steps keep to the frame; an edit between frames is drawn now. A page that was
+     * still reading the last frame gets the newest as soon as it has read it (the loop wakes
+     * for the write's completion), not at the next frame. */
+    if (!editor_world__playing() && editor_world__is_dirty())
+        publish_frame(0);
+    else
+        send_pixels();
+}
+
 int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *project_dir)
 {
     if (o->port < 0)
@@ -97,6 +140,8 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
         return r;
     }
     g_ed.running = true;
+    if (!uv_check_init(loop, &g_ed.drawer) && !uv_check_start(&g_ed.drawer, on_drawer))
+        g_ed.drawer_open = true;
     printf("editor: http://%s:%u/ editing %s\n", o->bind ? o->bind : "127.0.0.1",
            (unsigned)editor_server__port(), o->level);
     fflush(stdout);
@@ -105,6 +150,9 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
 
 void editor__stop(void)
 {
+    if (g_ed.drawer_open)
+        uv_close((uv_handle_t *)&g_ed.drawer, NULL);
+    g_ed.drawer_open = false;
     editor_server__stop();
     editor_session__close();
     editor_world__stop();
@@ -116,19 +164,6 @@ void editor__stop(void)
 
 void editor__frame(double dt)
 {
-    if (!g_ed.running)
-        return;
-    if (editor_world__frame(dt)) {
-        char json[512];
-        int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
-                         (unsigned long long)editor_world__frames());
-        int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
-        n += k ? k : snprintf(json + n, 8, "null");
-        json[n++] = '}';
-        editor_server__broadcast(json, (size_t)n, NULL);
-    }
-    uint32_t w, h;
-    const uint8_t *px = editor_world__pixels(&w, &h);
-    if (px)
-        editor_server__send_pixels(editor_world__frames(), px, w, h);
+    if (g_ed.running)
+        publish_frame(dt);
 }

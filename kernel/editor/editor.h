@@ -34,7 +34,10 @@ typedef struct editor_options_t {
     uint32_t num_module_dirs;
 } editor_options_t;
 
-#define EDITOR_OPTIONS_DEFAULT {.port = -1}
+#define EDITOR_OPTIONS_DEFAULT                                                                     \
+    {                                                                                              \
+        .port = -1                                                                                 \
+    }
 
 extern const char editor__usage[];
 

@@ -23,16 +23,16 @@
 #define EDITOR_HTTP_MAX_PATH 256u
 
 typedef struct editor_http_request_t {
-    bool head;                     /* HEAD: answer without the body */
+    bool head; /* HEAD: answer without the body */
     bool http10;
-    bool keep_alive;               /* HTTP/1.1 unless "Connection: close"; 1.0 never */
-    bool upgrade_websocket;        /* "Upgrade: websocket" and "Connection: ... upgrade ..." */
+    bool keep_alive;        /* HTTP/1.1 unless "Connection: close"; 1.0 never */
+    bool upgrade_websocket; /* "Upgrade: websocket" and "Connection: ... upgrade ..." */
     char path[EDITOR_HTTP_MAX_PATH];
-    char query[512];               /* after '?', "" if none */
+    char query[512]; /* after '?', "" if none */
     char host[128];
-    char origin[160];              /* "" when absent */
-    char ws_key[64];               /* Sec-WebSocket-Key, "" when absent */
-    char ws_version[8];            /* Sec-WebSocket-Version */
+    char origin[160];   /* "" when absent */
+    char ws_key[64];    /* Sec-WebSocket-Key, "" when absent */
+    char ws_version[8]; /* Sec-WebSocket-Version */
 } editor_http_request_t;
 
 typedef struct editor_http_reader_t {

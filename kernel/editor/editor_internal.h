@@ -21,8 +21,8 @@ typedef struct editor_conn_t {
     bool closing;
     editor_http_reader_t http;
     editor_ws_reader_t ws;
-    editor_user_t *user; /* after a good hello */
-    bool pixels;         /* the page takes frames as binary messages (hello's "pixels") */
+    editor_user_t *user;  /* after a good hello */
+    bool pixels;          /* the page takes frames as binary messages (hello's "pixels") */
     uint64_t pixels_sent; /* the last frame it was sent */
 } editor_conn_t;
 
@@ -45,7 +45,8 @@ void editor_server__set_frame(const void *png, size_t size);
  * queued (a page still reading gets the newest frame once it has read the rest: called every
  * frame): [u32 frame][u32 width][u32 height] (little-endian) then the rgba rows, one binary
  * message. */
-void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width, uint32_t height);
+void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width,
+                                uint32_t height);
 /* The address of a page, for log lines ("127.0.0.1:51234"). */
 const char *editor_server__peer(const editor_conn_t *c);
 
@@ -79,8 +80,9 @@ void editor_world__camera(const editor_message_t *m);
 bool editor_world__pick(double u, double v, ct_guid_t *out);
 void editor_world__play(bool on);
 bool editor_world__playing(void);
-/* Asks for a new frame at the next editor__frame. */
+/* Asks for a new frame (drawn once the loop has read what arrived, or at the next frame). */
 void editor_world__dirty(void);
+bool editor_world__is_dirty(void);
 /* Renders a frame if something changed (reading its pixels when the renderer serves
  * ct.render_frame); returns whether it did. */
 bool editor_world__frame(double dt);

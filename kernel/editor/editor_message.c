@@ -3,20 +3,13 @@
 
 #include <cJSON.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "console/console_message.h"
+#include "data/message.h"
 
-typedef struct kind_spec_t {
-    const char *name;
-    editor_kind kind;
-    const char *fields[5]; /* besides "type" and "id" */
-} kind_spec_t;
-
-static const kind_spec_t kinds[] = {
+static const data_message_kind_t kinds[] = {
     {"hello", EDITOR_MSG_HELLO, {"user", "session", "pixels"}},
     {"ops", EDITOR_MSG_OPS, {"ops", "commit"}},
     {"commit", EDITOR_MSG_COMMIT, {NULL}},
@@ -41,39 +34,23 @@ static const kind_spec_t kinds[] = {
 static const char *const op_names[] = {"create", "destroy", "set", "add", "remove"};
 static const char *const value_names[] = {"vec3", "quat", "string", "guid", "set", "blob"};
 
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(err, err_size, fmt, args);
-    va_end(args);
-    return CT_ERR_BAD_DATA;
-}
-
-static int unknown(char *err, size_t err_size, const char *what, const char *word,
-                   const char *const *names, size_t n)
-{
-    const char *near = console_message__nearest(word, names, n);
-    return fail(err, err_size, "%s '%.60s' is unknown%s%s%s", what, word, near ? " (did you mean '" : "",
-                near ? near : "", near ? "'?)" : "");
-}
-
 static bool guid_of(const cJSON *item, ct_guid_t *out)
 {
     return cJSON_IsString(item) && ct_guid_parse(item->valuestring, strlen(item->valuestring), out);
 }
 
 /* Reads a "field":["hex"...] list into m->objects. */
-static int guid_list(const cJSON *root, const char *field, editor_message_t *m, char *err, size_t es)
+static int guid_list(const cJSON *root, const char *field, editor_message_t *m, char *err,
+                     size_t es)
 {
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, field);
     if (!cJSON_IsArray(list))
-        return fail(err, es, "field '%s' must be a list of GUIDs (32 hex digits)", field);
+        return data__message_fail(err, es, "field '%s' must be a list of GUIDs (32 hex digits)",
+                                  field);
     int n = cJSON_GetArraySize(list);
     if (n < 1 || (uint32_t)n > EDITOR_MAX_OBJECTS)
-        return fail(err, es, "field '%s' must list 1..%u objects", field, (unsigned)EDITOR_MAX_OBJECTS);
+        return data__message_fail(err, es, "field '%s' must list 1..%u objects", field,
+                                  (unsigned)EDITOR_MAX_OBJECTS);
     m->objects = calloc((size_t)n, sizeof *m->objects);
     if (!m->objects)
         return CT_ERR_NOMEM;
@@ -81,8 +58,8 @@ static int guid_list(const cJSON *root, const char *field, editor_message_t *m, 
     cJSON_ArrayForEach(item, list)
     {
         if (!guid_of(item, &m->objects[m->num_objects]))
-            return fail(err, es, "'%s' item %u is not a GUID (32 hex digits)", field,
-                        (unsigned)m->num_objects);
+            return data__message_fail(err, es, "'%s' item %u is not a GUID (32 hex digits)", field,
+                                      (unsigned)m->num_objects);
         m->num_objects++;
     }
     return 0;
@@ -91,13 +68,13 @@ static int guid_list(const cJSON *root, const char *field, editor_message_t *m, 
 static int numbers(const cJSON *a, double *out, int n, const char *what, char *err, size_t es)
 {
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
-        return fail(err, es, "%s must be a list of %d numbers", what, n);
+        return data__message_fail(err, es, "%s must be a list of %d numbers", what, n);
     int i = 0;
     const cJSON *x;
     cJSON_ArrayForEach(x, a)
     {
         if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
-            return fail(err, es, "%s must be a list of %d finite numbers", what, n);
+            return data__message_fail(err, es, "%s must be a list of %d finite numbers", what, n);
         out[i++] = x->valuedouble;
     }
     return 0;
@@ -129,14 +106,18 @@ static int decode_value(const cJSON *v, ct_dm_value_t *out, ct_guid_t **set_curs
         out->as.b = cJSON_IsTrue(v);
     } else if (cJSON_IsNumber(v)) {
         if (!isfinite(v->valuedouble))
-            return fail(err, es, "op %u: the value must be a finite number", (unsigned)index);
+            return data__message_fail(err, es, "op %u: the value must be a finite number",
+                                      (unsigned)index);
         out->type = CT_DM_DOUBLE;
         out->as.d = v->valuedouble;
     } else if (cJSON_IsObject(v)) {
         const cJSON *f = v->child;
         if (!f || f->next)
-            return fail(err, es, "op %u: a value object holds exactly one of vec3, quat, string, "
-                                 "guid, set, blob", (unsigned)index);
+            return data__message_fail(
+                err, es,
+                "op %u: a value object holds exactly one of vec3, quat, string, "
+                "guid, set, blob",
+                (unsigned)index);
         char what[48];
         snprintf(what, sizeof what, "op %u: the value's '%s'", (unsigned)index, f->string);
         if (!strcmp(f->string, "vec3")) {
@@ -147,10 +128,10 @@ static int decode_value(const cJSON *v, ct_dm_value_t *out, ct_guid_t **set_curs
             return numbers(f, out->as.v, 4, what, err, es);
         } else if (!strcmp(f->string, "string") || !strcmp(f->string, "blob")) {
             if (!cJSON_IsString(f))
-                return fail(err, es, "%s must be a string", what);
+                return data__message_fail(err, es, "%s must be a string", what);
             size_t n = strlen(f->valuestring);
             if (n > UINT32_MAX / 2)
-                return fail(err, es, "%s is too long", what);
+                return data__message_fail(err, es, "%s is too long", what);
             out->type = !strcmp(f->string, "string") ? CT_DM_STRING : CT_DM_BLOB;
             out->size = (uint32_t)n;
             if (out->type == CT_DM_STRING)
@@ -160,29 +141,32 @@ static int decode_value(const cJSON *v, ct_dm_value_t *out, ct_guid_t **set_curs
         } else if (!strcmp(f->string, "guid")) {
             out->type = CT_DM_GUID;
             if (!guid_of(f, &out->as.guid))
-                return fail(err, es, "%s must be a GUID (32 hex digits)", what);
+                return data__message_fail(err, es, "%s must be a GUID (32 hex digits)", what);
         } else if (!strcmp(f->string, "set")) {
             if (!cJSON_IsArray(f))
-                return fail(err, es, "%s must be a list of GUIDs", what);
+                return data__message_fail(err, es, "%s must be a list of GUIDs", what);
             out->type = CT_DM_SET;
             out->as.set = *set_cursor;
             const cJSON *x;
             cJSON_ArrayForEach(x, f)
             {
                 if (!guid_of(x, *set_cursor))
-                    return fail(err, es, "%s item %u is not a GUID (32 hex digits)", what,
-                                (unsigned)out->size);
+                    return data__message_fail(err, es, "%s item %u is not a GUID (32 hex digits)",
+                                              what, (unsigned)out->size);
                 ++*set_cursor;
                 out->size++;
             }
         } else {
             char kind[48];
             snprintf(kind, sizeof kind, "op %u: value kind", (unsigned)index);
-            return unknown(err, es, kind, f->string, value_names, 6);
+            return data__message_unknown(err, es, kind, f->string, value_names, 6);
         }
     } else {
-        return fail(err, es, "op %u: a value is null, true, false, a number or an object such as "
-                             "{\"vec3\":[x,y,z]}", (unsigned)index);
+        return data__message_fail(
+            err, es,
+            "op %u: a value is null, true, false, a number or an object such as "
+            "{\"vec3\":[x,y,z]}",
+            (unsigned)index);
     }
     return 0;
 }
@@ -191,11 +175,11 @@ static int decode_op(const cJSON *o, uint32_t i, editor_message_t *m, ct_guid_t 
                      char *err, size_t es)
 {
     if (!cJSON_IsObject(o))
-        return fail(err, es, "op %u must be an object", (unsigned)i);
+        return data__message_fail(err, es, "op %u must be an object", (unsigned)i);
     ct_dm_op_t *op = &m->ops[i];
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "op");
     if (!cJSON_IsString(kind))
-        return fail(err, es, "op %u needs a string field 'op'", (unsigned)i);
+        return data__message_fail(err, es, "op %u needs a string field 'op'", (unsigned)i);
     int k = -1;
     for (int j = 0; j < 5; j++)
         if (!strcmp(kind->valuestring, op_names[j]))
@@ -203,7 +187,7 @@ static int decode_op(const cJSON *o, uint32_t i, editor_message_t *m, ct_guid_t 
     if (k < 0) {
         char what[32];
         snprintf(what, sizeof what, "op %u: operation", (unsigned)i);
-        return unknown(err, es, what, kind->valuestring, op_names, 5);
+        return data__message_unknown(err, es, what, kind->valuestring, op_names, 5);
     }
     op->kind = (uint32_t)(k + 1);
     /* Which fields each operation takes. */
@@ -220,32 +204,37 @@ static int decode_op(const cJSON *o, uint32_t i, editor_message_t *m, ct_guid_t 
         if (!ok) {
             char what[48];
             snprintf(what, sizeof what, "op %u ('%s'): field", (unsigned)i, op_names[k]);
-            return unknown(err, es, what, f->string, known, 6);
+            return data__message_unknown(err, es, what, f->string, known, 6);
         }
     }
     if (!guid_of(cJSON_GetObjectItemCaseSensitive(o, "object"), &op->object))
-        return fail(err, es, "op %u needs a field 'object': a GUID (32 hex digits)", (unsigned)i);
+        return data__message_fail(err, es, "op %u needs a field 'object': a GUID (32 hex digits)",
+                                  (unsigned)i);
     if (want_key) {
         const cJSON *key = cJSON_GetObjectItemCaseSensitive(o, "key");
-        if (!cJSON_IsString(key) || !key->valuestring[0] || strlen(key->valuestring) > CT_DM_MAX_KEY)
-            return fail(err, es, "op %u needs a field 'key': a string of 1..%u bytes", (unsigned)i,
-                        (unsigned)CT_DM_MAX_KEY);
+        if (!cJSON_IsString(key) || !key->valuestring[0] ||
+            strlen(key->valuestring) > CT_DM_MAX_KEY)
+            return data__message_fail(err, es, "op %u needs a field 'key': a string of 1..%u bytes",
+                                      (unsigned)i, (unsigned)CT_DM_MAX_KEY);
         op->key = key->valuestring;
     }
     if (want_value) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "value");
         if (!v)
-            return fail(err, es, "op %u ('set') needs a field 'value' (null removes)", (unsigned)i);
+            return data__message_fail(err, es, "op %u ('set') needs a field 'value' (null removes)",
+                                      (unsigned)i);
         int r = decode_value(v, &op->value, set_cursor, i, err, es);
         if (r)
             return r;
         const cJSON *base = cJSON_GetObjectItemCaseSensitive(o, "base");
         if (base && !cJSON_IsString(base) && !cJSON_IsNull(base))
-            return fail(err, es, "op %u: 'base' must be a stamp string or null", (unsigned)i);
+            return data__message_fail(err, es, "op %u: 'base' must be a stamp string or null",
+                                      (unsigned)i);
         m->bases[i] = cJSON_IsString(base) ? base->valuestring : NULL;
     }
     if (want_item && !guid_of(cJSON_GetObjectItemCaseSensitive(o, "item"), &op->item))
-        return fail(err, es, "op %u needs a field 'item': a GUID (32 hex digits)", (unsigned)i);
+        return data__message_fail(err, es, "op %u needs a field 'item': a GUID (32 hex digits)",
+                                  (unsigned)i);
     return 0;
 }
 
@@ -253,10 +242,11 @@ static int decode_ops(const cJSON *root, editor_message_t *m, char *err, size_t 
 {
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops");
     if (!cJSON_IsArray(ops))
-        return fail(err, es, "an 'ops' message needs a list 'ops'");
+        return data__message_fail(err, es, "an 'ops' message needs a list 'ops'");
     int n = cJSON_GetArraySize(ops);
     if (n < 1 || (uint32_t)n > EDITOR_MAX_OPS)
-        return fail(err, es, "'ops' must hold 1..%u operations", (unsigned)EDITOR_MAX_OPS);
+        return data__message_fail(err, es, "'ops' must hold 1..%u operations",
+                                  (unsigned)EDITOR_MAX_OPS);
     uint32_t items = count_set_items(ops);
     m->ops = calloc((size_t)n, sizeof *m->ops);
     m->bases = calloc((size_t)n, sizeof *m->bases);
@@ -274,7 +264,7 @@ static int decode_ops(const cJSON *root, editor_message_t *m, char *err, size_t 
     }
     const cJSON *commit = cJSON_GetObjectItemCaseSensitive(root, "commit");
     if (commit && !cJSON_IsBool(commit))
-        return fail(err, es, "field 'commit' must be true or false");
+        return data__message_fail(err, es, "field 'commit' must be true or false");
     m->commit = cJSON_IsTrue(commit);
     return 0;
 }
@@ -288,7 +278,7 @@ static int pair(const cJSON *root, const char *field, double out[2], char *err, 
     snprintf(what, sizeof what, "'%s'", field);
     int r = numbers(a, out, 2, what, err, es);
     if (!r && (fabs(out[0]) > 1e4 || fabs(out[1]) > 1e4))
-        return fail(err, es, "'%s' must be within +-10000", field);
+        return data__message_fail(err, es, "'%s' must be within +-10000", field);
     return r;
 }
 
@@ -298,19 +288,23 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
     switch (m->kind) {
     case EDITOR_MSG_HELLO:
         item = cJSON_GetObjectItemCaseSensitive(root, "user");
-        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) > EDITOR_MAX_USER)
-            return fail(err, es, "a 'hello' needs a field 'user': 1..%u bytes", (unsigned)EDITOR_MAX_USER);
+        if (!cJSON_IsString(item) || !item->valuestring[0] ||
+            strlen(item->valuestring) > EDITOR_MAX_USER)
+            return data__message_fail(err, es, "a 'hello' needs a field 'user': 1..%u bytes",
+                                      (unsigned)EDITOR_MAX_USER);
         for (const char *p = item->valuestring; *p; p++)
             if ((unsigned char)*p < 0x20 || *p == '"' || *p == '\\')
-                return fail(err, es, "'user' must not hold control characters, quotes or backslashes");
+                return data__message_fail(
+                    err, es, "'user' must not hold control characters, quotes or backslashes");
         m->user = item->valuestring;
         item = cJSON_GetObjectItemCaseSensitive(root, "session");
         if (item && (!cJSON_IsString(item) || strlen(item->valuestring) > 32))
-            return fail(err, es, "'session' must be a string of at most 32 characters");
+            return data__message_fail(err, es,
+                                      "'session' must be a string of at most 32 characters");
         m->session = item ? item->valuestring : "";
         item = cJSON_GetObjectItemCaseSensitive(root, "pixels");
         if (item && !cJSON_IsBool(item))
-            return fail(err, es, "'pixels' must be true or false");
+            return data__message_fail(err, es, "'pixels' must be true or false");
         m->pixels = cJSON_IsTrue(item);
         return 0;
     case EDITOR_MSG_OPS:
@@ -323,12 +317,13 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
     case EDITOR_MSG_PASTE:
         item = cJSON_GetObjectItemCaseSensitive(root, "text");
         if (!cJSON_IsString(item))
-            return fail(err, es, "a 'paste' needs a string field 'text' (the clipboard)");
+            return data__message_fail(err, es,
+                                      "a 'paste' needs a string field 'text' (the clipboard)");
         m->text = item->valuestring;
         m->text_len = strlen(item->valuestring);
         item = cJSON_GetObjectItemCaseSensitive(root, "parent");
         if (item && !guid_of(item, &m->parent))
-            return fail(err, es, "'parent' must be a GUID (32 hex digits)");
+            return data__message_fail(err, es, "'parent' must be a GUID (32 hex digits)");
         m->has_parent = item != NULL;
         return 0;
     case EDITOR_MSG_REPARENT:
@@ -336,10 +331,12 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
         if (!m->objects)
             return CT_ERR_NOMEM;
         if (!guid_of(cJSON_GetObjectItemCaseSensitive(root, "object"), &m->objects[0]))
-            return fail(err, es, "a 'reparent' needs 'object': a GUID (32 hex digits)");
+            return data__message_fail(err, es,
+                                      "a 'reparent' needs 'object': a GUID (32 hex digits)");
         m->num_objects = 1;
         if (!guid_of(cJSON_GetObjectItemCaseSensitive(root, "parent"), &m->parent))
-            return fail(err, es, "a 'reparent' needs 'parent': a GUID (all zeros: top level)");
+            return data__message_fail(err, es,
+                                      "a 'reparent' needs 'parent': a GUID (all zeros: top level)");
         m->has_parent = true;
         return 0;
     case EDITOR_MSG_CAMERA: {
@@ -350,20 +347,22 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
             return r;
         item = cJSON_GetObjectItemCaseSensitive(root, "zoom");
         if (item && (!cJSON_IsNumber(item) || !(fabs(item->valuedouble) <= 100)))
-            return fail(err, es, "'zoom' must be a number within +-100");
+            return data__message_fail(err, es, "'zoom' must be a number within +-100");
         m->zoom = item ? item->valuedouble : 0;
         item = cJSON_GetObjectItemCaseSensitive(root, "focus");
         if (item && !guid_of(item, &m->focus))
-            return fail(err, es, "'focus' must be a GUID (32 hex digits)");
+            return data__message_fail(err, es, "'focus' must be a GUID (32 hex digits)");
         m->has_focus = item != NULL;
         return 0;
     }
     case EDITOR_MSG_PICK: {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(root, "x");
         const cJSON *y = cJSON_GetObjectItemCaseSensitive(root, "y");
-        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || !(x->valuedouble >= 0 && x->valuedouble <= 1) ||
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) ||
+            !(x->valuedouble >= 0 && x->valuedouble <= 1) ||
             !(y->valuedouble >= 0 && y->valuedouble <= 1))
-            return fail(err, es, "a 'pick' needs 'x' and 'y' in [0, 1] (across the viewport)");
+            return data__message_fail(err, es,
+                                      "a 'pick' needs 'x' and 'y' in [0, 1] (across the viewport)");
         m->x = x->valuedouble;
         m->y = y->valuedouble;
         return 0;
@@ -371,7 +370,8 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
     case EDITOR_MSG_PLACE:
         item = cJSON_GetObjectItemCaseSensitive(root, "unit");
         if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) > 200)
-            return fail(err, es, "a 'place' needs a field 'unit': the unit's name (units/crate)");
+            return data__message_fail(
+                err, es, "a 'place' needs a field 'unit': the unit's name (units/crate)");
         m->text = item->valuestring;
         m->text_len = strlen(item->valuestring);
         item = cJSON_GetObjectItemCaseSensitive(root, "position");
@@ -381,7 +381,7 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
                 return r;
             for (int i = 0; i < 3; i++)
                 if (fabs(m->position[i]) > 1e9)
-                    return fail(err, es, "'position' must be within +-1e9");
+                    return data__message_fail(err, es, "'position' must be within +-1e9");
         }
         return 0;
     case EDITOR_MSG_RELOAD:
@@ -400,53 +400,15 @@ int editor_message__decode(const char *json, size_t len, editor_message_t *m, ch
                            size_t err_size)
 {
     memset(m, 0, sizeof *m);
-    cJSON *root;
-    int rc = console_message__parse_object(json, len, &root, err, err_size);
+    data_message_t head;
+    int rc = data__message_read(json, len, kinds, NUM_KINDS, &head, err, err_size);
     if (rc)
         return rc;
-    m->root = root;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
-    const kind_spec_t *spec = NULL;
-    if (!cJSON_IsString(type)) {
-        rc = fail(err, err_size, "a message needs a string field 'type'");
-    } else {
-        const char *names[NUM_KINDS];
-        for (size_t i = 0; i < NUM_KINDS; i++) {
-            names[i] = kinds[i].name;
-            if (!strcmp(type->valuestring, kinds[i].name))
-                spec = &kinds[i];
-        }
-        if (!spec)
-            rc = unknown(err, err_size, "message type", type->valuestring, names, NUM_KINDS);
-    }
-    const cJSON *f;
-    if (!rc)
-        cJSON_ArrayForEach(f, root)
-        {
-            const char *known[7] = {"type", "id"};
-            size_t n = 2;
-            for (size_t i = 0; i < 5 && spec->fields[i]; i++)
-                known[n++] = spec->fields[i];
-            bool ok = false;
-            for (size_t i = 0; i < n && !ok; i++)
-                ok = !strcmp(f->string, known[i]);
-            if (!ok) {
-                char what[64];
-                snprintf(what, sizeof what, "field of a '%s' message", spec->name);
-                rc = unknown(err, err_size, what, f->string, known, n);
-                break;
-            }
-        }
-    if (!rc) {
-        m->kind = spec->kind;
-        const cJSON *id = cJSON_GetObjectItemCaseSensitive(root, "id");
-        if (id && (!cJSON_IsNumber(id) || !isfinite(id->valuedouble)))
-            rc = fail(err, err_size, "field 'id' must be a finite number");
-        m->has_id = id != NULL;
-        m->id = id ? id->valuedouble : 0;
-    }
-    if (!rc)
-        rc = decode_kind(root, m, err, err_size);
+    m->root = head.root;
+    m->kind = (editor_kind)head.kind->kind;
+    m->has_id = head.has_id;
+    m->id = head.id;
+    rc = decode_kind(head.root, m, err, err_size);
     if (rc) {
         if (rc == CT_ERR_NOMEM)
             snprintf(err, err_size, "out of memory for a message");

@@ -74,7 +74,7 @@ typedef struct editor_message_t {
      * (from the C heap, freed by editor_message__free). */
     ct_dm_op_t *ops;
     uint32_t num_ops;
-    const char **bases; /* per op: the "base" stamp text or NULL */
+    const char **bases;   /* per op: the "base" stamp text or NULL */
     ct_guid_t *set_items; /* all set values' members, ops point into it */
     bool commit;
     /* copy, duplicate, delete, select: objects; reparent: objects[0] is the object */

@@ -96,11 +96,12 @@ static void respond(editor_conn_t *c, const editor_http_request_t *req, int stat
 {
     char head[512];
     bool keep = req && req->keep_alive && status < 400;
-    int n = snprintf(head, sizeof head,
-                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-                     "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
-                     "Connection: %s\r\n\r\n",
-                     status, editor_http__reason(status), type, size, keep ? "keep-alive" : "close");
+    int n =
+        snprintf(head, sizeof head,
+                 "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                 "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
+                 "Connection: %s\r\n\r\n",
+                 status, editor_http__reason(status), type, size, keep ? "keep-alive" : "close");
     bool with_body = !(req && req->head) && size;
     size_t total = (size_t)n + (with_body ? size : 0);
     uint8_t *buf = ct_alloc(g_srv.allocator, total);
@@ -203,7 +204,8 @@ static void upgrade(editor_conn_t *c, const editor_http_request_t *req)
     char head[256];
     int n = snprintf(head, sizeof head,
                      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
-                     "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n", accept);
+                     "Connection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+                     accept);
     console_server__send_raw(c->client, head, (size_t)n);
     c->websocket = true;
     editor_ws_reader__init(&c->ws, g_srv.allocator, EDITOR_MAX_MESSAGE);
@@ -213,7 +215,8 @@ static void upgrade(editor_conn_t *c, const editor_http_request_t *req)
 static void on_request(editor_conn_t *c, const editor_http_request_t *req)
 {
     if (!host_allowed(req->host)) {
-        refuse(c, req, 403, "the Host header does not name this machine (the editor listens on loopback)");
+        refuse(c, req, 403,
+               "the Host header does not name this machine (the editor listens on loopback)");
         return;
     }
     if (g_srv.server.need_token) {
@@ -279,7 +282,8 @@ void editor_server__broadcast(const char *json, size_t len, const editor_conn_t 
     }
 }
 
-void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width, uint32_t height)
+void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width,
+                                uint32_t height)
 {
     size_t size = (size_t)width * height * 4, total = 12 + size;
     uint8_t *msg = NULL;
@@ -392,7 +396,8 @@ static bool on_bytes(console_server_t *s, console_client_t *client, const uint8_
     if (!c) {
         c = ct_alloc(g_srv.allocator, sizeof *c);
         if (!c) {
-            console_server__log(client, CT_LOG_ERROR, "out of memory for a connection; disconnected");
+            console_server__log(client, CT_LOG_ERROR,
+                                "out of memory for a connection; disconnected");
             console_server__close(client);
             return false;
         }
@@ -422,8 +427,9 @@ static bool on_bytes(console_server_t *s, console_client_t *client, const uint8_
             console_server__close(client);
         }
     }
-    console_server__frame_begun(client, !c->closing && (c->websocket ? editor_ws_reader__partial(&c->ws)
-                                                                     : editor_http_reader__partial(&c->http)));
+    console_server__frame_begun(client, !c->closing &&
+                                            (c->websocket ? editor_ws_reader__partial(&c->ws)
+                                                          : editor_http_reader__partial(&c->http)));
     return !c->closing;
 }
 
@@ -463,7 +469,8 @@ int editor_server__start(const editor_options_t *o, uv_loop_t *loop, ct_allocato
     char dir[PATH_MAX];
     if (!find_static_dir(dir, sizeof dir) || !realpath(dir, g_srv.static_dir)) {
         log__error("editor: the page's folder '%s' is missing (set CUTTLE_EDITOR_DIR, or install "
-                   "the engine)", dir);
+                   "the engine)",
+                   dir);
         return CT_ERR_NOT_FOUND;
     }
     const char *token = o->token ? o->token : getenv("CUTTLE_EDITOR_TOKEN");

@@ -31,6 +31,7 @@
 
 #include "base/log.h"
 #include "ct_transform.h"
+#include "data/text.h"
 #include "kernel.h"
 #include "plugins/registry.h"
 #include "resources/resources.h"
@@ -40,6 +41,9 @@
 struct editor_user_t {
     char name[EDITOR_MAX_USER + 8]; /* the author of their operations (unique among sessions) */
     char session[33];
+    /* Made at the person's first edit (replica_of), not at hello: a copy of a 10,000-entity
+     * document costs more than the rest of opening the page, and a person who only looks never
+     * needs one. Until then their undo is empty and the truth's changes need not reach it. */
     ct_dm_doc_o *replica;
     editor_conn_t *conn; /* NULL while disconnected */
 };
@@ -104,55 +108,83 @@ static void stamp_text(ct_dm_stamp_t s, char *out, size_t size)
     snprintf(out, size, "%016llx %s", (unsigned long long)s.hlc, s.author ? s.author : "");
 }
 
-static cJSON *value_json(const ct_dm_value_t *v)
+static void put_guid(data_text_t *t, ct_guid_t g)
 {
-    char hex[33];
-    cJSON *o, *a;
+    char hex[36];
+    hex[0] = '"';
+    ct_guid_format(g, hex + 1);
+    hex[33] = '"';
+    data__text_put(t, hex, 34);
+}
+
+/* The welcome's snapshot of a 10,000-entity level is 150,000 values: written as text straight
+ * into one buffer (data/text.h), not as a cJSON tree, which cost more to build and print than
+ * everything else in opening the page. */
+
+/* A value as the page reads it (editor_message.h): null, true/false, a number, or an object
+ * {"vec3"|"quat"|"string"|"guid"|"set"|"blob": ...}. */
+static void put_value(data_text_t *t, const ct_dm_value_t *v)
+{
     switch (v->type) {
     case CT_DM_BOOL:
-        return cJSON_CreateBool(v->as.b);
+        data__text_puts(t, v->as.b ? "true" : "false");
+        return;
     case CT_DM_DOUBLE:
-        return cJSON_CreateNumber(v->as.d);
+        data__text_number(t, v->as.d);
+        return;
     case CT_DM_VEC3:
     case CT_DM_QUAT:
-        o = cJSON_CreateObject();
-        a = cJSON_AddArrayToObject(o, v->type == CT_DM_VEC3 ? "vec3" : "quat");
-        for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++)
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(v->as.v[i]));
-        return o;
-    case CT_DM_STRING:
-        o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "string", v->as.s ? v->as.s : "");
-        return o;
-    case CT_DM_BLOB: {
-        /* Level blobs hold SJSON text; anything else is shown by its size. */
-        o = cJSON_CreateObject();
-        char *text = malloc((size_t)v->size + 1);
-        if (text) {
-            memcpy(text, v->as.blob, v->size);
-            text[v->size] = 0;
-            bool printable = strlen(text) == v->size;
-            cJSON_AddStringToObject(o, "blob", printable ? text : "(binary)");
-            free(text);
+        data__text_puts(t, v->type == CT_DM_VEC3 ? "{\"vec3\":[" : "{\"quat\":[");
+        for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++) {
+            if (i)
+                data__text_put(t, ",", 1);
+            data__text_number(t, v->as.v[i]);
         }
-        return o;
+        data__text_puts(t, "]}");
+        return;
+    case CT_DM_STRING:
+        data__text_puts(t, "{\"string\":");
+        data__text_string(t, v->as.s ? v->as.s : "", v->as.s ? strlen(v->as.s) : 0);
+        data__text_puts(t, "}");
+        return;
+    case CT_DM_BLOB: {
+        /* Level blobs hold SJSON text; anything else is shown as "(binary)". */
+        bool printable = !memchr(v->as.blob, 0, v->size);
+        data__text_puts(t, "{\"blob\":");
+        if (printable)
+            data__text_string(t, v->as.blob, v->size);
+        else
+            data__text_puts(t, "\"(binary)\"");
+        data__text_puts(t, "}");
+        return;
     }
     case CT_DM_GUID:
-        o = cJSON_CreateObject();
-        ct_guid_format(v->as.guid, hex);
-        cJSON_AddStringToObject(o, "guid", hex);
-        return o;
+        data__text_puts(t, "{\"guid\":");
+        put_guid(t, v->as.guid);
+        data__text_puts(t, "}");
+        return;
     case CT_DM_SET:
-        o = cJSON_CreateObject();
-        a = cJSON_AddArrayToObject(o, "set");
+        data__text_puts(t, "{\"set\":[");
         for (uint32_t i = 0; i < v->size; i++) {
-            ct_guid_format(v->as.set[i], hex);
-            cJSON_AddItemToArray(a, cJSON_CreateString(hex));
+            if (i)
+                data__text_put(t, ",", 1);
+            put_guid(t, v->as.set[i]);
         }
-        return o;
+        data__text_puts(t, "]}");
+        return;
     default:
-        return cJSON_CreateNull();
+        data__text_puts(t, "null");
     }
+}
+
+/* A value as a cJSON item (printed as written by put_value). */
+static cJSON *value_json(const ct_dm_value_t *v)
+{
+    data_text_t t = {0};
+    put_value(&t, v);
+    cJSON *raw = t.failed ? cJSON_CreateNull() : cJSON_CreateRaw(t.s);
+    free(t.s);
+    return raw;
 }
 
 static void send_json(editor_conn_t *c, cJSON *o)
@@ -206,7 +238,8 @@ static void note_moved(ct_guid_t g)
 
 static const char *const op_names[] = {"", "create", "destroy", "set", "add", "remove"};
 
-static void on_truth_op(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
+static void on_truth_op(void *user_data, ct_dm_doc_o *doc, const ct_dm_op_t *op,
+                        ct_dm_source source)
 {
     (void)user_data, (void)doc, (void)source;
     /* A pose moves the object's entities; a name is for messages only; anything else (a
@@ -261,8 +294,10 @@ static void log_changes(const ct_dm_changeset_o *cs)
     void *bin = g_s.dm->changeset_to_binary(cs, &size);
     if (!bin)
         return;
-    uint8_t head[4] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8), (uint8_t)size};
-    if (fwrite(head, 1, 4, g_s.log) != 4 || fwrite(bin, 1, size, g_s.log) != size || fflush(g_s.log) != 0)
+    uint8_t head[4] = {(uint8_t)(size >> 24), (uint8_t)(size >> 16), (uint8_t)(size >> 8),
+                       (uint8_t)size};
+    if (fwrite(head, 1, 4, g_s.log) != 4 || fwrite(bin, 1, size, g_s.log) != size ||
+        fflush(g_s.log) != 0)
         log__error("editor: cannot write the change log %s: %s (unsaved edits are not safe)",
                    g_s.log_path, strerror(errno));
     g_s.dm->free_text(bin);
@@ -277,16 +312,19 @@ static uint32_t replay_log(void)
     uint32_t records = 0, ops = 0;
     uint8_t head[4];
     while (fread(head, 1, 4, f) == 4) {
-        size_t size = (size_t)head[0] << 24 | (size_t)head[1] << 16 | (size_t)head[2] << 8 | head[3];
+        size_t size =
+            (size_t)head[0] << 24 | (size_t)head[1] << 16 | (size_t)head[2] << 8 | head[3];
         void *bin = size <= (64u << 20) ? malloc(size ? size : 1) : NULL;
         if (!bin || fread(bin, 1, size, f) != size) {
             log__warning("editor: %s: record %u is torn (the engine stopped while writing it); "
-                         "it is dropped", g_s.log_path, (unsigned)records);
+                         "it is dropped",
+                         g_s.log_path, (unsigned)records);
             free(bin);
             break;
         }
         char err[256];
-        ct_dm_changeset_o *cs = g_s.dm->changeset_from_binary(bin, size, g_s.log_path, err, sizeof err);
+        ct_dm_changeset_o *cs =
+            g_s.dm->changeset_from_binary(bin, size, g_s.log_path, err, sizeof err);
         free(bin);
         ct_dm_merge_report_t report;
         if (!cs || g_s.dm->apply(g_s.doc, cs, &report) != 0) {
@@ -349,6 +387,16 @@ static editor_user_t *new_user(const char *name)
     char hex[33];
     ct_guid_format(sid, hex);
     snprintf(u->session, sizeof u->session, "%s", hex);
+    g_s.users[g_s.num_users++] = u;
+    return u;
+}
+
+/* The person's document, copied from the truth when they first edit; NULL (with an error to the
+ * page) when it cannot be made. */
+static ct_dm_doc_o *replica_of(editor_user_t *u, const editor_message_t *m)
+{
+    if (u->replica)
+        return u->replica;
     size_t size;
     void *bin = g_s.dm->doc_to_binary(g_s.doc, &size);
     char err[256] = "";
@@ -356,53 +404,65 @@ static editor_user_t *new_user(const char *name)
     u->replica = bin ? g_s.dm->doc_from_binary(bin, size, &desc, "replica", err, sizeof err) : NULL;
     g_s.dm->free_text(bin);
     if (!u->replica) {
-        log__error("editor: cannot make %s's document: %s", u->name, err[0] ? err : "out of memory");
-        free(u);
+        log__error("editor: cannot make %s's document: %s", u->name,
+                   err[0] ? err : "out of memory");
+        if (u->conn)
+            editor_server__error(u->conn, m,
+                                 "the engine cannot make your copy of the document (%s); "
+                                 "nothing applied",
+                                 err[0] ? err : "out of memory");
         return NULL;
     }
     g_s.dm->record(u->replica, true);
-    g_s.users[g_s.num_users++] = u;
-    return u;
+    return u->replica;
 }
 
-static void add_props(cJSON *props, ct_guid_t g)
-{
-    const char *keys[256];
-    uint32_t n = g_s.dm->keys(g_s.doc, g, keys, 256);
-    for (uint32_t k = 0; k < n && k < 256; k++) {
-        ct_dm_value_t v;
-        ct_dm_stamp_t s = {0, NULL};
-        if (g_s.dm->get(g_s.doc, g, keys[k], &v) != 0)
-            continue;
-        cJSON *pair = cJSON_CreateArray();
-        cJSON_AddItemToArray(pair, value_json(&v));
-        char at[128] = "";
-        if (g_s.dm->get_stamp(g_s.doc, g, keys[k], &s) == 0)
-            stamp_text(s, at, sizeof at);
-        cJSON_AddItemToArray(pair, cJSON_CreateString(at));
-        cJSON_AddItemToObject(props, keys[k], pair);
-    }
-}
+static bool can_undo(const editor_user_t *u) { return u->replica && g_s.dm->can_undo(u->replica); }
+static bool can_redo(const editor_user_t *u) { return u->replica && g_s.dm->can_redo(u->replica); }
 
-/* The whole document as the page needs it: every object with its properties and stamps. */
-static cJSON *snapshot(void)
+/* The whole document as the page needs it: [{"id":hex,"props":{key:[value,stamp]...}}...].
+ * NULL when out of memory. */
+static char *snapshot(void)
 {
-    cJSON *objects = cJSON_CreateArray();
+    data_text_t t = {0};
     uint32_t n = g_s.dm->num_objects(g_s.doc);
-    ct_guid_t *all = malloc((size_t)n * sizeof *all);
+    ct_guid_t *all = malloc((size_t)(n ? n : 1) * sizeof *all);
     if (!all)
-        return objects;
+        return NULL;
     n = g_s.dm->objects(g_s.doc, all, n);
+    data__text_put(&t, "[", 1);
     for (uint32_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        char hex[33];
-        ct_guid_format(all[i], hex);
-        cJSON_AddStringToObject(o, "id", hex);
-        add_props(cJSON_AddObjectToObject(o, "props"), all[i]);
-        cJSON_AddItemToArray(objects, o);
+        data__text_puts(&t, i ? ",{\"id\":" : "{\"id\":");
+        put_guid(&t, all[i]);
+        data__text_puts(&t, ",\"props\":{");
+        const char *keys[256];
+        uint32_t nk = g_s.dm->keys(g_s.doc, all[i], keys, 256), shown = 0;
+        for (uint32_t k = 0; k < nk && k < 256; k++) {
+            ct_dm_value_t v;
+            ct_dm_stamp_t st = {0, NULL};
+            if (g_s.dm->get(g_s.doc, all[i], keys[k], &v) != 0)
+                continue;
+            char at[128] = "";
+            if (g_s.dm->get_stamp(g_s.doc, all[i], keys[k], &st) == 0)
+                stamp_text(st, at, sizeof at);
+            if (shown++)
+                data__text_put(&t, ",", 1);
+            data__text_string(&t, keys[k], strlen(keys[k]));
+            data__text_puts(&t, ":[");
+            put_value(&t, &v);
+            data__text_put(&t, ",", 1);
+            data__text_string(&t, at, strlen(at));
+            data__text_puts(&t, "]");
+        }
+        data__text_puts(&t, "}}");
     }
+    data__text_put(&t, "]", 1);
     free(all);
-    return objects;
+    if (t.failed) {
+        free(t.s);
+        return NULL;
+    }
+    return t.s;
 }
 
 static cJSON *ranges_json(void)
@@ -446,14 +506,18 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     if (!u)
         u = new_user(m->user);
     if (!u) {
-        editor_server__error(c, m, "cannot take another person (at most %u sessions, or out of memory)",
+        editor_server__error(c, m,
+                             "cannot take another person (at most %u sessions, or out of memory)",
                              (unsigned)MAX_USERS);
         return;
     }
     u->conn = c;
     c->user = u;
     c->pixels = m->pixels;
-    editor_world__dirty(); /* a frame for the new page, drawn at the next frame */
+    /* The new page is sent the last frame at the next frame (editor_server__send_pixels sends a
+     * page every frame it has not had); only before the first frame is one drawn for it. */
+    if (!editor_world__frames())
+        editor_world__dirty();
     console_server__log(c->client, CT_LOG_INFO, resumed ? "session resumed" : "session started");
     cJSON *o = reply("welcome", m);
     cJSON_AddStringToObject(o, "user", u->name);
@@ -468,11 +532,18 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
     uint32_t pw, ph;
     cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&pw, &ph) != NULL);
-    cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
-    cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
+    cJSON_AddBoolToObject(o, "can_undo", can_undo(u));
+    cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
     scan(cJSON_AddObjectToObject(o, "resources"), g_s.project, "", 0);
-    cJSON_AddItemToObject(o, "objects", snapshot());
+    char *objects = snapshot();
+    if (!objects) {
+        cJSON_Delete(o);
+        editor_server__error(c, m, "out of memory for the level's snapshot");
+        return;
+    }
+    cJSON_AddRawToObject(o, "objects", objects);
+    free(objects);
     send_json(c, o);
     people_changed();
 }
@@ -509,8 +580,13 @@ static bool in_range(const ct_dm_op_t *op, char *err, size_t es)
             double mag = r->type == CT_DM_VEC3 && r->min > 0 ? fabs(x) : x;
             if (!(mag >= r->min && mag <= r->max) || (r->whole && x != floor(x))) {
                 snprintf(err, es, "%s%s%s = %g is outside its range %s%g..%g%s", r->key,
-                         n > 1 ? "." : "", n > 1 ? (k == 0 ? "x" : k == 1 ? "y" : "z") : "", x,
-                         r->min > 0 && n > 1 ? "+-" : "", r->min, r->max, r->whole ? " (whole)" : "");
+                         n > 1 ? "." : "",
+                         n > 1 ? (k == 0   ? "x"
+                                  : k == 1 ? "y"
+                                           : "z")
+                               : "",
+                         x, r->min > 0 && n > 1 ? "+-" : "", r->min, r->max,
+                         r->whole ? " (whole)" : "");
                 return false;
             }
         }
@@ -548,7 +624,7 @@ static void publish(editor_user_t *u, const editor_message_t *m)
     log_changes(cs);
     for (uint32_t i = 0; i < g_s.num_users; i++) {
         editor_user_t *o = g_s.users[i];
-        if (o == u)
+        if (o == u || !o->replica)
             continue;
         g_s.dm->apply(o->replica, cs, NULL);
         g_s.dm->destroy_changeset(g_s.dm->take_changes(o->replica)); /* not theirs to send */
@@ -567,8 +643,8 @@ static void send_history(editor_user_t *u, const editor_message_t *m, const char
     if (!u->conn)
         return;
     cJSON *o = reply(type, m);
-    cJSON_AddBoolToObject(o, "can_undo", g_s.dm->can_undo(u->replica));
-    cJSON_AddBoolToObject(o, "can_redo", g_s.dm->can_redo(u->replica));
+    cJSON_AddBoolToObject(o, "can_undo", can_undo(u));
+    cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     if (report) {
         cJSON_AddNumberToObject(o, "applied", report->applied);
         cJSON *skipped = cJSON_AddArrayToObject(o, "skipped");
@@ -580,7 +656,8 @@ static void send_history(editor_user_t *u, const editor_message_t *m, const char
             cJSON_AddStringToObject(x, "object", hex);
             if (s->key)
                 cJSON_AddStringToObject(x, "key", s->key);
-            cJSON_AddStringToObject(x, "by", s->current_stamp.author ? s->current_stamp.author : "");
+            cJSON_AddStringToObject(x, "by",
+                                    s->current_stamp.author ? s->current_stamp.author : "");
             cJSON_AddStringToObject(x, "why", s->why ? s->why : "");
             cJSON_AddItemToArray(skipped, x);
         }
@@ -597,7 +674,8 @@ typedef struct stale_t {
     char theirs_by[128];
 } stale_t;
 
-static uint32_t find_stale(const editor_user_t *u, const editor_message_t *m, stale_t *out, uint32_t max)
+static uint32_t find_stale(const editor_user_t *u, const editor_message_t *m, stale_t *out,
+                           uint32_t max)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < m->num_ops && n < max; i++) {
@@ -687,7 +765,9 @@ static ct_dm_op_t *with_blob_removals(ct_dm_doc_o *doc, const ct_dm_op_t *ops, u
                     uint32_t nk = g_s.dm->keys(doc, op->object, keys, 256);
                     for (uint32_t k = 0; k < nk && k < 256; k++)
                         if (!strcmp(keys[k], prefix) &&
-                            !push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = op->object, .key = keys[k]})) {
+                            !push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                                      .object = op->object,
+                                                      .key = keys[k]})) {
                             free(l.ops);
                             return NULL;
                         }
@@ -707,6 +787,8 @@ static void apply_ops(editor_conn_t *c, editor_user_t *u, const editor_message_t
                       const ct_dm_op_t *given, uint32_t n, bool commit)
 {
     char err[512];
+    if (!replica_of(u, m))
+        return;
     ct_dm_op_t *ops = with_blob_removals(u->replica, given, &n);
     if (!ops) {
         editor_server__error(c, m, "out of memory for the operations; nothing applied");
@@ -806,7 +888,8 @@ static void delete_objects(editor_conn_t *c, editor_user_t *u, const editor_mess
         }
         const char *key;
         ct_guid_t p = parent_of(g, &key);
-        ok = push_op(&l, (ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = p, .key = key, .item = g}) &&
+        ok = push_op(&l,
+                     (ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = p, .key = key, .item = g}) &&
              push_destroy_tree(&l, g, 0);
     }
     if (ok)
@@ -820,8 +903,9 @@ static void reparent(editor_conn_t *c, editor_user_t *u, const editor_message_t 
 {
     ct_guid_t g = m->objects[0], np = m->parent;
     if (!is_entity(g) || (!ct_guid_is_root(np) && !is_entity(np))) {
-        editor_server__error(c, m, "reparent: the object and the new parent must be entities of this "
-                                   "level (the parent all zeros for top level)");
+        editor_server__error(c, m,
+                             "reparent: the object and the new parent must be entities of this "
+                             "level (the parent all zeros for top level)");
         return;
     }
     for (ct_guid_t a = np; !ct_guid_is_root(a);) {
@@ -855,6 +939,8 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
     }
     ct_guid_t roots[EDITOR_MAX_OBJECTS];
     uint32_t num = 0;
+    if (!replica_of(u, m))
+        return;
     if (g_s.dm->paste(u->replica, text, len, roots, EDITOR_MAX_OBJECTS, &num) != 0) {
         editor_server__error(c, m, "paste: %s", g_s.dm->last_error(u->replica));
         return;
@@ -870,7 +956,8 @@ static void paste(editor_conn_t *c, editor_user_t *u, const editor_message_t *m,
         g_s.dm->add_to_set(u->replica, parent, key, roots[i]);
         if (position) {
             ct_dm_value_t v;
-            if (g_s.dm->get(u->replica, roots[i], "components.transform", &v) == 0 && v.type == CT_DM_BLOB)
+            if (g_s.dm->get(u->replica, roots[i], "components.transform", &v) == 0 &&
+                v.type == CT_DM_BLOB)
                 g_s.dm->set_property(u->replica, roots[i], "components.transform", NULL);
             ct_dm_value_t p = {.type = CT_DM_VEC3, .as.v = {position[0], position[1], position[2]}};
             g_s.dm->set_property(u->replica, roots[i], "components.transform.position", &p);
@@ -893,7 +980,8 @@ static char *copy_text(editor_conn_t *c, const editor_message_t *m, size_t *len)
 {
     for (uint32_t i = 0; i < m->num_objects; i++)
         if (!is_entity(m->objects[i])) {
-            editor_server__error(c, m, "copy: object %u is not an entity of this level", (unsigned)i);
+            editor_server__error(c, m, "copy: object %u is not an entity of this level",
+                                 (unsigned)i);
             return NULL;
         }
     char *text = g_s.dm->copy(g_s.doc, m->objects, m->num_objects, len);
@@ -938,7 +1026,8 @@ static void place(editor_conn_t *c, editor_user_t *u, const editor_message_t *m)
 {
     char why[160], path[PATH_MAX + 300], err[512];
     if (resources__api_v1()->check_name(m->text, why, sizeof why) != 0) {
-        editor_server__error(c, m, "place: '%s' is not a unit name of the project: %s", m->text, why);
+        editor_server__error(c, m, "place: '%s' is not a unit name of the project: %s", m->text,
+                             why);
         return;
     }
     snprintf(path, sizeof path, "%s/%s.unit", g_s.project, m->text);
@@ -991,8 +1080,10 @@ static void scan(cJSON *out, const char *dir, const char *rel, int depth)
         char *dot = strrchr(name, '.');
         if (!dot)
             continue;
-        const char *type = !strcmp(dot, ".unit") ? "unit" : !strcmp(dot, ".mesh") ? "mesh"
-                           : !strcmp(dot, ".material") ? "material" : NULL;
+        const char *type = !strcmp(dot, ".unit")       ? "unit"
+                           : !strcmp(dot, ".mesh")     ? "mesh"
+                           : !strcmp(dot, ".material") ? "material"
+                                                       : NULL;
         if (!type)
             continue;
         *dot = 0;
@@ -1015,8 +1106,8 @@ static void on_compiled(uv_process_t *p, int64_t status, int signal)
     cJSON_AddBoolToObject(o, "ok", status == 0);
     if (status != 0)
         cJSON_AddStringToObject(o, "error", "cuttle-compile failed: the engine's log says why");
-    log__info("editor: cuttle-compile %s (exit %d)", status == 0 ? "updated the compiled level" : "failed",
-              (int)status);
+    log__info("editor: cuttle-compile %s (exit %d)",
+              status == 0 ? "updated the compiled level" : "failed", (int)status);
     broadcast_json(o);
 }
 
@@ -1036,7 +1127,8 @@ static bool find_compiler(char *out, size_t size)
     if (!slash)
         return false;
     *slash = 0;
-    static const char *const places[] = {"/cuttle-compile", "/../tools/cuttle-compile/cuttle-compile"};
+    static const char *const places[] = {"/cuttle-compile",
+                                         "/../tools/cuttle-compile/cuttle-compile"};
     for (size_t i = 0; i < 2; i++) {
         if (strlen(exe) + strlen(places[i]) >= size)
             return false;
@@ -1068,10 +1160,14 @@ static void recompile(void)
         args[n++] = g_s.module_dirs[i];
     }
     args[n] = NULL;
-    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_INHERIT_FD, .data.fd = 2},
+    uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE},
+                                     {.flags = UV_INHERIT_FD, .data.fd = 2},
                                      {.flags = UV_INHERIT_FD, .data.fd = 2}};
-    uv_process_options_t opt = {.exit_cb = on_compiled, .file = compiler, .args = (char **)args,
-                                .stdio_count = 3, .stdio = stdio};
+    uv_process_options_t opt = {.exit_cb = on_compiled,
+                                .file = compiler,
+                                .args = (char **)args,
+                                .stdio_count = 3,
+                                .stdio = stdio};
     int r = uv_spawn(kernel__loop(), &g_s.compile, &opt);
     if (r) {
         log__warning("editor: cannot run %s: %s", compiler, uv_strerror(r));
@@ -1170,6 +1266,8 @@ static void reload(editor_conn_t *c, const editor_message_t *m)
     } else if (n) {
         log_changes(cs);
         for (uint32_t i = 0; i < g_s.num_users; i++) {
+            if (!g_s.users[i]->replica)
+                continue;
             g_s.dm->apply(g_s.users[i]->replica, cs, NULL);
             g_s.dm->destroy_changeset(g_s.dm->take_changes(g_s.users[i]->replica));
         }
@@ -1205,15 +1303,19 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         apply_ops(c, u, m, m->ops, m->num_ops, m->commit);
         return;
     case EDITOR_MSG_COMMIT:
-        g_s.dm->restore_point(u->replica);
+        if (u->replica)
+            g_s.dm->restore_point(u->replica);
         send_history(u, m, "history", NULL);
         return;
     case EDITOR_MSG_UNDO:
     case EDITOR_MSG_REDO: {
         bool undo = m->kind == EDITOR_MSG_UNDO;
-        g_s.dm->restore_point(u->replica);
         ct_dm_undo_report_t report = {0};
-        int r = undo ? g_s.dm->undo(u->replica, &report) : g_s.dm->redo(u->replica, &report);
+        int r = CT_ERR_NOT_FOUND;
+        if (u->replica) {
+            g_s.dm->restore_point(u->replica);
+            r = undo ? g_s.dm->undo(u->replica, &report) : g_s.dm->redo(u->replica, &report);
+        }
         if (r == CT_ERR_NOT_FOUND) {
             editor_server__error(c, m, "nothing to %s", undo ? "undo" : "redo");
             return;
@@ -1314,7 +1416,8 @@ void editor_session__conn_closed(editor_conn_t *c)
 {
     if (c->user) {
         /* The person's session (and undo) stays for a reconnect with its id. */
-        g_s.dm->restore_point(c->user->replica);
+        if (c->user->replica)
+            g_s.dm->restore_point(c->user->replica);
         c->user->conn = NULL;
         c->user = NULL;
         people_changed();
@@ -1374,7 +1477,8 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     }
     ct_dm_doc_desc_t desc = {.author = "engine"};
     g_s.doc = g_s.dm->read_level(text, len, g_s.source_path, &desc, err, sizeof err);
-    g_s.base = g_s.doc ? g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err) : NULL;
+    g_s.base =
+        g_s.doc ? g_s.dm->read_level(text, len, g_s.source_path, NULL, err, sizeof err) : NULL;
     free(text);
     if (!g_s.doc || !g_s.base) {
         log__error("editor: %s", err);
@@ -1383,7 +1487,8 @@ int editor_session__open(const editor_options_t *o, const char *project_dir)
     g_s.replayed = replay_log();
     if (g_s.replayed)
         log__warning("editor: replayed %u unsaved changes to %s from %s (the last run stopped "
-                     "before saving); save to keep them", (unsigned)g_s.replayed, level, g_s.log_path);
+                     "before saving); save to keep them",
+                     (unsigned)g_s.replayed, level, g_s.log_path);
     r = open_log(g_s.replayed == 0);
     if (r)
         return r;
@@ -1400,7 +1505,7 @@ void editor_session__close(void)
     for (int i = 0; i < 6000 && g_s.compiling; i++)
         uv_run(kernel__loop(), UV_RUN_ONCE);
     for (uint32_t i = 0; i < g_s.num_users; i++) {
-        if (g_s.dm)
+        if (g_s.dm && g_s.users[i]->replica)
             g_s.dm->destroy_doc(g_s.users[i]->replica);
         free(g_s.users[i]);
     }

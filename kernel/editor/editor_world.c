@@ -41,7 +41,7 @@ static struct {
     const ct_render_frame_api_v1 *frame_api; /* pixels without a file (NULL: PNG only) */
     uint8_t *pixels;                         /* the last frame, rgba rows from the top */
     size_t pixels_capacity;
-    bool png_current;                        /* png_path holds the last frame */
+    bool png_current; /* png_path holds the last frame */
     const ct_physics_api_v3 *physics_api;
     const ct_resource_api_v1 *res;
     ct_world_o *world;
@@ -65,6 +65,7 @@ ct_world_o *editor_world__world(void) { return g_w.world; }
 uint64_t editor_world__frames(void) { return g_w.frames; }
 bool editor_world__playing(void) { return g_w.playing; }
 void editor_world__dirty(void) { g_w.dirty = true; }
+bool editor_world__is_dirty(void) { return g_w.dirty; }
 uint32_t editor_world__entity_count(void) { return g_w.num_entities; }
 
 static const char *level_name(uint32_t generation)
@@ -235,8 +236,9 @@ int editor_world__respawn(ct_dm_doc_o *doc, char *err, size_t err_size)
     int r = g_w.res->load_source("level", level_name(next), text, len);
     dm->free_text(text);
     if (r) {
-        snprintf(err, err_size, "the level does not compile (%s): the engine's log names the "
-                                "entity and field; the world keeps the last good level",
+        snprintf(err, err_size,
+                 "the level does not compile (%s): the engine's log names the "
+                 "entity and field; the world keeps the last good level",
                  log__error_name(r));
         return r;
     }
@@ -274,7 +276,8 @@ int editor_world__respawn(ct_dm_doc_o *doc, char *err, size_t err_size)
     }
     if ((uint32_t)n != w.n)
         log__warning("editor: the level spawned %d entities, the document walks to %u: picking "
-                     "and moving may name the wrong entity", n, (unsigned)w.n);
+                     "and moving may name the wrong entity",
+                     n, (unsigned)w.n);
     g_w.num_entities = (uint32_t)n < w.n ? (uint32_t)n : w.n;
     g_w.dirty = true;
     return 0;
@@ -304,10 +307,10 @@ bool editor_world__move(ct_dm_doc_o *doc, ct_guid_t object)
         if (!t.i)
             return false;
         double k = g_w.slots[i].copy;
-        ct_transform_pose_t pose = {
-            {(float)(p[0] + k * spacing[0]), (float)(p[1] + k * spacing[1]), (float)(p[2] + k * spacing[2])},
-            {(float)q[0], (float)q[1], (float)q[2], (float)q[3]},
-            {(float)s[0], (float)s[1], (float)s[2]}};
+        ct_transform_pose_t pose = {{(float)(p[0] + k * spacing[0]), (float)(p[1] + k * spacing[1]),
+                                     (float)(p[2] + k * spacing[2])},
+                                    {(float)q[0], (float)q[1], (float)q[2], (float)q[3]},
+                                    {(float)s[0], (float)s[1], (float)s[2]}};
         g_w.transform_api->set_local(g_w.world, t, &pose);
         found = true;
     }
@@ -353,8 +356,8 @@ int editor_world__camera_json(char *out, size_t size)
     int n = snprintf(out, size,
                      "{\"eye\":[%.6g,%.6g,%.6g],\"right\":[%.6g,%.6g,%.6g],\"up\":[%.6g,%.6g,%.6g],"
                      "\"back\":[%.6g,%.6g,%.6g],\"fov\":%.6g}",
-                     pose.position[0], pose.position[1], pose.position[2], r[0], r[1], r[2], u[0], u[1],
-                     u[2], b[0], b[1], b[2], g_w.fov);
+                     pose.position[0], pose.position[1], pose.position[2], r[0], r[1], r[2], u[0],
+                     u[1], u[2], b[0], b[1], b[2], g_w.fov);
     return n > 0 && (size_t)n < size ? n : 0;
 }
 
@@ -467,8 +470,10 @@ static void png_size(const uint8_t *png, size_t size)
 {
     if (size < 24)
         return;
-    g_w.width = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
-    g_w.height = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
+    g_w.width =
+        (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
+    g_w.height =
+        (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
 }
 
 bool editor_world__frame(double dt)

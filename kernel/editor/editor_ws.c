@@ -85,7 +85,8 @@ static int take_header(editor_ws_reader_t *r, char *err, size_t err_size)
     if (len == 126) {
         len = (uint64_t)h[2] << 8 | h[3];
         if (len < 126)
-            return fail(err, err_size, 1002, "a 16-bit frame length below 126 (not the shortest form)");
+            return fail(err, err_size, 1002,
+                        "a 16-bit frame length below 126 (not the shortest form)");
         m = h + 4;
     } else if (len == 127) {
         len = 0;
@@ -94,7 +95,8 @@ static int take_header(editor_ws_reader_t *r, char *err, size_t err_size)
         if (len >> 63)
             return fail(err, err_size, 1002, "a 64-bit frame length with its top bit set");
         if (len <= 0xffff)
-            return fail(err, err_size, 1002, "a 64-bit frame length below 65536 (not the shortest form)");
+            return fail(err, err_size, 1002,
+                        "a 64-bit frame length below 65536 (not the shortest form)");
         m = h + 10;
     }
     memcpy(r->mask, m, 4);
@@ -111,7 +113,8 @@ static int take_header(editor_ws_reader_t *r, char *err, size_t err_size)
     if (r->opcode == 0 && !r->message_opcode)
         return fail(err, err_size, 1002, "a continuation frame outside a fragmented message");
     if (r->opcode != 0 && r->message_opcode)
-        return fail(err, err_size, 1002, "a new message inside a fragmented one (want a continuation)");
+        return fail(err, err_size, 1002,
+                    "a new message inside a fragmented one (want a continuation)");
     uint64_t total = (uint64_t)r->message_size + len;
     if (total > r->max_message) {
         snprintf(err, err_size, "a message of %llu bytes or more (limit %u)",
@@ -183,7 +186,8 @@ int editor_ws_reader__feed(editor_ws_reader_t *r, const uint8_t *data, size_t n,
                 if (r->header_have == 2) {
                     uint8_t b0 = r->header[0], b1 = r->header[1];
                     if (b0 & 0x70)
-                        return fail(err, err_size, 1002, "RSV bits set (no extension was negotiated)");
+                        return fail(err, err_size, 1002,
+                                    "RSV bits set (no extension was negotiated)");
                     uint8_t op = b0 & 0x0f;
                     if (!(op <= 2 || (op >= 8 && op <= 10))) {
                         snprintf(err, err_size, "unknown opcode %u", (unsigned)op);
@@ -249,7 +253,8 @@ static void sha1_block(uint32_t h[5], const uint8_t *p)
 {
     uint32_t w[80];
     for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
     for (int i = 16; i < 80; i++)
         w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];

@@ -34,17 +34,17 @@
 typedef struct editor_ws_reader_t {
     uint8_t header[14];
     uint32_t header_have, header_want;
-    uint8_t opcode;        /* of the frame being read */
+    uint8_t opcode; /* of the frame being read */
     bool fin;
     uint8_t mask[4];
     uint64_t frame_length, frame_have;
     uint8_t message_opcode; /* text or binary of the message being assembled; 0: none */
     uint8_t *message;       /* from `allocator`: message capacity + 1 */
     uint32_t message_size, message_capacity;
-    uint8_t control[126];   /* a control frame's payload (never fragmented) */
+    uint8_t control[126]; /* a control frame's payload (never fragmented) */
     uint32_t max_message;
     ct_allocator_t *allocator;
-    uint64_t messages;      /* complete messages so far (control frames included) */
+    uint64_t messages; /* complete messages so far (control frames included) */
 } editor_ws_reader_t;
 
 /* Called for each complete message: text, binary, close, ping or pong. `payload` has a NUL after

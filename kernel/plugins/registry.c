@@ -169,6 +169,11 @@ ct_plugin_o *registry__current_plugin(void) { return R.current; }
 void registry__set_current_plugin(ct_plugin_o *p) { R.current = p; }
 const char *registry__plugin_name(const ct_plugin_o *p) { return p ? p->name : "kernel"; }
 
+ct_semver_t registry__plugin_version(const ct_plugin_o *p)
+{
+    return p ? p->version : (ct_semver_t){0};
+}
+
 ct_allocator_t *registry__plugin_allocator(ct_plugin_o *p)
 {
     return p && p->allocator ? p->allocator : memory__root();

@@ -13,6 +13,8 @@ void *registry__get_engine_api(uint32_t api, uint32_t version);
 /* The plugin whose init/reload/frame hook is running on the main thread (NULL: kernel). */
 ct_plugin_o *registry__current_plugin(void);
 const char *registry__plugin_name(const ct_plugin_o *plugin); /* "kernel" for NULL */
+/* The plugin's version ({0} for NULL, the kernel). */
+ct_semver_t registry__plugin_version(const ct_plugin_o *plugin);
 ct_allocator_t *registry__plugin_allocator(ct_plugin_o *plugin); /* root for NULL */
 const ct_registry_api_v1 *registry__api_v1(void);
 const ct_registry_api_v2 *registry__api_v2(void);

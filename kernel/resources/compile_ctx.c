@@ -184,7 +184,11 @@ bool resources__depends_on(ct_compile_ctx_o *ctx, const char *field, const char 
                                  file ? file : "(null)", why);
         return false;
     }
-    return !ctx || !ctx->record || record_file(ctx, field, file);
+    /* Also a reference with its span: cuttle-deps moves the file and rewrites where it is
+     * named (a file a reader found on its own, not in the text, is noted without a span). */
+    return !ctx || !ctx->record ||
+           (record_file(ctx, field, file) &&
+            resources__note_reference(ctx, field, RESOURCES_FILE_REF, file));
 }
 
 void resources__record_free(resources_compile_record_t *record)

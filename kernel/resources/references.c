@@ -171,9 +171,13 @@ bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *
 
     const char *dir = resources__project_dir();
     if (dir && !exists(dir, type, name)) {
-        char nearest[RESOURCES_MAX_NAME + 1];
-        nearest_existing(dir, type, name, nearest, sizeof nearest);
-        if (nearest[0])
+        char nearest[RESOURCES_MAX_NAME + 1], renamed[512], date[32];
+        if (resources__renamed_to(dir, type, name, renamed, sizeof renamed, date, sizeof date))
+            /* A merged branch that still names what was renamed since: say so, and how to fix
+             * every such reference at once. */
+            resources__compile_error(ctx, "%s: `%s` was renamed to `%s` on %s; run `cuttle-deps "
+                                          "fix`", field, name, renamed, date);
+        else if (nearest_existing(dir, type, name, nearest, sizeof nearest), nearest[0])
             resources__compile_error(ctx, "%s: no %s named \"%s\" (nearest: \"%s\")", field, type,
                                      name, nearest);
         else
@@ -181,7 +185,17 @@ bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *
                                      field, type, name);
         return false;
     }
+    return resources__note_reference(ctx, field, type, name);
+}
 
+bool resources__note_reference(ct_compile_ctx_o *ctx, const char *field, const char *type,
+                               const char *name)
+{
+    resources_compile_record_t *record = ctx ? resources__ctx_record(ctx) : NULL;
+    if (!record)
+        return true;
+    if (!field)
+        field = "(no field)";
     resources_ref_cursor_t *cur = resources__ref_cursor(ctx);
     size_t at = find_name(cur->text, cur->len, cur->next, name);
     if (at == (size_t)-1)

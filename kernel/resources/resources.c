@@ -57,6 +57,7 @@ void resources__shutdown(void)
     resources__forget_watches();
     resources__unload_all();
     resources__forget_types();
+    resources__forget_formats();
     memory__destroy(state.allocator);
     memset(&state, 0, sizeof state);
 }
@@ -143,6 +144,9 @@ static const ct_resource_api_v6 api_v6 = {
     .unwatch_source = resources__unwatch_source,
     .reloads = resources__reloads,
     .reference = resources__reference,
+    .declare_format = resources__declare_format,
+    .format = resources__format,
+    .uses_format = resources__uses_format,
 };
 
 const ct_resource_api_v6 *resources__api_v6(void) { return &api_v6; }

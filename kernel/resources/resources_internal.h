@@ -50,6 +50,8 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
  * depends_on, each once, project-relative) and how many warnings it gave: cuttle-compile keeps
  * both in its manifest to know when the resource must be compiled again. */
 #define RESOURCES_MAX_FILES 256 /* files one resource may be built from */
+#define RESOURCES_MAX_FORMAT_NAME 63 /* "component.mesh" */
+#define RESOURCES_MAX_FORMATS_USED 64 /* formats one resource may depend on */
 #define RESOURCES_MAX_FILE_PATH 1024
 typedef struct resources_compile_record_t {
     char **files; /* strings and array from resources__allocator() */
@@ -66,6 +68,12 @@ typedef struct resources_compile_record_t {
     char *refs;
     size_t refs_len, refs_capacity;
     uint32_t num_refs;
+    /* The formats the compile declared it depends on (uses_format), with their versions then. */
+    struct {
+        char what[RESOURCES_MAX_FORMAT_NAME + 1];
+        uint32_t version;
+    } formats[RESOURCES_MAX_FORMATS_USED];
+    uint32_t num_formats;
 } resources_compile_record_t;
 /* resources__compile_text that also fills `record` (which the caller frees with
  * resources__record_free, whatever the result). */
@@ -96,6 +104,33 @@ typedef struct resources_ref_cursor_t {
 } resources_ref_cursor_t;
 resources_ref_cursor_t *resources__ref_cursor(ct_compile_ctx_o *ctx);
 resources_compile_record_t *resources__ctx_record(ct_compile_ctx_o *ctx);
+/* Notes where `name` (of `type`, or RESOURCES_FILE_REF for a file) is written in the source,
+ * for the reference index, without checking that it exists. False when out of memory (reported
+ * as a compile error). */
+#define RESOURCES_FILE_REF "@file"
+bool resources__note_reference(ct_compile_ctx_o *ctx, const char *field, const char *type,
+                               const char *name);
+
+/* formats.c: ct_resource_api_v6.declare_format, format, uses_format. */
+void resources__declare_format(const char *what, uint32_t version);
+uint32_t resources__format(const char *what);
+bool resources__uses_format(ct_compile_ctx_o *ctx, const char *what);
+void resources__forget_formats(void);
+
+/* renames.c: <project>/renames.log, the renames cuttle-deps made ("DATE TYPE OLD NEW"). */
+typedef struct resources_rename_t {
+    char date[32], type[64], old_name[512], new_name[512];
+} resources_rename_t;
+/* Its entries, oldest first (free() the array); NULL with *count 0 without a log. */
+resources_rename_t *resources__read_renames(const char *project_dir, uint32_t *count);
+/* The name (type, name) has now by the log, following later renames of the new name, and the
+ * date of its first rename; false when the log never renamed it. */
+bool resources__renamed_in(const resources_rename_t *log, uint32_t count, const char *type,
+                           const char *name, char *to, size_t to_size, char *date,
+                           size_t date_size);
+bool resources__renamed_to(const char *project_dir, const char *type, const char *name, char *to,
+                           size_t to_size, char *date, size_t date_size);
+
 /* fields.c: ct_resource_api_v3.check_fields. */
 bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *object,
                              const char *what, const ct_field_t *fields, uint32_t num_fields);

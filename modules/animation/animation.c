@@ -5,6 +5,7 @@
  */
 #include "animation_internal.h"
 #include "ct_profiler.h"
+#include "ct_array.h"
 #undef CT_PROFILER /* ct_profiler.h names its default table; this module keeps its own */
 #define CT_PROFILER (anim__m.profiler)
 
@@ -131,16 +132,9 @@ static void emit(anim__manager *m, ct_entity_t e, const anim__event *ev)
 {
     const uint32_t need = m->events_size + (uint32_t)(sizeof(ct_animation_event_header_t) +
                                                       sizeof(ct_animation_event_t));
-    if (need > m->events_cap) {
-        const uint32_t cap = need > 2 * m->events_cap ? need : 2 * m->events_cap;
-        uint8_t *grown = ct_realloc(m->a, m->events, m->events_cap, cap);
-        if (!grown) {
-            ANIM_LOG(CT_LOG_ERROR, "events: out of memory; event \"%s\" of entity %u dropped",
-                     ev->name, e.id);
-            return;
-        }
-        m->events = grown;
-        m->events_cap = cap;
+    if (!ct_array_reserve_of(m->a, &m->events, &m->events_cap, need, 1024)) {
+        ANIM_LOG(CT_LOG_ERROR, "events: out of memory; event \"%s\" of entity %u dropped", ev->name, e.id);
+        return;
     }
     const ct_animation_event_header_t h = {CT_ANIMATION_EVENT_MARKER, sizeof(ct_animation_event_t)};
     ct_animation_event_t out = {.entity = e.id, .name_hash = ev->name_hash, .time = ev->time};
@@ -343,7 +337,6 @@ static int start(void)
 
 static void stop(void)
 {
-    anim__controllers_free();
     anim__unregister_component();
     anim__unregister_resources();
 }

@@ -5,6 +5,8 @@
  */
 #include "animation_internal.h"
 
+#include "ct_array.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,21 +19,6 @@ typedef struct anim__instance_data {
     uint32_t loop;
 } anim__instance_data;
 
-static bool grow(ct_allocator_t *a, void **p, uint32_t *cap, uint32_t need, size_t item)
-{
-    if (need <= *cap)
-        return true;
-    uint32_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *q = ct_realloc(a, *p, (size_t)*cap * item, (size_t)n * item);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = n;
-    return true;
-}
-
 /* The bone arrays share one allocation (structure of arrays in one block, as the seed's
  * component managers do); growing moves all three. */
 static size_t bone_block_size(uint32_t cap)
@@ -43,9 +30,7 @@ static bool reserve_bones(anim__manager *m, uint32_t need)
 {
     if (need <= m->cap_bones)
         return true;
-    uint32_t cap = m->cap_bones ? m->cap_bones : 64;
-    while (cap < need)
-        cap *= 2;
+    const uint32_t cap = ct_array_capacity(m->cap_bones, need, 64);
     uint8_t *block = ct_alloc(m->a, bone_block_size(cap));
     if (!block)
         return false;
@@ -86,6 +71,7 @@ static void destroy_manager(void *user_data, void *manager)
     anim__map_free(m);
     if (m->events)
         ct_free(a, m->events, m->events_cap);
+    anim__controllers_free(m);
     ct_free(a, m, sizeof *m);
 }
 
@@ -236,8 +222,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
         const anim__skeleton *skeleton = anim__skeleton_get(d.skeleton);
         if (!skeleton || anim__find(m, e) ||
-            !grow(m->a, (void **)&m->instances, &m->cap_instances, m->num_instances + 1,
-                  sizeof *m->instances) ||
+            !ct_array_reserve_of(m->a, &m->instances, &m->cap_instances, m->num_instances + 1, 16) ||
             !anim__map_reserve(m, e)) {
             ANIM_LOG(CT_LOG_ERROR, "spawn animation: entity %u: %s", e.id,
                      !skeleton ? "its skeleton could not be loaded" : anim__find(m, e)
@@ -265,8 +250,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
  * callback) and takes it out of the map; the entity 0 marks it for compact(). */
 static void drop_instance(anim__manager *m, anim__instance *inst)
 {
-    if (grow(m->a, (void **)&m->dead_bones, &m->cap_dead, m->num_dead + inst->num_bones,
-             sizeof *m->dead_bones)) {
+    if (ct_array_reserve_of(m->a, &m->dead_bones, &m->cap_dead, m->num_dead + inst->num_bones, 16)) {
         memcpy(m->dead_bones + m->num_dead, m->bone_entity + inst->first_bone,
                inst->num_bones * sizeof *m->dead_bones);
         m->num_dead += inst->num_bones;

@@ -3,6 +3,8 @@
  * tolerances that still meet the target error (see animation_core.h). */
 #include "animation_codec.h"
 
+#include "ct_array.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -20,10 +22,10 @@ static bool reserve(anim__bytes *b, size_t more)
         return false;
     if (b->size + more <= b->capacity)
         return true;
-    size_t cap = b->capacity ? b->capacity * 2 : 4096;
-    while (cap < b->size + more)
-        cap *= 2;
-    uint8_t *d = ct_realloc(b->a, b->data, b->capacity, cap);
+    /* A compressed clip is far below 4 GiB; one past it is refused like a failed allocation. */
+    const uint32_t cap = b->size + more <= UINT32_MAX
+                             ? ct_array_capacity((uint32_t)b->capacity, (uint32_t)(b->size + more), 4096) : 0;
+    uint8_t *d = cap ? ct_realloc(b->a, b->data, b->capacity, cap) : NULL;
     if (!d) {
         b->failed = true;
         return false;

@@ -15,9 +15,10 @@
  * (a bad expression, an unknown variable, an entity without an animation) raise a Lua error
  * naming the field or the nearest variable.
  *
- * Controllers live in a table of this file, by world and entity; one whose entity is gone is
- * dropped at the next evaluate. They need ct.expr: without it set_controller raises. A hot reload
- * of the module starts with no controllers (they are not part of the handed-over state).
+ * Controllers live in their world's manager (anim__controller), by entity: one whose entity is
+ * gone is dropped at the next evaluate, all of them go with the world, and a hot reload of the
+ * module keeps them, variables and all, as it keeps the instances. They need ct.expr: without it
+ * set_controller raises.
  */
 #include "animation_internal.h"
 
@@ -27,60 +28,48 @@
 
 #include "ct_expr.h"
 
-#define MAX_CONTROLLERS 256u
-#define MAX_VARIABLES 8u
-#define NAME_BYTES 32u
+#include "ct_array.h"
 
 /* The frame: the built-ins, then the variables (the programs declare them in this order). */
-enum { IN_TIME, IN_FADE, IN_DT, IN_VARIABLES, NUM_INPUTS = IN_VARIABLES + MAX_VARIABLES };
+enum { IN_TIME, IN_FADE, IN_DT, IN_VARIABLES };
+_Static_assert(IN_VARIABLES + ANIM_CONTROLLER_VARIABLES == ANIM_CONTROLLER_INPUTS,
+               "the inputs are the built-ins, then the variables");
 
-typedef struct controller_t {
-    ct_world_o *world;
-    ct_entity_t entity;
-    uint32_t num_variables;
-    char names[MAX_VARIABLES][NAME_BYTES];
-    float inputs[NUM_INPUTS];
-    ct_expr_program_o *speed, *weight;
-    float saved_fade; /* the fade's own clock while the weight expression stands in for it */
-    bool overridden;
-} controller_t;
+typedef anim__controller controller_t;
 
-static controller_t controllers[MAX_CONTROLLERS];
-static uint32_t num_controllers;
-
-static controller_t *find(ct_world_o *w, ct_entity_t e)
+static controller_t *find(anim__manager *m, ct_entity_t e)
 {
-    for (uint32_t i = 0; i < num_controllers; i++)
-        if (controllers[i].world == w && controllers[i].entity.id == e.id)
-            return &controllers[i];
+    for (uint32_t i = 0; i < m->num_controllers; i++)
+        if (m->controllers[i].entity.id == e.id)
+            return &m->controllers[i];
     return NULL;
 }
 
-static void release(controller_t *c)
+static void release(anim__manager *m, controller_t *c)
 {
     anim__m.expr->destroy(c->speed);
     anim__m.expr->destroy(c->weight);
-    *c = controllers[--num_controllers];
+    *c = m->controllers[--m->num_controllers];
 }
 
-void anim__controllers_free(void)
+void anim__controllers_free(anim__manager *m)
 {
-    while (num_controllers)
-        release(&controllers[num_controllers - 1]);
+    while (m->num_controllers)
+        release(m, &m->controllers[m->num_controllers - 1]);
+    if (m->controllers)
+        ct_free(m->a, m->controllers, (size_t)m->cap_controllers * sizeof *m->controllers);
+    m->controllers = NULL;
+    m->cap_controllers = 0;
 }
 
 /* Before the instances advance: drop controllers whose entity is gone, set the speeds. */
 void anim__controllers_before(anim__manager *m, float dt)
 {
-    for (uint32_t i = 0; i < num_controllers;) {
-        controller_t *c = &controllers[i];
-        if (c->world != m->world) {
-            i++;
-            continue;
-        }
+    for (uint32_t i = 0; i < m->num_controllers;) {
+        controller_t *c = &m->controllers[i];
         anim__instance *inst = anim__find(m, c->entity);
         if (!inst) {
-            release(c);
+            release(m, c);
             continue;
         }
         c->inputs[IN_TIME] = inst->layer[0].time;
@@ -99,10 +88,10 @@ void anim__controllers_before(anim__manager *m, float dt)
  * for the fade (saved, and put back by anim__controllers_after). */
 void anim__controllers_weights(anim__manager *m)
 {
-    for (uint32_t i = 0; i < num_controllers; i++) {
-        controller_t *c = &controllers[i];
+    for (uint32_t i = 0; i < m->num_controllers; i++) {
+        controller_t *c = &m->controllers[i];
         c->overridden = false;
-        if (c->world != m->world || !c->weight)
+        if (!c->weight)
             continue;
         anim__instance *inst = anim__find(m, c->entity);
         if (!inst || !inst->layer[1].name[0] || !(inst->fade_time > 0))
@@ -120,9 +109,9 @@ void anim__controllers_weights(anim__manager *m)
 
 void anim__controllers_after(anim__manager *m)
 {
-    for (uint32_t i = 0; i < num_controllers; i++) {
-        controller_t *c = &controllers[i];
-        if (c->world != m->world || !c->overridden)
+    for (uint32_t i = 0; i < m->num_controllers; i++) {
+        controller_t *c = &m->controllers[i];
+        if (!c->overridden)
             continue;
         anim__instance *inst = anim__find(m, c->entity);
         if (inst)
@@ -135,11 +124,13 @@ void anim__controllers_after(anim__manager *m)
 
 #define L_API anim__m.lua
 
-static anim__instance *arg_instance(lua_State *L, const char *what, ct_world_o **w, ct_entity_t *e)
+static anim__instance *arg_instance(lua_State *L, const char *what, anim__manager **out,
+                                    ct_entity_t *e)
 {
-    *w = L_API->to_light_userdata(L, 1);
+    ct_world_o *w = L_API->to_light_userdata(L, 1);
     const double id = L_API->check_number(L, 2);
-    anim__manager *m = *w ? anim__manager_of(*w, what) : NULL;
+    anim__manager *m = w ? anim__manager_of(w, what) : NULL;
+    *out = m;
     if (!m)
         L_API->error(L, "Animation.%s: argument 1 is not a world", what);
     if (!(id >= 1 && id <= UINT32_MAX && id == floor(id)))
@@ -165,7 +156,7 @@ static ct_expr_program_o *field_program(lua_State *L, int table, const char *fie
         return NULL;
     }
     const char *src = L_API->to_string(L, -1, NULL);
-    const char *inputs[NUM_INPUTS] = {"time", "fade", "dt"};
+    const char *inputs[ANIM_CONTROLLER_INPUTS] = {"time", "fade", "dt"};
     uint32_t n = IN_VARIABLES;
     for (uint32_t v = 0; v < c->num_variables; v++)
         inputs[n++] = c->names[v];
@@ -179,13 +170,13 @@ static ct_expr_program_o *field_program(lua_State *L, int table, const char *fie
 /* Animation.set_controller(world, e, {variables = {...}, speed = "...", weight = "..."} | nil) */
 static int l_set_controller(lua_State *L)
 {
-    ct_world_o *w;
+    anim__manager *m;
     ct_entity_t e;
-    arg_instance(L, "set_controller", &w, &e);
-    controller_t *old = find(w, e);
+    arg_instance(L, "set_controller", &m, &e);
+    controller_t *old = find(m, e);
     if (L_API->type(L, 3) == CT_LUA_NIL || L_API->type(L, 3) == CT_LUA_NONE) {
         if (old)
-            release(old);
+            release(m, old);
         return 0;
     }
     if (!anim__m.expr)
@@ -194,16 +185,17 @@ static int l_set_controller(lua_State *L)
         return L_API->error(L, "Animation.set_controller: argument 3 must be a table or nil");
     controller_t c;
     memset(&c, 0, sizeof c);
-    c.world = w, c.entity = e;
+    c.entity = e;
     if (L_API->get_field(L, 3, "variables") == CT_LUA_TABLE) {
         const size_t n = L_API->length(L, -1);
-        if (n > MAX_VARIABLES)
-            return L_API->error(L, "Animation.set_controller: more than %u variables", MAX_VARIABLES);
+        if (n > ANIM_CONTROLLER_VARIABLES)
+            return L_API->error(L, "Animation.set_controller: more than %u variables",
+                                ANIM_CONTROLLER_VARIABLES);
         for (size_t v = 0; v < n; v++) {
             L_API->get_index(L, -1, (int)v + 1);
             size_t len;
             const char *name = L_API->to_string(L, -1, &len);
-            if (!name || !len || len >= NAME_BYTES)
+            if (!name || !len || len >= ANIM_CONTROLLER_NAME)
                 return L_API->error(L, "Animation.set_controller: variables[%zu] is not a name", v + 1);
             memcpy(c.names[v], name, len + 1);
             L_API->set_top(L, -2);
@@ -221,6 +213,7 @@ static int l_set_controller(lua_State *L)
         anim__m.expr->destroy(c.speed);
         return L_API->error(L, "Animation.set_controller: weight: %s", err.text);
     }
+    old = find(m, e); /* again: the table's fields may have run scripts that changed the list */
     if (old) {
         /* Variables keep their values across a redefinition when the name stays. */
         for (uint32_t v = 0; v < c.num_variables; v++)
@@ -232,22 +225,23 @@ static int l_set_controller(lua_State *L)
         *old = c;
         return 0;
     }
-    if (num_controllers == MAX_CONTROLLERS) {
+    if (!ct_array_reserve(m->a, &m->controllers, &m->cap_controllers, m->num_controllers + 1,
+                          sizeof *m->controllers, 8)) {
         anim__m.expr->destroy(c.speed);
         anim__m.expr->destroy(c.weight);
-        return L_API->error(L, "Animation.set_controller: more than %u controllers", MAX_CONTROLLERS);
+        return L_API->error(L, "Animation.set_controller: out of memory");
     }
-    controllers[num_controllers++] = c;
+    m->controllers[m->num_controllers++] = c;
     return 0;
 }
 
 static uint32_t arg_variable(lua_State *L, const char *what, controller_t **out)
 {
-    ct_world_o *w;
+    anim__manager *m;
     ct_entity_t e;
-    arg_instance(L, what, &w, &e);
+    arg_instance(L, what, &m, &e);
     const char *name = L_API->check_string(L, 3, NULL);
-    controller_t *c = find(w, e);
+    controller_t *c = find(m, e);
     if (!c)
         return (uint32_t)L_API->error(L, "Animation.%s: entity %u has no controller", what, e.id);
     for (uint32_t v = 0; v < c->num_variables; v++)
@@ -255,7 +249,7 @@ static uint32_t arg_variable(lua_State *L, const char *what, controller_t **out)
             *out = c;
             return v;
         }
-    const char *names[MAX_VARIABLES];
+    const char *names[ANIM_CONTROLLER_VARIABLES];
     for (uint32_t v = 0; v < c->num_variables; v++)
         names[v] = c->names[v];
     const char *near = anim__m.resource->nearest_name(name, names, c->num_variables);

@@ -68,6 +68,25 @@ typedef struct anim__instance {
     const ct_animation_clip_o *resolved[2];
 } anim__instance;
 
+/* An animation controller (animation_controller.c): an instance's play speed and crossfade
+ * weight as expressions of script variables. Controllers live in their world's manager, so they
+ * go with the world and carry over a hot reload of this module like the instances do; their
+ * programs belong to ct.expr and hold no code address, so no reload invalidates them. */
+#define ANIM_CONTROLLER_VARIABLES 8u
+#define ANIM_CONTROLLER_NAME 32u
+/* The expressions' inputs: time, fade, dt, then the variables in their declared order. */
+#define ANIM_CONTROLLER_INPUTS (3u + ANIM_CONTROLLER_VARIABLES)
+
+typedef struct anim__controller {
+    ct_entity_t entity;
+    uint32_t num_variables;
+    char names[ANIM_CONTROLLER_VARIABLES][ANIM_CONTROLLER_NAME];
+    float inputs[ANIM_CONTROLLER_INPUTS];
+    struct ct_expr_program_o *speed, *weight; /* either may be NULL */
+    float saved_fade; /* the fade's own clock while the weight expression stands in for it */
+    bool overridden;
+} anim__controller;
+
 /* The per-world manager of the "animation" component. Instances and their bones are in the same
  * order, so removing instances is one pass that moves both down. */
 typedef struct anim__manager {
@@ -87,6 +106,8 @@ typedef struct anim__manager {
     uint32_t num_dead, cap_dead;
     uint8_t *events; /* the last evaluate's event stream */
     uint32_t events_size, events_cap;
+    anim__controller *controllers; /* by entity, unordered */
+    uint32_t num_controllers, cap_controllers;
 } anim__manager;
 
 typedef struct anim__state {
@@ -121,7 +142,8 @@ extern const ct_animation_api_v1 anim__api_v1;
 void anim__controllers_before(anim__manager *m, float dt);
 void anim__controllers_weights(anim__manager *m);
 void anim__controllers_after(anim__manager *m);
-void anim__controllers_free(void);
+/* Destroys a manager's controllers and their programs (the manager is going away). */
+void anim__controllers_free(anim__manager *m);
 void anim__register_controller_lua(void);
 
 /* animation_resource.c */

@@ -182,7 +182,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(memory, 1, &entities__services.memory),
     CT_MODULE_API(lua, 1, &entities__services.lua),
     CT_MODULE_API(data, 1, &entities__services.data),
-    CT_MODULE_API(resource, 3, &entities__services.resource),
+    CT_MODULE_API(resource, 6, &entities__services.resource),
     CT_MODULE_API_OPTIONAL(registry, 3, &entities__services.registry),
     CT_MODULE_API_OPTIONAL(profiler, 1, &entities__services.profiler),
 };

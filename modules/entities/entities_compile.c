@@ -352,9 +352,18 @@ static int write_section(compiler_t *c, const ct_component_type_t *type, uint32_
     if (data)
         memset(data, 0, data_size);
     uint64_t id = entities__type_id(type->name);
+    char format_name[96];
+    snprintf(format_name, sizeof format_name, "component.%s", type->name);
+    if (!R->uses_format(c->ctx, format_name)) {
+        if (data)
+            ct_free(entities__services.a, data, data_size);
+        return CT_ERR_BAD_DATA;
+    }
     R->write(c->ctx, &id, 8);
     write_u32(c, n);
     write_u32(c, type->instance_size);
+    write_u32(c, R->format(format_name));
+    write_u32(c, 0);
     int err = 0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < c->num_entities && err == 0; i++) {

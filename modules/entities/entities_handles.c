@@ -49,7 +49,7 @@ static int l_spawn_list(lua_State *L)
     char why[96];
     if (!entities__check_spawn_pose(pos, rot, rot, why, sizeof why))
         return L_API->error(L, "World.spawn('%s'): %s", name, why);
-    const ct_resource_api_v3 *res = entities__services.resource;
+    const ct_resource_api_v6 *res = entities__services.resource;
     void *resource = res->get(kind, name);
     if (!resource) {
         const int err = res->load(kind, name);
@@ -150,7 +150,7 @@ static int l_add_component(lua_State *L)
                                   (int)len, value);
     char name[48];
     snprintf(name, sizeof name, "runtime/add_component_%u", ++serial);
-    const ct_resource_api_v3 *res = entities__services.resource;
+    const ct_resource_api_v6 *res = entities__services.resource;
     int err = res->load_source("unit", name, text, (size_t)text_len);
     ct_free(entities__services.a, text, text_size);
     if (err < 0)

@@ -20,7 +20,7 @@ typedef struct entities_services_t {
     const ct_memory_api_v1 *memory;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v3 *resource;
+    const ct_resource_api_v6 *resource;
     const ct_registry_api_v3 *registry; /* optional: without it listeners have no owner; v3 names them */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
@@ -184,6 +184,9 @@ void entities__drop_orphan_types(void);
 bool entities__set_validate(uint64_t type_id, ct_component_validate_f validate);
 /* The registered type of an id with its validation (NULL when none), or NULL. */
 const ct_component_type_t *entities__type_of(uint64_t type_id, ct_component_validate_f *validate);
+/* The format a component type's module declared for its instances ("component.<name>",
+ * ct_resource_api_v6.declare_format), 0 when none did. */
+uint32_t entities__component_format(const char *type_name);
 void entities__sort_by_entity(const ct_entity_t *entities, uint32_t n, uint32_t *order,
                               uint32_t *scratch);
 uint32_t entities__gc_probe(const ct_entity_t *entities, uint32_t n, uint64_t *rng,

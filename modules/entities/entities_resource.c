@@ -22,6 +22,7 @@ typedef struct section_t {
     uint64_t type_id;
     uint32_t num_instances;
     uint32_t instance_size;
+    uint32_t format; /* the type's declared format when compiled ("component.<name>") */
     const uint32_t *entity_index;
     const uint8_t *data;
 } section_t;
@@ -101,13 +102,18 @@ static bool parse(reader_t *r, entity_resource_t *out)
         out->parent_index = (const uint32_t *)(const void *)parents;
     }
     for (uint32_t s = 0; s < num_sections; s++) {
-        const uint8_t *head = take(r, 16, "truncated component type header: need bytes");
+        const uint8_t *head = take(r, 24, "truncated component type header: need bytes");
         if (!head)
             return false;
         section_t sec;
+        uint32_t reserved;
         memcpy(&sec.type_id, head, 8);
         memcpy(&sec.num_instances, head + 8, 4);
         memcpy(&sec.instance_size, head + 12, 4);
+        memcpy(&sec.format, head + 16, 4);
+        memcpy(&reserved, head + 20, 4);
+        if (reserved != 0)
+            return fail(r, "a component type header's reserved field is not 0", reserved);
         const uint8_t *index = take(r, (uint64_t)sec.num_instances * 4u, "entity_index past the end");
         if (!index || !align8(r))
             return false;
@@ -131,6 +137,13 @@ static bool parse(reader_t *r, entity_resource_t *out)
     return true;
 }
 
+uint32_t entities__component_format(const char *type_name)
+{
+    char name[96];
+    snprintf(name, sizeof name, "component.%s", type_name);
+    return entities__services.resource->format(name);
+}
+
 /* Runs the validation each registered type set (ct_component_api_v2.set_validate) over its
  * instances: data that passed the layout checks may still hold values its module refuses. */
 static bool validate_instances(const entity_resource_t *res, char *err, size_t err_size)
@@ -139,7 +152,18 @@ static bool validate_instances(const entity_resource_t *res, char *err, size_t e
         const section_t *sec = &res->sections[s];
         ct_component_validate_f validate = NULL;
         const ct_component_type_t *type = entities__type_of(sec->type_id, &validate);
-        if (!type || !validate || type->instance_size != sec->instance_size)
+        if (!type)
+            continue;
+        /* Data of another layout is refused whole, never read: a layout that changed and kept
+         * its size would otherwise spawn garbage without a word. */
+        const uint32_t format = entities__component_format(type->name);
+        if (sec->format != format) {
+            snprintf(err, err_size, "entity resource: component '%s' was compiled with format %u, "
+                     "the loaded type reads format %u: recompile (cuttle-compile)", type->name,
+                     sec->format, format);
+            return false;
+        }
+        if (!validate || type->instance_size != sec->instance_size)
             continue;
         for (uint32_t i = 0; i < sec->num_instances; i++) {
             char why[128] = "";
@@ -375,7 +399,7 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
 int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
                           const float pos[3], const float rot[4], ct_entity_t *first)
 {
-    const ct_resource_api_v3 *resource = entities__services.resource;
+    const ct_resource_api_v6 *resource = entities__services.resource;
     if (!name)
         return CT_ERR_INVALID;
     /* Loaded on first use and kept: the resource types' unregistration at shutdown unloads it. */
@@ -400,7 +424,8 @@ static ct_resource_type_t resource_type(uint32_t i)
 {
     return (ct_resource_type_t){
         .type = resource_names[i],
-        .format_version = 1,
+        /* 2: each section records its component type's format (ct_world.h). */
+        .format_version = 2,
         .compile = entities__resource_compile,
         .load = load,
         .unload = unload,
@@ -409,7 +434,7 @@ static ct_resource_type_t resource_type(uint32_t i)
 
 int entities__resource_init(void)
 {
-    const ct_resource_api_v3 *resource = entities__services.resource;
+    const ct_resource_api_v6 *resource = entities__services.resource;
     ct_resource_type_t *registered = entities__state->resource_types;
     for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {
         registered[i] = resource_type(i);
@@ -428,7 +453,7 @@ int entities__resource_init(void)
 /* All or nothing, so a refused reload leaves every type with the old code. */
 int entities__resource_rebind(void)
 {
-    const ct_resource_api_v3 *resource = entities__services.resource;
+    const ct_resource_api_v6 *resource = entities__services.resource;
     ct_resource_type_t *registered = entities__state->resource_types;
     ct_resource_type_t fresh[ENTITIES_NUM_RESOURCE_TYPES];
     for (uint32_t i = 0; i < ENTITIES_NUM_RESOURCE_TYPES; i++) {

@@ -475,12 +475,35 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                                              [EXPR_OP_SUB] = EXPR_OP_SUB_II,
                                              [EXPR_OP_MUL] = EXPR_OP_MUL_II,
                                              [EXPR_OP_DIV] = EXPR_OP_DIV_II};
-            if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+            /* in + in * in, either way round: one operation of three inputs (the same product
+             * and sum; IEEE addition gives the same bits in either order). */
+            const int mul_at = op != EXPR_OP_ADD || args[1].start + 1 != c->num_code ||
+                                       args[0].start + 1 != args[1].start
+                                   ? -1
+                               : args[0].input >= 0 ? 1
+                               : args[1].input >= 0 ? 0
+                                                    : -1;
+            if (mul_at >= 0 && args[mul_at].last_op == args[mul_at].start &&
+                EXPR_WORD_OP(c->code[args[mul_at].start]) == EXPR_OP_MUL_II) {
+                const uint32_t prod = EXPR_WORD_DATA(c->code[args[mul_at].start]);
+                word = EXPR_WORD(EXPR_OP_ADD_MULIII, EXPR_III(args[1 - mul_at].input,
+                                                               EXPR_II_A(prod), EXPR_II_B(prod)));
+                c->num_code = args[0].start;
+            } else if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
                 args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
                 EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
                 /* x + in * in: the product goes onto the top in one operation. */
                 word = EXPR_WORD(EXPR_OP_ADD_MULII, EXPR_WORD_DATA(c->code[args[1].start]));
                 c->num_code = args[1].start;
+            } else if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
+                       args[1].input < 0 && !args[1].constant &&
+                       args[1].last_op + 2 == c->num_code &&
+                       EXPR_WORD_OP(c->code[args[1].last_op]) == EXPR_OP_MUL_K) {
+                /* x + y * k: the product joins the sum (base + amplitude * sin(...)). */
+                b = c->code[args[1].last_op + 1];
+                word = EXPR_WORD(EXPR_OP_ADD_MULK, 0);
+                c->num_code = args[1].last_op;
+                words = 2;
             } else if (args[0].input >= 0 && args[1].input >= 0) {
                 /* Both operands are inputs read where they are used: one word, no pushes. */
                 word = EXPR_WORD(two_inputs[op], EXPR_II(args[0].input, args[1].input));
@@ -498,14 +521,19 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                 b = float_word(args[1].k);
                 drop_const(c, args[1].start);
                 words = 2;
-                /* x * k1 + k2 (or - k2) is one operation: the same two roundings. */
-                if ((op == EXPR_OP_ADD || op == EXPR_OP_SUB) && args[0].last_op + 2 == c->num_code &&
-                    EXPR_WORD_OP(c->code[args[0].last_op]) == EXPR_OP_MUL_K) {
+                /* x * k1 + k2 (or - k2) is one operation: the same two roundings. So is the
+                 * last step of Horner's scheme, (x + k1) * input + k2. */
+                const uint32_t prev = args[0].last_op;
+                const uint32_t prev_op = EXPR_WORD_OP(c->code[prev]);
+                if ((op == EXPR_OP_ADD || op == EXPR_OP_SUB) && prev + 2 == c->num_code &&
+                    (prev_op == EXPR_OP_MUL_K || prev_op == EXPR_OP_ADDK_MULIN)) {
                     const float k2 = op == EXPR_OP_ADD ? args[1].k : -args[1].k;
                     b2 = float_word(k2);
-                    b = c->code[args[0].last_op + 1];
-                    word = EXPR_WORD(EXPR_OP_MULADD_K, 0);
-                    c->num_code = args[0].last_op;
+                    b = c->code[prev + 1];
+                    word = prev_op == EXPR_OP_MUL_K
+                               ? EXPR_WORD(EXPR_OP_MULADD_K, 0)
+                               : EXPR_WORD(EXPR_OP_ADDK_MULIN_ADDK, EXPR_WORD_DATA(c->code[prev]));
+                    c->num_code = prev;
                     words = 3;
                 }
             } else if (args[0].constant) {
@@ -526,6 +554,15 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                     b = float_word(prev_op == EXPR_OP_ADD_K ? k : -k);
                     word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
                     c->num_code = prev;
+                    words = 2;
+                } else if (op == EXPR_OP_MUL && prev + 3 == c->num_code &&
+                           prev_op == EXPR_OP_ADDK_MULIN_ADDK) {
+                    /* ((x + k1) * in + k2) * input: two Horner steps, so that the chain's last
+                     * step is the one a trailing constant joins. */
+                    c->code[prev] = EXPR_WORD(EXPR_OP_ADDK_MULIN, EXPR_WORD_DATA(c->code[prev]));
+                    b = c->code[prev + 2];
+                    word = EXPR_WORD(EXPR_OP_ADDK_MULIN, (uint32_t)args[1].input);
+                    c->num_code = prev + 2;
                     words = 2;
                 }
             } else if (args[0].input >= 0) {

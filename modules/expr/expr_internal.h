@@ -72,7 +72,10 @@
     X(SELECT, "select", 3, 1, 0)                                                                   \
     X(CLAMP, "clamp", 3, 1, 0)                                                                     \
     X(LERP, "lerp", 3, 1, 0)                                                                       \
-    X(SMOOTHSTEP, "smoothstep", 3, 1, 0)
+    X(SMOOTHSTEP, "smoothstep", 3, 1, 0)                                                           \
+    X(ADD_MULIII, "add_muliii", 0, 1, 0)                                                           \
+    X(ADDK_MULIN_ADDK, "addk_mulin_addk", 1, 1, 2)                                                 \
+    X(ADD_MULK, "add_mulk", 2, 1, 1)
 
 enum {
 #define EXPR_OP_ENUM(name, text, pops, pushes, has_k) EXPR_OP_##name,
@@ -90,6 +93,12 @@ enum {
 #define EXPR_II(a, b) ((uint32_t)(a) | (uint32_t)(b) << 12)
 #define EXPR_II_A(d) ((d)&0xfffu)
 #define EXPR_II_B(d) ((d) >> 12)
+/* ADD_MULIII's three inputs, 8 bits each (a + b * c: in[A] + in[B] * in[C]). New operations go
+ * at the end of the list: saved programs keep their numbers. */
+#define EXPR_III(a, b, c) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16)
+#define EXPR_III_A(d) ((d)&0xffu)
+#define EXPR_III_B(d) (((d) >> 8) & 0xffu)
+#define EXPR_III_C(d) ((d) >> 16)
 
 typedef struct expr_op_info_t {
     const char *text;

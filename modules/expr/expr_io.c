@@ -43,6 +43,7 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
         case EXPR_OP_ADDK_MULIN:
+        case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:
@@ -73,6 +74,11 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         case EXPR_OP_DIV_II:
         case EXPR_OP_ADD_MULII:
             if (EXPR_II_A(d) >= num_inputs || EXPR_II_B(d) >= num_inputs)
+                return "input index out of range";
+            break;
+        case EXPR_OP_ADD_MULIII:
+            if (EXPR_III_A(d) >= num_inputs || EXPR_III_B(d) >= num_inputs ||
+                EXPR_III_C(d) >= num_inputs)
                 return "input index out of range";
             break;
         default:
@@ -193,6 +199,7 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
         case EXPR_OP_ADDK_MULIN:
+        case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:
         case EXPR_OP_SUB_IN:
         case EXPR_OP_RSUB_IN:
@@ -208,6 +215,11 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         case EXPR_OP_ADD_MULII:
             put(&o, " %u %u (%s %s)", EXPR_II_A(d), EXPR_II_B(d), expr__name(p, EXPR_II_A(d)),
                 expr__name(p, EXPR_II_B(d)));
+            break;
+        case EXPR_OP_ADD_MULIII:
+            put(&o, " %u %u %u (%s %s %s)", EXPR_III_A(d), EXPR_III_B(d), EXPR_III_C(d),
+                expr__name(p, EXPR_III_A(d)), expr__name(p, EXPR_III_B(d)),
+                expr__name(p, EXPR_III_C(d)));
             break;
         case EXPR_OP_STORE_END:
         case EXPR_OP_STORE_OUTPUT: {

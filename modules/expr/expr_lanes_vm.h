@@ -249,6 +249,30 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             ptr[top] = d_;
             break;
         }
+        case EXPR_OP_ADDK_MULIN_ADDK: {
+            float k2;
+            memcpy(&kf, pc++, sizeof kf);
+            memcpy(&k2, pc++, sizeof k2);
+            const V k = V_K(kf), b = V_K(k2);
+            const float *y_ = in[d];
+            LANES_UNARY(V_ADD(V_MUL(V_ADD(x, k), V_LOAD(y_ + i)), b));
+            break;
+        }
+        case EXPR_OP_ADD_MULK: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            LANES_BINARY(V_ADD(x, V_MUL(y, k)));
+            break;
+        }
+        case EXPR_OP_ADD_MULIII: {
+            const float *x_ = in[EXPR_III_A(d)], *y_ = in[EXPR_III_B(d)], *z_ = in[EXPR_III_C(d)];
+            top++;
+            float *d_ = dest(pc, out, buf[top]);
+            for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
+                V_STORE(d_ + i, V_ADD(V_LOAD(x_ + i), V_MUL(V_LOAD(y_ + i), V_LOAD(z_ + i))));
+            ptr[top] = d_;
+            break;
+        }
         case EXPR_OP_SELECT: LANES_TERNARY(V_SEL(M_NE(x, V_K(0.0f)), y, z)); break;
         case EXPR_OP_CLAMP: LANES_TERNARY(EXPR_SFX(clamp)(x, y, z)); break;
         case EXPR_OP_LERP: LANES_TERNARY(EXPR_SFX(lerp)(x, y, z)); break;

@@ -15,6 +15,8 @@
  *   V_BITS(v) V_FROM_BITS(i)   reinterpretation;  M_IPOS(i) the mask of lanes where i > 0
  *   V_FROM_I(i)      signed integer to float;  I_FROM_V(v) float to integer, truncating, for
  *                    values the callers keep inside the int32 range
+ *   V_ROUND_EVEN(v)  optional: the nearest integer, ties to even (an exact operation, so any
+ *                    width that has it gives the bits of the two additions used without it)
  *
  * The polynomials are the classic single-precision minimax ones (Cephes' sinf, cosf, expf,
  * logf, atanf): short, and accurate to about one unit in the last place on their intervals.
@@ -35,7 +37,11 @@ static inline V EXPR_SFX(floor)(V x)
  * two additions that round the same in every width (no rounding instruction needed). */
 static inline V EXPR_SFX(round_small)(V y)
 {
+#ifdef V_ROUND_EVEN
+    return V_ROUND_EVEN(y); /* the same integer, exactly: one instruction where the lanes have it */
+#else
     return V_SUB(V_ADD(y, V_K(12582912.0f)), V_K(12582912.0f));
+#endif
 }
 
 /* sin and cos from one reduction by pi/2 (three-part Cody-Waite) and the quadrant's two low
@@ -66,52 +72,46 @@ static inline void EXPR_SFX(sincos)(V x, V *s, V *c)
     *c = V_FROM_BITS(I_XOR(V_BITS(V_SEL(odd, sp, cp)), cos_sign));
 }
 
-#if EXPR_W == 1
-/* One float: only the polynomial the quadrant picks is computed, with the very operations the
- * lanes use for it, so the bits are the same. */
-static inline V EXPR_SFX(sin_or_cos)(V x, int cosine)
+/* sin(r) on [-pi/2, pi/2]: one odd polynomial (r + r^3 p(r^2), SLEEF's single-precision
+ * minimax coefficients). */
+static inline V EXPR_SFX(sin_poly)(V r)
 {
-    V y = V_MUL(x, V_K(0.636619772367581343f));
-    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
-    const V k = EXPR_SFX(round_small)(y);
-    V r = V_SUB(x, V_MUL(k, V_K(1.5703125f)));
-    r = V_SUB(r, V_MUL(k, V_K(4.837512969970703125e-4f)));
-    r = V_SUB(r, V_MUL(k, V_K(7.54978995489188216e-8f)));
-    const I q = I_FROM_V(k);
-    const V z = V_MUL(r, r);
-    V p;
-    if ((I_AND(q, I_K(1)) != 0) != (cosine != 0)) {
-        p = V_MUL(z, V_K(2.443315711809948e-5f));
-        p = V_MUL(z, V_ADD(p, V_K(-1.388731625493765e-3f)));
-        p = V_ADD(p, V_K(4.166664568298827e-2f));
-        p = V_SUB(V_ADD(V_MUL(V_MUL(z, z), p), V_K(1.0f)), V_MUL(V_K(0.5f), z));
-    } else {
-        p = V_MUL(z, V_K(-1.9515295891e-4f));
-        p = V_MUL(z, V_ADD(p, V_K(8.3321608736e-3f)));
-        p = V_ADD(p, V_K(-1.6666654611e-1f));
-        p = V_ADD(r, V_MUL(V_MUL(r, z), p));
-    }
-    const I sign = I_SHL(I_AND(cosine ? I_ADD(q, I_K(1)) : q, I_K(2)), 30);
-    return V_FROM_BITS(I_XOR(V_BITS(p), sign));
+    const V s = V_MUL(r, r), s2 = V_MUL(s, s);
+    /* Estrin's scheme: two halves at once, for a shorter dependency chain than Horner's. */
+    const V hi = V_ADD(V_MUL(V_K(2.6083159809786593541503e-06f), s), V_K(-1.981069071916863322258e-4f));
+    const V lo = V_ADD(V_MUL(V_K(8.33307858556509017944336e-3f), s), V_K(-0.166666597127914428710938f));
+    const V u = V_ADD(V_MUL(hi, s2), lo);
+    return V_ADD(V_MUL(V_MUL(r, s), u), r);
 }
 
-static inline V EXPR_SFX(sin)(V x) { return EXPR_SFX(sin_or_cos)(x, 0); }
-static inline V EXPR_SFX(cos)(V x) { return EXPR_SFX(sin_or_cos)(x, 1); }
-#else
+/* sin and cos on their own (tan keeps sincos): one reduction by pi, or for cos by an odd
+ * multiple of pi/2, and one polynomial, where sincos evaluates two and blends. Half the work of a
+ * lane, in every width the same operations, so the bits still agree. The multiple's parity gives
+ * the sign: sin(x) = (-1)^k sin(x - k pi); cos(x) = (-1)^(k+1) sin(x - (k + 1/2) pi). pi is
+ * taken in two parts, the first short enough that its products with k stay exact for the
+ * documented range; the clamp keeps the rounding of k exact. */
 static inline V EXPR_SFX(sin)(V x)
 {
-    V s, c;
-    EXPR_SFX(sincos)(x, &s, &c);
-    return s;
+    V y = V_MUL(x, V_K(0.318309886183790671538f));
+    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
+    const V k = EXPR_SFX(round_small)(y);
+    V r = V_SUB(x, V_MUL(k, V_K(3.140625f)));
+    r = V_SUB(r, V_MUL(k, V_K(9.676535846665502e-4f)));
+    const I sign = I_SHL(I_FROM_V(k), 31);
+    return V_FROM_BITS(I_XOR(V_BITS(EXPR_SFX(sin_poly)(r)), sign));
 }
 
 static inline V EXPR_SFX(cos)(V x)
 {
-    V s, c;
-    EXPR_SFX(sincos)(x, &s, &c);
-    return c;
+    V y = V_SUB(V_MUL(x, V_K(0.318309886183790671538f)), V_K(0.5f));
+    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
+    const V k = EXPR_SFX(round_small)(y);
+    const V h = V_ADD(k, V_K(0.5f)); /* (2k + 1) / 2, exact: the parts of pi times h */
+    V r = V_SUB(x, V_MUL(h, V_K(3.140625f)));
+    r = V_SUB(r, V_MUL(h, V_K(9.676535846665502e-4f)));
+    const I sign = I_SHL(I_XOR(I_FROM_V(k), I_K(1)), 31);
+    return V_FROM_BITS(I_XOR(V_BITS(EXPR_SFX(sin_poly)(r)), sign));
 }
-#endif
 
 static inline V EXPR_SFX(tan)(V x)
 {

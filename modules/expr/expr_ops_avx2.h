@@ -43,5 +43,6 @@ typedef __m256i I;
 #define V_FROM_BITS(i) _mm256_castsi256_ps(i)
 #define V_FROM_I(i) _mm256_cvtepi32_ps(i)
 #define I_FROM_V(v) _mm256_cvttps_epi32(v)
+#define V_ROUND_EVEN(v) _mm256_round_ps((v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)
 #define V_LOAD(p) _mm256_loadu_ps(p)
 #define V_STORE(p, v) _mm256_storeu_ps((p), (v))

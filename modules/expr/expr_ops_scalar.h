@@ -4,6 +4,9 @@
  * vector unit we use (a "lane" of one). No include guard: one inclusion per file. */
 #include <math.h>
 #include <string.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #define EXPR_W 1
 typedef float V;
@@ -24,6 +27,18 @@ static inline V v_from_bits(I i)
     return v;
 }
 
+/* sqrtf without its errno path: a negative argument made the VM call the C library, which put
+ * the whole interpreter's state in saved registers. sqrtss is IEEE's correctly rounded square
+ * root, like sqrtps in the lanes. */
+static inline V s_sqrt_(V a)
+{
+#if defined(__SSE__)
+    return _mm_cvtss_f32(_mm_sqrt_ss(_mm_set_ss(a)));
+#else
+    return sqrtf(a);
+#endif
+}
+
 #ifndef EXPR_SFX
 #define EXPR_SFX(name) s_##name
 #endif
@@ -32,7 +47,7 @@ static inline V v_from_bits(I i)
 #define V_SUB(a, b) ((a) - (b))
 #define V_MUL(a, b) ((a) * (b))
 #define V_DIV(a, b) ((a) / (b))
-#define V_SQRT(a) sqrtf(a)
+#define V_SQRT(a) s_sqrt_(a)
 #define V_NEG(a) (-(a))
 #define V_ABS(a) fabsf(a)
 #define V_MIN(a, b) ((a) < (b) ? (a) : (b))

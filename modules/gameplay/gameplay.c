@@ -3,10 +3,13 @@
  * frame_begin the clock advances, then the timers that fell due run (api/ct_gameplay.h).
  */
 #include "gameplay_internal.h"
+#include "gameplay_layout.h"
 
 #include "ct_module.h"
 #include "ct_entity.h"
+#include "ct_physics.h"
 #include "ct_plugin.h"
+#include "ct_world.h"
 
 #include <math.h>
 
@@ -30,7 +33,14 @@ static void c_set_scale(double scale)
 }
 
 const ct_clock_api_v1 gameplay__clock_api_v1 = {
-    c_dt, c_time, c_real_dt, c_frame, c_set_paused, c_paused, c_set_scale, c_scale,
+    .dt = c_dt,
+    .time = c_time,
+    .real_dt = c_real_dt,
+    .frame = c_frame,
+    .set_paused = c_set_paused,
+    .paused = c_paused,
+    .set_scale = c_set_scale,
+    .scale = c_scale,
 };
 
 /* ---- ct.islands: the core with the checks and logging of an API ------------------------------ */
@@ -81,6 +91,63 @@ static int i_post(const ct_island_event_t *event)
     return r;
 }
 
+/* Whether `world` is one of the live worlds (a pointer from a script may be anything). */
+static bool world_alive(const ct_world_o *world)
+{
+    for (uint32_t i = 0; i < gameplay__m.world->world_count(); i++)
+        if (gameplay__m.world->world_at(i) == world)
+            return true;
+    return false;
+}
+
+static int i_join_contacts(ct_world_o *world, uint32_t collision, uint32_t ended)
+{
+    if (!gameplay__m.physics || !gameplay__m.world) {
+        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: join_contacts needs ct.physics v2 and ct.world v2 (load ct.physics)");
+        return CT_ERR_MISSING_API;
+    }
+    if (!world_alive(world)) {
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: %p is not a live world", (void *)world);
+        return CT_ERR_INVALID;
+    }
+    const int r = islands__join_contacts(ISL, world, collision, ended);
+    if (r == CT_ERR_INVALID)
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: no handler has id %u", collision > ended ? collision : ended);
+    else if (r == CT_ERR_FULL)
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: the contacts of %u worlds are joined already",
+                     ISLANDS_MAX_CONTACT_WORLDS);
+    return r;
+}
+
+static bool entity_alive(ct_entity_t e) { return gameplay__m.entity->alive(e); }
+
+/* Posts the contacts of every joined world's last step (join_contacts). */
+static void post_contacts(void)
+{
+    for (uint32_t i = 0; i < ISL->num_contacts; i++) {
+        islands__contacts *c = &ISL->contacts[i];
+        uint32_t size = 0;
+        const void *stream = gameplay__m.physics->events(c->world, &size);
+        if (islands__post_contacts(ISL, c, stream, size, gameplay__m.entity ? entity_alive : NULL) < 0)
+            GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory posting the contacts of world %p; the next run tries again",
+                         (void *)c->world);
+    }
+}
+
+/* A destroyed world's contacts are no longer joined (its stream goes with it). */
+static void world_event(void *ctx, ct_world_o *world, uint32_t event)
+{
+    (void)ctx;
+    if (event == CT_WORLD_DESTROYED)
+        islands__join_contacts(ISL, world, 0, 0);
+}
+
+static void listen_to_worlds(void)
+{
+    if (gameplay__m.world && gameplay__m.world->add_world_listener(world_event, NULL))
+        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory listening to worlds; destroy no joined world");
+}
+
 static void parallel(void *jobs, uint32_t count, ct_range_f fn, void *user_data)
 {
     ((const ct_jobs_api_v1 *)jobs)->parallel_for(count, 1, fn, user_data);
@@ -91,6 +158,8 @@ static int i_run(uint32_t mode, ct_island_stats_t *stats)
     ct_island_stats_t st;
     const ct_jobs_api_v1 *jobs = gameplay__m.jobs;
     ISL->profiler = gameplay__m.profiler;
+    if (ISL->num_contacts && !ISL->running)
+        post_contacts();
     const int r = islands__run(ISL, mode, jobs ? parallel : NULL, (void *)jobs, jobs ? jobs->thread_count() : 1, &st);
     if (!r && (st.refused || st.errors))
         GAMEPLAY_LOG(CT_LOG_ERROR, "islands: %u refused, %u failed; the first: %s", st.refused, st.errors, ISL->note);
@@ -108,8 +177,18 @@ static void i_set_value(ct_entity_t e, uint32_t field, double value)
 }
 
 const ct_islands_api_v1 gameplay__islands_api_v1 = {
-    i_handler, i_effect, i_field, i_set_shared, i_post, i_run,
-    islands__get, islands__set, islands__emit, i_value, i_set_value,
+    .handler = i_handler,
+    .effect = i_effect,
+    .field = i_field,
+    .set_shared = i_set_shared,
+    .post = i_post,
+    .run = i_run,
+    .get = islands__get,
+    .set = islands__set,
+    .emit = islands__emit,
+    .value = i_value,
+    .set_value = i_set_value,
+    .join_contacts = i_join_contacts,
 };
 
 static void frame_begin(void *ctx, double dt)
@@ -134,44 +213,51 @@ static int start(void)
         s->effect_ref[i] = CT_LUA_NOREF;
     gameplay__register_lua();
     gameplay__register_islands_lua();
+    listen_to_worlds();
     return gameplay__lua_init();
 }
 
-static void stop(void) { gameplay__stop_islands(); }
+static void stop(void)
+{
+    /* The state block goes at shutdown, while worlds may still be destroyed after. */
+    if (gameplay__m.world)
+        gameplay__m.world->remove_world_listener(world_event, NULL);
+    gameplay__stop_islands();
+}
 
 static int rebind(void)
 {
     gameplay__register_lua();
     gameplay__register_islands_lua();
     gameplay__rebind_islands();
+    listen_to_worlds(); /* the old code's listener went with it */
     return 0;
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_CLOCK_API, 1, sizeof(ct_clock_api_v1), 0, "ct.clock"},
-    {CT_ISLANDS_API, 1, sizeof(ct_islands_api_v1), 0, "ct.islands"},
+    CT_API_PROVIDE("ct.clock", 1, ct_clock_api_v1),
+    CT_API_PROVIDE("ct.islands", 1, ct_islands_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},
-    {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 2, 0, 0, "ct.lua"},
-    {CT_JOBS_API, 1, 0, CT_API_OPTIONAL, "ct.jobs"},
-    {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
-    {CT_ENTITY_API, 1, 0, CT_API_OPTIONAL, "ct.entity"},
-    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
+/* Each API with the slot it fills, whose type the compiler checks. */
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &gameplay__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 2, &gameplay__m.lua),
+    CT_MODULE_API_OPTIONAL(jobs, 1, &gameplay__m.jobs),
+    CT_MODULE_API_OPTIONAL(host, 1, &gameplay__m.host),
+    CT_MODULE_API_OPTIONAL(entity, 1, &gameplay__m.entity),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &gameplay__m.profiler),
+    CT_MODULE_API_OPTIONAL(physics, 2, &gameplay__m.physics),
+    CT_MODULE_API_OPTIONAL(world, 2, &gameplay__m.world),
 };
 
-static void *const api_slots[] = {&gameplay__m.log,  NULL,           &gameplay__m.lua,    &gameplay__m.jobs,
-                                  &gameplay__m.host, &gameplay__m.entity, &gameplay__m.profiler};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_begin = frame_begin},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &gameplay__m.self, .allocator = &gameplay__m.allocator,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &gameplay__m.self, .allocator = &gameplay__m.allocator,
                .state = &gameplay__m.state, .state_size = sizeof(gameplay__state),
                .layout_version = GAMEPLAY_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -181,5 +267,5 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_CLOCK_API, 1, &gameplay__clock_api_v1},
                                             {CT_ISLANDS_API, 1, &gameplay__islands_api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -18,9 +18,10 @@
 #include "ct_memory.h"
 #include "ct_reload.h"
 
-#ifndef GAMEPLAY_LAYOUT_VERSION
-#define GAMEPLAY_LAYOUT_VERSION 1u
-#endif
+/* GAMEPLAY_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of gameplay__state and every struct it reaches (the clock, the islands core: the
+ * gameplay_layout.h that tools/abi/layout_id.py writes): a change there changes it, so there is
+ * no number to bump. The entry file includes gameplay_layout.h. */
 
 #define GAMEPLAY_LOG(level, ...) gameplay__m.log->write(gameplay__m.self, level, __VA_ARGS__)
 
@@ -54,6 +55,9 @@ typedef struct gameplay__module {
     const ct_host_api_v1 *host;
     const struct ct_entity_api_v1 *entity;
     const ct_profiler_api_v1 *profiler;
+    /* Optional: the physics contacts of joined worlds, and news of destroyed worlds. */
+    const struct ct_physics_api_v2 *physics;
+    const struct ct_world_api_v2 *world;
     ct_plugin_o *self;
     ct_allocator_t *allocator;
     gameplay__state *state;

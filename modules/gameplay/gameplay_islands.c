@@ -1,6 +1,10 @@
 /* gameplay_islands.c: the islands core (gameplay_islands.h). */
 #include "gameplay_islands.h"
 
+#include "ct_array.h"
+#include "ct_hash.h"
+#include "ct_physics.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +31,7 @@ static void free_rows(islands__t *sys)
     const size_t n = sys->cap_rows;
     ct_free(sys->a, sys->row_entity, n * sizeof *sys->row_entity);
     ct_free(sys->a, sys->row_value, n * CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
-    ct_free(sys->a, sys->row_shared, n * sizeof *sys->row_shared);
-    ct_free(sys->a, sys->row_stamp, n * sizeof *sys->row_stamp);
-    ct_free(sys->a, sys->row_parent, n * sizeof *sys->row_parent);
-    ct_free(sys->a, sys->row_island, n * sizeof *sys->row_island);
+    ct_free(sys->a, sys->row, n * sizeof *sys->row);
 }
 
 static void free_events(islands__t *sys)
@@ -156,13 +157,10 @@ static bool grow_all(ct_allocator_t *a, void **arrays[], const size_t items[], u
 
 static bool grow_rows(islands__t *sys)
 {
-    const uint32_t old = sys->cap_rows, cap = old ? old * 2 : 256;
-    void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row_shared,
-                       (void **)&sys->row_stamp, (void **)&sys->row_parent, (void **)&sys->row_island};
-    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value,
-                            sizeof *sys->row_shared, sizeof *sys->row_stamp, sizeof *sys->row_parent,
-                            sizeof *sys->row_island};
-    if (!grow_all(sys->a, arrays, items, 6, old, cap))
+    const uint32_t old = sys->cap_rows, cap = ct_array_capacity(old, old + 1, 256);
+    void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row};
+    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value, sizeof *sys->row};
+    if (!grow_all(sys->a, arrays, items, 3, old, cap))
         return false;
     sys->cap_rows = cap;
     return true;
@@ -187,12 +185,12 @@ static uint32_t make_row(islands__t *sys, ct_entity_t e)
             return UINT32_MAX;
         r = sys->num_rows++;
         *at = r + 1;
-        sys->row_stamp[r] = 0;
+        sys->row[r].stamp = 0;
     } else if (sys->row_entity[r].id == e.id) {
         return r;
     }
     sys->row_entity[r] = e;
-    sys->row_shared[r] = 0;
+    sys->row[r].shared = 0;
     memset(sys->row_value + (size_t)r * CT_ISLAND_MAX_FIELDS, 0, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
     return r;
 }
@@ -202,7 +200,7 @@ int islands__set_shared(islands__t *sys, ct_entity_t e, bool shared)
     const uint32_t r = make_row(sys, e);
     if (r == UINT32_MAX)
         return CT_ERR_NOMEM;
-    sys->row_shared[r] = shared;
+    sys->row[r].shared = shared;
     return 0;
 }
 
@@ -227,7 +225,7 @@ int islands__set_value(islands__t *sys, ct_entity_t e, uint32_t field, double va
 
 static bool grow_events(islands__t *sys)
 {
-    const uint32_t old = sys->cap_events, cap = old ? old * 2 : 1024;
+    const uint32_t old = sys->cap_events, cap = ct_array_capacity(old, old + 1, 1024);
     void **arrays[] = {(void **)&sys->events, (void **)&sys->event_rows, (void **)&sys->event_island,
                        (void **)&sys->island_first, (void **)&sys->island_size, (void **)&sys->island_start,
                        (void **)&sys->grouped, (void **)&sys->island_order, (void **)&sys->effect_slots,
@@ -270,13 +268,87 @@ int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, si
     return 0;
 }
 
+/* ---- physics contacts ---------------------------------------------------------------------- */
+
+int islands__join_contacts(islands__t *sys, ct_world_o *world, uint32_t collision, uint32_t ended)
+{
+    if (collision > sys->num_handlers || ended > sys->num_handlers)
+        return CT_ERR_INVALID;
+    uint32_t i = 0;
+    while (i < sys->num_contacts && sys->contacts[i].world != world)
+        i++;
+    if (!collision && !ended) {
+        if (i < sys->num_contacts)
+            sys->contacts[i] = sys->contacts[--sys->num_contacts];
+        return 0;
+    }
+    if (i == sys->num_contacts) {
+        if (i == ISLANDS_MAX_CONTACT_WORLDS)
+            return CT_ERR_FULL;
+        /* A stream of size 0 posts nothing, so "last posted: empty" is a safe start. */
+        sys->contacts[sys->num_contacts++] = (islands__contacts){.world = world, .last_digest = ct_murmur64a("", 0, 0)};
+    }
+    sys->contacts[i].collision = collision, sys->contacts[i].ended = ended;
+    return 0;
+}
+
+/* The event of one stream entry naming a and b, less the dead; false when none is left. */
+static bool contact_event(ct_island_event_t *e, uint32_t a, uint32_t b, islands__alive_f alive)
+{
+    const uint32_t ids[2] = {a, b};
+    e->num_entities = 0;
+    for (uint32_t i = 0; i < 2; i++)
+        if (ids[i] && (!alive || alive((ct_entity_t){ids[i]})))
+            e->entities[e->num_entities++] = (ct_entity_t){ids[i]};
+    return e->num_entities > 0;
+}
+
+int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *stream, uint32_t size,
+                           islands__alive_f alive)
+{
+    /* Two steps in a row never hold the same stream (a collision is a contact that began in its
+     * step, an ended one a contact that ended: neither can happen again at once), so an
+     * unchanged stream is the step that was posted already. */
+    const uint64_t digest = ct_murmur64a(stream, size, 0);
+    if (size == c->last_size && digest == c->last_digest)
+        return 0;
+    const uint32_t before = sys->num_events;
+    uint32_t at = 0;
+    char err[96];
+    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
+        ct_island_event_t e = {0};
+        if (h->type == CT_PHYSICS_EVENT_COLLISION && c->collision && h->size >= sizeof(ct_physics_collision_event_t)) {
+            ct_physics_collision_event_t ev;
+            memcpy(&ev, h + 1, sizeof ev);
+            e.type = c->collision, e.args[0] = ev.speed, e.args[1] = ev.impulse;
+            if (!contact_event(&e, ev.a, ev.b, alive))
+                continue;
+        } else if (h->type == CT_PHYSICS_EVENT_CONTACT_ENDED && c->ended &&
+                   h->size >= sizeof(ct_physics_contact_ended_event_t)) {
+            ct_physics_contact_ended_event_t ev;
+            memcpy(&ev, h + 1, sizeof ev);
+            e.type = c->ended;
+            if (!contact_event(&e, ev.a, ev.b, alive))
+                continue;
+        } else {
+            continue; /* a kind not joined, or one this code does not know */
+        }
+        if (islands__post(sys, &e, err, sizeof err)) {
+            sys->num_events = before; /* all of the stream or none of it: the next run tries again */
+            return CT_ERR_NOMEM;
+        }
+    }
+    c->last_size = size, c->last_digest = digest;
+    return (int)(sys->num_events - before);
+}
+
 /* ---- islands ------------------------------------------------------------------------------- */
 
-static uint32_t find(uint32_t *parent, uint32_t r)
+static uint32_t find(islands__row *row, uint32_t r)
 {
-    while (parent[r] != r) {
-        parent[r] = parent[parent[r]]; /* path halving */
-        r = parent[r];
+    while (row[r].parent != r) {
+        row[r].parent = row[row[r].parent].parent; /* path halving */
+        r = row[r].parent;
     }
     return r;
 }
@@ -285,49 +357,58 @@ static uint32_t find(uint32_t *parent, uint32_t r)
  * island (in post order within one) and orders the islands largest first. */
 static void build(islands__t *sys)
 {
-    const uint32_t stamp = ++sys->stamp;
-    uint32_t *parent = sys->row_parent;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
-        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
+    const uint32_t stamp = ++sys->stamp, num = sys->num_events;
+    islands__row *row = sys->row;
+    const uint32_t *event_rows = sys->event_rows;
+    for (uint32_t k = 0; k < num; k++) {
+        const uint32_t *rows = event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
         uint32_t first = UINT32_MAX;
         for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++) {
             const uint32_t r = rows[i];
-            if (sys->row_shared[r])
+            if (row[r].shared)
                 continue;
-            if (sys->row_stamp[r] != stamp)
-                sys->row_stamp[r] = stamp, parent[r] = r, sys->row_island[r] = UINT32_MAX;
+            if (row[r].stamp != stamp)
+                row[r].stamp = stamp, row[r].parent = r, row[r].island = UINT32_MAX, row[r].rank = 0;
             if (first == UINT32_MAX) {
                 first = r;
                 continue;
             }
-            /* The smaller root wins: which row ends up the root does not depend on the order of
-             * unions (only the grouping matters, but this keeps every run the same). */
-            uint32_t a = find(parent, first), b = find(parent, r);
-            if (a != b)
-                a < b ? (parent[b] = a) : (parent[a] = b);
+            /* Union by rank keeps the trees shallow. Which row ends up the root changes nothing
+             * seen: islands are numbered by their first events in the pass below. */
+            const uint32_t a = find(row, first), b = find(row, r);
+            if (a == b)
+                continue;
+            if (row[a].rank < row[b].rank)
+                row[a].parent = b;
+            else if (row[a].rank > row[b].rank)
+                row[b].parent = a;
+            else
+                row[b].parent = a, row[a].rank++;
         }
         sys->event_island[k] = first; /* its first non-shared row until the pass below */
     }
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
+    uint32_t n = 0, shared_only = 0;
+    for (uint32_t k = 0; k < num; k++) {
         const uint32_t first = sys->event_island[k];
         uint32_t island;
         if (first == UINT32_MAX) {
             island = n++; /* shared entities only: an island of its own */
+            shared_only++;
             sys->island_first[island] = k, sys->island_size[island] = 0;
         } else {
-            const uint32_t root = find(parent, first);
-            if (sys->row_island[root] == UINT32_MAX) {
-                sys->row_island[root] = n;
+            const uint32_t root = find(row, first);
+            if (row[root].island == UINT32_MAX) {
+                row[root].island = n;
                 sys->island_first[n] = k, sys->island_size[n] = 0;
                 n++;
             }
-            island = sys->row_island[root];
+            island = row[root].island;
         }
         sys->event_island[k] = island;
         sys->island_size[island]++;
     }
     sys->num_islands = n;
+    sys->num_shared_only = shared_only;
     uint32_t at = 0;
     for (uint32_t i = 0; i < n; i++) {
         sys->island_start[i] = at;
@@ -356,6 +437,20 @@ static void build(islands__t *sys)
             (uint64_t)(UINT32_MAX - sys->island_size[i]) << 32 | sys->island_first[i];
 }
 
+/* Events naming shared entities only (a serial run has no build to count them). */
+static uint32_t count_shared_only(const islands__t *sys)
+{
+    uint32_t count = 0;
+    for (uint32_t k = 0; k < sys->num_events; k++) {
+        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
+        bool shared_only = true;
+        for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++)
+            shared_only &= sys->row[rows[i]].shared != 0;
+        count += shared_only;
+    }
+    return count;
+}
+
 static void handle(islands__t *sys, uint32_t k)
 {
     const ct_island_event_t *e = &sys->events[k];
@@ -369,7 +464,9 @@ static void run_islands(void *user_data, uint32_t begin, uint32_t end)
     islands__t *sys = user_data;
     for (uint32_t i = begin; i < end; i++) {
         const uint32_t island = sys->event_island[(uint32_t)sys->island_order[i]];
-        ct_profile_scope_t scope = ct_profile_scope_begin(sys->profiler, "island");
+        /* The largest runs first and has a name of its own, so the viewer shows its share of
+         * "islands.run" (one island that swallows the frame is the thing to see). */
+        ct_profile_scope_t scope = ct_profile_scope_begin(sys->profiler, i ? "island" : "islands.largest");
         for (uint32_t j = 0; j < sys->island_size[island]; j++)
             handle(sys, sys->grouped[sys->island_start[island] + j]);
         ct_profile_scope_end(&scope);
@@ -414,13 +511,7 @@ int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, v
         st.run_ms = now_ms() - t1;
     }
     sys->running = false;
-    for (uint32_t k = 0; k < sys->num_events; k++) {
-        const uint32_t *rows = sys->event_rows + (size_t)k * CT_ISLAND_MAX_ENTITIES;
-        bool shared_only = true;
-        for (uint32_t i = 0; i < CT_ISLAND_MAX_ENTITIES && rows[i] != UINT32_MAX; i++)
-            shared_only &= sys->row_shared[rows[i]] != 0;
-        st.shared_only += shared_only;
-    }
+    st.shared_only = mode == CT_ISLANDS_SERIAL ? count_shared_only(sys) : sys->num_shared_only;
     /* Effects, in the order of the events that emitted them. */
     const double t2 = now_ms();
     ct_profile_scope_t scope = ct_profile_scope_begin(sys->profiler, "islands.apply");
@@ -479,7 +570,7 @@ double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field)
     uint32_t r = event_row(ctx, e);
     if (r == UINT32_MAX) {
         r = row_of(sys, e);
-        if (r != UINT32_MAX && !sys->row_shared[r])
+        if (r != UINT32_MAX && !sys->row[r].shared)
             r = UINT32_MAX;
     }
     if (r == UINT32_MAX || !field || field > sys->num_fields) {
@@ -493,8 +584,8 @@ bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double va
 {
     islands__t *sys = ctx->sys;
     const uint32_t r = event_row(ctx, e);
-    if (r == UINT32_MAX || sys->row_shared[r] || !field || field > sys->num_fields) {
-        refuse(ctx, r != UINT32_MAX && sys->row_shared[r] ? "write (emit an effect instead) to shared"
+    if (r == UINT32_MAX || sys->row[r].shared || !field || field > sys->num_fields) {
+        refuse(ctx, r != UINT32_MAX && sys->row[r].shared ? "write (emit an effect instead) to shared"
                     : !field || field > sys->num_fields ? "write of an unknown field to"
                                                         : "write to a not named",
                e);

@@ -37,6 +37,30 @@ typedef struct islands__effect_type {
     void *user_data;
 } islands__effect_type;
 
+/* A world whose physics contacts are posted as events (ct_islands_api_v1.join_contacts). */
+#define ISLANDS_MAX_CONTACT_WORLDS 16u
+typedef struct islands__contacts {
+    ct_world_o *world;
+    uint32_t collision, ended; /* handler ids (0: that kind is not posted) */
+    /* The stream posted last (its byte size and digest), so a run after no new step posts
+     * nothing. */
+    uint32_t last_size;
+    uint64_t last_digest;
+} islands__contacts;
+
+/* Whether an entity is alive (contacts name entities that may have died since the step). */
+typedef bool (*islands__alive_f)(ct_entity_t e);
+
+/* A row's flag and union-find words in one 16-byte record: the build touches them together, one
+ * cache line per entity instead of four. */
+typedef struct islands__row {
+    uint32_t stamp;  /* the run whose build last set parent and island */
+    uint32_t parent; /* union-find */
+    uint32_t island; /* the island of a root, UINT32_MAX until numbered */
+    uint8_t shared;
+    uint8_t rank; /* union by rank: at most log2 of the rows */
+} islands__row;
+
 typedef struct islands__t islands__t;
 
 /* What a handler acts through: the event being handled. Lives on the handling thread's stack. */
@@ -57,8 +81,7 @@ struct islands__t {
     ct_entity_pages_t index;
     ct_entity_t *row_entity;
     double *row_value; /* CT_ISLAND_MAX_FIELDS per row */
-    uint8_t *row_shared;
-    uint32_t *row_stamp, *row_parent, *row_island;
+    islands__row *row;
     uint32_t num_rows, cap_rows, stamp;
 
     /* The events of the next run, and each one's rows (UINT32_MAX past its entities). */
@@ -73,12 +96,14 @@ struct islands__t {
     uint32_t *size_slot;    /* the counting sort's buckets, one per island size */
     islands__effect *effect_slots; /* CT_ISLAND_MAX_EFFECTS per event */
     uint8_t *effect_count;
-    uint32_t num_islands;
+    uint32_t num_islands, num_shared_only;
 
     atomic_uint refused, errors;
     atomic_flag noted; /* the first refusal or error of a run is kept in `note` */
     char note[256];
     bool running;
+    islands__contacts contacts[ISLANDS_MAX_CONTACT_WORLDS];
+    uint32_t num_contacts;
     const ct_profiler_api_v1 *profiler; /* optional */
 };
 
@@ -102,6 +127,17 @@ int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, si
  * thread); `threads` is how many it has. */
 int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs, uint32_t threads,
                  ct_island_stats_t *stats);
+
+/* Joins world's contacts (handlers `collision` and `ended`, either 0) or, with both 0, stops.
+ * 0, CT_ERR_INVALID (an unknown handler id) or CT_ERR_FULL (ISLANDS_MAX_CONTACT_WORLDS). */
+int islands__join_contacts(islands__t *sys, ct_world_o *world, uint32_t collision, uint32_t ended);
+/* Posts the events of one physics step's stream of c's world (ct_physics.h, "Events"): per
+ * collision an event of c->collision naming (a, b) with args (speed, impulse, 0, 0), per ended
+ * contact one of c->ended naming (a, b); entities `alive` (NULL: all) refuses are left out, an
+ * event left with none is dropped. Nothing when the stream is the one posted last. The number
+ * posted, or CT_ERR_NOMEM (the events of the stream posted so far stay). */
+int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *stream, uint32_t size,
+                           islands__alive_f alive);
 
 double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field);
 bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double value);

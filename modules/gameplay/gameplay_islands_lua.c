@@ -292,6 +292,32 @@ static int l_post(lua_State *L)
     return 0;
 }
 
+/* The id of handler `name` at idx, or 0 for nil; raises for an unknown name. */
+static uint32_t opt_handler(lua_State *L, int idx)
+{
+    if (L_API->type(L, idx) == CT_LUA_NONE || L_API->type(L, idx) == CT_LUA_NIL)
+        return 0;
+    const char *name = L_API->check_string(L, idx, NULL);
+    const islands__t *sys = &gameplay__m.state->islands;
+    for (uint32_t i = 0; i < sys->num_handlers; i++)
+        if (!strcmp(sys->handlers[i].name, name))
+            return i + 1;
+    return (uint32_t)L_API->error(L, "Islands.contacts: no handler for '%s' (on_%s in the script of "
+                                     "Islands.load_script)", name, name);
+}
+
+static int l_contacts(lua_State *L)
+{
+    ct_world_o *world = L_API->type(L, 1) == CT_LUA_LIGHTUSERDATA ? L_API->to_light_userdata(L, 1) : NULL;
+    if (!world)
+        return L_API->error(L, "Islands.contacts: argument 1 is not a world");
+    const uint32_t collision = opt_handler(L, 2), ended = opt_handler(L, 3);
+    const int r = gameplay__islands_api_v1.join_contacts(world, collision, ended);
+    if (r)
+        return L_API->error(L, "Islands.contacts: refused: %s (the log says why)", gameplay__m.log->error_message(r));
+    return 0;
+}
+
 static int l_shared(lua_State *L)
 {
     gameplay__islands_api_v1.set_shared(main_entity(L, 1), L_API->type(L, 2) == CT_LUA_NONE || L_API->to_boolean(L, 2));
@@ -354,6 +380,7 @@ void gameplay__register_islands_lua(void)
     static const ct_lua_reg_t fns[] = {
         {"post", l_post}, {"shared", l_shared}, {"run", l_run},   {"on_effect", l_on_effect},
         {"get", l_get},   {"set", l_set},       {"load_script", l_load_script},
+        {"contacts", l_contacts},
     };
     L_API->register_module("Islands", fns, sizeof fns / sizeof fns[0]);
 }

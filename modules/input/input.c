@@ -4,7 +4,9 @@
  * sources, are applied in order, each event recorded when --record-input is on.
  */
 #include "input_internal.h"
+#include "input_layout.h"
 
+#include "ct_array.h"
 #include "ct_module.h"
 #include "ct_plugin.h"
 #include "ct_profiler.h"
@@ -162,9 +164,25 @@ static void set_capture(bool on)
 static uint32_t frame(void) { return input__m.state->core.frame; }
 
 const ct_input_api_v1 input__api_v1 = {
-    control, control_name, down, pressed, released, axis, mouse, events, inject,
-    action, action_down, action_pressed, action_released, bind, input__use_bindings,
-    attach_x11, detach_x11, set_capture, frame,
+    .control = control,
+    .control_name = control_name,
+    .down = down,
+    .pressed = pressed,
+    .released = released,
+    .axis = axis,
+    .mouse = mouse,
+    .events = events,
+    .inject = inject,
+    .action = action,
+    .action_down = action_down,
+    .action_pressed = action_pressed,
+    .action_released = action_released,
+    .bind = bind,
+    .use_bindings = input__use_bindings,
+    .attach_x11 = attach_x11,
+    .detach_x11 = detach_x11,
+    .set_capture = set_capture,
+    .frame = frame,
 };
 
 /* ---- options ------------------------------------------------------------------------------- */
@@ -173,16 +191,10 @@ static bool replay_push(void *ud, const input__parsed *p)
 {
     (void)ud;
     input__state *s = input__m.state;
-    if (s->num_replay == s->cap_replay) {
-        const uint32_t cap = s->cap_replay ? s->cap_replay * 2 : 256;
-        if (cap > (1u << 24))
-            return false;
-        input__parsed *grown = ct_realloc(input__m.allocator, s->replay, (size_t)s->cap_replay * sizeof *grown,
-                                          (size_t)cap * sizeof *grown);
-        if (!grown)
-            return false;
-        s->replay = grown, s->cap_replay = cap;
-    }
+    /* A replay holds at most 2^24 events (a recording of days): a file past it is refused. */
+    if (s->num_replay == (1u << 24) ||
+        !ct_array_reserve_of(input__m.allocator, &s->replay, &s->cap_replay, s->num_replay + 1, 256))
+        return false;
     s->replay[s->num_replay++] = *p;
     return true;
 }
@@ -302,27 +314,26 @@ static int rebind(void)
 }
 
 static const ct_api_ref_t provides[] = {
-    {CT_INPUT_API, 1, sizeof(ct_input_api_v1), 0, "ct.input"},
+    CT_API_PROVIDE("ct.input", 1, ct_input_api_v1),
 };
 
-static const ct_api_need_t requires[] = {
-    {CT_LOG_API, 1, 0, 0, "ct.log"},           {CT_MEMORY_API, 1, 0, 0, "ct.memory"},
-    {CT_LUA_API, 1, 0, 0, "ct.lua"},           {CT_DATA_API, 1, 0, 0, "ct.data"},
-    {CT_RESOURCE_API, 4, 0, 0, "ct.resource"}, {CT_HOST_API, 1, 0, CT_API_OPTIONAL, "ct.host"},
-    {CT_PROFILER_API, 1, 0, CT_API_OPTIONAL, "ct.profiler"},
+/* Each API with the slot it fills, whose type the compiler checks. */
+static const ct_module_api_t apis[] = {
+    CT_MODULE_API(log, 1, &input__m.log),
+    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(lua, 1, &input__m.lua),
+    CT_MODULE_API(data, 1, &input__m.data),
+    CT_MODULE_API(resource, 4, &input__m.resource),
+    CT_MODULE_API_OPTIONAL(host, 1, &input__m.host),
+    CT_MODULE_API_OPTIONAL(profiler, 1, &input__m.profiler),
 };
 
-static void *const api_slots[] = {
-    &input__m.log, NULL, &input__m.lua, &input__m.data, &input__m.resource, &input__m.host, &input__m.profiler,
-};
-
-static const ct_module_v2_t module = {
-    .plugin = {CT_MODULE_V2_HOOKS, .name = "ct.input", .version = {1, 0, 0, 0},
+static const ct_module_v3_t module = {
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.input", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
-               .required = requires, .num_required = CT_ARRAY_COUNT(requires),
                .frame_begin = frame_begin},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &input__m.self, .allocator = &input__m.allocator,
+    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &input__m.self, .allocator = &input__m.allocator,
                .state = &input__m.state, .state_size = sizeof(input__state),
                .layout_version = INPUT_LAYOUT_VERSION, .start = start, .stop = stop,
                .rebind = rebind},
@@ -331,5 +342,5 @@ static const ct_module_v2_t module = {
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_INPUT_API, 1, &input__api_v1}};
-    return ct_module_v2_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
+    return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

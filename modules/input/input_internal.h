@@ -24,9 +24,10 @@
 
 #include <stdio.h>
 
-#ifndef INPUT_LAYOUT_VERSION
-#define INPUT_LAYOUT_VERSION 1u
-#endif
+/* INPUT_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
+ * layouts of input__state and every struct it reaches (input_layout.h, by
+ * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The entry
+ * file includes input_layout.h. */
 
 #define INPUT_LOG(level, ...) input__m.log->write(input__m.self, level, __VA_ARGS__)
 #define INPUT_QUEUE_SIZE 4096u      /* injected events waiting for the next frame */

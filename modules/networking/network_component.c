@@ -10,6 +10,7 @@
  */
 #include "network_internal.h"
 
+#include "ct_array.h"
 #include "ct_data.h"
 
 #define LOG(level, ...) network__m.log->write(network__m.self, level, __VA_ARGS__)
@@ -70,18 +71,37 @@ static void move_object_word(const network__manager_t *m, uint32_t object, uint3
         *at = i + 1;
 }
 
+/* Both columns to the next capacity, or neither: growing one and failing the other would leave
+ * a block larger than `cap` says (and freed with the wrong size). */
+static bool grow(network__manager_t *m)
+{
+    const uint32_t cap = ct_array_capacity(m->cap, m->n + 1, 16);
+    if (cap > UINT32_MAX / 8)
+        return false;
+    ct_entity_t *entity = ct_alloc(m->a, (size_t)cap * sizeof *entity);
+    uint32_t *object = ct_alloc(m->a, (size_t)cap * sizeof *object);
+    if (!entity || !object) {
+        ct_free(m->a, entity, (size_t)cap * sizeof *entity);
+        ct_free(m->a, object, (size_t)cap * sizeof *object);
+        return false;
+    }
+    if (m->n) {
+        memcpy(entity, m->entity, (size_t)m->n * sizeof *entity);
+        memcpy(object, m->object, (size_t)m->n * sizeof *object);
+    }
+    ct_free(m->a, m->entity, (size_t)m->cap * sizeof *m->entity);
+    ct_free(m->a, m->object, (size_t)m->cap * sizeof *m->object);
+    m->entity = entity, m->object = object, m->cap = cap;
+    return true;
+}
+
 /* Appends e -> object; false (out of memory) with the manager as it was. */
 static bool add(network__manager_t *m, ct_entity_t e, uint32_t object)
 {
     if (!ct_entity_pages_reserve(&m->index, m->a, e))
         return false;
-    if (m->n == m->cap) {
-        uint32_t cap = m->cap, cap2 = m->cap;
-        if (!net_grow(m->a, (void **)&m->entity, &cap, m->n + 1, sizeof *m->entity, UINT32_MAX / 8) ||
-            !net_grow(m->a, (void **)&m->object, &cap2, m->n + 1, sizeof *m->object, UINT32_MAX / 8))
-            return false;
-        m->cap = cap < cap2 ? cap : cap2;
-    }
+    if (m->n == m->cap && !grow(m))
+        return false;
     *ct_entity_pages_entry(&m->index, e) = m->n + 1;
     uint32_t *word = object_word(m, object);
     if (word)

@@ -19,6 +19,8 @@
  */
 #include "network_conn.h"
 
+#include "ct_array.h"
+
 const net_caps_t net_default_caps = {
     .max_send_bytes = 8u << 20,
     .max_send_messages = 65536,
@@ -74,9 +76,10 @@ static bool rel_reserve(net_conn_t *c, uint32_t more)
     const uint32_t need = c->rel_tail - c->rel_head + more;
     if (need <= c->rel_cap)
         return true;
-    uint32_t cap = c->rel_cap ? c->rel_cap : 64;
-    while (cap < need)
-        cap *= 2;
+    /* Both rings stay a power of two (their indices are masked): doubling from 64 keeps it. */
+    const uint32_t cap = ct_array_capacity(c->rel_cap, need, 64);
+    if (cap & (cap - 1))
+        return false;
     net_rel_t *rel = ct_alloc(c->a, (size_t)cap * sizeof *rel);
     uint32_t *resend = ct_alloc(c->a, (size_t)cap * sizeof *resend);
     if (!rel || !resend) {

@@ -5,6 +5,8 @@
  */
 #include "network_internal.h"
 
+#include "ct_array.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -35,12 +37,9 @@ static uint32_t find(const network__replicas_t *r, uint32_t object)
 
 static bool grow(network__replicas_t *r)
 {
-    const uint32_t cap = r->cap ? r->cap * 2 : 64, count = cap * 2;
-    network__replica_t *items = ct_realloc(network__m.a, r->items, (size_t)r->cap * sizeof *items, (size_t)cap * sizeof *items);
-    if (!items)
+    if (!ct_array_reserve_of(network__m.a, &r->items, &r->cap, r->cap + 1, 64))
         return false;
-    r->items = items;
-    r->cap = cap;
+    const uint32_t count = r->cap * 2;
     uint32_t *slots = ct_alloc(network__m.a, (size_t)count * sizeof *slots);
     if (!slots)
         return false; /* the items grew; the index stays as it was (still big enough for n) */

@@ -43,6 +43,7 @@
 #include "network_session.h"
 
 #include "ct_transform.h" /* CT_TRANSFORM_MAX_POSITION: the poses transforms accept */
+#include "ct_array.h"
 
 #include <math.h>
 
@@ -173,9 +174,10 @@ static void map_remove(net_session_t *s, uint32_t id)
 
 int net__replication_init(net_session_t *s, uint32_t max_objects)
 {
-    uint32_t cap = 16;
-    while (cap < max_objects)
-        cap *= 2;
+    /* A power of two (the map is masked), at least 16. */
+    const uint32_t cap = ct_array_capacity(16, max_objects, 16);
+    if (cap & (cap - 1))
+        return CT_ERR_INVALID;
     s->max_objects = cap;
     s->objects = ct_alloc(s->a, (size_t)cap * sizeof *s->objects);
     s->sync = ct_alloc(s->a, (size_t)cap * s->max_conns * sizeof *s->sync);
@@ -183,9 +185,8 @@ int net__replication_init(net_session_t *s, uint32_t max_objects)
     s->tombstones = ct_alloc(s->a, (size_t)cap * sizeof *s->tombstones);
     s->free_list = ct_alloc(s->a, (size_t)cap * sizeof *s->free_list);
     /* Room for a few ticks of fates of every object at every connection, within 2^10..2^17. */
-    uint32_t records = 1024;
-    while (records < (1u << 17) && records < cap * s->max_conns * 4)
-        records *= 2;
+    const uint64_t wanted = (uint64_t)cap * s->max_conns * 4;
+    const uint32_t records = ct_array_capacity(1024, wanted < (1u << 17) ? (uint32_t)wanted : 1u << 17, 1024);
     s->records = ct_alloc(s->a, (size_t)records * sizeof *s->records);
     s->records_mask = records - 1;
     if (!s->objects || !s->sync || !s->map || !s->tombstones || !s->free_list || !s->records)

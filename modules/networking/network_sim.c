@@ -8,6 +8,8 @@
  */
 #include "network_sim.h"
 
+#include "ct_array.h"
+
 void net_conditioner_init(net_conditioner_t *q, ct_allocator_t *a, uint64_t seed, uint32_t limit)
 {
     *q = (net_conditioner_t){.a = a, .rng = seed ? seed : 0x853c49e6748fea9bull, .limit = limit};
@@ -34,7 +36,8 @@ static bool reserve(net_conditioner_t *q)
         return true;
     if (q->cap >= q->limit)
         return false;
-    const uint32_t cap = q->cap ? (q->cap * 2 < q->limit ? q->cap * 2 : q->limit) : 64;
+    uint32_t cap = ct_array_capacity(q->cap, q->cap + 1, 64);
+    cap = cap < q->limit ? cap : q->limit;
     net_delayed_t *heap = ct_alloc(q->a, (size_t)cap * sizeof *heap);
     uint8_t *bytes = ct_alloc(q->a, (size_t)cap * NET_MAX_DATAGRAM);
     uint32_t *free_slots = ct_alloc(q->a, (size_t)cap * sizeof *free_slots);

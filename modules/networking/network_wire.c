@@ -5,6 +5,8 @@
  */
 #include "network_wire.h"
 
+#include "ct_array.h"
+
 static uint8_t *reserve(net_writer_t *w, uint32_t n)
 {
     if (w->overflow || w->cap - w->n < n) {
@@ -252,15 +254,13 @@ bool net_grow(ct_allocator_t *a, void **p, uint32_t *cap, uint32_t need, uint32_
         return true;
     if (need > limit)
         return false;
-    uint64_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
+    uint32_t n = ct_array_capacity(*cap, need, 16);
     if (n > limit)
         n = limit;
     void *q = ct_realloc(a, *p, (size_t)*cap * elem, (size_t)n * elem);
     if (!q)
         return false;
     *p = q;
-    *cap = (uint32_t)n;
+    *cap = n;
     return true;
 }

@@ -140,7 +140,7 @@ static const ct_api_ref_t provides[] = {
 static const ct_module_api_t apis[] = {
     CT_MODULE_API(log, 1, &particles__m.log),
     CT_MODULE_API_NO_SLOT(memory, 1),
-    CT_MODULE_API(lua, 2, &particles__m.lua),
+    CT_MODULE_API(lua, 1, &particles__m.lua),
     CT_MODULE_API(jobs, 1, &particles__m.jobs),
     CT_MODULE_API(resource, 6, &particles__m.resource),
     CT_MODULE_API(data, 1, &particles__m.data),

@@ -74,7 +74,7 @@ typedef struct particles_state_t {
 
 typedef struct particles_module_t {
     const ct_log_api_v1 *log;
-    const ct_lua_api_v2 *lua;
+    const ct_lua_api_v1 *lua; /* what the bindings and lua_checks.h use */
     const ct_jobs_api_v1 *jobs;
     const ct_resource_api_v6 *resource; /* v6: reference */
     const ct_data_api_v1 *data;

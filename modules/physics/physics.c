@@ -337,6 +337,12 @@ static void simulate(ct_world_o *w, float dt)
         PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies make more than %u candidate "
                     "pairs (bodies piled into one spot?); the rest were not collided this step",
                     (void *)w, m->scene.bodies.n, r->pair_limit);
+    /* A character moves only as its last move_character said, for one step. */
+    for (uint32_t k = 0; k < m->scene.characters.n; k++) {
+        const uint32_t i = physics__bodies_find(&m->scene.bodies, (ct_entity_t){m->scene.characters.c[k].entity});
+        if (i != UINT32_MAX)
+            m->scene.bodies.velocity[i] = v3(0, 0, 0);
+    }
     write_transforms(m);
     if (t4)
         m->transform_changes = t4->changes(w);
@@ -809,6 +815,167 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
     return b->n;
 }
 
+/* ---- v4: joints ----------------------------------------------------------------------------- */
+
+static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *d, ct_physics_joint_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "add_joint");
+    if (!m)
+        return CT_ERR_INVALID;
+    physics__bodies *bs = &m->scene.bodies;
+    const uint32_t i = physics__bodies_find(bs, a);
+    const uint32_t k = b.id ? physics__bodies_find(bs, b) : UINT32_MAX;
+    const char *bad = !d ? "desc (NULL)" : !out ? "out (NULL)" : physics__joint_desc_error(d);
+    if (!bad && (i == UINT32_MAX || (b.id && k == UINT32_MAX))) {
+        snprintf(physics__refusal, sizeof physics__refusal, "entity %u has no body",
+                 i == UINT32_MAX ? a.id : b.id);
+        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id, b.id,
+                    physics__refusal);
+        return CT_ERR_NOT_FOUND;
+    }
+    if (!bad && a.id == b.id)
+        bad = "b (a body cannot be joined to itself)";
+    if (!bad && bs->kind[i] != CT_BODY_DYNAMIC && (k == UINT32_MAX || bs->kind[k] != CT_BODY_DYNAMIC))
+        bad = "a, b (one of them must be dynamic)";
+    if (bad) {
+        snprintf(physics__refusal, sizeof physics__refusal, "%s refused", bad);
+        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id, b.id,
+                    physics__refusal);
+        return CT_ERR_INVALID;
+    }
+    uint32_t id = 0;
+    const int err = physics__joints_add(&m->scene, k, i, d, &id);
+    if (err)
+        return err;
+    physics__scene_wake(&m->scene, i);
+    if (k != UINT32_MAX)
+        physics__scene_wake(&m->scene, k);
+    m->scene.quiet = false;
+    out->id = id;
+    return 0;
+}
+
+static physics__joint *joint_of(ct_world_o *w, ct_physics_joint_t j, const char *what, physics__body_manager **m)
+{
+    *m = bodies_of(w, what);
+    return *m ? physics__joints_find(&(*m)->scene, j.id) : NULL;
+}
+
+static int j_remove(ct_world_o *w, ct_physics_joint_t j)
+{
+    physics__body_manager *m = bodies_of(w, "remove_joint");
+    return m && physics__joints_remove(&m->scene, j.id) ? 0 : CT_ERR_NOT_FOUND;
+}
+
+static int j_force(ct_world_o *w, ct_physics_joint_t j, float force[3], float torque[3])
+{
+    physics__body_manager *m;
+    const physics__joint *jt = joint_of(w, j, "joint_force", &m);
+    if (!jt)
+        return CT_ERR_NOT_FOUND;
+    if (force)
+        v3_store(jt->force, force);
+    if (torque)
+        v3_store(jt->torque, torque);
+    return 0;
+}
+
+static int j_value(ct_world_o *w, ct_physics_joint_t j, float *out)
+{
+    physics__body_manager *m;
+    const physics__joint *jt = joint_of(w, j, "joint_value", &m);
+    if (!jt)
+        return CT_ERR_NOT_FOUND;
+    *out = physics__joint_value(&m->scene, jt);
+    return 0;
+}
+
+static int j_set_motor(ct_world_o *w, ct_physics_joint_t j, float speed, float max_force)
+{
+    physics__body_manager *m;
+    physics__joint *jt = joint_of(w, j, "set_joint_motor", &m);
+    if (!jt)
+        return CT_ERR_NOT_FOUND;
+    const char *bad = jt->type != CT_JOINT_HINGE && jt->type != CT_JOINT_SLIDER ? "joint (a motor is for hinges and sliders)"
+                      : !f_within(speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED) ? "motor_speed (within +-1e4)"
+                      : !f_within(max_force, 0.0f, CT_PHYSICS_MAX_FORCE) ? "max_motor_force (within [0, 1e12])"
+                                                                         : NULL;
+    if (bad) {
+        snprintf(physics__refusal, sizeof physics__refusal, "%s refused", bad);
+        PHYSICS_LOG(CT_LOG_ERROR, "set_joint_motor: world %p, joint %u: %s", (void *)w, j.id, physics__refusal);
+        return CT_ERR_INVALID;
+    }
+    jt->flags |= CT_JOINT_MOTOR;
+    jt->motor_speed = speed;
+    jt->motor_max = max_force;
+    const uint32_t a = physics__bodies_find(&m->scene.bodies, (ct_entity_t){jt->ea});
+    if (a != UINT32_MAX)
+        physics__scene_wake(&m->scene, a);
+    return 0;
+}
+
+static uint32_t j_count(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "joint_count");
+    return m ? m->scene.joints.n : 0;
+}
+
+/* ---- v4: characters --------------------------------------------------------------------------- */
+
+static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
+{
+    physics__body_manager *m = bodies_of(w, "add_character");
+    if (!m)
+        return CT_ERR_INVALID;
+    const char *bad = !d ? "desc (NULL)"
+                      : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE) ? "max_step (within [0, 1e4] m)"
+                      : !f_within(d->max_slope, 0.0f, 1.5f) ? "max_slope (within [0, 1.5] rad)"
+                                                             : NULL;
+    if (!desc_ok(bad, "add_character", w, e))
+        return CT_ERR_INVALID;
+    const ct_rigid_body_desc_t body = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_CAPSULE, .radius = d->radius,
+                                       .half_height = d->half_height, .position = {d->position[0], d->position[1],
+                                       d->position[2]}, .locks = CT_BODY_LOCK_ROTATION};
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    int err = b_add_rigid(w, e, &body);
+    if (err)
+        return err;
+    /* Upright whatever the transform says. */
+    physics__bodies *b = &m->scene.bodies;
+    const uint32_t i = physics__bodies_find(b, e);
+    b->rotation[i] = b->synced_rotation[i] = quat_identity();
+    physics__bodies_classify(b, i);
+    err = physics__characters_add(&m->scene, e.id, d->max_step, d->max_slope);
+    if (err)
+        physics__scene_remove(&m->scene, e);
+    return err;
+}
+
+static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt, ct_character_state_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "move_character");
+    if (!m)
+        return CT_ERR_NOT_FOUND;
+    physics__character *c = physics__characters_find(&m->scene, e.id);
+    const uint32_t i = physics__bodies_find(&m->scene.bodies, e);
+    if (!c || i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!vec_ok(v, VEC_VELOCITY, "move_character", w, e))
+        return CT_ERR_INVALID;
+    if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
+        snprintf(physics__refusal, sizeof physics__refusal, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
+        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        return CT_ERR_INVALID;
+    }
+    const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
+    if (err) {
+        snprintf(physics__refusal, sizeof physics__refusal, "the move would pass 1e4 m/s");
+        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+    }
+    return err;
+}
+
 /* Designated initialisers: neighbours that share a signature (velocity / position) cannot be
  * swapped silently. The older tables are the prefixes of this one. */
 #define PHYSICS_V1_MEMBERS                                                                         \
@@ -841,6 +1008,14 @@ const ct_physics_api_v4 physics__api_v4 = {
     .set_locks = b_set_locks,
     .locks = b_locks,
     .shapes = b_shapes,
+    .add_joint = j_add,
+    .remove_joint = j_remove,
+    .joint_force = j_force,
+    .joint_value = j_value,
+    .set_joint_motor = j_set_motor,
+    .joint_count = j_count,
+    .add_character = c_add,
+    .move_character = c_move,
 };
 
 const ct_physics_api_v3 physics__api_v3 = {PHYSICS_V3_MEMBERS};

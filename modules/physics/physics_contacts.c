@@ -280,7 +280,10 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
         s->order[m++] = (physics__keyed_pair){key, i, j};
     }
     /* (The arrays may not exist yet when there are no pairs.) */
-    *order = m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    physics__keyed_pair *sorted = m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    if (sorted)
+        physics__joints_filter_pairs(s, sorted, &m);
+    *order = m ? sorted : NULL;
     *count = m;
     return 0;
 }

@@ -476,6 +476,53 @@ typedef struct physics__rigid {
     bool bouncy; /* some contact of the step has restitution */
 } physics__rigid;
 
+/* ---- Joints (physics_joints.c) ------------------------------------------------------------
+ * Kept in handle order (ids ascend, never reused), which is the order they are solved in. Bodies
+ * are named by entity id and found at every step (instances move when bodies are removed). */
+
+#define PHYSICS_JOINT_ROWS 6u /* scalar rows besides the blocks: see physics_joints.c */
+
+typedef struct physics__joint {
+    uint32_t id;
+    uint32_t type, flags;
+    /* B is the body joined (the API's a), A what it is joined to (the API's b): the joint's
+     * coordinate and force are B's against A. */
+    uint32_t ea, eb;            /* entity ids; ea 0: the world */
+    uint32_t a, b;              /* body instances during a step; a UINT32_MAX: the world */
+    physics__v3 la, lb;         /* anchors in each body's frame (the world's: world space) */
+    physics__v3 axis_a, axis_b; /* the axis in each body's frame */
+    physics__quat rest;         /* conj(qA) qB when added */
+    float lower, upper, cone, motor_speed, motor_max, length, hertz, damping;
+    physics__v3 lin_j, ang_j;   /* accumulated impulses of the point and rotation blocks */
+    float row_j[PHYSICS_JOINT_ROWS];
+    physics__v3 force, torque;  /* on B, last step */
+} physics__joint;
+
+typedef struct physics__joints {
+    physics__joint *j;
+    uint32_t n, cap;
+    uint32_t next_id; /* the next handle (from 1) */
+    /* The entity pairs (lower id << 32 | higher) whose contacts joints turn off, sorted: made by
+     * physics__joints_begin for physics__contacts_order. */
+    uint64_t *keys;
+    uint32_t num_keys, cap_keys;
+} physics__joints;
+
+/* ---- Character movers (physics_character.c) -------------------------------------------------
+ * What a character keeps beside its kinematic capsule body, sorted by entity id. */
+typedef struct physics__character {
+    uint32_t entity;
+    float max_step, cos_slope;
+    uint32_t grounded, ground; /* at the last move: on walkable ground, and its entity (or 0) */
+    uint32_t held;             /* at the last move: something under it held it (ground or an edge) */
+    physics__v3 normal;
+} physics__character;
+
+typedef struct physics__characters {
+    physics__character *c;
+    uint32_t n, cap;
+} physics__characters;
+
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
  *      physics_graph.c, physics_solver.c) ------------------------------------------------------ */
 
@@ -651,14 +698,64 @@ typedef struct physics__scene {
     uint32_t cap_order;
 
     physics__rigid rigid; /* the rigid solver's contacts and cache, when bodies rotate */
+    physics__joints joints; /* any joint puts the world on the rigid solver */
+    physics__characters characters;
 
     physics__events events; /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
 
+/* A soft constraint's coefficients for a substep h (Box2D v3's b2MakeSoft): the spring of
+ * `hertz` with damping ratio zeta, as a bias rate and the scales of the mass and of the impulse
+ * already applied. Contacts and joints share it. */
+static inline void physics__soft(float hertz, float zeta, float h, float *bias_rate, float *mass_scale,
+                                 float *impulse_scale)
+{
+    const float omega = 2.0f * 3.14159265f * hertz;
+    const float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+    *bias_rate = omega / a1;
+    *mass_scale = a2 * a3;
+    *impulse_scale = a3;
+}
+
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
+
+/* Joints (physics_joints.c). Why a desc is bad (the field and its range), or NULL. */
+const char *physics__joint_desc_error(const ct_joint_desc_t *d);
+/* Adds a joint holding body instance b to a (a UINT32_MAX: the world) from their poses, desc's
+ * anchor on b and anchor_b on a; *id gets its handle. 0 or CT_ERR_NOMEM. */
+int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d, uint32_t *id);
+/* The joint of a handle, or NULL. */
+physics__joint *physics__joints_find(physics__scene *s, uint32_t id);
+bool physics__joints_remove(physics__scene *s, uint32_t id);
+/* Removes the joints of entity e (its body is going), waking their other bodies. */
+void physics__joints_drop_entity(physics__scene *s, uint32_t e);
+/* The joint's coordinate (ct_physics_api_v4.joint_value) from the bodies' present poses. */
+float physics__joint_value(const physics__scene *s, const physics__joint *j);
+/* The rigid step's parts: finds the bodies (waking what a moving body is joined to), then per
+ * substep the warm start and a pass (soft with use_bias, rigid without), and at the end the
+ * forces. The rigid solver's body states must be gathered. */
+int physics__joints_begin(physics__scene *s);
+/* Drops the sorted pairs that joints keep apart from order[0 .. *count), in place. */
+void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order, uint32_t *count);
+void physics__joints_warm_start(physics__scene *s);
+void physics__joints_solve(physics__scene *s, float h, bool use_bias);
+void physics__joints_end(physics__scene *s, float h);
+void physics__joints_free(physics__scene *s);
+
+/* Characters (physics_character.c): add one for the body of `entity` (a kinematic capsule);
+ * find, drop (its body is going), free. */
+int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope);
+physics__character *physics__characters_find(physics__scene *s, uint32_t entity);
+void physics__characters_drop(physics__scene *s, uint32_t entity);
+void physics__characters_free(physics__scene *s);
+/* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
+ * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
+ * out of range (nothing changed). */
+int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
+                            float dt, ct_character_state_t *out);
 
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
@@ -741,6 +838,10 @@ void physics__islands_sleep(physics__scene *s, float dt);
  * Queries see only bodies whose layer shares a bit with mask. */
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,
                                        ct_entity_t *out, uint32_t max);
+/* The entity ids of the bodies whose world boxes meet [lo, hi] and whose layer shares a bit with
+ * mask, sorted, in the scene's query scratch (valid until the next query); NULL and *n 0 when out
+ * of memory. */
+uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi, uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */

@@ -73,6 +73,8 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     physics__scene_wake(s, i);
+    physics__joints_drop_entity(s, e.id);
+    physics__characters_drop(s, e.id);
     const uint32_t remembered = s->num_cache + s->rigid.num_cache;
     for (uint32_t k = 0; k < remembered; k++) {
         const uint64_t key = k < s->num_cache ? s->cache[k].key : s->rigid.cache[k - s->num_cache].key;
@@ -130,6 +132,22 @@ void physics__islands_sleep(physics__scene *s, float dt)
                 parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;
         } else if (b->kind[i] == CT_BODY_KINEMATIC || b->kind[j] == CT_BODY_KINEMATIC) {
             /* A moving kinematic body keeps what it touches awake. */
+            const uint32_t kin = b->kind[i] == CT_BODY_KINEMATIC ? i : j, dyn = kin == i ? j : i;
+            if (v3_dot(b->velocity[kin], b->velocity[kin]) > 0.0f && !b->asleep[dyn])
+                b->rest[dyn] = 0.0f;
+        }
+    }
+    /* Joined bodies are one island (their instances were found at the step's start). */
+    for (uint32_t k = 0; k < s->joints.n; k++) {
+        const physics__joint *jt = &s->joints.j[k];
+        const uint32_t i = jt->a, j = jt->b;
+        if (i == UINT32_MAX || j == UINT32_MAX)
+            continue;
+        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i] && b->kind[j] == CT_BODY_DYNAMIC && !b->asleep[j]) {
+            const uint32_t ri = islands__root(parent, i), rj = islands__root(parent, j);
+            if (ri != rj)
+                parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;
+        } else if (b->kind[i] == CT_BODY_KINEMATIC || b->kind[j] == CT_BODY_KINEMATIC) {
             const uint32_t kin = b->kind[i] == CT_BODY_KINEMATIC ? i : j, dyn = kin == i ? j : i;
             if (v3_dot(b->velocity[kin], b->velocity[kin]) > 0.0f && !b->asleep[dyn])
                 b->rest[dyn] = 0.0f;

@@ -211,6 +211,187 @@ static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const flo
 static int l_actor_add_impulse_at(lua_State *L) { return actor_at(L, physics__api_v4.add_impulse_at, "Actor.add_impulse_at"); }
 static int l_actor_add_force_at(lua_State *L) { return actor_at(L, physics__api_v4.add_force_at, "Actor.add_force_at"); }
 
+/* ---- v4: joints ---- */
+
+/* Reads the optional field `key` of the table at idx: a number into *out (true), or nothing. */
+static bool field_number(lua_State *L, int idx, const char *key, float *out, const char *fn)
+{
+    const ct_lua_type t = L_API->get_field(L, idx, key);
+    const double v = L_API->to_number(L, -1);
+    L_API->set_top(L, -2);
+    if (t <= CT_LUA_NIL)
+        return false;
+    if (t != CT_LUA_NUMBER || !(fabs(v) <= FLT_MAX))
+        return L_API->error(L, "%s: field %s is not a finite number", fn, key), false;
+    *out = (float)v;
+    return true;
+}
+
+/* The optional field `key`: a table of three numbers into out. */
+static void field_vec(lua_State *L, int idx, const char *key, float out[3], const char *fn)
+{
+    const ct_lua_type t = L_API->get_field(L, idx, key);
+    if (t <= CT_LUA_NIL) {
+        L_API->set_top(L, -2);
+        return;
+    }
+    bool ok = t == CT_LUA_TABLE;
+    for (int k = 0; ok && k < 3; k++) {
+        ok = L_API->get_index(L, -1 - 0, k + 1) == CT_LUA_NUMBER;
+        out[k] = (float)L_API->to_number(L, -1);
+        L_API->set_top(L, -2);
+    }
+    L_API->set_top(L, -2);
+    if (!ok)
+        L_API->error(L, "%s: field %s is not a table of three numbers {x, y, z}", fn, key);
+}
+
+static bool joint_flag(lua_State *L, int idx, const char *key)
+{
+    L_API->get_field(L, idx, key);
+    const bool on = L_API->to_boolean(L, -1);
+    L_API->set_top(L, -2);
+    return on;
+}
+
+/* Physics.add_joint(world, a, b, type, { anchor = {x, y, z}, anchor_b, axis, lower, upper,
+ * cone_angle, motor_speed, max_motor_force, length, spring_hertz, spring_damping, limit, motor,
+ * collide }) -> joint id. b 0 is the world. A limit is on when lower, upper or cone_angle is given
+ * (or limit = true), a motor when motor_speed or max_motor_force is. */
+static int l_physics_add_joint(lua_State *L)
+{
+    static const char *const types[] = {"fixed", "hinge", "ball", "slider", "distance"};
+    const char *fn = "Physics.add_joint";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t a = check__entity(L_API, L, 2, fn);
+    const ct_entity_t b = L_API->type(L, 3) == CT_LUA_NUMBER && L_API->to_number(L, 3) == 0.0
+                              ? (ct_entity_t){0} : check__entity(L_API, L, 3, fn);
+    ct_joint_desc_t d = {.type = check__enum(L_API, L, 4, fn, types, 5, NULL)};
+    if (L_API->type(L, 5) > CT_LUA_NIL) {
+        if (L_API->type(L, 5) != CT_LUA_TABLE)
+            return check__fail(L_API, L, 5, fn, "is not a table of fields");
+        field_vec(L, 5, "anchor", d.anchor, fn);
+        field_vec(L, 5, "anchor_b", d.anchor_b, fn);
+        field_vec(L, 5, "axis", d.axis, fn);
+        bool limit = field_number(L, 5, "lower", &d.lower, fn);
+        limit |= field_number(L, 5, "upper", &d.upper, fn);
+        limit |= field_number(L, 5, "cone_angle", &d.cone_angle, fn);
+        bool motor = field_number(L, 5, "motor_speed", &d.motor_speed, fn);
+        motor |= field_number(L, 5, "max_motor_force", &d.max_motor_force, fn);
+        field_number(L, 5, "length", &d.length, fn);
+        field_number(L, 5, "spring_hertz", &d.spring_hertz, fn);
+        field_number(L, 5, "spring_damping", &d.spring_damping, fn);
+        d.flags = (limit || joint_flag(L, 5, "limit") ? CT_JOINT_LIMIT : 0u) |
+                  (motor || joint_flag(L, 5, "motor") ? CT_JOINT_MOTOR : 0u) |
+                  (joint_flag(L, 5, "collide") ? CT_JOINT_COLLIDE : 0u);
+    }
+    ct_physics_joint_t j = {0};
+    const int err = physics__api_v4.add_joint(w, a, b, &d, &j);
+    if (err == CT_ERR_NOT_FOUND || err == CT_ERR_INVALID)
+        return L_API->error(L, "%s: entities %u and %u: %s", fn, a.id, b.id, physics__refusal);
+    if (err)
+        return L_API->error(L, "%s: %s", fn, physics__m.log->error_message(err));
+    L_API->push_number(L, j.id);
+    return 1;
+}
+
+static ct_physics_joint_t check_joint(lua_State *L, int idx, const char *fn)
+{
+    const double v = L_API->type(L, idx) == CT_LUA_NUMBER ? L_API->to_number(L, idx) : 0.0;
+    if (!(v >= 1.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v))
+        check__fail(L_API, L, idx, fn, "is not a joint id");
+    return (ct_physics_joint_t){(uint32_t)v};
+}
+
+static int joint_result(lua_State *L, int err, const char *fn, ct_physics_joint_t j)
+{
+    if (err == CT_ERR_NOT_FOUND)
+        return L_API->error(L, "%s: joint %u is not in this world (removed?)", fn, j.id);
+    if (err)
+        return L_API->error(L, "%s: joint %u: %s", fn, j.id, physics__refusal);
+    return 0;
+}
+
+static int l_physics_remove_joint(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.remove_joint", NULL);
+    const ct_physics_joint_t j = check_joint(L, 2, "Physics.remove_joint");
+    return joint_result(L, physics__api_v4.remove_joint(w, j), "Physics.remove_joint", j);
+}
+
+/* Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz (on b's body) */
+static int l_physics_joint_force(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_force", NULL);
+    const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_force");
+    float f[3], t[3];
+    joint_result(L, physics__api_v4.joint_force(w, j, f, t), "Physics.joint_force", j);
+    push_vec3(L, f);
+    return push_vec3(L, t) + 3;
+}
+
+static int l_physics_joint_value(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_value", NULL);
+    const ct_physics_joint_t j = check_joint(L, 2, "Physics.joint_value");
+    float v;
+    joint_result(L, physics__api_v4.joint_value(w, j, &v), "Physics.joint_value", j);
+    L_API->push_number(L, v);
+    return 1;
+}
+
+/* Physics.set_joint_motor(world, j, speed, max_force) */
+static int l_physics_set_joint_motor(lua_State *L)
+{
+    const char *fn = "Physics.set_joint_motor";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_physics_joint_t j = check_joint(L, 2, fn);
+    const float speed = check__finite(L_API, L, 3, fn), most = check__finite(L_API, L, 4, fn);
+    return joint_result(L, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
+}
+
+/* ---- v4: characters ---- */
+
+/* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} }) */
+static int l_physics_add_character(lua_State *L)
+{
+    const char *fn = "Physics.add_character";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    if (L_API->type(L, 3) != CT_LUA_TABLE)
+        return check__fail(L_API, L, 3, fn, "is not a table of fields");
+    ct_character_desc_t d = {0};
+    field_number(L, 3, "radius", &d.radius, fn);
+    field_number(L, 3, "half_height", &d.half_height, fn);
+    field_number(L, 3, "max_step", &d.max_step, fn);
+    field_number(L, 3, "max_slope", &d.max_slope, fn);
+    field_vec(L, 3, "position", d.position, fn);
+    const int err = physics__api_v4.add_character(w, e, &d);
+    if (err == CT_ERR_CONFLICT)
+        return L_API->error(L, "%s: entity %u has a body already", fn, e.id);
+    return check_result(L, err, fn, e);
+}
+
+/* Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz */
+static int l_physics_move_character(lua_State *L)
+{
+    const char *fn = "Physics.move_character";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    float v[3];
+    check__vec(L_API, L, 3, 3, v, fn);
+    const float dt = (float)check__number(L_API, L, 6, fn);
+    ct_character_state_t st;
+    const int err = physics__api_v4.move_character(w, e, v, dt, &st);
+    if (err == CT_ERR_NOT_FOUND)
+        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+    check_result(L, err, fn, e);
+    L_API->push_boolean(L, st.grounded != 0);
+    L_API->push_number(L, st.ground);
+    push_vec3(L, st.position);
+    return 2 + push_vec3(L, st.velocity) + 3;
+}
+
 void physics__register_lua(void)
 {
     static const ct_lua_reg_t physics[] = {
@@ -219,6 +400,13 @@ void physics__register_lua(void)
         {"raycast", l_physics_raycast},
         {"state_hash", l_physics_state_hash},
         {"set_gravity", l_physics_set_gravity},
+        {"add_joint", l_physics_add_joint},
+        {"remove_joint", l_physics_remove_joint},
+        {"joint_force", l_physics_joint_force},
+        {"joint_value", l_physics_joint_value},
+        {"set_joint_motor", l_physics_set_joint_motor},
+        {"add_character", l_physics_add_character},
+        {"move_character", l_physics_move_character},
     };
     static const ct_lua_reg_t actor[] = {
         {"set_velocity", l_actor_set_velocity}, {"velocity", l_actor_velocity},

@@ -179,13 +179,15 @@ static bool queries__escaped(const physics__scene *s, const physics__broadphase 
            bsearch(&k, s->escaped, s->num_escaped, sizeof k, physics__cmp_u32);
 }
 
-/* Appends to s->query the bodies of one grid whose shape overlaps the sphere (their entity ids):
+/* What a query keeps of the grid's candidates. */
+typedef bool (*queries__keep_f)(const physics__bodies *b, uint32_t i, const void *ctx);
+
+/* Appends to s->query the entity ids of one grid's bodies within [lo, hi] that `keep` keeps:
  * candidates from the grid, and for the moving grid the bodies that left their boxes. */
-static int queries__sphere(physics__scene *s, physics__broadphase *bp, const uint32_t *body,
-                           physics__v3 c, float r, uint32_t mask, uint32_t *n)
+static int queries__collect(physics__scene *s, physics__broadphase *bp, const uint32_t *body, physics__v3 lo,
+                            physics__v3 hi, uint32_t mask, queries__keep_f keep, const void *ctx, uint32_t *n)
 {
-    const physics__v3 ext = v3(r, r, r);
-    if (!bp->n || physics__broadphase_overlap(bp, v3_sub(c, ext), v3_add(c, ext)))
+    if (!bp->n || physics__broadphase_overlap(bp, lo, hi))
         return bp->n ? CT_ERR_NOMEM : 0;
     const uint32_t escaped = bp == &s->bp ? s->num_escaped : 0;
     if (*n + bp->num_found + escaped > s->cap_query) {
@@ -200,13 +202,55 @@ static int queries__sphere(physics__scene *s, physics__broadphase *bp, const uin
     }
     for (uint32_t k = 0; k < bp->num_found; k++)
         if (!queries__escaped(s, bp, bp->found[k]) && (s->bodies.layer[body[bp->found[k]]] & mask) &&
-            physics__sphere_overlaps_body(&s->bodies, body[bp->found[k]], c, r))
+            keep(&s->bodies, body[bp->found[k]], ctx))
             s->query[(*n)++] = s->bodies.entity[body[bp->found[k]]].id;
     for (uint32_t k = 0; k < escaped; k++)
-        if ((s->bodies.layer[body[s->escaped[k]]] & mask) &&
-            physics__sphere_overlaps_body(&s->bodies, body[s->escaped[k]], c, r))
+        if ((s->bodies.layer[body[s->escaped[k]]] & mask) && keep(&s->bodies, body[s->escaped[k]], ctx))
             s->query[(*n)++] = s->bodies.entity[body[s->escaped[k]]].id;
     return 0;
+}
+
+typedef struct queries__sphere_ctx {
+    physics__v3 c;
+    float r;
+} queries__sphere_ctx;
+
+static bool queries__keep_sphere(const physics__bodies *b, uint32_t i, const void *ctx)
+{
+    const queries__sphere_ctx *x = ctx;
+    return physics__sphere_overlaps_body(b, i, x->c, x->r);
+}
+
+static int queries__sphere(physics__scene *s, physics__broadphase *bp, const uint32_t *body,
+                           physics__v3 c, float r, uint32_t mask, uint32_t *n)
+{
+    const physics__v3 ext = v3(r, r, r);
+    const queries__sphere_ctx ctx = {c, r};
+    return queries__collect(s, bp, body, v3_sub(c, ext), v3_add(c, ext), mask, queries__keep_sphere, &ctx, n);
+}
+
+/* A body's world box against [lo, hi] (ctx: the two corners). */
+static bool queries__keep_box(const physics__bodies *b, uint32_t i, const void *ctx)
+{
+    const physics__v3 *box = ctx;
+    const physics__v3 lo = v3_sub(b->position[i], b->extent[i]), hi = v3_add(b->position[i], b->extent[i]);
+    return lo.x <= box[1].x && lo.y <= box[1].y && lo.z <= box[1].z && hi.x >= box[0].x && hi.y >= box[0].y &&
+           hi.z >= box[0].z;
+}
+
+uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi, uint32_t mask, uint32_t *n)
+{
+    const physics__v3 box[2] = {lo, hi};
+    *n = 0;
+    if (physics__scene_refresh_grid(s) ||
+        queries__collect(s, &s->bp, s->grid_body, lo, hi, mask, queries__keep_box, box, n) ||
+        queries__collect(s, &s->fixed, s->fixed_body, lo, hi, mask, queries__keep_box, box, n)) {
+        *n = 0;
+        return NULL;
+    }
+    if (*n > 1)
+        qsort(s->query, *n, sizeof *s->query, physics__cmp_u32);
+    return s->query;
 }
 
 uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r, uint32_t mask,

@@ -10,6 +10,8 @@
  *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
  *      RIGID_PUSH_SPEED) with friction in a cone, positions and rotations, then one relaxing pass
  *      without the push (so penetration is removed without adding velocity that lasts);
+ *      (joints, physics_joints.c, are warm started before the contacts and solved after them in
+ *      each pass);
  *   4. restitution, for points that came in faster than RIGID_BOUNCE_SPEED;
  *   5. the contacts as islands see them, sleep, the cache and the events.
  * The contacts are solved one after the other in entity-pair order on one thread, so every bit of
@@ -172,17 +174,6 @@ static void rigid__gather(physics__scene *s)
 }
 
 
-/* The soft contact's coefficients for a substep h (Box2D v3's b2MakeSoft). */
-static void rigid__soft(float hertz, float zeta, float h, float *bias_rate, float *mass_scale,
-                        float *impulse_scale)
-{
-    const float omega = 2.0f * 3.14159265f * hertz;
-    const float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
-    *bias_rate = omega / a1;
-    *mass_scale = a2 * a3;
-    *impulse_scale = a3;
-}
-
 /* The kept manifolds become contacts, in order, with their warm starts and masses. */
 static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
 {
@@ -204,8 +195,8 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
-    rigid__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
-    rigid__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
+    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
+    physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
     uint32_t at = 0;
     n = 0;
     r->bouncy = false;
@@ -600,6 +591,8 @@ int physics__rigid_step(physics__scene *s, float dt)
         physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body) ||
         physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i))
         return CT_ERR_NOMEM;
+    if (physics__joints_begin(s))
+        return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i])
             s->report.awake++;
@@ -623,11 +616,15 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     for (uint32_t step = 0; step < substeps; step++) {
         rigid__integrate_velocities(s, h);
+        physics__joints_warm_start(s);
         rigid__warm_start(s);
         rigid__solve(s, inv_h, true);
+        physics__joints_solve(s, h, true);
         rigid__integrate_positions(s, h);
         rigid__solve(s, inv_h, false);
+        physics__joints_solve(s, h, false);
     }
+    physics__joints_end(s, h);
     rigid__restitution(s);
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC)

@@ -41,6 +41,8 @@ void physics__scene_init(physics__scene *s, ct_allocator_t *a)
 void physics__scene_free(physics__scene *s)
 {
     physics__bodies_free(&s->bodies);
+    physics__joints_free(s);
+    physics__characters_free(s);
     physics__broadphase_free(&s->bp);
     physics__broadphase_free(&s->fixed);
     physics__events_free(&s->events);
@@ -257,7 +259,7 @@ int physics__scene_step(physics__scene *s, float dt)
         s->num_pairs = s->contacts.n = s->rigid.num_contacts = 0;
         return 0;
     }
-    if (b->num_rotating)
+    if (b->num_rotating || s->joints.n)
         return physics__rigid_step(s, dt);
     s->events.size = 0;
     s->report = (physics__step_report){0};

@@ -5,6 +5,7 @@
  * bytes whatever the number of threads.
  */
 #include "render_core.h"
+#include "ct_array.h"
 
 #include "ct_hash.h"
 
@@ -124,10 +125,9 @@ bool render__build(render__queue *q, const float view_proj[16], const render__ma
 {
     const uint32_t n = q->num_packets;
     if (n > q->draws_cap) {
-        uint32_t cap = q->draws_cap ? q->draws_cap : 4096;
-        while (cap < n)
-            cap *= 2;
-        render__draw *d = ct_alloc(q->a, (size_t)cap * sizeof *d);
+        /* Rebuilt whole each frame: a new array, nothing to copy. */
+        const uint32_t cap = ct_array_capacity(q->draws_cap, n, 4096);
+        render__draw *d = cap ? ct_alloc(q->a, (size_t)cap * sizeof *d) : NULL;
         if (!d) {
             q->failed = true;
             return false;

@@ -4,6 +4,7 @@
  * holds one load of its mesh and material resources, released when the instance goes.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 #include "ct_plugin.h" /* CT_ARRAY_COUNT */
 
 #include <math.h>
@@ -39,9 +40,9 @@ static bool reserve(render__manager *m, uint32_t n)
 {
     if (n <= m->cap)
         return true;
-    uint32_t cap = m->cap ? m->cap : 64;
-    while (cap < n)
-        cap *= 2;
+    const uint32_t cap = ct_array_capacity(m->cap, n, 64);
+    if (!cap)
+        return false;
     ct_entity_t *e = ct_alloc(m->a, (size_t)cap * sizeof *e);
     uint8_t *d = ct_alloc(m->a, (size_t)cap * m->size);
     if (!e || !d) {
@@ -256,21 +257,36 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
     static const ct_field_t known[] = {
         {"type", CT_DATA_STRING, 0},       {"color", CT_DATA_INVALID, 0},
         {"intensity", CT_DATA_INVALID, 0}, {"range", CT_DATA_INVALID, 0},
+        {"angle", CT_DATA_INVALID, 0},     {"shadows", CT_DATA_BOOL, 0},
     };
-    render__light_desc d = {RENDER_LIGHT_DIRECTIONAL, {1, 1, 1}, 1.0f, 10.0f};
+    render__light_desc d = {RENDER_LIGHT_DIRECTIONAL, {1, 1, 1}, 1.0f, 10.0f, 30.0f, 0};
     if (!render__m.resource->check_fields(ctx, src, "light", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *type = render__m.data->string(field(src, "type"), "directional");
     if (!strcmp(type, "point")) {
         d.type = RENDER_LIGHT_POINT;
+    } else if (!strcmp(type, "spot")) {
+        d.type = RENDER_LIGHT_SPOT;
     } else if (strcmp(type, "directional")) {
-        render__m.resource->compile_error(ctx, "light.type: must be \"directional\" or \"point\", not \"%s\"", type);
+        render__m.resource->compile_error(ctx, "light.type: must be \"directional\", \"point\" or \"spot\", not \"%s\"",
+                                          type);
         return CT_ERR_BAD_DATA;
     }
     if (!color_field(src, "light", d.color, ctx) ||
         !number_field(src, "light", "intensity", 0.0f, 1000.0f, &d.intensity, ctx) ||
-        !number_field(src, "light", "range", 1e-3f, 1e6f, &d.range, ctx))
+        !number_field(src, "light", "range", 1e-3f, 1e6f, &d.range, ctx) ||
+        !number_field(src, "light", "angle", 1.0f, 89.0f, &d.angle, ctx))
         return CT_ERR_BAD_DATA;
+    if (field(src, "angle") && d.type != RENDER_LIGHT_SPOT) {
+        render__m.resource->compile_error(ctx, "light.angle: only spot lights have a cone (type = \"spot\")");
+        return CT_ERR_BAD_DATA;
+    }
+    d.shadows = render__m.data->boolean(field(src, "shadows"), false);
+    if (d.shadows && d.type == RENDER_LIGHT_DIRECTIONAL) {
+        render__m.resource->compile_error(ctx, "light.shadows: the sun's shadow is the render_config's shadow layer; "
+                                          "shadows here are for point and spot lights");
+        return CT_ERR_BAD_DATA;
+    }
     memcpy(out, &d, sizeof d);
     return 0;
 }

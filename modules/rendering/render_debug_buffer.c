@@ -1,5 +1,6 @@
 /* render_debug_buffer.c: the frame's debug vertices (render_core.h): growable arrays, capped. */
 #include "render_core.h"
+#include "ct_array.h"
 
 #include <string.h>
 
@@ -10,9 +11,9 @@ static bool grow(ct_allocator_t *a, void **items, uint32_t n, uint32_t *cap, uin
         return false;
     if (n + more <= *cap)
         return true;
-    uint32_t c = *cap ? *cap : 4096;
-    while (c < n + more)
-        c = c > RENDER_DEBUG_MAX_VERTICES / 2 ? RENDER_DEBUG_MAX_VERTICES : c * 2;
+    uint32_t c = ct_array_capacity(*cap, n + more, 4096);
+    if (!c || c > RENDER_DEBUG_MAX_VERTICES) /* n + more fits the limit: the limit holds it */
+        c = RENDER_DEBUG_MAX_VERTICES;
     void *p = ct_realloc(a, *items, (size_t)*cap * size, (size_t)c * size);
     if (!p)
         return false;

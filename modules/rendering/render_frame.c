@@ -6,6 +6,7 @@
  * backend when it is the chosen one.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 
 #include "ct_profiler.h"
 
@@ -33,6 +34,9 @@ typedef struct gather_job {
     bool shadow;
     float shadow_planes[6][4];
     float sun_forward[3], sun_near, sun_depth;
+    /* Point and spot lights casting shadows (into the shadow layer's pass 2): their spheres. */
+    uint32_t num_local;
+    float local[RENDER_MAX_LOCAL_SHADOWS][4];
 } gather_job;
 
 static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -83,7 +87,13 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
         const float radius = (palette != RENDER_NO_INDEX ? s->skinned_radius[i] : mesh->radius) * sqrtf(scale2);
         const render__layer_desc *layer = &s->pipeline.layers[mat->layer];
         const bool seen = inside(j->planes, c, radius);
-        const bool casts = j->shadow && !(layer->flags & RENDER_LAYER_BACK_TO_FRONT) && inside(j->shadow_planes, c, radius);
+        const bool opaque = !(layer->flags & RENDER_LAYER_BACK_TO_FRONT);
+        const bool casts = j->shadow && opaque && inside(j->shadow_planes, c, radius);
+        bool casts_local = false;
+        for (uint32_t k = 0; opaque && k < j->num_local && !casts_local; k++) {
+            const float d[3] = {c[0] - j->local[k][0], c[1] - j->local[k][1], c[2] - j->local[k][2]};
+            casts_local = dot3(d, d) < (radius + j->local[k][3]) * (radius + j->local[k][3]);
+        }
         render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material,
                                .palette = palette != RENDER_NO_INDEX ? palette : 0};
         memcpy(cmd.world, w, sizeof cmd.world);
@@ -101,6 +111,12 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
             const render__key_fields f = {
                 .layer = s->pipeline.shadow_layer, .pass = 1, .program = cmd.program, .material = r.material,
                 .depth = render__key_depth(dot3(c, j->sun_forward) - j->sun_near, 1e-3f, j->sun_depth, false)};
+            render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
+        }
+        if (casts_local) { /* into the cube maps of the point and spot lights (pass 2) */
+            cmd.program = palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_LOCAL_SKINNED : RENDER_PROGRAM_SHADOW_LOCAL;
+            const render__key_fields f = {.layer = s->pipeline.shadow_layer, .pass = 2, .program = cmd.program,
+                                          .material = r.material};
             render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
         }
     }
@@ -158,12 +174,17 @@ static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float 
     return true;
 }
 
-/* The lit program's frame uniforms: camera, ambient, the first directional light, four points. */
-static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_lights *out)
+/* The lit program's frame uniforms: camera, ambient, the first directional light, four point or
+ * spot lights (their cones into `local`); the shadowed ones among those into j->local when the
+ * pipeline has a shadow layer. */
+static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_lights *out,
+                          render__local_lights *local, gather_job *j)
 {
     memset(out, 0, sizeof *out);
+    memset(local, 0, sizeof *local);
     memcpy(out->v[0], eye, 3 * sizeof(float));
     memcpy(out->v[1], render__m.state->pipeline.ambient, 3 * sizeof(float));
+    const bool shadow_layer = render__m.state->pipeline.shadow_layer != RENDER_NO_INDEX;
     const render__manager *m = render__manager_of(world, RENDER_LIGHT_TYPE);
     bool sun = false;
     uint32_t points = 0;
@@ -176,10 +197,22 @@ static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_l
             out->v[2][0] = w[2], out->v[2][1] = w[6], out->v[2][2] = w[10]; /* +Z: towards the light */
             normalize3(out->v[2]);
             slot = out->v[3];
-        } else if (l->type == RENDER_LIGHT_POINT && points < 4) {
+        } else if ((l->type == RENDER_LIGHT_POINT || l->type == RENDER_LIGHT_SPOT) && points < 4) {
             float *pos = out->v[4 + 2 * points];
             pos[0] = w[3], pos[1] = w[7], pos[2] = w[11], pos[3] = l->range;
+            if (l->type == RENDER_LIGHT_SPOT) {
+                float *cone = local->v[2 * points];
+                cone[0] = -w[2], cone[1] = -w[6], cone[2] = -w[10]; /* -Z: where it shines */
+                normalize3(cone);
+                const float outer = l->angle * 3.14159265f / 180.0f;
+                cone[3] = cosf(outer);
+                local->v[2 * points + 1][0] = cosf(0.8f * outer);
+            }
             slot = out->v[5 + 2 * points++];
+            if (l->shadows && shadow_layer && j->num_local < RENDER_MAX_LOCAL_SHADOWS) {
+                memcpy(j->local[j->num_local], pos, sizeof j->local[0]);
+                slot[3] = (float)++j->num_local; /* its cube's layer + 1 */
+            }
         } else {
             continue;
         }
@@ -246,16 +279,9 @@ static void record_pipeline(render__state *s)
 
 static bool gather_worlds(render__state *s, ct_world_o *world, const render__manager *m)
 {
-    if (m->n > s->worlds_cap) {
-        uint32_t cap = s->worlds_cap ? s->worlds_cap : 1024;
-        while (cap < m->n)
-            cap *= 2;
-        float *w = ct_realloc(render__m.allocator, s->worlds, (size_t)s->worlds_cap * 48, (size_t)cap * 48);
-        if (!w)
-            return false;
-        s->worlds = w;
-        s->worlds_cap = cap;
-    }
+    /* 12 floats (one 3x4 matrix, 48 bytes) per instance. */
+    if (!ct_array_reserve(render__m.allocator, &s->worlds, &s->worlds_cap, m->n, 48, 1024))
+        return false;
     for (uint32_t i = 0; i < m->n; i++)
         memcpy(&s->worlds[12 * i], world_of(world, m->entity[i]).m, 48);
     return true;
@@ -276,7 +302,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     gather_job job = {.s = s, .meshes = meshes};
     if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
         return CT_ERR_NOT_FOUND;
-    if (gather_lights(world, job.eye, &s->lights) && s->pipeline.shadow_layer != RENDER_NO_INDEX)
+    if (gather_lights(world, job.eye, &s->lights, &s->local, &job) && s->pipeline.shadow_layer != RENDER_NO_INDEX)
         shadow_setup(&s->pipeline, &s->lights, &job);
     const render__pool pool = {render__m.jobs ? pool_parallel_for : NULL, (void *)render__m.jobs};
     const uint32_t ranges = (meshes->n + GATHER_GRAIN - 1) / GATHER_GRAIN;
@@ -305,7 +331,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     ct_profile_scope_end(&phase);
     /* What the camera sees: the draws recorded, less those into the shadow map. */
     uint32_t visible = packets;
-    for (uint32_t k = 0; job.shadow && k < s->queue.num_packets; k++)
+    for (uint32_t k = 0; (job.shadow || job.num_local) && k < s->queue.num_packets; k++)
         visible -= s->queue.sorted[k].context != 0 && /* context 0: layer begins and passes */
                    render__key_decode(s->queue.sorted[k].key).layer == s->pipeline.shadow_layer;
     phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
@@ -314,6 +340,7 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
         render__gl_set_palette(s->gl, (const float (*)[12])s->palette, s->palette_n);
         render__gl_set_debug(s->gl, &s->debug, s->view_proj);
+        render__gl_set_local_lights(s->gl, &s->local);
         render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
         render__gl_present(s->gl);
     }

@@ -7,6 +7,8 @@
  */
 #include "render_gl_internal.h"
 
+#include "ct_array.h"
+
 #include <X11/Xlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,13 +101,35 @@ static GLuint shadow_texture(uint32_t size)
     return t;
 }
 
+/* A depth cube map array of `size` texels a side holding `cubes` cubes, compared like the sun's
+ * map (linear filtering of the comparisons). */
+static GLuint cube_array(uint32_t size, uint32_t cubes)
+{
+    GLuint t;
+    glCreateTextures(GL_TEXTURE_CUBE_MAP_ARRAY, 1, &t);
+    glTextureStorage3D(t, 1, GL_DEPTH_COMPONENT32F, (GLsizei)size, (GLsizei)size, (GLsizei)(6 * cubes));
+    glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTextureParameteri(t, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    if (size == 1) {
+        const float one[6] = {1, 1, 1, 1, 1, 1};
+        glTextureSubImage3D(t, 0, 0, 0, 0, 1, 1, (GLsizei)(6 * cubes), GL_DEPTH_COMPONENT, GL_FLOAT, one);
+    }
+    return t;
+}
+
 static void release_shadow(render__gl *g)
 {
     if (g->shadow_fbo)
         glDeleteFramebuffers(1, &g->shadow_fbo);
     if (g->shadow_depth)
         glDeleteTextures(1, &g->shadow_depth);
-    g->shadow_fbo = g->shadow_depth = 0;
+    if (g->local_fbo)
+        glDeleteFramebuffers(1, &g->local_fbo);
+    if (g->local_depth)
+        glDeleteTextures(1, &g->local_depth);
+    g->shadow_fbo = g->shadow_depth = g->local_fbo = g->local_depth = 0;
     g->shadow_size = 0;
 }
 
@@ -134,6 +158,8 @@ static void make_debug_arrays(render__gl *g)
         glVertexArrayAttribBinding(g->text_vao, k, 0);
 }
 
+/* A GL buffer object grown to twice what is asked when too small (GPU memory: not a host array
+ * for ct_array.h), then filled. */
 static void upload(GLuint buffer, size_t *capacity, const void *data, size_t size)
 {
     if (size > *capacity) {
@@ -218,7 +244,12 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
     glCreateTextures(GL_TEXTURE_2D, 1, &g->white);
     glTextureStorage2D(g->white, 1, GL_SRGB8_ALPHA8, 1, 1);
     glTextureSubImage2D(g->white, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, white);
+    static const uint8_t flat[4] = {128, 128, 255, 255};
+    glCreateTextures(GL_TEXTURE_2D, 1, &g->flat);
+    glTextureStorage2D(g->flat, 1, GL_RGBA8, 1, 1);
+    glTextureSubImage2D(g->flat, 0, 0, 0, 1, 1, GL_RGBA, GL_UNSIGNED_BYTE, flat);
     g->no_shadow = shadow_texture(1);
+    g->no_local = cube_array(1, 1);
     make_debug_arrays(g);
     return g;
 }
@@ -241,7 +272,9 @@ void render__gl_destroy(render__gl *g)
         for (uint32_t k = 0; k < g->textures_cap; k++)
             render__gl_texture_release(g, k);
         glDeleteTextures(1, &g->white);
+        glDeleteTextures(1, &g->flat);
         glDeleteTextures(1, &g->no_shadow);
+        glDeleteTextures(1, &g->no_local);
         glDeleteVertexArrays(1, &g->debug_vao);
         glDeleteVertexArrays(1, &g->text_vao);
         glDeleteBuffers(1, &g->debug_vbo);
@@ -281,15 +314,10 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
                          const uint32_t *indices, uint32_t num_indices)
 {
     if (mesh >= g->meshes_cap) {
-        uint32_t cap = g->meshes_cap ? g->meshes_cap : 64;
-        while (cap <= mesh)
-            cap *= 2;
-        render__gl_mesh *m = ct_realloc(g->a, g->meshes, (size_t)g->meshes_cap * sizeof *m, (size_t)cap * sizeof *m);
-        if (!m)
+        const uint32_t old = g->meshes_cap;
+        if (!ct_array_reserve_of(g->a, &g->meshes, &g->meshes_cap, mesh + 1, 64))
             return false;
-        memset(m + g->meshes_cap, 0, (size_t)(cap - g->meshes_cap) * sizeof *m);
-        g->meshes = m;
-        g->meshes_cap = cap;
+        memset(g->meshes + old, 0, (size_t)(g->meshes_cap - old) * sizeof *g->meshes);
     }
     render__gl_mesh_release(g, mesh);
     render__gl_mesh *m = &g->meshes[mesh];
@@ -319,6 +347,21 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     }
     glVertexArrayBindingDivisor(m->vao, 1, 1);
     m->num_indices = num_indices;
+    return glGetError() == GL_NO_ERROR;
+}
+
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices)
+{
+    if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
+        return false;
+    render__gl_mesh *m = &g->meshes[mesh];
+    if (!m->tangents)
+        glCreateBuffers(1, &m->tangents);
+    glNamedBufferData(m->tangents, (GLsizeiptr)num_vertices * 16, tangents, GL_STATIC_DRAW);
+    glVertexArrayVertexBuffer(m->vao, 3, m->tangents, 0, 16);
+    glEnableVertexArrayAttrib(m->vao, 15);
+    glVertexArrayAttribFormat(m->vao, 15, 4, GL_FLOAT, GL_FALSE, 0);
+    glVertexArrayAttribBinding(m->vao, 15, 3);
     return glGetError() == GL_NO_ERROR;
 }
 
@@ -368,25 +411,25 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     glDeleteBuffers(1, &m->ibo);
     if (m->skin)
         glDeleteBuffers(1, &m->skin);
+    if (m->tangents)
+        glDeleteBuffers(1, &m->tangents);
     *m = (render__gl_mesh){0};
 }
 
-bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
                             const uint8_t *levels)
 {
+    if (kind >= RENDER_TEXTURE_KINDS)
+        return false;
     if (material >= g->textures_cap) {
-        uint32_t cap = g->textures_cap ? g->textures_cap : 64;
-        while (cap <= material)
-            cap *= 2;
-        GLuint *t = ct_realloc(g->a, g->textures, (size_t)g->textures_cap * sizeof *t, (size_t)cap * sizeof *t);
-        if (!t)
+        const uint32_t old = g->textures_cap;
+        if (!ct_array_reserve_of(g->a, &g->textures, &g->textures_cap, material + 1, 64))
             return false;
-        memset(t + g->textures_cap, 0, (size_t)(cap - g->textures_cap) * sizeof *t);
-        g->textures = t;
-        g->textures_cap = cap;
+        memset(g->textures + old, 0, (size_t)(g->textures_cap - old) * sizeof *g->textures);
     }
-    render__gl_texture_release(g, material);
-    GLuint *tex = &g->textures[material];
+    GLuint *tex = &g->textures[material][kind];
+    if (*tex)
+        glDeleteTextures(1, tex);
     glCreateTextures(GL_TEXTURE_2D, 1, tex);
     glTextureStorage2D(*tex, (GLsizei)info->levels, info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
                        (GLsizei)info->width, (GLsizei)info->height);
@@ -405,16 +448,22 @@ bool render__gl_texture_set(render__gl *g, uint32_t material, const render__text
 
 void render__gl_texture_release(render__gl *g, uint32_t material)
 {
-    if (material < g->textures_cap && g->textures[material]) {
-        glDeleteTextures(1, &g->textures[material]);
-        g->textures[material] = 0;
-    }
+    for (uint32_t k = 0; material < g->textures_cap && k < RENDER_TEXTURE_KINDS; k++)
+        if (g->textures[material][k]) {
+            glDeleteTextures(1, &g->textures[material][k]);
+            g->textures[material][k] = 0;
+        }
 }
 
-/* The texture draws of `material` sample. */
+/* The textures draws of `material` sample. */
 static GLuint texture_of(const render__gl *g, uint32_t material)
 {
-    return material < g->textures_cap && g->textures[material] ? g->textures[material] : g->white;
+    return material < g->textures_cap && g->textures[material][0] ? g->textures[material][0] : g->white;
+}
+
+static GLuint normal_map_of(const render__gl *g, uint32_t material)
+{
+    return material < g->textures_cap && g->textures[material][1] ? g->textures[material][1] : g->flat;
 }
 
 static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
@@ -452,7 +501,14 @@ static bool make_shadow(render__gl *g, const render__pipeline *p)
     glNamedFramebufferDrawBuffer(g->shadow_fbo, GL_NONE);
     glNamedFramebufferReadBuffer(g->shadow_fbo, GL_NONE);
     g->shadow_size = size;
-    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    /* The point and spot lights' cubes draw in the same layer: made with it. */
+    g->local_depth = cube_array(RENDER_LOCAL_SHADOW_SIZE, RENDER_MAX_LOCAL_SHADOWS);
+    glCreateFramebuffers(1, &g->local_fbo);
+    glNamedFramebufferTextureLayer(g->local_fbo, GL_DEPTH_ATTACHMENT, g->local_depth, 0, 0);
+    glNamedFramebufferDrawBuffer(g->local_fbo, GL_NONE);
+    glNamedFramebufferReadBuffer(g->local_fbo, GL_NONE);
+    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+           glCheckNamedFramebufferStatus(g->local_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
 bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err, size_t err_size)
@@ -486,8 +542,9 @@ static void begin_layer(render__gl *g, uint32_t layer)
         glViewport(0, 0, (GLsizei)g->shadow_size, (GLsizei)g->shadow_size);
     else
         glViewport(0, 0, (GLsizei)t->width, (GLsizei)t->height);
-    /* Layers after the shadow layer read its map (a layer before it would read last frame's). */
+    /* Layers after the shadow layer read its maps (a layer before it would read last frame's). */
     glBindTextureUnit(2, !shadow && g->shadow_depth ? g->shadow_depth : g->no_shadow);
+    glBindTextureUnit(5, !shadow && g->local_depth ? g->local_depth : g->no_local);
     /* Depth pushed away from the sun a little, so lit surfaces do not shadow themselves. */
     if (shadow) {
         glEnable(GL_POLYGON_OFFSET_FILL);
@@ -523,26 +580,96 @@ static void begin_layer(render__gl *g, uint32_t layer)
 /* The display list goes to the GPU once per frame; draws read their matrices from it. */
 static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
 {
-    const size_t size = (size_t)n * sizeof *draws;
-    if (size > g->instances_size) {
-        g->instances_size = size * 2;
-        glNamedBufferData(g->instances, (GLsizeiptr)g->instances_size, NULL, GL_STREAM_DRAW);
-    }
-    if (size)
-        glNamedBufferSubData(g->instances, 0, (GLsizeiptr)size, draws);
+    upload(g->instances, &g->instances_size, draws, (size_t)n * sizeof *draws);
 }
 
-/* Entries after `i` that draw the same mesh with the same program and texture (materials'
+/* Entries after `i` that draw the same mesh with the same program and textures (materials'
  * parameters are instance data: a change of material alone does not end a run). */
 static uint32_t run_end(const render__gl *g, const render__draw *draws, uint32_t i, uint32_t n)
 {
-    const GLuint texture = texture_of(g, draws[i].material);
+    const GLuint texture = texture_of(g, draws[i].material), normal = normal_map_of(g, draws[i].material);
     uint32_t j = i + 1;
     while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
            !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
-           texture_of(g, draws[j].material) == texture)
+           texture_of(g, draws[j].material) == texture && normal_map_of(g, draws[j].material) == normal)
         j++;
     return j;
+}
+
+void render__gl_set_local_lights(render__gl *g, const render__local_lights *local) { g->local = *local; }
+
+static bool local_program(uint32_t p)
+{
+    return p == RENDER_PROGRAM_SHADOW_LOCAL || p == RENDER_PROGRAM_SHADOW_LOCAL_SKINNED;
+}
+
+/* Face f of a cube seen from `eye`: projection (90 degrees, near 5 cm, far `range`) * view, with
+ * the axes GL's cube map sampling gives each face (right, up, and the face's direction). */
+static void cube_face(const float eye[3], float range, uint32_t f, float out[16])
+{
+    static const float axes[6][3][3] = {
+        {{0, 0, -1}, {0, -1, 0}, {1, 0, 0}},  {{0, 0, 1}, {0, -1, 0}, {-1, 0, 0}},
+        {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}},    {{1, 0, 0}, {0, 0, -1}, {0, -1, 0}},
+        {{1, 0, 0}, {0, -1, 0}, {0, 0, 1}},   {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}},
+    };
+    const float *r = axes[f][0], *u = axes[f][1], *d = axes[f][2];
+    const float view[16] = {r[0], u[0], -d[0], 0, r[1], u[1], -d[1], 0, r[2], u[2], -d[2], 0,
+                            -(r[0] * eye[0] + r[1] * eye[1] + r[2] * eye[2]),
+                            -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
+                            d[0] * eye[0] + d[1] * eye[1] + d[2] * eye[2], 1};
+    const float n = 0.05f, fa = range > 0.1f ? range : 0.1f;
+    const float proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa), 0};
+    render__mat4_mul(out, proj, view);
+}
+
+/* The shadow layer's pass 2, draws [begin, end): every caster into the six faces of each
+ * shadowed point or spot light's cube (the light's colour w in `lights` is its cube + 1). */
+static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uint32_t begin, uint32_t end,
+                                   uint32_t num_materials, const render__frame_lights *lights)
+{
+    if (!g->local_fbo)
+        return 0;
+    uint32_t calls = 0;
+    glBindFramebuffer(GL_FRAMEBUFFER, g->local_fbo);
+    glViewport(0, 0, RENDER_LOCAL_SHADOW_SIZE, RENDER_LOCAL_SHADOW_SIZE);
+    glDisable(GL_POLYGON_OFFSET_FILL); /* the distance written is exact; the lit programs bias it */
+    glEnable(GL_DEPTH_TEST);
+    glDepthMask(GL_TRUE);
+    glDisable(GL_BLEND);
+    glClearDepth(1.0);
+    for (uint32_t k = 0; k < 4; k++) {
+        const float *light = lights->v[4 + 2 * k], layer = lights->v[5 + 2 * k][3];
+        if (!(layer >= 1.0f && layer <= (float)RENDER_MAX_LOCAL_SHADOWS) || k >= (uint32_t)lights->v[1][3])
+            continue;
+        for (uint32_t f = 0; f < 6; f++) {
+            glNamedFramebufferTextureLayer(g->local_fbo, GL_DEPTH_ATTACHMENT, g->local_depth, 0,
+                                           (GLint)(6 * ((uint32_t)layer - 1) + f));
+            glClear(GL_DEPTH_BUFFER_BIT);
+            float face[16];
+            cube_face(light, light[3], f, face);
+            for (uint32_t p = RENDER_PROGRAM_SHADOW_LOCAL; p <= RENDER_PROGRAM_SHADOW_LOCAL_SKINNED; p++) {
+                glProgramUniformMatrix4fv(g->programs[p], 40, 1, GL_FALSE, face);
+                glProgramUniform4fv(g->programs[p], 44, 1, light);
+            }
+            for (uint32_t i = begin; i < end;) {
+                const render__draw *d = &draws[i];
+                uint32_t j = i + 1;
+                while (j < end && draws[j].program == d->program && draws[j].mesh == d->mesh)
+                    j++;
+                if (d->material < num_materials && d->mesh < g->meshes_cap && g->meshes[d->mesh].vao) {
+                    const render__gl_mesh *m = &g->meshes[d->mesh];
+                    glUseProgram(g->programs[d->program]);
+                    glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
+                    glBindVertexArray(m->vao);
+                    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
+                                                        (GLsizei)(j - i), i);
+                    calls++;
+                }
+                i = j;
+            }
+        }
+    }
+    return calls;
 }
 
 uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
@@ -595,6 +722,17 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i++;
             continue;
         }
+        if (local_program(d->program)) { /* the block of point/spot shadow casters, all at once */
+            uint32_t end = i + 1;
+            while (end < n && draws[end].kind == RENDER_CMD_DRAW && local_program(draws[end].program) &&
+                   draws[end].layer == d->layer)
+                end++;
+            calls += draw_local_shadows(g, draws, i, end, num_materials, lights);
+            /* What follows sets its program, mesh and target again. */
+            glBindFramebuffer(GL_FRAMEBUFFER, g->shadow_fbo);
+            i = end;
+            continue;
+        }
         const uint32_t end = run_end(g, draws, i, n);
         if (d->material >= num_materials || d->mesh >= g->meshes_cap || !g->meshes[d->mesh].vao) {
             i = end;
@@ -603,10 +741,12 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
             /* Only the lit programs read the frame's lights (setting an absent location fails). */
-            if ((d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED ||
-                 d->program == RENDER_PROGRAM_SHADOW || d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
+            const bool lit = d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
+            if ((lit || d->program == RENDER_PROGRAM_SHADOW || d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
                 !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
+                if (lit)
+                    glUniform4fv(28, 8, &g->local.v[0][0]);
                 frame_set |= 1u << d->program;
             }
         }
@@ -616,6 +756,7 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             glBindVertexArray(m->vao);
         }
         glBindTextureUnit(0, texture_of(g, d->material));
+        glBindTextureUnit(4, normal_map_of(g, d->material));
         glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
                                             (GLsizei)(end - i), i);
         calls++;

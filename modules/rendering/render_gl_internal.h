@@ -18,6 +18,7 @@ typedef struct render__gl_target {
 
 typedef struct render__gl_mesh {
     GLuint vao, vbo, ibo, skin; /* skin: a skinned mesh's bones and weights (binding 2), else 0 */
+    GLuint tangents;            /* binding 3, location 15; 0 without */
     uint32_t num_indices;
 } render__gl_mesh;
 
@@ -41,6 +42,9 @@ struct render__gl {
     GLuint shadow_fbo, shadow_depth; /* the sun's shadow map (a shadow layer draws into it) */
     uint32_t shadow_size;
     GLuint no_shadow;                /* 1 x 1 depth texture bound at unit 2 without a shadow map */
+    GLuint local_fbo, local_depth;   /* point and spot lights' shadow cubes (a cube map array) */
+    GLuint no_local;                 /* 1 x 1 cube array bound at unit 5 without them */
+    render__local_lights local;      /* the frame's spot cones (render__gl_set_local_lights) */
     GLuint debug_vao, debug_vbo, text_vao, text_vbo; /* the frame's debug lines and text */
     size_t debug_size, text_size;
     uint32_t debug_lines, debug_text; /* vertices set this frame (a replayed capture has none) */
@@ -48,9 +52,10 @@ struct render__gl {
     GLuint font;                     /* the font atlas (unit 3), 0 until set */
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
-    GLuint *textures;      /* per material slot, 0: none (draws sample `white`) */
+    GLuint (*textures)[RENDER_TEXTURE_KINDS]; /* per material slot, 0: none (draws sample `white`, `flat`) */
     uint32_t textures_cap;
     GLuint white;          /* 1 x 1 white, for materials without a texture */
+    GLuint flat;           /* 1 x 1 (0, 0, 1) normal, for materials without a normal map */
     char renderer[160];
 };
 

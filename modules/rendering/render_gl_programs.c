@@ -6,8 +6,10 @@
  * 9..11 the normal matrix's rows, 12..13 the material's colour and (specular strength,
  * shininess, 0, 0) (render__draw's mvp, world, normal and params). So a run of draws that share
  * program, mesh and texture is one instanced draw call, whatever their materials. Location 14 is
- * the vertex's texture coordinate; unit 0 holds the material's base colour texture (sRGB, so it
- * reads as linear colour; white for a material without one), multiplied into its colour. The
+ * the vertex's texture coordinate, 15 its tangent (render_mesh_blob.h); unit 0 holds the material's
+ * base colour texture (sRGB, so it reads as linear colour; white for a material without one),
+ * multiplied into its colour, and unit 4 its tangent-space normal map (a flat normal without one),
+ * which the lit programs apply when the material's specular.z (its strength) is above 0. The
  * skinned programs read the frame's bone palette through a buffer texture at unit 1 (three RGBA32F
  * texels per bone): on llvmpipe texelFetch is about three times faster than a storage buffer.
  * The frame's uniforms sit at an explicit location, so the backend sets them without a lookup:
@@ -16,6 +18,10 @@
  *                                  and colour, up to four point lights as (position, range) and
  *                                  (colour, 0), then the sun's shadow matrix (columns 12..15;
  *                                  all zero without a shadow map). The shadow map is at unit 2.
+ *                                  A point/spot light's colour w is its shadow cube's layer + 1
+ *                                  (0: none; render_gpu.h).
+ *   location 28..35 u_local[8]     per frame: spot cones (render__local_lights); the point and
+ *                                  spot lights' shadow cubes are a cube map array at unit 5.
  * Full-screen programs draw one triangle made from gl_VertexID and read their input at unit 0.
  */
 #include "render_gl_internal.h"
@@ -24,7 +30,7 @@
 
 const char *const render__program_names[RENDER_NUM_PROGRAMS] = {
     "unlit", "lit", "copy", "vignette", "unlit_skinned", "lit_skinned", "shadow", "shadow_skinned",
-    "debug_lines", "text"};
+    "debug_lines", "text", "shadow_local", "shadow_local_skinned"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -35,9 +41,11 @@ static const char mesh_vs[] =
     "layout(location = 9) in vec4 i_normal[3];\n"
     "layout(location = 12) in vec4 i_material[2];\n"
     "layout(location = 14) in vec2 a_uv;\n"
+    "layout(location = 15) in vec4 a_tangent;\n"
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
+    "out vec4 v_tangent;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
@@ -48,6 +56,8 @@ static const char mesh_vs[] =
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_normal[0].xyz, a_normal), dot(i_normal[1].xyz, a_normal),\n"
     "                  dot(i_normal[2].xyz, a_normal));\n"
+    "  v_tangent = vec4(dot(i_world[0].xyz, a_tangent.xyz), dot(i_world[1].xyz, a_tangent.xyz),\n"
+    "                   dot(i_world[2].xyz, a_tangent.xyz), a_tangent.w);\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "}\n";
 
@@ -66,13 +76,18 @@ static const char skinned_vs[] =
     "layout(location = 12) in uvec4 a_joints;\n"
     "layout(location = 13) in vec4 a_weights;\n"
     "layout(location = 14) in vec2 a_uv;\n"
+    "layout(location = 15) in vec4 a_tangent;\n"
     "layout(binding = 1) uniform samplerBuffer u_palette;\n"
     "#ifdef SHADOW\n"
     "layout(location = 12) uniform vec4 u_frame[16];\n"
     "#endif\n"
+    "#ifdef LOCAL\n"
+    "layout(location = 40) uniform mat4 u_face;\n"
+    "#endif\n"
     "out vec2 v_uv;\n"
     "out vec3 v_world;\n"
     "out vec3 v_normal;\n"
+    "out vec4 v_tangent;\n"
     "flat out vec4 v_color;\n"
     "flat out vec4 v_specular;\n"
     "void main() {\n"
@@ -92,8 +107,12 @@ static const char skinned_vs[] =
     "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
-    "#ifdef SHADOW\n"
+    "  vec3 t = vec3(dot(r0.xyz, a_tangent.xyz), dot(r1.xyz, a_tangent.xyz), dot(r2.xyz, a_tangent.xyz));\n"
+    "  v_tangent = vec4(dot(i_world[0].xyz, t), dot(i_world[1].xyz, t), dot(i_world[2].xyz, t), a_tangent.w);\n"
+    "#if defined(SHADOW)\n"
     "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, 1.0);\n"
+    "#elif defined(LOCAL)\n"
+    "  gl_Position = u_face * vec4(v_world, 1.0);\n"
     "#else\n"
     "  gl_Position = mat4(i_mvp[0], i_mvp[1], i_mvp[2], i_mvp[3]) * p;\n"
     "#endif\n"
@@ -110,6 +129,27 @@ static const char shadow_vs[] =
     "  vec4 w = vec4(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p), 1.0);\n"
     "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * w;\n"
     "}\n";
+
+/* A point or spot light's shadow: the world position through one face of its cube (u_face, at
+ * location 40), and as depth the distance from the light over its range (u_light: position,
+ * range), so every face stores the same measure and the lit programs compare distances. */
+static const char shadow_local_vs[] =
+    "#version 450 core\n"
+    "layout(location = 0) in vec3 a_position;\n"
+    "layout(location = 6) in vec4 i_world[3];\n"
+    "layout(location = 40) uniform mat4 u_face;\n"
+    "out vec3 v_world;\n"
+    "void main() {\n"
+    "  vec4 p = vec4(a_position, 1.0);\n"
+    "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
+    "  gl_Position = u_face * vec4(v_world, 1.0);\n"
+    "}\n";
+
+static const char distance_fs[] =
+    "#version 450 core\n"
+    "layout(location = 44) uniform vec4 u_light;\n"
+    "in vec3 v_world;\n"
+    "void main() { gl_FragDepth = clamp(length(v_world - u_light.xyz) / u_light.w, 0.0, 1.0); }\n";
 
 /* Debug lines: world positions through the camera (uniform 0), vertex colours. */
 static const char lines_vs[] =
@@ -167,9 +207,13 @@ static const char lit_fs[] =
     "layout(location = 12) uniform vec4 u_frame[16];\n"
     "layout(binding = 0) uniform sampler2D u_base;\n"
     "layout(binding = 2) uniform sampler2DShadow u_shadow;\n"
+    "layout(binding = 4) uniform sampler2D u_normal_map;\n"
+    "layout(location = 28) uniform vec4 u_local[8];\n"
+    "layout(binding = 5) uniform samplerCubeArrayShadow u_local_shadow;\n"
     "in vec2 v_uv;\n"
     "in vec3 v_world;\n"
     "in vec3 v_normal;\n"
+    "in vec4 v_tangent;\n"
     "flat in vec4 v_color;\n"
     "flat in vec4 v_specular;\n"
     "out vec4 o_color;\n"
@@ -194,8 +238,50 @@ static const char lit_fs[] =
     "      sum += texture(u_shadow, vec3(c.xy + vec2(x, y) * texel * soft, c.z - bias));\n"
     "  return sum / 9.0;\n"
     "}\n"
+    /* The normal map's (x, y) scaled by the material's strength (v_specular.z; 0: no map), in
+     * the frame of tangent, bitangent (w * cross(n, t)) and normal; meshes without tangents (a
+     * replayed capture) keep their normal. */
+    "vec3 mapped_normal(vec3 n) {\n"
+    "  if (v_specular.z <= 0.0 || dot(v_tangent.xyz, v_tangent.xyz) < 1e-12) return n;\n"
+    "  vec3 t = v_tangent.xyz - n * dot(n, v_tangent.xyz);\n"
+    "  if (dot(t, t) < 1e-12) return n;\n"
+    "  t = normalize(t);\n"
+    "  vec3 b = cross(n, t) * (v_tangent.w < 0.0 ? -1.0 : 1.0);\n"
+    "  vec3 m = texture(u_normal_map, v_uv).xyz * 2.0 - 1.0;\n"
+    "  m.xy *= v_specular.z;\n"
+    "  return normalize(m.x * t + m.y * b + m.z * n);\n"
+    "}\n"
+    /* Point or spot light k's share that reaches this point (d: from the light to here): 1
+     * without a shadow (u_frame[5 + 2k].w = 0), else the average of four filtered comparisons
+     * of the distance with its cube's, spread about a texel and a half across the direction. The
+     * distance is biased by what a texel spans there: more far away and at grazing angles. */
+    "float local_lit(int k, vec3 d, vec3 n, float range) {\n"
+    "  float layer = u_frame[5 + 2 * k].w;\n"
+    "  if (layer < 0.5) return 1.0;\n"
+    "  float dist = length(d);\n"
+    "  vec3 dir = d / max(dist, 1e-6);\n"
+    "  float ndl = max(dot(n, -dir), 0.0);\n"
+    "  float slope = min(sqrt(max(1.0 - ndl * ndl, 0.0)) / max(ndl, 1e-3), 5.0);\n"
+    "  float ref = (dist - 0.02 - dist * (0.01 + 0.02 * slope)) / range;\n"
+    "  vec3 a = normalize(cross(dir, abs(dir.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0)));\n"
+    "  vec3 b = cross(dir, a);\n"
+    "  float spread = 3.0 / 256.0;\n"
+    "  float sum = 0.0;\n"
+    "  for (int t = 0; t < 4; t++) {\n"
+    "    vec2 o = vec2((t & 1) != 0 ? 1.0 : -1.0, (t & 2) != 0 ? 1.0 : -1.0) * spread;\n"
+    "    sum += texture(u_local_shadow, vec4(dir + o.x * a + o.y * b, layer - 1.0), ref);\n"
+    "  }\n"
+    "  return sum * 0.25;\n"
+    "}\n"
+    /* A spot light's cone (u_local[2k]: its axis, cos of the half angle; u_local[2k + 1].x: cos
+     * where the fade begins); 1 for a point light (axis zero). */
+    "float cone(int k, vec3 to_point) {\n"
+    "  vec4 s = u_local[2 * k];\n"
+    "  if (dot(s.xyz, s.xyz) == 0.0) return 1.0;\n"
+    "  return smoothstep(s.w, u_local[2 * k + 1].x, dot(normalize(to_point), s.xyz));\n"
+    "}\n"
     "void main() {\n"
-    "  vec3 n = normalize(v_normal);\n"
+    "  vec3 n = mapped_normal(normalize(v_normal));\n"
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
     "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
     "  vec3 base = albedo.rgb;\n"
@@ -205,7 +291,9 @@ static const char lit_fs[] =
     "    vec4 pr = u_frame[4 + 2 * k];\n"
     "    vec3 d = pr.xyz - v_world;\n"
     "    float fall = clamp(1.0 - length(d) / pr.w, 0.0, 1.0);\n"
-    "    c += fall * fall * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
+    "    float reach = fall * fall * cone(k, -d);\n"
+    "    if (reach > 0.0) reach *= local_lit(k, -d, n, pr.w);\n"
+    "    c += reach * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
     "  }\n"
     "  o_color = vec4(c, albedo.a);\n"
     "}\n";
@@ -286,6 +374,7 @@ static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs
 bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size)
 {
     static const char version[] = "#version 450 core\n", shadow[] = "#version 450 core\n#define SHADOW 1\n";
+    static const char local[] = "#version 450 core\n#define LOCAL 1\n";
     static const char *const sources[RENDER_NUM_PROGRAMS][3] = {
         [RENDER_PROGRAM_UNLIT] = {NULL, mesh_vs, unlit_fs},
         [RENDER_PROGRAM_LIT] = {NULL, mesh_vs, lit_fs},
@@ -297,6 +386,8 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_SHADOW_SKINNED] = {shadow, skinned_vs, depth_fs},
         [RENDER_PROGRAM_DEBUG_LINES] = {NULL, lines_vs, lines_fs},
         [RENDER_PROGRAM_TEXT] = {NULL, text_vs, text_fs},
+        [RENDER_PROGRAM_SHADOW_LOCAL] = {NULL, shadow_local_vs, distance_fs},
+        [RENDER_PROGRAM_SHADOW_LOCAL_SKINNED] = {local, skinned_vs, distance_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
         out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k], err, err_size);

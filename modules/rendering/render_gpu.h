@@ -25,7 +25,9 @@ enum {
     RENDER_PROGRAM_SHADOW_SKINNED = 7,
     RENDER_PROGRAM_DEBUG_LINES = 8,   /* debug lines, coloured, over everything */
     RENDER_PROGRAM_TEXT = 9,          /* screen text from the baked font atlas */
-    RENDER_NUM_PROGRAMS = 10,
+    RENDER_PROGRAM_SHADOW_LOCAL = 10, /* distance from a point or spot light, into its cube map */
+    RENDER_PROGRAM_SHADOW_LOCAL_SKINNED = 11,
+    RENDER_NUM_PROGRAMS = 12,
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
@@ -103,6 +105,15 @@ typedef struct render__texture_info {
     uint32_t width, height, levels, flags;
 } render__texture_info;
 
+/* The mip levels from w x h down to 1 x 1. */
+uint32_t render__texture_levels(uint32_t w, uint32_t h);
+
+/* Decodes PNG or JPEG bytes into RGBA8 with its mip chain (render__texture_bytes of it, from
+ * `a`): `flags` RENDER_TEXTURE_SRGB for colour, 0 for a tangent-space normal map. NULL with the
+ * reason in err when corrupt, not such an image, or wider or taller than max_size. */
+uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags, uint32_t max_size,
+                                ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size);
+
 /* Bytes of a texture's levels. */
 static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t levels)
 {
@@ -116,6 +127,24 @@ static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t leve
 typedef struct render__frame_lights {
     float v[16][4];
 } render__frame_lights;
+
+/*
+ * Shadows of point and spot lights: each shadowed light (at most RENDER_MAX_LOCAL_SHADOWS a
+ * frame, in light order) gets the six faces of a cube map, RENDER_LOCAL_SHADOW_SIZE texels a
+ * side, layers of one depth cube map array, holding the distance to the nearest caster over the
+ * light's range. A spot light uses a whole cube too (simple, at the cost of faces outside its
+ * cone). Casters are the instances whose bounding sphere meets the light's range, drawn into the
+ * pipeline's shadow layer (pass 2, after the sun's map); without a shadow layer nothing casts.
+ * render__frame_lights marks a shadowed light by its colour's w (layer + 1, 0: none).
+ */
+#define RENDER_MAX_LOCAL_SHADOWS 4
+#define RENDER_LOCAL_SHADOW_SIZE 256
+/* Per point/spot light k of render__frame_lights: v[2k] = (the direction a spot shines, cos of its
+ * cone's half angle) or all zero for a point light, v[2k + 1] = (cos of the angle where the
+ * cone's fade begins, 0, 0, 0). Not held by captures: a replay draws spot lights as points. */
+typedef struct render__local_lights {
+    float v[8][4];
+} render__local_lights;
 
 /* ---- The gl backend ------------------------------------------------------------------------ */
 
@@ -137,6 +166,9 @@ unsigned long render__gl_x11_window(const render__gl *g);
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
 bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
                          const uint32_t *indices, uint32_t num_indices);
+/* Adds a mesh's tangents (4 floats per vertex, as given to mesh_set: render_mesh_blob.h), which
+ * normal-mapped materials need; a mesh without them draws with its plain normals. */
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices);
 /* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
 bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
 /* The frame's debug lines and text (see render__debug), the camera's projection * view for the
@@ -147,9 +179,10 @@ bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, ui
  * render__draw.palette onwards. */
 bool render__gl_set_palette(render__gl *g, const float (*bones)[12], uint32_t n);
 void render__gl_mesh_release(render__gl *g, uint32_t mesh);
-/* Uploads material `material`'s texture (replacing what was there; draws of a material without
- * one sample white); false on a GL error. */
-bool render__gl_texture_set(render__gl *g, uint32_t material, const render__texture_info *info,
+/* Uploads material `material`'s base colour texture or normal map (replacing what was there;
+ * draws of a material without one sample white, or a flat normal); false on a GL error. */
+enum { RENDER_TEXTURE_BASE = 0, RENDER_TEXTURE_NORMAL = 1, RENDER_TEXTURE_KINDS = 2 };
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
                             const uint8_t *levels);
 void render__gl_texture_release(render__gl *g, uint32_t material);
 
@@ -160,6 +193,8 @@ bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err
  * number of GL draw calls. */
 uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
                             const render__frame_lights *lights);
+/* The frame's spot cones (render__local_lights); zeros (all point lights) until set. */
+void render__gl_set_local_lights(render__gl *g, const render__local_lights *local);
 /* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
 bool render__gl_read(render__gl *g, uint8_t *rgba);
 /* In window mode: shows the backbuffer. */

@@ -37,6 +37,7 @@
 #include "ct_world.h"
 
 #include "render_gpu.h"
+#include "render_mesh_blob.h"
 
 /* RENDER_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
  * layouts of render__state, render__manager and every struct they reach (render_layout.h, by
@@ -60,12 +61,17 @@ typedef struct render__camera_desc {
     float fov_degrees, near_plane, far_plane;
 } render__camera_desc;
 
-enum { RENDER_LIGHT_DIRECTIONAL = 0, RENDER_LIGHT_POINT = 1 };
+/* A spot light shines along its transform's -Z (as a camera looks), in a cone `angle` degrees
+ * from its axis, fading over the outer fifth of that angle. Point and spot lights with `shadows`
+ * cast them when the pipeline has a shadow layer (render_gpu.h, RENDER_MAX_LOCAL_SHADOWS). */
+enum { RENDER_LIGHT_DIRECTIONAL = 0, RENDER_LIGHT_POINT = 1, RENDER_LIGHT_SPOT = 2 };
 typedef struct render__light_desc {
     uint32_t type;
     float color[3];
     float intensity;
     float range;
+    float angle;      /* spot lights: the cone's half angle in degrees */
+    uint32_t shadows; /* 1: casts shadows (point and spot lights) */
 } render__light_desc;
 
 /* One manager per component type and world: entities and fixed-size data, packed, found through
@@ -99,14 +105,6 @@ typedef struct render__named {
 } render__named;
 
 /* A loaded mesh resource: its compiled payload (owned by the kernel) and its bounds. */
-/* A skinned mesh's joint: the bone it follows (by name: the animation's bone of that name) and
- * the inverse of that bone's rest frame in the mesh's space (3x4, row-major). */
-#define RENDER_JOINT_NAME 32
-typedef struct render__mesh_joint {
-    char name[RENDER_JOINT_NAME];
-    float bind_inverse[12];
-} render__mesh_joint;
-
 typedef struct render__mesh_slot {
     bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
@@ -114,20 +112,13 @@ typedef struct render__mesh_slot {
     const uint32_t *indices;
     uint32_t num_vertices, num_indices;
     float center[3], radius; /* local bounding sphere (the rest pose's for a skinned mesh) */
+    const float (*tangents)[4];      /* per vertex (render_mesh_blob.h) */
     const render__skin_vertex *skin; /* skinned meshes: per vertex; NULL for rigid ones */
     const render__mesh_joint *joints;
     uint32_t num_joints;
     uint32_t *joint_bone;      /* joint -> bone index in the skeleton seen first (render_skin.c) */
     uint32_t joint_bone_count; /* that skeleton's bone count */
 } render__mesh_slot;
-
-/* The compiled mesh payload's header (format 3); vertices and indices follow, then for a skinned
- * mesh (num_joints > 0) a render__skin_vertex per vertex and the joints. */
-typedef struct render__mesh_header {
-    uint32_t num_vertices, num_indices;
-    float center[3], radius;
-    uint32_t num_joints, reserved;
-} render__mesh_header;
 
 /* What a skinned mesh adds to render__write_mesh. */
 typedef struct render__mesh_skin {
@@ -136,21 +127,23 @@ typedef struct render__mesh_skin {
     uint32_t num_joints;
 } render__mesh_skin;
 
-/* The compiled material payload (format 2); a texture's levels follow it. */
+/* The compiled material payload (format 3); the base colour texture's levels follow it, then the
+ * normal map's. specular is (strength, shininess, normal map strength (0: none), 0). */
 typedef struct render__material_blob {
     uint32_t program;
     char layer[RENDER_NAME_SIZE];
     float color[4];
     float specular[4];
-    render__texture_info texture; /* width 0: none */
+    render__texture_info texture; /* width 0: none; sRGB colour */
+    render__texture_info normal;  /* width 0: none; a tangent-space normal map (flags 0) */
 } render__material_blob;
 
 typedef struct render__material_slot {
     bool used, uploaded;
     char name[RENDER_RESOURCE_NAME_SIZE];
     char layer[RENDER_NAME_SIZE];
-    render__texture_info texture;
-    const uint8_t *texels; /* in the loaded payload (the kernel keeps it), or NULL */
+    render__texture_info texture, normal;
+    const uint8_t *texels, *normal_texels; /* in the loaded payload (the kernel keeps it), or NULL */
 } render__material_slot;
 
 /* Everything the module keeps, in one allocation that survives a hot reload. */
@@ -187,6 +180,7 @@ typedef struct render__state {
     uint32_t skinned_cap;
     float view_proj[16];
     render__frame_lights lights;
+    render__local_lights local; /* spot cones and shadow filtering of the frame's point/spot lights */
     ct_render_stats_t stats;
     bool have_frame;
 
@@ -256,9 +250,10 @@ static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((
 
 /* render_mesh.c, render_mesh_gltf.c */
 extern const ct_resource_type_t render__mesh_resource;
-/* Writes the compiled mesh: header (with bounds), vertices, indices. */
+/* Writes the compiled mesh: header (with bounds), vertices, indices, tangents (4 per vertex;
+ * NULL: derived by render__mesh_tangents), and the skin; 0 or CT_ERR_BAD_DATA (reported). */
 int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni, const render__mesh_skin *skin);
+                       const uint32_t *idx, uint32_t ni, const float *tangents, const render__mesh_skin *skin);
 int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
 /* render_mesh_skin.c: the skinned mesh of glTF skin `skin`, posed at rest, in metres times `units`. */
 struct ct_gltf_t;
@@ -280,12 +275,11 @@ void render__upload_textures(void);
  * buffer (size + 1 bytes, NUL-terminated) is freed from render__m.allocator. */
 void *render__read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel, uint64_t max,
                                 size_t *size);
-uint32_t render__texture_levels(uint32_t w, uint32_t h);
-/* Decodes PNG or JPEG bytes into RGBA8 sRGB with its mip chain (render__texture_bytes of it, from
- * render__m.allocator); NULL when corrupt, not an image or over RENDER_MAX_TEXTURE_SIZE, reported
- * naming `what`. */
+/* Decodes PNG or JPEG bytes into RGBA8 with its mip chain (render__texture_bytes of it, from
+ * render__m.allocator; `flags` as render__texture_decode's); NULL when corrupt, not an image or over
+ * RENDER_MAX_TEXTURE_SIZE, reported naming `what`. */
 uint8_t *render__decode_texture(ct_compile_ctx_o *ctx, const char *what, const uint8_t *bytes, size_t size,
-                                render__texture_info *out);
+                                uint32_t flags, render__texture_info *out);
 uint32_t render__material_slot_of(const char *name);
 /* Resolves every material's layer name against the current pipeline. */
 void render__resolve_material_layers(void);

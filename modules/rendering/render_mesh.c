@@ -21,10 +21,20 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && !strcmp(s + a - b, suffix);
 }
 
-/* Writes the compiled mesh: header, vertices, indices. */
+/* Writes the compiled mesh: header, vertices, indices, tangents (derived when NULL), skin. */
 int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni, const render__mesh_skin *skin)
+                       const uint32_t *idx, uint32_t ni, const float *tangents, const render__mesh_skin *skin)
 {
+    float *derived = NULL;
+    const size_t derived_bytes = (size_t)nv * 7 * sizeof(float);
+    if (!tangents) {
+        derived = ct_alloc(render__m.allocator, derived_bytes);
+        if (!derived || !render__mesh_tangents(pos, nrm, uv, nv, idx, ni, derived + 4 * (size_t)nv, derived)) {
+            ct_free(render__m.allocator, derived, derived_bytes);
+            return render__compile_bad(ctx, "mesh: out of memory for its tangents%s%s", "", "");
+        }
+        tangents = derived;
+    }
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (uint32_t i = 0; i < nv; i++)
         for (int k = 0; k < 3; k++) {
@@ -45,10 +55,12 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
         render__m.resource->write(ctx, &v, sizeof v);
     }
     render__m.resource->write(ctx, idx, (uint64_t)ni * sizeof *idx);
+    render__m.resource->write(ctx, tangents, (uint64_t)nv * 4 * sizeof *tangents);
     if (skin) {
         render__m.resource->write(ctx, skin->vertices, (uint64_t)nv * sizeof *skin->vertices);
         render__m.resource->write(ctx, skin->joints, (uint64_t)skin->num_joints * sizeof *skin->joints);
     }
+    ct_free(render__m.allocator, derived, derived_bytes);
     return 0;
 }
 
@@ -61,9 +73,10 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
         render__m.resource->compile_error(ctx, "mesh.source: %s", err);
         return e;
     }
-    render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices, NULL);
+    const int w = render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices,
+                                     NULL, NULL);
     obj_free(&m, render__m.allocator);
-    return 0;
+    return w;
 }
 
 static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
@@ -91,77 +104,19 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     return e;
 }
 
-/* Why a skinned mesh's bones are unusable, or NULL: every joint index in range, weights finite
- * and summing to 1, joint names terminated, inverse binds finite. */
-static const char *skin_error(const render__skin_vertex *skin, uint32_t nv, const render__mesh_joint *joints,
-                              uint32_t nj)
-{
-    for (uint32_t i = 0; skin && i < nv; i++) {
-        float sum = 0;
-        for (int k = 0; k < 4; k++) {
-            if (skin[i].joints[k] >= nj || !isfinite(skin[i].weights[k]) || skin[i].weights[k] < 0)
-                return "a skinned vertex names a joint past the mesh's joints, or has a bad weight";
-            sum += skin[i].weights[k];
-        }
-        if (fabsf(sum - 1.0f) > 1e-3f)
-            return "a skinned vertex's weights do not sum to 1";
-    }
-    for (uint32_t j = 0; j < nj; j++) {
-        if (!memchr(joints[j].name, 0, sizeof joints[j].name) || !joints[j].name[0])
-            return "a joint's name is empty or not terminated";
-        for (int k = 0; k < 12; k++)
-            if (!isfinite(joints[j].bind_inverse[k]))
-                return "a joint's inverse bind matrix is not finite";
-    }
-    return NULL;
-}
-
 static bool upload(render__gl *gl, uint32_t slot, const render__mesh_slot *m)
 {
     return render__gl_mesh_set(gl, slot, m->vertices, m->num_vertices, m->indices, m->num_indices) &&
+           render__gl_mesh_set_tangents(gl, slot, m->tangents, m->num_vertices) &&
            (!m->skin || render__gl_mesh_set_skin(gl, slot, m->skin, m->num_vertices));
 }
 
 static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
 {
     (void)user_data;
-    render__mesh_header h;
-    if (size < sizeof h) {
-        snprintf(err, err_size, "mesh: %llu bytes, shorter than its header", (unsigned long long)size);
+    render__mesh_view v;
+    if (!render__mesh_parse(payload, size, &v, err, err_size))
         return NULL;
-    }
-    memcpy(&h, payload, sizeof h);
-    const uint64_t want = sizeof h + (uint64_t)h.num_vertices * sizeof(render__vertex) + (uint64_t)h.num_indices * 4u +
-                          (h.num_joints ? (uint64_t)h.num_vertices * sizeof(render__skin_vertex) +
-                                              (uint64_t)h.num_joints * sizeof(render__mesh_joint)
-                                        : 0);
-    if (h.num_vertices == 0 || h.num_indices == 0 || h.num_indices % 3 || want != size ||
-        h.num_joints > RENDER_MAX_JOINTS || h.reserved ||
-        !(isfinite(h.radius) && h.radius >= 0.0f) || !isfinite(h.center[0] + h.center[1] + h.center[2])) {
-        snprintf(err, err_size, "mesh: %u vertices and %u indices do not add up to %llu bytes (or bad bounds)",
-                 h.num_vertices, h.num_indices, (unsigned long long)size);
-        return NULL;
-    }
-    const render__vertex *v = (const render__vertex *)(const void *)((const char *)payload + sizeof h);
-    const uint32_t *idx = (const uint32_t *)(const void *)(v + h.num_vertices);
-    for (uint32_t i = 0; i < h.num_indices; i++)
-        if (idx[i] >= h.num_vertices) {
-            snprintf(err, err_size, "mesh: index %u is %u, past its %u vertices", i, idx[i], h.num_vertices);
-            return NULL;
-        }
-    for (uint32_t i = 0; i < h.num_vertices; i++)
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(v[i].position[k]) || !isfinite(v[i].normal[k]) || (k < 2 && !isfinite(v[i].uv[k]))) {
-                snprintf(err, err_size, "mesh: vertex %u is not finite", i);
-                return NULL;
-            }
-    const render__skin_vertex *skin = h.num_joints ? (const render__skin_vertex *)(const void *)(idx + h.num_indices) : NULL;
-    const render__mesh_joint *joints = skin ? (const render__mesh_joint *)(const void *)(skin + h.num_vertices) : NULL;
-    const char *why = skin_error(skin, h.num_vertices, joints, h.num_joints);
-    if (why) {
-        snprintf(err, err_size, "mesh: %s", why);
-        return NULL;
-    }
     render__state *s = render__m.state;
     const uint32_t slot = render__take_slot((void **)&s->meshes, sizeof *s->meshes, NULL, 0, &s->meshes_cap, 1u << 20);
     if (slot == RENDER_NO_INDEX) {
@@ -169,9 +124,10 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
         return NULL;
     }
     render__mesh_slot *m = &s->meshes[slot];
-    *m = (render__mesh_slot){.used = true, .vertices = v, .indices = idx, .num_vertices = h.num_vertices,
-                             .num_indices = h.num_indices, .center = {h.center[0], h.center[1], h.center[2]},
-                             .radius = h.radius, .skin = skin, .joints = joints, .num_joints = h.num_joints};
+    *m = (render__mesh_slot){.used = true, .vertices = v.vertices, .indices = v.indices,
+                             .num_vertices = v.num_vertices, .num_indices = v.num_indices,
+                             .center = {v.center[0], v.center[1], v.center[2]}, .radius = v.radius,
+                             .tangents = v.tangents, .skin = v.skin, .joints = v.joints, .num_joints = v.num_joints};
     if (s->gl)
         m->uploaded = upload(s->gl, slot, m);
     return render__runtime_from_slot(slot);
@@ -216,7 +172,7 @@ uint32_t render__mesh_slot_of(const char *name)
 
 const ct_resource_type_t render__mesh_resource = {
     .type = "mesh",
-    .format_version = 3, /* 2: texture coordinates kept; 3: skinned meshes */
+    .format_version = 4, /* 2: texture coordinates kept; 3: skinned meshes; 4: tangents */
     .compile = compile_mesh,
     .load = load_mesh,
     .unload = unload_mesh,

@@ -4,6 +4,7 @@
  * alone as the file gives it.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 
 #include "gltf.h"
 #include "mesh_normals.h"
@@ -13,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The triangles gathered so far, positions and normals already placed. */
+/* The triangles gathered so far, positions, normals and tangents already placed. */
 typedef struct gltf_bake {
-    float *positions, *normals, *uvs;
+    float *positions, *normals, *uvs, *tangents;
     uint32_t *indices;
     uint32_t nv, ni, cap_v, cap_i;
 } gltf_bake;
@@ -24,33 +25,25 @@ static bool bake_reserve(gltf_bake *b, uint32_t nv, uint32_t ni)
 {
     ct_allocator_t *a = render__m.allocator;
     if (b->nv + nv > b->cap_v) {
-        const uint32_t cap = (b->nv + nv) * 2;
-        float *p = ct_realloc(a, b->positions, (size_t)b->cap_v * 12, (size_t)cap * 12);
-        float *n = p ? ct_realloc(a, b->normals, (size_t)b->cap_v * 12, (size_t)cap * 12) : NULL;
-        float *u = n ? ct_realloc(a, b->uvs, (size_t)b->cap_v * 8, (size_t)cap * 8) : NULL;
-        if (p)
-            b->positions = p;
-        if (n)
-            b->normals = n;
-        if (!u) { /* back to the old capacity, so the three arrays keep one size */
-            if (p)
-                b->positions = ct_realloc(a, b->positions, (size_t)cap * 12, (size_t)b->cap_v * 12);
-            if (n)
-                b->normals = ct_realloc(a, b->normals, (size_t)cap * 12, (size_t)b->cap_v * 12);
+        /* Four columns of one capacity: each grows, or all go back to the old capacity. */
+        const uint32_t cap = ct_array_capacity(b->cap_v, b->nv + nv, 1024);
+        float **columns[4] = {&b->positions, &b->normals, &b->uvs, &b->tangents};
+        static const size_t width[4] = {12, 12, 8, 16};
+        int grown = 0;
+        for (; cap && grown < 4; grown++) {
+            float *p = ct_realloc(a, *columns[grown], (size_t)b->cap_v * width[grown], (size_t)cap * width[grown]);
+            if (!p)
+                break;
+            *columns[grown] = p;
+        }
+        if (grown < 4) {
+            while (grown--)
+                *columns[grown] = ct_realloc(a, *columns[grown], (size_t)cap * width[grown], (size_t)b->cap_v * width[grown]);
             return false;
         }
-        b->uvs = u;
         b->cap_v = cap;
     }
-    if (b->ni + ni > b->cap_i) {
-        const uint32_t cap = (b->ni + ni) * 2;
-        uint32_t *i = ct_realloc(a, b->indices, (size_t)b->cap_i * 4, (size_t)cap * 4);
-        if (!i)
-            return false;
-        b->indices = i;
-        b->cap_i = cap;
-    }
-    return true;
+    return ct_array_reserve_of(a, &b->indices, &b->cap_i, b->ni + ni, 1024);
 }
 
 static void bake_free(gltf_bake *b)
@@ -59,7 +52,40 @@ static void bake_free(gltf_bake *b)
     ct_free(a, b->positions, (size_t)b->cap_v * 12);
     ct_free(a, b->normals, (size_t)b->cap_v * 12);
     ct_free(a, b->uvs, (size_t)b->cap_v * 8);
+    ct_free(a, b->tangents, (size_t)b->cap_v * 16);
     ct_free(a, b->indices, (size_t)b->cap_i * 4);
+}
+
+/* The tangents of the primitive just placed at b->nv: the file's (TANGENT) turned by the node's
+ * matrix, or derived (render__mesh_tangents) when it has none or they are not usable. */
+static bool bake_tangents(gltf_bake *b, const ct_gltf_primitive_t *prim, const float *w)
+{
+    float *tan = &b->tangents[4 * b->nv];
+    const float *nrm = &b->normals[3 * b->nv];
+    bool usable = prim->tangents != NULL;
+    for (uint32_t v = 0; usable && v < prim->num_vertices; v++) {
+        const float *src = &prim->tangents[4 * v];
+        float t[3];
+        for (int r = 0; r < 3; r++)
+            t[r] = w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] : src[r];
+        const float *n = &nrm[3 * v];
+        const float d = t[0] * n[0] + t[1] * n[1] + t[2] * n[2];
+        for (int r = 0; r < 3; r++)
+            t[r] -= d * n[r];
+        const float len = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+        usable = len > 1e-6f && isfinite(len) && isfinite(src[3]);
+        for (int r = 0; r < 3 && usable; r++)
+            tan[4 * v + r] = t[r] / len;
+        tan[4 * v + 3] = src[3] < 0 ? -1.0f : 1.0f;
+    }
+    if (usable)
+        return true;
+    const size_t bytes = (size_t)prim->num_vertices * 3 * sizeof(float);
+    float *scratch = ct_alloc(render__m.allocator, bytes);
+    const bool ok = render__mesh_tangents(&b->positions[3 * b->nv], nrm, prim->uvs ? &b->uvs[2 * b->nv] : NULL,
+                                          prim->num_vertices, prim->indices, prim->num_indices, scratch, tan);
+    ct_free(render__m.allocator, scratch, bytes);
+    return ok;
 }
 
 /* Appends mesh `m` placed by the column-major matrix `w` (NULL: as it is). */
@@ -106,6 +132,8 @@ static int bake_mesh(gltf_bake *b, const ct_gltf_mesh_t *m, const float *w, ct_c
                     for (int r = 0; r < 3; r++)
                         nrm[3 * v + r] = n[r] / len;
             }
+        if (!bake_tangents(b, prim, w))
+            return CT_ERR_NOMEM;
         b->nv += prim->num_vertices;
         b->ni += prim->num_indices;
     }
@@ -201,7 +229,7 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
     if (!e && b.ni == 0)
         e = render__compile_bad(ctx, "mesh.source: '%s' has no triangles%s", rel, pick ? " in that mesh" : " in its default scene");
     if (!e)
-        render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni, NULL);
+        e = render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni, b.tangents, NULL);
     if (e == CT_ERR_NOMEM)
         render__compile_bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
     bake_free(&b);

@@ -241,7 +241,7 @@ int render__compile_skinned_mesh(const char *rel, const ct_gltf_t *doc, uint32_t
         skin_bake b = {.pos = pos, .nrm = pos + 3 * nv, .uv = pos + 6 * nv, .skin = skin_v, .idx = idx};
         bake(doc, mesh, s, (const affine *)world, (const affine *)skin_rest, units, &b);
         const render__mesh_skin sk = {.vertices = skin_v, .joints = joints, .num_joints = s->num_joints};
-        e = render__write_mesh(ctx, b.pos, b.nrm, b.uv, b.nv, b.idx, b.ni, &sk);
+        e = render__write_mesh(ctx, b.pos, b.nrm, b.uv, b.nv, b.idx, b.ni, NULL, &sk); /* tangents derived */
     }
     ct_free(a, mem, bytes);
     return e;

@@ -5,13 +5,14 @@
  * pass of a one-layer frame, say), with all histograms counted in one read of the keys.
  */
 #include "render_core.h"
+#include "ct_array.h"
 
 #include <assert.h>
 #include <string.h>
 
 bool render__context_grow(render__context *c, ct_allocator_t *a)
 {
-    const uint32_t cap = c->cap ? c->cap * 2 : 1024;
+    const uint32_t cap = c->cap < UINT32_MAX ? ct_array_capacity(c->cap, c->cap + 1, 1024) : c->cap;
     if (cap <= c->cap)
         return false; /* 2^32 packets in one context: refuse rather than wrap */
     uint64_t *keys = ct_realloc(a, c->keys, (size_t)c->cap * sizeof *keys, (size_t)cap * sizeof *keys);
@@ -76,9 +77,7 @@ static bool reserve_packets(render__queue *q, uint64_t n)
         return true;
     if (n > UINT32_MAX / 2)
         return false;
-    uint32_t cap = q->packets_cap ? q->packets_cap : 4096;
-    while (cap < n)
-        cap *= 2;
+    const uint32_t cap = ct_array_capacity(q->packets_cap, (uint32_t)n, 4096);
     render__packet *s = ct_alloc(q->a, (size_t)cap * sizeof *s);
     render__packet *t = ct_alloc(q->a, (size_t)cap * sizeof *t);
     if (!s || !t) {

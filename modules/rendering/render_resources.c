@@ -8,6 +8,7 @@
  * the module needs, and it stays put while the tables grow.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 
 #include <math.h>
 #include <string.h>
@@ -69,8 +70,8 @@ uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t pa
     for (uint32_t i = 0; i < *cap; i++)
         if (!*(bool *)((char *)*table + i * size))
             return i;
-    const uint32_t n = *cap ? *cap * 2 : 16;
-    if (n > max)
+    const uint32_t n = *cap < UINT32_MAX ? ct_array_capacity(*cap, *cap + 1, 16) : 0;
+    if (!n || n > max)
         return RENDER_NO_INDEX;
     void *t = ct_realloc(render__m.allocator, *table, *cap * size, n * size);
     if (!t)

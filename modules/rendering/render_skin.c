@@ -9,6 +9,7 @@
  * entries). The bounding sphere grows by how far the bones moved, so culling follows the pose.
  */
 #include "render_internal.h"
+#include "ct_array.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,10 +52,8 @@ static bool reserve(render__state *s, uint32_t instances, uint32_t bones)
 {
     ct_allocator_t *a = render__m.allocator;
     if (instances > s->skinned_cap) {
-        uint32_t cap = s->skinned_cap ? s->skinned_cap : 256;
-        while (cap < instances)
-            cap *= 2;
-        uint32_t *p = ct_realloc(a, s->palette_of, (size_t)s->skinned_cap * 4, (size_t)cap * 4);
+        const uint32_t cap = ct_array_capacity(s->skinned_cap, instances, 256);
+        uint32_t *p = !cap ? NULL : ct_realloc(a, s->palette_of, (size_t)s->skinned_cap * 4, (size_t)cap * 4);
         if (p)
             s->palette_of = p;
         float *r = p ? ct_realloc(a, s->skinned_radius, (size_t)s->skinned_cap * 4, (size_t)cap * 4) : NULL;
@@ -66,17 +65,7 @@ static bool reserve(render__state *s, uint32_t instances, uint32_t bones)
         s->skinned_radius = r;
         s->skinned_cap = cap;
     }
-    if (bones > s->palette_cap) {
-        uint32_t cap = s->palette_cap ? s->palette_cap : 1024;
-        while (cap < bones)
-            cap *= 2;
-        float (*p)[12] = ct_realloc(a, s->palette, (size_t)s->palette_cap * 48, (size_t)cap * 48);
-        if (!p)
-            return false;
-        s->palette = p;
-        s->palette_cap = cap;
-    }
-    return true;
+    return ct_array_reserve_of(a, &s->palette, &s->palette_cap, bones, 1024);
 }
 
 /* The joints' bone indices in the skeleton of the first animated entity that draws the mesh,

@@ -1,7 +1,9 @@
 /* Hot reload of ct.animation in a booted kernel (copies of the modules in a temporary folder, as
  * a build would replace them): playing instances, their clocks and bones, loaded clips and the
- * event stream carry over; the API table keeps its address; Lua's Animation functions switch to
- * the new code; a build with another state layout is refused and the old code keeps running. */
+ * event stream carry over; so do controllers (their expressions and variables, which used to be
+ * lost: a script's set_variable raised "no controller" after a reload); the API table keeps its
+ * address; Lua's Animation functions switch to the new code; a build with another state layout
+ * is refused and the old code keeps running. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,13 +59,14 @@ static void reload_keeps_playing(void **state)
                             CT_TEST_MODULE("transforms", "ct_transforms"),
                             CT_TEST_MODULE("animation", "ct_animation")};
     const char *names[3] = {"ct_entities.so", "ct_transforms.so", "ct_animation.so"};
-    const char *boot[3];
+    const char *boot[4];
     for (int i = 0; i < 3; i++) {
         snprintf(paths[i], sizeof paths[i], "%s/%s", dir, names[i]);
         install(built[i], paths[i]);
         boot[i] = paths[i];
     }
-    assert_int_equal(test_kernel_boot(boot, 3), 0);
+    boot[3] = CT_TEST_MODULE("expr", "ct_expr"); /* controllers' expressions; not reloaded */
+    assert_int_equal(test_kernel_boot(boot, 4), 0);
     const ct_animation_api_v1 *anim = test_kernel_api(CT_ANIMATION_API, 1);
     const ct_world_api_v1 *worlds = test_kernel_api(CT_WORLD_API, 1);
     const ct_transform_api_v2 *tf = test_kernel_api(CT_TRANSFORM_API, 2);
@@ -82,9 +85,23 @@ static void reload_keeps_playing(void **state)
     const ct_entity_t hand = anim->bone(w, e, 1);
     assert_int_equal(lua->run_string("local time = Animation.time\n"
                                      "function arm_time(w, e) return time(w, e) end\n"
-                                     "function arm_events(w) return #Animation.events(w) end\n",
+                                     "function arm_events(w) return #Animation.events(w) end\n"
+                                     "function arm_control(w, e)\n"
+                                     "  Animation.set_controller(w, e, {variables = {'gait'},\n"
+                                     "                                  speed = 'gait * 2'})\n"
+                                     "  Animation.set_variable(w, e, 'gait', 0.5)\n"
+                                     "end\n"
+                                     "function arm_gait(w, e, gait)\n"
+                                     "  assert(Animation.variable(w, e, 'gait') == 0.5)\n"
+                                     "  Animation.set_variable(w, e, 'gait', gait)\n"
+                                     "end\n",
                                      "arm"),
                      0);
+    /* A controller at speed gait * 2 = 1, so the clock runs as it would without one. */
+    lua_State *L = lua->main_state();
+    lua->push_light_userdata(L, w);
+    lua->push_number(L, e.id);
+    assert_int_equal(lua->call_global("arm_control", 2), 0);
 
     anim->evaluate(w, 0.4f);
     assert_float_equal(hand_z_angle(tf, w, hand), 0.4f * (float)M_PI / 2, 0.02);
@@ -104,7 +121,6 @@ static void reload_keeps_playing(void **state)
     uint32_t size;
     assert_non_null(anim->events(w, &size));
     assert_int_equal(size, sizeof(ct_animation_event_header_t) + sizeof(ct_animation_event_t));
-    lua_State *L = lua->main_state();
     lua->push_light_userdata(L, w);
     lua->push_number(L, e.id);
     assert_int_equal(lua->call_global("arm_time", 2), 0);
@@ -118,7 +134,16 @@ static void reload_keeps_playing(void **state)
     assert_float_equal(anim->time(w, e), 0.8f, 1e-5);
     assert_float_equal(hand_z_angle(tf, w, hand), 0.8f * (float)M_PI / 2, 0.02);
 
-    worlds->destroy_world(w);
+    /* The controller came through the reloads with its variable, and still sets the speed: gait
+     * 0.05 plays at 0.1, so 0.5 s more is 0.05 s of the clip. */
+    lua->push_light_userdata(L, w);
+    lua->push_number(L, e.id);
+    lua->push_number(L, 0.05);
+    assert_int_equal(lua->call_global("arm_gait", 3), 0);
+    anim->evaluate(w, 0.5f);
+    assert_float_equal(anim->time(w, e), 0.85f, 1e-5);
+
+    worlds->destroy_world(w); /* takes its controllers, and their programs, with it */
     assert_int_equal(test_kernel_shutdown(), 0);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -337,6 +337,146 @@ static void children_are_a_set_and_fresh_documents_write_whole(void **state)
     dm->destroy_doc(f);
 }
 
+/* Counts the occurrences of needle in s. */
+static int count_of(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* A field set under an empty `{}` goes inside those braces, once: the empty object it replaces
+ * is not written beside it (it was: `components = {}` and `components = { ... }`, a key twice),
+ * and keys sharing a prefix at any depth are written as one group (`light` was written twice when
+ * another component's key was set between two of its fields). */
+static void a_field_under_an_empty_object_replaces_it(void **state)
+{
+    (void)state;
+    const char *text = "entities = [\n"
+                       "  {\n"
+                       "    name = \"a\"\n"
+                       "    components = {}\n"
+                       "  }\n"
+                       "]\n";
+    ct_dm_doc_o *d = read_text(text);
+    ct_guid_t a = named(d, "a");
+    ct_dm_value_t v = {.type = CT_DM_VEC3, .as.v = {1, 2, 3}};
+    assert_int_equal(dm->set_property(d, a, "components.transform.position", &v), 0);
+    char *out = write(d, false);
+    assert_string_equal(out, "entities = [\n"
+                             "  {\n"
+                             "    name = \"a\"\n"
+                             "    components = { transform = { position = [1 2 3] } }\n"
+                             "  }\n"
+                             "]\n");
+    /* It reads back with the one field, and the empty object is gone from the document too. */
+    ct_dm_doc_o *back = read_text(out);
+    double pos[3];
+    assert_int_equal(dm->get_vec3(back, named(back, "a"), "components.transform.position", pos), 0);
+    ct_dm_value_t any;
+    assert_int_equal(dm->get(back, named(back, "a"), "components", &any), CT_ERR_NOT_FOUND);
+    dm->free_text(out);
+    dm->destroy_doc(back);
+
+    /* A whole entity written fresh (a new one, or a paste) the same way. */
+    ct_guid_t c = {0, 0xc};
+    dm->create(d, c);
+    v = (ct_dm_value_t){.type = CT_DM_BLOB, .size = 2, .as.blob = "{}"};
+    assert_int_equal(dm->set_property(d, c, "components", &v), 0);
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 2};
+    assert_int_equal(dm->set_property(d, c, "components.light.intensity", &v), 0);
+    /* Set in the order light, mesh, light: still one `light = { ... }`. */
+    v = (ct_dm_value_t){.type = CT_DM_STRING, .size = 3, .as.s = "box"};
+    assert_int_equal(dm->set_property(d, c, "components.mesh.mesh", &v), 0);
+    v = (ct_dm_value_t){.type = CT_DM_BOOL, .as.b = true};
+    assert_int_equal(dm->set_property(d, c, "components.light.shadows", &v), 0);
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 5};
+    assert_int_equal(dm->set_property(d, c, "@order", &v), 0);
+    assert_int_equal(dm->add_to_set(d, root, "entities", c), 0);
+    out = write(d, false);
+    assert_int_equal(count_of(out, "components ="), 2);
+    assert_non_null(strstr(out, "    components = {\n"
+                                "      light = { intensity = 2 shadows = true }\n"
+                                "      mesh = { mesh = \"box\" }\n"
+                                "    }\n"));
+    assert_null(strstr(out, "{}"));
+    dm->free_text(out);
+    dm->destroy_doc(d);
+}
+
+/* Entities whose order changed in the document are written in that order (they kept their source
+ * order before), each with its own text, comments and edits; new entities still go before the
+ * next kept one in the new order, and children lists reorder the same way. */
+static void reordered_entities_are_written_in_the_new_order(void **state)
+{
+    (void)state;
+    const char *text = "entities = [\n"
+                       "  {\n"
+                       "    name = \"a\" // the first\n"
+                       "    components = { transform = { position = [0 0 0] } }\n"
+                       "  }\n"
+                       "  { name = \"b\" }\n"
+                       "  {\n"
+                       "    name = \"c\"\n"
+                       "    children = [ { name = \"x\" } { name = \"y\" } ]\n"
+                       "  }\n"
+                       "]\n";
+    ct_dm_doc_o *d = read_text(text);
+    ct_guid_t a = named(d, "a"), b = named(d, "b"), c = named(d, "c");
+    /* c first, then a (edited), then b; c's children swapped. */
+    ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = -1};
+    assert_int_equal(dm->set_property(d, c, "@order", &v), 0);
+    v.as.d = 5;
+    assert_int_equal(dm->set_property(d, b, "@order", &v), 0);
+    v = (ct_dm_value_t){.type = CT_DM_VEC3, .as.v = {1, 2, 3}};
+    assert_int_equal(dm->set_property(d, a, "components.transform.position", &v), 0);
+    const ct_guid_t *kids;
+    uint32_t n;
+    assert_int_equal(dm->get_set(d, c, "children", &kids, &n), 0);
+    assert_int_equal(n, 2);
+    ct_guid_t x = kids[0];
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 9};
+    assert_int_equal(dm->set_property(d, x, "@order", &v), 0);
+    /* And a new entity between a and b. */
+    ct_guid_t e = {0, 0xe};
+    assert_int_equal(dm->create(d, e), 0);
+    v = (ct_dm_value_t){.type = CT_DM_STRING, .size = 1, .as.s = "e"};
+    assert_int_equal(dm->set_property(d, e, "name", &v), 0);
+    v = (ct_dm_value_t){.type = CT_DM_DOUBLE, .as.d = 2};
+    assert_int_equal(dm->set_property(d, e, "@order", &v), 0);
+    assert_int_equal(dm->add_to_set(d, root, "entities", e), 0);
+    char *out = write(d, false);
+    assert_string_equal(out, "entities = [\n"
+                             "  {\n"
+                             "    name = \"c\"\n"
+                             "    children = [ { name = \"y\" } { name = \"x\" } ]\n"
+                             "  }\n"
+                             "  {\n"
+                             "    name = \"a\" // the first\n"
+                             "    components = { transform = { position = [1 2 3] } }\n"
+                             "  }\n"
+                             "  {\n"
+                             "    id = \"0000000000000000000000000000000e\"\n"
+                             "    name = \"e\"\n"
+                             "  }\n"
+                             "  { name = \"b\" }\n"
+                             "]\n");
+    /* Read back, the order is the document's; written again, unchanged. */
+    ct_dm_doc_o *back = read_text(out);
+    double order;
+    assert_int_equal(dm->get_double(back, named(back, "c"), "@order", &order), 0);
+    assert_true(order == 0);
+    assert_int_equal(dm->get_double(back, named(back, "b"), "@order", &order), 0);
+    assert_true(order == 3);
+    char *again = write(back, false);
+    assert_string_equal(again, out);
+    dm->free_text(again);
+    dm->free_text(out);
+    dm->destroy_doc(back);
+    dm->destroy_doc(d);
+}
+
 static void bad_sources_are_refused_with_a_place(void **state)
 {
     (void)state;
@@ -371,6 +511,8 @@ int main(void)
         cmocka_unit_test(new_and_removed_fields_and_entities),
         cmocka_unit_test(children_are_a_set_and_fresh_documents_write_whole),
         cmocka_unit_test(bad_sources_are_refused_with_a_place),
+        cmocka_unit_test(a_field_under_an_empty_object_replaces_it),
+        cmocka_unit_test(reordered_entities_are_written_in_the_new_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

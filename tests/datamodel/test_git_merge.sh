@@ -145,3 +145,34 @@ has 'name = "barrel"'
 [ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || fail "5: lamp written twice"
 spawns 10003
 echo "ok: entities added on both sides both stay"
+
+# 6. Theirs moves an entity (the marker before the floor), ours edits a field: theirs's order and
+#    ours's edit, the moved entity's text whole.
+branch ours6 's/friction = 0.6/friction = 0.7/'
+branch theirs6 '4,12{H;d};22{G;s/\n\n/\n/}'
+git show theirs6:"$level" | grep -n 'name = "marker"' | grep -q '^5:' || fail "6: the sed did not move the marker"
+[ "$(try_merge ours6 theirs6)" = 0 ] || { cat "$scratch/merge.out"; fail "6: a move and an edit must merge"; }
+has "friction = 0.7"
+[ "$(grep -n '^    name = ' "$level" | head -1)" = '5:    name = "marker"' ] || { cat "$level"; fail "6: theirs's order is lost"; }
+[ "$(git diff theirs6 -- "$level" | grep -c '^[-+] ')" = 2 ] || { git diff theirs6; fail "6: only the edited line may differ from theirs"; }
+spawns 10001
+echo "ok: theirs's move and ours's edit merge, in theirs's order"
+
+# 7. Both add entities without ids under one name: different ones both stay (theirs's gets an id),
+#    the same one made on both sides stays once.
+git checkout -q -b ours7 base
+sed -i "$(add crate 1)" "$level"
+sed -i "$(add lamp 5)" "$level"
+git commit -qam ours7
+git checkout -q -b theirs7 base
+sed -i "$(add crate 2)" "$level"
+sed -i "$(add lamp 5)" "$level"
+git commit -qam theirs7
+[ "$(try_merge ours7 theirs7)" = 0 ] || { cat "$scratch/merge.out"; fail "7: same-name additions must merge"; }
+[ "$(grep -c 'name = "crate"' "$level")" = 2 ] || { cat "$level"; fail "7: both crates must stay"; }
+has "position = [1 0 0]"
+has "position = [2 0 0]"
+[ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || { cat "$level"; fail "7: the same lamp added twice stays once"; }
+[ "$(grep -c 'id = "' "$level")" = 1 ] || { cat "$level"; fail "7: theirs's crate (only) gets an id"; }
+spawns 10004
+echo "ok: same-name additions: different ones both stay, the same one once"

@@ -12,6 +12,7 @@ Screenshots go to OUT_DIR (editor-*.png). Usage:
   test_editor_browser.py SOURCE_DIR BUILD_DIR OUT_DIR
 """
 import json
+import math
 import os
 import re
 import shutil
@@ -146,6 +147,66 @@ def frame_after(page, n):
     page.wait("editor.shown > %d" % n, what="a frame after %d" % n)
 
 
+def golden_euler(src):
+    """The intrinsic rows of tests/math/golden_euler.inc (from tests/math/golden_euler.py, an
+    implementation independent of api/ct_math.h and of the page): (table, order, angles, quat)."""
+    rows = []
+    table = None
+    for line in open(os.path.join(src, "tests/math/golden_euler.inc")):
+        if "golden_from_euler[]" in line:
+            table = "from"
+        elif "golden_to_euler[]" in line:
+            table = "to"
+        m = re.match(r"\s*\{(\d+), (\d+), \{([^}]*)\}, \{([^}]*)\}, (\d)\},", line)
+        if m and m.group(2) == "0":
+            rows.append({"table": table, "order": int(m.group(1)), "locked": m.group(5) == "1",
+                         "angles": [float(x) for x in m.group(3).split(",")],
+                         "quat": [float(x) for x in m.group(4).split(",")]})
+    return rows
+
+
+def check_euler(page, src):
+    """The page's Euler conversions in all twelve orders against the golden vectors, and its Euler
+    filter on fixed values."""
+    rows = golden_euler(src)
+    check(len(rows) > 12 * 40, "golden Euler rows read (%d, intrinsic)" % len(rows))
+    r = page.eval("""((rows) => {
+        const wrap = (a) => ((a + 180) %% 360 + 360) %% 360 - 180;
+        const out = { to: 0, from: 0, trip: 0, n: 0 };
+        for (const g of rows) {
+          const order = %s[g.order];
+          const deg = g.angles.map((a) => a * 180 / Math.PI);
+          if (g.table === 'to') {
+            const e = editor.eulerFromQuat(g.quat, order);
+            for (let i = 0; i < 3; i++) out.to = Math.max(out.to, Math.abs(wrap(e[i] - deg[i])));
+          } else {
+            const q = editor.quatFromEuler(deg, order), s = Math.sign(q[3] * g.quat[3] + q[0] * g.quat[0]
+              + q[1] * g.quat[1] + q[2] * g.quat[2]) || 1;
+            for (let i = 0; i < 4; i++) out.from = Math.max(out.from, Math.abs(s * q[i] - g.quat[i]));
+            // Back through the page's angles: the same rotation, locked or not.
+            const back = editor.quatFromEuler(editor.eulerFromQuat(g.quat, order), order);
+            const t = Math.sign(back[3] * g.quat[3] + back[0] * g.quat[0] + back[1] * g.quat[1] + back[2] * g.quat[2]) || 1;
+            for (let i = 0; i < 4; i++) out.trip = Math.max(out.trip, Math.abs(t * back[i] - g.quat[i]));
+          }
+          out.n++;
+        }
+        return out; })(%s)""" % (json.dumps(EULER_ORDERS), json.dumps(rows)))
+    check(r["n"] == len(rows) and r["to"] < 1e-6 and r["from"] < 1e-9 and r["trip"] < 1e-7,
+          "the page's Euler angles match the golden vectors in all 12 orders (worst: to-angles %.2g deg, "
+          "to-quaternion %.2g, round trip %.2g)" % (r["to"], r["from"], r["trip"]))
+    # The Euler filter: whole turns, and the other solution (first/third + 180, middle mirrored).
+    f = page.eval("[editor.eulerFilter([170, 10, -170], 'XYZ', [-185, 12, 185]),"
+                  " editor.eulerFilter([10, 80, 20], 'XYZ', [-170, 100, 200]),"
+                  " editor.eulerFilter([30, 40, 50], 'ZXZ', [-150, -40, -130]),"
+                  " editor.eulerFilter([30, 40, 50], 'ZXZ', null)]")
+    want = [[-190, 10, 190], [-170, 100, 200], [-150, -40, -130], [30, 40, 50]]
+    check(all(abs(x - y) < 1e-9 for got, exp in zip(f, want) for x, y in zip(got, exp)),
+          "the Euler filter keeps angles continuous: %s" % f)
+
+
+EULER_ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "XYX", "XZX", "YXY", "YZY", "ZXZ", "ZYZ"]
+
+
 def main():
     src, build, out = sys.argv[1:4]
     if not cdp.find_chromium():
@@ -214,6 +275,78 @@ def main():
             a.wait("prop(%s, 'components.transform.position').vec3[0] === 2.5" % json.dumps(crate),
                    what="one undo for the whole drag")
             check(True, "a drag of 10 steps was undone by one Ctrl+Z")
+
+            # Rotations as Euler angles in every order of "What is gimbal lock" (all 12 offered).
+            check_euler(a, src)
+            a.eval("editor.setProp(%s, 'components.transform.rotation', {quat: [0, 0, 0, 1]}, true)" % json.dumps(crate))
+            a.wait("!!document.querySelector('[data-key=\"components.transform.rotation\"] select')", what="the rotation field")
+            offered = a.eval("[...document.querySelector('[data-key=\"components.transform.rotation\"] select').options].map((o) => o.value)")
+            check(offered == EULER_ORDERS, "the rotation offers all 12 Euler orders: %s" % offered)
+            a.eval("(() => { const s = document.querySelector('[data-key=\"components.transform.rotation\"] select');"
+                   " s.value = 'ZXZ'; s.dispatchEvent(new Event('change')); })()")
+            for n, angle in enumerate((30, 40, 50)):
+                a.eval("(() => { const i = document.querySelectorAll('[data-key=\"components.transform.rotation\"] input')[%d];"
+                       " i.focus(); i.select(); })()" % n)
+                a.type_text(str(angle))
+                a.key("Enter", "Enter", 13)
+                a.wait("Math.abs(editor.eulerFromQuat(prop(%s, 'components.transform.rotation').quat, 'ZXZ')[%d] - %d) < 1e-6"
+                       % (json.dumps(crate), n, angle), what="ZXZ angle %d = %d" % (n, angle))
+            sys.path.insert(0, os.path.join(src, "tests/math"))
+            import golden_euler as gold  # the independent implementation of tests/math
+            rad = [math.radians(x) for x in (30, 40, 50)]
+            want = gold.quat_of_matrix(gold.matrix_of("ZXZ", 0, rad))
+            got = con.lua('return Transform.local_rotation(Editor.world(), Editor.entity("%s"))' % crate)
+            sign = 1 if sum(x * y for x, y in zip(got, want)) >= 0 else -1
+            check(all(abs(sign * x - y) < 1e-6 for x, y in zip(got, want)),
+                  "ZXZ (30, 40, 50) typed in the inspector turned the engine's crate to %s (want %s)" % (got, want))
+            shown = a.eval("[...document.querySelectorAll('[data-key=\"components.transform.rotation\"] input')].map((i) => +i.value)")
+            check(shown == [30, 40, 50], "the inspector shows ZXZ 30 40 50: %s" % shown)
+            a.screenshot(os.path.join(out, "editor-euler.png"))
+            a.eval("(() => { const s = document.querySelector('[data-key=\"components.transform.rotation\"] select');"
+                   " s.value = 'XYZ'; s.dispatchEvent(new Event('change')); })()")
+            xyz = [math.degrees(x) for x in gold.angles_of("XYZ", 0, gold.matrix_of("ZXZ", 0, rad))[0]]
+            shown = a.eval("[...document.querySelectorAll('[data-key=\"components.transform.rotation\"] input')].map((i) => +i.value)")
+            check(all(abs(x - y) < 1e-3 for x, y in zip(shown, xyz)),
+                  "the same rotation in XYZ shows %s (want %s)" % (shown, [round(x, 4) for x in xyz]))
+            for _ in range(4):  # the three angles and the rotation itself
+                a.eval("document.activeElement.blur(); send({type: 'undo'})")
+            a.wait("prop(%s, 'components.transform.rotation') === undefined" % json.dumps(crate), what="the rotation undone")
+
+            # Multiple selection: an edit applies to every selected entity, as one undo item.
+            tall = object_by_name(a, "tall crate")
+            for who, mods in ((crate, 0), (tall, 2)):
+                xy = a.eval("(() => { const r = document.querySelector('#outline .row[data-id=\"%s\"]').getBoundingClientRect();"
+                            " return [r.left + 20, r.top + r.height / 2]; })()" % who)
+                a.click(xy[0], xy[1], modifiers=mods)
+            a.wait("editor.selection.length === 2", what="two selected")
+            check(a.eval("document.querySelectorAll('#outline .row.selected').length") == 2,
+                  "Ctrl+click in the outline selected the crate and the tall crate")
+            a.eval("(() => { const i = document.querySelector('[data-key=\"components.transform.position\"] input[data-axis=x]');"
+                   " i.focus(); i.select(); })()")
+            a.type_text("7")
+            a.key("Enter", "Enter", 13)
+            a.wait("prop(%s, 'components.transform.position').vec3[0] === 7 && prop(%s, 'components.transform.position').vec3[0] === 7"
+                   % (json.dumps(crate), json.dumps(tall)), what="x = 7 on both")
+            check(world_position(con, crate) == [7, 0.5, 0] and world_position(con, tall) == [7, 1, -1],
+                  "typing x = 7 moved both selected entities in the engine, each keeping its y and z")
+            a.screenshot(os.path.join(out, "editor-multi.png"))
+            a.eval("document.activeElement.blur()")
+            a.key("z", "KeyZ", 90, modifiers=2)
+            a.wait("prop(%s, 'components.transform.position').vec3[0] === -3" % json.dumps(tall), what="one undo for both")
+            check(world_position(con, crate) == [2.5, 0.5, 0] and world_position(con, tall) == [-3, 1, -1],
+                  "one Ctrl+Z put both back")
+            label = a.eval("(() => { const r = document.querySelector('[data-key=\"components.transform.position\"] label')"
+                           ".getBoundingClientRect(); return [r.left + 10, r.top + r.height / 2]; })()")
+            a.drag(label[0], label[1], label[0] + 50, label[1], steps=10)
+            a.wait("Math.abs(prop(%s, 'components.transform.position').vec3[0] + 2) < 1e-9" % json.dumps(tall),
+                   what="the drag moved the tall crate by 1 too")
+            check(abs(a.eval("prop(%s, 'components.transform.position').vec3[0]" % json.dumps(crate)) - 3.5) < 1e-9,
+                  "a drag of the label moved both selected entities by the same amount")
+            a.key("z", "KeyZ", 90, modifiers=2)
+            a.wait("prop(%s, 'components.transform.position').vec3[0] === -3 && prop(%s, 'components.transform.position').vec3[0] === 2.5"
+                   % (json.dumps(tall), json.dumps(crate)), what="one undo for the drag of both")
+            check(True, "one Ctrl+Z undid the drag of both")
+            a.eval("select(%s)" % json.dumps(crate))
 
             # Copy and paste through the system clipboard.
             a.key("c", "KeyC", 67, modifiers=2)

@@ -245,10 +245,11 @@ static void corrupt_payloads_are_refused(void **state)
             fail_msg("edit %zu accepted", i);
     }
     /* The first section starts after 8 + 5 * 4 bytes padded to 32: its num_instances, its
-     * instance_size and its first entity_index. */
+     * instance_size, its format (another than the type's: recompile), its reserved field and
+     * its first entity_index. */
     size_t section = 32;
-    const size_t fields[] = {section + 8, section + 12, section + 16};
-    for (size_t i = 0; i < 3; i++) {
+    const size_t fields[] = {section + 8, section + 12, section + 16, section + 20, section + 24};
+    for (size_t i = 0; i < 5; i++) {
         memcpy(bad, payload, size);
         v = 0x7fffffffu;
         memcpy(bad + fields[i], &v, 4);

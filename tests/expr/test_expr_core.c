@@ -90,13 +90,12 @@ static void seed_example_compiles_to_the_posts_rpn(void **state)
                               "0001 sin\n"
                               "0002 mulk_in 0 (t) 10\n"
                               "0004 cos\n"
-                              "0005 mul_k 0.100000001\n"
-                              "0007 +\n"
-                              "0008 store_end 0\n");
+                              "0005 add_mulk 0.100000001\n"
+                              "0007 store_end 0\n");
     /* Its value matches the C expression (libm) closely, and fixed bits exactly. */
     static const float ts[] = {0.0f, 0.5f, 1.0f, 2.0f, -3.25f, 10.0f};
-    static const uint32_t expected[] = {0x3dcccccd, 0x3f01fea4, 0x3f41efb5,
-                                        0x3f733a20, 0x3e1eb004, 0xbeea6358};
+    static const uint32_t expected[] = {0x3dcccccd, 0x3f01fea4, 0x3f41efb4,
+                                        0x3f733a1f, 0x3e1eb004, 0xbeea6358};
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
         float out;
         expr__eval(p, &ts[i], &out);
@@ -402,6 +401,43 @@ static void outputs_share_a_local(void **state)
 
 #define N 1000u
 
+/* in + in * in, either way round, is one operation of three inputs; a polynomial in Horner's
+ * form is one operation a degree. */
+static void fused_operations(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"a", "b", "t"};
+    static const char *const sources[] = {"a + b * t", "b * t + a"};
+    for (size_t s = 0; s < 2; s++) {
+        ct_expr_error_t err;
+        ct_expr_program_o *p = compile_in(sources[s], inputs, 3, NULL, 0, &err);
+        assert_non_null(p);
+        char text[512];
+        expr__disassemble(p, text, sizeof text);
+        if (!strstr(text, "0000 add_muliii 0 1 2 (a b t)\n0001 store_end 0\n"))
+            fail_msg("%s:\n%s", sources[s], text);
+        const float in[3] = {1.5f, 0.25f, 3.0f};
+        float out;
+        expr__eval(p, in, &out);
+        assert_true(out == 2.25f);
+        expr__destroy(p);
+    }
+    /* Horner's scheme: every step is one operation, and the last takes the trailing constant. */
+    ct_expr_error_t err;
+    ct_expr_program_o *p = compile_in("((0.5 * t - 1.5) * t + 2) * t - 7", inputs, 3, NULL, 0, &err);
+    assert_non_null(p);
+    char text[512];
+    expr__disassemble(p, text, sizeof text);
+    if (!strstr(text, "0000 mulk_in 2 (t) 0.5\n0002 addk_mulin 2 (t) -1.5\n"
+                      "0004 addk_mulin_addk 2 (t) 2 -7\n0007 store_end 0\n"))
+        fail_msg("%s", text);
+    const float in[3] = {0, 0, 3.0f};
+    float out;
+    expr__eval(p, in, &out);
+    assert_true(out == ((0.5f * 3 - 1.5f) * 3 + 2) * 3 - 7);
+    expr__destroy(p);
+}
+
 static void batch_gives_the_scalar_bits(void **state)
 {
     (void)state;
@@ -414,6 +450,8 @@ static void batch_gives_the_scalar_bits(void **state)
         "smoothstep(-5, 5, t) + rand(t) + noise(t * speed) + (t <= speed) + (t != 0) + !(t == 1)",
         "(t >= 1 || speed < 0) && t / speed + 1 / t - (2 - t) + 3 / speed",
         "sqrt(t * t + speed * speed + t * speed + 1) + (t + 2) * speed + t * speed / t - t / speed",
+        "t + speed * t - (speed * speed + t) * 2",
+        "sin(t * 37) * cos(t * 100) + sin(t * 1e5) + cos(t * 3e4)",
     };
     static const char *const inputs[] = {"t", "speed"};
     static float t[N], speed[N], scalar[N], batch[N], copy[N];
@@ -523,6 +561,7 @@ int main(void)
         cmocka_unit_test(errors_name_the_place),
         cmocka_unit_test(limits_are_bounded_with_a_message),
         cmocka_unit_test(outputs_share_a_local),
+        cmocka_unit_test(fused_operations),
         cmocka_unit_test(batch_gives_the_scalar_bits),
         cmocka_unit_test(load_refuses_bad_bytes),
     };

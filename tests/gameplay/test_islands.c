@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ct_heap.h"
+#include "ct_physics.h"
 #include "gameplay_islands.h"
 
 /* ---- an allocator and a parallel_for for the core ------------------------------------------ */
@@ -275,12 +276,123 @@ static void refusals(void **state)
     free_game(g);
 }
 
+/* ---- physics contacts as events ------------------------------------------------------------ */
+
+typedef struct stream_t {
+    uint8_t bytes[1024];
+    uint32_t size;
+} stream_t;
+
+static void put(stream_t *s, uint32_t type, const void *event, uint32_t size)
+{
+    const ct_physics_event_header_t h = {type, size};
+    memcpy(s->bytes + s->size, &h, sizeof h);
+    memcpy(s->bytes + s->size + sizeof h, event, size);
+    s->size += (uint32_t)sizeof h + ((size + 3u) & ~3u);
+}
+
+static void collision(stream_t *s, uint32_t a, uint32_t b, float speed)
+{
+    const ct_physics_collision_event_t ev = {.a = a, .b = b, .impulse = 2 * speed, .speed = speed};
+    put(s, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev);
+}
+
+static uint32_t dead_id; /* the one entity alive_but() refuses */
+static bool alive_but(ct_entity_t e) { return e.id != dead_id; }
+
+/* What touched what, as the handlers saw it: (a, b, speed) per event, in handling order. */
+static uint32_t touches[16][3], num_touches, partings[16][2], num_partings;
+
+static void on_touch(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
+{
+    (void)ud, (void)ctx;
+    touches[num_touches][0] = e->entities[0].id;
+    touches[num_touches][1] = e->num_entities > 1 ? e->entities[1].id : 0;
+    touches[num_touches++][2] = (uint32_t)(e->args[0] * 10 + e->args[1]); /* speed 1.5, impulse 3: 18 */
+}
+
+static void on_part(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
+{
+    (void)ud, (void)ctx;
+    partings[num_partings][0] = e->entities[0].id;
+    partings[num_partings++][1] = e->num_entities > 1 ? e->entities[1].id : 0;
+}
+
+/* Contacts join the bodies touching into one island (the seed: an event's entities are one
+ * island): two stacks of crates on a shared floor are two islands; the same stream again (no new
+ * step) posts nothing; dead entities are left out; ended contacts go to their own handler. */
+static void contacts_make_islands(void **state)
+{
+    (void)state;
+    game_t *g = new_game();
+    const uint32_t touch = islands__handler_id(&g->sys, "touch", on_touch, g);
+    const uint32_t part = islands__handler_id(&g->sys, "part", on_part, g);
+    ct_world_o *world = (ct_world_o *)&g->sys; /* any address: the core only compares it */
+    assert_int_equal(islands__join_contacts(&g->sys, world, touch, 0), 0);
+    islands__set_shared(&g->sys, (ct_entity_t){1}, true); /* the floor */
+    stream_t s = {0};
+    collision(&s, 1, 2, 1.5f), collision(&s, 2, 3, 1.5f), collision(&s, 1, 4, 1.5f),
+        collision(&s, 4, 5, 1.5f), collision(&s, 5, 6, 1.5f);
+    const ct_physics_contact_ended_event_t ended = {7, 8};
+    put(&s, CT_PHYSICS_EVENT_CONTACT_ENDED, &ended, sizeof ended); /* no `ended` handler: not posted */
+    put(&s, 99, &ended, sizeof ended);                             /* a kind this code does not know */
+    islands__contacts *c = &g->sys.contacts[0];
+    assert_int_equal(islands__post_contacts(&g->sys, c, s.bytes, s.size, NULL), 5);
+    ct_island_stats_t st;
+    num_touches = 0;
+    assert_int_equal(islands__run(&g->sys, CT_ISLANDS_ONE_THREAD, NULL, NULL, 1, &st), 0);
+    assert_int_equal(st.events, 5);
+    assert_int_equal(st.islands, 2); /* {2, 3} and {4, 5, 6}: the floor joins nothing */
+    assert_int_equal(st.largest, 3);
+    /* Largest first: the stack 4-5-6 (events 2, 3, 4), then 2-3 (events 0, 1). */
+    const uint32_t seen[5][3] = {{1, 4, 18}, {4, 5, 18}, {5, 6, 18}, {1, 2, 18}, {2, 3, 18}};
+    assert_int_equal(num_touches, 5);
+    assert_memory_equal(touches, seen, sizeof seen);
+    /* The same step again: nothing. */
+    assert_int_equal(islands__post_contacts(&g->sys, c, s.bytes, s.size, NULL), 0);
+    /* The floor not shared: one island. */
+    islands__set_shared(&g->sys, (ct_entity_t){1}, false);
+    s.size = 0;
+    collision(&s, 1, 2, 1), collision(&s, 1, 4, 1), collision(&s, 5, 6, 1);
+    assert_int_equal(islands__post_contacts(&g->sys, c, s.bytes, s.size, NULL), 3);
+    assert_int_equal(islands__run(&g->sys, CT_ISLANDS_ONE_THREAD, NULL, NULL, 1, &st), 0);
+    assert_int_equal(st.islands, 2); /* {1, 2, 4} and {5, 6} */
+    assert_int_equal(st.largest, 2);
+    /* A dead entity is left out; an event naming only dead ones is dropped; ended contacts go to
+     * `part` once it is joined. */
+    assert_int_equal(islands__join_contacts(&g->sys, world, touch, part), 0);
+    assert_int_equal(g->sys.num_contacts, 1);
+    s.size = 0;
+    collision(&s, 2, 9, 1), collision(&s, 9, 0, 1);
+    put(&s, CT_PHYSICS_EVENT_CONTACT_ENDED, &ended, sizeof ended);
+    dead_id = 9, num_touches = 0, num_partings = 0;
+    assert_int_equal(islands__post_contacts(&g->sys, c, s.bytes, s.size, alive_but), 2);
+    assert_int_equal(islands__run(&g->sys, CT_ISLANDS_SERIAL, NULL, NULL, 1, &st), 0);
+    assert_int_equal(num_touches, 1);
+    assert_int_equal(touches[0][0], 2);
+    assert_int_equal(touches[0][1], 0); /* one entity: 9 died */
+    assert_int_equal(num_partings, 1);
+    assert_int_equal(partings[0][0], 7);
+    assert_int_equal(partings[0][1], 8);
+    /* Bad joins; stopping forgets the world. */
+    assert_int_equal(islands__join_contacts(&g->sys, world, 77, 0), CT_ERR_INVALID);
+    for (uintptr_t w = 1; w < ISLANDS_MAX_CONTACT_WORLDS; w++)
+        assert_int_equal(islands__join_contacts(&g->sys, (ct_world_o *)w, touch, 0), 0);
+    assert_int_equal(islands__join_contacts(&g->sys, (ct_world_o *)(uintptr_t)99, touch, 0), CT_ERR_FULL);
+    assert_int_equal(islands__join_contacts(&g->sys, world, 0, 0), 0);
+    assert_int_equal(g->sys.num_contacts, ISLANDS_MAX_CONTACT_WORLDS - 1);
+    for (uint32_t i = 0; i < g->sys.num_contacts; i++)
+        assert_ptr_not_equal(g->sys.contacts[i].world, world);
+    free_game(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_results_serial_one_thread_and_four_threads),
         cmocka_unit_test(islands_from_events),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(contacts_make_islands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,8 @@
  * The particles module in a booted kernel (entities, transforms, expr, particles): an effect's
  * expressions move its particles to fixed places, the emission counts follow rate, burst and
  * lifetime, a bad expression fails the compile naming the file, field, line:column with a
- * caret, a level's particle_emitter component starts an emitter where its entity is, and the Lua
- * module drives the same.
+ * caret, a level's particle_emitter component starts an emitter where its entity is, the Lua
+ * module drives the same, and its bad arguments raise naming the function and the argument.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -178,12 +178,47 @@ static void levels_and_lua_spawn_emitters(void **state)
     test_lua_call("lua_particles", t->world, NULL, 0);
 }
 
+/* A bad argument raises through the shared checks (modules/common/lua_checks.h): the message
+ * names the function, the argument and what came, and nothing is coerced (a number is not an
+ * effect name, 1.5 is not an emitter) or half-stored (a move with one bad coordinate). */
+static void lua_bad_arguments_name_function_and_argument(void **state)
+{
+    (void)state;
+    assert_int_equal(t->lua->run_string(
+        "local function fails(want, f, ...)\n"
+        "  local ok, err = pcall(f, ...)\n"
+        "  assert(not ok, want)\n"
+        "  assert(tostring(err):find(want, 1, true), 'wanted ' .. want .. ', got ' .. tostring(err))\n"
+        "end\n"
+        "function lua_particles_bad(w)\n"
+        "  fails('Particles.spawn: argument 2 is not an effect name (got 42)',\n"
+        "        Particles.spawn, w, 42, 0, 0, 0)\n"
+        "  fails('Particles.simulate: argument 1 is not a world (got nil)',\n"
+        "        Particles.simulate, nil, 0.1)\n"
+        "  fails('Particles.simulate: argument 2 is not a time step in (0, 1] (got 0)',\n"
+        "        Particles.simulate, w, 0)\n"
+        "  local e = Particles.spawn(w, 'effects/sparks', 1, 2, 3)\n"
+        "  fails('Particles.count: argument 2 is not an emitter of this world (got 1.5)',\n"
+        "        Particles.count, w, 1.5)\n"
+        "  fails('Particles.move: argument 4 is not a number in [-1e+09, 1e+09] (got 2000000000)',\n"
+        "        Particles.move, w, e, 5, 2e9, 5)\n"
+        "  fails('Particles.particle: argument 3 is not a particle index in 1..0 (got 1)',\n"
+        "        Particles.particle, w, e, 1)\n"
+        "  Particles.simulate(w, 0.1)\n"
+        "  local px, py, pz = Particles.particle(w, e, 1)\n"
+        "  assert(px < 2 and pz == 3, 'the bad move stored nothing: ' .. px)\n"
+        "  Particles.destroy(w, e)\n"
+        "end", "=test"), 0);
+    test_lua_call("lua_particles_bad", t->world, NULL, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(effect_moves_particles_by_its_expressions),
         cmocka_unit_test(bad_expressions_name_file_field_and_column),
         cmocka_unit_test(levels_and_lua_spawn_emitters),
+        cmocka_unit_test(lua_bad_arguments_name_function_and_argument),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

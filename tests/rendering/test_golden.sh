@@ -10,7 +10,9 @@
 #   - the textured scene (tests/rendering/textured) against golden/textured_frame2.png, 1 and 2
 #     threads alike;
 #   - the skinned walker (tests/rendering/skinned) at three clip times against
-#     golden/skinned_frame{1,2,3}.png, 1 and 2 threads alike.
+#     golden/skinned_frame{1,2,3}.png, 1 and 2 threads alike;
+#   - the normal-map scene (tests/rendering/normalmap) and the point and spot shadow scene
+#     (tests/rendering/local_shadows) at fixed pixel values.
 # usage: test_golden.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source=$1 build=$2
@@ -99,6 +101,51 @@ for f in 1 2 3; do
 done
 ! "$compare" "$scratch/skinned_1/frame_000001.png" "$scratch/skinned_1/frame_000003.png" >/dev/null
 echo "golden: the skinned walker matches golden/ at three clip times, the same with 1 and 2 threads"
+
+# The normal-map scene (tests/rendering/normalmap): tangents derived from texture coordinates
+# (OBJ panels, a glTF mesh without TANGENT), normal maps from PNG. Each top panel is flat-shaded
+# by one normal, so its pixel is what Lambert gives: 255 * 0.8 * (0.08 + max(0, n . l)) with l
+# towards the sun (-4, 4, 6): the plain panel 165 (n = +z), the one tilted towards +u (+x) 52,
+# the one tilted towards the image's up (+y) 191 (a wrong bitangent side would give 51). The
+# ribbed panel (RibsNormal.png) varies along a row by over 100; the plain one by at most 2.
+cp -rL "$source/tests/rendering/normalmap" "$scratch/normalmap"
+"$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/normalmap" --modules "$build/modules" >/dev/null
+"$build/kernel/cuttle" --strict --project "$scratch/normalmap" --modules "$build/modules" \
+    --screenshot "$scratch/normalmap_shot" 2>"$scratch/log" | grep -q "normalmap: frame 2 objects 5 visible 5 draws 5 invalid 0" \
+    || { cat "$scratch/log"; exit 1; }
+probe() { "$build/tests/rendering/png_probe" "$scratch/normalmap_shot/frame_000002.png" "$@"; }
+near() { awk -v want="$2" -v got="$1" 'BEGIN { d = got - want; exit !(d <= 2 && d >= -2) }' || { echo "pixel $1, expected $2 (+-2)"; exit 1; }; }
+near "$(probe 79 79 | awk '{print $1}')" 165
+near "$(probe 160 79 | awk '{print $1}')" 52
+near "$(probe 241 79 | awk '{print $1}')" 191
+span() { for x in $(seq "$1" 2 "$2"); do probe "$x" "$3"; done | awk 'NR == 1 {lo = hi = $2} {lo = $2 < lo ? $2 : lo; hi = $2 > hi ? $2 : hi} END {print hi - lo}'; }
+[ "$(span 60 98 79)" -le 2 ] || { echo "the plain panel is not flat"; exit 1; }
+[ "$(span 82 146 165)" -gt 100 ] || { echo "the ribbed panel shows no ribs"; exit 1; }
+echo "golden: normal maps shade by their tangent frames (fixed pixels: 165, 52, 191; ribs vary)"
+
+# The point and spot shadow scene (tests/rendering/local_shadows), no sun: matte grey (0.8) with
+# ambient 0.05, so a shadowed ground pixel is 10; lit ones are 255 * 0.8 * (0.05 + fall * n.l *
+# colour * 3) with fall = (1 - distance / range)^2 and the spot's cone: beside the point light's
+# cube (-3, 0, 1.5) 133 121 108, inside the spot's cone (3, 0, 0.9) 117 131 144. Under each cube
+# (its shadow; 231 and 133 unshadowed) and outside the cone: 10.
+cp -rL "$source/tests/rendering/local_shadows" "$scratch/local_shadows"
+"$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/local_shadows" --modules "$build/modules" >/dev/null
+"$build/kernel/cuttle" --strict --project "$scratch/local_shadows" --modules "$build/modules" \
+    --screenshot "$scratch/local_shot" 2>"$scratch/log" | grep -q "local_shadows: frame 2 objects 3 visible 3 draws 6 invalid 0" \
+    || { cat "$scratch/log"; exit 1; }
+rgb() { "$build/tests/rendering/png_probe" "$scratch/local_shot/frame_000002.png" "$1" "$2"; }
+near3() {
+    local got; got=$(rgb "$1" "$2")
+    awk -v got="$got" -v want="$3 $4 $5" 'BEGIN { split(got, g); split(want, w)
+        for (k = 1; k <= 3; k++) { d = g[k] - w[k]; if (d > 2 || d < -2) exit 1 } }' \
+        || { echo "pixel ($1, $2) is $got, expected $3 $4 $5 (+-2)"; exit 1; }
+}
+near3 76 120 10 10 10     # under the point light's cube
+near3 66 155 133 121 108  # beside it, lit
+near3 243 120 10 10 10    # under the spot's cube
+near3 249 140 117 131 144 # in the spot's cone, lit
+near3 257 169 10 10 10    # outside the cone
+echo "golden: point and spot lights cast shadows (fixed pixels in and out of them)"
 
 for jobs in 1 2 1; do
     run --render-backend null --jobs $jobs | awk '{print $NF}' > "$scratch/null_$jobs.txt"

@@ -15,6 +15,9 @@
 
 #include "ct_heap.h"
 #include "render_core.h"
+#include "render_mesh_blob.h"
+
+#include <math.h>
 
 
 static void test_key_fields(void **state)
@@ -173,6 +176,66 @@ static void test_mvp_of_a_translation(void **state)
     render__queue_free(&q);
 }
 
+/* A quad in the XY plane facing +z: u along +x. With v = 0 at the top (the image upright), the
+ * image's up is +y = cross(n, t): w = +1; with v = 0 at the bottom (mirrored), w = -1. A quad
+ * turned about z turns its tangent; without texture coordinates any unit perpendicular comes. */
+static void test_tangents_follow_texture_axes(void **state)
+{
+    (void)state;
+    const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0}, nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float upright[8] = {0, 1, 1, 1, 1, 0, 0, 0}, mirrored[8] = {0, 0, 1, 0, 1, 1, 0, 1};
+    const float turned[8] = {0, 0, 0, 1, 1, 1, 1, 0}; /* u along +y, v along +x */
+    const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
+    float scratch[12], t[16];
+    assert_true(render__mesh_tangents(pos, nrm, upright, 4, idx, 6, scratch, t));
+    for (int v = 0; v < 4; v++) {
+        assert_true(fabsf(t[4 * v] - 1.0f) < 1e-6f && fabsf(t[4 * v + 1]) < 1e-6f && fabsf(t[4 * v + 2]) < 1e-6f);
+        assert_true(t[4 * v + 3] == 1.0f);
+    }
+    assert_true(render__mesh_tangents(pos, nrm, mirrored, 4, idx, 6, scratch, t));
+    for (int v = 0; v < 4; v++)
+        assert_true(fabsf(t[4 * v] - 1.0f) < 1e-6f && t[4 * v + 3] == -1.0f);
+    assert_true(render__mesh_tangents(pos, nrm, turned, 4, idx, 6, scratch, t));
+    for (int v = 0; v < 4; v++)
+        assert_true(fabsf(t[4 * v + 1] - 1.0f) < 1e-6f && fabsf(t[4 * v]) < 1e-6f);
+    assert_true(render__mesh_tangents(pos, nrm, NULL, 4, idx, 6, scratch, t));
+    for (int v = 0; v < 4; v++) {
+        const float *q = &t[4 * v];
+        assert_true(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0f) < 1e-5f && fabsf(q[2]) < 1e-6f);
+    }
+    assert_false(render__mesh_tangents(pos, nrm, upright, 4, idx, 6, NULL, t));
+}
+
+/* A compiled one-triangle mesh: accepted as written, refused with a tangent of length 0 or a w
+ * other than +-1, or a byte short. */
+static void test_mesh_parse_refuses_bad_tangents(void **state)
+{
+    (void)state;
+    struct {
+        render__mesh_header h;
+        render__vertex v[3];
+        uint32_t idx[3];
+        float tan[3][4];
+    } blob = {{3, 3, {0, 0, 0}, 1, 0, 0},
+              {{{0, 0, 0}, {0, 0, 1}, {0, 0}}, {{1, 0, 0}, {0, 0, 1}, {1, 0}}, {{0, 1, 0}, {0, 0, 1}, {0, 1}}},
+              {0, 1, 2},
+              {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, -1}}};
+    render__mesh_view v;
+    char err[256];
+    assert_true(render__mesh_parse(&blob, sizeof blob, &v, err, sizeof err));
+    assert_int_equal(v.num_vertices, 3);
+    assert_true(v.tangents[2][3] == -1.0f);
+    assert_null(v.skin);
+    assert_false(render__mesh_parse(&blob, sizeof blob - 1, &v, err, sizeof err));
+    blob.tan[1][3] = 0.5f;
+    assert_false(render__mesh_parse(&blob, sizeof blob, &v, err, sizeof err));
+    assert_non_null(strstr(err, "tangent 1"));
+    blob.tan[1][3] = 1.0f;
+    blob.tan[0][0] = 0.0f;
+    assert_false(render__mesh_parse(&blob, sizeof blob, &v, err, sizeof err));
+    assert_non_null(strstr(err, "tangent 0"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +244,8 @@ int main(void)
         cmocka_unit_test(test_merge_keeps_context_order),
         cmocka_unit_test(test_build_and_null_backend),
         cmocka_unit_test(test_mvp_of_a_translation),
+        cmocka_unit_test(test_tangents_follow_texture_axes),
+        cmocka_unit_test(test_mesh_parse_refuses_bad_tangents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

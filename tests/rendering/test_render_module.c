@@ -240,7 +240,18 @@ static void test_bad_data_is_refused(void **state)
     resource->unload("mesh", "g6");
     /* Components. */
     assert_int_not_equal(load("unit", "u1", "entities = [ { components = { camera = { near = 10 far = 1 } } } ]"), 0);
-    assert_int_not_equal(load("unit", "u2", "entities = [ { components = { light = { type = \"spot\" } } } ]"), 0);
+    assert_int_not_equal(load("unit", "u2", "entities = [ { components = { light = { type = \"area\" } } } ]"), 0);
+    /* Lights: a cone only for spots, within (1, 89) degrees; shadows only for point and spot lights. */
+    assert_int_not_equal(load("unit", "l1", "entities = [ { components = { light = { type = \"point\" angle = 30 } } } ]"), 0);
+    assert_int_not_equal(load("unit", "l2", "entities = [ { components = { light = { type = \"spot\" angle = 95 } } } ]"), 0);
+    assert_int_not_equal(load("unit", "l3", "entities = [ { components = { light = { shadows = true } } } ]"), 0);
+    assert_int_not_equal(load("unit", "l4", "entities = [ { components = { light = { type = \"spot\" shadows = 1 } } } ]"), 0);
+    assert_int_equal(load("unit", "l5", "entities = [ { components = { light = { type = \"spot\" angle = 20 shadows = true } } } ]"), 0);
+    resource->unload("unit", "l5");
+    /* Materials' normal maps: a scale needs a map; a map is an image. */
+    assert_int_not_equal(load("material", "n1", "normal_scale = 2"), 0);
+    assert_int_not_equal(load("material", "n2", "normal_texture = \"cube.obj\""), 0);
+    assert_int_not_equal(load("material", "n3", "normal_texture = \"missing.png\""), 0);
     assert_int_not_equal(load("unit", "u3", "entities = [ { components = { mesh = { mesh = \"cube\" } } } ]"), 0);
     assert_int_not_equal(load("unit", "u4", "entities = [ { components = { mesh = { mesh = \"Cube\" material = \"x\" } } } ]"), 0);
     assert_int_not_equal(load("unit", "u5", "entities = [ { components = { camera = { fov = 0 } } } ]"), 0);

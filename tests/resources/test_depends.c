@@ -217,9 +217,10 @@ static void a_manifest_file_outside_the_project_is_refused(void **state)
     (void)state;
     compile(0, 2, 0, 0);
     fixture_write(dir, "compiled/manifest.json",
-                  "{\"manifest_version\": 2, \"sources\": [{\"path\": \"l.listing\", "
+                  "{\"manifest_version\": 3, \"sources\": [{\"path\": \"l.listing\", "
                   "\"mtime_sec\": 1000000000, \"mtime_nsec\": 0, \"size\": 27, "
-                  "\"hash\": \"0000000000000000\", \"format\": 1, \"warnings\": 0, \"files\": "
+                  "\"hash\": \"0000000000000000\", \"format\": 1, \"warnings\": 0, "
+                  "\"provider\": \"kernel\", \"formats\": \"\", \"files\": "
                   "[{\"path\": \"../x\", \"mtime_sec\": 1, \"mtime_nsec\": 0, \"size\": 1, "
                   "\"hash\": \"0000000000000000\"}]}]}");
     compile(0, 2, 0, 0);

@@ -25,12 +25,14 @@
 #include "base/log.h"
 #include "ct_hash.h"
 #include "compiler.h"
+#include "plugins/registry.h"
 
 /* Deeper than any real project; stops a symlink loop. */
 #define MAX_DEPTH 64
 
 typedef struct compile_run_t {
     const char *project_dir;
+    bool force; /* --force: everything is compiled */
     compiler_manifest_t manifest;
     uint32_t compiled;
     uint32_t up_to_date;
@@ -166,13 +168,98 @@ static bool files_unchanged(const compile_run_t *run, const compiler_manifest_en
     return true;
 }
 
+/* Whether every resource the source's last compile referenced still exists (its source or its
+ * blob): a unit whose mesh was deleted or renamed must compile again and fail, not stay "up to
+ * date" and fail at spawn. Read from its reference file; files it names are checked by
+ * files_unchanged. */
+static bool references_exist(const compile_run_t *run, const char *rel)
+{
+    char path[RESOURCES_PATH_SIZE];
+    uint64_t len = 0;
+    char *text = refs_path(run->project_dir, rel, path, sizeof path)
+                     ? (char *)resources__read_file(path, &len)
+                     : NULL;
+    if (!text)
+        return true; /* no references (or none recorded): nothing to check */
+    bool all = true;
+    for (char *line = text, *end; all && line && *line; line = end ? end + 1 : NULL) {
+        end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        char *tab = strchr(line, '\t');
+        char *name_end = tab ? strchr(tab + 1, '\t') : NULL;
+        if (!tab || !name_end || strncmp(line, RESOURCES_FILE_REF "\t", 6) == 0)
+            continue;
+        *tab = *name_end = '\0';
+        char source[RESOURCES_PATH_SIZE];
+        struct stat st;
+        const int n = snprintf(source, sizeof source, "%s/%s.%s", run->project_dir, tab + 1,
+                               line);
+        all = (n > 0 && (size_t)n < sizeof source && stat(source, &st) == 0) ||
+              blob_exists(run->project_dir, line, tab + 1);
+        if (!all)
+            log__info("%s: %s \"%s\", which it references, is gone; compiling it again", rel,
+                      line, tab + 1);
+    }
+    ct_free(resources__allocator(), text, (size_t)len + 1);
+    return all;
+}
+
+/* "ct.entities 1.0.0": the plugin that registered the type now ("kernel" for its own). */
+static void provider_of(const ct_resource_type_t *type, char *out, size_t size)
+{
+    const ct_plugin_o *owner = resources__type_owner(type);
+    const ct_semver_t v = registry__plugin_version(owner);
+    snprintf(out, size, "%s %u.%u.%u", registry__plugin_name(owner), v.major, v.minor, v.patch);
+}
+
+/* Whether the type's provider and every format the last compile used are as they were then;
+ * when not, says why (the log shows it beside "compiling it again"). */
+static bool formats_unchanged(const compiler_manifest_entry_t *e, const ct_resource_type_t *type)
+{
+    if (e->format_version != type->format_version) {
+        log__info("%s: the %s format changed (%u -> %u); compiling it again", e->path, type->type,
+                  e->format_version, type->format_version);
+        return false;
+    }
+    char provider[300];
+    provider_of(type, provider, sizeof provider);
+    if (strcmp(provider, e->provider ? e->provider : "") != 0) {
+        log__info("%s: the %s type now comes from %s (compiled with %s); compiling it again",
+                  e->path, type->type, provider, e->provider ? e->provider : "(unknown)");
+        return false;
+    }
+    for (const char *p = e->formats ? e->formats : ""; *p;) {
+        const char *end = strchr(p, ' ');
+        const size_t n = end ? (size_t)(end - p) : strlen(p);
+        char word[RESOURCES_MAX_FORMAT_NAME + 16];
+        snprintf(word, sizeof word, "%.*s", (int)n, p);
+        char *eq = strrchr(word, '=');
+        if (eq) {
+            *eq = '\0';
+            const unsigned long was = strtoul(eq + 1, NULL, 10);
+            const uint32_t now = resources__format(word);
+            if (was != now) {
+                log__info("%s: %s format changed (%lu -> %u); compiling it again", e->path, word,
+                          was, now);
+                return false;
+            }
+        }
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    return true;
+}
+
 static bool up_to_date(const compile_run_t *run, const compiler_manifest_entry_t *e,
                        const compiler_stamp_t *stamp, const ct_resource_type_t *type,
                        const char *name)
 {
-    return e && same_stamp(&e->stamp, stamp) && e->format_version == type->format_version &&
+    return !run->force && e && same_stamp(&e->stamp, stamp) && formats_unchanged(e, type) &&
            !(e->warnings && resources__is_strict()) &&
-           blob_exists(run->project_dir, type->type, name) && files_unchanged(run, e);
+           blob_exists(run->project_dir, type->type, name) && files_unchanged(run, e) &&
+           references_exist(run, e->path);
 }
 
 /* Compiles `text` and writes its blob; returns 0 or a ct_error, having logged why. */
@@ -223,7 +310,17 @@ static void note_compiled(compile_run_t *run, const char *rel, const compiler_st
                           const ct_resource_type_t *type, const resources_compile_record_t *record)
 {
     static compiler_manifest_file_t files[RESOURCES_MAX_FILES]; /* the tool is one thread */
+    char provider[300];
+    provider_of(type, provider, sizeof provider);
+    static char formats[RESOURCES_MAX_FORMATS_USED * (RESOURCES_MAX_FORMAT_NAME + 12)];
+    size_t at = 0;
+    formats[0] = '\0';
+    for (uint32_t i = 0; i < record->num_formats; i++)
+        at += (size_t)snprintf(formats + at, sizeof formats - at, "%s%s=%u", i ? " " : "",
+                               record->formats[i].what, record->formats[i].version);
     compiler_manifest_entry_t fresh = {
+        .provider = provider,
+        .formats = formats,
         .path = (char *)rel,
         .stamp = *stamp,
         .format_version = type->format_version,
@@ -372,7 +469,13 @@ static void sweep_deleted(compile_run_t *run)
 int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
                                uint32_t *failed)
 {
-    compile_run_t run = {.project_dir = project_dir};
+    return compiler__compile_project_ex(project_dir, false, compiled, up_to_date, failed);
+}
+
+int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *compiled,
+                                  uint32_t *up_to_date, uint32_t *failed)
+{
+    compile_run_t run = {.project_dir = project_dir, .force = force};
     char manifest_path[RESOURCES_PATH_SIZE];
     int n = project_dir ? snprintf(manifest_path, sizeof manifest_path, "%s/%s/manifest.json",
                                    project_dir, RESOURCES_COMPILED_DIR)
@@ -387,6 +490,9 @@ int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint3
         rc = CT_ERR_NOT_FOUND;
     } else {
         compiler__manifest_read(&run.manifest, manifest_path);
+        /* Blobs of deleted sources go first, so that no reference compiled in this run is
+         * satisfied by the stale blob of a resource that was deleted or renamed. */
+        sweep_deleted(&run);
         walk(&run, "", 0);
         sweep_deleted(&run);
         if (compiler__manifest_write(&run.manifest, manifest_path)) {

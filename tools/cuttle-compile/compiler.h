@@ -11,6 +11,9 @@
  * Returns 0, or a negative ct_error if any file failed (the others are still compiled). */
 int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
                                uint32_t *failed);
+/* The same, compiling every source whatever the manifest says when `force` (--force). */
+int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *compiled,
+                                  uint32_t *up_to_date, uint32_t *failed);
 
 /* write_file.c: writes through a temporary file and a rename, creating parent folders. */
 int compiler__write_file(const char *path, const void *data, size_t size);
@@ -39,6 +42,11 @@ typedef struct compiler_manifest_entry_t {
     uint32_t warnings; /* compile_warning calls of the compile that made the blob */
     compiler_manifest_file_t *files;
     uint32_t num_files; /* at most RESOURCES_MAX_FILES */
+    /* The plugin that provided the type ("ct.entities 1.0.0"; "kernel" for the kernel's own)
+     * and the formats the compile used ("component.mesh=3 component.transform=1"): when either
+     * differs now, the source is compiled again. */
+    char *provider;
+    char *formats;
     bool seen; /* set by compile.c while walking */
 } compiler_manifest_entry_t;
 

@@ -1,11 +1,12 @@
 /*
  * cuttle-compile: compiles a project's SJSON sources into the blobs the runtime loads.
  *
- *   cuttle-compile --project DIR [--modules DIR]... [--plugin FILE]... [--strict]
+ *   cuttle-compile --project DIR [--modules DIR]... [--plugin FILE]... [--strict] [--force]
  *
  * Resource types are registered by modules, so the tool boots the kernel with the project's
  * modules (without running its boot script) and then compiles. Only sources that changed since
- * the last run are compiled (see compile.c next to this file). Prints
+ * the last run are compiled (see compile.c next to this file; a changed format or provider
+ * counts as a change, and the log says why), or everything with --force. Prints
  * "compiled N, up to date M, failed K" and exits 1 if anything failed (a source, or a plugin the
  * project needs: the sources of its types would silently stay uncompiled), 2 on bad usage.
  */
@@ -21,11 +22,13 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: cuttle-compile --project DIR [--modules DIR]... [--plugin FILE]... "
-                 "[--strict]\n");
+                 "[--strict] [--force]\n");
     return out == stdout ? 0 : 2;
 }
 
 /* Fills desc from the command line; returns -1 to go on, else the exit code. */
+static bool force;
+
 static int parse_args(int argc, char **argv, kernel_desc_t *desc)
 {
     for (int i = 1; i < argc; i++) {
@@ -35,6 +38,10 @@ static int parse_args(int argc, char **argv, kernel_desc_t *desc)
             return usage(stdout);
         if (strcmp(arg, "--strict") == 0) {
             desc->strict = true;
+            continue;
+        }
+        if (strcmp(arg, "--force") == 0) {
+            force = true;
             continue;
         }
         if (!value) {
@@ -75,7 +82,8 @@ int main(int argc, char **argv)
     /* Without --strict a plugin that did not load is only logged; here it still fails the run. */
     uint64_t load_errors = log__count(CT_LOG_ERROR);
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
-    int r = compiler__compile_project(desc.project_dir, &compiled, &up_to_date, &failed);
+    int r = compiler__compile_project_ex(desc.project_dir, force, &compiled, &up_to_date,
+                                          &failed);
     printf("compiled %u, up to date %u, failed %u\n", compiled, up_to_date, failed);
     if (load_errors)
         fprintf(stderr, "cuttle-compile: %llu errors loading the project's plugins (see above)\n",

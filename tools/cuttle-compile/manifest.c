@@ -8,6 +8,9 @@
  *                        "size": 301220, "hash": "0123..." },
  *                      { "path": "mocap/walk.events", "absent": true } ] } ] }
  *
+ * `provider` is the plugin that registered the type and its version, `formats` the versions of
+ * what the compile used besides its type (ct_resource_api_v6.uses_format): when either differs
+ * at a later run, the source is compiled again (version 2 had neither: read as empty).
  * `files` are the other files the compile read (ct_resource_api_v4.depends_on); `warnings` how
  * many warnings it gave, so that --strict can compile it again (and fail) rather than call it up
  * to date. Version 1 had neither: such a manifest is read as empty, everything is compiled once.
@@ -27,7 +30,7 @@
 #include "base/log.h"
 #include "compiler.h"
 
-#define MANIFEST_VERSION 2
+#define MANIFEST_VERSION 3
 /* Integers stored as JSON numbers stay below 2^53, where doubles are exact. */
 #define MAX_EXACT 9007199254740992.0
 
@@ -83,6 +86,13 @@ static bool parse_entry(const cJSON *obj, compiler_manifest_entry_t *e,
         !get_integer(obj, "warnings", 0, UINT32_MAX, &warnings) || !cJSON_IsArray(list) ||
         cJSON_GetArraySize(list) > RESOURCES_MAX_FILES)
         return false;
+    const cJSON *provider = cJSON_GetObjectItemCaseSensitive(obj, "provider");
+    const cJSON *formats = cJSON_GetObjectItemCaseSensitive(obj, "formats");
+    if (!cJSON_IsString(provider) || !cJSON_IsString(formats) ||
+        strlen(provider->valuestring) > 255 || strlen(formats->valuestring) > 8192)
+        return false;
+    e->provider = provider->valuestring;
+    e->formats = formats->valuestring;
     e->path = path->valuestring;
     e->format_version = (uint32_t)format;
     e->warnings = (uint32_t)warnings;
@@ -117,9 +127,10 @@ void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t s
     cJSON *root = cJSON_ParseWithLength(text, size);
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(root, "manifest_version");
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
-    if (cJSON_IsNumber(version) && version->valuedouble == 1) {
-        log__info("%s: from an older cuttle-compile that did not note the files sources name; "
-                  "compiling everything once", path);
+    if (cJSON_IsNumber(version) && (version->valuedouble == 1 || version->valuedouble == 2)) {
+        log__info("%s: from an older cuttle-compile that did not note the %s; compiling "
+                  "everything once", path, version->valuedouble == 1 ? "files sources name"
+                                                                     : "formats sources use");
         cJSON_Delete(root);
         return;
     }
@@ -178,6 +189,8 @@ static cJSON *entry_json(const compiler_manifest_entry_t *e)
     bool ok = obj && add_stamp(obj, e->path, &e->stamp) &&
               cJSON_AddNumberToObject(obj, "format", (double)e->format_version) &&
               cJSON_AddNumberToObject(obj, "warnings", (double)e->warnings) &&
+              cJSON_AddStringToObject(obj, "provider", e->provider ? e->provider : "") &&
+              cJSON_AddStringToObject(obj, "formats", e->formats ? e->formats : "") &&
               (files = cJSON_AddArrayToObject(obj, "files"));
     for (uint32_t i = 0; ok && i < e->num_files; i++) {
         cJSON *f = cJSON_CreateObject();
@@ -260,18 +273,39 @@ static bool copy_files(const compiler_manifest_file_t *from, uint32_t n,
     return true;
 }
 
+static void free_strings(compiler_manifest_entry_t *e)
+{
+    if (e->provider)
+        free_string(e->provider);
+    if (e->formats)
+        free_string(e->formats);
+}
+
 int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry_t *e)
 {
     compiler_manifest_file_t *files;
     if (!copy_files(e->files, e->num_files, &files))
         return CT_ERR_NOMEM;
+    char *provider = copy_string(e->provider ? e->provider : "");
+    char *formats = copy_string(e->formats ? e->formats : "");
+    if (!provider || !formats) {
+        if (provider)
+            free_string(provider);
+        if (formats)
+            free_string(formats);
+        free_files(files, e->num_files);
+        return CT_ERR_NOMEM;
+    }
     compiler_manifest_entry_t *slot = compiler__manifest_find(m, e->path);
     if (slot) {
         char *path = slot->path;
         free_files(slot->files, slot->num_files);
+        free_strings(slot);
         *slot = *e;
         slot->path = path;
         slot->files = files;
+        slot->provider = provider;
+        slot->formats = formats;
         return 0;
     }
     if (m->count == m->capacity) {
@@ -281,6 +315,8 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
                        capacity * sizeof *grown);
         if (!grown) {
             free_files(files, e->num_files);
+            free_string(provider);
+            free_string(formats);
             return CT_ERR_NOMEM;
         }
         m->entries = grown;
@@ -289,11 +325,15 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
     char *path = copy_string(e->path);
     if (!path) {
         free_files(files, e->num_files);
+        free_string(provider);
+        free_string(formats);
         return CT_ERR_NOMEM;
     }
     m->entries[m->count] = *e;
     m->entries[m->count].path = path;
     m->entries[m->count].files = files;
+    m->entries[m->count].provider = provider;
+    m->entries[m->count].formats = formats;
     m->count++;
     return 0;
 }
@@ -302,6 +342,7 @@ void compiler__manifest_remove(compiler_manifest_t *m, compiler_manifest_entry_t
 {
     free_string(e->path);
     free_files(e->files, e->num_files);
+    free_strings(e);
     *e = m->entries[--m->count];
 }
 
@@ -310,6 +351,7 @@ void compiler__manifest_free(compiler_manifest_t *m)
     for (uint32_t i = 0; i < m->count; i++) {
         free_string(m->entries[i].path);
         free_files(m->entries[i].files, m->entries[i].num_files);
+        free_strings(&m->entries[i]);
     }
     if (m->entries)
         ct_free(resources__allocator(), m->entries, m->capacity * sizeof *m->entries);

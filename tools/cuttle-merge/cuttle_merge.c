@@ -8,7 +8,12 @@
  * Levels and units: the three files are read as documents; the changes from BASE to THEIRS are
  * applied to OURS unless OURS changed the same thing. Edits to different entities, or to
  * different properties of one entity, merge; entities added on both sides both stay; set members
- * (children) merge. A conflict is the same property given different values on both sides, or an
+ * (children) merge. Entities added on both sides without `id` under one name get one derived id
+ * on both sides (parent, name, rank): the same entity added twice (every field equal) stays once,
+ * as git keeps one copy of a change both sides made; otherwise both stay, and theirs's gets an id
+ * of its own (derived from the shared one, so every machine picks the same). Order: when theirs
+ * moved entities among their siblings and ours did not, the result has theirs's order (ours's
+ * otherwise); adding or removing an entity is not a move. A conflict is the same property given different values on both sides, or an
  * entity deleted on one side and edited on the other. Without --policy, OURS's value stays, a
  * `merge_conflicts = [ ... ]` record naming file, entity (name and id), property and both values
  * is added (the entities compiler refuses the file until someone removes it), and the exit code
@@ -26,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ct_hash.h"
 #include "datamodel.h"
 
 static const ct_datamodel_api_v1 *dm;
@@ -114,6 +120,13 @@ typedef struct conflict_t {
     bool take_theirs;
 } conflict_t;
 
+static bool is_order_key(const char *key) { return key && strcmp(key, "@order") == 0; }
+
+/* Theirs's entity `from` is written as `to` (added on both sides with one derived id). */
+typedef struct rename_t {
+    ct_guid_t from, to;
+} rename_t;
+
 typedef struct merge_t {
     const char *path;
     int policy;
@@ -122,7 +135,158 @@ typedef struct merge_t {
     ct_dm_changeset_o *d_ours, *d_theirs;
     conflict_t *conflicts;
     uint32_t num_conflicts;
+    rename_t *renames;
+    uint32_t num_renames;
+    ct_guid_t *twins; /* added on both sides, every field equal: theirs's ops on them are dropped */
+    uint32_t num_twins;
+    void **owned; /* translated set values */
+    uint32_t num_owned;
 } merge_t;
+
+static ct_guid_t renamed(const merge_t *m, ct_guid_t g)
+{
+    for (uint32_t i = 0; i < m->num_renames; i++)
+        if (ct_guid_eq(m->renames[i].from, g))
+            return m->renames[i].to;
+    return g;
+}
+
+static bool is_twin(const merge_t *m, ct_guid_t g)
+{
+    for (uint32_t i = 0; i < m->num_twins; i++)
+        if (ct_guid_eq(m->twins[i], g))
+            return true;
+    return false;
+}
+
+/* Whether ours's value a equals theirs's value b, theirs's GUIDs read through the renames. */
+static bool same_value(const merge_t *m, const ct_dm_value_t *a, const ct_dm_value_t *b)
+{
+    if (a->type != b->type || a->size != b->size)
+        return false;
+    switch (a->type) {
+    case CT_DM_NULL: return true;
+    case CT_DM_BOOL: return a->as.b == b->as.b;
+    case CT_DM_DOUBLE: return a->as.d == b->as.d;
+    case CT_DM_VEC3: return memcmp(a->as.v, b->as.v, 3 * sizeof(double)) == 0;
+    case CT_DM_QUAT: return memcmp(a->as.v, b->as.v, 4 * sizeof(double)) == 0;
+    case CT_DM_STRING:
+    case CT_DM_BLOB: return a->size == 0 || memcmp(a->as.blob, b->as.blob, a->size) == 0;
+    case CT_DM_GUID: return ct_guid_eq(a->as.guid, renamed(m, b->as.guid));
+    case CT_DM_SET:
+        for (uint32_t i = 0; i < b->size; i++) {
+            ct_guid_t g = renamed(m, b->as.set[i]);
+            uint32_t j = 0;
+            while (j < a->size && !ct_guid_eq(a->as.set[j], g))
+                j++;
+            if (j == a->size)
+                return false;
+        }
+        return true;
+    default: return false;
+    }
+}
+
+/* Whether entity g is the same in ours and theirs: the same fields with equal values (its place,
+ * @order, aside: other additions shift it). */
+static bool same_entity(const merge_t *m, ct_guid_t g)
+{
+    const char *ka[256], *kb[256];
+    uint32_t na = dm->keys(m->ours, g, ka, 256), nb = dm->keys(m->theirs, g, kb, 256);
+    if (na != nb || na > 256)
+        return false;
+    for (uint32_t i = 0; i < nb; i++) {
+        ct_dm_value_t a, b;
+        if (is_order_key(kb[i]))
+            continue;
+        if (dm->get(m->theirs, g, kb[i], &b) != 0 || dm->get(m->ours, g, kb[i], &a) != 0 ||
+            !same_value(m, &a, &b))
+            return false;
+    }
+    return true;
+}
+
+/* An id for theirs's copy of g that no side uses, derived from g alone. */
+static ct_guid_t fresh_id(const merge_t *m, ct_guid_t g)
+{
+    for (uint64_t seed = 0x7e1125;; seed++) {
+        ct_guid_t t = {ct_murmur64a(&g, sizeof g, seed), ct_murmur64a(&g, sizeof g, seed ^ 0x9e3779b97f4a7c15ull)};
+        if (!ct_guid_is_root(t) && !dm->exists(m->base, t) && !dm->exists(m->ours, t) &&
+            !dm->exists(m->theirs, t) && ct_guid_eq(renamed(m, t), t))
+            return t;
+    }
+}
+
+/* Entities both sides added with one id (derived from one name): twins when equal, else theirs's
+ * renamed. In theirs's creation order, so a parent is decided before its children (whose @parent
+ * then names the renamed parent, which makes them differ too). */
+static bool find_twins(merge_t *m)
+{
+    uint32_t n = dm->changeset_count(m->d_theirs);
+    for (uint32_t i = 0; i < n; i++) {
+        const ct_dm_op_t *op = dm->changeset_op(m->d_theirs, i);
+        if (op->kind != CT_DM_OP_CREATE || dm->exists(m->base, op->object) || !dm->exists(m->ours, op->object))
+            continue;
+        if (same_entity(m, op->object)) {
+            ct_guid_t *t = realloc(m->twins, (m->num_twins + 1) * sizeof *t);
+            if (!t)
+                return false;
+            m->twins = t;
+            m->twins[m->num_twins++] = op->object;
+        } else {
+            rename_t *r = realloc(m->renames, (m->num_renames + 1) * sizeof *r);
+            if (!r)
+                return false;
+            m->renames = r;
+            m->renames[m->num_renames] = (rename_t){op->object, fresh_id(m, op->object)};
+            m->num_renames++;
+        }
+    }
+    /* A twin whose children were renamed after it was judged (their sets differ now), or whose
+     * parent was, is no twin: renamed too, until nothing changes. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (uint32_t i = 0; i < m->num_twins; i++) {
+            if (same_entity(m, m->twins[i]))
+                continue;
+            rename_t *r = realloc(m->renames, (m->num_renames + 1) * sizeof *r);
+            if (!r)
+                return false;
+            m->renames = r;
+            m->renames[m->num_renames] = (rename_t){m->twins[i], fresh_id(m, m->twins[i])};
+            m->num_renames++;
+            m->twins[i--] = m->twins[--m->num_twins];
+            changed = true;
+        }
+    }
+    return true;
+}
+
+/* Theirs's op with its GUIDs read through the renames (a set value copied; merge_t owns it). */
+static bool translate(merge_t *m, ct_dm_op_t *op)
+{
+    if (!m->num_renames)
+        return true;
+    op->object = renamed(m, op->object);
+    op->item = renamed(m, op->item);
+    if (op->kind == CT_DM_OP_SET && op->value.type == CT_DM_GUID)
+        op->value.as.guid = renamed(m, op->value.as.guid);
+    if (op->kind == CT_DM_OP_SET && op->value.type == CT_DM_SET && op->value.size) {
+        ct_guid_t *items = malloc(op->value.size * sizeof *items);
+        void **owned = realloc(m->owned, (m->num_owned + 1) * sizeof *owned);
+        if (owned)
+            m->owned = owned;
+        if (!items || !owned) {
+            free(items);
+            return false;
+        }
+        for (uint32_t i = 0; i < op->value.size; i++)
+            items[i] = renamed(m, op->value.as.set[i]);
+        op->value.as.set = items;
+        m->owned[m->num_owned++] = items;
+    }
+    return true;
+}
 
 static const char *entity_name(merge_t *m, ct_guid_t g)
 {
@@ -133,7 +297,6 @@ static const char *entity_name(merge_t *m, ct_guid_t g)
     return "(unnamed)";
 }
 
-static bool is_order_key(const char *key) { return key && strcmp(key, "@order") == 0; }
 
 /* What ours did to object g: 0 nothing, 1 edited, 2 destroyed. */
 static int ours_did(merge_t *m, ct_guid_t g)
@@ -192,8 +355,17 @@ static ct_dm_op_t *plan(merge_t *m, uint32_t *num)
     if (!ops)
         return NULL;
     for (uint32_t i = 0; i < n; i++) {
-        const ct_dm_op_t *op = dm->changeset_op(m->d_theirs, i);
-        /* An existing entity's place among its siblings stays ours (it is not an edit). */
+        const ct_dm_op_t *given = dm->changeset_op(m->d_theirs, i);
+        if (is_twin(m, given->object) || (given->kind == CT_DM_OP_ADD && is_twin(m, given->item)))
+            continue; /* ours made the same addition */
+        ct_dm_op_t copy = *given;
+        if (!translate(m, &copy)) {
+            free(ops);
+            return NULL;
+        }
+        const ct_dm_op_t *op = &copy;
+        /* An existing entity's place among its siblings is an @order that shifts whenever an
+         * entity is added or removed before it: merge_order decides order, not these ops. */
         if (op->kind == CT_DM_OP_SET && is_order_key(op->key) && dm->exists(m->base, op->object))
             continue;
         ct_guid_t whole = op->kind == CT_DM_OP_REMOVE || op->kind == CT_DM_OP_ADD ? op->item : op->object;
@@ -352,6 +524,99 @@ static bool theirs_is_newer(void)
     return ours > 0 && theirs > ours;
 }
 
+/* ---- order ---- */
+
+typedef struct ranked_t {
+    ct_guid_t g;
+    double order;
+} ranked_t;
+
+static int ranked_cmp(const void *x, const void *y)
+{
+    const ranked_t *a = x, *b = y;
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    if (a->g.hi != b->g.hi)
+        return a->g.hi < b->g.hi ? -1 : 1;
+    return a->g.lo < b->g.lo ? -1 : a->g.lo > b->g.lo;
+}
+
+/* The entities of `list` in doc, in the order a writer puts them (@order, then GUID). */
+static void rank(ct_dm_doc_o *doc, ranked_t *r, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        r[i].order = 0;
+        dm->get_double(doc, r[i].g, "@order", &r[i].order);
+    }
+    qsort(r, n, sizeof *r, ranked_cmp);
+}
+
+static bool same_sequence(const ranked_t *a, const ranked_t *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!ct_guid_eq(a[i].g, b[i].g))
+            return false;
+    return true;
+}
+
+/* One sibling list (parent's `key` set): the entities it has on all three sides, ranked on each.
+ * When theirs's sequence of them differs from base's and ours's does not, they take ours's
+ * @order values (so ours's own additions keep their places between them) in theirs's sequence. */
+static int merge_list(merge_t *m, ct_guid_t parent, const char *key)
+{
+    const ct_guid_t *items;
+    uint32_t n;
+    if (dm->get_set(m->base, parent, key, &items, &n) != 0 || n < 2)
+        return 0;
+    ranked_t *r = malloc(3 * (size_t)n * sizeof *r);
+    if (!r)
+        return -1;
+    ranked_t *rb = r, *ro = r + n, *rt = r + 2 * n;
+    uint32_t c = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (dm->set_contains(m->ours, parent, key, items[i]) && dm->set_contains(m->theirs, parent, key, items[i]))
+            rb[c++].g = items[i];
+    }
+    memcpy(ro, rb, c * sizeof *r);
+    memcpy(rt, rb, c * sizeof *r);
+    rank(m->base, rb, c);
+    rank(m->ours, ro, c);
+    rank(m->theirs, rt, c);
+    int rc = 0;
+    if (!same_sequence(rt, rb, c)) {
+        if (same_sequence(ro, rb, c)) {
+            for (uint32_t i = 0; i < c && rc == 0; i++) {
+                ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = ro[i].order};
+                rc = dm->set_property(m->ours, rt[i].g, "@order", &v);
+            }
+        } else if (!same_sequence(rt, ro, c)) {
+            char id[33];
+            ct_guid_format(parent, id);
+            printf("cuttle-merge: %s: both sides moved the entities of %s %s; kept ours's order\n", m->path,
+                   ct_guid_is_root(parent) ? "the level's" : "the children of", ct_guid_is_root(parent) ? "list" : id);
+        }
+    }
+    free(r);
+    return rc;
+}
+
+static int merge_order(merge_t *m)
+{
+    if (merge_list(m, (ct_guid_t){0, 0}, "entities") != 0)
+        return -1;
+    uint32_t n = dm->objects(m->base, NULL, 0);
+    ct_guid_t *all = malloc((n ? n : 1) * sizeof *all);
+    if (!all)
+        return -1;
+    n = dm->objects(m->base, all, n);
+    int rc = 0;
+    for (uint32_t i = 0; i < n && rc == 0; i++)
+        if (dm->exists(m->ours, all[i]) && dm->exists(m->theirs, all[i]))
+            rc = merge_list(m, all[i], "children");
+    free(all);
+    return rc;
+}
+
 static ct_dm_doc_o *read_side(const char *file, const char *label, char **text)
 {
     size_t len;
@@ -383,7 +648,7 @@ static int merge_level(const char *base, const char *ours, const char *theirs, c
     m.d_ours = dm->diff(m.base, m.ours, (ct_dm_stamp_t){1, "ours"});
     m.d_theirs = dm->diff(m.base, m.theirs, (ct_dm_stamp_t){1, "theirs"});
     uint32_t n = 0;
-    ct_dm_op_t *ops = m.d_ours && m.d_theirs ? plan(&m, &n) : NULL;
+    ct_dm_op_t *ops = m.d_ours && m.d_theirs && find_twins(&m) ? plan(&m, &n) : NULL;
     if (!ops) {
         fprintf(stderr, "cuttle-merge: %s: out of memory\n", path);
         goto out;
@@ -411,6 +676,10 @@ static int merge_level(const char *base, const char *ours, const char *theirs, c
             fprintf(stderr, "cuttle-merge: %s: %s\n", path, dm->last_error(m.ours));
             goto out;
         }
+    if (merge_order(&m) != 0) {
+        fprintf(stderr, "cuttle-merge: %s: cannot merge the entities' order: %s\n", path, dm->last_error(m.ours));
+        goto out;
+    }
     bool unresolved = m.num_conflicts && policy == POLICY_NONE;
     if (unresolved) {
         char *record = conflict_record(&m);
@@ -441,6 +710,11 @@ out:
     for (int i = 0; i < 3; i++)
         free(texts[i]);
     free(m.conflicts);
+    free(m.renames);
+    free(m.twins);
+    for (uint32_t i = 0; i < m.num_owned; i++)
+        free(m.owned[i]);
+    free(m.owned);
     return rc;
 }
 

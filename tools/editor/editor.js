@@ -28,7 +28,9 @@ const COMPONENTS = {
   camera: { 'components.camera.fov': 60 },
   light: { 'components.light.type': { string: 'point' }, 'components.light.intensity': 1 },
 };
-const ORDERS = ['XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX'];
+// Euler orders as in api/ct_math.h: the six Tait-Bryan (three axes) and the six proper Euler
+// orders (first axis repeated), the twelve of "What is gimbal lock" (001).
+const ORDERS = ['XYZ', 'XZY', 'YXZ', 'YZX', 'ZXY', 'ZYX', 'XYX', 'XZX', 'YXY', 'YZY', 'ZXZ', 'ZYZ'];
 
 const editor = window.editor = {
   objects: new Map(),   // id -> { props: Map(key -> { value, at }) }
@@ -52,6 +54,7 @@ const editor = window.editor = {
   canUndo: false, canRedo: false,
   playing: false,
   connected: false,
+  timing: {},           // when the page opened its socket, got and parsed its welcome (ms, the bench reads them)
 };
 
 // ---- connection ----
@@ -61,11 +64,14 @@ function connect() {
   editor.ws = ws;
   ws.binaryType = 'arraybuffer';
   ws.onopen = () => {
+    editor.timing.open = performance.now();
     send({ type: 'hello', user: editor.user, session: editor.session, pixels: true });
   };
   ws.onmessage = (ev) => {
     if (typeof ev.data !== 'string') return drawPixels(ev.data);
+    const t = performance.now();
     const m = JSON.parse(ev.data);
+    if (m.type === 'welcome') { editor.timing.welcome = t; editor.timing.parsed = performance.now(); }
     if (editor.hold && (m.type === 'ops' || m.type === 'frame')) { editor.held.push(m); return; }
     receive(m);
   };
@@ -242,47 +248,89 @@ function componentsOf(id) {
 
 // ---- outline ----
 
-function renderOutline() {
+// The outline is virtual: the tree is flattened into rows (editor.outlineRows, {id, depth} in
+// display order, filtered), and only the rows in view (and a few either side) are elements, so a
+// level of 10,000 entities opens and scrolls as fast as one of ten.
+const ROW_H = 20; // px, as .row's height in editor.css
+
+function outlineRows() {
   const filter = $('filter').value.trim().toLowerCase();
-  const ul = $('outline');
-  ul.innerHTML = '';
   const matches = (id) => !filter || nameOf(id).toLowerCase().includes(filter) ||
     componentsOf(id).some((c) => c.toLowerCase().includes(filter));
-  const build = (id, parentUl) => {
-    const kids = children(id);
-    const kidMatches = kids.map((k) => build(k, null));
-    if (id === ROOT) { kidMatches.forEach((li) => li && parentUl.append(li)); return null; }
-    const any = kidMatches.some(Boolean);
-    if (!matches(id) && !any) return null;
-    const li = document.createElement('li');
-    const row = document.createElement('div');
-    row.className = 'row' + (editor.selection.includes(id) ? ' selected' : '');
-    row.dataset.id = id;
-    row.draggable = true;
-    row.textContent = nameOf(id);
-    const count = prop(id, 'repeat.count');
-    if (count > 1) { const c = document.createElement('span'); c.className = 'count'; c.textContent = '×' + count; row.append(c); }
-    const comps = document.createElement('span'); comps.className = 'comp'; comps.textContent = componentsOf(id).join(' ');
-    row.append(comps);
-    row.onclick = (ev) => select(id, ev.ctrlKey || ev.metaKey || ev.shiftKey);
-    row.ondragstart = (ev) => ev.dataTransfer.setData('text/x-cuttle-entity', id);
-    row.ondragover = (ev) => { ev.preventDefault(); row.classList.add('drop'); };
-    row.ondragleave = () => row.classList.remove('drop');
-    row.ondrop = (ev) => {
-      ev.preventDefault(); row.classList.remove('drop');
-      const moved = ev.dataTransfer.getData('text/x-cuttle-entity');
-      if (moved && moved !== id) send({ type: 'reparent', object: moved, parent: id });
-    };
-    li.append(row);
-    if (any) { const sub = document.createElement('ul'); sub.className = 'tree'; kidMatches.forEach((k) => k && sub.append(k)); li.append(sub); }
-    return li;
+  const rows = [];
+  // An entity is listed when it matches or something below it does (then as its context).
+  const visit = (id, depth) => {
+    const start = rows.length;
+    if (id !== ROOT) rows.push({ id, depth });
+    let any = false;
+    for (const k of children(id)) if (visit(k, depth + 1)) any = true;
+    if (id === ROOT || any || matches(id)) return true;
+    rows.length = start;
+    return false;
   };
-  build(ROOT, ul);
+  visit(ROOT, -1);
+  return rows;
 }
-// Dropping on the empty outline makes an entity top level.
+
+function renderOutline() {
+  editor.outlineRows = outlineRows();
+  drawOutlineRows();
+}
+
+function outlineRow(id, depth, top) {
+  const row = document.createElement('div');
+  row.className = 'row' + (editor.selection.includes(id) ? ' selected' : '');
+  row.style.top = top + 'px';
+  row.style.paddingLeft = 4 + depth * 12 + 'px';
+  row.dataset.id = id;
+  row.draggable = true;
+  row.textContent = nameOf(id);
+  const count = prop(id, 'repeat.count');
+  if (count > 1) { const c = document.createElement('span'); c.className = 'count'; c.textContent = '×' + count; row.append(c); }
+  const comps = document.createElement('span'); comps.className = 'comp'; comps.textContent = componentsOf(id).join(' ');
+  row.append(comps);
+  row.onclick = (ev) => select(id, ev.ctrlKey || ev.metaKey || ev.shiftKey);
+  row.ondragstart = (ev) => ev.dataTransfer.setData('text/x-cuttle-entity', id);
+  row.ondragover = (ev) => { ev.preventDefault(); row.classList.add('drop'); };
+  row.ondragleave = () => row.classList.remove('drop');
+  row.ondrop = (ev) => {
+    ev.preventDefault(); ev.stopPropagation(); row.classList.remove('drop');
+    const moved = ev.dataTransfer.getData('text/x-cuttle-entity');
+    if (moved && moved !== id) send({ type: 'reparent', object: moved, parent: id });
+  };
+  return row;
+}
+
+// Makes elements for the rows in view only.
+function drawOutlineRows() {
+  const box = $('outline'), rows = editor.outlineRows || [];
+  const first = Math.max(0, Math.floor(box.scrollTop / ROW_H) - 8);
+  const last = Math.min(rows.length, Math.ceil((box.scrollTop + (box.clientHeight || 600)) / ROW_H) + 8);
+  const spacer = document.createElement('div');
+  spacer.className = 'spacer';
+  spacer.style.height = rows.length * ROW_H + 'px';
+  for (let i = first; i < last; i++) spacer.append(outlineRow(rows[i].id, rows[i].depth, i * ROW_H));
+  box.replaceChildren(spacer);
+}
+editor.drawOutlineRows = drawOutlineRows;
+
+// Scrolls the outline so that an entity's row is in view.
+function reveal(id) {
+  const box = $('outline'), i = (editor.outlineRows || []).findIndex((r) => r.id === id);
+  if (i < 0) return;
+  if (i * ROW_H < box.scrollTop) box.scrollTop = i * ROW_H;
+  else if ((i + 1) * ROW_H > box.scrollTop + box.clientHeight) box.scrollTop = (i + 1) * ROW_H - box.clientHeight;
+}
+
+let outlineFrame = 0;
+$('outline').onscroll = () => {
+  if (!outlineFrame) outlineFrame = requestAnimationFrame(() => { outlineFrame = 0; drawOutlineRows(); });
+};
+// Dropping on the outline outside any row makes an entity top level.
 $('outline').ondragover = (ev) => ev.preventDefault();
 $('outline').ondrop = (ev) => {
-  if (ev.target !== $('outline')) return;
+  if (ev.target.closest('.row')) return;
+  ev.preventDefault();
   const moved = ev.dataTransfer.getData('text/x-cuttle-entity');
   if (moved) send({ type: 'reparent', object: moved, parent: ROOT });
 };
@@ -292,7 +340,8 @@ function select(id, add) {
   if (add) editor.selection = editor.selection.includes(id) ? editor.selection.filter((x) => x !== id) : [...editor.selection, id];
   else editor.selection = id ? [id] : [];
   if (editor.selection.length) send({ type: 'select', objects: editor.selection });
-  render();
+  if (id) reveal(id);
+  render(null, true);
 }
 
 // ---- inspector ----
@@ -318,9 +367,11 @@ function setProp(id, key, value, commit) {
 }
 editor.setProp = setProp;
 
-// Quaternion <-> Euler angles (degrees) in a chosen order, with the Euler filter of "What is
-// gimbal lock" (001): of the two equivalent angle triples, and every 360 degree turn of each,
-// the one nearest the angles shown last, so values do not jump while you drag.
+// Quaternion <-> Euler angles (degrees) in a chosen order, a port of api/ct_math.h (intrinsic:
+// angle n turns about the n-th letter of the order, about the axes as the turns before it moved
+// them; R = R_a * R_b * R_c), with the Euler filter of "What is gimbal lock" (001): of the two
+// equivalent angle triples, and every 360 degree turn of each, the one nearest the angles shown
+// last, so values do not jump while you drag.
 function quatToMatrix([x, y, z, w]) {
   return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
           2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
@@ -329,43 +380,58 @@ function quatToMatrix([x, y, z, w]) {
 const AX = { X: 0, Y: 1, Z: 2 };
 function quatFromEuler(deg, order) {
   let q = [0, 0, 0, 1];
-  // Intrinsic rotations in the order's sequence: R = R_a * R_b * R_c.
-  for (let i = 0; i < 3; i++) {
-    const a = AX[order[i]], h = deg[a] * Math.PI / 360, r = [0, 0, 0, Math.cos(h)];
+  for (let n = 0; n < 3; n++) {
+    const a = AX[order[n]], h = deg[n] * Math.PI / 360, r = [0, 0, 0, Math.cos(h)];
     r[a] = Math.sin(h);
     q = [q[3] * r[0] + q[0] * r[3] + q[1] * r[2] - q[2] * r[1], q[3] * r[1] - q[0] * r[2] + q[1] * r[3] + q[2] * r[0],
          q[3] * r[2] + q[0] * r[1] - q[1] * r[0] + q[2] * r[3], q[3] * r[3] - q[0] * r[0] - q[1] * r[1] - q[2] * r[2]];
   }
   return q;
 }
+// The angles of a rotation: for a Tait-Bryan order the middle one in [-90, 90], for a proper
+// order in [0, 180], the others in (-180, 180]; at gimbal lock the third is 0.
 function eulerFromQuat(q, order) {
-  const m = quatToMatrix(q), M = (r, c) => m[3 * r + c];
-  const [i, j, k] = [AX[order[0]], AX[order[1]], AX[order[2]]];
-  // Sign of the permutation: even orders (XYZ, YZX, ZXY) +1.
-  const s = ((j - i + 3) % 3 === 1) ? 1 : -1;
-  const out = [0, 0, 0];
-  const sy = Math.max(-1, Math.min(1, s * M(i, k)));
-  out[j] = Math.asin(sy);
-  if (Math.abs(sy) < 0.9999999) {
-    out[i] = Math.atan2(-s * M(j, k), M(k, k));
-    out[k] = Math.atan2(-s * M(i, j), M(i, i));
+  const n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  const u = n2 > 0 ? q.map((c) => c / Math.sqrt(n2)) : [0, 0, 0, 1];
+  const mm = quatToMatrix(u), M = (r, c) => mm[3 * r + c];
+  const i = AX[order[0]], j = AX[order[1]], proper = order[2] === order[0], k = 3 - i - j;
+  // Even orders (i, j, k a cyclic turn of x, y, z) +1; odd ones mirror the signs.
+  const s = j === (i + 1) % 3 ? 1 : -1;
+  const e = [0, 0, 0];
+  let sb, cb;
+  if (proper) { cb = M(i, i); sb = Math.hypot(M(i, j), M(i, k)); }
+  else { sb = s * M(i, k); cb = Math.hypot(M(i, i), M(i, j)); }
+  e[1] = Math.atan2(sb, cb);
+  const locked = proper ? sb < 1e-12 : cb < 1e-12;
+  if (!locked && proper) {
+    e[0] = Math.atan2(M(j, i), -s * M(k, i));
+    e[2] = Math.atan2(M(i, j), s * M(i, k));
+  } else if (!locked) {
+    e[0] = Math.atan2(-s * M(j, k), M(k, k));
+    e[2] = Math.atan2(-s * M(i, j), M(i, i));
   } else {
-    out[i] = Math.atan2(s * M(k, j), M(j, j));
-    out[k] = 0;
+    // Only the first angle is left once the third is 0: R_i(a) = M * R_j(b)^T.
+    const c = Math.cos(e[1]), sn = Math.sin(e[1]), rj = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+    const j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+    rj[j][j] = 1; rj[j1][j1] = c; rj[j2][j2] = c; rj[j2][j1] = sn; rj[j1][j2] = -sn;
+    const ri = (r, col) => M(r, 0) * rj[col][0] + M(r, 1) * rj[col][1] + M(r, 2) * rj[col][2];
+    const i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    e[0] = Math.atan2(ri(i2, i1), ri(i1, i1));
   }
-  return { deg: out.map((a) => a * 180 / Math.PI), axes: [i, j, k] };
+  return e.map((a) => a * 180 / Math.PI);
 }
-function eulerFilter(deg, axes, prev) {
+function eulerFilter(deg, order, prev) {
   if (!prev) return deg;
-  const [i, j, k] = axes;
-  const alt = deg.slice(); alt[i] += 180; alt[j] = 180 - deg[j]; alt[k] += 180;
-  const near = (d) => d.map((a, n) => a + 360 * Math.round((prev[n] - a) / 360));
+  const proper = order[0] === order[2];
+  const alt = [deg[0] + 180, proper ? -deg[1] : 180 - deg[1], deg[2] + 180];
+  const near = (d) => d.map((a, n) => a + 360 * Math.floor((prev[n] - a) / 360 + 0.5));
+  const cost = (d) => d.reduce((sum, x, n) => sum + Math.abs(x - prev[n]), 0);
   const a = near(deg), b = near(alt);
-  const dist = (d) => d.reduce((s, x, n) => s + (x - prev[n]) ** 2, 0);
-  return dist(a) <= dist(b) ? a : b;
+  return cost(a) <= cost(b) ? a : b;
 }
 editor.quatFromEuler = quatFromEuler;
 editor.eulerFromQuat = eulerFromQuat;
+editor.eulerFilter = eulerFilter;
 
 function numberInput(value, onChange, onDrag) {
   const input = document.createElement('input');
@@ -376,14 +442,40 @@ function numberInput(value, onChange, onDrag) {
   return input;
 }
 
-// Dragging a field's label scrubs its first number: many operations, one undo item.
-function scrub(label, read, write) {
+// The entities an edit of `key` in the inspector applies to: every selected entity that has the
+// property (the inspector shows the first), or just `id` when it is not selected.
+function targets(id, key) {
+  if (!editor.selection.includes(id)) return [id];
+  return editor.selection.filter((t) => prop(t, key) !== undefined);
+}
+
+// Sets `key` on every target in one message, so the edit is one undo item however many entities
+// it touches. `make(value, id)` gives an entity's new value from its current one, or a string
+// (why it cannot be set: then nothing is sent). Returns that string, or null.
+function setAll(id, key, make, commit) {
+  const ops = [];
+  for (const t of targets(id, key)) {
+    const p = editor.objects.get(t).props.get(key);
+    const value = make(p.value, t);
+    if (typeof value === 'string') return targets(id, key).length > 1 ? `${nameOf(t)}: ${value}` : value;
+    ops.push({ op: 'set', object: t, key, value, base: p.at });
+  }
+  if (ops.length) send({ type: 'ops', commit: !!commit, ops });
+  return null;
+}
+editor.setAll = setAll;
+
+// Dragging a field's label scrubs one number of every target by the same amount: many
+// operations, one undo item. `read(value, id)` is what an entity starts from (taken once, at the
+// press), `write(start, delta)` its value moved by delta (or a string: out of range).
+function scrub(label, id, key, read, write) {
   label.onmousedown = (ev) => {
     ev.preventDefault();
-    const x0 = ev.clientX, start = read();
-    const move = (e) => write(start + (e.clientX - x0) * 0.02, false);
+    const x0 = ev.clientX, start = new Map(targets(id, key).map((t) => [t, read(prop(t, key), t)]));
+    const to = (e, commit) => setAll(id, key, (v, t) => write(start.get(t), (e.clientX - x0) * 0.02), commit);
+    const move = (e) => to(e, false);
     const up = (e) => { document.removeEventListener('mousemove', move); document.removeEventListener('mouseup', up);
-      write(start + (e.clientX - x0) * 0.02, true); };
+      to(e, true); };
     document.addEventListener('mousemove', move);
     document.addEventListener('mouseup', up);
   };
@@ -411,55 +503,67 @@ function fieldRow(id, key, p, group, touched) {
       const c = document.createElement('input'); c.type = 'color';
       c.value = '#' + nums.slice(0, 3).map((x) => Math.round(Math.max(0, Math.min(1, x)) * 255).toString(16).padStart(2, '0')).join('');
       c.onchange = () => { const h = c.value; const rgb = [1, 3, 5].map((o) => parseInt(h.substr(o, 2), 16) / 255);
-        setProp(id, key, { [kind]: [...rgb, ...nums.slice(3)] }, true); };
+        setAll(id, key, (w) => ({ [kind]: [...rgb, ...(w.vec3 || w.quat).slice(3)] }), true); };
       box.append(c);
     }
     nums.forEach((x, n) => {
       const input = numberInput(x, (val, inp) => {
-        const next = nums.slice(); next[n] = val;
-        const bad = checkNumber(key, next); fail(bad ? `${'xyzw'[n]} ${bad}` : '', inp);
-        if (!bad) setProp(id, key, { [kind]: next }, true);
+        // Each target keeps its other components: typing x moves every selected entity's x.
+        const bad = setAll(id, key, (w) => { const next = (w.vec3 || w.quat).slice(); next[n] = val;
+          const why = checkNumber(key, next); return why ? `${'xyzw'[n]} ${why}` : { [kind]: next }; }, true);
+        fail(bad, inp);
       });
       input.dataset.axis = 'xyzw'[n];
       box.append(input);
     });
-    scrub(label, () => nums[0], (x, commit) => { const next = nums.slice(); next[0] = x;
-      if (!checkNumber(key, next)) setProp(id, key, { [kind]: next }, commit); });
+    scrub(label, id, key, (w) => (w.vec3 || w.quat).slice(), (start, d) => { const next = start.slice(); next[0] += d;
+      return checkNumber(key, next) || { [kind]: next }; });
     row.append(box);
   } else if (v && v.quat) {
-    // A rotation: Euler angles in the chosen order.
+    // A rotation: Euler angles in the chosen order, each target's own angles kept continuous by
+    // the Euler filter; typing one angle sets that angle of every target.
     const box = document.createElement('div'); box.className = 'vec';
-    const e = eulerFromQuat(v.quat, editor.eulerOrder);
-    const deg = eulerFilter(e.deg, e.axes, editor.lastEuler.get(id));
-    editor.lastEuler.set(id, deg);
+    const order = editor.eulerOrder;
+    const anglesOf = (t, q) => {
+      const deg = eulerFilter(eulerFromQuat(q, order), order, editor.lastEuler.get(t + ' ' + order));
+      editor.lastEuler.set(t + ' ' + order, deg);
+      return deg;
+    };
+    const deg = anglesOf(id, v.quat);
+    const turn = (n) => (w, t, val) => { const next = anglesOf(t, w.quat).slice(); next[n] = val;
+      editor.lastEuler.set(t + ' ' + order, next); return { quat: quatFromEuler(next, order) }; };
     deg.forEach((a, n) => {
-      const input = numberInput(a, (val) => {
-        const next = deg.slice(); next[n] = val;
-        if (!Number.isFinite(val)) return fail('not a number');
-        editor.lastEuler.set(id, next);
-        setProp(id, key, { quat: quatFromEuler(next, editor.eulerOrder) }, true);
+      const input = numberInput(a, (val, inp) => {
+        if (!Number.isFinite(val)) return fail('not a number', inp);
+        fail('', inp);
+        setAll(id, key, (w, t) => turn(n)(w, t, val), true);
       });
       input.dataset.axis = 'xyz'[n];
+      input.title = `${order[n]}: angle ${n + 1} of ${order} (degrees)`;
       box.append(input);
     });
-    const order = document.createElement('select');
-    ORDERS.forEach((o) => order.add(new Option(o, o, false, o === editor.eulerOrder)));
-    order.onchange = () => { editor.eulerOrder = order.value; localStorage.setItem('cuttle.euler', order.value); render(); };
-    box.append(order);
+    // Scrubbing turns the first angle (degrees per pixel: 0.02 * 50).
+    scrub(label, id, key, (w, t) => anglesOf(t, w.quat).slice(),
+      (start, d) => ({ quat: quatFromEuler([start[0] + d * 50, start[1], start[2]], order) }));
+    const pick = document.createElement('select'); pick.className = 'order';
+    pick.title = 'Euler order (intrinsic): Tait-Bryan XYZ..ZYX, proper XYX..ZYZ';
+    ORDERS.forEach((o) => pick.add(new Option(o, o, false, o === order)));
+    pick.onchange = () => { editor.eulerOrder = pick.value; localStorage.setItem('cuttle.euler', pick.value); render(); };
+    box.append(pick);
     row.append(box);
   } else if (typeof v === 'number') {
-    const input = numberInput(v, (val, inp) => { const bad = checkNumber(key, [val]); fail(bad, inp); if (!bad) setProp(id, key, val, true); });
+    const input = numberInput(v, (val, inp) => fail(setAll(id, key, () => checkNumber(key, [val]) || val, true), inp));
     const r = rangeOf(key); if (r) { input.min = r.min; input.max = r.max; }
-    scrub(label, () => v, (x, commit) => { if (!checkNumber(key, [x])) setProp(id, key, x, commit); });
+    scrub(label, id, key, (w) => w, (start, d) => checkNumber(key, [start + d]) || start + d);
     row.append(input);
   } else if (typeof v === 'boolean') {
     const c = document.createElement('input'); c.type = 'checkbox'; c.checked = v;
-    c.onchange = () => setProp(id, key, c.checked, true);
+    c.onchange = () => setAll(id, key, () => c.checked, true);
     row.append(c);
   } else if (v && v.string !== undefined && ENUMS[key]) {
     const s = document.createElement('select');
     ENUMS[key].forEach((o) => s.add(new Option(o, o, false, o === v.string)));
-    s.onchange = () => setProp(id, key, { string: s.value }, true);
+    s.onchange = () => setAll(id, key, () => ({ string: s.value }), true);
     row.append(s);
   } else if (v && v.string !== undefined) {
     const input = document.createElement('input'); input.value = v.string;
@@ -471,7 +575,7 @@ function fieldRow(id, key, p, group, touched) {
     }
     input.onchange = () => {
       if (type && !(editor.resources[type] || []).includes(input.value)) return fail(`no ${type} '${input.value}' in the project`, input);
-      fail('', input); setProp(id, key, { string: input.value }, true);
+      fail('', input); setAll(id, key, () => ({ string: input.value }), true);
     };
     input.onkeydown = (ev) => ev.stopPropagation();
     row.append(input);
@@ -500,6 +604,7 @@ function renderInspector(touched) {
   box.innerHTML = '';
   box.dataset.id = id;
   const props = editor.objects.get(id).props;
+  const chosen = () => editor.selection.filter((t) => editor.objects.has(t));
   const groups = new Map();
   for (const [key, p] of props) {
     if (key.startsWith('@') || key === 'children' || key === 'id') continue;
@@ -516,7 +621,10 @@ function renderInspector(touched) {
     const h = document.createElement('h3'); h.textContent = g;
     if (g !== 'entity') {
       const rm = document.createElement('button'); rm.textContent = '×'; rm.title = 'Remove the component';
-      rm.onclick = () => send({ type: 'ops', commit: true, ops: fields.map(([key]) => ({ op: 'set', object: id, key, value: null })) });
+      // Removed from every selected entity that has it, as one undo item.
+      rm.onclick = () => send({ type: 'ops', commit: true, ops: chosen().flatMap((t) =>
+        [...editor.objects.get(t).props.keys()].filter((key) => key.startsWith(`components.${g}.`) || key === `components.${g}`)
+          .map((key) => ({ op: 'set', object: t, key, value: null }))) });
       h.append(rm);
     }
     div.append(h);
@@ -528,7 +636,9 @@ function renderInspector(touched) {
   Object.keys(COMPONENTS).filter((c) => !groups.has(c)).forEach((c) => add.add(new Option(c, c)));
   add.onchange = () => {
     const c = COMPONENTS[add.value]; if (!c) return;
-    send({ type: 'ops', commit: true, ops: Object.entries(c).map(([key, value]) => ({ op: 'set', object: id, key, value })) });
+    // Added to every selected entity that lacks it, as one undo item.
+    send({ type: 'ops', commit: true, ops: chosen().filter((t) => !componentsOf(t).includes(add.value))
+      .flatMap((t) => Object.entries(c).map(([key, value]) => ({ op: 'set', object: t, key, value }))) });
   };
   box.append(add);
   if (keep) {
@@ -728,11 +838,13 @@ document.addEventListener('paste', (ev) => {
   editor.paste(ev.clipboardData.getData('text/plain'));
 });
 
+// Draws the page from editor.objects; keepOutline: the tree did not change (only the rows in
+// view are drawn again, for the selection).
 function render(touched, keepOutline) {
-  if (!keepOutline) renderOutline();
+  if (!keepOutline) renderOutline(); else drawOutlineRows();
   renderInspector(touched);
   drawOverlay();
 }
-window.addEventListener('resize', drawOverlay);
+window.addEventListener('resize', () => { drawOverlay(); drawOutlineRows(); });
 
 connect();

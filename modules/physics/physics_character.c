@@ -1,0 +1,272 @@
+/* physics_character.c: the character mover (ct_physics.h, Characters).
+ *
+ * A character is an upright kinematic capsule body plus what the mover keeps (its step height,
+ * its steepest walkable slope, the ground it stood on). move_character plans the next step's
+ * motion from where the body is now and gives the body the velocity that takes it there, so the
+ * step moves it with the rest of the world and dynamic bodies in its way are pushed as by any
+ * kinematic body. Planning:
+ *   1. riding: standing on a body that moves, its velocity at the feet is added to the motion;
+ *   2. collide and slide: the motion is cut into moves of at most a quarter of the radius (so
+ *      nothing thinner is passed through), and after each the capsule is pushed out of the static
+ *      and kinematic bodies it overlaps (found by the shape tests of the contacts), the rest of
+ *      the motion losing what goes into them. Walkable ground (a normal within max_slope of up)
+ *      pushes straight up, so a character on a slope does not creep down it; anything steeper is a
+ *      wall it slides along;
+ *   3. stairs: when it stood on something and a wall kept it from its walk, the walk is tried
+ *      again lifted by max_step and dropped back down; it is taken when something holds it
+ *      higher and further along: walkable ground, or a stair's edge with walkable ground a radius
+ *      further on (walking on, the round bottom of the capsule rolls over the edge onto the
+ *      stair; a steep slope has no such ground and is not climbed step by step);
+ *   4. what holds it: a drop straight down by a skin (or, when it stood on something and is not
+ *      going up, by max_step, which keeps its feet on stairs and slopes going down) puts it on
+ *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded".
+ * Up is +y. Every move is bounded (at most 256 moves of 4 push-outs each). */
+#include "physics_internal.h"
+
+#include <string.h>
+
+#define MOVER_SKIN 0.01f      /* m: how close to the ground still counts as standing on it */
+#define MOVER_MAX_MOVES 256u  /* a motion is cut into at most this many moves */
+#define MOVER_PUSHES 4u       /* push-outs after each move */
+
+int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope)
+{
+    physics__characters *cs = &s->characters;
+    if (physics__reserve_keep(s->a, (void **)&cs->c, &cs->cap, cs->n + 1, sizeof *cs->c))
+        return CT_ERR_NOMEM;
+    uint32_t at = cs->n;
+    while (at > 0 && cs->c[at - 1].entity > entity)
+        at--;
+    memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
+    cs->c[at] = (physics__character){.entity = entity, .max_step = max_step, .cos_slope = cosf(max_slope),
+                                     .normal = v3(0, 1, 0)};
+    cs->n++;
+    return 0;
+}
+
+physics__character *physics__characters_find(physics__scene *s, uint32_t entity)
+{
+    physics__characters *cs = &s->characters;
+    uint32_t lo = 0, hi = cs->n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (cs->c[mid].entity < entity)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cs->n && cs->c[lo].entity == entity ? &cs->c[lo] : NULL;
+}
+
+void physics__characters_drop(physics__scene *s, uint32_t entity)
+{
+    physics__characters *cs = &s->characters;
+    physics__character *c = physics__characters_find(s, entity);
+    if (!c)
+        return;
+    const uint32_t k = (uint32_t)(c - cs->c);
+    memmove(&cs->c[k], &cs->c[k + 1], (size_t)(cs->n - k - 1) * sizeof *cs->c);
+    cs->n--;
+}
+
+void physics__characters_free(physics__scene *s)
+{
+    physics__characters *cs = &s->characters;
+    if (cs->c)
+        ct_free(s->a, cs->c, (size_t)cs->cap * sizeof *cs->c);
+    cs->c = NULL;
+    cs->n = cs->cap = 0;
+}
+
+/* ---- moving ------------------------------------------------------------------------------------ */
+
+typedef struct mover {
+    physics__scene *s;
+    uint32_t self;
+    float cos_slope;
+    float step; /* the most one move goes */
+    /* The walkable ground the last pushes met. */
+    bool grounded;
+    uint32_t ground;
+    physics__v3 normal;
+    bool walled; /* a wall took some of the motion */
+} mover;
+
+/* The deepest overlap of the capsule at p with a static or kinematic body: that body (or
+ * UINT32_MAX), the way out of it (unit) and the overlap (negative). */
+static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest)
+{
+    physics__bodies *b = &m->s->bodies;
+    b->position[m->self] = p;
+    const physics__v3 reach = v3_add(b->extent[m->self], v3(MOVER_SKIN, MOVER_SKIN, MOVER_SKIN));
+    uint32_t n;
+    const uint32_t *near = physics__scene_overlap_box(m->s, v3_sub(p, reach), v3_add(p, reach), b->mask[m->self], &n);
+    uint32_t hit = UINT32_MAX;
+    *deepest = 0.0f;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t j = physics__bodies_find(b, (ct_entity_t){near[k]});
+        if (j == m->self || b->kind[j] == CT_BODY_DYNAMIC || !(b->layer[m->self] & b->mask[j]))
+            continue;
+        physics__manifold_out mo;
+        physics__manifold(b, m->self, j, 0.0f, false, &mo);
+        for (uint32_t q = 0; q < mo.count; q++)
+            if (mo.p[q].sep < *deepest) {
+                *deepest = mo.p[q].sep;
+                *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
+                hit = j;
+            }
+    }
+    return hit;
+}
+
+/* Pushes the capsule at *p out of what it overlaps; *rest, the motion still to go, loses what goes
+ * into what it met. */
+static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
+{
+    physics__bodies *b = &m->s->bodies;
+    for (uint32_t push = 0; push < MOVER_PUSHES; push++) {
+        physics__v3 out;
+        float deepest;
+        const uint32_t hit = mover__deepest(m, *p, &out, &deepest);
+        if (hit == UINT32_MAX)
+            return;
+        if (out.y >= m->cos_slope) {
+            /* Walkable: straight up, and the motion loses its way down. */
+            p->y -= deepest / out.y;
+            if (rest->y < 0.0f)
+                rest->y = 0.0f;
+            m->grounded = true;
+            m->ground = b->entity[hit].id;
+            m->normal = out;
+        } else {
+            *p = v3_add(*p, v3_scale(out, -deepest));
+            const float into = v3_dot(*rest, out);
+            if (into < 0.0f)
+                *rest = v3_sub(*rest, v3_scale(out, into));
+            if (out.y > -0.1f)
+                m->walled = true;
+        }
+    }
+}
+
+/* Moves the capsule from p by motion, sliding; returns where it ends. */
+static physics__v3 mover__slide(mover *m, physics__v3 p, physics__v3 motion)
+{
+    physics__v3 rest = motion;
+    for (uint32_t k = 0; k < MOVER_MAX_MOVES; k++) {
+        const float len = v3_len(rest);
+        if (!(len > 1e-6f))
+            break;
+        const float part = f_min(1.0f, m->step / len);
+        const physics__v3 move = v3_scale(rest, part);
+        p = v3_add(p, move);
+        rest = v3_sub(rest, move);
+        mover__push_out(m, &p, &rest);
+    }
+    return p;
+}
+
+/* Drops the capsule straight down from p by at most depth until something under it holds it
+ * (walkable ground, or the edge of a stair: anything whose way out points up). Returns where it
+ * stops, p itself when nothing held it; *held says whether something did, m->grounded whether that
+ * was walkable ground. Walls beside it push it aside on the way. */
+static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
+{
+    physics__bodies *b = &m->s->bodies;
+    m->grounded = false;
+    m->ground = 0;
+    m->normal = v3(0, 1, 0);
+    *held = false;
+    const physics__v3 from = p;
+    for (float gone = 0.0f; gone < depth;) {
+        const float d = f_min(m->step, depth - gone);
+        physics__v3 q = v3(p.x, p.y - d, p.z), out;
+        float deepest;
+        const uint32_t hit = mover__deepest(m, q, &out, &deepest);
+        gone += d;
+        if (hit == UINT32_MAX) {
+            p = q;
+        } else if (out.y > 0.1f) {
+            q.y = f_min(q.y - deepest / out.y, p.y);
+            *held = true;
+            m->grounded = out.y >= m->cos_slope;
+            m->ground = b->entity[hit].id;
+            m->normal = out;
+            return q;
+        } else {
+            p = v3_add(q, v3_scale(out, -deepest));
+        }
+    }
+    return from;
+}
+
+int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
+                            float dt, ct_character_state_t *out)
+{
+    physics__bodies *b = &s->bodies;
+    const physics__v3 start = b->position[i];
+    mover m = {.s = s, .self = i, .cos_slope = c->cos_slope, .step = 0.25f * b->radius[i]};
+    physics__v3 motion = v3_scale(velocity, dt);
+    /* 1. Riding what it stands on. */
+    const uint32_t g = c->held && c->ground ? physics__bodies_find(b, (ct_entity_t){c->ground}) : UINT32_MAX;
+    if (g != UINT32_MAX && b->kind[g] != CT_BODY_STATIC) {
+        const physics__v3 feet = v3_sub(start, v3(0, b->half[i].y, 0));
+        const physics__v3 carried = v3_add(b->velocity[g], v3_cross(b->angular[g], v3_sub(feet, b->position[g])));
+        motion = v3_add(motion, v3_scale(carried, dt));
+    }
+    /* 2. The walk, then the rise or fall. */
+    const physics__v3 walk = v3(motion.x, 0.0f, motion.z);
+    physics__v3 p = mover__slide(&m, start, walk);
+    /* 3. Stairs: blocked while it stood on something, try the walk lifted by the step and put
+     * down again; taken when that ends higher and further along. */
+    const float wanted = v3_len(walk);
+    bool held = false;
+    if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
+        const physics__v3 lifted = mover__slide(&m, start, v3(0, c->max_step, 0));
+        const physics__v3 over = mover__slide(&m, lifted, walk);
+        const float depth = lifted.y - start.y + MOVER_SKIN;
+        const physics__v3 down = mover__drop(&m, over, depth, &held);
+        /* Held by an edge rather than ground: a stair has walkable ground a little further on,
+         * a steep slope has not (and is not climbed step by step). */
+        bool ahead = m.grounded;
+        if (held && !ahead) {
+            bool ahead_held;
+            const physics__v3 further = v3_add(over, v3_scale(walk, b->radius[i] / wanted));
+            mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
+            ahead = ahead_held && m.grounded;
+        }
+        const float went = v3_dot(v3_sub(down, start), walk) / wanted, plain = v3_dot(v3_sub(p, start), walk) / wanted;
+        if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f)
+            p = down;
+        else
+            held = false;
+    }
+    p = mover__slide(&m, p, v3(0, motion.y, 0));
+    /* 4. What holds it: put on it when within the skin, or within the step when it stood on
+     * something and is not going up (down stairs and slopes it keeps its feet). */
+    if (motion.y > 1e-6f) {
+        m.grounded = false;
+        held = false;
+    } else {
+        const physics__v3 q = mover__drop(&m, p, (c->held ? c->max_step : 0.0f) + MOVER_SKIN, &held);
+        if (held)
+            p = q;
+    }
+    b->position[i] = start;
+    const physics__v3 v = v3_scale(v3_sub(p, start), 1.0f / dt);
+    if (!v3_speed_ok(v))
+        return CT_ERR_INVALID;
+    b->velocity[i] = v;
+    c->grounded = m.grounded;
+    c->held = held;
+    c->ground = m.grounded ? m.ground : 0u;
+    c->normal = m.grounded ? m.normal : v3(0, 1, 0);
+    s->quiet = false;
+    if (out) {
+        *out = (ct_character_state_t){.grounded = c->grounded, .ground = c->ground};
+        v3_store(c->normal, out->ground_normal);
+        v3_store(p, out->position);
+        v3_store(v, out->velocity);
+    }
+    return 0;
+}

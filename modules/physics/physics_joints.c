@@ -1,0 +1,647 @@
+/* physics_joints.c: joints (ct_physics.h, Joints), solved in the rigid solver's substeps.
+ *
+ * Every joint is made of two kinds of constraint, solved on the bodies' present poses (anchors
+ * and axes are turned by the rotations of the moment, not of the step's start, so a joint stays
+ * exact however far the bodies turn in a step):
+ *   - blocks of three rows solved at once: the point block (the anchors meet: fixed, hinge, ball)
+ *     and the rotation block (the relative rotation stays the rest rotation: fixed, slider). A
+ *     3 x 3 solve keeps a chain's links from fighting over axes, which three rows one after the
+ *     other would;
+ *   - scalar rows, each a direction and its anchors: the hinge's two axes it may not turn
+ *     about, the slider's two directions it may not move along, limits (one row per side, which
+ *     pushes only when that side is reached, a speculative gap closed like a contact's),
+ *     motors (a target speed within the force they may apply) and the distance joint's spring.
+ * Equalities are soft as Box2D v3's joints (60 Hz, damping ratio 2) while pushing and rigid
+ * while relaxing; a spring keeps its own softness in both. Rows are solved first, the blocks
+ * last, as Box2D does: what holds the bodies together has the last word. The accumulated
+ * impulses warm start the next substep and the next step. Joints are solved after the contacts
+ * in each pass: a link of a falling chain struck by the floor opened its joint by 3 cm when the
+ * contacts had the last word, 6 mm now. */
+#include "physics_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define JOINT_HERTZ 60.0f
+#define JOINT_DAMPING 2.0f
+#define JOINT_PI 3.14159265f
+
+/* ---- quaternions and small matrices ------------------------------------------------------ */
+
+static inline physics__quat joints__mul(physics__quat a, physics__quat b)
+{
+    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+
+static inline physics__quat joints__conj(physics__quat q) { return (physics__quat){-q.x, -q.y, -q.z, q.w}; }
+
+static inline physics__v3 joints__mat(const float m[9], physics__v3 v)
+{
+    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+}
+
+/* The inverse of a 3 x 3 matrix (row major); zero when singular (a joint between two bodies
+ * that cannot move). */
+static void joints__invert(const float k[9], float out[9])
+{
+    const float c0 = k[4] * k[8] - k[5] * k[7], c1 = k[5] * k[6] - k[3] * k[8], c2 = k[3] * k[7] - k[4] * k[6];
+    const float det = k[0] * c0 + k[1] * c1 + k[2] * c2;
+    if (!(fabsf(det) > 1e-30f)) {
+        memset(out, 0, 9 * sizeof *out);
+        return;
+    }
+    const float id = 1.0f / det;
+    out[0] = c0 * id;
+    out[1] = (k[2] * k[7] - k[1] * k[8]) * id;
+    out[2] = (k[1] * k[5] - k[2] * k[4]) * id;
+    out[3] = c1 * id;
+    out[4] = (k[0] * k[8] - k[2] * k[6]) * id;
+    out[5] = (k[2] * k[3] - k[0] * k[5]) * id;
+    out[6] = c2 * id;
+    out[7] = (k[1] * k[6] - k[0] * k[7]) * id;
+    out[8] = (k[0] * k[4] - k[1] * k[3]) * id;
+}
+
+/* Two unit vectors that make a right-handed basis with unit a. */
+static void joints__basis(physics__v3 a, physics__v3 *b1, physics__v3 *b2)
+{
+    const physics__v3 seed = fabsf(a.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+    const physics__v3 t = v3_cross(a, seed);
+    *b1 = v3_scale(t, 1.0f / v3_len(t));
+    *b2 = v3_cross(a, *b1);
+}
+
+/* The angle (-pi, pi] of q's turn about unit axis (its twist). */
+static float joints__twist(physics__quat q, physics__v3 axis)
+{
+    float angle = 2.0f * atan2f(q.x * axis.x + q.y * axis.y + q.z * axis.z, q.w);
+    if (angle > JOINT_PI)
+        angle -= 2.0f * JOINT_PI;
+    else if (angle <= -JOINT_PI)
+        angle += 2.0f * JOINT_PI;
+    return angle;
+}
+
+/* ---- the joints' list ---------------------------------------------------------------------- */
+
+static bool joints__v3_ok(const float v[3], float limit)
+{
+    return v3_within(v3_load(v), limit);
+}
+
+const char *physics__joint_desc_error(const ct_joint_desc_t *d)
+{
+    if (d->type > CT_JOINT_DISTANCE)
+        return "type (fixed, hinge, ball, slider or distance)";
+    if (d->flags & ~(uint32_t)(CT_JOINT_LIMIT | CT_JOINT_MOTOR | CT_JOINT_COLLIDE))
+        return "flags (CT_JOINT_LIMIT, CT_JOINT_MOTOR and CT_JOINT_COLLIDE only)";
+    if (!joints__v3_ok(d->anchor, CT_PHYSICS_MAX_POSITION))
+        return "anchor (each coordinate within +-1e5 m)";
+    if (d->type == CT_JOINT_DISTANCE && !joints__v3_ok(d->anchor_b, CT_PHYSICS_MAX_POSITION))
+        return "anchor_b (each coordinate within +-1e5 m)";
+    const physics__v3 axis = v3_load(d->axis);
+    if (d->type != CT_JOINT_FIXED && d->type != CT_JOINT_DISTANCE &&
+        !(v3_within(axis, 1e3f) && v3_len(axis) >= 1e-3f))
+        return "axis (a direction of length at least 1e-3, each component within +-1e3)";
+    const bool angles = d->type == CT_JOINT_HINGE || d->type == CT_JOINT_BALL;
+    const float lim = angles ? JOINT_PI : CT_PHYSICS_MAX_SIZE;
+    if ((d->flags & CT_JOINT_LIMIT) &&
+        !(f_within(d->lower, -lim, lim) && f_within(d->upper, -lim, lim) && d->lower <= d->upper))
+        return angles ? "lower, upper (within [-pi, pi] rad, lower <= upper)"
+                      : "lower, upper (within [-1e4, 1e4] m, lower <= upper)";
+    if (d->type == CT_JOINT_DISTANCE && (d->flags & CT_JOINT_LIMIT) && d->lower < 0.0f)
+        return "lower (a distance: at least 0 m)";
+    if (d->type == CT_JOINT_BALL && (d->flags & CT_JOINT_LIMIT) && !f_within(d->cone_angle, 0.0f, JOINT_PI))
+        return "cone_angle (within [0, pi] rad)";
+    if (!f_within(d->motor_speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED))
+        return "motor_speed (within +-1e4)";
+    if (!f_within(d->max_motor_force, 0.0f, CT_PHYSICS_MAX_FORCE))
+        return "max_motor_force (within [0, 1e12])";
+    if ((d->flags & CT_JOINT_MOTOR) && d->type != CT_JOINT_HINGE && d->type != CT_JOINT_SLIDER)
+        return "flags (a motor is for hinges and sliders)";
+    if (!f_within(d->length, 0.0f, CT_PHYSICS_MAX_SIZE))
+        return "length (within [0, 1e4] m)";
+    if (!f_within(d->spring_hertz, 0.0f, 1e3f))
+        return "spring_hertz (within [0, 1e3])";
+    if (!f_within(d->spring_damping, 0.0f, 1e3f))
+        return "spring_damping (within [0, 1e3])";
+    return NULL;
+}
+
+/* The pose of instance i, or the world's. */
+static void joints__pose(const physics__bodies *b, uint32_t i, physics__v3 *p, physics__quat *q)
+{
+    *p = i == UINT32_MAX ? v3(0, 0, 0) : b->position[i];
+    *q = i == UINT32_MAX ? quat_identity() : b->rotation[i];
+}
+
+int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d, uint32_t *id)
+{
+    physics__joints *js = &s->joints;
+    if (js->next_id == UINT32_MAX ||
+        physics__reserve_keep(s->a, (void **)&js->j, &js->cap, js->n + 1, sizeof *js->j))
+        return CT_ERR_NOMEM;
+    const physics__bodies *bs = &s->bodies;
+    physics__v3 pa, pb;
+    physics__quat qa, qb;
+    joints__pose(bs, a, &pa, &qa);
+    joints__pose(bs, b, &pb, &qb);
+    physics__joint *j = &js->j[js->n++];
+    /* The API's a is B here: desc's anchor is on B, anchor_b (distance joints) on A. */
+    const physics__v3 anchor_b = v3_load(d->anchor);
+    const physics__v3 anchor = d->type == CT_JOINT_DISTANCE ? v3_load(d->anchor_b) : anchor_b;
+    physics__v3 axis = v3_load(d->axis);
+    axis = d->type == CT_JOINT_FIXED || d->type == CT_JOINT_DISTANCE ? v3(1, 0, 0)
+                                                                       : v3_scale(axis, 1.0f / v3_len(axis));
+    if (js->next_id == 0)
+        js->next_id = 1;
+    *j = (physics__joint){
+        .id = js->next_id++,
+        .type = d->type,
+        .flags = d->flags,
+        .ea = a == UINT32_MAX ? 0u : bs->entity[a].id,
+        .eb = bs->entity[b].id,
+        .a = a,
+        .b = b,
+        .la = quat_unrotate(qa, v3_sub(anchor, pa)),
+        .lb = quat_unrotate(qb, v3_sub(anchor_b, pb)),
+        .axis_a = quat_unrotate(qa, axis),
+        .axis_b = quat_unrotate(qb, axis),
+        .rest = joints__mul(joints__conj(qa), qb),
+        .lower = d->lower,
+        .upper = d->upper,
+        .cone = d->cone_angle,
+        .motor_speed = d->motor_speed,
+        .motor_max = d->max_motor_force,
+        .length = d->length > 0.0f ? d->length : v3_len(v3_sub(anchor_b, anchor)),
+        .hertz = d->spring_hertz,
+        .damping = d->spring_damping,
+    };
+    *id = j->id;
+    return 0;
+}
+
+physics__joint *physics__joints_find(physics__scene *s, uint32_t id)
+{
+    physics__joints *js = &s->joints;
+    uint32_t lo = 0, hi = js->n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (js->j[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < js->n && js->j[lo].id == id ? &js->j[lo] : NULL;
+}
+
+/* Wakes the bodies of joint j (found by entity: instances may have moved since the last step). */
+static void joints__wake(physics__scene *s, const physics__joint *j)
+{
+    const uint32_t a = j->ea ? physics__bodies_find(&s->bodies, (ct_entity_t){j->ea}) : UINT32_MAX;
+    const uint32_t b = physics__bodies_find(&s->bodies, (ct_entity_t){j->eb});
+    if (a != UINT32_MAX)
+        physics__scene_wake(s, a);
+    if (b != UINT32_MAX)
+        physics__scene_wake(s, b);
+}
+
+/* Removes joint k, keeping the handle order. */
+static void joints__erase(physics__joints *js, uint32_t k)
+{
+    memmove(&js->j[k], &js->j[k + 1], (size_t)(js->n - k - 1) * sizeof *js->j);
+    js->n--;
+}
+
+bool physics__joints_remove(physics__scene *s, uint32_t id)
+{
+    physics__joint *j = physics__joints_find(s, id);
+    if (!j)
+        return false;
+    joints__wake(s, j);
+    joints__erase(&s->joints, (uint32_t)(j - s->joints.j));
+    s->quiet = false;
+    return true;
+}
+
+void physics__joints_drop_entity(physics__scene *s, uint32_t e)
+{
+    physics__joints *js = &s->joints;
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < js->n; k++) {
+        if (js->j[k].ea == e || js->j[k].eb == e)
+            joints__wake(s, &js->j[k]);
+        else
+            js->j[kept++] = js->j[k];
+    }
+    js->n = kept;
+}
+
+void physics__joints_free(physics__scene *s)
+{
+    physics__joints *js = &s->joints;
+    if (js->j)
+        ct_free(s->a, js->j, (size_t)js->cap * sizeof *js->j);
+    if (js->keys)
+        ct_free(s->a, js->keys, (size_t)js->cap_keys * sizeof *js->keys);
+    js->j = NULL;
+    js->keys = NULL;
+    js->n = js->cap = js->num_keys = js->cap_keys = 0;
+}
+
+/* ---- geometry --------------------------------------------------------------------------------- */
+
+/* A joint's geometry at the bodies' present poses. */
+typedef struct joints__geo {
+    physics__quat qa, qb;
+    physics__v3 ra, rb; /* anchors from the centres, world axes */
+    physics__v3 d;      /* B's anchor from A's */
+    physics__v3 aa, ab; /* the axis as each body carries it */
+} joints__geo;
+
+static void joints__geometry(const physics__bodies *b, const physics__joint *j, joints__geo *g)
+{
+    physics__v3 pa, pb;
+    joints__pose(b, j->a, &pa, &g->qa);
+    joints__pose(b, j->b, &pb, &g->qb);
+    g->ra = quat_rotate(g->qa, j->la);
+    g->rb = quat_rotate(g->qb, j->lb);
+    g->d = v3_sub(v3_add(pb, g->rb), v3_add(pa, g->ra));
+    g->aa = quat_rotate(g->qa, j->axis_a);
+    g->ab = quat_rotate(g->qb, j->axis_b);
+}
+
+/* B's rotation against A's since the joint was made, in A's frame. */
+static physics__quat joints__relative(const physics__joint *j, const joints__geo *g)
+{
+    return joints__mul(joints__mul(joints__conj(g->qa), g->qb), joints__conj(j->rest));
+}
+
+float physics__joint_value(const physics__scene *s, const physics__joint *j)
+{
+    physics__joint copy = *j;
+    copy.a = j->ea ? physics__bodies_find(&s->bodies, (ct_entity_t){j->ea}) : UINT32_MAX;
+    copy.b = physics__bodies_find(&s->bodies, (ct_entity_t){j->eb});
+    if (copy.b == UINT32_MAX)
+        return 0.0f;
+    joints__geo g;
+    joints__geometry(&s->bodies, &copy, &g);
+    switch (j->type) {
+    case CT_JOINT_HINGE:
+    case CT_JOINT_BALL:
+        return joints__twist(joints__relative(j, &g), j->axis_a);
+    case CT_JOINT_SLIDER:
+        return v3_dot(g.d, g.aa);
+    case CT_JOINT_DISTANCE:
+        return v3_len(g.d);
+    default:
+        return 0.0f;
+    }
+}
+
+/* ---- rows ----------------------------------------------------------------------------------- */
+
+enum { ROW_EQUAL, ROW_LIMIT, ROW_MOTOR, ROW_SPRING };
+
+/* One scalar row: Cdot = n . (vB - vA) + cb . wB - ca . wA, and its position error c. */
+typedef struct joints__row {
+    physics__v3 n, ca, cb;
+    float c;
+    uint32_t kind, slot; /* slot: its accumulated impulse, row_j[slot] */
+} joints__row;
+
+static joints__row joints__linear(physics__v3 n, physics__v3 ra, physics__v3 rb, float c, uint32_t kind, uint32_t slot)
+{
+    return (joints__row){n, v3_cross(ra, n), v3_cross(rb, n), c, kind, slot};
+}
+
+static joints__row joints__angular(physics__v3 d, float c, uint32_t kind, uint32_t slot)
+{
+    return (joints__row){v3(0, 0, 0), d, d, c, kind, slot};
+}
+
+/* The scalar rows of joint j in solving order; returns their number. */
+static uint32_t joints__rows(const physics__joint *j, const joints__geo *g, joints__row *rows)
+{
+    uint32_t n = 0;
+    const bool limit = j->flags & CT_JOINT_LIMIT, motor = j->flags & CT_JOINT_MOTOR;
+    physics__v3 b1, b2;
+    switch (j->type) {
+    case CT_JOINT_HINGE: {
+        const float angle = limit ? joints__twist(joints__relative(j, g), j->axis_a) : 0.0f;
+        if (motor)
+            rows[n++] = joints__angular(g->aa, 0.0f, ROW_MOTOR, 0);
+        if (limit) {
+            rows[n++] = joints__angular(g->aa, angle - j->lower, ROW_LIMIT, 1);
+            rows[n++] = joints__angular(v3_scale(g->aa, -1.0f), j->upper - angle, ROW_LIMIT, 2);
+        }
+        joints__basis(g->aa, &b1, &b2);
+        rows[n++] = joints__angular(v3_cross(g->ab, b1), v3_dot(g->ab, b1), ROW_EQUAL, 3);
+        rows[n++] = joints__angular(v3_cross(g->ab, b2), v3_dot(g->ab, b2), ROW_EQUAL, 4);
+        break;
+    }
+    case CT_JOINT_BALL:
+        if (limit) {
+            const float cosine = f_min(f_max(v3_dot(g->aa, g->ab), -1.0f), 1.0f);
+            const physics__v3 tilt = v3_cross(g->aa, g->ab);
+            const float len = v3_len(tilt);
+            physics__v3 dir;
+            if (len > 1e-6f)
+                dir = v3_scale(tilt, -1.0f / len);
+            else
+                joints__basis(g->aa, &dir, &b2);
+            rows[n++] = joints__angular(dir, j->cone - acosf(cosine), ROW_LIMIT, 0);
+            const float twist = joints__twist(joints__relative(j, g), j->axis_a);
+            rows[n++] = joints__angular(g->aa, twist - j->lower, ROW_LIMIT, 1);
+            rows[n++] = joints__angular(v3_scale(g->aa, -1.0f), j->upper - twist, ROW_LIMIT, 2);
+        }
+        break;
+    case CT_JOINT_SLIDER: {
+        /* A's side of a linear row acts at B's anchor: the anchors need not meet. */
+        const physics__v3 ra = v3_add(g->ra, g->d);
+        const float along = v3_dot(g->d, g->aa);
+        if (motor)
+            rows[n++] = joints__linear(g->aa, ra, g->rb, 0.0f, ROW_MOTOR, 0);
+        if (limit) {
+            rows[n++] = joints__linear(g->aa, ra, g->rb, along - j->lower, ROW_LIMIT, 1);
+            rows[n++] = joints__linear(v3_scale(g->aa, -1.0f), ra, g->rb, j->upper - along, ROW_LIMIT, 2);
+        }
+        joints__basis(g->aa, &b1, &b2);
+        rows[n++] = joints__linear(b1, ra, g->rb, v3_dot(g->d, b1), ROW_EQUAL, 3);
+        rows[n++] = joints__linear(b2, ra, g->rb, v3_dot(g->d, b2), ROW_EQUAL, 4);
+        break;
+    }
+    case CT_JOINT_DISTANCE: {
+        const float len = v3_len(g->d);
+        const physics__v3 u = len > 1e-6f ? v3_scale(g->d, 1.0f / len) : v3(0, 1, 0);
+        const bool spring = j->hertz > 0.0f;
+        if (spring || !limit)
+            rows[n++] = joints__linear(u, g->ra, g->rb, len - j->length, spring ? ROW_SPRING : ROW_EQUAL, 0);
+        if (limit) {
+            rows[n++] = joints__linear(u, g->ra, g->rb, len - j->lower, ROW_LIMIT, 1);
+            rows[n++] = joints__linear(v3_scale(u, -1.0f), g->ra, g->rb, j->upper - len, ROW_LIMIT, 2);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return n;
+}
+
+static bool joints__has_point(const physics__joint *j)
+{
+    return j->type == CT_JOINT_FIXED || j->type == CT_JOINT_HINGE || j->type == CT_JOINT_BALL;
+}
+
+static bool joints__has_rotation(const physics__joint *j)
+{
+    return j->type == CT_JOINT_FIXED || j->type == CT_JOINT_SLIDER;
+}
+
+/* ---- the solver --------------------------------------------------------------------------------- */
+
+/* The two bodies' solver states (the world's: a body that never moves). */
+typedef struct joints__pair {
+    physics__rigid_body *A, *B;
+    const float *ia, *ib;
+} joints__pair;
+
+static physics__rigid_body joints__world_body;
+static const float joints__no_inertia[9];
+
+static joints__pair joints__bodies(physics__scene *s, const physics__joint *j)
+{
+    physics__rigid *r = &s->rigid;
+    joints__world_body = (physics__rigid_body){0};
+    return (joints__pair){
+        j->a == UINT32_MAX ? &joints__world_body : &r->body[j->a],
+        j->b == UINT32_MAX ? &joints__world_body : &r->body[j->b],
+        j->a == UINT32_MAX ? joints__no_inertia : r->inv_i[j->a].m,
+        j->b == UINT32_MAX ? joints__no_inertia : r->inv_i[j->b].m,
+    };
+}
+
+static void joints__row_apply(const joints__pair *p, const joints__row *row, float lambda)
+{
+    p->A->v = v3_sub(p->A->v, v3_scale(row->n, lambda * p->A->inv_mass));
+    p->A->w = v3_sub(p->A->w, v3_scale(joints__mat(p->ia, row->ca), lambda));
+    p->B->v = v3_add(p->B->v, v3_scale(row->n, lambda * p->B->inv_mass));
+    p->B->w = v3_add(p->B->w, v3_scale(joints__mat(p->ib, row->cb), lambda));
+}
+
+/* The linear impulse P at the anchors (B gets +P). */
+static void joints__point_apply(const joints__pair *p, const joints__geo *g, physics__v3 P)
+{
+    p->A->v = v3_sub(p->A->v, v3_scale(P, p->A->inv_mass));
+    p->A->w = v3_sub(p->A->w, joints__mat(p->ia, v3_cross(g->ra, P)));
+    p->B->v = v3_add(p->B->v, v3_scale(P, p->B->inv_mass));
+    p->B->w = v3_add(p->B->w, joints__mat(p->ib, v3_cross(g->rb, P)));
+}
+
+static void joints__rotation_apply(const joints__pair *p, physics__v3 L)
+{
+    p->A->w = v3_sub(p->A->w, joints__mat(p->ia, L));
+    p->B->w = v3_add(p->B->w, joints__mat(p->ib, L));
+}
+
+static int joints__cmp_u64(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+int physics__joints_begin(physics__scene *s)
+{
+    physics__bodies *b = &s->bodies;
+    physics__joints *js = &s->joints;
+    if (physics__reserve(s->a, (void **)&js->keys, &js->cap_keys, js->n, sizeof *js->keys))
+        return CT_ERR_NOMEM;
+    js->num_keys = 0;
+    for (uint32_t k = 0; k < js->n; k++) {
+        const physics__joint *j = &js->j[k];
+        if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
+            js->keys[js->num_keys++] = j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+    }
+    if (js->num_keys > 1)
+        qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
+    for (uint32_t k = 0; k < js->n; k++) {
+        physics__joint *j = &js->j[k];
+        j->a = j->ea ? physics__bodies_find(b, (ct_entity_t){j->ea}) : UINT32_MAX;
+        j->b = physics__bodies_find(b, (ct_entity_t){j->eb});
+        /* A moving body wakes what it is joined to (both sleep together, see physics_islands.c). */
+        const uint32_t ends[2] = {j->a, j->b};
+        for (int e = 0; e < 2; e++) {
+            const uint32_t i = ends[e], o = ends[1 - e];
+            if (i != UINT32_MAX && o != UINT32_MAX && b->asleep[i] && !b->asleep[o] &&
+                b->kind[o] != CT_BODY_STATIC)
+                physics__scene_wake(s, i);
+        }
+    }
+    return 0;
+}
+
+void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order, uint32_t *count)
+{
+    const physics__joints *js = &s->joints;
+    /* (Without joints the keys are stale: the translation-only step never makes them.) */
+    if (!js->n || !js->num_keys)
+        return;
+    uint32_t kept = 0, at = 0;
+    for (uint32_t k = 0; k < *count; k++) {
+        while (at < js->num_keys && js->keys[at] < order[k].key)
+            at++;
+        if (at < js->num_keys && js->keys[at] == order[k].key)
+            continue;
+        order[kept++] = order[k];
+    }
+    *count = kept;
+}
+
+void physics__joints_warm_start(physics__scene *s)
+{
+    physics__joints *js = &s->joints;
+    joints__row rows[PHYSICS_JOINT_ROWS];
+    for (uint32_t k = 0; k < js->n; k++) {
+        physics__joint *j = &js->j[k];
+        if (j->b == UINT32_MAX)
+            continue;
+        const joints__pair p = joints__bodies(s, j);
+        joints__geo g;
+        joints__geometry(&s->bodies, j, &g);
+        const uint32_t n = joints__rows(j, &g, rows);
+        for (uint32_t q = 0; q < n; q++)
+            joints__row_apply(&p, &rows[q], j->row_j[rows[q].slot]);
+        if (joints__has_point(j))
+            joints__point_apply(&p, &g, j->lin_j);
+        if (joints__has_rotation(j))
+            joints__rotation_apply(&p, j->ang_j);
+    }
+}
+
+/* The rotation vector (world axes) that would turn B back to its rest rotation against A. */
+static physics__v3 joints__rotation_error(const physics__joint *j, const joints__geo *g)
+{
+    physics__quat e = joints__mul(g->qb, joints__conj(joints__mul(g->qa, j->rest)));
+    if (e.w < 0.0f)
+        e = (physics__quat){-e.x, -e.y, -e.z, -e.w};
+    return v3(2.0f * e.x, 2.0f * e.y, 2.0f * e.z);
+}
+
+void physics__joints_solve(physics__scene *s, float h, bool use_bias)
+{
+    physics__joints *js = &s->joints;
+    const float inv_h = 1.0f / h;
+    float rate, mass_scale, impulse_scale;
+    physics__soft(f_min(JOINT_HERTZ, 0.25f / h), JOINT_DAMPING, h, &rate, &mass_scale, &impulse_scale);
+    joints__row rows[PHYSICS_JOINT_ROWS];
+    for (uint32_t k = 0; k < js->n; k++) {
+        physics__joint *j = &js->j[k];
+        if (j->b == UINT32_MAX)
+            continue;
+        const joints__pair p = joints__bodies(s, j);
+        physics__rigid_body *A = p.A, *B = p.B;
+        joints__geo g;
+        joints__geometry(&s->bodies, j, &g);
+        const uint32_t n = joints__rows(j, &g, rows);
+        for (uint32_t q = 0; q < n; q++) {
+            const joints__row *row = &rows[q];
+            const physics__v3 ia = joints__mat(p.ia, row->ca), ib = joints__mat(p.ib, row->cb);
+            const float nn = v3_dot(row->n, row->n);
+            const float kk = (A->inv_mass + B->inv_mass) * nn + v3_dot(row->ca, ia) + v3_dot(row->cb, ib);
+            if (!(kk > 0.0f))
+                continue;
+            const float m = 1.0f / kk;
+            const float cdot = v3_dot(row->n, v3_sub(B->v, A->v)) + v3_dot(row->cb, B->w) - v3_dot(row->ca, A->w);
+            float *acc = &j->row_j[row->slot];
+            float lambda;
+            if (row->kind == ROW_MOTOR) {
+                const float most = j->motor_max * h;
+                const float next = f_min(f_max(*acc - m * (cdot - j->motor_speed), -most), most);
+                lambda = next - *acc;
+                *acc = next;
+            } else if (row->kind == ROW_SPRING) {
+                float sr, sm, si;
+                physics__soft(j->hertz, j->damping, h, &sr, &sm, &si);
+                lambda = -sm * m * (cdot + sr * row->c) - si * *acc;
+                *acc += lambda;
+            } else if (row->kind == ROW_LIMIT) {
+                float bias = 0.0f, ms = 1.0f, is = 0.0f;
+                if (row->c > 0.0f)
+                    bias = row->c * inv_h; /* not there yet: close the gap, no more */
+                else if (use_bias)
+                    bias = rate * row->c, ms = mass_scale, is = impulse_scale;
+                const float next = f_max(*acc - ms * m * (cdot + bias) - is * *acc, 0.0f);
+                lambda = next - *acc;
+                *acc = next;
+            } else {
+                const float bias = use_bias ? rate * row->c : 0.0f;
+                const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
+                lambda = -ms * m * (cdot + bias) - is * *acc;
+                *acc += lambda;
+            }
+            joints__row_apply(&p, row, lambda);
+        }
+        const float ms = use_bias ? mass_scale : 1.0f, is = use_bias ? impulse_scale : 0.0f;
+        if (joints__has_rotation(j)) {
+            float K[9], Kinv[9];
+            for (int e = 0; e < 9; e++)
+                K[e] = p.ia[e] + p.ib[e];
+            joints__invert(K, Kinv);
+            const physics__v3 c = use_bias ? v3_scale(joints__rotation_error(j, &g), rate) : v3(0, 0, 0);
+            const physics__v3 cdot = v3_add(v3_sub(B->w, A->w), c);
+            const physics__v3 L = v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->ang_j, is));
+            j->ang_j = v3_add(j->ang_j, L);
+            joints__rotation_apply(&p, L);
+        }
+        if (joints__has_point(j)) {
+            /* K e = (mA + mB) e + (IA (rA x e)) x rA + (IB (rB x e)) x rB, column by column. */
+            float K[9], Kinv[9];
+            const physics__v3 axes[3] = {v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)};
+            for (int col = 0; col < 3; col++) {
+                const physics__v3 e = axes[col];
+                const physics__v3 kc = v3_add(
+                    v3_scale(e, A->inv_mass + B->inv_mass),
+                    v3_add(v3_cross(joints__mat(p.ia, v3_cross(g.ra, e)), g.ra),
+                           v3_cross(joints__mat(p.ib, v3_cross(g.rb, e)), g.rb)));
+                K[col] = kc.x, K[3 + col] = kc.y, K[6 + col] = kc.z;
+            }
+            joints__invert(K, Kinv);
+            const physics__v3 vel = v3_sub(v3_add(B->v, v3_cross(B->w, g.rb)), v3_add(A->v, v3_cross(A->w, g.ra)));
+            const physics__v3 cdot = v3_add(vel, use_bias ? v3_scale(g.d, rate) : v3(0, 0, 0));
+            const physics__v3 P = v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->lin_j, is));
+            j->lin_j = v3_add(j->lin_j, P);
+            joints__point_apply(&p, &g, P);
+        }
+    }
+}
+
+void physics__joints_end(physics__scene *s, float h)
+{
+    physics__joints *js = &s->joints;
+    const float inv_h = 1.0f / h;
+    joints__row rows[PHYSICS_JOINT_ROWS];
+    for (uint32_t k = 0; k < js->n; k++) {
+        physics__joint *j = &js->j[k];
+        if (j->b == UINT32_MAX)
+            continue;
+        joints__geo g;
+        joints__geometry(&s->bodies, j, &g);
+        const uint32_t n = joints__rows(j, &g, rows);
+        physics__v3 f = joints__has_point(j) ? j->lin_j : v3(0, 0, 0);
+        physics__v3 t = joints__has_rotation(j) ? j->ang_j : v3(0, 0, 0);
+        for (uint32_t q = 0; q < n; q++) {
+            const float lambda = j->row_j[rows[q].slot];
+            if (rows[q].n.x != 0.0f || rows[q].n.y != 0.0f || rows[q].n.z != 0.0f)
+                f = v3_add(f, v3_scale(rows[q].n, lambda));
+            else
+                t = v3_add(t, v3_scale(rows[q].cb, lambda));
+        }
+        j->force = v3_scale(f, inv_h);
+        j->torque = v3_scale(t, inv_h);
+    }
+}

@@ -1,0 +1,307 @@
+/*
+ * The character mover (ct_physics_api_v4.add_character / move_character): it walks up stairs of
+ * 0.3 m with a 0.35 m step, walks up a 30 degree ramp but not a 60 degree one (max slope 45), stops
+ * at a wall and slides along it, keeps its feet walking down stairs, rides a moving platform,
+ * pushes a crate aside, and refuses bad settings; Lua does the same walk.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_lua.h"
+#include "ct_physics.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const ct_entity_api_v2 *entity;
+static const ct_world_api_v1 *worlds;
+static const ct_physics_api_v4 *p4;
+static const ct_lua_api_v1 *lua;
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    const test_world_t *t = test_world_boot(&desc, "character");
+    entity = t->entity, worlds = t->worlds, lua = t->lua;
+    p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    assert_non_null(p4);
+    return 0;
+}
+
+static const float step = 1.0f / 60.0f;
+
+/* The test's scene: a floor whose top is y = 0 and what else a test adds; entities to destroy. */
+typedef struct scene {
+    ct_world_o *w;
+    ct_entity_t e[32];
+    uint32_t n;
+} scene;
+
+static ct_entity_t add(scene *s, const ct_rigid_body_desc_t *d)
+{
+    const ct_entity_t e = entity->create();
+    assert_int_equal(p4->add_rigid_body(s->w, e, d), 0);
+    s->e[s->n++] = e;
+    return e;
+}
+
+static ct_entity_t add_box(scene *s, uint32_t kind, float x, float y, float z, float hx, float hy, float hz,
+                           float turn_z)
+{
+    const ct_rigid_body_desc_t d = {.kind = kind, .shape = CT_BODY_BOX, .half_extents = {hx, hy, hz}, .mass = 1,
+                                    .friction = 0.5f, .position = {x, y, z},
+                                    .rotation = {0, 0, sinf(0.5f * turn_z), cosf(0.5f * turn_z)}};
+    return add(s, &d);
+}
+
+static scene new_scene(const char *name)
+{
+    scene s = {.w = worlds->create_world(&(ct_world_desc_t){.name = name})};
+    assert_non_null(s.w);
+    add_box(&s, CT_BODY_STATIC, 0, -0.5f, 0, 50, 0.5f, 50, 0);
+    return s;
+}
+
+static void end_scene(scene *s)
+{
+    worlds->destroy_world(s->w);
+    entity->destroy_batch(s->e, s->n);
+}
+
+/* A character 1.6 m tall (radius 0.3, half height 0.5) standing at x, z with its feet at y. */
+static ct_entity_t add_character(scene *s, float x, float y, float z)
+{
+    const ct_entity_t e = entity->create();
+    const ct_character_desc_t d = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.35f, .max_slope = 0.7853982f,
+                                   .position = {x, y + 0.8f, z}};
+    assert_int_equal(p4->add_character(s->w, e, &d), 0);
+    s->e[s->n++] = e;
+    return e;
+}
+
+/* Walks e with (vx, vz) for n steps, the game's gravity on it while it is in the air; returns the
+ * last state. */
+static ct_character_state_t walk(scene *s, ct_entity_t e, float vx, float vz, int n)
+{
+    ct_character_state_t st = {0};
+    float vy = 0.0f;
+    for (int k = 0; k < n; k++) {
+        vy = st.grounded ? 0.0f : vy - 9.81f * step;
+        const float v[3] = {vx, vy, vz};
+        assert_int_equal(p4->move_character(s->w, e, v, step, &st), 0);
+        p4->simulate(s->w, step);
+        float p[3];
+        assert_int_equal(p4->position(s->w, e, p), 0);
+        /* The step took it where the mover said. */
+        for (int c = 0; c < 3; c++)
+            assert_float_equal(p[c], st.position[c], 1e-4f);
+    }
+    return st;
+}
+
+/* Five 0.3 m stairs 0.5 m deep from x = 2: walking at 2 m/s it climbs all of them (feet at 1.5 m on
+ * the landing), then walks down the far side keeping its feet on every stair. */
+static void test_stairs_up_and_down(void **state)
+{
+    (void)state;
+    scene s = new_scene("stairs");
+    for (int k = 0; k < 5; k++) {
+        const float top = 0.3f * (float)(k + 1);
+        /* Up from x = 2, a landing 2 m long, and down again to x = 11. */
+        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
+        add_box(&s, CT_BODY_STATIC, 10.75f - 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
+    }
+    add_box(&s, CT_BODY_STATIC, 6.5f, 0.75f, 0, 2.0f, 0.75f, 2, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 10);
+    assert_true(st.grounded);
+    assert_float_equal(st.position[1], 0.8f, 0.02f);
+    st = walk(&s, c, 2.0f, 0.0f, 150); /* 2.5 s: 5 m, slowed at each stair */
+    print_message("stairs: x %.3f, feet at %.4f m (1.5 expected), grounded %u\n", (double)st.position[0],
+                  (double)(st.position[1] - 0.8f), st.grounded);
+    assert_true(st.position[0] > 4.6f && st.position[0] < 8.0f); /* on the landing */
+    assert_float_equal(st.position[1] - 0.8f, 1.5f, 0.02f);
+    assert_true(st.grounded);
+    /* Down the far side: its feet never sink into a stair nor hang more than a step above the one
+     * under its centre. */
+    float highest_gap = 0.0f, deepest = 0.0f;
+    for (int k = 0; k < 240; k++) {
+        st = walk(&s, c, 2.0f, 0.0f, 1);
+        const float x = st.position[0], feet = st.position[1] - 0.8f;
+        if (x > 8.5f && x < 11.0f) {
+            const float top = 0.3f * (float)(5 - (int)((x - 8.5f) / 0.5f));
+            highest_gap = fmaxf(highest_gap, feet - top);
+            deepest = fminf(deepest, feet - top);
+        }
+    }
+    print_message("stairs down: x %.3f, feet %.4f, over the stair under it by at most %.3f m, into it %.4f\n",
+                  (double)st.position[0], (double)(st.position[1] - 0.8f), (double)highest_gap, (double)deepest);
+    assert_true(highest_gap < 0.31f);
+    assert_true(deepest > -0.01f);
+    assert_true(st.position[0] > 11.5f);
+    assert_float_equal(st.position[1] - 0.8f, 0.0f, 0.02f);
+    assert_true(st.grounded);
+    end_scene(&s);
+}
+
+/* A 30 degree ramp is walked up (max slope 45); a 60 degree one is a wall: the character slides
+ * back to its foot. */
+static void test_slopes(void **state)
+{
+    (void)state;
+    for (int steep = 0; steep < 2; steep++) {
+        scene s = new_scene(steep ? "steep" : "ramp");
+        const float a = steep ? 1.0471976f : 0.5235988f;
+        /* A 6 m plank turned by a about z, its low end at x = 2 on the floor. */
+        add_box(&s, CT_BODY_STATIC, 2.0f + 3.0f * cosf(a), 3.0f * sinf(a) - 0.05f, 0, 3.0f, 0.05f, 2, a);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        const ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 120);
+        const float feet = st.position[1] - 0.8f;
+        print_message("%s: x %.3f, feet %.3f, grounded %u, normal y %.3f\n", steep ? "60 degrees" : "30 degrees",
+                      (double)st.position[0], (double)feet, st.grounded, (double)st.ground_normal[1]);
+        if (!steep) {
+            /* 4 m walked, 1.8 m of it along the ramp: up by about 0.9 m. */
+            assert_true(st.grounded);
+            assert_true(feet > 0.7f);
+            assert_float_equal(st.ground_normal[1], cosf(a), 0.01f);
+        } else {
+            assert_true(feet < 0.35f);
+            assert_true(st.position[0] < 2.5f);
+        }
+        end_scene(&s);
+    }
+}
+
+/* A wall across the way stops it; walking diagonally into it slides along it. */
+static void test_wall_slide(void **state)
+{
+    (void)state;
+    scene s = new_scene("wall");
+    add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    const ct_character_state_t st = walk(&s, c, 2.0f, 1.0f, 90);
+    print_message("wall: x %.4f (1.45 at the wall), z %.3f\n", (double)st.position[0], (double)st.position[2]);
+    assert_float_equal(st.position[0], 1.45f, 0.01f);
+    assert_float_equal(st.position[2], 1.5f, 0.05f); /* 1 m/s along it for 1.5 s */
+    assert_true(st.grounded);
+    end_scene(&s);
+}
+
+/* Standing on a kinematic platform moving at 1 m/s along x, it goes with it: after one second it
+ * is 1 m further, still on it. */
+static void test_rides_platform(void **state)
+{
+    (void)state;
+    scene s = new_scene("platform");
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_BOX, .half_extents = {2, 0.25f, 2},
+                                    .friction = 0.5f, .position = {0, 1.0f, 0}, .velocity = {1, 0, 0}};
+    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
+    ct_character_state_t st = walk(&s, c, 0, 0, 1);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, platform.id);
+    float p0[3];
+    assert_int_equal(p4->position(s.w, c, p0), 0);
+    st = walk(&s, c, 0, 0, 60);
+    float p[3];
+    assert_int_equal(p4->position(s.w, c, p), 0);
+    print_message("platform: moved %.4f m (1 expected), feet %.4f\n", (double)(p[0] - p0[0]), (double)(p[1] - 0.8f));
+    assert_float_equal(p[0] - p0[0], 1.0f, 0.02f);
+    assert_float_equal(p[1] - 0.8f, 1.25f, 0.02f);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, platform.id);
+    end_scene(&s);
+}
+
+/* A crate in its way is pushed, not climbed; bad settings and calls are refused. */
+static void test_pushes_crate_and_refusals(void **state)
+{
+    (void)state;
+    scene s = new_scene("crate");
+    const ct_entity_t crate = add_box(&s, CT_BODY_DYNAMIC, 1.0f, 0.25f, 0, 0.25f, 0.25f, 0.25f, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    const ct_character_state_t st = walk(&s, c, 1.0f, 0.0f, 60);
+    float p[3];
+    assert_int_equal(p4->position(s.w, crate, p), 0);
+    print_message("crate pushed to x %.3f; character x %.3f, feet %.3f\n", (double)p[0], (double)st.position[0],
+                  (double)(st.position[1] - 0.8f));
+    assert_true(p[0] > 1.2f);
+    assert_float_equal(st.position[1] - 0.8f, 0.0f, 0.02f);
+
+    const ct_entity_t e = entity->create();
+    s.e[s.n++] = e;
+    const ct_character_desc_t good = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.7f};
+    ct_character_desc_t bad[4] = {good, good, good, good};
+    bad[0].radius = 0;
+    bad[1].max_step = -1;
+    bad[2].max_slope = 2;
+    bad[3].half_height = NAN;
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(p4->add_character(s.w, e, &bad[k]), CT_ERR_INVALID);
+    assert_int_equal(p4->add_character(s.w, c, &good), CT_ERR_CONFLICT);
+    const float v[3] = {1, 0, 0}, fast[3] = {2e4f, 0, 0};
+    ct_character_state_t out;
+    assert_int_equal(p4->move_character(s.w, e, v, step, &out), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->move_character(s.w, crate, v, step, &out), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->move_character(s.w, c, fast, step, &out), CT_ERR_INVALID);
+    assert_int_equal(p4->move_character(s.w, c, v, 0.0f, &out), CT_ERR_INVALID);
+    /* Its body goes with remove_body, and the mover with it. */
+    assert_int_equal(p4->remove_body(s.w, c), 0);
+    assert_int_equal(p4->move_character(s.w, c, v, step, &out), CT_ERR_NOT_FOUND);
+    end_scene(&s);
+}
+
+/* Lua: Physics.add_character and Physics.move_character up the same stairs. */
+static void test_lua_character(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_character");
+    for (int k = 0; k < 3; k++) {
+        const float top = 0.3f * (float)(k + 1);
+        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
+    }
+    add_box(&s, CT_BODY_STATIC, 5.5f, 0.45f, 0, 1.5f, 0.45f, 2, 0);
+    const ct_entity_t e[1] = {entity->create()};
+    s.e[s.n++] = e[0];
+    const char *script =
+        "function character_lua(w, e)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.35,\n"
+        "                                max_slope = 0.78, position = {0, 0.8, 0} })\n"
+        "  local vy, grounded, ground, x, y, z = 0, false\n"
+        "  for i = 1, 150 do\n"
+        "    if grounded then vy = 0 else vy = vy - 9.81 / 60 end\n"
+        "    grounded, ground, x, y, z = Physics.move_character(w, e, 2, vy, 0, 1 / 60)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "  end\n"
+        "  assert(grounded and x > 4.5, x)\n"
+        "  assert(math.abs(y - 0.8 - 0.9) < 0.02, y)\n"
+        "  assert(not pcall(Physics.move_character, w, e, 0/0, 0, 0, 1 / 60))\n"
+        "  assert(not pcall(Physics.add_character, w, e, { radius = -1 }))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_lua"), 0);
+    test_lua_call("character_lua", s.w, e, 1);
+    end_scene(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stairs_up_and_down),
+        cmocka_unit_test(test_slopes),
+        cmocka_unit_test(test_wall_slide),
+        cmocka_unit_test(test_rides_platform),
+        cmocka_unit_test(test_pushes_crate_and_refusals),
+        cmocka_unit_test(test_lua_character),
+    };
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
+}
