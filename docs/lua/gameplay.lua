@@ -81,6 +81,13 @@ function Islands.post(event, entities, a1, a2, a3, a4) end
 ---@return {events: integer, islands: integer, largest: integer, shared_only: integer, effects: integer, refused: integer, errors: integer, threads: integer, build_ms: number, run_ms: number, apply_ms: number}
 function Islands.run(mode) end
 
+---Turns the world's physics contacts into events (a collision names the two bodies touching), handled
+---by the named handlers; both nil stop. Raises for an unknown handler name.
+---@param world ct.World
+---@param collision string|nil the handler of "started touching"
+---@param ended? string|nil the handler of "stopped touching"
+function Islands.contacts(world, collision, ended) end
+
 ---Handles the effect `name` on the main thread: fn(target, a1, a2, a3, a4).
 ---@param name string
 ---@param fn fun(target: ct.Entity, a1: number, a2: number, a3: number, a4: number)
