@@ -126,6 +126,19 @@ uint32_t dm__hash2(uint64_t a, uint64_t b) { return (uint32_t)mix(a, b); }
 #define DM_BLOCK_SLOTS 16
 #define DM_BLOCK_LIMIT ((size_t)64 * 1024 * 1024)
 
+/* Under AddressSanitizer nothing is kept: a block reused by the next document would hide a use
+ * of the old one after its free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define DM_BLOCK_KEEP 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DM_BLOCK_KEEP 0
+#endif
+#endif
+#ifndef DM_BLOCK_KEEP
+#define DM_BLOCK_KEEP 1
+#endif
+
 static struct {
     atomic_flag lock;
     uint32_t count;
@@ -168,7 +181,7 @@ void dm__block_give(void *p, size_t bytes)
 {
     if (!p)
         return;
-    if (bytes < DM_BLOCK_MIN || bytes > DM_BLOCK_LIMIT / 4) {
+    if (!DM_BLOCK_KEEP || bytes < DM_BLOCK_MIN || bytes > DM_BLOCK_LIMIT / 4) {
         free(p);
         return;
     }
