@@ -306,9 +306,10 @@ static inline bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_
 {
     return needed <= *capacity || dm__grow_slow(p, capacity, needed, elem);
 }
-/* Blocks kept across documents (dm_map.c): a kept block of min..max bytes, or NULL; and a block
- * let go of (kept when big and there is room, else freed). Both are plain malloc memory. */
-void *dm__block_take(size_t min, size_t max);
+/* Blocks kept across documents (dm_map.c): a kept block of min..max bytes (its size in *got, when
+ * got is not NULL), or NULL; and a block let go of (kept when big and there is room, else
+ * freed). Both are plain malloc memory. */
+void *dm__block_take(size_t min, size_t max, size_t *got);
 void dm__block_give(void *p, size_t bytes);
 
 /* ---- the other files' entries, for the API table ---- */

@@ -155,7 +155,7 @@ static void cache_lock(void)
 
 static void cache_unlock(void) { atomic_flag_clear_explicit(&block_cache.lock, memory_order_release); }
 
-void *dm__block_take(size_t min, size_t max)
+void *dm__block_take(size_t min, size_t max, size_t *got)
 {
     if (min < DM_BLOCK_MIN || !block_cache.count)
         return NULL;
@@ -168,6 +168,8 @@ void *dm__block_take(size_t min, size_t max)
             best = i;
     if (best != DM_BLOCK_SLOTS) {
         p = block_cache.p[best];
+        if (got)
+            *got = block_cache.bytes[best];
         block_cache.total -= block_cache.bytes[best];
         uint32_t last = --block_cache.count;
         block_cache.p[best] = block_cache.p[last];
@@ -220,7 +222,7 @@ static bool index_full(uint32_t n, uint32_t capacity) { return (uint64_t)n * 4u 
 static bool index_grow(dm_index_t *m, uint32_t capacity)
 {
     size_t bytes = (size_t)capacity * sizeof(dm_slot_t);
-    dm_slot_t *slots = dm__block_take(bytes, bytes * 2);
+    dm_slot_t *slots = dm__block_take(bytes, bytes * 2, NULL);
     if (!slots)
         slots = malloc(bytes);
     if (!slots)
@@ -388,7 +390,7 @@ void *dm_arena__alloc(dm_arena_t *a, size_t size)
     dm_chunk_t *c = a->chunks;
     if (!c || c->size - c->used < size) {
         size_t chunk = size > 60000u ? size : 60000u;
-        c = chunk == 60000u ? dm__block_take(sizeof *c + chunk, sizeof *c + chunk) : NULL;
+        c = chunk == 60000u ? dm__block_take(sizeof *c + chunk, sizeof *c + chunk, NULL) : NULL;
         if (!c)
             c = malloc(sizeof *c + chunk);
         if (!c)
@@ -473,13 +475,17 @@ bool dm__grow_slow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
         cap *= 2u;
     }
     size_t bytes = (size_t)cap * elem;
-    void *block = dm__block_take(bytes, bytes * 2);
+    /* A kept block up to 8 times the size asked for is taken whole (its memory is held either
+     * way): the array it becomes grows, and copies itself, that many times less. */
+    size_t got = 0;
+    void *block = dm__block_take(bytes, bytes * 8, &got);
     if (block) {
         if (*capacity)
             memcpy(block, *p, (size_t)*capacity * elem);
         dm__block_give(*p, (size_t)*capacity * elem);
+        size_t room = got / elem;
         *p = block;
-        *capacity = cap;
+        *capacity = room > UINT32_MAX / 2u ? cap : (uint32_t)room;
         return true;
     }
     void *grown = realloc(*p, bytes);
