@@ -115,8 +115,14 @@ typedef struct dm_log_t {
     uint32_t num_values, cap_values;
 } dm_log_t;
 
-/* Room for n more records (and their values) in the log; false when out of memory. */
-bool dm__log_reserve(dm_log_t *log, uint32_t n);
+/* Room for n more records (and their values) in the log; false when out of memory. Inline: a log
+ * nearly always has room, and then this is two compares, no call. */
+bool dm__log_reserve_slow(dm_log_t *log, uint32_t n);
+static inline bool dm__log_reserve(dm_log_t *log, uint32_t n)
+{
+    return (log->count + n <= log->capacity && log->num_values + n <= log->cap_values) ||
+           dm__log_reserve_slow(log, n);
+}
 
 typedef struct dm_listener_t {
     ct_dm_listener_f f;
