@@ -45,6 +45,12 @@ typedef struct compile_run_t {
     const char *project_dir;
     bool force; /* --force: everything is compiled */
     existing_t existing;
+    /* The sources the walk found, in its order, compiled after the sweep of deleted ones. */
+    struct listed_source {
+        char *rel;
+        const ct_resource_type_t *type;
+    } *sources;
+    uint32_t num_sources, cap_sources;
     compiler_manifest_t manifest;
     uint32_t compiled;
     uint32_t up_to_date;
@@ -456,8 +462,47 @@ static const ct_resource_type_t *type_of_file(const char *file_name)
     return dot && dot != file_name ? resources__find_type(dot + 1) : NULL;
 }
 
+/* Notes a source the walk found and marks its manifest entry seen, so that the sweep of deleted
+ * sources need not stat it. */
+static void list_source(compile_run_t *run, const char *rel, const ct_resource_type_t *type)
+{
+    if (run->num_sources == run->cap_sources) {
+        const uint32_t cap = run->cap_sources ? run->cap_sources * 2 : 256;
+        void *grown = ct_realloc(resources__allocator(), run->sources,
+                                 run->cap_sources * sizeof *run->sources, cap * sizeof *run->sources);
+        if (!grown) {
+            log__error("%s: out of memory listing it; not compiled", rel);
+            run->failed++;
+            return;
+        }
+        run->sources = grown;
+        run->cap_sources = cap;
+    }
+    const size_t n = strlen(rel) + 1;
+    char *copy = ct_alloc(resources__allocator(), n);
+    if (!copy) {
+        log__error("%s: out of memory listing it; not compiled", rel);
+        run->failed++;
+        return;
+    }
+    memcpy(copy, rel, n);
+    run->sources[run->num_sources++] = (struct listed_source){copy, type};
+    compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
+    if (e)
+        e->seen = true;
+}
+
+static void free_sources(compile_run_t *run)
+{
+    for (uint32_t i = 0; i < run->num_sources; i++)
+        ct_free(resources__allocator(), run->sources[i].rel, strlen(run->sources[i].rel) + 1);
+    if (run->sources)
+        ct_free(resources__allocator(), run->sources, run->cap_sources * sizeof *run->sources);
+}
+
 /* Walks the folder `rel` (relative to the project, "" for its root) in sorted order, so the
- * messages of a run come out in the same order every time. */
+ * messages of a run come out in the same order every time, listing the sources. A regular file
+ * or folder the listing already names as such is not stat'ed (a symbolic link still is). */
 static void walk(compile_run_t *run, const char *rel, int depth)
 {
     char dir[RESOURCES_PATH_SIZE];
@@ -487,13 +532,19 @@ static void walk(compile_run_t *run, const char *rel, int depth)
             run->failed++;
             skip = true;
         }
-        if (!skip && stat(full, &st) == 0) {
+        const unsigned char kind = list[i]->d_type;
+        if (!skip && (kind == DT_DIR || kind == DT_REG)) {
+            st.st_mode = kind == DT_DIR ? S_IFDIR : S_IFREG;
+        } else if (!skip && stat(full, &st) != 0) {
+            skip = true;
+        }
+        if (!skip) {
             if (S_ISDIR(st.st_mode)) {
                 walk(run, child, depth + 1);
             } else if (S_ISREG(st.st_mode)) {
                 const ct_resource_type_t *type = type_of_file(entry);
                 if (type)
-                    compile_source(run, child, type);
+                    list_source(run, child, type);
             }
         }
         free(list[i]);
@@ -553,10 +604,14 @@ int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *
         rc = CT_ERR_NOT_FOUND;
     } else {
         compiler__manifest_read(&run.manifest, manifest_path);
-        /* Blobs of deleted sources go first, so that no reference compiled in this run is
-         * satisfied by the stale blob of a resource that was deleted or renamed. */
-        sweep_deleted(&run);
+        /* The walk lists the sources, then the blobs of deleted sources go, before anything is
+         * compiled: no reference compiled in this run is satisfied by the stale blob of a
+         * resource that was deleted or renamed. */
         walk(&run, "", 0);
+        sweep_deleted(&run);
+        for (uint32_t i = 0; i < run.num_sources; i++)
+            compile_source(&run, run.sources[i].rel, run.sources[i].type);
+        free_sources(&run);
         sweep_deleted(&run);
         if (compiler__manifest_write(&run.manifest, manifest_path)) {
             log__error("%s: cannot write the manifest: %s", manifest_path, strerror(errno));
