@@ -137,6 +137,7 @@
  *   Render.set_material(w, e, name)      gives e's mesh the material resource `name` (loaded; the
  *                                         old one's load dropped); raises when e has no mesh
  *   Render.capture(path)                  the last frame's packet stream, for the replay tool
+ *   Render.debug_physics(world [, r, g, b[, a]]) -> bodies drawn    the bodies' shapes this frame
  * Bad arguments raise a Lua error naming the argument.
  *
  * Threads: main thread only (the module runs its jobs itself).
@@ -259,6 +260,12 @@ typedef struct ct_render_api_v2 {
     void (*debug_skeleton)(ct_world_o *world, ct_entity_t e, const float color[4]);
     /* Text whose first line's top is at (x, y) pixels; '\n' starts a line below. */
     void (*debug_text)(float x, float y, const float color[4], const char *text);
+    /* The physics shapes of every body of `world` as wireframes, as physics last saw them
+     * (ct_physics_api_v4.shapes, when ct.physics is loaded; nothing otherwise): boxes, spheres
+     * (three great circles turning with the body) and capsules (two rings, four lines along the
+     * segment and half circles over its ends). color NULL: by state, dynamic green, kinematic
+     * blue, static grey, sleeping bodies darker. Returns the number of bodies drawn. */
+    uint32_t (*debug_physics)(ct_world_o *world, const float color[4]);
 } ct_render_api_v2;
 
 #ifdef __cplusplus

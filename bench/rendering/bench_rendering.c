@@ -30,6 +30,9 @@
  *                                  projects/demo/default.render_config declares) with 1,000 crates
  *                                  in it, depth only (median of 21; the demo has about 60 casters,
  *                                  so this is a bound on its cost)
+ *   render.point_shadow_pass_ms    the same 1,000 crates into one shadowed point light's cube
+ *                                  (six 256 x 256 faces of distances; every caster into every
+ *                                  face), median of 21
  */
 #include <math.h>
 #include <stdio.h>
@@ -342,8 +345,9 @@ static double bench_bodies(bool skinned)
     return bench_median(samples, RUNS);
 }
 
-/* The shadow layer alone: 1,000 cubes drawn depth-only into a 2048 x 2048 map. */
-static void bench_shadow(void)
+/* The shadow layer alone: 1,000 cubes drawn depth-only into a 2048 x 2048 map, or (local) into
+ * the six faces of one point light's cube. */
+static void bench_shadow(bool local)
 {
     char err[512];
     render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 360, false}, err, sizeof err);
@@ -368,6 +372,12 @@ static void bench_shadow(void)
     const float sun[16] = {1 / half, 0, 0, 0, 0, 0, -1 / 24.0f, 0, 0, 1 / half, 0, 0, 0, 0, 0, 1};
     for (int c = 0; c < 4; c++)
         memcpy(lights.v[12 + c], &sun[4 * c], 16);
+    const uint32_t program = local ? RENDER_PROGRAM_SHADOW_LOCAL : RENDER_PROGRAM_SHADOW;
+    if (local) { /* one point light 5 m above the middle, reaching 30 m, its cube the first */
+        lights.v[1][3] = 1;
+        lights.v[4][1] = 5, lights.v[4][3] = 30;
+        lights.v[5][0] = lights.v[5][1] = lights.v[5][2] = 1, lights.v[5][3] = 1;
+    }
     render__queue q;
     render__queue_init(&q, ct_heap_allocator());
     render__queue_begin(&q, 2);
@@ -375,9 +385,9 @@ static void bench_shadow(void)
     render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, z = (float)(i / 40) * 0.8f - 10.0f;
-        const render__command c = {.kind = RENDER_CMD_DRAW, .program = RENDER_PROGRAM_SHADOW,
+        const render__command c = {.kind = RENDER_CMD_DRAW, .program = program,
                                    .world = {2, 0, 0, x, 0, 2, 0, 0, 0, 0, 2, z}};
-        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_SHADOW, .depth = i};
+        const render__key_fields f = {.pass = local ? 2 : 1, .program = program, .depth = i};
         render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -392,8 +402,12 @@ static void bench_shadow(void)
         render__gl_read(gl, px); /* waits for the GPU (the map is drawn when this returns) */
         samples[r] = (bench_now_ns() - t0) / 1e6;
     }
-    bench_report("render.shadow_pass_ms", bench_median(samples, RUNS), "ms",
-                 "shadow layer: 1,000 casters into a 2048^2 depth map, llvmpipe");
+    if (local)
+        bench_report("render.point_shadow_pass_ms", bench_median(samples, RUNS), "ms",
+                     "shadow layer: 1,000 casters into one point light's cube (6 x 256^2), llvmpipe");
+    else
+        bench_report("render.shadow_pass_ms", bench_median(samples, RUNS), "ms",
+                     "shadow layer: 1,000 casters into a 2048^2 depth map, llvmpipe");
     free(px);
     render__queue_free(&q);
     render__gl_destroy(gl);
@@ -441,7 +455,8 @@ int main(void)
     bench_gl("render.gl_1000_materials_ms", 1000, "the same, a material per cube");
     bench_debug_lines();
     bench_skinned();
-    bench_shadow();
+    bench_shadow(false);
+    bench_shadow(true);
     bench_print_table();
     jobs__shutdown();
     return 0;

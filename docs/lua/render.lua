@@ -110,6 +110,17 @@ function Render.debug_arrow(x1, y1, z1, x2, y2, z2, r, g, b, a) end
 ---@param a? number
 function Render.debug_skeleton(world, e, r, g, b, a) end
 
+---Every physics body of the world as a wireframe for this frame (box, sphere or capsule, posed as
+---physics last saw it); without a colour each by its kind (dynamic green, kinematic blue, static
+---grey, sleeping darker). Nothing without ct.physics.
+---@param world ct.World
+---@param r? number
+---@param g? number
+---@param b? number
+---@param a? number
+---@return integer drawn the number of bodies drawn
+function Render.debug_physics(world, r, g, b, a) end
+
 ---Debug text at a screen position for this frame.
 ---@param x number
 ---@param y number

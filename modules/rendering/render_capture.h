@@ -12,7 +12,9 @@
  *                                    (0, 0 for an empty slot)
  *     u32 num_packets, then per packet: u64 key, render__command (in sorted order)
  * Not held: the frame's bone palette and debug vertices, so a replay draws skinned meshes with
- * zero bones (collapsed at their origin) and skips debug lines and text.
+ * zero bones (collapsed at their origin) and skips debug lines and text; textures, normal maps and
+ * tangents (a replay draws untextured, with plain normals); spot cones (render__local_lights: a
+ * replay draws spot lights as point lights, their shadow cubes still drawn from the packets).
  * Reading checks every count against the bytes left and every index against its table.
  */
 #ifndef RENDER_CAPTURE_H

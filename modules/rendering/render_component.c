@@ -365,8 +365,18 @@ static ct_component_type_t types[RENDER_NUM_TYPES] = {
                            .instance_size = sizeof(render__light_desc), .compile = compile_light},
 };
 
+/* The layouts of compiled component data, as levels and units record them: a change here is a
+ * new number, so cuttle-compile compiles them again and older blobs are refused ("recompile").
+ * mesh and camera: undeclared (0), as first laid out; light 2: spot lights' angle and the
+ * shadows flag. */
+static void declare_formats(void)
+{
+    render__m.resource->declare_format("component." CT_RENDER_LIGHT_COMPONENT_NAME, 2);
+}
+
 static void fill_types(void)
 {
+    declare_formats();
     for (uint32_t i = 0; i < RENDER_NUM_TYPES; i++) {
         types[i].spawn_order = CT_SPAWN_ORDER_RENDER;
         types[i].user_data = (void *)(uintptr_t)i;

@@ -1,6 +1,6 @@
 /*
  * render_debug.c: debug drawing (ct_render_api_v2.debug_*): lines, boxes, spheres, arrows, the
- * skeleton of an animated entity, and text on screen. Shapes are turned into lines when they are
+ * skeleton of an animated entity, the physics shapes of a world's bodies, and text on screen. Shapes are turned into lines when they are
  * asked for and collected until the next render(), which draws them as two packets (one batch of
  * lines, one of text) at the end of the last layer, over everything, and forgets them: ask again
  * every frame. Text uses a TrueType font (Debian's fonts-dejavu-core) baked into an atlas with
@@ -153,6 +153,97 @@ void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[
         const float ends[2][3] = {{a.m[3], a.m[7], a.m[11]}, {p.m[3], p.m[7], p.m[11]}};
         lines(ends, 1, color);
     }
+}
+
+/* An arc of `radius` about `center` in the plane of the rotated axes a and b (0 x, 1 y, 2 z of
+ * the shape), from angle `from` over `span` radians, in `segments` lines. */
+static void arc(const float center[3], const float q[4], int a, int b, float radius, float from, float span,
+                int segments, const float color[4])
+{
+    float p[2 * 24][3];
+    for (int s = 0; s < segments && s < 24; s++)
+        for (int end = 0; end < 2; end++) {
+            const float t = from + span * (float)(s + end) / (float)segments;
+            float local[3] = {0, 0, 0}, *v = p[2 * s + end];
+            local[a] = radius * cosf(t);
+            local[b] = radius * sinf(t);
+            rotate(q, local, v);
+            for (int k = 0; k < 3; k++)
+                v[k] += center[k];
+        }
+    lines(p, (uint32_t)(segments < 24 ? segments : 24), color);
+}
+
+void render__debug_capsule(const float center[3], float radius, float half_height, const float rotation[4],
+                           const float color[4])
+{
+    static const float identity[4] = {0, 0, 0, 1};
+    const float *q = rotation ? rotation : identity;
+    if (!finite3(center) || !(radius >= 0 && isfinite(radius)) || !(half_height >= 0 && isfinite(half_height)) ||
+        !isfinite(q[0] + q[1] + q[2] + q[3]))
+        return;
+    const float pi = 3.14159265f;
+    for (int end = 0; end < 2; end++) {
+        const float sign = end ? -1.0f : 1.0f, up[3] = {0, sign * half_height, 0};
+        float c[3];
+        rotate(q, up, c);
+        for (int k = 0; k < 3; k++)
+            c[k] += center[k];
+        arc(c, q, 2, 0, radius, 0, 2 * pi, 24, color);               /* the ring (x-z plane) */
+        arc(c, q, 0, 1, radius, end ? pi : 0, pi, 12, color);        /* half circles over the end */
+        arc(c, q, 2, 1, radius, end ? pi : 0, pi, 12, color);
+    }
+    float p[8][3];
+    for (int k = 0; k < 4; k++) { /* four lines along the segment */
+        const float x = k == 0 ? radius : k == 1 ? -radius : 0, z = k == 2 ? radius : k == 3 ? -radius : 0;
+        const float top[3] = {x, half_height, z}, bottom[3] = {x, -half_height, z};
+        rotate(q, top, p[2 * k]);
+        rotate(q, bottom, p[2 * k + 1]);
+        for (int c = 0; c < 3; c++)
+            p[2 * k][c] += center[c], p[2 * k + 1][c] += center[c];
+    }
+    lines(p, 4, color);
+}
+
+uint32_t render__debug_physics(ct_world_o *world, const float color[4])
+{
+    const ct_physics_api_v4 *phys = render__m.physics;
+    if (!phys || !world)
+        return 0;
+    static const float by_kind[3][4] = {[CT_BODY_DYNAMIC] = {0.2f, 1.0f, 0.3f, 1.0f},
+                                        [CT_BODY_STATIC] = {0.6f, 0.6f, 0.6f, 1.0f},
+                                        [CT_BODY_KINEMATIC] = {0.3f, 0.6f, 1.0f, 1.0f}};
+    enum { PAGE = 256 };
+    ct_physics_shape_t page[PAGE];
+    uint32_t drawn = 0, total = phys->shapes(world, 0, NULL, 0);
+    for (uint32_t first = 0; first < total; first += PAGE) {
+        total = phys->shapes(world, first, page, PAGE);
+        if (first >= total)
+            break;
+        const uint32_t n = total - first < PAGE ? total - first : PAGE;
+        for (uint32_t i = 0; i < n; i++) {
+            const ct_physics_shape_t *b = &page[i];
+            float c[4];
+            if (color) {
+                memcpy(c, color, sizeof c);
+            } else {
+                memcpy(c, by_kind[b->kind < 3 ? b->kind : CT_BODY_STATIC], sizeof c);
+                for (int k = 0; k < 3 && b->sleeping; k++)
+                    c[k] *= 0.5f;
+            }
+            if (b->shape == CT_BODY_BOX) {
+                render__debug_box(b->position, b->half_extents, b->rotation, c);
+            } else if (b->shape == CT_BODY_SPHERE || b->shape == CT_BODY_CAPSULE) {
+                /* A sphere is a capsule without a segment: its circles turn with the body. */
+                render__debug_capsule(b->position, b->radius, b->shape == CT_BODY_CAPSULE ? b->half_height : 0,
+                                      b->rotation, c);
+            } else {
+                continue;
+            }
+            drawn++;
+        }
+    }
+    return drawn;
 }
 
 /* Bakes the font the first time text is asked for; NULL (said once) when it cannot. */

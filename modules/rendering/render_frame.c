@@ -212,6 +212,12 @@ static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_l
             if (l->shadows && shadow_layer && j->num_local < RENDER_MAX_LOCAL_SHADOWS) {
                 memcpy(j->local[j->num_local], pos, sizeof j->local[0]);
                 slot[3] = (float)++j->num_local; /* its cube's layer + 1 */
+            } else if (l->shadows && !render__m.state->local_shadows_warned) {
+                render__m.state->local_shadows_warned = true;
+                RENDER_LOG(CT_LOG_WARNING, "render: entity %u's light asks for shadows, but %s; it lights "
+                           "without them (said once)", m->entity[i].id,
+                           shadow_layer ? "four point or spot lights cast them already this frame"
+                                        : "the render_config has no shadow layer to draw them in");
             }
         } else {
             continue;

@@ -30,6 +30,7 @@
 #include "ct_jobs.h"
 #include "ct_log.h"
 #include "ct_lua.h"
+#include "ct_physics.h"
 #include "ct_reload.h"
 #include "ct_render.h"
 #include "ct_resource.h"
@@ -181,6 +182,7 @@ typedef struct render__state {
     float view_proj[16];
     render__frame_lights lights;
     render__local_lights local; /* spot cones and shadow filtering of the frame's point/spot lights */
+    bool local_shadows_warned;  /* said once: a light asks for shadows the pipeline cannot draw */
     ct_render_stats_t stats;
     bool have_frame;
 
@@ -205,6 +207,7 @@ typedef struct render__module {
     const ct_jobs_api_v1 *jobs;
     const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
+    const ct_physics_api_v4 *physics;     /* optional: debug drawing of bodies' shapes */
     const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
     const ct_input_api_v1 *input; /* optional: gets the --window for keyboard and mouse */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
@@ -306,6 +309,9 @@ void render__debug_box(const float center[3], const float half[3], const float r
 void render__debug_sphere(const float center[3], float radius, const float color[4]);
 void render__debug_arrow(const float from[3], const float to[3], const float color[4]);
 void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[4]);
+void render__debug_capsule(const float center[3], float radius, float half_height, const float rotation[4],
+                           const float color[4]);
+uint32_t render__debug_physics(ct_world_o *world, const float color[4]);
 void render__debug_text(float x, float y, const float color[4], const char *text);
 /* Records the frame's debug batches into context 0 (after record_pipeline). */
 void render__record_debug(render__state *s);

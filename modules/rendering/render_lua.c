@@ -242,6 +242,17 @@ static int l_render_debug_skeleton(lua_State *L)
     return 0;
 }
 
+/* Render.debug_physics(world [, r, g, b[, a]]): without a colour, each body's by its state. */
+static int l_render_debug_physics(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Render.debug_physics", NULL);
+    float c[4];
+    opt_color(L, "Render.debug_physics", 2, c);
+    const bool coloured = L_API->type(L, 2) > CT_LUA_NIL;
+    L_API->push_number(L, render__debug_physics(w, coloured ? c : NULL));
+    return 1;
+}
+
 static int l_render_debug_text(lua_State *L)
 {
     float p[2], c[4];
@@ -264,6 +275,7 @@ void render__register_lua(void)
         {"debug_line", l_render_debug_line},   {"debug_arrow", l_render_debug_arrow},
         {"debug_box", l_render_debug_box},     {"debug_sphere", l_render_debug_sphere},
         {"debug_skeleton", l_render_debug_skeleton}, {"debug_text", l_render_debug_text},
+        {"debug_physics", l_render_debug_physics},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);
     render__register_runtime_lua();

@@ -86,13 +86,20 @@ static void downsample(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *ds
         }
 }
 
+/* stb_image's reason for the last failure, or `fallback` when it gives none. */
+static const char *reason(const char *fallback)
+{
+    const char *r = stbi_failure_reason();
+    return r && r[0] ? r : fallback;
+}
+
 uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags, uint32_t max_size,
                                 ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size)
 {
     int w = 0, h = 0, channels = 0;
     if (size > INT32_MAX || !stbi_info_from_memory(bytes, (int)size, &w, &h, &channels)) {
         snprintf(err, err_size, "cannot be decoded as PNG or JPEG (corrupt, or another format: %s)",
-                 stbi_failure_reason() ? stbi_failure_reason() : "unknown format");
+                 reason("unknown format"));
         return NULL;
     }
     if (w < 1 || h < 1 || w > (int)max_size || h > (int)max_size) {
@@ -102,7 +109,7 @@ uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flag
     int lw0 = 0, lh0 = 0;
     uint8_t *pixels = stbi_load_from_memory(bytes, (int)size, &lw0, &lh0, &channels, 4);
     if (!pixels) {
-        snprintf(err, err_size, "the image is corrupt (%s)", stbi_failure_reason() ? stbi_failure_reason() : "decode failed");
+        snprintf(err, err_size, "the image is corrupt (%s)", reason("its data ends early or is damaged"));
         return NULL;
     }
     if (lw0 != w || lh0 != h) { /* the header read first and the decode must agree */

@@ -147,6 +147,7 @@ const ct_render_api_v2 render__api_v2 = {
     .debug_arrow = render__debug_arrow,
     .debug_skeleton = render__debug_skeleton,
     .debug_text = render__debug_text,
+    .debug_physics = render__debug_physics,
 };
 
 const ct_render_api_v1 render__api_v1 = {
@@ -293,6 +294,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(jobs, 1, &render__m.jobs),
     CT_MODULE_API_OPTIONAL(host, 2, &render__m.host),
     CT_MODULE_API_OPTIONAL(animation, 1, &render__m.animation),
+    CT_MODULE_API_OPTIONAL(physics, 4, &render__m.physics),
     CT_MODULE_API_OPTIONAL(particles, 1, &render__m.particles),
     CT_MODULE_API_OPTIONAL(input, 1, &render__m.input),
     CT_MODULE_API_OPTIONAL(profiler, 1, &render__m.profiler),

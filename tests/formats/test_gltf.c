@@ -110,6 +110,24 @@ static void simple_skin(void **state)
     ct_gltf_free(doc);
 }
 
+/* TANGENT is read (AnimatedMorphCube has one per vertex: +x, w = 1); files without it have none. */
+static void tangents(void **state)
+{
+    (void)state;
+    ct_gltf_t *doc = load("glTF-Sample-Models/AnimatedMorphCube-glTF/AnimatedMorphCube.gltf");
+    if (!doc)
+        fail_msg("%s", err);
+    const ct_gltf_primitive_t *p = &doc->meshes[0].primitives[0];
+    assert_non_null(p->tangents);
+    assert_int_equal(p->num_vertices, 24);
+    assert_true(p->tangents[0] == 1.0f && p->tangents[1] == 0.0f && p->tangents[3] == 1.0f);
+    ct_gltf_free(doc);
+    doc = load("BoxTextured-glTF-Binary/BoxTextured.glb");
+    assert_non_null(doc);
+    assert_null(doc->meshes[0].primitives[0].tangents);
+    ct_gltf_free(doc);
+}
+
 /* The same box as .gltf + .bin, as .gltf with data URIs and as .glb reads the same. */
 static void box_three_containers(void **state)
 {
@@ -418,6 +436,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(simple_skin),       cmocka_unit_test(box_three_containers),
+        cmocka_unit_test(tangents),
         cmocka_unit_test(files_read_are_listed_once),
         cmocka_unit_test(broken_files),      cmocka_unit_test(hand_made_documents),
         cmocka_unit_test(samplers),          cmocka_unit_test(glb_framing),

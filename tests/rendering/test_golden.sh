@@ -12,7 +12,8 @@
 #   - the skinned walker (tests/rendering/skinned) at three clip times against
 #     golden/skinned_frame{1,2,3}.png, 1 and 2 threads alike;
 #   - the normal-map scene (tests/rendering/normalmap) and the point and spot shadow scene
-#     (tests/rendering/local_shadows) at fixed pixel values.
+#     (tests/rendering/local_shadows) at fixed pixel values; physics shapes' wireframes
+#     (tests/rendering/physics_debug) counted by colour where each body is.
 # usage: test_golden.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
 source=$1 build=$2
@@ -146,6 +147,29 @@ near3 243 120 10 10 10    # under the spot's cube
 near3 249 140 117 131 144 # in the spot's cone, lit
 near3 257 169 10 10 10    # outside the cone
 echo "golden: point and spot lights cast shadows (fixed pixels in and out of them)"
+
+# Physics shapes as wireframes (tests/rendering/physics_debug, Render.debug_physics): pixels of
+# each state's colour counted where each body is (dynamic green 51 255 77, kinematic blue 77 153
+# 255, static grey 153): the turned box, sphere and capsule green and not blue, the kinematic box
+# blue and not green, nothing above them; the capsule leans left (turned 45 degrees about z), so
+# its upper left and lower right quarters hold its lines, the other two few.
+cp -rL "$source/tests/rendering/physics_debug" "$scratch/physics_debug"
+"$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/physics_debug" --modules "$build/modules" >/dev/null
+"$build/kernel/cuttle" --strict --project "$scratch/physics_debug" --modules "$build/modules" \
+    --screenshot "$scratch/physics_shot" 2>"$scratch/log" | grep -q "physics_debug: frame 2 bodies drawn 5 packets 2 invalid 0" \
+    || { cat "$scratch/log"; exit 1; }
+count() { "$build/tests/rendering/png_probe" "$scratch/physics_shot/frame_000002.png" --count "$@"; }
+green="51 255 77 10" blue="77 153 255 10" grey="153 153 153 10"
+for region in "50 85 112 148" "113 90 165 140" "166 78 222 132"; do   # box, sphere, capsule
+    [ "$(count $green $region)" -gt 150 ] && [ "$(count $blue $region)" -eq 0 ] || { echo "no green shape at $region"; exit 1; }
+done
+[ "$(count $blue 228 95 280 142)" -gt 150 ] && [ "$(count $green 228 95 280 142)" -eq 0 ] || { echo "no blue kinematic box"; exit 1; }
+[ "$(count $grey 0 150 319 239)" -gt 300 ] || { echo "no grey floor"; exit 1; }
+[ "$(count $green 0 0 319 60)" -eq 0 ] && [ "$(count $grey 0 0 319 60)" -eq 0 ] || { echo "lines where no body is"; exit 1; }
+[ "$(count $green 166 78 194 104)" -gt 60 ] && [ "$(count $green 196 106 222 132)" -gt 60 ] \
+    && [ "$(count $green 196 78 222 104)" -lt 30 ] && [ "$(count $green 166 106 194 132)" -lt 30 ] \
+    || { echo "the capsule is not turned"; exit 1; }
+echo "golden: physics shapes draw as wireframes where the bodies are, coloured by kind"
 
 for jobs in 1 2 1; do
     run --render-backend null --jobs $jobs | awk '{print $NF}' > "$scratch/null_$jobs.txt"

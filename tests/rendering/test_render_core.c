@@ -17,6 +17,17 @@
 #include "render_core.h"
 #include "render_mesh_blob.h"
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#include <stb/stb_image_write.h>
+#pragma GCC diagnostic pop
+
 #include <math.h>
 
 
@@ -236,6 +247,42 @@ static void test_mesh_parse_refuses_bad_tangents(void **state)
     assert_non_null(strstr(err, "tangent 0"));
 }
 
+static void append_bytes(void *context, void *data, int size)
+{
+    uint8_t **out = context;
+    memcpy(out[0], data, (size_t)size);
+    out[0] += size;
+}
+
+/* A 2 x 1 normal map, one texel tilted left and one right: its 1 x 1 mip is the average made unit
+ * again, straight up (128 128 255), where averaging bytes would shorten it (128 128 218); the same
+ * image as colour averages in linear light instead. */
+static void test_normal_map_mips_stay_unit(void **state)
+{
+    (void)state;
+    const uint8_t texels[6] = {218, 128, 218, 38, 128, 218};
+    uint8_t png[512], *end = png;
+    assert_true(stbi_write_png_to_func(append_bytes, &end, 2, 1, 3, texels, 6));
+    render__texture_info info;
+    char err[256];
+    uint8_t *levels = render__texture_decode(png, (size_t)(end - png), 0, 4096, ct_heap_allocator(), &info, err,
+                                             sizeof err);
+    assert_non_null(levels);
+    assert_int_equal(info.levels, 2);
+    assert_int_equal(info.flags, 0);
+    assert_memory_equal(levels, ((uint8_t[8]){218, 128, 218, 255, 38, 128, 218, 255}), 8);
+    assert_true(abs(levels[8] - 128) <= 1 && abs(levels[9] - 128) <= 1 && levels[10] == 255);
+    ct_free(ct_heap_allocator(), levels, render__texture_bytes(2, 1, 2));
+    levels = render__texture_decode(png, (size_t)(end - png), RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info,
+                                    err, sizeof err);
+    assert_non_null(levels);
+    assert_int_equal(levels[10], 218); /* colour: the same blue stays */
+    ct_free(ct_heap_allocator(), levels, render__texture_bytes(2, 1, 2));
+    assert_null(render__texture_decode(png, (size_t)(end - png), 0, 1, ct_heap_allocator(), &info, err, sizeof err));
+    assert_non_null(strstr(err, "too large"));
+    assert_null(render__texture_decode(png, 20, 0, 4096, ct_heap_allocator(), &info, err, sizeof err));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_mvp_of_a_translation),
         cmocka_unit_test(test_tangents_follow_texture_axes),
         cmocka_unit_test(test_mesh_parse_refuses_bad_tangents),
+        cmocka_unit_test(test_normal_map_mips_stay_unit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -447,9 +447,23 @@ static void test_textures(void **state)
     assert_int_equal(load("material", "b6", "gltf = \"gltf/box_glb/model.glb\" gltf_material = 3"), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b7", "gltf = \"gltf/box_glb/model.glb\" texture = \"crate.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b8", "gltf_material = 0"), CT_ERR_BAD_DATA);
+    /* Normal maps: a file, or a glTF material's normalTexture (here a data URI holding a 4 x 4
+     * PNG); corrupt ones are refused like base colour textures. */
+    write_file("normal.gltf", "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
+               "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4XmO81XCLAQaYGJAAbg4A"
+               "bywCPAWNlVMAAAAASUVORK5CYII=\" } ], \"textures\": [ { \"source\": 0 } ], \"materials\": [ { "
+               "\"normalTexture\": { \"index\": 0, \"scale\": 0.5 } } ] }");
+    write_file("bad_normal.gltf", "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
+               "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAA=\" } ], \"textures\": [ { "
+               "\"source\": 0 } ], \"materials\": [ { \"normalTexture\": { \"index\": 0 } } ] }");
+    assert_int_equal(load("material", "t5", "normal_texture = \"crate.png\" normal_scale = 0.5"), 0);
+    assert_int_equal(load("material", "t6", "gltf = \"normal.gltf\""), 0);
+    assert_int_equal(load("material", "b9", "normal_texture = \"corrupt.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b10", "gltf = \"bad_normal.gltf\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b11", "gltf = \"normal.gltf\" normal_texture = \"crate.png\""), CT_ERR_BAD_DATA);
     unlink(path);
-    const char *const good[] = {"t1", "t2", "t3", "t4"};
-    for (int k = 0; k < 4; k++) {
+    const char *const good[] = {"t1", "t2", "t3", "t4", "t5", "t6"};
+    for (int k = 0; k < 6; k++) {
         assert_non_null(resource->get("material", good[k]));
         resource->unload("material", good[k]);
     }
@@ -475,6 +489,8 @@ static void test_debug_drawing(void **state)
     r2->debug_sphere(b, 0.5f, red);
     r2->debug_arrow(a, b, red);
     r2->debug_text(10, 10, NULL, "frame 1\nlabel");
+    assert_int_equal(r2->debug_physics(w, NULL), 0); /* ct.physics is not loaded: nothing */
+    assert_int_equal(r2->debug_physics(NULL, red), 0);
     assert_int_equal(render->render(w, camera), 0);
     const ct_render_stats_t with = render->stats();
     assert_int_equal(with.packets, plain.packets + 2);
