@@ -20,7 +20,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "ct_array.h"
 #include "ct_hash.h"
+#include "ct_heap.h"
 #include "data/sjson.h"
 #include "deps.h"
 
@@ -151,6 +153,7 @@ static int read_types(deps_index_t *ix, char *err, size_t err_size)
     }
     struct dirent *e;
     uint32_t capacity = 0;
+    ct_allocator_t *heap = ct_heap_allocator();
     while ((e = readdir(d))) {
         char full[PATH_SIZE];
         struct stat st;
@@ -158,13 +161,8 @@ static int read_types(deps_index_t *ix, char *err, size_t err_size)
             !pathf(full, sizeof full, "%s/%s", dir, e->d_name) ||
             stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
-        if (ix->num_types == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            char **grown = realloc(ix->types, capacity * sizeof *grown);
-            if (!grown)
-                break;
-            ix->types = grown;
-        }
+        if (!ct_array_reserve_of(heap, &ix->types, &capacity, ix->num_types + 1, 16))
+            break;
         ix->types[ix->num_types++] = (char *)deps_index_intern(ix, e->d_name, strlen(e->d_name));
     }
     closedir(d);
@@ -195,9 +193,10 @@ static uint32_t add_node(walk_t *w, const char *path, int64_t mtime)
 {
     deps_index_t *ix = w->ix;
     if (ix->num_nodes == ix->nodes_capacity) {
-        uint32_t capacity = ix->nodes_capacity ? ix->nodes_capacity * 2 : 1024;
-        deps_node_t *grown = realloc(ix->nodes, capacity * sizeof *grown);
-        int64_t *times = realloc(w->mtimes, capacity * sizeof *times);
+        /* Two columns of one length: one capacity, each reallocated. */
+        const uint32_t capacity = ct_array_capacity(ix->nodes_capacity, ix->num_nodes + 1, 1024);
+        deps_node_t *grown = capacity ? realloc(ix->nodes, capacity * sizeof *grown) : NULL;
+        int64_t *times = capacity ? realloc(w->mtimes, capacity * sizeof *times) : NULL;
         if (grown)
             ix->nodes = grown;
         if (times)
@@ -259,14 +258,9 @@ static void walk(walk_t *w, const char *rel, int depth)
 
 static bool add_ref(deps_index_t *ix, const deps_ref_t *r)
 {
-    if (ix->num_refs == ix->refs_capacity) {
-        uint32_t capacity = ix->refs_capacity ? ix->refs_capacity * 2 : 4096;
-        deps_ref_t *grown = realloc(ix->refs, capacity * sizeof *grown);
-        if (!grown)
-            return false;
-        ix->refs = grown;
-        ix->refs_capacity = capacity;
-    }
+    if (!ct_array_reserve_of(ct_heap_allocator(), &ix->refs, &ix->refs_capacity,
+                             ix->num_refs + 1, 4096))
+        return false;
     ix->refs[ix->num_refs++] = *r;
     return true;
 }
@@ -328,14 +322,9 @@ static void find_refs(deps_index_t *ix, refs_list_t *list, const char *rel, int 
         }
         if (node == DEPS_NONE)
             continue; /* the source is gone: the next compile removes its references */
-        if (list->count == list->capacity) {
-            uint32_t capacity = list->capacity ? list->capacity * 2 : 1024;
-            refs_file_t *grown = realloc(list->files, capacity * sizeof *grown);
-            if (!grown)
-                break;
-            list->files = grown;
-            list->capacity = capacity;
-        }
+        if (!ct_array_reserve_of(ct_heap_allocator(), &list->files, &list->capacity,
+                                 list->count + 1, 1024))
+            break;
         list->files[list->count++] = (refs_file_t){.node = node};
     }
     closedir(d);
@@ -442,16 +431,11 @@ static int load_refs(deps_index_t *ix, walk_t *w, int threads, char *err, size_t
         if (!f->text)
             continue;
         /* The index keeps the text: references point into it. */
-        if (ix->num_texts == ix->texts_capacity) {
-            uint32_t capacity = ix->texts_capacity ? ix->texts_capacity * 2 : 1024;
-            char **grown = realloc(ix->texts, capacity * sizeof *grown);
-            if (!grown) {
-                free(f->text);
-                rc = -1;
-                continue;
-            }
-            ix->texts = grown;
-            ix->texts_capacity = capacity;
+        if (!ct_array_reserve_of(ct_heap_allocator(), &ix->texts, &ix->texts_capacity,
+                                 ix->num_texts + 1, 1024)) {
+            free(f->text);
+            rc = -1;
+            continue;
         }
         ix->texts[ix->num_texts++] = f->text;
         deps_node_t *node = &ix->nodes[f->node];

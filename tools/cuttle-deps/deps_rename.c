@@ -30,6 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ct_array.h"
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "deps.h"
 #include "resources/resources_internal.h"
 
@@ -65,38 +68,11 @@ static bool exists(const char *path)
     return lstat(path, &st) == 0;
 }
 
+/* The whole file, NUL-terminated, for free(): the heap allocator is malloc's. Only regular files
+ * are read (every file this tool reads is one); a FIFO is refused rather than waited on. */
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t size = 0, capacity = 0;
-    for (;;) {
-        if (capacity - size < 65536) {
-            capacity = capacity ? capacity * 2 : 65536;
-            char *grown = realloc(text, capacity + 1);
-            if (!grown) {
-                free(text);
-                fclose(f);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + size, 1, capacity - size, f);
-        size += got;
-        if (got == 0)
-            break;
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return NULL;
-    }
-    text[size] = '\0';
-    *len = size;
-    return text;
+    return (char *)ct_file_read(path, ct_heap_allocator(), SIZE_MAX - 1, len, NULL, 0);
 }
 
 static bool make_parents(const char *path)
@@ -189,7 +165,11 @@ static bool change_reserve(change_t *c)
 {
     if (c->num_writes < c->capacity && c->num_moves < c->capacity)
         return true;
-    uint32_t capacity = c->capacity ? c->capacity * 2 : 64;
+    /* Six columns of one capacity: computed once, each column reallocated. */
+    const uint32_t used = c->num_writes > c->num_moves ? c->num_writes : c->num_moves;
+    const uint32_t capacity = ct_array_capacity(c->capacity, used + 1, 64);
+    if (!capacity)
+        return false;
     char **a = realloc(c->write_paths, capacity * sizeof *a);
     if (a)
         c->write_paths = a;
@@ -1073,14 +1053,9 @@ int deps_fix(deps_index_t *ix, FILE *out, FILE *err)
                 if (text[i] != fixes[f].old_name[0] || memcmp(text + i, fixes[f].old_name, k) ||
                     !quoted_at(text, len, i, k))
                     continue;
-                if (num == cap) {
-                    cap = cap ? cap * 2 : 16;
-                    edit_t *grown = realloc(edits, cap * sizeof *grown);
-                    if (!grown) {
-                        rc = -1;
-                        break;
-                    }
-                    edits = grown;
+                if (!ct_array_reserve_of(ct_heap_allocator(), &edits, &cap, num + 1, 16)) {
+                    rc = -1;
+                    break;
                 }
                 edits[num++] = (edit_t){.offset = i, .old_text = fixes[f].old_name,
                                         .new_text = fixes[f].new_name};
