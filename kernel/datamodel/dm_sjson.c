@@ -5,6 +5,9 @@
  */
 #include "dm_sjson.h"
 
+#include "ct_array.h"
+#include "ct_heap.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,15 +88,9 @@ static void skip_space(ps_t *ps)
 static uint32_t new_node(ps_t *ps, uint8_t type, uint32_t parent)
 {
     dm_sjson_t *js = ps->js;
-    if (js->count == js->capacity) {
-        uint32_t cap = js->capacity ? js->capacity * 2 : 64;
-        dm_node_t *grown = realloc(js->nodes, (size_t)cap * sizeof *grown);
-        if (!grown) {
-            fail(ps, ps->p, "out of memory");
-            return DM_NONE;
-        }
-        js->nodes = grown;
-        js->capacity = cap;
+    if (!ct_array_reserve_of(ct_heap_allocator(), &js->nodes, &js->capacity, js->count + 1, 64)) {
+        fail(ps, ps->p, "out of memory");
+        return DM_NONE;
     }
     uint32_t i = js->count++;
     js->nodes[i] = (dm_node_t){.type = type, .start = ps->p, .parent = parent, .first = DM_NONE,
@@ -327,7 +324,7 @@ bool dm_sjson__parse(dm_sjson_t *js, const char *text, size_t len, const char *f
 
 void dm_sjson__free(dm_sjson_t *js)
 {
-    free(js->nodes);
+    ct_free(ct_heap_allocator(), js->nodes, (size_t)js->capacity * sizeof *js->nodes);
     js->nodes = NULL;
     js->count = js->capacity = 0;
 }

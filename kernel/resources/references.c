@@ -49,17 +49,12 @@ static size_t find_name(const char *text, size_t len, size_t from, const char *n
 
 static bool append_ref(resources_compile_record_t *r, const char *line, size_t n)
 {
-    ct_allocator_t *a = resources__allocator();
-    if (r->refs_len + n + 1 > r->refs_capacity) {
-        size_t capacity = r->refs_capacity ? r->refs_capacity * 2 : 256;
-        while (capacity < r->refs_len + n + 1)
-            capacity *= 2;
-        char *grown = ct_realloc(a, r->refs, r->refs_capacity, capacity);
-        if (!grown)
-            return false;
-        r->refs = grown;
-        r->refs_capacity = capacity;
-    }
+    /* The text of one source's references (short lines, each checked against all before it)
+     * stays far below 4 GiB; past it the compile fails as out of memory. */
+    if (n >= UINT32_MAX - r->refs_len ||
+        !ct_array_reserve_of(resources__allocator(), &r->refs, &r->refs_capacity,
+                             (uint32_t)(r->refs_len + n + 1), 256))
+        return false;
     memcpy(r->refs + r->refs_len, line, n + 1);
     r->refs_len += n;
     r->num_refs++;

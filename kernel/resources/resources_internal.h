@@ -66,7 +66,7 @@ typedef struct resources_compile_record_t {
      * "type\tname\tfield\tline\tcolumn\tlength\n" (line and column 1-based, in bytes; 0 0 0
      * when the name was not found in the text). From resources__allocator(). */
     char *refs;
-    size_t refs_len, refs_capacity;
+    uint32_t refs_len, refs_capacity;
     uint32_t num_refs;
     /* The formats the compile declared it depends on (uses_format), with their versions then. */
     struct {
