@@ -5,6 +5,7 @@
  */
 #include "obj.h"
 
+#include "ct_array.h"
 #include "mesh_normals.h"
 
 #include <math.h>
@@ -42,16 +43,9 @@ static int fail(obj_reader *r, const char *fmt, ...)
 
 static bool push(obj_reader *r, obj_array *arr, const void *items, uint32_t count)
 {
-    if (arr->n + count > arr->cap) {
-        uint32_t cap = arr->cap ? arr->cap * 2 : 1024;
-        while (cap < arr->n + count)
-            cap *= 2;
-        void *p = ct_realloc(r->a, arr->p, (size_t)arr->cap * 4, (size_t)cap * 4);
-        if (!p)
-            return false;
-        arr->p = p;
-        arr->cap = cap;
-    }
+    if (count > UINT32_MAX - arr->n ||
+        !ct_array_reserve(r->a, &arr->p, &arr->cap, arr->n + count, 4, 1024))
+        return false;
     memcpy((char *)arr->p + (size_t)arr->n * 4, items, (size_t)count * 4);
     arr->n += count;
     return true;
