@@ -13,6 +13,9 @@
  */
 #include "censor_internal.h"
 
+#include "ct_array.h"
+#include "ct_heap.h"
+
 #include <dirent.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -30,7 +33,7 @@ typedef struct copy_t {
     git_oid cutoff_new; /* what the cutoff commit became (when maps.has_cutoff) */
     const git_oid *current; /* the commit being copied, for messages */
     git_oid *written;       /* every object this run wrote (into the in-memory database) */
-    size_t num_written, capacity_written;
+    uint32_t num_written, capacity_written; /* a pack counts its objects in 32 bits */
     char *err;
     size_t err_size;
 } copy_t;
@@ -45,14 +48,10 @@ static bool fail_git(copy_t *c, const char *what)
 /* Writes an object into the in-memory database and remembers it for the pack. */
 static int write_object(copy_t *c, git_oid *out, const void *data, size_t size, git_object_t type)
 {
-    if (c->num_written == c->capacity_written) {
-        size_t capacity = c->capacity_written ? c->capacity_written * 2 : 4096;
-        git_oid *grown = realloc(c->written, capacity * sizeof *grown);
-        if (!grown) {
-            git_error_set_oom();
-            return -1;
-        }
-        c->written = grown, c->capacity_written = capacity;
+    if (!ct_array_reserve_of(ct_heap_allocator(), &c->written, &c->capacity_written,
+                             c->num_written + 1, 4096)) {
+        git_error_set_oom();
+        return -1;
     }
     int r = git_odb_write(out, c->dst_odb, data, size, type);
     if (r == 0)
@@ -352,7 +351,7 @@ typedef struct tag_ref_t {
 typedef struct tag_copy_t {
     copy_t *c;
     tag_ref_t *refs;
-    size_t count, capacity;
+    uint32_t count, capacity;
     bool ok;
 } tag_copy_t;
 
@@ -400,13 +399,8 @@ static int copy_tag(const char *name, git_oid *oid, void *payload)
         ok = check_leak(c, name, strlen(name), "a tag name");
         if (ok && git_object_type(obj) == GIT_OBJECT_TAG)
             ok = copy_annotated(c, (git_tag *)obj, mapped, &ref);
-        if (ok && t->count == t->capacity) {
-            size_t capacity = t->capacity ? t->capacity * 2 : 64;
-            tag_ref_t *grown = realloc(t->refs, capacity * sizeof *grown);
-            ok = grown != NULL;
-            if (ok)
-                t->refs = grown, t->capacity = capacity;
-        }
+        ok = ok &&
+             ct_array_reserve_of(ct_heap_allocator(), &t->refs, &t->capacity, t->count + 1, 64);
         if (ok && (ref.name = strdup(name)) != NULL)
             t->refs[t->count++] = ref;
         ok = ok && ref.name;
