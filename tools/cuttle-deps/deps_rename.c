@@ -1050,8 +1050,9 @@ int deps_fix(deps_index_t *ix, FILE *out, FILE *err)
             }
             for (uint32_t f = 0; f < num_fixes; f++) {
                 const size_t k = strlen(fixes[f].old_name);
-                if (text[i] != fixes[f].old_name[0] || memcmp(text + i, fixes[f].old_name, k) ||
-                    !quoted_at(text, len, i, k))
+                /* memcmp may read all k bytes: never past the text's end. */
+                if (text[i] != fixes[f].old_name[0] || k > len - i ||
+                    memcmp(text + i, fixes[f].old_name, k) || !quoted_at(text, len, i, k))
                     continue;
                 if (!ct_array_reserve_of(ct_heap_allocator(), &edits, &cap, num + 1, 16)) {
                     rc = -1;
