@@ -69,7 +69,10 @@
  *   follows in the next word). Constant subexpressions are folded (`2 * sin(pi)` is one constant;
  *   a program whose outputs are all constant reports it through constant()), locals holding a
  *   constant are folded where they are read, and an operation with a constant operand takes the
- *   constant inline. `disassemble` shows both the RPN and the bytecode.
+ *   constant inline. Common shapes become one operation each (in + in * in, x + y * k, a step of
+ *   Horner's scheme (x + k) * in with its trailing + k, sin(k * in), ...), which rounds exactly
+ *   as the operations it replaces, in the same order: fusing changes no result, only the count
+ *   of operations. `disassemble` shows both the RPN and the bytecode.
  *
  *   Limits: CT_EXPR_MAX_SOURCE bytes of source, CT_EXPR_MAX_DEPTH nested parentheses or calls,
  *   CT_EXPR_MAX_STACK values on the stack, CT_EXPR_MAX_LOCALS locals, CT_EXPR_MAX_NAMES inputs

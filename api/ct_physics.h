@@ -707,6 +707,26 @@ typedef struct ct_physics_api_v4 {
      * for a velocity or dt out of range. */
     int (*move_character)(ct_world_o *world, ct_entity_t e, const float velocity[3], float dt,
                           ct_character_state_t *out);
+
+    /* ---- snapshots (v4): rollback ----
+     * A snapshot is the world's dynamic state in one flat buffer the caller owns: every body's
+     * position, rotation, velocities, pending forces and sleep, the contact caches that warm start
+     * the next step, the joints' impulses, the character movers and the point masses. Shapes,
+     * materials, filters, joints' settings and static bodies are the world's and stay out (by
+     * reference): a snapshot restores only into the world it came from, with the same bodies and
+     * point masses (none added or removed since; checked entity by entity). Restoring then
+     * simulating gives bit for bit the states (and state_hash) of never having left, which is
+     * what rollback networking needs: save every step, and on a late input restore the step it
+     * belongs to and simulate forward again. The layout is this build's (no format to keep
+     * between builds). Main thread, between steps. */
+    /* Bytes a snapshot of the world takes now (0 for a world without physics). */
+    uint32_t (*snapshot_size)(ct_world_o *world);
+    /* Writes the snapshot into buffer (size bytes); returns the bytes written, or 0 when size is
+     * less than snapshot_size() (nothing written). */
+    uint32_t (*save_snapshot)(ct_world_o *world, void *buffer, uint32_t size);
+    /* Puts the world back as the snapshot says, transforms included. CT_ERR_INVALID (logged with
+     * the reason: not a snapshot, cut short, other bodies) changes nothing; CT_ERR_NOMEM. */
+    int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 } ct_physics_api_v4;
 
 #ifdef __cplusplus

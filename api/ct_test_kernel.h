@@ -70,6 +70,11 @@ int ct_test_kernel_lua(const char *code);
 /* One frame, as `cuttle` runs it (plugins' frame hooks, the boot script's update(dt), hot
  * reloads). 0, or CT_ERR_LUA when update raised. */
 int ct_test_kernel_frame(double dt);
+/* Hot-reloads the loaded plugin `name` ("acme.health") from its file now, as `cuttle --watch`
+ * does when the file changes (the new code adopts the state block and runs its rebind). 0, or
+ * the negative ct_error the reload gave (logged; the old code keeps running); CT_ERR_INVALID
+ * when nothing is booted. */
+int ct_test_kernel_reload(const char *name);
 /* Shuts the kernel down (the boot script's shutdown(), plugins in reverse order, services).
  * Returns the leaked plus damaged memory blocks (0 when every plugin gave back what it took), or
  * 0 when nothing was booted. */

@@ -55,6 +55,7 @@ function Animation.bone(world, e, bone) end
 function Animation.bone_count(world, e) end
 
 ---Sets (nil: removes) the controller: speed and crossfade weight as expressions of variables.
+---It lives with the world and is kept, variables and all, across a hot reload of the module.
 ---@param world ct.World
 ---@param e ct.Entity
 ---@param controller {variables: string[], speed?: string, weight?: string}|nil

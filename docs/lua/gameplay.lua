@@ -76,6 +76,13 @@ function Islands.load_script(path) end
 ---@param a4? number
 function Islands.post(event, entities, a1, a2, a3, a4) end
 
+---Joins the world's physics contacts to the islands: touching bodies share one (shared ones join
+---nothing). Handlers are names of the gameplay script's functions; both nil stop it.
+---@param world ct.World
+---@param collision? string the handler of a collision event (raises for an unknown name)
+---@param ended? string the handler of a contact that ended
+function Islands.contacts(world, collision, ended) end
+
 ---Handles the posted events as islands on every core, then applies their effects.
 ---@param mode? 0|1|2 0 parallel (default), 1 one thread, 2 serial (raises for another)
 ---@return {events: integer, islands: integer, largest: integer, shared_only: integer, effects: integer, refused: integer, errors: integer, threads: integer, build_ms: number, run_ms: number, apply_ms: number}

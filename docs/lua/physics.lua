@@ -159,3 +159,65 @@ function Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz) end
 ---@param py number
 ---@param pz number
 function Actor.add_force_at(world, e, fx, fy, fz, px, py, pz) end
+
+---Joins two bodies (b 0: the world) with a joint; lower, upper or cone_angle turn its limit on,
+---motor_speed or max_motor_force its motor (api/ct_physics.h, Joints).
+---@param world ct.World
+---@param a ct.Entity
+---@param b ct.Entity|0
+---@param type "fixed"|"hinge"|"ball"|"slider"|"distance"
+---@param desc? {anchor?: number[], anchor_b?: number[], axis?: number[], lower?: number, upper?: number, cone_angle?: number, motor_speed?: number, max_motor_force?: number, length?: number, spring_hertz?: number, spring_damping?: number, limit?: boolean, motor?: boolean, collide?: boolean}
+---@return integer joint the joint's id
+function Physics.add_joint(world, a, b, type, desc) end
+
+---Removes a joint.
+---@param world ct.World
+---@param j integer
+function Physics.remove_joint(world, j) end
+
+---What a joint measures: a's motion against b (an angle in radians, or a distance in m).
+---@param world ct.World
+---@param j integer
+---@return number value
+function Physics.joint_value(world, j) end
+
+---What a joint pulled with in the last step (N and N m), so a game can break it.
+---@param world ct.World
+---@param j integer
+---@return number fx
+---@return number fy
+---@return number fz
+---@return number tx
+---@return number ty
+---@return number tz
+function Physics.joint_force(world, j) end
+
+---Turns a joint's motor on with a target speed (rad/s or m/s) and the most it may pull with.
+---@param world ct.World
+---@param j integer
+---@param speed number
+---@param max_force number
+function Physics.set_joint_motor(world, j, speed, max_force) end
+
+---Gives e a character mover: an upright capsule the game walks (api/ct_physics.h, Characters).
+---@param world ct.World
+---@param e ct.Entity
+---@param desc {radius: number, half_height: number, max_step?: number, max_slope?: number, position?: number[]}
+function Physics.add_character(world, e, desc) end
+
+---Moves a character by a velocity for dt seconds: cast, collide and slide, step up, ride.
+---@param world ct.World
+---@param e ct.Entity
+---@param vx number
+---@param vy number
+---@param vz number
+---@param dt number
+---@return boolean grounded
+---@return ct.Entity|0 ground the body it stands on
+---@return number x
+---@return number y
+---@return number z
+---@return number vx
+---@return number vy
+---@return number vz
+function Physics.move_character(world, e, vx, vy, vz, dt) end

@@ -814,8 +814,10 @@ static uint32_t cached_author(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *
 static uint32_t cached_key(ct_dm_doc_o *doc, dm_ptr_id_t *cache, const char *key)
 {
     dm_ptr_id_t *c = &cache[ptr_slot(key)];
-    if (c->s == key)
+    if (c->s == key) {
+        doc->keys.last = c->id; /* so the op's own intern of this key skips the hash too */
         return c->id;
+    }
     uint32_t id = dm_strings__find(&doc->keys, key, strlen(key));
     if (id != DM_NONE) /* a key not yet known may be interned by this very op: not cached */
         *c = (dm_ptr_id_t){key, id};

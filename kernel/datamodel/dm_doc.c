@@ -353,6 +353,8 @@ static uint32_t alive_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 bool dm__log_reserve(dm_log_t *log, uint32_t n)
 {
+    if (log->count + n <= log->capacity && log->num_values + n <= log->cap_values)
+        return true; /* nearly always: no calls */
     return dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs) &&
            dm__grow((void **)&log->values, &log->cap_values, log->num_values + n, sizeof *log->values);
 }

@@ -395,11 +395,25 @@ static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
     *t = (dm_text_t){0};
 }
 
+/* Property (key id) k of object o, or DM_NONE. An entity or the root has a few properties, next
+ * to each other when read from a file: they are walked, and the document's index (which a
+ * freshly read document builds on its first lookup, all at once) is asked only about bigger
+ * objects. */
+static uint32_t prop_near(ct_dm_doc_o *doc, uint32_t o, uint32_t k)
+{
+    uint32_t p = doc->objs[o].first_prop;
+    for (int i = 0; i < 32 && p != DM_NONE; i++, p = doc->props[p].next)
+        if (doc->props[p].key == k)
+            return p;
+    return p == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
+}
+
+/* Property `key` of object g, or NULL. */
 static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
 {
     uint32_t o = dm__find_obj(doc, g);
     uint32_t k = o == DM_NONE ? DM_NONE : dm_strings__find(&doc->keys, key, strlen(key));
-    uint32_t p = k == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
+    uint32_t p = k == DM_NONE ? DM_NONE : prop_near(doc, o, k);
     return p == DM_NONE || doc->props[p].value.type == CT_DM_NULL ? NULL : &doc->props[p];
 }
 
@@ -612,13 +626,7 @@ static int ranked_cmp(const void *x, const void *y)
  * properties: a short walk finds it without a lookup. */
 static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
 {
-    if (order_key == DM_NONE)
-        return 0;
-    uint32_t p = doc->objs[o].first_prop;
-    for (int i = 0; i < 4 && p != DM_NONE && doc->props[p].key != order_key; i++)
-        p = doc->props[p].next;
-    if (p == DM_NONE || doc->props[p].key != order_key)
-        p = dm__find_prop(doc, o, order_key);
+    uint32_t p = order_key == DM_NONE ? DM_NONE : prop_near(doc, o, order_key);
     return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
 }
 
@@ -762,7 +770,7 @@ static int compare_leaf(void *ctx, const char *key, uint32_t member)
         q = doc->props[q].next;
     if (q == DM_NONE || strcmp(doc->keys.strs[doc->props[q].key], key) != 0) {
         uint32_t k = dm_strings__find(&doc->keys, key, strlen(key));
-        q = k == DM_NONE ? DM_NONE : dm__find_prop(doc, c->obj, k);
+        q = k == DM_NONE ? DM_NONE : prop_near(doc, c->obj, k);
     }
     const dm_prop_t *p = NULL;
     if (q != DM_NONE) {

@@ -133,6 +133,11 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
         r = editor_world__start();
     if (!r)
         r = editor_session__open(o, project_dir);
+    /* The first frame is drawn before the address is printed: it is the slowest (programs
+     * compiled, the level's meshes uploaded: 0.7 s for 10,000 entities on llvmpipe), and a page
+     * opened at once would otherwise wait for it to be served. */
+    if (!r)
+        editor_world__frame(0);
     if (!r)
         r = editor_server__start(o, loop, g_ed.allocator);
     if (r) {

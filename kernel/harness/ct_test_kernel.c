@@ -13,6 +13,7 @@
 
 #include "ct_lua.h"
 #include "kernel.h"
+#include "plugins/loader.h"
 #include "plugins/registry.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -94,6 +95,11 @@ EXPORT int ct_test_kernel_lua(const char *code)
 }
 
 EXPORT int ct_test_kernel_frame(double dt) { return booted ? kernel__frame(dt) : CT_ERR_INVALID; }
+
+EXPORT int ct_test_kernel_reload(const char *name)
+{
+    return booted && name ? loader__reload(name) : CT_ERR_INVALID;
+}
 
 EXPORT uint64_t ct_test_kernel_shutdown(void)
 {

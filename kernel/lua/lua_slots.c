@@ -1,9 +1,11 @@
 /* Registered C functions and who owns them.
  *
- * Lua never holds a plugin's function pointer. It holds a closure of one trampoline whose upvalue
- * is an index into the kernel's slot table, and the slot holds the pointer. Unloading a plugin
- * disables its slots (a call raises instead of jumping into unmapped code) and a hot reload swaps
- * the pointers in place, so every reference Lua kept, in locals, tables or upvalues, follows. */
+ * Lua never holds a plugin's function pointer. It holds a trampoline that knows an index into the
+ * kernel's slot table, and the slot holds the pointer: for the first 512 slots a C function of
+ * its own per slot, past them a closure of one trampoline whose upvalue is the index. Unloading
+ * a plugin disables its slots (a call raises instead of jumping into unmapped code) and a hot
+ * reload swaps the pointers in place, so every reference Lua kept, in locals, tables or upvalues,
+ * follows. */
 #include <stdio.h>
 #include <string.h>
 
@@ -63,25 +65,77 @@ static struct {
 #define lua_slots_misuse(fmt, ...) \
     log__write(NULL, CT_LOG_ERROR, "%s:%d: " fmt, __FILE__, __LINE__, __VA_ARGS__)
 
-/* Every slotted function is this closure. It stays this small because it sits between Lua and
- * each plugin call (bench/ measures it against a plain lua_CFunction). */
+/* Why slot i's function is not called: Lua and C nest too deeply, or its plugin is gone (a
+ * disabled __gc does nothing rather than raise). Out of line: no call takes this way but a
+ * refused one. */
+__attribute__((noinline, cold)) static int lua_slots_refuse(lua_State *L, uint32_t i)
+{
+    const lua_slot_t *s = &slots.items[i];
+    if (lua_env__stack_left() < LUA_STACK_RESERVE)
+        return luaL_error(L, "C stack overflow: Lua and C call each other too deeply (%s.%s)",
+                          s->module, s->name);
+    return s->quiet_when_disabled
+               ? 0
+               : luaL_error(L, "plugin %s is not loaded", registry__plugin_name(s->owner));
+}
+
+/* What every slot's function does: call slot i's function unless it is refused. It stays this
+ * small because it sits between Lua and each plugin call (bench/ measures it against a plain
+ * lua_CFunction), and is written into each of the trampolines below. */
+static inline int lua_slots_call(lua_State *L, uint32_t i)
+{
+    const lua_slot_t *s = &slots.items[i];
+    if (lua_env__stack_left() < LUA_STACK_RESERVE || s->disabled)
+        return lua_slots_refuse(L, i);
+    return s->call.closure ? s->call.closure(L, s->call.ctx) : s->call.fn(L);
+}
+
+/* Slots past the fixed trampolines below: one closure whose upvalue is the slot's index. The
+ * upvalue is reachable from scripts (debug.setupvalue), so it is checked, not trusted. */
 static int l_lua_call_slot(lua_State *L)
 {
-    /* The upvalue is reachable from scripts (debug.setupvalue), so it is checked, not trusted. */
     lua_Integer i = lua_tointeger(L, lua_upvalueindex(1));
     if (i < 0 || i >= (lua_Integer)slots.count)
         return luaL_error(L, "kernel function slot %d does not exist (its upvalue was changed)",
                           (int)i);
-    if (lua_env__stack_left() < LUA_STACK_RESERVE)
-        return luaL_error(L, "C stack overflow: Lua and C call each other too deeply (%s.%s)",
-                          slots.items[i].module, slots.items[i].name);
-    const lua_slot_t *s = &slots.items[i];
-    if (s->disabled)
-        return s->quiet_when_disabled
-                   ? 0
-                   : luaL_error(L, "plugin %s is not loaded", registry__plugin_name(s->owner));
-    return s->call.closure ? s->call.closure(L, s->call.ctx) : s->call.fn(L);
+    return lua_slots_call(L, (uint32_t)i);
 }
+
+/* The first LUA_SLOTS_DIRECT slots each get a plain C function of their own that knows its index:
+ * no upvalue to read through the Lua API (a call into LuaJIT) and nothing a script can change.
+ * The index is made of base-8 digits in the name, so one macro writes them all. */
+#define LUA_SLOTS_DIRECT 512u
+#define LUA_SLOT_FN(a, b, c, d)                                                             \
+    static int l_lua_slot_##a##b##c##d(lua_State *L)                                        \
+    {                                                                                       \
+        return lua_slots_call(L, ((a) * 512u) + ((b) * 64u) + ((c) * 8u) + (d));            \
+    }
+#define LUA_SLOT_FN8(a, b, c)                                                               \
+    LUA_SLOT_FN(a, b, c, 0) LUA_SLOT_FN(a, b, c, 1) LUA_SLOT_FN(a, b, c, 2)                 \
+    LUA_SLOT_FN(a, b, c, 3) LUA_SLOT_FN(a, b, c, 4) LUA_SLOT_FN(a, b, c, 5)                 \
+    LUA_SLOT_FN(a, b, c, 6) LUA_SLOT_FN(a, b, c, 7)
+#define LUA_SLOT_FN64(a, b)                                                                 \
+    LUA_SLOT_FN8(a, b, 0) LUA_SLOT_FN8(a, b, 1) LUA_SLOT_FN8(a, b, 2) LUA_SLOT_FN8(a, b, 3) \
+    LUA_SLOT_FN8(a, b, 4) LUA_SLOT_FN8(a, b, 5) LUA_SLOT_FN8(a, b, 6) LUA_SLOT_FN8(a, b, 7)
+#define LUA_SLOT_FN512(a)                                                                   \
+    LUA_SLOT_FN64(a, 0) LUA_SLOT_FN64(a, 1) LUA_SLOT_FN64(a, 2) LUA_SLOT_FN64(a, 3)         \
+    LUA_SLOT_FN64(a, 4) LUA_SLOT_FN64(a, 5) LUA_SLOT_FN64(a, 6) LUA_SLOT_FN64(a, 7)
+LUA_SLOT_FN512(0)
+
+#define LUA_SLOT_REF(a, b, c, d) l_lua_slot_##a##b##c##d,
+#define LUA_SLOT_REF8(a, b, c)                                                              \
+    LUA_SLOT_REF(a, b, c, 0) LUA_SLOT_REF(a, b, c, 1) LUA_SLOT_REF(a, b, c, 2)              \
+    LUA_SLOT_REF(a, b, c, 3) LUA_SLOT_REF(a, b, c, 4) LUA_SLOT_REF(a, b, c, 5)              \
+    LUA_SLOT_REF(a, b, c, 6) LUA_SLOT_REF(a, b, c, 7)
+#define LUA_SLOT_REF64(a, b)                                                                \
+    LUA_SLOT_REF8(a, b, 0) LUA_SLOT_REF8(a, b, 1) LUA_SLOT_REF8(a, b, 2)                    \
+    LUA_SLOT_REF8(a, b, 3) LUA_SLOT_REF8(a, b, 4) LUA_SLOT_REF8(a, b, 5)                    \
+    LUA_SLOT_REF8(a, b, 6) LUA_SLOT_REF8(a, b, 7)
+#define LUA_SLOT_REF512(a)                                                                  \
+    LUA_SLOT_REF64(a, 0) LUA_SLOT_REF64(a, 1) LUA_SLOT_REF64(a, 2) LUA_SLOT_REF64(a, 3)     \
+    LUA_SLOT_REF64(a, 4) LUA_SLOT_REF64(a, 5) LUA_SLOT_REF64(a, 6) LUA_SLOT_REF64(a, 7)
+static const lua_CFunction lua_slot_direct[LUA_SLOTS_DIRECT] = {
+    LUA_SLOT_REF512(0)};
 
 /* Pushes global table `module`, creating it when missing. Raw access, because registration runs
  * outside any protected call and a metamethod error there would abort. Returns false (pushing
@@ -216,8 +270,12 @@ static void lua_slots_add(bool in_type, const char *module, const char *name, lu
     }
     /* The closure is installed even for a known slot: a script may have replaced the module
      * table since, and registering again is how a plugin says "I am here". */
-    lua_pushinteger(L, (lua_Integer)i);
-    lua_pushcclosure(L, l_lua_call_slot, 1);
+    if (i < LUA_SLOTS_DIRECT) {
+        lua_pushcfunction(L, lua_slot_direct[i]);
+    } else {
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_pushcclosure(L, l_lua_call_slot, 1);
+    }
     if (lua_slots_install(L, in_type, module, name) != 0) {
         log__write(NULL, CT_LOG_ERROR, "lua: cannot register %s.%s: global '%s' is not a table",
                    module, name, module);

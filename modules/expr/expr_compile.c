@@ -422,6 +422,19 @@ static void drop_words(compiler_t *c, uint32_t start, uint32_t n)
 
 #define drop_const(c, start) drop_words((c), (start), 2)
 
+/* Which of two operands is a lone mul_ii (in * in) beside an input pushed just before or after
+ * it at the end of the code, or -1 when the pair is not that shape. */
+static int mulii_operand(const compiler_t *c, const value_t *args)
+{
+    if (args[0].start + 1 != args[1].start || args[1].start + 1 != c->num_code)
+        return -1;
+    const int m = args[0].input >= 0 ? 1 : args[1].input >= 0 ? 0 : -1;
+    if (m < 0 || args[m].last_op != args[m].start ||
+        EXPR_WORD_OP(c->code[args[m].start]) != EXPR_OP_MUL_II)
+        return -1;
+    return m;
+}
+
 /* An operation of `n` arguments: folded when they are all constants, else emitted (a constant
  * operand of + - * / taken inline, a constant integer power made a POWI). */
 static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
@@ -456,6 +469,15 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
         emit_const(c, at, v);
         return;
     }
+    if ((op == EXPR_OP_SIN || op == EXPR_OP_COS) && args[0].last_op == start &&
+        start + 2 == c->num_code && EXPR_WORD_OP(c->code[start]) == EXPR_OP_MULK_IN) {
+        /* sin(k * input), a wave of a frequency: the product and the function in one. */
+        c->code[start] = EXPR_WORD(op == EXPR_OP_SIN ? EXPR_OP_SIN_KIN : EXPR_OP_COS_KIN,
+                                   EXPR_WORD_DATA(c->code[start]));
+        c->num_values -= 1;
+        push_value(c, at, start, start, false, 0.0f, -1);
+        return;
+    }
     /* The forms that take an operand inline: a constant (K), or an input read where it is
      * used (IN), with the operand on the right or, reversed, on the left. */
     static const struct {
@@ -477,14 +499,8 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
                                              [EXPR_OP_DIV] = EXPR_OP_DIV_II};
             /* in + in * in, either way round: one operation of three inputs (the same product
              * and sum; IEEE addition gives the same bits in either order). */
-            const int mul_at = op != EXPR_OP_ADD || args[1].start + 1 != c->num_code ||
-                                       args[0].start + 1 != args[1].start
-                                   ? -1
-                               : args[0].input >= 0 ? 1
-                               : args[1].input >= 0 ? 0
-                                                    : -1;
-            if (mul_at >= 0 && args[mul_at].last_op == args[mul_at].start &&
-                EXPR_WORD_OP(c->code[args[mul_at].start]) == EXPR_OP_MUL_II) {
+            const int mul_at = op == EXPR_OP_ADD ? mulii_operand(c, args) : -1;
+            if (mul_at >= 0) {
                 const uint32_t prod = EXPR_WORD_DATA(c->code[args[mul_at].start]);
                 word = EXPR_WORD(EXPR_OP_ADD_MULIII, EXPR_III(args[1 - mul_at].input,
                                                                EXPR_II_A(prod), EXPR_II_B(prod)));

@@ -75,7 +75,9 @@
     X(SMOOTHSTEP, "smoothstep", 3, 1, 0)                                                           \
     X(ADD_MULIII, "add_muliii", 0, 1, 0)                                                           \
     X(ADDK_MULIN_ADDK, "addk_mulin_addk", 1, 1, 2)                                                 \
-    X(ADD_MULK, "add_mulk", 2, 1, 1)
+    X(ADD_MULK, "add_mulk", 2, 1, 1)                                                               \
+    X(SIN_KIN, "sin_kin", 0, 1, 1)                                                                 \
+    X(COS_KIN, "cos_kin", 0, 1, 1)
 
 enum {
 #define EXPR_OP_ENUM(name, text, pops, pushes, has_k) EXPR_OP_##name,

@@ -42,6 +42,8 @@ const char *expr__verify(const uint32_t *code, uint32_t num_code, uint32_t num_i
         switch (op) {
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
+        case EXPR_OP_SIN_KIN:
+        case EXPR_OP_COS_KIN:
         case EXPR_OP_ADDK_MULIN:
         case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:
@@ -198,6 +200,8 @@ size_t expr__disassemble(const ct_expr_program_o *p, char *buf, size_t size)
         switch (op) {
         case EXPR_OP_PUSH_INPUT:
         case EXPR_OP_MULK_IN:
+        case EXPR_OP_SIN_KIN:
+        case EXPR_OP_COS_KIN:
         case EXPR_OP_ADDK_MULIN:
         case EXPR_OP_ADDK_MULIN_ADDK:
         case EXPR_OP_ADD_IN:

@@ -249,6 +249,22 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             ptr[top] = d_;
             break;
         }
+        case EXPR_OP_SIN_KIN:
+        case EXPR_OP_COS_KIN: {
+            memcpy(&kf, pc++, sizeof kf);
+            const V k = V_K(kf);
+            const float *x_ = in[d];
+            top++;
+            float *d_ = dest(pc, out, buf[top]);
+            if (EXPR_WORD_OP(w) == EXPR_OP_SIN_KIN)
+                for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
+                    V_STORE(d_ + i, EXPR_SFX(sin)(V_MUL(V_LOAD(x_ + i), k)));
+            else
+                for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
+                    V_STORE(d_ + i, EXPR_SFX(cos)(V_MUL(V_LOAD(x_ + i), k)));
+            ptr[top] = d_;
+            break;
+        }
         case EXPR_OP_ADDK_MULIN_ADDK: {
             float k2;
             memcpy(&kf, pc++, sizeof kf);

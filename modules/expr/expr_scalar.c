@@ -167,6 +167,8 @@ void expr__eval(const ct_expr_program_o *p, const float *in, float *out)
         pc += 2;
         NEXT();
     OP(ADD_MULK): a = *--sp + a * word_float(*pc++); NEXT();
+    OP(SIN_KIN): *sp++ = a; a = s_sin(in[D] * word_float(*pc++)); NEXT();
+    OP(COS_KIN): *sp++ = a; a = s_cos(in[D] * word_float(*pc++)); NEXT();
     OP(ADD_MULIII):
         *sp++ = a;
         a = in[EXPR_III_A(D)] + in[EXPR_III_B(D)] * in[EXPR_III_C(D)];

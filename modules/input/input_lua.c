@@ -2,6 +2,9 @@
  * ct.input table; a bad control name raises an error naming it. */
 #include "input_internal.h"
 
+#include "ct_entity.h" /* lua_checks.h uses ct_entity_t and does not include it */
+#include "../common/lua_checks.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -97,38 +100,36 @@ static int l_events(lua_State *L)
     return 1;
 }
 
-static int32_t check_int(lua_State *L, int idx, double lo, double hi)
+/* A pixel position or motion: a whole number within a million (a fraction is not rounded). */
+static int32_t check_pixels(lua_State *L, int idx)
 {
-    const double v = L_API->check_number(L, idx);
-    if (!(v >= lo && v <= hi) || v != floor(v))
-        L_API->error(L, "Input.inject: argument %d wants a whole number %.0f..%.0f", idx, lo, hi);
+    const double v = check__range(L_API, L, idx, "Input.inject", -1e6, 1e6);
+    if (v != floor(v))
+        check__fail(L_API, L, idx, "Input.inject", "is not a whole number of pixels");
     return (int32_t)v;
 }
 
 static int l_inject(lua_State *L)
 {
-    const char *kind = L_API->check_string(L, 1, NULL);
+    static const char *const kinds[] = {"down", "up", "motion", "wheel", "axis"};
+    const uint32_t kind = check__enum(L_API, L, 1, "Input.inject", kinds, sizeof kinds / sizeof kinds[0],
+                                      input__m.resource->nearest_name);
     ct_input_event_t e = {0};
-    if (!strcmp(kind, "down") || !strcmp(kind, "up")) {
-        e.type = kind[0] == 'd' ? CT_INPUT_DOWN : CT_INPUT_UP;
+    if (kind <= 1) {
+        e.type = kind == 0 ? CT_INPUT_DOWN : CT_INPUT_UP;
         e.control = check_control(L, 2, "inject");
-    } else if (!strcmp(kind, "axis")) {
+    } else if (kind == 4) {
         e.type = CT_INPUT_AXIS;
         e.control = check_control(L, 2, "inject");
-        const double v = L_API->check_number(L, 3);
-        if (!(v >= -1.0 && v <= 1.0))
-            return L_API->error(L, "Input.inject: an axis value is -1..1");
-        e.value = (int32_t)lrint(v * 32767.0);
-    } else if (!strcmp(kind, "motion")) {
+        e.value = (int32_t)lrint(check__range(L_API, L, 3, "Input.inject", -1.0, 1.0) * 32767.0);
+    } else if (kind == 2) {
         e.type = CT_INPUT_MOTION;
-        e.x = check_int(L, 2, -1e6, 1e6), e.y = check_int(L, 3, -1e6, 1e6);
-        e.dx = L_API->type(L, 4) == CT_LUA_NONE ? 0 : check_int(L, 4, -1e6, 1e6);
-        e.dy = L_API->type(L, 5) == CT_LUA_NONE ? 0 : check_int(L, 5, -1e6, 1e6);
-    } else if (!strcmp(kind, "wheel")) {
-        e.type = CT_INPUT_WHEEL;
-        e.x = check_int(L, 2, -1e6, 1e6), e.y = check_int(L, 3, -1e6, 1e6);
+        e.x = check_pixels(L, 2), e.y = check_pixels(L, 3);
+        e.dx = L_API->type(L, 4) == CT_LUA_NONE ? 0 : check_pixels(L, 4);
+        e.dy = L_API->type(L, 5) == CT_LUA_NONE ? 0 : check_pixels(L, 5);
     } else {
-        return L_API->error(L, "Input.inject: '%s' is not an event (down, up, motion, wheel, axis)", kind);
+        e.type = CT_INPUT_WHEEL;
+        e.x = check_pixels(L, 2), e.y = check_pixels(L, 3);
     }
     if (input__api_v1.inject(&e))
         return L_API->error(L, "Input.inject: the queue is full");

@@ -976,6 +976,47 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt, ct_c
     return err;
 }
 
+/* ---- v4: snapshots -------------------------------------------------------------------------- */
+
+static uint32_t s_size(ct_world_o *w)
+{
+    physics__body_manager *m = bodies_of(w, "snapshot_size");
+    physics__points *p = m ? points_of(w, "snapshot_size") : NULL;
+    return m ? physics__snapshot_size(&m->scene, p) : 0u;
+}
+
+static uint32_t s_save(ct_world_o *w, void *buffer, uint32_t size)
+{
+    physics__body_manager *m = bodies_of(w, "save_snapshot");
+    physics__points *p = m ? points_of(w, "save_snapshot") : NULL;
+    return m ? physics__snapshot_save(&m->scene, p, buffer, size) : 0u;
+}
+
+static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
+{
+    physics__body_manager *m = bodies_of(w, "restore_snapshot");
+    physics__points *p = m ? points_of(w, "restore_snapshot") : NULL;
+    if (!m)
+        return CT_ERR_INVALID;
+    const char *bad = physics__snapshot_check(&m->scene, p, buffer, size);
+    if (bad) {
+        PHYSICS_LOG(CT_LOG_ERROR, "restore_snapshot: world %p: refused: %s", (void *)w, bad);
+        return CT_ERR_INVALID;
+    }
+    const int err = physics__snapshot_restore(&m->scene, p, buffer, size);
+    if (err)
+        return err;
+    /* Every transform says what physics says again: the next step reads no teleport. */
+    physics__bodies *b = &m->scene.bodies;
+    for (uint32_t i = 0; i < b->n; i++) {
+        b->synced[i] = v3(NAN, NAN, NAN);
+        if (b->rotates[i])
+            b->synced_rotation[i] = (physics__quat){NAN, NAN, NAN, NAN};
+    }
+    write_transforms(m);
+    return 0;
+}
+
 /* Designated initialisers: neighbours that share a signature (velocity / position) cannot be
  * swapped silently. The older tables are the prefixes of this one. */
 #define PHYSICS_V1_MEMBERS                                                                         \
@@ -1016,6 +1057,9 @@ const ct_physics_api_v4 physics__api_v4 = {
     .joint_count = j_count,
     .add_character = c_add,
     .move_character = c_move,
+    .snapshot_size = s_size,
+    .save_snapshot = s_save,
+    .restore_snapshot = s_restore,
 };
 
 const ct_physics_api_v3 physics__api_v3 = {PHYSICS_V3_MEMBERS};

@@ -1,6 +1,8 @@
 /* physics_bodies.c: the body component's instances, structure of arrays. */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -47,10 +49,8 @@ const char *physics__body_desc_error(const ct_body_desc_t *d)
 int physics__bodies_reserve(physics__bodies *b, uint32_t n)
 {
     if (n > b->cap) {
-        uint32_t cap = b->cap ? b->cap : 64;
-        while (cap < n)
-            cap *= 2;
-        if (physics__soa_grow(b->a, b, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->n, b->cap,
+        const uint32_t cap = ct_array_capacity(b->cap, n, 64);
+        if (!cap || physics__soa_grow(b->a, b, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->n, b->cap,
                               cap))
             return CT_ERR_NOMEM;
         b->cap = cap;

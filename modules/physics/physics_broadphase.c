@@ -11,6 +11,8 @@
  * stored: several may hash to one bucket, so every test also checks the cell it means. */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include <stddef.h>
 #include <string.h>
 
@@ -141,31 +143,13 @@ static void bp__coords(const float *restrict lo, const float *restrict hi, uint3
 int physics__broadphase_resize(physics__broadphase *bp, uint32_t n)
 {
     if (n > bp->cap) {
-        uint32_t cap = bp->cap ? bp->cap : 64;
-        while (cap < n)
-            cap *= 2;
-        if (physics__soa_grow(bp->a, bp, &bp->buffer, bp__box_fields, BP_NUM_BOX_FIELDS, 0,
+        const uint32_t cap = ct_array_capacity(bp->cap, n, 64);
+        if (!cap || physics__soa_grow(bp->a, bp, &bp->buffer, bp__box_fields, BP_NUM_BOX_FIELDS, 0,
                               bp->cap, cap))
             return CT_ERR_NOMEM;
         bp->cap = cap;
     }
     bp->n = n;
-    return 0;
-}
-
-/* Grows a plain array to hold `need` elements (doubling); contents kept. */
-static int bp__grow(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
-{
-    if (need <= *cap)
-        return 0;
-    uint32_t fresh = *cap ? *cap : 256;
-    while (fresh < need)
-        fresh *= 2;
-    void *p = ct_realloc(a, *array, (size_t)*cap * size, (size_t)fresh * size);
-    if (!p)
-        return CT_ERR_NOMEM;
-    *array = p;
-    *cap = fresh;
     return 0;
 }
 
@@ -297,7 +281,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
 {
     bp->builds++;
     const uint32_t num_parts = (bp->n + BP_SLICE_BOXES - 1) / BP_SLICE_BOXES;
-    if (bp__grow(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts, sizeof *bp->part))
+    if (physics__reserve_keep(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts, sizeof *bp->part))
         return CT_ERR_NOMEM;
     if (!(cell > 0.0f)) {
         physics__pool_run(bp->pool, num_parts, bp__measure_range, bp);
@@ -348,10 +332,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     if (items >= UINT32_MAX / 2)
         return CT_ERR_FULL;
     if (items > bp->cap_items) {
-        uint32_t cap = bp->cap_items ? bp->cap_items : 256;
-        while (cap < items)
-            cap *= 2;
-        if (physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields, BP_NUM_ITEM_FIELDS, 0,
+        const uint32_t cap = ct_array_capacity(bp->cap_items, items, 256);
+        if (!cap || physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields, BP_NUM_ITEM_FIELDS, 0,
                               bp->cap_items, cap))
             return CT_ERR_NOMEM;
         bp->cap_items = cap;
@@ -407,7 +389,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     uint64_t room = 0, first_room = 0;
     for (uint32_t k = 0; k < buckets; k++) {
         if (k == 0 || room - first_room >= BP_SLICE_ROOM || k - first >= BP_SLICE_BUCKETS) {
-            if (bp__grow(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 2, sizeof *bp->slice))
+            if (physics__reserve_keep(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 2, sizeof *bp->slice))
                 return CT_ERR_NOMEM;
             first = k;
             first_room = room;
@@ -434,7 +416,7 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
 static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
 {
     if (bp->num_pairs == bp->cap_pairs &&
-        bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->num_pairs + 1, sizeof *bp->pairs))
+        physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->num_pairs + 1, sizeof *bp->pairs))
         return CT_ERR_NOMEM;
     bp->pairs[bp->num_pairs++] = a < b ? (physics__pair){a, b} : (physics__pair){b, a};
     return 0;
@@ -543,13 +525,13 @@ int physics__broadphase_pairs(physics__broadphase *bp)
      * for, which bounds both the time and the memory of the step. */
     const uint32_t room = bp->slice[bp->num_slices].room;
     if (bp->max_pairs && room > bp->max_pairs) {
-        if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->max_pairs, sizeof *bp->pairs))
+        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->max_pairs, sizeof *bp->pairs))
             return CT_ERR_NOMEM;
         bp->num_pairs = bp->dense ? bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, true)
                                   : bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, false);
         bp->dropped = bp->num_pairs == bp->max_pairs;
     } else {
-        if (bp__grow(bp->a, (void **)&bp->pairs, &bp->cap_pairs, room, sizeof *bp->pairs))
+        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, room, sizeof *bp->pairs))
             return CT_ERR_NOMEM;
         physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
         bp__join_slices(bp);
@@ -637,7 +619,7 @@ static int bp__add_found(void *user, uint32_t box)
 {
     physics__broadphase *bp = user;
     if (bp->num_found == bp->cap_found &&
-        bp__grow(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
+        physics__reserve_keep(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
         return CT_ERR_NOMEM;
     bp->found[bp->num_found++] = box;
     return 0;

@@ -2,6 +2,8 @@
  * [header][event] records that a consumer walks, skipping what it does not know). */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include <string.h>
 
 int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size)
@@ -11,9 +13,7 @@ int physics__events_write(physics__events *s, uint32_t type, const void *event, 
     if (need > UINT32_MAX)
         return CT_ERR_FULL;
     if (need > s->cap) {
-        uint32_t cap = s->cap ? s->cap : 1024;
-        while (cap < need)
-            cap *= 2;
+        const uint32_t cap = ct_array_capacity(s->cap, (uint32_t)need, 1024);
         uint8_t *bytes = ct_realloc(s->a, s->bytes, s->cap, cap);
         if (!bytes)
             return CT_ERR_NOMEM;

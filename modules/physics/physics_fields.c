@@ -27,6 +27,8 @@
 #include "ct_expr.h"
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #define FIELD_SOURCE_BYTES 480u
 #define FIELD_MAX_BODIES 4096u
 
@@ -125,10 +127,8 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
 {
     fields_manager_t *m = manager;
     if (m->n + n > m->cap) {
-        uint32_t cap = m->cap ? m->cap : 8;
-        while (cap < m->n + n)
-            cap *= 2;
-        field_t *grown = m->a->realloc(m->a, m->fields, m->cap * sizeof *grown, cap * sizeof *grown,
+        const uint32_t cap = ct_array_capacity(m->cap, m->n + n, 8);
+        field_t *grown = !cap ? NULL : m->a->realloc(m->a, m->fields, m->cap * sizeof *grown, cap * sizeof *grown,
                                        __FILE__, __LINE__);
         if (!grown) {
             physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);

@@ -757,6 +757,15 @@ void physics__characters_free(physics__scene *s);
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
                             float dt, ct_character_state_t *out);
 
+/* Snapshots (physics_snapshot.c, ct_physics_api_v4.save_snapshot): the bytes one takes now (0
+ * when past 4 GiB), save (0 when buffer is short), why a buffer cannot be restored into this
+ * scene (or NULL), and restore (CT_ERR_INVALID, CT_ERR_NOMEM). p may be NULL (no point masses). */
+uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *p);
+uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *p, void *buffer, uint32_t size);
+const char *physics__snapshot_check(const physics__scene *s, const physics__points *p, const void *buffer,
+                                    uint32_t size);
+int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer, uint32_t size);
+
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
 {

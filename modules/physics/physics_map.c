@@ -1,6 +1,8 @@
 /* physics_map.c: the u64 -> u32 open-addressing map behind entity lookups, and SoA buffers. */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include <string.h>
 
 /* A 64-bit finaliser (from MurmurHash3): entity ids are small consecutive numbers and need their
@@ -19,9 +21,10 @@ int physics__map_reserve(physics__map *m, uint32_t n)
 {
     if ((uint64_t)n * 2 <= m->cap)
         return 0;
-    uint32_t cap = 16;
-    while ((uint64_t)cap < (uint64_t)n * 2)
-        cap *= 2;
+    /* A power of two at least twice n (load under 50%). */
+    const uint32_t cap = n <= UINT32_MAX / 2 ? ct_array_capacity(0, 2 * n, 16) : 0u;
+    if (!cap)
+        return CT_ERR_NOMEM;
     physics__map_slot *slots = ct_alloc(m->a, (size_t)cap * sizeof *slots);
     if (!slots)
         return CT_ERR_NOMEM;
@@ -148,10 +151,8 @@ int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t ne
 {
     if (need <= *cap)
         return 0;
-    uint32_t fresh = *cap ? *cap : 256;
-    while (fresh < need)
-        fresh *= 2;
-    void *p = ct_alloc(a, (size_t)fresh * size);
+    const uint32_t fresh = ct_array_capacity(*cap, need, 256);
+    void *p = fresh && size <= SIZE_MAX / fresh ? ct_alloc(a, (size_t)fresh * size) : NULL;
     if (!p)
         return CT_ERR_NOMEM;
     if (*array)
@@ -164,17 +165,7 @@ int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t ne
 /* As physics__reserve, keeping the contents. */
 int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
 {
-    if (need <= *cap)
-        return 0;
-    uint32_t fresh = *cap ? *cap : 256;
-    while (fresh < need)
-        fresh *= 2;
-    void *p = ct_realloc(a, *array, (size_t)*cap * size, (size_t)fresh * size);
-    if (!p)
-        return CT_ERR_NOMEM;
-    *array = p;
-    *cap = fresh;
-    return 0;
+    return ct_array_reserve(a, array, cap, need, size, 256) ? 0 : CT_ERR_NOMEM;
 }
 
 /* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
@@ -184,10 +175,8 @@ int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
 {
     if (need <= *cap)
         return 0;
-    uint32_t fresh = *cap ? *cap : 256;
-    while (fresh < need)
-        fresh *= 2;
-    if (physics__soa_grow(a, owner, buffer, f, num_fields, 0, *cap, fresh))
+    const uint32_t fresh = ct_array_capacity(*cap, need, 256);
+    if (!fresh || physics__soa_grow(a, owner, buffer, f, num_fields, 0, *cap, fresh))
         return CT_ERR_NOMEM;
     *cap = fresh;
     return 0;

@@ -1,6 +1,8 @@
 /* physics_points.c: the point-mass component of the seed's part 2, structure of arrays. */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include <stddef.h>
 
 #define POINT_FIELD(name) {offsetof(physics__points, name), sizeof(*((physics__points *)0)->name)}
@@ -25,10 +27,8 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d)
 int physics__points_reserve(physics__points *p, uint32_t n)
 {
     if (n > p->cap) {
-        uint32_t cap = p->cap ? p->cap : 64;
-        while (cap < n)
-            cap *= 2;
-        if (physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n, p->cap,
+        const uint32_t cap = ct_array_capacity(p->cap, n, 64);
+        if (!cap || physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n, p->cap,
                               cap))
             return CT_ERR_NOMEM;
         p->cap = cap;

@@ -1,6 +1,8 @@
 /* physics_queries.c: spatial queries over bodies (through the grid) and the state digest. */
 #include "physics_internal.h"
 
+#include "ct_array.h"
+
 #include "ct_hash.h"
 
 #include <stdlib.h>
@@ -191,14 +193,8 @@ static int queries__collect(physics__scene *s, physics__broadphase *bp, const ui
         return bp->n ? CT_ERR_NOMEM : 0;
     const uint32_t escaped = bp == &s->bp ? s->num_escaped : 0;
     if (*n + bp->num_found + escaped > s->cap_query) {
-        uint32_t cap = s->cap_query ? s->cap_query : 256;
-        while (cap < *n + bp->num_found + escaped)
-            cap *= 2;
-        uint32_t *q = ct_realloc(s->a, s->query, (size_t)s->cap_query * sizeof *q, (size_t)cap * sizeof *q);
-        if (!q)
+        if (!ct_array_reserve(s->a, &s->query, &s->cap_query, *n + bp->num_found + escaped, sizeof *s->query, 256))
             return CT_ERR_NOMEM;
-        s->query = q;
-        s->cap_query = cap;
     }
     for (uint32_t k = 0; k < bp->num_found; k++)
         if (!queries__escaped(s, bp, bp->found[k]) && (s->bodies.layer[body[bp->found[k]]] & mask) &&

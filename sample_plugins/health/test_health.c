@@ -112,6 +112,30 @@ static void lua_module(void **state)
     assert_int_equal(ct_test_kernel_lua("World.destroy(w) w = nil"), 0);
 }
 
+/* A hot reload of the plugin: the instances stay where they are (the managers belong to the
+ * worlds), and the new code serves the Lua functions and compiles the component. */
+static void reload_keeps_instances(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_test_kernel_lua("w = World.create()\n"
+                                        "hero = World.spawn_unit(w, 'units/test_hero')\n"
+                                        "assert(Health.damage(w, hero, 25) == 55)\n"),
+                     0);
+    assert_int_equal(ct_test_kernel_reload("acme.health"), 0);
+    assert_int_equal(ct_test_kernel_lua("assert(Health.value(w, hero) == 55)\n"
+                                        "assert(Health.count(w) == 1)\n"),
+                     0);
+    assert_int_equal(load_unit("units/after_reload",
+                               "entities = [ { components = { health = { max = 7 } } } ]"),
+                     0);
+    assert_true(load_unit("units/bad_after_reload",
+                          "entities = [ { components = { health = { max = -1 } } } ]") < 0);
+    assert_int_equal(ct_test_kernel_lua("assert(Health.value(w, World.spawn_unit(w, 'units/after_reload')) == 7)\n"
+                                        "World.destroy(w) w, hero = nil, nil\n"),
+                     0);
+    assert_true(ct_test_kernel_reload("acme.nobody") < 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -120,6 +144,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(spawn_damage_regenerate_collect),
         cmocka_unit_test(bad_sources_are_refused),
         cmocka_unit_test(lua_module),
+        cmocka_unit_test(reload_keeps_instances),
     };
     return cmocka_run_group_tests(tests, boot, shut);
 }

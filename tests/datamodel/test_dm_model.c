@@ -419,6 +419,69 @@ static void listeners_see_every_applied_operation(void **state)
     dm->destroy_doc(d);
 }
 
+/* Many properties made in runs (fresh keys, keys other objects have, interleaved objects), read
+ * back between runs, overwritten, undone and redone: every read finds its own value. (The
+ * document indexes properties lazily, at the first lookup after a run of new ones, and undo
+ * finds them by their index in the document: this walks both.) */
+static void many_properties_in_runs_read_back_exactly(void **state)
+{
+    (void)state;
+    enum { KEYS = 3000 };
+    ct_dm_doc_o *d = doc_of("ed");
+    assert_int_equal(dm->create(d, a), 0);
+    assert_int_equal(dm->create(d, b), 0);
+    char key[32];
+    double x;
+    dm->restore_point(d);
+    for (int run = 0; run < 3; run++) {
+        for (int i = run * 1000; i < (run + 1) * 1000; i++) {
+            snprintf(key, sizeof key, "k%d", i);
+            ct_dm_value_t v = dbl(i);
+            assert_int_equal(dm->set_property(d, a, key, &v), 0); /* a new key */
+            v = dbl(-i);
+            assert_int_equal(dm->set_property(d, b, key, &v), 0); /* a key a has */
+        }
+        for (int i = 0; i < (run + 1) * 1000; i += 7) {
+            snprintf(key, sizeof key, "k%d", i);
+            assert_int_equal(dm->get_double(d, a, key, &x), 0);
+            assert_true(x == i);
+            assert_int_equal(dm->get_double(d, b, key, &x), 0);
+            assert_true(x == -i);
+        }
+    }
+    assert_int_equal(dm->get_double(d, a, "k3000", &x), CT_ERR_NOT_FOUND);
+    /* Overwrite every other key of a as one action; undo it, redo it. */
+    dm->restore_point(d);
+    for (int i = 0; i < KEYS; i += 2) {
+        snprintf(key, sizeof key, "k%d", i);
+        ct_dm_value_t v = dbl(i + 0.5);
+        assert_int_equal(dm->set_property(d, a, key, &v), 0);
+    }
+    ct_dm_undo_report_t rep;
+    assert_int_equal(dm->undo(d, &rep), 0);
+    assert_int_equal(rep.applied, KEYS / 2);
+    for (int i = 0; i < KEYS; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        assert_int_equal(dm->get_double(d, a, key, &x), 0);
+        assert_true(x == i);
+    }
+    assert_int_equal(dm->redo(d, &rep), 0);
+    for (int i = 0; i < KEYS; i += 3) {
+        snprintf(key, sizeof key, "k%d", i);
+        assert_int_equal(dm->get_double(d, a, key, &x), 0);
+        assert_true(x == (i % 2 ? i : i + 0.5));
+    }
+    /* Undo both actions: the first one removes all 6,000 properties. */
+    assert_int_equal(dm->undo(d, &rep), 0);
+    assert_int_equal(dm->undo(d, &rep), 0);
+    assert_int_equal(rep.applied, 2 * KEYS);
+    const char *keys[4];
+    assert_int_equal(dm->keys(d, a, keys, 4), 0);
+    assert_int_equal(dm->keys(d, b, keys, 4), 0);
+    assert_int_equal(dm->get_double(d, b, "k10", &x), CT_ERR_NOT_FOUND);
+    dm->destroy_doc(d);
+}
+
 static void big_sets_stay_exact(void **state)
 {
     (void)state;
@@ -455,6 +518,7 @@ int main(void)
         cmocka_unit_test(replacement_is_one_undoable_action_and_refuses_cycles),
         cmocka_unit_test(listeners_see_every_applied_operation),
         cmocka_unit_test(big_sets_stay_exact),
+        cmocka_unit_test(many_properties_in_runs_read_back_exactly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

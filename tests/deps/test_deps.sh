@@ -117,6 +117,22 @@ expect "compile fails on the missing thing" 1 $?
 grep -qF 'uses: no thing named "things/pear" (nearest: "things/plum")' "$WORK/compile.err" ||
     fail "compile names the nearest thing: $(cat "$WORK/compile.err")"
 
+# ---- a source moved without the tool (a plain mv) is offered as a rename ----------------------
+P=$WORK/plain
+make_project "$P"
+mkdir -p "$P/fruit"
+mv "$P/things/pear.thing" "$P/fruit/pear.thing"
+expect "missing offers the move" 'h.holder:3:10: uses: no thing named "things/pear"; things/pear.thing moved to fruit/pear.thing (the same content): run `cuttle-deps mv thing things/pear fruit/pear`
+sub/h2.holder:1:10: uses: no thing named "things/pear"; things/pear.thing moved to fruit/pear.thing (the same content): run `cuttle-deps mv thing things/pear fruit/pear`' \
+    "$(deps "$P" missing)"
+deps "$P" mv thing things/pear fruit/pear >/dev/null
+expect "mv after the move exits 0" 0 $?
+expect "mv after the move: the references" 'uses = ["fruit/pear"]' "$(cat "$P/sub/h2.holder")"
+expect "mv after the move: the Lua literal too" 'local pear = "fruit/pear"' \
+    "$(sed -n 2p "$P/boot.lua")"
+compile "$P" || fail "compiles after adopting the move: $(cat "$WORK/compile.err")"
+expect "after adopting the move" 'things/plum.thing' "$(deps "$P" check)"
+
 # ---- mv of one resource with the file beside it ----------------------------------------------
 P=$WORK/mv
 make_project "$P"
@@ -179,7 +195,7 @@ expect "folder: check" 'stuff/plum.thing' "$(deps "$P" check)"
 ORIGINAL=$WORK/original
 make_project "$ORIGINAL"
 EXPECTED=$WORK/expected
-cp -r "$ORIGINAL" "$EXPECTED"
+cp -a "$ORIGINAL" "$EXPECTED"
 deps "$EXPECTED" mv things/ stuff/ >/dev/null || fail "the uninterrupted mv"
 kills=0
 n=1
@@ -187,7 +203,7 @@ while [ $n -lt 100 ]; do
     for ending in rollback resume; do
         K=$WORK/kill_${n}_$ending
         rm -rf "$K"
-        cp -r "$ORIGINAL" "$K"
+        cp -a "$ORIGINAL" "$K"
         CUTTLE_DEPS_KILL_AFTER=$n "$DEPS" --project "$K" mv things/ stuff/ >/dev/null 2>&1
         status=$?
         if [ $status -eq 0 ]; then

@@ -88,10 +88,9 @@ static void seed_example_compiles_to_the_posts_rpn(void **state)
     assert_string_equal(text, "rpn: t sin 0.1 10 t * cos * +\n"
                               "0000 push_input 0 (t)\n"
                               "0001 sin\n"
-                              "0002 mulk_in 0 (t) 10\n"
-                              "0004 cos\n"
-                              "0005 add_mulk 0.100000001\n"
-                              "0007 store_end 0\n");
+                              "0002 cos_kin 0 (t) 10\n"
+                              "0004 add_mulk 0.100000001\n"
+                              "0006 store_end 0\n");
     /* Its value matches the C expression (libm) closely, and fixed bits exactly. */
     static const float ts[] = {0.0f, 0.5f, 1.0f, 2.0f, -3.25f, 10.0f};
     static const uint32_t expected[] = {0x3dcccccd, 0x3f01fea4, 0x3f41efb4,

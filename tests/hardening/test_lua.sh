@@ -8,11 +8,17 @@ expect 0 "recursion: all paths stopped" -e "dofile('$HARDENING_DIR/lua/recursion
 # Lua -> kernel slot -> plugin -> ct_lua_api call_global -> Lua ... without end.
 expect 0 "stack overflow" --plugin "$HOSTILE_PLUGIN" \
     -e 'function again() Hostile.call_global("again") end again()'
-# The trampoline's upvalue is reachable from scripts.
-expect 1 "slot 1000000 does not exist" --plugin "$HOSTILE_PLUGIN" \
-    -e 'debug.setupvalue(Hostile.echo, 1, 1000000) Hostile.echo(1)'
-expect 1 "slot -1 does not exist" --plugin "$HOSTILE_PLUGIN" \
-    -e 'debug.setupvalue(Hostile.echo, 1, -1) Hostile.echo(1)'
+# A slot's function has nothing a script can change (the first 512 slots each have a trampoline
+# of their own that knows its index)...
+expect 0 "" --plugin "$HOSTILE_PLUGIN" \
+    -e 'assert(debug.setupvalue(Hostile.echo, 1, 1000000) == nil) assert(Hostile.echo(7) == 7)'
+# ...past them the trampoline's upvalue holds the slot, and it is reachable from scripts: checked.
+HOSTILE=many_slots expect 0 "" --plugin "$HOSTILE_PLUGIN" \
+    -e 'assert(Hostile.echo1099(5) == 5 and Hostile.echo0(6) == 6)'
+HOSTILE=many_slots expect 1 "slot 1000000 does not exist" --plugin "$HOSTILE_PLUGIN" \
+    -e 'debug.setupvalue(Hostile.echo1099, 1, 1000000) Hostile.echo1099(1)'
+HOSTILE=many_slots expect 1 "slot -1 does not exist" --plugin "$HOSTILE_PLUGIN" \
+    -e 'debug.setupvalue(Hostile.echo1099, 1, -1) Hostile.echo1099(1)'
 # A plugin raising a Lua error from its init (the loader protects the call): named, the plugin
 # fails, the engine goes on (not under --strict).
 HOSTILE=error_in_init expect 0 "a Lua error in init of plugin 'hostile': raised by init on purpose" \

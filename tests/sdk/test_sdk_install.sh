@@ -12,7 +12,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
-meson install -C "$build" --no-rebuild --destdir "$scratch/root" > "$scratch/install.log"
+meson install -C "$build" --no-rebuild --destdir "$scratch/root" > "$scratch/install.log" 2>&1 ||
+    { tail -n 20 "$scratch/install.log"; fail "meson install failed (is everything it installs built?)"; }
 root=$scratch/root
 bin=$root$prefix/bin
 for program in cuttle cuttle-compile cuttle-hash; do
@@ -27,6 +28,13 @@ unset PKG_CONFIG_SYSROOT_DIR
 # As an author's shell: the installed harness library, not the build tree's that meson test
 # puts on the library path (it would look for the modules beside itself there).
 unset LD_LIBRARY_PATH
+# An SDK built with the sanitizers has them in its harness library: a program linking it is built
+# with them too (the runtime must come first); plugins are not (they take it from the process).
+harness_lib=$(find "$root" -name 'libcuttle_test_kernel.so' | head -n 1)
+export TEST_CFLAGS=
+if ldd "$harness_lib" | grep -q libasan; then
+    TEST_CFLAGS="-fsanitize=address,undefined"
+fi
 [ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
 incdir=$(pkg-config --cflags-only-I cuttle-plugin | sed 's/^ *-I//; s/ *$//')
 [ -f "$incdir/ct_plugin.h" ] || fail "pkg-config --cflags points at '$incdir', not the installed headers"
@@ -157,11 +165,11 @@ for line in "health: 80 of 1 instance(s): 1" "after 30 damage: 50" "after 3 fram
     grep -qxF "$line" <<< "$out" || { echo "$out"; fail "the component example did not print '$line'"; }
 done
 # Its own tests, through the installed harness.
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/health/test_health.c" \
+cc -std=c11 -Wall -Wextra -Werror $TEST_CFLAGS $(pkg-config --cflags cuttle-test) "$scratch/health/test_health.c" \
     -o "$scratch/health/test_health" $(pkg-config --libs cuttle-test)
 out=$("$scratch/health/test_health" "$scratch/health/plugins/acme_health.so" 2>&1) ||
     { echo "$out"; fail "the component example's tests did not pass"; }
-grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the component example's tests did not all run"; }
+grep -q "PASSED.*4 test" <<< "$out" || { echo "$out"; fail "the component example's tests did not all run"; }
 grep -q "units/misspelt.unit: entity '(unnamed)': health.valeu: unknown field (did you mean 'value'?)" <<< "$out" ||
     { echo "$out"; fail "the component's compiler did not name the misspelt field"; }
 
@@ -174,7 +182,7 @@ int main(void)
 {
     const ct_test_kernel_desc_t nowhere = {.modules_dir = "/nonexistent/modules", .strict = true};
     if (ct_test_kernel_api(CT_LUA_API, 1) || ct_test_kernel_lua("x = 1") != CT_ERR_INVALID ||
-        ct_test_kernel_shutdown() != 0)
+        ct_test_kernel_reload("ct.entities") != CT_ERR_INVALID || ct_test_kernel_shutdown() != 0)
         return 1; /* nothing booted: nothing served */
     if (ct_test_kernel_boot(&nowhere) == 0)
         return 2;
@@ -190,7 +198,7 @@ int main(void)
     return 0;
 }
 C
-cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags cuttle-test) "$scratch/harness_misuse.c" \
+cc -std=c11 -Wall -Wextra -Werror $TEST_CFLAGS $(pkg-config --cflags cuttle-test) "$scratch/harness_misuse.c" \
     -o "$scratch/harness_misuse" $(pkg-config --libs cuttle-test)
 status=0
 out=$("$scratch/harness_misuse" 2>&1) || status=$?
@@ -207,7 +215,7 @@ fi
 grep -q '"stamina"' "$scratch/vitals/vitals.c" && ! grep -qi "health" "$scratch/vitals/vitals.c" ||
     fail "the generated component plugin still names the example's component"
 out=$(make -C "$scratch/vitals" test 2>&1) || { echo "$out"; fail "the generated component plugin's test did not pass"; }
-grep -q "PASSED.*3 test" <<< "$out" || { echo "$out"; fail "the generated component plugin's tests did not all run"; }
+grep -q "PASSED.*4 test" <<< "$out" || { echo "$out"; fail "the generated component plugin's tests did not all run"; }
 grep -q "stamina.valeu: unknown field" <<< "$out" || { echo "$out"; fail "the generated compiler does not name its component"; }
 out=$("$bin/cuttle-compile" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component's unit did not compile"; }
 out=$("$bin/cuttle" --strict --project "$scratch/vitals" 2>&1) || { echo "$out"; fail "the generated component project did not run"; }

@@ -16,7 +16,10 @@ follows, with no blank line, a documented member (a comment heading a group of l
 same member of another version of the same table is documented ("everything of v1 (same order,
 same meaning)").
 
-usage: api_reference.py API_DIR OUT_DIR [--check]
+With --lua DIR it also writes lua.html from the LuaLS annotation files in DIR (docs/lua): every
+module, function, parameter, return and the errors each names, grouped by module.
+
+usage: api_reference.py API_DIR OUT_DIR [--lua DIR] [--check]
   --check: also fail (exit 1), listing them, on undocumented declarations and broken links.
 """
 import html
@@ -274,9 +277,75 @@ def parse_header(path):
     return clean_comment(opening) if opening else '', ids, decls
 
 
+def split_param(line):
+    """(name, type, description) of a ---@param line; a type may hold spaces inside braces or
+    parentheses ({loop?: boolean, speed?: number}, fun(e: ct.Entity))."""
+    rest = line[len('---@param'):].strip()
+    name, _, rest = rest.partition(' ')
+    depth, i = 0, 0
+    while i < len(rest) and (depth > 0 or not rest[i].isspace()):
+        depth += rest[i] in '{('
+        depth -= rest[i] in '})'
+        i += 1
+    return name, rest[:i], rest[i:].strip()
+
+
+def lua_page(lua_dir):
+    """The body of lua.html: the annotation files' modules, classes and functions."""
+    body, toc = [], []
+    for fn in sorted(os.listdir(lua_dir), key=lambda f: (f != 'types.lua', f)):
+        if not fn.endswith('.lua'):
+            continue
+        lines = open(os.path.join(lua_dir, fn), encoding='utf-8').read().splitlines()
+        intro = [ln[3:] for ln in lines[1:] if ln.startswith('-- ')]
+        block = []
+        section = []
+        for ln in lines:
+            m = re.match(r'^---@class\s+([\w.]+)', ln)
+            fm = re.match(r'^function\s+([\w.:]+)\(([^)]*)\)', ln)
+            if m:
+                cls = m.group(1)
+                cls_id = 'lua.' + cls
+                desc = ' '.join(b[3:] for b in block if not b.startswith('---@'))
+                section.append(f'<h2 id="{cls_id}">{html.escape(cls.replace("Module", ""))} '
+                               f'<span class="kind">{fn}</span></h2>'
+                               + (f'<p>{html.escape(desc)}</p>' if desc else ''))
+                toc.append((cls_id, cls.replace('Module', '')))
+                block = []
+            elif fm:
+                name, args = fm.groups()
+                desc = ' '.join(b[3:] for b in block if not b.startswith('---@'))
+                params = [split_param(b) for b in block if b.startswith('---@param')]
+                rets = [b[len('---@return'):].strip() for b in block if b.startswith('---@return')]
+                rows = ''.join(f'<tr><td><code>{html.escape(n)}</code></td><td><code>{html.escape(t)}</code>'
+                               f'</td><td>{html.escape(d)}</td></tr>' for n, t, d in params)
+                section.append(f'<h3 id="lua.{name}"><code>{html.escape(name)}({html.escape(args)})</code></h3>'
+                               + (f'<p>{html.escape(desc)}</p>' if desc else '')
+                               + (f'<table><tr><th>parameter</th><th>type</th><th></th></tr>{rows}</table>' if rows else '')
+                               + ''.join(f'<p>returns <code>{html.escape(r)}</code></p>' for r in rets))
+                block = []
+            elif ln.startswith('---'):
+                block.append(ln)
+            else:
+                block = []
+        if section or intro:
+            body.append(f'<pre>{html.escape(chr(10).join(intro))}</pre>' if fn == 'types.lua' else '')
+            body.extend(section)
+    head = ('<h1>Cuttle Lua reference</h1><p>Every function the engine registers in Lua, from the '
+            'LuaLS annotation files installed in <code>share/cuttle/lua</code> (point '
+            '<code>workspace.library</code> at them for completion and checks).</p><p>'
+            + ' '.join(f'<a href="#{i}">{html.escape(n)}</a>' for i, n in toc) + '</p>')
+    return head + '\n'.join(body)
+
+
 def main():
-    api_dir, out_dir = sys.argv[1], sys.argv[2]
-    check = '--check' in sys.argv[3:]
+    args = sys.argv[1:]
+    lua_dir = None
+    if '--lua' in args:
+        lua_dir = args[args.index('--lua') + 1]
+        del args[args.index('--lua'):args.index('--lua') + 2]
+    api_dir, out_dir = args[0], args[1]
+    check = '--check' in args[2:]
     headers = sorted(h for h in os.listdir(api_dir) if h.endswith('.h'))
     pages = {}
     where = {}  # name -> (page, anchor)
@@ -385,6 +454,8 @@ def main():
                 f'<main>{body}</main></body></html>\n')
 
     nav = ''.join(f'<a href="{h[:-2]}.html">{h}</a>' for h in headers)
+    if lua_dir:
+        nav = '<a href="lua.html"><b>Lua reference</b></a>' + nav
     all_ids = []
     for h, (intro, ids, decls) in pages.items():
         body = [f'<h1>{h}</h1>', f'<pre class="intro">{link(intro, h)}</pre>']
@@ -451,6 +522,10 @@ def main():
         first = intro.split('\n\n')[0].replace('\n', ' ')
         index.append(f'<tr><td><a href="{h[:-2]}.html">{h}</a></td><td>{link(first[:300], "index.h")}</td></tr>')
     index.append('</table>')
+    if lua_dir:
+        index.insert(1, '<p>Scripts: the <a href="lua.html">Lua reference</a>.</p>')
+        with open(os.path.join(out_dir, 'lua.html'), 'w', encoding='utf-8') as f:
+            f.write(page('Cuttle Lua reference', nav, lua_page(lua_dir)))
     with open(os.path.join(out_dir, 'index.html'), 'w', encoding='utf-8') as f:
         f.write(page('Cuttle API reference', nav, '\n'.join(index)))
 

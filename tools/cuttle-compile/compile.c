@@ -181,6 +181,7 @@ static bool references_exist(const compile_run_t *run, const char *rel)
                      : NULL;
     if (!text)
         return true; /* no references (or none recorded): nothing to check */
+    text[len] = '\0'; /* the reader's spare byte: the lines below are read as strings */
     bool all = true;
     for (char *line = text, *end; all && line && *line; line = end ? end + 1 : NULL) {
         end = strchr(line, '\n');

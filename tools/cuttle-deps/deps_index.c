@@ -242,11 +242,12 @@ static void walk(walk_t *w, const char *rel, int depth)
         const char *name = e->d_name;
         if (name[0] == '.' || (!rel[0] && strcmp(name, "compiled") == 0) || own_file(name))
             continue;
-        char child[PATH_SIZE], full[PATH_SIZE];
+        char child[PATH_SIZE];
         struct stat st;
+        /* Relative to the open folder: the kernel does not walk the whole path again for each
+         * of 100,000 files. */
         if (!pathf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", name) ||
-            !pathf(full, sizeof full, "%s/%s", dir, name) ||
-            stat(full, &st) != 0)
+            fstatat(dirfd(d), name, &st, 0) != 0)
             continue;
         if (S_ISDIR(st.st_mode))
             walk(w, child, depth + 1);

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "ct_hash.h"
 #include "deps.h"
+#include "resources/resources_internal.h"
 
 static const char *type_word(const char *type)
 {
@@ -39,9 +43,71 @@ uint32_t deps_used_by(const deps_index_t *ix, uint32_t node, FILE *out)
     return count;
 }
 
+static char *read_text(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *text = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)size + 1) : NULL;
+    *len = text ? fread(text, 1, (size_t)size, f) : 0;
+    fclose(f);
+    if (text)
+        text[*len] = '\0';
+    return text;
+}
+
+/* A source moved without the tool (a plain `git mv`): the manifest still knows the content of
+ * the missing one (its size and hash, until the next cuttle-compile), and a source of the same
+ * type has that content now. Writes its path into out; false when there is none. */
+static bool moved_to(const deps_index_t *ix, cJSON *manifest, const char *type, const char *name,
+                     char *out, size_t out_size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%s", name, type);
+    const cJSON *entry, *sources = cJSON_GetObjectItemCaseSensitive(manifest, "sources");
+    cJSON_ArrayForEach(entry, sources)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(entry, "path");
+        if (!cJSON_IsString(p) || strcmp(p->valuestring, path) != 0)
+            continue;
+        const cJSON *size = cJSON_GetObjectItemCaseSensitive(entry, "size");
+        const cJSON *hash = cJSON_GetObjectItemCaseSensitive(entry, "hash");
+        if (!cJSON_IsNumber(size) || !cJSON_IsString(hash))
+            return false;
+        const uint64_t want = strtoull(hash->valuestring, NULL, 16);
+        for (uint32_t i = 0; i < ix->num_nodes; i++) {
+            const deps_node_t *n = &ix->nodes[i];
+            if (!n->resource || strcmp(n->type, type) != 0)
+                continue;
+            char full[8200];
+            size_t len = 0;
+            snprintf(full, sizeof full, "%s/%s", ix->project, n->path);
+            char *text = read_text(full, &len);
+            const bool same = text && (double)len == size->valuedouble &&
+                              ct_murmur64a(text, len, 0) == want;
+            free(text);
+            if (same) {
+                snprintf(out, out_size, "%s", n->path);
+                return true;
+            }
+        }
+        return false;
+    }
+    return false;
+}
+
 uint32_t deps_missing(const deps_index_t *ix, FILE *out)
 {
     uint32_t count = 0;
+    char manifest_path[4200];
+    size_t manifest_len = 0;
+    snprintf(manifest_path, sizeof manifest_path, "%s/compiled/manifest.json", ix->project);
+    char *manifest_text = read_text(manifest_path, &manifest_len);
+    cJSON *manifest = manifest_text ? cJSON_ParseWithLength(manifest_text, manifest_len) : NULL;
+    free(manifest_text);
+    uint32_t num_log = 0; /* renames.log, read once for every missing reference */
+    resources_rename_t *log = resources__read_renames(ix->project, &num_log);
     for (uint32_t i = 0; i < ix->num_refs; i++) {
         const deps_ref_t *r = &ix->refs[i];
         if (r->to != DEPS_NONE || r->soft)
@@ -50,11 +116,18 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out)
         fprintf(out, "%s:%u:%u: %s: no %s named \"%s\"", ix->nodes[r->from].path, r->line,
                 r->column, r->field, type_word(r->type), r->name);
         char to[512], date[64];
-        if (deps_renamed_to(ix->project, r->type, r->name, to, sizeof to, date, sizeof date))
+        if (log && resources__renamed_in(log, num_log, r->type, r->name, to, sizeof to, date,
+                                         sizeof date))
             fprintf(out, "; \"%s\" was renamed to \"%s\" on %s: run cuttle-deps fix", r->name,
                     to, date);
+        else if (manifest && moved_to(ix, manifest, r->type, r->name, to, sizeof to))
+            fprintf(out, "; %s.%s moved to %s (the same content): run `cuttle-deps mv %s %s "
+                         "%.*s`", r->name, r->type, to, r->type, r->name,
+                    (int)(strlen(to) - strlen(r->type) - 1), to);
         fputc('\n', out);
     }
+    cJSON_Delete(manifest);
+    free(log);
     return count;
 }
 

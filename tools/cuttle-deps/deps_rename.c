@@ -820,10 +820,86 @@ static const char *base_of(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* `mv` after the file was moved by other means (a plain `git mv`): the references to the old
+ * name, missing now, are rewritten to the new one and the rename is logged. */
+static int adopt_move(deps_index_t *ix, const char *type, const char *old_name,
+                      const char *new_name, FILE *err)
+{
+    edit_t *edits = malloc((ix->num_refs + 1) * sizeof *edits);
+    change_t c = {0};
+    int rc = edits ? 0 : -1;
+    uint32_t total = 0;
+    for (uint32_t n = 0; !rc && n < ix->num_nodes; n++) {
+        const deps_node_t *node = &ix->nodes[n];
+        uint32_t count = 0;
+        for (uint32_t k = 0; k < node->num_refs; k++) {
+            const deps_ref_t *r = &ix->refs[node->first_ref + k];
+            if (r->to != DEPS_NONE || !r->line || strcmp(r->type, type) != 0 ||
+                strcmp(r->name, old_name) != 0)
+                continue;
+            if (node->stale) {
+                fprintf(err, "%s: changed since cuttle-compile indexed it; run cuttle-compile "
+                             "first (nothing was changed)\n", node->path);
+                rc = -1;
+                break;
+            }
+            edits[count++] = (edit_t){.ref = node->first_ref + k, .old_text = r->name,
+                                      .new_text = new_name};
+        }
+        if (!rc && count)
+            rc = plan_file(ix, &c, node->path, edits, count, err);
+        total += count;
+    }
+    char path[PATH_SIZE], date[32];
+    size_t len = 0;
+    char *old = !rc && join(path, ix->project, DEPS_RENAME_LOG, "") ? read_all(path, &len) : NULL;
+    const size_t size = len + strlen(old_name) + strlen(new_name) + 256;
+    char *log_text = rc ? NULL : malloc(size);
+    if (log_text) {
+        today(date, sizeof date);
+        size_t at = old ? len : (size_t)snprintf(log_text, size, "# Renames by cuttle-deps (DATE "
+                                                                 "TYPE OLD NEW), oldest first: "
+                                                                 "`cuttle-deps fix` reads it.\n");
+        if (old)
+            memcpy(log_text, old, len);
+        if (at && log_text[at - 1] != '\n')
+            log_text[at++] = '\n';
+        at += (size_t)snprintf(log_text + at, size - at, "%s %s %s %s\n", date, type, old_name,
+                               new_name);
+        if (change_reserve(&c) && (c.write_paths[c.num_writes] = strdup(DEPS_RENAME_LOG))) {
+            c.write_texts[c.num_writes] = log_text;
+            c.created[c.num_writes] = old == NULL;
+            c.write_lens[c.num_writes++] = at;
+        } else {
+            free(log_text);
+            rc = -1;
+        }
+    } else {
+        rc = -1;
+    }
+    free(old);
+    if (!rc)
+        rc = run_change(ix->project, &c, err);
+    change_free(&c);
+    free(edits);
+    /* Names the index does not hold as references (a Lua literal naming what is gone is not a
+     * soft reference any more) are found the way fix finds them, now that the log has it. */
+    const int fixed = rc ? 0 : deps_fix(ix, err, err);
+    if (fixed < 0)
+        rc = -1;
+    if (!rc)
+        fprintf(err, "cuttle-deps: %s %s was already moved to %s; %u references and %d other "
+                     "mentions rewritten, run cuttle-compile\n", type, old_name, new_name, total,
+                fixed);
+    return rc;
+}
+
 int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name,
                      const char *new_name, bool with_files, FILE *err)
 {
     const uint32_t node = deps_index_find(ix, type, old_name);
+    if (node == DEPS_NONE && deps_index_find(ix, type, new_name) != DEPS_NONE)
+        return adopt_move(ix, type, old_name, new_name, err);
     if (node == DEPS_NONE) {
         fprintf(err, "cuttle-deps: the project has no %s named \"%s\"\n", type, old_name);
         return -1;

@@ -68,9 +68,9 @@ id_line=$("$hash" "$api" | grep "_API ")
 
 if [ -n "$comp" ]; then
 # A component plugin: the installed example under the author's names. The example's names are
-# distinct on purpose: "acme.health" (the plugin as .name, and in the project's module list; the
-# API everywhere else), acme_health / ACME_HEALTH (the API's C names), Health / health / HEALTH
-# (the component, its Lua module and its C names).
+# distinct on purpose: "acme.health" (the plugin as .name, in the project's module list and in the
+# test's reload; the API everywhere else), acme_health / ACME_HEALTH (the API's C names),
+# Health / health / HEALTH (the component, its Lua module and its C names).
 examples=${CUTTLE_EXAMPLES:-@EXAMPLES_FROM_BINDIR@}
 case $examples in /*) ;; *) examples=$here/$examples ;; esac
 [ -f "$examples/health/health.c" ] || { echo "cuttle-new-plugin: the SDK's examples are not in $examples (set CUTTLE_EXAMPLES to the installed share/cuttle/examples)" >&2; exit 1; }
@@ -80,6 +80,7 @@ id_sed=$(printf '%s' "$id_line" | sed 's/[\\&|]/\\&/g')
 rename() {
     sed -e "s|^#define ACME_HEALTH_API .*|$id_sed|" \
         -e "s|\.name = \"acme\.health\"|.name = \"$name\"|; s|plugin \"acme\.health\"|plugin \"$name\"|g" \
+        -e "s|reload(\"acme\.health\")|reload(\"$name\")|" \
         -e "s|\"acme\.health\"\]|\"$name\"]|; s|acme\.health|$api|g" \
         -e "s|ACME_HEALTH|$API_IDENT|g; s|acme_health|$api_ident|g" \
         -e "s|the example component plugin|the component plugin (from the SDK's example)|" \
@@ -301,10 +302,12 @@ plugins/$ident.so: $stem.c $api_ident.h
 	mv -f plugins/.$ident.so.part plugins/$ident.so
 
 # \`make test\`: the plugin's own cmocka tests, on a real kernel with the SDK's modules
-# (ct_test_kernel.h, pkg-config cuttle-test).
+# (ct_test_kernel.h, pkg-config cuttle-test). TEST_CFLAGS adds flags for the test program alone
+# (-fsanitize=address,undefined when the SDK was built with the sanitizers).
+TEST_CFLAGS ?=
 test_$stem: test_$stem.c $api_ident.h
-	\$(CC) -std=c11 -Wall -Wextra \$(CFLAGS) \$(shell \$(PKG_CONFIG) --cflags cuttle-test) test_$stem.c \\
-	    -o test_$stem \$(shell \$(PKG_CONFIG) --libs cuttle-test)
+	\$(CC) -std=c11 -Wall -Wextra \$(CFLAGS) \$(TEST_CFLAGS) \$(shell \$(PKG_CONFIG) --cflags cuttle-test) \\
+	    test_$stem.c -o test_$stem \$(shell \$(PKG_CONFIG) --libs cuttle-test)
 
 test: plugins/$ident.so test_$stem
 	./test_$stem plugins/$ident.so

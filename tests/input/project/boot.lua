@@ -12,6 +12,13 @@ local function out(s)
 end
 
 function init()
+  -- Bad arguments raise naming the function and the argument (modules/common/lua_checks.h).
+  local ok, err = pcall(Input.inject, "dwn", "w")
+  assert(not ok and err:find('Input.inject: argument 1 is "dwn", not one of down, up, motion, wheel, axis (did you mean "down"?)', 1, true), err)
+  ok, err = pcall(Input.inject, "motion", 1.5, 0)
+  assert(not ok and err:find("Input.inject: argument 2 is not a whole number of pixels (got 1.5)", 1, true), err)
+  ok, err = pcall(Input.inject, "axis", "gamepad:left_x", 2)
+  assert(not ok and err:find("Input.inject: argument 3 is not a number in [-1, 1] (got 2)", 1, true), err)
   Input.use_bindings("input/controls")
   world = World.create()
   camera = World.spawn_unit(world, "units/camera", 0, 0, 5)

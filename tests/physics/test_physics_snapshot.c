@@ -1,0 +1,172 @@
+/*
+ * Rollback (ct_physics_api_v4 snapshots): a world of tumbling crates on a floor, a pendulum chain
+ * of joints, a character walking and a point mass is saved, simulated 100 steps (hash H), restored
+ * and simulated the same 100 steps again: the hash is H, and the transforms agree. A snapshot too
+ * short, damaged, or of a world whose bodies changed is refused and changes nothing. Prints the
+ * bytes per body.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ct_entity.h"
+#include "ct_physics.h"
+#include "ct_transform.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const ct_entity_api_v2 *entity;
+static const ct_world_api_v1 *worlds;
+static const ct_transform_api_v2 *tf;
+static const ct_physics_api_v4 *p4;
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    const test_world_t *t = test_world_boot(&desc, "snapshot");
+    entity = t->entity, worlds = t->worlds;
+    tf = test_kernel_api(CT_TRANSFORM_API, 2);
+    p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    assert_non_null(tf);
+    assert_non_null(p4);
+    return 0;
+}
+
+static const float step = 1.0f / 60.0f;
+
+#define CRATES 24
+
+typedef struct scene {
+    ct_world_o *w;
+    ct_entity_t e[64];
+    uint32_t n;
+    ct_entity_t walker;
+} scene;
+
+static ct_entity_t with_transform(scene *s, float x, float y, float z)
+{
+    const ct_entity_t e = entity->create();
+    const ct_transform_pose_t pose = {{x, y, z}, {0, 0, 0, 1}, {1, 1, 1}};
+    assert_int_not_equal(tf->create(s->w, e, &pose).i, 0);
+    s->e[s->n++] = e;
+    return e;
+}
+
+static void build(scene *s)
+{
+    s->w = worlds->create_world(&(ct_world_desc_t){.name = "rollback"});
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {30, 0.5f, 30},
+                                        .friction = 0.6f};
+    assert_int_equal(p4->add_rigid_body(s->w, with_transform(s, 0, -0.5f, 0), &floor), 0);
+    for (int k = 0; k < CRATES; k++) {
+        const ct_entity_t e = with_transform(s, 0.3f * (float)(k % 4), 0.6f + 1.1f * (float)(k / 4), 0.2f * (float)(k % 3));
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = k % 5 ? CT_BODY_BOX : CT_BODY_CAPSULE,
+                                        .half_extents = {0.5f, 0.5f, 0.5f}, .radius = 0.3f, .half_height = 0.3f,
+                                        .mass = 1.0f + (float)k, .friction = 0.5f, .restitution = k % 2 ? 0.3f : 0.0f,
+                                        .angular_velocity = {0.1f * (float)k, 0, 0.5f}};
+        assert_int_equal(p4->add_rigid_body(s->w, e, &d), 0);
+    }
+    /* A chain of three balls hung from the world. */
+    ct_entity_t prev = {0};
+    for (int k = 0; k < 3; k++) {
+        const ct_entity_t e = with_transform(s, 8.0f + (float)(k + 1), 6.0f, 0);
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.2f, .mass = 1,
+                                        .friction = 0.5f};
+        assert_int_equal(p4->add_rigid_body(s->w, e, &d), 0);
+        const ct_joint_desc_t ball = {.type = CT_JOINT_BALL, .anchor = {8.0f + (float)k, 6.0f, 0}, .axis = {1, 0, 0}};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(s->w, e, prev, &ball, &j), 0);
+        prev = e;
+    }
+    s->walker = with_transform(s, -6, 0.8f, 0);
+    const ct_character_desc_t c = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.8f};
+    assert_int_equal(p4->add_character(s->w, s->walker, &c), 0);
+    const ct_entity_t point = entity->create();
+    s->e[s->n++] = point;
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}, .velocity = {1, 0, 0}};
+    assert_int_equal(p4->add_point_mass(s->w, point, &pm), 0);
+}
+
+/* One frame: the walker walks in a circle, then the step. */
+static void frame(scene *s, int k)
+{
+    const float v[3] = {2.0f * cosf(0.05f * (float)k), -1.0f, 2.0f * sinf(0.05f * (float)k)};
+    assert_int_equal(p4->move_character(s->w, s->walker, v, step, NULL), 0);
+    p4->simulate(s->w, step);
+}
+
+static void test_restore_then_simulate_gives_the_same_hashes(void **state)
+{
+    (void)state;
+    scene s = {0};
+    build(&s);
+    for (int k = 0; k < 40; k++)
+        frame(&s, k);
+    const uint32_t size = p4->snapshot_size(s.w);
+    assert_true(size > 0);
+    uint8_t *snap = malloc(size);
+    assert_non_null(snap);
+    assert_int_equal(p4->save_snapshot(s.w, snap, size - 1), 0); /* too short: nothing */
+    assert_int_equal(p4->save_snapshot(s.w, snap, size), size);
+    const uint64_t at_save = p4->state_hash(s.w);
+    uint64_t hashes[100];
+    for (int k = 0; k < 100; k++) {
+        frame(&s, 40 + k);
+        hashes[k] = p4->state_hash(s.w);
+    }
+    float far[3];
+    assert_true(tf->world_position(s.w, s.e[1], far));
+    assert_int_equal(p4->restore_snapshot(s.w, snap, size), 0);
+    assert_true(p4->state_hash(s.w) == at_save);
+    /* The transforms went back too. */
+    float p[3], t[3];
+    assert_int_equal(p4->position(s.w, s.e[1], p), 0);
+    assert_true(tf->world_position(s.w, s.e[1], t));
+    assert_true(p[0] == t[0] && p[1] == t[1] && p[2] == t[2]);
+    for (int k = 0; k < 100; k++) {
+        frame(&s, 40 + k);
+        assert_true(p4->state_hash(s.w) == hashes[k]);
+    }
+    print_message("snapshot: %u bytes for %u bodies (%.1f a body)\n", size, p4->body_count(s.w),
+                  (double)size / (double)p4->body_count(s.w));
+
+    /* Refusals change nothing. */
+    const uint64_t now = p4->state_hash(s.w);
+    snap[0] ^= 0xff;
+    assert_int_equal(p4->restore_snapshot(s.w, snap, size), CT_ERR_INVALID);
+    snap[0] ^= 0xff;
+    assert_int_equal(p4->restore_snapshot(s.w, snap, size - 4), CT_ERR_INVALID);
+    assert_int_equal(p4->restore_snapshot(s.w, NULL, size), CT_ERR_INVALID);
+    assert_true(p4->state_hash(s.w) == now);
+    /* Another body: the snapshot no longer fits the world. */
+    const ct_rigid_body_desc_t extra = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.2f, .mass = 1,
+                                        .position = {20, 1, 20}};
+    const ct_entity_t e = entity->create();
+    s.e[s.n++] = e;
+    assert_int_equal(p4->add_rigid_body(s.w, e, &extra), 0);
+    assert_int_equal(p4->restore_snapshot(s.w, snap, size), CT_ERR_INVALID);
+    assert_int_equal(p4->remove_body(s.w, e), 0);
+    assert_int_equal(p4->restore_snapshot(s.w, snap, size), 0);
+    assert_true(p4->state_hash(s.w) == at_save);
+    free(snap);
+    worlds->destroy_world(s.w);
+    entity->destroy_batch(s.e, s.n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_restore_then_simulate_gives_the_same_hashes),
+    };
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
+}
