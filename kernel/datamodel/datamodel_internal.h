@@ -115,8 +115,14 @@ typedef struct dm_log_t {
     uint32_t num_values, cap_values;
 } dm_log_t;
 
-/* Room for n more records (and their values) in the log; false when out of memory. */
-bool dm__log_reserve(dm_log_t *log, uint32_t n);
+/* Room for n more records (and their values) in the log; false when out of memory. Inline: a log
+ * nearly always has room, and then this is two compares, no call. */
+bool dm__log_reserve_slow(dm_log_t *log, uint32_t n);
+static inline bool dm__log_reserve(dm_log_t *log, uint32_t n)
+{
+    return (log->count + n <= log->capacity && log->num_values + n <= log->cap_values) ||
+           dm__log_reserve_slow(log, n);
+}
 
 typedef struct dm_listener_t {
     ct_dm_listener_f f;
@@ -128,7 +134,7 @@ typedef struct dm_listener_t {
  * string -> id). A slot is eight bytes, a 32-bit hash and the index of the thing it finds; the
  * thing itself (in the array the caller owns) is what a lookup compares against. Half the size
  * of a map slot and no key copies, so a 10,000-key table stays in cache, and a grow re-homes
- * slots from their stored hashes without touching the things. Linear probing, at most half
+ * slots from their stored hashes without touching the things. Linear probing, at most 3/4
  * full, no removal (nothing a document indexes ever leaves its array). ---- */
 typedef struct dm_slot_t {
     uint32_t hash, value; /* value DM_NONE: empty */
@@ -299,7 +305,18 @@ uint32_t dm__author(ct_dm_doc_o *doc, const char *name); /* DM_NONE: no memory *
 void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source);
 ct_guid_t dm__random_guid(ct_dm_doc_o *doc);
 int dm__stamp_cmp(const ct_dm_doc_o *doc, dm_stamp_t x, dm_stamp_t y);
-bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
+/* Grows an array to at least `needed` elements (capacity doubling); false when out of memory. */
+bool dm__grow_slow(void **p, uint32_t *capacity, uint32_t needed, size_t elem);
+/* Inline, so the call that finds room already (nearly every one) costs a compare. */
+static inline bool dm__grow(void **p, uint32_t *capacity, uint32_t needed, size_t elem)
+{
+    return needed <= *capacity || dm__grow_slow(p, capacity, needed, elem);
+}
+/* Blocks kept across documents (dm_map.c): a kept block of min..max bytes (its size in *got, when
+ * got is not NULL), or NULL; and a block let go of (kept when big and there is room, else
+ * freed). Both are plain malloc memory. */
+void *dm__block_take(size_t min, size_t max, size_t *got);
+void dm__block_give(void *p, size_t bytes);
 
 /* ---- the other files' entries, for the API table ---- */
 int dm_doc__create(ct_dm_doc_o *doc, ct_guid_t object);

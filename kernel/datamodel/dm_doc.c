@@ -351,10 +351,8 @@ static uint32_t alive_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 
 /* ---- inverse records ---- */
 
-bool dm__log_reserve(dm_log_t *log, uint32_t n)
+bool dm__log_reserve_slow(dm_log_t *log, uint32_t n)
 {
-    if (log->count + n <= log->capacity && log->num_values + n <= log->cap_values)
-        return true; /* nearly always: no calls */
     return dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs) &&
            dm__grow((void **)&log->values, &log->cap_values, log->num_values + n, sizeof *log->values);
 }
@@ -517,7 +515,11 @@ static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new
 static size_t key_valid(ct_dm_doc_o *doc, const char *op, ct_guid_t g, const char *key)
 {
     char gs[33];
-    size_t n = key ? strlen(key) : 0;
+    /* Keys are a few bytes: a loop that stops past the longest allowed beats a strlen call. */
+    size_t n = 0;
+    if (key)
+        while (n <= CT_DM_MAX_KEY && key[n])
+            n++;
     if (n == 0 || n > CT_DM_MAX_KEY) {
         dm__format_guid(g, gs);
         dm__error(doc, "%s %s: a key must be 1..%u bytes", op, gs, CT_DM_MAX_KEY);
@@ -1292,13 +1294,13 @@ void dm__destroy_doc(ct_dm_doc_o *doc)
     dm__log_clear(&doc->txn, 0);
     dm_log_t *logs[3] = {&doc->undo, &doc->redo, &doc->txn};
     for (int i = 0; i < 3; i++) {
-        free(logs[i]->recs);
-        free(logs[i]->values);
+        dm__block_give(logs[i]->recs, (size_t)logs[i]->capacity * sizeof *logs[i]->recs);
+        dm__block_give(logs[i]->values, (size_t)logs[i]->cap_values * sizeof *logs[i]->values);
     }
     for (uint32_t p = 0; p < doc->num_props; p++)
         value_free(&doc->props[p].value);
-    free(doc->props);
-    free(doc->objs);
+    dm__block_give(doc->props, (size_t)doc->cap_props * sizeof *doc->props);
+    dm__block_give(doc->objs, (size_t)doc->cap_objs * sizeof *doc->objs);
     free(doc->free_objs);
     dm_index__free(&doc->obj_index);
     dm_index__free(&doc->prop_index);

@@ -30,6 +30,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "ct_array.h"
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "ct_transform.h"
 #include "data/text.h"
 #include "kernel.h"
@@ -223,15 +226,10 @@ static void note_moved(ct_guid_t g)
     for (uint32_t i = 0; i < g_s.num_moved; i++)
         if (ct_guid_eq(g_s.moved[i], g))
             return;
-    if (g_s.num_moved == g_s.cap_moved) {
-        uint32_t cap = g_s.cap_moved ? g_s.cap_moved * 2 : 64;
-        ct_guid_t *grown = realloc(g_s.moved, cap * sizeof *grown);
-        if (!grown) {
-            g_s.structural = true; /* a respawn covers it */
-            return;
-        }
-        g_s.moved = grown;
-        g_s.cap_moved = cap;
+    if (!ct_array_reserve_of(ct_heap_allocator(), &g_s.moved, &g_s.cap_moved, g_s.num_moved + 1,
+                             64)) {
+        g_s.structural = true; /* a respawn covers it */
+        return;
     }
     g_s.moved[g_s.num_moved++] = g;
 }
@@ -731,14 +729,8 @@ typedef struct op_list_t {
 
 static bool push_op(op_list_t *l, ct_dm_op_t op)
 {
-    if (l->n == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 32;
-        ct_dm_op_t *grown = realloc(l->ops, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        l->ops = grown;
-        l->cap = cap;
-    }
+    if (!ct_array_reserve_of(ct_heap_allocator(), &l->ops, &l->cap, l->n + 1, 32))
+        return false;
     l->ops[l->n++] = op;
     return true;
 }
@@ -990,34 +982,11 @@ static char *copy_text(editor_conn_t *c, const editor_message_t *m, size_t *len)
     return text;
 }
 
-/* Reads a source file of the project whole; NULL (err says why) when missing or too large. */
+/* Reads a source file of the project whole, from the C heap (free() it); NULL (err says why)
+ * when missing, not a regular file or over 256 MiB. */
 static char *read_source(const char *path, size_t *len, char *err, size_t es)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, es, "cannot open %s: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t cap = 0, got;
-    *len = 0;
-    do {
-        if (*len == cap) {
-            cap = cap ? cap * 2 : 1u << 16;
-            char *grown = cap <= (256u << 20) ? realloc(text, cap) : NULL;
-            if (!grown) {
-                free(text);
-                fclose(f);
-                snprintf(err, es, "%s is too large to edit", path);
-                return NULL;
-            }
-            text = grown;
-        }
-        got = fread(text + *len, 1, cap - *len, f);
-        *len += got;
-    } while (got);
-    fclose(f);
-    return text;
+    return (char *)ct_file_read(path, ct_heap_allocator(), 256u << 20, len, err, es);
 }
 
 /* Places a unit of the project: its entities, copied through the data model's clipboard text

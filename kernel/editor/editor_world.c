@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "ct_array.h"
+#include "ct_file.h"
+#include "ct_heap.h"
 #include "ct_physics.h"
 #include "ct_render.h"
 #include "ct_render_frame.h"
@@ -196,15 +199,10 @@ static bool push_set(walk_t *w, ct_guid_t owner, const char *key)
     for (uint32_t i = 0; i < count; i++) {
         uint32_t copies = repeat_count(w, s[i].guid);
         for (uint32_t k = 0; k < copies; k++) {
-            if (w->n == w->capacity) {
-                uint32_t cap = w->capacity ? w->capacity * 2 : 256;
-                slot_t *grown = cap <= MAX_ENTITIES ? realloc(w->slots, cap * sizeof *grown) : NULL;
-                if (!grown) {
-                    free(s);
-                    return false;
-                }
-                w->slots = grown;
-                w->capacity = cap;
+            if (w->n == MAX_ENTITIES ||
+                !ct_array_reserve_of(ct_heap_allocator(), &w->slots, &w->capacity, w->n + 1, 256)) {
+                free(s);
+                return false;
             }
             w->slots[w->n++] = (slot_t){s[i].guid, k};
         }
@@ -535,23 +533,8 @@ bool editor_world__png(void)
         return true;
     if (!g_w.frames || g_w.render_api->screenshot(g_w.png_path) != 0)
         return false;
-    FILE *f = fopen(g_w.png_path, "rb");
-    if (!f)
-        return false;
-    uint8_t *png = NULL;
-    size_t size = 0, cap = 0, got;
-    do {
-        if (size == cap) {
-            cap = cap ? cap * 2 : 1u << 18;
-            uint8_t *grown = realloc(png, cap);
-            if (!grown)
-                break;
-            png = grown;
-        }
-        got = fread(png + size, 1, cap - size, f);
-        size += got;
-    } while (got);
-    fclose(f);
+    size_t size;
+    uint8_t *png = ct_file_read(g_w.png_path, ct_heap_allocator(), 256u << 20, &size, NULL, 0);
     if (png && size) {
         png_size(png, size);
         editor_server__set_frame(png, size);

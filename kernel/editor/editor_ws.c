@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ct_array.h"
 #include "ct_memory.h"
 
 void editor_ws_reader__init(editor_ws_reader_t *r, ct_allocator_t *allocator, uint32_t max_message)
@@ -124,11 +125,9 @@ static int take_header(editor_ws_reader_t *r, char *err, size_t err_size)
     if (r->opcode != 0)
         r->message_opcode = r->opcode;
     if (total > r->message_capacity) {
-        /* Grow to what the frame needs (or double), never past the limit. */
-        uint64_t cap = r->message_capacity ? (uint64_t)r->message_capacity * 2 : 256;
-        if (cap < total)
-            cap = total;
-        if (cap > r->max_message)
+        /* Grow to what the frame needs (doubling), never past the limit (total is within it). */
+        uint64_t cap = ct_array_capacity(r->message_capacity, (uint32_t)total, 256);
+        if (cap == 0 || cap > r->max_message)
             cap = r->max_message;
         uint8_t *p = ct_realloc(r->allocator, r->message,
                                 r->message ? (size_t)r->message_capacity + 1 : 0, (size_t)cap + 1);

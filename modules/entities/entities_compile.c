@@ -25,8 +25,8 @@ typedef struct flat_entity_t {
 
 typedef struct text_t {
     char *bytes;
-    size_t size;
-    size_t capacity;
+    uint32_t size;
+    uint32_t capacity;
 } text_t;
 
 typedef struct compiler_t {
@@ -221,18 +221,12 @@ static bool flatten(compiler_t *c, const ct_data_o *roots)
 
 static bool append(text_t *t, const char *s, size_t len)
 {
-    if (len > t->capacity - t->size) {
-        size_t capacity = t->capacity ? t->capacity * 2u : 256u;
-        while (capacity - t->size < len)
-            capacity *= 2u;
-        char *grown = ct_realloc(entities__services.a, t->bytes, t->capacity, capacity);
-        if (!grown)
-            return false;
-        t->bytes = grown;
-        t->capacity = capacity;
-    }
+    if (len > UINT32_MAX - t->size ||
+        !ct_array_reserve_of(entities__services.a, &t->bytes, &t->capacity,
+                             t->size + (uint32_t)len, 256))
+        return false;
     memcpy(t->bytes + t->size, s, len);
-    t->size += len;
+    t->size += (uint32_t)len;
     return true;
 }
 

@@ -503,6 +503,49 @@ static void big_sets_stay_exact(void **state)
     dm->destroy_doc(d);
 }
 
+/* Documents made one after another reuse the memory of the ones before (kept blocks): a new one
+ * sees none of an old one's keys or values, and each reads back exactly what it was given. */
+static void documents_made_after_others_start_clean(void **state)
+{
+    (void)state;
+    enum { KEYS = 20000 };
+    char key[32];
+    double x;
+    for (int r = 0; r < 3; r++) {
+        ct_dm_doc_o *d = doc_of("ed");
+        assert_int_equal(dm->create(d, a), 0);
+        for (int i = 0; i < KEYS; i++) {
+            snprintf(key, sizeof key, "r%dk%d", r, i);
+            ct_dm_value_t v = dbl(r * 1e6 + i);
+            assert_int_equal(dm->set_property(d, a, key, &v), 0);
+        }
+        for (int i = 0; i < KEYS; i++) {
+            snprintf(key, sizeof key, "r%dk%d", r, i);
+            assert_int_equal(dm->get_double(d, a, key, &x), 0);
+            assert_true(x == r * 1e6 + i);
+            if (r > 0) {
+                snprintf(key, sizeof key, "r%dk%d", r - 1, i);
+                assert_int_equal(dm->get_double(d, a, key, &x), CT_ERR_NOT_FOUND);
+            }
+        }
+        assert_int_equal(dm->keys(d, a, NULL, 0), KEYS);
+        dm->destroy_doc(d);
+    }
+    /* A key's length is checked to the byte: 255 bytes is a key, 256 is not. */
+    ct_dm_doc_o *d = doc_of("ed");
+    assert_int_equal(dm->create(d, a), 0);
+    char longest[CT_DM_MAX_KEY + 2];
+    memset(longest, 'k', sizeof longest);
+    longest[CT_DM_MAX_KEY] = '\0';
+    ct_dm_value_t v = dbl(1);
+    assert_int_equal(dm->set_property(d, a, longest, &v), 0);
+    longest[CT_DM_MAX_KEY] = 'k';
+    longest[CT_DM_MAX_KEY + 1] = '\0';
+    assert_int_equal(dm->set_property(d, a, longest, &v), CT_ERR_INVALID);
+    assert_int_equal(dm->set_property(d, a, "", &v), CT_ERR_INVALID);
+    dm->destroy_doc(d);
+}
+
 int main(void)
 {
     dm = datamodel__api_v1();
@@ -519,6 +562,7 @@ int main(void)
         cmocka_unit_test(listeners_see_every_applied_operation),
         cmocka_unit_test(big_sets_stay_exact),
         cmocka_unit_test(many_properties_in_runs_read_back_exactly),
+        cmocka_unit_test(documents_made_after_others_start_clean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,6 +220,44 @@ static void a_missing_project_is_not_created(void **state)
     assert_int_equal(compiler__compile_project(NULL, NULL, NULL, NULL), CT_ERR_INVALID);
 }
 
+/* The manifest's index by path stays right through puts, replacements and removals (a removal
+ * moves the last entry into the hole and shifts probe chains back). */
+static void the_manifest_finds_every_entry(void **state)
+{
+    (void)state;
+    compiler_manifest_t m = {0};
+    char path[64];
+    for (uint32_t i = 0; i < 3000; i++) {
+        snprintf(path, sizeof path, "s/%u.numbers", i);
+        compiler_manifest_entry_t e = {.path = path, .stamp = {.size = i}, .provider = "kernel"};
+        assert_int_equal(compiler__manifest_put(&m, &e), 0);
+    }
+    for (uint32_t i = 0; i < 3000; i += 3) {
+        snprintf(path, sizeof path, "s/%u.numbers", i);
+        compiler_manifest_entry_t *e = compiler__manifest_find(&m, path);
+        assert_non_null(e);
+        compiler__manifest_remove(&m, e);
+    }
+    /* A put of a path already there replaces its entry. */
+    compiler_manifest_entry_t again = {.path = "s/1.numbers", .stamp = {.size = 7}};
+    assert_int_equal(compiler__manifest_put(&m, &again), 0);
+    assert_int_equal(m.count, 2000);
+    for (uint32_t i = 0; i < 3000; i++) {
+        snprintf(path, sizeof path, "s/%u.numbers", i);
+        const compiler_manifest_entry_t *e = compiler__manifest_find(&m, path);
+        if (i % 3 == 0) {
+            assert_null(e);
+            continue;
+        }
+        assert_non_null(e);
+        assert_string_equal(e->path, path);
+        assert_int_equal(e->stamp.size, i == 1 ? 7 : i);
+    }
+    assert_null(compiler__manifest_find(&m, "s/3000.numbers"));
+    compiler__manifest_free(&m);
+    assert_null(compiler__manifest_find(&m, "s/1.numbers"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +279,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_corrupt_manifest_means_a_full_rebuild, make_project,
                                         remove_project),
         cmocka_unit_test_setup_teardown(a_missing_project_is_not_created, make_project,
+                                        remove_project),
+        cmocka_unit_test_setup_teardown(the_manifest_finds_every_entry, make_project,
                                         remove_project),
     };
     return cmocka_run_group_tests_name("resources compile", tests, NULL, NULL);

@@ -54,6 +54,11 @@ typedef struct compiler_manifest_t {
     compiler_manifest_entry_t *entries;
     uint32_t count;
     uint32_t capacity;
+    /* The index by path: open addressing with linear probing, each slot an entry's index + 1
+     * (0: empty), num_slots a power of two at least twice count. A run looks every source up,
+     * so a linear search made a compile of N sources cost N^2 / 2 string compares. */
+    uint32_t *slots;
+    uint32_t num_slots;
 } compiler_manifest_t;
 
 /* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
@@ -63,9 +68,11 @@ void compiler__manifest_read(compiler_manifest_t *m, const char *path);
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
                                const char *path);
 int compiler__manifest_write(const compiler_manifest_t *m, const char *path);
+/* The entry of `path`, or NULL; in constant time. Valid until the next put or remove. */
 compiler_manifest_entry_t *compiler__manifest_find(compiler_manifest_t *m, const char *path);
 /* Adds or replaces the entry for e->path (the path and the files are copied). */
 int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry_t *e);
+/* Removes e; the last entry moves into its place (loops over entries stay at the same index). */
 void compiler__manifest_remove(compiler_manifest_t *m, compiler_manifest_entry_t *e);
 void compiler__manifest_free(compiler_manifest_t *m);
 

@@ -29,6 +29,7 @@
 
 #include "base/log.h"
 #include "compiler.h"
+#include "ct_hash.h"
 
 #define MANIFEST_VERSION 3
 /* Integers stored as JSON numbers stay below 2^53, where doubles are exact. */
@@ -221,13 +222,61 @@ int compiler__manifest_write(const compiler_manifest_t *m, const char *path)
     return rc;
 }
 
+static uint32_t home_slot(const compiler_manifest_t *m, const char *path)
+{
+    return (uint32_t)ct_murmur64a(path, strlen(path), 0) & (m->num_slots - 1);
+}
+
+/* The slot holding `path`, or the empty slot where it would go. num_slots must be nonzero. */
+static uint32_t *slot_of(const compiler_manifest_t *m, const char *path)
+{
+    const uint32_t mask = m->num_slots - 1;
+    for (uint32_t s = home_slot(m, path);; s = (s + 1) & mask)
+        if (!m->slots[s] || strcmp(m->entries[m->slots[s] - 1].path, path) == 0)
+            return &m->slots[s];
+}
+
+/* Makes room in the index for one more entry (at most half full). */
+static bool reserve_slots(compiler_manifest_t *m)
+{
+    if ((uint64_t)(m->count + 1) * 2 <= m->num_slots)
+        return true;
+    const uint32_t num = m->num_slots ? m->num_slots * 2 : 128;
+    uint32_t *slots = ct_alloc(resources__allocator(), (size_t)num * sizeof *slots);
+    if (!slots)
+        return false;
+    memset(slots, 0, (size_t)num * sizeof *slots);
+    if (m->slots)
+        ct_free(resources__allocator(), m->slots, (size_t)m->num_slots * sizeof *m->slots);
+    m->slots = slots;
+    m->num_slots = num;
+    for (uint32_t i = 0; i < m->count; i++)
+        *slot_of(m, m->entries[i].path) = i + 1;
+    return true;
+}
+
 compiler_manifest_entry_t *compiler__manifest_find(compiler_manifest_t *m, const char *path)
 {
-    for (uint32_t i = 0; i < m->count; i++) {
-        if (strcmp(m->entries[i].path, path) == 0)
-            return &m->entries[i];
+    if (!m->num_slots)
+        return NULL;
+    const uint32_t slot = *slot_of(m, path);
+    return slot ? &m->entries[slot - 1] : NULL;
+}
+
+/* Empties slot `hole` and shifts back the entries after it that probed past it, so every
+ * remaining entry stays reachable from its home slot without tombstones. */
+static void clear_slot(compiler_manifest_t *m, uint32_t hole)
+{
+    const uint32_t mask = m->num_slots - 1;
+    for (uint32_t s = (hole + 1) & mask; m->slots[s]; s = (s + 1) & mask) {
+        const uint32_t home = home_slot(m, m->entries[m->slots[s] - 1].path);
+        const bool stays = hole <= s ? hole < home && home <= s : hole < home || home <= s;
+        if (!stays) {
+            m->slots[hole] = m->slots[s];
+            hole = s;
+        }
     }
-    return NULL;
+    m->slots[hole] = 0;
 }
 
 static char *copy_string(const char *s)
@@ -308,6 +357,12 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
         slot->formats = formats;
         return 0;
     }
+    if (!reserve_slots(m)) {
+        free_files(files, e->num_files);
+        free_string(provider);
+        free_string(formats);
+        return CT_ERR_NOMEM;
+    }
     if (m->count == m->capacity) {
         uint32_t capacity = m->capacity ? m->capacity * 2 : 64;
         compiler_manifest_entry_t *grown =
@@ -334,12 +389,16 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
     m->entries[m->count].files = files;
     m->entries[m->count].provider = provider;
     m->entries[m->count].formats = formats;
-    m->count++;
+    *slot_of(m, path) = ++m->count;
     return 0;
 }
 
 void compiler__manifest_remove(compiler_manifest_t *m, compiler_manifest_entry_t *e)
 {
+    const uint32_t index = (uint32_t)(e - m->entries), last = m->count - 1;
+    clear_slot(m, (uint32_t)(slot_of(m, e->path) - m->slots));
+    if (index != last)
+        *slot_of(m, m->entries[last].path) = index + 1;
     free_string(e->path);
     free_files(e->files, e->num_files);
     free_strings(e);
@@ -355,5 +414,7 @@ void compiler__manifest_free(compiler_manifest_t *m)
     }
     if (m->entries)
         ct_free(resources__allocator(), m->entries, m->capacity * sizeof *m->entries);
+    if (m->slots)
+        ct_free(resources__allocator(), m->slots, (size_t)m->num_slots * sizeof *m->slots);
     *m = (compiler_manifest_t){0};
 }
