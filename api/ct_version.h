@@ -14,9 +14,9 @@
 #define CT_VERSION_H
 
 #define CT_SDK_VERSION_MAJOR 0
-#define CT_SDK_VERSION_MINOR 1
+#define CT_SDK_VERSION_MINOR 2
 #define CT_SDK_VERSION_PATCH 0
-#define CT_SDK_VERSION_STRING "0.1.0"
+#define CT_SDK_VERSION_STRING "0.2.0"
 
 /* The three numbers in one comparable integer: 0x00MMmmpp. */
 #define CT_SDK_VERSION \

@@ -12,6 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* stb_image checks its own consistency with assert(), which a corrupt JPEG can fail (found by
+ * fuzz_texture: a Huffman code that does not match its table, stb_image 2.27): a failed check is
+ * noted instead of aborting the process, and the image is refused. */
+static _Thread_local bool stb_check_failed;
+#define STBI_ASSERT(x) ((x) ? (void)0 : (void)(stb_check_failed = true))
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -86,6 +92,78 @@ static void downsample(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *ds
         }
 }
 
+/*
+ * stb_image 2.27 (Debian's libstb-dev) builds a JPEG Huffman table (a DHT segment) without
+ * checking that its 16 code counts sum to at most 256, and writes past the table when they do
+ * (found by tests/rendering/fuzz_texture under UBSan; later stb_image refuses such tables). So
+ * JPEG bytes are walked first the way stb_image walks them: marker by marker (bytes that are not
+ * a marker skipped one at a time, segments by their length, entropy-coded data up to the next
+ * marker), reading each DHT's tables as it does, reading zeros past the end; a table of more
+ * than 256 codes refuses the file before stb_image sees it.
+ */
+static uint32_t byte_at(const uint8_t *b, size_t n, size_t i) { return i < n ? b[i] : 0u; }
+
+static bool jpeg_huffman_tables_fit(const uint8_t *b, size_t n)
+{
+    if (n < 2 || b[0] != 0xFF || b[1] != 0xD8)
+        return true; /* not a JPEG: stb_image's other readers decide */
+    size_t i = 2;
+    while (i < n) {
+        if (b[i] != 0xFF) {
+            i++;
+            continue;
+        }
+        while (i < n && b[i] == 0xFF) /* fill bytes */
+            i++;
+        const uint32_t m = byte_at(b, n, i++);
+        if (m == 0x00 || m == 0x01 || m == 0xD8 || (m >= 0xD0 && m <= 0xD7))
+            continue; /* a stuffed 0xFF in entropy-coded data, TEM, SOI, a restart: no length */
+        if (m == 0xD9)
+            return true; /* EOI */
+        const size_t length = byte_at(b, n, i) << 8 | byte_at(b, n, i + 1);
+        if (length < 2)
+            return true; /* stb_image stops here (an error, or a skip to the end) */
+        if (m == 0xC4) {
+            size_t p = i + 2;
+            long left = (long)length - 2;
+            while (left > 0) {
+                uint32_t codes = 0;
+                for (int k = 0; k < 16; k++)
+                    codes += byte_at(b, n, p + 1 + (size_t)k);
+                if (codes > 256)
+                    return false;
+                p += 17 + codes;
+                left -= 17 + (long)codes;
+            }
+        }
+        i += length; /* the segment; after SOS the scan's data follows, walked byte by byte */
+    }
+    return true;
+}
+
+/* stb_image 2.27 copies a first IDAT chunk of length 0 from a buffer it has not made yet
+ * (memcpy from NULL: undefined, found by fuzz_texture under UBSan). PNG chunks are walked as it
+ * walks them (length, type, data, CRC) and such a file refused first; empty IDAT chunks after
+ * image data are harmless. */
+static bool png_first_idat_has_data(const uint8_t *b, size_t n)
+{
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n < 8 || memcmp(b, signature, 8))
+        return true; /* not a PNG */
+    for (size_t i = 8; i + 8 <= n;) {
+        const uint64_t length = (uint64_t)b[i] << 24 | (uint64_t)b[i + 1] << 16 | (uint64_t)b[i + 2] << 8 | b[i + 3];
+        const uint8_t *type = &b[i + 4];
+        if (!memcmp(type, "IDAT", 4))
+            return length > 0; /* the first one decides */
+        if (!memcmp(type, "IEND", 4))
+            return true;
+        if (length > n - i)
+            return true; /* stb_image runs out of data first */
+        i += 12 + (size_t)length;
+    }
+    return true;
+}
+
 /* stb_image's reason for the last failure, or `fallback` when it gives none. */
 static const char *reason(const char *fallback)
 {
@@ -97,9 +175,21 @@ uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flag
                                 ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size)
 {
     int w = 0, h = 0, channels = 0;
-    if (size > INT32_MAX || !stbi_info_from_memory(bytes, (int)size, &w, &h, &channels)) {
-        snprintf(err, err_size, "cannot be decoded as PNG or JPEG (corrupt, or another format: %s)",
-                 reason("unknown format"));
+    if (!jpeg_huffman_tables_fit(bytes, size)) {
+        snprintf(err, err_size, "the image is corrupt (a JPEG Huffman table of more than 256 codes)");
+        return NULL;
+    }
+    if (!png_first_idat_has_data(bytes, size)) {
+        snprintf(err, err_size, "the image is corrupt (its first PNG IDAT chunk is empty)");
+        return NULL;
+    }
+    stb_check_failed = false;
+    if (size > INT32_MAX || !stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) || stb_check_failed) {
+        if (stb_check_failed)
+            snprintf(err, err_size, "the image is corrupt (stb_image found it inconsistent)");
+        else
+            snprintf(err, err_size, "cannot be decoded as PNG or JPEG (corrupt, or another format: %s)",
+                     reason("unknown format"));
         return NULL;
     }
     if (w < 1 || h < 1 || w > (int)max_size || h > (int)max_size) {
@@ -112,9 +202,10 @@ uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flag
         snprintf(err, err_size, "the image is corrupt (%s)", reason("its data ends early or is damaged"));
         return NULL;
     }
-    if (lw0 != w || lh0 != h) { /* the header read first and the decode must agree */
+    if (lw0 != w || lh0 != h || stb_check_failed) { /* the header read first and the decode agree */
         stbi_image_free(pixels);
-        snprintf(err, err_size, "the image is corrupt (its size changed while decoding)");
+        snprintf(err, err_size, "the image is corrupt (%s)",
+                 stb_check_failed ? "stb_image found it inconsistent" : "its size changed while decoding");
         return NULL;
     }
     const uint32_t levels = render__texture_levels((uint32_t)w, (uint32_t)h);

@@ -77,6 +77,9 @@ static int run_combination(const kernel_desc_t *desc, const matrix_versions_t *v
 
 int main(int argc, char **argv)
 {
+    /* One write per line: the script reads these lines from a file the log (stderr) also goes
+     * to, and a block-buffered stdout would let a log line split one. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     kernel_desc_t desc;
     memset(&desc, 0, sizeof desc);
     desc.jobs = 1;

@@ -23,13 +23,16 @@ enum {
     MATRIX_API_LUA,
     MATRIX_API_EXPR,
     MATRIX_API_PARTICLES,
+    MATRIX_API_INPUT,
+    MATRIX_API_CLOCK,
+    MATRIX_API_ISLANDS,
     MATRIX_NUM_APIS
 };
 
 /* As tests/matrix/meson.build's dict and the combinations' names spell them ("physics4"). */
 static const char *const matrix_api_names[MATRIX_NUM_APIS] = {
     "entity", "world", "transform", "physics", "component", "render",
-    "animation", "network", "lua", "expr", "particles",
+    "animation", "network", "lua", "expr", "particles", "input", "clock", "islands",
 };
 
 /* One combination: the major version of each API the probe asks the kernel for. */
@@ -57,6 +60,9 @@ enum {
     MATRIX_TRANSFORM_CHANGES = 1u << 14,
     MATRIX_PHYSICS_ROTATION = 1u << 15,
     MATRIX_RENDER_DEBUG_DRAW = 1u << 16,
+    MATRIX_INPUT_CONTROLS = 1u << 17,
+    MATRIX_CLOCK_SCALE = 1u << 18,
+    MATRIX_ISLANDS_RUN = 1u << 19,
 };
 
 /* Which API version brings which feature. */
@@ -82,6 +88,9 @@ static const struct {
     {MATRIX_API_TRANSFORM, 4, MATRIX_TRANSFORM_CHANGES},
     {MATRIX_API_PHYSICS, 4, MATRIX_PHYSICS_ROTATION},
     {MATRIX_API_RENDER, 2, MATRIX_RENDER_DEBUG_DRAW},
+    {MATRIX_API_INPUT, 1, MATRIX_INPUT_CONTROLS},
+    {MATRIX_API_CLOCK, 1, MATRIX_CLOCK_SCALE},
+    {MATRIX_API_ISLANDS, 1, MATRIX_ISLANDS_RUN},
 };
 
 /* The features a combination's versions add. */

@@ -32,6 +32,9 @@
  *                   chunk and through pcall, with a reference keeping the userdata
  *     expr v1       the seed's expression compiled and evaluated once and in a batch: fixed bits
  *     particles v1  an effect's burst stepped once: its count and a particle's velocity
+ *     input v1      controls named both ways, an injected key press taken, a bad event refused
+ *     clock v1      the time scale set and read back, an out-of-range scale refused, pausing
+ *     islands v1    an event's handler run as an island adds its number to an entity's field
  *
  * A version joins by adding it to the dict in meson.build, a BIND_VERSION line below, and (when
  * it adds something) a feature in matrix_probe.h with its check here.
@@ -39,7 +42,9 @@
 #include "ct_animation.h"
 #include "ct_entity.h"
 #include "ct_expr.h"
+#include "ct_gameplay.h"
 #include "ct_hash.h"
+#include "ct_input.h"
 #include "ct_lua.h"
 #include "ct_network.h"
 #include "ct_particles.h"
@@ -79,6 +84,9 @@ static ct_network_api_v1 network_table;
 static ct_lua_api_v2 lua_table;
 static ct_expr_api_v1 expr_table;
 static ct_particles_api_v1 particles_table;
+static ct_input_api_v1 input_table;
+static ct_clock_api_v1 clock_table;
+static ct_islands_api_v1 islands_table;
 static const ct_entity_api_v2 *const entity = &entity_table;
 static const ct_world_api_v2 *const world_api = &world_table;
 static const ct_transform_api_v4 *const transform = &transform_table;
@@ -90,6 +98,9 @@ static const ct_network_api_v1 *const network = &network_table;
 static const ct_lua_api_v2 *const lua = &lua_table;
 static const ct_expr_api_v1 *const expr = &expr_table;
 static const ct_particles_api_v1 *const particles = &particles_table;
+static const ct_input_api_v1 *const input = &input_table;
+static const ct_clock_api_v1 *const game_clock = &clock_table;
+static const ct_islands_api_v1 *const islands = &islands_table;
 static const ct_resource_api_v1 *resource;
 /* world v0's spawn_unit takes no rotation, so it has a slot of its own. */
 static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const float pos[3]);
@@ -124,6 +135,9 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
     X(check_userdata) X(ref) X(push_ref) X(unref) X(pcall)
 #define EXPR_V1(X) X(compile) X(eval) X(eval_batch) X(num_outputs) X(destroy)
 #define PARTICLES_V1(X) X(spawn) X(simulate) X(view) X(destroy)
+#define INPUT_V1(X) X(control) X(control_name) X(inject)
+#define CLOCK_V1(X) X(scale) X(set_scale) X(paused) X(set_paused)
+#define ISLANDS_V1(X) X(handler) X(field) X(post) X(run) X(get) X(set) X(value) X(set_value)
 
 #define COPY_MEMBER(member) table->member = from->member;
 /* A case of a bind function: copies the members CALLS lists from version n's table. */
@@ -194,6 +208,12 @@ DEFINE_BIND(bind_expr, ct_expr_api_v1, BIND_VERSION(1, ct_expr_api_v1, EXPR_V1))
 
 DEFINE_BIND(bind_particles, ct_particles_api_v1, BIND_VERSION(1, ct_particles_api_v1, PARTICLES_V1))
 
+DEFINE_BIND(bind_input, ct_input_api_v1, BIND_VERSION(1, ct_input_api_v1, INPUT_V1))
+
+DEFINE_BIND(bind_clock, ct_clock_api_v1, BIND_VERSION(1, ct_clock_api_v1, CLOCK_V1))
+
+DEFINE_BIND(bind_islands, ct_islands_api_v1, BIND_VERSION(1, ct_islands_api_v1, ISLANDS_V1))
+
 /* Binds every table of `v`: 0, or CT_ERR_MISSING_API with `missing` naming the first API version
  * that is not served (or that this probe does not know). */
 static int bind_all(const matrix_versions_t *v, char missing[64])
@@ -224,6 +244,10 @@ static int bind_all(const matrix_versions_t *v, char missing[64])
         [MATRIX_API_EXPR] = bind_expr(CT_EXPR_API, v->of[MATRIX_API_EXPR], &expr_table),
         [MATRIX_API_PARTICLES] =
             bind_particles(CT_PARTICLES_API, v->of[MATRIX_API_PARTICLES], &particles_table),
+        [MATRIX_API_INPUT] = bind_input(CT_INPUT_API, v->of[MATRIX_API_INPUT], &input_table),
+        [MATRIX_API_CLOCK] = bind_clock(CT_CLOCK_API, v->of[MATRIX_API_CLOCK], &clock_table),
+        [MATRIX_API_ISLANDS] =
+            bind_islands(CT_ISLANDS_API, v->of[MATRIX_API_ISLANDS], &islands_table),
     };
     for (int a = 0; a < MATRIX_NUM_APIS; a++) {
         if (!bound[a]) {
@@ -787,6 +811,71 @@ static int render_debug_draw(ct_world_o *w)
     return r;
 }
 
+/* input v1: a control named both ways, a bad name refused, a key press injected and an event of
+ * no type refused. */
+static int input_controls(ct_world_o *w)
+{
+    (void)w;
+    const uint32_t key = input->control("w");
+    const char *name = key ? input->control_name(key) : NULL;
+    const bool ok = key && name && strcmp(name, "w") == 0 && input->control("Bad Name") == 0 &&
+                    input->inject(&(ct_input_event_t){.type = CT_INPUT_DOWN, .control = key}) == 0 &&
+                    input->inject(&(ct_input_event_t){.type = CT_INPUT_UP, .control = key}) == 0 &&
+                    input->inject(&(ct_input_event_t){.type = 99, .control = key}) == CT_ERR_INVALID;
+    return ok ? 0 : CT_ERR_INVALID;
+}
+
+/* clock v1: the scale starts at 1; 0.5 is taken, 200 refused (0.5 stays); pausing is read back.
+ * The clock is left as it was found. */
+static int clock_scale(ct_world_o *w)
+{
+    (void)w;
+    const bool fresh = game_clock->scale() == 1.0 && game_clock->paused() == 0;
+    game_clock->set_scale(0.5);
+    const bool half = game_clock->scale() == 0.5;
+    game_clock->set_scale(200);
+    const bool refused = game_clock->scale() == 0.5;
+    game_clock->set_paused(1);
+    const bool paused = game_clock->paused() == 1;
+    game_clock->set_paused(0);
+    game_clock->set_scale(1);
+    return fresh && half && refused && paused && game_clock->paused() == 0 ? 0 : CT_ERR_INVALID;
+}
+
+typedef struct island_probe_t {
+    uint32_t hp;
+} island_probe_t;
+
+/* "matrix_hit": the second entity's hp grows by the event's first number. */
+static void on_hit(void *user_data, const ct_island_event_t *event, ct_island_ctx_o *ctx)
+{
+    const island_probe_t *probe = user_data;
+    const ct_entity_t target = event->entities[1];
+    islands->set(ctx, target, probe->hp, islands->get(ctx, target, probe->hp) + event->args[0]);
+}
+
+/* islands v1: one event naming two entities is one island of one event, run on this thread: its
+ * handler adds 2 to an hp of 40. */
+static int islands_run(ct_world_o *w)
+{
+    (void)w;
+    static island_probe_t probe;
+    probe.hp = islands->field("hp");
+    const uint32_t hit = islands->handler("matrix_hit", on_hit, &probe);
+    const ct_entity_t a = entity->create(), b = entity->create();
+    islands->set_value(b, probe.hp, 40);
+    ct_island_stats_t st = {0};
+    const bool ok = probe.hp && hit &&
+                    islands->post(&(ct_island_event_t){.type = hit, .num_entities = 2,
+                                                       .entities = {a, b}, .args = {2}}) == 0 &&
+                    islands->run(CT_ISLANDS_ONE_THREAD, &st) == 0 && st.events == 1 &&
+                    st.islands == 1 && st.largest == 1 && st.refused == 0 &&
+                    islands->value(b, probe.hp) == 42;
+    entity->destroy(a);
+    entity->destroy(b);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+
 /* Each feature and the check that shows it, run in this order when the combination's versions
  * add it (matrix_features in matrix_probe.h). */
 static const struct {
@@ -810,6 +899,9 @@ static const struct {
     {MATRIX_LUA_CLOSURES, lua_closures},
     {MATRIX_EXPR_EVAL, expr_seed},
     {MATRIX_PARTICLES_STEP, particles_burst},
+    {MATRIX_INPUT_CONTROLS, input_controls},
+    {MATRIX_CLOCK_SCALE, clock_scale},
+    {MATRIX_ISLANDS_RUN, islands_run},
 };
 
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
@@ -934,6 +1026,9 @@ static const ct_api_need_t required[] = {
     CT_API_NEED_RANGE("ct.lua", 1, 2),
     CT_API_NEED("ct.expr", 1),
     CT_API_NEED("ct.particles", 1),
+    CT_API_NEED("ct.input", 1),
+    CT_API_NEED("ct.clock", 1),
+    CT_API_NEED("ct.islands", 1),
     CT_API_NEED("ct.resource", 1),
 };
 static const matrix_probe_api_v2 probe_api = {.run = run};

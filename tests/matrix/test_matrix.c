@@ -38,6 +38,8 @@ static void run_combination(const matrix_versions_t *v, matrix_result_t *result)
         CT_TEST_MODULE("networking", "ct_networking"),
         CT_TEST_MODULE("expr", "ct_expr"),
         CT_TEST_MODULE("particles", "ct_particles"),
+        CT_TEST_MODULE("input", "ct_input"),
+        CT_TEST_MODULE("gameplay", "ct_gameplay"),
         probe_path,
     };
     char name[256], missing[64];

@@ -283,6 +283,27 @@ static void test_normal_map_mips_stay_unit(void **state)
     assert_null(render__texture_decode(png, 20, 0, 4096, ct_heap_allocator(), &info, err, sizeof err));
 }
 
+/* A JPEG whose Huffman table (DHT) counts 257 codes: stb_image 2.27 would write past its table
+ * (UBSan: index 257 out of bounds, found by fuzz_texture); the decoder refuses it first, also
+ * when the table follows an APP segment and fill bytes. The same file with 256 codes gets past
+ * that check (and is refused later for what is missing: no frame). */
+static void test_jpeg_huffman_overflow_refused(void **state)
+{
+    (void)state;
+    uint8_t jpeg[2 + 6 + 2 + 4 + 17 + 257 + 2] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0xAB, 0xCD, 0xFF, 0xFF,
+                                                 0xC4, 0x01, 0x14, 0x00, 250, 7};
+    jpeg[sizeof jpeg - 2] = 0xFF, jpeg[sizeof jpeg - 1] = 0xD9;
+    render__texture_info info;
+    char err[256];
+    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info, err,
+                                       sizeof err));
+    assert_non_null(strstr(err, "more than 256 codes"));
+    jpeg[15] = 6, jpeg[12] = 0x13; /* 256 codes, the segment one byte shorter */
+    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info, err,
+                                       sizeof err));
+    assert_null(strstr(err, "more than 256 codes"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_tangents_follow_texture_axes),
         cmocka_unit_test(test_mesh_parse_refuses_bad_tangents),
         cmocka_unit_test(test_normal_map_mips_stay_unit),
+        cmocka_unit_test(test_jpeg_huffman_overflow_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
