@@ -29,6 +29,7 @@
 
 #include "base/log.h"
 #include "compiler.h"
+#include "ct_array.h"
 #include "ct_hash.h"
 
 #define MANIFEST_VERSION 3
@@ -363,19 +364,11 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
         free_string(formats);
         return CT_ERR_NOMEM;
     }
-    if (m->count == m->capacity) {
-        uint32_t capacity = m->capacity ? m->capacity * 2 : 64;
-        compiler_manifest_entry_t *grown =
-            ct_realloc(resources__allocator(), m->entries, m->capacity * sizeof *grown,
-                       capacity * sizeof *grown);
-        if (!grown) {
-            free_files(files, e->num_files);
-            free_string(provider);
-            free_string(formats);
-            return CT_ERR_NOMEM;
-        }
-        m->entries = grown;
-        m->capacity = capacity;
+    if (!ct_array_reserve_of(resources__allocator(), &m->entries, &m->capacity, m->count + 1, 64)) {
+        free_files(files, e->num_files);
+        free_string(provider);
+        free_string(formats);
+        return CT_ERR_NOMEM;
     }
     char *path = copy_string(e->path);
     if (!path) {
