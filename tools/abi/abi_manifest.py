@@ -60,12 +60,13 @@ def declared(body):
 
 
 def enumerators(body):
-    """Enumerators written out one per line (comments are gone already); an X-macro list yields
-    none here (see expanded_enumerators)."""
+    """Enumerators written out, one or several to a line (comments are gone already); an X-macro
+    list yields none here (see expanded_enumerators)."""
     for line in body.splitlines():
-        m = ENUMERATOR.match(line)
-        if m:
-            yield m.group(1)
+        for piece in line.split(","):
+            m = ENUMERATOR.match(piece)
+            if m:
+                yield m.group(1)
 
 
 def expanded_enumerators(cc, header, name):
