@@ -105,7 +105,7 @@ typedef struct ct_animation_clip_o ct_animation_clip_o;
 
 /* How a clip plays; zero means the defaults (no loop, speed 1). */
 typedef struct ct_animation_play_t {
-    float speed; /* 0: 1; negative plays backwards; must be finite */
+    float speed;  /* 0: 1; negative plays backwards; must be finite */
     uint8_t loop; /* 1 loops, 0 plays once (fixed width: no bool in a frozen struct) */
 } ct_animation_play_t;
 
@@ -159,7 +159,8 @@ typedef struct ct_animation_api_v1 {
     /* Plays `clip` on entity e's animation in `world` from its start. 0, CT_ERR_NOT_FOUND (no
      * animation, or no such clip), CT_ERR_INVALID (bad desc, or the clip's hierarchy differs from
      * the skeleton's), all logged. */
-    int (*play)(ct_world_o *world, ct_entity_t e, const char *clip, const ct_animation_play_t *desc);
+    int (*play)(ct_world_o *world, ct_entity_t e, const char *clip,
+                const ct_animation_play_t *desc);
     /* As play, fading from what plays now to `clip` over `seconds` (> 0, finite). */
     int (*crossfade)(ct_world_o *world, ct_entity_t e, const char *clip, float seconds,
                      const ct_animation_play_t *desc);

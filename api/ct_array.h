@@ -59,7 +59,7 @@ static inline bool ct_array_reserve(ct_allocator_t *a, void *items, uint32_t *ca
 }
 
 /* ct_array_reserve with the element size taken from the array's type. */
-#define ct_array_reserve_of(a, items, capacity, needed, first)                                  \
+#define ct_array_reserve_of(a, items, capacity, needed, first)                                     \
     ct_array_reserve((a), (items), (capacity), (needed), sizeof **(items), (first))
 
 #ifdef __cplusplus

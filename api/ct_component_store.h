@@ -128,7 +128,9 @@ static inline bool ct_component_store__grow(ct_component_store_t *s, uint32_t ca
     }
     if (k <= s->num_columns) {
         while (k-- > 0)
-            ct_free(s->a, grown[k], (size_t)capacity * (k < s->num_columns ? s->column_size[k] : sizeof(ct_entity_t)));
+            ct_free(s->a, grown[k],
+                    (size_t)capacity *
+                        (k < s->num_columns ? s->column_size[k] : sizeof(ct_entity_t)));
         return false;
     }
     for (k = 0; k <= s->num_columns; k++) {

@@ -272,7 +272,7 @@ typedef enum ct_dm_op_kind {
 } ct_dm_op_kind;
 
 /* A hybrid logical clock value: (wall milliseconds << 16) | counter. */
-#define CT_DM_HLC(ms, counter) (((uint64_t)(ms) << 16) | ((uint64_t)(counter) & 0xffffu))
+#define CT_DM_HLC(ms, counter) (((uint64_t)(ms) << 16) | ((uint64_t)(counter)&0xffffu))
 
 /* Who did an operation and when. An op's id. `author` is a NUL-terminated string. */
 typedef struct ct_dm_stamp_t {
@@ -329,12 +329,12 @@ typedef void (*ct_dm_listener_f)(void *user_data, ct_dm_doc_o *doc, const ct_dm_
 typedef struct ct_dm_skip_t {
     uint32_t kind; /* the inverse op's ct_dm_op_kind */
     ct_guid_t object;
-    const char *key;     /* NULL for create/destroy */
-    ct_guid_t item;      /* add/remove */
-    ct_dm_value_t wanted;  /* what undo would have restored (SET) */
-    ct_dm_value_t current; /* what stays (SET) */
+    const char *key;             /* NULL for create/destroy */
+    ct_guid_t item;              /* add/remove */
+    ct_dm_value_t wanted;        /* what undo would have restored (SET) */
+    ct_dm_value_t current;       /* what stays (SET) */
     ct_dm_stamp_t current_stamp; /* who set what stays */
-    const char *why;     /* a sentence */
+    const char *why;             /* a sentence */
 } ct_dm_skip_t;
 
 /* What undo/redo did. The arrays are owned by the document, valid until its next operation. */
@@ -361,7 +361,7 @@ typedef struct ct_dm_issue_t {
 /* A losing value of a merge. Strings and values are owned by the document until its next
  * merge/apply/destroy. */
 typedef struct ct_dm_conflict_t {
-    ct_guid_t object;                        /* the object and the property both sides set */
+    ct_guid_t object; /* the object and the property both sides set */
     const char *key;
     ct_dm_value_t winner, loser;             /* the value kept and the value lost */
     ct_dm_stamp_t winner_stamp, loser_stamp; /* who set each, and when */
@@ -371,9 +371,9 @@ typedef struct ct_dm_conflict_t {
 
 /* What a merge or apply did. The array is owned by the document (see ct_dm_conflict_t). */
 typedef struct ct_dm_merge_report_t {
-    uint32_t applied;        /* ops applied */
-    uint32_t already;        /* ops skipped because their id was applied before */
-    uint32_t num_conflicts;  /* every losing value */
+    uint32_t applied;       /* ops applied */
+    uint32_t already;       /* ops skipped because their id was applied before */
+    uint32_t num_conflicts; /* every losing value */
     const ct_dm_conflict_t *conflicts;
 } ct_dm_merge_report_t;
 
@@ -436,8 +436,7 @@ typedef struct ct_datamodel_api_v1 {
     int (*get_guid)(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t *out);
     int (*get_set)(ct_dm_doc_o *doc, ct_guid_t object, const char *key, const ct_guid_t **items,
                    uint32_t *count);
-    bool (*set_contains)(const ct_dm_doc_o *doc, ct_guid_t object, const char *key,
-                         ct_guid_t item);
+    bool (*set_contains)(const ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t item);
     /* The name of a type ("vector3"), for messages. */
     const char *(*type_name)(uint32_t type);
 
@@ -468,8 +467,8 @@ typedef struct ct_datamodel_api_v1 {
     /* Adds the objects of clipboard text under new GUIDs; the new GUIDs of the copied roots go to
      * new_roots (up to max; *num_roots gets the total). All or nothing; CT_ERR_BAD_DATA for
      * malformed text (last_error names line and column). */
-    int (*paste)(ct_dm_doc_o *doc, const char *text, size_t len, ct_guid_t *new_roots,
-                 uint32_t max, uint32_t *num_roots);
+    int (*paste)(ct_dm_doc_o *doc, const char *text, size_t len, ct_guid_t *new_roots, uint32_t max,
+                 uint32_t *num_roots);
     void (*free_text)(char *text);
 
     /* ---- change sets ---- */
@@ -491,8 +490,8 @@ typedef struct ct_datamodel_api_v1 {
                                               char *err, size_t err_size);
     /* Binary form (ct_stream.h). Free with free_text. */
     void *(*changeset_to_binary)(const ct_dm_changeset_o *cs, size_t *size);
-    ct_dm_changeset_o *(*changeset_from_binary)(const void *data, size_t size,
-                                                const char *filename, char *err, size_t err_size);
+    ct_dm_changeset_o *(*changeset_from_binary)(const void *data, size_t size, const char *filename,
+                                                char *err, size_t err_size);
     /* The ops that turn document `from` into document `to` (by GUID and key), stamped with
      * `stamp` (author and hlc; the hlc counts up per op). NULL when out of memory. */
     ct_dm_changeset_o *(*diff)(ct_dm_doc_o *from, ct_dm_doc_o *to, ct_dm_stamp_t stamp);

@@ -50,7 +50,10 @@ typedef struct ct_entity_t {
 } ct_entity_t;
 
 /* The index bits of e (its slot, reused after the entity dies) and its generation bits. */
-static inline uint32_t ct_entity_index(ct_entity_t e) { return e.id & ((1u << CT_ENTITY_INDEX_BITS) - 1u); }
+static inline uint32_t ct_entity_index(ct_entity_t e)
+{
+    return e.id & ((1u << CT_ENTITY_INDEX_BITS) - 1u);
+}
 static inline uint32_t ct_entity_generation(ct_entity_t e) { return e.id >> CT_ENTITY_INDEX_BITS; }
 
 /* A world: a set of component managers. Opaque; made by ct_world_api (ct_world.h). */
@@ -96,9 +99,10 @@ struct ct_compile_ctx_o;
  * index of i's parent in the resource, UINT32_MAX for roots) and the pose the roots are placed at.
  */
 typedef struct ct_spawn_context_t {
-    ct_world_o *world;                /* the world spawned into */
-    const ct_entity_t *entity_lookup; /* num_entities: the resource's entities, made for this spawn */
-    const uint32_t *parent_index;     /* num_entities: each one's parent (UINT32_MAX: a root) */
+    ct_world_o *world; /* the world spawned into */
+    const ct_entity_t
+        *entity_lookup;           /* num_entities: the resource's entities, made for this spawn */
+    const uint32_t *parent_index; /* num_entities: each one's parent (UINT32_MAX: a root) */
     uint32_t num_entities;
     float position[3]; /* where the resource's roots go */
     float rotation[4]; /* quaternion x, y, z, w */
@@ -110,14 +114,14 @@ typedef struct ct_spawn_context_t {
  * e.g. CT_SPAWN_ORDER_PHYSICS + 1 for a type that needs bodies. Numbers may repeat; types of one
  * number spawn in registration order.
  */
-#define CT_SPAWN_ORDER_TRANSFORM 0u      /* "transform": first, everything else reads it */
-#define CT_SPAWN_ORDER_PHYSICS 10u       /* physics bodies and colliders */
-#define CT_SPAWN_ORDER_ANIMATION 20u     /* "animation": after transforms */
-#define CT_SPAWN_ORDER_RENDER 20u        /* meshes, lights, cameras: after transforms and physics */
-#define CT_SPAWN_ORDER_FORCE_FIELD 25u   /* physics force fields: after transforms and bodies */
-#define CT_SPAWN_ORDER_PARTICLES 30u     /* particle emitters: after transforms */
-#define CT_SPAWN_ORDER_NETWORK 100u      /* "network": after everything it replicates */
-#define CT_SPAWN_ORDER_DEBUG_NAME 1000u  /* "debug_name": last */
+#define CT_SPAWN_ORDER_TRANSFORM 0u     /* "transform": first, everything else reads it */
+#define CT_SPAWN_ORDER_PHYSICS 10u      /* physics bodies and colliders */
+#define CT_SPAWN_ORDER_ANIMATION 20u    /* "animation": after transforms */
+#define CT_SPAWN_ORDER_RENDER 20u       /* meshes, lights, cameras: after transforms and physics */
+#define CT_SPAWN_ORDER_FORCE_FIELD 25u  /* physics force fields: after transforms and bodies */
+#define CT_SPAWN_ORDER_PARTICLES 30u    /* particle emitters: after transforms */
+#define CT_SPAWN_ORDER_NETWORK 100u     /* "network": after everything it replicates */
+#define CT_SPAWN_ORDER_DEBUG_NAME 1000u /* "debug_name": last */
 
 /*
  * A component type, registered by the module that implements it (transforms, physics, a game's
@@ -321,9 +325,8 @@ typedef struct ct_entity_pages_t {
 static inline uint32_t *ct_entity_pages_entry(const ct_entity_pages_t *p, ct_entity_t e)
 {
     const uint32_t index = ct_entity_index(e), page = index >> CT_ENTITY_PAGE_BITS;
-    return page < p->num_pages && p->pages[page]
-               ? &p->pages[page][index & (CT_ENTITY_PAGE - 1u)]
-               : (uint32_t *)NULL;
+    return page < p->num_pages && p->pages[page] ? &p->pages[page][index & (CT_ENTITY_PAGE - 1u)]
+                                                 : (uint32_t *)NULL;
 }
 
 /* Makes sure e's entry exists (allocating from `a` its page and room in the page table); false
@@ -337,8 +340,8 @@ static inline bool ct_entity_pages_reserve(ct_entity_pages_t *p, ct_allocator_t 
         uint32_t num = p->num_pages ? p->num_pages : 16u;
         while (num <= page)
             num *= 2u;
-        uint32_t **pages = (uint32_t **)ct_realloc(a, p->pages, p->num_pages * sizeof *pages,
-                                                   num * sizeof *pages);
+        uint32_t **pages =
+            (uint32_t **)ct_realloc(a, p->pages, p->num_pages * sizeof *pages, num * sizeof *pages);
         if (!pages)
             return false;
         memset(pages + p->num_pages, 0, (num - p->num_pages) * sizeof *pages);

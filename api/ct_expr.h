@@ -155,8 +155,8 @@ typedef struct ct_expr_desc_t {
 
 /* Why compile or load failed. */
 typedef struct ct_expr_error_t {
-    uint32_t line;    /* 1-based; 0 when the error is about no place (load, limits of desc) */
-    uint32_t column;  /* 1-based, in bytes */
+    uint32_t line;   /* 1-based; 0 when the error is about no place (load, limits of desc) */
+    uint32_t column; /* 1-based, in bytes */
     char message[160];
     /* "line:col: message\n  <source line>\n  <caret under the column>" (no trailing newline);
      * just the message when there is no place. */

@@ -48,7 +48,8 @@ static inline uint8_t *ct_file_read(const char *path, ct_allocator_t *a, size_t 
 #endif
     struct stat st;
     const int stat_ok = fd >= 0 && fstat(fd, &st) == 0;
-    if (!stat_ok || !S_ISREG(st.st_mode) || st.st_size < 0 || (unsigned long long)st.st_size > max_size) {
+    if (!stat_ok || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+        (unsigned long long)st.st_size > max_size) {
         const int why = fd < 0 ? errno : stat_ok && S_ISDIR(st.st_mode) ? EISDIR : 0;
         const int regular = stat_ok && S_ISREG(st.st_mode);
         if (fd >= 0)

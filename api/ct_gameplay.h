@@ -127,19 +127,21 @@ typedef struct ct_island_event_t {
 typedef struct ct_island_ctx_o ct_island_ctx_o;
 
 /* Handles one event on some worker thread. */
-typedef void (*ct_island_handler_f)(void *user_data, const ct_island_event_t *event, ct_island_ctx_o *ctx);
+typedef void (*ct_island_handler_f)(void *user_data, const ct_island_event_t *event,
+                                    ct_island_ctx_o *ctx);
 /* Applies one effect on the thread that called run(), in event order. */
-typedef void (*ct_island_effect_f)(void *user_data, ct_entity_t target, const double *args, uint32_t n);
+typedef void (*ct_island_effect_f)(void *user_data, ct_entity_t target, const double *args,
+                                   uint32_t n);
 
 /* What a run did. */
 typedef struct ct_island_stats_t {
     uint32_t events, islands; /* events handled, islands they formed */
-    uint32_t largest;     /* events in the largest island */
-    uint32_t shared_only; /* events that named shared entities only */
-    uint32_t effects;     /* effects applied */
-    uint32_t refused;     /* writes, reads and effects refused */
-    uint32_t errors;      /* handlers that failed (Lua errors) */
-    uint32_t threads;     /* threads the islands ran on (1 unless parallel) */
+    uint32_t largest;         /* events in the largest island */
+    uint32_t shared_only;     /* events that named shared entities only */
+    uint32_t effects;         /* effects applied */
+    uint32_t refused;         /* writes, reads and effects refused */
+    uint32_t errors;          /* handlers that failed (Lua errors) */
+    uint32_t threads;         /* threads the islands ran on (1 unless parallel) */
     double build_ms, run_ms, apply_ms;
 } ct_island_stats_t;
 
@@ -164,7 +166,8 @@ typedef struct ct_islands_api_v1 {
      * CT_ISLAND_MAX_EFFECTS, or a bad id). */
     double (*get)(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field);
     bool (*set)(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double value);
-    bool (*emit)(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args, uint32_t n);
+    bool (*emit)(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args,
+                 uint32_t n);
     /* Outside a run (main thread): a field's value, and setting it (any entity). */
     double (*value)(ct_entity_t e, uint32_t field);
     void (*set_value)(ct_entity_t e, uint32_t field, double value);

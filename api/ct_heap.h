@@ -25,8 +25,8 @@ extern "C" {
 
 /* ct_allocator_t.realloc over the C heap: size 0 frees, otherwise realloc (NULL when out of
  * memory, the block untouched). The sizes and the call site are not needed. */
-static inline void *ct_heap__realloc(ct_allocator_t *a, void *ptr, size_t old_size,
-                                     size_t new_size, const char *file, uint32_t line)
+static inline void *ct_heap__realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
+                                     const char *file, uint32_t line)
 {
     (void)a, (void)old_size, (void)file, (void)line;
     if (new_size == 0) {

@@ -42,8 +42,18 @@ extern "C" {
 
 /* The twelve axis orders (see Orders above); CT_EULER_ORDER_COUNT counts them. */
 typedef enum ct_euler_order {
-    CT_EULER_XYZ, CT_EULER_XZY, CT_EULER_YXZ, CT_EULER_YZX, CT_EULER_ZXY, CT_EULER_ZYX,
-    CT_EULER_XYX, CT_EULER_XZX, CT_EULER_YXY, CT_EULER_YZY, CT_EULER_ZXZ, CT_EULER_ZYZ,
+    CT_EULER_XYZ,
+    CT_EULER_XZY,
+    CT_EULER_YXZ,
+    CT_EULER_YZX,
+    CT_EULER_ZXY,
+    CT_EULER_ZYX,
+    CT_EULER_XYX,
+    CT_EULER_XZX,
+    CT_EULER_YXY,
+    CT_EULER_YZY,
+    CT_EULER_ZXZ,
+    CT_EULER_ZYZ,
     CT_EULER_ORDER_COUNT
 } ct_euler_order;
 
@@ -133,7 +143,8 @@ static inline void ct_quat_from_mat3(const double m[3][3], double q[4])
         q[i] = 0.25 * s, q[j] = (m[j][i] + m[i][j]) / s, q[k] = (m[k][i] + m[i][k]) / s,
         q[3] = (m[k][j] - m[j][k]) / s;
     }
-    const double sign = q[3] < 0 ? -1 : 1, n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    const double sign = q[3] < 0 ? -1 : 1,
+                 n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     for (int i = 0; i < 4; i++)
         q[i] *= sign / n;
 }
@@ -194,8 +205,8 @@ static inline void ct_euler_from_mat3(const double m[3][3], ct_euler_order order
 }
 
 /* Euler angles of a unit quaternion (as ct_euler_from_mat3). */
-static inline void ct_euler_from_quat(const double q[4], ct_euler_order order,
-                                      ct_euler_frame frame, double angles[3])
+static inline void ct_euler_from_quat(const double q[4], ct_euler_order order, ct_euler_frame frame,
+                                      double angles[3])
 {
     double m[3][3];
     ct_mat3_from_quat(q, m);

@@ -368,10 +368,10 @@ typedef struct ct_module_v2_t {
 /* The fields of a ct_module_v2_t's plugin table that the helpers fill: its magic, its size and
  * its init, shutdown and reload hooks. (C takes designators in any order; C++20 wants them in
  * the struct's order, so a C++ plugin writes these fields out where they belong.) */
-#define CT_MODULE_V2_HOOKS                                                                       \
-    .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                \
-    .init = ct_module_v2_init, .shutdown = ct_module_v2_shutdown,                                \
-    .reload_save = ct_module_v2_reload_save, .reload_load = ct_module_v2_reload_load,            \
+#define CT_MODULE_V2_HOOKS                                                                         \
+    .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                   \
+    .init = ct_module_v2_init, .shutdown = ct_module_v2_shutdown,                                  \
+    .reload_save = ct_module_v2_reload_save, .reload_load = ct_module_v2_reload_load,              \
     .reload_abort = ct_module_v2_reload_abort
 
 /* Where this plugin's copy of the helpers keeps the description its get_plugin_api serves (a
@@ -404,11 +404,12 @@ static inline const ct_module_v2_t *ct_module_v2__of(void *ctx)
 /* The description init and reload_load work for (NULL, logged, when get_plugin_api did not
  * serve one through this copy of the helpers). */
 static inline const ct_module_v2_t *ct_module_v2__find(const ct_plugin_host_t *host,
-                                                        const ct_log_api_v1 *log)
+                                                       const ct_log_api_v1 *log)
 {
     const ct_module_v2_t *m = *ct_module_v2__served();
     if (!m && log)
-        log->write(host->self, CT_LOG_ERROR, "ct_module_v2_t: get_plugin_api served no "
+        log->write(host->self, CT_LOG_ERROR,
+                   "ct_module_v2_t: get_plugin_api served no "
                    "description through ct_module_v2_serve in the file of its hooks");
     return m;
 }
@@ -424,8 +425,8 @@ static inline int ct_module_v2_connect(const ct_module_v2_t *m, const ct_plugin_
     int err = 0;
     for (uint32_t i = 0; i < p->num_required; i++) {
         const ct_api_need_t *need = &p->required[i];
-        uint32_t version = host->chosen_version ? host->chosen_version(host->self, i)
-                                                : CT_API_ABSENT;
+        uint32_t version =
+            host->chosen_version ? host->chosen_version(host->self, i) : CT_API_ABSENT;
         if (version == CT_API_ABSENT)
             version = need->min_version;
         if (ct_module__fetch(host->get_engine_api, log, host->self, m->module.api_slots[i],
@@ -503,28 +504,37 @@ typedef struct ct_module_api_t {
 /* `slot` as a void *, when it is the address of a `const type *`; anything else does not compile
  * (C: no _Generic association matches; C++: the unevaluated assignment does not convert). */
 #ifdef __cplusplus
-#define CT_MODULE__SLOT(type, slot) ((void *)((char *)(slot) + 0 * sizeof(*(slot) = (const type *)0)))
+#define CT_MODULE__SLOT(type, slot)                                                                \
+    ((void *)((char *)(slot) + 0 * sizeof(*(slot) = (const type *)0)))
 #else
-#define CT_MODULE__SLOT(type, slot) _Generic((slot), const type **: (void *)(slot))
+#define CT_MODULE__SLOT(type, slot) _Generic((slot), const type ** : (void *)(slot))
 #endif
 
 /* API `<prefix>.<part>` at `version` (a literal number) into `slot`, a
  * `const <prefix>_<part>_api_v<version> **`: CT_MODULE_API_OF(acme, weather, 1, &weather). */
-#define CT_MODULE_API_OF(prefix, part, version, slot)                                          \
-    {CT_API_NEED(#prefix "." #part, version),                                                   \
-     CT_MODULE__SLOT(prefix##_##part##_api_v##version, slot)}
+#define CT_MODULE_API_OF(prefix, part, version, slot)                                              \
+    {                                                                                              \
+        CT_API_NEED(#prefix "." #part, version),                                                   \
+            CT_MODULE__SLOT(prefix##_##part##_api_v##version, slot)                                \
+    }
 /* An engine API: CT_MODULE_API(transform, 2, &transform) is "ct.transform" v2 into a
  * `const ct_transform_api_v2 *`. */
 #define CT_MODULE_API(part, version, slot) CT_MODULE_API_OF(ct, part, version, slot)
 /* As CT_MODULE_API_OF and CT_MODULE_API, but the plugin loads without it; its slot is then
  * NULL. */
-#define CT_MODULE_API_OPTIONAL_OF(prefix, part, version, slot)                                 \
-    {CT_API_NEED_OPTIONAL(#prefix "." #part, version, 0u),                                      \
-     CT_MODULE__SLOT(prefix##_##part##_api_v##version, slot)}
-#define CT_MODULE_API_OPTIONAL(part, version, slot) CT_MODULE_API_OPTIONAL_OF(ct, part, version, slot)
+#define CT_MODULE_API_OPTIONAL_OF(prefix, part, version, slot)                                     \
+    {                                                                                              \
+        CT_API_NEED_OPTIONAL(#prefix "." #part, version, 0u),                                      \
+            CT_MODULE__SLOT(prefix##_##part##_api_v##version, slot)                                \
+    }
+#define CT_MODULE_API_OPTIONAL(part, version, slot)                                                \
+    CT_MODULE_API_OPTIONAL_OF(ct, part, version, slot)
 /* An engine API that only has to be there (ct.memory, whose plugin allocator connect fetches
  * itself). */
-#define CT_MODULE_API_NO_SLOT(part, version) {CT_API_NEED("ct." #part, version), NULL}
+#define CT_MODULE_API_NO_SLOT(part, version)                                                       \
+    {                                                                                              \
+        CT_API_NEED("ct." #part, version), NULL                                                    \
+    }
 
 /* The most APIs one ct_module_v3_t may list (ct_module_v3_serve copies the list into a buffer of
  * this many). */
@@ -599,11 +609,12 @@ static inline const ct_module_v3_t *ct_module_v3__of(void *ctx)
 /* The description init and reload_load work for (NULL, logged, when get_plugin_api served none
  * through this copy of the helpers). */
 static inline const ct_module_v3_t *ct_module_v3__find(const ct_plugin_host_t *host,
-                                                        const ct_log_api_v1 *log)
+                                                       const ct_log_api_v1 *log)
 {
     const ct_module_v3_t *m = ct_module_v3__served()->m;
     if (!m && log)
-        log->write(host->self, CT_LOG_ERROR, "ct_module_v3_t: get_plugin_api served no "
+        log->write(host->self, CT_LOG_ERROR,
+                   "ct_module_v3_t: get_plugin_api served no "
                    "description through ct_module_v3_serve in the file of its hooks");
     return m;
 }
@@ -674,10 +685,10 @@ static inline void ct_module_v3_reload_abort(void *ctx, void *state)
 }
 
 /* The fields of a ct_module_v3_t's plugin table that the helpers fill (as CT_MODULE_V2_HOOKS). */
-#define CT_MODULE_V3_HOOKS                                                                       \
-    .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                \
-    .init = ct_module_v3_init, .shutdown = ct_module_v3_shutdown,                                \
-    .reload_save = ct_module_v3_reload_save, .reload_load = ct_module_v3_reload_load,            \
+#define CT_MODULE_V3_HOOKS                                                                         \
+    .magic = CT_PLUGIN_MAGIC, .struct_size = (uint32_t)sizeof(ct_plugin_api_v2),                   \
+    .init = ct_module_v3_init, .shutdown = ct_module_v3_shutdown,                                  \
+    .reload_save = ct_module_v3_reload_save, .reload_load = ct_module_v3_reload_load,              \
     .reload_abort = ct_module_v3_reload_abort
 
 #ifdef __cplusplus

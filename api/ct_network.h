@@ -125,24 +125,24 @@ typedef enum ct_network_mode {
 
 /* What start() needs; zero means default. */
 typedef struct ct_network_desc_t {
-    const char *bind;          /* local address; default "127.0.0.1" */
-    uint16_t port;             /* 0: any free port (see port()) */
-    uint8_t mode;              /* ct_network_mode */
-    uint8_t host;              /* 1: this node hosts the session */
-    const char *join;          /* the host's "ip:port" when not the host */
-    const uint8_t *key;        /* CT_NETWORK_KEY_BYTES of pre-shared key (copied), or NULL */
-    uint32_t max_peers;        /* connections; default 64 */
-    uint32_t max_objects;      /* replicated objects and tombstones; default 16384 */
-    uint32_t tick_hz;          /* replication rate; default 20 */
-    const char *traffic_log;   /* path of a traffic log to write, or NULL */
-    ct_world_o *world;         /* where replicas are made; required to replicate */
+    const char *bind;        /* local address; default "127.0.0.1" */
+    uint16_t port;           /* 0: any free port (see port()) */
+    uint8_t mode;            /* ct_network_mode */
+    uint8_t host;            /* 1: this node hosts the session */
+    const char *join;        /* the host's "ip:port" when not the host */
+    const uint8_t *key;      /* CT_NETWORK_KEY_BYTES of pre-shared key (copied), or NULL */
+    uint32_t max_peers;      /* connections; default 64 */
+    uint32_t max_objects;    /* replicated objects and tombstones; default 16384 */
+    uint32_t tick_hz;        /* replication rate; default 20 */
+    const char *traffic_log; /* path of a traffic log to write, or NULL */
+    ct_world_o *world;       /* where replicas are made; required to replicate */
 } ct_network_desc_t;
 
 /* Counters of a node since start (stats()). */
 typedef struct ct_network_stats_t {
     uint64_t datagrams_in, datagrams_out, bytes_in, bytes_out; /* received and sent */
-    uint64_t dropped;          /* malformed, unknown sender or failed authentication */
-    uint64_t breaches;         /* peers disconnected for breaking the protocol */
+    uint64_t dropped;  /* malformed, unknown sender or failed authentication */
+    uint64_t breaches; /* peers disconnected for breaking the protocol */
     uint64_t updates_applied, stale_ignored;
     uint32_t peers;
     uint32_t objects;

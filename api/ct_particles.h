@@ -84,11 +84,11 @@ typedef struct ct_particle_emitter_t {
 /* An emitter's live particles, structure of arrays (valid until the next simulate, spawn or
  * destroy in that world). */
 typedef struct ct_particles_view_t {
-    uint32_t count; /* live particles: each array below is this long */
+    uint32_t count;            /* live particles: each array below is this long */
     const float *px, *py, *pz; /* positions */
     const float *vx, *vy, *vz; /* velocities */
     const float *size, *alpha;
-    float color[4];            /* the effect's colour */
+    float color[4]; /* the effect's colour */
 } ct_particles_view_t;
 
 typedef struct ct_particles_api_v1 {

@@ -145,16 +145,16 @@ typedef struct ct_world_o ct_world_o;
 #define CT_PHYSICS_MAX_SPEED 1.0e4f    /* m/s, the length of a velocity */
 #define CT_PHYSICS_MIN_SIZE 1.0e-3f    /* m, a half extent or radius */
 #define CT_PHYSICS_MAX_SIZE 1.0e4f
-#define CT_PHYSICS_MIN_MASS 1.0e-6f    /* kg, a dynamic body or point mass */
+#define CT_PHYSICS_MIN_MASS 1.0e-6f /* kg, a dynamic body or point mass */
 #define CT_PHYSICS_MAX_MASS 1.0e9f
-#define CT_PHYSICS_MIN_DT 1.0e-5f      /* s, simulate()'s step */
+#define CT_PHYSICS_MIN_DT 1.0e-5f /* s, simulate()'s step */
 #define CT_PHYSICS_MAX_DT 1.0f
-#define CT_PHYSICS_MAX_FORCE 1.0e12f   /* N, each component of a force */
-#define CT_PHYSICS_MAX_GRAVITY 1.0e4f  /* m/s^2, each component */
-#define CT_PHYSICS_MAX_FRICTION 100.0f /* friction coefficient; restitution is in [0, 1] */
+#define CT_PHYSICS_MAX_FORCE 1.0e12f        /* N, each component of a force */
+#define CT_PHYSICS_MAX_GRAVITY 1.0e4f       /* m/s^2, each component */
+#define CT_PHYSICS_MAX_FRICTION 100.0f      /* friction coefficient; restitution is in [0, 1] */
 #define CT_PHYSICS_MAX_ANGULAR_SPEED 1.0e3f /* rad/s, the length of an angular velocity (v4) */
-#define CT_PHYSICS_MAX_TORQUE 1.0e12f  /* N m, each component of a torque (v4) */
-#define CT_PHYSICS_MIN_INERTIA 1.0e-9f /* kg m^2, a principal moment given in a desc (v4) */
+#define CT_PHYSICS_MAX_TORQUE 1.0e12f       /* N m, each component of a torque (v4) */
+#define CT_PHYSICS_MIN_INERTIA 1.0e-9f      /* kg m^2, a principal moment given in a desc (v4) */
 #define CT_PHYSICS_MAX_INERTIA 1.0e15f
 
 /* ---- Event streams ---------------------------------------------------------------------- */
@@ -198,9 +198,8 @@ typedef struct ct_physics_contact_ended_event_t {
  *     const uint8_t *s = physics->events(world, &size);
  *     for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s, size, &at));)
  *         if (h->type == CT_PHYSICS_EVENT_COLLISION) use((const void *)(h + 1));   */
-static inline const ct_physics_event_header_t *ct_physics_event_next(const void *stream,
-                                                                     uint32_t size,
-                                                                     uint32_t *offset)
+static inline const ct_physics_event_header_t *
+ct_physics_event_next(const void *stream, uint32_t size, uint32_t *offset)
 {
     const uint32_t at = *offset;
     if (at > size || size - at < sizeof(ct_physics_event_header_t))
@@ -282,8 +281,8 @@ typedef struct ct_rigid_body_desc_t {
     float velocity[3];     /* m/s; ignored for static bodies */
     float angular_velocity[3]; /* rad/s about the world axes, length at most
                                 * CT_PHYSICS_MAX_ANGULAR_SPEED; ignored for static bodies */
-    uint32_t locks;        /* CT_BODY_LOCK_* bits; 0: free in all six degrees */
-    float inertia[3];      /* principal moments (kg m^2) about the body's own axes, each within
+    uint32_t locks;            /* CT_BODY_LOCK_* bits; 0: free in all six degrees */
+    float inertia[3];          /* principal moments (kg m^2) about the body's own axes, each within
                             * [CT_PHYSICS_MIN_INERTIA, CT_PHYSICS_MAX_INERTIA]; all zero: from the
                             * shape and mass (a solid box, sphere or capsule of even density) */
 } ct_rigid_body_desc_t;
@@ -341,28 +340,28 @@ typedef enum ct_joint_type {
 
 /* ct_joint_desc_t.flags */
 enum {
-    CT_JOINT_LIMIT = 1u << 0, /* hinge, slider, distance: [lower, upper]; ball: cone and twist */
-    CT_JOINT_MOTOR = 1u << 1, /* hinge and slider */
+    CT_JOINT_LIMIT = 1u << 0,   /* hinge, slider, distance: [lower, upper]; ball: cone and twist */
+    CT_JOINT_MOTOR = 1u << 1,   /* hinge and slider */
     CT_JOINT_COLLIDE = 1u << 2, /* the joined bodies still collide (by default they do not) */
 };
 
 /* A joint, made by add_joint. Every field is taken as written (zero means default only where
  * said); what a type does not use is ignored. */
 typedef struct ct_joint_desc_t {
-    uint32_t type;     /* a ct_joint_type */
-    uint32_t flags;    /* CT_JOINT_* bits */
-    float anchor[3];   /* world point where the bodies are held (distance: on a), within the
+    uint32_t type;         /* a ct_joint_type */
+    uint32_t flags;        /* CT_JOINT_* bits */
+    float anchor[3];       /* world point where the bodies are held (distance: on a), within the
                         * position range */
-    float anchor_b[3]; /* distance: the world point on b (or in the world) */
-    float axis[3];     /* hinge, ball, slider: world direction, length at least 1e-3 (it is
+    float anchor_b[3];     /* distance: the world point on b (or in the world) */
+    float axis[3];         /* hinge, ball, slider: world direction, length at least 1e-3 (it is
                         * normalised) */
-    float lower, upper;        /* the limit (see the types); lower <= upper */
-    float cone_angle;          /* ball: [0, pi] */
-    float motor_speed;         /* rad/s or m/s, within +-1e4 */
-    float max_motor_force;     /* N m or N, within [0, 1e12] */
-    float length;              /* distance: rest length (m), within [0, 1e4]; 0: as added */
-    float spring_hertz;        /* distance: [0, 1e3]; 0: no spring, the length is held */
-    float spring_damping;      /* distance: damping ratio, [0, 1e3] */
+    float lower, upper;    /* the limit (see the types); lower <= upper */
+    float cone_angle;      /* ball: [0, pi] */
+    float motor_speed;     /* rad/s or m/s, within +-1e4 */
+    float max_motor_force; /* N m or N, within [0, 1e12] */
+    float length;          /* distance: rest length (m), within [0, 1e4]; 0: as added */
+    float spring_hertz;    /* distance: [0, 1e3]; 0: no spring, the length is held */
+    float spring_damping;  /* distance: damping ratio, [0, 1e3] */
 } ct_joint_desc_t;
 
 /* A joint's handle: unique in its world, never reused; 0 is no joint. */
@@ -396,7 +395,7 @@ typedef struct ct_character_state_t {
     uint32_t ground;        /* that ground's entity id, or 0 */
     float ground_normal[3]; /* the ground's normal (0, 1, 0 when not grounded) */
     float position[3];      /* where the next simulate() puts its centre */
-    float velocity[3];      /* the velocity it moves with there (after sliding, with what carries it) */
+    float velocity[3]; /* the velocity it moves with there (after sliding, with what carries it) */
 } ct_character_state_t;
 
 /* A ray cast hit. */
@@ -651,11 +650,13 @@ typedef struct ct_physics_api_v4 {
     int (*add_torque)(ct_world_o *world, ct_entity_t e, const float torque[3]);
     /* Adds a force (N) applied at a world point until the next simulate(): the force plus the
      * torque (point - centre) x force. */
-    int (*add_force_at)(ct_world_o *world, ct_entity_t e, const float force[3], const float point[3]);
+    int (*add_force_at)(ct_world_o *world, ct_entity_t e, const float force[3],
+                        const float point[3]);
     /* Changes the velocities at once by an impulse (N s) at a world point: v += J / m,
      * w += I^-1 ((point - centre) x J). Dynamic bodies only (CT_ERR_INVALID otherwise); each
      * component within +-CT_PHYSICS_MAX_FORCE. */
-    int (*add_impulse_at)(ct_world_o *world, ct_entity_t e, const float impulse[3], const float point[3]);
+    int (*add_impulse_at)(ct_world_o *world, ct_entity_t e, const float impulse[3],
+                          const float point[3]);
     /* e's motion locks (CT_BODY_LOCK_* bits); setting zeroes the locked velocity components and
      * wakes the island. */
     int (*set_locks)(ct_world_o *world, ct_entity_t e, uint32_t locks);
@@ -684,14 +685,16 @@ typedef struct ct_physics_api_v4 {
     /* What the joint did in the last step: the force (N) and torque (N m) it put on a's body,
      * world axes (b got the opposite). Zero before the first step. CT_ERR_NOT_FOUND if gone.
      * force or torque may be NULL. */
-    int (*joint_force)(ct_world_o *world, ct_physics_joint_t joint, float force[3], float torque[3]);
+    int (*joint_force)(ct_world_o *world, ct_physics_joint_t joint, float force[3],
+                       float torque[3]);
     /* The joint's present coordinate, a's against b's: hinge, its angle (rad, in (-pi, pi]);
      * slider, a's anchor along the axis from b's (m); distance, the anchors' distance (m); ball,
      * the twist (rad); fixed, 0. CT_ERR_NOT_FOUND if gone. */
     int (*joint_value)(ct_world_o *world, ct_physics_joint_t joint, float *out);
     /* Sets the motor (and turns it on): speed (rad/s or m/s) and the most it may apply (N m or N).
      * Hinge and slider only (CT_ERR_INVALID otherwise, or for values out of range). Wakes it. */
-    int (*set_joint_motor)(ct_world_o *world, ct_physics_joint_t joint, float speed, float max_force);
+    int (*set_joint_motor)(ct_world_o *world, ct_physics_joint_t joint, float speed,
+                           float max_force);
     /* Joints in the world. */
     uint32_t (*joint_count)(ct_world_o *world);
 

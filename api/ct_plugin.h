@@ -138,9 +138,18 @@ typedef struct ct_api_ref_t {
 
 /* References built from the API's name and major version: `id` 0 makes the kernel use the hash
  * of `name`, so the two cannot disagree. PROVIDE also takes the table's type for its size. */
-#define CT_API_REQUIRE(name, version) {0u, (version), 0u, 0u, (name)}
-#define CT_API_REQUIRE_OPTIONAL(name, version) {0u, (version), 0u, CT_API_OPTIONAL, (name)}
-#define CT_API_PROVIDE(name, version, type) {0u, (version), (uint32_t)sizeof(type), 0u, (name)}
+#define CT_API_REQUIRE(name, version)                                                              \
+    {                                                                                              \
+        0u, (version), 0u, 0u, (name)                                                              \
+    }
+#define CT_API_REQUIRE_OPTIONAL(name, version)                                                     \
+    {                                                                                              \
+        0u, (version), 0u, CT_API_OPTIONAL, (name)                                                 \
+    }
+#define CT_API_PROVIDE(name, version, type)                                                        \
+    {                                                                                              \
+        0u, (version), (uint32_t)sizeof(type), 0u, (name)                                          \
+    }
 
 /* A semantic version: `major` changes break, `minor` adds, `patch` fixes. */
 typedef struct ct_semver_t {
@@ -229,10 +238,18 @@ typedef struct ct_api_need_t {
 /* What ct_plugin_host_t.chosen_version says of an optional API that is not there. */
 #define CT_API_ABSENT 0xffffffffu
 
-#define CT_API_NEED(name, version) {0u, (version), 0u, 0u, (name)}
-#define CT_API_NEED_RANGE(name, min_version, max_version) {0u, (min_version), (max_version), 0u, (name)}
-#define CT_API_NEED_OPTIONAL(name, min_version, max_version) \
-    {0u, (min_version), (max_version), CT_API_OPTIONAL, (name)}
+#define CT_API_NEED(name, version)                                                                 \
+    {                                                                                              \
+        0u, (version), 0u, 0u, (name)                                                              \
+    }
+#define CT_API_NEED_RANGE(name, min_version, max_version)                                          \
+    {                                                                                              \
+        0u, (min_version), (max_version), 0u, (name)                                               \
+    }
+#define CT_API_NEED_OPTIONAL(name, min_version, max_version)                                       \
+    {                                                                                              \
+        0u, (min_version), (max_version), CT_API_OPTIONAL, (name)                                  \
+    }
 
 /*
  * What the kernel tells a v2 plugin, in init and reload_load. Owned by the kernel and valid until

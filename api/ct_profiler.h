@@ -89,9 +89,9 @@ static inline void ct_profile_scope_end(ct_profile_scope_t *s)
 /* Declares a scope variable that ends the scope when the block ends. This is the one macro here
  * that declares a variable: a scope that cannot be forgotten is worth it. */
 #if defined(__GNUC__) || defined(__clang__)
-#define CT_PROFILE_SCOPE(name)                                                                    \
-    ct_profile_scope_t CT_PROFILE_CAT_(ct_profile_scope_, __LINE__)                               \
-        __attribute__((cleanup(ct_profile_scope_end), unused)) =                                  \
+#define CT_PROFILE_SCOPE(name)                                                                     \
+    ct_profile_scope_t CT_PROFILE_CAT_(ct_profile_scope_, __LINE__)                                \
+        __attribute__((cleanup(ct_profile_scope_end), unused)) =                                   \
             ct_profile_scope_begin(CT_PROFILER, name)
 #else
 #define CT_PROFILE_SCOPE(name) ((void)0)

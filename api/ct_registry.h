@@ -29,13 +29,13 @@ typedef enum ct_plugin_state {
 
 /* What the registry knows of one plugin (or the kernel), for introspection and `cuttle --list`. */
 typedef struct ct_plugin_info_t {
-    const char *name;          /* the plugin's name ("ct.physics") */
-    const char *path;          /* the shared library, or "" for the kernel itself */
-    uint32_t plugin_api;       /* the CT_PLUGIN_API version it answered (0, 1 or 2) */
+    const char *name;    /* the plugin's name ("ct.physics") */
+    const char *path;    /* the shared library, or "" for the kernel itself */
+    uint32_t plugin_api; /* the CT_PLUGIN_API version it answered (0, 1 or 2) */
     ct_semver_t version;
-    uint32_t state;            /* a ct_plugin_state (fixed-width, as in every frozen struct) */
-    uint32_t load_index;       /* position in the load order (UINT32_MAX if not loaded) */
-    uint32_t reload_count;     /* successful hot reloads */
+    uint32_t state;        /* a ct_plugin_state (fixed-width, as in every frozen struct) */
+    uint32_t load_index;   /* position in the load order (UINT32_MAX if not loaded) */
+    uint32_t reload_count; /* successful hot reloads */
     const ct_api_ref_t *provides;
     uint32_t num_provides;
     /* Named `requires` until SDK 0.1 (a C++20 keyword now); C sources may keep that name. For a
@@ -50,15 +50,15 @@ typedef struct ct_plugin_info_t {
     };
 #endif
     uint32_t num_requires;
-    const char *error;         /* why it failed or was skipped; "" otherwise */
+    const char *error; /* why it failed or was skipped; "" otherwise */
 } ct_plugin_info_t;
 
 /* One recorded get_engine_api call: `who` asked for (api, version) and got a table or NULL. */
 typedef struct ct_api_use_t {
-    const char *who;           /* plugin name, or "kernel" */
+    const char *who; /* plugin name, or "kernel" */
     uint32_t api;
     uint32_t version;
-    uint8_t answered;          /* 1 if a table came back, 0 for NULL */
+    uint8_t answered; /* 1 if a table came back, 0 for NULL */
 } ct_api_use_t;
 
 typedef struct ct_registry_api_v1 {

@@ -168,7 +168,7 @@ typedef enum ct_render_program {
     CT_RENDER_PROGRAM_VIGNETTE = 3, /* full-screen */
     CT_RENDER_PROGRAM_UNLIT_SKINNED = 4,
     CT_RENDER_PROGRAM_LIT_SKINNED = 5,
-    CT_RENDER_PROGRAM_SHADOW = 6,   /* a shadow layer's draws */
+    CT_RENDER_PROGRAM_SHADOW = 6, /* a shadow layer's draws */
     CT_RENDER_PROGRAM_SHADOW_SKINNED = 7,
     CT_RENDER_PROGRAM_DEBUG_LINES = 8,
     CT_RENDER_PROGRAM_TEXT = 9,
@@ -193,16 +193,16 @@ static inline ct_render_key_t ct_render_decode_key(uint64_t key)
 
 /* What the last frame did. */
 typedef struct ct_render_stats_t {
-    uint64_t frame;         /* frames rendered since start */
-    uint32_t objects;       /* mesh instances in the world */
-    uint32_t visible;       /* those inside the frustum */
-    uint32_t packets;       /* in the sorted stream: draws, layer begins, full-screen passes */
+    uint64_t frame;   /* frames rendered since start */
+    uint32_t objects; /* mesh instances in the world */
+    uint32_t visible; /* those inside the frustum */
+    uint32_t packets; /* in the sorted stream: draws, layer begins, full-screen passes */
     uint32_t draws;
     uint32_t state_changes;
-    uint32_t contexts;      /* RenderContexts recorded into */
-    uint32_t invalid;       /* display-list entries the backend refused (0 unless data is broken) */
+    uint32_t contexts; /* RenderContexts recorded into */
+    uint32_t invalid;  /* display-list entries the backend refused (0 unless data is broken) */
     uint32_t reserved;
-    uint64_t command_hash;  /* MurmurHash64A of the display list's bytes */
+    uint64_t command_hash; /* MurmurHash64A of the display list's bytes */
 } ct_render_stats_t;
 
 typedef struct ct_render_api_v1 {
@@ -251,7 +251,8 @@ typedef struct ct_render_api_v2 {
     void (*debug_line)(const float from[3], const float to[3], const float color[4]);
     void (*debug_lines)(const float (*points)[3], uint32_t num_lines, const float color[4]);
     /* A box's 12 edges: centre, half sizes, rotation (x y z w; NULL: none). */
-    void (*debug_box)(const float center[3], const float half[3], const float rotation[4], const float color[4]);
+    void (*debug_box)(const float center[3], const float half[3], const float rotation[4],
+                      const float color[4]);
     /* Three great circles. */
     void (*debug_sphere)(const float center[3], float radius, const float color[4]);
     /* A line with a four-line head at `to`. */

@@ -440,8 +440,7 @@ typedef struct ct_resource_api_v6 {
      * are indexed too (type "@file"), so cuttle-deps can move them. Returns false,
      * having reported why as a compile error, for a name that is not canonical, a missing
      * resource or no memory; true otherwise (outside cuttle-compile it only checks the name). */
-    bool (*reference)(ct_compile_ctx_o *ctx, const char *field, const char *type,
-                      const char *name);
+    bool (*reference)(ct_compile_ctx_o *ctx, const char *field, const char *type, const char *name);
 
     /*
      * Compiled data that knows its format. A resource type's blobs carry its format_version in

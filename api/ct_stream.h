@@ -68,9 +68,9 @@ typedef struct ct_stream_t {
     size_t pos;       /* READ: bytes consumed */
     char *text;       /* DUMP: the SJSON so far, NUL-terminated (owned) */
     size_t text_size, text_capacity;
-    uint32_t depth;   /* DUMP: nesting */
-    uint32_t failed;  /* nonzero after the first failure */
-    char error[192];  /* the first failure: field, offset, why */
+    uint32_t depth;  /* DUMP: nesting */
+    uint32_t failed; /* nonzero after the first failure */
+    char error[192]; /* the first failure: field, offset, why */
 } ct_stream_t;
 
 static inline void ct_stream__init(ct_stream_t *s, uint32_t mode, uint32_t version)
@@ -80,11 +80,20 @@ static inline void ct_stream__init(ct_stream_t *s, uint32_t mode, uint32_t versi
     s->version = version;
 }
 /* A stream that writes format version v into a growing block it owns (data, size). */
-static inline void ct_stream_init_write(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_WRITE, v); }
+static inline void ct_stream_init_write(ct_stream_t *s, uint32_t v)
+{
+    ct_stream__init(s, CT_STREAM_WRITE, v);
+}
 /* A stream that only counts the bytes a write would take (size). */
-static inline void ct_stream_init_measure(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_MEASURE, v); }
+static inline void ct_stream_init_measure(ct_stream_t *s, uint32_t v)
+{
+    ct_stream__init(s, CT_STREAM_MEASURE, v);
+}
 /* A stream that writes the fields as readable SJSON text (text), for debugging. */
-static inline void ct_stream_init_dump(ct_stream_t *s, uint32_t v) { ct_stream__init(s, CT_STREAM_DUMP, v); }
+static inline void ct_stream_init_dump(ct_stream_t *s, uint32_t v)
+{
+    ct_stream__init(s, CT_STREAM_DUMP, v);
+}
 /* A stream that reads format version v from size bytes at data (borrowed; never read past). */
 static inline void ct_stream_init_read(ct_stream_t *s, const void *data, size_t size, uint32_t v)
 {
@@ -125,7 +134,10 @@ static inline bool ct_stream_fail(ct_stream_t *s, const char *name, const char *
 }
 
 /* Whether a field added in format `version` is in this stream (reading older data: no). */
-static inline bool ct_stream_since(const ct_stream_t *s, uint32_t version) { return s->version >= version; }
+static inline bool ct_stream_since(const ct_stream_t *s, uint32_t version)
+{
+    return s->version >= version;
+}
 
 static inline void ct_stream__text(ct_stream_t *s, const char *fmt, ...)
 {

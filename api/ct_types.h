@@ -43,20 +43,20 @@ typedef void *(*ct_get_api_f)(uint32_t api, uint32_t version);
  * because data was bad return 0 on success or one of these, negative. ct_error_name() turns a code
  * into its identifier and ct_error_message() into a sentence (both in ct_log_api_v1).
  */
-#define CT_ERROR_MAP(X)                                                       \
-    X(OK, 0, "success")                                                       \
-    X(NOMEM, -1, "out of memory")                                             \
-    X(IO, -2, "input/output error")                                           \
-    X(NOT_FOUND, -3, "not found")                                             \
-    X(INVALID, -4, "invalid argument")                                        \
-    X(BAD_DATA, -5, "malformed or corrupt data")                              \
-    X(VERSION, -6, "unsupported version")                                     \
-    X(MISSING_API, -7, "a required API is not available")                    \
-    X(CONFLICT, -8, "two providers or names conflict")                        \
-    X(CYCLE, -9, "dependency cycle")                                          \
-    X(INIT_FAILED, -10, "initialisation failed")                              \
-    X(LUA, -11, "Lua error")                                                  \
-    X(FULL, -12, "capacity exhausted")                                        \
+#define CT_ERROR_MAP(X)                                                                            \
+    X(OK, 0, "success")                                                                            \
+    X(NOMEM, -1, "out of memory")                                                                  \
+    X(IO, -2, "input/output error")                                                                \
+    X(NOT_FOUND, -3, "not found")                                                                  \
+    X(INVALID, -4, "invalid argument")                                                             \
+    X(BAD_DATA, -5, "malformed or corrupt data")                                                   \
+    X(VERSION, -6, "unsupported version")                                                          \
+    X(MISSING_API, -7, "a required API is not available")                                          \
+    X(CONFLICT, -8, "two providers or names conflict")                                             \
+    X(CYCLE, -9, "dependency cycle")                                                               \
+    X(INIT_FAILED, -10, "initialisation failed")                                                   \
+    X(LUA, -11, "Lua error")                                                                       \
+    X(FULL, -12, "capacity exhausted")                                                             \
     X(STALE, -13, "handle refers to something that no longer exists")
 
 /* CT_ERR_OK (0) and the negative codes of CT_ERROR_MAP, as CT_ERR_<name>. */
@@ -84,7 +84,7 @@ typedef struct ct_allocator_t {
 
 #define ct_alloc(a, size) ((a)->realloc((a), NULL, 0, (size), __FILE__, __LINE__))
 #define ct_free(a, ptr, size) ((void)(a)->realloc((a), (ptr), (size), 0, __FILE__, __LINE__))
-#define ct_realloc(a, ptr, old_size, new_size) \
+#define ct_realloc(a, ptr, old_size, new_size)                                                     \
     ((a)->realloc((a), (ptr), (old_size), (new_size), __FILE__, __LINE__))
 
 /* A loaded plugin as the kernel knows it. Opaque; passed back to the kernel to tag logs etc. */

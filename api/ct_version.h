@@ -19,7 +19,7 @@
 #define CT_SDK_VERSION_STRING "0.2.0"
 
 /* The three numbers in one comparable integer: 0x00MMmmpp. */
-#define CT_SDK_VERSION \
+#define CT_SDK_VERSION                                                                             \
     ((CT_SDK_VERSION_MAJOR << 16) | (CT_SDK_VERSION_MINOR << 8) | CT_SDK_VERSION_PATCH)
 
 #endif

@@ -60,7 +60,8 @@ static bool fail(bvh_reader *r, const char *fmt, ...)
 /* Moves to the next whitespace-separated token; false at the end of the text. */
 static bool next_token(bvh_reader *r)
 {
-    while (r->at < r->end && (*r->at == ' ' || *r->at == '\t' || *r->at == '\r' || *r->at == '\n')) {
+    while (r->at < r->end &&
+           (*r->at == ' ' || *r->at == '\t' || *r->at == '\r' || *r->at == '\n')) {
         if (*r->at == '\n')
             r->line++;
         r->at++;
@@ -82,8 +83,8 @@ static bool expect(bvh_reader *r, const char *word)
 {
     if (next_token(r) && is(r, word))
         return true;
-    return fail(r, "expected \"%s\", found \"%.*s\"", word, (int)(r->tok_len > 40 ? 40 : r->tok_len),
-                r->tok_len ? r->tok : "end of file");
+    return fail(r, "expected \"%s\", found \"%.*s\"", word,
+                (int)(r->tok_len > 40 ? 40 : r->tok_len), r->tok_len ? r->tok : "end of file");
 }
 
 /* Parses the number at s (up to end); false unless it is all of the token and finite. */
@@ -216,7 +217,8 @@ static int64_t read_line(bvh_reader *r, float *out, uint32_t max)
         if (r->at == r->end || *r->at == '\n')
             return n;
         const char *s = r->at;
-        while (r->at < r->end && *r->at != ' ' && *r->at != '\t' && *r->at != '\r' && *r->at != '\n')
+        while (r->at < r->end && *r->at != ' ' && *r->at != '\t' && *r->at != '\r' &&
+               *r->at != '\n')
             r->at++;
         double d;
         if (!parse_number(s, r->at, &d)) {
@@ -308,8 +310,11 @@ static bool read_motion(bvh_reader *r, ct_bvh_t *b)
 ct_bvh_t *ct_bvh_parse(const char *text, size_t size, const char *name, ct_allocator_t *a,
                        char *err, size_t err_size)
 {
-    bvh_reader r = {.arena = {.allocator = a}, .name = name ? name : "(bvh)", .err = err,
-                    .err_size = err_size, .line = 1};
+    bvh_reader r = {.arena = {.allocator = a},
+                    .name = name ? name : "(bvh)",
+                    .err = err,
+                    .err_size = err_size,
+                    .line = 1};
     if (err && err_size)
         err[0] = '\0';
     bvh_holder *h = size <= BVH_MAX_TEXT ? formats__alloc(&r.arena, sizeof *h) : NULL;

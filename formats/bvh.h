@@ -33,17 +33,21 @@ extern "C" {
 #endif
 
 typedef enum ct_bvh_channel {
-    CT_BVH_XPOSITION, CT_BVH_YPOSITION, CT_BVH_ZPOSITION,
-    CT_BVH_XROTATION, CT_BVH_YROTATION, CT_BVH_ZROTATION,
+    CT_BVH_XPOSITION,
+    CT_BVH_YPOSITION,
+    CT_BVH_ZPOSITION,
+    CT_BVH_XROTATION,
+    CT_BVH_YROTATION,
+    CT_BVH_ZROTATION,
 } ct_bvh_channel;
 
 typedef struct ct_bvh_joint_t {
     const char *name;
     int32_t parent; /* joint index, -1 for a root; parents come before their children */
     float offset[3];
-    uint32_t num_channels;     /* 0..6 */
-    uint32_t first_channel;    /* index of this joint's first value in a frame */
-    uint8_t channels[6];       /* ct_bvh_channel, in file order */
+    uint32_t num_channels;  /* 0..6 */
+    uint32_t first_channel; /* index of this joint's first value in a frame */
+    uint8_t channels[6];    /* ct_bvh_channel, in file order */
     bool has_end_site;
     float end_site[3]; /* the End Site's offset: where the bone's tip is */
 } ct_bvh_joint_t;
@@ -54,8 +58,8 @@ typedef struct ct_bvh_t {
     uint32_t num_joints;
     uint32_t num_channels; /* values per frame */
     uint32_t num_frames;
-    float frame_time;      /* seconds; > 0 */
-    const float *frames;   /* num_frames * num_channels, degrees and file units */
+    float frame_time;         /* seconds; > 0 */
+    const float *frames;      /* num_frames * num_channels, degrees and file units */
     uint32_t declared_frames; /* what `Frames:` said */
     const char *warning;      /* NULL, or why the frames differ from the header */
 } ct_bvh_t;

@@ -93,9 +93,9 @@ static bool check_asset(gltf__reader *r)
     if (!gltf__array(r, r->root, "extensionsRequired", "document", &required))
         return false;
     for (const cJSON *e = required ? required->child : NULL; e; e = e->next)
-        return gltf__fail(r, "extensionsRequired: %s%s%s is not supported",
-                          cJSON_IsString(e) ? "\"" : "", cJSON_IsString(e) ? e->valuestring : "an entry",
-                          cJSON_IsString(e) ? "\"" : "");
+        return gltf__fail(
+            r, "extensionsRequired: %s%s%s is not supported", cJSON_IsString(e) ? "\"" : "",
+            cJSON_IsString(e) ? e->valuestring : "an entry", cJSON_IsString(e) ? "\"" : "");
     return true;
 }
 
@@ -119,8 +119,11 @@ static bool read_document(gltf__reader *r)
 ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const char *dir,
                          ct_allocator_t *a, char *err, size_t err_size)
 {
-    gltf__reader r = {.arena = {.allocator = a}, .name = name ? name : "(glTF)", .dir = dir,
-                      .err = err, .err_size = err_size};
+    gltf__reader r = {.arena = {.allocator = a},
+                      .name = name ? name : "(glTF)",
+                      .dir = dir,
+                      .err = err,
+                      .err_size = err_size};
     if (err && err_size)
         err[0] = '\0';
     gltf__holder *h = formats__alloc(&r.arena, sizeof *h);
@@ -142,7 +145,8 @@ ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const
         root = cJSON_ParseWithLengthOpts(json, json_len, &end, false);
         if (!root) {
             int line, column;
-            const size_t at = end && end >= json && end <= json + json_len ? (size_t)(end - json) : 0;
+            const size_t at =
+                end && end >= json && end <= json + json_len ? (size_t)(end - json) : 0;
             position_of(json, at, &line, &column);
             ok = gltf__fail(&r, "line %d, column %d: not valid JSON", line, column);
         } else if (!cJSON_IsObject(root)) {
@@ -164,8 +168,8 @@ ct_gltf_t *ct_gltf_parse(const void *bytes, size_t size, const char *name, const
 ct_gltf_t *ct_gltf_load_file(const char *path, ct_allocator_t *a, char *err, size_t err_size)
 {
     size_t len;
-    uint8_t *bytes = ct_file_read(path, ct_heap_allocator(), GLTF_MAX_DOCUMENT, &len, err,
-                                  err_size);
+    uint8_t *bytes =
+        ct_file_read(path, ct_heap_allocator(), GLTF_MAX_DOCUMENT, &len, err, err_size);
     if (!bytes)
         return NULL;
     /* External buffers live beside the document. */

@@ -64,10 +64,10 @@ extern "C" {
 /* A node: its local pose and what it holds. A node given a `matrix` in the file has it decomposed
  * into translation/rotation/scale (has_matrix true, the matrix kept as well). */
 typedef struct ct_gltf_node_t {
-    const char *name;  /* "" when the file gives none */
-    int32_t parent;    /* node index, -1 for a root */
-    int32_t mesh;      /* -1: none */
-    int32_t skin;      /* -1: none */
+    const char *name; /* "" when the file gives none */
+    int32_t parent;   /* node index, -1 for a root */
+    int32_t mesh;     /* -1: none */
+    int32_t skin;     /* -1: none */
     const uint32_t *children;
     uint32_t num_children;
     float translation[3];
@@ -86,7 +86,7 @@ typedef enum ct_gltf_mode {
 
 /* One draw of a mesh, decoded. Arrays absent from the file are NULL. */
 typedef struct ct_gltf_primitive_t {
-    ct_gltf_mode mode;      /* line loops/strips become lines, strips/fans triangles */
+    ct_gltf_mode mode; /* line loops/strips become lines, strips/fans triangles */
     uint32_t num_vertices;
     const float *positions; /* 3 per vertex; never NULL */
     const float *normals;   /* 3 per vertex */
@@ -97,7 +97,8 @@ typedef struct ct_gltf_primitive_t {
     const uint32_t *indices;
     uint32_t num_indices;
     int32_t material; /* -1: the default material (white, metallic 1, roughness 1) */
-    const float *tangents;  /* 4 per vertex (TANGENT: xyz, then w = +1 or -1, the bitangent's side) */
+    const float
+        *tangents; /* 4 per vertex (TANGENT: xyz, then w = +1 or -1, the bitangent's side) */
 } ct_gltf_primitive_t;
 
 typedef struct ct_gltf_mesh_t {
@@ -108,7 +109,7 @@ typedef struct ct_gltf_mesh_t {
 
 typedef struct ct_gltf_material_t {
     const char *name;
-    float base_color[4];      /* pbrMetallicRoughness.baseColorFactor, default 1 1 1 1 */
+    float base_color[4];        /* pbrMetallicRoughness.baseColorFactor, default 1 1 1 1 */
     int32_t base_color_texture; /* texture index, -1: none */
     float metallic, roughness;  /* factors, default 1 */
     int32_t normal_texture;     /* texture index, -1: none */

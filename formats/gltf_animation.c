@@ -36,13 +36,15 @@ static bool decode_sampler(gltf__reader *r, const cJSON *j, const char *where, c
     if (ao->components != want || !gltf__float_like(ao, path == CT_GLTF_ROTATION))
         return gltf__fail(r, "%s.output: accessors[%d] must be float%s %s for %s", where, out,
                           path == CT_GLTF_ROTATION ? " or normalized integer" : "",
-                          want == 1 ? "SCALAR" : want == 3 ? "VEC3" : "VEC4", path_names[path]);
+                          want == 1   ? "SCALAR"
+                          : want == 3 ? "VEC3"
+                                      : "VEC4",
+                          path_names[path]);
     /* Weights: one value per morph target, so the output holds keys * targets (* 3) scalars. */
     const uint64_t group = (uint64_t)ai->count * per_key;
     if (ao->count % group || (path != CT_GLTF_WEIGHTS && ao->count != group))
         return gltf__fail(r, "%s.output: accessors[%d] has %u elements, but %u keys%s need %s%llu",
-                          where, out, ao->count, ai->count,
-                          per_key == 3 ? " of CUBICSPLINE" : "",
+                          where, out, ao->count, ai->count, per_key == 3 ? " of CUBICSPLINE" : "",
                           path == CT_GLTF_WEIGHTS ? "a multiple of " : "",
                           (unsigned long long)group);
     s->num_keys = ai->count;
@@ -138,7 +140,8 @@ static bool read_animation(gltf__reader *r, const cJSON *j, const char *where,
 bool gltf__read_animations(gltf__reader *r)
 {
     ct_gltf_t *doc = r->doc;
-    ct_gltf_animation_t *anims = formats__alloc_array(&r->arena, doc->num_animations + 1u, sizeof *anims);
+    ct_gltf_animation_t *anims =
+        formats__alloc_array(&r->arena, doc->num_animations + 1u, sizeof *anims);
     if (!anims)
         return gltf__nomem(r, "animations");
     doc->animations = anims;

@@ -281,16 +281,12 @@ static uint32_t component_size(uint32_t type)
 {
     switch (type) {
     case GLTF_BYTE:
-    case GLTF_UNSIGNED_BYTE:
-        return 1;
+    case GLTF_UNSIGNED_BYTE: return 1;
     case GLTF_SHORT:
-    case GLTF_UNSIGNED_SHORT:
-        return 2;
+    case GLTF_UNSIGNED_SHORT: return 2;
     case GLTF_UNSIGNED_INT:
-    case GLTF_FLOAT:
-        return 4;
-    default:
-        return 0;
+    case GLTF_FLOAT: return 4;
+    default: return 0;
     }
 }
 
@@ -298,7 +294,7 @@ static const struct {
     const char *name;
     uint32_t components, rows;
 } accessor_types[] = {
-    {"SCALAR", 1, 1}, {"VEC2", 2, 2}, {"VEC3", 3, 3}, {"VEC4", 4, 4},
+    {"SCALAR", 1, 1}, {"VEC2", 2, 2}, {"VEC3", 3, 3},  {"VEC4", 4, 4},
     {"MAT2", 4, 2},   {"MAT3", 9, 3}, {"MAT4", 16, 4},
 };
 
@@ -325,8 +321,10 @@ static bool read_accessor(gltf__reader *r, const cJSON *j, const char *where, gl
         return gltf__fail(r, "%s.normalized: expected a boolean", where);
     const uint32_t cs = component_size(type);
     if (!cs)
-        return gltf__fail(r, "%s.componentType: %u is not one of 5120, 5121, 5122, 5123, 5125, "
-                             "5126", where, type);
+        return gltf__fail(r,
+                          "%s.componentType: %u is not one of 5120, 5121, 5122, 5123, 5125, "
+                          "5126",
+                          where, type);
     if (!kind)
         return gltf__fail(r, "%s.type: missing", where);
     *a = (gltf__accessor){.count = count, .component_type = type, .normalized = cJSON_IsTrue(norm)};
@@ -348,8 +346,10 @@ static bool read_accessor(gltf__reader *r, const cJSON *j, const char *where, gl
         return gltf__fail(r, "%s.bufferView: missing (zero-filled accessors are not supported)",
                           where);
     if (view >= r->num_views)
-        return gltf__fail(r, "%s.bufferView: %u is out of range (the document has %u buffer "
-                             "views)", where, view, r->num_views);
+        return gltf__fail(r,
+                          "%s.bufferView: %u is out of range (the document has %u buffer "
+                          "views)",
+                          where, view, r->num_views);
     const gltf__view *v = &r->views[view];
     const size_t element = component_offset(a, a->components - 1) + cs;
     a->stride = v->stride ? v->stride : element;
@@ -361,8 +361,9 @@ static bool read_accessor(gltf__reader *r, const cJSON *j, const char *where, gl
                           offset, cs);
     const uint64_t end = (uint64_t)offset + (uint64_t)a->stride * (count - 1u) + element;
     if (end > v->length)
-        return gltf__fail(r, "%s.count: %u elements of %zu bytes from byteOffset %u need %llu "
-                             "bytes, but bufferViews[%u] has %zu",
+        return gltf__fail(r,
+                          "%s.count: %u elements of %zu bytes from byteOffset %u need %llu "
+                          "bytes, but bufferViews[%u] has %zu",
                           where, count, element, offset, (unsigned long long)end, view, v->length);
     a->base = r->buffer_data[v->buffer] + v->offset + offset;
     return true;
@@ -398,8 +399,7 @@ float gltf__component(const gltf__accessor *a, uint32_t i, uint32_t k)
         const float v = (float)(int8_t)p[0];
         return a->normalized ? fmaxf(v / 127.0f, -1.0f) : v;
     }
-    case GLTF_UNSIGNED_BYTE:
-        return a->normalized ? p[0] / 255.0f : p[0];
+    case GLTF_UNSIGNED_BYTE: return a->normalized ? p[0] / 255.0f : p[0];
     case GLTF_SHORT: {
         int16_t s;
         memcpy(&s, p, 2);

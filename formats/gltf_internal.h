@@ -51,8 +51,8 @@ typedef struct gltf__reader {
     gltf__view *views;
     uint32_t num_accessors;
     gltf__accessor *accessors;
-    float **decoded;          /* per accessor: its floats once decoded (primitives share them) */
-    uint64_t vertices_total;  /* over every primitive, checked before anything is decoded */
+    float **decoded;         /* per accessor: its floats once decoded (primitives share them) */
+    uint64_t vertices_total; /* over every primitive, checked before anything is decoded */
     uint64_t indices_total;
     uint32_t num_samplers; /* texture samplers: only counted, for index checks */
 } gltf__reader;

@@ -7,10 +7,7 @@
 #include <string.h>
 
 /* Element counts of the top-level arrays are read before anything refers to them. */
-static const cJSON *top(gltf__reader *r, const char *key)
-{
-    return gltf__member(r->root, key);
-}
+static const cJSON *top(gltf__reader *r, const char *key) { return gltf__member(r->root, key); }
 
 /* Column-major 4x4 from translation, rotation (x y z w) and scale. */
 static void compose(const float t[3], const float q[4], const float s[3], float m[16])
@@ -35,7 +32,8 @@ static bool decompose(const float m[16], float t[3], float q[4], float s[3])
         return false;
     float c[3][3];
     for (int i = 0; i < 3; i++) {
-        s[i] = sqrtf(m[4 * i] * m[4 * i] + m[4 * i + 1] * m[4 * i + 1] + m[4 * i + 2] * m[4 * i + 2]);
+        s[i] =
+            sqrtf(m[4 * i] * m[4 * i] + m[4 * i + 1] * m[4 * i + 1] + m[4 * i + 2] * m[4 * i + 2]);
         if (!(s[i] > 1e-20f))
             return false;
         for (int k = 0; k < 3; k++)
@@ -141,8 +139,10 @@ bool gltf__read_nodes(gltf__reader *r)
             if (c[k] == i)
                 return gltf__fail(r, "%s.children[%u]: the node is its own child", where, k);
             if (nodes[c[k]].parent >= 0)
-                return gltf__fail(r, "%s.children[%u]: node %u already has parent %d (nodes "
-                                     "form a tree)", where, k, c[k], nodes[c[k]].parent);
+                return gltf__fail(r,
+                                  "%s.children[%u]: node %u already has parent %d (nodes "
+                                  "form a tree)",
+                                  where, k, c[k], nodes[c[k]].parent);
             nodes[c[k]].parent = (int32_t)i;
         }
     }
@@ -151,8 +151,10 @@ bool gltf__read_nodes(gltf__reader *r)
         int32_t p = nodes[i].parent;
         for (uint32_t steps = 0; p >= 0; steps++, p = nodes[p].parent)
             if (steps > doc->num_nodes)
-                return gltf__fail(r, "nodes[%u]: its parents form a cycle (a node is its own "
-                                     "ancestor)", i);
+                return gltf__fail(r,
+                                  "nodes[%u]: its parents form a cycle (a node is its own "
+                                  "ancestor)",
+                                  i);
     }
     return true;
 }
@@ -238,15 +240,9 @@ static bool convert_indices(gltf__reader *r, const char *where, uint32_t mode, c
                               mode == 1 ? "lines" : "triangles");
         p->indices = in, p->num_indices = n, p->mode = (ct_gltf_mode)mode;
         return true;
-    case 2: /* line loop */
-        prims = n >= 2 ? n : 0;
-        break;
-    case 3: /* line strip */
-        prims = n >= 2 ? n - 1 : 0;
-        break;
-    default: /* 5 triangle strip, 6 triangle fan */
-        prims = n >= 3 ? n - 2 : 0;
-        break;
+    case 2: /* line loop */ prims = n >= 2 ? n : 0; break;
+    case 3: /* line strip */ prims = n >= 2 ? n - 1 : 0; break;
+    default: /* 5 triangle strip, 6 triangle fan */ prims = n >= 3 ? n - 2 : 0; break;
     }
     uint32_t *out = formats__alloc_array(&r->arena, (size_t)prims * 3 + 1, sizeof *out);
     if (!out)
@@ -284,13 +280,17 @@ static bool read_indices(gltf__reader *r, const cJSON *j, const char *where, uin
         const gltf__accessor *a = &r->accessors[index];
         if (a->components != 1 || a->normalized ||
             (a->component_type != 5121 && a->component_type != 5123 && a->component_type != 5125))
-            return gltf__fail(r, "%s.indices: accessors[%d] must be SCALAR unsigned byte, short "
-                                 "or int", where, index);
+            return gltf__fail(r,
+                              "%s.indices: accessors[%d] must be SCALAR unsigned byte, short "
+                              "or int",
+                              where, index);
         for (uint32_t i = 0; i < n; i++) {
             list[i] = gltf__component_uint(a, i, 0);
             if (list[i] >= p->num_vertices)
-                return gltf__fail(r, "%s.indices: element %u is %u, but the primitive has %u "
-                                     "vertices", where, i, list[i], p->num_vertices);
+                return gltf__fail(r,
+                                  "%s.indices: element %u is %u, but the primitive has %u "
+                                  "vertices",
+                                  where, i, list[i], p->num_vertices);
         }
     } else {
         for (uint32_t i = 0; i < n; i++)
@@ -348,7 +348,8 @@ static bool read_primitive(gltf__reader *r, const cJSON *j, const char *where,
         !check_type(r, aw, "WEIGHTS_0", weights, 4,
                     weights < 0 || gltf__float_like(&A[weights], false),
                     "float or normalized unsigned VEC4") ||
-        !check_type(r, aw, "TANGENT", tan, 4, tan < 0 || A[tan].component_type == 5126, "float VEC4"))
+        !check_type(r, aw, "TANGENT", tan, 4, tan < 0 || A[tan].component_type == 5126,
+                    "float VEC4"))
         return false;
     float *f;
     char fw[GLTF_WHERE];
@@ -453,7 +454,8 @@ static bool texture_info(gltf__reader *r, const cJSON *obj, const char *key, con
 bool gltf__read_materials(gltf__reader *r)
 {
     ct_gltf_t *doc = r->doc;
-    ct_gltf_material_t *mats = formats__alloc_array(&r->arena, doc->num_materials + 1u, sizeof *mats);
+    ct_gltf_material_t *mats =
+        formats__alloc_array(&r->arena, doc->num_materials + 1u, sizeof *mats);
     ct_gltf_texture_t *texs = formats__alloc_array(&r->arena, doc->num_textures + 1u, sizeof *texs);
     ct_gltf_image_t *imgs = formats__alloc_array(&r->arena, doc->num_images + 1u, sizeof *imgs);
     if (!mats || !texs || !imgs)
@@ -488,7 +490,8 @@ bool gltf__read_materials(gltf__reader *r)
         }
     }
     i = 0;
-    for (const cJSON *j = top(r, "textures") ? top(r, "textures")->child : NULL; j; j = j->next, i++) {
+    for (const cJSON *j = top(r, "textures") ? top(r, "textures")->child : NULL; j;
+         j = j->next, i++) {
         char where[GLTF_WHERE];
         gltf__where(where, "textures[%u]", i);
         int32_t sampler;
@@ -499,7 +502,8 @@ bool gltf__read_materials(gltf__reader *r)
             return false;
     }
     i = 0;
-    for (const cJSON *j = top(r, "materials") ? top(r, "materials")->child : NULL; j; j = j->next, i++) {
+    for (const cJSON *j = top(r, "materials") ? top(r, "materials")->child : NULL; j;
+         j = j->next, i++) {
         char where[GLTF_WHERE], pw[GLTF_WHERE];
         gltf__where(where, "materials[%u]", i);
         gltf__where(pw, "%s.pbrMetallicRoughness", where);

@@ -13,7 +13,8 @@ void mesh_smooth_normals(const float *positions, uint32_t num_vertices, const ui
                     *c = &positions[3 * indices[t + 2]];
         const float u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
         const float v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-        const float n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+        const float n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                            u[0] * v[1] - u[1] * v[0]};
         for (int k = 0; k < 3; k++)
             for (int j = 0; j < 3; j++)
                 normals[3 * indices[t + k] + j] += n[j];

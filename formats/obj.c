@@ -69,7 +69,8 @@ static const char *skip_space(const char *s)
 
 /* Reads `want` numbers (and up to `optional` more, or fewer down to `least`), keeping `want`
  * of them: missing ones are 0. */
-static int read_floats(obj_reader *r, const char *s, int want, int least, int optional, obj_array *out)
+static int read_floats(obj_reader *r, const char *s, int want, int least, int optional,
+                       obj_array *out)
 {
     float f[4] = {0};
     int got = 0;
@@ -84,7 +85,8 @@ static int read_floats(obj_reader *r, const char *s, int want, int least, int op
         s = end;
     }
     if (got < least || *s)
-        return fail(r, least == want ? "expected %d numbers" : "expected %d to %d numbers", least, want + optional);
+        return fail(r, least == want ? "expected %d numbers" : "expected %d to %d numbers", least,
+                    want + optional);
     return push(r, out, f, (uint32_t)want) ? 0 : CT_ERR_NOMEM;
 }
 
@@ -237,7 +239,8 @@ static int build_mesh(obj_reader *r, obj_mesh_t *m)
         }
         m->has_normals = all_normals;
         if (!all_normals)
-            mesh_smooth_normals(m->positions, m->num_vertices, m->indices, m->num_indices, m->normals);
+            mesh_smooth_normals(m->positions, m->num_vertices, m->indices, m->num_indices,
+                                m->normals);
     }
     ct_free(r->a, table, table ? (size_t)slots * sizeof *table : 0);
     ct_free(r->a, first_corner, first_corner ? (size_t)num_corners * sizeof *first_corner : 0);

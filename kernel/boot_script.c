@@ -21,7 +21,7 @@ static struct {
     uv_fs_event_t handle;
     bool watching;
     char path[1024];
-    const char *file; /* the name within its folder, inside path */
+    const char *file;    /* the name within its folder, inside path */
     uint64_t changed_at; /* 0: no change pending */
 } W;
 
@@ -76,7 +76,8 @@ bool boot_script__apply_reload(void)
         lua_pop(L, 1);
     if (failed) {
         log__error("%s: reload failed (see above); a syntax error keeps the old script whole, an "
-                   "error while running keeps what ran before it", W.path);
+                   "error while running keeps what ran before it",
+                   W.path);
         return false;
     }
     int rc = lua_env__call_global("reload", 0);

@@ -27,7 +27,8 @@ static struct {
 int host__add_option(const char *name, const char *value)
 {
     if (host.num_options == HOST_MAX_OPTIONS) {
-        fprintf(stderr, "cuttle: too many module options (at most %d), at %s\n", HOST_MAX_OPTIONS, name);
+        fprintf(stderr, "cuttle: too many module options (at most %d), at %s\n", HOST_MAX_OPTIONS,
+                name);
         return 2;
     }
     while (*name == '-')
@@ -89,8 +90,10 @@ static int output_path(const char *name, char *out, size_t out_size, char *err, 
             return r != 0 ? CT_ERR_IO : CT_ERR_INVALID;
     }
     if (lstat(out, &st) == 0 && !S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "output '%.200s' exists and is not a regular file (a link, FIFO "
-                                "or device)", name);
+        snprintf(err, err_size,
+                 "output '%.200s' exists and is not a regular file (a link, FIFO "
+                 "or device)",
+                 name);
         return CT_ERR_INVALID;
     }
     return 0;
@@ -103,7 +106,8 @@ uint32_t host__report_unread(void)
     for (uint32_t i = 0; i < host.num_options; i++)
         if (!host.options[i].read) {
             log__error("unknown option --%s: neither the kernel nor a loaded module reads it "
-                       "(cuttle --help lists the kernel's)", host.options[i].name);
+                       "(cuttle --help lists the kernel's)",
+                       host.options[i].name);
             n++;
         }
     return n;

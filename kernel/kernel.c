@@ -57,7 +57,8 @@ void kernel__register_apis(void)
 
 static int boot_services(const kernel_desc_t *desc)
 {
-    const char *modes_text = desc->memory_debug ? desc->memory_debug : getenv("CUTTLE_MEMORY_DEBUG");
+    const char *modes_text =
+        desc->memory_debug ? desc->memory_debug : getenv("CUTTLE_MEMORY_DEBUG");
     char err[256];
     int modes = memory__parse_debug_modes(modes_text ? modes_text : "none", err, sizeof err);
     if (modes < 0) {
@@ -162,7 +163,7 @@ int kernel__boot(const kernel_desc_t *desc)
     if (!r && desc->project_dir)
         r = project__load(desc->project_dir, desc->strict, &booted.project);
     if (!r)
-        lua_env__set_script_timeout(desc->script_timeout < 0    ? 0
+        lua_env__set_script_timeout(desc->script_timeout < 0   ? 0
                                     : desc->script_timeout > 0 ? desc->script_timeout
                                     : booted.project.has_script_timeout
                                         ? booted.project.script_timeout

@@ -12,20 +12,20 @@
 #define KERNEL_STACK_SIZE (256u << 20)
 
 typedef struct kernel_desc_t {
-    const char *project_dir;                       /* NULL: no project */
+    const char *project_dir; /* NULL: no project */
     const char *module_dirs[KERNEL_MAX_PATHS];
     uint32_t num_module_dirs;
     const char *plugin_paths[KERNEL_MAX_PATHS];
     uint32_t num_plugin_paths;
-    const char *memory_debug;                      /* "fill,canary" or NULL */
-    double script_timeout;                         /* CPU seconds per call into Lua; 0: the
+    const char *memory_debug; /* "fill,canary" or NULL */
+    double script_timeout;    /* CPU seconds per call into Lua; 0: the
                                                     * project's, else the default; < 0: off */
-    uint32_t jobs;                                 /* 0: one thread per core */
+    uint32_t jobs;            /* 0: one thread per core */
     bool strict;
-    bool watch;                                    /* hot reload on file changes */
-    bool run_boot_script;                          /* false for cuttle-compile */
-    bool installed_modules;                        /* also search the installed modules folder */
-    bool print_load_order;                         /* to stdout, before the boot script runs */
+    bool watch;             /* hot reload on file changes */
+    bool run_boot_script;   /* false for cuttle-compile */
+    bool installed_modules; /* also search the installed modules folder */
+    bool print_load_order;  /* to stdout, before the boot script runs */
 } kernel_desc_t;
 
 /* The installed engine's modules folder (<libdir>/cuttle/modules, found from the program's own

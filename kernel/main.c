@@ -23,7 +23,8 @@
 
 static const char usage[] =
     "usage: cuttle [options]\n"
-    "  --project DIR        run the project in DIR (its project.sjson names modules and boot script)\n"
+    "  --project DIR        run the project in DIR (its project.sjson names modules and boot "
+    "script)\n"
     "  --modules DIR        search DIR (and its subfolders) for modules; repeatable\n"
     "  --plugin FILE        load this shared library; repeatable\n"
     "  --frames N           run N frames (default: the project's `frames`, else 0)\n"
@@ -37,7 +38,8 @@ static const char usage[] =
     "  --script-timeout S   stop a script after S seconds of CPU time in one call from the engine\n"
     "                       (init, update, a hook, ...; default: the project's script_timeout,\n"
     "                       else 10); 0: never\n"
-    "  --no-timeouts        switch every timeout off (console, networking, scripts), for a debugger\n"
+    "  --no-timeouts        switch every timeout off (console, networking, scripts), for a "
+    "debugger\n"
     "                       session; the same as CUTTLE_NO_TIMEOUTS=1\n"
     "  --debug              keep each plugin's private copy as a named file while it is loaded\n"
     "                       ($TMPDIR/cuttle-plugin-*-<file>.so) so gdb and lldb load its\n"
@@ -141,10 +143,10 @@ static int parse_valued(options_t *o, const char *a, const char *value)
 /* True for the options this file parses itself; any other `--name` is kept for the modules. */
 static bool kernel_option(const char *a)
 {
-    static const char *const known[] = {"--help", "--list", "--strict", "--watch", "--project",
-                                        "--modules", "--plugin", "--frames", "--dt", "--fps", "--jobs",
-                                        "-e", "--memory-debug", "--no-timeouts", "--debug",
-                                        "--script-timeout"};
+    static const char *const known[] = {
+        "--help",         "--list",        "--strict", "--watch",         "--project", "--modules",
+        "--plugin",       "--frames",      "--dt",     "--fps",           "--jobs",    "-e",
+        "--memory-debug", "--no-timeouts", "--debug",  "--script-timeout"};
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(a, known[k]))
             return true;
@@ -236,8 +238,12 @@ static int cuttle_main(int argc, char **argv)
     /* Scripts print to stdout and the log writes to stderr: line buffering keeps them in order
      * when both go to one pipe or file. */
     setvbuf(stdout, NULL, _IOLBF, 0);
-    options_t o = {.frames = -1, .dt = 1.0 / 60.0, .fps = -1, .desc.installed_modules = true,
-                   .console = CONSOLE_OPTIONS_DEFAULT, .editor = EDITOR_OPTIONS_DEFAULT};
+    options_t o = {.frames = -1,
+                   .dt = 1.0 / 60.0,
+                   .fps = -1,
+                   .desc.installed_modules = true,
+                   .console = CONSOLE_OPTIONS_DEFAULT,
+                   .editor = EDITOR_OPTIONS_DEFAULT};
     int r = parse_args(argc, argv, &o);
     if (!r)
         r = console__check_options(&o.console, o.desc.project_dir != NULL);
@@ -281,10 +287,10 @@ static int cuttle_main(int argc, char **argv)
         status = 1;
     long frames = o.frames >= 0 ? o.frames : console ? -1 : (long)kernel__project_frames(), ran = 0;
     uint64_t script_errors =
-        status                 ? 0
+        status ? 0
         : console__listening() || editor__listening()
             ? console__run_frames(frames, dt, fps, signals__stop_requested, &ran)
-                               : run_frames(frames, dt, fps, o.desc.strict, &ran);
+            : run_frames(frames, dt, fps, o.desc.strict, &ran);
     editor__stop();
     if (console__stop())
         status = 1;

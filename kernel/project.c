@@ -13,9 +13,8 @@
 
 /* The keys project.sjson knows; anything else is named, with the nearest of these. */
 static const char *const known_keys[] = {
-    "boot_script", "frames", "modules", "versions", "providers", "sandbox", "plugin_folders",
-    "script_timeout",
-    "roots",
+    "boot_script", "frames",         "modules",        "versions", "providers",
+    "sandbox",     "plugin_folders", "script_timeout", "roots",
 };
 
 /* What a reader needs to report: the file, and whether mistakes are fatal (--strict). */
@@ -76,8 +75,8 @@ static int read_modules(const reader_t *r, const cJSON *array, project_t *p)
 }
 
 /* A pin or provider naming a plugin the project does not load says nothing: name it. */
-static int check_listed(const reader_t *r, const project_t *p, const char *field,
-                        const char *key, const char *plugin)
+static int check_listed(const reader_t *r, const project_t *p, const char *field, const char *key,
+                        const char *plugin)
 {
     if (listed(p, plugin))
         return 0;
@@ -161,8 +160,7 @@ static int read_project_path(const reader_t *r, const char *dir, const cJSON *no
     return 0;
 }
 
-static int read_plugin_folders(const reader_t *r, const char *dir, const cJSON *array,
-                               project_t *p)
+static int read_plugin_folders(const reader_t *r, const char *dir, const cJSON *array, project_t *p)
 {
     if (!array)
         return 0;
@@ -189,8 +187,8 @@ static int read_settings(const reader_t *r, const char *dir, const cJSON *root, 
 {
     const cJSON *boot = cJSON_GetObjectItemCaseSensitive(root, "boot_script");
     if (boot) {
-        int err = read_project_path(r, dir, boot, "boot_script", p->boot_script,
-                                    sizeof p->boot_script);
+        int err =
+            read_project_path(r, dir, boot, "boot_script", p->boot_script, sizeof p->boot_script);
         if (err)
             return err;
     }
@@ -211,8 +209,9 @@ static int read_settings(const reader_t *r, const char *dir, const cJSON *root, 
     if (timeout) {
         if (!cJSON_IsNumber(timeout) || !(timeout->valuedouble >= 0) ||
             timeout->valuedouble > PROJECT_MAX_SCRIPT_TIMEOUT)
-            return field_error(r, "script_timeout", "expected seconds 0..3600 (0: the watchdog "
-                                                    "is off)");
+            return field_error(r, "script_timeout",
+                               "expected seconds 0..3600 (0: the watchdog "
+                               "is off)");
         p->has_script_timeout = true;
         p->script_timeout = timeout->valuedouble;
     }
@@ -222,12 +221,13 @@ static int read_settings(const reader_t *r, const char *dir, const cJSON *root, 
     const cJSON *roots = cJSON_GetObjectItemCaseSensitive(root, "roots");
     const cJSON *item;
     if (roots && !cJSON_IsArray(roots))
-        return field_error(r, "roots", "expected an array of project files "
-                                       "([\"default.render_config\"])");
-    cJSON_ArrayForEach(item, roots)
-        if (!cJSON_IsString(item))
-            return field_error(r, "roots", "expected an array of project files "
-                                           "([\"default.render_config\"])");
+        return field_error(r, "roots",
+                           "expected an array of project files "
+                           "([\"default.render_config\"])");
+    cJSON_ArrayForEach(item, roots) if (!cJSON_IsString(item)) return field_error(
+        r, "roots",
+        "expected an array of project files "
+        "([\"default.render_config\"])");
     return 0;
 }
 
@@ -243,8 +243,9 @@ static int check_keys(const reader_t *r, const cJSON *root)
         if (known)
             continue;
         const char *near = data__nearest_name(item->string, known_keys, n);
-        int err = mistake(r, "unknown key '%s'%s%s%s (known: boot_script, frames, modules, "
-                             "versions, providers, sandbox, plugin_folders, script_timeout, roots)",
+        int err = mistake(r,
+                          "unknown key '%s'%s%s%s (known: boot_script, frames, modules, "
+                          "versions, providers, sandbox, plugin_folders, script_timeout, roots)",
                           item->string, near ? " (did you mean '" : "", near ? near : "",
                           near ? "'?)" : "");
         if (err)

@@ -9,20 +9,20 @@
 #define PROJECT_MAX_SCRIPT_TIMEOUT 3600
 
 typedef struct project_t {
-    char boot_script[512];                           /* DIR/name, inside the project; "" if none */
-    uint32_t frames;                                 /* 0: not said */
-    bool sandbox;                                    /* scripts run without ffi, io, os, ... */
+    char boot_script[512]; /* DIR/name, inside the project; "" if none */
+    uint32_t frames;       /* 0: not said */
+    bool sandbox;          /* scripts run without ffi, io, os, ... */
     bool has_script_timeout;
-    double script_timeout;                           /* seconds per call into Lua, 0: off */
-    const char *modules[PROJECT_MAX_ENTRIES];        /* plugin names to load */
+    double script_timeout;                    /* seconds per call into Lua, 0: off */
+    const char *modules[PROJECT_MAX_ENTRIES]; /* plugin names to load */
     uint32_t num_modules;
     loader_pin_t pins[PROJECT_MAX_ENTRIES];
     uint32_t num_pins;
     loader_provider_t providers[PROJECT_MAX_ENTRIES];
     uint32_t num_providers;
-    char *plugin_dirs[PROJECT_MAX_ENTRIES];          /* "<project>/<folder>", searched for plugins */
+    char *plugin_dirs[PROJECT_MAX_ENTRIES]; /* "<project>/<folder>", searched for plugins */
     uint32_t num_plugin_dirs;
-    void *tree;                                      /* owns the strings above */
+    void *tree; /* owns the strings above */
 } project_t;
 
 /*

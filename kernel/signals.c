@@ -14,7 +14,8 @@ static void on_signal(int sig)
     if (stop_signal)
         _exit(128 + sig);
     stop_signal = sig;
-    static const char note[] = "\ncuttle: stopping after this frame (a second signal exits at once)\n";
+    static const char note[] =
+        "\ncuttle: stopping after this frame (a second signal exits at once)\n";
     ssize_t ignored = write(STDERR_FILENO, note, sizeof note - 1);
     (void)ignored;
 }

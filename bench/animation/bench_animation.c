@@ -78,9 +78,11 @@ static double gltf_figures(void)
     for (int c = 0; c < 3; c++) {
         char err[512];
         ct_gltf_t *doc = ct_gltf_load_file(clips[c].file, NULL, err, sizeof err);
-        const int32_t a = doc ? anim__gltf_animation(doc, clips[c].animation, NULL, err, sizeof err) : -1;
+        const int32_t a =
+            doc ? anim__gltf_animation(doc, clips[c].animation, NULL, err, sizeof err) : -1;
         anim__raw_owned raw;
-        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, ct_heap_allocator(), &raw, err, sizeof err)) {
+        if (a < 0 || anim__raw_from_gltf(doc, 0, (uint32_t)a, 30.0f, 1.0, ct_heap_allocator(), &raw,
+                                         err, sizeof err)) {
             fprintf(stderr, "bench_animation: %s: %s\n", clips[c].file, err);
             exit(1);
         }
@@ -91,7 +93,8 @@ static double gltf_figures(void)
         anim__error_report r;
         double achieved;
         if (anim__compress(&raw.raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved) ||
-            anim__clip_open(blob.data, blob.size, &clip) || anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
+            anim__clip_open(blob.data, blob.size, &clip) ||
+            anim__measure(&raw.raw, &clip, blob.size, ct_heap_allocator(), &r)) {
             fprintf(stderr, "bench_animation: compressing %s failed\n", clips[c].name);
             exit(1);
         }
@@ -139,8 +142,10 @@ static void compression_figures(void)
             }
             static char names[12][64];
             char *ename = names[c * 4 + mode * 2], *rname = names[c * 4 + mode * 2 + 1];
-            snprintf(ename, 64, "animation.%s_error_mm_%s", mode ? "precision" : "spec", clips[c].name);
-            snprintf(rname, 64, "animation.%s_ratio_%s", mode ? "precision" : "spec", clips[c].name);
+            snprintf(ename, 64, "animation.%s_error_mm_%s", mode ? "precision" : "spec",
+                     clips[c].name);
+            snprintf(rname, 64, "animation.%s_ratio_%s", mode ? "precision" : "spec",
+                     clips[c].name);
             bench_report(ename, r.max_mm, "mm", "ACL metric, max over bones and raw samples");
             bench_report(rname, r.ratio, "x", "40 B x bones x samples / compressed bytes");
             if (mode)
@@ -174,7 +179,8 @@ static void euler_figure(void)
                 ct_quat_from_euler(a, (ct_euler_order)order, (ct_euler_frame)frame, back);
                 double minus = 0, plus = 0;
                 for (int k = 0; k < 4; k++)
-                    minus += (q[k] - back[k]) * (q[k] - back[k]), plus += (q[k] + back[k]) * (q[k] + back[k]);
+                    minus += (q[k] - back[k]) * (q[k] - back[k]),
+                        plus += (q[k] + back[k]) * (q[k] + back[k]);
                 const double angle = 4 * asin(fmin(1.0, 0.5 * sqrt(fmin(minus, plus))));
                 worst = angle > worst ? angle : worst;
             }

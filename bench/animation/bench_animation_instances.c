@@ -49,7 +49,8 @@ static void measure(uint32_t n, ct_entity_t *e, ct_entity_t *order)
     }
     (void)sink;
     snprintf(name, sizeof name, "animation.find_by_entity_%u_ns", n);
-    bench_report(name, bench_median(samples, 21), "ns", "time(world, e): entity -> instance, shuffled");
+    bench_report(name, bench_median(samples, 21), "ns",
+                 "time(world, e): entity -> instance, shuffled");
     worlds->destroy_world(w);
 
     for (int rep = 0; rep < 5; rep++) {
@@ -77,9 +78,10 @@ int main(int argc, char **argv)
     anim = registry__get_engine_api(CT_ANIMATION_API, 1);
     entity = registry__get_engine_api(CT_ENTITY_API, 2);
     worlds = registry__get_engine_api(CT_WORLD_API, 1);
-    static const char arm[] = "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\nCHANNELS 1 Zrotation\\n"
-                              "JOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}\\nMOTION\\nFrames: 2\\n"
-                              "Frame Time: 1\\n0\\n90\\n\"";
+    static const char arm[] =
+        "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\nCHANNELS 1 Zrotation\\n"
+        "JOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}\\nMOTION\\nFrames: 2\\n"
+        "Frame Time: 1\\n0\\n90\\n\"";
     static const char unit[] = "entities = [ { components = { transform = {} animation = { "
                                "skeleton = \"arm\" clip = \"arm\" loop = true } } } ]";
     if (!resource || !anim || !entity || !worlds ||

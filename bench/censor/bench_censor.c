@@ -66,7 +66,8 @@ static long count_commits(const char *repo, const char *rev)
 static char names[16][128];
 static int num_names;
 
-static void report(const char *prefix, const char *name, double value, const char *unit, const char *what)
+static void report(const char *prefix, const char *name, double value, const char *unit,
+                   const char *what)
 {
     if (value < 0 || num_names == 16)
         return;
@@ -85,12 +86,15 @@ static void measure(const char *repo, const char *prefix)
     if (!mkdtemp(scratch))
         return;
     const char *filter = "--filter 'ifdef -UNDA_SECRET' --lenient --quiet --branch main";
-    snprintf(command, sizeof command, "'%s' '%s' %s/dst --target HEAD~1 %s", CUTTLE_CENSOR, repo, scratch, filter);
+    snprintf(command, sizeof command, "'%s' '%s' %s/dst --target HEAD~1 %s", CUTTLE_CENSOR, repo,
+             scratch, filter);
     double initial = timed(command);
-    snprintf(command, sizeof command, "'%s' '%s' %s/dst --target HEAD %s", CUTTLE_CENSOR, repo, scratch, filter);
+    snprintf(command, sizeof command, "'%s' '%s' %s/dst --target HEAD %s", CUTTLE_CENSOR, repo,
+             scratch, filter);
     double incremental = timed(command);
-    report(prefix, "initial_commits_per_s", initial > 0 ? (double)(commits - 1) / (initial / 1e3) : -1,
-           "1/s", "first copy of HEAD~1's history");
+    report(prefix, "initial_commits_per_s",
+           initial > 0 ? (double)(commits - 1) / (initial / 1e3) : -1, "1/s",
+           "first copy of HEAD~1's history");
     report(prefix, "incremental_1_commit_ms", incremental, "ms", "re-run after one commit");
 
     FILE *f;
@@ -99,18 +103,21 @@ static void measure(const char *repo, const char *prefix)
         fputs(peer_callback, f);
         fclose(f);
     }
-    double runs[2] = { -1, -1 };
+    double runs[2] = {-1, -1};
     for (int i = 0; i < 2; i++) {
         snprintf(command, sizeof command,
-                 "rm -rf %s/peer && git clone -q --bare --single-branch --no-local '%s' %s/peer", scratch, repo, scratch);
+                 "rm -rf %s/peer && git clone -q --bare --single-branch --no-local '%s' %s/peer",
+                 scratch, repo, scratch);
         if (system(command) != 0)
             break;
         snprintf(command, sizeof command,
-                 "cd %s/peer && git filter-repo --force --quiet --blob-callback \"$(cat ../callback.py)\" >/dev/null",
+                 "cd %s/peer && git filter-repo --force --quiet --blob-callback \"$(cat "
+                 "../callback.py)\" >/dev/null",
                  scratch);
         runs[i] = timed(command);
     }
-    report(prefix, "filter_repo_commits_per_s", runs[0] > 0 ? (double)commits / (runs[0] / 1e3) : -1, "1/s",
+    report(prefix, "filter_repo_commits_per_s",
+           runs[0] > 0 ? (double)commits / (runs[0] / 1e3) : -1, "1/s",
            "git filter-repo, same history and filter");
     report(prefix, "filter_repo_rerun_ms", runs[1], "ms", "git filter-repo has no incremental run");
     snprintf(command, sizeof command, "rm -rf %s", scratch);
@@ -121,7 +128,8 @@ static void measure(const char *repo, const char *prefix)
 int main(int argc, char **argv)
 {
     if (system("git filter-repo --version >/dev/null 2>&1") != 0)
-        fprintf(stderr, "bench_censor: git filter-repo is not installed; its figures are left out\n");
+        fprintf(stderr,
+                "bench_censor: git filter-repo is not installed; its figures are left out\n");
     measure(SOURCE_ROOT, "");
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--repo") != 0)

@@ -46,7 +46,7 @@ static ct_dm_doc_o *new_doc(const char *author)
 
 static char (*make_keys(uint32_t n))[16]
 {
-    char (*keys)[16] = malloc((size_t)n * 16);
+    char(*keys)[16] = malloc((size_t)n * 16);
     for (uint32_t i = 0; i < n; i++)
         snprintf(keys[i], 16, "k%u", i);
     return keys;
@@ -55,7 +55,7 @@ static char (*make_keys(uint32_t n))[16]
 static void bench_sets(void)
 {
     enum { N = 10000 };
-    char (*keys)[16] = make_keys(N);
+    char(*keys)[16] = make_keys(N);
     const ct_guid_t obj = {0, 1};
     double fresh[RUNS], over[RUNS];
     for (int r = 0; r < RUNS; r++) {
@@ -87,7 +87,7 @@ static void bench_sets(void)
 static void bench_undo_redo(void)
 {
     enum { N = 1000000, KEYS = 1000, ACTION = 100 };
-    char (*keys)[16] = make_keys(KEYS);
+    char(*keys)[16] = make_keys(KEYS);
     const ct_guid_t obj = {0, 1};
     double per_op[3], per_inverse[3];
     for (int r = 0; r < 3; r++) {
@@ -113,7 +113,8 @@ static void bench_undo_redo(void)
         double x = 0;
         dm->get_double(d, obj, keys[(N - 1) % KEYS], &x);
         if (undone != N / ACTION || redone != N / ACTION || x != N - 1)
-            fprintf(stderr, "bench_datamodel: undo/redo went wrong (%u, %u, %g)\n", undone, redone, x);
+            fprintf(stderr, "bench_datamodel: undo/redo went wrong (%u, %u, %g)\n", undone, redone,
+                    x);
         if (r == 0)
             printf("(undo %.0f ns, redo %.0f ns per op)\n", (t1 - t0) / N, (t2 - t1) / N);
         per_op[r] = (t2 - t0) / N;
@@ -137,9 +138,12 @@ static void bench_merge_writers(void)
         sets[i] = dm->create_changeset();
         snprintf(author, sizeof author, "client-%u", i);
         snprintf(value, sizeof value, "value %u", i);
-        ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = {0, 0}, .key = "key",
-                         .value = {.type = CT_DM_STRING, .size = (uint32_t)strlen(value), .as.s = value},
-                         .stamp = {CT_DM_HLC(1700000000000ull + (i * 7919u) % WRITERS, 0), author}};
+        ct_dm_op_t op = {
+            .kind = CT_DM_OP_SET,
+            .object = {0, 0},
+            .key = "key",
+            .value = {.type = CT_DM_STRING, .size = (uint32_t)strlen(value), .as.s = value},
+            .stamp = {CT_DM_HLC(1700000000000ull + (i * 7919u) % WRITERS, 0), author}};
         dm->changeset_append(sets[i], &op);
     }
     double ms[RUNS];
@@ -156,7 +160,8 @@ static void bench_merge_writers(void)
     if (losers != WRITERS - 1)
         fprintf(stderr, "bench_datamodel: %u losing values listed, not %u\n", losers, WRITERS - 1);
     bench_report("datamodel.merge_1540_writers_ms", bench_median(ms, RUNS), "ms",
-                 "B3.1: 1,540 change sets set one key, 1,539 losers listed (target <= 2; Yjs 75, Automerge 1632)");
+                 "B3.1: 1,540 change sets set one key, 1,539 losers listed (target <= 2; Yjs 75, "
+                 "Automerge 1632)");
     for (uint32_t i = 0; i < WRITERS; i++)
         dm->destroy_changeset(sets[i]);
 }
@@ -164,12 +169,14 @@ static void bench_merge_writers(void)
 static void bench_merge_100k(void)
 {
     enum { OBJECTS = 10000, OPS = 100000 };
-    char (*keys)[16] = make_keys(20);
+    char(*keys)[16] = make_keys(20);
     ct_dm_changeset_o *a = dm->create_changeset(), *b = dm->create_changeset();
     for (uint32_t i = 0; i < OPS; i++) {
         ct_guid_t g = {1, i % OBJECTS};
         uint32_t k = i / OBJECTS;
-        ct_dm_op_t op = {.kind = CT_DM_OP_SET, .object = g, .key = keys[k],
+        ct_dm_op_t op = {.kind = CT_DM_OP_SET,
+                         .object = g,
+                         .key = keys[k],
                          .value = {.type = CT_DM_DOUBLE, .as.d = i},
                          .stamp = {CT_DM_HLC(1700000000000ull, 0) + i, "alice"}};
         dm->changeset_append(a, &op);
@@ -201,8 +208,9 @@ static void bench_merge_100k(void)
     }
     if (conflicts != OBJECTS)
         fprintf(stderr, "bench_datamodel: %u conflicts, not %u\n", conflicts, OBJECTS);
-    bench_report("datamodel.merge_100k_ms", bench_median(ms, RUNS), "ms",
-                 "two change sets of 100,000 set ops merged, 10,000 conflicts listed (target <= 40)");
+    bench_report(
+        "datamodel.merge_100k_ms", bench_median(ms, RUNS), "ms",
+        "two change sets of 100,000 set ops merged, 10,000 conflicts listed (target <= 40)");
     dm->destroy_changeset(a);
     dm->destroy_changeset(b);
     free(keys);
@@ -215,18 +223,19 @@ static void bench_level(void)
     char *text = malloc(cap);
     len += (size_t)snprintf(text + len, cap - len, "// generated: %d entities\nentities = [\n", N);
     for (int i = 0; i < N; i++)
-        len += (size_t)snprintf(text + len, cap - len,
-                                "  {\n"
-                                "    id = \"%032x\"\n"
-                                "    name = \"marker %d\"\n"
-                                "    components = {\n"
-                                "      transform = { position = [%d 0 %g] }\n"
-                                "      debug_name = { name = \"marker %d\" }\n"
-                                "      point_mass = { mass = 1 velocity = [0 0 0.5] }\n"
-                                "      mesh = { mesh = \"meshes/marker\" material = \"materials/marker\" }\n"
-                                "    }\n"
-                                "  }\n",
-                                i + 1, i, i % 100, i * 0.25, i);
+        len += (size_t)snprintf(
+            text + len, cap - len,
+            "  {\n"
+            "    id = \"%032x\"\n"
+            "    name = \"marker %d\"\n"
+            "    components = {\n"
+            "      transform = { position = [%d 0 %g] }\n"
+            "      debug_name = { name = \"marker %d\" }\n"
+            "      point_mass = { mass = 1 velocity = [0 0 0.5] }\n"
+            "      mesh = { mesh = \"meshes/marker\" material = \"materials/marker\" }\n"
+            "    }\n"
+            "  }\n",
+            i + 1, i, i % 100, i * 0.25, i);
     len += (size_t)snprintf(text + len, cap - len, "]\n");
     double ms[RUNS];
     for (int r = 0; r < RUNS; r++) {
@@ -237,7 +246,8 @@ static void bench_level(void)
         char *out = d ? dm->write_level(d, NULL, &out_len) : NULL;
         ms[r] = (cpu_now_ns() - t0) / 1e6;
         if (!out || out_len != len || memcmp(out, text, len) != 0)
-            fprintf(stderr, "bench_datamodel: the level did not round-trip (%s)\n", d ? "differs" : err);
+            fprintf(stderr, "bench_datamodel: the level did not round-trip (%s)\n",
+                    d ? "differs" : err);
         dm->free_text(out);
         dm->destroy_doc(d);
     }
@@ -249,7 +259,8 @@ static void bench_level(void)
 static void run_peers(const char *dir)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "NODE_PATH='%s/node_modules' node '%s' '%s' 2>&1", dir, BENCH_PEERS_SCRIPT, dir);
+    snprintf(cmd, sizeof cmd, "NODE_PATH='%s/node_modules' node '%s' '%s' 2>&1", dir,
+             BENCH_PEERS_SCRIPT, dir);
     FILE *p = popen(cmd, "r");
     if (!p) {
         fprintf(stderr, "bench_datamodel: cannot run node for the peers\n");

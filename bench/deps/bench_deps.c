@@ -186,14 +186,18 @@ static void compile_figures(uint32_t n)
         cpu[s] = (cpu_now_ns() - c0) / 1e6;
         /* The figure is only the one it names when exactly the edited source was compiled. */
         if (rc || compiled != 1 || failed || up_to_date != n) {
-            fprintf(stderr, "bench_deps: incremental run %d: rc %d, compiled %u, up to date %u, "
-                    "failed %u\n", s, rc, compiled, up_to_date, failed);
+            fprintf(stderr,
+                    "bench_deps: incremental run %d: rc %d, compiled %u, up to date %u, "
+                    "failed %u\n",
+                    s, rc, compiled, up_to_date, failed);
             wrong = true;
         }
     }
     static char what[200];
-    snprintf(what, sizeof what, "cuttle-compile after one edit: %u sources walked, 1 compiled "
-             "(median of %d)%s", n + 1, RUNS, wrong ? " (WRONG COUNTS)" : "");
+    snprintf(what, sizeof what,
+             "cuttle-compile after one edit: %u sources walked, 1 compiled "
+             "(median of %d)%s",
+             n + 1, RUNS, wrong ? " (WRONG COUNTS)" : "");
     bench_report("deps.index_incremental_ms", bench_median(samples, RUNS), "ms", what);
     bench_report("deps.index_incremental_cpu_ms", bench_median(cpu, RUNS), "ms",
                  "the same runs' CPU time");

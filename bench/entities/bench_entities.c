@@ -139,15 +139,20 @@ static void vec3_gc(void *manager) { (void)manager; }
 
 static ct_component_type_t vec3_type(const char *name)
 {
-    return (ct_component_type_t){.name = name, .spawn_order = 500, .create_manager = vec3_create,
-                                 .destroy_manager = vec3_free, .instance_size = 12,
-                                 .spawn = vec3_spawn, .gc = vec3_gc};
+    return (ct_component_type_t){.name = name,
+                                 .spawn_order = 500,
+                                 .create_manager = vec3_create,
+                                 .destroy_manager = vec3_free,
+                                 .instance_size = 12,
+                                 .spawn = vec3_spawn,
+                                 .gc = vec3_gc};
 }
 
 static double per_entity(double t0) { return (bench_now_ns() - t0) / N; }
 
-static const char level_unit[] = "entities = [ { components = { transform = { position = [0 0 0] }\n"
-                                 "  debug_name = { name = \"crate\" } bench_position = { } } } ]\n";
+static const char level_unit[] =
+    "entities = [ { components = { transform = { position = [0 0 0] }\n"
+    "  debug_name = { name = \"crate\" } bench_position = { } } } ]\n";
 
 /* The bench level's source text; returns its length. */
 static int level_source(char *out, size_t size)
@@ -155,7 +160,8 @@ static int level_source(char *out, size_t size)
     return snprintf(out, size,
                     "entities = [ { components = { transform = { position = [0 0 0] }\n"
                     "  debug_name = { name = \"crate\" } bench_position = { } }\n"
-                    "  repeat = { count = %d spacing = [1 0 0] } } ]\n", LEVEL);
+                    "  repeat = { count = %d spacing = [1 0 0] } } ]\n",
+                    LEVEL);
 }
 
 static int load_level(void)
@@ -282,7 +288,8 @@ static void destroy_world_and_entities(ct_world_o *w)
 
 static void bench_levels(uint64_t position_type, uint64_t *sink)
 {
-    if (load_level() || resources->load_source("unit", "bench/unit", level_unit, sizeof level_unit - 1)) {
+    if (load_level() ||
+        resources->load_source("unit", "bench/unit", level_unit, sizeof level_unit - 1)) {
         fprintf(stderr, "bench_entities: could not compile the bench level\n");
         exit(1);
     }
@@ -337,8 +344,8 @@ static bool make_level_project(char *dir, size_t size)
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
     return compiler__write_file(project, "", 0) == 0 &&
            compiler__write_file(source, level, (size_t)len) == 0 &&
-           compiler__compile_project(dir, &compiled, &up_to_date, &failed) == 0 &&
-           compiled == 1 && failed == 0;
+           compiler__compile_project(dir, &compiled, &up_to_date, &failed) == 0 && compiled == 1 &&
+           failed == 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -414,8 +421,8 @@ int main(int argc, char **argv)
     FILE *has_transforms = fopen(paths[1], "rb");
     if (has_transforms)
         fclose(has_transforms);
-    kernel_desc_t desc = {.strict = true, .num_plugin_paths = has_transforms ? 2 : 1,
-                          .project_dir = cold_project};
+    kernel_desc_t desc = {
+        .strict = true, .num_plugin_paths = has_transforms ? 2 : 1, .project_dir = cold_project};
     desc.plugin_paths[0] = paths[0];
     desc.plugin_paths[1] = paths[1];
     if (kernel__boot(&desc)) {

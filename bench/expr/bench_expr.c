@@ -106,8 +106,7 @@ static int column(const char *name)
     return num_columns++;
 }
 
-static void report(const char *peer, const char *figure, size_t row, double value,
-                   const char *unit)
+static void report(const char *peer, const char *figure, size_t row, double value, const char *unit)
 {
     char name[128];
     if (peer)
@@ -124,10 +123,11 @@ static void report(const char *peer, const char *figure, size_t row, double valu
 static ct_expr_program_o *compile_ours(const char *source)
 {
     ct_expr_error_t err;
-    ct_expr_program_o *p = expr__compile(
-        source,
-        &(ct_expr_desc_t){.inputs = var_names, .num_inputs = BENCH_PEER_VARS, .allocator = ct_heap_allocator()},
-        NULL, NULL, &err);
+    ct_expr_program_o *p = expr__compile(source,
+                                         &(ct_expr_desc_t){.inputs = var_names,
+                                                           .num_inputs = BENCH_PEER_VARS,
+                                                           .allocator = ct_heap_allocator()},
+                                         NULL, NULL, &err);
     if (!p) {
         fprintf(stderr, "bench_expr: %s: %s\n", source, err.text);
         exit(1);
@@ -281,7 +281,10 @@ typedef float (*c_expr_f)(const float *v); /* v: t a b x y z */
 static float c_seed(const float *v) { return sinf(v[0]) + 0.1f * cosf(10 * v[0]); }
 static float c_poly(const float *v) { return ((0.5f * v[0] - 1.5f) * v[0] + 2) * v[0] - 7; }
 static float c_linear(const float *v) { return v[1] + v[2] * v[0]; }
-static float c_dist(const float *v) { return sqrtf(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[0]); }
+static float c_dist(const float *v)
+{
+    return sqrtf(v[3] * v[3] + v[4] * v[4] + v[5] * v[5] + v[0]);
+}
 static float c_damp(const float *v) { return expf(-0.5f * v[0]) * cosf(6.2831853f * v[0]) * v[1]; }
 static float c_angle(const float *v)
 {
@@ -366,7 +369,8 @@ static const char *const lua_bench =
     "  for i = 0, lanes - 1 do t[i] = i * 1e-3 end\n"
     "  for r = 1, reps do\n"
     "    local t0 = now_ns()\n"
-    "    for k = 1, 5 do for i = 0, lanes - 1 do out[i] = f(t[i], 1.5, 0.25, 0.3, 0.7, 1.1) end end\n"
+    "    for k = 1, 5 do for i = 0, lanes - 1 do out[i] = f(t[i], 1.5, 0.25, 0.3, 0.7, 1.1) end "
+    "end\n"
     "    s[r] = (now_ns() - t0) / (5 * lanes)\n"
     "  end\n"
     "  return median(s)\n"

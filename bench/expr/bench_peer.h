@@ -14,8 +14,8 @@
 #define BENCH_PEER_VARS 6 /* t a b x y z, in that order */
 
 typedef struct bench_peer_t {
-    const char *name;  /* "exprtk", "tinyexpr", ... */
-    int float_bits;    /* 32 or 64: the type of vars and of what eval returns */
+    const char *name; /* "exprtk", "tinyexpr", ... */
+    int float_bits;   /* 32 or 64: the type of vars and of what eval returns */
     /* Compiles `source` over the variables `names` bound to `vars` (BENCH_PEER_VARS floats or
      * doubles, as float_bits says, which the bench changes between evaluations). NULL on
      * failure. */

@@ -40,8 +40,10 @@
 #include "lua/lua_env.h"
 #include "plugins/registry.h"
 
-
-static void nothing(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx) { (void)ud, (void)e, (void)ctx; }
+static void nothing(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
+{
+    (void)ud, (void)e, (void)ctx;
+}
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint32_t next_random(uint32_t n)
@@ -63,7 +65,8 @@ static void islands_10k(void)
             if (k % 4 == 0)
                 e.entities[0].id = 1, e.entities[1].id = 2 + next_random(20000);
             else
-                e.entities[0].id = 2 + next_random(20000), e.entities[1].id = 2 + next_random(20000);
+                e.entities[0].id = 2 + next_random(20000),
+                e.entities[1].id = 2 + next_random(20000);
             char err[64];
             islands__post(&sys, &e, err, sizeof err);
         }
@@ -145,8 +148,8 @@ static timing_t timed_run(uint32_t mode)
 
 /* threads_x and threads_x_cpu from 15 one-thread and 15 parallel runs (interleaved, so load that
  * comes and goes hits both alike). */
-static void report_speedup(const char *name, const char *cpu_name, const char *what, const timing_t *one,
-                           const timing_t *two, int n)
+static void report_speedup(const char *name, const char *cpu_name, const char *what,
+                           const timing_t *one, const timing_t *two, int n)
 {
     double a[32], b[32], c[32], d[32];
     for (int i = 0; i < n; i++)
@@ -172,16 +175,22 @@ static void work(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
     }
 }
 
-static void count(void *ud, ct_entity_t target, const double *args, uint32_t n) { (void)ud, (void)target, (void)args, (void)n; }
+static void count(void *ud, ct_entity_t target, const double *args, uint32_t n)
+{
+    (void)ud, (void)target, (void)args, (void)n;
+}
 
 /* One frame: 2,000 pickups by the shared player (entity ids[0]) and 2,000 hits between
  * projectiles and targets; returns the run's times. */
-static timing_t frame(const ct_entity_t *ids, uint32_t n, uint32_t pickup, uint32_t hit, uint32_t mode)
+static timing_t frame(const ct_entity_t *ids, uint32_t n, uint32_t pickup, uint32_t hit,
+                      uint32_t mode)
 {
     for (uint32_t k = 0; k < 4000; k++) {
-        ct_island_event_t e = {.type = k % 2 ? hit : pickup, .num_entities = 2, .args = {1, 0, 0, 0}};
+        ct_island_event_t e = {
+            .type = k % 2 ? hit : pickup, .num_entities = 2, .args = {1, 0, 0, 0}};
         if (k % 2)
-            e.entities[0] = ids[1 + next_random(n - 1)], e.entities[1] = ids[1 + next_random(n - 1)];
+            e.entities[0] = ids[1 + next_random(n - 1)],
+            e.entities[1] = ids[1 + next_random(n - 1)];
         else
             e.entities[0] = ids[0], e.entities[1] = ids[1 + next_random(n - 1)];
         islands->post(&e);
@@ -189,30 +198,29 @@ static timing_t frame(const ct_entity_t *ids, uint32_t n, uint32_t pickup, uint3
     return timed_run(mode);
 }
 
-static const char lua_handlers[] =
-    "fields = {'health'}\n"
-    "local sin = math.sin\n"
-    "local function work(e)\n"
-    "  local h = Islands.get(e, 'health')\n"
-    "  for i = 0, 199 do h = h * 0.999 + sin(h + i) * 0.01 end\n"
-    "  Islands.set(e, 'health', h)\n"
-    "end\n"
-    "function on_lpickup(player, gem) work(gem) end\n"
-    "function on_lhit(bullet, target) work(target) end\n";
+static const char lua_handlers[] = "fields = {'health'}\n"
+                                   "local sin = math.sin\n"
+                                   "local function work(e)\n"
+                                   "  local h = Islands.get(e, 'health')\n"
+                                   "  for i = 0, 199 do h = h * 0.999 + sin(h + i) * 0.01 end\n"
+                                   "  Islands.set(e, 'health', h)\n"
+                                   "end\n"
+                                   "function on_lpickup(player, gem) work(gem) end\n"
+                                   "function on_lhit(bullet, target) work(target) end\n";
 
-static const char lua_setup[] =
-    "Islands.load_script('handlers.lua')\n"
-    "E = {}\n"
-    "for i = 1, 20000 do E[i] = Entity.create() end\n"
-    "Islands.shared(E[1])\n"
-    "local seed = 5\n"
-    "local function random(n) seed = (seed * 1103515245 + 12345) % 2147483648 return 2 + seed % (n - 1) end\n"
-    "function post_frame()\n"
-    "  for k = 1, 2000 do\n"
-    "    Islands.post('lpickup', {E[1], E[random(20000)]})\n"
-    "    Islands.post('lhit', {E[random(20000)], E[random(20000)]})\n"
-    "  end\n"
-    "end\n";
+static const char lua_setup[] = "Islands.load_script('handlers.lua')\n"
+                                "E = {}\n"
+                                "for i = 1, 20000 do E[i] = Entity.create() end\n"
+                                "Islands.shared(E[1])\n"
+                                "local seed = 5\n"
+                                "local function random(n) seed = (seed * 1103515245 + 12345) % "
+                                "2147483648 return 2 + seed % (n - 1) end\n"
+                                "function post_frame()\n"
+                                "  for k = 1, 2000 do\n"
+                                "    Islands.post('lpickup', {E[1], E[random(20000)]})\n"
+                                "    Islands.post('lhit', {E[random(20000)], E[random(20000)]})\n"
+                                "  end\n"
+                                "end\n";
 
 int main(int argc, char **argv)
 {
@@ -233,7 +241,8 @@ int main(int argc, char **argv)
     health = islands->field("health");
     score = islands->effect("score", count, NULL);
     islands->set_shared(ids[0], 1);
-    const uint32_t pickup = islands->handler("pickup", work, NULL), hit = islands->handler("hit", work, NULL);
+    const uint32_t pickup = islands->handler("pickup", work, NULL),
+                   hit = islands->handler("hit", work, NULL);
     note_thread(); /* the main thread first */
     double load[1] = {0};
     const bool have_load = getloadavg(load, 1) == 1;
@@ -244,9 +253,11 @@ int main(int argc, char **argv)
         two[s] = frame(ids, N, pickup, hit, CT_ISLANDS_PARALLEL);
         ms[s] = two[s].wall;
     }
-    report_speedup("gameplay.islands_threads_x", "gameplay.islands_threads_x_cpu", "2k pickups + 2k hits, C handlers ~2 us: 1 thread / ct.jobs (2 threads)",
-                   one, two, 15);
-    bench_report("gameplay.islands_frame_ms", bench_median(ms, 15), "ms", "that frame on 2 threads");
+    report_speedup("gameplay.islands_threads_x", "gameplay.islands_threads_x_cpu",
+                   "2k pickups + 2k hits, C handlers ~2 us: 1 thread / ct.jobs (2 threads)", one,
+                   two, 15);
+    bench_report("gameplay.islands_frame_ms", bench_median(ms, 15), "ms",
+                 "that frame on 2 threads");
 
     /* The same with Lua handlers in the worker states. The script goes into a scratch folder
      * (the working folder stands for the project); the events are posted from Lua (not timed). */
@@ -263,18 +274,21 @@ int main(int argc, char **argv)
                 (m ? two : one)[s] = timed_run(m ? CT_ISLANDS_PARALLEL : CT_ISLANDS_ONE_THREAD);
             }
         }
-        report_speedup("gameplay.islands_lua_threads_x", "gameplay.islands_lua_threads_x_cpu",
-                       "the same frame with Lua handlers in worker Lua states: 1 thread / 2 threads", one, two, 15);
+        report_speedup(
+            "gameplay.islands_lua_threads_x", "gameplay.islands_lua_threads_x_cpu",
+            "the same frame with Lua handlers in worker Lua states: 1 thread / 2 threads", one, two,
+            15);
     } else {
-        fprintf(stderr, "bench_gameplay: the Lua handlers did not load; no islands_lua_threads_x\n");
+        fprintf(stderr,
+                "bench_gameplay: the Lua handlers did not load; no islands_lua_threads_x\n");
     }
     remove("handlers.lua");
     if (chdir("/") == 0)
         rmdir(dir);
     /* Which of the two speedups to believe depends on the load while they were measured. */
     if (have_load)
-        printf("bench_gameplay: load average %.1f on %ld cores when the threads_x runs began: %s\n", load[0],
-               sysconf(_SC_NPROCESSORS_ONLN),
+        printf("bench_gameplay: load average %.1f on %ld cores when the threads_x runs began: %s\n",
+               load[0], sysconf(_SC_NPROCESSORS_ONLN),
                load[0] < 0.5 * (double)sysconf(_SC_NPROCESSORS_ONLN)
                    ? "quiet enough for the wall-clock threads_x"
                    : "busy: the wall-clock threads_x measures the machine, threads_x_cpu the code");

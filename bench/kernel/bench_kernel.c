@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     bench_report("kernel.get_engine_api_plugin_ns", time_lookup_ns(ct_hash32("bench.p5"), 1), "ns",
                  "get_engine_api for an API a plugin provides");
     kernel__shutdown();
-    report_lua("", 0);         /* the default */
+    report_lua("", 0);            /* the default */
     report_lua("_unwatched", -1); /* off */
     bench_print_table();
     return 0;

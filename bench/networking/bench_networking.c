@@ -63,8 +63,12 @@ static void side_open(side_t *s, bool accept)
         fprintf(stderr, "bench_networking: cannot open a UDP socket on 127.0.0.1\n");
         exit(1);
     }
-    const net_node_desc_t d = {.a = &alloc.base, .max_peers = 4, .accept = accept, .seed = 1,
-                               .send = net_udp_send, .send_user = s->udp,
+    const net_node_desc_t d = {.a = &alloc.base,
+                               .max_peers = 4,
+                               .accept = accept,
+                               .seed = 1,
+                               .send = net_udp_send,
+                               .send_user = s->udp,
                                .ev = {s, on_connected, NULL, on_message, NULL, NULL, NULL, NULL}};
     net_node_init(&s->node, &d);
     net_udp_set_node(s->udp, &s->node);
@@ -201,7 +205,9 @@ static void enet_pump(bool echo)
     while (enet_host_service(enet_server, &e, 0) > 0) {
         if (e.type == ENET_EVENT_TYPE_RECEIVE) {
             if (echo)
-                enet_peer_send(e.peer, 0, enet_packet_create(e.packet->data, e.packet->dataLength, ENET_PACKET_FLAG_RELIABLE));
+                enet_peer_send(e.peer, 0,
+                               enet_packet_create(e.packet->data, e.packet->dataLength,
+                                                  ENET_PACKET_FLAG_RELIABLE));
             else
                 enet_received++;
             enet_packet_destroy(e.packet);
@@ -250,13 +256,15 @@ static double enet_reliable(uint32_t n, uint32_t size)
     const double t0 = bench_now_ns();
     for (uint64_t round = 0; enet_received < n && round < 50000000; round++) {
         /* Keep as many in flight as ours may (4 windows), so both get the same chance. */
-        for (uint32_t k = 0; k < 256 && sent < n && sent - enet_received < 4 * NET_REL_WINDOW; k++, sent++)
+        for (uint32_t k = 0; k < 256 && sent < n && sent - enet_received < 4 * NET_REL_WINDOW;
+             k++, sent++)
             enet_peer_send(enet_peer, 0, enet_packet_create(msg, size, ENET_PACKET_FLAG_RELIABLE));
         enet_pump(false);
     }
     const double seconds = (bench_now_ns() - t0) * 1e-9;
     if (enet_received < n)
-        fprintf(stderr, "bench_networking: ENet delivered only %llu of %u\n", (unsigned long long)enet_received, n);
+        fprintf(stderr, "bench_networking: ENet delivered only %llu of %u\n",
+                (unsigned long long)enet_received, n);
     enet_close();
     return seconds;
 }
@@ -270,7 +278,8 @@ static double enet_rtt_us(uint32_t rounds)
     for (uint32_t r = 0; r < rounds; r++) {
         const uint64_t before = enet_received;
         const double t0 = bench_now_ns();
-        enet_peer_send(enet_peer, 0, enet_packet_create(msg, sizeof msg, ENET_PACKET_FLAG_RELIABLE));
+        enet_peer_send(enet_peer, 0,
+                       enet_packet_create(msg, sizeof msg, ENET_PACKET_FLAG_RELIABLE));
         for (uint32_t spin = 0; enet_received == before && spin < 1000000; spin++)
             enet_pump(true);
         samples[r] = (bench_now_ns() - t0) * 1e-3;
@@ -295,9 +304,15 @@ static double replication_kbps(void)
     for (int i = 0; i <= CLIENTS; i++) {
         senders[i] = (vnet_sender_t){&net, (uint16_t)(42000 + i)};
         const net_session_desc_t d = {
-            .node = {.a = &alloc.base, .max_peers = i ? 2 : CLIENTS + 1, .seed = (uint64_t)i + 1,
-                     .send = vnet_send, .send_user = &senders[i]},
-            .mode = NET_MODE_CLIENT_SERVER, .host = i == 0, .max_objects = 1024, .tick_hz = 20,
+            .node = {.a = &alloc.base,
+                     .max_peers = i ? 2 : CLIENTS + 1,
+                     .seed = (uint64_t)i + 1,
+                     .send = vnet_send,
+                     .send_user = &senders[i]},
+            .mode = NET_MODE_CLIENT_SERVER,
+            .host = i == 0,
+            .max_objects = 1024,
+            .tick_hz = 20,
             /* 256 KB/s at 20 Hz is 13107 bytes a tick; packet headers take about 1 %. */
             .update_budget = 12800,
         };
@@ -315,7 +330,8 @@ static double replication_kbps(void)
     }
     uint32_t ids[OBJECTS];
     for (int k = 0; k < OBJECTS; k++)
-        ids[k] = net_object_spawn(&s[0], (const float[NET_FIELDS]){(float)k, 0, 0, 0, 0, 0, 1}, 0xffff);
+        ids[k] =
+            net_object_spawn(&s[0], (const float[NET_FIELDS]){(float)k, 0, 0, 0, 0, 0, 1}, 0xffff);
     uint64_t bytes0 = 0;
     const int seconds = 10;
     for (int t = 0; t < seconds * 100 + 200; t++) {
@@ -357,20 +373,30 @@ int main(int argc, char **argv)
     }
     double header = 0;
     const double ours100 = ours_reliable(n, 100, &header);
-    bench_report("net.reliable_100b_msgs_per_s", n / ours100, "msg/s", "ours: reliable ordered 100 B, loopback");
+    bench_report("net.reliable_100b_msgs_per_s", n / ours100, "msg/s",
+                 "ours: reliable ordered 100 B, loopback");
     const double enet100 = enet_reliable(n, 100);
-    bench_report("net.enet_reliable_100b_msgs_per_s", enet100 > 0 ? n / enet100 : 0, "msg/s", "ENet: reliable 100 B, loopback");
+    bench_report("net.enet_reliable_100b_msgs_per_s", enet100 > 0 ? n / enet100 : 0, "msg/s",
+                 "ENet: reliable 100 B, loopback");
     const double ours1000 = ours_reliable(n / 4, 1000, NULL);
-    bench_report("net.reliable_1000b_mb_per_s", n / 4 * 1000.0 / ours1000 / 1e6, "MB/s", "ours: reliable ordered 1000 B payload");
+    bench_report("net.reliable_1000b_mb_per_s", n / 4 * 1000.0 / ours1000 / 1e6, "MB/s",
+                 "ours: reliable ordered 1000 B payload");
     const double enet1000 = enet_reliable(n / 4, 1000);
-    bench_report("net.enet_reliable_1000b_mb_per_s", enet1000 > 0 ? n / 4 * 1000.0 / enet1000 / 1e6 : 0, "MB/s", "ENet: reliable 1000 B payload");
-    bench_report("net.rtt_32b_us", ours_rtt_us(quick ? 500 : 5000), "us", "ours: median ping-pong, 32 B reliable");
-    bench_report("net.enet_rtt_32b_us", enet_rtt_us(quick ? 500 : 5000), "us", "ENet: median ping-pong, 32 B reliable");
+    bench_report("net.enet_reliable_1000b_mb_per_s",
+                 enet1000 > 0 ? n / 4 * 1000.0 / enet1000 / 1e6 : 0, "MB/s",
+                 "ENet: reliable 1000 B payload");
+    bench_report("net.rtt_32b_us", ours_rtt_us(quick ? 500 : 5000), "us",
+                 "ours: median ping-pong, 32 B reliable");
+    bench_report("net.enet_rtt_32b_us", enet_rtt_us(quick ? 500 : 5000), "us",
+                 "ENet: median ping-pong, 32 B reliable");
     int64_t allocations = 0;
-    bench_report("net.garbage_100k_per_s_cpu_pct", garbage_cpu_pct(100000, &allocations), "%", "server CPU for 100k garbage datagrams per second");
-    bench_report("net.garbage_allocations", (double)allocations, "count", "allocations while reading garbage");
+    bench_report("net.garbage_100k_per_s_cpu_pct", garbage_cpu_pct(100000, &allocations), "%",
+                 "server CPU for 100k garbage datagrams per second");
+    bench_report("net.garbage_allocations", (double)allocations, "count",
+                 "allocations while reading garbage");
     bench_report("net.header_bytes_per_packet", header, "B", "mean header, 100 B reliable run");
-    bench_report("net.replication_1000_objects_64_clients_kbps", replication_kbps(), "KB/s", "per client, 1000 moving objects at 20 Hz");
+    bench_report("net.replication_1000_objects_64_clients_kbps", replication_kbps(), "KB/s",
+                 "per client, 1000 moving objects at 20 Hz");
     enet_deinitialize();
     bench_print_table();
     return alloc.live_bytes == 0 ? 0 : 1;

@@ -120,17 +120,22 @@ static void host_open(join_host_t *h, uint32_t n)
         fprintf(stderr, "bench_networking_objects: the host has no socket\n");
         exit(1);
     }
-    const net_session_desc_t d = {
-        .node = {.a = &h->alloc.base, .max_peers = 4, .accept = true, .send = net_udp_send,
-                 .send_user = h->udp},
-        .host = true, .max_objects = 16384, .tick_hz = 1000};
+    const net_session_desc_t d = {.node = {.a = &h->alloc.base,
+                                           .max_peers = 4,
+                                           .accept = true,
+                                           .send = net_udp_send,
+                                           .send_user = h->udp},
+                                  .host = true,
+                                  .max_objects = 16384,
+                                  .tick_hz = 1000};
     if (net_session_init(&h->s, &d)) {
         fprintf(stderr, "bench_networking_objects: the host's session failed\n");
         exit(1);
     }
     net_udp_set_node(h->udp, &h->s.node);
     for (uint32_t i = 0; i < n; i++)
-        if (!net_object_spawn(&h->s, (const float[NET_FIELDS]){(float)i, 0, 0, 0, 0, 0, 1}, 0xffff)) {
+        if (!net_object_spawn(&h->s, (const float[NET_FIELDS]){(float)i, 0, 0, 0, 0, 0, 1},
+                              0xffff)) {
             fprintf(stderr, "bench_networking_objects: the host could not make object %u\n", i);
             exit(1);
         }
@@ -150,8 +155,8 @@ static double join_ms(uint32_t n)
     char join[32];
     snprintf(join, sizeof join, "127.0.0.1:%u", h.port);
     double engine_ns = 0, start = bench_now_ns();
-    if (!w || net->start(&(ct_network_desc_t){.join = join, .world = w, .max_objects = 16384,
-                                              .tick_hz = 1000})) {
+    if (!w || net->start(&(ct_network_desc_t){
+                  .join = join, .world = w, .max_objects = 16384, .tick_hz = 1000})) {
         fprintf(stderr, "bench_networking_objects: cannot join the host\n");
         exit(1);
     }

@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 
     /* Drawing them: a camera 12 m back, the gl backend (llvmpipe). */
     const ct_render_api_v1 *render = registry__get_engine_api(CT_RENDER_API, 1);
-    static const char camera[] = "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]";
+    static const char camera[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]";
     if (render && !res->load_source("unit", "bench/camera", camera, sizeof camera - 1) &&
         render->set_backend("gl") == 0) {
         const float back[3] = {0, 2, 12};

@@ -110,7 +110,8 @@ static void bench_integrate(void)
     enum { N = 1000000 };
     physics__points p = {.a = ct_heap_allocator(), .map.a = ct_heap_allocator()};
     for (uint32_t i = 0; i < N; i++) {
-        const ct_point_mass_desc_t d = {.mass = 1.0f, .position = {frand(-1, 1), 0, 0}, .velocity = {0, 1, 0}};
+        const ct_point_mass_desc_t d = {
+            .mass = 1.0f, .position = {frand(-1, 1), 0, 0}, .velocity = {0, 1, 0}};
         physics__points_add(&p, (ct_entity_t){i + 1}, &d);
     }
     double best = 1e30;
@@ -192,22 +193,31 @@ static void bench_hash_vs_brute(void)
         brute = t < brute ? t : brute;
     }
     if (brute_pairs != bp.num_pairs)
-        fprintf(stderr, "hash and brute force disagree: %u vs %u pairs\n", bp.num_pairs, brute_pairs);
+        fprintf(stderr, "hash and brute force disagree: %u vs %u pairs\n", bp.num_pairs,
+                brute_pairs);
     report("physics.hash_vs_brute_ratio", brute / hash, "x");
     physics__broadphase_free(&bp);
 }
 
-static void add_box(physics__scene *s, uint32_t id, float x, float y, float z, float h, ct_body_kind kind)
+static void add_box(physics__scene *s, uint32_t id, float x, float y, float z, float h,
+                    ct_body_kind kind)
 {
-    const ct_body_desc_t d = {.kind = kind, .shape = CT_BODY_BOX, .half_extents = {h, h, h}, .mass = 1.0f,
-                              .friction = 0.5f, .position = {x, y, z}};
+    const ct_body_desc_t d = {.kind = kind,
+                              .shape = CT_BODY_BOX,
+                              .half_extents = {h, h, h},
+                              .mass = 1.0f,
+                              .friction = 0.5f,
+                              .position = {x, y, z}};
     physics__bodies_add(&s->bodies, (ct_entity_t){id}, &d);
 }
 
 static void add_ground(physics__scene *s, uint32_t id, float half)
 {
-    const ct_body_desc_t g = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {half, 0.5f, half},
-                              .friction = 0.5f, .position = {0, -0.5f, 0}};
+    const ct_body_desc_t g = {.kind = CT_BODY_STATIC,
+                              .shape = CT_BODY_BOX,
+                              .half_extents = {half, 0.5f, half},
+                              .friction = 0.5f,
+                              .position = {0, -0.5f, 0}};
     physics__bodies_add(&s->bodies, (ct_entity_t){id}, &g);
 }
 
@@ -228,8 +238,12 @@ static void pile_scene(physics__scene *s, physics__pool with)
                 if (id % 2)
                     add_box(s, id, px, 0.5f + (float)y * 1.05f, pz, 0.5f, CT_BODY_DYNAMIC);
                 else {
-                    const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.5f,
-                                              .mass = 1.0f, .friction = 0.5f, .restitution = 0.2f,
+                    const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                              .shape = CT_BODY_SPHERE,
+                                              .radius = 0.5f,
+                                              .mass = 1.0f,
+                                              .friction = 0.5f,
+                                              .restitution = 0.2f,
                                               .position = {px, 0.5f + (float)y * 1.05f, pz}};
                     physics__bodies_add(&s->bodies, (ct_entity_t){id}, &d);
                 }
@@ -259,9 +273,10 @@ static void bench_step_10k_core(void)
     report("physics.step_10k_pool_ms", on_pool, "ms");
     report("physics.step_10k_serial_ms", serial, "ms");
     report("physics.step_10k_threads_x", serial / on_pool, "x");
-    fprintf(stderr, "step 10k resting: %u contacts in %u colours and %u blocks of four rows, "
-            "%u candidate pairs, cell %.3f m\n", s.contacts.n, s.rows.num_colors, s.rows.num_blocks,
-            s.num_pairs, (double)s.bp.cell);
+    fprintf(stderr,
+            "step 10k resting: %u contacts in %u colours and %u blocks of four rows, "
+            "%u candidate pairs, cell %.3f m\n",
+            s.contacts.n, s.rows.num_colors, s.rows.num_blocks, s.num_pairs, (double)s.bp.cell);
     physics__scene_free(&s);
 }
 
@@ -273,7 +288,8 @@ static void bench_step_10k_module(void)
     const ct_world_api_v1 *worlds = registry__get_engine_api(CT_WORLD_API, 1);
     const ct_transform_api_v2 *tf = registry__get_engine_api(CT_TRANSFORM_API, 2);
     const ct_physics_api_v3 *phys = registry__get_engine_api(CT_PHYSICS_API, 3);
-    ct_world_o *w = worlds && tf && phys ? worlds->create_world(&(ct_world_desc_t){.name = "bench"}) : NULL;
+    ct_world_o *w =
+        worlds && tf && phys ? worlds->create_world(&(ct_world_desc_t){.name = "bench"}) : NULL;
     ct_entity_t *e = malloc((N + 1) * sizeof *e);
     if (!w || !e || entity->create_batch(e, N + 1) != N + 1) {
         fprintf(stderr, "bench_physics: the module scene could not be made\n");
@@ -283,9 +299,15 @@ static void bench_step_10k_module(void)
     pile_scene(&layout, (physics__pool){0});
     for (uint32_t i = 0; i < layout.bodies.n; i++) {
         const physics__bodies *b = &layout.bodies;
-        ct_body_desc_t d = {.kind = b->kind[i], .shape = b->shape[i], .half_extents = {b->half[i].x, b->half[i].y, b->half[i].z},
-                            .radius = b->half[i].x, .mass = 1.0f, .restitution = b->restitution[i], .friction = b->friction[i]};
-        const ct_transform_pose_t pose = {{b->position[i].x, b->position[i].y, b->position[i].z}, {0, 0, 0, 1}, {1, 1, 1}};
+        ct_body_desc_t d = {.kind = b->kind[i],
+                            .shape = b->shape[i],
+                            .half_extents = {b->half[i].x, b->half[i].y, b->half[i].z},
+                            .radius = b->half[i].x,
+                            .mass = 1.0f,
+                            .restitution = b->restitution[i],
+                            .friction = b->friction[i]};
+        const ct_transform_pose_t pose = {
+            {b->position[i].x, b->position[i].y, b->position[i].z}, {0, 0, 0, 1}, {1, 1, 1}};
         const ct_entity_t ent = e[b->entity[i].id - 1];
         tf->create(w, ent, &pose);
         phys->add_body(w, ent, &d);
@@ -297,7 +319,8 @@ static void bench_step_10k_module(void)
     for (int k = 0; k < 20; k++)
         phys->simulate(w, 1.0f / 60.0f);
     report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
-    fprintf(stderr, "step 10k through simulate: %u of %u bodies awake\n", phys->awake_count(w), phys->body_count(w));
+    fprintf(stderr, "step 10k through simulate: %u of %u bodies awake\n", phys->awake_count(w),
+            phys->body_count(w));
     phys->set_sleeping(w, false);
     for (int k = 0; k < 30; k++)
         phys->simulate(w, 1.0f / 60.0f);
@@ -321,21 +344,32 @@ static void bench_mixed(void)
     rng = 99u;
     uint32_t id = 1;
     for (int f = 0; f < 4; f++) {
-        const ct_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {50, 0.5f, 50},
-                                      .friction = 0.5f, .position = {(f % 2) * 100.0f - 50.0f, -0.5f, (f / 2) * 100.0f - 50.0f}};
+        const ct_body_desc_t floor = {
+            .kind = CT_BODY_STATIC,
+            .shape = CT_BODY_BOX,
+            .half_extents = {50, 0.5f, 50},
+            .friction = 0.5f,
+            .position = {(f % 2) * 100.0f - 50.0f, -0.5f, (f / 2) * 100.0f - 50.0f}};
         physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &floor);
     }
     for (int k = 0; k < WALLS; k++) {
         const bool along_x = k % 2;
-        const ct_body_desc_t wall = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                     .half_extents = {along_x ? 5.0f : 0.15f, 1.5f, along_x ? 0.15f : 5.0f},
-                                     .friction = 0.5f, .position = {frand(-95, 95), 1.5f, frand(-95, 95)}};
+        const ct_body_desc_t wall = {
+            .kind = CT_BODY_STATIC,
+            .shape = CT_BODY_BOX,
+            .half_extents = {along_x ? 5.0f : 0.15f, 1.5f, along_x ? 0.15f : 5.0f},
+            .friction = 0.5f,
+            .position = {frand(-95, 95), 1.5f, frand(-95, 95)}};
         physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &wall);
     }
     for (int k = 0; k < DEBRIS; k++) {
         const float r = frand(0.1f, 0.3f);
-        const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = r, .mass = 1.0f,
-                                  .friction = 0.5f, .position = {frand(-95, 95), frand(0.5f, 6.0f), frand(-95, 95)}};
+        const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_SPHERE,
+                                  .radius = r,
+                                  .mass = 1.0f,
+                                  .friction = 0.5f,
+                                  .position = {frand(-95, 95), frand(0.5f, 6.0f), frand(-95, 95)}};
         physics__bodies_add(&s.bodies, (ct_entity_t){id++}, &d);
     }
     physics__scene_step(&s, 1.0f / 60.0f);
@@ -344,7 +378,9 @@ static void bench_mixed(void)
         physics__scene_candidates(&s, 1.0f / 60.0f);
     report("physics.broadphase_mixed_ms", (now_ms() - t0) / 20.0, "ms");
     report("physics.step_mixed_ms", mean_steps(&s, 20), "ms");
-    fprintf(stderr, "mixed: %u candidate pairs, %u contacts, moving cell %.3f m, fixed cell %.3f m, %u fixed large\n",
+    fprintf(stderr,
+            "mixed: %u candidate pairs, %u contacts, moving cell %.3f m, fixed cell %.3f m, %u "
+            "fixed large\n",
             s.num_pairs, s.contacts.n, (double)s.bp.cell, (double)s.fixed.cell, s.fixed.num_large);
     physics__scene_free(&s);
 }
@@ -359,13 +395,14 @@ static void bench_pyramid(const char *name, int levels, physics__pool with)
     uint32_t id = 1;
     for (int row = 0; row < levels; row++)
         for (int k = 0; k < levels - row; k++)
-            add_box(&s, id++, (float)k - 0.5f * (float)(levels - row - 1), 0.5f + (float)row, 0, 0.5f,
-                    CT_BODY_DYNAMIC);
+            add_box(&s, id++, (float)k - 0.5f * (float)(levels - row - 1), 0.5f + (float)row, 0,
+                    0.5f, CT_BODY_DYNAMIC);
     report(name, mean_steps(&s, 100), "ms");
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){id - 1});
-    fprintf(stderr, "%s: %u boxes, %u contacts in %u colours and %u blocks of four rows, "
-            "top box moved %.4f m in 100 steps\n", name, id - 1, s.contacts.n, s.rows.num_colors,
-            s.rows.num_blocks,
+    fprintf(stderr,
+            "%s: %u boxes, %u contacts in %u colours and %u blocks of four rows, "
+            "top box moved %.4f m in 100 steps\n",
+            name, id - 1, s.contacts.n, s.rows.num_colors, s.rows.num_blocks,
             (double)fabsf(s.bodies.position[top].y - (0.5f + (float)levels - 1)));
     physics__scene_free(&s);
 }
@@ -376,14 +413,15 @@ static void bench_broadphase_both(void)
     bench_broadphase("physics.broadphase_100k_serial_ms", (physics__pool){0});
 }
 
-
 /* ---- Box3D's scenes, replicated (erincatto/box3d v0.1.0, shared/benchmarks.c) ---------------- */
 
 /* Box3D's defaults: friction 0.6, restitution 0; the scenes give cubes density 100. */
 static void box3d_ground(physics__scene *s, uint32_t id, float extent)
 {
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                    .half_extents = {extent, 1.0f, extent}, .friction = 0.6f,
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {extent, 1.0f, extent},
+                                    .friction = 0.6f,
                                     .position = {0.0f, -1.0f, 0.0f}};
     physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
 }
@@ -391,8 +429,11 @@ static void box3d_ground(physics__scene *s, uint32_t id, float extent)
 static void box3d_cube(physics__scene *s, uint32_t id, float x, float y, float z, float h)
 {
     const float side = 2.0f * h;
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
-                                    .mass = 100.0f * side * side * side, .friction = 0.6f,
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {h, h, h},
+                                    .mass = 100.0f * side * side * side,
+                                    .friction = 0.6f,
                                     .position = {x, y, z}};
     physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
 }
@@ -407,7 +448,9 @@ static uint32_t box3d_large_pyramid(physics__scene *s)
     for (int i = 0; i < base; i++) {
         const float y = (2.0f * (float)i + 1.0f) * shift;
         for (int j = i; j < base; j++)
-            box3d_cube(s, id++, ((float)i + 1.0f) * shift + 2.0f * (float)(j - i) * shift - h * (float)base, y, 0.0f, h);
+            box3d_cube(s, id++,
+                       ((float)i + 1.0f) * shift + 2.0f * (float)(j - i) * shift - h * (float)base,
+                       y, 0.0f, h);
     }
     return id - 1;
 }
@@ -418,7 +461,8 @@ static uint32_t box3d_many_pyramids(physics__scene *s)
     const int base = 10, rows = 14, columns = 14;
     const float extent = 0.5f, ground = extent * (float)columns * ((float)base + 1.0f);
     box3d_ground(s, 1, ground);
-    const float width = 2.0f * extent * (float)base, dz = 2.0f * (ground - 2.0f * extent) / ((float)rows - 1.0f);
+    const float width = 2.0f * extent * (float)base,
+                dz = 2.0f * (ground - 2.0f * extent) / ((float)rows - 1.0f);
     float z = -ground + 2.0f * extent;
     uint32_t id = 2;
     for (int r = 0; r < rows; r++, z += dz)
@@ -426,7 +470,9 @@ static uint32_t box3d_many_pyramids(physics__scene *s)
             const float cx = -ground + (float)c * (width + 2.0f * extent) + 2.0f * extent;
             for (int i = 0; i < base; i++)
                 for (int j = i; j < base; j++)
-                    box3d_cube(s, id++, ((float)i + 1.0f) * extent + 2.0f * (float)(j - i) * extent + cx - 0.5f,
+                    box3d_cube(s, id++,
+                               ((float)i + 1.0f) * extent + 2.0f * (float)(j - i) * extent + cx -
+                                   0.5f,
                                (2.0f * (float)i + 1.0f) * extent, z, extent);
         }
     return id - 1;
@@ -443,7 +489,8 @@ static double cpu_ms(void)
 }
 
 /* One run as Box3D's benchmark times it: a first step, then the mean of the rest (ms of CPU). */
-static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__pool with, float *top_moved)
+static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__pool with,
+                        float *top_moved)
 {
     physics__scene s;
     physics__scene_init(&s, ct_heap_allocator());
@@ -451,7 +498,8 @@ static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__
     s.sleeping = false;
     s.gravity = v3(0.0f, -10.0f, 0.0f); /* b3DefaultWorldDef's */
     const uint32_t top = make(&s);
-    const physics__v3 start = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})];
+    const physics__v3 start =
+        s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})];
     physics__scene_step(&s, 1.0f / 60.0f);
     const bool pooled = with.parallel_for != NULL;
     const double t0 = pooled ? now_ms() : cpu_ms();
@@ -459,8 +507,10 @@ static double box3d_run(uint32_t (*make)(physics__scene *), int steps, physics__
         physics__scene_step(&s, 1.0f / 60.0f);
     const double ms = ((pooled ? now_ms() : cpu_ms()) - t0) / (double)(steps - 1);
     if (top_moved)
-        *top_moved = v3_len(v3_sub(s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})], start));
-    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step\n", s.bodies.n, s.rigid.num_contacts, ms);
+        *top_moved = v3_len(
+            v3_sub(s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){top})], start));
+    fprintf(stderr, "  cuttle: %u bodies, %u contacts, %.3f ms/step\n", s.bodies.n,
+            s.rigid.num_contacts, ms);
     physics__scene_free(&s);
     return ms;
 }
@@ -502,7 +552,8 @@ static double box3d_peer(int index, int steps)
         fclose(f);
     int status = 0;
     struct rusage ru;
-    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || wall < 0.0)
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+        wall < 0.0)
         return -1.0;
     const double cpu = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec * 1e-3 +
                        (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec * 1e-3;
@@ -533,8 +584,10 @@ static void bench_box3d(void)
         uint32_t (*make)(physics__scene *);
         int index, steps;
     } scenes[] = {
-        {"physics.box3d_large_pyramid_ms", "physics.box3d_peer_large_pyramid_ms", box3d_large_pyramid, 5, 200},
-        {"physics.box3d_many_pyramids_ms", "physics.box3d_peer_many_pyramids_ms", box3d_many_pyramids, 6, 100},
+        {"physics.box3d_large_pyramid_ms", "physics.box3d_peer_large_pyramid_ms",
+         box3d_large_pyramid, 5, 200},
+        {"physics.box3d_many_pyramids_ms", "physics.box3d_peer_many_pyramids_ms",
+         box3d_many_pyramids, 6, 100},
     };
     double ours[2][3], peer[2][3];
     float moved = 0.0f;
@@ -546,7 +599,8 @@ static void bench_box3d(void)
                 continue;
             }
             fprintf(stderr, "%s, round %d\n", scenes[k].ours, round + 1);
-            ours[k][round] = box3d_run(scenes[k].make, scenes[k].steps, (physics__pool){0}, k == 0 ? &moved : NULL);
+            ours[k][round] = box3d_run(scenes[k].make, scenes[k].steps, (physics__pool){0},
+                                       k == 0 ? &moved : NULL);
             peer[k][round] = box3d_peer(scenes[k].index, scenes[k].steps);
         }
     for (int k = 0; k < 2; k++) {
@@ -578,7 +632,8 @@ static void bench_box3d_standing(void)
             at200 = s.bodies.position[top];
     }
     const physics__v3 at1000 = s.bodies.position[top];
-    fprintf(stderr, "large_pyramid: top cube at y %.4f after 200 steps, %.4f after 1,000 (from 89.5)\n",
+    fprintf(stderr,
+            "large_pyramid: top cube at y %.4f after 200 steps, %.4f after 1,000 (from 89.5)\n",
             (double)at200.y, (double)at1000.y);
     report("physics.box3d_large_pyramid_top_moved_cm", 100.0 * v3_len(v3_sub(at1000, at200)), "cm");
     physics__scene_free(&s);
@@ -601,11 +656,16 @@ static const struct {
     const char *name;
     void (*run)(void);
 } groups[] = {
-    {"integrate", bench_integrate},     {"broadphase", bench_broadphase_both},
-    {"hash_vs_brute", bench_hash_vs_brute}, {"mixed", bench_mixed},
-    {"step_10k_core", bench_step_10k_core}, {"step_10k_module", bench_step_10k_module},
-    {"pyramid_20", bench_pyramid_20},   {"pyramid_100", bench_pyramid_100},
-    {"box3d", bench_box3d},             {"standing", bench_box3d_standing},
+    {"integrate", bench_integrate},
+    {"broadphase", bench_broadphase_both},
+    {"hash_vs_brute", bench_hash_vs_brute},
+    {"mixed", bench_mixed},
+    {"step_10k_core", bench_step_10k_core},
+    {"step_10k_module", bench_step_10k_module},
+    {"pyramid_20", bench_pyramid_20},
+    {"pyramid_100", bench_pyramid_100},
+    {"box3d", bench_box3d},
+    {"standing", bench_box3d_standing},
 };
 
 int main(int argc, char **argv)
@@ -620,7 +680,8 @@ int main(int argc, char **argv)
             box3d_rounds = atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 3 ? atoi(argv[i + 1]) : 3;
     }
     static char paths[3][1024];
-    const char *const names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so", "physics/ct_physics.so"};
+    const char *const names[3] = {"entities/ct_entities.so", "transforms/ct_transforms.so",
+                                  "physics/ct_physics.so"};
     kernel_desc_t desc = {.num_plugin_paths = 3};
     for (int k = 0; k < 3; k++) {
         snprintf(paths[k], sizeof paths[k], "%s/%s", dir ? dir : BENCH_MODULE_DIR, names[k]);

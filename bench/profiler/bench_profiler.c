@@ -62,7 +62,8 @@ int main(void)
                  "the frame's gather, per recorded scope (to a counting sink)");
     profiler__remove_sink(count_sink, NULL);
     if (sunk < (uint64_t)BATCH * RUNS) {
-        fprintf(stderr, "bench_profiler: only %llu scopes reached the sink\n", (unsigned long long)sunk);
+        fprintf(stderr, "bench_profiler: only %llu scopes reached the sink\n",
+                (unsigned long long)sunk);
         return 1;
     }
     profiler__shutdown();

@@ -44,7 +44,6 @@
 #include "base/jobs.h"
 #include "render_gpu.h"
 
-
 static uint64_t rng = 88172645463325252ull;
 static uint64_t next_random(void)
 {
@@ -57,7 +56,8 @@ static uint64_t next_random(void)
 /* A packet as a frame records it: one of 3 layers, 4 programs, 200 materials, any depth. */
 static uint64_t random_key(void)
 {
-    const render__key_fields f = {.layer = (uint32_t)(next_random() % 3), .pass = 1,
+    const render__key_fields f = {.layer = (uint32_t)(next_random() % 3),
+                                  .pass = 1,
                                   .program = (uint32_t)(next_random() % 4),
                                   .material = (uint32_t)(next_random() % 200),
                                   .depth = (uint32_t)(next_random() & ((1u << 26) - 1))};
@@ -105,8 +105,10 @@ static void bench_sort(void)
         qsort(q.sorted, n, sizeof *q.sorted, compare_packets);
         quick[r] = (bench_now_ns() - t0) / 1e6;
     }
-    bench_report("render.sort_100k_ms", bench_median(radix, RUNS), "ms", "merge 4 contexts + stable radix sort, 100k packets");
-    bench_report("render.sort_100k_qsort_ms", bench_median(quick, RUNS), "ms", "the same merge + qsort");
+    bench_report("render.sort_100k_ms", bench_median(radix, RUNS), "ms",
+                 "merge 4 contexts + stable radix sort, 100k packets");
+    bench_report("render.sort_100k_qsort_ms", bench_median(quick, RUNS), "ms",
+                 "the same merge + qsort");
     render__queue_free(&q);
 }
 
@@ -130,7 +132,8 @@ static void bench_record(void)
         }
         samples[r] = (bench_now_ns() - t0) / N;
     }
-    bench_report("render.record_ns_per_packet", bench_median(samples, RUNS), "ns", "one packet (key + 64-byte command) into a warm context");
+    bench_report("render.record_ns_per_packet", bench_median(samples, RUNS), "ns",
+                 "one packet (key + 64-byte command) into a warm context");
     free(keys);
     render__queue_free(&q);
 }
@@ -150,10 +153,13 @@ static void bench_frame_max(const render__pool *pool)
     const uint32_t contexts = 1024, per = 1024; /* 1,048,576 packets */
     record(&q, contexts, per);
     const double t0 = bench_now_ns();
-    const bool ok = render__merge_sort(&q) && render__build(&q, view_proj, NULL, 0, pool) && !q.failed;
+    const bool ok =
+        render__merge_sort(&q) && render__build(&q, view_proj, NULL, 0, pool) && !q.failed;
     const double ms = (bench_now_ns() - t0) / 1e6;
-    bench_report("render.packets_per_frame_max", ok ? (double)q.num_packets : 0, "packets", "recorded, merged, sorted, built in one frame");
-    bench_report("render.frame_1m_ms", ms, "ms", "merge-n-sort + build of those packets on the pool");
+    bench_report("render.packets_per_frame_max", ok ? (double)q.num_packets : 0, "packets",
+                 "recorded, merged, sorted, built in one frame");
+    bench_report("render.frame_1m_ms", ms, "ms",
+                 "merge-n-sort + build of those packets on the pool");
     render__queue_free(&q);
 }
 
@@ -186,7 +192,8 @@ static void bench_build(const render__pool *pool)
 static void bench_gl(const char *name, uint32_t num_materials, const char *what)
 {
     char err[512];
-    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false},
+                                       err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.width = 640, p.height = 480;
@@ -204,12 +211,14 @@ static void bench_gl(const char *name, uint32_t num_materials, const char *what)
     for (int k = 0; k < 8; k++) {
         const float len = sqrtf(3.0f);
         v[k] = (render__vertex){{corners[k][0] * 0.5f, corners[k][1] * 0.5f, corners[k][2] * 0.5f},
-                                {corners[k][0] / len, corners[k][1] / len, corners[k][2] / len}, {0, 0}};
+                                {corners[k][0] / len, corners[k][1] / len, corners[k][2] / len},
+                                {0, 0}};
     }
     render__gl_mesh_set(gl, 0, v, 8, idx, 36);
     render__material *mats = malloc(num_materials * sizeof *mats);
     for (uint32_t m = 0; m < num_materials; m++)
-        mats[m] = (render__material){RENDER_PROGRAM_LIT, 0, {0.8f, 0.5f, (float)(m % 10) * 0.1f, 1}, {0.3f, 16, 0, 0}};
+        mats[m] = (render__material){
+            RENDER_PROGRAM_LIT, 0, {0.8f, 0.5f, (float)(m % 10) * 0.1f, 1}, {0.3f, 16, 0, 0}};
     render__frame_lights lights = {0};
     lights.v[1][0] = lights.v[1][1] = lights.v[1][2] = 0.2f;
     lights.v[2][1] = 1, lights.v[3][0] = lights.v[3][1] = lights.v[3][2] = 1;
@@ -221,10 +230,13 @@ static void bench_gl(const char *name, uint32_t num_materials, const char *what)
     render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
-        const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = i % num_materials,
+        const render__command c = {.kind = RENDER_CMD_DRAW,
+                                   .mesh = 0,
+                                   .material = i % num_materials,
                                    .program = RENDER_PROGRAM_LIT,
                                    .world = {0.4f, 0, 0, x, 0, 0.4f, 0, y, 0, 0, 0.4f, -20.0f}};
-        const render__key_fields f = {.pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % num_materials, .depth = i};
+        const render__key_fields f = {
+            .pass = 1, .program = RENDER_PROGRAM_LIT, .material = i % num_materials, .depth = i};
         render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
     }
     const float proj[16] = {1.0f, 0, 0, 0, 0, 1.333f, 0, 0, 0, 0, -1.002f, -1, 0, 0, -0.2002f, 0};
@@ -236,12 +248,14 @@ static void bench_gl(const char *name, uint32_t num_materials, const char *what)
     uint64_t checksum = 0;
     for (int r = 0; r < RUNS; r++) {
         const double t0 = bench_now_ns();
-        const uint32_t issued = render__gl_execute(gl, q.draws, q.num_packets, num_materials, &lights);
+        const uint32_t issued =
+            render__gl_execute(gl, q.draws, q.num_packets, num_materials, &lights);
         render__gl_read(gl, px);
         samples[r] = (bench_now_ns() - t0) / 1e6;
         checksum += issued + px[(240 * 640 + 320) * 4];
     }
-    fprintf(stderr, "gl: %s (checksum %llu)\n", render__gl_renderer(gl), (unsigned long long)checksum);
+    fprintf(stderr, "gl: %s (checksum %llu)\n", render__gl_renderer(gl),
+            (unsigned long long)checksum);
     bench_report(name, bench_median(samples, RUNS), "ms", what);
     free(mats);
     free(px);
@@ -259,11 +273,13 @@ static uint32_t body(render__vertex *v, render__skin_vertex *s, uint32_t *idx)
     for (uint32_t b = 0; b < 50; b++) {
         for (uint32_t c = 0; c < 24; c++) {
             const uint32_t k = c % 8;
-            const float x = k & 1 ? 0.1f : -0.1f, y = (float)b * 0.04f + (k & 2 ? 0.04f : 0), z = k & 4 ? 0.1f : -0.1f;
+            const float x = k & 1 ? 0.1f : -0.1f, y = (float)b * 0.04f + (k & 2 ? 0.04f : 0),
+                        z = k & 4 ? 0.1f : -0.1f;
             v[nv + c] = (render__vertex){{x, y, z}, {x * 7, 0, z * 7}, {0, 0}};
             const bool top = (k & 2) != 0;
-            s[nv + c] = (render__skin_vertex){{(uint16_t)b, (uint16_t)(b ? b - 1 : 0), 0, 0},
-                                              {top || !b ? 1.0f : 0.5f, top || !b ? 0 : 0.5f, 0, 0}};
+            s[nv + c] =
+                (render__skin_vertex){{(uint16_t)b, (uint16_t)(b ? b - 1 : 0), 0, 0},
+                                      {top || !b ? 1.0f : 0.5f, top || !b ? 0 : 0.5f, 0, 0}};
         }
         for (uint32_t i = 0; i < 36; i++)
             idx[ni + i] = nv + face[i] % 8;
@@ -276,7 +292,8 @@ static uint32_t body(render__vertex *v, render__skin_vertex *s, uint32_t *idx)
 static double bench_bodies(bool skinned)
 {
     char err[512];
-    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 480, false},
+                                       err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.width = 640, p.height = 480;
@@ -298,7 +315,7 @@ static double bench_bodies(bool skinned)
     lights.v[1][0] = lights.v[1][1] = lights.v[1][2] = 0.2f;
     lights.v[2][1] = 1, lights.v[3][0] = lights.v[3][1] = lights.v[3][2] = 1;
     /* Each body's bones bend a little about z, more towards the top: a palette per body. */
-    float (*palette)[12] = malloc(50000 * sizeof *palette);
+    float(*palette)[12] = malloc(50000 * sizeof *palette);
     for (uint32_t i = 0; i < 1000; i++) {
         float acc = 0;
         for (uint32_t b = 0; b < 50; b++) {
@@ -315,7 +332,10 @@ static double bench_bodies(bool skinned)
     render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, y = (float)(i / 40) * 0.5f - 6.0f;
-        const render__command c = {.kind = RENDER_CMD_DRAW, .mesh = 0, .material = 0, .program = program,
+        const render__command c = {.kind = RENDER_CMD_DRAW,
+                                   .mesh = 0,
+                                   .material = 0,
+                                   .program = program,
                                    .palette = skinned ? i * 50 : 0,
                                    .world = {0.2f, 0, 0, x, 0, 0.2f, 0, y, 0, 0, 0.2f, -20.0f}};
         const render__key_fields f = {.pass = 1, .program = program, .material = 0, .depth = i};
@@ -331,13 +351,14 @@ static double bench_bodies(bool skinned)
     for (int r = 0; r < RUNS; r++) {
         const double t0 = bench_now_ns();
         if (skinned)
-            render__gl_set_palette(gl, (const float (*)[12])palette, 50000);
+            render__gl_set_palette(gl, (const float(*)[12])palette, 50000);
         const uint32_t issued = render__gl_execute(gl, q.draws, q.num_packets, 1, &lights);
         render__gl_read(gl, px);
         samples[r] = (bench_now_ns() - t0) / 1e6;
         checksum += issued + px[(240 * 640 + 320) * 4];
     }
-    fprintf(stderr, "gl bodies (%s): checksum %llu\n", skinned ? "skinned" : "rigid", (unsigned long long)checksum);
+    fprintf(stderr, "gl bodies (%s): checksum %llu\n", skinned ? "skinned" : "rigid",
+            (unsigned long long)checksum);
     free(palette);
     free(px);
     render__queue_free(&q);
@@ -350,7 +371,8 @@ static double bench_bodies(bool skinned)
 static void bench_shadow(bool local)
 {
     char err[512];
-    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 360, false}, err, sizeof err);
+    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){640, 360, false},
+                                       err, sizeof err);
     render__pipeline p;
     render__default_pipeline(&p);
     p.layers[0].flags = RENDER_LAYER_SHADOW | RENDER_LAYER_DEPTH_TEST | RENDER_LAYER_CLEAR_DEPTH;
@@ -385,7 +407,8 @@ static void bench_shadow(bool local)
     render__context_record(&q.contexts[0], ct_heap_allocator(), 0, &begin);
     for (uint32_t i = 0; i < 1000; i++) {
         const float x = (float)(i % 40) * 0.5f - 10.0f, z = (float)(i / 40) * 0.8f - 10.0f;
-        const render__command c = {.kind = RENDER_CMD_DRAW, .program = program,
+        const render__command c = {.kind = RENDER_CMD_DRAW,
+                                   .program = program,
                                    .world = {2, 0, 0, x, 0, 2, 0, 0, 0, 0, 2, z}};
         const render__key_fields f = {.pass = local ? 2 : 1, .program = program, .depth = i};
         render__context_record(&q.contexts[1], ct_heap_allocator(), render__key_encode(&f), &c);
@@ -403,8 +426,9 @@ static void bench_shadow(bool local)
         samples[r] = (bench_now_ns() - t0) / 1e6;
     }
     if (local)
-        bench_report("render.point_shadow_pass_ms", bench_median(samples, RUNS), "ms",
-                     "shadow layer: 1,000 casters into one point light's cube (6 x 256^2), llvmpipe");
+        bench_report(
+            "render.point_shadow_pass_ms", bench_median(samples, RUNS), "ms",
+            "shadow layer: 1,000 casters into one point light's cube (6 x 256^2), llvmpipe");
     else
         bench_report("render.shadow_pass_ms", bench_median(samples, RUNS), "ms",
                      "shadow layer: 1,000 casters into a 2048^2 depth map, llvmpipe");
@@ -427,14 +451,16 @@ static void bench_debug_lines(void)
         }
         samples[r] = (bench_now_ns() - t0) / 1e6;
     }
-    bench_report("render.debug_lines_100k_ms", bench_median(samples, RUNS), "ms", "record 100,000 debug lines (target <= 2)");
+    bench_report("render.debug_lines_100k_ms", bench_median(samples, RUNS), "ms",
+                 "record 100,000 debug lines (target <= 2)");
     render__debug_free(&d);
 }
 
 static void bench_skinned(void)
 {
     const double skinned = bench_bodies(true), rigid = bench_bodies(false);
-    bench_report("render.skinned_1000_ms", skinned, "ms", "1,000 characters of 50 bones: palette upload + draw + readback, llvmpipe");
+    bench_report("render.skinned_1000_ms", skinned, "ms",
+                 "1,000 characters of 50 bones: palette upload + draw + readback, llvmpipe");
     bench_report("render.rigid_1000_same_mesh_ms", rigid, "ms", "the same bodies drawn rigid");
     bench_report("render.skinned_vs_rigid", rigid > 0 ? skinned / rigid : 0, "x", "target <= 2");
 }

@@ -67,7 +67,8 @@ static void fault_addresses(const void *context, uintptr_t *pc, uintptr_t *calle
 
 /* "plugin 'x' (its/file.so+0x1100: function+0x12)", or "file.so+0x1100" for code that is no
  * plugin's. The offset is the file's own, so addr2line reads it from the plugin's library. */
-static int describe_code(char *out, size_t size, uintptr_t address, const char **file, uintptr_t *offset)
+static int describe_code(char *out, size_t size, uintptr_t address, const char **file,
+                         uintptr_t *offset)
 {
     Dl_info info;
     memset(&info, 0, sizeof info);
@@ -81,7 +82,8 @@ static int describe_code(char *out, size_t size, uintptr_t address, const char *
     if (info.dli_sname)
         snprintf(symbol, sizeof symbol, ": %s+%#lx", info.dli_sname,
                  (unsigned long)(address - (uintptr_t)info.dli_saddr));
-    return plugin ? snprintf(out, size, "plugin '%s' (%s+%#lx%s)", plugin, *file, (unsigned long)*offset, symbol)
+    return plugin ? snprintf(out, size, "plugin '%s' (%s+%#lx%s)", plugin, *file,
+                             (unsigned long)*offset, symbol)
                   : snprintf(out, size, "%s+%#lx%s", *file, (unsigned long)*offset, symbol);
 }
 
@@ -106,7 +108,8 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
         n += snprintf(line + n, sizeof line - (size_t)n, ", while running %s of plugin '%s'",
                       current.what, current.plugin);
     else if (current.what && (size_t)n < sizeof line)
-        n += snprintf(line + n, sizeof line - (size_t)n, ", while running the script's %s", current.what);
+        n += snprintf(line + n, sizeof line - (size_t)n, ", while running the script's %s",
+                      current.what);
     if (file && (size_t)n < sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n,
                       "\ncuttle: `addr2line -f -e %s %#lx` names the function and line", file,
@@ -130,7 +133,8 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
             previous_actions[i].sa_sigaction(sig, info, context);
             return;
         }
-        if (previous_actions[i].sa_handler != SIG_DFL && previous_actions[i].sa_handler != SIG_IGN) {
+        if (previous_actions[i].sa_handler != SIG_DFL &&
+            previous_actions[i].sa_handler != SIG_IGN) {
             previous_actions[i].sa_handler(sig);
             return;
         }

@@ -196,7 +196,8 @@ static void parallel_for(uint32_t count, uint32_t grain, ct_range_f fn, void *us
     if (wanted) {
         uv_mutex_lock(&g_jobs.lock);
         uint32_t tail = atomic_load_explicit(&g_jobs.tail, memory_order_relaxed), handed = 0;
-        while (handed < wanted && tail - atomic_load_explicit(&g_jobs.head, memory_order_relaxed) < JOBS_RING_SIZE) {
+        while (handed < wanted &&
+               tail - atomic_load_explicit(&g_jobs.head, memory_order_relaxed) < JOBS_RING_SIZE) {
             g_jobs.ring[tail++ % JOBS_RING_SIZE] = &b;
             handed++;
         }

@@ -44,8 +44,10 @@ static ct_log_level level_from_env(void)
     for (int i = 0; i < LOG_NUM_LEVELS; i++)
         if (strcasecmp(text, level_names[i]) == 0)
             return (ct_log_level)i;
-    fprintf(stderr, "[warning] kernel: CUTTLE_LOG=%s is not one of debug, info, warning, error; "
-                    "using info\n", text);
+    fprintf(stderr,
+            "[warning] kernel: CUTTLE_LOG=%s is not one of debug, info, warning, error; "
+            "using info\n",
+            text);
     return CT_LOG_INFO;
 }
 
@@ -119,9 +121,8 @@ uint64_t log__count(ct_log_level level)
 const char *log__error_name(int code)
 {
     switch (code) {
-#define LOG__ERROR_NAME(name, value, msg) \
-    case value:                           \
-        return "CT_ERR_" #name;
+#define LOG__ERROR_NAME(name, value, msg)                                                          \
+    case value: return "CT_ERR_" #name;
         CT_ERROR_MAP(LOG__ERROR_NAME)
 #undef LOG__ERROR_NAME
     }
@@ -131,9 +132,8 @@ const char *log__error_name(int code)
 const char *log__error_message(int code)
 {
     switch (code) {
-#define LOG__ERROR_MESSAGE(name, value, msg) \
-    case value:                              \
-        return msg;
+#define LOG__ERROR_MESSAGE(name, value, msg)                                                       \
+    case value: return msg;
         CT_ERROR_MAP(LOG__ERROR_MESSAGE)
 #undef LOG__ERROR_MESSAGE
     }

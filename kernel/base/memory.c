@@ -66,7 +66,6 @@ struct ct_allocator_o {
     char name[MEMORY_NAME_SIZE];
 };
 
-
 static struct {
     struct ct_allocator_o root;
     bool ready;
@@ -307,8 +306,8 @@ int memory__parse_debug_modes(const char *text, char *err, size_t err_size)
         if (i == sizeof names / sizeof names[0]) {
             if (err && err_size)
                 snprintf(err, err_size,
-                         "memory debug mode '%.*s' is not one of fill, canary, all, none",
-                         (int)len, p);
+                         "memory debug mode '%.*s' is not one of fill, canary, all, none", (int)len,
+                         p);
             return -1;
         }
         modes |= names[i].bits;
@@ -361,8 +360,7 @@ ct_allocator_t *memory__create(ct_allocator_t *parent, const char *name)
     }
     struct ct_allocator_o *p = tracked(parent);
     ct_allocator_t *backing = p ? p->backing : parent;
-    struct ct_allocator_o *o =
-        backing->realloc(backing, NULL, 0, sizeof *o, __FILE__, __LINE__);
+    struct ct_allocator_o *o = backing->realloc(backing, NULL, 0, sizeof *o, __FILE__, __LINE__);
     if (!o)
         return NULL;
     if (setup(o, backing, name) != CT_ERR_OK) {
@@ -472,8 +470,8 @@ static uint64_t destroy_tree(struct ct_allocator_o *o)
         uv_mutex_unlock(&o->lock);
         if (!child)
             break;
-        log__error("memory: allocator '%s' was not destroyed before its parent '%s'",
-                   child->name, o->name);
+        log__error("memory: allocator '%s' was not destroyed before its parent '%s'", child->name,
+                   o->name);
         leaked += destroy_tree(child);
     }
     uint64_t own = report_leaks(o);
@@ -494,7 +492,8 @@ uint64_t memory__destroy(ct_allocator_t *a)
     struct ct_allocator_o *o = tracked(a);
     if (!o || o == &g_mem.root) {
         log__error("memory: memory__destroy given %s; only allocators from memory__create can "
-                   "be destroyed", o ? "the root allocator" : "an allocator it did not create");
+                   "be destroyed",
+                   o ? "the root allocator" : "an allocator it did not create");
         return 0;
     }
     return destroy_tree(o);

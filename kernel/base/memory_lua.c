@@ -12,4 +12,7 @@ static int l_memory_verify(lua_State *L)
     return 1;
 }
 
-int memory__bind_lua(void) { return lua_env__add_raw_function("Memory", "verify", l_memory_verify); }
+int memory__bind_lua(void)
+{
+    return lua_env__add_raw_function("Memory", "verify", l_memory_verify);
+}

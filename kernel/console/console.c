@@ -32,9 +32,9 @@ static struct {
     bool profiling;
 } g_con;
 
-static const char *const options[] = {"--console", "--console-bind", "--console-token",
-                                      "--profile", "--serve-project", "--port", "--host",
-                                      "--host-token"};
+static const char *const options[] = {"--console", "--console-bind",  "--console-token",
+                                      "--profile", "--serve-project", "--port",
+                                      "--host",    "--host-token"};
 
 bool console__is_option(const char *option)
 {

@@ -19,18 +19,21 @@
 #include "ct_types.h"
 
 typedef struct console_options_t {
-    int port;              /* --console PORT; -1: no console */
-    const char *bind;      /* --console-bind ADDR */
-    const char *token;     /* --console-token T (or CUTTLE_CONSOLE_TOKEN) */
-    const char *profile;   /* --profile FILE */
-    const char *serve_dir; /* --serve-project DIR */
-    int serve_port;        /* --port P (with --serve-project); -1: not given */
-    const char *host;      /* --host ADDR:P */
+    int port;               /* --console PORT; -1: no console */
+    const char *bind;       /* --console-bind ADDR */
+    const char *token;      /* --console-token T (or CUTTLE_CONSOLE_TOKEN) */
+    const char *profile;    /* --profile FILE */
+    const char *serve_dir;  /* --serve-project DIR */
+    int serve_port;         /* --port P (with --serve-project); -1: not given */
+    const char *host;       /* --host ADDR:P */
     const char *host_token; /* --host-token T (or CUTTLE_HOST_TOKEN): what --host sends a file
                              * server that asks; never the console's token */
 } console_options_t;
 
-#define CONSOLE_OPTIONS_DEFAULT {.port = -1, .serve_port = -1}
+#define CONSOLE_OPTIONS_DEFAULT                                                                    \
+    {                                                                                              \
+        .port = -1, .serve_port = -1                                                               \
+    }
 
 /* The help lines for these options. */
 extern const char console__usage[];

@@ -23,7 +23,6 @@ struct console_frame_node_t {
     char *payload; /* taken from the reader (its allocator's, length + 1 bytes): never copied */
 };
 
-
 static int64_t now_ms(void)
 {
     struct timespec ts;

@@ -47,7 +47,8 @@ uint8_t *console_reader__take(console_reader_t *r)
 
 bool console_reader__partial(const console_reader_t *r, uint64_t *have, uint64_t *length)
 {
-    *have = r->header_have < CONSOLE_HEADER_SIZE ? r->header_have : CONSOLE_HEADER_SIZE + r->payload_have;
+    *have = r->header_have < CONSOLE_HEADER_SIZE ? r->header_have
+                                                 : CONSOLE_HEADER_SIZE + r->payload_have;
     *length = r->header_have < CONSOLE_HEADER_SIZE ? 0 : CONSOLE_HEADER_SIZE + (uint64_t)r->length;
     return r->header_have > 0;
 }
@@ -77,8 +78,8 @@ static int begin_payload(console_reader_t *r, char *err, size_t err_size)
     return 0;
 }
 
-int console_reader__feed(console_reader_t *r, const uint8_t *data, size_t n, console_frame_f on_frame,
-                         void *ctx, char *err, size_t err_size)
+int console_reader__feed(console_reader_t *r, const uint8_t *data, size_t n,
+                         console_frame_f on_frame, void *ctx, char *err, size_t err_size)
 {
     while (n > 0) {
         if (r->header_have < CONSOLE_HEADER_SIZE) {

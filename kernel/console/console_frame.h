@@ -32,7 +32,7 @@ typedef struct console_reader_t {
     uint32_t length;
     uint32_t max_payload; /* frames over it are refused at their header, before any is buffered */
     uint32_t refused;     /* the length of the frame last refused for its size (0: none) */
-    uint8_t *payload; /* from `allocator`, length + 1 bytes (a NUL after the payload) */
+    uint8_t *payload;     /* from `allocator`, length + 1 bytes (a NUL after the payload) */
     uint32_t payload_have;
     ct_allocator_t *allocator;
     uint64_t frames; /* complete frames so far */
@@ -51,8 +51,8 @@ void console_reader__free(console_reader_t *r);
 uint8_t *console_reader__take(console_reader_t *r);
 /* Consumes `n` bytes. Returns 0, or a negative ct_error with the reason in err (the stream cannot
  * go on: an oversized or unknown frame type, out of memory). */
-int console_reader__feed(console_reader_t *r, const uint8_t *data, size_t n, console_frame_f on_frame,
-                         void *ctx, char *err, size_t err_size);
+int console_reader__feed(console_reader_t *r, const uint8_t *data, size_t n,
+                         console_frame_f on_frame, void *ctx, char *err, size_t err_size);
 /* Whether a frame has begun and not ended (for "closed mid-frame" reports). Writes how much of
  * it arrived and how long it is (0 when the header itself is incomplete). */
 bool console_reader__partial(const console_reader_t *r, uint64_t *have, uint64_t *length);

@@ -84,7 +84,8 @@ static const char sandbox_builder[] =
     "    elseif c == '[' then\n"
     "      i = i + 1; if p:sub(i, i) == '^' then i = i + 1 end\n"
     "      if p:sub(i, i) == ']' then i = i + 1 end\n"
-    "      while i <= n and p:sub(i, i) ~= ']' do if p:sub(i, i) == '%' then i = i + 1 end; i = i + 1 end\n"
+    "      while i <= n and p:sub(i, i) ~= ']' do if p:sub(i, i) == '%' then i = i + 1 end; i = i "
+    "+ 1 end\n"
     "    elseif c == '*' or c == '+' or c == '-' then reps = reps + 1 end\n"
     "    i = i + 1\n"
     "  end\n"
@@ -102,7 +103,8 @@ static const char sandbox_builder[] =
     "end\n"
     "local function safe_string_table()\n"
     "  local t = copy(string, {dump = true})\n"
-    "  for _, name in ipairs{'find', 'match', 'gmatch', 'gsub'} do t[name] = guard(name, t[name]) end\n"
+    "  for _, name in ipairs{'find', 'match', 'gmatch', 'gsub'} do t[name] = guard(name, t[name]) "
+    "end\n"
     "  return t\n"
     "end\n"
     "local safe_string = safe_string_table()\n"
@@ -125,9 +127,12 @@ static const char sandbox_builder[] =
     "    local v = views[t]\n"
     "    if v then return v end\n"
     "    v = setmetatable({}, {__metatable = false,\n"
-    "      __index = function(_, k) local x = t[k]; if danger[x] then return nil end; return wrap(x) end,\n"
-    "      __newindex = function(_, k) error(\"the engine's tables are read-only for a remote \" ..\n"
-    "                                        \"console client (setting '\" .. tostring(k) .. \"')\", 2) end})\n"
+    "      __index = function(_, k) local x = t[k]; if danger[x] then return nil end; return "
+    "wrap(x) end,\n"
+    "      __newindex = function(_, k) error(\"the engine's tables are read-only for a remote \" "
+    "..\n"
+    "                                        \"console client (setting '\" .. tostring(k) .. "
+    "\"')\", 2) end})\n"
     "    views[t] = v\n"
     "    return v\n"
     "  end\n"
@@ -151,7 +156,8 @@ static const char sandbox_builder[] =
     "                           'remote console client', 2) end\n"
     "    return v\n"
     "  end\n"
-    "  env.package = {loaded = setmetatable({}, {__index = function(_, n) return module_of(n) end,\n"
+    "  env.package = {loaded = setmetatable({}, {__index = function(_, n) return module_of(n) "
+    "end,\n"
     "                                            __metatable = false})}\n"
     "  env.collectgarbage = function(opt)\n"
     "    if opt == 'count' then return collectgarbage('count') end\n"
@@ -254,11 +260,11 @@ static void swap_string_index(lua_State *L)
         lua_pushnil(L);
         return;
     }
-    lua_remove(L, -2);                       /* mt */
-    lua_getfield(L, -1, "__index");          /* mt old */
+    lua_remove(L, -2);              /* mt */
+    lua_getfield(L, -1, "__index"); /* mt old */
     lua_getfield(L, LUA_REGISTRYINDEX, SAFE_STRING_KEY);
-    lua_setfield(L, -3, "__index");          /* mt old */
-    lua_remove(L, -2);                       /* old */
+    lua_setfield(L, -3, "__index"); /* mt old */
+    lua_remove(L, -2);              /* old */
 }
 
 static void restore_string_index(lua_State *L, int old)
@@ -286,7 +292,10 @@ static size_t utf8_at(const uint8_t *s, size_t i, size_t len)
     const uint8_t c = s[i];
     if (c < 0x80)
         return 1;
-    const size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    const size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
     if (!n || i + n > len)
         return 0;
     for (size_t k = 1; k < n; k++)
@@ -405,10 +414,8 @@ static cJSON *to_json(lua_State *L, int index, int depth, json_budget_t *b)
         return cJSON_CreateString("(reply budget spent)");
     b->nodes--;
     switch (lua_type(L, index)) {
-    case LUA_TNIL:
-        return cJSON_CreateNull();
-    case LUA_TBOOLEAN:
-        return cJSON_CreateBool(lua_toboolean(L, index));
+    case LUA_TNIL: return cJSON_CreateNull();
+    case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, index));
     case LUA_TNUMBER: {
         double v = lua_tonumber(L, index);
         if (isfinite(v))
@@ -429,8 +436,7 @@ static cJSON *to_json(lua_State *L, int index, int depth, json_budget_t *b)
         if (depth < JSON_MAX_DEPTH)
             return table_to_json(L, index, depth, b);
         break; /* too deep: described in words below */
-    default:
-        break;
+    default: break;
     }
     {
         char text[64];
@@ -438,7 +444,6 @@ static cJSON *to_json(lua_State *L, int index, int depth, json_budget_t *b)
         return cJSON_CreateString(text);
     }
 }
-
 
 cJSON *console__run_script(const console_client_t *c, const char *code, size_t len)
 {
@@ -488,9 +493,10 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
         cJSON_AddBoolToObject(reply, "ok", false);
         /* A client may try a line as an expression first and then as a statement. */
         cJSON_AddStringToObject(reply, "phase", loaded ? "run" : "compile");
-        cJSON_AddItemToObject(reply, "error",
-                              msg ? console__json_text(msg, len < JSON_MAX_BYTES ? len : JSON_MAX_BYTES)
-                                  : cJSON_CreateString("(error object is not a string)"));
+        cJSON_AddItemToObject(
+            reply, "error",
+            msg ? console__json_text(msg, len < JSON_MAX_BYTES ? len : JSON_MAX_BYTES)
+                : cJSON_CreateString("(error object is not a string)"));
     } else {
         cJSON_AddBoolToObject(reply, "ok", true);
         cJSON *results = cJSON_AddArrayToObject(reply, "results");
@@ -504,12 +510,15 @@ cJSON *console__run_script(const console_client_t *c, const char *code, size_t l
     if (kept) {
         lua_gc(L, LUA_GCCOLLECT, 0);
         const size_t after = lua_env__memory_used();
-        *kept = after > before ? *kept + (after - before) : *kept > before - after ? *kept - (before - after) : 0;
+        *kept = after > before           ? *kept + (after - before)
+                : *kept > before - after ? *kept - (before - after)
+                                         : 0;
         if (*kept > CONSOLE_REMOTE_KEEP) {
             console__script_client_closed(c);
             lua_gc(L, LUA_GCCOLLECT, 0);
-            cJSON_AddStringToObject(reply, "note", "this client's globals were dropped: they held "
-                                                   "more memory than a remote client may keep");
+            cJSON_AddStringToObject(reply, "note",
+                                    "this client's globals were dropped: they held "
+                                    "more memory than a remote client may keep");
         }
     }
     return reply;

@@ -255,8 +255,10 @@ static bool on_frame(void *ctx, uint32_t type, const uint8_t *payload, uint32_t 
     if (c->closing)
         return false;
     if (type != CONSOLE_FRAME_JSON) {
-        console_server__error(c, NULL, false, "frame type %u is not accepted from clients (send "
-                                              "type 0, JSON)", (unsigned)type);
+        console_server__error(c, NULL, false,
+                              "frame type %u is not accepted from clients (send "
+                              "type 0, JSON)",
+                              (unsigned)type);
         return true;
     }
     console_message_t m;
@@ -266,18 +268,21 @@ static bool on_frame(void *ctx, uint32_t type, const uint8_t *payload, uint32_t 
         return true;
     }
     if (m.kind == CONSOLE_MSG_AUTH) {
-        if (c->server->need_token && !console_server__token_matches(c->server, m.text, m.text_len)) {
+        if (c->server->need_token &&
+            !console_server__token_matches(c->server, m.text, m.text_len)) {
             console_server__error(c, &m, true, "wrong token");
         } else {
             c->authed = true;
             char ok[96];
-            int n = m.has_id ? snprintf(ok, sizeof ok, "{\"type\":\"auth\",\"ok\":true,\"id\":%.17g}", m.id)
+            int n = m.has_id ? snprintf(ok, sizeof ok,
+                                        "{\"type\":\"auth\",\"ok\":true,\"id\":%.17g}", m.id)
                              : snprintf(ok, sizeof ok, "{\"type\":\"auth\",\"ok\":true}");
             console_server__send(c, ok, (size_t)n);
         }
     } else if (!c->authed) {
-        console_server__error(c, &m, true, "this server wants a token: send {\"type\":\"auth\","
-                                           "\"token\":...} first");
+        console_server__error(c, &m, true,
+                              "this server wants a token: send {\"type\":\"auth\","
+                              "\"token\":...} first");
     } else {
         c->server->desc.handler(c->server, c, &m);
     }
@@ -307,8 +312,8 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
             snprintf(text, sizeof text, "closed mid-header (got %llu of 8 bytes)",
                      (unsigned long long)have);
         else
-            snprintf(text, sizeof text, "%s%sdisconnected", nread == UV_EOF ? "" : uv_strerror((int)nread),
-                     nread == UV_EOF ? "" : "; ");
+            snprintf(text, sizeof text, "%s%sdisconnected",
+                     nread == UV_EOF ? "" : uv_strerror((int)nread), nread == UV_EOF ? "" : "; ");
         console_server__log(c, have ? CT_LOG_WARNING : CT_LOG_INFO, text);
         close_now(c);
         return;
@@ -410,8 +415,8 @@ static void on_connection(uv_stream_t *listener, int status)
         if (!oldest || o->id < oldest->id)
             oldest = o;
     }
-    if (!c->authed && oldest && (unauthed >= CONSOLE_MAX_UNAUTHED ||
-                                 s->num_clients == s->max_clients)) {
+    if (!c->authed && oldest &&
+        (unauthed >= CONSOLE_MAX_UNAUTHED || s->num_clients == s->max_clients)) {
         console_server__error(oldest, NULL, true, "no auth message before %u newer clients came",
                               (unsigned)CONSOLE_MAX_UNAUTHED);
         for (uint32_t i = 0; i < s->num_clients; i++)
@@ -428,7 +433,8 @@ static void on_connection(uv_stream_t *listener, int status)
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
         return;
     }
-    console_server__log(c, CT_LOG_INFO, c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
+    console_server__log(c, CT_LOG_INFO,
+                        c->remote ? "connected (remote: scripts run sandboxed)" : "connected");
     /* The hello's size is the service's: a file server lists up to FILE_SERVER_MAX_FILES names. */
     const char *format = "{\"type\":\"hello\",\"engine\":\"cuttle\",\"service\":\"%s\",\"pid\":%d,"
                          "\"client\":%u,\"auth\":%s%s%s}";
@@ -461,14 +467,16 @@ static void on_timer(uv_timer_t *t)
         if (c->frame_began_ms && now - c->frame_began_ms > CONSOLE_FRAME_TIMEOUT_MS &&
             s->desc.on_bytes) {
             char text[96];
-            snprintf(text, sizeof text, "a request begun %u ms ago is still incomplete; disconnected",
+            snprintf(text, sizeof text,
+                     "a request begun %u ms ago is still incomplete; disconnected",
                      (unsigned)CONSOLE_FRAME_TIMEOUT_MS);
             console_server__log(c, CT_LOG_WARNING, text);
             console_server__close(c);
         } else if (c->frame_began_ms && now - c->frame_began_ms > CONSOLE_FRAME_TIMEOUT_MS) {
             console_reader__partial(&c->reader, &have, &length);
-            console_server__error(c, NULL, true, "a frame begun %u ms ago is still incomplete "
-                                                 "(got %llu of %llu bytes)",
+            console_server__error(c, NULL, true,
+                                  "a frame begun %u ms ago is still incomplete "
+                                  "(got %llu of %llu bytes)",
                                   (unsigned)CONSOLE_FRAME_TIMEOUT_MS, (unsigned long long)have,
                                   (unsigned long long)(length ? length : CONSOLE_HEADER_SIZE));
         } else if (!c->authed && now - c->connected_ms > CONSOLE_FRAME_TIMEOUT_MS) {
@@ -501,7 +509,7 @@ static int listen_on(console_server_t *s, const char *bind, int port)
     int len = sizeof name;
     uv_tcp_getsockname(&s->listener, (struct sockaddr *)&name, &len);
     s->port = ntohs(name.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&name)->sin6_port
-                                                : ((struct sockaddr_in *)&name)->sin_port);
+                                               : ((struct sockaddr_in *)&name)->sin_port);
     return 0;
 }
 
@@ -526,14 +534,16 @@ int console_server__start(console_server_t *s, uv_loop_t *loop, ct_allocator_t *
     const char *bind = desc->bind ? desc->bind : "127.0.0.1";
     if (desc->token) {
         if (!desc->token[0] || strlen(desc->token) >= CONSOLE_MAX_TOKEN) {
-            log__error("%s: the token must be 1..%u bytes", s->what, (unsigned)CONSOLE_MAX_TOKEN - 1);
+            log__error("%s: the token must be 1..%u bytes", s->what,
+                       (unsigned)CONSOLE_MAX_TOKEN - 1);
             return CT_ERR_INVALID;
         }
         snprintf(s->token, sizeof s->token, "%s", desc->token);
         s->need_token = true;
     } else if (!console_server__is_loopback(bind)) {
         log__error("%s: listening on %s (not loopback) needs a token (%s)", s->what, bind,
-                   desc->token_option ? desc->token_option : "--console-token or CUTTLE_CONSOLE_TOKEN");
+                   desc->token_option ? desc->token_option
+                                      : "--console-token or CUTTLE_CONSOLE_TOKEN");
         return CT_ERR_INVALID;
     }
     int r = listen_on(s, bind, desc->port);

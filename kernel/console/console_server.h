@@ -50,14 +50,14 @@ typedef void (*console_handler_f)(console_server_t *server, console_client_t *cl
                                   const console_message_t *m);
 
 typedef struct console_server_desc_t {
-    const char *what;    /* "console" or "file server": the prefix of every log line */
-    const char *bind;    /* NULL: 127.0.0.1 */
-    int port;            /* 0: any free port */
-    const char *token;   /* NULL: none (allowed on loopback only) */
+    const char *what;         /* "console" or "file server": the prefix of every log line */
+    const char *bind;         /* NULL: 127.0.0.1 */
+    int port;                 /* 0: any free port */
+    const char *token;        /* NULL: none (allowed on loopback only) */
     const char *token_option; /* how a user gives the token, for the error; NULL: the console's */
     console_handler_f handler;
     void (*on_close)(console_server_t *server, console_client_t *client); /* may be NULL */
-    const char *hello;   /* extra JSON fields for the hello message, e.g. "\"project\":\"demo\"" */
+    const char *hello; /* extra JSON fields for the hello message, e.g. "\"project\":\"demo\"" */
     /* 0: CONSOLE_MAX_CLIENTS; at most CONSOLE_SERVER_MAX_CLIENTS. */
     uint32_t max_clients;
     /* Another protocol (see the top): every byte read from client c. Return false when the

@@ -83,7 +83,8 @@ static void send_log_line(ct_log_level level, const char *tag, const char *text)
             cJSON_AddStringToObject(o, "type", "log");
             cJSON_AddStringToObject(o, "level", level_names[level]);
             cJSON_AddStringToObject(o, "source", tag);
-            cJSON_AddItemToObject(o, "line", console__json_text(text, strlen(text))); /* valid UTF-8 */
+            cJSON_AddItemToObject(o, "line",
+                                  console__json_text(text, strlen(text))); /* valid UTF-8 */
         }
         console__send_json(c, cJSON_Duplicate(o, true));
     }
@@ -137,7 +138,8 @@ static void profiler_sink(void *ctx, const profiler_thread_info_t *thread,
         cJSON *s = cJSON_CreateArray();
         cJSON_AddItemToArray(s, cJSON_CreateString(scopes[i].name));
         cJSON_AddItemToArray(s, cJSON_CreateNumber((double)scopes[i].start_ns));
-        cJSON_AddItemToArray(s, cJSON_CreateNumber((double)(scopes[i].end_ns - scopes[i].start_ns)));
+        cJSON_AddItemToArray(s,
+                             cJSON_CreateNumber((double)(scopes[i].end_ns - scopes[i].start_ns)));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(scopes[i].core));
         cJSON_AddItemToArray(s, cJSON_CreateNumber(scopes[i].depth));
         cJSON_AddItemToArray(list, s);
@@ -219,15 +221,15 @@ static void handle_command(console_client_t *c, const console_message_t *m)
     case CONSOLE_CMD_RELOAD: {
         int rc = resources__reload(m->resource, m->name);
         if (rc) {
-            console_server__error(c, m, false, "reload of %s '%s' failed: %s (the engine's log "
-                                               "says why)", m->resource, m->name,
-                                  log__error_message(rc));
+            console_server__error(c, m, false,
+                                  "reload of %s '%s' failed: %s (the engine's log "
+                                  "says why)",
+                                  m->resource, m->name, log__error_message(rc));
             return;
         }
         break;
     }
-    case CONSOLE_CMD_STATUS:
-        break;
+    case CONSOLE_CMD_STATUS: break;
     }
     cJSON *o = reply("command", m, true);
     cJSON_AddStringToObject(o, "command", names[m->command]);
@@ -263,15 +265,13 @@ void console__handle(console_server_t *s, console_client_t *c, const console_mes
         console__send_json(c, o);
         return;
     }
-    case CONSOLE_MSG_COMMAND:
-        handle_command(c, m);
-        return;
+    case CONSOLE_MSG_COMMAND: handle_command(c, m); return;
     case CONSOLE_MSG_FILE:
-        console_server__error(c, m, false, "'file' messages go to a file server "
-                                           "(cuttle --serve-project), not an engine's console");
+        console_server__error(c, m, false,
+                              "'file' messages go to a file server "
+                              "(cuttle --serve-project), not an engine's console");
         return;
-    case CONSOLE_MSG_AUTH:
-        return; /* handled by the transport */
+    case CONSOLE_MSG_AUTH: return; /* handled by the transport */
     }
 }
 

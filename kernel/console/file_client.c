@@ -68,7 +68,9 @@ static uint8_t *request(cJSON *msg, uint64_t *size, uint32_t *frame, char *why, 
         uint32_t json_len = len;
         if (type == CONSOLE_FRAME_BINARY) {
             const uint8_t *p = (const uint8_t *)payload;
-            json_len = len >= 4 ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+            json_len =
+                len >= 4 ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+                         : 0;
             if (len < 4 || json_len > len - 4) {
                 console_conn__free(&g_fc.conn, payload, len);
                 snprintf(why, why_size, "a malformed reply (JSON length %u in %u bytes)",
@@ -104,11 +106,12 @@ static uint8_t *request(cJSON *msg, uint64_t *size, uint32_t *frame, char *why, 
  * to CONSOLE_MAX_BLOB bytes is never held twice. Frames between requests go to the heap again; a
  * server that sent more than the reply is disconnected, so none of its bytes stay in resource
  * memory past this call. */
-static int fetch_blob(void *ctx, const char *type, const char *name, char *path,
-                      size_t path_size, uint8_t **blob, uint64_t *size)
+static int fetch_blob(void *ctx, const char *type, const char *name, char *path, size_t path_size,
+                      uint8_t **blob, uint64_t *size)
 {
     (void)ctx;
-    snprintf(path, path_size, "%s/%s/%s/%s.bin", g_fc.conn.peer, RESOURCES_COMPILED_DIR, type, name);
+    snprintf(path, path_size, "%s/%s/%s/%s.bin", g_fc.conn.peer, RESOURCES_COMPILED_DIR, type,
+             name);
     ct_allocator_t *a = resources__allocator();
     if (!console_conn__set_allocator(&g_fc.conn, a)) {
         log__error("%s: the file server sent what was not asked for; disconnecting", path);
@@ -160,8 +163,9 @@ static int write_file(const char *rel, const uint8_t *data, uint64_t size)
         errno = saved;
         dir = next;
     }
-    int fd = dir >= 0 ? openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
-                      : -1;
+    int fd = dir >= 0
+                 ? openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)
+                 : -1;
     uint64_t done = 0;
     while (fd >= 0 && done < size) {
         ssize_t n = write(fd, data + done, (size_t)(size - done));
@@ -276,12 +280,14 @@ int file_client__connect(const console_options_t *o, const char *project_name,
     cJSON *h = cJSON_Parse(hello);
     free(hello);
     const cJSON *service = cJSON_GetObjectItem(h, "service"),
-                *project = cJSON_GetObjectItem(h, "project"), *files = cJSON_GetObjectItem(h, "files");
+                *project = cJSON_GetObjectItem(h, "project"),
+                *files = cJSON_GetObjectItem(h, "files");
     int rc = 0;
     if (!cJSON_IsString(service) || strcmp(service->valuestring, "file server") ||
         !cJSON_IsString(project) || !cJSON_IsArray(files)) {
-        log__error("--host %s: not a file server (start one with cuttle --serve-project DIR --port P)",
-                   o->host);
+        log__error(
+            "--host %s: not a file server (start one with cuttle --serve-project DIR --port P)",
+            o->host);
         rc = CT_ERR_BAD_DATA;
     } else if (strcmp(project->valuestring, project_name)) {
         log__error("--host %s serves project '%s', not '%s'", o->host, project->valuestring,

@@ -76,9 +76,10 @@ bool file_server__plain_path(const char *rel, char *why, size_t why_size)
                     (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'));
     }
     if (!ok)
-        snprintf(why, why_size, "path '%.200s' is not a project script (plain names, .lua or "
-                                "project.sjson, no '..', under %d bytes)", rel,
-                 FILE_SERVER_MAX_PATH);
+        snprintf(why, why_size,
+                 "path '%.200s' is not a project script (plain names, .lua or "
+                 "project.sjson, no '..', under %d bytes)",
+                 rel, FILE_SERVER_MAX_PATH);
     return ok;
 }
 
@@ -157,7 +158,8 @@ static void serve(console_server_t *s, console_client_t *c, const console_messag
 {
     (void)s;
     if (m->kind != CONSOLE_MSG_FILE) {
-        console_server__error(c, m, false, "this is a file server: it answers 'file' messages only");
+        console_server__error(c, m, false,
+                              "this is a file server: it answers 'file' messages only");
         return;
     }
     char path[PATH_MAX], why[512], shown[600];
@@ -175,7 +177,8 @@ static void serve(console_server_t *s, console_client_t *c, const console_messag
         return;
     }
     if (!resources__blob_path(g_srv.root, m->resource, m->name, path, sizeof path)) {
-        console_server__error(c, m, false, "%s '%.200s': the path is too long", m->resource, m->name);
+        console_server__error(c, m, false, "%s '%.200s': the path is too long", m->resource,
+                              m->name);
         return;
     }
     snprintf(shown, sizeof shown, "%s/%s.bin", m->resource, m->name);
@@ -203,7 +206,8 @@ int file_server__run(const console_options_t *o, int (*stop_requested)(void))
         return 2;
     }
     const char *slash = strrchr(g_srv.root, '/');
-    if (snprintf(g_srv.name, sizeof g_srv.name, "%s", slash ? slash + 1 : g_srv.root) >= (int)sizeof g_srv.name)
+    if (snprintf(g_srv.name, sizeof g_srv.name, "%s", slash ? slash + 1 : g_srv.root) >=
+        (int)sizeof g_srv.name)
         g_srv.name[0] = '\0';
     g_srv.files = cJSON_CreateArray();
     list_files("", 0);

@@ -23,7 +23,10 @@ static const leftovers_kind_t host_folders = {
     .what = "the private folder of a --host node",
 };
 
-uint32_t host_folder__sweep(const char *tmp_dir) { return leftovers__sweep(&host_folders, tmp_dir); }
+uint32_t host_folder__sweep(const char *tmp_dir)
+{
+    return leftovers__sweep(&host_folders, tmp_dir);
+}
 
 int host_folder__make(char *dir, size_t size)
 {

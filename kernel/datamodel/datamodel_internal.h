@@ -189,15 +189,14 @@ typedef struct dm_strings_t {
     char **strs;
     uint32_t *lens;
     uint32_t count, capacity;
-    uint32_t last;        /* the last id found or made: runs of ops on one key skip the hash */
-    dm_index_t index;     /* string hash -> id */
+    uint32_t last;    /* the last id found or made: runs of ops on one key skip the hash */
+    dm_index_t index; /* string hash -> id */
     dm_arena_t bytes;
 } dm_strings_t;
 
 uint32_t dm_strings__intern(dm_strings_t *t, const char *s, size_t len); /* DM_NONE: no memory */
 uint32_t dm_strings__find(const dm_strings_t *t, const char *s, size_t len);
 void dm_strings__free(dm_strings_t *t);
-
 
 struct ct_dm_changeset_o {
     ct_dm_op_t *ops;
@@ -220,7 +219,7 @@ bool dm__seen_add(ct_dm_doc_o *doc, uint32_t author, uint64_t hlc);
 struct ct_dm_doc_o {
     dm_obj_t *objs;
     uint32_t num_objs, cap_objs;
-    uint32_t *free_objs; /* (unused: destroyed objects stay as tombstones) */
+    uint32_t *free_objs;  /* (unused: destroyed objects stay as tombstones) */
     dm_index_t obj_index; /* guid -> object index */
 
     dm_prop_t *props;
@@ -234,10 +233,10 @@ struct ct_dm_doc_o {
 
     ct_dm_clock_f clock;
     void *clock_user_data;
-    uint64_t hlc; /* the greatest stamp seen or made */
+    uint64_t hlc;  /* the greatest stamp seen or made */
     uint64_t wall; /* the last reading of the clock, as an hlc */
     uint32_t stamps_made;
-    uint32_t last_obj; /* dm__find_obj's last answer */
+    uint32_t last_obj;      /* dm__find_obj's last answer */
     uint64_t last_prop_key; /* dm__find_prop's last question and answer */
     uint32_t last_prop;
     /* The stamps this document made itself: an op of its own author in that range coming back
@@ -276,7 +275,7 @@ struct ct_dm_doc_o {
 
 /* ---- dm_doc.c, used by the other files ---- */
 void dm__error(ct_dm_doc_o *doc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g);          /* alive or not */
+uint32_t dm__find_obj(const ct_dm_doc_o *doc, ct_guid_t g); /* alive or not */
 uint32_t dm__find_prop(const ct_dm_doc_o *doc, uint32_t obj, uint32_t key);
 dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`

@@ -77,8 +77,14 @@ static ct_dm_value_t to_value(lua_State *L, int idx, ct_guid_t *scratch, uint32_
     ct_dm_value_t v = {0};
     switch (lua_type(L, idx)) {
     case LUA_TNIL: break;
-    case LUA_TBOOLEAN: v.type = CT_DM_BOOL; v.as.b = lua_toboolean(L, idx); break;
-    case LUA_TNUMBER: v.type = CT_DM_DOUBLE; v.as.d = lua_tonumber(L, idx); break;
+    case LUA_TBOOLEAN:
+        v.type = CT_DM_BOOL;
+        v.as.b = lua_toboolean(L, idx);
+        break;
+    case LUA_TNUMBER:
+        v.type = CT_DM_DOUBLE;
+        v.as.d = lua_tonumber(L, idx);
+        break;
     case LUA_TSTRING: {
         size_t len;
         v.as.s = lua_tolstring(L, idx, &len);
@@ -124,7 +130,8 @@ static ct_dm_value_t to_value(lua_State *L, int idx, ct_guid_t *scratch, uint32_
         lua_pop(L, 1);
         size_t n = lua_objlen(L, idx);
         if (n != 3 && n != 4)
-            luaL_error(L, "DataModel: a table value is {x y z}, {x y z w}, {guid=}, {set=} or {blob=}");
+            luaL_error(
+                L, "DataModel: a table value is {x y z}, {x y z w}, {guid=}, {set=} or {blob=}");
         v.type = n == 3 ? CT_DM_VEC3 : CT_DM_QUAT;
         for (size_t i = 0; i < n; i++) {
             lua_rawgeti(L, idx, (int)i + 1);
@@ -405,7 +412,8 @@ static int l_apply(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 2, &len);
     char err[512];
-    ct_dm_changeset_o *cs = dm->changeset_from_text(text, len, luaL_optstring(L, 3, "changes"), err, sizeof err);
+    ct_dm_changeset_o *cs =
+        dm->changeset_from_text(text, len, luaL_optstring(L, 3, "changes"), err, sizeof err);
     if (!cs)
         return luaL_error(L, "DataModel: apply: %s", err);
     ct_dm_merge_report_t rep;
@@ -440,7 +448,8 @@ static int l_read_level(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     char err[512];
-    ct_dm_doc_o *doc = dm->read_level(text, len, luaL_optstring(L, 2, "level"), NULL, err, sizeof err);
+    ct_dm_doc_o *doc =
+        dm->read_level(text, len, luaL_optstring(L, 2, "level"), NULL, err, sizeof err);
     if (!doc)
         return luaL_error(L, "DataModel.read_level: %s", err);
     push_doc(L, doc);
@@ -451,7 +460,8 @@ static int l_write_level(lua_State *L)
 {
     ct_dm_doc_o *doc = check_doc(L);
     size_t len;
-    char *text = dm->write_level(doc, &(ct_dm_write_desc_t){.assign_ids = lua_toboolean(L, 2)}, &len);
+    char *text =
+        dm->write_level(doc, &(ct_dm_write_desc_t){.assign_ids = lua_toboolean(L, 2)}, &len);
     if (!text)
         return fail(L, doc, "write_level");
     lua_pushlstring(L, text, len);
@@ -464,12 +474,26 @@ int datamodel__bind_lua(void)
     dm = datamodel__api_v1();
     lua_State *L = lua_env__state();
     static const luaL_Reg methods[] = {
-        {"create", l_create}, {"destroy", l_destroy}, {"set", l_set}, {"get", l_get},
-        {"add", l_add}, {"remove", l_remove}, {"exists", l_exists}, {"keys", l_keys},
-        {"restore_point", l_restore_point}, {"undo", l_undo}, {"redo", l_redo},
-        {"check", l_check}, {"replace", l_replace}, {"copy", l_copy}, {"paste", l_paste},
-        {"record", l_record}, {"take_changes", l_take_changes}, {"apply", l_apply},
-        {"write_level", l_write_level}, {NULL, NULL},
+        {"create", l_create},
+        {"destroy", l_destroy},
+        {"set", l_set},
+        {"get", l_get},
+        {"add", l_add},
+        {"remove", l_remove},
+        {"exists", l_exists},
+        {"keys", l_keys},
+        {"restore_point", l_restore_point},
+        {"undo", l_undo},
+        {"redo", l_redo},
+        {"check", l_check},
+        {"replace", l_replace},
+        {"copy", l_copy},
+        {"paste", l_paste},
+        {"record", l_record},
+        {"take_changes", l_take_changes},
+        {"apply", l_apply},
+        {"write_level", l_write_level},
+        {NULL, NULL},
     };
     luaL_newmetatable(L, DOC_TYPE);
     lua_pushcfunction(L, l_gc);

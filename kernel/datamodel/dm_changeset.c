@@ -55,7 +55,8 @@ static int changeset_append(ct_dm_changeset_o *cs, const ct_dm_op_t *op)
         copy.key = prev && prev->key && strcmp(prev->key, op->key) == 0
                        ? prev->key
                        : dm_arena__strdup(&cs->arena, op->key);
-    if (!copy.stamp.author || (keyed && !copy.key) || !dm_arena__copy_value(&cs->arena, &copy.value))
+    if (!copy.stamp.author || (keyed && !copy.key) ||
+        !dm_arena__copy_value(&cs->arena, &copy.value))
         return CT_ERR_NOMEM;
     cs->ops[cs->count++] = copy;
     return 0;
@@ -98,7 +99,7 @@ void dm__put_string(dm_text_t *t, const char *s, size_t len)
             continue;
         dm__put(t, s + run, i - run);
         char esc[8];
-        int n = c == '"' ? snprintf(esc, sizeof esc, "\\\"")
+        int n = c == '"'    ? snprintf(esc, sizeof esc, "\\\"")
                 : c == '\\' ? snprintf(esc, sizeof esc, "\\\\")
                 : c == '\n' ? snprintf(esc, sizeof esc, "\\n")
                 : c == '\t' ? snprintf(esc, sizeof esc, "\\t")
@@ -146,7 +147,8 @@ void dm__put_value(dm_text_t *t, const ct_dm_value_t *v)
         for (uint32_t i = 0; i < v->size; i += 3) {
             uint32_t w = (uint32_t)p[i] << 16 | (i + 1 < v->size ? (uint32_t)p[i + 1] << 8 : 0) |
                          (i + 2 < v->size ? p[i + 2] : 0);
-            char q[4] = {b64[w >> 18], b64[(w >> 12) & 63], i + 1 < v->size ? b64[(w >> 6) & 63] : '=',
+            char q[4] = {b64[w >> 18], b64[(w >> 12) & 63],
+                         i + 1 < v->size ? b64[(w >> 6) & 63] : '=',
                          i + 2 < v->size ? b64[w & 63] : '='};
             dm__put(t, q, 4);
         }
@@ -301,7 +303,8 @@ bool dm__read_value(const dm_sjson_t *js, uint32_t n, dm_arena_t *arena, ct_dm_v
             *why = "set needs [ \"guid\" ... ]";
             return false;
         }
-        ct_guid_t *items = dm_arena__alloc(arena, (size_t)(mv->count ? mv->count : 1) * sizeof *items);
+        ct_guid_t *items =
+            dm_arena__alloc(arena, (size_t)(mv->count ? mv->count : 1) * sizeof *items);
         if (!items) {
             *why = "out of memory";
             return false;
@@ -309,7 +312,8 @@ bool dm__read_value(const dm_sjson_t *js, uint32_t n, dm_arena_t *arena, ct_dm_v
         uint32_t i = 0;
         for (uint32_t e = mv->first; e != DM_NONE; e = js->nodes[e].next, i++) {
             uint32_t len;
-            char *s = js->nodes[e].type == DM_J_STRING ? dm_sjson__decode(js, e, false, &len) : NULL;
+            char *s =
+                js->nodes[e].type == DM_J_STRING ? dm_sjson__decode(js, e, false, &len) : NULL;
             bool ok = s && ct_guid_parse(s, len, &items[i]);
             free(s);
             if (!ok) {
@@ -390,7 +394,8 @@ static ct_dm_changeset_o *changeset_from_text(const char *text, size_t len, cons
     uint32_t v = dm_sjson__get(&js, 0, "cuttle_changeset");
     uint32_t ops = dm_sjson__get(&js, 0, "ops");
     if (v == DM_NONE || js.nodes[v].type != DM_J_NUMBER || js.nodes[v].num != 1.0) {
-        snprintf(err, err_size, "%s: not a change set of format 1 (`cuttle_changeset = 1` missing)", file);
+        snprintf(err, err_size, "%s: not a change set of format 1 (`cuttle_changeset = 1` missing)",
+                 file);
         goto out;
     }
     if (ops == DM_NONE || js.nodes[ops].type != DM_J_ARRAY) {
@@ -409,7 +414,8 @@ static ct_dm_changeset_o *changeset_from_text(const char *text, size_t len, cons
         uint32_t m;
         if (js.nodes[o].type != DM_J_OBJECT) {
             why = "an op must be { op = ... }";
-        } else if ((m = dm_sjson__get(&js, o, "op")) == DM_NONE || js.nodes[m].type != DM_J_STRING ||
+        } else if ((m = dm_sjson__get(&js, o, "op")) == DM_NONE ||
+                   js.nodes[m].type != DM_J_STRING ||
                    !(kind = dm_sjson__decode(&js, m, false, NULL))) {
             why = "`op` (create, destroy, set, add or remove) missing";
         } else {
@@ -423,7 +429,8 @@ static ct_dm_changeset_o *changeset_from_text(const char *text, size_t len, cons
         if (!why && op.kind >= CT_DM_OP_SET) {
             m = dm_sjson__get(&js, o, "key");
             if (m == DM_NONE || js.nodes[m].type != DM_J_STRING ||
-                !(key = dm_sjson__decode(&js, m, false, NULL)) || !key[0] || strlen(key) > CT_DM_MAX_KEY)
+                !(key = dm_sjson__decode(&js, m, false, NULL)) || !key[0] ||
+                strlen(key) > CT_DM_MAX_KEY)
                 why = "`key` must be a string of 1..255 bytes";
             op.key = key;
         }
@@ -439,7 +446,9 @@ static ct_dm_changeset_o *changeset_from_text(const char *text, size_t len, cons
         if (!why) {
             m = dm_sjson__get(&js, o, "at");
             uint32_t al = 0;
-            at = m != DM_NONE && js.nodes[m].type == DM_J_STRING ? dm_sjson__decode(&js, m, false, &al) : NULL;
+            at = m != DM_NONE && js.nodes[m].type == DM_J_STRING
+                     ? dm_sjson__decode(&js, m, false, &al)
+                     : NULL;
             char *end = NULL;
             if (at && al > 17 && at[16] == ' ') {
                 at[16] = 0;
@@ -558,7 +567,8 @@ static void stream_value(ct_stream_t *s, ct_dm_value_t *v, dm_arena_t *arena)
     case CT_DM_GUID: stream_guid(s, "guid", &v->as.guid); break;
     case CT_DM_SET: {
         size_t left = ct_stream_reading(s) ? (s->size - s->pos) / 16 : UINT32_MAX;
-        ct_stream_u32_range(s, "count", &v->size, 0, left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
+        ct_stream_u32_range(s, "count", &v->size, 0,
+                            left > UINT32_MAX ? UINT32_MAX : (uint32_t)left);
         ct_guid_t *items = (ct_guid_t *)(uintptr_t)v->as.set;
         if (ct_stream_reading(s)) {
             items = s->failed ? NULL : dm_arena__alloc(arena, (size_t)(v->size ? v->size : 1) * 16);
@@ -771,8 +781,11 @@ static bool add_conflict(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_value_t w
                   sizeof *doc->conflicts))
         return false;
     dm_arena_t *a = &doc->report_arena;
-    ct_dm_conflict_t c = {.object = op->object, .winner = winner, .loser = loser,
-                          .winner_stamp = winner_stamp, .loser_stamp = loser_stamp,
+    ct_dm_conflict_t c = {.object = op->object,
+                          .winner = winner,
+                          .loser = loser,
+                          .winner_stamp = winner_stamp,
+                          .loser_stamp = loser_stamp,
                           .deleted = deleted};
     c.key = op->key ? dm_arena__strdup(a, op->key) : NULL;
     c.winner_stamp.author = dm_arena__strdup(a, winner_stamp.author);
@@ -866,8 +879,10 @@ static int merge(ct_dm_doc_o *doc, const ct_dm_changeset_o *const *sets, uint32_
         }
         /* Already applied: an op id seen before (in an earlier merge, or just now: duplicates
          * sort next to each other), or this document's own op coming back. */
-        bool own = author == doc->me && op->stamp.hlc >= doc->local_first && op->stamp.hlc <= doc->local_last;
-        if (own || (i > 0 && op_cmp(ops[i - 1], op) == 0) || dm__seen_has(doc, author, op->stamp.hlc)) {
+        bool own = author == doc->me && op->stamp.hlc >= doc->local_first &&
+                   op->stamp.hlc <= doc->local_last;
+        if (own || (i > 0 && op_cmp(ops[i - 1], op) == 0) ||
+            dm__seen_has(doc, author, op->stamp.hlc)) {
             already++;
             continue;
         }
@@ -963,10 +978,10 @@ static ct_dm_changeset_o *diff(ct_dm_doc_o *from, ct_dm_doc_o *to, ct_dm_stamp_t
     if (!op.stamp.hlc)
         op.stamp.hlc = 1;
     int r = 0;
-#define EMIT()                                    \
-    do {                                          \
-        r = r ? r : changeset_append(cs, &op);    \
-        op.stamp.hlc++;                           \
+#define EMIT()                                                                                     \
+    do {                                                                                           \
+        r = r ? r : changeset_append(cs, &op);                                                     \
+        op.stamp.hlc++;                                                                            \
     } while (0)
     /* Creations first (so later ops may name the new objects), then properties, then
      * destructions. */

@@ -38,7 +38,8 @@ static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, 
         uint32_t o = dm__find_obj(doc, roots[i]);
         if (o == DM_NONE || !doc->objs[o].alive || o == 0) {
             dm__format_guid(roots[i], gs);
-            dm__error(doc, "copy %s: %s", gs, o == 0 ? "the root cannot be copied" : "the object does not exist");
+            dm__error(doc, "copy %s: %s", gs,
+                      o == 0 ? "the root cannot be copied" : "the object does not exist");
             free(queue);
             return NULL;
         }
@@ -74,7 +75,8 @@ static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, 
             for (uint32_t i = 0; i < n; i++) {
                 ct_guid_t g = v.type == CT_DM_GUID ? v.as.guid : v.as.set[i];
                 uint32_t r = dm__find_obj(doc, g);
-                if (r == DM_NONE || r == 0 || !doc->objs[r].alive || dm_map__get(&seen, r, 0) != DM_NONE)
+                if (r == DM_NONE || r == 0 || !doc->objs[r].alive ||
+                    dm_map__get(&seen, r, 0) != DM_NONE)
                     continue;
                 if (!dm_map__put(&seen, r, 0, 1))
                     goto nomem;
@@ -135,7 +137,9 @@ static int paste(ct_dm_doc_o *doc, const char *text, size_t len, ct_guid_t *new_
     if (ver == DM_NONE || js.nodes[ver].type != DM_J_NUMBER || js.nodes[ver].num != 1.0 ||
         copied == DM_NONE || js.nodes[copied].type != DM_J_ARRAY || objects == DM_NONE ||
         js.nodes[objects].type != DM_J_ARRAY) {
-        dm__error(doc, "paste: clipboard: not clipboard text of format 1 (cuttle_clipboard, copied, objects)");
+        dm__error(
+            doc,
+            "paste: clipboard: not clipboard text of format 1 (cuttle_clipboard, copied, objects)");
         goto out;
     }
     uint32_t n = js.nodes[objects].count;
@@ -147,9 +151,10 @@ static int paste(ct_dm_doc_o *doc, const char *text, size_t len, ct_guid_t *new_
     for (uint32_t o = js.nodes[objects].first; o != DM_NONE; o = js.nodes[o].next, i++) {
         ct_guid_t old;
         dm_sjson__where(&js, js.nodes[o].start, "clipboard", where, sizeof where);
-        if (js.nodes[o].type != DM_J_OBJECT || !parse_guid_node(&js, dm_sjson__get(&js, o, "id"), &old) ||
-            ct_guid_is_root(old)) {
-            dm__error(doc, "paste: %s: object %u: `id` must be a GUID of 32 hex digits, not 0", where, i);
+        if (js.nodes[o].type != DM_J_OBJECT ||
+            !parse_guid_node(&js, dm_sjson__get(&js, o, "id"), &old) || ct_guid_is_root(old)) {
+            dm__error(doc, "paste: %s: object %u: `id` must be a GUID of 32 hex digits, not 0",
+                      where, i);
             goto out;
         }
         if (dm_map__get(&renamed, old.hi, old.lo) != DM_NONE) {
@@ -210,7 +215,8 @@ static int paste(ct_dm_doc_o *doc, const char *text, size_t len, ct_guid_t *new_
     for (uint32_t c = js.nodes[copied].first; c != DM_NONE; c = js.nodes[c].next, nr++) {
         ct_guid_t old;
         uint32_t j;
-        if (!parse_guid_node(&js, c, &old) || (j = dm_map__get(&renamed, old.hi, old.lo)) == DM_NONE) {
+        if (!parse_guid_node(&js, c, &old) ||
+            (j = dm_map__get(&renamed, old.hi, old.lo)) == DM_NONE) {
             dm_sjson__where(&js, js.nodes[c].start, "clipboard", where, sizeof where);
             dm__error(doc, "paste: %s: copied root %u is not one of the objects", where, nr);
             goto out;

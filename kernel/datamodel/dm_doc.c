@@ -13,10 +13,13 @@
 #include <math.h>
 #include <time.h>
 
-static const char *const type_names[] = {"null", "bool", "double", "vector3", "quaternion",
-                                         "string", "blob", "guid", "set"};
+static const char *const type_names[] = {"null",   "bool", "double", "vector3", "quaternion",
+                                         "string", "blob", "guid",   "set"};
 
-const char *dm__type_name(uint32_t type) { return type <= CT_DM_SET ? type_names[type] : "unknown"; }
+const char *dm__type_name(uint32_t type)
+{
+    return type <= CT_DM_SET ? type_names[type] : "unknown";
+}
 
 void dm__error(ct_dm_doc_o *doc, const char *fmt, ...)
 {
@@ -187,11 +190,23 @@ static bool value_store(dm_value_t *out, const ct_dm_value_t *v)
     dm_value_t s = {.type = v->type, .size = v->size};
     switch (v->type) {
     case CT_DM_NULL: s.size = 0; break;
-    case CT_DM_BOOL: s.as.b = v->as.b; s.size = 0; break;
-    case CT_DM_DOUBLE: s.as.d = v->as.d; s.size = 0; break;
+    case CT_DM_BOOL:
+        s.as.b = v->as.b;
+        s.size = 0;
+        break;
+    case CT_DM_DOUBLE:
+        s.as.d = v->as.d;
+        s.size = 0;
+        break;
     case CT_DM_VEC3:
-    case CT_DM_QUAT: memcpy(s.as.v, v->as.v, sizeof s.as.v); s.size = 0; break;
-    case CT_DM_GUID: s.as.guid = v->as.guid; s.size = 0; break;
+    case CT_DM_QUAT:
+        memcpy(s.as.v, v->as.v, sizeof s.as.v);
+        s.size = 0;
+        break;
+    case CT_DM_GUID:
+        s.as.guid = v->as.guid;
+        s.size = 0;
+        break;
     case CT_DM_STRING:
         if (!(s.as.s = malloc((size_t)v->size + 1)))
             return false;
@@ -354,7 +369,8 @@ static uint32_t alive_obj(const ct_dm_doc_o *doc, ct_guid_t g)
 bool dm__log_reserve_slow(dm_log_t *log, uint32_t n)
 {
     return dm__grow((void **)&log->recs, &log->capacity, log->count + n, sizeof *log->recs) &&
-           dm__grow((void **)&log->values, &log->cap_values, log->num_values + n, sizeof *log->values);
+           dm__grow((void **)&log->values, &log->cap_values, log->num_values + n,
+                    sizeof *log->values);
 }
 
 /* Takes the last record off the log into *r; its value (if any) is the caller's now. (Filled in
@@ -401,7 +417,10 @@ static void push_rec(ct_dm_doc_o *doc, uint8_t kind, uint32_t at, dm_stamp_t old
     }
 }
 
-static dm_value_t item_value(ct_guid_t item) { return (dm_value_t){.type = CT_DM_GUID, .as.guid = item}; }
+static dm_value_t item_value(ct_guid_t item)
+{
+    return (dm_value_t){.type = CT_DM_GUID, .as.guid = item};
+}
 
 static const dm_value_t no_value = {0};
 
@@ -456,7 +475,8 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
             return 1;
         dm__format_guid(g, gs);
         dm__error(doc, "destroy %s: %s", gs,
-                  ct_guid_is_root(g) ? "the root cannot be destroyed" : "the object does not exist");
+                  ct_guid_is_root(g) ? "the root cannot be destroyed"
+                                     : "the object does not exist");
         return CT_ERR_INVALID;
     }
     uint32_t n = 1;
@@ -571,7 +591,8 @@ static int op_set(ct_dm_doc_o *doc, ct_guid_t g, const char *key, const ct_dm_va
     dm_prop_t *prop = &doc->props[p];
     if (remote && prop->stamp.hlc && dm__stamp_cmp(doc, stamp, prop->stamp) < 0)
         return 1;
-    bool owns = value->type == CT_DM_STRING || value->type == CT_DM_BLOB || value->type == CT_DM_SET;
+    bool owns =
+        value->type == CT_DM_STRING || value->type == CT_DM_BLOB || value->type == CT_DM_SET;
     if (!owns) {
         /* Storing a plain value cannot fail: the old one goes to the record, the new one in. */
         push_rec(doc, CT_DM_OP_SET, p, prop->stamp, prop->value);
@@ -720,7 +741,8 @@ static void record_op(ct_dm_doc_o *doc, const ct_dm_op_t *op)
     ct_dm_op_t copy = *op;
     copy.key = op->key ? dm_arena__strdup(&cs->arena, op->key) : NULL;
     copy.stamp.author = dm_arena__strdup(&cs->arena, op->stamp.author);
-    if ((op->key && !copy.key) || !copy.stamp.author || !dm_arena__copy_value(&cs->arena, &copy.value))
+    if ((op->key && !copy.key) || !copy.stamp.author ||
+        !dm_arena__copy_value(&cs->arena, &copy.value))
         return;
     cs->ops[cs->count++] = copy;
 }
@@ -732,7 +754,8 @@ void dm__notify(ct_dm_doc_o *doc, const ct_dm_op_t *op, ct_dm_source source)
 }
 
 /* An applied op, told to the listeners and (a local one) to the recording. */
-static void dm__announce(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source)
+static void dm__announce(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp,
+                         ct_dm_source source)
 {
     bool remote = source == CT_DM_FROM_REMOTE;
     ct_dm_op_t seen = *op;
@@ -803,13 +826,14 @@ static int doc_set(ct_dm_doc_o *doc, ct_guid_t object, const char *key, const ct
 
 static int doc_add(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t item)
 {
-    return local(doc, &(ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = object, .key = key, .item = item});
+    return local(doc,
+                 &(ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = object, .key = key, .item = item});
 }
 
 static int doc_remove(ct_dm_doc_o *doc, ct_guid_t object, const char *key, ct_guid_t item)
 {
-    return local(doc,
-                 &(ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = object, .key = key, .item = item});
+    return local(
+        doc, &(ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = object, .key = key, .item = item});
 }
 
 /* ---- rollback: undo inverses exactly, old stamps restored, nothing recorded ---- */
@@ -855,7 +879,10 @@ void dm__rollback(ct_dm_doc_o *doc, dm_log_t *log, uint32_t from)
 
 static void restore_point(ct_dm_doc_o *doc) { doc->action_open = false; }
 
-static bool rec_on_prop(const dm_rec_t *r) { return r->kind != CT_DM_OP_CREATE && r->kind != CT_DM_OP_DESTROY; }
+static bool rec_on_prop(const dm_rec_t *r)
+{
+    return r->kind != CT_DM_OP_CREATE && r->kind != CT_DM_OP_DESTROY;
+}
 
 /* The object a record is about. */
 static uint32_t rec_obj(const ct_dm_doc_o *doc, const dm_rec_t *r)
@@ -871,7 +898,8 @@ static void add_skip(ct_dm_doc_o *doc, const dm_rec_t *r, const char *why)
     memset(s, 0, sizeof *s);
     s->kind = r->kind;
     s->object = doc->objs[rec_obj(doc, r)].guid;
-    s->item = r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE ? r->value.as.guid : (ct_guid_t){0, 0};
+    s->item = r->kind == CT_DM_OP_ADD || r->kind == CT_DM_OP_REMOVE ? r->value.as.guid
+                                                                    : (ct_guid_t){0, 0};
     s->why = why;
     if (rec_on_prop(r))
         s->key = doc->keys.strs[doc->props[r->at].key];
@@ -896,9 +924,7 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
         /* Ours still when this document's author made the last write (the op itself, or a
          * later op or undo of ours, which the stack order has dealt with already). */
         dm_stamp_t now = doc->props[r->at].stamp;
-        return now.author == doc->me
-                   ? NULL
-                   : "someone else has set the property since";
+        return now.author == doc->me ? NULL : "someone else has set the property since";
     }
     case CT_DM_OP_DESTROY: {
         if (!o->alive)
@@ -918,7 +944,8 @@ static const char *blocked(ct_dm_doc_o *doc, const dm_rec_t *r)
         if (!o->alive)
             return "the object has been destroyed since";
         const dm_prop_t *prop = &doc->props[r->at];
-        bool member = prop->value.type == CT_DM_SET && set_find(prop->value.as.set, r->value.as.guid) != DM_NONE;
+        bool member = prop->value.type == CT_DM_SET &&
+                      set_find(prop->value.as.set, r->value.as.guid) != DM_NONE;
         if (r->kind == CT_DM_OP_REMOVE && !member)
             return "someone else has removed the item since";
         if (r->kind == CT_DM_OP_ADD && member)
@@ -1066,7 +1093,9 @@ int dm_doc__apply_ops(ct_dm_doc_o *doc, const ct_dm_op_t *ops, uint32_t n, uint3
         dm__log_clear(&doc->redo, 0);
     doc->log = NULL;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t author = ops[i].stamp.hlc ? dm__author(doc, ops[i].stamp.author ? ops[i].stamp.author : "") : DM_NONE;
+        uint32_t author = ops[i].stamp.hlc
+                              ? dm__author(doc, ops[i].stamp.author ? ops[i].stamp.author : "")
+                              : DM_NONE;
         if (author != DM_NONE)
             dm__seen_add(doc, author, ops[i].stamp.hlc);
     }
@@ -1275,7 +1304,8 @@ ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc)
     doc->rng[0] = seed ^ 0x9e3779b97f4a7c15ull;
     doc->rng[1] = (seed * 0xbf58476d1ce4e5b9ull) | 1u;
     doc->me = dm__author(doc, d.author && d.author[0] ? d.author : "anonymous");
-    if (doc->me == DM_NONE || dm__grow((void **)&doc->objs, &doc->cap_objs, 64, sizeof *doc->objs) == false ||
+    if (doc->me == DM_NONE ||
+        dm__grow((void **)&doc->objs, &doc->cap_objs, 64, sizeof *doc->objs) == false ||
         !dm_index__add(&doc->obj_index, obj_hash((ct_guid_t){0, 0}), 0)) {
         dm__destroy_doc(doc);
         return NULL;

@@ -7,7 +7,8 @@
 
 static bool add_issue(ct_dm_doc_o *doc, ct_dm_issue_t issue)
 {
-    if (!dm__grow((void **)&doc->issues, &doc->cap_issues, doc->num_issues + 1, sizeof *doc->issues))
+    if (!dm__grow((void **)&doc->issues, &doc->cap_issues, doc->num_issues + 1,
+                  sizeof *doc->issues))
         return false;
     doc->issues[doc->num_issues++] = issue;
     return true;
@@ -61,8 +62,8 @@ uint32_t dm_integrity__check(ct_dm_doc_o *doc, const ct_dm_issue_t **issues)
         if (pass == 0) {
             for (uint32_t o = 0; o < doc->num_objs; o++) {
                 if (doc->objs[o].alive && !seen[o]) {
-                    add_issue(doc, (ct_dm_issue_t){CT_DM_ISSUE_ORPHAN, doc->objs[o].guid, NULL,
-                                                   {0, 0}});
+                    add_issue(doc,
+                              (ct_dm_issue_t){CT_DM_ISSUE_ORPHAN, doc->objs[o].guid, NULL, {0, 0}});
                     seen[o] = 1;
                     queue[tail++] = o;
                 }
@@ -124,8 +125,11 @@ int dm_integrity__replace(ct_dm_doc_o *doc, const ct_guid_t *from, const ct_guid
             dm_value_t *v = &doc->props[p].value;
             const char *key = doc->keys.strs[doc->props[p].key];
             uint32_t j;
-            if (v->type == CT_DM_GUID && (j = dm_map__get(&map, v->as.guid.hi, v->as.guid.lo)) != DM_NONE) {
-                op = (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = doc->objs[o].guid, .key = key,
+            if (v->type == CT_DM_GUID &&
+                (j = dm_map__get(&map, v->as.guid.hi, v->as.guid.lo)) != DM_NONE) {
+                op = (ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                  .object = doc->objs[o].guid,
+                                  .key = key,
                                   .value = {.type = CT_DM_GUID, .as.guid = final[j]}};
                 r = dm__apply(doc, &op, dm__local_stamp(doc), CT_DM_FROM_LOCAL);
             } else if (v->type == CT_DM_SET) {
@@ -137,8 +141,10 @@ int dm_integrity__replace(ct_dm_doc_o *doc, const ct_guid_t *from, const ct_guid
                         i++;
                         continue;
                     }
-                    op = (ct_dm_op_t){.kind = CT_DM_OP_REMOVE, .object = doc->objs[o].guid,
-                                      .key = key, .item = item};
+                    op = (ct_dm_op_t){.kind = CT_DM_OP_REMOVE,
+                                      .object = doc->objs[o].guid,
+                                      .key = key,
+                                      .item = item};
                     r = dm__apply(doc, &op, dm__local_stamp(doc), CT_DM_FROM_LOCAL);
                     op.kind = CT_DM_OP_ADD;
                     op.item = final[j];

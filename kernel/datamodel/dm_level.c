@@ -66,7 +66,8 @@ void dm_level__free(dm_level_t *level)
 /* The model value of a leaf node. Strings are decoded into buf (DM_LEAF_BUF bytes) when they fit,
  * else into *scratch (malloc'd, the caller frees); anything the model has no type for (other
  * arrays, empty objects, null) is a blob of its source text, pointing into the text. */
-static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char *buf, char **scratch)
+static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, char *buf,
+                       char **scratch)
 {
     const dm_node_t *node = &js->nodes[n];
     *out = (ct_dm_value_t){0};
@@ -177,7 +178,8 @@ static int read_leaf(void *ctx, const char *key, uint32_t member)
     ct_dm_value_t v;
     leaf_value(&rd->lv->js, member, &v, buf, &scratch);
     /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v, (dm_stamp_t){0, rd->doc->me});
+    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v,
+                        (dm_stamp_t){0, rd->doc->me});
     free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
@@ -218,8 +220,9 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
     dm_sjson_t *js = &rd->lv->js;
     ct_dm_doc_o *doc = rd->doc;
     if (js->nodes[array].type != DM_J_ARRAY) {
-        fail_at(rd, js->nodes[array].start, ct_guid_is_root(parent) ? "`entities` must be an array"
-                                                                    : "`children` must be an array");
+        fail_at(rd, js->nodes[array].start,
+                ct_guid_is_root(parent) ? "`entities` must be an array"
+                                        : "`children` must be an array");
         return CT_ERR_BAD_DATA;
     }
     /* Ranks among same-named siblings without ids: a count per name hash. */
@@ -228,7 +231,10 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
     for (uint32_t e = js->nodes[array].first; e != DM_NONE; e = js->nodes[e].next, order++) {
         if (js->nodes[e].type != DM_J_OBJECT) {
             fail_at(rd, js->nodes[e].start, "an entity must be an object { ... }");
-            { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+            {
+                dm_map__free(&ranks);
+                return CT_ERR_BAD_DATA;
+            }
         }
         uint32_t idn = dm_sjson__get(js, e, "id"), namen = dm_sjson__get(js, e, "name");
         ct_guid_t g;
@@ -237,13 +243,17 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
                          : NULL;
         if (idn != DM_NONE) {
             uint32_t len;
-            char *s = js->nodes[idn].type == DM_J_STRING ? dm_sjson__decode(js, idn, false, &len) : NULL;
+            char *s =
+                js->nodes[idn].type == DM_J_STRING ? dm_sjson__decode(js, idn, false, &len) : NULL;
             bool ok = s && ct_guid_parse(s, len, &g) && !ct_guid_is_root(g);
             free(s);
             if (!ok) {
                 free(name);
                 fail_at(rd, js->nodes[idn].start, "`id` must be a GUID of 32 hex digits, not 0");
-                { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+                {
+                    dm_map__free(&ranks);
+                    return CT_ERR_BAD_DATA;
+                }
             }
         } else {
             const char *nm = name ? name : "";
@@ -259,20 +269,28 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
         }
         free(name);
         if (dm__find_obj(doc, g) != DM_NONE) {
-            fail_at(rd, js->nodes[e].start, idn != DM_NONE ? "two entities have this `id`"
-                                                           : "an entity's derived id collides (give it an `id`)");
-            { dm_map__free(&ranks); return CT_ERR_BAD_DATA; }
+            fail_at(rd, js->nodes[e].start,
+                    idn != DM_NONE ? "two entities have this `id`"
+                                   : "an entity's derived id collides (give it an `id`)");
+            {
+                dm_map__free(&ranks);
+                return CT_ERR_BAD_DATA;
+            }
         }
         dm_level_t *lv = rd->lv;
-        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents))
-            { dm_map__free(&ranks); return CT_ERR_NOMEM; }
+        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents)) {
+            dm_map__free(&ranks);
+            return CT_ERR_NOMEM;
+        }
         dm_stamp_t base = {0, doc->me};
         ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
         int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
         lv->ents[lv->num_ents++] = (dm_ent_t){e, dm__find_obj(doc, g), g, parent, idn != DM_NONE};
         op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
         r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        op = (ct_dm_op_t){.kind = CT_DM_OP_SET, .object = g, .key = "@order",
+        op = (ct_dm_op_t){.kind = CT_DM_OP_SET,
+                          .object = g,
+                          .key = "@order",
                           .value = {.type = CT_DM_DOUBLE, .as.d = order}};
         r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
         op.key = "@parent";
@@ -287,7 +305,8 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
         rd->object = g;
         r = flatten(js, e, key, 0, skip, read_leaf, rd);
         if (r == CT_ERR_BAD_DATA)
-            fail_at(rd, js->nodes[e].start, "a field name that is empty, has a '.', or makes a key over 255 bytes");
+            fail_at(rd, js->nodes[e].start,
+                    "a field name that is empty, has a '.', or makes a key over 255 bytes");
         if (r) {
             dm_map__free(&ranks);
             return r;
@@ -347,7 +366,8 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
         r = read_entities(&rd, ents, root_guid, "entities");
     if (r) {
         if (!err[0])
-            snprintf(err, err_size, "%s: %s", file, r == CT_ERR_NOMEM ? "out of memory" : doc->error);
+            snprintf(err, err_size, "%s: %s", file,
+                     r == CT_ERR_NOMEM ? "out of memory" : doc->error);
         dm__destroy_doc(doc);
         return NULL;
     }
@@ -385,7 +405,8 @@ typedef struct writer_t {
 
 static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
 {
-    if (t->failed || !dm__grow((void **)&w->edits, &w->cap_edits, w->num_edits + 1, sizeof *w->edits)) {
+    if (t->failed ||
+        !dm__grow((void **)&w->edits, &w->cap_edits, w->num_edits + 1, sizeof *w->edits)) {
         w->failed = true;
         free(t->s);
         return;
@@ -467,7 +488,8 @@ static bool bare_key(const char *k, size_t n)
         return false;
     for (size_t i = 0; i < n; i++) {
         char c = k[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_'))
             return false;
     }
     return true;
@@ -989,7 +1011,8 @@ static int write_entity(writer_t *w, uint32_t e)
 }
 
 /* The entities of one list (`entities` of the root, `children` of an entity). */
-static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent, const char *set_key)
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+                      const char *set_key)
 {
     const dm_level_t *lv = w->lv;
     const dm_sjson_t *js = &lv->js;
@@ -1060,7 +1083,8 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
             uint32_t ind = last != DM_NONE && own_line(lv, js->nodes[last].key_start)
                                ? column(lv, js->nodes[last].key_start)
                                : 2;
-            uint32_t at = last != DM_NONE ? js->nodes[last].end : js->nodes[owner].start + (owner ? 1 : 0);
+            uint32_t at =
+                last != DM_NONE ? js->nodes[last].end : js->nodes[owner].start + (owner ? 1 : 0);
             dm__puts(&t, "\n");
             indent(&t, ind);
             dm__puts(&t, set_key);
@@ -1098,7 +1122,8 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
 static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_t *len)
 {
     uint32_t pass = 0;
-    writer_t w = {.doc = doc, .lv = doc->level, .assign_ids = desc && desc->assign_ids, .pass = &pass};
+    writer_t w = {
+        .doc = doc, .lv = doc->level, .assign_ids = desc && desc->assign_ids, .pass = &pass};
     dm_text_t out = {0};
     if (!w.lv) {
         /* A fresh file: the root's fields, then the entities. */
@@ -1127,7 +1152,8 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
             w.src_node = w.in_src + no;
         }
         int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
-        r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
+        r = r ? r
+              : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {
             drop_edits(&w);
             free(w.mark);

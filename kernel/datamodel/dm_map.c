@@ -153,7 +153,10 @@ static void cache_lock(void)
         ;
 }
 
-static void cache_unlock(void) { atomic_flag_clear_explicit(&block_cache.lock, memory_order_release); }
+static void cache_unlock(void)
+{
+    atomic_flag_clear_explicit(&block_cache.lock, memory_order_release);
+}
 
 void *dm__block_take(size_t min, size_t max, size_t *got)
 {
@@ -217,7 +220,10 @@ void dm__block_give(void *p, size_t bytes)
 /* Whether n values overfill an index of this capacity: past 3/4. A slot is 8 bytes, so a probe
  * run of 3/4 load (8.5 slots for a miss) stays in a cache line or two, and the table is a third
  * the size a 1/2 bound would make it: fewer growths, and fewer misses into it. */
-static bool index_full(uint32_t n, uint32_t capacity) { return (uint64_t)n * 4u > (uint64_t)capacity * 3u; }
+static bool index_full(uint32_t n, uint32_t capacity)
+{
+    return (uint64_t)n * 4u > (uint64_t)capacity * 3u;
+}
 
 static bool index_grow(dm_index_t *m, uint32_t capacity)
 {

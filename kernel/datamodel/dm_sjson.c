@@ -27,7 +27,8 @@ typedef struct ps_t {
     bool failed;
 } ps_t;
 
-void dm_sjson__where(const dm_sjson_t *js, uint32_t at, const char *filename, char *out, size_t size)
+void dm_sjson__where(const dm_sjson_t *js, uint32_t at, const char *filename, char *out,
+                     size_t size)
 {
     uint32_t line = 1, col = 1;
     for (uint32_t i = 0; i < at && i < js->len; i++) {
@@ -93,8 +94,12 @@ static uint32_t new_node(ps_t *ps, uint8_t type, uint32_t parent)
         return DM_NONE;
     }
     uint32_t i = js->count++;
-    js->nodes[i] = (dm_node_t){.type = type, .start = ps->p, .parent = parent, .first = DM_NONE,
-                               .last = DM_NONE, .next = DM_NONE};
+    js->nodes[i] = (dm_node_t){.type = type,
+                               .start = ps->p,
+                               .parent = parent,
+                               .first = DM_NONE,
+                               .last = DM_NONE,
+                               .next = DM_NONE};
     if (parent != DM_NONE) {
         dm_node_t *pn = &js->nodes[parent];
         if (pn->last == DM_NONE)
@@ -119,8 +124,9 @@ static bool scan_string(ps_t *ps)
     while (ps->p < ps->len && ps->t[ps->p] != '"') {
         unsigned char c = (unsigned char)ps->t[ps->p];
         if (c == '\n' || c < 0x20) {
-            fail(ps, ps->p, c == '\n' ? "unterminated string (line ends before the closing '\"')"
-                                      : "control character in string: escape it");
+            fail(ps, ps->p,
+                 c == '\n' ? "unterminated string (line ends before the closing '\"')"
+                           : "control character in string: escape it");
             return false;
         }
         if (c == '\\') {
@@ -130,7 +136,8 @@ static bool scan_string(ps_t *ps)
             if (e == 'u') {
                 for (uint32_t i = 2; i < 6; i++) {
                     char h = ps->p + i < ps->len ? ps->t[ps->p + i] : 0;
-                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'))) {
+                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
+                          (h >= 'A' && h <= 'F'))) {
                         fail(ps, ps->p, "bad \\u escape: expected four hex digits");
                         return false;
                     }
@@ -292,7 +299,11 @@ bool dm_sjson__parse(dm_sjson_t *js, const char *text, size_t len, const char *f
                      size_t err_size)
 {
     *js = (dm_sjson_t){.text = text, .len = (uint32_t)len};
-    ps_t ps = {.js = js, .t = text, .len = (uint32_t)len, .filename = filename, .err = err,
+    ps_t ps = {.js = js,
+               .t = text,
+               .len = (uint32_t)len,
+               .filename = filename,
+               .err = err,
                .err_size = err_size};
     if (err && err_size)
         err[0] = 0;
@@ -331,7 +342,10 @@ void dm_sjson__free(dm_sjson_t *js)
 
 static int hexv(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 0;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : 0;
 }
 
 static char *put_utf8(char *o, uint32_t cp)

@@ -16,11 +16,11 @@ enum { DM_J_OBJECT = 1, DM_J_ARRAY, DM_J_STRING, DM_J_NUMBER, DM_J_TRUE, DM_J_FA
 
 typedef struct dm_node_t {
     uint8_t type;
-    uint32_t start, end;         /* the value's bytes (brackets and quotes included) */
-    uint32_t key_start, key_end; /* a member's key token (quotes included); 0, 0 in arrays */
+    uint32_t start, end;                /* the value's bytes (brackets and quotes included) */
+    uint32_t key_start, key_end;        /* a member's key token (quotes included); 0, 0 in arrays */
     uint32_t parent, first, last, next; /* node indices, DM_NONE when absent */
-    uint32_t count;              /* members or elements */
-    double num;                  /* DM_J_NUMBER */
+    uint32_t count;                     /* members or elements */
+    double num;                         /* DM_J_NUMBER */
 } dm_node_t;
 
 typedef struct dm_sjson_t {
@@ -45,6 +45,7 @@ uint32_t dm_sjson__decode_to(const dm_sjson_t *js, uint32_t node, bool key, char
 /* Whether a member's key equals `key`. */
 bool dm_sjson__key_is(const dm_sjson_t *js, uint32_t node, const char *key);
 /* "file:line:col" of byte `at` into out. */
-void dm_sjson__where(const dm_sjson_t *js, uint32_t at, const char *filename, char *out, size_t size);
+void dm_sjson__where(const dm_sjson_t *js, uint32_t at, const char *filename, char *out,
+                     size_t size);
 
 #endif

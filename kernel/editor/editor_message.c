@@ -307,13 +307,11 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
             return data__message_fail(err, es, "'pixels' must be true or false");
         m->pixels = cJSON_IsTrue(item);
         return 0;
-    case EDITOR_MSG_OPS:
-        return decode_ops(root, m, err, es);
+    case EDITOR_MSG_OPS: return decode_ops(root, m, err, es);
     case EDITOR_MSG_COPY:
     case EDITOR_MSG_DUPLICATE:
     case EDITOR_MSG_DELETE:
-    case EDITOR_MSG_SELECT:
-        return guid_list(root, "objects", m, err, es);
+    case EDITOR_MSG_SELECT: return guid_list(root, "objects", m, err, es);
     case EDITOR_MSG_PASTE:
         item = cJSON_GetObjectItemCaseSensitive(root, "text");
         if (!cJSON_IsString(item))
@@ -390,8 +388,7 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
     case EDITOR_MSG_REDO:
     case EDITOR_MSG_SAVE:
     case EDITOR_MSG_PLAY:
-    case EDITOR_MSG_STOP:
-        return 0;
+    case EDITOR_MSG_STOP: return 0;
     }
     return CT_ERR_BAD_DATA;
 }

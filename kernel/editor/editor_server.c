@@ -354,11 +354,8 @@ static bool on_message(void *ctx, uint32_t opcode, const uint8_t *payload, uint3
     if (c->closing)
         return false;
     switch (opcode) {
-    case EDITOR_WS_PING:
-        send_frame(c, EDITOR_WS_PONG, payload, length);
-        break;
-    case EDITOR_WS_PONG:
-        break;
+    case EDITOR_WS_PING: send_frame(c, EDITOR_WS_PONG, payload, length); break;
+    case EDITOR_WS_PONG: break;
     case EDITOR_WS_CLOSE:
         /* Echo the close, as the protocol asks, then hang up. */
         conn_log(c, CT_LOG_INFO, "page closed the connection");

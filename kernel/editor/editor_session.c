@@ -129,12 +129,8 @@ static void put_guid(data_text_t *t, ct_guid_t g)
 static void put_value(data_text_t *t, const ct_dm_value_t *v)
 {
     switch (v->type) {
-    case CT_DM_BOOL:
-        data__text_puts(t, v->as.b ? "true" : "false");
-        return;
-    case CT_DM_DOUBLE:
-        data__text_number(t, v->as.d);
-        return;
+    case CT_DM_BOOL: data__text_puts(t, v->as.b ? "true" : "false"); return;
+    case CT_DM_DOUBLE: data__text_number(t, v->as.d); return;
     case CT_DM_VEC3:
     case CT_DM_QUAT:
         data__text_puts(t, v->type == CT_DM_VEC3 ? "{\"vec3\":[" : "{\"quat\":[");
@@ -175,8 +171,7 @@ static void put_value(data_text_t *t, const ct_dm_value_t *v)
         }
         data__text_puts(t, "]}");
         return;
-    default:
-        data__text_puts(t, "null");
+    default: data__text_puts(t, "null");
     }
 }
 
@@ -1265,12 +1260,8 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
 {
     editor_user_t *u = c->user;
     switch (m->kind) {
-    case EDITOR_MSG_HELLO:
-        hello(c, m);
-        return;
-    case EDITOR_MSG_OPS:
-        apply_ops(c, u, m, m->ops, m->num_ops, m->commit);
-        return;
+    case EDITOR_MSG_HELLO: hello(c, m); return;
+    case EDITOR_MSG_OPS: apply_ops(c, u, m, m->ops, m->num_ops, m->commit); return;
     case EDITOR_MSG_COMMIT:
         if (u->replica)
             g_s.dm->restore_point(u->replica);
@@ -1318,15 +1309,9 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         g_s.dm->free_text(text);
         return;
     }
-    case EDITOR_MSG_DELETE:
-        delete_objects(c, u, m);
-        return;
-    case EDITOR_MSG_REPARENT:
-        reparent(c, u, m);
-        return;
-    case EDITOR_MSG_SAVE:
-        save(c, m);
-        return;
+    case EDITOR_MSG_DELETE: delete_objects(c, u, m); return;
+    case EDITOR_MSG_REPARENT: reparent(c, u, m); return;
+    case EDITOR_MSG_SAVE: save(c, m); return;
     case EDITOR_MSG_PLAY:
     case EDITOR_MSG_STOP: {
         bool play = m->kind == EDITOR_MSG_PLAY;
@@ -1344,9 +1329,7 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         broadcast_json(o);
         return;
     }
-    case EDITOR_MSG_CAMERA:
-        editor_world__camera(m);
-        return;
+    case EDITOR_MSG_CAMERA: editor_world__camera(m); return;
     case EDITOR_MSG_PICK: {
         ct_guid_t g;
         cJSON *o = reply("picked", m);
@@ -1360,12 +1343,8 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
         send_json(c, o);
         return;
     }
-    case EDITOR_MSG_PLACE:
-        place(c, u, m);
-        return;
-    case EDITOR_MSG_RELOAD:
-        reload(c, m);
-        return;
+    case EDITOR_MSG_PLACE: place(c, u, m); return;
+    case EDITOR_MSG_RELOAD: reload(c, m); return;
     case EDITOR_MSG_SELECT: {
         cJSON *o = reply("selected", NULL);
         cJSON_AddStringToObject(o, "by", u->name);

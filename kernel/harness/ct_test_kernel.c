@@ -65,8 +65,9 @@ EXPORT int ct_test_kernel_boot(const ct_test_kernel_desc_t *desc)
             return CT_ERR_INVALID;
         }
     } else if (!installed_modules(modules, sizeof modules)) {
-        fprintf(stderr, "ct_test_kernel_boot: the installed modules folder (%s beside "
-                        "libcuttle_test_kernel) is not there; set modules_dir\n",
+        fprintf(stderr,
+                "ct_test_kernel_boot: the installed modules folder (%s beside "
+                "libcuttle_test_kernel) is not there; set modules_dir\n",
                 CT_TEST_MODULES_FROM_LIBDIR);
         return CT_ERR_INVALID;
     }

@@ -20,8 +20,8 @@ static void lua_api_register_closures(const char *module, const ct_lua_closure_r
         lua_env__add_closure(module, fns[i].name, fns[i].fn, ctx);
 }
 
-static void lua_api_register_type(const char *type, const ct_lua_closure_reg_t *methods,
-                                  uint32_t n, void *ctx)
+static void lua_api_register_type(const char *type, const ct_lua_closure_reg_t *methods, uint32_t n,
+                                  void *ctx)
 {
     for (uint32_t i = 0; methods && i < n; i++)
         lua_env__add_method(type, methods[i].name, methods[i].fn, ctx);

@@ -33,9 +33,10 @@ static void *lua_env_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (!ptr && !nsize)
         return NULL;
     if (nsize > osize && lua_env__stack_left() < LUA_STACK_RESERVE / 2) {
-        log__write(NULL, CT_LOG_ERROR, "lua: C stack nearly exhausted (Lua nested through C too "
-                                       "deeply, e.g. coroutines resuming coroutines): allocation "
-                                       "refused");
+        log__write(NULL, CT_LOG_ERROR,
+                   "lua: C stack nearly exhausted (Lua nested through C too "
+                   "deeply, e.g. coroutines resuming coroutines): allocation "
+                   "refused");
         return NULL;
     }
     if (env.limit && nsize > osize && env.live + (nsize - (ptr ? osize : 0)) > env.limit)
@@ -61,8 +62,8 @@ static int lua_env_panic(lua_State *L)
                "lua: %s%s%s raised a Lua error outside a protected call (during %s): %s; only C "
                "functions that Lua calls may raise (ct_lua_api error, check_*), so the engine "
                "stops",
-               p ? "plugin '" : "the kernel", p ? registry__plugin_name(p) : "",
-               p ? "'" : "", env.phase ? env.phase : "a call from C",
+               p ? "plugin '" : "the kernel", p ? registry__plugin_name(p) : "", p ? "'" : "",
+               env.phase ? env.phase : "a call from C",
                msg ? msg : "(error object is not a string)");
     return 0;
 }
@@ -103,8 +104,8 @@ static struct {
 static void report_repeats(void)
 {
     if (repeated.repeats)
-        log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu more times", repeated.first_line,
-                   (unsigned long long)repeated.repeats);
+        log__write(NULL, CT_LOG_ERROR, "lua: the error \"%s\" repeated %llu more times",
+                   repeated.first_line, (unsigned long long)repeated.repeats);
     repeated.repeats = 0;
 }
 
@@ -142,8 +143,10 @@ static int l_lua_traceback(lua_State *L)
             msg = lua_pushfstring(L, "(error object is a %s value whose __tostring failed: %s)",
                                   luaL_typename(L, 1), lua_tostring(L, -1));
         else
-            msg = lua_pushfstring(L, "(error object is a %s value whose __tostring returned "
-                                     "no string)", luaL_typename(L, 1));
+            msg = lua_pushfstring(L,
+                                  "(error object is a %s value whose __tostring returned "
+                                  "no string)",
+                                  luaL_typename(L, 1));
     }
     if (!msg)
         msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
@@ -318,8 +321,8 @@ const char *lua_env__check_c_string(lua_State *L, int idx)
     const char *s = luaL_checklstring(L, idx, &len);
     size_t nul = strlen(s);
     if (nul != len)
-        luaL_argerror(L, idx, lua_pushfstring(L, "string holds a NUL byte at position %d",
-                                              (int)nul + 1));
+        luaL_argerror(L, idx,
+                      lua_pushfstring(L, "string holds a NUL byte at position %d", (int)nul + 1));
     return s;
 }
 

@@ -20,10 +20,10 @@
 
 /* Where a slot stands in the hot reload in progress. */
 typedef enum lua_slot_phase {
-    SLOT_LIVE = 0,  /* no reload touches it */
-    SLOT_OLD,       /* the reloading owner's, not registered again yet */
-    SLOT_REPLACED,  /* registered again by the new code; `previous` holds the old function */
-    SLOT_ADDED,     /* first registered by the new code */
+    SLOT_LIVE = 0, /* no reload touches it */
+    SLOT_OLD,      /* the reloading owner's, not registered again yet */
+    SLOT_REPLACED, /* registered again by the new code; `previous` holds the old function */
+    SLOT_ADDED,    /* first registered by the new code */
 } lua_slot_phase;
 
 /* What a slot calls: a plain lua_CFunction, or a closure with its context (ct_lua_api_v2). */
@@ -45,7 +45,7 @@ typedef struct lua_slot_t {
     bool quiet_when_disabled;
     lua_slot_fn_t previous;
     ct_plugin_o *owner;
-    char *module;  /* "module\0name\0" in one block of names_size bytes */
+    char *module; /* "module\0name\0" in one block of names_size bytes */
     const char *name;
     size_t names_size;
 } lua_slot_t;
@@ -62,7 +62,7 @@ static struct {
     char clash[256];
 } slots;
 
-#define lua_slots_misuse(fmt, ...) \
+#define lua_slots_misuse(fmt, ...)                                                                 \
     log__write(NULL, CT_LOG_ERROR, "%s:%d: " fmt, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Why slot i's function is not called: Lua and C nest too deeply, or its plugin is gone (a
@@ -105,37 +105,41 @@ static int l_lua_call_slot(lua_State *L)
  * no upvalue to read through the Lua API (a call into LuaJIT) and nothing a script can change.
  * The index is made of base-8 digits in the name, so one macro writes them all. */
 #define LUA_SLOTS_DIRECT 512u
-#define LUA_SLOT_FN(a, b, c, d)                                                             \
-    static int l_lua_slot_##a##b##c##d(lua_State *L)                                        \
-    {                                                                                       \
-        return lua_slots_call(L, ((a) * 512u) + ((b) * 64u) + ((c) * 8u) + (d));            \
+#define LUA_SLOT_FN(a, b, c, d)                                                                    \
+    static int l_lua_slot_##a##b##c##d(lua_State *L)                                               \
+    {                                                                                              \
+        return lua_slots_call(L, ((a)*512u) + ((b)*64u) + ((c)*8u) + (d));                         \
     }
-#define LUA_SLOT_FN8(a, b, c)                                                               \
-    LUA_SLOT_FN(a, b, c, 0) LUA_SLOT_FN(a, b, c, 1) LUA_SLOT_FN(a, b, c, 2)                 \
-    LUA_SLOT_FN(a, b, c, 3) LUA_SLOT_FN(a, b, c, 4) LUA_SLOT_FN(a, b, c, 5)                 \
-    LUA_SLOT_FN(a, b, c, 6) LUA_SLOT_FN(a, b, c, 7)
-#define LUA_SLOT_FN64(a, b)                                                                 \
-    LUA_SLOT_FN8(a, b, 0) LUA_SLOT_FN8(a, b, 1) LUA_SLOT_FN8(a, b, 2) LUA_SLOT_FN8(a, b, 3) \
-    LUA_SLOT_FN8(a, b, 4) LUA_SLOT_FN8(a, b, 5) LUA_SLOT_FN8(a, b, 6) LUA_SLOT_FN8(a, b, 7)
-#define LUA_SLOT_FN512(a)                                                                   \
-    LUA_SLOT_FN64(a, 0) LUA_SLOT_FN64(a, 1) LUA_SLOT_FN64(a, 2) LUA_SLOT_FN64(a, 3)         \
-    LUA_SLOT_FN64(a, 4) LUA_SLOT_FN64(a, 5) LUA_SLOT_FN64(a, 6) LUA_SLOT_FN64(a, 7)
+#define LUA_SLOT_FN8(a, b, c)                                                                      \
+    LUA_SLOT_FN(a, b, c, 0)                                                                        \
+    LUA_SLOT_FN(a, b, c, 1) LUA_SLOT_FN(a, b, c, 2) LUA_SLOT_FN(a, b, c, 3)                        \
+        LUA_SLOT_FN(a, b, c, 4) LUA_SLOT_FN(a, b, c, 5) LUA_SLOT_FN(a, b, c, 6)                    \
+            LUA_SLOT_FN(a, b, c, 7)
+#define LUA_SLOT_FN64(a, b)                                                                        \
+    LUA_SLOT_FN8(a, b, 0)                                                                          \
+    LUA_SLOT_FN8(a, b, 1) LUA_SLOT_FN8(a, b, 2) LUA_SLOT_FN8(a, b, 3) LUA_SLOT_FN8(a, b, 4)        \
+        LUA_SLOT_FN8(a, b, 5) LUA_SLOT_FN8(a, b, 6) LUA_SLOT_FN8(a, b, 7)
+#define LUA_SLOT_FN512(a)                                                                          \
+    LUA_SLOT_FN64(a, 0)                                                                            \
+    LUA_SLOT_FN64(a, 1) LUA_SLOT_FN64(a, 2) LUA_SLOT_FN64(a, 3) LUA_SLOT_FN64(a, 4)                \
+        LUA_SLOT_FN64(a, 5) LUA_SLOT_FN64(a, 6) LUA_SLOT_FN64(a, 7)
 LUA_SLOT_FN512(0)
 
 #define LUA_SLOT_REF(a, b, c, d) l_lua_slot_##a##b##c##d,
-#define LUA_SLOT_REF8(a, b, c)                                                              \
-    LUA_SLOT_REF(a, b, c, 0) LUA_SLOT_REF(a, b, c, 1) LUA_SLOT_REF(a, b, c, 2)              \
-    LUA_SLOT_REF(a, b, c, 3) LUA_SLOT_REF(a, b, c, 4) LUA_SLOT_REF(a, b, c, 5)              \
-    LUA_SLOT_REF(a, b, c, 6) LUA_SLOT_REF(a, b, c, 7)
-#define LUA_SLOT_REF64(a, b)                                                                \
-    LUA_SLOT_REF8(a, b, 0) LUA_SLOT_REF8(a, b, 1) LUA_SLOT_REF8(a, b, 2)                    \
-    LUA_SLOT_REF8(a, b, 3) LUA_SLOT_REF8(a, b, 4) LUA_SLOT_REF8(a, b, 5)                    \
-    LUA_SLOT_REF8(a, b, 6) LUA_SLOT_REF8(a, b, 7)
-#define LUA_SLOT_REF512(a)                                                                  \
-    LUA_SLOT_REF64(a, 0) LUA_SLOT_REF64(a, 1) LUA_SLOT_REF64(a, 2) LUA_SLOT_REF64(a, 3)     \
-    LUA_SLOT_REF64(a, 4) LUA_SLOT_REF64(a, 5) LUA_SLOT_REF64(a, 6) LUA_SLOT_REF64(a, 7)
-static const lua_CFunction lua_slot_direct[LUA_SLOTS_DIRECT] = {
-    LUA_SLOT_REF512(0)};
+#define LUA_SLOT_REF8(a, b, c)                                                                     \
+    LUA_SLOT_REF(a, b, c, 0)                                                                       \
+    LUA_SLOT_REF(a, b, c, 1) LUA_SLOT_REF(a, b, c, 2) LUA_SLOT_REF(a, b, c, 3)                     \
+        LUA_SLOT_REF(a, b, c, 4) LUA_SLOT_REF(a, b, c, 5) LUA_SLOT_REF(a, b, c, 6)                 \
+            LUA_SLOT_REF(a, b, c, 7)
+#define LUA_SLOT_REF64(a, b)                                                                       \
+    LUA_SLOT_REF8(a, b, 0)                                                                         \
+    LUA_SLOT_REF8(a, b, 1) LUA_SLOT_REF8(a, b, 2) LUA_SLOT_REF8(a, b, 3) LUA_SLOT_REF8(a, b, 4)    \
+        LUA_SLOT_REF8(a, b, 5) LUA_SLOT_REF8(a, b, 6) LUA_SLOT_REF8(a, b, 7)
+#define LUA_SLOT_REF512(a)                                                                         \
+    LUA_SLOT_REF64(a, 0)                                                                           \
+    LUA_SLOT_REF64(a, 1) LUA_SLOT_REF64(a, 2) LUA_SLOT_REF64(a, 3) LUA_SLOT_REF64(a, 4)            \
+        LUA_SLOT_REF64(a, 5) LUA_SLOT_REF64(a, 6) LUA_SLOT_REF64(a, 7)
+static const lua_CFunction lua_slot_direct[LUA_SLOTS_DIRECT] = {LUA_SLOT_REF512(0)};
 
 /* Pushes global table `module`, creating it when missing. Raw access, because registration runs
  * outside any protected call and a metamethod error there would abort. Returns false (pushing
@@ -361,8 +365,7 @@ static void lua_slots_end_reload(ct_plugin_o *owner, bool keep_new)
     for (uint32_t i = 0; i < slots.count; i++) {
         lua_slot_t *s = &slots.items[i];
         switch ((lua_slot_phase)s->phase) {
-        case SLOT_LIVE:
-            continue;
+        case SLOT_LIVE: continue;
         case SLOT_OLD:
             /* The new code dropped it: its function lives in the library being unloaded. */
             if (keep_new)

@@ -50,8 +50,9 @@ void lua_env__stack_init(void)
 static int l_lua_nested_resume(lua_State *L)
 {
     if (coroutine_nesting >= LUA_MAX_COROUTINE_NESTING)
-        return luaL_error(L, "coroutines nested more than %d deep (a coroutine resumed inside a "
-                             "resumed coroutine, and so on)",
+        return luaL_error(L,
+                          "coroutines nested more than %d deep (a coroutine resumed inside a "
+                          "resumed coroutine, and so on)",
                           LUA_MAX_COROUTINE_NESTING);
     int nargs = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1));

@@ -63,8 +63,8 @@ static struct {
     bool own_budget;    /* the caller's budget, not script_timeout (the console's) */
     uint64_t default_budget_ns;
     bool running;
-    bool disabled;  /* CUTTLE_NO_TIMEOUTS */
-    int holds;      /* lua_env__hold_watchdog */
+    bool disabled; /* CUTTLE_NO_TIMEOUTS */
+    int holds;     /* lua_env__hold_watchdog */
     struct sigaction old_action;
     /* Shared with the watchdog thread. */
     _Atomic uint64_t seq;       /* odd while an outermost call runs */
@@ -158,9 +158,10 @@ static void stop_hook(lua_State *L, lua_Debug *ar)
         lua_pushfstring(L, "%sscript stopped: %s ran over its limit of %s s", lua_tostring(L, -2),
                         lua_tostring(L, -1), budget);
     else
-        lua_pushfstring(L, "%sscript stopped: %s ran over %s s of CPU time, the budget of one call "
-                           "from the engine (script_timeout in project.sjson, cuttle "
-                           "--script-timeout S; 0 switches the watchdog off)",
+        lua_pushfstring(L,
+                        "%sscript stopped: %s ran over %s s of CPU time, the budget of one call "
+                        "from the engine (script_timeout in project.sjson, cuttle "
+                        "--script-timeout S; 0 switches the watchdog off)",
                         lua_tostring(L, -2), lua_tostring(L, -1), budget);
     lua_error(L);
 }
@@ -191,7 +192,9 @@ static void on_profile(void *data, lua_State *L, int samples, int vmstate)
 static uint64_t period_ns(uint64_t budget)
 {
     uint64_t p = budget / 8;
-    return p < WATCHDOG_PERIOD_MIN ? WATCHDOG_PERIOD_MIN : p > WATCHDOG_PERIOD_MAX ? WATCHDOG_PERIOD_MAX : p;
+    return p < WATCHDOG_PERIOD_MIN   ? WATCHDOG_PERIOD_MIN
+           : p > WATCHDOG_PERIOD_MAX ? WATCHDOG_PERIOD_MAX
+                                     : p;
 }
 
 static void watchdog_thread(void *arg)
@@ -313,10 +316,7 @@ void lua_env__set_script_timeout(double seconds)
         machinery_update();
 }
 
-double lua_env__script_timeout(void)
-{
-    return W.running ? (double)W.default_budget_ns / 1e9 : 0;
-}
+double lua_env__script_timeout(void) { return W.running ? (double)W.default_budget_ns / 1e9 : 0; }
 
 void lua_env__hold_watchdog(bool hold)
 {

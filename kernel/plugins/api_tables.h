@@ -17,7 +17,7 @@ typedef struct api_table_t {
     const char *name; /* "ct.log" */
     uint32_t id;
     uint32_t version;
-    size_t size;        /* sizeof the struct */
+    size_t size;             /* sizeof the struct */
     const char *struct_name; /* "ct_log_api_v1" */
     const api_slot_t *slots;
     unsigned num_slots;

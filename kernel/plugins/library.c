@@ -131,8 +131,8 @@ static bool refs_inside(const segments_t *s, const void *refs, size_t ref_size, 
         const char *name;
         memcpy(&name, (const char *)refs + i * ref_size + name_offset, sizeof name);
         if (name && !string_inside(s, name)) {
-            snprintf(err, err_size, "declares %s API #%u with a name that is not a string in its file",
-                     what, i);
+            snprintf(err, err_size,
+                     "declares %s API #%u with a name that is not a string in its file", what, i);
             return false;
         }
     }
@@ -192,12 +192,14 @@ static bool check_refs(const ct_api_ref_t *refs, uint32_t n, bool provides, cons
             return false;
         }
         if (r->name && ct_hash32(r->name) != r->id) {
-            snprintf(err, err_size, "declares %s API '%s' with id 0x%08x, but that name hashes to 0x%08x",
-                     what, r->name, r->id, ct_hash32(r->name));
+            snprintf(err, err_size,
+                     "declares %s API '%s' with id 0x%08x, but that name hashes to 0x%08x", what,
+                     r->name, r->id, ct_hash32(r->name));
             return false;
         }
         if (provides && r->size == 0) {
-            snprintf(err, err_size, "provides API '%s' v%u with size 0 (set it to sizeof the table)",
+            snprintf(err, err_size,
+                     "provides API '%s' v%u with size 0 (set it to sizeof the table)",
                      r->name ? r->name : "?", r->version);
             return false;
         }
@@ -208,7 +210,8 @@ static bool check_refs(const ct_api_ref_t *refs, uint32_t n, bool provides, cons
 /* A provided ct.* table must be the struct this kernel's headers define for that version and fill
  * every function slot the header does not mark optional: a table built against another header,
  * or with a slot left NULL, would crash whoever calls it later, far from the plugin at fault. */
-static int check_ct_table(const ct_api_ref_t *ref, const void *table, const char *api, char *err, size_t err_size)
+static int check_ct_table(const ct_api_ref_t *ref, const void *table, const char *api, char *err,
+                          size_t err_size)
 {
     const api_table_t *known = NULL;
     for (unsigned i = 0; i < api_tables_count && !known; i++)
@@ -217,7 +220,8 @@ static int check_ct_table(const ct_api_ref_t *ref, const void *table, const char
     if (!known)
         return 0;
     if (ref->size != known->size) {
-        snprintf(err, err_size, "provides %s v%u with a table of %u bytes, but %s is %zu bytes "
+        snprintf(err, err_size,
+                 "provides %s v%u with a table of %u bytes, but %s is %zu bytes "
                  "(build it against this SDK's headers, or provide the version it was written for)",
                  api, ref->version, ref->size, known->struct_name, known->size);
         return CT_ERR_BAD_DATA;
@@ -226,9 +230,11 @@ static int check_ct_table(const ct_api_ref_t *ref, const void *table, const char
         void *fn;
         memcpy(&fn, (const char *)table + known->slots[i].offset, sizeof fn);
         if (!fn) {
-            snprintf(err, err_size, "provides %s v%u with slot '%s' NULL (%s.%s is not optional: "
-                     "fill it, or provide an older version)", api, ref->version,
-                     known->slots[i].name, known->struct_name, known->slots[i].name);
+            snprintf(err, err_size,
+                     "provides %s v%u with slot '%s' NULL (%s.%s is not optional: "
+                     "fill it, or provide an older version)",
+                     api, ref->version, known->slots[i].name, known->struct_name,
+                     known->slots[i].name);
             return CT_ERR_BAD_DATA;
         }
     }
@@ -251,13 +257,15 @@ static int read_own_tables(ct_plugin_o *p, const segments_t *s, char *err, size_
         const void *table = p->get_plugin_api(ref->id, ref->version);
         const char *api = ref->name ? ref->name : registry__api_label(ref->id, ref);
         if (!table) {
-            snprintf(err, err_size, "declares that it provides %s v%u, but its get_plugin_api answers NULL for it",
+            snprintf(err, err_size,
+                     "declares that it provides %s v%u, but its get_plugin_api answers NULL for it",
                      api, ref->version);
             return CT_ERR_MISSING_API;
         }
         if (!inside(s, table, ref->size)) {
-            snprintf(err, err_size, "answers for %s v%u with a table of %u bytes that is not inside its file",
-                     api, ref->version, ref->size);
+            snprintf(err, err_size,
+                     "answers for %s v%u with a table of %u bytes that is not inside its file", api,
+                     ref->version, ref->size);
             return CT_ERR_BAD_DATA;
         }
         int code = check_ct_table(ref, table, api, err, err_size);
@@ -364,10 +372,12 @@ static int read_v2(ct_plugin_o *p, const segments_t *s, const ct_plugin_api_v2 *
         snprintf(err, err_size, "answers plugin API v2 with a pointer that is not inside its file");
         return CT_ERR_BAD_DATA;
     }
-    if (v2->magic != CT_PLUGIN_MAGIC || v2->struct_size != sizeof *v2 || !inside(s, v2, sizeof *v2)) {
-        snprintf(err, err_size, "answers plugin API v2 with a table that has magic 0x%08x and size %u "
-                 "(expected 0x%08x and %u)", v2->magic, v2->struct_size, CT_PLUGIN_MAGIC,
-                 (unsigned)sizeof *v2);
+    if (v2->magic != CT_PLUGIN_MAGIC || v2->struct_size != sizeof *v2 ||
+        !inside(s, v2, sizeof *v2)) {
+        snprintf(err, err_size,
+                 "answers plugin API v2 with a table that has magic 0x%08x and size %u "
+                 "(expected 0x%08x and %u)",
+                 v2->magic, v2->struct_size, CT_PLUGIN_MAGIC, (unsigned)sizeof *v2);
         return CT_ERR_BAD_DATA;
     }
     if (!v2->name || !string_inside(s, v2->name) || !v2->name[0]) {
@@ -380,7 +390,8 @@ static int read_v2(ct_plugin_o *p, const segments_t *s, const ct_plugin_api_v2 *
                      offsetof(ct_api_need_t, name), "required", err, err_size))
         return CT_ERR_BAD_DATA;
     if (!v2_code_inside(s, v2) || !v2->init) {
-        snprintf(err, err_size, "has a plugin API v2 callback that is not code of its file (or no init)");
+        snprintf(err, err_size,
+                 "has a plugin API v2 callback that is not code of its file (or no init)");
         return CT_ERR_BAD_DATA;
     }
     p->plugin_api = 2;
@@ -430,7 +441,8 @@ static int read_metadata(ct_plugin_o *p, const segments_t *s, char *err, size_t 
         return read_v0(p, s, v0, err, err_size);
     if (v2) /* says why its v2 answer is not one */
         return read_v2(p, s, v2, err, err_size);
-    snprintf(err, err_size, "answers no plugin API version the kernel knows from get_plugin_api "
+    snprintf(err, err_size,
+             "answers no plugin API version the kernel knows from get_plugin_api "
              "(asked v2, v1, v0)");
     return CT_ERR_VERSION;
 }
@@ -505,9 +517,11 @@ bool loader__elf_whole(const char *path, char *err, size_t err_size)
     const char *why = ok ? NULL : "its ELF header or program headers are missing or cut short";
     for (uint32_t i = 0; ok && i < eh.e_phnum; i++) {
         ElfW(Phdr) ph;
-        ok = fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, f) == 1;
+        ok = fseek(f, (long)(eh.e_phoff + i * sizeof ph), SEEK_SET) == 0 &&
+             fread(&ph, sizeof ph, 1, f) == 1;
         if (ok && (ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
-            (ph.p_offset > (uint64_t)st.st_size || ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)) {
+            (ph.p_offset > (uint64_t)st.st_size ||
+             ph.p_filesz > (uint64_t)st.st_size - ph.p_offset)) {
             ok = false;
             why = "a segment reaches past the end of the file (the file was cut short)";
         }
@@ -538,15 +552,18 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     size_t named = leftovers__name(&private_copies, dir, tmp, sizeof tmp) ? strlen(tmp) : 0;
     if (!named || snprintf(tmp + named, sizeof tmp - named, "%u%s", ++counter, suffix) >=
                       (int)(sizeof tmp - named)) {
-        snprintf(err, err_size, "cannot be copied to a private file: the temporary folder's path "
-                 "(%s) is too long", dir);
+        snprintf(err, err_size,
+                 "cannot be copied to a private file: the temporary folder's path "
+                 "(%s) is too long",
+                 dir);
         return CT_ERR_IO;
     }
     uv_fs_t req;
     int rc = uv_fs_copyfile(NULL, &req, path, tmp, UV_FS_COPYFILE_EXCL, NULL);
     uv_fs_req_cleanup(&req);
     if (rc < 0) {
-        snprintf(err, err_size, "cannot be copied to a private file (%s): %s", tmp, uv_strerror(rc));
+        snprintf(err, err_size, "cannot be copied to a private file (%s): %s", tmp,
+                 uv_strerror(rc));
         return CT_ERR_IO;
     }
     if (!loader__elf_whole(tmp, err, err_size)) {
@@ -560,10 +577,11 @@ static int open_private_copy(ct_plugin_o *p, const char *path, char *err, size_t
     bool noexec = why && strstr(why, "failed to map segment");
     snprintf(err, err_size, "is not a loadable shared library: %s%s", why ? why : "unknown error",
              noexec ? " (if the temporary folder does not allow programs, set TMPDIR to one that "
-                      "does)" : "");
+                      "does)"
+                    : "");
     if (p->lib && keep && (p->copy_path = strdup(tmp)) != NULL) {
-        log__write(NULL, CT_LOG_INFO, "--debug: %s runs from %s (kept until it is unloaded)",
-                   path, tmp);
+        log__write(NULL, CT_LOG_INFO, "--debug: %s runs from %s (kept until it is unloaded)", path,
+                   tmp);
         return 0;
     }
     remove(tmp);
@@ -580,12 +598,13 @@ int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size)
         return CT_ERR_NOT_FOUND;
     }
     if (stat(path, &st) != 0) {
-        snprintf(err, err_size, "%s%s%s%s", errno == ENOENT ? "no such file" : strerror(errno), hint,
-                 hint[0] ? path : "", hint[0] ? " for a file in the current folder)" : "");
+        snprintf(err, err_size, "%s%s%s%s", errno == ENOENT ? "no such file" : strerror(errno),
+                 hint, hint[0] ? path : "", hint[0] ? " for a file in the current folder)" : "");
         return CT_ERR_NOT_FOUND;
     }
     if (!S_ISREG(st.st_mode)) {
-        snprintf(err, err_size, "is %s, not a plugin file", S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+        snprintf(err, err_size, "is %s, not a plugin file",
+                 S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
         return CT_ERR_NOT_FOUND;
     }
     int code = open_private_copy(p, path, err, err_size);
@@ -603,7 +622,8 @@ int loader__open(ct_plugin_o *p, const char *path, char *err, size_t err_size)
         return CT_ERR_NOT_FOUND;
     }
     if (!code_or_null(&s, sym)) {
-        snprintf(err, err_size, "has a %s that is not code of its own file", CT_PLUGIN_ENTRY_SYMBOL);
+        snprintf(err, err_size, "has a %s that is not code of its own file",
+                 CT_PLUGIN_ENTRY_SYMBOL);
         return CT_ERR_BAD_DATA;
     }
     /* POSIX guarantees that a data pointer from dlsym converts to a function pointer. */

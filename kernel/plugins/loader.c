@@ -24,8 +24,8 @@ void loader__fail(ct_plugin_o *p, ct_plugin_state state, int code, const char *f
     p->state = state;
     p->error_code = code;
     log__write(NULL, state == CT_PLUGIN_SKIPPED ? CT_LOG_WARNING : CT_LOG_ERROR,
-               "plugin '%s' (%s) %s%s", p->name, p->path, state == CT_PLUGIN_SKIPPED ? "skipped: " : "",
-               p->error);
+               "plugin '%s' (%s) %s%s", p->name, p->path,
+               state == CT_PLUGIN_SKIPPED ? "skipped: " : "", p->error);
 }
 
 void loader__skip(ct_plugin_o *p, const ct_api_ref_t *ref, const ct_plugin_o *provider)
@@ -111,8 +111,10 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
 {
     const char *wanted = NULL;
     if (from_dir && !file_is_listed(desc, given, &wanted)) {
-        log__write(NULL, CT_LOG_DEBUG, "%s: no plugin in the project's module list has that file "
-                   "name; not opened", given);
+        log__write(NULL, CT_LOG_DEBUG,
+                   "%s: no plugin in the project's module list has that file "
+                   "name; not opened",
+                   given);
         return 0;
     }
     if (already_registered(given))
@@ -130,8 +132,10 @@ static int add_file(const loader_desc_t *desc, const char *given, bool from_dir)
     if (code == 0 && wanted && p->plugin_api == 0 && !registry__plugin_rename(p, wanted))
         code = CT_ERR_NOMEM;
     if (code == 0 && wanted && strcmp(wanted, p->name) != 0) {
-        snprintf(err, sizeof err, "is named '%s', but its file name belongs to '%s', which the "
-                 "project lists", p->name, wanted);
+        snprintf(err, sizeof err,
+                 "is named '%s', but its file name belongs to '%s', which the "
+                 "project lists",
+                 p->name, wanted);
         code = CT_ERR_CONFLICT;
     }
     const ct_plugin_o *twin = registry__find(p->name);

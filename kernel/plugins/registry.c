@@ -298,7 +298,7 @@ static const char *api_name(uint32_t api)
                 return p->provides[i].name;
         for (uint32_t i = 0; i < p->num_requires; i++)
             if (p->requires[i].id == api && p->requires[i].name)
-                return p->requires[i].name;
+        return p->requires[i].name;
     }
     return NULL;
 }

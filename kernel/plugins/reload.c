@@ -19,9 +19,9 @@ struct loader_watch_t {
     ct_plugin_o *plugin;
     const char *file; /* the plugin's file name inside the watched folder */
     bool pending;
-    bool waiting; /* the changed file is not a whole library yet (said once, at debug level) */
-    file_stamp_t seen;   /* at the last safe point since the change event */
-    uint64_t seen_at;    /* uv_hrtime() when `seen` was taken */
+    bool waiting;      /* the changed file is not a whole library yet (said once, at debug level) */
+    file_stamp_t seen; /* at the last safe point since the change event */
+    uint64_t seen_at;  /* uv_hrtime() when `seen` was taken */
     file_stamp_t loaded; /* of the code running now */
     loader_watch_t *next;
 };
@@ -108,7 +108,8 @@ static bool requirement_met(const ct_plugin_o *p, ct_plugin_o *n, uint32_t i, ch
         return true;
     const char *api = registry__api_label(ref->id, ref);
     if (later && later->state == CT_PLUGIN_LOADED)
-        snprintf(err, err_size, "the new code requires %s v%u from '%s', which loads after it: "
+        snprintf(err, err_size,
+                 "the new code requires %s v%u from '%s', which loads after it: "
                  "that would change the load order (or make a cycle); restart to use it",
                  api, ref->version, later->name);
     else
@@ -149,7 +150,12 @@ static bool compatible(const ct_plugin_o *old, ct_plugin_o *n, char *err, size_t
     return true;
 }
 
-#define SWAP(type, a, b) do { type swap_tmp = (a); (a) = (b); (b) = swap_tmp; } while (0)
+#define SWAP(type, a, b)                                                                           \
+    do {                                                                                           \
+        type swap_tmp = (a);                                                                       \
+        (a) = (b);                                                                                 \
+        (b) = swap_tmp;                                                                            \
+    } while (0)
 
 /* The reload hooks, run inside protected calls like every plugin hook (see loader.c). */
 typedef struct reload_call_t {
@@ -268,7 +274,8 @@ static int reload_plugin(ct_plugin_o *p)
 {
     if (!has_reload_hooks(p)) {
         log__info("plugin '%s' changed on disk; it has no reload hooks, restart to use the new "
-                  "code", p->name);
+                  "code",
+                  p->name);
         return CT_ERR_INVALID;
     }
     char err[PLUGIN_ERROR_SIZE];
@@ -402,7 +409,8 @@ uint32_t loader__apply_reloads(void)
         if (!loader__elf_whole(w->plugin->path, why, sizeof why)) {
             w->seen = (file_stamp_t){-1, -1};
             if (!w->waiting)
-                log__write(NULL, CT_LOG_DEBUG, "plugin '%s': %s %s; waiting for the build to finish", w->plugin->name,
+                log__write(NULL, CT_LOG_DEBUG,
+                           "plugin '%s': %s %s; waiting for the build to finish", w->plugin->name,
                            w->plugin->path, why);
             w->waiting = true;
             continue;

@@ -44,7 +44,7 @@ static const char *chosen_provider(const loader_desc_t *desc, uint32_t id)
 static void reject_duplicate_providers(const loader_desc_t *desc)
 {
     uint32_t n = registry__num_plugins();
-    char (*why)[PLUGIN_ERROR_SIZE] = calloc(n ? n : 1, sizeof *why);
+    char(*why)[PLUGIN_ERROR_SIZE] = calloc(n ? n : 1, sizeof *why);
     bool *set_aside = calloc(n ? n : 1, sizeof *set_aside);
     if (!why || !set_aside) {
         free(why), free(set_aside);
@@ -183,7 +183,8 @@ static bool link_requirements(ct_plugin_o *p)
                          api, range, unlisted);
         else
             loader__fail(p, CT_PLUGIN_FAILED, CT_ERR_MISSING_API,
-                         "requires %s %s, which neither the kernel nor any plugin offers", api, range);
+                         "requires %s %s, which neither the kernel nor any plugin offers", api,
+                         range);
         return false;
     }
     return true;
@@ -213,8 +214,8 @@ static void skip_dependents_of_failures(void)
 }
 
 /* Depth-first search for a path of unplaced plugins from `from` back to `target`. */
-static bool find_path(ct_plugin_o *from, const ct_plugin_o *target, const bool *placed,
-                      bool *seen, ct_plugin_o **path, uint32_t *len)
+static bool find_path(ct_plugin_o *from, const ct_plugin_o *target, const bool *placed, bool *seen,
+                      ct_plugin_o **path, uint32_t *len)
 {
     path[(*len)++] = from;
     for (uint32_t i = 0; i < from->num_requires; i++) {
@@ -240,7 +241,7 @@ static void fail_cycles(const bool *placed, uint32_t n)
     bool *seen = calloc(n, sizeof *seen);
     bool *on_cycle = calloc(n, sizeof *on_cycle);
     ct_plugin_o **path = calloc(n, sizeof *path);
-    char (*why)[PLUGIN_ERROR_SIZE] = calloc(n, sizeof *why);
+    char(*why)[PLUGIN_ERROR_SIZE] = calloc(n, sizeof *why);
     if (seen && on_cycle && path && why) {
         for (uint32_t k = 0; k < n; k++) {
             ct_plugin_o *p = registry__plugin(k);

@@ -37,7 +37,9 @@ bool loader__unlisted_files(const loader_desc_t *desc, char *out, size_t size)
          * a file that does not exist. */
         char canonical[PATH_MAX];
         const char *shown = realpath(files.paths[i], canonical) ? canonical : files.paths[i];
-        int n = named == MAX_NAMED ? -1 : snprintf(out + used, size - used, "%s%s", named ? ", " : "", shown);
+        int n = named == MAX_NAMED
+                    ? -1
+                    : snprintf(out + used, size - used, "%s%s", named ? ", " : "", shown);
         if (n < 0 || (size_t)n >= size - used) {
             out[used] = '\0';
             more++;

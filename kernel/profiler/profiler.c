@@ -225,8 +225,9 @@ static void calibrate(void)
 static uint64_t to_ns(uint64_t t)
 {
 #if defined(__x86_64__)
-    return t > g_prof.anchor_ticks ? (uint64_t)((double)(t - g_prof.anchor_ticks) * g_prof.ns_per_tick)
-                                   : 0;
+    return t > g_prof.anchor_ticks
+               ? (uint64_t)((double)(t - g_prof.anchor_ticks) * g_prof.ns_per_tick)
+               : 0;
 #else
     return t > g_prof.anchor_ns ? t - g_prof.anchor_ns : 0;
 #endif
@@ -245,8 +246,8 @@ void profiler__gather(void)
         uint32_t count = 0;
         for (uint64_t k = rd; k != w; k++) {
             const ring_event_t *e = &r->events[k % PROFILER_RING];
-            g_prof.scratch[count++] = (profiler_scope_t){e->name, to_ns(e->start), to_ns(e->end),
-                                                         e->core, e->depth};
+            g_prof.scratch[count++] =
+                (profiler_scope_t){e->name, to_ns(e->start), to_ns(e->end), e->core, e->depth};
         }
         if (count || dropped) {
             char name[32];

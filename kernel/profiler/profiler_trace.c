@@ -44,8 +44,9 @@ static void trace_sink(void *ctx, const profiler_thread_info_t *thread,
     if (thread->id <= PROFILER_MAX_THREADS && !g_trace.named[thread->id]) {
         g_trace.named[thread->id] = true;
         separator();
-        fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"",
-                pid, (unsigned)thread->id);
+        fprintf(
+            f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":\"",
+            pid, (unsigned)thread->id);
         write_escaped(f, thread->name);
         fputs("\"}}", f);
     }
@@ -75,7 +76,8 @@ int profiler__trace_open(const char *path)
         return CT_ERR_IO;
     }
     snprintf(g_trace.path, sizeof g_trace.path, "%s", path);
-    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"engine\":\"cuttle\"},\"traceEvents\":[", g_trace.file);
+    fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"engine\":\"cuttle\"},\"traceEvents\":[",
+          g_trace.file);
     int r = profiler__add_sink(trace_sink, NULL);
     if (r) {
         fclose(g_trace.file);

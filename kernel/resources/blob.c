@@ -56,8 +56,7 @@ void resources__write_header(uint8_t *blob, const char *type_name, uint32_t form
     put32(blob + OFS_FORMAT_VERSION, format_version);
     put32(blob + OFS_RESERVED, 0);
     put64(blob + OFS_PAYLOAD_SIZE, payload_size);
-    put64(blob + OFS_CHECKSUM,
-          ct_murmur64a(blob + RESOURCES_HEADER_SIZE, (size_t)payload_size, 0));
+    put64(blob + OFS_CHECKSUM, ct_murmur64a(blob + RESOURCES_HEADER_SIZE, (size_t)payload_size, 0));
 }
 
 int resources__validate_blob(const void *blob, uint64_t size, const char *type_name,

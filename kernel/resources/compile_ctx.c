@@ -17,7 +17,7 @@ struct ct_compile_ctx_o {
     uint8_t *buf;
     uint64_t size; /* bytes used, header included */
     uint64_t capacity;
-    int failure; /* the first ct_error met while writing or reported */
+    int failure;     /* the first ct_error met while writing or reported */
     char scope[256]; /* what is being compiled ("entity 'crate' (#3)"), "" for the whole file */
     resources_compile_record_t *record; /* NULL: nobody keeps track (load_source) */
     resources_ref_cursor_t refs;        /* the source text, for where references are written */
@@ -47,8 +47,8 @@ void resources__write(ct_compile_ctx_o *ctx, const void *bytes, uint64_t size)
             ctx->failure = CT_ERR_NOMEM;
             return;
         }
-        uint8_t *grown = ct_realloc(resources__allocator(), ctx->buf, (size_t)ctx->capacity,
-                                    (size_t)capacity);
+        uint8_t *grown =
+            ct_realloc(resources__allocator(), ctx->buf, (size_t)ctx->capacity, (size_t)capacity);
         if (!grown) {
             log__error("%s: out of memory growing the payload to %llu bytes", ctx->path,
                        (unsigned long long)capacity);
@@ -72,8 +72,8 @@ static void report(ct_compile_ctx_o *ctx, ct_log_level level, const char *fmt, v
     char message[1024];
     vsnprintf(message, sizeof message, fmt, ap);
     bool scoped = ctx && ctx->scope[0];
-    log__write(NULL, level, "%s: %s%s%s", ctx ? ctx->path : "(no source)",
-               scoped ? ctx->scope : "", scoped ? ": " : "", message);
+    log__write(NULL, level, "%s: %s%s%s", ctx ? ctx->path : "(no source)", scoped ? ctx->scope : "",
+               scoped ? ": " : "", message);
 }
 
 void resources__set_scope(ct_compile_ctx_o *ctx, const char *scope)
@@ -106,10 +106,7 @@ void resources__compile_warning(ct_compile_ctx_o *ctx, const char *fmt, ...)
         ctx->failure = CT_ERR_BAD_DATA;
 }
 
-const char *resources__source_path(const ct_compile_ctx_o *ctx)
-{
-    return ctx ? ctx->path : "";
-}
+const char *resources__source_path(const ct_compile_ctx_o *ctx) { return ctx ? ctx->path : ""; }
 
 bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char *file, char *out,
                             size_t out_size)
@@ -122,7 +119,8 @@ bool resources__source_file(ct_compile_ctx_o *ctx, const char *field, const char
         return false;
     }
     if (!dir) {
-        resources__compile_error(ctx, "%s: cannot read \"%s\" without a project folder", field, file);
+        resources__compile_error(ctx, "%s: cannot read \"%s\" without a project folder", field,
+                                 file);
         return false;
     }
     const int n = snprintf(out, out_size, "%s/%s", dir, file);
@@ -151,8 +149,10 @@ static bool record_file(ct_compile_ctx_o *ctx, const char *field, const char *fi
         if (strcmp(r->files[i], file) == 0)
             return true;
     if (r->num_files == RESOURCES_MAX_FILES) {
-        resources__compile_error(ctx, "%s: \"%s\" is one file more than the %d a resource may be "
-                                 "built from", field, file, RESOURCES_MAX_FILES);
+        resources__compile_error(ctx,
+                                 "%s: \"%s\" is one file more than the %d a resource may be "
+                                 "built from",
+                                 field, file, RESOURCES_MAX_FILES);
         return false;
     }
     ct_allocator_t *a = resources__allocator();
@@ -248,8 +248,8 @@ int resources__compile_text_recorded(const ct_resource_type_t *type, const char 
                             ctx.size - RESOURCES_HEADER_SIZE);
     /* Trim to the exact size: the blob's owner frees it with the size it knows. */
     if (ctx.capacity != ctx.size) {
-        uint8_t *exact = ct_realloc(resources__allocator(), ctx.buf, (size_t)ctx.capacity,
-                                    (size_t)ctx.size);
+        uint8_t *exact =
+            ct_realloc(resources__allocator(), ctx.buf, (size_t)ctx.capacity, (size_t)ctx.size);
         if (!exact) {
             log__error("%s: out of memory trimming the blob to %llu bytes", path,
                        (unsigned long long)ctx.size);

@@ -47,8 +47,8 @@ static void report_unknown(ct_compile_ctx_o *ctx, const char *what, const char *
     }
     const char *near = data__nearest_name(key, names, count);
     if (near)
-        resources__compile_error(ctx, "%s%s%s: unknown field (did you mean '%s'?)", what ? what : "",
-                                 what ? "." : "", key, near);
+        resources__compile_error(ctx, "%s%s%s: unknown field (did you mean '%s'?)",
+                                 what ? what : "", what ? "." : "", key, near);
     else
         resources__compile_error(ctx, "%s%s%s: unknown field (known: %s)", what ? what : "",
                                  what ? "." : "", key, count ? known : "none");
@@ -66,11 +66,11 @@ static bool check_numbers(ct_compile_ctx_o *ctx, const char *what, const ct_fiel
     }
     int k = 0;
     for (const cJSON *v = array->child; v; v = v->next, k++) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-            !isfinite((float)v->valuedouble)) {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !isfinite((float)v->valuedouble)) {
             resources__compile_error(ctx, "%s%s%s[%d]: expected a finite number, not %s",
                                      what ? what : "", what ? "." : "", f->name, k,
-                                     cJSON_IsNumber(v) ? "one out of range" : type_name(type_of(v)));
+                                     cJSON_IsNumber(v) ? "one out of range"
+                                                       : type_name(type_of(v)));
             return false;
         }
     }
@@ -101,8 +101,7 @@ bool resources__check_fields(ct_compile_ctx_o *ctx, const struct ct_data_o *obje
         int32_t type = type_of(m);
         if (f->type != CT_DATA_INVALID && type != f->type) {
             resources__compile_error(ctx, "%s%s%s: expected %s, not %s", what ? what : "",
-                                     what ? "." : "", f->name, type_name(f->type),
-                                     type_name(type));
+                                     what ? "." : "", f->name, type_name(f->type), type_name(type));
             ok = false;
         } else if (f->type == CT_DATA_ARRAY && f->numbers && !check_numbers(ctx, what, f, m)) {
             ok = false;

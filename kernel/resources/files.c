@@ -58,13 +58,9 @@ uint8_t *resources__read_file_max(const char *path, uint64_t max, uint64_t *size
 const char *resources__read_error(int error)
 {
     switch (error) {
-    case EISDIR:
-        return "it is a directory, not a file";
-    case ENODEV:
-        return "it is not a regular file (a FIFO, socket or device)";
-    case EFBIG:
-        return "it is larger than the limit for its kind";
-    default:
-        return strerror(error);
+    case EISDIR: return "it is a directory, not a file";
+    case ENODEV: return "it is not a regular file (a FIFO, socket or device)";
+    case EFBIG: return "it is larger than the limit for its kind";
+    default: return strerror(error);
     }
 }

@@ -45,8 +45,8 @@ void resources__declare_format(const char *what, uint32_t version)
 {
     if (!format_name(what)) {
         log__error("resources: declare_format: \"%s\" is not a format name (1 to %d bytes, "
-                   "no space, '=' or control character)", what ? what : "(null)",
-                   RESOURCES_MAX_FORMAT_NAME);
+                   "no space, '=' or control character)",
+                   what ? what : "(null)", RESOURCES_MAX_FORMAT_NAME);
         return;
     }
     int i = find(what);
@@ -68,10 +68,7 @@ uint32_t resources__format(const char *what)
     return i < 0 ? 0 : g_formats.version[i];
 }
 
-void resources__forget_formats(void)
-{
-    g_formats.count = 0;
-}
+void resources__forget_formats(void) { g_formats.count = 0; }
 
 bool resources__uses_format(ct_compile_ctx_o *ctx, const char *what)
 {

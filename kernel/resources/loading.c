@@ -59,8 +59,8 @@ static int prepare(const char *type, const char *name, const ct_resource_type_t 
     char err[256];
     if (resources__check_name(name, err, sizeof err)) {
         char disk[RESOURCES_PATH_SIZE];
-        bool variant = resources__find_case_variant(resources__project_dir(), type, name, disk,
-                                                    sizeof disk);
+        bool variant =
+            resources__find_case_variant(resources__project_dir(), type, name, disk, sizeof disk);
         log__error("resources: cannot load %s '%s': the name is not canonical: %s%s%s%s", type,
                    name ? name : "(null)", err, variant ? "; the file on disk is '" : "",
                    variant ? disk : "", variant ? "'" : "");
@@ -91,8 +91,8 @@ static int install(const ct_resource_type_t *t, const char *name, const char *wh
     char err[512] = "";
     void *runtime = NULL;
     int rc = make_runtime(t, blob, size, &runtime, err, sizeof err);
-    if (!rc && !ct_array_reserve_of(resources__allocator(), &records, &capacity, num_records + 1,
-                                    32)) {
+    if (!rc &&
+        !ct_array_reserve_of(resources__allocator(), &records, &capacity, num_records + 1, 32)) {
         snprintf(err, sizeof err, "out of memory");
         rc = CT_ERR_NOMEM;
         if (t->unload)
@@ -145,8 +145,7 @@ void resources__set_blob_source(resources_blob_source_f fn, void *ctx)
 }
 
 /* Reads the compiled blob of (type, name) into memory (size + 1 bytes); logs why not. */
-static int read_blob(const char *type, const char *name, char *path, uint8_t **blob,
-                     uint64_t *size)
+static int read_blob(const char *type, const char *name, char *path, uint8_t **blob, uint64_t *size)
 {
     if (g_source.fn)
         return g_source.fn(g_source.ctx, type, name, path, RESOURCES_PATH_SIZE, blob, size);
@@ -196,8 +195,8 @@ static uint64_t reload_count;
 uint64_t resources__reloads(void) { return reload_count; }
 
 /* Makes the runtime object of a new blob and swaps it for the loaded one's; takes the blob. */
-static int swap_in(const ct_resource_type_t *t, const char *type, const char *name, const char *what,
-                   uint8_t *blob, uint64_t size, size_t alloc)
+static int swap_in(const ct_resource_type_t *t, const char *type, const char *name,
+                   const char *what, uint8_t *blob, uint64_t size, size_t alloc)
 {
     char err[512] = "";
     void *runtime = NULL;
@@ -255,7 +254,8 @@ int resources__reload_source(const char *type, const char *name)
         return rc;
     const char *project = resources__project_dir();
     char path[RESOURCES_PATH_SIZE];
-    if (!project || (size_t)snprintf(path, sizeof path, "%s/%s.%s", project, name, type) >= sizeof path) {
+    if (!project ||
+        (size_t)snprintf(path, sizeof path, "%s/%s.%s", project, name, type) >= sizeof path) {
         log__error("resources: cannot reload %s '%s' from source: %s", type, name,
                    project ? "the path is too long" : "there is no project folder");
         return CT_ERR_INVALID;
@@ -263,7 +263,8 @@ int resources__reload_source(const char *type, const char *name)
     uint64_t text_size;
     uint8_t *text = resources__read_file_max(path, CT_RESOURCE_MAX_SOURCE_BYTES, &text_size);
     if (!text) {
-        log__error("%s: cannot reload: %s (the loaded version stays)", path, resources__read_error(errno));
+        log__error("%s: cannot reload: %s (the loaded version stays)", path,
+                   resources__read_error(errno));
         return errno == ENOMEM ? CT_ERR_NOMEM : CT_ERR_IO;
     }
     uint8_t *blob;

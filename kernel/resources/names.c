@@ -202,7 +202,7 @@ bool resources__find_case_variant(const char *project_dir, const char *type, con
 bool resources__blob_path(const char *project_dir, const char *type, const char *name, char *out,
                           size_t out_size)
 {
-    int n = snprintf(out, out_size, "%s/%s/%s/%s.bin", project_dir, RESOURCES_COMPILED_DIR, type,
-                     name);
+    int n =
+        snprintf(out, out_size, "%s/%s/%s/%s.bin", project_dir, RESOURCES_COMPILED_DIR, type, name);
     return n > 0 && (size_t)n < out_size;
 }

@@ -26,8 +26,8 @@
 
 static bool name_byte(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '/' || c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '/' || c == '-' || c == '.';
 }
 
 /* The offset of the next whole occurrence of `name` in text[from..len), or (size_t)-1. */
@@ -68,8 +68,7 @@ typedef struct candidates_t {
 
 /* Collects the names of sources "<name>.<type>" under dir/rel (compiled/ and dot entries left
  * out), in no particular order. */
-static void collect(const char *dir, const char *rel, const char *type, candidates_t *c,
-                    int depth)
+static void collect(const char *dir, const char *rel, const char *type, candidates_t *c, int depth)
 {
     char path[RESOURCES_PATH_SIZE];
     snprintf(path, sizeof path, "%s%s%s", dir, rel[0] ? "/" : "", rel);
@@ -170,8 +169,10 @@ bool resources__reference(ct_compile_ctx_o *ctx, const char *field, const char *
         if (resources__renamed_to(dir, type, name, renamed, sizeof renamed, date, sizeof date))
             /* A merged branch that still names what was renamed since: say so, and how to fix
              * every such reference at once. */
-            resources__compile_error(ctx, "%s: `%s` was renamed to `%s` on %s; run `cuttle-deps "
-                                          "fix`", field, name, renamed, date);
+            resources__compile_error(ctx,
+                                     "%s: `%s` was renamed to `%s` on %s; run `cuttle-deps "
+                                     "fix`",
+                                     field, name, renamed, date);
         else if (nearest_existing(dir, type, name, nearest, sizeof nearest), nearest[0])
             resources__compile_error(ctx, "%s: no %s named \"%s\" (nearest: \"%s\")", field, type,
                                      name, nearest);
@@ -215,8 +216,8 @@ bool resources__note_reference(ct_compile_ctx_o *ctx, const char *field, const c
     for (char *p = clean_field; *p; p++)
         if (*p == '\t' || *p == '\n' || *p == '\r')
             *p = ' ';
-    const int n = snprintf(entry, sizeof entry, "%s\t%s\t%s\t%u\t%u\t%u\n", type, name,
-                           clean_field, line, column, length);
+    const int n = snprintf(entry, sizeof entry, "%s\t%s\t%s\t%u\t%u\t%u\n", type, name, clean_field,
+                           line, column, length);
     /* An entity written once and repeated by the compiler (a level's `repeat`) reports the same
      * span many times: it is one reference in the text, so it is kept once. */
     for (const char *seen = record->refs && n > 0 ? strstr(record->refs, entry) : NULL; seen;

@@ -42,8 +42,8 @@ resources_rename_t *resources__read_renames(const char *project_dir, uint32_t *c
         if (end)
             *end = '\0';
         resources_rename_t *e = &entries[*count];
-        if (line[0] != '#' && sscanf(line, "%31s %63s %511s %511s", e->date, e->type, e->old_name,
-                                     e->new_name) == 4)
+        if (line[0] != '#' &&
+            sscanf(line, "%31s %63s %511s %511s", e->date, e->type, e->old_name, e->new_name) == 4)
             (*count)++;
     }
     free(text);
@@ -51,8 +51,7 @@ resources_rename_t *resources__read_renames(const char *project_dir, uint32_t *c
 }
 
 bool resources__renamed_in(const resources_rename_t *log, uint32_t count, const char *type,
-                           const char *name, char *to, size_t to_size, char *date,
-                           size_t date_size)
+                           const char *name, char *to, size_t to_size, char *date, size_t date_size)
 {
     int64_t at = -1;
     for (uint32_t i = count; i-- > 0;)

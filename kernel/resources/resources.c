@@ -14,20 +14,11 @@ static struct {
     bool strict;
 } state;
 
-ct_allocator_t *resources__allocator(void)
-{
-    return state.allocator;
-}
+ct_allocator_t *resources__allocator(void) { return state.allocator; }
 
-const char *resources__project_dir(void)
-{
-    return state.has_project ? state.project_dir : NULL;
-}
+const char *resources__project_dir(void) { return state.has_project ? state.project_dir : NULL; }
 
-bool resources__is_strict(void)
-{
-    return state.strict;
-}
+bool resources__is_strict(void) { return state.strict; }
 
 int resources__init(const char *project_dir, bool strict)
 {
@@ -64,33 +55,27 @@ void resources__shutdown(void)
 
 /* Every version starts with version 1's functions, in the same order (a frozen struct only grows
  * at its end), so the three tables share this list. */
-#define RESOURCE_API_V1_FUNCTIONS                                                                   \
-    .register_type = resources__register_type, .unregister_type = resources__unregister_type,   \
-    .check_name = resources__check_name, .id = resources__id, .load = resources__load,          \
-    .load_source = resources__load_source, .get = resources__get, .unload = resources__unload,  \
-    .write = resources__write, .written = resources__written,                                   \
-    .compile_error = resources__compile_error, .compile_warning = resources__compile_warning,   \
-    .source_path = resources__source_path, .strict = resources__is_strict,                      \
+#define RESOURCE_API_V1_FUNCTIONS                                                                  \
+    .register_type = resources__register_type, .unregister_type = resources__unregister_type,      \
+    .check_name = resources__check_name, .id = resources__id, .load = resources__load,             \
+    .load_source = resources__load_source, .get = resources__get, .unload = resources__unload,     \
+    .write = resources__write, .written = resources__written,                                      \
+    .compile_error = resources__compile_error, .compile_warning = resources__compile_warning,      \
+    .source_path = resources__source_path, .strict = resources__is_strict,                         \
     .replace_type = resources__replace_type
 
 static const ct_resource_api_v1 api_v1 = {
     RESOURCE_API_V1_FUNCTIONS,
 };
 
-const ct_resource_api_v1 *resources__api_v1(void)
-{
-    return &api_v1;
-}
+const ct_resource_api_v1 *resources__api_v1(void) { return &api_v1; }
 
 static const ct_resource_api_v2 api_v2 = {
     RESOURCE_API_V1_FUNCTIONS,
     .source_file = resources__source_file,
 };
 
-const ct_resource_api_v2 *resources__api_v2(void)
-{
-    return &api_v2;
-}
+const ct_resource_api_v2 *resources__api_v2(void) { return &api_v2; }
 
 /* Version 3 is version 2 plus field checks, scopes and nearest names. */
 static const ct_resource_api_v3 api_v3 = {

@@ -49,8 +49,8 @@ int resources__compile_text(const ct_resource_type_t *type, const char *path, co
 /* What one compile read besides its source text (the files named through source_file and
  * depends_on, each once, project-relative) and how many warnings it gave: cuttle-compile keeps
  * both in its manifest to know when the resource must be compiled again. */
-#define RESOURCES_MAX_FILES 256 /* files one resource may be built from */
-#define RESOURCES_MAX_FORMAT_NAME 63 /* "component.mesh" */
+#define RESOURCES_MAX_FILES 256       /* files one resource may be built from */
+#define RESOURCES_MAX_FORMAT_NAME 63  /* "component.mesh" */
 #define RESOURCES_MAX_FORMATS_USED 64 /* formats one resource may depend on */
 #define RESOURCES_MAX_FILE_PATH 1024
 typedef struct resources_compile_record_t {

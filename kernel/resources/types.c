@@ -84,8 +84,8 @@ int resources__replace_type(const ct_resource_type_t *type)
     }
     if (t->format_version != type->format_version) {
         log__error("resources: replace_type: type '%s' has format version %u, the replacement %u "
-                   "(its loaded resources would not match)", type->type, t->format_version,
-                   type->format_version);
+                   "(its loaded resources would not match)",
+                   type->type, t->format_version, type->format_version);
         return CT_ERR_VERSION;
     }
     types[t - types] = *type;

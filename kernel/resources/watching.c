@@ -37,7 +37,8 @@ static bool stamp(const watch_t *w, int64_t *mtime_ns, uint64_t *size, uint64_t 
     const char *project = resources__project_dir();
     char path[RESOURCES_PATH_SIZE];
     struct stat st;
-    if (!project || (size_t)snprintf(path, sizeof path, "%s/%s.%s", project, w->name, w->type) >= sizeof path ||
+    if (!project ||
+        (size_t)snprintf(path, sizeof path, "%s/%s.%s", project, w->name, w->type) >= sizeof path ||
         stat(path, &st) != 0)
         return false;
     *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
@@ -49,15 +50,17 @@ static bool stamp(const watch_t *w, int64_t *mtime_ns, uint64_t *size, uint64_t 
 int resources__watch_source(const char *type, const char *name)
 {
     if (!type || !name || !resources__get(type, name)) {
-        log__error("resources: cannot follow the source of %s '%s': it is not loaded", type ? type : "(null)",
-                   name ? name : "(null)");
+        log__error("resources: cannot follow the source of %s '%s': it is not loaded",
+                   type ? type : "(null)", name ? name : "(null)");
         return CT_ERR_NOT_FOUND;
     }
     if (find_watch(type, name))
         return 0;
-    if (num_watches == MAX_WATCHES || strlen(type) > RESOURCES_MAX_TYPE || strlen(name) > RESOURCES_MAX_NAME) {
+    if (num_watches == MAX_WATCHES || strlen(type) > RESOURCES_MAX_TYPE ||
+        strlen(name) > RESOURCES_MAX_NAME) {
         log__error("resources: cannot follow the source of %s '%s': %s", type, name,
-                   num_watches == MAX_WATCHES ? "256 sources are followed already" : "the name is too long");
+                   num_watches == MAX_WATCHES ? "256 sources are followed already"
+                                              : "the name is too long");
         return CT_ERR_FULL;
     }
     watch_t *w = &watches[num_watches++];

@@ -118,7 +118,8 @@ static int set_time(ct_world_o *w, ct_entity_t e, float t)
     anim__instance *inst = instance_of(w, e, "set_time");
     if (!inst)
         return CT_ERR_NOT_FOUND;
-    const ct_animation_clip_o *c = inst->layer[0].name[0] ? anim__clip_get(inst->layer[0].name) : NULL;
+    const ct_animation_clip_o *c =
+        inst->layer[0].name[0] ? anim__clip_get(inst->layer[0].name) : NULL;
     if (!c || !isfinite(t)) {
         ANIM_LOG(CT_LOG_ERROR, "set_time: entity %u: %s", e.id,
                  c ? "the time is not finite" : "no clip plays");
@@ -133,7 +134,8 @@ static void emit(anim__manager *m, ct_entity_t e, const anim__event *ev)
     const uint32_t need = m->events_size + (uint32_t)(sizeof(ct_animation_event_header_t) +
                                                       sizeof(ct_animation_event_t));
     if (!ct_array_reserve_of(m->a, &m->events, &m->events_cap, need, 1024)) {
-        ANIM_LOG(CT_LOG_ERROR, "events: out of memory; event \"%s\" of entity %u dropped", ev->name, e.id);
+        ANIM_LOG(CT_LOG_ERROR, "events: out of memory; event \"%s\" of entity %u dropped", ev->name,
+                 e.id);
         return;
     }
     const ct_animation_event_header_t h = {CT_ANIMATION_EVENT_MARKER, sizeof(ct_animation_event_t)};
@@ -145,7 +147,8 @@ static void emit(anim__manager *m, ct_entity_t e, const anim__event *ev)
 }
 
 /* Events with times in (from, to] (or [to, from) backwards) of a clip. */
-static void events_between(anim__manager *m, ct_entity_t e, const anim__clip *c, float from, float to)
+static void events_between(anim__manager *m, ct_entity_t e, const anim__clip *c, float from,
+                           float to)
 {
     const bool forward = to >= from;
     for (uint32_t k = 0; k < c->header->num_events; k++) {
@@ -223,7 +226,8 @@ static void pose_range(void *user, uint32_t begin, uint32_t end)
         for (uint32_t b = 0; b < inst->num_bones; b++) {
             const float *a = fading[b].rotation;
             float *q = out[b].rotation, len = 0;
-            const float s = a[0] * q[0] + a[1] * q[1] + a[2] * q[2] + a[3] * q[3] < 0 ? -1.0f : 1.0f;
+            const float s =
+                a[0] * q[0] + a[1] * q[1] + a[2] * q[2] + a[3] * q[3] < 0 ? -1.0f : 1.0f;
             for (int k = 0; k < 4; k++) {
                 q[k] = (1 - w) * s * a[k] + w * q[k];
                 len += q[k] * q[k];
@@ -285,7 +289,8 @@ static ct_entity_t bone(ct_world_o *w, ct_entity_t e, uint32_t index)
 {
     anim__manager *m = anim__manager_of(w, "bone");
     anim__instance *inst = m ? anim__find(m, e) : NULL;
-    return inst && index < inst->num_bones ? m->bone_entity[inst->first_bone + index] : (ct_entity_t){0};
+    return inst && index < inst->num_bones ? m->bone_entity[inst->first_bone + index]
+                                           : (ct_entity_t){0};
 }
 
 static uint32_t bone_count(ct_world_o *w, ct_entity_t e)
@@ -371,10 +376,16 @@ static const ct_module_api_t apis[] = {
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.animation", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &anim__m.self, .allocator = &anim__m.allocator, .state = &anim__m.state,
-               .state_size = sizeof(anim__state), .layout_version = ANIMATION_LAYOUT_VERSION,
-               .start = start, .stop = stop, .rebind = rebind},
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &anim__m.self,
+               .allocator = &anim__m.allocator,
+               .state = &anim__m.state,
+               .state_size = sizeof(anim__state),
+               .layout_version = ANIMATION_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-
 static uint32_t quantize(float v, float lo, float hi, uint32_t bits)
 {
     const float max = (float)((1u << bits) - 1u);
@@ -13,7 +12,6 @@ static uint32_t quantize(float v, float lo, float hi, uint32_t bits)
     q = q < 0 ? 0 : q > max ? max : q;
     return (uint32_t)q;
 }
-
 
 static void put_u64(uint8_t *out, uint64_t v, uint32_t bytes)
 {
@@ -148,7 +146,9 @@ const char *anim__clip_open(const void *payload, uint64_t size, anim__clip *clip
         const uint16_t *offsets = (const uint16_t *)(clip->data + at);
         uint32_t prev_end = animated * 2u, k = 0;
         const uint32_t first = s * ANIM_SEGMENT_FRAMES;
-        const uint32_t last = first + ANIM_SEGMENT_FRAMES < h->num_samples - 1u ? first + ANIM_SEGMENT_FRAMES : h->num_samples - 1u;
+        const uint32_t last = first + ANIM_SEGMENT_FRAMES < h->num_samples - 1u
+                                  ? first + ANIM_SEGMENT_FRAMES
+                                  : h->num_samples - 1u;
         for (uint32_t pass = 0; pass < 2; pass++)
             for (uint32_t t = pass; t < tracks; t += 2) {
                 if (anim__constant(clip, t))

@@ -23,7 +23,8 @@ typedef struct anim__instance_data {
  * component managers do); growing moves all three. */
 static size_t bone_block_size(uint32_t cap)
 {
-    return (size_t)cap * (sizeof(ct_transform_pose_t) + sizeof(ct_entity_t) + sizeof(ct_transform_t));
+    return (size_t)cap *
+           (sizeof(ct_transform_pose_t) + sizeof(ct_entity_t) + sizeof(ct_transform_t));
 }
 
 static bool reserve_bones(anim__manager *m, uint32_t need)
@@ -83,15 +84,16 @@ anim__manager *anim__manager_of(ct_world_o *w, const char *what)
     return m;
 }
 
-int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc,
-                float fade, const char *what)
+int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc, float fade,
+                const char *what)
 {
     const float speed = desc && desc->speed != 0 ? desc->speed : 1.0f;
     if (!clip || strlen(clip) >= ANIM_CLIP_NAME || !isfinite(speed) || fabsf(speed) > 1000.0f ||
         !(fade >= 0 && fade < 1e6f)) {
-        ANIM_LOG(CT_LOG_ERROR, "%s: entity %u: refused clip \"%s\", speed %g, fade %g (names up to "
-                 "63 bytes, finite speed up to 1000, fade >= 0)", what, inst->entity.id,
-                 clip ? clip : "(null)", (double)speed, (double)fade);
+        ANIM_LOG(CT_LOG_ERROR,
+                 "%s: entity %u: refused clip \"%s\", speed %g, fade %g (names up to "
+                 "63 bytes, finite speed up to 1000, fade >= 0)",
+                 what, inst->entity.id, clip ? clip : "(null)", (double)speed, (double)fade);
         return CT_ERR_INVALID;
     }
     const ct_animation_clip_o *c = anim__clip_get(clip);
@@ -100,9 +102,11 @@ int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_
         return CT_ERR_NOT_FOUND;
     }
     if (c->clip.header->hierarchy_hash != inst->skeleton->header->hierarchy_hash) {
-        ANIM_LOG(CT_LOG_ERROR, "%s: entity %u: clip \"%s\" (%u bones) does not fit skeleton \"%s\" "
-                 "(%u bones): their hierarchies differ", what, inst->entity.id, clip,
-                 c->clip.header->num_bones, inst->skeleton_name, inst->skeleton->header->num_bones);
+        ANIM_LOG(CT_LOG_ERROR,
+                 "%s: entity %u: clip \"%s\" (%u bones) does not fit skeleton \"%s\" "
+                 "(%u bones): their hierarchies differ",
+                 what, inst->entity.id, clip, c->clip.header->num_bones, inst->skeleton_name,
+                 inst->skeleton->header->num_bones);
         return CT_ERR_INVALID;
     }
     if (fade > 0 && inst->layer[0].name[0]) {
@@ -134,8 +138,9 @@ static bool name_field(const ct_data_o *src, const char *field, bool required, c
         return true;
     if (!s || strlen(s) >= ANIM_CLIP_NAME || anim__m.resource->check_name(s, why, sizeof why)) {
         anim__m.resource->compile_error(ctx, "animation.%s: %s", field,
-                                        !s ? "missing (a resource name)"
-                                        : strlen(s) >= ANIM_CLIP_NAME ? "longer than 63 bytes" : why);
+                                        !s                            ? "missing (a resource name)"
+                                        : strlen(s) >= ANIM_CLIP_NAME ? "longer than 63 bytes"
+                                                                      : why);
         return false;
     }
     /* The field names the resource type ("skeleton", "clip"): noted in the reference index, and
@@ -154,8 +159,10 @@ static int compile(void *user_data, const ct_data_o *src, void *out, ct_compile_
     const ct_data_api_v1 *data = anim__m.data;
     anim__instance_data d = {.speed = 1};
     static const ct_field_t known[] = {
-        {"skeleton", CT_DATA_STRING, 0}, {"clip", CT_DATA_STRING, 0},
-        {"loop", CT_DATA_BOOL, 0},       {"speed", CT_DATA_NUMBER, 0},
+        {"skeleton", CT_DATA_STRING, 0},
+        {"clip", CT_DATA_STRING, 0},
+        {"loop", CT_DATA_BOOL, 0},
+        {"speed", CT_DATA_NUMBER, 0},
     };
     if (!anim__m.resource->check_fields(ctx, src, "animation", known, 4))
         return CT_ERR_BAD_DATA;
@@ -222,19 +229,23 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
         const anim__skeleton *skeleton = anim__skeleton_get(d.skeleton);
         if (!skeleton || anim__find(m, e) ||
-            !ct_array_reserve_of(m->a, &m->instances, &m->cap_instances, m->num_instances + 1, 16) ||
+            !ct_array_reserve_of(m->a, &m->instances, &m->cap_instances, m->num_instances + 1,
+                                 16) ||
             !anim__map_reserve(m, e)) {
             ANIM_LOG(CT_LOG_ERROR, "spawn animation: entity %u: %s", e.id,
-                     !skeleton ? "its skeleton could not be loaded" : anim__find(m, e)
-                     ? "already animated in this world" : "out of memory");
+                     !skeleton          ? "its skeleton could not be loaded"
+                     : anim__find(m, e) ? "already animated in this world"
+                                        : "out of memory");
             continue;
         }
         anim__instance *inst = &m->instances[m->num_instances];
         *inst = (anim__instance){.entity = e, .skeleton = skeleton};
         snprintf(inst->skeleton_name, sizeof inst->skeleton_name, "%s", d.skeleton);
         if (!make_bones(m, inst, ctx->world)) {
-            ANIM_LOG(CT_LOG_ERROR, "spawn animation: entity %u: out of memory or entities for %u "
-                     "bones", e.id, skeleton->header->num_bones);
+            ANIM_LOG(CT_LOG_ERROR,
+                     "spawn animation: entity %u: out of memory or entities for %u "
+                     "bones",
+                     e.id, skeleton->header->num_bones);
             continue;
         }
         anim__map_set(m, e, m->num_instances++);
@@ -250,7 +261,8 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
  * callback) and takes it out of the map; the entity 0 marks it for compact(). */
 static void drop_instance(anim__manager *m, anim__instance *inst)
 {
-    if (ct_array_reserve_of(m->a, &m->dead_bones, &m->cap_dead, m->num_dead + inst->num_bones, 16)) {
+    if (ct_array_reserve_of(m->a, &m->dead_bones, &m->cap_dead, m->num_dead + inst->num_bones,
+                            16)) {
         memcpy(m->dead_bones + m->num_dead, m->bone_entity + inst->first_bone,
                inst->num_bones * sizeof *m->dead_bones);
         m->num_dead += inst->num_bones;

@@ -23,8 +23,10 @@ static bool reserve(anim__bytes *b, size_t more)
     if (b->size + more <= b->capacity)
         return true;
     /* A compressed clip is far below 4 GiB; one past it is refused like a failed allocation. */
-    const uint32_t cap = b->size + more <= UINT32_MAX
-                             ? ct_array_capacity((uint32_t)b->capacity, (uint32_t)(b->size + more), 4096) : 0;
+    const uint32_t cap =
+        b->size + more <= UINT32_MAX
+            ? ct_array_capacity((uint32_t)b->capacity, (uint32_t)(b->size + more), 4096)
+            : 0;
     uint8_t *d = cap ? ct_realloc(b->a, b->data, b->capacity, cap) : NULL;
     if (!d) {
         b->failed = true;
@@ -116,7 +118,8 @@ static uint32_t pack_keys(const track_view *v, const seg_keys *k, uint8_t *out)
     for (uint32_t i = 0; i < k->n; i++) {
         memcpy(out + 2 * i, &k->frame[i], 2);
         anim__pack(v->mode, v->rotation, v->range,
-                   sample_of(v, k->hold[i] ? k->frame[i - 1] : k->frame[i]), out + 2 * k->n + size * i);
+                   sample_of(v, k->hold[i] ? k->frame[i - 1] : k->frame[i]),
+                   out + 2 * k->n + size * i);
     }
     return k->n * (2 + size);
 }
@@ -278,8 +281,12 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
     const uint32_t segs = (ns - 1u) / ANIM_SEGMENT_FRAMES + 1u;
     out->size = 0;
     out->failed = false;
-    anim__clip_header_t h = {.num_bones = nb, .num_samples = ns, .sample_rate = raw->sample_rate,
-                             .mode = mode, .num_segments = segs, .num_events = num_events,
+    anim__clip_header_t h = {.num_bones = nb,
+                             .num_samples = ns,
+                             .sample_rate = raw->sample_rate,
+                             .mode = mode,
+                             .num_segments = segs,
+                             .num_events = num_events,
                              .hierarchy_hash = anim__hierarchy_hash(raw->parent, nb)};
     append(out, &h, sizeof h);
     const uint32_t animated = build_tracks(raw, mode, tol, tracks);
@@ -290,19 +297,25 @@ static int compress_once(const anim__raw *raw, anim__mode mode, const float *tol
     seg_keys keys;
     for (uint32_t s = 0; s < segs && !out->failed; s++) {
         const uint32_t first = s * ANIM_SEGMENT_FRAMES;
-        const uint32_t last = first + ANIM_SEGMENT_FRAMES < ns - 1u ? first + ANIM_SEGMENT_FRAMES : ns - 1u;
+        const uint32_t last =
+            first + ANIM_SEGMENT_FRAMES < ns - 1u ? first + ANIM_SEGMENT_FRAMES : ns - 1u;
         const size_t seg_at = append(out, NULL, (size_t)animated * 2);
-        memcpy(out->data + h.segments_offset + 4 * s, &(uint32_t){(uint32_t)(seg_at - h.data_offset)}, 4);
+        memcpy(out->data + h.segments_offset + 4 * s,
+               &(uint32_t){(uint32_t)(seg_at - h.data_offset)}, 4);
         for (uint32_t t = 0; t < 2 * nb && !out->failed; t++) {
             const uint32_t track = t < nb ? 2 * t : 2 * (t - nb) + 1; /* rotations first */
             const track_info *tr = &tracks[track];
             if (tr->constant)
                 continue;
             const bool rot = (track & 1u) == 0;
-            const track_view v = {
-                .samples = rot ? raw->rotation[track / 2] : raw->translation[track / 2],
-                .stride = nb * (rot ? 4u : 3u), .rotation = rot, .tol = tol[track],
-                .range = &tr->range, .mode = mode, .cut = cut_threshold(rot, raw->sample_rate)};
+            const track_view v = {.samples =
+                                      rot ? raw->rotation[track / 2] : raw->translation[track / 2],
+                                  .stride = nb * (rot ? 4u : 3u),
+                                  .rotation = rot,
+                                  .tol = tol[track],
+                                  .range = &tr->range,
+                                  .mode = mode,
+                                  .cut = cut_threshold(rot, raw->sample_rate)};
             fit_segment(&v, first, last, &keys);
             uint8_t packed[TRACK_BYTES];
             append(out, packed, pack_keys(&v, &keys, packed));

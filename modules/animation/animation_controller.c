@@ -78,7 +78,10 @@ void anim__controllers_before(anim__manager *m, float dt)
         if (c->speed) {
             float s;
             anim__m.expr->eval(c->speed, c->inputs, &s);
-            inst->layer[0].speed = s != s ? 0.0f : s > 1000.0f ? 1000.0f : s < -1000.0f ? -1000.0f : s;
+            inst->layer[0].speed = s != s         ? 0.0f
+                                   : s > 1000.0f  ? 1000.0f
+                                   : s < -1000.0f ? -1000.0f
+                                                  : s;
         }
         i++;
     }
@@ -160,8 +163,8 @@ static ct_expr_program_o *field_program(lua_State *L, int table, const char *fie
     uint32_t n = IN_VARIABLES;
     for (uint32_t v = 0; v < c->num_variables; v++)
         inputs[n++] = c->names[v];
-    ct_expr_program_o *p = anim__m.expr->compile(
-        src, &(ct_expr_desc_t){.inputs = inputs, .num_inputs = n}, err);
+    ct_expr_program_o *p =
+        anim__m.expr->compile(src, &(ct_expr_desc_t){.inputs = inputs, .num_inputs = n}, err);
     *bad = !p;
     L_API->set_top(L, -2);
     return p;
@@ -196,7 +199,8 @@ static int l_set_controller(lua_State *L)
             size_t len;
             const char *name = L_API->to_string(L, -1, &len);
             if (!name || !len || len >= ANIM_CONTROLLER_NAME)
-                return L_API->error(L, "Animation.set_controller: variables[%zu] is not a name", v + 1);
+                return L_API->error(L, "Animation.set_controller: variables[%zu] is not a name",
+                                    v + 1);
             memcpy(c.names[v], name, len + 1);
             L_API->set_top(L, -2);
         }
@@ -254,7 +258,8 @@ static uint32_t arg_variable(lua_State *L, const char *what, controller_t **out)
         names[v] = c->names[v];
     const char *near = anim__m.resource->nearest_name(name, names, c->num_variables);
     return (uint32_t)L_API->error(L, "Animation.%s: no variable '%s'%s%s%s", what, name,
-                                  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+                                  near ? " (did you mean '" : "", near ? near : "",
+                                  near ? "'?)" : "");
 }
 
 /* Animation.set_variable(world, e, name, value) */

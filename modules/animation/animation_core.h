@@ -68,7 +68,7 @@ typedef enum anim__mode { ANIM_SPEC = 0, ANIM_PRECISION = 1 } anim__mode;
  * translations metres. Arrays are [sample * num_bones + bone]. */
 typedef struct anim__raw {
     uint32_t num_bones, num_samples;
-    float sample_rate; /* samples per second */
+    float sample_rate;     /* samples per second */
     const int32_t *parent; /* per bone, -1 for a root; a parent precedes its children */
     float (*rotation)[4];
     float (*translation)[3];

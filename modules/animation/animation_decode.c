@@ -46,10 +46,12 @@ static uint32_t frame_of(const uint8_t *keys, uint32_t k)
 /* The first function of this file's hot code, which starts a page: the decoder then fits in one
  * page with the API's sample, so a pose with cold caches takes one instruction TLB miss for its
  * code, not two (measured: 0.1-0.3 us of a cold pose on this machine). */
-ANIM_HOT __attribute__((aligned(4096))) static f32x4 window(const uint8_t *keys, uint32_t n, float f, uint32_t key[4])
+ANIM_HOT __attribute__((aligned(4096))) static f32x4 window(const uint8_t *keys, uint32_t n,
+                                                            float f, uint32_t key[4])
 {
     const uint32_t i = interval(keys, n, (uint32_t)f), last = n - 1;
-    const uint32_t j = i < last ? i + 1 : last, prev = i ? i - 1 : 0, next = j < last ? j + 1 : last;
+    const uint32_t j = i < last ? i + 1 : last, prev = i ? i - 1 : 0,
+                   next = j < last ? j + 1 : last;
     const uint32_t tp = frame_of(keys, prev), ti = frame_of(keys, i), tj = frame_of(keys, j);
     const uint32_t tn = frame_of(keys, next);
     key[0] = tp < ti ? prev : i;
@@ -92,7 +94,7 @@ static f32x4 blend(f32x4 weight, f32x4 x, f32x4 y, f32x4 z, f32x4 w)
 
 /* The rotation of four keys (values: the track's packed values) blended with their weights. */
 ANIM_HOT static void blend_rotation(anim__mode mode, const uint8_t *values, const uint32_t key[4],
-                           f32x4 weight, float *out)
+                                    f32x4 weight, float *out)
 {
     const uint32_t bits = mode == ANIM_SPEC ? 10u : 15u, mask = (1u << bits) - 1u;
     u32x4 qa, qb, qc, big;
@@ -103,7 +105,8 @@ ANIM_HOT static void blend_rotation(anim__mode mode, const uint8_t *values, cons
         big = u32x4_shift_right(v, 30);
     } else {
         const u64x4 v = gather(values, anim__value_size(mode, true), key);
-        qa = u64x4_bits(v, 2 * bits, mask), qb = u64x4_bits(v, bits, mask), qc = u64x4_bits(v, 0, mask);
+        qa = u64x4_bits(v, 2 * bits, mask), qb = u64x4_bits(v, bits, mask),
+        qc = u64x4_bits(v, 0, mask);
         big = u64x4_bits(v, 3 * bits, 3);
     }
     const f32x4 scale = f32x4_splat(2 * SQRT_HALF / (float)mask), half = f32x4_splat(SQRT_HALF);
@@ -122,8 +125,9 @@ ANIM_HOT static void blend_rotation(anim__mode mode, const uint8_t *values, cons
     f32x4 w = f32x4_pick(is3, r, c);
     /* One hemisphere: a key flips when its dot product with the key before is negative, and
      * with every flip before it (a prefix XOR of the lanes' signs). */
-    const f32x4 dot = f32x4_add(f32x4_add(f32x4_mul(x, f32x4_previous(x)), f32x4_mul(y, f32x4_previous(y))),
-                                f32x4_add(f32x4_mul(z, f32x4_previous(z)), f32x4_mul(w, f32x4_previous(w))));
+    const f32x4 dot =
+        f32x4_add(f32x4_add(f32x4_mul(x, f32x4_previous(x)), f32x4_mul(y, f32x4_previous(y))),
+                  f32x4_add(f32x4_mul(z, f32x4_previous(z)), f32x4_mul(w, f32x4_previous(w))));
     const mask32x4 flip = mask32x4_prefix_xor(f32x4_less(dot, f32x4_splat(0)));
     x = f32x4_negate_where(flip, x), y = f32x4_negate_where(flip, y);
     z = f32x4_negate_where(flip, z), w = f32x4_negate_where(flip, w);
@@ -172,18 +176,20 @@ static uint64_t tracks_of(const anim__clip *clip, uint32_t w, uint64_t kind, boo
 
 /* Copies the constant tracks of one kind (size floats each) to out, bone b at b * stride;
  * returns the constants after them. */
-ANIM_HOT static const float (*copy_constants(const anim__clip *clip, uint64_t kind, const float (*constant)[4],
-                                    uint32_t size, float *out, uint32_t stride))[4]
+ANIM_HOT static const float (*copy_constants(const anim__clip *clip, uint64_t kind,
+                                             const float (*constant)[4], uint32_t size, float *out,
+                                             uint32_t stride))[4]
 {
     for (uint32_t w = 0; w < (2 * clip->num_bones + 63) / 64; w++)
         for (uint64_t m = tracks_of(clip, w, kind, true); m; m &= m - 1)
-            memcpy(out + (size_t)((64 * w + (uint32_t)__builtin_ctzll(m)) / 2) * stride, *constant++,
-                   size * sizeof(float));
+            memcpy(out + (size_t)((64 * w + (uint32_t)__builtin_ctzll(m)) / 2) * stride,
+                   *constant++, size * sizeof(float));
     return constant;
 }
 
 ANIM_HOT void anim__sample(const anim__clip *clip, float t, float *rotation,
-                           uint32_t rotation_stride, float *translation, uint32_t translation_stride)
+                           uint32_t rotation_stride, float *translation,
+                           uint32_t translation_stride)
 {
     float f = t * clip->sample_rate;
     f = f > 0 ? (f < clip->last_frame ? f : clip->last_frame) : 0;
@@ -196,10 +202,12 @@ ANIM_HOT void anim__sample(const anim__clip *clip, float t, float *rotation,
     for (const uint8_t *p = table; p < table + 16 * (size_t)clip->num_constants; p += 64)
         __builtin_prefetch(p);
     const uint8_t *seg = clip->data + clip->segments[s];
-    const uint8_t *end = clip->data + (s + 1 < clip->num_segments ? clip->segments[s + 1] : clip->data_size);
+    const uint8_t *end =
+        clip->data + (s + 1 < clip->num_segments ? clip->segments[s + 1] : clip->data_size);
     for (const uint8_t *p = seg; p < end; p += 64)
         __builtin_prefetch(p);
-    const float(*constant)[4] = copy_constants(clip, ROTATION_BITS, clip->constants, 4, rotation, rotation_stride);
+    const float(*constant)[4] =
+        copy_constants(clip, ROTATION_BITS, clip->constants, 4, rotation, rotation_stride);
     copy_constants(clip, TRANSLATION_BITS, constant, 3, translation, translation_stride);
     /* The segment's animated tracks: rotations, then translations, each track's keys where the
      * previous track's ended (the offsets in front give each track's end). */
@@ -210,14 +218,18 @@ ANIM_HOT void anim__sample(const anim__clip *clip, float t, float *rotation,
     for (uint32_t pass = 0; pass < 2; pass++) {
         const uint32_t key = anim__key_size(mode, pass == 0);
         for (uint32_t w = 0; w < (2 * clip->num_bones + 63) / 64; w++)
-            for (uint64_t m = tracks_of(clip, w, pass ? TRANSLATION_BITS : ROTATION_BITS, false); m; m &= m - 1) {
-                const uint32_t b = (64 * w + (uint32_t)__builtin_ctzll(m)) / 2, track_end = offsets[k++];
+            for (uint64_t m = tracks_of(clip, w, pass ? TRANSLATION_BITS : ROTATION_BITS, false); m;
+                 m &= m - 1) {
+                const uint32_t b = (64 * w + (uint32_t)__builtin_ctzll(m)) / 2,
+                               track_end = offsets[k++];
                 /* Keys are 6 or 8 bytes: division by a constant, not by a variable. */
                 const uint32_t n = key == 6 ? (track_end - at) / 6 : (track_end - at) / 8;
                 if (pass == 0) {
-                    anim__decode_rotation(mode, seg + at, n, f, rotation + (size_t)b * rotation_stride);
+                    anim__decode_rotation(mode, seg + at, n, f,
+                                          rotation + (size_t)b * rotation_stride);
                 } else {
-                    anim__decode_translation(mode, range, seg + at, n, f, translation + (size_t)b * translation_stride);
+                    anim__decode_translation(mode, range, seg + at, n, f,
+                                             translation + (size_t)b * translation_stride);
                     range += mode == ANIM_PRECISION;
                 }
                 at = track_end;

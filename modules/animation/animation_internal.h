@@ -60,9 +60,9 @@ typedef struct anim__instance {
     char skeleton_name[ANIM_CLIP_NAME];
     uint32_t first_bone; /* into the manager's bone arrays */
     uint32_t num_bones;
-    anim__layer layer[2]; /* [0] plays; [1] fades out during a crossfade */
+    anim__layer layer[2];  /* [0] plays; [1] fades out during a crossfade */
     float fade, fade_time; /* elapsed and total crossfade seconds */
-    bool scaled; /* the bones' scales are a clip's, not the skeleton's rest scales */
+    bool scaled;           /* the bones' scales are a clip's, not the skeleton's rest scales */
     /* The layers' clips, looked up by name at the start of each evaluate (a clip unloaded
      * meanwhile stops its layer instead of leaving a dangling pointer). */
     const ct_animation_clip_o *resolved[2];
@@ -124,9 +124,9 @@ typedef struct anim__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v6 *resource; /* v6: reference */
-    const ct_jobs_api_v1 *jobs; /* optional */
-    const struct ct_expr_api_v1 *expr; /* optional: controllers (animation_controller.c) */
+    const ct_resource_api_v6 *resource;        /* v6: reference */
+    const ct_jobs_api_v1 *jobs;                /* optional */
+    const struct ct_expr_api_v1 *expr;         /* optional: controllers (animation_controller.c) */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_allocator_t *allocator;
     anim__state *state;
@@ -159,8 +159,8 @@ bool anim__rebind_component(void);
 void anim__unregister_component(void);
 anim__manager *anim__manager_of(ct_world_o *w, const char *what);
 /* Starts a clip on an instance (layer 0), optionally fading the current one out. */
-int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc,
-                float fade, const char *what);
+int anim__start(anim__instance *inst, const char *clip, const ct_animation_play_t *desc, float fade,
+                const char *what);
 /* Removes instances whose entity died and destroys bones queued for it. */
 void anim__collect(anim__manager *m);
 

@@ -36,10 +36,14 @@ static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t 
     const __m128i w = _mm_set1_epi16((short)(uint16_t)whole), zero = _mm_setzero_si128();
     const __m128i f = _mm_loadu_si128((const __m128i *)(const void *)frames);
     const __m128i at_or_before = _mm_cmpeq_epi16(_mm_subs_epu16(f, w), zero);
-    return (uint32_t)__builtin_ctz(~(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(at_or_before, zero)));
+    return (uint32_t)__builtin_ctz(
+        ~(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(at_or_before, zero)));
 }
 
-static inline f32x4 f32x4_set(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
+static inline f32x4 f32x4_set(float a, float b, float c, float d)
+{
+    return _mm_setr_ps(a, b, c, d);
+}
 
 static inline u32x4 u32x4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
@@ -52,7 +56,10 @@ static inline u32x4 u32x4_bits(u32x4 v, uint32_t shift, uint32_t mask)
     return _mm_and_si128(_mm_srli_epi32(v, (int)shift), _mm_set1_epi32((int)mask));
 }
 
-static inline u32x4 u32x4_shift_right(u32x4 v, uint32_t shift) { return _mm_srli_epi32(v, (int)shift); }
+static inline u32x4 u32x4_shift_right(u32x4 v, uint32_t shift)
+{
+    return _mm_srli_epi32(v, (int)shift);
+}
 static inline f32x4 u32x4_to_float(u32x4 v) { return _mm_cvtepi32_ps(v); }
 static inline mask32x4 u32x4_equals(u32x4 v, uint32_t c)
 {
@@ -61,7 +68,8 @@ static inline mask32x4 u32x4_equals(u32x4 v, uint32_t c)
 
 static inline u64x4 u64x4_set(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
-    return (u64x4){_mm_set_epi64x((long long)b, (long long)a), _mm_set_epi64x((long long)d, (long long)c)};
+    return (u64x4){_mm_set_epi64x((long long)b, (long long)a),
+                   _mm_set_epi64x((long long)d, (long long)c)};
 }
 
 /* Bits [shift, shift + width of mask) of each 64-bit lane, as 32-bit lanes. */
@@ -92,7 +100,10 @@ static inline f32x4 f32x4_negate_where(mask32x4 m, f32x4 a)
 }
 
 /* (a0, a0, a1, a2): each lane gets the lane before it (lane 0 itself). */
-static inline f32x4 f32x4_previous(f32x4 a) { return _mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 1, 0, 0)); }
+static inline f32x4 f32x4_previous(f32x4 a)
+{
+    return _mm_shuffle_ps(a, a, _MM_SHUFFLE(2, 1, 0, 0));
+}
 
 /* The sum of the four lanes, in every lane. */
 static inline f32x4 f32x4_sum_lanes(f32x4 a)
@@ -125,7 +136,8 @@ typedef struct u64x4 {
 static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t whole)
 {
     uint16_t f[8];
-    memcpy(f, frames, sizeof f); /* the format is little-endian, as is the host (animation_codec.h) */
+    memcpy(f, frames,
+           sizeof f); /* the format is little-endian, as is the host (animation_codec.h) */
     uint32_t n = 0;
     while (n < 8 && f[n] <= (uint16_t)whole)
         n++;
@@ -134,16 +146,52 @@ static inline uint32_t u16x8_count_at_or_before(const uint8_t *frames, uint32_t 
 
 static inline f32x4 f32x4_set(float a, float b, float c, float d) { return (f32x4){{a, b, c, d}}; }
 
-static inline u32x4 u32x4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d) { return (u32x4){{a, b, c, d}}; }
-static inline u32x4 u32x4_bits(u32x4 v, uint32_t shift, uint32_t mask) { u32x4 r; LANES_MAP(r, (v.v[i] >> shift) & mask); return r; }
-static inline u32x4 u32x4_shift_right(u32x4 v, uint32_t shift) { u32x4 r; LANES_MAP(r, v.v[i] >> shift); return r; }
-static inline f32x4 u32x4_to_float(u32x4 v) { f32x4 r; LANES_MAP(r, (float)v.v[i]); return r; }
-static inline mask32x4 u32x4_equals(u32x4 v, uint32_t c) { mask32x4 r; LANES_MAP(r, v.v[i] == c ? ~0u : 0u); return r; }
+static inline u32x4 u32x4_set(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    return (u32x4){{a, b, c, d}};
+}
+static inline u32x4 u32x4_bits(u32x4 v, uint32_t shift, uint32_t mask)
+{
+    u32x4 r;
+    LANES_MAP(r, (v.v[i] >> shift) & mask);
+    return r;
+}
+static inline u32x4 u32x4_shift_right(u32x4 v, uint32_t shift)
+{
+    u32x4 r;
+    LANES_MAP(r, v.v[i] >> shift);
+    return r;
+}
+static inline f32x4 u32x4_to_float(u32x4 v)
+{
+    f32x4 r;
+    LANES_MAP(r, (float)v.v[i]);
+    return r;
+}
+static inline mask32x4 u32x4_equals(u32x4 v, uint32_t c)
+{
+    mask32x4 r;
+    LANES_MAP(r, v.v[i] == c ? ~0u : 0u);
+    return r;
+}
 
-static inline u64x4 u64x4_set(uint64_t a, uint64_t b, uint64_t c, uint64_t d) { return (u64x4){{a, b, c, d}}; }
-static inline u32x4 u64x4_bits(u64x4 v, uint32_t shift, uint32_t mask) { u32x4 r; LANES_MAP(r, (uint32_t)(v.v[i] >> shift) & mask); return r; }
+static inline u64x4 u64x4_set(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    return (u64x4){{a, b, c, d}};
+}
+static inline u32x4 u64x4_bits(u64x4 v, uint32_t shift, uint32_t mask)
+{
+    u32x4 r;
+    LANES_MAP(r, (uint32_t)(v.v[i] >> shift) & mask);
+    return r;
+}
 
-static inline mask32x4 f32x4_less(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] < b.v[i] ? ~0u : 0u); return r; }
+static inline mask32x4 f32x4_less(f32x4 a, f32x4 b)
+{
+    mask32x4 r;
+    LANES_MAP(r, a.v[i] < b.v[i] ? ~0u : 0u);
+    return r;
+}
 
 static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
 {
@@ -152,11 +200,19 @@ static inline mask32x4 mask32x4_prefix_xor(mask32x4 m)
     return m;
 }
 
-static inline f32x4 f32x4_negate_where(mask32x4 m, f32x4 a) { f32x4 r; LANES_MAP(r, m.v[i] ? -a.v[i] : a.v[i]); return r; }
+static inline f32x4 f32x4_negate_where(mask32x4 m, f32x4 a)
+{
+    f32x4 r;
+    LANES_MAP(r, m.v[i] ? -a.v[i] : a.v[i]);
+    return r;
+}
 static inline f32x4 f32x4_previous(f32x4 a) { return (f32x4){{a.v[0], a.v[0], a.v[1], a.v[2]}}; }
 
 /* Added in the SSE2 order, so every lane holds the same sum. */
-static inline f32x4 f32x4_sum_lanes(f32x4 a) { return f32x4_splat((a.v[0] + a.v[1]) + (a.v[2] + a.v[3])); }
+static inline f32x4 f32x4_sum_lanes(f32x4 a)
+{
+    return f32x4_splat((a.v[0] + a.v[1]) + (a.v[2] + a.v[3]));
+}
 
 static inline void f32x4_transpose(f32x4 *x, f32x4 *y, f32x4 *z, f32x4 *w)
 {

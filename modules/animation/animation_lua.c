@@ -160,8 +160,11 @@ static int l_clips(lua_State *L)
         const char *name = L_API->check_string(L, i, &len);
         const ct_animation_clip_o *c = anim__api_v1.clip(name);
         if (!c)
-            return L_API->error(L, "Animation.clips: argument %d: no clip '%s' (not compiled, or its blob is bad: "
-                                   "the log says which)", i, name);
+            return L_API->error(
+                L,
+                "Animation.clips: argument %d: no clip '%s' (not compiled, or its blob is bad: "
+                "the log says which)",
+                i, name);
         L_API->new_table(L, 0, 3);
         L_API->push_string(L, name, len);
         L_API->set_field(L, -2, "name");
@@ -177,8 +180,8 @@ static int l_clips(lua_State *L)
 void anim__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
-        {"play", l_play},         {"crossfade", l_crossfade}, {"time", l_time},
-        {"set_time", l_set_time}, {"evaluate", l_evaluate},   {"events", l_events},
+        {"play", l_play},         {"crossfade", l_crossfade},   {"time", l_time},
+        {"set_time", l_set_time}, {"evaluate", l_evaluate},     {"events", l_events},
         {"bone", l_bone},         {"bone_count", l_bone_count}, {"clips", l_clips},
     };
     L_API->register_module("Animation", fns, sizeof fns / sizeof fns[0]);

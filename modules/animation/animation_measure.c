@@ -11,8 +11,10 @@
 static void rotate(const double q[4], const double v[3], double out[3])
 {
     /* v + 2 w (u x v) + 2 u x (u x v), u = q.xyz */
-    const double c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]};
-    const double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2], q[0] * c1[1] - q[1] * c1[0]};
+    const double c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2],
+                          q[0] * v[1] - q[1] * v[0]};
+    const double c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
+                          q[0] * c1[1] - q[1] * c1[0]};
     for (int k = 0; k < 3; k++)
         out[k] = v[k] + 2 * (q[3] * c1[k] + c2[k]);
 }
@@ -134,8 +136,12 @@ void anim__explain_miss(const anim__raw *raw, const anim__error_report *r, doubl
     static uint32_t depth[ANIM_MAX_BONES];
     static double from_root[ANIM_MAX_BONES], reach[ANIM_MAX_BONES];
     const uint32_t n = raw->num_bones < ANIM_MAX_BONES ? raw->num_bones : ANIM_MAX_BONES;
-    const anim__raw clipped = {.num_bones = n, .num_samples = raw->num_samples, .sample_rate = raw->sample_rate,
-                               .parent = raw->parent, .rotation = raw->rotation, .translation = raw->translation};
+    const anim__raw clipped = {.num_bones = n,
+                               .num_samples = raw->num_samples,
+                               .sample_rate = raw->sample_rate,
+                               .parent = raw->parent,
+                               .rotation = raw->rotation,
+                               .translation = raw->translation};
     chain_sizes(&clipped, depth, from_root, reach);
     double span = 0;
     for (uint32_t b = 0; b < n; b++)
@@ -150,19 +156,27 @@ void anim__explain_miss(const anim__raw *raw, const anim__error_report *r, doubl
      * read as metres, one of a few millimetres the other way round. */
     char units[200] = "the skeleton's size looks right";
     if (span > 20 && span / 100 < 20)
-        snprintf(units, sizeof units, "the skeleton is %.1f m long, which looks like centimetres read as metres "
-                 "(units = 0.01 would make it %.2f m)", span, span / 100);
+        snprintf(units, sizeof units,
+                 "the skeleton is %.1f m long, which looks like centimetres read as metres "
+                 "(units = 0.01 would make it %.2f m)",
+                 span, span / 100);
     else if (span > 20)
-        snprintf(units, sizeof units, "the skeleton is %.1f m long: check units (metres per file unit)", span);
+        snprintf(units, sizeof units,
+                 "the skeleton is %.1f m long: check units (metres per file unit)", span);
     else if (span > 0 && span < 0.05)
-        snprintf(units, sizeof units, "the skeleton is only %.1f mm long: check units (metres per file unit; "
-                 "a file in metres read as millimetres wants units = 1)", span * 1000);
+        snprintf(units, sizeof units,
+                 "the skeleton is only %.1f mm long: check units (metres per file unit; "
+                 "a file in metres read as millimetres wants units = 1)",
+                 span * 1000);
     snprintf(out, size,
-             "%s mode misses its %g mm target: %.3f mm at bone %s (%u bones deep, %s %.3f m%s) at %.2f s; %s. "
-             "Try: error_mm = %.2g (what this format reaches here)%s, a higher rate if the motion is fast, "
+             "%s mode misses its %g mm target: %.3f mm at bone %s (%u bones deep, %s %.3f m%s) at "
+             "%.2f s; %s. "
+             "Try: error_mm = %.2g (what this format reaches here)%s, a higher rate if the motion "
+             "is fast, "
              "or check the source's units",
-             mode, target_mm, r->max_mm, bone, depth[w], reach[w] > 0 ? "its chain reaching" : "a leaf",
-             reach[w] > 0 ? reach[w] : from_root[w], reach[w] > 0 ? " below it" : " from its root",
-             (double)r->worst_sample / raw->sample_rate,
-             units, r->max_mm * 1.05, strcmp(mode, "precision") ? ", mode = \"precision\"" : "");
+             mode, target_mm, r->max_mm, bone, depth[w],
+             reach[w] > 0 ? "its chain reaching" : "a leaf", reach[w] > 0 ? reach[w] : from_root[w],
+             reach[w] > 0 ? " below it" : " from its root",
+             (double)r->worst_sample / raw->sample_rate, units, r->max_mm * 1.05,
+             strcmp(mode, "precision") ? ", mode = \"precision\"" : "");
 }

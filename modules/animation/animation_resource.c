@@ -16,8 +16,8 @@
  * and the words a string may be. */
 
 /* A number field check_fields has passed, if present, within lo..hi. */
-static bool ranged_field(const ct_data_o *src, const char *field, double lo, double hi,
-                         double *out, ct_compile_ctx_o *ctx)
+static bool ranged_field(const ct_data_o *src, const char *field, double lo, double hi, double *out,
+                         ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = anim__m.data->get(src, field);
     if (!v)
@@ -33,7 +33,8 @@ static bool ranged_field(const ct_data_o *src, const char *field, double lo, dou
 
 /* `animation`: a glTF animation's index (a number) or its name (a string, *name; looked up once
  * the file is read). */
-static bool animation_field(const ct_data_o *src, double *index, const char **name, ct_compile_ctx_o *ctx)
+static bool animation_field(const ct_data_o *src, double *index, const char **name,
+                            ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = anim__m.data->get(src, "animation");
     *name = v && anim__m.data->type(v) == CT_DATA_STRING ? anim__m.data->string(v, NULL) : NULL;
@@ -45,8 +46,8 @@ static bool animation_field(const ct_data_o *src, double *index, const char **na
 }
 
 /* One of `count` words, or the default names[0] when absent; its index goes to *out. */
-static bool word_field(const ct_data_o *src, const char *field, const char *const *names,
-                       int count, int *out, ct_compile_ctx_o *ctx)
+static bool word_field(const ct_data_o *src, const char *field, const char *const *names, int count,
+                       int *out, ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = anim__m.data->get(src, field);
     *out = 0;
@@ -106,7 +107,8 @@ static bool gltf_files_noted(ct_compile_ctx_o *ctx, const char *name, const ct_g
     for (uint32_t i = 0; i < doc->num_files; i++) {
         char file[1024];
         if (!ct_gltf_file_path(name, doc->files[i], file, sizeof file)) {
-            anim__m.resource->compile_error(ctx, "source: the path of %s is too long", doc->files[i]);
+            anim__m.resource->compile_error(ctx, "source: the path of %s is too long",
+                                            doc->files[i]);
             return false;
         }
         if (!anim__m.resource->depends_on(ctx, "source", file))
@@ -122,14 +124,15 @@ static bool read_source(const ct_data_o *src, ct_compile_ctx_o *ctx, source_file
     const char *inline_bvh = anim__m.data->string(anim__m.data->get(src, "bvh"), NULL);
     char path[1024], err[512];
     if (!name == !inline_bvh) {
-        anim__m.resource->compile_error(ctx, "source: %s", name ? "give source or bvh, not both"
-                                        : "missing (the .bvh, .gltf or .glb to read)");
+        anim__m.resource->compile_error(ctx, "source: %s",
+                                        name ? "give source or bvh, not both"
+                                             : "missing (the .bvh, .gltf or .glb to read)");
         return false;
     }
     if (inline_bvh) {
         /* The motion written into the source itself: for tests and generated content. */
-        out->bvh = ct_bvh_parse(inline_bvh, strlen(inline_bvh), "bvh", anim__m.allocator, err,
-                                sizeof err);
+        out->bvh =
+            ct_bvh_parse(inline_bvh, strlen(inline_bvh), "bvh", anim__m.allocator, err, sizeof err);
         if (!out->bvh) {
             anim__m.resource->compile_error(ctx, "%s", err);
             return false;
@@ -145,10 +148,12 @@ static bool read_source(const ct_data_o *src, ct_compile_ctx_o *ctx, source_file
         out->bvh = ct_bvh_load_file(path, anim__m.allocator, err, sizeof err);
         if (out->bvh && out->bvh->warning)
             anim__m.resource->compile_warning(ctx, "source: %s: %s", name, out->bvh->warning);
-    } else if (len > 5 && (strcmp(name + len - 5, ".gltf") == 0 || strcmp(name + len - 4, ".glb") == 0)) {
+    } else if (len > 5 &&
+               (strcmp(name + len - 5, ".gltf") == 0 || strcmp(name + len - 4, ".glb") == 0)) {
         out->gltf = ct_gltf_load_file(path, anim__m.allocator, err, sizeof err);
     } else {
-        anim__m.resource->compile_error(ctx, "source: \"%s\" is not a .bvh, .gltf or .glb file", name);
+        anim__m.resource->compile_error(ctx, "source: \"%s\" is not a .bvh, .gltf or .glb file",
+                                        name);
         return false;
     }
     if (!out->bvh && !out->gltf) {
@@ -176,13 +181,16 @@ static int compile_skeleton(void *user_data, const ct_data_o *src, ct_compile_ct
 {
     (void)user_data;
     static const ct_field_t known[] = {
-        {"source", CT_DATA_STRING, 0}, {"bvh", CT_DATA_STRING, 0},
-        {"units", CT_DATA_INVALID, 0}, {"skin", CT_DATA_NUMBER, 0},
+        {"source", CT_DATA_STRING, 0},
+        {"bvh", CT_DATA_STRING, 0},
+        {"units", CT_DATA_INVALID, 0},
+        {"skin", CT_DATA_NUMBER, 0},
     };
     double units, skin = 0;
     source_file file;
-    if (!anim__m.resource->check_fields(ctx, src, NULL, known, 4) || !units_field(src, &units, ctx) ||
-        !ranged_field(src, "skin", 0, 65535, &skin, ctx) || !read_source(src, ctx, &file))
+    if (!anim__m.resource->check_fields(ctx, src, NULL, known, 4) ||
+        !units_field(src, &units, ctx) || !ranged_field(src, "skin", 0, 65535, &skin, ctx) ||
+        !read_source(src, ctx, &file))
         return CT_ERR_BAD_DATA;
     const size_t bones_size = ANIM_MAX_BONES * sizeof(anim__bone_t);
     anim__bone_t *bones = ct_alloc(anim__m.allocator, bones_size);
@@ -195,7 +203,7 @@ static int compile_skeleton(void *user_data, const ct_data_o *src, ct_compile_ct
         else
             n = anim__bones_from_bvh(file.bvh, units, bones);
     } else if (!rc && (rc = anim__bones_from_gltf(file.gltf, (uint32_t)skin, units, bones, &n, err,
-                                                   sizeof err))) {
+                                                  sizeof err))) {
         anim__m.resource->compile_error(ctx, "skin: %s", err);
     }
     if (!rc) {
@@ -284,8 +292,10 @@ static bool read_events(const ct_data_o *src, float duration, anim__event *out, 
         const char *name = data->string(data->get(e, "name"), NULL);
         const double t = data->number(data->get(e, "time"), NAN);
         if (!(t >= 0 && t <= duration) || !name || !name[0] || strlen(name) >= ANIM_EVENT_NAME) {
-            anim__m.resource->compile_error(ctx, "%s: needs a time in 0..%g s and a name of 1 to "
-                                                 "%u bytes", what, duration, ANIM_EVENT_NAME - 1);
+            anim__m.resource->compile_error(ctx,
+                                            "%s: needs a time in 0..%g s and a name of 1 to "
+                                            "%u bytes",
+                                            what, duration, ANIM_EVENT_NAME - 1);
             return false;
         }
         out[*n] = (anim__event){.time = (float)t, .name_hash = anim__name_hash(name)};
@@ -316,9 +326,11 @@ static int compress_scale(const anim__raw_owned *raw, const anim__settings *s, a
     for (size_t i = 0; i < n && s->mode == ANIM_SPEC; i++)
         for (int k = 0; k < 3; k++)
             if (!(fabsf(raw->scale[i][k]) <= 10.0f)) {
-                anim__m.resource->compile_error(ctx, "source: bone %u scales by %g at sample %u, "
+                anim__m.resource->compile_error(ctx,
+                                                "source: bone %u scales by %g at sample %u, "
                                                 "outside the spec format's -10..10; use mode = "
-                                                "\"precision\"", (uint32_t)(i % raw->raw.num_bones),
+                                                "\"precision\"",
+                                                (uint32_t)(i % raw->raw.num_bones),
                                                 (double)raw->scale[i][k],
                                                 (uint32_t)(i / raw->raw.num_bones));
                 return CT_ERR_BAD_DATA;
@@ -342,20 +354,22 @@ static int compress_scale(const anim__raw_owned *raw, const anim__settings *s, a
 
 /* A clip over its error target compiles (the tightest fit) with a warning that says why and what
  * to try (anim__explain_miss). */
-static void warn_miss(const anim__raw_owned *raw, const anim__bytes *motion, const anim__settings *s,
-                      const char *mode_name, ct_compile_ctx_o *ctx)
+static void warn_miss(const anim__raw_owned *raw, const anim__bytes *motion,
+                      const anim__settings *s, const char *mode_name, ct_compile_ctx_o *ctx)
 {
     anim__clip clip;
     anim__error_report r;
     char why[768];
     if (anim__clip_open(motion->data, motion->size, &clip) ||
         anim__measure(&raw->raw, &clip, motion->size, anim__m.allocator, &r)) {
-        anim__m.resource->compile_warning(ctx, "error_mm: the %s format misses the target %g mm on this clip",
-                                          mode_name, s->target_error_m * 1000);
+        anim__m.resource->compile_warning(
+            ctx, "error_mm: the %s format misses the target %g mm on this clip", mode_name,
+            s->target_error_m * 1000);
         return;
     }
     anim__explain_miss(&raw->raw, &r, s->target_error_m * 1000, mode_name,
-                       r.worst_bone < raw->raw.num_bones ? raw->name[r.worst_bone] : NULL, why, sizeof why);
+                       r.worst_bone < raw->raw.num_bones ? raw->name[r.worst_bone] : NULL, why,
+                       sizeof why);
     anim__m.resource->compile_warning(ctx, "error_mm: %s", why);
 }
 
@@ -365,7 +379,8 @@ static int write_clip(const anim__raw_owned *raw, const anim__settings *s, const
 {
     anim__bytes motion = {0}, scale = {0};
     double achieved = 0;
-    int rc = anim__compress(&raw->raw, s, events, num_events, anim__m.allocator, &motion, &achieved);
+    int rc =
+        anim__compress(&raw->raw, s, events, num_events, anim__m.allocator, &motion, &achieved);
     if (rc) {
         anim__m.resource->compile_error(ctx, "compression failed: %s",
                                         anim__m.log->error_message(rc));
@@ -402,8 +417,7 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     const char *animation_name = NULL;
     int mode_index;
     if (!anim__m.resource->check_fields(ctx, src, NULL, known, 9) ||
-        !units_field(src, &units, ctx) ||
-        !animation_field(src, &animation, &animation_name, ctx) ||
+        !units_field(src, &units, ctx) || !animation_field(src, &animation, &animation_name, ctx) ||
         !ranged_field(src, "rate", 1, 1000, &rate, ctx) ||
         !ranged_field(src, "skin", 0, 65535, &skin, ctx) ||
         !ranged_field(src, "error_mm", 0.001, 1000, &error_mm, ctx) ||
@@ -417,21 +431,25 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     anim__raw_owned raw;
     char err[768] = "too many bones or frames";
     if (animation_name && file.bvh) {
-        anim__m.resource->compile_error(ctx, "animation: '%s' names a glTF animation, but a BVH file holds one "
-                                        "motion (leave animation out)", animation_name);
+        anim__m.resource->compile_error(
+            ctx,
+            "animation: '%s' names a glTF animation, but a BVH file holds one "
+            "motion (leave animation out)",
+            animation_name);
         free_source(&file);
         return CT_ERR_BAD_DATA;
     }
-    if (animation_name && (animation = anim__gltf_animation(file.gltf, animation_name, anim__m.resource->nearest_name,
-                                                            err, sizeof err)) < 0) {
+    if (animation_name &&
+        (animation = anim__gltf_animation(file.gltf, animation_name, anim__m.resource->nearest_name,
+                                          err, sizeof err)) < 0) {
         anim__m.resource->compile_error(ctx, "animation: %s", err);
         free_source(&file);
         return CT_ERR_BAD_DATA;
     }
-    int rc = file.bvh ? anim__raw_from_bvh(file.bvh, units, anim__m.allocator, &raw)
-                      : anim__raw_from_gltf(file.gltf, (uint32_t)skin, (uint32_t)animation,
-                                            (float)rate, units, anim__m.allocator, &raw, err,
-                                            sizeof err);
+    int rc = file.bvh
+                 ? anim__raw_from_bvh(file.bvh, units, anim__m.allocator, &raw)
+                 : anim__raw_from_gltf(file.gltf, (uint32_t)skin, (uint32_t)animation, (float)rate,
+                                       units, anim__m.allocator, &raw, err, sizeof err);
     free_source(&file);
     if (rc) {
         anim__m.resource->compile_error(ctx, "source: %s", err);
@@ -444,7 +462,10 @@ static int compile_clip(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
     if (!events || !read_events(src, duration, events, &num_events, ctx)) {
         rc = events ? CT_ERR_BAD_DATA : CT_ERR_NOMEM;
     } else {
-        const anim__settings s = {mode, (error_mm > 0 ? error_mm : mode == ANIM_SPEC ? 10 : 0.5) / 1000};
+        const anim__settings s = {mode, (error_mm > 0        ? error_mm
+                                         : mode == ANIM_SPEC ? 10
+                                                             : 0.5) /
+                                            1000};
         rc = write_clip(&raw, &s, mode_name, events, num_events, ctx);
     }
     if (events)
@@ -492,8 +513,8 @@ static void *load_clip(void *user_data, const void *payload, uint64_t size, char
         snprintf(err, err_size, "clip: %s", bad ? bad : "out of memory");
         return NULL;
     }
-    *clip = (ct_animation_clip_o){.clip = opened, .scale = scale, .has_scale = has_scale,
-                                  .size = bytes};
+    *clip = (ct_animation_clip_o){
+        .clip = opened, .scale = scale, .has_scale = has_scale, .size = bytes};
     anim__clip_keep_tables(&clip->clip, clip->tables);
     if (has_scale)
         anim__clip_keep_tables(&clip->scale, clip->tables + (motion_tables + 7u) / 8);
@@ -549,12 +570,6 @@ static void *get_or_load(const char *type, const char *name)
     return r;
 }
 
-const anim__skeleton *anim__skeleton_get(const char *name)
-{
-    return get_or_load("skeleton", name);
-}
+const anim__skeleton *anim__skeleton_get(const char *name) { return get_or_load("skeleton", name); }
 
-const ct_animation_clip_o *anim__clip_get(const char *name)
-{
-    return get_or_load("clip", name);
-}
+const ct_animation_clip_o *anim__clip_get(const char *name) { return get_or_load("clip", name); }

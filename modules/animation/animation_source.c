@@ -130,7 +130,8 @@ static int skin_order(const ct_gltf_t *doc, uint32_t skin, uint32_t *node_of, in
                 node_of[count++] = s->joints[j];
     for (uint32_t b = 0; b < count; b++) {
         parent[b] = -1;
-        for (int32_t p = doc->nodes[node_of[b]].parent; p >= 0 && parent[b] < 0; p = doc->nodes[p].parent)
+        for (int32_t p = doc->nodes[node_of[b]].parent; p >= 0 && parent[b] < 0;
+             p = doc->nodes[p].parent)
             for (uint32_t c = 0; c < b; c++)
                 if (node_of[c] == (uint32_t)p)
                     parent[b] = (int32_t)c;
@@ -192,14 +193,15 @@ static void mul_pose(double m[3][4], const double tr[3], const double q[4], cons
     }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++)
-            out[i][j] = m[i][0] * l[0][j] + m[i][1] * l[1][j] + m[i][2] * l[2][j] + (j == 3 ? m[i][3] : 0);
+            out[i][j] =
+                m[i][0] * l[0][j] + m[i][1] * l[1][j] + m[i][2] * l[2][j] + (j == 3 ? m[i][3] : 0);
     memcpy(m, out, sizeof out);
 }
 
 /* The prefix of the joint at node `node` whose parent joint is at node `stop` (-1: none), at
  * time t of `anim` (NULL: rest). */
-static int joint_prefix(const ct_gltf_t *doc, const ct_gltf_animation_t *anim, float t, uint32_t node,
-                        int32_t stop, anim__prefix *out, char *err, size_t err_size)
+static int joint_prefix(const ct_gltf_t *doc, const ct_gltf_animation_t *anim, float t,
+                        uint32_t node, int32_t stop, anim__prefix *out, char *err, size_t err_size)
 {
     double m[3][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}};
     int32_t chain[64];
@@ -229,8 +231,8 @@ static int joint_prefix(const ct_gltf_t *doc, const ct_gltf_animation_t *anim, f
         snprintf(err, err_size,
                  "the nodes above joint '%s' that are not joints %s (scale %.6g %.6g %.6g); only a "
                  "uniform scale, a rotation and an offset can be carried into the skeleton",
-                 doc->nodes[node].name, det <= 0 ? "mirror it" : "scale it unevenly", len[0], len[1],
-                 len[2]);
+                 doc->nodes[node].name, det <= 0 ? "mirror it" : "scale it unevenly", len[0],
+                 len[1], len[2]);
         return CT_ERR_BAD_DATA;
     }
     for (int i = 0; i < 3; i++) {
@@ -250,7 +252,8 @@ static void apply_prefix(const anim__prefix *p, double k, float t[3], float q[4]
     const double tj[3] = {t[0], t[1], t[2]};
     ct_mat3_from_quat(p->r, r);
     for (int i = 0; i < 3; i++)
-        t[i] = (float)(k * (p->t[i] + p->s * (r[i][0] * tj[0] + r[i][1] * tj[1] + r[i][2] * tj[2])));
+        t[i] =
+            (float)(k * (p->t[i] + p->s * (r[i][0] * tj[0] + r[i][1] * tj[1] + r[i][2] * tj[2])));
     ct_quat_mul(p->r, qj, qo);
     for (int i = 0; i < 4; i++)
         q[i] = (float)qo[i];
@@ -285,7 +288,8 @@ int anim__bones_from_gltf(const ct_gltf_t *doc, uint32_t skin, double scale, ani
         const ct_gltf_node_t *node = &doc->nodes[node_of[b]];
         anim__bone_t *bone = &out[b];
         anim__prefix prefix;
-        if ((rc = joint_prefix(doc, NULL, 0, node_of[b], parent_node(node_of, parent, b), &prefix, err, err_size)))
+        if ((rc = joint_prefix(doc, NULL, 0, node_of[b], parent_node(node_of, parent, b), &prefix,
+                               err, err_size)))
             return rc;
         const double k_parent = parent[b] >= 0 ? k[parent[b]] : 1.0;
         k[b] = k_parent * prefix.s;
@@ -297,10 +301,12 @@ int anim__bones_from_gltf(const ct_gltf_t *doc, uint32_t skin, double scale, ani
         memcpy(bone->rotation, node->rotation, sizeof bone->rotation);
         apply_prefix(&prefix, k_parent, bone->translation, bone->rotation);
         for (int c = 0; c < 3; c++)
-            bone->translation[c] = (float)(bone->translation[c] * scale), bone->scale[c] = node->scale[c];
+            bone->translation[c] = (float)(bone->translation[c] * scale),
+            bone->scale[c] = node->scale[c];
         for (uint32_t j = 0; j < s->num_joints; j++)
             if (s->joints[j] == node_of[b])
-                memcpy(bone->inverse_bind, s->inverse_bind_matrices + 16 * j, sizeof bone->inverse_bind);
+                memcpy(bone->inverse_bind, s->inverse_bind_matrices + 16 * j,
+                       sizeof bone->inverse_bind);
         /* The skin matrix is world * inverse bind; the bone's world lacks the factor k, so the
          * inverse bind takes it (rows x, y, z of the column-major matrix). */
         for (int c = 0; c < 4; c++)
@@ -346,14 +352,15 @@ static int scale_from_gltf(const ct_gltf_animation_t *anim, const uint32_t *node
  * move the armature node itself) and scaled to metres. A prefix whose scale changes over the
  * clip is refused: the bones' inverse bind matrices hold one factor. */
 static int place_through_prefixes(const ct_gltf_t *doc, const ct_gltf_animation_t *anim,
-                                  const uint32_t *node_of, const int32_t *parent, float rate, double scale,
-                                  anim__raw_owned *out, char *err, size_t err_size)
+                                  const uint32_t *node_of, const int32_t *parent, float rate,
+                                  double scale, anim__raw_owned *out, char *err, size_t err_size)
 {
     const uint32_t n = out->raw.num_bones;
     double k[ANIM_MAX_BONES], k_rest[ANIM_MAX_BONES];
     for (uint32_t b = 0; b < n; b++) {
         anim__prefix prefix;
-        int rc = joint_prefix(doc, NULL, 0, node_of[b], parent_node(node_of, parent, b), &prefix, err, err_size);
+        int rc = joint_prefix(doc, NULL, 0, node_of[b], parent_node(node_of, parent, b), &prefix,
+                              err, err_size);
         if (rc)
             return rc;
         k_rest[b] = (parent[b] >= 0 ? k_rest[parent[b]] : 1.0) * prefix.s;
@@ -362,14 +369,17 @@ static int place_through_prefixes(const ct_gltf_t *doc, const ct_gltf_animation_
         const float t = f / rate < anim->duration ? f / rate : anim->duration;
         for (uint32_t b = 0; b < n; b++) {
             anim__prefix prefix;
-            int rc = joint_prefix(doc, anim, t, node_of[b], parent_node(node_of, parent, b), &prefix, err, err_size);
+            int rc = joint_prefix(doc, anim, t, node_of[b], parent_node(node_of, parent, b),
+                                  &prefix, err, err_size);
             if (rc)
                 return rc;
             const double k_parent = parent[b] >= 0 ? k[parent[b]] : 1.0;
             k[b] = k_parent * prefix.s;
             if (fabs(k[b] - k_rest[b]) > 1e-6 * k_rest[b]) {
-                snprintf(err, err_size, "the animation scales a node above joint '%s' that is not a joint; "
-                         "only its offset and rotation may change", doc->nodes[node_of[b]].name);
+                snprintf(err, err_size,
+                         "the animation scales a node above joint '%s' that is not a joint; "
+                         "only its offset and rotation may change",
+                         doc->nodes[node_of[b]].name);
                 return CT_ERR_BAD_DATA;
             }
             const size_t i = (size_t)f * n + b;
@@ -440,7 +450,8 @@ int anim__raw_from_gltf(const ct_gltf_t *doc, uint32_t skin, uint32_t animation,
                 memcpy(out->raw.translation[i], v, sizeof out->raw.translation[i]);
         }
     }
-    if ((rc = place_through_prefixes(doc, anim, node_of, parent, rate, scale, out, err, err_size))) {
+    if ((rc =
+             place_through_prefixes(doc, anim, node_of, parent, rate, scale, out, err, err_size))) {
         anim__raw_free(out);
         return rc;
     }
@@ -456,8 +467,8 @@ void anim__gltf_animation_label(const ct_gltf_t *doc, uint32_t a, char *out, siz
         snprintf(out, size, "animation_%u", a);
 }
 
-int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest, char *err,
-                             size_t err_size)
+int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest,
+                             char *err, size_t err_size)
 {
     char label[96];
     const char *names[64];
@@ -474,8 +485,8 @@ int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__neare
     if (name[0] >= '0' && name[0] <= '9' && !*end && index < doc->num_animations)
         return (int32_t)index;
     const char *near = nearest ? nearest(name, names, listed) : NULL;
-    int used = snprintf(err, err_size, "no animation '%s'%s%s%s; the file has", name, near ? " (did you mean '" : "",
-                        near ? near : "", near ? "'?)" : "");
+    int used = snprintf(err, err_size, "no animation '%s'%s%s%s; the file has", name,
+                        near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
     for (uint32_t a = 0; a < doc->num_animations && used > 0 && (size_t)used < err_size; a++) {
         anim__gltf_animation_label(doc, a, label, sizeof label);
         used += snprintf(err + used, err_size - (size_t)used, "%s %s (%.2f s)", a ? "," : "", label,

@@ -55,8 +55,8 @@ void anim__raw_free(anim__raw_owned *r);
  * unknown one gets -1 and, in err, the nearest known name (through `nearest`, which may be NULL)
  * and every name with its duration. */
 typedef const char *(*anim__nearest_f)(const char *word, const char *const *names, uint32_t count);
-int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest, char *err,
-                             size_t err_size);
+int32_t anim__gltf_animation(const ct_gltf_t *doc, const char *name, anim__nearest_f nearest,
+                             char *err, size_t err_size);
 /* The label of animation a for messages and listings: its name, or "animation_N" without one. */
 void anim__gltf_animation_label(const ct_gltf_t *doc, uint32_t a, char *out, size_t size);
 

@@ -59,17 +59,59 @@ typedef struct mask32x4 {
 } mask32x4;
 
 /* out.v[i] = expr for each lane i: the plain operations' one loop (the module headers use it). */
-#define LANES_MAP(out, expr) for (int i = 0; i < 4; i++) (out).v[i] = (expr)
+#define LANES_MAP(out, expr)                                                                       \
+    for (int i = 0; i < 4; i++)                                                                    \
+    (out).v[i] = (expr)
 
 static inline f32x4 f32x4_splat(float a) { return (f32x4){{a, a, a, a}}; }
-static inline f32x4 f32x4_add(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] + b.v[i]); return r; }
-static inline f32x4 f32x4_sub(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] - b.v[i]); return r; }
-static inline f32x4 f32x4_mul(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] * b.v[i]); return r; }
-static inline f32x4 f32x4_div(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] / b.v[i]); return r; }
-static inline f32x4 f32x4_max(f32x4 a, f32x4 b) { f32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? a.v[i] : b.v[i]); return r; }
-static inline f32x4 f32x4_sqrt(f32x4 a) { f32x4 r; LANES_MAP(r, sqrtf(a.v[i])); return r; }
-static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] | b.v[i]); return r; }
-static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no) { f32x4 r; LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]); return r; }
+static inline f32x4 f32x4_add(f32x4 a, f32x4 b)
+{
+    f32x4 r;
+    LANES_MAP(r, a.v[i] + b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_sub(f32x4 a, f32x4 b)
+{
+    f32x4 r;
+    LANES_MAP(r, a.v[i] - b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_mul(f32x4 a, f32x4 b)
+{
+    f32x4 r;
+    LANES_MAP(r, a.v[i] * b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_div(f32x4 a, f32x4 b)
+{
+    f32x4 r;
+    LANES_MAP(r, a.v[i] / b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_max(f32x4 a, f32x4 b)
+{
+    f32x4 r;
+    LANES_MAP(r, a.v[i] > b.v[i] ? a.v[i] : b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_sqrt(f32x4 a)
+{
+    f32x4 r;
+    LANES_MAP(r, sqrtf(a.v[i]));
+    return r;
+}
+static inline mask32x4 mask32x4_or(mask32x4 a, mask32x4 b)
+{
+    mask32x4 r;
+    LANES_MAP(r, a.v[i] | b.v[i]);
+    return r;
+}
+static inline f32x4 f32x4_pick(mask32x4 m, f32x4 yes, f32x4 no)
+{
+    f32x4 r;
+    LANES_MAP(r, m.v[i] ? yes.v[i] : no.v[i]);
+    return r;
+}
 static inline void f32x4_store(float *out, f32x4 a) { memcpy(out, a.v, 4 * sizeof(float)); }
 #endif
 

@@ -33,8 +33,8 @@
 static inline const char *check__got(const ct_lua_api_v1 *lua, lua_State *L, int idx, char *buf,
                                      size_t size)
 {
-    static const char *const names[] = {"nothing", "nil", "a boolean", "a light userdata",
-                                        "a number", "a string", "a table", "a function",
+    static const char *const names[] = {"nothing",    "nil",      "a boolean", "a light userdata",
+                                        "a number",   "a string", "a table",   "a function",
                                         "a userdata", "a thread"};
     const ct_lua_type t = lua->type(L, idx);
     if (t == CT_LUA_NUMBER) {
@@ -85,8 +85,8 @@ static inline ct_entity_t check__entity(const ct_lua_api_v1 *lua, lua_State *L, 
 static inline ct_world_o *check__world(const ct_lua_api_v1 *lua, lua_State *L, int idx,
                                        const char *fn, bool (*live)(const ct_world_o *))
 {
-    ct_world_o *w = lua->type(L, idx) == CT_LUA_LIGHTUSERDATA ? lua->to_light_userdata(L, idx)
-                                                               : NULL;
+    ct_world_o *w =
+        lua->type(L, idx) == CT_LUA_LIGHTUSERDATA ? lua->to_light_userdata(L, idx) : NULL;
     if (!w)
         check__fail(lua, L, idx, fn, "is not a world");
     if (live && !live(w))
@@ -95,8 +95,8 @@ static inline ct_world_o *check__world(const ct_lua_api_v1 *lua, lua_State *L, i
 }
 
 /* The number at idx when it is finite and within [lo, hi]. */
-static inline double check__range(const ct_lua_api_v1 *lua, lua_State *L, int idx,
-                                  const char *fn, double lo, double hi)
+static inline double check__range(const ct_lua_api_v1 *lua, lua_State *L, int idx, const char *fn,
+                                  double lo, double hi)
 {
     const double v = check__number(lua, L, idx, fn);
     if (!(v >= lo && v <= hi)) {

@@ -193,24 +193,25 @@ static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.entities", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
                .frame_end = frame_end},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &entities__services.self, .allocator = &entities__services.a,
-               .state = &entities__state, .state_size = sizeof(entities_state_t),
-               .layout_version = ENTITIES_LAYOUT_VERSION, .start = start, .stop = stop,
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &entities__services.self,
+               .allocator = &entities__services.a,
+               .state = &entities__state,
+               .state_size = sizeof(entities_state_t),
+               .layout_version = ENTITIES_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
                .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {
-        {CT_ENTITY_API, 1, &entity_v1},
-        {CT_ENTITY_API, 2, &entity_v2},
-        {CT_COMPONENT_API, 1, &component_v1},
-        {CT_COMPONENT_API, 2, &component_v2},
-        {CT_WORLD_API, 0, &world_v0},
-        {CT_WORLD_API, 1, &world_v1},
-        {CT_WORLD_API, 2, &world_v2},
-        {CT_DEBUG_NAME_API, 1, &entities__debug_name_api},
+        {CT_ENTITY_API, 1, &entity_v1},       {CT_ENTITY_API, 2, &entity_v2},
+        {CT_COMPONENT_API, 1, &component_v1}, {CT_COMPONENT_API, 2, &component_v2},
+        {CT_WORLD_API, 0, &world_v0},         {CT_WORLD_API, 1, &world_v1},
+        {CT_WORLD_API, 2, &world_v2},         {CT_DEBUG_NAME_API, 1, &entities__debug_name_api},
     };
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

@@ -46,8 +46,8 @@ static bool push_entity(compiler_t *c, const flat_entity_t *e)
         R->compile_error(c->ctx, "more than %u entities", CT_ENTITY_MAX_LIVE);
         return false;
     }
-    if (!ct_array_reserve_of(entities__services.a, &c->entities, &c->capacity,
-                             c->num_entities + 1, 64)) {
+    if (!ct_array_reserve_of(entities__services.a, &c->entities, &c->capacity, c->num_entities + 1,
+                             64)) {
         R->compile_error(c->ctx, "out of memory flattening entities");
         return false;
     }
@@ -76,8 +76,8 @@ static void check_components(compiler_t *c, const ct_data_o *components, const c
             continue;
         const char *near = R->nearest_name(D->key(m), known, num_types);
         R->compile_warning(c->ctx, "entity '%s': unknown component type '%s' (skipped)%s%s%s",
-                           entity_name, D->key(m), near ? "; did you mean '" : "",
-                           near ? near : "", near ? "'?" : "");
+                           entity_name, D->key(m), near ? "; did you mean '" : "", near ? near : "",
+                           near ? "'?" : "");
     }
 }
 
@@ -90,7 +90,8 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     if (!repeat)
         return true;
     double n = D->number(D->get(repeat, "count"), -1.0);
-    if (D->type(repeat) != CT_DATA_OBJECT || !(n >= 1.0 && n <= MAX_REPEAT) || n != (double)(uint32_t)n) {
+    if (D->type(repeat) != CT_DATA_OBJECT || !(n >= 1.0 && n <= MAX_REPEAT) ||
+        n != (double)(uint32_t)n) {
         R->compile_error(c->ctx, "entity '%s': repeat.count must be a whole number in 1..%.0f",
                          entity_name, MAX_REPEAT);
         return false;
@@ -107,9 +108,10 @@ static bool read_repeat(compiler_t *c, const ct_data_o *repeat, const char *enti
     /* Copies on top of each other are almost always a mistake, and one a physics world pays for
      * quadratically (every copy touches every other). */
     if (*count > 1 && spacing[0] == 0.0 && spacing[1] == 0.0 && spacing[2] == 0.0)
-        R->compile_warning(c->ctx, "entity '%s': repeat.count is %u but repeat.spacing is %s: "
-                           "every copy is at the same place", entity_name, *count,
-                           s ? "[0 0 0]" : "missing");
+        R->compile_warning(c->ctx,
+                           "entity '%s': repeat.count is %u but repeat.spacing is %s: "
+                           "every copy is at the same place",
+                           entity_name, *count, s ? "[0 0 0]" : "missing");
     return true;
 }
 
@@ -130,13 +132,12 @@ static void set_entity_scope(compiler_t *c, const ct_data_o *node)
 static bool check_entity_fields(compiler_t *c, const ct_data_o *node)
 {
     static const ct_field_t entity_fields[] = {
-        {"id", CT_DATA_STRING, 0},
-        {"name", CT_DATA_STRING, 0},
-        {"components", CT_DATA_OBJECT, 0},
-        {"children", CT_DATA_ARRAY, 0},
+        {"id", CT_DATA_STRING, 0},         {"name", CT_DATA_STRING, 0},
+        {"components", CT_DATA_OBJECT, 0}, {"children", CT_DATA_ARRAY, 0},
         {"repeat", CT_DATA_OBJECT, 0},
     };
-    static const ct_field_t repeat_fields[] = {{"count", CT_DATA_NUMBER, 0}, {"spacing", CT_DATA_ARRAY, 3}};
+    static const ct_field_t repeat_fields[] = {{"count", CT_DATA_NUMBER, 0},
+                                               {"spacing", CT_DATA_ARRAY, 3}};
     set_entity_scope(c, node);
     /* The likeliest slip: a component written beside `components` instead of inside it. */
     for (const ct_data_o *m = D->first_child(node); m; m = D->next(m)) {
@@ -178,8 +179,8 @@ static bool push_list(compiler_t *c, const ct_data_o *list, uint32_t parent, boo
         const char *name = entity_name(node);
         if (D->type(node) != CT_DATA_OBJECT) {
             R->compile_error(c->ctx, "%s%s%s`%s` entry %u is not an object (an entity)",
-                             owner ? "entity '" : "", owner ? owner : "", owner ? "': " : "",
-                             field, position);
+                             owner ? "entity '" : "", owner ? owner : "", owner ? "': " : "", field,
+                             position);
             return false;
         }
         if (report && !check_entity_fields(c, node))
@@ -196,7 +197,10 @@ static bool push_list(compiler_t *c, const ct_data_o *list, uint32_t parent, boo
         if (!read_repeat(c, D->get(node, "repeat"), name, &count, spacing))
             return false;
         for (uint32_t k = 0; k < count; k++) {
-            flat_entity_t e = {node, parent, report && k == 0, k > 0,
+            flat_entity_t e = {node,
+                               parent,
+                               report && k == 0,
+                               k > 0,
                                {k * spacing[0], k * spacing[1], k * spacing[2]}};
             if (!push_entity(c, &e))
                 return false;
@@ -222,8 +226,8 @@ static bool flatten(compiler_t *c, const ct_data_o *roots)
 static bool append(text_t *t, const char *s, size_t len)
 {
     if (len > UINT32_MAX - t->size ||
-        !ct_array_reserve_of(entities__services.a, &t->bytes, &t->capacity,
-                             t->size + (uint32_t)len, 256))
+        !ct_array_reserve_of(entities__services.a, &t->bytes, &t->capacity, t->size + (uint32_t)len,
+                             256))
         return false;
     memcpy(t->bytes + t->size, s, len);
     t->size += (uint32_t)len;
@@ -296,9 +300,11 @@ static ct_data_o *shifted_source(compiler_t *c, const ct_data_o *source, const d
         ok = append_number(t, position[i] + offset[i]);
     ok = ok && append(t, "]", 1);
     char err[256];
-    ct_data_o *tree = ok ? D->parse(t->bytes, t->size, R->source_path(c->ctx), err, sizeof err) : NULL;
+    ct_data_o *tree =
+        ok ? D->parse(t->bytes, t->size, R->source_path(c->ctx), err, sizeof err) : NULL;
     if (!tree)
-        R->compile_error(c->ctx, "could not rewrite a repeated transform: %s", ok ? err : "out of memory");
+        R->compile_error(c->ctx, "could not rewrite a repeated transform: %s",
+                         ok ? err : "out of memory");
     return tree;
 }
 
@@ -388,8 +394,9 @@ int entities__resource_compile(void *user_data, const ct_data_o *source, ct_comp
     if (conflicts) {
         /* cuttle-merge's record of a merge it could not finish: the file holds one side's value
          * for each listed property until someone decides (see README, "Merging levels"). */
-        R->compile_error(ctx, "unresolved merge conflicts (%u): check the values listed in "
-                              "`merge_conflicts`, then remove it",
+        R->compile_error(ctx,
+                         "unresolved merge conflicts (%u): check the values listed in "
+                         "`merge_conflicts`, then remove it",
                          D->count(conflicts));
         err = CT_ERR_BAD_DATA;
     } else if (!list) {

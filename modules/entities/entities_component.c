@@ -53,8 +53,7 @@ static bool check_type(const ct_component_type_t *type, const char *what)
     else if ((type->destroyed == NULL) == (type->gc == NULL))
         why = "exactly one of destroyed and gc must be set";
     if (why)
-        entities__log(CT_LOG_ERROR, "%s(%s): %s", what, type && type->name ? type->name : "?",
-                      why);
+        entities__log(CT_LOG_ERROR, "%s(%s): %s", what, type && type->name ? type->name : "?", why);
     return why == NULL;
 }
 
@@ -67,7 +66,8 @@ uint64_t entities__register_type(const ct_component_type_t *type)
     const int taken = entities__type_slot(id);
     if (taken >= 0) {
         const ct_registry_api_v3 *registry = entities__services.registry;
-        entities__log(CT_LOG_ERROR, "register_type: component type '%s' is already registered by %s%s%s",
+        entities__log(CT_LOG_ERROR,
+                      "register_type: component type '%s' is already registered by %s%s%s",
                       type->name, registry && r->slots[taken].owner ? "plugin '" : "",
                       registry ? registry->plugin_name(r->slots[taken].owner) : "another plugin",
                       registry && r->slots[taken].owner ? "'" : "");
@@ -77,8 +77,8 @@ uint64_t entities__register_type(const ct_component_type_t *type)
         if (r->slots[s].used)
             continue;
         const ct_registry_api_v3 *registry = entities__services.registry;
-        r->slots[s] = (entities_type_slot_t){*type, NULL, id, r->next_serial++, true,
-                                             registry ? registry->current_plugin() : NULL};
+        r->slots[s] = (entities_type_slot_t){
+            *type, NULL, id, r->next_serial++, true, registry ? registry->current_plugin() : NULL};
         rebuild_order();
         entities__worlds_add_type(s);
         return id;
@@ -101,8 +101,10 @@ bool entities__replace_type(const ct_component_type_t *type)
         return false;
     }
     if (r->slots[s].type.instance_size != type->instance_size) {
-        entities__log(CT_LOG_ERROR, "replace_type(%s): instances are %u bytes, the replacement "
-                      "says %u", type->name, r->slots[s].type.instance_size, type->instance_size);
+        entities__log(CT_LOG_ERROR,
+                      "replace_type(%s): instances are %u bytes, the replacement "
+                      "says %u",
+                      type->name, r->slots[s].type.instance_size, type->instance_size);
         return false;
     }
     r->slots[s].type = *type;
@@ -141,8 +143,10 @@ void entities__drop_orphan_types(void)
         const entities_type_slot_t *slot = &r->slots[s];
         if (!slot->used || !slot->owner || registry->plugin_loaded(slot->owner))
             continue;
-        entities__log(CT_LOG_WARNING, "component type '%s' goes: the plugin that registered it "
-                      "is no longer loaded", slot->type.name);
+        entities__log(CT_LOG_WARNING,
+                      "component type '%s' goes: the plugin that registered it "
+                      "is no longer loaded",
+                      slot->type.name);
         entities__unregister_type(slot->id);
     }
 }

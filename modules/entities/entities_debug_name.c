@@ -28,7 +28,8 @@ typedef struct debug_name_manager_t {
     uint32_t capacity;
     ct_entity_t *entity;
     char (*name)[CT_DEBUG_NAME_MAX];
-    uint16_t *generation; /* per instance slot, 1..1023: goes up when the slot's name moves or goes */
+    uint16_t
+        *generation; /* per instance slot, 1..1023: goes up when the slot's name moves or goes */
     ct_entity_pages_t index; /* entity -> instance + 1 */
 } debug_name_manager_t;
 
@@ -302,8 +303,10 @@ static int64_t slot_of(const debug_name_manager_t *m, ct_debug_name_instance_t h
     if (position == 0 || position > m->n)
         return -1;
     if (gen != 0 && gen != m->generation[position - 1u]) {
-        entities__log(CT_LOG_WARNING, "debug_name.%s: instance 0x%08x is stale (its name was "
-                      "removed or moved)", what, h.i);
+        entities__log(CT_LOG_WARNING,
+                      "debug_name.%s: instance 0x%08x is stale (its name was "
+                      "removed or moved)",
+                      what, h.i);
         return -1;
     }
     return position - 1u;

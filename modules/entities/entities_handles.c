@@ -28,7 +28,8 @@ static ct_world_o *check_world(lua_State *L, const char *fn)
 static ct_entity_t check_entity(lua_State *L, int idx, const char *fn)
 {
     const double v = L_API->check_number(L, idx);
-    const ct_entity_t e = {v >= 1.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
+    const ct_entity_t e = {
+        v >= 1.0 && v <= (double)UINT32_MAX && v == (double)(uint32_t)v ? (uint32_t)v : 0u};
     if (!entities__alive(e))
         L_API->error(L, "%s: argument %d is not a live entity", fn, idx);
     return e;
@@ -54,8 +55,8 @@ static int l_spawn_list(lua_State *L)
     if (!resource) {
         const int err = res->load(kind, name);
         if (err < 0)
-            return L_API->error(L, "World.spawn: %s '%s' did not load (%s; the log says why)", kind, name,
-                                entities__services.log->error_message(err));
+            return L_API->error(L, "World.spawn: %s '%s' did not load (%s; the log says why)", kind,
+                                name, entities__services.log->error_message(err));
         resource = res->get(kind, name);
     }
     const uint32_t *parents;
@@ -66,7 +67,8 @@ static int l_spawn_list(lua_State *L)
     const int r = entities__spawn_resource(w, resource, pos, rot, made, n);
     if (r < 0) {
         ct_free(entities__services.a, made, (size_t)n * sizeof *made);
-        return L_API->error(L, "World.spawn('%s'): %s (the log says why)", name, entities__services.log->error_message(r));
+        return L_API->error(L, "World.spawn('%s'): %s (the log says why)", name,
+                            entities__services.log->error_message(r));
     }
     L_API->new_table(L, (int)n, 0);
     L_API->new_table(L, (int)n, 0);
@@ -146,21 +148,26 @@ static int l_add_component(lua_State *L)
     char *text = ct_alloc(entities__services.a, text_size);
     if (!text)
         return L_API->error(L, "World.add_component: out of memory");
-    const int text_len = snprintf(text, text_size, "entities = [ { components = { %s = %.*s } } ]", type->name,
-                                  (int)len, value);
+    const int text_len = snprintf(text, text_size, "entities = [ { components = { %s = %.*s } } ]",
+                                  type->name, (int)len, value);
     char name[48];
     snprintf(name, sizeof name, "runtime/add_component_%u", ++serial);
     const ct_resource_api_v6 *res = entities__services.resource;
     int err = res->load_source("unit", name, text, (size_t)text_len);
     ct_free(entities__services.a, text, text_size);
     if (err < 0)
-        return L_API->error(L, "World.add_component: '%s' did not compile (the log says why)", type->name);
+        return L_API->error(L, "World.add_component: '%s' did not compile (the log says why)",
+                            type->name);
     uint32_t n = 0;
     const uint32_t *index;
-    const void *data = entities__resource_section(res->get("unit", name), entities__type_id_at((uint32_t)slot), &n, &index);
+    const void *data = entities__resource_section(res->get("unit", name),
+                                                  entities__type_id_at((uint32_t)slot), &n, &index);
     if (data && n == 1) {
         static const uint32_t root = UINT32_MAX;
-        const ct_spawn_context_t ctx = {.world = w, .entity_lookup = &e, .parent_index = &root, .num_entities = 1,
+        const ct_spawn_context_t ctx = {.world = w,
+                                        .entity_lookup = &e,
+                                        .parent_index = &root,
+                                        .num_entities = 1,
                                         .rotation = {0, 0, 0, 1}};
         type->spawn(manager, &ctx, 1, index, data);
     }
@@ -180,8 +187,11 @@ static int l_remove_component(lua_State *L)
     const ct_component_type_t *type = check_type(L, 3, "World.remove_component", &slot);
     void *manager = entities__world_manager_at(w, (uint32_t)slot);
     if (!type->destroyed)
-        return L_API->error(L, "World.remove_component: '%s' removes instances only when their entity dies "
-                            "(its type collects lazily)", type->name);
+        return L_API->error(
+            L,
+            "World.remove_component: '%s' removes instances only when their entity dies "
+            "(its type collects lazily)",
+            type->name);
     if (manager)
         type->destroyed(manager, &e, 1);
     L_API->push_boolean(L, manager != NULL);
@@ -189,8 +199,10 @@ static int l_remove_component(lua_State *L)
 }
 
 static const ct_lua_reg_t handle_fns[] = {
-    {"_spawn_list", l_spawn_list},          {"find", l_find},
-    {"find_all", l_find_all},               {"_add_component", l_add_component},
+    {"_spawn_list", l_spawn_list},
+    {"find", l_find},
+    {"find_all", l_find_all},
+    {"_add_component", l_add_component},
     {"remove_component", l_remove_component},
 };
 
@@ -202,18 +214,22 @@ void entities__handles_lua_register(void)
 /* The Lua half: the handle's methods and the table-to-SJSON writer for add_component. */
 static const char prelude[] =
     "local World = World\n"
-    "local spawn_list, debug_name, add = World._spawn_list, World.debug_name, World._add_component\n"
+    "local spawn_list, debug_name, add = World._spawn_list, World.debug_name, "
+    "World._add_component\n"
     "local Spawned = {}\n"
     "Spawned.__index = Spawned\n"
     "function World.spawn(w, kind, name, x, y, z, qx, qy, qz, qw)\n"
     "  if kind ~= 'unit' and kind ~= 'level' then\n"
     "    error(\"World.spawn: argument 2 is 'unit' or 'level', not \" .. tostring(kind), 2)\n"
     "  end\n"
-    "  local list, parents = spawn_list(w, kind, name, x or 0, y or 0, z or 0, qx or 0, qy or 0, qz or 0, qw or 1)\n"
-    "  return setmetatable({world = w, kind = kind, name = name, root = list[1], list = list, parents = parents},\n"
+    "  local list, parents = spawn_list(w, kind, name, x or 0, y or 0, z or 0, qx or 0, qy or 0, "
+    "qz or 0, qw or 1)\n"
+    "  return setmetatable({world = w, kind = kind, name = name, root = list[1], list = list, "
+    "parents = parents},\n"
     "                      Spawned)\n"
     "end\n"
-    "function Spawned:entities() local t = {} for i, e in ipairs(self.list) do t[i] = e end return t end\n"
+    "function Spawned:entities() local t = {} for i, e in ipairs(self.list) do t[i] = e end return "
+    "t end\n"
     "function Spawned:count() return #self.list end\n"
     "local function index_of(self, e)\n"
     "  local at = self.at\n"
@@ -229,17 +245,20 @@ static const char prelude[] =
     "  local i, out = 0, {}\n"
     "  if e ~= nil then\n"
     "    i = index_of(self, e)\n"
-    "    if not i then error('Spawned:children: entity ' .. tostring(e) .. ' is not of this spawn', 2) end\n"
+    "    if not i then error('Spawned:children: entity ' .. tostring(e) .. ' is not of this "
+    "spawn', 2) end\n"
     "  end\n"
     "  for k, p in ipairs(self.parents) do if p == i then out[#out + 1] = self.list[k] end end\n"
     "  return out\n"
     "end\n"
     "function Spawned:child(e, name)\n"
-    "  for _, c in ipairs(self:children(e)) do if debug_name(self.world, c) == name then return c end end\n"
+    "  for _, c in ipairs(self:children(e)) do if debug_name(self.world, c) == name then return c "
+    "end end\n"
     "  return nil\n"
     "end\n"
     "function Spawned:find(path)\n"
-    "  if type(path) ~= 'string' then error('Spawned:find: a name or a path (\"a/b\") of debug names', 2) end\n"
+    "  if type(path) ~= 'string' then error('Spawned:find: a name or a path (\"a/b\") of debug "
+    "names', 2) end\n"
     "  local segs = {}\n"
     "  for s in path:gmatch('[^/]+') do segs[#segs + 1] = s end\n"
     "  if #segs == 0 then error('Spawned:find: an empty path', 2) end\n"
@@ -260,7 +279,8 @@ static const char prelude[] =
     "  if depth > 16 then error('World.add_component: fields nest deeper than 16', 4) end\n"
     "  local t = type(v)\n"
     "  if t == 'number' then\n"
-    "    if v ~= v or v == math.huge or v == -math.huge then error('World.add_component: a number is not finite', 4) end\n"
+    "    if v ~= v or v == math.huge or v == -math.huge then error('World.add_component: a number "
+    "is not finite', 4) end\n"
     "    return string.format('%.17g', v)\n"
     "  elseif t == 'string' then return string.format('%q', v)\n"
     "  elseif t == 'boolean' then return tostring(v)\n"
@@ -285,11 +305,9 @@ static const char prelude[] =
     "  error('World.add_component: a ' .. t .. ' cannot be a field', 4)\n"
     "end\n"
     "function World.add_component(w, e, kind, fields)\n"
-    "  if type(kind) ~= 'string' then error('World.add_component: argument 3 is a component type name', 2) end\n"
+    "  if type(kind) ~= 'string' then error('World.add_component: argument 3 is a component type "
+    "name', 2) end\n"
     "  return add(w, e, kind, type(fields) == 'string' and fields or sjson(fields or {}, 0))\n"
     "end\n";
 
-int entities__handles_lua_init(void)
-{
-    return L_API->run_string(prelude, "=entities_handles");
-}
+int entities__handles_lua_init(void) { return L_API->run_string(prelude, "=entities_handles"); }

@@ -21,7 +21,8 @@ typedef struct entities_services_t {
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
     const ct_resource_api_v6 *resource;
-    const ct_registry_api_v3 *registry; /* optional: without it listeners have no owner; v3 names them */
+    const ct_registry_api_v3
+        *registry; /* optional: without it listeners have no owner; v3 names them */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
     ct_allocator_t *a;
@@ -29,7 +30,7 @@ typedef struct entities_services_t {
 
 extern entities_services_t entities__services;
 
-#define entities__log(level, ...) \
+#define entities__log(level, ...)                                                                  \
     entities__services.log->write(entities__services.self, (level), __VA_ARGS__)
 
 /* ---- the module's state ----------------------------------------------------------------------
@@ -109,14 +110,14 @@ typedef struct entities_world_t {
 
 typedef struct entities_world_slot_t {
     entities_world_t *world; /* NULL when the slot is free */
-    uint32_t generation;   /* goes up when the slot's world is destroyed; never 0 */
+    uint32_t generation;     /* goes up when the slot's world is destroyed; never 0 */
 } entities_world_slot_t;
 
 typedef struct entities_worlds_t {
     entities_world_slot_t *slots;
     uint32_t num_slots; /* slots ever used */
     uint32_t capacity;
-    uint32_t count;     /* live worlds */
+    uint32_t count; /* live worlds */
 } entities_worlds_t;
 
 /* entities_world_events.c: who is told about worlds being created and destroyed. */
@@ -240,21 +241,21 @@ int entities__resource_rebind(void);
 void entities__resource_shutdown(void);
 /* The rule for the pose a resource is spawned at (the one of "Valid poses" in ct_transform.h):
  * false with the field named in `why`; out_rot receives rot (NULL: identity) normalised. */
-bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
-                                char *why, size_t why_size);
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4], char *why,
+                                size_t why_size);
 void entities__spawn_failed(const ct_spawn_context_t *ctx, int err);
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
                              const float rot[4], ct_entity_t *out, uint32_t out_capacity);
 /* Loads (once) and spawns the resource (type, name); returns the entity count or an error and,
  * if asked, the first entity. */
-int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
-                          const float pos[3], const float rot[4], ct_entity_t *first);
+int entities__spawn_named(ct_world_o *world, const char *type, const char *name, const float pos[3],
+                          const float rot[4], ct_entity_t *first);
 
 /* A loaded level or unit: its number of entities and their parent indices (UINT32_MAX: a root);
  * the section of one component type (its data, instance count and entity indices), or NULL. */
 uint32_t entities__resource_entities(const void *resource, const uint32_t **parent_index);
-const void *entities__resource_section(const void *resource, uint64_t type_id, uint32_t *num_instances,
-                                       const uint32_t **entity_index);
+const void *entities__resource_section(const void *resource, uint64_t type_id,
+                                       uint32_t *num_instances, const uint32_t **entity_index);
 
 /* entities_handles.c: World.spawn (a handle listing what it made), World.find, and components
  * added to and removed from live entities. */

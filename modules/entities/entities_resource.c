@@ -114,7 +114,8 @@ static bool parse(reader_t *r, entity_resource_t *out)
         memcpy(&reserved, head + 20, 4);
         if (reserved != 0)
             return fail(r, "a component type header's reserved field is not 0", reserved);
-        const uint8_t *index = take(r, (uint64_t)sec.num_instances * 4u, "entity_index past the end");
+        const uint8_t *index =
+            take(r, (uint64_t)sec.num_instances * 4u, "entity_index past the end");
         if (!index || !align8(r))
             return false;
         for (uint32_t i = 0; i < sec.num_instances; i++) {
@@ -158,9 +159,10 @@ static bool validate_instances(const entity_resource_t *res, char *err, size_t e
          * its size would otherwise spawn garbage without a word. */
         const uint32_t format = entities__component_format(type->name);
         if (sec->format != format) {
-            snprintf(err, err_size, "entity resource: component '%s' was compiled with format %u, "
-                     "the loaded type reads format %u: recompile (cuttle-compile)", type->name,
-                     sec->format, format);
+            snprintf(err, err_size,
+                     "entity resource: component '%s' was compiled with format %u, "
+                     "the loaded type reads format %u: recompile (cuttle-compile)",
+                     type->name, sec->format, format);
             return false;
         }
         if (!validate || type->instance_size != sec->instance_size)
@@ -191,7 +193,8 @@ static void *load(void *user_data, const void *payload, uint64_t size, char *err
     const bool in_place = ((uintptr_t)payload & 7u) == 0;
     uint32_t num_sections;
     memcpy(&num_sections, (const uint8_t *)payload + 4, 4);
-    size_t head = (sizeof(entity_resource_t) + (size_t)num_sections * sizeof(section_t) + 7u) & ~(size_t)7u;
+    size_t head =
+        (sizeof(entity_resource_t) + (size_t)num_sections * sizeof(section_t) + 7u) & ~(size_t)7u;
     size_t block_size = head + (in_place ? 0 : (size_t)size);
     uint8_t *block = ct_alloc(entities__services.a, block_size);
     if (!block) {
@@ -220,8 +223,8 @@ static void unload(void *user_data, void *runtime)
         ct_free(entities__services.a, res, res->block_size);
 }
 
-bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4],
-                                char *why, size_t why_size)
+bool entities__check_spawn_pose(const float pos[3], const float rot[4], float out_rot[4], char *why,
+                                size_t why_size)
 {
     for (int k = 0; pos && k < 3; k++) {
         if (!isfinite(pos[k]) || fabsf(pos[k]) > CT_TRANSFORM_MAX_POSITION) {
@@ -298,11 +301,13 @@ static void report_skipped(const entity_resource_t *res, uint32_t spawned)
         used += (size_t)n;
         listed++;
     }
-    entities__log(CT_LOG_WARNING, "spawn of %s: %u component section%s of unregistered type%s "
+    entities__log(CT_LOG_WARNING,
+                  "spawn of %s: %u component section%s of unregistered type%s "
                   "skipped: type id%s %s%s (is the plugin that registers %s loaded? `cuttle-hash "
-                  "<name>` prints a type name's id)", spawn_label[0] ? spawn_label : "a resource",
-                  skipped, skipped == 1 ? "" : "s", skipped == 1 ? "" : "s", listed == 1 ? "" : "s",
-                  ids, listed < skipped ? ", ..." : "", skipped == 1 ? "it" : "them");
+                  "<name>` prints a type name's id)",
+                  spawn_label[0] ? spawn_label : "a resource", skipped, skipped == 1 ? "" : "s",
+                  skipped == 1 ? "" : "s", listed == 1 ? "" : "s", ids,
+                  listed < skipped ? ", ..." : "", skipped == 1 ? "it" : "them");
 }
 
 int entities__spawn_resource(ct_world_o *world, const void *resource, const float pos[3],
@@ -324,8 +329,10 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     if (n == 0)
         return 0;
     if (n > CT_ENTITY_MAX_LIVE - CT_ENTITY_MIN_FREE_INDICES - entities__live_count()) {
-        entities__log(CT_LOG_ERROR, "spawn: %u entities would pass the live entity limit; nothing "
-                      "spawned", n);
+        entities__log(CT_LOG_ERROR,
+                      "spawn: %u entities would pass the live entity limit; nothing "
+                      "spawned",
+                      n);
         return CT_ERR_FULL;
     }
     ct_entity_t *lookup = ct_alloc(entities__services.a, (size_t)n * sizeof *lookup);
@@ -339,13 +346,14 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
         return CT_ERR_NOMEM;
     }
     spawn_run_t run = {
-        .ctx = {
-            .world = world,
-            .entity_lookup = lookup,
-            .parent_index = res->parent_index,
-            .num_entities = n,
-            .position = {0, 0, 0},
-        },
+        .ctx =
+            {
+                .world = world,
+                .entity_lookup = lookup,
+                .parent_index = res->parent_index,
+                .num_entities = n,
+                .position = {0, 0, 0},
+            },
         .outer = active_spawns,
     };
     const ct_spawn_context_t *ctx = &run.ctx;
@@ -368,9 +376,10 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
                 continue;
             spawned++;
             if (sec->instance_size != type->instance_size) {
-                entities__log(CT_LOG_WARNING, "spawn: '%s' data is %u bytes per instance, the type "
-                              "wants %u (recompile the resource); skipped", type->name,
-                              sec->instance_size, type->instance_size);
+                entities__log(CT_LOG_WARNING,
+                              "spawn: '%s' data is %u bytes per instance, the type "
+                              "wants %u (recompile the resource); skipped",
+                              type->name, sec->instance_size, type->instance_size);
                 continue;
             }
             if (manager)
@@ -380,7 +389,8 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     active_spawns = run.outer;
     if (run.error) {
         /* All or nothing: the entities go, and with them every instance made for them. */
-        entities__log(CT_LOG_ERROR, "spawn: a component could not be spawned (%s); the %u "
+        entities__log(CT_LOG_ERROR,
+                      "spawn: a component could not be spawned (%s); the %u "
                       "entities made are destroyed again",
                       entities__services.log->error_message(run.error), n);
         entities__destroy_batch(lookup, n);
@@ -396,8 +406,8 @@ int entities__spawn_resource(ct_world_o *world, const void *resource, const floa
     return (int)n;
 }
 
-int entities__spawn_named(ct_world_o *world, const char *type, const char *name,
-                          const float pos[3], const float rot[4], ct_entity_t *first)
+int entities__spawn_named(ct_world_o *world, const char *type, const char *name, const float pos[3],
+                          const float rot[4], ct_entity_t *first)
 {
     const ct_resource_api_v6 *resource = entities__services.resource;
     if (!name)
@@ -483,8 +493,8 @@ uint32_t entities__resource_entities(const void *resource, const uint32_t **pare
     return res ? res->num_entities : 0;
 }
 
-const void *entities__resource_section(const void *resource, uint64_t type_id, uint32_t *num_instances,
-                                       const uint32_t **entity_index)
+const void *entities__resource_section(const void *resource, uint64_t type_id,
+                                       uint32_t *num_instances, const uint32_t **entity_index)
 {
     const entity_resource_t *res = resource;
     for (uint32_t s = 0; res && s < res->num_sections; s++)

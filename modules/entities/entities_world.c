@@ -125,8 +125,7 @@ static int64_t free_slot(void)
                       MAX_WORLDS);
         return -1;
     }
-    if (!ct_array_reserve_of(entities__services.a, &ws->slots, &ws->capacity, ws->num_slots + 1,
-                             8))
+    if (!ct_array_reserve_of(entities__services.a, &ws->slots, &ws->capacity, ws->num_slots + 1, 8))
         return -1;
     ws->slots[ws->num_slots] = (entities_world_slot_t){NULL, 1};
     return ws->num_slots++;
@@ -283,8 +282,8 @@ void entities__collect_garbage_all(void)
 
 static uint32_t record_size(uint32_t nargs, uint32_t name_len)
 {
-    uint32_t size = (uint32_t)sizeof(callback_record_t) + nargs * (uint32_t)sizeof(double) +
-                    name_len + 1u;
+    uint32_t size =
+        (uint32_t)sizeof(callback_record_t) + nargs * (uint32_t)sizeof(double) + name_len + 1u;
     return (size + 7u) & ~7u;
 }
 
@@ -293,10 +292,12 @@ int entities__queue_callback(ct_world_o *handle, ct_entity_t entity, const char 
 {
     entities_world_t *world = resolve(handle);
     size_t name_len = callback ? strlen(callback) : 0;
-    if (!world || name_len == 0 || name_len > MAX_CALLBACK_NAME ||
-        n > MAX_CALLBACK_ARGS || (n && !args)) {
-        entities__log(CT_LOG_ERROR, "queue_callback: bad arguments (world %p, callback '%s', %u "
-                      "args)", (void *)handle, callback ? callback : "(null)", n);
+    if (!world || name_len == 0 || name_len > MAX_CALLBACK_NAME || n > MAX_CALLBACK_ARGS ||
+        (n && !args)) {
+        entities__log(CT_LOG_ERROR,
+                      "queue_callback: bad arguments (world %p, callback '%s', %u "
+                      "args)",
+                      (void *)handle, callback ? callback : "(null)", n);
         return CT_ERR_INVALID;
     }
     entities_bytes_t *q = &world->queue;
@@ -332,9 +333,11 @@ uint32_t entities__take_callbacks(ct_world_o *handle)
     if (!world)
         return 0;
     if (world->run_serial && world->run_cursor < world->run.size)
-        entities__log(CT_LOG_WARNING, "world '%s': the previous World.run_callbacks did not finish "
+        entities__log(CT_LOG_WARNING,
+                      "world '%s': the previous World.run_callbacks did not finish "
                       "(a callback raised an error out of it or yielded); %u bytes of its queued "
-                      "callbacks are dropped", world->name, world->run.size - world->run_cursor);
+                      "callbacks are dropped",
+                      world->name, world->run.size - world->run_cursor);
     entities_bytes_t swap = world->run;
     world->run = world->queue;
     world->queue = swap;

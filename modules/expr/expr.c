@@ -14,7 +14,6 @@
 #include "ct_module.h"
 #include "ct_resource.h"
 
-
 typedef struct expr_state_t {
     ct_reload_header_t header;
 } expr_state_t;
@@ -57,8 +56,8 @@ static bool api_constant(const ct_expr_program_o *p, uint32_t output, float *val
     return true;
 }
 
-static void api_eval_jobs(const ct_expr_program_o *p, const float *const *in,
-                          float *const *out, uint32_t count)
+static void api_eval_jobs(const ct_expr_program_o *p, const float *const *in, float *const *out,
+                          uint32_t count)
 {
     expr__eval_jobs(p, in, out, count, m.jobs);
 }
@@ -104,12 +103,17 @@ static const ct_module_api_t apis[] = {
 };
 
 static const ct_module_v3_t module = {
-    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.expr", .version = {1, 0, 0, 0},
-               .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &m.self, .allocator = &m.allocator, .state = &m.state,
-               .state_size = sizeof(expr_state_t), .layout_version = EXPR_LAYOUT_VERSION,
-               .start = start, .rebind = start},
+    .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.expr", .version = {1, 0, 0, 0}, .provides = provides,
+               .num_provides = CT_ARRAY_COUNT(provides)},
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &m.self,
+               .allocator = &m.allocator,
+               .state = &m.state,
+               .state_size = sizeof(expr_state_t),
+               .layout_version = EXPR_LAYOUT_VERSION,
+               .start = start,
+               .rebind = start},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -15,19 +15,19 @@
 
 #include "expr_internal.h"
 
-#define MAX_PENDING 128u    /* operators and parentheses waiting on the shunting-yard stack */
-#define MAX_NAME_BYTES 64u  /* the longest name */
+#define MAX_PENDING 128u   /* operators and parentheses waiting on the shunting-yard stack */
+#define MAX_NAME_BYTES 64u /* the longest name */
 #define RPN_BYTES (2u * CT_EXPR_MAX_SOURCE + 256u)
 
 enum tk_kind { TK_END, TK_NUM, TK_NAME, TK_OP, TK_LPAREN, TK_RPAREN, TK_COMMA, TK_SEP, TK_ASSIGN };
 
 typedef struct token_t {
     enum tk_kind kind;
-    uint32_t start, len;  /* bytes of the source */
-    uint32_t line, col;   /* 1-based */
+    uint32_t start, len;        /* bytes of the source */
+    uint32_t line, col;         /* 1-based */
     uint32_t end_line, end_col; /* just after the token */
-    int op;               /* TK_OP: the binary operation (EXPR_OP_*), or -1 for '!' */
-    float value;          /* TK_NUM */
+    int op;                     /* TK_OP: the binary operation (EXPR_OP_*), or -1 for '!' */
+    float value;                /* TK_NUM */
 } token_t;
 
 /* The binary operators: precedence (higher binds tighter) and associativity. */
@@ -54,12 +54,23 @@ typedef struct function_t {
 } function_t;
 
 static const function_t functions[] = {
-    {"min", EXPR_OP_MIN, 2},         {"max", EXPR_OP_MAX, 2},     {"clamp", EXPR_OP_CLAMP, 3},
-    {"lerp", EXPR_OP_LERP, 3},       {"smoothstep", EXPR_OP_SMOOTHSTEP, 3},
-    {"select", EXPR_OP_SELECT, 3},   {"abs", EXPR_OP_ABS, 1},     {"floor", EXPR_OP_FLOOR, 1},
-    {"sqrt", EXPR_OP_SQRT, 1},       {"sin", EXPR_OP_SIN, 1},     {"cos", EXPR_OP_COS, 1},
-    {"tan", EXPR_OP_TAN, 1},         {"atan2", EXPR_OP_ATAN2, 2}, {"exp", EXPR_OP_EXP, 1},
-    {"log", EXPR_OP_LOG, 1},         {"pow", EXPR_OP_POW, 2},     {"rand", EXPR_OP_RAND, 1},
+    {"min", EXPR_OP_MIN, 2},
+    {"max", EXPR_OP_MAX, 2},
+    {"clamp", EXPR_OP_CLAMP, 3},
+    {"lerp", EXPR_OP_LERP, 3},
+    {"smoothstep", EXPR_OP_SMOOTHSTEP, 3},
+    {"select", EXPR_OP_SELECT, 3},
+    {"abs", EXPR_OP_ABS, 1},
+    {"floor", EXPR_OP_FLOOR, 1},
+    {"sqrt", EXPR_OP_SQRT, 1},
+    {"sin", EXPR_OP_SIN, 1},
+    {"cos", EXPR_OP_COS, 1},
+    {"tan", EXPR_OP_TAN, 1},
+    {"atan2", EXPR_OP_ATAN2, 2},
+    {"exp", EXPR_OP_EXP, 1},
+    {"log", EXPR_OP_LOG, 1},
+    {"pow", EXPR_OP_POW, 2},
+    {"rand", EXPR_OP_RAND, 1},
     {"noise", EXPR_OP_NOISE, 1},
 };
 #define NUM_FUNCTIONS (sizeof functions / sizeof functions[0])
@@ -73,7 +84,7 @@ static const struct {
 /* A waiting entry of the shunting yard: an operator, or a '(' (of a call when func >= 0). */
 typedef struct pending_t {
     bool paren;
-    int op;        /* operator: EXPR_OP_*; paren: the function's index, or -1 */
+    int op; /* operator: EXPR_OP_*; paren: the function's index, or -1 */
     int prec;
     uint32_t args; /* paren of a call: commas seen */
     bool empty;    /* paren: nothing inside yet */
@@ -183,7 +194,10 @@ static void fail_at(compiler_t *c, uint32_t line, uint32_t col, const char *fmt,
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
-static bool is_alpha(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+static bool is_alpha(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
+}
 static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 
 /* Reads the token at c->pos; with `advance` false the position stays (a peek). */
@@ -365,7 +379,10 @@ static void rpn_add(compiler_t *c, const char *text, uint32_t n)
     c->rpn[c->rpn_len] = '\0';
 }
 
-static void rpn_add_str(compiler_t *c, const char *text) { rpn_add(c, text, (uint32_t)strlen(text)); }
+static void rpn_add_str(compiler_t *c, const char *text)
+{
+    rpn_add(c, text, (uint32_t)strlen(text));
+}
 
 /* ---- code generation ------------------------------------------------------------------------- */
 
@@ -503,11 +520,11 @@ static void emit_op(compiler_t *c, const token_t *at, int op, uint32_t n)
             if (mul_at >= 0) {
                 const uint32_t prod = EXPR_WORD_DATA(c->code[args[mul_at].start]);
                 word = EXPR_WORD(EXPR_OP_ADD_MULIII, EXPR_III(args[1 - mul_at].input,
-                                                               EXPR_II_A(prod), EXPR_II_B(prod)));
+                                                              EXPR_II_A(prod), EXPR_II_B(prod)));
                 c->num_code = args[0].start;
             } else if (op == EXPR_OP_ADD && args[0].input < 0 && !args[0].constant &&
-                args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
-                EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
+                       args[1].last_op == args[1].start && args[1].start + 1 == c->num_code &&
+                       EXPR_WORD_OP(c->code[args[1].start]) == EXPR_OP_MUL_II) {
                 /* x + in * in: the product goes onto the top in one operation. */
                 word = EXPR_WORD(EXPR_OP_ADD_MULII, EXPR_WORD_DATA(c->code[args[1].start]));
                 c->num_code = args[1].start;
@@ -701,7 +718,8 @@ static bool parse_expression(compiler_t *c)
             if (expect_operand) {
                 if (t.op == -1 || binops[t.op].op == EXPR_OP_SUB) {
                     push_pending(c, (pending_t){.op = t.op == -1 ? EXPR_OP_NOT : EXPR_OP_NEG,
-                                                .prec = PREC_UNARY, .tok = t});
+                                                .prec = PREC_UNARY,
+                                                .tok = t});
                 } else if (binops[t.op].op != EXPR_OP_ADD) { /* unary + does nothing */
                     FAIL_TOK(c, t, "expected an operand");
                     return false;
@@ -741,7 +759,8 @@ static bool parse_expression(compiler_t *c)
             /* Close what is open inside the innermost parenthesis. */
             bool zero_args = false;
             if (expect_operand) {
-                const pending_t *top = c->num_pending > base ? &c->pending[c->num_pending - 1] : NULL;
+                const pending_t *top =
+                    c->num_pending > base ? &c->pending[c->num_pending - 1] : NULL;
                 zero_args = t.kind == TK_RPAREN && top && top->paren && top->op >= 0 && top->empty;
                 if (!zero_args) {
                     FAIL_TOK(c, t, "expected an operand");
@@ -847,8 +866,9 @@ static bool parse_statements(compiler_t *c)
             continue;
         }
         if (bare_seen) {
-            FAIL_TOK(c, t, "a statement follows a bare expression; write 'name = ...' before it "
-                           "or put the bare expression last");
+            FAIL_TOK(c, t,
+                     "a statement follows a bare expression; write 'name = ...' before it "
+                     "or put the bare expression last");
             return false;
         }
         if (c->rpn_len)
@@ -973,7 +993,8 @@ static bool check_desc(const ct_expr_desc_t *d, ct_expr_error_t *err)
         const char *s = i < d->num_inputs ? d->inputs[i] : d->outputs[i - d->num_inputs];
         const char *kind = i < d->num_inputs ? "input" : "output";
         if (!valid_name(s)) {
-            expr__error(err, "%s name '%s' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most %u bytes)",
+            expr__error(err,
+                        "%s name '%s' is not a name ([A-Za-z_][A-Za-z0-9_]*, at most %u bytes)",
                         kind, s ? s : "(null)", MAX_NAME_BYTES);
             return false;
         }

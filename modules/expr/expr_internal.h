@@ -83,7 +83,7 @@ enum {
 #define EXPR_OP_ENUM(name, text, pops, pushes, has_k) EXPR_OP_##name,
     EXPR_OPS(EXPR_OP_ENUM)
 #undef EXPR_OP_ENUM
-    EXPR_OP_COUNT
+        EXPR_OP_COUNT
 };
 
 /* A word: the operation in the upper 8 bits, the operand in the lower 24 (POWI's is a signed
@@ -158,12 +158,12 @@ float expr__apply(uint32_t word, float k, const float *args, uint32_t seed_mix);
 
 void expr__eval(const ct_expr_program_o *p, const float *inputs, float *outputs);
 /* The calling thread's batch: lanes of 8 where the CPU has AVX2, else 4. */
-void expr__eval_batch(const ct_expr_program_o *p, const float *const *inputs,
-                      float *const *outputs, uint32_t count);
+void expr__eval_batch(const ct_expr_program_o *p, const float *const *inputs, float *const *outputs,
+                      uint32_t count);
 /* eval_batch split into ranges of whole blocks over the job pool (inline without one). */
 struct ct_jobs_api_v1;
-void expr__eval_jobs(const ct_expr_program_o *p, const float *const *inputs,
-                     float *const *outputs, uint32_t count, const struct ct_jobs_api_v1 *jobs);
+void expr__eval_jobs(const ct_expr_program_o *p, const float *const *inputs, float *const *outputs,
+                     uint32_t count, const struct ct_jobs_api_v1 *jobs);
 /* Which lanes eval_batch uses ("avx2", "sse2", "portable"); `force` (tests, the benchmark)
  * picks one: 8, 4 or 0 for automatic. */
 const char *expr__lanes_name(void);

@@ -107,12 +107,11 @@ ct_expr_program_o *expr__build(const uint32_t *code, uint32_t num_code, uint32_t
                                ct_expr_error_t *err)
 {
     uint32_t max_stack = 0;
-    const char *why = num_code > CT_EXPR_MAX_CODE || num_inputs > CT_EXPR_MAX_NAMES ||
-                              num_outputs > CT_EXPR_MAX_NAMES || !num_outputs ||
-                              num_locals > CT_EXPR_MAX_LOCALS
-                          ? "counts beyond the limits"
-                          : expr__verify(code, num_code, num_inputs, num_outputs, num_locals,
-                                         &max_stack);
+    const char *why =
+        num_code > CT_EXPR_MAX_CODE || num_inputs > CT_EXPR_MAX_NAMES ||
+                num_outputs > CT_EXPR_MAX_NAMES || !num_outputs || num_locals > CT_EXPR_MAX_LOCALS
+            ? "counts beyond the limits"
+            : expr__verify(code, num_code, num_inputs, num_outputs, num_locals, &max_stack);
     if (why) {
         expr__error(err, "invalid program: %s", why);
         return NULL;
@@ -272,8 +271,8 @@ size_t expr__save(const ct_expr_program_o *p, void *buf, size_t size)
         return need;
     uint8_t *b = buf;
     const uint32_t header[SAVE_HEADER_WORDS] = {
-        SAVE_MAGIC,      SAVE_VERSION,       p->num_inputs, p->num_outputs, p->num_locals,
-        p->seed,         p->constant_mask,   p->num_code,   p->names_size,
+        SAVE_MAGIC, SAVE_VERSION,     p->num_inputs, p->num_outputs, p->num_locals,
+        p->seed,    p->constant_mask, p->num_code,   p->names_size,
     };
     for (uint32_t i = 0; i < SAVE_HEADER_WORDS; i++, b += 4)
         put32(b, header[i]);
@@ -304,9 +303,8 @@ ct_expr_program_o *expr__load(const void *bytes, size_t size, ct_allocator_t *a,
         return NULL;
     }
     const uint32_t ni = h[2], no = h[3], nl = h[4], seed = h[5], mask = h[6], nc = h[7], nn = h[8];
-    if (ni > CT_EXPR_MAX_NAMES || !no || no > CT_EXPR_MAX_NAMES || nl > CT_EXPR_MAX_LOCALS ||
-        !nc || nc > CT_EXPR_MAX_CODE || nn > 64u * 1024u ||
-        (no < 32 && (mask >> no))) {
+    if (ni > CT_EXPR_MAX_NAMES || !no || no > CT_EXPR_MAX_NAMES || nl > CT_EXPR_MAX_LOCALS || !nc ||
+        nc > CT_EXPR_MAX_CODE || nn > 64u * 1024u || (no < 32 && (mask >> no))) {
         expr__error(err, "expression bytes: counts beyond the limits");
         return NULL;
     }

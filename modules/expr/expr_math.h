@@ -78,8 +78,10 @@ static inline V EXPR_SFX(sin_poly)(V r)
 {
     const V s = V_MUL(r, r), s2 = V_MUL(s, s);
     /* Estrin's scheme: two halves at once, for a shorter dependency chain than Horner's. */
-    const V hi = V_ADD(V_MUL(V_K(2.6083159809786593541503e-06f), s), V_K(-1.981069071916863322258e-4f));
-    const V lo = V_ADD(V_MUL(V_K(8.33307858556509017944336e-3f), s), V_K(-0.166666597127914428710938f));
+    const V hi =
+        V_ADD(V_MUL(V_K(2.6083159809786593541503e-06f), s), V_K(-1.981069071916863322258e-4f));
+    const V lo =
+        V_ADD(V_MUL(V_K(8.33307858556509017944336e-3f), s), V_K(-0.166666597127914428710938f));
     const V u = V_ADD(V_MUL(hi, s2), lo);
     return V_ADD(V_MUL(V_MUL(r, s), u), r);
 }
@@ -262,10 +264,7 @@ static inline V EXPR_SFX(noise)(V x, uint32_t seed_mix)
 }
 
 /* Floored modulo: the sign of b. */
-static inline V EXPR_SFX(mod)(V a, V b)
-{
-    return V_SUB(a, V_MUL(b, EXPR_SFX(floor)(V_DIV(a, b))));
-}
+static inline V EXPR_SFX(mod)(V a, V b) { return V_SUB(a, V_MUL(b, EXPR_SFX(floor)(V_DIV(a, b)))); }
 
 static inline V EXPR_SFX(bool)(M m) { return V_SEL(m, V_K(1.0f), V_K(0.0f)); }
 

@@ -26,7 +26,8 @@ static double c_scale(void) { return gameplay__m.state->clock.scale; }
 static void c_set_scale(double scale)
 {
     if (!(scale >= 0.0 && scale <= 100.0)) {
-        GAMEPLAY_LOG(CT_LOG_WARNING, "clock: a scale is 0..100, not %g; kept %g", scale, gameplay__m.state->clock.scale);
+        GAMEPLAY_LOG(CT_LOG_WARNING, "clock: a scale is 0..100, not %g; kept %g", scale,
+                     gameplay__m.state->clock.scale);
         return;
     }
     gameplay__m.state->clock.scale = scale;
@@ -51,7 +52,8 @@ static uint32_t i_handler(const char *name, ct_island_handler_f fn, void *user_d
 {
     const uint32_t id = islands__handler_id(ISL, name, fn, user_data);
     if (!id)
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: handler '%s' refused (a name is 1..31 of a-z 0-9 _, at most %u)",
+        GAMEPLAY_LOG(CT_LOG_WARNING,
+                     "islands: handler '%s' refused (a name is 1..31 of a-z 0-9 _, at most %u)",
                      name ? name : "(null)", ISLANDS_MAX_NAMES);
     else
         gameplay__m.state->lua_handler[id - 1] = 0;
@@ -62,7 +64,8 @@ static uint32_t i_effect(const char *name, ct_island_effect_f fn, void *user_dat
 {
     const uint32_t id = islands__effect_id(ISL, name, fn, user_data);
     if (!id)
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: effect '%s' refused (a name is 1..31 of a-z 0-9 _, at most %u)",
+        GAMEPLAY_LOG(CT_LOG_WARNING,
+                     "islands: effect '%s' refused (a name is 1..31 of a-z 0-9 _, at most %u)",
                      name ? name : "(null)", ISLANDS_MAX_NAMES);
     else
         gameplay__m.state->lua_effect[id - 1] = 0;
@@ -80,9 +83,11 @@ static void i_set_shared(ct_entity_t e, uint32_t shared)
 static int i_post(const ct_island_event_t *event)
 {
     char err[160];
-    for (uint32_t i = 0; event && gameplay__m.entity && i < event->num_entities && i < CT_ISLAND_MAX_ENTITIES; i++)
+    for (uint32_t i = 0;
+         event && gameplay__m.entity && i < event->num_entities && i < CT_ISLAND_MAX_ENTITIES; i++)
         if (!gameplay__m.entity->alive(event->entities[i])) {
-            GAMEPLAY_LOG(CT_LOG_WARNING, "islands: post: entity %u is not alive; event refused", event->entities[i].id);
+            GAMEPLAY_LOG(CT_LOG_WARNING, "islands: post: entity %u is not alive; event refused",
+                         event->entities[i].id);
             return CT_ERR_INVALID;
         }
     const int r = islands__post(ISL, event, err, sizeof err);
@@ -103,18 +108,23 @@ static bool world_alive(const ct_world_o *world)
 static int i_join_contacts(ct_world_o *world, uint32_t collision, uint32_t ended)
 {
     if (!gameplay__m.physics || !gameplay__m.world) {
-        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: join_contacts needs ct.physics v2 and ct.world v2 (load ct.physics)");
+        GAMEPLAY_LOG(
+            CT_LOG_ERROR,
+            "islands: join_contacts needs ct.physics v2 and ct.world v2 (load ct.physics)");
         return CT_ERR_MISSING_API;
     }
     if (!world_alive(world)) {
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: %p is not a live world", (void *)world);
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: %p is not a live world",
+                     (void *)world);
         return CT_ERR_INVALID;
     }
     const int r = islands__join_contacts(ISL, world, collision, ended);
     if (r == CT_ERR_INVALID)
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: no handler has id %u", collision > ended ? collision : ended);
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: no handler has id %u",
+                     collision > ended ? collision : ended);
     else if (r == CT_ERR_FULL)
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: join_contacts: the contacts of %u worlds are joined already",
+        GAMEPLAY_LOG(CT_LOG_WARNING,
+                     "islands: join_contacts: the contacts of %u worlds are joined already",
                      ISLANDS_MAX_CONTACT_WORLDS);
     return r;
 }
@@ -128,9 +138,12 @@ static void post_contacts(void)
         islands__contacts *c = &ISL->contacts[i];
         uint32_t size = 0;
         const void *stream = gameplay__m.physics->events(c->world, &size);
-        if (islands__post_contacts(ISL, c, stream, size, gameplay__m.entity ? entity_alive : NULL) < 0)
-            GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory posting the contacts of world %p; the next run tries again",
-                         (void *)c->world);
+        if (islands__post_contacts(ISL, c, stream, size, gameplay__m.entity ? entity_alive : NULL) <
+            0)
+            GAMEPLAY_LOG(
+                CT_LOG_ERROR,
+                "islands: out of memory posting the contacts of world %p; the next run tries again",
+                (void *)c->world);
     }
 }
 
@@ -145,7 +158,8 @@ static void world_event(void *ctx, ct_world_o *world, uint32_t event)
 static void listen_to_worlds(void)
 {
     if (gameplay__m.world && gameplay__m.world->add_world_listener(world_event, NULL))
-        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: out of memory listening to worlds; destroy no joined world");
+        GAMEPLAY_LOG(CT_LOG_ERROR,
+                     "islands: out of memory listening to worlds; destroy no joined world");
 }
 
 static void parallel(void *jobs, uint32_t count, ct_range_f fn, void *user_data)
@@ -160,9 +174,11 @@ static int i_run(uint32_t mode, ct_island_stats_t *stats)
     ISL->profiler = gameplay__m.profiler;
     if (ISL->num_contacts && !ISL->running)
         post_contacts();
-    const int r = islands__run(ISL, mode, jobs ? parallel : NULL, (void *)jobs, jobs ? jobs->thread_count() : 1, &st);
+    const int r = islands__run(ISL, mode, jobs ? parallel : NULL, (void *)jobs,
+                               jobs ? jobs->thread_count() : 1, &st);
     if (!r && (st.refused || st.errors))
-        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: %u refused, %u failed; the first: %s", st.refused, st.errors, ISL->note);
+        GAMEPLAY_LOG(CT_LOG_ERROR, "islands: %u refused, %u failed; the first: %s", st.refused,
+                     st.errors, ISL->note);
     if (stats)
         *stats = st;
     return r;
@@ -173,7 +189,8 @@ static double i_value(ct_entity_t e, uint32_t field) { return islands__value(ISL
 static void i_set_value(ct_entity_t e, uint32_t field, double value)
 {
     if (islands__set_value(ISL, e, field, value))
-        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: set_value(%u, %u): a bad field or out of memory", e.id, field);
+        GAMEPLAY_LOG(CT_LOG_WARNING, "islands: set_value(%u, %u): a bad field or out of memory",
+                     e.id, field);
 }
 
 const ct_islands_api_v1 gameplay__islands_api_v1 = {
@@ -256,10 +273,15 @@ static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.gameplay", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
                .frame_begin = frame_begin},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &gameplay__m.self, .allocator = &gameplay__m.allocator,
-               .state = &gameplay__m.state, .state_size = sizeof(gameplay__state),
-               .layout_version = GAMEPLAY_LAYOUT_VERSION, .start = start, .stop = stop,
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &gameplay__m.self,
+               .allocator = &gameplay__m.allocator,
+               .state = &gameplay__m.state,
+               .state_size = sizeof(gameplay__state),
+               .layout_version = GAMEPLAY_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
                .rebind = rebind},
 };
 

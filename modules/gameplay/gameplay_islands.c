@@ -66,12 +66,14 @@ static bool name_ok(const char *name)
     if (n == 0 || n >= ISLANDS_NAME_SIZE)
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '_'))
+        if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
+              name[i] == '_'))
             return false;
     return true;
 }
 
-uint32_t islands__handler_id(islands__t *sys, const char *name, ct_island_handler_f fn, void *user_data)
+uint32_t islands__handler_id(islands__t *sys, const char *name, ct_island_handler_f fn,
+                             void *user_data)
 {
     if (!name_ok(name) || !fn)
         return 0;
@@ -94,7 +96,8 @@ uint32_t islands__find_effect(const islands__t *sys, const char *name)
     return 0;
 }
 
-uint32_t islands__effect_id(islands__t *sys, const char *name, ct_island_effect_f fn, void *user_data)
+uint32_t islands__effect_id(islands__t *sys, const char *name, ct_island_effect_f fn,
+                            void *user_data)
 {
     if (!name_ok(name) || !fn)
         return 0;
@@ -134,8 +137,8 @@ uint32_t islands__field_id(islands__t *sys, const char *name)
 /* Grows `count` parallel arrays from `old` to `cap` items (items[i] bytes each) all or nothing:
  * new blocks are taken first, and only when every one was given are the old ones copied and
  * freed. */
-static bool grow_all(ct_allocator_t *a, void **arrays[], const size_t items[], uint32_t count, uint32_t old,
-                     uint32_t cap)
+static bool grow_all(ct_allocator_t *a, void **arrays[], const size_t items[], uint32_t count,
+                     uint32_t old, uint32_t cap)
 {
     void *fresh[16];
     for (uint32_t i = 0; i < count; i++) {
@@ -159,7 +162,8 @@ static bool grow_rows(islands__t *sys)
 {
     const uint32_t old = sys->cap_rows, cap = ct_array_capacity(old, old + 1, 256);
     void **arrays[] = {(void **)&sys->row_entity, (void **)&sys->row_value, (void **)&sys->row};
-    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value, sizeof *sys->row};
+    const size_t items[] = {sizeof *sys->row_entity, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value,
+                            sizeof *sys->row};
     if (!grow_all(sys->a, arrays, items, 3, old, cap))
         return false;
     sys->cap_rows = cap;
@@ -191,7 +195,8 @@ static uint32_t make_row(islands__t *sys, ct_entity_t e)
     }
     sys->row_entity[r] = e;
     sys->row[r].shared = 0;
-    memset(sys->row_value + (size_t)r * CT_ISLAND_MAX_FIELDS, 0, CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
+    memset(sys->row_value + (size_t)r * CT_ISLAND_MAX_FIELDS, 0,
+           CT_ISLAND_MAX_FIELDS * sizeof *sys->row_value);
     return r;
 }
 
@@ -226,14 +231,21 @@ int islands__set_value(islands__t *sys, ct_entity_t e, uint32_t field, double va
 static bool grow_events(islands__t *sys)
 {
     const uint32_t old = sys->cap_events, cap = ct_array_capacity(old, old + 1, 1024);
-    void **arrays[] = {(void **)&sys->events, (void **)&sys->event_rows, (void **)&sys->event_island,
-                       (void **)&sys->island_first, (void **)&sys->island_size, (void **)&sys->island_start,
-                       (void **)&sys->grouped, (void **)&sys->island_order, (void **)&sys->effect_slots,
-                       (void **)&sys->effect_count, (void **)&sys->size_slot};
-    const size_t items[] = {sizeof *sys->events, CT_ISLAND_MAX_ENTITIES * sizeof *sys->event_rows,
-                            sizeof *sys->event_island, sizeof *sys->island_first, sizeof *sys->island_size,
-                            sizeof *sys->island_start, sizeof *sys->grouped, sizeof *sys->island_order,
-                            CT_ISLAND_MAX_EFFECTS * sizeof *sys->effect_slots, sizeof *sys->effect_count,
+    void **arrays[] = {
+        (void **)&sys->events,       (void **)&sys->event_rows,   (void **)&sys->event_island,
+        (void **)&sys->island_first, (void **)&sys->island_size,  (void **)&sys->island_start,
+        (void **)&sys->grouped,      (void **)&sys->island_order, (void **)&sys->effect_slots,
+        (void **)&sys->effect_count, (void **)&sys->size_slot};
+    const size_t items[] = {sizeof *sys->events,
+                            CT_ISLAND_MAX_ENTITIES * sizeof *sys->event_rows,
+                            sizeof *sys->event_island,
+                            sizeof *sys->island_first,
+                            sizeof *sys->island_size,
+                            sizeof *sys->island_start,
+                            sizeof *sys->grouped,
+                            sizeof *sys->island_order,
+                            CT_ISLAND_MAX_EFFECTS * sizeof *sys->effect_slots,
+                            sizeof *sys->effect_count,
                             sizeof *sys->size_slot};
     if (!grow_all(sys->a, arrays, items, 11, old, cap))
         return false;
@@ -253,7 +265,8 @@ int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, si
         return CT_ERR_INVALID;
     }
     if (sys->running) {
-        snprintf(err, err_size, "'%s': posted during a run (post effects instead)", sys->handlers[event->type - 1].name);
+        snprintf(err, err_size, "'%s': posted during a run (post effects instead)",
+                 sys->handlers[event->type - 1].name);
         return CT_ERR_INVALID;
     }
     if (sys->num_events == sys->cap_events && !grow_events(sys))
@@ -286,7 +299,8 @@ int islands__join_contacts(islands__t *sys, ct_world_o *world, uint32_t collisio
         if (i == ISLANDS_MAX_CONTACT_WORLDS)
             return CT_ERR_FULL;
         /* A stream of size 0 posts nothing, so "last posted: empty" is a safe start. */
-        sys->contacts[sys->num_contacts++] = (islands__contacts){.world = world, .last_digest = ct_murmur64a("", 0, 0)};
+        sys->contacts[sys->num_contacts++] =
+            (islands__contacts){.world = world, .last_digest = ct_murmur64a("", 0, 0)};
     }
     sys->contacts[i].collision = collision, sys->contacts[i].ended = ended;
     return 0;
@@ -317,7 +331,8 @@ int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *st
     char err[96];
     for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
         ct_island_event_t e = {0};
-        if (h->type == CT_PHYSICS_EVENT_COLLISION && c->collision && h->size >= sizeof(ct_physics_collision_event_t)) {
+        if (h->type == CT_PHYSICS_EVENT_COLLISION && c->collision &&
+            h->size >= sizeof(ct_physics_collision_event_t)) {
             ct_physics_collision_event_t ev;
             memcpy(&ev, h + 1, sizeof ev);
             e.type = c->collision, e.args[0] = ev.speed, e.args[1] = ev.impulse;
@@ -334,7 +349,8 @@ int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *st
             continue; /* a kind not joined, or one this code does not know */
         }
         if (islands__post(sys, &e, err, sizeof err)) {
-            sys->num_events = before; /* all of the stream or none of it: the next run tries again */
+            sys->num_events =
+                before; /* all of the stream or none of it: the next run tries again */
             return CT_ERR_NOMEM;
         }
     }
@@ -368,7 +384,8 @@ static void build(islands__t *sys)
             if (row[r].shared)
                 continue;
             if (row[r].stamp != stamp)
-                row[r].stamp = stamp, row[r].parent = r, row[r].island = UINT32_MAX, row[r].rank = 0;
+                row[r].stamp = stamp, row[r].parent = r, row[r].island = UINT32_MAX,
+                row[r].rank = 0;
             if (first == UINT32_MAX) {
                 first = r;
                 continue;
@@ -466,15 +483,16 @@ static void run_islands(void *user_data, uint32_t begin, uint32_t end)
         const uint32_t island = sys->event_island[(uint32_t)sys->island_order[i]];
         /* The largest runs first and has a name of its own, so the viewer shows its share of
          * "islands.run" (one island that swallows the frame is the thing to see). */
-        ct_profile_scope_t scope = ct_profile_scope_begin(sys->profiler, i ? "island" : "islands.largest");
+        ct_profile_scope_t scope =
+            ct_profile_scope_begin(sys->profiler, i ? "island" : "islands.largest");
         for (uint32_t j = 0; j < sys->island_size[island]; j++)
             handle(sys, sys->grouped[sys->island_start[island] + j]);
         ct_profile_scope_end(&scope);
     }
 }
 
-int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs, uint32_t threads,
-                 ct_island_stats_t *stats)
+int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs,
+                 uint32_t threads, ct_island_stats_t *stats)
 {
     ct_island_stats_t st = {.events = sys->num_events, .threads = 1};
     atomic_store(&sys->refused, 0);
@@ -574,7 +592,10 @@ double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field)
             r = UINT32_MAX;
     }
     if (r == UINT32_MAX || !field || field > sys->num_fields) {
-        refuse(ctx, field && field <= sys->num_fields ? "read of a field of" : "read of an unknown field of", e);
+        refuse(ctx,
+               field && field <= sys->num_fields ? "read of a field of"
+                                                 : "read of an unknown field of",
+               e);
         return 0.0;
     }
     return sys->row_value[(size_t)r * CT_ISLAND_MAX_FIELDS + field - 1];
@@ -585,9 +606,10 @@ bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double va
     islands__t *sys = ctx->sys;
     const uint32_t r = event_row(ctx, e);
     if (r == UINT32_MAX || sys->row[r].shared || !field || field > sys->num_fields) {
-        refuse(ctx, r != UINT32_MAX && sys->row[r].shared ? "write (emit an effect instead) to shared"
-                    : !field || field > sys->num_fields ? "write of an unknown field to"
-                                                        : "write to a not named",
+        refuse(ctx,
+               r != UINT32_MAX && sys->row[r].shared ? "write (emit an effect instead) to shared"
+               : !field || field > sys->num_fields   ? "write of an unknown field to"
+                                                     : "write to a not named",
                e);
         return false;
     }
@@ -595,15 +617,19 @@ bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double va
     return true;
 }
 
-bool islands__emit(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args, uint32_t n)
+bool islands__emit(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args,
+                   uint32_t n)
 {
     islands__t *sys = ctx->sys;
     uint8_t *count = &sys->effect_count[ctx->event];
-    if (!effect || effect > sys->num_effects || n > CT_ISLAND_MAX_ARGS || *count == CT_ISLAND_MAX_EFFECTS) {
-        refuse(ctx, *count == CT_ISLAND_MAX_EFFECTS ? "a ninth effect for" : "a bad effect for", target);
+    if (!effect || effect > sys->num_effects || n > CT_ISLAND_MAX_ARGS ||
+        *count == CT_ISLAND_MAX_EFFECTS) {
+        refuse(ctx, *count == CT_ISLAND_MAX_EFFECTS ? "a ninth effect for" : "a bad effect for",
+               target);
         return false;
     }
-    islands__effect *fx = &sys->effect_slots[(size_t)ctx->event * CT_ISLAND_MAX_EFFECTS + (*count)++];
+    islands__effect *fx =
+        &sys->effect_slots[(size_t)ctx->event * CT_ISLAND_MAX_EFFECTS + (*count)++];
     *fx = (islands__effect){.type = effect, .n = n, .target = target};
     for (uint32_t i = 0; i < n; i++)
         fx->args[i] = args[i];

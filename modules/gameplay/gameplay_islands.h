@@ -92,8 +92,8 @@ struct islands__t {
     /* Scratch of a run, cap_events long: each event's island, the islands' first event and size,
      * where their events start in `grouped`, the order they run in, and the effects. */
     uint32_t *event_island, *island_first, *island_size, *island_start, *grouped;
-    uint64_t *island_order; /* (UINT32_MAX - size) << 32 | first event: largest first */
-    uint32_t *size_slot;    /* the counting sort's buckets, one per island size */
+    uint64_t *island_order;        /* (UINT32_MAX - size) << 32 | first event: largest first */
+    uint32_t *size_slot;           /* the counting sort's buckets, one per island size */
     islands__effect *effect_slots; /* CT_ISLAND_MAX_EFFECTS per event */
     uint8_t *effect_count;
     uint32_t num_islands, num_shared_only;
@@ -112,8 +112,10 @@ void islands__free(islands__t *sys);
 
 /* Names: the id (1..) of a name, registering it (and for handlers and effects, replacing fn and
  * user_data); 0 for a bad name (1..31 of a-z 0-9 _) or a full table. find_* never register. */
-uint32_t islands__handler_id(islands__t *sys, const char *name, ct_island_handler_f fn, void *user_data);
-uint32_t islands__effect_id(islands__t *sys, const char *name, ct_island_effect_f fn, void *user_data);
+uint32_t islands__handler_id(islands__t *sys, const char *name, ct_island_handler_f fn,
+                             void *user_data);
+uint32_t islands__effect_id(islands__t *sys, const char *name, ct_island_effect_f fn,
+                            void *user_data);
 uint32_t islands__field_id(islands__t *sys, const char *name);
 uint32_t islands__find_effect(const islands__t *sys, const char *name);
 uint32_t islands__find_field(const islands__t *sys, const char *name);
@@ -125,8 +127,8 @@ int islands__set_shared(islands__t *sys, ct_entity_t e, bool shared);
 int islands__post(islands__t *sys, const ct_island_event_t *event, char *err, size_t err_size);
 /* Runs and applies every posted event; see ct_islands_api_v1.run. `parallel` may be NULL (one
  * thread); `threads` is how many it has. */
-int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs, uint32_t threads,
-                 ct_island_stats_t *stats);
+int islands__run(islands__t *sys, uint32_t mode, islands__parallel_f parallel, void *jobs,
+                 uint32_t threads, ct_island_stats_t *stats);
 
 /* Joins world's contacts (handlers `collision` and `ended`, either 0) or, with both 0, stops.
  * 0, CT_ERR_INVALID (an unknown handler id) or CT_ERR_FULL (ISLANDS_MAX_CONTACT_WORLDS). */
@@ -141,7 +143,8 @@ int islands__post_contacts(islands__t *sys, islands__contacts *c, const void *st
 
 double islands__get(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field);
 bool islands__set(ct_island_ctx_o *ctx, ct_entity_t e, uint32_t field, double value);
-bool islands__emit(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args, uint32_t n);
+bool islands__emit(ct_island_ctx_o *ctx, uint32_t effect, ct_entity_t target, const double *args,
+                   uint32_t n);
 /* For handlers: counts an error (a failed Lua handler) and keeps the first message. */
 void islands__error(ct_island_ctx_o *ctx, const char *message);
 

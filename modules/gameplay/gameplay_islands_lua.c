@@ -43,8 +43,11 @@ static uint32_t check_field(lua_State *L, int idx)
     const char *name = luaL_checkstring(L, idx);
     const uint32_t f = islands__find_field(&gameplay__m.state->islands, name);
     if (!f)
-        luaL_error(L, "field '%s' is not declared (list it in the script's `fields`, or Islands.set it in "
-                      "the main state first)", name);
+        luaL_error(
+            L,
+            "field '%s' is not declared (list it in the script's `fields`, or Islands.set it in "
+            "the main state first)",
+            name);
     return f;
 }
 
@@ -58,7 +61,8 @@ static int w_get(lua_State *L)
 static int w_set(lua_State *L)
 {
     ct_island_ctx_o *ctx = check_current(L);
-    lua_pushboolean(L, islands__set(ctx, check_entity(L, 1), check_field(L, 2), luaL_checknumber(L, 3)));
+    lua_pushboolean(
+        L, islands__set(ctx, check_entity(L, 1), check_field(L, 2), luaL_checknumber(L, 3)));
     return 1;
 }
 
@@ -68,10 +72,12 @@ static int w_emit(lua_State *L)
     const char *name = luaL_checkstring(L, 1);
     const uint32_t effect = islands__find_effect(&gameplay__m.state->islands, name);
     if (!effect)
-        return luaL_error(L, "Islands.emit: no effect '%s' (Islands.on_effect in the main state)", name);
+        return luaL_error(L, "Islands.emit: no effect '%s' (Islands.on_effect in the main state)",
+                          name);
     const ct_entity_t target = lua_isnoneornil(L, 2) ? (ct_entity_t){0} : check_entity(L, 2);
     double args[CT_ISLAND_MAX_ARGS];
-    const int n = lua_gettop(L) - 2 > (int)CT_ISLAND_MAX_ARGS ? (int)CT_ISLAND_MAX_ARGS : lua_gettop(L) - 2;
+    const int n =
+        lua_gettop(L) - 2 > (int)CT_ISLAND_MAX_ARGS ? (int)CT_ISLAND_MAX_ARGS : lua_gettop(L) - 2;
     for (int i = 0; i < n; i++)
         args[i] = luaL_checknumber(L, 3 + i);
     lua_pushboolean(L, islands__emit(ctx, effect, target, args, n > 0 ? (uint32_t)n : 0));
@@ -101,8 +107,10 @@ static const char freeze_globals[] =
     "for k, v in pairs(G) do real[k] = v end\n"
     "for k in pairs(real) do G[k] = nil end\n"
     "setmetatable(G, {__index = real, __newindex = function(_, k)\n"
-    "  error(\"island handlers share no globals: '\" .. tostring(k) .. \"' cannot be assigned (keep state in \"\n"
-    "        .. 'the event\\'s entities with Islands.set, or send it to the main state with Islands.emit)', 2)\n"
+    "  error(\"island handlers share no globals: '\" .. tostring(k) .. \"' cannot be assigned "
+    "(keep state in \"\n"
+    "        .. 'the event\\'s entities with Islands.set, or send it to the main state with "
+    "Islands.emit)', 2)\n"
     "end})\n";
 
 static void close_workers(gameplay__state *s)
@@ -139,7 +147,8 @@ static void lua_handler(void *user_data, const ct_island_event_t *event, ct_isla
     for (uint32_t i = 0; i < CT_ISLAND_MAX_ARGS; i++)
         lua_pushnumber(L, event->args[i]);
     if (lua_pcall(L, (int)(event->num_entities + CT_ISLAND_MAX_ARGS), 0, handler))
-        islands__error(ctx, lua_tostring(L, -1) ? lua_tostring(L, -1) : "(an error that is not a string)");
+        islands__error(ctx, lua_tostring(L, -1) ? lua_tostring(L, -1)
+                                                : "(an error that is not a string)");
     lua_settop(L, handler - 1);
     current = NULL;
     atomic_flag_clear(&s->worker_busy[w]);
@@ -149,7 +158,8 @@ static void lua_handler(void *user_data, const ct_island_event_t *event, ct_isla
 static int load_script(lua_State *ML, const char *name)
 {
     gameplay__state *s = gameplay__m.state;
-    const char *dir = gameplay__m.host && gameplay__m.host->project_dir() ? gameplay__m.host->project_dir() : ".";
+    const char *dir =
+        gameplay__m.host && gameplay__m.host->project_dir() ? gameplay__m.host->project_dir() : ".";
     if (!name[0] || name[0] == '/' || strstr(name, "..") || strchr(name, '\\'))
         return L_API->error(ML, "Islands.load_script: '%s' is not a path inside the project", name);
     char path[1024];
@@ -188,7 +198,8 @@ static int load_script(lua_State *ML, const char *name)
         if (!f)
             break;
         if (!islands__field_id(&s->islands, f))
-            GAMEPLAY_LOG(CT_LOG_WARNING, "Islands.load_script: field '%s' is not a name or the table is full", f);
+            GAMEPLAY_LOG(CT_LOG_WARNING,
+                         "Islands.load_script: field '%s' is not a name or the table is full", f);
     }
     lua_pop(L, 1);
     close_workers(s);
@@ -211,13 +222,16 @@ static int load_script(lua_State *ML, const char *name)
                 s->lua_handler[id - 1] = 1;
                 handlers++;
             } else {
-                GAMEPLAY_LOG(CT_LOG_WARNING, "Islands.load_script: handler '%s' is not a name (1..31 of a-z 0-9 _)", key);
+                GAMEPLAY_LOG(CT_LOG_WARNING,
+                             "Islands.load_script: handler '%s' is not a name (1..31 of a-z 0-9 _)",
+                             key);
             }
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 3);
-    GAMEPLAY_LOG(CT_LOG_INFO, "islands: %s loaded into %u worker states, %u handlers", name, n, handlers);
+    GAMEPLAY_LOG(CT_LOG_INFO, "islands: %s loaded into %u worker states, %u handlers", name, n,
+                 handlers);
     return 0;
 }
 
@@ -254,7 +268,8 @@ static int l_on_effect(lua_State *L)
     const uint32_t had = islands__find_effect(&s->islands, name);
     const uint32_t id = islands__effect_id(&s->islands, name, lua_effect, NULL);
     if (!id)
-        return L_API->error(L, "Islands.on_effect: '%s' is not a name (1..31 of a-z 0-9 _) or there are 256", name);
+        return L_API->error(
+            L, "Islands.on_effect: '%s' is not a name (1..31 of a-z 0-9 _) or there are 256", name);
     if (had && s->effect_ref[id - 1] != CT_LUA_NOREF)
         L_API->unref(L, s->effect_ref[id - 1]);
     s->effect_ref[id - 1] = L_API->ref(L, 2);
@@ -272,10 +287,12 @@ static int l_post(lua_State *L)
         if (!strcmp(s->islands.handlers[i].name, name))
             e.type = i + 1;
     if (!e.type)
-        return L_API->error(L, "Islands.post: no handler for '%s' (on_%s in the script of Islands.load_script)",
-                            name, name);
+        return L_API->error(
+            L, "Islands.post: no handler for '%s' (on_%s in the script of Islands.load_script)",
+            name, name);
     if (L_API->type(L, 2) != CT_LUA_TABLE)
-        return L_API->error(L, "Islands.post: argument 2 is a list of 1..%u entities", CT_ISLAND_MAX_ENTITIES);
+        return L_API->error(L, "Islands.post: argument 2 is a list of 1..%u entities",
+                            CT_ISLAND_MAX_ENTITIES);
     const size_t n = L_API->length(L, 2);
     if (n == 0 || n > CT_ISLAND_MAX_ENTITIES)
         return L_API->error(L, "Islands.post: %zu entities (1..%u)", n, CT_ISLAND_MAX_ENTITIES);
@@ -302,25 +319,30 @@ static uint32_t opt_handler(lua_State *L, int idx)
     for (uint32_t i = 0; i < sys->num_handlers; i++)
         if (!strcmp(sys->handlers[i].name, name))
             return i + 1;
-    return (uint32_t)L_API->error(L, "Islands.contacts: no handler for '%s' (on_%s in the script of "
-                                     "Islands.load_script)", name, name);
+    return (uint32_t)L_API->error(L,
+                                  "Islands.contacts: no handler for '%s' (on_%s in the script of "
+                                  "Islands.load_script)",
+                                  name, name);
 }
 
 static int l_contacts(lua_State *L)
 {
-    ct_world_o *world = L_API->type(L, 1) == CT_LUA_LIGHTUSERDATA ? L_API->to_light_userdata(L, 1) : NULL;
+    ct_world_o *world =
+        L_API->type(L, 1) == CT_LUA_LIGHTUSERDATA ? L_API->to_light_userdata(L, 1) : NULL;
     if (!world)
         return L_API->error(L, "Islands.contacts: argument 1 is not a world");
     const uint32_t collision = opt_handler(L, 2), ended = opt_handler(L, 3);
     const int r = gameplay__islands_api_v1.join_contacts(world, collision, ended);
     if (r)
-        return L_API->error(L, "Islands.contacts: refused: %s (the log says why)", gameplay__m.log->error_message(r));
+        return L_API->error(L, "Islands.contacts: refused: %s (the log says why)",
+                            gameplay__m.log->error_message(r));
     return 0;
 }
 
 static int l_shared(lua_State *L)
 {
-    gameplay__islands_api_v1.set_shared(main_entity(L, 1), L_API->type(L, 2) == CT_LUA_NONE || L_API->to_boolean(L, 2));
+    gameplay__islands_api_v1.set_shared(main_entity(L, 1), L_API->type(L, 2) == CT_LUA_NONE ||
+                                                               L_API->to_boolean(L, 2));
     return 0;
 }
 
@@ -333,16 +355,21 @@ static void set_stat(lua_State *L, const char *key, double v)
 static int l_run(lua_State *L)
 {
     const double mode = L_API->opt_number(L, 1, CT_ISLANDS_PARALLEL);
-    if (!(mode == CT_ISLANDS_PARALLEL || mode == CT_ISLANDS_ONE_THREAD || mode == CT_ISLANDS_SERIAL))
-        return L_API->error(L, "Islands.run: mode %g is not 0 (parallel), 1 (one thread) or 2 (serial)", mode);
+    if (!(mode == CT_ISLANDS_PARALLEL || mode == CT_ISLANDS_ONE_THREAD ||
+          mode == CT_ISLANDS_SERIAL))
+        return L_API->error(
+            L, "Islands.run: mode %g is not 0 (parallel), 1 (one thread) or 2 (serial)", mode);
     ct_island_stats_t st;
     if (gameplay__islands_api_v1.run((uint32_t)mode, &st))
         return L_API->error(L, "Islands.run: out of memory");
     L_API->new_table(L, 0, 11);
-    set_stat(L, "events", st.events), set_stat(L, "islands", st.islands), set_stat(L, "largest", st.largest);
+    set_stat(L, "events", st.events), set_stat(L, "islands", st.islands),
+        set_stat(L, "largest", st.largest);
     set_stat(L, "shared_only", st.shared_only), set_stat(L, "effects", st.effects);
-    set_stat(L, "refused", st.refused), set_stat(L, "errors", st.errors), set_stat(L, "threads", st.threads);
-    set_stat(L, "build_ms", st.build_ms), set_stat(L, "run_ms", st.run_ms), set_stat(L, "apply_ms", st.apply_ms);
+    set_stat(L, "refused", st.refused), set_stat(L, "errors", st.errors),
+        set_stat(L, "threads", st.threads);
+    set_stat(L, "build_ms", st.build_ms), set_stat(L, "run_ms", st.run_ms),
+        set_stat(L, "apply_ms", st.apply_ms);
     return 1;
 }
 
@@ -352,8 +379,8 @@ static uint32_t main_field(lua_State *L, int idx, bool make)
     islands__t *sys = &gameplay__m.state->islands;
     const uint32_t f = make ? islands__field_id(sys, name) : islands__find_field(sys, name);
     if (!f && make)
-        L_API->error(L, "Islands: field '%s' is not a name (1..31 of a-z 0-9 _) or there are %u", name,
-                     CT_ISLAND_MAX_FIELDS);
+        L_API->error(L, "Islands: field '%s' is not a name (1..31 of a-z 0-9 _) or there are %u",
+                     name, CT_ISLAND_MAX_FIELDS);
     return f;
 }
 
@@ -378,8 +405,13 @@ static int l_load_script(lua_State *L) { return load_script(L, L_API->check_stri
 void gameplay__register_islands_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
-        {"post", l_post}, {"shared", l_shared}, {"run", l_run},   {"on_effect", l_on_effect},
-        {"get", l_get},   {"set", l_set},       {"load_script", l_load_script},
+        {"post", l_post},
+        {"shared", l_shared},
+        {"run", l_run},
+        {"on_effect", l_on_effect},
+        {"get", l_get},
+        {"set", l_set},
+        {"load_script", l_load_script},
         {"contacts", l_contacts},
     };
     L_API->register_module("Islands", fns, sizeof fns / sizeof fns[0]);

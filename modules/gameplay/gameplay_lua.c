@@ -10,14 +10,48 @@
 
 #define L_API (gameplay__m.lua)
 
-static int l_dt(lua_State *L) { L_API->push_number(L, gameplay__clock_api_v1.dt()); return 1; }
-static int l_time(lua_State *L) { L_API->push_number(L, gameplay__clock_api_v1.time()); return 1; }
-static int l_real_dt(lua_State *L) { L_API->push_number(L, gameplay__clock_api_v1.real_dt()); return 1; }
-static int l_frame(lua_State *L) { L_API->push_number(L, (double)gameplay__clock_api_v1.frame()); return 1; }
-static int l_pause(lua_State *L) { (void)L; gameplay__clock_api_v1.set_paused(1); return 0; }
-static int l_resume(lua_State *L) { (void)L; gameplay__clock_api_v1.set_paused(0); return 0; }
-static int l_paused(lua_State *L) { L_API->push_boolean(L, gameplay__clock_api_v1.paused() != 0); return 1; }
-static int l_scale(lua_State *L) { L_API->push_number(L, gameplay__clock_api_v1.scale()); return 1; }
+static int l_dt(lua_State *L)
+{
+    L_API->push_number(L, gameplay__clock_api_v1.dt());
+    return 1;
+}
+static int l_time(lua_State *L)
+{
+    L_API->push_number(L, gameplay__clock_api_v1.time());
+    return 1;
+}
+static int l_real_dt(lua_State *L)
+{
+    L_API->push_number(L, gameplay__clock_api_v1.real_dt());
+    return 1;
+}
+static int l_frame(lua_State *L)
+{
+    L_API->push_number(L, (double)gameplay__clock_api_v1.frame());
+    return 1;
+}
+static int l_pause(lua_State *L)
+{
+    (void)L;
+    gameplay__clock_api_v1.set_paused(1);
+    return 0;
+}
+static int l_resume(lua_State *L)
+{
+    (void)L;
+    gameplay__clock_api_v1.set_paused(0);
+    return 0;
+}
+static int l_paused(lua_State *L)
+{
+    L_API->push_boolean(L, gameplay__clock_api_v1.paused() != 0);
+    return 1;
+}
+static int l_scale(lua_State *L)
+{
+    L_API->push_number(L, gameplay__clock_api_v1.scale());
+    return 1;
+}
 
 static int l_set_scale(lua_State *L)
 {
@@ -30,16 +64,17 @@ static int l_set_scale(lua_State *L)
 
 static int l_report(lua_State *L)
 {
-    GAMEPLAY_LOG(CT_LOG_ERROR, "timer %.0f: %s", L_API->to_number(L, 1), L_API->to_string(L, 2, NULL));
+    GAMEPLAY_LOG(CT_LOG_ERROR, "timer %.0f: %s", L_API->to_number(L, 1),
+                 L_API->to_string(L, 2, NULL));
     return 0;
 }
 
 void gameplay__register_lua(void)
 {
     static const ct_lua_reg_t clock[] = {
-        {"dt", l_dt},         {"time", l_time},     {"real_dt", l_real_dt},     {"frame", l_frame},
-        {"pause", l_pause},   {"resume", l_resume}, {"paused", l_paused},       {"scale", l_scale},
-        {"set_scale", l_set_scale},
+        {"dt", l_dt},         {"time", l_time},   {"real_dt", l_real_dt},
+        {"frame", l_frame},   {"pause", l_pause}, {"resume", l_resume},
+        {"paused", l_paused}, {"scale", l_scale}, {"set_scale", l_set_scale},
     };
     static const ct_lua_reg_t timer[] = {{"_report", l_report}};
     L_API->register_module("Clock", clock, sizeof clock / sizeof clock[0]);
@@ -54,12 +89,15 @@ static const char prelude[] =
     "local function add(what, seconds, fn, period, ...)\n"
     "  if type(seconds) ~= 'number' or seconds ~= seconds or seconds == math.huge or seconds < 0\n"
     "     or (period and seconds <= 0) then\n"
-    "    error('Timer.' .. what .. ': seconds must be finite and ' .. (period and '> 0' or '>= 0') .. ', not '\n"
+    "    error('Timer.' .. what .. ': seconds must be finite and ' .. (period and '> 0' or '>= 0') "
+    ".. ', not '\n"
     "          .. tostring(seconds), 3)\n"
     "  end\n"
-    "  if type(fn) ~= 'function' then error('Timer.' .. what .. ': argument 2 is a function', 3) end\n"
+    "  if type(fn) ~= 'function' then error('Timer.' .. what .. ': argument 2 is a function', 3) "
+    "end\n"
     "  serial, count = serial + 1, count + 1\n"
-    "  pending[serial] = {due = now() + seconds, period = period and seconds, fn = fn, n = select('#', ...), ...}\n"
+    "  pending[serial] = {due = now() + seconds, period = period and seconds, fn = fn, n = "
+    "select('#', ...), ...}\n"
     "  return serial\n"
     "end\n"
     "function Timer.after(seconds, fn, ...) return add('after', seconds, fn, false, ...) end\n"
@@ -83,11 +121,13 @@ static const char prelude[] =
     "    local tm, runs = pending[id], 0\n"
     "    while tm and pending[id] == tm and tm.due <= t and runs < MAX_RUNS do\n"
     "      runs = runs + 1\n"
-    "      if tm.period then tm.due = tm.due + tm.period else pending[id], count = nil, count - 1 end\n"
+    "      if tm.period then tm.due = tm.due + tm.period else pending[id], count = nil, count - 1 "
+    "end\n"
     "      local ok, err = xpcall(tm.fn, traceback, unpack(tm, 1, tm.n))\n"
     "      if not ok then report(id, err) end\n"
     "    end\n"
-    "    if tm and tm.period and pending[id] == tm and tm.due <= t then tm.due = t + tm.period end\n"
+    "    if tm and tm.period and pending[id] == tm and tm.due <= t then tm.due = t + tm.period "
+    "end\n"
     "  end\n"
     "end\n";
 

@@ -31,8 +31,10 @@ void input__emit(const ct_input_event_t *in)
     if (s->num_events == INPUT_FRAME_EVENTS) {
         /* The state above took it; only the ordered list (and so the recording) is full. */
         if (!s->dropped_warned)
-            INPUT_LOG(CT_LOG_WARNING, "frame %u: more than %u input events; the rest are applied but not "
-                      "listed or recorded", s->core.frame, INPUT_FRAME_EVENTS);
+            INPUT_LOG(CT_LOG_WARNING,
+                      "frame %u: more than %u input events; the rest are applied but not "
+                      "listed or recorded",
+                      s->core.frame, INPUT_FRAME_EVENTS);
         s->dropped_warned = true;
         return;
     }
@@ -41,8 +43,8 @@ void input__emit(const ct_input_event_t *in)
         char line[96];
         const size_t n = input__format_event(&s->core, &e, line, sizeof line);
         if (n && (fwrite(line, 1, n, s->record) != n || fputc('\n', s->record) == EOF)) {
-            INPUT_LOG(CT_LOG_ERROR, "--record-input %s: writing failed (%s); recording stops", s->record_path,
-                      strerror(errno));
+            INPUT_LOG(CT_LOG_ERROR, "--record-input %s: writing failed (%s); recording stops",
+                      s->record_path, strerror(errno));
             fclose(s->record);
             s->record = NULL;
         }
@@ -54,8 +56,8 @@ static void apply_replay(input__state *s)
     while (s->next_replay < s->num_replay && s->replay[s->next_replay].frame <= s->core.frame)
         input__emit(&s->replay[s->next_replay++].event);
     if (!s->replay_done && s->next_replay == s->num_replay) {
-        INPUT_LOG(CT_LOG_INFO, "--replay-input: all %u recorded events applied by frame %u", s->num_replay,
-                  s->core.frame);
+        INPUT_LOG(CT_LOG_INFO, "--replay-input: all %u recorded events applied by frame %u",
+                  s->num_replay, s->core.frame);
         s->replay_done = true;
     }
 }
@@ -91,7 +93,8 @@ static uint32_t control(const char *name)
     const uint32_t had = s->core.num_controls;
     const uint32_t id = input__intern(&s->core, name, strlen(name));
     if (!id && had == CT_INPUT_MAX_CONTROLS && input__name_ok(name, strlen(name)))
-        INPUT_LOG(CT_LOG_WARNING, "control '%s': already %u control names", name, CT_INPUT_MAX_CONTROLS);
+        INPUT_LOG(CT_LOG_WARNING, "control '%s': already %u control names", name,
+                  CT_INPUT_MAX_CONTROLS);
     return id;
 }
 
@@ -119,19 +122,23 @@ static int inject(const ct_input_event_t *e)
 {
     input__state *s = input__m.state;
     if (!e || e->type < CT_INPUT_DOWN || e->type > CT_INPUT_AXIS ||
-        ((e->type == CT_INPUT_DOWN || e->type == CT_INPUT_UP || e->type == CT_INPUT_AXIS) && !in_range(e->control)) ||
+        ((e->type == CT_INPUT_DOWN || e->type == CT_INPUT_UP || e->type == CT_INPUT_AXIS) &&
+         !in_range(e->control)) ||
         (e->type == CT_INPUT_AXIS && (e->value < -32767 || e->value > 32767))) {
-        INPUT_LOG(CT_LOG_WARNING, "inject: not an event (type %u, control %u)", e ? e->type : 0, e ? e->control : 0);
+        INPUT_LOG(CT_LOG_WARNING, "inject: not an event (type %u, control %u)", e ? e->type : 0,
+                  e ? e->control : 0);
         return CT_ERR_INVALID;
     }
     if (s->replaying) {
         if (!s->inject_warned)
-            INPUT_LOG(CT_LOG_WARNING, "inject: ignored while --replay-input plays (the recording has them)");
+            INPUT_LOG(CT_LOG_WARNING,
+                      "inject: ignored while --replay-input plays (the recording has them)");
         s->inject_warned = true;
         return 0;
     }
     if (s->queued == INPUT_QUEUE_SIZE) {
-        INPUT_LOG(CT_LOG_WARNING, "inject: %u events already wait for the next frame", INPUT_QUEUE_SIZE);
+        INPUT_LOG(CT_LOG_WARNING, "inject: %u events already wait for the next frame",
+                  INPUT_QUEUE_SIZE);
         return CT_ERR_NOMEM;
     }
     s->queue[s->queued++] = *e;
@@ -152,7 +159,10 @@ static uint32_t bind(const char *name, const char *const *controls, uint32_t n)
     return a;
 }
 
-static int attach_x11(unsigned long window) { return input__x11_attach(&input__m.state->x11, window); }
+static int attach_x11(unsigned long window)
+{
+    return input__x11_attach(&input__m.state->x11, window);
+}
 static void detach_x11(unsigned long window) { input__x11_detach(&input__m.state->x11, window); }
 
 static void set_capture(bool on)
@@ -192,8 +202,8 @@ static bool replay_push(void *ud, const input__parsed *p)
     (void)ud;
     input__state *s = input__m.state;
     /* A replay holds at most 2^24 events (a recording of days): a file past it is refused. */
-    if (s->num_replay == (1u << 24) ||
-        !ct_array_reserve_of(input__m.allocator, &s->replay, &s->cap_replay, s->num_replay + 1, 256))
+    if (s->num_replay == (1u << 24) || !ct_array_reserve_of(input__m.allocator, &s->replay,
+                                                            &s->cap_replay, s->num_replay + 1, 256))
         return false;
     s->replay[s->num_replay++] = *p;
     return true;
@@ -207,7 +217,8 @@ static char *read_file(const char *path, size_t *len)
         return NULL;
     long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     char *text = n >= 0 && n <= (256l << 20) && fseek(f, 0, SEEK_SET) == 0
-                     ? ct_alloc(input__m.allocator, (size_t)n + 1) : NULL;
+                     ? ct_alloc(input__m.allocator, (size_t)n + 1)
+                     : NULL;
     if (text && fread(text, 1, (size_t)n, f) != (size_t)n) {
         ct_free(input__m.allocator, text, (size_t)n + 1);
         text = NULL;
@@ -238,8 +249,10 @@ static int open_replay(const char *path)
         return r;
     }
     s->replaying = true;
-    INPUT_LOG(CT_LOG_INFO, "--replay-input %s: %u events; the window, the gamepad and injected events are "
-              "ignored", path, s->num_replay);
+    INPUT_LOG(CT_LOG_INFO,
+              "--replay-input %s: %u events; the window, the gamepad and injected events are "
+              "ignored",
+              path, s->num_replay);
     return 0;
 }
 
@@ -251,14 +264,16 @@ static int read_options(void)
     const char *record = host ? host->option("record-input") : NULL;
     const char *gamepad = host ? host->option("gamepad") : NULL;
     if ((replay && !replay[0]) || (record && !record[0]) || (gamepad && !gamepad[0])) {
-        INPUT_LOG(CT_LOG_ERROR, "--%s wants a file", replay && !replay[0] ? "replay-input"
-                                                    : record && !record[0] ? "record-input" : "gamepad");
+        INPUT_LOG(CT_LOG_ERROR, "--%s wants a file",
+                  replay && !replay[0]   ? "replay-input"
+                  : record && !record[0] ? "record-input"
+                                         : "gamepad");
         return CT_ERR_INVALID;
     }
     if (record) {
         if (strlen(record) >= sizeof s->record_path || !(s->record = fopen(record, "w"))) {
-            INPUT_LOG(CT_LOG_ERROR, "--record-input %s: %s", record, strlen(record) >= sizeof s->record_path
-                                                                      ? "path too long" : strerror(errno));
+            INPUT_LOG(CT_LOG_ERROR, "--record-input %s: %s", record,
+                      strlen(record) >= sizeof s->record_path ? "path too long" : strerror(errno));
             return CT_ERR_IO;
         }
         snprintf(s->record_path, sizeof s->record_path, "%s", record);
@@ -332,10 +347,15 @@ static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.input", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
                .frame_begin = frame_begin},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &input__m.self, .allocator = &input__m.allocator,
-               .state = &input__m.state, .state_size = sizeof(input__state),
-               .layout_version = INPUT_LAYOUT_VERSION, .start = start, .stop = stop,
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &input__m.self,
+               .allocator = &input__m.allocator,
+               .state = &input__m.state,
+               .state_size = sizeof(input__state),
+               .layout_version = INPUT_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
                .rebind = rebind},
 };
 

@@ -37,7 +37,8 @@ uint32_t input__lookup(const input__core *c, const char *name, size_t len)
 {
     if (!input__name_ok(name, len))
         return 0;
-    for (uint32_t h = name_hash(name, len) & (INPUT_HASH_SIZE - 1);; h = (h + 1) & (INPUT_HASH_SIZE - 1)) {
+    for (uint32_t h = name_hash(name, len) & (INPUT_HASH_SIZE - 1);;
+         h = (h + 1) & (INPUT_HASH_SIZE - 1)) {
         const uint32_t id = c->hash[h];
         if (!id)
             return 0;
@@ -96,16 +97,13 @@ bool input__apply(input__core *c, const ct_input_event_t *e)
         c->mouse.x = e->x, c->mouse.y = e->y;
         c->mouse.dx += e->dx, c->mouse.dy += e->dy;
         return true;
-    case CT_INPUT_WHEEL:
-        c->mouse.wheel_x += e->x, c->mouse.wheel_y += e->y;
-        return true;
+    case CT_INPUT_WHEEL: c->mouse.wheel_x += e->x, c->mouse.wheel_y += e->y; return true;
     case CT_INPUT_AXIS:
         if (!k || k > c->num_controls || e->value < -32767 || e->value > 32767)
             return false;
         c->axis[k] = (int16_t)e->value;
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -130,11 +128,13 @@ uint32_t input__bind(input__core *c, const char *name, const char *const *contro
                      char *err, size_t err_size)
 {
     if (!name || !input__name_ok(name, strlen(name))) {
-        snprintf(err, err_size, "action '%s' is not a name (1..31 of a-z 0-9 _ :)", name ? name : "(null)");
+        snprintf(err, err_size, "action '%s' is not a name (1..31 of a-z 0-9 _ :)",
+                 name ? name : "(null)");
         return 0;
     }
     if (n > CT_INPUT_MAX_BINDS) {
-        snprintf(err, err_size, "action '%s': %u controls, at most %u", name, n, CT_INPUT_MAX_BINDS);
+        snprintf(err, err_size, "action '%s': %u controls, at most %u", name, n,
+                 CT_INPUT_MAX_BINDS);
         return 0;
     }
     uint32_t ids[CT_INPUT_MAX_BINDS];
@@ -142,7 +142,8 @@ uint32_t input__bind(input__core *c, const char *name, const char *const *contro
         const char *s = controls[i] ? controls[i] : "";
         if (!(ids[i] = input__intern(c, s, strlen(s)))) {
             snprintf(err, err_size, "action '%s': '%s' is not a control name%s", name, s,
-                     input__name_ok(s, strlen(s)) ? " (the control table is full)" : " (1..31 of a-z 0-9 _ :)");
+                     input__name_ok(s, strlen(s)) ? " (the control table is full)"
+                                                  : " (1..31 of a-z 0-9 _ :)");
             return 0;
         }
     }
@@ -201,11 +202,12 @@ size_t input__format_event(const input__core *c, const ct_input_event_t *e, char
     switch (e->type) {
     case CT_INPUT_DOWN:
     case CT_INPUT_UP:
-        n = snprintf(out, size, "%" PRIu32 " %s %s", e->frame, e->type == CT_INPUT_DOWN ? "down" : "up", name);
+        n = snprintf(out, size, "%" PRIu32 " %s %s", e->frame,
+                     e->type == CT_INPUT_DOWN ? "down" : "up", name);
         break;
     case CT_INPUT_MOTION:
-        n = snprintf(out, size, "%" PRIu32 " motion %" PRId32 " %" PRId32 " %" PRId32 " %" PRId32, e->frame,
-                     e->x, e->y, e->dx, e->dy);
+        n = snprintf(out, size, "%" PRIu32 " motion %" PRId32 " %" PRId32 " %" PRId32 " %" PRId32,
+                     e->frame, e->x, e->y, e->dx, e->dy);
         break;
     case CT_INPUT_WHEEL:
         n = snprintf(out, size, "%" PRIu32 " wheel %" PRId32 " %" PRId32, e->frame, e->x, e->y);
@@ -213,8 +215,7 @@ size_t input__format_event(const input__core *c, const ct_input_event_t *e, char
     case CT_INPUT_AXIS:
         n = snprintf(out, size, "%" PRIu32 " axis %s %" PRId32, e->frame, name, e->value);
         break;
-    default:
-        return 0;
+    default: return 0;
     }
     return n > 0 && (size_t)n < size ? (size_t)n : 0;
 }
@@ -306,13 +307,15 @@ static bool parse_event(input__core *c, words *w, input__parsed *p, char *err, s
         e->type = CT_INPUT_WHEEL;
         e->x = (int32_t)v[0], e->y = (int32_t)v[1];
     } else {
-        snprintf(err, err_size, "unknown event '%.*s' (down, up, motion, wheel, axis)", (int)(kind_len > 32 ? 32 : kind_len), kind);
+        snprintf(err, err_size, "unknown event '%.*s' (down, up, motion, wheel, axis)",
+                 (int)(kind_len > 32 ? 32 : kind_len), kind);
         return false;
     }
     const char *extra;
     size_t extra_len;
     if (next_word(w, &extra, &extra_len)) {
-        snprintf(err, err_size, "unexpected '%.*s' at the end", (int)(extra_len > 32 ? 32 : extra_len), extra);
+        snprintf(err, err_size, "unexpected '%.*s' at the end",
+                 (int)(extra_len > 32 ? 32 : extra_len), extra);
         return false;
     }
     return true;
@@ -342,8 +345,11 @@ int input__parse_recording(input__core *c, const char *text, size_t len,
             const char *v;
             size_t v_len;
             if (!next_word(&h, &first, &first_len) || !is_word(first, first_len, "cuttle-input") ||
-                !next_word(&h, &v, &v_len) || !is_word(v, v_len, "1") || next_word(&h, &v, &v_len)) {
-                snprintf(err, err_size, "line %u: not a recording (it starts with '" INPUT_RECORD_HEADER "')", line);
+                !next_word(&h, &v, &v_len) || !is_word(v, v_len, "1") ||
+                next_word(&h, &v, &v_len)) {
+                snprintf(err, err_size,
+                         "line %u: not a recording (it starts with '" INPUT_RECORD_HEADER "')",
+                         line);
                 return CT_ERR_BAD_DATA;
             }
             header = true;
@@ -359,7 +365,8 @@ int input__parse_recording(input__core *c, const char *text, size_t len,
             return CT_ERR_BAD_DATA;
         }
         if ((uint32_t)frame < last_frame) {
-            snprintf(err, err_size, "line %u: frame %lld comes after frame %u", line, frame, last_frame);
+            snprintf(err, err_size, "line %u: frame %lld comes after frame %u", line, frame,
+                     last_frame);
             return CT_ERR_BAD_DATA;
         }
         last_frame = parsed.frame = (uint32_t)frame;
@@ -375,7 +382,8 @@ int input__parse_recording(input__core *c, const char *text, size_t len,
         }
     }
     if (!header) {
-        snprintf(err, err_size, "line 1: not a recording (it starts with '" INPUT_RECORD_HEADER "')");
+        snprintf(err, err_size,
+                 "line 1: not a recording (it starts with '" INPUT_RECORD_HEADER "')");
         return CT_ERR_BAD_DATA;
     }
     return 0;
@@ -392,7 +400,8 @@ static bool read_name(reader *r, char out[CT_INPUT_MAX_NAME])
     if (r->p >= r->end)
         return false;
     const uint8_t n = *r->p++;
-    if (n == 0 || n >= CT_INPUT_MAX_NAME || (size_t)(r->end - r->p) < n || !input__name_ok((const char *)r->p, n))
+    if (n == 0 || n >= CT_INPUT_MAX_NAME || (size_t)(r->end - r->p) < n ||
+        !input__name_ok((const char *)r->p, n))
         return false;
     memcpy(out, r->p, n);
     out[n] = '\0';
@@ -406,7 +415,8 @@ static uint32_t read_u32(const uint8_t *p)
 }
 
 /* Walks the blob; with `c` it also binds. */
-static int walk_bindings(input__core *c, const void *payload, size_t size, char *err, size_t err_size)
+static int walk_bindings(input__core *c, const void *payload, size_t size, char *err,
+                         size_t err_size)
 {
     reader r = {payload, (const uint8_t *)payload + size};
     if (size < 8 || read_u32(r.p) != INPUT_BINDINGS_MAGIC) {
@@ -451,7 +461,8 @@ bool input__bindings_check(const void *payload, size_t size, char *err, size_t e
     return walk_bindings(NULL, payload, size, err, err_size) == 0;
 }
 
-int input__bindings_apply(input__core *c, const void *payload, size_t size, char *err, size_t err_size)
+int input__bindings_apply(input__core *c, const void *payload, size_t size, char *err,
+                          size_t err_size)
 {
     int r = walk_bindings(NULL, payload, size, err, err_size);
     return r ? r : walk_bindings(c, payload, size, err, err_size);

@@ -51,7 +51,8 @@ void input__begin_frame(input__core *c);
  * event is kept. */
 bool input__apply(input__core *c, const ct_input_event_t *e);
 /* Releases every control that is down, calling `emit` with each up event made (focus lost). */
-void input__release_all(input__core *c, void (*emit)(void *ud, const ct_input_event_t *e), void *ud);
+void input__release_all(input__core *c, void (*emit)(void *ud, const ct_input_event_t *e),
+                        void *ud);
 
 /* Actions. */
 uint32_t input__find_action(const input__core *c, const char *name);

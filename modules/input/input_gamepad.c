@@ -15,11 +15,12 @@
 #define DEFAULT_DEVICE "/dev/input/js0"
 
 static const char *const button_names[] = {
-    "gamepad:a",  "gamepad:b",     "gamepad:x",     "gamepad:y",     "gamepad:lb", "gamepad:rb",
+    "gamepad:a",    "gamepad:b",     "gamepad:x",     "gamepad:y",  "gamepad:lb", "gamepad:rb",
     "gamepad:back", "gamepad:start", "gamepad:guide", "gamepad:ls", "gamepad:rs",
 };
 static const char *const axis_names[] = {
-    "gamepad:left_x", "gamepad:left_y", "gamepad:lt", "gamepad:right_x", "gamepad:right_y", "gamepad:rt",
+    "gamepad:left_x",  "gamepad:left_y",  "gamepad:lt",
+    "gamepad:right_x", "gamepad:right_y", "gamepad:rt",
 };
 
 void input__gamepad_open(const char *path)
@@ -60,11 +61,13 @@ static void apply(const struct js_event *js)
 {
     const uint8_t type = js->type & (uint8_t)~JS_EVENT_INIT;
     if (type == JS_EVENT_BUTTON && js->number < sizeof button_names / sizeof button_names[0]) {
-        input__emit(&(ct_input_event_t){.type = js->value ? CT_INPUT_DOWN : CT_INPUT_UP,
-                                        .control = input__api_v1.control(button_names[js->number])});
+        input__emit(
+            &(ct_input_event_t){.type = js->value ? CT_INPUT_DOWN : CT_INPUT_UP,
+                                .control = input__api_v1.control(button_names[js->number])});
     } else if (type == JS_EVENT_AXIS && js->number < sizeof axis_names / sizeof axis_names[0]) {
         const int v = js->value < -32767 ? -32767 : js->value;
-        input__emit(&(ct_input_event_t){.type = CT_INPUT_AXIS, .control = input__api_v1.control(axis_names[js->number]),
+        input__emit(&(ct_input_event_t){.type = CT_INPUT_AXIS,
+                                        .control = input__api_v1.control(axis_names[js->number]),
                                         .value = v});
     } else if (type == JS_EVENT_AXIS && js->number == 6) {
         hat(js->value, "gamepad:dpad_left", "gamepad:dpad_right");
@@ -85,7 +88,8 @@ void input__gamepad_poll(void)
             continue;
         if (n <= 0) {
             if (n < 0 && errno != EAGAIN) {
-                INPUT_LOG(CT_LOG_WARNING, "gamepad %s: %s; no more gamepad input", s->gamepad_path, strerror(errno));
+                INPUT_LOG(CT_LOG_WARNING, "gamepad %s: %s; no more gamepad input", s->gamepad_path,
+                          strerror(errno));
                 input__gamepad_close();
             }
             return;

@@ -30,8 +30,8 @@
  * file includes input_layout.h. */
 
 #define INPUT_LOG(level, ...) input__m.log->write(input__m.self, level, __VA_ARGS__)
-#define INPUT_QUEUE_SIZE 4096u      /* injected events waiting for the next frame */
-#define INPUT_FRAME_EVENTS 8192u    /* events applied in one frame */
+#define INPUT_QUEUE_SIZE 4096u   /* injected events waiting for the next frame */
+#define INPUT_FRAME_EVENTS 8192u /* events applied in one frame */
 #define INPUT_PATH_SIZE 512
 
 /* The X11 source. The display is the module's own connection (not the window owner's). */

@@ -16,8 +16,11 @@ static uint32_t check_control(lua_State *L, int idx, const char *fn)
     const char *name = L_API->check_string(L, idx, &len);
     const uint32_t id = strlen(name) == len ? input__api_v1.control(name) : 0;
     if (!id)
-        L_API->error(L, "Input.%s: '%s' is not a control name (1..31 of a-z 0-9 _ :, e.g. \"w\", \"space\", "
-                     "\"mouse:left\", \"gamepad:a\")", fn, name);
+        L_API->error(
+            L,
+            "Input.%s: '%s' is not a control name (1..31 of a-z 0-9 _ :, e.g. \"w\", \"space\", "
+            "\"mouse:left\", \"gamepad:a\")",
+            fn, name);
     return id;
 }
 
@@ -77,9 +80,7 @@ static int l_events(lua_State *L)
         set_string(L, "type", types[e[i].type]);
         switch (e[i].type) {
         case CT_INPUT_DOWN:
-        case CT_INPUT_UP:
-            set_string(L, "control", input__api_v1.control_name(e[i].control));
-            break;
+        case CT_INPUT_UP: set_string(L, "control", input__api_v1.control_name(e[i].control)); break;
         case CT_INPUT_AXIS:
             set_string(L, "control", input__api_v1.control_name(e[i].control));
             set_number(L, "value", e[i].value / 32767.0);
@@ -112,8 +113,9 @@ static int32_t check_pixels(lua_State *L, int idx)
 static int l_inject(lua_State *L)
 {
     static const char *const kinds[] = {"down", "up", "motion", "wheel", "axis"};
-    const uint32_t kind = check__enum(L_API, L, 1, "Input.inject", kinds, sizeof kinds / sizeof kinds[0],
-                                      input__m.resource->nearest_name);
+    const uint32_t kind =
+        check__enum(L_API, L, 1, "Input.inject", kinds, sizeof kinds / sizeof kinds[0],
+                    input__m.resource->nearest_name);
     ct_input_event_t e = {0};
     if (kind <= 1) {
         e.type = kind == 0 ? CT_INPUT_DOWN : CT_INPUT_UP;
@@ -141,7 +143,8 @@ static int l_action(lua_State *L)
     const char *name = L_API->check_string(L, 1, NULL);
     const uint32_t a = input__api_v1.action(name);
     if (!a)
-        return L_API->error(L, "Input.action: no binding defines '%s' (Input.bind or Input.use_bindings)", name);
+        return L_API->error(
+            L, "Input.action: no binding defines '%s' (Input.bind or Input.use_bindings)", name);
     L_API->push_boolean(L, input__api_v1.action_down(a));
     L_API->push_boolean(L, input__api_v1.action_pressed(a));
     L_API->push_boolean(L, input__api_v1.action_released(a));
@@ -155,7 +158,8 @@ static int l_bind(lua_State *L)
         return L_API->error(L, "Input.bind: argument 2 is a list of control names");
     const size_t n = L_API->length(L, 2);
     if (n > CT_INPUT_MAX_BINDS)
-        return L_API->error(L, "Input.bind: '%s': %zu controls, at most %u", name, n, CT_INPUT_MAX_BINDS);
+        return L_API->error(L, "Input.bind: '%s': %zu controls, at most %u", name, n,
+                            CT_INPUT_MAX_BINDS);
     const char *controls[CT_INPUT_MAX_BINDS];
     for (size_t i = 0; i < n; i++) {
         L_API->get_index(L, 2, (int)i + 1);
@@ -193,9 +197,18 @@ static int l_frame(lua_State *L)
 void input__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
-        {"down", l_down},     {"pressed", l_pressed}, {"released", l_released},         {"axis", l_axis},
-        {"mouse", l_mouse},   {"events", l_events},   {"inject", l_inject},             {"action", l_action},
-        {"bind", l_bind},     {"frame", l_frame},     {"use_bindings", l_use_bindings}, {"set_capture", l_set_capture},
+        {"down", l_down},
+        {"pressed", l_pressed},
+        {"released", l_released},
+        {"axis", l_axis},
+        {"mouse", l_mouse},
+        {"events", l_events},
+        {"inject", l_inject},
+        {"action", l_action},
+        {"bind", l_bind},
+        {"frame", l_frame},
+        {"use_bindings", l_use_bindings},
+        {"set_capture", l_set_capture},
     };
     L_API->register_module("Input", fns, sizeof fns / sizeof fns[0]);
 }

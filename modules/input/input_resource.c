@@ -29,7 +29,8 @@ static int check_source(const ct_data_o *source, ct_compile_ctx_o *ctx)
         return CT_ERR_BAD_DATA;
     }
     if (data->count(source) > CT_INPUT_MAX_ACTIONS) {
-        res->compile_error(ctx, "%u actions, at most %u", data->count(source), CT_INPUT_MAX_ACTIONS);
+        res->compile_error(ctx, "%u actions, at most %u", data->count(source),
+                           CT_INPUT_MAX_ACTIONS);
         return CT_ERR_BAD_DATA;
     }
     int err = 0;
@@ -49,9 +50,12 @@ static int check_source(const ct_data_o *source, ct_compile_ctx_o *ctx)
         for (const ct_data_o *c = data->first_child(a); c; c = data->next(c)) {
             const char *control = data->string(c, NULL);
             if (!control || !input__name_ok(control, strlen(control))) {
-                res->compile_error(ctx, "action '%s': %s%s%s is not a control name (lower case: \"space\", "
-                                   "\"mouse:left\", \"gamepad:a\")", name, control ? "'" : "a ",
-                                   control ? control : "non-string", control ? "'" : "");
+                res->compile_error(
+                    ctx,
+                    "action '%s': %s%s%s is not a control name (lower case: \"space\", "
+                    "\"mouse:left\", \"gamepad:a\")",
+                    name, control ? "'" : "a ", control ? control : "non-string",
+                    control ? "'" : "");
                 err = CT_ERR_BAD_DATA;
             }
         }
@@ -105,7 +109,11 @@ static void unload(void *ud, void *runtime)
 }
 
 static const ct_resource_type_t input_type = {
-    .type = "input", .format_version = 1, .compile = compile, .load = load, .unload = unload,
+    .type = "input",
+    .format_version = 1,
+    .compile = compile,
+    .load = load,
+    .unload = unload,
 };
 
 int input__register_resources(void) { return input__m.resource->register_type(&input_type); }
@@ -120,11 +128,14 @@ int input__use_bindings(const char *name)
         return r;
     const loaded_bindings *b = res->get("input", name);
     char err[160];
-    r = b ? input__bindings_apply(&input__m.state->core, b->payload, (size_t)b->size, err, sizeof err) : CT_ERR_NOT_FOUND;
+    r = b ? input__bindings_apply(&input__m.state->core, b->payload, (size_t)b->size, err,
+                                  sizeof err)
+          : CT_ERR_NOT_FOUND;
     if (r)
         INPUT_LOG(CT_LOG_ERROR, "use_bindings %s: %s", name, b ? err : "not loaded");
     else
-        INPUT_LOG(CT_LOG_INFO, "use_bindings %s: %u actions", name, input__m.state->core.num_actions);
+        INPUT_LOG(CT_LOG_INFO, "use_bindings %s: %u actions", name,
+                  input__m.state->core.num_actions);
     res->unload("input", name);
     return r;
 }

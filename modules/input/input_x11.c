@@ -28,7 +28,8 @@ int input__x11_attach(input__x11 *x, unsigned long window)
         input__x11_detach(x, x->window);
     Display *d = XOpenDisplay(NULL);
     if (!d) {
-        INPUT_LOG(CT_LOG_ERROR, "attach_x11: the display '%s' does not open; no window input", XDisplayName(NULL));
+        INPUT_LOG(CT_LOG_ERROR, "attach_x11: the display '%s' does not open; no window input",
+                  XDisplayName(NULL));
         return CT_ERR_IO;
     }
     *x = (input__x11){.display = d, .window = window};
@@ -39,8 +40,8 @@ int input__x11_attach(input__x11 *x, unsigned long window)
     if (XGetWindowAttributes(d, (Window)window, &wa))
         x->width = wa.width, x->height = wa.height;
     XFlush(d);
-    INPUT_LOG(CT_LOG_INFO, "listening to window 0x%lx (%dx%d) on display '%s'", window, x->width, x->height,
-              XDisplayName(NULL));
+    INPUT_LOG(CT_LOG_INFO, "listening to window 0x%lx (%dx%d) on display '%s'", window, x->width,
+              x->height, XDisplayName(NULL));
     if (input__m.state->capture)
         input__x11_set_capture(x, true);
     return 0;
@@ -86,10 +87,12 @@ void input__x11_set_capture(input__x11 *x, bool on)
         return;
     Display *d = DPY(x);
     if (on) {
-        const int r = XGrabPointer(d, (Window)x->window, True, ButtonPressMask | ButtonReleaseMask | PointerMotionMask,
-                                   GrabModeAsync, GrabModeAsync, (Window)x->window, blank_cursor(x), CurrentTime);
+        const int r = XGrabPointer(
+            d, (Window)x->window, True, ButtonPressMask | ButtonReleaseMask | PointerMotionMask,
+            GrabModeAsync, GrabModeAsync, (Window)x->window, blank_cursor(x), CurrentTime);
         if (r != GrabSuccess) {
-            INPUT_LOG(CT_LOG_WARNING, "set_capture: the pointer grab failed (%d); trying again next frame", r);
+            INPUT_LOG(CT_LOG_WARNING,
+                      "set_capture: the pointer grab failed (%d); trying again next frame", r);
             return;
         }
         x->grabbed = true;
@@ -119,12 +122,18 @@ static uint32_t key_control(XKeyEvent *k)
 
 static void button(unsigned b, bool press)
 {
-    static const char *const names[] = {NULL, "mouse:left", "mouse:middle", "mouse:right", NULL, NULL, NULL, NULL,
+    static const char *const names[] = {NULL,       "mouse:left", "mouse:middle", "mouse:right",
+                                        NULL,       NULL,         NULL,           NULL,
                                         "mouse:x1", "mouse:x2"};
     if (b >= 4 && b <= 7) {
         if (press) /* a wheel step is a press and a release; one event */
-            input__emit(&(ct_input_event_t){.type = CT_INPUT_WHEEL, .x = b == 6 ? -1 : b == 7 ? 1 : 0,
-                                            .y = b == 4 ? 1 : b == 5 ? -1 : 0});
+            input__emit(&(ct_input_event_t){.type = CT_INPUT_WHEEL,
+                                            .x = b == 6   ? -1
+                                                 : b == 7 ? 1
+                                                          : 0,
+                                            .y = b == 4   ? 1
+                                                 : b == 5 ? -1
+                                                          : 0});
         return;
     }
     if (b < sizeof names / sizeof names[0] && names[b])
@@ -147,20 +156,21 @@ void input__x11_poll(input__x11 *x, bool capture)
         case KeyRelease: {
             const uint32_t k = key_control(&ev.xkey);
             if (k)
-                input__emit(&(ct_input_event_t){.type = ev.type == KeyPress ? CT_INPUT_DOWN : CT_INPUT_UP, .control = k});
+                input__emit(&(ct_input_event_t){
+                    .type = ev.type == KeyPress ? CT_INPUT_DOWN : CT_INPUT_UP, .control = k});
             break;
         }
         case ButtonPress:
-        case ButtonRelease:
-            button(ev.xbutton.button, ev.type == ButtonPress);
-            break;
+        case ButtonRelease: button(ev.xbutton.button, ev.type == ButtonPress); break;
         case MotionNotify: {
             const int mx = ev.xmotion.x, my = ev.xmotion.y;
-            const int dx = x->have_last ? mx - x->last_x : 0, dy = x->have_last ? my - x->last_y : 0;
+            const int dx = x->have_last ? mx - x->last_x : 0,
+                      dy = x->have_last ? my - x->last_y : 0;
             x->last_x = mx, x->last_y = my, x->have_last = true;
             if (x->grabbed && mx == x->width / 2 && my == x->height / 2)
                 break; /* the warp back to the centre, not the user's motion */
-            input__emit(&(ct_input_event_t){.type = CT_INPUT_MOTION, .x = mx, .y = my, .dx = dx, .dy = dy});
+            input__emit(
+                &(ct_input_event_t){.type = CT_INPUT_MOTION, .x = mx, .y = my, .dx = dx, .dy = dy});
             break;
         }
         case FocusOut:
@@ -170,8 +180,7 @@ void input__x11_poll(input__x11 *x, bool capture)
         case ConfigureNotify:
             x->width = ev.xconfigure.width, x->height = ev.xconfigure.height;
             break;
-        default:
-            break;
+        default: break;
         }
     }
     if (x->grabbed && (x->last_x != x->width / 2 || x->last_y != x->height / 2))

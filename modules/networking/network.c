@@ -88,7 +88,8 @@ static void on_message(void *user, uint8_t from, const uint8_t *d, uint32_t len)
         char who[64] = "?";
         if (conn >= 0 && net_node_peer(&st->session.node, (uint32_t)conn))
             net_addr_format(&st->session.node.peers[conn]->addr, who, sizeof who);
-        LOG(CT_LOG_WARNING, "peer %u at %s broke the RPC protocol: %s; disconnected", from, who, breach);
+        LOG(CT_LOG_WARNING, "peer %u at %s broke the RPC protocol: %s; disconnected", from, who,
+            breach);
         st->session.node.stats.breaches++;
         if (conn >= 0)
             net_node_disconnect(&st->session.node, (uint32_t)conn, breach);
@@ -156,10 +157,16 @@ int network__start(const ct_network_desc_t *desc)
     if (env && *env && strcmp(env, "0"))
         st->timeouts_off = true;
     const net_session_desc_t sd = {
-        .node = {.a = network__m.a, .max_peers = desc->max_peers, .key = desc->key ? st->key : NULL,
-                 .no_timeouts = st->timeouts_off, .send = net_udp_send, .send_user = st->udp,
+        .node = {.a = network__m.a,
+                 .max_peers = desc->max_peers,
+                 .key = desc->key ? st->key : NULL,
+                 .no_timeouts = st->timeouts_off,
+                 .send = net_udp_send,
+                 .send_user = st->udp,
                  .ev = {.log = on_log, .traffic = on_traffic}},
-        .mode = desc->mode, .host = desc->host, .max_objects = desc->max_objects,
+        .mode = desc->mode,
+        .host = desc->host,
+        .max_objects = desc->max_objects,
         .tick_hz = desc->tick_hz,
         .ev = {.left = on_left, .created = on_created, .message = on_message},
     };
@@ -341,10 +348,16 @@ static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.networking", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides),
                .frame_begin = frame_begin, .frame_end = frame_end},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &network__m.self, .allocator = &network__m.a, .state = &network__m.state,
-               .state_size = sizeof(network__state_t), .layout_version = NETWORK_LAYOUT_VERSION,
-               .start = start, .stop = stop, .rebind = rebind},
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &network__m.self,
+               .allocator = &network__m.a,
+               .state = &network__m.state,
+               .state_size = sizeof(network__state_t),
+               .layout_version = NETWORK_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

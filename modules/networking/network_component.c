@@ -281,8 +281,9 @@ static int compile(void *user_data, const struct ct_data_o *source, void *out,
      * Network.declare_fields): check_fields refuses any, naming the file and the entity. */
     if (!network__m.resource->check_fields(ctx, source, "network", NULL, 0)) {
         if (network__m.data->type(source) == CT_DATA_OBJECT)
-            network__m.resource->compile_error(ctx, "network: the component takes no fields; "
-                                                    "scripts declare them with Network.declare_fields");
+            network__m.resource->compile_error(ctx,
+                                               "network: the component takes no fields; "
+                                               "scripts declare them with Network.declare_fields");
         return CT_ERR_BAD_DATA;
     }
     return 0;

@@ -111,7 +111,8 @@ static bool sbytes_reserve(net_conn_t *c, uint32_t n)
         for (uint32_t i = c->rel_head; i != c->rel_tail; i++)
             rel_at(c, i)->off -= start;
     }
-    return net_grow(c->a, (void **)&c->sbytes, &c->sbytes_cap, c->sbytes_len + n, 1, UINT32_MAX / 2);
+    return net_grow(c->a, (void **)&c->sbytes, &c->sbytes_cap, c->sbytes_len + n, 1,
+                    UINT32_MAX / 2);
 }
 
 int net_conn_send(net_conn_t *c, const void *data, uint32_t len, bool reliable, uint32_t token)
@@ -162,8 +163,11 @@ int net_conn_send(net_conn_t *c, const void *data, uint32_t len, bool reliable, 
 /* How a queued reliable message (or fragment) goes on the wire. */
 static net_msg_t rel_msg(const net_conn_t *c, const net_rel_t *m)
 {
-    return (net_msg_t){.tag = m->frag_count ? NET_MSG_FRAGMENT : NET_MSG_RELIABLE, .id = m->id,
-                       .frag_index = m->frag_index, .frag_count = m->frag_count, .len = m->len,
+    return (net_msg_t){.tag = m->frag_count ? NET_MSG_FRAGMENT : NET_MSG_RELIABLE,
+                       .id = m->id,
+                       .frag_index = m->frag_index,
+                       .frag_count = m->frag_count,
+                       .len = m->len,
                        .data = c->sbytes + m->off};
 }
 
@@ -265,7 +269,8 @@ static void take_acks(net_conn_t *c, const net_header_t *h, uint64_t now)
     /* Packets far behind the newest acknowledged one will not be acknowledged any more. */
     for (uint32_t i = 0; c->in_flight_packets && i < NET_PACKET_RING; i++) {
         net_sent_t *s = &c->sent[i];
-        if (s->live == 1 && net_seq_newer(h->ack, s->seq) && (uint16_t)(h->ack - s->seq) > LOSS_REORDER) {
+        if (s->live == 1 && net_seq_newer(h->ack, s->seq) &&
+            (uint16_t)(h->ack - s->seq) > LOSS_REORDER) {
             c->stats.packets_lost++;
             settle_packet(c, s, false);
         }
@@ -307,7 +312,8 @@ static bool fits(const net_writer_t *w, uint32_t n) { return w->cap - w->n >= n;
 static uint32_t build(net_conn_t *c, uint8_t *out, uint64_t now, bool keepalive)
 {
     if (c->caps.bytes_per_second) {
-        const double rate = c->caps.bytes_per_second, burst = rate / 10 > NET_MTU ? rate / 10 : NET_MTU;
+        const double rate = c->caps.bytes_per_second,
+                     burst = rate / 10 > NET_MTU ? rate / 10 : NET_MTU;
         c->budget_bytes += (double)(now - c->budget_at) * rate * 1e-6;
         c->budget_at = now;
         if (c->budget_bytes > burst)
@@ -370,8 +376,12 @@ static uint32_t build(net_conn_t *c, uint8_t *out, uint64_t now, bool keepalive)
         return 0;
 
     if (n) {
-        *s = (net_sent_t){.sent_at = now, .seq = c->next_seq, .live = 1, .eliciting = 1,
-                          .num_refs = (uint16_t)n, .bytes = (uint16_t)w.n,
+        *s = (net_sent_t){.sent_at = now,
+                          .seq = c->next_seq,
+                          .live = 1,
+                          .eliciting = 1,
+                          .num_refs = (uint16_t)n,
+                          .bytes = (uint16_t)w.n,
                           .unreliable_mask = unreliable_mask};
         memcpy(s->refs, refs, n * sizeof *refs);
         c->in_flight_packets++;
@@ -556,16 +566,22 @@ int net_conn_receive(net_conn_t *c, const net_header_t *h, net_reader_t *r, uint
                 return -1;
             }
             memcpy(s->data, m.data, m.len);
-            *s = (net_slot_t){.data = s->data, .len = m.len, .cap = s->cap, .id = m.id, .used = 1,
-                              .frag_index = m.frag_index, .tag = m.tag, .frag_count = m.frag_count};
+            *s = (net_slot_t){.data = s->data,
+                              .len = m.len,
+                              .cap = s->cap,
+                              .id = m.id,
+                              .used = 1,
+                              .frag_index = m.frag_index,
+                              .tag = m.tag,
+                              .frag_count = m.frag_count};
             c->recv_buffered += m.len;
             continue;
         }
         if (!deliver_reliable(c, m.tag, m.frag_index, m.frag_count, m.data, m.len))
             return -1;
         c->recv_next_id++;
-        for (net_slot_t *s; (s = &c->slots[c->recv_next_id % NET_REL_WINDOW])->used &&
-                            s->id == c->recv_next_id;) {
+        for (net_slot_t *s;
+             (s = &c->slots[c->recv_next_id % NET_REL_WINDOW])->used && s->id == c->recv_next_id;) {
             s->used = 0;
             c->recv_buffered -= s->len;
             if (!deliver_reliable(c, s->tag, s->frag_index, s->frag_count, s->data, s->len))

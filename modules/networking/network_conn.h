@@ -20,11 +20,11 @@ typedef struct net_conn_events_t {
 } net_conn_events_t;
 
 typedef struct net_caps_t {
-    uint32_t max_send_bytes;     /* queued reliable bytes not yet acknowledged */
-    uint32_t max_send_messages;  /* queued reliable messages not yet acknowledged */
-    uint32_t max_recv_bytes;     /* out-of-order reliable bytes buffered */
-    uint32_t max_message;        /* largest reliable message (fragments reassembled) */
-    uint32_t bytes_per_second;   /* sending rate cap (0: none) */
+    uint32_t max_send_bytes;    /* queued reliable bytes not yet acknowledged */
+    uint32_t max_send_messages; /* queued reliable messages not yet acknowledged */
+    uint32_t max_recv_bytes;    /* out-of-order reliable bytes buffered */
+    uint32_t max_message;       /* largest reliable message (fragments reassembled) */
+    uint32_t bytes_per_second;  /* sending rate cap (0: none) */
 } net_caps_t;
 
 extern const net_caps_t net_default_caps;
@@ -41,8 +41,8 @@ typedef struct net_rel_t {
 typedef struct net_sent_t {
     uint64_t sent_at;
     uint16_t seq;
-    uint8_t live;        /* 1 in flight, 2 declared lost (a late ack still gives an RTT) */
-    uint8_t eliciting;   /* carries messages (the peer acknowledges it) */
+    uint8_t live;      /* 1 in flight, 2 declared lost (a late ack still gives an RTT) */
+    uint8_t eliciting; /* carries messages (the peer acknowledges it) */
     uint16_t num_refs;
     uint16_t bytes;
     uint64_t unreliable_mask; /* bit i: refs[i] is an unreliable token, else a reliable index */
@@ -96,9 +96,9 @@ typedef struct net_conn_t {
     uint16_t recv_latest;
     uint32_t recv_bits;
     uint32_t reported_once, reported_twice; /* bits told the peer in 1 and in 2 packets */
-    uint8_t ack_sends_left;      /* packets that must still carry the current ack news */
-    bool ack_only_due;           /* received eliciting packets not yet acknowledged */
-    uint32_t unacked_received;   /* eliciting packets since our last ack went out */
+    uint8_t ack_sends_left;                 /* packets that must still carry the current ack news */
+    bool ack_only_due;                      /* received eliciting packets not yet acknowledged */
+    uint32_t unacked_received;              /* eliciting packets since our last ack went out */
 
     /* Receiving the reliable stream. */
     uint16_t recv_next_id;

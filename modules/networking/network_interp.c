@@ -42,8 +42,8 @@ static void blend(const float *a, const float *b, double t, float *out)
             out[k] = (float)(out[k] / sqrt(len));
 }
 
-bool net_snapshots_sample(const net_snapshots_t *r, double time, double max_extrapolation, float out[7],
-                          bool *extrapolated)
+bool net_snapshots_sample(const net_snapshots_t *r, double time, double max_extrapolation,
+                          float out[7], bool *extrapolated)
 {
     *extrapolated = false;
     if (!r->count)

@@ -30,7 +30,7 @@ typedef struct net_snapshots_t {
 void net_snapshots_add(net_snapshots_t *r, double time, const float pose[7]);
 /* The pose to draw at `time` (already delayed); false when there is no snapshot. Sets
  * *extrapolated when past the newest snapshot. */
-bool net_snapshots_sample(const net_snapshots_t *r, double time, double max_extrapolation, float out[7],
-                          bool *extrapolated);
+bool net_snapshots_sample(const net_snapshots_t *r, double time, double max_extrapolation,
+                          float out[7], bool *extrapolated);
 
 #endif

@@ -15,7 +15,8 @@ FILE *net_log_create(const char *path)
 {
     /* Never through a link, and never into a FIFO or device (opened without blocking, then
      * checked): the path was checked by the host's output rules, this closes the gap after. */
-    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    const int fd =
+        open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
@@ -73,7 +74,8 @@ bool net_log_read(FILE *f, net_log_record_t *rec, const char **why)
     rec->addr = (net_addr_t){.family = net_get_u8(&r), .port = net_get_u16(&r)};
     memcpy(rec->addr.ip, net_get_bytes(&r, 16), 16);
     rec->len = net_get_u32(&r);
-    if (rec->what > NET_LOG_SERVICE || (rec->addr.family != 4 && rec->addr.family != 6) || rec->len > NET_MAX_DATAGRAM) {
+    if (rec->what > NET_LOG_SERVICE || (rec->addr.family != 4 && rec->addr.family != 6) ||
+        rec->len > NET_MAX_DATAGRAM) {
         *why = "a record with a bad direction, address family or length";
         return false;
     }
@@ -105,10 +107,10 @@ static const char *session_type(uint8_t t)
     }
 }
 
-#define APPEND(...)                                                                      \
-    do {                                                                                 \
-        if (at < size)                                                                   \
-            at += (size_t)snprintf(out + at, size - at, __VA_ARGS__);                    \
+#define APPEND(...)                                                                                \
+    do {                                                                                           \
+        if (at < size)                                                                             \
+            at += (size_t)snprintf(out + at, size - at, __VA_ARGS__);                              \
     } while (0)
 
 void net_log_describe(const uint8_t *p, uint32_t n, char *out, size_t size)

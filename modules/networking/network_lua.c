@@ -57,10 +57,12 @@ static int l_network_start(lua_State *L)
     const char *mode = LUA->to_string(L, 3, &mode_len);
     const bool client_server = mode && !strcmp(mode, "client_server");
     if (mode && !client_server && strcmp(mode, "p2p"))
-        return LUA->error(L, "Network.start: mode '%s' is neither \"p2p\" nor \"client_server\"", mode);
+        return LUA->error(L, "Network.start: mode '%s' is neither \"p2p\" nor \"client_server\"",
+                          mode);
     const char *key = LUA->to_string(L, 6, &key_len);
     if (key && key_len != CT_NETWORK_KEY_BYTES)
-        return LUA->error(L, "Network.start: key has %zu bytes, not %u", key_len, CT_NETWORK_KEY_BYTES);
+        return LUA->error(L, "Network.start: key has %zu bytes, not %u", key_len,
+                          CT_NETWORK_KEY_BYTES);
     const double tick = LUA->opt_number(L, 8, 20), peers = LUA->opt_number(L, 9, 64),
                  objects = LUA->opt_number(L, 10, 16384);
     if (!(tick >= 1 && tick <= 1000) || !(peers >= 1 && peers <= 255) ||
@@ -124,7 +126,8 @@ static int l_network_replicate(lua_State *L)
     const ct_entity_t e = arg_entity(L, 2, "replicate");
     const int err = network__replicate(world, e);
     if (err)
-        return LUA->error(L, "Network.replicate: entity %u: %s", e.id, network__m.log->error_message(err));
+        return LUA->error(L, "Network.replicate: entity %u: %s", e.id,
+                          network__m.log->error_message(err));
     return 0;
 }
 
@@ -161,8 +164,9 @@ static int l_network_declare_field(lua_State *L)
     if (st->running)
         return LUA->error(L, "Network.declare_fields: declare '%s' before Network.start", name);
     if (st->num_fields == NETWORK_SCRIPT_FIELDS || len == 0 || len >= sizeof st->fields[0])
-        return LUA->error(L, "Network.declare_fields: '%s' does not fit (at most %u names of 1..31 bytes)",
-                          name, NETWORK_SCRIPT_FIELDS);
+        return LUA->error(
+            L, "Network.declare_fields: '%s' does not fit (at most %u names of 1..31 bytes)", name,
+            NETWORK_SCRIPT_FIELDS);
     memcpy(st->fields[st->num_fields++], name, len + 1);
     return 0;
 }
@@ -191,7 +195,8 @@ static int arg_field(lua_State *L, int idx, const char *what)
     const char *name = LUA->check_string(L, idx, NULL);
     const int k = network__field_index(name);
     if (k < 0)
-        LUA->error(L, "Network.%s: '%s' is not a declared field (Network.declare_fields)", what, name);
+        LUA->error(L, "Network.%s: '%s' is not a declared field (Network.declare_fields)", what,
+                   name);
     return k;
 }
 
@@ -245,11 +250,13 @@ static int l_network_set_conditions(lua_State *L)
     for (int k = 0; k < 5; k++)
         if (!(v[k] >= 0 && v[k] <= 1))
             return LUA->error(L, "Network.set_conditions: probabilities are 0..1, not %g", v[k]);
-    if (!(v[5] >= 0 && v[5] <= 10000) || !(v[6] >= 0 && v[6] <= 10000) || !(v[7] >= 0 && v[7] <= 1e9))
+    if (!(v[5] >= 0 && v[5] <= 10000) || !(v[6] >= 0 && v[6] <= 10000) ||
+        !(v[7] >= 0 && v[7] <= 1e9))
         return LUA->error(L, "Network.set_conditions: latency and jitter are 0..10000 ms, "
                              "bandwidth 0..1e9 bytes/s");
-    const net_conditions_t c = {v[0], v[1], v[2], v[3], v[4], (uint32_t)(v[5] * 1000),
-                                (uint32_t)(v[6] * 1000), (uint32_t)v[7]};
+    const net_conditions_t c = {
+        v[0],          v[1], v[2], v[3], v[4], (uint32_t)(v[5] * 1000), (uint32_t)(v[6] * 1000),
+        (uint32_t)v[7]};
     if (v[8] > 0)
         st->session.node.conditioner.rng = (uint64_t)v[8];
     const int conn = peer ? st->session.conn_of_id[peer] : -1;
@@ -307,7 +314,8 @@ static int l_network_call(lua_State *L)
     const int err = net_session_send(&st->session, peer, msg, w.n, true);
     if (err)
         return LUA->error(L, "Network.call: '%s' to peer %u: %s", name, peer,
-                          err == CT_ERR_NOT_FOUND ? "not connected" : network__m.log->error_message(err));
+                          err == CT_ERR_NOT_FOUND ? "not connected"
+                                                  : network__m.log->error_message(err));
     return 0;
 }
 
@@ -321,10 +329,16 @@ static int l_network_stats(lua_State *L)
     const net_session_stats_t *r = &st->session.stats;
     const ct_network_stats_t all = network__stats();
     const ct_network_stats_t *net = &all;
-    const struct { const char *k; double v; } f[] = {
-        {"datagrams_in", (double)n->datagrams_in}, {"datagrams_out", (double)n->datagrams_out},
-        {"bytes_in", (double)n->bytes_in}, {"bytes_out", (double)n->bytes_out},
-        {"breaches", (double)n->breaches}, {"updates_applied", (double)r->updates_applied},
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {
+        {"datagrams_in", (double)n->datagrams_in},
+        {"datagrams_out", (double)n->datagrams_out},
+        {"bytes_in", (double)n->bytes_in},
+        {"bytes_out", (double)n->bytes_out},
+        {"breaches", (double)n->breaches},
+        {"updates_applied", (double)r->updates_applied},
         {"stale_ignored", (double)(r->stale_updates + r->stale_creates + r->stale_migrations)},
         {"objects", (double)net->objects},
     };
@@ -409,7 +423,8 @@ static const char prelude[] =
     "    end\n"
     "  end\n"
     "end\n"
-    "local start_keys = {'port', 'host', 'mode', 'join', 'world', 'key', 'traffic_log', 'tick_hz',\n"
+    "local start_keys = {'port', 'host', 'mode', 'join', 'world', 'key', 'traffic_log', "
+    "'tick_hz',\n"
     "                    'max_peers', 'max_objects'}\n"
     "function N.start(t)\n"
     "  check('start', t, start_keys)\n"
@@ -424,12 +439,14 @@ static const char prelude[] =
     "                     t.latency_ms, t.jitter_ms, t.bytes_per_second, t.seed)\n"
     "end\n"
     "function N.declare_fields(names)\n"
-    "  if type(names) ~= 'table' then error('Network.declare_fields wants a list of names', 2) end\n"
+    "  if type(names) ~= 'table' then error('Network.declare_fields wants a list of names', 2) "
+    "end\n"
     "  for _, n in ipairs(names) do N.__declare_field(n) end\n"
     "end\n"
     "N.__handlers = N.__handlers or {}\n"
     "function N.rpc(name, spec, fn)\n"
-    "  if type(fn) ~= 'function' then error('Network.rpc: ' .. tostring(name) .. ' wants a function', 2) end\n"
+    "  if type(fn) ~= 'function' then error('Network.rpc: ' .. tostring(name) .. ' wants a "
+    "function', 2) end\n"
     "  N.__declare_rpc(name, spec)\n"
     "  N.__handlers[name] = fn\n"
     "end\n"

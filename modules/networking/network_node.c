@@ -499,7 +499,7 @@ void net_node_service(net_node_t *n, uint64_t now)
             char who[64];
             net_addr_format(&p->addr, who, sizeof who);
             node_log(n, "peer %s timed out (nothing for %.1f s); disconnected", who,
-                 (double)(now - p->conn.last_received_at) * 1e-6);
+                     (double)(now - p->conn.last_received_at) * 1e-6);
             close_peer(n, i, REASON_TIMEOUT, true, "timed out");
             continue;
         }

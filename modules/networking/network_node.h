@@ -45,13 +45,13 @@ typedef struct net_node_events_t {
 
 typedef struct net_node_desc_t {
     ct_allocator_t *a;
-    uint32_t max_peers;      /* default 64 */
-    net_caps_t caps;         /* zero: net_default_caps */
-    bool accept;             /* answer connect requests (a server or a session host) */
-    const uint8_t *key;      /* NET_KEY_BYTES, or NULL: no encryption */
-    uint64_t timeout_us;     /* silence before a peer is dropped; default 10 s */
+    uint32_t max_peers;  /* default 64 */
+    net_caps_t caps;     /* zero: net_default_caps */
+    bool accept;         /* answer connect requests (a server or a session host) */
+    const uint8_t *key;  /* NET_KEY_BYTES, or NULL: no encryption */
+    uint64_t timeout_us; /* silence before a peer is dropped; default 10 s */
     bool no_timeouts;
-    uint64_t seed;           /* the conditioner's generator; non-zero also makes handshake salts
+    uint64_t seed; /* the conditioner's generator; non-zero also makes handshake salts
                               * and cookies reproducible (tests, replaying a traffic log) */
     /* The transport: sends one datagram (a socket, or the virtual network). */
     void (*send)(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n);
@@ -85,8 +85,8 @@ int net_node_connect(net_node_t *n, const net_addr_t *to, uint64_t now);
 void net_node_receive(net_node_t *n, const net_addr_t *from, const uint8_t *p, uint32_t len,
                       uint64_t now);
 /* The same with a datagram already decrypted (replaying a traffic log). */
-void net_node_receive_plain(net_node_t *n, const net_addr_t *from, const uint8_t *p,
-                            uint32_t len, uint64_t now);
+void net_node_receive_plain(net_node_t *n, const net_addr_t *from, const uint8_t *p, uint32_t len,
+                            uint64_t now);
 /* Handshake resends, keep-alive, timeouts, conditioner releases, then every connection's
  * packets. Call once per frame (or per tick). */
 void net_node_service(net_node_t *n, uint64_t now);

@@ -70,7 +70,8 @@ static void remove_slot(network__replicas_t *r, uint32_t s)
 static void event(uint32_t type, ct_entity_t e, uint32_t object, uint32_t owner)
 {
     network__replicas_t *r = R();
-    if (!r->events && !(r->events = ct_alloc(network__m.a, NETWORK_REPLICA_EVENTS * sizeof *r->events))) {
+    if (!r->events &&
+        !(r->events = ct_alloc(network__m.a, NETWORK_REPLICA_EVENTS * sizeof *r->events))) {
         r->dropped++;
         return;
     }
@@ -81,7 +82,10 @@ static void event(uint32_t type, ct_entity_t e, uint32_t object, uint32_t owner)
     r->events[r->num_events++] = (network__replica_event_t){type, e, object, owner};
 }
 
-static void fields_pose(const net_object_t *o, float pose[7]) { memcpy(pose, o->fields, 7 * sizeof *pose); }
+static void fields_pose(const net_object_t *o, float pose[7])
+{
+    memcpy(pose, o->fields, 7 * sizeof *pose);
+}
 
 void network__replicas_created(ct_entity_t e, const net_object_t *o, double now)
 {
@@ -90,7 +94,8 @@ void network__replicas_created(ct_entity_t e, const net_object_t *o, double now)
     if (find(r, o->id) != UINT32_MAX)
         return;
     if ((r->n + 1) * 2 > r->slot_count && !grow(r)) {
-        LOG(CT_LOG_ERROR, "replica of object %08x: no room to interpolate it; it moves in steps", o->id);
+        LOG(CT_LOG_ERROR, "replica of object %08x: no room to interpolate it; it moves in steps",
+            o->id);
         return;
     }
     network__replica_t *p = &r->items[r->n];
@@ -137,7 +142,8 @@ bool network__replicas_pose(ct_entity_t e, const net_object_t *o, double now, fl
         net_snapshots_add(&p->snaps, now, fresh);
         p->version = o->version;
     }
-    const double delay = r->configured ? r->delay : 0.1, extra = r->configured ? r->max_extrapolation : 0.1;
+    const double delay = r->configured ? r->delay : 0.1,
+                 extra = r->configured ? r->max_extrapolation : 0.1;
     bool extrapolated;
     if (delay <= 0) {
         fields_pose(o, pose);
@@ -182,7 +188,8 @@ static int l_replica_events(lua_State *L)
         LUA->set_index(L, -2, (int)i + 1);
     }
     if (r->dropped)
-        LOG(CT_LOG_WARNING, "replica_events: %u events were dropped (more than %u between two reads)", r->dropped,
+        LOG(CT_LOG_WARNING,
+            "replica_events: %u events were dropped (more than %u between two reads)", r->dropped,
             NETWORK_REPLICA_EVENTS);
     r->num_events = r->dropped = 0;
     return 1;
@@ -196,7 +203,8 @@ static int l_replicas(lua_State *L)
     LUA->new_table(L, (int)r->n, 0);
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->n; i++) {
-        const net_object_t *o = st->running ? net_object_find(&st->session, r->items[i].object) : NULL;
+        const net_object_t *o =
+            st->running ? net_object_find(&st->session, r->items[i].object) : NULL;
         if (!o || o->owner == st->session.my_id)
             continue;
         LUA->new_table(L, 0, 3);
@@ -214,14 +222,16 @@ static int l_set_interpolation(lua_State *L)
 {
     network__replicas_t *r = R();
     if (LUA->type(L, 1) != CT_LUA_TABLE)
-        return LUA->error(L, "Network.set_interpolation: argument 1 is { delay_ms = 100, max_extrapolation_ms = 100 }");
+        return LUA->error(L, "Network.set_interpolation: argument 1 is { delay_ms = 100, "
+                             "max_extrapolation_ms = 100 }");
     LUA->get_field(L, 1, "delay_ms");
     const double delay = LUA->type(L, -1) == CT_LUA_NIL ? 100 : LUA->to_number(L, -1);
     LUA->get_field(L, 1, "max_extrapolation_ms");
     const double extra = LUA->type(L, -1) == CT_LUA_NIL ? 100 : LUA->to_number(L, -1);
     LUA->set_top(L, -3);
     if (!(delay >= 0 && delay <= 2000) || !(extra >= 0 && extra <= 2000))
-        return LUA->error(L, "Network.set_interpolation: delay_ms and max_extrapolation_ms are 0..2000");
+        return LUA->error(
+            L, "Network.set_interpolation: delay_ms and max_extrapolation_ms are 0..2000");
     r->delay = delay / 1000.0, r->max_extrapolation = extra / 1000.0, r->configured = true;
     return 0;
 }

@@ -186,7 +186,8 @@ int net__replication_init(net_session_t *s, uint32_t max_objects)
     s->free_list = ct_alloc(s->a, (size_t)cap * sizeof *s->free_list);
     /* Room for a few ticks of fates of every object at every connection, within 2^10..2^17. */
     const uint64_t wanted = (uint64_t)cap * s->max_conns * 4;
-    const uint32_t records = ct_array_capacity(1024, wanted < (1u << 17) ? (uint32_t)wanted : 1u << 17, 1024);
+    const uint32_t records =
+        ct_array_capacity(1024, wanted < (1u << 17) ? (uint32_t)wanted : 1u << 17, 1024);
     s->records = ct_alloc(s->a, (size_t)records * sizeof *s->records);
     s->records_mask = records - 1;
     if (!s->objects || !s->sync || !s->map || !s->tombstones || !s->free_list || !s->records)
@@ -363,8 +364,9 @@ static uint32_t new_record(net_session_t *s, uint32_t index, uint32_t conn, uint
     /* A record still waiting when the ring comes round counts as lost (sent again if needed). */
     if (s->records[token & s->records_mask].token)
         net__replication_fate(s, s->records[token & s->records_mask].token, false);
-    s->records[token & s->records_mask] = (net_record_t){token, index, s->objects[index].id, version,
-                                                         s->objects[index].mig, (uint8_t)conn, announce};
+    s->records[token & s->records_mask] =
+        (net_record_t){token,         index,   s->objects[index].id, version, s->objects[index].mig,
+                       (uint8_t)conn, announce};
     return token;
 }
 
@@ -424,8 +426,13 @@ int net_object_migrate(net_session_t *s, uint32_t id, uint8_t owner)
     reset_sync(s, i);
     if (s->ev.owner_changed)
         s->ev.owner_changed(s->ev.user, id, owner);
-    net_obj_msg_t m = {.type = NET_R_MIGRATE_ORDER, .origin = s->my_id, .owner = owner, .id = id,
-                       .mig = o->mig, .version = o->version, .mask = 0xffff};
+    net_obj_msg_t m = {.type = NET_R_MIGRATE_ORDER,
+                       .origin = s->my_id,
+                       .owner = owner,
+                       .id = id,
+                       .mig = o->mig,
+                       .version = o->version,
+                       .mask = 0xffff};
     memcpy(m.fields, o->fields, sizeof m.fields);
     const int err = send_obj(s, (uint32_t)s->conn_of_id[owner], &m, 0);
     /* Everyone else hears it from us too: a MIGRATE from the new owner is believed only then. */
@@ -442,8 +449,8 @@ int net_object_migrate(net_session_t *s, uint32_t id, uint8_t owner)
 /* Asks the sender of a MIGRATE or DESTROY that came before the host's word to send it again. */
 static void ask_again(net_session_t *s, uint32_t conn, const net_obj_msg_t *m)
 {
-    const net_obj_msg_t again = {.type = NET_R_ANNOUNCE_AGAIN, .origin = s->my_id, .id = m->id,
-                                 .mig = m->mig};
+    const net_obj_msg_t again = {
+        .type = NET_R_ANNOUNCE_AGAIN, .origin = s->my_id, .id = m->id, .mig = m->mig};
     send_obj(s, conn, &again, 0);
 }
 
@@ -479,7 +486,8 @@ static int announce_received(net_session_t *s, uint32_t conn, const net_obj_msg_
     uint32_t i = find_index(s, m->id);
     const net_object_t *known = i != UINT32_MAX ? &s->objects[i] : NULL;
     const bool notice = m->type == NET_R_MIGRATE_NOTICE;
-    if (!valid_pose(known ? known->fields : (const float[NET_FIELDS]){[6] = 1}, m->mask, m->fields)) {
+    if (!valid_pose(known ? known->fields : (const float[NET_FIELDS]){[6] = 1}, m->mask,
+                    m->fields)) {
         *why = "a state that is not a valid pose";
         return -1;
     }
@@ -487,10 +495,11 @@ static int announce_received(net_session_t *s, uint32_t conn, const net_obj_msg_
      * object had already been taken from loses to the migration, as it did at the host), a newer
      * counter, or at the same counter another owner or no newer state (the host knows the counter
      * it ordered before the new owner's announce comes). */
-    bool stale = known && ((!known->live && (!trusted || known->mig >= m->mig)) ||
-                           (known->live && (known->mig > m->mig ||
-                                            (known->mig == m->mig && (known->owner != m->owner ||
-                                                                      m->version <= known->version)))));
+    bool stale =
+        known && ((!known->live && (!trusted || known->mig >= m->mig)) ||
+                  (known->live && (known->mig > m->mig ||
+                                   (known->mig == m->mig &&
+                                    (known->owner != m->owner || m->version <= known->version)))));
     /* A peer's MIGRATE is believed only at the counter and owner the host's word set. */
     const bool confirmed = trusted || m->type == NET_R_CREATE ||
                            (known && known->mig == m->mig && known->owner == m->owner);
@@ -729,16 +738,21 @@ void net__replication_send(net_session_t *s)
     for (uint32_t n = 0; n < s->max_objects; n++) {
         const uint32_t i = (start + n) & (s->max_objects - 1);
         const net_object_t *o = &s->objects[i];
-        if (!o->id || !o->live || (o->owner != s->my_id && !(s->is_host && s->mode == NET_MODE_CLIENT_SERVER)))
+        if (!o->id || !o->live ||
+            (o->owner != s->my_id && !(s->is_host && s->mode == NET_MODE_CLIENT_SERVER)))
             continue;
         for (uint32_t c = 0; c < s->max_conns; c++) {
             if (!sends_to(s, o, c))
                 continue;
             net_sync_t *st = sync_of(s, i, c);
             if (st->announced_mig != o->mig) {
-                net_obj_msg_t m = {.type = o->mig ? NET_R_MIGRATE : NET_R_CREATE, .origin = o->owner,
-                                   .owner = o->owner, .id = o->id, .mig = o->mig,
-                                   .version = o->version, .mask = 0xffff};
+                net_obj_msg_t m = {.type = o->mig ? NET_R_MIGRATE : NET_R_CREATE,
+                                   .origin = o->owner,
+                                   .owner = o->owner,
+                                   .id = o->id,
+                                   .mig = o->mig,
+                                   .version = o->version,
+                                   .mask = 0xffff};
                 memcpy(m.fields, o->fields, sizeof m.fields);
                 if (send_obj(s, c, &m, new_record(s, i, c, o->version, true)) == 0) {
                     *st = (net_sync_t){0, 0, o->mig, 0};
@@ -748,7 +762,10 @@ void net__replication_send(net_session_t *s)
             }
             if (!st->ready || o->version <= st->acked_version || st->inflight_version >= o->version)
                 continue;
-            net_obj_msg_t m = {.type = NET_R_UPDATE, .origin = o->owner, .id = o->id, .mig = o->mig,
+            net_obj_msg_t m = {.type = NET_R_UPDATE,
+                               .origin = o->owner,
+                               .id = o->id,
+                               .mig = o->mig,
                                .version = o->version};
             for (uint32_t f = 0; f < NET_FIELDS; f++) {
                 if (o->field_version[f] > st->acked_version) {
@@ -780,12 +797,18 @@ void net__replication_peer_joined(net_session_t *s, uint32_t conn)
     /* A peer-to-peer joiner believes another peer's MIGRATE only on the host's word: it gets the
      * word for every object that migrated before it came. */
     const uint8_t joiner = s->id_of_conn[conn];
-    for (uint32_t i = 0; s->is_host && s->mode == NET_MODE_PEER_TO_PEER && i < s->max_objects; i++) {
+    for (uint32_t i = 0; s->is_host && s->mode == NET_MODE_PEER_TO_PEER && i < s->max_objects;
+         i++) {
         const net_object_t *o = &s->objects[i];
         if (!o->id || !o->live || !o->mig || o->owner == s->my_id || o->owner == joiner)
             continue;
-        net_obj_msg_t m = {.type = NET_R_MIGRATE_NOTICE, .origin = s->my_id, .owner = o->owner,
-                           .id = o->id, .mig = o->mig, .version = o->version, .mask = 0xffff};
+        net_obj_msg_t m = {.type = NET_R_MIGRATE_NOTICE,
+                           .origin = s->my_id,
+                           .owner = o->owner,
+                           .id = o->id,
+                           .mig = o->mig,
+                           .version = o->version,
+                           .mask = 0xffff};
         memcpy(m.fields, o->fields, sizeof m.fields);
         send_obj(s, conn, &m, 0);
     }

@@ -18,7 +18,11 @@
 #define NET_RPC_MAX_FUNCTIONS 256u
 #define NET_RPC_MAX_STRING 4096u
 
-typedef enum net_rpc_type { NET_RPC_NUMBER = 1, NET_RPC_BOOLEAN = 2, NET_RPC_STRING = 3 } net_rpc_type;
+typedef enum net_rpc_type {
+    NET_RPC_NUMBER = 1,
+    NET_RPC_BOOLEAN = 2,
+    NET_RPC_STRING = 3
+} net_rpc_type;
 
 typedef struct net_rpc_schema_t {
     char name[64];

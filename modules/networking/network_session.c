@@ -225,7 +225,8 @@ static void on_peer_joined(net_session_t *s, uint32_t conn, net_reader_t *r, con
         return;
     }
     if (s->conn_of_id[id] >= 0 && !net_addr_equal(&s->addr_of_id[id], &addr))
-        net_node_disconnect(&s->node, (uint32_t)s->conn_of_id[id], "its id was given to a new peer");
+        net_node_disconnect(&s->node, (uint32_t)s->conn_of_id[id],
+                            "its id was given to a new peer");
     s->announced[id] = 1;
     s->addr_of_id[id] = addr;
     for (uint32_t c = 0; c < s->max_conns; c++)
@@ -305,8 +306,7 @@ static void on_message(void *user, uint32_t conn, const uint8_t *d, uint32_t len
         else if (s->ev.message)
             s->ev.message(s->ev.user, from, d, len);
         break;
-    default:
-        why = "unknown session message type";
+    default: why = "unknown session message type";
     }
     if (why)
         breach(s, conn, why);
@@ -338,7 +338,8 @@ int net_session_init(net_session_t *s, const net_session_desc_t *d)
     s->next_id = 2;
     const uint32_t max_objects = d->max_objects ? d->max_objects : 16384;
     s->max_objects_per_peer = d->max_objects_per_peer ? d->max_objects_per_peer
-                              : max_objects / 8 > 16 ? max_objects / 8 : 16;
+                              : max_objects / 8 > 16  ? max_objects / 8
+                                                      : 16;
     s->host_conn = -1;
     s->ev = d->ev;
     s->update_budget = d->update_budget;
@@ -416,7 +417,8 @@ void net_session_tick(net_session_t *s, uint64_t now)
     net_node_service(&s->node, now);
 }
 
-int net_session_send(net_session_t *s, uint8_t peer_id, const void *data, uint32_t len, bool reliable)
+int net_session_send(net_session_t *s, uint8_t peer_id, const void *data, uint32_t len,
+                     bool reliable)
 {
     const int16_t conn = s->conn_of_id[peer_id];
     if (conn < 0)

@@ -112,7 +112,8 @@ void net_conditioner_push(net_conditioner_t *q, const net_conditions_t *c, net_l
         }
         int64_t delay = c->latency_us;
         if (c->jitter_us)
-            delay += (int64_t)(net_rand(&q->rng) % (2ull * c->jitter_us + 1)) - (int64_t)c->jitter_us;
+            delay +=
+                (int64_t)(net_rand(&q->rng) % (2ull * c->jitter_us + 1)) - (int64_t)c->jitter_us;
         if (net_rand01(&q->rng) < c->reorder)
             delay += c->latency_us + c->jitter_us + 1000;
         due += delay > 0 ? (uint64_t)delay : 0;

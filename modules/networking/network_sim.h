@@ -12,13 +12,13 @@
  * settings). Seeded; times are the node's clock (virtual in tests). */
 
 typedef struct net_conditions_t {
-    double loss;             /* probability a datagram is dropped, 0..1 */
-    double burst_enter;      /* probability per datagram of entering a loss burst */
-    double burst_exit;       /* probability per datagram of leaving it (all lost inside) */
-    double duplicate;        /* probability a datagram is sent twice */
-    double reorder;          /* probability a datagram is held back an extra latency */
-    uint32_t latency_us;     /* one way */
-    uint32_t jitter_us;      /* uniform in +-jitter */
+    double loss;               /* probability a datagram is dropped, 0..1 */
+    double burst_enter;        /* probability per datagram of entering a loss burst */
+    double burst_exit;         /* probability per datagram of leaving it (all lost inside) */
+    double duplicate;          /* probability a datagram is sent twice */
+    double reorder;            /* probability a datagram is held back an extra latency */
+    uint32_t latency_us;       /* one way */
+    uint32_t jitter_us;        /* uniform in +-jitter */
     uint32_t bytes_per_second; /* link rate (0: unlimited); a queue over 1 s is tail-dropped */
 } net_conditions_t;
 
@@ -40,7 +40,7 @@ typedef struct net_conditioner_t {
     uint64_t order;
     net_delayed_t *heap; /* by (due, order) */
     uint32_t num, cap, limit;
-    uint8_t *bytes;  /* cap slots of NET_MAX_DATAGRAM */
+    uint8_t *bytes; /* cap slots of NET_MAX_DATAGRAM */
     uint32_t *free_slots;
     uint32_t num_free;
     uint64_t dropped, duplicated, delayed;
@@ -57,11 +57,13 @@ void net_conditioner_free(net_conditioner_t *q);
  * delay, handed to emit at once (possibly twice). */
 void net_conditioner_push(net_conditioner_t *q, const net_conditions_t *c, net_link_state_t *link,
                           const net_addr_t *to, const uint8_t *p, uint32_t n, uint64_t now,
-                          void (*emit)(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n),
+                          void (*emit)(void *user, const net_addr_t *to, const uint8_t *p,
+                                       uint32_t n),
                           void *user);
 /* Hands every datagram due by `now` to emit, in due order. */
 void net_conditioner_release(net_conditioner_t *q, uint64_t now,
-                             void (*emit)(void *user, const net_addr_t *to, const uint8_t *p, uint32_t n),
+                             void (*emit)(void *user, const net_addr_t *to, const uint8_t *p,
+                                          uint32_t n),
                              void *user);
 
 #endif

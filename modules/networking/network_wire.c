@@ -164,7 +164,8 @@ bool net_header_read(net_reader_t *r, net_header_t *out)
 {
     net_reader_t at = *r;
     const uint8_t b = net_get_u8(&at);
-    net_header_t h = {.kind = b & 7, .has_ack = (b & 8) != 0, .ack_bytes = (uint8_t)(((b >> 4) & 3) + 1)};
+    net_header_t h = {
+        .kind = b & 7, .has_ack = (b & 8) != 0, .ack_bytes = (uint8_t)(((b >> 4) & 3) + 1)};
     if (at.bad || (b & 0xc0) || h.kind >= NET_PACKET_KINDS)
         return false;
     if (h.kind == NET_PACKET_DATA) {

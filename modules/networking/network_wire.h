@@ -13,18 +13,18 @@
 
 /* ---- Limits ------------------------------------------------------------------------------ */
 
-#define NET_MAX_DATAGRAM 1400u   /* larger datagrams are dropped unread */
-#define NET_MTU 1200u            /* the packets we build (before the key's 40 bytes) */
-#define NET_ACK_BITS 32u         /* packets acknowledged besides the latest */
-#define NET_PACKET_RING 1024u    /* sent packets remembered: bounds packets in flight */
-#define NET_REL_WINDOW 1024u     /* reliable ids in flight and buffered out of order */
-#define NET_MAX_REFS 48u         /* messages per packet */
-#define NET_FRAGMENT 1024u       /* bytes of a reliable message per fragment */
-#define NET_MAX_FRAGMENTS 256u   /* so a message is at most 256 KB */
+#define NET_MAX_DATAGRAM 1400u /* larger datagrams are dropped unread */
+#define NET_MTU 1200u          /* the packets we build (before the key's 40 bytes) */
+#define NET_ACK_BITS 32u       /* packets acknowledged besides the latest */
+#define NET_PACKET_RING 1024u  /* sent packets remembered: bounds packets in flight */
+#define NET_REL_WINDOW 1024u   /* reliable ids in flight and buffered out of order */
+#define NET_MAX_REFS 48u       /* messages per packet */
+#define NET_FRAGMENT 1024u     /* bytes of a reliable message per fragment */
+#define NET_MAX_FRAGMENTS 256u /* so a message is at most 256 KB */
 #define NET_MAX_MESSAGE (NET_FRAGMENT * NET_MAX_FRAGMENTS)
 #define NET_KEY_BYTES 32u
-#define NET_SEAL_OVERHEAD 40u    /* XChaCha20-Poly1305: 24-byte nonce + 16-byte tag */
-#define NET_HANDSHAKE_BYTES 64u  /* a connect request is padded to this; replies are smaller */
+#define NET_SEAL_OVERHEAD 40u   /* XChaCha20-Poly1305: 24-byte nonce + 16-byte tag */
+#define NET_HANDSHAKE_BYTES 64u /* a connect request is padded to this; replies are smaller */
 
 /* ---- Bytes ------------------------------------------------------------------------------- */
 
@@ -40,8 +40,14 @@ typedef struct net_reader_t {
     bool bad; /* a read went past the end: every later read gives 0 */
 } net_reader_t;
 
-static inline net_writer_t net_writer(void *p, uint32_t cap) { return (net_writer_t){p, 0, cap, false}; }
-static inline net_reader_t net_reader(const void *p, uint32_t n) { return (net_reader_t){p, n, 0, false}; }
+static inline net_writer_t net_writer(void *p, uint32_t cap)
+{
+    return (net_writer_t){p, 0, cap, false};
+}
+static inline net_reader_t net_reader(const void *p, uint32_t n)
+{
+    return (net_reader_t){p, n, 0, false};
+}
 static inline uint32_t net_left(const net_reader_t *r) { return r->bad ? 0 : r->n - r->at; }
 
 void net_put_u8(net_writer_t *w, uint8_t v);
@@ -134,7 +140,10 @@ static inline uint64_t net_rand(uint64_t *s)
     *s = x;
     return x * 0x2545f4914f6cdd1dull;
 }
-static inline double net_rand01(uint64_t *s) { return (double)(net_rand(s) >> 11) * (1.0 / 9007199254740992.0); }
+static inline double net_rand01(uint64_t *s)
+{
+    return (double)(net_rand(s) >> 11) * (1.0 / 9007199254740992.0);
+}
 
 /* ---- Addresses ---------------------------------------------------------------------------- */
 

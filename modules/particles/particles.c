@@ -48,8 +48,8 @@ static void api_simulate(ct_world_o *world, float dt)
 {
     particles_world_t *w = particles__world(world);
     if (!w || !(dt > 0.0f && dt <= 1.0f)) {
-        particles__m.log->write(particles__m.self, CT_LOG_ERROR,
-                                "particles: simulate: %s", w ? "dt must be in (0, 1]" : "no world");
+        particles__m.log->write(particles__m.self, CT_LOG_ERROR, "particles: simulate: %s",
+                                w ? "dt must be in (0, 1]" : "no world");
         return;
     }
     ct_profile_scope_t scope = ct_profile_scope_begin(particles__m.profiler, "particles.simulate");
@@ -79,8 +79,8 @@ static bool api_view(ct_world_o *world, ct_particle_emitter_t e, ct_particles_vi
         return false;
     const float *a = em->arrays;
     const size_t c = em->capacity;
-    *out = (ct_particles_view_t){em->count,     a + IN_PX * c,    a + IN_PY * c, a + IN_PZ * c,
-                                 a + IN_VX * c, a + IN_VY * c,    a + IN_VZ * c, a + ARR_SIZE * c,
+    *out = (ct_particles_view_t){em->count,         a + IN_PX * c, a + IN_PY * c, a + IN_PZ * c,
+                                 a + IN_VX * c,     a + IN_VY * c, a + IN_VZ * c, a + ARR_SIZE * c,
                                  a + ARR_ALPHA * c, {1, 1, 1, 1}};
     const particles_effect_t *fx = particles__effect(em->effect);
     if (fx)
@@ -153,10 +153,15 @@ static const ct_module_api_t apis[] = {
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.particles", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &particles__m.self, .allocator = &particles__m.allocator,
-               .state = &particles__m.state, .state_size = sizeof(particles_state_t),
-               .layout_version = PARTICLES_LAYOUT_VERSION, .start = start, .stop = stop,
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &particles__m.self,
+               .allocator = &particles__m.allocator,
+               .state = &particles__m.state,
+               .state_size = sizeof(particles_state_t),
+               .layout_version = PARTICLES_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
                .rebind = rebind},
 };
 

@@ -18,11 +18,11 @@
 #include "particles_internal.h"
 
 #define EFFECT_MAGIC 0x45505443u /* "CTPE" */
-#define SIZES_AT 17u /* the word of program_size[0] */
+#define SIZES_AT 17u             /* the word of program_size[0] */
 #define HEADER_WORDS (SIZES_AT + NUM_PROGRAMS)
 
-static const char *const particle_inputs[NUM_INPUTS] = {"px", "py", "pz", "vx",   "vy", "vz",
-                                                        "age", "life", "n", "t", "dt"};
+static const char *const particle_inputs[NUM_INPUTS] = {"px",  "py",   "pz", "vx", "vy", "vz",
+                                                        "age", "life", "n",  "t",  "dt"};
 static const char *const spawn_inputs[] = {"n", "t", "x", "y", "z"};
 static const char *const velocity_outputs[] = {"vx", "vy", "vz"};
 static const char *const size_outputs[] = {"size"};
@@ -53,7 +53,8 @@ static const ct_field_t effect_fields[] = {
 
 static void put32(uint8_t *b, uint32_t v)
 {
-    b[0] = (uint8_t)v, b[1] = (uint8_t)(v >> 8), b[2] = (uint8_t)(v >> 16), b[3] = (uint8_t)(v >> 24);
+    b[0] = (uint8_t)v, b[1] = (uint8_t)(v >> 8), b[2] = (uint8_t)(v >> 16),
+    b[3] = (uint8_t)(v >> 24);
 }
 
 static uint32_t get32(const uint8_t *b)
@@ -102,8 +103,8 @@ static bool numbers_field(const ct_data_o *src, const char *key, uint32_t n, dou
     for (const ct_data_o *c = data->first_child(arr); c && i < n; c = data->next(c), i++) {
         double v = data->number(c, NAN);
         if (!(v >= lo && v <= hi)) {
-            particles__m.resource->compile_error(ctx, "%s[%u]: not a number in %g..%g", key, i,
-                                                 lo, hi);
+            particles__m.resource->compile_error(ctx, "%s[%u]: not a number in %g..%g", key, i, lo,
+                                                 hi);
             return false;
         }
         out[i] = (float)v;
@@ -121,7 +122,8 @@ static int compile_effect(void *user_data, const ct_data_o *src, ct_compile_ctx_
     double max_particles, rate, burst, lifetime, duration, radius;
     float extent[3], color[4];
     static const float zero3[3] = {0, 0, 0}, white[4] = {1, 1, 1, 1};
-    if (!number_field(src, "max_particles", 1, PARTICLES_MAX_POOL, true, 1024, &max_particles, ctx) ||
+    if (!number_field(src, "max_particles", 1, PARTICLES_MAX_POOL, true, 1024, &max_particles,
+                      ctx) ||
         !number_field(src, "rate", 0, 1e7, false, 0, &rate, ctx) ||
         !number_field(src, "burst", 0, PARTICLES_MAX_POOL, true, 0, &burst, ctx) ||
         !number_field(src, "lifetime", 1e-3, 3600, false, 1, &lifetime, ctx) ||
@@ -158,12 +160,14 @@ static int compile_effect(void *user_data, const ct_data_o *src, ct_compile_ctx_
         if (!node)
             continue;
         ct_expr_error_t err;
-        ct_expr_program_o *prog = particles__m.expr->compile(
-            data->string(node, ""),
-            &(ct_expr_desc_t){.inputs = programs[p].inputs, .num_inputs = programs[p].num_inputs,
-                              .outputs = programs[p].outputs,
-                              .num_outputs = programs[p].num_outputs, .seed = seed + p},
-            &err);
+        ct_expr_program_o *prog =
+            particles__m.expr->compile(data->string(node, ""),
+                                       &(ct_expr_desc_t){.inputs = programs[p].inputs,
+                                                         .num_inputs = programs[p].num_inputs,
+                                                         .outputs = programs[p].outputs,
+                                                         .num_outputs = programs[p].num_outputs,
+                                                         .seed = seed + p},
+                                       &err);
         if (!prog) {
             res->compile_error(ctx, "%s: %s", programs[p].field, err.text);
             result = CT_ERR_BAD_DATA;
@@ -180,13 +184,27 @@ static int compile_effect(void *user_data, const ct_data_o *src, ct_compile_ctx_
     if (!result) {
         uint8_t header[4 * HEADER_WORDS];
         const uint32_t words[HEADER_WORDS] = {
-            EFFECT_MAGIC,        PARTICLES_EFFECT_FORMAT, (uint32_t)max_particles,
-            (uint32_t)burst,     shape,                   seed,
-            fbits((float)rate),  fbits((float)lifetime),  fbits((float)duration),
-            fbits((float)radius), fbits(extent[0]),       fbits(extent[1]),
-            fbits(extent[2]),    fbits(color[0]),         fbits(color[1]),
-            fbits(color[2]),     fbits(color[3]),         (uint32_t)saved_size[0],
-            (uint32_t)saved_size[1], (uint32_t)saved_size[2], (uint32_t)saved_size[3],
+            EFFECT_MAGIC,
+            PARTICLES_EFFECT_FORMAT,
+            (uint32_t)max_particles,
+            (uint32_t)burst,
+            shape,
+            seed,
+            fbits((float)rate),
+            fbits((float)lifetime),
+            fbits((float)duration),
+            fbits((float)radius),
+            fbits(extent[0]),
+            fbits(extent[1]),
+            fbits(extent[2]),
+            fbits(color[0]),
+            fbits(color[1]),
+            fbits(color[2]),
+            fbits(color[3]),
+            (uint32_t)saved_size[0],
+            (uint32_t)saved_size[1],
+            (uint32_t)saved_size[2],
+            (uint32_t)saved_size[3],
         };
         for (uint32_t i = 0; i < HEADER_WORDS; i++)
             put32(header + 4 * i, words[i]);

@@ -80,7 +80,7 @@ typedef struct particles_module_t {
     const ct_data_api_v1 *data;
     const ct_component_api_v2 *component;
     const ct_expr_api_v1 *expr;
-    const ct_transform_api_v2 *transform; /* optional */
+    const ct_transform_api_v2 *transform;      /* optional */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     ct_plugin_o *self;
     ct_allocator_t *allocator;

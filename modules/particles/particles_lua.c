@@ -124,8 +124,7 @@ static int l_particles_particle(lua_State *L)
     }
     static const int arrays[] = {IN_PX, IN_PY, IN_PZ, IN_VX, IN_VY, IN_VZ, ARR_SIZE, ARR_ALPHA};
     for (int k = 0; k < 8; k++)
-        L_API->push_number(
-            L, em->arrays[(size_t)arrays[k] * em->capacity + (uint32_t)i - 1]);
+        L_API->push_number(L, em->arrays[(size_t)arrays[k] * em->capacity + (uint32_t)i - 1]);
     return 8;
 }
 

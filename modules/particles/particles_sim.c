@@ -195,8 +195,8 @@ static void step_emitter(particles_world_t *w, particles_emitter_t *em, float dt
         a[IN_T][i] = em->age;
     }
     if (fresh && fx->program[PROGRAM_SPAWN]) {
-        const float *in[] = {a[IN_N] + count, a[IN_T] + count, a[IN_PX] + count,
-                             a[IN_PY] + count, a[IN_PZ] + count};
+        const float *in[] = {a[IN_N] + count, a[IN_T] + count, a[IN_PX] + count, a[IN_PY] + count,
+                             a[IN_PZ] + count};
         float *out[] = {a[IN_VX] + count, a[IN_VY] + count, a[IN_VZ] + count};
         expr->eval_jobs(fx->program[PROGRAM_SPAWN], in, out, fresh);
     }

@@ -45,13 +45,21 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     if (!m)
         PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     else
-        m->scene.pool = physics__m.jobs ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
-                                        : (physics__pool){0};
+        m->scene.pool = physics__m.jobs
+                            ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
+                            : (physics__pool){0};
     return m;
 }
 
 /* What a vector argument must be (ct_physics.h, Ranges). */
-typedef enum vec_kind { VEC_POSITION, VEC_VELOCITY, VEC_FORCE, VEC_GRAVITY, VEC_SPIN, VEC_TORQUE } vec_kind;
+typedef enum vec_kind {
+    VEC_POSITION,
+    VEC_VELOCITY,
+    VEC_FORCE,
+    VEC_GRAVITY,
+    VEC_SPIN,
+    VEC_TORQUE
+} vec_kind;
 
 static const struct {
     const char *field, *range;
@@ -72,13 +80,14 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
 {
     if (v) {
         const physics__v3 x = v3_load(v);
-        const bool ok = kind == VEC_POSITION ? v3_within(x, CT_PHYSICS_MAX_POSITION)
+        const bool ok = kind == VEC_POSITION   ? v3_within(x, CT_PHYSICS_MAX_POSITION)
                         : kind == VEC_VELOCITY ? v3_speed_ok(x)
                         : kind == VEC_FORCE    ? v3_within(x, CT_PHYSICS_MAX_FORCE)
                         : kind == VEC_SPIN     ? v3_within(x, CT_PHYSICS_MAX_ANGULAR_SPEED) &&
-                                                 v3_dot(x, x) <= CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED
-                        : kind == VEC_TORQUE   ? v3_within(x, CT_PHYSICS_MAX_TORQUE)
-                                               : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
+                                                 v3_dot(x, x) <= CT_PHYSICS_MAX_ANGULAR_SPEED *
+                                                                     CT_PHYSICS_MAX_ANGULAR_SPEED
+                        : kind == VEC_TORQUE ? v3_within(x, CT_PHYSICS_MAX_TORQUE)
+                                             : v3_within(x, CT_PHYSICS_MAX_GRAVITY);
         if (ok)
             return true;
     }
@@ -89,7 +98,8 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
              vec_rules[kind].field, v ? (double)v[0] : 0.0, v ? (double)v[1] : 0.0,
              v ? (double)v[2] : 0.0, vec_rules[kind].range);
     if (!v)
-        snprintf(physics__refusal, sizeof physics__refusal, "%s missing (NULL)", vec_rules[kind].field);
+        snprintf(physics__refusal, sizeof physics__refusal, "%s missing (NULL)",
+                 vec_rules[kind].field);
     PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p%s: %s", what, (void *)w, who, physics__refusal);
     return false;
 }
@@ -100,7 +110,8 @@ static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_
     if (!bad && physics__m.entity->alive(e))
         return true;
     snprintf(physics__refusal, sizeof physics__refusal, "%s", bad ? bad : "not alive");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                physics__refusal);
     return false;
 }
 
@@ -153,10 +164,22 @@ static int p_set(ct_world_o *w, ct_entity_t e, const float in[3], int field, con
     return 0;
 }
 
-static int p_position(ct_world_o *w, ct_entity_t e, float out[3]) { return p_get(w, e, out, 0, "point_position"); }
-static int p_set_position(ct_world_o *w, ct_entity_t e, const float v[3]) { return p_set(w, e, v, 0, "set_point_position"); }
-static int p_velocity(ct_world_o *w, ct_entity_t e, float out[3]) { return p_get(w, e, out, 1, "point_velocity"); }
-static int p_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3]) { return p_set(w, e, v, 1, "set_point_velocity"); }
+static int p_position(ct_world_o *w, ct_entity_t e, float out[3])
+{
+    return p_get(w, e, out, 0, "point_position");
+}
+static int p_set_position(ct_world_o *w, ct_entity_t e, const float v[3])
+{
+    return p_set(w, e, v, 0, "set_point_position");
+}
+static int p_velocity(ct_world_o *w, ct_entity_t e, float out[3])
+{
+    return p_get(w, e, out, 1, "point_velocity");
+}
+static int p_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
+{
+    return p_set(w, e, v, 1, "set_point_velocity");
+}
 
 static int p_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
 {
@@ -233,9 +256,11 @@ static void read_transforms(physics__body_manager *m)
             read_rotation(m, i);
     }
     if (bad != m->bad_transforms && bad)
-        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies' transforms hold a position "
+        PHYSICS_LOG(CT_LOG_WARNING,
+                    "simulate: world %p: %u bodies' transforms hold a position "
                     "outside +-1e5 m or not finite (the first: entity %u); they keep their last "
-                    "position", (void *)m->world, bad, first.id);
+                    "position",
+                    (void *)m->world, bad, first.id);
     m->bad_transforms = bad;
 }
 
@@ -245,7 +270,8 @@ static void write_transforms(physics__body_manager *m)
 {
     physics__bodies *b = &m->scene.bodies;
     for (uint32_t i = 0; i < b->n; i++) {
-        if (b->rotates[i] && memcmp(&b->rotation[i], &b->synced_rotation[i], sizeof b->rotation[i]) != 0) {
+        if (b->rotates[i] &&
+            memcmp(&b->rotation[i], &b->synced_rotation[i], sizeof b->rotation[i]) != 0) {
             const physics__quat q = b->rotation[i];
             const float r[4] = {q.x, q.y, q.z, q.w};
             b->synced_rotation[i] = q;
@@ -273,13 +299,16 @@ static void queue_callbacks(physics__body_manager *m)
 {
     const physics__events *ev = &m->scene.events;
     uint32_t at = 0;
-    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(ev->bytes, ev->size, &at));) {
+    for (const ct_physics_event_header_t *h;
+         (h = ct_physics_event_next(ev->bytes, ev->size, &at));) {
         if (h->type == CT_PHYSICS_EVENT_CONTACT_ENDED) {
             ct_physics_contact_ended_event_t c;
             memcpy(&c, h + 1, sizeof c);
             const double a = c.a, b = c.b;
-            physics__m.world->queue_callback(m->world, (ct_entity_t){c.a}, "on_contact_ended", &b, 1);
-            physics__m.world->queue_callback(m->world, (ct_entity_t){c.b}, "on_contact_ended", &a, 1);
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.a}, "on_contact_ended", &b,
+                                             1);
+            physics__m.world->queue_callback(m->world, (ct_entity_t){c.b}, "on_contact_ended", &a,
+                                             1);
         }
         if (h->type != CT_PHYSICS_EVENT_COLLISION)
             continue;
@@ -287,8 +316,8 @@ static void queue_callbacks(physics__body_manager *m)
         memcpy(&c, h + 1, sizeof c);
         for (int side = 0; side < 2; side++) {
             const float s = side ? 1.0f : -1.0f; /* the normal pushes the receiver away */
-            const double args[] = {side ? c.a : c.b, c.point[0], c.point[1], c.point[2],
-                                   s * c.normal[0], s * c.normal[1], s * c.normal[2], c.impulse};
+            const double args[] = {side ? c.a : c.b, c.point[0],      c.point[1],      c.point[2],
+                                   s * c.normal[0],  s * c.normal[1], s * c.normal[2], c.impulse};
             physics__m.world->queue_callback(m->world, (ct_entity_t){side ? c.b : c.a},
                                              "on_collision", args, 8);
         }
@@ -327,19 +356,23 @@ static void simulate(ct_world_o *w, float dt)
     const int err = physics__scene_step(&m->scene, dt);
     ct_profile_scope_end(&step);
     if (err)
-        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w, physics__m.log->error_message(err));
+        PHYSICS_LOG(CT_LOG_ERROR, "simulate: world %p: %s", (void *)w,
+                    physics__m.log->error_message(err));
     const physics__step_report *r = &m->scene.report;
     if (r->escaped)
-        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies reached the border of the "
-                    "world (+-1e5 m) and stopped there (the first: entity %u)", (void *)w,
-                    r->escaped, r->escaped_entity);
+        PHYSICS_LOG(CT_LOG_WARNING,
+                    "simulate: world %p: %u bodies reached the border of the "
+                    "world (+-1e5 m) and stopped there (the first: entity %u)",
+                    (void *)w, r->escaped, r->escaped_entity);
     if (r->pair_limit)
-        PHYSICS_LOG(CT_LOG_WARNING, "simulate: world %p: %u bodies make more than %u candidate "
+        PHYSICS_LOG(CT_LOG_WARNING,
+                    "simulate: world %p: %u bodies make more than %u candidate "
                     "pairs (bodies piled into one spot?); the rest were not collided this step",
                     (void *)w, m->scene.bodies.n, r->pair_limit);
     /* A character moves only as its last move_character said, for one step. */
     for (uint32_t k = 0; k < m->scene.characters.n; k++) {
-        const uint32_t i = physics__bodies_find(&m->scene.bodies, (ct_entity_t){m->scene.characters.c[k].entity});
+        const uint32_t i =
+            physics__bodies_find(&m->scene.bodies, (ct_entity_t){m->scene.characters.c[k].entity});
         if (i != UINT32_MAX)
             m->scene.bodies.velocity[i] = v3(0, 0, 0);
     }
@@ -381,12 +414,14 @@ static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics_
 }
 
 /* Velocities and forces are for dynamic and kinematic bodies. */
-static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w, ct_entity_t e)
+static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w,
+                    ct_entity_t e)
 {
     if (m->scene.bodies.kind[i] != CT_BODY_STATIC)
         return true;
     snprintf(physics__refusal, sizeof physics__refusal, "a static body does not move");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                physics__refusal);
     return false;
 }
 
@@ -475,7 +510,8 @@ static uint32_t overlap_sphere_masked(ct_world_o *w, const float c[3], float r, 
     return physics__scene_overlap_sphere(&m->scene, v3_load(c), r, mask, out, max);
 }
 
-static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out, uint32_t max)
+static uint32_t overlap_sphere(ct_world_o *w, const float c[3], float r, ct_entity_t *out,
+                               uint32_t max)
 {
     return overlap_sphere_masked(w, c, r, UINT32_MAX, out, max);
 }
@@ -489,7 +525,8 @@ static bool raycast_masked(ct_world_o *w, const float o[3], const float d[3], fl
     return physics__scene_raycast(&m->scene, v3_load(o), v3_load(d), max_t, mask, out);
 }
 
-static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t, ct_physics_hit_t *out)
+static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max_t,
+                    ct_physics_hit_t *out)
 {
     return raycast_masked(w, o, d, max_t, UINT32_MAX, out);
 }
@@ -629,7 +666,8 @@ static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity
         return true;
     snprintf(physics__refusal, sizeof physics__refusal,
              "rotation refused: must be x y z w of length 1 within 1e-3");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id, physics__refusal);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                physics__refusal);
     return false;
 }
 
@@ -653,7 +691,8 @@ static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float r[4])
     if (!quat_ok(r, "set_rotation", w, e))
         return CT_ERR_INVALID;
     physics__bodies *b = &m->scene.bodies;
-    b->rotation[i] = b->synced_rotation[i] = quat_normalize((physics__quat){r[0], r[1], r[2], r[3]});
+    b->rotation[i] = b->synced_rotation[i] =
+        quat_normalize((physics__quat){r[0], r[1], r[2], r[3]});
     physics__bodies_classify(b, i);
     physics__m.transform->set_world_rotation(w, e, r);
     physics__scene_wake(&m->scene, i);
@@ -684,7 +723,8 @@ static int b_set_angular_velocity(ct_world_o *w, ct_entity_t e, const float v[3]
     const uint32_t i = body_of(w, e, "set_angular_velocity", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!vec_ok(v, VEC_SPIN, "set_angular_velocity", w, e) || !movable(m, i, "set_angular_velocity", w, e))
+    if (!vec_ok(v, VEC_SPIN, "set_angular_velocity", w, e) ||
+        !movable(m, i, "set_angular_velocity", w, e))
         return CT_ERR_INVALID;
     m->scene.bodies.angular[i] = locked(&m->scene.bodies, i, v3_load(v), 3);
     physics__scene_wake(&m->scene, i);
@@ -710,8 +750,8 @@ static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const 
     const uint32_t i = body_of(w, e, "add_force_at", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) || !vec_ok(p, VEC_POSITION, "add_force_at", w, e) ||
-        !movable(m, i, "add_force_at", w, e))
+    if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) ||
+        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(m, i, "add_force_at", w, e))
         return CT_ERR_INVALID;
     physics__bodies *b = &m->scene.bodies;
     const physics__v3 force = v3_load(f), arm = v3_sub(v3_load(p), b->position[i]);
@@ -728,11 +768,13 @@ static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], cons
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
     physics__bodies *b = &m->scene.bodies;
-    if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) || !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
+    if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) ||
+        !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
         return CT_ERR_INVALID;
     if (b->kind[i] != CT_BODY_DYNAMIC) {
         snprintf(physics__refusal, sizeof physics__refusal, "only a dynamic body takes impulses");
-        PHYSICS_LOG(CT_LOG_ERROR, "add_impulse_at: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        PHYSICS_LOG(CT_LOG_ERROR, "add_impulse_at: world %p, entity %u: %s", (void *)w, e.id,
+                    physics__refusal);
         return CT_ERR_INVALID;
     }
     physics__scene_wake(&m->scene, i);
@@ -761,8 +803,10 @@ static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
     if (locks > CT_BODY_LOCK_ALL) {
-        snprintf(physics__refusal, sizeof physics__refusal, "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
-        PHYSICS_LOG(CT_LOG_ERROR, "set_locks: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        snprintf(physics__refusal, sizeof physics__refusal,
+                 "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
+        PHYSICS_LOG(CT_LOG_ERROR, "set_locks: world %p, entity %u: %s", (void *)w, e.id,
+                    physics__refusal);
         return CT_ERR_INVALID;
     }
     physics__bodies *b = &m->scene.bodies;
@@ -817,7 +861,8 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
 
 /* ---- v4: joints ----------------------------------------------------------------------------- */
 
-static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *d, ct_physics_joint_t *out)
+static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *d,
+                 ct_physics_joint_t *out)
 {
     physics__body_manager *m = bodies_of(w, "add_joint");
     if (!m)
@@ -829,18 +874,19 @@ static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_des
     if (!bad && (i == UINT32_MAX || (b.id && k == UINT32_MAX))) {
         snprintf(physics__refusal, sizeof physics__refusal, "entity %u has no body",
                  i == UINT32_MAX ? a.id : b.id);
-        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id, b.id,
-                    physics__refusal);
+        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id,
+                    b.id, physics__refusal);
         return CT_ERR_NOT_FOUND;
     }
     if (!bad && a.id == b.id)
         bad = "b (a body cannot be joined to itself)";
-    if (!bad && bs->kind[i] != CT_BODY_DYNAMIC && (k == UINT32_MAX || bs->kind[k] != CT_BODY_DYNAMIC))
+    if (!bad && bs->kind[i] != CT_BODY_DYNAMIC &&
+        (k == UINT32_MAX || bs->kind[k] != CT_BODY_DYNAMIC))
         bad = "a, b (one of them must be dynamic)";
     if (bad) {
         snprintf(physics__refusal, sizeof physics__refusal, "%s refused", bad);
-        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id, b.id,
-                    physics__refusal);
+        PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id,
+                    b.id, physics__refusal);
         return CT_ERR_INVALID;
     }
     uint32_t id = 0;
@@ -855,7 +901,8 @@ static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_des
     return 0;
 }
 
-static physics__joint *joint_of(ct_world_o *w, ct_physics_joint_t j, const char *what, physics__body_manager **m)
+static physics__joint *joint_of(ct_world_o *w, ct_physics_joint_t j, const char *what,
+                                physics__body_manager **m)
 {
     *m = bodies_of(w, what);
     return *m ? physics__joints_find(&(*m)->scene, j.id) : NULL;
@@ -896,13 +943,17 @@ static int j_set_motor(ct_world_o *w, ct_physics_joint_t j, float speed, float m
     physics__joint *jt = joint_of(w, j, "set_joint_motor", &m);
     if (!jt)
         return CT_ERR_NOT_FOUND;
-    const char *bad = jt->type != CT_JOINT_HINGE && jt->type != CT_JOINT_SLIDER ? "joint (a motor is for hinges and sliders)"
-                      : !f_within(speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED) ? "motor_speed (within +-1e4)"
-                      : !f_within(max_force, 0.0f, CT_PHYSICS_MAX_FORCE) ? "max_motor_force (within [0, 1e12])"
-                                                                         : NULL;
+    const char *bad = jt->type != CT_JOINT_HINGE && jt->type != CT_JOINT_SLIDER
+                          ? "joint (a motor is for hinges and sliders)"
+                      : !f_within(speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED)
+                          ? "motor_speed (within +-1e4)"
+                      : !f_within(max_force, 0.0f, CT_PHYSICS_MAX_FORCE)
+                          ? "max_motor_force (within [0, 1e12])"
+                          : NULL;
     if (bad) {
         snprintf(physics__refusal, sizeof physics__refusal, "%s refused", bad);
-        PHYSICS_LOG(CT_LOG_ERROR, "set_joint_motor: world %p, joint %u: %s", (void *)w, j.id, physics__refusal);
+        PHYSICS_LOG(CT_LOG_ERROR, "set_joint_motor: world %p, joint %u: %s", (void *)w, j.id,
+                    physics__refusal);
         return CT_ERR_INVALID;
     }
     jt->flags |= CT_JOINT_MOTOR;
@@ -928,14 +979,18 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
     if (!m)
         return CT_ERR_INVALID;
     const char *bad = !d ? "desc (NULL)"
-                      : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE) ? "max_step (within [0, 1e4] m)"
+                      : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)
+                          ? "max_step (within [0, 1e4] m)"
                       : !f_within(d->max_slope, 0.0f, 1.5f) ? "max_slope (within [0, 1.5] rad)"
-                                                             : NULL;
+                                                            : NULL;
     if (!desc_ok(bad, "add_character", w, e))
         return CT_ERR_INVALID;
-    const ct_rigid_body_desc_t body = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_CAPSULE, .radius = d->radius,
-                                       .half_height = d->half_height, .position = {d->position[0], d->position[1],
-                                       d->position[2]}, .locks = CT_BODY_LOCK_ROTATION};
+    const ct_rigid_body_desc_t body = {.kind = CT_BODY_KINEMATIC,
+                                       .shape = CT_BODY_CAPSULE,
+                                       .radius = d->radius,
+                                       .half_height = d->half_height,
+                                       .position = {d->position[0], d->position[1], d->position[2]},
+                                       .locks = CT_BODY_LOCK_ROTATION};
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
     int err = b_add_rigid(w, e, &body);
@@ -952,7 +1007,8 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
     return err;
 }
 
-static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt, ct_character_state_t *out)
+static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
+                  ct_character_state_t *out)
 {
     physics__body_manager *m = bodies_of(w, "move_character");
     if (!m)
@@ -964,14 +1020,17 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt, ct_c
     if (!vec_ok(v, VEC_VELOCITY, "move_character", w, e))
         return CT_ERR_INVALID;
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
-        snprintf(physics__refusal, sizeof physics__refusal, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        snprintf(physics__refusal, sizeof physics__refusal,
+                 "dt %g refused: must be within [1e-5, 1] s", (double)dt);
+        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
+                    physics__refusal);
         return CT_ERR_INVALID;
     }
     const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
     if (err) {
         snprintf(physics__refusal, sizeof physics__refusal, "the move would pass 1e4 m/s");
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id, physics__refusal);
+        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
+                    physics__refusal);
     }
     return err;
 }
@@ -1024,17 +1083,18 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
     .set_point_position = p_set_position, .point_velocity = p_velocity,                            \
     .set_point_velocity = p_set_velocity, .add_point_force = p_add_force, .simulate = simulate
 #define PHYSICS_V2_MEMBERS                                                                         \
-    PHYSICS_V1_MEMBERS, .add_body = b_add, .remove_body = b_remove, .set_velocity = b_set_velocity, \
-    .velocity = b_velocity, .add_force = b_add_force, .position = b_position,                      \
-    .teleport = b_teleport, .set_gravity = set_gravity, .gravity = gravity,                        \
-    .overlap_sphere = overlap_sphere, .raycast = raycast, .events = events,                        \
-    .state_hash = state_hash, .body_count = body_count, .point_mass_count = point_mass_count
+    PHYSICS_V1_MEMBERS,                                                                            \
+        .add_body = b_add, .remove_body = b_remove, .set_velocity = b_set_velocity,                \
+        .velocity = b_velocity, .add_force = b_add_force, .position = b_position,                  \
+        .teleport = b_teleport, .set_gravity = set_gravity, .gravity = gravity,                    \
+        .overlap_sphere = overlap_sphere, .raycast = raycast, .events = events,                    \
+        .state_hash = state_hash, .body_count = body_count, .point_mass_count = point_mass_count
 #define PHYSICS_V3_MEMBERS                                                                         \
     PHYSICS_V2_MEMBERS, .set_collision_filter = set_collision_filter,                              \
-    .collision_filter = collision_filter, .set_user_data = set_user_data,                          \
-    .user_data = user_data, .overlap_sphere_masked = overlap_sphere_masked,                        \
-    .raycast_masked = raycast_masked, .sleeping = sleeping, .wake = wake,                          \
-    .set_sleeping = set_sleeping, .awake_count = awake_count
+                        .collision_filter = collision_filter, .set_user_data = set_user_data,      \
+                        .user_data = user_data, .overlap_sphere_masked = overlap_sphere_masked,    \
+                        .raycast_masked = raycast_masked, .sleeping = sleeping, .wake = wake,      \
+                        .set_sleeping = set_sleeping, .awake_count = awake_count
 
 const ct_physics_api_v4 physics__api_v4 = {
     PHYSICS_V3_MEMBERS,
@@ -1127,11 +1187,16 @@ static const ct_module_api_t apis[] = {
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.physics", .version = {4, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &physics__m.self, .allocator = &physics__m.allocator,
-               .state = &physics__m.state, .state_size = sizeof(physics__state),
-               .layout_version = PHYSICS_LAYOUT_VERSION, .start = start,
-               .stop = stop, .rebind = rebind},
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &physics__m.self,
+               .allocator = &physics__m.allocator,
+               .state = &physics__m.state,
+               .state_size = sizeof(physics__state),
+               .layout_version = PHYSICS_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

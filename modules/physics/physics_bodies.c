@@ -6,15 +6,24 @@
 #include <stddef.h>
 #include <string.h>
 
-#define BODY_FIELD(name) {offsetof(physics__bodies, name), sizeof(*((physics__bodies *)0)->name)}
+#define BODY_FIELD(name)                                                                           \
+    {                                                                                              \
+        offsetof(physics__bodies, name), sizeof(*((physics__bodies *)0)->name)                     \
+    }
 static const physics__soa_field bodies__fields[] = {
-    BODY_FIELD(entity),   BODY_FIELD(kind),     BODY_FIELD(shape),       BODY_FIELD(position),
-    BODY_FIELD(velocity), BODY_FIELD(force),    BODY_FIELD(half),        BODY_FIELD(synced),
-    BODY_FIELD(inv_mass), BODY_FIELD(restitution), BODY_FIELD(friction), BODY_FIELD(layer),
-    BODY_FIELD(mask),     BODY_FIELD(user_data), BODY_FIELD(asleep),     BODY_FIELD(rest),
-    BODY_FIELD(island),   BODY_FIELD(rotation), BODY_FIELD(angular),     BODY_FIELD(torque),
-    BODY_FIELD(inv_inertia), BODY_FIELD(extent), BODY_FIELD(radius),     BODY_FIELD(locks),
-    BODY_FIELD(rotates),  BODY_FIELD(synced_rotation),
+    BODY_FIELD(entity),      BODY_FIELD(kind),
+    BODY_FIELD(shape),       BODY_FIELD(position),
+    BODY_FIELD(velocity),    BODY_FIELD(force),
+    BODY_FIELD(half),        BODY_FIELD(synced),
+    BODY_FIELD(inv_mass),    BODY_FIELD(restitution),
+    BODY_FIELD(friction),    BODY_FIELD(layer),
+    BODY_FIELD(mask),        BODY_FIELD(user_data),
+    BODY_FIELD(asleep),      BODY_FIELD(rest),
+    BODY_FIELD(island),      BODY_FIELD(rotation),
+    BODY_FIELD(angular),     BODY_FIELD(torque),
+    BODY_FIELD(inv_inertia), BODY_FIELD(extent),
+    BODY_FIELD(radius),      BODY_FIELD(locks),
+    BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -50,8 +59,8 @@ int physics__bodies_reserve(physics__bodies *b, uint32_t n)
 {
     if (n > b->cap) {
         const uint32_t cap = ct_array_capacity(b->cap, n, 64);
-        if (!cap || physics__soa_grow(b->a, b, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->n, b->cap,
-                              cap))
+        if (!cap || physics__soa_grow(b->a, b, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->n,
+                                      b->cap, cap))
             return CT_ERR_NOMEM;
         b->cap = cap;
     }
@@ -60,9 +69,13 @@ int physics__bodies_reserve(physics__bodies *b, uint32_t n)
 
 ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d)
 {
-    ct_rigid_body_desc_t r = {.kind = d->kind, .shape = d->shape, .radius = d->radius,
-                              .mass = d->mass, .restitution = d->restitution,
-                              .friction = d->friction, .locks = CT_BODY_LOCK_ROTATION};
+    ct_rigid_body_desc_t r = {.kind = d->kind,
+                              .shape = d->shape,
+                              .radius = d->radius,
+                              .mass = d->mass,
+                              .restitution = d->restitution,
+                              .friction = d->friction,
+                              .locks = CT_BODY_LOCK_ROTATION};
     for (int k = 0; k < 3; k++) {
         r.half_extents[k] = d->half_extents[k];
         r.position[k] = d->position[k];
@@ -87,8 +100,11 @@ const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d)
         if (!f_within(d->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
             return "half_height (must be within [0, 1e4] m)";
     }
-    ct_body_desc_t old = {.kind = d->kind, .shape = d->shape == CT_BODY_CAPSULE ? CT_BODY_SPHERE : d->shape,
-                          .radius = d->radius, .mass = d->mass, .restitution = d->restitution,
+    ct_body_desc_t old = {.kind = d->kind,
+                          .shape = d->shape == CT_BODY_CAPSULE ? CT_BODY_SPHERE : d->shape,
+                          .radius = d->radius,
+                          .mass = d->mass,
+                          .restitution = d->restitution,
                           .friction = d->friction};
     for (int k = 0; k < 3; k++) {
         old.half_extents[k] = d->half_extents[k];
@@ -128,7 +144,8 @@ static physics__v3 bodies__inertia(const ct_rigid_body_desc_t *d)
         const float vc = 2.0f * hh, vs = 4.0f / 3.0f * r; /* volumes over pi r^2 */
         const float mc = m * vc / (vc + vs), ms = m - mc;
         const float axial = mc * 0.5f * r2 + ms * 0.4f * r2;
-        const float across = mc * (3.0f * r2 + 4.0f * hh * hh) / 12.0f + ms * (0.4f * r2 + hh * hh + 0.75f * hh * r);
+        const float across =
+            mc * (3.0f * r2 + 4.0f * hh * hh) / 12.0f + ms * (0.4f * r2 + hh * hh + 0.75f * hh * r);
         return v3(across, axial, across);
     }
     const float x = d->half_extents[0], y = d->half_extents[1], z = d->half_extents[2];
@@ -164,8 +181,9 @@ void physics__bodies_extent(physics__bodies *b, uint32_t i)
     const physics__v3 h = b->half[i];
     const physics__v3 ax = quat_rotate(q, v3(h.x, 0, 0)), ay = quat_rotate(q, v3(0, h.y, 0)),
                       az = quat_rotate(q, v3(0, 0, h.z));
-    b->extent[i] = v3(fabsf(ax.x) + fabsf(ay.x) + fabsf(az.x), fabsf(ax.y) + fabsf(ay.y) + fabsf(az.y),
-                      fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
+    b->extent[i] =
+        v3(fabsf(ax.x) + fabsf(ay.x) + fabsf(az.x), fabsf(ax.y) + fabsf(ay.y) + fabsf(az.y),
+           fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
 }
 
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9])
@@ -204,9 +222,10 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->position[i] = b->synced[i] = v3_load(d->position);
     b->velocity[i] = d->kind == CT_BODY_STATIC ? v3(0, 0, 0) : v3_load(d->velocity);
     b->force[i] = v3(0, 0, 0);
-    b->half[i] = d->shape == CT_BODY_SPHERE    ? v3(d->radius, d->radius, d->radius)
-                 : d->shape == CT_BODY_CAPSULE ? v3(d->radius, d->half_height + d->radius, d->radius)
-                                               : v3_load(d->half_extents);
+    b->half[i] = d->shape == CT_BODY_SPHERE ? v3(d->radius, d->radius, d->radius)
+                 : d->shape == CT_BODY_CAPSULE
+                     ? v3(d->radius, d->half_height + d->radius, d->radius)
+                     : v3_load(d->half_extents);
     b->inv_mass[i] = dynamic ? 1.0f / d->mass : 0.0f;
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
@@ -218,12 +237,15 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->island[i] = 0;
     b->rotation[i] = bodies__all_zero(d->rotation, 4)
                          ? quat_identity()
-                         : quat_normalize((physics__quat){d->rotation[0], d->rotation[1], d->rotation[2], d->rotation[3]});
+                         : quat_normalize((physics__quat){d->rotation[0], d->rotation[1],
+                                                          d->rotation[2], d->rotation[3]});
     b->angular[i] = d->kind == CT_BODY_STATIC ? v3(0, 0, 0) : v3_load(d->angular_velocity);
     b->torque[i] = v3(0, 0, 0);
     b->synced_rotation[i] = b->rotation[i];
-    const physics__v3 inertia = bodies__all_zero(d->inertia, 3) ? bodies__inertia(d) : v3_load(d->inertia);
-    b->inv_inertia[i] = dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
+    const physics__v3 inertia =
+        bodies__all_zero(d->inertia, 3) ? bodies__inertia(d) : v3_load(d->inertia);
+    b->inv_inertia[i] =
+        dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
     b->radius[i] = d->radius;
     b->locks[i] = (uint8_t)d->locks;
     b->rotates[i] = 0;

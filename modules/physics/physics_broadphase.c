@@ -36,13 +36,18 @@
 /* Cell coordinates are clamped to +-2^20 so three of them pack into 63 bits. */
 #define BP_COORD_LIMIT (1 << 20)
 
-#define BP_FIELD(name) {offsetof(physics__broadphase, name), sizeof(*((physics__broadphase *)0)->name)}
+#define BP_FIELD(name)                                                                             \
+    {                                                                                              \
+        offsetof(physics__broadphase, name), sizeof(*((physics__broadphase *)0)->name)             \
+    }
 static const physics__soa_field bp__box_fields[] = {
-    BP_FIELD(lo), BP_FIELD(hi), BP_FIELD(moving), BP_FIELD(large), BP_FIELD(cells),
-    BP_FIELD(cell_lo), BP_FIELD(cell_hi),
+    BP_FIELD(lo),    BP_FIELD(hi),      BP_FIELD(moving),  BP_FIELD(large),
+    BP_FIELD(cells), BP_FIELD(cell_lo), BP_FIELD(cell_hi),
 };
 static const physics__soa_field bp__item_fields[] = {
-    BP_FIELD(item), BP_FIELD(item_bucket), BP_FIELD(item_box),
+    BP_FIELD(item),
+    BP_FIELD(item_bucket),
+    BP_FIELD(item_box),
 };
 #define BP_NUM_BOX_FIELDS ((uint32_t)(sizeof bp__box_fields / sizeof bp__box_fields[0]))
 #define BP_NUM_ITEM_FIELDS ((uint32_t)(sizeof bp__item_fields / sizeof bp__item_fields[0]))
@@ -73,7 +78,8 @@ static inline bp__cell bp__cell_of(physics__v3 p, float inv_cell)
 static inline uint64_t bp__key(int32_t x, int32_t y, int32_t z)
 {
     return ((uint64_t)(uint32_t)(x + BP_COORD_LIMIT) << 42) |
-           ((uint64_t)(uint32_t)(y + BP_COORD_LIMIT) << 21) | (uint64_t)(uint32_t)(z + BP_COORD_LIMIT);
+           ((uint64_t)(uint32_t)(y + BP_COORD_LIMIT) << 21) |
+           (uint64_t)(uint32_t)(z + BP_COORD_LIMIT);
 }
 
 /* `&` rather than `&&`: six compares and one branch, instead of six hard-to-predict branches. */
@@ -145,7 +151,7 @@ int physics__broadphase_resize(physics__broadphase *bp, uint32_t n)
     if (n > bp->cap) {
         const uint32_t cap = ct_array_capacity(bp->cap, n, 64);
         if (!cap || physics__soa_grow(bp->a, bp, &bp->buffer, bp__box_fields, BP_NUM_BOX_FIELDS, 0,
-                              bp->cap, cap))
+                                      bp->cap, cap))
             return CT_ERR_NOMEM;
         bp->cap = cap;
     }
@@ -165,7 +171,8 @@ static void bp__measure_range(void *user, uint32_t begin, uint32_t end)
     for (uint32_t s = begin; s < end; s++) {
         physics__bp_part *part = &bp->part[s];
         double sum = 0.0;
-        physics__v3 clo = v3(INFINITY, INFINITY, INFINITY), chi = v3(-INFINITY, -INFINITY, -INFINITY);
+        physics__v3 clo = v3(INFINITY, INFINITY, INFINITY),
+                    chi = v3(-INFINITY, -INFINITY, -INFINITY);
         for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
             const physics__v3 d = v3_sub(bp->hi[i], bp->lo[i]);
             const physics__v3 c = v3_scale(v3_add(bp->lo[i], bp->hi[i]), 0.5f);
@@ -191,7 +198,8 @@ static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
         uint32_t items = 0, num_large = 0;
         physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
         physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
-        bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX}, cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
+        bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX},
+                 cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
         for (uint32_t i = first; i < last; i++) {
             const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
             const int32_t sx = h.x - l.x + 1, sy = h.y - l.y + 1, sz = h.z - l.z + 1;
@@ -207,8 +215,12 @@ static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
             cells_lo = bp__cell_min(cells_lo, l);
             cells_hi = bp__cell_max(cells_hi, h);
         }
-        bp->part[s] = (physics__bp_part){.grid_lo = grid_lo, .grid_hi = grid_hi, .cells_lo = cells_lo,
-                                         .cells_hi = cells_hi, .items = items, .num_large = num_large};
+        bp->part[s] = (physics__bp_part){.grid_lo = grid_lo,
+                                         .grid_hi = grid_hi,
+                                         .cells_lo = cells_lo,
+                                         .cells_hi = cells_hi,
+                                         .items = items,
+                                         .num_large = num_large};
     }
 }
 
@@ -245,7 +257,8 @@ static void bp__copy_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__broadphase *bp = user;
     for (uint32_t s = begin; s < end; s++)
-        for (uint32_t p = s * BP_SLICE_ITEMS; p < bp__slice_end(s, BP_SLICE_ITEMS, bp->num_items); p++) {
+        for (uint32_t p = s * BP_SLICE_ITEMS; p < bp__slice_end(s, BP_SLICE_ITEMS, bp->num_items);
+             p++) {
             const uint32_t i = bp->item_box[p];
             bp->item[p] = (physics__bp_item){bp->lo[i], bp->hi[i], i, bp->moving[i]};
         }
@@ -281,12 +294,14 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
 {
     bp->builds++;
     const uint32_t num_parts = (bp->n + BP_SLICE_BOXES - 1) / BP_SLICE_BOXES;
-    if (physics__reserve_keep(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts, sizeof *bp->part))
+    if (physics__reserve_keep(bp->a, (void **)&bp->part, &bp->cap_parts, num_parts,
+                              sizeof *bp->part))
         return CT_ERR_NOMEM;
     if (!(cell > 0.0f)) {
         physics__pool_run(bp->pool, num_parts, bp__measure_range, bp);
         double sum = 0.0;
-        physics__v3 clo = v3(INFINITY, INFINITY, INFINITY), chi = v3(-INFINITY, -INFINITY, -INFINITY);
+        physics__v3 clo = v3(INFINITY, INFINITY, INFINITY),
+                    chi = v3(-INFINITY, -INFINITY, -INFINITY);
         for (uint32_t s = 0; s < num_parts; s++) {
             sum += bp->part[s].size_sum;
             clo = v3_min(clo, bp->part[s].center_lo);
@@ -315,7 +330,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->num_large = 0;
     physics__v3 grid_lo = v3(INFINITY, INFINITY, INFINITY);
     physics__v3 grid_hi = v3(-INFINITY, -INFINITY, -INFINITY);
-    bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX}, cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
+    bp__cell cells_lo = {INT32_MAX, INT32_MAX, INT32_MAX},
+             cells_hi = {INT32_MIN, INT32_MIN, INT32_MIN};
     for (uint32_t s = 0; s < num_parts; s++) {
         physics__bp_part *part = &bp->part[s];
         memmove(bp->large + bp->num_large, bp->large + s * BP_SLICE_BOXES,
@@ -333,8 +349,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
         return CT_ERR_FULL;
     if (items > bp->cap_items) {
         const uint32_t cap = ct_array_capacity(bp->cap_items, items, 256);
-        if (!cap || physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields, BP_NUM_ITEM_FIELDS, 0,
-                              bp->cap_items, cap))
+        if (!cap || physics__soa_grow(bp->a, bp, &bp->item_buffer, bp__item_fields,
+                                      BP_NUM_ITEM_FIELDS, 0, bp->cap_items, cap))
             return CT_ERR_NOMEM;
         bp->cap_items = cap;
     }
@@ -350,7 +366,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->cells_hi = cells_hi;
     bp->dim_y = (uint32_t)(cells_hi.y - cells_lo.y + 1);
     bp->dim_z = (uint32_t)(cells_hi.z - cells_lo.z + 1);
-    const uint64_t cells_in_bounds = (uint64_t)(cells_hi.x - cells_lo.x + 1) * bp->dim_y * bp->dim_z;
+    const uint64_t cells_in_bounds =
+        (uint64_t)(cells_hi.x - cells_lo.x + 1) * bp->dim_y * bp->dim_z;
     bp->dense = cells_in_bounds <= 2 * (uint64_t)bp->n;
     uint32_t buckets = 16, shift = 60;
     while (buckets < 2 * bp->n)
@@ -389,7 +406,8 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     uint64_t room = 0, first_room = 0;
     for (uint32_t k = 0; k < buckets; k++) {
         if (k == 0 || room - first_room >= BP_SLICE_ROOM || k - first >= BP_SLICE_BUCKETS) {
-            if (physics__reserve_keep(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 2, sizeof *bp->slice))
+            if (physics__reserve_keep(bp->a, (void **)&bp->slice, &bp->cap_slices, num_slices + 2,
+                                      sizeof *bp->slice))
                 return CT_ERR_NOMEM;
             first = k;
             first_room = room;
@@ -409,14 +427,16 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     for (uint32_t i = bp->n; i-- > 0;)
         for (uint32_t c = bp->cells[i]; c > 0; c--)
             item_box[--start[item_bucket[--item]]] = i;
-    physics__pool_run(bp->pool, (bp->num_items + BP_SLICE_ITEMS - 1) / BP_SLICE_ITEMS, bp__copy_range, bp);
+    physics__pool_run(bp->pool, (bp->num_items + BP_SLICE_ITEMS - 1) / BP_SLICE_ITEMS,
+                      bp__copy_range, bp);
     return bp__build_coarse(bp);
 }
 
 static inline int bp__add_pair(physics__broadphase *bp, uint32_t a, uint32_t b)
 {
     if (bp->num_pairs == bp->cap_pairs &&
-        physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->num_pairs + 1, sizeof *bp->pairs))
+        physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->num_pairs + 1,
+                              sizeof *bp->pairs))
         return CT_ERR_NOMEM;
     bp->pairs[bp->num_pairs++] = a < b ? (physics__pair){a, b} : (physics__pair){b, a};
     return 0;
@@ -525,13 +545,16 @@ int physics__broadphase_pairs(physics__broadphase *bp)
      * for, which bounds both the time and the memory of the step. */
     const uint32_t room = bp->slice[bp->num_slices].room;
     if (bp->max_pairs && room > bp->max_pairs) {
-        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->max_pairs, sizeof *bp->pairs))
+        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, bp->max_pairs,
+                                  sizeof *bp->pairs))
             return CT_ERR_NOMEM;
-        bp->num_pairs = bp->dense ? bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, true)
-                                  : bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, false);
+        bp->num_pairs =
+            bp->dense ? bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, true)
+                      : bp__bucket_pairs(bp, 0, bp->num_buckets, bp->pairs, bp->max_pairs, false);
         bp->dropped = bp->num_pairs == bp->max_pairs;
     } else {
-        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, room, sizeof *bp->pairs))
+        if (physics__reserve_keep(bp->a, (void **)&bp->pairs, &bp->cap_pairs, room,
+                                  sizeof *bp->pairs))
             return CT_ERR_NOMEM;
         physics__pool_run(bp->pool, bp->num_slices, bp__pairs_range, bp);
         bp__join_slices(bp);
@@ -578,9 +601,10 @@ int physics__broadphase_visit(const physics__broadphase *bp, physics__v3 lo, phy
     h = bp__cell_min(h, bp->cells_hi);
     const bool outside = l.x > h.x || l.y > h.y || l.z > h.z;
     /* (A grid of only large boxes, such as a ground, has no cells to visit.) */
-    const uint64_t cells = outside || !bp->num_items
-                               ? 0
-                               : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
+    const uint64_t cells =
+        outside || !bp->num_items
+            ? 0
+            : (uint64_t)(h.x - l.x + 1) * (uint64_t)(h.y - l.y + 1) * (uint64_t)(h.z - l.z + 1);
     /* A query wider than the scene: walking the boxes is cheaper than probing empty cells. */
     if (cells > bp->n) {
         for (uint32_t i = 0; i < bp->n; i++)
@@ -619,7 +643,8 @@ static int bp__add_found(void *user, uint32_t box)
 {
     physics__broadphase *bp = user;
     if (bp->num_found == bp->cap_found &&
-        physics__reserve_keep(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1, sizeof *bp->found))
+        physics__reserve_keep(bp->a, (void **)&bp->found, &bp->cap_found, bp->num_found + 1,
+                              sizeof *bp->found))
         return CT_ERR_NOMEM;
     bp->found[bp->num_found++] = box;
     return 0;
@@ -653,7 +678,8 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
     if (bp->coarse_used) {
         bp__coarse_ray ray = {bp->large, hit, user};
         float t;
-        const uint32_t k = physics__broadphase_raycast(bp->coarse, o, d, max_t, bp__coarse_hit, &ray, &t);
+        const uint32_t k =
+            physics__broadphase_raycast(bp->coarse, o, d, max_t, bp__coarse_hit, &ray, &t);
         if (k != UINT32_MAX && t < best)
             best = t, best_box = bp->large[k];
     }
@@ -722,8 +748,8 @@ uint32_t physics__broadphase_raycast(physics__broadphase *bp, physics__v3 o, phy
                     if (t < best)
                         best = t, best_box = bp->item[p].box;
                 }
-                const int k = next[0] < next[1] ? (next[0] < next[2] ? 0 : 2)
-                                                : (next[1] < next[2] ? 1 : 2);
+                const int k =
+                    next[0] < next[1] ? (next[0] < next[2] ? 0 : 2) : (next[1] < next[2] ? 1 : 2);
                 if (best <= next[k] || next[k] > t1)
                     break;
                 c[k] += step[k];

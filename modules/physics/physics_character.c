@@ -25,9 +25,9 @@
 
 #include <string.h>
 
-#define MOVER_SKIN 0.01f      /* m: how close to the ground still counts as standing on it */
-#define MOVER_MAX_MOVES 256u  /* a motion is cut into at most this many moves */
-#define MOVER_PUSHES 4u       /* push-outs after each move */
+#define MOVER_SKIN 0.01f     /* m: how close to the ground still counts as standing on it */
+#define MOVER_MAX_MOVES 256u /* a motion is cut into at most this many moves */
+#define MOVER_PUSHES 4u      /* push-outs after each move */
 
 int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope)
 {
@@ -38,7 +38,9 @@ int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, 
     while (at > 0 && cs->c[at - 1].entity > entity)
         at--;
     memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
-    cs->c[at] = (physics__character){.entity = entity, .max_step = max_step, .cos_slope = cosf(max_slope),
+    cs->c[at] = (physics__character){.entity = entity,
+                                     .max_step = max_step,
+                                     .cos_slope = cosf(max_slope),
                                      .normal = v3(0, 1, 0)};
     cs->n++;
     return 0;
@@ -100,7 +102,8 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     b->position[m->self] = p;
     const physics__v3 reach = v3_add(b->extent[m->self], v3(MOVER_SKIN, MOVER_SKIN, MOVER_SKIN));
     uint32_t n;
-    const uint32_t *near = physics__scene_overlap_box(m->s, v3_sub(p, reach), v3_add(p, reach), b->mask[m->self], &n);
+    const uint32_t *near =
+        physics__scene_overlap_box(m->s, v3_sub(p, reach), v3_add(p, reach), b->mask[m->self], &n);
     uint32_t hit = UINT32_MAX;
     *deepest = 0.0f;
     for (uint32_t k = 0; k < n; k++) {
@@ -200,18 +203,20 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
     return from;
 }
 
-int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
-                            float dt, ct_character_state_t *out)
+int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
+                            physics__v3 velocity, float dt, ct_character_state_t *out)
 {
     physics__bodies *b = &s->bodies;
     const physics__v3 start = b->position[i];
     mover m = {.s = s, .self = i, .cos_slope = c->cos_slope, .step = 0.25f * b->radius[i]};
     physics__v3 motion = v3_scale(velocity, dt);
     /* 1. Riding what it stands on. */
-    const uint32_t g = c->held && c->ground ? physics__bodies_find(b, (ct_entity_t){c->ground}) : UINT32_MAX;
+    const uint32_t g =
+        c->held && c->ground ? physics__bodies_find(b, (ct_entity_t){c->ground}) : UINT32_MAX;
     if (g != UINT32_MAX && b->kind[g] != CT_BODY_STATIC) {
         const physics__v3 feet = v3_sub(start, v3(0, b->half[i].y, 0));
-        const physics__v3 carried = v3_add(b->velocity[g], v3_cross(b->angular[g], v3_sub(feet, b->position[g])));
+        const physics__v3 carried =
+            v3_add(b->velocity[g], v3_cross(b->angular[g], v3_sub(feet, b->position[g])));
         motion = v3_add(motion, v3_scale(carried, dt));
     }
     /* 2. The walk, then the rise or fall. */
@@ -235,7 +240,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
             mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
             ahead = ahead_held && m.grounded;
         }
-        const float went = v3_dot(v3_sub(down, start), walk) / wanted, plain = v3_dot(v3_sub(p, start), walk) / wanted;
+        const float went = v3_dot(v3_sub(down, start), walk) / wanted,
+                    plain = v3_dot(v3_sub(p, start), walk) / wanted;
         if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f)
             p = down;
         else
@@ -248,7 +254,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         m.grounded = false;
         held = false;
     } else {
-        const physics__v3 q = mover__drop(&m, p, (c->held ? c->max_step : 0.0f) + MOVER_SKIN, &held);
+        const physics__v3 q =
+            mover__drop(&m, p, (c->held ? c->max_step : 0.0f) + MOVER_SKIN, &held);
         if (held)
             p = q;
     }

@@ -69,7 +69,8 @@ static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_
 }
 
 /* Reads an optional [x y z] of finite numbers; false (reported) if present and malformed. */
-static bool compile_vec3(const ct_data_o *src, const char *field, float out[3], ct_compile_ctx_o *ctx)
+static bool compile_vec3(const ct_data_o *src, const char *field, float out[3],
+                         ct_compile_ctx_o *ctx)
 {
     const ct_data_api_v1 *data = physics__m.data;
     const ct_data_o *v = data->get(src, field);
@@ -90,7 +91,8 @@ static bool compile_vec3(const ct_data_o *src, const char *field, float out[3], 
     return true;
 }
 
-static bool compile_number(const ct_data_o *src, const char *field, float *out, ct_compile_ctx_o *ctx)
+static bool compile_number(const ct_data_o *src, const char *field, float *out,
+                           ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = physics__m.data->get(src, field);
     if (!v)
@@ -116,9 +118,9 @@ static bool compile_enum(const ct_data_o *src, const char *field, const char *co
             *out = values[k];
             return true;
         }
-    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field, names[0],
-                                       names[1], n > 2 ? ", \"" : "", n > 2 ? names[2] : "",
-                                       n > 2 ? "\"" : "");
+    physics__m.resource->compile_error(ctx, "%s: must be one of \"%s\", \"%s\"%s%s%s", field,
+                                       names[0], names[1], n > 2 ? ", \"" : "",
+                                       n > 2 ? names[2] : "", n > 2 ? "\"" : "");
     return false;
 }
 
@@ -131,8 +133,9 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     if (!v)
         return true;
     if (data->type(v) != CT_DATA_ARRAY) {
-        physics__m.resource->compile_error(ctx, "body.lock: must be an array of axis names (x, y, z, "
-                                                "rotate_x, rotate_y, rotate_z)");
+        physics__m.resource->compile_error(ctx,
+                                           "body.lock: must be an array of axis names (x, y, z, "
+                                           "rotate_x, rotate_y, rotate_z)");
         return false;
     }
     int k = 0;
@@ -144,10 +147,11 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
                 bit = 1u << n;
         if (!bit) {
             const char *near = s ? physics__m.resource->nearest_name(s, names, 6) : NULL;
-            physics__m.resource->compile_error(ctx, "body.lock[%d]: \"%s\" is not an axis (x, y, z, "
-                                               "rotate_x, rotate_y, rotate_z)%s%s%s", k, s ? s : "?",
-                                               near ? "; did you mean \"" : "", near ? near : "",
-                                               near ? "\"?" : "");
+            physics__m.resource->compile_error(ctx,
+                                               "body.lock[%d]: \"%s\" is not an axis (x, y, z, "
+                                               "rotate_x, rotate_y, rotate_z)%s%s%s",
+                                               k, s ? s : "?", near ? "; did you mean \"" : "",
+                                               near ? near : "", near ? "\"?" : "");
             return false;
         }
         *locks |= bit;
@@ -165,16 +169,25 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     static const int kind_values[] = {CT_BODY_DYNAMIC, CT_BODY_STATIC, CT_BODY_KINEMATIC};
     static const char *const shapes[] = {"box", "sphere", "capsule"};
     static const int shape_values[] = {CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE};
-    ct_rigid_body_desc_t d = {.mass = 1.0f, .friction = 0.5f, .half_extents = {0.5f, 0.5f, 0.5f},
-                              .radius = 0.5f, .half_height = 0.5f};
+    ct_rigid_body_desc_t d = {.mass = 1.0f,
+                              .friction = 0.5f,
+                              .half_extents = {0.5f, 0.5f, 0.5f},
+                              .radius = 0.5f,
+                              .half_height = 0.5f};
     int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
     static const ct_field_t fields[] = {
-        {"kind", CT_DATA_STRING, 0},   {"shape", CT_DATA_STRING, 0},
-        {"half_extents", CT_DATA_ARRAY, 3}, {"radius", CT_DATA_NUMBER, 0},
-        {"mass", CT_DATA_NUMBER, 0},   {"restitution", CT_DATA_NUMBER, 0},
-        {"friction", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3},
-        {"half_height", CT_DATA_NUMBER, 0}, {"rotates", CT_DATA_BOOL, 0},
-        {"angular_velocity", CT_DATA_ARRAY, 3}, {"inertia", CT_DATA_ARRAY, 3},
+        {"kind", CT_DATA_STRING, 0},
+        {"shape", CT_DATA_STRING, 0},
+        {"half_extents", CT_DATA_ARRAY, 3},
+        {"radius", CT_DATA_NUMBER, 0},
+        {"mass", CT_DATA_NUMBER, 0},
+        {"restitution", CT_DATA_NUMBER, 0},
+        {"friction", CT_DATA_NUMBER, 0},
+        {"velocity", CT_DATA_ARRAY, 3},
+        {"half_height", CT_DATA_NUMBER, 0},
+        {"rotates", CT_DATA_BOOL, 0},
+        {"angular_velocity", CT_DATA_ARRAY, 3},
+        {"inertia", CT_DATA_ARRAY, 3},
         {"lock", CT_DATA_ARRAY, 0},
     };
     if (!physics__m.resource->check_fields(ctx, src, "body", fields, 13))
@@ -184,7 +197,8 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
         !compile_enum(src, "shape", shapes, shape_values, 3, &shape, ctx) ||
         !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
-        !compile_number(src, "radius", &d.radius, ctx) || !compile_number(src, "mass", &d.mass, ctx) ||
+        !compile_number(src, "radius", &d.radius, ctx) ||
+        !compile_number(src, "mass", &d.mass, ctx) ||
         !compile_number(src, "restitution", &d.restitution, ctx) ||
         !compile_number(src, "friction", &d.friction, ctx) ||
         !compile_vec3(src, "velocity", d.velocity, ctx) ||
@@ -194,7 +208,8 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
     d.shape = (uint32_t)shape;
-    d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks : locks | CT_BODY_LOCK_ROTATION;
+    d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks
+                                                                    : locks | CT_BODY_LOCK_ROTATION;
     const char *bad = physics__rigid_desc_error(&d);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
@@ -208,10 +223,12 @@ static int compile_point(void *user_data, const ct_data_o *src, void *out, ct_co
 {
     (void)user_data;
     ct_point_mass_desc_t d = {.mass = 1.0f};
-    static const ct_field_t fields[] = {{"mass", CT_DATA_NUMBER, 0}, {"velocity", CT_DATA_ARRAY, 3}};
+    static const ct_field_t fields[] = {{"mass", CT_DATA_NUMBER, 0},
+                                        {"velocity", CT_DATA_ARRAY, 3}};
     if (!physics__m.resource->check_fields(ctx, src, "point_mass", fields, 2))
         return CT_ERR_BAD_DATA;
-    if (!compile_number(src, "mass", &d.mass, ctx) || !compile_vec3(src, "velocity", d.velocity, ctx))
+    if (!compile_number(src, "mass", &d.mass, ctx) ||
+        !compile_vec3(src, "velocity", d.velocity, ctx))
         return CT_ERR_BAD_DATA;
     const char *bad = physics__point_desc_error(&d);
     if (bad) {
@@ -233,8 +250,8 @@ static void spawn_position(const ct_spawn_context_t *ctx, ct_entity_t e, float o
 static void spawn_rotation(const ct_spawn_context_t *ctx, ct_entity_t e, float out[4])
 {
     float r[4];
-    if (physics__m.transform->world_rotation(ctx->world, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
-        isfinite(r[2]) && isfinite(r[3]))
+    if (physics__m.transform->world_rotation(ctx->world, e, r) && isfinite(r[0]) &&
+        isfinite(r[1]) && isfinite(r[2]) && isfinite(r[3]))
         memcpy(out, r, sizeof r);
 }
 
@@ -243,7 +260,8 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
 {
     physics__body_manager *m = manager;
     if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n)) {
-        PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p: out of memory for %u bodies", (void *)ctx->world, n);
+        PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p: out of memory for %u bodies",
+                    (void *)ctx->world, n);
         physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
@@ -256,7 +274,8 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__rigid_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s",
+                        (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
     m->scene.bp_stale = m->scene.fixed_stale = true;
     m->scene.quiet = false;
@@ -280,7 +299,8 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const char *bad = physics__point_desc_error(&d);
         const int err = bad ? CT_ERR_BAD_DATA : physics__points_add(&m->points, e, &d);
         if (err)
-            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p, entity %u: point_mass.%s", (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
+            PHYSICS_LOG(CT_LOG_ERROR, "spawn point_mass: world %p, entity %u: point_mass.%s",
+                        (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
 }
 
@@ -316,26 +336,28 @@ static const ct_component_validate_f validators[PHYSICS_NUM_TYPES] = {
 
 /* After transforms (spawn order 0), so a body reads its entity's placed world position. */
 static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
-    [PHYSICS_POINT_TYPE] = {
-        .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
-        .spawn_order = CT_SPAWN_ORDER_PHYSICS,
-        .create_manager = create_points,
-        .destroy_manager = destroy_points,
-        .instance_size = sizeof(ct_point_mass_desc_t),
-        .compile = compile_point,
-        .spawn = spawn_points,
-        .gc = gc_points,
-    },
-    [PHYSICS_BODY_TYPE] = {
-        .name = CT_PHYSICS_BODY_COMPONENT_NAME,
-        .spawn_order = CT_SPAWN_ORDER_PHYSICS,
-        .create_manager = create_bodies,
-        .destroy_manager = destroy_bodies,
-        .instance_size = sizeof(ct_rigid_body_desc_t),
-        .compile = compile_body,
-        .spawn = spawn_bodies,
-        .destroyed = destroyed_bodies,
-    },
+    [PHYSICS_POINT_TYPE] =
+        {
+            .name = CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
+            .spawn_order = CT_SPAWN_ORDER_PHYSICS,
+            .create_manager = create_points,
+            .destroy_manager = destroy_points,
+            .instance_size = sizeof(ct_point_mass_desc_t),
+            .compile = compile_point,
+            .spawn = spawn_points,
+            .gc = gc_points,
+        },
+    [PHYSICS_BODY_TYPE] =
+        {
+            .name = CT_PHYSICS_BODY_COMPONENT_NAME,
+            .spawn_order = CT_SPAWN_ORDER_PHYSICS,
+            .create_manager = create_bodies,
+            .destroy_manager = destroy_bodies,
+            .instance_size = sizeof(ct_rigid_body_desc_t),
+            .compile = compile_body,
+            .spawn = spawn_bodies,
+            .destroyed = destroyed_bodies,
+        },
 };
 
 int physics__register_components(void)

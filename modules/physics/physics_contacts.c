@@ -15,15 +15,25 @@
 /* Shapes this close (m) at the end of a step touch: collision events, and bounces, need it. */
 #define SOLVER_TOUCH 0.002f
 
-#define CONTACT_FIELD(name) {offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)}
+#define CONTACT_FIELD(name)                                                                        \
+    {                                                                                              \
+        offsetof(physics__contacts, name), sizeof(*((physics__contacts *)0)->name)                 \
+    }
 static const physics__soa_field contacts__fields[] = {
-    CONTACT_FIELD(key),    CONTACT_FIELD(a),      CONTACT_FIELD(b),        CONTACT_FIELD(normal),
-    CONTACT_FIELD(point),  CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
-    CONTACT_FIELD(approach), CONTACT_FIELD(cached), CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),   CONTACT_FIELD(row),
+    CONTACT_FIELD(key),      CONTACT_FIELD(a),        CONTACT_FIELD(b),      CONTACT_FIELD(normal),
+    CONTACT_FIELD(point),    CONTACT_FIELD(sep_base), CONTACT_FIELD(target), CONTACT_FIELD(speed),
+    CONTACT_FIELD(approach), CONTACT_FIELD(cached),   CONTACT_FIELD(slot_a), CONTACT_FIELD(slot_b),
+    CONTACT_FIELD(row),
 };
-#define NARROW_FIELD(name) {offsetof(physics__narrow, name), sizeof(*((physics__narrow *)0)->name)}
+#define NARROW_FIELD(name)                                                                         \
+    {                                                                                              \
+        offsetof(physics__narrow, name), sizeof(*((physics__narrow *)0)->name)                     \
+    }
 static const physics__soa_field contacts__narrow_fields[] = {
-    NARROW_FIELD(normal), NARROW_FIELD(point), NARROW_FIELD(sep), NARROW_FIELD(flags),
+    NARROW_FIELD(normal),
+    NARROW_FIELD(point),
+    NARROW_FIELD(sep),
+    NARROW_FIELD(flags),
 };
 
 void physics__contacts_free(physics__scene *s)
@@ -39,13 +49,12 @@ void physics__contacts_free(physics__scene *s)
     s->contacts.n = s->contacts.cap = 0;
 }
 
-
 /* LSD radix sort by key, a byte a pass, from p through tmp; returns whichever holds the result.
  * Only the bytes in which some keys differ get a pass (one read finds them): entity ids are
  * small, so most bytes are skipped. Far cheaper than qsort's callback per comparison on ten
  * thousand pairs, and the 256 counts of a pass cost little on a few hundred. */
 static physics__keyed_pair *contacts__sort_pairs(physics__keyed_pair *p, physics__keyed_pair *tmp,
-                                              uint32_t n)
+                                                 uint32_t n)
 {
     uint64_t differ = 0;
     for (uint32_t i = 1; i < n; i++)
@@ -113,12 +122,14 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
     const physics__broadphase *bp = &s->bp;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_BOXES;
-        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        const uint32_t last =
+            first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
         contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
-                               (last - first) * SOLVER_FIXED_ROOM, 0};
+                                 (last - first) * SOLVER_FIXED_ROOM, 0};
         for (uint32_t k = first; k < last; k++) {
             o.i = s->grid_body[k];
-            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], contacts__fixed_found, &o)) {
+            if (physics__broadphase_visit(&s->fixed, bp->lo[k], bp->hi[k], contacts__fixed_found,
+                                          &o)) {
                 o.n = UINT32_MAX;
                 break;
             }
@@ -134,13 +145,14 @@ int physics__scene_candidates(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__broadphase *bp = &s->bp, *fx = &s->fixed;
-    const uint32_t limit = s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs
-                                                                        : SOLVER_PAIRS_PER_BODY * b->n;
+    const uint32_t limit =
+        s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs : SOLVER_PAIRS_PER_BODY * b->n;
     bp->max_pairs = limit;
     if (physics__scene_fill_fixed(s) ||
         physics__scene_fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||
         physics__broadphase_pairs(bp) ||
-        physics__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n, sizeof *s->pairs))
+        physics__reserve(s->a, (void **)&s->pairs, &s->cap_pairs, bp->num_pairs + bp->n,
+                         sizeof *s->pairs))
         return CT_ERR_NOMEM;
     s->bp_stale = false;
     uint32_t n = 0;
@@ -155,23 +167,26 @@ int physics__scene_candidates(physics__scene *s, float dt)
         s->report.pair_limit = cut ? limit : 0;
         return 0;
     }
-    if (physics__reserve(s->a, (void **)&s->fixed_pairs, &s->cap_fixed_pairs, bp->n * SOLVER_FIXED_ROOM,
-                        sizeof *s->fixed_pairs) ||
-        physics__reserve(s->a, (void **)&s->fixed_count, &s->cap_fixed_count, slices, sizeof *s->fixed_count))
+    if (physics__reserve(s->a, (void **)&s->fixed_pairs, &s->cap_fixed_pairs,
+                         bp->n * SOLVER_FIXED_ROOM, sizeof *s->fixed_pairs) ||
+        physics__reserve(s->a, (void **)&s->fixed_count, &s->cap_fixed_count, slices,
+                         sizeof *s->fixed_count))
         return CT_ERR_NOMEM;
     physics__pool_run(s->pool, slices, contacts__fixed_range, s);
     for (uint32_t slice = 0; slice < slices && !cut; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_BOXES;
-        const uint32_t last = first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
+        const uint32_t last =
+            first + SOLVER_SLICE_BOXES < bp->n ? first + SOLVER_SLICE_BOXES : bp->n;
         contacts__fixed_out o = {s, s->fixed_pairs + (size_t)first * SOLVER_FIXED_ROOM, 0,
-                               s->fixed_count[slice], 0};
+                                 s->fixed_count[slice], 0};
         if (o.room == UINT32_MAX) {
             /* Out of room: this slice's pairs one box at a time, straight into s->pairs. */
             for (uint32_t k = first; k < last && !cut; k++) {
                 if (physics__broadphase_overlap(fx, bp->lo[k], bp->hi[k]))
                     return CT_ERR_NOMEM;
                 o.room = fx->num_found;
-                if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+                if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room,
+                                          sizeof *s->pairs))
                     return CT_ERR_NOMEM;
                 o.out = s->pairs + n;
                 o.n = 0;
@@ -183,7 +198,8 @@ int physics__scene_candidates(physics__scene *s, float dt)
             }
             continue;
         }
-        if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room, sizeof *s->pairs))
+        if (physics__reserve_keep(s->a, (void **)&s->pairs, &s->cap_pairs, n + o.room,
+                                  sizeof *s->pairs))
             return CT_ERR_NOMEM;
         cut = n + o.room > limit;
         const uint32_t take = cut ? limit - n : o.room;
@@ -206,7 +222,8 @@ static void contacts__contact_range(void *user, uint32_t begin, uint32_t end)
     const float dt = job->dt;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
-        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        const uint32_t last =
+            first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
         uint32_t n = nw->kept[slice];
         /* The pairs and the cache are both sorted by key: one merge walk from the slice's first. */
         uint32_t at = 0, hi = s->num_cache;
@@ -268,8 +285,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
     uint32_t m = 0;
     for (uint32_t k = 0; k < num_pairs; k++) {
         uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
-        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
-            !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
+        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) || !(b->layer[i] & b->mask[j]) ||
+            !(b->layer[j] & b->mask[i]))
             continue;
         if (b->entity[i].id > b->entity[j].id) {
             const uint32_t t = i;
@@ -280,7 +297,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
         s->order[m++] = (physics__keyed_pair){key, i, j};
     }
     /* (The arrays may not exist yet when there are no pairs.) */
-    physics__keyed_pair *sorted = m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    physics__keyed_pair *sorted =
+        m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
     if (sorted)
         physics__joints_filter_pairs(s, sorted, &m);
     *order = m ? sorted : NULL;
@@ -291,8 +309,8 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
 int physics__contacts_reserve(physics__scene *s, uint32_t n)
 {
     physics__contacts *c = &s->contacts;
-    return physics__reserve_soa(s->a, c, &c->buffer, contacts__fields, PHYSICS_NUM_FIELDS(contacts__fields),
-                                &c->cap, n);
+    return physics__reserve_soa(s->a, c, &c->buffer, contacts__fields,
+                                PHYSICS_NUM_FIELDS(contacts__fields), &c->cap, n);
 }
 
 int physics__contacts_collide(physics__scene *s, float dt)
@@ -309,7 +327,7 @@ int physics__contacts_collide(physics__scene *s, float dt)
     /* The pairs in entity-pair order first, so the contacts come out sorted. */
     if (physics__contacts_reserve(s, num_pairs) ||
         physics__reserve_soa(s->a, nw, &nw->buffer, contacts__narrow_fields,
-                            PHYSICS_NUM_FIELDS(contacts__narrow_fields), &nw->cap, num_pairs) ||
+                             PHYSICS_NUM_FIELDS(contacts__narrow_fields), &nw->cap, num_pairs) ||
         physics__reserve(s->a, (void **)&nw->kept, &nw->cap_kept, slices, sizeof *nw->kept) ||
         physics__contacts_order(s, &order, &m))
         return CT_ERR_NOMEM;
@@ -339,7 +357,8 @@ static inline bool contacts__touching(const physics__scene *s, uint32_t k)
     const physics__v3 *p = s->bodies.position;
     const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(p[c->b[k]], p[c->a[k]]));
     const uint32_t q = c->row[k];
-    return sep <= SOLVER_TOUCH && s->rows.block[q / PHYSICS_ROW_LANES].jn[q % PHYSICS_ROW_LANES] > 0.0f;
+    return sep <= SOLVER_TOUCH &&
+           s->rows.block[q / PHYSICS_ROW_LANES].jn[q % PHYSICS_ROW_LANES] > 0.0f;
 }
 
 static int contacts__ended(physics__scene *s, uint64_t key)
@@ -367,7 +386,7 @@ int physics__contacts_remember(physics__scene *s)
     const physics__contacts *c = &s->contacts;
     const physics__rows *r = &s->rows;
     if (physics__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
-                        sizeof *s->next_cache))
+                         sizeof *s->next_cache))
         return CT_ERR_NOMEM;
     physics__cached *next = s->next_cache;
     uint32_t at = 0, n = 0;
@@ -388,14 +407,19 @@ int physics__contacts_remember(physics__scene *s)
         const bool is = contacts__touching(s, k);
         const uint32_t i = c->a[k], j = c->b[k], l = c->row[k] % PHYSICS_ROW_LANES;
         const physics__row_block *rb = &r->block[c->row[k] / PHYSICS_ROW_LANES];
-        next[n++] = (physics__cached){c->key[k], rb->jn[l], rb->jt1[l], rb->jt2[l], c->approach[k], is,
+        next[n++] = (physics__cached){c->key[k],
+                                      rb->jn[l],
+                                      rb->jt1[l],
+                                      rb->jt2[l],
+                                      c->approach[k],
+                                      is,
                                       physics__fixed(b, i) && physics__fixed(b, j)};
         if (was && !is && contacts__ended(s, c->key[k]))
             return CT_ERR_NOMEM;
         if (was || !is)
             continue;
-        ct_physics_collision_event_t ev = {.a = b->entity[i].id, .b = b->entity[j].id,
-                                           .impulse = rb->jn[l], .speed = c->speed[k]};
+        ct_physics_collision_event_t ev = {
+            .a = b->entity[i].id, .b = b->entity[j].id, .impulse = rb->jn[l], .speed = c->speed[k]};
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))

@@ -33,7 +33,8 @@
 #define FIELD_MAX_BODIES 4096u
 
 enum { IN_X, IN_Y, IN_Z, IN_VX, IN_VY, IN_VZ, IN_D, IN_T, IN_DT, NUM_INPUTS };
-static const char *const input_names[NUM_INPUTS] = {"x", "y", "z", "vx", "vy", "vz", "d", "t", "dt"};
+static const char *const input_names[NUM_INPUTS] = {"x",  "y", "z", "vx", "vy",
+                                                    "vz", "d", "t", "dt"};
 static const char *const output_names[3] = {"fx", "fy", "fz"};
 
 typedef struct field_desc_t {
@@ -62,11 +63,12 @@ static ct_expr_program_o *compile_force(const char *src, ct_expr_error_t *err)
         snprintf(err->text, sizeof err->text, "ct.expr is not loaded");
         return NULL;
     }
-    return physics__m.expr->compile(
-        src,
-        &(ct_expr_desc_t){.inputs = input_names, .num_inputs = NUM_INPUTS,
-                          .outputs = output_names, .num_outputs = 3},
-        err);
+    return physics__m.expr->compile(src,
+                                    &(ct_expr_desc_t){.inputs = input_names,
+                                                      .num_inputs = NUM_INPUTS,
+                                                      .outputs = output_names,
+                                                      .num_outputs = 3},
+                                    err);
 }
 
 static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *a)
@@ -128,8 +130,9 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     fields_manager_t *m = manager;
     if (m->n + n > m->cap) {
         const uint32_t cap = ct_array_capacity(m->cap, m->n + n, 8);
-        field_t *grown = !cap ? NULL : m->a->realloc(m->a, m->fields, m->cap * sizeof *grown, cap * sizeof *grown,
-                                       __FILE__, __LINE__);
+        field_t *grown = !cap ? NULL
+                              : m->a->realloc(m->a, m->fields, m->cap * sizeof *grown,
+                                              cap * sizeof *grown, __FILE__, __LINE__);
         if (!grown) {
             physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
             return;
@@ -216,8 +219,8 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
         float c[3];
         if (!physics__m.transform->world_position(w, field->entity, c))
             continue;
-        uint32_t n = physics__api_v2.overlap_sphere(w, c, field->radius, scratch.bodies,
-                                                    FIELD_MAX_BODIES);
+        uint32_t n =
+            physics__api_v2.overlap_sphere(w, c, field->radius, scratch.bodies, FIELD_MAX_BODIES);
         n = n < FIELD_MAX_BODIES ? n : FIELD_MAX_BODIES;
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++) {
@@ -240,12 +243,12 @@ void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float d
             const float *in[NUM_INPUTS];
             for (uint32_t i = 0; i < NUM_INPUTS; i++)
                 in[i] = scratch.in[i];
-            physics__m.expr->eval_batch(field->program, in,
-                                        (float *const[]){scratch.force[0], scratch.force[1],
-                                                         scratch.force[2]},
-                                        k);
+            physics__m.expr->eval_batch(
+                field->program, in,
+                (float *const[]){scratch.force[0], scratch.force[1], scratch.force[2]}, k);
             for (uint32_t i = 0; i < k; i++) {
-                const float force[3] = {scratch.force[0][i], scratch.force[1][i], scratch.force[2][i]};
+                const float force[3] = {scratch.force[0][i], scratch.force[1][i],
+                                        scratch.force[2][i]};
                 if (isfinite(force[0]) && isfinite(force[1]) && isfinite(force[2]))
                     physics__api_v2.add_force(w, scratch.bodies[i], force);
             }

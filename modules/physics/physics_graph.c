@@ -13,7 +13,10 @@
  * physics__graph_prepare). */
 #define SOLVER_COLOR_MIN_ROWS 2048u
 
-#define GATHERED_FIELD(name) {offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)}
+#define GATHERED_FIELD(name)                                                                       \
+    {                                                                                              \
+        offsetof(physics__gathered, name), sizeof(*((physics__gathered *)0)->name)                 \
+    }
 static const physics__soa_field graph__fields[] = {
     GATHERED_FIELD(slot),     GATHERED_FIELD(body),     GATHERED_FIELD(colors),
     GATHERED_FIELD(velocity), GATHERED_FIELD(position),
@@ -101,7 +104,7 @@ static void graph__fill_rows(void *user, uint32_t begin, uint32_t end)
 {
     const physics__scene *s = user;
     const uint32_t last = end * SOLVER_SLICE_BLOCKS < s->rows.num_blocks ? end * SOLVER_SLICE_BLOCKS
-                                                                        : s->rows.num_blocks;
+                                                                         : s->rows.num_blocks;
     for (uint32_t m = begin * SOLVER_SLICE_BLOCKS; m < last; m++)
         graph__fill_block(s, m);
 }
@@ -135,7 +138,8 @@ static int graph__cut_blocks(physics__scene *s)
     open[0] = taken[0] = 0;
     for (uint32_t q = 0; q < c->n; q++) {
         const uint32_t k = sequence[q], sa = c->slot_a[k], sb = c->slot_b[k];
-        const uint32_t after = (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa] : g->colors[sb]);
+        const uint32_t after =
+            (uint32_t)(g->colors[sa] > g->colors[sb] ? g->colors[sa] : g->colors[sb]);
         const uint32_t m = graph__open_block(open, after > first ? after : first);
         if (m == blocks) { /* a new block, and an empty one after it */
             blocks++;
@@ -172,9 +176,10 @@ int physics__graph_prepare(physics__scene *s)
     physics__contacts *c = &s->contacts;
     physics__rows *r = &s->rows;
     physics__gathered *g = &s->gathered;
-    if (physics__reserve(s->a, (void **)&r->scratch, &r->cap_scratch, 3 * c->n + 2, sizeof *r->scratch) ||
-        physics__reserve_soa(s->a, g, &g->buffer, graph__fields,
-                            PHYSICS_NUM_FIELDS(graph__fields), &g->cap, b->n + 2 * c->n + 1))
+    if (physics__reserve(s->a, (void **)&r->scratch, &r->cap_scratch, 3 * c->n + 2,
+                         sizeof *r->scratch) ||
+        physics__reserve_soa(s->a, g, &g->buffer, graph__fields, PHYSICS_NUM_FIELDS(graph__fields),
+                             &g->cap, b->n + 2 * c->n + 1))
         return CT_ERR_NOMEM;
     g->n = 0;
     if (b->n)
@@ -238,8 +243,8 @@ int physics__graph_prepare(physics__scene *s)
         const physics__v3 n = v3(rb->normal[0][l], rb->normal[1][l], rb->normal[2][l]);
         const physics__v3 t1 = v3(rb->t1[0][l], rb->t1[1][l], rb->t1[2][l]);
         const physics__v3 t2 = v3(rb->t2[0][l], rb->t2[1][l], rb->t2[2][l]);
-        const physics__v3 impulse = v3_add(v3_scale(n, rb->jn[l]),
-                                           v3_add(v3_scale(t1, rb->jt1[l]), v3_scale(t2, rb->jt2[l])));
+        const physics__v3 impulse = v3_add(
+            v3_scale(n, rb->jn[l]), v3_add(v3_scale(t1, rb->jt1[l]), v3_scale(t2, rb->jt2[l])));
         physics__v3 *va = &g->velocity[c->slot_a[k]], *vb = &g->velocity[c->slot_b[k]];
         *va = v3_sub(*va, v3_scale(impulse, rb->inv_mass_a[l]));
         *vb = v3_add(*vb, v3_scale(impulse, rb->inv_mass_b[l]));

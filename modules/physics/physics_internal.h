@@ -29,16 +29,31 @@ typedef struct physics__v3 {
 } physics__v3;
 
 static inline physics__v3 v3(float x, float y, float z) { return (physics__v3){x, y, z}; }
-static inline physics__v3 v3_add(physics__v3 a, physics__v3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
-static inline physics__v3 v3_sub(physics__v3 a, physics__v3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline physics__v3 v3_add(physics__v3 a, physics__v3 b)
+{
+    return v3(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static inline physics__v3 v3_sub(physics__v3 a, physics__v3 b)
+{
+    return v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
 static inline physics__v3 v3_scale(physics__v3 a, float s) { return v3(a.x * s, a.y * s, a.z * s); }
 /* Plain comparisons rather than fminf/fmaxf: without -ffast-math those are library calls, and
  * these sit in the broadphase's inner loops. (NaN never reaches them: inputs are checked.) */
 static inline float f_min(float a, float b) { return a < b ? a : b; }
 static inline float f_max(float a, float b) { return a > b ? a : b; }
-static inline physics__v3 v3_min(physics__v3 a, physics__v3 b) { return v3(f_min(a.x, b.x), f_min(a.y, b.y), f_min(a.z, b.z)); }
-static inline physics__v3 v3_max(physics__v3 a, physics__v3 b) { return v3(f_max(a.x, b.x), f_max(a.y, b.y), f_max(a.z, b.z)); }
-static inline float v3_dot(physics__v3 a, physics__v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline physics__v3 v3_min(physics__v3 a, physics__v3 b)
+{
+    return v3(f_min(a.x, b.x), f_min(a.y, b.y), f_min(a.z, b.z));
+}
+static inline physics__v3 v3_max(physics__v3 a, physics__v3 b)
+{
+    return v3(f_max(a.x, b.x), f_max(a.y, b.y), f_max(a.z, b.z));
+}
+static inline float v3_dot(physics__v3 a, physics__v3 b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 static inline physics__v3 v3_cross(physics__v3 a, physics__v3 b)
 {
     return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
@@ -46,8 +61,16 @@ static inline physics__v3 v3_cross(physics__v3 a, physics__v3 b)
 static inline float v3_len(physics__v3 a) { return sqrtf(v3_dot(a, a)); }
 static inline float v3_get(physics__v3 a, int k) { return k == 0 ? a.x : k == 1 ? a.y : a.z; }
 static inline physics__v3 v3_load(const float p[3]) { return v3(p[0], p[1], p[2]); }
-static inline void v3_store(physics__v3 a, float out[3]) { out[0] = a.x; out[1] = a.y; out[2] = a.z; }
-static inline bool v3_finite(physics__v3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+static inline void v3_store(physics__v3 a, float out[3])
+{
+    out[0] = a.x;
+    out[1] = a.y;
+    out[2] = a.z;
+}
+static inline bool v3_finite(physics__v3 a)
+{
+    return isfinite(a.x) && isfinite(a.y) && isfinite(a.z);
+}
 /* Quaternions (x, y, z, w), unit length: the rotations of v4 bodies. */
 typedef struct physics__quat {
     float x, y, z, w;
@@ -91,7 +114,8 @@ static inline bool v3_within(physics__v3 a, float limit)
 static inline bool f_within(float x, float lo, float hi) { return x >= lo && x <= hi; }
 static inline bool v3_speed_ok(physics__v3 v)
 {
-    return v3_within(v, CT_PHYSICS_MAX_SPEED) && v3_dot(v, v) <= CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED;
+    return v3_within(v, CT_PHYSICS_MAX_SPEED) &&
+           v3_dot(v, v) <= CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED;
 }
 
 /* ---- Worker pool -------------------------------------------------------------------------
@@ -112,7 +136,8 @@ typedef struct physics__pool {
 } physics__pool;
 
 /* Runs fn over the slices [0, count), one slice per range. */
-static inline void physics__pool_run(physics__pool pool, uint32_t count, ct_range_f fn, void *user_data)
+static inline void physics__pool_run(physics__pool pool, uint32_t count, ct_range_f fn,
+                                     void *user_data)
 {
     if (pool.parallel_for && count > 1)
         pool.parallel_for(pool.ctx, count, 1, fn, user_data);
@@ -168,7 +193,8 @@ void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_fiel
  * dropped: every user refills it). 0 or CT_ERR_NOMEM (the array is then as it was). */
 int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
 /* As physics__reserve, keeping the contents. */
-int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size);
+int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need,
+                          size_t size);
 /* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
 int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
                          uint32_t num_fields, uint32_t *cap, uint32_t need);
@@ -216,11 +242,12 @@ typedef struct physics__bodies {
     float *inv_mass;     /* 0 for static and kinematic */
     float *restitution;
     float *friction;
-    uint32_t *layer, *mask; /* collision filter: a pair collides if each one's layer is in the other's mask */
+    uint32_t *layer,
+        *mask; /* collision filter: a pair collides if each one's layer is in the other's mask */
     uint64_t *user_data;
-    uint8_t *asleep;     /* dynamic bodies of a resting island: not moved, in the fixed grid */
-    float *rest;         /* seconds a dynamic body has been slower than the sleep speed */
-    uint32_t *island;    /* a sleeping body's island: the entity id of one of its bodies */
+    uint8_t *asleep;  /* dynamic bodies of a resting island: not moved, in the fixed grid */
+    float *rest;      /* seconds a dynamic body has been slower than the sleep speed */
+    uint32_t *island; /* a sleeping body's island: the entity id of one of its bodies */
     /* v4: rotation. A body "rotates" (needs the rigid solver, physics_rigid.c) when it is not a
      * v1-v3 body: rotation free on some axis, a rotation other than identity, a capsule, or a
      * linear lock. The others keep today's translation-only step, bit for bit. */
@@ -233,7 +260,7 @@ typedef struct physics__bodies {
     uint8_t *locks;           /* CT_BODY_LOCK_* */
     uint8_t *rotates;
     physics__quat *synced_rotation; /* rotation last written to / read from the transform */
-    uint32_t num_rotating;    /* bodies with rotates set: the world uses the rigid solver */
+    uint32_t num_rotating;          /* bodies with rotates set: the world uses the rigid solver */
     physics__map map;
 } physics__bodies;
 
@@ -289,9 +316,9 @@ typedef struct physics__bp_slice {
 /* What the build learns about a run of BP_SLICE_BOXES boxes, in one job: summed in slice order,
  * the parts give the same bits whichever threads made them. */
 typedef struct physics__bp_part {
-    double size_sum;                 /* the boxes' largest sides */
+    double size_sum; /* the boxes' largest sides */
     physics__v3 center_lo, center_hi;
-    physics__v3 grid_lo, grid_hi;    /* of its boxes in the grid */
+    physics__v3 grid_lo, grid_hi; /* of its boxes in the grid */
     physics__cell cells_lo, cells_hi;
     uint32_t items;     /* counted, then its first item */
     uint32_t num_large; /* its large boxes, listed from large[its first box] */
@@ -299,14 +326,14 @@ typedef struct physics__bp_part {
 
 typedef struct physics__broadphase {
     ct_allocator_t *a;
-    uint32_t level; /* 0, or 1 for a coarse grid (which has no coarse grid of its own) */
+    uint32_t level;     /* 0, or 1 for a coarse grid (which has no coarse grid of its own) */
     physics__pool pool; /* zero: serial. It points at code: owners set it before each build */
     uint32_t n, cap;
     void *buffer; /* lo, hi, moving, large, cells, cell_lo, cell_hi */
     physics__v3 *lo, *hi;
-    uint8_t *moving;   /* filled by the caller: pairs where neither box moves are skipped */
-    uint32_t *large;   /* boxes kept out of the grid */
-    uint8_t *cells;    /* how many grid cells a box covers; 0 for a large box */
+    uint8_t *moving; /* filled by the caller: pairs where neither box moves are skipped */
+    uint32_t *large; /* boxes kept out of the grid */
+    uint8_t *cells;  /* how many grid cells a box covers; 0 for a large box */
     physics__cell *cell_lo, *cell_hi; /* the build's scratch: the cells of lo and hi */
     uint32_t num_large;
 
@@ -314,14 +341,14 @@ typedef struct physics__broadphase {
     physics__v3 grid_lo, grid_hi; /* bounds of the boxes in the grid (clips ray walks) */
     /* Bucket k's boxes are item[bucket_start[k] .. bucket_start[k + 1]), ascending. Cells that
      * share a bucket share its range: users check the cell, not just the bucket. */
-    uint32_t *bucket_start; /* num_buckets + 1 entries */
-    uint32_t num_buckets;   /* 0 before the first build */
+    uint32_t *bucket_start;           /* num_buckets + 1 entries */
+    uint32_t num_buckets;             /* 0 before the first build */
     physics__cell cells_lo, cells_hi; /* the cells the grid's boxes cover */
-    bool dense;             /* a bucket per cell within cells_lo..hi: x major, then y, then z */
-    uint32_t dim_y, dim_z;  /* dense: cells per row and per column */
-    uint32_t bucket_shift;  /* hashed: 64 - log2(num_buckets), a power of two */
+    bool dense;            /* a bucket per cell within cells_lo..hi: x major, then y, then z */
+    uint32_t dim_y, dim_z; /* dense: cells per row and per column */
+    uint32_t bucket_shift; /* hashed: 64 - log2(num_buckets), a power of two */
     uint32_t cap_buckets;
-    void *item_buffer;      /* item, and the build's scratch item_bucket, item_box */
+    void *item_buffer; /* item, and the build's scratch item_bucket, item_box */
     physics__bp_item *item;
     uint32_t *item_bucket, *item_box;
     uint32_t num_items, cap_items;
@@ -340,7 +367,7 @@ typedef struct physics__broadphase {
     uint32_t builds;    /* how many times it was built (tests check what reuses it) */
     uint32_t max_pairs; /* 0: no limit; else pairs past it are not looked for */
     uint32_t dropped;   /* the last physics__broadphase_pairs stopped at max_pairs */
-    uint32_t *found; /* output of physics__broadphase_overlap */
+    uint32_t *found;    /* output of physics__broadphase_overlap */
     uint32_t num_found, cap_found;
 } physics__broadphase;
 
@@ -396,8 +423,8 @@ typedef struct physics__manifold_out {
 
 /* The manifold of bodies i and j (any shapes), points within margin (m) of touching. prefer_b:
  * two boxes' reference face was j's last step (see physics_manifold.c). */
-void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin, bool prefer_b,
-                       physics__manifold_out *m);
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                       bool prefer_b, physics__manifold_out *m);
 /* The id bit of a point clipped against body b's face. */
 #define PHYSICS_MANIFOLD_REFERENCE_B 0x8000u
 
@@ -428,10 +455,10 @@ typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     physics__v3 normal, t1, t2;
-    physics__v3 center_a;             /* the centre from a's centre (for the event's point) */
-    physics__rigid_row f1, f2;        /* tangent rows at the centre (their masses unused) */
-    float k11, k12, k22;              /* the inverse of the tangent block's 2 x 2 mass */
-    physics__v3 twist_a, twist_b;     /* Ia^-1 n, Ib^-1 n */
+    physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
+    physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
+    float k11, k12, k22;          /* the inverse of the tangent block's 2 x 2 mass */
+    physics__v3 twist_a, twist_b; /* Ia^-1 n, Ib^-1 n */
     float twist_mass, twist_j;
     float friction, restitution;
     float bias_rate, mass_scale, impulse_scale; /* the soft contact of this pair */
@@ -493,9 +520,9 @@ typedef struct physics__joint {
     physics__v3 axis_a, axis_b; /* the axis in each body's frame */
     physics__quat rest;         /* conj(qA) qB when added */
     float lower, upper, cone, motor_speed, motor_max, length, hertz, damping;
-    physics__v3 lin_j, ang_j;   /* accumulated impulses of the point and rotation blocks */
+    physics__v3 lin_j, ang_j; /* accumulated impulses of the point and rotation blocks */
     float row_j[PHYSICS_JOINT_ROWS];
-    physics__v3 force, torque;  /* on B, last step */
+    physics__v3 force, torque; /* on B, last step */
 } physics__joint;
 
 typedef struct physics__joints {
@@ -514,7 +541,7 @@ typedef struct physics__character {
     uint32_t entity;
     float max_step, cos_slope;
     uint32_t grounded, ground; /* at the last move: on walkable ground, and its entity (or 0) */
-    uint32_t held;             /* at the last move: something under it held it (ground or an edge) */
+    uint32_t held; /* at the last move: something under it held it (ground or an edge) */
     physics__v3 normal;
 } physics__character;
 
@@ -550,13 +577,13 @@ typedef struct physics__contacts {
     uint32_t *a, *b;     /* body instances; entity(a) < entity(b) */
     physics__v3 *normal; /* from a to b */
     physics__v3 *point;
-    float *sep_base;     /* separation minus dot(normal, pb - pa) at detection */
-    float *target;       /* the normal relative velocity the solver aims for (at least) */
-    float *speed;        /* closing speed before the solve */
-    float *approach;     /* speculative contacts about to hit: the closing speed to bounce with */
-    uint32_t *cached;    /* the pair's entry in the previous step's cache, or UINT32_MAX */
+    float *sep_base;  /* separation minus dot(normal, pb - pa) at detection */
+    float *target;    /* the normal relative velocity the solver aims for (at least) */
+    float *speed;     /* closing speed before the solve */
+    float *approach;  /* speculative contacts about to hit: the closing speed to bounce with */
+    uint32_t *cached; /* the pair's entry in the previous step's cache, or UINT32_MAX */
     uint32_t *slot_a, *slot_b; /* the bodies' places in the compact arrays (physics__gathered) */
-    uint32_t *row;       /* the contact's row; its colour while the rows are being ordered */
+    uint32_t *row;             /* the contact's row; its colour while the rows are being ordered */
 } physics__contacts;
 
 /* The solver's rows: one per contact, holding only what the iterations read, in colour order.
@@ -577,12 +604,13 @@ typedef struct physics__contacts {
 
 typedef struct physics__row_block {
     uint32_t slot_a[PHYSICS_ROW_LANES], slot_b[PHYSICS_ROW_LANES];
-    float normal[3][PHYSICS_ROW_LANES]; /* x, y, z of each lane's normal */
+    float normal[3][PHYSICS_ROW_LANES];                       /* x, y, z of each lane's normal */
     float t1[3][PHYSICS_ROW_LANES], t2[3][PHYSICS_ROW_LANES]; /* friction directions */
     float inv_mass_a[PHYSICS_ROW_LANES], inv_mass_b[PHYSICS_ROW_LANES];
     float mass_n[PHYSICS_ROW_LANES]; /* 1 / (inv_mass_a + inv_mass_b) */
     float target[PHYSICS_ROW_LANES], friction[PHYSICS_ROW_LANES], sep_base[PHYSICS_ROW_LANES];
-    float jn[PHYSICS_ROW_LANES], jt1[PHYSICS_ROW_LANES], jt2[PHYSICS_ROW_LANES]; /* accumulated impulses */
+    float jn[PHYSICS_ROW_LANES], jt1[PHYSICS_ROW_LANES],
+        jt2[PHYSICS_ROW_LANES]; /* accumulated impulses */
 } physics__row_block;
 
 typedef struct physics__rows {
@@ -640,7 +668,7 @@ typedef struct physics__keyed_pair {
 
 /* What a step tells its owner to log (the core does not log). */
 typedef struct physics__step_report {
-    uint32_t escaped;        /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
+    uint32_t escaped; /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
     uint32_t escaped_entity; /* the first of them */
     uint32_t pair_limit;     /* the step reached this many candidate pairs and dropped the rest */
     uint32_t awake;          /* dynamic bodies simulated */
@@ -661,10 +689,10 @@ typedef struct physics__scene {
     uint32_t cap_grid_body, cap_fixed_body;
     physics__v3 gravity;
     uint32_t velocity_iterations, position_iterations;
-    bool bp_stale;    /* bodies changed since `bp` was built: rebuild before a query */
-    bool fixed_stale; /* a static or sleeping body changed: rebuild `fixed` */
-    bool sleeping;    /* islands at rest go to sleep (default true) */
-    uint32_t max_pairs; /* per step; pairs past it are dropped (and reported) */
+    bool bp_stale;        /* bodies changed since `bp` was built: rebuild before a query */
+    bool fixed_stale;     /* a static or sleeping body changed: rebuild `fixed` */
+    bool sleeping;        /* islands at rest go to sleep (default true) */
+    uint32_t max_pairs;   /* per step; pairs past it are dropped (and reported) */
     physics__pair *pairs; /* the step's candidate pairs, as body indices */
     uint32_t num_pairs, cap_pairs;
     physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
@@ -697,19 +725,19 @@ typedef struct physics__scene {
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
     uint32_t cap_order;
 
-    physics__rigid rigid; /* the rigid solver's contacts and cache, when bodies rotate */
+    physics__rigid rigid;   /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
     physics__characters characters;
 
-    physics__events events; /* this step's stream */
+    physics__events events;      /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
 
 /* A soft constraint's coefficients for a substep h (Box2D v3's b2MakeSoft): the spring of
  * `hertz` with damping ratio zeta, as a bias rate and the scales of the mass and of the impulse
  * already applied. Contacts and joints share it. */
-static inline void physics__soft(float hertz, float zeta, float h, float *bias_rate, float *mass_scale,
-                                 float *impulse_scale)
+static inline void physics__soft(float hertz, float zeta, float h, float *bias_rate,
+                                 float *mass_scale, float *impulse_scale)
 {
     const float omega = 2.0f * 3.14159265f * hertz;
     const float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
@@ -726,7 +754,8 @@ void physics__rigid_free(physics__scene *s);
 const char *physics__joint_desc_error(const ct_joint_desc_t *d);
 /* Adds a joint holding body instance b to a (a UINT32_MAX: the world) from their poses, desc's
  * anchor on b and anchor_b on a; *id gets its handle. 0 or CT_ERR_NOMEM. */
-int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d, uint32_t *id);
+int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d,
+                        uint32_t *id);
 /* The joint of a handle, or NULL. */
 physics__joint *physics__joints_find(physics__scene *s, uint32_t id);
 bool physics__joints_remove(physics__scene *s, uint32_t id);
@@ -739,7 +768,8 @@ float physics__joint_value(const physics__scene *s, const physics__joint *j);
  * forces. The rigid solver's body states must be gathered. */
 int physics__joints_begin(physics__scene *s);
 /* Drops the sorted pairs that joints keep apart from order[0 .. *count), in place. */
-void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order, uint32_t *count);
+void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order,
+                                  uint32_t *count);
 void physics__joints_warm_start(physics__scene *s);
 void physics__joints_solve(physics__scene *s, float h, bool use_bias);
 void physics__joints_end(physics__scene *s, float h);
@@ -754,17 +784,19 @@ void physics__characters_free(physics__scene *s);
 /* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
  * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
  * out of range (nothing changed). */
-int physics__character_move(physics__scene *s, uint32_t i, physics__character *c, physics__v3 velocity,
-                            float dt, ct_character_state_t *out);
+int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
+                            physics__v3 velocity, float dt, ct_character_state_t *out);
 
 /* Snapshots (physics_snapshot.c, ct_physics_api_v4.save_snapshot): the bytes one takes now (0
  * when past 4 GiB), save (0 when buffer is short), why a buffer cannot be restored into this
  * scene (or NULL), and restore (CT_ERR_INVALID, CT_ERR_NOMEM). p may be NULL (no point masses). */
 uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *p);
-uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *p, void *buffer, uint32_t size);
-const char *physics__snapshot_check(const physics__scene *s, const physics__points *p, const void *buffer,
-                                    uint32_t size);
-int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer, uint32_t size);
+uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *p, void *buffer,
+                                uint32_t size);
+const char *physics__snapshot_check(const physics__scene *s, const physics__points *p,
+                                    const void *buffer, uint32_t size);
+int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
+                              uint32_t size);
 
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)
@@ -850,7 +882,8 @@ uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r
 /* The entity ids of the bodies whose world boxes meet [lo, hi] and whose layer shares a bit with
  * mask, sorted, in the scene's query scratch (valid until the next query); NULL and *n 0 when out
  * of memory. */
-uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi, uint32_t mask, uint32_t *n);
+uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi,
+                                     uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
@@ -863,7 +896,8 @@ int physics__cmp_u32(const void *x, const void *y);
 typedef bool (*physics__alive_f)(ct_entity_t e);
 /* Digest of the live bodies then the live points, each in entity order (points may be NULL):
  * the instance order, and dead entities not yet collected, do not change it. */
-uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, physics__alive_f alive);
+uint64_t physics__state_hash(const physics__scene *s, const physics__points *p,
+                             physics__alive_f alive);
 
 /* ---- The module (physics.c, physics_lua.c) ------------------------------------------------ */
 
@@ -902,7 +936,7 @@ typedef struct physics__module {
     /* Optional (transforms v4): its change counter lets a world at rest skip reading every
      * body's transform (NULL: they are read at every step). */
     const ct_transform_api_v4 *transform_changes;
-    const struct ct_expr_api_v1 *expr; /* optional: force fields (physics_fields.c) */
+    const struct ct_expr_api_v1 *expr;         /* optional: force fields (physics_fields.c) */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
     physics__state *state;
 } physics__module;

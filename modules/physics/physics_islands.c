@@ -8,10 +8,10 @@
 
 #include <stdlib.h>
 
-#define SLEEP_SPEED 0.05f /* m/s */
-#define SLEEP_TIME 0.5f   /* s */
+#define SLEEP_SPEED 0.05f        /* m/s */
+#define SLEEP_TIME 0.5f          /* s */
 #define SLEEP_PENETRATION 0.001f /* m */
-#define SLEEP_SPIN 0.05f  /* rad/s (bodies that never rotate spin at 0) */
+#define SLEEP_SPIN 0.05f         /* rad/s (bodies that never rotate spin at 0) */
 
 static int islands__cmp_u32(const void *x, const void *y) { return physics__cmp_u32(x, y); }
 
@@ -77,7 +77,8 @@ bool physics__scene_remove(physics__scene *s, ct_entity_t e)
     physics__characters_drop(s, e.id);
     const uint32_t remembered = s->num_cache + s->rigid.num_cache;
     for (uint32_t k = 0; k < remembered; k++) {
-        const uint64_t key = k < s->num_cache ? s->cache[k].key : s->rigid.cache[k - s->num_cache].key;
+        const uint64_t key =
+            k < s->num_cache ? s->cache[k].key : s->rigid.cache[k - s->num_cache].key;
         const uint32_t a = (uint32_t)(key >> 32), c = (uint32_t)key;
         if (a != e.id && c != e.id)
             continue;
@@ -120,7 +121,8 @@ void physics__islands_sleep(physics__scene *s, float dt)
     for (uint32_t k = 0; k < c->n; k++) {
         const uint32_t i = c->a[k], j = c->b[k];
         /* Bodies still being pushed out of each other are not at rest, however slow. */
-        const float sep = c->sep_base[k] + v3_dot(c->normal[k], v3_sub(b->position[j], b->position[i]));
+        const float sep =
+            c->sep_base[k] + v3_dot(c->normal[k], v3_sub(b->position[j], b->position[i]));
         if (sep < -SLEEP_PENETRATION)
             b->rest[i] = b->rest[j] = 0.0f;
         const bool di = b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
@@ -143,7 +145,8 @@ void physics__islands_sleep(physics__scene *s, float dt)
         const uint32_t i = jt->a, j = jt->b;
         if (i == UINT32_MAX || j == UINT32_MAX)
             continue;
-        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i] && b->kind[j] == CT_BODY_DYNAMIC && !b->asleep[j]) {
+        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i] && b->kind[j] == CT_BODY_DYNAMIC &&
+            !b->asleep[j]) {
             const uint32_t ri = islands__root(parent, i), rj = islands__root(parent, j);
             if (ri != rj)
                 parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;

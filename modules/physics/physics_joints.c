@@ -36,7 +36,10 @@ static inline physics__quat joints__mul(physics__quat a, physics__quat b)
                            a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
 
-static inline physics__quat joints__conj(physics__quat q) { return (physics__quat){-q.x, -q.y, -q.z, q.w}; }
+static inline physics__quat joints__conj(physics__quat q)
+{
+    return (physics__quat){-q.x, -q.y, -q.z, q.w};
+}
 
 static inline physics__v3 joints__mat(const float m[9], physics__v3 v)
 {
@@ -48,7 +51,8 @@ static inline physics__v3 joints__mat(const float m[9], physics__v3 v)
  * that cannot move). */
 static void joints__invert(const float k[9], float out[9])
 {
-    const float c0 = k[4] * k[8] - k[5] * k[7], c1 = k[5] * k[6] - k[3] * k[8], c2 = k[3] * k[7] - k[4] * k[6];
+    const float c0 = k[4] * k[8] - k[5] * k[7], c1 = k[5] * k[6] - k[3] * k[8],
+                c2 = k[3] * k[7] - k[4] * k[6];
     const float det = k[0] * c0 + k[1] * c1 + k[2] * c2;
     if (!(fabsf(det) > 1e-30f)) {
         memset(out, 0, 9 * sizeof *out);
@@ -88,10 +92,7 @@ static float joints__twist(physics__quat q, physics__v3 axis)
 
 /* ---- the joints' list ---------------------------------------------------------------------- */
 
-static bool joints__v3_ok(const float v[3], float limit)
-{
-    return v3_within(v3_load(v), limit);
-}
+static bool joints__v3_ok(const float v[3], float limit) { return v3_within(v3_load(v), limit); }
 
 const char *physics__joint_desc_error(const ct_joint_desc_t *d)
 {
@@ -115,7 +116,8 @@ const char *physics__joint_desc_error(const ct_joint_desc_t *d)
                       : "lower, upper (within [-1e4, 1e4] m, lower <= upper)";
     if (d->type == CT_JOINT_DISTANCE && (d->flags & CT_JOINT_LIMIT) && d->lower < 0.0f)
         return "lower (a distance: at least 0 m)";
-    if (d->type == CT_JOINT_BALL && (d->flags & CT_JOINT_LIMIT) && !f_within(d->cone_angle, 0.0f, JOINT_PI))
+    if (d->type == CT_JOINT_BALL && (d->flags & CT_JOINT_LIMIT) &&
+        !f_within(d->cone_angle, 0.0f, JOINT_PI))
         return "cone_angle (within [0, pi] rad)";
     if (!f_within(d->motor_speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED))
         return "motor_speed (within +-1e4)";
@@ -139,7 +141,8 @@ static void joints__pose(const physics__bodies *b, uint32_t i, physics__v3 *p, p
     *q = i == UINT32_MAX ? quat_identity() : b->rotation[i];
 }
 
-int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d, uint32_t *id)
+int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_joint_desc_t *d,
+                        uint32_t *id)
 {
     physics__joints *js = &s->joints;
     if (js->next_id == UINT32_MAX ||
@@ -155,8 +158,9 @@ int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_join
     const physics__v3 anchor_b = v3_load(d->anchor);
     const physics__v3 anchor = d->type == CT_JOINT_DISTANCE ? v3_load(d->anchor_b) : anchor_b;
     physics__v3 axis = v3_load(d->axis);
-    axis = d->type == CT_JOINT_FIXED || d->type == CT_JOINT_DISTANCE ? v3(1, 0, 0)
-                                                                       : v3_scale(axis, 1.0f / v3_len(axis));
+    axis = d->type == CT_JOINT_FIXED || d->type == CT_JOINT_DISTANCE
+               ? v3(1, 0, 0)
+               : v3_scale(axis, 1.0f / v3_len(axis));
     if (js->next_id == 0)
         js->next_id = 1;
     *j = (physics__joint){
@@ -292,14 +296,10 @@ float physics__joint_value(const physics__scene *s, const physics__joint *j)
     joints__geometry(&s->bodies, &copy, &g);
     switch (j->type) {
     case CT_JOINT_HINGE:
-    case CT_JOINT_BALL:
-        return joints__twist(joints__relative(j, &g), j->axis_a);
-    case CT_JOINT_SLIDER:
-        return v3_dot(g.d, g.aa);
-    case CT_JOINT_DISTANCE:
-        return v3_len(g.d);
-    default:
-        return 0.0f;
+    case CT_JOINT_BALL: return joints__twist(joints__relative(j, &g), j->axis_a);
+    case CT_JOINT_SLIDER: return v3_dot(g.d, g.aa);
+    case CT_JOINT_DISTANCE: return v3_len(g.d);
+    default: return 0.0f;
     }
 }
 
@@ -314,7 +314,8 @@ typedef struct joints__row {
     uint32_t kind, slot; /* slot: its accumulated impulse, row_j[slot] */
 } joints__row;
 
-static joints__row joints__linear(physics__v3 n, physics__v3 ra, physics__v3 rb, float c, uint32_t kind, uint32_t slot)
+static joints__row joints__linear(physics__v3 n, physics__v3 ra, physics__v3 rb, float c,
+                                  uint32_t kind, uint32_t slot)
 {
     return (joints__row){n, v3_cross(ra, n), v3_cross(rb, n), c, kind, slot};
 }
@@ -368,7 +369,8 @@ static uint32_t joints__rows(const physics__joint *j, const joints__geo *g, join
             rows[n++] = joints__linear(g->aa, ra, g->rb, 0.0f, ROW_MOTOR, 0);
         if (limit) {
             rows[n++] = joints__linear(g->aa, ra, g->rb, along - j->lower, ROW_LIMIT, 1);
-            rows[n++] = joints__linear(v3_scale(g->aa, -1.0f), ra, g->rb, j->upper - along, ROW_LIMIT, 2);
+            rows[n++] =
+                joints__linear(v3_scale(g->aa, -1.0f), ra, g->rb, j->upper - along, ROW_LIMIT, 2);
         }
         joints__basis(g->aa, &b1, &b2);
         rows[n++] = joints__linear(b1, ra, g->rb, v3_dot(g->d, b1), ROW_EQUAL, 3);
@@ -380,15 +382,16 @@ static uint32_t joints__rows(const physics__joint *j, const joints__geo *g, join
         const physics__v3 u = len > 1e-6f ? v3_scale(g->d, 1.0f / len) : v3(0, 1, 0);
         const bool spring = j->hertz > 0.0f;
         if (spring || !limit)
-            rows[n++] = joints__linear(u, g->ra, g->rb, len - j->length, spring ? ROW_SPRING : ROW_EQUAL, 0);
+            rows[n++] = joints__linear(u, g->ra, g->rb, len - j->length,
+                                       spring ? ROW_SPRING : ROW_EQUAL, 0);
         if (limit) {
             rows[n++] = joints__linear(u, g->ra, g->rb, len - j->lower, ROW_LIMIT, 1);
-            rows[n++] = joints__linear(v3_scale(u, -1.0f), g->ra, g->rb, j->upper - len, ROW_LIMIT, 2);
+            rows[n++] =
+                joints__linear(v3_scale(u, -1.0f), g->ra, g->rb, j->upper - len, ROW_LIMIT, 2);
         }
         break;
     }
-    default:
-        break;
+    default: break;
     }
     return n;
 }
@@ -465,7 +468,8 @@ int physics__joints_begin(physics__scene *s)
     for (uint32_t k = 0; k < js->n; k++) {
         const physics__joint *j = &js->j[k];
         if (!(j->flags & CT_JOINT_COLLIDE) && j->ea)
-            js->keys[js->num_keys++] = j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
+            js->keys[js->num_keys++] =
+                j->ea < j->eb ? (uint64_t)j->ea << 32 | j->eb : (uint64_t)j->eb << 32 | j->ea;
     }
     if (js->num_keys > 1)
         qsort(js->keys, js->num_keys, sizeof *js->keys, joints__cmp_u64);
@@ -485,7 +489,8 @@ int physics__joints_begin(physics__scene *s)
     return 0;
 }
 
-void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order, uint32_t *count)
+void physics__joints_filter_pairs(const physics__scene *s, physics__keyed_pair *order,
+                                  uint32_t *count)
 {
     const physics__joints *js = &s->joints;
     /* (Without joints the keys are stale: the translation-only step never makes them.) */
@@ -537,7 +542,8 @@ void physics__joints_solve(physics__scene *s, float h, bool use_bias)
     physics__joints *js = &s->joints;
     const float inv_h = 1.0f / h;
     float rate, mass_scale, impulse_scale;
-    physics__soft(f_min(JOINT_HERTZ, 0.25f / h), JOINT_DAMPING, h, &rate, &mass_scale, &impulse_scale);
+    physics__soft(f_min(JOINT_HERTZ, 0.25f / h), JOINT_DAMPING, h, &rate, &mass_scale,
+                  &impulse_scale);
     joints__row rows[PHYSICS_JOINT_ROWS];
     for (uint32_t k = 0; k < js->n; k++) {
         physics__joint *j = &js->j[k];
@@ -552,11 +558,13 @@ void physics__joints_solve(physics__scene *s, float h, bool use_bias)
             const joints__row *row = &rows[q];
             const physics__v3 ia = joints__mat(p.ia, row->ca), ib = joints__mat(p.ib, row->cb);
             const float nn = v3_dot(row->n, row->n);
-            const float kk = (A->inv_mass + B->inv_mass) * nn + v3_dot(row->ca, ia) + v3_dot(row->cb, ib);
+            const float kk =
+                (A->inv_mass + B->inv_mass) * nn + v3_dot(row->ca, ia) + v3_dot(row->cb, ib);
             if (!(kk > 0.0f))
                 continue;
             const float m = 1.0f / kk;
-            const float cdot = v3_dot(row->n, v3_sub(B->v, A->v)) + v3_dot(row->cb, B->w) - v3_dot(row->ca, A->w);
+            const float cdot =
+                v3_dot(row->n, v3_sub(B->v, A->v)) + v3_dot(row->cb, B->w) - v3_dot(row->ca, A->w);
             float *acc = &j->row_j[row->slot];
             float lambda;
             if (row->kind == ROW_MOTOR) {
@@ -592,9 +600,11 @@ void physics__joints_solve(physics__scene *s, float h, bool use_bias)
             for (int e = 0; e < 9; e++)
                 K[e] = p.ia[e] + p.ib[e];
             joints__invert(K, Kinv);
-            const physics__v3 c = use_bias ? v3_scale(joints__rotation_error(j, &g), rate) : v3(0, 0, 0);
+            const physics__v3 c =
+                use_bias ? v3_scale(joints__rotation_error(j, &g), rate) : v3(0, 0, 0);
             const physics__v3 cdot = v3_add(v3_sub(B->w, A->w), c);
-            const physics__v3 L = v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->ang_j, is));
+            const physics__v3 L =
+                v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->ang_j, is));
             j->ang_j = v3_add(j->ang_j, L);
             joints__rotation_apply(&p, L);
         }
@@ -604,16 +614,18 @@ void physics__joints_solve(physics__scene *s, float h, bool use_bias)
             const physics__v3 axes[3] = {v3(1, 0, 0), v3(0, 1, 0), v3(0, 0, 1)};
             for (int col = 0; col < 3; col++) {
                 const physics__v3 e = axes[col];
-                const physics__v3 kc = v3_add(
-                    v3_scale(e, A->inv_mass + B->inv_mass),
-                    v3_add(v3_cross(joints__mat(p.ia, v3_cross(g.ra, e)), g.ra),
-                           v3_cross(joints__mat(p.ib, v3_cross(g.rb, e)), g.rb)));
+                const physics__v3 kc =
+                    v3_add(v3_scale(e, A->inv_mass + B->inv_mass),
+                           v3_add(v3_cross(joints__mat(p.ia, v3_cross(g.ra, e)), g.ra),
+                                  v3_cross(joints__mat(p.ib, v3_cross(g.rb, e)), g.rb)));
                 K[col] = kc.x, K[3 + col] = kc.y, K[6 + col] = kc.z;
             }
             joints__invert(K, Kinv);
-            const physics__v3 vel = v3_sub(v3_add(B->v, v3_cross(B->w, g.rb)), v3_add(A->v, v3_cross(A->w, g.ra)));
+            const physics__v3 vel =
+                v3_sub(v3_add(B->v, v3_cross(B->w, g.rb)), v3_add(A->v, v3_cross(A->w, g.ra)));
             const physics__v3 cdot = v3_add(vel, use_bias ? v3_scale(g.d, rate) : v3(0, 0, 0));
-            const physics__v3 P = v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->lin_j, is));
+            const physics__v3 P =
+                v3_sub(v3_scale(joints__mat(Kinv, cdot), -ms), v3_scale(j->lin_j, is));
             j->lin_j = v3_add(j->lin_j, P);
             joints__point_apply(&p, &g, P);
         }

@@ -38,10 +38,12 @@ static inline uint32_t mask32x4_bits(mask32x4 m) { return (uint32_t)_mm_movemask
 static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
                                  f32x4 *x, f32x4 *y, f32x4 *z)
 {
-    const __m128 xy01 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p0)),
-                                     (const __m64 *)(const void *)p1);
-    const __m128 xy23 = _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p2)),
-                                     (const __m64 *)(const void *)p3);
+    const __m128 xy01 =
+        _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p0)),
+                     (const __m64 *)(const void *)p1);
+    const __m128 xy23 =
+        _mm_loadh_pi(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)(const void *)p2)),
+                     (const __m64 *)(const void *)p3);
     *x = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(2, 0, 2, 0));
     *y = _mm_shuffle_ps(xy01, xy23, _MM_SHUFFLE(3, 1, 3, 1));
     *z = _mm_movelh_ps(_mm_unpacklo_ps(_mm_load_ss(p0 + 2), _mm_load_ss(p1 + 2)),
@@ -49,8 +51,8 @@ static inline void f32x4_gather3(const float *p0, const float *p1, const float *
 }
 
 /* The columns back to the four 3-vectors, only those whose bit (1 << i for pi) is in `lanes`. */
-static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
-                                  uint32_t lanes)
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y,
+                                  f32x4 z, uint32_t lanes)
 {
     const __m128 xy01 = _mm_unpacklo_ps(x, y), xy23 = _mm_unpackhi_ps(x, y);
     if (lanes & 1u) {
@@ -73,14 +75,42 @@ static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f3
 
 #else
 
-static inline f32x4 f32x4_load(const float p[4]) { f32x4 r; memcpy(r.v, p, sizeof r.v); return r; }
-static inline f32x4 f32x4_abs(f32x4 a) { f32x4 r; LANES_MAP(r, fabsf(a.v[i])); return r; }
-static inline f32x4 f32x4_negate(f32x4 a) { f32x4 r; LANES_MAP(r, -a.v[i]); return r; }
+static inline f32x4 f32x4_load(const float p[4])
+{
+    f32x4 r;
+    memcpy(r.v, p, sizeof r.v);
+    return r;
+}
+static inline f32x4 f32x4_abs(f32x4 a)
+{
+    f32x4 r;
+    LANES_MAP(r, fabsf(a.v[i]));
+    return r;
+}
+static inline f32x4 f32x4_negate(f32x4 a)
+{
+    f32x4 r;
+    LANES_MAP(r, -a.v[i]);
+    return r;
+}
 
-static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b) { mask32x4 r; LANES_MAP(r, a.v[i] > b.v[i] ? ~0u : 0u); return r; }
-static inline mask32x4 f32x4_nonzero(f32x4 a) { mask32x4 r; LANES_MAP(r, a.v[i] != 0.0f ? ~0u : 0u); return r; }
+static inline mask32x4 f32x4_greater(f32x4 a, f32x4 b)
+{
+    mask32x4 r;
+    LANES_MAP(r, a.v[i] > b.v[i] ? ~0u : 0u);
+    return r;
+}
+static inline mask32x4 f32x4_nonzero(f32x4 a)
+{
+    mask32x4 r;
+    LANES_MAP(r, a.v[i] != 0.0f ? ~0u : 0u);
+    return r;
+}
 static inline bool mask32x4_any(mask32x4 m) { return (m.v[0] | m.v[1] | m.v[2] | m.v[3]) != 0; }
-static inline uint32_t mask32x4_bits(mask32x4 m) { return (m.v[0] & 1u) | (m.v[1] & 2u) | (m.v[2] & 4u) | (m.v[3] & 8u); }
+static inline uint32_t mask32x4_bits(mask32x4 m)
+{
+    return (m.v[0] & 1u) | (m.v[1] & 2u) | (m.v[2] & 4u) | (m.v[3] & 8u);
+}
 
 static inline void f32x4_gather3(const float *p0, const float *p1, const float *p2, const float *p3,
                                  f32x4 *x, f32x4 *y, f32x4 *z)
@@ -93,8 +123,8 @@ static inline void f32x4_gather3(const float *p0, const float *p1, const float *
     }
 }
 
-static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y, f32x4 z,
-                                  uint32_t lanes)
+static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f32x4 x, f32x4 y,
+                                  f32x4 z, uint32_t lanes)
 {
     float *p[4] = {p0, p1, p2, p3};
     for (int i = 0; i < 4; i++)

@@ -119,7 +119,8 @@ static int l_physics_set_gravity(lua_State *L)
 }
 
 /* Actor setters share one shape: (world, e, x, y, z). */
-static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3]), const char *what)
+static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3]),
+                     const char *what)
 {
     ct_world_o *w = check__world(L_API, L, 1, what, NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, what);
@@ -162,17 +163,41 @@ static int l_actor_wake(lua_State *L)
     return check_result(L, physics__api_v3.wake(w, e), "Actor.wake", e);
 }
 
-static int l_actor_set_velocity(lua_State *L) { return actor_set(L, physics__api_v2.set_velocity, "Actor.set_velocity"); }
-static int l_actor_add_force(lua_State *L) { return actor_set(L, physics__api_v2.add_force, "Actor.add_force"); }
-static int l_actor_teleport(lua_State *L) { return actor_set(L, physics__api_v2.teleport, "Actor.teleport"); }
-static int l_actor_velocity(lua_State *L) { return actor_get(L, physics__api_v2.velocity, "Actor.velocity"); }
-static int l_actor_position(lua_State *L) { return actor_get(L, physics__api_v2.position, "Actor.position"); }
+static int l_actor_set_velocity(lua_State *L)
+{
+    return actor_set(L, physics__api_v2.set_velocity, "Actor.set_velocity");
+}
+static int l_actor_add_force(lua_State *L)
+{
+    return actor_set(L, physics__api_v2.add_force, "Actor.add_force");
+}
+static int l_actor_teleport(lua_State *L)
+{
+    return actor_set(L, physics__api_v2.teleport, "Actor.teleport");
+}
+static int l_actor_velocity(lua_State *L)
+{
+    return actor_get(L, physics__api_v2.velocity, "Actor.velocity");
+}
+static int l_actor_position(lua_State *L)
+{
+    return actor_get(L, physics__api_v2.position, "Actor.position");
+}
 
 /* ---- v4: rotation ---- */
 
-static int l_actor_angular_velocity(lua_State *L) { return actor_get(L, physics__api_v4.angular_velocity, "Actor.angular_velocity"); }
-static int l_actor_set_angular_velocity(lua_State *L) { return actor_set(L, physics__api_v4.set_angular_velocity, "Actor.set_angular_velocity"); }
-static int l_actor_add_torque(lua_State *L) { return actor_set(L, physics__api_v4.add_torque, "Actor.add_torque"); }
+static int l_actor_angular_velocity(lua_State *L)
+{
+    return actor_get(L, physics__api_v4.angular_velocity, "Actor.angular_velocity");
+}
+static int l_actor_set_angular_velocity(lua_State *L)
+{
+    return actor_set(L, physics__api_v4.set_angular_velocity, "Actor.set_angular_velocity");
+}
+static int l_actor_add_torque(lua_State *L)
+{
+    return actor_set(L, physics__api_v4.add_torque, "Actor.add_torque");
+}
 
 /* Actor.rotation(world, e) -> x, y, z, w */
 static int l_actor_rotation(lua_State *L)
@@ -197,7 +222,8 @@ static int l_actor_set_rotation(lua_State *L)
 }
 
 /* (world, e, vx, vy, vz, px, py, pz): a vector applied at a world point. */
-static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
+static int actor_at(lua_State *L,
+                    int (*fn)(ct_world_o *, ct_entity_t, const float[3], const float[3]),
                     const char *what)
 {
     ct_world_o *w = check__world(L_API, L, 1, what, NULL);
@@ -208,8 +234,14 @@ static int actor_at(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const flo
     return check_result(L, fn(w, e, v, p), what, e);
 }
 
-static int l_actor_add_impulse_at(lua_State *L) { return actor_at(L, physics__api_v4.add_impulse_at, "Actor.add_impulse_at"); }
-static int l_actor_add_force_at(lua_State *L) { return actor_at(L, physics__api_v4.add_force_at, "Actor.add_force_at"); }
+static int l_actor_add_impulse_at(lua_State *L)
+{
+    return actor_at(L, physics__api_v4.add_impulse_at, "Actor.add_impulse_at");
+}
+static int l_actor_add_force_at(lua_State *L)
+{
+    return actor_at(L, physics__api_v4.add_force_at, "Actor.add_force_at");
+}
 
 /* ---- v4: joints ---- */
 
@@ -265,7 +297,8 @@ static int l_physics_add_joint(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
     const ct_entity_t a = check__entity(L_API, L, 2, fn);
     const ct_entity_t b = L_API->type(L, 3) == CT_LUA_NUMBER && L_API->to_number(L, 3) == 0.0
-                              ? (ct_entity_t){0} : check__entity(L_API, L, 3, fn);
+                              ? (ct_entity_t){0}
+                              : check__entity(L_API, L, 3, fn);
     ct_joint_desc_t d = {.type = check__enum(L_API, L, 4, fn, types, 5, NULL)};
     if (L_API->type(L, 5) > CT_LUA_NIL) {
         if (L_API->type(L, 5) != CT_LUA_TABLE)
@@ -409,15 +442,20 @@ void physics__register_lua(void)
         {"move_character", l_physics_move_character},
     };
     static const ct_lua_reg_t actor[] = {
-        {"set_velocity", l_actor_set_velocity}, {"velocity", l_actor_velocity},
-        {"add_force", l_actor_add_force},       {"teleport", l_actor_teleport},
+        {"set_velocity", l_actor_set_velocity},
+        {"velocity", l_actor_velocity},
+        {"add_force", l_actor_add_force},
+        {"teleport", l_actor_teleport},
         {"position", l_actor_position},
         {"set_collision_filter", l_actor_set_collision_filter},
-        {"sleeping", l_actor_sleeping},         {"wake", l_actor_wake},
-        {"rotation", l_actor_rotation},         {"set_rotation", l_actor_set_rotation},
+        {"sleeping", l_actor_sleeping},
+        {"wake", l_actor_wake},
+        {"rotation", l_actor_rotation},
+        {"set_rotation", l_actor_set_rotation},
         {"angular_velocity", l_actor_angular_velocity},
         {"set_angular_velocity", l_actor_set_angular_velocity},
-        {"add_torque", l_actor_add_torque},     {"add_impulse_at", l_actor_add_impulse_at},
+        {"add_torque", l_actor_add_torque},
+        {"add_impulse_at", l_actor_add_impulse_at},
         {"add_force_at", l_actor_add_force_at},
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);

@@ -110,7 +110,8 @@ static void manifold__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, p
 }
 
 /* A capsule's segment: its ends. */
-static void manifold__capsule(const physics__bodies *b, uint32_t i, physics__v3 *p0, physics__v3 *p1)
+static void manifold__capsule(const physics__bodies *b, uint32_t i, physics__v3 *p0,
+                              physics__v3 *p1)
 {
     const physics__v3 a = quat_rotate(b->rotation[i], v3(0.0f, b->half[i].y - b->radius[i], 0.0f));
     *p0 = v3_sub(b->position[i], a);
@@ -147,7 +148,8 @@ static bool manifold__ball_box(physics__v3 c, float r, const manifold__box *x, f
     }
     if (*sep > margin)
         return false;
-    *n = v3_add(v3_add(v3_scale(x->ax[0], nl.x), v3_scale(x->ax[1], nl.y)), v3_scale(x->ax[2], nl.z));
+    *n = v3_add(v3_add(v3_scale(x->ax[0], nl.x), v3_scale(x->ax[1], nl.y)),
+                v3_scale(x->ax[2], nl.z));
     *point = v3_sub(c, v3_scale(*n, r + 0.5f * *sep));
     return true;
 }
@@ -275,8 +277,8 @@ static void manifold__faces(const manifold__box *r, int face, const manifold__bo
         if (k == face)
             continue;
         const float c = v3_dot(r->c, r->ax[k]);
-        count = manifold__clip(poly[cur], count, r->ax[k], c + r->h[k] + MANIFOLD_CLIP_SLOP, plane++,
-                               poly[cur ^ 1]);
+        count = manifold__clip(poly[cur], count, r->ax[k], c + r->h[k] + MANIFOLD_CLIP_SLOP,
+                               plane++, poly[cur ^ 1]);
         cur ^= 1;
         count = manifold__clip(poly[cur], count, v3_scale(r->ax[k], -1.0f),
                                -(c - r->h[k] - MANIFOLD_CLIP_SLOP), plane++, poly[cur ^ 1]);
@@ -287,7 +289,8 @@ static void manifold__faces(const manifold__box *r, int face, const manifold__bo
     for (uint32_t k = 0; k < count; k++) {
         const float sep = v3_dot(v3_sub(poly[cur][k].point, rc), n);
         if (sep <= margin)
-            manifold__add(m, v3_sub(poly[cur][k].point, v3_scale(n, 0.5f * sep)), sep, ids | poly[cur][k].id);
+            manifold__add(m, v3_sub(poly[cur][k].point, v3_scale(n, 0.5f * sep)), sep,
+                          ids | poly[cur][k].id);
     }
 }
 
@@ -300,9 +303,9 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
     physics__v3 edge_axis = v3(0, 1, 0);
     for (int k = 0; k < 3; k++) {
         const physics__v3 ax = a->ax[k];
-        const float sep = fabsf(v3_dot(d, ax)) -
-                          (a->h[k] + b->h[0] * fabsf(v3_dot(b->ax[0], ax)) +
-                           b->h[1] * fabsf(v3_dot(b->ax[1], ax)) + b->h[2] * fabsf(v3_dot(b->ax[2], ax)));
+        const float sep = fabsf(v3_dot(d, ax)) - (a->h[k] + b->h[0] * fabsf(v3_dot(b->ax[0], ax)) +
+                                                  b->h[1] * fabsf(v3_dot(b->ax[1], ax)) +
+                                                  b->h[2] * fabsf(v3_dot(b->ax[2], ax)));
         if (sep > margin)
             return;
         if (sep > face_a)
@@ -310,9 +313,9 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
     }
     for (int k = 0; k < 3; k++) {
         const physics__v3 ax = b->ax[k];
-        const float sep = fabsf(v3_dot(d, ax)) -
-                          (b->h[k] + a->h[0] * fabsf(v3_dot(a->ax[0], ax)) +
-                           a->h[1] * fabsf(v3_dot(a->ax[1], ax)) + a->h[2] * fabsf(v3_dot(a->ax[2], ax)));
+        const float sep = fabsf(v3_dot(d, ax)) - (b->h[k] + a->h[0] * fabsf(v3_dot(a->ax[0], ax)) +
+                                                  a->h[1] * fabsf(v3_dot(a->ax[1], ax)) +
+                                                  a->h[2] * fabsf(v3_dot(a->ax[2], ax)));
         if (sep > margin)
             return;
         if (sep > face_b)
@@ -344,10 +347,12 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
     const float face = use_b ? face_b : face_a;
     if (edge > face + MANIFOLD_EDGE_TOLERANCE) {
         const physics__v3 n = v3_dot(edge_axis, d) < 0.0f ? v3_scale(edge_axis, -1.0f) : edge_axis;
-        const physics__v3 ca = manifold__corner(a, n, ea), cb = manifold__corner(b, v3_scale(n, -1.0f), eb);
+        const physics__v3 ca = manifold__corner(a, n, ea),
+                          cb = manifold__corner(b, v3_scale(n, -1.0f), eb);
         const physics__v3 ha = v3_scale(a->ax[ea], a->h[ea]), hb = v3_scale(b->ax[eb], b->h[eb]);
         physics__v3 pa, pb;
-        manifold__segments(v3_sub(ca, ha), v3_add(ca, ha), v3_sub(cb, hb), v3_add(cb, hb), &pa, &pb);
+        manifold__segments(v3_sub(ca, ha), v3_add(ca, ha), v3_sub(cb, hb), v3_add(cb, hb), &pa,
+                           &pb);
         const float sep = v3_dot(v3_sub(pb, pa), n);
         m->normal = n;
         manifold__add(m, v3_scale(v3_add(pa, pb), 0.5f), sep, 0x100u + (uint32_t)(ea * 3 + eb));
@@ -375,8 +380,8 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
     manifold__reduce(m);
 }
 
-void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin, bool prefer_b,
-                       physics__manifold_out *m)
+void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                       bool prefer_b, physics__manifold_out *m)
 {
     m->count = 0;
     m->normal = v3(0, 1, 0);
@@ -392,7 +397,8 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
         if (b->shape[round] == CT_BODY_SPHERE) {
             physics__v3 n, point;
             float sep;
-            if (manifold__ball_box(b->position[round], b->radius[round], &x, margin, &n, &sep, &point)) {
+            if (manifold__ball_box(b->position[round], b->radius[round], &x, margin, &n, &sep,
+                                   &point)) {
                 m->normal = flip ? n : v3_scale(n, -1.0f);
                 manifold__add(m, point, sep, 0x300u);
             }
@@ -414,10 +420,10 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
                                   v3_dot(cr, cr) < 1e-4f * v3_dot(da, da) * v3_dot(db, db);
         if (side_by_side) {
             /* Both ends of b against a's segment: a capsule lying on another rests on two points. */
-            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b0)), b->radius[i], b0,
-                            b->radius[j], margin, 0x400u, m);
-            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b1)), b->radius[i], b1,
-                            b->radius[j], margin, 0x401u, m);
+            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b0)), b->radius[i],
+                            b0, b->radius[j], margin, 0x400u, m);
+            manifold__balls(manifold__lerp(a0, a1, manifold__segment_t(a0, a1, b1)), b->radius[i],
+                            b1, b->radius[j], margin, 0x401u, m);
         } else {
             physics__v3 ca, cb;
             manifold__segments(a0, a1, b0, b1, &ca, &cb);

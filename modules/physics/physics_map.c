@@ -146,8 +146,7 @@ void physics__soa_free(ct_allocator_t *a, void **buffer, const physics__soa_fiel
 
 /* Grows an array of `size`-byte elements to at least `need` (doubling, contents dropped: every
  * user refills it). */
-int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need,
-                           size_t size)
+int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
 {
     if (need <= *cap)
         return 0;
@@ -163,15 +162,15 @@ int physics__reserve(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t ne
 }
 
 /* As physics__reserve, keeping the contents. */
-int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need, size_t size)
+int physics__reserve_keep(ct_allocator_t *a, void **array, uint32_t *cap, uint32_t need,
+                          size_t size)
 {
     return ct_array_reserve(a, array, cap, need, size, 256) ? 0 : CT_ERR_NOMEM;
 }
 
 /* The same for structure-of-arrays buffers (physics__soa_grow), whose capacity doubles alike. */
-int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer,
-                               const physics__soa_field *f, uint32_t num_fields, uint32_t *cap,
-                               uint32_t need)
+int physics__reserve_soa(ct_allocator_t *a, void *owner, void **buffer, const physics__soa_field *f,
+                         uint32_t num_fields, uint32_t *cap, uint32_t need)
 {
     if (need <= *cap)
         return 0;

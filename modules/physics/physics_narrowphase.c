@@ -71,7 +71,8 @@ static void narrow__shapes(const physics__bodies *b, uint32_t i, uint32_t j, phy
  * against a grown by b (a rounded sum for two spheres, a box otherwise, which for a sphere and a
  * box is a little generous at the corners). For two boxes *axis gets the axis through which the
  * path enters, the one that closes (-1 when it starts inside). */
-static bool narrow__sweep(const physics__bodies *b, uint32_t i, uint32_t j, physics__v3 d, int *axis)
+static bool narrow__sweep(const physics__bodies *b, uint32_t i, uint32_t j, physics__v3 d,
+                          int *axis)
 {
     const physics__v3 p = v3_sub(b->position[j], b->position[i]);
     *axis = -1;
@@ -120,7 +121,8 @@ void physics__narrow_range(void *user, uint32_t begin, uint32_t end)
     const float dt = job->dt;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
-        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        const uint32_t last =
+            first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
         uint32_t kept = 0;
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
@@ -131,7 +133,8 @@ void physics__narrow_range(void *user, uint32_t begin, uint32_t end)
             const float vn = v3_dot(rel, normal);
             bool keep = sep <= 0.0f || (sep <= SOLVER_MARGIN && -vn * dt <= SOLVER_MARGIN);
             int axis;
-            if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt && narrow__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
+            if (!keep && sep < SOLVER_MARGIN + v3_len(rel) * dt &&
+                narrow__sweep(b, i, j, v3_scale(rel, dt), &axis)) {
                 keep = true;
                 if (axis >= 0 && b->shape[i] == CT_BODY_BOX && b->shape[j] == CT_BODY_BOX) {
                     const physics__v3 d = v3_sub(b->position[j], b->position[i]);

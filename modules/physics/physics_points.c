@@ -5,10 +5,13 @@
 
 #include <stddef.h>
 
-#define POINT_FIELD(name) {offsetof(physics__points, name), sizeof(*((physics__points *)0)->name)}
+#define POINT_FIELD(name)                                                                          \
+    {                                                                                              \
+        offsetof(physics__points, name), sizeof(*((physics__points *)0)->name)                     \
+    }
 static const physics__soa_field points__fields[] = {
-    POINT_FIELD(entity), POINT_FIELD(mass), POINT_FIELD(position), POINT_FIELD(velocity),
-    POINT_FIELD(acceleration),
+    POINT_FIELD(entity),   POINT_FIELD(mass),         POINT_FIELD(position),
+    POINT_FIELD(velocity), POINT_FIELD(acceleration),
 };
 #define POINT_NUM_FIELDS ((uint32_t)(sizeof points__fields / sizeof points__fields[0]))
 
@@ -28,8 +31,8 @@ int physics__points_reserve(physics__points *p, uint32_t n)
 {
     if (n > p->cap) {
         const uint32_t cap = ct_array_capacity(p->cap, n, 64);
-        if (!cap || physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n, p->cap,
-                              cap))
+        if (!cap || physics__soa_grow(p->a, p, &p->buffer, points__fields, POINT_NUM_FIELDS, p->n,
+                                      p->cap, cap))
             return CT_ERR_NOMEM;
         p->cap = cap;
     }

@@ -52,7 +52,8 @@ static float queries__ray_ball(physics__v3 m, physics__v3 d, float r, physics__v
 
 /* A ray against a capsule along local y (segment half length hh, radius r): the nearer of its
  * side and its two end balls. */
-static float queries__ray_capsule(physics__v3 m, physics__v3 d, float hh, float r, physics__v3 *normal)
+static float queries__ray_capsule(physics__v3 m, physics__v3 d, float hh, float r,
+                                  physics__v3 *normal)
 {
     const float y = f_max(-hh, f_min(m.y, hh));
     const physics__v3 in = v3(m.x, m.y - y, m.z);
@@ -186,22 +187,26 @@ typedef bool (*queries__keep_f)(const physics__bodies *b, uint32_t i, const void
 
 /* Appends to s->query the entity ids of one grid's bodies within [lo, hi] that `keep` keeps:
  * candidates from the grid, and for the moving grid the bodies that left their boxes. */
-static int queries__collect(physics__scene *s, physics__broadphase *bp, const uint32_t *body, physics__v3 lo,
-                            physics__v3 hi, uint32_t mask, queries__keep_f keep, const void *ctx, uint32_t *n)
+static int queries__collect(physics__scene *s, physics__broadphase *bp, const uint32_t *body,
+                            physics__v3 lo, physics__v3 hi, uint32_t mask, queries__keep_f keep,
+                            const void *ctx, uint32_t *n)
 {
     if (!bp->n || physics__broadphase_overlap(bp, lo, hi))
         return bp->n ? CT_ERR_NOMEM : 0;
     const uint32_t escaped = bp == &s->bp ? s->num_escaped : 0;
     if (*n + bp->num_found + escaped > s->cap_query) {
-        if (!ct_array_reserve(s->a, &s->query, &s->cap_query, *n + bp->num_found + escaped, sizeof *s->query, 256))
+        if (!ct_array_reserve(s->a, &s->query, &s->cap_query, *n + bp->num_found + escaped,
+                              sizeof *s->query, 256))
             return CT_ERR_NOMEM;
     }
     for (uint32_t k = 0; k < bp->num_found; k++)
-        if (!queries__escaped(s, bp, bp->found[k]) && (s->bodies.layer[body[bp->found[k]]] & mask) &&
+        if (!queries__escaped(s, bp, bp->found[k]) &&
+            (s->bodies.layer[body[bp->found[k]]] & mask) &&
             keep(&s->bodies, body[bp->found[k]], ctx))
             s->query[(*n)++] = s->bodies.entity[body[bp->found[k]]].id;
     for (uint32_t k = 0; k < escaped; k++)
-        if ((s->bodies.layer[body[s->escaped[k]]] & mask) && keep(&s->bodies, body[s->escaped[k]], ctx))
+        if ((s->bodies.layer[body[s->escaped[k]]] & mask) &&
+            keep(&s->bodies, body[s->escaped[k]], ctx))
             s->query[(*n)++] = s->bodies.entity[body[s->escaped[k]]].id;
     return 0;
 }
@@ -222,19 +227,22 @@ static int queries__sphere(physics__scene *s, physics__broadphase *bp, const uin
 {
     const physics__v3 ext = v3(r, r, r);
     const queries__sphere_ctx ctx = {c, r};
-    return queries__collect(s, bp, body, v3_sub(c, ext), v3_add(c, ext), mask, queries__keep_sphere, &ctx, n);
+    return queries__collect(s, bp, body, v3_sub(c, ext), v3_add(c, ext), mask, queries__keep_sphere,
+                            &ctx, n);
 }
 
 /* A body's world box against [lo, hi] (ctx: the two corners). */
 static bool queries__keep_box(const physics__bodies *b, uint32_t i, const void *ctx)
 {
     const physics__v3 *box = ctx;
-    const physics__v3 lo = v3_sub(b->position[i], b->extent[i]), hi = v3_add(b->position[i], b->extent[i]);
-    return lo.x <= box[1].x && lo.y <= box[1].y && lo.z <= box[1].z && hi.x >= box[0].x && hi.y >= box[0].y &&
-           hi.z >= box[0].z;
+    const physics__v3 lo = v3_sub(b->position[i], b->extent[i]),
+                      hi = v3_add(b->position[i], b->extent[i]);
+    return lo.x <= box[1].x && lo.y <= box[1].y && lo.z <= box[1].z && hi.x >= box[0].x &&
+           hi.y >= box[0].y && hi.z >= box[0].z;
 }
 
-uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi, uint32_t mask, uint32_t *n)
+uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics__v3 hi,
+                                     uint32_t mask, uint32_t *n)
 {
     const physics__v3 box[2] = {lo, hi};
     *n = 0;
@@ -253,7 +261,8 @@ uint32_t physics__scene_overlap_sphere(physics__scene *s, physics__v3 c, float r
                                        ct_entity_t *out, uint32_t max)
 {
     uint32_t n = 0;
-    if (physics__scene_refresh_grid(s) || queries__sphere(s, &s->bp, s->grid_body, c, r, mask, &n) ||
+    if (physics__scene_refresh_grid(s) ||
+        queries__sphere(s, &s->bp, s->grid_body, c, r, mask, &n) ||
         queries__sphere(s, &s->fixed, s->fixed_body, c, r, mask, &n))
         return 0;
     if (n > 1) /* qsort wants a valid pointer even for nothing */
@@ -307,8 +316,8 @@ bool physics__scene_raycast(physics__scene *s, physics__v3 o, physics__v3 dir, f
     }
     ray.bp = &s->fixed;
     ray.body = s->fixed_body;
-    const uint32_t f = physics__broadphase_raycast(&s->fixed, o, ray.d, f_min(max_t, t), queries__ray_hit,
-                                                   &ray, &t_fixed);
+    const uint32_t f = physics__broadphase_raycast(&s->fixed, o, ray.d, f_min(max_t, t),
+                                                   queries__ray_hit, &ray, &t_fixed);
     if (f != UINT32_MAX && (i == UINT32_MAX || t_fixed < t))
         i = s->fixed_body[f], t = t_fixed;
     if (i == UINT32_MAX)
@@ -330,9 +339,10 @@ static int queries__cmp_u64(const void *x, const void *y)
 
 /* Chains MurmurHash64A over the (entity, position, velocity) records of live entities in entity
  * order, so that neither the instance order nor dead entities awaiting collection show. */
-static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const ct_entity_t *entity,
-                                const physics__v3 *position, const physics__v3 *velocity,
-                                const physics__bodies *spin, physics__alive_f alive)
+static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n,
+                                const ct_entity_t *entity, const physics__v3 *position,
+                                const physics__v3 *velocity, const physics__bodies *spin,
+                                physics__alive_f alive)
 {
     uint64_t *order = n ? ct_alloc(a, (size_t)n * sizeof *order) : NULL;
     if (n && !order)
@@ -364,7 +374,8 @@ static uint64_t queries__digest(ct_allocator_t *a, uint64_t h, uint32_t n, const
     return h;
 }
 
-uint64_t physics__state_hash(const physics__scene *s, const physics__points *p, physics__alive_f alive)
+uint64_t physics__state_hash(const physics__scene *s, const physics__points *p,
+                             physics__alive_f alive)
 {
     const physics__bodies *b = &s->bodies;
     uint64_t h = queries__digest(s->a, 0, b->n, b->entity, b->position, b->velocity, b, alive);

@@ -28,9 +28,9 @@
 #endif
 #define RIGID_CONTACT_HERTZ 30.0f
 #define RIGID_CONTACT_DAMPING 10.0f
-#define RIGID_PUSH_SPEED 3.0f     /* m/s: the most a soft contact pushes overlapping bodies apart */
-#define RIGID_BOUNCE_SPEED 1.0f   /* m/s: slower contacts do not bounce */
-#define RIGID_TOUCH 0.002f        /* m: closer shapes touch (events) */
+#define RIGID_PUSH_SPEED 3.0f   /* m/s: the most a soft contact pushes overlapping bodies apart */
+#define RIGID_BOUNCE_SPEED 1.0f /* m/s: slower contacts do not bounce */
+#define RIGID_TOUCH 0.002f      /* m: closer shapes touch (events) */
 
 void physics__rigid_free(physics__scene *s)
 {
@@ -65,8 +65,8 @@ static inline physics__v3 rigid__mul(const float m[9], physics__v3 v)
 
 /* The row of direction d at anchors ra, rb: crosses, spins and effective mass. */
 static void rigid__row(physics__rigid_row *row, const physics__rigid_body *a, const float ia[9],
-                       const physics__rigid_body *b, const float ib[9], physics__v3 ra, physics__v3 rb,
-                       physics__v3 d)
+                       const physics__rigid_body *b, const float ib[9], physics__v3 ra,
+                       physics__v3 rb, physics__v3 d)
 {
     row->ca = v3_cross(ra, d);
     row->cb = v3_cross(rb, d);
@@ -84,8 +84,8 @@ static inline float rigid__speed(const physics__rigid_body *a, const physics__ri
 }
 
 /* An impulse j along a row's direction d. */
-static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b, const physics__rigid_row *row,
-                               physics__v3 d, float j)
+static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b,
+                               const physics__rigid_row *row, physics__v3 d, float j)
 {
     a->v = v3_sub(a->v, v3_scale(d, j * a->inv_mass));
     a->w = v3_sub(a->w, v3_scale(row->ia, j));
@@ -94,7 +94,8 @@ static inline void rigid__push(physics__rigid_body *a, physics__rigid_body *b, c
 }
 
 /* The cache entry of key, walking forward from *at (both sorted by key). */
-static const physics__rigid_cached *rigid__cached(const physics__rigid *r, uint64_t key, uint32_t *at)
+static const physics__rigid_cached *rigid__cached(const physics__rigid *r, uint64_t key,
+                                                  uint32_t *at)
 {
     while (*at < r->num_cache && r->cache[*at].key < key)
         (*at)++;
@@ -119,7 +120,8 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
     physics__rigid *r = &job->s->rigid;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
-        const uint32_t last = first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
+        const uint32_t last =
+            first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
         uint32_t kept = 0;
         /* The pairs and the cache are both sorted by key: one merge walk from the slice's first,
          * for which box gave the reference face last step. */
@@ -173,7 +175,6 @@ static void rigid__gather(physics__scene *s)
     }
 }
 
-
 /* The kept manifolds become contacts, in order, with their warm starts and masses. */
 static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
 {
@@ -195,7 +196,8 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
-    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass, &static_impulse);
+    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass,
+                  &static_impulse);
     physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
     uint32_t at = 0;
     n = 0;
@@ -231,7 +233,8 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
         for (uint32_t q = 0; q < c->count; q++) {
             physics__rigid_point *p = &c->p[q];
             const physics__manifold_point *mp = &mo->p[q];
-            const physics__v3 ra = v3_sub(mp->point, b->position[i]), rb = v3_sub(mp->point, b->position[j]);
+            const physics__v3 ra = v3_sub(mp->point, b->position[i]),
+                              rb = v3_sub(mp->point, b->position[j]);
             p->sep = mp->sep;
             p->id = mp->id;
             rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
@@ -282,8 +285,9 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
         return;
     x->v = v3(l & CT_BODY_LOCK_LINEAR_X ? 0.0f : x->v.x, l & CT_BODY_LOCK_LINEAR_Y ? 0.0f : x->v.y,
               l & CT_BODY_LOCK_LINEAR_Z ? 0.0f : x->v.z);
-    x->w = v3(l & CT_BODY_LOCK_ANGULAR_X ? 0.0f : x->w.x, l & CT_BODY_LOCK_ANGULAR_Y ? 0.0f : x->w.y,
-              l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
+    x->w =
+        v3(l & CT_BODY_LOCK_ANGULAR_X ? 0.0f : x->w.x, l & CT_BODY_LOCK_ANGULAR_Y ? 0.0f : x->w.y,
+           l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
 }
 
 /* Gravity, forces and torques into the velocities of awake dynamic bodies; the gyroscopic term
@@ -306,24 +310,21 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
             const physics__v3 Iw = v3(I.x * w.x, I.y * w.y, I.z * w.z);
             const physics__v3 f = v3_scale(v3_cross(w, Iw), h);
             /* J = I + h (skew(w) I - skew(I w)) */
-            const float J[9] = {I.x,
-                                h * (-w.z * I.y + Iw.z),
-                                h * (w.y * I.z - Iw.y),
-                                h * (w.z * I.x - Iw.z),
-                                I.y,
-                                h * (-w.x * I.z + Iw.x),
-                                h * (-w.y * I.x + Iw.y),
-                                h * (w.x * I.y - Iw.x),
-                                I.z};
-            const float det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+            const float J[9] = {
+                I.x, h * (-w.z * I.y + Iw.z), h * (w.y * I.z - Iw.y),  h * (w.z * I.x - Iw.z),
+                I.y, h * (-w.x * I.z + Iw.x), h * (-w.y * I.x + Iw.y), h * (w.x * I.y - Iw.x),
+                I.z};
+            const float det = J[0] * (J[4] * J[8] - J[5] * J[7]) -
+                              J[1] * (J[3] * J[8] - J[5] * J[6]) +
                               J[2] * (J[3] * J[7] - J[4] * J[6]);
             if (fabsf(det) > 1e-30f) {
                 const float id = 1.0f / det;
-                const float inv[9] = {(J[4] * J[8] - J[5] * J[7]) * id, (J[2] * J[7] - J[1] * J[8]) * id,
-                                      (J[1] * J[5] - J[2] * J[4]) * id, (J[5] * J[6] - J[3] * J[8]) * id,
-                                      (J[0] * J[8] - J[2] * J[6]) * id, (J[2] * J[3] - J[0] * J[5]) * id,
-                                      (J[3] * J[7] - J[4] * J[6]) * id, (J[1] * J[6] - J[0] * J[7]) * id,
-                                      (J[0] * J[4] - J[1] * J[3]) * id};
+                const float inv[9] = {
+                    (J[4] * J[8] - J[5] * J[7]) * id, (J[2] * J[7] - J[1] * J[8]) * id,
+                    (J[1] * J[5] - J[2] * J[4]) * id, (J[5] * J[6] - J[3] * J[8]) * id,
+                    (J[0] * J[8] - J[2] * J[6]) * id, (J[2] * J[3] - J[0] * J[5]) * id,
+                    (J[3] * J[7] - J[4] * J[6]) * id, (J[1] * J[6] - J[0] * J[7]) * id,
+                    (J[0] * J[4] - J[1] * J[3]) * id};
                 x->w = quat_rotate(q, v3_sub(w, rigid__mul(inv, f)));
             }
         }
@@ -386,7 +387,8 @@ static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
                 impulse_scale = c->impulse_scale;
             }
             const float vn = rigid__speed(A, B, &p->n, n);
-            const float j = f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
+            const float j =
+                f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
             const float applied = j - p->n.j;
             p->n.j = j;
             p->max_jn = f_max(p->max_jn, applied);
@@ -495,7 +497,8 @@ static int rigid__island_contacts(physics__scene *s)
         c->a[k] = rc->a;
         c->b[k] = rc->b;
         c->normal[k] = rc->normal;
-        c->sep_base[k] = rigid__separation(r, rc) - v3_dot(rc->normal, v3_sub(b->position[rc->b], b->position[rc->a]));
+        c->sep_base[k] = rigid__separation(r, rc) -
+                         v3_dot(rc->normal, v3_sub(b->position[rc->b], b->position[rc->a]));
     }
     c->n = r->num_contacts;
     return 0;
@@ -521,8 +524,8 @@ static int rigid__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
-    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache, r->num_contacts + r->num_cache,
-                         sizeof *r->next_cache))
+    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
+                         r->num_contacts + r->num_cache, sizeof *r->next_cache))
         return CT_ERR_NOMEM;
     physics__rigid_cached *next = r->next_cache;
     uint32_t at = 0, n = 0;
@@ -543,7 +546,8 @@ static int rigid__remember(physics__scene *s)
         float total = 0.0f, deepest = 0.0f;
         uint32_t first = 0;
         physics__rigid_cached *e = &next[n++];
-        *e = (physics__rigid_cached){.key = c->key, .count = c->count,
+        *e = (physics__rigid_cached){.key = c->key,
+                                     .count = c->count,
                                      .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
         for (uint32_t q = 0; q < c->count; q++) {
             e->id[q] = c->p[q].id;
@@ -560,8 +564,10 @@ static int rigid__remember(physics__scene *s)
             return CT_ERR_NOMEM;
         if (was || !is)
             continue;
-        ct_physics_collision_event_t ev = {.a = b->entity[c->a].id, .b = b->entity[c->b].id,
-                                           .impulse = total, .speed = f_max(-c->p[first].rel_vn, 0.0f)};
+        ct_physics_collision_event_t ev = {.a = b->entity[c->a].id,
+                                           .b = b->entity[c->b].id,
+                                           .impulse = total,
+                                           .speed = f_max(-c->p[first].rel_vn, 0.0f)};
         (void)first;
         v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
         v3_store(c->normal, ev.normal);
@@ -586,7 +592,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     s->events.size = 0;
     s->report = (physics__step_report){0};
     s->num_wake = 0;
-    if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
+    if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n,
+                         sizeof *s->island_rest) ||
         physics__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands) ||
         physics__reserve(s->a, (void **)&r->body, &r->cap_body, b->n, sizeof *r->body) ||
         physics__reserve(s->a, (void **)&r->inv_i, &r->cap_inv_i, b->n, sizeof *r->inv_i))

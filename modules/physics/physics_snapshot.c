@@ -37,7 +37,8 @@ static uint64_t snapshot__bytes(const physics__scene *s, const physics__points *
 {
     return sizeof(snapshot__header) + (uint64_t)s->bodies.n * sizeof(snapshot__body) +
            (uint64_t)s->rigid.num_cache * sizeof(physics__rigid_cached) +
-           (uint64_t)s->num_cache * sizeof(physics__cached) + (uint64_t)s->joints.n * sizeof(physics__joint) +
+           (uint64_t)s->num_cache * sizeof(physics__cached) +
+           (uint64_t)s->joints.n * sizeof(physics__joint) +
            (uint64_t)s->characters.n * sizeof(physics__character) +
            (uint64_t)(p ? p->n : 0) * sizeof(snapshot__point);
 }
@@ -64,14 +65,17 @@ static void snapshot__put(uint8_t **at, const void *data, size_t n)
     *at += n;
 }
 
-uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *p, void *buffer, uint32_t size)
+uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *p, void *buffer,
+                                uint32_t size)
 {
     const uint32_t need = physics__snapshot_size(s, p);
     if (!need || size < need || !buffer)
         return 0;
     const physics__bodies *b = &s->bodies;
-    const snapshot__header h = {SNAPSHOT_MAGIC, SNAPSHOT_VERSION, need, b->n, s->rigid.num_cache, s->num_cache,
-                                s->joints.n, s->joints.next_id, s->characters.n, p ? p->n : 0u, s->woke, 0};
+    const snapshot__header h = {
+        SNAPSHOT_MAGIC,     SNAPSHOT_VERSION, need,        b->n,
+        s->rigid.num_cache, s->num_cache,     s->joints.n, s->joints.next_id,
+        s->characters.n,    p ? p->n : 0u,    s->woke,     0};
     uint8_t *at = buffer;
     snapshot__put(&at, &h, sizeof h);
     for (uint32_t i = 0; i < b->n; i++) {
@@ -95,14 +99,15 @@ uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *
     snapshot__put(&at, s->joints.j, (size_t)s->joints.n * sizeof *s->joints.j);
     snapshot__put(&at, s->characters.c, (size_t)s->characters.n * sizeof *s->characters.c);
     for (uint32_t i = 0; p && i < p->n; i++) {
-        const snapshot__point x = {p->entity[i].id, p->position[i], p->velocity[i], p->acceleration[i]};
+        const snapshot__point x = {p->entity[i].id, p->position[i], p->velocity[i],
+                                   p->acceleration[i]};
         snapshot__put(&at, &x, sizeof x);
     }
     return need;
 }
 
-const char *physics__snapshot_check(const physics__scene *s, const physics__points *p, const void *buffer,
-                                    uint32_t size)
+const char *physics__snapshot_check(const physics__scene *s, const physics__points *p,
+                                    const void *buffer, uint32_t size)
 {
     snapshot__header h;
     if (!buffer || size < sizeof h)
@@ -112,7 +117,8 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
         return "not a physics snapshot (or of another version)";
     const uint64_t want = sizeof h + (uint64_t)h.bodies * sizeof(snapshot__body) +
                           (uint64_t)h.rigid_cache * sizeof(physics__rigid_cached) +
-                          (uint64_t)h.cache * sizeof(physics__cached) + (uint64_t)h.joints * sizeof(physics__joint) +
+                          (uint64_t)h.cache * sizeof(physics__cached) +
+                          (uint64_t)h.joints * sizeof(physics__joint) +
                           (uint64_t)h.characters * sizeof(physics__character) +
                           (uint64_t)h.points * sizeof(snapshot__point);
     if (h.size != size || want != size)
@@ -126,8 +132,9 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
         if (e != s->bodies.entity[i].id)
             return "the world's bodies are not those it was saved with (or not in that order)";
     }
-    at += (size_t)h.rigid_cache * sizeof(physics__rigid_cached) + (size_t)h.cache * sizeof(physics__cached) +
-          (size_t)h.joints * sizeof(physics__joint) + (size_t)h.characters * sizeof(physics__character);
+    at += (size_t)h.rigid_cache * sizeof(physics__rigid_cached) +
+          (size_t)h.cache * sizeof(physics__cached) + (size_t)h.joints * sizeof(physics__joint) +
+          (size_t)h.characters * sizeof(physics__character);
     for (uint32_t i = 0; i < h.points; i++, at += sizeof(snapshot__point)) {
         uint32_t e;
         memcpy(&e, at, sizeof e);
@@ -137,17 +144,21 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
     return NULL;
 }
 
-int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer, uint32_t size)
+int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
+                              uint32_t size)
 {
     if (physics__snapshot_check(s, p, buffer, size))
         return CT_ERR_INVALID;
     snapshot__header h;
     memcpy(&h, buffer, sizeof h);
     physics__rigid *r = &s->rigid;
-    if (physics__reserve(s->a, (void **)&r->cache, &r->cap_cache, h.rigid_cache, sizeof *r->cache) ||
+    if (physics__reserve(s->a, (void **)&r->cache, &r->cap_cache, h.rigid_cache,
+                         sizeof *r->cache) ||
         physics__reserve(s->a, (void **)&s->cache, &s->cap_cache, h.cache, sizeof *s->cache) ||
-        physics__reserve(s->a, (void **)&s->joints.j, &s->joints.cap, h.joints, sizeof *s->joints.j) ||
-        physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters, sizeof *s->characters.c))
+        physics__reserve(s->a, (void **)&s->joints.j, &s->joints.cap, h.joints,
+                         sizeof *s->joints.j) ||
+        physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters,
+                         sizeof *s->characters.c))
         return CT_ERR_NOMEM;
     physics__bodies *b = &s->bodies;
     const uint8_t *at = (const uint8_t *)buffer + sizeof h;

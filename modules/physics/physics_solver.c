@@ -41,11 +41,13 @@ static inline f32x4 v3x4_dot(solver__v3x4 a, solver__v3x4 b)
 }
 static inline solver__v3x4 v3x4_pick(mask32x4 m, solver__v3x4 yes, solver__v3x4 no)
 {
-    return (solver__v3x4){f32x4_pick(m, yes.x, no.x), f32x4_pick(m, yes.y, no.y), f32x4_pick(m, yes.z, no.z)};
+    return (solver__v3x4){f32x4_pick(m, yes.x, no.x), f32x4_pick(m, yes.y, no.y),
+                          f32x4_pick(m, yes.z, no.z)};
 }
 
 /* The vectors of four slots (a block's rows' bodies a, or b), one per lane. */
-static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES])
+static inline solver__v3x4 solver__gather(const physics__v3 *v,
+                                          const uint32_t slot[PHYSICS_ROW_LANES])
 {
     solver__v3x4 r;
     f32x4_gather3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, &r.x, &r.y, &r.z);
@@ -53,10 +55,11 @@ static inline solver__v3x4 solver__gather(const physics__v3 *v, const uint32_t s
 }
 
 /* The lanes set in `lanes` (bit l for lane l) back to their slots. */
-static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES], solver__v3x4 r,
-                                   uint32_t lanes)
+static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES],
+                                   solver__v3x4 r, uint32_t lanes)
 {
-    f32x4_scatter3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r.x, r.y, r.z, lanes);
+    f32x4_scatter3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r.x, r.y, r.z,
+                   lanes);
 }
 
 /* Sequential impulses (step 3) over one block of rows, on the gathered velocities. Each lane's
@@ -65,7 +68,8 @@ static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_R
  * non-penetrating normal impulse. A row that has pushed nothing yet has no friction to apply
  * (nor any to take back): the common case of a speculative contact or of neighbours side by
  * side, whose lanes keep their velocities (a whole block of them skips the friction). */
-static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4 *change, f32x4 *largest)
+static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4 *change,
+                                   f32x4 *largest)
 {
     const f32x4 zero = f32x4_splat(0.0f);
     solver__v3x4 va = solver__gather(v, rb->slot_a), vb = solver__gather(v, rb->slot_b);
@@ -87,7 +91,8 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
          * and the division are then left out, which shortens each block's chain of latencies. */
         const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
         if (mask32x4_any(outside)) {
-            const f32x4 scale = f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
+            const f32x4 scale =
+                f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
             j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
             j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
         }
@@ -104,8 +109,9 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
     const solver__v3x4 normal = v3x4_scale(nn, f32x4_sub(j, jn));
     solver__scatter(v, rb->slot_a, v3x4_sub(va, v3x4_scale(normal, ia)), 0xfu);
     solver__scatter(v, rb->slot_b, v3x4_add(vb, v3x4_scale(normal, ib)), 0xfu);
-    const f32x4 moved = f32x4_add(f32x4_add(f32x4_abs(f32x4_sub(j, jn)), f32x4_abs(f32x4_sub(j1, jt1))),
-                                  f32x4_abs(f32x4_sub(j2, jt2)));
+    const f32x4 moved =
+        f32x4_add(f32x4_add(f32x4_abs(f32x4_sub(j, jn)), f32x4_abs(f32x4_sub(j1, jt1))),
+                  f32x4_abs(f32x4_sub(j2, jt2)));
     *change = f32x4_max(*change, moved);
     *largest = f32x4_max(*largest, j);
     f32x4_store(rb->jn, j);
@@ -116,22 +122,26 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
 /* Moves overlapping bodies apart by position only (step 4), one block of rows, on the gathered
  * positions. Rows not deeper than the slop write nothing, as a row alone would not: a block that
  * reads those bodies next then need not wait for this one. */
-static void solver__position_block(physics__row_block *rb, physics__v3 *p, f32x4 *deepest, f32x4 *unused)
+static void solver__position_block(physics__row_block *rb, physics__v3 *p, f32x4 *deepest,
+                                   f32x4 *unused)
 {
     (void)unused;
     const f32x4 zero = f32x4_splat(0.0f);
     const solver__v3x4 pa = solver__gather(p, rb->slot_a), pb = solver__gather(p, rb->slot_b);
     const solver__v3x4 nn = v3x4_load(rb->normal);
     const f32x4 sep = f32x4_add(f32x4_load(rb->sep_base), v3x4_dot(nn, v3x4_sub(pb, pa)));
-    const f32x4 C = f32x4_max(f32x4_mul(f32x4_splat(SOLVER_BAUMGARTE), f32x4_add(sep, f32x4_splat(SOLVER_SLOP))),
-                              f32x4_splat(-SOLVER_MAX_CORRECTION));
+    const f32x4 C = f32x4_max(
+        f32x4_mul(f32x4_splat(SOLVER_BAUMGARTE), f32x4_add(sep, f32x4_splat(SOLVER_SLOP))),
+        f32x4_splat(-SOLVER_MAX_CORRECTION));
     const mask32x4 deep = f32x4_greater(zero, C);
     const uint32_t lanes = mask32x4_bits(deep);
     if (!lanes)
         return;
     const solver__v3x4 push = v3x4_scale(nn, f32x4_mul(f32x4_negate(C), f32x4_load(rb->mass_n)));
-    solver__scatter(p, rb->slot_a, v3x4_sub(pa, v3x4_scale(push, f32x4_load(rb->inv_mass_a))), lanes);
-    solver__scatter(p, rb->slot_b, v3x4_add(pb, v3x4_scale(push, f32x4_load(rb->inv_mass_b))), lanes);
+    solver__scatter(p, rb->slot_a, v3x4_sub(pa, v3x4_scale(push, f32x4_load(rb->inv_mass_a))),
+                    lanes);
+    solver__scatter(p, rb->slot_b, v3x4_add(pb, v3x4_scale(push, f32x4_load(rb->inv_mass_b))),
+                    lanes);
     *deepest = f32x4_max(*deepest, f32x4_pick(deep, f32x4_negate(C), zero));
 }
 

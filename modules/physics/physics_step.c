@@ -133,7 +133,8 @@ int physics__scene_fill(physics__scene *s, physics__broadphase *bp, uint32_t **b
     const uint32_t slices = (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES;
     if (physics__broadphase_resize(bp, b->n) ||
         physics__reserve(s->a, (void **)body, cap, b->n, sizeof **body) ||
-        physics__reserve(s->a, (void **)&s->fill_first, &s->cap_fill_first, slices + 1, sizeof *s->fill_first))
+        physics__reserve(s->a, (void **)&s->fill_first, &s->cap_fill_first, slices + 1,
+                         sizeof *s->fill_first))
         return CT_ERR_NOMEM;
     bp->pool = s->pool;
     uint32_t n = 0;
@@ -153,7 +154,8 @@ int physics__scene_fill_fixed(physics__scene *s)
 {
     if (!s->fixed_stale)
         return 0;
-    const int err = physics__scene_fill(s, &s->fixed, &s->fixed_body, &s->cap_fixed_body, true, 0.0f);
+    const int err =
+        physics__scene_fill(s, &s->fixed, &s->fixed_body, &s->cap_fixed_body, true, 0.0f);
     s->fixed_stale = err != 0;
     return err;
 }
@@ -181,11 +183,13 @@ static int step__check_grid(physics__scene *s)
     s->num_escaped = 0;
     if (s->bp_stale)
         return 0;
-    if (physics__reserve(s->a, (void **)&s->escaped, &s->cap_escaped, bp->n / 8 + 1, sizeof *s->escaped))
+    if (physics__reserve(s->a, (void **)&s->escaped, &s->cap_escaped, bp->n / 8 + 1,
+                         sizeof *s->escaped))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < bp->n; k++) {
         const uint32_t i = s->grid_body[k];
-        const physics__v3 lo = v3_sub(b->position[i], b->extent[i]), hi = v3_add(b->position[i], b->extent[i]);
+        const physics__v3 lo = v3_sub(b->position[i], b->extent[i]),
+                          hi = v3_add(b->position[i], b->extent[i]);
         if (lo.x >= bp->lo[k].x && lo.y >= bp->lo[k].y && lo.z >= bp->lo[k].z &&
             hi.x <= bp->hi[k].x && hi.y <= bp->hi[k].y && hi.z <= bp->hi[k].z)
             continue;
@@ -264,13 +268,15 @@ int physics__scene_step(physics__scene *s, float dt)
     s->events.size = 0;
     s->report = (physics__step_report){0};
     s->num_wake = 0;
-    if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n, sizeof *s->island_rest) ||
+    if (physics__reserve(s->a, (void **)&s->island_rest, &s->cap_island_rest, b->n,
+                         sizeof *s->island_rest) ||
         physics__reserve(s->a, (void **)&s->islands, &s->cap_islands, b->n, sizeof *s->islands))
         return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i]) {
-            b->velocity[i] = step__clamp_speed(v3_add(
-                b->velocity[i], v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
+            b->velocity[i] = step__clamp_speed(
+                v3_add(b->velocity[i],
+                       v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
             s->report.awake++;
         }
         b->force[i] = v3(0, 0, 0);

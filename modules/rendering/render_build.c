@@ -50,9 +50,8 @@ static void normal_matrix(float out[12], const float m[12])
 {
     const float a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9],
                 i = m[10];
-    const float co[9] = {e * i - f * h, f * g - d * i, d * h - e * g,
-                         c * h - b * i, a * i - c * g, b * g - a * h,
-                         b * f - c * e, c * d - a * f, a * e - b * d};
+    const float co[9] = {e * i - f * h, f * g - d * i, d * h - e * g, c * h - b * i, a * i - c * g,
+                         b * g - a * h, b * f - c * e, c * d - a * f, a * e - b * d};
     const float det = a * co[0] + b * co[1] + c * co[2];
     const float s = det < 0.0f ? -1.0f : 1.0f;
     memset(out, 0, 12 * sizeof *out);
@@ -149,20 +148,20 @@ static bool finite_all(const float *v, int n)
     return true;
 }
 
-render__null_stats render__null_execute(const render__draw *draws, uint32_t n,
-                                        uint32_t num_meshes, uint32_t num_materials,
-                                        uint32_t num_programs)
+render__null_stats render__null_execute(const render__draw *draws, uint32_t n, uint32_t num_meshes,
+                                        uint32_t num_materials, uint32_t num_programs)
 {
     render__null_stats s = {0};
     for (uint32_t i = 0; i < n; i++) {
         const render__draw *d = &draws[i];
         const bool draw = d->kind == RENDER_CMD_DRAW || d->kind == RENDER_CMD_PARTICLES;
         const bool layer = d->kind == RENDER_CMD_LAYER;
-        const bool ok = layer || d->kind == RENDER_CMD_PARTICLES ||
-                        ((draw || d->kind == RENDER_CMD_FULLSCREEN || d->kind == RENDER_CMD_DEBUG) &&
-                         d->program < num_programs &&
-                        (!draw || (d->mesh < num_meshes && d->material < num_materials &&
-                                   finite_all(d->mvp, 16) && finite_all(d->world, 12))));
+        const bool ok =
+            layer || d->kind == RENDER_CMD_PARTICLES ||
+            ((draw || d->kind == RENDER_CMD_FULLSCREEN || d->kind == RENDER_CMD_DEBUG) &&
+             d->program < num_programs &&
+             (!draw || (d->mesh < num_meshes && d->material < num_materials &&
+                        finite_all(d->mvp, 16) && finite_all(d->world, 12))));
         if (!ok) {
             s.invalid++;
             continue;

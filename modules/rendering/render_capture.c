@@ -7,7 +7,10 @@
 #include <string.h>
 
 /* An empty slot has no arrays: nothing to write (and fwrite may not be handed NULL). */
-static void put(FILE *f, const void *p, size_t n, bool *ok) { *ok = *ok && (n == 0 || fwrite(p, 1, n, f) == n); }
+static void put(FILE *f, const void *p, size_t n, bool *ok)
+{
+    *ok = *ok && (n == 0 || fwrite(p, 1, n, f) == n);
+}
 
 int render__capture_write(const char *path, char *err, size_t err_size)
 {
@@ -32,7 +35,8 @@ int render__capture_write(const char *path, char *err, size_t err_size)
     put(f, &s->meshes_cap, 4, &ok);
     for (uint32_t m = 0; m < s->meshes_cap; m++) {
         const render__mesh_slot *mesh = &s->meshes[m];
-        const uint32_t counts[2] = {mesh->used ? mesh->num_vertices : 0, mesh->used ? mesh->num_indices : 0};
+        const uint32_t counts[2] = {mesh->used ? mesh->num_vertices : 0,
+                                    mesh->used ? mesh->num_indices : 0};
         put(f, counts, sizeof counts, &ok);
         put(f, mesh->vertices, (size_t)counts[0] * sizeof *mesh->vertices, &ok);
         put(f, mesh->indices, (size_t)counts[1] * 4, &ok);

@@ -40,7 +40,7 @@ typedef struct render__capture {
     uint32_t num_materials;
     render__capture_mesh *meshes; /* allocated: free with render__capture_free */
     uint32_t num_meshes;
-    const uint8_t *packets;       /* num_packets records of u64 key + render__command */
+    const uint8_t *packets; /* num_packets records of u64 key + render__command */
     uint32_t num_packets;
 } render__capture;
 

@@ -67,7 +67,10 @@ static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *
     const uint32_t type = (uint32_t)(uintptr_t)user_data;
     render__manager *m = ct_alloc(a, sizeof *m);
     if (m)
-        *m = (render__manager){.a = a, .world = world, .type = type, .size = instance_sizes[type],
+        *m = (render__manager){.a = a,
+                               .world = world,
+                               .type = type,
+                               .size = instance_sizes[type],
                                .reloads_seen = render__m.state->reloads_seen};
     return m;
 }
@@ -92,8 +95,9 @@ static uint32_t named(uint32_t type, const char *name)
             return i;
     if (s->num_names == s->names_cap) {
         const uint32_t cap = s->names_cap ? 2 * s->names_cap : 32;
-        render__named *grown = ct_realloc(render__m.allocator, s->names, (size_t)s->names_cap * sizeof *grown,
-                                          (size_t)cap * sizeof *grown);
+        render__named *grown =
+            ct_realloc(render__m.allocator, s->names, (size_t)s->names_cap * sizeof *grown,
+                       (size_t)cap * sizeof *grown);
         if (!grown)
             return RENDER_NO_INDEX;
         s->names = grown;
@@ -156,17 +160,21 @@ static void destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
 
 /* ---- compiling ----------------------------------------------------------------------------- */
 
-static const ct_data_o *field(const ct_data_o *src, const char *name) { return render__m.data->get(src, name); }
+static const ct_data_o *field(const ct_data_o *src, const char *name)
+{
+    return render__m.data->get(src, name);
+}
 
-static bool number_field(const ct_data_o *src, const char *what, const char *name, float lo, float hi,
-                         float *out, ct_compile_ctx_o *ctx)
+static bool number_field(const ct_data_o *src, const char *what, const char *name, float lo,
+                         float hi, float *out, ct_compile_ctx_o *ctx)
 {
     const ct_data_o *v = field(src, name);
     if (!v)
         return true;
     const double d = render__m.data->number(v, NAN);
     if (render__m.data->type(v) != CT_DATA_NUMBER || !(d >= lo && d <= hi)) {
-        render__m.resource->compile_error(ctx, "%s.%s: must be a number in [%g, %g]", what, name, (double)lo, (double)hi);
+        render__m.resource->compile_error(ctx, "%s.%s: must be a number in [%g, %g]", what, name,
+                                          (double)lo, (double)hi);
         return false;
     }
     *out = (float)d;
@@ -187,22 +195,26 @@ static bool color_field(const ct_data_o *src, const char *what, float out[3], ct
         out[k] = (float)d;
     }
     if (!ok)
-        render__m.resource->compile_error(ctx, "%s.color: must be [r g b], numbers in [0, 1000]", what);
+        render__m.resource->compile_error(ctx, "%s.color: must be [r g b], numbers in [0, 1000]",
+                                          what);
     return ok;
 }
 
-static bool name_field(const ct_data_o *src, const char *what, const char *name, char out[RENDER_RESOURCE_NAME_SIZE],
-                       ct_compile_ctx_o *ctx)
+static bool name_field(const ct_data_o *src, const char *what, const char *name,
+                       char out[RENDER_RESOURCE_NAME_SIZE], ct_compile_ctx_o *ctx)
 {
     const char *s = render__m.data->string(field(src, name), NULL);
     char why[200];
     if (!s) {
-        render__m.resource->compile_error(ctx, "%s.%s: a resource name (string) is required", what, name);
+        render__m.resource->compile_error(ctx, "%s.%s: a resource name (string) is required", what,
+                                          name);
         return false;
     }
-    if (strlen(s) >= RENDER_RESOURCE_NAME_SIZE || render__m.resource->check_name(s, why, sizeof why)) {
-        render__m.resource->compile_error(ctx, "%s.%s: '%s' is not a resource name: %s", what, name, s,
-                                          strlen(s) >= RENDER_RESOURCE_NAME_SIZE ? "too long" : why);
+    if (strlen(s) >= RENDER_RESOURCE_NAME_SIZE ||
+        render__m.resource->check_name(s, why, sizeof why)) {
+        render__m.resource->compile_error(
+            ctx, "%s.%s: '%s' is not a resource name: %s", what, name, s,
+            strlen(s) >= RENDER_RESOURCE_NAME_SIZE ? "too long" : why);
         return false;
     }
     /* The field names the resource type ("mesh", "material"); noted in the reference index, and
@@ -221,10 +233,12 @@ static bool name_field(const ct_data_o *src, const char *what, const char *name,
 static int compile_mesh(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const ct_field_t known[] = {{"mesh", CT_DATA_INVALID, 0}, {"material", CT_DATA_INVALID, 0}};
+    static const ct_field_t known[] = {{"mesh", CT_DATA_INVALID, 0},
+                                       {"material", CT_DATA_INVALID, 0}};
     render__mesh_instance_desc d;
     if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)) ||
-        !name_field(src, "mesh", "mesh", d.mesh, ctx) || !name_field(src, "mesh", "material", d.material, ctx))
+        !name_field(src, "mesh", "mesh", d.mesh, ctx) ||
+        !name_field(src, "mesh", "material", d.material, ctx))
         return CT_ERR_BAD_DATA;
     memcpy(out, &d, sizeof d);
     return 0;
@@ -234,7 +248,9 @@ static int compile_camera(void *user_data, const ct_data_o *src, void *out, ct_c
 {
     (void)user_data;
     static const ct_field_t known[] = {
-        {"fov", CT_DATA_INVALID, 0}, {"near", CT_DATA_INVALID, 0}, {"far", CT_DATA_INVALID, 0},
+        {"fov", CT_DATA_INVALID, 0},
+        {"near", CT_DATA_INVALID, 0},
+        {"far", CT_DATA_INVALID, 0},
     };
     render__camera_desc d = {60.0f, 0.1f, 500.0f};
     if (!render__m.resource->check_fields(ctx, src, "camera", known, CT_ARRAY_COUNT(known)) ||
@@ -243,7 +259,8 @@ static int compile_camera(void *user_data, const ct_data_o *src, void *out, ct_c
         !number_field(src, "camera", "far", 1e-3f, 1e7f, &d.far_plane, ctx))
         return CT_ERR_BAD_DATA;
     if (!(d.far_plane > d.near_plane)) {
-        render__m.resource->compile_error(ctx, "camera.far (%g) must be greater than camera.near (%g)",
+        render__m.resource->compile_error(ctx,
+                                          "camera.far (%g) must be greater than camera.near (%g)",
                                           (double)d.far_plane, (double)d.near_plane);
         return CT_ERR_BAD_DATA;
     }
@@ -268,8 +285,8 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
     } else if (!strcmp(type, "spot")) {
         d.type = RENDER_LIGHT_SPOT;
     } else if (strcmp(type, "directional")) {
-        render__m.resource->compile_error(ctx, "light.type: must be \"directional\", \"point\" or \"spot\", not \"%s\"",
-                                          type);
+        render__m.resource->compile_error(
+            ctx, "light.type: must be \"directional\", \"point\" or \"spot\", not \"%s\"", type);
         return CT_ERR_BAD_DATA;
     }
     if (!color_field(src, "light", d.color, ctx) ||
@@ -278,13 +295,15 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
         !number_field(src, "light", "angle", 1.0f, 89.0f, &d.angle, ctx))
         return CT_ERR_BAD_DATA;
     if (field(src, "angle") && d.type != RENDER_LIGHT_SPOT) {
-        render__m.resource->compile_error(ctx, "light.angle: only spot lights have a cone (type = \"spot\")");
+        render__m.resource->compile_error(
+            ctx, "light.angle: only spot lights have a cone (type = \"spot\")");
         return CT_ERR_BAD_DATA;
     }
     d.shadows = render__m.data->boolean(field(src, "shadows"), false);
     if (d.shadows && d.type == RENDER_LIGHT_DIRECTIONAL) {
-        render__m.resource->compile_error(ctx, "light.shadows: the sun's shadow is the render_config's shadow layer; "
-                                          "shadows here are for point and spot lights");
+        render__m.resource->compile_error(
+            ctx, "light.shadows: the sun's shadow is the render_config's shadow layer; "
+                 "shadows here are for point and spot lights");
         return CT_ERR_BAD_DATA;
     }
     memcpy(out, &d, sizeof d);
@@ -297,7 +316,8 @@ static int compile_light(void *user_data, const ct_data_o *src, void *out, ct_co
 static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, render__mesh_ref *out)
 {
     const ct_resource_api_v6 *res = render__m.resource;
-    if (memchr(d->mesh, 0, sizeof d->mesh) == NULL || memchr(d->material, 0, sizeof d->material) == NULL) {
+    if (memchr(d->mesh, 0, sizeof d->mesh) == NULL ||
+        memchr(d->material, 0, sizeof d->material) == NULL) {
         RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: corrupt resource names", e.id);
         return false;
     }
@@ -306,7 +326,8 @@ static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, ren
         return false;
     }
     if (res->load("material", d->material)) {
-        RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: material '%s' does not load", e.id, d->material);
+        RENDER_LOG(CT_LOG_ERROR, "spawn mesh: entity %u: material '%s' does not load", e.id,
+                   d->material);
         res->unload("mesh", d->mesh);
         return false;
     }
@@ -324,8 +345,8 @@ static bool resolve_mesh(const render__mesh_instance_desc *d, ct_entity_t e, ren
     return true;
 }
 
-static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, const uint32_t *entity_index,
-                  const void *data)
+static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                  const uint32_t *entity_index, const void *data)
 {
     render__manager *m = manager;
     if (!reserve(m, m->n + n)) {
@@ -358,11 +379,14 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n, cons
 
 static ct_component_type_t types[RENDER_NUM_TYPES] = {
     [RENDER_MESH_TYPE] = {.name = CT_RENDER_MESH_COMPONENT_NAME,
-                          .instance_size = sizeof(render__mesh_instance_desc), .compile = compile_mesh},
+                          .instance_size = sizeof(render__mesh_instance_desc),
+                          .compile = compile_mesh},
     [RENDER_CAMERA_TYPE] = {.name = CT_RENDER_CAMERA_COMPONENT_NAME,
-                            .instance_size = sizeof(render__camera_desc), .compile = compile_camera},
+                            .instance_size = sizeof(render__camera_desc),
+                            .compile = compile_camera},
     [RENDER_LIGHT_TYPE] = {.name = CT_RENDER_LIGHT_COMPONENT_NAME,
-                           .instance_size = sizeof(render__light_desc), .compile = compile_light},
+                           .instance_size = sizeof(render__light_desc),
+                           .compile = compile_light},
 };
 
 /* The layouts of compiled component data, as levels and units record them: a change here is a

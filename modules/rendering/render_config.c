@@ -22,10 +22,13 @@ static uint32_t target_index(const render__pipeline *p, const char *name)
 static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ctx_o *ctx)
 {
     static const ct_field_t known[] = {
-        {"name", CT_DATA_INVALID, 0}, {"format", CT_DATA_STRING, 0}, {"scale", CT_DATA_INVALID, 0},
+        {"name", CT_DATA_INVALID, 0},
+        {"format", CT_DATA_STRING, 0},
+        {"scale", CT_DATA_INVALID, 0},
     };
     if (p->num_targets == RENDER_MAX_TARGETS)
-        return render__compile_bad(ctx, "targets: at most %s targets besides %s", "7", "the backbuffer");
+        return render__compile_bad(ctx, "targets: at most %s targets besides %s", "7",
+                                   "the backbuffer");
     render__target_desc *d = &p->targets[p->num_targets];
     *d = (render__target_desc){.scale = 1.0f};
     if (!render__m.resource->check_fields(ctx, t, "targets[]", known, CT_ARRAY_COUNT(known)) ||
@@ -37,7 +40,8 @@ static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ct
     if (!strcmp(format, "rgba16f"))
         d->format = RENDER_FORMAT_RGBA16F;
     else if (strcmp(format, "rgba8"))
-        return render__compile_bad(ctx, "targets[%s].format: '%s' is not \"rgba8\" or \"rgba16f\"", d->name, format);
+        return render__compile_bad(ctx, "targets[%s].format: '%s' is not \"rgba8\" or \"rgba16f\"",
+                                   d->name, format);
     const ct_data_o *v = render__m.data->get(t, "scale");
     if (v && !render__number(v, "targets[].scale", 0.01, 1.0, &d->scale, ctx))
         return CT_ERR_BAD_DATA;
@@ -47,25 +51,33 @@ static int compile_target(const ct_data_o *t, render__pipeline *p, ct_compile_ct
 
 /* A layer's `shadow = { size extent softness }`: the sun's shadow map is drawn in this layer
  * (which the layers that read it must follow). */
-static int compile_shadow(const ct_data_o *v, render__pipeline *p, render__layer_desc *d, ct_compile_ctx_o *ctx)
+static int compile_shadow(const ct_data_o *v, render__pipeline *p, render__layer_desc *d,
+                          ct_compile_ctx_o *ctx)
 {
-    static const ct_field_t known[] = {
-        {"size", CT_DATA_NUMBER, 0}, {"extent", CT_DATA_NUMBER, 0}, {"softness", CT_DATA_NUMBER, 0}};
+    static const ct_field_t known[] = {{"size", CT_DATA_NUMBER, 0},
+                                       {"extent", CT_DATA_NUMBER, 0},
+                                       {"softness", CT_DATA_NUMBER, 0}};
     if (!render__m.resource->check_fields(ctx, v, "layers[].shadow", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     if (p->shadow_layer != RENDER_NO_INDEX)
-        return render__compile_bad(ctx, "layers[%s].shadow: layer '%s' draws the shadow already (one sun, one map)",
-                                   d->name, p->layers[p->shadow_layer].name);
+        return render__compile_bad(
+            ctx, "layers[%s].shadow: layer '%s' draws the shadow already (one sun, one map)",
+            d->name, p->layers[p->shadow_layer].name);
     if (d->program != RENDER_NO_INDEX)
-        return render__compile_bad(ctx, "layers[%s].shadow: a full-screen pass cannot draw the shadow%s", d->name, "");
+        return render__compile_bad(
+            ctx, "layers[%s].shadow: a full-screen pass cannot draw the shadow%s", d->name, "");
     float size = 1024, extent = 20, softness = 1.5f;
     const ct_data_o *f;
-    if (((f = render__m.data->get(v, "size")) && !render__number(f, "layers[].shadow.size", 64, 4096, &size, ctx)) ||
-        ((f = render__m.data->get(v, "extent")) && !render__number(f, "layers[].shadow.extent", 0.1, 10000, &extent, ctx)) ||
-        ((f = render__m.data->get(v, "softness")) && !render__number(f, "layers[].shadow.softness", 0, 8, &softness, ctx)))
+    if (((f = render__m.data->get(v, "size")) &&
+         !render__number(f, "layers[].shadow.size", 64, 4096, &size, ctx)) ||
+        ((f = render__m.data->get(v, "extent")) &&
+         !render__number(f, "layers[].shadow.extent", 0.1, 10000, &extent, ctx)) ||
+        ((f = render__m.data->get(v, "softness")) &&
+         !render__number(f, "layers[].shadow.softness", 0, 8, &softness, ctx)))
         return CT_ERR_BAD_DATA;
     if (size != floorf(size))
-        return render__compile_bad(ctx, "layers[%s].shadow.size: must be a whole number of texels%s", d->name, "");
+        return render__compile_bad(
+            ctx, "layers[%s].shadow.size: must be a whole number of texels%s", d->name, "");
     p->shadow_layer = p->num_layers;
     p->shadow_size = (uint32_t)size;
     p->shadow_extent = extent;
@@ -82,12 +94,14 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
         {"name", CT_DATA_INVALID, 0},        {"target", CT_DATA_STRING, 0},
         {"clear_color", CT_DATA_INVALID, 0}, {"clear_depth", CT_DATA_INVALID, 0},
         {"sort", CT_DATA_STRING, 0},         {"depth_test", CT_DATA_INVALID, 0},
-        {"fullscreen", CT_DATA_INVALID, 0}, {"shadow", CT_DATA_INVALID, 0},
+        {"fullscreen", CT_DATA_INVALID, 0},  {"shadow", CT_DATA_INVALID, 0},
     };
     if (p->num_layers == RENDER_MAX_LAYERS_USED)
         return render__compile_bad(ctx, "layers: at most %s layers%s", "32", "");
     render__layer_desc *d = &p->layers[p->num_layers];
-    *d = (render__layer_desc){.clear_depth = 1.0f, .program = RENDER_NO_INDEX, .input = RENDER_NO_INDEX,
+    *d = (render__layer_desc){.clear_depth = 1.0f,
+                              .program = RENDER_NO_INDEX,
+                              .input = RENDER_NO_INDEX,
                               .flags = RENDER_LAYER_DEPTH_TEST};
     if (!render__m.resource->check_fields(ctx, l, "layers[]", known, CT_ARRAY_COUNT(known)) ||
         !render__copy_name(render__m.data->get(l, "name"), "layers[].name", d->name, ctx))
@@ -97,10 +111,12 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
             return render__compile_bad(ctx, "layers: the name '%s' is used twice%s", d->name, "");
     const char *target = render__m.data->string(render__m.data->get(l, "target"), "backbuffer");
     if ((d->target = target_index(p, target)) == RENDER_NO_INDEX)
-        return render__compile_bad(ctx, "layers[%s].target: no target is named '%s'", d->name, target);
+        return render__compile_bad(ctx, "layers[%s].target: no target is named '%s'", d->name,
+                                   target);
     const ct_data_o *v;
     if ((v = render__m.data->get(l, "clear_color"))) {
-        if (!render__numbers(v, "layers[].clear_color", 4, true, 1.0f, 0.0, 1.0, d->clear_color, ctx))
+        if (!render__numbers(v, "layers[].clear_color", 4, true, 1.0f, 0.0, 1.0, d->clear_color,
+                             ctx))
             return CT_ERR_BAD_DATA;
         d->flags |= RENDER_LAYER_CLEAR_COLOR;
     }
@@ -111,7 +127,8 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
     }
     if ((v = render__m.data->get(l, "depth_test"))) {
         if (render__m.data->type(v) != CT_DATA_BOOL)
-            return render__compile_bad(ctx, "layers[%s].depth_test: must be true or false%s", d->name, "");
+            return render__compile_bad(ctx, "layers[%s].depth_test: must be true or false%s",
+                                       d->name, "");
         if (!render__m.data->boolean(v, true))
             d->flags &= ~(uint32_t)RENDER_LAYER_DEPTH_TEST;
     }
@@ -119,23 +136,31 @@ static int compile_layer(const ct_data_o *l, render__pipeline *p, ct_compile_ctx
     if (!strcmp(sort, "back_to_front"))
         d->flags |= RENDER_LAYER_BACK_TO_FRONT;
     else if (strcmp(sort, "front_to_back"))
-        return render__compile_bad(ctx, "layers[%s].sort: '%s' is not \"front_to_back\" or \"back_to_front\"", d->name, sort);
+        return render__compile_bad(
+            ctx, "layers[%s].sort: '%s' is not \"front_to_back\" or \"back_to_front\"", d->name,
+            sort);
     if ((v = render__m.data->get(l, "fullscreen"))) {
-        static const ct_field_t fs_known[] = {{"program", CT_DATA_STRING, 0}, {"input", CT_DATA_STRING, 0}};
-        if (!render__m.resource->check_fields(ctx, v, "layers[].fullscreen", fs_known, CT_ARRAY_COUNT(fs_known)))
+        static const ct_field_t fs_known[] = {{"program", CT_DATA_STRING, 0},
+                                              {"input", CT_DATA_STRING, 0}};
+        if (!render__m.resource->check_fields(ctx, v, "layers[].fullscreen", fs_known,
+                                              CT_ARRAY_COUNT(fs_known)))
             return CT_ERR_BAD_DATA;
         const char *program = render__m.data->string(render__m.data->get(v, "program"), "");
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
             if (!strcmp(program, render__program_names[k]) && render__program_fullscreen(k))
                 d->program = k;
         if (d->program == RENDER_NO_INDEX)
-            return render__compile_bad(ctx, "layers[%s].fullscreen.program: '%s' is not a full-screen program (\"copy\", \"vignette\")",
-                       d->name, program);
+            return render__compile_bad(ctx,
+                                       "layers[%s].fullscreen.program: '%s' is not a full-screen "
+                                       "program (\"copy\", \"vignette\")",
+                                       d->name, program);
         const char *input = render__m.data->string(render__m.data->get(v, "input"), "");
         d->input = target_index(p, input);
         if (d->input == RENDER_NO_INDEX || d->input == d->target)
-            return render__compile_bad(ctx, "layers[%s].fullscreen.input: '%s' must name a target other than the layer's own",
-                       d->name, input);
+            return render__compile_bad(
+                ctx,
+                "layers[%s].fullscreen.input: '%s' must name a target other than the layer's own",
+                d->name, input);
     }
     if ((v = render__m.data->get(l, "shadow")) && compile_shadow(v, p, d, ctx))
         return CT_ERR_BAD_DATA;
@@ -147,10 +172,15 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
 {
     (void)user_data;
     static const ct_field_t known[] = {
-        {"resolution", CT_DATA_INVALID, 0}, {"ambient", CT_DATA_INVALID, 0},
-        {"targets", CT_DATA_INVALID, 0},    {"layers", CT_DATA_INVALID, 0},
+        {"resolution", CT_DATA_INVALID, 0},
+        {"ambient", CT_DATA_INVALID, 0},
+        {"targets", CT_DATA_INVALID, 0},
+        {"layers", CT_DATA_INVALID, 0},
     };
-    render__pipeline p = {.width = 640, .height = 360, .num_targets = 1, .ambient = {0.15f, 0.15f, 0.18f, 0},
+    render__pipeline p = {.width = 640,
+                          .height = 360,
+                          .num_targets = 1,
+                          .ambient = {0.15f, 0.15f, 0.18f, 0},
                           .shadow_layer = RENDER_NO_INDEX};
     strcpy(p.targets[0].name, "backbuffer");
     p.targets[0].scale = 1.0f;
@@ -166,16 +196,21 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
         p.width = (uint32_t)res[0];
         p.height = (uint32_t)res[1];
     }
-    if ((v = render__m.data->get(src, "ambient")) && !render__numbers(v, "ambient", 3, false, 0, 0.0, 10.0, p.ambient, ctx))
+    if ((v = render__m.data->get(src, "ambient")) &&
+        !render__numbers(v, "ambient", 3, false, 0, 0.0, 10.0, p.ambient, ctx))
         return CT_ERR_BAD_DATA;
-    const ct_data_o *targets = render__m.data->get(src, "targets"), *layers = render__m.data->get(src, "layers");
+    const ct_data_o *targets = render__m.data->get(src, "targets"),
+                    *layers = render__m.data->get(src, "layers");
     if (targets && render__m.data->type(targets) != CT_DATA_ARRAY)
-        return render__compile_bad(ctx, "targets: must be an array of { name format scale }%s%s", "", "");
+        return render__compile_bad(ctx, "targets: must be an array of { name format scale }%s%s",
+                                   "", "");
     for (const ct_data_o *t = render__m.data->first_child(targets); t; t = render__m.data->next(t))
         if (compile_target(t, &p, ctx))
             return CT_ERR_BAD_DATA;
-    if (!layers || render__m.data->type(layers) != CT_DATA_ARRAY || render__m.data->count(layers) == 0)
-        return render__compile_bad(ctx, "layers: an array of at least one layer is required%s%s", "", "");
+    if (!layers || render__m.data->type(layers) != CT_DATA_ARRAY ||
+        render__m.data->count(layers) == 0)
+        return render__compile_bad(ctx, "layers: an array of at least one layer is required%s%s",
+                                   "", "");
     for (const ct_data_o *l = render__m.data->first_child(layers); l; l = render__m.data->next(l))
         if (compile_layer(l, &p, ctx))
             return CT_ERR_BAD_DATA;
@@ -186,10 +221,12 @@ static int compile_config(void *user_data, const ct_data_o *src, ct_compile_ctx_
     return 0;
 }
 
-static void *load_config(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
+static void *load_config(void *user_data, const void *payload, uint64_t size, char *err,
+                         size_t err_size)
 {
     (void)user_data;
-    const char *why = size != sizeof(render__pipeline) ? "wrong size" : render__pipeline_error(payload);
+    const char *why =
+        size != sizeof(render__pipeline) ? "wrong size" : render__pipeline_error(payload);
     if (why) {
         snprintf(err, err_size, "render_config: %s", why);
         return NULL;
@@ -206,7 +243,8 @@ static bool has_source(const char *name)
     const char *dir = render__m.host ? render__m.host->project_dir() : NULL;
     char path[RENDER_PATH_SIZE * 2];
     struct stat st;
-    return dir && (size_t)snprintf(path, sizeof path, "%s/%s.render_config", dir, name) < sizeof path &&
+    return dir &&
+           (size_t)snprintf(path, sizeof path, "%s/%s.render_config", dir, name) < sizeof path &&
            stat(path, &st) == 0;
 }
 
@@ -216,7 +254,8 @@ static int adopt(const render__pipeline *p, const char *name)
     render__state *s = render__m.state;
     char err[256];
     if (s->gl && !render__gl_set_pipeline(s->gl, p, err, sizeof err)) {
-        RENDER_LOG(CT_LOG_ERROR, "render_config '%s': %s; keeping the previous pipeline", name, err);
+        RENDER_LOG(CT_LOG_ERROR, "render_config '%s': %s; keeping the previous pipeline", name,
+                   err);
         render__gl_set_pipeline(s->gl, &s->pipeline, err, sizeof err);
         return CT_ERR_INIT_FAILED;
     }
@@ -265,12 +304,14 @@ void render__follow_reloads(void)
     s->reloads_seen = reloads;
     for (uint32_t i = 0; i < s->num_names; i++) {
         render__named *n = &s->names[i];
-        n->slot = n->type == RENDER_NAMED_MESH ? render__mesh_slot_of(n->name) : render__material_slot_of(n->name);
+        n->slot = n->type == RENDER_NAMED_MESH ? render__mesh_slot_of(n->name)
+                                               : render__material_slot_of(n->name);
     }
-    const render__pipeline *p = s->pipeline_name[0] ? render__m.resource->get("render_config", s->pipeline_name) : NULL;
+    const render__pipeline *p =
+        s->pipeline_name[0] ? render__m.resource->get("render_config", s->pipeline_name) : NULL;
     if (p && memcmp(p, &s->pipeline, sizeof *p) && adopt(p, s->pipeline_name) == 0)
-        RENDER_LOG(CT_LOG_INFO, "render_config '%s' reloaded: %u targets, %u layers", s->pipeline_name,
-                   s->pipeline.num_targets, s->pipeline.num_layers);
+        RENDER_LOG(CT_LOG_INFO, "render_config '%s' reloaded: %u targets, %u layers",
+                   s->pipeline_name, s->pipeline.num_targets, s->pipeline.num_layers);
 }
 
 const ct_resource_type_t render__config_resource = {

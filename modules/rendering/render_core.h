@@ -59,8 +59,8 @@ enum {
     RENDER_CMD_DRAW = 1,       /* a mesh with a material and a world matrix */
     RENDER_CMD_FULLSCREEN = 2, /* a full-screen pass: the layer's program over its input target */
     RENDER_CMD_LAYER = 3,      /* a layer begins: its target is bound and cleared as configured */
-    RENDER_CMD_PARTICLES = 4,  /* an emitter's particles: `mesh` is its batch (render_particles.c) */
-    RENDER_CMD_DEBUG = 5,      /* a batch of debug lines or text: `mesh` vertices of the frame's
+    RENDER_CMD_PARTICLES = 4, /* an emitter's particles: `mesh` is its batch (render_particles.c) */
+    RENDER_CMD_DEBUG = 5,     /* a batch of debug lines or text: `mesh` vertices of the frame's
                                   debug buffer from `palette` on, drawn over everything */
 };
 
@@ -146,10 +146,10 @@ enum {
  * attributes, so draws that differ only in material still share one instanced call. */
 typedef struct render__draw {
     uint32_t kind, layer, pass, program, material, mesh, changes, palette;
-    float mvp[16];   /* projection * view * world, column-major (GL's layout) */
-    float world[12]; /* as recorded */
-    float normal[12];/* the inverse transpose of world's 3x3, as three padded rows */
-    float params[8]; /* the material's colour and specular (zero without a material) */
+    float mvp[16];    /* projection * view * world, column-major (GL's layout) */
+    float world[12];  /* as recorded */
+    float normal[12]; /* the inverse transpose of world's 3x3, as three padded rows */
+    float params[8];  /* the material's colour and specular (zero without a material) */
 } render__draw;
 
 /* ---- The queue: contexts, the merged stream, the display list ------------------------------ */
@@ -166,7 +166,9 @@ typedef struct render__queue {
     uint32_t num_packets, packets_cap;
     render__draw *draws;
     uint32_t draws_cap;
-    uint32_t histograms[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS]; /* the radix sort's (RENDER_RADIX_*); 48 KB is no stack object */
+    uint32_t histograms
+        [RENDER_RADIX_DIGITS]
+        [RENDER_RADIX_BUCKETS]; /* the radix sort's (RENDER_RADIX_*); 48 KB is no stack object */
     bool failed; /* out of memory this frame: packets were dropped (reported by the caller) */
 } render__queue;
 
@@ -228,7 +230,8 @@ static inline uint32_t render__debug_color(const float c[4])
 }
 
 /* Appends `n` lines (2n points) of one colour; false when memory or the cap ran out. */
-bool render__debug_push_lines(render__debug *d, const float (*points)[3], uint32_t n, uint32_t color);
+bool render__debug_push_lines(render__debug *d, const float (*points)[3], uint32_t n,
+                              uint32_t color);
 /* Appends `n` text vertices (whole triangles); false when memory or the cap ran out. */
 bool render__debug_push_text(render__debug *d, const render__text_vertex *v, uint32_t n);
 void render__debug_clear(render__debug *d);
@@ -243,9 +246,8 @@ typedef struct render__null_stats {
 
 /* Validates, counts and hashes a display list. Indices at or above the given table sizes, and
  * non-finite matrices, count as invalid. */
-render__null_stats render__null_execute(const render__draw *draws, uint32_t n,
-                                        uint32_t num_meshes, uint32_t num_materials,
-                                        uint32_t num_programs);
+render__null_stats render__null_execute(const render__draw *draws, uint32_t n, uint32_t num_meshes,
+                                        uint32_t num_materials, uint32_t num_programs);
 
 /* State changes a draw causes: one per flag set in `changes`. */
 static inline uint32_t render__state_changes(uint32_t changes)

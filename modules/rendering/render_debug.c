@@ -45,7 +45,10 @@ static void lines(const float (*points)[3], uint32_t n, const float color[4])
     render__debug_push_lines(d, points, n, render__debug_color(color));
 }
 
-static bool finite3(const float *v) { return v && isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+static bool finite3(const float *v)
+{
+    return v && isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
 
 void render__debug_line(const float from[3], const float to[3], const float color[4])
 {
@@ -63,13 +66,16 @@ void render__debug_lines_api(const float (*points)[3], uint32_t num_lines, const
 
 static void rotate(const float q[4], const float v[3], float out[3])
 {
-    const float c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]};
-    const float c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2], q[0] * c1[1] - q[1] * c1[0]};
+    const float c1[3] = {q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2],
+                         q[0] * v[1] - q[1] * v[0]};
+    const float c2[3] = {q[1] * c1[2] - q[2] * c1[1], q[2] * c1[0] - q[0] * c1[2],
+                         q[0] * c1[1] - q[1] * c1[0]};
     for (int k = 0; k < 3; k++)
         out[k] = v[k] + 2 * (q[3] * c1[k] + c2[k]);
 }
 
-void render__debug_box(const float center[3], const float half[3], const float rotation[4], const float color[4])
+void render__debug_box(const float center[3], const float half[3], const float rotation[4],
+                       const float color[4])
 {
     static const float identity[4] = {0, 0, 0, 1};
     const float *q = rotation ? rotation : identity;
@@ -77,7 +83,8 @@ void render__debug_box(const float center[3], const float half[3], const float r
         return;
     float corner[8][3];
     for (int k = 0; k < 8; k++) {
-        const float local[3] = {k & 1 ? half[0] : -half[0], k & 2 ? half[1] : -half[1], k & 4 ? half[2] : -half[2]};
+        const float local[3] = {k & 1 ? half[0] : -half[0], k & 2 ? half[1] : -half[1],
+                                k & 4 ? half[2] : -half[2]};
         rotate(q, local, corner[k]);
         for (int c = 0; c < 3; c++)
             corner[k][c] += center[c];
@@ -120,12 +127,15 @@ void render__debug_arrow(const float from[3], const float to[3], const float col
     for (int k = 0; k < 3; k++)
         d[k] /= len;
     /* Two directions across the shaft, for a four-line head a fifth of the length long. */
-    const float other[3] = {fabsf(d[1]) < 0.9f ? 0.0f : 1.0f, fabsf(d[1]) < 0.9f ? 1.0f : 0.0f, 0.0f};
-    float u[3] = {d[1] * other[2] - d[2] * other[1], d[2] * other[0] - d[0] * other[2], d[0] * other[1] - d[1] * other[0]};
+    const float other[3] = {fabsf(d[1]) < 0.9f ? 0.0f : 1.0f, fabsf(d[1]) < 0.9f ? 1.0f : 0.0f,
+                            0.0f};
+    float u[3] = {d[1] * other[2] - d[2] * other[1], d[2] * other[0] - d[0] * other[2],
+                  d[0] * other[1] - d[1] * other[0]};
     const float ul = sqrtf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     for (int k = 0; k < 3; k++)
         u[k] /= ul;
-    const float v[3] = {d[1] * u[2] - d[2] * u[1], d[2] * u[0] - d[0] * u[2], d[0] * u[1] - d[1] * u[0]};
+    const float v[3] = {d[1] * u[2] - d[2] * u[1], d[2] * u[0] - d[0] * u[2],
+                        d[0] * u[1] - d[1] * u[0]};
     const float head = 0.2f * len, wide = 0.08f * len;
     float p[10][3];
     memcpy(p[0], from, 12), memcpy(p[1], to, 12);
@@ -145,7 +155,8 @@ void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[
     const uint32_t n = anim ? anim->bone_count(world, e) : 0;
     for (uint32_t b = 0; b < n; b++) {
         const ct_transform_t t = render__m.transform->lookup(world, anim->bone(world, e, b));
-        const ct_transform_t parent = t.i ? render__m.transform->parent(world, t) : (ct_transform_t){0};
+        const ct_transform_t parent =
+            t.i ? render__m.transform->parent(world, t) : (ct_transform_t){0};
         if (!t.i || !parent.i || render__m.transform->entity(world, parent).id == e.id)
             continue; /* a root bone: nothing to join it to */
         const ct_transform_matrix_t a = render__m.transform->world_matrix(world, t);
@@ -157,8 +168,8 @@ void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[
 
 /* An arc of `radius` about `center` in the plane of the rotated axes a and b (0 x, 1 y, 2 z of
  * the shape), from angle `from` over `span` radians, in `segments` lines. */
-static void arc(const float center[3], const float q[4], int a, int b, float radius, float from, float span,
-                int segments, const float color[4])
+static void arc(const float center[3], const float q[4], int a, int b, float radius, float from,
+                float span, int segments, const float color[4])
 {
     float p[2 * 24][3];
     for (int s = 0; s < segments && s < 24; s++)
@@ -174,13 +185,13 @@ static void arc(const float center[3], const float q[4], int a, int b, float rad
     lines(p, (uint32_t)(segments < 24 ? segments : 24), color);
 }
 
-void render__debug_capsule(const float center[3], float radius, float half_height, const float rotation[4],
-                           const float color[4])
+void render__debug_capsule(const float center[3], float radius, float half_height,
+                           const float rotation[4], const float color[4])
 {
     static const float identity[4] = {0, 0, 0, 1};
     const float *q = rotation ? rotation : identity;
-    if (!finite3(center) || !(radius >= 0 && isfinite(radius)) || !(half_height >= 0 && isfinite(half_height)) ||
-        !isfinite(q[0] + q[1] + q[2] + q[3]))
+    if (!finite3(center) || !(radius >= 0 && isfinite(radius)) ||
+        !(half_height >= 0 && isfinite(half_height)) || !isfinite(q[0] + q[1] + q[2] + q[3]))
         return;
     const float pi = 3.14159265f;
     for (int end = 0; end < 2; end++) {
@@ -189,13 +200,18 @@ void render__debug_capsule(const float center[3], float radius, float half_heigh
         rotate(q, up, c);
         for (int k = 0; k < 3; k++)
             c[k] += center[k];
-        arc(c, q, 2, 0, radius, 0, 2 * pi, 24, color);               /* the ring (x-z plane) */
-        arc(c, q, 0, 1, radius, end ? pi : 0, pi, 12, color);        /* half circles over the end */
+        arc(c, q, 2, 0, radius, 0, 2 * pi, 24, color);        /* the ring (x-z plane) */
+        arc(c, q, 0, 1, radius, end ? pi : 0, pi, 12, color); /* half circles over the end */
         arc(c, q, 2, 1, radius, end ? pi : 0, pi, 12, color);
     }
     float p[8][3];
     for (int k = 0; k < 4; k++) { /* four lines along the segment */
-        const float x = k == 0 ? radius : k == 1 ? -radius : 0, z = k == 2 ? radius : k == 3 ? -radius : 0;
+        const float x = k == 0   ? radius
+                        : k == 1 ? -radius
+                                 : 0,
+                    z = k == 2   ? radius
+                        : k == 3 ? -radius
+                                 : 0;
         const float top[3] = {x, half_height, z}, bottom[3] = {x, -half_height, z};
         rotate(q, top, p[2 * k]);
         rotate(q, bottom, p[2 * k + 1]);
@@ -235,8 +251,9 @@ uint32_t render__debug_physics(ct_world_o *world, const float color[4])
                 render__debug_box(b->position, b->half_extents, b->rotation, c);
             } else if (b->shape == CT_BODY_SPHERE || b->shape == CT_BODY_CAPSULE) {
                 /* A sphere is a capsule without a segment: its circles turn with the body. */
-                render__debug_capsule(b->position, b->radius, b->shape == CT_BODY_CAPSULE ? b->half_height : 0,
-                                      b->rotation, c);
+                render__debug_capsule(b->position, b->radius,
+                                      b->shape == CT_BODY_CAPSULE ? b->half_height : 0, b->rotation,
+                                      c);
             } else {
                 continue;
             }
@@ -260,10 +277,12 @@ static struct render__font *font(void)
         fclose(f);
     struct render__font *baked = size ? ct_alloc(render__m.allocator, sizeof *baked) : NULL;
     if (!baked || size == FONT_MAX_FILE ||
-        stbtt_BakeFontBitmap(ttf, 0, FONT_PIXELS, baked->atlas, FONT_ATLAS, FONT_ATLAS, FONT_FIRST, FONT_COUNT,
-                             baked->chars) <= 0) {
-        RENDER_LOG(CT_LOG_WARNING, "debug text: the font %s cannot be read or baked (install fonts-dejavu-core); "
-                   "text is not drawn", FONT_PATH);
+        stbtt_BakeFontBitmap(ttf, 0, FONT_PIXELS, baked->atlas, FONT_ATLAS, FONT_ATLAS, FONT_FIRST,
+                             FONT_COUNT, baked->chars) <= 0) {
+        RENDER_LOG(CT_LOG_WARNING,
+                   "debug text: the font %s cannot be read or baked (install fonts-dejavu-core); "
+                   "text is not drawn",
+                   FONT_PATH);
         if (baked)
             ct_free(render__m.allocator, baked, sizeof *baked);
         free(ttf);
@@ -297,11 +316,13 @@ void render__debug_text(float x, float y, const float color[4], const char *text
             continue;
         }
         stbtt_aligned_quad q;
-        const int glyph = *ch >= FONT_FIRST && *ch < FONT_FIRST + FONT_COUNT ? *ch - FONT_FIRST : '?' - FONT_FIRST;
+        const int glyph = *ch >= FONT_FIRST && *ch < FONT_FIRST + FONT_COUNT ? *ch - FONT_FIRST
+                                                                             : '?' - FONT_FIRST;
         stbtt_GetBakedQuad(f->chars, FONT_ATLAS, FONT_ATLAS, glyph, &px, &py, &q, 1);
         const render__text_vertex v[6] = {
-            {{q.x0, q.y0}, {q.s0, q.t0}, c}, {{q.x1, q.y0}, {q.s1, q.t0}, c}, {{q.x1, q.y1}, {q.s1, q.t1}, c},
-            {{q.x0, q.y0}, {q.s0, q.t0}, c}, {{q.x1, q.y1}, {q.s1, q.t1}, c}, {{q.x0, q.y1}, {q.s0, q.t1}, c},
+            {{q.x0, q.y0}, {q.s0, q.t0}, c}, {{q.x1, q.y0}, {q.s1, q.t0}, c},
+            {{q.x1, q.y1}, {q.s1, q.t1}, c}, {{q.x0, q.y0}, {q.s0, q.t0}, c},
+            {{q.x1, q.y1}, {q.s1, q.t1}, c}, {{q.x0, q.y1}, {q.s0, q.t1}, c},
         };
         render__debug *d = buffer();
         d->a = render__m.allocator;
@@ -317,9 +338,14 @@ void render__record_debug(render__state *s)
         if (!counts[k])
             continue;
         const uint32_t program = k ? RENDER_PROGRAM_TEXT : RENDER_PROGRAM_DEBUG_LINES;
-        render__command cmd = {.kind = RENDER_CMD_DEBUG, .program = program, .mesh = counts[k],
-                               .material = RENDER_NO_INDEX, .palette = 0};
-        const render__key_fields f = {.layer = layer, .pass = (1u << RENDER_KEY_PASS_BITS) - 1, .program = program,
+        render__command cmd = {.kind = RENDER_CMD_DEBUG,
+                               .program = program,
+                               .mesh = counts[k],
+                               .material = RENDER_NO_INDEX,
+                               .palette = 0};
+        const render__key_fields f = {.layer = layer,
+                                      .pass = (1u << RENDER_KEY_PASS_BITS) - 1,
+                                      .program = program,
                                       .depth = k};
         render__context_record(&s->queue.contexts[0], s->queue.a, render__key_encode(&f), &cmd);
     }

@@ -5,7 +5,8 @@
 #include <string.h>
 
 /* Makes room for `more` items of `size` bytes in an array of *cap; false past the cap. */
-static bool grow(ct_allocator_t *a, void **items, uint32_t n, uint32_t *cap, uint32_t more, size_t size)
+static bool grow(ct_allocator_t *a, void **items, uint32_t n, uint32_t *cap, uint32_t more,
+                 size_t size)
 {
     if (more > RENDER_DEBUG_MAX_VERTICES - n)
         return false;
@@ -22,7 +23,8 @@ static bool grow(ct_allocator_t *a, void **items, uint32_t n, uint32_t *cap, uin
     return true;
 }
 
-bool render__debug_push_lines(render__debug *d, const float (*points)[3], uint32_t n, uint32_t color)
+bool render__debug_push_lines(render__debug *d, const float (*points)[3], uint32_t n,
+                              uint32_t color)
 {
     if (n > RENDER_DEBUG_MAX_VERTICES / 2 ||
         !grow(d->a, (void **)&d->lines, d->num_lines, &d->lines_cap, 2 * n, sizeof *d->lines)) {

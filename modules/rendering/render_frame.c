@@ -39,7 +39,10 @@ typedef struct gather_job {
     float local[RENDER_MAX_LOCAL_SHADOWS][4];
 } gather_job;
 
-static float dot3(const float *a, const float *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static float dot3(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void normalize3(float v[3])
 {
@@ -76,46 +79,63 @@ static void gather_range(void *user, uint32_t begin, uint32_t end)
         const render__mesh_slot *mesh = &s->meshes[r.mesh];
         const float *w = &j->worlds[12 * i];
         const uint32_t palette = s->palette_of[i];
-        const float c[3] = {w[0] * mesh->center[0] + w[1] * mesh->center[1] + w[2] * mesh->center[2] + w[3],
-                            w[4] * mesh->center[0] + w[5] * mesh->center[1] + w[6] * mesh->center[2] + w[7],
-                            w[8] * mesh->center[0] + w[9] * mesh->center[1] + w[10] * mesh->center[2] + w[11]};
+        const float c[3] = {
+            w[0] * mesh->center[0] + w[1] * mesh->center[1] + w[2] * mesh->center[2] + w[3],
+            w[4] * mesh->center[0] + w[5] * mesh->center[1] + w[6] * mesh->center[2] + w[7],
+            w[8] * mesh->center[0] + w[9] * mesh->center[1] + w[10] * mesh->center[2] + w[11]};
         float scale2 = 0.0f;
         for (int k = 0; k < 3; k++) {
             const float col = w[k] * w[k] + w[4 + k] * w[4 + k] + w[8 + k] * w[8 + k];
             scale2 = col > scale2 ? col : scale2;
         }
-        const float radius = (palette != RENDER_NO_INDEX ? s->skinned_radius[i] : mesh->radius) * sqrtf(scale2);
+        const float radius =
+            (palette != RENDER_NO_INDEX ? s->skinned_radius[i] : mesh->radius) * sqrtf(scale2);
         const render__layer_desc *layer = &s->pipeline.layers[mat->layer];
         const bool seen = inside(j->planes, c, radius);
         const bool opaque = !(layer->flags & RENDER_LAYER_BACK_TO_FRONT);
         const bool casts = j->shadow && opaque && inside(j->shadow_planes, c, radius);
         bool casts_local = false;
         for (uint32_t k = 0; opaque && k < j->num_local && !casts_local; k++) {
-            const float d[3] = {c[0] - j->local[k][0], c[1] - j->local[k][1], c[2] - j->local[k][2]};
+            const float d[3] = {c[0] - j->local[k][0], c[1] - j->local[k][1],
+                                c[2] - j->local[k][2]};
             casts_local = dot3(d, d) < (radius + j->local[k][3]) * (radius + j->local[k][3]);
         }
-        render__command cmd = {.kind = RENDER_CMD_DRAW, .mesh = r.mesh, .material = r.material,
+        render__command cmd = {.kind = RENDER_CMD_DRAW,
+                               .mesh = r.mesh,
+                               .material = r.material,
                                .palette = palette != RENDER_NO_INDEX ? palette : 0};
         memcpy(cmd.world, w, sizeof cmd.world);
         if (seen) {
             const float to[3] = {c[0] - j->eye[0], c[1] - j->eye[1], c[2] - j->eye[2]};
-            cmd.program = palette != RENDER_NO_INDEX ? render__program_skinned(mat->program) : mat->program;
+            cmd.program =
+                palette != RENDER_NO_INDEX ? render__program_skinned(mat->program) : mat->program;
             const render__key_fields f = {
-                .layer = mat->layer, .pass = 1, .program = cmd.program, .material = r.material,
+                .layer = mat->layer,
+                .pass = 1,
+                .program = cmd.program,
+                .material = r.material,
                 .depth = render__key_depth(dot3(to, j->forward), j->near_plane, j->far_plane,
                                            (layer->flags & RENDER_LAYER_BACK_TO_FRONT) != 0)};
             render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
         }
         if (casts) { /* into the sun's shadow map, nearest the sun first */
-            cmd.program = palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_SKINNED : RENDER_PROGRAM_SHADOW;
+            cmd.program =
+                palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_SKINNED : RENDER_PROGRAM_SHADOW;
             const render__key_fields f = {
-                .layer = s->pipeline.shadow_layer, .pass = 1, .program = cmd.program, .material = r.material,
-                .depth = render__key_depth(dot3(c, j->sun_forward) - j->sun_near, 1e-3f, j->sun_depth, false)};
+                .layer = s->pipeline.shadow_layer,
+                .pass = 1,
+                .program = cmd.program,
+                .material = r.material,
+                .depth = render__key_depth(dot3(c, j->sun_forward) - j->sun_near, 1e-3f,
+                                           j->sun_depth, false)};
             render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
         }
         if (casts_local) { /* into the cube maps of the point and spot lights (pass 2) */
-            cmd.program = palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_LOCAL_SKINNED : RENDER_PROGRAM_SHADOW_LOCAL;
-            const render__key_fields f = {.layer = s->pipeline.shadow_layer, .pass = 2, .program = cmd.program,
+            cmd.program = palette != RENDER_NO_INDEX ? RENDER_PROGRAM_SHADOW_LOCAL_SKINNED
+                                                     : RENDER_PROGRAM_SHADOW_LOCAL;
+            const render__key_fields f = {.layer = s->pipeline.shadow_layer,
+                                          .pass = 2,
+                                          .program = cmd.program,
                                           .material = r.material};
             render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
         }
@@ -147,7 +167,8 @@ static ct_transform_matrix_t world_of(ct_world_o *world, ct_entity_t e)
 /* The camera's view and projection; false (logged) when e has no camera in `world`. */
 static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float view_proj[16])
 {
-    const render__camera_desc *cam = render__instance_of(render__manager_of(world, RENDER_CAMERA_TYPE), e);
+    const render__camera_desc *cam =
+        render__instance_of(render__manager_of(world, RENDER_CAMERA_TYPE), e);
     if (!cam) {
         RENDER_LOG(CT_LOG_ERROR, "render: entity %u has no camera in this world", e.id);
         return false;
@@ -156,13 +177,16 @@ static bool camera_setup(ct_world_o *world, ct_entity_t e, gather_job *j, float 
     float right[3] = {m[0], m[4], m[8]}, up[3] = {m[1], m[5], m[9]}, back[3] = {m[2], m[6], m[10]};
     normalize3(right), normalize3(up), normalize3(back);
     const float eye[3] = {m[3], m[7], m[11]};
-    const float view[16] = {right[0], up[0], back[0], 0, right[1], up[1], back[1], 0, right[2], up[2], back[2], 0,
-                            -dot3(right, eye), -dot3(up, eye), -dot3(back, eye), 1};
+    const float view[16] = {
+        right[0], up[0], back[0], 0, right[1],          up[1],          back[1],          0,
+        right[2], up[2], back[2], 0, -dot3(right, eye), -dot3(up, eye), -dot3(back, eye), 1};
     const render__pipeline *p = &render__m.state->pipeline;
     const float aspect = (float)p->width / (float)p->height;
     const float f = 1.0f / tanf(cam->fov_degrees * 0.5f * 3.14159265f / 180.0f);
     const float n = cam->near_plane, fa = cam->far_plane;
-    const float proj[16] = {f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa), 0};
+    const float proj[16] = {
+        f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa),
+        0};
     render__mat4_mul(view_proj, proj, view);
     frustum_planes(view_proj, j->planes);
     memcpy(j->eye, eye, sizeof eye);
@@ -189,12 +213,14 @@ static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_l
     bool sun = false;
     uint32_t points = 0;
     for (uint32_t i = 0; m && i < m->n; i++) {
-        const render__light_desc *l = (const render__light_desc *)(const void *)(m->data + (size_t)i * m->size);
+        const render__light_desc *l =
+            (const render__light_desc *)(const void *)(m->data + (size_t)i * m->size);
         const float *w = world_of(world, m->entity[i]).m;
         float *slot;
         if (l->type == RENDER_LIGHT_DIRECTIONAL && !sun) {
             sun = true;
-            out->v[2][0] = w[2], out->v[2][1] = w[6], out->v[2][2] = w[10]; /* +Z: towards the light */
+            out->v[2][0] = w[2], out->v[2][1] = w[6],
+            out->v[2][2] = w[10]; /* +Z: towards the light */
             normalize3(out->v[2]);
             slot = out->v[3];
         } else if ((l->type == RENDER_LIGHT_POINT || l->type == RENDER_LIGHT_SPOT) && points < 4) {
@@ -214,8 +240,10 @@ static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_l
                 slot[3] = (float)++j->num_local; /* its cube's layer + 1 */
             } else if (l->shadows && !render__m.state->local_shadows_warned) {
                 render__m.state->local_shadows_warned = true;
-                RENDER_LOG(CT_LOG_WARNING, "render: entity %u's light asks for shadows, but %s; it lights "
-                           "without them (said once)", m->entity[i].id,
+                RENDER_LOG(CT_LOG_WARNING,
+                           "render: entity %u's light asks for shadows, but %s; it lights "
+                           "without them (said once)",
+                           m->entity[i].id,
                            shadow_layer ? "four point or spot lights cast them already this frame"
                                         : "the render_config has no shadow layer to draw them in");
             }
@@ -237,14 +265,18 @@ static bool gather_lights(ct_world_o *world, const float eye[3], render__frame_l
 static void shadow_setup(const render__pipeline *p, render__frame_lights *lights, gather_job *j)
 {
     float f[3] = {-lights->v[2][0], -lights->v[2][1], -lights->v[2][2]};
-    const float up0[3] = {fabsf(f[1]) > 0.99f ? 1.0f : 0.0f, fabsf(f[1]) > 0.99f ? 0.0f : 1.0f, 0.0f};
-    float r[3] = {f[1] * up0[2] - f[2] * up0[1], f[2] * up0[0] - f[0] * up0[2], f[0] * up0[1] - f[1] * up0[0]};
+    const float up0[3] = {fabsf(f[1]) > 0.99f ? 1.0f : 0.0f, fabsf(f[1]) > 0.99f ? 0.0f : 1.0f,
+                          0.0f};
+    float r[3] = {f[1] * up0[2] - f[2] * up0[1], f[2] * up0[0] - f[0] * up0[2],
+                  f[0] * up0[1] - f[1] * up0[0]};
     normalize3(f), normalize3(r);
-    const float u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2], r[0] * f[1] - r[1] * f[0]};
+    const float u[3] = {r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2],
+                        r[0] * f[1] - r[1] * f[0]};
     const float half = 0.5f * p->shadow_extent, texel = p->shadow_extent / (float)p->shadow_size;
     const float centre[3] = {j->eye[0] + j->forward[0] * half, j->eye[1] + j->forward[1] * half,
                              j->eye[2] + j->forward[2] * half};
-    const float cr = floorf(dot3(centre, r) / texel) * texel, cu = floorf(dot3(centre, u) / texel) * texel;
+    const float cr = floorf(dot3(centre, r) / texel) * texel,
+                cu = floorf(dot3(centre, u) / texel) * texel;
     const float cf = dot3(centre, f), depth = p->shadow_extent;
     float m[16];
     for (int k = 0; k < 3; k++) {
@@ -270,16 +302,22 @@ static void record_pipeline(render__state *s)
     render__context *ctx = &s->queue.contexts[0];
     for (uint32_t l = 0; l < s->pipeline.num_layers; l++) {
         const render__layer_desc *d = &s->pipeline.layers[l];
-        render__command begin = {.kind = RENDER_CMD_LAYER, .program = RENDER_NO_INDEX,
-                                 .material = RENDER_NO_INDEX, .mesh = RENDER_NO_INDEX};
-        render__context_record(ctx, s->queue.a, render__key_encode(&(render__key_fields){.layer = l}), &begin);
+        render__command begin = {.kind = RENDER_CMD_LAYER,
+                                 .program = RENDER_NO_INDEX,
+                                 .material = RENDER_NO_INDEX,
+                                 .mesh = RENDER_NO_INDEX};
+        render__context_record(ctx, s->queue.a,
+                               render__key_encode(&(render__key_fields){.layer = l}), &begin);
         if (d->program == RENDER_NO_INDEX)
             continue;
-        render__command pass = {.kind = RENDER_CMD_FULLSCREEN, .program = d->program,
-                                .material = RENDER_NO_INDEX, .mesh = RENDER_NO_INDEX};
-        render__context_record(ctx, s->queue.a,
-                               render__key_encode(&(render__key_fields){.layer = l, .pass = 1, .program = d->program}),
-                               &pass);
+        render__command pass = {.kind = RENDER_CMD_FULLSCREEN,
+                                .program = d->program,
+                                .material = RENDER_NO_INDEX,
+                                .mesh = RENDER_NO_INDEX};
+        render__context_record(
+            ctx, s->queue.a,
+            render__key_encode(&(render__key_fields){.layer = l, .pass = 1, .program = d->program}),
+            &pass);
     }
 }
 
@@ -308,7 +346,8 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     gather_job job = {.s = s, .meshes = meshes};
     if (!meshes || !camera_setup(world, camera, &job, s->view_proj))
         return CT_ERR_NOT_FOUND;
-    if (gather_lights(world, job.eye, &s->lights, &s->local, &job) && s->pipeline.shadow_layer != RENDER_NO_INDEX)
+    if (gather_lights(world, job.eye, &s->lights, &s->local, &job) &&
+        s->pipeline.shadow_layer != RENDER_NO_INDEX)
         shadow_setup(&s->pipeline, &s->lights, &job);
     const render__pool pool = {render__m.jobs ? pool_parallel_for : NULL, (void *)render__m.jobs};
     const uint32_t ranges = (meshes->n + GATHER_GRAIN - 1) / GATHER_GRAIN;
@@ -329,7 +368,9 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     uint32_t packets = 0;
     for (uint32_t c = 1; c <= ranges; c++)
         packets += s->queue.contexts[c].n;
-    if (!render__merge_sort(&s->queue) || !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) || s->queue.failed) {
+    if (!render__merge_sort(&s->queue) ||
+        !render__build(&s->queue, s->view_proj, s->materials, s->materials_cap, &pool) ||
+        s->queue.failed) {
         ct_profile_scope_end(&phase);
         RENDER_LOG(CT_LOG_ERROR, "render: out of memory; packets of this frame were dropped");
         return CT_ERR_NOMEM;
@@ -341,20 +382,26 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
         visible -= s->queue.sorted[k].context != 0 && /* context 0: layer begins and passes */
                    render__key_decode(s->queue.sorted[k].key).layer == s->pipeline.shadow_layer;
     phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
-    const render__null_stats ns = render__null_execute(s->queue.draws, s->queue.num_packets, s->meshes_cap,
-                                                       s->materials_cap, RENDER_NUM_PROGRAMS);
+    const render__null_stats ns = render__null_execute(
+        s->queue.draws, s->queue.num_packets, s->meshes_cap, s->materials_cap, RENDER_NUM_PROGRAMS);
     if (s->backend == RENDER_BACKEND_GL && s->gl) {
-        render__gl_set_palette(s->gl, (const float (*)[12])s->palette, s->palette_n);
+        render__gl_set_palette(s->gl, (const float(*)[12])s->palette, s->palette_n);
         render__gl_set_debug(s->gl, &s->debug, s->view_proj);
         render__gl_set_local_lights(s->gl, &s->local);
-        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap, &s->lights);
+        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap,
+                           &s->lights);
         render__gl_present(s->gl);
     }
     ct_profile_scope_end(&phase);
-    s->stats = (ct_render_stats_t){
-        .frame = s->stats.frame + 1, .objects = meshes->n, .visible = visible,
-        .packets = s->queue.num_packets, .draws = ns.draws, .state_changes = ns.state_changes,
-        .contexts = s->queue.num_contexts, .invalid = ns.invalid, .command_hash = ns.hash};
+    s->stats = (ct_render_stats_t){.frame = s->stats.frame + 1,
+                                   .objects = meshes->n,
+                                   .visible = visible,
+                                   .packets = s->queue.num_packets,
+                                   .draws = ns.draws,
+                                   .state_changes = ns.state_changes,
+                                   .contexts = s->queue.num_contexts,
+                                   .invalid = ns.invalid,
+                                   .command_hash = ns.hash};
     s->have_frame = true;
     render__debug_clear(&s->debug); /* drawn once: a caller asks again next frame */
     return 0;

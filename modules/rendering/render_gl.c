@@ -15,7 +15,8 @@
 
 static bool egl_fail(char *err, size_t err_size, const char *what)
 {
-    snprintf(err, err_size, "gl backend: %s failed (EGL error 0x%04x)", what, (unsigned)eglGetError());
+    snprintf(err, err_size, "gl backend: %s failed (EGL error 0x%04x)", what,
+             (unsigned)eglGetError());
     return false;
 }
 
@@ -29,12 +30,14 @@ static bool open_display(render__gl *g, bool window, char *err, size_t err_size)
         Display *x = XOpenDisplay(NULL);
         if (!x) {
             const char *name = XDisplayName(NULL);
-            snprintf(err, err_size, "gl backend: --window needs an X display, and %s%s%s", name[0] ? "'" : "",
-                     name[0] ? name : "$DISPLAY is not set", name[0] ? "' does not open" : "");
+            snprintf(err, err_size, "gl backend: --window needs an X display, and %s%s%s",
+                     name[0] ? "'" : "", name[0] ? name : "$DISPLAY is not set",
+                     name[0] ? "' does not open" : "");
             return false;
         }
         g->x_display = x;
-        g->x_window = XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, g->width, g->height, 0, 0, 0);
+        g->x_window =
+            XCreateSimpleWindow(x, DefaultRootWindow(x), 0, 0, g->width, g->height, 0, 0, 0);
         XStoreName(x, g->x_window, "cuttle");
         XMapWindow(x, g->x_window);
         XFlush(x);
@@ -43,7 +46,9 @@ static bool open_display(render__gl *g, bool window, char *err, size_t err_size)
         g->display = get_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
     }
     if (g->display == EGL_NO_DISPLAY)
-        return egl_fail(err, err_size, window ? "opening the X11 EGL display" : "opening the surfaceless EGL display");
+        return egl_fail(err, err_size,
+                        window ? "opening the X11 EGL display"
+                               : "opening the surfaceless EGL display");
     if (!eglInitialize(g->display, NULL, NULL))
         return egl_fail(err, err_size, "eglInitialize");
     return true;
@@ -53,9 +58,17 @@ static bool create_context(render__gl *g, bool window, char *err, size_t err_siz
 {
     if (!eglBindAPI(EGL_OPENGL_API))
         return egl_fail(err, err_size, "eglBindAPI(OpenGL)");
-    const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_SURFACE_TYPE,
-                                     window ? EGL_WINDOW_BIT : EGL_PBUFFER_BIT, EGL_RED_SIZE, 8,
-                                     EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE,
+                                     EGL_OPENGL_BIT,
+                                     EGL_SURFACE_TYPE,
+                                     window ? EGL_WINDOW_BIT : EGL_PBUFFER_BIT,
+                                     EGL_RED_SIZE,
+                                     8,
+                                     EGL_GREEN_SIZE,
+                                     8,
+                                     EGL_BLUE_SIZE,
+                                     8,
+                                     EGL_NONE};
     EGLConfig config = NULL;
     EGLint n = 0;
     if (!eglChooseConfig(g->display, config_attribs, &config, 1, &n) || n < 1) {
@@ -63,21 +76,26 @@ static bool create_context(render__gl *g, bool window, char *err, size_t err_siz
             return egl_fail(err, err_size, "finding an RGB8 window config");
         config = EGL_NO_CONFIG_KHR; /* surfaceless contexts need none (EGL_KHR_no_config_context) */
     }
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                      4,
+                                      EGL_CONTEXT_MINOR_VERSION,
+                                      5,
                                       EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
     g->context = eglCreateContext(g->display, config, EGL_NO_CONTEXT, context_attribs);
     if (g->context == EGL_NO_CONTEXT)
         return egl_fail(err, err_size, "creating an OpenGL 4.5 core context");
     if (window) {
-        g->surface = eglCreateWindowSurface(g->display, config, (EGLNativeWindowType)g->x_window, NULL);
+        g->surface =
+            eglCreateWindowSurface(g->display, config, (EGLNativeWindowType)g->x_window, NULL);
         if (g->surface == EGL_NO_SURFACE)
             return egl_fail(err, err_size, "creating the window surface");
     }
     if (!eglMakeCurrent(g->display, g->surface, g->surface, g->context))
         return egl_fail(err, err_size, "eglMakeCurrent");
-    snprintf(g->renderer, sizeof g->renderer, "%s, OpenGL %s", (const char *)glGetString(GL_RENDERER),
-             (const char *)glGetString(GL_VERSION));
+    snprintf(g->renderer, sizeof g->renderer, "%s, OpenGL %s",
+             (const char *)glGetString(GL_RENDERER), (const char *)glGetString(GL_VERSION));
     return true;
 }
 
@@ -107,14 +125,16 @@ static GLuint cube_array(uint32_t size, uint32_t cubes)
 {
     GLuint t;
     glCreateTextures(GL_TEXTURE_CUBE_MAP_ARRAY, 1, &t);
-    glTextureStorage3D(t, 1, GL_DEPTH_COMPONENT32F, (GLsizei)size, (GLsizei)size, (GLsizei)(6 * cubes));
+    glTextureStorage3D(t, 1, GL_DEPTH_COMPONENT32F, (GLsizei)size, (GLsizei)size,
+                       (GLsizei)(6 * cubes));
     glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTextureParameteri(t, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
     glTextureParameteri(t, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
     if (size == 1) {
         const float one[6] = {1, 1, 1, 1, 1, 1};
-        glTextureSubImage3D(t, 0, 0, 0, 0, 1, 1, (GLsizei)(6 * cubes), GL_DEPTH_COMPONENT, GL_FLOAT, one);
+        glTextureSubImage3D(t, 0, 0, 0, 0, 1, 1, (GLsizei)(6 * cubes), GL_DEPTH_COMPONENT, GL_FLOAT,
+                            one);
     }
     return t;
 }
@@ -142,8 +162,10 @@ static void make_debug_arrays(render__gl *g)
     glVertexArrayVertexBuffer(g->debug_vao, 0, g->debug_vbo, 0, sizeof(render__debug_vertex));
     glEnableVertexArrayAttrib(g->debug_vao, 0);
     glEnableVertexArrayAttrib(g->debug_vao, 1);
-    glVertexArrayAttribFormat(g->debug_vao, 0, 3, GL_FLOAT, GL_FALSE, offsetof(render__debug_vertex, position));
-    glVertexArrayAttribFormat(g->debug_vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__debug_vertex, color));
+    glVertexArrayAttribFormat(g->debug_vao, 0, 3, GL_FLOAT, GL_FALSE,
+                              offsetof(render__debug_vertex, position));
+    glVertexArrayAttribFormat(g->debug_vao, 1, 4, GL_UNSIGNED_BYTE, GL_TRUE,
+                              offsetof(render__debug_vertex, color));
     glVertexArrayAttribBinding(g->debug_vao, 0, 0);
     glVertexArrayAttribBinding(g->debug_vao, 1, 0);
     glCreateVertexArrays(1, &g->text_vao);
@@ -151,9 +173,12 @@ static void make_debug_arrays(render__gl *g)
     glEnableVertexArrayAttrib(g->text_vao, 0);
     glEnableVertexArrayAttrib(g->text_vao, 1);
     glEnableVertexArrayAttrib(g->text_vao, 2);
-    glVertexArrayAttribFormat(g->text_vao, 0, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, position));
-    glVertexArrayAttribFormat(g->text_vao, 1, 2, GL_FLOAT, GL_FALSE, offsetof(render__text_vertex, uv));
-    glVertexArrayAttribFormat(g->text_vao, 2, 4, GL_UNSIGNED_BYTE, GL_TRUE, offsetof(render__text_vertex, color));
+    glVertexArrayAttribFormat(g->text_vao, 0, 2, GL_FLOAT, GL_FALSE,
+                              offsetof(render__text_vertex, position));
+    glVertexArrayAttribFormat(g->text_vao, 1, 2, GL_FLOAT, GL_FALSE,
+                              offsetof(render__text_vertex, uv));
+    glVertexArrayAttribFormat(g->text_vao, 2, 4, GL_UNSIGNED_BYTE, GL_TRUE,
+                              offsetof(render__text_vertex, color));
     for (GLuint k = 0; k < 3; k++)
         glVertexArrayAttribBinding(g->text_vao, k, 0);
 }
@@ -186,7 +211,8 @@ bool render__gl_set_font(render__gl *g, const uint8_t *atlas, uint32_t width, ui
     glCreateTextures(GL_TEXTURE_2D, 1, &g->font);
     glTextureStorage2D(g->font, 1, GL_R8, (GLsizei)width, (GLsizei)height);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTextureSubImage2D(g->font, 0, 0, 0, (GLsizei)width, (GLsizei)height, GL_RED, GL_UNSIGNED_BYTE, atlas);
+    glTextureSubImage2D(g->font, 0, 0, 0, (GLsizei)width, (GLsizei)height, GL_RED, GL_UNSIGNED_BYTE,
+                        atlas);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glTextureParameteri(g->font, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTextureParameteri(g->font, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
@@ -222,16 +248,22 @@ static void draw_debug(render__gl *g, const render__draw *d)
     glDisable(GL_BLEND);
 }
 
-render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size)
+render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err,
+                              size_t err_size)
 {
     render__gl *g = ct_alloc(a, sizeof *g);
     if (!g) {
         snprintf(err, err_size, "gl backend: out of memory");
         return NULL;
     }
-    *g = (render__gl){.a = a, .display = EGL_NO_DISPLAY, .context = EGL_NO_CONTEXT,
-                      .surface = EGL_NO_SURFACE, .width = desc->width, .height = desc->height};
-    if (!open_display(g, desc->window, err, err_size) || !create_context(g, desc->window, err, err_size) ||
+    *g = (render__gl){.a = a,
+                      .display = EGL_NO_DISPLAY,
+                      .context = EGL_NO_CONTEXT,
+                      .surface = EGL_NO_SURFACE,
+                      .width = desc->width,
+                      .height = desc->height};
+    if (!open_display(g, desc->window, err, err_size) ||
+        !create_context(g, desc->window, err, err_size) ||
         !render__gl_build_programs(g->programs, err, err_size)) {
         render__gl_destroy(g);
         return NULL;
@@ -310,8 +342,8 @@ const char *render__gl_renderer(const render__gl *g) { return g->renderer; }
 
 unsigned long render__gl_x11_window(const render__gl *g) { return g->x_display ? g->x_window : 0; }
 
-bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
-                         const uint32_t *indices, uint32_t num_indices)
+bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v,
+                         uint32_t num_vertices, const uint32_t *indices, uint32_t num_indices)
 {
     if (mesh >= g->meshes_cap) {
         const uint32_t old = g->meshes_cap;
@@ -324,7 +356,8 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     glCreateBuffers(1, &m->vbo);
     glCreateBuffers(1, &m->ibo);
     glNamedBufferData(m->vbo, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *v, v, GL_STATIC_DRAW);
-    glNamedBufferData(m->ibo, (GLsizeiptr)num_indices * (GLsizeiptr)sizeof *indices, indices, GL_STATIC_DRAW);
+    glNamedBufferData(m->ibo, (GLsizeiptr)num_indices * (GLsizeiptr)sizeof *indices, indices,
+                      GL_STATIC_DRAW);
     glCreateVertexArrays(1, &m->vao);
     glVertexArrayVertexBuffer(m->vao, 0, m->vbo, 0, sizeof *v);
     glVertexArrayElementBuffer(m->vao, m->ibo);
@@ -350,7 +383,8 @@ bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, 
     return glGetError() == GL_NO_ERROR;
 }
 
-bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices)
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4],
+                                  uint32_t num_vertices)
 {
     if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
         return false;
@@ -365,13 +399,15 @@ bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*ta
     return glGetError() == GL_NO_ERROR;
 }
 
-bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices)
+bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin,
+                              uint32_t num_vertices)
 {
     if (mesh >= g->meshes_cap || !g->meshes[mesh].vao)
         return false;
     render__gl_mesh *m = &g->meshes[mesh];
     glCreateBuffers(1, &m->skin);
-    glNamedBufferData(m->skin, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *skin, skin, GL_STATIC_DRAW);
+    glNamedBufferData(m->skin, (GLsizeiptr)num_vertices * (GLsizeiptr)sizeof *skin, skin,
+                      GL_STATIC_DRAW);
     /* Sixteen attribute locations are all a GL 4.5 implementation must offer (llvmpipe offers no
      * more), so a skinned mesh's vertex array reads its draws differently: no normal matrix (the
      * skinned program turns normals by the world matrix), locations 9..10 the material, 11 the
@@ -379,10 +415,13 @@ bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_v
     const GLuint material = (GLuint)offsetof(render__draw, params);
     glVertexArrayAttribFormat(m->vao, 9, 4, GL_FLOAT, GL_FALSE, material);
     glVertexArrayAttribFormat(m->vao, 10, 4, GL_FLOAT, GL_FALSE, material + 16);
-    glVertexArrayAttribIFormat(m->vao, 11, 1, GL_UNSIGNED_INT, (GLuint)offsetof(render__draw, palette));
+    glVertexArrayAttribIFormat(m->vao, 11, 1, GL_UNSIGNED_INT,
+                               (GLuint)offsetof(render__draw, palette));
     glVertexArrayVertexBuffer(m->vao, 2, m->skin, 0, sizeof *skin);
-    glVertexArrayAttribIFormat(m->vao, 12, 4, GL_UNSIGNED_SHORT, (GLuint)offsetof(render__skin_vertex, joints));
-    glVertexArrayAttribFormat(m->vao, 13, 4, GL_FLOAT, GL_FALSE, (GLuint)offsetof(render__skin_vertex, weights));
+    glVertexArrayAttribIFormat(m->vao, 12, 4, GL_UNSIGNED_SHORT,
+                               (GLuint)offsetof(render__skin_vertex, joints));
+    glVertexArrayAttribFormat(m->vao, 13, 4, GL_FLOAT, GL_FALSE,
+                              (GLuint)offsetof(render__skin_vertex, weights));
     glVertexArrayAttribBinding(m->vao, 12, 2);
     glVertexArrayAttribBinding(m->vao, 13, 2);
     return glGetError() == GL_NO_ERROR;
@@ -416,8 +455,8 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh)
     *m = (render__gl_mesh){0};
 }
 
-bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
-                            const uint8_t *levels)
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind,
+                            const render__texture_info *info, const uint8_t *levels)
 {
     if (kind >= RENDER_TEXTURE_KINDS)
         return false;
@@ -431,11 +470,13 @@ bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, con
     if (*tex)
         glDeleteTextures(1, tex);
     glCreateTextures(GL_TEXTURE_2D, 1, tex);
-    glTextureStorage2D(*tex, (GLsizei)info->levels, info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
+    glTextureStorage2D(*tex, (GLsizei)info->levels,
+                       info->flags & RENDER_TEXTURE_SRGB ? GL_SRGB8_ALPHA8 : GL_RGBA8,
                        (GLsizei)info->width, (GLsizei)info->height);
     uint32_t w = info->width, h = info->height;
     for (uint32_t l = 0; l < info->levels; l++) {
-        glTextureSubImage2D(*tex, (GLint)l, 0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE, levels);
+        glTextureSubImage2D(*tex, (GLint)l, 0, 0, (GLsizei)w, (GLsizei)h, GL_RGBA, GL_UNSIGNED_BYTE,
+                            levels);
         levels += (size_t)w * h * 4;
         w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1;
     }
@@ -458,12 +499,14 @@ void render__gl_texture_release(render__gl *g, uint32_t material)
 /* The textures draws of `material` sample. */
 static GLuint texture_of(const render__gl *g, uint32_t material)
 {
-    return material < g->textures_cap && g->textures[material][0] ? g->textures[material][0] : g->white;
+    return material < g->textures_cap && g->textures[material][0] ? g->textures[material][0]
+                                                                  : g->white;
 }
 
 static GLuint normal_map_of(const render__gl *g, uint32_t material)
 {
-    return material < g->textures_cap && g->textures[material][1] ? g->textures[material][1] : g->flat;
+    return material < g->textures_cap && g->textures[material][1] ? g->textures[material][1]
+                                                                  : g->flat;
 }
 
 static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t format)
@@ -473,7 +516,8 @@ static bool make_target(render__gl_target *t, uint32_t w, uint32_t h, uint32_t f
     release_target(t);
     *t = (render__gl_target){.width = w, .height = h, .format = format};
     glCreateTextures(GL_TEXTURE_2D, 1, &t->color);
-    glTextureStorage2D(t->color, 1, format == RENDER_FORMAT_RGBA16F ? GL_RGBA16F : GL_RGBA8, (GLsizei)w, (GLsizei)h);
+    glTextureStorage2D(t->color, 1, format == RENDER_FORMAT_RGBA16F ? GL_RGBA16F : GL_RGBA8,
+                       (GLsizei)w, (GLsizei)h);
     glTextureParameteri(t->color, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTextureParameteri(t->color, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTextureParameteri(t->color, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -507,7 +551,8 @@ static bool make_shadow(render__gl *g, const render__pipeline *p)
     glNamedFramebufferTextureLayer(g->local_fbo, GL_DEPTH_ATTACHMENT, g->local_depth, 0, 0);
     glNamedFramebufferDrawBuffer(g->local_fbo, GL_NONE);
     glNamedFramebufferReadBuffer(g->local_fbo, GL_NONE);
-    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE &&
+    return glCheckNamedFramebufferStatus(g->shadow_fbo, GL_FRAMEBUFFER) ==
+               GL_FRAMEBUFFER_COMPLETE &&
            glCheckNamedFramebufferStatus(g->local_fbo, GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
 }
 
@@ -515,15 +560,18 @@ bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err
 {
     g->pipeline = *p;
     if (!make_shadow(g, p)) {
-        snprintf(err, err_size, "gl backend: the %u x %u shadow map is not complete", p->shadow_size, p->shadow_size);
+        snprintf(err, err_size, "gl backend: the %u x %u shadow map is not complete",
+                 p->shadow_size, p->shadow_size);
         return false;
     }
     for (uint32_t k = 0; k < p->num_targets; k++) {
         const render__target_desc *d = &p->targets[k];
         const uint32_t w = k ? (uint32_t)(d->scale * (float)p->width) : p->width;
         const uint32_t h = k ? (uint32_t)(d->scale * (float)p->height) : p->height;
-        if (!make_target(&g->targets[k], w ? w : 1, h ? h : 1, k ? d->format : RENDER_FORMAT_RGBA8)) {
-            snprintf(err, err_size, "gl backend: render target '%s' (%ux%u) is not complete", d->name, w, h);
+        if (!make_target(&g->targets[k], w ? w : 1, h ? h : 1,
+                         k ? d->format : RENDER_FORMAT_RGBA8)) {
+            snprintf(err, err_size, "gl backend: render target '%s' (%ux%u) is not complete",
+                     d->name, w, h);
             return false;
         }
     }
@@ -587,16 +635,22 @@ static void upload_draws(render__gl *g, const render__draw *draws, uint32_t n)
  * parameters are instance data: a change of material alone does not end a run). */
 static uint32_t run_end(const render__gl *g, const render__draw *draws, uint32_t i, uint32_t n)
 {
-    const GLuint texture = texture_of(g, draws[i].material), normal = normal_map_of(g, draws[i].material);
+    const GLuint texture = texture_of(g, draws[i].material),
+                 normal = normal_map_of(g, draws[i].material);
     uint32_t j = i + 1;
-    while (j < n && draws[j].kind == RENDER_CMD_DRAW &&
-           !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
-           texture_of(g, draws[j].material) == texture && normal_map_of(g, draws[j].material) == normal)
+    while (
+        j < n && draws[j].kind == RENDER_CMD_DRAW &&
+        !(draws[j].changes & (RENDER_CHANGE_PROGRAM | RENDER_CHANGE_MESH | RENDER_CHANGE_LAYER)) &&
+        texture_of(g, draws[j].material) == texture &&
+        normal_map_of(g, draws[j].material) == normal)
         j++;
     return j;
 }
 
-void render__gl_set_local_lights(render__gl *g, const render__local_lights *local) { g->local = *local; }
+void render__gl_set_local_lights(render__gl *g, const render__local_lights *local)
+{
+    g->local = *local;
+}
 
 static bool local_program(uint32_t p)
 {
@@ -608,24 +662,38 @@ static bool local_program(uint32_t p)
 static void cube_face(const float eye[3], float range, uint32_t f, float out[16])
 {
     static const float axes[6][3][3] = {
-        {{0, 0, -1}, {0, -1, 0}, {1, 0, 0}},  {{0, 0, 1}, {0, -1, 0}, {-1, 0, 0}},
-        {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}},    {{1, 0, 0}, {0, 0, -1}, {0, -1, 0}},
-        {{1, 0, 0}, {0, -1, 0}, {0, 0, 1}},   {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}},
+        {{0, 0, -1}, {0, -1, 0}, {1, 0, 0}}, {{0, 0, 1}, {0, -1, 0}, {-1, 0, 0}},
+        {{1, 0, 0}, {0, 0, 1}, {0, 1, 0}},   {{1, 0, 0}, {0, 0, -1}, {0, -1, 0}},
+        {{1, 0, 0}, {0, -1, 0}, {0, 0, 1}},  {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}},
     };
     const float *r = axes[f][0], *u = axes[f][1], *d = axes[f][2];
-    const float view[16] = {r[0], u[0], -d[0], 0, r[1], u[1], -d[1], 0, r[2], u[2], -d[2], 0,
+    const float view[16] = {r[0],
+                            u[0],
+                            -d[0],
+                            0,
+                            r[1],
+                            u[1],
+                            -d[1],
+                            0,
+                            r[2],
+                            u[2],
+                            -d[2],
+                            0,
                             -(r[0] * eye[0] + r[1] * eye[1] + r[2] * eye[2]),
                             -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
-                            d[0] * eye[0] + d[1] * eye[1] + d[2] * eye[2], 1};
+                            d[0] * eye[0] + d[1] * eye[1] + d[2] * eye[2],
+                            1};
     const float n = 0.05f, fa = range > 0.1f ? range : 0.1f;
-    const float proj[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa), 0};
+    const float proj[16] = {
+        1, 0, 0, 0, 0, 1, 0, 0, 0, 0, (fa + n) / (n - fa), -1, 0, 0, 2 * fa * n / (n - fa), 0};
     render__mat4_mul(out, proj, view);
 }
 
 /* The shadow layer's pass 2, draws [begin, end): every caster into the six faces of each
  * shadowed point or spot light's cube (the light's colour w in `lights` is its cube + 1). */
-static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uint32_t begin, uint32_t end,
-                                   uint32_t num_materials, const render__frame_lights *lights)
+static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uint32_t begin,
+                                   uint32_t end, uint32_t num_materials,
+                                   const render__frame_lights *lights)
 {
     if (!g->local_fbo)
         return 0;
@@ -639,7 +707,8 @@ static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uin
     glClearDepth(1.0);
     for (uint32_t k = 0; k < 4; k++) {
         const float *light = lights->v[4 + 2 * k], layer = lights->v[5 + 2 * k][3];
-        if (!(layer >= 1.0f && layer <= (float)RENDER_MAX_LOCAL_SHADOWS) || k >= (uint32_t)lights->v[1][3])
+        if (!(layer >= 1.0f && layer <= (float)RENDER_MAX_LOCAL_SHADOWS) ||
+            k >= (uint32_t)lights->v[1][3])
             continue;
         for (uint32_t f = 0; f < 6; f++) {
             glNamedFramebufferTextureLayer(g->local_fbo, GL_DEPTH_ATTACHMENT, g->local_depth, 0,
@@ -647,7 +716,8 @@ static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uin
             glClear(GL_DEPTH_BUFFER_BIT);
             float face[16];
             cube_face(light, light[3], f, face);
-            for (uint32_t p = RENDER_PROGRAM_SHADOW_LOCAL; p <= RENDER_PROGRAM_SHADOW_LOCAL_SKINNED; p++) {
+            for (uint32_t p = RENDER_PROGRAM_SHADOW_LOCAL; p <= RENDER_PROGRAM_SHADOW_LOCAL_SKINNED;
+                 p++) {
                 glProgramUniformMatrix4fv(g->programs[p], 40, 1, GL_FALSE, face);
                 glProgramUniform4fv(g->programs[p], 44, 1, light);
             }
@@ -656,13 +726,14 @@ static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uin
                 uint32_t j = i + 1;
                 while (j < end && draws[j].program == d->program && draws[j].mesh == d->mesh)
                     j++;
-                if (d->material < num_materials && d->mesh < g->meshes_cap && g->meshes[d->mesh].vao) {
+                if (d->material < num_materials && d->mesh < g->meshes_cap &&
+                    g->meshes[d->mesh].vao) {
                     const render__gl_mesh *m = &g->meshes[d->mesh];
                     glUseProgram(g->programs[d->program]);
                     glVertexArrayVertexBuffer(m->vao, 1, g->instances, 0, sizeof *d);
                     glBindVertexArray(m->vao);
-                    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
-                                                        (GLsizei)(j - i), i);
+                    glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices,
+                                                        GL_UNSIGNED_INT, NULL, (GLsizei)(j - i), i);
                     calls++;
                 }
                 i = j;
@@ -672,8 +743,8 @@ static uint32_t draw_local_shadows(render__gl *g, const render__draw *draws, uin
     return calls;
 }
 
-uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
-                            const render__frame_lights *lights)
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
+                            uint32_t num_materials, const render__frame_lights *lights)
 {
     glEnable(GL_CULL_FACE);
     glDepthFunc(GL_LEQUAL);
@@ -724,8 +795,8 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         }
         if (local_program(d->program)) { /* the block of point/spot shadow casters, all at once */
             uint32_t end = i + 1;
-            while (end < n && draws[end].kind == RENDER_CMD_DRAW && local_program(draws[end].program) &&
-                   draws[end].layer == d->layer)
+            while (end < n && draws[end].kind == RENDER_CMD_DRAW &&
+                   local_program(draws[end].program) && draws[end].layer == d->layer)
                 end++;
             calls += draw_local_shadows(g, draws, i, end, num_materials, lights);
             /* What follows sets its program, mesh and target again. */
@@ -741,8 +812,10 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         if (d->changes & RENDER_CHANGE_PROGRAM) {
             glUseProgram(g->programs[d->program]);
             /* Only the lit programs read the frame's lights (setting an absent location fails). */
-            const bool lit = d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
-            if ((lit || d->program == RENDER_PROGRAM_SHADOW || d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
+            const bool lit =
+                d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
+            if ((lit || d->program == RENDER_PROGRAM_SHADOW ||
+                 d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
                 !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
                 if (lit)
@@ -757,8 +830,8 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
         }
         glBindTextureUnit(0, texture_of(g, d->material));
         glBindTextureUnit(4, normal_map_of(g, d->material));
-        glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT, NULL,
-                                            (GLsizei)(end - i), i);
+        glDrawElementsInstancedBaseInstance(GL_TRIANGLES, (GLsizei)m->num_indices, GL_UNSIGNED_INT,
+                                            NULL, (GLsizei)(end - i), i);
         calls++;
         i = end;
     }
@@ -793,7 +866,7 @@ void render__gl_present(render__gl *g)
     if (g->surface == EGL_NO_SURFACE || !g->targets[0].fbo)
         return;
     const render__gl_target *t = &g->targets[0];
-    glBlitNamedFramebuffer(t->fbo, 0, 0, 0, (GLint)t->width, (GLint)t->height, 0, 0, (GLint)g->width,
-                           (GLint)g->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBlitNamedFramebuffer(t->fbo, 0, 0, 0, (GLint)t->width, (GLint)t->height, 0, 0,
+                           (GLint)g->width, (GLint)g->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     eglSwapBuffers(g->display, g->surface);
 }

@@ -26,36 +26,37 @@ struct render__gl {
     ct_allocator_t *a;
     EGLDisplay display;
     EGLContext context;
-    EGLSurface surface;    /* window mode only */
-    void *x_display;       /* window mode only: the X11 Display */
+    EGLSurface surface; /* window mode only */
+    void *x_display;    /* window mode only: the X11 Display */
     unsigned long x_window;
     uint32_t width, height;
     GLuint programs[RENDER_NUM_PROGRAMS];
-    GLuint empty_vao;      /* full-screen passes make their vertices from gl_VertexID */
-    GLuint instances;      /* the frame's display list, read as per-draw vertex attributes */
+    GLuint empty_vao; /* full-screen passes make their vertices from gl_VertexID */
+    GLuint instances; /* the frame's display list, read as per-draw vertex attributes */
     size_t instances_size;
-    GLuint palette;        /* the frame's bone palette, read through palette_texture (unit 1) */
+    GLuint palette; /* the frame's bone palette, read through palette_texture (unit 1) */
     GLuint palette_texture;
     size_t palette_size;
     render__pipeline pipeline;
     render__gl_target targets[RENDER_MAX_TARGETS];
     GLuint shadow_fbo, shadow_depth; /* the sun's shadow map (a shadow layer draws into it) */
     uint32_t shadow_size;
-    GLuint no_shadow;                /* 1 x 1 depth texture bound at unit 2 without a shadow map */
-    GLuint local_fbo, local_depth;   /* point and spot lights' shadow cubes (a cube map array) */
-    GLuint no_local;                 /* 1 x 1 cube array bound at unit 5 without them */
-    render__local_lights local;      /* the frame's spot cones (render__gl_set_local_lights) */
+    GLuint no_shadow;              /* 1 x 1 depth texture bound at unit 2 without a shadow map */
+    GLuint local_fbo, local_depth; /* point and spot lights' shadow cubes (a cube map array) */
+    GLuint no_local;               /* 1 x 1 cube array bound at unit 5 without them */
+    render__local_lights local;    /* the frame's spot cones (render__gl_set_local_lights) */
     GLuint debug_vao, debug_vbo, text_vao, text_vbo; /* the frame's debug lines and text */
     size_t debug_size, text_size;
     uint32_t debug_lines, debug_text; /* vertices set this frame (a replayed capture has none) */
     float debug_view_proj[16];
-    GLuint font;                     /* the font atlas (unit 3), 0 until set */
+    GLuint font; /* the font atlas (unit 3), 0 until set */
     render__gl_mesh *meshes;
     uint32_t meshes_cap;
-    GLuint (*textures)[RENDER_TEXTURE_KINDS]; /* per material slot, 0: none (draws sample `white`, `flat`) */
+    GLuint (*textures)
+        [RENDER_TEXTURE_KINDS]; /* per material slot, 0: none (draws sample `white`, `flat`) */
     uint32_t textures_cap;
-    GLuint white;          /* 1 x 1 white, for materials without a texture */
-    GLuint flat;           /* 1 x 1 (0, 0, 1) normal, for materials without a normal map */
+    GLuint white; /* 1 x 1 white, for materials without a texture */
+    GLuint flat;  /* 1 x 1 (0, 0, 1) normal, for materials without a normal map */
     char renderer[160];
 };
 

@@ -29,8 +29,9 @@
 #include <stdio.h>
 
 const char *const render__program_names[RENDER_NUM_PROGRAMS] = {
-    "unlit", "lit", "copy", "vignette", "unlit_skinned", "lit_skinned", "shadow", "shadow_skinned",
-    "debug_lines", "text", "shadow_local", "shadow_local_skinned"};
+    "unlit",         "lit",         "copy",         "vignette",
+    "unlit_skinned", "lit_skinned", "shadow",       "shadow_skinned",
+    "debug_lines",   "text",        "shadow_local", "shadow_local_skinned"};
 
 static const char mesh_vs[] =
     "#version 450 core\n"
@@ -107,10 +108,13 @@ static const char skinned_vs[] =
     "  vec3 n = vec3(dot(r0.xyz, a_normal), dot(r1.xyz, a_normal), dot(r2.xyz, a_normal));\n"
     "  v_world = vec3(dot(i_world[0], p), dot(i_world[1], p), dot(i_world[2], p));\n"
     "  v_normal = vec3(dot(i_world[0].xyz, n), dot(i_world[1].xyz, n), dot(i_world[2].xyz, n));\n"
-    "  vec3 t = vec3(dot(r0.xyz, a_tangent.xyz), dot(r1.xyz, a_tangent.xyz), dot(r2.xyz, a_tangent.xyz));\n"
-    "  v_tangent = vec4(dot(i_world[0].xyz, t), dot(i_world[1].xyz, t), dot(i_world[2].xyz, t), a_tangent.w);\n"
+    "  vec3 t = vec3(dot(r0.xyz, a_tangent.xyz), dot(r1.xyz, a_tangent.xyz), dot(r2.xyz, "
+    "a_tangent.xyz));\n"
+    "  v_tangent = vec4(dot(i_world[0].xyz, t), dot(i_world[1].xyz, t), dot(i_world[2].xyz, t), "
+    "a_tangent.w);\n"
     "#if defined(SHADOW)\n"
-    "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, 1.0);\n"
+    "  gl_Position = mat4(u_frame[12], u_frame[13], u_frame[14], u_frame[15]) * vec4(v_world, "
+    "1.0);\n"
     "#elif defined(LOCAL)\n"
     "  gl_Position = u_face * vec4(v_world, 1.0);\n"
     "#else\n"
@@ -160,27 +164,26 @@ static const char lines_vs[] =
     "out vec4 v_color;\n"
     "void main() { v_color = a_color; gl_Position = u_view_proj * vec4(a_position, 1.0); }\n";
 
-static const char lines_fs[] =
-    "#version 450 core\n"
-    "in vec4 v_color;\n"
-    "out vec4 o_color;\n"
-    "void main() { o_color = v_color; }\n";
+static const char lines_fs[] = "#version 450 core\n"
+                               "in vec4 v_color;\n"
+                               "out vec4 o_color;\n"
+                               "void main() { o_color = v_color; }\n";
 
 /* Text: pixel positions from the top left of the target (uniform 0: its size), coverage from the
  * font atlas at unit 3. */
-static const char text_vs[] =
-    "#version 450 core\n"
-    "layout(location = 0) uniform vec2 u_size;\n"
-    "layout(location = 0) in vec2 a_position;\n"
-    "layout(location = 1) in vec2 a_uv;\n"
-    "layout(location = 2) in vec4 a_color;\n"
-    "out vec2 v_uv;\n"
-    "out vec4 v_color;\n"
-    "void main() {\n"
-    "  v_uv = a_uv;\n"
-    "  v_color = a_color;\n"
-    "  gl_Position = vec4(a_position.x / u_size.x * 2.0 - 1.0, 1.0 - a_position.y / u_size.y * 2.0, 0.0, 1.0);\n"
-    "}\n";
+static const char text_vs[] = "#version 450 core\n"
+                              "layout(location = 0) uniform vec2 u_size;\n"
+                              "layout(location = 0) in vec2 a_position;\n"
+                              "layout(location = 1) in vec2 a_uv;\n"
+                              "layout(location = 2) in vec4 a_color;\n"
+                              "out vec2 v_uv;\n"
+                              "out vec4 v_color;\n"
+                              "void main() {\n"
+                              "  v_uv = a_uv;\n"
+                              "  v_color = a_color;\n"
+                              "  gl_Position = vec4(a_position.x / u_size.x * 2.0 - 1.0, 1.0 - "
+                              "a_position.y / u_size.y * 2.0, 0.0, 1.0);\n"
+                              "}\n";
 
 static const char text_fs[] =
     "#version 450 core\n"
@@ -190,17 +193,15 @@ static const char text_fs[] =
     "out vec4 o_color;\n"
     "void main() { o_color = vec4(v_color.rgb, v_color.a * texture(u_font, v_uv).r); }\n";
 
-static const char depth_fs[] =
-    "#version 450 core\n"
-    "void main() {}\n";
+static const char depth_fs[] = "#version 450 core\n"
+                               "void main() {}\n";
 
-static const char unlit_fs[] =
-    "#version 450 core\n"
-    "layout(binding = 0) uniform sampler2D u_base;\n"
-    "in vec2 v_uv;\n"
-    "flat in vec4 v_color;\n"
-    "out vec4 o_color;\n"
-    "void main() { o_color = v_color * texture(u_base, v_uv); }\n";
+static const char unlit_fs[] = "#version 450 core\n"
+                               "layout(binding = 0) uniform sampler2D u_base;\n"
+                               "in vec2 v_uv;\n"
+                               "flat in vec4 v_color;\n"
+                               "out vec4 o_color;\n"
+                               "void main() { o_color = v_color * texture(u_base, v_uv); }\n";
 
 static const char lit_fs[] =
     "#version 450 core\n"
@@ -263,7 +264,8 @@ static const char lit_fs[] =
     "  float ndl = max(dot(n, -dir), 0.0);\n"
     "  float slope = min(sqrt(max(1.0 - ndl * ndl, 0.0)) / max(ndl, 1e-3), 5.0);\n"
     "  float ref = (dist - 0.02 - dist * (0.01 + 0.02 * slope)) / range;\n"
-    "  vec3 a = normalize(cross(dir, abs(dir.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, 0.0)));\n"
+    "  vec3 a = normalize(cross(dir, abs(dir.y) < 0.9 ? vec3(0.0, 1.0, 0.0) : vec3(1.0, 0.0, "
+    "0.0)));\n"
     "  vec3 b = cross(dir, a);\n"
     "  float spread = 3.0 / 256.0;\n"
     "  float sum = 0.0;\n"
@@ -285,7 +287,8 @@ static const char lit_fs[] =
     "  vec3 v = normalize(u_frame[0].xyz - v_world);\n"
     "  vec4 albedo = v_color * texture(u_base, v_uv);\n"
     "  vec3 base = albedo.rgb;\n"
-    "  vec3 c = u_frame[1].rgb * base + sunlit(n) * light(n, v, normalize(u_frame[2].xyz), u_frame[3].rgb, base);\n"
+    "  vec3 c = u_frame[1].rgb * base + sunlit(n) * light(n, v, normalize(u_frame[2].xyz), "
+    "u_frame[3].rgb, base);\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
     "    vec4 pr = u_frame[4 + 2 * k];\n"
@@ -298,20 +301,18 @@ static const char lit_fs[] =
     "  o_color = vec4(c, albedo.a);\n"
     "}\n";
 
-static const char fullscreen_vs[] =
-    "#version 450 core\n"
-    "out vec2 v_uv;\n"
-    "void main() {\n"
-    "  v_uv = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);\n"
-    "  gl_Position = vec4(v_uv * 2.0 - 1.0, 0.0, 1.0);\n"
-    "}\n";
+static const char fullscreen_vs[] = "#version 450 core\n"
+                                    "out vec2 v_uv;\n"
+                                    "void main() {\n"
+                                    "  v_uv = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);\n"
+                                    "  gl_Position = vec4(v_uv * 2.0 - 1.0, 0.0, 1.0);\n"
+                                    "}\n";
 
-static const char copy_fs[] =
-    "#version 450 core\n"
-    "layout(binding = 0) uniform sampler2D u_input;\n"
-    "in vec2 v_uv;\n"
-    "out vec4 o_color;\n"
-    "void main() { o_color = texture(u_input, v_uv); }\n";
+static const char copy_fs[] = "#version 450 core\n"
+                              "layout(binding = 0) uniform sampler2D u_input;\n"
+                              "in vec2 v_uv;\n"
+                              "out vec4 o_color;\n"
+                              "void main() { o_color = texture(u_input, v_uv); }\n";
 
 static const char vignette_fs[] =
     "#version 450 core\n"
@@ -324,8 +325,8 @@ static const char vignette_fs[] =
     "}\n";
 
 /* `prefix` (NULL: none) goes before `src`: the #version line and defines of a shared body. */
-static GLuint compile_stage(GLenum stage, const char *prefix, const char *src, const char *name, char *err,
-                            size_t err_size)
+static GLuint compile_stage(GLenum stage, const char *prefix, const char *src, const char *name,
+                            char *err, size_t err_size)
 {
     GLuint s = glCreateShader(stage);
     const char *parts[2] = {prefix ? prefix : "", src};
@@ -344,8 +345,8 @@ static GLuint compile_stage(GLenum stage, const char *prefix, const char *src, c
     return s;
 }
 
-static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs, const char *name, char *err,
-                           size_t err_size)
+static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs, const char *name,
+                           char *err, size_t err_size)
 {
     GLuint v = compile_stage(GL_VERTEX_SHADER, vs_prefix, vs, name, err, err_size);
     GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, NULL, fs, name, err, err_size) : 0;
@@ -373,7 +374,8 @@ static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs
 
 bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size)
 {
-    static const char version[] = "#version 450 core\n", shadow[] = "#version 450 core\n#define SHADOW 1\n";
+    static const char version[] = "#version 450 core\n",
+                      shadow[] = "#version 450 core\n#define SHADOW 1\n";
     static const char local[] = "#version 450 core\n#define LOCAL 1\n";
     static const char *const sources[RENDER_NUM_PROGRAMS][3] = {
         [RENDER_PROGRAM_UNLIT] = {NULL, mesh_vs, unlit_fs},
@@ -390,7 +392,8 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_SHADOW_LOCAL_SKINNED] = {local, skinned_vs, distance_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
-        out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k], err, err_size);
+        out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k],
+                              err, err_size);
         if (!out[k]) {
             while (k--)
                 glDeleteProgram(out[k]);

@@ -15,13 +15,14 @@
 
 /* Built-in shader programs; a key's program field and a material's `program` name one. */
 enum {
-    RENDER_PROGRAM_UNLIT = 0,    /* the material's colour */
-    RENDER_PROGRAM_LIT = 1,      /* Lambert plus Blinn-Phong specular, ambient, sun, 4 point lights */
-    RENDER_PROGRAM_COPY = 2,     /* full-screen: the input target as it is */
+    RENDER_PROGRAM_UNLIT = 0, /* the material's colour */
+    RENDER_PROGRAM_LIT = 1,   /* Lambert plus Blinn-Phong specular, ambient, sun, 4 point lights */
+    RENDER_PROGRAM_COPY = 2,  /* full-screen: the input target as it is */
     RENDER_PROGRAM_VIGNETTE = 3, /* full-screen: the input target darkened towards the corners */
-    RENDER_PROGRAM_UNLIT_SKINNED = 4, /* unlit and lit for skinned meshes: vertices moved by up to */
-    RENDER_PROGRAM_LIT_SKINNED = 5,   /* four bones of the draw's palette (render__command.palette) */
-    RENDER_PROGRAM_SHADOW = 6,        /* depth only, seen from the sun (a shadow layer's draws) */
+    RENDER_PROGRAM_UNLIT_SKINNED =
+        4,                          /* unlit and lit for skinned meshes: vertices moved by up to */
+    RENDER_PROGRAM_LIT_SKINNED = 5, /* four bones of the draw's palette (render__command.palette) */
+    RENDER_PROGRAM_SHADOW = 6,      /* depth only, seen from the sun (a shadow layer's draws) */
     RENDER_PROGRAM_SHADOW_SKINNED = 7,
     RENDER_PROGRAM_DEBUG_LINES = 8,   /* debug lines, coloured, over everything */
     RENDER_PROGRAM_TEXT = 9,          /* screen text from the baked font atlas */
@@ -31,7 +32,10 @@ enum {
 };
 extern const char *const render__program_names[RENDER_NUM_PROGRAMS];
 /* True for the programs a full-screen pass may use (the others draw meshes). */
-static inline bool render__program_fullscreen(uint32_t p) { return p == RENDER_PROGRAM_COPY || p == RENDER_PROGRAM_VIGNETTE; }
+static inline bool render__program_fullscreen(uint32_t p)
+{
+    return p == RENDER_PROGRAM_COPY || p == RENDER_PROGRAM_VIGNETTE;
+}
 /* The program a skinned mesh draws with for a material's program. */
 static inline uint32_t render__program_skinned(uint32_t p)
 {
@@ -57,7 +61,7 @@ typedef struct render__target_desc {
 
 typedef struct render__layer_desc {
     char name[RENDER_NAME_SIZE];
-    uint32_t target;  /* index into targets; 0 is the backbuffer */
+    uint32_t target; /* index into targets; 0 is the backbuffer */
     uint32_t flags;
     float clear_color[4];
     float clear_depth;
@@ -111,14 +115,15 @@ uint32_t render__texture_levels(uint32_t w, uint32_t h);
 /* Decodes PNG or JPEG bytes into RGBA8 with its mip chain (render__texture_bytes of it, from
  * `a`): `flags` RENDER_TEXTURE_SRGB for colour, 0 for a tangent-space normal map. NULL with the
  * reason in err when corrupt, not such an image, or wider or taller than max_size. */
-uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags, uint32_t max_size,
-                                ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size);
+uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags,
+                                uint32_t max_size, ct_allocator_t *a, render__texture_info *out,
+                                char *err, size_t err_size);
 
 /* Bytes of a texture's levels. */
 static inline size_t render__texture_bytes(uint32_t w, uint32_t h, uint32_t levels)
 {
     size_t total = 0;
-    for (uint32_t l = 0; l < levels; l++, w = w > 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1)
+    for (uint32_t l = 0; l<levels; l++, w = w> 1 ? w / 2 : 1, h = h > 1 ? h / 2 : 1)
         total += (size_t)w * h * 4;
     return total;
 }
@@ -156,7 +161,8 @@ typedef struct render__gl_desc {
 } render__gl_desc;
 
 /* Creates the context and programs; NULL with the reason in err. */
-render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err, size_t err_size);
+render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, char *err,
+                              size_t err_size);
 void render__gl_destroy(render__gl *g);
 /* The renderer string ("llvmpipe (LLVM 15.0.6, 256 bits)") and version. */
 const char *render__gl_renderer(const render__gl *g);
@@ -164,13 +170,15 @@ const char *render__gl_renderer(const render__gl *g);
 unsigned long render__gl_x11_window(const render__gl *g);
 
 /* Uploads a mesh into slot `mesh` (replacing what was there); false on a GL error. */
-bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v, uint32_t num_vertices,
-                         const uint32_t *indices, uint32_t num_indices);
+bool render__gl_mesh_set(render__gl *g, uint32_t mesh, const render__vertex *v,
+                         uint32_t num_vertices, const uint32_t *indices, uint32_t num_indices);
 /* Adds a mesh's tangents (4 floats per vertex, as given to mesh_set: render_mesh_blob.h), which
  * normal-mapped materials need; a mesh without them draws with its plain normals. */
-bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4], uint32_t num_vertices);
+bool render__gl_mesh_set_tangents(render__gl *g, uint32_t mesh, const float (*tangents)[4],
+                                  uint32_t num_vertices);
 /* Adds a skinned mesh's bones and weights (num_vertices of them, as given to mesh_set). */
-bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin, uint32_t num_vertices);
+bool render__gl_mesh_set_skin(render__gl *g, uint32_t mesh, const render__skin_vertex *skin,
+                              uint32_t num_vertices);
 /* The frame's debug lines and text (see render__debug), the camera's projection * view for the
  * lines, and the font atlas (width x height, one byte of coverage per texel; uploaded once). */
 bool render__gl_set_debug(render__gl *g, const render__debug *d, const float view_proj[16]);
@@ -182,8 +190,8 @@ void render__gl_mesh_release(render__gl *g, uint32_t mesh);
 /* Uploads material `material`'s base colour texture or normal map (replacing what was there;
  * draws of a material without one sample white, or a flat normal); false on a GL error. */
 enum { RENDER_TEXTURE_BASE = 0, RENDER_TEXTURE_NORMAL = 1, RENDER_TEXTURE_KINDS = 2 };
-bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind, const render__texture_info *info,
-                            const uint8_t *levels);
+bool render__gl_texture_set(render__gl *g, uint32_t material, uint32_t kind,
+                            const render__texture_info *info, const uint8_t *levels);
 void render__gl_texture_release(render__gl *g, uint32_t material);
 
 /* Makes the targets match the pipeline (resizing or recreating them); false on failure. */
@@ -191,8 +199,8 @@ bool render__gl_set_pipeline(render__gl *g, const render__pipeline *p, char *err
 /* Draws a display list: a run of draws sharing program and mesh is one instanced call (materials
  * travel in the draws). Draws naming a material at or past num_materials are skipped. Returns the
  * number of GL draw calls. */
-uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n, uint32_t num_materials,
-                            const render__frame_lights *lights);
+uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n,
+                            uint32_t num_materials, const render__frame_lights *lights);
 /* The frame's spot cones (render__local_lights); zeros (all point lights) until set. */
 void render__gl_set_local_lights(render__gl *g, const render__local_lights *local);
 /* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
@@ -209,7 +217,8 @@ typedef struct render__particle_batch {
 } render__particle_batch;
 void render__particles_set_frame(const float *instances, uint32_t count,
                                  const render__particle_batch *batches, uint32_t num_batches,
-                                 const float view_proj[16], const float right[3], const float up[3]);
+                                 const float view_proj[16], const float right[3],
+                                 const float up[3]);
 uint32_t render__gl_particles(render__gl *g, uint32_t batch, uint32_t layer_flags);
 
 /* ---- PNG ----------------------------------------------------------------------------------- */

@@ -112,8 +112,8 @@ typedef struct render__mesh_slot {
     const render__vertex *vertices;
     const uint32_t *indices;
     uint32_t num_vertices, num_indices;
-    float center[3], radius; /* local bounding sphere (the rest pose's for a skinned mesh) */
-    const float (*tangents)[4];      /* per vertex (render_mesh_blob.h) */
+    float center[3], radius;    /* local bounding sphere (the rest pose's for a skinned mesh) */
+    const float (*tangents)[4]; /* per vertex (render_mesh_blob.h) */
     const render__skin_vertex *skin; /* skinned meshes: per vertex; NULL for rigid ones */
     const render__mesh_joint *joints;
     uint32_t num_joints;
@@ -144,7 +144,8 @@ typedef struct render__material_slot {
     char name[RENDER_RESOURCE_NAME_SIZE];
     char layer[RENDER_NAME_SIZE];
     render__texture_info texture, normal;
-    const uint8_t *texels, *normal_texels; /* in the loaded payload (the kernel keeps it), or NULL */
+    const uint8_t *texels,
+        *normal_texels; /* in the loaded payload (the kernel keeps it), or NULL */
 } render__material_slot;
 
 /* Everything the module keeps, in one allocation that survives a hot reload. */
@@ -159,8 +160,8 @@ typedef struct render__state {
 
     render__pipeline pipeline;
     char pipeline_name[RENDER_RESOURCE_NAME_SIZE]; /* "" for the built-in one */
-    bool pipeline_checked;                          /* the project's "default" was looked for */
-    uint64_t reloads_seen;                          /* ct_resource_api_v5.reloads, last followed */
+    bool pipeline_checked;                         /* the project's "default" was looked for */
+    uint64_t reloads_seen;                         /* ct_resource_api_v5.reloads, last followed */
 
     render__named *names;
     uint32_t num_names, names_cap;
@@ -174,20 +175,21 @@ typedef struct render__state {
     render__queue queue;
     float *worlds; /* per mesh instance, gathered on the main thread */
     uint32_t worlds_cap;
-    float (*palette)[12];  /* the frame's bone palette (render_skin.c) */
+    float (*palette)[12]; /* the frame's bone palette (render_skin.c) */
     uint32_t palette_n, palette_cap;
     uint32_t *palette_of;  /* per mesh instance: its first palette entry, or RENDER_NO_INDEX */
     float *skinned_radius; /* per skinned instance: its culling radius in the posed frame */
     uint32_t skinned_cap;
     float view_proj[16];
     render__frame_lights lights;
-    render__local_lights local; /* spot cones and shadow filtering of the frame's point/spot lights */
-    bool local_shadows_warned;  /* said once: a light asks for shadows the pipeline cannot draw */
+    render__local_lights
+        local; /* spot cones and shadow filtering of the frame's point/spot lights */
+    bool local_shadows_warned; /* said once: a light asks for shadows the pipeline cannot draw */
     ct_render_stats_t stats;
     bool have_frame;
 
-    render__debug debug;         /* this frame's debug lines and text (render_debug.c) */
-    struct render__font *font;   /* baked on first text, NULL before or without the font */
+    render__debug debug;       /* this frame's debug lines and text (render_debug.c) */
+    struct render__font *font; /* baked on first text, NULL before or without the font */
     bool font_failed;
 
     char screenshot_dir[RENDER_PATH_SIZE];
@@ -202,10 +204,11 @@ typedef struct render__module {
     const ct_transform_api_v2 *transform;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v6 *resource; /* v6: reference for the names mesh components read; v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
+    const ct_resource_api_v6 *
+        resource; /* v6: reference for the names mesh components read; v2: source_file for the files meshes name; v3: check_fields; v4: depends_on;
                                            v5: reloads and followed sources */
     const ct_jobs_api_v1 *jobs;
-    const ct_host_api_v2 *host; /* v2: output_path for what scripts ask to be written */
+    const ct_host_api_v2 *host;           /* v2: output_path for what scripts ask to be written */
     const ct_animation_api_v1 *animation; /* optional: skinned meshes follow its bones */
     const ct_physics_api_v4 *physics;     /* optional: debug drawing of bodies' shapes */
     const struct ct_particles_api_v1 *particles; /* optional: ct.particles, drawn when loaded */
@@ -240,28 +243,37 @@ void render__unregister_resources(void);
  * render__compile_bad reports fmt (two string arguments) and returns CT_ERR_BAD_DATA. */
 int render__compile_bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, const char *b);
 /* An array of `n` numbers in [lo, hi] (optionally n - 1 of them, the last then `fill`). */
-bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill, double lo, double hi,
-                     float *out, ct_compile_ctx_o *ctx);
-bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out, ct_compile_ctx_o *ctx);
-bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE], ct_compile_ctx_o *ctx);
+bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill,
+                     double lo, double hi, float *out, ct_compile_ctx_o *ctx);
+bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out,
+                    ct_compile_ctx_o *ctx);
+bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE],
+                       ct_compile_ctx_o *ctx);
 /* A free slot in a table of `cap` entries of `size` bytes whose first member is `bool used`,
  * growing it (and a parallel table) when full; RENDER_NO_INDEX past `max` or out of memory. */
-uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size, uint32_t *cap,
-                           uint32_t max);
-static inline uint32_t render__slot_from_runtime(void *runtime) { return (uint32_t)((uintptr_t)runtime - 1u); }
-static inline void *render__runtime_from_slot(uint32_t slot) { return (void *)((uintptr_t)slot + 1u); }
+uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size,
+                           uint32_t *cap, uint32_t max);
+static inline uint32_t render__slot_from_runtime(void *runtime)
+{
+    return (uint32_t)((uintptr_t)runtime - 1u);
+}
+static inline void *render__runtime_from_slot(uint32_t slot)
+{
+    return (void *)((uintptr_t)slot + 1u);
+}
 
 /* render_mesh.c, render_mesh_gltf.c */
 extern const ct_resource_type_t render__mesh_resource;
 /* Writes the compiled mesh: header (with bounds), vertices, indices, tangents (4 per vertex;
  * NULL: derived by render__mesh_tangents), and the skin; 0 or CT_ERR_BAD_DATA (reported). */
-int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni, const float *tangents, const render__mesh_skin *skin);
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv,
+                       uint32_t nv, const uint32_t *idx, uint32_t ni, const float *tangents,
+                       const render__mesh_skin *skin);
 int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_ctx_o *ctx);
 /* render_mesh_skin.c: the skinned mesh of glTF skin `skin`, posed at rest, in metres times `units`. */
 struct ct_gltf_t;
-int render__compile_skinned_mesh(const char *rel, const struct ct_gltf_t *doc, uint32_t skin, double units,
-                                 ct_compile_ctx_o *ctx);
+int render__compile_skinned_mesh(const char *rel, const struct ct_gltf_t *doc, uint32_t skin,
+                                 double units, ct_compile_ctx_o *ctx);
 /* The slot of a loaded resource (after resource->load), or RENDER_NO_INDEX. */
 uint32_t render__mesh_slot_of(const char *name);
 /* Uploads every loaded mesh to a freshly made gl backend. */
@@ -276,13 +288,13 @@ void render__upload_textures(void);
 /* A file a source names (`rel`, checked and noted through source_file), read whole without
  * blocking; regular files of at most `max` bytes only. NULL, reported as "field: 'rel': why". The
  * buffer (size + 1 bytes, NUL-terminated) is freed from render__m.allocator. */
-void *render__read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel, uint64_t max,
-                                size_t *size);
+void *render__read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel,
+                                uint64_t max, size_t *size);
 /* Decodes PNG or JPEG bytes into RGBA8 with its mip chain (render__texture_bytes of it, from
  * render__m.allocator; `flags` as render__texture_decode's); NULL when corrupt, not an image or over
  * RENDER_MAX_TEXTURE_SIZE, reported naming `what`. */
-uint8_t *render__decode_texture(ct_compile_ctx_o *ctx, const char *what, const uint8_t *bytes, size_t size,
-                                uint32_t flags, render__texture_info *out);
+uint8_t *render__decode_texture(ct_compile_ctx_o *ctx, const char *what, const uint8_t *bytes,
+                                size_t size, uint32_t flags, render__texture_info *out);
 uint32_t render__material_slot_of(const char *name);
 /* Resolves every material's layer name against the current pipeline. */
 void render__resolve_material_layers(void);
@@ -305,12 +317,13 @@ void render__skin_free(void);
 /* render_debug.c */
 void render__debug_line(const float from[3], const float to[3], const float color[4]);
 void render__debug_lines_api(const float (*points)[3], uint32_t num_lines, const float color[4]);
-void render__debug_box(const float center[3], const float half[3], const float rotation[4], const float color[4]);
+void render__debug_box(const float center[3], const float half[3], const float rotation[4],
+                       const float color[4]);
 void render__debug_sphere(const float center[3], float radius, const float color[4]);
 void render__debug_arrow(const float from[3], const float to[3], const float color[4]);
 void render__debug_skeleton(ct_world_o *world, ct_entity_t e, const float color[4]);
-void render__debug_capsule(const float center[3], float radius, float half_height, const float rotation[4],
-                           const float color[4]);
+void render__debug_capsule(const float center[3], float radius, float half_height,
+                           const float rotation[4], const float color[4]);
 uint32_t render__debug_physics(ct_world_o *world, const float color[4]);
 void render__debug_text(float x, float y, const float color[4], const char *text);
 /* Records the frame's debug batches into context 0 (after record_pipeline). */

@@ -9,8 +9,10 @@ uint64_t render__key_encode(const render__key_fields *f)
 {
     return ((uint64_t)f->layer & FIELD_MASK(RENDER_KEY_LAYER_BITS)) << RENDER_KEY_LAYER_SHIFT |
            ((uint64_t)f->pass & FIELD_MASK(RENDER_KEY_PASS_BITS)) << RENDER_KEY_PASS_SHIFT |
-           ((uint64_t)f->program & FIELD_MASK(RENDER_KEY_PROGRAM_BITS)) << RENDER_KEY_PROGRAM_SHIFT |
-           ((uint64_t)f->material & FIELD_MASK(RENDER_KEY_MATERIAL_BITS)) << RENDER_KEY_MATERIAL_SHIFT |
+           ((uint64_t)f->program & FIELD_MASK(RENDER_KEY_PROGRAM_BITS))
+               << RENDER_KEY_PROGRAM_SHIFT |
+           ((uint64_t)f->material & FIELD_MASK(RENDER_KEY_MATERIAL_BITS))
+               << RENDER_KEY_MATERIAL_SHIFT |
            ((uint64_t)f->depth & FIELD_MASK(RENDER_KEY_DEPTH_BITS)) << RENDER_KEY_DEPTH_SHIFT;
 }
 
@@ -19,8 +21,10 @@ render__key_fields render__key_decode(uint64_t key)
     return (render__key_fields){
         .layer = (uint32_t)(key >> RENDER_KEY_LAYER_SHIFT & FIELD_MASK(RENDER_KEY_LAYER_BITS)),
         .pass = (uint32_t)(key >> RENDER_KEY_PASS_SHIFT & FIELD_MASK(RENDER_KEY_PASS_BITS)),
-        .program = (uint32_t)(key >> RENDER_KEY_PROGRAM_SHIFT & FIELD_MASK(RENDER_KEY_PROGRAM_BITS)),
-        .material = (uint32_t)(key >> RENDER_KEY_MATERIAL_SHIFT & FIELD_MASK(RENDER_KEY_MATERIAL_BITS)),
+        .program =
+            (uint32_t)(key >> RENDER_KEY_PROGRAM_SHIFT & FIELD_MASK(RENDER_KEY_PROGRAM_BITS)),
+        .material =
+            (uint32_t)(key >> RENDER_KEY_MATERIAL_SHIFT & FIELD_MASK(RENDER_KEY_MATERIAL_BITS)),
         .depth = (uint32_t)(key >> RENDER_KEY_DEPTH_SHIFT & FIELD_MASK(RENDER_KEY_DEPTH_BITS)),
     };
 }

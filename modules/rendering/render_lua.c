@@ -129,7 +129,8 @@ static int l_render_set_pipeline(lua_State *L)
 {
     const char *name = L_API->check_string(L, 1, NULL);
     if (render__api_v1.set_pipeline(name))
-        return L_API->error(L, "Render.set_pipeline: render_config '%s' cannot be used (the log says why)", name);
+        return L_API->error(
+            L, "Render.set_pipeline: render_config '%s' cannot be used (the log says why)", name);
     return 0;
 }
 
@@ -142,24 +143,30 @@ static bool look_rotation(const float from[3], const float to[3], float q[4])
         return false;
     b[0] /= len, b[1] /= len, b[2] /= len;
     const float up[3] = {0, fabsf(b[1]) > 0.999f ? 0.0f : 1.0f, fabsf(b[1]) > 0.999f ? 1.0f : 0.0f};
-    float r[3] = {up[1] * b[2] - up[2] * b[1], up[2] * b[0] - up[0] * b[2], up[0] * b[1] - up[1] * b[0]};
+    float r[3] = {up[1] * b[2] - up[2] * b[1], up[2] * b[0] - up[0] * b[2],
+                  up[0] * b[1] - up[1] * b[0]};
     len = sqrtf(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
     r[0] /= len, r[1] /= len, r[2] /= len;
-    const float u[3] = {b[1] * r[2] - b[2] * r[1], b[2] * r[0] - b[0] * r[2], b[0] * r[1] - b[1] * r[0]};
+    const float u[3] = {b[1] * r[2] - b[2] * r[1], b[2] * r[0] - b[0] * r[2],
+                        b[0] * r[1] - b[1] * r[0]};
     /* Columns r, u, b; the standard matrix-to-quaternion conversion. */
     const float m00 = r[0], m11 = u[1], m22 = b[2], trace = m00 + m11 + m22;
     if (trace > 0.0f) {
         const float s = sqrtf(trace + 1.0f) * 2.0f;
-        q[3] = 0.25f * s, q[0] = (u[2] - b[1]) / s, q[1] = (b[0] - r[2]) / s, q[2] = (r[1] - u[0]) / s;
+        q[3] = 0.25f * s, q[0] = (u[2] - b[1]) / s, q[1] = (b[0] - r[2]) / s,
+        q[2] = (r[1] - u[0]) / s;
     } else if (m00 > m11 && m00 > m22) {
         const float s = sqrtf(1.0f + m00 - m11 - m22) * 2.0f;
-        q[3] = (u[2] - b[1]) / s, q[0] = 0.25f * s, q[1] = (u[0] + r[1]) / s, q[2] = (b[0] + r[2]) / s;
+        q[3] = (u[2] - b[1]) / s, q[0] = 0.25f * s, q[1] = (u[0] + r[1]) / s,
+        q[2] = (b[0] + r[2]) / s;
     } else if (m11 > m22) {
         const float s = sqrtf(1.0f + m11 - m00 - m22) * 2.0f;
-        q[3] = (b[0] - r[2]) / s, q[0] = (u[0] + r[1]) / s, q[1] = 0.25f * s, q[2] = (b[1] + u[2]) / s;
+        q[3] = (b[0] - r[2]) / s, q[0] = (u[0] + r[1]) / s, q[1] = 0.25f * s,
+        q[2] = (b[1] + u[2]) / s;
     } else {
         const float s = sqrtf(1.0f + m22 - m00 - m11) * 2.0f;
-        q[3] = (r[1] - u[0]) / s, q[0] = (b[0] + r[2]) / s, q[1] = (b[1] + u[2]) / s, q[2] = 0.25f * s;
+        q[3] = (r[1] - u[0]) / s, q[0] = (b[0] + r[2]) / s, q[1] = (b[1] + u[2]) / s,
+        q[2] = 0.25f * s;
     }
     return true;
 }
@@ -192,7 +199,9 @@ static void check_floats(lua_State *L, const char *fn, int idx, int n, float *ou
 static void opt_color(lua_State *L, const char *fn, int idx, float out[4])
 {
     for (int k = 0; k < 4; k++)
-        out[k] = L_API->type(L, idx + k) <= CT_LUA_NIL ? 1.0f : (float)check__range(L_API, L, idx + k, fn, 0.0, 1.0);
+        out[k] = L_API->type(L, idx + k) <= CT_LUA_NIL
+                     ? 1.0f
+                     : (float)check__range(L_API, L, idx + k, fn, 0.0, 1.0);
 }
 
 static int l_render_debug_line(lua_State *L)
@@ -267,14 +276,21 @@ static int l_render_debug_text(lua_State *L)
 void render__register_lua(void)
 {
     static const ct_lua_reg_t fns[] = {
-        {"render", l_render_render},           {"screenshot", l_render_screenshot},
-        {"capture", l_render_capture},         {"stats", l_render_stats},
-        {"decode_key", l_render_decode_key},   {"set_backend", l_render_set_backend},
-        {"backend", l_render_backend},         {"set_pipeline", l_render_set_pipeline},
+        {"render", l_render_render},
+        {"screenshot", l_render_screenshot},
+        {"capture", l_render_capture},
+        {"stats", l_render_stats},
+        {"decode_key", l_render_decode_key},
+        {"set_backend", l_render_set_backend},
+        {"backend", l_render_backend},
+        {"set_pipeline", l_render_set_pipeline},
         {"look_at", l_render_look_at},
-        {"debug_line", l_render_debug_line},   {"debug_arrow", l_render_debug_arrow},
-        {"debug_box", l_render_debug_box},     {"debug_sphere", l_render_debug_sphere},
-        {"debug_skeleton", l_render_debug_skeleton}, {"debug_text", l_render_debug_text},
+        {"debug_line", l_render_debug_line},
+        {"debug_arrow", l_render_debug_arrow},
+        {"debug_box", l_render_debug_box},
+        {"debug_sphere", l_render_debug_sphere},
+        {"debug_skeleton", l_render_debug_skeleton},
+        {"debug_text", l_render_debug_text},
         {"debug_physics", l_render_debug_physics},
     };
     L_API->register_module("Render", fns, sizeof fns / sizeof fns[0]);

@@ -22,14 +22,16 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Writes the compiled mesh: header, vertices, indices, tangents (derived when NULL), skin. */
-int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv, uint32_t nv,
-                       const uint32_t *idx, uint32_t ni, const float *tangents, const render__mesh_skin *skin)
+int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm, const float *uv,
+                       uint32_t nv, const uint32_t *idx, uint32_t ni, const float *tangents,
+                       const render__mesh_skin *skin)
 {
     float *derived = NULL;
     const size_t derived_bytes = (size_t)nv * 7 * sizeof(float);
     if (!tangents) {
         derived = ct_alloc(render__m.allocator, derived_bytes);
-        if (!derived || !render__mesh_tangents(pos, nrm, uv, nv, idx, ni, derived + 4 * (size_t)nv, derived)) {
+        if (!derived ||
+            !render__mesh_tangents(pos, nrm, uv, nv, idx, ni, derived + 4 * (size_t)nv, derived)) {
             ct_free(render__m.allocator, derived, derived_bytes);
             return render__compile_bad(ctx, "mesh: out of memory for its tangents%s%s", "", "");
         }
@@ -41,10 +43,16 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
             lo[k] = fminf(lo[k], pos[3 * i + k]);
             hi[k] = fmaxf(hi[k], pos[3 * i + k]);
         }
-    render__mesh_header h = {nv, ni, {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])}, 0,
-                             skin ? skin->num_joints : 0, 0};
+    render__mesh_header h = {
+        nv,
+        ni,
+        {0.5f * (lo[0] + hi[0]), 0.5f * (lo[1] + hi[1]), 0.5f * (lo[2] + hi[2])},
+        0,
+        skin ? skin->num_joints : 0,
+        0};
     for (uint32_t i = 0; i < nv; i++) {
-        const float d[3] = {pos[3 * i] - h.center[0], pos[3 * i + 1] - h.center[1], pos[3 * i + 2] - h.center[2]};
+        const float d[3] = {pos[3 * i] - h.center[0], pos[3 * i + 1] - h.center[1],
+                            pos[3 * i + 2] - h.center[2]};
         h.radius = fmaxf(h.radius, sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
     }
     render__m.resource->write(ctx, &h, sizeof h);
@@ -58,7 +66,8 @@ int render__write_mesh(ct_compile_ctx_o *ctx, const float *pos, const float *nrm
     render__m.resource->write(ctx, tangents, (uint64_t)nv * 4 * sizeof *tangents);
     if (skin) {
         render__m.resource->write(ctx, skin->vertices, (uint64_t)nv * sizeof *skin->vertices);
-        render__m.resource->write(ctx, skin->joints, (uint64_t)skin->num_joints * sizeof *skin->joints);
+        render__m.resource->write(ctx, skin->joints,
+                                  (uint64_t)skin->num_joints * sizeof *skin->joints);
     }
     ct_free(render__m.allocator, derived, derived_bytes);
     return 0;
@@ -73,8 +82,8 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
         render__m.resource->compile_error(ctx, "mesh.source: %s", err);
         return e;
     }
-    const int w = render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices, m.num_indices,
-                                     NULL, NULL);
+    const int w = render__write_mesh(ctx, m.positions, m.normals, m.uvs, m.num_vertices, m.indices,
+                                     m.num_indices, NULL, NULL);
     obj_free(&m, render__m.allocator);
     return w;
 }
@@ -82,19 +91,24 @@ static int compile_obj(const char *rel, const char *text, size_t size, ct_compil
 static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0}, {"gltf_mesh", CT_DATA_INVALID, 0},
-                                       {"skin", CT_DATA_NUMBER, 0}, {"units", CT_DATA_NUMBER, 0}};
+    static const ct_field_t known[] = {{"source", CT_DATA_STRING, 0},
+                                       {"gltf_mesh", CT_DATA_INVALID, 0},
+                                       {"skin", CT_DATA_NUMBER, 0},
+                                       {"units", CT_DATA_NUMBER, 0}};
     if (!render__m.resource->check_fields(ctx, src, "mesh", known, CT_ARRAY_COUNT(known)))
         return CT_ERR_BAD_DATA;
     const char *rel = render__m.data->string(render__m.data->get(src, "source"), NULL);
     if (!rel)
-        return render__compile_bad(ctx, "mesh.source: a file name (string) is required%s%s", "", "");
+        return render__compile_bad(ctx, "mesh.source: a file name (string) is required%s%s", "",
+                                   "");
     if (ends_with(rel, ".gltf") || ends_with(rel, ".glb"))
         return render__compile_gltf_mesh(rel, src, ctx);
     if (!ends_with(rel, ".obj"))
-        return render__compile_bad(ctx, "mesh.source: '%s': the file must be .obj, .gltf or .glb%s", rel, "");
+        return render__compile_bad(ctx, "mesh.source: '%s': the file must be .obj, .gltf or .glb%s",
+                                   rel, "");
     if (render__m.data->get(src, "gltf_mesh") || render__m.data->get(src, "skin"))
-        return render__compile_bad(ctx, "mesh.gltf_mesh, mesh.skin: '%s' is not a glTF file%s", rel, "");
+        return render__compile_bad(ctx, "mesh.gltf_mesh, mesh.skin: '%s' is not a glTF file%s", rel,
+                                   "");
     size_t size = 0;
     char *text = render__read_project_file(ctx, "mesh.source", rel, MESH_MAX_SOURCE_BYTES, &size);
     if (!text)
@@ -106,28 +120,38 @@ static int compile_mesh(void *user_data, const ct_data_o *src, ct_compile_ctx_o 
 
 static bool upload(render__gl *gl, uint32_t slot, const render__mesh_slot *m)
 {
-    return render__gl_mesh_set(gl, slot, m->vertices, m->num_vertices, m->indices, m->num_indices) &&
+    return render__gl_mesh_set(gl, slot, m->vertices, m->num_vertices, m->indices,
+                               m->num_indices) &&
            render__gl_mesh_set_tangents(gl, slot, m->tangents, m->num_vertices) &&
            (!m->skin || render__gl_mesh_set_skin(gl, slot, m->skin, m->num_vertices));
 }
 
-static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err, size_t err_size)
+static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err,
+                       size_t err_size)
 {
     (void)user_data;
     render__mesh_view v;
     if (!render__mesh_parse(payload, size, &v, err, err_size))
         return NULL;
     render__state *s = render__m.state;
-    const uint32_t slot = render__take_slot((void **)&s->meshes, sizeof *s->meshes, NULL, 0, &s->meshes_cap, 1u << 20);
+    const uint32_t slot = render__take_slot((void **)&s->meshes, sizeof *s->meshes, NULL, 0,
+                                            &s->meshes_cap, 1u << 20);
     if (slot == RENDER_NO_INDEX) {
         snprintf(err, err_size, "mesh: out of memory for the mesh table");
         return NULL;
     }
     render__mesh_slot *m = &s->meshes[slot];
-    *m = (render__mesh_slot){.used = true, .vertices = v.vertices, .indices = v.indices,
-                             .num_vertices = v.num_vertices, .num_indices = v.num_indices,
-                             .center = {v.center[0], v.center[1], v.center[2]}, .radius = v.radius,
-                             .tangents = v.tangents, .skin = v.skin, .joints = v.joints, .num_joints = v.num_joints};
+    *m = (render__mesh_slot){.used = true,
+                             .vertices = v.vertices,
+                             .indices = v.indices,
+                             .num_vertices = v.num_vertices,
+                             .num_indices = v.num_indices,
+                             .center = {v.center[0], v.center[1], v.center[2]},
+                             .radius = v.radius,
+                             .tangents = v.tangents,
+                             .skin = v.skin,
+                             .joints = v.joints,
+                             .num_joints = v.num_joints};
     if (s->gl)
         m->uploaded = upload(s->gl, slot, m);
     return render__runtime_from_slot(slot);

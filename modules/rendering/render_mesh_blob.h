@@ -42,7 +42,8 @@ typedef struct render__mesh_view {
 /* Checks a payload of `size` bytes: the sizes add up exactly, every index is in range, every
  * number is finite, bounds are sane, skinned vertices name joints that exist with weights summing
  * to 1, joint names are terminated. true with *out filled, or false with the reason in err. */
-bool render__mesh_parse(const void *payload, uint64_t size, render__mesh_view *out, char *err, size_t err_size);
+bool render__mesh_parse(const void *payload, uint64_t size, render__mesh_view *out, char *err,
+                        size_t err_size);
 
 /*
  * Tangents for normal mapping, when a source gives none (4 floats per vertex into `out`): each
@@ -53,7 +54,7 @@ bool render__mesh_parse(const void *payload, uint64_t size, render__mesh_view *o
  * (no texture coordinates, or all degenerate) gets any unit vector square to its normal, w = 1.
  * `uv` NULL counts as all zero. false only when `scratch` (3 floats per vertex) is NULL.
  */
-bool render__mesh_tangents(const float *pos, const float *nrm, const float *uv, uint32_t nv, const uint32_t *idx,
-                           uint32_t ni, float *scratch, float *out);
+bool render__mesh_tangents(const float *pos, const float *nrm, const float *uv, uint32_t nv,
+                           const uint32_t *idx, uint32_t ni, float *scratch, float *out);
 
 #endif

@@ -31,14 +31,16 @@ static bool bake_reserve(gltf_bake *b, uint32_t nv, uint32_t ni)
         static const size_t width[4] = {12, 12, 8, 16};
         int grown = 0;
         for (; cap && grown < 4; grown++) {
-            float *p = ct_realloc(a, *columns[grown], (size_t)b->cap_v * width[grown], (size_t)cap * width[grown]);
+            float *p = ct_realloc(a, *columns[grown], (size_t)b->cap_v * width[grown],
+                                  (size_t)cap * width[grown]);
             if (!p)
                 break;
             *columns[grown] = p;
         }
         if (grown < 4) {
             while (grown--)
-                *columns[grown] = ct_realloc(a, *columns[grown], (size_t)cap * width[grown], (size_t)b->cap_v * width[grown]);
+                *columns[grown] = ct_realloc(a, *columns[grown], (size_t)cap * width[grown],
+                                             (size_t)b->cap_v * width[grown]);
             return false;
         }
         b->cap_v = cap;
@@ -82,8 +84,9 @@ static bool bake_tangents(gltf_bake *b, const ct_gltf_primitive_t *prim, const f
         return true;
     const size_t bytes = (size_t)prim->num_vertices * 3 * sizeof(float);
     float *scratch = ct_alloc(render__m.allocator, bytes);
-    const bool ok = render__mesh_tangents(&b->positions[3 * b->nv], nrm, prim->uvs ? &b->uvs[2 * b->nv] : NULL,
-                                          prim->num_vertices, prim->indices, prim->num_indices, scratch, tan);
+    const bool ok =
+        render__mesh_tangents(&b->positions[3 * b->nv], nrm, prim->uvs ? &b->uvs[2 * b->nv] : NULL,
+                              prim->num_vertices, prim->indices, prim->num_indices, scratch, tan);
     ct_free(render__m.allocator, scratch, bytes);
     return ok;
 }
@@ -95,24 +98,32 @@ static int bake_mesh(gltf_bake *b, const ct_gltf_mesh_t *m, const float *w, ct_c
         const ct_gltf_primitive_t *prim = &m->primitives[p];
         if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3) {
             /* Nothing is dropped silently: a mesh resource draws triangles only. */
-            render__m.resource->compile_warning(ctx, "mesh.source: mesh '%s' primitive %u: %s are not drawn "
-                                                "(mesh resources draw triangles)", m->name, p,
-                                                prim->mode == CT_GLTF_POINTS ? "points" : "lines");
+            render__m.resource->compile_warning(
+                ctx,
+                "mesh.source: mesh '%s' primitive %u: %s are not drawn "
+                "(mesh resources draw triangles)",
+                m->name, p, prim->mode == CT_GLTF_POINTS ? "points" : "lines");
             continue;
         }
         if (prim->joints && p == 0)
-            render__m.resource->compile_warning(ctx, "mesh.source: mesh '%s' is skinned (JOINTS_0, WEIGHTS_0): "
-                                                "mesh resources draw it in its bind pose; its joints are "
-                                                "not kept", m->name);
-        if (b->nv + (uint64_t)prim->num_vertices > OBJ_MAX_VERTICES || b->ni + (uint64_t)prim->num_indices > OBJ_MAX_INDICES)
-            return render__compile_bad(ctx, "mesh.source: more than %s vertices or %s indices", "2^24", "2^26");
+            render__m.resource->compile_warning(
+                ctx,
+                "mesh.source: mesh '%s' is skinned (JOINTS_0, WEIGHTS_0): "
+                "mesh resources draw it in its bind pose; its joints are "
+                "not kept",
+                m->name);
+        if (b->nv + (uint64_t)prim->num_vertices > OBJ_MAX_VERTICES ||
+            b->ni + (uint64_t)prim->num_indices > OBJ_MAX_INDICES)
+            return render__compile_bad(ctx, "mesh.source: more than %s vertices or %s indices",
+                                       "2^24", "2^26");
         if (!bake_reserve(b, prim->num_vertices, prim->num_indices))
             return CT_ERR_NOMEM;
         float *pos = &b->positions[3 * b->nv], *nrm = &b->normals[3 * b->nv];
         for (uint32_t v = 0; v < prim->num_vertices; v++) {
             const float *src = &prim->positions[3 * v];
             for (int r = 0; r < 3; r++)
-                pos[3 * v + r] = w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] + w[12 + r] : src[r];
+                pos[3 * v + r] =
+                    w ? w[r] * src[0] + w[4 + r] * src[1] + w[8 + r] * src[2] + w[12 + r] : src[r];
         }
         float *uv = &b->uvs[2 * b->nv];
         for (uint32_t v = 0; v < 2 * prim->num_vertices; v++)
@@ -144,7 +155,8 @@ static void mat4_mul_cm(float out[16], const float a[16], const float b[16])
 {
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
-            out[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] + a[12 + r] * b[4 * c + 3];
+            out[4 * c + r] = a[r] * b[4 * c] + a[4 + r] * b[4 * c + 1] + a[8 + r] * b[4 * c + 2] +
+                             a[12 + r] * b[4 * c + 3];
 }
 
 /* Walks the default scene depth first (the reader guarantees a forest) with an explicit stack. */
@@ -155,7 +167,7 @@ static int bake_scene(gltf_bake *b, const ct_gltf_t *doc, ct_compile_ctx_o *ctx)
     uint32_t *stack = doc->num_nodes ? ct_alloc(a, bytes) : NULL;
     if (doc->num_nodes && !stack)
         return CT_ERR_NOMEM;
-    float (*world)[16] = (float (*)[16])(void *)(stack + doc->num_nodes);
+    float(*world)[16] = (float(*)[16])(void *)(stack + doc->num_nodes);
     int e = 0;
     uint32_t top = 0;
     for (uint32_t r = 0; r < doc->num_scene_nodes; r++)
@@ -192,7 +204,8 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
     for (uint32_t i = 0; i < doc->num_files && !e; i++) {
         char file[RENDER_PATH_SIZE];
         if (!ct_gltf_file_path(rel, doc->files[i], file, sizeof file))
-            e = render__compile_bad(ctx, "mesh.source: the path of '%s' beside '%s' is too long", doc->files[i], rel);
+            e = render__compile_bad(ctx, "mesh.source: the path of '%s' beside '%s' is too long",
+                                    doc->files[i], rel);
         else if (!render__m.resource->depends_on(ctx, "mesh.source", file))
             e = CT_ERR_BAD_DATA;
     }
@@ -202,11 +215,13 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
         const double k = render__m.data->number(skin, -1);
         const double units = render__m.data->number(render__m.data->get(src, "units"), 1.0);
         if (pick)
-            e = render__compile_bad(ctx, "mesh.skin: the skin's own mesh is drawn; leave %s out%s", "gltf_mesh", "");
+            e = render__compile_bad(ctx, "mesh.skin: the skin's own mesh is drawn; leave %s out%s",
+                                    "gltf_mesh", "");
         else if (!(k >= 0 && k < doc->num_skins && k == floor(k)))
             e = render__compile_bad(ctx, "mesh.skin: must be a skin index of '%s'%s", rel, "");
         else if (!(units > 0 && units <= 1000))
-            e = render__compile_bad(ctx, "mesh.units: must be in (0, 1000] metres per file unit%s%s", "", "");
+            e = render__compile_bad(
+                ctx, "mesh.units: must be in (0, 1000] metres per file unit%s%s", "", "");
         else
             e = render__compile_skinned_mesh(rel, doc, (uint32_t)k, units, ctx);
         ct_gltf_free(doc);
@@ -219,7 +234,10 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
         if (!(m >= 0 && m < doc->num_meshes && m == floor(m))) {
             char range[32];
             snprintf(range, sizeof range, "%u", doc->num_meshes);
-            e = render__compile_bad(ctx, "mesh.gltf_mesh: must be a mesh index below %s (the file's mesh count) in '%s'", range, rel);
+            e = render__compile_bad(
+                ctx,
+                "mesh.gltf_mesh: must be a mesh index below %s (the file's mesh count) in '%s'",
+                range, rel);
         } else {
             e = bake_mesh(&b, &doc->meshes[(uint32_t)m], NULL, ctx);
         }
@@ -227,9 +245,11 @@ int render__compile_gltf_mesh(const char *rel, const ct_data_o *src, ct_compile_
         e = bake_scene(&b, doc, ctx);
     }
     if (!e && b.ni == 0)
-        e = render__compile_bad(ctx, "mesh.source: '%s' has no triangles%s", rel, pick ? " in that mesh" : " in its default scene");
+        e = render__compile_bad(ctx, "mesh.source: '%s' has no triangles%s", rel,
+                                pick ? " in that mesh" : " in its default scene");
     if (!e)
-        e = render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni, b.tangents, NULL);
+        e = render__write_mesh(ctx, b.positions, b.normals, b.uvs, b.nv, b.indices, b.ni,
+                               b.tangents, NULL);
     if (e == CT_ERR_NOMEM)
         render__compile_bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
     bake_free(&b);

@@ -38,13 +38,15 @@ static void mul(const affine a, const affine b, affine out)
     affine o;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 4; j++)
-            o[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j == 3 ? a[i][3] : 0);
+            o[i][j] =
+                a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j == 3 ? a[i][3] : 0);
     memcpy(out, o, sizeof o);
 }
 
 static double det3(const affine m)
 {
-    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
 }
 
@@ -101,13 +103,14 @@ static bool is_joint(const ct_gltf_skin_t *s, int32_t node)
 /* The bone frame B = J / k of joint j at rest, translation in metres times units: k is what the
  * nodes above that are not joints scale by, the joints' own scales kept (as the skeleton keeps
  * them). */
-static void bone_frame(const ct_gltf_t *doc, const ct_gltf_skin_t *s, const affine *world, uint32_t j, double units,
-                       affine out)
+static void bone_frame(const ct_gltf_t *doc, const ct_gltf_skin_t *s, const affine *world,
+                       uint32_t j, double units, affine out)
 {
     double joint_scales = 1;
     for (int32_t p = (int32_t)s->joints[j]; p >= 0; p = doc->nodes[p].parent)
         if (is_joint(s, p))
-            joint_scales *= (double)doc->nodes[p].scale[0] * doc->nodes[p].scale[1] * doc->nodes[p].scale[2];
+            joint_scales *=
+                (double)doc->nodes[p].scale[0] * doc->nodes[p].scale[1] * doc->nodes[p].scale[2];
     const affine *J = &world[s->joints[j]];
     const double k = cbrt(det3(*J) / joint_scales);
     for (int r = 0; r < 3; r++) {
@@ -134,12 +137,13 @@ typedef struct skin_bake {
 } skin_bake;
 
 /* Poses the mesh's triangles by the skeleton's rest pose (see the top of the file). */
-static void bake(const ct_gltf_t *doc, const ct_gltf_mesh_t *mesh, const ct_gltf_skin_t *s, const affine *world,
-                 const affine *skin_rest, double units, skin_bake *b)
+static void bake(const ct_gltf_t *doc, const ct_gltf_mesh_t *mesh, const ct_gltf_skin_t *s,
+                 const affine *world, const affine *skin_rest, double units, skin_bake *b)
 {
     for (uint32_t p = 0; p < mesh->num_primitives; p++) {
         const ct_gltf_primitive_t *prim = &mesh->primitives[p];
-        if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3 || !prim->joints || !prim->weights)
+        if (prim->mode != CT_GLTF_TRIANGLES || prim->num_indices < 3 || !prim->joints ||
+            !prim->weights)
             continue;
         for (uint32_t i = 0; i < prim->num_indices; i++)
             b->idx[b->ni + i] = b->nv + prim->indices[i];
@@ -158,7 +162,8 @@ static void bake(const ct_gltf_t *doc, const ct_gltf_mesh_t *mesh, const ct_gltf
                 const float *x = &prim->positions[3 * v];
                 const float *n = prim->normals ? &prim->normals[3 * v] : NULL;
                 for (int r = 0; r < 3; r++) {
-                    pos[r] += wk * ((*m)[r][0] * x[0] + (*m)[r][1] * x[1] + (*m)[r][2] * x[2] + (*m)[r][3]);
+                    pos[r] += wk * ((*m)[r][0] * x[0] + (*m)[r][1] * x[1] + (*m)[r][2] * x[2] +
+                                    (*m)[r][3]);
                     if (n)
                         nrm[r] += wk * ((*m)[r][0] * n[0] + (*m)[r][1] * n[1] + (*m)[r][2] * n[2]);
                 }
@@ -189,25 +194,28 @@ int render__compile_skinned_mesh(const char *rel, const ct_gltf_t *doc, uint32_t
         return render__compile_bad(ctx, "mesh.skin: no node of '%s' draws a mesh with skin %s", rel,
                                    skin ? "N" : "0");
     if (s->num_joints == 0 || s->num_joints > RENDER_MAX_JOINTS)
-        return render__compile_bad(ctx, "mesh.skin: the skin has no joints or more than %s (in '%s')", "256", rel);
+        return render__compile_bad(
+            ctx, "mesh.skin: the skin has no joints or more than %s (in '%s')", "256", rel);
     const ct_gltf_mesh_t *mesh = &doc->meshes[doc->nodes[node].mesh];
     uint64_t nv = 0, ni = 0;
     for (uint32_t p = 0; p < mesh->num_primitives; p++) {
         const ct_gltf_primitive_t *prim = &mesh->primitives[p];
-        if (prim->mode == CT_GLTF_TRIANGLES && prim->num_indices >= 3 && prim->joints && prim->weights)
+        if (prim->mode == CT_GLTF_TRIANGLES && prim->num_indices >= 3 && prim->joints &&
+            prim->weights)
             nv += prim->num_vertices, ni += prim->num_indices;
         else
-            render__m.resource->compile_warning(ctx, "mesh.skin: mesh '%s' primitive %u is not drawn (%s)", mesh->name,
-                                                p, prim->mode != CT_GLTF_TRIANGLES ? "not triangles"
-                                                                                   : "no JOINTS_0/WEIGHTS_0");
+            render__m.resource->compile_warning(
+                ctx, "mesh.skin: mesh '%s' primitive %u is not drawn (%s)", mesh->name, p,
+                prim->mode != CT_GLTF_TRIANGLES ? "not triangles" : "no JOINTS_0/WEIGHTS_0");
     }
     if (ni == 0 || nv > (1u << 24))
         return render__compile_bad(ctx, "mesh.skin: mesh '%s' has %s", mesh->name,
                                    ni == 0 ? "no skinned triangles" : "more than 2^24 vertices");
     ct_allocator_t *a = render__m.allocator;
-    const size_t bytes = doc->num_nodes * (sizeof(affine) + sizeof(bool)) + s->num_joints * sizeof(affine) +
-                         nv * (8 * sizeof(float) + sizeof(render__skin_vertex)) + ni * sizeof(uint32_t) +
-                         s->num_joints * sizeof(render__mesh_joint);
+    const size_t bytes = doc->num_nodes * (sizeof(affine) + sizeof(bool)) +
+                         s->num_joints * sizeof(affine) +
+                         nv * (8 * sizeof(float) + sizeof(render__skin_vertex)) +
+                         ni * sizeof(uint32_t) + s->num_joints * sizeof(render__mesh_joint);
     uint8_t *mem = ct_alloc(a, bytes);
     if (!mem)
         return render__compile_bad(ctx, "mesh.source: '%s': out of memory%s", rel, "");
@@ -228,8 +236,8 @@ int render__compile_skinned_mesh(const char *rel, const ct_gltf_t *doc, uint32_t
         mul(world[s->joints[j]], ibm, skin_rest[j]);
         bone_frame(doc, s, world, j, units, bone);
         if (!invert(bone, bone_inv)) {
-            e = render__compile_bad(ctx, "mesh.skin: joint '%s' of '%s' has a degenerate frame", doc->nodes[s->joints[j]].name,
-                                    rel);
+            e = render__compile_bad(ctx, "mesh.skin: joint '%s' of '%s' has a degenerate frame",
+                                    doc->nodes[s->joints[j]].name, rel);
             break;
         }
         joint_name(doc, s->joints[j], joints[j].name);
@@ -238,10 +246,13 @@ int render__compile_skinned_mesh(const char *rel, const ct_gltf_t *doc, uint32_t
                 joints[j].bind_inverse[4 * r + c] = (float)bone_inv[r][c];
     }
     if (!e) {
-        skin_bake b = {.pos = pos, .nrm = pos + 3 * nv, .uv = pos + 6 * nv, .skin = skin_v, .idx = idx};
+        skin_bake b = {
+            .pos = pos, .nrm = pos + 3 * nv, .uv = pos + 6 * nv, .skin = skin_v, .idx = idx};
         bake(doc, mesh, s, (const affine *)world, (const affine *)skin_rest, units, &b);
-        const render__mesh_skin sk = {.vertices = skin_v, .joints = joints, .num_joints = s->num_joints};
-        e = render__write_mesh(ctx, b.pos, b.nrm, b.uv, b.nv, b.idx, b.ni, NULL, &sk); /* tangents derived */
+        const render__mesh_skin sk = {
+            .vertices = skin_v, .joints = joints, .num_joints = s->num_joints};
+        e = render__write_mesh(ctx, b.pos, b.nrm, b.uv, b.nv, b.idx, b.ni, NULL,
+                               &sk); /* tangents derived */
     }
     ct_free(a, mem, bytes);
     return e;

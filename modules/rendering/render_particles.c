@@ -80,16 +80,22 @@ void render__particles_record(render__state *s, ct_world_o *world, const float e
         const float to[3] = {cx * inv - eye[0], cy * inv - eye[1], cz * inv - eye[2]};
         const float depth = to[0] * forward[0] + to[1] * forward[1] + to[2] * forward[2];
         parts.batches[batches] = (render__particle_batch){at, v.count};
-        const render__key_fields f = {.layer = layer, .pass = 1, .program = RENDER_NO_INDEX & 0x3ffu,
-                                      .material = 0,
-                                      .depth = render__key_depth(depth, near_plane, far_plane, back_to_front)};
-        const render__command cmd = {.kind = RENDER_CMD_PARTICLES, .mesh = batches,
-                                     .material = RENDER_NO_INDEX, .program = RENDER_NO_INDEX};
+        const render__key_fields f = {
+            .layer = layer,
+            .pass = 1,
+            .program = RENDER_NO_INDEX & 0x3ffu,
+            .material = 0,
+            .depth = render__key_depth(depth, near_plane, far_plane, back_to_front)};
+        const render__command cmd = {.kind = RENDER_CMD_PARTICLES,
+                                     .mesh = batches,
+                                     .material = RENDER_NO_INDEX,
+                                     .program = RENDER_NO_INDEX};
         render__context_record(ctx, s->queue.a, render__key_encode(&f), &cmd);
         batches++;
         at += v.count;
     }
-    render__particles_set_frame(parts.instances, at, parts.batches, batches, s->view_proj, right, up);
+    render__particles_set_frame(parts.instances, at, parts.batches, batches, s->view_proj, right,
+                                up);
 }
 
 void render__particles_free(void)

@@ -28,14 +28,13 @@ static const char particles_vs[] =
     "  v_color = c; v_uv = q;\n"
     "}\n";
 
-static const char particles_fs[] =
-    "#version 450 core\n"
-    "in vec4 v_color; in vec2 v_uv; out vec4 frag;\n"
-    "void main() {\n"
-    "  float r = dot(v_uv, v_uv);\n"
-    "  if (r > 1.0) discard;\n"
-    "  frag = vec4(v_color.rgb, v_color.a * (1.0 - r));\n"
-    "}\n";
+static const char particles_fs[] = "#version 450 core\n"
+                                   "in vec4 v_color; in vec2 v_uv; out vec4 frag;\n"
+                                   "void main() {\n"
+                                   "  float r = dot(v_uv, v_uv);\n"
+                                   "  if (r > 1.0) discard;\n"
+                                   "  frag = vec4(v_color.rgb, v_color.a * (1.0 - r));\n"
+                                   "}\n";
 
 /* The frame's particles, as the module handed them over (its memory, valid for the frame). */
 static struct {
@@ -80,7 +79,8 @@ static bool ready(render__gl *g)
     if (frame.made_for == g && frame.program)
         return true;
     frame.made_for = g;
-    const GLuint vs = stage(GL_VERTEX_SHADER, particles_vs), fs = stage(GL_FRAGMENT_SHADER, particles_fs);
+    const GLuint vs = stage(GL_VERTEX_SHADER, particles_vs),
+                 fs = stage(GL_FRAGMENT_SHADER, particles_fs);
     frame.program = vs && fs ? glCreateProgram() : 0;
     if (frame.program) {
         glAttachShader(frame.program, vs);

@@ -23,7 +23,8 @@ bool render__png_write(const char *path, const uint8_t *rgba, uint32_t width, ui
 {
     errno = 0;
     if (!stbi_write_png(path, (int)width, (int)height, 4, rgba, (int)width * 4)) {
-        snprintf(err, err_size, "cannot write '%s': %s", path, errno ? strerror(errno) : "PNG encoding failed");
+        snprintf(err, err_size, "cannot write '%s': %s", path,
+                 errno ? strerror(errno) : "PNG encoding failed");
         return false;
     }
     return true;

@@ -15,12 +15,13 @@ bool render__context_grow(render__context *c, ct_allocator_t *a)
     const uint32_t cap = c->cap < UINT32_MAX ? ct_array_capacity(c->cap, c->cap + 1, 1024) : c->cap;
     if (cap <= c->cap)
         return false; /* 2^32 packets in one context: refuse rather than wrap */
-    uint64_t *keys = ct_realloc(a, c->keys, (size_t)c->cap * sizeof *keys, (size_t)cap * sizeof *keys);
+    uint64_t *keys =
+        ct_realloc(a, c->keys, (size_t)c->cap * sizeof *keys, (size_t)cap * sizeof *keys);
     if (!keys)
         return false;
     c->keys = keys;
-    render__command *cmds = ct_realloc(a, c->commands, (size_t)c->cap * sizeof *cmds,
-                                       (size_t)cap * sizeof *cmds);
+    render__command *cmds =
+        ct_realloc(a, c->commands, (size_t)c->cap * sizeof *cmds, (size_t)cap * sizeof *cmds);
     if (!cmds) {
         /* Keep the two arrays the same capacity: shrink keys back. */
         c->keys = ct_realloc(a, c->keys, (size_t)cap * sizeof *keys, (size_t)c->cap * sizeof *keys);
@@ -99,7 +100,10 @@ static bool reserve_packets(render__queue *q, uint64_t n)
 #define DIGITS 6
 #define BUCKETS (1u << DIGIT_BITS)
 
-static inline uint32_t digit(uint64_t key, int d) { return (uint32_t)(key >> (DIGIT_BITS * d)) & (BUCKETS - 1); }
+static inline uint32_t digit(uint64_t key, int d)
+{
+    return (uint32_t)(key >> (DIGIT_BITS * d)) & (BUCKETS - 1);
+}
 
 /* Turns counts into start offsets; false when every key has the same digit (the pass would copy
  * the array as it is, so it is skipped). */
@@ -117,8 +121,8 @@ static bool prefix_sums(uint32_t *h, uint32_t n, uint64_t any_key, int d)
 }
 
 /* The passes after the first; the result ends in `p`. */
-static void radix_passes(render__packet *p, render__packet *scratch, uint32_t n, uint32_t (*hist)[BUCKETS],
-                         int first_digit, bool in_scratch)
+static void radix_passes(render__packet *p, render__packet *scratch, uint32_t n,
+                         uint32_t (*hist)[BUCKETS], int first_digit, bool in_scratch)
 {
     render__packet *src = in_scratch ? scratch : p, *dst = in_scratch ? p : scratch;
     for (int d = first_digit; d < DIGITS; d++) {
@@ -164,7 +168,7 @@ bool render__merge_sort(render__queue *q)
     }
     const uint32_t n = (uint32_t)total;
     q->num_packets = n;
-    uint32_t (*hist)[BUCKETS] = q->histograms;
+    uint32_t(*hist)[BUCKETS] = q->histograms;
     memset(hist, 0, DIGITS * sizeof *hist);
     uint64_t any_key = 0;
     for (uint32_t c = 0; c < q->num_contexts; c++) {

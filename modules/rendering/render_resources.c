@@ -20,8 +20,8 @@ int render__compile_bad(ct_compile_ctx_o *ctx, const char *fmt, const char *a, c
 }
 
 /* Reads an array of `n` numbers in [lo, hi] (optionally n - 1 of them, the last then `fill`). */
-bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill, double lo,
-                    double hi, float *out, ct_compile_ctx_o *ctx)
+bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok, float fill,
+                     double lo, double hi, float *out, ct_compile_ctx_o *ctx)
 {
     const uint32_t count = render__m.data->type(v) == CT_DATA_ARRAY ? render__m.data->count(v) : 0;
     bool ok = count == (uint32_t)n || (short_ok && count == (uint32_t)n - 1);
@@ -34,11 +34,13 @@ bool render__numbers(const ct_data_o *v, const char *what, int n, bool short_ok,
     if (ok && count < (uint32_t)n)
         out[n - 1] = fill;
     if (!ok)
-        render__m.resource->compile_error(ctx, "%s: must be an array of %d numbers in [%g, %g]", what, n, lo, hi);
+        render__m.resource->compile_error(ctx, "%s: must be an array of %d numbers in [%g, %g]",
+                                          what, n, lo, hi);
     return ok;
 }
 
-bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out, ct_compile_ctx_o *ctx)
+bool render__number(const ct_data_o *v, const char *what, double lo, double hi, float *out,
+                    ct_compile_ctx_o *ctx)
 {
     const double d = render__m.data->number(v, NAN);
     if (render__m.data->type(v) != CT_DATA_NUMBER || !(d >= lo && d <= hi)) {
@@ -49,11 +51,13 @@ bool render__number(const ct_data_o *v, const char *what, double lo, double hi, 
     return true;
 }
 
-bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE], ct_compile_ctx_o *ctx)
+bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAME_SIZE],
+                       ct_compile_ctx_o *ctx)
 {
     const char *s = render__m.data->string(v, NULL);
     if (!s || !s[0] || strlen(s) >= RENDER_NAME_SIZE) {
-        render__m.resource->compile_error(ctx, "%s: must be a name of 1 to %d characters", what, RENDER_NAME_SIZE - 1);
+        render__m.resource->compile_error(ctx, "%s: must be a name of 1 to %d characters", what,
+                                          RENDER_NAME_SIZE - 1);
         return false;
     }
     memset(out, 0, RENDER_NAME_SIZE);
@@ -61,11 +65,10 @@ bool render__copy_name(const ct_data_o *v, const char *what, char out[RENDER_NAM
     return true;
 }
 
-
 /* A free slot in a table of `cap` entries of `size` bytes whose first member is `bool used`,
  * growing it (and a parallel table) when full. */
-uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size, uint32_t *cap,
-                          uint32_t max)
+uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t parallel_size,
+                           uint32_t *cap, uint32_t max)
 {
     for (uint32_t i = 0; i < *cap; i++)
         if (!*(bool *)((char *)*table + i * size))
@@ -79,7 +82,8 @@ uint32_t render__take_slot(void **table, size_t size, void **parallel, size_t pa
     *table = t;
     memset((char *)t + *cap * size, 0, (n - *cap) * size);
     if (parallel) {
-        void *p = ct_realloc(render__m.allocator, *parallel, *cap * parallel_size, n * parallel_size);
+        void *p =
+            ct_realloc(render__m.allocator, *parallel, *cap * parallel_size, n * parallel_size);
         if (!p) {
             *table = ct_realloc(render__m.allocator, t, n * size, *cap * size);
             return RENDER_NO_INDEX;
@@ -128,7 +132,8 @@ void render__unregister_resources(void)
         render__m.resource->unregister_type(resource_types[i]->type);
     ct_free(render__m.allocator, s->meshes, (size_t)s->meshes_cap * sizeof *s->meshes);
     ct_free(render__m.allocator, s->materials, (size_t)s->materials_cap * sizeof *s->materials);
-    ct_free(render__m.allocator, s->material_slots, (size_t)s->materials_cap * sizeof *s->material_slots);
+    ct_free(render__m.allocator, s->material_slots,
+            (size_t)s->materials_cap * sizeof *s->material_slots);
     s->meshes = NULL, s->materials = NULL, s->material_slots = NULL;
     s->meshes_cap = s->materials_cap = 0;
 }

@@ -8,7 +8,8 @@
 #define L_API (render__m.lua)
 
 /* Gives entity e's mesh the material `name` (loaded here; the old one's load is dropped). */
-static int set_material(ct_world_o *world, ct_entity_t e, const char *name, char *err, size_t err_size)
+static int set_material(ct_world_o *world, ct_entity_t e, const char *name, char *err,
+                        size_t err_size)
 {
     render__manager *m = render__manager_of(world, RENDER_MESH_TYPE);
     render__mesh_ref *r = render__instance_of(m, e);
@@ -16,8 +17,10 @@ static int set_material(ct_world_o *world, ct_entity_t e, const char *name, char
         snprintf(err, err_size, "entity %u has no mesh in this world", e.id);
         return CT_ERR_NOT_FOUND;
     }
-    if (!name || strlen(name) >= RENDER_RESOURCE_NAME_SIZE || render__m.resource->load("material", name)) {
-        snprintf(err, err_size, "material '%s' does not load (the log says why)", name ? name : "(null)");
+    if (!name || strlen(name) >= RENDER_RESOURCE_NAME_SIZE ||
+        render__m.resource->load("material", name)) {
+        snprintf(err, err_size, "material '%s' does not load (the log says why)",
+                 name ? name : "(null)");
         return CT_ERR_NOT_FOUND;
     }
     const render__state *s = render__m.state;
@@ -35,7 +38,8 @@ static int l_render_set_material(lua_State *L)
     const double id = L_API->check_number(L, 2);
     const char *name = L_API->check_string(L, 3, NULL);
     char err[RENDER_RESOURCE_NAME_SIZE + 96];
-    const ct_entity_t e = {id >= 1 && id <= (double)UINT32_MAX && id == (double)(uint32_t)id ? (uint32_t)id : 0};
+    const ct_entity_t e = {
+        id >= 1 && id <= (double)UINT32_MAX && id == (double)(uint32_t)id ? (uint32_t)id : 0};
     if (set_material(w, e, name, err, sizeof err))
         return L_API->error(L, "Render.set_material: %s", err);
     return 0;

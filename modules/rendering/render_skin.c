@@ -22,7 +22,8 @@ static void affine_mul(const float *a, const float *b, float *out)
     float o[12];
     for (int r = 0; r < 3; r++)
         for (int c = 0; c < 4; c++)
-            o[4 * r + c] = a[4 * r] * b[c] + a[4 * r + 1] * b[4 + c] + a[4 * r + 2] * b[8 + c] + (c == 3 ? a[4 * r + 3] : 0);
+            o[4 * r + c] = a[4 * r] * b[c] + a[4 * r + 1] * b[4 + c] + a[4 * r + 2] * b[8 + c] +
+                           (c == 3 ? a[4 * r + 3] : 0);
     memcpy(out, o, sizeof o);
 }
 
@@ -39,7 +40,8 @@ static void affine_inverse(const float *m, float *out)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
             const int r0 = (j + 1) % 3, r1 = (j + 2) % 3, c0 = (i + 1) % 3, c1 = (i + 2) % 3;
-            inv[3 * i + j] = (m[4 * r0 + c0] * m[4 * r1 + c1] - m[4 * r0 + c1] * m[4 * r1 + c0]) / d;
+            inv[3 * i + j] =
+                (m[4 * r0 + c0] * m[4 * r1 + c1] - m[4 * r0 + c1] * m[4 * r1 + c0]) / d;
         }
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++)
@@ -53,13 +55,16 @@ static bool reserve(render__state *s, uint32_t instances, uint32_t bones)
     ct_allocator_t *a = render__m.allocator;
     if (instances > s->skinned_cap) {
         const uint32_t cap = ct_array_capacity(s->skinned_cap, instances, 256);
-        uint32_t *p = !cap ? NULL : ct_realloc(a, s->palette_of, (size_t)s->skinned_cap * 4, (size_t)cap * 4);
+        uint32_t *p =
+            !cap ? NULL : ct_realloc(a, s->palette_of, (size_t)s->skinned_cap * 4, (size_t)cap * 4);
         if (p)
             s->palette_of = p;
-        float *r = p ? ct_realloc(a, s->skinned_radius, (size_t)s->skinned_cap * 4, (size_t)cap * 4) : NULL;
+        float *r = p ? ct_realloc(a, s->skinned_radius, (size_t)s->skinned_cap * 4, (size_t)cap * 4)
+                     : NULL;
         if (!r) { /* keep both at the old capacity */
             if (p)
-                s->palette_of = ct_realloc(a, s->palette_of, (size_t)cap * 4, (size_t)s->skinned_cap * 4);
+                s->palette_of =
+                    ct_realloc(a, s->palette_of, (size_t)cap * 4, (size_t)s->skinned_cap * 4);
             return false;
         }
         s->skinned_radius = r;
@@ -71,12 +76,14 @@ static bool reserve(render__state *s, uint32_t instances, uint32_t bones)
 /* The joints' bone indices in the skeleton of the first animated entity that draws the mesh,
  * kept on the mesh slot (meshes are skinned for one skeleton; another skeleton with a different
  * bone count is looked up again). */
-static const uint32_t *joint_bones(render__mesh_slot *m, ct_world_o *world, ct_entity_t e, uint32_t bone_count)
+static const uint32_t *joint_bones(render__mesh_slot *m, ct_world_o *world, ct_entity_t e,
+                                   uint32_t bone_count)
 {
     if (m->joint_bone && m->joint_bone_count == bone_count)
         return m->joint_bone;
     ct_allocator_t *a = render__m.allocator;
-    if (!m->joint_bone && !(m->joint_bone = ct_alloc(a, (size_t)m->num_joints * sizeof *m->joint_bone)))
+    if (!m->joint_bone &&
+        !(m->joint_bone = ct_alloc(a, (size_t)m->num_joints * sizeof *m->joint_bone)))
         return NULL;
     for (uint32_t j = 0; j < m->num_joints; j++)
         m->joint_bone[j] = render__m.animation->bone_index(world, e, m->joints[j].name);
@@ -85,8 +92,8 @@ static const uint32_t *joint_bones(render__mesh_slot *m, ct_world_o *world, ct_e
 }
 
 /* One instance's palette entries at s->palette[first...]; returns its culling radius. */
-static float instance_palette(render__state *s, ct_world_o *world, ct_entity_t e, const float *entity_world,
-                              render__mesh_slot *m, uint32_t first)
+static float instance_palette(render__state *s, ct_world_o *world, ct_entity_t e,
+                              const float *entity_world, render__mesh_slot *m, uint32_t first)
 {
     const uint32_t count = render__m.animation ? render__m.animation->bone_count(world, e) : 0;
     const uint32_t *bones = count ? joint_bones(m, world, e, count) : NULL;
@@ -95,9 +102,11 @@ static float instance_palette(render__state *s, ct_world_o *world, ct_entity_t e
     float radius = m->radius;
     for (uint32_t j = 0; j < m->num_joints; j++) {
         float *p = s->palette[first + j];
-        const ct_entity_t bone = bones && bones[j] != UINT32_MAX ? render__m.animation->bone(world, e, bones[j])
-                                                                 : (ct_entity_t){0};
-        const ct_transform_t t = bone.id ? render__m.transform->lookup(world, bone) : (ct_transform_t){0};
+        const ct_entity_t bone = bones && bones[j] != UINT32_MAX
+                                     ? render__m.animation->bone(world, e, bones[j])
+                                     : (ct_entity_t){0};
+        const ct_transform_t t =
+            bone.id ? render__m.transform->lookup(world, bone) : (ct_transform_t){0};
         if (!t.i) {
             memcpy(p, identity, sizeof identity);
             continue;
@@ -109,8 +118,8 @@ static float instance_palette(render__state *s, ct_world_o *world, ct_entity_t e
          * under the entry's largest scale. */
         float moved[3], scale2 = 0;
         for (int r = 0; r < 3; r++) {
-            moved[r] = p[4 * r] * m->center[0] + p[4 * r + 1] * m->center[1] + p[4 * r + 2] * m->center[2] +
-                       p[4 * r + 3] - m->center[r];
+            moved[r] = p[4 * r] * m->center[0] + p[4 * r + 1] * m->center[1] +
+                       p[4 * r + 2] * m->center[2] + p[4 * r + 3] - m->center[r];
             const float col = p[r] * p[r] + p[4 + r] * p[4 + r] + p[8 + r] * p[8 + r];
             scale2 = col > scale2 ? col : scale2;
         }
@@ -136,7 +145,8 @@ bool render__gather_palettes(render__state *s, ct_world_o *world, const render__
         if (!reserve(s, meshes->n, s->palette_n + m->num_joints))
             return false;
         s->palette_of[i] = s->palette_n;
-        s->skinned_radius[i] = instance_palette(s, world, meshes->entity[i], &s->worlds[12 * i], m, s->palette_n);
+        s->skinned_radius[i] =
+            instance_palette(s, world, meshes->entity[i], &s->worlds[12 * i], m, s->palette_n);
         s->palette_n += m->num_joints;
     }
     return true;

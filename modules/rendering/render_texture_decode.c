@@ -61,8 +61,8 @@ uint32_t render__texture_levels(uint32_t w, uint32_t h)
 
 /* One level from the one above it: each texel the average of up to 2x2 texels; colour in linear
  * light (sRGB) or as unit vectors (normal maps), alpha as it is. */
-static void downsample(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst, uint32_t dw, uint32_t dh,
-                       bool srgb)
+static void downsample(const uint8_t *src, uint32_t sw, uint32_t sh, uint8_t *dst, uint32_t dw,
+                       uint32_t dh, bool srgb)
 {
     for (uint32_t y = 0; y < dh; y++)
         for (uint32_t x = 0; x < dw; x++) {
@@ -151,7 +151,8 @@ static bool png_first_idat_has_data(const uint8_t *b, size_t n)
     if (n < 8 || memcmp(b, signature, 8))
         return true; /* not a PNG */
     for (size_t i = 8; i + 8 <= n;) {
-        const uint64_t length = (uint64_t)b[i] << 24 | (uint64_t)b[i + 1] << 16 | (uint64_t)b[i + 2] << 8 | b[i + 3];
+        const uint64_t length =
+            (uint64_t)b[i] << 24 | (uint64_t)b[i + 1] << 16 | (uint64_t)b[i + 2] << 8 | b[i + 3];
         const uint8_t *type = &b[i + 4];
         if (!memcmp(type, "IDAT", 4))
             return length > 0; /* the first one decides */
@@ -171,12 +172,14 @@ static const char *reason(const char *fallback)
     return r && r[0] ? r : fallback;
 }
 
-uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags, uint32_t max_size,
-                                ct_allocator_t *a, render__texture_info *out, char *err, size_t err_size)
+uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flags,
+                                uint32_t max_size, ct_allocator_t *a, render__texture_info *out,
+                                char *err, size_t err_size)
 {
     int w = 0, h = 0, channels = 0;
     if (!jpeg_huffman_tables_fit(bytes, size)) {
-        snprintf(err, err_size, "the image is corrupt (a JPEG Huffman table of more than 256 codes)");
+        snprintf(err, err_size,
+                 "the image is corrupt (a JPEG Huffman table of more than 256 codes)");
         return NULL;
     }
     if (!png_first_idat_has_data(bytes, size)) {
@@ -184,28 +187,33 @@ uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flag
         return NULL;
     }
     stb_check_failed = false;
-    if (size > INT32_MAX || !stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) || stb_check_failed) {
+    if (size > INT32_MAX || !stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) ||
+        stb_check_failed) {
         if (stb_check_failed)
             snprintf(err, err_size, "the image is corrupt (stb_image found it inconsistent)");
         else
-            snprintf(err, err_size, "cannot be decoded as PNG or JPEG (corrupt, or another format: %s)",
+            snprintf(err, err_size,
+                     "cannot be decoded as PNG or JPEG (corrupt, or another format: %s)",
                      reason("unknown format"));
         return NULL;
     }
     if (w < 1 || h < 1 || w > (int)max_size || h > (int)max_size) {
-        snprintf(err, err_size, "%d x %d pixels is too large (at most %u x %u)", w, h, max_size, max_size);
+        snprintf(err, err_size, "%d x %d pixels is too large (at most %u x %u)", w, h, max_size,
+                 max_size);
         return NULL;
     }
     int lw0 = 0, lh0 = 0;
     uint8_t *pixels = stbi_load_from_memory(bytes, (int)size, &lw0, &lh0, &channels, 4);
     if (!pixels) {
-        snprintf(err, err_size, "the image is corrupt (%s)", reason("its data ends early or is damaged"));
+        snprintf(err, err_size, "the image is corrupt (%s)",
+                 reason("its data ends early or is damaged"));
         return NULL;
     }
     if (lw0 != w || lh0 != h || stb_check_failed) { /* the header read first and the decode agree */
         stbi_image_free(pixels);
         snprintf(err, err_size, "the image is corrupt (%s)",
-                 stb_check_failed ? "stb_image found it inconsistent" : "its size changed while decoding");
+                 stb_check_failed ? "stb_image found it inconsistent"
+                                  : "its size changed while decoding");
         return NULL;
     }
     const uint32_t levels = render__texture_levels((uint32_t)w, (uint32_t)h);
@@ -226,6 +234,7 @@ uint8_t *render__texture_decode(const uint8_t *bytes, size_t size, uint32_t flag
         downsample(level, lw, lh, next, nw, nh, (flags & RENDER_TEXTURE_SRGB) != 0);
         level = next, lw = nw, lh = nh;
     }
-    *out = (render__texture_info){.width = (uint32_t)w, .height = (uint32_t)h, .levels = levels, .flags = flags};
+    *out = (render__texture_info){
+        .width = (uint32_t)w, .height = (uint32_t)h, .levels = levels, .flags = flags};
     return chain;
 }

@@ -42,7 +42,8 @@ static int start_gl(void)
         s->backend = RENDER_BACKEND_NULL;
         return CT_ERR_INIT_FAILED;
     }
-    RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl), s->window ? ", in a window" : ", headless");
+    RENDER_LOG(CT_LOG_INFO, "gl backend: %s%s", render__gl_renderer(s->gl),
+               s->window ? ", in a window" : ", headless");
     render__upload_meshes();
     render__upload_textures();
     render__upload_font();
@@ -63,11 +64,15 @@ int render__set_backend(const char *name)
         s->gl_failed = false;
         return start_gl();
     }
-    RENDER_LOG(CT_LOG_ERROR, "set_backend: unknown backend '%s' (known: \"gl\", \"null\")", name ? name : "(null)");
+    RENDER_LOG(CT_LOG_ERROR, "set_backend: unknown backend '%s' (known: \"gl\", \"null\")",
+               name ? name : "(null)");
     return CT_ERR_INVALID;
 }
 
-static const char *backend(void) { return render__m.state->backend == RENDER_BACKEND_GL ? "gl" : "null"; }
+static const char *backend(void)
+{
+    return render__m.state->backend == RENDER_BACKEND_GL ? "gl" : "null";
+}
 
 int render__screenshot(const char *path)
 {
@@ -123,7 +128,8 @@ static int render(ct_world_o *world, ct_entity_t camera)
         capture(s->capture_path);
     if (s->screenshot_dir[0]) {
         char path[RENDER_PATH_SIZE + 32];
-        snprintf(path, sizeof path, "%s/frame_%06llu.png", s->screenshot_dir, (unsigned long long)s->stats.frame);
+        snprintf(path, sizeof path, "%s/frame_%06llu.png", s->screenshot_dir,
+                 (unsigned long long)s->stats.frame);
         if (render__screenshot(path) == 0)
             RENDER_LOG(CT_LOG_INFO, "screenshot %s", path);
     }
@@ -184,7 +190,8 @@ static bool make_folders(const char *path)
     for (char *slash = strchr(dir + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
         *slash = '\0';
         if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-            RENDER_LOG(CT_LOG_ERROR, "--screenshot: cannot make folder '%s': %s", dir, strerror(errno));
+            RENDER_LOG(CT_LOG_ERROR, "--screenshot: cannot make folder '%s': %s", dir,
+                       strerror(errno));
             return false;
         }
         *slash = '/';
@@ -303,10 +310,15 @@ static const ct_module_api_t apis[] = {
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.rendering", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &render__m.self, .allocator = &render__m.allocator,
-               .state = &render__m.state, .state_size = sizeof(render__state),
-               .layout_version = RENDER_LAYOUT_VERSION, .start = start, .stop = stop,
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &render__m.self,
+               .allocator = &render__m.allocator,
+               .state = &render__m.state,
+               .state_size = sizeof(render__state),
+               .layout_version = RENDER_LAYOUT_VERSION,
+               .start = start,
+               .stop = stop,
                .rebind = rebind},
 };
 

@@ -195,7 +195,8 @@ static void report_batch_skips(const transforms__manager_t *m, const ct_transfor
         const uint32_t i = transforms__index(m, instances[k]);
         if (!i) {
             LOG_MISUSE("set_local_batch: skipped %u of %u entries; the first, [%u], is an invalid "
-                       "or stale instance 0x%08x", skipped, n, k, instances[k].i);
+                       "or stale instance 0x%08x",
+                       skipped, n, k, instances[k].i);
             return;
         }
         if (!transforms__check_pose(&pose, why, sizeof why)) {
@@ -316,7 +317,7 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
     .parent = t_parent, .first_child = t_first_child, .next_sibling = t_next_sibling,              \
     .prev_sibling = t_prev_sibling
 
-#define TRANSFORM_API_V2_ADDED                                                                 \
+#define TRANSFORM_API_V2_ADDED                                                                     \
     .set_local_batch = t_set_local_batch, .world_position = t_world_position,                      \
     .world_rotation = t_world_rotation, .set_world_position = t_set_world_position,                \
     .set_world_rotation = t_set_world_rotation
@@ -324,7 +325,8 @@ uint32_t transforms__destroy_tree(ct_world_o *world, ct_entity_t e)
 /* The world's change counter; 0 for a world without transforms. */
 static uint64_t t_changes(ct_world_o *world)
 {
-    transforms__manager_t *m = world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
+    transforms__manager_t *m =
+        world ? transforms__m.component->manager(world, transforms__m.state->type_id) : NULL;
     return m ? m->changes : 0;
 }
 
@@ -393,11 +395,16 @@ static const ct_module_api_t apis[] = {
 static const ct_module_v3_t module = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "ct.transforms", .version = {1, 0, 0, 0},
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
-    .apis = apis, .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &transforms__m.self, .allocator = &transforms__m.allocator,
-               .state = &transforms__m.state, .state_size = sizeof(transforms__state_t),
-               .layout_version = TRANSFORMS_LAYOUT_VERSION, .start = start,
-               .stop = transforms__unregister_component, .rebind = rebind},
+    .apis = apis,
+    .num_apis = CT_ARRAY_COUNT(apis),
+    .module = {.self = &transforms__m.self,
+               .allocator = &transforms__m.allocator,
+               .state = &transforms__m.state,
+               .state_size = sizeof(transforms__state_t),
+               .layout_version = TRANSFORMS_LAYOUT_VERSION,
+               .start = start,
+               .stop = transforms__unregister_component,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

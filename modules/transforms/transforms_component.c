@@ -71,8 +71,9 @@ static int compile(void *user_data, const ct_data_o *source, void *out, ct_compi
 {
     (void)user_data;
     const ct_data_api_v1 *data = transforms__m.data;
-    static const ct_field_t fields[] = {
-        {"position", CT_DATA_ARRAY, 3}, {"rotation", CT_DATA_ARRAY, 4}, {"scale", CT_DATA_ARRAY, 3}};
+    static const ct_field_t fields[] = {{"position", CT_DATA_ARRAY, 3},
+                                        {"rotation", CT_DATA_ARRAY, 4},
+                                        {"scale", CT_DATA_ARRAY, 3}};
     if (!transforms__m.resource->check_fields(ctx, source, "transform", fields, 3))
         return CT_ERR_BAD_DATA;
     ct_transform_pose_t pose = transforms__identity_pose;

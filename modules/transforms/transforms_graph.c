@@ -43,9 +43,9 @@ uint32_t transforms__find(const transforms__manager_t *m, uint32_t e)
 /* Bytes of the block for `cap` slots (a power of two): the per-instance arrays. */
 static size_t layout_bytes(uint32_t cap)
 {
-    return (size_t)cap * (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) +
-                          sizeof(ct_entity_t) + 4 * sizeof(uint32_t) + sizeof(uint16_t) +
-                          sizeof(uint8_t));
+    return (size_t)cap *
+           (2 * sizeof(ct_transform_matrix_t) + sizeof(ct_transform_pose_t) + sizeof(ct_entity_t) +
+            4 * sizeof(uint32_t) + sizeof(uint16_t) + sizeof(uint8_t));
 }
 
 /* Points the arrays into `buffer` for `cap` slots, largest alignment first so every array stays
@@ -229,8 +229,8 @@ static void move(transforms__manager_t *m, uint32_t from, uint32_t to)
     m->local_m[to] = m->local_m[from];
     m->pose[to] = m->pose[from];
     m->entity[to] = m->entity[from];
-    const uint32_t p = m->parent[from], prev = m->prev_sibling[from],
-                   next = m->next_sibling[from], child = m->first_child[from];
+    const uint32_t p = m->parent[from], prev = m->prev_sibling[from], next = m->next_sibling[from],
+                   child = m->first_child[from];
     m->parent[to] = p;
     m->prev_sibling[to] = prev;
     m->next_sibling[to] = next;

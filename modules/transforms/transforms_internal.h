@@ -31,11 +31,17 @@ static inline void transforms__matrix_from_pose(const ct_transform_pose_t *pose,
                 w = pose->rotation[3];
     const float sx = pose->scale[0], sy = pose->scale[1], sz = pose->scale[2];
     *out = (ct_transform_matrix_t){{
-        (1 - 2 * (y * y + z * z)) * sx, 2 * (x * y - w * z) * sy, 2 * (x * z + w * y) * sz,
+        (1 - 2 * (y * y + z * z)) * sx,
+        2 * (x * y - w * z) * sy,
+        2 * (x * z + w * y) * sz,
         pose->position[0],
-        2 * (x * y + w * z) * sx, (1 - 2 * (x * x + z * z)) * sy, 2 * (y * z - w * x) * sz,
+        2 * (x * y + w * z) * sx,
+        (1 - 2 * (x * x + z * z)) * sy,
+        2 * (y * z - w * x) * sz,
         pose->position[1],
-        2 * (x * z - w * y) * sx, 2 * (y * z + w * x) * sy, (1 - 2 * (x * x + y * y)) * sz,
+        2 * (x * z - w * y) * sx,
+        2 * (y * z + w * x) * sy,
+        (1 - 2 * (x * x + y * y)) * sz,
         pose->position[2],
     }};
 }
@@ -103,10 +109,10 @@ typedef struct transforms__manager_t {
     uint32_t *first_child;
     uint32_t *next_sibling;
     uint32_t *prev_sibling;
-    uint16_t *generation;          /* per slot, 1..1023: goes up when the slot's instance changes */
-    uint8_t *mark;                 /* scratch of the batched update; all 0 between calls */
-    ct_entity_pages_t index;       /* entity -> instance (0: none), apart from the block */
-    uint64_t changes;              /* ct_transform_api_v4.changes: bumped by every change */
+    uint16_t *generation;    /* per slot, 1..1023: goes up when the slot's instance changes */
+    uint8_t *mark;           /* scratch of the batched update; all 0 between calls */
+    ct_entity_pages_t index; /* entity -> instance (0: none), apart from the block */
+    uint64_t changes;        /* ct_transform_api_v4.changes: bumped by every change */
 } transforms__manager_t;
 
 void transforms__manager_init(transforms__manager_t *m, ct_allocator_t *a, ct_world_o *world);
@@ -201,7 +207,7 @@ struct ct_memory_api_v1;
 typedef struct transforms__state_t {
     /* First in every layout, so any code can tell whether it may read the rest (ct_reload.h). */
     ct_reload_header_t header; /* sizeof(transforms__state_t), TRANSFORMS_LAYOUT_VERSION */
-    uint64_t type_id;        /* of the registered "transform" component type */
+    uint64_t type_id;          /* of the registered "transform" component type */
 } transforms__state_t;
 
 /* The services this copy of the code fetched (at init or reload), and the state. */

@@ -27,8 +27,8 @@ static uint32_t arg_instance(lua_State *L, int idx, transforms__manager_t **m, c
     ct_world_o *world = check__world(transforms__m.lua, L, idx, fn, NULL);
     *m = transforms__m.component->manager(world, transforms__m.state->type_id);
     if (!*m)
-        return (uint32_t)transforms__m.lua->error(L, "%s: argument %d is a world without transforms",
-                                                  fn, idx);
+        return (uint32_t)transforms__m.lua->error(
+            L, "%s: argument %d is a world without transforms", fn, idx);
     return arg_entity_instance(L, idx + 1, *m, fn);
 }
 

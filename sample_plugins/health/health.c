@@ -34,7 +34,8 @@ typedef struct health_data_t {
 
 /* The columns of a world's store: one array per field. */
 enum { HEALTH_VALUE, HEALTH_MAX, HEALTH_REGEN, HEALTH_COLUMNS };
-static const uint32_t health_columns[HEALTH_COLUMNS] = {sizeof(float), sizeof(float), sizeof(float)};
+static const uint32_t health_columns[HEALTH_COLUMNS] = {sizeof(float), sizeof(float),
+                                                        sizeof(float)};
 
 /* One world's manager. */
 typedef struct health_manager_t {
@@ -232,8 +233,8 @@ static uint32_t count(ct_world_o *world)
 
 static ct_world_o *arg_world(lua_State *L, const char *fn)
 {
-    ct_world_o *w = lua_api->type(L, 1) == CT_LUA_LIGHTUSERDATA ? lua_api->to_light_userdata(L, 1)
-                                                                : NULL;
+    ct_world_o *w =
+        lua_api->type(L, 1) == CT_LUA_LIGHTUSERDATA ? lua_api->to_light_userdata(L, 1) : NULL;
     if (!manager_of(w))
         lua_api->error(L, "%s: argument 1 is not a live world", fn);
     return w;
@@ -289,8 +290,8 @@ static int l_count(lua_State *L)
 /* Points the Lua functions and the validation at this code (init and, after a reload, rebind). */
 static int bind(void)
 {
-    static const ct_lua_reg_t fns[] = {{"value", l_value}, {"damage", l_damage},
-                                       {"regenerate", l_regenerate}, {"count", l_count}};
+    static const ct_lua_reg_t fns[] = {
+        {"value", l_value}, {"damage", l_damage}, {"regenerate", l_regenerate}, {"count", l_count}};
     lua_api->register_module("Health", fns, CT_ARRAY_COUNT(fns));
     return component_api->set_validate(state->type_id, validate) ? 0 : CT_ERR_NOT_FOUND;
 }
@@ -314,14 +315,10 @@ static int rebind(void)
 static void stop(void) { component_api->unregister_type(state->type_id); }
 
 static const ct_module_api_t apis[] = {
-    CT_MODULE_API(log, 1, &log_api),
-    CT_MODULE_API(lua, 2, &lua_api),
-    CT_MODULE_API(data, 1, &data_api),
-    CT_MODULE_API(resource, 3, &resource_api),
-    CT_MODULE_API(entity, 1, &entity_api),
-    CT_MODULE_API(component, 2, &component_api),
-    CT_MODULE_API(world, 2, &world_api),
-    CT_MODULE_API_NO_SLOT(memory, 1),
+    CT_MODULE_API(log, 1, &log_api),       CT_MODULE_API(lua, 2, &lua_api),
+    CT_MODULE_API(data, 1, &data_api),     CT_MODULE_API(resource, 3, &resource_api),
+    CT_MODULE_API(entity, 1, &entity_api), CT_MODULE_API(component, 2, &component_api),
+    CT_MODULE_API(world, 2, &world_api),   CT_MODULE_API_NO_SLOT(memory, 1),
 };
 static const ct_api_ref_t provides[] = {CT_API_PROVIDE("acme.health", 1, acme_health_api_v1)};
 
@@ -330,9 +327,14 @@ static const ct_module_v3_t module = {
                .provides = provides, .num_provides = CT_ARRAY_COUNT(provides)},
     .apis = apis,
     .num_apis = CT_ARRAY_COUNT(apis),
-    .module = {.self = &self_, .allocator = &allocator, .state = &state,
-               .state_size = sizeof(health_state_t), .layout_version = HEALTH_LAYOUT,
-               .start = start, .stop = stop, .rebind = rebind},
+    .module = {.self = &self_,
+               .allocator = &allocator,
+               .state = &state,
+               .state_size = sizeof(health_state_t),
+               .layout_version = HEALTH_LAYOUT,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)

@@ -20,8 +20,8 @@ static const char *plugin = "plugins/acme_health.so";
 static int boot(void **state)
 {
     (void)state;
-    return ct_test_kernel_boot(&(ct_test_kernel_desc_t){
-        .plugins = &plugin, .num_plugins = 1, .strict = true});
+    return ct_test_kernel_boot(
+        &(ct_test_kernel_desc_t){.plugins = &plugin, .num_plugins = 1, .strict = true});
 }
 
 /* The group fails when the plugin leaked: every block it took is given back at shutdown. */
@@ -49,9 +49,10 @@ static void spawn_damage_regenerate_collect(void **state)
     assert_non_null(health);
     assert_non_null(worlds);
     assert_non_null(entities);
-    assert_int_equal(load_unit("units/test_hero",
-                               "entities = [ { components = { health = { value = 80 regen = 4 } } } ]"),
-                     0);
+    assert_int_equal(
+        load_unit("units/test_hero",
+                  "entities = [ { components = { health = { value = 80 regen = 4 } } } ]"),
+        0);
     ct_world_o *w = worlds->create_world(NULL);
     assert_non_null(w);
     const ct_entity_t e = worlds->spawn_unit(w, "units/test_hero", NULL, NULL);
@@ -62,7 +63,7 @@ static void spawn_damage_regenerate_collect(void **state)
     assert_true(health->damage(w, e, 30.0f) == 50.0f);
     health->regenerate(w, 0.5f); /* +2 */
     assert_true(health->value(w, e, &v) && v == 52.0f);
-    assert_true(health->damage(w, e, 1000.0f) == 0.0f);   /* not below 0 */
+    assert_true(health->damage(w, e, 1000.0f) == 0.0f);    /* not below 0 */
     assert_true(health->damage(w, e, -1000.0f) == 100.0f); /* nor above max (default 100) */
     assert_int_equal(health->count(w), 1);
     /* An entity without the component, and a dead one. */
@@ -83,10 +84,11 @@ static void spawn_damage_regenerate_collect(void **state)
 static void bad_sources_are_refused(void **state)
 {
     (void)state;
-    assert_true(load_unit("units/over_max",
-                          "entities = [ { components = { health = { value = 150 max = 100 } } } ]") < 0);
-    assert_true(load_unit("units/no_max",
-                          "entities = [ { components = { health = { max = 0 } } } ]") < 0);
+    assert_true(
+        load_unit("units/over_max",
+                  "entities = [ { components = { health = { value = 150 max = 100 } } } ]") < 0);
+    assert_true(
+        load_unit("units/no_max", "entities = [ { components = { health = { max = 0 } } } ]") < 0);
     assert_true(load_unit("units/misspelt",
                           "entities = [ { components = { health = { valeu = 10 } } } ]") < 0);
     assert_true(load_unit("units/wrong_type",
@@ -97,14 +99,13 @@ static void bad_sources_are_refused(void **state)
 static void lua_module(void **state)
 {
     (void)state;
-    assert_int_equal(ct_test_kernel_lua(
-                         "local w = World.create()\n"
-                         "local e = World.spawn_unit(w, 'units/test_hero')\n"
-                         "assert(Health.value(w, e) == 80)\n"
-                         "assert(Health.damage(w, e, 100) == 0)\n"
-                         "assert(Health.count(w) == 1)\n"
-                         "assert(Health.value(w, Entity.create()) == nil)\n"
-                         "World.destroy(w)\n"),
+    assert_int_equal(ct_test_kernel_lua("local w = World.create()\n"
+                                        "local e = World.spawn_unit(w, 'units/test_hero')\n"
+                                        "assert(Health.value(w, e) == 80)\n"
+                                        "assert(Health.damage(w, e, 100) == 0)\n"
+                                        "assert(Health.count(w) == 1)\n"
+                                        "assert(Health.value(w, Entity.create()) == nil)\n"
+                                        "World.destroy(w)\n"),
                      0);
     assert_int_equal(ct_test_kernel_lua("Health.count(nil)"), CT_ERR_LUA);
     assert_int_equal(ct_test_kernel_lua("w = World.create()"), 0);
@@ -125,13 +126,14 @@ static void reload_keeps_instances(void **state)
     assert_int_equal(ct_test_kernel_lua("assert(Health.value(w, hero) == 55)\n"
                                         "assert(Health.count(w) == 1)\n"),
                      0);
-    assert_int_equal(load_unit("units/after_reload",
-                               "entities = [ { components = { health = { max = 7 } } } ]"),
-                     0);
+    assert_int_equal(
+        load_unit("units/after_reload", "entities = [ { components = { health = { max = 7 } } } ]"),
+        0);
     assert_true(load_unit("units/bad_after_reload",
                           "entities = [ { components = { health = { max = -1 } } } ]") < 0);
-    assert_int_equal(ct_test_kernel_lua("assert(Health.value(w, World.spawn_unit(w, 'units/after_reload')) == 7)\n"
-                                        "World.destroy(w) w, hero = nil, nil\n"),
+    assert_int_equal(ct_test_kernel_lua(
+                         "assert(Health.value(w, World.spawn_unit(w, 'units/after_reload')) == 7)\n"
+                         "World.destroy(w) w, hero = nil, nil\n"),
                      0);
     assert_true(ct_test_kernel_reload("acme.nobody") < 0);
 }

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void spec_quantization_precision(void **state)
 {
     (void)state;
@@ -76,7 +75,8 @@ static anim__raw make_raw(uint32_t frames, int32_t *parent, float (*rot)[4], flo
         const float x = 0.01f * (float)f + (f >= 100 ? 3.0f : 0.0f);
         const float a = 0.3f * sinf(0.05f * (float)f);
         pos[2 * f][0] = x, pos[2 * f][1] = 1, pos[2 * f][2] = 0;
-        rot[2 * f][0] = 0, rot[2 * f][1] = sinf(a / 2), rot[2 * f][2] = 0, rot[2 * f][3] = cosf(a / 2);
+        rot[2 * f][0] = 0, rot[2 * f][1] = sinf(a / 2), rot[2 * f][2] = 0,
+                rot[2 * f][3] = cosf(a / 2);
         pos[2 * f + 1][0] = 0, pos[2 * f + 1][1] = 0.5f, pos[2 * f + 1][2] = 0;
         rot[2 * f + 1][0] = 0, rot[2 * f + 1][1] = 0, rot[2 * f + 1][2] = 0, rot[2 * f + 1][3] = 1;
     }
@@ -117,7 +117,8 @@ static void curves_and_discontinuities(void **state)
         const anim__settings s = {(anim__mode)mode, mode ? 0.0005 : 0.002};
         anim__bytes blob;
         double achieved = 0;
-        assert_int_equal(anim__compress(&raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved), 0);
+        assert_int_equal(anim__compress(&raw, &s, NULL, 0, ct_heap_allocator(), &blob, &achieved),
+                         0);
         anim__clip clip;
         const char *bad = anim__clip_open(blob.data, blob.size, &clip);
         if (bad)
@@ -240,7 +241,8 @@ static void reference_curve(anim__mode mode, bool rot, const anim__range_t *rang
             const double h = t[i + 1] - t[i], u = (f - t[i]) / h;
             const double m0 = (value[i + 1][c] - value[p][c]) * h / (t[i + 1] - t[p]);
             const double m1 = (value[q][c] - value[i][c]) * h / (t[q] - t[i]);
-            out[c] = (2 * u * u * u - 3 * u * u + 1) * value[i][c] + (u * u * u - 2 * u * u + u) * m0 +
+            out[c] = (2 * u * u * u - 3 * u * u + 1) * value[i][c] +
+                     (u * u * u - 2 * u * u + u) * m0 +
                      (-2 * u * u * u + 3 * u * u) * value[i + 1][c] + (u * u * u - u * u) * m1;
         }
         len += out[c] * out[c];
@@ -272,7 +274,10 @@ static void decoder_matches_the_reference_curve(void **state)
         float value[64][4];
         for (uint32_t k = 0; k < n; k++) {
             const bool pair = k >= 2 && frame[k - 1] > frame[k - 2] && random_unit(&rng) < 0.15;
-            frame[k] = k == 0 ? 100 : (uint16_t)(frame[k - 1] + (pair ? 0 : 1 + (uint32_t)(random_unit(&rng) * 4)));
+            frame[k] =
+                k == 0
+                    ? 100
+                    : (uint16_t)(frame[k - 1] + (pair ? 0 : 1 + (uint32_t)(random_unit(&rng) * 4)));
             pairs += pair;
             double norm = 0;
             for (int c = 0; c < 4; c++) {
@@ -280,13 +285,15 @@ static void decoder_matches_the_reference_curve(void **state)
                 norm += value[k][c] * value[k][c];
             }
             for (int c = 0; c < 4; c++)
-                value[k][c] = rot ? (float)(value[k][c] / sqrt(norm)) : range.min[c % 3] + (value[k][c] + 1) / 2 * range.extent[c % 3];
+                value[k][c] = rot ? (float)(value[k][c] / sqrt(norm))
+                                  : range.min[c % 3] + (value[k][c] + 1) / 2 * range.extent[c % 3];
         }
         uint8_t keys[64 * 8 + ANIM_TAIL_PADDING] = {0};
         pack_track(mode, rot, &range, n, frame, (const float(*)[4])value, keys);
         for (int sample = 0; sample < 8; sample++) {
-            const float f = sample == 7 ? (float)frame[n - 1]
-                                        : frame[0] + (float)random_unit(&rng) * (frame[n - 1] - frame[0]);
+            const float f = sample == 7
+                                ? (float)frame[n - 1]
+                                : frame[0] + (float)random_unit(&rng) * (frame[n - 1] - frame[0]);
             double want[4];
             float got[4];
             reference_curve(mode, rot, &range, keys, n, f, want);
@@ -304,9 +311,10 @@ static void decoder_matches_the_reference_curve(void **state)
                 worst[mode][rot] = fmax(worst[mode][rot], fabs(want[c] - sign * got[c]));
         }
     }
-    print_message("decoder vs reference: spec %.2g/%.2g, precision %.2g/%.2g (rotation/translation); "
-                  "%u discontinuities, %u samples of the other sign\n",
-                  worst[0][1], worst[0][0], worst[1][1], worst[1][0], pairs, flips);
+    print_message(
+        "decoder vs reference: spec %.2g/%.2g, precision %.2g/%.2g (rotation/translation); "
+        "%u discontinuities, %u samples of the other sign\n",
+        worst[0][1], worst[0][0], worst[1][1], worst[1][0], pairs, flips);
     for (int m = 0; m < 2; m++)
         for (int r = 0; r < 2; r++)
             assert_true(worst[m][r] < 2e-5 && worst[m][r] >= 0);

@@ -63,7 +63,10 @@ static void write_cut_bvh(const char *from, const char *to, int frames)
     fclose(out);
 }
 
-static void write_file(const char *rel, const char *text) { test_project_write(project, rel, text); }
+static void write_file(const char *rel, const char *text)
+{
+    test_project_write(project, rel, text);
+}
 
 static int boot(void **state)
 {
@@ -113,11 +116,13 @@ static void compiles_from_sources(void **state)
 {
     (void)state;
     assert_int_equal(load("skeleton", "cmu", "source = \"mocap/01_01.bvh\" units = " CMU_UNITS), 0);
-    assert_int_equal(load("clip", "walk", "source = \"mocap/01_01.bvh\" units = " CMU_UNITS
-                                          " events = [ { time = 0.5 name = \"step\" } ]"),
+    assert_int_equal(load("clip", "walk",
+                          "source = \"mocap/01_01.bvh\" units = " CMU_UNITS
+                          " events = [ { time = 0.5 name = \"step\" } ]"),
                      0);
-    assert_int_equal(load("clip", "walk_precise", "source = \"mocap/01_01.bvh\" units = " CMU_UNITS
-                                                  " mode = \"precision\""),
+    assert_int_equal(load("clip", "walk_precise",
+                          "source = \"mocap/01_01.bvh\" units = " CMU_UNITS
+                          " mode = \"precision\""),
                      0);
     assert_int_equal(load("clip", "small", "source = \"mocap/two_roots.bvh\" units = \"cm\""), 0);
     const ct_animation_clip_o *walk = anim->clip("walk");
@@ -127,15 +132,15 @@ static void compiles_from_sources(void **state)
 
     /* Bad sources: each refused (the messages name the file and the field; see the log). */
     const char *bad[] = {
-        "sorce = \"mocap/01_01.bvh\"",                              /* misspelt field */
-        "units = 1",                                                /* no source */
-        "source = \"mocap/missing.bvh\"",                           /* no such file */
-        "source = \"../01_01.bvh\"",                                /* leaves the project */
-        "source = \"/etc/passwd\"",                                 /* absolute */
-        "source = \"project.sjson\"",                               /* not a motion file */
-        "source = \"mocap/01_01.bvh\" units = \"furlong\"",         /* unknown unit */
-        "source = \"mocap/01_01.bvh\" units = -1",                  /* negative scale */
-        "source = \"mocap/01_01.bvh\" mode = \"fast\"",             /* unknown mode */
+        "sorce = \"mocap/01_01.bvh\"",                      /* misspelt field */
+        "units = 1",                                        /* no source */
+        "source = \"mocap/missing.bvh\"",                   /* no such file */
+        "source = \"../01_01.bvh\"",                        /* leaves the project */
+        "source = \"/etc/passwd\"",                         /* absolute */
+        "source = \"project.sjson\"",                       /* not a motion file */
+        "source = \"mocap/01_01.bvh\" units = \"furlong\"", /* unknown unit */
+        "source = \"mocap/01_01.bvh\" units = -1",          /* negative scale */
+        "source = \"mocap/01_01.bvh\" mode = \"fast\"",     /* unknown mode */
         "source = \"mocap/01_01.bvh\" events = [ { time = 99 name = \"late\" } ]",
         "source = \"mocap/01_01.bvh\" events = [ { time = 0.1 name = \"a_name_longer_than_23\" } ]",
         "source = \"mocap/01_01.bvh\" events = [ { time = 0.1 nmae = \"x\" } ]",
@@ -152,8 +157,9 @@ static void compiles_from_gltf(void **state)
 {
     (void)state;
     assert_int_equal(load("skeleton", "skin", "source = \"mocap/simple_skin.gltf\""), 0);
-    assert_int_equal(load("clip", "skin_wave", "source = \"mocap/simple_skin.gltf\" rate = 30 "
-                                               "mode = \"precision\""),
+    assert_int_equal(load("clip", "skin_wave",
+                          "source = \"mocap/simple_skin.gltf\" rate = 30 "
+                          "mode = \"precision\""),
                      0);
     const ct_animation_clip_o *c = anim->clip("skin_wave");
     assert_non_null(c);
@@ -166,8 +172,10 @@ static void compiles_from_gltf(void **state)
     assert_float_equal(fabsf(pose[1].rotation[3]), 0.7071f, 2e-3);
     assert_float_equal(pose[0].position[1], 1.0f, 1e-4); /* node 1's translation */
     /* No such skin or animation; a broken file: refused. */
-    assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/simple_skin.gltf\" skin = 3"), 0);
-    assert_int_not_equal(load("clip", "bad", "source = \"mocap/simple_skin.gltf\" animation = 1"), 0);
+    assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/simple_skin.gltf\" skin = 3"),
+                         0);
+    assert_int_not_equal(load("clip", "bad", "source = \"mocap/simple_skin.gltf\" animation = 1"),
+                         0);
     assert_int_not_equal(load("skeleton", "bad", "source = \"mocap/recursive.gltf\""), 0);
 }
 
@@ -217,8 +225,10 @@ static void gltf_scale_channels(void **state)
     (void)state;
     write_scaled_gltf("scaled", 4);
     assert_int_equal(load("skeleton", "scaled", "source = \"mocap/scaled.gltf\""), 0);
-    assert_int_equal(load("clip", "grow", "source = \"mocap/scaled.gltf\" rate = 30 "
-                                          "mode = \"precision\""), 0);
+    assert_int_equal(load("clip", "grow",
+                          "source = \"mocap/scaled.gltf\" rate = 30 "
+                          "mode = \"precision\""),
+                     0);
     assert_int_equal(load("clip", "grow_spec", "source = \"mocap/scaled.gltf\" rate = 30"), 0);
     ct_transform_pose_t pose[2];
     assert_int_equal(anim->sample(anim->clip("grow"), 0.5f, pose, 2), 2);
@@ -233,20 +243,24 @@ static void gltf_scale_channels(void **state)
     /* Beyond the spec format's -10..10: refused (precision range-reduces, so it takes it). */
     write_scaled_gltf("huge", 40);
     assert_int_not_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30"), 0);
-    assert_int_equal(load("clip", "huge", "source = \"mocap/huge.gltf\" rate = 30 "
-                                          "mode = \"precision\""), 0);
+    assert_int_equal(load("clip", "huge",
+                          "source = \"mocap/huge.gltf\" rate = 30 "
+                          "mode = \"precision\""),
+                     0);
     assert_int_equal(anim->sample(anim->clip("huge"), 1.0f, pose, 2), 2);
     expect_scale(pose[1].scale, 2, 3, 40, 1e-2f);
 
     /* Played on bones: the tip's transform takes the scale; a clip without scale tracks (an arm
      * of the same hierarchy from BVH) puts the rest scale back. */
-    assert_int_equal(load("clip", "arm", "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\n"
-                                         "CHANNELS 1 Zrotation\\nJOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}"
-                                         "\\nMOTION\\nFrames: 2\\nFrame Time: 1\\n0\\n90\\n\""),
+    assert_int_equal(load("clip", "arm",
+                          "bvh = \"HIERARCHY\\nROOT a\\n{\\nOFFSET 0 0 0\\n"
+                          "CHANNELS 1 Zrotation\\nJOINT b\\n{\\nOFFSET 0 1 0\\n}\\n}"
+                          "\\nMOTION\\nFrames: 2\\nFrame Time: 1\\n0\\n90\\n\""),
                      0);
-    assert_int_equal(load("unit", "scaled_dude", "entities = [ { components = { transform = {} "
-                                                 "animation = { skeleton = \"scaled\" "
-                                                 "clip = \"grow\" } } } ]"),
+    assert_int_equal(load("unit", "scaled_dude",
+                          "entities = [ { components = { transform = {} "
+                          "animation = { skeleton = \"scaled\" "
+                          "clip = \"grow\" } } } ]"),
                      0);
     const ct_entity_t e = worlds->spawn_unit(world, "scaled_dude", (const float[3]){0, 0, 0}, NULL);
     const ct_entity_t tip = anim->bone(world, e, 1);
@@ -308,9 +322,10 @@ static ct_entity_t spawn_dude(float x)
 static void bones_follow_the_clip(void **state)
 {
     (void)state;
-    assert_int_equal(load("unit", "dude", "entities = [ { components = { transform = {} "
-                                          "animation = { skeleton = \"cmu\" clip = \"walk\" "
-                                          "loop = true } } } ]"),
+    assert_int_equal(load("unit", "dude",
+                          "entities = [ { components = { transform = {} "
+                          "animation = { skeleton = \"cmu\" clip = \"walk\" "
+                          "loop = true } } } ]"),
                      0);
     const ct_entity_t e = spawn_dude(5);
     assert_int_equal(anim->bone_count(world, e), 31);
@@ -332,7 +347,8 @@ static void bones_follow_the_clip(void **state)
     ct_transform_pose_t pose[31];
     assert_int_equal(anim->sample(anim->clip("walk"), 0.5f, pose, 31), 31);
     for (uint32_t b = 0; b < 31; b++) {
-        const ct_transform_pose_t local = tf->local(world, tf->lookup(world, anim->bone(world, e, b)));
+        const ct_transform_pose_t local =
+            tf->local(world, tf->lookup(world, anim->bone(world, e, b)));
         assert_memory_equal(local.rotation, pose[b].rotation, sizeof pose[b].rotation);
         assert_memory_equal(local.position, pose[b].position, sizeof pose[b].position);
     }
@@ -445,10 +461,12 @@ static void many_instances_destroy_and_reuse(void **state)
 {
     (void)state;
     enum { N = 3000, MORE = 1500 };
-    assert_int_equal(load("skeleton", "small", "source = \"mocap/two_roots.bvh\" units = \"cm\""), 0);
-    assert_int_equal(load("unit", "small_dude", "entities = [ { components = { transform = {} "
-                                                "animation = { skeleton = \"small\" clip = \"small\" "
-                                                "loop = true } } } ]"),
+    assert_int_equal(load("skeleton", "small", "source = \"mocap/two_roots.bvh\" units = \"cm\""),
+                     0);
+    assert_int_equal(load("unit", "small_dude",
+                          "entities = [ { components = { transform = {} "
+                          "animation = { skeleton = \"small\" clip = \"small\" "
+                          "loop = true } } } ]"),
                      0);
     static ct_entity_t e[N], bone0[N], dead[N], more[MORE];
     const float duration = anim->clip_duration(anim->clip("small"));
@@ -473,7 +491,8 @@ static void many_instances_destroy_and_reuse(void **state)
         assert_int_equal(anim->bone_count(world, e[i]), 4);
         assert_int_equal(anim->bone(world, e[i], 0).id, bone0[i].id);
         assert_true(entity->alive(bone0[i]));
-        assert_int_equal(tf->parent(world, tf->lookup(world, bone0[i])).i, tf->lookup(world, e[i]).i);
+        assert_int_equal(tf->parent(world, tf->lookup(world, bone0[i])).i,
+                         tf->lookup(world, e[i]).i);
         assert_float_equal(anim->time(world, e[i]), duration * (float)(i % 97) / 97.0f, 1e-6);
     }
     uint32_t reused = 0;
@@ -502,37 +521,39 @@ static void lua_module(void **state)
 {
     (void)state;
     const ct_entity_t e = spawn_dude(0);
-    assert_int_equal(lua->run_string(
-                         "function anim_test(w, e)\n"
-                         "  Animation.play(w, e, 'walk', {loop = true, speed = 1})\n"
-                         "  Animation.evaluate(w, 0.25)\n"
-                         "  assert(math.abs(Animation.time(w, e) - 0.25) < 1e-6)\n"
-                         "  Animation.set_time(w, e, 0.45)\n"
-                         "  Animation.evaluate(w, 0.1)\n"
-                         "  local ev = Animation.events(w)\n"
-                         "  assert(#ev == 1 and ev[1].name == 'step' and ev[1].entity == e, #ev)\n"
-                         "  Animation.crossfade(w, e, 'walk_precise', 0.5)\n"
-                         "  assert(Animation.bone(w, e, 'Head') ~= nil)\n"
-                         "  assert(Animation.bone(w, e, 'Tail') == nil)\n"
-                         "  assert(Animation.bone_count(w, e) == 31)\n"
-                         "  local cl = Animation.clips('walk', 'walk_precise')\n"
-                         "  assert(#cl == 2 and cl[1].name == 'walk' and cl[1].bones == 31 and cl[1].duration > 0, #cl)\n"
-                         "  assert(not pcall(Animation.clips, 'nope'))\n"
-                         "  assert(Animation.bone(w, e, 1) == Animation.bone(w, e, 'Hips'))\n"
-                         "  assert(Animation.bone(w, e, 32) == nil and Animation.bone(w, e, 0) == nil)\n"
-                         "  for _, bad in ipairs({\n"
-                         "      function() Animation.play(w, e, 'walk', {speed = 0/0}) end,\n"
-                         "      function() Animation.set_time(w, e, 1/0) end,\n"
-                         "      function() Animation.evaluate(w, -1) end,\n"
-                         "      function() Animation.play(w, e, 'nope') end,\n"
-                         "      function() Animation.play(w, -3, 'walk') end,\n"
-                         "      function() Animation.time(nil, e) end,\n"
-                         "      function() Animation.crossfade(w, e, 'walk', 0) end }) do\n"
-                         "    assert(not pcall(bad))\n"
-                         "  end\n"
-                         "end\n",
-                         "anim_test"),
-                     0);
+    assert_int_equal(
+        lua->run_string(
+            "function anim_test(w, e)\n"
+            "  Animation.play(w, e, 'walk', {loop = true, speed = 1})\n"
+            "  Animation.evaluate(w, 0.25)\n"
+            "  assert(math.abs(Animation.time(w, e) - 0.25) < 1e-6)\n"
+            "  Animation.set_time(w, e, 0.45)\n"
+            "  Animation.evaluate(w, 0.1)\n"
+            "  local ev = Animation.events(w)\n"
+            "  assert(#ev == 1 and ev[1].name == 'step' and ev[1].entity == e, #ev)\n"
+            "  Animation.crossfade(w, e, 'walk_precise', 0.5)\n"
+            "  assert(Animation.bone(w, e, 'Head') ~= nil)\n"
+            "  assert(Animation.bone(w, e, 'Tail') == nil)\n"
+            "  assert(Animation.bone_count(w, e) == 31)\n"
+            "  local cl = Animation.clips('walk', 'walk_precise')\n"
+            "  assert(#cl == 2 and cl[1].name == 'walk' and cl[1].bones == 31 and cl[1].duration > "
+            "0, #cl)\n"
+            "  assert(not pcall(Animation.clips, 'nope'))\n"
+            "  assert(Animation.bone(w, e, 1) == Animation.bone(w, e, 'Hips'))\n"
+            "  assert(Animation.bone(w, e, 32) == nil and Animation.bone(w, e, 0) == nil)\n"
+            "  for _, bad in ipairs({\n"
+            "      function() Animation.play(w, e, 'walk', {speed = 0/0}) end,\n"
+            "      function() Animation.set_time(w, e, 1/0) end,\n"
+            "      function() Animation.evaluate(w, -1) end,\n"
+            "      function() Animation.play(w, e, 'nope') end,\n"
+            "      function() Animation.play(w, -3, 'walk') end,\n"
+            "      function() Animation.time(nil, e) end,\n"
+            "      function() Animation.crossfade(w, e, 'walk', 0) end }) do\n"
+            "    assert(not pcall(bad))\n"
+            "  end\n"
+            "end\n",
+            "anim_test"),
+        0);
     test_lua_call("anim_test", world, &e, 1);
     entity->destroy(e);
     anim->evaluate(world, 0);
@@ -541,12 +562,16 @@ static void lua_module(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(compiles_from_sources), cmocka_unit_test(compiles_from_gltf),
+        cmocka_unit_test(compiles_from_sources),
+        cmocka_unit_test(compiles_from_gltf),
         cmocka_unit_test(gltf_scale_channels),
         cmocka_unit_test(sample_matches_raw_mocap),
-        cmocka_unit_test(bones_follow_the_clip), cmocka_unit_test(events_and_loops),
-        cmocka_unit_test(crossfade_blends),      cmocka_unit_test(refusals),
-        cmocka_unit_test(many_instances_destroy_and_reuse), cmocka_unit_test(lua_module),
+        cmocka_unit_test(bones_follow_the_clip),
+        cmocka_unit_test(events_and_loops),
+        cmocka_unit_test(crossfade_blends),
+        cmocka_unit_test(refusals),
+        cmocka_unit_test(many_instances_destroy_and_reuse),
+        cmocka_unit_test(lua_module),
     };
     return cmocka_run_group_tests(tests, boot, shutdown);
 }

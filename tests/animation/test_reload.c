@@ -31,8 +31,8 @@ static char dir[64] = "/tmp/ct_animation_reload_XXXXXX";
 static char paths[3][128];
 
 /* An arm turned from 0 to 90 degrees about z over one second, with an event at 0.5 s. */
-#define ARM_BVH                                                                                   \
-    "bvh = \"HIERARCHY\\nROOT shoulder\\n{\\nOFFSET 0 0 0\\nCHANNELS 1 Zrotation\\nJOINT hand\\n" \
+#define ARM_BVH                                                                                    \
+    "bvh = \"HIERARCHY\\nROOT shoulder\\n{\\nOFFSET 0 0 0\\nCHANNELS 1 Zrotation\\nJOINT hand\\n"  \
     "{\\nOFFSET 0 1 0\\n}\\n}\\nMOTION\\nFrames: 2\\nFrame Time: 1\\n0\\n90\\n\""
 
 static void install(const char *built, const char *path)
@@ -74,7 +74,8 @@ static void reload_keeps_playing(void **state)
     const ct_lua_api_v1 *lua = test_kernel_api(CT_LUA_API, 1);
     const ct_registry_api_v1 *registry = test_kernel_api(CT_REGISTRY_API, 1);
     static const char skeleton[] = ARM_BVH;
-    static const char clip[] = "mode = \"precision\" events = [ { time = 0.5 name = \"half\" } ] " ARM_BVH;
+    static const char clip[] =
+        "mode = \"precision\" events = [ { time = 0.5 name = \"half\" } ] " ARM_BVH;
     static const char unit[] = "entities = [ { components = { transform = {} animation = { "
                                "skeleton = \"arm\" clip = \"arm\" loop = true } } } ]";
     assert_int_equal(resource->load_source("skeleton", "arm", skeleton, sizeof skeleton - 1), 0);

@@ -194,8 +194,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(parallel_for_sums_for_every_grain, setup, teardown),
         cmocka_unit_test_setup_teardown(nested_parallel_for_completes, setup, teardown),
         cmocka_unit_test_setup_teardown(run_and_wait_runs_each_job_once, setup, teardown),
-        cmocka_unit_test_setup_teardown(allocator_counts_stay_exact_under_threads, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(allocator_counts_stay_exact_under_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(runs_inline_without_a_pool, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static censor_ifdef_t f;
     if (f.num_symbols == 0) {
         char err[128];
-        const char *options[] = { "-DA", "-UB", "-DV=2", "-UNDA" };
+        const char *options[] = {"-DA", "-UB", "-DV=2", "-UNDA"};
         for (size_t i = 0; i < sizeof options / sizeof *options; i++)
             if (!censor_ifdef_add(&f, options[i], err, sizeof err))
                 abort();

@@ -24,7 +24,7 @@ static size_t count_lines(const char *s, size_t n)
 /* Filters `in` with the space-separated options and checks the output is exactly `expected`. */
 static void expect(const char *options, const char *in, const char *expected)
 {
-    censor_ifdef_t f = { 0 };
+    censor_ifdef_t f = {0};
     char err[256], copy[256];
     snprintf(copy, sizeof copy, "%s", options);
     for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
@@ -41,7 +41,7 @@ static void expect(const char *options, const char *in, const char *expected)
 
 static void expect_error(const char *options, const char *in, const char *message)
 {
-    censor_ifdef_t f = { 0 };
+    censor_ifdef_t f = {0};
     char err[256], copy[256];
     snprintf(copy, sizeof copy, "%s", options);
     for (char *save = NULL, *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
@@ -69,8 +69,8 @@ static void expressions(void **state)
     const char *in = "#if defined(A) && !defined B\nab\n#endif\n";
     expect("-DA -UB", in, "\nab\n\n");
     expect("-DA -DB", in, "\n\n\n");
-    expect("-UA", in, "\n\n\n");          /* false && unknown is false */
-    expect("-DA", in, in);                /* true && unknown stays undecided */
+    expect("-UA", in, "\n\n\n"); /* false && unknown is false */
+    expect("-DA", in, in);       /* true && unknown stays undecided */
     expect("-DB", in, "\n\n\n");
     expect("-DV=3", "#if V >= 2 || X\nnew\n#endif\n", "\nnew\n\n"); /* true || unknown */
     expect("-DV=1", "#if V == 2\ntwo\n#elif V < 2\nless\n#endif\n", "\n\n\nless\n\n");
@@ -106,7 +106,7 @@ static void binary_passes_through(void **state)
 {
     (void)state;
     const char in[] = "#ifdef X\n\0\n#endif\n";
-    censor_ifdef_t f = { 0 };
+    censor_ifdef_t f = {0};
     char err[128], *out;
     size_t size;
     assert_true(censor_ifdef_add(&f, "-UX", err, sizeof err));
@@ -132,7 +132,7 @@ static void errors_name_the_line(void **state)
 static void lenient_filters_warn(void **state)
 {
     (void)state;
-    censor_ifdef_t f = { .lenient = true };
+    censor_ifdef_t f = {.lenient = true};
     char err[128], *out;
     size_t size;
     assert_true(censor_ifdef_add(&f, "-UX", err, sizeof err));
@@ -150,7 +150,7 @@ static void lenient_filters_warn(void **state)
 static void bad_options_are_refused(void **state)
 {
     (void)state;
-    censor_ifdef_t f = { 0 };
+    censor_ifdef_t f = {0};
     char err[128];
     assert_false(censor_ifdef_add(&f, "NDA", err, sizeof err));
     assert_string_equal(err, "'NDA' is not -DSYMBOL, -DSYMBOL=INTEGER or -USYMBOL");

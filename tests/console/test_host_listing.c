@@ -106,11 +106,12 @@ static void run_server(int listener, const char *files, server_mode_t mode)
     if (fd < 0)
         _exit(1);
     char *hello = malloc(strlen(files) + 128);
-    int n = sprintf(hello, "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":%s,"
-                           "\"project\":\"p\",\"files\":%s}", mode == WANTS_AUTH ? "true" : "false",
-                    files);
+    int n = sprintf(hello,
+                    "{\"type\":\"hello\",\"service\":\"file server\",\"auth\":%s,"
+                    "\"project\":\"p\",\"files\":%s}",
+                    mode == WANTS_AUTH ? "true" : "false", files);
     size_t body_size = mode == PLAIN || mode == LINK_FOLDER || mode == LINK_FILE ||
-                       mode == WRONG_IDS || mode == WANTS_AUTH || mode == CLOSE_MID_BLOB
+                               mode == WRONG_IDS || mode == WANTS_AUTH || mode == CLOSE_MID_BLOB
                            ? 16
                            : g_reply_size;
     char *body = malloc(body_size);
@@ -129,7 +130,8 @@ static void run_server(int listener, const char *files, server_mode_t mode)
         if (!json || !read_all(fd, json, len))
             break;
         cJSON *m = cJSON_Parse(json);
-        if (mode == WANTS_AUTH && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(m, "type")), "auth")) {
+        if (mode == WANTS_AUTH &&
+            !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(m, "type")), "auth")) {
             char path[128];
             snprintf(path, sizeof path, "%s/auth", scratch);
             FILE *f = fopen(path, "w");
@@ -197,8 +199,8 @@ static int run_node(const char *files, server_mode_t mode, void (*check)(const c
     close(listener);
     char host[64];
     snprintf(host, sizeof host, "127.0.0.1:%d", ntohs(addr.sin_port));
-    console_options_t o = {.host = host, .serve_port = -1, .token = g_console_token,
-                           .host_token = g_host_token};
+    console_options_t o = {
+        .host = host, .serve_port = -1, .token = g_console_token, .host_token = g_host_token};
     const char *dir = NULL;
     int rc = file_client__connect(&o, "p", &dir);
     if (rc == 0) {
@@ -297,9 +299,9 @@ static void absolute_is_refused(void **state)
 static void odd_names_are_refused(void **state)
 {
     (void)state;
-    assert_refused("[\"..\\\\x.lua\"]", PLAIN);        /* a backslash */
-    assert_refused("[\"\"]", PLAIN);                   /* empty */
-    assert_refused("[\"a//b.lua\"]", PLAIN);           /* an empty segment */
+    assert_refused("[\"..\\\\x.lua\"]", PLAIN); /* a backslash */
+    assert_refused("[\"\"]", PLAIN);            /* empty */
+    assert_refused("[\"a//b.lua\"]", PLAIN);    /* an empty segment */
     assert_refused("[\"a/\"]", PLAIN);
     assert_refused("[\"x\\u0000/../../n.lua\"]", PLAIN); /* a NUL: the name ends at it */
     assert_refused("[\"notes.txt\"]", PLAIN);
@@ -535,7 +537,8 @@ static void real_server_listing_is_copied(void **state)
         if (i == 60)
             snprintf(path, sizeof path, "%s/project.sjson", project);
         else
-            snprintf(path, sizeof path, "%s/scripts/a_script_with_a_long_name_%02d.lua", project, i);
+            snprintf(path, sizeof path, "%s/scripts/a_script_with_a_long_name_%02d.lua", project,
+                     i);
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fputs("-- a script\n", f);

@@ -133,20 +133,21 @@ static void the_scanner_accepts_and_rejects(void **state)
     (void)state;
     char why[512];
     num_ids = 0;
-    assert_true(check_line("x.h", 1, "#define CT_LUA_API 0x2c36d80eu /* \"ct.lua\" */\n", why,
-                           sizeof why));
+    assert_true(
+        check_line("x.h", 1, "#define CT_LUA_API 0x2c36d80eu /* \"ct.lua\" */\n", why, sizeof why));
     assert_true(check_line("x.h", 2, "#define CT_SEED_PLUGIN_API\n", why, sizeof why));
-    assert_true(check_line("x.h", 3, "#define CT_MODULE_API(part, v, slot) { #part }\n", why, sizeof why));
+    assert_true(
+        check_line("x.h", 3, "#define CT_MODULE_API(part, v, slot) { #part }\n", why, sizeof why));
     assert_true(check_line("x.h", 3, "int CT_LUA_API = 1;\n", why, sizeof why));
     assert_int_equal(num_ids, 1);
     /* Missing name comment, wrong hash, missing u suffix, a repeated id. */
     assert_false(check_line("x.h", 4, "#define CT_A_API 0x2c36d80eu\n", why, sizeof why));
-    assert_false(check_line("x.h", 5, "#define CT_B_API 0x2c36d80fu /* \"ct.lua\" */\n", why,
-                            sizeof why));
-    assert_false(check_line("x.h", 6, "#define CT_C_API 0x2c36d80e /* \"ct.lua\" */\n", why,
-                            sizeof why));
-    assert_false(check_line("x.h", 7, "#define CT_D_API 0x2c36d80eu /* \"ct.lua\" */\n", why,
-                            sizeof why));
+    assert_false(
+        check_line("x.h", 5, "#define CT_B_API 0x2c36d80fu /* \"ct.lua\" */\n", why, sizeof why));
+    assert_false(
+        check_line("x.h", 6, "#define CT_C_API 0x2c36d80e /* \"ct.lua\" */\n", why, sizeof why));
+    assert_false(
+        check_line("x.h", 7, "#define CT_D_API 0x2c36d80eu /* \"ct.lua\" */\n", why, sizeof why));
     num_ids = 0;
 }
 

@@ -104,7 +104,8 @@ static void string_escapes(void **state)
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "s")->valuestring,
                         "\"\\/\b\f\n\r\t");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "u")->valuestring,
-                        "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80" "A");
+                        "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"
+                        "A");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "raw")->valuestring,
                         "\xc3\xa9 \xe6\x9d\xb1 \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(root, "empty")->valuestring, "");
@@ -310,12 +311,11 @@ static void error_buffer_sizes(void **state)
 static void every_prefix_stays_in_bounds(void **state)
 {
     (void)state;
-    static const char doc[] =
-        "\xef\xbb\xbf// header\n"
-        "name = \"cr\\u00e9ate \\ud83d\\ude00 \\\" \\\\ \\n\"\n"
-        "mass = -12.5e+3, count: 0\n"
-        "/* block */ flags = [true false null]\n"
-        "\"quoted\" = { inner = [1, 2.25, {x = 1e-3}], e = {} }\n";
+    static const char doc[] = "\xef\xbb\xbf// header\n"
+                              "name = \"cr\\u00e9ate \\ud83d\\ude00 \\\" \\\\ \\n\"\n"
+                              "mass = -12.5e+3, count: 0\n"
+                              "/* block */ flags = [true false null]\n"
+                              "\"quoted\" = { inner = [1, 2.25, {x = 1e-3}], e = {} }\n";
     char err[256];
     size_t len = sizeof doc - 1;
     for (size_t n = 0; n <= len; n++)

@@ -29,18 +29,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     bool binary = data[0] % 3 == 1;
-    ct_dm_changeset_o *cs = binary
-                                ? dm->changeset_from_binary(data + 1, size - 1, "fuzz", err, sizeof err)
-                                : dm->changeset_from_text((const char *)data + 1, size - 1, "fuzz", err, sizeof err);
+    ct_dm_changeset_o *cs =
+        binary ? dm->changeset_from_binary(data + 1, size - 1, "fuzz", err, sizeof err)
+               : dm->changeset_from_text((const char *)data + 1, size - 1, "fuzz", err, sizeof err);
     if (!cs)
         return 0;
     size_t n;
     char *text = dm->changeset_to_text(cs, &n);
-    ct_dm_changeset_o *again = text ? dm->changeset_from_text(text, n, "again", err, sizeof err) : NULL;
+    ct_dm_changeset_o *again =
+        text ? dm->changeset_from_text(text, n, "again", err, sizeof err) : NULL;
     if (text && !again)
         abort(); /* what we wrote must read back */
     void *bin = dm->changeset_to_binary(cs, &n);
-    ct_dm_changeset_o *from_bin = bin ? dm->changeset_from_binary(bin, n, "again", err, sizeof err) : NULL;
+    ct_dm_changeset_o *from_bin =
+        bin ? dm->changeset_from_binary(bin, n, "again", err, sizeof err) : NULL;
     if (bin && !from_bin)
         abort();
     ct_dm_doc_o *doc = dm->create_doc(&(ct_dm_doc_desc_t){.author = "fuzz", .guid_seed = 1});

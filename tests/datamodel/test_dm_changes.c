@@ -19,8 +19,8 @@ static uint64_t fixed_clock(void *user_data) { return *(uint64_t *)user_data; }
 
 static ct_dm_doc_o *doc_of(const char *author)
 {
-    return dm->create_doc(&(ct_dm_doc_desc_t){.author = author, .clock = fixed_clock,
-                                              .clock_user_data = &now_ms, .guid_seed = 7});
+    return dm->create_doc(&(ct_dm_doc_desc_t){
+        .author = author, .clock = fixed_clock, .clock_user_data = &now_ms, .guid_seed = 7});
 }
 
 static const ct_guid_t root = {0, 0}, a = {0, 0xa}, b = {0, 0xb};
@@ -46,38 +46,58 @@ static ct_dm_changeset_o *every_kind(void)
         {.type = CT_DM_GUID, .as.guid = {0, 0xb}},
         {.type = CT_DM_SET, .size = 2, .as.set = members},
     };
-    assert_int_equal(dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_CREATE, .object = a,
-                                                            .stamp = {CT_DM_HLC(1000, 0), "alice"}}),
-                     0);
+    assert_int_equal(
+        dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_CREATE,
+                                               .object = a,
+                                               .stamp = {CT_DM_HLC(1000, 0), "alice"}}),
+        0);
     for (uint32_t i = 0; i < 9; i++) {
         char key[8];
         snprintf(key, sizeof key, "k%u", i);
-        assert_int_equal(dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET, .object = a,
-                                                                .key = key, .value = values[i],
-                                                                .stamp = {CT_DM_HLC(1000, 1 + i), "alice"}}),
-                         0);
+        assert_int_equal(
+            dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                                   .object = a,
+                                                   .key = key,
+                                                   .value = values[i],
+                                                   .stamp = {CT_DM_HLC(1000, 1 + i), "alice"}}),
+            0);
     }
-    assert_int_equal(dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = root,
-                                                            .key = "entities", .item = a,
-                                                            .stamp = {CT_DM_HLC(1000, 10), "alice"}}),
-                     0);
+    assert_int_equal(
+        dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_ADD,
+                                               .object = root,
+                                               .key = "entities",
+                                               .item = a,
+                                               .stamp = {CT_DM_HLC(1000, 10), "alice"}}),
+        0);
     return cs;
 }
 
 static const char every_kind_text[] =
     "cuttle_changeset = 1\n"
     "ops = [\n"
-    "  { op = \"create\" object = \"0000000000000000000000000000000a\" at = \"0000000003e80000 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k0\" value = null at = \"0000000003e80001 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k1\" value = true at = \"0000000003e80002 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k2\" value = 0.1 at = \"0000000003e80003 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k3\" value = { vec3 = [ 1 -2.5 3 ] } at = \"0000000003e80004 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k4\" value = { quat = [ 0 0 0 1 ] } at = \"0000000003e80005 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k5\" value = \"say \\\"hi\\\"\\n\" at = \"0000000003e80006 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k6\" value = { blob = \"AAEC/w==\" } at = \"0000000003e80007 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k7\" value = { guid = \"0000000000000000000000000000000b\" } at = \"0000000003e80008 alice\" }\n"
-    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k8\" value = { set = [ \"00000000000000000000000000000001\" \"00000000000000000000000000000002\" ] } at = \"0000000003e80009 alice\" }\n"
-    "  { op = \"add\" object = \"00000000000000000000000000000000\" key = \"entities\" item = \"0000000000000000000000000000000a\" at = \"0000000003e8000a alice\" }\n"
+    "  { op = \"create\" object = \"0000000000000000000000000000000a\" at = \"0000000003e80000 "
+    "alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k0\" value = null at = "
+    "\"0000000003e80001 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k1\" value = true at = "
+    "\"0000000003e80002 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k2\" value = 0.1 at = "
+    "\"0000000003e80003 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k3\" value = { vec3 = "
+    "[ 1 -2.5 3 ] } at = \"0000000003e80004 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k4\" value = { quat = "
+    "[ 0 0 0 1 ] } at = \"0000000003e80005 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k5\" value = \"say "
+    "\\\"hi\\\"\\n\" at = \"0000000003e80006 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k6\" value = { blob = "
+    "\"AAEC/w==\" } at = \"0000000003e80007 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k7\" value = { guid = "
+    "\"0000000000000000000000000000000b\" } at = \"0000000003e80008 alice\" }\n"
+    "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"k8\" value = { set = [ "
+    "\"00000000000000000000000000000001\" \"00000000000000000000000000000002\" ] } at = "
+    "\"0000000003e80009 alice\" }\n"
+    "  { op = \"add\" object = \"00000000000000000000000000000000\" key = \"entities\" item = "
+    "\"0000000000000000000000000000000a\" at = \"0000000003e8000a alice\" }\n"
     "]\n";
 
 static void text_form_is_exact_and_reads_back(void **state)
@@ -116,7 +136,8 @@ static void text_form_is_exact_and_reads_back(void **state)
     assert_string_equal(err, "x.bin: op 0: field 'count' at byte 8: 11 is outside 0..1");
     bad = dm->changeset_from_binary(bin, size - 1, "x.bin", err, sizeof err);
     assert_null(bad);
-    assert_string_equal(err, "x.bin: op 10: field 'author' at byte 673: 5 bytes, 4 left (truncated)");
+    assert_string_equal(err,
+                        "x.bin: op 10: field 'author' at byte 673: 5 bytes, 4 left (truncated)");
     dm->free_text(bin);
     dm->destroy_changeset(from_bin);
     dm->destroy_changeset(back);
@@ -133,24 +154,30 @@ static void bad_text_is_refused_naming_file_and_op(void **state)
         {"cuttle_changeset = 1 ops = [ { op = \"set\" object = \"0000000000000000000000000000000\" "
          "key = \"k\" value = 1 at = \"0000000000000001 a\" } ]",
          "c.changes:1:30: op 0: `object` must be a GUID of 32 hex digits"},
-        {"cuttle_changeset = 1 ops = [ { op = \"add\" object = \"0000000000000000000000000000000a\" "
+        {"cuttle_changeset = 1 ops = [ { op = \"add\" object = "
+         "\"0000000000000000000000000000000a\" "
          "key = \"k\" item = \"zz\" at = \"0000000000000001 a\" } ]",
          "c.changes:1:30: op 0: `item` must be a GUID of 32 hex digits"},
-        {"cuttle_changeset = 1 ops = [\n { op = \"create\" object = \"0000000000000000000000000000000a\" "
-         "at = \"0000000000000001 a\" }\n { op = \"move\" object = \"0000000000000000000000000000000a\" } ]",
+        {"cuttle_changeset = 1 ops = [\n { op = \"create\" object = "
+         "\"0000000000000000000000000000000a\" "
+         "at = \"0000000000000001 a\" }\n { op = \"move\" object = "
+         "\"0000000000000000000000000000000a\" } ]",
          "c.changes:3:2: op 1: `op` must be create, destroy, set, add or remove"},
-        {"cuttle_changeset = 1 ops = [ { op = \"set\" object = \"0000000000000000000000000000000a\" "
+        {"cuttle_changeset = 1 ops = [ { op = \"set\" object = "
+         "\"0000000000000000000000000000000a\" "
          "key = \"k\" value = [1 2 3] at = \"0000000000000001 a\" } ]",
          "c.changes:1:30: op 0: an array is not a value of the model (sets are { set = [...] })"},
-        {"cuttle_changeset = 1 ops = [ { op = \"set\" object = \"0000000000000000000000000000000a\" "
+        {"cuttle_changeset = 1 ops = [ { op = \"set\" object = "
+         "\"0000000000000000000000000000000a\" "
          "key = \"k\" value = 1 at = \"0000000000000000 a\" } ]",
          "c.changes:1:30: op 0: `at` must be \"<16 hex digits of hlc, not 0> <author>\""},
-        {"cuttle_changeset = 1 ops = [ { op = \"set\" ", "c.changes:1:43: expected '}', found end of file"},
+        {"cuttle_changeset = 1 ops = [ { op = \"set\" ",
+         "c.changes:1:43: expected '}', found end of file"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[256] = "";
-        ct_dm_changeset_o *cs =
-            dm->changeset_from_text(cases[i].text, strlen(cases[i].text), "c.changes", err, sizeof err);
+        ct_dm_changeset_o *cs = dm->changeset_from_text(cases[i].text, strlen(cases[i].text),
+                                                        "c.changes", err, sizeof err);
         assert_null(cs);
         assert_string_equal(err, cases[i].error);
     }
@@ -188,8 +215,11 @@ static ct_dm_changeset_o *one_set(const char *author, uint64_t hlc, ct_guid_t ob
                                   const char *key, const char *value)
 {
     ct_dm_changeset_o *cs = dm->create_changeset();
-    dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET, .object = object, .key = key,
-                                           .value = str(value), .stamp = {hlc, author}});
+    dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                           .object = object,
+                                           .key = key,
+                                           .value = str(value),
+                                           .stamp = {hlc, author}});
     return cs;
 }
 
@@ -246,14 +276,24 @@ static void sets_merge_and_deleted_vs_edited_is_reported(void **state)
     dm->create(d, a);
     dm->create(d, b);
     ct_dm_changeset_o *x = dm->create_changeset(), *y = dm->create_changeset();
-    dm->changeset_append(x, &(ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = root, .key = "entities",
-                                          .item = a, .stamp = {CT_DM_HLC(2000, 0), "x"}});
-    dm->changeset_append(y, &(ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = root, .key = "entities",
-                                          .item = b, .stamp = {CT_DM_HLC(2000, 0), "y"}});
-    dm->changeset_append(x, &(ct_dm_op_t){.kind = CT_DM_OP_DESTROY, .object = b,
-                                          .stamp = {CT_DM_HLC(2001, 0), "x"}});
-    dm->changeset_append(y, &(ct_dm_op_t){.kind = CT_DM_OP_SET, .object = b, .key = "name",
-                                          .value = str("edited"), .stamp = {CT_DM_HLC(2002, 0), "y"}});
+    dm->changeset_append(x, &(ct_dm_op_t){.kind = CT_DM_OP_ADD,
+                                          .object = root,
+                                          .key = "entities",
+                                          .item = a,
+                                          .stamp = {CT_DM_HLC(2000, 0), "x"}});
+    dm->changeset_append(y, &(ct_dm_op_t){.kind = CT_DM_OP_ADD,
+                                          .object = root,
+                                          .key = "entities",
+                                          .item = b,
+                                          .stamp = {CT_DM_HLC(2000, 0), "y"}});
+    dm->changeset_append(
+        x,
+        &(ct_dm_op_t){.kind = CT_DM_OP_DESTROY, .object = b, .stamp = {CT_DM_HLC(2001, 0), "x"}});
+    dm->changeset_append(y, &(ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                          .object = b,
+                                          .key = "name",
+                                          .value = str("edited"),
+                                          .stamp = {CT_DM_HLC(2002, 0), "y"}});
     const ct_dm_changeset_o *in[2] = {x, y};
     ct_dm_merge_report_t report;
     assert_int_equal(dm->merge(d, in, 2, &report), 0);
@@ -274,10 +314,14 @@ static void a_bad_merge_applies_nothing(void **state)
     (void)state;
     ct_dm_doc_o *d = doc_of("base");
     ct_dm_changeset_o *cs = dm->create_changeset();
-    dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_CREATE, .object = a,
-                                           .stamp = {CT_DM_HLC(2000, 0), "x"}});
-    dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET, .object = b, .key = "k",
-                                           .value = str("v"), .stamp = {CT_DM_HLC(2001, 0), "x"}});
+    dm->changeset_append(
+        cs,
+        &(ct_dm_op_t){.kind = CT_DM_OP_CREATE, .object = a, .stamp = {CT_DM_HLC(2000, 0), "x"}});
+    dm->changeset_append(cs, &(ct_dm_op_t){.kind = CT_DM_OP_SET,
+                                           .object = b,
+                                           .key = "k",
+                                           .value = str("v"),
+                                           .stamp = {CT_DM_HLC(2001, 0), "x"}});
     ct_dm_merge_report_t report;
     assert_int_equal(dm->apply(d, cs, &report), CT_ERR_INVALID);
     assert_false(dm->exists(d, a));
@@ -317,12 +361,15 @@ static void recorded_changes_and_diffs_replay_elsewhere(void **state)
     dm->create(dst, b);
     ct_dm_changeset_o *d2 = dm->diff(src, dst, (ct_dm_stamp_t){CT_DM_HLC(9000, 0), "diff"});
     char *text = dm->changeset_to_text(d2, NULL);
-    assert_string_equal(text,
-                        "cuttle_changeset = 1\nops = [\n"
-                        "  { op = \"create\" object = \"0000000000000000000000000000000b\" at = \"0000000023280000 diff\" }\n"
-                        "  { op = \"add\" object = \"00000000000000000000000000000000\" key = \"entities\" item = \"0000000000000000000000000000000b\" at = \"0000000023280001 diff\" }\n"
-                        "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"name\" value = \"barrel\" at = \"0000000023280002 diff\" }\n"
-                        "]\n");
+    assert_string_equal(
+        text, "cuttle_changeset = 1\nops = [\n"
+              "  { op = \"create\" object = \"0000000000000000000000000000000b\" at = "
+              "\"0000000023280000 diff\" }\n"
+              "  { op = \"add\" object = \"00000000000000000000000000000000\" key = \"entities\" "
+              "item = \"0000000000000000000000000000000b\" at = \"0000000023280001 diff\" }\n"
+              "  { op = \"set\" object = \"0000000000000000000000000000000a\" key = \"name\" value "
+              "= \"barrel\" at = \"0000000023280002 diff\" }\n"
+              "]\n");
     dm->free_text(text);
     dm->destroy_changeset(d1);
     dm->destroy_changeset(d2);
@@ -367,7 +414,8 @@ static void documents_in_binary_and_older_formats(void **state)
      * with the stream the way format 1 was. */
     ct_stream_t s;
     ct_stream_init_write(&s, 1);
-    uint32_t magic = 0x44435443u, version = 1, objects = 1, alive = 1, props = 1, type = CT_DM_STRING;
+    uint32_t magic = 0x44435443u, version = 1, objects = 1, alive = 1, props = 1,
+             type = CT_DM_STRING;
     uint64_t zero = 0;
     const void *p;
     uint32_t len;

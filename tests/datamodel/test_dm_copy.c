@@ -20,8 +20,8 @@ static const ct_guid_t root = {0, 0}, a = {0, 0xa}, b = {0, 0xb}, c = {0, 0xc}, 
 
 static ct_dm_doc_o *scene(void)
 {
-    ct_dm_doc_o *d = dm->create_doc(&(ct_dm_doc_desc_t){.author = "alice", .clock = fixed_clock,
-                                                        .clock_user_data = &now_ms, .guid_seed = 9});
+    ct_dm_doc_o *d = dm->create_doc(&(ct_dm_doc_desc_t){
+        .author = "alice", .clock = fixed_clock, .clock_user_data = &now_ms, .guid_seed = 9});
     dm->create(d, a);
     dm->create(d, b);
     dm->create(d, c);
@@ -48,18 +48,23 @@ static void copy_takes_everything_referenced(void **state)
     size_t len;
     char *text = dm->copy(d, &a, 1, &len);
     assert_non_null(text);
-    assert_string_equal(text,
-        "cuttle_clipboard = 1\n"
-        "copied = [ \"0000000000000000000000000000000a\" ]\n"
-        "objects = [\n"
-        "  { id = \"0000000000000000000000000000000a\" properties = { \"name\" = \"door\" \"children\" = { set = [ \"0000000000000000000000000000000b\" ] } } }\n"
-        "  { id = \"0000000000000000000000000000000b\" properties = { \"hinge\" = { guid = \"0000000000000000000000000000000c\" } } }\n"
-        "  { id = \"0000000000000000000000000000000c\" properties = { \"anchor\" = { guid = \"000000000000000000000000000000ee\" } \"level\" = { guid = \"00000000000000000000000000000000\" } } }\n"
-        "  { id = \"000000000000000000000000000000ee\" properties = { } }\n"
-        "]\n");
+    assert_string_equal(
+        text, "cuttle_clipboard = 1\n"
+              "copied = [ \"0000000000000000000000000000000a\" ]\n"
+              "objects = [\n"
+              "  { id = \"0000000000000000000000000000000a\" properties = { \"name\" = \"door\" "
+              "\"children\" = { set = [ \"0000000000000000000000000000000b\" ] } } }\n"
+              "  { id = \"0000000000000000000000000000000b\" properties = { \"hinge\" = { guid = "
+              "\"0000000000000000000000000000000c\" } } }\n"
+              "  { id = \"0000000000000000000000000000000c\" properties = { \"anchor\" = { guid = "
+              "\"000000000000000000000000000000ee\" } \"level\" = { guid = "
+              "\"00000000000000000000000000000000\" } } }\n"
+              "  { id = \"000000000000000000000000000000ee\" properties = { } }\n"
+              "]\n");
     dm->free_text(text);
     assert_null(dm->copy(d, &root, 1, &len));
-    assert_string_equal(dm->last_error(d), "copy 00000000000000000000000000000000: the root cannot be copied");
+    assert_string_equal(dm->last_error(d),
+                        "copy 00000000000000000000000000000000: the root cannot be copied");
     dm->destroy_doc(d);
 }
 
@@ -136,7 +141,8 @@ static void bad_clipboard_text_adds_nothing(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ct_guid_t r;
         uint32_t n = 7;
-        assert_int_equal(dm->paste(d, cases[i].text, strlen(cases[i].text), &r, 1, &n), CT_ERR_BAD_DATA);
+        assert_int_equal(dm->paste(d, cases[i].text, strlen(cases[i].text), &r, 1, &n),
+                         CT_ERR_BAD_DATA);
         assert_string_equal(dm->last_error(d), cases[i].error);
         assert_int_equal(n, 0);
         assert_int_equal(dm->num_objects(d), before);

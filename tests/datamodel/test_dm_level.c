@@ -36,8 +36,9 @@ static char *slurp(const char *rel, size_t *len)
 static ct_dm_doc_o *read_text(const char *text)
 {
     char err[256];
-    ct_dm_doc_o *d = dm->read_level(text, strlen(text), "t.level", &(ct_dm_doc_desc_t){.author = "ed", .guid_seed = 5},
-                                    err, sizeof err);
+    ct_dm_doc_o *d =
+        dm->read_level(text, strlen(text), "t.level",
+                       &(ct_dm_doc_desc_t){.author = "ed", .guid_seed = 5}, err, sizeof err);
     if (!d)
         fprintf(stderr, "%s\n", err);
     assert_non_null(d);
@@ -69,9 +70,10 @@ static ct_guid_t named(ct_dm_doc_o *d, const char *name)
 static void the_demo_round_trips_byte_for_byte(void **state)
 {
     (void)state;
-    static const char *files[] = {"projects/demo/levels/arena.level", "projects/demo/units/crate.unit",
-                                  "projects/demo/units/camera.unit", "projects/demo/units/dancer.unit",
-                                  "projects/demo/units/sun.unit", "projects/demo/units/joint.unit"};
+    static const char *files[] = {
+        "projects/demo/levels/arena.level", "projects/demo/units/crate.unit",
+        "projects/demo/units/camera.unit",  "projects/demo/units/dancer.unit",
+        "projects/demo/units/sun.unit",     "projects/demo/units/joint.unit"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         size_t len, out_len;
         char *text = slurp(files[i], &len);
@@ -142,10 +144,12 @@ static void a_one_field_edit_is_a_one_line_diff(void **state)
     assert_int_equal(dm->set_property(d, named(d, "floor"), "components.body.friction", &v), 0);
     char *out = write(d, false);
     assert_int_equal(changed_lines(text, out), 1);
-    assert_non_null(strstr(out, "      body = { kind = \"static\" shape = \"box\" half_extents = [50 0.5 50] friction = 0.75 }\n"));
+    assert_non_null(strstr(out, "      body = { kind = \"static\" shape = \"box\" half_extents = "
+                                "[50 0.5 50] friction = 0.75 }\n"));
     /* A vector too. */
     v = (ct_dm_value_t){.type = CT_DM_VEC3, .as.v = {1, 2, 3}};
-    assert_int_equal(dm->set_property(d, named(d, "marker"), "components.transform.position", &v), 0);
+    assert_int_equal(dm->set_property(d, named(d, "marker"), "components.transform.position", &v),
+                     0);
     dm->free_text(out);
     out = write(d, false);
     assert_int_equal(changed_lines(text, out), 2);
@@ -220,10 +224,10 @@ static void new_and_removed_fields_and_entities(void **state)
     ct_dm_doc_o *d = read_text(base);
     ct_guid_t a = named(d, "a"), b = named(d, "b");
     ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = 0.5};
-    dm->set_property(d, a, "components.transform.scale", &v);       /* into an inline object */
+    dm->set_property(d, a, "components.transform.scale", &v); /* into an inline object */
     v = (ct_dm_value_t){.type = CT_DM_STRING, .size = 3, .as.s = "box"};
-    dm->set_property(d, a, "components.mesh.mesh", &v);             /* a new component */
-    dm->set_property(d, b, "components.body.mass", NULL);           /* a removed field */
+    dm->set_property(d, a, "components.mesh.mesh", &v);   /* a new component */
+    dm->set_property(d, b, "components.body.mass", NULL); /* a removed field */
     /* A new entity after b. */
     ct_guid_t c = {0, 0xc};
     dm->create(d, c);
@@ -280,7 +284,8 @@ static void new_and_removed_fields_and_entities(void **state)
 static void children_are_a_set_and_fresh_documents_write_whole(void **state)
 {
     (void)state;
-    const char *text = "entities = [ { name = \"car\" children = [ { name = \"wheel\" } { name = \"wheel\" } ] } ]\n";
+    const char *text = "entities = [ { name = \"car\" children = [ { name = \"wheel\" } { name = "
+                       "\"wheel\" } ] } ]\n";
     ct_dm_doc_o *d = read_text(text);
     ct_guid_t car = named(d, "car");
     const ct_guid_t *kids;
@@ -483,18 +488,23 @@ static void bad_sources_are_refused_with_a_place(void **state)
     static const struct {
         const char *text, *error;
     } cases[] = {
-        {"entities = [ { id = \"123\" } ]", "t.level:1:21: `id` must be a GUID of 32 hex digits, not 0"},
+        {"entities = [ { id = \"123\" } ]",
+         "t.level:1:21: `id` must be a GUID of 32 hex digits, not 0"},
         {"entities = { }", "t.level:1:12: `entities` must be an array"},
         {"entities = [ 3 ]", "t.level:1:14: an entity must be an object { ... }"},
-        {"entities = [ { id = \"0000000000000000000000000000000a\" }\n { id = \"0000000000000000000000000000000A\" } ]",
+        {"entities = [ { id = \"0000000000000000000000000000000a\" }\n { id = "
+         "\"0000000000000000000000000000000A\" } ]",
          "t.level:2:2: two entities have this `id`"},
         {"entities = [ { name = \"x\" ", "t.level:1:27: expected '}', found end of file"},
-        {"entities = [ { name = \"a\" name = \"b\" } ]", "t.level:1:27: field 'name' is given twice"},
-        {"entities = [ { \"a.b\" = 1 } ]", "t.level:1:14: a field name that is empty, has a '.', or makes a key over 255 bytes"},
+        {"entities = [ { name = \"a\" name = \"b\" } ]",
+         "t.level:1:27: field 'name' is given twice"},
+        {"entities = [ { \"a.b\" = 1 } ]",
+         "t.level:1:14: a field name that is empty, has a '.', or makes a key over 255 bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char err[256] = "";
-        ct_dm_doc_o *d = dm->read_level(cases[i].text, strlen(cases[i].text), "t.level", NULL, err, sizeof err);
+        ct_dm_doc_o *d =
+            dm->read_level(cases[i].text, strlen(cases[i].text), "t.level", NULL, err, sizeof err);
         assert_null(d);
         assert_string_equal(err, cases[i].error);
     }

@@ -19,8 +19,8 @@ static uint64_t now_ms = 1000;
 
 static ct_dm_doc_o *doc_of(const char *author)
 {
-    return dm->create_doc(&(ct_dm_doc_desc_t){.author = author, .clock = fixed_clock,
-                                              .clock_user_data = &now_ms, .guid_seed = 42});
+    return dm->create_doc(&(ct_dm_doc_desc_t){
+        .author = author, .clock = fixed_clock, .clock_user_data = &now_ms, .guid_seed = 42});
 }
 
 static const ct_guid_t root = {0, 0};
@@ -216,9 +216,15 @@ static void undo_reports_what_someone_else_changed_since(void **state)
     dm->restore_point(d);
     /* Bob's merged change overwrites the name and removes the tag. */
     ct_dm_op_t theirs[2] = {
-        {.kind = CT_DM_OP_SET, .object = a, .key = "name", .value = str("bob's"),
+        {.kind = CT_DM_OP_SET,
+         .object = a,
+         .key = "name",
+         .value = str("bob's"),
          .stamp = {CT_DM_HLC(5000, 0), "bob"}},
-        {.kind = CT_DM_OP_REMOVE, .object = a, .key = "tags", .item = b,
+        {.kind = CT_DM_OP_REMOVE,
+         .object = a,
+         .key = "tags",
+         .item = b,
          .stamp = {CT_DM_HLC(5000, 1), "bob"}},
     };
     assert_int_equal(dm->apply_ops(d, theirs, 2, NULL), 0);
@@ -284,8 +290,16 @@ static void remote_ops_in_a_batch_apply_once(void **state)
     ct_dm_doc_o *d = doc_of("alice");
     dm->create(d, a);
     ct_dm_op_t theirs[2] = {
-        {.kind = CT_DM_OP_SET, .object = a, .key = "n", .value = dbl(1), .stamp = {CT_DM_HLC(5000, 0), "bob"}},
-        {.kind = CT_DM_OP_SET, .object = a, .key = "n", .value = dbl(2), .stamp = {CT_DM_HLC(4000, 0), "carol"}},
+        {.kind = CT_DM_OP_SET,
+         .object = a,
+         .key = "n",
+         .value = dbl(1),
+         .stamp = {CT_DM_HLC(5000, 0), "bob"}},
+        {.kind = CT_DM_OP_SET,
+         .object = a,
+         .key = "n",
+         .value = dbl(2),
+         .stamp = {CT_DM_HLC(4000, 0), "carol"}},
     };
     assert_int_equal(dm->apply_ops(d, theirs, 2, NULL), 0);
     double n;
@@ -293,7 +307,10 @@ static void remote_ops_in_a_batch_apply_once(void **state)
     assert_true(n == 1); /* carol's older write lost */
     /* A set op applied twice: without op ids, the second add would bring back what alice
      * removed in between. */
-    ct_dm_op_t add = {.kind = CT_DM_OP_ADD, .object = a, .key = "tags", .item = b,
+    ct_dm_op_t add = {.kind = CT_DM_OP_ADD,
+                      .object = a,
+                      .key = "tags",
+                      .item = b,
                       .stamp = {CT_DM_HLC(6000, 0), "bob"}};
     assert_int_equal(dm->apply_ops(d, &add, 1, NULL), 0);
     assert_true(dm->set_contains(d, a, "tags", b));
@@ -349,9 +366,10 @@ static void replacement_is_one_undoable_action_and_refuses_cycles(void **state)
     /* A cycle (a->b, b->a) and a self-replacement are refused; nothing changes. */
     ct_guid_t from[2] = {a, b}, to[2] = {b, a};
     assert_int_equal(dm->replace(d, from, to, 2), CT_ERR_INVALID);
-    assert_string_equal(dm->last_error(d),
-                        "replace 0000000000000000000000000000000a -> 0000000000000000000000000000000b: "
-                        "the replacements form a cycle");
+    assert_string_equal(
+        dm->last_error(d),
+        "replace 0000000000000000000000000000000a -> 0000000000000000000000000000000b: "
+        "the replacements form a cycle");
     assert_int_equal(dm->replace(d, from, from, 1), CT_ERR_INVALID);
     ct_guid_t got;
     assert_int_equal(dm->get_guid(d, c, "target", &got), 0);

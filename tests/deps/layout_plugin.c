@@ -22,10 +22,7 @@ static void *create_manager(void *user_data, ct_world_o *world, ct_allocator_t *
     return &manager;
 }
 
-static void destroy_manager(void *user_data, void *manager)
-{
-    (void)user_data, (void)manager;
-}
+static void destroy_manager(void *user_data, void *manager) { (void)user_data, (void)manager; }
 
 static int compile(void *user_data, const struct ct_data_o *source, void *out,
                    struct ct_compile_ctx_o *ctx)
@@ -44,10 +41,7 @@ static void spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
     (void)manager, (void)ctx, (void)n, (void)entity_index, (void)instances;
 }
 
-static void gc(void *manager)
-{
-    (void)manager;
-}
+static void gc(void *manager) { (void)manager; }
 
 static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 {
@@ -59,18 +53,20 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
         return CT_ERR_MISSING_API;
     res->declare_format("component.layout", LAYOUT_FORMAT);
     const ct_component_type_t type = {
-        .name = "layout", .spawn_order = 50, .create_manager = create_manager,
-        .destroy_manager = destroy_manager, .instance_size = 8, .compile = compile,
-        .spawn = spawn, .gc = gc,
+        .name = "layout",
+        .spawn_order = 50,
+        .create_manager = create_manager,
+        .destroy_manager = destroy_manager,
+        .instance_size = 8,
+        .compile = compile,
+        .spawn = spawn,
+        .gc = gc,
     };
     type_id = component->register_type(&type);
     return type_id ? 0 : CT_ERR_CONFLICT;
 }
 
-static void shutdown(void)
-{
-    component->unregister_type(type_id);
-}
+static void shutdown(void) { component->unregister_type(type_id); }
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {

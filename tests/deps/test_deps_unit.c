@@ -107,11 +107,10 @@ static int make_project(void **state)
     write_file("compiled/unit/units/a.bin", "");
     write_file("compiled/mesh/units/b.bin", "");
     write_file("compiled/level/levels/one.bin", "");
-    write_file("compiled/references/levels/one.level.refs",
-               "unit\tunits/a\tunits\t1\t11\t7\n"
-               "unit\tunits/b\tunits\t1\t21\t7\n"
-               "this line is damaged\n"
-               "unit\tunits/gone\tunits\t0\t0\t0\n");
+    write_file("compiled/references/levels/one.level.refs", "unit\tunits/a\tunits\t1\t11\t7\n"
+                                                            "unit\tunits/b\tunits\t1\t21\t7\n"
+                                                            "this line is damaged\n"
+                                                            "unit\tunits/gone\tunits\t0\t0\t0\n");
     return 0;
 }
 
@@ -124,10 +123,7 @@ static int remove_project(void **state)
 }
 
 /* A hash under which every name in units/ collides; others keep MurmurHash64A. */
-static uint64_t weak_hash(const char *s)
-{
-    return strncmp(s, "units/", 6) == 0 ? 1 : ct_hash64(s);
-}
+static uint64_t weak_hash(const char *s) { return strncmp(s, "units/", 6) == 0 ? 1 : ct_hash64(s); }
 
 static void collisions_name_both_paths(void **state)
 {
@@ -192,8 +188,7 @@ int main(void)
         cmocka_unit_test(lua_literals_skip_comments),
         cmocka_unit_test(lua_literals_never_read_past_the_end),
         cmocka_unit_test_setup_teardown(collisions_name_both_paths, make_project, remove_project),
-        cmocka_unit_test_setup_teardown(lookups_and_a_damaged_index, make_project,
-                                        remove_project),
+        cmocka_unit_test_setup_teardown(lookups_and_a_damaged_index, make_project, remove_project),
         cmocka_unit_test(no_compiled_folder),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,10 +95,10 @@ static void ws_fragments_joined_with_ping_between(void **state)
 {
     (void)state;
     uint8_t buf[128];
-    size_t n = client_frame(buf, 0x01, "Hel", 3);           /* text, not final */
-    n += client_frame(buf + n, 0x89, "p", 1);                /* ping in between */
-    n += client_frame(buf + n, 0x80, "lo", 2);               /* continuation, final */
-    n += client_frame(buf + n, 0x82, "", 0);                 /* an empty binary message */
+    size_t n = client_frame(buf, 0x01, "Hel", 3); /* text, not final */
+    n += client_frame(buf + n, 0x89, "p", 1);     /* ping in between */
+    n += client_frame(buf + n, 0x80, "lo", 2);    /* continuation, final */
+    n += client_frame(buf + n, 0x82, "", 0);      /* an empty binary message */
     editor_ws_reader_t r;
     editor_ws_reader__init(&r, alloc, 1024);
     got_t g = {0};
@@ -206,7 +206,10 @@ static void ws_close_good(void **state)
 {
     (void)state;
     uint8_t buf[64];
-    size_t n = client_frame(buf, 0x88, "\x03\xe8" "bye", 5);
+    size_t n = client_frame(buf, 0x88,
+                            "\x03\xe8"
+                            "bye",
+                            5);
     editor_ws_reader_t r;
     editor_ws_reader__init(&r, alloc, 1024);
     got_t g = {0};
@@ -255,9 +258,10 @@ static void http_upgrade_request(void **state)
     (void)state;
     editor_http_request_t req;
     char err[256];
-    const char *text = "GET /ws?token=abc&x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUpgrade: websocket\r\n"
-                       "Connection: keep-alive, Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                       "Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:8080\r\n\r\n";
+    const char *text =
+        "GET /ws?token=abc&x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUpgrade: websocket\r\n"
+        "Connection: keep-alive, Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        "Sec-WebSocket-Version: 13\r\nOrigin: http://127.0.0.1:8080\r\n\r\n";
     assert_int_equal(http(text, &req, err), 1);
     assert_string_equal(req.path, "/ws");
     assert_string_equal(req.query, "token=abc&x=1");
@@ -275,16 +279,19 @@ static void http_upgrade_request(void **state)
 static void http_pipelined_requests(void **state)
 {
     (void)state;
-    const char *text = "GET /a.js HTTP/1.1\r\nHost: x\r\n\r\nHEAD /b.css HTTP/1.0\r\nHost: x\r\n\r\n";
+    const char *text =
+        "GET /a.js HTTP/1.1\r\nHost: x\r\n\r\nHEAD /b.css HTTP/1.0\r\nHost: x\r\n\r\n";
     editor_http_reader_t r = {0};
     editor_http_request_t req;
     char err[256];
     size_t used, n = strlen(text);
-    assert_int_equal(editor_http_reader__feed(&r, (const uint8_t *)text, n, &used, &req, err, 256), 1);
+    assert_int_equal(editor_http_reader__feed(&r, (const uint8_t *)text, n, &used, &req, err, 256),
+                     1);
     assert_string_equal(req.path, "/a.js");
     assert_false(req.head);
-    assert_int_equal(editor_http_reader__feed(&r, (const uint8_t *)text + used, n - used, &used, &req,
-                                              err, 256), 1);
+    assert_int_equal(
+        editor_http_reader__feed(&r, (const uint8_t *)text + used, n - used, &used, &req, err, 256),
+        1);
     assert_string_equal(req.path, "/b.css");
     assert_true(req.head);
     assert_false(req.keep_alive); /* HTTP/1.0 without keep-alive */
@@ -307,12 +314,12 @@ static void http_bad_requests_refused(void **state)
         {"GET //etc HTTP/1.1\r\nHost: x\r\n\r\n", 400},
         {"GET /.hidden HTTP/1.1\r\nHost: x\r\n\r\n", 400},
         {"GET http://x/ HTTP/1.1\r\nHost: x\r\n\r\n", 400},
-        {"GET / HTTP/1.1\r\n\r\n", 400},                                /* no Host */
+        {"GET / HTTP/1.1\r\n\r\n", 400}, /* no Host */
         {"GET / HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400},
         {"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n", 413},
         {"GET / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", 413},
         {"GET / HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n", 400},
-        {"GET / HTTP/1.1\nHost: x\r\n\r\n", 400},                       /* bare LF */
+        {"GET / HTTP/1.1\nHost: x\r\n\r\n", 400}, /* bare LF */
         {"GET / HTTP/1.1\r\nBad Name: x\r\nHost: x\r\n\r\n", 400},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -345,13 +352,16 @@ static void message_ops_decoded(void **state)
     char err[512];
     const char *json =
         "{\"type\":\"ops\",\"id\":7,\"commit\":true,\"ops\":["
-        "{\"op\":\"set\",\"object\":\"0000000000000000000000000000f341\",\"key\":\"components.transform.position\","
+        "{\"op\":\"set\",\"object\":\"0000000000000000000000000000f341\",\"key\":\"components."
+        "transform.position\","
         "\"value\":{\"vec3\":[1,2,3]},\"base\":\"0001 alice\"},"
         "{\"op\":\"add\",\"object\":\"00000000000000000000000000000000\",\"key\":\"entities\","
         "\"item\":\"0000000000000000000000000000f341\"},"
         "{\"op\":\"set\",\"object\":\"0000000000000000000000000000f341\",\"key\":\"tags\","
-        "\"value\":{\"set\":[\"0000000000000000000000000000000a\",\"0000000000000000000000000000000b\"]}},"
-        "{\"op\":\"set\",\"object\":\"0000000000000000000000000000f341\",\"key\":\"name\",\"value\":null}]}";
+        "\"value\":{\"set\":[\"0000000000000000000000000000000a\","
+        "\"0000000000000000000000000000000b\"]}},"
+        "{\"op\":\"set\",\"object\":\"0000000000000000000000000000f341\",\"key\":\"name\","
+        "\"value\":null}]}";
     assert_int_equal(decode(json, &m, err), 0);
     assert_int_equal(m.kind, EDITOR_MSG_OPS);
     assert_true(m.has_id);
@@ -384,18 +394,27 @@ static void message_bad_input_refused(void **state)
         {"[1,2]", "must be a JSON object"},
         {"{\"type\":\"ops\"", "bad JSON"},
         {"{\"type\":\"ops\",\"ops\":[]}", "1..4096"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"sett\",\"object\":\"00000000000000000000000000000001\"}]}",
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"sett\",\"object\":"
+         "\"00000000000000000000000000000001\"}]}",
          "did you mean 'set'"},
         {"{\"type\":\"ops\",\"ops\":[{\"op\":\"create\",\"object\":\"123\"}]}", "32 hex digits"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"create\",\"object\":\"00000000000000000000000000000001\",\"key\":\"a\"}]}",
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"create\",\"object\":"
+         "\"00000000000000000000000000000001\",\"key\":\"a\"}]}",
          "field 'key' is unknown"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":\"00000000000000000000000000000001\",\"key\":\"p\","
-         "\"value\":{\"vec3\":[1,2]}}]}", "list of 3 numbers"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":\"00000000000000000000000000000001\",\"key\":\"p\","
-         "\"value\":{\"vec4\":[1,2,3,4]}}]}", "value kind 'vec4' is unknown"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":\"00000000000000000000000000000001\",\"key\":\"\","
-         "\"value\":1}]}", "1..255 bytes"},
-        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":\"00000000000000000000000000000001\",\"key\":\"p\"}]}",
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":"
+         "\"00000000000000000000000000000001\",\"key\":\"p\","
+         "\"value\":{\"vec3\":[1,2]}}]}",
+         "list of 3 numbers"},
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":"
+         "\"00000000000000000000000000000001\",\"key\":\"p\","
+         "\"value\":{\"vec4\":[1,2,3,4]}}]}",
+         "value kind 'vec4' is unknown"},
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":"
+         "\"00000000000000000000000000000001\",\"key\":\"\","
+         "\"value\":1}]}",
+         "1..255 bytes"},
+        {"{\"type\":\"ops\",\"ops\":[{\"op\":\"set\",\"object\":"
+         "\"00000000000000000000000000000001\",\"key\":\"p\"}]}",
          "needs a field 'value'"},
         {"{\"type\":\"hello\",\"user\":\"\"}", "1..32 bytes"},
         {"{\"type\":\"hello\",\"user\":\"a\\\"b\"}", "quotes"},
@@ -410,7 +429,8 @@ static void message_bad_input_refused(void **state)
         char err[512] = "";
         int r = decode(cases[i].json, &m, err);
         if (r != CT_ERR_BAD_DATA || !strstr(err, cases[i].says))
-            fail_msg("case %zu (%s): got %d '%s', want '%s'", i, cases[i].json, r, err, cases[i].says);
+            fail_msg("case %zu (%s): got %d '%s', want '%s'", i, cases[i].json, r, err,
+                     cases[i].says);
         assert_null(m.root);
         assert_null(m.ops);
     }
@@ -421,7 +441,8 @@ static void message_hello_camera_pick(void **state)
     (void)state;
     editor_message_t m;
     char err[512];
-    assert_int_equal(decode("{\"type\":\"hello\",\"user\":\"alice\",\"session\":\"abc\"}", &m, err), 0);
+    assert_int_equal(decode("{\"type\":\"hello\",\"user\":\"alice\",\"session\":\"abc\"}", &m, err),
+                     0);
     assert_string_equal(m.user, "alice");
     assert_string_equal(m.session, "abc");
     editor_message__free(&m);
@@ -431,8 +452,11 @@ static void message_hello_camera_pick(void **state)
     assert_int_equal(decode("{\"type\":\"pick\",\"x\":0.25,\"y\":1}", &m, err), 0);
     assert_true(m.x == 0.25 && m.y == 1);
     editor_message__free(&m);
-    assert_int_equal(decode("{\"type\":\"reparent\",\"object\":\"00000000000000000000000000000002\","
-                            "\"parent\":\"00000000000000000000000000000000\"}", &m, err), 0);
+    assert_int_equal(
+        decode("{\"type\":\"reparent\",\"object\":\"00000000000000000000000000000002\","
+               "\"parent\":\"00000000000000000000000000000000\"}",
+               &m, err),
+        0);
     assert_int_equal(m.num_objects, 1);
     assert_int_equal(m.objects[0].lo, 2);
     assert_true(m.has_parent && ct_guid_is_root(m.parent));

@@ -58,8 +58,7 @@ static void probe_destroy(void *user_data, void *manager)
     ct_free(m->a, m, sizeof *m);
 }
 
-static int probe_compile(void *user_data, const ct_data_o *source, void *out,
-                         ct_compile_ctx_o *ctx)
+static int probe_compile(void *user_data, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
     const ct_data_api_v1 *data = test_kernel_api(CT_DATA_API, 1);
@@ -79,8 +78,8 @@ static void probe_add(probe_manager_t *m, ct_entity_t e, float value, uint32_t t
 {
     if (m->n == m->capacity) {
         uint32_t capacity = m->capacity ? m->capacity * 2 : 16;
-        m->items = ct_realloc(m->a, m->items, m->capacity * sizeof *m->items,
-                              capacity * sizeof *m->items);
+        m->items =
+            ct_realloc(m->a, m->items, m->capacity * sizeof *m->items, capacity * sizeof *m->items);
         m->capacity = capacity;
     }
     m->items[m->n++] = (probe_instance_t){e, value, tag};

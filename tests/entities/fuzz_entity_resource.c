@@ -24,7 +24,8 @@ static uint64_t valid_size;
 static const char source[] =
     "entities = [ { components = { debug_name = { name = \"a\" } }\n"
     "  children = [ { components = { debug_name = { name = \"b\" } } } { } ] }\n"
-    "  { components = { debug_name = { name = \"c\" } } repeat = { count = 3 spacing = [1 0 0] } } ]\n";
+    "  { components = { debug_name = { name = \"c\" } } repeat = { count = 3 spacing = [1 0 0] } } "
+    "]\n";
 
 static void shutdown_kernel(void)
 {

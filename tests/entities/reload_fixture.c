@@ -124,9 +124,8 @@ static int boot(bool with_physics)
                 rf.resource && rf.lua && rf.registry && (rf.physics || !with_physics));
     rf.world = rf.world_api->create_world(&(ct_world_desc_t){.name = "reload"});
     assert_non_null(rf.world);
-    assert_int_equal(rf.resource->load_source("level", "levels/boot", level_source,
-                                              strlen(level_source)),
-                     0);
+    assert_int_equal(
+        rf.resource->load_source("level", "levels/boot", level_source, strlen(level_source)), 0);
     rf.level = spawn_level("levels/boot");
     assert_int_equal(rf.lua->run_string(script, "reload_script"), 0);
     lua_State *L = rf.lua->main_state();

@@ -47,7 +47,7 @@ typedef struct reload_fixture_t {
     ct_world_o *world;
     reload_level_t level; /* spawned at boot */
     uint32_t live;        /* entities that should be alive */
-    uint32_t checks; /* reload_fixture_check calls, so each loads a level under a new name */
+    uint32_t checks;      /* reload_fixture_check calls, so each loads a level under a new name */
 } reload_fixture_t;
 
 extern reload_fixture_t rf;

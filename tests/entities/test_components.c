@@ -69,8 +69,8 @@ static void destroyed_removes_at_once_and_gc_lazily(void **state)
     enum { N = 200 };
     ct_entity_t many[N];
     for (int round = 0; round < N / 2; round++)
-        assert_int_equal(fx.world->spawn_resource(w, r->get("unit", "two"), NULL, NULL,
-                                                  many + 2 * round, 2), 2);
+        assert_int_equal(
+            fx.world->spawn_resource(w, r->get("unit", "two"), NULL, NULL, many + 2 * round, 2), 2);
     assert_int_equal(m->n, N);
     for (int i = 0; i < N; i += 4)
         fx.entity->destroy(many[i]);
@@ -117,7 +117,8 @@ static void debug_name_swap_erase(void **state)
     fx.debug_name->remove(w, e[1]);
     assert_int_equal(fx.debug_name->count(w), 4);
     assert_int_equal(fx.debug_name->lookup(w, e[1]).i, 0);
-    assert_int_equal(fx.debug_name->lookup(w, e[4]).i & POSITION_MASK, 2); /* the last took the hole */
+    assert_int_equal(fx.debug_name->lookup(w, e[4]).i & POSITION_MASK,
+                     2); /* the last took the hole */
     /* Handles carry a generation: the removed and the moved instance's old handles are stale
      * (the old code named "e" through the removed one), an untouched one still works. */
     assert_null(fx.debug_name->name(w, removed));
@@ -262,12 +263,15 @@ static void debug_name_grows_over_recycled_indices(void **state)
     assert_int_equal(fx.debug_name->count(forward), N - (N + 2) / 3);
 
     char src[256];
-    int len = snprintf(src, sizeof src, "entities = [ { components = { debug_name = { name = "
-                       "\"crate\" } } repeat = { count = %d spacing = [0 0 1] } } ]\n", SPAWNED);
+    int len = snprintf(src, sizeof src,
+                       "entities = [ { components = { debug_name = { name = "
+                       "\"crate\" } } repeat = { count = %d spacing = [0 0 1] } } ]\n",
+                       SPAWNED);
     assert_int_equal(fx.resource->load_source("level", "crates", src, (size_t)len), 0);
     static ct_entity_t spawned[SPAWNED];
     assert_int_equal(fx.world->spawn_resource(forward, fx.resource->get("level", "crates"), NULL,
-                                              NULL, spawned, SPAWNED), SPAWNED);
+                                              NULL, spawned, SPAWNED),
+                     SPAWNED);
     assert_int_equal(fx.debug_name->count(forward), N - (N + 2) / 3 + SPAWNED);
     for (uint32_t i = 0; i < SPAWNED; i++)
         assert_string_equal(name_of(forward, spawned[i]), "crate");
@@ -381,11 +385,13 @@ static void garbage_is_collected_every_frame_within_a_bound(void **state)
     (void)state;
     uint64_t probe = probe_register(true);
     ct_world_o *w = fx.world->create_world(NULL);
-    const char src[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 200 spacing = [1 0 0] } } ]";
+    const char src[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = "
+                       "200 spacing = [1 0 0] } } ]";
     assert_int_equal(fx.resource->load_source("level", "two_hundred", src, sizeof src - 1), 0);
     ct_entity_t e[200];
-    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("level", "two_hundred"), NULL,
-                                              NULL, e, 200), 200);
+    assert_int_equal(
+        fx.world->spawn_resource(w, fx.resource->get("level", "two_hundred"), NULL, NULL, e, 200),
+        200);
     probe_manager_t *m = fx.component->manager(w, probe);
     assert_int_equal(m->n, 200);
     assert_int_equal(kernel__frame(0.016), 0);
@@ -443,7 +449,10 @@ static void *failing_create(void *ud, ct_world_o *w, ct_allocator_t *a)
 }
 
 static void failing_destroy(void *ud, void *m) { (void)ud, (void)m; }
-static void failing_destroyed(void *m, const ct_entity_t *e, uint32_t n) { (void)m, (void)e, (void)n; }
+static void failing_destroyed(void *m, const ct_entity_t *e, uint32_t n)
+{
+    (void)m, (void)e, (void)n;
+}
 static int failing_compile(void *ud, const ct_data_o *source, void *out, ct_compile_ctx_o *ctx)
 {
     (void)ud, (void)source, (void)out, (void)ctx;
@@ -455,23 +464,29 @@ static void a_failed_spawn_leaves_the_world_unchanged(void **state)
     (void)state;
     uint64_t probe = probe_register(false);
     ct_world_o *w = fx.world->create_world(NULL);
-    const char src[] = "entities = [ { components = { probe = { value = 1 } debug_name = { name = \"a\" } } }\n"
-                       "  { components = { probe = { value = 2 } failing = {} } } ]";
-    uint64_t failing_id = fx.component->register_type(&(ct_component_type_t){
-        .name = "failing", .spawn_order = 500, .create_manager = failing_create,
-        .destroy_manager = failing_destroy, .compile = failing_compile, .spawn = failing,
-        .destroyed = failing_destroyed});
+    const char src[] =
+        "entities = [ { components = { probe = { value = 1 } debug_name = { name = \"a\" } } }\n"
+        "  { components = { probe = { value = 2 } failing = {} } } ]";
+    uint64_t failing_id =
+        fx.component->register_type(&(ct_component_type_t){.name = "failing",
+                                                           .spawn_order = 500,
+                                                           .create_manager = failing_create,
+                                                           .destroy_manager = failing_destroy,
+                                                           .compile = failing_compile,
+                                                           .spawn = failing,
+                                                           .destroyed = failing_destroyed});
     assert_true(failing_id != 0);
     assert_int_equal(fx.resource->load_source("unit", "half", src, sizeof src - 1), 0);
     const uint32_t live = fx.entity->live_count();
     ct_entity_t out[2];
     probe_manager_t *m = fx.component->manager(w, probe);
     const uint32_t spawn_calls = m->spawn_calls;
-    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("unit", "half"), NULL, NULL, out, 2),
-                     CT_ERR_NOMEM);
+    assert_int_equal(
+        fx.world->spawn_resource(w, fx.resource->get("unit", "half"), NULL, NULL, out, 2),
+        CT_ERR_NOMEM);
     assert_int_equal(m->spawn_calls, spawn_calls + 1); /* probe spawned first ... */
-    assert_int_equal(m->n, 0);                          /* ... and lost it again */
-    assert_int_equal(fx.debug_name->count(w), 0);       /* debug_name (after) never ran */
+    assert_int_equal(m->n, 0);                         /* ... and lost it again */
+    assert_int_equal(fx.debug_name->count(w), 0);      /* debug_name (after) never ran */
     assert_int_equal(fx.entity->live_count(), live);
     assert_int_equal(fx.world->spawn_unit(w, "half", NULL, NULL).id, 0);
     assert_int_equal(fx.entity->live_count(), live);
@@ -560,14 +575,20 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(registry_and_managers, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(replace_type_keeps_managers, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(destroyed_removes_at_once_and_gc_lazily, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(replace_type_keeps_managers, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(debug_name_swap_erase, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(garbage_is_collected_every_frame_within_a_bound, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(debug_name_matches_a_reference_model, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(debug_name_grows_over_recycled_indices, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(garbage_is_collected_every_frame_within_a_bound,
+                                        fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(gc_probe_is_bounded, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(a_failed_spawn_leaves_the_world_unchanged, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(a_failed_spawn_leaves_the_world_unchanged, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(validation_runs_at_load, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(sort_by_entity_and_join, fixture_setup, fixture_teardown),
     };

@@ -83,7 +83,8 @@ static void components_at_run_time(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(spawn_handles_list_and_find, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(spawn_handles_list_and_find, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(components_at_run_time, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,7 +56,8 @@ static void script_callbacks(void **state)
     run("W = World.create()\n"
         "A, B, C = Entity.create(), Entity.create(), Entity.create()\n"
         "hits = {}\n"
-        "World.set_callback(W, A, 'on_collision', function(e, x, y) hits[#hits + 1] = e + x + y end)\n"
+        "World.set_callback(W, A, 'on_collision', function(e, x, y) hits[#hits + 1] = e + x + y "
+        "end)\n"
         "World.set_callback(W, B, 'on_collision', function(e) error('boom') end)\n"
         "World.set_callback(W, C, 'on_collision', function(e, x) hits[#hits + 1] = -x end)\n");
     /* Events for a dead entity or a callback nobody set are dropped; a failing callback is
@@ -176,13 +177,16 @@ static void bad_entity_ids_raise(void **state)
     (void)state;
     run("local e = Entity.create()\n"
         "local ok, err = pcall(Entity.destroy, 1.5)\n"
-        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got 1.5%)'), err)\n"
+        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got 1.5%)'), "
+        "err)\n"
         "ok, err = pcall(Entity.alive, -1)\n"
-        "assert(not ok and err:find('Entity.alive: argument 1 is not an entity id %(got %-1%)'), err)\n"
+        "assert(not ok and err:find('Entity.alive: argument 1 is not an entity id %(got %-1%)'), "
+        "err)\n"
         "ok, err = pcall(Entity.destroy, 0)\n"
         "assert(not ok and err:find('argument 1 is not an entity id'), err)\n"
         "ok, err = pcall(Entity.destroy, 'x')\n"
-        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got a string%)'), err)\n"
+        "assert(not ok and err:find('Entity.destroy: argument 1 is not an entity id %(got a "
+        "string%)'), err)\n"
         "ok, err = pcall(Entity.destroy, 2^32)\n"
         "assert(not ok, 'an id of 33 bits')\n"
         "assert(Entity.alive(e))\n"
@@ -240,9 +244,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(worlds_entities_and_names, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(script_callbacks, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(queue_callback_from_c, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(callbacks_of_dead_entities_are_dropped, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(an_abandoned_run_does_not_block_the_next, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(stale_world_handles_are_refused, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(callbacks_of_dead_entities_are_dropped, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(an_abandoned_run_does_not_block_the_next, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(stale_world_handles_are_refused, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(bad_entity_ids_raise, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,10 +157,13 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(create_destroy_alive, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(index_reuse_waits_for_the_queue, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(generations_keep_weak_references_dead, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(index_reuse_waits_for_the_queue, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(generations_keep_weak_references_dead, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(live_limit, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(batches_and_destroy_callbacks, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(batches_and_destroy_callbacks, fixture_setup,
+                                        fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

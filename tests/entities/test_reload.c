@@ -20,7 +20,8 @@ static void reload_keeps_worlds_entities_and_bindings(void **state)
 static void another_layout_is_refused(void **state)
 {
     (void)state;
-    reload_fixture_refuses_layout("ct.entities", ENTITIES_LAYOUT2, rf.entities_path, CT_TEST_MODULE("entities", "ct_entities"));
+    reload_fixture_refuses_layout("ct.entities", ENTITIES_LAYOUT2, rf.entities_path,
+                                  CT_TEST_MODULE("entities", "ct_entities"));
 }
 
 int main(void)

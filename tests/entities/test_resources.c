@@ -21,10 +21,12 @@ static void seed_example_spawns_in_batches(void **state)
 {
     (void)state;
     uint64_t probe = probe_register(false);
-    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1), 0);
+    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1),
+                     0);
     ct_world_o *w = fx.world->create_world(NULL);
     ct_entity_t e[5];
-    assert_int_equal(fx.world->spawn_resource(w, fx.resource->get("level", "seed"), NULL, NULL, e, 5), 5);
+    assert_int_equal(
+        fx.world->spawn_resource(w, fx.resource->get("level", "seed"), NULL, NULL, e, 5), 5);
     probe_manager_t *m = fx.component->manager(w, probe);
     assert_int_equal(m->spawn_calls, 1); /* both instances in one call */
     assert_int_equal(m->last_n, 2);
@@ -54,7 +56,8 @@ static void spawn_unit_v0_and_v1_agree_but_for_rotation(void **state)
 {
     (void)state;
     uint64_t probe = probe_register(false);
-    assert_int_equal(fx.resource->load_source("unit", "units/pose", pose_unit, sizeof pose_unit - 1), 0);
+    assert_int_equal(
+        fx.resource->load_source("unit", "units/pose", pose_unit, sizeof pose_unit - 1), 0);
     ct_world_o *w0 = fx.world_v0->create_world(NULL);
     ct_world_o *w1 = fx.world->create_world(NULL);
     const float pos[3] = {1, 2, 3}, rot[4] = {0, 0.7071068f, 0, 0.7071068f};
@@ -85,9 +88,10 @@ static void repeat_expands_with_children(void **state)
 {
     (void)state;
     uint64_t probe = probe_register(false);
-    const char src[] = "entities = [ { components = { probe = { value = 5 } }\n"
-                       "  repeat = { count = 1000 spacing = [1 0 0] }\n"
-                       "  children = [ { components = { debug_name = { name = \"kid\" } } } ] } ]\n";
+    const char src[] =
+        "entities = [ { components = { probe = { value = 5 } }\n"
+        "  repeat = { count = 1000 spacing = [1 0 0] }\n"
+        "  children = [ { components = { debug_name = { name = \"kid\" } } } ] } ]\n";
     assert_int_equal(fx.resource->load_source("level", "big", src, sizeof src - 1), 0);
     ct_world_o *w = fx.world->create_world(NULL);
     assert_int_equal(fx.world->spawn_level(w, "big"), 2000);
@@ -111,7 +115,8 @@ static void unknown_component_is_an_error_when_strict(void **state)
 {
     (void)state;
     probe_register(false);
-    assert_true(fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1) < 0);
+    assert_true(fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1) <
+                0);
     assert_null(fx.resource->get("unit", "unknown"));
 }
 
@@ -122,19 +127,24 @@ static void repeat_without_spacing_is_warned_about(void **state)
     probe_register(false);
     static const char *stacked[] = {
         "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 } } ]",
-        "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 spacing = [0 0 0] } } ]",
+        "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 spacing = [0 0 "
+        "0] } } ]",
     };
     for (int k = 0; k < 2; k++)
-        assert_true(fx.resource->load_source("level", "stacked", stacked[k], strlen(stacked[k])) < 0);
-    const char spaced[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 3 spacing = [0 1 0] } } ]";
+        assert_true(fx.resource->load_source("level", "stacked", stacked[k], strlen(stacked[k])) <
+                    0);
+    const char spaced[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count "
+                          "= 3 spacing = [0 1 0] } } ]";
     assert_int_equal(fx.resource->load_source("level", "spaced", spaced, sizeof spaced - 1), 0);
-    const char once[] = "entities = [ { components = { probe = { value = 1 } } repeat = { count = 1 } } ]";
+    const char once[] =
+        "entities = [ { components = { probe = { value = 1 } } repeat = { count = 1 } } ]";
     assert_int_equal(fx.resource->load_source("level", "once", once, sizeof once - 1), 0);
     fixture_shutdown();
     fixture_boot(false);
     probe_register(false);
     const uint64_t warnings = fx.log->count(CT_LOG_WARNING);
-    assert_int_equal(fx.resource->load_source("level", "stacked", stacked[0], strlen(stacked[0])), 0);
+    assert_int_equal(fx.resource->load_source("level", "stacked", stacked[0], strlen(stacked[0])),
+                     0);
     assert_true(fx.log->count(CT_LOG_WARNING) > warnings);
 }
 
@@ -144,7 +154,8 @@ static void unknown_component_is_skipped_otherwise(void **state)
     fixture_boot(false);
     uint64_t probe = probe_register(false);
     uint64_t warnings = fx.log->count(CT_LOG_WARNING);
-    assert_int_equal(fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1), 0);
+    assert_int_equal(
+        fx.resource->load_source("unit", "unknown", unknown_src, sizeof unknown_src - 1), 0);
     assert_true(fx.log->count(CT_LOG_WARNING) > warnings);
     ct_world_o *w = fx.world->create_world(NULL);
     assert_int_not_equal(fx.world->spawn_unit(w, "unknown", NULL, NULL).id, 0);
@@ -170,7 +181,8 @@ static void sections_of_unregistered_types_are_named(void **state)
     (void)state;
     fixture_boot(false);
     uint64_t probe = probe_register(false);
-    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1), 0);
+    assert_int_equal(fx.resource->load_source("level", "seed", seed_level, sizeof seed_level - 1),
+                     0);
     fx.component->unregister_type(probe);
     ct_world_o *w = fx.world->create_world(NULL);
     last_warning[0] = '\0';
@@ -178,9 +190,11 @@ static void sections_of_unregistered_types_are_named(void **state)
     assert_int_equal(fx.world->spawn_level(w, "seed"), 5);
     log__set_sink(NULL, NULL);
     char want[512];
-    snprintf(want, sizeof want, "spawn of level 'seed': 1 component section of unregistered type "
+    snprintf(want, sizeof want,
+             "spawn of level 'seed': 1 component section of unregistered type "
              "skipped: type id 0x%016llx (2 instances) (is the plugin that registers it loaded? "
-             "`cuttle-hash <name>` prints a type name's id)", (unsigned long long)ct_hash64("probe"));
+             "`cuttle-hash <name>` prints a type name's id)",
+             (unsigned long long)ct_hash64("probe"));
     assert_string_equal(last_warning, want);
     fx.world->destroy_world(w);
     fixture_shutdown();
@@ -191,7 +205,8 @@ static uint8_t *compile_blob(const char *src, uint64_t *size)
 {
     uint8_t *blob = NULL;
     assert_int_equal(resources__compile_text(resources__find_type("level"), "test.level", src,
-                                             strlen(src), &blob, size), 0);
+                                             strlen(src), &blob, size),
+                     0);
     return blob;
 }
 
@@ -229,13 +244,14 @@ static void corrupt_payloads_are_refused(void **state)
     /* Corrupt counts and indices. */
     uint32_t v;
     uint8_t *bad = malloc(size);
-    struct { size_t at; uint32_t value; } edits[] = {
-        {0, 7},              /* num_entities (6 would be valid: entity 5 in the padding) */
-        {0, 0xffffffffu},
-        {4, 3},              /* num_component_types */
-        {4, 0xffffffffu},
-        {8, 0},              /* parent_index[0] = 0: not an earlier entity */
-        {12, 4},             /* parent_index[1] = 4: a later one */
+    struct {
+        size_t at;
+        uint32_t value;
+    } edits[] = {
+        {0, 7},                   /* num_entities (6 would be valid: entity 5 in the padding) */
+        {0, 0xffffffffu}, {4, 3}, /* num_component_types */
+        {4, 0xffffffffu}, {8, 0}, /* parent_index[0] = 0: not an earlier entity */
+        {12, 4},                  /* parent_index[1] = 4: a later one */
     };
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         memcpy(bad, payload, size);
@@ -263,14 +279,20 @@ static void corrupt_payloads_are_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(seed_example_spawns_in_batches, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(spawn_unit_v0_and_v1_agree_but_for_rotation, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(repeat_expands_with_children, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(seed_example_spawns_in_batches, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(spawn_unit_v0_and_v1_agree_but_for_rotation, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(repeat_expands_with_children, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(unknown_component_is_an_error_when_strict, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test(unknown_component_is_skipped_otherwise),
         cmocka_unit_test(sections_of_unregistered_types_are_named),
-        cmocka_unit_test_setup_teardown(repeat_without_spacing_is_warned_about, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(repeat_without_spacing_is_warned_about, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup,
+                                        fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,12 +25,14 @@
 /* 2100 crates with a lid each: 4200 entities, more than the entity array's first 4096, so the
  * first spawn grows it; the lids are linked under their crates (the spawner's link path). */
 #define CRATES 2100
-static const char level[] =
-    "entities = [ { components = { transform = { position = [0 0 0] } debug_name = { name = \"crate\" } }\n"
-    "  children = [ { components = { transform = { position = [0 1 0] } debug_name = { name = \"lid\" } } } ]\n"
-    "  repeat = { count = 2100 spacing = [1 0 0] } } ]\n";
+static const char level[] = "entities = [ { components = { transform = { position = [0 0 0] } "
+                            "debug_name = { name = \"crate\" } }\n"
+                            "  children = [ { components = { transform = { position = [0 1 0] } "
+                            "debug_name = { name = \"lid\" } } } ]\n"
+                            "  repeat = { count = 2100 spacing = [1 0 0] } } ]\n";
 static const char unit[] =
-    "entities = [ { components = { transform = { position = [5 6 7] } debug_name = { name = \"before\" } }\n"
+    "entities = [ { components = { transform = { position = [5 6 7] } debug_name = { name = "
+    "\"before\" } }\n"
     "  children = [ { components = { transform = { position = [0 0 1] } } } ] } ]\n";
 
 static const ct_entity_api_v2 *entity;
@@ -95,8 +97,8 @@ static uint32_t fail_each_allocation(const void *res, int *first_error)
         const snapshot_t now = snapshot(w, before);
         if (memcmp(&now, &was, sizeof now) != 0)
             fail_msg("allocation %u refused: the world changed (live %u -> %u, transforms %u -> "
-                     "%u, names %u -> %u)", n, was.live, now.live, was.transforms, now.transforms,
-                     was.names, now.names);
+                     "%u, names %u -> %u)",
+                     n, was.live, now.live, was.transforms, now.transforms, was.names, now.names);
         worlds->destroy_world(w);
     }
 }

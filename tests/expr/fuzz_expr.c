@@ -40,8 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(src, data, size);
     src[size] = '\0';
     /* Half the inputs declare three outputs, decided by the length. */
-    ct_expr_desc_t d = {.inputs = inputs, .num_inputs = 4, .outputs = outputs,
-                        .num_outputs = size % 2 ? 3 : 0, .seed = (uint32_t)size,
+    ct_expr_desc_t d = {.inputs = inputs,
+                        .num_inputs = 4,
+                        .outputs = outputs,
+                        .num_outputs = size % 2 ? 3 : 0,
+                        .seed = (uint32_t)size,
                         .allocator = &alloc.base};
     ct_expr_program_o *p = expr__compile(src, &d, NULL, data__nearest_name, &err);
     if (!p) {

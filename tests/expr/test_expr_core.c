@@ -34,11 +34,13 @@ static uint32_t bits(float f)
 static uint32_t same_bits(float f) { return f != f ? 0x7fc00000u : bits(f); }
 
 static ct_expr_program_o *compile_in(const char *src, const char *const *inputs, uint32_t ni,
-                                     const char *const *outputs, uint32_t no,
-                                     ct_expr_error_t *err)
+                                     const char *const *outputs, uint32_t no, ct_expr_error_t *err)
 {
-    ct_expr_desc_t d = {.inputs = inputs, .num_inputs = ni, .outputs = outputs,
-                        .num_outputs = no, .allocator = &alloc.base};
+    ct_expr_desc_t d = {.inputs = inputs,
+                        .num_inputs = ni,
+                        .outputs = outputs,
+                        .num_outputs = no,
+                        .allocator = &alloc.base};
     return expr__compile(src, &d, NULL, data__nearest_name, err);
 }
 
@@ -220,12 +222,9 @@ static void functions_are_accurate(void **state)
         double (*ref)(double);
         double lo, hi, abs_err, rel_err;
     } cases[] = {
-        {"sin(x)", sin, -100, 100, 2.5e-7, 0},
-        {"cos(x)", cos, -100, 100, 2.5e-7, 0},
-        {"sin(x)", sin, -1e4, 1e4, 1e-5, 0},
-        {"exp(x)", exp, -80, 80, 0, 3e-7},
-        {"log(x)", log, 1e-30, 1e30, 0, 3e-7},
-        {"log(x)", log, 0.5, 2, 3e-7, 0},
+        {"sin(x)", sin, -100, 100, 2.5e-7, 0}, {"cos(x)", cos, -100, 100, 2.5e-7, 0},
+        {"sin(x)", sin, -1e4, 1e4, 1e-5, 0},   {"exp(x)", exp, -80, 80, 0, 3e-7},
+        {"log(x)", log, 1e-30, 1e30, 0, 3e-7}, {"log(x)", log, 0.5, 2, 3e-7, 0},
         {"tan(x)", tan, -1.4, 1.4, 0, 1e-6},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -293,7 +292,8 @@ static void errors_name_the_place(void **state)
     assert_error("t\nt + 1", 2, 1,
                  "a statement follows a bare expression; write 'name = ...' before it or put "
                  "the bare expression last");
-    assert_error("1 + t = 2", 1, 7, "'=' sets a name at the start of a statement (compare with '==')");
+    assert_error("1 + t = 2", 1, 7,
+                 "'=' sets a name at the start of a statement (compare with '==')");
     assert_error("t +\n", 1, 4, "expected an operand");
     assert_error("a = t\n\n  b = a +", 3, 10, "expected an operand");
     assert_error("", 1, 1, "expected an operand");
@@ -362,7 +362,8 @@ static void outputs_share_a_local(void **state)
     const float in[3] = {3.0f, 7.0f, 4.0f};
     float out[3];
     expr__eval(p, in, out);
-    if (out[0] != -4.0f / 6.0f) fail_msg("fx %.9g %.9g %.9g", (double)out[0], (double)out[1], (double)out[2]);
+    if (out[0] != -4.0f / 6.0f)
+        fail_msg("fx %.9g %.9g %.9g", (double)out[0], (double)out[1], (double)out[2]);
     assert_true(out[1] == 2.0f);
     assert_true(out[2] == 3.0f / 6.0f);
     assert_false(p->constant_mask & 1u);
@@ -423,7 +424,8 @@ static void fused_operations(void **state)
     }
     /* Horner's scheme: every step is one operation, and the last takes the trailing constant. */
     ct_expr_error_t err;
-    ct_expr_program_o *p = compile_in("((0.5 * t - 1.5) * t + 2) * t - 7", inputs, 3, NULL, 0, &err);
+    ct_expr_program_o *p =
+        compile_in("((0.5 * t - 1.5) * t + 2) * t - 7", inputs, 3, NULL, 0, &err);
     assert_non_null(p);
     char text[512];
     expr__disassemble(p, text, sizeof text);

@@ -49,25 +49,27 @@ static void run_lua(const char *code)
 static void lua_compiles_and_evaluates(void **state)
 {
     (void)state;
-    run_lua("local p = assert(Expr.compile('sin(t) + 0.1 * cos(10 * t)', {'t'}))\n"
-            "local v = Expr.eval(p, {0.5})\n"
-            "assert(math.abs(v - (math.sin(0.5) + 0.1 * math.cos(5))) < 1e-6, v)\n"
-            "assert(Expr.eval(p, {t = 0.5}) == v)\n"
-            "assert(p:eval({0.5}) == v)\n"
-            "local text = Expr.disassemble(p)\n"
-            "assert(text:find('rpn: t sin 0.1 10 t * cos * +', 1, true), text)\n"
-            "local f = assert(Expr.compile('r = x*x + 1; fx = x / r; fy = 2', {'x'}, {'fx', 'fy'}))\n"
-            "local a, b = Expr.eval(f, {x = 1})\n"
-            "assert(a == 0.5 and b == 2, a)\n"
-            "local bad, why = Expr.compile('speed * (t + ', {'t', 'speed'})\n"
-            "assert(bad == nil)\n"
-            "assert(why == '1:13: expected an operand\\n  speed * (t + \\n              ^', why)\n"
-            "local _, why2 = Expr.compile('sped', {'speed'})\n"
-            "assert(why2:find(\"did you mean 'speed'\", 1, true), why2)\n"
-            "assert(not pcall(Expr.eval, p, {}))\n"
-            "assert(not pcall(Expr.eval, p))\n"
-            "assert(Expr.eval(Expr.compile('rand(7)', nil, nil, 1)) ~= Expr.eval(Expr.compile('rand(7)', nil, nil, 2)))\n"
-            "p = nil; f = nil; collectgarbage(); collectgarbage()\n");
+    run_lua(
+        "local p = assert(Expr.compile('sin(t) + 0.1 * cos(10 * t)', {'t'}))\n"
+        "local v = Expr.eval(p, {0.5})\n"
+        "assert(math.abs(v - (math.sin(0.5) + 0.1 * math.cos(5))) < 1e-6, v)\n"
+        "assert(Expr.eval(p, {t = 0.5}) == v)\n"
+        "assert(p:eval({0.5}) == v)\n"
+        "local text = Expr.disassemble(p)\n"
+        "assert(text:find('rpn: t sin 0.1 10 t * cos * +', 1, true), text)\n"
+        "local f = assert(Expr.compile('r = x*x + 1; fx = x / r; fy = 2', {'x'}, {'fx', 'fy'}))\n"
+        "local a, b = Expr.eval(f, {x = 1})\n"
+        "assert(a == 0.5 and b == 2, a)\n"
+        "local bad, why = Expr.compile('speed * (t + ', {'t', 'speed'})\n"
+        "assert(bad == nil)\n"
+        "assert(why == '1:13: expected an operand\\n  speed * (t + \\n              ^', why)\n"
+        "local _, why2 = Expr.compile('sped', {'speed'})\n"
+        "assert(why2:find(\"did you mean 'speed'\", 1, true), why2)\n"
+        "assert(not pcall(Expr.eval, p, {}))\n"
+        "assert(not pcall(Expr.eval, p))\n"
+        "assert(Expr.eval(Expr.compile('rand(7)', nil, nil, 1)) ~= "
+        "Expr.eval(Expr.compile('rand(7)', nil, nil, 2)))\n"
+        "p = nil; f = nil; collectgarbage(); collectgarbage()\n");
 }
 
 static void jobs_give_the_batch_bits(void **state)
@@ -78,8 +80,8 @@ static void jobs_give_the_batch_bits(void **state)
     ct_expr_error_t err;
     ct_expr_program_o *p = expr->compile(
         "s = sin(t * speed); a = s * s + noise(t); b = exp(-abs(t) * 0.01) * s",
-        &(ct_expr_desc_t){.inputs = inputs, .num_inputs = 2, .outputs = outputs,
-                          .num_outputs = 2, .seed = 9},
+        &(ct_expr_desc_t){
+            .inputs = inputs, .num_inputs = 2, .outputs = outputs, .num_outputs = 2, .seed = 9},
         &err);
     if (!p)
         fail_msg("%s", err.text);

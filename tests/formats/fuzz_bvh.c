@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (uint32_t j = 0; j < b->num_joints; j++) {
             double t[3], q[4];
             ct_bvh_local_pose(b, f, j, 0.01, t, q);
-            sink += t[0] + q[3] + (b->joints[j].parent >= 0 ? b->joints[b->joints[j].parent].offset[0] : 0);
+            sink += t[0] + q[3] +
+                    (b->joints[j].parent >= 0 ? b->joints[b->joints[j].parent].offset[0] : 0);
         }
     (void)sink;
     ct_bvh_free(b);

@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     volatile float sink = 0;
     for (uint32_t i = 0; i < m.num_indices; i++)
-        sink += m.positions[3 * m.indices[i]] + m.normals[3 * m.indices[i]] + m.uvs[2 * m.indices[i]];
+        sink +=
+            m.positions[3 * m.indices[i]] + m.normals[3 * m.indices[i]] + m.uvs[2 * m.indices[i]];
     (void)sink;
     obj_free(&m, a);
     return 0;

@@ -106,8 +106,8 @@ static void hand_made(void **state)
     assert_float_equal(q[0], sin(M_PI / 12), 1e-7);
     /* Frame 2, Spine: Y179 X0 Z0 in file order is YXZ intrinsic. */
     ct_bvh_local_pose(b, 2, 1, 1.0, t, q);
-    ct_quat_from_euler((const double[3]){179 * M_PI / 180, 0, 0}, CT_EULER_YXZ,
-                       CT_EULER_INTRINSIC, want);
+    ct_quat_from_euler((const double[3]){179 * M_PI / 180, 0, 0}, CT_EULER_YXZ, CT_EULER_INTRINSIC,
+                       want);
     for (int i = 0; i < 4; i++)
         assert_float_equal(q[i], want[i], 1e-7);
     ct_bvh_free(b);
@@ -151,7 +151,8 @@ static void broken_files(void **state)
     broken("End Site\n\t\t{\n\t\t\tOFFSET 0 5 0\n\t\t}", "End Site\n\t\t{\n\t\t\tOFFSET 0 5 0",
            "unexpected \"ROOT\" inside a joint"); /* the braces no longer pair up */
     broken("0 0 0 90 0 0  0 0 0  0 0  0\n1 2 3 0 90 0  0 0 45  30 1.5  -90\n\n10 20 30 0 0 90  "
-           "179 0 0  0 0  180\n", "", "no frames");
+           "179 0 0  0 0  180\n",
+           "", "no frames");
     /* The line number points at the bad frame: line 34 of the file. */
     broken("30 1.5  -90", "30 1.5", "small.bvh:34:");
 }
@@ -201,11 +202,16 @@ static void blank_lines_cost_nothing(void **state)
     (void)state;
     const size_t cap = 64 * 128 + (256u << 10) + 64 * 6 * 2 + 200;
     char *text = malloc(cap);
-    size_t n = (size_t)snprintf(text, cap, "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\n"
-                                "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
+    size_t n = (size_t)snprintf(
+        text, cap,
+        "HIERARCHY\nROOT j0\n{\nOFFSET 0 0 0\n"
+        "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n");
     for (int i = 1; i < 64; i++)
-        n += (size_t)snprintf(text + n, cap - n, "JOINT j%d\n{\nOFFSET 0 0 0\n"
-                              "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n", i);
+        n += (size_t)snprintf(
+            text + n, cap - n,
+            "JOINT j%d\n{\nOFFSET 0 0 0\n"
+            "CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n",
+            i);
     for (int i = 0; i < 64; i++)
         n += (size_t)snprintf(text + n, cap - n, "}\n");
     n += (size_t)snprintf(text + n, cap - n, "MOTION\nFrames: 1\nFrame Time: 0.1\n");
@@ -245,8 +251,10 @@ static void a_fifo_is_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cmu_01_01),    cmocka_unit_test(boxing_frames_disagree),
-        cmocka_unit_test(hand_made),    cmocka_unit_test(broken_files),
+        cmocka_unit_test(cmu_01_01),
+        cmocka_unit_test(boxing_frames_disagree),
+        cmocka_unit_test(hand_made),
+        cmocka_unit_test(broken_files),
         cmocka_unit_test(limits),
         cmocka_unit_test(blank_lines_cost_nothing),
         cmocka_unit_test(a_fifo_is_refused),

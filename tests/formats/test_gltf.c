@@ -178,8 +178,10 @@ static void files_read_are_listed_once(void **state)
 {
     (void)state;
     static const char json[] =
-        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"BoxTextured0.bin\"},"
-        "{\"byteLength\":4,\"uri\":\"./BoxTextured0.bin\"},{\"byteLength\":4,\"uri\":\".//Box%54extured0.bin\"}]}";
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"BoxTextured0."
+        "bin\"},"
+        "{\"byteLength\":4,\"uri\":\"./BoxTextured0.bin\"},{\"byteLength\":4,\"uri\":\".//"
+        "Box%54extured0.bin\"}]}";
     ct_gltf_t *doc = ct_gltf_parse(json, strlen(json), "inline.gltf", MODELS "BoxTextured-glTF",
                                    NULL, err, sizeof err);
     if (!doc)
@@ -193,15 +195,15 @@ static void files_read_are_listed_once(void **state)
     assert_true(ct_gltf_file_path("a.gltf", "a.bin", path, sizeof path));
     assert_string_equal(path, "a.bin");
     assert_false(ct_gltf_file_path("models/deeper/a.gltf", "a.bin", path, sizeof path));
-    parse_refused("{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"./\"}]}",
-                  "buffers[0].uri");
+    parse_refused(
+        "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"byteLength\":4,\"uri\":\"./\"}]}",
+        "buffers[0].uri");
 }
 
 static void broken_files(void **state)
 {
     (void)state;
-    refused("IndexOutOfRange/IndexOutOfRange.gltf", "meshes[0].primitives[0].indices",
-            "vertices");
+    refused("IndexOutOfRange/IndexOutOfRange.gltf", "meshes[0].primitives[0].indices", "vertices");
     refused("IndexOutOfRange/AllIndicesOutOfRange.gltf", "meshes[0].primitives[0].indices",
             "vertices");
     refused("MissingBin/BoxTextured.gltf", "buffers[0].uri", "BoxTextured0.bin");
@@ -211,16 +213,16 @@ static void broken_files(void **state)
     refused("wrongTypes/badExtension.gltf", "extensions.KHR_texture_transform",
             "expected an object");
     refused("wrongTypes/badNumber.gltf", "normalTexture.scale", "expected a number");
-    refused("wrongTypes/badObject.gltf", "materials[0].pbrMetallicRoughness",
-            "expected an object");
+    refused("wrongTypes/badObject.gltf", "materials[0].pbrMetallicRoughness", "expected an object");
     refused("wrongTypes/badString.gltf", "name", "expected a string");
     refused("wrongTypes/badUint.gltf", "baseColorTexture.index", "not an integer");
 }
 
 #define HEAD "{\"asset\":{\"version\":\"2.0\"},"
 /* 24 bytes: three floats 1 2 3, then 0 0 0 (base64 of little-endian floats). */
-#define BUF "\"buffers\":[{\"byteLength\":24,\"uri\":\"data:application/octet-stream;base64," \
-            "AACAPwAAAEAAAEBAAAAAAAAAAAAAAAAA\"}],"
+#define BUF                                                                                        \
+    "\"buffers\":[{\"byteLength\":24,\"uri\":\"data:application/octet-stream;base64,"              \
+    "AACAPwAAAEAAAEBAAAAAAAAAAAAAAAAA\"}],"
 
 static void hand_made_documents(void **state)
 {
@@ -248,17 +250,22 @@ static void hand_made_documents(void **state)
                   "bufferViews[0].byteStride");
     /* Two VEC3 floats fit 24 bytes; three do not, nor does a stride that skips past the end. */
     parse_refused(HEAD BUF "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
-                  "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
-                  "\"type\":\"VEC3\"}]}", "accessors[0].count");
+                           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"
+                           "\"type\":\"VEC3\"}]}",
+                  "accessors[0].count");
     parse_refused(HEAD BUF "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24,\"byteStride\":16}],"
-                  "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,"
-                  "\"type\":\"VEC3\"}]}", "accessors[0].count");
-    parse_refused(HEAD BUF "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
+                           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,"
+                           "\"type\":\"VEC3\"}]}",
+                  "accessors[0].count");
+    parse_refused(HEAD BUF
+                  "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
                   "\"accessors\":[{\"bufferView\":0,\"byteOffset\":2,\"componentType\":5126,"
-                  "\"count\":1,\"type\":\"VEC3\"}]}", "accessors[0].byteOffset");
+                  "\"count\":1,\"type\":\"VEC3\"}]}",
+                  "accessors[0].byteOffset");
     parse_refused(HEAD BUF "\"bufferViews\":[{\"buffer\":0,\"byteLength\":24}],"
-                  "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,"
-                  "\"type\":\"VEC5\"}]}", "accessors[0].type");
+                           "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":1,"
+                           "\"type\":\"VEC5\"}]}",
+                  "accessors[0].type");
     parse_refused(HEAD "\"nodes\":[{\"children\":[0]}]}", "nodes[0].children[0]");
     parse_refused(HEAD "\"nodes\":[{\"children\":[1]},{},{\"children\":[1]}]}",
                   "nodes[2].children[0]");
@@ -266,7 +273,8 @@ static void hand_made_documents(void **state)
     parse_refused(HEAD "\"nodes\":[{\"rotation\":[0,0,0,2]}]}", "nodes[0].rotation");
     parse_refused(HEAD "\"nodes\":[{\"scale\":[1,1]}]}", "nodes[0].scale");
     parse_refused(HEAD "\"nodes\":[{\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1],"
-                  "\"translation\":[1,2,3]}]}", "nodes[0]");
+                       "\"translation\":[1,2,3]}]}",
+                  "nodes[0]");
     parse_refused(HEAD "\"scene\":1,\"scenes\":[{\"nodes\":[]}]}", "scene");
 
     /* A matrix is decomposed into TRS. */
@@ -285,17 +293,20 @@ static void hand_made_documents(void **state)
 
 /* Issue 28: indices are read as integers. 0xFFFFFFFF read through float became index 0 and
  * passed the range check (indices over 2^24 were rounded). Three vertices, indices 0 1 0xFFFFFFFF. */
-#define TRI_BUF "\"buffers\":[{\"byteLength\":48,\"uri\":\"data:application/octet-stream;base64," \
-                "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAD/////\"}]," \
-                "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36," \
-                "\"byteLength\":12}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3," \
-                "\"type\":\"VEC3\"},{\"bufferView\":1,\"componentType\":5125,\"count\":3,\"type\":\"SCALAR\"}],"
+#define TRI_BUF                                                                                    \
+    "\"buffers\":[{\"byteLength\":48,\"uri\":\"data:application/octet-stream;base64,"              \
+    "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAEAAAD/////\"}],"                        \
+    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,"           \
+    "\"byteLength\":12}],\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,"     \
+    "\"type\":\"VEC3\"},{\"bufferView\":1,\"componentType\":5125,\"count\":3,\"type\":\"SCALAR\"}" \
+    "],"
 
 static void indices_are_read_exactly(void **state)
 {
     (void)state;
     parse_refused(HEAD TRI_BUF "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0},"
-                  "\"indices\":1}]}]}", "element 2 is 4294967295");
+                               "\"indices\":1}]}]}",
+                  "element 2 is 4294967295");
 }
 
 /* Issue 28: primitives naming one accessor share one decoded array, and the vertex limit holds
@@ -309,13 +320,16 @@ static void shared_accessors_decode_once_within_the_limit(void **state)
     char *json = malloc(cap);
     for (int round = 0; round < 2; round++) {
         const int n = round ? MANY : FEW;
-        size_t at = (size_t)snprintf(json, cap, HEAD "\"buffers\":[{\"byteLength\":2376,\"uri\":"
-                                     "\"data:application/octet-stream;base64,");
+        size_t at = (size_t)snprintf(json, cap,
+                                     HEAD "\"buffers\":[{\"byteLength\":2376,\"uri\":"
+                                          "\"data:application/octet-stream;base64,");
         for (int k = 0; k < 792; k++)
             at += (size_t)snprintf(json + at, cap - at, "AAAA");
-        at += (size_t)snprintf(json + at, cap - at, "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":2376}],"
-                               "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":198,"
-                               "\"type\":\"VEC3\"}],\"meshes\":[{\"primitives\":[");
+        at += (size_t)snprintf(
+            json + at, cap - at,
+            "\"}],\"bufferViews\":[{\"buffer\":0,\"byteLength\":2376}],"
+            "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":198,"
+            "\"type\":\"VEC3\"}],\"meshes\":[{\"primitives\":[");
         for (int k = 0; k < n; k++)
             at += (size_t)snprintf(json + at, cap - at, "%s{\"attributes\":{\"POSITION\":0}}",
                                    k ? "," : "");
@@ -374,18 +388,24 @@ static void samplers(void **state)
         b64[k++] = i + 2 < sizeof data ? tbl[v & 63] : '=';
     }
     b64[k] = '\0';
-    snprintf(json, sizeof json,
-             HEAD "\"nodes\":[{}],\"buffers\":[{\"byteLength\":40,\"uri\":\"data:x;base64,%s\"}],"
-             "\"bufferViews\":[{\"buffer\":0,\"byteLength\":40}],"
-             "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
-             "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
-             "{\"bufferView\":0,\"byteOffset\":16,\"componentType\":5126,\"count\":6,\"type\":\"SCALAR\"}],"
-             "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}},"
-             "{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"weights\"}},"
-             "{\"sampler\":2,\"target\":{\"node\":0,\"path\":\"weights\"}}],"
-             "\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"STEP\"},"
-             "{\"input\":0,\"output\":1},{\"input\":0,\"output\":2,\"interpolation\":\"CUBICSPLINE\"}]}]}",
-             b64);
+    snprintf(
+        json, sizeof json,
+        HEAD
+        "\"nodes\":[{}],\"buffers\":[{\"byteLength\":40,\"uri\":\"data:x;base64,%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":40}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+        "{\"bufferView\":0,\"byteOffset\":8,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}"
+        ","
+        "{\"bufferView\":0,\"byteOffset\":16,\"componentType\":5126,\"count\":6,\"type\":"
+        "\"SCALAR\"}],"
+        "\"animations\":[{\"channels\":[{\"sampler\":0,\"target\":{\"node\":0,\"path\":\"weights\"}"
+        "},"
+        "{\"sampler\":1,\"target\":{\"node\":0,\"path\":\"weights\"}},"
+        "{\"sampler\":2,\"target\":{\"node\":0,\"path\":\"weights\"}}],"
+        "\"samplers\":[{\"input\":0,\"output\":1,\"interpolation\":\"STEP\"},"
+        "{\"input\":0,\"output\":1},{\"input\":0,\"output\":2,\"interpolation\":\"CUBICSPLINE\"}]}]"
+        "}",
+        b64);
     ct_gltf_t *doc = parse(json);
     if (!doc)
         fail_msg("%s", err);
@@ -435,11 +455,14 @@ static void glb_framing(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(simple_skin),       cmocka_unit_test(box_three_containers),
+        cmocka_unit_test(simple_skin),
+        cmocka_unit_test(box_three_containers),
         cmocka_unit_test(tangents),
         cmocka_unit_test(files_read_are_listed_once),
-        cmocka_unit_test(broken_files),      cmocka_unit_test(hand_made_documents),
-        cmocka_unit_test(samplers),          cmocka_unit_test(glb_framing),
+        cmocka_unit_test(broken_files),
+        cmocka_unit_test(hand_made_documents),
+        cmocka_unit_test(samplers),
+        cmocka_unit_test(glb_framing),
         cmocka_unit_test(indices_are_read_exactly),
         cmocka_unit_test(shared_accessors_decode_once_within_the_limit),
         cmocka_unit_test(a_fifo_is_refused),

@@ -48,14 +48,16 @@ static void test_bunny(void **state)
 static void test_corners_and_sharing(void **state)
 {
     (void)state;
-    static const char quad[] = "# a quad as one fan, then a relative triangle\n"
-                               "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvn 0 0 1\n"
-                               "o thing\ns off\nusemtl none\n"
-                               "f 1/1/1 2/2/1 3/3/1 4/1/1\r\n"
-                               "f -4/-3/-1 -3/-2/-1 -2/-1/-1";
+    static const char quad[] =
+        "# a quad as one fan, then a relative triangle\n"
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvn 0 0 1\n"
+        "o thing\ns off\nusemtl none\n"
+        "f 1/1/1 2/2/1 3/3/1 4/1/1\r\n"
+        "f -4/-3/-1 -3/-2/-1 -2/-1/-1";
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(quad, sizeof quad - 1, "quad.obj", &counted.base, &m, err, sizeof err), 0);
+    assert_int_equal(
+        obj_read(quad, sizeof quad - 1, "quad.obj", &counted.base, &m, err, sizeof err), 0);
     assert_int_equal(m.num_indices, 9);
     /* Corners 1/1/1, 2/2/1, 3/3/1, 4/1/1: the relative triangle repeats the first three. */
     assert_int_equal(m.num_vertices, 4);
@@ -63,12 +65,15 @@ static void test_corners_and_sharing(void **state)
     assert_true(m.uvs[2 * m.indices[1]] == 1.0f);
     assert_int_equal(m.indices[6], m.indices[0]);
     obj_free(&m, &counted.base);
-    static const char short_uv[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.5\nvt 0.25 0.75 0\nf 1/1 2/2 3/1\n";
-    assert_int_equal(obj_read(short_uv, sizeof short_uv - 1, "uv.obj", &counted.base, &m, err, sizeof err), 0);
+    static const char short_uv[] =
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0.5\nvt 0.25 0.75 0\nf 1/1 2/2 3/1\n";
+    assert_int_equal(
+        obj_read(short_uv, sizeof short_uv - 1, "uv.obj", &counted.base, &m, err, sizeof err), 0);
     assert_true(m.uvs[0] == 0.5f && m.uvs[1] == 0.0f && m.uvs[3] == 0.75f);
     obj_free(&m, &counted.base);
     static const char mixed[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//1 2//1 3//1\nf 1 2 3\n";
-    assert_int_equal(obj_read(mixed, sizeof mixed - 1, "mixed.obj", &counted.base, &m, err, sizeof err), 0);
+    assert_int_equal(
+        obj_read(mixed, sizeof mixed - 1, "mixed.obj", &counted.base, &m, err, sizeof err), 0);
     assert_int_equal(m.num_vertices, 6); /* with and without normals are different vertices */
     assert_false(m.has_normals);         /* so normals are computed for all */
     assert_true(m.normals[2] == 1.0f);
@@ -80,7 +85,8 @@ static void expect_error(const char *text, const char *message)
 {
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(text, strlen(text), "bad.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(text, strlen(text), "bad.obj", &counted.base, &m, err, sizeof err),
+                     CT_ERR_BAD_DATA);
     if (!strstr(err, message))
         fail_msg("expected '%s' in '%s'", message, err);
     assert_null(m.positions);
@@ -90,9 +96,11 @@ static void expect_error(const char *text, const char *message)
 static void test_broken_files(void **state)
 {
     (void)state;
-    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", "bad.obj:4: position index 4 is out of range");
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n",
+                 "bad.obj:4: position index 4 is out of range");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 0\n", "bad.obj:4: position index 0");
-    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n", "bad.obj:4: a face needs at least 3 corners");
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n",
+                 "bad.obj:4: a face needs at least 3 corners");
     expect_error("v 0 zero 0\n", "bad.obj:1: 'zero 0' is not a number");
     expect_error("v 0 0\n", "bad.obj:1: expected 3 numbers");
     expect_error("v 0 0 0 1 2\n", "bad.obj:1: expected 3 numbers");
@@ -101,7 +109,8 @@ static void test_broken_files(void **state)
     expect_error("v 0 nan 0\n", "not a finite float");
     expect_error("v 1e39 0 0\n", "not a finite float");
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/x 2 3\n", "bad face corner");
-    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2 3\n", "texture coordinate index 1 is out of range");
+    expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1/1 2 3\n",
+                 "texture coordinate index 1 is out of range");
     expect_error("v 0 0 0\nv 1 0 0\n", "bad.obj: no faces");
     /* Issue 28: negating the most negative index overflowed (UBSan); it is out of range. */
     expect_error("v 0 0 0\nv 1 0 0\nv 0 1 0\nf -9223372036854775808 2 3\n",
@@ -112,12 +121,14 @@ static void test_broken_files(void **state)
     char nul[] = "v 0 0 0\nv 1\0 0 0\n";
     obj_mesh_t m;
     char err[256];
-    assert_int_equal(obj_read(nul, sizeof nul - 1, "nul.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(nul, sizeof nul - 1, "nul.obj", &counted.base, &m, err, sizeof err),
+                     CT_ERR_BAD_DATA);
     assert_non_null(strstr(err, "nul.obj:2: NUL byte"));
     char *long_line = malloc(8000);
     memset(long_line, ' ', 8000);
     long_line[0] = 'v';
-    assert_int_equal(obj_read(long_line, 8000, "long.obj", &counted.base, &m, err, sizeof err), CT_ERR_BAD_DATA);
+    assert_int_equal(obj_read(long_line, 8000, "long.obj", &counted.base, &m, err, sizeof err),
+                     CT_ERR_BAD_DATA);
     assert_non_null(strstr(err, "long.obj:1: line longer than"));
     free(long_line);
     assert_int_equal(counted.live_blocks, 0);

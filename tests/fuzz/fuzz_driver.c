@@ -92,8 +92,8 @@ static void mutate(uint8_t *buf, size_t *n)
             break;
         case 2: /* interesting byte */
             if (*n) {
-                static const uint8_t interesting[] = {0, 0xff, 0x7f, 0x80, '"', '{', '}', '[',
-                                                      ']', '=', ':', '\\', '/', '*', '\n'};
+                static const uint8_t interesting[] = {0,   0xff, 0x7f, 0x80, '"', '{', '}', '[',
+                                                      ']', '=',  ':',  '\\', '/', '*', '\n'};
                 buf[pos] = interesting[next_random() % sizeof interesting];
             }
             break;
@@ -113,9 +113,7 @@ static void mutate(uint8_t *buf, size_t *n)
                 *n -= len;
             }
             break;
-        case 5: /* truncate */
-            *n = pos;
-            break;
+        case 5: /* truncate */ *n = pos; break;
         case 6: /* splice in part of another seed */
             if (num_seeds) {
                 size_t s = (size_t)(next_random() % num_seeds);

@@ -18,7 +18,6 @@
 
 /* ---- an allocator and a parallel_for for the core ------------------------------------------ */
 
-
 typedef struct pool_t {
     ct_range_f fn;
     void *user_data;
@@ -63,7 +62,8 @@ static void on_pickup(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx
     /* entities: the player (shared) and a gem. */
     const double gold = islands__get(ctx, e->entities[1], g->gold);
     islands__set(ctx, e->entities[1], g->gold, 0);
-    islands__set(ctx, e->entities[1], g->touched, islands__get(ctx, e->entities[1], g->touched) + 1);
+    islands__set(ctx, e->entities[1], g->touched,
+                 islands__get(ctx, e->entities[1], g->touched) + 1);
     const double args[1] = {gold + islands__get(ctx, e->entities[0], g->health) * 0.001};
     islands__emit(ctx, g->score, e->entities[0], args, 1);
 }
@@ -72,9 +72,11 @@ static void on_hit(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
 {
     game_t *g = ud;
     /* entities: a projectile and its target; the target loses what the projectile carries. */
-    const double h = islands__get(ctx, e->entities[1], g->health) - e->args[0] * (1 + islands__get(ctx, e->entities[0], g->touched));
+    const double h = islands__get(ctx, e->entities[1], g->health) -
+                     e->args[0] * (1 + islands__get(ctx, e->entities[0], g->touched));
     islands__set(ctx, e->entities[1], g->health, h);
-    islands__set(ctx, e->entities[0], g->touched, islands__get(ctx, e->entities[0], g->touched) + 1);
+    islands__set(ctx, e->entities[0], g->touched,
+                 islands__get(ctx, e->entities[0], g->touched) + 1);
     if (h <= 0) {
         const double at[2] = {e->args[1], e->args[2]};
         islands__emit(ctx, g->spawn, e->entities[1], at, 2);
@@ -86,7 +88,8 @@ static void on_chain(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
     game_t *g = ud;
     /* Passes half of each entity's health to the next: order within an island matters. */
     for (uint32_t i = 0; i + 1 < e->num_entities; i++) {
-        const double a = islands__get(ctx, e->entities[i], g->health), b = islands__get(ctx, e->entities[i + 1], g->health);
+        const double a = islands__get(ctx, e->entities[i], g->health),
+                     b = islands__get(ctx, e->entities[i + 1], g->health);
         islands__set(ctx, e->entities[i], g->health, a * 0.5);
         islands__set(ctx, e->entities[i + 1], g->health, b + a * 0.5 + e->args[0]);
     }
@@ -96,8 +99,8 @@ static void on_bad(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
 {
     game_t *g = ud;
     islands__set(ctx, (ct_entity_t){e->entities[0].id + 1}, g->health, 1); /* not named: refused */
-    islands__get(ctx, (ct_entity_t){e->entities[0].id + 1}, g->health);  /* refused */
-    islands__set(ctx, (ct_entity_t){1}, g->health, 1);                    /* the shared player: refused */
+    islands__get(ctx, (ct_entity_t){e->entities[0].id + 1}, g->health);    /* refused */
+    islands__set(ctx, (ct_entity_t){1}, g->health, 1); /* the shared player: refused */
     const double one[1] = {1};
     for (int i = 0; i < 9; i++) /* the ninth is refused */
         islands__emit(ctx, g->score, e->entities[0], one, 1);
@@ -147,7 +150,8 @@ static void free_game(game_t *g)
     free(g);
 }
 
-static void post(game_t *g, uint32_t type, uint32_t n, const uint32_t *ids, double a0, double a1, double a2)
+static void post(game_t *g, uint32_t type, uint32_t n, const uint32_t *ids, double a0, double a1,
+                 double a2)
 {
     ct_island_event_t e = {.type = type, .num_entities = n, .args = {a0, a1, a2, 0}};
     for (uint32_t i = 0; i < n; i++)
@@ -213,12 +217,12 @@ static void islands_from_events(void **state)
     game_t *g = new_game();
     /* 2-3-4 chained, 5-6, 7 alone; 8 and 9 touch only the shared player. */
     islands__set_shared(&g->sys, (ct_entity_t){1}, true);
-    post(g, g->hit, 2, (uint32_t[]){5, 6}, 0, 0, 0);       /* event 0 */
-    post(g, g->hit, 2, (uint32_t[]){2, 3}, 0, 0, 0);       /* event 1 */
-    post(g, g->pickup, 2, (uint32_t[]){1, 7}, 0, 0, 0);    /* event 2 */
-    post(g, g->hit, 2, (uint32_t[]){4, 3}, 0, 0, 0);       /* event 3 */
-    post(g, g->pickup, 2, (uint32_t[]){1, 1}, 0, 0, 0);    /* event 4: shared only */
-    post(g, g->chain, 3, (uint32_t[]){2, 4, 3}, 0, 0, 0);  /* event 5 */
+    post(g, g->hit, 2, (uint32_t[]){5, 6}, 0, 0, 0);      /* event 0 */
+    post(g, g->hit, 2, (uint32_t[]){2, 3}, 0, 0, 0);      /* event 1 */
+    post(g, g->pickup, 2, (uint32_t[]){1, 7}, 0, 0, 0);   /* event 2 */
+    post(g, g->hit, 2, (uint32_t[]){4, 3}, 0, 0, 0);      /* event 3 */
+    post(g, g->pickup, 2, (uint32_t[]){1, 1}, 0, 0, 0);   /* event 4: shared only */
+    post(g, g->chain, 3, (uint32_t[]){2, 4, 3}, 0, 0, 0); /* event 5 */
     ct_island_stats_t st;
     assert_int_equal(islands__run(&g->sys, CT_ISLANDS_ONE_THREAD, NULL, NULL, 1, &st), 0);
     assert_int_equal(st.events, 6);
@@ -252,7 +256,8 @@ static void refusals(void **state)
     post(g, g->bad, 1, (uint32_t[]){20}, 0, 0, 0);
     ct_island_stats_t st;
     assert_int_equal(islands__run(&g->sys, CT_ISLANDS_PARALLEL, four_threads, NULL, 4, &st), 0);
-    assert_int_equal(st.refused, 4); /* a write and a read of 21, a write to the player, a ninth effect */
+    assert_int_equal(st.refused,
+                     4); /* a write and a read of 21, a write to the player, a ninth effect */
     assert_int_equal(st.effects, 8);
     assert_non_null(strstr(g->sys.note, "event 0 ('bad')"));
     assert_true(islands__value(&g->sys, (ct_entity_t){21}, g->health) == 0);
@@ -265,7 +270,8 @@ static void refusals(void **state)
     e.num_entities = 5;
     assert_int_equal(islands__post(&g->sys, &e, err, sizeof err), CT_ERR_INVALID);
     assert_int_equal(islands__handler_id(&g->sys, "Bad Name", on_bad, g), 0);
-    assert_int_equal(islands__handler_id(&g->sys, "hit", on_hit, g), g->hit); /* same name, same id */
+    assert_int_equal(islands__handler_id(&g->sys, "hit", on_hit, g),
+                     g->hit); /* same name, same id */
     /* An entity of a reused index (another generation) starts with cleared fields. */
     islands__set_value(&g->sys, (ct_entity_t){30}, g->health, 5);
     assert_true(islands__value(&g->sys, (ct_entity_t){30}, g->health) == 5);
@@ -308,7 +314,8 @@ static void on_touch(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
     (void)ud, (void)ctx;
     touches[num_touches][0] = e->entities[0].id;
     touches[num_touches][1] = e->num_entities > 1 ? e->entities[1].id : 0;
-    touches[num_touches++][2] = (uint32_t)(e->args[0] * 10 + e->args[1]); /* speed 1.5, impulse 3: 18 */
+    touches[num_touches++][2] =
+        (uint32_t)(e->args[0] * 10 + e->args[1]); /* speed 1.5, impulse 3: 18 */
 }
 
 static void on_part(void *ud, const ct_island_event_t *e, ct_island_ctx_o *ctx)
@@ -334,8 +341,9 @@ static void contacts_make_islands(void **state)
     collision(&s, 1, 2, 1.5f), collision(&s, 2, 3, 1.5f), collision(&s, 1, 4, 1.5f),
         collision(&s, 4, 5, 1.5f), collision(&s, 5, 6, 1.5f);
     const ct_physics_contact_ended_event_t ended = {7, 8};
-    put(&s, CT_PHYSICS_EVENT_CONTACT_ENDED, &ended, sizeof ended); /* no `ended` handler: not posted */
-    put(&s, 99, &ended, sizeof ended);                             /* a kind this code does not know */
+    put(&s, CT_PHYSICS_EVENT_CONTACT_ENDED, &ended,
+        sizeof ended);                 /* no `ended` handler: not posted */
+    put(&s, 99, &ended, sizeof ended); /* a kind this code does not know */
     islands__contacts *c = &g->sys.contacts[0];
     assert_int_equal(islands__post_contacts(&g->sys, c, s.bytes, s.size, NULL), 5);
     ct_island_stats_t st;
@@ -378,7 +386,8 @@ static void contacts_make_islands(void **state)
     assert_int_equal(islands__join_contacts(&g->sys, world, 77, 0), CT_ERR_INVALID);
     for (uintptr_t w = 1; w < ISLANDS_MAX_CONTACT_WORLDS; w++)
         assert_int_equal(islands__join_contacts(&g->sys, (ct_world_o *)w, touch, 0), 0);
-    assert_int_equal(islands__join_contacts(&g->sys, (ct_world_o *)(uintptr_t)99, touch, 0), CT_ERR_FULL);
+    assert_int_equal(islands__join_contacts(&g->sys, (ct_world_o *)(uintptr_t)99, touch, 0),
+                     CT_ERR_FULL);
     assert_int_equal(islands__join_contacts(&g->sys, world, 0, 0), 0);
     assert_int_equal(g->sys.num_contacts, ISLANDS_MAX_CONTACT_WORLDS - 1);
     for (uint32_t i = 0; i < g->sys.num_contacts; i++)

@@ -24,28 +24,42 @@
 #endif
 
 #define MAX_FUNCTIONS 256
-#define MAX_CALLS 24   /* per input */
-#define POOL_SIZE 8    /* values returned by earlier calls, reused as arguments */
+#define MAX_CALLS 24 /* per input */
+#define POOL_SIZE 8  /* values returned by earlier calls, reused as arguments */
 
 static lua_State *L;
 static int functions_ref; /* registry: array of the functions, in a fixed order */
 static int num_functions;
-static int pool_ref;      /* registry: array of returned values */
+static int pool_ref;             /* registry: array of returned values */
 static uint64_t calls, returned; /* over the whole run, checked at exit: the fuzz must run */
 
 static const double special_numbers[] = {
-    0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1e308, -1e308, 1e-310, 4294967295.0, 4294967296.0,
-    2147483648.0, 9007199254740993.0, -2147483649.0, 1e9, 65536.0,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    3.0,
+    1e308,
+    -1e308,
+    1e-310,
+    4294967295.0,
+    4294967296.0,
+    2147483648.0,
+    9007199254740993.0,
+    -2147483649.0,
+    1e9,
+    65536.0,
 };
 static const char *const names[] = {
-    "", "levels/arena", "units/crate", "transform", "on_collision", "level", "unit", "body",
-    "../etc/passwd", "/abs", "a//b", "x\xff\xfe", "ct.physics", "World",
+    "",     "levels/arena",  "units/crate", "transform", "on_collision", "level",      "unit",
+    "body", "../etc/passwd", "/abs",        "a//b",      "x\xff\xfe",    "ct.physics", "World",
 };
 
 static void shutdown_kernel(void)
 {
-    printf("fuzz_lua_args: %d functions, %llu calls, %llu returned without error\n",
-           num_functions, (unsigned long long)calls, (unsigned long long)returned);
+    printf("fuzz_lua_args: %d functions, %llu calls, %llu returned without error\n", num_functions,
+           (unsigned long long)calls, (unsigned long long)returned);
     if (calls < 1000 || returned < 100 || test_kernel_shutdown() != 0 ||
         memory__corruption_count() != 0)
         _exit(1);
@@ -61,8 +75,8 @@ static int compare_names(const void *a, const void *b)
 static void collect_functions(void)
 {
     static char *found[MAX_FUNCTIONS];
-    static const char *const skip[] = {"_G", "string", "table", "math", "io", "os", "coroutine",
-                                       "debug", "package", "jit", "bit", "ffi"};
+    static const char *const skip[] = {"_G",        "string", "table",   "math", "io",  "os",
+                                       "coroutine", "debug",  "package", "jit",  "bit", "ffi"};
     lua_pushnil(L);
     while (lua_next(L, LUA_GLOBALSINDEX)) {
         bool skipped = lua_type(L, -2) != LUA_TSTRING || !lua_istable(L, -1);
@@ -136,7 +150,6 @@ static uint8_t next_byte(reader_t *r)
     return (uint8_t)(r->state >> 24);
 }
 
-
 static void push_argument(reader_t *r)
 {
     uint8_t kind = next_byte(r) % 14;
@@ -154,7 +167,8 @@ static void push_argument(reader_t *r)
         break;
     }
     case 4:
-        lua_pushnumber(L, special_numbers[next_byte(r) % (sizeof special_numbers / sizeof(double))]);
+        lua_pushnumber(L,
+                       special_numbers[next_byte(r) % (sizeof special_numbers / sizeof(double))]);
         break;
     case 5: {
         uint8_t len = next_byte(r) % 48;

@@ -51,15 +51,19 @@ static void frame_state(void **st)
     /* A repeat of a held key is no event. */
     assert_false(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_DOWN, .control = w}));
     assert_true(c->down[w] && c->pressed[w] && !c->released[w]);
-    assert_true(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_MOTION, .x = 5, .y = 6, .dx = 2, .dy = -1}));
-    assert_true(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_MOTION, .x = 7, .y = 6, .dx = 2, .dy = 0}));
+    assert_true(input__apply(
+        c, &(ct_input_event_t){.type = CT_INPUT_MOTION, .x = 5, .y = 6, .dx = 2, .dy = -1}));
+    assert_true(input__apply(
+        c, &(ct_input_event_t){.type = CT_INPUT_MOTION, .x = 7, .y = 6, .dx = 2, .dy = 0}));
     assert_true(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_WHEEL, .y = 1}));
     assert_int_equal(c->mouse.x, 7);
     assert_int_equal(c->mouse.dx, 4);
     assert_int_equal(c->mouse.dy, -1);
     assert_int_equal(c->mouse.wheel_y, 1);
-    assert_true(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_AXIS, .control = stick, .value = -32767}));
-    assert_false(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_AXIS, .control = stick, .value = -32768}));
+    assert_true(input__apply(
+        c, &(ct_input_event_t){.type = CT_INPUT_AXIS, .control = stick, .value = -32767}));
+    assert_false(input__apply(
+        c, &(ct_input_event_t){.type = CT_INPUT_AXIS, .control = stick, .value = -32768}));
     assert_false(input__apply(c, &(ct_input_event_t){.type = CT_INPUT_DOWN, .control = 999}));
     assert_false(input__apply(c, &(ct_input_event_t){.type = 9}));
     input__begin_frame(c);
@@ -129,7 +133,10 @@ static void recording_round_trip(void **st)
         {.type = CT_INPUT_DOWN, .control = input__intern(c, "w", 1), .frame = 3},
         {.type = CT_INPUT_MOTION, .x = 320, .y = -5, .dx = 7, .dy = -3, .frame = 3},
         {.type = CT_INPUT_WHEEL, .x = 0, .y = -2, .frame = 4},
-        {.type = CT_INPUT_AXIS, .control = input__intern(c, "gamepad:lt", 10), .value = -32767, .frame = 9},
+        {.type = CT_INPUT_AXIS,
+         .control = input__intern(c, "gamepad:lt", 10),
+         .value = -32767,
+         .frame = 9},
         {.type = CT_INPUT_UP, .control = 1, .frame = 9},
     };
     char text[1024] = INPUT_RECORD_HEADER "\n# a comment\n\n";
@@ -145,7 +152,8 @@ static void recording_round_trip(void **st)
     input__core *d = new_core();
     collected got = {0};
     char err[192];
-    assert_int_equal(input__parse_recording(d, text, strlen(text), collect, &got, err, sizeof err), 0);
+    assert_int_equal(input__parse_recording(d, text, strlen(text), collect, &got, err, sizeof err),
+                     0);
     assert_int_equal(got.n, 5);
     for (uint32_t i = 0; i < 5; i++) {
         assert_int_equal(got.p[i].frame, events[i].frame);
@@ -182,10 +190,12 @@ static void recording_refused(void **st)
     expect_refused("cuttle-input 1\n1 motion 1 2 3\n", "line 2: motion wants X Y DX DY");
     expect_refused("cuttle-input 1\n1 axis gamepad:lt 40000\n", "line 2: axis wants a value");
     expect_refused("cuttle-input 1\n1 wheel 0 1 2\n", "line 2: unexpected '2'");
-    expect_refused("cuttle-input 1\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n"
-                   "1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n",
-                   "line 18: too many events");
-    expect_refused("cuttle-input 1\n1 down 9999999999999999999999999999999999999999\n", "line 2: a control name");
+    expect_refused(
+        "cuttle-input 1\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n"
+        "1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n1 up w\n1 down w\n",
+        "line 18: too many events");
+    expect_refused("cuttle-input 1\n1 down 9999999999999999999999999999999999999999\n",
+                   "line 2: a control name");
     expect_refused("cuttle-input 1\n99999999999 down w\n", "line 2: a frame number");
 }
 
@@ -193,8 +203,9 @@ static void bindings_blob(void **st)
 {
     (void)st;
     /* jump = ["space" "gamepad:a"] */
-    static const uint8_t good[] = {0x43, 0x54, 0x49, 0x4e, 1, 0, 0, 0, 4, 'j', 'u', 'm', 'p', 2, 5, 's', 'p', 'a',
-                                   'c', 'e', 9, 'g', 'a', 'm', 'e', 'p', 'a', 'd', ':', 'a'};
+    static const uint8_t good[] = {0x43, 0x54, 0x49, 0x4e, 1,   0,   0,   0,   4,   'j',
+                                   'u',  'm',  'p',  2,    5,   's', 'p', 'a', 'c', 'e',
+                                   9,    'g',  'a',  'm',  'e', 'p', 'a', 'd', ':', 'a'};
     char err[160];
     assert_true(input__bindings_check(good, sizeof good, err, sizeof err));
     input__core *c = new_core();
@@ -218,8 +229,12 @@ static void bindings_blob(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(names),          cmocka_unit_test(frame_state),       cmocka_unit_test(actions),
-        cmocka_unit_test(recording_round_trip), cmocka_unit_test(recording_refused), cmocka_unit_test(bindings_blob),
+        cmocka_unit_test(names),
+        cmocka_unit_test(frame_state),
+        cmocka_unit_test(actions),
+        cmocka_unit_test(recording_round_trip),
+        cmocka_unit_test(recording_refused),
+        cmocka_unit_test(bindings_blob),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,10 @@ static int run(const char *fmt, ...)
     return WEXITSTATUS(status);
 }
 
-static void write_file(const char *name, const char *text) { test_project_write(project, name, text); }
+static void write_file(const char *name, const char *text)
+{
+    test_project_write(project, name, text);
+}
 
 static int make_project(void **state)
 {

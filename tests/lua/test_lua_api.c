@@ -47,7 +47,8 @@ static int vec_count(lua_State *L)
 static void v1_register_module(void **state)
 {
     (void)state;
-    static const ct_lua_reg_t fns[] = {{"add", vec_add}, {"scale", vec_scale}, {"count", vec_count}};
+    static const ct_lua_reg_t fns[] = {
+        {"add", vec_add}, {"scale", vec_scale}, {"count", vec_count}};
     lua1->register_module("Vec", fns, 3);
     lua_test_run("assert(Vec.add(1, 2) == 3)\n"
                  "assert(Vec.scale(4) == 8 and Vec.scale(4, 3) == 12)\n"
@@ -70,7 +71,9 @@ static int types_echo(lua_State *L)
         switch (lua1->type(L, i)) {
         case CT_LUA_NUMBER: lua1->push_number(L, lua1->to_number(L, i)); break;
         case CT_LUA_BOOLEAN: lua1->push_boolean(L, lua1->to_boolean(L, i)); break;
-        case CT_LUA_LIGHTUSERDATA: lua1->push_light_userdata(L, lua1->to_light_userdata(L, i)); break;
+        case CT_LUA_LIGHTUSERDATA:
+            lua1->push_light_userdata(L, lua1->to_light_userdata(L, i));
+            break;
         case CT_LUA_STRING: {
             size_t len;
             const char *s = lua1->to_string(L, i, &len);
@@ -257,7 +260,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(v1_register_module, lua_test_setup, lua_test_teardown),
         cmocka_unit_test_setup_teardown(value_round_trips, lua_test_setup, lua_test_teardown),
         cmocka_unit_test_setup_teardown(tables_both_ways, lua_test_setup, lua_test_teardown),
-        cmocka_unit_test_setup_teardown(checks_name_the_argument, lua_test_setup, lua_test_teardown),
+        cmocka_unit_test_setup_teardown(checks_name_the_argument, lua_test_setup,
+                                        lua_test_teardown),
         cmocka_unit_test_setup_teardown(error_carries_file_and_line, lua_test_setup,
                                         lua_test_teardown),
         cmocka_unit_test_setup_teardown(v1_runs_code_and_calls_globals, lua_test_setup,

@@ -128,7 +128,8 @@ static void pcall_and_next(void **state)
     lua_State *L = lua->main_state();
     int top = lua->get_top(L);
     lua_test_run("function Twice(x) return 2 * x end\nfunction Fails() error('no') end\n"
-                 "Sum = { a = 1, b = 2, c = 3 }", 0);
+                 "Sum = { a = 1, b = 2, c = 3 }",
+                 0);
     lua->get_field(L, CT_LUA_GLOBALS, "Twice");
     lua->push_number(L, 21);
     assert_int_equal(lua->pcall(L, 1, 1), 0);

@@ -12,9 +12,21 @@
 static int other_plugin_storage;
 #define OTHER_PLUGIN ((ct_plugin_o *)&other_plugin_storage)
 
-static int returns_one(lua_State *L) { lua_pushnumber(L, 1); return 1; }
-static int returns_two(lua_State *L) { lua_pushnumber(L, 2); return 1; }
-static int returns_three(lua_State *L) { lua_pushnumber(L, 3); return 1; }
+static int returns_one(lua_State *L)
+{
+    lua_pushnumber(L, 1);
+    return 1;
+}
+static int returns_two(lua_State *L)
+{
+    lua_pushnumber(L, 2);
+    return 1;
+}
+static int returns_three(lua_State *L)
+{
+    lua_pushnumber(L, 3);
+    return 1;
+}
 
 static void pcall_returns_results_or_restores_the_stack(void **state)
 {
@@ -224,12 +236,11 @@ static void reentry_through_c_is_bounded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(pcall_returns_results_or_restores_the_stack,
-                                        lua_test_setup, lua_test_teardown),
+        cmocka_unit_test_setup_teardown(pcall_returns_results_or_restores_the_stack, lua_test_setup,
+                                        lua_test_teardown),
         cmocka_unit_test_setup_teardown(run_string_errors_leave_a_usable_state, lua_test_setup,
                                         lua_test_teardown),
-        cmocka_unit_test_setup_teardown(run_file_names_the_path, lua_test_setup,
-                                        lua_test_teardown),
+        cmocka_unit_test_setup_teardown(run_file_names_the_path, lua_test_setup, lua_test_teardown),
         cmocka_unit_test_setup_teardown(call_global_outcomes, lua_test_setup, lua_test_teardown),
         cmocka_unit_test_setup_teardown(disabled_owner_raises_others_still_work, lua_test_setup,
                                         lua_test_teardown),

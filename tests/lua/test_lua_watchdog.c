@@ -66,9 +66,9 @@ static void a_tostring_metamethod_loop_is_stopped(void **state)
 static void catching_the_error_does_not_help(void **state)
 {
     (void)state;
-    assert_contains(run_limited("while true do pcall(function() while true do end end) end",
-                                BUDGET),
-                    "script stopped:");
+    assert_contains(
+        run_limited("while true do pcall(function() while true do end end) end", BUDGET),
+        "script stopped:");
     assert_contains(run_limited("local co = coroutine.wrap(function() while true do end end)\n"
                                 "while true do pcall(co) end",
                                 BUDGET),

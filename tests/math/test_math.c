@@ -36,10 +36,7 @@ static double rotation_distance(const double p[4], const double q[4])
     return 4 * asin(fmin(1.0, 0.5 * sqrt(fmin(minus, plus))));
 }
 
-static double wrap(double a)
-{
-    return ct_angle_near(a, 0);
-}
+static double wrap(double a) { return ct_angle_near(a, 0); }
 
 static void from_euler_matches_golden(void **state)
 {
@@ -77,8 +74,8 @@ static void round_trips(void **state)
         /* Away from the singularity the angles themselves come back. */
         const double mid = g->angles[1];
         const bool proper = g->order >= CT_EULER_XYX;
-        const double edge_distance = proper ? fmin(fabs(mid), fabs(mid - M_PI))
-                                            : fabs(fabs(mid) - M_PI / 2);
+        const double edge_distance =
+            proper ? fmin(fabs(mid), fabs(mid - M_PI)) : fabs(fabs(mid) - M_PI / 2);
         if (edge_distance > 1e-3 && (!proper || (mid > 0 && mid < M_PI))) {
             compared_angles++;
             for (int i = 0; i < 3; i++)
@@ -88,7 +85,8 @@ static void round_trips(void **state)
         }
     }
     print_message("euler round trip: worst %.3g rad over %zu rows (%u compared angle by angle, "
-                  "%u locked)\n", worst, COUNT(golden_from_euler), compared_angles, locked);
+                  "%u locked)\n",
+                  worst, COUNT(golden_from_euler), compared_angles, locked);
     assert_true(worst < 1e-5);
     assert_true(compared_angles >= 12 * 2 * 24);
     assert_true(locked >= 12 * 2 * 2); /* the exact edges are locked in every order */
@@ -104,8 +102,8 @@ static void to_euler_matches_golden(void **state)
         assert_false(g->locked); /* random rotations are never exactly locked */
         for (int i = 0; i < 3; i++)
             if (fabs(wrap(e[i] - g->angles[i])) > 1e-9)
-                fail_msg("row %zu order %d frame %d: angle %d is %.12f, golden %.12f", n,
-                         g->order, g->frame, i, e[i], g->angles[i]);
+                fail_msg("row %zu order %d frame %d: angle %d is %.12f, golden %.12f", n, g->order,
+                         g->frame, i, e[i], g->angles[i]);
     }
 }
 
@@ -154,8 +152,8 @@ static void euler_filter(void **state)
                 assert_true(rotation_distance(back, q) < 1e-9);
                 for (int i = 0; i < 3 && !first; i++)
                     if (fabs(e[i] - prev[i]) > 0.2)
-                        fail_msg("order %d frame %d step %d: angle %d jumps %g -> %g", order,
-                                 frame, k, i, prev[i], e[i]);
+                        fail_msg("order %d frame %d step %d: angle %d jumps %g -> %g", order, frame,
+                                 k, i, prev[i], e[i]);
                 for (int i = 0; i < 3; i++)
                     prev[i] = e[i];
                 first = false;
@@ -181,8 +179,10 @@ static void euler_filter(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(from_euler_matches_golden), cmocka_unit_test(round_trips),
-        cmocka_unit_test(to_euler_matches_golden),   cmocka_unit_test(fixed_values),
+        cmocka_unit_test(from_euler_matches_golden),
+        cmocka_unit_test(round_trips),
+        cmocka_unit_test(to_euler_matches_golden),
+        cmocka_unit_test(fixed_values),
         cmocka_unit_test(euler_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

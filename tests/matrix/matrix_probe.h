@@ -31,8 +31,8 @@ enum {
 
 /* As tests/matrix/meson.build's dict and the combinations' names spell them ("physics4"). */
 static const char *const matrix_api_names[MATRIX_NUM_APIS] = {
-    "entity", "world", "transform", "physics", "component", "render",
-    "animation", "network", "lua", "expr", "particles", "input", "clock", "islands",
+    "entity",  "world", "transform", "physics",   "component", "render", "animation",
+    "network", "lua",   "expr",      "particles", "input",     "clock",  "islands",
 };
 
 /* One combination: the major version of each API the probe asks the kernel for. */
@@ -109,8 +109,8 @@ static inline void matrix_name(const matrix_versions_t *v, char *out, size_t siz
     size_t at = 0;
     out[0] = '\0';
     for (int a = 0; a < MATRIX_NUM_APIS && at < size; a++) {
-        const int n = snprintf(out + at, size - at, "%s%s%u", a ? "_" : "", matrix_api_names[a],
-                               v->of[a]);
+        const int n =
+            snprintf(out + at, size - at, "%s%s%u", a ? "_" : "", matrix_api_names[a], v->of[a]);
         at += n > 0 ? (size_t)n : 0;
     }
 }
@@ -156,7 +156,8 @@ static inline matrix_versions_t matrix_combination(const matrix_lists_t *lists,
 }
 
 /* Moves `at` to the next combination (an odometer over the lists); false after the last. */
-static inline bool matrix_next_combination(const matrix_lists_t *lists, uint32_t at[MATRIX_NUM_APIS])
+static inline bool matrix_next_combination(const matrix_lists_t *lists,
+                                           uint32_t at[MATRIX_NUM_APIS])
 {
     for (int a = MATRIX_NUM_APIS - 1; a >= 0; a--) {
         if (++at[a] < lists->count[a])

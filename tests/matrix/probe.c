@@ -110,18 +110,19 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
 #define ENTITY_V2(X) ENTITY_V1(X) X(create_batch) X(destroy_batch) X(live_count)
 #define WORLD_V0(X) X(create_world) X(destroy_world)
 #define WORLD_V1(X) WORLD_V0(X) X(spawn_unit)
-#define WORLD_V2(X) WORLD_V1(X) X(world_count) X(world_at) X(add_world_listener) \
-    X(remove_world_listener)
-#define TRANSFORM_V1(X) X(create) X(lookup) X(entity) X(count) X(local) X(world_matrix) \
-    X(set_local) X(link) X(first_child)
+#define WORLD_V2(X)                                                                                \
+    WORLD_V1(X) X(world_count) X(world_at) X(add_world_listener) X(remove_world_listener)
+#define TRANSFORM_V1(X)                                                                            \
+    X(create)                                                                                      \
+    X(lookup) X(entity) X(count) X(local) X(world_matrix) X(set_local) X(link) X(first_child)
 #define TRANSFORM_V2(X) TRANSFORM_V1(X) X(set_local_batch) X(world_position) X(set_world_position)
 #define TRANSFORM_V3(X) TRANSFORM_V2(X) X(destroy_tree)
 #define TRANSFORM_V4(X) TRANSFORM_V3(X) X(changes)
 #define PHYSICS_V1(X) X(add_point_mass) X(point_position) X(simulate)
-#define PHYSICS_V2(X) PHYSICS_V1(X) X(add_body) X(velocity) X(position) X(events) X(body_count) \
-    X(set_gravity)
-#define PHYSICS_V3(X) PHYSICS_V2(X) X(set_collision_filter) X(collision_filter) X(set_user_data) \
-    X(user_data)
+#define PHYSICS_V2(X)                                                                              \
+    PHYSICS_V1(X) X(add_body) X(velocity) X(position) X(events) X(body_count) X(set_gravity)
+#define PHYSICS_V3(X)                                                                              \
+    PHYSICS_V2(X) X(set_collision_filter) X(collision_filter) X(set_user_data) X(user_data)
 #define PHYSICS_V4(X) PHYSICS_V3(X) X(add_rigid_body) X(rotation)
 #define COMPONENT_V1(X) X(manager) X(type_id)
 #define COMPONENT_V2(X) COMPONENT_V1(X) X(sort_by_entity)
@@ -129,10 +130,14 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
 #define RENDER_V2(X) RENDER_V1(X) X(debug_lines) X(debug_box)
 #define ANIMATION_V1(X) X(evaluate) X(bone) X(bone_index) X(bone_count) X(time)
 #define NETWORK_V1(X) X(start) X(port) X(peer_id) X(replicate) X(owner) X(stats) X(stop)
-#define LUA_V1(X) X(main_state) X(get_top) X(set_top) X(push_number) X(set_field) X(get_field) \
-    X(run_string) X(to_number) X(check_number)
-#define LUA_V2(X) LUA_V1(X) X(register_closures) X(register_type) X(new_userdata) \
-    X(check_userdata) X(ref) X(push_ref) X(unref) X(pcall)
+#define LUA_V1(X)                                                                                  \
+    X(main_state)                                                                                  \
+    X(get_top) X(set_top) X(push_number) X(set_field) X(get_field) X(run_string) X(to_number)      \
+        X(check_number)
+#define LUA_V2(X)                                                                                  \
+    LUA_V1(X)                                                                                      \
+    X(register_closures) X(register_type) X(new_userdata) X(check_userdata) X(ref) X(push_ref)     \
+        X(unref) X(pcall)
 #define EXPR_V1(X) X(compile) X(eval) X(eval_batch) X(num_outputs) X(destroy)
 #define PARTICLES_V1(X) X(spawn) X(simulate) X(view) X(destroy)
 #define INPUT_V1(X) X(control) X(control_name) X(inject)
@@ -141,27 +146,28 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
 
 #define COPY_MEMBER(member) table->member = from->member;
 /* A case of a bind function: copies the members CALLS lists from version n's table. */
-#define BIND_VERSION(n, type, CALLS)                                                            \
-    case n: {                                                                                  \
-        const type *from = get_engine_api(id, n);                                              \
-        if (!from)                                                                             \
-            return false;                                                                      \
-        CALLS(COPY_MEMBER)                                                                     \
-        return true;                                                                           \
+#define BIND_VERSION(n, type, CALLS)                                                               \
+    case n: {                                                                                      \
+        const type *from = get_engine_api(id, n);                                                  \
+        if (!from)                                                                                 \
+            return false;                                                                          \
+        CALLS(COPY_MEMBER)                                                                         \
+        return true;                                                                               \
     }
 
 /* Defines `name`, which fills *table from the version asked for (one BIND_VERSION per version). */
-#define DEFINE_BIND(name, table_type, ...)                                                     \
-    static bool name(uint32_t id, uint32_t version, table_type *table)                         \
-    {                                                                                          \
-        switch (version) {                                                                     \
-            __VA_ARGS__                                                                        \
-        }                                                                                      \
-        return false;                                                                          \
+#define DEFINE_BIND(name, table_type, ...)                                                         \
+    static bool name(uint32_t id, uint32_t version, table_type *table)                             \
+    {                                                                                              \
+        switch (version) {                                                                         \
+            __VA_ARGS__                                                                            \
+        }                                                                                          \
+        return false;                                                                              \
     }
 
-DEFINE_BIND(bind_entity, ct_entity_api_v2, BIND_VERSION(1, ct_entity_api_v1, ENTITY_V1)
-                                           BIND_VERSION(2, ct_entity_api_v2, ENTITY_V2))
+DEFINE_BIND(bind_entity, ct_entity_api_v2,
+            BIND_VERSION(1, ct_entity_api_v1, ENTITY_V1)
+                BIND_VERSION(2, ct_entity_api_v2, ENTITY_V2))
 
 /* world v0's spawn_unit has its own slot: the case is written out. */
 static bool bind_world(uint32_t id, uint32_t version, ct_world_api_v2 *table)
@@ -181,28 +187,32 @@ static bool bind_world(uint32_t id, uint32_t version, ct_world_api_v2 *table)
     return false;
 }
 
-DEFINE_BIND(bind_transform, ct_transform_api_v4, BIND_VERSION(1, ct_transform_api_v1, TRANSFORM_V1)
-                                                 BIND_VERSION(2, ct_transform_api_v2, TRANSFORM_V2)
-                                                 BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
-                                                 BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4))
+DEFINE_BIND(bind_transform, ct_transform_api_v4,
+            BIND_VERSION(1, ct_transform_api_v1, TRANSFORM_V1)
+                BIND_VERSION(2, ct_transform_api_v2, TRANSFORM_V2)
+                    BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
+                        BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4))
 
-DEFINE_BIND(bind_physics, ct_physics_api_v4, BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
-                                             BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
-                                             BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
-                                             BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4))
+DEFINE_BIND(bind_physics, ct_physics_api_v4,
+            BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
+                BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
+                    BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
+                        BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4))
 
-DEFINE_BIND(bind_component, ct_component_api_v2, BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
-                                                 BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2))
+DEFINE_BIND(bind_component, ct_component_api_v2,
+            BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
+                BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2))
 
-DEFINE_BIND(bind_render, ct_render_api_v2, BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
-                                           BIND_VERSION(2, ct_render_api_v2, RENDER_V2))
+DEFINE_BIND(bind_render, ct_render_api_v2,
+            BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
+                BIND_VERSION(2, ct_render_api_v2, RENDER_V2))
 
 DEFINE_BIND(bind_animation, ct_animation_api_v1, BIND_VERSION(1, ct_animation_api_v1, ANIMATION_V1))
 
 DEFINE_BIND(bind_network, ct_network_api_v1, BIND_VERSION(1, ct_network_api_v1, NETWORK_V1))
 
-DEFINE_BIND(bind_lua, ct_lua_api_v2, BIND_VERSION(1, ct_lua_api_v1, LUA_V1)
-                                     BIND_VERSION(2, ct_lua_api_v2, LUA_V2))
+DEFINE_BIND(bind_lua, ct_lua_api_v2,
+            BIND_VERSION(1, ct_lua_api_v1, LUA_V1) BIND_VERSION(2, ct_lua_api_v2, LUA_V2))
 
 DEFINE_BIND(bind_expr, ct_expr_api_v1, BIND_VERSION(1, ct_expr_api_v1, EXPR_V1))
 
@@ -260,11 +270,13 @@ static int bind_all(const matrix_versions_t *v, char missing[64])
 }
 
 static const char chain_unit[] =
-    "entities = [ { name = \"link0\" components = { transform = {} debug_name = { name = \"root\" } }\n"
+    "entities = [ { name = \"link0\" components = { transform = {} debug_name = { name = \"root\" "
+    "} }\n"
     "  children = [ { components = { transform = { position = [0 1 0] } }\n"
     "    children = [ { components = { transform = { position = [0 1 0] } }\n"
     "      children = [ { components = { transform = { position = [0 1 0] } }\n"
-    "        children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ] } ] } ]\n";
+    "        children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ] } ] } "
+    "]\n";
 
 static bool near(double a, double b, double tolerance) { return fabs(a - b) <= tolerance; }
 
@@ -442,8 +454,7 @@ static int transform_destroy_tree(ct_world_o *w)
     const uint32_t count = transform->count(w);
     if (!root.id || transform->destroy_tree(w, root) != CHAIN_DEPTH)
         return CT_ERR_INVALID;
-    return transform->count(w) == count - CHAIN_DEPTH && !entity->alive(root) ? 0
-                                                                              : CT_ERR_INVALID;
+    return transform->count(w) == count - CHAIN_DEPTH && !entity->alive(root) ? 0 : CT_ERR_INVALID;
 }
 
 /* A unit sphere dropped from y = 3 on a static box whose top is at y = 0.5 settles at y = 1 and
@@ -451,11 +462,16 @@ static int transform_destroy_tree(ct_world_o *w)
 static int physics_bodies_and_contacts(ct_world_o *w)
 {
     const ct_entity_t floor = entity->create(), ball = entity->create();
-    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                       .half_extents = {10, 0.5f, 10}, .friction = 0.5f,
+    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {10, 0.5f, 10},
+                                       .friction = 0.5f,
                                        .position = {0, 0, 0}};
-    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
-                                      .radius = 0.5f, .mass = 1, .friction = 0.5f,
+    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_SPHERE,
+                                      .radius = 0.5f,
+                                      .mass = 1,
+                                      .friction = 0.5f,
                                       .position = {0, 3, 0}};
     if (physics->add_body(w, floor, &floor_desc) || physics->add_body(w, ball, &ball_desc))
         return CT_ERR_INVALID;
@@ -466,8 +482,8 @@ static int physics_bodies_and_contacts(ct_world_o *w)
         const void *stream = physics->events(w, &size);
         for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
             const ct_physics_collision_event_t *ev = (const void *)(h + 1);
-            if (h->type == CT_PHYSICS_EVENT_COLLISION &&
-                ((ev->a == floor.id && ev->b == ball.id) || (ev->a == ball.id && ev->b == floor.id)))
+            if (h->type == CT_PHYSICS_EVENT_COLLISION && ((ev->a == floor.id && ev->b == ball.id) ||
+                                                          (ev->a == ball.id && ev->b == floor.id)))
                 collisions++;
         }
     }
@@ -485,10 +501,15 @@ static int physics_bodies_and_contacts(ct_world_o *w)
 static int physics_filters(ct_world_o *w)
 {
     const ct_entity_t floor = entity->create(), ball = entity->create();
-    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                       .half_extents = {10, 0.5f, 10}, .friction = 0.5f};
-    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
-                                      .radius = 0.5f, .mass = 1, .position = {0, 3, 0}};
+    const ct_body_desc_t floor_desc = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {10, 0.5f, 10},
+                                       .friction = 0.5f};
+    const ct_body_desc_t ball_desc = {.kind = CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_SPHERE,
+                                      .radius = 0.5f,
+                                      .mass = 1,
+                                      .position = {0, 3, 0}};
     uint64_t data = 0;
     uint32_t layer = 0, mask = 0;
     if (physics->add_body(w, floor, &floor_desc) || physics->add_body(w, ball, &ball_desc) ||
@@ -548,8 +569,8 @@ static int component_order(ct_world_o *w)
  * frame is exactly the two default layers' begin packets, all valid. */
 static int render_null_frame(ct_world_o *w)
 {
-    static const char camera_unit[] =
-        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
+                                      "= 60 near = 0.1 far = 100 } } } ]";
     int r = resource->load_source("unit", "matrix/camera", camera_unit, sizeof camera_unit - 1);
     if (r)
         return r;
@@ -620,8 +641,8 @@ static int expr_seed(ct_world_o *w)
     (void)w;
     static const char *const inputs[] = {"t"};
     ct_expr_error_t err;
-    ct_expr_program_o *p = expr->compile("sin(t) + 0.1 * cos(10 * t)",
-                                         &(ct_expr_desc_t){.inputs = inputs, .num_inputs = 1}, &err);
+    ct_expr_program_o *p = expr->compile(
+        "sin(t) + 0.1 * cos(10 * t)", &(ct_expr_desc_t){.inputs = inputs, .num_inputs = 1}, &err);
     if (!p)
         return CT_ERR_INVALID;
     static float t[300], out[300];
@@ -650,8 +671,8 @@ static int particles_burst(ct_world_o *w)
     const ct_particle_emitter_t e = particles->spawn(w, "matrix/burst", at);
     particles->simulate(w, 0.5f);
     ct_particles_view_t v;
-    const bool ok = e.id && particles->view(w, e, &v) && v.count == 8 && v.vy[5] == 7.0f &&
-                    v.py[5] == 3.5f;
+    const bool ok =
+        e.id && particles->view(w, e, &v) && v.count == 8 && v.vy[5] == 7.0f && v.py[5] == 3.5f;
     particles->destroy(w, e);
     resource->unload("particles", "matrix/burst");
     return ok ? 0 : CT_ERR_INVALID;
@@ -767,9 +788,12 @@ static int physics_rotation(ct_world_o *w)
 {
     const float quarter = 1.5707963f;
     const ct_entity_t e = entity->create();
-    const ct_rigid_body_desc_t desc = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
-                                       .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1,
-                                       .position = {0, 100, 0}, .angular_velocity = {0, quarter, 0}};
+    const ct_rigid_body_desc_t desc = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.5f, 0.5f, 0.5f},
+                                       .mass = 1,
+                                       .position = {0, 100, 0},
+                                       .angular_velocity = {0, quarter, 0}};
     float gravity[3] = {0, -9.81f, 0}, q[4] = {0};
     physics->set_gravity(w, (const float[3]){0, 0, 0});
     int r = physics->add_rigid_body(w, e, &desc);
@@ -786,8 +810,8 @@ static int physics_rotation(ct_world_o *w)
 /* render v2: two debug lines and a box drawn into a null-backend frame reach its display list. */
 static int render_debug_draw(ct_world_o *w)
 {
-    static const char camera_unit[] =
-        "entities = [ { components = { transform = {} camera = { fov = 60 near = 0.1 far = 100 } } } ]";
+    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
+                                      "= 60 near = 0.1 far = 100 } } } ]";
     int r = resource->load_source("unit", "matrix/camera2", camera_unit, sizeof camera_unit - 1);
     if (r)
         return r;
@@ -818,10 +842,11 @@ static int input_controls(ct_world_o *w)
     (void)w;
     const uint32_t key = input->control("w");
     const char *name = key ? input->control_name(key) : NULL;
-    const bool ok = key && name && strcmp(name, "w") == 0 && input->control("Bad Name") == 0 &&
-                    input->inject(&(ct_input_event_t){.type = CT_INPUT_DOWN, .control = key}) == 0 &&
-                    input->inject(&(ct_input_event_t){.type = CT_INPUT_UP, .control = key}) == 0 &&
-                    input->inject(&(ct_input_event_t){.type = 99, .control = key}) == CT_ERR_INVALID;
+    const bool ok =
+        key && name && strcmp(name, "w") == 0 && input->control("Bad Name") == 0 &&
+        input->inject(&(ct_input_event_t){.type = CT_INPUT_DOWN, .control = key}) == 0 &&
+        input->inject(&(ct_input_event_t){.type = CT_INPUT_UP, .control = key}) == 0 &&
+        input->inject(&(ct_input_event_t){.type = 99, .control = key}) == CT_ERR_INVALID;
     return ok ? 0 : CT_ERR_INVALID;
 }
 
@@ -866,8 +891,8 @@ static int islands_run(ct_world_o *w)
     islands->set_value(b, probe.hp, 40);
     ct_island_stats_t st = {0};
     const bool ok = probe.hp && hit &&
-                    islands->post(&(ct_island_event_t){.type = hit, .num_entities = 2,
-                                                       .entities = {a, b}, .args = {2}}) == 0 &&
+                    islands->post(&(ct_island_event_t){
+                        .type = hit, .num_entities = 2, .entities = {a, b}, .args = {2}}) == 0 &&
                     islands->run(CT_ISLANDS_ONE_THREAD, &st) == 0 && st.events == 1 &&
                     st.islands == 1 && st.largest == 1 && st.refused == 0 &&
                     islands->value(b, probe.hp) == 42;
@@ -964,7 +989,8 @@ static int common_scenario(ct_world_o *w, matrix_result_t *out)
     if (!component->manager(w, component->type_id(CT_TRANSFORM_COMPONENT_NAME)))
         return CT_ERR_NOT_FOUND;
     const uint32_t destroyed = destroy_some(nodes);
-    if (destroyed != (NUM_CHAINS + 2) / 3 || count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH - destroyed)
+    if (destroyed != (NUM_CHAINS + 2) / 3 ||
+        count_alive(nodes) != NUM_CHAINS * CHAIN_DEPTH - destroyed)
         return CT_ERR_INVALID;
     /* The survivors' count goes through a Lua chunk (v1 calls) and comes back doubled plus one. */
     lua_State *L = lua->main_state();

@@ -102,7 +102,8 @@ int main(int argc, char **argv)
     probe_path = argv[4];
     for (int i = 5; i < argc; i++) {
         if (!matrix_parse_versions(&lists, argv[i])) {
-            fprintf(stderr, "test_matrix: '%s' is not API=V,V... of matrix_probe.h, or given twice\n",
+            fprintf(stderr,
+                    "test_matrix: '%s' is not API=V,V... of matrix_probe.h, or given twice\n",
                     argv[i]);
             return 1;
         }

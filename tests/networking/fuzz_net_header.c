@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         net_writer_t mw = net_writer(out, sizeof out);
         net_msg_write(&mw, &m);
-        if (mw.n != net_msg_size(&m) || mw.n > r.at - at || memcmp(out + mw.n - m.len, m.data, m.len))
+        if (mw.n != net_msg_size(&m) || mw.n > r.at - at ||
+            memcmp(out + mw.n - m.len, m.data, m.len))
             abort();
     }
     return 0;

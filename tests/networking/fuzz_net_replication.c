@@ -15,8 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     test_alloc_t a;
     test_alloc_init(&a);
     net_session_t s;
-    const net_session_desc_t d = {.node = {.a = &a.base, .max_peers = 4, .seed = 1, .send = no_send},
-                                  .max_objects = 64};
+    const net_session_desc_t d = {
+        .node = {.a = &a.base, .max_peers = 4, .seed = 1, .send = no_send}, .max_objects = 64};
     if (net_session_init(&s, &d))
         abort();
     s.my_id = 4;

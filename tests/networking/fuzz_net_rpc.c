@@ -43,7 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t i = 0; i < call.fn->argc; i++)
         if (again.args[i].len != call.args[i].len ||
             (call.args[i].type == NET_RPC_NUMBER && again.args[i].number != call.args[i].number) ||
-            (call.args[i].len && memcmp(again.args[i].string, call.args[i].string, call.args[i].len)))
+            (call.args[i].len &&
+             memcmp(again.args[i].string, call.args[i].string, call.args[i].len)))
             abort();
     return 0;
 }

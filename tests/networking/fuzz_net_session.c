@@ -47,9 +47,14 @@ static void init_peer(int i, bool join)
     memset(p, 0, sizeof *p);
     p->sender = (vnet_sender_t){&net, (uint16_t)(43000 + i)};
     const net_session_desc_t d = {
-        .node = {.a = &alloc.base, .max_peers = 4, .seed = 11 + (uint64_t)i, .send = vnet_send,
+        .node = {.a = &alloc.base,
+                 .max_peers = 4,
+                 .seed = 11 + (uint64_t)i,
+                 .send = vnet_send,
                  .send_user = &p->sender},
-        .mode = NET_MODE_PEER_TO_PEER, .host = i == HOST, .max_objects = MAX_OBJECTS,
+        .mode = NET_MODE_PEER_TO_PEER,
+        .host = i == HOST,
+        .max_objects = MAX_OBJECTS,
         .tick_hz = 100,
     };
     if (net_session_init(&p->s, &d))
@@ -132,8 +137,11 @@ static void attacker_send(fz_in_t *in)
     } else { /* a well-formed replication message, any contents */
         net_obj_msg_t m = {.type = (uint8_t)(NET_R_CREATE + u8(in) % 7),
                            .origin = u8(in) % 4 ? a->s.my_id : u8(in),
-                           .owner = u8(in) % 4 ? a->s.my_id : u8(in), .id = pick_id(in),
-                           .mig = u8(in) % 4, .version = u8(in) + 1u, .mask = (uint16_t)(u8(in) << 8 | u8(in))};
+                           .owner = u8(in) % 4 ? a->s.my_id : u8(in),
+                           .id = pick_id(in),
+                           .mig = u8(in) % 4,
+                           .version = u8(in) + 1u,
+                           .mask = (uint16_t)(u8(in) << 8 | u8(in))};
         if (!m.id)
             m.id = 1;
         for (uint32_t f = 0; f < NET_FIELDS; f++)
@@ -212,7 +220,8 @@ static void check(void)
             if (is_honest && !was_given(o->id)) {
                 /* Only owners change their objects: the creator's mark stands, the owner is
                  * honest. */
-                if (o->fields[MARK] != (float)(o->id >> 24) || (o->owner != 1 && o->owner != honest))
+                if (o->fields[MARK] != (float)(o->id >> 24) ||
+                    (o->owner != 1 && o->owner != honest))
                     abort();
             }
             if (who == HOST && o->owner == attacker && attacker) {

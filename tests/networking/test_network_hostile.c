@@ -38,10 +38,7 @@ static void report(const char *category)
     assert_int_equal(handled, tried);
 }
 
-static void quiet(void *user, const char *line)
-{
-    (void)user, (void)line;
-}
+static void quiet(void *user, const char *line) { (void)user, (void)line; }
 
 static peer_t *add_peer(int slot, uint8_t mode, bool host, uint32_t max_objects)
 {
@@ -50,9 +47,15 @@ static peer_t *add_peer(int slot, uint8_t mode, bool host, uint32_t max_objects)
     p->used = true;
     p->sender = (vnet_sender_t){&net, (uint16_t)(42000 + slot)};
     const net_session_desc_t d = {
-        .node = {.a = &alloc.base, .max_peers = 8, .seed = 7 + (uint64_t)slot, .send = vnet_send,
-                 .send_user = &p->sender, .ev = {.log = quiet}},
-        .mode = mode, .host = host, .max_objects = max_objects,
+        .node = {.a = &alloc.base,
+                 .max_peers = 8,
+                 .seed = 7 + (uint64_t)slot,
+                 .send = vnet_send,
+                 .send_user = &p->sender,
+                 .ev = {.log = quiet}},
+        .mode = mode,
+        .host = host,
+        .max_objects = max_objects,
     };
     assert_int_equal(net_session_init(&p->s, &d), 0);
     vnet_add(&net, &p->s.node, p->sender.port);
@@ -111,7 +114,8 @@ static void send_obj(peer_t *from, uint8_t to, net_obj_msg_t m)
     net_obj_msg_write(&w, &m);
     const int16_t conn = from->s.conn_of_id[to];
     assert_true(conn >= 0);
-    assert_int_equal(net_node_send(&from->s.node, (uint32_t)conn, b, w.n, m.type != NET_R_UPDATE, 0), 0);
+    assert_int_equal(
+        net_node_send(&from->s.node, (uint32_t)conn, b, w.n, m.type != NET_R_UPDATE, 0), 0);
 }
 
 static bool connected(const peer_t *a, const peer_t *b)
@@ -149,7 +153,8 @@ static void a_peer_cannot_destroy_what_it_does_not_own(void **state)
     peer_t *host = &peers[0], *victim = &peers[1], *attacker = &peers[2];
     /* Ids the victim will use next: destroyed before they exist. */
     for (uint32_t serial = 2; serial < 10; serial++) {
-        const net_obj_msg_t d = {.type = NET_R_DESTROY, .origin = attacker->s.my_id,
+        const net_obj_msg_t d = {.type = NET_R_DESTROY,
+                                 .origin = attacker->s.my_id,
                                  .id = (uint32_t)victim->s.my_id << 24 | serial};
         send_obj(attacker, host->s.my_id, d);
         send_obj(attacker, victim->s.my_id, d);
@@ -166,8 +171,11 @@ static void a_peer_cannot_destroy_what_it_does_not_own(void **state)
     /* Destroying the host's and the victim's objects, at their counter and past it. */
     const uint8_t to[2] = {host->s.my_id, victim->s.my_id};
     for (int k = 0; k < 2; k++) {
-        send_obj(attacker, to[k], (net_obj_msg_t){.type = NET_R_DESTROY, .origin = attacker->s.my_id, .id = h});
-        send_obj(attacker, to[k], (net_obj_msg_t){.type = NET_R_DESTROY, .origin = attacker->s.my_id, .id = v, .mig = 7});
+        send_obj(attacker, to[k],
+                 (net_obj_msg_t){.type = NET_R_DESTROY, .origin = attacker->s.my_id, .id = h});
+        send_obj(
+            attacker, to[k],
+            (net_obj_msg_t){.type = NET_R_DESTROY, .origin = attacker->s.my_id, .id = v, .mig = 7});
     }
     step(500);
     for (int k = 0; k < 2; k++) {
@@ -187,8 +195,14 @@ static void ownership_is_the_hosts_word(void **state)
     three_peers(256, &h, &v);
     peer_t *host = &peers[0], *victim = &peers[1], *attacker = &peers[2];
     const uint8_t me = attacker->s.my_id;
-    const net_obj_msg_t grab_h = {.type = NET_R_MIGRATE, .origin = me, .owner = me, .id = h, .mig = 5,
-                                  .version = 9, .mask = 1, .fields = {66}};
+    const net_obj_msg_t grab_h = {.type = NET_R_MIGRATE,
+                                  .origin = me,
+                                  .owner = me,
+                                  .id = h,
+                                  .mig = 5,
+                                  .version = 9,
+                                  .mask = 1,
+                                  .fields = {66}};
     net_obj_msg_t grab_v = grab_h;
     grab_v.id = v;
     send_obj(attacker, victim->s.my_id, grab_h);
@@ -196,15 +210,19 @@ static void ownership_is_the_hosts_word(void **state)
     net_obj_msg_t notice = grab_v;
     notice.type = NET_R_MIGRATE_NOTICE;
     send_obj(attacker, victim->s.my_id, notice);
-    const net_obj_msg_t squat = {.type = NET_R_CREATE, .origin = me, .owner = me,
-                                 .id = (uint32_t)victim->s.my_id << 24 | 77, .version = 1, .mask = 0x7f,
+    const net_obj_msg_t squat = {.type = NET_R_CREATE,
+                                 .origin = me,
+                                 .owner = me,
+                                 .id = (uint32_t)victim->s.my_id << 24 | 77,
+                                 .version = 1,
+                                 .mask = 0x7f,
                                  .fields = {0, 0, 0, 0, 0, 0, 1}};
     send_obj(attacker, victim->s.my_id, squat);
     step(500);
     const net_object_t *hv = net_object_find(&victim->s, h), *vv = net_object_find(&victim->s, v);
     hostile(hv && hv->owner == host->s.my_id && hv->fields[0] == 1);
     hostile(vv && vv->owner == victim->s.my_id && vv->fields[0] == 1);
-    hostile(vv && vv->owner == victim->s.my_id);                  /* the notice not from the host */
+    hostile(vv && vv->owner == victim->s.my_id); /* the notice not from the host */
     hostile(!net_object_find(&victim->s, squat.id));
     /* The same at the host, which knows every counter it ordered: a breach. */
     const uint64_t breaches = host->s.node.stats.breaches;
@@ -225,18 +243,25 @@ static void quotas_and_poses_hold(void **state)
     peer_t *host = &peers[0], *attacker = &peers[2];
     const uint8_t me = attacker->s.my_id;
     /* A state that is not a pose: far away, or no rotation. */
-    send_obj(attacker, host->s.my_id, (net_obj_msg_t){.type = NET_R_CREATE, .origin = me, .owner = me,
-                                                     .id = (uint32_t)me << 24 | 100, .version = 1,
-                                                     .mask = 1, .fields = {2e9f}});
+    send_obj(attacker, host->s.my_id,
+             (net_obj_msg_t){.type = NET_R_CREATE,
+                             .origin = me,
+                             .owner = me,
+                             .id = (uint32_t)me << 24 | 100,
+                             .version = 1,
+                             .mask = 1,
+                             .fields = {2e9f}});
     step(300);
-    hostile(!net_object_find(&host->s, (uint32_t)me << 24 | 100) && host->s.node.stats.breaches == 1);
+    hostile(!net_object_find(&host->s, (uint32_t)me << 24 | 100) &&
+            host->s.node.stats.breaches == 1);
     /* The attacker is gone from the host; the victim still takes its updates: out of range. */
     peer_t *victim = &peers[1];
     const uint32_t mine = net_object_spawn(&attacker->s, pose, 0xffff);
     step(500);
     assert_non_null(net_object_find(&victim->s, mine));
-    send_obj(attacker, victim->s.my_id, (net_obj_msg_t){.type = NET_R_UPDATE, .origin = me, .id = mine,
-                                                       .version = 50, .mask = 0x78});
+    send_obj(attacker, victim->s.my_id,
+             (net_obj_msg_t){
+                 .type = NET_R_UPDATE, .origin = me, .id = mine, .version = 50, .mask = 0x78});
     step(300);
     const net_object_t *there = net_object_find(&victim->s, mine);
     hostile(victim->s.node.stats.breaches == 1 && (!there || there->fields[6] == 1));
@@ -279,8 +304,11 @@ static void an_outsider_cannot_claim_a_peer_id(void **state)
     memset(outsider, 0, sizeof *outsider);
     outsider->used = true;
     outsider->sender = (vnet_sender_t){&net, 42005};
-    const net_session_desc_t d = {.node = {.a = &alloc.base, .max_peers = 4, .seed = 99,
-                                           .send = vnet_send, .send_user = &outsider->sender},
+    const net_session_desc_t d = {.node = {.a = &alloc.base,
+                                           .max_peers = 4,
+                                           .seed = 99,
+                                           .send = vnet_send,
+                                           .send_user = &outsider->sender},
                                   .mode = NET_MODE_PEER_TO_PEER};
     assert_int_equal(net_session_init(&outsider->s, &d), 0);
     vnet_add(&net, &outsider->s.node, 42005);
@@ -354,7 +382,8 @@ static void counting_send(void *user, const net_addr_t *to, const uint8_t *p, ui
     vnet_send(user, to, p, n);
 }
 
-static void fake_host_message(void *user, uint32_t conn, const uint8_t *d, uint32_t len, bool reliable)
+static void fake_host_message(void *user, uint32_t conn, const uint8_t *d, uint32_t len,
+                              bool reliable)
 {
     net_node_t *node = user;
     (void)len, (void)reliable;
@@ -384,8 +413,12 @@ static void a_host_cannot_make_joiners_connect_forever(void **state)
     static net_node_t fake;
     static vnet_sender_t fake_sender;
     fake_sender = (vnet_sender_t){&net, 42000};
-    const net_node_desc_t fd = {.a = &alloc.base, .max_peers = 4, .accept = true, .seed = 5,
-                                .send = vnet_send, .send_user = &fake_sender,
+    const net_node_desc_t fd = {.a = &alloc.base,
+                                .max_peers = 4,
+                                .accept = true,
+                                .seed = 5,
+                                .send = vnet_send,
+                                .send_user = &fake_sender,
                                 .ev = {.user = &fake, .message = fake_host_message}};
     assert_int_equal(net_node_init(&fake, &fd), 0);
     vnet_add(&net, &fake, 42000);
@@ -393,8 +426,11 @@ static void a_host_cannot_make_joiners_connect_forever(void **state)
     memset(j, 0, sizeof *j);
     j->used = true;
     counted_sender = (vnet_sender_t){&net, 42001};
-    const net_session_desc_t d = {.node = {.a = &alloc.base, .max_peers = 8, .seed = 3,
-                                           .send = counting_send, .send_user = &counted_sender,
+    const net_session_desc_t d = {.node = {.a = &alloc.base,
+                                           .max_peers = 8,
+                                           .seed = 3,
+                                           .send = counting_send,
+                                           .send_user = &counted_sender,
                                            .ev = {.log = quiet}},
                                   .mode = NET_MODE_PEER_TO_PEER};
     assert_int_equal(net_session_init(&j->s, &d), 0);

@@ -64,7 +64,8 @@ static bool all_joined(void)
         if (!nodes[i].s.joined)
             return false;
     /* and linked to each other */
-    return nodes[1].s.conn_of_id[nodes[2].s.my_id] >= 0 && nodes[2].s.conn_of_id[nodes[1].s.my_id] >= 0;
+    return nodes[1].s.conn_of_id[nodes[2].s.my_id] >= 0 &&
+           nodes[2].s.conn_of_id[nodes[1].s.my_id] >= 0;
 }
 
 static bool replicated(void)
@@ -92,7 +93,9 @@ static void three_nodes_on_three_ports(void **state)
         assert_true(n->port != 0);
         const net_session_desc_t d = {
             .node = {.a = &alloc.base, .max_peers = 8, .send = net_udp_send, .send_user = n->udp},
-            .mode = NET_MODE_PEER_TO_PEER, .host = i == 0, .max_objects = 256,
+            .mode = NET_MODE_PEER_TO_PEER,
+            .host = i == 0,
+            .max_objects = 256,
             .ev = {.user = n, .message = on_message, .created = on_created},
         };
         assert_int_equal(net_session_init(&n->s, &d), 0);
@@ -109,11 +112,14 @@ static void three_nodes_on_three_ports(void **state)
         assert_true(net_object_spawn(&nodes[i].s, f, 0xffff) != 0);
         for (int j = 0; j < NODES; j++)
             if (j != i)
-                assert_int_equal(net_session_send(&nodes[i].s, nodes[j].s.my_id, "\x15loopback", 9, true), 0);
+                assert_int_equal(
+                    net_session_send(&nodes[i].s, nodes[j].s.my_id, "\x15loopback", 9, true), 0);
     }
     for (uint32_t k = 0; k < nodes[1].s.max_objects; k++)
         if (nodes[1].s.objects[k].live)
-            assert_int_equal(net_object_set(&nodes[1].s, nodes[1].s.objects[k].id, 1, (const float[NET_FIELDS]){42}), 0);
+            assert_int_equal(net_object_set(&nodes[1].s, nodes[1].s.objects[k].id, 1,
+                                            (const float[NET_FIELDS]){42}),
+                             0);
     assert_true(pump(10000, replicated));
     for (int i = 0; i < NODES; i++) {
         assert_int_equal(nodes[i].s.node.stats.breaches, 0);

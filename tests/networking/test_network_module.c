@@ -127,7 +127,8 @@ static void client_join(void)
     assert_int_equal(net_udp_open(&client_udp, &alloc.base, &any, NULL, &port), 0);
     const net_session_desc_t d = {
         .node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
-        .max_objects = 64, .ev = {.left = on_left}};
+        .max_objects = 64,
+        .ev = {.left = on_left}};
     assert_int_equal(net_session_init(&client, &d), 0);
     net_udp_set_node(client_udp, &client.node);
     const net_addr_t host = net_addr_loopback4(net->port());
@@ -164,14 +165,17 @@ static void host_and_client(void **state)
 {
     (void)state;
     /* The host, through Lua. */
-    assert_int_equal(lua->run_string(
-        "function start_host(w)\n"
-        "  Network.declare_fields{ 'health' }\n"
-        "  Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
-        "    hits = (hits or 0) + 1; last_from = from; last_damage = damage; last_who = who\n"
-        "  end)\n"
-        "  port = Network.start{ port = 0, host = true, world = w }\n"
-        "end", "=test"), 0);
+    assert_int_equal(
+        lua->run_string(
+            "function start_host(w)\n"
+            "  Network.declare_fields{ 'health' }\n"
+            "  Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
+            "    hits = (hits or 0) + 1; last_from = from; last_damage = damage; last_who = who\n"
+            "  end)\n"
+            "  port = Network.start{ port = 0, host = true, world = w }\n"
+            "end",
+            "=test"),
+        0);
     test_lua_call("start_host", world, NULL, 0);
     assert_true(net->port() != 0);
     assert_int_equal(net->peer_id(), 1);
@@ -189,13 +193,15 @@ static void host_and_client(void **state)
     /* Out: the entity's transform is the object's state, and so are declared script fields. */
     assert_true(frames_until(client_has_object, 3000));
     assert_true(net_object_find(&client, host_object)->fields[2] == 3.0f);
-    assert_int_equal(lua->run_string(
-        "function set_health(w, e) Network.set_field(w, e, 'health', 42)\n"
-        "  assert(Network.field(w, e, 'health') == 42)\n"
-        "  assert(not pcall(Network.set_field, w, e, 'helth', 1))\n"
-        "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
-        "  assert(Network.owner(w, e) == 1)\n"
-        "end", "=test"), 0);
+    assert_int_equal(
+        lua->run_string("function set_health(w, e) Network.set_field(w, e, 'health', 42)\n"
+                        "  assert(Network.field(w, e, 'health') == 42)\n"
+                        "  assert(not pcall(Network.set_field, w, e, 'helth', 1))\n"
+                        "  assert(not pcall(Network.set_field, w, e, 'health', 0/0))\n"
+                        "  assert(Network.owner(w, e) == 1)\n"
+                        "end",
+                        "=test"),
+        0);
     test_lua_call("set_health", world, &e, 1);
     assert_true(frames_until(client_sees_health, 3000));
     const ct_transform_pose_t moved = {{5, 6, 7}, {0, 0, 0, 1}, {1, 1, 1}};
@@ -203,7 +209,8 @@ static void host_and_client(void **state)
     assert_true(frames_until(client_sees_moved, 3000));
 
     /* In: the client's object becomes an entity with a transform here. */
-    assert_true(net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff) != 0);
+    assert_true(net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff) !=
+                0);
     assert_true(frames_until(host_has_replica, 3000));
 
     /* RPC: checked values reach the handler, at most 32 per peer per frame. */
@@ -213,8 +220,9 @@ static void host_and_client(void **state)
     uint8_t msg[64];
     for (int k = 0; k < 3; k++) {
         net_writer_t w = net_writer(msg, sizeof msg);
-        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = 5 + k},
-                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"head", .len = 4}};
+        const net_rpc_value_t args[2] = {
+            {.type = NET_RPC_NUMBER, .number = 5 + k},
+            {.type = NET_RPC_STRING, .string = (const uint8_t *)"head", .len = 4}};
         assert_true(net_rpc_encode(hit, args, 2, &w, &why));
         assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
     }
@@ -232,8 +240,9 @@ static void host_and_client(void **state)
     assert_true(frames_until(client_sees_moved_again, 3000));
     for (int k = 0; k < 100; k++) {
         net_writer_t w = net_writer(msg, sizeof msg);
-        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = 1},
-                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
+        const net_rpc_value_t args[2] = {
+            {.type = NET_RPC_NUMBER, .number = 1},
+            {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
         net_rpc_encode(hit, args, 2, &w, &why);
         net_session_send(&client, 1, msg, w.n, true);
     }
@@ -269,9 +278,11 @@ static void the_component_in_resources(void **state)
 {
     (void)state;
     const ct_resource_api_v1 *resource = test_kernel_api(CT_RESOURCE_API, 1);
-    static const char bad[] = "entities = [ { components = { transform = {} network = { feilds = 1 } } } ]";
+    static const char bad[] =
+        "entities = [ { components = { transform = {} network = { feilds = 1 } } } ]";
     assert_int_not_equal(resource->load_source("unit", "net/bad", bad, sizeof bad - 1), 0);
-    static const char good[] = "entities = [ { components = { transform = { position = [1 2 3] } network = {} } } ]";
+    static const char good[] =
+        "entities = [ { components = { transform = { position = [1 2 3] } network = {} } } ]";
     assert_int_equal(resource->load_source("unit", "net/good", good, sizeof good - 1), 0);
     assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
     const ct_entity_t e = worlds->spawn_unit(world, "net/good", (const float[3]){0, 0, 0}, NULL);
@@ -367,10 +378,12 @@ static void a_batch_of_deaths_removes_exactly_those_objects(void **state)
     }
     snprintf(ids + at, sizeof ids - (size_t)at, "}");
     assert_int_equal(lua->run_string(ids, "=test"), 0);
-    assert_int_equal(lua->run_string(
-        "function mark(w) W = w\n"
-        "  for k, e in ipairs(ids) do Network.set_field(w, e, 'health', k) end\n"
-        "end", "=test"), 0);
+    assert_int_equal(
+        lua->run_string("function mark(w) W = w\n"
+                        "  for k, e in ipairs(ids) do Network.set_field(w, e, 'health', k) end\n"
+                        "end",
+                        "=test"),
+        0);
     test_lua_call("mark", w, NULL, 0);
     assert_int_equal(net->stats().objects, BATCH_N);
 
@@ -415,7 +428,8 @@ static void a_replica_is_made_once_per_object(void **state)
     assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
     client_join();
     const uint32_t before = tf->count(world);
-    const uint32_t id = net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
+    const uint32_t id =
+        net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
     assert_true(id != 0);
     transforms_wanted = before + 1;
     assert_true(frames_until(transforms_reached, 3000));
@@ -424,11 +438,17 @@ static void a_replica_is_made_once_per_object(void **state)
     uint8_t b[128];
     for (uint32_t version = 5; version <= 6; version++)
         for (int again = 0; again < 2; again++) {
-            net_obj_msg_t m = {.type = NET_R_CREATE, .origin = 2, .owner = 2, .id = id,
-                               .version = version, .mask = 1, .fields = {(float)version}};
+            net_obj_msg_t m = {.type = NET_R_CREATE,
+                               .origin = 2,
+                               .owner = 2,
+                               .id = id,
+                               .version = version,
+                               .mask = 1,
+                               .fields = {(float)version}};
             net_writer_t w = net_writer(b, sizeof b);
             net_obj_msg_write(&w, &m);
-            assert_int_equal(net_node_send(&client.node, (uint32_t)client.host_conn, b, w.n, true, 0), 0);
+            assert_int_equal(
+                net_node_send(&client.node, (uint32_t)client.host_conn, b, w.n, true, 0), 0);
         }
     const uint64_t stale = net->stats().stale_ignored;
     for (int i = 0; i < 3000 && net->stats().stale_ignored < stale + 2; i++)
@@ -452,7 +472,8 @@ static void a_new_session_never_aliases_the_last_ones_objects(void **state)
     const ct_entity_t old_owned = replicated_entity(world, 1);
     client_join();
     const uint32_t before = tf->count(world);
-    const uint32_t old_id = net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
+    const uint32_t old_id =
+        net_object_spawn(&client, (const float[NET_FIELDS]){9, 8, 7, 0, 0, 0, 1}, 0xffff);
     transforms_wanted = before + 1;
     assert_true(frames_until(transforms_reached, 3000));
     client_close();
@@ -467,7 +488,8 @@ static void a_new_session_never_aliases_the_last_ones_objects(void **state)
     assert_int_equal(net->owner(world, old_owned), 0);
     assert_int_equal(net->stats().objects, 1);
     client_join();
-    const uint32_t new_id = net_object_spawn(&client, (const float[NET_FIELDS]){4, 5, 6, 0, 0, 0, 1}, 0xffff);
+    const uint32_t new_id =
+        net_object_spawn(&client, (const float[NET_FIELDS]){4, 5, 6, 0, 0, 0, 1}, 0xffff);
     assert_int_equal(new_id, old_id);
     transforms_wanted = before + 3; /* new_owned and the new replica */
     assert_true(frames_until(transforms_reached, 3000));
@@ -493,11 +515,13 @@ static void a_new_session_never_aliases_the_last_ones_objects(void **state)
 static void calls_of_a_peer_that_left_never_run(void **state)
 {
     (void)state;
-    assert_int_equal(lua->run_string(
-        "Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
-        "  hits = (hits or 0) + 1; last_from = from\n"
-        "end)\n"
-        "hits = 0\n", "=test"), 0);
+    assert_int_equal(
+        lua->run_string("Network.rpc('hit', 'number string:8', function(from, damage, who)\n"
+                        "  hits = (hits or 0) + 1; last_from = from\n"
+                        "end)\n"
+                        "hits = 0\n",
+                        "=test"),
+        0);
     assert_int_equal(net->start(&(ct_network_desc_t){.host = 1, .world = world}), 0);
     client_join();
     net_rpc_registry_t rpc = {0};
@@ -506,8 +530,9 @@ static void calls_of_a_peer_that_left_never_run(void **state)
     uint8_t msg[64];
     for (int k = 0; k < 100; k++) {
         net_writer_t w = net_writer(msg, sizeof msg);
-        const net_rpc_value_t args[2] = {{.type = NET_RPC_NUMBER, .number = k},
-                                         {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
+        const net_rpc_value_t args[2] = {
+            {.type = NET_RPC_NUMBER, .number = k},
+            {.type = NET_RPC_STRING, .string = (const uint8_t *)"x", .len = 1}};
         assert_true(net_rpc_encode(hit, args, 2, &w, &why));
         assert_int_equal(net_session_send(&client, 1, msg, w.n, true), 0);
     }
@@ -531,11 +556,14 @@ static void lua_misuse_is_named(void **state)
     (void)state;
     assert_int_equal(lua->run_string("Network.start{ prot = 1 }", "=test"), CT_ERR_LUA);
     assert_true(lua_true("not pcall(Network.start, { prot = 1 })"));
-    assert_true(lua_true("select(2, pcall(Network.start, { prot = 1 })):find('did you mean port')"));
+    assert_true(
+        lua_true("select(2, pcall(Network.start, { prot = 1 })):find('did you mean port')"));
     assert_true(lua_true("select(2, pcall(Network.start, { join = 'nowhere' })):find('invalid')"));
     assert_true(lua_true("select(2, pcall(Network.call, 2, 'hit', 1, 'x')):find('no session')"));
-    assert_true(lua_true("select(2, pcall(Network.rpc, 'bad', 'number table', function() end)):find('wants an argument type')"));
-    assert_true(lua_true("select(2, pcall(Network.set_conditions, 0, { los = 1 })):find('did you mean loss')"));
+    assert_true(lua_true("select(2, pcall(Network.rpc, 'bad', 'number table', function() "
+                         "end)):find('wants an argument type')"));
+    assert_true(lua_true(
+        "select(2, pcall(Network.set_conditions, 0, { los = 1 })):find('did you mean loss')"));
 }
 
 int main(void)

@@ -80,7 +80,8 @@ static bool frames_until(const char *expr, uint32_t max)
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
                            CT_TEST_MODULE("networking", "ct_networking")};
     const kernel_desc_t desc = test_kernel_desc(paths, 3);
     const test_world_t *t = test_world_boot(&desc, "net");
@@ -121,16 +122,21 @@ static void replicas_for_scripts(void **state)
     lua_State *L = lua->main_state();
     lua->push_light_userdata(L, world);
     lua->set_field(L, -10002, "W");
-    assert_int_equal(lua->run_string("Network.start{ port = 0, host = true, world = W }\n"
-                                     "events = {}\n"
-                                     "function collect() for _, e in ipairs(Network.replica_events()) do events[#events + 1] = e end end",
-                                     "=test"), 0);
+    assert_int_equal(
+        lua->run_string("Network.start{ port = 0, host = true, world = W }\n"
+                        "events = {}\n"
+                        "function collect() for _, e in ipairs(Network.replica_events()) do "
+                        "events[#events + 1] = e end end",
+                        "=test"),
+        0);
     test_alloc_init(&alloc);
     uint16_t port = 0;
     const net_addr_t any = net_addr_loopback4(0);
     assert_int_equal(net_udp_open(&client_udp, &alloc.base, &any, NULL, &port), 0);
-    const net_session_desc_t d = {.node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
-                                  .max_objects = 64, .tick_hz = 20};
+    const net_session_desc_t d = {
+        .node = {.a = &alloc.base, .max_peers = 4, .send = net_udp_send, .send_user = client_udp},
+        .max_objects = 64,
+        .tick_hz = 20};
     assert_int_equal(net_session_init(&client, &d), 0);
     net_udp_set_node(client_udp, &client.node);
     const net_addr_t host = net_addr_loopback4(net->port());
@@ -140,13 +146,17 @@ static void replicas_for_scripts(void **state)
     assert_true(client.joined);
 
     float x = 0;
-    const uint32_t object = net_object_spawn(&client, (const float[NET_FIELDS]){0, 0, 0, 0, 0, 0, 1}, 0xffff);
+    const uint32_t object =
+        net_object_spawn(&client, (const float[NET_FIELDS]){0, 0, 0, 0, 0, 0, 1}, 0xffff);
     assert_true(object != 0);
     assert_true(frames_until("(collect() or true) and #events == 1", 3000));
     char check[256];
-    snprintf(check, sizeof check, "events[1].type == 'created' and events[1].object == %u and events[1].owner == 2", object);
+    snprintf(check, sizeof check,
+             "events[1].type == 'created' and events[1].object == %u and events[1].owner == 2",
+             object);
     assert_true(lua_true(check));
-    assert_true(lua_true("#Network.replicas() == 1 and Network.replicas()[1].entity == events[1].entity"));
+    assert_true(
+        lua_true("#Network.replicas() == 1 and Network.replicas()[1].entity == events[1].entity"));
     assert_true(lua_true("Network.replicas()[1].owner == 2"));
     assert_int_equal(lua->run_string("replica = events[1].entity", "=test"), 0);
 
@@ -159,7 +169,8 @@ static void replicas_for_scripts(void **state)
     assert_false(lua_true("pcall(Network.set_interpolation, { delay_ms = -1 })"));
     assert_int_equal(lua->run_string("Network.set_interpolation{ delay_ms = 100 }", "=test"), 0);
     /* It settles on the newest state once no more updates come. */
-    snprintf(check, sizeof check, "select(1, Transform.local_position(W, replica)) == %g", (double)x);
+    snprintf(check, sizeof check, "select(1, Transform.local_position(W, replica)) == %g",
+             (double)x);
     assert_true(frames_until(check, 3000));
 
     /* Destroyed: the event names it, and the list is empty. */

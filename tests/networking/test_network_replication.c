@@ -46,13 +46,59 @@ static int feed(net_session_t *s, uint32_t conn, net_obj_msg_t m)
     return net__replication_receive(s, conn, s->id_of_conn[conn], b, w.n, &why);
 }
 
-static net_obj_msg_t C0(void) { return (net_obj_msg_t){.type = NET_R_CREATE, .origin = A, .owner = A, .mig = 0, .version = 1, .mask = 1, .fields = {10}}; }
-static net_obj_msg_t Ua(uint32_t v) { return (net_obj_msg_t){.type = NET_R_UPDATE, .origin = A, .mig = 0, .version = v, .mask = 1, .fields = {100.0f + (float)v}}; }
-static net_obj_msg_t Mab1(void) { return (net_obj_msg_t){.type = NET_R_MIGRATE, .origin = B, .owner = B, .mig = 1, .version = 1, .mask = 1, .fields = {20}}; }
-static net_obj_msg_t Ub(uint32_t v) { return (net_obj_msg_t){.type = NET_R_UPDATE, .origin = B, .mig = 1, .version = v, .mask = 1, .fields = {200.0f + (float)v}}; }
-static net_obj_msg_t D1(void) { return (net_obj_msg_t){.type = NET_R_DESTROY, .origin = B, .mig = 1}; }
+static net_obj_msg_t C0(void)
+{
+    return (net_obj_msg_t){.type = NET_R_CREATE,
+                           .origin = A,
+                           .owner = A,
+                           .mig = 0,
+                           .version = 1,
+                           .mask = 1,
+                           .fields = {10}};
+}
+static net_obj_msg_t Ua(uint32_t v)
+{
+    return (net_obj_msg_t){.type = NET_R_UPDATE,
+                           .origin = A,
+                           .mig = 0,
+                           .version = v,
+                           .mask = 1,
+                           .fields = {100.0f + (float)v}};
+}
+static net_obj_msg_t Mab1(void)
+{
+    return (net_obj_msg_t){.type = NET_R_MIGRATE,
+                           .origin = B,
+                           .owner = B,
+                           .mig = 1,
+                           .version = 1,
+                           .mask = 1,
+                           .fields = {20}};
+}
+static net_obj_msg_t Ub(uint32_t v)
+{
+    return (net_obj_msg_t){.type = NET_R_UPDATE,
+                           .origin = B,
+                           .mig = 1,
+                           .version = v,
+                           .mask = 1,
+                           .fields = {200.0f + (float)v}};
+}
+static net_obj_msg_t D1(void)
+{
+    return (net_obj_msg_t){.type = NET_R_DESTROY, .origin = B, .mig = 1};
+}
 /* The host's word that B owns the object at 1 (with the host's copy of the state). */
-static net_obj_msg_t Nab1(void) { return (net_obj_msg_t){.type = NET_R_MIGRATE_NOTICE, .origin = HOST, .owner = B, .mig = 1, .version = 1, .mask = 1, .fields = {20}}; }
+static net_obj_msg_t Nab1(void)
+{
+    return (net_obj_msg_t){.type = NET_R_MIGRATE_NOTICE,
+                           .origin = HOST,
+                           .owner = B,
+                           .mig = 1,
+                           .version = 1,
+                           .mask = 1,
+                           .fields = {20}};
+}
 
 static void the_posts_order_M_Ub_Ub_D_C_Ua(void **state)
 {
@@ -101,7 +147,10 @@ static void every_order_of_create_migrate_destroy(void **state)
         for (int j = 0; j < 4; j++) {
             const int which = orders[k][j];
             const uint32_t conn = which == 0 ? CONN_A : which == 1 ? CONN_HOST : CONN_B;
-            const net_obj_msg_t m = which == 0 ? C0() : which == 1 ? Nab1() : which == 2 ? Mab1() : D1();
+            const net_obj_msg_t m = which == 0   ? C0()
+                                    : which == 1 ? Nab1()
+                                    : which == 2 ? Mab1()
+                                                 : D1();
             assert_int_equal(feed(&x, conn, m), 0);
         }
         assert_int_equal(feed(&x, CONN_B, Mab1()), 0); /* sent again when asked */
@@ -141,7 +190,13 @@ static void every_order_of_create_migrate_destroy(void **state)
     third_peer(&x);
     x.id_of_conn[3] = 5;
     x.conn_of_id[5] = 3;
-    const net_obj_msg_t Mbc2 = {.type = NET_R_MIGRATE, .origin = 5, .owner = 5, .mig = 2, .version = 1, .mask = 1, .fields = {30}};
+    const net_obj_msg_t Mbc2 = {.type = NET_R_MIGRATE,
+                                .origin = 5,
+                                .owner = 5,
+                                .mig = 2,
+                                .version = 1,
+                                .mask = 1,
+                                .fields = {30}};
     net_obj_msg_t Nbc2 = Nab1();
     Nbc2.owner = 5, Nbc2.mig = 2, Nbc2.fields[0] = 30;
     feed(&x, CONN_HOST, Nbc2);
@@ -169,14 +224,15 @@ static void bad_replication_messages_are_breaches(void **state)
     assert_int_equal(feed(&x, CONN_B, m), -1);
     m.owner = B;
     assert_int_equal(feed(&x, CONN_A, m), -1);
-    net_obj_msg_t order = {.type = NET_R_MIGRATE_ORDER, .origin = A, .owner = X, .mig = 1, .mask = 0};
+    net_obj_msg_t order = {
+        .type = NET_R_MIGRATE_ORDER, .origin = A, .owner = X, .mig = 1, .mask = 0};
     assert_int_equal(feed(&x, CONN_A, order), -1);
     /* Malformed bytes. */
     const uint8_t cases[][8] = {
-        {NET_R_UPDATE, A, 1, 0, 1, 1, 0},          /* truncated floats */
-        {NET_R_CREATE, 0, 1, 0, A, 1, 0, 0},       /* origin 0 */
-        {NET_R_DESTROY, A, 0, 0},                  /* object id 0 */
-        {NET_R_DESTROY, A, 1, 0, 9},               /* trailing byte */
+        {NET_R_UPDATE, A, 1, 0, 1, 1, 0},                      /* truncated floats */
+        {NET_R_CREATE, 0, 1, 0, A, 1, 0, 0},                   /* origin 0 */
+        {NET_R_DESTROY, A, 0, 0},                              /* object id 0 */
+        {NET_R_DESTROY, A, 1, 0, 9},                           /* trailing byte */
         {NET_R_UPDATE, A, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, /* over-long varint */
         {NET_R_UPDATE + 100, A, 1, 0},
     };
@@ -207,7 +263,7 @@ static void bad_replication_messages_are_breaches(void **state)
 typedef struct soak_peer_t {
     net_session_t s;
     vnet_sender_t sender;
-    uint32_t next_in[PEERS + 1];  /* reliable user stream: next counter expected from each peer */
+    uint32_t next_in[PEERS + 1]; /* reliable user stream: next counter expected from each peer */
     uint32_t next_out[PEERS + 1];
     uint32_t bad_stream;
     uint32_t applied_max_mig[MAX_TRACKED];
@@ -221,7 +277,8 @@ static uint32_t stale_applied;
 
 static uint32_t serial_of(uint32_t id) { return (id >> 24) * 1000 + (id & 0xffffff); }
 
-static void soak_applied(void *user, uint32_t object, uint8_t origin, uint32_t mig, uint32_t version)
+static void soak_applied(void *user, uint32_t object, uint8_t origin, uint32_t mig,
+                         uint32_t version)
 {
     (void)version;
     soak_peer_t *p = user;
@@ -255,7 +312,8 @@ static void soak_log(void *user, const char *line)
 static void soak_left(void *user, uint8_t id, const char *reason)
 {
     soak_peer_t *p = user;
-    print_message("  peer %u at %.2f s: peer %u left: %s\n", p->s.my_id, (double)net.now * 1e-6, id, reason);
+    print_message("  peer %u at %.2f s: peer %u left: %s\n", p->s.my_id, (double)net.now * 1e-6, id,
+                  reason);
 }
 
 static void soak_start(uint8_t mode, const net_conditions_t *c, uint64_t seed)
@@ -269,10 +327,16 @@ static void soak_start(uint8_t mode, const net_conditions_t *c, uint64_t seed)
         memset(p, 0, sizeof *p);
         p->sender = (vnet_sender_t){&net, (uint16_t)(41000 + i)};
         const net_session_desc_t d = {
-            .node = {.a = &alloc.base, .max_peers = 8, .seed = seed + (uint64_t)i,
-                     .send = vnet_send, .send_user = &p->sender, .no_timeouts = false,
+            .node = {.a = &alloc.base,
+                     .max_peers = 8,
+                     .seed = seed + (uint64_t)i,
+                     .send = vnet_send,
+                     .send_user = &p->sender,
+                     .no_timeouts = false,
                      .ev = {.user = p, .log = soak_log}},
-            .mode = mode, .host = i == 0, .max_objects = 2048,
+            .mode = mode,
+            .host = i == 0,
+            .max_objects = 2048,
             .ev = {.user = p, .applied = soak_applied, .message = soak_message, .left = soak_left},
         };
         assert_int_equal(net_session_init(&p->s, &d), 0);
@@ -310,7 +374,15 @@ static const net_session_t *session_of(uint8_t id)
 
 /* Every peer agrees with the owner about every object the host has ever known. */
 static bool verbose;
-#define WHY(...) do { if (verbose) { print_message(__VA_ARGS__); ok = false; continue; } return false; } while (0)
+#define WHY(...)                                                                                   \
+    do {                                                                                           \
+        if (verbose) {                                                                             \
+            print_message(__VA_ARGS__);                                                            \
+            ok = false;                                                                            \
+            continue;                                                                              \
+        }                                                                                          \
+        return false;                                                                              \
+    } while (0)
 static bool converged(void)
 {
     bool ok = true;
@@ -324,19 +396,23 @@ static bool converged(void)
             const net_object_t *ho = net_object_find(h, o->id);
             const net_object_t *mine = net_object_find(s, o->id);
             if (!ho != !mine)
-                WHY("peer %d object %x: host %s it, peer %s\n", i, o->id, ho ? "has" : "lacks", mine ? "has" : "lacks");
+                WHY("peer %d object %x: host %s it, peer %s\n", i, o->id, ho ? "has" : "lacks",
+                    mine ? "has" : "lacks");
             if (!ho)
                 continue;
             const net_object_t *own = net_object_find(session_of(ho->owner), o->id);
-            if (!own || own->owner != ho->owner || mine->owner != ho->owner || mine->mig != own->mig ||
-                memcmp(mine->fields, own->fields, sizeof own->fields))
-                WHY("peer %d object %x: owner %u/%u mig %u/%u f0 %g/%g version %u/%u\n", i, o->id, mine->owner, ho->owner, mine->mig, own ? own->mig : 99, mine->fields[0], own ? own->fields[0] : -1, mine->version, own ? own->version : 0);
+            if (!own || own->owner != ho->owner || mine->owner != ho->owner ||
+                mine->mig != own->mig || memcmp(mine->fields, own->fields, sizeof own->fields))
+                WHY("peer %d object %x: owner %u/%u mig %u/%u f0 %g/%g version %u/%u\n", i, o->id,
+                    mine->owner, ho->owner, mine->mig, own ? own->mig : 99, mine->fields[0],
+                    own ? own->fields[0] : -1, mine->version, own ? own->version : 0);
         }
     }
     for (int i = 0; i < PEERS; i++)
         for (int j = 0; j < PEERS; j++)
             if (i != j && peers[j].next_in[peers[i].s.my_id] != peers[i].next_out[peers[j].s.my_id])
-                WHY("stream %d->%d: %u of %u\n", i, j, peers[j].next_in[peers[i].s.my_id], peers[i].next_out[peers[j].s.my_id]);
+                WHY("stream %d->%d: %u of %u\n", i, j, peers[j].next_in[peers[i].s.my_id],
+                    peers[i].next_out[peers[j].s.my_id]);
     return ok;
 }
 
@@ -382,7 +458,8 @@ static uint32_t soak_run(uint8_t mode, const net_conditions_t *c, uint64_t seed)
             }
             /* A reliable stream to every other peer (client-server: clients to the host). */
             for (uint8_t to = 1; to <= PEERS; to++) {
-                if (to == s->my_id || (mode == NET_MODE_CLIENT_SERVER && s->my_id != 1 && to != 1) ||
+                if (to == s->my_id ||
+                    (mode == NET_MODE_CLIENT_SERVER && s->my_id != 1 && to != 1) ||
                     (mode == NET_MODE_CLIENT_SERVER && s->my_id == 1))
                     continue;
                 uint8_t m[5] = {NET_USER};
@@ -395,7 +472,8 @@ static uint32_t soak_run(uint8_t mode, const net_conditions_t *c, uint64_t seed)
         if (net_rand(&rng) % 3 == 0) {
             net_session_t *h = &peers[0].s;
             uint32_t k = (uint32_t)(net_rand(&rng) % h->max_objects);
-            for (uint32_t n = 0; n < h->max_objects && !(h->objects[k].id && h->objects[k].live); n++)
+            for (uint32_t n = 0; n < h->max_objects && !(h->objects[k].id && h->objects[k].live);
+                 n++)
                 k = (k + 1) % h->max_objects;
             const net_object_t *o = &h->objects[k];
             const uint8_t to = (uint8_t)(1 + net_rand(&rng) % PEERS);
@@ -439,8 +517,13 @@ static const net_conditions_t matrix[] = {
     {.duplicate = 0.25},
     {.latency_us = 1000000, .jitter_us = 100000},
     {.reorder = 0.25, .latency_us = 30000, .jitter_us = 10000},
-    {.loss = 0.25, .duplicate = 0.25, .reorder = 0.1, .latency_us = 1000000, .jitter_us = 100000,
-     .burst_enter = 0.005, .burst_exit = 0.3},
+    {.loss = 0.25,
+     .duplicate = 0.25,
+     .reorder = 0.1,
+     .latency_us = 1000000,
+     .jitter_us = 100000,
+     .burst_enter = 0.005,
+     .burst_exit = 0.3},
 };
 
 static void soak_peer_to_peer(void **state)

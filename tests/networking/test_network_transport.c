@@ -90,8 +90,13 @@ static void endpoint_init(endpoint_t *e, uint16_t port, bool accept, const uint8
     e->peer = -1;
     e->sender = (vnet_sender_t){&net, port};
     const net_node_desc_t d = {
-        .a = &alloc.base, .max_peers = 4, .accept = accept, .key = key, .seed = port,
-        .send = vnet_send, .send_user = &e->sender,
+        .a = &alloc.base,
+        .max_peers = 4,
+        .accept = accept,
+        .key = key,
+        .seed = port,
+        .send = vnet_send,
+        .send_user = &e->sender,
         .ev = {e, ev_connected, ev_disconnected, ev_message, ev_fate, ev_log, NULL, NULL},
     };
     assert_int_equal(net_node_init(&e->node, &d), 0);
@@ -145,8 +150,18 @@ static void header_sizes_and_round_trip(void **state)
     uint8_t b[16];
     const net_header_t cases[] = {
         {.kind = NET_PACKET_DATA, .seq = 0xbeef},
-        {.kind = NET_PACKET_DATA, .seq = 7, .has_ack = true, .ack = 65535, .ack_bits = 0x5a, .ack_bytes = 1},
-        {.kind = NET_PACKET_DATA, .seq = 9, .has_ack = true, .ack = 3, .ack_bits = 0xdeadbeef, .ack_bytes = 4},
+        {.kind = NET_PACKET_DATA,
+         .seq = 7,
+         .has_ack = true,
+         .ack = 65535,
+         .ack_bits = 0x5a,
+         .ack_bytes = 1},
+        {.kind = NET_PACKET_DATA,
+         .seq = 9,
+         .has_ack = true,
+         .ack = 3,
+         .ack_bits = 0xdeadbeef,
+         .ack_bytes = 4},
     };
     const uint32_t sizes[] = {3, 6, 9};
     for (int i = 0; i < 3; i++) {
@@ -207,9 +222,13 @@ static void reliable_stream_survives_a_harsh_network(void **state)
 {
     (void)state;
     connect_pair(NULL, NULL);
-    const net_conditions_t harsh = {.loss = 0.25, .duplicate = 0.25, .reorder = 0.1,
-                                    .latency_us = 50000, .jitter_us = 20000,
-                                    .burst_enter = 0.01, .burst_exit = 0.3};
+    const net_conditions_t harsh = {.loss = 0.25,
+                                    .duplicate = 0.25,
+                                    .reorder = 0.1,
+                                    .latency_us = 50000,
+                                    .jitter_us = 20000,
+                                    .burst_enter = 0.01,
+                                    .burst_exit = 0.3};
     net_node_set_conditions(&server.node, server.peer, &harsh);
     net_node_set_conditions(&client.node, client.peer, &harsh);
     uint32_t v = 0;
@@ -238,13 +257,15 @@ static void fragments_reassemble_under_loss(void **state)
 {
     (void)state;
     connect_pair(NULL, NULL);
-    const net_conditions_t lossy = {.loss = 0.2, .reorder = 0.2, .latency_us = 10000, .jitter_us = 5000};
+    const net_conditions_t lossy = {
+        .loss = 0.2, .reorder = 0.2, .latency_us = 10000, .jitter_us = 5000};
     net_node_set_conditions(&server.node, server.peer, &lossy);
     static uint8_t big[100000];
     for (uint32_t i = 0; i < sizeof big; i++)
         big[i] = (uint8_t)(i * 7);
     for (int k = 0; k < 3; k++)
-        assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, sizeof big, true, 0), 0);
+        assert_int_equal(
+            net_node_send(&server.node, (uint32_t)server.peer, big, sizeof big, true, 0), 0);
     uint32_t one = 0;
     assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, &one, 4, true, 0), 0);
     run_ms(8000);
@@ -252,9 +273,13 @@ static void fragments_reassemble_under_loss(void **state)
     assert_int_equal(client.big_len, sizeof big);
     assert_int_equal(client.reliable, 1);
     /* Too large, empty, or an unreliable one over a packet: refused. */
-    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MAX_MESSAGE + 1, true, 0), CT_ERR_INVALID);
-    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, 0, true, 0), CT_ERR_INVALID);
-    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MTU, false, 0), CT_ERR_INVALID);
+    assert_int_equal(
+        net_node_send(&server.node, (uint32_t)server.peer, big, NET_MAX_MESSAGE + 1, true, 0),
+        CT_ERR_INVALID);
+    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, 0, true, 0),
+                     CT_ERR_INVALID);
+    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MTU, false, 0),
+                     CT_ERR_INVALID);
 }
 
 /* Issue 28: the largest message is 256 fragments, one more than a byte counts: it must arrive
@@ -266,9 +291,11 @@ static void the_largest_message_arrives_whole(void **state)
     static uint8_t big[NET_MAX_MESSAGE];
     for (uint32_t i = 0; i < sizeof big; i++)
         big[i] = (uint8_t)(i * 7);
-    assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big, NET_MAX_MESSAGE, true, 0), 0);
+    assert_int_equal(
+        net_node_send(&server.node, (uint32_t)server.peer, big, NET_MAX_MESSAGE, true, 0), 0);
     assert_int_equal(net_node_send(&server.node, (uint32_t)server.peer, big,
-                                   NET_MAX_MESSAGE - NET_FRAGMENT + 1, true, 0), 0);
+                                   NET_MAX_MESSAGE - NET_FRAGMENT + 1, true, 0),
+                     0);
     run_ms(4000);
     assert_int_equal(client.big_ok, 2);
     assert_int_equal(client.big_len, NET_MAX_MESSAGE - NET_FRAGMENT + 1);
@@ -300,7 +327,8 @@ static void garbage_allocates_nothing_and_gets_no_reply(void **state)
     (void)state;
     connect_pair(NULL, NULL);
     const int64_t allocations = alloc.allocations;
-    const uint64_t out = server.node.stats.bytes_out, challenges = server.node.stats.challenges_sent;
+    const uint64_t out = server.node.stats.bytes_out,
+                   challenges = server.node.stats.challenges_sent;
     uint64_t rng = 42;
     const net_addr_t stranger = net_addr_loopback4(50000);
     uint64_t in = 0;
@@ -344,7 +372,9 @@ static void a_protocol_breach_disconnects_and_names_the_peer(void **state)
     uint8_t d[16];
     net_writer_t w = net_writer(d, sizeof d);
     net_header_write(&w, &(net_header_t){.kind = NET_PACKET_DATA, .seq = 500});
-    net_msg_write(&w, &(net_msg_t){.tag = NET_MSG_RELIABLE, .id = 5000, .len = 2, .data = (const uint8_t *)"hi"});
+    net_msg_write(
+        &w,
+        &(net_msg_t){.tag = NET_MSG_RELIABLE, .id = 5000, .len = 2, .data = (const uint8_t *)"hi"});
     const net_addr_t from = net_addr_loopback4(40002);
     net_node_receive(&server.node, &from, d, w.n, net.now);
     assert_int_equal(server.disconnected, 1);
@@ -371,7 +401,12 @@ static void a_protocol_breach_disconnects_and_names_the_peer(void **state)
     const net_conn_events_t ev = {&client, ev_message, ev_fate};
     net_conn_init(&c, &alloc.base, NULL, &ev, 0, 0);
     w = net_writer(d, sizeof d);
-    net_msg_write(&w, &(net_msg_t){.tag = NET_MSG_FRAGMENT, .id = 0, .frag_index = 1, .frag_count = 3, .len = 1, .data = (const uint8_t *)"x"});
+    net_msg_write(&w, &(net_msg_t){.tag = NET_MSG_FRAGMENT,
+                                   .id = 0,
+                                   .frag_index = 1,
+                                   .frag_count = 3,
+                                   .len = 1,
+                                   .data = (const uint8_t *)"x"});
     net_reader_t r = net_reader(d, w.n);
     assert_int_equal(net_conn_receive(&c, &(net_header_t){0}, &r, 0), -1);
     assert_non_null(strstr(c.error, "fragment 1 arrived where fragment 0 was due"));
@@ -449,7 +484,8 @@ static void traffic_log_replays_exactly(void **state)
     endpoint_init(&client, 40002, false, NULL);
     const net_addr_t to = net_addr_loopback4(40001);
     net_node_connect(&client.node, &to, net.now);
-    const net_conditions_t lossy = {.loss = 0.2, .duplicate = 0.1, .latency_us = 20000, .jitter_us = 5000};
+    const net_conditions_t lossy = {
+        .loss = 0.2, .duplicate = 0.1, .latency_us = 20000, .jitter_us = 5000};
     net_node_set_conditions(&client.node, -1, &lossy);
     run_ms(100);
     uint32_t v = 0;
@@ -464,9 +500,14 @@ static void traffic_log_replays_exactly(void **state)
 
     endpoint_t replayed;
     memset(&replayed, 0, sizeof replayed);
-    const net_node_desc_t d = {.a = &alloc.base, .max_peers = 4, .accept = true, .seed = 40001,
-                               .send = vnet_send, .send_user = &server.sender,
-                               .ev = {&replayed, ev_connected, ev_disconnected, ev_message, ev_fate, ev_log, NULL, NULL}};
+    const net_node_desc_t d = {
+        .a = &alloc.base,
+        .max_peers = 4,
+        .accept = true,
+        .seed = 40001,
+        .send = vnet_send,
+        .send_user = &server.sender,
+        .ev = {&replayed, ev_connected, ev_disconnected, ev_message, ev_fate, ev_log, NULL, NULL}};
     assert_int_equal(net_node_init(&replayed.node, &d), 0);
     FILE *f = fopen(path, "rb");
     uint32_t compared = 0;
@@ -483,7 +524,10 @@ static void traffic_log_replays_exactly(void **state)
     uint8_t d1[32];
     net_writer_t w = net_writer(d1, sizeof d1);
     net_header_write(&w, &(net_header_t){.kind = NET_PACKET_DATA, .seq = 9});
-    net_msg_write(&w, &(net_msg_t){.tag = NET_MSG_RELIABLE, .id = 4, .len = 1, .data = (const uint8_t[]){NET_S_HELLO}});
+    net_msg_write(&w, &(net_msg_t){.tag = NET_MSG_RELIABLE,
+                                   .id = 4,
+                                   .len = 1,
+                                   .data = (const uint8_t[]){NET_S_HELLO}});
     net_log_describe(d1, w.n, line, sizeof line);
     assert_string_equal(line, "DATA seq 9 | r#4 1B HELLO");
     f = fopen(path, "r+b");
@@ -507,8 +551,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(fragments_reassemble_under_loss, setup, teardown),
         cmocka_unit_test_setup_teardown(the_largest_message_arrives_whole, setup, teardown),
         cmocka_unit_test_setup_teardown(send_caps_refuse_with_full, setup, teardown),
-        cmocka_unit_test_setup_teardown(garbage_allocates_nothing_and_gets_no_reply, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_protocol_breach_disconnects_and_names_the_peer, setup, teardown),
+        cmocka_unit_test_setup_teardown(garbage_allocates_nothing_and_gets_no_reply, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(a_protocol_breach_disconnects_and_names_the_peer, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_pre_shared_key_seals_every_datagram, setup, teardown),
         cmocka_unit_test_setup_teardown(timeouts_and_no_timeouts, setup, teardown),
         cmocka_unit_test_setup_teardown(traffic_log_replays_exactly, setup, teardown),

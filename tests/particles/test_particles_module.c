@@ -32,10 +32,9 @@ static void capture(void *ctx, ct_log_level level, const char *tag, const char *
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("expr", "ct_expr"),
-                           CT_TEST_MODULE("particles", "ct_particles")};
+    const char *paths[] = {
+        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("particles", "ct_particles")};
     const kernel_desc_t desc = test_kernel_desc(paths, 4);
     t = test_world_boot(&desc, "particles");
     particles = test_kernel_api(CT_PARTICLES_API, 1);
@@ -54,8 +53,8 @@ static const char sparks[] =
 static void effect_moves_particles_by_its_expressions(void **state)
 {
     (void)state;
-    assert_int_equal(t->resource->load_source("particles", "effects/sparks", sparks,
-                                              strlen(sparks)), 0);
+    assert_int_equal(
+        t->resource->load_source("particles", "effects/sparks", sparks, strlen(sparks)), 0);
     const float at[3] = {1, 2, 3};
     const ct_particle_emitter_t e = particles->spawn(t->world, "effects/sparks", at);
     assert_true(e.id != 0);
@@ -135,17 +134,18 @@ static void bad_expressions_name_file_field_and_column(void **state)
 static void levels_and_lua_spawn_emitters(void **state)
 {
     (void)state;
-    static const char smoke[] = "max_particles = 500 rate = 50 lifetime = 2 shape = \"sphere\" "
-                                "radius = 0.5 velocity = \"vx = vx; vy = 1 + noise(t + n); vz = vz\"\n";
-    assert_int_equal(t->resource->load_source("particles", "effects/smoke", smoke,
-                                              strlen(smoke)), 0);
-    static const char level[] =
-        "entities = [ { components = { transform = { position = [4 0 -2] } "
-        "particle_emitter = { effect = \"effects/smoke\" } } } ]\n";
+    static const char smoke[] =
+        "max_particles = 500 rate = 50 lifetime = 2 shape = \"sphere\" "
+        "radius = 0.5 velocity = \"vx = vx; vy = 1 + noise(t + n); vz = vz\"\n";
+    assert_int_equal(t->resource->load_source("particles", "effects/smoke", smoke, strlen(smoke)),
+                     0);
+    static const char level[] = "entities = [ { components = { transform = { position = [4 0 -2] } "
+                                "particle_emitter = { effect = \"effects/smoke\" } } } ]\n";
     assert_int_equal(t->resource->load_source("level", "levels/smoke", level, strlen(level)), 0);
     ct_entity_t made[1];
     assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/smoke"),
-                                               NULL, NULL, made, 1), 1);
+                                               NULL, NULL, made, 1),
+                     1);
     ct_particle_emitter_t list[4];
     assert_int_equal(particles->emitters(t->world, list, 4), 1);
     particles->simulate(t->world, 0.5f);
@@ -162,19 +162,22 @@ static void levels_and_lua_spawn_emitters(void **state)
     assert_int_equal(particles->emitters(t->world, NULL, 0), 0);
     t->resource->unload("level", "levels/smoke");
 
-    assert_int_equal(t->lua->run_string(
-        "function lua_particles(w)\n"
-        "  local e = Particles.spawn(w, 'effects/sparks', 0, 1, 0)\n"
-        "  Particles.simulate(w, 0.1)\n"
-        "  assert(Particles.count(w, e) == 20 and Particles.count(w) == 20)\n"
-        "  local px, py, pz, vx, vy, vz, size, alpha = Particles.particle(w, e, 3)\n"
-        "  assert(vx == 1 and math.abs(vy - 3) < 1e-6 and size == 0.5 and alpha == 1, vy)\n"
-        "  assert(not pcall(Particles.particle, w, e, 21))\n"
-        "  assert(not pcall(Particles.simulate, w, 0))\n"
-        "  assert(not pcall(Particles.spawn, w, 'effects/none', 0, 0, 0))\n"
-        "  Particles.destroy(w, e)\n"
-        "  assert(not pcall(Particles.count, w, e))\n"
-        "end", "=test"), 0);
+    assert_int_equal(
+        t->lua->run_string(
+            "function lua_particles(w)\n"
+            "  local e = Particles.spawn(w, 'effects/sparks', 0, 1, 0)\n"
+            "  Particles.simulate(w, 0.1)\n"
+            "  assert(Particles.count(w, e) == 20 and Particles.count(w) == 20)\n"
+            "  local px, py, pz, vx, vy, vz, size, alpha = Particles.particle(w, e, 3)\n"
+            "  assert(vx == 1 and math.abs(vy - 3) < 1e-6 and size == 0.5 and alpha == 1, vy)\n"
+            "  assert(not pcall(Particles.particle, w, e, 21))\n"
+            "  assert(not pcall(Particles.simulate, w, 0))\n"
+            "  assert(not pcall(Particles.spawn, w, 'effects/none', 0, 0, 0))\n"
+            "  Particles.destroy(w, e)\n"
+            "  assert(not pcall(Particles.count, w, e))\n"
+            "end",
+            "=test"),
+        0);
     test_lua_call("lua_particles", t->world, NULL, 0);
 }
 
@@ -184,31 +187,36 @@ static void levels_and_lua_spawn_emitters(void **state)
 static void lua_bad_arguments_name_function_and_argument(void **state)
 {
     (void)state;
-    assert_int_equal(t->lua->run_string(
-        "local function fails(want, f, ...)\n"
-        "  local ok, err = pcall(f, ...)\n"
-        "  assert(not ok, want)\n"
-        "  assert(tostring(err):find(want, 1, true), 'wanted ' .. want .. ', got ' .. tostring(err))\n"
-        "end\n"
-        "function lua_particles_bad(w)\n"
-        "  fails('Particles.spawn: argument 2 is not an effect name (got 42)',\n"
-        "        Particles.spawn, w, 42, 0, 0, 0)\n"
-        "  fails('Particles.simulate: argument 1 is not a world (got nil)',\n"
-        "        Particles.simulate, nil, 0.1)\n"
-        "  fails('Particles.simulate: argument 2 is not a time step in (0, 1] (got 0)',\n"
-        "        Particles.simulate, w, 0)\n"
-        "  local e = Particles.spawn(w, 'effects/sparks', 1, 2, 3)\n"
-        "  fails('Particles.count: argument 2 is not an emitter of this world (got 1.5)',\n"
-        "        Particles.count, w, 1.5)\n"
-        "  fails('Particles.move: argument 4 is not a number in [-1e+09, 1e+09] (got 2000000000)',\n"
-        "        Particles.move, w, e, 5, 2e9, 5)\n"
-        "  fails('Particles.particle: argument 3 is not a particle index in 1..0 (got 1)',\n"
-        "        Particles.particle, w, e, 1)\n"
-        "  Particles.simulate(w, 0.1)\n"
-        "  local px, py, pz = Particles.particle(w, e, 1)\n"
-        "  assert(px < 2 and pz == 3, 'the bad move stored nothing: ' .. px)\n"
-        "  Particles.destroy(w, e)\n"
-        "end", "=test"), 0);
+    assert_int_equal(
+        t->lua->run_string(
+            "local function fails(want, f, ...)\n"
+            "  local ok, err = pcall(f, ...)\n"
+            "  assert(not ok, want)\n"
+            "  assert(tostring(err):find(want, 1, true), 'wanted ' .. want .. ', got ' .. "
+            "tostring(err))\n"
+            "end\n"
+            "function lua_particles_bad(w)\n"
+            "  fails('Particles.spawn: argument 2 is not an effect name (got 42)',\n"
+            "        Particles.spawn, w, 42, 0, 0, 0)\n"
+            "  fails('Particles.simulate: argument 1 is not a world (got nil)',\n"
+            "        Particles.simulate, nil, 0.1)\n"
+            "  fails('Particles.simulate: argument 2 is not a time step in (0, 1] (got 0)',\n"
+            "        Particles.simulate, w, 0)\n"
+            "  local e = Particles.spawn(w, 'effects/sparks', 1, 2, 3)\n"
+            "  fails('Particles.count: argument 2 is not an emitter of this world (got 1.5)',\n"
+            "        Particles.count, w, 1.5)\n"
+            "  fails('Particles.move: argument 4 is not a number in [-1e+09, 1e+09] (got "
+            "2000000000)',\n"
+            "        Particles.move, w, e, 5, 2e9, 5)\n"
+            "  fails('Particles.particle: argument 3 is not a particle index in 1..0 (got 1)',\n"
+            "        Particles.particle, w, e, 1)\n"
+            "  Particles.simulate(w, 0.1)\n"
+            "  local px, py, pz = Particles.particle(w, e, 1)\n"
+            "  assert(px < 2 and pz == 3, 'the bad move stored nothing: ' .. px)\n"
+            "  Particles.destroy(w, e)\n"
+            "end",
+            "=test"),
+        0);
     test_lua_call("lua_particles_bad", t->world, NULL, 0);
 }
 

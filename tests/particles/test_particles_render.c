@@ -19,11 +19,10 @@
 static void particles_are_packets_of_the_frame(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("expr", "ct_expr"),
-                           CT_TEST_MODULE("particles", "ct_particles"),
-                           CT_TEST_MODULE("rendering", "ct_rendering")};
+    const char *paths[] = {
+        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("particles", "ct_particles"),
+        CT_TEST_MODULE("rendering", "ct_rendering")};
     const kernel_desc_t desc = test_kernel_desc(paths, 5);
     const test_world_t *t = test_world_boot(&desc, "drawn");
     const ct_particles_api_v1 *particles = test_kernel_api(CT_PARTICLES_API, 1);
@@ -31,7 +30,8 @@ static void particles_are_packets_of_the_frame(void **state)
     assert_non_null(particles);
     assert_non_null(render);
     assert_int_equal(render->set_backend("null"), 0);
-    static const char camera[] = "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]";
+    static const char camera[] =
+        "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]";
     assert_int_equal(t->resource->load_source("unit", "camera", camera, strlen(camera)), 0);
     static const char puff[] = "burst = 200 lifetime = 10 shape = \"box\" extent = [1 1 0.1] "
                                "color = [1 0.5 0.2 1] size = \"0.3\"";

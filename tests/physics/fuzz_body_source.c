@@ -48,9 +48,9 @@ typedef struct reader {
 
 static uint8_t next(reader *r) { return r->at < r->n ? r->p[r->at++] : 0; }
 
-static const char *const numbers[] = {"0",   "-1",     "0.001", "0.5",  "1",     "3",    "1e4",
-                                      "1e5", "1e39",   "-0",    "2000", "1e-40", "0.25", "-7.5",
-                                      "100", "999999", "1e-9",  "1e15"};
+static const char *const numbers[] = {"0",    "-1",   "0.001", "0.5",    "1",    "3",
+                                      "1e4",  "1e5",  "1e39",  "-0",     "2000", "1e-40",
+                                      "0.25", "-7.5", "100",   "999999", "1e-9", "1e15"};
 
 static void put(char *out, size_t room, size_t *len, const char *fmt, const char *a, const char *b,
                 const char *c)
@@ -60,7 +60,10 @@ static void put(char *out, size_t room, size_t *len, const char *fmt, const char
         *len += (size_t)k;
 }
 
-static const char *number(reader *r) { return numbers[next(r) % (sizeof numbers / sizeof numbers[0])]; }
+static const char *number(reader *r)
+{
+    return numbers[next(r) % (sizeof numbers / sizeof numbers[0])];
+}
 
 /* One entity's source from the input. */
 static void entity_source(reader *r, char *out, size_t room, size_t *len)
@@ -69,8 +72,8 @@ static void entity_source(reader *r, char *out, size_t room, size_t *len)
     static const char *const shapes[] = {"box", "sphere", "capsule", "cone"};
     static const char *const axes[] = {"x", "y", "z", "rotate_x", "rotate_y", "rotate_z", "q"};
     const uint8_t present = next(r), more = next(r);
-    put(out, room, len, "{ components = { transform = { position = [%s %s %s] } body = { ", number(r),
-        number(r), number(r));
+    put(out, room, len, "{ components = { transform = { position = [%s %s %s] } body = { ",
+        number(r), number(r), number(r));
     if (present & 1)
         put(out, room, len, "kind = \"%s\" %s%s", kinds[next(r) % 4], "", "");
     if (present & 2)
@@ -80,7 +83,8 @@ static void entity_source(reader *r, char *out, size_t room, size_t *len)
     if (present & 8)
         put(out, room, len, "radius = %s %s%s", number(r), "", "");
     if (present & 16)
-        put(out, room, len, "half_height = %s mass = %s friction = %s ", number(r), number(r), number(r));
+        put(out, room, len, "half_height = %s mass = %s friction = %s ", number(r), number(r),
+            number(r));
     if (present & 32)
         put(out, room, len, "rotates = %s %s%s", next(r) & 1 ? "true" : "false", "", "");
     if (present & 64)
@@ -90,8 +94,8 @@ static void entity_source(reader *r, char *out, size_t room, size_t *len)
     if (more & 1)
         put(out, room, len, "inertia = [%s %s %s] ", number(r), number(r), number(r));
     if (more & 2)
-        put(out, room, len, "lock = [\"%s\" \"%s\"] restitution = %s ", axes[next(r) % 7], axes[next(r) % 7],
-            number(r));
+        put(out, room, len, "lock = [\"%s\" \"%s\"] restitution = %s ", axes[next(r) % 7],
+            axes[next(r) % 7], number(r));
     if (more & 4)
         put(out, room, len, "lock = \"%s\" %s%s", axes[next(r) % 7], "", "");
     put(out, room, len, "} } }\n%s%s%s", "", "", "");
@@ -122,7 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "fuzz"});
     ct_entity_t e[8];
-    const int n = worlds->spawn_resource(w, resource->get("level", "fuzz/bodies"), NULL, NULL, e, 8);
+    const int n =
+        worlds->spawn_resource(w, resource->get("level", "fuzz/bodies"), NULL, NULL, e, 8);
     for (int step = 0; step < 3; step++)
         physics->simulate(w, 1.0f / 60.0f);
     for (int k = 0; k < n && k < 8; k++) {
@@ -131,7 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             !(fabsf(p[0]) <= CT_PHYSICS_MAX_POSITION && fabsf(p[1]) <= CT_PHYSICS_MAX_POSITION &&
               fabsf(p[2]) <= CT_PHYSICS_MAX_POSITION))
             abort(); /* a body left the ranges */
-        if (physics->rotation(w, e[k], q) == 0 && !(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f))
+        if (physics->rotation(w, e[k], q) == 0 &&
+            !(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f))
             abort(); /* a rotation stopped being one */
     }
     (void)physics->state_hash(w);

@@ -55,11 +55,15 @@ static ct_entity_t add(scene *s, const ct_rigid_body_desc_t *d)
     return e;
 }
 
-static ct_entity_t add_box(scene *s, uint32_t kind, float x, float y, float z, float hx, float hy, float hz,
-                           float turn_z)
+static ct_entity_t add_box(scene *s, uint32_t kind, float x, float y, float z, float hx, float hy,
+                           float hz, float turn_z)
 {
-    const ct_rigid_body_desc_t d = {.kind = kind, .shape = CT_BODY_BOX, .half_extents = {hx, hy, hz}, .mass = 1,
-                                    .friction = 0.5f, .position = {x, y, z},
+    const ct_rigid_body_desc_t d = {.kind = kind,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {hx, hy, hz},
+                                    .mass = 1,
+                                    .friction = 0.5f,
+                                    .position = {x, y, z},
                                     .rotation = {0, 0, sinf(0.5f * turn_z), cosf(0.5f * turn_z)}};
     return add(s, &d);
 }
@@ -82,7 +86,10 @@ static void end_scene(scene *s)
 static ct_entity_t add_character(scene *s, float x, float y, float z)
 {
     const ct_entity_t e = entity->create();
-    const ct_character_desc_t d = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.35f, .max_slope = 0.7853982f,
+    const ct_character_desc_t d = {.radius = 0.3f,
+                                   .half_height = 0.5f,
+                                   .max_step = 0.35f,
+                                   .max_slope = 0.7853982f,
                                    .position = {x, y + 0.8f, z}};
     assert_int_equal(p4->add_character(s->w, e, &d), 0);
     s->e[s->n++] = e;
@@ -118,8 +125,10 @@ static void test_stairs_up_and_down(void **state)
     for (int k = 0; k < 5; k++) {
         const float top = 0.3f * (float)(k + 1);
         /* Up from x = 2, a landing 2 m long, and down again to x = 11. */
-        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
-        add_box(&s, CT_BODY_STATIC, 10.75f - 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
+        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2,
+                0);
+        add_box(&s, CT_BODY_STATIC, 10.75f - 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2,
+                0);
     }
     add_box(&s, CT_BODY_STATIC, 6.5f, 0.75f, 0, 2.0f, 0.75f, 2, 0);
     const ct_entity_t c = add_character(&s, 0, 0, 0);
@@ -127,8 +136,8 @@ static void test_stairs_up_and_down(void **state)
     assert_true(st.grounded);
     assert_float_equal(st.position[1], 0.8f, 0.02f);
     st = walk(&s, c, 2.0f, 0.0f, 150); /* 2.5 s: 5 m, slowed at each stair */
-    print_message("stairs: x %.3f, feet at %.4f m (1.5 expected), grounded %u\n", (double)st.position[0],
-                  (double)(st.position[1] - 0.8f), st.grounded);
+    print_message("stairs: x %.3f, feet at %.4f m (1.5 expected), grounded %u\n",
+                  (double)st.position[0], (double)(st.position[1] - 0.8f), st.grounded);
     assert_true(st.position[0] > 4.6f && st.position[0] < 8.0f); /* on the landing */
     assert_float_equal(st.position[1] - 0.8f, 1.5f, 0.02f);
     assert_true(st.grounded);
@@ -144,8 +153,10 @@ static void test_stairs_up_and_down(void **state)
             deepest = fminf(deepest, feet - top);
         }
     }
-    print_message("stairs down: x %.3f, feet %.4f, over the stair under it by at most %.3f m, into it %.4f\n",
-                  (double)st.position[0], (double)(st.position[1] - 0.8f), (double)highest_gap, (double)deepest);
+    print_message(
+        "stairs down: x %.3f, feet %.4f, over the stair under it by at most %.3f m, into it %.4f\n",
+        (double)st.position[0], (double)(st.position[1] - 0.8f), (double)highest_gap,
+        (double)deepest);
     assert_true(highest_gap < 0.31f);
     assert_true(deepest > -0.01f);
     assert_true(st.position[0] > 11.5f);
@@ -163,12 +174,14 @@ static void test_slopes(void **state)
         scene s = new_scene(steep ? "steep" : "ramp");
         const float a = steep ? 1.0471976f : 0.5235988f;
         /* A 6 m plank turned by a about z, its low end at x = 2 on the floor. */
-        add_box(&s, CT_BODY_STATIC, 2.0f + 3.0f * cosf(a), 3.0f * sinf(a) - 0.05f, 0, 3.0f, 0.05f, 2, a);
+        add_box(&s, CT_BODY_STATIC, 2.0f + 3.0f * cosf(a), 3.0f * sinf(a) - 0.05f, 0, 3.0f, 0.05f,
+                2, a);
         const ct_entity_t c = add_character(&s, 0, 0, 0);
         const ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 120);
         const float feet = st.position[1] - 0.8f;
-        print_message("%s: x %.3f, feet %.3f, grounded %u, normal y %.3f\n", steep ? "60 degrees" : "30 degrees",
-                      (double)st.position[0], (double)feet, st.grounded, (double)st.ground_normal[1]);
+        print_message("%s: x %.3f, feet %.3f, grounded %u, normal y %.3f\n",
+                      steep ? "60 degrees" : "30 degrees", (double)st.position[0], (double)feet,
+                      st.grounded, (double)st.ground_normal[1]);
         if (!steep) {
             /* 4 m walked, 1.8 m of it along the ramp: up by about 0.9 m. */
             assert_true(st.grounded);
@@ -190,7 +203,8 @@ static void test_wall_slide(void **state)
     add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
     const ct_entity_t c = add_character(&s, 0, 0, 0);
     const ct_character_state_t st = walk(&s, c, 2.0f, 1.0f, 90);
-    print_message("wall: x %.4f (1.45 at the wall), z %.3f\n", (double)st.position[0], (double)st.position[2]);
+    print_message("wall: x %.4f (1.45 at the wall), z %.3f\n", (double)st.position[0],
+                  (double)st.position[2]);
     assert_float_equal(st.position[0], 1.45f, 0.01f);
     assert_float_equal(st.position[2], 1.5f, 0.05f); /* 1 m/s along it for 1.5 s */
     assert_true(st.grounded);
@@ -203,8 +217,12 @@ static void test_rides_platform(void **state)
 {
     (void)state;
     scene s = new_scene("platform");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_BOX, .half_extents = {2, 0.25f, 2},
-                                    .friction = 0.5f, .position = {0, 1.0f, 0}, .velocity = {1, 0, 0}};
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {2, 0.25f, 2},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .velocity = {1, 0, 0}};
     const ct_entity_t platform = add(&s, &d);
     const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
@@ -215,7 +233,8 @@ static void test_rides_platform(void **state)
     st = walk(&s, c, 0, 0, 60);
     float p[3];
     assert_int_equal(p4->position(s.w, c, p), 0);
-    print_message("platform: moved %.4f m (1 expected), feet %.4f\n", (double)(p[0] - p0[0]), (double)(p[1] - 0.8f));
+    print_message("platform: moved %.4f m (1 expected), feet %.4f\n", (double)(p[0] - p0[0]),
+                  (double)(p[1] - 0.8f));
     assert_float_equal(p[0] - p0[0], 1.0f, 0.02f);
     assert_float_equal(p[1] - 0.8f, 1.25f, 0.02f);
     assert_true(st.grounded);
@@ -233,14 +252,15 @@ static void test_pushes_crate_and_refusals(void **state)
     const ct_character_state_t st = walk(&s, c, 1.0f, 0.0f, 60);
     float p[3];
     assert_int_equal(p4->position(s.w, crate, p), 0);
-    print_message("crate pushed to x %.3f; character x %.3f, feet %.3f\n", (double)p[0], (double)st.position[0],
-                  (double)(st.position[1] - 0.8f));
+    print_message("crate pushed to x %.3f; character x %.3f, feet %.3f\n", (double)p[0],
+                  (double)st.position[0], (double)(st.position[1] - 0.8f));
     assert_true(p[0] > 1.2f);
     assert_float_equal(st.position[1] - 0.8f, 0.0f, 0.02f);
 
     const ct_entity_t e = entity->create();
     s.e[s.n++] = e;
-    const ct_character_desc_t good = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.7f};
+    const ct_character_desc_t good = {
+        .radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.7f};
     ct_character_desc_t bad[4] = {good, good, good, good};
     bad[0].radius = 0;
     bad[1].max_step = -1;
@@ -268,7 +288,8 @@ static void test_lua_character(void **state)
     scene s = new_scene("lua_character");
     for (int k = 0; k < 3; k++) {
         const float top = 0.3f * (float)(k + 1);
-        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2, 0);
+        add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top, 2,
+                0);
     }
     add_box(&s, CT_BODY_STATIC, 5.5f, 0.45f, 0, 1.5f, 0.45f, 2, 0);
     const ct_entity_t e[1] = {entity->create()};

@@ -59,14 +59,22 @@ static void scene_init(physics__scene *s)
 
 static ct_body_desc_t box_desc(float x, float y, float z, float h, ct_body_kind kind)
 {
-    return (ct_body_desc_t){.kind = kind, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
-                            .mass = 1.0f, .friction = 0.5f, .position = {x, y, z}};
+    return (ct_body_desc_t){.kind = kind,
+                            .shape = CT_BODY_BOX,
+                            .half_extents = {h, h, h},
+                            .mass = 1.0f,
+                            .friction = 0.5f,
+                            .position = {x, y, z}};
 }
 
 static ct_body_desc_t sphere_desc(float x, float y, float z, float r, float mass, float e)
 {
-    return (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = r,
-                            .mass = mass, .restitution = e, .position = {x, y, z}};
+    return (ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                            .shape = CT_BODY_SPHERE,
+                            .radius = r,
+                            .mass = mass,
+                            .restitution = e,
+                            .position = {x, y, z}};
 }
 
 static void add(physics__scene *s, uint32_t id, ct_body_desc_t d)
@@ -124,8 +132,8 @@ static int cmp_pair(const void *x, const void *y)
 
 static bool aabb_overlap(physics__v3 alo, physics__v3 ahi, physics__v3 blo, physics__v3 bhi)
 {
-    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y &&
-           alo.z <= bhi.z && blo.z <= ahi.z;
+    return alo.x <= bhi.x && blo.x <= ahi.x && alo.y <= bhi.y && blo.y <= ahi.y && alo.z <= bhi.z &&
+           blo.z <= ahi.z;
 }
 
 /* Builds the grid over bp's boxes and compares its pairs and box queries with brute force. */
@@ -139,7 +147,8 @@ static void check_broadphase(physics__broadphase *bp, float cell, float world)
     uint32_t nb = 0;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++)
-            if ((bp->moving[i] || bp->moving[j]) && aabb_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]))
+            if ((bp->moving[i] || bp->moving[j]) &&
+                aabb_overlap(bp->lo[i], bp->hi[i], bp->lo[j], bp->hi[j]))
                 brute[nb++] = (physics__pair){i, j};
     if (bp->num_pairs > 1)
         qsort(bp->pairs, bp->num_pairs, sizeof *bp->pairs, cmp_pair);
@@ -175,10 +184,12 @@ static void test_broadphase_matches_brute_force(void **state)
         const float world = 10.0f + 5.0f * (float)scene;
         assert_int_equal(physics__broadphase_resize(&bp, n), 0);
         for (uint32_t i = 0; i < n; i++) {
-            const physics__v3 c = v3(frand(-world, world), frand(-world, world), frand(-world, world));
+            const physics__v3 c =
+                v3(frand(-world, world), frand(-world, world), frand(-world, world));
             /* Mostly small boxes, a few huge ones (they take the "large" path), some flat. */
             const float big = (i % 97 == 0) ? 20.0f : 1.0f;
-            const physics__v3 h = v3(frand(0.05f, 1.0f) * big, frand(0.05f, 1.0f), frand(0.05f, 1.0f) * big);
+            const physics__v3 h =
+                v3(frand(0.05f, 1.0f) * big, frand(0.05f, 1.0f), frand(0.05f, 1.0f) * big);
             bp.lo[i] = v3_sub(c, h);
             bp.hi[i] = v3_add(c, h);
             bp.moving[i] = (i % 5) != 0;
@@ -201,7 +212,8 @@ static void test_broadphase_many_large_boxes(void **state)
     for (uint32_t i = 0; i < n; i++) {
         const physics__v3 c = v3(frand(-world, world), frand(-world, world), frand(-world, world));
         const bool large = i % 20 == 0;
-        const physics__v3 h = large ? v3(frand(5, 15), frand(0.2f, 2), frand(5, 15)) : v3(frand(0.1f, 0.5f), frand(0.1f, 0.5f), frand(0.1f, 0.5f));
+        const physics__v3 h = large ? v3(frand(5, 15), frand(0.2f, 2), frand(5, 15))
+                                    : v3(frand(0.1f, 0.5f), frand(0.1f, 0.5f), frand(0.1f, 0.5f));
         bp.lo[i] = v3_sub(c, h);
         bp.hi[i] = v3_add(c, h);
         bp.moving[i] = (i % 3) != 0;
@@ -217,15 +229,19 @@ static void test_broadphase_many_large_boxes(void **state)
     for (uint32_t id = 1; id <= 1500; id++) {
         const float x = frand(-world, world), y = frand(-world, world), z = frand(-world, world);
         if (id % 20 == 0)
-            add(&s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                         .half_extents = {frand(25, 35), 0.3f, frand(25, 35)}, .position = {x, y, z}});
+            add(&s, id,
+                (ct_body_desc_t){.kind = CT_BODY_STATIC,
+                                 .shape = CT_BODY_BOX,
+                                 .half_extents = {frand(25, 35), 0.3f, frand(25, 35)},
+                                 .position = {x, y, z}});
         else
             add(&s, id, box_desc(x, y, z, frand(0.1f, 0.5f), CT_BODY_STATIC));
     }
     ct_entity_t out[2048];
     for (int q = 0; q < 100; q++) {
         const physics__v3 o = v3(frand(-world, world), frand(-world, world), frand(-world, world));
-        const physics__v3 d = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
+        const physics__v3 d = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1)),
+                          dn = v3_scale(d, 1.0f / v3_len(d));
         ct_physics_hit_t hit;
         const bool got = physics__scene_raycast(&s, o, d, 50.0f, UINT32_MAX, &hit);
         float best = INFINITY;
@@ -287,7 +303,8 @@ static void test_broadphase_dense_grid(void **state)
     }
     check_broadphase(&bp, 0.0f, 3.0f * block);
     assert_true(bp.dense);
-    assert_int_equal(bp.num_buckets, (uint32_t)(bp.cells_hi.x - bp.cells_lo.x + 1) * bp.dim_y * bp.dim_z);
+    assert_int_equal(bp.num_buckets,
+                     (uint32_t)(bp.cells_hi.x - bp.cells_lo.x + 1) * bp.dim_y * bp.dim_z);
     physics__broadphase_free(&bp);
 }
 
@@ -298,11 +315,15 @@ static void test_scene_queries_match_brute_force(void **state)
     scene_init(&s);
     for (uint32_t id = 1; id <= 800; id++) {
         const float x = frand(-20, 20), y = frand(-20, 20), z = frand(-20, 20);
-        add(&s, id, id % 3 ? box_desc(x, y, z, frand(0.1f, 1.0f), CT_BODY_STATIC)
-                           : sphere_desc(x, y, z, frand(0.1f, 1.0f), 1.0f, 0.0f));
+        add(&s, id,
+            id % 3 ? box_desc(x, y, z, frand(0.1f, 1.0f), CT_BODY_STATIC)
+                   : sphere_desc(x, y, z, frand(0.1f, 1.0f), 1.0f, 0.0f));
     }
-    add(&s, 9999, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                   .half_extents = {30, 0.5f, 30}, .position = {0, -21, 0}});
+    add(&s, 9999,
+        (ct_body_desc_t){.kind = CT_BODY_STATIC,
+                         .shape = CT_BODY_BOX,
+                         .half_extents = {30, 0.5f, 30},
+                         .position = {0, -21, 0}});
     ct_entity_t out[1024];
     for (int q = 0; q < 100; q++) {
         const physics__v3 c = v3(frand(-22, 22), frand(-22, 22), frand(-22, 22));
@@ -313,7 +334,8 @@ static void test_scene_queries_match_brute_force(void **state)
             expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
         assert_int_equal(n, expect);
         for (uint32_t k = 0; k < n; k++) {
-            assert_true(physics__sphere_overlaps_body(&s.bodies, physics__bodies_find(&s.bodies, out[k]), c, r));
+            assert_true(physics__sphere_overlaps_body(
+                &s.bodies, physics__bodies_find(&s.bodies, out[k]), c, r));
             if (k)
                 assert_true(out[k - 1].id < out[k].id);
         }
@@ -372,7 +394,8 @@ static void test_projectile_follows_closed_form(void **state)
 }
 
 /* Two spheres meet head on without gravity; returns the velocities afterwards. */
-static void collide_spheres(float m1, float m2, float e, float v1, float v2, float *out1, float *out2)
+static void collide_spheres(float m1, float m2, float e, float v1, float v2, float *out1,
+                            float *out2)
 {
     physics__scene s;
     scene_init(&s);
@@ -386,7 +409,8 @@ static void collide_spheres(float m1, float m2, float e, float v1, float v2, flo
     for (int k = 0; k < 120; k++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
         uint32_t at = 0;
-        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s.events.bytes, s.events.size, &at));)
+        for (const ct_physics_event_header_t *h;
+             (h = ct_physics_event_next(s.events.bytes, s.events.size, &at));)
             collisions += h->type == CT_PHYSICS_EVENT_COLLISION;
     }
     assert_int_equal(collisions, 1);
@@ -424,8 +448,12 @@ static void test_inelastic_collision_conserves_momentum(void **state)
 
 static void ground(physics__scene *s, uint32_t id)
 {
-    add(s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                .half_extents = {50, 0.5f, 50}, .friction = 0.5f, .position = {0, -0.5f, 0}});
+    add(s, id,
+        (ct_body_desc_t){.kind = CT_BODY_STATIC,
+                         .shape = CT_BODY_BOX,
+                         .half_extents = {50, 0.5f, 50},
+                         .friction = 0.5f,
+                         .position = {0, -0.5f, 0}});
 }
 
 static void test_box_stack_rests(void **state)
@@ -460,8 +488,9 @@ static void test_pyramid_rests(void **state)
     enum { LEVELS = 12 };
     for (int row = 0; row < LEVELS; row++)
         for (int k = 0; k < LEVELS - row; k++)
-            add(&s, id++, box_desc((float)k - 0.5f * (float)(LEVELS - row - 1), 0.5f + (float)row, 0,
-                                   0.5f, CT_BODY_DYNAMIC));
+            add(&s, id++,
+                box_desc((float)k - 0.5f * (float)(LEVELS - row - 1), 0.5f + (float)row, 0, 0.5f,
+                         CT_BODY_DYNAMIC));
     physics__scene start;
     physics__v3 *p0 = malloc(sizeof *p0 * id);
     for (uint32_t e = 1; e < id; e++)
@@ -509,7 +538,8 @@ static void test_sphere_bounces_on_ground(void **state)
 static uint32_t count_events(const physics__scene *s, uint32_t type)
 {
     uint32_t n = 0, at = 0;
-    for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(s->events.bytes, s->events.size, &at));)
+    for (const ct_physics_event_header_t *h;
+         (h = ct_physics_event_next(s->events.bytes, s->events.size, &at));)
         n += h->type == type;
     return n;
 }
@@ -541,7 +571,8 @@ static void test_near_misses_do_not_touch(void **state)
                 assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
                 assert_int_equal(physics__scene_step(&alone, 1.0f / 60.0f), 0);
                 assert_int_equal(count_events(&s, CT_PHYSICS_EVENT_COLLISION), 0);
-                const physics__v3 v = vel(&s, 2), va = vel(&alone, 2), p = pos(&s, 2), pa = pos(&alone, 2);
+                const physics__v3 v = vel(&s, 2), va = vel(&alone, 2), p = pos(&s, 2),
+                                  pa = pos(&alone, 2);
                 assert_memory_equal(&v, &va, sizeof v);
                 assert_memory_equal(&p, &pa, sizeof p);
             }
@@ -559,9 +590,13 @@ static void test_fast_bodies_do_not_tunnel(void **state)
         physics__scene s;
         scene_init(&s);
         s.gravity = v3(0, 0, 0);
-        add(&s, 1, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                    .half_extents = {0.01f, 2, 2}, .position = {20, 0, 0}});
-        ct_body_desc_t d = kind ? box_desc(0, 0.3f, 0, 0.05f, CT_BODY_DYNAMIC) : sphere_desc(0, 0.3f, 0, 0.1f, 1, 0);
+        add(&s, 1,
+            (ct_body_desc_t){.kind = CT_BODY_STATIC,
+                             .shape = CT_BODY_BOX,
+                             .half_extents = {0.01f, 2, 2},
+                             .position = {20, 0, 0}});
+        ct_body_desc_t d = kind ? box_desc(0, 0.3f, 0, 0.05f, CT_BODY_DYNAMIC)
+                                : sphere_desc(0, 0.3f, 0, 0.1f, 1, 0);
         d.velocity[0] = kind ? 200.0f : 300.0f;
         add(&s, 2, d);
         uint32_t began = 0;
@@ -675,7 +710,8 @@ static void test_dropped_stack_settles(void **state)
     ground(&s, 100);
     enum { LEVELS = 5 };
     for (uint32_t k = 0; k < LEVELS; k++)
-        add(&s, k + 1, box_desc(0.01f * (float)k, 3.0f + 1.5f * (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+        add(&s, k + 1,
+            box_desc(0.01f * (float)k, 3.0f + 1.5f * (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
     for (int step = 0; step < 300; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     for (uint32_t k = 0; k < LEVELS; k++) {
@@ -695,7 +731,8 @@ static void test_mass_ratio_100(void **state)
         physics__scene s;
         scene_init(&s);
         ground(&s, 100);
-        ct_body_desc_t low = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC), top = box_desc(0, 1.5f, 0, 0.5f, CT_BODY_DYNAMIC);
+        ct_body_desc_t low = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC),
+                       top = box_desc(0, 1.5f, 0, 0.5f, CT_BODY_DYNAMIC);
         (heavy_on_top ? &top : &low)->mass = 100.0f;
         add(&s, 1, low);
         add(&s, 2, top);
@@ -704,8 +741,8 @@ static void test_mass_ratio_100(void **state)
             assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
             worst = fmaxf(worst, fabsf(pos(&s, 2).y - 1.5f));
         }
-        print_message("1:100 (heavy on top %d): worst drift %.5f m, at the end %.5f m\n", heavy_on_top,
-                      (double)worst, (double)(pos(&s, 2).y - 1.5f));
+        print_message("1:100 (heavy on top %d): worst drift %.5f m, at the end %.5f m\n",
+                      heavy_on_top, (double)worst, (double)(pos(&s, 2).y - 1.5f));
         /* Cold, the heavy box sinks up to 2 cm into the light one before warm starting holds it. */
         assert_true(worst < 0.025f);
         assert_float_equal(pos(&s, 2).y, 1.5f, 0.005f);
@@ -726,8 +763,9 @@ static void drop_pile(physics__scene *s, uint32_t n)
 {
     ground(s, 100000);
     for (uint32_t id = 1; id <= n; id++)
-        add(s, id, box_desc((float)(id % 5) * 1.05f, 0.5f + 1.1f * (float)(id / 5), (float)(id % 3) * 0.02f,
-                            0.5f, CT_BODY_DYNAMIC));
+        add(s, id,
+            box_desc((float)(id % 5) * 1.05f, 0.5f + 1.1f * (float)(id / 5),
+                     (float)(id % 3) * 0.02f, 0.5f, CT_BODY_DYNAMIC));
 }
 
 /* A settled pile sleeps: no body is integrated, no pair or contact is made, the fixed grid is not
@@ -811,15 +849,19 @@ static void test_queries_reuse_the_step_grid(void **state)
     rng_state = 31u;
     ground(&s, 5000);
     for (uint32_t id = 1; id <= 300; id++) {
-        ct_body_desc_t d = id % 2 ? sphere_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), 1, 0.3f)
-                                  : box_desc(frand(-8, 8), frand(1, 8), frand(-8, 8), frand(0.2f, 0.5f), CT_BODY_DYNAMIC);
+        ct_body_desc_t d = id % 2 ? sphere_desc(frand(-8, 8), frand(1, 8), frand(-8, 8),
+                                                frand(0.2f, 0.5f), 1, 0.3f)
+                                  : box_desc(frand(-8, 8), frand(1, 8), frand(-8, 8),
+                                             frand(0.2f, 0.5f), CT_BODY_DYNAMIC);
         d.velocity[0] = frand(-3, 3);
         add(&s, id, d);
     }
     for (uint32_t id = 2000; id < 2040; id++) /* walls */
-        add(&s, id, (ct_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                     .half_extents = {frand(0.1f, 3), 2, frand(0.1f, 3)},
-                                     .position = {frand(-9, 9), 2, frand(-9, 9)}});
+        add(&s, id,
+            (ct_body_desc_t){.kind = CT_BODY_STATIC,
+                             .shape = CT_BODY_BOX,
+                             .half_extents = {frand(0.1f, 3), 2, frand(0.1f, 3)},
+                             .position = {frand(-9, 9), 2, frand(-9, 9)}});
     ct_entity_t out[512];
     uint32_t fixed_builds = 0;
     for (int step = 0; step < 60; step++) {
@@ -835,7 +877,8 @@ static void test_queries_reuse_the_step_grid(void **state)
             expect += physics__sphere_overlaps_body(&s.bodies, i, c, r);
         assert_int_equal(n, expect);
         ct_physics_hit_t hit;
-        const physics__v3 d = v3(frand(-1, 1), -0.3f, frand(-1, 1)), dn = v3_scale(d, 1.0f / v3_len(d));
+        const physics__v3 d = v3(frand(-1, 1), -0.3f, frand(-1, 1)),
+                          dn = v3_scale(d, 1.0f / v3_len(d));
         const bool got = physics__scene_raycast(&s, c, d, 30.0f, UINT32_MAX, &hit);
         float best = INFINITY;
         for (uint32_t i = 0; i < s.bodies.n; i++) {
@@ -882,8 +925,9 @@ static void tiles_under_box(physics__scene *s, int n)
     uint32_t id = 1;
     for (int x = 0; x < n; x++)
         for (int z = 0; z < n; z++)
-            add(s, id++, box_desc((float)x - 0.5f * (float)(n - 1), -0.5f, (float)z - 0.5f * (float)(n - 1),
-                                  0.5f, CT_BODY_STATIC));
+            add(s, id++,
+                box_desc((float)x - 0.5f * (float)(n - 1), -0.5f, (float)z - 0.5f * (float)(n - 1),
+                         0.5f, CT_BODY_STATIC));
     add(s, 1000, box_desc(0, 0.5f * (float)n, 0, 0.5f * (float)n, CT_BODY_DYNAMIC));
     s->sleeping = false; /* the box stays awake, its contacts in the step */
 }
@@ -984,8 +1028,10 @@ static uint64_t run_pile(bool reversed)
     rng_state = 777u;
     ct_body_desc_t d[300];
     for (int k = 0; k < 300; k++)
-        d[k] = k % 2 ? box_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
-                     : sphere_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f), 1.0f, 0.3f);
+        d[k] = k % 2 ? box_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f),
+                                CT_BODY_DYNAMIC)
+                     : sphere_desc(frand(-3, 3), frand(1, 15), frand(-3, 3), frand(0.2f, 0.5f),
+                                   1.0f, 0.3f);
     ground(&s, 1000);
     for (int k = 0; k < 300; k++) {
         const int j = reversed ? 299 - k : k;
@@ -1031,7 +1077,8 @@ static void random_grid(physics__broadphase *bp, physics__pool with, uint32_t n,
 
 /* A falling pile of n bodies on a ground, stepped with the pool given; returns the state hash
  * and leaves the last step's pairs in *pairs (the caller frees it). */
-static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs, uint32_t *num_pairs)
+static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
+                          uint32_t *num_pairs)
 {
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
@@ -1040,8 +1087,9 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     ground(&s, n + 1);
     for (uint32_t id = 1; id <= n; id++) {
         const float x = frand(-40, 40), y = frand(0.5f, 8), z = frand(-40, 40);
-        add(&s, id, id % 2 ? box_desc(x, y, z, frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
-                           : sphere_desc(x, y, z, frand(0.2f, 0.5f), 1.0f, 0.3f));
+        add(&s, id,
+            id % 2 ? box_desc(x, y, z, frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
+                   : sphere_desc(x, y, z, frand(0.2f, 0.5f), 1.0f, 0.3f));
     }
     for (int step = 0; step < 40; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -1108,16 +1156,24 @@ static void block_scene(physics__scene *s, bool plate)
     if (!plate) {
         for (int row = 0; row < 20; row++)
             for (int k = 0; k < 20 - row; k++)
-                add(s, id++, box_desc((float)k - 0.5f * (float)(20 - row - 1), 0.5f + (float)row, 0, 0.5f,
-                                      CT_BODY_DYNAMIC));
+                add(s, id++,
+                    box_desc((float)k - 0.5f * (float)(20 - row - 1), 0.5f + (float)row, 0, 0.5f,
+                             CT_BODY_DYNAMIC));
         return;
     }
-    add(s, id++, (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {8, 0.25f, 8},
-                                  .mass = 10.0f, .friction = 0.5f, .position = {0, 0.25f, 0}});
+    add(s, id++,
+        (ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                         .shape = CT_BODY_BOX,
+                         .half_extents = {8, 0.25f, 8},
+                         .mass = 10.0f,
+                         .friction = 0.5f,
+                         .position = {0, 0.25f, 0}});
     for (int layer = 0; layer < 4; layer++)
         for (int x = 0; x < 15; x++)
             for (int z = 0; z < 15; z++)
-                add(s, id++, box_desc((float)x - 7.0f, 1.0f + (float)layer, (float)z - 7.0f, 0.5f, CT_BODY_DYNAMIC));
+                add(s, id++,
+                    box_desc((float)x - 7.0f, 1.0f + (float)layer, (float)z - 7.0f, 0.5f,
+                             CT_BODY_DYNAMIC));
 }
 
 /* Rows solved four at a time give the bits that rows solved one after the other gave: the hashes
@@ -1159,7 +1215,8 @@ static void test_row_blocks_give_the_bits_of_rows_in_turn(void **state)
                 assert_int_equal(empty, rb->slot_a[l] == spare);
                 assert_int_equal(empty, rb->slot_b[l] == spare);
                 if (empty) {
-                    assert_true(rb->mass_n[l] == 0.0f && rb->inv_mass_a[l] == 0.0f && rb->inv_mass_b[l] == 0.0f);
+                    assert_true(rb->mass_n[l] == 0.0f && rb->inv_mass_a[l] == 0.0f &&
+                                rb->inv_mass_b[l] == 0.0f);
                     continue;
                 }
                 for (uint32_t o = 0; o < l; o++) {
@@ -1185,7 +1242,8 @@ static void test_point_masses(void **state)
     (void)state;
     physics__points p = {.a = &alloc.base, .map.a = &alloc.base};
     for (uint32_t id = 1; id <= 1000; id++) {
-        const ct_point_mass_desc_t d = {.mass = 2.0f, .position = {(float)id, 0, 0}, .velocity = {0, 1, 0}};
+        const ct_point_mass_desc_t d = {
+            .mass = 2.0f, .position = {(float)id, 0, 0}, .velocity = {0, 1, 0}};
         assert_int_equal(physics__points_add(&p, (ct_entity_t){id}, &d), 0);
     }
     const ct_point_mass_desc_t d = {.mass = 1.0f};
@@ -1244,8 +1302,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_broadphase_dense_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scene_queries_match_brute_force, setup, teardown),
         cmocka_unit_test_setup_teardown(test_projectile_follows_closed_form, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_elastic_collision_conserves_momentum_and_energy, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_inelastic_collision_conserves_momentum, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_elastic_collision_conserves_momentum_and_energy, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_inelastic_collision_conserves_momentum, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_box_stack_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pyramid_rests, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sphere_bounces_on_ground, setup, teardown),
@@ -1266,7 +1326,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_same_inputs_same_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pool_gives_the_same_bits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_solver_lanes_are_the_ones_asked_for, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_row_blocks_give_the_bits_of_rows_in_turn, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_row_blocks_give_the_bits_of_rows_in_turn, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_point_masses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_data_refused, setup, teardown),
     };

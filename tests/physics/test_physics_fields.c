@@ -28,10 +28,9 @@ static void capture(void *ctx, ct_log_level level, const char *tag, const char *
 static void fields_push_the_bodies_inside(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("expr", "ct_expr"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
+    const char *paths[] = {
+        CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
+        CT_TEST_MODULE("expr", "ct_expr"), CT_TEST_MODULE("physics", "ct_physics")};
     const kernel_desc_t desc = test_kernel_desc(paths, 4);
     const test_world_t *t = test_world_boot(&desc, "fields");
     const ct_physics_api_v2 *physics = test_kernel_api(CT_PHYSICS_API, 2);
@@ -42,17 +41,21 @@ static void fields_push_the_bodies_inside(void **state)
         "entities = [\n"
         "  { components = { transform = { position = [0 0 0] } force_field = { radius = 3 "
         "      force = \"fx = -z * 10; fy = 50 + 10 * y; fz = x * 10\" } } }\n"
-        "  { name = \"in\" components = { transform = { position = [1 2 0] } body = { shape = \"sphere\" "
+        "  { name = \"in\" components = { transform = { position = [1 2 0] } body = { shape = "
+        "\"sphere\" "
         "      radius = 0.25 mass = 10 } } }\n"
-        "  { name = \"out\" components = { transform = { position = [5 2 0] } body = { shape = \"sphere\" "
+        "  { name = \"out\" components = { transform = { position = [5 2 0] } body = { shape = "
+        "\"sphere\" "
         "      radius = 0.25 mass = 10 } } }\n"
-        "  { name = \"floor\" components = { transform = { position = [0 -1 0] } body = { kind = \"static\" "
+        "  { name = \"floor\" components = { transform = { position = [0 -1 0] } body = { kind = "
+        "\"static\" "
         "      shape = \"box\" half_extents = [1 0.1 1] } } }\n"
         "]\n";
     assert_int_equal(t->resource->load_source("level", "levels/field", level, strlen(level)), 0);
     ct_entity_t made[4];
     assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/field"),
-                                               NULL, NULL, made, 4), 4);
+                                               NULL, NULL, made, 4),
+                     4);
     captured[0] = '\0';
     log__set_sink(capture, NULL);
     physics->simulate(t->world, 0.1f);
@@ -74,8 +77,9 @@ static void fields_push_the_bodies_inside(void **state)
     t->resource->unload("level", "levels/field");
 
     /* A bad expression fails the compile, naming where. */
-    static const char bad[] = "entities = [ { name = \"twister\" components = { transform = {} "
-                              "force_field = { radius = 2 force = \"fx = 1; fy = hieght; fz = 0\" } } } ]";
+    static const char bad[] =
+        "entities = [ { name = \"twister\" components = { transform = {} "
+        "force_field = { radius = 2 force = \"fx = 1; fy = hieght; fz = 0\" } } } ]";
     captured[0] = '\0';
     log__set_sink(capture, NULL);
     assert_true(t->resource->load_source("level", "levels/bad", bad, strlen(bad)) < 0);

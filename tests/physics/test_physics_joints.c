@@ -59,14 +59,22 @@ static ct_entity_t body(ct_world_o *w, const ct_rigid_body_desc_t *d)
 
 static ct_rigid_body_desc_t ball_at(float x, float y, float z, float r)
 {
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = r,
-                                  .mass = 1.0f, .friction = 0.5f, .position = {x, y, z}};
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_SPHERE,
+                                  .radius = r,
+                                  .mass = 1.0f,
+                                  .friction = 0.5f,
+                                  .position = {x, y, z}};
 }
 
 static ct_rigid_body_desc_t box_at(float x, float y, float z, float hx, float hy, float hz)
 {
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {hx, hy, hz},
-                                  .mass = 1.0f, .friction = 0.5f, .position = {x, y, z}};
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {hx, hy, hz},
+                                  .mass = 1.0f,
+                                  .friction = 0.5f,
+                                  .position = {x, y, z}};
 }
 
 static const ct_entity_t world_anchor = {0};
@@ -121,8 +129,11 @@ static void test_hinge_limit_holds(void **state)
     ct_world_o *w = new_world("hinge_limit");
     const ct_rigid_body_desc_t plank = box_at(0.5f, 0.0f, 0.0f, 0.5f, 0.05f, 0.1f);
     const ct_entity_t e = body(w, &plank);
-    const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE, .flags = CT_JOINT_LIMIT, .axis = {0, 0, 1},
-                                   .lower = -0.5f, .upper = 0.25f};
+    const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE,
+                                   .flags = CT_JOINT_LIMIT,
+                                   .axis = {0, 0, 1},
+                                   .lower = -0.5f,
+                                   .upper = 0.25f};
     ct_physics_joint_t j;
     assert_int_equal(p4->add_joint(w, e, world_anchor, &hinge, &j), 0);
     float least = 0.0f, angle = 0.0f;
@@ -131,14 +142,15 @@ static void test_hinge_limit_holds(void **state)
         assert_int_equal(p4->joint_value(w, j, &angle), 0);
         least = fminf(least, angle);
     }
-    print_message("hinge: angle %.4f rad, lowest %.4f (limit -0.5)\n", (double)angle, (double)least);
+    print_message("hinge: angle %.4f rad, lowest %.4f (limit -0.5)\n", (double)angle,
+                  (double)least);
     assert_float_equal(angle, -0.5f, 0.01f);
     assert_true(least > -0.55f);
     /* The torque the limit holds: the plank's weight at 0.5 m, cos(0.5) of it across. */
     float f[3], t[3];
     assert_int_equal(p4->joint_force(w, j, f, t), 0);
-    print_message("hinge: force %.3f %.3f %.3f N, torque %.3f N m\n", (double)f[0], (double)f[1], (double)f[2],
-                  (double)t[2]);
+    print_message("hinge: force %.3f %.3f %.3f N, torque %.3f N m\n", (double)f[0], (double)f[1],
+                  (double)f[2], (double)t[2]);
     assert_float_equal(fabsf(f[1]), 9.81f, 0.1f);
     assert_float_equal(fabsf(t[2]), 9.81f * 0.5f * cosf(0.5f), 0.1f);
     /* A motor lifts it back up to the upper limit. */
@@ -159,9 +171,14 @@ static void test_slider_motor_and_limit(void **state)
     ct_world_o *w = new_world("slider");
     const ct_rigid_body_desc_t d = box_at(0.0f, 1.0f, 0.0f, 0.2f, 0.2f, 0.2f);
     const ct_entity_t e = body(w, &d);
-    const ct_joint_desc_t slider = {.type = CT_JOINT_SLIDER, .flags = CT_JOINT_LIMIT | CT_JOINT_MOTOR,
-                                    .anchor = {0, 1, 0}, .axis = {1, 0, 0}, .lower = 0.0f, .upper = 0.5f,
-                                    .motor_speed = 1.0f, .max_motor_force = 100.0f};
+    const ct_joint_desc_t slider = {.type = CT_JOINT_SLIDER,
+                                    .flags = CT_JOINT_LIMIT | CT_JOINT_MOTOR,
+                                    .anchor = {0, 1, 0},
+                                    .axis = {1, 0, 0},
+                                    .lower = 0.0f,
+                                    .upper = 0.5f,
+                                    .motor_speed = 1.0f,
+                                    .max_motor_force = 100.0f};
     ct_physics_joint_t j;
     assert_int_equal(p4->add_joint(w, e, world_anchor, &slider, &j), 0);
     float value = 0.0f, p[3], q[4];
@@ -193,8 +210,11 @@ static void test_distance_spring_and_rope(void **state)
     p4->set_gravity(w, zero);
     const ct_rigid_body_desc_t d = ball_at(1.2f, 0.0f, 0.0f, 0.1f);
     const ct_entity_t e = body(w, &d);
-    const ct_joint_desc_t spring = {.type = CT_JOINT_DISTANCE, .anchor = {1.2f, 0, 0}, .anchor_b = {0, 0, 0},
-                                    .length = 1.0f, .spring_hertz = 1.0f};
+    const ct_joint_desc_t spring = {.type = CT_JOINT_DISTANCE,
+                                    .anchor = {1.2f, 0, 0},
+                                    .anchor_b = {0, 0, 0},
+                                    .length = 1.0f,
+                                    .spring_hertz = 1.0f};
     ct_physics_joint_t j;
     assert_int_equal(p4->add_joint(w, e, world_anchor, &spring, &j), 0);
     float last = 0.2f, crossings[3];
@@ -221,8 +241,11 @@ static void test_distance_spring_and_rope(void **state)
     p4->set_gravity(w, zero);
     const ct_rigid_body_desc_t r = ball_at(0.5f, 0.0f, 0.0f, 0.1f);
     const ct_entity_t b = body(w, &r);
-    const ct_joint_desc_t rope = {.type = CT_JOINT_DISTANCE, .flags = CT_JOINT_LIMIT, .anchor = {0.5f, 0, 0},
-                                  .lower = 0.0f, .upper = 1.0f};
+    const ct_joint_desc_t rope = {.type = CT_JOINT_DISTANCE,
+                                  .flags = CT_JOINT_LIMIT,
+                                  .anchor = {0.5f, 0, 0},
+                                  .lower = 0.0f,
+                                  .upper = 1.0f};
     assert_int_equal(p4->add_joint(w, b, world_anchor, &rope, &j), 0);
     const float out[3] = {2, 0, 0}, in[3] = {-0.5f, 0, 0};
     assert_int_equal(p4->set_velocity(w, b, out), 0);
@@ -249,17 +272,27 @@ static void test_chain_stays_connected(void **state)
 {
     (void)state;
     ct_world_o *w = new_world("chain");
-    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {20, 0.5f, 20},
-                                        .friction = 0.6f, .position = {0, -3.5f, 0}};
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {20, 0.5f, 20},
+                                        .friction = 0.6f,
+                                        .position = {0, -3.5f, 0}};
     const ct_entity_t ground = body(w, &floor);
     ct_entity_t link[CHAIN];
     ct_physics_joint_t joint[CHAIN];
     for (int k = 0; k < CHAIN; k++) {
-        const ct_rigid_body_desc_t d = box_at(0.5f * (float)k + 0.25f, 0.0f, 0.0f, 0.25f, 0.06f, 0.06f);
+        const ct_rigid_body_desc_t d =
+            box_at(0.5f * (float)k + 0.25f, 0.0f, 0.0f, 0.25f, 0.06f, 0.06f);
         link[k] = body(w, &d);
-        const ct_joint_desc_t ball = {.type = CT_JOINT_BALL, .flags = CT_JOINT_LIMIT, .anchor = {0.5f * (float)k, 0, 0},
-                                      .axis = {1, 0, 0}, .cone_angle = 0.7853982f, .lower = -0.3f, .upper = 0.3f};
-        assert_int_equal(p4->add_joint(w, link[k], k ? link[k - 1] : world_anchor, &ball, &joint[k]), 0);
+        const ct_joint_desc_t ball = {.type = CT_JOINT_BALL,
+                                      .flags = CT_JOINT_LIMIT,
+                                      .anchor = {0.5f * (float)k, 0, 0},
+                                      .axis = {1, 0, 0},
+                                      .cone_angle = 0.7853982f,
+                                      .lower = -0.3f,
+                                      .upper = 0.3f};
+        assert_int_equal(
+            p4->add_joint(w, link[k], k ? link[k - 1] : world_anchor, &ball, &joint[k]), 0);
     }
     assert_int_equal(p4->joint_count(w), CHAIN);
     float worst = 0.0f, worst_cone = 0.0f;
@@ -270,27 +303,29 @@ static void test_chain_stays_connected(void **state)
             assert_int_equal(p4->position(w, link[k], p), 0);
             assert_int_equal(p4->rotation(w, link[k], q), 0);
             /* This link's near end (-0.25 along its x) against the previous one's far end. */
-            const float ax = 1 - 2 * (q[1] * q[1] + q[2] * q[2]), ay = 2 * (q[0] * q[1] + q[2] * q[3]),
-                        az = 2 * (q[0] * q[2] - q[1] * q[3]);
+            const float ax = 1 - 2 * (q[1] * q[1] + q[2] * q[2]),
+                        ay = 2 * (q[0] * q[1] + q[2] * q[3]), az = 2 * (q[0] * q[2] - q[1] * q[3]);
             const float near[3] = {p[0] - 0.25f * ax, p[1] - 0.25f * ay, p[2] - 0.25f * az};
             float far[3] = {0, 0, 0}, bx = 1, by = 0, bz = 0;
             if (k) {
                 float pp[3], pq[4];
                 assert_int_equal(p4->position(w, link[k - 1], pp), 0);
                 assert_int_equal(p4->rotation(w, link[k - 1], pq), 0);
-                bx = 1 - 2 * (pq[1] * pq[1] + pq[2] * pq[2]), by = 2 * (pq[0] * pq[1] + pq[2] * pq[3]),
-                bz = 2 * (pq[0] * pq[2] - pq[1] * pq[3]);
-                far[0] = pp[0] + 0.25f * bx, far[1] = pp[1] + 0.25f * by, far[2] = pp[2] + 0.25f * bz;
+                bx = 1 - 2 * (pq[1] * pq[1] + pq[2] * pq[2]),
+                by = 2 * (pq[0] * pq[1] + pq[2] * pq[3]), bz = 2 * (pq[0] * pq[2] - pq[1] * pq[3]);
+                far[0] = pp[0] + 0.25f * bx, far[1] = pp[1] + 0.25f * by,
+                far[2] = pp[2] + 0.25f * bz;
             }
-            const float gap = sqrtf((near[0] - far[0]) * (near[0] - far[0]) + (near[1] - far[1]) * (near[1] - far[1]) +
+            const float gap = sqrtf((near[0] - far[0]) * (near[0] - far[0]) +
+                                    (near[1] - far[1]) * (near[1] - far[1]) +
                                     (near[2] - far[2]) * (near[2] - far[2]));
             worst = fmaxf(worst, gap);
             const float bend = acosf(fminf(ax * bx + ay * by + az * bz, 1.0f));
             worst_cone = fmaxf(worst_cone, bend - 0.7853982f);
         }
     }
-    print_message("chain: largest joint gap %.5f m, largest bend past the cone %.4f rad\n", (double)worst,
-                  (double)worst_cone);
+    print_message("chain: largest joint gap %.5f m, largest bend past the cone %.4f rad\n",
+                  (double)worst, (double)worst_cone);
     assert_true(worst < 0.01f);
     assert_true(worst_cone < 0.05f);
     /* It lies on the floor (the top of which is y = -3). */
@@ -320,7 +355,8 @@ static void test_breaking_joint(void **state)
     for (int k = 0; k < 30; k++)
         p4->simulate(w, step);
     assert_int_equal(p4->joint_force(w, j, f, t), 0);
-    print_message("fixed joint: force %.4f N (9.81 expected), torque %.5f\n", (double)f[1], (double)t[2]);
+    print_message("fixed joint: force %.4f N (9.81 expected), torque %.5f\n", (double)f[1],
+                  (double)t[2]);
     /* What holds the ball (a) up: its weight, upwards. */
     assert_float_equal(f[1], 9.81f, 0.01f);
     assert_float_equal(f[0], 0.0f, 1e-3f);
@@ -360,7 +396,8 @@ static void test_bad_joints_refused(void **state)
     ct_world_o *w = new_world("bad_joints");
     const ct_rigid_body_desc_t d = ball_at(0, 0, 0, 0.5f);
     const ct_entity_t a = body(w, &d), b = body(w, &d), none = entity->create();
-    const ct_rigid_body_desc_t fixed = {.kind = CT_BODY_STATIC, .shape = CT_BODY_SPHERE, .radius = 1};
+    const ct_rigid_body_desc_t fixed = {
+        .kind = CT_BODY_STATIC, .shape = CT_BODY_SPHERE, .radius = 1};
     const ct_entity_t s1 = body(w, &fixed);
     ct_physics_joint_t j = {0};
     const ct_joint_desc_t good = {.type = CT_JOINT_BALL, .axis = {0, 1, 0}};
@@ -376,7 +413,8 @@ static void test_bad_joints_refused(void **state)
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
         assert_int_equal(p4->add_joint(w, a, b, &bad[k], &j), CT_ERR_INVALID);
     assert_int_equal(p4->add_joint(w, a, a, &good, &j), CT_ERR_INVALID);
-    assert_int_equal(p4->add_joint(w, s1, world_anchor, &good, &j), CT_ERR_INVALID); /* nothing moves */
+    assert_int_equal(p4->add_joint(w, s1, world_anchor, &good, &j),
+                     CT_ERR_INVALID); /* nothing moves */
     assert_int_equal(p4->add_joint(w, a, none, &good, &j), CT_ERR_NOT_FOUND);
     assert_int_equal(p4->add_joint(w, none, a, &good, &j), CT_ERR_NOT_FOUND);
     assert_int_equal(p4->add_joint(w, a, b, NULL, &j), CT_ERR_INVALID);
@@ -438,7 +476,8 @@ static void test_lua_joints(void **state)
     const ct_entity_t e[1] = {body(w, &plank)};
     const char *script =
         "function joints_lua(w, e)\n"
-        "  local j = Physics.add_joint(w, e, 0, 'hinge', { axis = {0, 0, 1}, lower = -0.5, upper = 0.25 })\n"
+        "  local j = Physics.add_joint(w, e, 0, 'hinge', { axis = {0, 0, 1}, lower = -0.5, upper = "
+        "0.25 })\n"
         "  assert(type(j) == 'number' and j > 0)\n"
         "  for i = 1, 180 do Physics.simulate(w, 1 / 60) end\n"
         "  local a = Physics.joint_value(w, j)\n"

@@ -75,8 +75,11 @@ static ct_entity_t with_transform(float x, float y, float z)
 
 static ct_body_desc_t box(ct_body_kind kind, float h)
 {
-    return (ct_body_desc_t){.kind = kind, .shape = CT_BODY_BOX, .half_extents = {h, h, h},
-                            .mass = 1.0f, .friction = 0.5f};
+    return (ct_body_desc_t){.kind = kind,
+                            .shape = CT_BODY_BOX,
+                            .half_extents = {h, h, h},
+                            .mass = 1.0f,
+                            .friction = 0.5f};
 }
 
 static void test_api_id_is_hash_of_name(void **state)
@@ -119,7 +122,10 @@ static void test_projectile_writes_transform(void **state)
 {
     (void)state;
     const ct_entity_t e = with_transform(0, 10, 0);
-    ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.25f, .mass = 1.0f,
+    ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                        .shape = CT_BODY_SPHERE,
+                        .radius = 0.25f,
+                        .mass = 1.0f,
                         .velocity = {2, 0, 0}};
     assert_int_equal(phys->add_body(world, e, &d), 0);
     const float dt = 1.0f / 60.0f;
@@ -185,8 +191,12 @@ static void test_ranges_refused_at_every_entry(void **state)
     d = box(CT_BODY_DYNAMIC, 0.5f);
     d.friction = 1e30f;
     assert_int_equal(phys->add_body(world, e, &d), CT_ERR_INVALID);
-    assert_int_equal(phys->add_body(world, e, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_BOX, .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1.0f}), 0);
+    assert_int_equal(phys->add_body(world, e,
+                                    &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                      .shape = CT_BODY_BOX,
+                                                      .half_extents = {0.5f, 0.5f, 0.5f},
+                                                      .mass = 1.0f}),
+                     0);
     ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
     floor.half_extents[0] = floor.half_extents[2] = 10.0f;
     assert_int_equal(phys->add_body(world, g, &floor), 0);
@@ -246,7 +256,8 @@ static void test_ranges_refused_at_every_entry(void **state)
 
     /* Point masses take the same ranges. */
     const ct_entity_t p = entity->create();
-    assert_int_equal(pv1->add_point_mass(world, p, &(ct_point_mass_desc_t){.mass = 1e-40f}), CT_ERR_INVALID);
+    assert_int_equal(pv1->add_point_mass(world, p, &(ct_point_mass_desc_t){.mass = 1e-40f}),
+                     CT_ERR_INVALID);
     assert_int_equal(pv1->add_point_mass(world, p, &(ct_point_mass_desc_t){.mass = 1.0f}), 0);
     assert_int_equal(pv1->set_point_velocity(world, p, fast), CT_ERR_INVALID);
     assert_int_equal(pv1->set_point_position(world, p, far), CT_ERR_INVALID);
@@ -263,8 +274,12 @@ static void test_lua_ranges(void **state)
 {
     (void)state;
     const ct_entity_t e = with_transform(0, 1, 0);
-    assert_int_equal(phys->add_body(world, e, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_SPHERE, .radius = 0.5f, .mass = 1.0f}), 0);
+    assert_int_equal(phys->add_body(world, e,
+                                    &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                      .shape = CT_BODY_SPHERE,
+                                                      .radius = 0.5f,
+                                                      .mass = 1.0f}),
+                     0);
     const char *script =
         "function physics_ranges(w, e)\n"
         "  local ok, err = pcall(Actor.set_velocity, w, e, 3e38, 0, 0)\n"
@@ -294,18 +309,29 @@ static void test_v3_filters_user_data_sleep(void **state)
     (void)state;
     assert_ptr_equal(p3->simulate, phys->simulate); /* v2 is the prefix of v3 */
     assert_ptr_equal(p3->point_mass_count, phys->point_mass_count);
-    const ct_entity_t g = with_transform(0, -0.5f, 0), a = with_transform(0, 0.5f, 0), b = with_transform(3, 2, 0);
+    const ct_entity_t g = with_transform(0, -0.5f, 0), a = with_transform(0, 0.5f, 0),
+                      b = with_transform(3, 2, 0);
     ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
     floor.half_extents[0] = floor.half_extents[2] = 10.0f;
     assert_int_equal(p3->add_body(world, g, &floor), 0);
-    assert_int_equal(p3->add_body(world, a, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
-        .half_extents = {0.5f, 0.5f, 0.5f}, .mass = 1.0f, .friction = 0.5f}), 0);
-    assert_int_equal(p3->add_body(world, b, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
-        .radius = 0.5f, .mass = 1.0f}), 0);
+    assert_int_equal(p3->add_body(world, a,
+                                  &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                    .shape = CT_BODY_BOX,
+                                                    .half_extents = {0.5f, 0.5f, 0.5f},
+                                                    .mass = 1.0f,
+                                                    .friction = 0.5f}),
+                     0);
+    assert_int_equal(p3->add_body(world, b,
+                                  &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                    .shape = CT_BODY_SPHERE,
+                                                    .radius = 0.5f,
+                                                    .mass = 1.0f}),
+                     0);
     uint32_t layer, mask;
     assert_int_equal(p3->collision_filter(world, b, &layer, &mask), 0);
     assert_true(layer == 1u && mask == UINT32_MAX);
-    assert_int_equal(p3->set_collision_filter(world, b, 4u, 4u), 0); /* misses the floor's layer 1 */
+    assert_int_equal(p3->set_collision_filter(world, b, 4u, 4u),
+                     0); /* misses the floor's layer 1 */
     assert_int_equal(p3->set_user_data(world, a, 0x1234567890ull), 0);
     uint64_t data = 0;
     assert_int_equal(p3->user_data(world, a, &data), 0);
@@ -320,7 +346,8 @@ static void test_v3_filters_user_data_sleep(void **state)
     assert_true(p[1] < -1.0f); /* fell through the floor */
     const float c[3] = {0, 0.5f, 0}, down[3] = {0, -1, 0}, from[3] = {0, 5, 0};
     ct_entity_t found[8];
-    assert_int_equal(p3->overlap_sphere_masked(world, c, 0.6f, 1u, found, 8), 2); /* a and the floor */
+    assert_int_equal(p3->overlap_sphere_masked(world, c, 0.6f, 1u, found, 8),
+                     2); /* a and the floor */
     assert_int_equal(p3->overlap_sphere_masked(world, c, 0.6f, 4u, found, 8), 0);
     ct_physics_hit_t hit;
     assert_true(p3->raycast_masked(world, from, down, 10.0f, 1u, &hit));
@@ -343,19 +370,18 @@ static void test_v3_filters_user_data_sleep(void **state)
     assert_false(p3->sleeping(world, a));
     p3->set_sleeping(world, true);
 
-    const char *script =
-        "function physics_v3(w, a)\n"
-        "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6) == 2)\n"
-        "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6, 2) == 0)\n"
-        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 1) == a)\n"
-        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == nil)\n"
-        "  Actor.set_collision_filter(w, a, 2, 2)\n"
-        "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == a)\n"
-        "  assert(not pcall(Physics.raycast, w, 0, 5, 0, 0, -1, 0, 10, -1))\n"
-        "  Actor.wake(w, a)\n"
-        "  assert(Actor.sleeping(w, a) == false)\n"
-        "  assert(not pcall(Actor.wake, w, a + 1000))\n"
-        "end\n";
+    const char *script = "function physics_v3(w, a)\n"
+                         "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6) == 2)\n"
+                         "  assert(#Physics.overlap_sphere(w, 0, 0.5, 0, 0.6, 2) == 0)\n"
+                         "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 1) == a)\n"
+                         "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == nil)\n"
+                         "  Actor.set_collision_filter(w, a, 2, 2)\n"
+                         "  assert(Physics.raycast(w, 0, 5, 0, 0, -1, 0, 10, 2) == a)\n"
+                         "  assert(not pcall(Physics.raycast, w, 0, 5, 0, 0, -1, 0, 10, -1))\n"
+                         "  Actor.wake(w, a)\n"
+                         "  assert(Actor.sleeping(w, a) == false)\n"
+                         "  assert(not pcall(Actor.wake, w, a + 1000))\n"
+                         "end\n";
     assert_int_equal(lua->run_string(script, "physics_v3"), 0);
     test_lua_call("physics_v3", world, &a, 1);
     entity->destroy(none);
@@ -373,17 +399,23 @@ static void test_level_compiles_and_collides(void **state)
 {
     (void)state;
     assert_int_equal(load_level("levels/drop",
-        "entities = [\n"
-        "  { components = { transform = { position = [0 -0.5 0] }\n"
-        "                   body = { kind = \"static\" shape = \"box\" half_extents = [20 0.5 20] } } }\n"
-        "  { components = { transform = { position = [0 3 0] }\n"
-        "                   body = { shape = \"sphere\" radius = 0.5 mass = 2 restitution = 0.2 } } }\n"
-        "  { components = { transform = { position = [5 0.5 0] }\n"
-        "                   body = { half_extents = [0.5 0.5 0.5] mass = 1 restitution = 0.2 friction = 0.5 kind = \"dynamic\" } } }\n"
-        "  { components = { transform = { position = [9 9 9] } point_mass = { mass = 3 velocity = [1 0 0] } } }\n"
-        "]\n"), 0);
+                                "entities = [\n"
+                                "  { components = { transform = { position = [0 -0.5 0] }\n"
+                                "                   body = { kind = \"static\" shape = \"box\" "
+                                "half_extents = [20 0.5 20] } } }\n"
+                                "  { components = { transform = { position = [0 3 0] }\n"
+                                "                   body = { shape = \"sphere\" radius = 0.5 mass "
+                                "= 2 restitution = 0.2 } } }\n"
+                                "  { components = { transform = { position = [5 0.5 0] }\n"
+                                "                   body = { half_extents = [0.5 0.5 0.5] mass = 1 "
+                                "restitution = 0.2 friction = 0.5 kind = \"dynamic\" } } }\n"
+                                "  { components = { transform = { position = [9 9 9] } point_mass "
+                                "= { mass = 3 velocity = [1 0 0] } } }\n"
+                                "]\n"),
+                     0);
     ct_entity_t e[4];
-    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/drop"), NULL, NULL, e, 4), 4);
+    assert_int_equal(
+        worlds->spawn_resource(world, resource->get("level", "levels/drop"), NULL, NULL, e, 4), 4);
     assert_int_equal(phys->body_count(world), 3);
     assert_int_equal(phys->point_mass_count(world), 1);
     float p[3];
@@ -396,7 +428,8 @@ static void test_level_compiles_and_collides(void **state)
     const char *script =
         "hits = 0\n"
         "function physics_watch(w, e)\n"
-        "  World.set_callback(w, e, 'on_collision', function(self, other, x, y, z, nx, ny, nz, impulse)\n"
+        "  World.set_callback(w, e, 'on_collision', function(self, other, x, y, z, nx, ny, nz, "
+        "impulse)\n"
         "    hits = hits + 1; last_other = other; last_ny = ny; last_impulse = impulse\n"
         "  end)\n"
         "end\n";
@@ -418,13 +451,17 @@ static void test_level_compiles_and_collides(void **state)
                 collisions++;
         }
     }
-    assert_true(collisions >= 1); /* the sphere landed (and the resting box was pressing from the start) */
+    assert_true(collisions >=
+                1); /* the sphere landed (and the resting box was pressing from the start) */
     assert_true(lua->run_string("assert(hits == 0)", "no_callbacks_yet") == 0);
-    assert_int_equal(lua->run_string("function physics_run(w) return World.run_callbacks(w) end", "def"), 0);
+    assert_int_equal(
+        lua->run_string("function physics_run(w) return World.run_callbacks(w) end", "def"), 0);
     test_lua_call("physics_run", world, NULL, 0);
     assert_int_equal(lua->run_string("assert(hits >= 1, 'hits ' .. hits)\n"
                                      "assert(last_ny > 0.9, 'normal ' .. tostring(last_ny))\n"
-                                     "assert(last_impulse > 0)\n", "check_hits"), 0);
+                                     "assert(last_impulse > 0)\n",
+                                     "check_hits"),
+                     0);
     assert_int_equal(phys->position(world, e[1], p), 0);
     assert_float_equal(p[1], 0.5f, 0.01f);
     worlds->destroy_world(world);
@@ -456,12 +493,16 @@ static void test_level_bad_data_refused(void **state)
     /* Spawning checks again: a transform placed past the world's border (the transform compiler
      * has no such range) leaves its entity without a body, named in the log, and the others
      * spawn. */
-    assert_int_equal(load_level("levels/far",
-        "entities = [ { components = { transform = { position = [0 200000 0] } body = { } } }\n"
-        "             { components = { transform = { position = [0 2 0] } body = { } } } ]"), 0);
+    assert_int_equal(
+        load_level(
+            "levels/far",
+            "entities = [ { components = { transform = { position = [0 200000 0] } body = { } } }\n"
+            "             { components = { transform = { position = [0 2 0] } body = { } } } ]"),
+        0);
     ct_entity_t e[2];
     const uint32_t before = phys->body_count(world);
-    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/far"), NULL, NULL, e, 2), 2);
+    assert_int_equal(
+        worlds->spawn_resource(world, resource->get("level", "levels/far"), NULL, NULL, e, 2), 2);
     assert_int_equal(phys->body_count(world), before + 1);
     float p[3];
     assert_int_equal(phys->position(world, e[0], p), CT_ERR_NOT_FOUND);
@@ -469,7 +510,10 @@ static void test_level_bad_data_refused(void **state)
     entity->destroy_batch(e, 2);
     resource->unload("level", "levels/far");
     /* A static body needs no mass. */
-    assert_int_equal(load_level("levels/fine", "entities = [ { components = { body = { kind = \"static\" mass = 0 } } } ]"), 0);
+    assert_int_equal(
+        load_level("levels/fine",
+                   "entities = [ { components = { body = { kind = \"static\" mass = 0 } } } ]"),
+        0);
     resource->unload("level", "levels/fine");
 }
 
@@ -482,13 +526,20 @@ static void test_contact_ended_callback(void **state)
     ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
     floor.half_extents[0] = floor.half_extents[2] = 10.0f;
     assert_int_equal(phys->add_body(world, g, &floor), 0);
-    assert_int_equal(phys->add_body(world, ball, &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
-        .radius = 0.5f, .mass = 1.0f, .restitution = 0.8f}), 0);
+    assert_int_equal(phys->add_body(world, ball,
+                                    &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                      .shape = CT_BODY_SPHERE,
+                                                      .radius = 0.5f,
+                                                      .mass = 1.0f,
+                                                      .restitution = 0.8f}),
+                     0);
     const char *script =
         "began, ended = 0, 0\n"
         "function physics_listen(w, e)\n"
-        "  World.set_callback(w, e, 'on_collision', function(self, other) began = began + 1; hit = other end)\n"
-        "  World.set_callback(w, e, 'on_contact_ended', function(self, other) ended = ended + 1; left = other end)\n"
+        "  World.set_callback(w, e, 'on_collision', function(self, other) began = began + 1; hit = "
+        "other end)\n"
+        "  World.set_callback(w, e, 'on_contact_ended', function(self, other) ended = ended + 1; "
+        "left = other end)\n"
         "end\n"
         "function physics_heard(w) World.run_callbacks(w); return began, ended end\n";
     assert_int_equal(lua->run_string(script, "physics_listen"), 0);
@@ -497,8 +548,10 @@ static void test_contact_ended_callback(void **state)
         phys->simulate(world, 1.0f / 60.0f);
     test_lua_call("physics_heard", world, NULL, 0);
     char check[160];
-    snprintf(check, sizeof check, "assert(began == 1 and ended == 1, began .. ' ' .. ended)\n"
-             "assert(hit == %u and left == %u)\n", g.id, g.id);
+    snprintf(check, sizeof check,
+             "assert(began == 1 and ended == 1, began .. ' ' .. ended)\n"
+             "assert(hit == %u and left == %u)\n",
+             g.id, g.id);
     assert_int_equal(lua->run_string(check, "physics_heard_check"), 0);
     entity->destroy(ball);
     entity->destroy(g);
@@ -509,15 +562,19 @@ static void test_contact_ended_callback(void **state)
 static void test_blob_with_bad_body_refused_at_load(void **state)
 {
     (void)state;
-    test_blob_t b = test_blob_compile("level",
-        "entities = [ { components = { point_mass = { mass = 3.25 } } }\n"
-        "  { components = { body = { mass = 7.5 half_extents = [0.25 0.375 0.625] velocity = [1.5 2.5 3.5] } } } ]");
-    const float mass = 7.5f, half[3] = {0.25f, 0.375f, 0.625f}, velocity[3] = {1.5f, 2.5f, 3.5f}, point = 3.25f;
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { components = { point_mass = { mass = 3.25 } } }\n"
+                 "  { components = { body = { mass = 7.5 half_extents = [0.25 0.375 0.625] "
+                 "velocity = [1.5 2.5 3.5] } } } ]");
+    const float mass = 7.5f, half[3] = {0.25f, 0.375f, 0.625f}, velocity[3] = {1.5f, 2.5f, 3.5f},
+                point = 3.25f;
     const size_t at_mass = test_blob_find(&b, &mass, 4), at_point = test_blob_find(&b, &point, 4);
     const size_t at_half = test_blob_find(&b, half, sizeof half);
     const size_t at_velocity = test_blob_find(&b, velocity, sizeof velocity);
-    const char *const mass1[] = {"entity 1", "mass", NULL}, *const half1[] = {"entity 1", "half_extents", NULL};
-    const char *const velocity1[] = {"entity 1", "velocity", NULL}, *const mass0[] = {"entity 0", "mass", NULL};
+    const char *const mass1[] = {"entity 1", "mass", NULL}, *const half1[] = {"entity 1",
+                                                                              "half_extents", NULL};
+    const char *const velocity1[] = {"entity 1", "velocity", NULL}, *const mass0[] = {"entity 0",
+                                                                                      "mass", NULL};
     test_blob_refused(&b, at_mass, 1e-40f, mass1);
     test_blob_refused(&b, at_mass, NAN, mass1);
     test_blob_refused(&b, at_half + 4, 0.0f, half1);
@@ -539,8 +596,11 @@ static uint64_t run_pile(const ct_entity_t *e, int n)
     assert_int_equal(phys->add_body(w, e[n], &ground), 0);
     for (int k = 0; k < n; k++) {
         ct_body_desc_t d = k % 2 ? box(CT_BODY_DYNAMIC, 0.3f)
-                                 : (ct_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE,
-                                                    .radius = 0.3f, .mass = 1.0f, .restitution = 0.4f};
+                                 : (ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                    .shape = CT_BODY_SPHERE,
+                                                    .radius = 0.3f,
+                                                    .mass = 1.0f,
+                                                    .restitution = 0.4f};
         d.position[0] = (float)(k % 5) * 0.5f;
         d.position[1] = 1.0f + (float)k * 0.7f;
         d.position[2] = (float)(k % 3) * 0.4f;
@@ -561,7 +621,8 @@ static void test_determinism_through_api(void **state)
     ct_entity_t e[N + 1];
     assert_int_equal(entity->create_batch(e, N + 1), N + 1);
     const uint64_t a = run_pile(e, N), b = run_pile(e, N);
-    print_message("pile through the API: entities %u.., hash 0x%016llx\n", e[0].id, (unsigned long long)a);
+    print_message("pile through the API: entities %u.., hash 0x%016llx\n", e[0].id,
+                  (unsigned long long)a);
     assert_true(a == b);
     /* And pinned (issue 27): a change of the solver's results must show here, not only a change
      * between two runs. The hash covers entity ids, so it holds for this suite's order of tests. */
@@ -577,7 +638,8 @@ static bool doomed(int k) { return k % 4 == 3; }
 /* A world with a point mass and a body on each of all[0..ORDER_N) (the doomed ones too unless
  * skip_doomed) and a static ground, added forwards or backwards. The doomed bodies lie far from
  * the others, so that they touch nothing. */
-static ct_world_o *ordered_world(const ct_entity_t *all, ct_entity_t ground, bool reversed, bool skip_doomed)
+static ct_world_o *ordered_world(const ct_entity_t *all, ct_entity_t ground, bool reversed,
+                                 bool skip_doomed)
 {
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "ordered"});
     assert_non_null(w);
@@ -591,7 +653,8 @@ static ct_world_o *ordered_world(const ct_entity_t *all, ct_entity_t ground, boo
         if (skip_doomed && doomed(k))
             continue;
         const float far = doomed(k) ? 60.0f : 0.0f;
-        const ct_point_mass_desc_t pm = {.mass = 1.0f + (float)k, .position = {(float)k, 2.0f * (float)k, 0},
+        const ct_point_mass_desc_t pm = {.mass = 1.0f + (float)k,
+                                         .position = {(float)k, 2.0f * (float)k, 0},
                                          .velocity = {1.0f, (float)k, -0.5f}};
         ct_body_desc_t b = box(CT_BODY_DYNAMIC, 0.3f);
         b.position[0] = far + (float)(k % 4) * 0.5f;
@@ -634,7 +697,8 @@ static void test_hash_covers_live_state_in_any_order(void **state)
     (void)state;
     ct_entity_t all[ORDER_N], ground = entity->create(), dead[ORDER_N];
     assert_int_equal(entity->create_batch(all, ORDER_N), ORDER_N);
-    ct_world_o *w[3] = {ordered_world(all, ground, false, false), ordered_world(all, ground, true, false),
+    ct_world_o *w[3] = {ordered_world(all, ground, false, false),
+                        ordered_world(all, ground, true, false),
                         ordered_world(all, ground, false, true)};
     simulate_all(w, 3, 30);
     uint32_t num_dead = 0;
@@ -674,44 +738,45 @@ static void test_lua_bindings(void **state)
     (void)state;
     ct_entity_t e[2];
     assert_int_equal(entity->create_batch(e, 2), 2);
-    ct_body_desc_t s = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 1.0f, .mass = 1.0f,
+    ct_body_desc_t s = {.kind = CT_BODY_DYNAMIC,
+                        .shape = CT_BODY_SPHERE,
+                        .radius = 1.0f,
+                        .mass = 1.0f,
                         .position = {0, 10, 0}};
     ct_body_desc_t k = box(CT_BODY_STATIC, 1.0f);
     k.position[0] = 10.0f;
     assert_int_equal(phys->add_body(world, e[0], &s), 0);
     assert_int_equal(phys->add_body(world, e[1], &k), 0);
-    const char *script =
-        "function physics_check(w, a, b)\n"
-        "  Physics.set_gravity(w, 0, 0, 0)\n"
-        "  Actor.set_velocity(w, a, 1, 0, 0)\n"
-        "  local x, y, z = Actor.velocity(w, a)\n"
-        "  assert(x == 1 and y == 0 and z == 0)\n"
-        "  Actor.add_force(w, a, 0, 60, 0)\n"
-        "  Physics.simulate(w, 1 / 60)\n"
-        "  x, y, z = Actor.velocity(w, a)\n"
-        "  assert(math.abs(y - 1) < 1e-5, y)\n"
-        "  local hits = Physics.overlap_sphere(w, 10, 0, 0, 0.5)\n"
-        "  assert(#hits == 1 and hits[1] == b)\n"
-        "  hits = Physics.overlap_sphere(w, 5, 5, 0, 100)\n"
-        "  assert(#hits == 2 and hits[1] < hits[2])\n"
-        "  local e, d, hx = Physics.raycast(w, 0, 0, 0, 1, 0, 0, 100)\n"
-        "  assert(e == b and math.abs(d - 9) < 1e-5 and math.abs(hx - 9) < 1e-5)\n"
-        "  assert(Physics.raycast(w, 0, 0, 0, -1, 0, 0, 100) == nil)\n"
-        "  assert(#Physics.state_hash(w) == 16)\n"
-        "  Actor.teleport(w, a, 0, -20, 0)\n"
-        "  x, y, z = Actor.position(w, a)\n"
-        "  assert(y == -20)\n"
-        "  assert(not pcall(Actor.set_velocity, w, 123456, 0, 0, 0))\n"
-        "  assert(not pcall(Actor.set_velocity, w, a, 0/0, 0, 0))\n"
-        "  assert(not pcall(Actor.velocity, w, b + 1000))\n"
-        "end\n";
+    const char *script = "function physics_check(w, a, b)\n"
+                         "  Physics.set_gravity(w, 0, 0, 0)\n"
+                         "  Actor.set_velocity(w, a, 1, 0, 0)\n"
+                         "  local x, y, z = Actor.velocity(w, a)\n"
+                         "  assert(x == 1 and y == 0 and z == 0)\n"
+                         "  Actor.add_force(w, a, 0, 60, 0)\n"
+                         "  Physics.simulate(w, 1 / 60)\n"
+                         "  x, y, z = Actor.velocity(w, a)\n"
+                         "  assert(math.abs(y - 1) < 1e-5, y)\n"
+                         "  local hits = Physics.overlap_sphere(w, 10, 0, 0, 0.5)\n"
+                         "  assert(#hits == 1 and hits[1] == b)\n"
+                         "  hits = Physics.overlap_sphere(w, 5, 5, 0, 100)\n"
+                         "  assert(#hits == 2 and hits[1] < hits[2])\n"
+                         "  local e, d, hx = Physics.raycast(w, 0, 0, 0, 1, 0, 0, 100)\n"
+                         "  assert(e == b and math.abs(d - 9) < 1e-5 and math.abs(hx - 9) < 1e-5)\n"
+                         "  assert(Physics.raycast(w, 0, 0, 0, -1, 0, 0, 100) == nil)\n"
+                         "  assert(#Physics.state_hash(w) == 16)\n"
+                         "  Actor.teleport(w, a, 0, -20, 0)\n"
+                         "  x, y, z = Actor.position(w, a)\n"
+                         "  assert(y == -20)\n"
+                         "  assert(not pcall(Actor.set_velocity, w, 123456, 0, 0, 0))\n"
+                         "  assert(not pcall(Actor.set_velocity, w, a, 0/0, 0, 0))\n"
+                         "  assert(not pcall(Actor.velocity, w, b + 1000))\n"
+                         "end\n";
     assert_int_equal(lua->run_string(script, "physics_check"), 0);
     test_lua_call("physics_check", world, (const ct_entity_t[]){e[0], e[1]}, 2);
     const float g[3] = {0, -9.81f, 0};
     phys->set_gravity(world, g);
     entity->destroy_batch(e, 2);
 }
-
 
 /* v4 through the module: a crate stood on its edge tips flat and its transform turns with it; an
  * impulse off its centre spins a body; bad values are refused naming the field, and nothing
@@ -720,15 +785,20 @@ static void test_rigid_bodies_v4(void **state)
 {
     (void)state;
     const ct_entity_t floor = with_transform(0, -1, 0);
-    ct_rigid_body_desc_t g = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {20, 1, 20},
+    ct_rigid_body_desc_t g = {.kind = CT_BODY_STATIC,
+                              .shape = CT_BODY_BOX,
+                              .half_extents = {20, 1, 20},
                               .friction = 0.6f};
     assert_int_equal(p4->add_rigid_body(world, floor, &g), 0);
     const float a = 0.5235988f;
     const ct_entity_t crate = with_transform(0, 0.5f * (cosf(a) + sinf(a)) + 0.001f, 0);
     const float turned[4] = {0, 0, sinf(0.5f * a), cosf(0.5f * a)};
     assert_true(tf->set_world_rotation(world, crate, turned));
-    const ct_rigid_body_desc_t c = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {0.5f, 0.5f, 0.5f},
-                                    .mass = 1.0f, .friction = 0.6f};
+    const ct_rigid_body_desc_t c = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {0.5f, 0.5f, 0.5f},
+                                    .mass = 1.0f,
+                                    .friction = 0.6f};
     assert_int_equal(p4->add_rigid_body(world, crate, &c), 0);
     float q[4], r[4], p[3];
     /* The start rotation is the transform's. */
@@ -776,21 +846,20 @@ static void test_rigid_bodies_v4(void **state)
     assert_true(w[0] == 0.0f && w[1] == 0.0f && w[2] == 0.0f);
 
     /* Lua sees the same. */
-    const char *script =
-        "function physics_rigid(w, e)\n"
-        "  local x, y, z, s = Actor.rotation(w, e)\n"
-        "  assert(math.abs(x * x + y * y + z * z + s * s - 1) < 1e-5)\n"
-        "  Actor.set_rotation(w, e, 0, 0.7071068, 0, 0.7071068)\n"
-        "  x, y, z, s = Actor.rotation(w, e)\n"
-        "  assert(math.abs(y - 0.7071068) < 1e-6)\n"
-        "  assert(not pcall(Actor.set_rotation, w, e, 0, 0, 0, 3))\n"
-        "  Actor.add_torque(w, e, 0, 1, 0)\n"
-        "  Actor.add_impulse_at(w, e, 0, 0, 1, 1, 0.5, 0)\n"
-        "  Actor.add_force_at(w, e, 0, 0, 1, 1, 0.5, 0)\n"
-        "  local ax, ay, az = Actor.angular_velocity(w, e)\n"
-        "  assert(ax == 0 and ay == 0 and az == 0) -- rotation locked\n"
-        "  assert(not pcall(Actor.set_angular_velocity, w, e, 0/0, 0, 0))\n"
-        "end\n";
+    const char *script = "function physics_rigid(w, e)\n"
+                         "  local x, y, z, s = Actor.rotation(w, e)\n"
+                         "  assert(math.abs(x * x + y * y + z * z + s * s - 1) < 1e-5)\n"
+                         "  Actor.set_rotation(w, e, 0, 0.7071068, 0, 0.7071068)\n"
+                         "  x, y, z, s = Actor.rotation(w, e)\n"
+                         "  assert(math.abs(y - 0.7071068) < 1e-6)\n"
+                         "  assert(not pcall(Actor.set_rotation, w, e, 0, 0, 0, 3))\n"
+                         "  Actor.add_torque(w, e, 0, 1, 0)\n"
+                         "  Actor.add_impulse_at(w, e, 0, 0, 1, 1, 0.5, 0)\n"
+                         "  Actor.add_force_at(w, e, 0, 0, 1, 1, 0.5, 0)\n"
+                         "  local ax, ay, az = Actor.angular_velocity(w, e)\n"
+                         "  assert(ax == 0 and ay == 0 and az == 0) -- rotation locked\n"
+                         "  assert(not pcall(Actor.set_angular_velocity, w, e, 0/0, 0, 0))\n"
+                         "end\n";
     assert_int_equal(lua->run_string(script, "physics_rigid"), 0);
     test_lua_call("physics_rigid", world, &crate, 1);
     const ct_entity_t all[] = {floor, crate, other};
@@ -802,17 +871,22 @@ static void test_rigid_bodies_v4(void **state)
 static void test_level_rigid_fields(void **state)
 {
     (void)state;
-    assert_int_equal(load_level("levels/rigid",
-        "entities = [\n"
-        "  { components = { transform = { position = [0 2 0] }\n"
-        "                   body = { rotates = true shape = \"capsule\" radius = 0.25 half_height = 0.5\n"
-        "                            angular_velocity = [0 1 0] lock = [\"z\" \"rotate_x\"] } } }\n"
-        "  { components = { transform = { position = [3 2 0] }\n"
-        "                   body = { rotates = true inertia = [1 2 3] } } }\n"
-        "  { components = { transform = { position = [6 2 0] } body = { } } }\n"
-        "]\n"), 0);
+    assert_int_equal(
+        load_level("levels/rigid",
+                   "entities = [\n"
+                   "  { components = { transform = { position = [0 2 0] }\n"
+                   "                   body = { rotates = true shape = \"capsule\" radius = 0.25 "
+                   "half_height = 0.5\n"
+                   "                            angular_velocity = [0 1 0] lock = [\"z\" "
+                   "\"rotate_x\"] } } }\n"
+                   "  { components = { transform = { position = [3 2 0] }\n"
+                   "                   body = { rotates = true inertia = [1 2 3] } } }\n"
+                   "  { components = { transform = { position = [6 2 0] } body = { } } }\n"
+                   "]\n"),
+        0);
     ct_entity_t e[3];
-    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/rigid"), NULL, NULL, e, 3), 3);
+    assert_int_equal(
+        worlds->spawn_resource(world, resource->get("level", "levels/rigid"), NULL, NULL, e, 3), 3);
     uint32_t locks = 0;
     assert_int_equal(p4->locks(world, e[0], &locks), 0);
     assert_int_equal(locks, CT_BODY_LOCK_LINEAR_Z | CT_BODY_LOCK_ANGULAR_X);
@@ -852,7 +926,8 @@ static void test_quiet_world_still_sees_a_moved_transform(void **state)
     assert_non_null(t4);
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "quiet"});
     const ct_entity_t floor = entity->create(), a = entity->create(), b = entity->create();
-    const ct_transform_pose_t at0 = {{0, -1, 0}, {0, 0, 0, 1}, {1, 1, 1}}, at1 = {{0, 0.5f, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+    const ct_transform_pose_t at0 = {{0, -1, 0}, {0, 0, 0, 1}, {1, 1, 1}},
+                              at1 = {{0, 0.5f, 0}, {0, 0, 0, 1}, {1, 1, 1}},
                               at2 = {{0, 1.5f, 0}, {0, 0, 0, 1}, {1, 1, 1}};
     assert_int_not_equal(tf->create(w, floor, &at0).i, 0);
     assert_int_not_equal(tf->create(w, a, &at1).i, 0);
@@ -895,12 +970,21 @@ static void test_shapes_for_debug_drawing(void **state)
     (void)state;
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "shapes"});
     const ct_entity_t e[3] = {entity->create(), entity->create(), entity->create()};
-    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                        .half_extents = {10, 0.5f, 4}, .position = {0, -0.5f, 0}};
-    const ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.25f,
-                                       .half_extents = {7, 7, 7}, .mass = 1, .position = {3, 0.25f, 0}};
-    const ct_rigid_body_desc_t pill = {.kind = CT_BODY_KINEMATIC, .shape = CT_BODY_CAPSULE, .radius = 0.5f,
-                                       .half_height = 0.75f, .position = {-2, 4, 1},
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 4},
+                                        .position = {0, -0.5f, 0}};
+    const ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_SPHERE,
+                                       .radius = 0.25f,
+                                       .half_extents = {7, 7, 7},
+                                       .mass = 1,
+                                       .position = {3, 0.25f, 0}};
+    const ct_rigid_body_desc_t pill = {.kind = CT_BODY_KINEMATIC,
+                                       .shape = CT_BODY_CAPSULE,
+                                       .radius = 0.5f,
+                                       .half_height = 0.75f,
+                                       .position = {-2, 4, 1},
                                        .rotation = {0, 0, 0.6f, 0.8f}};
     assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &ball), 0);
@@ -919,7 +1003,8 @@ static void test_shapes_for_debug_drawing(void **state)
     const ct_physics_shape_t *f = &by_entity[0], *b = &by_entity[1], *c = &by_entity[2];
     assert_int_equal(f->shape, CT_BODY_BOX);
     assert_int_equal(f->kind, CT_BODY_STATIC);
-    assert_true(f->half_extents[0] == 10.0f && f->half_extents[1] == 0.5f && f->half_extents[2] == 4.0f);
+    assert_true(f->half_extents[0] == 10.0f && f->half_extents[1] == 0.5f &&
+                f->half_extents[2] == 4.0f);
     assert_true(f->radius == 0.0f && f->half_height == 0.0f);
     assert_true(f->position[1] == -0.5f && f->rotation[3] == 1.0f);
     assert_int_equal(b->shape, CT_BODY_SPHERE);

@@ -48,16 +48,21 @@ static void scene_init(physics__scene *s)
 /* The ground: a static box whose top is at y = 0. */
 static void ground(physics__scene *s, uint32_t id, float half)
 {
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                    .half_extents = {half, 1.0f, half}, .friction = 0.6f,
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {half, 1.0f, half},
+                                    .friction = 0.6f,
                                     .position = {0, -1, 0}};
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
 }
 
 static ct_rigid_body_desc_t cube(float x, float y, float z, float h)
 {
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
-                                  .half_extents = {h, h, h}, .mass = 1.0f, .friction = 0.6f,
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {h, h, h},
+                                  .mass = 1.0f,
+                                  .friction = 0.6f,
                                   .position = {x, y, z}};
 }
 
@@ -125,10 +130,18 @@ static void test_ball_rolls_off_a_corner(void **state)
     physics__scene s;
     scene_init(&s);
     ground(&s, 1, 20.0f);
-    add(&s, 2, (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                      .half_extents = {0.5f, 0.5f, 0.5f}, .position = {0, 0.5f, 0}});
-    add(&s, 3, (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.25f,
-                                      .mass = 1.0f, .friction = 0.6f, .position = {0.52f, 1.3f, 0}});
+    add(&s, 2,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                               .shape = CT_BODY_BOX,
+                               .half_extents = {0.5f, 0.5f, 0.5f},
+                               .position = {0, 0.5f, 0}});
+    add(&s, 3,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                               .shape = CT_BODY_SPHERE,
+                               .radius = 0.25f,
+                               .mass = 1.0f,
+                               .friction = 0.6f,
+                               .position = {0.52f, 1.3f, 0}});
     run(&s, 180);
     const uint32_t i = at(&s, 3);
     print_message("ball: x %.3f y %.3f spin %.3f\n", (double)s.bodies.position[i].x,
@@ -197,19 +210,28 @@ static void test_capsules_rest(void **state)
     physics__scene s;
     scene_init(&s);
     ground(&s, 1, 20.0f);
-    ct_rigid_body_desc_t lying = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_CAPSULE, .radius = 0.25f,
-                                  .half_height = 0.5f, .mass = 1.0f, .friction = 0.6f,
+    ct_rigid_body_desc_t lying = {.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_CAPSULE,
+                                  .radius = 0.25f,
+                                  .half_height = 0.5f,
+                                  .mass = 1.0f,
+                                  .friction = 0.6f,
                                   .position = {0, 0.26f, 0}};
     about_z(1.5707964f, lying.rotation);
     add(&s, 2, lying);
-    add(&s, 3, (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_CAPSULE, .radius = 0.25f,
-                                      .half_height = 0.5f, .mass = 1.0f, .friction = 0.6f,
-                                      .position = {3, 0.76f, 0}});
+    add(&s, 3,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                               .shape = CT_BODY_CAPSULE,
+                               .radius = 0.25f,
+                               .half_height = 0.5f,
+                               .mass = 1.0f,
+                               .friction = 0.6f,
+                               .position = {3, 0.76f, 0}});
     run(&s, 120);
     const uint32_t i = at(&s, 2), j = at(&s, 3);
     const physics__v3 axis = quat_rotate(s.bodies.rotation[i], v3(0, 1, 0));
-    print_message("lying capsule y %.4f axis.y %.5f; standing y %.4f\n", (double)s.bodies.position[i].y,
-                  (double)axis.y, (double)s.bodies.position[j].y);
+    print_message("lying capsule y %.4f axis.y %.5f; standing y %.4f\n",
+                  (double)s.bodies.position[i].y, (double)axis.y, (double)s.bodies.position[j].y);
     assert_true(fabsf(s.bodies.position[i].y - 0.25f) < 0.01f);
     assert_true(fabsf(axis.y) < 0.01f);
     assert_true(fabsf(s.bodies.position[j].y - 0.75f) < 0.01f);
@@ -225,8 +247,10 @@ static void test_free_spin_keeps_momentum(void **state)
     physics__scene s;
     scene_init(&s);
     s.gravity = v3(0, 0, 0);
-    ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX,
-                              .half_extents = {0.2f, 0.5f, 1.0f}, .mass = 2.0f,
+    ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                              .shape = CT_BODY_BOX,
+                              .half_extents = {0.2f, 0.5f, 1.0f},
+                              .mass = 2.0f,
                               .angular_velocity = {0.3f, 0.2f, 4.0f}};
     add(&s, 1, d);
     const uint32_t i = at(&s, 1);
@@ -253,13 +277,21 @@ static void test_locks(void **state)
     physics__scene a, b;
     scene_init(&a);
     scene_init(&b);
-    const ct_body_desc_t old = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_BOX, .half_extents = {0.5f, 0.5f, 0.5f},
-                                .mass = 1.0f, .friction = 0.5f, .position = {0, 3, 0}, .velocity = {1, 0, 0}};
-    const ct_body_desc_t floor_old = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX,
-                                      .half_extents = {20, 1, 20}, .position = {0, -1, 0}};
+    const ct_body_desc_t old = {.kind = CT_BODY_DYNAMIC,
+                                .shape = CT_BODY_BOX,
+                                .half_extents = {0.5f, 0.5f, 0.5f},
+                                .mass = 1.0f,
+                                .friction = 0.5f,
+                                .position = {0, 3, 0},
+                                .velocity = {1, 0, 0}};
+    const ct_body_desc_t floor_old = {.kind = CT_BODY_STATIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {20, 1, 20},
+                                      .position = {0, -1, 0}};
     assert_int_equal(physics__bodies_add(&a.bodies, (ct_entity_t){1}, &floor_old), 0);
     assert_int_equal(physics__bodies_add(&a.bodies, (ct_entity_t){2}, &old), 0);
-    ct_rigid_body_desc_t floor_new = physics__rigid_of(&floor_old), box_new = physics__rigid_of(&old);
+    ct_rigid_body_desc_t floor_new = physics__rigid_of(&floor_old),
+                         box_new = physics__rigid_of(&old);
     assert_int_equal(box_new.locks, CT_BODY_LOCK_ROTATION);
     add(&b, 1, floor_new);
     add(&b, 2, box_new);
@@ -273,7 +305,9 @@ static void test_locks(void **state)
     /* A cube on a slope of 30 degrees about x, locked in x: it slides down along z only. */
     physics__scene s;
     scene_init(&s);
-    ct_rigid_body_desc_t slope = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {5, 0.5f, 5},
+    ct_rigid_body_desc_t slope = {.kind = CT_BODY_STATIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {5, 0.5f, 5},
                                   .friction = 0.1f};
     const float a30 = 0.5235988f;
     slope.rotation[0] = sinf(0.5f * a30);
@@ -287,7 +321,8 @@ static void test_locks(void **state)
     add(&s, 2, c);
     run(&s, 60);
     const uint32_t i = at(&s, 2);
-    print_message("locked x %.6f, z %.3f\n", (double)s.bodies.position[i].x, (double)s.bodies.position[i].z);
+    print_message("locked x %.6f, z %.3f\n", (double)s.bodies.position[i].x,
+                  (double)s.bodies.position[i].z);
     assert_true(s.bodies.position[i].x == 0.3f);
     assert_true(fabsf(s.bodies.position[i].z) > 0.3f); /* it slid down the slope */
     physics__scene_free(&s);
@@ -306,8 +341,9 @@ static void test_pyramid_pinned_hash(void **state)
     const int base = 10;
     for (int i = 0; i < base; i++)
         for (int j = i; j < base; j++)
-            add(&s, id++, cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
-                               (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
+            add(&s, id++,
+                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
+                     (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
     const physics__v3 top0 = s.bodies.position[at(&s, id - 1)];
     run(&s, 300);
     const physics__v3 top = s.bodies.position[at(&s, id - 1)];
@@ -337,7 +373,8 @@ static void test_bad_rigid_descs_refused(void **state)
     d[n] = good, d[n].inertia[2] = INFINITY, field[n++] = "inertia";
     d[n] = good, d[n].locks = 64u, field[n++] = "locks";
     d[n] = good, d[n].shape = CT_BODY_CAPSULE, d[n].radius = 0.0f, field[n++] = "radius";
-    d[n] = good, d[n].shape = CT_BODY_CAPSULE, d[n].radius = 0.2f, d[n].half_height = NAN, field[n++] = "half_height";
+    d[n] = good, d[n].shape = CT_BODY_CAPSULE, d[n].radius = 0.2f, d[n].half_height = NAN,
+    field[n++] = "half_height";
     d[n] = good, d[n].shape = 7u, field[n++] = "shape (box, sphere or capsule)";
     d[n] = good, d[n].half_extents[1] = NAN, field[n++] = "half_extents";
     d[n] = good, d[n].mass = 0.0f, field[n++] = "mass";
@@ -351,10 +388,10 @@ static void test_bad_rigid_descs_refused(void **state)
     ok.rotation[3] = 1.0005f;
     assert_null(physics__rigid_desc_error(&ok));
     /* v1-v3 descs refuse the capsule (they have no half height). */
-    const ct_body_desc_t old = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_CAPSULE, .radius = 0.5f, .mass = 1.0f};
+    const ct_body_desc_t old = {
+        .kind = CT_BODY_DYNAMIC, .shape = CT_BODY_CAPSULE, .radius = 0.5f, .mass = 1.0f};
     assert_non_null(strstr(physics__body_desc_error(&old), "shape"));
 }
-
 
 /* Queries see turned boxes and capsules as they are: a point in a turned box's bounding box but
  * outside the box is not in it, and rays stop at the turned faces and the capsule's side. */
@@ -363,18 +400,27 @@ static void test_queries_see_turned_shapes(void **state)
     (void)state;
     physics__scene s;
     scene_init(&s);
-    ct_rigid_body_desc_t box = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {1, 1, 1}};
+    ct_rigid_body_desc_t box = {
+        .kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {1, 1, 1}};
     about_z(0.7853982f, box.rotation); /* 45 degrees: a diamond in x-y, corners at +-1.414 */
     add(&s, 1, box);
-    add(&s, 2, (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC, .shape = CT_BODY_CAPSULE, .radius = 0.5f,
-                                      .half_height = 1.0f, .position = {10, 0, 0}});
+    add(&s, 2,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                               .shape = CT_BODY_CAPSULE,
+                               .radius = 0.5f,
+                               .half_height = 1.0f,
+                               .position = {10, 0, 0}});
     ct_entity_t out[4];
     /* (1.2, 1.2) lies inside the turned box's bounds but outside the box. */
-    assert_int_equal(physics__scene_overlap_sphere(&s, v3(1.2f, 1.2f, 0), 0.05f, UINT32_MAX, out, 4), 0);
-    assert_int_equal(physics__scene_overlap_sphere(&s, v3(1.3f, 0, 0), 0.05f, UINT32_MAX, out, 4), 1);
+    assert_int_equal(
+        physics__scene_overlap_sphere(&s, v3(1.2f, 1.2f, 0), 0.05f, UINT32_MAX, out, 4), 0);
+    assert_int_equal(physics__scene_overlap_sphere(&s, v3(1.3f, 0, 0), 0.05f, UINT32_MAX, out, 4),
+                     1);
     /* The capsule reaches y = 1.5 on its axis, and 0.5 off it. */
-    assert_int_equal(physics__scene_overlap_sphere(&s, v3(10, 1.45f, 0), 0.01f, UINT32_MAX, out, 4), 1);
-    assert_int_equal(physics__scene_overlap_sphere(&s, v3(10.6f, 0, 0), 0.05f, UINT32_MAX, out, 4), 0);
+    assert_int_equal(physics__scene_overlap_sphere(&s, v3(10, 1.45f, 0), 0.01f, UINT32_MAX, out, 4),
+                     1);
+    assert_int_equal(physics__scene_overlap_sphere(&s, v3(10.6f, 0, 0), 0.05f, UINT32_MAX, out, 4),
+                     0);
     ct_physics_hit_t hit;
     /* Along x from -5: the diamond's corner at x = -1.414. */
     assert_true(physics__scene_raycast(&s, v3(-5, 0, 0), v3(1, 0, 0), 20.0f, UINT32_MAX, &hit));

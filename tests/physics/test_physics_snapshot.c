@@ -65,14 +65,22 @@ static ct_entity_t with_transform(scene *s, float x, float y, float z)
 static void build(scene *s)
 {
     s->w = worlds->create_world(&(ct_world_desc_t){.name = "rollback"});
-    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC, .shape = CT_BODY_BOX, .half_extents = {30, 0.5f, 30},
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {30, 0.5f, 30},
                                         .friction = 0.6f};
     assert_int_equal(p4->add_rigid_body(s->w, with_transform(s, 0, -0.5f, 0), &floor), 0);
     for (int k = 0; k < CRATES; k++) {
-        const ct_entity_t e = with_transform(s, 0.3f * (float)(k % 4), 0.6f + 1.1f * (float)(k / 4), 0.2f * (float)(k % 3));
-        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = k % 5 ? CT_BODY_BOX : CT_BODY_CAPSULE,
-                                        .half_extents = {0.5f, 0.5f, 0.5f}, .radius = 0.3f, .half_height = 0.3f,
-                                        .mass = 1.0f + (float)k, .friction = 0.5f, .restitution = k % 2 ? 0.3f : 0.0f,
+        const ct_entity_t e = with_transform(s, 0.3f * (float)(k % 4), 0.6f + 1.1f * (float)(k / 4),
+                                             0.2f * (float)(k % 3));
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = k % 5 ? CT_BODY_BOX : CT_BODY_CAPSULE,
+                                        .half_extents = {0.5f, 0.5f, 0.5f},
+                                        .radius = 0.3f,
+                                        .half_height = 0.3f,
+                                        .mass = 1.0f + (float)k,
+                                        .friction = 0.5f,
+                                        .restitution = k % 2 ? 0.3f : 0.0f,
                                         .angular_velocity = {0.1f * (float)k, 0, 0.5f}};
         assert_int_equal(p4->add_rigid_body(s->w, e, &d), 0);
     }
@@ -80,16 +88,21 @@ static void build(scene *s)
     ct_entity_t prev = {0};
     for (int k = 0; k < 3; k++) {
         const ct_entity_t e = with_transform(s, 8.0f + (float)(k + 1), 6.0f, 0);
-        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.2f, .mass = 1,
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_SPHERE,
+                                        .radius = 0.2f,
+                                        .mass = 1,
                                         .friction = 0.5f};
         assert_int_equal(p4->add_rigid_body(s->w, e, &d), 0);
-        const ct_joint_desc_t ball = {.type = CT_JOINT_BALL, .anchor = {8.0f + (float)k, 6.0f, 0}, .axis = {1, 0, 0}};
+        const ct_joint_desc_t ball = {
+            .type = CT_JOINT_BALL, .anchor = {8.0f + (float)k, 6.0f, 0}, .axis = {1, 0, 0}};
         ct_physics_joint_t j;
         assert_int_equal(p4->add_joint(s->w, e, prev, &ball, &j), 0);
         prev = e;
     }
     s->walker = with_transform(s, -6, 0.8f, 0);
-    const ct_character_desc_t c = {.radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.8f};
+    const ct_character_desc_t c = {
+        .radius = 0.3f, .half_height = 0.5f, .max_step = 0.3f, .max_slope = 0.8f};
     assert_int_equal(p4->add_character(s->w, s->walker, &c), 0);
     const ct_entity_t point = entity->create();
     s->e[s->n++] = point;
@@ -149,7 +162,10 @@ static void test_restore_then_simulate_gives_the_same_hashes(void **state)
     assert_int_equal(p4->restore_snapshot(s.w, NULL, size), CT_ERR_INVALID);
     assert_true(p4->state_hash(s.w) == now);
     /* Another body: the snapshot no longer fits the world. */
-    const ct_rigid_body_desc_t extra = {.kind = CT_BODY_DYNAMIC, .shape = CT_BODY_SPHERE, .radius = 0.2f, .mass = 1,
+    const ct_rigid_body_desc_t extra = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_SPHERE,
+                                        .radius = 0.2f,
+                                        .mass = 1,
                                         .position = {20, 1, 20}};
     const ct_entity_t e = entity->create();
     s.e[s.n++] = e;

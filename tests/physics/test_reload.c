@@ -91,10 +91,15 @@ static void build(ct_world_o *w)
     const ct_body_desc_t bodies[] = {
         [E_GROUND] = {.kind = CT_BODY_STATIC, .half_extents = {10, 0.5f, 10}, .friction = 0.5f},
         [E_BOX] = {.half_extents = {0.5f, 0.5f, 0.5f}, .mass = 2, .friction = 0.5f},
-        [E_BALL] = {.shape = CT_BODY_SPHERE, .radius = 0.5f, .mass = 1, .restitution = 0.3f,
+        [E_BALL] = {.shape = CT_BODY_SPHERE,
+                    .radius = 0.5f,
+                    .mass = 1,
+                    .restitution = 0.3f,
                     .friction = 0.5f},
-        [E_SLIDER] = {.kind = CT_BODY_KINEMATIC, .half_extents = {0.25f, 0.25f, 0.25f},
-                      .position = {5, 0.25f, 3}, .velocity = {-1, 0, 0}},
+        [E_SLIDER] = {.kind = CT_BODY_KINEMATIC,
+                      .half_extents = {0.25f, 0.25f, 0.25f},
+                      .position = {5, 0.25f, 3},
+                      .velocity = {-1, 0, 0}},
     };
     for (int k = E_GROUND; k <= E_SLIDER; k++)
         assert_int_equal(rf.physics->add_body(w, e[k], &bodies[k]), 0);
@@ -212,9 +217,8 @@ static void check_fresh_world(void)
     ct_world_o *w = rf.world_api->create_world(&(ct_world_desc_t){.name = "fresh"});
     assert_non_null(w);
     ct_entity_t s[2];
-    assert_int_equal(rf.world_api->spawn_resource(w, rf.resource->get("level", name), NULL, NULL, s,
-                                                  2),
-                     2);
+    assert_int_equal(
+        rf.world_api->spawn_resource(w, rf.resource->get("level", name), NULL, NULL, s, 2), 2);
     assert_int_equal(rf.physics->body_count(w), 2);
     assert_int_equal(rf.physics->point_mass_count(w), 1);
     float p[3];
@@ -283,8 +287,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(reload_continues_the_simulation,
                                         reload_fixture_boot_with_physics, reload_fixture_shutdown),
-        cmocka_unit_test_setup_teardown(another_layout_is_refused,
-                                        reload_fixture_boot_with_physics, reload_fixture_shutdown),
+        cmocka_unit_test_setup_teardown(another_layout_is_refused, reload_fixture_boot_with_physics,
+                                        reload_fixture_shutdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,7 +18,6 @@
 
 #define N(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 
-
 /* Immediate binding: the undefined symbol refuses the plugin at load, named, and the plugin that
  * only optionally needs it loads without it. */
 static void an_undefined_symbol_is_refused_at_load(void **state)
@@ -27,7 +26,8 @@ static void an_undefined_symbol_is_refused_at_load(void **state)
     const char *paths[] = {TEST_PLUGIN("undefined_symbol"), TEST_PLUGIN("opt_needs_u")};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     assert_int_equal(fixture_state("undefined_symbol"), CT_PLUGIN_FAILED);
-    assert_non_null(strstr(fixture_info("undefined_symbol").error, "ct_test_symbol_nobody_defines"));
+    assert_non_null(
+        strstr(fixture_info("undefined_symbol").error, "ct_test_symbol_nobody_defines"));
     assert_int_equal(fixture_state("opt_needs_u"), CT_PLUGIN_LOADED);
     assert_int_equal(fixture_shutdown(), 0);
 }
@@ -122,7 +122,8 @@ static void what_a_failed_init_registered_is_removed(void **state)
     assert_int_equal(fixture_state("lua_init_fails"), CT_PLUGIN_FAILED);
     assert_int_equal(lua_env__run_string("Clash.fn()", "gone"), CT_ERR_LUA);
     const char *more[] = {TEST_PLUGIN("lua_a")};
-    assert_int_equal(loader__load(&(loader_desc_t){.plugin_paths = more, .num_plugin_paths = 1}), 0);
+    assert_int_equal(loader__load(&(loader_desc_t){.plugin_paths = more, .num_plugin_paths = 1}),
+                     0);
     assert_int_equal(fixture_state("lua_a"), CT_PLUGIN_LOADED);
     assert_int_equal(lua_env__run_string("Clash.fn()", "taken"), 0);
     assert_int_equal(fixture_shutdown(), 0);
@@ -138,8 +139,10 @@ static void resource_types_go_with_their_plugin(void **state)
     assert_int_equal(fixture_state("type_init_fails"), CT_PLUGIN_FAILED);
     assert_int_equal(fixture_state("type_left_behind"), CT_PLUGIN_LOADED);
     const ct_resource_api_v1 *r = registry__get_engine_api(CT_RESOURCE_API, 1);
-    ct_resource_type_t owned = {.type = "owned", .compile = test_compile_nothing, .load = test_load_nothing};
-    ct_resource_type_t kept = {.type = "kept", .compile = test_compile_nothing, .load = test_load_nothing};
+    ct_resource_type_t owned = {
+        .type = "owned", .compile = test_compile_nothing, .load = test_load_nothing};
+    ct_resource_type_t kept = {
+        .type = "kept", .compile = test_compile_nothing, .load = test_load_nothing};
     assert_int_equal(r->register_type(&owned), 0);
     assert_int_equal(r->register_type(&kept), CT_ERR_CONFLICT);
     r->unregister_type("owned");
@@ -164,8 +167,8 @@ static void a_reload_that_would_change_the_load_order_is_refused(void **state)
     const char *paths[] = {path, TEST_PLUGIN("prov_a")};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     assert_true(fixture_info("counter").load_index < fixture_info("prov_a").load_index);
-    assert_int_equal(uv_fs_copyfile(NULL, &req, TEST_PLUGIN("counter_needs_later"), path,
-                                    0, NULL), 0);
+    assert_int_equal(uv_fs_copyfile(NULL, &req, TEST_PLUGIN("counter_needs_later"), path, 0, NULL),
+                     0);
     uv_fs_req_cleanup(&req);
     assert_int_equal(loader__reload("counter"), CT_ERR_VERSION);
     const test_counter_api_v1 *c = registry__get_engine_api(TEST_COUNTER_API, 1);

@@ -112,18 +112,21 @@ static void garbage_plugin_tables_are_refused_not_read(void **state)
 static void a_bad_ct_table_is_refused_at_load(void **state)
 {
     (void)state;
-    const char *paths[] = {TEST_PLUGIN("null_slot"), TEST_PLUGIN("wrong_size"), SAMPLE_PLUGIN("hello_v1")};
+    const char *paths[] = {TEST_PLUGIN("null_slot"), TEST_PLUGIN("wrong_size"),
+                           SAMPLE_PLUGIN("hello_v1")};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     ct_plugin_info_t info = fixture_info("null_slot");
     assert_int_equal(info.state, CT_PLUGIN_FAILED);
-    assert_string_equal(info.error, "provides ct.log v1 with slot 'error_name' NULL "
-                                    "(ct_log_api_v1.error_name is not optional: fill it, or provide "
-                                    "an older version)");
+    assert_string_equal(info.error,
+                        "provides ct.log v1 with slot 'error_name' NULL "
+                        "(ct_log_api_v1.error_name is not optional: fill it, or provide "
+                        "an older version)");
     info = fixture_info("wrong_size");
     assert_int_equal(info.state, CT_PLUGIN_FAILED);
-    assert_string_equal(info.error, "provides ct.log v1 with a table of 24 bytes, but ct_log_api_v1 "
-                                    "is 32 bytes (build it against this SDK's headers, or provide "
-                                    "the version it was written for)");
+    assert_string_equal(info.error,
+                        "provides ct.log v1 with a table of 24 bytes, but ct_log_api_v1 "
+                        "is 32 bytes (build it against this SDK's headers, or provide "
+                        "the version it was written for)");
     assert_int_equal(fixture_state("acme.hello"), CT_PLUGIN_LOADED);
     assert_int_equal(fixture_shutdown(), 0);
 }
@@ -160,8 +163,8 @@ static void files_the_project_does_not_list_are_not_opened(void **state)
     put(f, SAMPLE_PLUGIN("seed_adder"), "acme_seed.so", path, sizeof path);
     const char *dirs[] = {f->dir};
     const char *wanted[] = {"acme.hello", "acme.impostor", "acme.seed"};
-    loader_desc_t desc = {.module_dirs = dirs, .num_module_dirs = 1, .wanted = wanted,
-                          .num_wanted = N(wanted)};
+    loader_desc_t desc = {
+        .module_dirs = dirs, .num_module_dirs = 1, .wanted = wanted, .num_wanted = N(wanted)};
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(fixture_state("acme.hello"), CT_PLUGIN_LOADED);
     assert_int_equal(registry__api_v1()->find_plugin("garbage"), UINT32_MAX);
@@ -183,9 +186,11 @@ static void a_plugin_path_is_a_path_never_a_search(void **state)
 {
     (void)state;
     const char *paths[] = {"libm.so.6", "", "libc.so.6", "/tmp/cuttle-no-such-plugin.so", "/tmp"};
-    const char *said[] = {"no such file (a plugin is named by its path: write ./libm.so.6 for a file in the current folder)",
+    const char *said[] = {"no such file (a plugin is named by its path: write ./libm.so.6 for a "
+                          "file in the current folder)",
                           "is an empty path: a plugin is named by its path (./name.so)",
-                          "no such file (a plugin is named by its path: write ./libc.so.6 for a file in the current folder)",
+                          "no such file (a plugin is named by its path: write ./libc.so.6 for a "
+                          "file in the current folder)",
                           "no such file", "is a folder, not a plugin file"};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     const ct_registry_api_v1 *r = registry__api_v1();
@@ -202,14 +207,15 @@ static void a_plugin_path_is_a_path_never_a_search(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(a_loaded_file_overwritten_or_truncated_in_place_does_not_crash,
-                                        make_folder, remove_folder),
+        cmocka_unit_test_setup_teardown(
+            a_loaded_file_overwritten_or_truncated_in_place_does_not_crash, make_folder,
+            remove_folder),
         cmocka_unit_test(garbage_plugin_tables_are_refused_not_read),
         cmocka_unit_test(a_bad_ct_table_is_refused_at_load),
         cmocka_unit_test_setup_teardown(a_garbage_file_at_reload_is_refused, make_folder,
                                         remove_folder),
-        cmocka_unit_test_setup_teardown(files_the_project_does_not_list_are_not_opened,
-                                        make_folder, remove_folder),
+        cmocka_unit_test_setup_teardown(files_the_project_does_not_list_are_not_opened, make_folder,
+                                        remove_folder),
         cmocka_unit_test(a_plugin_path_is_a_path_never_a_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,8 +73,8 @@ static void a_project_names_the_version_offered(void **state)
     (void)state;
     const char *dirs[] = {TEST_PLUGIN_DIR};
     const char *wanted[] = {"needs_x2", "prov_a"};
-    loader_desc_t desc = {.module_dirs = dirs, .num_module_dirs = 1, .wanted = wanted,
-                          .num_wanted = N(wanted)};
+    loader_desc_t desc = {
+        .module_dirs = dirs, .num_module_dirs = 1, .wanted = wanted, .num_wanted = N(wanted)};
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(fixture_state("needs_x2"), CT_PLUGIN_FAILED);
     assert_string_equal(fixture_info("needs_x2").error,
@@ -103,8 +103,9 @@ static void an_optional_api_at_another_version_is_reported(void **state)
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     log__set_sink(NULL, NULL);
     assert_int_equal(fixture_state("opt_needs_x2"), CT_PLUGIN_LOADED);
-    assert_non_null(strstr(warnings, "plugin 'opt_needs_x2': optional test.x v2 is not used: only v1 "
-                                     "(by prov_a) is offered"));
+    assert_non_null(strstr(warnings,
+                           "plugin 'opt_needs_x2': optional test.x v2 is not used: only v1 "
+                           "(by prov_a) is offered"));
     assert_int_equal(fixture_shutdown(), 0);
 }
 
@@ -127,15 +128,19 @@ static void the_project_chooses_a_provider(void **state)
     (void)state;
     const char *paths[] = {TEST_PLUGIN("prov_a"), TEST_PLUGIN("prov_b"), TEST_PLUGIN("needs_x")};
     const loader_provider_t choice = {"test.x", "prov_b"};
-    loader_desc_t desc = {.plugin_paths = paths, .num_plugin_paths = N(paths),
-                          .providers = &choice, .num_providers = 1, .strict = true};
+    loader_desc_t desc = {.plugin_paths = paths,
+                          .num_plugin_paths = N(paths),
+                          .providers = &choice,
+                          .num_providers = 1,
+                          .strict = true};
     /* The other provider is set aside, not failed: no error line, and --strict passes (before:
      * an error for prov_a failed the strict boot and cuttle-compile). */
     const uint64_t errors = log__count(CT_LOG_ERROR);
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(log__count(CT_LOG_ERROR), errors);
     assert_int_equal(fixture_state("prov_a"), CT_PLUGIN_SKIPPED);
-    assert_string_equal(fixture_info("prov_a").error, "not loaded: the project chose 'prov_b' to provide test.x v1");
+    assert_string_equal(fixture_info("prov_a").error,
+                        "not loaded: the project chose 'prov_b' to provide test.x v1");
     assert_int_equal(fixture_state("prov_b"), CT_PLUGIN_LOADED);
     assert_int_equal(fixture_state("needs_x"), CT_PLUGIN_LOADED);
     const test_graph_api_v1 *x = registry__get_engine_api(ct_hash32("test.x"), 1);
@@ -179,8 +184,12 @@ static void module_dirs_wanted_and_pins(void **state)
     const char *dirs[] = {TEST_PLUGIN_DIR};
     const char *wanted[] = {"prov_a", "needs_x", "cycle_a"};
     const loader_pin_t pin = {"cycle_a", 2};
-    loader_desc_t desc = {.module_dirs = dirs, .num_module_dirs = 1, .wanted = wanted,
-                          .num_wanted = N(wanted), .pins = &pin, .num_pins = 1};
+    loader_desc_t desc = {.module_dirs = dirs,
+                          .num_module_dirs = 1,
+                          .wanted = wanted,
+                          .num_wanted = N(wanted),
+                          .pins = &pin,
+                          .num_pins = 1};
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(registry__api_v1()->plugin_count(), 3);
     assert_int_equal(fixture_state("prov_a"), CT_PLUGIN_LOADED);

@@ -48,7 +48,8 @@ static void v0_and_v1_plugins_side_by_side(void **state)
     assert_int_equal(hello.provides[0].id, ACME_GREETER_API);
     /* The seed's plugin, unchanged: Plugin.test(a, b) adds. */
     assert_int_equal(lua_env__run_string("assert(Plugin.test(2, 3) == 5)", "seed"), 0);
-    assert_int_equal(lua_env__run_string("assert(Hello.greet('you') == 'Hello, you!')", "hello"), 0);
+    assert_int_equal(lua_env__run_string("assert(Hello.greet('you') == 'Hello, you!')", "hello"),
+                     0);
     assert_int_equal(fixture_shutdown(), 0);
 }
 
@@ -110,7 +111,8 @@ static void list_prints_every_plugin(void **state)
 static void list_prints_ranges_and_blames_no_one_for_declared_uses(void **state)
 {
     (void)state;
-    const char *paths[] = {TEST_PLUGIN("context_v1"), TEST_PLUGIN("prov_a"), SAMPLE_PLUGIN("hello_v1")};
+    const char *paths[] = {TEST_PLUGIN("context_v1"), TEST_PLUGIN("prov_a"),
+                           SAMPLE_PLUGIN("hello_v1")};
     assert_int_equal(fixture_boot_paths(paths, N(paths)), 0);
     FILE *f = tmpfile();
     assert_non_null(f);

@@ -16,7 +16,6 @@
 #include "ct_resource.h"
 #include "test_plugins.h"
 
-
 typedef struct reload_fixture_t {
     char dir[64];
     char path[96];
@@ -93,8 +92,8 @@ static void reload_keeps_state_and_swaps_code(void **state)
     assert_int_equal(fixture_state("counter"), CT_PLUGIN_LOADED);
     /* The resource type only the refused code registered went with it. */
     const ct_resource_api_v1 *r = registry__get_engine_api(CT_RESOURCE_API, 1);
-    ct_resource_type_t free_name = {.type = "counter_bad", .compile = test_compile_nothing,
-                                    .load = test_load_nothing};
+    ct_resource_type_t free_name = {
+        .type = "counter_bad", .compile = test_compile_nothing, .load = test_load_nothing};
     assert_int_equal(r->register_type(&free_name), 0);
     r->unregister_type("counter_bad");
     assert_int_equal(fixture_shutdown(), 0);
@@ -117,8 +116,8 @@ static void the_watcher_picks_up_a_rebuild(void **state)
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
     const char *paths[] = {f->path};
-    loader_desc_t desc = {.plugin_paths = paths, .num_plugin_paths = 1, .watch = true,
-                          .loop = &loop};
+    loader_desc_t desc = {
+        .plugin_paths = paths, .num_plugin_paths = 1, .watch = true, .loop = &loop};
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(step_gives(1), 0);
     install(TEST_PLUGIN("counter_v2"), f->path);
@@ -147,8 +146,8 @@ static void a_rebuild_in_progress_is_waited_for_quietly(void **state)
     uv_loop_t loop;
     assert_int_equal(uv_loop_init(&loop), 0);
     const char *paths[] = {f->path};
-    loader_desc_t desc = {.plugin_paths = paths, .num_plugin_paths = 1, .watch = true,
-                          .loop = &loop};
+    loader_desc_t desc = {
+        .plugin_paths = paths, .num_plugin_paths = 1, .watch = true, .loop = &loop};
     assert_int_equal(fixture_boot(&desc), 0);
     assert_int_equal(step_gives(1), 0);
     const uint64_t errors = log__count(CT_LOG_ERROR), warnings = log__count(CT_LOG_WARNING);
@@ -185,7 +184,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(reload_keeps_state_and_swaps_code, setup, teardown),
         cmocka_unit_test(plugins_without_hooks_are_not_reloaded),
         cmocka_unit_test_setup_teardown(the_watcher_picks_up_a_rebuild, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_rebuild_in_progress_is_waited_for_quietly, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_rebuild_in_progress_is_waited_for_quietly, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

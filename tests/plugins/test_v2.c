@@ -51,7 +51,10 @@ static void v0_v1_and_v2_plugins_load_side_by_side(void **state)
     assert_int_equal(t->plugin_api_max(), 2);
     assert_int_equal(lua_env__run_string("assert(Plugin.test(2, 3) == 5)", "v0"), 0);
     assert_int_equal(lua_env__run_string("assert(Hello.greet('v1') == 'Hello, v1!')", "v1"), 0);
-    assert_int_equal(lua_env__run_string("assert(Weather.forecast('Oslo') == 'sun' and Weather.forecasts() == 1)", "v2"), 0);
+    assert_int_equal(
+        lua_env__run_string(
+            "assert(Weather.forecast('Oslo') == 'sun' and Weather.forecasts() == 1)", "v2"),
+        0);
     assert_int_equal(fixture_shutdown(), 0);
 }
 
@@ -199,8 +202,9 @@ static void a_taken_component_type_names_its_owner(void **state)
     log__set_sink(NULL, NULL);
     assert_int_equal(fixture_state("health_a"), CT_PLUGIN_LOADED);
     assert_int_equal(fixture_state("health_b"), CT_PLUGIN_FAILED);
-    assert_non_null(strstr(errors, "register_type: component type 'health' is already registered by "
-                                   "plugin 'health_a'"));
+    assert_non_null(strstr(errors,
+                           "register_type: component type 'health' is already registered by "
+                           "plugin 'health_a'"));
     assert_int_equal(fixture_shutdown(), 0);
 }
 

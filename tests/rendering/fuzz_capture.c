@@ -27,8 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 memcpy(&cmd, c.packets + (size_t)i * RENDER_CAPTURE_PACKET_SIZE + 8, sizeof cmd);
                 render__context_record(&q.contexts[0], a, key, &cmd);
             }
-            if (render__merge_sort(&q) && render__build(&q, c.view_proj, c.materials, c.num_materials, NULL))
-                (void)render__null_execute(q.draws, q.num_packets, c.num_meshes, c.num_materials, RENDER_NUM_PROGRAMS);
+            if (render__merge_sort(&q) &&
+                render__build(&q, c.view_proj, c.materials, c.num_materials, NULL))
+                (void)render__null_execute(q.draws, q.num_packets, c.num_meshes, c.num_materials,
+                                           RENDER_NUM_PROGRAMS);
         }
         render__queue_free(&q);
         render__capture_free(&c, a);

@@ -31,12 +31,14 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         px[k] = stbi_load(argv[1 + k], &w[k], &h[k], &n, 4);
         if (!px[k]) {
-            fprintf(stderr, "png_compare: cannot read %s: %s\n", argv[1 + k], stbi_failure_reason());
+            fprintf(stderr, "png_compare: cannot read %s: %s\n", argv[1 + k],
+                    stbi_failure_reason());
             return 2;
         }
     }
     if (w[0] != w[1] || h[0] != h[1]) {
-        fprintf(stderr, "png_compare: %s is %dx%d, %s is %dx%d\n", argv[1], w[0], h[0], argv[2], w[1], h[1]);
+        fprintf(stderr, "png_compare: %s is %dx%d, %s is %dx%d\n", argv[1], w[0], h[0], argv[2],
+                w[1], h[1]);
         return 2;
     }
     long differing = 0;
@@ -50,7 +52,8 @@ int main(int argc, char **argv)
         differing += worst > tolerance;
         largest = worst > largest ? worst : largest;
     }
-    printf("png_compare: %ld of %d pixels differ by more than %d (largest channel difference %d; %ld allowed)\n",
+    printf("png_compare: %ld of %d pixels differ by more than %d (largest channel difference %d; "
+           "%ld allowed)\n",
            differing, w[0] * h[0], tolerance, largest, max_differing);
     stbi_image_free(px[0]);
     stbi_image_free(px[1]);

@@ -23,7 +23,8 @@
 int main(int argc, char **argv)
 {
     if (argc < 4 || (argc % 2 && strcmp(argv[2], "--count"))) {
-        fprintf(stderr, "usage: png_probe FILE.png X Y [X Y ...] | --count R G B TOLERANCE X0 Y0 X1 Y1\n");
+        fprintf(stderr,
+                "usage: png_probe FILE.png X Y [X Y ...] | --count R G B TOLERANCE X0 Y0 X1 Y1\n");
         return 2;
     }
     int w, h, n;
@@ -37,8 +38,10 @@ int main(int argc, char **argv)
         long v[8];
         for (int k = 0; k < 8; k++)
             v[k] = 3 + k < argc ? strtol(argv[3 + k], NULL, 10) : -1;
-        if (argc != 11 || v[4] < 0 || v[5] < 0 || v[6] >= w || v[7] >= h || v[4] > v[6] || v[5] > v[7]) {
-            fprintf(stderr, "png_probe: --count R G B TOLERANCE X0 Y0 X1 Y1 within %d x %d\n", w, h);
+        if (argc != 11 || v[4] < 0 || v[5] < 0 || v[6] >= w || v[7] >= h || v[4] > v[6] ||
+            v[5] > v[7]) {
+            fprintf(stderr, "png_probe: --count R G B TOLERANCE X0 Y0 X1 Y1 within %d x %d\n", w,
+                    h);
             stbi_image_free(px);
             return 2;
         }
@@ -46,7 +49,8 @@ int main(int argc, char **argv)
         for (long y = v[5]; y <= v[7]; y++)
             for (long x = v[4]; x <= v[6]; x++) {
                 const unsigned char *p = &px[4 * ((size_t)y * w + x)];
-                count += labs(p[0] - v[0]) <= v[3] && labs(p[1] - v[1]) <= v[3] && labs(p[2] - v[2]) <= v[3];
+                count += labs(p[0] - v[0]) <= v[3] && labs(p[1] - v[1]) <= v[3] &&
+                         labs(p[2] - v[2]) <= v[3];
             }
         printf("%ld\n", count);
         stbi_image_free(px);

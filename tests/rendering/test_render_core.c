@@ -30,19 +30,21 @@
 
 #include <math.h>
 
-
 static void test_key_fields(void **state)
 {
     (void)state;
-    const render__key_fields f = {.layer = 3, .pass = 2, .program = 1000, .material = 0xbeef,
-                                  .depth = 12345};
+    const render__key_fields f = {
+        .layer = 3, .pass = 2, .program = 1000, .material = 0xbeef, .depth = 12345};
     const uint64_t k = render__key_encode(&f);
     assert_int_equal(k, 0x032fa2fbbc003039ull);
     const render__key_fields g = render__key_decode(k);
     assert_memory_equal(&f, &g, sizeof f);
     /* A layer always outranks everything below it. */
-    const render__key_fields hi = {.layer = 1}, lo = {.layer = 0, .pass = 15, .program = 1023,
-                                                       .material = 0xffff, .depth = (1u << 26) - 1};
+    const render__key_fields hi = {.layer = 1}, lo = {.layer = 0,
+                                                      .pass = 15,
+                                                      .program = 1023,
+                                                      .material = 0xffff,
+                                                      .depth = (1u << 26) - 1};
     assert_true(render__key_encode(&hi) > render__key_encode(&lo));
     /* Depth: 0 at near, top at far, complemented back to front, NaN to 0. */
     assert_int_equal(render__key_depth(0.1f, 0.1f, 100.0f, false), 0);
@@ -73,7 +75,8 @@ static void test_radix_sort_is_stable(void **state)
     (void)state;
     enum { N = 20000 };
     static uint32_t hist[RENDER_RADIX_DIGITS][RENDER_RADIX_BUCKETS];
-    render__packet *p = malloc(N * sizeof *p), *ref = malloc(N * sizeof *p), *tmp = malloc(N * sizeof *p);
+    render__packet *p = malloc(N * sizeof *p), *ref = malloc(N * sizeof *p),
+                   *tmp = malloc(N * sizeof *p);
     for (uint32_t i = 0; i < N; i++) {
         /* Few distinct keys, so most have equals whose order must survive. */
         p[i] = (render__packet){(next_random() % 50) << 40 | (next_random() % 3), 0, i};
@@ -94,7 +97,9 @@ static void test_radix_sort_is_stable(void **state)
 
 static render__command draw_cmd(uint32_t mesh, uint32_t material, float x)
 {
-    return (render__command){.kind = RENDER_CMD_DRAW, .mesh = mesh, .material = material,
+    return (render__command){.kind = RENDER_CMD_DRAW,
+                             .mesh = mesh,
+                             .material = material,
                              .program = material % 2,
                              .world = {1, 0, 0, x, 0, 1, 0, 0, 0, 0, 1, -5}};
 }
@@ -105,9 +110,10 @@ static void record_scene(render__queue *q, uint32_t n, uint32_t grain)
     assert_true(render__queue_begin(q, (n + grain - 1) / grain));
     for (uint32_t i = 0; i < n; i++) {
         const render__command c = draw_cmd(i % 7 % 5, i % 7, (float)i * 0.01f);
-        const render__key_fields f = {.layer = i % 2, .program = c.program, .material = c.material,
-                                      .depth = i % 3};
-        render__context_record(&q->contexts[i / grain], ct_heap_allocator(), render__key_encode(&f), &c);
+        const render__key_fields f = {
+            .layer = i % 2, .program = c.program, .material = c.material, .depth = i % 3};
+        render__context_record(&q->contexts[i / grain], ct_heap_allocator(), render__key_encode(&f),
+                               &c);
     }
 }
 
@@ -123,7 +129,8 @@ static void test_merge_keeps_context_order(void **state)
         const render__packet *a = &q.sorted[i - 1], *b = &q.sorted[i];
         assert_true(a->key <= b->key);
         if (a->key == b->key) /* equal keys: context order, then recording order */
-            assert_true(a->context < b->context || (a->context == b->context && a->command < b->command));
+            assert_true(a->context < b->context ||
+                        (a->context == b->context && a->command < b->command));
     }
     render__queue_free(&q);
 }
@@ -159,7 +166,8 @@ static void test_build_and_null_backend(void **state)
         assert_true(s.state_changes > 2 && s.state_changes < 200);
         hashes[pass] = s.hash;
         /* Out-of-range tables are caught. */
-        assert_int_equal(render__null_execute(q.draws, q.num_packets, 4, 7, 2).invalid, 1286); /* i % 7 == 4 */
+        assert_int_equal(render__null_execute(q.draws, q.num_packets, 4, 7, 2).invalid,
+                         1286); /* i % 7 == 4 */
         render__queue_free(&q);
     }
     assert_memory_equal(serial[0], serial[1], 9000 * sizeof **serial);
@@ -179,11 +187,13 @@ static void test_mvp_of_a_translation(void **state)
     assert_true(render__merge_sort(&q));
     assert_true(render__build(&q, identity, NULL, 0, NULL));
     /* Column 3 holds the translation (3, 0, -5). */
-    assert_true(q.draws[0].mvp[12] == 3.0f && q.draws[0].mvp[14] == -5.0f && q.draws[0].mvp[15] == 1.0f);
+    assert_true(q.draws[0].mvp[12] == 3.0f && q.draws[0].mvp[14] == -5.0f &&
+                q.draws[0].mvp[15] == 1.0f);
     assert_int_equal(q.draws[0].changes, RENDER_CHANGE_LAYER | RENDER_CHANGE_PROGRAM |
                                              RENDER_CHANGE_MATERIAL | RENDER_CHANGE_MESH);
     /* The normal matrix of a rotation-free uniform frame is the identity. */
-    assert_true(q.draws[0].normal[0] == 1.0f && q.draws[0].normal[5] == 1.0f && q.draws[0].normal[10] == 1.0f);
+    assert_true(q.draws[0].normal[0] == 1.0f && q.draws[0].normal[5] == 1.0f &&
+                q.draws[0].normal[10] == 1.0f);
     render__queue_free(&q);
 }
 
@@ -193,14 +203,16 @@ static void test_mvp_of_a_translation(void **state)
 static void test_tangents_follow_texture_axes(void **state)
 {
     (void)state;
-    const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0}, nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const float pos[12] = {-1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0},
+                nrm[12] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
     const float upright[8] = {0, 1, 1, 1, 1, 0, 0, 0}, mirrored[8] = {0, 0, 1, 0, 1, 1, 0, 1};
     const float turned[8] = {0, 0, 0, 1, 1, 1, 1, 0}; /* u along +y, v along +x */
     const uint32_t idx[6] = {0, 1, 2, 0, 2, 3};
     float scratch[12], t[16];
     assert_true(render__mesh_tangents(pos, nrm, upright, 4, idx, 6, scratch, t));
     for (int v = 0; v < 4; v++) {
-        assert_true(fabsf(t[4 * v] - 1.0f) < 1e-6f && fabsf(t[4 * v + 1]) < 1e-6f && fabsf(t[4 * v + 2]) < 1e-6f);
+        assert_true(fabsf(t[4 * v] - 1.0f) < 1e-6f && fabsf(t[4 * v + 1]) < 1e-6f &&
+                    fabsf(t[4 * v + 2]) < 1e-6f);
         assert_true(t[4 * v + 3] == 1.0f);
     }
     assert_true(render__mesh_tangents(pos, nrm, mirrored, 4, idx, 6, scratch, t));
@@ -212,7 +224,8 @@ static void test_tangents_follow_texture_axes(void **state)
     assert_true(render__mesh_tangents(pos, nrm, NULL, 4, idx, 6, scratch, t));
     for (int v = 0; v < 4; v++) {
         const float *q = &t[4 * v];
-        assert_true(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0f) < 1e-5f && fabsf(q[2]) < 1e-6f);
+        assert_true(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] - 1.0f) < 1e-5f &&
+                    fabsf(q[2]) < 1e-6f);
     }
     assert_false(render__mesh_tangents(pos, nrm, upright, 4, idx, 6, NULL, t));
 }
@@ -228,7 +241,9 @@ static void test_mesh_parse_refuses_bad_tangents(void **state)
         uint32_t idx[3];
         float tan[3][4];
     } blob = {{3, 3, {0, 0, 0}, 1, 0, 0},
-              {{{0, 0, 0}, {0, 0, 1}, {0, 0}}, {{1, 0, 0}, {0, 0, 1}, {1, 0}}, {{0, 1, 0}, {0, 0, 1}, {0, 1}}},
+              {{{0, 0, 0}, {0, 0, 1}, {0, 0}},
+               {{1, 0, 0}, {0, 0, 1}, {1, 0}},
+               {{0, 1, 0}, {0, 0, 1}, {0, 1}}},
               {0, 1, 2},
               {{1, 0, 0, 1}, {1, 0, 0, 1}, {1, 0, 0, -1}}};
     render__mesh_view v;
@@ -265,22 +280,24 @@ static void test_normal_map_mips_stay_unit(void **state)
     assert_true(stbi_write_png_to_func(append_bytes, &end, 2, 1, 3, texels, 6));
     render__texture_info info;
     char err[256];
-    uint8_t *levels = render__texture_decode(png, (size_t)(end - png), 0, 4096, ct_heap_allocator(), &info, err,
-                                             sizeof err);
+    uint8_t *levels = render__texture_decode(png, (size_t)(end - png), 0, 4096, ct_heap_allocator(),
+                                             &info, err, sizeof err);
     assert_non_null(levels);
     assert_int_equal(info.levels, 2);
     assert_int_equal(info.flags, 0);
     assert_memory_equal(levels, ((uint8_t[8]){218, 128, 218, 255, 38, 128, 218, 255}), 8);
     assert_true(abs(levels[8] - 128) <= 1 && abs(levels[9] - 128) <= 1 && levels[10] == 255);
     ct_free(ct_heap_allocator(), levels, render__texture_bytes(2, 1, 2));
-    levels = render__texture_decode(png, (size_t)(end - png), RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info,
-                                    err, sizeof err);
+    levels = render__texture_decode(png, (size_t)(end - png), RENDER_TEXTURE_SRGB, 4096,
+                                    ct_heap_allocator(), &info, err, sizeof err);
     assert_non_null(levels);
     assert_int_equal(levels[10], 218); /* colour: the same blue stays */
     ct_free(ct_heap_allocator(), levels, render__texture_bytes(2, 1, 2));
-    assert_null(render__texture_decode(png, (size_t)(end - png), 0, 1, ct_heap_allocator(), &info, err, sizeof err));
+    assert_null(render__texture_decode(png, (size_t)(end - png), 0, 1, ct_heap_allocator(), &info,
+                                       err, sizeof err));
     assert_non_null(strstr(err, "too large"));
-    assert_null(render__texture_decode(png, 20, 0, 4096, ct_heap_allocator(), &info, err, sizeof err));
+    assert_null(
+        render__texture_decode(png, 20, 0, 4096, ct_heap_allocator(), &info, err, sizeof err));
 }
 
 /* A JPEG whose Huffman table (DHT) counts 257 codes: stb_image 2.27 would write past its table
@@ -290,17 +307,17 @@ static void test_normal_map_mips_stay_unit(void **state)
 static void test_jpeg_huffman_overflow_refused(void **state)
 {
     (void)state;
-    uint8_t jpeg[2 + 6 + 2 + 4 + 17 + 257 + 2] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0xAB, 0xCD, 0xFF, 0xFF,
-                                                 0xC4, 0x01, 0x14, 0x00, 250, 7};
+    uint8_t jpeg[2 + 6 + 2 + 4 + 17 + 257 + 2] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x04, 0xAB, 0xCD,
+                                                  0xFF, 0xFF, 0xC4, 0x01, 0x14, 0x00, 250,  7};
     jpeg[sizeof jpeg - 2] = 0xFF, jpeg[sizeof jpeg - 1] = 0xD9;
     render__texture_info info;
     char err[256];
-    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info, err,
-                                       sizeof err));
+    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096,
+                                       ct_heap_allocator(), &info, err, sizeof err));
     assert_non_null(strstr(err, "more than 256 codes"));
     jpeg[15] = 6, jpeg[12] = 0x13; /* 256 codes, the segment one byte shorter */
-    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096, ct_heap_allocator(), &info, err,
-                                       sizeof err));
+    assert_null(render__texture_decode(jpeg, sizeof jpeg, RENDER_TEXTURE_SRGB, 4096,
+                                       ct_heap_allocator(), &info, err, sizeof err));
     assert_null(strstr(err, "more than 256 codes"));
 }
 

@@ -41,7 +41,10 @@ static const ct_world_api_v1 *worlds;
 static const ct_entity_api_v2 *entity;
 static const ct_lua_api_v1 *lua;
 
-static void write_file(const char *name, const char *text) { test_project_write(project, name, text); }
+static void write_file(const char *name, const char *text)
+{
+    test_project_write(project, name, text);
+}
 
 static const char cube_obj[] =
     "v -0.5 -0.5 -0.5\nv 0.5 -0.5 -0.5\nv 0.5 0.5 -0.5\nv -0.5 0.5 -0.5\n"
@@ -56,8 +59,8 @@ static void boot(uint32_t jobs)
     memset(&desc, 0, sizeof desc);
     desc.project_dir = project;
     desc.jobs = jobs;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"), CT_TEST_MODULE("transforms", "ct_transforms"),
-                           rendering_path};
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"), rendering_path};
     for (uint32_t i = 0; i < 3; i++)
         desc.plugin_paths[desc.num_plugin_paths++] = paths[i];
     assert_int_equal(kernel__boot(&desc), 0);
@@ -84,14 +87,18 @@ static int make_project(void **state)
     /* glTF files from Debian's assimp-testmodels, good and broken, seen from inside the project
      * under canonical (lower-case) names, their buffers beside them under the names they use. */
     static const char *const models[][2] = {
-        {"IndexOutOfRange/IndexOutOfRange.gltf", "index_out_of_range"}, {"MissingBin/BoxTextured.gltf", "missing_bin"},
-        {"wrongTypes/badArray.gltf", "bad_array"}, {"BoxTextured-glTF-Binary/BoxTextured.glb", "box_glb"},
+        {"IndexOutOfRange/IndexOutOfRange.gltf", "index_out_of_range"},
+        {"MissingBin/BoxTextured.gltf", "missing_bin"},
+        {"wrongTypes/badArray.gltf", "bad_array"},
+        {"BoxTextured-glTF-Binary/BoxTextured.glb", "box_glb"},
         {"2CylinderEngine-glTF-Binary/2CylinderEngine.glb", "engine"}};
     for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
         char cmd[1200];
         snprintf(cmd, sizeof cmd,
-                 "d=%s/gltf/%s && src=" ASSIMP_GLTF2 "/%s && mkdir -p $d && ln -s $(dirname $src)/* $d/ && "
-                 "ln -s $src $d/model.${src##*.}", project, models[k][1], models[k][0]);
+                 "d=%s/gltf/%s && src=" ASSIMP_GLTF2
+                 "/%s && mkdir -p $d && ln -s $(dirname $src)/* $d/ && "
+                 "ln -s $src $d/model.${src##*.}",
+                 project, models[k][1], models[k][0]);
         assert_int_equal(system(cmd), 0);
     }
     return 0;
@@ -114,18 +121,29 @@ static ct_world_o *scene(uint32_t n, ct_entity_t *camera, ct_entity_t *row)
 {
     assert_int_equal(load("mesh", "cube", "source = \"cube.obj\""), 0);
     assert_int_equal(load("material", "red", "program = \"unlit\" color = [1 0 0]"), 0);
-    assert_int_equal(load("material", "grey", "program = \"lit\" color = [0.5 0.5 0.5 1] specular = 0.2"), 0);
+    assert_int_equal(
+        load("material", "grey", "program = \"lit\" color = [0.5 0.5 0.5 1] specular = 0.2"), 0);
     char unit[512];
     snprintf(unit, sizeof unit,
              "entities = [ { components = { transform = { scale = [0.01 0.01 0.01] } "
-             "mesh = { mesh = \"cube\" material = \"red\" } } repeat = { count = %u spacing = [0.001 0 0] } }\n"
-             "{ components = { transform = { position = [0 1 0] } mesh = { mesh = \"cube\" material = \"grey\" } } } ]",
+             "mesh = { mesh = \"cube\" material = \"red\" } } repeat = { count = %u spacing = "
+             "[0.001 0 0] } }\n"
+             "{ components = { transform = { position = [0 1 0] } mesh = { mesh = \"cube\" "
+             "material = \"grey\" } } } ]",
              n);
     assert_int_equal(load("unit", "row", unit), 0);
-    assert_int_equal(load("unit", "far", "entities = [ { components = { transform = { position = [0 0 20] } "
-                                         "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"), 0);
-    assert_int_equal(load("unit", "camera", "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"), 0);
-    assert_int_equal(load("unit", "sun", "entities = [ { components = { transform = {} light = { type = \"directional\" } } } ]"), 0);
+    assert_int_equal(load("unit", "far",
+                          "entities = [ { components = { transform = { position = [0 0 20] } "
+                          "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"),
+                     0);
+    assert_int_equal(
+        load("unit", "camera",
+             "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"),
+        0);
+    assert_int_equal(load("unit", "sun",
+                          "entities = [ { components = { transform = {} light = { type = "
+                          "\"directional\" } } } ]"),
+                     0);
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "render"});
     assert_non_null(w);
     const ct_entity_t first = worlds->spawn_unit(w, "row", (float[3]){-0.5f, 0, 0}, NULL);
@@ -195,27 +213,48 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("material", "b", "program = \"lit\" colour = [1 0 0]"), 0);
     assert_int_not_equal(load("material", "c", "color = [1 0 2]"), 0);
     assert_int_not_equal(load("material", "d", "program = \"vignette\""), 0);
-    assert_int_equal(load("material", "e", "program = \"lit\" layer = \"nowhere\""), 0); /* warned at use */
+    assert_int_equal(load("material", "e", "program = \"lit\" layer = \"nowhere\""),
+                     0); /* warned at use */
     resource->unload("material", "e");
     /* Pipelines. */
     assert_int_not_equal(load("render_config", "p1", "layers = []"), 0);
-    assert_int_not_equal(load("render_config", "p2", "layers = [ { name = \"a\" target = \"hdr\" } ]"), 0);
-    assert_int_not_equal(load("render_config", "p3", "layers = [ { name = \"a\" } { name = \"a\" } ]"), 0);
-    assert_int_not_equal(load("render_config", "p4", "resolution = [0 10] layers = [ { name = \"a\" } ]"), 0);
-    assert_int_not_equal(load("render_config", "p5", "layers = [ { name = \"a\" fullscreen = { program = \"lit\" input = \"backbuffer\" } } ]"), 0);
-    assert_int_not_equal(load("render_config", "p6", "targets = [ { name = \"t\" scale = 2 } ] layers = [ { name = \"a\" } ]"), 0);
-    assert_int_not_equal(load("render_config", "p7", "layers = [ { name = \"a\" sort = \"random\" } ]"), 0);
+    assert_int_not_equal(
+        load("render_config", "p2", "layers = [ { name = \"a\" target = \"hdr\" } ]"), 0);
+    assert_int_not_equal(
+        load("render_config", "p3", "layers = [ { name = \"a\" } { name = \"a\" } ]"), 0);
+    assert_int_not_equal(
+        load("render_config", "p4", "resolution = [0 10] layers = [ { name = \"a\" } ]"), 0);
+    assert_int_not_equal(load("render_config", "p5",
+                              "layers = [ { name = \"a\" fullscreen = { program = \"lit\" input = "
+                              "\"backbuffer\" } } ]"),
+                         0);
+    assert_int_not_equal(
+        load("render_config", "p6",
+             "targets = [ { name = \"t\" scale = 2 } ] layers = [ { name = \"a\" } ]"),
+        0);
+    assert_int_not_equal(
+        load("render_config", "p7", "layers = [ { name = \"a\" sort = \"random\" } ]"), 0);
     assert_int_equal(render->set_pipeline("p7"), CT_ERR_NOT_FOUND);
     /* Shadow layers: two of them, a fractional size, an unknown field, a full-screen one. */
-    assert_int_equal(load("render_config", "h1", "layers = [ { name = \"a\" shadow = {} } { name = \"b\" shadow = {} } ]"),
+    assert_int_equal(load("render_config", "h1",
+                          "layers = [ { name = \"a\" shadow = {} } { name = \"b\" shadow = {} } ]"),
                      CT_ERR_BAD_DATA);
-    assert_int_equal(load("render_config", "h2", "layers = [ { name = \"a\" shadow = { size = 100.5 } } ]"), CT_ERR_BAD_DATA);
-    assert_int_equal(load("render_config", "h3", "layers = [ { name = \"a\" shadow = { szie = 512 } } ]"), CT_ERR_BAD_DATA);
-    assert_int_equal(load("render_config", "h4", "targets = [ { name = \"t\" } ] layers = [ { name = \"a\" target = \"t\" } "
-                                             "{ name = \"b\" fullscreen = { program = \"copy\" input = \"t\" } shadow = {} } ]"),
-                     CT_ERR_BAD_DATA);
-    assert_int_equal(load("render_config", "h5", "layers = [ { name = \"s\" shadow = { size = 512 extent = 10 softness = 2 } } "
-                                             "{ name = \"opaque\" } ]"), 0);
+    assert_int_equal(
+        load("render_config", "h2", "layers = [ { name = \"a\" shadow = { size = 100.5 } } ]"),
+        CT_ERR_BAD_DATA);
+    assert_int_equal(
+        load("render_config", "h3", "layers = [ { name = \"a\" shadow = { szie = 512 } } ]"),
+        CT_ERR_BAD_DATA);
+    assert_int_equal(
+        load("render_config", "h4",
+             "targets = [ { name = \"t\" } ] layers = [ { name = \"a\" target = \"t\" } "
+             "{ name = \"b\" fullscreen = { program = \"copy\" input = \"t\" } shadow = {} } ]"),
+        CT_ERR_BAD_DATA);
+    assert_int_equal(
+        load("render_config", "h5",
+             "layers = [ { name = \"s\" shadow = { size = 512 extent = 10 softness = 2 } } "
+             "{ name = \"opaque\" } ]"),
+        0);
     resource->unload("render_config", "h5");
     /* Meshes: files outside the project, missing, malformed. */
     assert_int_not_equal(load("mesh", "m1", "source = \"../cube.obj\""), 0);
@@ -226,35 +265,60 @@ static void test_bad_data_is_refused(void **state)
     assert_int_not_equal(load("mesh", "m6", "source = \"cube.obj\" gltf_mesh = 0"), 0);
     assert_int_not_equal(load("mesh", "m7", "path = \"cube.obj\""), 0);
     /* Skinned meshes: a file without skins, a units without a skin, a bad units. */
-    assert_int_equal(load("mesh", "s1", "source = \"gltf/box_glb/model.glb\" skin = 0"), CT_ERR_BAD_DATA);
-    assert_int_equal(load("mesh", "s2", "source = \"gltf/box_glb/model.glb\" units = 0.01"), CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s1", "source = \"gltf/box_glb/model.glb\" skin = 0"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(load("mesh", "s2", "source = \"gltf/box_glb/model.glb\" units = 0.01"),
+                     CT_ERR_BAD_DATA);
     assert_int_equal(load("mesh", "s3", "source = \"cube.obj\" skin = 0"), CT_ERR_BAD_DATA);
     assert_int_not_equal(load("mesh", "g1", "source = \"gltf/index_out_of_range/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g2", "source = \"gltf/missing_bin/model.gltf\""), 0);
     assert_int_not_equal(load("mesh", "g3", "source = \"gltf/bad_array/model.gltf\""), 0);
-    assert_int_not_equal(load("mesh", "g4", "source = \"gltf/box_glb/model.glb\" gltf_mesh = 7"), 0);
-    assert_int_not_equal(load("mesh", "g7", "source = \"gltf/box_glb/BoxTextured.glb\""), 0); /* not canonical */
+    assert_int_not_equal(load("mesh", "g4", "source = \"gltf/box_glb/model.glb\" gltf_mesh = 7"),
+                         0);
+    assert_int_not_equal(load("mesh", "g7", "source = \"gltf/box_glb/BoxTextured.glb\""),
+                         0); /* not canonical */
     assert_int_equal(load("mesh", "g5", "source = \"gltf/box_glb/model.glb\" gltf_mesh = 0"), 0);
     assert_int_equal(load("mesh", "g6", "source = \"gltf/engine/model.glb\""), 0);
     resource->unload("mesh", "g5");
     resource->unload("mesh", "g6");
     /* Components. */
-    assert_int_not_equal(load("unit", "u1", "entities = [ { components = { camera = { near = 10 far = 1 } } } ]"), 0);
-    assert_int_not_equal(load("unit", "u2", "entities = [ { components = { light = { type = \"area\" } } } ]"), 0);
+    assert_int_not_equal(
+        load("unit", "u1", "entities = [ { components = { camera = { near = 10 far = 1 } } } ]"),
+        0);
+    assert_int_not_equal(
+        load("unit", "u2", "entities = [ { components = { light = { type = \"area\" } } } ]"), 0);
     /* Lights: a cone only for spots, within (1, 89) degrees; shadows only for point and spot lights. */
-    assert_int_not_equal(load("unit", "l1", "entities = [ { components = { light = { type = \"point\" angle = 30 } } } ]"), 0);
-    assert_int_not_equal(load("unit", "l2", "entities = [ { components = { light = { type = \"spot\" angle = 95 } } } ]"), 0);
-    assert_int_not_equal(load("unit", "l3", "entities = [ { components = { light = { shadows = true } } } ]"), 0);
-    assert_int_not_equal(load("unit", "l4", "entities = [ { components = { light = { type = \"spot\" shadows = 1 } } } ]"), 0);
-    assert_int_equal(load("unit", "l5", "entities = [ { components = { light = { type = \"spot\" angle = 20 shadows = true } } } ]"), 0);
+    assert_int_not_equal(
+        load("unit", "l1",
+             "entities = [ { components = { light = { type = \"point\" angle = 30 } } } ]"),
+        0);
+    assert_int_not_equal(
+        load("unit", "l2",
+             "entities = [ { components = { light = { type = \"spot\" angle = 95 } } } ]"),
+        0);
+    assert_int_not_equal(
+        load("unit", "l3", "entities = [ { components = { light = { shadows = true } } } ]"), 0);
+    assert_int_not_equal(
+        load("unit", "l4",
+             "entities = [ { components = { light = { type = \"spot\" shadows = 1 } } } ]"),
+        0);
+    assert_int_equal(load("unit", "l5",
+                          "entities = [ { components = { light = { type = \"spot\" angle = 20 "
+                          "shadows = true } } } ]"),
+                     0);
     resource->unload("unit", "l5");
     /* Materials' normal maps: a scale needs a map; a map is an image. */
     assert_int_not_equal(load("material", "n1", "normal_scale = 2"), 0);
     assert_int_not_equal(load("material", "n2", "normal_texture = \"cube.obj\""), 0);
     assert_int_not_equal(load("material", "n3", "normal_texture = \"missing.png\""), 0);
-    assert_int_not_equal(load("unit", "u3", "entities = [ { components = { mesh = { mesh = \"cube\" } } } ]"), 0);
-    assert_int_not_equal(load("unit", "u4", "entities = [ { components = { mesh = { mesh = \"Cube\" material = \"x\" } } } ]"), 0);
-    assert_int_not_equal(load("unit", "u5", "entities = [ { components = { camera = { fov = 0 } } } ]"), 0);
+    assert_int_not_equal(
+        load("unit", "u3", "entities = [ { components = { mesh = { mesh = \"cube\" } } } ]"), 0);
+    assert_int_not_equal(
+        load("unit", "u4",
+             "entities = [ { components = { mesh = { mesh = \"Cube\" material = \"x\" } } } ]"),
+        0);
+    assert_int_not_equal(
+        load("unit", "u5", "entities = [ { components = { camera = { fov = 0 } } } ]"), 0);
     /* The API. */
     assert_int_equal(render->set_backend("vulkan"), CT_ERR_INVALID);
     assert_int_equal(render->screenshot("x.png"), CT_ERR_INVALID); /* no frame yet */
@@ -265,11 +329,13 @@ static void test_bad_data_is_refused(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
-static const char pipeline_two[] = "layers = [ { name = \"opaque\" clear_color = [0 0 0 1] clear_depth = 1 } "
-                                   "{ name = \"transparent\" sort = \"back_to_front\" } ]";
-static const char pipeline_post[] = "targets = [ { name = \"scene\" } ] layers = [ "
-                                    "{ name = \"opaque\" target = \"scene\" clear_color = [0 0 0 1] clear_depth = 1 } "
-                                    "{ name = \"post\" fullscreen = { program = \"copy\" input = \"scene\" } } ]";
+static const char pipeline_two[] =
+    "layers = [ { name = \"opaque\" clear_color = [0 0 0 1] clear_depth = 1 } "
+    "{ name = \"transparent\" sort = \"back_to_front\" } ]";
+static const char pipeline_post[] =
+    "targets = [ { name = \"scene\" } ] layers = [ "
+    "{ name = \"opaque\" target = \"scene\" clear_color = [0 0 0 1] clear_depth = 1 } "
+    "{ name = \"post\" fullscreen = { program = \"copy\" input = \"scene\" } } ]";
 
 /* A frame as the engine runs it: the kernel's frame (where followed sources are reloaded), then
  * the render call a boot script would make. */
@@ -343,7 +409,8 @@ static void hostile_source(bool fifo)
         ct_entity_t camera;
         ct_world_o *w = scene(10, &camera, NULL);
         write_file("main.render_config", pipeline_two);
-        bool ok = load("render_config", "main", pipeline_two) == 0 && render->set_pipeline("main") == 0;
+        bool ok =
+            load("render_config", "main", pipeline_two) == 0 && render->set_pipeline("main") == 0;
         resource->unload("render_config", "main");
         ok = ok && kernel__frame(0.0) == 0 && render->render(w, camera) == 0;
         struct rusage before, after;
@@ -353,7 +420,8 @@ static void hostile_source(bool fifo)
         unlink(path);
         ok = ok && (fifo ? mkfifo(path, 0600) : symlink("/dev/zero", path)) == 0;
         for (int k = 0; k < 3 && ok; k++)
-            ok = kernel__frame(0.0) == 0 && render->render(w, camera) == 0 && render->stats().packets == 11 + 2;
+            ok = kernel__frame(0.0) == 0 && render->render(w, camera) == 0 &&
+                 render->stats().packets == 11 + 2;
         getrusage(RUSAGE_SELF, &after);
         unlink(path);
         const long grown_kb = after.ru_maxrss - before.ru_maxrss;
@@ -364,7 +432,8 @@ static void hostile_source(bool fifo)
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
     if (WIFSIGNALED(status))
-        fail_msg("the frame did not come back: killed by signal %d (the alarm: it hung)", WTERMSIG(status));
+        fail_msg("the frame did not come back: killed by signal %d (the alarm: it hung)",
+                 WTERMSIG(status));
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
 }
@@ -419,13 +488,16 @@ static void test_textures(void **state)
     (void)state;
     boot(1);
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "ln -sf /usr/share/glmark2/textures/crate-base.png %s/crate.png && "
-             "ln -sf " ASSIMP_MODELS "/IRRMesh/brownground_1-1.jpg %s/ground.jpg", project, project);
+    snprintf(cmd, sizeof cmd,
+             "ln -sf /usr/share/glmark2/textures/crate-base.png %s/crate.png && "
+             "ln -sf " ASSIMP_MODELS "/IRRMesh/brownground_1-1.jpg %s/ground.jpg",
+             project, project);
     assert_int_equal(system(cmd), 0);
     write_file("corrupt.png", "\x89PNG\r\n\x1a\nthis is not a PNG stream");
     /* A PNG whose header says 5000 x 5000: refused from the header, nothing decoded. */
-    static const unsigned char huge[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                                         0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88, 8, 6, 0, 0, 0, 0, 0, 0, 0};
+    static const unsigned char huge[] = {0x89, 'P',  'N', 'G', '\r', '\n', 0x1a, '\n', 0,    0, 0,
+                                         13,   'I',  'H', 'D', 'R',  0,    0,    0x13, 0x88, 0, 0,
+                                         0x13, 0x88, 8,   6,   0,    0,    0,    0,    0,    0, 0};
     char path[512];
     snprintf(path, sizeof path, "%s/huge.png", project);
     FILE *f = fopen(path, "wb");
@@ -438,29 +510,42 @@ static void test_textures(void **state)
     assert_int_equal(load("material", "t1", "texture = \"crate.png\""), 0);
     assert_int_equal(load("material", "t2", "texture = \"ground.jpg\" program = \"unlit\""), 0);
     assert_int_equal(load("material", "t3", "gltf = \"gltf/box_glb/model.glb\""), 0);
-    assert_int_equal(load("material", "t4", "gltf = \"gltf/box_glb/model.glb\" color = [1 0 0 1]"), 0);
+    assert_int_equal(load("material", "t4", "gltf = \"gltf/box_glb/model.glb\" color = [1 0 0 1]"),
+                     0);
     assert_int_equal(load("material", "b1", "texture = \"missing.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b2", "texture = \"corrupt.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b3", "texture = \"huge.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b4", "texture = \"fifo.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b5", "texture = \"../crate.png\""), CT_ERR_BAD_DATA);
-    assert_int_equal(load("material", "b6", "gltf = \"gltf/box_glb/model.glb\" gltf_material = 3"), CT_ERR_BAD_DATA);
-    assert_int_equal(load("material", "b7", "gltf = \"gltf/box_glb/model.glb\" texture = \"crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(load("material", "b6", "gltf = \"gltf/box_glb/model.glb\" gltf_material = 3"),
+                     CT_ERR_BAD_DATA);
+    assert_int_equal(
+        load("material", "b7", "gltf = \"gltf/box_glb/model.glb\" texture = \"crate.png\""),
+        CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b8", "gltf_material = 0"), CT_ERR_BAD_DATA);
     /* Normal maps: a file, or a glTF material's normalTexture (here a data URI holding a 4 x 4
      * PNG); corrupt ones are refused like base colour textures. */
-    write_file("normal.gltf", "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
-               "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4XmO81XCLAQaYGJAAbg4A"
-               "bywCPAWNlVMAAAAASUVORK5CYII=\" } ], \"textures\": [ { \"source\": 0 } ], \"materials\": [ { "
-               "\"normalTexture\": { \"index\": 0, \"scale\": 0.5 } } ] }");
-    write_file("bad_normal.gltf", "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
-               "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAA=\" } ], \"textures\": [ { "
-               "\"source\": 0 } ], \"materials\": [ { \"normalTexture\": { \"index\": 0 } } ] }");
-    assert_int_equal(load("material", "t5", "normal_texture = \"crate.png\" normal_scale = 0.5"), 0);
+    write_file(
+        "normal.gltf",
+        "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
+        "\"data:image/"
+        "png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAFElEQVR4XmO81XCLAQaYGJAAbg4A"
+        "bywCPAWNlVMAAAAASUVORK5CYII=\" } ], \"textures\": [ { \"source\": 0 } ], \"materials\": [ "
+        "{ "
+        "\"normalTexture\": { \"index\": 0, \"scale\": 0.5 } } ] }");
+    write_file(
+        "bad_normal.gltf",
+        "{ \"asset\": { \"version\": \"2.0\" }, \"images\": [ { \"uri\": "
+        "\"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAA=\" } ], \"textures\": [ { "
+        "\"source\": 0 } ], \"materials\": [ { \"normalTexture\": { \"index\": 0 } } ] }");
+    assert_int_equal(load("material", "t5", "normal_texture = \"crate.png\" normal_scale = 0.5"),
+                     0);
     assert_int_equal(load("material", "t6", "gltf = \"normal.gltf\""), 0);
     assert_int_equal(load("material", "b9", "normal_texture = \"corrupt.png\""), CT_ERR_BAD_DATA);
     assert_int_equal(load("material", "b10", "gltf = \"bad_normal.gltf\""), CT_ERR_BAD_DATA);
-    assert_int_equal(load("material", "b11", "gltf = \"normal.gltf\" normal_texture = \"crate.png\""), CT_ERR_BAD_DATA);
+    assert_int_equal(
+        load("material", "b11", "gltf = \"normal.gltf\" normal_texture = \"crate.png\""),
+        CT_ERR_BAD_DATA);
     unlink(path);
     const char *const good[] = {"t1", "t2", "t3", "t4", "t5", "t6"};
     for (int k = 0; k < 6; k++) {
@@ -497,8 +582,10 @@ static void test_debug_drawing(void **state)
     assert_int_equal(with.invalid, 0);
     assert_int_equal(render->render(w, camera), 0);
     assert_int_equal(render->stats().packets, plain.packets); /* forgotten after one frame */
-    assert_int_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1, 1) Render.debug_text(1, 2, 'x', 0, 1, 0)",
-                                     "=debug"), 0);
+    assert_int_equal(
+        lua->run_string("Render.debug_line(0, 0, 0, 1, 1, 1) Render.debug_text(1, 2, 'x', 0, 1, 0)",
+                        "=debug"),
+        0);
     assert_int_not_equal(lua->run_string("Render.debug_line(0, 0, 0, 1, 1)", "=debug"), 0);
     assert_int_not_equal(lua->run_string("Render.debug_sphere(0, 0, 0, -1)", "=debug"), 0);
     assert_int_not_equal(lua->run_string("Render.debug_box(0, 0, 0, 1, 1, 1, 2)", "=debug"), 0);
@@ -532,8 +619,10 @@ static void test_shadow_is_stable(void **state)
     boot(1);
     ct_entity_t camera;
     ct_world_o *w = scene(3, &camera, NULL);
-    assert_int_equal(load("render_config", "shadowed", "layers = [ { name = \"shadow\" shadow = { size = 1024 extent = 8 } } "
-                                                     "{ name = \"opaque\" clear_depth = 1 } ]"), 0);
+    assert_int_equal(load("render_config", "shadowed",
+                          "layers = [ { name = \"shadow\" shadow = { size = 1024 extent = 8 } } "
+                          "{ name = \"opaque\" clear_depth = 1 } ]"),
+                     0);
     assert_int_equal(render->set_pipeline("shadowed"), 0);
     resource->unload("render_config", "shadowed");
     const ct_transform_api_v2 *tr = test_kernel_api(CT_TRANSFORM_API, 2);
@@ -578,7 +667,8 @@ static void test_lua(void **state)
     snprintf(code, sizeof code,
              "local w = ...\n"
              "local k = Render.decode_key('032fa2fbbc003039')\n"
-             "assert(k.layer == 3 and k.pass == 2 and k.program == 1000 and k.material == 0xbeef and k.depth == 12345)\n"
+             "assert(k.layer == 3 and k.pass == 2 and k.program == 1000 and k.material == 0xbeef "
+             "and k.depth == 12345)\n"
              "assert(not pcall(Render.decode_key, 'xyz'))\n"
              "assert(not pcall(Render.decode_key, '12345678901234567'))\n"
              "assert(not pcall(Render.decode_key, '-1'))\n"

@@ -48,10 +48,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-void fixture_remove_dir(const char *dir)
-{
-    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+void fixture_remove_dir(const char *dir) { nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 void fixture_write(const char *dir, const char *rel, const char *text)
 {

@@ -17,10 +17,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
     return resource_api->register_type(&t);
 }
 
-static void shutdown(void)
-{
-    resource_api->unregister_type(TEST_TYPE);
-}
+static void shutdown(void) { resource_api->unregister_type(TEST_TYPE); }
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {

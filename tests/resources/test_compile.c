@@ -21,8 +21,7 @@ static test_type_counters_t counters;
 static counts_t compile(int expect)
 {
     counts_t c = {99, 99, 99};
-    assert_int_equal(compiler__compile_project(dir, &c.compiled, &c.up_to_date, &c.failed),
-                     expect);
+    assert_int_equal(compiler__compile_project(dir, &c.compiled, &c.up_to_date, &c.failed), expect);
     return c;
 }
 

@@ -63,8 +63,8 @@ static void start(bool strict)
 {
     assert_int_equal(memory__init(MEMORY_DEBUG_FILL | MEMORY_DEBUG_CANARY), 0);
     assert_int_equal(resources__init(dir, strict), 0);
-    static const ct_resource_type_t listing = {"listing", 1, NULL, compile_listing, load_listing,
-                                               NULL};
+    static const ct_resource_type_t listing = {"listing",    1,   NULL, compile_listing,
+                                               load_listing, NULL};
     assert_int_equal(resources__api_v4()->register_type(&listing), 0);
 }
 
@@ -177,8 +177,9 @@ static void bad_paths_and_too_many_files_are_refused(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "depends = [\"../outside\"]",  "depends = [\"/etc/passwd\"]", "depends = [\"a//b\"]",
-        "depends = [\"./a\"]",         "depends = [\"a\\\\b\"]",      "depends = [\"\"]",
+        "depends = [\"../outside\"]",   "depends = [\"/etc/passwd\"]",
+        "depends = [\"a//b\"]",         "depends = [\"./a\"]",
+        "depends = [\"a\\\\b\"]",       "depends = [\"\"]",
         "include = [\"DATA/one.txt\"]", "include = [\"data/../l.listing\"]",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -206,14 +206,19 @@ static void strict_mode_turns_warnings_into_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(registering_checks_the_type, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(registering_checks_the_type, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(load_source_round_trip, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(loads_are_counted, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(replacing_keeps_loaded_resources, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(load_source_refuses_bad_input, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(load_without_a_project_is_not_found, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(replacing_keeps_loaded_resources, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(load_source_refuses_bad_input, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(load_without_a_project_is_not_found, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(compile_context_functions, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(strict_mode_turns_warnings_into_errors, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(strict_mode_turns_warnings_into_errors, fixture_setup,
+                                        fixture_teardown),
     };
     return cmocka_run_group_tests_name("resources load", tests, NULL, NULL);
 }

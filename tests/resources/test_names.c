@@ -26,8 +26,9 @@ static void refuses_other_spellings(void **state)
 {
     (void)state;
     const ct_resource_api_v1 *api = resources__api_v1();
-    const char *bad[] = {"./a/../B//c", "a\\b", "A/b", "/a", "a/", "a//b", "a/./b", "a/../b",
-                         "", ".", "..", "a b", "a/\x01", "levels/Arena", "caf\xc3\xa9"};
+    const char *bad[] = {"./a/../B//c", "a\\b",         "A/b",        "/a", "a/", "a//b",
+                         "a/./b",       "a/../b",       "",           ".",  "..", "a b",
+                         "a/\x01",      "levels/Arena", "caf\xc3\xa9"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char err[128] = "";
         assert_int_equal(api->check_name(bad[i], err, sizeof err), CT_ERR_INVALID);
@@ -123,7 +124,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(accepts_canonical_names, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(refuses_other_spellings, fixture_setup, fixture_teardown),
-        cmocka_unit_test_setup_teardown(refuses_names_over_the_limit, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(refuses_names_over_the_limit, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(ids_are_stable_hashes, fixture_setup, fixture_teardown),
         cmocka_unit_test(load_with_wrong_case_is_refused),
         cmocka_unit_test(source_files_with_upper_case_fail_to_compile),

@@ -128,8 +128,8 @@ static void test_missing_is_a_compile_error(void **state)
     last_error[0] = '\0';
     assert_int_equal(compiler__compile_project(dir, &c, &u, &f), CT_ERR_BAD_DATA);
     assert_int_equal(f, 1);
-    assert_string_equal(last_error,
-                        "h.holder: uses: no thing named \"things/aple\" (nearest: \"things/apple\")");
+    assert_string_equal(
+        last_error, "h.holder: uses: no thing named \"things/aple\" (nearest: \"things/apple\")");
     assert_false(fixture_exists(dir, "compiled/references/h.holder.refs"));
     assert_false(fixture_exists(dir, "compiled/holder/h.bin"));
 

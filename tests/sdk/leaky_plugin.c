@@ -13,7 +13,7 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version);
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static const ct_plugin_api_v1 plugin = {.name = "test.leaky", .version = {1, 0, 0, 0},
-                                            .init = init};
+    static const ct_plugin_api_v1 plugin = {
+        .name = "test.leaky", .version = {1, 0, 0, 0}, .init = init};
     return api == CT_PLUGIN_API && version == 1 ? (void *)&plugin : NULL;
 }

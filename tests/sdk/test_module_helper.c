@@ -132,10 +132,16 @@ static const ct_api_need_t needs[] = {
 static const ct_module_v2_t module2 = {
     .plugin = {CT_MODULE_V2_HOOKS, .name = "acme.test", .required = needs,
                .num_required = CT_ARRAY_COUNT(needs)},
-    .module = {.api_slots = api_slots, .num_api_slots = CT_ARRAY_COUNT(api_slots),
-               .self = &p_self, .allocator = &p_allocator, .state = &p_state,
-               .state_size = sizeof(state_t), .layout_version = LAYOUT, .start = start,
-               .stop = stop, .rebind = rebind},
+    .module = {.api_slots = api_slots,
+               .num_api_slots = CT_ARRAY_COUNT(api_slots),
+               .self = &p_self,
+               .allocator = &p_allocator,
+               .state = &p_state,
+               .state_size = sizeof(state_t),
+               .layout_version = LAYOUT,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 /* The same plugin as a ct_module_v3_t: one list, each slot typed (the fake APIs' tables are
@@ -153,10 +159,16 @@ static const ct_module_api_t apis3[] = {
 
 static const ct_module_v3_t module3 = {
     .plugin = {CT_MODULE_V3_HOOKS, .name = "acme.test"},
-    .apis = apis3, .num_apis = CT_ARRAY_COUNT(apis3),
-    .module = {.self = &p_self, .allocator = &p_allocator, .state = &p_state,
-               .state_size = sizeof(state_t), .layout_version = LAYOUT, .start = start,
-               .stop = stop, .rebind = rebind},
+    .apis = apis3,
+    .num_apis = CT_ARRAY_COUNT(apis3),
+    .module = {.self = &p_self,
+               .allocator = &p_allocator,
+               .state = &p_state,
+               .state_size = sizeof(state_t),
+               .layout_version = LAYOUT,
+               .start = start,
+               .stop = stop,
+               .rebind = rebind},
 };
 
 /* What the kernel would choose for needs[i]: the highest version offered, CT_API_ABSENT when none
@@ -198,7 +210,10 @@ static int v1_init(bool short_slots)
 }
 static void v1_shutdown(void) { ct_module_shutdown(&module); }
 static void *v1_reload_save(void) { return ct_module_state(&module); }
-static int v1_reload_load(void *saved) { return ct_module_reload(&module, get_engine_api, self, saved); }
+static int v1_reload_load(void *saved)
+{
+    return ct_module_reload(&module, get_engine_api, self, saved);
+}
 static const entry_t v1 = {v1_init, v1_shutdown, v1_reload_save, v1_reload_load};
 
 /* The context the kernel keeps for the v2 plugin; the kernel asks get_plugin_api for the plugin
@@ -371,7 +386,8 @@ static void a_reload_adopts_only_its_own_layout(void **state)
     assert_int_equal(p_state->counter, 42);
     assert_int_equal(rebinds, 1);
 
-    rebind_result = CT_ERR_VERSION; /* refused by the plugin itself: the kernel keeps the old code */
+    rebind_result =
+        CT_ERR_VERSION; /* refused by the plugin itself: the kernel keeps the old code */
     assert_int_equal(entry->reload_load(old), CT_ERR_VERSION);
     assert_int_equal(rebinds, 2);
 
@@ -517,8 +533,10 @@ static void v3_hooks_without_a_served_description_refuse(void **state)
     assert_int_equal(alloc.allocations, 0);
 }
 
-#define BOTH(f) {#f " (v1)", f, reset, NULL, (void *)&v1}, {#f " (v2)", f, reset, NULL, (void *)&v2}
-#define ALL(f) BOTH(f), {#f " (v3)", f, reset, NULL, (void *)&v3}
+#define BOTH(f)                                                                                    \
+    {#f " (v1)", f, reset, NULL, (void *)&v1}, { #f " (v2)", f, reset, NULL, (void *)&v2 }
+#define ALL(f)                                                                                     \
+    BOTH(f), { #f " (v3)", f, reset, NULL, (void *)&v3 }
 
 int main(void)
 {

@@ -79,9 +79,8 @@ test_blob_t test_blob_compile(const char *type, const char *source)
 {
     test_blob_t b = {.type = resources__find_type(type)};
     assert_non_null(b.type);
-    assert_int_equal(resources__compile_text(b.type, "bad.level", source, strlen(source), &b.blob,
-                                             &b.size),
-                     0);
+    assert_int_equal(
+        resources__compile_text(b.type, "bad.level", source, strlen(source), &b.blob, &b.size), 0);
     b.payload = b.blob + RESOURCES_HEADER_SIZE;
     b.payload_size = b.size - RESOURCES_HEADER_SIZE;
     char err[256] = "";

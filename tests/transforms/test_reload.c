@@ -23,7 +23,8 @@ static void reload_keeps_transforms_and_bindings(void **state)
 static void another_layout_is_refused(void **state)
 {
     (void)state;
-    reload_fixture_refuses_layout("ct.transforms", TRANSFORMS_LAYOUT2, rf.transforms_path, CT_TEST_MODULE("transforms", "ct_transforms"));
+    reload_fixture_refuses_layout("ct.transforms", TRANSFORMS_LAYOUT2, rf.transforms_path,
+                                  CT_TEST_MODULE("transforms", "ct_transforms"));
 }
 
 int main(void)

@@ -57,7 +57,8 @@ static void assert_near(float a, float b)
         fail_msg("%.7g differs from %.7g", (double)a, (double)b);
 }
 
-static void assert_translation(const transforms__manager_t *m, uint32_t i, float x, float y, float z)
+static void assert_translation(const transforms__manager_t *m, uint32_t i, float x, float y,
+                               float z)
 {
     assert_near(m->world_m[i].m[3], x);
     assert_near(m->world_m[i].m[7], y);

@@ -118,7 +118,8 @@ static void test_chain_and_links(void **state)
     assert_true(tv2->set_world_position(world, e[2], (float[3]){1, 1, 1}));
     assert_world_position(world, e[2], 1, 1, 1);
     const ct_transform_pose_t p2 = tv2->local(world, tv2->lookup(world, e[2]));
-    assert_near(p2.position[0], -1), assert_near(p2.position[1], -1), assert_near(p2.position[2], 0.5f);
+    assert_near(p2.position[0], -1), assert_near(p2.position[1], -1),
+        assert_near(p2.position[2], 0.5f);
     const float quarter_z[4] = {0, 0, 0.70710678f, 0.70710678f};
     assert_true(tv2->set_world_rotation(world, e[2], quarter_z));
     float q[4];
@@ -200,8 +201,8 @@ static void test_v1_v2_and_batch_agree(void **state)
         }
         const float s = 0.5f + (float)(k % 7) / 8;
         const float h = 0.1f * (float)k;
-        poses[k] = (ct_transform_pose_t){
-            {(float)k, 1, -1}, {0, sinf(h), 0, cosf(h)}, {s, 1, 2 - s}};
+        poses[k] =
+            (ct_transform_pose_t){{(float)k, 1, -1}, {0, sinf(h), 0, cosf(h)}, {s, 1, 2 - s}};
     }
     for (int k = 0; k < N; k++)
         tv1->set_local(world, a[k], &poses[k]);
@@ -278,7 +279,8 @@ static void test_spawn_links_children(void **state)
         const ct_transform_pose_t p = tv2->local(world, i);
         for (int n = 0; n < 5; n++) {
             if (fabsf(p.position[0] - locals[n][0]) + fabsf(p.position[1] - locals[n][1]) +
-                    fabsf(p.position[2] - locals[n][2]) < 1e-4f &&
+                        fabsf(p.position[2] - locals[n][2]) <
+                    1e-4f &&
                 !t[n].i) {
                 t[n] = i;
                 by[n] = e[k];
@@ -316,9 +318,8 @@ static void test_spawn_skips_entities_without_transform(void **state)
         "    children = [ { components = { transform = { position = [0 1 0] } } } ] } ] } ]\n";
     assert_int_equal(load_level("levels/gap", src), 0);
     ct_entity_t e[3];
-    assert_int_equal(worlds->spawn_resource(world, resource->get("level", "levels/gap"), NULL,
-                                            NULL, e, 3),
-                     3);
+    assert_int_equal(
+        worlds->spawn_resource(world, resource->get("level", "levels/gap"), NULL, NULL, e, 3), 3);
     assert_int_equal(tv2->count(world), 2);
     ct_entity_t top = {0}, low = {0};
     for (int k = 0; k < 3; k++) {
@@ -357,7 +358,8 @@ static void test_poses_checked_at_every_entry_point(void **state)
     assert_int_equal(tv2->count(world), 0);
 
     /* An unnormalised rotation is normalised; a unit one is kept bit for bit. */
-    const ct_transform_t t = tv2->create(world, e[0], &(ct_transform_pose_t){{1, 2, 3}, {0, 0, 2, 0}, {1, 1, 1}});
+    const ct_transform_t t =
+        tv2->create(world, e[0], &(ct_transform_pose_t){{1, 2, 3}, {0, 0, 2, 0}, {1, 1, 1}});
     assert_true(t.i != 0);
     assert_true(tv2->local(world, t).rotation[2] == 1.0f);
     const ct_transform_pose_t good = {{1, 2, 3}, {0, 0, 0.6f, 0.8f}, {-2, 1, 1}};
@@ -456,16 +458,20 @@ static void test_stale_instance_handles(void **state)
 static void test_blob_with_bad_pose_refused_at_load(void **state)
 {
     (void)state;
-    test_blob_t b = test_blob_compile("level",
-        "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
-        "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]");
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { components = { debug_name = { name = \"a\" } } }\n"
+                 "  { components = { transform = { position = [1 2 3] scale = [4 5 6] } } } ]");
     const float position[3] = {1, 2, 3}, scale[3] = {4, 5, 6};
     const size_t at_position = test_blob_find(&b, position, sizeof position);
     const size_t at_scale = test_blob_find(&b, scale, sizeof scale);
-    test_blob_refused(&b, at_position + 4, NAN, (const char *const[]){"entity 1", "'transform'", "position[1]", NULL});
-    test_blob_refused(&b, at_position, INFINITY, (const char *const[]){"entity 1", "'transform'", "position[0]", NULL});
-    test_blob_refused(&b, at_scale + 8, 0.0f, (const char *const[]){"entity 1", "'transform'", "scale[2]", NULL});
-    test_blob_refused(&b, at_scale, 1e30f, (const char *const[]){"entity 1", "'transform'", "scale[0]", NULL});
+    test_blob_refused(&b, at_position + 4, NAN,
+                      (const char *const[]){"entity 1", "'transform'", "position[1]", NULL});
+    test_blob_refused(&b, at_position, INFINITY,
+                      (const char *const[]){"entity 1", "'transform'", "position[0]", NULL});
+    test_blob_refused(&b, at_scale + 8, 0.0f,
+                      (const char *const[]){"entity 1", "'transform'", "scale[2]", NULL});
+    test_blob_refused(&b, at_scale, 1e30f,
+                      (const char *const[]){"entity 1", "'transform'", "scale[0]", NULL});
     /* A rotation of zero length, too (the four floats after the position). */
     uint8_t *copy = malloc(b.payload_size);
     memcpy(copy, b.payload, b.payload_size);
@@ -503,19 +509,18 @@ static void test_destroy_tree(void **state)
     assert_true(entity->alive(e[0]) && entity->alive(e[4]) && entity->alive(e[5]));
     assert_int_equal(entity->live_count(), live - 3);
     assert_int_equal(tv3->count(world), 3);
-    assert_int_equal(tv3->count(other), 1); /* e[2] went there too, e[4] stays */
+    assert_int_equal(tv3->count(other), 1);              /* e[2] went there too, e[4] stays */
     assert_int_equal(tv3->destroy_tree(world, e[1]), 0); /* dead: logged */
     /* An entity without a transform here is destroyed alone. */
     ct_entity_t lone = entity->create();
     assert_int_equal(tv3->destroy_tree(world, lone), 1);
     assert_false(entity->alive(lone));
     /* Lua. */
-    const char *script =
-        "function tree_check(w, root, leaf)\n"
-        "  assert(Transform.destroy_tree(w, root) == 2)\n"
-        "  assert(not Entity.alive(root) and not Entity.alive(leaf))\n"
-        "  assert(not pcall(Transform.destroy_tree, w, root))\n"
-        "end\n";
+    const char *script = "function tree_check(w, root, leaf)\n"
+                         "  assert(Transform.destroy_tree(w, root) == 2)\n"
+                         "  assert(not Entity.alive(root) and not Entity.alive(leaf))\n"
+                         "  assert(not pcall(Transform.destroy_tree, w, root))\n"
+                         "end\n";
     assert_int_equal(lua->run_string(script, "tree_check"), 0);
     test_lua_call("tree_check", world, (const ct_entity_t[]){e[0], e[5]}, 2);
     assert_int_equal(tv3->count(world), 1);
@@ -538,13 +543,15 @@ static void test_lua_bindings(void **state)
         "  local x, y, z = Transform.local_position(w, a)\n"
         "  assert(x == 1 and y == 2 and z == 3)\n"
         "  local qx, qy, qz, qw = Transform.local_rotation(w, a)\n"
-        "  assert(qx == 0 and qy == 0 and math.abs(qz - 0.6) < 1e-7 and math.abs(qw - 0.8) < 1e-7)\n"
+        "  assert(qx == 0 and qy == 0 and math.abs(qz - 0.6) < 1e-7 and math.abs(qw - 0.8) < "
+        "1e-7)\n"
         "  local sx = Transform.local_scale(w, a)\n"
         "  assert(sx == 2)\n"
         "  Transform.set_local_position(w, b, 1, 0, 0)\n"
         "  Transform.link(w, b, a)\n"
         "  x, y, z = Transform.world_position(w, b)\n"
-        "  assert(math.abs(x - (1 + 2 * 0.28)) < 1e-5 and math.abs(y - (2 + 2 * 0.96)) < 1e-5, x .. ' ' .. y)\n"
+        "  assert(math.abs(x - (1 + 2 * 0.28)) < 1e-5 and math.abs(y - (2 + 2 * 0.96)) < 1e-5, x "
+        ".. ' ' .. y)\n"
         "  qx, qy, qz, qw = Transform.world_rotation(w, b)\n"
         "  assert(math.abs(qz - 0.6) < 1e-5 and math.abs(qw - 0.8) < 1e-5)\n"
         "  assert(not pcall(Transform.link, w, a, b))\n"
@@ -556,7 +563,8 @@ static void test_lua_bindings(void **state)
         "    local ok, err = pcall(f, ...)\n"
         "    assert(not ok and err:find(pattern), tostring(err))\n"
         "  end\n"
-        "  refused('entity ' .. a .. ': position%[1%]', Transform.set_local_position, w, a, 0, 0/0, 0)\n"
+        "  refused('entity ' .. a .. ': position%[1%]', Transform.set_local_position, w, a, 0, "
+        "0/0, 0)\n"
         "  refused('position%[0%]', Transform.set_local_position, w, a, math.huge, 0, 0)\n"
         "  refused('position%[2%]', Transform.set_local_position, w, a, 0, 0, 1e10)\n"
         "  refused('rotation%[3%]', Transform.set_local_rotation, w, a, 0, 0, 0, 0/0)\n"
@@ -581,7 +589,6 @@ static void test_lua_bindings(void **state)
     assert_true(p.rotation[2] == 0.6f && p.rotation[3] == 0.8f);
     entity->destroy_batch(e, 2);
 }
-
 
 /* v4's change counter goes up with every change of a world pose or of the graph, and stays put
  * while nothing changes (reads, lookups): what lets physics skip reading a world at rest. */

@@ -19,7 +19,8 @@
 
 static const char HELP[] =
     "usage: cuttle-anim-report [options] FILE.bvh|FILE.gltf|FILE.glb\n"
-    "Compresses a clip as the animation compiler does, in both modes, and prints one JSON line per\n"
+    "Compresses a clip as the animation compiler does, in both modes, and prints one JSON line "
+    "per\n"
     "mode: its error in ACL's metric (max and 99th percentile, mm), ratio and bytes.\n"
     "  --units M          metres per file unit (default 1; CMU BVH 0.056444, centimetres 0.01)\n"
     "  --spec-mm E        the spec mode's target (default 10)\n"
@@ -51,7 +52,8 @@ static int list_animations(const char *path)
         anim__gltf_animation_label(doc, a, label, sizeof label);
         printf("{\"animation\":%u,\"name\":\"", a);
         for (const char *c = label; *c; c++)
-            printf((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' ? "\\u%04x" : "%c", (unsigned char)*c);
+            printf((unsigned char)*c < 0x20 || *c == '"' || *c == '\\' ? "\\u%04x" : "%c",
+                   (unsigned char)*c);
         printf("\",\"duration_s\":%.4f,\"channels\":%u}\n", doc->animations[a].duration,
                doc->animations[a].num_channels);
     }
@@ -91,7 +93,8 @@ int main(int argc, char **argv)
                       : !strcmp(argv[i], "--rate")         ? &rate
                       : !strcmp(argv[i], "--skin")         ? &skin
                                                            : NULL;
-        if (opt && i + 1 < argc && (positive(argv[i + 1], opt) || (opt == &skin && !strcmp(argv[i + 1], "0")))) {
+        if (opt && i + 1 < argc &&
+            (positive(argv[i + 1], opt) || (opt == &skin && !strcmp(argv[i + 1], "0")))) {
             i++;
         } else if (!opt && argv[i][0] != '-' && !path) {
             path = argv[i];
@@ -126,10 +129,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s\n", err);
             return 1;
         }
-        const int32_t index = anim__gltf_animation(doc, animation, data__nearest_name, err, sizeof err);
+        const int32_t index =
+            anim__gltf_animation(doc, animation, data__nearest_name, err, sizeof err);
         rc = index < 0 ? CT_ERR_NOT_FOUND
-                       : anim__raw_from_gltf(doc, (uint32_t)skin, (uint32_t)index, (float)rate, units, heap, &raw,
-                                             err, sizeof err);
+                       : anim__raw_from_gltf(doc, (uint32_t)skin, (uint32_t)index, (float)rate,
+                                             units, heap, &raw, err, sizeof err);
         ct_gltf_free(doc);
     }
     if (rc) {
@@ -147,7 +151,8 @@ int main(int argc, char **argv)
         rc = anim__compress(&raw.raw, &s, NULL, 0, heap, &blob, &achieved);
         if (rc || anim__clip_open(blob.data, blob.size, &clip) ||
             anim__measure(&raw.raw, &clip, blob.size, heap, &r)) {
-            fprintf(stderr, "%s: %s mode: compression failed (%d)\n", path, mode ? "precision" : "spec", rc);
+            fprintf(stderr, "%s: %s mode: compression failed (%d)\n", path,
+                    mode ? "precision" : "spec", rc);
             anim__raw_free(&raw);
             return 1;
         }
@@ -158,7 +163,8 @@ int main(int argc, char **argv)
         if (r.max_mm > s.target_error_m * 1000) {
             char why[768];
             anim__explain_miss(&raw.raw, &r, s.target_error_m * 1000, mode ? "precision" : "spec",
-                               r.worst_bone < raw.raw.num_bones ? raw.name[r.worst_bone] : NULL, why, sizeof why);
+                               r.worst_bone < raw.raw.num_bones ? raw.name[r.worst_bone] : NULL,
+                               why, sizeof why);
             fprintf(stderr, "%s: %s\n", path, why);
             status = 3;
         }

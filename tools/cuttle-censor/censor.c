@@ -52,7 +52,8 @@ static bool add_filter(censor_options_t *o, char *text, char *err, size_t err_si
         return true;
     }
     f->builtin = true;
-    for (char *save = NULL, *word = strtok_r(text + 5, " \t", &save); word; word = strtok_r(NULL, " \t", &save)) {
+    for (char *save = NULL, *word = strtok_r(text + 5, " \t", &save); word;
+         word = strtok_r(NULL, " \t", &save)) {
         if (!censor_ifdef_add(&f->ifdef, word, err, err_size))
             return false;
     }
@@ -94,8 +95,9 @@ static void filter_identity(censor_options_t *o)
         const censor_filter_t *f = &o->filters[i];
         n += (size_t)snprintf(text + n, sizeof text - n, "%s", f->builtin ? "ifdef" : "command ");
         for (int s = 0; f->builtin && s < f->ifdef.num_symbols && n < sizeof text; s++)
-            n += (size_t)snprintf(text + n, sizeof text - n, " %c%s", f->ifdef.symbols[s].defined ? 'D' : 'U',
-                                  f->ifdef.symbols[s].name);
+            n +=
+                (size_t)snprintf(text + n, sizeof text - n, " %c%s",
+                                 f->ifdef.symbols[s].defined ? 'D' : 'U', f->ifdef.symbols[s].name);
         if (!f->builtin && n < sizeof text)
             n += (size_t)snprintf(text + n, sizeof text - n, "%s", f->command);
         if (n < sizeof text)
@@ -119,8 +121,8 @@ static int parse(censor_options_t *o, int argc, char **argv)
         const char *a = argv[i];
         char *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes = !strcmp(a, "--filter") || !strcmp(a, "--target") || !strcmp(a, "--cutoff") ||
-                     !strcmp(a, "--branch") || !strcmp(a, "--forbid") || !strcmp(a, "--forbid-file") ||
-                     !strcmp(a, "--exclude");
+                     !strcmp(a, "--branch") || !strcmp(a, "--forbid") ||
+                     !strcmp(a, "--forbid-file") || !strcmp(a, "--exclude");
         if (takes && !value) {
             snprintf(err, sizeof err, "%s needs a value", a);
             break;
@@ -156,7 +158,9 @@ static int parse(censor_options_t *o, int argc, char **argv)
             snprintf(err, sizeof err, "unexpected argument %s", a);
     }
     if (!err[0] && (positional < 2 || o->num_filters == 0))
-        snprintf(err, sizeof err, positional < 2 ? "SOURCE and DEST are required" : "at least one --filter is required");
+        snprintf(err, sizeof err,
+                 positional < 2 ? "SOURCE and DEST are required"
+                                : "at least one --filter is required");
     if (err[0]) {
         fprintf(stderr, "cuttle-censor: %s\n%s", err, usage);
         return 2;
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
         git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        censor_stats_t stats = { 0 };
+        censor_stats_t stats = {0};
         char err[8192];
         if (!censor_copy(&options, &stats, err, sizeof err)) {
             fprintf(stderr, "cuttle-censor: %s\n", err);
@@ -192,8 +196,8 @@ int main(int argc, char **argv)
             double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
             printf("cuttle-censor: copied %zu commits and %zu tags into %s in %.3f s (%zu contents "
                    "filtered, %zu reused, %zu trees)\n",
-                   stats.commits, stats.tags, options.dest, s, stats.blobs_filtered, stats.blobs_cached,
-                   stats.trees);
+                   stats.commits, stats.tags, options.dest, s, stats.blobs_filtered,
+                   stats.blobs_cached, stats.trees);
         }
         git_libgit2_shutdown();
     }

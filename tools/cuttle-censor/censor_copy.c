@@ -30,7 +30,7 @@ typedef struct copy_t {
     git_odb *src_odb, *dst_odb;
     git_odb_backend *mempack;
     censor_maps_t maps;
-    git_oid cutoff_new; /* what the cutoff commit became (when maps.has_cutoff) */
+    git_oid cutoff_new;     /* what the cutoff commit became (when maps.has_cutoff) */
     const git_oid *current; /* the commit being copied, for messages */
     git_oid *written;       /* every object this run wrote (into the in-memory database) */
     uint32_t num_written, capacity_written; /* a pack counts its objects in 32 bits */
@@ -41,7 +41,8 @@ typedef struct copy_t {
 static bool fail_git(copy_t *c, const char *what)
 {
     const git_error *e = git_error_last();
-    snprintf(c->err, c->err_size, "%s: %s", what, e && e->message ? e->message : "unknown libgit2 error");
+    snprintf(c->err, c->err_size, "%s: %s", what,
+             e && e->message ? e->message : "unknown libgit2 error");
     return false;
 }
 
@@ -70,8 +71,9 @@ static bool check_leak(copy_t *c, const void *data, size_t size, const char *wha
     if (!word)
         return true;
     char id[GIT_OID_HEXSZ + 1];
-    snprintf(c->err, c->err_size, "leak check: %s of commit %s still contains '%s'; nothing was published",
-             what, c->current ? short_id(c->current, id) : "?", word);
+    snprintf(c->err, c->err_size,
+             "leak check: %s of commit %s still contains '%s'; nothing was published", what,
+             c->current ? short_id(c->current, id) : "?", word);
     return false;
 }
 
@@ -103,7 +105,8 @@ static bool copy_blob(copy_t *c, const git_oid *id, const char *path, git_oid *o
         return false;
     }
     if (reason[0] && !c->o->quiet)
-        fprintf(stderr, "cuttle-censor: warning: %s (commit %s): %s\n", path, short_id(c->current, commit), reason);
+        fprintf(stderr, "cuttle-censor: warning: %s (commit %s): %s\n", path,
+                short_id(c->current, commit), reason);
     char what[4200];
     snprintf(what, sizeof what, "file %s", path);
     ok = check_leak(c, filtered, size, what);
@@ -159,7 +162,8 @@ static bool raw_put(raw_t *r, const void *bytes, size_t n)
 static bool copy_tree(copy_t *c, const git_oid *id, const char *path, git_oid *out, int depth);
 
 /* Maps one entry of a tree; *keep is false for an excluded path. */
-static bool copy_entry(copy_t *c, const git_tree_entry *e, const char *path, git_oid *out, int depth)
+static bool copy_entry(copy_t *c, const git_tree_entry *e, const char *path, git_oid *out,
+                       int depth)
 {
     git_filemode_t mode = git_tree_entry_filemode(e);
     if (mode == GIT_FILEMODE_TREE)
@@ -174,7 +178,8 @@ static bool copy_entry(copy_t *c, const git_tree_entry *e, const char *path, git
         return fail_git(c, path);
     bool ok = check_leak(c, git_odb_object_data(obj), git_odb_object_size(obj), path) &&
               (write_object(c, out, git_odb_object_data(obj), git_odb_object_size(obj),
-                             GIT_OBJECT_BLOB) == 0 || fail_git(c, path));
+                            GIT_OBJECT_BLOB) == 0 ||
+               fail_git(c, path));
     git_odb_object_free(obj);
     return ok;
 }
@@ -197,7 +202,7 @@ static bool copy_tree(copy_t *c, const git_oid *id, const char *path, git_oid *o
     git_tree *tree;
     if (git_tree_lookup(&tree, c->src, id))
         return fail_git(c, path[0] ? path : "the root tree");
-    raw_t raw = { 0 };
+    raw_t raw = {0};
     bool ok = true;
     size_t count = git_tree_entrycount(tree);
     for (size_t i = 0; ok && i < count; i++) {
@@ -211,7 +216,8 @@ static bool copy_tree(copy_t *c, const git_oid *id, const char *path, git_oid *o
         sprintf(child, "%s%s%s", path, path[0] ? "/" : "", name);
         git_oid mapped;
         if (!excluded(c, child)) {
-            ok = check_leak(c, name, strlen(name), child) && copy_entry(c, e, child, &mapped, depth);
+            ok =
+                check_leak(c, name, strlen(name), child) && copy_entry(c, e, child, &mapped, depth);
             char mode[16];
             int n = snprintf(mode, sizeof mode, "%o ", (unsigned)git_tree_entry_filemode_raw(e));
             ok = ok && raw_put(&raw, mode, (size_t)n) && raw_put(&raw, name, strlen(name) + 1) &&
@@ -236,7 +242,10 @@ static bool put_message(copy_t *c, raw_t *raw, const char *message, const git_oi
 {
     char id[GIT_OID_HEXSZ + 1], marker[64];
     size_t n = strlen(message);
-    snprintf(marker, sizeof marker, "%s[clonedfrom:%s]\n", n == 0 ? "" : message[n - 1] == '\n' ? "\n" : "\n\n",
+    snprintf(marker, sizeof marker, "%s[clonedfrom:%s]\n",
+             n == 0                   ? ""
+             : message[n - 1] == '\n' ? "\n"
+                                      : "\n\n",
              short_id(from, id));
     return check_leak(c, message, n, "the message") && raw_put(raw, message, n) &&
            raw_put(raw, marker, strlen(marker));
@@ -250,7 +259,8 @@ static bool put_header(raw_t *raw, const char *header)
     for (const char *line = header; ok && *line;) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
-        if (!strncmp(line, "author ", 7) || !strncmp(line, "committer ", 10) || !strncmp(line, "encoding ", 9))
+        if (!strncmp(line, "author ", 7) || !strncmp(line, "committer ", 10) ||
+            !strncmp(line, "encoding ", 9))
             ok = raw_put(raw, line, n) && (end || raw_put(raw, "\n", 1));
         line += n;
     }
@@ -265,7 +275,7 @@ static bool copy_commit(copy_t *c, git_commit *commit)
     if (!copy_tree(c, git_commit_tree_id(commit), "", &tree, 0))
         return false;
     char hex[GIT_OID_HEXSZ + 1];
-    raw_t raw = { 0 };
+    raw_t raw = {0};
     char line[128];
     snprintf(line, sizeof line, "tree %s\n", short_id(&tree, hex));
     bool ok = raw_put(&raw, line, strlen(line));
@@ -277,7 +287,8 @@ static bool copy_commit(copy_t *c, git_commit *commit)
         /* A parent walked past is before the cutoff: the child hangs from the cutoff instead. */
         const git_oid *parent = mapped ? mapped : c->maps.has_cutoff ? &c->cutoff_new : NULL;
         if (!parent) {
-            snprintf(c->err, c->err_size, "commit %s: parent %d was not copied", short_id(id, hex), i);
+            snprintf(c->err, c->err_size, "commit %s: parent %d was not copied", short_id(id, hex),
+                     i);
             ok = false;
             break;
         }
@@ -315,13 +326,15 @@ static bool copy_history(copy_t *c, const git_oid *target)
     bool ok = git_revwalk_push(walk, target) == 0 || fail_git(c, "walking the source");
     for (size_t i = 0; ok && i < c->maps.commits.capacity; i++) {
         if (c->maps.commits.entries[i].used)
-            ok = git_revwalk_hide(walk, &c->maps.commits.entries[i].key) == 0 || fail_git(c, "walking the source");
+            ok = git_revwalk_hide(walk, &c->maps.commits.entries[i].key) == 0 ||
+                 fail_git(c, "walking the source");
     }
     if (ok && c->maps.has_cutoff) {
         git_commit *cut = NULL;
         ok = git_commit_lookup(&cut, c->src, &c->maps.cutoff) == 0 || fail_git(c, "the cutoff");
         for (unsigned i = 0; ok && i < git_commit_parentcount(cut); i++)
-            ok = git_revwalk_hide(walk, git_commit_parent_id(cut, i)) == 0 || fail_git(c, "the cutoff");
+            ok = git_revwalk_hide(walk, git_commit_parent_id(cut, i)) == 0 ||
+                 fail_git(c, "the cutoff");
         git_commit_free(cut);
         const git_oid *done = censor_map_get(&c->maps.commits, &c->maps.cutoff);
         if (done)
@@ -359,21 +372,21 @@ typedef struct tag_copy_t {
 static bool copy_annotated(copy_t *c, git_tag *tag, const git_oid *target, tag_ref_t *out)
 {
     char hex[GIT_OID_HEXSZ + 1], line[256];
-    raw_t raw = { 0 };
+    raw_t raw = {0};
     snprintf(line, sizeof line, "object %s\ntype commit\ntag ", short_id(target, hex));
-    bool ok = raw_put(&raw, line, strlen(line)) && raw_put(&raw, git_tag_name(tag), strlen(git_tag_name(tag))) &&
-              raw_put(&raw, "\n", 1);
+    bool ok = raw_put(&raw, line, strlen(line)) &&
+              raw_put(&raw, git_tag_name(tag), strlen(git_tag_name(tag))) && raw_put(&raw, "\n", 1);
     const git_signature *who = git_tag_tagger(tag);
     if (ok && who) {
         int offset = who->when.offset, minutes = offset < 0 ? -offset : offset;
-        snprintf(line, sizeof line, "> %lld %c%02d%02d\n", (long long)who->when.time, offset < 0 ? '-' : '+',
-                 minutes / 60, minutes % 60);
+        snprintf(line, sizeof line, "> %lld %c%02d%02d\n", (long long)who->when.time,
+                 offset < 0 ? '-' : '+', minutes / 60, minutes % 60);
         ok = raw_put(&raw, "tagger ", 7) && raw_put(&raw, who->name, strlen(who->name)) &&
              raw_put(&raw, " <", 2) && raw_put(&raw, who->email, strlen(who->email)) &&
              raw_put(&raw, line, strlen(line));
     }
-    ok = ok && raw_put(&raw, "\n", 1) && put_message(c, &raw, git_tag_message(tag) ? git_tag_message(tag) : "",
-                                                     git_tag_id(tag));
+    ok = ok && raw_put(&raw, "\n", 1) &&
+         put_message(c, &raw, git_tag_message(tag) ? git_tag_message(tag) : "", git_tag_id(tag));
     if (ok && write_object(c, &out->target, raw.data, raw.size, GIT_OBJECT_TAG))
         ok = fail_git(c, "writing a tag");
     free(raw.data);
@@ -390,8 +403,9 @@ static int copy_tag(const char *name, git_oid *oid, void *payload)
     if (git_object_lookup(&obj, c->src, oid, GIT_OBJECT_ANY))
         return 0;
     const git_oid *mapped = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) == 0
-                                ? censor_map_get(&c->maps.commits, git_object_id(peeled)) : NULL;
-    tag_ref_t ref = { 0 };
+                                ? censor_map_get(&c->maps.commits, git_object_id(peeled))
+                                : NULL;
+    tag_ref_t ref = {0};
     bool ok = true;
     if (mapped) {
         c->current = git_object_id(peeled);
@@ -416,7 +430,8 @@ static bool create_tags(copy_t *c, tag_copy_t *t)
     bool ok = true;
     for (size_t i = 0; ok && i < t->count; i++) {
         git_reference *ref = NULL;
-        ok = git_reference_create(&ref, c->dst, t->refs[i].name, &t->refs[i].target, 1, "cuttle-censor") == 0 ||
+        ok = git_reference_create(&ref, c->dst, t->refs[i].name, &t->refs[i].target, 1,
+                                  "cuttle-censor") == 0 ||
              fail_git(c, t->refs[i].name);
         git_reference_free(ref);
         c->stats->tags += ok;
@@ -433,8 +448,10 @@ static bool publish_objects(copy_t *c)
     git_packbuilder *pack = NULL;
     bool ok = git_packbuilder_new(&pack, c->dst) == 0 || fail_git(c, "packing the new objects");
     for (size_t i = 0; ok && i < c->num_written; i++)
-        ok = git_packbuilder_insert(pack, &c->written[i], NULL) == 0 || fail_git(c, "packing the new objects");
-    ok = ok && (git_packbuilder_write(pack, NULL, 0, NULL, NULL) == 0 || fail_git(c, "writing the pack into DEST"));
+        ok = git_packbuilder_insert(pack, &c->written[i], NULL) == 0 ||
+             fail_git(c, "packing the new objects");
+    ok = ok && (git_packbuilder_write(pack, NULL, 0, NULL, NULL) == 0 ||
+                fail_git(c, "writing the pack into DEST"));
     git_packbuilder_free(pack);
     return ok;
 }
@@ -532,11 +549,11 @@ static bool load_maps(copy_t *c, char *path, size_t size)
 
 bool censor_copy(const censor_options_t *o, censor_stats_t *stats, char *err, size_t err_size)
 {
-    copy_t c = { .o = o, .stats = stats, .err = err, .err_size = err_size };
+    copy_t c = {.o = o, .stats = stats, .err = err, .err_size = err_size};
     err[0] = '\0';
     char path[4096], branch[1024];
     git_oid target;
-    tag_copy_t tags = { .c = &c, .ok = true };
+    tag_copy_t tags = {.c = &c, .ok = true};
     bool ok = open_repositories(&c) && load_maps(&c, path, sizeof path) &&
               resolve(&c, o->target ? o->target : "HEAD", &target);
     if (ok && c.maps.has_cutoff && !git_oid_equal(&target, &c.maps.cutoff) &&

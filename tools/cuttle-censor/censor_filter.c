@@ -22,8 +22,9 @@ extern char **environ;
 
 bool censor_is_c_like(const char *name)
 {
-    static const char *endings[] = { ".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx",
-                                     ".inl", ".ipp", ".m", ".mm", ".glsl", ".hlsl", ".metal" };
+    static const char *endings[] = {".c",  ".h",   ".cc",   ".cpp",  ".cxx",
+                                    ".hh", ".hpp", ".hxx",  ".inl",  ".ipp",
+                                    ".m",  ".mm",  ".glsl", ".hlsl", ".metal"};
     size_t n = strlen(name);
     for (size_t i = 0; i < sizeof endings / sizeof *endings; i++) {
         size_t e = strlen(endings[i]);
@@ -45,7 +46,7 @@ static bool run_command(const char *command, const char *in, size_t size, char *
                         size_t *out_size, char *err, size_t err_size)
 {
     char tmp[] = "/tmp/cuttle-censor-XXXXXX";
-    int input = mkstemp(tmp), pipe_fds[2] = { -1, -1 };
+    int input = mkstemp(tmp), pipe_fds[2] = {-1, -1};
     if (input < 0 || pipe(pipe_fds) != 0) {
         snprintf(err, err_size, "cannot run filter '%s': %s", command, strerror(errno));
         if (input >= 0)
@@ -65,7 +66,7 @@ static bool run_command(const char *command, const char *in, size_t size, char *
     posix_spawn_file_actions_adddup2(&actions, input, 0);
     posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
     posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-    char *argv[] = { "sh", "-c", (char *)command, NULL };
+    char *argv[] = {"sh", "-c", (char *)command, NULL};
     pid_t pid = -1;
     ok = ok && posix_spawn(&pid, "/bin/sh", &actions, NULL, argv, environ) == 0;
     posix_spawn_file_actions_destroy(&actions);
@@ -93,7 +94,8 @@ static bool run_command(const char *command, const char *in, size_t size, char *
     close(pipe_fds[0]);
     int status = 0;
     if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
     if (!ok || too_large || pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         if (too_large)
             snprintf(err, err_size, "filter '%s' wrote more than 1 GiB", command);
@@ -129,7 +131,8 @@ bool censor_filter_run(const censor_options_t *o, bool c_like, const char *in, s
         if (f->builtin && !c_like)
             continue;
         if (f->builtin) {
-            ok = censor_ifdef_run(&f->ifdef, current, current_size, &next, &next_size, reason, sizeof reason);
+            ok = censor_ifdef_run(&f->ifdef, current, current_size, &next, &next_size, reason,
+                                  sizeof reason);
             if (reason[0])
                 snprintf(err, err_size, "the preprocessor filter: %s", reason);
         } else {

@@ -15,7 +15,8 @@ bool censor_ifdef_add(censor_ifdef_t *f, const char *option, char *err, size_t e
     bool define = !strncmp(option, "-D", 2), undefine = !strncmp(option, "-U", 2);
     const char *name = option + 2;
     size_t len = strcspn(name, "=");
-    bool valid = (define || undefine) && len > 0 && (isalpha((unsigned char)name[0]) || name[0] == '_');
+    bool valid =
+        (define || undefine) && len > 0 && (isalpha((unsigned char)name[0]) || name[0] == '_');
     for (size_t i = 0; valid && i < len; i++)
         valid = isalnum((unsigned char)name[i]) || name[i] == '_';
     long long value = 1;
@@ -32,7 +33,8 @@ bool censor_ifdef_add(censor_ifdef_t *f, const char *option, char *err, size_t e
         snprintf(err, err_size, "more than %d symbols", CENSOR_IFDEF_MAX_SYMBOLS);
         return false;
     }
-    f->symbols[f->num_symbols++] = (censor_symbol_t){ .name = name, .defined = define, .value = value };
+    f->symbols[f->num_symbols++] =
+        (censor_symbol_t){.name = name, .defined = define, .value = value};
     return true;
 }
 
@@ -60,7 +62,7 @@ typedef struct expr_t {
     bool unreadable; /* anything outside the grammar: the whole condition is undecided */
 } expr_t;
 
-static const cond_t UNKNOWN = { false, 0 };
+static const cond_t UNKNOWN = {false, 0};
 
 static void skip_space(expr_t *e)
 {
@@ -103,7 +105,7 @@ static cond_t parse_defined(expr_t *e)
         return UNKNOWN;
     }
     const censor_symbol_t *s = find_symbol(e->f, name, len);
-    return s ? (cond_t){ true, s->defined } : UNKNOWN;
+    return s ? (cond_t){true, s->defined} : UNKNOWN;
 }
 
 static cond_t parse_primary(expr_t *e)
@@ -116,14 +118,14 @@ static cond_t parse_primary(expr_t *e)
     cond_t c;
     if (accept(e, "!")) {
         c = parse_primary(e);
-        c = c.known ? (cond_t){ true, !c.value } : UNKNOWN;
+        c = c.known ? (cond_t){true, !c.value} : UNKNOWN;
     } else if (accept(e, "(")) {
         c = parse_or(e);
         if (!accept(e, ")"))
             e->unreadable = true;
     } else if (isdigit((unsigned char)*e->p)) {
         char *after;
-        c = (cond_t){ true, strtoll(e->p, &after, 0) };
+        c = (cond_t){true, strtoll(e->p, &after, 0)};
         e->p = after;
         while (e->p < e->end && strchr("uUlL", *e->p))
             e->p++;
@@ -136,7 +138,7 @@ static cond_t parse_primary(expr_t *e)
             e->unreadable = true, c = UNKNOWN;
         else {
             const censor_symbol_t *s = find_symbol(e->f, name, len);
-            c = !s ? UNKNOWN : (cond_t){ true, s->defined ? s->value : 0 };
+            c = !s ? UNKNOWN : (cond_t){true, s->defined ? s->value : 0};
         }
     }
     e->depth--;
@@ -147,15 +149,18 @@ static cond_t compare(cond_t a, const char *op, cond_t b)
 {
     if (!a.known || !b.known)
         return UNKNOWN;
-    long long r = !strcmp(op, "==") ? a.value == b.value : !strcmp(op, "!=") ? a.value != b.value
-                : !strcmp(op, "<=") ? a.value <= b.value : !strcmp(op, ">=") ? a.value >= b.value
-                : !strcmp(op, "<") ? a.value < b.value : a.value > b.value;
-    return (cond_t){ true, r };
+    long long r = !strcmp(op, "==")   ? a.value == b.value
+                  : !strcmp(op, "!=") ? a.value != b.value
+                  : !strcmp(op, "<=") ? a.value <= b.value
+                  : !strcmp(op, ">=") ? a.value >= b.value
+                  : !strcmp(op, "<")  ? a.value < b.value
+                                      : a.value > b.value;
+    return (cond_t){true, r};
 }
 
 static cond_t parse_comparison(expr_t *e)
 {
-    static const char *ops[] = { "==", "!=", "<=", ">=", "<", ">" };
+    static const char *ops[] = {"==", "!=", "<=", ">=", "<", ">"};
     cond_t a = parse_primary(e);
     for (int guard = 0; guard < 64 && !e->unreadable; guard++) {
         const char *op = NULL;
@@ -174,7 +179,9 @@ static cond_t parse_and(expr_t *e)
     while (!e->unreadable && accept(e, "&&")) {
         cond_t b = parse_comparison(e);
         bool a_false = a.known && !a.value, b_false = b.known && !b.value;
-        a = a_false || b_false ? (cond_t){ true, 0 } : a.known && b.known ? (cond_t){ true, 1 } : UNKNOWN;
+        a = a_false || b_false   ? (cond_t){true, 0}
+            : a.known && b.known ? (cond_t){true, 1}
+                                 : UNKNOWN;
     }
     return a;
 }
@@ -185,7 +192,7 @@ static cond_t parse_or(expr_t *e)
     while (!e->unreadable && accept(e, "||")) {
         cond_t b = parse_and(e);
         bool a_true = a.known && a.value, b_true = b.known && b.value;
-        a = a_true || b_true ? (cond_t){ true, 1 } : a.known && b.known ? (cond_t){ true, 0 } : UNKNOWN;
+        a = a_true || b_true ? (cond_t){true, 1} : a.known && b.known ? (cond_t){true, 0} : UNKNOWN;
     }
     return a;
 }
@@ -193,10 +200,10 @@ static cond_t parse_or(expr_t *e)
 /* Evaluates a directive's condition text (comments already removed). */
 static cond_t evaluate(const censor_ifdef_t *f, const char *text, size_t len)
 {
-    expr_t e = { .f = f, .p = text, .end = text + len };
+    expr_t e = {.f = f, .p = text, .end = text + len};
     cond_t c = parse_or(&e);
     skip_space(&e);
-    return e.unreadable || e.p != e.end ? UNKNOWN : (c.known ? (cond_t){ true, c.value != 0 } : c);
+    return e.unreadable || e.p != e.end ? UNKNOWN : (c.known ? (cond_t){true, c.value != 0} : c);
 }
 
 /* ---- Lines and directives. ------------------------------------------------------------------ */
@@ -204,9 +211,9 @@ static cond_t evaluate(const censor_ifdef_t *f, const char *text, size_t len)
 typedef enum { D_NONE, D_IF, D_IFDEF, D_IFNDEF, D_ELIF, D_ELSE, D_ENDIF } directive_t;
 
 typedef struct line_t {
-    const char *start;  /* first byte of the logical line */
-    size_t length;      /* through its last newline: a directive continued with '\' spans lines */
-    size_t keyword_at;  /* directives: offset of the keyword ("if", "elif", ...) */
+    const char *start; /* first byte of the logical line */
+    size_t length;     /* through its last newline: a directive continued with '\' spans lines */
+    size_t keyword_at; /* directives: offset of the keyword ("if", "elif", ...) */
     size_t keyword_len;
     directive_t directive;
     bool condition_ok;
@@ -244,7 +251,8 @@ static void put_blank(out_t *o, const line_t *l)
 {
     for (size_t i = 0; i < l->length; i++) {
         if (l->start[i] == '\n')
-            put(o, (i > 0 && l->start[i - 1] == '\r') ? "\r\n" : "\n", (i > 0 && l->start[i - 1] == '\r') ? 2 : 1);
+            put(o, (i > 0 && l->start[i - 1] == '\r') ? "\r\n" : "\n",
+                (i > 0 && l->start[i - 1] == '\r') ? 2 : 1);
     }
 }
 
@@ -260,7 +268,8 @@ static void put_rekeyed(out_t *o, const line_t *l, const char *keyword, bool dro
     }
     /* "#else" keeps the line count: one newline per physical line. */
     const char *nl = memchr(l->start, '\n', l->length);
-    put(o, nl && nl > l->start && nl[-1] == '\r' ? "\r\n" : "\n", nl && nl > l->start && nl[-1] == '\r' ? 2 : (nl ? 1 : 0));
+    put(o, nl && nl > l->start && nl[-1] == '\r' ? "\r\n" : "\n",
+        nl && nl > l->start && nl[-1] == '\r' ? 2 : (nl ? 1 : 0));
     line_t rest = *l;
     if (nl) {
         rest.start = nl + 1;
@@ -301,8 +310,8 @@ static void read_condition(line_t *l, const char *text, size_t len)
 static const struct {
     const char *word;
     directive_t directive;
-} keywords[] = { { "ifdef", D_IFDEF }, { "ifndef", D_IFNDEF }, { "if", D_IF }, { "elif", D_ELIF },
-                 { "else", D_ELSE },   { "endif", D_ENDIF } };
+} keywords[] = {{"ifdef", D_IFDEF}, {"ifndef", D_IFNDEF}, {"if", D_IF},
+                {"elif", D_ELIF},   {"else", D_ELSE},     {"endif", D_ENDIF}};
 
 /* Reads the logical line at p (end: end of input). A line starting inside a block comment, or
  * without '#' as its first non-blank, is not a directive. */
@@ -406,14 +415,14 @@ static cond_t directive_condition(const pass_t *s, const line_t *l)
         return UNKNOWN;
     if (l->directive == D_IF || l->directive == D_ELIF)
         return evaluate(s->f, l->condition, strlen(l->condition));
-    expr_t e = { .f = s->f, .p = l->condition, .end = l->condition + strlen(l->condition) };
+    expr_t e = {.f = s->f, .p = l->condition, .end = l->condition + strlen(l->condition)};
     const char *name;
     size_t len = identifier(&e, &name);
     skip_space(&e);
     const censor_symbol_t *sym = len && e.p == e.end ? find_symbol(s->f, name, len) : NULL;
     if (!sym)
         return UNKNOWN;
-    return (cond_t){ true, l->directive == D_IFDEF ? sym->defined : !sym->defined };
+    return (cond_t){true, l->directive == D_IFDEF ? sym->defined : !sym->defined};
 }
 
 static bool open_group(pass_t *s, const line_t *l, char *err, size_t err_size)
@@ -425,7 +434,7 @@ static bool open_group(pass_t *s, const line_t *l, char *err, size_t err_size)
     }
     bool outer = outputting(s);
     group_t *g = &s->stack[s->depth++];
-    *g = (group_t){ .outer = outer, .ignore = !outer };
+    *g = (group_t){.outer = outer, .ignore = !outer};
     if (g->ignore) {
         put_blank(&s->out, l);
         return true;
@@ -448,7 +457,7 @@ static void next_branch(pass_t *s, group_t *g, const line_t *l)
         put_blank(&s->out, l);
         return;
     }
-    cond_t c = l->directive == D_ELSE ? (cond_t){ true, 1 } : directive_condition(s, l);
+    cond_t c = l->directive == D_ELSE ? (cond_t){true, 1} : directive_condition(s, l);
     if (c.known) {
         g->active = c.value != 0;
         g->taken = g->active;
@@ -472,8 +481,8 @@ static bool directive(pass_t *s, const line_t *l, char *err, size_t err_size)
         return open_group(s, l, err, err_size);
     if (s->depth == 0) {
         if (!err[0])
-            snprintf(err, err_size, "line %d: #%.*s without #if", s->line_number, (int)l->keyword_len,
-                     l->start + l->keyword_at);
+            snprintf(err, err_size, "line %d: #%.*s without #if", s->line_number,
+                     (int)l->keyword_len, l->start + l->keyword_at);
         put(&s->out, l->start, l->length); /* lenient: the stray line stays as written */
         return s->f->lenient;
     }
@@ -524,7 +533,8 @@ bool censor_ifdef_run(const censor_ifdef_t *f, const char *in, size_t in_size, c
         }
         if (ok && s->depth > 0) {
             if (!err[0])
-                snprintf(err, err_size, "line %d: %d #if never closed by #endif", s->line_number, s->depth);
+                snprintf(err, err_size, "line %d: %d #if never closed by #endif", s->line_number,
+                         s->depth);
             ok = f->lenient;
         }
     }

@@ -16,7 +16,7 @@
 enum { CENSOR_MAX_FILTERS = 16, CENSOR_MAX_WORDS = 256, CENSOR_MAX_EXCLUDES = 256 };
 
 typedef struct censor_filter_t {
-    bool builtin;        /* the preprocessor filter (C-like files only), else a shell command */
+    bool builtin; /* the preprocessor filter (C-like files only), else a shell command */
     censor_ifdef_t ifdef;
     const char *command; /* run as `sh -c COMMAND`: the content on stdin, the result on stdout */
 } censor_filter_t;
@@ -31,7 +31,8 @@ typedef struct censor_options_t {
     int num_excludes;
     char filter_id[GIT_OID_HEXSZ + 1]; /* a hash of everything above that shapes the output */
     bool quiet;
-    bool lenient; /* the preprocessor filter warns about unbalanced conditionals instead of failing */
+    bool
+        lenient; /* the preprocessor filter warns about unbalanced conditionals instead of failing */
 } censor_options_t;
 
 /* ---- An open-addressing map from a source object id to what it became (censor_map.c). -------- */
@@ -55,7 +56,7 @@ void censor_map_free(censor_oid_map_t *m);
 typedef struct censor_maps_t {
     censor_oid_map_t commits; /* source commit -> DEST commit */
     censor_oid_map_t blobs;   /* filter key (censor_blob_key) -> DEST blob */
-    censor_oid_map_t trees;   /* source tree (keyed with its path when excludes apply) -> DEST tree */
+    censor_oid_map_t trees; /* source tree (keyed with its path when excludes apply) -> DEST tree */
     git_oid cutoff;
     bool has_cutoff;
 } censor_maps_t;

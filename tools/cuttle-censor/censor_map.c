@@ -28,7 +28,8 @@ const git_oid *censor_map_get(const censor_oid_map_t *m, const git_oid *key)
 {
     if (m->capacity == 0)
         return NULL;
-    for (size_t i = slot_of(key, m->capacity), n = 0; n < m->capacity; i = (i + 1) & (m->capacity - 1), n++) {
+    for (size_t i = slot_of(key, m->capacity), n = 0; n < m->capacity;
+         i = (i + 1) & (m->capacity - 1), n++) {
         if (!m->entries[i].used)
             return NULL;
         if (git_oid_equal(&m->entries[i].key, key))
@@ -65,14 +66,14 @@ bool censor_map_put(censor_oid_map_t *m, const git_oid *key, const git_oid *valu
         i = (i + 1) & (m->capacity - 1);
     if (!m->entries[i].used)
         m->count++;
-    m->entries[i] = (censor_oid_entry_t){ .key = *key, .value = *value, .used = 1 };
+    m->entries[i] = (censor_oid_entry_t){.key = *key, .value = *value, .used = 1};
     return true;
 }
 
 void censor_map_free(censor_oid_map_t *m)
 {
     free(m->entries);
-    *m = (censor_oid_map_t){ 0 };
+    *m = (censor_oid_map_t){0};
 }
 
 void censor_maps_free(censor_maps_t *maps)
@@ -87,10 +88,13 @@ static bool read_pair(censor_maps_t *maps, const char *line)
 {
     char kind[8], a[GIT_OID_HEXSZ + 1], b[GIT_OID_HEXSZ + 1];
     git_oid ka, kb;
-    if (sscanf(line, "%7s %40s %40s", kind, a, b) != 3 || git_oid_fromstr(&ka, a) || git_oid_fromstr(&kb, b))
+    if (sscanf(line, "%7s %40s %40s", kind, a, b) != 3 || git_oid_fromstr(&ka, a) ||
+        git_oid_fromstr(&kb, b))
         return false;
-    censor_oid_map_t *m = !strcmp(kind, "commit") ? &maps->commits : !strcmp(kind, "blob") ? &maps->blobs
-                        : !strcmp(kind, "tree")   ? &maps->trees   : NULL;
+    censor_oid_map_t *m = !strcmp(kind, "commit") ? &maps->commits
+                          : !strcmp(kind, "blob") ? &maps->blobs
+                          : !strcmp(kind, "tree") ? &maps->trees
+                                                  : NULL;
     return m && censor_map_put(m, &ka, &kb);
 }
 
@@ -115,13 +119,18 @@ bool censor_maps_load(censor_maps_t *maps, const char *path, const censor_option
     }
     fclose(f);
     if (!ok) {
-        snprintf(err, err_size, "%s: line %d is not a map line (the file is damaged: remove it and "
-                 "DEST's history is copied again)", path, number);
+        snprintf(err, err_size,
+                 "%s: line %d is not a map line (the file is damaged: remove it and "
+                 "DEST's history is copied again)",
+                 path, number);
         return false;
     }
     if (strcmp(filter, o->filter_id) != 0) {
-        snprintf(err, err_size, "%s: DEST was censored with other filters or excludes; "
-                 "censor into a new DEST (mixing two filters would publish a history that never existed)", path);
+        snprintf(err, err_size,
+                 "%s: DEST was censored with other filters or excludes; "
+                 "censor into a new DEST (mixing two filters would publish a history that never "
+                 "existed)",
+                 path);
         return false;
     }
     maps->has_cutoff = strcmp(cutoff, "-") != 0;

@@ -49,7 +49,7 @@ typedef struct compile_run_t {
     struct listed_source {
         char *rel;
         const ct_resource_type_t *type;
-    } *sources;
+    } * sources;
     uint32_t num_sources, cap_sources;
     compiler_manifest_t manifest;
     uint32_t compiled;
@@ -241,7 +241,7 @@ static bool references_exist(compile_run_t *run, const char *rel)
                      ? (char *)resources__read_file(path, &len)
                      : NULL;
     if (!text)
-        return true; /* no references (or none recorded): nothing to check */
+        return true;  /* no references (or none recorded): nothing to check */
     text[len] = '\0'; /* the reader's spare byte: the lines below are read as strings */
     bool all = true;
     for (char *line = text, *end; all && line && *line; line = end ? end + 1 : NULL) {
@@ -255,8 +255,7 @@ static bool references_exist(compile_run_t *run, const char *rel)
         *tab = *name_end = '\0';
         char source[RESOURCES_PATH_SIZE];
         struct stat st;
-        const int n = snprintf(source, sizeof source, "%s/%s.%s", run->project_dir, tab + 1,
-                               line);
+        const int n = snprintf(source, sizeof source, "%s/%s.%s", run->project_dir, tab + 1, line);
         if (n <= 0 || (size_t)n >= sizeof source) {
             all = false;
         } else {
@@ -267,8 +266,8 @@ static bool references_exist(compile_run_t *run, const char *rel)
                 existing_add(&run->existing, key);
         }
         if (!all)
-            log__info("%s: %s \"%s\", which it references, is gone; compiling it again", rel,
-                      line, tab + 1);
+            log__info("%s: %s \"%s\", which it references, is gone; compiling it again", rel, line,
+                      tab + 1);
     }
     ct_free(resources__allocator(), text, (size_t)len + 1);
     return all;
@@ -401,8 +400,8 @@ static void note_compiled(compile_run_t *run, const char *rel, const compiler_st
     for (uint32_t i = 0; i < record->num_files; i++) {
         if (!g_noted.readable[i]) {
             log__warning("%s: %s, a file it was built from, cannot be read (%s); it will be "
-                         "compiled again", rel, record->files[i],
-                         resources__read_error(g_noted.error[i]));
+                         "compiled again",
+                         rel, record->files[i], resources__read_error(g_noted.error[i]));
             compiler_manifest_entry_t *stale = compiler__manifest_find(&run->manifest, rel);
             if (stale)
                 compiler__manifest_remove(&run->manifest, stale);
@@ -468,8 +467,9 @@ static void list_source(compile_run_t *run, const char *rel, const ct_resource_t
 {
     if (run->num_sources == run->cap_sources) {
         const uint32_t cap = run->cap_sources ? run->cap_sources * 2 : 256;
-        void *grown = ct_realloc(resources__allocator(), run->sources,
-                                 run->cap_sources * sizeof *run->sources, cap * sizeof *run->sources);
+        void *grown =
+            ct_realloc(resources__allocator(), run->sources,
+                       run->cap_sources * sizeof *run->sources, cap * sizeof *run->sources);
         if (!grown) {
             log__error("%s: out of memory listing it; not compiled", rel);
             run->failed++;
@@ -581,13 +581,13 @@ static void sweep_deleted(compile_run_t *run)
 }
 
 int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
-                               uint32_t *failed)
+                              uint32_t *failed)
 {
     return compiler__compile_project_ex(project_dir, false, compiled, up_to_date, failed);
 }
 
 int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *compiled,
-                                  uint32_t *up_to_date, uint32_t *failed)
+                                 uint32_t *up_to_date, uint32_t *failed)
 {
     compile_run_t run = {.project_dir = project_dir, .force = force};
     char manifest_path[RESOURCES_PATH_SIZE];
@@ -621,8 +621,8 @@ int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *
         if (run.existing.keys)
             ct_free(resources__allocator(), run.existing.keys,
                     (size_t)run.existing.num_slots * sizeof *run.existing.keys);
-        log__info("resources: %s: compiled %u, up to date %u, failed %u", project_dir,
-                  run.compiled, run.up_to_date, run.failed);
+        log__info("resources: %s: compiled %u, up to date %u, failed %u", project_dir, run.compiled,
+                  run.up_to_date, run.failed);
     }
     if (compiled)
         *compiled = run.compiled;

@@ -10,10 +10,10 @@
  * project_dir/compiled, skipping those up to date. Counts go to the out parameters (may be NULL).
  * Returns 0, or a negative ct_error if any file failed (the others are still compiled). */
 int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint32_t *up_to_date,
-                               uint32_t *failed);
+                              uint32_t *failed);
 /* The same, compiling every source whatever the manifest says when `force` (--force). */
 int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *compiled,
-                                  uint32_t *up_to_date, uint32_t *failed);
+                                 uint32_t *up_to_date, uint32_t *failed);
 
 /* write_file.c: writes through a temporary file and a rename, creating parent folders. */
 int compiler__write_file(const char *path, const void *data, size_t size);
@@ -66,7 +66,7 @@ typedef struct compiler_manifest_t {
 void compiler__manifest_read(compiler_manifest_t *m, const char *path);
 /* The same from text in memory; `path` names it in messages. */
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
-                               const char *path);
+                              const char *path);
 int compiler__manifest_write(const compiler_manifest_t *m, const char *path);
 /* The entry of `path`, or NULL; in constant time. Valid until the next put or remove. */
 compiler_manifest_entry_t *compiler__manifest_find(compiler_manifest_t *m, const char *path);

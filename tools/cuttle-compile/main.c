@@ -82,8 +82,7 @@ int main(int argc, char **argv)
     /* Without --strict a plugin that did not load is only logged; here it still fails the run. */
     uint64_t load_errors = log__count(CT_LOG_ERROR);
     uint32_t compiled = 0, up_to_date = 0, failed = 0;
-    int r = compiler__compile_project_ex(desc.project_dir, force, &compiled, &up_to_date,
-                                          &failed);
+    int r = compiler__compile_project_ex(desc.project_dir, force, &compiled, &up_to_date, &failed);
     printf("compiled %u, up to date %u, failed %u\n", compiled, up_to_date, failed);
     if (load_errors)
         fprintf(stderr, "cuttle-compile: %llu errors loading the project's plugins (see above)\n",

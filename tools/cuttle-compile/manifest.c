@@ -64,7 +64,8 @@ static bool parse_stamp(const cJSON *obj, compiler_stamp_t *stamp)
         stamp->absent = true;
         return true;
     }
-    if (!hex_hash(obj, &stamp->hash) || !get_integer(obj, "mtime_sec", -MAX_EXACT, MAX_EXACT, &sec) ||
+    if (!hex_hash(obj, &stamp->hash) ||
+        !get_integer(obj, "mtime_sec", -MAX_EXACT, MAX_EXACT, &sec) ||
         !get_integer(obj, "mtime_nsec", 0, 999999999, &nsec) ||
         !get_integer(obj, "size", 0, MAX_EXACT, &size))
         return false;
@@ -99,7 +100,8 @@ static bool parse_entry(const cJSON *obj, compiler_manifest_entry_t *e,
     e->format_version = (uint32_t)format;
     e->warnings = (uint32_t)warnings;
     const cJSON *item;
-    cJSON_ArrayForEach(item, list) {
+    cJSON_ArrayForEach(item, list)
+    {
         const cJSON *file = cJSON_GetObjectItemCaseSensitive(item, "path");
         compiler_manifest_file_t *f = &files[e->num_files++];
         /* The paths are stat'ed and read: a hand-edited one must not lead out of the project. */
@@ -123,7 +125,7 @@ void compiler__manifest_read(compiler_manifest_t *m, const char *path)
 }
 
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
-                               const char *path)
+                              const char *path)
 {
     *m = (compiler_manifest_t){0};
     cJSON *root = cJSON_ParseWithLength(text, size);
@@ -131,8 +133,8 @@ void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t s
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(root, "sources");
     if (cJSON_IsNumber(version) && (version->valuedouble == 1 || version->valuedouble == 2)) {
         log__info("%s: from an older cuttle-compile that did not note the %s; compiling "
-                  "everything once", path, version->valuedouble == 1 ? "files sources name"
-                                                                     : "formats sources use");
+                  "everything once",
+                  path, version->valuedouble == 1 ? "files sources name" : "formats sources use");
         cJSON_Delete(root);
         return;
     }
@@ -144,13 +146,14 @@ void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t s
     else if (!cJSON_IsArray(sources))
         problem = "'sources' is not an array";
     int index = 0;
-    compiler_manifest_file_t *files = ct_alloc(resources__allocator(),
-                                                RESOURCES_MAX_FILES * sizeof *files);
+    compiler_manifest_file_t *files =
+        ct_alloc(resources__allocator(), RESOURCES_MAX_FILES * sizeof *files);
     if (!files && !problem)
         problem = "out of memory";
     const cJSON *list = problem ? NULL : sources;
     const cJSON *item;
-    cJSON_ArrayForEach(item, list) {
+    cJSON_ArrayForEach(item, list)
+    {
         compiler_manifest_entry_t e;
         if (!parse_entry(item, &e, files)) {
             problem = "a source entry is malformed";
@@ -196,7 +199,8 @@ static cJSON *entry_json(const compiler_manifest_entry_t *e)
               (files = cJSON_AddArrayToObject(obj, "files"));
     for (uint32_t i = 0; ok && i < e->num_files; i++) {
         cJSON *f = cJSON_CreateObject();
-        ok = f && cJSON_AddItemToArray(files, f) && add_stamp(f, e->files[i].path, &e->files[i].stamp);
+        ok = f && cJSON_AddItemToArray(files, f) &&
+             add_stamp(f, e->files[i].path, &e->files[i].stamp);
     }
     if (!ok) {
         cJSON_Delete(obj);
@@ -289,10 +293,7 @@ static char *copy_string(const char *s)
     return copy;
 }
 
-static void free_string(char *s)
-{
-    ct_free(resources__allocator(), s, strlen(s) + 1);
-}
+static void free_string(char *s) { ct_free(resources__allocator(), s, strlen(s) + 1); }
 
 static void free_files(compiler_manifest_file_t *files, uint32_t n)
 {

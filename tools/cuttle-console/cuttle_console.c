@@ -45,8 +45,8 @@ static void print_value(const cJSON *v)
 
 static void print_log(const cJSON *o)
 {
-    const cJSON *level = cJSON_GetObjectItem(o, "level"), *source = cJSON_GetObjectItem(o, "source"),
-                *line = cJSON_GetObjectItem(o, "line");
+    const cJSON *level = cJSON_GetObjectItem(o, "level"),
+                *source = cJSON_GetObjectItem(o, "source"), *line = cJSON_GetObjectItem(o, "line");
     fprintf(stdout, "[%s] %s: %s\n", cJSON_IsString(level) ? level->valuestring : "?",
             cJSON_IsString(source) ? source->valuestring : "?",
             cJSON_IsString(line) ? line->valuestring : "?");
@@ -277,7 +277,8 @@ int main(int argc, char **argv)
     char host[64];
     int port;
     if (!address || console_conn__parse_address(address, host, sizeof host, &port)) {
-        fprintf(stderr, "cuttle-console: give the engine's console as PORT or HOST:PORT\n%s", usage);
+        fprintf(stderr, "cuttle-console: give the engine's console as PORT or HOST:PORT\n%s",
+                usage);
         return 2;
     }
     console_conn_t c;

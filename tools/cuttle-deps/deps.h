@@ -31,9 +31,9 @@
 
 /* A file of the project. */
 typedef struct deps_node_t {
-    const char *path; /* project-relative: "units/crate.unit" */
-    const char *type; /* "unit", or DEPS_FILE */
-    const char *name; /* "units/crate"; for a file its path */
+    const char *path;             /* project-relative: "units/crate.unit" */
+    const char *type;             /* "unit", or DEPS_FILE */
+    const char *name;             /* "units/crate"; for a file its path */
     uint32_t first_ref, num_refs; /* the references it makes: refs[first_ref ...] */
     uint32_t first_user;          /* the first reference to it; refs[i].next_user goes on */
     bool resource;                /* a source of a compiled type */
@@ -71,8 +71,7 @@ typedef struct deps_index_t {
 /* deps_index.c. Loads the index of `project`. Returns 0, or -1 having written why into err (no
  * such folder, no compiled/ folder: run cuttle-compile first, out of memory). `threads` (1 or
  * 2) read the reference files in parallel. Free with deps_index_free even on failure. */
-int deps_index_load(deps_index_t *ix, const char *project, int threads, char *err,
-                    size_t err_size);
+int deps_index_load(deps_index_t *ix, const char *project, int threads, char *err, size_t err_size);
 void deps_index_free(deps_index_t *ix);
 /* The node of (type, name), or DEPS_NONE. */
 uint32_t deps_index_find(const deps_index_t *ix, const char *type, const char *name);
@@ -120,8 +119,8 @@ typedef struct deps_move_t {
 int deps_apply_moves(deps_index_t *ix, const deps_move_t *moves, uint32_t num_moves, FILE *err);
 /* The moves of `mv`: one resource (type, old, new names; with_files also moves the files beside
  * it that it names), or a folder and everything under it. */
-int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name,
-                     const char *new_name, bool with_files, FILE *err);
+int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name, const char *new_name,
+                     bool with_files, FILE *err);
 int deps_mv_folder(deps_index_t *ix, const char *old_folder, const char *new_folder, FILE *err);
 /* Rewrites references to names renames.log says were renamed (a merged branch still naming the
  * old one) to their newest names. Prints each fix; returns how many, or -1 on failure. */

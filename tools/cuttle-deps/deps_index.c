@@ -158,8 +158,8 @@ static int read_types(deps_index_t *ix, char *err, size_t err_size)
         char full[PATH_SIZE];
         struct stat st;
         if (e->d_name[0] == '.' || strcmp(e->d_name, "references") == 0 ||
-            !pathf(full, sizeof full, "%s/%s", dir, e->d_name) ||
-            stat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+            !pathf(full, sizeof full, "%s/%s", dir, e->d_name) || stat(full, &st) != 0 ||
+            !S_ISDIR(st.st_mode))
             continue;
         if (!ct_array_reserve_of(heap, &ix->types, &capacity, ix->num_types + 1, 16))
             break;
@@ -213,8 +213,7 @@ static uint32_t add_node(walk_t *w, const char *path, int64_t mtime)
         w->failed = true;
         return DEPS_NONE;
     }
-    deps_node_t node = {.path = copy, .type = DEPS_FILE, .name = copy,
-                        .first_user = DEPS_NONE};
+    deps_node_t node = {.path = copy, .type = DEPS_FILE, .name = copy, .first_user = DEPS_NONE};
     const char *dot = strrchr(copy, '.');
     const char *slash = strrchr(copy, '/');
     if (dot && dot != copy && (!slash || dot > slash + 1) && is_type(ix, dot + 1)) {
@@ -258,8 +257,8 @@ static void walk(walk_t *w, const char *rel, int depth)
 
 static bool add_ref(deps_index_t *ix, const deps_ref_t *r)
 {
-    if (!ct_array_reserve_of(ct_heap_allocator(), &ix->refs, &ix->refs_capacity,
-                             ix->num_refs + 1, 4096))
+    if (!ct_array_reserve_of(ct_heap_allocator(), &ix->refs, &ix->refs_capacity, ix->num_refs + 1,
+                             4096))
         return false;
     ix->refs[ix->num_refs++] = *r;
     return true;
@@ -335,8 +334,8 @@ static void read_refs_file(const char *project, refs_file_t *f, const char *node
 {
     char path[PATH_SIZE];
     f->text = NULL;
-    if ((size_t)snprintf(path, sizeof path, "%s/compiled/references/%s.refs", project,
-                         node_path) >= sizeof path)
+    if ((size_t)snprintf(path, sizeof path, "%s/compiled/references/%s.refs", project, node_path) >=
+        sizeof path)
         return;
     int fd = open(path, O_RDONLY);
     struct stat st;
@@ -398,9 +397,14 @@ static bool parse_refs(deps_index_t *ix, uint32_t node, char *text)
             p = tab + 1;
         }
         if (n == 6) {
-            deps_ref_t r = {.from = node, .to = DEPS_NONE, .next_user = DEPS_NONE,
-                            .type = field[0], .name = field[1], .field = field[2],
-                            .line = parse_uint(field[3]), .column = parse_uint(field[4]),
+            deps_ref_t r = {.from = node,
+                            .to = DEPS_NONE,
+                            .next_user = DEPS_NONE,
+                            .type = field[0],
+                            .name = field[1],
+                            .field = field[2],
+                            .line = parse_uint(field[3]),
+                            .column = parse_uint(field[4]),
                             .length = parse_uint(field[5])};
             if (!add_ref(ix, &r))
                 return false;
@@ -490,8 +494,8 @@ static void find_span(const char *text, size_t len, size_t *from, const char *s,
 static bool add_root(deps_index_t *ix, uint32_t node, const char *text, size_t len, size_t *from,
                      const char *field, const char *path)
 {
-    deps_ref_t r = {.from = node, .to = DEPS_NONE, .next_user = DEPS_NONE, .field = field,
-                    .type = DEPS_FILE};
+    deps_ref_t r = {
+        .from = node, .to = DEPS_NONE, .next_user = DEPS_NONE, .field = field, .type = DEPS_FILE};
     const char *dot = strrchr(path, '.');
     const char *slash = strrchr(path, '/');
     size_t name_len = strlen(path);
@@ -529,9 +533,8 @@ static bool read_project_roots(deps_index_t *ix)
         ok = add_root(ix, ix->project_node, text, len, &from, "boot_script", boot->valuestring);
     const cJSON *item;
     const cJSON *roots = cJSON_GetObjectItemCaseSensitive(root, "roots");
-    cJSON_ArrayForEach(item, roots)
-        if (ok && cJSON_IsString(item))
-            ok = add_root(ix, ix->project_node, text, len, &from, "roots", item->valuestring);
+    cJSON_ArrayForEach(item, roots) if (ok && cJSON_IsString(item)) ok =
+        add_root(ix, ix->project_node, text, len, &from, "roots", item->valuestring);
     node->num_refs = ix->num_refs - node->first_ref;
     cJSON_Delete(root);
     free(text);
@@ -560,9 +563,16 @@ static void lua_literal(void *user, const char *s, size_t n, uint32_t line, uint
         uint32_t to = deps_index_find(ix, type, name);
         if (to == DEPS_NONE || to == scan->node)
             continue;
-        deps_ref_t r = {.from = scan->node, .to = DEPS_NONE, .next_user = DEPS_NONE,
-                        .type = ix->nodes[to].type, .name = ix->nodes[to].name, .field = "lua",
-                        .line = line, .column = column, .length = (uint32_t)n, .soft = true};
+        deps_ref_t r = {.from = scan->node,
+                        .to = DEPS_NONE,
+                        .next_user = DEPS_NONE,
+                        .type = ix->nodes[to].type,
+                        .name = ix->nodes[to].name,
+                        .field = "lua",
+                        .line = line,
+                        .column = column,
+                        .length = (uint32_t)n,
+                        .soft = true};
         if (!add_ref(ix, &r))
             scan->failed = true;
     }
@@ -592,8 +602,7 @@ static bool is_lua(const char *path)
 
 /* ---- loading -------------------------------------------------------------------------------- */
 
-int deps_index_load(deps_index_t *ix, const char *project, int threads, char *err,
-                    size_t err_size)
+int deps_index_load(deps_index_t *ix, const char *project, int threads, char *err, size_t err_size)
 {
     *ix = (deps_index_t){.project_node = DEPS_NONE};
     struct stat st;
@@ -666,9 +675,10 @@ uint32_t deps_index_lookup(const deps_index_t *ix, const char *what, char *err, 
     }
     if (found == 1)
         return node;
-    snprintf(err, err_size, found ? "\"%s\" names resources of %u types: give the file "
-                                    "(\"%s.TYPE\")"
-                                  : "\"%s\" is no file or resource of the project%.0u%.0s",
+    snprintf(err, err_size,
+             found ? "\"%s\" names resources of %u types: give the file "
+                     "(\"%s.TYPE\")"
+                   : "\"%s\" is no file or resource of the project%.0u%.0s",
              what, found, what);
     return DEPS_NONE;
 }

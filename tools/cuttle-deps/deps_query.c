@@ -84,8 +84,8 @@ static bool moved_to(const deps_index_t *ix, cJSON *manifest, const char *type, 
             size_t len = 0;
             snprintf(full, sizeof full, "%s/%s", ix->project, n->path);
             char *text = read_text(full, &len);
-            const bool same = text && (double)len == size->valuedouble &&
-                              ct_murmur64a(text, len, 0) == want;
+            const bool same =
+                text && (double)len == size->valuedouble && ct_murmur64a(text, len, 0) == want;
             free(text);
             if (same) {
                 snprintf(out, out_size, "%s", n->path);
@@ -116,14 +116,16 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out)
         fprintf(out, "%s:%u:%u: %s: no %s named \"%s\"", ix->nodes[r->from].path, r->line,
                 r->column, r->field, type_word(r->type), r->name);
         char to[512], date[64];
-        if (log && resources__renamed_in(log, num_log, r->type, r->name, to, sizeof to, date,
-                                         sizeof date))
-            fprintf(out, "; \"%s\" was renamed to \"%s\" on %s: run cuttle-deps fix", r->name,
-                    to, date);
+        if (log &&
+            resources__renamed_in(log, num_log, r->type, r->name, to, sizeof to, date, sizeof date))
+            fprintf(out, "; \"%s\" was renamed to \"%s\" on %s: run cuttle-deps fix", r->name, to,
+                    date);
         else if (manifest && moved_to(ix, manifest, r->type, r->name, to, sizeof to))
-            fprintf(out, "; %s.%s moved to %s (the same content): run `cuttle-deps mv %s %s "
-                         "%.*s`", r->name, r->type, to, r->type, r->name,
-                    (int)(strlen(to) - strlen(r->type) - 1), to);
+            fprintf(out,
+                    "; %s.%s moved to %s (the same content): run `cuttle-deps mv %s %s "
+                    "%.*s`",
+                    r->name, r->type, to, r->type, r->name, (int)(strlen(to) - strlen(r->type) - 1),
+                    to);
         fputc('\n', out);
     }
     cJSON_Delete(manifest);
@@ -213,9 +215,8 @@ uint32_t deps_collisions(const deps_index_t *ix, uint64_t (*hash)(const char *s)
         /* Equal texts sort together: the same name in two types is one name, not a collision. */
         if (all[i].hash != all[i - 1].hash || strcmp(all[i].text, all[i - 1].text) == 0)
             continue;
-        fprintf(out, "hash %016llx: \"%s\" (%s) and \"%s\" (%s)\n",
-                (unsigned long long)all[i].hash, all[i - 1].text, all[i - 1].path, all[i].text,
-                all[i].path);
+        fprintf(out, "hash %016llx: \"%s\" (%s) and \"%s\" (%s)\n", (unsigned long long)all[i].hash,
+                all[i - 1].text, all[i - 1].path, all[i].text, all[i].path);
         count++;
     }
     free(all);

@@ -225,8 +225,8 @@ static bool journal_write(const char *project, const change_t *c, const char *st
         return false;
     size_t n = (size_t)snprintf(text, size, "cuttle-deps journal 1\nstate %s\n", state);
     for (uint32_t i = 0; i < c->num_writes; i++)
-        n += (size_t)snprintf(text + n, size - n, "%s %s\n",
-                              c->created[i] ? "create" : "write", c->write_paths[i]);
+        n += (size_t)snprintf(text + n, size - n, "%s %s\n", c->created[i] ? "create" : "write",
+                              c->write_paths[i]);
     for (uint32_t i = 0; i < c->num_moves; i++)
         n += (size_t)snprintf(text + n, size - n, "move %s %s\n", c->move_from[i], c->move_to[i]);
     char path[PATH_SIZE];
@@ -320,8 +320,8 @@ static int finish(const char *project, const change_t *c, FILE *err)
         if (!exists(old) && exists(path))
             continue; /* moved already */
         if (!make_parents(path) || rename(old, path) != 0) {
-            fprintf(err, "cuttle-deps: cannot move %s to %s: %s\n", c->move_from[i],
-                    c->move_to[i], strerror(errno));
+            fprintf(err, "cuttle-deps: cannot move %s to %s: %s\n", c->move_from[i], c->move_to[i],
+                    strerror(errno));
             return -1;
         }
         step();
@@ -439,8 +439,10 @@ int deps_resume(const char *project, FILE *err)
     } else {
         rc = finish(project, &c, err);
         if (!rc)
-            fprintf(err, "cuttle-deps: finished the interrupted change (%u files rewritten, %u "
-                         "moved); run cuttle-compile\n", c.num_writes, c.num_moves);
+            fprintf(err,
+                    "cuttle-deps: finished the interrupted change (%u files rewritten, %u "
+                    "moved); run cuttle-compile\n",
+                    c.num_writes, c.num_moves);
     }
     change_free(&c);
     return rc;
@@ -540,8 +542,9 @@ static int plan_file(const deps_index_t *ix, change_t *c, const char *rel, edit_
         const size_t k = strlen(edits[i].old_text);
         if (edits[i].offset == (size_t)-1 || edits[i].offset + k > len ||
             memcmp(text + edits[i].offset, edits[i].old_text, k) != 0) {
-            fprintf(err, "%s:%u:%u: \"%s\" is not written there any more: the index is older "
-                         "than the file; run cuttle-compile first (nothing was changed)\n",
+            fprintf(err,
+                    "%s:%u:%u: \"%s\" is not written there any more: the index is older "
+                    "than the file; run cuttle-compile first (nothing was changed)\n",
                     rel, r->line, r->column, edits[i].old_text);
             free(text);
             return -1;
@@ -633,8 +636,8 @@ static void reindex(const deps_index_t *ix, char **new_path, char **new_name, FI
                 }
                 line = grown;
             }
-            size += (size_t)snprintf(line + size, cap - size, "%s\t%s\t%s\t%u\t%ld\t%zu\n",
-                                     r->type, name, r->field, r->line, r->line ? column : 0,
+            size += (size_t)snprintf(line + size, cap - size, "%s\t%s\t%s\t%u\t%ld\t%zu\n", r->type,
+                                     name, r->field, r->line, r->line ? column : 0,
                                      r->line ? strlen(name) : 0);
         }
         if (new_path[n])
@@ -651,8 +654,10 @@ static void reindex(const deps_index_t *ix, char **new_path, char **new_name, FI
 int deps_apply_moves(deps_index_t *ix, const deps_move_t *moves, uint32_t num_moves, FILE *err)
 {
     if (deps_pending(ix->project)) {
-        fprintf(err, "cuttle-deps: an interrupted change waits (%s): run `cuttle-deps resume` or "
-                     "`cuttle-deps rollback` first\n", DEPS_JOURNAL);
+        fprintf(err,
+                "cuttle-deps: an interrupted change waits (%s): run `cuttle-deps resume` or "
+                "`cuttle-deps rollback` first\n",
+                DEPS_JOURNAL);
         return -1;
     }
     uint32_t *moved = malloc((num_moves + 1) * sizeof *moved); /* the node of each move */
@@ -718,18 +723,21 @@ int deps_apply_moves(deps_index_t *ix, const deps_move_t *moves, uint32_t num_mo
             if (r->to == DEPS_NONE || !new_name[r->to])
                 continue;
             if (!r->line) {
-                fprintf(err, "%s: %s: names %s where cuttle-deps cannot see it (it is not in "
-                             "the text); check it by hand\n", node->path, r->field, r->name);
+                fprintf(err,
+                        "%s: %s: names %s where cuttle-deps cannot see it (it is not in "
+                        "the text); check it by hand\n",
+                        node->path, r->field, r->name);
                 continue;
             }
             if (node->stale) {
-                fprintf(err, "%s: changed since cuttle-compile indexed it; run cuttle-compile "
-                             "first (nothing was changed)\n", node->path);
+                fprintf(err,
+                        "%s: changed since cuttle-compile indexed it; run cuttle-compile "
+                        "first (nothing was changed)\n",
+                        node->path);
                 rc = -1;
                 break;
             }
-            edits[count++] = (edit_t){.ref = ri, .old_text = r->name,
-                                      .new_text = new_name[r->to]};
+            edits[count++] = (edit_t){.ref = ri, .old_text = r->name, .new_text = new_name[r->to]};
         }
         if (!rc && count)
             rc = plan_file(ix, &c, node->path, edits, count, err);
@@ -752,8 +760,9 @@ int deps_apply_moves(deps_index_t *ix, const deps_move_t *moves, uint32_t num_mo
             if (at && log_text[at - 1] != '\n')
                 log_text[at++] = '\n';
         } else if (log_text) {
-            at = (size_t)snprintf(log_text, size, "# Renames by cuttle-deps (DATE TYPE OLD NEW), "
-                                                  "oldest first: `cuttle-deps fix` reads it.\n");
+            at = (size_t)snprintf(log_text, size,
+                                  "# Renames by cuttle-deps (DATE TYPE OLD NEW), "
+                                  "oldest first: `cuttle-deps fix` reads it.\n");
         }
         for (uint32_t i = 0; log_text && i < num_moves; i++) {
             const uint32_t n = moved[i];
@@ -818,13 +827,15 @@ static int adopt_move(deps_index_t *ix, const char *type, const char *old_name,
                 strcmp(r->name, old_name) != 0)
                 continue;
             if (node->stale) {
-                fprintf(err, "%s: changed since cuttle-compile indexed it; run cuttle-compile "
-                             "first (nothing was changed)\n", node->path);
+                fprintf(err,
+                        "%s: changed since cuttle-compile indexed it; run cuttle-compile "
+                        "first (nothing was changed)\n",
+                        node->path);
                 rc = -1;
                 break;
             }
-            edits[count++] = (edit_t){.ref = node->first_ref + k, .old_text = r->name,
-                                      .new_text = new_name};
+            edits[count++] =
+                (edit_t){.ref = node->first_ref + k, .old_text = r->name, .new_text = new_name};
         }
         if (!rc && count)
             rc = plan_file(ix, &c, node->path, edits, count, err);
@@ -837,9 +848,11 @@ static int adopt_move(deps_index_t *ix, const char *type, const char *old_name,
     char *log_text = rc ? NULL : malloc(size);
     if (log_text) {
         today(date, sizeof date);
-        size_t at = old ? len : (size_t)snprintf(log_text, size, "# Renames by cuttle-deps (DATE "
-                                                                 "TYPE OLD NEW), oldest first: "
-                                                                 "`cuttle-deps fix` reads it.\n");
+        size_t at = old ? len
+                        : (size_t)snprintf(log_text, size,
+                                           "# Renames by cuttle-deps (DATE "
+                                           "TYPE OLD NEW), oldest first: "
+                                           "`cuttle-deps fix` reads it.\n");
         if (old)
             memcpy(log_text, old, len);
         if (at && log_text[at - 1] != '\n')
@@ -868,14 +881,15 @@ static int adopt_move(deps_index_t *ix, const char *type, const char *old_name,
     if (fixed < 0)
         rc = -1;
     if (!rc)
-        fprintf(err, "cuttle-deps: %s %s was already moved to %s; %u references and %d other "
-                     "mentions rewritten, run cuttle-compile\n", type, old_name, new_name, total,
-                fixed);
+        fprintf(err,
+                "cuttle-deps: %s %s was already moved to %s; %u references and %d other "
+                "mentions rewritten, run cuttle-compile\n",
+                type, old_name, new_name, total, fixed);
     return rc;
 }
 
-int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name,
-                     const char *new_name, bool with_files, FILE *err)
+int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name, const char *new_name,
+                     bool with_files, FILE *err)
 {
     const uint32_t node = deps_index_find(ix, type, old_name);
     if (node == DEPS_NONE && deps_index_find(ix, type, new_name) != DEPS_NONE)
@@ -894,7 +908,8 @@ int deps_mv_resource(deps_index_t *ix, const char *type, const char *old_name,
         /* The files it names beside its source go along to the new folder; one named after the
          * resource (crate.mesh's crate.obj) takes the new name. */
         const char *old_base = base_of(old_name), *new_base = base_of(new_name);
-        const size_t old_dir = (size_t)(old_base - old_name), new_dir = (size_t)(new_base - new_name);
+        const size_t old_dir = (size_t)(old_base - old_name),
+                     new_dir = (size_t)(new_base - new_name);
         const deps_node_t *src = &ix->nodes[node];
         for (uint32_t k = 0; k < src->num_refs && n < 64; k++) {
             const deps_ref_t *r = &ix->refs[src->first_ref + k];
@@ -993,8 +1008,10 @@ static bool quoted_at(const char *text, size_t len, size_t i, size_t n)
 int deps_fix(deps_index_t *ix, FILE *out, FILE *err)
 {
     if (deps_pending(ix->project)) {
-        fprintf(err, "cuttle-deps: an interrupted change waits (%s): run `cuttle-deps resume` or "
-                     "`cuttle-deps rollback` first\n", DEPS_JOURNAL);
+        fprintf(err,
+                "cuttle-deps: an interrupted change waits (%s): run `cuttle-deps resume` or "
+                "`cuttle-deps rollback` first\n",
+                DEPS_JOURNAL);
         return -1;
     }
     uint32_t count = 0;
@@ -1019,7 +1036,7 @@ int deps_fix(deps_index_t *ix, FILE *out, FILE *err)
         char date[32];
         if (taken || seen ||
             !resources__renamed_in(log, count, log[i].type, old, fixes[num_fixes].new_name,
-                        sizeof fixes[num_fixes].new_name, date, sizeof date))
+                                   sizeof fixes[num_fixes].new_name, date, sizeof date))
             continue;
         fixes[num_fixes++].old_name = old;
     }
@@ -1058,10 +1075,10 @@ int deps_fix(deps_index_t *ix, FILE *out, FILE *err)
                     rc = -1;
                     break;
                 }
-                edits[num++] = (edit_t){.offset = i, .old_text = fixes[f].old_name,
-                                        .new_text = fixes[f].new_name};
-                fprintf(out, "%s:%u:%zu: \"%s\" -> \"%s\"\n", node->path, line,
-                        i - line_start + 1, fixes[f].old_name, fixes[f].new_name);
+                edits[num++] = (edit_t){
+                    .offset = i, .old_text = fixes[f].old_name, .new_text = fixes[f].new_name};
+                fprintf(out, "%s:%u:%zu: \"%s\" -> \"%s\"\n", node->path, line, i - line_start + 1,
+                        fixes[f].old_name, fixes[f].new_name);
                 i += k - 1;
                 break;
             }

@@ -33,18 +33,14 @@ enum { EXIT_FOUND = 1, EXIT_USAGE = 2, EXIT_INDEX = 3, EXIT_PENDING = 4 };
 
 static int usage(FILE *out)
 {
-    fprintf(out,
-            "usage: cuttle-deps --project DIR VERB [ARGS]\n"
-            "  uses FILE|NAME, used-by FILE|NAME, missing, unused, collisions, check,\n"
-            "  graph [--json], mv TYPE OLD NEW [--with-files], mv OLD_FOLDER/ NEW_FOLDER/,\n"
-            "  fix, resume, rollback\n");
+    fprintf(out, "usage: cuttle-deps --project DIR VERB [ARGS]\n"
+                 "  uses FILE|NAME, used-by FILE|NAME, missing, unused, collisions, check,\n"
+                 "  graph [--json], mv TYPE OLD NEW [--with-files], mv OLD_FOLDER/ NEW_FOLDER/,\n"
+                 "  fix, resume, rollback\n");
     return out == stdout ? 0 : EXIT_USAGE;
 }
 
-static uint64_t murmur(const char *s)
-{
-    return ct_hash64(s);
-}
+static uint64_t murmur(const char *s) { return ct_hash64(s); }
 
 static int run(const char *project, const char *verb, int argc, char **argv)
 {
@@ -53,8 +49,9 @@ static int run(const char *project, const char *verb, int argc, char **argv)
     if (strcmp(verb, "rollback") == 0)
         return deps_rollback(project, stderr) ? EXIT_FOUND : 0;
     if (deps_pending(project)) {
-        fprintf(stderr, "cuttle-deps: an interrupted change waits in %s/%s: run `cuttle-deps "
-                        "resume` to finish it or `cuttle-deps rollback` to undo it\n",
+        fprintf(stderr,
+                "cuttle-deps: an interrupted change waits in %s/%s: run `cuttle-deps "
+                "resume` to finish it or `cuttle-deps rollback` to undo it\n",
                 project, DEPS_JOURNAL);
         return EXIT_PENDING;
     }
@@ -66,8 +63,10 @@ static int run(const char *project, const char *verb, int argc, char **argv)
         return EXIT_INDEX;
     }
     if (ix.stale)
-        fprintf(stderr, "cuttle-deps: %u sources changed since cuttle-compile indexed them; run "
-                        "it for exact answers\n", ix.stale);
+        fprintf(stderr,
+                "cuttle-deps: %u sources changed since cuttle-compile indexed them; run "
+                "it for exact answers\n",
+                ix.stale);
     int code = 0;
     const bool one = argc == 1, none = argc == 0;
     if ((strcmp(verb, "uses") == 0 || strcmp(verb, "used-by") == 0) && one) {

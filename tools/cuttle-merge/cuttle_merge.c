@@ -94,9 +94,12 @@ static void spell(char *out, size_t size, const ct_dm_value_t *v)
     case CT_DM_NULL: snprintf(out, size, "(none)"); break;
     case CT_DM_BOOL: snprintf(out, size, "%s", v->as.b ? "true" : "false"); break;
     case CT_DM_DOUBLE: snprintf(out, size, "%.17g", v->as.d); break;
-    case CT_DM_VEC3: snprintf(out, size, "[%.17g %.17g %.17g]", v->as.v[0], v->as.v[1], v->as.v[2]); break;
+    case CT_DM_VEC3:
+        snprintf(out, size, "[%.17g %.17g %.17g]", v->as.v[0], v->as.v[1], v->as.v[2]);
+        break;
     case CT_DM_QUAT:
-        snprintf(out, size, "[%.17g %.17g %.17g %.17g]", v->as.v[0], v->as.v[1], v->as.v[2], v->as.v[3]);
+        snprintf(out, size, "[%.17g %.17g %.17g %.17g]", v->as.v[0], v->as.v[1], v->as.v[2],
+                 v->as.v[3]);
         break;
     case CT_DM_STRING: snprintf(out, size, "\"%s\"", v->as.s); break;
     case CT_DM_BLOB: snprintf(out, size, "%.*s", (int)v->size, (const char *)v->as.blob); break;
@@ -114,9 +117,9 @@ static void spell(char *out, size_t size, const ct_dm_value_t *v)
 
 typedef struct conflict_t {
     ct_guid_t object;
-    const char *key;          /* NULL: deleted on one side, edited on the other */
+    const char *key; /* NULL: deleted on one side, edited on the other */
     ct_dm_value_t ours, theirs;
-    bool ours_deleted;        /* which side deleted (key NULL) */
+    bool ours_deleted; /* which side deleted (key NULL) */
     bool take_theirs;
 } conflict_t;
 
@@ -210,7 +213,8 @@ static bool same_entity(const merge_t *m, ct_guid_t g)
 static ct_guid_t fresh_id(const merge_t *m, ct_guid_t g)
 {
     for (uint64_t seed = 0x7e1125;; seed++) {
-        ct_guid_t t = {ct_murmur64a(&g, sizeof g, seed), ct_murmur64a(&g, sizeof g, seed ^ 0x9e3779b97f4a7c15ull)};
+        ct_guid_t t = {ct_murmur64a(&g, sizeof g, seed),
+                       ct_murmur64a(&g, sizeof g, seed ^ 0x9e3779b97f4a7c15ull)};
         if (!ct_guid_is_root(t) && !dm->exists(m->base, t) && !dm->exists(m->ours, t) &&
             !dm->exists(m->theirs, t) && ct_guid_eq(renamed(m, t), t))
             return t;
@@ -225,7 +229,8 @@ static bool find_twins(merge_t *m)
     uint32_t n = dm->changeset_count(m->d_theirs);
     for (uint32_t i = 0; i < n; i++) {
         const ct_dm_op_t *op = dm->changeset_op(m->d_theirs, i);
-        if (op->kind != CT_DM_OP_CREATE || dm->exists(m->base, op->object) || !dm->exists(m->ours, op->object))
+        if (op->kind != CT_DM_OP_CREATE || dm->exists(m->base, op->object) ||
+            !dm->exists(m->ours, op->object))
             continue;
         if (same_entity(m, op->object)) {
             ct_guid_t *t = realloc(m->twins, (m->num_twins + 1) * sizeof *t);
@@ -291,12 +296,12 @@ static bool translate(merge_t *m, ct_dm_op_t *op)
 static const char *entity_name(merge_t *m, ct_guid_t g)
 {
     const char *name;
-    if (dm->get_string(m->ours, g, "name", &name) == 0 || dm->get_string(m->theirs, g, "name", &name) == 0 ||
+    if (dm->get_string(m->ours, g, "name", &name) == 0 ||
+        dm->get_string(m->theirs, g, "name", &name) == 0 ||
         dm->get_string(m->base, g, "name", &name) == 0)
         return name;
     return "(unnamed)";
 }
-
 
 /* What ours did to object g: 0 nothing, 1 edited, 2 destroyed. */
 static int ours_did(merge_t *m, ct_guid_t g)
@@ -368,9 +373,11 @@ static ct_dm_op_t *plan(merge_t *m, uint32_t *num)
          * entity is added or removed before it: merge_order decides order, not these ops. */
         if (op->kind == CT_DM_OP_SET && is_order_key(op->key) && dm->exists(m->base, op->object))
             continue;
-        ct_guid_t whole = op->kind == CT_DM_OP_REMOVE || op->kind == CT_DM_OP_ADD ? op->item : op->object;
+        ct_guid_t whole =
+            op->kind == CT_DM_OP_REMOVE || op->kind == CT_DM_OP_ADD ? op->item : op->object;
         int did = ours_did(m, op->object);
-        if (op->kind == CT_DM_OP_DESTROY || (op->kind == CT_DM_OP_REMOVE && !dm->exists(m->theirs, op->item))) {
+        if (op->kind == CT_DM_OP_DESTROY ||
+            (op->kind == CT_DM_OP_REMOVE && !dm->exists(m->theirs, op->item))) {
             /* Theirs deleted an entity: a conflict if ours edited it. */
             if (ours_did(m, whole) == 1) {
                 if (!find_conflict(m, whole, true))
@@ -397,8 +404,8 @@ static ct_dm_op_t *plan(merge_t *m, uint32_t *num)
                                  : memcmp(&a.as, &b.as, sizeof a.as) == 0 || a.type == CT_DM_NULL);
                 if (same)
                     continue;
-                conflict_t *c = add_conflict(m, (conflict_t){.object = op->object, .key = op->key,
-                                                             .ours = a, .theirs = b});
+                conflict_t *c = add_conflict(
+                    m, (conflict_t){.object = op->object, .key = op->key, .ours = a, .theirs = b});
                 if (!c || !c->take_theirs)
                     continue;
             }
@@ -418,7 +425,8 @@ static int resurrect(merge_t *m, ct_guid_t g)
     uint32_t n = dm->keys(m->theirs, g, keys, 256);
     for (uint32_t i = 0; i < n && i < 256; i++) {
         ct_dm_value_t v;
-        if (dm->get(m->theirs, g, keys[i], &v) == 0 && dm->set_property(m->ours, g, keys[i], &v) != 0)
+        if (dm->get(m->theirs, g, keys[i], &v) == 0 &&
+            dm->set_property(m->ours, g, keys[i], &v) != 0)
             return -1;
     }
     ct_guid_t parent = {0, 0};
@@ -436,13 +444,16 @@ static void report(merge_t *m, FILE *to, bool resolved)
         if (c->key) {
             spell(a, sizeof a, &c->ours);
             spell(b, sizeof b, &c->theirs);
-            fprintf(to, "cuttle-merge: %s: %s entity '%s' (id %s) property '%s': ours %s, theirs %s; %s %s\n",
-                    m->path, resolved ? "resolved" : "conflict", entity_name(m, c->object), id, c->key,
-                    a, b, resolved ? "chose" : "kept", chose);
+            fprintf(to,
+                    "cuttle-merge: %s: %s entity '%s' (id %s) property '%s': ours %s, theirs %s; "
+                    "%s %s\n",
+                    m->path, resolved ? "resolved" : "conflict", entity_name(m, c->object), id,
+                    c->key, a, b, resolved ? "chose" : "kept", chose);
         } else {
             fprintf(to, "cuttle-merge: %s: %s entity '%s' (id %s): %s; %s %s\n", m->path,
                     resolved ? "resolved" : "conflict", entity_name(m, c->object), id,
-                    c->ours_deleted ? "deleted by ours, edited by theirs" : "edited by ours, deleted by theirs",
+                    c->ours_deleted ? "deleted by ours, edited by theirs"
+                                    : "edited by ours, deleted by theirs",
                     resolved ? "chose" : "kept", chose);
         }
     }
@@ -465,14 +476,18 @@ static char *conflict_record(merge_t *m)
             spell(b, sizeof b, &c->theirs);
             /* Strings are spelled quoted already; other values are SJSON as they are. */
             n += (size_t)snprintf(out + n, cap - n,
-                                  "  { file = \"%s\" entity = \"%s\" id = \"%s\" property = \"%s\" ours = %s theirs = %s kept = \"ours\" }\n",
+                                  "  { file = \"%s\" entity = \"%s\" id = \"%s\" property = \"%s\" "
+                                  "ours = %s theirs = %s kept = \"ours\" }\n",
                                   m->path, entity_name(m, c->object), id, c->key,
-                                  c->ours.type == CT_DM_NULL ? "null" : a, c->theirs.type == CT_DM_NULL ? "null" : b);
+                                  c->ours.type == CT_DM_NULL ? "null" : a,
+                                  c->theirs.type == CT_DM_NULL ? "null" : b);
         } else {
             n += (size_t)snprintf(out + n, cap - n,
-                                  "  { file = \"%s\" entity = \"%s\" id = \"%s\" conflict = \"%s\" kept = \"ours\" }\n",
+                                  "  { file = \"%s\" entity = \"%s\" id = \"%s\" conflict = \"%s\" "
+                                  "kept = \"ours\" }\n",
                                   m->path, entity_name(m, c->object), id,
-                                  c->ours_deleted ? "deleted by ours, edited by theirs" : "edited by ours, deleted by theirs");
+                                  c->ours_deleted ? "deleted by ours, edited by theirs"
+                                                  : "edited by ours, deleted by theirs");
         }
     }
     snprintf(out + n, cap - n, "]");
@@ -574,7 +589,8 @@ static int merge_list(merge_t *m, ct_guid_t parent, const char *key)
     ranked_t *rb = r, *ro = r + n, *rt = r + 2 * n;
     uint32_t c = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (dm->set_contains(m->ours, parent, key, items[i]) && dm->set_contains(m->theirs, parent, key, items[i]))
+        if (dm->set_contains(m->ours, parent, key, items[i]) &&
+            dm->set_contains(m->theirs, parent, key, items[i]))
             rb[c++].g = items[i];
     }
     memcpy(ro, rb, c * sizeof *r);
@@ -592,8 +608,9 @@ static int merge_list(merge_t *m, ct_guid_t parent, const char *key)
         } else if (!same_sequence(rt, ro, c)) {
             char id[33];
             ct_guid_format(parent, id);
-            printf("cuttle-merge: %s: both sides moved the entities of %s %s; kept ours's order\n", m->path,
-                   ct_guid_is_root(parent) ? "the level's" : "the children of", ct_guid_is_root(parent) ? "list" : id);
+            printf("cuttle-merge: %s: both sides moved the entities of %s %s; kept ours's order\n",
+                   m->path, ct_guid_is_root(parent) ? "the level's" : "the children of",
+                   ct_guid_is_root(parent) ? "list" : id);
         }
     }
     free(r);
@@ -626,7 +643,8 @@ static ct_dm_doc_o *read_side(const char *file, const char *label, char **text)
         return NULL;
     }
     char err[512];
-    ct_dm_doc_o *d = dm->read_level(*text, len, file, &(ct_dm_doc_desc_t){.author = label}, err, sizeof err);
+    ct_dm_doc_o *d =
+        dm->read_level(*text, len, file, &(ct_dm_doc_desc_t){.author = label}, err, sizeof err);
     if (!d)
         fprintf(stderr, "cuttle-merge: %s (%s): %s\n", file, label, err);
     return d;
@@ -671,19 +689,21 @@ static int merge_level(const char *base, const char *ours, const char *theirs, c
     }
     free(ops);
     for (uint32_t i = 0; i < m.num_conflicts; i++)
-        if (m.conflicts[i].key == NULL && m.conflicts[i].ours_deleted && m.conflicts[i].take_theirs &&
-            resurrect(&m, m.conflicts[i].object) != 0) {
+        if (m.conflicts[i].key == NULL && m.conflicts[i].ours_deleted &&
+            m.conflicts[i].take_theirs && resurrect(&m, m.conflicts[i].object) != 0) {
             fprintf(stderr, "cuttle-merge: %s: %s\n", path, dm->last_error(m.ours));
             goto out;
         }
     if (merge_order(&m) != 0) {
-        fprintf(stderr, "cuttle-merge: %s: cannot merge the entities' order: %s\n", path, dm->last_error(m.ours));
+        fprintf(stderr, "cuttle-merge: %s: cannot merge the entities' order: %s\n", path,
+                dm->last_error(m.ours));
         goto out;
     }
     bool unresolved = m.num_conflicts && policy == POLICY_NONE;
     if (unresolved) {
         char *record = conflict_record(&m);
-        ct_dm_value_t v = {.type = CT_DM_BLOB, .size = record ? (uint32_t)strlen(record) : 0, .as.blob = record};
+        ct_dm_value_t v = {
+            .type = CT_DM_BLOB, .size = record ? (uint32_t)strlen(record) : 0, .as.blob = record};
         int r = record ? dm->set_property(m.ours, (ct_guid_t){0, 0}, "merge_conflicts", &v) : -1;
         free(record);
         if (r) {
@@ -738,7 +758,8 @@ static bool same_id(const ct_dm_op_t *a, const ct_dm_op_t *b)
     return a->stamp.hlc == b->stamp.hlc && strcmp(a->stamp.author, b->stamp.author) == 0;
 }
 
-static int merge_changes(const char *base, const char *ours, const char *theirs, const char *path, bool check)
+static int merge_changes(const char *base, const char *ours, const char *theirs, const char *path,
+                         bool check)
 {
     int rc = 2;
     ct_dm_changeset_o *b = read_changes(base, "base"), *a = b ? read_changes(ours, "ours") : NULL;
@@ -766,14 +787,15 @@ static int merge_changes(const char *base, const char *ours, const char *theirs,
             ct_guid_format(rep.conflicts[i].object, id);
             spell(w, sizeof w, &rep.conflicts[i].winner);
             spell(l, sizeof l, &rep.conflicts[i].loser);
-            printf("cuttle-merge: %s: object %s property '%s': %s (%s) wins over %s (%s)\n", path, id,
-                   rep.conflicts[i].key ? rep.conflicts[i].key : "", w, rep.conflicts[i].winner_stamp.author,
-                   l, rep.conflicts[i].loser_stamp.author);
+            printf("cuttle-merge: %s: object %s property '%s': %s (%s) wins over %s (%s)\n", path,
+                   id, rep.conflicts[i].key ? rep.conflicts[i].key : "", w,
+                   rep.conflicts[i].winner_stamp.author, l, rep.conflicts[i].loser_stamp.author);
         }
     }
     dm->destroy_doc(doc);
     if (check) {
-        printf("cuttle-merge: %s: clean (%u op%s from theirs)\n", path, added, added == 1 ? "" : "s");
+        printf("cuttle-merge: %s: clean (%u op%s from theirs)\n", path, added,
+               added == 1 ? "" : "s");
         rc = 0;
         goto done;
     }
@@ -806,11 +828,14 @@ int main(int argc, char **argv)
             check = true;
         } else if (!strcmp(argv[i], "--policy") && i + 1 < argc) {
             const char *p = argv[++i];
-            policy = !strcmp(p, "ours") ? POLICY_OURS : !strcmp(p, "theirs") ? POLICY_THEIRS
-                     : !strcmp(p, "newest")                                  ? POLICY_NEWEST
-                                                                             : -1;
+            policy = !strcmp(p, "ours")     ? POLICY_OURS
+                     : !strcmp(p, "theirs") ? POLICY_THEIRS
+                     : !strcmp(p, "newest") ? POLICY_NEWEST
+                                            : -1;
             if (policy < 0) {
-                fprintf(stderr, "cuttle-merge: --policy must be newest, ours or theirs, not '%s'\n%s", p, usage);
+                fprintf(stderr,
+                        "cuttle-merge: --policy must be newest, ours or theirs, not '%s'\n%s", p,
+                        usage);
                 return 2;
             }
         } else if (argv[i][0] == '-' && argv[i][1]) {

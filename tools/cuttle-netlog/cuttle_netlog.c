@@ -33,7 +33,8 @@ static int replay(FILE *f, uint64_t seed, bool accept, const char *path)
         fprintf(stderr, "cuttle-netlog: %s: %s\n", path, why);
         return 1;
     }
-    printf("replayed %s: %u datagrams sent, %d differ from the recording\n", path, compared, differ);
+    printf("replayed %s: %u datagrams sent, %d differ from the recording\n", path, compared,
+           differ);
     return differ ? 1 : 0;
 }
 
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
     }
     fclose(f);
     if (why) {
-        fprintf(stderr, "cuttle-netlog: %s: after %llu datagrams: %s\n", path, (unsigned long long)n, why);
+        fprintf(stderr, "cuttle-netlog: %s: after %llu datagrams: %s\n", path,
+                (unsigned long long)n, why);
         return 1;
     }
     return 0;

@@ -17,7 +17,6 @@
 #include "ct_heap.h"
 #include "render_capture.h"
 
-
 /* The capture's stream as one context, re-sorted (stable: the order stays) and built again. */
 static bool rebuild(const render__capture *c, render__queue *q)
 {
@@ -32,14 +31,16 @@ static bool rebuild(const render__capture *c, render__queue *q)
         memcpy(&cmd, p + 8, sizeof cmd);
         render__context_record(&q->contexts[0], ct_heap_allocator(), key, &cmd);
     }
-    return render__merge_sort(q) && render__build(q, c->view_proj, c->materials, c->num_materials, NULL) && !q->failed;
+    return render__merge_sort(q) &&
+           render__build(q, c->view_proj, c->materials, c->num_materials, NULL) && !q->failed;
 }
 
 static int draw_png(const render__capture *c, const render__queue *q, const char *out)
 {
     char err[512];
-    render__gl *gl = render__gl_create(ct_heap_allocator(), &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
-                                       err, sizeof err);
+    render__gl *gl = render__gl_create(
+        ct_heap_allocator(), &(render__gl_desc){c->pipeline->width, c->pipeline->height, false},
+        err, sizeof err);
     if (!gl || !render__gl_set_pipeline(gl, c->pipeline, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s\n", err);
         render__gl_destroy(gl);
@@ -47,13 +48,14 @@ static int draw_png(const render__capture *c, const render__queue *q, const char
     }
     for (uint32_t m = 0; m < c->num_meshes; m++)
         if (c->meshes[m].num_indices)
-            render__gl_mesh_set(gl, m, c->meshes[m].vertices, c->meshes[m].num_vertices, c->meshes[m].indices,
-                                c->meshes[m].num_indices);
+            render__gl_mesh_set(gl, m, c->meshes[m].vertices, c->meshes[m].num_vertices,
+                                c->meshes[m].indices, c->meshes[m].num_indices);
     render__gl_execute(gl, q->draws, q->num_packets, c->num_materials, c->lights);
     const size_t size = (size_t)c->pipeline->width * c->pipeline->height * 4;
     uint8_t *px = malloc(size);
     int status = 0;
-    if (!px || !render__gl_read(gl, px) || !render__png_write(out, px, c->pipeline->width, c->pipeline->height, err, sizeof err)) {
+    if (!px || !render__gl_read(gl, px) ||
+        !render__png_write(out, px, c->pipeline->width, c->pipeline->height, err, sizeof err)) {
         fprintf(stderr, "cuttle-render-replay: %s\n", px ? err : "out of memory");
         status = 1;
     }
@@ -65,7 +67,8 @@ static int draw_png(const render__capture *c, const render__queue *q, const char
 static const char usage[] =
     "usage: cuttle-render-replay CAPTURE [--png OUT.png] [--keys]\n"
     "  replays a frame captured with `cuttle --capture FILE` (or Render.capture)\n"
-    "  (no option)    null backend: validates and prints counts, state changes and the command hash\n"
+    "  (no option)    null backend: validates and prints counts, state changes and the command "
+    "hash\n"
     "  --png OUT.png  also draws it with the gl backend (headless) and writes a PNG\n"
     "  --keys         prints every packet's sort key, field by field\n"
     "Exit status: 0 ok, 1 a bad or unreadable capture, 2 usage.\n";
@@ -114,17 +117,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuttle-render-replay: %s: out of memory\n", file);
         status = 1;
     } else {
-        const render__null_stats s = render__null_execute(q.draws, q.num_packets, c.num_meshes, c.num_materials,
-                                                          RENDER_NUM_PROGRAMS);
+        const render__null_stats s = render__null_execute(q.draws, q.num_packets, c.num_meshes,
+                                                          c.num_materials, RENDER_NUM_PROGRAMS);
         if (keys)
             for (uint32_t i = 0; i < q.num_packets; i++) {
                 const render__key_fields k = render__key_decode(q.sorted[i].key);
                 printf("%016llx layer %u pass %u program %u material %u depth %u changes %u\n",
-                       (unsigned long long)q.sorted[i].key, k.layer, k.pass, k.program, k.material, k.depth,
-                       render__state_changes(q.draws[i].changes));
+                       (unsigned long long)q.sorted[i].key, k.layer, k.pass, k.program, k.material,
+                       k.depth, render__state_changes(q.draws[i].changes));
             }
-        printf("packets %u draws %u fullscreen %u layers %u state_changes %u invalid %u hash %016llx\n",
-               q.num_packets, s.draws, s.fullscreen, s.layers, s.state_changes, s.invalid, (unsigned long long)s.hash);
+        printf("packets %u draws %u fullscreen %u layers %u state_changes %u invalid %u hash "
+               "%016llx\n",
+               q.num_packets, s.draws, s.fullscreen, s.layers, s.state_changes, s.invalid,
+               (unsigned long long)s.hash);
         if (s.invalid)
             status = 1;
         if (png && !status)

@@ -98,12 +98,9 @@ static cJSON *to_json(lua_State *L, int index, int depth)
 {
     index = index < 0 ? lua_gettop(L) + index + 1 : index;
     switch (lua_type(L, index)) {
-    case LUA_TBOOLEAN:
-        return cJSON_CreateBool(lua_toboolean(L, index));
-    case LUA_TNUMBER:
-        return cJSON_CreateNumber(lua_tonumber(L, index));
-    case LUA_TSTRING:
-        return cJSON_CreateString(lua_tostring(L, index));
+    case LUA_TBOOLEAN: return cJSON_CreateBool(lua_toboolean(L, index));
+    case LUA_TNUMBER: return cJSON_CreateNumber(lua_tonumber(L, index));
+    case LUA_TSTRING: return cJSON_CreateString(lua_tostring(L, index));
     case LUA_TTABLE: {
         if (depth > 16)
             return cJSON_CreateNull();
@@ -120,8 +117,7 @@ static cJSON *to_json(lua_State *L, int index, int depth)
         }
         return o;
     }
-    default:
-        return cJSON_CreateNull();
+    default: return cJSON_CreateNull();
     }
 }
 
@@ -165,7 +161,11 @@ static cJSON *next_message(lua_State *L, node_t *n, int timeout_ms, bool *closed
         uint32_t type, len;
         char *payload;
         int left = (int)((deadline - now_s()) * 1000);
-        int r = console_conn__recv(&n->conn, left > 50 ? 50 : left < 0 ? 0 : left, &type, &payload, &len);
+        int r = console_conn__recv(&n->conn,
+                                   left > 50  ? 50
+                                   : left < 0 ? 0
+                                              : left,
+                                   &type, &payload, &len);
         if (r < 0) {
             *closed = true;
             return NULL;
@@ -174,7 +174,8 @@ static cJSON *next_message(lua_State *L, node_t *n, int timeout_ms, bool *closed
             cJSON *o = cJSON_Parse(payload);
             free(payload);
             const cJSON *t = cJSON_GetObjectItem(o, "type");
-            if (cJSON_IsString(t) && !strcmp(t->valuestring, "log") && cJSON_GetObjectItem(o, "line")) {
+            if (cJSON_IsString(t) && !strcmp(t->valuestring, "log") &&
+                cJSON_GetObjectItem(o, "line")) {
                 lua_rawgeti(L, LUA_REGISTRYINDEX, n->logs_ref);
                 char line[1200];
                 snprintf(line, sizeof line, "[%s] %s: %s",
@@ -677,7 +678,7 @@ static void open_run(lua_State *L)
     lua_setfield(L, -2, "__index");
     lua_newtable(L);
     const luaL_Reg node_methods[] = {
-        {"request", l_node_request}, {"logs", l_node_logs},       {"alive", l_node_alive},
+        {"request", l_node_request}, {"logs", l_node_logs},           {"alive", l_node_alive},
         {"kill", l_node_kill},       {"wait_exit", l_node_wait_exit}, {NULL, NULL},
     };
     luaL_register(L, NULL, node_methods);
@@ -703,8 +704,9 @@ static void open_run(lua_State *L)
     lua_pop(L, 1);
 
     const luaL_Reg run[] = {
-        {"start", l_run_start}, {"connect", l_run_connect}, {"step", l_run_step},
-        {"sleep", l_run_sleep}, {"wait", l_run_wait},       {"skip", l_run_skip},
+        {"start", l_run_start},     {"connect", l_run_connect},
+        {"step", l_run_step},       {"sleep", l_run_sleep},
+        {"wait", l_run_wait},       {"skip", l_run_skip},
         {"capture", l_run_capture}, {NULL, NULL},
     };
     luaL_register(L, "Run", run);

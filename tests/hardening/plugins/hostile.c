@@ -96,8 +96,10 @@ static void init(ct_get_api_f get_engine_api)
         lua->error(lua->main_state(), "raised by init on purpose");
     const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
     if (what && strcmp(what, "error_in_compile") == 0 && resource) {
-        static const ct_resource_type_t type = {
-            .type = "hostile", .format_version = 1, .compile = compile_raises, .load = load_nothing};
+        static const ct_resource_type_t type = {.type = "hostile",
+                                                .format_version = 1,
+                                                .compile = compile_raises,
+                                                .load = load_nothing};
         resource->register_type(&type);
     }
     resource2 = get_engine_api(CT_RESOURCE_API, 2);

@@ -44,7 +44,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
     plugin.provides = provides;
     plugin.num_provides = 1;
 #elif defined(GARBAGE_V2)
-    static const ct_plugin_api_v2 v2 = {.magic = CT_PLUGIN_MAGIC, .struct_size = 12, .name = "garbage"};
+    static const ct_plugin_api_v2 v2 = {
+        .magic = CT_PLUGIN_MAGIC, .struct_size = 12, .name = "garbage"};
     if (api == CT_PLUGIN_API && version == 2)
         return (void *)&v2;
 #endif

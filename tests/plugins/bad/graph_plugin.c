@@ -61,7 +61,6 @@ __attribute__((destructor)) static void unmapped(void)
 }
 #endif
 
-
 #ifdef COMPONENT_TYPE
 static void *make_manager(void *user_data, ct_world_o *world, ct_allocator_t *a)
 {
@@ -110,17 +109,20 @@ static int init(ct_get_api_f get_engine_api, ct_plugin_o *self)
 #endif
 #ifdef RESOURCE_TYPE
     const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
-    ct_resource_type_t type = {.type = RESOURCE_TYPE, .compile = test_compile_nothing,
-                               .load = test_load_nothing};
+    ct_resource_type_t type = {
+        .type = RESOURCE_TYPE, .compile = test_compile_nothing, .load = test_load_nothing};
     if (!resource || resource->register_type(&type) != 0)
         return CT_ERR_INVALID;
 #endif
 #ifdef COMPONENT_TYPE
     static int manager;
     const ct_component_api_v1 *component = get_engine_api(CT_COMPONENT_API, 1);
-    ct_component_type_t type = {.name = COMPONENT_TYPE, .user_data = &manager,
-                                .create_manager = make_manager, .destroy_manager = destroy_manager,
-                                .spawn = spawn_nothing, .gc = gc_nothing};
+    ct_component_type_t type = {.name = COMPONENT_TYPE,
+                                .user_data = &manager,
+                                .create_manager = make_manager,
+                                .destroy_manager = destroy_manager,
+                                .spawn = spawn_nothing,
+                                .gc = gc_nothing};
     if (!component || component->register_type(&type) == 0)
         return CT_ERR_INVALID;
 #endif
@@ -177,8 +179,11 @@ static const char *who(void) { return PLUGIN_NAME; }
 
 CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
-    static ct_plugin_api_v1 plugin = {.name = PLUGIN_NAME, .version = {1, 0, 0, 0}, .init = init,
-                                      .shutdown = SHUTDOWN, .frame_begin = FRAME_BEGIN};
+    static ct_plugin_api_v1 plugin = {.name = PLUGIN_NAME,
+                                      .version = {1, 0, 0, 0},
+                                      .init = init,
+                                      .shutdown = SHUTDOWN,
+                                      .frame_begin = FRAME_BEGIN};
 #ifdef PROVIDE
     static const test_graph_api_v1 graph = {who};
     static ct_api_ref_t provides[1];

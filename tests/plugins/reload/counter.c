@@ -70,15 +70,14 @@ static void shutdown(void) { ct_free(memory->plugin_allocator(plugin), state, si
 
 static void *reload_save(void) { return state; }
 
-
 static int reload_load(ct_get_api_f get_engine_api, ct_plugin_o *self, void *saved)
 {
     int err = connect(get_engine_api, self);
 #ifdef RELOAD_FAIL
     (void)saved;
     const ct_resource_api_v1 *resource = get_engine_api(CT_RESOURCE_API, 1);
-    ct_resource_type_t type = {.type = "counter_bad", .compile = test_compile_nothing,
-                               .load = test_load_nothing};
+    ct_resource_type_t type = {
+        .type = "counter_bad", .compile = test_compile_nothing, .load = test_load_nothing};
     if (resource)
         resource->register_type(&type);
     return err < 0 ? err : CT_ERR_INIT_FAILED;

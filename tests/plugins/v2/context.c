@@ -28,8 +28,14 @@ typedef struct context_t {
 static context_t *the_context; /* for the provided API's functions only */
 
 static int code_version(void) { return V2_VERSION; }
-static uint32_t chosen_lua(void) { return the_context->host->chosen_version(the_context->host->self, 0); }
-static uint32_t chosen_x(void) { return the_context->host->chosen_version(the_context->host->self, 1); }
+static uint32_t chosen_lua(void)
+{
+    return the_context->host->chosen_version(the_context->host->self, 0);
+}
+static uint32_t chosen_x(void)
+{
+    return the_context->host->chosen_version(the_context->host->self, 1);
+}
 static uint32_t frames(void) { return the_context->frames; }
 static bool context_always_right(void) { return the_context->context_always_right; }
 static uint32_t aborts(void) { return the_context->aborts; }
@@ -44,8 +50,10 @@ static int init(const ct_plugin_host_t *host, void **ctx)
     context_t *c = ct_alloc(memory->plugin_allocator(host->self), sizeof *c);
     if (!c)
         return CT_ERR_NOMEM;
-    *c = (context_t){.header = ct_reload_header(sizeof *c, CONTEXT_LAYOUT), .host = host,
-                     .memory = memory, .context_always_right = true};
+    *c = (context_t){.header = ct_reload_header(sizeof *c, CONTEXT_LAYOUT),
+                     .host = host,
+                     .memory = memory,
+                     .context_always_right = true};
     the_context = c;
     *ctx = c;
     return 0;
@@ -120,8 +128,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         .reload_load = reload_load,
         .reload_abort = reload_abort,
     };
-    static const test_v2_api_v1 api_v1 = {code_version, chosen_lua,   chosen_x,     frames,
-                                          context_always_right,        aborts,
+    static const test_v2_api_v1 api_v1 = {code_version, chosen_lua,           chosen_x,
+                                          frames,       context_always_right, aborts,
                                           kernel_minor, plugin_api_max};
     if (api == CT_PLUGIN_API && version == 2)
         return (void *)&plugin;

@@ -80,7 +80,8 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 #ifndef WATCHER_FAILS
     static const ct_api_ref_t provides[] = {CT_API_PROVIDE("test.worlds", 1, test_worlds_api_v1)};
 #endif
-    static const ct_api_need_t required[] = {CT_API_NEED("ct.world", 2), CT_API_NEED("ct.memory", 1)};
+    static const ct_api_need_t required[] = {CT_API_NEED("ct.world", 2),
+                                             CT_API_NEED("ct.memory", 1)};
     static const ct_plugin_api_v2 plugin = {
         .magic = CT_PLUGIN_MAGIC,
         .struct_size = sizeof plugin,
