@@ -157,8 +157,11 @@ for commit in "${commits[@]}"; do
     [ -n "$old_cuttle" ] || fail "release $commit built no cuttle"
     plugin_args=()
     for m in "${today_modules[@]}"; do plugin_args+=(--plugin "$m"); done
+    # Today's modules built with sanitizers need their runtimes loaded first into the release's
+    # plain kernel (ASan refuses to start otherwise).
+    preload=$(ldd "${today_modules[0]}" | awk '/lib(asan|ubsan)\.so/ {print $3}' | paste -sd: -)
     set +e
-    out=$(timeout 120 "$old_cuttle" "${plugin_args[@]}" -e 'print("compat-ok")' 2>&1)
+    out=$(LD_PRELOAD="$preload" timeout 120 "$old_cuttle" "${plugin_args[@]}" -e 'print("compat-ok")' 2>&1)
     code=$?
     set -e
     [ $code = 0 ] && grep -q compat-ok <<< "$out" ||
