@@ -12,6 +12,7 @@
 #ifndef CT_DATAMODEL_INTERNAL_H
 #define CT_DATAMODEL_INTERNAL_H
 
+#include "data/text.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,20 +330,12 @@ void dm_level__free(dm_level_t *level);
 ct_dm_doc_o *dm__create_doc(const ct_dm_doc_desc_t *desc);
 void dm__destroy_doc(ct_dm_doc_o *doc);
 
-/* ---- text output shared by change sets, the clipboard and levels ---- */
-typedef struct dm_text_t {
-    char *s;
-    size_t n, cap;
-    bool failed;
-} dm_text_t;
-
-void dm__put(dm_text_t *t, const char *s, size_t n);
-void dm__puts(dm_text_t *t, const char *s);
-/* The shortest spelling of d that reads back exactly. */
-void dm__put_number(dm_text_t *t, double d);
-void dm__put_string(dm_text_t *t, const char *s, size_t len);
+/* ---- text output shared by change sets, the clipboard and levels ----
+ * Written with the kernel's text buffer (kernel/data/text.h, compiled into this library). */
+/* The shortest spelling of d that reads back exactly, whole numbers without an exponent. */
+void dm__put_number(data_text_t *t, double d);
 /* A value in the change-set text form (null, true, 1.5, "s", { vec3 = [...] }, ...). */
-void dm__put_value(dm_text_t *t, const ct_dm_value_t *v);
+void dm__put_value(data_text_t *t, const ct_dm_value_t *v);
 struct dm_sjson_t;
 /* Reads a value of the text form at node n; strings and arrays go to `arena`. */
 bool dm__read_value(const struct dm_sjson_t *js, uint32_t n, dm_arena_t *arena, ct_dm_value_t *out,

@@ -71,14 +71,14 @@ static const ct_dm_op_t *changeset_op(const ct_dm_changeset_o *cs, uint32_t i)
 
 /* ---- text form ---- */
 
-void dm__put_number(dm_text_t *t, double d)
+void dm__put_number(data_text_t *t, double d)
 {
     char buf[40];
     /* Whole numbers as such; otherwise the shortest spelling that reads back exactly. */
     int n = 0;
     if (d == (double)(int64_t)d && d > -1e15 && d < 1e15) {
         n = snprintf(buf, sizeof buf, "%.0f", d);
-        dm__put(t, buf, (size_t)n);
+        data__text_put(t, buf, (size_t)n);
         return;
     }
     for (int prec = 1; prec <= 17; prec++) {
@@ -86,63 +86,41 @@ void dm__put_number(dm_text_t *t, double d)
         if (strtod(buf, NULL) == d)
             break;
     }
-    dm__put(t, buf, (size_t)n);
+    data__text_put(t, buf, (size_t)n);
 }
 
-void dm__put_string(dm_text_t *t, const char *s, size_t len)
-{
-    dm__put(t, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        dm__put(t, s + run, i - run);
-        char esc[8];
-        int n = c == '"'    ? snprintf(esc, sizeof esc, "\\\"")
-                : c == '\\' ? snprintf(esc, sizeof esc, "\\\\")
-                : c == '\n' ? snprintf(esc, sizeof esc, "\\n")
-                : c == '\t' ? snprintf(esc, sizeof esc, "\\t")
-                            : snprintf(esc, sizeof esc, "\\u%04x", c);
-        dm__put(t, esc, (size_t)n);
-        run = i + 1;
-    }
-    dm__put(t, s + run, len - run);
-    dm__put(t, "\"", 1);
-}
-
-static void put_guid(dm_text_t *t, ct_guid_t g)
+static void put_guid(data_text_t *t, ct_guid_t g)
 {
     char gs[35];
     gs[0] = '"';
     ct_guid_format(g, gs + 1);
     gs[33] = '"';
     gs[34] = 0;
-    dm__put(t, gs, 34);
+    data__text_put(t, gs, 34);
 }
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-void dm__put_value(dm_text_t *t, const ct_dm_value_t *v)
+void dm__put_value(data_text_t *t, const ct_dm_value_t *v)
 {
     switch (v->type) {
-    case CT_DM_NULL: dm__puts(t, "null"); break;
-    case CT_DM_BOOL: dm__puts(t, v->as.b ? "true" : "false"); break;
+    case CT_DM_NULL: data__text_puts(t, "null"); break;
+    case CT_DM_BOOL: data__text_puts(t, v->as.b ? "true" : "false"); break;
     case CT_DM_DOUBLE: dm__put_number(t, v->as.d); break;
     case CT_DM_VEC3:
     case CT_DM_QUAT: {
         int n = v->type == CT_DM_VEC3 ? 3 : 4;
-        dm__puts(t, n == 3 ? "{ vec3 = [" : "{ quat = [");
+        data__text_puts(t, n == 3 ? "{ vec3 = [" : "{ quat = [");
         for (int i = 0; i < n; i++) {
-            dm__puts(t, " ");
+            data__text_puts(t, " ");
             dm__put_number(t, v->as.v[i]);
         }
-        dm__puts(t, " ] }");
+        data__text_puts(t, " ] }");
         break;
     }
-    case CT_DM_STRING: dm__put_string(t, v->as.s, v->size); break;
+    case CT_DM_STRING: data__text_string(t, v->as.s, v->size); break;
     case CT_DM_BLOB: {
-        dm__puts(t, "{ blob = \"");
+        data__text_puts(t, "{ blob = \"");
         const unsigned char *p = v->as.blob;
         for (uint32_t i = 0; i < v->size; i += 3) {
             uint32_t w = (uint32_t)p[i] << 16 | (i + 1 < v->size ? (uint32_t)p[i + 1] << 8 : 0) |
@@ -150,75 +128,75 @@ void dm__put_value(dm_text_t *t, const ct_dm_value_t *v)
             char q[4] = {b64[w >> 18], b64[(w >> 12) & 63],
                          i + 1 < v->size ? b64[(w >> 6) & 63] : '=',
                          i + 2 < v->size ? b64[w & 63] : '='};
-            dm__put(t, q, 4);
+            data__text_put(t, q, 4);
         }
-        dm__puts(t, "\" }");
+        data__text_puts(t, "\" }");
         break;
     }
     case CT_DM_GUID:
-        dm__puts(t, "{ guid = ");
+        data__text_puts(t, "{ guid = ");
         put_guid(t, v->as.guid);
-        dm__puts(t, " }");
+        data__text_puts(t, " }");
         break;
     case CT_DM_SET:
-        dm__puts(t, "{ set = [");
+        data__text_puts(t, "{ set = [");
         for (uint32_t i = 0; i < v->size; i++) {
-            dm__puts(t, " ");
+            data__text_puts(t, " ");
             put_guid(t, v->as.set[i]);
         }
-        dm__puts(t, " ] }");
+        data__text_puts(t, " ] }");
         break;
     }
 }
 
 static const char *const op_names[] = {"", "create", "destroy", "set", "add", "remove"};
 
-static void put_op(dm_text_t *t, const ct_dm_op_t *op)
+static void put_op(data_text_t *t, const ct_dm_op_t *op)
 {
-    dm__puts(t, "  { op = \"");
-    dm__puts(t, op_names[op->kind]);
-    dm__puts(t, "\" object = ");
+    data__text_puts(t, "  { op = \"");
+    data__text_puts(t, op_names[op->kind]);
+    data__text_puts(t, "\" object = ");
     put_guid(t, op->object);
     if (op->kind >= CT_DM_OP_SET) {
-        dm__puts(t, " key = ");
-        dm__put_string(t, op->key, strlen(op->key));
+        data__text_puts(t, " key = ");
+        data__text_string(t, op->key, strlen(op->key));
     }
     if (op->kind == CT_DM_OP_SET) {
-        dm__puts(t, " value = ");
+        data__text_puts(t, " value = ");
         dm__put_value(t, &op->value);
     } else if (op->kind >= CT_DM_OP_ADD) {
-        dm__puts(t, " item = ");
+        data__text_puts(t, " item = ");
         put_guid(t, op->item);
     }
     char at[24];
     snprintf(at, sizeof at, "%016llx ", (unsigned long long)op->stamp.hlc);
-    dm__puts(t, " at = \"");
-    dm__puts(t, at);
+    data__text_puts(t, " at = \"");
+    data__text_puts(t, at);
     size_t al = strlen(op->stamp.author);
     /* The author goes inside the quoted stamp: escape it like any string, minus the quotes. */
-    dm_text_t a = {0};
-    dm__put_string(&a, op->stamp.author, al);
+    data_text_t a = {0};
+    data__text_string(&a, op->stamp.author, al);
     if (a.failed)
         t->failed = true;
     else
-        dm__put(t, a.s + 1, a.n - 2);
+        data__text_put(t, a.s + 1, a.len - 2);
     free(a.s);
-    dm__puts(t, "\" }\n");
+    data__text_puts(t, "\" }\n");
 }
 
 static char *changeset_to_text(const ct_dm_changeset_o *cs, size_t *len)
 {
-    dm_text_t t = {0};
-    dm__puts(&t, "cuttle_changeset = 1\nops = [\n");
+    data_text_t t = {0};
+    data__text_puts(&t, "cuttle_changeset = 1\nops = [\n");
     for (uint32_t i = 0; cs && i < cs->count; i++)
         put_op(&t, &cs->ops[i]);
-    dm__puts(&t, "]\n");
+    data__text_puts(&t, "]\n");
     if (t.failed) {
         free(t.s);
         return NULL;
     }
     if (len)
-        *len = t.n;
+        *len = t.len;
     return t.s;
 }
 

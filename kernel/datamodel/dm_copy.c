@@ -16,13 +16,13 @@
 
 #include "dm_sjson.h"
 
-static void put_guid_text(dm_text_t *t, ct_guid_t g)
+static void put_guid_text(data_text_t *t, ct_guid_t g)
 {
     char gs[33];
     ct_guid_format(g, gs);
-    dm__puts(t, "\"");
-    dm__puts(t, gs);
-    dm__puts(t, "\"");
+    data__text_puts(t, "\"");
+    data__text_puts(t, gs);
+    data__text_puts(t, "\"");
 }
 
 static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, size_t *len)
@@ -31,7 +31,7 @@ static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, 
     dm_map_t seen = {0};
     uint32_t *queue = malloc((size_t)(doc->num_objs + 1) * sizeof *queue);
     uint32_t head = 0, tail = 0;
-    dm_text_t t = {0};
+    data_text_t t = {0};
     if (!queue)
         goto nomem;
     for (uint32_t i = 0; i < num_roots; i++) {
@@ -49,25 +49,25 @@ static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, 
             queue[tail++] = o;
         }
     }
-    dm__puts(&t, "cuttle_clipboard = 1\ncopied = [");
+    data__text_puts(&t, "cuttle_clipboard = 1\ncopied = [");
     for (uint32_t i = 0; i < num_roots; i++) {
-        dm__puts(&t, " ");
+        data__text_puts(&t, " ");
         put_guid_text(&t, roots[i]);
     }
-    dm__puts(&t, " ]\nobjects = [\n");
+    data__text_puts(&t, " ]\nobjects = [\n");
     while (head < tail) {
         uint32_t o = queue[head++];
-        dm__puts(&t, "  { id = ");
+        data__text_puts(&t, "  { id = ");
         put_guid_text(&t, doc->objs[o].guid);
-        dm__puts(&t, " properties = {");
+        data__text_puts(&t, " properties = {");
         for (uint32_t p = doc->objs[o].first_prop; p != DM_NONE; p = doc->props[p].next) {
             const dm_prop_t *pr = &doc->props[p];
             if (pr->value.type == CT_DM_NULL)
                 continue;
             const char *key = doc->keys.strs[pr->key];
-            dm__puts(&t, " ");
-            dm__put_string(&t, key, strlen(key));
-            dm__puts(&t, " = ");
+            data__text_puts(&t, " ");
+            data__text_string(&t, key, strlen(key));
+            data__text_puts(&t, " = ");
             ct_dm_value_t v = dm__view(&pr->value);
             dm__put_value(&t, &v);
             /* Everything referenced comes along, except the root (which every document has). */
@@ -83,15 +83,15 @@ static char *copy(ct_dm_doc_o *doc, const ct_guid_t *roots, uint32_t num_roots, 
                 queue[tail++] = r;
             }
         }
-        dm__puts(&t, " } }\n");
+        data__text_puts(&t, " } }\n");
     }
-    dm__puts(&t, "]\n");
+    data__text_puts(&t, "]\n");
     if (t.failed)
         goto nomem;
     free(queue);
     dm_map__free(&seen);
     if (len)
-        *len = t.n;
+        *len = t.len;
     return t.s;
 nomem:
     free(queue);

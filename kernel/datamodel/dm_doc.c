@@ -1429,27 +1429,3 @@ void dm_doc__fill(ct_datamodel_api_v1 *api)
     api->take_changes = take_changes;
 }
 
-/* ---- text output ---- */
-
-void dm__put(dm_text_t *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->n + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 1024;
-        while (cap < t->n + n + 1)
-            cap *= 2;
-        char *g = realloc(t->s, cap);
-        if (!g) {
-            t->failed = true;
-            return;
-        }
-        t->s = g;
-        t->cap = cap;
-    }
-    memcpy(t->s + t->n, s, n);
-    t->n += n;
-    t->s[t->n] = 0;
-}
-
-void dm__puts(dm_text_t *t, const char *s) { dm__put(t, s, strlen(s)); }

@@ -403,7 +403,7 @@ typedef struct writer_t {
     uint32_t *in_doc, *doc_pos, *in_src, *src_node;
 } writer_t;
 
-static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
+static void add_edit(writer_t *w, uint32_t start, uint32_t end, data_text_t *t)
 {
     if (t->failed ||
         !dm__grow((void **)&w->edits, &w->cap_edits, w->num_edits + 1, sizeof *w->edits)) {
@@ -413,7 +413,7 @@ static void add_edit(writer_t *w, uint32_t start, uint32_t end, dm_text_t *t)
     }
     w->edits[w->num_edits] = (edit_t){start, end, w->num_edits, t->s};
     w->num_edits++;
-    *t = (dm_text_t){0};
+    *t = (data_text_t){0};
 }
 
 /* Property (key id) k of object o, or DM_NONE. An entity or the root has a few properties, next
@@ -439,41 +439,41 @@ static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
 }
 
 /* A value in source spelling: numbers, "strings", [x y z], blobs verbatim. */
-static void put_source_value(dm_text_t *t, const ct_dm_value_t *v)
+static void put_source_value(data_text_t *t, const ct_dm_value_t *v)
 {
     char gs[33];
     switch (v->type) {
-    case CT_DM_BOOL: dm__puts(t, v->as.b ? "true" : "false"); break;
+    case CT_DM_BOOL: data__text_puts(t, v->as.b ? "true" : "false"); break;
     case CT_DM_DOUBLE: dm__put_number(t, v->as.d); break;
     case CT_DM_VEC3:
     case CT_DM_QUAT:
-        dm__puts(t, "[");
+        data__text_puts(t, "[");
         for (int i = 0; i < (v->type == CT_DM_VEC3 ? 3 : 4); i++) {
             if (i)
-                dm__puts(t, " ");
+                data__text_puts(t, " ");
             dm__put_number(t, v->as.v[i]);
         }
-        dm__puts(t, "]");
+        data__text_puts(t, "]");
         break;
-    case CT_DM_STRING: dm__put_string(t, v->as.s, v->size); break;
-    case CT_DM_BLOB: dm__put(t, v->as.blob, v->size); break;
+    case CT_DM_STRING: data__text_string(t, v->as.s, v->size); break;
+    case CT_DM_BLOB: data__text_put(t, v->as.blob, v->size); break;
     case CT_DM_GUID:
         ct_guid_format(v->as.guid, gs);
-        dm__puts(t, "\"");
-        dm__puts(t, gs);
-        dm__puts(t, "\"");
+        data__text_puts(t, "\"");
+        data__text_puts(t, gs);
+        data__text_puts(t, "\"");
         break;
     case CT_DM_SET:
-        dm__puts(t, "[");
+        data__text_puts(t, "[");
         for (uint32_t i = 0; i < v->size; i++) {
             ct_guid_format(v->as.set[i], gs);
-            dm__puts(t, i ? " \"" : "\"");
-            dm__puts(t, gs);
-            dm__puts(t, "\"");
+            data__text_puts(t, i ? " \"" : "\"");
+            data__text_puts(t, gs);
+            data__text_puts(t, "\"");
         }
-        dm__puts(t, "]");
+        data__text_puts(t, "]");
         break;
-    default: dm__puts(t, "null"); break;
+    default: data__text_puts(t, "null"); break;
     }
 }
 
@@ -495,18 +495,18 @@ static bool bare_key(const char *k, size_t n)
     return true;
 }
 
-static void put_key(dm_text_t *t, const char *k, size_t n)
+static void put_key(data_text_t *t, const char *k, size_t n)
 {
     if (bare_key(k, n))
-        dm__put(t, k, n);
+        data__text_put(t, k, n);
     else
-        dm__put_string(t, k, n);
+        data__text_string(t, k, n);
 }
 
-static void indent(dm_text_t *t, uint32_t n)
+static void indent(data_text_t *t, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        dm__puts(t, " ");
+        data__text_puts(t, " ");
 }
 
 /*
@@ -517,7 +517,7 @@ static void indent(dm_text_t *t, uint32_t n)
  * read from a file, then a field set under it) is not written: its name opens the group of the
  * longer keys, and writing both would give the name twice.
  */
-static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
+static void put_members(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
                         size_t skip, uint32_t ind, bool multiline)
 {
     bool first = true;
@@ -537,10 +537,10 @@ static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char 
         if (multiline)
             indent(t, ind);
         else if (!first)
-            dm__puts(t, " ");
+            data__text_puts(t, " ");
         first = false;
         put_key(t, k, seg);
-        dm__puts(t, " = ");
+        data__text_puts(t, " = ");
         if (!longer) {
             const dm_prop_t *p = prop(doc, g, keys[leaf]);
             ct_dm_value_t v = p ? dm__view(&p->value) : (ct_dm_value_t){0};
@@ -549,14 +549,14 @@ static void put_members(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char 
             bool deep = false;
             for (uint32_t m = i; m < i + longer; m++)
                 deep = deep || strchr(keys[m] + skip + seg + 1, '.');
-            dm__puts(t, deep ? "{\n" : "{ ");
+            data__text_puts(t, deep ? "{\n" : "{ ");
             put_members(t, doc, g, keys + i, longer, skip + seg + 1, ind + 2, deep);
             if (deep)
                 indent(t, ind);
-            dm__puts(t, deep ? "}" : " }");
+            data__text_puts(t, deep ? "}" : " }");
         }
         if (multiline)
-            dm__puts(t, "\n");
+            data__text_puts(t, "\n");
         i = j;
     }
 }
@@ -683,28 +683,28 @@ static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key,
     return out;
 }
 
-static void put_entity(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind);
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind);
 
-static void put_entity_list(dm_text_t *t, ct_dm_doc_o *doc, const ct_guid_t *items, uint32_t n,
+static void put_entity_list(data_text_t *t, ct_dm_doc_o *doc, const ct_guid_t *items, uint32_t n,
                             uint32_t ind)
 {
     for (uint32_t i = 0; i < n; i++) {
         indent(t, ind);
         put_entity(t, doc, items[i], ind);
-        dm__puts(t, "\n");
+        data__text_puts(t, "\n");
     }
 }
 
 /* A whole entity, fresh: `{`, id, fields, children, `}` (the caller indents the first line). */
-static void put_entity(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind)
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind)
 {
     char gs[33];
     ct_guid_format(g, gs);
-    dm__puts(t, "{\n");
+    data__text_puts(t, "{\n");
     indent(t, ind + 2);
-    dm__puts(t, "id = \"");
-    dm__puts(t, gs);
-    dm__puts(t, "\"\n");
+    data__text_puts(t, "id = \"");
+    data__text_puts(t, gs);
+    data__text_puts(t, "\"\n");
     uint32_t n;
     const char **keys = field_keys(doc, g, &n);
     if (!keys) {
@@ -716,14 +716,14 @@ static void put_entity(dm_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind
     ct_guid_t *kids = sorted_members(doc, g, "children", &n);
     if (n) {
         indent(t, ind + 2);
-        dm__puts(t, "children = [\n");
+        data__text_puts(t, "children = [\n");
         put_entity_list(t, doc, kids, n, ind + 4);
         indent(t, ind + 2);
-        dm__puts(t, "]\n");
+        data__text_puts(t, "]\n");
     }
     free(kids);
     indent(t, ind);
-    dm__puts(t, "}");
+    data__text_puts(t, "}");
 }
 
 /* ---- the minimal-diff writer ---- */
@@ -760,8 +760,8 @@ static void cut(writer_t *w, uint32_t start, uint32_t end)
 {
     const dm_level_t *lv = w->lv;
     uint32_t s = line_start(lv, start), e = line_end(lv, end);
-    dm_text_t t = {0};
-    dm__puts(&t, "");
+    data_text_t t = {0};
+    data__text_puts(&t, "");
     if (own_line(lv, start) && (e != end || end == lv->len)) {
         add_edit(w, s, e, &t);
     } else {
@@ -811,7 +811,7 @@ static int compare_leaf(void *ctx, const char *key, uint32_t member)
     bool same = dm__values_equal(&was, &now);
     free(scratch);
     if (!same) {
-        dm_text_t t = {0};
+        data_text_t t = {0};
         put_source_value(&t, &now);
         add_edit(w, js->nodes[member].start, js->nodes[member].end, &t);
     }
@@ -845,17 +845,17 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
 {
     const dm_level_t *lv = w->lv;
     const dm_node_t *o = &lv->js.nodes[obj];
-    dm_text_t t = {0};
+    data_text_t t = {0};
     uint32_t last = o->last;
     if (last != DM_NONE && own_line(lv, lv->js.nodes[last].key_start)) {
         /* One member a line: new ones follow the last with its indentation. */
         uint32_t ind = column(lv, lv->js.nodes[last].key_start);
-        dm__puts(&t, "\n");
+        data__text_puts(&t, "\n");
         put_members(&t, w->doc, g, keys, n, used, ind, true);
-        t.s[--t.n] = 0; /* the final newline: the text after the last member keeps its own */
+        t.s[--t.len] = 0; /* the final newline: the text after the last member keeps its own */
         add_edit(w, lv->js.nodes[last].end, lv->js.nodes[last].end, &t);
     } else if (last != DM_NONE) {
-        dm__puts(&t, " ");
+        data__text_puts(&t, " ");
         put_members(&t, w->doc, g, keys, n, used, 0, false);
         add_edit(w, lv->js.nodes[last].end, lv->js.nodes[last].end, &t);
     } else if (obj == 0 && lv->js.nodes[0].start == 0) {
@@ -863,9 +863,9 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
         add_edit(w, 0, 0, &t);
     } else {
         /* `{}`: inside the braces. */
-        dm__puts(&t, " ");
+        data__text_puts(&t, " ");
         put_members(&t, w->doc, g, keys, n, used, 0, false);
-        dm__puts(&t, " ");
+        data__text_puts(&t, " ");
         add_edit(w, o->start + 1, o->end - 1, &t);
     }
 }
@@ -926,7 +926,7 @@ static int edit_cmp(const void *x, const void *y)
 
 /* The source text from `from` to `to` with w's edits (all inside that span) applied, onto out;
  * the edits are used up. */
-static void apply_edits(writer_t *w, uint32_t from, uint32_t to, dm_text_t *out)
+static void apply_edits(writer_t *w, uint32_t from, uint32_t to, data_text_t *out)
 {
     if (w->num_edits)
         qsort(w->edits, w->num_edits, sizeof *w->edits, edit_cmp);
@@ -938,13 +938,13 @@ static void apply_edits(writer_t *w, uint32_t from, uint32_t to, dm_text_t *out)
             free(e->text);
             continue;
         }
-        dm__put(out, w->lv->text + at, e->start - at);
+        data__text_put(out, w->lv->text + at, e->start - at);
         if (e->text)
-            dm__puts(out, e->text);
+            data__text_puts(out, e->text);
         at = e->end > at ? e->end : at;
         free(e->text);
     }
-    dm__put(out, w->lv->text + at, to - at);
+    data__text_put(out, w->lv->text + at, to - at);
     free(w->edits);
     w->edits = NULL;
     w->num_edits = w->cap_edits = 0;
@@ -963,7 +963,7 @@ static int write_entity(writer_t *w, uint32_t e);
 
 /* Entity node e's own source text with the document's changes to it applied (the text of an
  * entity that moves to another place in its list: comments inside it move with it). */
-static int moved_entity(writer_t *w, uint32_t e, dm_text_t *out)
+static int moved_entity(writer_t *w, uint32_t e, data_text_t *out)
 {
     writer_t sub = *w;
     sub.edits = NULL;
@@ -987,19 +987,19 @@ static int write_entity(writer_t *w, uint32_t e)
         char gs[33];
         ct_guid_format(g, gs);
         const dm_node_t *n = &lv->js.nodes[e];
-        dm_text_t t = {0};
+        data_text_t t = {0};
         uint32_t first = n->first;
         if (first != DM_NONE && own_line(lv, lv->js.nodes[first].key_start)) {
             uint32_t at = line_start(lv, lv->js.nodes[first].key_start);
             indent(&t, column(lv, lv->js.nodes[first].key_start));
-            dm__puts(&t, "id = \"");
-            dm__puts(&t, gs);
-            dm__puts(&t, "\"\n");
+            data__text_puts(&t, "id = \"");
+            data__text_puts(&t, gs);
+            data__text_puts(&t, "\"\n");
             add_edit(w, at, at, &t);
         } else {
-            dm__puts(&t, " id = \"");
-            dm__puts(&t, gs);
-            dm__puts(&t, first == DM_NONE ? "\" " : "\"");
+            data__text_puts(&t, " id = \"");
+            data__text_puts(&t, gs);
+            data__text_puts(&t, first == DM_NONE ? "\" " : "\"");
             add_edit(w, n->start + 1, n->start + 1, &t);
         }
     }
@@ -1063,7 +1063,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
         if (place == e) {
             r = write_entity(w, e);
         } else {
-            dm_text_t t = {0};
+            data_text_t t = {0};
             r = moved_entity(w, e, &t);
             if (r)
                 free(t.s);
@@ -1076,7 +1076,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
         if (src_of[i] != DM_NONE)
             continue;
         uint32_t next = next_src[i];
-        dm_text_t t = {0};
+        data_text_t t = {0};
         if (array == DM_NONE) {
             /* No list yet: a new `children = [ ... ]` (or `entities`) member of the owner. */
             uint32_t last = js->nodes[owner].last;
@@ -1085,13 +1085,13 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
                                : 2;
             uint32_t at =
                 last != DM_NONE ? js->nodes[last].end : js->nodes[owner].start + (owner ? 1 : 0);
-            dm__puts(&t, "\n");
+            data__text_puts(&t, "\n");
             indent(&t, ind);
-            dm__puts(&t, set_key);
-            dm__puts(&t, " = [\n");
+            data__text_puts(&t, set_key);
+            data__text_puts(&t, " = [\n");
             put_entity_list(&t, w->doc, members + i, n - i, ind + 2);
             indent(&t, ind);
-            dm__puts(&t, "]");
+            data__text_puts(&t, "]");
             add_edit(w, at, at, &t);
             break;
         }
@@ -1106,11 +1106,11 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
             uint32_t close = js->nodes[array].end - 1;
             at = line_start(lv, close);
             if (!own_line(lv, close)) /* `]` shares its line: a new line before it */
-                dm__puts(&t, "\n");
+                data__text_puts(&t, "\n");
         }
         indent(&t, ind);
         put_entity(&t, w->doc, members[i], ind);
-        dm__puts(&t, "\n");
+        data__text_puts(&t, "\n");
         add_edit(w, at, at, &t);
     }
     free(next_src);
@@ -1124,7 +1124,7 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
     uint32_t pass = 0;
     writer_t w = {
         .doc = doc, .lv = doc->level, .assign_ids = desc && desc->assign_ids, .pass = &pass};
-    dm_text_t out = {0};
+    data_text_t out = {0};
     if (!w.lv) {
         /* A fresh file: the root's fields, then the entities. */
         uint32_t n;
@@ -1136,9 +1136,9 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         put_members(&out, doc, root_guid, keys, n, 0, 0, true);
         free(keys);
         ct_guid_t *ents = sorted_members(doc, root_guid, "entities", &n);
-        dm__puts(&out, "entities = [\n");
+        data__text_puts(&out, "entities = [\n");
         put_entity_list(&out, doc, ents, n, 2);
-        dm__puts(&out, "]\n");
+        data__text_puts(&out, "]\n");
         free(ents);
     } else {
         static const char *const skip[] = {"entities", NULL};
@@ -1163,7 +1163,7 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         apply_edits(&w, 0, w.lv->len, &out);
         free(w.mark);
         if (!out.s)
-            dm__puts(&out, "");
+            data__text_puts(&out, "");
     }
     if (out.failed) {
         free(out.s);
@@ -1171,7 +1171,7 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         return NULL;
     }
     if (len)
-        *len = out.n;
+        *len = out.len;
     return out.s;
 }
 
