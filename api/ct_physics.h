@@ -73,6 +73,18 @@
  *       the field), vx vy vz, d (distance), t (the field's age) and dt; evaluated for all of a
  *       field's bodies in one batch and added before each step (at most 4096 bodies a field).
  *       A bad expression fails the compile with the entity, the field and line:column.
+ *   joint = { type = "hinge" to = "frame" anchor = [-0.5 0 0] axis = [0 1 0] lower = -1.2 upper = 0 }
+ *       (v4) a joint (see Joints) holding the entity's body to the body of the entity of the same
+ *       spawn (level or unit copy) whose debug name is `to`, or to the world without `to`; one
+ *       joint per entity (each part of a ragdoll, a chain or a door names what it hangs from).
+ *       type is fixed, hinge, ball, slider or distance; anchor (default [0 0 0]) and axis
+ *       (default [0 1 0]) are in the entity's own frame, anchor_b (distance) in `to`'s, or in the
+ *       spawn's root frame for the world. Writing lower/upper (both, except for a ball) or
+ *       cone_angle turns the limit on (a ball's missing bounds are free); motor_speed or
+ *       max_motor_force the motor; also length, spring_hertz, spring_damping, collide = true.
+ *       Spawned after the debug names; a `to` naming no entity of the spawn, or an entity without
+ *       a body, skips the joint with a message naming the world, the entity and the field.
+ *       Removing the component removes the joint; Physics.joint_of(world, e) finds it.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)
@@ -98,6 +110,7 @@
  *   Physics.remove_joint(world, j)   Physics.joint_value(world, j) -> value
  *   Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz
  *   Physics.set_joint_motor(world, j, speed, max_force)
+ *   Physics.joint_of(world, e) -> the joint its "joint" component made, or nil
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)
@@ -128,6 +141,7 @@ extern "C" {
 
 #define CT_PHYSICS_POINT_MASS_COMPONENT_NAME "point_mass"
 #define CT_PHYSICS_BODY_COMPONENT_NAME "body"
+#define CT_PHYSICS_JOINT_COMPONENT_NAME "joint" /* joints as data (see Resources) */
 
 /* Declared in ct_entity.h; repeated so this header stands alone. */
 typedef struct ct_entity_t ct_entity_t;

@@ -1137,12 +1137,18 @@ static int start(void)
         physics__unregister_components();
         return err;
     }
+    if ((err = physics__joint_component_register()) < 0) {
+        physics__fields_unregister();
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
 }
 
 static void stop(void)
 {
+    physics__joint_component_unregister();
     physics__fields_unregister();
     physics__unregister_components();
 }
@@ -1153,6 +1159,8 @@ static int rebind(void)
 {
     physics__register_lua();
     if (!physics__fields_rebind())
+        return CT_ERR_VERSION;
+    if (!physics__joint_component_rebind())
         return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
@@ -1180,6 +1188,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
     CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
     CT_MODULE_API_OPTIONAL(profiler, 1, &physics__m.profiler),
+    CT_MODULE_API_OPTIONAL(debug_name, 1, &physics__m.debug_name), /* joints' `to` */
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

@@ -938,6 +938,7 @@ typedef struct physics__module {
     const ct_transform_api_v4 *transform_changes;
     const struct ct_expr_api_v1 *expr;         /* optional: force fields (physics_fields.c) */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
+    const ct_debug_name_api_v1 *debug_name;    /* optional: joints name the bodies they join */
     physics__state *state;
 } physics__module;
 
@@ -964,6 +965,13 @@ int physics__fields_register(void);
 bool physics__fields_rebind(void);
 void physics__fields_unregister(void);
 void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float dt);
+
+/* physics_joint_component.c: the "joint" component (joints written in levels and units). */
+int physics__joint_component_register(void);
+bool physics__joint_component_rebind(void);
+void physics__joint_component_unregister(void);
+/* The id of the joint e's "joint" component made in w, or 0 (none, or gone with a body). */
+uint32_t physics__joint_of(ct_world_o *w, ct_entity_t e);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];
