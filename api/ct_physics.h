@@ -499,8 +499,10 @@ typedef struct ct_physics_api_v2 {
  * runs into it, the game moves, pushes or removes one of its bodies (set_velocity, add_force,
  * teleport, its transform, remove_body or destroying what it rests on) or the gravity changes.
  * Falling asleep and waking make no events. Per step, at most 64 candidate pairs per body (at
- * least 65,536) are collided; past that (bodies piled into one spot) the rest are dropped for
- * the step and a warning names the world. */
+ * least 65,536, and never more than 1,048,576 in a world, which bounds a step's time and memory
+ * whatever is piled up: a million bodies in one spot step in seconds, not never) are collided;
+ * past that (bodies piled into one spot) the rest are dropped for the step and a warning names
+ * the world. */
 typedef struct ct_physics_api_v3 {
     int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
     int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);

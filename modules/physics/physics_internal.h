@@ -555,10 +555,14 @@ typedef struct physics__characters {
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
-/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
- * into one spot) the rest are dropped and the owner warns. */
+/* Candidate pairs a step may collide: this many, or 64 per body if more, but never more than
+ * SOLVER_MAX_PAIR_LIMIT. Past that (bodies piled into one spot) the rest are dropped and the owner
+ * warns. The ceiling bounds a step's time and memory whatever the bodies do: a contact costs
+ * about 1 kB through the step, so a million bodies dropped into one spot would have asked for
+ * 64 million contacts (some 64 GB) under the per-body rule alone. */
 #define SOLVER_MIN_PAIR_LIMIT 65536u
 #define SOLVER_PAIRS_PER_BODY 64u
+#define SOLVER_MAX_PAIR_LIMIT 1048576u
 /* Bodies, or boxes, are cut into jobs of this many for the pool. */
 #define SOLVER_SLICE_BOXES 1024u
 /* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
@@ -693,6 +697,8 @@ typedef struct physics__scene {
     bool fixed_stale;     /* a static or sleeping body changed: rebuild `fixed` */
     bool sleeping;        /* islands at rest go to sleep (default true) */
     uint32_t max_pairs;   /* per step; pairs past it are dropped (and reported) */
+    uint32_t pair_ceiling; /* the most pairs a step ever collides: SOLVER_MAX_PAIR_LIMIT (tests
+                            * lower it to reach it with fewer bodies) */
     physics__pair *pairs; /* the step's candidate pairs, as body indices */
     uint32_t num_pairs, cap_pairs;
     physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
