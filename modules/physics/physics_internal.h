@@ -767,6 +767,9 @@ physics__joint *physics__joints_find(physics__scene *s, uint32_t id);
 bool physics__joints_remove(physics__scene *s, uint32_t id);
 /* Removes the joints of entity e (its body is going), waking their other bodies. */
 void physics__joints_drop_entity(physics__scene *s, uint32_t e);
+/* The same for a batch of entities in one pass over the joints (0, or CT_ERR_NOMEM with nothing
+ * removed: each body's removal then drops its own). */
+int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities, uint32_t n);
 /* The joint's coordinate (ct_physics_api_v4.joint_value) from the bodies' present poses. */
 float physics__joint_value(const physics__scene *s, const physics__joint *j);
 /* The rigid step's parts: finds the bodies (waking what a moving body is joined to), then per
