@@ -282,12 +282,23 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
  * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
-/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` on the
- * object at index obj, which must not have it yet (CT_ERR_CONFLICT when it has: a field given
- * twice). Found by walking the object's own few properties, not by a lookup in the index. */
-int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
-                dm_stamp_t stamp);
-/* Room for this many more objects and properties (arrays and indexes), made at once by a
+/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` (key_len
+ * bytes, 1..CT_DM_MAX_KEY, no NUL) to a valid value (no NaN, strings without NUL: the reader made
+ * it, so nothing is checked again) on the object at index obj, which must not have it yet
+ * (CT_ERR_CONFLICT when it has: a field given twice). Found by walking the object's own few
+ * properties, not by a lookup in the index. */
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, size_t key_len,
+                const ct_dm_value_t *value, dm_stamp_t stamp);
+/* For the same readers: makes object g, which must not exist (alive or not), with the stamp;
+ * its index, or DM_NONE when out of memory (last_error set). */
+uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp);
+/* dm__set_new with the key interned already (id `key`), known absent from the object, and a
+ * valid value: no checks, no walk. The property's index, or DM_NONE when out of memory. */
+uint32_t dm__set_fresh(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, const ct_dm_value_t *value,
+                       dm_stamp_t stamp);
+/* Adds `item`, known absent, to the set property p; false when out of memory. */
+bool dm__set_append(ct_dm_doc_o *doc, uint32_t p, ct_guid_t item);
+/* Room for this many more objects and properties (their arrays, and the object index), made at once by a
  * reader that knows about how many it will make; false when out of memory. */
 bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props);
 /* The borrowed public view of a stored value. */

@@ -118,9 +118,9 @@ static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, cha
     out->as.blob = js->text + node->start;
 }
 
-/* Calls f for every leaf of object `obj` with its dotted key; members named in `skip` (top level
- * only) are passed over. Non-empty objects recurse; everything else is a leaf. */
-typedef int (*leaf_f)(void *ctx, const char *key, uint32_t member);
+/* Calls f for every leaf of object `obj` with its dotted key (klen bytes); members named in `skip`
+ * (top level only) are passed over. Non-empty objects recurse; everything else is a leaf. */
+typedef int (*leaf_f)(void *ctx, const char *key, size_t klen, uint32_t member);
 
 static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
                    const char *const *skip, leaf_f f, void *ctx)
@@ -138,7 +138,9 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
         if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
             return CT_ERR_NOMEM;
         size_t at = prefix ? prefix + 1 : 0;
-        if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
+        /* Only a quoted key can hold a '.': a bare one is letters, digits and '_'. */
+        if (at + klen > CT_DM_MAX_KEY || klen == 0 ||
+            (js->text[js->nodes[m].key_start] == '"' && memchr(k, '.', klen))) {
             free(heap);
             return CT_ERR_BAD_DATA;
         }
@@ -149,7 +151,7 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
         free(heap);
         int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
                     ? flatten(js, m, key, at + klen, NULL, f, ctx)
-                    : f(ctx, key, m);
+                    : f(ctx, key, at + klen, m);
         key[prefix] = 0;
         if (r)
             return r;
@@ -162,24 +164,24 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
 typedef struct reader_t {
     ct_dm_doc_o *doc;
     dm_level_t *lv;
-    ct_guid_t object;
+    uint32_t obj; /* the object whose fields are being read */
     const char *filename;
     char *err;
     size_t err_size;
+    uint32_t order_key, parent_key, children_key; /* key ids of @order, @parent, children */
 } reader_t;
 
 static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key);
 static void fail_at(reader_t *rd, uint32_t at, const char *what);
 
-static int read_leaf(void *ctx, const char *key, uint32_t member)
+static int read_leaf(void *ctx, const char *key, size_t klen, uint32_t member)
 {
     reader_t *rd = ctx;
     char buf[DM_LEAF_BUF], *scratch = NULL;
     ct_dm_value_t v;
     leaf_value(&rd->lv->js, member, &v, buf, &scratch);
     /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v,
-                        (dm_stamp_t){0, rd->doc->me});
+    int r = dm__set_new(rd->doc, rd->obj, key, klen, &v, (dm_stamp_t){0, rd->doc->me});
     free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
@@ -215,7 +217,31 @@ static ct_guid_t derived_guid(ct_guid_t parent, const char *name, uint32_t rank)
     return g;
 }
 
-static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const char *set_key)
+/* The members of entity node e that the reader treats apart: id, name, children. */
+static void entity_members(const dm_sjson_t *js, uint32_t e, uint32_t *id, uint32_t *name,
+                           uint32_t *kids)
+{
+    *id = *name = *kids = DM_NONE;
+    for (uint32_t m = js->nodes[e].first; m != DM_NONE; m = js->nodes[m].next) {
+        if (*id == DM_NONE && dm_sjson__key_is(js, m, "id"))
+            *id = m;
+        else if (*name == DM_NONE && dm_sjson__key_is(js, m, "name"))
+            *name = m;
+        else if (*kids == DM_NONE && dm_sjson__key_is(js, m, "children"))
+            *kids = m;
+    }
+}
+
+/*
+ * The entities of one list (`entities` of the root, `children` of an entity) into the document,
+ * owner object index `owner` (GUID parent), set key id `set_key`. The document is the reader's
+ * own (no undo log, no listeners, no recording), so what the five operations would do is done
+ * directly, with base stamps: each entity's object; the owner's set, made at its first entity;
+ * the entity's @order and @parent, then its fields. No lookup by key is made, so the property
+ * index is built at the document's first lookup, not property by property while reading.
+ */
+static int read_entities(reader_t *rd, uint32_t array, uint32_t owner, ct_guid_t parent,
+                         uint32_t set_key)
 {
     dm_sjson_t *js = &rd->lv->js;
     ct_dm_doc_o *doc = rd->doc;
@@ -227,98 +253,88 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
     }
     /* Ranks among same-named siblings without ids: a count per name hash. */
     dm_map_t ranks = {0};
-    uint32_t order = 0;
-    for (uint32_t e = js->nodes[array].first; e != DM_NONE; e = js->nodes[e].next, order++) {
+    uint32_t order = 0, set = DM_NONE;
+    int r = 0;
+    const dm_stamp_t base = {0, doc->me};
+    for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next, order++) {
         if (js->nodes[e].type != DM_J_OBJECT) {
             fail_at(rd, js->nodes[e].start, "an entity must be an object { ... }");
-            {
-                dm_map__free(&ranks);
-                return CT_ERR_BAD_DATA;
-            }
+            r = CT_ERR_BAD_DATA;
+            break;
         }
-        uint32_t idn = dm_sjson__get(js, e, "id"), namen = dm_sjson__get(js, e, "name");
+        uint32_t idn, namen, kids;
+        entity_members(js, e, &idn, &namen, &kids);
         ct_guid_t g;
-        char *name = namen != DM_NONE && js->nodes[namen].type == DM_J_STRING
-                         ? dm_sjson__decode(js, namen, false, NULL)
-                         : NULL;
         if (idn != DM_NONE) {
-            uint32_t len;
-            char *s =
-                js->nodes[idn].type == DM_J_STRING ? dm_sjson__decode(js, idn, false, &len) : NULL;
-            bool ok = s && ct_guid_parse(s, len, &g) && !ct_guid_is_root(g);
-            free(s);
-            if (!ok) {
-                free(name);
+            char buf[DM_LEAF_BUF];
+            uint32_t len = js->nodes[idn].type == DM_J_STRING
+                               ? dm_sjson__decode_to(js, idn, false, buf, sizeof buf)
+                               : UINT32_MAX;
+            if (len == UINT32_MAX || !ct_guid_parse(buf, len, &g) || ct_guid_is_root(g)) {
                 fail_at(rd, js->nodes[idn].start, "`id` must be a GUID of 32 hex digits, not 0");
-                {
-                    dm_map__free(&ranks);
-                    return CT_ERR_BAD_DATA;
-                }
+                r = CT_ERR_BAD_DATA;
+                break;
             }
         } else {
+            char *name = namen != DM_NONE && js->nodes[namen].type == DM_J_STRING
+                             ? dm_sjson__decode(js, namen, false, NULL)
+                             : NULL;
             const char *nm = name ? name : "";
             uint64_t h = dm__hash_bytes(nm, strlen(nm));
             uint32_t rank = dm_map__get(&ranks, h, 0);
             rank = rank == DM_NONE ? 0 : rank;
             if (!dm_map__put(&ranks, h, 0, rank + 1)) {
                 free(name);
-                dm_map__free(&ranks);
-                return CT_ERR_NOMEM;
+                r = CT_ERR_NOMEM;
+                break;
             }
-            g = derived_guid(parent, name ? name : "", rank);
+            g = derived_guid(parent, nm, rank);
+            free(name);
         }
-        free(name);
         if (dm__find_obj(doc, g) != DM_NONE) {
             fail_at(rd, js->nodes[e].start,
                     idn != DM_NONE ? "two entities have this `id`"
                                    : "an entity's derived id collides (give it an `id`)");
-            {
-                dm_map__free(&ranks);
-                return CT_ERR_BAD_DATA;
-            }
+            r = CT_ERR_BAD_DATA;
+            break;
         }
         dm_level_t *lv = rd->lv;
         if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents)) {
-            dm_map__free(&ranks);
-            return CT_ERR_NOMEM;
+            r = CT_ERR_NOMEM;
+            break;
         }
-        dm_stamp_t base = {0, doc->me};
-        ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
-        int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        lv->ents[lv->num_ents++] = (dm_ent_t){e, dm__find_obj(doc, g), g, parent, idn != DM_NONE};
-        op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        op = (ct_dm_op_t){.kind = CT_DM_OP_SET,
-                          .object = g,
-                          .key = "@order",
-                          .value = {.type = CT_DM_DOUBLE, .as.d = order}};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        op.key = "@parent";
-        op.value = (ct_dm_value_t){.type = CT_DM_GUID, .as.guid = parent};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        if (r) {
-            dm_map__free(&ranks);
-            return r;
+        uint32_t o = dm__create_new(doc, g, base);
+        if (o == DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
+        }
+        lv->ents[lv->num_ents++] = (dm_ent_t){e, o, g, parent, idn != DM_NONE};
+        if (set == DM_NONE &&
+            (set = dm__set_fresh(doc, owner, set_key, &(ct_dm_value_t){.type = CT_DM_SET}, base)) ==
+                DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
+        }
+        ct_dm_value_t at = {.type = CT_DM_DOUBLE, .as.d = order};
+        ct_dm_value_t up = {.type = CT_DM_GUID, .as.guid = parent};
+        if (!dm__set_append(doc, set, g) ||
+            dm__set_fresh(doc, o, rd->order_key, &at, base) == DM_NONE ||
+            dm__set_fresh(doc, o, rd->parent_key, &up, base) == DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
         }
         char key[CT_DM_MAX_KEY + 1] = "";
         static const char *const skip[] = {"id", "children", NULL};
-        rd->object = g;
+        rd->obj = o;
         r = flatten(js, e, key, 0, skip, read_leaf, rd);
         if (r == CT_ERR_BAD_DATA)
             fail_at(rd, js->nodes[e].start,
                     "a field name that is empty, has a '.', or makes a key over 255 bytes");
-        if (r) {
-            dm_map__free(&ranks);
-            return r;
-        }
-        uint32_t kids = dm_sjson__get(js, e, "children");
-        if (kids != DM_NONE && (r = read_entities(rd, kids, g, "children")) != 0) {
-            dm_map__free(&ranks);
-            return r;
-        }
+        if (!r && kids != DM_NONE)
+            r = read_entities(rd, kids, o, g, rd->children_key);
     }
     dm_map__free(&ranks);
-    return 0;
+    return r;
 }
 
 static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filename,
@@ -354,16 +370,28 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
         snprintf(err, err_size, "%s: out of memory", file);
         goto fail;
     }
-    reader_t rd = {doc, lv, root_guid, file, err, err_size};
+    reader_t rd = {doc,
+                   lv,
+                   0,
+                   file,
+                   err,
+                   err_size,
+                   dm_strings__intern(&doc->keys, "@order", 6),
+                   dm_strings__intern(&doc->keys, "@parent", 7),
+                   dm_strings__intern(&doc->keys, "children", 8)};
+    uint32_t entities_key = dm_strings__intern(&doc->keys, "entities", 8);
     char key[CT_DM_MAX_KEY + 1] = "";
     static const char *const skip[] = {"entities", NULL};
     doc->log = NULL;
-    int r = flatten(&lv->js, 0, key, 0, skip, read_leaf, &rd);
+    int r = rd.order_key == DM_NONE || rd.parent_key == DM_NONE || rd.children_key == DM_NONE ||
+                    entities_key == DM_NONE
+                ? CT_ERR_NOMEM
+                : flatten(&lv->js, 0, key, 0, skip, read_leaf, &rd);
     if (r == CT_ERR_BAD_DATA)
         fail_at(&rd, 0, "a top-level field name that is empty or has a '.'");
     uint32_t ents = dm_sjson__get(&lv->js, 0, "entities");
     if (!r && ents != DM_NONE)
-        r = read_entities(&rd, ents, root_guid, "entities");
+        r = read_entities(&rd, ents, 0, root_guid, entities_key);
     if (r) {
         if (!err[0])
             snprintf(err, err_size, "%s: %s", file,
@@ -517,8 +545,8 @@ static void indent(data_text_t *t, uint32_t n)
  * read from a file, then a field set under it) is not written: its name opens the group of the
  * longer keys, and writing both would give the name twice.
  */
-static void put_members(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
-                        size_t skip, uint32_t ind, bool multiline)
+static void put_members(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys,
+                        uint32_t n, size_t skip, uint32_t ind, bool multiline)
 {
     bool first = true;
     for (uint32_t i = 0; i < n;) {
@@ -779,7 +807,7 @@ typedef struct compare_t {
     uint32_t cursor; /* the property after the last one found: most likely the next leaf's */
 } compare_t;
 
-static int compare_leaf(void *ctx, const char *key, uint32_t member)
+static int compare_leaf(void *ctx, const char *key, size_t klen, uint32_t member)
 {
     compare_t *c = ctx;
     writer_t *w = c->w;
@@ -790,8 +818,9 @@ static int compare_leaf(void *ctx, const char *key, uint32_t member)
     uint32_t q = c->cursor;
     while (q != DM_NONE && doc->keys.strs[doc->props[q].key][0] == '@')
         q = doc->props[q].next;
-    if (q == DM_NONE || strcmp(doc->keys.strs[doc->props[q].key], key) != 0) {
-        uint32_t k = dm_strings__find(&doc->keys, key, strlen(key));
+    uint32_t qk = q == DM_NONE ? DM_NONE : doc->props[q].key;
+    if (q == DM_NONE || doc->keys.lens[qk] != klen || memcmp(doc->keys.strs[qk], key, klen) != 0) {
+        uint32_t k = dm_strings__find(&doc->keys, key, klen);
         q = k == DM_NONE ? DM_NONE : prop_near(doc, c->obj, k);
     }
     const dm_prop_t *p = NULL;
@@ -870,10 +899,10 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
     }
 }
 
-/* Fields of g in the source object `obj` (an entity, or the root) brought in line with the doc. */
-static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *const *skip)
+/* Fields of g (the document's object o) in the source object `obj` (an entity, or the root)
+ * brought in line with the doc. */
+static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, uint32_t o, const char *const *skip)
 {
-    uint32_t o = dm__find_obj(w->doc, g);
     compare_t c = {w, g, o, w->doc->objs[o].first_prop};
     ++*w->pass;
     char key[CT_DM_MAX_KEY + 1] = "";
@@ -1004,7 +1033,7 @@ static int write_entity(writer_t *w, uint32_t e)
         }
     }
     static const char *const skip[] = {"id", "children", NULL};
-    int r = write_fields(w, e, g, skip);
+    int r = write_fields(w, e, g, ent->obj, skip);
     if (r)
         return r;
     return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), g, "children");
@@ -1151,7 +1180,7 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
             w.in_src = w.doc_pos + no;
             w.src_node = w.in_src + no;
         }
-        int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
+        int r = w.mark ? write_fields(&w, 0, root_guid, 0, skip) : CT_ERR_NOMEM;
         r = r ? r
               : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
         if (r || w.failed) {

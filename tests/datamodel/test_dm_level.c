@@ -510,6 +510,79 @@ static void bad_sources_are_refused_with_a_place(void **state)
     }
 }
 
+/* Numbers are read exactly as strtod reads them, bit for bit (the reader has a fast path for
+ * plain decimals): fixed cases at the edges of that path, then 20,000 generated decimals of 1 to
+ * 20 digits with the point anywhere, signs and leading zeros. */
+static void numbers_read_exactly_as_strtod(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"0",
+                                        "-0",
+                                        "+1.5",
+                                        ".5",
+                                        "5.",
+                                        "-0.0",
+                                        "0.1",
+                                        "0.25",
+                                        "1e5",
+                                        "-2.5E-3",
+                                        "0x10",
+                                        "1.7976931348623157e308",
+                                        "9007199254740991",
+                                        "9007199254740992",
+                                        "9007199254740993",
+                                        "900719925474099.3",
+                                        "0.0000000000000000000001",
+                                        "0.00000000000000000000001",
+                                        "123456789012345678901234",
+                                        "4.9e-324",
+                                        "0.30000000000000004"};
+    enum { GENERATED = 20000 };
+    size_t n_fixed = sizeof fixed / sizeof fixed[0], cap = (n_fixed + GENERATED) * 48, len = 0;
+    char *text = malloc(cap), (*tokens)[32] = malloc((n_fixed + GENERATED) * sizeof *tokens);
+    assert_non_null(text);
+    assert_non_null(tokens);
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < n_fixed + GENERATED; i++) {
+        if (i < n_fixed) {
+            snprintf(tokens[i], sizeof tokens[i], "%s", fixed[i]);
+        } else {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            uint32_t digits = 1 + (uint32_t)(rng % 20), dot = (uint32_t)(rng >> 8) % (digits + 2);
+            char *t = tokens[i];
+            if ((rng >> 20) % 3 == 0)
+                *t++ = '-';
+            for (uint32_t d = 0; d < digits; d++) {
+                if (d == dot)
+                    *t++ = '.';
+                uint64_t r = rng >> (24 + d % 32);
+                /* Leading zeros now and then (they do not count against the exact range). */
+                *t++ = (char)('0' + (d == 0 && (rng >> 40) % 4 == 0 ? 0 : r % 10));
+            }
+            *t = 0;
+        }
+        len += (size_t)snprintf(text + len, cap - len, "n%zu = %s\n", i, tokens[i]);
+    }
+    char err[256];
+    ct_dm_doc_o *d = dm->read_level(text, len, "numbers.level", NULL, err, sizeof err);
+    if (!d)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(d);
+    uint32_t differ = 0;
+    for (size_t i = 0; i < n_fixed + GENERATED; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "n%zu", i);
+        double got = 0, want = strtod(tokens[i], NULL);
+        assert_int_equal(dm->get_double(d, root, key, &got), 0);
+        if (memcmp(&got, &want, sizeof got) != 0 && differ++ < 5)
+            fprintf(stderr, "%s: read %.17g, strtod %.17g\n", tokens[i], got, want);
+    }
+    assert_int_equal(differ, 0);
+    dm->destroy_doc(d);
+    free(tokens);
+    free(text);
+}
+
 int main(void)
 {
     dm = datamodel__api_v1();
@@ -523,6 +596,7 @@ int main(void)
         cmocka_unit_test(bad_sources_are_refused_with_a_place),
         cmocka_unit_test(a_field_under_an_empty_object_replaces_it),
         cmocka_unit_test(reordered_entities_are_written_in_the_new_order),
+        cmocka_unit_test(numbers_read_exactly_as_strtod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
