@@ -282,12 +282,12 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
  * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
-/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` (key_len
- * bytes, 1..CT_DM_MAX_KEY, no NUL) to a valid value (no NaN, strings without NUL: the reader made
- * it, so nothing is checked again) on the object at index obj, which must not have it yet
- * (CT_ERR_CONFLICT when it has: a field given twice). Found by walking the object's own few
- * properties, not by a lookup in the index. */
-int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, size_t key_len,
+/* For a reader filling objects it made itself (no undo log, no listeners): sets the interned key
+ * (id `key`; `new_key`: interned just now, so no object has it) to a valid value (no NaN, strings
+ * without NUL: the reader made it, so nothing is checked again) on the object at index obj, which
+ * must not have it yet (CT_ERR_CONFLICT when it has: a field given twice). Found by walking the
+ * object's own few properties, not by a lookup in the index. */
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key,
                 const ct_dm_value_t *value, dm_stamp_t stamp);
 /* For the same readers: makes object g, which must not exist (alive or not), with the stamp;
  * its index, or DM_NONE when out of memory (last_error set). */

@@ -660,28 +660,20 @@ bool dm__set_append(ct_dm_doc_o *doc, uint32_t p, ct_guid_t item)
     return false;
 }
 
-int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, size_t key_len,
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key,
                 const ct_dm_value_t *value, dm_stamp_t stamp)
 {
-    ct_guid_t g = doc->objs[obj].guid;
-    uint32_t known = doc->keys.count;
-    uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
-    if (k == DM_NONE)
-        goto nomem;
-    if (doc->keys.count == known) {
-        for (uint32_t p = doc->objs[obj].first_prop; p != DM_NONE; p = doc->props[p].next) {
-            if (doc->props[p].key == k) {
-                char gs[33];
-                dm__format_guid(g, gs);
-                dm__error(doc, "set_property %s '%s': the object has it already", gs, key);
-                return CT_ERR_CONFLICT;
-            }
+    for (uint32_t p = new_key ? DM_NONE : doc->objs[obj].first_prop; p != DM_NONE;
+         p = doc->props[p].next) {
+        if (doc->props[p].key == key) {
+            char gs[33];
+            dm__format_guid(doc->objs[obj].guid, gs);
+            dm__error(doc, "set_property %s '%s': the object has it already", gs,
+                      doc->keys.strs[key]);
+            return CT_ERR_CONFLICT;
         }
     }
-    return dm__set_fresh(doc, obj, k, value, stamp) == DM_NONE ? CT_ERR_NOMEM : 0;
-nomem:
-    dm__error(doc, "set_property '%s': out of memory", key);
-    return CT_ERR_NOMEM;
+    return dm__set_fresh(doc, obj, key, value, stamp) == DM_NONE ? CT_ERR_NOMEM : 0;
 }
 
 /* The set property of an add/remove: *p DM_NONE when the property is missing or removed. */

@@ -126,32 +126,40 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
                    const char *const *skip, leaf_f f, void *ctx)
 {
     for (uint32_t m = js->nodes[obj].first; m != DM_NONE; m = js->nodes[m].next) {
-        bool skipped = false;
+        const dm_node_t *n = &js->nodes[m];
+        const char *t = js->text + n->key_start;
+        bool quoted = t[0] == '"', skipped = false;
+        /* A skipped name's first letter first: most members are no skipped name. */
         for (const char *const *s = skip; s && *s && !skipped; s++)
-            skipped = dm_sjson__key_is(js, m, *s);
+            skipped = t[quoted] == (*s)[0] && dm_sjson__key_is(js, m, *s);
         if (skipped)
             continue;
-        /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
-        char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
-        const char *k = kb;
-        uint32_t klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
-        if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
-            return CT_ERR_NOMEM;
         size_t at = prefix ? prefix + 1 : 0;
-        /* Only a quoted key can hold a '.': a bare one is letters, digits and '_'. */
-        if (at + klen > CT_DM_MAX_KEY || klen == 0 ||
-            (js->text[js->nodes[m].key_start] == '"' && memchr(k, '.', klen))) {
+        uint32_t klen = n->key_end - n->key_start;
+        if (!quoted) {
+            /* A bare key is letters, digits and '_' (never a '.'): copied as it is. */
+            if (at + klen > CT_DM_MAX_KEY)
+                return CT_ERR_BAD_DATA;
+            memcpy(key + at, t, klen);
+        } else {
+            /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
+            char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
+            const char *k = kb;
+            klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
+            if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
+                return CT_ERR_NOMEM;
+            if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
+                free(heap);
+                return CT_ERR_BAD_DATA;
+            }
+            memcpy(key + at, k, klen);
             free(heap);
-            return CT_ERR_BAD_DATA;
         }
         if (prefix)
             key[prefix] = '.';
-        memcpy(key + at, k, klen);
         key[at + klen] = 0;
-        free(heap);
-        int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
-                    ? flatten(js, m, key, at + klen, NULL, f, ctx)
-                    : f(ctx, key, at + klen, m);
+        int r = n->type == DM_J_OBJECT && n->count ? flatten(js, m, key, at + klen, NULL, f, ctx)
+                                                   : f(ctx, key, at + klen, m);
         key[prefix] = 0;
         if (r)
             return r;
@@ -161,6 +169,9 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
 
 /* ---- reading ---- */
 
+/* Key ids remembered by leaf number (see read_leaf). */
+#define DM_GUESSES 32
+
 typedef struct reader_t {
     ct_dm_doc_o *doc;
     dm_level_t *lv;
@@ -169,6 +180,8 @@ typedef struct reader_t {
     char *err;
     size_t err_size;
     uint32_t order_key, parent_key, children_key; /* key ids of @order, @parent, children */
+    uint32_t leaf;                                /* the current object's leaves so far */
+    uint32_t guess[DM_GUESSES]; /* by leaf number: the key id the last object had there */
 } reader_t;
 
 static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key);
@@ -180,8 +193,16 @@ static int read_leaf(void *ctx, const char *key, size_t klen, uint32_t member)
     char buf[DM_LEAF_BUF], *scratch = NULL;
     ct_dm_value_t v;
     leaf_value(&rd->lv->js, member, &v, buf, &scratch);
+    /* The key: most likely the one the previous entity had at this place (a level's entities
+     * mostly share their shape), else interned. */
+    const dm_strings_t *keys = &rd->doc->keys;
+    uint32_t *guess = &rd->guess[rd->leaf++ % DM_GUESSES], k = *guess, known = keys->count;
+    if (k >= known || keys->lens[k] != klen || memcmp(keys->strs[k], key, klen) != 0)
+        k = *guess = dm_strings__intern(&rd->doc->keys, key, klen);
     /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__set_new(rd->doc, rd->obj, key, klen, &v, (dm_stamp_t){0, rd->doc->me});
+    int r = k == DM_NONE ? CT_ERR_NOMEM
+                         : dm__set_new(rd->doc, rd->obj, k, keys->count != known, &v,
+                                       (dm_stamp_t){0, rd->doc->me});
     free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
@@ -326,6 +347,7 @@ static int read_entities(reader_t *rd, uint32_t array, uint32_t owner, ct_guid_t
         char key[CT_DM_MAX_KEY + 1] = "";
         static const char *const skip[] = {"id", "children", NULL};
         rd->obj = o;
+        rd->leaf = 0;
         r = flatten(js, e, key, 0, skip, read_leaf, rd);
         if (r == CT_ERR_BAD_DATA)
             fail_at(rd, js->nodes[e].start,
@@ -370,15 +392,14 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
         snprintf(err, err_size, "%s: out of memory", file);
         goto fail;
     }
-    reader_t rd = {doc,
-                   lv,
-                   0,
-                   file,
-                   err,
-                   err_size,
-                   dm_strings__intern(&doc->keys, "@order", 6),
-                   dm_strings__intern(&doc->keys, "@parent", 7),
-                   dm_strings__intern(&doc->keys, "children", 8)};
+    reader_t rd = {.doc = doc,
+                   .lv = lv,
+                   .filename = file,
+                   .err = err,
+                   .err_size = err_size,
+                   .order_key = dm_strings__intern(&doc->keys, "@order", 6),
+                   .parent_key = dm_strings__intern(&doc->keys, "@parent", 7),
+                   .children_key = dm_strings__intern(&doc->keys, "children", 8)};
     uint32_t entities_key = dm_strings__intern(&doc->keys, "entities", 8);
     char key[CT_DM_MAX_KEY + 1] = "";
     static const char *const skip[] = {"entities", NULL};
