@@ -478,13 +478,18 @@ static uint32_t prop_near(ct_dm_doc_o *doc, uint32_t o, uint32_t k)
     return p == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
 }
 
-/* Property `key` of object g, or NULL. */
-static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
+/* Property `key` of the object at index o, or NULL. */
+static const dm_prop_t *prop_of(ct_dm_doc_o *doc, uint32_t o, const char *key)
 {
-    uint32_t o = dm__find_obj(doc, g);
     uint32_t k = o == DM_NONE ? DM_NONE : dm_strings__find(&doc->keys, key, strlen(key));
     uint32_t p = k == DM_NONE ? DM_NONE : prop_near(doc, o, k);
     return p == DM_NONE || doc->props[p].value.type == CT_DM_NULL ? NULL : &doc->props[p];
+}
+
+/* Property `key` of object g, or NULL. */
+static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
+{
+    return prop_of(doc, dm__find_obj(doc, g), key);
 }
 
 /* A value in source spelling: numbers, "strings", [x y z], blobs verbatim. */
@@ -678,9 +683,11 @@ static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
     return field_keys_of(doc, g, n, NULL);
 }
 
+/* A member of a list: its place, its GUID, its object. */
 typedef struct ranked_t {
     double order;
     ct_guid_t g;
+    uint32_t obj;
 } ranked_t;
 
 static int ranked_cmp(const void *x, const void *y)
@@ -701,51 +708,61 @@ static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
     return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
 }
 
-/* The live members of a set property, sorted by @order then GUID (each @order looked up once).
+/* The live members of set property `key` of the object at index o, sorted by @order then GUID
+ * (each @order looked up once). NULL when there are none (*n 0) or out of memory (*n not 0).
  * Caller frees. */
-static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
+static ranked_t *sorted_members(ct_dm_doc_o *doc, uint32_t o, const char *key, uint32_t *n)
 {
-    const dm_prop_t *p = prop(doc, g, key);
+    const dm_prop_t *p = prop_of(doc, o, key);
     *n = 0;
     if (!p || p->value.type != CT_DM_SET)
         return NULL;
     const dm_set_t *s = p->value.as.set;
-    ranked_t *r = malloc((size_t)(s->count ? s->count : 1) * sizeof *r);
-    if (!r)
+    ranked_t *r = s->count ? malloc((size_t)s->count * sizeof *r) : NULL;
+    if (!r) {
+        *n = s->count;
         return NULL;
+    }
     bool sorted = true;
     uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
+    /* Members made one after another (a list read from a file) are next to each other in the
+     * object array: the one after the last found is tried before the GUID is looked up. */
+    uint32_t next = DM_NONE;
     for (uint32_t i = 0; i < s->count; i++) {
-        uint32_t o = dm__find_obj(doc, s->items[i]);
-        if (o == DM_NONE || !doc->objs[o].alive)
+        uint32_t m = next < doc->num_objs && ct_guid_eq(doc->objs[next].guid, s->items[i])
+                         ? next
+                         : dm__find_obj(doc, s->items[i]);
+        if (m == DM_NONE || !doc->objs[m].alive)
             continue;
-        r[*n] = (ranked_t){order_of(doc, o, order_key), s->items[i]};
+        next = m + 1;
+        r[*n] = (ranked_t){order_of(doc, m, order_key), s->items[i], m};
         sorted = sorted && (*n == 0 || ranked_cmp(&r[*n - 1], &r[*n]) <= 0);
         (*n)++;
     }
     if (!sorted)
         qsort(r, *n, sizeof *r, ranked_cmp);
-    /* The GUIDs, in place (a GUID is no bigger than a ranked_t). */
-    ct_guid_t *out = (ct_guid_t *)(void *)r;
-    for (uint32_t i = 0; i < *n; i++)
-        memmove(&out[i], &r[i].g, sizeof *out); /* the first ones overlap their source */
-    return out;
+    if (!*n) {
+        free(r);
+        return NULL;
+    }
+    return r;
 }
 
-static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind);
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t o, uint32_t ind);
 
-static void put_entity_list(data_text_t *t, ct_dm_doc_o *doc, const ct_guid_t *items, uint32_t n,
+static void put_entity_list(data_text_t *t, ct_dm_doc_o *doc, const ranked_t *items, uint32_t n,
                             uint32_t ind)
 {
     for (uint32_t i = 0; i < n; i++) {
         indent(t, ind);
-        put_entity(t, doc, items[i], ind);
+        put_entity(t, doc, items[i].g, items[i].obj, ind);
         data__text_puts(t, "\n");
     }
 }
 
-/* A whole entity, fresh: `{`, id, fields, children, `}` (the caller indents the first line). */
-static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind)
+/* A whole entity (g, at object index o), fresh: `{`, id, fields, children, `}` (the caller
+ * indents the first line). */
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t o, uint32_t ind)
 {
     char gs[33];
     ct_guid_format(g, gs);
@@ -762,8 +779,10 @@ static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t i
     }
     put_members(t, doc, g, keys, n, 0, ind + 2, true);
     free(keys);
-    ct_guid_t *kids = sorted_members(doc, g, "children", &n);
-    if (n) {
+    ranked_t *kids = sorted_members(doc, o, "children", &n);
+    if (n && !kids)
+        t->failed = true;
+    if (kids) {
         indent(t, ind + 2);
         data__text_puts(t, "children = [\n");
         put_entity_list(t, doc, kids, n, ind + 4);
@@ -963,7 +982,7 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, uint32_t o, cons
     return r;
 }
 
-static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t parent,
                       const char *set_key);
 
 static int edit_cmp(const void *x, const void *y)
@@ -1057,17 +1076,18 @@ static int write_entity(writer_t *w, uint32_t e)
     int r = write_fields(w, e, g, ent->obj, skip);
     if (r)
         return r;
-    return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), g, "children");
+    return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), ent->obj, "children");
 }
 
-/* The entities of one list (`entities` of the root, `children` of an entity). */
-static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+/* The entities of one list (`entities` of the root, `children` of an entity) of the document's
+ * object at index `parent`, whose source is node `owner` (its list node `array`, or DM_NONE). */
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t parent,
                       const char *set_key)
 {
     const dm_level_t *lv = w->lv;
     const dm_sjson_t *js = &lv->js;
     uint32_t n;
-    ct_guid_t *members = sorted_members(w->doc, parent, set_key, &n);
+    ranked_t *members = sorted_members(w->doc, parent, set_key, &n);
     if (n && !members)
         return CT_ERR_NOMEM;
     /* Which members are where (by object index, marked with this pass): the members, and this
@@ -1079,7 +1099,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     uint32_t *kept = malloc((size_t)(num_src ? num_src : 1) * sizeof *kept);
     int r = next_src && kept ? 0 : CT_ERR_NOMEM;
     for (uint32_t i = 0; i < n && !r; i++) {
-        obj[i] = dm__find_obj(w->doc, members[i]);
+        obj[i] = members[i].obj;
         w->in_doc[obj[i]] = pass;
         w->doc_pos[obj[i]] = i;
     }
@@ -1159,7 +1179,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
                 data__text_puts(&t, "\n");
         }
         indent(&t, ind);
-        put_entity(&t, w->doc, members[i], ind);
+        put_entity(&t, w->doc, members[i].g, members[i].obj, ind);
         data__text_puts(&t, "\n");
         add_edit(w, at, at, &t);
     }
@@ -1185,7 +1205,9 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         }
         put_members(&out, doc, root_guid, keys, n, 0, 0, true);
         free(keys);
-        ct_guid_t *ents = sorted_members(doc, root_guid, "entities", &n);
+        ranked_t *ents = sorted_members(doc, 0, "entities", &n);
+        if (n && !ents)
+            out.failed = true;
         data__text_puts(&out, "entities = [\n");
         put_entity_list(&out, doc, ents, n, 2);
         data__text_puts(&out, "]\n");
@@ -1202,8 +1224,7 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
             w.src_node = w.in_src + no;
         }
         int r = w.mark ? write_fields(&w, 0, root_guid, 0, skip) : CT_ERR_NOMEM;
-        r = r ? r
-              : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
+        r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), 0, "entities");
         if (r || w.failed) {
             drop_edits(&w);
             free(w.mark);
