@@ -164,6 +164,22 @@ static inline uint32_t dm_index__find(const dm_index_t *m, uint32_t hash,
     }
 }
 
+/* dm_index__find, and when nothing is found, `value` added with `hash` in the empty slot the
+ * search ended at (one probe for both). The caller made room (dm_index__reserve) for one more. */
+static inline uint32_t dm_index__find_or_add(dm_index_t *m, uint32_t hash,
+                                             bool (*eq)(const void *ctx, uint32_t value),
+                                             const void *ctx, uint32_t value)
+{
+    uint32_t mask = m->capacity - 1, i = hash & mask;
+    for (; m->slots[i].value != DM_NONE; i = (i + 1) & mask) {
+        if (m->slots[i].hash == hash && eq(ctx, m->slots[i].value))
+            return m->slots[i].value;
+    }
+    m->slots[i] = (dm_slot_t){hash, value};
+    m->count++;
+    return DM_NONE;
+}
+
 /* Adds a value the caller knows is absent; false when out of memory (nothing changed). */
 bool dm_index__add(dm_index_t *m, uint32_t hash, uint32_t value);
 /* Room for n values in all, so adding them re-homes nothing; false when out of memory. */
@@ -289,9 +305,10 @@ int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_so
  * object's own few properties, not by a lookup in the index. */
 int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key,
                 const ct_dm_value_t *value, dm_stamp_t stamp);
-/* For the same readers: makes object g, which must not exist (alive or not), with the stamp;
- * its index, or DM_NONE when out of memory (last_error set). */
-uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp);
+/* For the same readers: makes object g with the stamp, unless an object g exists (alive or not:
+ * *exists set, nothing made); its index, or DM_NONE when it exists or out of memory (last_error
+ * set). */
+uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool *exists);
 /* dm__set_new with the key interned already (id `key`), known absent from the object, and a
  * valid value: no checks, no walk. The property's index, or DM_NONE when out of memory. */
 uint32_t dm__set_fresh(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, const ct_dm_value_t *value,

@@ -623,11 +623,18 @@ bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props)
            dm_index__reserve(&doc->obj_index, (uint32_t)no);
 }
 
-uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp)
+uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool *exists)
 {
+    *exists = false;
     if (!dm__grow((void **)&doc->objs, &doc->cap_objs, doc->num_objs + 1, sizeof *doc->objs) ||
-        !dm_index__add(&doc->obj_index, obj_hash(g), doc->num_objs)) {
+        !dm_index__reserve(&doc->obj_index, doc->obj_index.count + 1)) {
         dm__error(doc, "create: out of memory");
+        return DM_NONE;
+    }
+    obj_key_t k = {doc, g};
+    if (dm_index__find_or_add(&doc->obj_index, obj_hash(g), same_obj, &k, doc->num_objs) !=
+        DM_NONE) {
+        *exists = true;
         return DM_NONE;
     }
     uint32_t i = doc->num_objs++;

@@ -312,19 +312,20 @@ static int read_entities(reader_t *rd, uint32_t array, uint32_t owner, ct_guid_t
             g = derived_guid(parent, nm, rank);
             free(name);
         }
-        if (dm__find_obj(doc, g) != DM_NONE) {
+        dm_level_t *lv = rd->lv;
+        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents)) {
+            r = CT_ERR_NOMEM;
+            break;
+        }
+        bool exists;
+        uint32_t o = dm__create_new(doc, g, base, &exists);
+        if (exists) {
             fail_at(rd, js->nodes[e].start,
                     idn != DM_NONE ? "two entities have this `id`"
                                    : "an entity's derived id collides (give it an `id`)");
             r = CT_ERR_BAD_DATA;
             break;
         }
-        dm_level_t *lv = rd->lv;
-        if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents)) {
-            r = CT_ERR_NOMEM;
-            break;
-        }
-        uint32_t o = dm__create_new(doc, g, base);
         if (o == DM_NONE) {
             r = CT_ERR_NOMEM;
             break;
