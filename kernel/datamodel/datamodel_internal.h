@@ -145,6 +145,9 @@ typedef struct dm_index_t {
     dm_slot_t *slots;
     uint32_t capacity; /* 0 or a power of two */
     uint32_t count;
+    /* Where the slots came from (datamodel__set_index_allocator when the table was first made):
+     * NULL is the C heap, with big blocks kept for the next table. */
+    ct_allocator_t *alloc;
 } dm_index_t;
 
 /* Finds the value whose slot holds `hash` and for which eq(ctx, value) holds; DM_NONE if none.

@@ -9,6 +9,7 @@
  * byte, comments included, so an untouched document writes its source back unchanged and a
  * one-field edit is a one-line diff.
  */
+#include "datamodel.h"
 #include "datamodel_internal.h"
 
 #include <math.h>
@@ -707,6 +708,26 @@ static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
 {
     uint32_t p = order_key == DM_NONE ? DM_NONE : prop_near(doc, o, order_key);
     return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
+}
+
+bool datamodel__sort_entities(ct_dm_doc_o *doc, ct_guid_t *items, double *orders, uint32_t n)
+{
+    ranked_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    if (!r)
+        return false;
+    uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o = dm__find_obj(doc, items[i]);
+        r[i] = (ranked_t){o == DM_NONE ? 0 : order_of(doc, o, order_key), items[i], o};
+    }
+    qsort(r, n, sizeof *r, ranked_cmp);
+    for (uint32_t i = 0; i < n; i++) {
+        items[i] = r[i].g;
+        if (orders)
+            orders[i] = r[i].order;
+    }
+    free(r);
+    return true;
 }
 
 /* The live members of set property `key` of the object at index o, sorted by @order then GUID
