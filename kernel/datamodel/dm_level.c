@@ -1143,15 +1143,17 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t pare
     /* The kept entities fill the places kept entities had, in the document's order: the j-th
      * kept member takes the j-th kept place. One in its own place is edited where it stands;
      * one that moved replaces the text of its new place with its own (edited) text. For each
-     * member, next_src gets the place of the next kept member after it. */
-    uint32_t following = DM_NONE;
-    for (uint32_t i = n, j = num_kept; i-- > 0 && !r;) {
-        next_src[i] = following;
+     * member, next_src gets the place of the next kept member after it. Written front to back
+     * (the order the text, the nodes and the properties are in); each entity's edits lie inside
+     * its own braces, so the order entities are written in changes no edit's place. */
+    uint32_t pending = 0; /* the first member whose next_src is not known yet */
+    for (uint32_t i = 0, j = 0; i < n && !r; i++) {
         uint32_t e = src_of[i];
         if (e == DM_NONE)
             continue;
-        uint32_t place = kept[--j];
-        following = place;
+        uint32_t place = kept[j++];
+        for (; pending < i; pending++)
+            next_src[pending] = place;
         if (place == e) {
             r = write_entity(w, e);
         } else {
@@ -1163,6 +1165,8 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t pare
                 add_edit(w, js->nodes[place].start, js->nodes[place].end, &t);
         }
     }
+    for (; pending < n; pending++)
+        next_src[pending] = DM_NONE;
     /* New members: before the next kept source entity in order, or at the end of the list. */
     for (uint32_t i = 0; i < n && !r; i++) {
         if (src_of[i] != DM_NONE)
