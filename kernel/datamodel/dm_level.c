@@ -383,14 +383,19 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
     if (!dm_sjson__parse(&lv->js, lv->text, len, file, err, err_size))
         goto fail;
     doc->level = lv;
-    /* Room for what the reading makes, at once: an object per entity and a property per leaf
-     * (bounded by the members, two more per entity), not a doubling and a re-index each time. */
-    uint32_t members = 0, objects = 1;
+    /* Room for what the reading makes, at once: an object per entity (bounded by the objects
+     * that are array elements) and a property per leaf (bounded by the members that are not
+     * objects with members), two more per entity and the lists; not a doubling and a re-index
+     * each time. Not more: the object index is probed at random, and a table sized for every
+     * object of the text (components too) would not stay in cache. */
+    uint32_t leaves = 0, entities = 1;
     for (uint32_t i = 1; i < lv->js.count; i++) {
-        members += lv->js.nodes[lv->js.nodes[i].parent].type == DM_J_OBJECT;
-        objects += lv->js.nodes[i].type == DM_J_OBJECT;
+        const dm_node_t *nd = &lv->js.nodes[i];
+        bool member = nd->key_end != 0, branch = nd->type == DM_J_OBJECT && nd->count;
+        leaves += member && !branch;
+        entities += !member && nd->type == DM_J_OBJECT;
     }
-    if (!dm__reserve(doc, objects, members + 2 * objects)) {
+    if (!dm__reserve(doc, entities, leaves + 3 * entities)) {
         snprintf(err, err_size, "%s: out of memory", file);
         goto fail;
     }
