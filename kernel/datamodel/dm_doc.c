@@ -506,7 +506,8 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
 /* Finds or makes the property; DM_NONE when out of memory. `new_key`: the key was interned just
  * now, so no object has it and there is nothing to look for. Not inlined: with two callers GCC
  * inlined it into op_set, and a fresh set_property cost 94 ns instead of 81 (measured). */
-static __attribute__((noinline)) uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key)
+static __attribute__((noinline)) uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key,
+                                                    bool new_key)
 {
     uint32_t p = new_key ? DM_NONE : dm__find_prop(doc, obj, key);
     if (p != DM_NONE)
