@@ -84,7 +84,8 @@
  *       max_motor_force the motor; also length, spring_hertz, spring_damping, collide = true.
  *       Spawned after the debug names; a `to` naming no entity of the spawn, or an entity without
  *       a body, skips the joint with a message naming the world, the entity and the field.
- *       Removing the component removes the joint; Physics.joint_of(world, e) finds it.
+ *       Removing the component removes the joint; joint_of (v5) and Physics.joint_of(world, e)
+ *       find it.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)
@@ -858,6 +859,13 @@ typedef struct ct_physics_api_v5 {
      * "points" with the reason); CT_ERR_CONFLICT, CT_ERR_NOMEM. */
     int (*add_hull_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                          const float *points, uint32_t count);
+
+    /* ---- joints written as data (v5) ---- */
+    /* The joint that e's "joint" component (written in a level or unit, see Resources) made in
+     * world, for joint_force, joint_value, set_joint_motor or remove_joint; {0} when e has none
+     * (or never got one: its spawn was refused), or when a body it joined is gone and took the
+     * joint with it. Main thread. */
+    ct_physics_joint_t (*joint_of)(ct_world_o *world, ct_entity_t e);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

@@ -1154,9 +1154,15 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
                         .restore_snapshot = s_restore
 
 /* The newest table; one member a line, so that appending merges cleanly. */
+static ct_physics_joint_t j_of(ct_world_o *w, ct_entity_t e)
+{
+    return (ct_physics_joint_t){physics__joint_of(w, e)};
+}
+
 const ct_physics_api_v5 physics__api_v5 = {
     PHYSICS_V4_MEMBERS,
     .add_hull_body = b_add_hull,
+    .joint_of = j_of,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

@@ -25,6 +25,7 @@
 
 static const test_world_t *t;
 static const ct_physics_api_v4 *p4;
+static const ct_physics_api_v5 *p5;
 
 static char captured[8192];
 static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
@@ -43,7 +44,9 @@ static int boot(void **state)
     const kernel_desc_t desc = test_kernel_desc(paths, 3);
     t = test_world_boot(&desc, "joint_level");
     p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    p5 = test_kernel_api(CT_PHYSICS_API, 5);
     assert_non_null(p4);
+    assert_non_null(p5);
     return 0;
 }
 
@@ -83,7 +86,7 @@ static void test_door_swings_to_its_limit(void **state)
         t->worlds->spawn_resource(w, t->resource->get("level", "levels/door"), NULL, NULL, e, 2),
         2);
     assert_int_equal(p4->joint_count(w), 1);
-    /* The hinge's handle, through Lua (the C API has no lookup by entity in v4). */
+    /* Lua finds the hinge the level made (Physics.joint_of), and nothing for the frame. */
     assert_int_equal(t->lua->run_string("function door_joint(w, e)\n"
                                         "  door_j = Physics.joint_of(w, e)\n"
                                         "  assert(type(door_j) == 'number' and door_j > 0)\n"
@@ -104,6 +107,13 @@ static void test_door_swings_to_its_limit(void **state)
                   (double)most);
     assert_float_equal(angle, 1.0f, 0.01f);
     assert_true(most < 1.02f);
+    /* The hinge the level made, found from C (v5): its angle is the door's. */
+    const ct_physics_joint_t hinge = p5->joint_of(w, e[1]);
+    assert_int_not_equal(hinge.id, 0);
+    assert_int_equal(p5->joint_of(w, e[0]).id, 0);
+    float value;
+    assert_int_equal(p4->joint_value(w, hinge, &value), 0);
+    assert_float_equal(value, angle, 1e-3f);
     /* The hinge's edge stays at the frame: the door's centre is 0.55 m from (0, 1, 0). */
     float p[3];
     assert_int_equal(p4->position(w, e[1], p), 0);
@@ -288,8 +298,13 @@ static void test_joint_goes_with_its_bodies(void **state)
         t->worlds->spawn_resource(w, t->resource->get("level", "levels/door"), NULL, NULL, e, 2),
         2);
     assert_int_equal(p4->joint_count(w), 1);
+    const ct_physics_joint_t hinge = p5->joint_of(w, e[1]);
+    assert_int_not_equal(hinge.id, 0);
     t->entity->destroy(e[0]); /* the frame */
     assert_int_equal(p4->joint_count(w), 0);
+    assert_int_equal(p5->joint_of(w, e[1]).id, 0);
+    float f[3];
+    assert_int_equal(p4->joint_force(w, hinge, f, NULL), CT_ERR_NOT_FOUND);
     assert_int_equal(t->lua->run_string("function no_joint(w, e)\n"
                                         "  assert(Physics.joint_of(w, e) == nil)\n"
                                         "end\n",
