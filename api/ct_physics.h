@@ -235,6 +235,7 @@ typedef enum ct_body_shape {
     CT_BODY_SPHERE = 1,  /* radius */
     CT_BODY_CAPSULE = 2, /* v4 only: radius, half_height of the segment along the local y axis */
     CT_BODY_HULL = 3,    /* v5 only: a convex hull of points (add_hull_body; see Hulls) */
+    CT_BODY_COMPOUND = 4, /* v5 only: several shapes in one body (add_compound_body; see Compounds) */
 } ct_body_shape;
 
 /* Motion locks of a v4 body (ct_rigid_body_desc_t.locks), along and about the WORLD axes: a locked
@@ -294,9 +295,9 @@ typedef struct ct_physics_shape_t {
     uint32_t shape;        /* a ct_body_shape: which of the sizes below apply */
     uint32_t kind;         /* a ct_body_kind */
     uint32_t sleeping;     /* 1 if the body sleeps (see Version 3), else 0; static bodies: 0 */
-    float half_extents[3]; /* box: half extents along its own axes (m); hull (v5): the largest
-                            * distance of its corners from its centre along each of its own axes;
-                            * others: 0 */
+    float half_extents[3]; /* box: half extents along its own axes (m); hull and compound (v5):
+                            * the largest distance of its corners (a compound's children's boxes)
+                            * from its centre along each of its own axes; others: 0 */
     float radius;          /* sphere and capsule (m); box: 0 */
     float half_height;     /* capsule: half its segment, along its own y axis (m); others: 0 */
     float position[3];     /* world position of the centre (m), as physics last saw it */
@@ -419,6 +420,35 @@ typedef struct ct_character_state_t {
  *   - points that span no volume: all on one line or one plane (coplanar), or a hull thinner than
  *     CT_PHYSICS_MIN_SIZE in some direction. */
 #define CT_PHYSICS_MAX_HULL_POINTS 64u
+
+/* ---- Compounds (v5) -------------------------------------------------------------------------
+ * A compound body (add_compound_body) is several shapes (its children: boxes, spheres, capsules
+ * and hulls, at most CT_PHYSICS_MAX_COMPOUND_CHILDREN) fixed in one rigid body: a table of a top
+ * and four legs, a hammer, a chair. Its mass (desc->mass) is shared among the children by volume
+ * (one density), its centre of mass is theirs, and its inertia sums each child's about that centre
+ * (parallel axes). As for hulls the body's position is its centre of mass: the children's
+ * positions, given in the body's frame, are moved by minus it, and the products of inertia are
+ * dropped (give desc->inertia to override). Children of one body do not collide with each other.
+ * Against another body every pair of children is tested; the contact keeps the deepest pair's
+ * normal and the points of the pairs that push the same way (within about 25 degrees), reduced to
+ * four. Refused naming the world, the entity and the field ("children[2].radius", "children"
+ * for a NULL list, none, or too many; a child hull's points as for add_hull_body, "children[1]
+ * .points (...)"). */
+#define CT_PHYSICS_MAX_COMPOUND_CHILDREN 64u
+
+/* One shape of a compound body, placed in the body's frame. Every field is taken as written
+ * (zero means default only where said); what the shape does not use is ignored. */
+typedef struct ct_compound_child_t {
+    uint32_t shape;        /* CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE or CT_BODY_HULL */
+    float half_extents[3]; /* box: each within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
+    float radius;          /* sphere and capsule: within the same range */
+    float half_height;     /* capsule: half its segment along the child's y, [0, MAX_SIZE] m */
+    const float *points;   /* hull: point_count x y z triples in the child's frame */
+    uint32_t point_count;
+    float position[3];     /* the child's centre in the body's frame, within +-CT_PHYSICS_MAX_SIZE */
+    float rotation[4];     /* x y z w of the child in the body's frame; all zero: identity, else of
+                            * length 1 within 1e-3 */
+} ct_compound_child_t;
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -635,7 +665,8 @@ typedef struct ct_physics_api_v4 {
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 } ct_physics_api_v4;
 
-/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls.
+/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls and
+ * compounds.
  *
  * This is the manual of the whole table: every member is documented here (the older versions are
  * prefixes of it, same order, same meaning). New members are only ever appended.
@@ -658,7 +689,8 @@ typedef struct ct_physics_api_v4 {
  *
  * Version 5's shapes. A convex hull (add_hull_body) is the convex shell of up to
  * CT_PHYSICS_MAX_HULL_POINTS points; it collides with boxes, spheres, capsules and other hulls
- * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls. */
+ * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls.
+ * A compound (add_compound_body) is several of these shapes in one body. See Compounds. */
 typedef struct ct_physics_api_v5 {
     /* ---- point masses (v1) ---- */
     /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
@@ -842,6 +874,12 @@ typedef struct ct_physics_api_v5 {
      * "points" with the reason); CT_ERR_CONFLICT, CT_ERR_NOMEM. */
     int (*add_hull_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                          const float *points, uint32_t count);
+    /* Gives e a rigid body made of children[0 .. count - 1] (see Compounds). desc is read as for
+     * add_rigid_body, except that its shape must be CT_BODY_COMPOUND and its sizes are ignored.
+     * CT_ERR_INVALID (logged naming the world, the entity and the field), CT_ERR_CONFLICT,
+     * CT_ERR_NOMEM. */
+    int (*add_compound_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                             const ct_compound_child_t *children, uint32_t count);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

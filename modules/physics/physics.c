@@ -874,6 +874,31 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
     return err;
 }
 
+static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                          const ct_compound_child_t *children, uint32_t count)
+{
+    physics__body_manager *m = bodies_of(w, "add_compound_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    if (!desc_ok(d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body", w, e))
+        return CT_ERR_INVALID;
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed))
+        return CT_ERR_INVALID;
+    physics__compound *c;
+    char reason[160];
+    if (!desc_ok(physics__compound_build(m->scene.bodies.a, children, count, &c, reason,
+                                         sizeof reason),
+                 "add_compound_body", w, e))
+        return strstr(reason, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    const int err = physics__bodies_add_compound(&m->scene.bodies, e, &placed, c);
+    if (!err)
+        physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
+    return err;
+}
+
 /* ---- v4: debug drawing ------------------------------------------------------------------ */
 
 static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out, uint32_t max)
@@ -897,7 +922,7 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
             .half_height = shape == CT_BODY_CAPSULE ? h.y - b->radius[i] : 0.0f,
             .rotation = {q.x, q.y, q.z, q.w},
         };
-        if (shape == CT_BODY_BOX || shape == CT_BODY_HULL)
+        if (shape == CT_BODY_BOX || shape == CT_BODY_HULL || shape == CT_BODY_COMPOUND)
             v3_store(h, o->half_extents);
         v3_store(b->position[i], o->position);
     }
@@ -1157,6 +1182,7 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
 const ct_physics_api_v5 physics__api_v5 = {
     PHYSICS_V4_MEMBERS,
     .add_hull_body = b_add_hull,
+    .add_compound_body = b_add_compound,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

@@ -69,4 +69,40 @@ physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *
 float physics__ray_hull(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
                         physics__v3 *normal);
 
+/* ---- Compounds (physics_compound.c) ----------------------------------------------------------
+ * A compound body's children about its centre of mass, in one block the body owns. */
+typedef struct physics__child {
+    uint8_t shape; /* box, sphere, capsule or hull */
+    physics__v3 position;
+    physics__quat rotation;
+    physics__v3 half; /* as a body's: box half extents, (r, half_height + r, r), a hull's bound */
+    float radius;
+    float bound;         /* a ball about `position` that holds it */
+    physics__hull *hull; /* hulls: owned */
+} physics__child;
+
+struct physics__compound {
+    uint32_t count;
+    uint32_t bytes;       /* of this block, to free it */
+    physics__v3 centroid; /* what was taken off the children's positions */
+    physics__v3 inertia;  /* principal moments per unit mass along the body's axes */
+    float bound;          /* a ball about the body's position that holds every child */
+    physics__child child[];
+};
+
+/* Builds the compound of children[0 .. count - 1] from allocator a into *out. NULL, or why they
+ * are refused (in reason). */
+const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
+                                    uint32_t count, physics__compound **out, char *reason,
+                                    size_t reason_size);
+void physics__compound_free(ct_allocator_t *a, physics__compound *c);
+/* The manifold of bodies i and j when either is a compound (physics__manifold's part). */
+void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                bool prefer_b, physics__manifold_out *m);
+/* Queries against a compound body's children. */
+bool physics__sphere_overlaps_compound(const physics__bodies *b, uint32_t i, physics__v3 c,
+                                       float r);
+float physics__ray_compound(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                            physics__v3 *normal);
+
 #endif

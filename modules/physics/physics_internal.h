@@ -101,6 +101,13 @@ static inline physics__quat quat_integrate(physics__quat q, physics__v3 w, float
                              hz * q.w + hx * q.y - hy * q.x, -hx * q.x - hy * q.y - hz * q.z};
     return quat_normalize((physics__quat){q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
 }
+static inline physics__quat quat_mul(physics__quat a, physics__quat b)
+{
+    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
 static inline bool quat_is_identity(physics__quat q)
 {
     return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
@@ -227,8 +234,9 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 
 /* ---- Bodies (physics_bodies.c) ------------------------------------------------------------- */
 
-/* A convex hull's corners, faces and edges (physics_hull.h). */
+/* A convex hull's corners, faces and edges, and a compound's children (physics_hull.h). */
 typedef struct physics__hull physics__hull;
+typedef struct physics__compound physics__compound;
 
 typedef struct physics__bodies {
     ct_allocator_t *a;
@@ -267,6 +275,9 @@ typedef struct physics__bodies {
     /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
      * A hull body's `half` bounds its corners on each axis. */
     physics__hull **hull;
+    /* v5: the children of a CT_BODY_COMPOUND body (owned, from `a`), else NULL; `half` bounds
+     * them. */
+    physics__compound **compound;
     physics__map map;
 } physics__bodies;
 
@@ -283,8 +294,15 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
  * when it goes (on any error too). */
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h);
-/* Why a hull body's desc is bad (its sizes are not read), or NULL. */
+/* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d);
+const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d);
+/* v5: a compound body (d->shape CT_BODY_COMPOUND), which takes c (freed on any error too). */
+int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                                 physics__compound *c);
+/* The principal moments of a solid box, sphere or capsule of mass m and even density. */
+physics__v3 physics__shape_inertia(uint32_t shape, physics__v3 half_extents, float radius,
+                                   float half_height, float m);
 /* The rigid desc of a v1-v3 desc: rotation locked, no rotation. */
 ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 /* Recomputes whether body i rotates (and the count) after its locks, rotation or shape changed. */
