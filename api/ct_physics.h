@@ -236,6 +236,8 @@ typedef enum ct_body_shape {
     CT_BODY_CAPSULE = 2, /* v4 only: radius, half_height of the segment along the local y axis */
     CT_BODY_HULL = 3,    /* v5 only: a convex hull of points (add_hull_body; see Hulls) */
     CT_BODY_COMPOUND = 4, /* v5 only: several shapes in one body (add_compound_body; see Compounds) */
+    CT_BODY_MESH = 5,     /* v5 only: static triangles (add_mesh_body, add_height_field_body; see
+                           * Meshes) */
 } ct_body_shape;
 
 /* Motion locks of a v4 body (ct_rigid_body_desc_t.locks), along and about the WORLD axes: a locked
@@ -449,6 +451,23 @@ typedef struct ct_compound_child_t {
     float rotation[4];     /* x y z w of the child in the body's frame; all zero: identity, else of
                             * length 1 within 1e-3 */
 } ct_compound_child_t;
+
+/* ---- Meshes and height fields (v5) -----------------------------------------------------------
+ * A static body of triangles (add_mesh_body) or of a grid of heights (add_height_field_body, two
+ * triangles a cell): level geometry, terrain. Its triangles are kept in a bounding-volume tree
+ * (median splits, at most 4 a leaf), so a body finds the few under it. A triangle is one-sided:
+ * it pushes bodies out along its front (the side its corners turn counter-clockwise around, the
+ * right-hand rule), and a body whose centre is behind it passes. Internal edges: where two
+ * triangles meet flat, or bending up (a valley), the seam is no edge a body can catch on. A
+ * triangle whose three edges are all such collides along its face normal only, so a box sliding
+ * over a floor of many tiles keeps its vertical velocity at zero across the seams; open edges
+ * and ridges collide as edges. Meshes are static only, collide with every other shape, and are
+ * seen by rays and overlaps. Refused, naming the world, the entity and the field: a kind other
+ * than static; NULL arrays; no triangle, or more than CT_PHYSICS_MAX_MESH_TRIANGLES; a vertex or
+ * height that is NaN, infinite or outside +-CT_PHYSICS_MAX_POSITION; an index past the vertices;
+ * a triangle with no area (under 5e-7 m^2: "indices (triangle 7 has no area ...)"); a height
+ * field under 2 x 2 samples or with a cell size outside [CT_PHYSICS_MIN_SIZE, MAX_SIZE]. */
+#define CT_PHYSICS_MAX_MESH_TRIANGLES (1u << 22)
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -665,8 +684,8 @@ typedef struct ct_physics_api_v4 {
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 } ct_physics_api_v4;
 
-/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls and
- * compounds.
+/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls,
+ * compounds, static meshes and height fields.
  *
  * This is the manual of the whole table: every member is documented here (the older versions are
  * prefixes of it, same order, same meaning). New members are only ever appended.
@@ -690,7 +709,9 @@ typedef struct ct_physics_api_v4 {
  * Version 5's shapes. A convex hull (add_hull_body) is the convex shell of up to
  * CT_PHYSICS_MAX_HULL_POINTS points; it collides with boxes, spheres, capsules and other hulls
  * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls.
- * A compound (add_compound_body) is several of these shapes in one body. See Compounds. */
+ * A compound (add_compound_body) is several of these shapes in one body. See Compounds.
+ * Static meshes and height fields (add_mesh_body, add_height_field_body) are level geometry and
+ * terrain, with internal edges that bodies slide over without a bump. See Meshes. */
 typedef struct ct_physics_api_v5 {
     /* ---- point masses (v1) ---- */
     /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
@@ -880,6 +901,20 @@ typedef struct ct_physics_api_v5 {
      * CT_ERR_NOMEM. */
     int (*add_compound_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                              const ct_compound_child_t *children, uint32_t count);
+    /* Gives e a static body of triangles (see Meshes): triangle t joins vertices indices[3 t],
+     * [3 t + 1] and [3 t + 2] of vertices (x y z triples in the body's frame, which is e's
+     * transform's, else desc->position and rotation). desc's kind must be CT_BODY_STATIC and its
+     * shape CT_BODY_MESH; its sizes and mass are ignored. The arrays are copied. CT_ERR_INVALID
+     * (logged naming the world, the entity and the field), CT_ERR_CONFLICT, CT_ERR_NOMEM. */
+    int (*add_mesh_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                         const float *vertices, uint32_t vertex_count, const uint32_t *indices,
+                         uint32_t triangle_count);
+    /* Gives e a static height field: sample (c, r), c < columns, r < rows, is the point
+     * (c * cell_x, heights[r * columns + c], r * cell_z) of the body's frame, and each cell is two
+     * triangles facing up (+y). As add_mesh_body otherwise (a mesh of those triangles). */
+    int (*add_height_field_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                                 const float *heights, uint32_t columns, uint32_t rows,
+                                 float cell_x, float cell_z);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

@@ -25,6 +25,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(radius),      BODY_FIELD(locks),
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
     BODY_FIELD(hull),        BODY_FIELD(compound),
+    BODY_FIELD(mesh),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -168,7 +169,8 @@ void physics__bodies_classify(physics__bodies *b, uint32_t i)
     b->rotates[i] = (moves && ((b->locks[i] & CT_BODY_LOCK_ROTATION) != CT_BODY_LOCK_ROTATION ||
                                (b->locks[i] & 7u))) ||
                     !quat_is_identity(b->rotation[i]) || b->shape[i] == CT_BODY_CAPSULE ||
-                    b->shape[i] == CT_BODY_HULL || b->shape[i] == CT_BODY_COMPOUND;
+                    b->shape[i] == CT_BODY_HULL || b->shape[i] == CT_BODY_COMPOUND ||
+                    b->shape[i] == CT_BODY_MESH;
     b->num_rotating += (uint32_t)b->rotates[i] - was;
     physics__bodies_extent(b, i);
 }
@@ -274,6 +276,7 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->radius[i] = d->radius;
     b->hull[i] = NULL;
     b->compound[i] = NULL;
+    b->mesh[i] = NULL;
     b->locks[i] = (uint8_t)d->locks;
     b->rotates[i] = 0;
     physics__bodies_classify(b, i);
@@ -331,6 +334,25 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
     return 0;
 }
 
+int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__mesh *m)
+{
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_MESH;
+    r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* static: unused */
+    const int err = physics__bodies_add_rigid(b, e, &r);
+    if (err) {
+        physics__mesh_free(b->a, m);
+        return err;
+    }
+    const uint32_t i = b->n - 1;
+    b->mesh[i] = m;
+    b->half[i] = m->half;
+    b->radius[i] = 0.0f;
+    physics__bodies_extent(b, i);
+    return 0;
+}
+
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d)
 {
     if (d->shape != CT_BODY_HULL)
@@ -380,6 +402,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     if (b->hull[i])
         ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
     physics__compound_free(b->a, b->compound[i]);
+    physics__mesh_free(b->a, b->mesh[i]);
     if (i == last)
         b->num_rotating -= b->rotates[i];
     if (i != last) {
@@ -412,6 +435,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->synced_rotation[i] = b->synced_rotation[last];
         b->hull[i] = b->hull[last];
         b->compound[i] = b->compound[last];
+        b->mesh[i] = b->mesh[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);
@@ -423,8 +447,10 @@ void physics__bodies_free(physics__bodies *b)
     for (uint32_t i = 0; i < b->n; i++)
         if (b->hull[i])
             ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
-    for (uint32_t i = 0; i < b->n; i++)
+    for (uint32_t i = 0; i < b->n; i++) {
         physics__compound_free(b->a, b->compound[i]);
+        physics__mesh_free(b->a, b->mesh[i]);
+    }
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__map_free(&b->map);
     b->n = b->cap = b->num_rotating = 0;

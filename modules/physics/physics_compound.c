@@ -170,6 +170,8 @@ typedef struct compound__proxy {
     float radius[2];
     physics__hull *hull[2];
     physics__compound *compound[2];
+    physics__mesh *mesh[2];
+    physics__v3 extent[2];
 } compound__proxy;
 
 static void compound__proxy_init(compound__proxy *p)
@@ -182,7 +184,10 @@ static void compound__proxy_init(compound__proxy *p)
     p->b.radius = p->radius;
     p->b.hull = p->hull;
     p->b.compound = p->compound;
+    p->b.mesh = p->mesh;
+    p->b.extent = p->extent;
     p->compound[0] = p->compound[1] = NULL;
+    p->mesh[0] = p->mesh[1] = NULL;
 }
 
 /* Puts child k of body i (k UINT32_MAX: body i itself) in slot s. */
@@ -196,6 +201,8 @@ static void compound__place(compound__proxy *p, uint32_t s, const physics__bodie
         p->half[s] = b->half[i];
         p->radius[s] = b->radius[i];
         p->hull[s] = b->hull[i];
+        p->mesh[s] = b->mesh[i];
+        p->extent[s] = b->extent[i];
         return;
     }
     const physics__child *c = &b->compound[i]->child[k];
@@ -205,6 +212,9 @@ static void compound__place(compound__proxy *p, uint32_t s, const physics__bodie
     p->half[s] = c->half;
     p->radius[s] = c->radius;
     p->hull[s] = c->hull;
+    p->mesh[s] = NULL;
+    const float r = c->bound;
+    p->extent[s] = v3(r, r, r); /* what a mesh's tree is walked with */
 }
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
@@ -252,12 +262,10 @@ void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j
     for (uint32_t q = 0; q < num; q++) {
         if (q != deepest && v3_dot(found[q].normal, m->normal) < COMPOUND_SAME_WAY)
             continue;
-        for (uint32_t k = 0; k < found[q].count && m->count < PHYSICS_MANIFOLD_MAX_CLIP; k++) {
-            physics__manifold_point pt = found[q].p[k];
-            /* Keep the reference bit where the single tests put it; the pair goes above. */
-            pt.id ^= pair_id[q];
-            m->p[m->count++] = pt;
-        }
+        /* Keep the reference bit where the single tests put it; the pair goes above. */
+        for (uint32_t k = 0; k < found[q].count; k++)
+            found[q].p[k].id ^= pair_id[q];
+        physics__manifold_merge(m, &found[q]);
     }
     physics__manifold_reduce(m);
 }

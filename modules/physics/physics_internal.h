@@ -237,6 +237,7 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 /* A convex hull's corners, faces and edges, and a compound's children (physics_hull.h). */
 typedef struct physics__hull physics__hull;
 typedef struct physics__compound physics__compound;
+typedef struct physics__mesh physics__mesh;
 
 typedef struct physics__bodies {
     ct_allocator_t *a;
@@ -278,6 +279,8 @@ typedef struct physics__bodies {
     /* v5: the children of a CT_BODY_COMPOUND body (owned, from `a`), else NULL; `half` bounds
      * them. */
     physics__compound **compound;
+    /* v5: the triangles of a CT_BODY_MESH body (owned, from `a`), else NULL. */
+    physics__mesh **mesh;
     physics__map map;
 } physics__bodies;
 
@@ -300,6 +303,9 @@ const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d);
 /* v5: a compound body (d->shape CT_BODY_COMPOUND), which takes c (freed on any error too). */
 int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                                  physics__compound *c);
+/* v5: a static mesh body (d->shape CT_BODY_MESH), which takes m (freed on any error too). */
+int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__mesh *m);
 /* The principal moments of a solid box, sphere or capsule of mass m and even density. */
 physics__v3 physics__shape_inertia(uint32_t shape, physics__v3 half_extents, float radius,
                                    float half_height, float m);

@@ -388,6 +388,14 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
     m->count = 0;
     m->normal = v3(0, 1, 0);
     const uint8_t si = b->shape[i], sj = b->shape[j];
+    if (si == CT_BODY_MESH || sj == CT_BODY_MESH) {
+        /* A compound's children meet the mesh one by one (through the compound's test). */
+        if (si == CT_BODY_COMPOUND || sj == CT_BODY_COMPOUND)
+            physics__compound_manifold(b, i, j, margin, prefer_b, m);
+        else
+            physics__mesh_manifold(b, i, j, margin, prefer_b, m);
+        return;
+    }
     if (si == CT_BODY_COMPOUND || sj == CT_BODY_COMPOUND) {
         physics__compound_manifold(b, i, j, margin, prefer_b, m);
         return;
