@@ -139,6 +139,9 @@ struct physics__mesh {
     physics__v3 *normal;
     uint32_t (*tri)[3];
     uint8_t *internal; /* bit k: edge k (corner k to k + 1) is internal (flat or a valley) */
+    /* How far a contact's normal may lean from the face (the cosine): as far as its neighbours
+     * across its edges do, a little more; -1 with an open edge. */
+    float *cos_limit;
 };
 
 /* Builds a mesh (in one block from a) of the triangles indices[3 t .. 3 t + 2] over vertices (x y z

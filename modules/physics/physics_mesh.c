@@ -138,9 +138,10 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
         }
     }
     const uint32_t max_nodes = 2u * num_triangles;
-    const size_t bytes = sizeof(physics__mesh) + (size_t)num_vertices * sizeof(physics__v3) +
-                         (size_t)num_triangles * (sizeof(uint32_t[3]) + sizeof(physics__v3) + 1u) +
-                         (size_t)max_nodes * sizeof(physics__mesh_node) + 16u;
+    const size_t bytes =
+        sizeof(physics__mesh) + (size_t)num_vertices * sizeof(physics__v3) +
+        (size_t)num_triangles * (sizeof(uint32_t[3]) + sizeof(physics__v3) + 1u + sizeof(float)) +
+        (size_t)max_nodes * sizeof(physics__mesh_node) + 16u;
     physics__mesh *m = ct_alloc(a, bytes);
     physics__v3 *centre = ct_alloc(a, (size_t)num_triangles * sizeof *centre);
     uint32_t *order = ct_alloc(a, (size_t)num_triangles * sizeof *order);
@@ -164,8 +165,11 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
     m->vertex = (physics__v3 *)at, at += (size_t)num_vertices * sizeof *m->vertex;
     m->normal = (physics__v3 *)at, at += (size_t)num_triangles * sizeof *m->normal;
     m->tri = (uint32_t(*)[3])at, at += (size_t)num_triangles * sizeof *m->tri;
-    m->internal = (uint8_t *)at;
+    m->internal = (uint8_t *)at, at += num_triangles;
     memset(m->internal, 0, num_triangles);
+    m->cos_limit = (float *)(((uintptr_t)at + 3u) & ~(uintptr_t)3u);
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = -1.0f; /* an open edge: any normal */
     physics__v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
     for (uint32_t k = 0; k < num_vertices; k++) {
         m->vertex[k] = v3_load(vertices + 3 * k);
@@ -201,8 +205,12 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
                 (mesh__edge_key){(uint64_t)(a0 < a1 ? a0 : a1) << 32 | (a0 < a1 ? a1 : a0), t, k};
         }
     qsort(edges, (size_t)num_triangles * 3u, sizeof *edges, mesh__cmp_edge);
+    uint32_t *shared = order; /* its edges shared with one neighbour each */
+    memset(shared, 0, (size_t)num_triangles * sizeof *shared);
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = 1.0f;
     for (uint32_t e = 0; e + 1 < num_triangles * 3u; e++) {
-        if (edges[e].key != edges[e + 1].key ||
+        if (edges[e].key != edges[e + 1].key || (e > 0 && edges[e - 1].key == edges[e].key) ||
             (e + 2 < num_triangles * 3u && edges[e + 2].key == edges[e].key))
             continue; /* open, or shared by more than two: a real edge */
         for (int side = 0; side < 2; side++) {
@@ -213,8 +221,14 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
             const physics__v3 w = v3_sub(m->vertex[far], base);
             if (v3_dot(m->normal[x->tri], w) >= -MESH_FLAT * v3_len(w))
                 m->internal[x->tri] |= (uint8_t)(1u << x->k);
+            shared[x->tri]++;
+            m->cos_limit[x->tri] =
+                f_min(m->cos_limit[x->tri], v3_dot(m->normal[x->tri], m->normal[y->tri]));
         }
     }
+    /* A little slack past the steepest neighbour; an open edge allows any normal. */
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = shared[t] == 3u ? m->cos_limit[t] - 0.01f : -1.0f;
     ct_free(a, centre, (size_t)num_triangles * sizeof *centre);
     ct_free(a, order, (size_t)num_triangles * sizeof *order);
     ct_free(a, edges, (size_t)num_triangles * 3u * sizeof *edges);
@@ -288,6 +302,7 @@ typedef struct mesh__collide {
     physics__poly other_poly;
     physics__v3 p0, p1; /* the round one's segment */
     physics__v3 centre;
+    float reach; /* how far the body reaches from its centre */
     float radius;
     physics__manifold_out best; /* the merged manifold so far, normal from the mesh */
     physics__manifold_out tri;
@@ -299,67 +314,75 @@ typedef struct mesh__collide {
 
 enum { MESH_MAX_FOUND = 16 };
 
+/* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
+ * the body's own corners over it), or a ball's or capsule's ends over it. */
+static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool corners_only,
+                               physics__manifold_out *o)
+{
+    const physics__v3 n = tp->n[0];
+    o->count = 0;
+    o->normal = n;
+    if (c->poly) {
+        float least = INFINITY;
+        for (uint32_t k = 0; k < c->other_poly.nv; k++)
+            least = f_min(least, v3_dot(n, c->other_poly.v[k]));
+        if (least - tp->d[0] > c->margin)
+            return;
+        physics__poly_faces(tp, 0, &c->other_poly, n, c->margin, 0, o);
+        if (!corners_only)
+            return;
+        /* A point cut where the body's face crosses a seam is no support (the neighbour finds
+         * the corners beyond it), and such points crowd the corners out of the four kept. */
+        uint32_t kept = 0;
+        for (uint32_t k = 0; k < o->count; k++)
+            if (!(o->p[k].id >> 8 & 0x7fu))
+                o->p[kept++] = o->p[k];
+        o->count = kept;
+        return;
+    }
+    const bool ball = v3_dot(v3_sub(c->p1, c->p0), v3_sub(c->p1, c->p0)) < 1e-12f;
+    for (int e = 0; e < (ball ? 1 : 2); e++) {
+        const physics__v3 x = e ? c->p1 : c->p0;
+        const float sep = v3_dot(n, x) - tp->d[0] - c->radius;
+        if (sep > c->margin)
+            continue;
+        const physics__v3 q = v3_sub(x, v3_scale(n, sep + c->radius));
+        /* Over it, or within 0.1 mm of its sides (a ball right on a seam is over both). */
+        bool inside = true;
+        for (int k = 0; k < 3 && inside; k++) {
+            const physics__v3 a = tp->v[k], z = tp->v[(k + 1) % 3], d = v3_sub(z, a);
+            inside = v3_dot(v3_cross(d, n), v3_sub(q, a)) <= 1e-4f * v3_len(d);
+        }
+        if (inside && o->count < PHYSICS_MANIFOLD_MAX_CLIP)
+            o->p[o->count++] = (physics__manifold_point){v3_add(q, v3_scale(n, 0.5f * sep)), sep,
+                                                         0x700u + (uint32_t)e};
+    }
+}
+
 static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
+    const physics__mesh *mesh = c->b->mesh[c->mesh];
     physics__poly tp;
     mesh__triangle(c->b, c->mesh, t, &tp);
-    /* One-sided: a body whose centre is behind the triangle meets it from behind. */
-    if (v3_dot(tp.n[0], c->centre) - tp.d[0] < 0.0f)
+    /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
+    if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
         return 0;
     physics__manifold_out *o =
         &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
     o->count = 0;
-    const bool internal = c->b->mesh[c->mesh]->internal[t] == 7u;
-    if (c->poly) {
-        if (internal) {
-            /* The face normal only: the body's face clipped to the triangle. */
-            float least = INFINITY;
-            for (uint32_t k = 0; k < c->other_poly.nv; k++)
-                least = f_min(least, v3_dot(tp.n[0], c->other_poly.v[k]));
-            if (least - tp.d[0] > c->margin)
-                return 0;
-            o->normal = tp.n[0];
-            physics__poly_faces(&tp, 0, &c->other_poly, tp.n[0], c->margin, 0, o);
-            /* Only the body's own corners over this triangle: a point cut where the body's face
-             * crosses a seam is no support (the neighbour finds the corners beyond it), and
-             * such points crowd the corners out of the four kept. */
-            uint32_t kept = 0;
-            for (uint32_t k = 0; k < o->count; k++)
-                if (!(o->p[k].id >> 8 & 0x7fu))
-                    o->p[kept++] = o->p[k];
-            o->count = kept;
-        } else {
-            physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
-        }
+    if (mesh->internal[t] == 7u) {
+        mesh__face_contact(c, &tp, true, o);
     } else {
-        if (internal) {
-            /* Only over the triangle: the segment's lowest end against the plane. */
-            const float s0 = v3_dot(tp.n[0], c->p0) - tp.d[0],
-                        s1 = v3_dot(tp.n[0], c->p1) - tp.d[0];
-            for (int e = 0; e < 2; e++) {
-                const physics__v3 x = e ? c->p1 : c->p0;
-                const float s = (e ? s1 : s0) - c->radius;
-                if (s > c->margin ||
-                    (e && v3_dot(v3_sub(c->p1, c->p0), v3_sub(c->p1, c->p0)) < 1e-12f))
-                    continue;
-                const physics__v3 q = v3_sub(x, v3_scale(tp.n[0], s + c->radius));
-                /* Over it, or within 0.1 mm of its sides (a ball right on a seam is over both). */
-                bool inside = true;
-                for (int k = 0; k < 3 && inside; k++) {
-                    const physics__v3 a = tp.v[k], z = tp.v[(k + 1) % 3], e = v3_sub(z, a);
-                    inside = v3_dot(v3_cross(e, tp.n[0]), v3_sub(q, a)) <= 1e-4f * v3_len(e);
-                }
-                if (!inside)
-                    continue;
-                o->normal = tp.n[0];
-                if (o->count < PHYSICS_MANIFOLD_MAX_CLIP)
-                    o->p[o->count++] = (physics__manifold_point){
-                        v3_add(q, v3_scale(tp.n[0], 0.5f * s)), s, 0x700u + (uint32_t)e};
-            }
-        } else {
+        if (c->poly)
+            physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
+        else
             physics__poly_round_manifold(&tp, true, c->p0, c->p1, c->radius, c->margin, o);
-        }
+        /* An edge's normal may only lean from the face as far as the neighbours over its shared
+         * edges do (its Voronoi region, roughly): past that it is a seam's normal, which kicks a
+         * body sideways into the next triangle. Then the face's normal is the contact's. */
+        if (o->count && v3_dot(o->normal, tp.n[0]) < mesh->cos_limit[t])
+            mesh__face_contact(c, &tp, false, o);
     }
     if (!o->count)
         return 0;
@@ -398,6 +421,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
                        .found = found};
     const uint8_t so = b->shape[oi];
     c.poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
+    c.reach = v3_len(b->extent[oi]);
     if (c.poly)
         physics__poly_of(b, oi, &c.other_poly);
     else {

@@ -21,6 +21,8 @@ static physics__pool pool;
 /* The state hash of the pile of hulls, boxes, balls and tables after 200 steps
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x6a946ed20ec82439ull
+/* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
+#define MESH_PILE_HASH 0x69d658a95de6b0deull
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
@@ -851,6 +853,78 @@ static uint64_t hull_pile_hash(physics__pool with)
     return h;
 }
 
+/* Boxes, balls, capsules and hull pyramids (the shapes of Jolt's ConvexVsMesh, smaller) dropped
+ * on a wavy height field of 16 x 16 cells of 2 m: after 240 steps none is under the surface
+ * below it, and the state hash is pinned (serial and two threads). */
+static uint64_t mesh_pile_hash(physics__pool with)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    s.pool = with;
+    float heights[17 * 17];
+    for (int z = 0; z <= 16; z++)
+        for (int x = 0; x <= 16; x++)
+            heights[z * 17 + x] = 1.5f * sinf(0.6f * (float)x) * cosf(0.5f * (float)z);
+    float *v;
+    uint32_t *ix;
+    assert_null(physics__height_field_mesh(&alloc.base, heights, 17, 17, 2.0f, 2.0f, &v, &ix));
+    physics__mesh *m;
+    char reason[160];
+    assert_null(physics__mesh_build(&alloc.base, v, 17 * 17, ix, 512, &m, reason, sizeof reason));
+    ct_free(&alloc.base, v, 17 * 17 * 3 * sizeof *v);
+    ct_free(&alloc.base, ix, 512 * 3 * sizeof *ix);
+    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC,
+                                         .shape = CT_BODY_MESH,
+                                         .friction = 0.5f,
+                                         .restitution = 0.3f,
+                                         .position = {-16, 0, -16}};
+    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
+    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    uint32_t id = 2;
+    for (int x = -3; x <= 3; x++)
+        for (int y = 0; y < 4; y++)
+            for (int z = -3; z <= 3; z++) {
+                ct_rigid_body_desc_t d = {
+                    .kind = CT_BODY_DYNAMIC,
+                    .mass = 1,
+                    .friction = 0.5f,
+                    .restitution = 0.3f,
+                    .position = {3.5f * (float)x, 4.0f + 2.0f * (float)y, 3.5f * (float)z}};
+                if (y == 3) {
+                    d.shape = CT_BODY_HULL;
+                    add_hull(&s, id++, d, pyramid, 5);
+                    continue;
+                }
+                d.shape = y == 0 ? CT_BODY_BOX : y == 1 ? CT_BODY_SPHERE : CT_BODY_CAPSULE;
+                d.half_extents[0] = 0.5f, d.half_extents[1] = 0.75f, d.half_extents[2] = 1.0f;
+                d.radius = 0.5f, d.half_height = 0.75f;
+                assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){id++}, &d), 0);
+            }
+    run(&s, 240);
+    uint32_t below = 0;
+    for (uint32_t i = 1; i < s.bodies.n; i++) {
+        const physics__v3 p = s.bodies.position[i];
+        physics__v3 n;
+        const float t = physics__ray_body(&s.bodies, 0, v3(p.x, 50, p.z), v3(0, -1, 0), &n);
+        below += t < INFINITY && p.y < 50.0f - t;
+    }
+    assert_int_equal(below, 0);
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
+    physics__scene_free(&s);
+    return h;
+}
+
+static void test_mesh_pile_hash_is_pinned(void **state)
+{
+    (void)state;
+    const uint64_t serial = mesh_pile_hash((physics__pool){0});
+    print_message("mesh pile hash %016llx\n", (unsigned long long)serial);
+    const uint64_t threaded =
+        mesh_pile_hash((physics__pool){jobs_parallel_for, (void *)jobs__api_v1()});
+    assert_true(serial == threaded);
+    assert_true(serial == MESH_PILE_HASH);
+}
+
 static void test_hull_pile_hash_is_pinned(void **state)
 {
     (void)state;
@@ -881,12 +955,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mesh_pile_hash_is_pinned, setup, teardown),
     };
     if (jobs__init(2))
         return 1;
 #ifdef SHAPES_HASH_ONLY
     /* The -O0 build on the plain C lanes checks only that it reaches the pinned hash. */
-    cmocka_set_test_filter("test_hull_pile_hash_is_pinned");
+    cmocka_set_test_filter("*_pile_hash_is_pinned");
 #endif
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     jobs__shutdown();
