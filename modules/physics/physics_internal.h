@@ -454,6 +454,7 @@ typedef struct physics__rigid_point {
 typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
+    uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -465,6 +466,18 @@ typedef struct physics__rigid_contact {
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
 
+/* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
+ * rotations and the offset between their centres then, and the manifold's normal, its points from
+ * a's centre and their separations. While the bodies stay close to that pose, the manifold is not
+ * found again: the points stay where they were on the bodies and only their separations follow. */
+typedef struct physics__rigid_geo {
+    physics__quat qa, qb;
+    physics__v3 d; /* b's centre - a's centre */
+    physics__v3 normal;
+    physics__v3 ra[PHYSICS_MANIFOLD_POINTS];
+    float sep[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_geo;
+
 /* What a rigid contact remembers into the next step. */
 typedef struct physics__rigid_cached {
     uint64_t key;
@@ -474,6 +487,7 @@ typedef struct physics__rigid_cached {
     float jn[PHYSICS_MANIFOLD_POINTS];
     physics__v3 friction; /* the centre's friction impulse, world axes */
     float twist;
+    physics__rigid_geo geo;
 } physics__rigid_cached;
 
 /* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
@@ -490,7 +504,9 @@ typedef struct physics__rigid_inertia {
 
 typedef struct physics__rigid {
     physics__manifold_out *narrow; /* per sorted pair */
-    uint32_t cap_narrow;
+    physics__rigid_geo *geo;       /* per sorted pair: where its manifold was found */
+    uint32_t cap_narrow, cap_geo;
+    uint32_t recycled; /* manifolds of the step recycled, not found again */
     uint32_t *kept;
     uint32_t cap_kept;
     physics__rigid_contact *contact;
