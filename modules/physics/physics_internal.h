@@ -502,6 +502,8 @@ typedef struct physics__rigid_inertia {
     float m[9]; /* world inverse inertia, row major */
 } physics__rigid_inertia;
 
+#define PHYSICS_RIGID_COLOURS 24u
+
 typedef struct physics__rigid {
     physics__manifold_out *narrow; /* per sorted pair */
     physics__rigid_geo *geo;       /* per sorted pair: where its manifold was found */
@@ -517,7 +519,17 @@ typedef struct physics__rigid {
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
     bool bouncy; /* some contact of the step has restitution */
+    /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
+    struct physics__rigid_block *block;
+    uint32_t num_blocks, cap_blocks, num_colours;
+    uint32_t colour_start[PHYSICS_RIGID_COLOURS + 1]; /* each colour's first block */
+    uint32_t *overflow; /* contacts that found no colour, solved one by one first */
+    uint32_t num_overflow, cap_overflow;
+    uint32_t *colour_of;
+    uint32_t cap_colour_of, cap_used;
+    uint64_t *used; /* per colour, a bit per body */
 } physics__rigid;
+
 
 /* ---- Joints (physics_joints.c) ------------------------------------------------------------
  * Kept in handle order (ids ascend, never reused), which is the order they are solved in. Bodies
@@ -765,6 +777,19 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
+/* The wide contact solver (physics_rigid_wide.c): colours and blocks from r->contact (after the
+ * contacts are prepared), the warm start and a pass (pushing or relaxing) of every contact, and
+ * the blocks' impulses back into r->contact. */
+int physics__rigid_wide_prepare(physics__scene *s);
+void physics__rigid_wide_warm_start(physics__scene *s);
+void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias);
+void physics__rigid_wide_finish(physics__scene *s);
+void physics__rigid_wide_free(physics__scene *s);
+/* One contact, one by one (physics_rigid.c): its warm start, and one pass. */
+void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
+                                 physics__rigid_body *B);
+void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
+                                  physics__rigid_body *B, float inv_h, bool use_bias);
 
 /* Joints (physics_joints.c). Why a desc is bad (the field and its range), or NULL. */
 const char *physics__joint_desc_error(const ct_joint_desc_t *d);

@@ -56,6 +56,7 @@ void physics__rigid_free(physics__scene *s)
         *arrays[k].cap = 0;
     }
     r->num_contacts = r->num_cache = 0;
+    physics__rigid_wide_free(s);
 }
 
 static inline physics__v3 rigid__mul(const float m[9], physics__v3 v)
@@ -426,8 +427,8 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
  * contacts solved first then push as if the later ones held nothing, and a ten-box stack fell),
  * and summing them per body in the relaxing pass (no faster on large_pyramid, 23.9 against 24.2
  * ms, and the same stack drifted a centimetre from the changed rounding). */
-static inline void rigid__warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
-                                       physics__rigid_body *B)
+void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
+                                 physics__rigid_body *B)
 {
     for (uint32_t q = 0; q < c->count; q++)
         rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
@@ -437,23 +438,14 @@ static inline void rigid__warm_contact(const physics__rigid_contact *c, physics_
     B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
 }
 
-static void rigid__warm_start(physics__scene *s)
+/* One pass of contact c: the normals (soft when use_bias, rigid and without push when relaxing),
+ * then the twist and the friction at the centre (Box3D applies friction only when relaxing: here
+ * in both passes, see RIGID_FRICTION_WHILE_PUSHING). physics_rigid_wide.c does the same four
+ * contacts at a time. */
+void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
+                                  physics__rigid_body *B, float inv_h, bool use_bias)
 {
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_contacts; k++) {
-        const physics__rigid_contact *c = &r->contact[k];
-        rigid__warm_contact(c, &r->body[c->a], &r->body[c->b]);
-    }
-}
-
-/* One pass over the contacts: the normals (soft when use_bias, rigid and without push when
- * relaxing), then, when relaxing only (as Box3D does), the twist and the friction at the centre. */
-static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
-{
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_contacts; k++) {
-        physics__rigid_contact *c = &r->contact[k];
-        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    {
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
@@ -480,7 +472,7 @@ static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
             rigid__push(A, B, &p->n, n, applied);
         }
         if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
-            continue;
+            return;
         {
             const float spin = v3_dot(n, v3_sub(B->w, A->w));
             const float most = c->friction * twist_limit;
@@ -707,18 +699,19 @@ int physics__rigid_step(physics__scene *s, float dt)
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h))
+    if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
     for (uint32_t step = 0; step < substeps; step++) {
         rigid__integrate_velocities(s, h);
         physics__joints_warm_start(s);
-        rigid__warm_start(s);
-        rigid__solve(s, inv_h, true);
+        physics__rigid_wide_warm_start(s);
+        physics__rigid_wide_solve(s, inv_h, true);
         physics__joints_solve(s, h, true);
         rigid__integrate_positions(s, h);
-        rigid__solve(s, inv_h, false);
+        physics__rigid_wide_solve(s, inv_h, false);
         physics__joints_solve(s, h, false);
     }
+    physics__rigid_wide_finish(s);
     physics__joints_end(s, h);
     rigid__restitution(s);
     for (uint32_t i = 0; i < b->n; i++) {

@@ -351,7 +351,39 @@ static void test_pyramid_pinned_hash(void **state)
     print_message("pyramid top moved %.5f m, hash 0x%016llx\n", (double)v3_len(v3_sub(top, top0)),
                   (unsigned long long)h);
     assert_true(v3_len(v3_sub(top, top0)) < 0.01f);
-    assert_true(h == 0x0eadb4224b7b5b67ull);
+    assert_true(h == 0x491d37436b1f6a68ull);
+    physics__scene_free(&s);
+}
+
+/* A 40-wide pyramid (820 cubes, about 75 blocks of four contacts in its largest colours, so the
+ * pool solves the blocks of a colour on both threads): the serial run and the two-thread one end
+ * with the same pinned hash after 30 steps. */
+static void test_wide_blocks_same_bits_on_threads(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false;
+    ground(&s, 1, 40.0f);
+    uint32_t id = 2;
+    const int base = 40;
+    for (int i = 0; i < base; i++)
+        for (int j = i; j < base; j++)
+            add(&s, id++,
+                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
+                     (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
+    run(&s, 30);
+    uint32_t largest = 0;
+    for (uint32_t c = 0; c < s.rigid.num_colours; c++)
+        if (s.rigid.colour_start[c + 1] - s.rigid.colour_start[c] > largest)
+            largest = s.rigid.colour_start[c + 1] - s.rigid.colour_start[c];
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
+    print_message("40-wide pyramid: %u contacts, %u colours, %u blocks (largest colour %u), "
+                  "%u overflow, hash 0x%016llx\n",
+                  s.rigid.num_contacts, s.rigid.num_colours, s.rigid.num_blocks, largest,
+                  s.rigid.num_overflow, (unsigned long long)h);
+    assert_true(largest >= 64);
+    assert_true(h == 0x452c5836d7310664ull);
     physics__scene_free(&s);
 }
 
@@ -504,6 +536,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_spin_keeps_momentum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pyramid_pinned_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wide_blocks_same_bits_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leaning_tower_stands, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pushed_tower_as_stiff_as_box3d, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_rigid_descs_refused, setup, teardown),
