@@ -211,7 +211,8 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 *g = old->geo;
                 recycled++;
             } else {
-                const bool prefer_b = old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
+                const bool prefer_b =
+                    old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
                 physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
                 g->qa = b->rotation[i];
                 g->qb = b->rotation[j];
@@ -257,13 +258,124 @@ static void rigid__gather(physics__scene *s)
     }
 }
 
-/* The kept manifolds become contacts, in order, with their warm starts and masses. */
+typedef struct rigid__contact_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t m;
+    float static_rate, static_mass, static_impulse, rate, mass, impulse;
+} rigid__contact_job;
+
+/* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
+ * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
+ * key. */
+static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const rigid__contact_job *job = user;
+    physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    const physics__keyed_pair *order = job->order;
+    const float static_rate = job->static_rate, static_mass = job->static_mass,
+                static_impulse = job->static_impulse, rate = job->rate, mass = job->mass,
+                impulse = job->impulse;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last =
+            first + SOLVER_SLICE_PAIRS < job->m ? first + SOLVER_SLICE_PAIRS : job->m;
+        uint32_t n = r->kept[slice];
+        uint32_t at = 0, hi = r->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (r->cache[mid].key < order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = first; k < last; k++) {
+            const physics__manifold_out *mo = &r->narrow[k];
+            if (!mo->count)
+                continue;
+            const uint32_t i = order[k].a, j = order[k].b;
+            const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
+            physics__rigid_contact *c = &r->contact[n++];
+            const physics__v3 nn = mo->normal;
+            const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+            const physics__v3 t1 = v3_cross(nn, seed);
+            c->key = order[k].key;
+            c->pair = k;
+            c->a = i;
+            c->b = j;
+            c->count = mo->count;
+            c->normal = nn;
+            c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
+            c->t2 = v3_cross(nn, c->t1);
+            c->friction = sqrtf(b->friction[i] * b->friction[j]);
+            c->restitution = f_max(b->restitution[i], b->restitution[j]);
+            const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
+            c->bias_rate = fixed ? static_rate : rate;
+            c->mass_scale = fixed ? static_mass : mass;
+            c->impulse_scale = fixed ? static_impulse : impulse;
+            const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
+            c->cached = old ? at : UINT32_MAX;
+            const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
+            physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                const physics__manifold_point *mp = &mo->p[q];
+                /* The anchors as they were found (recycled ones have not turned with the bodies; the
+                 * separation follows the turn in the solver, to first order). */
+                const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
+                p->sep = mp->sep;
+                p->id = mp->id;
+                rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
+                p->rel_vn = rigid__speed(A, B, &p->n, nn);
+                p->n.j = p->max_jn = 0.0f;
+                for (uint32_t o = 0; old && o < old->count; o++)
+                    if (old->id[o] == p->id) {
+                        p->n.j = old->jn[o];
+                        break;
+                    }
+                ca = v3_add(ca, ra);
+                cb = v3_add(cb, rb);
+            }
+            const float inv_count = 1.0f / (float)c->count;
+            ca = v3_scale(ca, inv_count);
+            cb = v3_scale(cb, inv_count);
+            c->center_a = ca;
+            for (uint32_t q = 0; q < c->count; q++)
+                c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
+            rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+            rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+            const float m = A->inv_mass + B->inv_mass;
+            const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+            const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+            const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+            const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+            c->k11 = k22 * inv_det;
+            c->k22 = k11 * inv_det;
+            c->k12 = -k12 * inv_det;
+            c->twist_a = rigid__mul(ia, nn);
+            c->twist_b = rigid__mul(ib, nn);
+            const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
+            c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+            c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
+            c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+            c->twist_j = old ? old->twist : 0.0f;
+        }
+    }
+}
+
+/* The kept manifolds become contacts, in order, with their warm starts and masses: counted here
+ * in order (the islands to wake, and where each slice's contacts begin), then made on any
+ * threads. */
 static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
 {
     physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
     uint32_t n = 0;
     for (uint32_t k = 0; k < m; k++) {
+        if (k % SOLVER_SLICE_PAIRS == 0)
+            r->kept[k / SOLVER_SLICE_PAIRS] = n;
         const uint32_t flags = r->narrow[k].count >> 16;
         r->narrow[k].count &= 0xffffu;
         if (flags & NARROW_WAKE)
@@ -274,89 +386,19 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
         return CT_ERR_NOMEM;
-    float static_rate, static_mass, static_impulse, rate, mass, impulse;
+    rigid__contact_job job = {s, order, m, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
-    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass,
-                  &static_impulse);
-    physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
-    uint32_t at = 0;
-    n = 0;
-    r->bouncy = false;
-    for (uint32_t k = 0; k < m; k++) {
-        const physics__manifold_out *mo = &r->narrow[k];
-        if (!mo->count)
-            continue;
-        const uint32_t i = order[k].a, j = order[k].b;
-        const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
-        physics__rigid_contact *c = &r->contact[n++];
-        const physics__v3 nn = mo->normal;
-        const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-        const physics__v3 t1 = v3_cross(nn, seed);
-        c->key = order[k].key;
-        c->pair = k;
-        c->a = i;
-        c->b = j;
-        c->count = mo->count;
-        c->normal = nn;
-        c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
-        c->t2 = v3_cross(nn, c->t1);
-        c->friction = sqrtf(b->friction[i] * b->friction[j]);
-        c->restitution = f_max(b->restitution[i], b->restitution[j]);
-        r->bouncy |= c->restitution > 0.0f;
-        const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
-        c->bias_rate = fixed ? static_rate : rate;
-        c->mass_scale = fixed ? static_mass : mass;
-        c->impulse_scale = fixed ? static_impulse : impulse;
-        const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
-        c->cached = old ? at : UINT32_MAX;
-        const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
-        physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            const physics__manifold_point *mp = &mo->p[q];
-            /* The anchors as they were found (recycled ones have not turned with the bodies; the
-             * separation follows the turn in the solver, to first order). */
-            const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
-            p->sep = mp->sep;
-            p->id = mp->id;
-            rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
-            p->rel_vn = rigid__speed(A, B, &p->n, nn);
-            p->n.j = p->max_jn = 0.0f;
-            for (uint32_t o = 0; old && o < old->count; o++)
-                if (old->id[o] == p->id) {
-                    p->n.j = old->jn[o];
-                    break;
-                }
-            ca = v3_add(ca, ra);
-            cb = v3_add(cb, rb);
-        }
-        const float inv_count = 1.0f / (float)c->count;
-        ca = v3_scale(ca, inv_count);
-        cb = v3_scale(cb, inv_count);
-        c->center_a = ca;
-        for (uint32_t q = 0; q < c->count; q++)
-            c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
-        rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
-        rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
-        const float m = A->inv_mass + B->inv_mass;
-        const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
-        const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
-        const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
-        const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
-        c->k11 = k22 * inv_det;
-        c->k22 = k11 * inv_det;
-        c->k12 = -k12 * inv_det;
-        c->twist_a = rigid__mul(ia, nn);
-        c->twist_b = rigid__mul(ib, nn);
-        const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
-        c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-        c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
-        c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
-        c->twist_j = old ? old->twist : 0.0f;
-    }
+    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &job.static_rate, &job.static_mass,
+                  &job.static_impulse);
+    physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
+    physics__pool_run(s->pool, (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS,
+                      rigid__contact_range, &job);
     r->num_contacts = n;
+    r->bouncy = false;
+    for (uint32_t k = 0; k < n; k++)
+        r->bouncy |= r->contact[k].restitution > 0.0f;
     return 0;
 }
 
@@ -376,11 +418,20 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
 
 /* Gravity, forces and torques into the velocities of awake dynamic bodies; the gyroscopic term
  * implicitly (one Newton step in the body's frame: stable for spinning long bodies). */
-static void rigid__integrate_velocities(physics__scene *s, float h)
+typedef struct rigid__body_job {
+    physics__scene *s;
+    float h;
+} rigid__body_job;
+
+static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
 {
+    const rigid__body_job *job = user;
+    physics__scene *s = job->s;
+    const float h = job->h;
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    for (uint32_t i = 0; i < b->n; i++) {
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         physics__rigid_body *x = &st[i];
         if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
             continue;
@@ -420,6 +471,14 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
         if (ww > wmax * wmax)
             x->w = v3_scale(x->w, wmax / sqrtf(ww));
     }
+}
+
+/* (On any threads, a slice of bodies each.) */
+static void rigid__integrate_velocities(physics__scene *s, float h)
+{
+    rigid__body_job job = {s, h};
+    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__velocities_range, &job);
 }
 
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
@@ -499,11 +558,15 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
 }
 
 /* Positions and rotations of the bodies that move (awake dynamic and kinematic). */
-static void rigid__integrate_positions(physics__scene *s, float h)
+static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
 {
+    const rigid__body_job *job = user;
+    physics__scene *s = job->s;
+    const float h = job->h;
     physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    for (uint32_t i = 0; i < b->n; i++) {
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         if (b->kind[i] == CT_BODY_STATIC || b->asleep[i])
             continue;
         physics__rigid_body *x = &st[i];
@@ -517,6 +580,13 @@ static void rigid__integrate_positions(physics__scene *s, float h)
             x->dq = v3_add(x->dq, turn);
         }
     }
+}
+
+static void rigid__integrate_positions(physics__scene *s, float h)
+{
+    rigid__body_job job = {s, h};
+    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__positions_range, &job);
 }
 
 /* Points that came in faster than RIGID_BOUNCE_SPEED and pushed leave with restitution times that

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #define WIDE_COLOURS PHYSICS_RIGID_COLOURS
-#define WIDE_SLICE 16u     /* blocks a pool job solves */
-#define WIDE_POOLED 64u   /* a colour of fewer blocks is solved on this thread */
+#define WIDE_SLICE 16u       /* blocks a pool job solves */
+#define WIDE_POOLED 64u      /* a colour of fewer blocks is solved on this thread */
 #define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
 
 typedef float wide__lanes[4];
@@ -161,8 +161,8 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     const wide__v3x4 n = w3_load(&k->normal);
     const f32x4 moved = w3_dot(w3_sub(dpb, dpa), n);
     /* The soft contact's terms when pushing, the rigid ones when relaxing. */
-    const f32x4 rate = use_bias ? f32x4_mul(f32x4_load(k->mass_scale), f32x4_load(k->bias_rate))
-                                : zero;
+    const f32x4 rate =
+        use_bias ? f32x4_mul(f32x4_load(k->mass_scale), f32x4_load(k->bias_rate)) : zero;
     const f32x4 soft_mass = use_bias ? f32x4_load(k->mass_scale) : one;
     const f32x4 soft_impulse = use_bias ? f32x4_load(k->impulse_scale) : zero;
     const f32x4 most_push = f32x4_splat(-WIDE_PUSH_SPEED), vinv_h = f32x4_splat(inv_h);
@@ -177,14 +177,14 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
         const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
         const f32x4 ms = f32x4_pick(apart, one, soft_mass);
         const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
-        const f32x4 vn = f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)),
-                                   w3_dot(x.wa, ca));
+        const f32x4 vn =
+            f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)), w3_dot(x.wa, ca));
         const f32x4 old = f32x4_load(p->n.j);
-        const f32x4 j = f32x4_max(
-            f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
-                                               f32x4_add(f32x4_mul(ms, vn), bias))),
-                      f32x4_mul(is, old)),
-            zero);
+        const f32x4 j =
+            f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
+                                                         f32x4_add(f32x4_mul(ms, vn), bias))),
+                                f32x4_mul(is, old)),
+                      zero);
         const f32x4 applied = f32x4_sub(j, old);
         f32x4_store(p->n.j, j);
         f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
@@ -303,6 +303,47 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->impulse_scale[l] = c->impulse_scale;
 }
 
+/* Blocks [begin, end) x WIDE_SLICE from the contacts their lanes name (padding lanes, all zero:
+ * no mass, no impulse, read body 0 and write nothing). */
+static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
+    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
+        physics__rigid_block *blk = &r->block[k];
+        uint32_t contact[4];
+        memcpy(contact, blk->contact, sizeof contact);
+        memset(blk, 0, sizeof *blk);
+        for (uint32_t l = 0; l < 4; l++) {
+            blk->contact[l] = contact[l];
+            if (contact[l] != UINT32_MAX)
+                wide__lane(blk, l, r, contact[l]);
+        }
+    }
+}
+
+/* The blocks' impulses back into their contacts (blocks [begin, end) x WIDE_SLICE). */
+static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
+    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
+        const physics__rigid_block *blk = &r->block[k];
+        for (uint32_t l = 0; l < 4; l++) {
+            if (blk->contact[l] == UINT32_MAX)
+                continue;
+            physics__rigid_contact *c = &r->contact[blk->contact[l]];
+            for (uint32_t q = 0; q < c->count; q++) {
+                c->p[q].n.j = blk->p[q].n.j[l];
+                c->p[q].max_jn = blk->p[q].max_jn[l];
+            }
+            c->f1.j = blk->f1.j[l];
+            c->f2.j = blk->f2.j[l];
+            c->twist_j = blk->twist_j[l];
+        }
+    }
+}
+
 int physics__rigid_wide_prepare(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
@@ -351,20 +392,20 @@ int physics__rigid_wide_prepare(physics__scene *s)
     r->num_blocks = blocks;
     if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block))
         return CT_ERR_NOMEM;
-    memset(r->block, 0, (size_t)blocks * sizeof *r->block);
+    /* Which contact each lane holds, in order here (padding lanes: none); the lanes are filled on
+     * any threads. */
     uint32_t fill[WIDE_COLOURS] = {0};
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t colour = r->colour_of[k];
         if (colour == WIDE_COLOURS)
             continue;
         const uint32_t at = fill[colour]++;
-        physics__rigid_block *blk = &r->block[r->colour_start[colour] + at / 4u];
-        wide__lane(blk, at % 4u, r, k);
+        r->block[r->colour_start[colour] + at / 4u].contact[at % 4u] = k;
     }
-    /* The padding lanes (all zero: no mass, no impulse) read body 0 and write nothing. */
     for (uint32_t c = 0; c < WIDE_COLOURS; c++)
         for (uint32_t at = fill[c]; at % 4u; at++)
             r->block[r->colour_start[c] + at / 4u].contact[at % 4u] = UINT32_MAX;
+    physics__pool_run(s->pool, (blocks + WIDE_SLICE - 1) / WIDE_SLICE, wide__fill_range, r);
     return 0;
 }
 
@@ -426,20 +467,6 @@ void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias)
 
 void physics__rigid_wide_finish(physics__scene *s)
 {
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_blocks; k++) {
-        const physics__rigid_block *blk = &r->block[k];
-        for (uint32_t l = 0; l < 4; l++) {
-            if (blk->contact[l] == UINT32_MAX)
-                continue;
-            physics__rigid_contact *c = &r->contact[blk->contact[l]];
-            for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].n.j = blk->p[q].n.j[l];
-                c->p[q].max_jn = blk->p[q].max_jn[l];
-            }
-            c->f1.j = blk->f1.j[l];
-            c->f2.j = blk->f2.j[l];
-            c->twist_j = blk->twist_j[l];
-        }
-    }
+    physics__pool_run(s->pool, (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE,
+                      wide__finish_range, &s->rigid);
 }
