@@ -62,9 +62,14 @@
  *   physics.box3d_joint_grid_gap_cm   the largest distance between a joint's two anchors after
  *                               the 100 steps (the issue asks < 1 cm)
  *
+ *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
+ *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, joint_grid).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, joint_grid,
+ * convex_vs_mesh).
  */
+#include "bench_physics.h"
+
 #include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
@@ -753,6 +758,12 @@ static void bench_pyramid_100(void)
     bench_pyramid("physics.pyramid_100_serial_ms", 100, (physics__pool){0});
 }
 
+/* What the scenes in files of their own share (bench_physics.h). */
+double bench_now_ms(void) { return now_ms(); }
+void bench_report(const char *name, double value, const char *unit) { report(name, value, unit); }
+double bench_median3(double v[3]) { return median3(v); }
+int bench_rounds(void) { return box3d_rounds; }
+
 /* The groups of figures, by the names --only picks them with. */
 static const struct {
     const char *name;
@@ -768,6 +779,7 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"convex_vs_mesh", bench_convex_vs_mesh},
     {"joint_grid", bench_joint_grid},
 };
 
