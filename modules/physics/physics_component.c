@@ -64,6 +64,8 @@ static void destroy_bodies(void *user_data, void *manager)
 static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_t n)
 {
     physics__body_manager *m = manager;
+    /* Their joints first, in one pass (physics__scene_remove drops them one entity at a time). */
+    (void)physics__joints_drop_entities(&m->scene, entities, n);
     for (uint32_t k = 0; k < n; k++)
         physics__scene_remove(&m->scene, entities[k]);
 }
