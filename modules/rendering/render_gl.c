@@ -839,6 +839,13 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     return calls;
 }
 
+bool render__gl_bind(render__gl *g, bool on)
+{
+    /* Releasing flushes the commands given so far: the next thread sees them done. */
+    return on ? eglMakeCurrent(g->display, g->surface, g->surface, g->context)
+              : eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 bool render__gl_read(render__gl *g, uint8_t *rgba)
 {
     const render__gl_target *t = &g->targets[0];
