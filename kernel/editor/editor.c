@@ -92,12 +92,15 @@ static void send_pixels(void)
         editor_server__send_pixels(editor_world__frames(), px, w, h);
 }
 
-/* Tells the pages a frame is in (its number and camera: picking projects with it). */
+/* Tells the pages a frame is in: its number, the "seq" of the last edit it shows (the pages'
+ * edit-to-frame time ends at the first frame showing the edit) and its camera (picking projects
+ * with it). */
 static void announce_frame(void)
 {
     char json[512];
-    int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
-                     (unsigned long long)editor_world__frames());
+    int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"ops\":%llu,\"camera\":",
+                     (unsigned long long)editor_world__frames(),
+                     (unsigned long long)editor_world__frame_ops());
     int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
     n += k ? k : snprintf(json + n, 8, "null");
     json[n++] = '}';

@@ -58,6 +58,8 @@ void editor_session__conn_closed(editor_conn_t *c);
 /* The engine's document of the level (NULL before open). */
 ct_dm_doc_o *editor_session__doc(void);
 const ct_datamodel_api_v1 *editor_session__dm(void);
+/* How many "ops" messages were broadcast (the last one's "seq"). */
+uint64_t editor_session__ops_seq(void);
 
 /* ---- editor_world.c: the level in a world, the camera, frames, picking, play ---- */
 int editor_world__start(void);
@@ -94,6 +96,8 @@ bool editor_world__frame_now(void);
 void editor_world__start_thread(uv_loop_t *loop, void (*drawn)(void));
 /* A frame handed to the thread is in: counts it. */
 void editor_world__drawn(void);
+/* The "seq" of the last "ops" message the last frame shows (the frame message's "ops"). */
+uint64_t editor_world__frame_ops(void);
 /* The last frame's pixels (rgba, rows from the top), or NULL when the renderer gives none. */
 const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height);
 /* Makes the last frame's PNG (a screenshot, only when asked: it costs more than the frame) and

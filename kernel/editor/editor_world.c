@@ -62,6 +62,7 @@ static struct {
     double play_left;    /* seconds of wall time not yet simulated */
     uint64_t frames;
     uint64_t frames_here; /* the last frame drawn on this thread (the rest: editor_render.c) */
+    uint64_t prepared_ops, frame_ops; /* editor_session__ops_seq at the frame's prepare */
     uint32_t width, height;
     char png_path[256];
 } g_w;
@@ -520,6 +521,7 @@ bool editor_world__frame(double dt)
             return false;
         g_w.dirty = false;
         place_camera();
+        g_w.prepared_ops = editor_session__ops_seq();
         if (g_w.render3->prepare(g_w.world, g_w.camera) == 0)
             editor_render__execute();
         return false;
@@ -527,8 +529,11 @@ bool editor_world__frame(double dt)
     return editor_world__frame_now();
 }
 
+uint64_t editor_world__frame_ops(void) { return g_w.frame_ops; }
+
 void editor_world__drawn(void)
 {
+    g_w.frame_ops = g_w.prepared_ops;
     g_w.png_current = false;
     g_w.frames++;
 }
@@ -541,6 +546,7 @@ bool editor_world__frame_now(void)
     place_camera();
     if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
         return false;
+    g_w.frame_ops = editor_session__ops_seq();
     g_w.png_current = false;
     g_w.frames_here = ++g_w.frames;
     uint32_t w, h;
