@@ -268,6 +268,10 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
         render__gl_destroy(g);
         return NULL;
     }
+    char lean_err[256];
+    if (!render__gl_build_lean_lit(g->lean_lit, lean_err, sizeof lean_err))
+        fprintf(stderr, "gl backend: %s (frames without point lights draw the full program)\n",
+                lean_err);
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
     glCreateBuffers(1, &g->palette);
@@ -318,6 +322,8 @@ void render__gl_destroy(render__gl *g)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
             glDeleteProgram(g->programs[k]);
+        glDeleteProgram(g->lean_lit[0]);
+        glDeleteProgram(g->lean_lit[1]);
         glDeleteVertexArrays(1, &g->empty_vao);
         glDeleteBuffers(1, &g->instances);
         glDeleteTextures(1, &g->palette_texture);
@@ -810,15 +816,19 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             continue;
         }
         if (d->changes & RENDER_CHANGE_PROGRAM) {
-            glUseProgram(g->programs[d->program]);
             /* Only the lit programs read the frame's lights (setting an absent location fails). */
             const bool lit =
                 d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
+            /* A frame without point or spot lights draws the lean variant (the same pixels). */
+            const GLuint lean = lit && lights->v[1][3] == 0.0f
+                                    ? g->lean_lit[d->program == RENDER_PROGRAM_LIT_SKINNED]
+                                    : 0;
+            glUseProgram(lean ? lean : g->programs[d->program]);
             if ((lit || d->program == RENDER_PROGRAM_SHADOW ||
                  d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
                 !(frame_set & (1u << d->program))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
-                if (lit)
+                if (lit && !lean)
                     glUniform4fv(28, 8, &g->local.v[0][0]);
                 frame_set |= 1u << d->program;
             }

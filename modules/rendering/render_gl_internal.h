@@ -31,6 +31,9 @@ struct render__gl {
     unsigned long x_window;
     uint32_t width, height;
     GLuint programs[RENDER_NUM_PROGRAMS];
+    /* LIT and LIT_SKINNED without the point and spot lights' loop, for frames that have none
+     * (0 when they did not build: the full ones draw then). */
+    GLuint lean_lit[2];
     GLuint empty_vao; /* full-screen passes make their vertices from gl_VertexID */
     GLuint instances; /* the frame's display list, read as per-draw vertex attributes */
     size_t instances_size;
@@ -61,5 +64,7 @@ struct render__gl {
 };
 
 bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size);
+/* The lean LIT and LIT_SKINNED (render__gl.lean_lit); false (err says why) when they fail. */
+bool render__gl_build_lean_lit(GLuint out[2], char *err, size_t err_size);
 
 #endif

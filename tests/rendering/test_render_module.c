@@ -843,6 +843,66 @@ static void test_frame_on_a_thread(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* The point and spot lights' count of the last frame, read back from a capture. */
+static float capture_local_lights(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/lights.capture", project);
+    assert_int_equal(render->capture(path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    render__frame_lights lights;
+    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
+    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
+    fclose(f);
+    return lights.v[1][3];
+}
+
+/* A frame without point or spot lights draws the lean lit program (no lights' loop): the same
+ * pixels, exactly, as the full program with a point light that reaches nothing. Fails if the lean
+ * variant drops anything else, or is not used (then nothing differs: see the frame with the light
+ * in reach, which must differ). */
+static void test_lean_lit_same_pixels(void **state)
+{
+    (void)state;
+    boot(2);
+    const ct_render_frame_api_v1 *frame = test_kernel_api(CT_RENDER_FRAME_API, 1);
+    ct_entity_t camera;
+    ct_world_o *w = scene(5, &camera, NULL);
+    assert_int_equal(load("render_config", "shadowed",
+                          "resolution = [160 90] layers = [ { name = \"shadow\" shadow = { size = "
+                          "512 extent = 8 } } { name = \"opaque\" clear_depth = 1 } ]"),
+                     0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+    assert_int_equal(render->set_backend("gl"), 0);
+    enum { SIZE = 160 * 90 * 4 };
+    static uint8_t lean[SIZE], full[SIZE], lit[SIZE];
+    uint32_t width, height;
+    assert_int_equal(render->render(w, camera), 0);
+    assert_true(capture_local_lights() == 0.0f);
+    assert_int_equal(frame->read(lean, SIZE, &width, &height), 0);
+    assert_int_equal(load("unit", "far_lamp",
+                          "entities = [ { components = { transform = {} light = { type = "
+                          "\"point\" color = [1 1 1] intensity = 4 range = 0.5 } } } ]"),
+                     0);
+    const ct_entity_t lamp = worlds->spawn_unit(w, "far_lamp", (float[3]){0, 40, -40}, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_true(capture_local_lights() == 1.0f);
+    assert_int_equal(frame->read(full, SIZE, &width, &height), 0);
+    assert_memory_equal(lean, full, SIZE);
+    /* The same lamp beside the lit cube (at 0 1 0): now the loop adds light. */
+    entity->destroy(lamp);
+    const ct_entity_t near = worlds->spawn_unit(w, "far_lamp", (float[3]){0, 1, 0.9f}, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(frame->read(lit, SIZE, &width, &height), 0);
+    assert_memory_not_equal(lean, lit, SIZE);
+    entity->destroy(near);
+    resource->unload("unit", "far_lamp");
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 /* Puts a build at `path` the way a compiler would: a new file renamed into place. */
 static void install(const char *built, const char *path)
 {
@@ -899,6 +959,7 @@ int main(void)
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_frame_on_a_thread),
+        cmocka_unit_test(test_lean_lit_same_pixels),
         cmocka_unit_test(test_hot_reload),
     };
     return cmocka_run_group_tests(tests, make_project, remove_project);
