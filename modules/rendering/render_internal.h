@@ -40,6 +40,8 @@
 #include "render_gpu.h"
 #include "render_mesh_blob.h"
 
+#include <pthread.h>
+
 /* RENDER_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
  * layouts of render__state, render__manager and every struct they reach (render_layout.h, by
  * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
@@ -157,6 +159,12 @@ typedef struct render__state {
     uint32_t backend;
     bool window, gl_failed;
     render__gl *gl;
+    /* render_thread.c: who uses the context, and a prepared frame waiting for its execute. Here,
+     * not in the library, so a hot reload keeps serialising with an execute still running. */
+    pthread_mutex_t gl_mutex;
+    pthread_cond_t executed;
+    pthread_t main_thread; /* the module's start: it keeps the context between frames */
+    bool pending;
 
     render__pipeline pipeline; /* as drawn: its shadow map capped by max_shadow_size */
     uint32_t shadow_size_asked; /* the configuration's own shadow map size */

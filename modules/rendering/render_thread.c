@@ -7,7 +7,7 @@
  * the frame on the main thread (everything that reads worlds and resources) and executes it
  * (GL commands, rasterisation, reading the pixels) on a thread of its own.
  *
- * One mutex serialises every use of the context and of what execute reads (the display list,
+ * One mutex (in render__state: a hot reload keeps it) serialises every use of the context and of what execute reads (the display list,
  * palette, lights, debug buffers). A thread entering takes the mutex and makes the context current
  * on itself if it is not; leaving, a thread other than the main thread releases the context, and
  * so does the main thread while a prepared frame waits for its execute (the executing thread then
@@ -18,32 +18,30 @@
 
 #include <pthread.h>
 
-static pthread_mutex_t gl_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t executed = PTHREAD_COND_INITIALIZER;
-static bool pending; /* a frame prepared, not executed yet (under gl_mutex) */
-static pthread_t main_thread;
-static bool main_known;
 static _Thread_local uint32_t depth; /* sections this thread has entered */
 static _Thread_local bool bound;     /* the context is current on this thread */
 
 void render__thread_init(void)
 {
-    main_thread = pthread_self();
-    main_known = true;
+    render__state *s = render__m.state;
+    s->main_thread = pthread_self();
+    pthread_mutex_init(&s->gl_mutex, NULL);
+    pthread_cond_init(&s->executed, NULL);
+    s->pending = false;
 }
 
-static bool on_main(void) { return !main_known || pthread_equal(pthread_self(), main_thread); }
+static bool on_main(void) { return pthread_equal(pthread_self(), render__m.state->main_thread); }
 
 void render__data_enter(void)
 {
     if (depth++ == 0)
-        pthread_mutex_lock(&gl_mutex);
+        pthread_mutex_lock(&render__m.state->gl_mutex);
 }
 
 void render__gl_enter(void)
 {
     render__data_enter();
-    render__gl *gl = render__m.state ? render__m.state->gl : NULL;
+    render__gl *gl = render__m.state->gl;
     if (gl && !bound) {
         if (render__gl_bind(gl, true))
             bound = true;
@@ -56,12 +54,12 @@ void render__gl_leave(void)
 {
     if (--depth)
         return;
-    render__gl *gl = render__m.state ? render__m.state->gl : NULL;
-    if (gl && bound && (pending || !on_main())) {
+    render__gl *gl = render__m.state->gl;
+    if (gl && bound && (render__m.state->pending || !on_main())) {
         render__gl_bind(gl, false);
         bound = false;
     }
-    pthread_mutex_unlock(&gl_mutex);
+    pthread_mutex_unlock(&render__m.state->gl_mutex);
 }
 
 void render__data_leave(void) { render__gl_leave(); }
@@ -73,18 +71,18 @@ void render__wait_executed(void)
     /* Only from outside every section: waiting with the mutex held twice would never wake. */
     if (depth)
         return;
-    pthread_mutex_lock(&gl_mutex);
-    while (pending)
-        pthread_cond_wait(&executed, &gl_mutex);
-    pthread_mutex_unlock(&gl_mutex);
+    pthread_mutex_lock(&render__m.state->gl_mutex);
+    while (render__m.state->pending)
+        pthread_cond_wait(&render__m.state->executed, &render__m.state->gl_mutex);
+    pthread_mutex_unlock(&render__m.state->gl_mutex);
 }
 
 void render__set_pending(bool on)
 {
     /* Called inside a section (the mutex held). */
-    pending = on;
+    render__m.state->pending = on;
     if (!on)
-        pthread_cond_broadcast(&executed);
+        pthread_cond_broadcast(&render__m.state->executed);
 }
 
-bool render__pending(void) { return pending; }
+bool render__pending(void) { return render__m.state->pending; }
