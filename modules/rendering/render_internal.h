@@ -166,7 +166,7 @@ typedef struct render__state {
     pthread_t main_thread; /* the module's start: it keeps the context between frames */
     bool pending;
 
-    render__pipeline pipeline; /* as drawn: its shadow map capped by max_shadow_size */
+    render__pipeline pipeline;  /* as drawn: its shadow map capped by max_shadow_size */
     uint32_t shadow_size_asked; /* the configuration's own shadow map size */
     uint32_t max_shadow_size;   /* ct_render_api_v3.set_max_shadow_size; 0: none */
     char pipeline_name[RENDER_RESOURCE_NAME_SIZE]; /* "" for the built-in one */
