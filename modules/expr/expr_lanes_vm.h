@@ -22,6 +22,26 @@
         ptr[top] = d_;                                                                             \
     } while (0)
 
+/* LANES_UNARY for the long functions (sin, cos, tan, exp, log): two vectors a step, so that two
+ * independent chains of dependent operations are in flight together. A sine's chain is some
+ * twenty operations deep, and one vector a step left the floating-point units waiting on it
+ * (batch trig 1.19 -> 1.08 ns a lane). Each lane still runs exactly the same operations. */
+#define LANES_UNARY2(F)                                                                            \
+    do {                                                                                           \
+        const float *x_ = ptr[top];                                                                \
+        float *d_ = dest(pc, out, buf[top]);                                                       \
+        for (uint32_t i = 0; i < EXPR_BLOCK; i += 2 * EXPR_W) {                                    \
+            V x = V_LOAD(x_ + i);                                                                  \
+            const V x2_ = V_LOAD(x_ + i + EXPR_W);                                                 \
+            const V r1_ = F;                                                                       \
+            x = x2_;                                                                               \
+            const V r2_ = F;                                                                       \
+            V_STORE(d_ + i, r1_);                                                                  \
+            V_STORE(d_ + i + EXPR_W, r2_);                                                         \
+        }                                                                                          \
+        ptr[top] = d_;                                                                             \
+    } while (0)
+
 #define LANES_BINARY(F)                                                                            \
     do {                                                                                           \
         const float *x_ = ptr[top - 1], *y_ = ptr[top];                                            \
@@ -101,11 +121,11 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
         case EXPR_OP_ABS: LANES_UNARY(V_ABS(x)); break;
         case EXPR_OP_FLOOR: LANES_UNARY(EXPR_SFX(floor)(x)); break;
         case EXPR_OP_SQRT: LANES_UNARY(V_SQRT(x)); break;
-        case EXPR_OP_SIN: LANES_UNARY(EXPR_SFX(sin)(x)); break;
-        case EXPR_OP_COS: LANES_UNARY(EXPR_SFX(cos)(x)); break;
-        case EXPR_OP_TAN: LANES_UNARY(EXPR_SFX(tan)(x)); break;
-        case EXPR_OP_EXP: LANES_UNARY(EXPR_SFX(exp)(x)); break;
-        case EXPR_OP_LOG: LANES_UNARY(EXPR_SFX(log)(x)); break;
+        case EXPR_OP_SIN: LANES_UNARY2(EXPR_SFX(sin)(x)); break;
+        case EXPR_OP_COS: LANES_UNARY2(EXPR_SFX(cos)(x)); break;
+        case EXPR_OP_TAN: LANES_UNARY2(EXPR_SFX(tan)(x)); break;
+        case EXPR_OP_EXP: LANES_UNARY2(EXPR_SFX(exp)(x)); break;
+        case EXPR_OP_LOG: LANES_UNARY2(EXPR_SFX(log)(x)); break;
         case EXPR_OP_RAND: LANES_UNARY(EXPR_SFX(rand)(x, seed)); break;
         case EXPR_OP_NOISE: LANES_UNARY(EXPR_SFX(noise)(x, seed)); break;
         case EXPR_OP_POWI: {
@@ -257,11 +277,19 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
             top++;
             float *d_ = dest(pc, out, buf[top]);
             if (EXPR_WORD_OP(w) == EXPR_OP_SIN_KIN)
-                for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
-                    V_STORE(d_ + i, EXPR_SFX(sin)(V_MUL(V_LOAD(x_ + i), k)));
+                for (uint32_t i = 0; i < EXPR_BLOCK; i += 2 * EXPR_W) {
+                    const V a_ = EXPR_SFX(sin)(V_MUL(V_LOAD(x_ + i), k));
+                    const V b_ = EXPR_SFX(sin)(V_MUL(V_LOAD(x_ + i + EXPR_W), k));
+                    V_STORE(d_ + i, a_);
+                    V_STORE(d_ + i + EXPR_W, b_);
+                }
             else
-                for (uint32_t i = 0; i < EXPR_BLOCK; i += EXPR_W)
-                    V_STORE(d_ + i, EXPR_SFX(cos)(V_MUL(V_LOAD(x_ + i), k)));
+                for (uint32_t i = 0; i < EXPR_BLOCK; i += 2 * EXPR_W) {
+                    const V a_ = EXPR_SFX(cos)(V_MUL(V_LOAD(x_ + i), k));
+                    const V b_ = EXPR_SFX(cos)(V_MUL(V_LOAD(x_ + i + EXPR_W), k));
+                    V_STORE(d_ + i, a_);
+                    V_STORE(d_ + i + EXPR_W, b_);
+                }
             ptr[top] = d_;
             break;
         }
@@ -300,5 +328,6 @@ void EXPR_BLOCK_NAME(const ct_expr_program_o *p, const float *const *in, float *
 
 #undef dest
 #undef LANES_UNARY
+#undef LANES_UNARY2
 #undef LANES_BINARY
 #undef LANES_TERNARY

@@ -256,6 +256,20 @@ static void functions_are_accurate(void **state)
         assert_true(fabs((double)out - atan2((double)in[0], (double)in[1])) < 4e-7);
     }
     expr__destroy(p);
+    /* Meaningless but bounded and finite from 1e5 to 7e6, as the header says. */
+    static const char *const far[] = {"sin(x)", "cos(x)", "tan(x)"};
+    for (size_t f = 0; f < 3; f++) {
+        p = compile_in(far[f], inputs, 1, NULL, 0, &err);
+        assert_non_null(p);
+        for (int i = 0; i <= 20000; i++) {
+            const float x = (float)(1e5 * pow(70.0, i / 20000.0)) * (i % 2 ? -1.0f : 1.0f);
+            float out;
+            expr__eval(p, &x, &out);
+            if (!isfinite(out) || (f < 2 && fabsf(out) > 1.0f))
+                fail_msg("%s at %.9g: %.9g", far[f], (double)x, (double)out);
+        }
+        expr__destroy(p);
+    }
 }
 
 /* ---- errors --------------------------------------------------------------------------------- */
