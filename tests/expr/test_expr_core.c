@@ -545,6 +545,12 @@ static void batch_gives_the_scalar_bits(void **state)
         "sqrt(t * t + speed * speed + t * speed + 1) + (t + 2) * speed + t * speed / t - t / speed",
         "t + speed * t - (speed * speed + t) * 2",
         "sin(t * 37) * cos(t * 100) + sin(t * 1e5) + cos(t * 3e4)",
+        /* Horner chains of every length the batch fuses, one longer, one on two inputs. */
+        "(2 * t + 1) * t",
+        "((t * 3 - 1) * t + 0.5) * t * t",
+        "(((0.5 * t - 1.5) * t + 2) * t - 7) * t + 0.25",
+        "((((0.1 * t + 0.2) * t + 0.3) * t + 0.4) * t + 0.5) * t",
+        "(3 * t + 1) * speed + 2",
     };
     static const char *const inputs[] = {"t", "speed"};
     static float t[N], speed[N], scalar[N], batch[N], copy[N];
