@@ -453,9 +453,10 @@ static void fused_operations(void **state)
     expr__destroy(p);
 }
 
-/* A whole program of one operation and its store runs without the VM (expr__entry picks its
- * form); each gives the VM's bits on the same code, and the batch's. */
-static void one_operation_programs_skip_the_vm(void **state)
+/* A whole program of one operation and its store, or a polynomial in one input, runs without
+ * the VM (expr__entry picks its form); each gives the VM's bits on the same code, and the
+ * batch's. */
+static void whole_program_forms_skip_the_vm(void **state)
 {
     (void)state;
     static const char *const inputs[] = {"t", "a", "b"};
@@ -473,6 +474,11 @@ static void one_operation_programs_skip_the_vm(void **state)
         {"cos(t * 0.5)", "0000 cos_kin 0 (t) 0.5\n0002 store_end 0\n"},
         {"b", "0000 push_input 2 (b)\n0001 store_end 0\n"},
         {"sin(1) * 2", "0000 push_const 1.68294191\n0002 store_end 0\n"},
+        {"((0.5 * t - 1.5) * t + 2) * t - 7",
+         "0002 addk_mulin 0 (t) -1.5\n0004 addk_mulin_addk 0 (t) 2 -7\n0007 store_end 0\n"},
+        {"(2 * a + 1) * a", "0000 mulk_in 1 (a) 2\n0002 addk_mulin 1 (a) 1\n0004 store_end 0\n"},
+        {"(((0.5 * t - 1.5) * t + 2) * t - 7) * t + 0.25",
+         "0006 addk_mulin_addk 0 (t) -7 0.25\n0009 store_end 0\n"},
     };
     static float t[N], a[N], b[N], batch[N];
     for (uint32_t i = 0; i < N; i++) {
@@ -517,13 +523,16 @@ static void one_operation_programs_skip_the_vm(void **state)
         expr__destroy(q);
         expr__destroy(p);
     }
-    /* Two operations, or two outputs, go through the VM. */
-    static const char *const vm_sources[] = {"a + b * t + 1", "sin(t)", "x = a + b; y = t"};
+    /* Two outputs, two operations, a Horner chain over two inputs or with more after it go
+     * through the VM. */
+    static const char *const vm_sources[] = {"x = a + b; y = t", "a + b * t + 1", "sin(t)",
+                                             "(3 * t + 1) * a + 2",
+                                             "((t * 3 - 1) * t + 0.5) * t * t"};
     for (size_t c = 0; c < sizeof vm_sources / sizeof vm_sources[0]; c++) {
         ct_expr_error_t err;
         static const char *const xy[] = {"x", "y"};
         ct_expr_program_o *p =
-            compile_in(vm_sources[c], inputs, 3, c == 2 ? xy : NULL, c == 2 ? 2 : 0, &err);
+            compile_in(vm_sources[c], inputs, 3, c == 0 ? xy : NULL, c == 0 ? 2 : 0, &err);
         if (!p)
             fail_msg("%s", err.text);
         assert_int_equal(p->entry, 0);
@@ -661,7 +670,7 @@ int main(void)
         cmocka_unit_test(limits_are_bounded_with_a_message),
         cmocka_unit_test(outputs_share_a_local),
         cmocka_unit_test(fused_operations),
-        cmocka_unit_test(one_operation_programs_skip_the_vm),
+        cmocka_unit_test(whole_program_forms_skip_the_vm),
         cmocka_unit_test(batch_gives_the_scalar_bits),
         cmocka_unit_test(load_refuses_bad_bytes),
     };
