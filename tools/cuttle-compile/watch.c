@@ -13,8 +13,9 @@
  * an event gives are only hints: each named path is looked at as it is now, so a file written in
  * two steps may compile twice (the first time half-written, reported and then fixed by the
  * second event), never stay stale. What the events cannot say (an overflowing event queue, a
- * change made while the process was not running, a module rebuilt under it) needs a restart,
- * whose first run walks the project.
+ * change made while the process was not running or saved during its first walk, before the
+ * folders are followed, a module rebuilt under it) waits for the file's next change or a restart,
+ * whose first run walks the project. The first line is printed once every folder is followed.
  *
  * Each run prints "compiled N, up to date M, failed K" on its own line (flushed), so an editor or
  * a test can wait for it. SIGINT or SIGTERM ends the process; the manifest is then written whole.
@@ -189,7 +190,6 @@ int compiler__watch(const char *project_dir, bool force, FILE *out)
         return 1;
     compiler_counts_t counts;
     compiler__session_compile_all(W.session, &counts);
-    print_counts(&counts);
     int rc = uv_loop_init(&W.loop);
     if (rc) {
         log__error("cuttle-compile --watch: %s", uv_strerror(rc));
@@ -203,6 +203,8 @@ int compiler__watch(const char *project_dir, bool force, FILE *out)
     uv_signal_start(&W.sigterm, on_signal, SIGTERM);
     follow_folders();
     log__info("cuttle-compile --watch: following %u folders of %s", W.num_watched, project_dir);
+    /* Only now: whoever waits for this line may change files, and every folder is followed. */
+    print_counts(&counts);
     uv_run(&W.loop, UV_RUN_DEFAULT);
     uv_walk(&W.loop, close_any, NULL);
     uv_run(&W.loop, UV_RUN_DEFAULT);
