@@ -3,8 +3,8 @@
 # reports is compiled without a walk, with the sources it concerns: an edited source alone, the
 # users of a file a compile read, the users of a resource that appeared (they had failed) or went
 # (they fail now), a folder moved in or removed. Each run prints one line; fixed counts are
-# expected. Then the bad paths: a change made while no watcher ran is found by the next start's
-# walk; a watcher killed (-9) leaves a manifest journal the next run reads, so nothing compiles
+# expected. Then the bad paths: an event for a file that did not change (a stale hint) compiles
+# nothing; a change made while no watcher ran is found by the next start's walk; a watcher killed (-9) leaves a manifest journal the next run reads, so nothing compiles
 # again; a journal whose last record was cut short, or damaged in the middle, makes the sources
 # of the lost records compile again, never look up to date; a plain run beside a watcher waits
 # its turn, and the watcher then walks the project once.
@@ -97,9 +97,13 @@ expect "a folder moved in" "compiled 1, up to date 0, failed 1" "$(next 6)"
 # ...and its subfolder is followed from then on.
 save more/deep/r.thing 'x = 5'
 expect "a file in the new folder" "compiled 1, up to date 0, failed 1" "$(next 7)"
+# A stale hint: an event for a source whose content and time did not change (its own time set
+# again) costs a check, not a compile.
+touch -r "$P/things/pear.thing" "$P/things/pear.thing"
+expect "an event without a change" "compiled 0, up to date 1, failed 1" "$(next 8)"
 # A folder moved out: what was under it goes.
 mv "$P/more" "$WORK/gone"
-next 8 >/dev/null
+next 9 >/dev/null
 sleep 0.3
 [ -f "$P/compiled/thing/more/deep/q.bin" ] && fail "q's blob stays after its folder went"
 [ -f "$P/compiled/references/more/deep/q.thing.refs" ] && fail "q's references stay"
