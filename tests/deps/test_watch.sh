@@ -4,10 +4,11 @@
 # users of a file a compile read, the users of a resource that appeared (they had failed) or went
 # (they fail now), a folder moved in or removed. Each run prints one line; fixed counts are
 # expected. Then the bad paths: an event for a file that did not change (a stale hint) compiles
-# nothing; a change made while no watcher ran is found by the next start's walk; a watcher killed (-9) leaves a manifest journal the next run reads, so nothing compiles
-# again; a journal whose last record was cut short, or damaged in the middle, makes the sources
-# of the lost records compile again, never look up to date; a plain run beside a watcher waits
-# its turn, and the watcher then walks the project once.
+# nothing; a change made while no watcher ran is found by the next start's walk; a watcher killed
+# (-9) leaves a manifest journal the next run reads, so nothing compiles again; a journal whose
+# last record was cut short, or damaged in the middle, makes the sources of the lost records
+# compile again, never look up to date; a plain run beside a watcher waits its turn, and the
+# watcher then walks the project once.
 #   test_watch.sh CUTTLE_COMPILE REFS_PLUGIN
 set -u
 COMPILE=$1
