@@ -275,15 +275,18 @@ static bool write_refs(const char *project_dir, const char *rel,
     return compiler__write_file(path, record->refs, record->refs_len) == 0;
 }
 
+/* The blob goes first: killed before its reference file goes, the entry on disk still finds no
+ * blob and compiles the source again (the other way round, a source whose references were just
+ * found gone kept its blob, had no reference file left to check and looked up to date). */
 static void forget_source(compile_run_t *run, const char *rel, const char *type, const char *name)
 {
+    remove_blob(run->project_dir, type, name);
     remove_refs(run->project_dir, rel);
     compiler_manifest_entry_t *e = compiler__manifest_find(&run->manifest, rel);
     if (e) {
         compiler__manifest_remove(&run->manifest, e);
         journal_note(run, rel);
     }
-    remove_blob(run->project_dir, type, name);
 }
 
 static bool blob_exists(const char *project_dir, const char *type, const char *name)
@@ -886,7 +889,7 @@ compile_run_t *compiler__session_open(const char *project_dir, bool force, bool 
     snprintf(lock, sizeof lock, "%s/%s/.lock", project_dir, RESOURCES_COMPILED_DIR);
     run->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     lock_run(run, true);
-    compiler__manifest_read(&run->manifest, run->manifest_path);
+    run->journal_records = compiler__manifest_read(&run->manifest, run->manifest_path);
     return run;
 }
 
@@ -1063,6 +1066,45 @@ static int flush_journal(compile_run_t *run)
     return rc;
 }
 
+/* Lists for checking the sources whose last compile read the file `rel` (manifest files). */
+static void list_readers(compile_run_t *run, const char *rel)
+{
+    for (uint32_t i = 0; i < run->manifest.count; i++) {
+        const compiler_manifest_entry_t *e = &run->manifest.entries[i];
+        for (uint32_t f = 0; f < e->num_files; f++) {
+            if (strcmp(e->files[f].path, rel) == 0) {
+                const ct_resource_type_t *type = type_of_file(e->path);
+                if (type)
+                    list_source(run, e->path, type);
+                break;
+            }
+        }
+    }
+}
+
+/* Compiles the listed sources once each, in path order; returns the journal's flush. */
+static int compile_listed(compile_run_t *run)
+{
+    if (run->num_sources > 1)
+        qsort(run->sources, run->num_sources, sizeof *run->sources, compare_sources);
+    for (uint32_t i = 0; i < run->num_sources; i++) {
+        const char *rel = run->sources[i].rel;
+        if (i && strcmp(rel, run->sources[i - 1].rel) == 0)
+            continue;
+        char full[RESOURCES_PATH_SIZE];
+        struct stat st;
+        snprintf(full, sizeof full, "%s/%s", run->project_dir, rel);
+        if (stat(full, &st) != 0) { /* gone since it was listed */
+            if (compiler__manifest_find(&run->manifest, rel))
+                source_gone(run, rel);
+            continue;
+        }
+        note_outcome(run, rel, compile_source(run, rel, run->sources[i].type));
+    }
+    free_sources(run);
+    return flush_journal(run);
+}
+
 int compiler__session_compile_changed(compile_run_t *run, const char *const *paths, uint32_t n,
                                       compiler_counts_t *counts)
 {
@@ -1089,26 +1131,50 @@ int compiler__session_compile_changed(compile_run_t *run, const char *const *pat
             list_source(run, run->failed_list[i], type);
     }
     /* Once each, in path order (a source may be named by several changes). */
-    if (run->num_sources > 1)
-        qsort(run->sources, run->num_sources, sizeof *run->sources, compare_sources);
-    for (uint32_t i = 0; i < run->num_sources; i++) {
-        const char *rel = run->sources[i].rel;
-        if (i && strcmp(rel, run->sources[i - 1].rel) == 0)
-            continue;
+    const int rc = compile_listed(run);
+    run->journaling = false;
+    lock_run(run, false);
+    *counts = (compiler_counts_t){run->compiled, run->up_to_date, run->failed};
+    return run->failed ? CT_ERR_BAD_DATA : rc;
+}
+
+int compiler__session_compile_named(compile_run_t *run, const char *const *paths, uint32_t n,
+                                    compiler_counts_t *counts)
+{
+    run->compiled = run->up_to_date = run->failed = 0;
+    forget_existing(run);
+    const size_t dir_len = strlen(run->project_dir);
+    for (uint32_t i = 0; i < n; i++) {
+        const char *rel = paths[i];
+        /* A path under the project folder as given is made project-relative. */
+        if (strncmp(rel, run->project_dir, dir_len) == 0 && rel[dir_len] == '/')
+            rel += dir_len + 1;
+        char why[256] = "";
         char full[RESOURCES_PATH_SIZE];
         struct stat st;
         snprintf(full, sizeof full, "%s/%s", run->project_dir, rel);
-        if (stat(full, &st) != 0) { /* gone since it was listed */
-            if (compiler__manifest_find(&run->manifest, rel))
-                source_gone(run, rel);
-            continue;
+        const ct_resource_type_t *type = type_of_file(rel);
+        if (resources__check_file_path(rel, why, sizeof why))
+            ; /* why says it */
+        else if (stat(full, &st) != 0)
+            snprintf(why, sizeof why, "it is not there (only a walk knows who named it)");
+        else if (!S_ISREG(st.st_mode))
+            snprintf(why, sizeof why, "not a file");
+        else if (type && !compiler__manifest_find(&run->manifest, rel) &&
+                 list_find(run->failed_list, run->num_failed, rel) < 0)
+            snprintf(why, sizeof why, "a source the manifest does not know (new, or it failed)");
+        if (why[0]) {
+            log__info("%s: %s; walking the project", paths[i], why);
+            free_sources(run);
+            return compiler__session_compile_all(run, counts);
         }
-        note_outcome(run, rel, compile_source(run, rel, run->sources[i].type));
+        if (type)
+            list_source(run, rel, type);
+        list_readers(run, rel);
     }
-    free_sources(run);
-    const int rc = flush_journal(run);
+    run->journaling = true;
+    const int rc = compile_listed(run);
     run->journaling = false;
-    lock_run(run, false);
     *counts = (compiler_counts_t){run->compiled, run->up_to_date, run->failed};
     return run->failed ? CT_ERR_BAD_DATA : rc;
 }
@@ -1127,8 +1193,9 @@ int compiler__session_close(compile_run_t *run)
     if (!run)
         return 0;
     int rc = 0;
-    /* A session that appended to the journal folds it into manifest.json as it ends. */
-    if (run->journal_records) {
+    /* A watcher folds its journal into manifest.json as it ends (a --changed run leaves it: its
+     * point is not to write every entry for one change). */
+    if (run->watching && run->journal_records) {
         lock_run(run, true);
         if ((rc = write_manifest(run)))
             log__error("%s: cannot write the manifest: %s", run->manifest_path, strerror(errno));

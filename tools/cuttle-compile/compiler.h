@@ -37,6 +37,13 @@ int compiler__session_compile_all(compiler_session_t *s, compiler_counts_t *coun
  * journal gets one append. Needs a session opened with `watching` and its compile_all first. */
 int compiler__session_compile_changed(compiler_session_t *s, const char *const *paths, uint32_t n,
                                       compiler_counts_t *counts);
+/* Compiles the sources among the project-relative `paths` and the sources that read any of them
+ * (their manifest entries' files), without a walk, for `cuttle-compile --changed`: told what
+ * changed, it looks at nothing else. A path that is no longer there, a source the manifest does
+ * not know (new), a folder or a bad path would need what only a walk knows (who names it): the
+ * run walks the project then, as compile_all. Appends to the journal like compile_changed. */
+int compiler__session_compile_named(compiler_session_t *s, const char *const *paths, uint32_t n,
+                                    compiler_counts_t *counts);
 /* The folders the session follows; `generation` changes whenever the list does. Valid until
  * the next compile. */
 const char *const *compiler__session_folders(const compiler_session_t *s, uint32_t *count,
@@ -102,8 +109,9 @@ typedef struct compiler_manifest_t {
 } compiler_manifest_t;
 
 /* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
- * everything is recompiled). */
-void compiler__manifest_read(compiler_manifest_t *m, const char *path);
+ * everything is recompiled). Its journal (path + ".journal") is applied after it; returns how
+ * many of the journal's records were. */
+uint32_t compiler__manifest_read(compiler_manifest_t *m, const char *path);
 /* The same from text in memory; `path` names it in messages. */
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
                               const char *path);

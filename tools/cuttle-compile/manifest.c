@@ -132,9 +132,10 @@ static bool journal_path(const char *path, char *out, size_t out_size)
     return n > 0 && (size_t)n < out_size;
 }
 
-void compiler__manifest_read(compiler_manifest_t *m, const char *path)
+uint32_t compiler__manifest_read(compiler_manifest_t *m, const char *path)
 {
     *m = (compiler_manifest_t){0};
+    uint32_t records = 0;
     uint64_t size;
     uint8_t *text = resources__read_file(path, &size);
     if (text) {
@@ -144,9 +145,10 @@ void compiler__manifest_read(compiler_manifest_t *m, const char *path)
     char journal[RESOURCES_PATH_SIZE];
     if (journal_path(path, journal, sizeof journal) &&
         (text = resources__read_file(journal, &size))) {
-        compiler__manifest_replay(m, (const char *)text, (size_t)size, journal);
+        records = compiler__manifest_replay(m, (const char *)text, (size_t)size, journal);
         ct_free(resources__allocator(), text, (size_t)size + 1);
     }
+    return records;
 }
 
 uint32_t compiler__manifest_replay(compiler_manifest_t *m, const char *text, size_t size,
