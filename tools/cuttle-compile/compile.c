@@ -1112,11 +1112,12 @@ int compiler__session_compile_changed(compile_run_t *run, const char *const *pat
     run->journaling = true;
     lock_run(run, true);
     struct stat st;
-    if (stat(run->manifest_path, &st) == 0 &&
-        (st.st_dev != run->manifest_dev || st.st_ino != run->manifest_ino)) {
-        /* Another run (a plain cuttle-compile beside this one) rewrote the manifest: what this
-         * session holds may be older than it, so this run walks the project, as a start does. */
-        log__info("%s: written by another cuttle-compile run; walking the project",
+    if (stat(run->manifest_path, &st) != 0 || st.st_dev != run->manifest_dev ||
+        st.st_ino != run->manifest_ino) {
+        /* Another run (a plain cuttle-compile beside this one) rewrote the manifest, or someone
+         * removed compiled/: what this session holds may be older than what is on disk, so this
+         * run walks the project, as a start does. */
+        log__info("%s: written by another cuttle-compile run, or gone; walking the project",
                   run->manifest_path);
         compiler__manifest_free(&run->manifest);
         compiler__manifest_read(&run->manifest, run->manifest_path);

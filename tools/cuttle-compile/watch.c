@@ -34,7 +34,6 @@
 typedef struct watched_t {
     uv_fs_event_t handle;
     char *folder; /* project-relative, "" for the root */
-    bool closing;
 } watched_t;
 
 static struct {
@@ -48,7 +47,6 @@ static struct {
     uint32_t num_watched, cap_watched, generation;
     char **pending; /* paths changed since the last run */
     uint32_t num_pending, cap_pending;
-    int rc;
 } W;
 
 static void print_counts(const compiler_counts_t *c)
