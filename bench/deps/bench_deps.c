@@ -14,6 +14,8 @@
  *                                event, the compile with its 10 references checked, the blob, the
  *                                reference file and the manifest journal's append (median of 21)
  *   deps.index_incremental_cpu_ms  the watcher's CPU time per edit (readable on a busy machine)
+ *   deps.index_add_ms / deps.index_delete_ms  the watcher after a new source is saved / after a
+ *                                source that about ten others name is deleted (they fail)
  *   deps.index_incremental_walk_ms  the same edit, then a plain `cuttle-compile` run, which walks
  *                                and checks every source (median of 3; _cpu_ms: its CPU time)
  * The compile figures run the cuttle-compile program (built beside the bench) with the bench's
@@ -267,9 +269,36 @@ static void compile_figures(uint32_t n)
                 counts[1] != 0 || counts[2] != 0;
         edits[done++] = (bench_now_ns() - t0) / 1e6;
     }
+    const double watcher_cpu = done ? (process_cpu_ms(pid) - watcher_cpu0) / done : -1;
+    /* A source that appears (nobody names it yet: every entry is looked at for its users), and
+     * one that goes (the ten or so sources that name it compile again and fail). */
+    double added = -1, deleted = -1;
+    uint32_t users = 0;
+    if (!wrong) {
+        char src[2048], refs[2048], path[1024];
+        size_t src_len, refs_len;
+        source_text(n / 2, n, src, sizeof src, refs, sizeof refs, &src_len, &refs_len);
+        double t0 = bench_now_ns();
+        write_text("t/.new.thing.swp", src, src_len);
+        snprintf(path, sizeof path, "%s/t/.new.thing.swp", project);
+        char to[1024];
+        snprintf(to, sizeof to, "%s/t/new.thing", project);
+        rename(path, to);
+        wrong = !fgets(line, sizeof line, lines) || !parse_counts(line, counts) || counts[0] != 1 ||
+                counts[2] != 0;
+        added = (bench_now_ns() - t0) / 1e6;
+        char name[64];
+        name_of(n / 3, name, sizeof name);
+        snprintf(path, sizeof path, "%s/%s.thing", project, name);
+        t0 = bench_now_ns();
+        remove(path);
+        wrong |= !fgets(line, sizeof line, lines) || !parse_counts(line, counts) ||
+                 counts[0] != 0 || counts[2] == 0;
+        deleted = (bench_now_ns() - t0) / 1e6;
+        users = counts[2];
+    }
     if (wrong)
         fprintf(stderr, "bench_deps: cuttle-compile --watch said: %s\n", line);
-    const double watcher_cpu = done ? (process_cpu_ms(pid) - watcher_cpu0) / done : -1;
     kill(pid, SIGTERM);
     if (lines)
         fclose(lines);
@@ -285,6 +314,13 @@ static void compile_figures(uint32_t n)
     bench_report("deps.index_incremental_max_ms", worst, "ms", "the slowest of those edits");
     bench_report("deps.index_incremental_cpu_ms", watcher_cpu, "ms",
                  "the watcher's CPU time per edit (mean over those edits)");
+    bench_report("deps.index_add_ms", added, "ms",
+                 "--watch: a new source saved, compiled (every entry looked at for its users)");
+    static char deleted_what[160];
+    snprintf(deleted_what, sizeof deleted_what,
+             "--watch: a source deleted; the %u sources that name it compiled again and failed",
+             users);
+    bench_report("deps.index_delete_ms", deleted, "ms", deleted_what);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
