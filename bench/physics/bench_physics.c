@@ -49,9 +49,13 @@
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
  *
+ *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
+ *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, convex_vs_mesh).
  */
+#include "bench_physics.h"
+
 #include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
@@ -651,6 +655,12 @@ static void bench_pyramid_100(void)
     bench_pyramid("physics.pyramid_100_serial_ms", 100, (physics__pool){0});
 }
 
+/* What the scenes in files of their own share (bench_physics.h). */
+double bench_now_ms(void) { return now_ms(); }
+void bench_report(const char *name, double value, const char *unit) { report(name, value, unit); }
+double bench_median3(double v[3]) { return median3(v); }
+int bench_rounds(void) { return box3d_rounds; }
+
 /* The groups of figures, by the names --only picks them with. */
 static const struct {
     const char *name;
@@ -666,6 +676,7 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"convex_vs_mesh", bench_convex_vs_mesh},
 };
 
 int main(int argc, char **argv)
