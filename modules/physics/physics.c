@@ -1321,7 +1321,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &physics__m.lua),
     CT_MODULE_API(data, 1, &physics__m.data),
-    CT_MODULE_API(resource, 3, &physics__m.resource),
+    CT_MODULE_API(resource, 6, &physics__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
     CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
     CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),

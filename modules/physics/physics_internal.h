@@ -1018,7 +1018,7 @@ typedef struct physics__module {
     const ct_world_api_v1 *world;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v3 *resource;
+    const ct_resource_api_v6 *resource; /* v6: declare_format */
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
     /* Optional (transforms v4): its change counter lets a world at rest skip reading every
