@@ -20,17 +20,20 @@ static const data_message_kind_t kinds[] = {
 static const char *const commands[] = {"pause", "resume", "step", "quit", "reload", "status"};
 static const char *const levels[] = {"debug", "info", "warning", "error"};
 
+/* The index of `item` (a string) among names, or -1 with err set. The index is the result, not
+ * an out-parameter, so no caller can read a value that was never written. */
 static int one_of(const cJSON *item, const char *field, const char *const *names, size_t n,
-                  int *out, char *err, size_t err_size)
+                  char *err, size_t err_size)
 {
-    if (!cJSON_IsString(item))
-        return data__message_fail(err, err_size, "field '%s' must be a string", field);
+    if (!cJSON_IsString(item)) {
+        data__message_fail(err, err_size, "field '%s' must be a string", field);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++)
-        if (strcmp(item->valuestring, names[i]) == 0) {
-            *out = (int)i;
-            return 0;
-        }
-    return data__message_unknown(err, err_size, field, item->valuestring, names, n);
+        if (strcmp(item->valuestring, names[i]) == 0)
+            return (int)i;
+    data__message_unknown(err, err_size, field, item->valuestring, names, n);
+    return -1;
 }
 
 static const char *string_field(const cJSON *root, const char *name)
@@ -66,19 +69,19 @@ static int decode_kind(const cJSON *root, console_message_t *m, char *err, size_
         m->level = CT_LOG_INFO;
         item = cJSON_GetObjectItemCaseSensitive(root, "level");
         if (item) {
-            int level;
-            if (one_of(item, "level", levels, 4, &level, err, err_size))
+            const int level = one_of(item, "level", levels, 4, err, err_size);
+            if (level < 0)
                 return CT_ERR_BAD_DATA;
             m->level = (ct_log_level)level;
         }
         return 0;
     case CONSOLE_MSG_COMMAND: {
-        int command;
         item = cJSON_GetObjectItemCaseSensitive(root, "command");
         if (!item)
             return data__message_fail(err, err_size, "a 'command' message needs a field '%s'",
                                       "command");
-        if (one_of(item, "command", commands, 6, &command, err, err_size))
+        const int command = one_of(item, "command", commands, 6, err, err_size);
+        if (command < 0)
             return CT_ERR_BAD_DATA;
         m->command = (console_command)command;
         item = cJSON_GetObjectItemCaseSensitive(root, "frames");
