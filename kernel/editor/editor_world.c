@@ -26,6 +26,7 @@
 #include "ct_render_frame.h"
 #include "ct_transform.h"
 #include "ct_world.h"
+#include "datamodel/datamodel.h"
 #include "plugins/registry.h"
 #include "resources/resources.h"
 
@@ -173,21 +174,6 @@ typedef struct walk_t {
     uint32_t n, capacity;
 } walk_t;
 
-typedef struct sibling_t {
-    double order;
-    ct_guid_t guid;
-} sibling_t;
-
-static int by_order(const void *a, const void *b)
-{
-    const sibling_t *x = a, *y = b;
-    if (x->order != y->order)
-        return x->order < y->order ? -1 : 1;
-    if (x->guid.hi != y->guid.hi)
-        return x->guid.hi < y->guid.hi ? -1 : 1;
-    return x->guid.lo < y->guid.lo ? -1 : x->guid.lo > y->guid.lo;
-}
-
 static uint32_t repeat_count(walk_t *w, ct_guid_t g)
 {
     double count = 1;
@@ -202,24 +188,24 @@ static bool push_set(walk_t *w, ct_guid_t owner, const char *key)
     uint32_t count;
     if (w->dm->get_set(w->doc, owner, key, &items, &count) != 0 || !count)
         return true;
-    sibling_t *s = malloc(count * sizeof *s);
+    /* The writer's and cuttle-merge's order (@order, then GUID): one rule in the data model. */
+    ct_guid_t *s = malloc(count * sizeof *s);
     if (!s)
         return false;
-    for (uint32_t i = 0; i < count; i++) {
-        s[i].guid = items[i];
-        s[i].order = 0;
-        w->dm->get_double(w->doc, items[i], "@order", &s[i].order);
+    memcpy(s, items, count * sizeof *s);
+    if (!datamodel__sort_entities(w->doc, s, NULL, count)) {
+        free(s);
+        return false;
     }
-    qsort(s, count, sizeof *s, by_order);
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t copies = repeat_count(w, s[i].guid);
+        uint32_t copies = repeat_count(w, s[i]);
         for (uint32_t k = 0; k < copies; k++) {
             if (w->n == MAX_ENTITIES ||
                 !ct_array_reserve_of(ct_heap_allocator(), &w->slots, &w->capacity, w->n + 1, 256)) {
                 free(s);
                 return false;
             }
-            w->slots[w->n++] = (slot_t){s[i].guid, k};
+            w->slots[w->n++] = (slot_t){s[i], k};
         }
     }
     free(s);
