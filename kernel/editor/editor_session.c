@@ -100,6 +100,7 @@ static struct {
     uint32_t num_module_dirs;
     uv_process_t compile;
     bool compiling;
+    bool compile_named; /* the running compile was told the saved file (--changed) */
 } g_s;
 
 ct_dm_doc_o *editor_session__doc(void) { return g_s.doc; }
@@ -1073,16 +1074,32 @@ static void scan(cJSON *out, const char *dir, const char *rel, int depth)
 
 /* ---- save ---- */
 
+static void recompile(bool named);
+
+/* A compile told the saved file failed: the plain walk of the project, once, decides. */
+static void on_named_closed(uv_handle_t *h)
+{
+    (void)h;
+    g_s.compiling = false;
+    recompile(false);
+}
+
 static void on_compiled(uv_process_t *p, int64_t status, int signal)
 {
     (void)signal;
+    if (status != 0 && g_s.compile_named) {
+        log__warning("editor: cuttle-compile --changed %s failed (exit %d): compiling the project",
+                     g_s.source_path, (int)status);
+        uv_close((uv_handle_t *)p, on_named_closed); /* the handle is free again in the callback */
+        return;
+    }
     g_s.compiling = false;
     uv_close((uv_handle_t *)p, NULL);
     cJSON *o = reply("compiled", NULL);
     cJSON_AddBoolToObject(o, "ok", status == 0);
     if (status != 0)
         cJSON_AddStringToObject(o, "error", "cuttle-compile failed: the engine's log says why");
-    log__info("editor: cuttle-compile %s (exit %d)",
+    log__info("editor: cuttle-compile%s %s (exit %d)", g_s.compile_named ? " --changed" : "",
               status == 0 ? "updated the compiled level" : "failed", (int)status);
     broadcast_json(o);
 }
@@ -1116,8 +1133,10 @@ static bool find_compiler(char *out, size_t size)
     return false;
 }
 
-/* Compiles the project again so its compiled level matches the saved source. */
-static void recompile(void)
+/* Compiles the project again so its compiled level matches the saved source: `named`, only the
+ * saved file and what reads it (cuttle-compile --changed, no walk of the project); a failure of
+ * that falls back to the plain run. */
+static void recompile(bool named)
 {
     char compiler[PATH_MAX];
     if (g_s.compiling || !find_compiler(compiler, sizeof compiler)) {
@@ -1126,7 +1145,7 @@ static void recompile(void)
                          "level (set CUTTLE_COMPILE)");
         return;
     }
-    const char *args[4 + 2 * 64 + 1];
+    const char *args[3 + 2 * 64 + 2 + 1];
     uint32_t n = 0;
     args[n++] = compiler;
     args[n++] = "--project";
@@ -1134,6 +1153,11 @@ static void recompile(void)
     for (uint32_t i = 0; i < g_s.num_module_dirs && i < 64; i++) {
         args[n++] = "--modules";
         args[n++] = g_s.module_dirs[i];
+    }
+    g_s.compile_named = named && g_s.source_path[0];
+    if (g_s.compile_named) {
+        args[n++] = "--changed";
+        args[n++] = g_s.source_path;
     }
     args[n] = NULL;
     uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE},
@@ -1200,7 +1224,7 @@ static void save(editor_conn_t *c, const editor_message_t *m)
     cJSON_AddNumberToObject(o, "bytes", (double)len);
     cJSON_AddStringToObject(o, "by", c->user->name);
     broadcast_json(o);
-    recompile();
+    recompile(true);
 }
 
 /* Reads the level's file again (a git merge changed it under the editor) and brings what

@@ -207,6 +207,17 @@ def check_euler(page, src):
 EULER_ORDERS = ["XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX", "XYX", "XZX", "YXY", "YZY", "ZXZ", "ZYZ"]
 
 
+def compiled_yard(proj):
+    """The compiled files of the yard level (path -> bytes), the reference index left out."""
+    found = {}
+    for root, _, files in os.walk(os.path.join(proj, "compiled")):
+        for f in files:
+            if f.startswith("yard") and "references" not in root:
+                with open(os.path.join(root, f), "rb") as fh:
+                    found[os.path.join(root, f)] = fh.read()
+    return found
+
+
 def main():
     src, build, out = sys.argv[1:4]
     if not cdp.find_chromium():
@@ -435,8 +446,22 @@ def main():
             check(b.eval("editor.errors.length") == 0 and b.eval("editor.connected"), "bob saw no error")
 
             # Save, and compare the file: only the changed lines and the ids a tool writes differ.
+            before = compiled_yard(proj)
+            check(before, "the yard has a compiled level")
             a.eval("send({type: 'save'})")
             a.wait("[...document.querySelectorAll('#log li')].some((l) => l.textContent.includes('saved'))")
+            # The save compiles the saved file alone (cuttle-compile --changed): the compiled
+            # level now holds the moved entities.
+            a.wait("[...document.querySelectorAll('#log li')].some((l) => "
+                   "/compiled the project|compile failed/.test(l.textContent))", what="the compile after the save")
+            check(a.eval("[...document.querySelectorAll('#log li')].some((l) => "
+                         "l.textContent.includes('compiled the project'))"), "the compile after the save succeeded")
+            after = compiled_yard(proj)
+            check(sorted(after) == sorted(before) and any(after[k] != before[k] for k in before),
+                  "the save updated the compiled level")
+            engine_log = open(ENGINE_LOG[0]).read()
+            check("cuttle-compile --changed updated the compiled level" in engine_log,
+                  "the compile after the save was told the saved file (--changed)")
             saved = open(os.path.join(proj, "levels/yard.level")).read()
             old_lines, new_lines = original.splitlines(), saved.splitlines()
             check("// The editor tests' yard" in saved and "materials/floor" in saved,
