@@ -1,6 +1,7 @@
 /* A plugin with two resource types that reference things, so cuttle-compile writes a reference
  * index the cuttle-deps tests can query and rewrite without the engine's modules:
- *     thing:  `file = "things/apple.txt"` (optional): a file it is built from
+ *     thing:  `file = "things/apple.txt"` (optional): a file it is built from, and
+ *             `refs = ["t/1/r5" ...]` (optional) other things (bench_deps' synthetic project)
  *     holder: `uses = ["things/apple" ...]` things, `holders = ["h2" ...]` other holders
  * REFS_PLUGIN_NAME names the plugin: two builds provide the same types under two names (a
  * swapped provider). Built against api/ only, as a third party would. */
@@ -18,17 +19,6 @@ static void *load_any(void *user_data, const void *payload, uint64_t size, char 
     return (void *)payload;
 }
 
-static int compile_thing(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
-{
-    (void)user_data;
-    const char *file = data->string(data->get(source, "file"), NULL);
-    char path[4096];
-    if (file && !res->source_file(ctx, "file", file, path, sizeof path))
-        return CT_ERR_BAD_DATA;
-    res->write(ctx, "t", 1);
-    return 0;
-}
-
 static int names(const struct ct_data_o *source, ct_compile_ctx_o *ctx, const char *field,
                  const char *type)
 {
@@ -36,6 +26,18 @@ static int names(const struct ct_data_o *source, ct_compile_ctx_o *ctx, const ch
         if (!res->reference(ctx, field, type, data->string(f, "")))
             return CT_ERR_BAD_DATA;
     return 0;
+}
+
+static int compile_thing(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    const char *file = data->string(data->get(source, "file"), NULL);
+    char path[4096];
+    if (file && !res->source_file(ctx, "file", file, path, sizeof path))
+        return CT_ERR_BAD_DATA;
+    const int rc = names(source, ctx, "refs", "thing");
+    res->write(ctx, "t", 1);
+    return rc;
 }
 
 static int compile_holder(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
