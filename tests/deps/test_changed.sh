@@ -11,14 +11,7 @@ COMPILE=$1
 PLUGIN=$2
 WORK=$(mktemp -d /tmp/cuttle_changed_test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-FAILS=0
-fail() {
-    echo "FAIL: $*"
-    FAILS=$((FAILS + 1))
-}
-expect() {
-    [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
-}
+. "$(dirname "$0")/check.sh"
 P=$WORK/p
 LOG=$WORK/log
 run() {

@@ -10,20 +10,7 @@ DEPS=$2
 PLUGIN=$3
 WORK=$(mktemp -d /tmp/cuttle_deps_test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-FAILS=0
-
-fail() {
-    echo "FAIL: $*"
-    FAILS=$((FAILS + 1))
-}
-
-# expect NAME EXPECTED ACTUAL
-expect() {
-    if [ "$2" != "$3" ]; then
-        fail "$1"
-        printf '  expected:\n%s\n  got:\n%s\n' "$2" "$3"
-    fi
-}
+. "$(dirname "$0")/check.sh"
 
 compile() {
     "$COMPILE" --project "$1" --plugin "$PLUGIN" >"$WORK/compile.out" 2>"$WORK/compile.err"

@@ -11,11 +11,7 @@ DEMO=$3
 BUMP=$4
 WORK=$(mktemp -d /tmp/cuttle_format_bump.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-FAILS=0
-fail() {
-    echo "FAIL: $*"
-    FAILS=$((FAILS + 1))
-}
+. "$(dirname "$0")/check.sh"
 P=$WORK/demo
 mkdir -p "$P"
 (cd "$DEMO" && tar cf - --exclude=./compiled .) | (cd "$P" && tar xf -)
@@ -48,17 +44,17 @@ bump() {
     [ "$r" = "compiled $n, up to date $((total - n)), failed 0" ] || fail "$what back: $r"
 }
 
-ALL_UNITS="units/camera.unit units/crate.unit units/dancer.unit units/joint.unit units/smoke.unit
-    units/sun.unit units/walker.unit units/whirlwind.unit levels/arena.level"
+ALL_UNITS="units/camera.unit units/crate.unit units/dancer.unit units/joint.unit units/ragdoll.unit
+    units/smoke.unit units/sun.unit units/walker.unit units/whirlwind.unit levels/arena.level"
 # shellcheck disable=SC2086
 bump component.transform $ALL_UNITS
-bump component.body units/crate.unit units/whirlwind.unit levels/arena.level
+bump component.body units/crate.unit units/ragdoll.unit units/whirlwind.unit levels/arena.level
 bump component.point_mass levels/arena.level
 bump component.force_field units/whirlwind.unit
 bump component.animation units/dancer.unit units/walker.unit
 bump component.particle_emitter units/smoke.unit
-bump component.mesh units/crate.unit units/joint.unit units/walker.unit units/whirlwind.unit \
-    levels/arena.level
+bump component.mesh units/crate.unit units/joint.unit units/ragdoll.unit units/walker.unit \
+    units/whirlwind.unit levels/arena.level
 bump component.camera units/camera.unit
 
 if [ $FAILS -ne 0 ]; then

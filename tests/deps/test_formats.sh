@@ -14,11 +14,7 @@ REFS_A=$6
 REFS_B=$7
 WORK=$(mktemp -d /tmp/cuttle_formats_test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-FAILS=0
-fail() {
-    echo "FAIL: $*"
-    FAILS=$((FAILS + 1))
-}
+. "$(dirname "$0")/check.sh"
 
 # compile PROJECT PLUGIN [--force]: "compiled N, up to date M, failed K", the log in $WORK/log
 compile() {

@@ -16,16 +16,7 @@ PLUGIN=$2
 WORK=$(mktemp -d /tmp/cuttle_watch_test.XXXXXX)
 PID=
 trap '[ -n "$PID" ] && kill -9 $PID 2>/dev/null; rm -rf "$WORK"' EXIT
-FAILS=0
-fail() {
-    echo "FAIL: $*"
-    FAILS=$((FAILS + 1))
-}
-# expect WHAT EXPECTED ACTUAL
-expect() {
-    [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
-}
-
+. "$(dirname "$0")/check.sh"
 P=$WORK/p
 OUT=$WORK/watch.out
 LOG=$WORK/watch.log
