@@ -21,7 +21,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cp -r "$source/tests/rendering/scene" "$scratch/scene"
 golden="$source/tests/rendering/golden"
-compare="$build/tests/rendering/png_compare"
+compare() { "$build/tests/rendering/png_probe" --compare "$@"; }
 "$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/scene" --modules "$build/modules" >/dev/null
 
 run() { "$build/kernel/cuttle" --strict --project "$scratch/scene" --modules "$build/modules" "$@" 2>"$scratch/log" \
@@ -32,16 +32,16 @@ run --jobs 2 --screenshot "$scratch/two" > "$scratch/two.txt"
 grep -q "objects 2509 visible 2387 packets 2391 draws 2387 .* invalid 0" "$scratch/one.txt"
 [ "$(wc -l < "$scratch/one.txt")" -eq 3 ] || { echo "expected 3 rendered frames"; exit 1; }
 diff "$scratch/one.txt" "$scratch/two.txt"
-for f in 1 2 3; do "$compare" "$scratch/one/frame_00000$f.png" "$scratch/two/frame_00000$f.png" >/dev/null; done
+for f in 1 2 3; do compare "$scratch/one/frame_00000$f.png" "$scratch/two/frame_00000$f.png" >/dev/null; done
 echo "golden: 1 and 2 render threads give the same pixels and hashes"
 
-"$compare" "$golden/scene_frame3.png" "$scratch/one/frame_000003.png" 2 384
+compare "$golden/scene_frame3.png" "$scratch/one/frame_000003.png" 2 384
 # Frames 1 and 3 differ (a cube turns): the comparison can fail.
-! "$compare" "$scratch/one/frame_000001.png" "$scratch/one/frame_000003.png" >/dev/null
+! compare "$scratch/one/frame_000001.png" "$scratch/one/frame_000003.png" >/dev/null
 
 "$build/tools/cuttle-render-replay/cuttle-render-replay" "$scratch/one.capture" --png "$scratch/replay.png" \
     | grep -q "draws 2387 fullscreen 1 layers 3 .* invalid 0 hash $(awk 'END {print $NF}' "$scratch/one.txt")"
-"$compare" "$scratch/one/frame_000003.png" "$scratch/replay.png"
+compare "$scratch/one/frame_000003.png" "$scratch/replay.png"
 echo "golden: the captured frame replays to the same pixels and hash"
 
 if command -v xvfb-run >/dev/null; then
@@ -49,7 +49,7 @@ if command -v xvfb-run >/dev/null; then
         --modules "$build/modules" --window --screenshot "$scratch/window" >/dev/null 2>"$scratch/log" \
         || { cat "$scratch/log"; exit 1; }
     grep -q "in a window" "$scratch/log"
-    "$compare" "$scratch/one/frame_000003.png" "$scratch/window/frame_000003.png"
+    compare "$scratch/one/frame_000003.png" "$scratch/window/frame_000003.png"
     echo "golden: --window under Xvfb draws the same frame"
 else
     echo "golden: xvfb-run is missing (scripts/setup.sh installs xvfb)"; exit 1
@@ -80,8 +80,8 @@ for jobs in 1 2; do
 done
 grep -q "objects 3 visible 3 draws 6 invalid 0" "$scratch/textured_1.txt"
 diff "$scratch/textured_1.txt" "$scratch/textured_2.txt"
-"$compare" "$scratch/textured_1/frame_000002.png" "$scratch/textured_2/frame_000002.png" >/dev/null
-"$compare" "$golden/textured_frame2.png" "$scratch/textured_1/frame_000002.png" 2 384
+compare "$scratch/textured_1/frame_000002.png" "$scratch/textured_2/frame_000002.png" >/dev/null
+compare "$golden/textured_frame2.png" "$scratch/textured_1/frame_000002.png" 2 384
 echo "golden: the textured scene matches golden/, the same with 1 and 2 threads"
 
 # The skinned scene (tests/rendering/skinned): the Blender-style walker skinned on the GPU at
@@ -97,10 +97,10 @@ done
 [ "$(grep -c "objects 2 visible 2 draws 4 invalid 0" "$scratch/skinned_1.txt")" = 3 ]
 diff "$scratch/skinned_1.txt" "$scratch/skinned_2.txt"
 for f in 1 2 3; do
-    "$compare" "$scratch/skinned_1/frame_00000$f.png" "$scratch/skinned_2/frame_00000$f.png" >/dev/null
-    "$compare" "$golden/skinned_frame$f.png" "$scratch/skinned_1/frame_00000$f.png" 2 384
+    compare "$scratch/skinned_1/frame_00000$f.png" "$scratch/skinned_2/frame_00000$f.png" >/dev/null
+    compare "$golden/skinned_frame$f.png" "$scratch/skinned_1/frame_00000$f.png" 2 384
 done
-! "$compare" "$scratch/skinned_1/frame_000001.png" "$scratch/skinned_1/frame_000003.png" >/dev/null
+! compare "$scratch/skinned_1/frame_000001.png" "$scratch/skinned_1/frame_000003.png" >/dev/null
 echo "golden: the skinned walker matches golden/ at three clip times, the same with 1 and 2 threads"
 
 # The normal-map scene (tests/rendering/normalmap): tangents derived from texture coordinates

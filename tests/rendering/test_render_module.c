@@ -600,18 +600,42 @@ static void test_debug_drawing(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
-/* The sun's shadow matrix of the last frame, read back from a capture (its lights, v[12..15]). */
-static void shadow_matrix(float out[16])
+/* Sets a pipeline of a sun's shadow map of `size` then an opaque layer; `resolution` is "" (the
+ * default) or a `resolution = [W H] ` field. */
+static void use_shadowed_pipeline(const char *resolution, int size)
+{
+    char source[256];
+    snprintf(source, sizeof source,
+             "%slayers = [ { name = \"shadow\" shadow = { size = %d extent = 8 } } "
+             "{ name = \"opaque\" clear_depth = 1 } ]",
+             resolution, size);
+    assert_int_equal(load("render_config", "shadowed", source), 0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+}
+
+/* Captures the last frame and reads `size` bytes at `offset` of the capture file into out. A
+ * capture starts with 8 bytes of header, then the pipeline, 64 bytes of view, then the lights. */
+static void read_capture(long offset, void *out, size_t size)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/shadow.capture", project);
+    snprintf(path, sizeof path, "%s/last.capture", project);
     assert_int_equal(render->capture(path), 0);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
-    render__frame_lights lights;
-    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
-    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
+    assert_int_equal(fseek(f, offset, SEEK_SET), 0);
+    assert_int_equal(fread(out, size, 1, f), 1);
     fclose(f);
+}
+
+/* Where a capture holds the frame's lights. */
+#define CAPTURE_LIGHTS (8 + (long)sizeof(render__pipeline) + 64)
+
+/* The sun's shadow matrix of the last frame, read back from a capture (its lights, v[12..15]). */
+static void shadow_matrix(float out[16])
+{
+    render__frame_lights lights;
+    read_capture(CAPTURE_LIGHTS, &lights, sizeof lights);
     memcpy(out, lights.v[12], 16 * sizeof(float));
 }
 
@@ -624,12 +648,7 @@ static void test_shadow_is_stable(void **state)
     boot(1);
     ct_entity_t camera;
     ct_world_o *w = scene(3, &camera, NULL);
-    assert_int_equal(load("render_config", "shadowed",
-                          "layers = [ { name = \"shadow\" shadow = { size = 1024 extent = 8 } } "
-                          "{ name = \"opaque\" clear_depth = 1 } ]"),
-                     0);
-    assert_int_equal(render->set_pipeline("shadowed"), 0);
-    resource->unload("render_config", "shadowed");
+    use_shadowed_pipeline("", 1024);
     const ct_transform_api_v2 *tr = test_kernel_api(CT_TRANSFORM_API, 2);
     assert_non_null(tr);
     float base[16], nudged[16], moved[16], p[3];
@@ -731,15 +750,8 @@ static void test_gl_screenshot(void **state)
 /* The shadow map's size in the last frame, read back from a capture (its pipeline). */
 static uint32_t capture_shadow_size(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/size.capture", project);
-    assert_int_equal(render->capture(path), 0);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
     render__pipeline p;
-    assert_int_equal(fseek(f, 8, SEEK_SET), 0);
-    assert_int_equal(fread(&p, sizeof p, 1, f), 1);
-    fclose(f);
+    read_capture(8, &p, sizeof p);
     return p.shadow_size;
 }
 
@@ -780,12 +792,7 @@ static void test_frame_on_a_thread(void **state)
     assert_non_null(frame);
     ct_entity_t camera;
     ct_world_o *w = scene(5, &camera, NULL);
-    assert_int_equal(load("render_config", "shadowed",
-                          "resolution = [160 90] layers = [ { name = \"shadow\" shadow = { size = "
-                          "1024 extent = 8 } } { name = \"opaque\" clear_depth = 1 } ]"),
-                     0);
-    assert_int_equal(render->set_pipeline("shadowed"), 0);
-    resource->unload("render_config", "shadowed");
+    use_shadowed_pipeline("resolution = [160 90] ", 1024);
     assert_int_equal(render->set_backend("gl"), 0);
     assert_int_equal(v3->execute(NULL, 0, NULL, NULL), CT_ERR_INVALID); /* nothing prepared */
 
@@ -846,15 +853,8 @@ static void test_frame_on_a_thread(void **state)
 /* The point and spot lights' count of the last frame, read back from a capture. */
 static float capture_local_lights(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/lights.capture", project);
-    assert_int_equal(render->capture(path), 0);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
     render__frame_lights lights;
-    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
-    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
-    fclose(f);
+    read_capture(CAPTURE_LIGHTS, &lights, sizeof lights);
     return lights.v[1][3];
 }
 
@@ -869,12 +869,7 @@ static void test_lean_lit_same_pixels(void **state)
     const ct_render_frame_api_v1 *frame = test_kernel_api(CT_RENDER_FRAME_API, 1);
     ct_entity_t camera;
     ct_world_o *w = scene(5, &camera, NULL);
-    assert_int_equal(load("render_config", "shadowed",
-                          "resolution = [160 90] layers = [ { name = \"shadow\" shadow = { size = "
-                          "512 extent = 8 } } { name = \"opaque\" clear_depth = 1 } ]"),
-                     0);
-    assert_int_equal(render->set_pipeline("shadowed"), 0);
-    resource->unload("render_config", "shadowed");
+    use_shadowed_pipeline("resolution = [160 90] ", 512);
     assert_int_equal(render->set_backend("gl"), 0);
     enum { SIZE = 160 * 90 * 4 };
     static uint8_t lean[SIZE], full[SIZE], lit[SIZE];
