@@ -302,6 +302,18 @@ static ct_entity_t spawn_unit_at(ct_world_o *w, const char *unit, const float po
     return world_api->spawn_unit(w, unit, pos, NULL);
 }
 
+/* Loads `unit` as a camera (fov 60, near 0.1, far 100) and spawns it at (20, 3, 30), for the
+ * render probes; each probe unloads its own unit. */
+static int spawn_camera(ct_world_o *w, const char *unit, ct_entity_t *camera)
+{
+    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
+                                      "= 60 near = 0.1 far = 100 } } } ]";
+    const int r = resource->load_source("unit", unit, camera_unit, sizeof camera_unit - 1);
+    if (!r)
+        *camera = spawn_unit_at(w, unit, (const float[3]){20, 3, 30});
+    return r;
+}
+
 static ct_entity_t spawn_chain(ct_world_o *w, const float pos[3])
 {
     return spawn_unit_at(w, "matrix/chain", pos);
@@ -578,12 +590,10 @@ static int component_order(ct_world_o *w)
  * frame is exactly the two default layers' begin packets, all valid. */
 static int render_null_frame(ct_world_o *w)
 {
-    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
-                                      "= 60 near = 0.1 far = 100 } } } ]";
-    int r = resource->load_source("unit", "matrix/camera", camera_unit, sizeof camera_unit - 1);
+    ct_entity_t camera;
+    int r = spawn_camera(w, "matrix/camera", &camera);
     if (r)
         return r;
-    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera", (const float[3]){20, 3, 30});
     r = render->set_backend("null");
     if (!r)
         r = render->render(w, camera);
@@ -853,12 +863,10 @@ static int physics_hull(ct_world_o *w)
 /* render v2: two debug lines and a box drawn into a null-backend frame reach its display list. */
 static int render_debug_draw(ct_world_o *w)
 {
-    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
-                                      "= 60 near = 0.1 far = 100 } } } ]";
-    int r = resource->load_source("unit", "matrix/camera2", camera_unit, sizeof camera_unit - 1);
+    ct_entity_t camera;
+    int r = spawn_camera(w, "matrix/camera2", &camera);
     if (r)
         return r;
-    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera2", (const float[3]){20, 3, 30});
     const float white[4] = {1, 1, 1, 1}, lines[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 0}, {0, 1, 0}};
     r = render->set_backend("null");
     if (!r)
@@ -888,12 +896,10 @@ static void *execute_frame(void *result)
  * list render() builds; it is executed once; the shadow cap is taken (no shadow layer here). */
 static int render_split_frame(ct_world_o *w)
 {
-    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
-                                      "= 60 near = 0.1 far = 100 } } } ]";
-    int r = resource->load_source("unit", "matrix/camera3", camera_unit, sizeof camera_unit - 1);
+    ct_entity_t camera;
+    int r = spawn_camera(w, "matrix/camera3", &camera);
     if (r)
         return r;
-    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera3", (const float[3]){20, 3, 30});
     r = render->set_backend("null");
     render->set_max_shadow_size(512);
     if (!r)
