@@ -14,3 +14,15 @@ expect() {
         printf '  expected:\n%s\n  got:\n%s\n' "$2" "$3"
     fi
 }
+
+# refs_project DIR: a small project of refs_plugin.c's types: things apple and pear (built from
+# pear.txt), holders a (uses apple) and b (uses pear).
+refs_project() {
+    mkdir -p "$1/things" "$1/h"
+    printf 'modules = []\n' >"$1/project.sjson"
+    printf 'x = 1\n' >"$1/things/apple.thing"
+    printf 'file = "things/pear.txt"\n' >"$1/things/pear.thing"
+    printf 'pear\n' >"$1/things/pear.txt"
+    printf 'uses = ["things/apple"]\n' >"$1/h/a.holder"
+    printf 'uses = ["things/pear"]\n' >"$1/h/b.holder"
+}

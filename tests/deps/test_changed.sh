@@ -18,13 +18,7 @@ run() {
     "$COMPILE" --project "$P" --plugin "$PLUGIN" "$@" 2>>"$LOG" | tail -1
 }
 
-mkdir -p "$P/things" "$P/h"
-printf 'modules = []\n' >"$P/project.sjson"
-printf 'x = 1\n' >"$P/things/apple.thing"
-printf 'file = "things/pear.txt"\n' >"$P/things/pear.thing"
-printf 'pear\n' >"$P/things/pear.txt"
-printf 'uses = ["things/apple"]\n' >"$P/h/a.holder"
-printf 'uses = ["things/pear"]\n' >"$P/h/b.holder"
+refs_project "$P"
 expect "the first run" "compiled 4, up to date 0, failed 0" "$(run)"
 
 printf 'uses = ["things/apple" "things/pear"]\n' >"$P/h/a.holder"

@@ -47,13 +47,7 @@ once() {
     "$COMPILE" --project "$P" --plugin "$PLUGIN" 2>>"$LOG" | tail -1
 }
 
-mkdir -p "$P/things" "$P/h"
-printf 'modules = []\n' >"$P/project.sjson"
-printf 'x = 1\n' >"$P/things/apple.thing"
-printf 'file = "things/pear.txt"\n' >"$P/things/pear.thing"
-printf 'pear\n' >"$P/things/pear.txt"
-printf 'uses = ["things/apple"]\n' >"$P/h/a.holder"
-printf 'uses = ["things/pear"]\n' >"$P/h/b.holder"
+refs_project "$P"
 printf 'uses = ["things/plum"]\n' >"$P/h/c.holder"
 
 start
