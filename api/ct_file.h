@@ -54,11 +54,16 @@ static inline uint8_t *ct_file_read(const char *path, ct_allocator_t *a, size_t 
         const int regular = stat_ok && S_ISREG(st.st_mode);
         if (fd >= 0)
             close(fd);
+        /* The reason may be cut to err_size; an encoding error leaves it empty. */
+        int said = 0;
         if (err_size && regular)
-            snprintf(err, err_size, "%s: not a readable file of at most %zu bytes", path, max_size);
+            said = snprintf(err, err_size, "%s: not a readable file of at most %zu bytes", path,
+                            max_size);
         else if (err_size)
-            snprintf(err, err_size, "%s: cannot open: %s", path,
-                     why ? strerror(why) : "not a regular file (a FIFO, socket or device)");
+            said = snprintf(err, err_size, "%s: cannot open: %s", path,
+                            why ? strerror(why) : "not a regular file (a FIFO, socket or device)");
+        if (said < 0)
+            err[0] = 0;
         return NULL;
     }
     const size_t n = (size_t)st.st_size;
@@ -76,8 +81,9 @@ static inline uint8_t *ct_file_read(const char *path, ct_allocator_t *a, size_t 
     if (!bytes || got != n) {
         if (bytes)
             ct_free(a, bytes, n + 1);
-        if (err_size)
-            snprintf(err, err_size, "%s: %s", path, bytes ? "reading failed" : "out of memory");
+        if (err_size && snprintf(err, err_size, "%s: %s", path,
+                                 bytes ? "reading failed" : "out of memory") < 0)
+            err[0] = 0;
         return NULL;
     }
     bytes[n] = 0;

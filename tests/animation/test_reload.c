@@ -37,9 +37,10 @@ static char paths[3][128];
 
 static void install(const char *built, const char *path)
 {
-    char part[160], cmd[400];
-    snprintf(part, sizeof part, "%s.part", path);
-    snprintf(cmd, sizeof cmd, "cp '%s' '%s' && mv '%s' '%s'", built, part, part, path);
+    char part[160], cmd[1024];
+    assert_true(snprintf(part, sizeof part, "%s.part", path) < (int)sizeof part);
+    assert_true(snprintf(cmd, sizeof cmd, "cp '%s' '%s' && mv '%s' '%s'", built, part, part, path) <
+                (int)sizeof cmd);
     assert_int_equal(system(cmd), 0);
 }
 

@@ -78,7 +78,8 @@ static char *read_all(const char *path, size_t *len)
 static bool make_parents(const char *path)
 {
     char dir[PATH_SIZE];
-    snprintf(dir, sizeof dir, "%s", path);
+    if ((size_t)snprintf(dir, sizeof dir, "%s", path) >= sizeof dir)
+        return false; /* cut short, it would name other folders */
     for (char *p = dir + 1; *p; p++) {
         if (*p != '/')
             continue;
