@@ -22,7 +22,7 @@ static physics__pool pool;
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x6a946ed20ec82439ull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0x69d658a95de6b0deull
+#define MESH_PILE_HASH 0xf96593462e48313dull
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
