@@ -20,9 +20,9 @@ static physics__pool pool;
 
 /* The state hash of the pile of hulls, boxes, balls and tables after 200 steps
  * (test_hull_pile_hash_is_pinned). */
-#define HULL_PILE_HASH 0x6a946ed20ec82439ull
+#define HULL_PILE_HASH 0x333d6ae8bff2377bull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0xf96593462e48313dull
+#define MESH_PILE_HASH 0x5307bbb09107c399ull
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
@@ -296,7 +296,9 @@ static void test_hull_cube_tips_over(void **state)
 }
 
 /* A square pyramid (base 1 x 1, apex 1 up) set on its base stays, its centre of mass a quarter of
- * its height up (0.25 m); set on its apex it falls over onto a side face. */
+ * its height up (0.25 m); set on its apex it falls over onto a side face (within 10 s: balanced on
+ * its apex it leaves slowly, the apex's contact being recycled, as Box3D's is, for the first few
+ * degrees of each turn; it was still on its apex after 5 s then). */
 static void test_pyramid_rests_on_its_base(void **state)
 {
     (void)state;
@@ -316,7 +318,7 @@ static void test_pyramid_rests_on_its_base(void **state)
     upside.rotation[0] = 1.0f;          /* half a turn about x: apex down */
     upside.angular_velocity[2] = 0.05f; /* a nudge: an apex balanced exactly would stay */
     add_hull(&s, 3, upside, pyramid, 5);
-    run(&s, 300);
+    run(&s, 600);
     const uint32_t a = at(&s, 2), b = at(&s, 3);
     print_message("pyramid on base y %.5f; on apex, now y %.5f, up.y %.4f\n",
                   (double)s.bodies.position[a].y, (double)s.bodies.position[b].y,
