@@ -112,6 +112,13 @@
  *   Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz
  *   Physics.set_joint_motor(world, j, speed, max_force)
  *   Physics.joint_of(world, e) -> the joint its "joint" component made, or nil
+ *   v5: Physics.add_hull(world, e, {x1, y1, z1, ...}, desc)
+ *   Physics.add_compound(world, e, { {shape = "box" | "sphere" | "capsule" | "hull", half_extents,
+ *       radius, half_height, points, position, rotation}, ... }, desc)
+ *   Physics.add_mesh(world, e, vertices, indices (1-based), desc)
+ *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
+ *       (desc = {kind, mass, friction, restitution, position, rotation}, optional; meshes and
+ *       height fields are static; see Hulls, Compounds, Meshes)
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)

@@ -228,3 +228,42 @@ function Physics.add_character(world, e, desc) end
 ---@return number vy
 ---@return number vz
 function Physics.move_character(world, e, vx, vy, vz, dt) end
+
+---Gives e a rigid body shaped as the convex hull of points (api/ct_physics.h, Hulls): at most 64
+---points, refused when they are coplanar, duplicated, too few, NaN or huge. The body's position is
+---the hull's centre of mass.
+---@param world ct.World
+---@param e ct.Entity
+---@param points number[] x1, y1, z1, x2, ... in the body's frame
+---@param desc? {kind?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_hull(world, e, points, desc) end
+
+---Gives e a rigid body of several shapes (api/ct_physics.h, Compounds): each child a box
+---(half_extents), sphere (radius), capsule (radius, half_height) or hull (points), placed by its
+---position and rotation in the body's frame. Mass is shared by volume.
+---@param world ct.World
+---@param e ct.Entity
+---@param children {shape: "box"|"sphere"|"capsule"|"hull", half_extents?: number[], radius?: number, half_height?: number, points?: number[], position?: number[], rotation?: number[]}[]
+---@param desc? {kind?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_compound(world, e, children, desc) end
+
+---Gives e a static body of triangles (api/ct_physics.h, Meshes): vertices x y z triples, indices
+---three 1-based vertex numbers a triangle, counter-clockwise seen from the side it pushes out.
+---@param world ct.World
+---@param e ct.Entity
+---@param vertices number[]
+---@param indices integer[]
+---@param desc? {friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_mesh(world, e, vertices, indices, desc) end
+
+---Gives e a static height field: heights[r * columns + c + 1] is the height at (c * cell_x,
+---r * cell_z) of the body's frame, two triangles a cell, facing up.
+---@param world ct.World
+---@param e ct.Entity
+---@param heights number[] columns x rows of them
+---@param columns integer at least 2
+---@param rows integer at least 2
+---@param cell_x number
+---@param cell_z number
+---@param desc? {friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc) end

@@ -1080,5 +1080,7 @@ void physics__unregister_components(void);
 /* Registers the Lua modules, or on a reload registers them again (replacing the functions in
  * place): they hold no script state, so there is nothing to keep. */
 void physics__register_lua(void);
+/* The v5 shapes' functions (physics_lua_shapes.c), registered by physics__register_lua. */
+void physics__register_lua_shapes(void);
 
 #endif

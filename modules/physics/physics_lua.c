@@ -475,4 +475,5 @@ void physics__register_lua(void)
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
     L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);
+    physics__register_lua_shapes();
 }

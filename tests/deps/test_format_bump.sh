@@ -53,8 +53,8 @@ bump component.point_mass levels/arena.level
 bump component.force_field units/whirlwind.unit
 bump component.animation units/dancer.unit units/walker.unit
 bump component.particle_emitter units/smoke.unit
-bump component.mesh units/crate.unit units/joint.unit units/ragdoll.unit units/walker.unit \
-    units/whirlwind.unit levels/arena.level
+bump component.mesh units/crate.unit units/joint.unit units/ragdoll.unit units/walker.unit units/whirlwind.unit \
+    levels/arena.level
 bump component.camera units/camera.unit
 
 if [ $FAILS -ne 0 ]; then
