@@ -48,9 +48,20 @@
  *   physics.box3d_large_pyramid_threads_x  one thread / the pool on large_pyramid
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
+ *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
+ *                               PerformanceTest/HighSpeedScene.h: 5,000 bodies at 250 m/s in a
+ *                               closed 100 m box of 0.4 m walls; capsules where Jolt has a capsule
+ *                               and box compound), 500 steps, one thread: bodies whose centre ever
+ *                               left the box (target 0)
+ *   physics.jolt_high_speed_steps_per_s   its steps per second of CPU time
+ *   physics.jolt_peer_high_speed_escapes, physics.jolt_peer_high_speed_steps_per_s   Jolt's own,
+ *                               when CUTTLE_JOLT_BENCH names a harness built outside this repository
+ *                               that runs Jolt's scene (LinearCast, one thread) and prints
+ *                               "jolt HighSpeed: N steps, X steps/s by CPU, Y steps/s by wall, E
+ *                               escaped"
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, jolt_high_speed).
  */
 #include "ct_heap.h"
 #include "base/jobs.h"
@@ -639,6 +650,169 @@ static void bench_box3d_standing(void)
     physics__scene_free(&s);
 }
 
+/* ---- Jolt's scenes, replicated (jrouwe/JoltPhysics, PerformanceTest/) ------------------------- */
+
+/* A random unit quaternion (Shoemake's), and a random direction. */
+static physics__quat random_rotation(void)
+{
+    const float u1 = frand(0, 1), u2 = frand(0, 6.2831853f), u3 = frand(0, 6.2831853f);
+    const float a = sqrtf(1.0f - u1), c = sqrtf(u1);
+    return quat_normalize((physics__quat){a * sinf(u2), a * cosf(u2), c * sinf(u3), c * cosf(u3)});
+}
+
+static physics__v3 random_direction(void)
+{
+    for (;;) {
+        const physics__v3 v = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1));
+        const float l = v3_len(v);
+        if (l > 0.01f && l <= 1.0f)
+            return v3_scale(v, 1.0f / l);
+    }
+}
+
+/* HighSpeedScene: a closed box of six static walls (each 100 x 100 m and 0.4 m thick, their
+ * middles at +-50 m, restitution 1, friction 1) holding 5,000 bodies placed at random within
+ * +-45 m, turned at random, each flying at 250 m/s in a random direction (friction 0.5..1,
+ * restitution 0.9..1, density 1,000 as Jolt's default): in turn a ball of radius 0.5, a box of
+ * half extents 0.25 x 0.5 x 0.5, and where Jolt has a compound of a capsule and a box (we have no
+ * compounds yet) a capsule of radius 0.125 and half height 0.5, Jolt's capsule part. Gravity on,
+ * sleeping on, 60 Hz. */
+static void jolt_high_speed_scene(physics__scene *s)
+{
+    const float half = 50.0f, wall = 0.2f, range = 0.9f * half;
+    const struct {
+        float h[3], p[3];
+    } walls[6] = {
+        {{half, wall, half}, {0, -half, 0}}, {{half, wall, half}, {0, half, 0}},
+        {{half, half, wall}, {0, 0, -half}}, {{half, half, wall}, {0, 0, half}},
+        {{wall, half, half}, {-half, 0, 0}}, {{wall, half, half}, {half, 0, 0}},
+    };
+    for (uint32_t k = 0; k < 6; k++) {
+        const ct_rigid_body_desc_t d = {
+            .kind = CT_BODY_STATIC,
+            .shape = CT_BODY_BOX,
+            .half_extents = {walls[k].h[0], walls[k].h[1], walls[k].h[2]},
+            .restitution = 1.0f,
+            .friction = 1.0f,
+            .position = {walls[k].p[0], walls[k].p[1], walls[k].p[2]}};
+        physics__bodies_add_rigid(&s->bodies, (ct_entity_t){10000 + k}, &d);
+    }
+    rng = 5489u;
+    for (uint32_t k = 0; k < 5000; k++) {
+        ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC};
+        const float pi = 3.14159265f;
+        if (k % 3 == 0) {
+            d.shape = CT_BODY_SPHERE;
+            d.radius = 0.5f;
+            d.mass = 1000.0f * 4.0f / 3.0f * pi * 0.125f;
+        } else if (k % 3 == 1) {
+            d.shape = CT_BODY_BOX;
+            d.half_extents[0] = 0.25f;
+            d.half_extents[1] = d.half_extents[2] = 0.5f;
+            d.mass = 1000.0f * 0.5f;
+        } else {
+            d.shape = CT_BODY_CAPSULE;
+            d.radius = 0.125f;
+            d.half_height = 0.5f;
+            d.mass = 1000.0f * (pi * 0.125f * 0.125f * 1.0f + 4.0f / 3.0f * pi * 0.125f * 0.125f *
+                                                                  0.125f);
+        }
+        for (int c = 0; c < 3; c++)
+            d.position[c] = frand(-range, range);
+        const physics__quat q = random_rotation();
+        d.rotation[0] = q.x;
+        d.rotation[1] = q.y;
+        d.rotation[2] = q.z;
+        d.rotation[3] = q.w;
+        d.friction = frand(0.5f, 1.0f);
+        d.restitution = frand(0.9f, 1.0f);
+        v3_store(v3_scale(random_direction(), 250.0f), d.velocity);
+        physics__bodies_add_rigid(&s->bodies, (ct_entity_t){k + 1}, &d);
+    }
+}
+
+/* Runs the high-speed scene for `steps` steps: the bodies whose centre ever left the box (a
+ * coordinate past +-50 m), and the CPU time per step (ms). */
+static uint32_t jolt_high_speed_run(bool sweeps, int steps, double *ms, uint32_t *hits)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.ccd.off = !sweeps;
+    jolt_high_speed_scene(&s);
+    uint8_t *out = calloc(s.bodies.n, 1);
+    uint32_t escaped = 0;
+    *hits = 0;
+    double cpu = 0.0;
+    for (int k = 0; k < steps; k++) {
+        const double t0 = cpu_ms();
+        physics__scene_step(&s, 1.0f / 60.0f);
+        cpu += cpu_ms() - t0;
+        *hits += s.ccd.hits;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            const uint32_t id = s.bodies.entity[i].id;
+            if (id <= 5000 && !out[id - 1] && !v3_within(s.bodies.position[i], 50.0f)) {
+                out[id - 1] = 1;
+                escaped++;
+            }
+        }
+    }
+    *ms = cpu / steps;
+    free(out);
+    physics__scene_free(&s);
+    return escaped;
+}
+
+/* Jolt's own HighSpeed scene by the harness CUTTLE_JOLT_BENCH names (built outside this
+ * repository from jrouwe/JoltPhysics' public sources: PerformanceTest's scene, one thread,
+ * EMotionQuality::LinearCast): it prints "jolt HighSpeed: N steps, X steps/s by CPU, ...,
+ * E escaped". Returns X (and *escaped), or a negative number when it is not there. */
+static double jolt_peer(const char *scene, int steps, uint32_t *escaped)
+{
+    const char *exe = getenv("CUTTLE_JOLT_BENCH");
+    if (!exe || !*exe)
+        return -1.0;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s %d 2>/dev/null", exe, scene, steps);
+    FILE *f = popen(cmd, "r");
+    char line[512];
+    double per_s = -1.0;
+    unsigned e = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "steps, ");
+        if (at && sscanf(at, "steps, %lf steps/s by CPU", &per_s) == 1) {
+            const char *esc = strstr(line, "by wall, ");
+            if (esc)
+                sscanf(esc, "by wall, %u escaped", &e);
+            fprintf(stderr, "  %s", line);
+        }
+    }
+    if (f)
+        pclose(f);
+    if (escaped)
+        *escaped = e;
+    return per_s;
+}
+
+/* physics.jolt_high_speed_escapes and _steps_per_s: 500 steps, by CPU time, beside Jolt's. */
+static void bench_jolt_high_speed(void)
+{
+    double ms = 0.0;
+    uint32_t hits = 0;
+    const uint32_t escaped = jolt_high_speed_run(true, 500, &ms, &hits);
+    report("physics.jolt_high_speed_escapes", escaped, "bodies");
+    report("physics.jolt_high_speed_steps_per_s", 1000.0 / ms, "steps/s");
+    fprintf(stderr, "high speed: %u sweeps hit in 500 steps, %.3f ms/step of CPU\n", hits, ms);
+    uint32_t peer_escaped = 0;
+    const double peer = jolt_peer("HighSpeed", 500, &peer_escaped);
+    if (peer >= 0.0) {
+        report("physics.jolt_peer_high_speed_escapes", peer_escaped, "bodies");
+        report("physics.jolt_peer_high_speed_steps_per_s", peer, "steps/s");
+    }
+    /* What the sweeps are for: the same scene without them (100 steps). */
+    const uint32_t without = jolt_high_speed_run(false, 100, &ms, &hits);
+    fprintf(stderr, "high speed without sweeps: %u bodies escaped in 100 steps\n", without);
+}
+
 static void bench_pyramid_20(void)
 {
     bench_pyramid("physics.pyramid_20_ms", 20, pool);
@@ -666,6 +840,7 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"jolt_high_speed", bench_jolt_high_speed},
 };
 
 int main(int argc, char **argv)

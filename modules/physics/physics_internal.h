@@ -666,6 +666,15 @@ typedef struct physics__keyed_pair {
     uint32_t a, b;
 } physics__keyed_pair;
 
+/* Continuous collision (physics_ccd.c): where the bodies were at the start of the step. */
+typedef struct physics__ccd {
+    bool off;                      /* no sweeps (tests show what they prevent) */
+    uint32_t hits;                 /* bodies the last step moved back to where they hit */
+    physics__v3 *start;            /* per body: its position at the start of the step */
+    physics__quat *start_rotation; /* and its rotation */
+    uint32_t cap_start, cap_start_rotation;
+} physics__ccd;
+
 /* What a step tells its owner to log (the core does not log). */
 typedef struct physics__step_report {
     uint32_t escaped; /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
@@ -729,6 +738,8 @@ typedef struct physics__scene {
     physics__joints joints; /* any joint puts the world on the rigid solver */
     physics__characters characters;
 
+    physics__ccd ccd;
+
     physics__events events;      /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
@@ -749,6 +760,12 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
+
+/* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
+ * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */
+int physics__ccd_begin(physics__scene *s);
+int physics__ccd_end(physics__scene *s, float dt);
+void physics__ccd_free(physics__scene *s);
 
 /* Joints (physics_joints.c). Why a desc is bad (the field and its range), or NULL. */
 const char *physics__joint_desc_error(const ct_joint_desc_t *d);
