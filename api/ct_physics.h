@@ -234,6 +234,7 @@ typedef enum ct_body_shape {
     CT_BODY_BOX = 0,     /* half_extents; axis-aligned in v1-v3, oriented by the rotation in v4 */
     CT_BODY_SPHERE = 1,  /* radius */
     CT_BODY_CAPSULE = 2, /* v4 only: radius, half_height of the segment along the local y axis */
+    CT_BODY_HULL = 3,    /* v5 only: a convex hull of points (add_hull_body; see Hulls) */
 } ct_body_shape;
 
 /* Motion locks of a v4 body (ct_rigid_body_desc_t.locks), along and about the WORLD axes: a locked
@@ -293,7 +294,9 @@ typedef struct ct_physics_shape_t {
     uint32_t shape;        /* a ct_body_shape: which of the sizes below apply */
     uint32_t kind;         /* a ct_body_kind */
     uint32_t sleeping;     /* 1 if the body sleeps (see Version 3), else 0; static bodies: 0 */
-    float half_extents[3]; /* box: half extents along its own axes (m); others: 0 */
+    float half_extents[3]; /* box: half extents along its own axes (m); hull (v5): the largest
+                            * distance of its corners from its centre along each of its own axes;
+                            * others: 0 */
     float radius;          /* sphere and capsule (m); box: 0 */
     float half_height;     /* capsule: half its segment, along its own y axis (m); others: 0 */
     float position[3];     /* world position of the centre (m), as physics last saw it */
@@ -397,6 +400,25 @@ typedef struct ct_character_state_t {
     float position[3];      /* where the next simulate() puts its centre */
     float velocity[3]; /* the velocity it moves with there (after sliding, with what carries it) */
 } ct_character_state_t;
+
+/* ---- Hulls (v5) ----------------------------------------------------------------------------
+ * A convex hull is the smallest convex shape holding the points it is given (add_hull_body):
+ * points inside it are dropped, and what is left are its corners (at most
+ * CT_PHYSICS_MAX_HULL_POINTS), with its faces (coplanar triangles merged into one polygon).
+ * The hull is solid and of even density: its mass is desc->mass, its centre of mass is its
+ * volume's centroid, and its inertia comes from its volume (desc->inertia, when not all zero,
+ * replaces it). The body's position is its centre of mass: the points are moved by minus the
+ * centroid when the hull is made (a cube given with corners 0..1 becomes the cube -0.5..0.5
+ * about the body's position). The products of inertia are dropped (the principal moments are
+ * taken along the body's own axes): exact for hulls symmetric about those axes (boxes, prisms,
+ * regular polyhedra), an approximation otherwise; give desc->inertia to override.
+ * Refused, naming the world, the entity and the field "points" with the reason:
+ *   - NULL points, or fewer than 4 or more than CT_PHYSICS_MAX_HULL_POINTS of them;
+ *   - a coordinate that is NaN, infinite or outside +-CT_PHYSICS_MAX_SIZE m;
+ *   - two points closer than CT_PHYSICS_MIN_SIZE (duplicates; the reason names both indices);
+ *   - points that span no volume: all on one line or one plane (coplanar), or a hull thinner than
+ *     CT_PHYSICS_MIN_SIZE in some direction. */
+#define CT_PHYSICS_MAX_HULL_POINTS 64u
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -536,12 +558,89 @@ typedef struct ct_physics_api_v3 {
     uint32_t (*awake_count)(ct_world_o *world);
 } ct_physics_api_v3;
 
-/* ---- Version 4: everything of v3 (same order and meaning) plus rotating rigid bodies.
+/* ---- Version 4: everything of v3 (same order and meaning) plus rigid bodies, joints, characters,
+ * debug shapes and snapshots. A prefix of ct_physics_api_v5, where every member is documented. */
+typedef struct ct_physics_api_v4 {
+    int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
+    int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
+    int (*point_position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_position)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    int (*point_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_point_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*add_point_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    void (*simulate)(ct_world_o *world, float dt);
+
+    int (*add_body)(ct_world_o *world, ct_entity_t e, const ct_body_desc_t *desc);
+    int (*remove_body)(ct_world_o *world, ct_entity_t e);
+    int (*set_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*add_force)(ct_world_o *world, ct_entity_t e, const float force[3]);
+    int (*position)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*teleport)(ct_world_o *world, ct_entity_t e, const float position[3]);
+    void (*set_gravity)(ct_world_o *world, const float gravity[3]);
+    void (*gravity)(ct_world_o *world, float out[3]);
+    uint32_t (*overlap_sphere)(ct_world_o *world, const float center[3], float radius,
+                               ct_entity_t *out, uint32_t max);
+    bool (*raycast)(ct_world_o *world, const float origin[3], const float direction[3],
+                    float max_distance, ct_physics_hit_t *out);
+    const void *(*events)(ct_world_o *world, uint32_t *size);
+    uint64_t (*state_hash)(ct_world_o *world);
+    uint32_t (*body_count)(ct_world_o *world);
+    uint32_t (*point_mass_count)(ct_world_o *world);
+
+    int (*set_collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t layer, uint32_t mask);
+    int (*collision_filter)(ct_world_o *world, ct_entity_t e, uint32_t *layer, uint32_t *mask);
+    int (*set_user_data)(ct_world_o *world, ct_entity_t e, uint64_t data);
+    int (*user_data)(ct_world_o *world, ct_entity_t e, uint64_t *out);
+    uint32_t (*overlap_sphere_masked)(ct_world_o *world, const float center[3], float radius,
+                                      uint32_t mask, ct_entity_t *out, uint32_t max);
+    bool (*raycast_masked)(ct_world_o *world, const float origin[3], const float direction[3],
+                           float max_distance, uint32_t mask, ct_physics_hit_t *out);
+    bool (*sleeping)(ct_world_o *world, ct_entity_t e);
+    int (*wake)(ct_world_o *world, ct_entity_t e);
+    void (*set_sleeping)(ct_world_o *world, bool enabled);
+    uint32_t (*awake_count)(ct_world_o *world);
+
+    int (*add_rigid_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc);
+    int (*rotation)(ct_world_o *world, ct_entity_t e, float out[4]);
+    int (*set_rotation)(ct_world_o *world, ct_entity_t e, const float rotation[4]);
+    int (*angular_velocity)(ct_world_o *world, ct_entity_t e, float out[3]);
+    int (*set_angular_velocity)(ct_world_o *world, ct_entity_t e, const float velocity[3]);
+    int (*add_torque)(ct_world_o *world, ct_entity_t e, const float torque[3]);
+    int (*add_force_at)(ct_world_o *world, ct_entity_t e, const float force[3],
+                        const float point[3]);
+    int (*add_impulse_at)(ct_world_o *world, ct_entity_t e, const float impulse[3],
+                          const float point[3]);
+    int (*set_locks)(ct_world_o *world, ct_entity_t e, uint32_t locks);
+    int (*locks)(ct_world_o *world, ct_entity_t e, uint32_t *out);
+
+    uint32_t (*shapes)(ct_world_o *world, uint32_t first, ct_physics_shape_t *out, uint32_t max);
+
+    int (*add_joint)(ct_world_o *world, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *desc,
+                     ct_physics_joint_t *out);
+    int (*remove_joint)(ct_world_o *world, ct_physics_joint_t joint);
+    int (*joint_force)(ct_world_o *world, ct_physics_joint_t joint, float force[3],
+                       float torque[3]);
+    int (*joint_value)(ct_world_o *world, ct_physics_joint_t joint, float *out);
+    int (*set_joint_motor)(ct_world_o *world, ct_physics_joint_t joint, float speed,
+                           float max_force);
+    uint32_t (*joint_count)(ct_world_o *world);
+
+    int (*add_character)(ct_world_o *world, ct_entity_t e, const ct_character_desc_t *desc);
+    int (*move_character)(ct_world_o *world, ct_entity_t e, const float velocity[3], float dt,
+                          ct_character_state_t *out);
+
+    uint32_t (*snapshot_size)(ct_world_o *world);
+    uint32_t (*save_snapshot)(ct_world_o *world, void *buffer, uint32_t size);
+    int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
+} ct_physics_api_v4;
+
+/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls.
  *
  * This is the manual of the whole table: every member is documented here (the older versions are
- * prefixes of it, same order, same meaning).
+ * prefixes of it, same order, same meaning). New members are only ever appended.
  *
- * Rigid bodies (add_rigid_body) have six degrees of freedom: an orientation and an angular
+ * Version 4's rigid bodies (add_rigid_body) have six degrees of freedom: an orientation and an angular
  * velocity beside the position and velocity, an inertia tensor from their shape and mass (or
  * given), and motion locks. Boxes are oriented boxes; capsules join spheres and boxes. Contacts
  * between them are manifolds of up to four points (the clipped faces of two boxes, reduced to the
@@ -555,8 +654,12 @@ typedef struct ct_physics_api_v3 {
  * take both from it when the game moved it (teleport rules as above).
  * Sleeping counts angular speed too (an island sleeps when every body is under 0.05 m/s and
  * 0.05 rad/s for half a second). state_hash() digests rotation and angular velocity too for bodies
- * that rotate (so v1-v3 worlds keep their hashes). */
-typedef struct ct_physics_api_v4 {
+ * that rotate (so v1-v3 worlds keep their hashes).
+ *
+ * Version 5's shapes. A convex hull (add_hull_body) is the convex shell of up to
+ * CT_PHYSICS_MAX_HULL_POINTS points; it collides with boxes, spheres, capsules and other hulls
+ * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls. */
+typedef struct ct_physics_api_v5 {
     /* ---- point masses (v1) ---- */
     /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
      * CT_ERR_CONFLICT if it has one, CT_ERR_NOMEM. */
@@ -730,7 +833,16 @@ typedef struct ct_physics_api_v4 {
     /* Puts the world back as the snapshot says, transforms included. CT_ERR_INVALID (logged with
      * the reason: not a snapshot, cut short, other bodies) changes nothing; CT_ERR_NOMEM. */
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
-} ct_physics_api_v4;
+
+    /* ---- shapes (v5) ---- */
+    /* Gives e a rigid body whose shape is the convex hull of points[0 .. count - 1] (x y z triples
+     * in the body's own frame). desc is read as for add_rigid_body, except that its shape must be
+     * CT_BODY_HULL and its sizes (half_extents, radius, half_height) are ignored. See Hulls for
+     * what is refused (CT_ERR_INVALID, logged naming the world, the entity and the field
+     * "points" with the reason); CT_ERR_CONFLICT, CT_ERR_NOMEM. */
+    int (*add_hull_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                         const float *points, uint32_t count);
+} ct_physics_api_v5;
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,9 @@
 /*
- * ct_physics.so: the plugin entry, the ct.physics v1-v4 tables, and the sync between bodies and
+ * ct_physics.so: the plugin entry, the ct.physics v1-v5 tables, and the sync between bodies and
  * transforms (the rules are in api/ct_physics.h). The component types are in
  * physics_component.c.
  */
-#include "physics_internal.h"
+#include "physics_hull.h"
 
 #include "ct_expr.h"
 #include "ct_profiler.h"
@@ -637,6 +637,24 @@ static uint32_t awake_count(ct_world_o *w)
 
 /* ---- v4: rigid bodies ----------------------------------------------------------------------- */
 
+/* d placed at e's transform when it has one (its world position and rotation), else as it is;
+ * false (logged) when that position is out of range. */
+static bool rigid_placed(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                         ct_rigid_body_desc_t *placed)
+{
+    *placed = *d;
+    float at[3], r[4];
+    if (physics__m.transform->world_position(w, e, at)) {
+        if (!vec_ok(at, VEC_POSITION, "add_rigid_body: the transform's world position", w, e))
+            return false;
+        memcpy(placed->position, at, sizeof at);
+        if (physics__m.transform->world_rotation(w, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
+            isfinite(r[2]) && isfinite(r[3]) && !(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0))
+            memcpy(placed->rotation, r, sizeof r);
+    }
+    return true;
+}
+
 static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
 {
     physics__body_manager *m = bodies_of(w, "add_rigid_body");
@@ -644,16 +662,9 @@ static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t 
         return CT_ERR_INVALID;
     if (!desc_ok(d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body", w, e))
         return CT_ERR_INVALID;
-    ct_rigid_body_desc_t placed = *d;
-    float at[3], r[4];
-    if (physics__m.transform->world_position(w, e, at)) {
-        if (!vec_ok(at, VEC_POSITION, "add_rigid_body: the transform's world position", w, e))
-            return CT_ERR_INVALID;
-        memcpy(placed.position, at, sizeof at);
-        if (physics__m.transform->world_rotation(w, e, r) && isfinite(r[0]) && isfinite(r[1]) &&
-            isfinite(r[2]) && isfinite(r[3]) && !(r[0] == 0 && r[1] == 0 && r[2] == 0 && r[3] == 0))
-            memcpy(placed.rotation, r, sizeof r);
-    }
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed))
+        return CT_ERR_INVALID;
     const int err = physics__bodies_add_rigid(&m->scene.bodies, e, &placed);
     physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
     return err;
@@ -829,6 +840,40 @@ static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
     return 0;
 }
 
+/* ---- v5: shapes -------------------------------------------------------------------------- */
+
+static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                      const float *points, uint32_t count)
+{
+    physics__body_manager *m = bodies_of(w, "add_hull_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    const char *bad = d ? physics__hull_desc_error(d) : "desc (NULL)";
+    if (!desc_ok(bad, "add_hull_body", w, e))
+        return CT_ERR_INVALID;
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    ct_allocator_t *a = m->scene.bodies.a;
+    physics__hull *h = ct_alloc(a, sizeof *h);
+    if (!h)
+        return CT_ERR_NOMEM;
+    char reason[128];
+    if (!desc_ok(physics__hull_build(h, points, count, reason, sizeof reason), "add_hull_body", w,
+                 e)) {
+        ct_free(a, h, sizeof *h);
+        return CT_ERR_INVALID;
+    }
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed)) {
+        ct_free(a, h, sizeof *h);
+        return CT_ERR_INVALID;
+    }
+    const int err = physics__bodies_add_hull(&m->scene.bodies, e, &placed, h);
+    if (!err)
+        physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
+    return err;
+}
+
 /* ---- v4: debug drawing ------------------------------------------------------------------ */
 
 static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out, uint32_t max)
@@ -852,7 +897,7 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
             .half_height = shape == CT_BODY_CAPSULE ? h.y - b->radius[i] : 0.0f,
             .rotation = {q.x, q.y, q.z, q.w},
         };
-        if (shape == CT_BODY_BOX)
+        if (shape == CT_BODY_BOX || shape == CT_BODY_HULL)
             v3_store(h, o->half_extents);
         v3_store(b->position[i], o->position);
     }
@@ -1096,31 +1141,24 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
                         .raycast_masked = raycast_masked, .sleeping = sleeping, .wake = wake,      \
                         .set_sleeping = set_sleeping, .awake_count = awake_count
 
-const ct_physics_api_v4 physics__api_v4 = {
-    PHYSICS_V3_MEMBERS,
-    .add_rigid_body = b_add_rigid,
-    .rotation = b_rotation,
-    .set_rotation = b_set_rotation,
-    .angular_velocity = b_angular_velocity,
-    .set_angular_velocity = b_set_angular_velocity,
-    .add_torque = b_add_torque,
-    .add_force_at = b_add_force_at,
-    .add_impulse_at = b_add_impulse_at,
-    .set_locks = b_set_locks,
-    .locks = b_locks,
-    .shapes = b_shapes,
-    .add_joint = j_add,
-    .remove_joint = j_remove,
-    .joint_force = j_force,
-    .joint_value = j_value,
-    .set_joint_motor = j_set_motor,
-    .joint_count = j_count,
-    .add_character = c_add,
-    .move_character = c_move,
-    .snapshot_size = s_size,
-    .save_snapshot = s_save,
-    .restore_snapshot = s_restore,
+#define PHYSICS_V4_MEMBERS                                                                         \
+    PHYSICS_V3_MEMBERS, .add_rigid_body = b_add_rigid, .rotation = b_rotation,                     \
+                        .set_rotation = b_set_rotation, .angular_velocity = b_angular_velocity,    \
+                        .set_angular_velocity = b_set_angular_velocity, .add_torque = b_add_torque, \
+                        .add_force_at = b_add_force_at, .add_impulse_at = b_add_impulse_at,        \
+                        .set_locks = b_set_locks, .locks = b_locks, .shapes = b_shapes,            \
+                        .add_joint = j_add, .remove_joint = j_remove, .joint_force = j_force,      \
+                        .joint_value = j_value, .set_joint_motor = j_set_motor,                    \
+                        .joint_count = j_count, .add_character = c_add, .move_character = c_move,  \
+                        .snapshot_size = s_size, .save_snapshot = s_save,                          \
+                        .restore_snapshot = s_restore
+
+/* The newest table; one member a line, so that appending merges cleanly. */
+const ct_physics_api_v5 physics__api_v5 = {
+    PHYSICS_V4_MEMBERS,
+    .add_hull_body = b_add_hull,
 };
+const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 
 const ct_physics_api_v3 physics__api_v3 = {PHYSICS_V3_MEMBERS};
 const ct_physics_api_v2 physics__api_v2 = {PHYSICS_V2_MEMBERS};
@@ -1162,6 +1200,7 @@ static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.physics", 2, ct_physics_api_v2),
     CT_API_PROVIDE("ct.physics", 3, ct_physics_api_v3),
     CT_API_PROVIDE("ct.physics", 4, ct_physics_api_v4),
+    CT_API_PROVIDE("ct.physics", 5, ct_physics_api_v5),
 };
 
 /* Managers allocate from the per-world allocator the component registry hands them; the plugin
@@ -1206,6 +1245,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
         {CT_PHYSICS_API, 2, &physics__api_v2},
         {CT_PHYSICS_API, 3, &physics__api_v3},
         {CT_PHYSICS_API, 4, &physics__api_v4},
+        {CT_PHYSICS_API, 5, &physics__api_v5},
     };
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

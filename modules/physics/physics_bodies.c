@@ -1,5 +1,5 @@
 /* physics_bodies.c: the body component's instances, structure of arrays. */
-#include "physics_internal.h"
+#include "physics_hull.h"
 
 #include "ct_array.h"
 
@@ -24,6 +24,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(inv_inertia), BODY_FIELD(extent),
     BODY_FIELD(radius),      BODY_FIELD(locks),
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
+    BODY_FIELD(hull),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -160,7 +161,8 @@ void physics__bodies_classify(physics__bodies *b, uint32_t i)
     const bool moves = b->kind[i] != CT_BODY_STATIC;
     b->rotates[i] = (moves && ((b->locks[i] & CT_BODY_LOCK_ROTATION) != CT_BODY_LOCK_ROTATION ||
                                (b->locks[i] & 7u))) ||
-                    !quat_is_identity(b->rotation[i]) || b->shape[i] == CT_BODY_CAPSULE;
+                    !quat_is_identity(b->rotation[i]) || b->shape[i] == CT_BODY_CAPSULE ||
+                    b->shape[i] == CT_BODY_HULL;
     b->num_rotating += (uint32_t)b->rotates[i] - was;
     physics__bodies_extent(b, i);
 }
@@ -168,6 +170,17 @@ void physics__bodies_classify(physics__bodies *b, uint32_t i)
 void physics__bodies_extent(physics__bodies *b, uint32_t i)
 {
     const physics__quat q = b->rotation[i];
+    if (b->shape[i] == CT_BODY_HULL && b->hull[i] && !quat_is_identity(q)) {
+        /* Its corners turned: tighter than the turned bounding box. */
+        const physics__hull *h = b->hull[i];
+        physics__v3 e = v3(0, 0, 0);
+        for (uint32_t k = 0; k < h->num_vertices; k++) {
+            const physics__v3 v = quat_rotate(q, h->vertex[k]);
+            e = v3_max(e, v3(fabsf(v.x), fabsf(v.y), fabsf(v.z)));
+        }
+        b->extent[i] = e;
+        return;
+    }
     if (b->shape[i] == CT_BODY_SPHERE || quat_is_identity(q)) {
         b->extent[i] = b->half[i];
         return;
@@ -247,10 +260,46 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->inv_inertia[i] =
         dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
     b->radius[i] = d->radius;
+    b->hull[i] = NULL;
     b->locks[i] = (uint8_t)d->locks;
     b->rotates[i] = 0;
     physics__bodies_classify(b, i);
     *physics__map_upsert(&b->map, e.id, i) = i;
+    return 0;
+}
+
+const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d)
+{
+    if (d->shape != CT_BODY_HULL)
+        return "shape (add_hull_body makes CT_BODY_HULL bodies)";
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_SPHERE;
+    r.radius = 1.0f;
+    return physics__rigid_desc_error(&r);
+}
+
+int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__hull *h)
+{
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_HULL;
+    if (bodies__all_zero(d->inertia, 3)) {
+        r.inertia[0] = d->mass * h->inertia.x;
+        r.inertia[1] = d->mass * h->inertia.y;
+        r.inertia[2] = d->mass * h->inertia.z;
+        if (d->kind != CT_BODY_DYNAMIC)
+            r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* unused: no inverse inertia */
+    }
+    const int err = physics__bodies_add_rigid(b, e, &r);
+    if (err) {
+        ct_free(b->a, h, sizeof *h);
+        return err;
+    }
+    const uint32_t i = b->n - 1;
+    b->hull[i] = h;
+    b->half[i] = h->half;
+    b->radius[i] = 0.0f;
+    physics__bodies_extent(b, i);
     return 0;
 }
 
@@ -265,6 +314,8 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     const uint32_t last = --b->n;
+    if (b->hull[i])
+        ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
     if (i == last)
         b->num_rotating -= b->rotates[i];
     if (i != last) {
@@ -295,6 +346,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->locks[i] = b->locks[last];
         b->rotates[i] = b->rotates[last];
         b->synced_rotation[i] = b->synced_rotation[last];
+        b->hull[i] = b->hull[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);
@@ -303,6 +355,9 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
 
 void physics__bodies_free(physics__bodies *b)
 {
+    for (uint32_t i = 0; i < b->n; i++)
+        if (b->hull[i])
+            ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__map_free(&b->map);
     b->n = b->cap = b->num_rotating = 0;

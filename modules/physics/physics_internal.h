@@ -227,6 +227,9 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 
 /* ---- Bodies (physics_bodies.c) ------------------------------------------------------------- */
 
+/* A convex hull's corners, faces and edges (physics_hull.h). */
+typedef struct physics__hull physics__hull;
+
 typedef struct physics__bodies {
     ct_allocator_t *a;
     uint32_t n, cap;
@@ -261,6 +264,9 @@ typedef struct physics__bodies {
     uint8_t *rotates;
     physics__quat *synced_rotation; /* rotation last written to / read from the transform */
     uint32_t num_rotating;          /* bodies with rotates set: the world uses the rigid solver */
+    /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
+     * A hull body's `half` bounds its corners on each axis. */
+    physics__hull **hull;
     physics__map map;
 } physics__bodies;
 
@@ -273,6 +279,12 @@ const char *physics__body_desc_error(const ct_body_desc_t *d);
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
+/* v5: a hull body (d->shape CT_BODY_HULL); the body takes h, allocated from b->a, and frees it
+ * when it goes (on any error too). */
+int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__hull *h);
+/* Why a hull body's desc is bad (its sizes are not read), or NULL. */
+const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d);
 /* The rigid desc of a v1-v3 desc: rotation locked, no rotation. */
 ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 /* Recomputes whether body i rotates (and the count) after its locks, rotation or shape changed. */
@@ -425,6 +437,8 @@ typedef struct physics__manifold_out {
  * two boxes' reference face was j's last step (see physics_manifold.c). */
 void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                        bool prefer_b, physics__manifold_out *m);
+/* Keeps the four points of a manifold that hold the most (when it has more). */
+void physics__manifold_reduce(physics__manifold_out *m);
 /* The id bit of a point clipped against body b's face. */
 #define PHYSICS_MANIFOLD_REFERENCE_B 0x8000u
 
@@ -963,6 +977,7 @@ extern physics__module physics__m;
 extern const ct_physics_api_v2 physics__api_v2;
 extern const ct_physics_api_v3 physics__api_v3;
 extern const ct_physics_api_v4 physics__api_v4;
+extern const ct_physics_api_v5 physics__api_v5;
 
 #define PHYSICS_LOG(level, ...) physics__m.log->write(physics__m.self, level, __VA_ARGS__)
 

@@ -11,7 +11,7 @@
  * capsules lie side by side), and a box at its segment's ends and at the segment's point nearest
  * the box. Every point carries a feature id (which faces, vertices, clip planes or ends made it)
  * so the next step can find it again for the warm start. */
-#include "physics_internal.h"
+#include "physics_hull.h"
 
 /* A box as the tests see it: centre, world axes, half extents. */
 typedef struct manifold__box {
@@ -380,12 +380,18 @@ static void manifold__box_box(const manifold__box *a, const manifold__box *b, fl
     manifold__reduce(m);
 }
 
+void physics__manifold_reduce(physics__manifold_out *m) { manifold__reduce(m); }
+
 void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                        bool prefer_b, physics__manifold_out *m)
 {
     m->count = 0;
     m->normal = v3(0, 1, 0);
     const uint8_t si = b->shape[i], sj = b->shape[j];
+    if (si == CT_BODY_HULL || sj == CT_BODY_HULL) {
+        physics__hull_manifold(b, i, j, margin, prefer_b, m);
+        return;
+    }
     if (si == CT_BODY_BOX && sj == CT_BODY_BOX) {
         const manifold__box a = manifold__box_of(b, i), c = manifold__box_of(b, j);
         manifold__box_box(&a, &c, margin, prefer_b, m);

@@ -1,5 +1,5 @@
 /* physics_queries.c: spatial queries over bodies (through the grid) and the state digest. */
-#include "physics_internal.h"
+#include "physics_hull.h"
 
 #include "ct_array.h"
 
@@ -16,6 +16,14 @@ static bool queries__turned(const physics__bodies *b, uint32_t i)
 
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
 {
+    if (b->shape[i] == CT_BODY_HULL) {
+        physics__poly p;
+        physics__v3 n;
+        float sep;
+        physics__poly_of(b, i, &p);
+        physics__poly_closest(&p, c, &sep, &n);
+        return sep <= r;
+    }
     physics__v3 d = v3_sub(c, b->position[i]);
     const physics__v3 h = b->half[i];
     if (b->shape[i] == CT_BODY_SPHERE)
@@ -90,6 +98,8 @@ float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, phy
 {
     const physics__v3 p = b->position[i], h = b->half[i];
     physics__v3 m = v3_sub(o, p);
+    if (b->shape[i] == CT_BODY_HULL)
+        return physics__ray_hull(b, i, o, d, normal);
     if (b->shape[i] == CT_BODY_SPHERE)
         return queries__ray_ball(m, d, h.x, normal);
     if (queries__turned(b, i)) {

@@ -63,6 +63,7 @@ enum {
     MATRIX_INPUT_CONTROLS = 1u << 17,
     MATRIX_CLOCK_SCALE = 1u << 18,
     MATRIX_ISLANDS_RUN = 1u << 19,
+    MATRIX_PHYSICS_HULLS = 1u << 20,
 };
 
 /* Which API version brings which feature. */
@@ -91,6 +92,7 @@ static const struct {
     {MATRIX_API_INPUT, 1, MATRIX_INPUT_CONTROLS},
     {MATRIX_API_CLOCK, 1, MATRIX_CLOCK_SCALE},
     {MATRIX_API_ISLANDS, 1, MATRIX_ISLANDS_RUN},
+    {MATRIX_API_PHYSICS, 5, MATRIX_PHYSICS_HULLS},
 };
 
 /* The features a combination's versions add. */

@@ -21,6 +21,8 @@
  *     physics v2    a sphere dropped on a static box comes to rest on it, with a collision event
  *     physics v3    a sphere whose layer the floor's mask leaves out falls through; user data
  *     physics v4    a free box spun at a quarter turn per second is turned a quarter after 1 s
+ *     physics v5    a hull cube (its 8 corners) dropped on a static box rests on it, and a ray
+ *                   down hits its top
  *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     render v2     debug lines and a box drawn into a null-backend frame: one packet more
@@ -76,7 +78,7 @@ static ct_get_api_f get_engine_api;
 static ct_entity_api_v2 entity_table;
 static ct_world_api_v2 world_table;
 static ct_transform_api_v4 transform_table;
-static ct_physics_api_v4 physics_table;
+static ct_physics_api_v5 physics_table;
 static ct_component_api_v2 component_table;
 static ct_render_api_v2 render_table;
 static ct_animation_api_v1 animation_table;
@@ -90,7 +92,7 @@ static ct_islands_api_v1 islands_table;
 static const ct_entity_api_v2 *const entity = &entity_table;
 static const ct_world_api_v2 *const world_api = &world_table;
 static const ct_transform_api_v4 *const transform = &transform_table;
-static const ct_physics_api_v4 *const physics = &physics_table;
+static const ct_physics_api_v5 *const physics = &physics_table;
 static const ct_component_api_v2 *const component = &component_table;
 static const ct_render_api_v2 *const render = &render_table;
 static const ct_animation_api_v1 *const animation = &animation_table;
@@ -124,6 +126,7 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
 #define PHYSICS_V3(X)                                                                              \
     PHYSICS_V2(X) X(set_collision_filter) X(collision_filter) X(set_user_data) X(user_data)
 #define PHYSICS_V4(X) PHYSICS_V3(X) X(add_rigid_body) X(rotation)
+#define PHYSICS_V5(X) PHYSICS_V4(X) X(raycast) X(add_hull_body)
 #define COMPONENT_V1(X) X(manager) X(type_id)
 #define COMPONENT_V2(X) COMPONENT_V1(X) X(sort_by_entity)
 #define RENDER_V1(X) X(render) X(stats) X(set_backend)
@@ -193,11 +196,12 @@ DEFINE_BIND(bind_transform, ct_transform_api_v4,
                     BIND_VERSION(3, ct_transform_api_v3, TRANSFORM_V3)
                         BIND_VERSION(4, ct_transform_api_v4, TRANSFORM_V4))
 
-DEFINE_BIND(bind_physics, ct_physics_api_v4,
+DEFINE_BIND(bind_physics, ct_physics_api_v5,
             BIND_VERSION(1, ct_physics_api_v1, PHYSICS_V1)
                 BIND_VERSION(2, ct_physics_api_v2, PHYSICS_V2)
                     BIND_VERSION(3, ct_physics_api_v3, PHYSICS_V3)
-                        BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4))
+                        BIND_VERSION(4, ct_physics_api_v4, PHYSICS_V4)
+                            BIND_VERSION(5, ct_physics_api_v5, PHYSICS_V5))
 
 DEFINE_BIND(bind_component, ct_component_api_v2,
             BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
@@ -807,6 +811,40 @@ static int physics_rotation(ct_world_o *w)
     return ok ? 0 : CT_ERR_INVALID;
 }
 
+/* physics v5: a hull cube of side 1 (its 8 corners) dropped from 1 m onto a static box whose top
+ * is at y 0 rests with its centre at 0.5, and a ray straight down hits its top at 1.0. */
+static int physics_hull(ct_world_o *w)
+{
+    const ct_entity_t floor = entity->create(), e = entity->create();
+    const ct_rigid_body_desc_t floor_desc = {.kind = CT_BODY_STATIC,
+                                             .shape = CT_BODY_BOX,
+                                             .half_extents = {5, 0.5f, 5},
+                                             .position = {0, -0.5f, 0},
+                                             .locks = CT_BODY_LOCK_ROTATION};
+    const ct_rigid_body_desc_t desc = {
+        .kind = CT_BODY_DYNAMIC, .shape = CT_BODY_HULL, .mass = 1, .friction = 0.5f,
+        .position = {0, 1.5f, 0}};
+    float points[24], p[3] = {0};
+    for (int k = 0; k < 8; k++) {
+        points[3 * k] = (k & 1) ? 0.5f : -0.5f;
+        points[3 * k + 1] = (k & 2) ? 0.5f : -0.5f;
+        points[3 * k + 2] = (k & 4) ? 0.5f : -0.5f;
+    }
+    int r = physics->add_rigid_body(w, floor, &floor_desc);
+    if (r == 0)
+        r = physics->add_hull_body(w, e, &desc, points, 8);
+    for (int step = 0; r == 0 && step < 120; step++)
+        physics->simulate(w, DT);
+    ct_physics_hit_t hit = {0};
+    const bool ok = r == 0 && physics->position(w, e, p) == 0 && near(p[1], 0.5, 0.01) &&
+                    physics->raycast(w, (const float[3]){0, 5, 0}, (const float[3]){0, -1, 0}, 10,
+                                     &hit) &&
+                    hit.entity == e.id && near(hit.distance, 5.0 - p[1] - 0.5, 1e-4);
+    entity->destroy(e);
+    entity->destroy(floor);
+    return ok ? 0 : CT_ERR_INVALID;
+}
+
 /* render v2: two debug lines and a box drawn into a null-backend frame reach its display list. */
 static int render_debug_draw(ct_world_o *w)
 {
@@ -915,6 +953,7 @@ static const struct {
     {MATRIX_PHYSICS_BODIES, physics_bodies_and_contacts},
     {MATRIX_PHYSICS_FILTERS, physics_filters},
     {MATRIX_PHYSICS_ROTATION, physics_rotation},
+    {MATRIX_PHYSICS_HULLS, physics_hull},
     {MATRIX_COMPONENT_ORDER, component_order},
     {MATRIX_RENDER_NULL_FRAME, render_null_frame},
     {MATRIX_RENDER_DEBUG_DRAW, render_debug_draw},
@@ -1044,7 +1083,7 @@ static const ct_api_need_t required[] = {
     CT_API_NEED_RANGE("ct.entity", 1, 2),
     CT_API_NEED_RANGE("ct.world", 0, 2),
     CT_API_NEED_RANGE("ct.transform", 1, 4),
-    CT_API_NEED_RANGE("ct.physics", 1, 4),
+    CT_API_NEED_RANGE("ct.physics", 1, 5),
     CT_API_NEED_RANGE("ct.component", 1, 2),
     CT_API_NEED_RANGE("ct.render", 1, 2),
     CT_API_NEED("ct.animation", 1),

@@ -61,7 +61,8 @@ static int boot(void **state)
     assert_non_null(p3);
     p4 = test_kernel_api(CT_PHYSICS_API, 4);
     assert_non_null(p4);
-    assert_null(test_kernel_api(CT_PHYSICS_API, 5));
+    assert_non_null(test_kernel_api(CT_PHYSICS_API, 5));
+    assert_null(test_kernel_api(CT_PHYSICS_API, 6));
     return 0;
 }
 

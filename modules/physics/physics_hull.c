@@ -1,0 +1,686 @@
+/* physics_hull.c: convex hulls (v5): building one from points, its mass, and its tests against
+ * boxes, spheres, capsules, other hulls and rays.
+ *
+ * Building. At most 64 points, so the plain way is cheap and has no special cases: every triple of
+ * points spans a plane, and a plane with every point on one side (within a tolerance scaled to the
+ * hull's size) is a face plane. Planes are told apart by the set of points lying on them (so the
+ * slightly different normals of near-coplanar triples make one face), and each face's polygon is
+ * the 2D convex hull of its points. A hull of 64 points tests 41,664 triples: well under a
+ * millisecond, once, when the body is made.
+ *
+ * Collision. Two polytopes (hulls, or a hull and a box) are tested on the separating-axis theorem:
+ * every face normal of each, and the cross products of edge pairs whose arcs cross on the Gauss
+ * map (Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC 2013: the only edge
+ * pairs that can make a face of the Minkowski difference). The manifold is then made as for two
+ * boxes: the incident face clipped by the reference face's side planes, reduced to four points,
+ * with the same preference for faces and for last step's reference. Spheres and capsules meet a
+ * hull at the nearest point of its surface (a capsule as its ends and the segment's nearest
+ * point, as against a box). */
+#include "physics_hull.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* As the box tests' (physics_manifold.c). */
+#define HULL_FACE_TOLERANCE 0.005f
+#define HULL_EDGE_TOLERANCE 0.005f
+#define HULL_CLIP_SLOP 0.001f
+
+/* Feature ids: bit 15 is PHYSICS_MANIFOLD_REFERENCE_B; a face contact puts the reference face in
+ * bits 16-23 and the incident face in 24-30, the clip in 0-14; an edge contact is bit 31 with the
+ * two edges. */
+#define HULL_ID_EDGE 0x80000000u
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+/* The 2D convex hull (Andrew's monotone chain) of the points idx[0 .. n - 1] in the plane (u, v),
+ * counter-clockwise seen from u x v; strict corners only. Returns the count written to out. */
+static uint32_t hull__polygon(const physics__v3 *p, const uint8_t *idx, uint32_t n, physics__v3 u,
+                              physics__v3 v, float tol, uint8_t *out)
+{
+    float x[PHYSICS_HULL_MAX_VERTICES], y[PHYSICS_HULL_MAX_VERTICES];
+    uint8_t s[PHYSICS_HULL_MAX_VERTICES];
+    for (uint32_t k = 0; k < n; k++)
+        s[k] = idx[k];
+    /* Insertion sort by (x, y): n is small. */
+    for (uint32_t k = 0; k < n; k++) {
+        x[k] = v3_dot(p[s[k]], u);
+        y[k] = v3_dot(p[s[k]], v);
+    }
+    for (uint32_t k = 1; k < n; k++)
+        for (uint32_t j = k; j > 0 && (x[j] < x[j - 1] || (x[j] == x[j - 1] && y[j] < y[j - 1]));
+             j--) {
+            float t = x[j];
+            x[j] = x[j - 1], x[j - 1] = t;
+            t = y[j], y[j] = y[j - 1], y[j - 1] = t;
+            const uint8_t c = s[j];
+            s[j] = s[j - 1], s[j - 1] = c;
+        }
+    uint32_t h[2 * PHYSICS_HULL_MAX_VERTICES], m = 0;
+    /* A turn counts as one only past tol times the edges' lengths: collinear points are not
+     * corners. */
+#define HULL_TURN(a, b, c) ((x[b] - x[a]) * (y[c] - y[a]) - (y[b] - y[a]) * (x[c] - x[a]))
+    for (uint32_t k = 0; k < n; k++) {
+        while (m >= 2 && HULL_TURN(h[m - 2], h[m - 1], k) <=
+                             tol * (fabsf(x[k] - x[h[m - 2]]) + fabsf(y[k] - y[h[m - 2]])))
+            m--;
+        h[m++] = k;
+    }
+    for (uint32_t k = n - 1, lower = m + 1; k-- > 0;) {
+        while (m >= lower && HULL_TURN(h[m - 2], h[m - 1], k) <=
+                                 tol * (fabsf(x[k] - x[h[m - 2]]) + fabsf(y[k] - y[h[m - 2]])))
+            m--;
+        h[m++] = k;
+    }
+#undef HULL_TURN
+    m = m > 0 ? m - 1 : 0; /* the last point is the first again */
+    for (uint32_t k = 0; k < m; k++)
+        out[k] = s[h[k]];
+    return m;
+}
+
+static const char *hull__fail(char *reason, size_t size, const char *fmt, uint32_t a, uint32_t b)
+{
+    snprintf(reason, size, fmt, a, b);
+    return reason;
+}
+
+const char *physics__hull_build(physics__hull *h, const float *points, uint32_t count, char *reason,
+                                size_t reason_size)
+{
+    if (!points)
+        return "points (NULL)";
+    if (count == 1)
+        return "points (one point: a hull needs at least 4 that span a volume)";
+    if (count < 4)
+        return "points (fewer than 4: a hull needs at least 4 that span a volume)";
+    if (count > PHYSICS_HULL_MAX_VERTICES)
+        return "points (more than 64)";
+    physics__v3 p[PHYSICS_HULL_MAX_VERTICES];
+    physics__v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t k = 0; k < count; k++) {
+        p[k] = v3_load(points + 3 * k);
+        if (!v3_within(p[k], CT_PHYSICS_MAX_SIZE))
+            return hull__fail(reason, reason_size,
+                              "points (point %u is NaN, infinite or outside +-1e4 m)", k, 0);
+        lo = v3_min(lo, p[k]);
+        hi = v3_max(hi, p[k]);
+    }
+    for (uint32_t a = 0; a < count; a++)
+        for (uint32_t c = a + 1; c < count; c++) {
+            const physics__v3 d = v3_sub(p[a], p[c]);
+            if (v3_dot(d, d) < CT_PHYSICS_MIN_SIZE * CT_PHYSICS_MIN_SIZE)
+                return hull__fail(reason, reason_size,
+                                  "points (points %u and %u are duplicates: closer than 1e-3 m)", a,
+                                  c);
+        }
+    const physics__v3 span = v3_sub(hi, lo);
+    const float size = f_max(span.x, f_max(span.y, span.z));
+    const float tol = 1e-5f * size;
+    /* Does it span a volume? The farthest point from the first, from that line, from that plane. */
+    uint32_t b = 0, c = 0, d = 0;
+    float best = 0.0f;
+    for (uint32_t k = 1; k < count; k++) {
+        const physics__v3 e = v3_sub(p[k], p[0]);
+        if (v3_dot(e, e) > best)
+            best = v3_dot(e, e), b = k;
+    }
+    const physics__v3 ab = v3_sub(p[b], p[0]);
+    best = 0.0f;
+    for (uint32_t k = 1; k < count; k++) {
+        const physics__v3 e = v3_cross(ab, v3_sub(p[k], p[0]));
+        if (v3_dot(e, e) > best)
+            best = v3_dot(e, e), c = k;
+    }
+    if (sqrtf(best) / v3_len(ab) < CT_PHYSICS_MIN_SIZE)
+        return "points (all on one line: they span no volume)";
+    const physics__v3 pn = v3_scale(v3_cross(ab, v3_sub(p[c], p[0])), 1.0f / sqrtf(best));
+    best = 0.0f;
+    for (uint32_t k = 1; k < count; k++)
+        if (fabsf(v3_dot(pn, v3_sub(p[k], p[0]))) > best)
+            best = fabsf(v3_dot(pn, v3_sub(p[k], p[0]))), d = k;
+    (void)d;
+    if (best < CT_PHYSICS_MIN_SIZE)
+        return "points (coplanar: all on one plane, they span no volume)";
+
+    /* The face planes, each told by the set of points on it. */
+    uint64_t sets[PHYSICS_HULL_MAX_FACES];
+    physics__v3 normals[PHYSICS_HULL_MAX_FACES];
+    uint32_t nf = 0;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t j = i + 1; j < count; j++)
+            for (uint32_t k = j + 1; k < count; k++) {
+                physics__v3 n = v3_cross(v3_sub(p[j], p[i]), v3_sub(p[k], p[i]));
+                const float len = v3_len(n);
+                if (len <= 1e-6f * size * size)
+                    continue;
+                n = v3_scale(n, 1.0f / len);
+                const float off = v3_dot(n, p[i]);
+                float most = -INFINITY, least = INFINITY;
+                uint64_t on = 0;
+                for (uint32_t q = 0; q < count; q++) {
+                    const float s = v3_dot(n, p[q]) - off;
+                    most = f_max(most, s);
+                    least = f_min(least, s);
+                    if (fabsf(s) <= tol)
+                        on |= 1ull << q;
+                }
+                if (most > tol && least < -tol)
+                    continue;
+                if (most > tol)
+                    n = v3_scale(n, -1.0f);
+                uint32_t f = 0;
+                while (f < nf && sets[f] != on)
+                    f++;
+                if (f < nf)
+                    continue;
+                if (nf == PHYSICS_HULL_MAX_FACES)
+                    return "points (too nearly degenerate to make a hull of)";
+                sets[nf] = on;
+                normals[nf++] = n;
+            }
+    /* Each face's polygon, and the corners they use. */
+    int8_t remap[PHYSICS_HULL_MAX_VERTICES];
+    memset(remap, -1, sizeof remap);
+    uint8_t poly[PHYSICS_HULL_MAX_FACES][PHYSICS_HULL_MAX_VERTICES];
+    uint32_t poly_n[PHYSICS_HULL_MAX_FACES], used = 0, total = 0;
+    for (uint32_t f = 0; f < nf; f++) {
+        uint8_t idx[PHYSICS_HULL_MAX_VERTICES];
+        uint32_t n = 0;
+        for (uint32_t q = 0; q < count; q++)
+            if (sets[f] >> q & 1u)
+                idx[n++] = (uint8_t)q;
+        const physics__v3 nn = normals[f];
+        const physics__v3 t = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+        const physics__v3 u = v3_scale(v3_cross(t, nn), 1.0f / v3_len(v3_cross(t, nn)));
+        const physics__v3 v = v3_cross(nn, u);
+        poly_n[f] = hull__polygon(p, idx, n, u, v, tol, poly[f]);
+        if (poly_n[f] < 3)
+            return "points (too nearly degenerate to make a hull of)";
+        total += poly_n[f];
+        for (uint32_t k = 0; k < poly_n[f]; k++)
+            if (remap[poly[f][k]] < 0)
+                remap[poly[f][k]] = (int8_t)used++;
+    }
+    if (total > 2u * PHYSICS_HULL_MAX_EDGES)
+        return "points (too nearly degenerate to make a hull of)";
+
+    memset(h, 0, sizeof *h);
+    for (uint32_t q = 0; q < count; q++)
+        if (remap[q] >= 0)
+            h->vertex[remap[q]] = p[q];
+    h->num_vertices = used;
+    h->num_faces = nf;
+    uint32_t at = 0;
+    for (uint32_t f = 0; f < nf; f++) {
+        h->face_first[f] = (uint16_t)at;
+        h->face_count[f] = (uint8_t)poly_n[f];
+        for (uint32_t k = 0; k < poly_n[f]; k++)
+            h->face_index[at++] = (uint8_t)remap[poly[f][k]];
+    }
+    /* Edges: each directed side a -> b of a face meets b -> a of its neighbour. */
+    for (uint32_t f = 0; f < nf; f++)
+        for (uint32_t k = 0; k < poly_n[f]; k++) {
+            const uint8_t a = h->face_index[h->face_first[f] + k],
+                          z = h->face_index[h->face_first[f] + (k + 1) % poly_n[f]];
+            if (a < z) {
+                if (h->num_edges == PHYSICS_HULL_MAX_EDGES)
+                    return "points (too nearly degenerate to make a hull of)";
+                h->edge[h->num_edges++] = (physics__hull_edge){{a, z}, {(uint8_t)f, 0xff}};
+            }
+        }
+    for (uint32_t f = 0; f < nf; f++)
+        for (uint32_t k = 0; k < poly_n[f]; k++) {
+            const uint8_t a = h->face_index[h->face_first[f] + k],
+                          z = h->face_index[h->face_first[f] + (k + 1) % poly_n[f]];
+            if (a < z)
+                continue;
+            uint32_t e = 0;
+            while (e < h->num_edges && !(h->edge[e].v[0] == z && h->edge[e].v[1] == a))
+                e++;
+            if (e == h->num_edges || h->edge[e].f[1] != 0xff)
+                return "points (too nearly degenerate to make a hull of)";
+            h->edge[e].f[1] = (uint8_t)f;
+        }
+    for (uint32_t e = 0; e < h->num_edges; e++)
+        if (h->edge[e].f[1] == 0xff)
+            return "points (too nearly degenerate to make a hull of)";
+
+    /* Mass: tetrahedra from a point inside to each face's fan of triangles. */
+    physics__v3 ref = v3(0, 0, 0);
+    for (uint32_t k = 0; k < used; k++)
+        ref = v3_add(ref, h->vertex[k]);
+    ref = v3_scale(ref, 1.0f / (float)used);
+    double vol = 0.0, cx = 0.0, cy = 0.0, cz = 0.0, xx = 0.0, yy = 0.0, zz = 0.0;
+    for (uint32_t f = 0; f < nf; f++) {
+        const uint8_t *fi = &h->face_index[h->face_first[f]];
+        const physics__v3 a = v3_sub(h->vertex[fi[0]], ref);
+        for (uint32_t k = 1; k + 1 < h->face_count[f]; k++) {
+            const physics__v3 bb = v3_sub(h->vertex[fi[k]], ref),
+                              cc = v3_sub(h->vertex[fi[k + 1]], ref);
+            const double det = (double)v3_dot(a, v3_cross(bb, cc));
+            vol += det / 6.0;
+            cx += det / 24.0 * ((double)a.x + bb.x + cc.x);
+            cy += det / 24.0 * ((double)a.y + bb.y + cc.y);
+            cz += det / 24.0 * ((double)a.z + bb.z + cc.z);
+#define HULL_SQ(k)                                                                                 \
+    ((double)a.k * a.k + (double)bb.k * bb.k + (double)cc.k * cc.k + (double)a.k * bb.k +          \
+     (double)a.k * cc.k + (double)bb.k * cc.k)
+            xx += det / 60.0 * HULL_SQ(x);
+            yy += det / 60.0 * HULL_SQ(y);
+            zz += det / 60.0 * HULL_SQ(z);
+#undef HULL_SQ
+        }
+    }
+    if (!(vol > 0.0))
+        return "points (too nearly degenerate to make a hull of)";
+    cx /= vol, cy /= vol, cz /= vol;
+    /* Second moments about the centroid, per unit volume. */
+    const double sx = xx / vol - cx * cx, sy = yy / vol - cy * cy, sz = zz / vol - cz * cz;
+    h->volume = (float)vol;
+    h->inertia = v3((float)(sy + sz), (float)(sx + sz), (float)(sx + sy));
+    h->centroid = v3_add(ref, v3((float)cx, (float)cy, (float)cz));
+    h->half = v3(0, 0, 0);
+    for (uint32_t k = 0; k < used; k++) {
+        h->vertex[k] = v3_sub(h->vertex[k], h->centroid);
+        h->half = v3_max(h->half,
+                         v3(fabsf(h->vertex[k].x), fabsf(h->vertex[k].y), fabsf(h->vertex[k].z)));
+    }
+    /* Planes through the corners (Newell's normal: the polygon's own, not a triple's). */
+    for (uint32_t f = 0; f < nf; f++) {
+        const uint8_t *fi = &h->face_index[h->face_first[f]];
+        physics__v3 n = v3(0, 0, 0), mid = v3(0, 0, 0);
+        for (uint32_t k = 0; k < h->face_count[f]; k++) {
+            const physics__v3 a = h->vertex[fi[k]], z = h->vertex[fi[(k + 1) % h->face_count[f]]];
+            n = v3_add(n, v3((a.y - z.y) * (a.z + z.z), (a.z - z.z) * (a.x + z.x),
+                             (a.x - z.x) * (a.y + z.y)));
+            mid = v3_add(mid, a);
+        }
+        n = v3_scale(n, 1.0f / v3_len(n));
+        h->normal[f] = n;
+        h->offset[f] = v3_dot(n, v3_scale(mid, 1.0f / (float)h->face_count[f]));
+    }
+    /* Thin in some direction: the width across each face. */
+    for (uint32_t f = 0; f < nf; f++) {
+        float least = INFINITY;
+        for (uint32_t k = 0; k < used; k++)
+            least = f_min(least, v3_dot(h->normal[f], h->vertex[k]));
+        if (h->offset[f] - least < CT_PHYSICS_MIN_SIZE)
+            return "points (thinner than 1e-3 m across a face: they span no volume)";
+    }
+    return NULL;
+}
+
+/* ---- polytopes in the world -------------------------------------------------------------- */
+
+/* A box's corners are k = x | y << 1 | z << 2 (bit set: the + side); faces +x -x +y -y +z -z. */
+static const uint16_t box_face_first[6] = {0, 4, 8, 12, 16, 20};
+static const uint8_t box_face_count[6] = {4, 4, 4, 4, 4, 4};
+static const uint8_t box_face_index[24] = {1, 3, 7, 5, 0, 4, 6, 2, 2, 6, 7, 3,
+                                           0, 1, 5, 4, 4, 5, 7, 6, 0, 2, 3, 1};
+static const physics__hull_edge box_edge[12] = {
+    {{0, 1}, {3, 5}}, {{2, 3}, {2, 5}}, {{4, 5}, {3, 4}}, {{6, 7}, {2, 4}},
+    {{0, 2}, {1, 5}}, {{1, 3}, {0, 5}}, {{4, 6}, {1, 4}}, {{5, 7}, {0, 4}},
+    {{0, 4}, {1, 3}}, {{1, 5}, {0, 3}}, {{2, 6}, {1, 2}}, {{3, 7}, {0, 2}},
+};
+
+void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
+{
+    const physics__quat q = b->rotation[i];
+    const physics__v3 c = b->position[i];
+    p->c = c;
+    if (b->shape[i] == CT_BODY_HULL) {
+        const physics__hull *h = b->hull[i];
+        p->nv = h->num_vertices, p->nf = h->num_faces, p->ne = h->num_edges;
+        for (uint32_t k = 0; k < p->nv; k++)
+            p->v[k] = v3_add(c, quat_rotate(q, h->vertex[k]));
+        for (uint32_t f = 0; f < p->nf; f++) {
+            p->n[f] = quat_rotate(q, h->normal[f]);
+            p->d[f] = h->offset[f] + v3_dot(p->n[f], c);
+        }
+        p->face_first = h->face_first, p->face_count = h->face_count;
+        p->face_index = h->face_index, p->edge = h->edge;
+        return;
+    }
+    const physics__v3 hx = quat_rotate(q, v3(b->half[i].x, 0, 0)),
+                      hy = quat_rotate(q, v3(0, b->half[i].y, 0)),
+                      hz = quat_rotate(q, v3(0, 0, b->half[i].z));
+    p->nv = 8, p->nf = 6, p->ne = 12;
+    for (uint32_t k = 0; k < 8; k++)
+        p->v[k] = v3_add(v3_add(v3_add(c, (k & 1u) ? hx : v3_scale(hx, -1.0f)),
+                                (k & 2u) ? hy : v3_scale(hy, -1.0f)),
+                         (k & 4u) ? hz : v3_scale(hz, -1.0f));
+    const physics__v3 ax[3] = {quat_rotate(q, v3(1, 0, 0)), quat_rotate(q, v3(0, 1, 0)),
+                               quat_rotate(q, v3(0, 0, 1))};
+    const float h3[3] = {b->half[i].x, b->half[i].y, b->half[i].z};
+    for (uint32_t f = 0; f < 6; f++) {
+        p->n[f] = (f & 1u) ? v3_scale(ax[f / 2], -1.0f) : ax[f / 2];
+        p->d[f] = v3_dot(p->n[f], c) + h3[f / 2];
+    }
+    p->face_first = box_face_first, p->face_count = box_face_count;
+    p->face_index = box_face_index, p->edge = box_edge;
+}
+
+static float poly__support(const physics__poly *p, physics__v3 dir)
+{
+    float best = -INFINITY;
+    for (uint32_t k = 0; k < p->nv; k++)
+        best = f_max(best, v3_dot(p->v[k], dir));
+    return best;
+}
+
+/* The point of face f's polygon nearest to x (x already in front of its plane). */
+static physics__v3 poly__face_closest(const physics__poly *p, uint32_t f, physics__v3 x)
+{
+    const physics__v3 n = p->n[f];
+    const physics__v3 q = v3_sub(x, v3_scale(n, v3_dot(n, x) - p->d[f]));
+    const uint8_t *fi = &p->face_index[p->face_first[f]];
+    const uint32_t count = p->face_count[f];
+    bool inside = true;
+    for (uint32_t k = 0; k < count && inside; k++) {
+        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]];
+        inside = v3_dot(v3_cross(v3_sub(z, a), n), v3_sub(q, a)) <= 0.0f;
+    }
+    if (inside)
+        return q;
+    physics__v3 best = q;
+    float best_d = INFINITY;
+    for (uint32_t k = 0; k < count; k++) {
+        const physics__v3 a = p->v[fi[k]], z = p->v[fi[(k + 1) % count]], e = v3_sub(z, a);
+        const float ee = v3_dot(e, e);
+        const float t = ee > 0.0f ? f_min(f_max(v3_dot(v3_sub(x, a), e) / ee, 0.0f), 1.0f) : 0.0f;
+        const physics__v3 c = v3_add(a, v3_scale(e, t)), dx = v3_sub(x, c);
+        if (v3_dot(dx, dx) < best_d)
+            best_d = v3_dot(dx, dx), best = c;
+    }
+    return best;
+}
+
+physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *sep, physics__v3 *n)
+{
+    float most = -INFINITY;
+    uint32_t fm = 0;
+    for (uint32_t f = 0; f < p->nf; f++) {
+        const float s = v3_dot(p->n[f], x) - p->d[f];
+        if (s > most)
+            most = s, fm = f;
+    }
+    if (most <= 0.0f) {
+        *sep = most;
+        *n = p->n[fm];
+        return x;
+    }
+    physics__v3 best = x;
+    float best_d = INFINITY;
+    for (uint32_t f = 0; f < p->nf; f++) {
+        if (v3_dot(p->n[f], x) - p->d[f] <= 0.0f)
+            continue;
+        const physics__v3 c = poly__face_closest(p, f, x), dx = v3_sub(x, c);
+        if (v3_dot(dx, dx) < best_d)
+            best_d = v3_dot(dx, dx), best = c;
+    }
+    const float dist = sqrtf(best_d);
+    *sep = dist;
+    *n = dist > 1e-6f ? v3_scale(v3_sub(x, best), 1.0f / dist) : p->n[fm];
+    return best;
+}
+
+/* ---- manifolds ---------------------------------------------------------------------------- */
+
+static void hull__add(physics__manifold_out *m, physics__v3 point, float sep, uint32_t id)
+{
+    if (m->count < PHYSICS_MANIFOLD_MAX_CLIP)
+        m->p[m->count++] = (physics__manifold_point){point, sep, id};
+}
+
+/* Sutherland-Hodgman against dot(x, axis) <= limit; a cut point's id names the plane and the
+ * edge's first point. */
+static uint32_t hull__clip(const physics__manifold_point *in, uint32_t n, physics__v3 axis,
+                           float limit, uint32_t plane, physics__manifold_point *out, uint32_t room)
+{
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n && m + 2 <= room; k++) {
+        const physics__manifold_point *a = &in[k], *z = &in[(k + 1) % n];
+        const float da = v3_dot(a->point, axis) - limit, dz = v3_dot(z->point, axis) - limit;
+        if (da <= 0.0f)
+            out[m++] = *a;
+        if ((da <= 0.0f) != (dz <= 0.0f)) {
+            const float t = da / (da - dz);
+            out[m++] =
+                (physics__manifold_point){v3_add(a->point, v3_scale(v3_sub(z->point, a->point), t)),
+                                          0.0f, (a->id & 0xffu) | ((plane + 1u) & 0x7fu) << 8};
+        }
+    }
+    return m;
+}
+
+/* Reference face f of r (normal n, towards the other), incident polytope in. */
+static void hull__faces(const physics__poly *r, uint32_t f, const physics__poly *in, physics__v3 n,
+                        float margin, uint32_t id_base, physics__manifold_out *m)
+{
+    uint32_t g = 0;
+    float least = INFINITY;
+    for (uint32_t k = 0; k < in->nf; k++)
+        if (v3_dot(in->n[k], n) < least)
+            least = v3_dot(in->n[k], n), g = k;
+    /* Room for the incident face's corners plus two per clip plane. */
+    enum { ROOM = PHYSICS_HULL_MAX_VERTICES * 3 };
+    physics__manifold_point poly[2][ROOM];
+    uint32_t count = in->face_count[g], cur = 0;
+    const uint8_t *gi = &in->face_index[in->face_first[g]];
+    for (uint32_t k = 0; k < count; k++)
+        poly[0][k] = (physics__manifold_point){in->v[gi[k]], 0.0f, gi[k]};
+    const uint8_t *fi = &r->face_index[r->face_first[f]];
+    const uint32_t rc = r->face_count[f];
+    for (uint32_t k = 0; k < rc && count; k++) {
+        const physics__v3 a = r->v[fi[k]], z = r->v[fi[(k + 1) % rc]];
+        physics__v3 s = v3_cross(v3_sub(z, a), n);
+        s = v3_scale(s, 1.0f / v3_len(s));
+        count =
+            hull__clip(poly[cur], count, s, v3_dot(s, a) + HULL_CLIP_SLOP, k, poly[cur ^ 1], ROOM);
+        cur ^= 1;
+    }
+    const uint32_t ids = id_base | f << 16 | (g & 0x7fu) << 24;
+    for (uint32_t k = 0; k < count; k++) {
+        const float sep = v3_dot(poly[cur][k].point, n) - r->d[f];
+        if (sep <= margin)
+            hull__add(m, v3_sub(poly[cur][k].point, v3_scale(n, 0.5f * sep)), sep,
+                      ids | poly[cur][k].id);
+    }
+}
+
+/* Whether the arcs a-b (of one polytope's edge) and c-d (the other's, negated) cross on the unit
+ * sphere: only then is their edge pair a face of the Minkowski difference. */
+static bool hull__minkowski_face(physics__v3 a, physics__v3 b, physics__v3 c, physics__v3 d)
+{
+    const physics__v3 bxa = v3_cross(b, a), dxc = v3_cross(d, c);
+    const float cba = v3_dot(c, bxa), dba = v3_dot(d, bxa), adc = v3_dot(a, dxc),
+                bdc = v3_dot(b, dxc);
+    return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
+}
+
+static void hull__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, physics__v3 q2,
+                           physics__v3 *c1, physics__v3 *c2)
+{
+    const physics__v3 d1 = v3_sub(q1, p1), d2 = v3_sub(q2, p2), r = v3_sub(p1, p2);
+    const float a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r), c = v3_dot(d1, r);
+    const float bb = v3_dot(d1, d2), denom = a * e - bb * bb;
+    float s = denom > 1e-12f ? f_min(f_max((bb * f - c * e) / denom, 0.0f), 1.0f) : 0.0f;
+    float t = e > 1e-12f ? (bb * s + f) / e : 0.0f;
+    if (t < 0.0f)
+        t = 0.0f, s = a > 1e-12f ? f_min(f_max(-c / a, 0.0f), 1.0f) : 0.0f;
+    else if (t > 1.0f)
+        t = 1.0f, s = a > 1e-12f ? f_min(f_max((bb - c) / a, 0.0f), 1.0f) : 0.0f;
+    *c1 = v3_add(p1, v3_scale(d1, s));
+    *c2 = v3_add(p2, v3_scale(d2, t));
+}
+
+static void hull__poly_poly(const physics__poly *a, const physics__poly *b, float margin,
+                            bool prefer_b, physics__manifold_out *m)
+{
+    float face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
+    uint32_t fa = 0, fb = 0, ea = 0, eb = 0;
+    physics__v3 edge_axis = v3(0, 1, 0);
+    for (uint32_t f = 0; f < a->nf; f++) {
+        const float s = -poly__support(b, v3_scale(a->n[f], -1.0f)) - a->d[f];
+        if (s > margin)
+            return;
+        if (s > face_a)
+            face_a = s, fa = f;
+    }
+    for (uint32_t f = 0; f < b->nf; f++) {
+        const float s = -poly__support(a, v3_scale(b->n[f], -1.0f)) - b->d[f];
+        if (s > margin)
+            return;
+        if (s > face_b)
+            face_b = s, fb = f;
+    }
+    for (uint32_t i = 0; i < a->ne; i++) {
+        const physics__hull_edge *x = &a->edge[i];
+        const physics__v3 na = a->n[x->f[0]], nb = a->n[x->f[1]];
+        const physics__v3 pa = a->v[x->v[0]], da = v3_sub(a->v[x->v[1]], pa);
+        for (uint32_t j = 0; j < b->ne; j++) {
+            const physics__hull_edge *y = &b->edge[j];
+            if (!hull__minkowski_face(na, nb, v3_scale(b->n[y->f[0]], -1.0f),
+                                      v3_scale(b->n[y->f[1]], -1.0f)))
+                continue;
+            const physics__v3 pb = b->v[y->v[0]], db = v3_sub(b->v[y->v[1]], pb);
+            physics__v3 ax = v3_cross(da, db);
+            const float len = v3_len(ax);
+            if (len < 1e-5f * sqrtf(v3_dot(da, da) * v3_dot(db, db)))
+                continue;
+            ax = v3_scale(ax, 1.0f / len);
+            if (v3_dot(ax, v3_sub(pa, a->c)) < 0.0f)
+                ax = v3_scale(ax, -1.0f);
+            const float s = v3_dot(ax, v3_sub(pb, pa));
+            if (s > margin)
+                return;
+            if (s > edge)
+                edge = s, ea = i, eb = j, edge_axis = ax;
+        }
+    }
+    const bool use_b =
+        prefer_b ? face_b + HULL_FACE_TOLERANCE >= face_a : face_b > face_a + HULL_FACE_TOLERANCE;
+    const float face = use_b ? face_b : face_a;
+    if (edge > face + HULL_EDGE_TOLERANCE) {
+        const physics__hull_edge *x = &a->edge[ea], *y = &b->edge[eb];
+        physics__v3 pa, pb;
+        hull__segments(a->v[x->v[0]], a->v[x->v[1]], b->v[y->v[0]], b->v[y->v[1]], &pa, &pb);
+        m->normal = edge_axis;
+        hull__add(m, v3_scale(v3_add(pa, pb), 0.5f), v3_dot(v3_sub(pb, pa), edge_axis),
+                  HULL_ID_EDGE | ea << 8 | eb);
+        return;
+    }
+    if (use_b) {
+        m->normal = v3_scale(b->n[fb], -1.0f);
+        hull__faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
+    } else {
+        m->normal = a->n[fa];
+        hull__faces(a, fa, b, a->n[fa], margin, 0, m);
+    }
+    if (m->count == 4) {
+        /* Corner, opposite corner, then the other two (see physics_manifold.c's boxes). */
+        const physics__manifold_point t = m->p[1];
+        m->p[1] = m->p[2];
+        m->p[2] = t;
+    }
+    physics__manifold_reduce(m);
+}
+
+/* A ball (centre c, radius r) against polytope p; the normal from p towards the ball. */
+static bool hull__ball(const physics__poly *p, physics__v3 c, float r, float margin, physics__v3 *n,
+                       float *sep, physics__v3 *point)
+{
+    float s;
+    physics__poly_closest(p, c, &s, n);
+    *sep = s - r;
+    if (*sep > margin)
+        return false;
+    *point = v3_sub(c, v3_scale(*n, r + 0.5f * *sep));
+    return true;
+}
+
+void physics__hull_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *m)
+{
+    m->count = 0;
+    m->normal = v3(0, 1, 0);
+    const uint8_t si = b->shape[i], sj = b->shape[j];
+    const bool pi = si == CT_BODY_HULL || si == CT_BODY_BOX,
+               pj = sj == CT_BODY_HULL || sj == CT_BODY_BOX;
+    if (pi && pj) {
+        physics__poly a, c;
+        physics__poly_of(b, i, &a);
+        physics__poly_of(b, j, &c);
+        hull__poly_poly(&a, &c, margin, prefer_b, m);
+        return;
+    }
+    /* The round one against the hull; the normal always from i to j. */
+    const uint32_t round = pi ? j : i, solid = pi ? i : j;
+    const bool flip = solid == i;
+    physics__poly p;
+    physics__poly_of(b, solid, &p);
+    const float r = b->radius[round];
+    physics__v3 p0 = b->position[round], p1 = p0;
+    if (b->shape[round] == CT_BODY_CAPSULE) {
+        const physics__v3 a = quat_rotate(b->rotation[round], v3(0.0f, b->half[round].y - r, 0.0f));
+        p0 = v3_sub(b->position[round], a);
+        p1 = v3_add(b->position[round], a);
+    }
+    /* The segment's point nearest the hull, found by projecting back and forth (a sphere's
+     * segment is one point). */
+    const physics__v3 seg = v3_sub(p1, p0);
+    const float ss = v3_dot(seg, seg);
+    float t = 0.5f;
+    if (ss > 1e-12f)
+        for (int it = 0; it < 6; it++) {
+            float s;
+            physics__v3 n;
+            const physics__v3 q = physics__poly_closest(&p, v3_add(p0, v3_scale(seg, t)), &s, &n);
+            /* From inside, the nearest face's plane is what to move away from. */
+            const physics__v3 target = s <= 0.0f ? v3_sub(q, v3_scale(n, s)) : q;
+            t = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
+        }
+    const float ts[3] = {0.0f, 1.0f, t};
+    const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
+    for (uint32_t k = 0; k < used; k++) {
+        physics__v3 n, point;
+        float sep;
+        if (!hull__ball(&p, v3_add(p0, v3_scale(seg, ts[k])), r, margin, &n, &sep, &point))
+            continue;
+        if (!m->count || sep < m->p[0].sep)
+            m->normal = flip ? n : v3_scale(n, -1.0f);
+        hull__add(m, point, sep, 0x600u + k);
+    }
+}
+
+/* ---- rays ---------------------------------------------------------------------------------- */
+
+float physics__ray_hull(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                        physics__v3 *normal)
+{
+    const physics__hull *h = b->hull[i];
+    const physics__quat q = b->rotation[i];
+    const physics__v3 m = quat_unrotate(q, v3_sub(o, b->position[i])), dl = quat_unrotate(q, d);
+    float t0 = 0.0f, t1 = INFINITY;
+    int32_t face = -1;
+    for (uint32_t f = 0; f < h->num_faces; f++) {
+        const float dn = v3_dot(h->normal[f], dl), dist = v3_dot(h->normal[f], m) - h->offset[f];
+        if (dn == 0.0f) {
+            if (dist > 0.0f)
+                return INFINITY;
+            continue;
+        }
+        const float t = -dist / dn;
+        if (dn < 0.0f) {
+            if (t > t0)
+                t0 = t, face = (int32_t)f;
+        } else {
+            t1 = f_min(t1, t);
+        }
+        if (t0 > t1)
+            return INFINITY;
+    }
+    *normal = face < 0 ? v3_scale(d, -1.0f) : quat_rotate(q, h->normal[face]);
+    return t0;
+}

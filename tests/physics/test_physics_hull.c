@@ -1,0 +1,520 @@
+/* Convex hulls (v5) without a kernel: what a hull is built of, what is refused, its mass, its rest
+ * on the ground and on other shapes, tipping, rays and overlaps, and a pinned state hash that the
+ * serial run and a two-thread pool must both give. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "base/jobs.h"
+#include "physics_hull.h"
+#include "../support/test_alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static test_alloc_t alloc;
+static physics__pool pool;
+
+/* The hull pile's state hash after 200 steps (test_hull_pile_hash_is_pinned). */
+#define HULL_PILE_HASH 0xebe0a3022c2644e8ull
+
+static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
+{
+    const ct_jobs_api_v1 *jobs = ctx;
+    jobs->parallel_for(count, grain, fn, user);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    test_alloc_init(&alloc);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    assert_int_equal(alloc.live_blocks, 0);
+    assert_int_equal(alloc.live_bytes, 0);
+    return 0;
+}
+
+/* The corners of a box of half extents h about c (k = x | y << 1 | z << 2, bit set: + side). */
+static void box_points(float c[3], float hx, float hy, float hz, float out[24])
+{
+    for (int k = 0; k < 8; k++) {
+        out[3 * k] = c[0] + ((k & 1) ? hx : -hx);
+        out[3 * k + 1] = c[1] + ((k & 2) ? hy : -hy);
+        out[3 * k + 2] = c[2] + ((k & 4) ? hz : -hz);
+    }
+}
+
+static physics__hull *build(const float *points, uint32_t count)
+{
+    physics__hull *h = ct_alloc(&alloc.base, sizeof *h);
+    char reason[128];
+    const char *bad = physics__hull_build(h, points, count, reason, sizeof reason);
+    if (bad)
+        print_message("refused: %s\n", bad);
+    assert_null(bad);
+    return h;
+}
+
+static const char *refusal(const float *points, uint32_t count)
+{
+    static char reason[128];
+    physics__hull h;
+    return physics__hull_build(&h, points, count, reason, sizeof reason);
+}
+
+static void scene_init(physics__scene *s)
+{
+    physics__scene_init(s, &alloc.base);
+    s->pool = pool;
+}
+
+/* The ground: a static box whose top is at y = 0. */
+static void ground(physics__scene *s, uint32_t id)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {20, 1, 20},
+                                    .friction = 0.6f,
+                                    .position = {0, -1, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
+}
+
+static ct_rigid_body_desc_t hull_desc(float x, float y, float z)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_HULL,
+                                  .mass = 1.0f,
+                                  .friction = 0.6f,
+                                  .position = {x, y, z}};
+}
+
+static void add_hull(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d, const float *points,
+                     uint32_t count)
+{
+    assert_int_equal(
+        physics__bodies_add_hull(&s->bodies, (ct_entity_t){id}, &d, build(points, count)), 0);
+}
+
+static uint32_t at(const physics__scene *s, uint32_t id)
+{
+    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
+    assert_int_not_equal(i, UINT32_MAX);
+    return i;
+}
+
+static void run(physics__scene *s, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
+}
+
+/* A cube's 8 corners make 8 vertices, 6 faces of 4 and 12 edges; its volume is 1 and its inertia
+ * per unit mass is a box's (m (y^2 + z^2) / 3 with half sides 0.5: 1/6). Given off-centre (corners
+ * 0..1), it is moved by its centroid. A point inside is dropped; a point on a face's middle
+ * is not a corner. */
+static void test_cube_hull_is_a_box(void **state)
+{
+    (void)state;
+    float p[27 * 3];
+    box_points((float[3]){0.5f, 0.5f, 0.5f}, 0.5f, 0.5f, 0.5f, p);
+    p[24] = 0.5f, p[25] = 0.5f, p[26] = 0.5f;  /* the centre */
+    p[27] = 0.5f, p[28] = 1.0f, p[29] = 0.5f;  /* the top face's middle */
+    p[30] = 0.25f, p[31] = 0.0f, p[32] = 0.0f; /* on an edge */
+    physics__hull *h = build(p, 11);
+    assert_int_equal(h->num_vertices, 8);
+    assert_int_equal(h->num_faces, 6);
+    assert_int_equal(h->num_edges, 12);
+    for (uint32_t f = 0; f < 6; f++) {
+        assert_int_equal(h->face_count[f], 4);
+        assert_true(fabsf(h->offset[f] - 0.5f) < 1e-6f);
+    }
+    assert_true(fabsf(h->volume - 1.0f) < 1e-6f);
+    assert_true(fabsf(h->centroid.x - 0.5f) < 1e-6f && fabsf(h->centroid.y - 0.5f) < 1e-6f);
+    assert_true(fabsf(h->inertia.x - 1.0f / 6.0f) < 1e-6f);
+    assert_true(fabsf(h->inertia.y - 1.0f / 6.0f) < 1e-6f);
+    assert_true(fabsf(h->inertia.z - 1.0f / 6.0f) < 1e-6f);
+    assert_true(fabsf(h->half.x - 0.5f) < 1e-6f && fabsf(h->half.z - 0.5f) < 1e-6f);
+    ct_free(&alloc.base, h, sizeof *h);
+
+    /* A box 2 x 1 x 0.5 (half 1, 0.5, 0.25): inertia per unit mass (b^2 + c^2) / 3 of the halves. */
+    box_points((float[3]){0, 0, 0}, 1.0f, 0.5f, 0.25f, p);
+    h = build(p, 8);
+    assert_true(fabsf(h->volume - 1.0f) < 1e-6f);
+    assert_true(fabsf(h->inertia.x - (0.25f + 0.0625f) / 3.0f) < 1e-6f);
+    assert_true(fabsf(h->inertia.y - (1.0f + 0.0625f) / 3.0f) < 1e-6f);
+    assert_true(fabsf(h->inertia.z - (1.0f + 0.25f) / 3.0f) < 1e-6f);
+    ct_free(&alloc.base, h, sizeof *h);
+
+    /* A regular tetrahedron of edge 2 sqrt 2 (alternate corners of a cube of side 2): volume 8/3,
+     * centroid at the origin, 4 triangles, 6 edges. */
+    const float tetra[12] = {1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1};
+    h = build(tetra, 4);
+    assert_int_equal(h->num_vertices, 4);
+    assert_int_equal(h->num_faces, 4);
+    assert_int_equal(h->num_edges, 6);
+    assert_true(fabsf(h->volume - 8.0f / 3.0f) < 1e-5f);
+    /* A regular tetrahedron's moment per unit mass is a^2 / 20 for edge a: 8 / 20. */
+    assert_true(fabsf(h->inertia.x - 0.4f) < 1e-5f && fabsf(h->inertia.y - 0.4f) < 1e-5f);
+    ct_free(&alloc.base, h, sizeof *h);
+}
+
+/* 64 points on a sphere make a hull of 64 corners whose volume approaches the ball's from below. */
+static void test_sixty_four_points(void **state)
+{
+    (void)state;
+    float p[65 * 3];
+    for (int k = 0; k < 64; k++) {
+        /* A Fibonacci sphere of radius 1. */
+        const float y = 1.0f - (2.0f * (float)k + 1.0f) / 64.0f, r = sqrtf(1.0f - y * y);
+        const float a = 2.39996323f * (float)k;
+        p[3 * k] = r * cosf(a), p[3 * k + 1] = y, p[3 * k + 2] = r * sinf(a);
+    }
+    physics__hull *h = build(p, 64);
+    print_message("64 points: %u corners, %u faces, %u edges, volume %.4f\n", h->num_vertices,
+                  h->num_faces, h->num_edges, (double)h->volume);
+    assert_int_equal(h->num_vertices, 64);
+    assert_int_equal(h->num_faces, 124);
+    assert_int_equal(h->num_edges, 186);
+    assert_true(h->volume > 3.6f && h->volume < 4.18879f);
+    ct_free(&alloc.base, h, sizeof *h);
+    p[192] = 0, p[193] = 0, p[194] = 0;
+    assert_string_equal(refusal(p, 65), "points (more than 64)");
+}
+
+/* What is refused, each with its reason. */
+static void test_degenerate_hulls_are_refused(void **state)
+{
+    (void)state;
+    float p[8 * 3];
+    box_points((float[3]){0, 0, 0}, 0.5f, 0.5f, 0.5f, p);
+    assert_string_equal(refusal(NULL, 8), "points (NULL)");
+    assert_string_equal(refusal(p, 1),
+                        "points (one point: a hull needs at least 4 that span a volume)");
+    assert_string_equal(refusal(p, 3),
+                        "points (fewer than 4: a hull needs at least 4 that span a volume)");
+    float q[8 * 3];
+    memcpy(q, p, sizeof q);
+    q[15] = q[3], q[16] = q[4], q[17] = q[5] + 1e-4f; /* point 5 on point 1 */
+    assert_string_equal(refusal(q, 8),
+                        "points (points 1 and 5 are duplicates: closer than 1e-3 m)");
+    memcpy(q, p, sizeof q);
+    q[7] = NAN;
+    assert_string_equal(refusal(q, 8), "points (point 2 is NaN, infinite or outside +-1e4 m)");
+    q[7] = 2e4f;
+    assert_string_equal(refusal(q, 8), "points (point 2 is NaN, infinite or outside +-1e4 m)");
+    q[7] = INFINITY;
+    assert_string_equal(refusal(q, 8), "points (point 2 is NaN, infinite or outside +-1e4 m)");
+    /* The bottom four corners and a fifth in their plane: coplanar. */
+    const float flat[15] = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0.2f, 0, 0.3f};
+    assert_string_equal(refusal(flat, 5),
+                        "points (coplanar: all on one plane, they span no volume)");
+    const float line[12] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    assert_string_equal(refusal(line, 4), "points (all on one line: they span no volume)");
+    /* A square with a point 0.5 mm over its middle. */
+    const float low[15] = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0, 0.0005f, 0};
+    assert_string_equal(refusal(low, 5),
+                        "points (coplanar: all on one plane, they span no volume)");
+}
+
+static void cube_points(float out[24], float half)
+{
+    box_points((float[3]){0, 0, 0}, half, half, half, out);
+}
+
+/* A hull cube dropped on the ground rests at its half height, as a box cube beside it does, on a
+ * manifold of four points at its corners. */
+static void test_hull_cube_rests_like_a_box(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    float p[24];
+    cube_points(p, 0.5f);
+    add_hull(&s, 2, hull_desc(0, 1.0f, 0), p, 8);
+    const ct_rigid_body_desc_t box = {.kind = CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {0.5f, 0.5f, 0.5f},
+                                      .mass = 1.0f,
+                                      .friction = 0.6f,
+                                      .position = {3, 1.0f, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){3}, &box), 0);
+    /* Same inertia as the box. */
+    const uint32_t hi = at(&s, 2), bi = at(&s, 3);
+    assert_true(fabsf(s.bodies.inv_inertia[hi].x - s.bodies.inv_inertia[bi].x) < 1e-5f);
+    assert_true(fabsf(s.bodies.inv_inertia[hi].y - s.bodies.inv_inertia[bi].y) < 1e-5f);
+    run(&s, 120);
+    const physics__v3 ph = s.bodies.position[at(&s, 2)], pb = s.bodies.position[at(&s, 3)];
+    print_message("hull cube %.6f %.6f %.6f, box cube %.6f %.6f %.6f\n", (double)ph.x, (double)ph.y,
+                  (double)ph.z, (double)pb.x, (double)pb.y, (double)pb.z);
+    assert_true(fabsf(ph.y - 0.5f) < 0.002f);
+    assert_true(fabsf(ph.y - pb.y) < 1e-4f);
+    assert_true(fabsf(ph.x) < 1e-3f && fabsf(ph.z) < 1e-3f);
+    physics__manifold_out m;
+    physics__manifold(&s.bodies, at(&s, 1), at(&s, 2), 0.02f, false, &m);
+    assert_int_equal(m.count, 4);
+    assert_true(fabsf(m.normal.y - 1.0f) < 1e-4f);
+    for (uint32_t k = 0; k < 4; k++)
+        assert_true(fabsf(fabsf(m.p[k].point.x) - 0.5f) < 1e-3f);
+    physics__scene_free(&s);
+}
+
+/* A hull cube stood on an edge, leaning 30 degrees, falls flat (as the box test in
+ * test_physics_rigid.c): one of its axes ends up straight up, at its half height. */
+static void test_hull_cube_tips_over(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    float p[24];
+    cube_points(p, 0.5f);
+    ct_rigid_body_desc_t d = hull_desc(0, 0.5f * (cosf(0.5235988f) + sinf(0.5235988f)) + 0.001f, 0);
+    d.rotation[2] = sinf(0.5f * 0.5235988f);
+    d.rotation[3] = cosf(0.5f * 0.5235988f);
+    add_hull(&s, 2, d, p, 8);
+    run(&s, 240);
+    const uint32_t i = at(&s, 2);
+    const physics__quat q = s.bodies.rotation[i];
+    const physics__v3 up = quat_rotate(q, v3(0, 1, 0)), side = quat_rotate(q, v3(1, 0, 0));
+    print_message("tipped hull: up.y %.5f side.y %.5f height %.5f\n", (double)up.y, (double)side.y,
+                  (double)s.bodies.position[i].y);
+    assert_true(f_max(fabsf(up.y), fabsf(side.y)) > 0.999f);
+    assert_true(fabsf(s.bodies.position[i].y - 0.5f) < 0.002f);
+    physics__scene_free(&s);
+}
+
+/* A square pyramid (base 1 x 1, apex 1 up) set on its base stays, its centre of mass a quarter of
+ * its height up (0.25 m); set on its apex it falls over onto a side face. */
+static void test_pyramid_rests_on_its_base(void **state)
+{
+    (void)state;
+    const float pyramid[15] = {-0.5f, 0,     -0.5f, 0.5f, 0, -0.5f, 0.5f, 0,
+                               0.5f,  -0.5f, 0,     0.5f, 0, 1,     0};
+    physics__hull *h = build(pyramid, 5);
+    assert_int_equal(h->num_faces, 5);
+    assert_true(fabsf(h->volume - 1.0f / 3.0f) < 1e-6f);
+    assert_true(fabsf(h->centroid.y - 0.25f) < 1e-6f);
+    ct_free(&alloc.base, h, sizeof *h);
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false; /* a pyramid on its apex is still for a moment before it falls */
+    ground(&s, 1);
+    add_hull(&s, 2, hull_desc(0, 0.26f, 0), pyramid, 5);
+    ct_rigid_body_desc_t upside = hull_desc(3, 0.76f, 0);
+    upside.rotation[0] = 1.0f;          /* half a turn about x: apex down */
+    upside.angular_velocity[2] = 0.05f; /* a nudge: an apex balanced exactly would stay */
+    add_hull(&s, 3, upside, pyramid, 5);
+    run(&s, 300);
+    const uint32_t a = at(&s, 2), b = at(&s, 3);
+    print_message("pyramid on base y %.5f; on apex, now y %.5f, up.y %.4f\n",
+                  (double)s.bodies.position[a].y, (double)s.bodies.position[b].y,
+                  (double)quat_rotate(s.bodies.rotation[b], v3(0, 1, 0)).y);
+    assert_true(fabsf(s.bodies.position[a].y - 0.25f) < 0.002f);
+    assert_true(quat_rotate(s.bodies.rotation[a], v3(0, 1, 0)).y > 0.9999f);
+    /* Fallen onto a side face, whose normal is (0, 1, 2) / sqrt 5 in its frame: that points down
+     * now, and its centroid is 0.75 / sqrt 5 over the ground. */
+    assert_true(fabsf(quat_rotate(s.bodies.rotation[b], v3(0, 1, 0)).y + 0.4472136f) < 1e-3f);
+    assert_true(fabsf(s.bodies.position[b].y - 0.3354102f) < 0.002f);
+    physics__scene_free(&s);
+}
+
+/* Round shapes and hulls: a ball dropped on a static hull cube rests on its top face, a capsule
+ * lying across it rests on it at its radius, and a hull dropped on a static ball rolls off. */
+static void test_round_shapes_on_a_hull(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1);
+    float p[24];
+    cube_points(p, 0.5f);
+    ct_rigid_body_desc_t fixed = hull_desc(0, 0.5f, 0);
+    fixed.kind = CT_BODY_STATIC;
+    add_hull(&s, 2, fixed, p, 8);
+    fixed.position[0] = 4.0f;
+    add_hull(&s, 3, fixed, p, 8);
+    const ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_SPHERE,
+                                       .radius = 0.25f,
+                                       .mass = 1,
+                                       .friction = 0.6f,
+                                       .position = {0, 1.5f, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){4}, &ball), 0);
+    ct_rigid_body_desc_t cap = {.kind = CT_BODY_DYNAMIC,
+                                .shape = CT_BODY_CAPSULE,
+                                .radius = 0.2f,
+                                .half_height = 0.3f,
+                                .mass = 1,
+                                .friction = 0.6f,
+                                .position = {4, 1.5f, 0}};
+    /* Lying along x: a quarter turn about z. */
+    cap.rotation[2] = sinf(0.25f * 3.14159265f), cap.rotation[3] = cosf(0.25f * 3.14159265f);
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){5}, &cap), 0);
+    run(&s, 180);
+    const physics__v3 pb = s.bodies.position[at(&s, 4)], pc = s.bodies.position[at(&s, 5)];
+    print_message("ball on hull y %.5f, capsule on hull y %.5f\n", (double)pb.y, (double)pc.y);
+    assert_true(fabsf(pb.y - 1.25f) < 0.002f && fabsf(pb.x) < 1e-4f);
+    assert_true(fabsf(pc.y - 1.2f) < 0.002f && fabsf(pc.x - 4.0f) < 1e-3f);
+    physics__scene_free(&s);
+}
+
+/* Hulls on hulls: three cubes of different hulls (a cube, a cube with its edges' midpoints, an
+ * octagonal prism) stacked stand, each on the one below. */
+static void test_hull_stack_stands(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false;
+    ground(&s, 1);
+    float cube[24], prism[16 * 3];
+    cube_points(cube, 0.5f);
+    for (int k = 0; k < 8; k++) {
+        const float a = 0.39269908f + 0.78539816f * (float)k;
+        for (int side = 0; side < 2; side++) {
+            float *q = &prism[3 * (2 * k + side)];
+            q[0] = 0.5f * cosf(a), q[1] = side ? 0.5f : -0.5f, q[2] = 0.5f * sinf(a);
+        }
+    }
+    add_hull(&s, 2, hull_desc(0, 0.5f, 0), cube, 8);
+    add_hull(&s, 3, hull_desc(0, 1.5f, 0), prism, 16);
+    add_hull(&s, 4, hull_desc(0, 2.5f, 0), cube, 8);
+    run(&s, 300);
+    const physics__v3 top = s.bodies.position[at(&s, 4)];
+    print_message("hull stack top %.5f %.5f %.5f\n", (double)top.x, (double)top.y, (double)top.z);
+    assert_true(fabsf(top.x) < 0.005f && fabsf(top.z) < 0.005f && fabsf(top.y - 2.5f) < 0.01f);
+    physics__scene_free(&s);
+}
+
+/* Rays and spheres against a turned hull cube: a ray down hits its top face, one along x its
+ * vertical edge; a sphere overlaps it only within its radius of the surface. */
+static void test_hull_queries(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    float p[24];
+    cube_points(p, 0.5f);
+    ct_rigid_body_desc_t d = hull_desc(0, 0, 0);
+    d.kind = CT_BODY_STATIC;
+    /* 45 degrees about y: the cube's corners point along x and z. */
+    d.rotation[1] = sinf(0.39269908f), d.rotation[3] = cosf(0.39269908f);
+    add_hull(&s, 2, d, p, 8);
+    ct_physics_hit_t hit;
+    assert_true(physics__scene_raycast(&s, v3(0, 5, 0), v3(0, -1, 0), 10, UINT32_MAX, &hit));
+    assert_int_equal(hit.entity, 2);
+    assert_true(fabsf(hit.distance - 4.5f) < 1e-5f && fabsf(hit.normal[1] - 1.0f) < 1e-5f);
+    /* Along x towards a vertical edge of the turned cube, sqrt(2)/2 out. */
+    assert_true(physics__scene_raycast(&s, v3(5, 0.1f, 0), v3(-1, 0, 0), 10, UINT32_MAX, &hit));
+    assert_true(fabsf(hit.distance - (5.0f - 0.70710678f)) < 1e-5f);
+    /* Past it, and too short. */
+    assert_false(physics__scene_raycast(&s, v3(5, 0.6f, 0), v3(-1, 0, 0), 10, UINT32_MAX, &hit));
+    assert_false(physics__scene_raycast(&s, v3(5, 0.1f, 0), v3(-1, 0, 0), 4, UINT32_MAX, &hit));
+    ct_entity_t out[4];
+    /* Off the edge by 0.1 along x: a sphere of 0.11 reaches it, 0.09 does not. */
+    assert_int_equal(
+        physics__scene_overlap_sphere(&s, v3(0.80710678f, 0, 0), 0.11f, UINT32_MAX, out, 4), 1);
+    assert_int_equal(
+        physics__scene_overlap_sphere(&s, v3(0.80710678f, 0, 0), 0.09f, UINT32_MAX, out, 4), 0);
+    /* Off the top face's corner diagonally: distance sqrt(0.1^2 + 0.1^2). */
+    assert_int_equal(
+        physics__scene_overlap_sphere(&s, v3(0.80710678f, 0.6f, 0), 0.15f, UINT32_MAX, out, 4), 1);
+    assert_int_equal(
+        physics__scene_overlap_sphere(&s, v3(0.80710678f, 0.6f, 0), 0.13f, UINT32_MAX, out, 4), 0);
+    /* Inside. */
+    assert_int_equal(physics__scene_overlap_sphere(&s, v3(0, 0, 0), 0.01f, UINT32_MAX, out, 4), 1);
+    physics__scene_free(&s);
+}
+
+/* A pile of hulls of several kinds (cubes, tetrahedra, prisms) dropped on the ground, with boxes
+ * and balls among them: the state hash after 200 steps is pinned, and a two-thread pool gives
+ * the same. */
+static uint64_t hull_pile_hash(physics__pool with)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    s.pool = with;
+    ground(&s, 1);
+    float cube[24];
+    cube_points(cube, 0.3f);
+    const float tetra[12] = {0.4f,  0.4f, 0.4f,  0.4f,  -0.4f, -0.4f,
+                             -0.4f, 0.4f, -0.4f, -0.4f, -0.4f, 0.4f};
+    float prism[12 * 3];
+    for (int k = 0; k < 6; k++)
+        for (int side = 0; side < 2; side++) {
+            float *q = &prism[3 * (2 * k + side)];
+            q[0] = 0.3f * cosf(1.0471976f * (float)k), q[1] = side ? 0.25f : -0.25f;
+            q[2] = 0.3f * sinf(1.0471976f * (float)k);
+        }
+    uint32_t id = 2;
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 4; x++)
+            for (int z = 0; z < 4; z++) {
+                ct_rigid_body_desc_t d = hull_desc(-1.2f + 0.8f * (float)x + 0.05f * (float)y,
+                                                   0.6f + 0.9f * (float)y, -1.2f + 0.8f * (float)z);
+                d.angular_velocity[0] = 0.3f * (float)((x + z + y) % 3);
+                const int kind = (x + 2 * z + y) % 5;
+                if (kind == 0)
+                    add_hull(&s, id, d, cube, 8);
+                else if (kind == 1)
+                    add_hull(&s, id, d, tetra, 4);
+                else if (kind == 2)
+                    add_hull(&s, id, d, prism, 12);
+                else {
+                    d.shape = kind == 3 ? CT_BODY_BOX : CT_BODY_SPHERE;
+                    d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.3f;
+                    d.radius = 0.3f;
+                    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){id}, &d),
+                                     0);
+                }
+                id++;
+            }
+    run(&s, 200);
+    /* Nothing fell through the ground. */
+    for (uint32_t i = 0; i < s.bodies.n; i++)
+        if (s.bodies.kind[i] == CT_BODY_DYNAMIC)
+            assert_true(s.bodies.position[i].y > 0.1f);
+    const uint64_t h = physics__state_hash(&s, NULL, NULL);
+    physics__scene_free(&s);
+    return h;
+}
+
+static void test_hull_pile_hash_is_pinned(void **state)
+{
+    (void)state;
+    const uint64_t serial = hull_pile_hash((physics__pool){0});
+    print_message("hull pile hash %016llx\n", (unsigned long long)serial);
+    const uint64_t threaded =
+        hull_pile_hash((physics__pool){jobs_parallel_for, (void *)jobs__api_v1()});
+    assert_true(serial == threaded);
+    assert_true(serial == HULL_PILE_HASH);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_cube_hull_is_a_box, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sixty_four_points, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_degenerate_hulls_are_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hull_cube_rests_like_a_box, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hull_cube_tips_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pyramid_rests_on_its_base, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_round_shapes_on_a_hull, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hull_stack_stands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hull_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
+    };
+    if (jobs__init(2))
+        return 1;
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    jobs__shutdown();
+    return failed;
+}
