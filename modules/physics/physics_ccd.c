@@ -27,6 +27,7 @@
  * still pass). The pass runs on the calling thread in body order, so the result depends on the
  * bodies only. */
 #include "physics_internal.h"
+#include "physics_hull.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,13 +112,20 @@ static physics__quat ccd__turn_at(const ccd__turn *t, float f)
 /* The thinnest half size of body i, and the farthest its surface reaches from its centre. */
 static float ccd__thinnest(const physics__bodies *b, uint32_t i)
 {
-    if (b->shape[i] != CT_BODY_BOX)
+    if (b->shape[i] == CT_BODY_SPHERE || b->shape[i] == CT_BODY_CAPSULE)
         return b->radius[i];
     return f_min(b->half[i].x, f_min(b->half[i].y, b->half[i].z));
 }
 
 static float ccd__reach(const physics__bodies *b, uint32_t i)
 {
+    if (b->shape[i] == CT_BODY_HULL && b->hull[i]) {
+        const physics__hull *h = b->hull[i];
+        float most = 0.0f;
+        for (uint32_t k = 0; k < h->num_vertices; k++)
+            most = f_max(most, v3_dot(h->vertex[k], h->vertex[k]));
+        return sqrtf(most);
+    }
     return b->shape[i] == CT_BODY_SPHERE    ? b->radius[i]
            : b->shape[i] == CT_BODY_CAPSULE ? b->half[i].y
                                             : v3_len(b->half[i]);
