@@ -77,6 +77,7 @@ void physics__scene_free(physics__scene *s)
     physics__graph_free(s);
     physics__rigid_free(s);
     physics__ccd_free(s);
+    physics__sensors_free(s);
     if (s->cache)
         ct_free(s->a, s->cache, (size_t)s->cap_cache * sizeof *s->cache);
     if (s->order)
@@ -313,7 +314,9 @@ int physics__scene_step(physics__scene *s, float dt)
     }
     if (physics__ccd_begin(s))
         return CT_ERR_NOMEM;
-    const int err = b->num_rotating || s->joints.n ? physics__rigid_step(s, dt)
+    int err = b->num_rotating || s->joints.n ? physics__rigid_step(s, dt)
                                                    : step__translate(s, dt);
-    return err ? err : physics__ccd_end(s, dt);
+    if (err || (err = physics__ccd_end(s, dt)))
+        return err;
+    return physics__sensors_detect(s);
 }
