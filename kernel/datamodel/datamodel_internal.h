@@ -145,6 +145,9 @@ typedef struct dm_index_t {
     dm_slot_t *slots;
     uint32_t capacity; /* 0 or a power of two */
     uint32_t count;
+    /* Where the slots came from (datamodel__set_index_allocator when the table was first made):
+     * NULL is the C heap, with big blocks kept for the next table. */
+    ct_allocator_t *alloc;
 } dm_index_t;
 
 /* Finds the value whose slot holds `hash` and for which eq(ctx, value) holds; DM_NONE if none.
@@ -162,6 +165,22 @@ static inline uint32_t dm_index__find(const dm_index_t *m, uint32_t hash,
         if (s.hash == hash && eq(ctx, s.value))
             return s.value;
     }
+}
+
+/* dm_index__find, and when nothing is found, `value` added with `hash` in the empty slot the
+ * search ended at (one probe for both). The caller made room (dm_index__reserve) for one more. */
+static inline uint32_t dm_index__find_or_add(dm_index_t *m, uint32_t hash,
+                                             bool (*eq)(const void *ctx, uint32_t value),
+                                             const void *ctx, uint32_t value)
+{
+    uint32_t mask = m->capacity - 1, i = hash & mask;
+    for (; m->slots[i].value != DM_NONE; i = (i + 1) & mask) {
+        if (m->slots[i].hash == hash && eq(ctx, m->slots[i].value))
+            return m->slots[i].value;
+    }
+    m->slots[i] = (dm_slot_t){hash, value};
+    m->count++;
+    return DM_NONE;
 }
 
 /* Adds a value the caller knows is absent; false when out of memory (nothing changed). */
@@ -282,12 +301,24 @@ dm_stamp_t dm__local_stamp(ct_dm_doc_o *doc);
 /* The op applied to the document with the given stamp; inverses go to doc->log (if any). `force`
  * skips the stamp rule (rollback). Errors set last_error and return negative, nothing applied. */
 int dm__apply(ct_dm_doc_o *doc, const ct_dm_op_t *op, dm_stamp_t stamp, ct_dm_source source);
-/* For a reader filling objects it made itself (no undo log, no listeners): sets `key` on the
- * object at index obj, which must not have it yet (CT_ERR_CONFLICT when it has: a field given
- * twice). Found by walking the object's own few properties, not by a lookup in the index. */
-int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
-                dm_stamp_t stamp);
-/* Room for this many more objects and properties (arrays and indexes), made at once by a
+/* For a reader filling objects it made itself (no undo log, no listeners): sets the interned key
+ * (id `key`; `new_key`: interned just now, so no object has it) to a valid value (no NaN, strings
+ * without NUL: the reader made it, so nothing is checked again) on the object at index obj, which
+ * must not have it yet (CT_ERR_CONFLICT when it has: a field given twice). Found by walking the
+ * object's own few properties, not by a lookup in the index. */
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key,
+                const ct_dm_value_t *value, dm_stamp_t stamp);
+/* For the same readers: makes object g with the stamp, unless an object g exists (alive or not:
+ * *exists set, nothing made); its index, or DM_NONE when it exists or out of memory (last_error
+ * set). */
+uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool *exists);
+/* dm__set_new with the key interned already (id `key`), known absent from the object, and a
+ * valid value: no checks, no walk. The property's index, or DM_NONE when out of memory. */
+uint32_t dm__set_fresh(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, const ct_dm_value_t *value,
+                       dm_stamp_t stamp);
+/* Adds `item`, known absent, to the set property p; false when out of memory. */
+bool dm__set_append(ct_dm_doc_o *doc, uint32_t p, ct_guid_t item);
+/* Room for this many more objects and properties (their arrays, and the object index), made at once by a
  * reader that knows about how many it will make; false when out of memory. */
 bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props);
 /* The borrowed public view of a stored value. */

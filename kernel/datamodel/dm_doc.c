@@ -504,8 +504,10 @@ static int op_destroy(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool remo
 }
 
 /* Finds or makes the property; DM_NONE when out of memory. `new_key`: the key was interned just
- * now, so no object has it and there is nothing to look for. */
-static uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key)
+ * now, so no object has it and there is nothing to look for. Not inlined: with two callers GCC
+ * inlined it into op_set, and a fresh set_property cost 94 ns instead of 81 (measured). */
+static __attribute__((noinline)) uint32_t prop_slot(ct_dm_doc_o *doc, uint32_t obj, uint32_t key,
+                                                    bool new_key)
 {
     uint32_t p = new_key ? DM_NONE : dm__find_prop(doc, obj, key);
     if (p != DM_NONE)
@@ -617,47 +619,70 @@ bool dm__reserve(ct_dm_doc_o *doc, uint32_t objects, uint32_t props)
     uint64_t no = (uint64_t)doc->num_objs + objects, np = (uint64_t)doc->num_props + props;
     if (no > UINT32_MAX / 4 || np > UINT32_MAX / 4)
         return false;
+    /* Not the property index: a reader's properties are indexed at the first lookup, at once. */
     return dm__grow((void **)&doc->objs, &doc->cap_objs, (uint32_t)no, sizeof *doc->objs) &&
            dm__grow((void **)&doc->props, &doc->cap_props, (uint32_t)np, sizeof *doc->props) &&
-           dm_index__reserve(&doc->obj_index, (uint32_t)no) &&
-           dm_index__reserve(&doc->prop_index, (uint32_t)np);
+           dm_index__reserve(&doc->obj_index, (uint32_t)no);
 }
 
-int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, const char *key, const ct_dm_value_t *value,
-                dm_stamp_t stamp)
+uint32_t dm__create_new(ct_dm_doc_o *doc, ct_guid_t g, dm_stamp_t stamp, bool *exists)
 {
-    ct_guid_t g = doc->objs[obj].guid;
-    size_t key_len = key_valid(doc, "set_property", g, key);
-    if (!key_len || !dm__value_valid(doc, value, "set_property", g, key))
-        return CT_ERR_INVALID;
-    uint32_t known = doc->keys.count;
-    uint32_t k = dm_strings__intern(&doc->keys, key, key_len);
-    if (k == DM_NONE)
-        goto nomem;
-    if (doc->keys.count == known) {
-        for (uint32_t p = doc->objs[obj].first_prop; p != DM_NONE; p = doc->props[p].next) {
-            if (doc->props[p].key == k) {
-                char gs[33];
-                dm__format_guid(g, gs);
-                dm__error(doc, "set_property %s '%s': the object has it already", gs, key);
-                return CT_ERR_CONFLICT;
-            }
-        }
+    *exists = false;
+    if (!dm__grow((void **)&doc->objs, &doc->cap_objs, doc->num_objs + 1, sizeof *doc->objs) ||
+        !dm_index__reserve(&doc->obj_index, doc->obj_index.count + 1)) {
+        dm__error(doc, "create: out of memory");
+        return DM_NONE;
     }
+    obj_key_t k = {doc, g};
+    if (dm_index__find_or_add(&doc->obj_index, obj_hash(g), same_obj, &k, doc->num_objs) !=
+        DM_NONE) {
+        *exists = true;
+        return DM_NONE;
+    }
+    uint32_t i = doc->num_objs++;
+    doc->objs[i] = (dm_obj_t){
+        .guid = g, .first_prop = DM_NONE, .last_prop = DM_NONE, .stamp = stamp, .alive = true};
+    return i;
+}
+
+uint32_t dm__set_fresh(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, const ct_dm_value_t *value,
+                       dm_stamp_t stamp)
+{
     dm_value_t stored;
-    if (!value_store(&stored, value))
-        goto nomem;
-    uint32_t p = prop_slot(doc, obj, k, true);
-    if (p == DM_NONE) {
+    uint32_t p = DM_NONE;
+    if (value_store(&stored, value) && (p = prop_slot(doc, obj, key, true)) == DM_NONE)
         value_free(&stored);
-        goto nomem;
+    if (p == DM_NONE) {
+        dm__error(doc, "set_property '%s': out of memory", doc->keys.strs[key]);
+        return DM_NONE;
     }
     doc->props[p].value = stored;
     doc->props[p].stamp = stamp;
-    return 0;
-nomem:
-    dm__error(doc, "set_property '%s': out of memory", key);
-    return CT_ERR_NOMEM;
+    return p;
+}
+
+bool dm__set_append(ct_dm_doc_o *doc, uint32_t p, ct_guid_t item)
+{
+    if (set_add(doc->props[p].value.as.set, item))
+        return true;
+    dm__error(doc, "add_to_set '%s': out of memory", doc->keys.strs[doc->props[p].key]);
+    return false;
+}
+
+int dm__set_new(ct_dm_doc_o *doc, uint32_t obj, uint32_t key, bool new_key,
+                const ct_dm_value_t *value, dm_stamp_t stamp)
+{
+    for (uint32_t p = new_key ? DM_NONE : doc->objs[obj].first_prop; p != DM_NONE;
+         p = doc->props[p].next) {
+        if (doc->props[p].key == key) {
+            char gs[33];
+            dm__format_guid(doc->objs[obj].guid, gs);
+            dm__error(doc, "set_property %s '%s': the object has it already", gs,
+                      doc->keys.strs[key]);
+            return CT_ERR_CONFLICT;
+        }
+    }
+    return dm__set_fresh(doc, obj, key, value, stamp) == DM_NONE ? CT_ERR_NOMEM : 0;
 }
 
 /* The set property of an add/remove: *p DM_NONE when the property is missing or removed. */
@@ -1428,4 +1453,3 @@ void dm_doc__fill(ct_datamodel_api_v1 *api)
     api->record = record;
     api->take_changes = take_changes;
 }
-

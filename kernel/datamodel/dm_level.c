@@ -9,6 +9,7 @@
  * byte, comments included, so an untouched document writes its source back unchanged and a
  * one-field edit is a one-line diff.
  */
+#include "datamodel.h"
 #include "datamodel_internal.h"
 
 #include <math.h>
@@ -118,38 +119,48 @@ static void leaf_value(const dm_sjson_t *js, uint32_t n, ct_dm_value_t *out, cha
     out->as.blob = js->text + node->start;
 }
 
-/* Calls f for every leaf of object `obj` with its dotted key; members named in `skip` (top level
- * only) are passed over. Non-empty objects recurse; everything else is a leaf. */
-typedef int (*leaf_f)(void *ctx, const char *key, uint32_t member);
+/* Calls f for every leaf of object `obj` with its dotted key (klen bytes); members named in `skip`
+ * (top level only) are passed over. Non-empty objects recurse; everything else is a leaf. */
+typedef int (*leaf_f)(void *ctx, const char *key, size_t klen, uint32_t member);
 
 static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
                    const char *const *skip, leaf_f f, void *ctx)
 {
     for (uint32_t m = js->nodes[obj].first; m != DM_NONE; m = js->nodes[m].next) {
-        bool skipped = false;
+        const dm_node_t *n = &js->nodes[m];
+        const char *t = js->text + n->key_start;
+        bool quoted = t[0] == '"', skipped = false;
+        /* A skipped name's first letter first: most members are no skipped name. */
         for (const char *const *s = skip; s && *s && !skipped; s++)
-            skipped = dm_sjson__key_is(js, m, *s);
+            skipped = t[quoted] == (*s)[0] && dm_sjson__key_is(js, m, *s);
         if (skipped)
             continue;
-        /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
-        char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
-        const char *k = kb;
-        uint32_t klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
-        if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
-            return CT_ERR_NOMEM;
         size_t at = prefix ? prefix + 1 : 0;
-        if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
+        uint32_t klen = n->key_end - n->key_start;
+        if (!quoted) {
+            /* A bare key is letters, digits and '_' (never a '.'): copied as it is. */
+            if (at + klen > CT_DM_MAX_KEY)
+                return CT_ERR_BAD_DATA;
+            memcpy(key + at, t, klen);
+        } else {
+            /* Decoded on the stack; a key too long for it even before decoding goes to the heap. */
+            char kb[CT_DM_MAX_KEY + 3], *heap = NULL;
+            const char *k = kb;
+            klen = dm_sjson__decode_to(js, m, true, kb, sizeof kb);
+            if (klen == UINT32_MAX && !(k = heap = dm_sjson__decode(js, m, true, &klen)))
+                return CT_ERR_NOMEM;
+            if (at + klen > CT_DM_MAX_KEY || klen == 0 || memchr(k, '.', klen)) {
+                free(heap);
+                return CT_ERR_BAD_DATA;
+            }
+            memcpy(key + at, k, klen);
             free(heap);
-            return CT_ERR_BAD_DATA;
         }
         if (prefix)
             key[prefix] = '.';
-        memcpy(key + at, k, klen);
         key[at + klen] = 0;
-        free(heap);
-        int r = js->nodes[m].type == DM_J_OBJECT && js->nodes[m].count
-                    ? flatten(js, m, key, at + klen, NULL, f, ctx)
-                    : f(ctx, key, m);
+        int r = n->type == DM_J_OBJECT && n->count ? flatten(js, m, key, at + klen, NULL, f, ctx)
+                                                   : f(ctx, key, at + klen, m);
         key[prefix] = 0;
         if (r)
             return r;
@@ -159,27 +170,40 @@ static int flatten(const dm_sjson_t *js, uint32_t obj, char *key, size_t prefix,
 
 /* ---- reading ---- */
 
+/* Key ids remembered by leaf number (see read_leaf). */
+#define DM_GUESSES 32
+
 typedef struct reader_t {
     ct_dm_doc_o *doc;
     dm_level_t *lv;
-    ct_guid_t object;
+    uint32_t obj; /* the object whose fields are being read */
     const char *filename;
     char *err;
     size_t err_size;
+    uint32_t order_key, parent_key, children_key; /* key ids of @order, @parent, children */
+    uint32_t leaf;                                /* the current object's leaves so far */
+    uint32_t guess[DM_GUESSES]; /* by leaf number: the key id the last object had there */
 } reader_t;
 
 static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key);
 static void fail_at(reader_t *rd, uint32_t at, const char *what);
 
-static int read_leaf(void *ctx, const char *key, uint32_t member)
+static int read_leaf(void *ctx, const char *key, size_t klen, uint32_t member)
 {
     reader_t *rd = ctx;
     char buf[DM_LEAF_BUF], *scratch = NULL;
     ct_dm_value_t v;
     leaf_value(&rd->lv->js, member, &v, buf, &scratch);
+    /* The key: most likely the one the previous entity had at this place (a level's entities
+     * mostly share their shape), else interned. */
+    const dm_strings_t *keys = &rd->doc->keys;
+    uint32_t *guess = &rd->guess[rd->leaf++ % DM_GUESSES], k = *guess, known = keys->count;
+    if (k >= known || keys->lens[k] != klen || memcmp(keys->strs[k], key, klen) != 0)
+        k = *guess = dm_strings__intern(&rd->doc->keys, key, klen);
     /* Base values: stamp 0, so no later write ever counts as a conflict with the file. */
-    int r = dm__set_new(rd->doc, dm__find_obj(rd->doc, rd->object), key, &v,
-                        (dm_stamp_t){0, rd->doc->me});
+    int r = k == DM_NONE ? CT_ERR_NOMEM
+                         : dm__set_new(rd->doc, rd->obj, k, keys->count != known, &v,
+                                       (dm_stamp_t){0, rd->doc->me});
     free(scratch);
     /* A field given twice has no one value to write back: refused (the compilers' reader would
      * silently take one of them). */
@@ -215,7 +239,31 @@ static ct_guid_t derived_guid(ct_guid_t parent, const char *name, uint32_t rank)
     return g;
 }
 
-static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const char *set_key)
+/* The members of entity node e that the reader treats apart: id, name, children. */
+static void entity_members(const dm_sjson_t *js, uint32_t e, uint32_t *id, uint32_t *name,
+                           uint32_t *kids)
+{
+    *id = *name = *kids = DM_NONE;
+    for (uint32_t m = js->nodes[e].first; m != DM_NONE; m = js->nodes[m].next) {
+        if (*id == DM_NONE && dm_sjson__key_is(js, m, "id"))
+            *id = m;
+        else if (*name == DM_NONE && dm_sjson__key_is(js, m, "name"))
+            *name = m;
+        else if (*kids == DM_NONE && dm_sjson__key_is(js, m, "children"))
+            *kids = m;
+    }
+}
+
+/*
+ * The entities of one list (`entities` of the root, `children` of an entity) into the document,
+ * owner object index `owner` (GUID parent), set key id `set_key`. The document is the reader's
+ * own (no undo log, no listeners, no recording), so what the five operations would do is done
+ * directly, with base stamps: each entity's object; the owner's set, made at its first entity;
+ * the entity's @order and @parent, then its fields. No lookup by key is made, so the property
+ * index is built at the document's first lookup, not property by property while reading.
+ */
+static int read_entities(reader_t *rd, uint32_t array, uint32_t owner, ct_guid_t parent,
+                         uint32_t set_key)
 {
     dm_sjson_t *js = &rd->lv->js;
     ct_dm_doc_o *doc = rd->doc;
@@ -227,98 +275,90 @@ static int read_entities(reader_t *rd, uint32_t array, ct_guid_t parent, const c
     }
     /* Ranks among same-named siblings without ids: a count per name hash. */
     dm_map_t ranks = {0};
-    uint32_t order = 0;
-    for (uint32_t e = js->nodes[array].first; e != DM_NONE; e = js->nodes[e].next, order++) {
+    uint32_t order = 0, set = DM_NONE;
+    int r = 0;
+    const dm_stamp_t base = {0, doc->me};
+    for (uint32_t e = js->nodes[array].first; e != DM_NONE && !r; e = js->nodes[e].next, order++) {
         if (js->nodes[e].type != DM_J_OBJECT) {
             fail_at(rd, js->nodes[e].start, "an entity must be an object { ... }");
-            {
-                dm_map__free(&ranks);
-                return CT_ERR_BAD_DATA;
-            }
+            r = CT_ERR_BAD_DATA;
+            break;
         }
-        uint32_t idn = dm_sjson__get(js, e, "id"), namen = dm_sjson__get(js, e, "name");
+        uint32_t idn, namen, kids;
+        entity_members(js, e, &idn, &namen, &kids);
         ct_guid_t g;
-        char *name = namen != DM_NONE && js->nodes[namen].type == DM_J_STRING
-                         ? dm_sjson__decode(js, namen, false, NULL)
-                         : NULL;
         if (idn != DM_NONE) {
-            uint32_t len;
-            char *s =
-                js->nodes[idn].type == DM_J_STRING ? dm_sjson__decode(js, idn, false, &len) : NULL;
-            bool ok = s && ct_guid_parse(s, len, &g) && !ct_guid_is_root(g);
-            free(s);
-            if (!ok) {
-                free(name);
+            char buf[DM_LEAF_BUF];
+            uint32_t len = js->nodes[idn].type == DM_J_STRING
+                               ? dm_sjson__decode_to(js, idn, false, buf, sizeof buf)
+                               : UINT32_MAX;
+            if (len == UINT32_MAX || !ct_guid_parse(buf, len, &g) || ct_guid_is_root(g)) {
                 fail_at(rd, js->nodes[idn].start, "`id` must be a GUID of 32 hex digits, not 0");
-                {
-                    dm_map__free(&ranks);
-                    return CT_ERR_BAD_DATA;
-                }
+                r = CT_ERR_BAD_DATA;
+                break;
             }
         } else {
+            char *name = namen != DM_NONE && js->nodes[namen].type == DM_J_STRING
+                             ? dm_sjson__decode(js, namen, false, NULL)
+                             : NULL;
             const char *nm = name ? name : "";
             uint64_t h = dm__hash_bytes(nm, strlen(nm));
             uint32_t rank = dm_map__get(&ranks, h, 0);
             rank = rank == DM_NONE ? 0 : rank;
             if (!dm_map__put(&ranks, h, 0, rank + 1)) {
                 free(name);
-                dm_map__free(&ranks);
-                return CT_ERR_NOMEM;
+                r = CT_ERR_NOMEM;
+                break;
             }
-            g = derived_guid(parent, name ? name : "", rank);
-        }
-        free(name);
-        if (dm__find_obj(doc, g) != DM_NONE) {
-            fail_at(rd, js->nodes[e].start,
-                    idn != DM_NONE ? "two entities have this `id`"
-                                   : "an entity's derived id collides (give it an `id`)");
-            {
-                dm_map__free(&ranks);
-                return CT_ERR_BAD_DATA;
-            }
+            g = derived_guid(parent, nm, rank);
+            free(name);
         }
         dm_level_t *lv = rd->lv;
         if (!dm__grow((void **)&lv->ents, &lv->cap_ents, lv->num_ents + 1, sizeof *lv->ents)) {
-            dm_map__free(&ranks);
-            return CT_ERR_NOMEM;
+            r = CT_ERR_NOMEM;
+            break;
         }
-        dm_stamp_t base = {0, doc->me};
-        ct_dm_op_t op = {.kind = CT_DM_OP_CREATE, .object = g};
-        int r = dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        lv->ents[lv->num_ents++] = (dm_ent_t){e, dm__find_obj(doc, g), g, parent, idn != DM_NONE};
-        op = (ct_dm_op_t){.kind = CT_DM_OP_ADD, .object = parent, .key = set_key, .item = g};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        op = (ct_dm_op_t){.kind = CT_DM_OP_SET,
-                          .object = g,
-                          .key = "@order",
-                          .value = {.type = CT_DM_DOUBLE, .as.d = order}};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        op.key = "@parent";
-        op.value = (ct_dm_value_t){.type = CT_DM_GUID, .as.guid = parent};
-        r = r ? r : dm__apply(doc, &op, base, CT_DM_FROM_LOCAL);
-        if (r) {
-            dm_map__free(&ranks);
-            return r;
+        bool exists;
+        uint32_t o = dm__create_new(doc, g, base, &exists);
+        if (exists) {
+            fail_at(rd, js->nodes[e].start,
+                    idn != DM_NONE ? "two entities have this `id`"
+                                   : "an entity's derived id collides (give it an `id`)");
+            r = CT_ERR_BAD_DATA;
+            break;
+        }
+        if (o == DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
+        }
+        lv->ents[lv->num_ents++] = (dm_ent_t){e, o, g, parent, idn != DM_NONE};
+        if (set == DM_NONE &&
+            (set = dm__set_fresh(doc, owner, set_key, &(ct_dm_value_t){.type = CT_DM_SET}, base)) ==
+                DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
+        }
+        ct_dm_value_t at = {.type = CT_DM_DOUBLE, .as.d = order};
+        ct_dm_value_t up = {.type = CT_DM_GUID, .as.guid = parent};
+        if (!dm__set_append(doc, set, g) ||
+            dm__set_fresh(doc, o, rd->order_key, &at, base) == DM_NONE ||
+            dm__set_fresh(doc, o, rd->parent_key, &up, base) == DM_NONE) {
+            r = CT_ERR_NOMEM;
+            break;
         }
         char key[CT_DM_MAX_KEY + 1] = "";
         static const char *const skip[] = {"id", "children", NULL};
-        rd->object = g;
+        rd->obj = o;
+        rd->leaf = 0;
         r = flatten(js, e, key, 0, skip, read_leaf, rd);
         if (r == CT_ERR_BAD_DATA)
             fail_at(rd, js->nodes[e].start,
                     "a field name that is empty, has a '.', or makes a key over 255 bytes");
-        if (r) {
-            dm_map__free(&ranks);
-            return r;
-        }
-        uint32_t kids = dm_sjson__get(js, e, "children");
-        if (kids != DM_NONE && (r = read_entities(rd, kids, g, "children")) != 0) {
-            dm_map__free(&ranks);
-            return r;
-        }
+        if (!r && kids != DM_NONE)
+            r = read_entities(rd, kids, o, g, rd->children_key);
     }
     dm_map__free(&ranks);
-    return 0;
+    return r;
 }
 
 static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filename,
@@ -343,27 +383,43 @@ static ct_dm_doc_o *read_level(const char *text, size_t len, const char *filenam
     if (!dm_sjson__parse(&lv->js, lv->text, len, file, err, err_size))
         goto fail;
     doc->level = lv;
-    /* Room for what the reading makes, at once: an object per entity and a property per leaf
-     * (bounded by the members, two more per entity), not a doubling and a re-index each time. */
-    uint32_t members = 0, objects = 1;
+    /* Room for what the reading makes, at once: an object per entity (bounded by the objects
+     * that are array elements) and a property per leaf (bounded by the members that are not
+     * objects with members), two more per entity and the lists; not a doubling and a re-index
+     * each time. Not more: the object index is probed at random, and a table sized for every
+     * object of the text (components too) would not stay in cache. */
+    uint32_t leaves = 0, entities = 1;
     for (uint32_t i = 1; i < lv->js.count; i++) {
-        members += lv->js.nodes[lv->js.nodes[i].parent].type == DM_J_OBJECT;
-        objects += lv->js.nodes[i].type == DM_J_OBJECT;
+        const dm_node_t *nd = &lv->js.nodes[i];
+        bool member = nd->key_end != 0, branch = nd->type == DM_J_OBJECT && nd->count;
+        leaves += member && !branch;
+        entities += !member && nd->type == DM_J_OBJECT;
     }
-    if (!dm__reserve(doc, objects, members + 2 * objects)) {
+    if (!dm__reserve(doc, entities, leaves + 3 * entities)) {
         snprintf(err, err_size, "%s: out of memory", file);
         goto fail;
     }
-    reader_t rd = {doc, lv, root_guid, file, err, err_size};
+    reader_t rd = {.doc = doc,
+                   .lv = lv,
+                   .filename = file,
+                   .err = err,
+                   .err_size = err_size,
+                   .order_key = dm_strings__intern(&doc->keys, "@order", 6),
+                   .parent_key = dm_strings__intern(&doc->keys, "@parent", 7),
+                   .children_key = dm_strings__intern(&doc->keys, "children", 8)};
+    uint32_t entities_key = dm_strings__intern(&doc->keys, "entities", 8);
     char key[CT_DM_MAX_KEY + 1] = "";
     static const char *const skip[] = {"entities", NULL};
     doc->log = NULL;
-    int r = flatten(&lv->js, 0, key, 0, skip, read_leaf, &rd);
+    int r = rd.order_key == DM_NONE || rd.parent_key == DM_NONE || rd.children_key == DM_NONE ||
+                    entities_key == DM_NONE
+                ? CT_ERR_NOMEM
+                : flatten(&lv->js, 0, key, 0, skip, read_leaf, &rd);
     if (r == CT_ERR_BAD_DATA)
         fail_at(&rd, 0, "a top-level field name that is empty or has a '.'");
     uint32_t ents = dm_sjson__get(&lv->js, 0, "entities");
     if (!r && ents != DM_NONE)
-        r = read_entities(&rd, ents, root_guid, "entities");
+        r = read_entities(&rd, ents, 0, root_guid, entities_key);
     if (r) {
         if (!err[0])
             snprintf(err, err_size, "%s: %s", file,
@@ -429,13 +485,18 @@ static uint32_t prop_near(ct_dm_doc_o *doc, uint32_t o, uint32_t k)
     return p == DM_NONE ? DM_NONE : dm__find_prop(doc, o, k);
 }
 
-/* Property `key` of object g, or NULL. */
-static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
+/* Property `key` of the object at index o, or NULL. */
+static const dm_prop_t *prop_of(ct_dm_doc_o *doc, uint32_t o, const char *key)
 {
-    uint32_t o = dm__find_obj(doc, g);
     uint32_t k = o == DM_NONE ? DM_NONE : dm_strings__find(&doc->keys, key, strlen(key));
     uint32_t p = k == DM_NONE ? DM_NONE : prop_near(doc, o, k);
     return p == DM_NONE || doc->props[p].value.type == CT_DM_NULL ? NULL : &doc->props[p];
+}
+
+/* Property `key` of object g, or NULL. */
+static const dm_prop_t *prop(ct_dm_doc_o *doc, ct_guid_t g, const char *key)
+{
+    return prop_of(doc, dm__find_obj(doc, g), key);
 }
 
 /* A value in source spelling: numbers, "strings", [x y z], blobs verbatim. */
@@ -517,8 +578,8 @@ static void indent(data_text_t *t, uint32_t n)
  * read from a file, then a field set under it) is not written: its name opens the group of the
  * longer keys, and writing both would give the name twice.
  */
-static void put_members(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys, uint32_t n,
-                        size_t skip, uint32_t ind, bool multiline)
+static void put_members(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, const char **keys,
+                        uint32_t n, size_t skip, uint32_t ind, bool multiline)
 {
     bool first = true;
     for (uint32_t i = 0; i < n;) {
@@ -629,9 +690,11 @@ static const char **field_keys(ct_dm_doc_o *doc, ct_guid_t g, uint32_t *n)
     return field_keys_of(doc, g, n, NULL);
 }
 
+/* A member of a list: its place, its GUID, its object. */
 typedef struct ranked_t {
     double order;
     ct_guid_t g;
+    uint32_t obj;
 } ranked_t;
 
 static int ranked_cmp(const void *x, const void *y)
@@ -652,51 +715,81 @@ static double order_of(ct_dm_doc_o *doc, uint32_t o, uint32_t order_key)
     return p != DM_NONE && doc->props[p].value.type == CT_DM_DOUBLE ? doc->props[p].value.as.d : 0;
 }
 
-/* The live members of a set property, sorted by @order then GUID (each @order looked up once).
- * Caller frees. */
-static ct_guid_t *sorted_members(ct_dm_doc_o *doc, ct_guid_t g, const char *key, uint32_t *n)
+bool datamodel__sort_entities(ct_dm_doc_o *doc, ct_guid_t *items, double *orders, uint32_t n)
 {
-    const dm_prop_t *p = prop(doc, g, key);
+    ranked_t *r = malloc((size_t)(n ? n : 1) * sizeof *r);
+    if (!r)
+        return false;
+    uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t o = dm__find_obj(doc, items[i]);
+        r[i] = (ranked_t){o == DM_NONE ? 0 : order_of(doc, o, order_key), items[i], o};
+    }
+    qsort(r, n, sizeof *r, ranked_cmp);
+    for (uint32_t i = 0; i < n; i++) {
+        items[i] = r[i].g;
+        if (orders)
+            orders[i] = r[i].order;
+    }
+    free(r);
+    return true;
+}
+
+/* The live members of set property `key` of the object at index o, sorted by @order then GUID
+ * (each @order looked up once). NULL when there are none (*n 0) or out of memory (*n not 0).
+ * Caller frees. */
+static ranked_t *sorted_members(ct_dm_doc_o *doc, uint32_t o, const char *key, uint32_t *n)
+{
+    const dm_prop_t *p = prop_of(doc, o, key);
     *n = 0;
     if (!p || p->value.type != CT_DM_SET)
         return NULL;
     const dm_set_t *s = p->value.as.set;
-    ranked_t *r = malloc((size_t)(s->count ? s->count : 1) * sizeof *r);
-    if (!r)
+    ranked_t *r = s->count ? malloc((size_t)s->count * sizeof *r) : NULL;
+    if (!r) {
+        *n = s->count;
         return NULL;
+    }
     bool sorted = true;
     uint32_t order_key = dm_strings__find(&doc->keys, "@order", 6);
+    /* Members made one after another (a list read from a file) are next to each other in the
+     * object array: the one after the last found is tried before the GUID is looked up. */
+    uint32_t next = DM_NONE;
     for (uint32_t i = 0; i < s->count; i++) {
-        uint32_t o = dm__find_obj(doc, s->items[i]);
-        if (o == DM_NONE || !doc->objs[o].alive)
+        uint32_t m = next < doc->num_objs && ct_guid_eq(doc->objs[next].guid, s->items[i])
+                         ? next
+                         : dm__find_obj(doc, s->items[i]);
+        if (m == DM_NONE || !doc->objs[m].alive)
             continue;
-        r[*n] = (ranked_t){order_of(doc, o, order_key), s->items[i]};
+        next = m + 1;
+        r[*n] = (ranked_t){order_of(doc, m, order_key), s->items[i], m};
         sorted = sorted && (*n == 0 || ranked_cmp(&r[*n - 1], &r[*n]) <= 0);
         (*n)++;
     }
     if (!sorted)
         qsort(r, *n, sizeof *r, ranked_cmp);
-    /* The GUIDs, in place (a GUID is no bigger than a ranked_t). */
-    ct_guid_t *out = (ct_guid_t *)(void *)r;
-    for (uint32_t i = 0; i < *n; i++)
-        memmove(&out[i], &r[i].g, sizeof *out); /* the first ones overlap their source */
-    return out;
+    if (!*n) {
+        free(r);
+        return NULL;
+    }
+    return r;
 }
 
-static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind);
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t o, uint32_t ind);
 
-static void put_entity_list(data_text_t *t, ct_dm_doc_o *doc, const ct_guid_t *items, uint32_t n,
+static void put_entity_list(data_text_t *t, ct_dm_doc_o *doc, const ranked_t *items, uint32_t n,
                             uint32_t ind)
 {
     for (uint32_t i = 0; i < n; i++) {
         indent(t, ind);
-        put_entity(t, doc, items[i], ind);
+        put_entity(t, doc, items[i].g, items[i].obj, ind);
         data__text_puts(t, "\n");
     }
 }
 
-/* A whole entity, fresh: `{`, id, fields, children, `}` (the caller indents the first line). */
-static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t ind)
+/* A whole entity (g, at object index o), fresh: `{`, id, fields, children, `}` (the caller
+ * indents the first line). */
+static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t o, uint32_t ind)
 {
     char gs[33];
     ct_guid_format(g, gs);
@@ -713,8 +806,10 @@ static void put_entity(data_text_t *t, ct_dm_doc_o *doc, ct_guid_t g, uint32_t i
     }
     put_members(t, doc, g, keys, n, 0, ind + 2, true);
     free(keys);
-    ct_guid_t *kids = sorted_members(doc, g, "children", &n);
-    if (n) {
+    ranked_t *kids = sorted_members(doc, o, "children", &n);
+    if (n && !kids)
+        t->failed = true;
+    if (kids) {
         indent(t, ind + 2);
         data__text_puts(t, "children = [\n");
         put_entity_list(t, doc, kids, n, ind + 4);
@@ -779,7 +874,7 @@ typedef struct compare_t {
     uint32_t cursor; /* the property after the last one found: most likely the next leaf's */
 } compare_t;
 
-static int compare_leaf(void *ctx, const char *key, uint32_t member)
+static int compare_leaf(void *ctx, const char *key, size_t klen, uint32_t member)
 {
     compare_t *c = ctx;
     writer_t *w = c->w;
@@ -790,8 +885,9 @@ static int compare_leaf(void *ctx, const char *key, uint32_t member)
     uint32_t q = c->cursor;
     while (q != DM_NONE && doc->keys.strs[doc->props[q].key][0] == '@')
         q = doc->props[q].next;
-    if (q == DM_NONE || strcmp(doc->keys.strs[doc->props[q].key], key) != 0) {
-        uint32_t k = dm_strings__find(&doc->keys, key, strlen(key));
+    uint32_t qk = q == DM_NONE ? DM_NONE : doc->props[q].key;
+    if (q == DM_NONE || doc->keys.lens[qk] != klen || memcmp(doc->keys.strs[qk], key, klen) != 0) {
+        uint32_t k = dm_strings__find(&doc->keys, key, klen);
         q = k == DM_NONE ? DM_NONE : prop_near(doc, c->obj, k);
     }
     const dm_prop_t *p = NULL;
@@ -870,10 +966,10 @@ static void insert_members(writer_t *w, uint32_t obj, ct_guid_t g, const char **
     }
 }
 
-/* Fields of g in the source object `obj` (an entity, or the root) brought in line with the doc. */
-static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *const *skip)
+/* Fields of g (the document's object o) in the source object `obj` (an entity, or the root)
+ * brought in line with the doc. */
+static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, uint32_t o, const char *const *skip)
 {
-    uint32_t o = dm__find_obj(w->doc, g);
     compare_t c = {w, g, o, w->doc->objs[o].first_prop};
     ++*w->pass;
     char key[CT_DM_MAX_KEY + 1] = "";
@@ -913,7 +1009,7 @@ static int write_fields(writer_t *w, uint32_t obj, ct_guid_t g, const char *cons
     return r;
 }
 
-static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t parent,
                       const char *set_key);
 
 static int edit_cmp(const void *x, const void *y)
@@ -1004,20 +1100,21 @@ static int write_entity(writer_t *w, uint32_t e)
         }
     }
     static const char *const skip[] = {"id", "children", NULL};
-    int r = write_fields(w, e, g, skip);
+    int r = write_fields(w, e, g, ent->obj, skip);
     if (r)
         return r;
-    return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), g, "children");
+    return write_list(w, e, dm_sjson__get(&lv->js, e, "children"), ent->obj, "children");
 }
 
-/* The entities of one list (`entities` of the root, `children` of an entity). */
-static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t parent,
+/* The entities of one list (`entities` of the root, `children` of an entity) of the document's
+ * object at index `parent`, whose source is node `owner` (its list node `array`, or DM_NONE). */
+static int write_list(writer_t *w, uint32_t owner, uint32_t array, uint32_t parent,
                       const char *set_key)
 {
     const dm_level_t *lv = w->lv;
     const dm_sjson_t *js = &lv->js;
     uint32_t n;
-    ct_guid_t *members = sorted_members(w->doc, parent, set_key, &n);
+    ranked_t *members = sorted_members(w->doc, parent, set_key, &n);
     if (n && !members)
         return CT_ERR_NOMEM;
     /* Which members are where (by object index, marked with this pass): the members, and this
@@ -1029,7 +1126,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     uint32_t *kept = malloc((size_t)(num_src ? num_src : 1) * sizeof *kept);
     int r = next_src && kept ? 0 : CT_ERR_NOMEM;
     for (uint32_t i = 0; i < n && !r; i++) {
-        obj[i] = dm__find_obj(w->doc, members[i]);
+        obj[i] = members[i].obj;
         w->in_doc[obj[i]] = pass;
         w->doc_pos[obj[i]] = i;
     }
@@ -1051,15 +1148,17 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
     /* The kept entities fill the places kept entities had, in the document's order: the j-th
      * kept member takes the j-th kept place. One in its own place is edited where it stands;
      * one that moved replaces the text of its new place with its own (edited) text. For each
-     * member, next_src gets the place of the next kept member after it. */
-    uint32_t following = DM_NONE;
-    for (uint32_t i = n, j = num_kept; i-- > 0 && !r;) {
-        next_src[i] = following;
+     * member, next_src gets the place of the next kept member after it. Written front to back
+     * (the order the text, the nodes and the properties are in); each entity's edits lie inside
+     * its own braces, so the order entities are written in changes no edit's place. */
+    uint32_t pending = 0; /* the first member whose next_src is not known yet */
+    for (uint32_t i = 0, j = 0; i < n && !r; i++) {
         uint32_t e = src_of[i];
         if (e == DM_NONE)
             continue;
-        uint32_t place = kept[--j];
-        following = place;
+        uint32_t place = kept[j++];
+        for (; pending < i; pending++)
+            next_src[pending] = place;
         if (place == e) {
             r = write_entity(w, e);
         } else {
@@ -1071,6 +1170,8 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
                 add_edit(w, js->nodes[place].start, js->nodes[place].end, &t);
         }
     }
+    for (; pending < n; pending++)
+        next_src[pending] = DM_NONE;
     /* New members: before the next kept source entity in order, or at the end of the list. */
     for (uint32_t i = 0; i < n && !r; i++) {
         if (src_of[i] != DM_NONE)
@@ -1109,7 +1210,7 @@ static int write_list(writer_t *w, uint32_t owner, uint32_t array, ct_guid_t par
                 data__text_puts(&t, "\n");
         }
         indent(&t, ind);
-        put_entity(&t, w->doc, members[i], ind);
+        put_entity(&t, w->doc, members[i].g, members[i].obj, ind);
         data__text_puts(&t, "\n");
         add_edit(w, at, at, &t);
     }
@@ -1135,7 +1236,9 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
         }
         put_members(&out, doc, root_guid, keys, n, 0, 0, true);
         free(keys);
-        ct_guid_t *ents = sorted_members(doc, root_guid, "entities", &n);
+        ranked_t *ents = sorted_members(doc, 0, "entities", &n);
+        if (n && !ents)
+            out.failed = true;
         data__text_puts(&out, "entities = [\n");
         put_entity_list(&out, doc, ents, n, 2);
         data__text_puts(&out, "]\n");
@@ -1151,9 +1254,8 @@ static char *write_level(ct_dm_doc_o *doc, const ct_dm_write_desc_t *desc, size_
             w.in_src = w.doc_pos + no;
             w.src_node = w.in_src + no;
         }
-        int r = w.mark ? write_fields(&w, 0, root_guid, skip) : CT_ERR_NOMEM;
-        r = r ? r
-              : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), root_guid, "entities");
+        int r = w.mark ? write_fields(&w, 0, root_guid, 0, skip) : CT_ERR_NOMEM;
+        r = r ? r : write_list(&w, 0, dm_sjson__get(&w.lv->js, 0, "entities"), 0, "entities");
         if (r || w.failed) {
             drop_edits(&w);
             free(w.mark);

@@ -5,6 +5,7 @@
  */
 #include <stdatomic.h>
 
+#include "datamodel.h"
 #include "datamodel_internal.h"
 
 #include "ct_hash.h"
@@ -225,12 +226,30 @@ static bool index_full(uint32_t n, uint32_t capacity)
     return (uint64_t)n * 4u > (uint64_t)capacity * 3u;
 }
 
+/* The allocator new index tables take their slots from (NULL: the C heap). */
+static ct_allocator_t *index_allocator;
+
+void datamodel__set_index_allocator(ct_allocator_t *a) { index_allocator = a; }
+
+static void index_release(dm_index_t *m)
+{
+    size_t bytes = (size_t)m->capacity * sizeof *m->slots;
+    if (m->alloc && m->slots)
+        ct_free(m->alloc, m->slots, bytes);
+    else
+        dm__block_give(m->slots, bytes);
+}
+
 static bool index_grow(dm_index_t *m, uint32_t capacity)
 {
     size_t bytes = (size_t)capacity * sizeof(dm_slot_t);
-    dm_slot_t *slots = dm__block_take(bytes, bytes * 2, NULL);
-    if (!slots)
+    ct_allocator_t *a = m->slots ? m->alloc : index_allocator;
+    dm_slot_t *slots = NULL;
+    if (a) {
+        slots = ct_alloc(a, bytes);
+    } else if (!(slots = dm__block_take(bytes, bytes * 2, NULL))) {
         slots = malloc(bytes);
+    }
     if (!slots)
         return false;
     memset(slots, 0xff, bytes); /* every value DM_NONE, in one streaming pass */
@@ -244,9 +263,10 @@ static bool index_grow(dm_index_t *m, uint32_t capacity)
             i = (i + 1) & mask;
         slots[i] = e;
     }
-    dm__block_give(m->slots, (size_t)m->capacity * sizeof *slots);
+    index_release(m);
     m->slots = slots;
     m->capacity = capacity;
+    m->alloc = a;
     return true;
 }
 
@@ -277,7 +297,7 @@ bool dm_index__reserve(dm_index_t *m, uint32_t n)
 
 void dm_index__free(dm_index_t *m)
 {
-    dm__block_give(m->slots, (size_t)m->capacity * sizeof *m->slots);
+    index_release(m);
     *m = (dm_index_t){0};
 }
 

@@ -510,6 +510,174 @@ static void bad_sources_are_refused_with_a_place(void **state)
     }
 }
 
+/* Numbers are read exactly as strtod reads them, bit for bit (the reader has a fast path for
+ * plain decimals): fixed cases at the edges of that path, then 20,000 generated decimals of 1 to
+ * 20 digits with the point anywhere, signs and leading zeros. */
+static void numbers_read_exactly_as_strtod(void **state)
+{
+    (void)state;
+    static const char *const fixed[] = {"0",
+                                        "-0",
+                                        "+1.5",
+                                        ".5",
+                                        "5.",
+                                        "-0.0",
+                                        "0.1",
+                                        "0.25",
+                                        "1e5",
+                                        "-2.5E-3",
+                                        "0x10",
+                                        "1.7976931348623157e308",
+                                        "9007199254740991",
+                                        "9007199254740992",
+                                        "9007199254740993",
+                                        "900719925474099.3",
+                                        "0.0000000000000000000001",
+                                        "0.00000000000000000000001",
+                                        "123456789012345678901234",
+                                        "4.9e-324",
+                                        "0.30000000000000004"};
+    enum { GENERATED = 20000 };
+    size_t n_fixed = sizeof fixed / sizeof fixed[0], cap = (n_fixed + GENERATED) * 48, len = 0;
+    char *text = malloc(cap), (*tokens)[32] = malloc((n_fixed + GENERATED) * sizeof *tokens);
+    assert_non_null(text);
+    assert_non_null(tokens);
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    for (size_t i = 0; i < n_fixed + GENERATED; i++) {
+        if (i < n_fixed) {
+            snprintf(tokens[i], sizeof tokens[i], "%s", fixed[i]);
+        } else {
+            rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+            uint32_t digits = 1 + (uint32_t)(rng % 20), dot = (uint32_t)(rng >> 8) % (digits + 2);
+            char *t = tokens[i];
+            if ((rng >> 20) % 3 == 0)
+                *t++ = '-';
+            for (uint32_t d = 0; d < digits; d++) {
+                if (d == dot)
+                    *t++ = '.';
+                uint64_t r = rng >> (24 + d % 32);
+                /* Leading zeros now and then (they do not count against the exact range). */
+                *t++ = (char)('0' + (d == 0 && (rng >> 40) % 4 == 0 ? 0 : r % 10));
+            }
+            *t = 0;
+        }
+        len += (size_t)snprintf(text + len, cap - len, "n%zu = %s\n", i, tokens[i]);
+    }
+    char err[256];
+    ct_dm_doc_o *d = dm->read_level(text, len, "numbers.level", NULL, err, sizeof err);
+    if (!d)
+        fprintf(stderr, "%s\n", err);
+    assert_non_null(d);
+    uint32_t differ = 0;
+    for (size_t i = 0; i < n_fixed + GENERATED; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "n%zu", i);
+        double got = 0, want = strtod(tokens[i], NULL);
+        assert_int_equal(dm->get_double(d, root, key, &got), 0);
+        if (memcmp(&got, &want, sizeof got) != 0 && differ++ < 5)
+            fprintf(stderr, "%s: read %.17g, strtod %.17g\n", tokens[i], got, want);
+    }
+    assert_int_equal(differ, 0);
+    dm->destroy_doc(d);
+    free(tokens);
+    free(text);
+}
+
+/* An allocator for the documents' lookup tables that fails while `index_fails` is set, counting
+ * what it gave and what it refused. */
+static bool index_fails;
+static uint32_t index_given, index_refused;
+
+static void *index_realloc(ct_allocator_t *a, void *ptr, size_t old_size, size_t new_size,
+                           const char *file, uint32_t line)
+{
+    (void)a, (void)old_size, (void)file, (void)line;
+    if (new_size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    if (index_fails) {
+        index_refused++;
+        return NULL;
+    }
+    index_given++;
+    return realloc(ptr, new_size);
+}
+
+/* A level's reader makes no property lookups, so a document is read without its property index
+ * (it is made at the first lookup). When that index cannot get memory, every property is still
+ * found (by a search), overwritten in place rather than made twice, written and undone; once
+ * memory comes back, the index is made and gives the same answers. */
+static void properties_are_found_without_their_index(void **state)
+{
+    (void)state;
+    static ct_allocator_t failing = {NULL, index_realloc};
+    datamodel__set_index_allocator(&failing);
+    enum { N = 40 };
+    char text[N * 120 + 64];
+    size_t len = (size_t)snprintf(text, sizeof text, "gravity = -9.5\nentities = [\n");
+    for (int i = 0; i < N; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "  { id = \"%032x\" name = \"e%d\" mass = { kg = %d } }\n", i + 1,
+                                i, i);
+    len += (size_t)snprintf(text + len, sizeof text - len, "]\n");
+    char err[256];
+    index_given = index_refused = 0;
+    ct_dm_doc_o *d = dm->read_level(text, len, "t.level", NULL, err, sizeof err);
+    assert_non_null(d);
+    assert_int_equal(index_refused, 0);
+    assert_true(index_given > 0); /* the GUID and key tables came from this allocator */
+
+    index_fails = true;
+    for (int i = 0; i < N; i++) {
+        ct_guid_t g = {0, (uint64_t)i + 1};
+        double kg = -1;
+        const char *name = NULL;
+        char want[8];
+        snprintf(want, sizeof want, "e%d", i);
+        assert_int_equal(dm->get_double(d, g, "mass.kg", &kg), 0);
+        assert_true(kg == i);
+        assert_int_equal(dm->get_string(d, g, "name", &name), 0);
+        assert_string_equal(name, want);
+    }
+    /* The property index was asked for and refused: the answers above came from the search. */
+    assert_true(index_refused > 0);
+    double x;
+    assert_int_equal(dm->get_double(d, root, "gravity", &x), 0);
+    assert_true(x == -9.5);
+    const ct_guid_t e5 = {0, 6};
+    assert_int_equal(dm->get_double(d, e5, "gravity", &x), CT_ERR_NOT_FOUND);
+    const char *before[8], *after[8];
+    uint32_t n_before = dm->keys(d, e5, before, 8);
+    ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = 50};
+    assert_int_equal(dm->set_property(d, e5, "mass.kg", &v), 0);
+    assert_int_equal(dm->keys(d, e5, after, 8), n_before); /* overwritten, not made twice */
+    assert_int_equal(dm->get_double(d, e5, "mass.kg", &x), 0);
+    assert_true(x == 50);
+    char *out = dm->write_level(d, NULL, NULL);
+    assert_non_null(out);
+    assert_non_null(strstr(out, "  { id = \"00000000000000000000000000000006\" name = \"e5\" "
+                                "mass = { kg = 50 } }\n"));
+    dm->free_text(out);
+    assert_int_equal(dm->undo(d, NULL), 0);
+    assert_int_equal(dm->get_double(d, e5, "mass.kg", &x), 0);
+    assert_true(x == 5);
+
+    /* Memory again: the index is made (from the same allocator) and agrees. */
+    index_fails = false;
+    uint32_t given = index_given;
+    assert_int_equal(dm->get_double(d, (ct_guid_t){0, 40}, "mass.kg", &x), 0);
+    assert_true(x == 39);
+    assert_true(index_given > given);
+    assert_int_equal(dm->redo(d, NULL), 0);
+    assert_int_equal(dm->get_double(d, e5, "mass.kg", &x), 0);
+    assert_true(x == 50);
+    assert_int_equal(dm->get_double(d, e5, "gravity", &x), CT_ERR_NOT_FOUND);
+    /* Tables keep the allocator they were made with: freed through it after the default is back. */
+    datamodel__set_index_allocator(NULL);
+    dm->destroy_doc(d);
+}
+
 int main(void)
 {
     dm = datamodel__api_v1();
@@ -523,6 +691,8 @@ int main(void)
         cmocka_unit_test(bad_sources_are_refused_with_a_place),
         cmocka_unit_test(a_field_under_an_empty_object_replaces_it),
         cmocka_unit_test(reordered_entities_are_written_in_the_new_order),
+        cmocka_unit_test(numbers_read_exactly_as_strtod),
+        cmocka_unit_test(properties_are_found_without_their_index),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

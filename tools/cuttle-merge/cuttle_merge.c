@@ -541,35 +541,10 @@ static bool theirs_is_newer(void)
 
 /* ---- order ---- */
 
-typedef struct ranked_t {
-    ct_guid_t g;
-    double order;
-} ranked_t;
-
-static int ranked_cmp(const void *x, const void *y)
-{
-    const ranked_t *a = x, *b = y;
-    if (a->order != b->order)
-        return a->order < b->order ? -1 : 1;
-    if (a->g.hi != b->g.hi)
-        return a->g.hi < b->g.hi ? -1 : 1;
-    return a->g.lo < b->g.lo ? -1 : a->g.lo > b->g.lo;
-}
-
-/* The entities of `list` in doc, in the order a writer puts them (@order, then GUID). */
-static void rank(ct_dm_doc_o *doc, ranked_t *r, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        r[i].order = 0;
-        dm->get_double(doc, r[i].g, "@order", &r[i].order);
-    }
-    qsort(r, n, sizeof *r, ranked_cmp);
-}
-
-static bool same_sequence(const ranked_t *a, const ranked_t *b, uint32_t n)
+static bool same_sequence(const ct_guid_t *a, const ct_guid_t *b, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (!ct_guid_eq(a[i].g, b[i].g))
+        if (!ct_guid_eq(a[i], b[i]))
             return false;
     return true;
 }
@@ -583,27 +558,33 @@ static int merge_list(merge_t *m, ct_guid_t parent, const char *key)
     uint32_t n;
     if (dm->get_set(m->base, parent, key, &items, &n) != 0 || n < 2)
         return 0;
-    ranked_t *r = malloc(3 * (size_t)n * sizeof *r);
-    if (!r)
+    /* Each side's sequence, ranked the way the writer ranks a list; ours's @order values beside. */
+    ct_guid_t *r = malloc(3 * (size_t)n * sizeof *r);
+    double *ours_order = malloc((size_t)n * sizeof *ours_order);
+    if (!r || !ours_order) {
+        free(r);
+        free(ours_order);
         return -1;
-    ranked_t *rb = r, *ro = r + n, *rt = r + 2 * n;
+    }
+    ct_guid_t *rb = r, *ro = r + n, *rt = r + 2 * n;
     uint32_t c = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (dm->set_contains(m->ours, parent, key, items[i]) &&
             dm->set_contains(m->theirs, parent, key, items[i]))
-            rb[c++].g = items[i];
+            rb[c++] = items[i];
     }
     memcpy(ro, rb, c * sizeof *r);
     memcpy(rt, rb, c * sizeof *r);
-    rank(m->base, rb, c);
-    rank(m->ours, ro, c);
-    rank(m->theirs, rt, c);
-    int rc = 0;
-    if (!same_sequence(rt, rb, c)) {
+    int rc = datamodel__sort_entities(m->base, rb, NULL, c) &&
+                     datamodel__sort_entities(m->ours, ro, ours_order, c) &&
+                     datamodel__sort_entities(m->theirs, rt, NULL, c)
+                 ? 0
+                 : -1;
+    if (rc == 0 && !same_sequence(rt, rb, c)) {
         if (same_sequence(ro, rb, c)) {
             for (uint32_t i = 0; i < c && rc == 0; i++) {
-                ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = ro[i].order};
-                rc = dm->set_property(m->ours, rt[i].g, "@order", &v);
+                ct_dm_value_t v = {.type = CT_DM_DOUBLE, .as.d = ours_order[i]};
+                rc = dm->set_property(m->ours, rt[i], "@order", &v);
             }
         } else if (!same_sequence(rt, ro, c)) {
             char id[33];
@@ -614,6 +595,7 @@ static int merge_list(merge_t *m, ct_guid_t parent, const char *key)
         }
     }
     free(r);
+    free(ours_order);
     return rc;
 }
 
