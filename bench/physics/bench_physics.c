@@ -21,6 +21,8 @@
  *                               each with a transform) rest in a settled pile: transform reads
  *                               and writes, the step, event queueing; sleeping on, as by default
  *                               (mean of 20)
+ *   physics.step_10k_one_awake_ms  the same sleeping pile with one ball bouncing 50 m away (the
+ *                               world is not quiet, so the step walks every body)
  *   physics.step_10k_awake_ms   the same with sleeping off: the whole resting pile is solved
  *   physics.step_10k_pool_ms    one core step of that resting pile, awake, on the pool
  *   physics.step_10k_serial_ms  the same on one thread
@@ -341,6 +343,28 @@ static void bench_step_10k_module(void)
     report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
     fprintf(stderr, "step 10k through simulate: %u of %u bodies awake\n", phys->awake_count(w),
             phys->body_count(w));
+    /* The same sleeping pile with one ball bouncing far from it: the world is no longer quiet, so
+     * every step walks all the bodies again (no awake set yet). */
+    const ct_entity_t bouncer = entity->create();
+    const ct_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                 .shape = CT_BODY_SPHERE,
+                                 .radius = 0.5f,
+                                 .mass = 1.0f,
+                                 .restitution = 1.0f,
+                                 .position = {50.0f, 3.0f, 50.0f}};
+    const ct_transform_pose_t at = {{50.0f, 3.0f, 50.0f}, {0, 0, 0, 1}, {1, 1, 1}};
+    tf->create(w, bouncer, &at);
+    phys->add_body(w, bouncer, &ball);
+    for (int k = 0; k < 10; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    t0 = now_ms();
+    for (int k = 0; k < 20; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    report("physics.step_10k_one_awake_ms", (now_ms() - t0) / 20.0, "ms");
+    fprintf(stderr, "step 10k with one ball bouncing apart: %u of %u bodies awake\n",
+            phys->awake_count(w), phys->body_count(w));
+    phys->remove_body(w, bouncer);
+    entity->destroy(bouncer);
     phys->set_sleeping(w, false);
     for (int k = 0; k < 30; k++)
         phys->simulate(w, 1.0f / 60.0f);
