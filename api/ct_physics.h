@@ -31,9 +31,17 @@
  * position pass that removes penetration without adding velocity. Fast bodies do not tunnel:
  * a pair whose motion in this step brings it together gets a speculative contact that stops it
  * at the surface (two boxes push along the axis that closes); bodies that only pass near each
- * other are untouched. Restitution uses the larger of the two bodies' values and acts only where
- * the shapes touch (a body stopped at the surface bounces in the next step with the speed it came
- * in with); friction uses the geometric mean and is a cone (the same limit in every direction).
+ * other are untouched. Behind them, continuous collision: after each step, a dynamic body whose
+ * velocities carried it more than half of its thinnest half size is swept from where it started
+ * to where it ended (moving and turning) against the static and sleeping bodies on its way, and
+ * put back where it first came within 5 mm of one, keeping its velocities (the next step's
+ * contact stops or bounces it there). A body that ends the step touching what it met, or that
+ * started touching it and went no deeper than a quarter of its thinnest half size, is left where
+ * the solver put it. So a 250 m/s bullet, spinning or not, does not pass a 2 cm wall; fast bodies
+ * are not swept against other awake dynamic bodies. Restitution uses the larger of the two
+ * bodies' values and acts only where the shapes touch (a body stopped at the surface bounces in
+ * the next step with the speed it came in with); friction uses the geometric mean and is a cone
+ * (the same limit in every direction).
  *
  * Events. Each world's step writes one event stream (ct_physics_api_v2.events): a blob of
  * [ct_physics_event_header_t][event bytes]... valid until the next simulate() of that world.
