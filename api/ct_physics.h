@@ -253,6 +253,9 @@ typedef enum ct_body_shape {
     CT_BODY_SPHERE = 1,  /* radius */
     CT_BODY_CAPSULE = 2, /* v4 only: radius, half_height of the segment along the local y axis */
     CT_BODY_HULL = 3,    /* v5 only: a convex hull of points (add_hull_body; see Hulls) */
+    CT_BODY_COMPOUND = 4, /* v5 only: several shapes in one body (add_compound_body; see Compounds) */
+    CT_BODY_MESH = 5,     /* v5 only: static triangles (add_mesh_body, add_height_field_body; see
+                           * Meshes) */
 } ct_body_shape;
 
 /* Motion locks of a v4 body (ct_rigid_body_desc_t.locks), along and about the WORLD axes: a locked
@@ -312,9 +315,9 @@ typedef struct ct_physics_shape_t {
     uint32_t shape;        /* a ct_body_shape: which of the sizes below apply */
     uint32_t kind;         /* a ct_body_kind */
     uint32_t sleeping;     /* 1 if the body sleeps (see Version 3), else 0; static bodies: 0 */
-    float half_extents[3]; /* box: half extents along its own axes (m); hull (v5): the largest
-                            * distance of its corners from its centre along each of its own axes;
-                            * others: 0 */
+    float half_extents[3]; /* box: half extents along its own axes (m); hull and compound (v5):
+                            * the largest distance of its corners (a compound's children's boxes)
+                            * from its centre along each of its own axes; others: 0 */
     float radius;          /* sphere and capsule (m); box: 0 */
     float half_height;     /* capsule: half its segment, along its own y axis (m); others: 0 */
     float position[3];     /* world position of the centre (m), as physics last saw it */
@@ -437,6 +440,52 @@ typedef struct ct_character_state_t {
  *   - points that span no volume: all on one line or one plane (coplanar), or a hull thinner than
  *     CT_PHYSICS_MIN_SIZE in some direction. */
 #define CT_PHYSICS_MAX_HULL_POINTS 64u
+
+/* ---- Compounds (v5) -------------------------------------------------------------------------
+ * A compound body (add_compound_body) is several shapes (its children: boxes, spheres, capsules
+ * and hulls, at most CT_PHYSICS_MAX_COMPOUND_CHILDREN) fixed in one rigid body: a table of a top
+ * and four legs, a hammer, a chair. Its mass (desc->mass) is shared among the children by volume
+ * (one density), its centre of mass is theirs, and its inertia sums each child's about that centre
+ * (parallel axes). As for hulls the body's position is its centre of mass: the children's
+ * positions, given in the body's frame, are moved by minus it, and the products of inertia are
+ * dropped (give desc->inertia to override). Children of one body do not collide with each other.
+ * Against another body every pair of children is tested; the contact keeps the deepest pair's
+ * normal and the points of the pairs that push the same way (within about 25 degrees), reduced to
+ * four. Refused naming the world, the entity and the field ("children[2].radius", "children"
+ * for a NULL list, none, or too many; a child hull's points as for add_hull_body, "children[1]
+ * .points (...)"). */
+#define CT_PHYSICS_MAX_COMPOUND_CHILDREN 64u
+
+/* One shape of a compound body, placed in the body's frame. Every field is taken as written
+ * (zero means default only where said); what the shape does not use is ignored. */
+typedef struct ct_compound_child_t {
+    uint32_t shape;        /* CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE or CT_BODY_HULL */
+    float half_extents[3]; /* box: each within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
+    float radius;          /* sphere and capsule: within the same range */
+    float half_height;     /* capsule: half its segment along the child's y, [0, MAX_SIZE] m */
+    const float *points;   /* hull: point_count x y z triples in the child's frame */
+    uint32_t point_count;
+    float position[3];     /* the child's centre in the body's frame, within +-CT_PHYSICS_MAX_SIZE */
+    float rotation[4];     /* x y z w of the child in the body's frame; all zero: identity, else of
+                            * length 1 within 1e-3 */
+} ct_compound_child_t;
+
+/* ---- Meshes and height fields (v5) -----------------------------------------------------------
+ * A static body of triangles (add_mesh_body) or of a grid of heights (add_height_field_body, two
+ * triangles a cell): level geometry, terrain. Its triangles are kept in a bounding-volume tree
+ * (median splits, at most 4 a leaf), so a body finds the few under it. A triangle is one-sided:
+ * it pushes bodies out along its front (the side its corners turn counter-clockwise around, the
+ * right-hand rule), and a body whose centre is behind it passes. Internal edges: where two
+ * triangles meet flat, or bending up (a valley), the seam is no edge a body can catch on. A
+ * triangle whose three edges are all such collides along its face normal only, so a box sliding
+ * over a floor of many tiles keeps its vertical velocity at zero across the seams; open edges
+ * and ridges collide as edges. Meshes are static only, collide with every other shape, and are
+ * seen by rays and overlaps. Refused, naming the world, the entity and the field: a kind other
+ * than static; NULL arrays; no triangle, or more than CT_PHYSICS_MAX_MESH_TRIANGLES; a vertex or
+ * height that is NaN, infinite or outside +-CT_PHYSICS_MAX_POSITION; an index past the vertices;
+ * a triangle with no area (under 5e-7 m^2: "indices (triangle 7 has no area ...)"); a height
+ * field under 2 x 2 samples or with a cell size outside [CT_PHYSICS_MIN_SIZE, MAX_SIZE]. */
+#define CT_PHYSICS_MAX_MESH_TRIANGLES (1u << 22)
 
 /* A ray cast hit. */
 typedef struct ct_physics_hit_t {
@@ -653,7 +702,8 @@ typedef struct ct_physics_api_v4 {
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 } ct_physics_api_v4;
 
-/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls.
+/* ---- Version 5: everything of v4 (same order and meaning) plus more shapes: convex hulls,
+ * compounds, static meshes and height fields.
  *
  * This is the manual of the whole table: every member is documented here (the older versions are
  * prefixes of it, same order, same meaning). New members are only ever appended.
@@ -676,7 +726,10 @@ typedef struct ct_physics_api_v4 {
  *
  * Version 5's shapes. A convex hull (add_hull_body) is the convex shell of up to
  * CT_PHYSICS_MAX_HULL_POINTS points; it collides with boxes, spheres, capsules and other hulls
- * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls. */
+ * (manifolds of up to four points, as boxes), and queries (rays, overlaps) see it. See Hulls.
+ * A compound (add_compound_body) is several of these shapes in one body. See Compounds.
+ * Static meshes and height fields (add_mesh_body, add_height_field_body) are level geometry and
+ * terrain, with internal edges that bodies slide over without a bump. See Meshes. */
 typedef struct ct_physics_api_v5 {
     /* ---- point masses (v1) ---- */
     /* Gives e a point mass in `world`. CT_ERR_INVALID (logged) for a bad desc or dead e,
@@ -860,6 +913,26 @@ typedef struct ct_physics_api_v5 {
      * "points" with the reason); CT_ERR_CONFLICT, CT_ERR_NOMEM. */
     int (*add_hull_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                          const float *points, uint32_t count);
+    /* Gives e a rigid body made of children[0 .. count - 1] (see Compounds). desc is read as for
+     * add_rigid_body, except that its shape must be CT_BODY_COMPOUND and its sizes are ignored.
+     * CT_ERR_INVALID (logged naming the world, the entity and the field), CT_ERR_CONFLICT,
+     * CT_ERR_NOMEM. */
+    int (*add_compound_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                             const ct_compound_child_t *children, uint32_t count);
+    /* Gives e a static body of triangles (see Meshes): triangle t joins vertices indices[3 t],
+     * [3 t + 1] and [3 t + 2] of vertices (x y z triples in the body's frame, which is e's
+     * transform's, else desc->position and rotation). desc's kind must be CT_BODY_STATIC and its
+     * shape CT_BODY_MESH; its sizes and mass are ignored. The arrays are copied. CT_ERR_INVALID
+     * (logged naming the world, the entity and the field), CT_ERR_CONFLICT, CT_ERR_NOMEM. */
+    int (*add_mesh_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                         const float *vertices, uint32_t vertex_count, const uint32_t *indices,
+                         uint32_t triangle_count);
+    /* Gives e a static height field: sample (c, r), c < columns, r < rows, is the point
+     * (c * cell_x, heights[r * columns + c], r * cell_z) of the body's frame, and each cell is two
+     * triangles facing up (+y). As add_mesh_body otherwise (a mesh of those triangles). */
+    int (*add_height_field_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
+                                 const float *heights, uint32_t columns, uint32_t rows,
+                                 float cell_x, float cell_z);
 
     /* ---- sensors (v5) ----
      * A sensor (trigger volume) is a static or kinematic body of any shape that collides with

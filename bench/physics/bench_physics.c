@@ -71,10 +71,14 @@
  *                               how many stand on the landing after 3 s (target: all)
  *   physics.jolt_peer_characters_steps_per_s   Jolt's own scene by the same harness
  *
+ *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
+ *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, jolt_high_speed,
- * jolt_characters).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, convex_vs_mesh,
+ * jolt_high_speed, jolt_characters).
  */
+#include "bench_physics.h"
+
 #include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
@@ -1050,6 +1054,12 @@ static void bench_pyramid_100(void)
     bench_pyramid("physics.pyramid_100_serial_ms", 100, (physics__pool){0});
 }
 
+/* What the scenes in files of their own share (bench_physics.h). */
+double bench_now_ms(void) { return now_ms(); }
+void bench_report(const char *name, double value, const char *unit) { report(name, value, unit); }
+double bench_median3(double v[3]) { return median3(v); }
+int bench_rounds(void) { return box3d_rounds; }
+
 /* The groups of figures, by the names --only picks them with. */
 static const struct {
     const char *name;
@@ -1065,6 +1075,7 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"convex_vs_mesh", bench_convex_vs_mesh},
     {"jolt_high_speed", bench_jolt_high_speed},
     {"jolt_characters", bench_jolt_characters},
 };

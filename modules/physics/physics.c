@@ -895,6 +895,95 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
     return err;
 }
 
+static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                          const ct_compound_child_t *children, uint32_t count)
+{
+    physics__body_manager *m = bodies_of(w, "add_compound_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    if (!desc_ok(d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body", w, e))
+        return CT_ERR_INVALID;
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed))
+        return CT_ERR_INVALID;
+    physics__compound *c;
+    char reason[160];
+    if (!desc_ok(physics__compound_build(m->scene.bodies.a, children, count, &c, reason,
+                                         sizeof reason),
+                 "add_compound_body", w, e))
+        return strstr(reason, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    const int err = physics__bodies_add_compound(&m->scene.bodies, e, &placed, c);
+    if (!err)
+        physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
+    return err;
+}
+
+static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                    const float *vertices, uint32_t vertex_count, const uint32_t *indices,
+                    uint32_t triangle_count, const char *what)
+{
+    physics__body_manager *m = bodies_of(w, what);
+    if (!m)
+        return CT_ERR_INVALID;
+    const char *bad = !d                            ? "desc (NULL)"
+                      : d->kind != CT_BODY_STATIC   ? "kind (a mesh body is static)"
+                      : d->shape != CT_BODY_MESH    ? "shape (a mesh body is CT_BODY_MESH)"
+                                                    : NULL;
+    ct_rigid_body_desc_t r;
+    if (!bad) {
+        r = *d;
+        r.shape = CT_BODY_SPHERE, r.radius = 1.0f;
+        bad = physics__rigid_desc_error(&r);
+    }
+    if (!desc_ok(bad, what, w, e))
+        return CT_ERR_INVALID;
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    ct_rigid_body_desc_t placed;
+    if (!rigid_placed(w, e, d, &placed))
+        return CT_ERR_INVALID;
+    physics__mesh *mesh;
+    char reason[160];
+    if (!desc_ok(physics__mesh_build(m->scene.bodies.a, vertices, vertex_count, indices,
+                                     triangle_count, &mesh, reason, sizeof reason),
+                 what, w, e))
+        return strstr(reason, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    const int err = physics__bodies_add_mesh(&m->scene.bodies, e, &placed, mesh);
+    if (!err)
+        physics__scene_touched(&m->scene, m->scene.bodies.n - 1);
+    return err;
+}
+
+static int b_add_mesh(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                      const float *vertices, uint32_t vertex_count, const uint32_t *indices,
+                      uint32_t triangle_count)
+{
+    return mesh_add(w, e, d, vertices, vertex_count, indices, triangle_count, "add_mesh_body");
+}
+
+static int b_add_height_field(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                              const float *heights, uint32_t columns, uint32_t rows, float cell_x,
+                              float cell_z)
+{
+    physics__body_manager *m = bodies_of(w, "add_height_field_body");
+    if (!m)
+        return CT_ERR_INVALID;
+    float *vertices;
+    uint32_t *indices;
+    const char *bad = physics__height_field_mesh(m->scene.bodies.a, heights, columns, rows, cell_x,
+                                                 cell_z, &vertices, &indices);
+    if (!desc_ok(bad, "add_height_field_body", w, e))
+        return bad && strstr(bad, "out of memory") ? CT_ERR_NOMEM : CT_ERR_INVALID;
+    const uint32_t triangles = 2u * (columns - 1u) * (rows - 1u);
+    const int err = mesh_add(w, e, d, vertices, columns * rows, indices, triangles,
+                             "add_height_field_body");
+    ct_free(m->scene.bodies.a, vertices, (size_t)columns * rows * 3u * sizeof *vertices);
+    ct_free(m->scene.bodies.a, indices, (size_t)triangles * 3u * sizeof *indices);
+    return err;
+}
+
 /* ---- v4: debug drawing ------------------------------------------------------------------ */
 
 static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out, uint32_t max)
@@ -918,7 +1007,8 @@ static uint32_t b_shapes(ct_world_o *w, uint32_t first, ct_physics_shape_t *out,
             .half_height = shape == CT_BODY_CAPSULE ? h.y - b->radius[i] : 0.0f,
             .rotation = {q.x, q.y, q.z, q.w},
         };
-        if (shape == CT_BODY_BOX || shape == CT_BODY_HULL)
+        if (shape == CT_BODY_BOX || shape == CT_BODY_HULL || shape == CT_BODY_COMPOUND ||
+            shape == CT_BODY_MESH)
             v3_store(h, o->half_extents);
         v3_store(b->position[i], o->position);
     }
@@ -1213,6 +1303,9 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
 const ct_physics_api_v5 physics__api_v5 = {
     PHYSICS_V4_MEMBERS,
     .add_hull_body = b_add_hull,
+    .add_compound_body = b_add_compound,
+    .add_mesh_body = b_add_mesh,
+    .add_height_field_body = b_add_height_field,
     .set_sensor = b_set_sensor,
     .is_sensor = b_is_sensor,
     .sensor_contents = b_sensor_contents,

@@ -24,7 +24,8 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(inv_inertia), BODY_FIELD(extent),
     BODY_FIELD(radius),      BODY_FIELD(locks),
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
-    BODY_FIELD(hull),
+    BODY_FIELD(hull),        BODY_FIELD(compound),
+    BODY_FIELD(mesh),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -135,13 +136,19 @@ const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d)
 /* Principal moments of a solid shape of even density. */
 static physics__v3 bodies__inertia(const ct_rigid_body_desc_t *d)
 {
-    const float m = d->mass;
-    if (d->shape == CT_BODY_SPHERE) {
-        const float i = 0.4f * m * d->radius * d->radius;
+    return physics__shape_inertia(d->shape, v3_load(d->half_extents), d->radius, d->half_height,
+                                  d->mass);
+}
+
+physics__v3 physics__shape_inertia(uint32_t shape, physics__v3 half, float radius,
+                                   float half_height, float m)
+{
+    if (shape == CT_BODY_SPHERE) {
+        const float i = 0.4f * m * radius * radius;
         return v3(i, i, i);
     }
-    if (d->shape == CT_BODY_CAPSULE) {
-        const float r = d->radius, hh = d->half_height, r2 = r * r;
+    if (shape == CT_BODY_CAPSULE) {
+        const float r = radius, hh = half_height, r2 = r * r;
         const float vc = 2.0f * hh, vs = 4.0f / 3.0f * r; /* volumes over pi r^2 */
         const float mc = m * vc / (vc + vs), ms = m - mc;
         const float axial = mc * 0.5f * r2 + ms * 0.4f * r2;
@@ -149,7 +156,7 @@ static physics__v3 bodies__inertia(const ct_rigid_body_desc_t *d)
             mc * (3.0f * r2 + 4.0f * hh * hh) / 12.0f + ms * (0.4f * r2 + hh * hh + 0.75f * hh * r);
         return v3(across, axial, across);
     }
-    const float x = d->half_extents[0], y = d->half_extents[1], z = d->half_extents[2];
+    const float x = half.x, y = half.y, z = half.z;
     return v3(m / 3.0f * (y * y + z * z), m / 3.0f * (x * x + z * z), m / 3.0f * (x * x + y * y));
 }
 
@@ -162,7 +169,8 @@ void physics__bodies_classify(physics__bodies *b, uint32_t i)
     b->rotates[i] = (moves && ((b->locks[i] & CT_BODY_LOCK_ROTATION) != CT_BODY_LOCK_ROTATION ||
                                (b->locks[i] & 7u))) ||
                     !quat_is_identity(b->rotation[i]) || b->shape[i] == CT_BODY_CAPSULE ||
-                    b->shape[i] == CT_BODY_HULL;
+                    b->shape[i] == CT_BODY_HULL || b->shape[i] == CT_BODY_COMPOUND ||
+                    b->shape[i] == CT_BODY_MESH;
     b->num_rotating += (uint32_t)b->rotates[i] - was;
     physics__bodies_extent(b, i);
 }
@@ -179,6 +187,12 @@ void physics__bodies_extent(physics__bodies *b, uint32_t i)
             e = v3_max(e, v3(fabsf(v.x), fabsf(v.y), fabsf(v.z)));
         }
         b->extent[i] = e;
+        return;
+    }
+    if (b->shape[i] == CT_BODY_COMPOUND && b->compound[i] && !quat_is_identity(q)) {
+        /* A ball round every child: turning cannot take it out. */
+        const float r = b->compound[i]->bound;
+        b->extent[i] = v3(r, r, r);
         return;
     }
     if (b->shape[i] == CT_BODY_SPHERE || quat_is_identity(q)) {
@@ -261,10 +275,81 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
         dynamic ? v3(1.0f / inertia.x, 1.0f / inertia.y, 1.0f / inertia.z) : v3(0, 0, 0);
     b->radius[i] = d->radius;
     b->hull[i] = NULL;
+    b->compound[i] = NULL;
+    b->mesh[i] = NULL;
     b->locks[i] = (uint8_t)d->locks;
     b->rotates[i] = 0;
     physics__bodies_classify(b, i);
     *physics__map_upsert(&b->map, e.id, i) = i;
+    return 0;
+}
+
+const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d)
+{
+    if (d->shape != CT_BODY_COMPOUND)
+        return "shape (add_compound_body makes CT_BODY_COMPOUND bodies)";
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_SPHERE;
+    r.radius = 1.0f;
+    return physics__rigid_desc_error(&r);
+}
+
+int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                                 physics__compound *c)
+{
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_COMPOUND;
+    if (bodies__all_zero(d->inertia, 3)) {
+        r.inertia[0] = d->mass * c->inertia.x;
+        r.inertia[1] = d->mass * c->inertia.y;
+        r.inertia[2] = d->mass * c->inertia.z;
+        if (d->kind != CT_BODY_DYNAMIC)
+            r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* unused: no inverse inertia */
+    }
+    const int err = physics__bodies_add_rigid(b, e, &r);
+    if (err) {
+        physics__compound_free(b->a, c);
+        return err;
+    }
+    const uint32_t i = b->n - 1;
+    b->compound[i] = c;
+    /* The box about the centre that holds every child's bounding box. */
+    physics__v3 half = v3(0, 0, 0);
+    for (uint32_t k = 0; k < c->count; k++) {
+        const physics__child *x = &c->child[k];
+        const physics__v3 h = x->half, p = x->position;
+        const physics__v3 ax = quat_rotate(x->rotation, v3(h.x, 0, 0)),
+                          ay = quat_rotate(x->rotation, v3(0, h.y, 0)),
+                          az = quat_rotate(x->rotation, v3(0, 0, h.z));
+        const physics__v3 e3 = x->shape == CT_BODY_SPHERE
+                                   ? h
+                                   : v3(fabsf(ax.x) + fabsf(ay.x) + fabsf(az.x),
+                                        fabsf(ax.y) + fabsf(ay.y) + fabsf(az.y),
+                                        fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
+        half = v3_max(half, v3(fabsf(p.x) + e3.x, fabsf(p.y) + e3.y, fabsf(p.z) + e3.z));
+    }
+    b->half[i] = half;
+    b->radius[i] = 0.0f;
+    physics__bodies_extent(b, i);
+    return 0;
+}
+
+int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__mesh *m)
+{
+    ct_rigid_body_desc_t r = *d;
+    r.shape = CT_BODY_MESH;
+    r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* static: unused */
+    const int err = physics__bodies_add_rigid(b, e, &r);
+    if (err) {
+        physics__mesh_free(b->a, m);
+        return err;
+    }
+    const uint32_t i = b->n - 1;
+    b->mesh[i] = m;
+    b->half[i] = m->half;
+    b->radius[i] = 0.0f;
+    physics__bodies_extent(b, i);
     return 0;
 }
 
@@ -316,6 +401,8 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     const uint32_t last = --b->n;
     if (b->hull[i])
         ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
+    physics__compound_free(b->a, b->compound[i]);
+    physics__mesh_free(b->a, b->mesh[i]);
     if (i == last)
         b->num_rotating -= b->rotates[i];
     if (i != last) {
@@ -347,6 +434,8 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->rotates[i] = b->rotates[last];
         b->synced_rotation[i] = b->synced_rotation[last];
         b->hull[i] = b->hull[last];
+        b->compound[i] = b->compound[last];
+        b->mesh[i] = b->mesh[last];
         *physics__map_upsert(&b->map, b->entity[i].id, i) = i;
     }
     physics__map_remove(&b->map, e.id);
@@ -358,6 +447,10 @@ void physics__bodies_free(physics__bodies *b)
     for (uint32_t i = 0; i < b->n; i++)
         if (b->hull[i])
             ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
+    for (uint32_t i = 0; i < b->n; i++) {
+        physics__compound_free(b->a, b->compound[i]);
+        physics__mesh_free(b->a, b->mesh[i]);
+    }
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__map_free(&b->map);
     b->n = b->cap = b->num_rotating = 0;

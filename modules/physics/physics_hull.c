@@ -329,6 +329,7 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
     const physics__quat q = b->rotation[i];
     const physics__v3 c = b->position[i];
     p->c = c;
+    p->flat = false;
     if (b->shape[i] == CT_BODY_HULL) {
         const physics__hull *h = b->hull[i];
         p->nv = h->num_vertices, p->nf = h->num_faces, p->ne = h->num_edges;
@@ -455,8 +456,8 @@ static uint32_t hull__clip(const physics__manifold_point *in, uint32_t n, physic
 }
 
 /* Reference face f of r (normal n, towards the other), incident polytope in. */
-static void hull__faces(const physics__poly *r, uint32_t f, const physics__poly *in, physics__v3 n,
-                        float margin, uint32_t id_base, physics__manifold_out *m)
+void physics__poly_faces(const physics__poly *r, uint32_t f, const physics__poly *in, physics__v3 n,
+                         float margin, uint32_t id_base, physics__manifold_out *m)
 {
     uint32_t g = 0;
     float least = INFINITY;
@@ -515,24 +516,27 @@ static void hull__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, physi
     *c2 = v3_add(p2, v3_scale(d2, t));
 }
 
-static void hull__poly_poly(const physics__poly *a, const physics__poly *b, float margin,
+void physics__poly_manifold(const physics__poly *a, const physics__poly *b, float margin,
                             bool prefer_b, physics__manifold_out *m)
 {
     float face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
     uint32_t fa = 0, fb = 0, ea = 0, eb = 0;
     physics__v3 edge_axis = v3(0, 1, 0);
+    /* A flat a (a mesh's triangle) is one-sided: any axis may separate, but b is only ever pushed
+     * out through its front (a normal from a to b with dot(normal, a->n[0]) >= 0). */
+    const physics__v3 front = a->n[0];
     for (uint32_t f = 0; f < a->nf; f++) {
         const float s = -poly__support(b, v3_scale(a->n[f], -1.0f)) - a->d[f];
         if (s > margin)
             return;
-        if (s > face_a)
+        if (s > face_a && !(a->flat && f))
             face_a = s, fa = f;
     }
     for (uint32_t f = 0; f < b->nf; f++) {
         const float s = -poly__support(a, v3_scale(b->n[f], -1.0f)) - b->d[f];
         if (s > margin)
             return;
-        if (s > face_b)
+        if (s > face_b && !(a->flat && v3_dot(b->n[f], front) > 0.0f))
             face_b = s, fb = f;
     }
     for (uint32_t i = 0; i < a->ne; i++) {
@@ -541,7 +545,9 @@ static void hull__poly_poly(const physics__poly *a, const physics__poly *b, floa
         const physics__v3 pa = a->v[x->v[0]], da = v3_sub(a->v[x->v[1]], pa);
         for (uint32_t j = 0; j < b->ne; j++) {
             const physics__hull_edge *y = &b->edge[j];
-            if (!hull__minkowski_face(na, nb, v3_scale(b->n[y->f[0]], -1.0f),
+            /* A flat polygon's edges join a face to its own back: no arc to prune by. */
+            if (!a->flat && !b->flat &&
+                !hull__minkowski_face(na, nb, v3_scale(b->n[y->f[0]], -1.0f),
                                       v3_scale(b->n[y->f[1]], -1.0f)))
                 continue;
             const physics__v3 pb = b->v[y->v[0]], db = v3_sub(b->v[y->v[1]], pb);
@@ -550,11 +556,30 @@ static void hull__poly_poly(const physics__poly *a, const physics__poly *b, floa
             if (len < 1e-5f * sqrtf(v3_dot(da, da) * v3_dot(db, db)))
                 continue;
             ax = v3_scale(ax, 1.0f / len);
-            if (v3_dot(ax, v3_sub(pa, a->c)) < 0.0f)
-                ax = v3_scale(ax, -1.0f);
-            const float s = v3_dot(ax, v3_sub(pb, pa));
-            if (s > margin)
-                return;
+            float s;
+            if (a->flat) {
+                /* No inside to orient the axis by: both polytopes' extents along it. */
+                const float hi_a = poly__support(a, ax),
+                            lo_a = -poly__support(a, v3_scale(ax, -1.0f));
+                const float hi_b = poly__support(b, ax),
+                            lo_b = -poly__support(b, v3_scale(ax, -1.0f));
+                if (lo_b - hi_a >= lo_a - hi_b) {
+                    s = lo_b - hi_a;
+                } else {
+                    s = lo_a - hi_b;
+                    ax = v3_scale(ax, -1.0f);
+                }
+                if (s > margin)
+                    return;
+                if (v3_dot(ax, front) < 0.0f)
+                    continue;
+            } else {
+                if (v3_dot(ax, v3_sub(pa, a->c)) < 0.0f)
+                    ax = v3_scale(ax, -1.0f);
+                s = v3_dot(ax, v3_sub(pb, pa));
+                if (s > margin)
+                    return;
+            }
             if (s > edge)
                 edge = s, ea = i, eb = j, edge_axis = ax;
         }
@@ -573,10 +598,10 @@ static void hull__poly_poly(const physics__poly *a, const physics__poly *b, floa
     }
     if (use_b) {
         m->normal = v3_scale(b->n[fb], -1.0f);
-        hull__faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
+        physics__poly_faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
     } else {
         m->normal = a->n[fa];
-        hull__faces(a, fa, b, a->n[fa], margin, 0, m);
+        physics__poly_faces(a, fa, b, a->n[fa], margin, 0, m);
     }
     if (m->count == 4) {
         /* Corner, opposite corner, then the other two (see physics_manifold.c's boxes). */
@@ -612,21 +637,32 @@ void physics__hull_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
         physics__poly a, c;
         physics__poly_of(b, i, &a);
         physics__poly_of(b, j, &c);
-        hull__poly_poly(&a, &c, margin, prefer_b, m);
+        physics__poly_manifold(&a, &c, margin, prefer_b, m);
         return;
     }
     /* The round one against the hull; the normal always from i to j. */
     const uint32_t round = pi ? j : i, solid = pi ? i : j;
-    const bool flip = solid == i;
     physics__poly p;
     physics__poly_of(b, solid, &p);
-    const float r = b->radius[round];
-    physics__v3 p0 = b->position[round], p1 = p0;
-    if (b->shape[round] == CT_BODY_CAPSULE) {
-        const physics__v3 a = quat_rotate(b->rotation[round], v3(0.0f, b->half[round].y - r, 0.0f));
-        p0 = v3_sub(b->position[round], a);
-        p1 = v3_add(b->position[round], a);
+    physics__v3 p0, p1;
+    physics__round_segment(b, round, &p0, &p1);
+    physics__poly_round_manifold(&p, solid == i, p0, p1, b->radius[round], margin, m);
+}
+
+void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p0, physics__v3 *p1)
+{
+    *p0 = *p1 = b->position[i];
+    if (b->shape[i] == CT_BODY_CAPSULE) {
+        const physics__v3 a =
+            quat_rotate(b->rotation[i], v3(0.0f, b->half[i].y - b->radius[i], 0.0f));
+        *p0 = v3_sub(b->position[i], a);
+        *p1 = v3_add(b->position[i], a);
     }
+}
+
+void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
+                                  float r, float margin, physics__manifold_out *m)
+{
     /* The segment's point nearest the hull, found by projecting back and forth (a sphere's
      * segment is one point). */
     const physics__v3 seg = v3_sub(p1, p0);
@@ -636,7 +672,7 @@ void physics__hull_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
         for (int it = 0; it < 6; it++) {
             float s;
             physics__v3 n;
-            const physics__v3 q = physics__poly_closest(&p, v3_add(p0, v3_scale(seg, t)), &s, &n);
+            const physics__v3 q = physics__poly_closest(p, v3_add(p0, v3_scale(seg, t)), &s, &n);
             /* From inside, the nearest face's plane is what to move away from. */
             const physics__v3 target = s <= 0.0f ? v3_sub(q, v3_scale(n, s)) : q;
             t = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
@@ -646,11 +682,20 @@ void physics__hull_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     for (uint32_t k = 0; k < used; k++) {
         physics__v3 n, point;
         float sep;
-        if (!hull__ball(&p, v3_add(p0, v3_scale(seg, ts[k])), r, margin, &n, &sep, &point))
+        if (!hull__ball(p, v3_add(p0, v3_scale(seg, ts[k])), r, margin, &n, &sep, &point))
             continue;
         if (!m->count || sep < m->p[0].sep)
             m->normal = flip ? n : v3_scale(n, -1.0f);
         hull__add(m, point, sep, 0x600u + k);
+    }
+}
+
+void physics__manifold_merge(physics__manifold_out *m, const physics__manifold_out *from)
+{
+    for (uint32_t k = 0; k < from->count; k++) {
+        if (m->count == PHYSICS_MANIFOLD_MAX_CLIP)
+            physics__manifold_reduce(m);
+        m->p[m->count++] = from->p[k];
     }
 }
 

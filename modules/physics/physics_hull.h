@@ -52,10 +52,27 @@ typedef struct physics__poly {
     const uint16_t *face_first;
     const uint8_t *face_count, *face_index;
     const physics__hull_edge *edge;
+    bool flat; /* a polygon (a mesh's triangle): its two faces are its front and back */
 } physics__poly;
 
 /* Body i (a hull or a box) as a polytope in the world. */
 void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p);
+/* The manifold of two polytopes, normal from a to b (the separating-axis test and face clip). */
+void physics__poly_manifold(const physics__poly *a, const physics__poly *b, float margin,
+                            bool prefer_b, physics__manifold_out *m);
+/* A segment p0 p1 with radius r (a capsule; a ball when p0 == p1) against a polytope: the ends
+ * and the segment's nearest point as balls. The normal from the polytope to the segment, or the
+ * other way when flip is false (the polytope is then body b). */
+void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
+                                  float r, float margin, physics__manifold_out *m);
+/* Reference face f of polytope r (its normal n, towards `in`) against the incident face of `in`:
+ * the clipped points within margin, added to m (whose normal the caller sets). */
+void physics__poly_faces(const physics__poly *r, uint32_t f, const physics__poly *in, physics__v3 n,
+                         float margin, uint32_t id_base, physics__manifold_out *m);
+/* Adds from's points to m (whose normal is set), reducing m to four whenever it fills up. */
+void physics__manifold_merge(physics__manifold_out *m, const physics__manifold_out *from);
+/* A sphere's or capsule's segment. */
+void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p0, physics__v3 *p1);
 /* The manifold of bodies i and j when either is a hull (physics__manifold's part). */
 void physics__hull_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *m);
@@ -67,6 +84,83 @@ physics__v3 physics__poly_closest(const physics__poly *p, physics__v3 x, float *
 /* A ray (origin o, unit direction d) against body i's hull: the distance or INFINITY (0 from
  * inside, facing back along the ray). */
 float physics__ray_hull(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                        physics__v3 *normal);
+
+/* ---- Compounds (physics_compound.c) ----------------------------------------------------------
+ * A compound body's children about its centre of mass, in one block the body owns. */
+typedef struct physics__child {
+    uint8_t shape; /* box, sphere, capsule or hull */
+    physics__v3 position;
+    physics__quat rotation;
+    physics__v3 half; /* as a body's: box half extents, (r, half_height + r, r), a hull's bound */
+    float radius;
+    float bound;         /* a ball about `position` that holds it */
+    physics__hull *hull; /* hulls: owned */
+} physics__child;
+
+struct physics__compound {
+    uint32_t count;
+    uint32_t bytes;       /* of this block, to free it */
+    physics__v3 centroid; /* what was taken off the children's positions */
+    physics__v3 inertia;  /* principal moments per unit mass along the body's axes */
+    float bound;          /* a ball about the body's position that holds every child */
+    physics__child child[];
+};
+
+/* Builds the compound of children[0 .. count - 1] from allocator a into *out. NULL, or why they
+ * are refused (in reason). */
+const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
+                                    uint32_t count, physics__compound **out, char *reason,
+                                    size_t reason_size);
+void physics__compound_free(ct_allocator_t *a, physics__compound *c);
+/* The manifold of bodies i and j when either is a compound (physics__manifold's part). */
+void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                bool prefer_b, physics__manifold_out *m);
+/* Queries against a compound body's children. */
+bool physics__sphere_overlaps_compound(const physics__bodies *b, uint32_t i, physics__v3 c,
+                                       float r);
+float physics__ray_compound(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                            physics__v3 *normal);
+
+/* ---- Meshes and height fields (physics_mesh.c) -------------------------------------------------
+ * A static mesh's triangles in the order of its tree's leaves. */
+typedef struct physics__mesh_node {
+    physics__v3 lo, hi;
+    uint32_t first; /* a leaf's first triangle; an inner node's right child (its left is next) */
+    uint32_t count; /* a leaf's triangles; 0 for an inner node */
+} physics__mesh_node;
+
+struct physics__mesh {
+    size_t bytes; /* of the block, to free it */
+    uint32_t num_vertices, num_triangles, num_nodes;
+    physics__v3 half; /* the largest |coordinate| of its vertices on each axis */
+    physics__mesh_node *node;
+    physics__v3 *vertex;
+    physics__v3 *normal;
+    uint32_t (*tri)[3];
+    uint8_t *internal; /* bit k: edge k (corner k to k + 1) is internal (flat or a valley) */
+    /* How far a contact's normal may lean from the face (the cosine): as far as its neighbours
+     * across its edges do, a little more; -1 with an open edge. */
+    float *cos_limit;
+};
+
+/* Builds a mesh (in one block from a) of the triangles indices[3 t .. 3 t + 2] over vertices (x y z
+ * triples). NULL, or why it is refused (in reason). */
+const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32_t num_vertices,
+                                const uint32_t *indices, uint32_t num_triangles,
+                                physics__mesh **out, char *reason, size_t reason_size);
+void physics__mesh_free(ct_allocator_t *a, physics__mesh *m);
+/* The vertices and indices of a height field (as add_height_field_body says) into *vertices and
+ * *indices, allocated from a (sizes: 3 columns rows floats, 6 (columns - 1) (rows - 1) indices);
+ * NULL, or why it is refused. */
+const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, uint32_t columns,
+                                       uint32_t rows, float cell_x, float cell_z, float **vertices,
+                                       uint32_t **indices);
+/* The manifold of bodies i and j when either is a mesh. */
+void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *m);
+bool physics__sphere_overlaps_mesh(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
+float physics__ray_mesh(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
                         physics__v3 *normal);
 
 #endif

@@ -101,6 +101,13 @@ static inline physics__quat quat_integrate(physics__quat q, physics__v3 w, float
                              hz * q.w + hx * q.y - hy * q.x, -hx * q.x - hy * q.y - hz * q.z};
     return quat_normalize((physics__quat){q.x + d.x, q.y + d.y, q.z + d.z, q.w + d.w});
 }
+static inline physics__quat quat_mul(physics__quat a, physics__quat b)
+{
+    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
 static inline bool quat_is_identity(physics__quat q)
 {
     return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
@@ -227,8 +234,10 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 
 /* ---- Bodies (physics_bodies.c) ------------------------------------------------------------- */
 
-/* A convex hull's corners, faces and edges (physics_hull.h). */
+/* A convex hull's corners, faces and edges, and a compound's children (physics_hull.h). */
 typedef struct physics__hull physics__hull;
+typedef struct physics__compound physics__compound;
+typedef struct physics__mesh physics__mesh;
 
 typedef struct physics__bodies {
     ct_allocator_t *a;
@@ -267,6 +276,11 @@ typedef struct physics__bodies {
     /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
      * A hull body's `half` bounds its corners on each axis. */
     physics__hull **hull;
+    /* v5: the children of a CT_BODY_COMPOUND body (owned, from `a`), else NULL; `half` bounds
+     * them. */
+    physics__compound **compound;
+    /* v5: the triangles of a CT_BODY_MESH body (owned, from `a`), else NULL. */
+    physics__mesh **mesh;
     physics__map map;
 } physics__bodies;
 
@@ -283,8 +297,18 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
  * when it goes (on any error too). */
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h);
-/* Why a hull body's desc is bad (its sizes are not read), or NULL. */
+/* Why a hull or compound body's desc is bad (its sizes are not read), or NULL. */
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d);
+const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d);
+/* v5: a compound body (d->shape CT_BODY_COMPOUND), which takes c (freed on any error too). */
+int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                                 physics__compound *c);
+/* v5: a static mesh body (d->shape CT_BODY_MESH), which takes m (freed on any error too). */
+int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             physics__mesh *m);
+/* The principal moments of a solid box, sphere or capsule of mass m and even density. */
+physics__v3 physics__shape_inertia(uint32_t shape, physics__v3 half_extents, float radius,
+                                   float half_height, float m);
 /* The rigid desc of a v1-v3 desc: rotation locked, no rotation. */
 ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 /* Recomputes whether body i rotates (and the count) after its locks, rotation or shape changed. */
@@ -468,6 +492,7 @@ typedef struct physics__rigid_point {
 typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
+    uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -479,6 +504,18 @@ typedef struct physics__rigid_contact {
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
 
+/* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
+ * rotations and the offset between their centres then, and the manifold's normal, its points from
+ * a's centre and their separations. While the bodies stay close to that pose, the manifold is not
+ * found again: the points stay where they were on the bodies and only their separations follow. */
+typedef struct physics__rigid_geo {
+    physics__quat qa, qb;
+    physics__v3 d; /* b's centre - a's centre */
+    physics__v3 normal;
+    physics__v3 ra[PHYSICS_MANIFOLD_POINTS];
+    float sep[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_geo;
+
 /* What a rigid contact remembers into the next step. */
 typedef struct physics__rigid_cached {
     uint64_t key;
@@ -488,6 +525,7 @@ typedef struct physics__rigid_cached {
     float jn[PHYSICS_MANIFOLD_POINTS];
     physics__v3 friction; /* the centre's friction impulse, world axes */
     float twist;
+    physics__rigid_geo geo;
 } physics__rigid_cached;
 
 /* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
@@ -502,9 +540,13 @@ typedef struct physics__rigid_inertia {
     float m[9]; /* world inverse inertia, row major */
 } physics__rigid_inertia;
 
+#define PHYSICS_RIGID_COLOURS 24u
+
 typedef struct physics__rigid {
     physics__manifold_out *narrow; /* per sorted pair */
-    uint32_t cap_narrow;
+    physics__rigid_geo *geo;       /* per sorted pair: where its manifold was found */
+    uint32_t cap_narrow, cap_geo;
+    uint32_t recycled; /* manifolds of the step recycled, not found again */
     uint32_t *kept;
     uint32_t cap_kept;
     physics__rigid_contact *contact;
@@ -515,7 +557,17 @@ typedef struct physics__rigid {
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
     bool bouncy; /* some contact of the step has restitution */
+    /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
+    struct physics__rigid_block *block;
+    uint32_t num_blocks, cap_blocks, num_colours;
+    uint32_t colour_start[PHYSICS_RIGID_COLOURS + 1]; /* each colour's first block */
+    uint32_t *overflow; /* contacts that found no colour, solved one by one first */
+    uint32_t num_overflow, cap_overflow;
+    uint32_t *colour_of;
+    uint32_t cap_colour_of, cap_used;
+    uint64_t *used; /* per colour, a bit per body */
 } physics__rigid;
+
 
 /* ---- Joints (physics_joints.c) ------------------------------------------------------------
  * Kept in handle order (ids ascend, never reused), which is the order they are solved in. Bodies
@@ -790,6 +842,19 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
+/* The wide contact solver (physics_rigid_wide.c): colours and blocks from r->contact (after the
+ * contacts are prepared), the warm start and a pass (pushing or relaxing) of every contact, and
+ * the blocks' impulses back into r->contact. */
+int physics__rigid_wide_prepare(physics__scene *s);
+void physics__rigid_wide_warm_start(physics__scene *s);
+void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias);
+void physics__rigid_wide_finish(physics__scene *s);
+void physics__rigid_wide_free(physics__scene *s);
+/* One contact, one by one (physics_rigid.c): its warm start, and one pass. */
+void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
+                                 physics__rigid_body *B);
+void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
+                                  physics__rigid_body *B, float inv_h, bool use_bias);
 
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */

@@ -16,6 +16,10 @@ static bool queries__turned(const physics__bodies *b, uint32_t i)
 
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
 {
+    if (b->shape[i] == CT_BODY_COMPOUND)
+        return physics__sphere_overlaps_compound(b, i, c, r);
+    if (b->shape[i] == CT_BODY_MESH)
+        return physics__sphere_overlaps_mesh(b, i, c, r);
     if (b->shape[i] == CT_BODY_HULL) {
         physics__poly p;
         physics__v3 n;
@@ -100,6 +104,10 @@ float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, phy
     physics__v3 m = v3_sub(o, p);
     if (b->shape[i] == CT_BODY_HULL)
         return physics__ray_hull(b, i, o, d, normal);
+    if (b->shape[i] == CT_BODY_COMPOUND)
+        return physics__ray_compound(b, i, o, d, normal);
+    if (b->shape[i] == CT_BODY_MESH)
+        return physics__ray_mesh(b, i, o, d, normal);
     if (b->shape[i] == CT_BODY_SPHERE)
         return queries__ray_ball(m, d, h.x, normal);
     if (queries__turned(b, i)) {

@@ -41,6 +41,7 @@ void physics__rigid_free(physics__scene *s)
         size_t size;
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
+        {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
@@ -55,6 +56,7 @@ void physics__rigid_free(physics__scene *s)
         *arrays[k].cap = 0;
     }
     r->num_contacts = r->num_cache = 0;
+    physics__rigid_wide_free(s);
 }
 
 static inline physics__v3 rigid__mul(const float m[9], physics__v3 v)
@@ -111,6 +113,72 @@ typedef struct rigid__narrow_job {
     float dt;
 } rigid__narrow_job;
 
+/* Contact recycling, as Box3D does it: a manifold found at some pose of two bodies is used again
+ * while they have moved, relative to each other, less than RIGID_RECYCLE_DISTANCE (the turn
+ * counted at the bodies' far corners) and turned less than about 10 degrees each. Its points stay
+ * where they were on the bodies, with their feature ids, and only their separations follow the
+ * motion. Besides skipping most shape tests in a pile, this keeps a resting stack's points from
+ * wandering with each step's rounding (the manifold found anew each step moved the points and
+ * normals a little every step, and a 20-box tower leaning 2 mm a box toppled where Box3D's
+ * stands). */
+#define RIGID_RECYCLE_DISTANCE 0.05f
+#define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
+
+static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
+{
+    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+static inline physics__quat rigid__qconj(physics__quat q)
+{
+    return (physics__quat){-q.x, -q.y, -q.z, q.w};
+}
+static inline float rigid__qdot(physics__quat a, physics__quat b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+
+/* The manifold of pair (i, j) from its geometry g of an earlier step, when the bodies are still
+ * near that pose: true and m filled. */
+static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
+                           const physics__rigid_cached *old, physics__manifold_out *m)
+{
+    const physics__rigid_geo *g = &old->geo;
+    const physics__quat qa = b->rotation[i], qb = b->rotation[j];
+    const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
+    if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
+        return false;
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
+    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, g->d));
+    const float dist2 = v3_dot(moved, moved);
+    if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
+        return false;
+    /* The relative turn since then, and how far it can move a far corner of either body. */
+    const physics__quat qr = rigid__qmul(rigid__qconj(rigid__qmul(rigid__qconj(g->qa), g->qb)),
+                                         rigid__qmul(rigid__qconj(qa), qb));
+    const physics__v3 ea = b->kind[i] != CT_BODY_STATIC ? b->half[i] : v3(0, 0, 0);
+    const physics__v3 eb = b->kind[j] != CT_BODY_STATIC ? b->half[j] : v3(0, 0, 0);
+    const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
+    const physics__v3 arc = v3(r.y * e.z + r.z * e.y, r.z * e.x + r.x * e.z, r.x * e.y + r.y * e.x);
+    const float slack = RIGID_RECYCLE_DISTANCE - sqrtf(dist2);
+    if (4.0f * v3_dot(arc, arc) >= slack * slack)
+        return false;
+    /* Each point's separation follows the bodies: their offset and the turn of its anchors. */
+    const physics__quat ta = rigid__qmul(qa, rigid__qconj(g->qa)),
+                        tb = rigid__qmul(qb, rigid__qconj(g->qb));
+    m->normal = g->normal;
+    m->count = old->count;
+    for (uint32_t q = 0; q < old->count; q++) {
+        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, g->d);
+        const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
+        m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
+                                            g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
+    }
+    return true;
+}
+
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
  * touching a sleeping island wakes it for the next step, as in the translation-only step. */
 static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
@@ -122,9 +190,9 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last =
             first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
-        uint32_t kept = 0;
+        uint32_t kept = 0, recycled = 0;
         /* The pairs and the cache are both sorted by key: one merge walk from the slice's first,
-         * for which box gave the reference face last step. */
+         * for which box gave the reference face last step and for recycling. */
         uint32_t at = 0, hi = r->num_cache;
         while (at < hi) {
             const uint32_t mid = at + (hi - at) / 2;
@@ -138,8 +206,23 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             physics__manifold_out *m = &r->narrow[k];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
-            const bool prefer_b = old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-            physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
+            physics__rigid_geo *g = &r->geo[k];
+            if (old && old->count && rigid__recycle(b, i, j, old, m)) {
+                *g = old->geo;
+                recycled++;
+            } else {
+                const bool prefer_b =
+                    old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
+                physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
+                g->qa = b->rotation[i];
+                g->qb = b->rotation[j];
+                g->d = v3_sub(b->position[j], b->position[i]);
+                g->normal = m->normal;
+                for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+                    g->ra[q] = v3_sub(m->p[q].point, b->position[i]);
+                    g->sep[q] = m->p[q].sep;
+                }
+            }
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
                 const uint32_t mover = b->asleep[i] ? j : i;
@@ -152,7 +235,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             m->count |= flags << 16;
             kept += flags & NARROW_KEEP;
         }
-        r->kept[slice] = kept;
+        r->kept[slice] = kept | recycled << 16;
     }
 }
 
@@ -175,13 +258,124 @@ static void rigid__gather(physics__scene *s)
     }
 }
 
-/* The kept manifolds become contacts, in order, with their warm starts and masses. */
+typedef struct rigid__contact_job {
+    physics__scene *s;
+    const physics__keyed_pair *order;
+    uint32_t m;
+    float static_rate, static_mass, static_impulse, rate, mass, impulse;
+} rigid__contact_job;
+
+/* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
+ * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
+ * key. */
+static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const rigid__contact_job *job = user;
+    physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    const physics__keyed_pair *order = job->order;
+    const float static_rate = job->static_rate, static_mass = job->static_mass,
+                static_impulse = job->static_impulse, rate = job->rate, mass = job->mass,
+                impulse = job->impulse;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        const uint32_t first = slice * SOLVER_SLICE_PAIRS;
+        const uint32_t last =
+            first + SOLVER_SLICE_PAIRS < job->m ? first + SOLVER_SLICE_PAIRS : job->m;
+        uint32_t n = r->kept[slice];
+        uint32_t at = 0, hi = r->num_cache;
+        while (at < hi) {
+            const uint32_t mid = at + (hi - at) / 2;
+            if (r->cache[mid].key < order[first].key)
+                at = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t k = first; k < last; k++) {
+            const physics__manifold_out *mo = &r->narrow[k];
+            if (!mo->count)
+                continue;
+            const uint32_t i = order[k].a, j = order[k].b;
+            const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
+            physics__rigid_contact *c = &r->contact[n++];
+            const physics__v3 nn = mo->normal;
+            const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+            const physics__v3 t1 = v3_cross(nn, seed);
+            c->key = order[k].key;
+            c->pair = k;
+            c->a = i;
+            c->b = j;
+            c->count = mo->count;
+            c->normal = nn;
+            c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
+            c->t2 = v3_cross(nn, c->t1);
+            c->friction = sqrtf(b->friction[i] * b->friction[j]);
+            c->restitution = f_max(b->restitution[i], b->restitution[j]);
+            const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
+            c->bias_rate = fixed ? static_rate : rate;
+            c->mass_scale = fixed ? static_mass : mass;
+            c->impulse_scale = fixed ? static_impulse : impulse;
+            const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
+            c->cached = old ? at : UINT32_MAX;
+            const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
+            physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                const physics__manifold_point *mp = &mo->p[q];
+                /* The anchors as they were found (recycled ones have not turned with the bodies; the
+                 * separation follows the turn in the solver, to first order). */
+                const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
+                p->sep = mp->sep;
+                p->id = mp->id;
+                rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
+                p->rel_vn = rigid__speed(A, B, &p->n, nn);
+                p->n.j = p->max_jn = 0.0f;
+                for (uint32_t o = 0; old && o < old->count; o++)
+                    if (old->id[o] == p->id) {
+                        p->n.j = old->jn[o];
+                        break;
+                    }
+                ca = v3_add(ca, ra);
+                cb = v3_add(cb, rb);
+            }
+            const float inv_count = 1.0f / (float)c->count;
+            ca = v3_scale(ca, inv_count);
+            cb = v3_scale(cb, inv_count);
+            c->center_a = ca;
+            for (uint32_t q = 0; q < c->count; q++)
+                c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
+            rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+            rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+            const float m = A->inv_mass + B->inv_mass;
+            const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+            const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+            const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+            const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+            c->k11 = k22 * inv_det;
+            c->k22 = k11 * inv_det;
+            c->k12 = -k12 * inv_det;
+            c->twist_a = rigid__mul(ia, nn);
+            c->twist_b = rigid__mul(ib, nn);
+            const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
+            c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+            c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
+            c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+            c->twist_j = old ? old->twist : 0.0f;
+        }
+    }
+}
+
+/* The kept manifolds become contacts, in order, with their warm starts and masses: counted here
+ * in order (the islands to wake, and where each slice's contacts begin), then made on any
+ * threads. */
 static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
 {
     physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
     uint32_t n = 0;
     for (uint32_t k = 0; k < m; k++) {
+        if (k % SOLVER_SLICE_PAIRS == 0)
+            r->kept[k / SOLVER_SLICE_PAIRS] = n;
         const uint32_t flags = r->narrow[k].count >> 16;
         r->narrow[k].count &= 0xffffu;
         if (flags & NARROW_WAKE)
@@ -192,87 +386,19 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
         return CT_ERR_NOMEM;
-    float static_rate, static_mass, static_impulse, rate, mass, impulse;
+    rigid__contact_job job = {s, order, m, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
-    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &static_rate, &static_mass,
-                  &static_impulse);
-    physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &rate, &mass, &impulse);
-    uint32_t at = 0;
-    n = 0;
-    r->bouncy = false;
-    for (uint32_t k = 0; k < m; k++) {
-        const physics__manifold_out *mo = &r->narrow[k];
-        if (!mo->count)
-            continue;
-        const uint32_t i = order[k].a, j = order[k].b;
-        const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
-        physics__rigid_contact *c = &r->contact[n++];
-        const physics__v3 nn = mo->normal;
-        const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-        const physics__v3 t1 = v3_cross(nn, seed);
-        c->key = order[k].key;
-        c->a = i;
-        c->b = j;
-        c->count = mo->count;
-        c->normal = nn;
-        c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
-        c->t2 = v3_cross(nn, c->t1);
-        c->friction = sqrtf(b->friction[i] * b->friction[j]);
-        c->restitution = f_max(b->restitution[i], b->restitution[j]);
-        r->bouncy |= c->restitution > 0.0f;
-        const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
-        c->bias_rate = fixed ? static_rate : rate;
-        c->mass_scale = fixed ? static_mass : mass;
-        c->impulse_scale = fixed ? static_impulse : impulse;
-        const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
-        c->cached = old ? at : UINT32_MAX;
-        const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
-        physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            const physics__manifold_point *mp = &mo->p[q];
-            const physics__v3 ra = v3_sub(mp->point, b->position[i]),
-                              rb = v3_sub(mp->point, b->position[j]);
-            p->sep = mp->sep;
-            p->id = mp->id;
-            rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
-            p->rel_vn = rigid__speed(A, B, &p->n, nn);
-            p->n.j = p->max_jn = 0.0f;
-            for (uint32_t o = 0; old && o < old->count; o++)
-                if (old->id[o] == p->id) {
-                    p->n.j = old->jn[o];
-                    break;
-                }
-            ca = v3_add(ca, ra);
-            cb = v3_add(cb, rb);
-        }
-        const float inv_count = 1.0f / (float)c->count;
-        ca = v3_scale(ca, inv_count);
-        cb = v3_scale(cb, inv_count);
-        c->center_a = ca;
-        for (uint32_t q = 0; q < c->count; q++)
-            c->p[q].lever = v3_len(v3_sub(v3_sub(mo->p[q].point, b->position[i]), ca));
-        rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
-        rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
-        const float m = A->inv_mass + B->inv_mass;
-        const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
-        const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
-        const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
-        const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
-        c->k11 = k22 * inv_det;
-        c->k22 = k11 * inv_det;
-        c->k12 = -k12 * inv_det;
-        c->twist_a = rigid__mul(ia, nn);
-        c->twist_b = rigid__mul(ib, nn);
-        const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
-        c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-        c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
-        c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
-        c->twist_j = old ? old->twist : 0.0f;
-    }
+    physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &job.static_rate, &job.static_mass,
+                  &job.static_impulse);
+    physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
+    physics__pool_run(s->pool, (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS,
+                      rigid__contact_range, &job);
     r->num_contacts = n;
+    r->bouncy = false;
+    for (uint32_t k = 0; k < n; k++)
+        r->bouncy |= r->contact[k].restitution > 0.0f;
     return 0;
 }
 
@@ -292,11 +418,20 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
 
 /* Gravity, forces and torques into the velocities of awake dynamic bodies; the gyroscopic term
  * implicitly (one Newton step in the body's frame: stable for spinning long bodies). */
-static void rigid__integrate_velocities(physics__scene *s, float h)
+typedef struct rigid__body_job {
+    physics__scene *s;
+    float h;
+} rigid__body_job;
+
+static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
 {
+    const rigid__body_job *job = user;
+    physics__scene *s = job->s;
+    const float h = job->h;
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    for (uint32_t i = 0; i < b->n; i++) {
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         physics__rigid_body *x = &st[i];
         if (x->inv_mass == 0.0f || b->kind[i] != CT_BODY_DYNAMIC)
             continue;
@@ -338,13 +473,21 @@ static void rigid__integrate_velocities(physics__scene *s, float h)
     }
 }
 
+/* (On any threads, a slice of bodies each.) */
+static void rigid__integrate_velocities(physics__scene *s, float h)
+{
+    rigid__body_job job = {s, h};
+    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__velocities_range, &job);
+}
+
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
  * over the contacts were tried: applying them contact by contact inside the biased pass (the
  * contacts solved first then push as if the later ones held nothing, and a ten-box stack fell),
  * and summing them per body in the relaxing pass (no faster on large_pyramid, 23.9 against 24.2
  * ms, and the same stack drifted a centimetre from the changed rounding). */
-static inline void rigid__warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
-                                       physics__rigid_body *B)
+void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
+                                 physics__rigid_body *B)
 {
     for (uint32_t q = 0; q < c->count; q++)
         rigid__push(A, B, &c->p[q].n, c->normal, c->p[q].n.j);
@@ -354,23 +497,14 @@ static inline void rigid__warm_contact(const physics__rigid_contact *c, physics_
     B->w = v3_add(B->w, v3_scale(c->twist_b, c->twist_j));
 }
 
-static void rigid__warm_start(physics__scene *s)
+/* One pass of contact c: the normals (soft when use_bias, rigid and without push when relaxing),
+ * then the twist and the friction at the centre (Box3D applies friction only when relaxing: here
+ * in both passes, see RIGID_FRICTION_WHILE_PUSHING). physics_rigid_wide.c does the same four
+ * contacts at a time. */
+void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
+                                  physics__rigid_body *B, float inv_h, bool use_bias)
 {
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_contacts; k++) {
-        const physics__rigid_contact *c = &r->contact[k];
-        rigid__warm_contact(c, &r->body[c->a], &r->body[c->b]);
-    }
-}
-
-/* One pass over the contacts: the normals (soft when use_bias, rigid and without push when
- * relaxing), then, when relaxing only (as Box3D does), the twist and the friction at the centre. */
-static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
-{
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_contacts; k++) {
-        physics__rigid_contact *c = &r->contact[k];
-        physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    {
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
@@ -397,7 +531,7 @@ static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
             rigid__push(A, B, &p->n, n, applied);
         }
         if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
-            continue;
+            return;
         {
             const float spin = v3_dot(n, v3_sub(B->w, A->w));
             const float most = c->friction * twist_limit;
@@ -424,11 +558,15 @@ static void rigid__solve(physics__scene *s, float inv_h, bool use_bias)
 }
 
 /* Positions and rotations of the bodies that move (awake dynamic and kinematic). */
-static void rigid__integrate_positions(physics__scene *s, float h)
+static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
 {
+    const rigid__body_job *job = user;
+    physics__scene *s = job->s;
+    const float h = job->h;
     physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    for (uint32_t i = 0; i < b->n; i++) {
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         if (b->kind[i] == CT_BODY_STATIC || b->asleep[i])
             continue;
         physics__rigid_body *x = &st[i];
@@ -442,6 +580,13 @@ static void rigid__integrate_positions(physics__scene *s, float h)
             x->dq = v3_add(x->dq, turn);
         }
     }
+}
+
+static void rigid__integrate_positions(physics__scene *s, float h)
+{
+    rigid__body_job job = {s, h};
+    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__positions_range, &job);
 }
 
 /* Points that came in faster than RIGID_BOUNCE_SPEED and pushed leave with restitution times that
@@ -557,6 +702,7 @@ static int rigid__remember(physics__scene *s)
                 deepest = c->p[q].n.j, first = q;
         }
         e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->geo = r->geo[c->pair];
         e->twist = c->twist_j;
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
@@ -612,25 +758,30 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, m, sizeof *r->narrow) ||
+        physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, m, sizeof *r->geo) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;
     rigid__narrow_job job = {s, order, m, dt};
     physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
+    r->recycled = 0;
+    for (uint32_t slice = 0; slice < slices; slice++)
+        r->recycled += r->kept[slice] >> 16;
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h))
+    if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
     for (uint32_t step = 0; step < substeps; step++) {
         rigid__integrate_velocities(s, h);
         physics__joints_warm_start(s);
-        rigid__warm_start(s);
-        rigid__solve(s, inv_h, true);
+        physics__rigid_wide_warm_start(s);
+        physics__rigid_wide_solve(s, inv_h, true);
         physics__joints_solve(s, h, true);
         rigid__integrate_positions(s, h);
-        rigid__solve(s, inv_h, false);
+        physics__rigid_wide_solve(s, inv_h, false);
         physics__joints_solve(s, h, false);
     }
+    physics__rigid_wide_finish(s);
     physics__joints_end(s, h);
     rigid__restitution(s);
     for (uint32_t i = 0; i < b->n; i++) {

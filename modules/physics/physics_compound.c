@@ -1,0 +1,301 @@
+/* physics_compound.c: compound bodies (v5): several boxes, spheres, capsules and hulls fixed in
+ * one rigid body.
+ *
+ * The shape tests of single bodies read a body's shape from the bodies' arrays, so a compound's
+ * child is tested by placing it in the world as a body of a two-entry "proxy" set of arrays (the
+ * other entry is the other body, or its child) and calling the same tests. A contact has one
+ * normal, so the child pairs' manifolds are merged: the deepest pair's normal, and the points of
+ * the pairs whose normals push within COMPOUND_SAME_WAY of it, reduced to four. */
+#include "physics_hull.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* cos 25 degrees: child pairs pushing within this of the deepest pair's normal join its contact. */
+#define COMPOUND_SAME_WAY 0.906f
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+static float compound__volume(const physics__child *c)
+{
+    if (c->shape == CT_BODY_BOX)
+        return 8.0f * c->half.x * c->half.y * c->half.z;
+    if (c->shape == CT_BODY_HULL)
+        return c->hull->volume;
+    const float r = c->radius, hh = c->half.y - r;
+    return 3.14159265f * r * r * (2.0f * hh + 4.0f / 3.0f * r);
+}
+
+void physics__compound_free(ct_allocator_t *a, physics__compound *c)
+{
+    if (!c)
+        return;
+    for (uint32_t k = 0; k < c->count; k++)
+        if (c->child[k].hull)
+            ct_free(a, c->child[k].hull, sizeof *c->child[k].hull);
+    ct_free(a, c, c->bytes);
+}
+
+static const char *compound__fail(char *reason, size_t size, uint32_t k, const char *what)
+{
+    snprintf(reason, size, "children[%u].%s", k, what);
+    return reason;
+}
+
+const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
+                                    uint32_t count, physics__compound **out, char *reason,
+                                    size_t reason_size)
+{
+    *out = NULL;
+    if (!children)
+        return "children (NULL)";
+    if (count == 0 || count > CT_PHYSICS_MAX_COMPOUND_CHILDREN)
+        return "children (a compound has 1 to 64)";
+    /* Check everything before allocating anything. */
+    for (uint32_t k = 0; k < count; k++) {
+        const ct_compound_child_t *c = &children[k];
+        if (c->shape == CT_BODY_BOX) {
+            for (int x = 0; x < 3; x++)
+                if (!f_within(c->half_extents[x], CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+                    return compound__fail(reason, reason_size, k,
+                                          "half_extents (each must be within [1e-3, 1e4] m)");
+        } else if (c->shape == CT_BODY_SPHERE || c->shape == CT_BODY_CAPSULE) {
+            if (!f_within(c->radius, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+                return compound__fail(reason, reason_size, k,
+                                      "radius (must be within [1e-3, 1e4] m)");
+            if (c->shape == CT_BODY_CAPSULE && !f_within(c->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
+                return compound__fail(reason, reason_size, k,
+                                      "half_height (must be within [0, 1e4] m)");
+        } else if (c->shape != CT_BODY_HULL) {
+            return compound__fail(reason, reason_size, k, "shape (box, sphere, capsule or hull)");
+        }
+        if (!v3_within(v3_load(c->position), CT_PHYSICS_MAX_SIZE))
+            return compound__fail(reason, reason_size, k,
+                                  "position (each coordinate within +-1e4 m)");
+        const float *q = c->rotation;
+        const float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        const bool zero = q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;
+        if (!zero && !(fabsf(len - 1.0f) <= 1e-3f))
+            return compound__fail(reason, reason_size, k,
+                                  "rotation (x y z w of length 1 within 1e-3, or all zero)");
+    }
+    const size_t bytes = sizeof(physics__compound) + (size_t)count * sizeof(physics__child);
+    physics__compound *cp = ct_alloc(a, bytes);
+    if (!cp)
+        return "children (out of memory)";
+    memset(cp, 0, bytes);
+    cp->bytes = (uint32_t)bytes;
+    for (uint32_t k = 0; k < count; k++) {
+        const ct_compound_child_t *c = &children[k];
+        physics__child *x = &cp->child[k];
+        const float *q = c->rotation;
+        x->shape = (uint8_t)c->shape;
+        x->position = v3_load(c->position);
+        x->rotation = q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f
+                          ? quat_identity()
+                          : quat_normalize((physics__quat){q[0], q[1], q[2], q[3]});
+        x->radius = c->radius;
+        if (c->shape == CT_BODY_HULL) {
+            x->hull = ct_alloc(a, sizeof *x->hull);
+            char why[128];
+            const char *bad =
+                x->hull ? physics__hull_build(x->hull, c->points, c->point_count, why, sizeof why)
+                        : "points (out of memory)";
+            if (bad) {
+                compound__fail(reason, reason_size, k, bad);
+                cp->count = k + 1;
+                physics__compound_free(a, cp);
+                return reason;
+            }
+            /* The hull's own centroid moves into the child's position. */
+            x->position = v3_add(x->position, quat_rotate(x->rotation, x->hull->centroid));
+            x->half = x->hull->half;
+            x->radius = 0.0f;
+        } else {
+            x->half = c->shape == CT_BODY_BOX ? v3_load(c->half_extents)
+                      : c->shape == CT_BODY_SPHERE
+                          ? v3(c->radius, c->radius, c->radius)
+                          : v3(c->radius, c->half_height + c->radius, c->radius);
+        }
+        x->bound = v3_len(x->half);
+        cp->count = k + 1;
+    }
+    /* Centre of mass by volume, then each child's inertia about it (parallel axes). */
+    double volume = 0.0;
+    physics__v3 centre = v3(0, 0, 0);
+    for (uint32_t k = 0; k < count; k++) {
+        const float v = compound__volume(&cp->child[k]);
+        volume += v;
+        centre = v3_add(centre, v3_scale(cp->child[k].position, v));
+    }
+    centre = v3_scale(centre, (float)(1.0 / volume));
+    cp->centroid = centre;
+    double ix = 0.0, iy = 0.0, iz = 0.0;
+    for (uint32_t k = 0; k < count; k++) {
+        physics__child *x = &cp->child[k];
+        x->position = v3_sub(x->position, centre);
+        const float share = (float)(compound__volume(x) / volume);
+        const physics__v3 own =
+            x->shape == CT_BODY_HULL
+                ? x->hull->inertia
+                : physics__shape_inertia(x->shape, x->half, x->radius, x->half.y - x->radius, 1.0f);
+        /* The child's principal moments turned into the body's axes: the diagonal of R I R^T. */
+        const physics__v3 ax[3] = {quat_rotate(x->rotation, v3(1, 0, 0)),
+                                   quat_rotate(x->rotation, v3(0, 1, 0)),
+                                   quat_rotate(x->rotation, v3(0, 0, 1))};
+        const float o[3] = {own.x, own.y, own.z};
+        float diag[3] = {0, 0, 0};
+        for (int r = 0; r < 3; r++)
+            for (int m = 0; m < 3; m++)
+                diag[r] += v3_get(ax[m], r) * v3_get(ax[m], r) * o[m];
+        const physics__v3 p = x->position;
+        ix += share * (diag[0] + p.y * p.y + p.z * p.z);
+        iy += share * (diag[1] + p.x * p.x + p.z * p.z);
+        iz += share * (diag[2] + p.x * p.x + p.y * p.y);
+        cp->bound = f_max(cp->bound, v3_len(p) + x->bound);
+    }
+    cp->inertia = v3((float)ix, (float)iy, (float)iz);
+    *out = cp;
+    return NULL;
+}
+
+/* ---- proxies ------------------------------------------------------------------------------- */
+
+/* Two bodies' worth of the arrays the shape tests read. */
+typedef struct compound__proxy {
+    physics__bodies b;
+    uint8_t shape[2];
+    physics__v3 position[2], half[2];
+    physics__quat rotation[2];
+    float radius[2];
+    physics__hull *hull[2];
+    physics__compound *compound[2];
+    physics__mesh *mesh[2];
+    physics__v3 extent[2];
+} compound__proxy;
+
+static void compound__proxy_init(compound__proxy *p)
+{
+    memset(&p->b, 0, sizeof p->b);
+    p->b.shape = p->shape;
+    p->b.position = p->position;
+    p->b.half = p->half;
+    p->b.rotation = p->rotation;
+    p->b.radius = p->radius;
+    p->b.hull = p->hull;
+    p->b.compound = p->compound;
+    p->b.mesh = p->mesh;
+    p->b.extent = p->extent;
+    p->compound[0] = p->compound[1] = NULL;
+    p->mesh[0] = p->mesh[1] = NULL;
+}
+
+/* Puts child k of body i (k UINT32_MAX: body i itself) in slot s. */
+static void compound__place(compound__proxy *p, uint32_t s, const physics__bodies *b, uint32_t i,
+                            uint32_t k)
+{
+    if (k == UINT32_MAX) {
+        p->shape[s] = b->shape[i];
+        p->position[s] = b->position[i];
+        p->rotation[s] = b->rotation[i];
+        p->half[s] = b->half[i];
+        p->radius[s] = b->radius[i];
+        p->hull[s] = b->hull[i];
+        p->mesh[s] = b->mesh[i];
+        p->extent[s] = b->extent[i];
+        return;
+    }
+    const physics__child *c = &b->compound[i]->child[k];
+    p->shape[s] = c->shape;
+    p->position[s] = v3_add(b->position[i], quat_rotate(b->rotation[i], c->position));
+    p->rotation[s] = quat_mul(b->rotation[i], c->rotation);
+    p->half[s] = c->half;
+    p->radius[s] = c->radius;
+    p->hull[s] = c->hull;
+    p->mesh[s] = NULL;
+    const float r = c->bound;
+    p->extent[s] = v3(r, r, r); /* what a mesh's tree is walked with */
+}
+
+/* ---- manifolds ------------------------------------------------------------------------------ */
+
+void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                bool prefer_b, physics__manifold_out *m)
+{
+    m->count = 0;
+    m->normal = v3(0, 1, 0);
+    const physics__compound *ci = b->compound[i], *cj = b->compound[j];
+    const uint32_t ni = ci ? ci->count : 1, nj = cj ? cj->count : 1;
+    compound__proxy p;
+    compound__proxy_init(&p);
+    /* The pairs' manifolds, kept until the deepest is known. */
+    enum { MAX_PAIRS = 16 };
+    physics__manifold_out found[MAX_PAIRS];
+    uint32_t pair_id[MAX_PAIRS], num = 0, deepest = 0;
+    float depth = INFINITY;
+    for (uint32_t a = 0; a < ni; a++) {
+        compound__place(&p, 0, b, i, ci ? a : UINT32_MAX);
+        for (uint32_t c = 0; c < nj; c++) {
+            compound__place(&p, 1, b, j, cj ? c : UINT32_MAX);
+            /* Bounding balls first: most child pairs are far apart. */
+            const float ra = ci ? ci->child[a].bound : v3_len(b->half[i]),
+                        rc = cj ? cj->child[c].bound : v3_len(b->half[j]);
+            const physics__v3 d = v3_sub(p.position[1], p.position[0]);
+            if (v3_dot(d, d) > (ra + rc + margin) * (ra + rc + margin))
+                continue;
+            physics__manifold_out *o = &found[num < MAX_PAIRS ? num : MAX_PAIRS - 1];
+            physics__manifold(&p.b, 0, 1, margin, prefer_b, o);
+            if (!o->count)
+                continue;
+            float least = INFINITY;
+            for (uint32_t k = 0; k < o->count; k++)
+                least = f_min(least, o->p[k].sep);
+            const uint32_t at = num < MAX_PAIRS ? num++ : MAX_PAIRS - 1;
+            pair_id[at] = (a * 64u + c + 1u) << 20;
+            if (least < depth)
+                depth = least, deepest = at;
+        }
+    }
+    if (!num)
+        return;
+    m->normal = found[deepest].normal;
+    for (uint32_t q = 0; q < num; q++) {
+        if (q != deepest && v3_dot(found[q].normal, m->normal) < COMPOUND_SAME_WAY)
+            continue;
+        /* Keep the reference bit where the single tests put it; the pair goes above. */
+        for (uint32_t k = 0; k < found[q].count; k++)
+            found[q].p[k].id ^= pair_id[q];
+        physics__manifold_merge(m, &found[q]);
+    }
+    physics__manifold_reduce(m);
+}
+
+/* ---- queries -------------------------------------------------------------------------------- */
+
+bool physics__sphere_overlaps_compound(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
+{
+    compound__proxy p;
+    compound__proxy_init(&p);
+    for (uint32_t k = 0; k < b->compound[i]->count; k++) {
+        compound__place(&p, 0, b, i, k);
+        if (physics__sphere_overlaps_body(&p.b, 0, c, r))
+            return true;
+    }
+    return false;
+}
+
+float physics__ray_compound(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                            physics__v3 *normal)
+{
+    compound__proxy p;
+    compound__proxy_init(&p);
+    float best = INFINITY;
+    for (uint32_t k = 0; k < b->compound[i]->count; k++) {
+        compound__place(&p, 0, b, i, k);
+        physics__v3 n;
+        const float t = physics__ray_body(&p.b, 0, o, d, &n);
+        if (t < best)
+            best = t, *normal = n;
+    }
+    return best;
+}

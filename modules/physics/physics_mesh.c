@@ -1,0 +1,599 @@
+/* physics_mesh.c: static triangle meshes and height fields (v5).
+ *
+ * A mesh keeps its triangles in the order of the leaves of a bounding-volume hierarchy (median
+ * splits on the longest axis, at most MESH_LEAF triangles a leaf), so a body finds the triangles
+ * under it by walking the tree with its box. Each triangle collides as a one-sided polygon (a
+ * body behind it is not pushed through to its front) through the polytope tests of hulls, and
+ * the triangles' manifolds are merged as a compound's children's are.
+ *
+ * Internal edges. An edge two triangles share, where the surface is flat or bends up (a valley),
+ * is no edge of the surface a body can meet: a box sliding over a tiled floor must feel the floor,
+ * not the seams between its tiles, whose edge normals would kick it up. So a triangle whose three
+ * edges are all internal collides along its face normal only (the body's face clipped to the
+ * triangle), and a ball or capsule only where it lies over the triangle (its neighbour takes the
+ * rest). Triangles with an open or convex edge (a ridge, a border) use the full test. A height
+ * field is a mesh of two triangles per cell. */
+#include "physics_hull.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MESH_LEAF 4u
+/* The neighbour's far corner may lie this far under the plane (times the edge's scale) for the
+ * edge to count as flat: rounding of a flat floor's vertices. */
+#define MESH_FLAT 1e-4f
+#define MESH_SAME_WAY 0.906f
+
+typedef struct mesh__edge_key {
+    uint64_t key; /* lower vertex << 32 | higher */
+    uint32_t tri, k;
+} mesh__edge_key;
+
+static int mesh__cmp_edge(const void *x, const void *y)
+{
+    const mesh__edge_key *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->tri < b->tri ? -1 : a->tri > b->tri;
+}
+
+void physics__mesh_free(ct_allocator_t *a, physics__mesh *m)
+{
+    if (m)
+        ct_free(a, m, m->bytes);
+}
+
+/* Sorts tri[first .. first + count) into the tree below node `at`; returns the next free node. */
+static uint32_t mesh__build_node(physics__mesh *m, const physics__v3 *centre, uint32_t *order,
+                                 uint32_t at, uint32_t first, uint32_t count)
+{
+    physics__mesh_node *n = &m->node[at];
+    physics__v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    physics__v3 clo = lo, chi = hi;
+    for (uint32_t k = first; k < first + count; k++) {
+        const uint32_t *t = m->tri[order[k]];
+        for (int c = 0; c < 3; c++) {
+            lo = v3_min(lo, m->vertex[t[c]]);
+            hi = v3_max(hi, m->vertex[t[c]]);
+        }
+        clo = v3_min(clo, centre[order[k]]);
+        chi = v3_max(chi, centre[order[k]]);
+    }
+    n->lo = lo, n->hi = hi;
+    if (count <= MESH_LEAF) {
+        n->first = first, n->count = count;
+        return at + 1;
+    }
+    /* Median split on the longest axis of the centres (a partial selection would do; n log n
+     * sorting by insertion into halves is simpler: nth_element by quickselect). */
+    const physics__v3 span = v3_sub(chi, clo);
+    const int axis = span.x >= span.y && span.x >= span.z ? 0 : span.y >= span.z ? 1 : 2;
+    const uint32_t half = count / 2;
+    uint32_t l = first, r = first + count - 1;
+    const uint32_t want = first + half;
+    while (l < r) {
+        const float pivot = v3_get(centre[order[(l + r) / 2]], axis);
+        uint32_t i = l, j = r;
+        while (i <= j) {
+            while (v3_get(centre[order[i]], axis) < pivot)
+                i++;
+            while (v3_get(centre[order[j]], axis) > pivot)
+                j--;
+            if (i <= j) {
+                const uint32_t t = order[i];
+                order[i] = order[j], order[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (want <= j)
+            r = j;
+        else if (want >= i)
+            l = i;
+        else
+            break;
+    }
+    n->count = 0;
+    const uint32_t left = at + 1;
+    const uint32_t right = mesh__build_node(m, centre, order, left, first, half);
+    n->first = right; /* the left child is at + 1 */
+    return mesh__build_node(m, centre, order, right, first + half, count - half);
+}
+
+const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32_t num_vertices,
+                                const uint32_t *indices, uint32_t num_triangles,
+                                physics__mesh **out, char *reason, size_t reason_size)
+{
+    *out = NULL;
+    if (!vertices || !indices)
+        return "vertices (NULL)";
+    if (num_vertices < 3 || num_triangles == 0)
+        return "triangles (a mesh needs at least one)";
+    if (num_vertices > CT_PHYSICS_MAX_MESH_TRIANGLES * 3u ||
+        num_triangles > CT_PHYSICS_MAX_MESH_TRIANGLES)
+        return "triangles (more than CT_PHYSICS_MAX_MESH_TRIANGLES)";
+    for (uint32_t k = 0; k < num_vertices; k++)
+        if (!v3_within(v3_load(vertices + 3 * k), CT_PHYSICS_MAX_POSITION)) {
+            snprintf(reason, reason_size,
+                     "vertices (vertex %u is NaN, infinite or outside +-1e5 m)", k);
+            return reason;
+        }
+    for (uint32_t t = 0; t < num_triangles; t++) {
+        const uint32_t *i = indices + 3 * t;
+        if (i[0] >= num_vertices || i[1] >= num_vertices || i[2] >= num_vertices) {
+            snprintf(reason, reason_size, "indices (triangle %u names a vertex past the %u given)",
+                     t, num_vertices);
+            return reason;
+        }
+        const physics__v3 p0 = v3_load(vertices + 3 * i[0]), p1 = v3_load(vertices + 3 * i[1]),
+                          p2 = v3_load(vertices + 3 * i[2]);
+        if (v3_len(v3_cross(v3_sub(p1, p0), v3_sub(p2, p0))) <
+            CT_PHYSICS_MIN_SIZE * CT_PHYSICS_MIN_SIZE) {
+            snprintf(reason, reason_size,
+                     "indices (triangle %u has no area: zero or under 5e-7 m^2)", t);
+            return reason;
+        }
+    }
+    const uint32_t max_nodes = 2u * num_triangles;
+    const size_t bytes =
+        sizeof(physics__mesh) + (size_t)num_vertices * sizeof(physics__v3) +
+        (size_t)num_triangles * (sizeof(uint32_t[3]) + sizeof(physics__v3) + 1u + sizeof(float)) +
+        (size_t)max_nodes * sizeof(physics__mesh_node) + 16u;
+    physics__mesh *m = ct_alloc(a, bytes);
+    physics__v3 *centre = ct_alloc(a, (size_t)num_triangles * sizeof *centre);
+    uint32_t *order = ct_alloc(a, (size_t)num_triangles * sizeof *order);
+    mesh__edge_key *edges = ct_alloc(a, (size_t)num_triangles * 3u * sizeof *edges);
+    if (!m || !centre || !order || !edges) {
+        if (m)
+            ct_free(a, m, bytes);
+        if (centre)
+            ct_free(a, centre, (size_t)num_triangles * sizeof *centre);
+        if (order)
+            ct_free(a, order, (size_t)num_triangles * sizeof *order);
+        if (edges)
+            ct_free(a, edges, (size_t)num_triangles * 3u * sizeof *edges);
+        return "triangles (out of memory)";
+    }
+    memset(m, 0, sizeof *m);
+    m->bytes = bytes;
+    m->num_vertices = num_vertices, m->num_triangles = num_triangles;
+    char *at = (char *)(m + 1);
+    m->node = (physics__mesh_node *)at, at += (size_t)max_nodes * sizeof *m->node;
+    m->vertex = (physics__v3 *)at, at += (size_t)num_vertices * sizeof *m->vertex;
+    m->normal = (physics__v3 *)at, at += (size_t)num_triangles * sizeof *m->normal;
+    m->tri = (uint32_t(*)[3])at, at += (size_t)num_triangles * sizeof *m->tri;
+    m->internal = (uint8_t *)at, at += num_triangles;
+    memset(m->internal, 0, num_triangles);
+    m->cos_limit = (float *)(((uintptr_t)at + 3u) & ~(uintptr_t)3u);
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = -1.0f; /* an open edge: any normal */
+    physics__v3 lo = v3(INFINITY, INFINITY, INFINITY), hi = v3(-INFINITY, -INFINITY, -INFINITY);
+    for (uint32_t k = 0; k < num_vertices; k++) {
+        m->vertex[k] = v3_load(vertices + 3 * k);
+        lo = v3_min(lo, m->vertex[k]);
+        hi = v3_max(hi, m->vertex[k]);
+    }
+    m->half = v3_max(v3(fabsf(lo.x), fabsf(lo.y), fabsf(lo.z)),
+                     v3(fabsf(hi.x), fabsf(hi.y), fabsf(hi.z)));
+    for (uint32_t t = 0; t < num_triangles; t++) {
+        order[t] = t;
+        const uint32_t *i = indices + 3 * t;
+        centre[t] = v3_scale(v3_add(v3_add(m->vertex[i[0]], m->vertex[i[1]]), m->vertex[i[2]]),
+                             1.0f / 3.0f);
+        memcpy(m->tri[t], i, sizeof m->tri[t]);
+    }
+    m->num_nodes = mesh__build_node(m, centre, order, 0, 0, num_triangles);
+    /* Triangles into leaf order. */
+    uint32_t(*sorted)[3] = (uint32_t(*)[3])edges; /* scratch large enough: 3 words a triangle */
+    for (uint32_t t = 0; t < num_triangles; t++)
+        memcpy(sorted[t], m->tri[order[t]], sizeof sorted[t]);
+    memcpy(m->tri, sorted, (size_t)num_triangles * sizeof *m->tri);
+    for (uint32_t t = 0; t < num_triangles; t++) {
+        const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
+                          p2 = m->vertex[m->tri[t][2]];
+        const physics__v3 n = v3_cross(v3_sub(p1, p0), v3_sub(p2, p0));
+        m->normal[t] = v3_scale(n, 1.0f / v3_len(n));
+    }
+    /* Internal edges: shared, and flat or bending up. */
+    for (uint32_t t = 0; t < num_triangles; t++)
+        for (uint32_t k = 0; k < 3; k++) {
+            const uint32_t a0 = m->tri[t][k], a1 = m->tri[t][(k + 1) % 3];
+            edges[3 * t + k] =
+                (mesh__edge_key){(uint64_t)(a0 < a1 ? a0 : a1) << 32 | (a0 < a1 ? a1 : a0), t, k};
+        }
+    qsort(edges, (size_t)num_triangles * 3u, sizeof *edges, mesh__cmp_edge);
+    uint32_t *shared = order; /* its edges shared with one neighbour each */
+    memset(shared, 0, (size_t)num_triangles * sizeof *shared);
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = 1.0f;
+    for (uint32_t e = 0; e + 1 < num_triangles * 3u; e++) {
+        if (edges[e].key != edges[e + 1].key || (e > 0 && edges[e - 1].key == edges[e].key) ||
+            (e + 2 < num_triangles * 3u && edges[e + 2].key == edges[e].key))
+            continue; /* open, or shared by more than two: a real edge */
+        for (int side = 0; side < 2; side++) {
+            const mesh__edge_key *x = &edges[e + (uint32_t)side],
+                                 *y = &edges[e + 1u - (uint32_t)side];
+            const uint32_t far = m->tri[y->tri][(y->k + 2) % 3];
+            const physics__v3 base = m->vertex[m->tri[x->tri][x->k]];
+            const physics__v3 w = v3_sub(m->vertex[far], base);
+            if (v3_dot(m->normal[x->tri], w) >= -MESH_FLAT * v3_len(w))
+                m->internal[x->tri] |= (uint8_t)(1u << x->k);
+            shared[x->tri]++;
+            m->cos_limit[x->tri] =
+                f_min(m->cos_limit[x->tri], v3_dot(m->normal[x->tri], m->normal[y->tri]));
+        }
+    }
+    /* A little slack past the steepest neighbour; an open edge allows any normal. */
+    for (uint32_t t = 0; t < num_triangles; t++)
+        m->cos_limit[t] = shared[t] == 3u ? m->cos_limit[t] - 0.01f : -1.0f;
+    ct_free(a, centre, (size_t)num_triangles * sizeof *centre);
+    ct_free(a, order, (size_t)num_triangles * sizeof *order);
+    ct_free(a, edges, (size_t)num_triangles * 3u * sizeof *edges);
+    *out = m;
+    return NULL;
+}
+
+/* ---- walking the tree ------------------------------------------------------------------------ */
+
+/* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame); stops on non-zero. */
+typedef int (*mesh__visit_f)(void *user, uint32_t tri);
+static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
+                       void *user)
+{
+    uint32_t stack[64], top = 0;
+    stack[top++] = 0;
+    while (top) {
+        const physics__mesh_node *n = &m->node[stack[--top]];
+        if (n->lo.x > hi.x || n->hi.x < lo.x || n->lo.y > hi.y || n->hi.y < lo.y ||
+            n->lo.z > hi.z || n->hi.z < lo.z)
+            continue;
+        if (n->count) {
+            for (uint32_t t = n->first; t < n->first + n->count; t++) {
+                const int r = fn(user, t);
+                if (r)
+                    return r;
+            }
+            continue;
+        }
+        if (top + 2 > 64)
+            return 0; /* a tree this deep has over 2^60 triangles: cannot happen */
+        stack[top++] = n->first;
+        stack[top++] = (uint32_t)(n - m->node) + 1u;
+    }
+    return 0;
+}
+
+/* Triangle t placed in the world as a flat polytope. */
+static const uint16_t tri_face_first[2] = {0, 3};
+static const uint8_t tri_face_count[2] = {3, 3};
+static const uint8_t tri_face_index[6] = {0, 1, 2, 0, 2, 1};
+static const physics__hull_edge tri_edge[3] = {
+    {{0, 1}, {0, 1}}, {{1, 2}, {0, 1}}, {{2, 0}, {0, 1}}};
+
+static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, physics__poly *p)
+{
+    const physics__mesh *m = b->mesh[i];
+    const physics__quat q = b->rotation[i];
+    const physics__v3 c = b->position[i];
+    p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true;
+    for (int k = 0; k < 3; k++)
+        p->v[k] = v3_add(c, quat_rotate(q, m->vertex[m->tri[t][k]]));
+    p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
+    p->n[0] = quat_rotate(q, m->normal[t]);
+    p->n[1] = v3_scale(p->n[0], -1.0f);
+    p->d[0] = v3_dot(p->n[0], p->v[0]);
+    p->d[1] = -p->d[0];
+    p->face_first = tri_face_first, p->face_count = tri_face_count;
+    p->face_index = tri_face_index, p->edge = tri_edge;
+}
+
+/* ---- manifolds ------------------------------------------------------------------------------ */
+
+typedef struct mesh__collide {
+    const physics__bodies *b;
+    uint32_t mesh, other;
+    bool mesh_is_a;
+    float margin;
+    bool prefer_b;
+    bool poly; /* the other is a box or hull (else a sphere or capsule) */
+    physics__poly other_poly;
+    physics__v3 p0, p1; /* the round one's segment */
+    physics__v3 centre;
+    float reach; /* how far the body reaches from its centre */
+    float radius;
+    physics__manifold_out best; /* the merged manifold so far, normal from the mesh */
+    physics__manifold_out tri;
+    float depth;
+    uint32_t num;
+    physics__manifold_out *found;
+    uint32_t num_found;
+} mesh__collide;
+
+enum { MESH_MAX_FOUND = 16 };
+
+/* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
+ * the body's own corners over it), or a ball's or capsule's ends over it. */
+static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool corners_only,
+                               physics__manifold_out *o)
+{
+    const physics__v3 n = tp->n[0];
+    o->count = 0;
+    o->normal = n;
+    if (c->poly) {
+        float least = INFINITY;
+        for (uint32_t k = 0; k < c->other_poly.nv; k++)
+            least = f_min(least, v3_dot(n, c->other_poly.v[k]));
+        if (least - tp->d[0] > c->margin)
+            return;
+        physics__poly_faces(tp, 0, &c->other_poly, n, c->margin, 0, o);
+        if (!corners_only)
+            return;
+        /* A point cut where the body's face crosses a seam is no support (the neighbour finds
+         * the corners beyond it), and such points crowd the corners out of the four kept. */
+        uint32_t kept = 0;
+        for (uint32_t k = 0; k < o->count; k++)
+            if (!(o->p[k].id >> 8 & 0x7fu))
+                o->p[kept++] = o->p[k];
+        o->count = kept;
+        return;
+    }
+    const bool ball = v3_dot(v3_sub(c->p1, c->p0), v3_sub(c->p1, c->p0)) < 1e-12f;
+    for (int e = 0; e < (ball ? 1 : 2); e++) {
+        const physics__v3 x = e ? c->p1 : c->p0;
+        const float sep = v3_dot(n, x) - tp->d[0] - c->radius;
+        if (sep > c->margin)
+            continue;
+        const physics__v3 q = v3_sub(x, v3_scale(n, sep + c->radius));
+        /* Over it, or within 0.1 mm of its sides (a ball right on a seam is over both). */
+        bool inside = true;
+        for (int k = 0; k < 3 && inside; k++) {
+            const physics__v3 a = tp->v[k], z = tp->v[(k + 1) % 3], d = v3_sub(z, a);
+            inside = v3_dot(v3_cross(d, n), v3_sub(q, a)) <= 1e-4f * v3_len(d);
+        }
+        if (inside && o->count < PHYSICS_MANIFOLD_MAX_CLIP)
+            o->p[o->count++] = (physics__manifold_point){v3_add(q, v3_scale(n, 0.5f * sep)), sep,
+                                                         0x700u + (uint32_t)e};
+    }
+}
+
+static int mesh__collide_triangle(void *user, uint32_t t)
+{
+    mesh__collide *c = user;
+    const physics__mesh *mesh = c->b->mesh[c->mesh];
+    physics__poly tp;
+    mesh__triangle(c->b, c->mesh, t, &tp);
+    /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
+    if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
+        return 0;
+    physics__manifold_out *o =
+        &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
+    o->count = 0;
+    if (mesh->internal[t] == 7u) {
+        mesh__face_contact(c, &tp, true, o);
+    } else {
+        if (c->poly)
+            physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
+        else
+            physics__poly_round_manifold(&tp, true, c->p0, c->p1, c->radius, c->margin, o);
+        /* An edge's normal may only lean from the face as far as the neighbours over its shared
+         * edges do (its Voronoi region, roughly): past that it is a seam's normal, which kicks a
+         * body sideways into the next triangle. Then the face's normal is the contact's. */
+        if (o->count && v3_dot(o->normal, tp.n[0]) < mesh->cos_limit[t])
+            mesh__face_contact(c, &tp, false, o);
+    }
+    if (!o->count)
+        return 0;
+    float least = INFINITY;
+    for (uint32_t k = 0; k < o->count; k++) {
+        least = f_min(least, o->p[k].sep);
+        o->p[k].id ^= t * 0x9e3779b1u & 0x7fff0000u; /* the triangle, kept off the reference bit */
+    }
+    if (c->num_found < MESH_MAX_FOUND)
+        c->num_found++;
+    if (least < c->depth) {
+        c->depth = least;
+        c->num = c->num_found - 1;
+    }
+    return 0;
+}
+
+void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *m)
+{
+    m->count = 0;
+    m->normal = v3(0, 1, 0);
+    const bool mesh_is_a = b->shape[i] == CT_BODY_MESH;
+    const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
+    if (b->shape[oi] == CT_BODY_MESH)
+        return; /* two meshes are both static: never a pair */
+    physics__manifold_out found[MESH_MAX_FOUND];
+    mesh__collide c = {.b = b,
+                       .mesh = mi,
+                       .other = oi,
+                       .mesh_is_a = mesh_is_a,
+                       .margin = margin,
+                       .prefer_b = prefer_b,
+                       .centre = b->position[oi],
+                       .depth = INFINITY,
+                       .found = found};
+    const uint8_t so = b->shape[oi];
+    c.poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
+    c.reach = v3_len(b->extent[oi]);
+    if (c.poly)
+        physics__poly_of(b, oi, &c.other_poly);
+    else {
+        physics__round_segment(b, oi, &c.p0, &c.p1);
+        c.radius = b->radius[oi];
+    }
+    /* The other body's box in the mesh's frame. */
+    const physics__quat q = b->rotation[mi];
+    const physics__v3 centre = quat_unrotate(q, v3_sub(b->position[oi], b->position[mi]));
+    const physics__v3 e = b->extent[oi];
+    physics__v3 half = e;
+    if (!quat_is_identity(q)) {
+        const physics__v3 ax = quat_unrotate(q, v3(e.x, 0, 0)),
+                          ay = quat_unrotate(q, v3(0, e.y, 0)),
+                          az = quat_unrotate(q, v3(0, 0, e.z));
+        half = v3(fabsf(ax.x) + fabsf(ay.x) + fabsf(az.x), fabsf(ax.y) + fabsf(ay.y) + fabsf(az.y),
+                  fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
+    }
+    half = v3_add(half, v3(margin, margin, margin));
+    mesh__visit(b->mesh[mi], v3_sub(centre, half), v3_add(centre, half), mesh__collide_triangle,
+                &c);
+    if (!c.num_found)
+        return;
+    const physics__v3 n = found[c.num].normal;
+    m->normal = mesh_is_a ? n : v3_scale(n, -1.0f);
+    for (uint32_t k = 0; k < c.num_found; k++)
+        if (k == c.num || v3_dot(found[k].normal, n) >= MESH_SAME_WAY)
+            physics__manifold_merge(m, &found[k]);
+    physics__manifold_reduce(m);
+}
+
+/* ---- queries --------------------------------------------------------------------------------- */
+
+typedef struct mesh__query {
+    const physics__bodies *b;
+    uint32_t i;
+    physics__v3 c; /* sphere: world centre; ray: world origin */
+    float r;       /* sphere radius */
+    physics__v3 d; /* ray direction */
+    float best;
+    physics__v3 normal;
+} mesh__query;
+
+static int mesh__sphere_triangle(void *user, uint32_t t)
+{
+    mesh__query *q = user;
+    physics__poly tp;
+    mesh__triangle(q->b, q->i, t, &tp);
+    float sep;
+    physics__v3 n;
+    physics__poly_closest(&tp, q->c, &sep, &n);
+    return sep <= q->r;
+}
+
+bool physics__sphere_overlaps_mesh(const physics__bodies *b, uint32_t i, physics__v3 c, float r)
+{
+    mesh__query q = {.b = b, .i = i, .c = c, .r = r};
+    const physics__v3 l = quat_unrotate(b->rotation[i], v3_sub(c, b->position[i]));
+    return mesh__visit(b->mesh[i], v3_sub(l, v3(r, r, r)), v3_add(l, v3(r, r, r)),
+                       mesh__sphere_triangle, &q) != 0;
+}
+
+/* Rays walk the tree in the mesh's frame with a slab test per node. */
+float physics__ray_mesh(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
+                        physics__v3 *normal)
+{
+    const physics__mesh *m = b->mesh[i];
+    const physics__quat q = b->rotation[i];
+    const physics__v3 lo = quat_unrotate(q, v3_sub(o, b->position[i])), ld = quat_unrotate(q, d);
+    const physics__v3 inv =
+        v3(ld.x != 0.0f ? 1.0f / ld.x : INFINITY, ld.y != 0.0f ? 1.0f / ld.y : INFINITY,
+           ld.z != 0.0f ? 1.0f / ld.z : INFINITY);
+    float best = INFINITY;
+    physics__v3 bn = v3(0, 1, 0);
+    uint32_t stack[64], top = 0;
+    stack[top++] = 0;
+    while (top) {
+        const physics__mesh_node *n = &m->node[stack[--top]];
+        float t0 = 0.0f, t1 = best;
+        for (int k = 0; k < 3 && t0 <= t1; k++) {
+            const float ok = v3_get(lo, k), ik = v3_get(inv, k);
+            if (isinf(ik)) {
+                if (ok < v3_get(n->lo, k) || ok > v3_get(n->hi, k))
+                    t0 = INFINITY;
+                continue;
+            }
+            float ta = (v3_get(n->lo, k) - ok) * ik, tb = (v3_get(n->hi, k) - ok) * ik;
+            if (ta > tb) {
+                const float x = ta;
+                ta = tb, tb = x;
+            }
+            t0 = f_max(t0, ta);
+            t1 = f_min(t1, tb);
+        }
+        if (t0 > t1)
+            continue;
+        if (!n->count) {
+            if (top + 2 <= 64) {
+                stack[top++] = n->first;
+                stack[top++] = (uint32_t)(n - m->node) + 1u;
+            }
+            continue;
+        }
+        for (uint32_t t = n->first; t < n->first + n->count; t++) {
+            /* Moller-Trumbore, both sides. */
+            const physics__v3 p0 = m->vertex[m->tri[t][0]],
+                              e1 = v3_sub(m->vertex[m->tri[t][1]], p0),
+                              e2 = v3_sub(m->vertex[m->tri[t][2]], p0);
+            const physics__v3 pv = v3_cross(ld, e2);
+            const float det = v3_dot(e1, pv);
+            if (fabsf(det) < 1e-12f)
+                continue;
+            const float id = 1.0f / det;
+            const physics__v3 tv = v3_sub(lo, p0);
+            const float u = v3_dot(tv, pv) * id;
+            if (u < 0.0f || u > 1.0f)
+                continue;
+            const physics__v3 qv = v3_cross(tv, e1);
+            const float v = v3_dot(ld, qv) * id;
+            if (v < 0.0f || u + v > 1.0f)
+                continue;
+            const float tt = v3_dot(e2, qv) * id;
+            if (tt >= 0.0f && tt < best) {
+                best = tt;
+                bn = v3_dot(m->normal[t], ld) > 0.0f ? v3_scale(m->normal[t], -1.0f) : m->normal[t];
+            }
+        }
+    }
+    if (best < INFINITY)
+        *normal = quat_rotate(q, bn);
+    return best;
+}
+
+/* ---- height fields --------------------------------------------------------------------------- */
+
+const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, uint32_t columns,
+                                       uint32_t rows, float cell_x, float cell_z, float **vertices,
+                                       uint32_t **indices)
+{
+    *vertices = NULL, *indices = NULL;
+    if (!heights)
+        return "heights (NULL)";
+    if (columns < 2 || rows < 2)
+        return "heights (a height field has at least 2 x 2 samples)";
+    if ((uint64_t)(columns - 1) * (rows - 1) * 2u > CT_PHYSICS_MAX_MESH_TRIANGLES)
+        return "heights (more than CT_PHYSICS_MAX_MESH_TRIANGLES triangles)";
+    if (!f_within(cell_x, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE) ||
+        !f_within(cell_z, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
+        return "cell_x, cell_z (each within [1e-3, 1e4] m)";
+    const size_t nv = (size_t)columns * rows, nt = (size_t)(columns - 1) * (rows - 1) * 2u;
+    float *v = ct_alloc(a, nv * 3u * sizeof *v);
+    uint32_t *ix = ct_alloc(a, nt * 3u * sizeof *ix);
+    if (!v || !ix) {
+        if (v)
+            ct_free(a, v, nv * 3u * sizeof *v);
+        if (ix)
+            ct_free(a, ix, nt * 3u * sizeof *ix);
+        return "heights (out of memory)";
+    }
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < columns; c++) {
+            float *p = &v[3u * ((size_t)r * columns + c)];
+            p[0] = (float)c * cell_x, p[1] = heights[(size_t)r * columns + c];
+            p[2] = (float)r * cell_z;
+        }
+    uint32_t *t = ix;
+    for (uint32_t r = 0; r + 1 < rows; r++)
+        for (uint32_t c = 0; c + 1 < columns; c++) {
+            const uint32_t a0 = r * columns + c, b0 = a0 + 1, c0 = a0 + columns, d0 = c0 + 1;
+            *t++ = a0, *t++ = c0, *t++ = b0;
+            *t++ = b0, *t++ = c0, *t++ = d0;
+        }
+    *vertices = v, *indices = ix;
+    return NULL;
+}

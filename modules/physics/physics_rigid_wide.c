@@ -1,0 +1,472 @@
+/* physics_rigid_wide.c: the rigid contacts (physics_rigid.c) solved four at a time, as Box3D's
+ * wide contact solver does.
+ *
+ * The contacts are coloured in entity-pair order: each takes the first of WIDE_COLOURS colours in
+ * which neither of its moving bodies is used yet (bodies that do not move, static, kinematic or
+ * asleep, are read by any number of contacts and never written). A colour's contacts are cut into
+ * blocks of four, one contact a lane (physics_lanes.h), so a block's lanes never share a moving
+ * body: the four chains of impulses run side by side instead of one after the other, and the blocks
+ * of one colour may run on any threads (physics__pool) with the same bits. Contacts that found no
+ * colour (a body in more than WIDE_COLOURS contacts) are solved one by one before the colours, as
+ * Box3D solves its overflow. Each lane computes what physics_rigid.c's scalar pass computes for one
+ * contact, in the same order. */
+#include "physics_internal.h"
+#include "physics_lanes.h"
+
+#include <string.h>
+
+#define WIDE_COLOURS PHYSICS_RIGID_COLOURS
+#define WIDE_SLICE 16u       /* blocks a pool job solves */
+#define WIDE_POOLED 64u      /* a colour of fewer blocks is solved on this thread */
+#define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
+
+typedef float wide__lanes[4];
+typedef struct wide__v3 {
+    wide__lanes x, y, z;
+} wide__v3;
+typedef struct wide__row {
+    wide__v3 ca, cb, ia, ib;
+    wide__lanes j;
+} wide__row;
+typedef struct wide__point {
+    wide__row n;
+    wide__lanes mass, sep, lever, max_jn;
+} wide__point;
+
+typedef struct physics__rigid_block {
+    uint32_t a[4], b[4], contact[4]; /* padding lanes: body 0, contact UINT32_MAX */
+    uint32_t count, write_a, write_b, pad;
+    wide__lanes inv_ma, inv_mb;
+    wide__v3 normal, t1, t2;
+    wide__point p[PHYSICS_MANIFOLD_POINTS];
+    wide__row f1, f2;
+    wide__lanes k11, k12, k22;
+    wide__v3 twist_a, twist_b;
+    wide__lanes twist_mass, twist_j, friction, bias_rate, mass_scale, impulse_scale;
+} physics__rigid_block;
+
+typedef struct wide__v3x4 {
+    f32x4 x, y, z;
+} wide__v3x4;
+
+static inline wide__v3x4 w3_load(const wide__v3 *p)
+{
+    return (wide__v3x4){f32x4_load(p->x), f32x4_load(p->y), f32x4_load(p->z)};
+}
+static inline wide__v3x4 w3_add(wide__v3x4 a, wide__v3x4 b)
+{
+    return (wide__v3x4){f32x4_add(a.x, b.x), f32x4_add(a.y, b.y), f32x4_add(a.z, b.z)};
+}
+static inline wide__v3x4 w3_sub(wide__v3x4 a, wide__v3x4 b)
+{
+    return (wide__v3x4){f32x4_sub(a.x, b.x), f32x4_sub(a.y, b.y), f32x4_sub(a.z, b.z)};
+}
+static inline wide__v3x4 w3_scale(wide__v3x4 a, f32x4 s)
+{
+    return (wide__v3x4){f32x4_mul(a.x, s), f32x4_mul(a.y, s), f32x4_mul(a.z, s)};
+}
+static inline f32x4 w3_dot(wide__v3x4 a, wide__v3x4 b)
+{
+    return f32x4_add(f32x4_add(f32x4_mul(a.x, b.x), f32x4_mul(a.y, b.y)), f32x4_mul(a.z, b.z));
+}
+
+/* The solver state of a block's bodies a and b. */
+typedef struct wide__bodies {
+    wide__v3x4 va, wa, vb, wb;
+} wide__bodies;
+
+static inline wide__v3x4 wide__gather(const physics__rigid_body *body, const uint32_t i[4],
+                                      size_t offset)
+{
+    wide__v3x4 r;
+    const char *base = (const char *)body + offset;
+    f32x4_gather3((const float *)(base + i[0] * sizeof *body),
+                  (const float *)(base + i[1] * sizeof *body),
+                  (const float *)(base + i[2] * sizeof *body),
+                  (const float *)(base + i[3] * sizeof *body), &r.x, &r.y, &r.z);
+    return r;
+}
+
+static inline void wide__scatter(physics__rigid_body *body, const uint32_t i[4], size_t offset,
+                                 wide__v3x4 r, uint32_t lanes)
+{
+    char *base = (char *)body + offset;
+    f32x4_scatter3((float *)(base + i[0] * sizeof *body), (float *)(base + i[1] * sizeof *body),
+                   (float *)(base + i[2] * sizeof *body), (float *)(base + i[3] * sizeof *body),
+                   r.x, r.y, r.z, lanes);
+}
+
+/* An impulse j along direction d through row (as rigid__push). */
+static inline void wide__push(wide__bodies *x, const physics__rigid_block *k, const wide__row *row,
+                              wide__v3x4 d, f32x4 j)
+{
+    x->va = w3_sub(x->va, w3_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
+    x->wa = w3_sub(x->wa, w3_scale(w3_load(&row->ia), j));
+    x->vb = w3_add(x->vb, w3_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
+    x->wb = w3_add(x->wb, w3_scale(w3_load(&row->ib), j));
+}
+
+/* The relative velocity along row's direction d (as rigid__speed). */
+static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, wide__v3x4 d)
+{
+    return f32x4_sub(f32x4_add(w3_dot(w3_sub(x->vb, x->va), d), w3_dot(x->wb, w3_load(&row->cb))),
+                     w3_dot(x->wa, w3_load(&row->ca)));
+}
+
+static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
+                              const physics__rigid_block *k)
+{
+    x->va = wide__gather(body, k->a, offsetof(physics__rigid_body, v));
+    x->wa = wide__gather(body, k->a, offsetof(physics__rigid_body, w));
+    x->vb = wide__gather(body, k->b, offsetof(physics__rigid_body, v));
+    x->wb = wide__gather(body, k->b, offsetof(physics__rigid_body, w));
+}
+
+static inline void wide__store(const wide__bodies *x, physics__rigid_body *body,
+                               const physics__rigid_block *k)
+{
+    wide__scatter(body, k->a, offsetof(physics__rigid_body, v), x->va, k->write_a);
+    wide__scatter(body, k->a, offsetof(physics__rigid_body, w), x->wa, k->write_a);
+    wide__scatter(body, k->b, offsetof(physics__rigid_body, v), x->vb, k->write_b);
+    wide__scatter(body, k->b, offsetof(physics__rigid_body, w), x->wb, k->write_b);
+}
+
+/* The warm start of one block (as rigid__warm_contact). */
+static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
+{
+    wide__bodies x;
+    wide__load(&x, body, k);
+    const wide__v3x4 n = w3_load(&k->normal);
+    for (uint32_t q = 0; q < k->count; q++)
+        wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j));
+    wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j));
+    wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j));
+    const f32x4 tj = f32x4_load(k->twist_j);
+    x.wa = w3_sub(x.wa, w3_scale(w3_load(&k->twist_a), tj));
+    x.wb = w3_add(x.wb, w3_scale(w3_load(&k->twist_b), tj));
+    wide__store(&x, body, k);
+}
+
+/* One pass of one block (as rigid__solve_contact). */
+static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h,
+                              bool use_bias)
+{
+    const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
+    wide__bodies x;
+    wide__load(&x, body, k);
+    const wide__v3x4 dpa = wide__gather(body, k->a, offsetof(physics__rigid_body, dp)),
+                     dqa = wide__gather(body, k->a, offsetof(physics__rigid_body, dq)),
+                     dpb = wide__gather(body, k->b, offsetof(physics__rigid_body, dp)),
+                     dqb = wide__gather(body, k->b, offsetof(physics__rigid_body, dq));
+    const wide__v3x4 n = w3_load(&k->normal);
+    const f32x4 moved = w3_dot(w3_sub(dpb, dpa), n);
+    /* The soft contact's terms when pushing, the rigid ones when relaxing. */
+    const f32x4 rate =
+        use_bias ? f32x4_mul(f32x4_load(k->mass_scale), f32x4_load(k->bias_rate)) : zero;
+    const f32x4 soft_mass = use_bias ? f32x4_load(k->mass_scale) : one;
+    const f32x4 soft_impulse = use_bias ? f32x4_load(k->impulse_scale) : zero;
+    const f32x4 most_push = f32x4_splat(-WIDE_PUSH_SPEED), vinv_h = f32x4_splat(inv_h);
+    f32x4 total = zero, twist_limit = zero;
+    for (uint32_t q = 0; q < k->count; q++) {
+        wide__point *p = &k->p[q];
+        const wide__v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
+        const f32x4 sep = f32x4_sub(
+            f32x4_add(f32x4_add(f32x4_load(p->sep), moved), w3_dot(dqb, cb)), w3_dot(dqa, ca));
+        const mask32x4 apart = f32x4_greater(sep, zero);
+        const f32x4 soft_bias = use_bias ? f32x4_max(f32x4_mul(rate, sep), most_push) : zero;
+        const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
+        const f32x4 ms = f32x4_pick(apart, one, soft_mass);
+        const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
+        const f32x4 vn =
+            f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)), w3_dot(x.wa, ca));
+        const f32x4 old = f32x4_load(p->n.j);
+        const f32x4 j =
+            f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
+                                                         f32x4_add(f32x4_mul(ms, vn), bias))),
+                                f32x4_mul(is, old)),
+                      zero);
+        const f32x4 applied = f32x4_sub(j, old);
+        f32x4_store(p->n.j, j);
+        f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
+        total = f32x4_add(total, j);
+        twist_limit = f32x4_add(twist_limit, f32x4_mul(f32x4_load(p->lever), j));
+        wide__push(&x, k, &p->n, n, applied);
+    }
+    const f32x4 friction = f32x4_load(k->friction);
+    {
+        const f32x4 spin = w3_dot(n, w3_sub(x.wb, x.wa));
+        const f32x4 most = f32x4_mul(friction, twist_limit);
+        const f32x4 old = f32x4_load(k->twist_j);
+        f32x4 j = f32x4_sub(old, f32x4_mul(f32x4_load(k->twist_mass), spin));
+        j = f32x4_max(j, f32x4_negate(most));
+        j = f32x4_pick(f32x4_greater(j, most), most, j);
+        const f32x4 applied = f32x4_sub(j, old);
+        f32x4_store(k->twist_j, j);
+        x.wa = w3_sub(x.wa, w3_scale(w3_load(&k->twist_a), applied));
+        x.wb = w3_add(x.wb, w3_scale(w3_load(&k->twist_b), applied));
+    }
+    const wide__v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
+    const f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
+    const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
+    const f32x4 o1 = f32x4_load(k->f1.j), o2 = f32x4_load(k->f2.j);
+    f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
+    f32x4 j2 = f32x4_sub(o2, f32x4_add(f32x4_mul(k12, v1), f32x4_mul(k22, v2)));
+    const f32x4 limit = f32x4_mul(friction, total);
+    const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
+    const mask32x4 outside = f32x4_greater(sq, f32x4_mul(limit, limit));
+    if (mask32x4_any(outside)) {
+        const f32x4 scale =
+            f32x4_pick(f32x4_greater(sq, zero), f32x4_div(limit, f32x4_sqrt(sq)), zero);
+        j1 = f32x4_pick(outside, f32x4_mul(j1, scale), j1);
+        j2 = f32x4_pick(outside, f32x4_mul(j2, scale), j2);
+    }
+    wide__push(&x, k, &k->f1, t1, f32x4_sub(j1, o1));
+    wide__push(&x, k, &k->f2, t2, f32x4_sub(j2, o2));
+    f32x4_store(k->f1.j, j1);
+    f32x4_store(k->f2.j, j2);
+    wide__store(&x, body, k);
+}
+
+void physics__rigid_wide_free(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    if (r->block)
+        ct_free(s->a, r->block, (size_t)r->cap_blocks * sizeof *r->block);
+    if (r->overflow)
+        ct_free(s->a, r->overflow, (size_t)r->cap_overflow * sizeof *r->overflow);
+    if (r->colour_of)
+        ct_free(s->a, r->colour_of, (size_t)r->cap_colour_of * sizeof *r->colour_of);
+    if (r->used)
+        ct_free(s->a, r->used, (size_t)r->cap_used * sizeof *r->used);
+    r->block = NULL;
+    r->overflow = NULL;
+    r->colour_of = NULL;
+    r->used = NULL;
+    r->cap_blocks = r->cap_overflow = r->cap_colour_of = r->cap_used = 0;
+    r->num_blocks = r->num_overflow = r->num_colours = 0;
+}
+
+static inline void wide__v3_set(wide__v3 *w, uint32_t l, physics__v3 v)
+{
+    w->x[l] = v.x;
+    w->y[l] = v.y;
+    w->z[l] = v.z;
+}
+
+static void wide__row_set(wide__row *w, uint32_t l, const physics__rigid_row *row)
+{
+    wide__v3_set(&w->ca, l, row->ca);
+    wide__v3_set(&w->cb, l, row->cb);
+    wide__v3_set(&w->ia, l, row->ia);
+    wide__v3_set(&w->ib, l, row->ib);
+    w->j[l] = row->j;
+}
+
+/* Contact c into lane l of block k. */
+static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r, uint32_t ci)
+{
+    const physics__rigid_contact *c = &r->contact[ci];
+    const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    /* Bodies that do not move (static, kinematic, asleep) are read, never written: any number of
+     * lanes and threads may read them. */
+    k->contact[l] = ci;
+    k->a[l] = c->a;
+    k->b[l] = c->b;
+    k->write_a |= A->inv_mass > 0.0f ? 1u << l : 0u;
+    k->write_b |= B->inv_mass > 0.0f ? 1u << l : 0u;
+    if (c->count > k->count)
+        k->count = c->count;
+    k->inv_ma[l] = A->inv_mass;
+    k->inv_mb[l] = B->inv_mass;
+    wide__v3_set(&k->normal, l, c->normal);
+    wide__v3_set(&k->t1, l, c->t1);
+    wide__v3_set(&k->t2, l, c->t2);
+    for (uint32_t q = 0; q < c->count; q++) {
+        wide__row_set(&k->p[q].n, l, &c->p[q].n);
+        k->p[q].mass[l] = c->p[q].n.mass;
+        k->p[q].sep[l] = c->p[q].sep;
+        k->p[q].lever[l] = c->p[q].lever;
+        k->p[q].max_jn[l] = c->p[q].max_jn;
+    }
+    wide__row_set(&k->f1, l, &c->f1);
+    wide__row_set(&k->f2, l, &c->f2);
+    k->k11[l] = c->k11;
+    k->k12[l] = c->k12;
+    k->k22[l] = c->k22;
+    wide__v3_set(&k->twist_a, l, c->twist_a);
+    wide__v3_set(&k->twist_b, l, c->twist_b);
+    k->twist_mass[l] = c->twist_mass;
+    k->twist_j[l] = c->twist_j;
+    k->friction[l] = c->friction;
+    k->bias_rate[l] = c->bias_rate;
+    k->mass_scale[l] = c->mass_scale;
+    k->impulse_scale[l] = c->impulse_scale;
+}
+
+/* Blocks [begin, end) x WIDE_SLICE from the contacts their lanes name (padding lanes, all zero:
+ * no mass, no impulse, read body 0 and write nothing). */
+static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
+    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
+        physics__rigid_block *blk = &r->block[k];
+        uint32_t contact[4];
+        memcpy(contact, blk->contact, sizeof contact);
+        memset(blk, 0, sizeof *blk);
+        for (uint32_t l = 0; l < 4; l++) {
+            blk->contact[l] = contact[l];
+            if (contact[l] != UINT32_MAX)
+                wide__lane(blk, l, r, contact[l]);
+        }
+    }
+}
+
+/* The blocks' impulses back into their contacts (blocks [begin, end) x WIDE_SLICE). */
+static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
+    for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
+        const physics__rigid_block *blk = &r->block[k];
+        for (uint32_t l = 0; l < 4; l++) {
+            if (blk->contact[l] == UINT32_MAX)
+                continue;
+            physics__rigid_contact *c = &r->contact[blk->contact[l]];
+            for (uint32_t q = 0; q < c->count; q++) {
+                c->p[q].n.j = blk->p[q].n.j[l];
+                c->p[q].max_jn = blk->p[q].max_jn[l];
+            }
+            c->f1.j = blk->f1.j[l];
+            c->f2.j = blk->f2.j[l];
+            c->twist_j = blk->twist_j[l];
+        }
+    }
+}
+
+int physics__rigid_wide_prepare(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t n = r->num_contacts, bodies = s->bodies.n;
+    const uint32_t words = (bodies + 64u) / 64u;
+    if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
+                         sizeof *r->colour_of) ||
+        physics__reserve(s->a, (void **)&r->overflow, &r->cap_overflow, n + 1,
+                         sizeof *r->overflow) ||
+        physics__reserve(s->a, (void **)&r->used, &r->cap_used, WIDE_COLOURS * words,
+                         sizeof *r->used))
+        return CT_ERR_NOMEM;
+    memset(r->used, 0, (size_t)WIDE_COLOURS * words * sizeof *r->used);
+    uint32_t per[WIDE_COLOURS] = {0};
+    r->num_overflow = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        const physics__rigid_contact *c = &r->contact[k];
+        const bool ma = r->body[c->a].inv_mass > 0.0f, mb = r->body[c->b].inv_mass > 0.0f;
+        uint32_t colour = 0;
+        for (; colour < WIDE_COLOURS; colour++) {
+            uint64_t *used = r->used + (size_t)colour * words;
+            if ((ma && (used[c->a / 64] >> (c->a % 64) & 1u)) ||
+                (mb && (used[c->b / 64] >> (c->b % 64) & 1u)))
+                continue;
+            if (ma)
+                used[c->a / 64] |= 1ull << (c->a % 64);
+            if (mb)
+                used[c->b / 64] |= 1ull << (c->b % 64);
+            break;
+        }
+        r->colour_of[k] = colour;
+        if (colour == WIDE_COLOURS)
+            r->overflow[r->num_overflow++] = k;
+        else
+            per[colour]++;
+    }
+    uint32_t blocks = 0, colours = 0;
+    for (uint32_t c = 0; c < WIDE_COLOURS; c++) {
+        r->colour_start[c] = blocks;
+        blocks += (per[c] + 3u) / 4u;
+        if (per[c])
+            colours = c + 1;
+    }
+    r->colour_start[WIDE_COLOURS] = blocks;
+    r->num_colours = colours;
+    r->num_blocks = blocks;
+    if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block))
+        return CT_ERR_NOMEM;
+    /* Which contact each lane holds, in order here (padding lanes: none); the lanes are filled on
+     * any threads. */
+    uint32_t fill[WIDE_COLOURS] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t colour = r->colour_of[k];
+        if (colour == WIDE_COLOURS)
+            continue;
+        const uint32_t at = fill[colour]++;
+        r->block[r->colour_start[colour] + at / 4u].contact[at % 4u] = k;
+    }
+    for (uint32_t c = 0; c < WIDE_COLOURS; c++)
+        for (uint32_t at = fill[c]; at % 4u; at++)
+            r->block[r->colour_start[c] + at / 4u].contact[at % 4u] = UINT32_MAX;
+    physics__pool_run(s->pool, (blocks + WIDE_SLICE - 1) / WIDE_SLICE, wide__fill_range, r);
+    return 0;
+}
+
+typedef struct wide__job {
+    physics__rigid *r;
+    uint32_t first, last; /* blocks */
+    float inv_h;
+    int mode; /* 0 warm start, 1 push, 2 relax */
+} wide__job;
+
+static void wide__range(void *user, uint32_t begin, uint32_t end)
+{
+    const wide__job *job = user;
+    const uint32_t from = job->first + begin * WIDE_SLICE;
+    uint32_t to = job->first + end * WIDE_SLICE;
+    if (to > job->last)
+        to = job->last;
+    for (uint32_t k = from; k < to; k++) {
+        if (job->mode == 0)
+            wide__warm_block(&job->r->block[k], job->r->body);
+        else
+            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h, job->mode == 1);
+    }
+}
+
+static void wide__colours(physics__scene *s, float inv_h, int mode)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t c = 0; c < r->num_colours; c++) {
+        wide__job job = {r, r->colour_start[c], r->colour_start[c + 1], inv_h, mode};
+        const uint32_t count = job.last - job.first;
+        const uint32_t slices = (count + WIDE_SLICE - 1) / WIDE_SLICE;
+        if (count >= WIDE_POOLED)
+            physics__pool_run(s->pool, slices, wide__range, &job);
+        else
+            wide__range(&job, 0, slices);
+    }
+}
+
+void physics__rigid_wide_warm_start(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t k = 0; k < r->num_overflow; k++) {
+        const physics__rigid_contact *c = &r->contact[r->overflow[k]];
+        physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
+    }
+    wide__colours(s, 0.0f, 0);
+}
+
+void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias)
+{
+    physics__rigid *r = &s->rigid;
+    for (uint32_t k = 0; k < r->num_overflow; k++) {
+        physics__rigid_contact *c = &r->contact[r->overflow[k]];
+        physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], inv_h, use_bias);
+    }
+    wide__colours(s, inv_h, use_bias ? 1 : 2);
+}
+
+void physics__rigid_wide_finish(physics__scene *s)
+{
+    physics__pool_run(s->pool, (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE,
+                      wide__finish_range, &s->rigid);
+}
