@@ -45,7 +45,8 @@
  *       select(c, a, b)            c != 0 ? a : b
  *       abs floor sqrt             exact (IEEE)
  *       sin cos tan                polynomial, error < 2e-7 for |x| < 100, < 1e-5 to |x| < 1e4,
- *                                  finite but meaningless beyond 1e5 (sin reduces by pi, cos
+ *                                  finite but meaningless from 1e5 to about 7e6; further out
+ *                                  neither bounded nor always finite (sin reduces by pi, cos
  *                                  by odd multiples of pi/2, tan by pi/2)
  *       atan2(y, x)                in [-pi, pi], error < 2e-7
  *       exp(x)                     relative error < 2e-7; 0 below x = -87, inf above 88.72

@@ -81,6 +81,19 @@
  *       the field), vx vy vz, d (distance), t (the field's age) and dt; evaluated for all of a
  *       field's bodies in one batch and added before each step (at most 4096 bodies a field).
  *       A bad expression fails the compile with the entity, the field and line:column.
+ *   joint = { type = "hinge" to = "frame" anchor = [-0.5 0 0] axis = [0 1 0] lower = -1.2 upper = 0 }
+ *       (v4) a joint (see Joints) holding the entity's body to the body of the entity of the same
+ *       spawn (level or unit copy) whose debug name is `to`, or to the world without `to`; one
+ *       joint per entity (each part of a ragdoll, a chain or a door names what it hangs from).
+ *       type is fixed, hinge, ball, slider or distance; anchor (default [0 0 0]) and axis
+ *       (default [0 1 0]) are in the entity's own frame, anchor_b (distance) in `to`'s, or in the
+ *       spawn's root frame for the world. Writing lower/upper (both, except for a ball) or
+ *       cone_angle turns the limit on (a ball's missing bounds are free); motor_speed or
+ *       max_motor_force the motor; also length, spring_hertz, spring_damping, collide = true.
+ *       Spawned after the debug names; a `to` naming no entity of the spawn, or an entity without
+ *       a body, skips the joint with a message naming the world, the entity and the field.
+ *       Removing the component removes the joint; joint_of (v5) and Physics.joint_of(world, e)
+ *       find it.
  *
  * Lua (worlds are light userdata, entities their id as a number):
  *   Physics.simulate(world, dt)
@@ -106,6 +119,7 @@
  *   Physics.remove_joint(world, j)   Physics.joint_value(world, j) -> value
  *   Physics.joint_force(world, j) -> fx, fy, fz, tx, ty, tz
  *   Physics.set_joint_motor(world, j, speed, max_force)
+ *   Physics.joint_of(world, e) -> the joint its "joint" component made, or nil
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)
@@ -136,6 +150,7 @@ extern "C" {
 
 #define CT_PHYSICS_POINT_MASS_COMPONENT_NAME "point_mass"
 #define CT_PHYSICS_BODY_COMPONENT_NAME "body"
+#define CT_PHYSICS_JOINT_COMPONENT_NAME "joint" /* joints as data (see Resources) */
 
 /* Declared in ct_entity.h; repeated so this header stands alone. */
 typedef struct ct_entity_t ct_entity_t;
@@ -574,8 +589,10 @@ typedef struct ct_physics_api_v2 {
  * runs into it, the game moves, pushes or removes one of its bodies (set_velocity, add_force,
  * teleport, its transform, remove_body or destroying what it rests on) or the gravity changes.
  * Falling asleep and waking make no events. Per step, at most 64 candidate pairs per body (at
- * least 65,536) are collided; past that (bodies piled into one spot) the rest are dropped for
- * the step and a warning names the world. */
+ * least 65,536, and never more than 1,048,576 in a world, which bounds a step's time and memory
+ * whatever is piled up: a million bodies in one spot step in seconds, not never) are collided;
+ * past that (bodies piled into one spot) the rest are dropped for the step and a warning names
+ * the world. */
 typedef struct ct_physics_api_v3 {
     int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
     int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
@@ -933,6 +950,13 @@ typedef struct ct_physics_api_v5 {
     int (*add_height_field_body)(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                                  const float *heights, uint32_t columns, uint32_t rows,
                                  float cell_x, float cell_z);
+
+    /* ---- joints written as data (v5) ---- */
+    /* The joint that e's "joint" component (written in a level or unit, see Resources) made in
+     * world, for joint_force, joint_value, set_joint_motor or remove_joint; {0} when e has none
+     * (or never got one: its spawn was refused), or when a body it joined is gone and took the
+     * joint with it. Main thread. */
+    ct_physics_joint_t (*joint_of)(ct_world_o *world, ct_entity_t e);
 
     /* ---- sensors (v5) ----
      * A sensor (trigger volume) is a static or kinematic body of any shape that collides with

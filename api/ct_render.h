@@ -140,7 +140,7 @@
  *   Render.debug_physics(world [, r, g, b[, a]]) -> bodies drawn    the bodies' shapes this frame
  * Bad arguments raise a Lua error naming the argument.
  *
- * Threads: main thread only (the module runs its jobs itself).
+ * Threads: main thread only (the module runs its jobs itself), but ct_render_api_v3.execute.
  */
 #ifndef CT_RENDER_H
 #define CT_RENDER_H
@@ -268,6 +268,60 @@ typedef struct ct_render_api_v2 {
      * blue, static grey, sleeping bodies darker. Returns the number of bodies drawn. */
     uint32_t (*debug_physics)(ct_world_o *world, const float color[4]);
 } ct_render_api_v2;
+
+/*
+ * Version 3: everything of v2 (same order, same meaning), plus a frame in two halves, so the
+ * thread that rasterises is not the one that reads worlds, and a cap on the shadow map.
+ *
+ * Why: Mesa's llvmpipe rasterises on the thread that flushes the commands, tens of milliseconds a
+ * frame at a 2048-texel shadow map. A tool that must keep answering while a frame is drawn (the
+ * level editor: its pages' messages are served on the main thread) prepares the frame on the main
+ * thread and executes it on a thread of its own.
+ *
+ *   prepare   main thread. Everything render() does that reads the world, components and
+ *             resources: cull, record, sort, build the display list; stats() describe the frame
+ *             from here on. Nothing is drawn. A prepare while an earlier prepared frame has not
+ *             been executed waits for that execute (so does render()): call execute for every
+ *             prepare that returned 0.
+ *   execute   any one thread at a time. Draws the prepared frame with the backend (the gl backend
+ *             makes its context current on the calling thread for the call and, off the main
+ *             thread, releases it after) and, when rgba is not NULL, copies its pixels as
+ *             ct_render_frame_api_v1.read does (same arguments, same errors). CT_ERR_INVALID when
+ *             no frame is prepared. It reads no world: between prepare and execute the main thread
+ *             may change worlds, spawn and destroy. Calls of this module that use the GL context
+ *             (loading a mesh, a screenshot, set_pipeline) or what execute reads (debug drawing)
+ *             wait for a running execute to end; debug drawing asked meanwhile goes to the next
+ *             frame. --screenshot and --capture files are written by render() only.
+ *   set_max_shadow_size  caps the sun's shadow map at `texels` (64..4096; 0: the pipeline's own
+ *             size, the default), for a cheaper frame when a preview does not need the full map
+ *             (the editor's viewport). The shadow's box, softness and everything else stay as the
+ *             render_config says; the map is made again at once (main thread).
+ */
+typedef struct ct_render_api_v3 {
+    int (*render)(ct_world_o *world, ct_entity_t camera);
+    ct_render_stats_t (*stats)(void);
+    int (*set_backend)(const char *name);
+    const char *(*backend)(void);
+    int (*set_pipeline)(const char *name);
+    int (*screenshot)(const char *path);
+    int (*capture)(const char *path);
+    void (*debug_line)(const float from[3], const float to[3], const float color[4]);
+    void (*debug_lines)(const float (*points)[3], uint32_t num_lines, const float color[4]);
+    void (*debug_box)(const float center[3], const float half[3], const float rotation[4],
+                      const float color[4]);
+    void (*debug_sphere)(const float center[3], float radius, const float color[4]);
+    void (*debug_arrow)(const float from[3], const float to[3], const float color[4]);
+    void (*debug_skeleton)(ct_world_o *world, ct_entity_t e, const float color[4]);
+    void (*debug_text)(float x, float y, const float color[4], const char *text);
+    uint32_t (*debug_physics)(ct_world_o *world, const float color[4]);
+
+    /* The first half of render(): 0, or render()'s errors (nothing is left to execute then). */
+    int (*prepare)(ct_world_o *world, ct_entity_t camera);
+    /* The second half, on any one thread; rgba NULL: draw only (width, height may be NULL). */
+    int (*execute)(uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height);
+    /* The shadow map's size at most `texels` (clamped to 64..4096); 0: the pipeline's own. */
+    void (*set_max_shadow_size)(uint32_t texels);
+} ct_render_api_v3;
 
 #ifdef __cplusplus
 }

@@ -8,10 +8,18 @@
  *                                read the Lua scripts, link): what every cuttle-deps run costs
  *   deps.compile_cold_ms         the first cuttle-compile run over the project (every source
  *                                compiled, its blob, reference file and the manifest written)
- *   deps.index_incremental_ms    one source edited, then the incremental cuttle-compile run
- *                                (compiler__compile_project, what the tool calls): the walk over
- *                                every source, the up-to-date checks, the one compile with its
- *                                10 references, its reference file and the manifest (median of 5)
+ *   deps.index_incremental_ms    one source edited and saved (a new file renamed over it, as
+ *                                editors save) while `cuttle-compile --watch` runs, until the
+ *                                watcher prints the line saying it compiled it: the file system's
+ *                                event, the compile with its 10 references checked, the blob, the
+ *                                reference file and the manifest journal's append (median of 21)
+ *   deps.index_incremental_cpu_ms  the watcher's CPU time per edit (readable on a busy machine)
+ *   deps.index_add_ms / deps.index_delete_ms  the watcher after a new source is saved / after a
+ *                                source that about ten others name is deleted (they fail)
+ *   deps.index_incremental_walk_ms  the same edit, then a plain `cuttle-compile` run, which walks
+ *                                and checks every source (median of 3; _cpu_ms: its CPU time)
+ * The compile figures run the cuttle-compile program (built beside the bench) with the bench's
+ * plugin for the project's type, exactly as a user runs it.
  *   deps.used_by_us              `used-by` of a random resource on the loaded index (median)
  *   deps.used_by_1000_us         `used-by` of the hub, 1,000 lines printed
  *   deps.rename_1000_referencers_ms  `mv` of the hub: plan, journal, 1,000 files rewritten through
@@ -26,18 +34,17 @@
  */
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
-#include "base/memory.h"
-#include "compiler.h"
-#include "data/sjson.h"
 #include "deps.h"
-#include "resources/resources.h"
 
 #define REFS_PER_SOURCE 10
 #define HUB_USERS 1000
@@ -128,81 +135,192 @@ static void generate(uint32_t n)
     }
 }
 
-/* The type the incremental figure compiles with: `refs = [...]` names things. */
-static int compile_thing(void *user_data, const struct ct_data_o *source, ct_compile_ctx_o *ctx)
+/* The last "compiled N, up to date M, failed K" line of a cuttle-compile run in `line`. */
+static bool parse_counts(const char *line, uint32_t counts[3])
 {
-    (void)user_data;
-    const ct_resource_api_v6 *res = resources__api_v6();
-    const ct_data_api_v1 *data = data__api_v1();
-    for (const ct_data_o *f = data->first_child(data->get(source, "refs")); f; f = data->next(f))
-        if (!res->reference(ctx, "refs", "thing", data->string(f, "")))
-            return CT_ERR_BAD_DATA;
-    res->write(ctx, "t", 1);
-    return 0;
+    return sscanf(line, "compiled %u, up to date %u, failed %u", &counts[0], &counts[1],
+                  &counts[2]) == 3;
 }
 
-static void *load_any(void *user_data, const void *payload, uint64_t size, char *err,
-                      size_t err_size)
+/* CPU time of the finished children, ms. */
+static double children_cpu_ms(void)
 {
-    (void)user_data, (void)size, (void)err, (void)err_size;
-    return (void *)payload;
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
-/* The figures of cuttle-compile on the project: a first (cold) compile of every source, then
- * incremental runs each after one source was edited, through compiler__compile_project, the
- * entry the tool calls after booting. The runs compile with the kernel's own "thing" type
- * registered, as a module would register it. */
+/* CPU time of a running process so far, ms (the scheduler's nanosecond count). */
+static double process_cpu_ms(pid_t pid)
+{
+    char path[64];
+    unsigned long long ns = 0;
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%llu", &ns) != 1)
+            ns = 0;
+        fclose(f);
+    }
+    return (double)ns / 1e6;
+}
+
+/* Runs cuttle-compile over the project to its end, as a user would; wall milliseconds. */
+static double run_compile(uint32_t counts[3])
+{
+    char command[1400], line[256];
+    snprintf(command, sizeof command, "'%s' --project '%s' --plugin '%s' 2>/dev/null",
+             CUTTLE_COMPILE, project, THING_PLUGIN);
+    counts[0] = counts[1] = counts[2] = UINT32_MAX;
+    const double t0 = bench_now_ns();
+    FILE *p = popen(command, "r");
+    while (p && fgets(line, sizeof line, p))
+        parse_counts(line, counts);
+    if (p)
+        pclose(p);
+    return (bench_now_ns() - t0) / 1e6;
+}
+
+/* Saves source i with the references of source i + 1, as an editor saves: a new file renamed
+ * over the old one. */
+static void edit_source(uint32_t i, uint32_t n)
+{
+    char src[2048], refs[2048], name[64], rel[128], tmp[128];
+    size_t src_len, refs_len;
+    source_text(i + 1, n, src, sizeof src, refs, sizeof refs, &src_len, &refs_len);
+    name_of(i, name, sizeof name);
+    snprintf(rel, sizeof rel, "%s.thing", name);
+    snprintf(tmp, sizeof tmp, "t/.r%u.thing.swp", i);
+    write_text(tmp, src, src_len);
+    char from[1024], to[1024];
+    snprintf(from, sizeof from, "%s/%s", project, tmp);
+    snprintf(to, sizeof to, "%s/%s", project, rel);
+    if (rename(from, to) != 0) {
+        fprintf(stderr, "bench_deps: cannot save %s: %s\n", to, strerror(errno));
+        exit(1);
+    }
+}
+
+/* The source the s-th edit changes: past the hub's users, spread over the project. */
+static uint32_t edited(int s, uint32_t n)
+{
+    return HUB_USERS + (uint32_t)((uint64_t)(s + 1) * 4099u % (n - HUB_USERS - 1));
+}
+
+/* The compile figures, all through the cuttle-compile program with the bench's plugin: the first
+ * run over the project, a plain run after one edit (it walks every source), and `--watch`: the
+ * process a user keeps running beside the editor (or the editor starts), timed from an edit's
+ * save to the line that says its compile, its reference file and the manifest's journal are
+ * written. */
 static void compile_figures(uint32_t n)
 {
-    memory__init(0);
-    resources__init(project, false);
-    static const ct_resource_type_t thing = {"thing", 1, NULL, compile_thing, load_any, NULL};
-    resources__api_v6()->register_type(&thing);
-    uint32_t compiled = 0, up_to_date = 0, failed = 0;
-    double t0 = bench_now_ns();
-    int rc = compiler__compile_project(project, &compiled, &up_to_date, &failed);
-    static char cold_what[160];
-    snprintf(cold_what, sizeof cold_what, "first cuttle-compile run: compiled %u, failed %u%s",
-             compiled, failed, rc ? " (FAILED)" : "");
-    bench_report("deps.compile_cold_ms", (bench_now_ns() - t0) / 1e6, "ms", cold_what);
+    uint32_t counts[3];
+    static char cold_what[160], walk_what[200], what[240];
+    double ms = run_compile(counts);
+    snprintf(cold_what, sizeof cold_what, "first cuttle-compile run: compiled %u, failed %u",
+             counts[0], counts[2]);
+    bench_report("deps.compile_cold_ms", ms, "ms", cold_what);
 
-    enum { RUNS = 5 };
-    double samples[RUNS], cpu[RUNS];
-    char src[2048], refs[2048];
-    size_t src_len, refs_len;
+    enum { WALKS = 3, EDITS = 21 };
+    double walks[WALKS], walks_cpu[WALKS];
     bool wrong = false;
-    for (int s = 0; s < RUNS; s++) {
-        /* A source past the hub's users, given the references of its neighbour: the edit. */
-        const uint32_t i = HUB_USERS + (uint32_t)((uint64_t)s * 4099u % (n - HUB_USERS - 1));
-        source_text(i + 1, n, src, sizeof src, refs, sizeof refs, &src_len, &refs_len);
-        char name[64], rel[128];
-        name_of(i, name, sizeof name);
-        snprintf(rel, sizeof rel, "%s.thing", name);
-        write_text(rel, src, src_len);
-        t0 = bench_now_ns();
-        const double c0 = cpu_now_ns();
-        rc = compiler__compile_project(project, &compiled, &up_to_date, &failed);
-        samples[s] = (bench_now_ns() - t0) / 1e6;
-        cpu[s] = (cpu_now_ns() - c0) / 1e6;
-        /* The figure is only the one it names when exactly the edited source was compiled. */
-        if (rc || compiled != 1 || failed || up_to_date != n) {
-            fprintf(stderr,
-                    "bench_deps: incremental run %d: rc %d, compiled %u, up to date %u, "
-                    "failed %u\n",
-                    s, rc, compiled, up_to_date, failed);
-            wrong = true;
-        }
+    for (int s = 0; s < WALKS; s++) {
+        edit_source(edited(s, n), n);
+        const double c0 = children_cpu_ms();
+        walks[s] = run_compile(counts);
+        walks_cpu[s] = children_cpu_ms() - c0;
+        wrong |= counts[0] != 1 || counts[1] != n || counts[2] != 0;
     }
-    static char what[200];
-    snprintf(what, sizeof what,
-             "cuttle-compile after one edit: %u sources walked, 1 compiled "
+    snprintf(walk_what, sizeof walk_what,
+             "cuttle-compile (no --watch) after one edit: %u sources walked, 1 compiled "
              "(median of %d)%s",
-             n + 1, RUNS, wrong ? " (WRONG COUNTS)" : "");
-    bench_report("deps.index_incremental_ms", bench_median(samples, RUNS), "ms", what);
-    bench_report("deps.index_incremental_cpu_ms", bench_median(cpu, RUNS), "ms",
-                 "the same runs' CPU time");
-    resources__shutdown();
-    memory__shutdown();
+             n + 1, WALKS, wrong ? " (WRONG COUNTS)" : "");
+    bench_report("deps.index_incremental_walk_ms", bench_median(walks, WALKS), "ms", walk_what);
+    bench_report("deps.index_incremental_walk_cpu_ms", bench_median(walks_cpu, WALKS), "ms",
+                 "the same runs' CPU time (the process: boot, walk, one compile, manifest)");
+
+    int out[2];
+    if (pipe(out) != 0)
+        return;
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        close(out[0]);
+        close(out[1]);
+        freopen("/dev/null", "w", stderr);
+        execl(CUTTLE_COMPILE, CUTTLE_COMPILE, "--project", project, "--plugin", THING_PLUGIN,
+              "--watch", (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    FILE *lines = fdopen(out[0], "r");
+    char line[256];
+    double edits[EDITS];
+    int done = 0;
+    wrong = !lines || !fgets(line, sizeof line, lines) || !parse_counts(line, counts) ||
+            counts[0] != 0 || counts[1] != n + 1;
+    const double watcher_cpu0 = process_cpu_ms(pid);
+    for (int s = 0; s < EDITS && !wrong; s++) {
+        const double t0 = bench_now_ns();
+        edit_source(edited(WALKS + s, n), n);
+        /* The figure is only the one it names when exactly the edited source was compiled. */
+        wrong = !fgets(line, sizeof line, lines) || !parse_counts(line, counts) || counts[0] != 1 ||
+                counts[1] != 0 || counts[2] != 0;
+        edits[done++] = (bench_now_ns() - t0) / 1e6;
+    }
+    const double watcher_cpu = done ? (process_cpu_ms(pid) - watcher_cpu0) / done : -1;
+    /* A source that appears (nobody names it yet: every entry is looked at for its users), and
+     * one that goes (the ten or so sources that name it compile again and fail). */
+    double added = -1, deleted = -1;
+    uint32_t users = 0;
+    if (!wrong) {
+        char src[2048], refs[2048], path[1024];
+        size_t src_len, refs_len;
+        source_text(n / 2, n, src, sizeof src, refs, sizeof refs, &src_len, &refs_len);
+        double t0 = bench_now_ns();
+        write_text("t/.new.thing.swp", src, src_len);
+        snprintf(path, sizeof path, "%s/t/.new.thing.swp", project);
+        char to[1024];
+        snprintf(to, sizeof to, "%s/t/new.thing", project);
+        rename(path, to);
+        wrong = !fgets(line, sizeof line, lines) || !parse_counts(line, counts) || counts[0] != 1 ||
+                counts[2] != 0;
+        added = (bench_now_ns() - t0) / 1e6;
+        char name[64];
+        name_of(n / 3, name, sizeof name);
+        snprintf(path, sizeof path, "%s/%s.thing", project, name);
+        t0 = bench_now_ns();
+        remove(path);
+        wrong |= !fgets(line, sizeof line, lines) || !parse_counts(line, counts) ||
+                 counts[0] != 0 || counts[2] == 0;
+        deleted = (bench_now_ns() - t0) / 1e6;
+        users = counts[2];
+    }
+    if (wrong)
+        fprintf(stderr, "bench_deps: cuttle-compile --watch said: %s\n", line);
+    kill(pid, SIGTERM);
+    if (lines)
+        fclose(lines);
+    waitpid(pid, NULL, 0);
+    snprintf(what, sizeof what,
+             "cuttle-compile --watch on %u sources: an edit saved to its blob, reference file "
+             "and manifest journal written (median of %d)%s",
+             n + 1, done, wrong ? " (WRONG COUNTS)" : "");
+    bench_report("deps.index_incremental_ms", done ? bench_median(edits, done) : -1, "ms", what);
+    double worst = 0;
+    for (int s = 0; s < done; s++)
+        worst = edits[s] > worst ? edits[s] : worst;
+    bench_report("deps.index_incremental_max_ms", worst, "ms", "the slowest of those edits");
+    bench_report("deps.index_incremental_cpu_ms", watcher_cpu, "ms",
+                 "the watcher's CPU time per edit (mean over those edits)");
+    bench_report("deps.index_add_ms", added, "ms",
+                 "--watch: a new source saved, compiled (every entry looked at for its users)");
+    static char deleted_what[160];
+    snprintf(deleted_what, sizeof deleted_what,
+             "--watch: a source deleted; the %u sources that name it compiled again and failed",
+             users);
+    bench_report("deps.index_delete_ms", deleted, "ms", deleted_what);
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -3,7 +3,9 @@
 (llvmpipe renders the frames). Prints JSON lines like every benchmark, then a table.
 
   editor.edit_to_frame_ms   an inspector change to the engine frame that shows it on the page
-                            (the page's clock: send -> the frame's image loaded), p99 of 100
+                            (the page's clock: send -> the pixels of the first frame whose "ops"
+                            is at least the edit's "seq" drawn: a frame that was being drawn when
+                            the edit came does not count), p99 of 100
   editor.sync_ms            an edit in one page to its display in another (both pages in one
                             browser, one clock), p99 of 200
   editor.open_10k_ms        open a level of 10,000 entities: page navigation to the outline
@@ -76,22 +78,31 @@ def main():
             crate = a.eval("[...editor.objects.keys()].find((id) => nameOf(id) === 'crate')")
             # A page in a background tab has its timers slowed to one a second: measure in front.
             a.call("Page.bringToFront")
-            # Edit to frame: one inspector change at a time, waiting for the frame image after it.
+            # Edit to frame: one inspector change at a time, waiting for the first frame that shows
+            # it: the engine numbers its "ops" messages (seq) and says in each frame message the
+            # last one the frame shows (ops).
             times = a.eval("""(async () => {
                 const out = [];
                 for (let i = 0; i < 100; i++) {
-                  const t0 = performance.now(), n = editor.shown;
-                  const shown = new Promise((r) => { editor.onShown = (k) => { if (k > n) r(); }; });
+                  const t0 = performance.now();
+                  let mine = null;
+                  const shown = new Promise((r) => {
+                    editor.onOps = (m) => { if (mine === null && m.by === editor.user) mine = m.seq; };
+                    editor.onShown = () => { if (mine !== null && editor.shownOps >= mine) r(); };
+                  });
                   editor.setProp(%s, 'components.transform.position', {vec3: [1 + i %% 7, 0.5, 0]}, true);
                   await shown;
                   out.push(performance.now() - t0);
                 }
+                editor.onOps = editor.onShown = null;
                 return out; })()""" % json.dumps(crate), timeout=300)
             figure("editor.edit_to_frame_ms", p99(times), "ms",
                    "inspector change -> engine frame on the page, p99 of %d (median %.1f)" % (len(times), sorted(times)[50]))
             # Sync: page a edits, page b shows it; both read the same wall clock.
             # The page's own handler (which updates outline and inspector) runs first; this one
             # notes the time right after it.
+            # Page b first takes every edit of the part above (a page in the background may lag).
+            p.wait("editor.opsSeq === %d" % a.eval("editor.opsSeq"), timeout=60)
             p.eval("window.seen = []; editor.onOps = () => window.seen.push(performance.timeOrigin + performance.now())")
             sent = []
             p.call("Page.bringToFront")

@@ -219,6 +219,13 @@ function Physics.joint_force(world, j) end
 ---@param max_force number
 function Physics.set_joint_motor(world, j, speed, max_force) end
 
+---The joint that e's `joint` component (written in a level or unit) made, or nil when e has none
+---or its body (and with it the joint) is gone.
+---@param world ct.World
+---@param e ct.Entity
+---@return integer|nil j
+function Physics.joint_of(world, e) end
+
 ---Gives e a character mover: an upright capsule the game walks (api/ct_physics.h, Characters).
 ---@param world ct.World
 ---@param e ct.Entity

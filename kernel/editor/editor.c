@@ -92,18 +92,37 @@ static void send_pixels(void)
         editor_server__send_pixels(editor_world__frames(), px, w, h);
 }
 
-/* Draws the world if something changed and hands the frame to the pages. */
+/* Tells the pages a frame is in: its number, the "seq" of the last edit it shows (the pages'
+ * edit-to-frame time ends at the first frame showing the edit) and its camera (picking projects
+ * with it). */
+static void announce_frame(void)
+{
+    char json[512];
+    int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"ops\":%llu,\"camera\":",
+                     (unsigned long long)editor_world__frames(),
+                     (unsigned long long)editor_world__frame_ops());
+    int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
+    n += k ? k : snprintf(json + n, 8, "null");
+    json[n++] = '}';
+    editor_server__broadcast(json, (size_t)n, NULL);
+}
+
+/* Draws the world if something changed and hands the frame to the pages (a frame handed to the
+ * frame thread is announced by frame_drawn once it is in). */
 static void publish_frame(double dt)
 {
-    if (editor_world__frame(dt)) {
-        char json[512];
-        int n = snprintf(json, sizeof json, "{\"type\":\"frame\",\"n\":%llu,\"camera\":",
-                         (unsigned long long)editor_world__frames());
-        int k = editor_world__camera_json(json + n, sizeof json - (size_t)n - 8);
-        n += k ? k : snprintf(json + n, 8, "null");
-        json[n++] = '}';
-        editor_server__broadcast(json, (size_t)n, NULL);
-    }
+    if (editor_world__frame(dt))
+        announce_frame();
+    send_pixels();
+}
+
+/* On the loop: a frame the frame thread drew is in. */
+static void frame_drawn(void)
+{
+    editor_world__drawn();
+    if (!g_ed.running)
+        return;
+    announce_frame();
     send_pixels();
 }
 
@@ -137,7 +156,7 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
      * compiled, the level's meshes uploaded: 0.7 s for 10,000 entities on llvmpipe), and a page
      * opened at once would otherwise wait for it to be served. */
     if (!r)
-        editor_world__frame(0);
+        editor_world__frame_now();
     if (!r)
         r = editor_server__start(o, loop, g_ed.allocator);
     if (r) {
@@ -145,6 +164,7 @@ int editor__start(const editor_options_t *o, uv_loop_t *loop, const char *projec
         return r;
     }
     g_ed.running = true;
+    editor_world__start_thread(loop, frame_drawn);
     if (!uv_check_init(loop, &g_ed.drawer) && !uv_check_start(&g_ed.drawer, on_drawer))
         g_ed.drawer_open = true;
     printf("editor: http://%s:%u/ editing %s\n", o->bind ? o->bind : "127.0.0.1",

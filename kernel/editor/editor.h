@@ -13,7 +13,16 @@
  *
  * In editor mode the editor owns the frame: the boot script is not run; the level lives in a
  * world of the editor's own, drawn from the editor's camera after every change; Play simulates
- * its physics and Stop spawns the edited state again. Everything runs on the main thread.
+ * its physics and Stop spawns the edited state again. Everything runs on the main thread but
+ * the frame's rasterisation: with ct.render v3 the main thread prepares each frame and a thread
+ * of the editor's executes it (editor_render.c), so pages are answered while a frame is drawn,
+ * and the edit that caused it is broadcast before it.
+ *
+ * The viewport's quality: the editor caps the sun's shadow map at EDITOR_SHADOW_SIZE texels
+ * (ct_render_api_v3.set_max_shadow_size). The project's pipeline is otherwise drawn as it is
+ * (resolution, layers, lights, the shadow's box and softness): on llvmpipe a 2048-texel map cost
+ * more than the rest of the frame, and at the viewport's 640 x 360 pixels a 1024-texel map over
+ * the demo's 24 m box (2.3 cm a texel) is not told apart from it but at a shadow's very edge.
  */
 #ifndef CT_KERNEL_EDITOR_H
 #define CT_KERNEL_EDITOR_H
@@ -23,6 +32,7 @@
 #include "ct_types.h"
 
 #define EDITOR_MAX_CLIENTS 128u
+#define EDITOR_SHADOW_SIZE 1024u
 
 typedef struct editor_options_t {
     int port;          /* --editor PORT; -1: no editor */

@@ -58,6 +58,8 @@ void editor_session__conn_closed(editor_conn_t *c);
 /* The engine's document of the level (NULL before open). */
 ct_dm_doc_o *editor_session__doc(void);
 const ct_datamodel_api_v1 *editor_session__dm(void);
+/* How many "ops" messages were broadcast (the last one's "seq"). */
+uint64_t editor_session__ops_seq(void);
 
 /* ---- editor_world.c: the level in a world, the camera, frames, picking, play ---- */
 int editor_world__start(void);
@@ -84,8 +86,18 @@ bool editor_world__playing(void);
 void editor_world__dirty(void);
 bool editor_world__is_dirty(void);
 /* Renders a frame if something changed (reading its pixels when the renderer serves
- * ct.render_frame); returns whether it did. */
+ * ct.render_frame); returns whether it did. With the frame thread running (editor_render.c), the
+ * frame is prepared and handed to it instead (false is returned; none is when one is being
+ * drawn: the change is drawn after it) and editor_world__drawn counts it once its pixels are in. */
 bool editor_world__frame(double dt);
+/* Renders a frame now on this thread, whatever changed (the first one, before pages come). */
+bool editor_world__frame_now(void);
+/* Starts the frame thread when the renderer serves ct.render v3 (else frames stay here). */
+void editor_world__start_thread(uv_loop_t *loop, void (*drawn)(void));
+/* A frame handed to the thread is in: counts it. */
+void editor_world__drawn(void);
+/* The "seq" of the last "ops" message the last frame shows (the frame message's "ops"). */
+uint64_t editor_world__frame_ops(void);
 /* The last frame's pixels (rgba, rows from the top), or NULL when the renderer gives none. */
 const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height);
 /* Makes the last frame's PNG (a screenshot, only when asked: it costs more than the frame) and
@@ -94,5 +106,22 @@ bool editor_world__png(void);
 /* How many frames were published (the page's /frame.png?n=). */
 uint64_t editor_world__frames(void);
 uint32_t editor_world__entity_count(void);
+
+
+/* ---- editor_render.c: frames executed on a thread of their own (ct_render_api_v3) ---- */
+struct ct_render_api_v3;
+struct ct_render_frame_api_v1;
+/* Starts the thread; `drawn` runs on the loop each time a handed frame's pixels are in. */
+int editor_render__start(uv_loop_t *loop, const struct ct_render_api_v3 *render,
+                         const struct ct_render_frame_api_v1 *frame, void (*drawn)(void));
+/* Waits for the thread (a frame being drawn is finished first) and closes it. */
+void editor_render__stop(void);
+bool editor_render__running(void);
+/* A frame was handed over and is not in yet. */
+bool editor_render__busy(void);
+/* Hands the frame prepared (ct_render_api_v3.prepare) to the thread. */
+void editor_render__execute(void);
+/* The last frame that came in (rgba rows from the top), or NULL. */
+const uint8_t *editor_render__pixels(uint32_t *width, uint32_t *height);
 
 #endif

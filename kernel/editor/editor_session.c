@@ -94,6 +94,7 @@ static struct {
     ct_guid_t *moved;
     uint32_t num_moved, cap_moved;
     uint64_t guid_seed;
+    uint64_t ops_seq; /* "ops" messages broadcast: their "seq", and a frame's "ops" */
     /* cuttle-compile after a save. */
     const char *const *module_dirs;
     uint32_t num_module_dirs;
@@ -204,6 +205,15 @@ static void broadcast_json(cJSON *o)
         cJSON_free(json);
     }
 }
+
+/* An "ops" message to every page, numbered: a frame says the last number it shows. */
+static void broadcast_ops(cJSON *o)
+{
+    cJSON_AddNumberToObject(o, "seq", (double)++g_s.ops_seq);
+    broadcast_json(o);
+}
+
+uint64_t editor_session__ops_seq(void) { return g_s.ops_seq; }
 
 static cJSON *reply(const char *type, const editor_message_t *m)
 {
@@ -623,11 +633,13 @@ static void publish(editor_user_t *u, const editor_message_t *m)
         g_s.dm->destroy_changeset(g_s.dm->take_changes(o->replica)); /* not theirs to send */
     }
     g_s.dm->destroy_changeset(cs);
-    sync_world(u->conn, m);
+    /* The pages first: the world's part (a respawn may wait for the frame being drawn to let go
+     * of the GL context) must not hold the other person's view of the edit. */
     cJSON *out = reply("ops", NULL);
     cJSON_AddStringToObject(out, "by", u->name);
     cJSON_AddItemToObject(out, "ops", ops);
-    broadcast_json(out);
+    broadcast_ops(out);
+    sync_world(u->conn, m);
 }
 
 static void send_history(editor_user_t *u, const editor_message_t *m, const char *type,
@@ -1240,7 +1252,7 @@ static void reload(editor_conn_t *c, const editor_message_t *m)
         cJSON_AddStringToObject(out, "by", author);
         cJSON_AddItemToObject(out, "ops", ops);
         ops = NULL;
-        broadcast_json(out);
+        broadcast_ops(out);
     }
     cJSON_Delete(ops);
     g_s.dm->destroy_changeset(cs);

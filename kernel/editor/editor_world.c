@@ -41,6 +41,7 @@ static struct {
     const ct_entity_api_v2 *entity_api;
     const ct_transform_api_v3 *transform_api;
     const ct_render_api_v1 *render_api;
+    const ct_render_api_v3 *render3; /* prepare / execute: frames on a thread (editor_render.c) */
     const ct_render_frame_api_v1 *frame_api; /* pixels without a file (NULL: PNG only) */
     uint8_t *pixels;                         /* the last frame, rgba rows from the top */
     size_t pixels_capacity;
@@ -60,6 +61,8 @@ static struct {
     uint64_t play_clock; /* uv_hrtime of the last step */
     double play_left;    /* seconds of wall time not yet simulated */
     uint64_t frames;
+    uint64_t frames_here; /* the last frame drawn on this thread (the rest: editor_render.c) */
+    uint64_t prepared_ops, frame_ops; /* editor_session__ops_seq at the frame's prepare */
     uint32_t width, height;
     char png_path[256];
 } g_w;
@@ -84,6 +87,11 @@ int editor_world__start(void)
     g_w.transform_api = registry__get_engine_api(CT_TRANSFORM_API, 3);
     g_w.render_api = registry__get_engine_api(CT_RENDER_API, 1);
     g_w.frame_api = registry__get_engine_api(CT_RENDER_FRAME_API, 1);
+    g_w.render3 = registry__get_engine_api(CT_RENDER_API, 3);
+    /* The viewport's frame, drawn after every edit, with the sun's shadow map at most
+     * EDITOR_SHADOW_SIZE texels (the game keeps its render_config's): see editor.h. */
+    if (g_w.render3)
+        g_w.render3->set_max_shadow_size(EDITOR_SHADOW_SIZE);
     g_w.physics_api = registry__get_engine_api(CT_PHYSICS_API, 3);
     g_w.res = resources__api_v1();
     if (!g_w.world_api || !g_w.entity_api || !g_w.transform_api) {
@@ -129,8 +137,15 @@ static void destroy_level_entities(void)
     g_w.world_api->collect_garbage(g_w.world);
 }
 
+void editor_world__start_thread(uv_loop_t *loop, void (*drawn)(void))
+{
+    if (g_w.render3 && g_w.frame_api)
+        editor_render__start(loop, g_w.render3, g_w.frame_api, drawn);
+}
+
 void editor_world__stop(void)
 {
+    editor_render__stop();
     if (g_w.world) {
         destroy_level_entities();
         if (g_w.camera.id)
@@ -474,6 +489,16 @@ static void png_size(const uint8_t *png, size_t size)
         (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
 }
 
+/* The camera where the orbit puts it. */
+static void place_camera(void)
+{
+    ct_transform_pose_t pose;
+    camera_pose(&pose);
+    ct_transform_t t = g_w.transform_api->lookup(g_w.world, g_w.camera);
+    if (t.i)
+        g_w.transform_api->set_local(g_w.world, t, &pose);
+}
+
 bool editor_world__frame(double dt)
 {
     if (g_w.playing && g_w.physics_api) {
@@ -490,16 +515,40 @@ bool editor_world__frame(double dt)
     }
     if (!g_w.dirty || !g_w.render_api || !g_w.camera.id)
         return false;
-    g_w.dirty = false;
-    ct_transform_pose_t pose;
-    camera_pose(&pose);
-    ct_transform_t t = g_w.transform_api->lookup(g_w.world, g_w.camera);
-    if (t.i)
-        g_w.transform_api->set_local(g_w.world, t, &pose);
-    if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
+    if (editor_render__running()) {
+        /* One frame at a time: a change made while one is drawn is drawn after it. */
+        if (editor_render__busy())
+            return false;
+        g_w.dirty = false;
+        place_camera();
+        g_w.prepared_ops = editor_session__ops_seq();
+        if (g_w.render3->prepare(g_w.world, g_w.camera) == 0)
+            editor_render__execute();
         return false;
+    }
+    return editor_world__frame_now();
+}
+
+uint64_t editor_world__frame_ops(void) { return g_w.frame_ops; }
+
+void editor_world__drawn(void)
+{
+    g_w.frame_ops = g_w.prepared_ops;
     g_w.png_current = false;
     g_w.frames++;
+}
+
+bool editor_world__frame_now(void)
+{
+    if (!g_w.render_api || !g_w.camera.id)
+        return false;
+    g_w.dirty = false;
+    place_camera();
+    if (g_w.render_api->render(g_w.world, g_w.camera) != 0)
+        return false;
+    g_w.frame_ops = editor_session__ops_seq();
+    g_w.png_current = false;
+    g_w.frames_here = ++g_w.frames;
     uint32_t w, h;
     if (g_w.frame_api && g_w.frame_api->size(&w, &h)) {
         size_t need = (size_t)w * h * 4;
@@ -520,6 +569,13 @@ bool editor_world__frame(double dt)
 
 const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height)
 {
+    if (editor_render__running() && g_w.frames > g_w.frames_here) {
+        const uint8_t *px = editor_render__pixels(width, height);
+        if (px) {
+            g_w.width = *width, g_w.height = *height;
+            return px;
+        }
+    }
     if (!g_w.frame_api || !g_w.pixels || !g_w.width)
         return NULL;
     *width = g_w.width;

@@ -338,9 +338,15 @@ static const ct_component_type_t type = {
     .destroyed = destroyed,
 };
 
+/* The layout of a compiled animation component inside levels and units
+ * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
+ * levels and units that hold one again and older blobs are refused ("recompile"). */
+#define ANIMATION_FORMAT 1
+
 int anim__register_component(void)
 {
     anim__state *s = anim__m.state;
+    anim__m.resource->declare_format("component." CT_ANIMATION_COMPONENT_NAME, ANIMATION_FORMAT);
     s->type_id = anim__m.component->register_type(&type);
     if (!s->type_id)
         return CT_ERR_CONFLICT;

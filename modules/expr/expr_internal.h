@@ -123,6 +123,7 @@ struct ct_expr_program_o {
     float constant_values[CT_EXPR_MAX_NAMES];
     uint32_t names_offset; /* bytes from the block's start */
     uint32_t names_size;   /* the names' and the RPN text's bytes */
+    uint32_t entry;        /* where expr__eval starts (expr__entry), derived from the code */
     uint32_t code[];
 };
 
@@ -157,6 +158,11 @@ uint32_t expr__seed_mix(uint32_t seed);
 float expr__apply(uint32_t word, float k, const float *args, uint32_t seed_mix);
 
 void expr__eval(const ct_expr_program_o *p, const float *inputs, float *outputs);
+/* Where expr__eval starts a verified program: the first word's operation, or, for a whole
+ * program of one operation and its store (`a + b * t`, `sin(3 * t)`), a form of that operation
+ * that stores and returns, so the call dispatches once. Derived when a program is built (compiled
+ * or loaded), never saved: the bytecode and its listing stay as they are. */
+uint32_t expr__entry(const uint32_t *code, uint32_t num_code);
 /* The calling thread's batch: lanes of 8 where the CPU has AVX2, else 4. */
 void expr__eval_batch(const ct_expr_program_o *p, const float *const *inputs, float *const *outputs,
                       uint32_t count);

@@ -141,6 +141,7 @@ ct_expr_program_o *expr__build(const uint32_t *code, uint32_t num_code, uint32_t
         if ((constant_mask >> o) & 1u)
             p->constant_values[o] = constant_values[o];
     memcpy(p->code, code, (size_t)num_code * 4u);
+    p->entry = expr__entry(code, num_code);
     p->names_offset = (uint32_t)(sizeof(ct_expr_program_o) + (size_t)num_code * 4u);
     p->names_size = names_size;
     memcpy((char *)p + p->names_offset, names, names_size);

@@ -91,27 +91,32 @@ static inline V EXPR_SFX(sin_poly)(V r)
  * lane, in every width the same operations, so the bits still agree. The multiple's parity gives
  * the sign: sin(x) = (-1)^k sin(x - k pi); cos(x) = (-1)^(k+1) sin(x - (k + 1/2) pi). pi is
  * taken in two parts, the first short enough that its products with k stay exact for the
- * documented range; the clamp keeps the rounding of k exact. */
+ * documented range.
+ *
+ * k is rounded by adding and taking away 1.5 * 2^23: for |x / pi| <= 2^22 the sum t is exactly
+ * 1.5 * 2^23 + k (k to nearest, ties to even, as any rounding instruction would give), and k's
+ * parity is t's lowest bit, so neither a clamp nor a float-to-integer conversion is needed: two
+ * additions where sincos spends a clamp, a rounding and a conversion. Beyond that range the same
+ * IEEE operations still run in every width (the bits agree), on a k that is no longer the
+ * nearest multiple: the result is meaningless there, and past about 1e8 not even finite. */
 static inline V EXPR_SFX(sin)(V x)
 {
-    V y = V_MUL(x, V_K(0.318309886183790671538f));
-    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
-    const V k = EXPR_SFX(round_small)(y);
+    const V t = V_ADD(V_MUL(x, V_K(0.318309886183790671538f)), V_K(12582912.0f));
+    const V k = V_SUB(t, V_K(12582912.0f));
     V r = V_SUB(x, V_MUL(k, V_K(3.140625f)));
     r = V_SUB(r, V_MUL(k, V_K(9.676535846665502e-4f)));
-    const I sign = I_SHL(I_FROM_V(k), 31);
+    const I sign = I_SHL(V_BITS(t), 31);
     return V_FROM_BITS(I_XOR(V_BITS(EXPR_SFX(sin_poly)(r)), sign));
 }
 
 static inline V EXPR_SFX(cos)(V x)
 {
-    V y = V_SUB(V_MUL(x, V_K(0.318309886183790671538f)), V_K(0.5f));
-    y = V_MIN(V_MAX(y, V_K(-4194304.0f)), V_K(4194304.0f));
-    const V k = EXPR_SFX(round_small)(y);
-    const V h = V_ADD(k, V_K(0.5f)); /* (2k + 1) / 2, exact: the parts of pi times h */
+    const V y = V_SUB(V_MUL(x, V_K(0.318309886183790671538f)), V_K(0.5f));
+    const V t = V_ADD(y, V_K(12582912.0f));
+    const V h = V_ADD(V_SUB(t, V_K(12582912.0f)), V_K(0.5f)); /* k + 1/2, exact */
     V r = V_SUB(x, V_MUL(h, V_K(3.140625f)));
     r = V_SUB(r, V_MUL(h, V_K(9.676535846665502e-4f)));
-    const I sign = I_SHL(I_XOR(I_FROM_V(k), I_K(1)), 31);
+    const I sign = I_SHL(I_XOR(V_BITS(t), I_K(1)), 31);
     return V_FROM_BITS(I_XOR(V_BITS(EXPR_SFX(sin_poly)(r)), sign));
 }
 

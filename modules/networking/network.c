@@ -336,7 +336,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API(log, 1, &network__m.log),
     CT_MODULE_API(memory, 1, &network__m.memory),
     CT_MODULE_API(lua, 1, &network__m.lua),
-    CT_MODULE_API(resource, 3, &network__m.resource),
+    CT_MODULE_API(resource, 6, &network__m.resource),
     CT_MODULE_API(data, 1, &network__m.data),
     CT_MODULE_API(host, 2, &network__m.host), /* v2: output_path */
     CT_MODULE_API_OPTIONAL(profiler, 1, &network__m.profiler),

@@ -326,6 +326,10 @@ static const ct_component_type_t network_type = {
 
 int network__register_component(void)
 {
+    /* The layout of a compiled network component inside levels and units
+     * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles
+     * them again and older blobs are refused ("recompile"). */
+    network__m.resource->declare_format("component." CT_NETWORK_COMPONENT_NAME, 1);
     network__m.state->type_id = network__m.component->register_type(&network_type);
     return network__m.state->type_id ? 0 : CT_ERR_CONFLICT;
 }

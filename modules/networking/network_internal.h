@@ -78,7 +78,7 @@ typedef struct network__module_t {
     const ct_entity_api_v2 *entity;
     const ct_component_api_v1 *component;
     const ct_transform_api_v2 *transform;
-    const ct_resource_api_v3 *resource; /* v3: check_fields */
+    const ct_resource_api_v6 *resource; /* v3: check_fields; v6: declare_format */
     const struct ct_data_api_v1 *data;
     const struct ct_host_api_v2 *host;         /* v2: output_path, for the traffic log */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */

@@ -113,8 +113,14 @@ static const ct_component_type_t type = {
     .destroyed = destroyed,
 };
 
+/* The layout of a compiled emitter inside levels and units (ct_resource_api_v6.declare_format):
+ * a change is a new number, so cuttle-compile compiles the levels and units that hold one again
+ * and older blobs are refused ("recompile"). */
+#define EMITTER_FORMAT 1
+
 int particles__register_component(void)
 {
+    particles__m.resource->declare_format("component." CT_PARTICLES_COMPONENT_NAME, EMITTER_FORMAT);
     particles__m.state->type_id = particles__m.component->register_type(&type);
     return particles__m.state->type_id ? 0 : CT_ERR_CONFLICT;
 }

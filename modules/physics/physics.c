@@ -1300,12 +1300,18 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
 }
 
 /* The newest table; one member a line, so that appending merges cleanly. */
+static ct_physics_joint_t j_of(ct_world_o *w, ct_entity_t e)
+{
+    return (ct_physics_joint_t){physics__joint_of(w, e)};
+}
+
 const ct_physics_api_v5 physics__api_v5 = {
     PHYSICS_V4_MEMBERS,
     .add_hull_body = b_add_hull,
     .add_compound_body = b_add_compound,
     .add_mesh_body = b_add_mesh,
     .add_height_field_body = b_add_height_field,
+    .joint_of = j_of,
     .set_sensor = b_set_sensor,
     .is_sensor = b_is_sensor,
     .sensor_contents = b_sensor_contents,
@@ -1327,12 +1333,18 @@ static int start(void)
         physics__unregister_components();
         return err;
     }
+    if ((err = physics__joint_component_register()) < 0) {
+        physics__fields_unregister();
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
 }
 
 static void stop(void)
 {
+    physics__joint_component_unregister();
     physics__fields_unregister();
     physics__unregister_components();
 }
@@ -1343,6 +1355,8 @@ static int rebind(void)
 {
     physics__register_lua();
     if (!physics__fields_rebind())
+        return CT_ERR_VERSION;
+    if (!physics__joint_component_rebind())
         return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
@@ -1366,11 +1380,12 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &physics__m.lua),
     CT_MODULE_API(data, 1, &physics__m.data),
-    CT_MODULE_API(resource, 3, &physics__m.resource),
+    CT_MODULE_API(resource, 6, &physics__m.resource),
     CT_MODULE_API_OPTIONAL(jobs, 1, &physics__m.jobs),
     CT_MODULE_API_OPTIONAL(transform, 4, &physics__m.transform_changes), /* v4: changes */
     CT_MODULE_API_OPTIONAL(expr, 1, &physics__m.expr),
     CT_MODULE_API_OPTIONAL(profiler, 1, &physics__m.profiler),
+    CT_MODULE_API_OPTIONAL(debug_name, 1, &physics__m.debug_name), /* joints' `to` */
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

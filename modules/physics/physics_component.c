@@ -64,6 +64,8 @@ static void destroy_bodies(void *user_data, void *manager)
 static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_t n)
 {
     physics__body_manager *m = manager;
+    /* Their joints first, in one pass (physics__scene_remove drops them one entity at a time). */
+    (void)physics__joints_drop_entities(&m->scene, entities, n);
     for (uint32_t k = 0; k < n; k++)
         physics__scene_remove(&m->scene, entities[k]);
 }
@@ -360,9 +362,18 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
         },
 };
 
+/* The layouts of compiled point masses and bodies inside levels and units
+ * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
+ * levels and units that hold them again and older blobs are refused ("recompile"). */
+#define POINT_MASS_FORMAT 1
+#define BODY_FORMAT 1
+
 int physics__register_components(void)
 {
     physics__state *s = physics__m.state;
+    physics__m.resource->declare_format("component." CT_PHYSICS_POINT_MASS_COMPONENT_NAME,
+                                        POINT_MASS_FORMAT);
+    physics__m.resource->declare_format("component." CT_PHYSICS_BODY_COMPONENT_NAME, BODY_FORMAT);
     for (uint32_t i = 0; i < PHYSICS_NUM_TYPES; i++) {
         s->type_id[i] = physics__m.component->register_type(&types[i]);
         if (!s->type_id[i]) {

@@ -139,14 +139,16 @@ static void contacts__fixed_range(void *user, uint32_t begin, uint32_t end)
 }
 
 /* The step's candidate pairs as body indices (step 2's first half): the moving grid's own, then
- * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body;
- * the report says when the limit cut some off. */
+ * every moving box against the fixed grid. At most max_pairs, or SOLVER_PAIRS_PER_BODY per body
+ * up to SOLVER_MAX_PAIR_LIMIT; the report says when the limit cut some off. */
 int physics__scene_candidates(physics__scene *s, float dt)
 {
     const physics__bodies *b = &s->bodies;
     physics__broadphase *bp = &s->bp, *fx = &s->fixed;
-    const uint32_t limit =
-        s->max_pairs > SOLVER_PAIRS_PER_BODY * b->n ? s->max_pairs : SOLVER_PAIRS_PER_BODY * b->n;
+    const uint64_t per_body = (uint64_t)SOLVER_PAIRS_PER_BODY * b->n;
+    uint32_t limit = per_body < s->pair_ceiling ? (uint32_t)per_body : s->pair_ceiling;
+    limit = s->max_pairs > limit ? s->max_pairs : limit;
+    limit = limit < s->pair_ceiling ? limit : s->pair_ceiling;
     bp->max_pairs = limit;
     if (physics__scene_fill_fixed(s) ||
         physics__scene_fill(s, bp, &s->grid_body, &s->cap_grid_body, false, dt) ||

@@ -95,7 +95,7 @@ static int compile_field(void *user_data, const ct_data_o *src, void *out, ct_co
 {
     (void)user_data;
     static const ct_field_t known[] = {{"radius", CT_DATA_NUMBER, 0}, {"force", CT_DATA_STRING, 0}};
-    const ct_resource_api_v3 *res = physics__m.resource;
+    const ct_resource_api_v6 *res = physics__m.resource;
     if (!res->check_fields(ctx, src, "force_field", known, 2))
         return CT_ERR_BAD_DATA;
     field_desc_t d;
@@ -182,8 +182,12 @@ static const ct_component_type_t field_type = {
     .destroyed = destroyed,
 };
 
+/* The layout of a compiled force field (see physics__register_components). */
+#define FORCE_FIELD_FORMAT 1
+
 int physics__fields_register(void)
 {
+    physics__m.resource->declare_format("component.force_field", FORCE_FIELD_FORMAT);
     fields_type_id = physics__m.component->register_type(&field_type);
     return fields_type_id ? 0 : CT_ERR_CONFLICT;
 }

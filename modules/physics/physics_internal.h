@@ -621,10 +621,14 @@ typedef struct physics__characters {
 
 /* Contacts are kept when the gap is under this (m) plus what the bodies can close in a step. */
 #define SOLVER_MARGIN 0.02f
-/* Candidate pairs a step may collide: this many, or 64 per body if more. Past that (bodies piled
- * into one spot) the rest are dropped and the owner warns. */
+/* Candidate pairs a step may collide: this many, or 64 per body if more, but never more than
+ * SOLVER_MAX_PAIR_LIMIT. Past that (bodies piled into one spot) the rest are dropped and the owner
+ * warns. The ceiling bounds a step's time and memory whatever the bodies do: a contact costs
+ * about 1 kB through the step, so a million bodies dropped into one spot would have asked for
+ * 64 million contacts (some 64 GB) under the per-body rule alone. */
 #define SOLVER_MIN_PAIR_LIMIT 65536u
 #define SOLVER_PAIRS_PER_BODY 64u
+#define SOLVER_MAX_PAIR_LIMIT 1048576u
 /* Bodies, or boxes, are cut into jobs of this many for the pool. */
 #define SOLVER_SLICE_BOXES 1024u
 /* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
@@ -783,6 +787,8 @@ typedef struct physics__scene {
     bool fixed_stale;     /* a static or sleeping body changed: rebuild `fixed` */
     bool sleeping;        /* islands at rest go to sleep (default true) */
     uint32_t max_pairs;   /* per step; pairs past it are dropped (and reported) */
+    uint32_t pair_ceiling; /* the most pairs a step ever collides: SOLVER_MAX_PAIR_LIMIT (tests
+                            * lower it to reach it with fewer bodies) */
     physics__pair *pairs; /* the step's candidate pairs, as body indices */
     uint32_t num_pairs, cap_pairs;
     physics__pair *fixed_pairs; /* scratch: the moving boxes' pairs with fixed ones, by slice */
@@ -884,6 +890,9 @@ physics__joint *physics__joints_find(physics__scene *s, uint32_t id);
 bool physics__joints_remove(physics__scene *s, uint32_t id);
 /* Removes the joints of entity e (its body is going), waking their other bodies. */
 void physics__joints_drop_entity(physics__scene *s, uint32_t e);
+/* The same for a batch of entities in one pass over the joints (0, or CT_ERR_NOMEM with nothing
+ * removed: each body's removal then drops its own). */
+int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities, uint32_t n);
 /* The joint's coordinate (ct_physics_api_v4.joint_value) from the bodies' present poses. */
 float physics__joint_value(const physics__scene *s, const physics__joint *j);
 /* The rigid step's parts: finds the bodies (waking what a moving body is joined to), then per
@@ -1053,7 +1062,7 @@ typedef struct physics__module {
     const ct_world_api_v1 *world;
     const ct_lua_api_v1 *lua;
     const ct_data_api_v1 *data;
-    const ct_resource_api_v3 *resource;
+    const ct_resource_api_v6 *resource; /* v6: declare_format */
     ct_allocator_t *allocator;  /* the plugin's own: the state, and scratch outside any world */
     const ct_jobs_api_v1 *jobs; /* optional: NULL runs point masses on the calling thread */
     /* Optional (transforms v4): its change counter lets a world at rest skip reading every
@@ -1061,6 +1070,7 @@ typedef struct physics__module {
     const ct_transform_api_v4 *transform_changes;
     const struct ct_expr_api_v1 *expr;         /* optional: force fields (physics_fields.c) */
     const struct ct_profiler_api_v1 *profiler; /* optional: scopes for the thread profiler */
+    const ct_debug_name_api_v1 *debug_name;    /* optional: joints name the bodies they join */
     physics__state *state;
 } physics__module;
 
@@ -1088,6 +1098,13 @@ int physics__fields_register(void);
 bool physics__fields_rebind(void);
 void physics__fields_unregister(void);
 void physics__fields_apply(ct_world_o *w, physics__body_manager *bodies, float dt);
+
+/* physics_joint_component.c: the "joint" component (joints written in levels and units). */
+int physics__joint_component_register(void);
+bool physics__joint_component_rebind(void);
+void physics__joint_component_unregister(void);
+/* The id of the joint e's "joint" component made in w, or 0 (none, or gone with a body). */
+uint32_t physics__joint_of(ct_world_o *w, ct_entity_t e);
 
 /* The reason of the last refusal of an argument (main thread), for the Lua error. */
 extern char physics__refusal[192];

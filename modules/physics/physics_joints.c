@@ -22,6 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* GCC's straight-line (SLP) vectoriser packs this file's 3 x 3 blocks into shuffles that cost
+ * more than they save: at -O3 (the release build) Box3D's joint_grid took 46 ms a step with it and
+ * 22.7 without (bench_physics, same run). It changes no result: the arithmetic and its order are
+ * the same. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
 #define JOINT_HERTZ 60.0f
 #define JOINT_DAMPING 2.0f
 #define JOINT_PI 3.14159265f
@@ -243,6 +251,34 @@ void physics__joints_drop_entity(physics__scene *s, uint32_t e)
             js->j[kept++] = js->j[k];
     }
     js->n = kept;
+}
+
+int physics__joints_drop_entities(physics__scene *s, const ct_entity_t *entities, uint32_t n)
+{
+    physics__joints *js = &s->joints;
+    if (!js->n || !n)
+        return 0;
+    /* One pass over the joints against a set of the dying, instead of one pass per entity: a
+     * chain of 10,000 destroyed at once took 316 ms that way, and 100,000 would take 30 s. */
+    physics__map dying = {.a = s->a};
+    if (physics__map_reserve(&dying, n))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < n; k++)
+        physics__map_upsert(&dying, entities[k].id, k);
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < js->n; k++) {
+        const physics__joint *j = &js->j[k];
+        if ((j->ea && physics__map_get(&dying, j->ea) != UINT32_MAX) ||
+            physics__map_get(&dying, j->eb) != UINT32_MAX)
+            joints__wake(s, j);
+        else if (kept++ != k)
+            js->j[kept - 1] = *j;
+    }
+    if (kept != js->n)
+        s->quiet = false;
+    js->n = kept;
+    physics__map_free(&dying);
+    return 0;
 }
 
 void physics__joints_free(physics__scene *s)

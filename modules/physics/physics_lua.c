@@ -426,6 +426,20 @@ static int l_physics_set_joint_motor(lua_State *L)
     return joint_result(L, physics__api_v4.set_joint_motor(w, j, speed, most), fn, j);
 }
 
+/* Physics.joint_of(world, e) -> the joint e's "joint" component made (a level's or unit's), or
+ * nil when it has none (or its body went, and the joint with it). */
+static int l_physics_joint_of(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Physics.joint_of", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Physics.joint_of");
+    const uint32_t id = physics__joint_of(w, e);
+    if (id)
+        L_API->push_number(L, id);
+    else
+        L_API->push_nil(L);
+    return 1;
+}
+
 /* ---- v4: characters ---- */
 
 /* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} }) */
@@ -481,6 +495,7 @@ void physics__register_lua(void)
         {"joint_force", l_physics_joint_force},
         {"joint_value", l_physics_joint_value},
         {"set_joint_motor", l_physics_set_joint_motor},
+        {"joint_of", l_physics_joint_of},
         {"add_character", l_physics_add_character},
         {"move_character", l_physics_move_character},
     };

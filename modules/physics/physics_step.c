@@ -36,6 +36,7 @@ void physics__scene_init(physics__scene *s, ct_allocator_t *a)
     s->bp_stale = s->fixed_stale = true;
     s->sleeping = true;
     s->max_pairs = SOLVER_MIN_PAIR_LIMIT;
+    s->pair_ceiling = SOLVER_MAX_PAIR_LIMIT;
 }
 
 void physics__scene_free(physics__scene *s)

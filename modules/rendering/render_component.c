@@ -391,10 +391,12 @@ static ct_component_type_t types[RENDER_NUM_TYPES] = {
 
 /* The layouts of compiled component data, as levels and units record them: a change here is a
  * new number, so cuttle-compile compiles them again and older blobs are refused ("recompile").
- * mesh and camera: undeclared (0), as first laid out; light 2: spot lights' angle and the
- * shadows flag. */
+ * mesh and camera 1, as first laid out (undeclared, 0, before formats were declared); light 2:
+ * spot lights' angle and the shadows flag. */
 static void declare_formats(void)
 {
+    render__m.resource->declare_format("component." CT_RENDER_MESH_COMPONENT_NAME, 1);
+    render__m.resource->declare_format("component." CT_RENDER_CAMERA_COMPONENT_NAME, 1);
     render__m.resource->declare_format("component." CT_RENDER_LIGHT_COMPONENT_NAME, 2);
 }
 

@@ -248,20 +248,46 @@ static bool has_source(const char *name)
            stat(path, &st) == 0;
 }
 
+/* The configuration as drawn: its shadow map no larger than set_max_shadow_size allows. */
+static render__pipeline capped(const render__pipeline *p)
+{
+    render__pipeline q = *p;
+    const uint32_t max = render__m.state->max_shadow_size;
+    if (q.shadow_layer != RENDER_NO_INDEX && max && q.shadow_size > max)
+        q.shadow_size = max;
+    return q;
+}
+
 /* Adopts a loaded configuration: targets, then materials' layers. */
 static int adopt(const render__pipeline *p, const char *name)
 {
     render__state *s = render__m.state;
     char err[256];
-    if (s->gl && !render__gl_set_pipeline(s->gl, p, err, sizeof err)) {
+    const render__pipeline q = capped(p);
+    render__gl_enter();
+    if (s->gl && !render__gl_set_pipeline(s->gl, &q, err, sizeof err)) {
         RENDER_LOG(CT_LOG_ERROR, "render_config '%s': %s; keeping the previous pipeline", name,
                    err);
         render__gl_set_pipeline(s->gl, &s->pipeline, err, sizeof err);
+        render__gl_leave();
         return CT_ERR_INIT_FAILED;
     }
-    s->pipeline = *p;
+    s->pipeline = q;
+    s->shadow_size_asked = p->shadow_size;
+    render__gl_leave();
     render__resolve_material_layers();
     return 0;
+}
+
+void render__set_max_shadow_size(uint32_t texels)
+{
+    render__state *s = render__m.state;
+    s->max_shadow_size = texels == 0 ? 0 : texels < 64 ? 64 : texels > 4096 ? 4096 : texels;
+    render__pipeline p = s->pipeline;
+    if (p.shadow_layer == RENDER_NO_INDEX)
+        return;
+    p.shadow_size = s->shadow_size_asked;
+    adopt(&p, s->pipeline_name[0] ? s->pipeline_name : "built-in");
 }
 
 int render__use_pipeline(const char *name)
@@ -309,7 +335,8 @@ void render__follow_reloads(void)
     }
     const render__pipeline *p =
         s->pipeline_name[0] ? render__m.resource->get("render_config", s->pipeline_name) : NULL;
-    if (p && memcmp(p, &s->pipeline, sizeof *p) && adopt(p, s->pipeline_name) == 0)
+    const render__pipeline q = p ? capped(p) : (render__pipeline){0};
+    if (p && memcmp(&q, &s->pipeline, sizeof q) && adopt(p, s->pipeline_name) == 0)
         RENDER_LOG(CT_LOG_INFO, "render_config '%s' reloaded: %u targets, %u layers",
                    s->pipeline_name, s->pipeline.num_targets, s->pipeline.num_layers);
 }

@@ -41,8 +41,10 @@ static render__debug *buffer(void) { return &render__m.state->debug; }
 static void lines(const float (*points)[3], uint32_t n, const float color[4])
 {
     render__debug *d = buffer();
+    render__data_enter(); /* a prepared frame's execute may be reading the buffer */
     d->a = render__m.allocator;
     render__debug_push_lines(d, points, n, render__debug_color(color));
+    render__data_leave();
 }
 
 static bool finite3(const float *v)
@@ -291,8 +293,10 @@ static struct render__font *font(void)
     free(ttf);
     s->font = baked;
     s->font_failed = false;
+    render__gl_enter();
     if (s->gl)
         render__gl_set_font(s->gl, baked->atlas, FONT_ATLAS, FONT_ATLAS);
+    render__gl_leave();
     return baked;
 }
 
@@ -325,8 +329,10 @@ void render__debug_text(float x, float y, const float color[4], const char *text
             {{q.x1, q.y1}, {q.s1, q.t1}, c}, {{q.x0, q.y1}, {q.s0, q.t1}, c},
         };
         render__debug *d = buffer();
+        render__data_enter();
         d->a = render__m.allocator;
         render__debug_push_text(d, v, 6);
+        render__data_leave();
     }
 }
 

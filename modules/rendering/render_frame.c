@@ -331,9 +331,11 @@ static bool gather_worlds(render__state *s, ct_world_o *world, const render__man
     return true;
 }
 
-int render__frame(ct_world_o *world, ct_entity_t camera)
+int render__frame_prepare(ct_world_o *world, ct_entity_t camera)
 {
     render__state *s = render__m.state;
+    /* The display list, palette and lights below are what a prepared frame's execute reads. */
+    render__wait_executed();
     if (!s->pipeline_checked) {
         s->pipeline_checked = true;
         render__use_project_pipeline();
@@ -381,18 +383,8 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
     for (uint32_t k = 0; (job.shadow || job.num_local) && k < s->queue.num_packets; k++)
         visible -= s->queue.sorted[k].context != 0 && /* context 0: layer begins and passes */
                    render__key_decode(s->queue.sorted[k].key).layer == s->pipeline.shadow_layer;
-    phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
     const render__null_stats ns = render__null_execute(
         s->queue.draws, s->queue.num_packets, s->meshes_cap, s->materials_cap, RENDER_NUM_PROGRAMS);
-    if (s->backend == RENDER_BACKEND_GL && s->gl) {
-        render__gl_set_palette(s->gl, (const float(*)[12])s->palette, s->palette_n);
-        render__gl_set_debug(s->gl, &s->debug, s->view_proj);
-        render__gl_set_local_lights(s->gl, &s->local);
-        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap,
-                           &s->lights);
-        render__gl_present(s->gl);
-    }
-    ct_profile_scope_end(&phase);
     s->stats = (ct_render_stats_t){.frame = s->stats.frame + 1,
                                    .objects = meshes->n,
                                    .visible = visible,
@@ -402,9 +394,62 @@ int render__frame(ct_world_o *world, ct_entity_t camera)
                                    .contexts = s->queue.num_contexts,
                                    .invalid = ns.invalid,
                                    .command_hash = ns.hash};
+    render__gl_enter();
+    render__set_pending(true);
+    render__gl_leave();
+    return 0;
+}
+
+int render__frame_execute(uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height)
+{
+    render__state *s = render__m.state;
+    render__gl_enter();
+    if (!render__pending()) {
+        render__gl_leave();
+        return CT_ERR_INVALID;
+    }
+    ct_profile_scope_t phase = ct_profile_scope_begin(render__m.profiler, "render.execute");
+    const bool gl = s->backend == RENDER_BACKEND_GL && s->gl;
+    if (gl) {
+        render__gl_set_palette(s->gl, (const float(*)[12])s->palette, s->palette_n);
+        render__gl_set_debug(s->gl, &s->debug, s->view_proj);
+        render__gl_set_local_lights(s->gl, &s->local);
+        render__gl_execute(s->gl, s->queue.draws, s->queue.num_packets, s->materials_cap,
+                           &s->lights);
+        render__gl_present(s->gl);
+    }
+    ct_profile_scope_end(&phase);
     s->have_frame = true;
     render__debug_clear(&s->debug); /* drawn once: a caller asks again next frame */
-    return 0;
+    int r = 0;
+    if (rgba) {
+        const uint32_t w = s->pipeline.width, h = s->pipeline.height;
+        if (width)
+            *width = w;
+        if (height)
+            *height = h;
+        if (!gl || capacity < (size_t)w * h * 4)
+            r = CT_ERR_INVALID;
+        else if (!render__gl_read(s->gl, rgba)) {
+            RENDER_LOG(CT_LOG_ERROR, "execute: reading the backbuffer failed");
+            r = CT_ERR_IO;
+        }
+    }
+    render__set_pending(false);
+    render__gl_leave();
+    return r;
+}
+
+int render__frame(ct_world_o *world, ct_entity_t camera)
+{
+    /* One section around both: the context stays on this thread. */
+    render__wait_executed();
+    render__gl_enter();
+    int r = render__frame_prepare(world, camera);
+    if (!r)
+        r = render__frame_execute(NULL, 0, NULL, NULL);
+    render__gl_leave();
+    return r;
 }
 
 void render__frame_free(void)

@@ -268,6 +268,10 @@ render__gl *render__gl_create(ct_allocator_t *a, const render__gl_desc *desc, ch
         render__gl_destroy(g);
         return NULL;
     }
+    char lean_err[256];
+    if (!render__gl_build_lean_lit(g->lean_lit, lean_err, sizeof lean_err))
+        fprintf(stderr, "gl backend: %s (frames without point lights draw the full program)\n",
+                lean_err);
     glCreateVertexArrays(1, &g->empty_vao);
     glCreateBuffers(1, &g->instances);
     glCreateBuffers(1, &g->palette);
@@ -318,6 +322,10 @@ void render__gl_destroy(render__gl *g)
             release_target(&g->targets[k]);
         for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++)
             glDeleteProgram(g->programs[k]);
+        for (uint32_t k = 0; k < RENDER_LEAN_KINDS; k++) {
+            glDeleteProgram(g->lean_lit[0][k]);
+            glDeleteProgram(g->lean_lit[1][k]);
+        }
         glDeleteVertexArrays(1, &g->empty_vao);
         glDeleteBuffers(1, &g->instances);
         glDeleteTextures(1, &g->palette_texture);
@@ -752,7 +760,8 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     glBindTextureUnit(1, g->palette_texture);
     glBindTextureUnit(2, g->no_shadow);
     uint32_t calls = 0, layer = RENDER_NO_INDEX;
-    GLuint frame_set = 0; /* bit k: program k has this frame's lights */
+    GLuint frame_set = 0; /* bit k: program k has this frame's lights (below) */
+    GLuint used_lean = 0; /* the lean lit program in use, 0: the draw's own */
     for (uint32_t i = 0; i < n;) {
         const render__draw *d = &draws[i];
         if (d->kind == RENDER_CMD_LAYER) {
@@ -809,18 +818,32 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
             i = end;
             continue;
         }
-        if (d->changes & RENDER_CHANGE_PROGRAM) {
-            glUseProgram(g->programs[d->program]);
-            /* Only the lit programs read the frame's lights (setting an absent location fails). */
-            const bool lit =
-                d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
+        /* Only the lit programs read the frame's lights (setting an absent location fails). A
+         * lit run draws the lean variant that leaves out what it does not use (the same pixels):
+         * the lights' loop in a frame without point or spot lights, the normal map for materials
+         * without one. Runs split where the normal map changes (run_end). */
+        const bool lit =
+            d->program == RENDER_PROGRAM_LIT || d->program == RENDER_PROGRAM_LIT_SKINNED;
+        const uint32_t lean =
+            !lit ? 0
+                 : (lights->v[1][3] == 0.0f ? RENDER_LEAN_NO_LOCAL : 0) |
+                       (normal_map_of(g, d->material) == g->flat ? RENDER_LEAN_NO_NORMAL_MAP : 0);
+        const GLuint lean_program =
+            lean ? g->lean_lit[d->program == RENDER_PROGRAM_LIT_SKINNED][lean] : 0;
+        /* Bit k: program k has this frame's uniforms; bits 16 + 4 * skinned + kind the lean. */
+        const uint32_t slot = lean_program
+                                  ? 16u + 4u * (d->program == RENDER_PROGRAM_LIT_SKINNED) + lean
+                                  : d->program;
+        if ((d->changes & RENDER_CHANGE_PROGRAM) || lean_program != used_lean) {
+            glUseProgram(lean_program ? lean_program : g->programs[d->program]);
+            used_lean = lean_program;
             if ((lit || d->program == RENDER_PROGRAM_SHADOW ||
                  d->program == RENDER_PROGRAM_SHADOW_SKINNED) &&
-                !(frame_set & (1u << d->program))) {
+                !(frame_set & (1u << slot))) {
                 glUniform4fv(12, 16, &lights->v[0][0]);
-                if (lit)
+                if (lit && !(lean & RENDER_LEAN_NO_LOCAL))
                     glUniform4fv(28, 8, &g->local.v[0][0]);
-                frame_set |= 1u << d->program;
+                frame_set |= 1u << slot;
             }
         }
         const render__gl_mesh *m = &g->meshes[d->mesh];
@@ -837,6 +860,13 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
     }
     glBindVertexArray(0);
     return calls;
+}
+
+bool render__gl_bind(render__gl *g, bool on)
+{
+    /* Releasing flushes the commands given so far: the next thread sees them done. */
+    return on ? eglMakeCurrent(g->display, g->surface, g->surface, g->context)
+              : eglMakeCurrent(g->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
 }
 
 bool render__gl_read(render__gl *g, uint8_t *rgba)

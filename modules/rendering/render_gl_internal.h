@@ -22,6 +22,9 @@ typedef struct render__gl_mesh {
     uint32_t num_indices;
 } render__gl_mesh;
 
+/* What a lean lit program leaves out (bits; render__gl.lean_lit). */
+enum { RENDER_LEAN_NO_LOCAL = 1, RENDER_LEAN_NO_NORMAL_MAP = 2, RENDER_LEAN_KINDS = 4 };
+
 struct render__gl {
     ct_allocator_t *a;
     EGLDisplay display;
@@ -31,6 +34,11 @@ struct render__gl {
     unsigned long x_window;
     uint32_t width, height;
     GLuint programs[RENDER_NUM_PROGRAMS];
+    /* LIT and LIT_SKINNED compiled without what a run does not use (RENDER_LEAN_* bits: the
+     * point and spot lights' loop in a frame without them, the normal map for materials without
+     * one), the same pixels for less work on llvmpipe; [0] is unused (the full programs), all 0
+     * when they did not build (the full ones draw then). */
+    GLuint lean_lit[2][RENDER_LEAN_KINDS];
     GLuint empty_vao; /* full-screen passes make their vertices from gl_VertexID */
     GLuint instances; /* the frame's display list, read as per-draw vertex attributes */
     size_t instances_size;
@@ -61,5 +69,7 @@ struct render__gl {
 };
 
 bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_t err_size);
+/* The lean LIT and LIT_SKINNED (render__gl.lean_lit); false (err says why) when they fail. */
+bool render__gl_build_lean_lit(GLuint out[2][RENDER_LEAN_KINDS], char *err, size_t err_size);
 
 #endif

@@ -27,6 +27,7 @@
 #include "render_gl_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *const render__program_names[RENDER_NUM_PROGRAMS] = {
     "unlit",         "lit",         "copy",         "vignette",
@@ -243,6 +244,9 @@ static const char lit_fs[] =
      * the frame of tangent, bitangent (w * cross(n, t)) and normal; meshes without tangents (a
      * replayed capture) keep their normal. */
     "vec3 mapped_normal(vec3 n) {\n"
+    "#ifdef NO_NORMAL_MAP\n" /* the lean variant for materials without one (strength 0) */
+    "  return n;\n"
+    "#endif\n"
     "  if (v_specular.z <= 0.0 || dot(v_tangent.xyz, v_tangent.xyz) < 1e-12) return n;\n"
     "  vec3 t = v_tangent.xyz - n * dot(n, v_tangent.xyz);\n"
     "  if (dot(t, t) < 1e-12) return n;\n"
@@ -289,6 +293,10 @@ static const char lit_fs[] =
     "  vec3 base = albedo.rgb;\n"
     "  vec3 c = u_frame[1].rgb * base + sunlit(n) * light(n, v, normalize(u_frame[2].xyz), "
     "u_frame[3].rgb, base);\n"
+    /* Without point or spot lights in the frame a lean variant leaves the loop out: llvmpipe runs
+     * a loop's body (and its cube map lookups) under a mask even when no lane enters it, a
+     * quarter of a frame's cost in the level editor's viewport. */
+    "#ifndef NO_LOCAL_LIGHTS\n"
     "  int points = int(u_frame[1].w);\n"
     "  for (int k = 0; k < points; k++) {\n"
     "    vec4 pr = u_frame[4 + 2 * k];\n"
@@ -298,6 +306,7 @@ static const char lit_fs[] =
     "    if (reach > 0.0) reach *= local_lit(k, -d, n, pr.w);\n"
     "    c += reach * light(n, v, normalize(d), u_frame[5 + 2 * k].rgb, base);\n"
     "  }\n"
+    "#endif\n"
     "  o_color = vec4(c, albedo.a);\n"
     "}\n";
 
@@ -345,11 +354,11 @@ static GLuint compile_stage(GLenum stage, const char *prefix, const char *src, c
     return s;
 }
 
-static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs, const char *name,
-                           char *err, size_t err_size)
+static GLuint link_program(const char *vs_prefix, const char *vs, const char *fs_prefix,
+                           const char *fs, const char *name, char *err, size_t err_size)
 {
     GLuint v = compile_stage(GL_VERTEX_SHADER, vs_prefix, vs, name, err, err_size);
-    GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, NULL, fs, name, err, err_size) : 0;
+    GLuint f = v ? compile_stage(GL_FRAGMENT_SHADER, fs_prefix, fs, name, err, err_size) : 0;
     if (!f) {
         glDeleteShader(v);
         return 0;
@@ -392,11 +401,39 @@ bool render__gl_build_programs(GLuint out[RENDER_NUM_PROGRAMS], char *err, size_
         [RENDER_PROGRAM_SHADOW_LOCAL_SKINNED] = {local, skinned_vs, distance_fs},
     };
     for (uint32_t k = 0; k < RENDER_NUM_PROGRAMS; k++) {
-        out[k] = link_program(sources[k][0], sources[k][1], sources[k][2], render__program_names[k],
-                              err, err_size);
+        out[k] = link_program(sources[k][0], sources[k][1], NULL, sources[k][2],
+                              render__program_names[k], err, err_size);
         if (!out[k]) {
             while (k--)
                 glDeleteProgram(out[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool render__gl_build_lean_lit(GLuint out[2][RENDER_LEAN_KINDS], char *err, size_t err_size)
+{
+    static const char version[] = "#version 450 core\n";
+    static const char *const defines[RENDER_LEAN_KINDS] = {
+        [RENDER_LEAN_NO_LOCAL] = "#version 450 core\n#define NO_LOCAL_LIGHTS 1\n",
+        [RENDER_LEAN_NO_NORMAL_MAP] = "#version 450 core\n#define NO_NORMAL_MAP 1\n",
+        [RENDER_LEAN_NO_LOCAL | RENDER_LEAN_NO_NORMAL_MAP] =
+            "#version 450 core\n#define NO_LOCAL_LIGHTS 1\n#define NO_NORMAL_MAP 1\n",
+    };
+    /* lit_fs begins with its own #version line: the prefix takes its place. */
+    const char *body = lit_fs + sizeof version - 1;
+    memset(out, 0, sizeof(GLuint) * 2 * RENDER_LEAN_KINDS);
+    for (uint32_t kind = 1; kind < RENDER_LEAN_KINDS; kind++) {
+        out[0][kind] =
+            link_program(NULL, mesh_vs, defines[kind], body, "lit (lean)", err, err_size);
+        out[1][kind] = out[0][kind] ? link_program(version, skinned_vs, defines[kind], body,
+                                                   "lit_skinned (lean)", err, err_size)
+                                    : 0;
+        if (!out[1][kind]) {
+            for (uint32_t k = 0; k < 2 * RENDER_LEAN_KINDS; k++)
+                glDeleteProgram((&out[0][0])[k]);
+            memset(out, 0, sizeof(GLuint) * 2 * RENDER_LEAN_KINDS);
             return false;
         }
     }

@@ -203,6 +203,9 @@ uint32_t render__gl_execute(render__gl *g, const render__draw *draws, uint32_t n
                             uint32_t num_materials, const render__frame_lights *lights);
 /* The frame's spot cones (render__local_lights); zeros (all point lights) until set. */
 void render__gl_set_local_lights(render__gl *g, const render__local_lights *local);
+/* Makes the context (and window surface) current on the calling thread, or releases it from
+ * the calling thread: a context is current on at most one thread at a time. */
+bool render__gl_bind(render__gl *g, bool on);
 /* Reads the backbuffer as RGBA8, top row first, into rgba (width * height * 4 bytes). */
 bool render__gl_read(render__gl *g, uint8_t *rgba);
 /* In window mode: shows the backbuffer. */

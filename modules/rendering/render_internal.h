@@ -40,6 +40,8 @@
 #include "render_gpu.h"
 #include "render_mesh_blob.h"
 
+#include <pthread.h>
+
 /* RENDER_LAYOUT_VERSION, the layout identity a reload compares, is made at build time from the
  * layouts of render__state, render__manager and every struct they reach (render_layout.h, by
  * tools/abi/layout_id.py): a change there changes it, so there is no number to bump. The module's
@@ -157,8 +159,16 @@ typedef struct render__state {
     uint32_t backend;
     bool window, gl_failed;
     render__gl *gl;
+    /* render_thread.c: who uses the context, and a prepared frame waiting for its execute. Here,
+     * not in the library, so a hot reload keeps serialising with an execute still running. */
+    pthread_mutex_t gl_mutex;
+    pthread_cond_t executed;
+    pthread_t main_thread; /* the module's start: it keeps the context between frames */
+    bool pending;
 
-    render__pipeline pipeline;
+    render__pipeline pipeline;  /* as drawn: its shadow map capped by max_shadow_size */
+    uint32_t shadow_size_asked; /* the configuration's own shadow map size */
+    uint32_t max_shadow_size;   /* ct_render_api_v3.set_max_shadow_size; 0: none */
     char pipeline_name[RENDER_RESOURCE_NAME_SIZE]; /* "" for the built-in one */
     bool pipeline_checked;                         /* the project's "default" was looked for */
     uint64_t reloads_seen;                         /* ct_resource_api_v5.reloads, last followed */
@@ -224,6 +234,7 @@ extern render__module render__m;
 void render__register_runtime_lua(void);
 extern const ct_render_api_v1 render__api_v1;
 extern const ct_render_api_v2 render__api_v2;
+extern const ct_render_api_v3 render__api_v3;
 
 /* render_component.c */
 int render__register_components(void);
@@ -303,6 +314,7 @@ void render__resolve_material_layers(void);
 extern const ct_resource_type_t render__config_resource;
 /* Loads and switches to a render_config resource; reports and keeps the old one on failure. */
 int render__use_pipeline(const char *name);
+void render__set_max_shadow_size(uint32_t texels);
 /* Uses the project's render_config "default" when it has one (no message when it has none). */
 void render__use_project_pipeline(void);
 /* Follows what the kernel reloaded since the last frame (ct_resource_api_v5.reloads): the slots
@@ -331,9 +343,30 @@ void render__record_debug(render__state *s);
 void render__upload_font(void);
 void render__debug_release(void);
 
-/* render_frame.c */
+/* render_frame.c: render__frame is prepare then execute on the calling thread. prepare (main
+ * thread) reads the world and builds the display list; execute (any one thread) draws it and,
+ * when rgba is not NULL, reads the pixels (as ct_render_frame_api_v1.read). */
 int render__frame(ct_world_o *world, ct_entity_t camera);
+int render__frame_prepare(ct_world_o *world, ct_entity_t camera);
+int render__frame_execute(uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t *height);
 void render__frame_free(void);
+
+/* render_thread.c: the GL context's owner and the prepared frame (see there). Every use of the
+ * context is inside render__gl_enter / render__gl_leave (they nest); what only touches data the
+ * executing thread reads is inside render__data_enter / render__data_leave. */
+void render__thread_init(void);
+void render__gl_enter(void);
+void render__gl_leave(void);
+void render__data_enter(void);
+void render__data_leave(void);
+/* Tells the section the context was made current (true, render__gl_create) or released (false,
+ * render__gl_destroy) on this thread. */
+void render__gl_bound(bool on);
+/* Waits until no prepared frame waits for its execute (outside every section). */
+void render__wait_executed(void);
+/* Inside a section: a frame is prepared (true) or was executed (false, wakes the waiters). */
+void render__set_pending(bool on);
+bool render__pending(void);
 
 /* render_particles.c */
 void render__particles_record(render__state *s, ct_world_o *world, const float eye[3],

@@ -238,8 +238,8 @@ static uint64_t texture_size(const render__texture_info *t, uint32_t flags)
     return render__texture_bytes(t->width, t->height, t->levels);
 }
 
-static void *load_material(void *user_data, const void *payload, uint64_t size, char *err,
-                           size_t err_size)
+static void *load_material_locked(void *user_data, const void *payload, uint64_t size, char *err,
+                                  size_t err_size)
 {
     (void)user_data;
     render__material_blob b;
@@ -295,7 +295,17 @@ static void *load_material(void *user_data, const void *payload, uint64_t size, 
     return render__runtime_from_slot(slot);
 }
 
-static void unload_material(void *user_data, void *runtime)
+/* Loads and unloads upload to or release from the GL context: inside a section. */
+static void *load_material(void *user_data, const void *payload, uint64_t size, char *err,
+                           size_t err_size)
+{
+    render__gl_enter();
+    void *r = load_material_locked(user_data, payload, size, err, err_size);
+    render__gl_leave();
+    return r;
+}
+
+static void unload_material_locked(void *user_data, void *runtime)
 {
     (void)user_data;
     render__state *s = render__m.state;
@@ -305,6 +315,13 @@ static void unload_material(void *user_data, void *runtime)
     if (s->gl)
         render__gl_texture_release(s->gl, slot);
     s->material_slots[slot] = (render__material_slot){0};
+}
+
+static void unload_material(void *user_data, void *runtime)
+{
+    render__gl_enter();
+    unload_material_locked(user_data, runtime);
+    render__gl_leave();
 }
 
 void render__upload_textures(void)

@@ -126,8 +126,8 @@ static bool upload(render__gl *gl, uint32_t slot, const render__mesh_slot *m)
            (!m->skin || render__gl_mesh_set_skin(gl, slot, m->skin, m->num_vertices));
 }
 
-static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err,
-                       size_t err_size)
+static void *load_mesh_locked(void *user_data, const void *payload, uint64_t size, char *err,
+                              size_t err_size)
 {
     (void)user_data;
     render__mesh_view v;
@@ -157,7 +157,17 @@ static void *load_mesh(void *user_data, const void *payload, uint64_t size, char
     return render__runtime_from_slot(slot);
 }
 
-static void unload_mesh(void *user_data, void *runtime)
+/* Loads and unloads upload to or release from the GL context: inside a section. */
+static void *load_mesh(void *user_data, const void *payload, uint64_t size, char *err,
+                       size_t err_size)
+{
+    render__gl_enter();
+    void *r = load_mesh_locked(user_data, payload, size, err, err_size);
+    render__gl_leave();
+    return r;
+}
+
+static void unload_mesh_locked(void *user_data, void *runtime)
 {
     (void)user_data;
     render__state *s = render__m.state;
@@ -170,6 +180,13 @@ static void unload_mesh(void *user_data, void *runtime)
     if (m->joint_bone)
         ct_free(render__m.allocator, m->joint_bone, (size_t)m->num_joints * sizeof *m->joint_bone);
     *m = (render__mesh_slot){0};
+}
+
+static void unload_mesh(void *user_data, void *runtime)
+{
+    render__gl_enter();
+    unload_mesh_locked(user_data, runtime);
+    render__gl_leave();
 }
 
 void render__upload_meshes(void)

@@ -29,14 +29,18 @@ static int start_gl(void)
     if (s->gl)
         return 0;
     char err[512];
+    render__gl_enter();
     s->gl = render__gl_create(render__m.allocator,
                               &(render__gl_desc){s->pipeline.width, s->pipeline.height, s->window},
                               err, sizeof err);
+    render__gl_bound(s->gl != NULL);
     if (s->gl && !render__gl_set_pipeline(s->gl, &s->pipeline, err, sizeof err)) {
         render__gl_destroy(s->gl);
+        render__gl_bound(false);
         s->gl = NULL;
     }
     if (!s->gl) {
+        render__gl_leave();
         RENDER_LOG(CT_LOG_ERROR, "%s; rendering continues on the null backend", err);
         s->gl_failed = true;
         s->backend = RENDER_BACKEND_NULL;
@@ -47,6 +51,7 @@ static int start_gl(void)
     render__upload_meshes();
     render__upload_textures();
     render__upload_font();
+    render__gl_leave();
     if (render__m.input && render__gl_x11_window(s->gl))
         render__m.input->attach_x11(render__gl_x11_window(s->gl));
     return 0;
@@ -93,7 +98,9 @@ int render__screenshot(const char *path)
     if (!px)
         return CT_ERR_NOMEM;
     char err[RENDER_PATH_SIZE + 100];
+    render__gl_enter();
     int r = render__gl_read(s->gl, px) ? 0 : CT_ERR_IO;
+    render__gl_leave();
     if (r)
         snprintf(err, sizeof err, "reading the backbuffer failed");
     else if (!render__png_write(path, px, w, h, err, sizeof err))
@@ -154,6 +161,35 @@ const ct_render_api_v2 render__api_v2 = {
     .debug_skeleton = render__debug_skeleton,
     .debug_text = render__debug_text,
     .debug_physics = render__debug_physics,
+};
+
+static int prepare(ct_world_o *world, ct_entity_t camera)
+{
+    ct_profile_scope_t scope = ct_profile_scope_begin(render__m.profiler, "render.prepare");
+    const int r = render__frame_prepare(world, camera);
+    ct_profile_scope_end(&scope);
+    return r;
+}
+
+const ct_render_api_v3 render__api_v3 = {
+    .render = render,
+    .stats = stats,
+    .set_backend = render__set_backend,
+    .backend = backend,
+    .set_pipeline = render__use_pipeline,
+    .screenshot = render__screenshot,
+    .capture = capture,
+    .debug_line = render__debug_line,
+    .debug_lines = render__debug_lines_api,
+    .debug_box = render__debug_box,
+    .debug_sphere = render__debug_sphere,
+    .debug_arrow = render__debug_arrow,
+    .debug_skeleton = render__debug_skeleton,
+    .debug_text = render__debug_text,
+    .debug_physics = render__debug_physics,
+    .prepare = prepare,
+    .execute = render__frame_execute,
+    .set_max_shadow_size = render__set_max_shadow_size,
 };
 
 const ct_render_api_v1 render__api_v1 = {
@@ -223,12 +259,18 @@ static void release_state(void)
     render__frame_free();
     if (render__m.input && render__m.state->gl && render__gl_x11_window(render__m.state->gl))
         render__m.input->detach_x11(render__gl_x11_window(render__m.state->gl));
+    render__wait_executed();
+    render__gl_enter();
     render__gl_destroy(render__m.state->gl);
+    render__gl_bound(false);
+    render__m.state->gl = NULL;
+    render__gl_leave();
 }
 
 static int start(void)
 {
     render__state *s = render__m.state;
+    render__thread_init();
     render__queue_init(&s->queue, render__m.allocator);
     render__default_pipeline(&s->pipeline);
     int err = read_options();
@@ -274,7 +316,10 @@ static int frame_read(uint8_t *rgba, size_t capacity, uint32_t *width, uint32_t 
         return CT_ERR_INVALID;
     if (!rgba || capacity < (size_t)*width * *height * 4)
         return CT_ERR_INVALID;
-    if (!render__gl_read(render__m.state->gl, rgba)) {
+    render__gl_enter();
+    const bool read = render__gl_read(render__m.state->gl, rgba);
+    render__gl_leave();
+    if (!read) {
         RENDER_LOG(CT_LOG_ERROR, "read: reading the backbuffer failed");
         return CT_ERR_IO;
     }
@@ -286,6 +331,7 @@ static const ct_render_frame_api_v1 render__frame_api_v1 = {frame_size, frame_re
 static const ct_api_ref_t provides[] = {
     CT_API_PROVIDE("ct.render", 1, ct_render_api_v1),
     CT_API_PROVIDE("ct.render", 2, ct_render_api_v2),
+    CT_API_PROVIDE("ct.render", 3, ct_render_api_v3),
     CT_API_PROVIDE("ct.render_frame", 1, ct_render_frame_api_v1),
 };
 
@@ -326,6 +372,7 @@ CT_EXPORT void *get_plugin_api(uint32_t api, uint32_t version)
 {
     static const ct_api_table_t tables[] = {{CT_RENDER_API, 1, &render__api_v1},
                                             {CT_RENDER_API, 2, &render__api_v2},
+                                            {CT_RENDER_API, 3, &render__api_v3},
                                             {CT_RENDER_FRAME_API, 1, &render__frame_api_v1}};
     return ct_module_v3_serve(&module, tables, CT_ARRAY_COUNT(tables), api, version);
 }

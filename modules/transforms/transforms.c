@@ -387,7 +387,7 @@ static const ct_module_api_t apis[] = {
     CT_MODULE_API_NO_SLOT(memory, 1),
     CT_MODULE_API(lua, 1, &transforms__m.lua),
     CT_MODULE_API(data, 1, &transforms__m.data),
-    CT_MODULE_API(resource, 3, &transforms__m.resource),
+    CT_MODULE_API(resource, 6, &transforms__m.resource),
 };
 
 /* The old code may keep running (the new code can refuse), so a reload hands the state over as

@@ -37,7 +37,7 @@ static int read_floats(const ct_data_o *node, const char *field, uint32_t n, flo
                        ct_compile_ctx_o *ctx)
 {
     const ct_data_api_v1 *data = transforms__m.data;
-    const ct_resource_api_v3 *res = transforms__m.resource;
+    const ct_resource_api_v6 *res = transforms__m.resource;
     if (data->type(node) != CT_DATA_ARRAY || data->count(node) != n) {
         res->compile_error(ctx, "transform.%s: expected an array of %u numbers", field, n);
         return CT_ERR_BAD_DATA;
@@ -225,8 +225,15 @@ static bool validate(void *user_data, const void *instance, char *why, size_t wh
     return transforms__check_pose(&pose, why, why_size);
 }
 
+/* The layout of a compiled transform inside levels and units (ct_resource_api_v6.declare_format):
+ * a change of ct_transform_pose_t as compiled is a new number, so cuttle-compile compiles the
+ * levels and units that hold transforms again and older blobs are refused ("recompile"). */
+#define TRANSFORM_FORMAT 1
+
 int transforms__register_component(void)
 {
+    transforms__m.resource->declare_format("component." CT_TRANSFORM_COMPONENT_NAME,
+                                           TRANSFORM_FORMAT);
     transforms__m.state->type_id = transforms__m.component->register_type(&transform_type);
     if (!transforms__m.state->type_id)
         return CT_ERR_CONFLICT;

@@ -218,8 +218,8 @@ typedef struct transforms__module_t {
     const ct_component_api_v2 *component;
     const struct ct_lua_api_v1 *lua;
     const struct ct_data_api_v1 *data;
-    const struct ct_resource_api_v3 *resource;
-    ct_allocator_t *allocator; /* the plugin's own: the state block */
+    const struct ct_resource_api_v6 *resource; /* v6: declare_format */
+    ct_allocator_t *allocator;                 /* the plugin's own: the state block */
     transforms__state_t *state;
 } transforms__module_t;
 

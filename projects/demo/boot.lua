@@ -45,6 +45,19 @@ function init()
   end
   print(string.format("demo: dropped %d crates", #demo.crates))
 
+  -- A ragdoll (units/ragdoll: capsules joined by ball joints and hinges, all written as data) on
+  -- the landing at the top of the level's stairs, facing down them: its push sends it down.
+  demo.ragdoll = World.spawn(demo.world, "unit", "units/ragdoll", -4, 1.82, -5.1)
+  demo.pelvis = demo.ragdoll:find("pelvis")
+  local joints = 0
+  for _, e in ipairs(demo.ragdoll:entities()) do
+    if Physics.joint_of(demo.world, e) then joints = joints + 1 end
+  end
+  print(string.format("demo: a ragdoll of %d parts and %d joints on the stairs", demo.ragdoll:count(), joints))
+  -- A second camera beside the stairs, for a few close-ups of the fall.
+  demo.stairs_camera = World.spawn_unit(demo.world, "units/camera", -7.2, 2.4, -0.6)
+  Render.look_at(demo.world, demo.stairs_camera, -4, 0.9, -4)
+
   -- A dancer playing CMU motion capture: its bones are transforms under it; a joint marker is
   -- linked under each so the renderer draws the skeleton.
   demo.dancer = World.spawn_unit(demo.world, "units/dancer", 2.5, 0, 4)
@@ -118,6 +131,11 @@ function update(dt)
   if Render.backend() == "gl" and (f == 1 or f == 20 or f == 40 or f == 90 or f == 180) then
     print("demo: wrote " .. Render.screenshot(string.format("out/demo/frame_%03d.png", f)))
   end
+  -- The ragdoll's fall, seen from beside the stairs (one more render on those frames).
+  if Render.backend() == "gl" and (f == 15 or f == 30 or f == 45 or f == 90) then
+    Render.render(demo.world, demo.stairs_camera)
+    print("demo: wrote " .. Render.screenshot(string.format("out/demo/ragdoll_%03d.png", f)))
+  end
   if demo.frames % 120 == 0 then report_network() end
   if demo.frames % 60 == 0 then
     local x, y, z = Transform.world_position(demo.world, demo.crates[1])
@@ -158,6 +176,9 @@ function shutdown()
   local hx, hy, hz = Transform.world_position(demo.world, Animation.bone(demo.world, demo.dancer, "Head"))
   print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
                       Animation.time(demo.world, demo.dancer), demo.marks, hx, hy, hz))
+  local px, py, pz = Actor.position(demo.world, demo.pelvis)
+  print(string.format("demo: the ragdoll's pelvis at (%.2f, %.2f, %.2f), from (-4.00, 2.82, -5.10) on the landing",
+                      px, py, pz))
   report_network()
   Network.stop()
   World.destroy(demo.world)

@@ -103,10 +103,14 @@ static int make_project(void **state)
     write_file("levels/one.level", "units = [\"units/a\" \"units/b\"]\n");
     write_file("units/a.unit", "x = 1\n");
     write_file("units/b.unit", "x = 2\n");
-    write_file("units/b.mesh", "x = 3\n");
+    write_file("units/b.mesh", "source_file = \"meshes/b.obj\"\n");
+    write_file("meshes/b.obj", "v 0 0 0\n");
+    write_file("meshes/unnamed.obj", "v 0 0 0\n"); /* no compile named it: not hashed */
     write_file("compiled/unit/units/a.bin", "");
     write_file("compiled/mesh/units/b.bin", "");
     write_file("compiled/level/levels/one.bin", "");
+    write_file("compiled/references/units/b.mesh.refs",
+               "@file\tmeshes/b.obj\tsource_file\t1\t16\t12\n");
     write_file("compiled/references/levels/one.level.refs", "unit\tunits/a\tunits\t1\t11\t7\n"
                                                             "unit\tunits/b\tunits\t1\t21\t7\n"
                                                             "this line is damaged\n"
@@ -122,8 +126,16 @@ static int remove_project(void **state)
     return system(command);
 }
 
-/* A hash under which every name in units/ collides; others keep MurmurHash64A. */
-static uint64_t weak_hash(const char *s) { return strncmp(s, "units/", 6) == 0 ? 1 : ct_hash64(s); }
+/* A hash under which every name in units/ collides, and every path in meshes/ with every name
+ * in levels/; others keep MurmurHash64A. */
+static uint64_t weak_hash(const char *s)
+{
+    if (strncmp(s, "units/", 6) == 0)
+        return 1;
+    if (strncmp(s, "meshes/", 7) == 0 || strncmp(s, "levels/", 7) == 0)
+        return 2;
+    return ct_hash64(s);
+}
 
 static void collisions_name_both_paths(void **state)
 {
@@ -134,11 +146,15 @@ static void collisions_name_both_paths(void **state)
     char *text = NULL;
     size_t size = 0;
     FILE *out = open_memstream(&text, &size);
-    /* units/b is a unit and a mesh: one name, so the pair a/b is reported once. */
-    assert_int_equal(deps_collisions(&ix, weak_hash, out), 1);
+    /* units/b is a unit and a mesh: one name, so the pair a/b is reported once. The file the
+     * mesh names through source_file collides with the level's name; the file nobody names is
+     * not a name, so it collides with nothing. */
+    assert_int_equal(deps_collisions(&ix, weak_hash, out), 2);
     fclose(out);
     assert_string_equal(text, "hash 0000000000000001: \"units/a\" (units/a.unit) and \"units/b\" "
-                              "(units/b.mesh)\n");
+                              "(units/b.mesh)\n"
+                              "hash 0000000000000002: \"levels/one\" (levels/one.level) and "
+                              "\"meshes/b.obj\" (meshes/b.obj)\n");
     free(text);
     deps_index_free(&ix);
 }

@@ -358,6 +358,9 @@ def main():
             a.wait("document.querySelectorAll('#outline .row').length === 5", what="the pasted crate")
             after = entity_count(con)
             check(after == before + 1, "Ctrl+V pasted a crate into the engine's world (%d -> %d entities)" % (before, after))
+            # The pasted rows come with the edit's "ops"; the selection with the paste's answer after it.
+            a.wait("editor.selection.length === 1 && editor.selection[0] !== %s" % json.dumps(crate),
+                   what="the paste selected")
             pasted = a.eval("editor.selection[0]")
             check(pasted != crate and world_position(con, pasted) == [2.5, 0.5, 0],
                   "the paste is a new object where the copy was")

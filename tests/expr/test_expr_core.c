@@ -4,8 +4,8 @@
  * errors with their places, limits, several outputs with locals, the three evaluations giving
  * the same bits, save/load and its checks, and evaluation allocating nothing.
  *
- * Built twice: with the SSE2/AVX2 lanes and with EXPR_LANES_PORTABLE (plain C lanes), against
- * the same expected values.
+ * Built twice: with the SSE2/AVX2 lanes and threaded dispatch, and with EXPR_LANES_PORTABLE and
+ * EXPR_SWITCH_DISPATCH (plain C lanes, the switch), against the same expected values.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -256,6 +256,20 @@ static void functions_are_accurate(void **state)
         assert_true(fabs((double)out - atan2((double)in[0], (double)in[1])) < 4e-7);
     }
     expr__destroy(p);
+    /* Meaningless but bounded and finite from 1e5 to 7e6, as the header says. */
+    static const char *const far[] = {"sin(x)", "cos(x)", "tan(x)"};
+    for (size_t f = 0; f < 3; f++) {
+        p = compile_in(far[f], inputs, 1, NULL, 0, &err);
+        assert_non_null(p);
+        for (int i = 0; i <= 20000; i++) {
+            const float x = (float)(1e5 * pow(70.0, i / 20000.0)) * (i % 2 ? -1.0f : 1.0f);
+            float out;
+            expr__eval(p, &x, &out);
+            if (!isfinite(out) || (f < 2 && fabsf(out) > 1.0f))
+                fail_msg("%s at %.9g: %.9g", far[f], (double)x, (double)out);
+        }
+        expr__destroy(p);
+    }
 }
 
 /* ---- errors --------------------------------------------------------------------------------- */
@@ -439,6 +453,93 @@ static void fused_operations(void **state)
     expr__destroy(p);
 }
 
+/* A whole program of one operation and its store, or a polynomial in one input, runs without
+ * the VM (expr__entry picks its form); each gives the VM's bits on the same code, and the
+ * batch's. */
+static void whole_program_forms_skip_the_vm(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"t", "a", "b"};
+    static const struct {
+        const char *src, *listing;
+    } cases[] = {
+        {"a + b * t", "0000 add_muliii 1 2 0 (a b t)\n0001 store_end 0\n"},
+        {"t * b + a", "0000 add_muliii 1 0 2 (a t b)\n0001 store_end 0\n"},
+        {"a + b", "0000 add_ii 1 2 (a b)\n0001 store_end 0\n"},
+        {"a - t", "0000 sub_ii 1 0 (a t)\n0001 store_end 0\n"},
+        {"b * t", "0000 mul_ii 2 0 (b t)\n0001 store_end 0\n"},
+        {"t / a", "0000 div_ii 0 1 (t a)\n0001 store_end 0\n"},
+        {"2.5 * t", "0000 mulk_in 0 (t) 2.5\n0002 store_end 0\n"},
+        {"sin(3 * t)", "0000 sin_kin 0 (t) 3\n0002 store_end 0\n"},
+        {"cos(t * 0.5)", "0000 cos_kin 0 (t) 0.5\n0002 store_end 0\n"},
+        {"b", "0000 push_input 2 (b)\n0001 store_end 0\n"},
+        {"sin(1) * 2", "0000 push_const 1.68294191\n0002 store_end 0\n"},
+        {"((0.5 * t - 1.5) * t + 2) * t - 7",
+         "0002 addk_mulin 0 (t) -1.5\n0004 addk_mulin_addk 0 (t) 2 -7\n0007 store_end 0\n"},
+        {"(2 * a + 1) * a", "0000 mulk_in 1 (a) 2\n0002 addk_mulin 1 (a) 1\n0004 store_end 0\n"},
+        {"(((0.5 * t - 1.5) * t + 2) * t - 7) * t + 0.25",
+         "0006 addk_mulin_addk 0 (t) -7 0.25\n0009 store_end 0\n"},
+    };
+    static float t[N], a[N], b[N], batch[N];
+    for (uint32_t i = 0; i < N; i++) {
+        t[i] = (float)i * 0.37f - 180.0f;
+        a[i] = (float)(i % 13) * 0.25f - 1.0f;
+        b[i] = (float)(i % 7) * 1.5f + 0.5f;
+    }
+    t[3] = 0.0f;
+    t[9] = NAN;
+    t[11] = INFINITY;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ct_expr_error_t err;
+        ct_expr_program_o *p = compile_in(cases[c].src, inputs, 3, NULL, 0, &err);
+        if (!p)
+            fail_msg("%s", err.text);
+        char text[512];
+        expr__disassemble(p, text, sizeof text);
+        if (!strstr(text, cases[c].listing))
+            fail_msg("%s:\n%s", cases[c].src, text);
+        if (!p->entry)
+            fail_msg("%s: no form of its own", cases[c].src);
+        expr__eval_batch(p, (const float *const[]){t, a, b}, (float *const[]){batch}, N);
+        const uint32_t entry = p->entry;
+        for (uint32_t i = 0; i < N; i++) {
+            const float in[3] = {t[i], a[i], b[i]};
+            float form = -1.0f, vm = -2.0f;
+            p->entry = entry;
+            expr__eval(p, in, &form);
+            p->entry = 0; /* the same code through the VM */
+            expr__eval(p, in, &vm);
+            if (same_bits(form) != same_bits(vm) || same_bits(form) != same_bits(batch[i]))
+                fail_msg("%s at t = %g: form 0x%08x, vm 0x%08x, batch 0x%08x", cases[c].src,
+                         (double)t[i], bits(form), bits(vm), bits(batch[i]));
+        }
+        p->entry = entry;
+        /* Loaded from its bytes, it starts the same way. */
+        uint8_t bytes[256];
+        const size_t n = expr__save(p, bytes, sizeof bytes);
+        ct_expr_program_o *q = expr__load(bytes, n, &alloc.base, &err);
+        assert_non_null(q);
+        assert_int_equal(q->entry, entry);
+        expr__destroy(q);
+        expr__destroy(p);
+    }
+    /* Two outputs, two operations, a Horner chain over two inputs or with more after it go
+     * through the VM. */
+    static const char *const vm_sources[] = {"x = a + b; y = t", "a + b * t + 1", "sin(t)",
+                                             "(3 * t + 1) * a + 2",
+                                             "((t * 3 - 1) * t + 0.5) * t * t"};
+    for (size_t c = 0; c < sizeof vm_sources / sizeof vm_sources[0]; c++) {
+        ct_expr_error_t err;
+        static const char *const xy[] = {"x", "y"};
+        ct_expr_program_o *p =
+            compile_in(vm_sources[c], inputs, 3, c == 0 ? xy : NULL, c == 0 ? 2 : 0, &err);
+        if (!p)
+            fail_msg("%s", err.text);
+        assert_int_equal(p->entry, 0);
+        expr__destroy(p);
+    }
+}
+
 static void batch_gives_the_scalar_bits(void **state)
 {
     (void)state;
@@ -453,6 +554,12 @@ static void batch_gives_the_scalar_bits(void **state)
         "sqrt(t * t + speed * speed + t * speed + 1) + (t + 2) * speed + t * speed / t - t / speed",
         "t + speed * t - (speed * speed + t) * 2",
         "sin(t * 37) * cos(t * 100) + sin(t * 1e5) + cos(t * 3e4)",
+        /* Horner chains of every length the batch fuses, one longer, one on two inputs. */
+        "(2 * t + 1) * t",
+        "((t * 3 - 1) * t + 0.5) * t * t",
+        "(((0.5 * t - 1.5) * t + 2) * t - 7) * t + 0.25",
+        "((((0.1 * t + 0.2) * t + 0.3) * t + 0.4) * t + 0.5) * t",
+        "(3 * t + 1) * speed + 2",
     };
     static const char *const inputs[] = {"t", "speed"};
     static float t[N], speed[N], scalar[N], batch[N], copy[N];
@@ -563,6 +670,7 @@ int main(void)
         cmocka_unit_test(limits_are_bounded_with_a_message),
         cmocka_unit_test(outputs_share_a_local),
         cmocka_unit_test(fused_operations),
+        cmocka_unit_test(whole_program_forms_skip_the_vm),
         cmocka_unit_test(batch_gives_the_scalar_bits),
         cmocka_unit_test(load_refuses_bad_bytes),
     };

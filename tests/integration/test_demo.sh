@@ -13,6 +13,13 @@ rm -rf "$scratch/demo/compiled"
 compile() { "$build/tools/cuttle-compile/cuttle-compile" --strict --project "$scratch/demo" --modules "$build/modules"; }
 compile >/dev/null
 compile | grep -q "^compiled 0, "
-"$build/kernel/cuttle" --strict --memory-debug fill,canary --project "$scratch/demo" \
-    --modules "$build/modules" --frames 90 >/dev/null
-echo "demo: compiled, ran 90 frames strict with fill+canary, no leaks"
+out=$("$build/kernel/cuttle" --strict --memory-debug fill,canary --project "$scratch/demo" \
+    --modules "$build/modules" --frames 90)
+# The ragdoll is data (units/ragdoll.unit): all its joints spawn, and it falls from the landing
+# (its pelvis starts at y 2.82) down the stairs.
+grep -q "^demo: a ragdoll of 11 parts and 10 joints on the stairs$" <<<"$out" ||
+    { echo "demo: the ragdoll's joints did not all spawn"; grep ragdoll <<<"$out"; exit 1; }
+awk '/^demo: the ragdoll.s pelvis at/ { gsub(/[(),]/, ""); if ($7 + 0 < 1.5) ok = 1 }
+     END { exit !ok }' <<<"$out" ||
+    { echo "demo: the ragdoll did not fall down the stairs"; grep ragdoll <<<"$out"; exit 1; }
+echo "demo: compiled, ran 90 frames strict with fill+canary, no leaks; the ragdoll fell"

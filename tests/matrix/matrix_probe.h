@@ -64,6 +64,7 @@ enum {
     MATRIX_CLOCK_SCALE = 1u << 18,
     MATRIX_ISLANDS_RUN = 1u << 19,
     MATRIX_PHYSICS_HULLS = 1u << 20,
+    MATRIX_RENDER_SPLIT_FRAME = 1u << 21,
 };
 
 /* Which API version brings which feature. */
@@ -93,6 +94,7 @@ static const struct {
     {MATRIX_API_CLOCK, 1, MATRIX_CLOCK_SCALE},
     {MATRIX_API_ISLANDS, 1, MATRIX_ISLANDS_RUN},
     {MATRIX_API_PHYSICS, 5, MATRIX_PHYSICS_HULLS},
+    {MATRIX_API_RENDER, 3, MATRIX_RENDER_SPLIT_FRAME},
 };
 
 /* The features a combination's versions add. */

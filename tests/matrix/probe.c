@@ -26,6 +26,8 @@
  *     component v2  sort_by_entity and ct_entity_join_run pair two shuffled arrays exactly
  *     render v1     a null-backend frame seen from a spawned camera: its fixed packet count
  *     render v2     debug lines and a box drawn into a null-backend frame: one packet more
+ *     render v3     a frame prepared here and executed on another thread: render()'s display
+ *                   list (hash), executed once, the shadow cap taken
  *     animation v1  a two-bone arm whose clip turns it 90 degrees: the tip lands where that puts it
  *     network v1    a host session on a loopback port replicates an entity it owns
  *     world v2      the live worlds listed and a listener told of one created and destroyed (and
@@ -58,6 +60,7 @@
 #include "ct_world.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,7 +83,7 @@ static ct_world_api_v2 world_table;
 static ct_transform_api_v4 transform_table;
 static ct_physics_api_v5 physics_table;
 static ct_component_api_v2 component_table;
-static ct_render_api_v2 render_table;
+static ct_render_api_v3 render_table;
 static ct_animation_api_v1 animation_table;
 static ct_network_api_v1 network_table;
 static ct_lua_api_v2 lua_table;
@@ -94,7 +97,7 @@ static const ct_world_api_v2 *const world_api = &world_table;
 static const ct_transform_api_v4 *const transform = &transform_table;
 static const ct_physics_api_v5 *const physics = &physics_table;
 static const ct_component_api_v2 *const component = &component_table;
-static const ct_render_api_v2 *const render = &render_table;
+static const ct_render_api_v3 *const render = &render_table;
 static const ct_animation_api_v1 *const animation = &animation_table;
 static const ct_network_api_v1 *const network = &network_table;
 static const ct_lua_api_v2 *const lua = &lua_table;
@@ -131,6 +134,7 @@ static ct_entity_t (*spawn_unit_v0)(ct_world_o *world, const char *name, const f
 #define COMPONENT_V2(X) COMPONENT_V1(X) X(sort_by_entity)
 #define RENDER_V1(X) X(render) X(stats) X(set_backend)
 #define RENDER_V2(X) RENDER_V1(X) X(debug_lines) X(debug_box)
+#define RENDER_V3(X) RENDER_V2(X) X(prepare) X(execute) X(set_max_shadow_size)
 #define ANIMATION_V1(X) X(evaluate) X(bone) X(bone_index) X(bone_count) X(time)
 #define NETWORK_V1(X) X(start) X(port) X(peer_id) X(replicate) X(owner) X(stats) X(stop)
 #define LUA_V1(X)                                                                                  \
@@ -207,9 +211,10 @@ DEFINE_BIND(bind_component, ct_component_api_v2,
             BIND_VERSION(1, ct_component_api_v1, COMPONENT_V1)
                 BIND_VERSION(2, ct_component_api_v2, COMPONENT_V2))
 
-DEFINE_BIND(bind_render, ct_render_api_v2,
+DEFINE_BIND(bind_render, ct_render_api_v3,
             BIND_VERSION(1, ct_render_api_v1, RENDER_V1)
-                BIND_VERSION(2, ct_render_api_v2, RENDER_V2))
+                BIND_VERSION(2, ct_render_api_v2, RENDER_V2)
+                    BIND_VERSION(3, ct_render_api_v3, RENDER_V3))
 
 DEFINE_BIND(bind_animation, ct_animation_api_v1, BIND_VERSION(1, ct_animation_api_v1, ANIMATION_V1))
 
@@ -873,6 +878,44 @@ static int render_debug_draw(ct_world_o *w)
     return r;
 }
 
+static void *execute_frame(void *result)
+{
+    *(int *)result = render->execute(NULL, 0, NULL, NULL);
+    return NULL;
+}
+
+/* render v3: a null-backend frame prepared here and executed on another thread has the display
+ * list render() builds; it is executed once; the shadow cap is taken (no shadow layer here). */
+static int render_split_frame(ct_world_o *w)
+{
+    static const char camera_unit[] = "entities = [ { components = { transform = {} camera = { fov "
+                                      "= 60 near = 0.1 far = 100 } } } ]";
+    int r = resource->load_source("unit", "matrix/camera3", camera_unit, sizeof camera_unit - 1);
+    if (r)
+        return r;
+    const ct_entity_t camera = spawn_unit_at(w, "matrix/camera3", (const float[3]){20, 3, 30});
+    r = render->set_backend("null");
+    render->set_max_shadow_size(512);
+    if (!r)
+        r = render->render(w, camera);
+    const ct_render_stats_t whole = render->stats();
+    if (!r)
+        r = render->prepare(w, camera);
+    const ct_render_stats_t prepared = render->stats();
+    int executed = CT_ERR_INVALID;
+    pthread_t t;
+    if (!r && pthread_create(&t, NULL, execute_frame, &executed) == 0)
+        pthread_join(t, NULL);
+    const int again = render->execute(NULL, 0, NULL, NULL);
+    render->set_max_shadow_size(0);
+    entity->destroy(camera);
+    resource->unload("unit", "matrix/camera3");
+    if (!r && (executed != 0 || again != CT_ERR_INVALID || prepared.frame != whole.frame + 1 ||
+               prepared.packets != 2 || prepared.command_hash != whole.command_hash))
+        r = CT_ERR_INVALID;
+    return r;
+}
+
 /* input v1: a control named both ways, a bad name refused, a key press injected and an event of
  * no type refused. */
 static int input_controls(ct_world_o *w)
@@ -966,6 +1009,7 @@ static const struct {
     {MATRIX_INPUT_CONTROLS, input_controls},
     {MATRIX_CLOCK_SCALE, clock_scale},
     {MATRIX_ISLANDS_RUN, islands_run},
+    {MATRIX_RENDER_SPLIT_FRAME, render_split_frame},
 };
 
 /* Runs each added feature; a feature that ran and gave its expected result sets its bit. */
@@ -1085,7 +1129,7 @@ static const ct_api_need_t required[] = {
     CT_API_NEED_RANGE("ct.transform", 1, 4),
     CT_API_NEED_RANGE("ct.physics", 1, 5),
     CT_API_NEED_RANGE("ct.component", 1, 2),
-    CT_API_NEED_RANGE("ct.render", 1, 2),
+    CT_API_NEED_RANGE("ct.render", 1, 3),
     CT_API_NEED("ct.animation", 1),
     CT_API_NEED("ct.network", 1),
     CT_API_NEED_RANGE("ct.lua", 1, 2),

@@ -916,6 +916,39 @@ static void test_pile_in_one_spot_is_bounded(void **state)
     physics__scene_free(&s);
 }
 
+/* A million rotating bodies dropped into one spot: the step's pairs stop at the world's ceiling
+ * (SOLVER_MAX_PAIR_LIMIT, here lowered to 65,536 so the test stays quick: the per-body rule alone
+ * would have allowed 64 million, some 64 GB of contacts), the step ends, reports the cut, and
+ * its memory stays linear in the bodies. */
+static void test_million_in_one_spot_is_bounded(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    assert_int_equal(s.pair_ceiling, SOLVER_MAX_PAIR_LIMIT);
+    s.pair_ceiling = 65536u;
+    const uint32_t n = 1000000u;
+    assert_int_equal(physics__bodies_reserve(&s.bodies, n), 0);
+    for (uint32_t id = 1; id <= n; id++) {
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_SPHERE,
+                                        .radius = 0.5f,
+                                        .mass = 1.0f,
+                                        .friction = 0.5f,
+                                        .position = {0.0f, 1.0f, 0.0f}};
+        assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){id}, &d), 0);
+    }
+    assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    assert_int_equal(s.report.pair_limit, 65536u);
+    assert_true(s.rigid.num_contacts <= 65536u);
+    print_message("1,000,000 bodies in one spot: %u pairs, %u contacts, %.1f MB live\n",
+                  s.num_pairs, s.rigid.num_contacts, (double)alloc.live_bytes / 1e6);
+    assert_true(alloc.live_bytes < 1000u * 1000u * 1000u);
+    for (uint32_t id = 1; id <= n; id += 997)
+        assert_true(v3_finite(pos(&s, id)));
+    physics__scene_free(&s);
+}
+
 /* A box across n x n static tiles has a pair with every one: more than the room a slice of
  * moving boxes gets for its fixed pairs (4 a box), so the slice asks again one box at a time;
  * and past the step's pair limit the pairs are cut there and reported. */
@@ -1320,6 +1353,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_removing_support_wakes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queries_reuse_the_step_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pile_in_one_spot_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_million_in_one_spot_is_bounded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_box_on_many_tiles, setup, teardown),
         cmocka_unit_test_setup_teardown(test_layers_and_masks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_event_stream_skips_unknown_types, setup, teardown),

@@ -5,7 +5,9 @@
  * meshes, components, paths leaving the project), the pipeline's hot reload through the kernel's
  * followed sources (a broken edit keeps the old one; a FIFO or a link to /dev/zero in its place
  * neither hangs nor grows memory; a source over 64 KiB reloads), a material reloaded under
- * instances that keep drawing, the Lua module's checks, and a screenshot through the gl backend.
+ * instances that keep drawing, the Lua module's checks, a screenshot through the gl backend, and
+ * a frame prepared on the main thread and executed on another (ct.render v3) giving the same
+ * pixels, with the shadow map capped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -26,6 +29,7 @@
 #include "ct_entity.h"
 #include "ct_lua.h"
 #include "ct_render.h"
+#include "ct_render_frame.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
 #include "ct_world.h"
@@ -73,7 +77,8 @@ static void boot(uint32_t jobs)
     lua = test_kernel_api(CT_LUA_API, 1);
     assert_non_null(render);
     assert_non_null(test_kernel_api(CT_RENDER_API, 2));
-    assert_null(test_kernel_api(CT_RENDER_API, 3));
+    assert_non_null(test_kernel_api(CT_RENDER_API, 3));
+    assert_null(test_kernel_api(CT_RENDER_API, 4));
     assert_int_equal(render->set_backend("null"), 0);
 }
 
@@ -723,6 +728,181 @@ static void test_gl_screenshot(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* The shadow map's size in the last frame, read back from a capture (its pipeline). */
+static uint32_t capture_shadow_size(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/size.capture", project);
+    assert_int_equal(render->capture(path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    render__pipeline p;
+    assert_int_equal(fseek(f, 8, SEEK_SET), 0);
+    assert_int_equal(fread(&p, sizeof p, 1, f), 1);
+    fclose(f);
+    return p.shadow_size;
+}
+
+typedef struct execute_job {
+    const ct_render_api_v3 *v3;
+    uint8_t *rgba;
+    size_t capacity;
+    uint32_t width, height;
+    int result;
+} execute_job;
+
+static void *execute_on_thread(void *arg)
+{
+    execute_job *j = arg;
+    j->result = j->v3->execute(j->rgba, j->capacity, &j->width, &j->height);
+    return NULL;
+}
+
+static int execute_elsewhere(execute_job *j)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, execute_on_thread, j), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    return j->result;
+}
+
+/* ct.render v3: a frame prepared here and executed on another thread is the frame render()
+ * draws, pixel for pixel; the main thread keeps the context afterwards (a screenshot, a mesh
+ * loaded); execute with nothing prepared or a short buffer is refused; the shadow map is capped
+ * and uncapped. */
+static void test_frame_on_a_thread(void **state)
+{
+    (void)state;
+    boot(2);
+    const ct_render_api_v3 *v3 = test_kernel_api(CT_RENDER_API, 3);
+    const ct_render_frame_api_v1 *frame = test_kernel_api(CT_RENDER_FRAME_API, 1);
+    assert_non_null(v3);
+    assert_non_null(frame);
+    ct_entity_t camera;
+    ct_world_o *w = scene(5, &camera, NULL);
+    assert_int_equal(load("render_config", "shadowed",
+                          "resolution = [160 90] layers = [ { name = \"shadow\" shadow = { size = "
+                          "1024 extent = 8 } } { name = \"opaque\" clear_depth = 1 } ]"),
+                     0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+    assert_int_equal(render->set_backend("gl"), 0);
+    assert_int_equal(v3->execute(NULL, 0, NULL, NULL), CT_ERR_INVALID); /* nothing prepared */
+
+    enum { W = 160, H = 90, SIZE = W * H * 4 };
+    static uint8_t drawn[SIZE], threaded[SIZE];
+    uint32_t width = 0, height = 0;
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(frame->read(drawn, SIZE, &width, &height), 0);
+    assert_int_equal(capture_shadow_size(), 1024);
+    const uint64_t hash = render->stats().command_hash;
+
+    assert_int_equal(v3->prepare(w, camera), 0);
+    assert_int_equal(render->stats().command_hash, hash); /* stats describe the prepared frame */
+    execute_job job = {.v3 = v3, .rgba = threaded, .capacity = SIZE};
+    assert_int_equal(execute_elsewhere(&job), 0);
+    assert_int_equal(job.width, W);
+    assert_int_equal(job.height, H);
+    assert_memory_equal(threaded, drawn, SIZE);
+    assert_int_equal(v3->execute(NULL, 0, NULL, NULL), CT_ERR_INVALID); /* executed once */
+
+    /* The context is back on this thread for what needs it. */
+    char path[300];
+    snprintf(path, sizeof path, "%s/threaded.png", project);
+    assert_int_equal(render->screenshot(path), 0);
+    assert_int_equal(load("mesh", "cube2", "source = \"cube.obj\""), 0);
+    resource->unload("mesh", "cube2");
+    memset(threaded, 0, SIZE);
+    assert_int_equal(frame->read(threaded, SIZE, &width, &height), 0);
+    assert_memory_equal(threaded, drawn, SIZE);
+
+    /* A short buffer: the frame is drawn, the size it needs said, nothing copied. */
+    assert_int_equal(v3->prepare(w, camera), 0);
+    job = (execute_job){.v3 = v3, .rgba = threaded, .capacity = 16};
+    assert_int_equal(execute_elsewhere(&job), CT_ERR_INVALID);
+    assert_int_equal(job.width, W);
+    assert_int_equal(job.height, H);
+
+    /* The cap: the map drawn smaller, clamped to 64..4096, and back. */
+    v3->set_max_shadow_size(256);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(capture_shadow_size(), 256);
+    assert_int_equal(frame->read(threaded, SIZE, &width, &height), 0);
+    v3->set_max_shadow_size(3);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(capture_shadow_size(), 64);
+    v3->set_max_shadow_size(100000); /* above the pipeline's own: its own */
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(capture_shadow_size(), 1024);
+    v3->set_max_shadow_size(0);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(capture_shadow_size(), 1024);
+    assert_int_equal(frame->read(threaded, SIZE, &width, &height), 0);
+    assert_memory_equal(threaded, drawn, SIZE);
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
+/* The point and spot lights' count of the last frame, read back from a capture. */
+static float capture_local_lights(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/lights.capture", project);
+    assert_int_equal(render->capture(path), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    render__frame_lights lights;
+    assert_int_equal(fseek(f, 8 + (long)sizeof(render__pipeline) + 64, SEEK_SET), 0);
+    assert_int_equal(fread(&lights, sizeof lights, 1, f), 1);
+    fclose(f);
+    return lights.v[1][3];
+}
+
+/* A frame without point or spot lights draws the lean lit program (no lights' loop): the same
+ * pixels, exactly, as the full program with a point light that reaches nothing. Fails if the lean
+ * variant drops anything else, or is not used (then nothing differs: see the frame with the light
+ * in reach, which must differ). */
+static void test_lean_lit_same_pixels(void **state)
+{
+    (void)state;
+    boot(2);
+    const ct_render_frame_api_v1 *frame = test_kernel_api(CT_RENDER_FRAME_API, 1);
+    ct_entity_t camera;
+    ct_world_o *w = scene(5, &camera, NULL);
+    assert_int_equal(load("render_config", "shadowed",
+                          "resolution = [160 90] layers = [ { name = \"shadow\" shadow = { size = "
+                          "512 extent = 8 } } { name = \"opaque\" clear_depth = 1 } ]"),
+                     0);
+    assert_int_equal(render->set_pipeline("shadowed"), 0);
+    resource->unload("render_config", "shadowed");
+    assert_int_equal(render->set_backend("gl"), 0);
+    enum { SIZE = 160 * 90 * 4 };
+    static uint8_t lean[SIZE], full[SIZE], lit[SIZE];
+    uint32_t width, height;
+    assert_int_equal(render->render(w, camera), 0);
+    assert_true(capture_local_lights() == 0.0f);
+    assert_int_equal(frame->read(lean, SIZE, &width, &height), 0);
+    assert_int_equal(load("unit", "far_lamp",
+                          "entities = [ { components = { transform = {} light = { type = "
+                          "\"point\" color = [1 1 1] intensity = 4 range = 0.5 } } } ]"),
+                     0);
+    const ct_entity_t lamp = worlds->spawn_unit(w, "far_lamp", (float[3]){0, 40, -40}, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_true(capture_local_lights() == 1.0f);
+    assert_int_equal(frame->read(full, SIZE, &width, &height), 0);
+    assert_memory_equal(lean, full, SIZE);
+    /* The same lamp beside the lit cube (at 0 1 0): now the loop adds light. */
+    entity->destroy(lamp);
+    const ct_entity_t near = worlds->spawn_unit(w, "far_lamp", (float[3]){0, 1, 0.9f}, NULL);
+    assert_int_equal(render->render(w, camera), 0);
+    assert_int_equal(frame->read(lit, SIZE, &width, &height), 0);
+    assert_memory_not_equal(lean, lit, SIZE);
+    entity->destroy(near);
+    resource->unload("unit", "far_lamp");
+    release_scene(w);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 /* Puts a build at `path` the way a compiler would: a new file renamed into place. */
 static void install(const char *built, const char *path)
 {
@@ -778,6 +958,8 @@ int main(void)
         cmocka_unit_test(test_shadow_is_stable),
         cmocka_unit_test(test_lua),
         cmocka_unit_test(test_gl_screenshot),
+        cmocka_unit_test(test_frame_on_a_thread),
+        cmocka_unit_test(test_lean_lit_same_pixels),
         cmocka_unit_test(test_hot_reload),
     };
     return cmocka_run_group_tests(tests, make_project, remove_project);

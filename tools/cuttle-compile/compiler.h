@@ -4,6 +4,8 @@
 #ifndef CT_TOOLS_COMPILER_H
 #define CT_TOOLS_COMPILER_H
 
+#include <stdio.h>
+
 #include "resources/resources_internal.h"
 
 /* Compiles every source file under project_dir whose extension is a registered type into
@@ -14,6 +16,46 @@ int compiler__compile_project(const char *project_dir, uint32_t *compiled, uint3
 /* The same, compiling every source whatever the manifest says when `force` (--force). */
 int compiler__compile_project_ex(const char *project_dir, bool force, uint32_t *compiled,
                                  uint32_t *up_to_date, uint32_t *failed);
+
+/* A compile session (compile.c): the manifest in memory across runs, for --watch. A run of the
+ * whole project walks it; a run of changed paths looks only at them, at the sources whose
+ * references name them (kept in memory from the first run) and at the sources that failed,
+ * and appends what changed to the manifest's journal instead of writing it whole. */
+typedef struct compile_run_t compiler_session_t;
+typedef struct compiler_counts_t {
+    uint32_t compiled, up_to_date, failed;
+} compiler_counts_t;
+/* Reads the manifest (and its journal). NULL, having logged why, for a missing project folder.
+ * `watching`: keep what each source references, the folders and the failed sources. */
+compiler_session_t *compiler__session_open(const char *project_dir, bool force, bool watching);
+/* Walks and compiles the whole project as compiler__compile_project does; writes the manifest
+ * whole (folding its journal in). 0, or a negative ct_error when anything failed. */
+int compiler__session_compile_all(compiler_session_t *s, compiler_counts_t *counts);
+/* Compiles after a change of the project-relative `paths` (files or folders that changed,
+ * appeared or went): those that are sources, the sources that read a changed file, those that
+ * reference a source that appeared or went, and the sources that failed before. The manifest's
+ * journal gets one append. Needs a session opened with `watching` and its compile_all first. */
+int compiler__session_compile_changed(compiler_session_t *s, const char *const *paths, uint32_t n,
+                                      compiler_counts_t *counts);
+/* Compiles the sources among the project-relative `paths` and the sources that read any of them
+ * (their manifest entries' files), without a walk, for `cuttle-compile --changed`: told what
+ * changed, it looks at nothing else. A path that is no longer there, a source the manifest does
+ * not know (new), a folder or a bad path would need what only a walk knows (who names it): the
+ * run walks the project then, as compile_all. Appends to the journal like compile_changed. */
+int compiler__session_compile_named(compiler_session_t *s, const char *const *paths, uint32_t n,
+                                    compiler_counts_t *counts);
+/* The folders the session follows; `generation` changes whenever the list does. Valid until
+ * the next compile. */
+const char *const *compiler__session_folders(const compiler_session_t *s, uint32_t *count,
+                                             uint32_t *generation);
+/* Writes the manifest whole if the journal holds anything, and frees. NULL is fine. */
+int compiler__session_close(compiler_session_t *s);
+
+/* watch.c: `cuttle-compile --watch`: compiles the whole project, then each change as the file
+ * system reports it (libuv's fs events), printing "compiled N, up to date M, failed K" to `out`
+ * after every run, until SIGINT or SIGTERM; then writes the manifest whole. Returns 0, or 1 when
+ * the session could not start or its manifest could not be written. */
+int compiler__watch(const char *project_dir, bool force, FILE *out);
 
 /* write_file.c: writes through a temporary file and a rename, creating parent folders. */
 int compiler__write_file(const char *path, const void *data, size_t size);
@@ -47,6 +89,11 @@ typedef struct compiler_manifest_entry_t {
      * differs now, the source is compiled again. */
     char *provider;
     char *formats;
+    /* In memory only, kept by --watch: what the source's references name, each the 64-bit hash
+     * of a project-relative path ("units/crate.unit" for a unit, the path for a file), with the
+     * low bit set for a file the compile read (whose content, not only existence, matters). */
+    uint64_t *uses;
+    uint32_t num_uses;
     bool seen; /* set by compile.c while walking */
 } compiler_manifest_entry_t;
 
@@ -62,12 +109,23 @@ typedef struct compiler_manifest_t {
 } compiler_manifest_t;
 
 /* A missing manifest reads as empty; a corrupt one is reported and reads as empty (so
- * everything is recompiled). */
-void compiler__manifest_read(compiler_manifest_t *m, const char *path);
+ * everything is recompiled). Its journal (path + ".journal") is applied after it; returns how
+ * many of the journal's records were. */
+uint32_t compiler__manifest_read(compiler_manifest_t *m, const char *path);
 /* The same from text in memory; `path` names it in messages. */
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
                               const char *path);
+/* Writes the whole manifest (through a temporary file) and then removes its journal. */
 int compiler__manifest_write(const compiler_manifest_t *m, const char *path);
+/* Applies journal records (see manifest.c) in order, up to the first that is cut short or
+ * damaged; `path` names the journal in messages. Returns how many were applied. */
+uint32_t compiler__manifest_replay(compiler_manifest_t *m, const char *text, size_t size,
+                                   const char *path);
+/* One journal record without its newline: the entry `e`, or when e is NULL the removal of the
+ * source `removed`. Free with cJSON_free; NULL when out of memory. */
+char *compiler__manifest_record(const compiler_manifest_entry_t *e, const char *removed);
+/* Appends records (whole lines) to the journal of the manifest at `path` in one write. */
+int compiler__manifest_append(const char *path, const char *records, size_t size);
 /* The entry of `path`, or NULL; in constant time. Valid until the next put or remove. */
 compiler_manifest_entry_t *compiler__manifest_find(compiler_manifest_t *m, const char *path);
 /* Adds or replaces the entry for e->path (the path and the files are copied). */

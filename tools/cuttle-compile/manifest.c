@@ -15,15 +15,28 @@
  * many warnings it gave, so that --strict can compile it again (and fail) rather than call it up
  * to date. Version 1 had neither: such a manifest is read as empty, everything is compiled once.
  *
+ * compiled/manifest.json.journal holds what changed since manifest.json was written, one record
+ * a line, appended by `cuttle-compile --watch` so that one edit costs one small append rather
+ * than rewriting an entry per source: a line is an entry as above (it replaces the source's
+ * entry) or {"remove": PATH}. A reader applies the lines in order over manifest.json and stops at
+ * the first line that is not a whole record (an append cut short by a crash or a full disk):
+ * what it would have said is then simply not known, and a source whose entry is older than its
+ * file compiles again, so a cut journal never makes anything look up to date that is not.
+ * Writing manifest.json whole folds the journal in and removes it; a crash between the two
+ * replays records the new file already holds, which changes nothing.
+ *
  * JSON rather than binary because it is read once per compile and people do open it when
  * wondering why something was (not) rebuilt. The hash is a hex string because a 64-bit value
  * does not survive a double. Since the file only ever saves work, a damaged one is reported and
  * ignored: everything is then recompiled.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -113,15 +126,75 @@ static bool parse_entry(const cJSON *obj, compiler_manifest_entry_t *e,
     return true;
 }
 
-void compiler__manifest_read(compiler_manifest_t *m, const char *path)
+static bool journal_path(const char *path, char *out, size_t out_size)
+{
+    const int n = snprintf(out, out_size, "%s.journal", path);
+    return n > 0 && (size_t)n < out_size;
+}
+
+uint32_t compiler__manifest_read(compiler_manifest_t *m, const char *path)
 {
     *m = (compiler_manifest_t){0};
+    uint32_t records = 0;
     uint64_t size;
     uint8_t *text = resources__read_file(path, &size);
-    if (!text)
-        return;
-    compiler__manifest_parse(m, (const char *)text, (size_t)size, path);
-    ct_free(resources__allocator(), text, (size_t)size + 1);
+    if (text) {
+        compiler__manifest_parse(m, (const char *)text, (size_t)size, path);
+        ct_free(resources__allocator(), text, (size_t)size + 1);
+    }
+    char journal[RESOURCES_PATH_SIZE];
+    if (journal_path(path, journal, sizeof journal) &&
+        (text = resources__read_file(journal, &size))) {
+        records = compiler__manifest_replay(m, (const char *)text, (size_t)size, journal);
+        ct_free(resources__allocator(), text, (size_t)size + 1);
+    }
+    return records;
+}
+
+uint32_t compiler__manifest_replay(compiler_manifest_t *m, const char *text, size_t size,
+                                   const char *path)
+{
+    compiler_manifest_file_t *files =
+        ct_alloc(resources__allocator(), RESOURCES_MAX_FILES * sizeof *files);
+    if (!files) {
+        log__warning("%s: out of memory reading it; recompiling everything", path);
+        compiler__manifest_free(m);
+        return 0;
+    }
+    uint32_t applied = 0;
+    for (size_t at = 0; at < size;) {
+        const char *line = text + at;
+        const char *end = memchr(line, '\n', size - at);
+        if (!end) {
+            log__info("%s: its last record was cut short (record %u); the sources it named "
+                      "compile again",
+                      path, applied + 1);
+            break;
+        }
+        cJSON *record = cJSON_ParseWithLength(line, (size_t)(end - line));
+        const cJSON *gone = cJSON_GetObjectItemCaseSensitive(record, "remove");
+        compiler_manifest_entry_t e;
+        bool ok;
+        if (cJSON_IsString(gone)) {
+            compiler_manifest_entry_t *was = compiler__manifest_find(m, gone->valuestring);
+            if (was)
+                compiler__manifest_remove(m, was);
+            ok = true;
+        } else if ((ok = record && parse_entry(record, &e, files))) {
+            ok = compiler__manifest_put(m, &e) == 0;
+        }
+        cJSON_Delete(record);
+        if (!ok) {
+            log__warning("%s: record %u is damaged; it and the records after it are ignored "
+                         "(their sources compile again)",
+                         path, applied + 1);
+            break;
+        }
+        applied++;
+        at = (size_t)(end - text) + 1;
+    }
+    ct_free(resources__allocator(), files, RESOURCES_MAX_FILES * sizeof *files);
+    return applied;
 }
 
 void compiler__manifest_parse(compiler_manifest_t *m, const char *text, size_t size,
@@ -224,7 +297,46 @@ int compiler__manifest_write(const compiler_manifest_t *m, const char *path)
         return CT_ERR_NOMEM;
     int rc = compiler__write_file(path, text, strlen(text));
     cJSON_free(text);
+    /* The new file holds what the journal said: only now may the journal go. */
+    char journal[RESOURCES_PATH_SIZE];
+    if (!rc && journal_path(path, journal, sizeof journal) && remove(journal) != 0 &&
+        errno != ENOENT)
+        rc = CT_ERR_IO;
     return rc;
+}
+
+char *compiler__manifest_record(const compiler_manifest_entry_t *e, const char *removed)
+{
+    cJSON *obj = e ? entry_json(e) : cJSON_CreateObject();
+    if (obj && !e && !cJSON_AddStringToObject(obj, "remove", removed)) {
+        cJSON_Delete(obj);
+        obj = NULL;
+    }
+    char *text = obj ? cJSON_PrintUnformatted(obj) : NULL;
+    cJSON_Delete(obj);
+    return text;
+}
+
+int compiler__manifest_append(const char *path, const char *records, size_t size)
+{
+    char journal[RESOURCES_PATH_SIZE];
+    if (!journal_path(path, journal, sizeof journal))
+        return CT_ERR_INVALID;
+    const int fd = open(journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return CT_ERR_IO;
+    /* One write for the whole batch: a crash cuts at most its tail, which the reader drops. */
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n = write(fd, records + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    const bool closed = close(fd) == 0;
+    return done == size && closed ? 0 : CT_ERR_IO;
 }
 
 static uint32_t home_slot(const compiler_manifest_t *m, const char *path)
@@ -330,6 +442,22 @@ static void free_strings(compiler_manifest_entry_t *e)
         free_string(e->provider);
     if (e->formats)
         free_string(e->formats);
+    if (e->uses)
+        ct_free(resources__allocator(), e->uses, e->num_uses * sizeof *e->uses);
+    e->uses = NULL;
+    e->num_uses = 0;
+}
+
+/* A copy of the entry's uses (NULL for none); false when out of memory. */
+static bool copy_uses(const compiler_manifest_entry_t *e, uint64_t **out)
+{
+    *out = NULL;
+    if (!e->num_uses)
+        return true;
+    *out = ct_alloc(resources__allocator(), e->num_uses * sizeof **out);
+    if (*out)
+        memcpy(*out, e->uses, e->num_uses * sizeof **out);
+    return *out != NULL;
 }
 
 int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry_t *e)
@@ -339,7 +467,8 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
         return CT_ERR_NOMEM;
     char *provider = copy_string(e->provider ? e->provider : "");
     char *formats = copy_string(e->formats ? e->formats : "");
-    if (!provider || !formats) {
+    uint64_t *uses = NULL;
+    if (!provider || !formats || !copy_uses(e, &uses)) {
         if (provider)
             free_string(provider);
         if (formats)
@@ -357,18 +486,23 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
         slot->files = files;
         slot->provider = provider;
         slot->formats = formats;
+        slot->uses = uses;
         return 0;
     }
     if (!reserve_slots(m)) {
         free_files(files, e->num_files);
         free_string(provider);
         free_string(formats);
+        if (uses)
+            ct_free(resources__allocator(), uses, e->num_uses * sizeof *uses);
         return CT_ERR_NOMEM;
     }
     if (!ct_array_reserve_of(resources__allocator(), &m->entries, &m->capacity, m->count + 1, 64)) {
         free_files(files, e->num_files);
         free_string(provider);
         free_string(formats);
+        if (uses)
+            ct_free(resources__allocator(), uses, e->num_uses * sizeof *uses);
         return CT_ERR_NOMEM;
     }
     char *path = copy_string(e->path);
@@ -376,6 +510,8 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
         free_files(files, e->num_files);
         free_string(provider);
         free_string(formats);
+        if (uses)
+            ct_free(resources__allocator(), uses, e->num_uses * sizeof *uses);
         return CT_ERR_NOMEM;
     }
     m->entries[m->count] = *e;
@@ -383,6 +519,7 @@ int compiler__manifest_put(compiler_manifest_t *m, const compiler_manifest_entry
     m->entries[m->count].files = files;
     m->entries[m->count].provider = provider;
     m->entries[m->count].formats = formats;
+    m->entries[m->count].uses = uses;
     *slot_of(m, path) = ++m->count;
     return 0;
 }

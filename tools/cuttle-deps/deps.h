@@ -99,8 +99,8 @@ uint32_t deps_missing(const deps_index_t *ix, FILE *out);
 /* Resource sources that no chain of references from project.sjson (its boot script and roots)
  * reaches. */
 uint32_t deps_unused(const deps_index_t *ix, FILE *out);
-/* Different names (of resources, and types) with the same 64-bit hash: each pair names both
- * paths. `hash` is MurmurHash64A in the tool; the tests pass a weaker one to make a collision. */
+/* Different names (of resources, types, and files a compile named: the @file references) with
+ * the same 64-bit hash: each pair names both paths. `hash` is MurmurHash64A in the tool; the tests pass a weaker one to make a collision. */
 uint32_t deps_collisions(const deps_index_t *ix, uint64_t (*hash)(const char *s), FILE *out);
 /* The graph of resources and files with their references, as Graphviz DOT or JSON. */
 void deps_graph_dot(const deps_index_t *ix, FILE *out);

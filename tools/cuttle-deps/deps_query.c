@@ -204,8 +204,13 @@ uint32_t deps_collisions(const deps_index_t *ix, uint64_t (*hash)(const char *s)
     uint32_t n = 0;
     for (uint32_t i = 0; i < ix->num_nodes; i++) {
         const deps_node_t *node = &ix->nodes[i];
-        if (!node->resource)
+        /* A file a compile named (source_file, depends_on: an OBJ, a BVH) is loaded by its
+         * path's hash like a resource by its name's, so its path shares their hash space. */
+        if (!node->resource) {
+            if (node->first_user != DEPS_NONE)
+                all[n++] = (hashed_t){hash(node->path), node->path, node->path};
             continue;
+        }
         all[n++] = (hashed_t){hash(node->name), node->name, node->path};
         all[n++] = (hashed_t){hash(node->type), node->type, node->path};
     }

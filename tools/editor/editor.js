@@ -42,6 +42,9 @@ const editor = window.editor = {
   user: params.get('user') || localStorage.getItem('cuttle.user') || 'designer',
   frame: 0,
   camera: null,
+  frameOps: new Map(),  // frame n -> the "seq" of the last edit it shows (the frame message's "ops")
+  shownOps: 0,          // that of the frame on screen: an edit whose seq is at most this is drawn
+  opsSeq: 0,            // the "seq" of the last "ops" message taken
   eulerOrder: localStorage.getItem('cuttle.euler') || 'XYZ',
   lastEuler: new Map(), // object -> degrees shown last (the Euler filter keeps them continuous)
   conflicts: [],
@@ -177,6 +180,7 @@ function applyOps(m) {
   }
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
   editor.lastOps = m;
+  if (m.seq) editor.opsSeq = m.seq;
   render(touched, !outline);
   if (editor.onOps) editor.onOps(m);
 }
@@ -654,6 +658,8 @@ function renderInspector(touched) {
 // the renderer gives them, else as a PNG from /frame.png; either is drawn into the canvas.
 function showFrame(m) {
   editor.frame = m.n;
+  editor.frameOps.set(m.n, m.ops || 0);
+  if (editor.frameOps.size > 64) editor.frameOps.delete(editor.frameOps.keys().next().value);
   if (m.camera) editor.camera = m.camera;
   if (editor.pixels) return;
   const img = new Image();
@@ -661,6 +667,7 @@ function showFrame(m) {
     const canvas = $('frame');
     canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
     canvas.getContext('2d').drawImage(img, 0, 0);
+    if (m.n >= (editor.shown || 0)) editor.shownOps = m.ops || 0;
     editor.shown = Math.max(editor.shown || 0, m.n); drawOverlay();
   };
   img.src = withToken('/frame.png?n=' + m.n);
@@ -673,6 +680,7 @@ function drawPixels(buf) {
   if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
   canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(buf, 12, w * h * 4), w, h), 0, 0);
   editor.shown = n;
+  if (editor.frameOps.has(n)) editor.shownOps = editor.frameOps.get(n);
   drawOverlay();
   if (editor.onShown) editor.onShown(n);
 }

@@ -1,0 +1,297 @@
+/*
+ * Bad input (issue 20), through the module's API as a game reaches it: NaN or huge values in
+ * shapes, inertia and joint anchors are refused with a message naming the world, the entity and
+ * the field; extreme values inside the ranges simulate and stay in them; a joint to a destroyed
+ * body goes with it (nothing dangles: its handle answers CT_ERR_NOT_FOUND, a new joint to the dead
+ * entity is refused); a chain of 10,000 ball joints steps and stays joined, and goes in one
+ * destroy. (A million bodies in one spot is in test_physics_core: it needs the step's insides.)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "base/log.h"
+#include "ct_entity.h"
+#include "ct_physics.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const test_world_t *t;
+static const ct_physics_api_v4 *p4;
+
+static char captured[4096];
+static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)level, (void)tag;
+    const size_t used = strlen(captured);
+    snprintf(captured + used, sizeof captured - used, "%s\n", text);
+}
+
+static int boot(void **state)
+{
+    (void)state;
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    const kernel_desc_t desc = test_kernel_desc(paths, 3);
+    t = test_world_boot(&desc, "bad_input");
+    p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    assert_non_null(p4);
+    return 0;
+}
+
+static const float step = 1.0f / 60.0f;
+
+static ct_rigid_body_desc_t sphere(float x, float y, float z, float r)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_SPHERE,
+                                  .radius = r,
+                                  .mass = 1.0f,
+                                  .friction = 0.5f,
+                                  .position = {x, y, z}};
+}
+
+/* The call is refused and the log names the world, the entity and `field`. */
+static void expect_refused(int err, ct_world_o *w, ct_entity_t e, const char *field)
+{
+    assert_int_equal(err, CT_ERR_INVALID);
+    char world[64], entity[64];
+    snprintf(world, sizeof world, "world %p", (void *)w);
+    snprintf(entity, sizeof entity, "entit%s %u", strstr(captured, "entities") ? "ies" : "y", e.id);
+    if (!strstr(captured, world) || !strstr(captured, entity) || !strstr(captured, field))
+        fail_msg("'%s' does not name %s, %s and %s", captured, world, entity, field);
+    captured[0] = '\0';
+}
+
+static void test_nan_and_huge_shapes_and_inertia(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_shapes"});
+    const ct_entity_t e = t->entity->create();
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    ct_rigid_body_desc_t d[12];
+    for (int k = 0; k < 12; k++)
+        d[k] = sphere(0, 1, 0, 0.5f);
+    d[0].radius = NAN;
+    d[1].radius = INFINITY;
+    d[2].radius = 2e4f; /* past CT_PHYSICS_MAX_SIZE */
+    d[3].shape = CT_BODY_BOX, d[3].half_extents[1] = NAN;
+    d[4].shape = CT_BODY_BOX, d[4].half_extents[0] = 3e38f;
+    d[5].shape = CT_BODY_CAPSULE, d[5].half_height = NAN;
+    d[6].shape = CT_BODY_CAPSULE, d[6].half_height = 1e30f;
+    d[7].inertia[0] = NAN, d[7].inertia[1] = 1, d[7].inertia[2] = 1;
+    d[8].inertia[0] = 1e30f, d[8].inertia[1] = 1, d[8].inertia[2] = 1;
+    d[9].inertia[0] = 1, d[9].inertia[1] = 0, d[9].inertia[2] = 1; /* one axis without */
+    d[10].position[1] = NAN;
+    d[11].mass = 1e30f;
+    static const char *const fields[12] = {
+        "radius",      "radius",  "radius",  "half_extents", "half_extents", "half_height",
+        "half_height", "inertia", "inertia", "inertia",      "position",     "mass"};
+    for (int k = 0; k < 12; k++) {
+        expect_refused(p4->add_rigid_body(w, e, &d[k]), w, e, fields[k]);
+        assert_int_equal(p4->body_count(w), 0);
+    }
+    log__set_sink(NULL, NULL);
+    t->worlds->destroy_world(w);
+    t->entity->destroy(e);
+}
+
+/* The extremes the ranges allow, together: a 1e4 m box under a 1 mm sphere of 1e-3 kg, a 1e9 kg
+ * box falling on it, a body of inertia [1e-9 1e15 1e-9] spun as fast as allowed. Two seconds of
+ * steps keep every body finite and in range, every rotation a rotation. */
+static void test_extremes_in_range_stay_in_range(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "extremes"});
+    ct_entity_t e[4];
+    t->entity->create_batch(e, 4);
+    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC,
+                                         .shape = CT_BODY_BOX,
+                                         .half_extents = {1e4f, 1e4f, 1e4f},
+                                         .position = {0, -1e4f, 0}};
+    ct_rigid_body_desc_t grain = sphere(0, 0.001f, 0, 0.001f);
+    grain.mass = CT_PHYSICS_MIN_MASS;
+    ct_rigid_body_desc_t heavy = {.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {1, 1, 1},
+                                  .mass = CT_PHYSICS_MAX_MASS,
+                                  .friction = 0.5f,
+                                  .position = {0, 3, 0},
+                                  .velocity = {0, -CT_PHYSICS_MAX_SPEED * 0.5f, 0}};
+    ct_rigid_body_desc_t spinner = sphere(10, 1, 0, 0.5f);
+    spinner.inertia[0] = CT_PHYSICS_MIN_INERTIA, spinner.inertia[1] = CT_PHYSICS_MAX_INERTIA,
+    spinner.inertia[2] = CT_PHYSICS_MIN_INERTIA;
+    spinner.angular_velocity[0] = CT_PHYSICS_MAX_ANGULAR_SPEED * 0.7f;
+    spinner.angular_velocity[2] = CT_PHYSICS_MAX_ANGULAR_SPEED * 0.7f;
+    const ct_rigid_body_desc_t *descs[4] = {&ground, &grain, &heavy, &spinner};
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(p4->add_rigid_body(w, e[k], descs[k]), 0);
+    for (int s = 0; s < 120; s++) {
+        p4->simulate(w, step);
+        for (int k = 1; k < 4; k++) {
+            float p[3], v[3], q[4], av[3];
+            assert_int_equal(p4->position(w, e[k], p), 0);
+            assert_int_equal(p4->velocity(w, e[k], v), 0);
+            assert_int_equal(p4->rotation(w, e[k], q), 0);
+            assert_int_equal(p4->angular_velocity(w, e[k], av), 0);
+            for (int c = 0; c < 3; c++) {
+                assert_true(fabsf(p[c]) <= CT_PHYSICS_MAX_POSITION);
+                assert_true(fabsf(v[c]) <= CT_PHYSICS_MAX_SPEED);
+                assert_true(fabsf(av[c]) <= CT_PHYSICS_MAX_ANGULAR_SPEED);
+            }
+            assert_float_equal(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0f, 1e-3f);
+        }
+    }
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 4);
+}
+
+static void test_nan_and_huge_joint_anchors(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_anchors"});
+    ct_entity_t e[2];
+    t->entity->create_batch(e, 2);
+    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.5f), b = sphere(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    ct_joint_desc_t d[6];
+    for (int k = 0; k < 6; k++)
+        d[k] = (ct_joint_desc_t){.type = CT_JOINT_BALL, .anchor = {1, 1, 0}, .axis = {0, 1, 0}};
+    d[0].anchor[0] = NAN;
+    d[1].anchor[1] = INFINITY;
+    d[2].anchor[2] = -2e5f;
+    d[3].type = CT_JOINT_DISTANCE, d[3].anchor_b[0] = NAN;
+    d[4].type = CT_JOINT_DISTANCE, d[4].anchor_b[1] = 3e38f;
+    d[5].axis[0] = NAN;
+    static const char *const fields[6] = {"anchor",   "anchor",   "anchor",
+                                          "anchor_b", "anchor_b", "axis"};
+    ct_physics_joint_t j;
+    for (int k = 0; k < 6; k++)
+        expect_refused(p4->add_joint(w, e[0], e[1], &d[k], &j), w, e[0], fields[k]);
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p4->joint_count(w), 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 2);
+}
+
+/* A joint to a body that is destroyed goes with it: the handle answers CT_ERR_NOT_FOUND to every
+ * call, the surviving body falls freely, and a new joint naming the dead entity is refused. */
+static void test_joint_to_destroyed_body(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "dead_joint"});
+    p4->set_sleeping(w, false);
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.2f), b = sphere(0, 0, 0, 0.2f),
+                               c = sphere(3, 0, 0, 0.2f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[2], &c), 0);
+    const ct_joint_desc_t hold = {.type = CT_JOINT_BALL, .anchor = {0, 1, 0}, .axis = {0, 1, 0}};
+    const ct_joint_desc_t link = {.type = CT_JOINT_BALL, .anchor = {0, 0.5f, 0}, .axis = {0, 1, 0}};
+    ct_physics_joint_t j_top, j_link;
+    assert_int_equal(p4->add_joint(w, e[0], (ct_entity_t){0}, &hold, &j_top), 0);
+    assert_int_equal(p4->add_joint(w, e[1], e[0], &link, &j_link), 0);
+    for (int s = 0; s < 10; s++)
+        p4->simulate(w, step);
+    t->entity->destroy(e[0]); /* the body in the middle: both joints go */
+    assert_int_equal(p4->joint_count(w), 0);
+    float f[3], tq[3], v;
+    assert_int_equal(p4->joint_force(w, j_link, f, tq), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->joint_value(w, j_top, &v), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->set_joint_motor(w, j_link, 1, 1), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->remove_joint(w, j_link), CT_ERR_NOT_FOUND);
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[2], e[0], &link, &j), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->add_joint(w, e[0], e[2], &link, &j), CT_ERR_NOT_FOUND);
+    for (int s = 0; s < 30; s++)
+        p4->simulate(w, step);
+    float p[3];
+    assert_int_equal(p4->position(w, e[1], p), 0);
+    /* Half a second of free fall from where it hung: 1.226 m (and a little swing speed). */
+    assert_true(p[1] < -1.0f);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
+/* A chain of 10,000 balls (0.1 m, 1 kg, 0.25 m apart) held to the world at one end, dropped
+ * from the horizontal: it steps (one step's work is linear in its links), stays joined and
+ * finite, and one destroy of all its bodies takes every joint with it. */
+static void test_chain_of_10000(void **state)
+{
+    (void)state;
+    enum { N = 10000 };
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "chain"});
+    p4->set_sleeping(w, false);
+    ct_entity_t *e = malloc(N * sizeof *e);
+    assert_non_null(e);
+    t->entity->create_batch(e, N);
+    for (int k = 0; k < N; k++) {
+        const ct_rigid_body_desc_t d = sphere(0.25f * (float)k, 0, 0, 0.1f);
+        assert_int_equal(p4->add_rigid_body(w, e[k], &d), 0);
+        const ct_joint_desc_t link = {
+            .type = CT_JOINT_BALL, .anchor = {0.25f * (float)k - 0.125f, 0, 0}, .axis = {1, 0, 0}};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(w, e[k], k ? e[k - 1] : (ct_entity_t){0}, &link, &j), 0);
+    }
+    assert_int_equal(p4->joint_count(w), N);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    for (int s = 0; s < 30; s++)
+        p4->simulate(w, step);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    print_message(
+        "10,000 links: %.2f ms of CPU a step (this thread)\n",
+        ((double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6) / 30.0);
+    float worst = 0.0f, prev[3] = {-0.125f, 0, 0};
+    for (int k = 0; k < N; k++) {
+        float p[3];
+        assert_int_equal(p4->position(w, e[k], p), 0);
+        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+        const float d =
+            sqrtf((p[0] - prev[0]) * (p[0] - prev[0]) + (p[1] - prev[1]) * (p[1] - prev[1]) +
+                  (p[2] - prev[2]) * (p[2] - prev[2]));
+        const float gap = fabsf(d - (k ? 0.25f : 0.125f));
+        worst = gap > worst ? gap : worst;
+        memcpy(prev, p, sizeof p);
+    }
+    print_message("10,000 links after 30 steps: the largest change of a link's length %.4f m\n",
+                  (double)worst);
+    assert_true(worst < 0.05f);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    t->entity->destroy_batch(e, N);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    print_message("destroying the chain: %.3f ms of CPU\n",
+                  (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6);
+    assert_int_equal(p4->joint_count(w), 0);
+    assert_int_equal(p4->body_count(w), 0);
+    p4->simulate(w, step);
+    t->worlds->destroy_world(w);
+    free(e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nan_and_huge_shapes_and_inertia),
+        cmocka_unit_test(test_extremes_in_range_stay_in_range),
+        cmocka_unit_test(test_nan_and_huge_joint_anchors),
+        cmocka_unit_test(test_joint_to_destroyed_body),
+        cmocka_unit_test(test_chain_of_10000),
+    };
+    return cmocka_run_group_tests(tests, boot, test_world_shutdown);
+}
