@@ -162,7 +162,7 @@ static void read_vec3(const ct_data_o *src, const char *field, float out[3])
 static int compile_joint(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
-    const ct_resource_api_v3 *res = physics__m.resource;
+    const ct_resource_api_v6 *res = physics__m.resource;
     if (!res->check_fields(ctx, src, "joint", joint_fields, CT_ARRAY_COUNT(joint_fields)))
         return CT_ERR_BAD_DATA;
     joint_instance_t j = {.desc = {.axis = {0.0f, 1.0f, 0.0f}}};
