@@ -43,6 +43,13 @@ enum {
     CONTACT_TWIST = 64u,
 };
 
+/* A rigid contact's second flag byte: which recycle rotations are the body's rotation now (a
+ * static or sleeping body has not turned since) and are left out. */
+enum {
+    CONTACT_QA_NOW = 1u,
+    CONTACT_QB_NOW = 2u,
+};
+
 typedef struct snapshot__point {
     uint32_t entity;
     physics__v3 position, velocity, acceleration;
@@ -72,6 +79,13 @@ static void out_varint(snapshot__out *o, uint64_t v)
         v >>= 7;
     }
     out_u8(o, (uint8_t)v);
+}
+
+/* The rotation now of body entity e (key half), or NULL when it has no body. */
+static const physics__quat *body_rotation(const physics__bodies *b, uint64_t e)
+{
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
+    return i != UINT32_MAX ? &b->rotation[i] : NULL;
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -158,17 +172,26 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
                       (c->asleep ? CONTACT_ASLEEP : 0u) |
                       (any_bit(&c->friction, sizeof c->friction) ? CONTACT_FRICTION : 0u) |
                       (any_bit(&c->twist, sizeof c->twist) ? CONTACT_TWIST : 0u));
+        const physics__quat *qa = body_rotation(b, c->key >> 32),
+                            *qb = body_rotation(b, c->key & UINT32_MAX);
+        const uint8_t now =
+            (uint8_t)((qa && !memcmp(qa, &c->geo.qa, sizeof *qa) ? CONTACT_QA_NOW : 0u) |
+                      (qb && !memcmp(qb, &c->geo.qb, sizeof *qb) ? CONTACT_QB_NOW : 0u));
         out_varint(o, c->key - key);
         key = c->key;
         out_u8(o, flags);
-        out_put(o, c->id, n * sizeof *c->id);
+        out_u8(o, now);
+        for (uint32_t q = 0; q < n; q++)
+            out_varint(o, c->id[q]);
         out_put(o, c->jn, n * sizeof *c->jn);
         if (flags & CONTACT_FRICTION)
             out_put(o, &c->friction, sizeof c->friction);
         if (flags & CONTACT_TWIST)
             out_put(o, &c->twist, sizeof c->twist);
-        out_put(o, &c->geo.qa, sizeof c->geo.qa);
-        out_put(o, &c->geo.qb, sizeof c->geo.qb);
+        if (!(now & CONTACT_QA_NOW))
+            out_put(o, &c->geo.qa, sizeof c->geo.qa);
+        if (!(now & CONTACT_QB_NOW))
+            out_put(o, &c->geo.qb, sizeof c->geo.qb);
         out_put(o, &c->geo.d, sizeof c->geo.d);
         out_put(o, &c->geo.normal, sizeof c->geo.normal);
         out_put(o, c->geo.ra, n * sizeof *c->geo.ra);
@@ -259,14 +282,31 @@ static const char *snapshot__read(physics__scene *s, physics__points *p, const s
         c.count = n;
         c.touching = (flags & CONTACT_TOUCHING) != 0;
         c.asleep = (flags & CONTACT_ASLEEP) != 0;
-        in_take(in, c.id, n * sizeof *c.id);
+        const uint8_t now = in_u8(in);
+        for (uint32_t q = 0; q < n; q++) {
+            const uint64_t id = in_varint(in);
+            if (id > UINT32_MAX)
+                in->ok = false;
+            c.id[q] = (uint32_t)id;
+        }
         in_take(in, c.jn, n * sizeof *c.jn);
         if (flags & CONTACT_FRICTION)
             in_take(in, &c.friction, sizeof c.friction);
         if (flags & CONTACT_TWIST)
             in_take(in, &c.twist, sizeof c.twist);
-        in_take(in, &c.geo.qa, sizeof c.geo.qa);
-        in_take(in, &c.geo.qb, sizeof c.geo.qb);
+        /* Bodies come first: in a restore, the rotations now are those of the snapshot. */
+        const physics__quat *qa = body_rotation(b, key >> 32),
+                            *qb = body_rotation(b, key & UINT32_MAX);
+        if (((now & CONTACT_QA_NOW) && !qa) || ((now & CONTACT_QB_NOW) && !qb))
+            return "the snapshot's contacts name bodies the world does not have";
+        if (now & CONTACT_QA_NOW)
+            c.geo.qa = *qa;
+        else
+            in_take(in, &c.geo.qa, sizeof c.geo.qa);
+        if (now & CONTACT_QB_NOW)
+            c.geo.qb = *qb;
+        else
+            in_take(in, &c.geo.qb, sizeof c.geo.qb);
         in_take(in, &c.geo.d, sizeof c.geo.d);
         in_take(in, &c.geo.normal, sizeof c.geo.normal);
         in_take(in, c.geo.ra, n * sizeof *c.geo.ra);
