@@ -43,11 +43,13 @@ enum {
     CONTACT_TWIST = 64u,
 };
 
-/* A rigid contact's second flag byte: which recycle rotations are the body's rotation now (a
- * static or sleeping body has not turned since) and are left out. */
+/* A rigid contact's second byte: how each of its two recycle rotations (the bodies' rotations
+ * when its manifold was found) is written, two bits each, a's then b's. Contacts found in the same
+ * step share their bodies' rotations then, and a static or sleeping body has not turned since. */
 enum {
-    CONTACT_QA_NOW = 1u,
-    CONTACT_QB_NOW = 2u,
+    ROTATION_WRITTEN = 0u, /* its 16 bytes follow */
+    ROTATION_NOW = 1u,     /* the body's rotation now */
+    ROTATION_SEEN = 2u,    /* the last recycle rotation written for this body */
 };
 
 typedef struct snapshot__point {
@@ -79,13 +81,6 @@ static void out_varint(snapshot__out *o, uint64_t v)
         v >>= 7;
     }
     out_u8(o, (uint8_t)v);
-}
-
-/* The rotation now of body entity e (key half), or NULL when it has no body. */
-static const physics__quat *body_rotation(const physics__bodies *b, uint64_t e)
-{
-    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
-    return i != UINT32_MAX ? &b->rotation[i] : NULL;
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -137,8 +132,64 @@ static uint64_t in_varint(snapshot__in *in)
     return 0;
 }
 
+/* Per body instance, the last recycle rotation written (or read) for it. */
+typedef struct snapshot__seen {
+    physics__quat q;
+    uint32_t set;
+} snapshot__seen;
+
+static snapshot__seen *seen_alloc(const physics__scene *s)
+{
+    const size_t n = s->bodies.n ? s->bodies.n : 1u;
+    snapshot__seen *seen = ct_alloc(s->a, n * sizeof *seen);
+    if (seen)
+        memset(seen, 0, n * sizeof *seen);
+    return seen;
+}
+
+static void seen_free(const physics__scene *s, snapshot__seen *seen)
+{
+    if (seen)
+        ct_free(s->a, seen, (s->bodies.n ? s->bodies.n : 1u) * sizeof *seen);
+}
+
+/* How recycle rotation q of body entity e is written; a written one is remembered as seen. */
+static uint32_t rotation_code(const physics__bodies *b, snapshot__seen *seen, uint64_t e,
+                              const physics__quat *q)
+{
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
+    if (i == UINT32_MAX)
+        return ROTATION_WRITTEN;
+    if (!memcmp(&b->rotation[i], q, sizeof *q))
+        return ROTATION_NOW;
+    if (seen[i].set && !memcmp(&seen[i].q, q, sizeof *q))
+        return ROTATION_SEEN;
+    seen[i].q = *q;
+    seen[i].set = 1;
+    return ROTATION_WRITTEN;
+}
+
+/* Reads recycle rotation q of body entity e written with `code` (the bodies already read);
+ * false when the code names what is not there. */
+static bool rotation_read(const physics__bodies *b, snapshot__seen *seen, uint64_t e, uint32_t code,
+                          snapshot__in *in, physics__quat *q)
+{
+    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
+    if (code == ROTATION_WRITTEN) {
+        in_take(in, q, sizeof *q);
+        if (i != UINT32_MAX)
+            seen[i].q = *q, seen[i].set = 1;
+        return true;
+    }
+    if (i == UINT32_MAX || (code == ROTATION_SEEN && !seen[i].set) || code > ROTATION_SEEN)
+        return false;
+    *q = code == ROTATION_NOW ? b->rotation[i] : seen[i].q;
+    return true;
+}
+
 /* Everything after the header, into o (counted only when o->at is NULL). */
-static void snapshot__write(const physics__scene *s, const physics__points *p, snapshot__out *o)
+static void snapshot__write(const physics__scene *s, const physics__points *p, snapshot__seen *seen,
+                            snapshot__out *o)
 {
     const physics__bodies *b = &s->bodies;
     for (uint32_t i = 0; i < b->n; i++) {
@@ -172,15 +223,12 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
                       (c->asleep ? CONTACT_ASLEEP : 0u) |
                       (any_bit(&c->friction, sizeof c->friction) ? CONTACT_FRICTION : 0u) |
                       (any_bit(&c->twist, sizeof c->twist) ? CONTACT_TWIST : 0u));
-        const physics__quat *qa = body_rotation(b, c->key >> 32),
-                            *qb = body_rotation(b, c->key & UINT32_MAX);
-        const uint8_t now =
-            (uint8_t)((qa && !memcmp(qa, &c->geo.qa, sizeof *qa) ? CONTACT_QA_NOW : 0u) |
-                      (qb && !memcmp(qb, &c->geo.qb, sizeof *qb) ? CONTACT_QB_NOW : 0u));
+        const uint32_t code_a = rotation_code(b, seen, c->key >> 32, &c->geo.qa),
+                       code_b = rotation_code(b, seen, c->key & UINT32_MAX, &c->geo.qb);
         out_varint(o, c->key - key);
         key = c->key;
         out_u8(o, flags);
-        out_u8(o, now);
+        out_u8(o, (uint8_t)(code_a | code_b << 2));
         for (uint32_t q = 0; q < n; q++)
             out_varint(o, c->id[q]);
         out_put(o, c->jn, n * sizeof *c->jn);
@@ -188,9 +236,9 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
             out_put(o, &c->friction, sizeof c->friction);
         if (flags & CONTACT_TWIST)
             out_put(o, &c->twist, sizeof c->twist);
-        if (!(now & CONTACT_QA_NOW))
+        if (code_a == ROTATION_WRITTEN)
             out_put(o, &c->geo.qa, sizeof c->geo.qa);
-        if (!(now & CONTACT_QB_NOW))
+        if (code_b == ROTATION_WRITTEN)
             out_put(o, &c->geo.qb, sizeof c->geo.qb);
         out_put(o, &c->geo.d, sizeof c->geo.d);
         out_put(o, &c->geo.normal, sizeof c->geo.normal);
@@ -209,8 +257,12 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
 
 uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *p)
 {
+    snapshot__seen *seen = seen_alloc(s);
+    if (!seen)
+        return 0;
     snapshot__out o = {NULL, sizeof(snapshot__header)};
-    snapshot__write(s, p, &o);
+    snapshot__write(s, p, seen, &o);
+    seen_free(s, seen);
     return o.n <= UINT32_MAX ? (uint32_t)o.n : 0u;
 }
 
@@ -225,9 +277,13 @@ uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *
         SNAPSHOT_MAGIC,     SNAPSHOT_VERSION, need,        b->n,
         s->rigid.num_cache, s->num_cache,     s->joints.n, s->joints.next_id,
         s->characters.n,    p ? p->n : 0u,    s->woke,     0};
+    snapshot__seen *seen = seen_alloc(s);
+    if (!seen)
+        return 0;
     snapshot__out o = {buffer, 0};
     out_put(&o, &h, sizeof h);
-    snapshot__write(s, p, &o);
+    snapshot__write(s, p, seen, &o);
+    seen_free(s, seen);
     return need;
 }
 
@@ -235,7 +291,7 @@ uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *
  * the arrays need not have room); with apply true it writes the state into s and p, whose arrays
  * were made big enough, and which a check passed. NULL when it fits the world. */
 static const char *snapshot__read(physics__scene *s, physics__points *p, const snapshot__header *h,
-                                  snapshot__in *in, bool apply)
+                                  snapshot__seen *seen, snapshot__in *in, bool apply)
 {
     physics__bodies *b = &s->bodies;
     for (uint32_t i = 0; i < h->bodies; i++) {
@@ -282,7 +338,7 @@ static const char *snapshot__read(physics__scene *s, physics__points *p, const s
         c.count = n;
         c.touching = (flags & CONTACT_TOUCHING) != 0;
         c.asleep = (flags & CONTACT_ASLEEP) != 0;
-        const uint8_t now = in_u8(in);
+        const uint8_t codes = in_u8(in);
         for (uint32_t q = 0; q < n; q++) {
             const uint64_t id = in_varint(in);
             if (id > UINT32_MAX)
@@ -295,18 +351,9 @@ static const char *snapshot__read(physics__scene *s, physics__points *p, const s
         if (flags & CONTACT_TWIST)
             in_take(in, &c.twist, sizeof c.twist);
         /* Bodies come first: in a restore, the rotations now are those of the snapshot. */
-        const physics__quat *qa = body_rotation(b, key >> 32),
-                            *qb = body_rotation(b, key & UINT32_MAX);
-        if (((now & CONTACT_QA_NOW) && !qa) || ((now & CONTACT_QB_NOW) && !qb))
-            return "the snapshot's contacts name bodies the world does not have";
-        if (now & CONTACT_QA_NOW)
-            c.geo.qa = *qa;
-        else
-            in_take(in, &c.geo.qa, sizeof c.geo.qa);
-        if (now & CONTACT_QB_NOW)
-            c.geo.qb = *qb;
-        else
-            in_take(in, &c.geo.qb, sizeof c.geo.qb);
+        if (!rotation_read(b, seen, key >> 32, codes & 3u, in, &c.geo.qa) ||
+            !rotation_read(b, seen, key & UINT32_MAX, codes >> 2, in, &c.geo.qb))
+            return "the snapshot's contacts name bodies or rotations it does not have";
         in_take(in, &c.geo.d, sizeof c.geo.d);
         in_take(in, &c.geo.normal, sizeof c.geo.normal);
         in_take(in, c.geo.ra, n * sizeof *c.geo.ra);
@@ -348,9 +395,15 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
         return "the snapshot's size does not match its contents (cut short or damaged)";
     if (h.bodies != s->bodies.n || h.points != (p ? p->n : 0u))
         return "the world has other bodies or point masses than when it was saved";
+    snapshot__seen *seen = seen_alloc(s);
+    if (!seen)
+        return "out of memory while checking the snapshot";
     snapshot__in in = {(const uint8_t *)buffer + sizeof h, (const uint8_t *)buffer + size, true};
     /* Only reads: nothing is written with apply false. */
-    return snapshot__read((physics__scene *)s, (physics__points *)p, &h, &in, false);
+    const char *why =
+        snapshot__read((physics__scene *)s, (physics__points *)p, &h, seen, &in, false);
+    seen_free(s, seen);
+    return why;
 }
 
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
@@ -361,16 +414,22 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
     snapshot__header h;
     memcpy(&h, buffer, sizeof h);
     physics__rigid *r = &s->rigid;
+    snapshot__seen *seen = seen_alloc(s);
+    if (!seen)
+        return CT_ERR_NOMEM;
     if (physics__reserve(s->a, (void **)&r->cache, &r->cap_cache, h.rigid_cache,
                          sizeof *r->cache) ||
         physics__reserve(s->a, (void **)&s->cache, &s->cap_cache, h.cache, sizeof *s->cache) ||
         physics__reserve(s->a, (void **)&s->joints.j, &s->joints.cap, h.joints,
                          sizeof *s->joints.j) ||
         physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters,
-                         sizeof *s->characters.c))
+                         sizeof *s->characters.c)) {
+        seen_free(s, seen);
         return CT_ERR_NOMEM;
+    }
     snapshot__in in = {(const uint8_t *)buffer + sizeof h, (const uint8_t *)buffer + size, true};
-    snapshot__read(s, p, &h, &in, true);
+    snapshot__read(s, p, &h, seen, &in, true);
+    seen_free(s, seen);
     r->num_cache = h.rigid_cache;
     s->num_cache = h.cache;
     s->joints.n = h.joints;
