@@ -160,6 +160,26 @@ function Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz) end
 ---@param pz number
 function Actor.add_force_at(world, e, fx, fy, fz, px, py, pz) end
 
+---Makes e's static or kinematic body a sensor (trigger volume) or an ordinary body again. A sensor
+---collides with nothing; after each step it calls on_sensor_enter(other) and
+---on_sensor_leave(other) on e's script for the dynamic and kinematic bodies that came in or went
+---out, honouring both collision filters (api/ct_physics.h, sensors). A dynamic body is refused.
+---@param world ct.World
+---@param e ct.Entity
+---@param on boolean
+function Actor.set_sensor(world, e, on) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return boolean
+function Actor.is_sensor(world, e) end
+
+---The bodies inside sensor e at the end of the last step, by entity id (empty when e is no sensor).
+---@param world ct.World
+---@param e ct.Entity
+---@return ct.Entity[]
+function Actor.sensor_contents(world, e) end
+
 ---Joins two bodies (b 0: the world) with a joint; lower, upper or cone_angle turn its limit on,
 ---motor_speed or max_motor_force its motor (api/ct_physics.h, Joints).
 ---@param world ct.World
@@ -228,3 +248,42 @@ function Physics.add_character(world, e, desc) end
 ---@return number vy
 ---@return number vz
 function Physics.move_character(world, e, vx, vy, vz, dt) end
+
+---Gives e a rigid body shaped as the convex hull of points (api/ct_physics.h, Hulls): at most 64
+---points, refused when they are coplanar, duplicated, too few, NaN or huge. The body's position is
+---the hull's centre of mass.
+---@param world ct.World
+---@param e ct.Entity
+---@param points number[] x1, y1, z1, x2, ... in the body's frame
+---@param desc? {kind?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_hull(world, e, points, desc) end
+
+---Gives e a rigid body of several shapes (api/ct_physics.h, Compounds): each child a box
+---(half_extents), sphere (radius), capsule (radius, half_height) or hull (points), placed by its
+---position and rotation in the body's frame. Mass is shared by volume.
+---@param world ct.World
+---@param e ct.Entity
+---@param children {shape: "box"|"sphere"|"capsule"|"hull", half_extents?: number[], radius?: number, half_height?: number, points?: number[], position?: number[], rotation?: number[]}[]
+---@param desc? {kind?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_compound(world, e, children, desc) end
+
+---Gives e a static body of triangles (api/ct_physics.h, Meshes): vertices x y z triples, indices
+---three 1-based vertex numbers a triangle, counter-clockwise seen from the side it pushes out.
+---@param world ct.World
+---@param e ct.Entity
+---@param vertices number[]
+---@param indices integer[]
+---@param desc? {friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_mesh(world, e, vertices, indices, desc) end
+
+---Gives e a static height field: heights[r * columns + c + 1] is the height at (c * cell_x,
+---r * cell_z) of the body's frame, two triangles a cell, facing up.
+---@param world ct.World
+---@param e ct.Entity
+---@param heights number[] columns x rows of them
+---@param columns integer at least 2
+---@param rows integer at least 2
+---@param cell_x number
+---@param cell_z number
+---@param desc? {friction?: number, restitution?: number, position?: number[], rotation?: number[]}
+function Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc) end

@@ -359,6 +359,68 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     }
 }
 
+/* The point of triangle v[0..2] nearest to p (Ericson, Real-Time Collision Detection, 5.1.5). */
+static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
+{
+    const physics__v3 a = v[0], b = v[1], cc = v[2];
+    const physics__v3 ab = v3_sub(b, a), ac = v3_sub(cc, a), ap = v3_sub(p, a);
+    const float d1 = v3_dot(ab, ap), d2 = v3_dot(ac, ap);
+    if (d1 <= 0.0f && d2 <= 0.0f)
+        return a;
+    const physics__v3 bp = v3_sub(p, b);
+    const float d3 = v3_dot(ab, bp), d4 = v3_dot(ac, bp);
+    if (d3 >= 0.0f && d4 <= d3)
+        return b;
+    const float vc = d1 * d4 - d3 * d2;
+    if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f)
+        return v3_add(a, v3_scale(ab, d1 / (d1 - d3)));
+    const physics__v3 cp = v3_sub(p, cc);
+    const float d5 = v3_dot(ab, cp), d6 = v3_dot(ac, cp);
+    if (d6 >= 0.0f && d5 <= d6)
+        return cc;
+    const float vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f)
+        return v3_add(a, v3_scale(ac, d2 / (d2 - d6)));
+    const float va = d3 * d6 - d5 * d4;
+    if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f)
+        return v3_add(b, v3_scale(v3_sub(cc, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
+    const float den = 1.0f / (va + vb + vc);
+    return v3_add(a, v3_add(v3_scale(ab, vb * den), v3_scale(ac, vc * den)));
+}
+
+/* A ball or capsule against a triangle with an open or ridge edge: the segment's ends and its
+ * point nearest the triangle (found by projecting back and forth), each as a ball; the normal
+ * from the triangle (its face's when a centre lies on it). */
+static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
+{
+    const physics__v3 seg = v3_sub(c->p1, c->p0);
+    const float ss = v3_dot(seg, seg);
+    float t = 0.5f;
+    if (ss > 1e-12f)
+        for (int it = 0; it < 4; it++) {
+            const physics__v3 q = mesh__closest(tp->v, v3_add(c->p0, v3_scale(seg, t)));
+            t = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
+        }
+    const float ts[3] = {0.0f, 1.0f, t};
+    const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
+    for (uint32_t k = 0; k < used; k++) {
+        const physics__v3 x = v3_add(c->p0, v3_scale(seg, ts[k]));
+        const physics__v3 q = mesh__closest(tp->v, x), d = v3_sub(x, q);
+        const float dist = v3_len(d);
+        /* Behind the face: pushed out through its front, by its depth. */
+        const float side = v3_dot(d, tp->n[0]);
+        const physics__v3 n = dist > 1e-6f && side > 0.0f ? v3_scale(d, 1.0f / dist) : tp->n[0];
+        const float sep = (side > 0.0f ? dist : -dist) - c->radius;
+        if (sep > c->margin)
+            continue;
+        if (!o->count || sep < o->p[0].sep)
+            o->normal = n;
+        if (o->count < PHYSICS_MANIFOLD_MAX_CLIP)
+            o->p[o->count++] = (physics__manifold_point){
+                v3_sub(x, v3_scale(n, c->radius + 0.5f * sep)), sep, 0x600u + k};
+    }
+}
+
 static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
@@ -377,7 +439,7 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         if (c->poly)
             physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
         else
-            physics__poly_round_manifold(&tp, true, c->p0, c->p1, c->radius, c->margin, o);
+            mesh__round(c, &tp, o);
         /* An edge's normal may only lean from the face as far as the neighbours over its shared
          * edges do (its Voronoi region, roughly): past that it is a seam's normal, which kicks a
          * body sideways into the next triangle. Then the face's normal is the contact's. */

@@ -63,9 +63,9 @@ has() { grep -qF -- "$1" "$level" || { cat "$level"; fail "the merged level lack
 branch ours1 's/friction = 0.6/friction = 0.7/'
 branch theirs1 's/mass = 1 velocity/mass = 2 velocity/'
 [ "$(try_merge ours1 theirs1)" = 0 ] || { cat "$scratch/merge.out"; fail "1: different entities must merge"; }
-has "friction = 0.7"
+has "[50 0.5 50] friction = 0.7"
 has "mass = 2 velocity"
-spawns 10001
+spawns 10007
 echo "ok: different entities merge"
 
 # 2. Different fields of one entity, on adjacent lines (git's line merge would conflict).
@@ -75,7 +75,7 @@ branch theirs2 's/debug_name = { name = "floor" }/debug_name = { name = "ground"
 has "position = [0 -1 0]"
 has 'debug_name = { name = "ground" }'
 [ "$(git diff base -- "$level" | grep -c '^[-+] ')" = 4 ] || { git diff base; fail "2: only the two edited lines may change"; }
-spawns 10001
+spawns 10007
 echo "ok: different fields of one entity merge, adjacent lines and all"
 
 # 3. The same field: a conflict with both values named, ours kept, a record the compiler refuses.
@@ -84,7 +84,7 @@ branch theirs3 's/friction = 0.6/friction = 0.8/'
 [ "$(try_merge ours3 theirs3)" = 1 ] || { cat "$scratch/merge.out"; fail "3: the same field must conflict"; }
 grep -q "conflict entity 'floor' (id [0-9a-f]\{32\}) property 'components.body.friction': ours 0.7, theirs 0.8; kept ours" \
     "$scratch/merge.out" || { cat "$scratch/merge.out"; fail "3: the conflict is not reported as specified"; }
-has "friction = 0.7"
+has "[50 0.5 50] friction = 0.7"
 has 'property = "components.body.friction" ours = 0.7 theirs = 0.8 kept = "ours"'
 set +e
 "$compile" --project "$repo/demo" --modules "$modules" > "$scratch/compile.out" 2>&1
@@ -99,21 +99,21 @@ git merge --abort
 grep -q "conflicts (0 changes from theirs, 1 conflict)" "$scratch/check.out" || { cat "$scratch/check.out"; fail "3: --check output"; }
 git config merge.cuttle.driver "$merge --policy theirs %O %A %B %P"
 [ "$(try_merge ours3 theirs3)" = 0 ] || { cat "$scratch/merge.out"; fail "3: --policy theirs must resolve"; }
-has "friction = 0.8"
+has "[50 0.5 50] friction = 0.8"
 grep -q "resolved entity 'floor'.*chose theirs" "$scratch/merge.out" || { cat "$scratch/merge.out"; fail "3: the choice is not listed"; }
 # newest: the side committed later wins (ours here, then theirs).
 git reset -q --hard HEAD^1
 GIT_COMMITTER_DATE="2030-01-01T00:00:00" git commit -q --allow-empty -m "ours is newer"
 git config merge.cuttle.driver "$merge --policy newest %O %A %B %P"
 [ "$(try_merge ours3 theirs3)" = 0 ] || { cat "$scratch/merge.out"; fail "3: --policy newest must resolve"; }
-has "friction = 0.7"
+has "[50 0.5 50] friction = 0.7"
 git checkout -q theirs3
 GIT_COMMITTER_DATE="2031-01-01T00:00:00" git commit -q --allow-empty -m "theirs is newer still"
 git checkout -q -b ours3b "ours3^"
 [ "$(try_merge ours3b theirs3)" = 0 ] || { cat "$scratch/merge.out"; fail "3: --policy newest must resolve"; }
-has "friction = 0.8"
+has "[50 0.5 50] friction = 0.8"
 git config merge.cuttle.driver "$merge %O %A %B %P"
-spawns 10001
+spawns 10007
 echo "ok: the same field conflicts (ours kept, recorded, compiler refuses); --check; --policy theirs and newest resolve"
 
 # 4. Deleted on one side, edited on the other.
@@ -143,19 +143,23 @@ branch theirs5 "$(add barrel 2)"
 has 'name = "lamp"'
 has 'name = "barrel"'
 [ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || fail "5: lamp written twice"
-spawns 10003
+spawns 10009
 echo "ok: entities added on both sides both stay"
 
-# 6. Theirs moves an entity (the marker before the floor), ours edits a field: theirs's order and
+# 6. Theirs moves an entity (the marker before the floor and the stairs), ours edits a field: theirs's order and
 #    ours's edit, the moved entity's text whole.
 branch ours6 's/friction = 0.6/friction = 0.7/'
-branch theirs6 '4,12{H;d};22{G;s/\n\n/\n/}'
-git show theirs6:"$level" | grep -n 'name = "marker"' | grep -q '^5:' || fail "6: the sed did not move the marker"
+# The entities before the marker (the floor and the stairs) go after it; entity blocks are
+# "  {" .. "  }", the marker's ten lines long. Line numbers come from base, so the level may grow.
+first=$(( $(git show base:"$level" | grep -n '^    name = ' | head -1 | cut -d: -f1) - 1 ))
+marker=$(git show base:"$level" | grep -n '^    name = "marker"' | cut -d: -f1)
+branch theirs6 "${first},$((marker - 2)){H;d};$((marker + 8)){G;s/\n\n/\n/}"
+git show theirs6:"$level" | grep -n 'name = "marker"' | grep -q "^$((first + 1)):" || fail "6: the sed did not move the marker"
 [ "$(try_merge ours6 theirs6)" = 0 ] || { cat "$scratch/merge.out"; fail "6: a move and an edit must merge"; }
-has "friction = 0.7"
-[ "$(grep -n '^    name = ' "$level" | head -1)" = '5:    name = "marker"' ] || { cat "$level"; fail "6: theirs's order is lost"; }
+has "[50 0.5 50] friction = 0.7"
+[ "$(grep -n '^    name = ' "$level" | head -1)" = "$((first + 1)):    name = \"marker\"" ] || { cat "$level"; fail "6: theirs's order is lost"; }
 [ "$(git diff theirs6 -- "$level" | grep -c '^[-+] ')" = 2 ] || { git diff theirs6; fail "6: only the edited line may differ from theirs"; }
-spawns 10001
+spawns 10007
 echo "ok: theirs's move and ours's edit merge, in theirs's order"
 
 # 7. Both add entities without ids under one name: different ones both stay (theirs's gets an id),
@@ -174,5 +178,5 @@ has "position = [1 0 0]"
 has "position = [2 0 0]"
 [ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || { cat "$level"; fail "7: the same lamp added twice stays once"; }
 [ "$(grep -c 'id = "' "$level")" = 1 ] || { cat "$level"; fail "7: theirs's crate (only) gets an id"; }
-spawns 10004
+spawns 10010
 echo "ok: same-name additions: different ones both stay, the same one once"

@@ -48,16 +48,16 @@ bump() {
     [ "$r" = "compiled $n, up to date $((total - n)), failed 0" ] || fail "$what back: $r"
 }
 
-ALL_UNITS="units/camera.unit units/crate.unit units/dancer.unit units/joint.unit units/smoke.unit
-    units/sun.unit units/walker.unit units/whirlwind.unit levels/arena.level"
+ALL_UNITS="units/camera.unit units/crate.unit units/dancer.unit units/joint.unit units/ragdoll.unit
+    units/smoke.unit units/sun.unit units/walker.unit units/whirlwind.unit levels/arena.level"
 # shellcheck disable=SC2086
 bump component.transform $ALL_UNITS
-bump component.body units/crate.unit units/whirlwind.unit levels/arena.level
+bump component.body units/crate.unit units/ragdoll.unit units/whirlwind.unit levels/arena.level
 bump component.point_mass levels/arena.level
 bump component.force_field units/whirlwind.unit
 bump component.animation units/dancer.unit units/walker.unit
 bump component.particle_emitter units/smoke.unit
-bump component.mesh units/crate.unit units/joint.unit units/walker.unit units/whirlwind.unit \
+bump component.mesh units/crate.unit units/joint.unit units/ragdoll.unit units/walker.unit units/whirlwind.unit \
     levels/arena.level
 bump component.camera units/camera.unit
 
