@@ -71,6 +71,11 @@
  *                               how many stand on the landing after 3 s (target: all)
  *   physics.jolt_peer_characters_steps_per_s   Jolt's own scene by the same harness
  *
+ *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c) over the
+ *                               bodies, on large_pyramid after 100 steps (every body awake, each
+ *                               box resting on two: its recycled contacts are most of it). The
+ *                               snapshot test prints the same for its scene of tumbling crates
+ *
  *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
  *
  *   physics.box3d_joint_grid_ms      one step of Box3D's joint_grid (CreateJointGrid: 100 x 100
@@ -87,8 +92,8 @@
  *                               the 100 steps (the issue asks < 1 cm)
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, convex_vs_mesh,
- * joint_grid, jolt_high_speed, jolt_characters).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, snapshot,
+ * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters).
  */
 #include "bench_physics.h"
 
@@ -708,6 +713,22 @@ static void bench_box3d_standing(void)
     physics__scene_free(&s);
 }
 
+static void bench_snapshot(void)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.sleeping = false;
+    s.gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_large_pyramid(&s);
+    for (int k = 0; k < 100; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    const uint32_t bytes = physics__snapshot_size(&s, NULL);
+    fprintf(stderr, "snapshot: %u bytes, %u bodies, %u rigid contacts\n", bytes, s.bodies.n,
+            s.rigid.num_cache);
+    report("physics.snapshot_bytes_per_body", (double)bytes / (double)s.bodies.n, "bytes");
+    physics__scene_free(&s);
+}
+
 /* ---- Jolt's scenes, replicated (jrouwe/JoltPhysics, PerformanceTest/) ------------------------- */
 
 /* A random unit quaternion (Shoemake's), and a random direction. */
@@ -1177,6 +1198,7 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"snapshot", bench_snapshot},
     {"convex_vs_mesh", bench_convex_vs_mesh},
     {"joint_grid", bench_joint_grid},
     {"jolt_high_speed", bench_jolt_high_speed},
