@@ -31,9 +31,17 @@
  * position pass that removes penetration without adding velocity. Fast bodies do not tunnel:
  * a pair whose motion in this step brings it together gets a speculative contact that stops it
  * at the surface (two boxes push along the axis that closes); bodies that only pass near each
- * other are untouched. Restitution uses the larger of the two bodies' values and acts only where
- * the shapes touch (a body stopped at the surface bounces in the next step with the speed it came
- * in with); friction uses the geometric mean and is a cone (the same limit in every direction).
+ * other are untouched. Behind them, continuous collision: after each step, a dynamic body whose
+ * velocities carried it more than half of its thinnest half size is swept from where it started
+ * to where it ended (moving and turning) against the static and sleeping bodies on its way, and
+ * put back where it first came within 5 mm of one, keeping its velocities (the next step's
+ * contact stops or bounces it there). A body that ends the step touching what it met, or that
+ * started touching it and went no deeper than a quarter of its thinnest half size, is left where
+ * the solver put it. So a 250 m/s bullet, spinning or not, does not pass a 2 cm wall; fast bodies
+ * are not swept against other awake dynamic bodies. Restitution uses the larger of the two
+ * bodies' values and acts only where the shapes touch (a body stopped at the surface bounces in
+ * the next step with the speed it came in with); friction uses the geometric mean and is a cone
+ * (the same limit in every direction).
  *
  * Events. Each world's step writes one event stream (ct_physics_api_v2.events): a blob of
  * [ct_physics_event_header_t][event bytes]... valid until the next simulate() of that world.
@@ -195,6 +203,11 @@ enum {
     /* Two bodies that touched at the end of the previous step no longer do, or one of them is
      * gone (ct_physics_contact_ended_event_t). */
     CT_PHYSICS_EVENT_CONTACT_ENDED = 2,
+    /* A body came into a sensor this step (ct_physics_sensor_event_t; v5 set_sensor). */
+    CT_PHYSICS_EVENT_SENSOR_ENTER = 3,
+    /* A body that was in a sensor at the end of the previous step no longer is, or is gone
+     * (ct_physics_sensor_event_t). */
+    CT_PHYSICS_EVENT_SENSOR_LEAVE = 4,
 };
 
 /* Bodies a and b (a's id < b's id) started touching: their shapes are within 2 mm of each other
@@ -213,6 +226,11 @@ typedef struct ct_physics_collision_event_t {
 typedef struct ct_physics_contact_ended_event_t {
     uint32_t a, b;
 } ct_physics_contact_ended_event_t;
+
+/* Body `other` entered or left sensor `sensor` (entity ids). */
+typedef struct ct_physics_sensor_event_t {
+    uint32_t sensor, other;
+} ct_physics_sensor_event_t;
 
 /* Walks a stream: returns the header at *offset and advances *offset past its event, or NULL at
  * the end (or if the rest is truncated). The event bytes follow the header. Example:
@@ -946,6 +964,29 @@ typedef struct ct_physics_api_v5 {
      * (or never got one: its spawn was refused), or when a body it joined is gone and took the
      * joint with it. Main thread. */
     ct_physics_joint_t (*joint_of)(ct_world_o *world, ct_entity_t e);
+
+    /* ---- sensors (v5) ----
+     * A sensor (trigger volume) is a static or kinematic body of any shape that collides with
+     * nothing and reports what enters and leaves it. At the end of each simulate() that steps,
+     * every sensor finds the dynamic and kinematic bodies whose shapes touch or cross its own and
+     * whose collision filters meet the sensor's (the sensor's mask holds the body's layer and the
+     * body's mask the sensor's layer; static bodies and other sensors are never seen), and writes
+     * one CT_PHYSICS_EVENT_SENSOR_ENTER for each body that was not in it at the last step and one
+     * CT_PHYSICS_EVENT_SENSOR_LEAVE for each that was and is not now, or whose body was removed
+     * (ct_physics_sensor_event_t), in order of sensor then body entity id. simulate() also queues
+     * the world callbacks on_sensor_enter(other) and on_sensor_leave(other) on the sensor's
+     * entity. A sensor is not hit by rays, overlaps or the continuous sweeps; set_collision_filter
+     * and collision_filter on it set and read the filter it sees with. Removing its body ends the
+     * sensor without events. Main thread, between steps. */
+    /* Makes the body of e a sensor (on) or an ordinary body again (off; it collides from the
+     * next step). CT_ERR_NOT_FOUND without a body; CT_ERR_INVALID for a dynamic body (logged,
+     * nothing changed); CT_ERR_NOMEM. Setting what already is changes nothing. */
+    int (*set_sensor)(ct_world_o *world, ct_entity_t e, bool sensor);
+    /* Whether the body of e is a sensor (false without a body). */
+    bool (*is_sensor)(ct_world_o *world, ct_entity_t e);
+    /* The bodies in sensor e at the end of the last step, sorted by entity id, into out (at most
+     * max); returns how many there are (0 when e is not a sensor). */
+    uint32_t (*sensor_contents)(ct_world_o *world, ct_entity_t e, ct_entity_t *out, uint32_t max);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

@@ -21,6 +21,9 @@
  *                               each with a transform) rest in a settled pile: transform reads
  *                               and writes, the step, event queueing; sleeping on, as by default
  *                               (mean of 20)
+ *   physics.step_10k_one_awake_ms  the same sleeping pile with one ball bouncing 50 m away (the
+ *                               world is not quiet, so the step walks every body), by CPU time
+ *                               (mean of 200)
  *   physics.step_10k_awake_ms   the same with sleeping off: the whole resting pile is solved
  *   physics.step_10k_pool_ms    one core step of that resting pile, awake, on the pool
  *   physics.step_10k_serial_ms  the same on one thread
@@ -48,6 +51,30 @@
  *   physics.box3d_large_pyramid_threads_x  one thread / the pool on large_pyramid
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
+ *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
+ *                               PerformanceTest/HighSpeedScene.h: 5,000 bodies at 250 m/s in a
+ *                               closed 100 m box of 0.4 m walls; capsules where Jolt has a capsule
+ *                               and box compound), 500 steps, one thread: bodies whose centre ever
+ *                               left the box (target 0)
+ *   physics.jolt_high_speed_steps_per_s   its steps per second of CPU time
+ *   physics.jolt_peer_high_speed_escapes, physics.jolt_peer_high_speed_steps_per_s   Jolt's own,
+ *                               when CUTTLE_JOLT_BENCH names a harness built outside this repository
+ *                               that runs Jolt's scene (LinearCast, one thread) and prints
+ *                               "jolt HighSpeed: N steps, X steps/s by CPU, Y steps/s by wall, E
+ *                               escaped"
+ *   physics.jolt_characters_steps_per_s   Jolt's CharacterVirtual scene (PerformanceTest/
+ *                               CharacterVirtualScene.h: 100 character movers walking to changing
+ *                               targets among stairs, pillars and 100 falling boxes; a flat floor
+ *                               and eight ramps where Jolt has a triangle mesh of hills), 500
+ *                               steps, one thread, steps per second of CPU time
+ *   physics.jolt_characters_climbed   of 100 characters each walking up its own five 0.3 m stairs,
+ *                               how many stand on the landing after 3 s (target: all)
+ *   physics.jolt_peer_characters_steps_per_s   Jolt's own scene by the same harness
+ *
+ *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c) over the
+ *                               bodies, on large_pyramid after 100 steps (every body awake, each
+ *                               box resting on two: its recycled contacts are most of it). The
+ *                               snapshot test prints the same for its scene of tumbling crates
  *
  *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
  *
@@ -65,8 +92,8 @@
  *                               the 100 steps (the issue asks < 1 cm)
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
- * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, convex_vs_mesh,
- * joint_grid).
+ * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, snapshot,
+ * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters).
  */
 #include "bench_physics.h"
 
@@ -339,6 +366,35 @@ static void bench_step_10k_module(void)
     report("physics.step_10k_ms", (now_ms() - t0) / 20.0, "ms");
     fprintf(stderr, "step 10k through simulate: %u of %u bodies awake\n", phys->awake_count(w),
             phys->body_count(w));
+    /* The same sleeping pile with one ball bouncing far from it: the world is no longer quiet, so
+     * every step walks all the bodies again (no awake set yet). */
+    const ct_entity_t bouncer = entity->create();
+    const ct_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                 .shape = CT_BODY_SPHERE,
+                                 .radius = 0.5f,
+                                 .mass = 1.0f,
+                                 .restitution = 1.0f,
+                                 .position = {50.0f, 3.0f, 50.0f}};
+    const ct_transform_pose_t at = {{50.0f, 3.0f, 50.0f}, {0, 0, 0, 1}, {1, 1, 1}};
+    tf->create(w, bouncer, &at);
+    phys->add_body(w, bouncer, &ball);
+    for (int k = 0; k < 10; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    /* By this thread's CPU time over 200 steps (one awake body gives the pool nothing to do): a
+     * figure this small is lost in the wall-clock noise of a shared machine. */
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    for (int k = 0; k < 200; k++)
+        phys->simulate(w, 1.0f / 60.0f);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    report("physics.step_10k_one_awake_ms",
+           ((double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6) /
+               200.0,
+           "ms");
+    fprintf(stderr, "step 10k with one ball bouncing apart: %u of %u bodies awake\n",
+            phys->awake_count(w), phys->body_count(w));
+    phys->remove_body(w, bouncer);
+    entity->destroy(bouncer);
     phys->set_sleeping(w, false);
     for (int k = 0; k < 30; k++)
         phys->simulate(w, 1.0f / 60.0f);
@@ -657,6 +713,369 @@ static void bench_box3d_standing(void)
     physics__scene_free(&s);
 }
 
+static void bench_snapshot(void)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.sleeping = false;
+    s.gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_large_pyramid(&s);
+    for (int k = 0; k < 100; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    const uint32_t bytes = physics__snapshot_size(&s, NULL);
+    fprintf(stderr, "snapshot: %u bytes, %u bodies, %u rigid contacts\n", bytes, s.bodies.n,
+            s.rigid.num_cache);
+    report("physics.snapshot_bytes_per_body", (double)bytes / (double)s.bodies.n, "bytes");
+    physics__scene_free(&s);
+}
+
+/* ---- Jolt's scenes, replicated (jrouwe/JoltPhysics, PerformanceTest/) ------------------------- */
+
+/* A random unit quaternion (Shoemake's), and a random direction. */
+static physics__quat random_rotation(void)
+{
+    const float u1 = frand(0, 1), u2 = frand(0, 6.2831853f), u3 = frand(0, 6.2831853f);
+    const float a = sqrtf(1.0f - u1), c = sqrtf(u1);
+    return quat_normalize((physics__quat){a * sinf(u2), a * cosf(u2), c * sinf(u3), c * cosf(u3)});
+}
+
+static physics__v3 random_direction(void)
+{
+    for (;;) {
+        const physics__v3 v = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1));
+        const float l = v3_len(v);
+        if (l > 0.01f && l <= 1.0f)
+            return v3_scale(v, 1.0f / l);
+    }
+}
+
+/* HighSpeedScene: a closed box of six static walls (each 100 x 100 m and 0.4 m thick, their
+ * middles at +-50 m, restitution 1, friction 1) holding 5,000 bodies placed at random within
+ * +-45 m, turned at random, each flying at 250 m/s in a random direction (friction 0.5..1,
+ * restitution 0.9..1, density 1,000 as Jolt's default): in turn a ball of radius 0.5, a box of
+ * half extents 0.25 x 0.5 x 0.5, and where Jolt has a compound of a capsule and a box (we have no
+ * compounds yet) a capsule of radius 0.125 and half height 0.5, Jolt's capsule part. Gravity on,
+ * sleeping on, 60 Hz. */
+static void jolt_high_speed_scene(physics__scene *s)
+{
+    const float half = 50.0f, wall = 0.2f, range = 0.9f * half;
+    const struct {
+        float h[3], p[3];
+    } walls[6] = {
+        {{half, wall, half}, {0, -half, 0}}, {{half, wall, half}, {0, half, 0}},
+        {{half, half, wall}, {0, 0, -half}}, {{half, half, wall}, {0, 0, half}},
+        {{wall, half, half}, {-half, 0, 0}}, {{wall, half, half}, {half, 0, 0}},
+    };
+    for (uint32_t k = 0; k < 6; k++) {
+        const ct_rigid_body_desc_t d = {
+            .kind = CT_BODY_STATIC,
+            .shape = CT_BODY_BOX,
+            .half_extents = {walls[k].h[0], walls[k].h[1], walls[k].h[2]},
+            .restitution = 1.0f,
+            .friction = 1.0f,
+            .position = {walls[k].p[0], walls[k].p[1], walls[k].p[2]}};
+        physics__bodies_add_rigid(&s->bodies, (ct_entity_t){10000 + k}, &d);
+    }
+    rng = 5489u;
+    for (uint32_t k = 0; k < 5000; k++) {
+        ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC};
+        const float pi = 3.14159265f;
+        if (k % 3 == 0) {
+            d.shape = CT_BODY_SPHERE;
+            d.radius = 0.5f;
+            d.mass = 1000.0f * 4.0f / 3.0f * pi * 0.125f;
+        } else if (k % 3 == 1) {
+            d.shape = CT_BODY_BOX;
+            d.half_extents[0] = 0.25f;
+            d.half_extents[1] = d.half_extents[2] = 0.5f;
+            d.mass = 1000.0f * 0.5f;
+        } else {
+            d.shape = CT_BODY_CAPSULE;
+            d.radius = 0.125f;
+            d.half_height = 0.5f;
+            d.mass = 1000.0f * (pi * 0.125f * 0.125f * 1.0f + 4.0f / 3.0f * pi * 0.125f * 0.125f *
+                                                                  0.125f);
+        }
+        for (int c = 0; c < 3; c++)
+            d.position[c] = frand(-range, range);
+        const physics__quat q = random_rotation();
+        d.rotation[0] = q.x;
+        d.rotation[1] = q.y;
+        d.rotation[2] = q.z;
+        d.rotation[3] = q.w;
+        d.friction = frand(0.5f, 1.0f);
+        d.restitution = frand(0.9f, 1.0f);
+        v3_store(v3_scale(random_direction(), 250.0f), d.velocity);
+        physics__bodies_add_rigid(&s->bodies, (ct_entity_t){k + 1}, &d);
+    }
+}
+
+/* Runs the high-speed scene for `steps` steps: the bodies whose centre ever left the box (a
+ * coordinate past +-50 m), and the CPU time per step (ms). */
+static uint32_t jolt_high_speed_run(bool sweeps, int steps, double *ms, uint32_t *hits)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    s.ccd.off = !sweeps;
+    jolt_high_speed_scene(&s);
+    uint8_t *out = calloc(s.bodies.n, 1);
+    uint32_t escaped = 0;
+    *hits = 0;
+    double cpu = 0.0;
+    for (int k = 0; k < steps; k++) {
+        const double t0 = cpu_ms();
+        physics__scene_step(&s, 1.0f / 60.0f);
+        cpu += cpu_ms() - t0;
+        *hits += s.ccd.hits;
+        for (uint32_t i = 0; i < s.bodies.n; i++) {
+            const uint32_t id = s.bodies.entity[i].id;
+            if (id <= 5000 && !out[id - 1] && !v3_within(s.bodies.position[i], 50.0f)) {
+                out[id - 1] = 1;
+                escaped++;
+            }
+        }
+    }
+    *ms = cpu / steps;
+    free(out);
+    physics__scene_free(&s);
+    return escaped;
+}
+
+/* Jolt's own HighSpeed scene by the harness CUTTLE_JOLT_BENCH names (built outside this
+ * repository from jrouwe/JoltPhysics' public sources: PerformanceTest's scene, one thread,
+ * EMotionQuality::LinearCast): it prints "jolt HighSpeed: N steps, X steps/s by CPU, ...,
+ * E escaped". Returns X (and *escaped), or a negative number when it is not there. */
+static double jolt_peer(const char *scene, int steps, uint32_t *escaped)
+{
+    const char *exe = getenv("CUTTLE_JOLT_BENCH");
+    if (!exe || !*exe)
+        return -1.0;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s %d 2>/dev/null", exe, scene, steps);
+    FILE *f = popen(cmd, "r");
+    char line[512];
+    double per_s = -1.0;
+    unsigned e = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *at = strstr(line, "steps, ");
+        if (at && sscanf(at, "steps, %lf steps/s by CPU", &per_s) == 1) {
+            const char *esc = strstr(line, "by wall, ");
+            if (esc)
+                sscanf(esc, "by wall, %u escaped", &e);
+            fprintf(stderr, "  %s", line);
+        }
+    }
+    if (f)
+        pclose(f);
+    if (escaped)
+        *escaped = e;
+    return per_s;
+}
+
+/* physics.jolt_high_speed_escapes and _steps_per_s: 500 steps, by CPU time, beside Jolt's. */
+static void bench_jolt_high_speed(void)
+{
+    double ms = 0.0;
+    uint32_t hits = 0;
+    const uint32_t escaped = jolt_high_speed_run(true, 500, &ms, &hits);
+    report("physics.jolt_high_speed_escapes", escaped, "bodies");
+    report("physics.jolt_high_speed_steps_per_s", 1000.0 / ms, "steps/s");
+    fprintf(stderr, "high speed: %u sweeps hit in 500 steps, %.3f ms/step of CPU\n", hits, ms);
+    uint32_t peer_escaped = 0;
+    const double peer = jolt_peer("HighSpeed", 500, &peer_escaped);
+    if (peer >= 0.0) {
+        report("physics.jolt_peer_high_speed_escapes", peer_escaped, "bodies");
+        report("physics.jolt_peer_high_speed_steps_per_s", peer, "steps/s");
+    }
+    /* What the sweeps are for: the same scene without them (100 steps). */
+    const uint32_t without = jolt_high_speed_run(false, 100, &ms, &hits);
+    fprintf(stderr, "high speed without sweeps: %u bodies escaped in 100 steps\n", without);
+}
+
+/* Adds a static box (turned by `turn` rad about z). */
+static void static_box(physics__scene *s, uint32_t id, float x, float y, float z, float hx, float hy,
+                       float hz, float turn)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {hx, hy, hz},
+                                    .friction = 0.5f,
+                                    .position = {x, y, z},
+                                    .rotation = {0, 0, sinf(0.5f * turn), cosf(0.5f * turn)}};
+    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
+}
+
+/* A character as Jolt's CharacterVirtualScene makes them: an upright capsule 1.35 m between its
+ * sphere centres, radius 0.3 (a kinematic body and its mover, max step 0.35 m, max slope 45
+ * degrees), its feet at (x, y, z). Returns its body. */
+static uint32_t scene_character(physics__scene *s, uint32_t id, float x, float y, float z)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_CAPSULE,
+                                    .radius = 0.3f,
+                                    .half_height = 0.675f,
+                                    .position = {x, y + 0.975f, z},
+                                    .locks = CT_BODY_LOCK_ROTATION};
+    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
+    physics__characters_add(s, id, 0.35f, 0.7853982f);
+    return physics__bodies_find(&s->bodies, (ct_entity_t){id});
+}
+
+/* One frame of characters: each moves by its walk (gravity added while it is in the air, as the
+ * scene's game does), the world steps, and the characters stand still until the next move
+ * (as simulate() leaves them). */
+static void characters_frame(physics__scene *s, const uint32_t *ids, uint32_t n, physics__v3 *v,
+                             const physics__v3 *walk, uint32_t *grounded)
+{
+    const float dt = 1.0f / 60.0f;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){ids[k]});
+        physics__character *c = physics__characters_find(s, ids[k]);
+        /* The game's own vertical speed: none on the ground, gravity's in the air (the mover's
+         * velocity would carry a stair's rise on into the next frame). */
+        v[k].y = grounded[k] ? 0.0f : v[k].y - 9.81f * dt;
+        const physics__v3 want = v3(walk[k].x, v[k].y, walk[k].z);
+        ct_character_state_t st;
+        physics__character_move(s, i, c, want, dt, &st);
+        grounded[k] = st.grounded;
+    }
+    physics__scene_step(s, dt);
+    for (uint32_t k = 0; k < n; k++)
+        s->bodies.velocity[physics__bodies_find(&s->bodies, (ct_entity_t){ids[k]})] = v3(0, 0, 0);
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Jolt's CharacterVirtualScene (PerformanceTest/CharacterVirtualScene.h): 100 characters in a 10 x
+ * 10 grid 4 m apart, each walking at 5..9.5 m/s towards a target on that grid that changes every
+ * 2 s (picked from a hash of the time and the character, as Jolt's), among a pyramid of ten 0.3 m
+ * stairs (boxes 8 m wide and narrowing by 0.8 m, from y = -1 at x = -4), a wall of ten pillars and
+ * 100 dynamic 0.5 m boxes of 1 kg dropped from 5 m. Where Jolt has a 100 x 100 cell triangle mesh
+ * of sine hills (2 m high; we have no meshes yet) this has a flat floor and eight ramps of 15 and
+ * 30 degrees. 500 steps at 60 Hz, one thread, by CPU time. */
+static double jolt_characters_run(int steps)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    static_box(&s, 100000, 0, -0.5f, 0, 30, 0.5f, 30, 0);
+    for (uint32_t k = 0; k < 8; k++) {
+        const float turn = (k % 2 ? 0.5235988f : 0.2617994f) * (k < 4 ? 1.0f : -1.0f);
+        static_box(&s, 100001 + k, -18.0f + 5.0f * (float)k, 0.0f, 16.0f, 2.0f, 0.3f, 1.5f, turn);
+    }
+    for (int i = 0; i < 10; i++) {
+        const float width = 4.0f - 0.4f * (float)i;
+        static_box(&s, 100010 + (uint32_t)i, -4.0f, -1.0f + 0.3f * (float)i, 0, width, 0.15f, width,
+                   0);
+    }
+    for (int z = 0; z < 10; z++)
+        static_box(&s, 100020 + (uint32_t)z, 2.0f, 1.0f, 2.0f + 0.2f * (float)z, 0.1f, 2.5f, 0.1f,
+                   0);
+    for (int x = 0; x < 10; x++)
+        for (int z = 0; z < 10; z++) {
+            const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                            .shape = CT_BODY_BOX,
+                                            .half_extents = {0.25f, 0.25f, 0.25f},
+                                            .mass = 1.0f,
+                                            .friction = 0.5f,
+                                            .position = {4.0f * (float)x - 20.0f, 5.0f,
+                                                         4.0f * (float)z - 20.0f}};
+            physics__bodies_add_rigid(&s.bodies, (ct_entity_t){200000 + (uint32_t)(x * 10 + z)},
+                                      &d);
+        }
+    uint32_t ids[100], grounded[100] = {0};
+    physics__v3 v[100], walk[100];
+    for (uint32_t k = 0; k < 100; k++) {
+        ids[k] = k + 1;
+        v[k] = v3(0, 0, 0);
+        scene_character(&s, ids[k], 4.0f * (float)(k % 10) - 20.0f, 2.0f,
+                        4.0f * (float)(k / 10) - 20.0f);
+    }
+    double cpu = 0.0, walked = 0.0;
+    float highest = 0.0f;
+    physics__v3 last[100];
+    for (uint32_t k = 0; k < 100; k++)
+        last[k] = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
+    for (int step = 0; step < steps; step++) {
+        const double t0 = cpu_ms();
+        uint64_t count = (uint64_t)((float)(step + 1) / 60.0f / 2.0f) * 100u;
+        for (uint32_t k = 0; k < 100; k++, count++) {
+            const uint64_t h = splitmix64(count);
+            const float tx = 4.0f * (float)(h % 10) - 20.0f, tz = 4.0f * (float)(h / 10 % 10) - 20.0f;
+            const float speed = 5.0f + 0.5f * (float)(h / 100 % 10);
+            const physics__v3 at =
+                s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
+            physics__v3 d = v3(tx - at.x, 0.0f, tz - at.z);
+            const float l = v3_len(d);
+            d = l > 1e-6f ? v3_scale(d, speed / l) : v3(0, 0, 0);
+            walk[k] = d;
+        }
+        characters_frame(&s, ids, 100, v, walk, grounded);
+        cpu += cpu_ms() - t0;
+        for (uint32_t k = 0; k < 100; k++) {
+            const physics__v3 p =
+                s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
+            walked += v3_len(v3_sub(p, last[k]));
+            highest = f_max(highest, p.y - 0.975f);
+            last[k] = p;
+        }
+    }
+    fprintf(stderr, "characters: %.1f m walked per character in %d steps, highest feet %.2f m\n",
+            walked / 100.0, steps, (double)highest);
+    physics__scene_free(&s);
+    return cpu / steps;
+}
+
+/* All 100 climb: each character has its own flight of five 0.3 m stairs 0.5 m deep up to a 2 m
+ * landing (the character test's), in a 10 x 10 grid of lanes, and walks up it at 2 m/s for 3 s:
+ * how many have their feet on the landing (1.5 m, within 1 cm) at the end. */
+static uint32_t characters_climb(void)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    static_box(&s, 100000, 0, -0.5f, 0, 60, 0.5f, 60, 0);
+    uint32_t ids[100], grounded[100] = {0}, id = 100001;
+    physics__v3 v[100], walk[100];
+    for (uint32_t k = 0; k < 100; k++) {
+        const float x0 = 8.0f * (float)(k % 10) - 40.0f, z = 2.5f * (float)(k / 10) - 12.5f;
+        for (int st = 0; st < 5; st++) {
+            const float top = 0.3f * (float)(st + 1);
+            static_box(&s, id++, x0 + 2.25f + 0.5f * (float)st, 0.5f * top, z, 0.25f, 0.5f * top,
+                       1.0f, 0);
+        }
+        static_box(&s, id++, x0 + 5.5f, 0.75f, z, 1.0f, 0.75f, 1.0f, 0); /* the landing */
+        ids[k] = k + 1;
+        v[k] = v3(0, 0, 0);
+        walk[k] = v3(2.0f, 0, 0);
+        scene_character(&s, ids[k], x0, 0.0f, z);
+    }
+    for (int step = 0; step < 180; step++)
+        characters_frame(&s, ids, 100, v, walk, grounded);
+    uint32_t up = 0;
+    for (uint32_t k = 0; k < 100; k++) {
+        const float feet =
+            s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})].y - 0.975f;
+        up += feet > 1.49f && feet < 1.51f;
+    }
+    physics__scene_free(&s);
+    return up;
+}
+
+static void bench_jolt_characters(void)
+{
+    const double ms = jolt_characters_run(500);
+    report("physics.jolt_characters_steps_per_s", 1000.0 / ms, "steps/s");
+    report("physics.jolt_characters_climbed", characters_climb(), "of 100");
+    const double peer = jolt_peer("CharacterVirtual", 500, NULL);
+    if (peer >= 0.0)
+        report("physics.jolt_peer_characters_steps_per_s", peer, "steps/s");
+}
+
 /* ---- Box3D's joint_grid ------------------------------------------------------------------ */
 
 /* CreateJointGrid, row i of column k at (k, -i, 0). Returns the largest anchor gap (m) after
@@ -779,8 +1198,11 @@ static const struct {
     {"pyramid_100", bench_pyramid_100},
     {"box3d", bench_box3d},
     {"standing", bench_box3d_standing},
+    {"snapshot", bench_snapshot},
     {"convex_vs_mesh", bench_convex_vs_mesh},
     {"joint_grid", bench_joint_grid},
+    {"jolt_high_speed", bench_jolt_high_speed},
+    {"jolt_characters", bench_jolt_characters},
 };
 
 int main(int argc, char **argv)

@@ -160,6 +160,26 @@ function Actor.add_impulse_at(world, e, jx, jy, jz, px, py, pz) end
 ---@param pz number
 function Actor.add_force_at(world, e, fx, fy, fz, px, py, pz) end
 
+---Makes e's static or kinematic body a sensor (trigger volume) or an ordinary body again. A sensor
+---collides with nothing; after each step it calls on_sensor_enter(other) and
+---on_sensor_leave(other) on e's script for the dynamic and kinematic bodies that came in or went
+---out, honouring both collision filters (api/ct_physics.h, sensors). A dynamic body is refused.
+---@param world ct.World
+---@param e ct.Entity
+---@param on boolean
+function Actor.set_sensor(world, e, on) end
+
+---@param world ct.World
+---@param e ct.Entity
+---@return boolean
+function Actor.is_sensor(world, e) end
+
+---The bodies inside sensor e at the end of the last step, by entity id (empty when e is no sensor).
+---@param world ct.World
+---@param e ct.Entity
+---@return ct.Entity[]
+function Actor.sensor_contents(world, e) end
+
 ---Joins two bodies (b 0: the world) with a joint; lower, upper or cone_angle turn its limit on,
 ---motor_speed or max_motor_force its motor (api/ct_physics.h, Joints).
 ---@param world ct.World

@@ -310,6 +310,15 @@ static void queue_callbacks(physics__body_manager *m)
             physics__m.world->queue_callback(m->world, (ct_entity_t){c.b}, "on_contact_ended", &a,
                                              1);
         }
+        if (h->type == CT_PHYSICS_EVENT_SENSOR_ENTER || h->type == CT_PHYSICS_EVENT_SENSOR_LEAVE) {
+            ct_physics_sensor_event_t c;
+            memcpy(&c, h + 1, sizeof c);
+            const double other = c.other;
+            physics__m.world->queue_callback(
+                m->world, (ct_entity_t){c.sensor},
+                h->type == CT_PHYSICS_EVENT_SENSOR_ENTER ? "on_sensor_enter" : "on_sensor_leave",
+                &other, 1);
+        }
         if (h->type != CT_PHYSICS_EVENT_COLLISION)
             continue;
         ct_physics_collision_event_t c;
@@ -351,7 +360,10 @@ static void simulate(ct_world_o *w, float dt)
         physics__scene_step(&m->scene, dt);
         return;
     }
-    read_transforms(m);
+    /* Nobody moved a transform since the last step wrote them: the bodies hold what they say
+     * (a world with one body awake among thousands asleep then skips thousands of reads). */
+    if (!(t4 && t4->changes(w) == m->transform_changes))
+        read_transforms(m);
     ct_profile_scope_t step = ct_profile_scope_begin(physics__m.profiler, "physics.step");
     const int err = physics__scene_step(&m->scene, dt);
     ct_profile_scope_end(&step);
@@ -565,6 +577,14 @@ static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, ui
     const uint32_t i = body_of(w, e, "set_collision_filter", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
+    physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
+    if (sensor) {
+        /* A sensor's body keeps colliding with nothing: the filter is the one it sees with. */
+        sensor->layer = layer;
+        sensor->mask = mask;
+        physics__scene_touched(&m->scene, i);
+        return 0;
+    }
     m->scene.bodies.layer[i] = layer;
     m->scene.bodies.mask[i] = mask;
     physics__scene_wake(&m->scene, i);
@@ -577,8 +597,9 @@ static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint3
     const uint32_t i = body_of(w, e, "collision_filter", &m);
     if (i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
-    *layer = m->scene.bodies.layer[i];
-    *mask = m->scene.bodies.mask[i];
+    const physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
+    *layer = sensor ? sensor->layer : m->scene.bodies.layer[i];
+    *mask = sensor ? sensor->mask : m->scene.bodies.mask[i];
     return 0;
 }
 
@@ -1243,6 +1264,41 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
                         .snapshot_size = s_size, .save_snapshot = s_save,                          \
                         .restore_snapshot = s_restore
 
+/* ---- sensors (v5, physics_sensors.c) ------------------------------------------------------ */
+
+static int b_set_sensor(ct_world_o *w, ct_entity_t e, bool on)
+{
+    physics__body_manager *m;
+    const uint32_t i = body_of(w, e, "set_sensor", &m);
+    if (i == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    const int err = physics__sensors_set(&m->scene, i, on);
+    if (err == CT_ERR_INVALID) {
+        PHYSICS_LOG(CT_LOG_ERROR,
+                    "set_sensor: world %p, entity %u: a dynamic body cannot be a sensor (make it "
+                    "static or kinematic)",
+                    (void *)w, e.id);
+        snprintf(physics__refusal, sizeof physics__refusal,
+                 "entity %u: a dynamic body cannot be a sensor", e.id);
+    }
+    return err;
+}
+
+static bool b_is_sensor(ct_world_o *w, ct_entity_t e)
+{
+    physics__body_manager *m = bodies_of(w, "is_sensor");
+    return m && physics__sensors_find(&m->scene, e.id) != NULL &&
+           physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX;
+}
+
+static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out, uint32_t max)
+{
+    physics__body_manager *m = bodies_of(w, "sensor_contents");
+    if (!m || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return 0;
+    return physics__sensors_inside(&m->scene, e.id, out, max);
+}
+
 /* The newest table; one member a line, so that appending merges cleanly. */
 static ct_physics_joint_t j_of(ct_world_o *w, ct_entity_t e)
 {
@@ -1256,6 +1312,9 @@ const ct_physics_api_v5 physics__api_v5 = {
     .add_mesh_body = b_add_mesh,
     .add_height_field_body = b_add_height_field,
     .joint_of = j_of,
+    .set_sensor = b_set_sensor,
+    .is_sensor = b_is_sensor,
+    .sensor_contents = b_sensor_contents,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

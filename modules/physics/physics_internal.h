@@ -736,6 +736,30 @@ typedef struct physics__keyed_pair {
     uint32_t a, b;
 } physics__keyed_pair;
 
+/* Continuous collision (physics_ccd.c): where the bodies were at the start of the step. */
+typedef struct physics__ccd {
+    bool off;                      /* no sweeps (tests show what they prevent) */
+    uint32_t hits;                 /* bodies the last step moved back to where they hit */
+    physics__v3 *start;            /* per body: its position at the start of the step */
+    physics__quat *start_rotation; /* and its rotation */
+    uint32_t cap_start, cap_start_rotation;
+} physics__ccd;
+
+/* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
+ * inside it at the last step lies in `inside`; sorted by entity id. */
+typedef struct physics__sensor {
+    uint32_t entity;
+    uint32_t layer, mask; /* its own collision filter (its body's is 0, 0) */
+    uint32_t first, count;
+} physics__sensor;
+
+typedef struct physics__sensors {
+    physics__sensor *s;
+    uint32_t n, cap;
+    uint32_t *inside, *next; /* entity ids of the bodies in each sensor, last step's and this one's */
+    uint32_t cap_inside, cap_next;
+} physics__sensors;
+
 /* What a step tells its owner to log (the core does not log). */
 typedef struct physics__step_report {
     uint32_t escaped; /* bodies stopped at the border of the world (CT_PHYSICS_MAX_POSITION) */
@@ -801,6 +825,9 @@ typedef struct physics__scene {
     physics__joints joints; /* any joint puts the world on the rigid solver */
     physics__characters characters;
 
+    physics__ccd ccd;
+    physics__sensors sensors;
+
     physics__events events;      /* this step's stream */
     physics__step_report report; /* of the last step */
 } physics__scene;
@@ -834,6 +861,23 @@ void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid
                                  physics__rigid_body *B);
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
                                   physics__rigid_body *B, float inv_h, bool use_bias);
+
+/* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
+ * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */
+int physics__ccd_begin(physics__scene *s);
+int physics__ccd_end(physics__scene *s, float dt);
+void physics__ccd_free(physics__scene *s);
+
+/* Sensors (physics_sensors.c, ct_physics_api_v5.set_sensor): make body i a sensor or not
+ * (CT_ERR_INVALID for a dynamic body, CT_ERR_NOMEM); the record of an entity, or NULL; the bodies
+ * inside a sensor at the last step (the count; at most max into out); the end of a step's pass
+ * that writes the enter and leave events (0 or CT_ERR_NOMEM); free. */
+int physics__sensors_set(physics__scene *s, uint32_t i, bool on);
+physics__sensor *physics__sensors_find(physics__scene *s, uint32_t entity);
+uint32_t physics__sensors_inside(physics__scene *s, uint32_t entity, ct_entity_t *out,
+                                 uint32_t max);
+int physics__sensors_detect(physics__scene *s);
+void physics__sensors_free(physics__scene *s);
 
 /* Joints (physics_joints.c). Why a desc is bad (the field and its range), or NULL. */
 const char *physics__joint_desc_error(const ct_joint_desc_t *d);

@@ -163,6 +163,49 @@ static int l_actor_wake(lua_State *L)
     return check_result(L, physics__api_v3.wake(w, e), "Actor.wake", e);
 }
 
+/* Actor.set_sensor(world, e, on): the body becomes a sensor (trigger volume) or stops being one. */
+static int l_actor_set_sensor(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_sensor", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_sensor");
+    const bool on = L_API->to_boolean(L, 3);
+    return check_result(L, physics__api_v5.set_sensor(w, e, on), "Actor.set_sensor", e);
+}
+
+static int l_actor_is_sensor(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.is_sensor", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.is_sensor");
+    L_API->push_boolean(L, physics__api_v5.is_sensor(w, e));
+    return 1;
+}
+
+/* Actor.sensor_contents(world, e) -> { entity, ... }: the bodies in the sensor after the last
+ * step, by entity id. */
+static int l_actor_sensor_contents(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.sensor_contents", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.sensor_contents");
+    enum { ON_STACK = 256 };
+    ct_entity_t stack[ON_STACK];
+    ct_entity_t *found = stack;
+    const uint32_t n = physics__api_v5.sensor_contents(w, e, stack, ON_STACK);
+    if (n > ON_STACK) {
+        found = ct_alloc(physics__m.allocator, (size_t)n * sizeof *found);
+        if (!found)
+            return L_API->error(L, "Actor.sensor_contents: out of memory for %u entities", n);
+        physics__api_v5.sensor_contents(w, e, found, n);
+    }
+    L_API->new_table(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        L_API->push_number(L, found[k].id);
+        L_API->set_index(L, -2, (int)k + 1);
+    }
+    if (found != stack)
+        ct_free(physics__m.allocator, found, (size_t)n * sizeof *found);
+    return 1;
+}
+
 static int l_actor_set_velocity(lua_State *L)
 {
     return actor_set(L, physics__api_v2.set_velocity, "Actor.set_velocity");
@@ -472,6 +515,9 @@ void physics__register_lua(void)
         {"add_torque", l_actor_add_torque},
         {"add_impulse_at", l_actor_add_impulse_at},
         {"add_force_at", l_actor_add_force_at},
+        {"set_sensor", l_actor_set_sensor},
+        {"is_sensor", l_actor_is_sensor},
+        {"sensor_contents", l_actor_sensor_contents},
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
     L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);

@@ -77,6 +77,8 @@ void physics__scene_free(physics__scene *s)
     physics__contacts_free(s);
     physics__graph_free(s);
     physics__rigid_free(s);
+    physics__ccd_free(s);
+    physics__sensors_free(s);
     if (s->cache)
         ct_free(s->a, s->cache, (size_t)s->cap_cache * sizeof *s->cache);
     if (s->order)
@@ -253,19 +255,10 @@ void physics__scene_settle(physics__scene *s)
     s->quiet_bodies = b->n;
 }
 
-int physics__scene_step(physics__scene *s, float dt)
+/* The translation-only step (v1-v3 bodies only). */
+static int step__translate(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
-    /* (The count catches bodies added by a caller that did not say so through
-     * physics__scene_touched.) */
-    if (s->quiet && s->quiet_bodies == b->n) {
-        s->events.size = 0;
-        s->report = (physics__step_report){0};
-        s->num_pairs = s->contacts.n = s->rigid.num_contacts = 0;
-        return 0;
-    }
-    if (b->num_rotating || s->joints.n)
-        return physics__rigid_step(s, dt);
     s->events.size = 0;
     s->report = (physics__step_report){0};
     s->num_wake = 0;
@@ -306,4 +299,25 @@ int physics__scene_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     physics__scene_settle(s);
     return 0;
+}
+
+int physics__scene_step(physics__scene *s, float dt)
+{
+    physics__bodies *b = &s->bodies;
+    /* (The count catches bodies added by a caller that did not say so through
+     * physics__scene_touched.) */
+    if (s->quiet && s->quiet_bodies == b->n) {
+        s->events.size = 0;
+        s->report = (physics__step_report){0};
+        s->num_pairs = s->contacts.n = s->rigid.num_contacts = 0;
+        s->ccd.hits = 0;
+        return 0;
+    }
+    if (physics__ccd_begin(s))
+        return CT_ERR_NOMEM;
+    int err = b->num_rotating || s->joints.n ? physics__rigid_step(s, dt)
+                                                   : step__translate(s, dt);
+    if (err || (err = physics__ccd_end(s, dt)))
+        return err;
+    return physics__sensors_detect(s);
 }

@@ -1,0 +1,134 @@
+/*
+ * Fuzz target: restoring a rollback snapshot (physics_snapshot.c, ct_physics_api_v4
+ * restore_snapshot). A world of crates on a floor, two balls on a joint and a point mass is
+ * simulated a little and saved once; each input damages a copy of that snapshot (its first byte
+ * cuts or grows it and says whether the header's size follows; the rest are (offset, xor) edits),
+ * so the packed reader sees real contents with faults in them. A restore either refuses (and the
+ * world is as it was) or is followed by steps without a crash, a sanitizer report or a body out
+ * of range; the good snapshot then always restores.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ct_entity.h"
+#include "ct_physics.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+static const ct_world_api_v1 *worlds;
+static const ct_entity_api_v2 *entity;
+static const ct_physics_api_v4 *physics;
+static ct_world_o *world;
+static ct_entity_t bodies[16];
+static uint32_t num_bodies;
+static uint8_t *good;
+static uint32_t good_size;
+
+static void shutdown_kernel(void)
+{
+    free(good);
+    worlds->destroy_world(world);
+    entity->destroy_batch(bodies, num_bodies);
+    test_kernel_shutdown();
+}
+
+static ct_entity_t add(const ct_rigid_body_desc_t *d)
+{
+    const ct_entity_t e = entity->create();
+    if (physics->add_rigid_body(world, e, d) != 0)
+        abort();
+    bodies[num_bodies++] = e;
+    return e;
+}
+
+static void boot(void)
+{
+    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                           CT_TEST_MODULE("transforms", "ct_transforms"),
+                           CT_TEST_MODULE("physics", "ct_physics")};
+    if (test_kernel_boot(paths, 3) != 0)
+        abort();
+    worlds = test_kernel_api(CT_WORLD_API, 1);
+    entity = test_kernel_api(CT_ENTITY_API, 2);
+    physics = test_kernel_api(CT_PHYSICS_API, 4);
+    if (!worlds || !entity || !physics)
+        abort();
+    world = worlds->create_world(&(ct_world_desc_t){.name = "fuzz"});
+    add(&(ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                                .shape = CT_BODY_BOX,
+                                .half_extents = {20, 0.5f, 20},
+                                .position = {0, -0.5f, 0}});
+    for (int k = 0; k < 8; k++)
+        add(&(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                    .shape = k % 3 ? CT_BODY_BOX : CT_BODY_CAPSULE,
+                                    .half_extents = {0.5f, 0.5f, 0.5f},
+                                    .radius = 0.3f,
+                                    .half_height = 0.3f,
+                                    .mass = 1.0f + (float)k,
+                                    .friction = 0.5f,
+                                    .position = {0.4f * (float)(k % 3), 0.6f + 1.1f * (float)k, 0},
+                                    .angular_velocity = {0.2f * (float)k, 0, 0.5f}});
+    const ct_entity_t a = add(&(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                                      .shape = CT_BODY_SPHERE,
+                                                      .radius = 0.2f,
+                                                      .mass = 1,
+                                                      .position = {6, 4, 0}});
+    const ct_joint_desc_t ball = {.type = CT_JOINT_BALL, .anchor = {5, 4, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    if (physics->add_joint(world, a, (ct_entity_t){0}, &ball, &j) != 0)
+        abort();
+    const ct_entity_t point = entity->create();
+    bodies[num_bodies++] = point;
+    const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}, .velocity = {1, 0, 0}};
+    if (physics->add_point_mass(world, point, &pm) != 0)
+        abort();
+    for (int k = 0; k < 30; k++)
+        physics->simulate(world, 1.0f / 60.0f);
+    good_size = physics->snapshot_size(world);
+    good = malloc(good_size + 64);
+    if (!good || physics->save_snapshot(world, good, good_size) != good_size)
+        abort();
+    atexit(shutdown_kernel);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!physics)
+        boot();
+    uint8_t buf[16384];
+    if (good_size + 64 > sizeof buf)
+        abort();
+    memcpy(buf, good, good_size);
+    memset(buf + good_size, 0, 64);
+    uint32_t len = good_size;
+    const uint8_t how = size ? data[0] : 0;
+    if (how & 1u)
+        len -= (uint32_t)(how >> 2) % (good_size < 48 ? 1u : 48u);
+    else if (how & 2u)
+        len += (uint32_t)(how >> 2) % 64u;
+    if (!(how & 128u))
+        memcpy(buf + 8, &len, sizeof len); /* the header's size, so the contents get read */
+    for (size_t k = 1; k + 2 < size; k += 3) {
+        const uint32_t at = ((uint32_t)data[k] << 8 | data[k + 1]) % len;
+        buf[at] ^= data[k + 2];
+    }
+    const uint64_t before = physics->state_hash(world);
+    if (physics->restore_snapshot(world, buf, len) != 0) {
+        if (physics->state_hash(world) != before)
+            abort(); /* a refusal changed the world */
+    } else {
+        for (int step = 0; step < 3; step++)
+            physics->simulate(world, 1.0f / 60.0f);
+        for (uint32_t k = 0; k + 1 < num_bodies; k++) {
+            float p[3];
+            if (physics->position(world, bodies[k], p) == 0 &&
+                !(fabsf(p[0]) <= CT_PHYSICS_MAX_POSITION &&
+                  fabsf(p[1]) <= CT_PHYSICS_MAX_POSITION && fabsf(p[2]) <= CT_PHYSICS_MAX_POSITION))
+                abort(); /* a body left the ranges */
+        }
+    }
+    if (physics->restore_snapshot(world, good, good_size) != 0)
+        abort();
+    return 0;
+}
