@@ -32,7 +32,10 @@ unset LD_LIBRARY_PATH
 # with them too (the runtime must come first); plugins are not (they take it from the process).
 harness_lib=$(find "$root" -name 'libcuttle_test_kernel.so' | head -n 1)
 export TEST_CFLAGS=
-if ldd "$harness_lib" | grep -q libasan; then
+# (ldd's output goes to a file first: with pipefail, `ldd | grep -q` fails at random when grep
+# stops at its match and ldd dies writing the rest.)
+ldd "$harness_lib" > "$scratch/harness.ldd"
+if grep -q libasan "$scratch/harness.ldd"; then
     TEST_CFLAGS="-fsanitize=address,undefined"
 fi
 [ -z "$(pkg-config --libs cuttle-plugin)" ] || fail "cuttle-plugin.pc asks to link something"
