@@ -340,23 +340,23 @@ static void test_degenerate_shapes_name_world_entity_field(void **state)
     float cube[24], q[24];
     cube_points(cube);
     expect_refused_by(p5->add_hull_body(w, e, &hull, cube, 1), w, e, "add_hull_body",
-                   "points (one point: a hull needs at least 4");
+                      "points (one point: a hull needs at least 4");
     memcpy(q, cube, sizeof q);
     q[15] = q[3], q[16] = q[4], q[17] = q[5] + 1e-4f; /* point 5 on point 1 */
     expect_refused_by(p5->add_hull_body(w, e, &hull, q, 8), w, e, "add_hull_body",
-                   "points (points 1 and 5 are duplicates: closer than 1e-3 m)");
+                      "points (points 1 and 5 are duplicates: closer than 1e-3 m)");
     const float flat[15] = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0.2f, 0, 0.3f};
     expect_refused_by(p5->add_hull_body(w, e, &hull, flat, 5), w, e, "add_hull_body",
-                   "points (coplanar: all on one plane, they span no volume)");
+                      "points (coplanar: all on one plane, they span no volume)");
     const float line[12] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
     expect_refused_by(p5->add_hull_body(w, e, &hull, line, 4), w, e, "add_hull_body",
-                   "points (all on one line: they span no volume)");
+                      "points (all on one line: they span no volume)");
     const float bad_values[3] = {NAN, INFINITY, 3e38f};
     for (int k = 0; k < 3; k++) {
         memcpy(q, cube, sizeof q);
         q[7] = bad_values[k];
         expect_refused_by(p5->add_hull_body(w, e, &hull, q, 8), w, e, "add_hull_body",
-                       "points (point 2 is NaN, infinite or outside +-1e4 m)");
+                          "points (point 2 is NaN, infinite or outside +-1e4 m)");
     }
     ct_rigid_body_desc_t compound = hull;
     compound.shape = CT_BODY_COMPOUND;
@@ -364,32 +364,33 @@ static void test_degenerate_shapes_name_world_entity_field(void **state)
         {.shape = CT_BODY_SPHERE, .radius = 0.5f},
         {.shape = CT_BODY_HULL, .points = flat, .point_count = 5, .position = {0, 1, 0}},
     };
-    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e, "add_compound_body",
-                   "children[1].points (coplanar");
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].points (coplanar");
     children[1] = (ct_compound_child_t){.shape = CT_BODY_HULL, .points = cube, .point_count = 1};
-    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e, "add_compound_body",
-                   "children[1].points (one point");
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].points (one point");
     children[1] = (ct_compound_child_t){.shape = CT_BODY_SPHERE, .radius = NAN};
-    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e, "add_compound_body",
-                   "children[1].radius (must be within [1e-3, 1e4] m)");
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].radius (must be within [1e-3, 1e4] m)");
     children[1] = (ct_compound_child_t){.shape = CT_BODY_BOX, .half_extents = {1, 3e38f, 1}};
-    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e, "add_compound_body",
-                   "children[1].half_extents");
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].half_extents");
     const ct_rigid_body_desc_t mesh = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
     float v[12] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 0};
     const uint32_t flat_tri[6] = {0, 2, 1, 0, 1, 3}, one[3] = {0, 2, 1};
     expect_refused_by(p5->add_mesh_body(w, e, &mesh, v, 4, flat_tri, 2), w, e, "add_mesh_body",
-                   "indices (triangle 1 has no area");
+                      "indices (triangle 1 has no area");
     for (int k = 0; k < 3; k++) {
         v[4] = bad_values[k];
         expect_refused_by(p5->add_mesh_body(w, e, &mesh, v, 4, one, 1), w, e, "add_mesh_body",
-                       "vertices (vertex 1 is NaN, infinite or outside +-1e5 m)");
+                          "vertices (vertex 1 is NaN, infinite or outside +-1e5 m)");
     }
     float heights[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int k = 0; k < 3; k++) {
         heights[4] = bad_values[k];
-        expect_refused_by(p5->add_height_field_body(w, e, &mesh, heights, 3, 3, 1, 1), w, e, "add_height_field_body",
-                       "heights (a sample is NaN, infinite or outside +-1e5 m)");
+        expect_refused_by(p5->add_height_field_body(w, e, &mesh, heights, 3, 3, 1, 1), w, e,
+                          "add_height_field_body",
+                          "heights (a sample is NaN, infinite or outside +-1e5 m)");
     }
     log__set_sink(NULL, NULL);
     assert_int_equal(p5->body_count(w), 0);
@@ -422,9 +423,8 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
         !strstr(captured, ", position ("))
         fail_msg("'%s' does not name the world, the entities and their position", captured);
     unsigned a = 0, b = 0;
-    assert_int_equal(sscanf(strstr(captured, "cut at entities "), "cut at entities %u and %u", &a,
-                            &b),
-                     2);
+    assert_int_equal(
+        sscanf(strstr(captured, "cut at entities "), "cut at entities %u and %u", &a, &b), 2);
     bool named_a = false, named_b = false;
     for (int k = 0; k < N; k++) {
         named_a |= e[k].id == a, named_b |= e[k].id == b;
