@@ -1,10 +1,13 @@
 /*
- * Bad input (issue 20), through the module's API as a game reaches it: NaN or huge values in
- * shapes, inertia and joint anchors are refused with a message naming the world, the entity and
- * the field; extreme values inside the ranges simulate and stay in them; a joint to a destroyed
- * body goes with it (nothing dangles: its handle answers CT_ERR_NOT_FOUND, a new joint to the dead
- * entity is refused); a chain of 10,000 ball joints steps and stays joined, and goes in one
- * destroy. (A million bodies in one spot is in test_physics_core: it needs the step's insides.)
+ * Bad input (issue 20), as a game reaches the module: through the C API, Lua, and level and unit
+ * sources. Degenerate hulls (one point, duplicates, coplanar, on a line), zero-area triangles,
+ * NaN or huge values in shapes, heights, inertia and joint anchors are refused with a message
+ * naming the world (the file, for sources), the entity and the field; extreme values inside the
+ * ranges simulate and stay in them; a joint to a destroyed body goes with it (nothing dangles: its
+ * handle answers CT_ERR_NOT_FOUND, a new joint to the dead entity is refused naming it); a chain
+ * of 10,000 ball joints steps and stays joined, and goes in one destroy; bodies piled into one
+ * spot are cut at the step's pair limit with a message naming the world and where it cut (a
+ * million of them is in test_physics_core: it needs the step's insides).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -517,6 +520,72 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     t->entity->destroy(e[2]);
 }
 
+/* Level and unit sources (SJSON has no NaN; 1e39 becomes infinite as a float): huge, zero and
+ * infinite sizes, inertia, mass and speeds in a body are refused when the source compiles,
+ * naming the file, the entity and the field. */
+static void test_sources_name_file_entity_field(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *words;
+    } bad[] = {
+        {"shape = \"sphere\" radius = 1e30", "body.radius (must be within [1e-3, 1e4] m)"},
+        {"shape = \"sphere\" radius = 1e39", "body.radius"},
+        {"half_extents = [1 2e4 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
+        {"half_extents = [1 0 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
+        {"shape = \"capsule\" half_height = 1e30", "body.half_height (must be within [0, 1e4] m)"},
+        {"inertia = [1e30 1 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
+        {"inertia = [1 0 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
+        {"inertia = [1 1 1e39]", "body.inertia"},
+        {"mass = 1e30", "body.mass (a dynamic body needs a mass within [1e-6, 1e9] kg)"},
+        {"velocity = [0 1e39 0]", "body.velocity"},
+        {"rotates = true angular_velocity = [0 1e5 0]", "body.angular_velocity"},
+    };
+    static const char *const types[2][2] = {{"level", "levels/bad_body"},
+                                            {"unit", "units/bad_body"}};
+    log__set_sink(capture, NULL);
+    for (int k = 0; k < 2; k++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            char text[512], file[64];
+            snprintf(text, sizeof text,
+                     "entities = [ { name = \"crate\" components = {\n"
+                     "  transform = {} body = { %s } } } ]\n",
+                     bad[b].body);
+            captured[0] = '\0';
+            assert_true(t->resource->load_source(types[k][0], types[k][1], text, strlen(text)) < 0);
+            snprintf(file, sizeof file, "bad_body.%s", types[k][0]);
+            if (!strstr(captured, file) || !strstr(captured, "entity 'crate'") ||
+                !strstr(captured, bad[b].words))
+                fail_msg("body = { %s }: '%s' does not name %s, the entity and '%s'", bad[b].body,
+                         captured, file, bad[b].words);
+            assert_null(t->resource->get(types[k][0], types[k][1]));
+        }
+    log__set_sink(NULL, NULL);
+}
+
+/* A compiled body edited behind the compiler's back (a NaN or huge inertia, radius or half
+ * height; NaN cannot be written in a source) is refused when the level loads, naming the entity,
+ * the type and the field. */
+static void test_edited_body_blob_refused(void **state)
+{
+    (void)state;
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { components = { body = { rotates = true shape = \"capsule\"\n"
+                 "  radius = 0.375 half_height = 0.625 inertia = [0.125 0.25 0.75] } } } ]");
+    const float inertia[3] = {0.125f, 0.25f, 0.75f}, radius = 0.375f, half_height = 0.625f;
+    const size_t at_inertia = test_blob_find(&b, inertia, sizeof inertia);
+    const char *const inertia_words[] = {"entity 0", "body", "inertia", NULL};
+    test_blob_refused(&b, at_inertia, NAN, inertia_words);
+    test_blob_refused(&b, at_inertia + 4, 1e30f, inertia_words);
+    test_blob_refused(&b, at_inertia + 8, 0.0f, inertia_words);
+    const char *const radius_words[] = {"entity 0", "body", "radius", NULL};
+    test_blob_refused(&b, test_blob_find(&b, &radius, sizeof radius), NAN, radius_words);
+    const char *const height_words[] = {"entity 0", "body", "half_height", NULL};
+    test_blob_refused(&b, test_blob_find(&b, &half_height, sizeof half_height), INFINITY,
+                      height_words);
+    test_blob_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +597,8 @@ int main(void)
         cmocka_unit_test(test_degenerate_shapes_name_world_entity_field),
         cmocka_unit_test(test_pile_in_one_spot_names_world_entity),
         cmocka_unit_test(test_lua_refusals_name_world_entity_field),
+        cmocka_unit_test(test_sources_name_file_entity_field),
+        cmocka_unit_test(test_edited_body_blob_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
