@@ -361,8 +361,24 @@ static void test_degenerate_shapes_name_world_entity_field(void **state)
         expect_refused_by(p5->add_hull_body(w, e, &hull, q, 8), w, e, "add_hull_body",
                           "points (point 2 is NaN, infinite or outside +-1e4 m)");
     }
+    /* A good hull with a NaN or huge inertia given for it, or a NaN mass. */
+    ct_rigid_body_desc_t bad_body = hull;
+    for (int k = 0; k < 3; k++) {
+        bad_body.inertia[0] = bad_values[k], bad_body.inertia[1] = bad_body.inertia[2] = 1.0f;
+        expect_refused_by(p5->add_hull_body(w, e, &bad_body, cube, 8), w, e, "add_hull_body",
+                          "inertia (each within [1e-9, 1e15] kg m^2, or all zero)");
+    }
+    bad_body = hull;
+    bad_body.mass = NAN;
+    expect_refused_by(p5->add_hull_body(w, e, &bad_body, cube, 8), w, e, "add_hull_body",
+                      "mass (a dynamic body needs a mass within [1e-6, 1e9] kg)");
     ct_rigid_body_desc_t compound = hull;
     compound.shape = CT_BODY_COMPOUND;
+    bad_body = compound;
+    bad_body.inertia[1] = NAN, bad_body.inertia[0] = bad_body.inertia[2] = 1.0f;
+    const ct_compound_child_t ball = {.shape = CT_BODY_SPHERE, .radius = 0.5f};
+    expect_refused_by(p5->add_compound_body(w, e, &bad_body, &ball, 1), w, e, "add_compound_body",
+                      "inertia (each within [1e-9, 1e15] kg m^2, or all zero)");
     ct_compound_child_t children[2] = {
         {.shape = CT_BODY_SPHERE, .radius = 0.5f},
         {.shape = CT_BODY_HULL, .points = flat, .point_count = 5, .position = {0, 1, 0}},
