@@ -387,6 +387,12 @@ static void simulate(ct_world_o *w, float dt)
                     (void *)w, m->scene.bodies.n, r->pair_limit, m->scene.bodies.entity[cut.a].id,
                     m->scene.bodies.entity[cut.b].id, (double)at.x, (double)at.y, (double)at.z);
     }
+    if (r->child_limit)
+        PHYSICS_LOG(CT_LOG_WARNING,
+                    "simulate: world %p: the pairs of compound bodies ask for more than %u shape "
+                    "tests of their children (compounds piled into one spot?); cut at entities %u "
+                    "and %u: the rest were not collided this step",
+                    (void *)w, r->child_limit, r->child_cut[0], r->child_cut[1]);
     /* A character moves only as its last move_character said, for one step. */
     for (uint32_t k = 0; k < m->scene.characters.n; k++) {
         const uint32_t i =

@@ -5,7 +5,7 @@
  * threads (physics_narrowphase.c), and the kept ones become contacts, matched against last
  * step's cache for their warm start and bounce. At the end of the step the cache is rewritten and
  * the collision and contact-ended events written (step 5 of physics_step.c). */
-#include "physics_internal.h"
+#include "physics_hull.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -303,6 +303,19 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
         m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
     if (sorted)
         physics__joints_filter_pairs(s, sorted, &m);
+    s->report.child_limit = 0;
+    uint64_t tests = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        const physics__compound *ci = b->compound[sorted[k].a], *cj = b->compound[sorted[k].b];
+        tests += (uint64_t)(ci ? ci->count : 1u) * (cj ? cj->count : 1u);
+        if (tests > SOLVER_MAX_CHILD_TESTS) {
+            s->report.child_limit = SOLVER_MAX_CHILD_TESTS;
+            s->report.child_cut[0] = b->entity[sorted[k].a].id;
+            s->report.child_cut[1] = b->entity[sorted[k].b].id;
+            m = k;
+            break;
+        }
+    }
     *order = m ? sorted : NULL;
     *count = m;
     return 0;

@@ -602,6 +602,59 @@ static void test_edited_body_blob_refused(void **state)
     test_blob_free(&b);
 }
 
+/* A hundred compounds of 64 balls each dropped into one spot: 4,950 pairs, each asking for
+ * 4,096 child tests (20 million; 400 of them took 37 s for one step before the ceiling). The step
+ * stops at 4,194,304 child tests, ends, and says so naming the world and the pair where it cut. */
+static void test_compound_pile_is_bounded(void **state)
+{
+    (void)state;
+    enum { N = 100, KIDS = 64 };
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "compound_pile"});
+    ct_entity_t e[N];
+    t->entity->create_batch(e, N);
+    ct_compound_child_t balls[KIDS];
+    for (int k = 0; k < KIDS; k++)
+        balls[k] = (ct_compound_child_t){
+            .shape = CT_BODY_SPHERE, .radius = 0.1f, .position = {0.01f * (float)k, 0, 0}};
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_COMPOUND,
+                                    .mass = 1.0f,
+                                    .friction = 0.5f,
+                                    .position = {0, 1, 0}};
+    for (int k = 0; k < N; k++)
+        assert_int_equal(p5->add_compound_body(w, e[k], &d, balls, KIDS), 0);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+    p4->simulate(w, step);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+    log__set_sink(NULL, NULL);
+    print_message("%d compounds of %d balls in one spot: %.0f ms of CPU for the step (this "
+                  "thread)\n",
+                  N, KIDS,
+                  (double)(c1.tv_sec - c0.tv_sec) * 1e3 + (double)(c1.tv_nsec - c0.tv_nsec) * 1e-6);
+    char want[192];
+    snprintf(want, sizeof want,
+             "simulate: world %p: the pairs of compound bodies ask for more than 4194304 shape "
+             "tests of their children",
+             (void *)w);
+    const char *cut = strstr(captured, "cut at entities ");
+    unsigned a = 0, b = 0;
+    if (!strstr(captured, want) || !cut || sscanf(cut, "cut at entities %u and %u", &a, &b) != 2)
+        fail_msg("'%s' does not name the world and the pair where it cut", captured);
+    bool named_a = false, named_b = false;
+    for (int k = 0; k < N; k++) {
+        named_a |= e[k].id == a, named_b |= e[k].id == b;
+        float p[3];
+        assert_int_equal(p4->position(w, e[k], p), 0);
+        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+    }
+    assert_true(named_a && named_b && a != b);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, N);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +665,7 @@ int main(void)
         cmocka_unit_test(test_chain_of_10000),
         cmocka_unit_test(test_degenerate_shapes_name_world_entity_field),
         cmocka_unit_test(test_pile_in_one_spot_names_world_entity),
+        cmocka_unit_test(test_compound_pile_is_bounded),
         cmocka_unit_test(test_lua_refusals_name_world_entity_field),
         cmocka_unit_test(test_sources_name_file_entity_field),
         cmocka_unit_test(test_edited_body_blob_refused),
