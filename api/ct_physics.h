@@ -599,7 +599,10 @@ typedef struct ct_physics_api_v2 {
  * least 65,536, and never more than 1,048,576 in a world, which bounds a step's time and memory
  * whatever is piled up: a million bodies in one spot step in seconds, not never) are collided;
  * past that (bodies piled into one spot) the rest are dropped for the step and a warning names
- * the world and the two entities of the pair where the cut fell, with a position in the pile. */
+ * the world and the two entities of the pair where the cut fell, with a position in the pile.
+ * A pair with a compound (v5) tests each pair of children (up to 64 x 64): past 4,194,304 such
+ * tests in a step the rest of the pairs, in entity-pair order, are dropped likewise and a warning
+ * names the world and the pair where it cut. */
 typedef struct ct_physics_api_v3 {
     int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
     int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
