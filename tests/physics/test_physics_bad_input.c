@@ -417,6 +417,24 @@ static void test_degenerate_shapes_name_world_entity_field(void **state)
     t->entity->destroy(e);
 }
 
+/* The log holds `want` and "cut at entities A and B" naming two of the n bodies e, and every one
+ * of them is still finite after the cut step. */
+static void expect_cut(const char *want, ct_world_o *w, const ct_entity_t *e, int n)
+{
+    const char *cut = strstr(captured, "cut at entities ");
+    unsigned a = 0, b = 0;
+    if (!strstr(captured, want) || !cut || sscanf(cut, "cut at entities %u and %u", &a, &b) != 2)
+        fail_msg("'%s' does not hold '%s' and the pair where it cut", captured, want);
+    bool named_a = false, named_b = false;
+    for (int k = 0; k < n; k++) {
+        named_a |= e[k].id == a, named_b |= e[k].id == b;
+        float p[3];
+        assert_int_equal(p4->position(w, e[k], p), 0);
+        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+    }
+    assert_true(named_a && named_b && a != b);
+}
+
 /* Four hundred balls dropped into one spot make 79,800 candidate pairs, past the step's limit
  * (65,536, or 64 a body when more; test_physics_core drops a million): the step cuts them there, ends, and says so naming the world, the two entities of the
  * pair where it cut and the position; every ball stays finite. */
@@ -438,20 +456,9 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
     char want[160];
     snprintf(want, sizeof want, "simulate: world %p: %u bodies make more than %u candidate pairs",
              (void *)w, N, 65536u);
-    if (!strstr(captured, want) || !strstr(captured, "cut at entities ") ||
-        !strstr(captured, ", position ("))
-        fail_msg("'%s' does not name the world, the entities and their position", captured);
-    unsigned a = 0, b = 0;
-    assert_int_equal(
-        sscanf(strstr(captured, "cut at entities "), "cut at entities %u and %u", &a, &b), 2);
-    bool named_a = false, named_b = false;
-    for (int k = 0; k < N; k++) {
-        named_a |= e[k].id == a, named_b |= e[k].id == b;
-        float p[3];
-        assert_int_equal(p4->position(w, e[k], p), 0);
-        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
-    }
-    assert_true(named_a && named_b && a != b);
+    if (!strstr(captured, ", position ("))
+        fail_msg("'%s' does not name the position", captured);
+    expect_cut(want, w, e, N);
     t->worlds->destroy_world(w);
     t->entity->destroy_batch(e, N);
 }
@@ -639,18 +646,7 @@ static void test_compound_pile_is_bounded(void **state)
              "simulate: world %p: the pairs of compound bodies ask for more than 4194304 shape "
              "tests of their children",
              (void *)w);
-    const char *cut = strstr(captured, "cut at entities ");
-    unsigned a = 0, b = 0;
-    if (!strstr(captured, want) || !cut || sscanf(cut, "cut at entities %u and %u", &a, &b) != 2)
-        fail_msg("'%s' does not name the world and the pair where it cut", captured);
-    bool named_a = false, named_b = false;
-    for (int k = 0; k < N; k++) {
-        named_a |= e[k].id == a, named_b |= e[k].id == b;
-        float p[3];
-        assert_int_equal(p4->position(w, e[k], p), 0);
-        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
-    }
-    assert_true(named_a && named_b && a != b);
+    expect_cut(want, w, e, N);
     t->worlds->destroy_world(w);
     t->entity->destroy_batch(e, N);
 }
