@@ -493,6 +493,7 @@ typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
+    uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
