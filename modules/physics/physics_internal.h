@@ -744,6 +744,12 @@ typedef struct physics__ccd {
     physics__v3 *start;            /* per body: its position at the start of the step */
     physics__quat *start_rotation; /* and its rotation */
     uint32_t cap_start, cap_start_rotation;
+    uint8_t *fast;                    /* per body: swept this step */
+    float *rank;                      /* per body: its travel this step over its thinnest half */
+    struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
+    physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
+    uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
+    uint32_t cap_fast, cap_rank, cap_order, cap_moving_body;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
