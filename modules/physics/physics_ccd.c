@@ -322,9 +322,19 @@ static int ccd__visit_moving(void *user, uint32_t box)
     if (j == i || c->rank[j] > c->rank[i] ||
         (c->rank[j] == c->rank[i] && b->entity[j].id > b->entity[i].id))
         return 0;
+    const ccd__motion o = ccd__motion_of(w->s, j);
+    /* Bodies whose reaches never meet along their relative motion cannot touch: the nearest the
+     * centres come (a segment against a point) against both reaches. */
+    const physics__v3 d0 = v3_sub(w->self.p0, o.p0), dm = v3_sub(w->self.move, o.move);
+    const float mm = v3_dot(dm, dm);
+    const float t = mm > 0.0f ? f_min(f_max(-v3_dot(d0, dm) / mm, 0.0f), 1.0f) : 0.0f;
+    const float reach = w->self.reach + o.reach + CCD_TARGET;
+    const physics__v3 nearest = v3_add(d0, v3_scale(dm, t));
+    if (v3_dot(nearest, nearest) > reach * reach)
+        return 0;
     const physics__v3 end = b->position[j], end_extent = b->extent[j];
     const physics__quat end_rotation = b->rotation[j];
-    w->other = ccd__motion_of(w->s, j);
+    w->other = o;
     w->other_moves = true;
     ccd__against(w, j);
     w->other_moves = false;
@@ -447,8 +457,24 @@ int physics__ccd_end(physics__scene *s, float dt)
             const physics__quat turn = ccd__turn_at(&o.turn, w.best);
             const physics__quat carry = quat_normalize(
                 ccd__mul(b->rotation[j], (physics__quat){-turn.x, -turn.y, -turn.z, turn.w}));
-            p = v3_add(b->position[j], quat_rotate(carry, v3_sub(p, at)));
-            q = quat_normalize(ccd__mul(carry, q));
+            const physics__v3 carried = v3_add(b->position[j], quat_rotate(carry, v3_sub(p, at)));
+            const physics__quat carried_q = quat_normalize(ccd__mul(carry, q));
+            /* Unless that carries it into what does not move (the plank itself was stopped at a
+             * wall): the carry is swept against the fixed bodies as any motion is. */
+            ccd__sweep move = {.s = s,
+                               .self = {.i = i,
+                                        .p0 = p,
+                                        .move = v3_sub(carried, p),
+                                        .turn = ccd__turn_of(q, carried_q),
+                                        .reach = w.self.reach},
+                               .best = 1.0f,
+                               .moved = UINT32_MAX};
+            ccd__path_box(&move.self, carried, &lo, &hi);
+            physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit_fixed, &move);
+            if (!(move.best < 1.0f)) {
+                p = carried;
+                q = carried_q;
+            }
         }
         b->position[i] = p;
         b->rotation[i] = q;

@@ -332,7 +332,9 @@ static uint32_t plank_shots(bool sweeps, float plank_speed, float plank_spin, ph
                                             .angular_velocity = {0.0f, 0.0f, plank_spin},
                                             .rotation = {0, 0, 0, 1}};
         assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){PLANK}, &plank), 0);
-        ct_rigid_body_desc_t d = k % 3 == 0 ? ball(0, 0, 0) : k % 3 == 1 ? small_box(0, 0) : rod(0, 0);
+        ct_rigid_body_desc_t d = k % 3 == 0   ? ball(0, 0, 0)
+                                 : k % 3 == 1 ? small_box(0, 0)
+                                              : rod(0, 0);
         d.position[0] = -3.0f;
         d.position[1] = frand(-0.8f, 0.8f);
         d.position[2] = frand(-0.8f, 0.8f);
