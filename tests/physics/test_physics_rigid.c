@@ -328,6 +328,63 @@ static void test_locks(void **state)
     physics__scene_free(&s);
 }
 
+/* v1-v3 bodies keep their behaviour in a world the rigid solver steps (one rotating body in it):
+ * a translation-only cube (physics__bodies_add, what add_body of v2-v3 makes) set two thirds over
+ * a ledge's edge neither turns nor tips, and rests on the ledge, while a v4 cube set the same way
+ * beside it tips off. Per-axis angular locks: a v4 cube free to turn about z only tips about z and
+ * its x and y spin stay exactly zero. */
+static void test_old_bodies_keep_still_in_a_rigid_world(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    ground(&s, 1, 20.0f);
+    /* A ledge 1 m high along z, its edge at x = 0. */
+    add(&s, 2,
+        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                               .shape = CT_BODY_BOX,
+                               .half_extents = {2, 0.5f, 6},
+                               .friction = 0.6f,
+                               .position = {-2, 0.5f, 0}});
+    const ct_body_desc_t old = {.kind = CT_BODY_DYNAMIC,
+                                .shape = CT_BODY_BOX,
+                                .half_extents = {0.5f, 0.5f, 0.5f},
+                                .mass = 1.0f,
+                                .friction = 0.6f,
+                                .position = {0.17f, 1.501f, -3}};
+    assert_int_equal(physics__bodies_add(&s.bodies, (ct_entity_t){3}, &old), 0);
+    add(&s, 4, cube(0.17f, 1.501f, 0, 0.5f));
+    ct_rigid_body_desc_t z_only = cube(0.17f, 1.501f, 3, 0.5f);
+    z_only.locks = CT_BODY_LOCK_ANGULAR_X | CT_BODY_LOCK_ANGULAR_Y;
+    add(&s, 5, z_only);
+    assert_true(s.bodies.num_rotating >= 1);
+    float most_xy = 0.0f;
+    for (int k = 0; k < 180; k++) {
+        run(&s, 1);
+        const physics__v3 w = s.bodies.angular[at(&s, 5)];
+        most_xy = f_max(most_xy, f_max(fabsf(w.x), fabsf(w.y)));
+    }
+    const uint32_t o = at(&s, 3), n = at(&s, 4), z = at(&s, 5);
+    const physics__quat qo = s.bodies.rotation[o], qz = s.bodies.rotation[z];
+    print_message("old cube at (%.4f, %.4f), rotation (%g %g %g %g); v4 cube at y %.3f; z-only "
+                  "cube at y %.3f, rotation (%.4f %.4f %.4f %.4f), x/y spin at most %g\n",
+                  (double)s.bodies.position[o].x, (double)s.bodies.position[o].y, (double)qo.x,
+                  (double)qo.y, (double)qo.z, (double)qo.w, (double)s.bodies.position[n].y,
+                  (double)s.bodies.position[z].y, (double)qz.x, (double)qz.y, (double)qz.z,
+                  (double)qz.w, (double)most_xy);
+    /* The old cube: no turn at all, still on the ledge. */
+    assert_true(quat_is_identity(qo));
+    assert_true(v3_len(s.bodies.angular[o]) == 0.0f);
+    assert_float_equal(s.bodies.position[o].y, 1.5f, 0.01f);
+    assert_float_equal(s.bodies.position[o].x, 0.17f, 0.01f);
+    /* The free v4 cube and the z-only one fell off the ledge onto the ground. */
+    assert_true(s.bodies.position[n].y < 0.6f);
+    assert_true(s.bodies.position[z].y < 0.6f);
+    assert_true(qz.x == 0.0f && qz.y == 0.0f && fabsf(qz.z) > 0.3f);
+    assert_true(most_xy == 0.0f);
+    physics__scene_free(&s);
+}
+
 /* A 10-level pyramid of rotating cubes (55 cubes, Box3D's small pyramid) stands for 5 s, and the
  * run gives the same bits serially and on two threads: one pinned hash. */
 static void test_pyramid_pinned_hash(void **state)
@@ -535,6 +592,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_capsules_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_free_spin_keeps_momentum, setup, teardown),
         cmocka_unit_test_setup_teardown(test_locks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_old_bodies_keep_still_in_a_rigid_world, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_pyramid_pinned_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wide_blocks_same_bits_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leaning_tower_stands, setup, teardown),

@@ -794,6 +794,65 @@ static void test_height_field_queries(void **state)
     physics__scene_free(&s);
 }
 
+/* Layers and masks on every query of every shape: a mesh floor (layer 2) with a hull (layer 4) and
+ * a turned box (layer 8) standing on it. A ray down through the hull or the box hits it with a mask
+ * holding its layer, passes it to the floor with one holding only the floor's, and hits nothing
+ * with neither; a sphere touching both the hull and the floor sees what the mask holds. Asked
+ * before any step and again after some (when the queries use the step's grids). */
+static void test_queries_filter_every_shape(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false;
+    floor_field(&s, 1, 10, 0.0f);
+    float p[24];
+    cube_points(p, 0.4f);
+    add_hull(&s, 2, hull_desc(0, 0.4f, 0), p, 8);
+    const float a = 0.6f;
+    const ct_rigid_body_desc_t box = {.kind = CT_BODY_DYNAMIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {0.5f, 0.5f, 0.5f},
+                                      .mass = 1,
+                                      .position = {3, 0.5f, 0},
+                                      .rotation = {0, sinf(0.5f * a), 0, cosf(0.5f * a)}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){3}, &box), 0);
+    s.bodies.layer[at(&s, 1)] = 2u;
+    s.bodies.layer[at(&s, 2)] = 4u;
+    s.bodies.layer[at(&s, 3)] = 8u;
+    for (int round = 0; round < 2; round++) {
+        ct_physics_hit_t hit;
+        const physics__v3 down = v3(0, -1, 0);
+        for (int k = 0; k < 2; k++) {
+            const physics__v3 from = v3(k ? 3.0f : 0.0f, 5, 0.1f);
+            const uint32_t layer = k ? 8u : 4u, id = k ? 3u : 2u;
+            const float top = k ? 1.0f : 0.8f;
+            assert_true(physics__scene_raycast(&s, from, down, 10, UINT32_MAX, &hit));
+            assert_int_equal(hit.entity, id);
+            assert_float_equal(hit.distance, 5.0f - top, 2e-3f);
+            assert_true(physics__scene_raycast(&s, from, down, 10, layer | 1u, &hit));
+            assert_int_equal(hit.entity, id);
+            assert_true(physics__scene_raycast(&s, from, down, 10, 2u | 1u, &hit));
+            assert_int_equal(hit.entity, 1);
+            assert_float_equal(hit.distance, 5.0f, 2e-3f);
+            assert_false(physics__scene_raycast(&s, from, down, 10, ~(layer | 2u), &hit));
+        }
+        /* A ball of 0.3 at the hull's foot, beside it and in the floor. */
+        ct_entity_t out[4];
+        const physics__v3 c = v3(0.55f, 0.1f, 0);
+        assert_int_equal(physics__scene_overlap_sphere(&s, c, 0.3f, UINT32_MAX, out, 4), 2);
+        assert_true(out[0].id == 1 && out[1].id == 2);
+        assert_int_equal(physics__scene_overlap_sphere(&s, c, 0.3f, 4u, out, 4), 1);
+        assert_int_equal(out[0].id, 2);
+        assert_int_equal(physics__scene_overlap_sphere(&s, c, 0.3f, 2u, out, 4), 1);
+        assert_int_equal(out[0].id, 1);
+        assert_int_equal(physics__scene_overlap_sphere(&s, c, 0.3f, 8u | 1u, out, 4), 0);
+        for (int k = 0; k < 30; k++)
+            assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+    }
+    physics__scene_free(&s);
+}
+
 /* A pile of hulls of several kinds (cubes, tetrahedra, prisms) dropped on the ground, with boxes
  * and balls among them: the state hash after 200 steps is pinned, and a two-thread pool gives
  * the same. */
@@ -956,6 +1015,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mesh_build, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_queries_filter_every_shape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_pile_hash_is_pinned, setup, teardown),
     };
