@@ -221,7 +221,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     physics__v3 ride = v3(0.0f, 0.0f, 0.0f);
     if (g != UINT32_MAX && b->kind[g] != CT_BODY_STATIC) {
         const physics__v3 arm = v3_sub(v3_sub(start, v3(0, b->half[i].y, 0)), b->position[g]);
-        const physics__v3 turned = quat_rotate(quat_integrate(quat_identity(), b->angular[g], dt), arm);
+        const physics__v3 turned =
+            quat_rotate(quat_integrate(quat_identity(), b->angular[g], dt), arm);
         ride = v3_add(v3_scale(b->velocity[g], dt), v3_sub(turned, arm));
     }
     /* 2. The walk, then the rise or fall. */

@@ -317,9 +317,10 @@ static void test_rides_lift_up_and_down(void **state)
     }
     float lp[3];
     assert_int_equal(p4->position(s.w, lift, lp), 0);
-    print_message("lift: ends at %.4f (%.4f expected), feet off its top by at most %.4f m, %u steps "
-                  "not grounded on it\n",
-                  (double)lp[1], 0.5, (double)worst, airborne);
+    print_message(
+        "lift: ends at %.4f (%.4f expected), feet off its top by at most %.4f m, %u steps "
+        "not grounded on it\n",
+        (double)lp[1], 0.5, (double)worst, airborne);
     assert_float_equal(lp[1], 0.5f, 1e-3f);
     assert_int_equal(airborne, 0);
     assert_true(worst < 0.02f);

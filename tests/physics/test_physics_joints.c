@@ -398,8 +398,9 @@ static void test_joint_torque_holds_a_shelf(void **state)
         ct_world_o *w = new_world("shelf");
         const ct_rigid_body_desc_t plank = box_at(0.5f, 1.0f, 0.0f, 0.5f, 0.05f, 0.1f);
         const ct_entity_t e = body(w, &plank);
-        const ct_joint_desc_t glue = {
-            .type = ball ? CT_JOINT_BALL : CT_JOINT_FIXED, .anchor = {0, 1.0f, 0}, .axis = {1, 0, 0}};
+        const ct_joint_desc_t glue = {.type = ball ? CT_JOINT_BALL : CT_JOINT_FIXED,
+                                      .anchor = {0, 1.0f, 0},
+                                      .axis = {1, 0, 0}};
         ct_physics_joint_t j;
         assert_int_equal(p4->add_joint(w, e, world_anchor, &glue, &j), 0);
         float f[3], t[3];
