@@ -422,6 +422,47 @@ static void test_lua_character(void **state)
     end_scene(&s);
 }
 
+/* Lua rides too: a character made and moved from Lua on a kinematic platform going at 1 m/s along
+ * x and turning at 0.5 rad/s: after a second of riding it is where its spot of the platform went,
+ * grounded on the platform. */
+static void test_lua_rides_platform(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_platform");
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {3, 0.25f, 3},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .velocity = {1, 0, 0},
+                                    .angular_velocity = {0, 0.5f, 0}};
+    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t e[2] = {entity->create(), platform};
+    s.e[s.n++] = e[0];
+    const char *script =
+        "function character_rides_lua(w, e, platform)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.35,\n"
+        "                                max_slope = 0.78, position = {1, 2.05, 0} })\n"
+        "  local grounded, ground, x, y, z\n"
+        "  for i = 1, 61 do\n"
+        "    grounded, ground, x, y, z = Physics.move_character(w, e, 0, 0, 0, 1 / 60)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "  end\n"
+        "  assert(grounded and ground == platform, ground)\n"
+        "  local px = Actor.position(w, platform)\n"
+        "  -- It rode from the second step: the platform had gone 1/60 m from under its start,\n"
+        "  -- and it turned the rest, 60 steps of 0.5 / 60 rad, about its centre.\n"
+        "  local r = 1 - 1 / 60\n"
+        "  local ex, ez = r * math.cos(0.5), -r * math.sin(0.5)\n"
+        "  assert(math.abs(x - (px + ex)) < 5e-4, x - px - ex)\n"
+        "  assert(math.abs(z - ez) < 5e-4, z - ez)\n"
+        "  assert(math.abs(y - 2.05) < 0.02, y)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_rides_lua"), 0);
+    test_lua_call("character_rides_lua", s.w, e, 2);
+    end_scene(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_mover_layers_and_masks),
         cmocka_unit_test(test_pushes_crate_and_refusals),
         cmocka_unit_test(test_lua_character),
+        cmocka_unit_test(test_lua_rides_platform),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
