@@ -268,7 +268,8 @@ static void test_free_spin_keeps_momentum(void **state)
     assert_true(fabsf(v3_len(L) - v3_len(L0)) < 0.01f * v3_len(L0));
     assert_true(v3_len(L) <= v3_len(L0) * 1.0001f);
     /* The vector too, not only its length: without the gyroscopic term the body would keep
-     * turning about its first spin axis, and L would go round it (0.33 away after two seconds; 0.012 with it). */
+     * turning about its first spin axis, and L would go round it (0.33 away after two seconds;
+     * 0.012 with the term). */
     assert_true(v3_len(v3_sub(L, L0)) < 0.02f * v3_len(L0));
     physics__scene_free(&s);
 }
