@@ -468,8 +468,8 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
     if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
         return 0;
-    physics__manifold_out *o =
-        &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
+    physics__manifold_out spare;
+    physics__manifold_out *o = c->num_found < MESH_MAX_FOUND ? &c->found[c->num_found] : &spare;
     o->count = 0;
     if (mesh->internal[t] == 7u) {
         mesh__face_contact(c, &tp, true, o);
@@ -491,11 +491,28 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         least = f_min(least, o->p[k].sep);
         o->p[k].id ^= t * 0x9e3779b1u & 0x7fff0000u; /* the triangle, kept off the reference bit */
     }
-    if (c->num_found < MESH_MAX_FOUND)
+    uint32_t at = c->num_found;
+    if (o == &spare) {
+        /* All kept slots are taken (a body over many triangles, or a wide margin): the new one
+         * takes the place of the shallowest kept if it is deeper, never of the deepest (writing
+         * it over the last slot, as before, lost the deepest when that was the last). */
+        float shallowest = -INFINITY;
+        for (uint32_t k = 0; k < MESH_MAX_FOUND; k++) {
+            float kl = INFINITY;
+            for (uint32_t q = 0; q < c->found[k].count; q++)
+                kl = f_min(kl, c->found[k].p[q].sep);
+            if (k != c->num && kl > shallowest)
+                shallowest = kl, at = k;
+        }
+        if (!(least < shallowest))
+            return 0;
+        c->found[at] = spare;
+    } else {
         c->num_found++;
+    }
     if (least < c->depth) {
         c->depth = least;
-        c->num = c->num_found - 1;
+        c->num = at;
     }
     return 0;
 }

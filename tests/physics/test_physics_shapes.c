@@ -938,6 +938,86 @@ static void test_queries_filter_every_shape(void **state)
     physics__scene_free(&s);
 }
 
+/* Shape casts: a sphere, a box and a capsule swept through a mesh floor (layer 2) with a hull
+ * (layer 4) and a turned box (layer 8) on it, and a 2 cm wall (layer 16). Each stops where it first
+ * touches (distances worked out by hand), sees only what the mask holds (the floor under the hull
+ * with the hull masked out), reports 0 when it starts touching, and misses what it passes beside;
+ * a long fast sweep does not pass the thin wall. */
+static void test_shape_casts(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    floor_field(&s, 1, 10, 0.0f);
+    float p[24];
+    cube_points(p, 0.4f);
+    ct_rigid_body_desc_t hd = hull_desc(0, 0.4f, 0);
+    hd.kind = CT_BODY_STATIC;
+    add_hull(&s, 2, hd, p, 8);
+    const float a = 0.7853982f; /* 45 degrees about y: its corners at x 3 +- 0.7071 */
+    const ct_rigid_body_desc_t box = {.kind = CT_BODY_STATIC,
+                                      .shape = CT_BODY_BOX,
+                                      .half_extents = {0.5f, 0.5f, 0.5f},
+                                      .position = {3, 0.5f, 0},
+                                      .rotation = {0, sinf(0.5f * a), 0, cosf(0.5f * a)}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){3}, &box), 0);
+    const ct_rigid_body_desc_t wall = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.01f, 1, 1},
+                                       .position = {-3, 1, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){4}, &wall), 0);
+    s.bodies.layer[at(&s, 1)] = 2u;
+    s.bodies.layer[at(&s, 2)] = 4u;
+    s.bodies.layer[at(&s, 3)] = 8u;
+    s.bodies.layer[at(&s, 4)] = 16u;
+    const physics__cast ball = {.shape = CT_BODY_SPHERE,
+                                .radius = 0.25f,
+                                .rotation = quat_identity()},
+                        cube = {.shape = CT_BODY_BOX,
+                                .half = v3(0.2f, 0.2f, 0.2f),
+                                .rotation = quat_identity()},
+                        capsule = {.shape = CT_BODY_CAPSULE,
+                                   .radius = 0.1f,
+                                   .half_height = 0.3f,
+                                   .rotation = quat_identity()};
+    ct_physics_hit_t hit;
+    /* Down onto the hull's top (0.8): the ball from 5 stops with its centre at 1.05. */
+    assert_true(
+        physics__scene_shape_cast(&s, &ball, v3(0, 5, 0.1f), v3(0, -10, 0), UINT32_MAX, &hit));
+    assert_int_equal(hit.entity, 2);
+    assert_float_equal(hit.distance, 3.95f, 2e-3f);
+    assert_float_equal(hit.normal[1], 1.0f, 1e-3f);
+    assert_float_equal(hit.point[1], 0.8f, 2e-3f);
+    /* Masked: the hull left out, it goes on to the floor (centre at 0.25). */
+    assert_true(physics__scene_shape_cast(&s, &ball, v3(0, 5, 0.1f), v3(0, -10, 0), 2u, &hit));
+    assert_int_equal(hit.entity, 1);
+    assert_float_equal(hit.distance, 4.75f, 2e-3f);
+    assert_false(physics__scene_shape_cast(&s, &ball, v3(0, 5, 0.1f), v3(0, -10, 0), 8u, &hit));
+    /* Too short to reach anything. */
+    assert_false(
+        physics__scene_shape_cast(&s, &ball, v3(0, 5, 0.1f), v3(0, -3, 0), UINT32_MAX, &hit));
+    /* A cube sideways at the turned box: its corner at x 3 - 0.7071 meets the cube's face. */
+    assert_true(
+        physics__scene_shape_cast(&s, &cube, v3(0.5f, 0.5f, 0), v3(4, 0, 0), ~2u & ~4u, &hit));
+    assert_int_equal(hit.entity, 3);
+    assert_float_equal(hit.distance, 3.0f - 0.7071068f - 0.2f - 0.5f, 2e-3f);
+    assert_float_equal(hit.normal[0], -1.0f, 1e-3f);
+    /* The same cube cast beside it (z 1.5) meets nothing. */
+    assert_false(
+        physics__scene_shape_cast(&s, &cube, v3(0.5f, 0.5f, 1.5f), v3(4, 0, 0), ~2u & ~4u, &hit));
+    /* A capsule starting inside the hull: distance 0. */
+    assert_true(physics__scene_shape_cast(&s, &capsule, v3(0, 0.5f, 0), v3(1, 0, 0), 4u, &hit));
+    assert_int_equal(hit.entity, 2);
+    assert_true(hit.distance == 0.0f);
+    /* A long sweep at the 2 cm wall (100 m of motion) stops at it: x -3 + 0.01 + 0.1. */
+    assert_true(physics__scene_shape_cast(&s, &capsule, v3(50, 1, 0), v3(-100, 0, 0), 16u, &hit));
+    assert_int_equal(hit.entity, 4);
+    assert_float_equal(hit.distance, 50.0f - (-3.0f + 0.01f + 0.1f), 2e-3f);
+    /* Nothing was added: the scratch slot is past the bodies. */
+    assert_int_equal(s.bodies.n, 4);
+    physics__scene_free(&s);
+}
+
 /* A pile of hulls of several kinds (cubes, tetrahedra, prisms) dropped on the ground, with boxes
  * and balls among them: the state hash after 200 steps is pinned, and a two-thread pool gives
  * the same. */
@@ -1102,6 +1182,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling_over_split_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queries_filter_every_shape, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shape_casts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_pile_hash_is_pinned, setup, teardown),
     };
