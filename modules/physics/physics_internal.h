@@ -1025,6 +1025,21 @@ uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics_
                                      uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
+/* A shape cast (physics_queries.c): a box, sphere or capsule (half, radius and half_height as a
+ * body's desc reads them) turned by rotation, swept from `from` by `motion` without turning. */
+typedef struct physics__cast {
+    uint32_t shape; /* CT_BODY_BOX, CT_BODY_SPHERE or CT_BODY_CAPSULE */
+    physics__v3 half;
+    float radius, half_height;
+    physics__quat rotation;
+} physics__cast;
+/* The first body (whose layer shares a bit with mask; sensors never) the shape meets on its way:
+ * out gets its entity, the distance the shape went along motion (m; 0 when it starts touching),
+ * a point where they touch and the hit body's normal there (pointing out of it, towards the
+ * shape). Equal distances go to the lower entity id. False when it meets nothing, or out of
+ * memory. */
+bool physics__scene_shape_cast(physics__scene *s, const physics__cast *shape, physics__v3 from,
+                               physics__v3 motion, uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
