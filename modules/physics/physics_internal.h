@@ -505,16 +505,26 @@ typedef struct physics__rigid_contact {
 } physics__rigid_contact;
 
 /* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
- * rotations and the offset between their centres then, and the manifold's normal, its points from
- * a's centre and their separations. While the bodies stay close to that pose, the manifold is not
- * found again: the points stay where they were on the bodies and only their separations follow. */
+ * poses then, and the manifold's normal, its points from a's centre and their separations. While
+ * the bodies stay close to that pose, the manifold is not found again: the points stay where they
+ * were on the bodies and only their separations follow. The poses, the margin and the reference
+ * face asked for are all physics__manifold read: from them a snapshot's restore finds the rest
+ * again, bit for bit (physics__rigid_geo_find), so snapshots need not carry it. */
 typedef struct physics__rigid_geo {
     physics__quat qa, qb;
-    physics__v3 d; /* b's centre - a's centre */
+    physics__v3 pa, pb; /* the centres; b's - a's is the offset the recycling follows */
     physics__v3 normal;
     physics__v3 ra[PHYSICS_MANIFOLD_POINTS];
     float sep[PHYSICS_MANIFOLD_POINTS];
+    float margin;      /* the speculative margin it was found with */
+    uint32_t prefer_b; /* the reference face asked for (physics__manifold's prefer_b) */
 } physics__rigid_geo;
+
+/* b's centre - a's centre when g was found. */
+static inline physics__v3 physics__rigid_geo_d(const physics__rigid_geo *g)
+{
+    return v3_sub(g->pb, g->pa);
+}
 
 /* What a rigid contact remembers into the next step. */
 typedef struct physics__rigid_cached {
@@ -845,6 +855,12 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
     *impulse_scale = a3;
 }
 
+/* The manifold of bodies i and j found at g's poses, margin and reference face, into m and g's
+ * normal, points and separations (what the rigid step's detection writes; physics_rigid.c).
+ * view is a shallow copy of the bodies whose position, rotation and extent arrays the caller
+ * owns: i's and j's entries there are overwritten with g's poses. */
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
+                             physics__manifold_out *m);
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);

@@ -150,8 +150,8 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
         return false;
-    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, g->d));
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
+    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, gd));
     const float dist2 = v3_dot(moved, moved);
     if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
         return false;
@@ -171,12 +171,35 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     m->normal = g->normal;
     m->count = old->count;
     for (uint32_t q = 0; q < old->count; q++) {
-        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, g->d);
+        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
     }
     return true;
+}
+
+/* The normal, anchors and separations of g from manifold m found at g's poses. */
+static void rigid__geo_fill(physics__rigid_geo *g, const physics__manifold_out *m)
+{
+    g->normal = m->normal;
+    for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+        g->ra[q] = v3_sub(m->p[q].point, g->pa);
+        g->sep[q] = m->p[q].sep;
+    }
+}
+
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
+                             physics__manifold_out *m)
+{
+    view->position[i] = g->pa;
+    view->rotation[i] = g->qa;
+    view->position[j] = g->pb;
+    view->rotation[j] = g->qb;
+    physics__bodies_extent(view, i);
+    physics__bodies_extent(view, j);
+    physics__manifold(view, i, j, g->margin, g->prefer_b != 0, m);
+    rigid__geo_fill(g, m);
 }
 
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
@@ -213,15 +236,15 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             } else {
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
+                const float margin = SOLVER_MARGIN + v3_len(rel) * job->dt;
+                physics__manifold(b, i, j, margin, prefer_b, m);
                 g->qa = b->rotation[i];
                 g->qb = b->rotation[j];
-                g->d = v3_sub(b->position[j], b->position[i]);
-                g->normal = m->normal;
-                for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
-                    g->ra[q] = v3_sub(m->p[q].point, b->position[i]);
-                    g->sep[q] = m->p[q].sep;
-                }
+                g->pa = b->position[i];
+                g->pb = b->position[j];
+                g->margin = margin;
+                g->prefer_b = prefer_b;
+                rigid__geo_fill(g, m);
             }
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
@@ -324,7 +347,8 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 const physics__manifold_point *mp = &mo->p[q];
                 /* The anchors as they were found (recycled ones have not turned with the bodies; the
                  * separation follows the turn in the solver, to first order). */
-                const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
+                const physics__v3 ra = r->geo[k].ra[q],
+                                  rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
                 p->sep = mp->sep;
                 p->id = mp->id;
                 rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
