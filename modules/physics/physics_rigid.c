@@ -236,7 +236,9 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             } else {
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                const float margin = SOLVER_MARGIN + v3_len(rel) * job->dt;
+                /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes. */
+                const float margin =
+                    ldexpf(ceilf(ldexpf(SOLVER_MARGIN + v3_len(rel) * job->dt, 10)), -10);
                 physics__manifold(b, i, j, margin, prefer_b, m);
                 g->qa = b->rotation[i];
                 g->qb = b->rotation[j];
@@ -322,16 +324,13 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
             physics__rigid_contact *c = &r->contact[n++];
             const physics__v3 nn = mo->normal;
-            const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-            const physics__v3 t1 = v3_cross(nn, seed);
+            physics__rigid_tangents(nn, &c->t1, &c->t2);
             c->key = order[k].key;
             c->pair = k;
             c->a = i;
             c->b = j;
             c->count = mo->count;
             c->normal = nn;
-            c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
-            c->t2 = v3_cross(nn, c->t1);
             c->friction = sqrtf(b->friction[i] * b->friction[j]);
             c->restitution = f_max(b->restitution[i], b->restitution[j]);
             const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
@@ -382,8 +381,18 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             c->twist_b = rigid__mul(ib, nn);
             const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
             c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-            c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
-            c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+            c->f1.j = c->f2.j = 0.0f;
+            if (old && !memcmp(&old->geo.normal, &nn, sizeof nn)) {
+                c->f1.j = old->f1;
+                c->f2.j = old->f2;
+            } else if (old) {
+                /* A new normal: last step's friction, turned onto its tangents. */
+                physics__v3 o1, o2;
+                physics__rigid_tangents(old->geo.normal, &o1, &o2);
+                const physics__v3 f = v3_add(v3_scale(o1, old->f1), v3_scale(o2, old->f2));
+                c->f1.j = v3_dot(f, c->t1);
+                c->f2.j = v3_dot(f, c->t2);
+            }
             c->twist_j = old ? old->twist : 0.0f;
         }
     }
@@ -725,9 +734,11 @@ static int rigid__remember(physics__scene *s)
             if (c->p[q].n.j > deepest)
                 deepest = c->p[q].n.j, first = q;
         }
-        e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->f1 = c->f1.j;
+        e->f2 = c->f2.j;
         e->geo = r->geo[c->pair];
         e->twist = c->twist_j;
+        physics__rigid_quantise(e);
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
         if (was && !is && rigid__ended(s, c->key))

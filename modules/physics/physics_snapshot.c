@@ -7,8 +7,8 @@
  * and kinds) gives back every bit the next steps read, so restore then simulate gives the state
  * hashes of never having left.
  *
- * Format 3 packs it without losing a bit, to about 100 bytes an awake body in a resting pile
- * (bench_physics' physics.snapshot_bytes_per_body; format 2 took 462 there):
+ * Format 3 packs it without losing a bit, to 119 bytes an awake body in a resting pile
+ * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 2 took 462 there):
  *   - what the world makes again from the rest is left out: a body's world box (from its
  *     rotation), and a rigid contact's recycled manifold (its normal, anchors, separations and
  *     feature ids), which the restore finds again with physics__manifold at the poses, margin and
@@ -17,8 +17,13 @@
  *     which); the others are written as the difference of their float bits from the pose now in
  *     7-bit groups, which for a body that moved a little since is a couple of bytes a number;
  *   - a body's rotation, velocities, pending forces and rest time appear only when some bit of
- *     them is set, a static body is a flag byte, and a contact's key is the difference from the
- *     one before (they are sorted), its impulses there only when set.
+ *     them is set (a rotation's w as its difference from what x, y and z make it), a static body
+ *     is a flag byte, and a contact's key is the difference from the one before (they are
+ *     sorted), its impulses there only when set;
+ *   - a contact's impulses are what the world keeps of them (physics__rigid_quantise: 20-bit
+ *     block floats), written as the multiples of their step, and its margin, which the world
+ *     rounds up to 2^-10 m, as that multiple;
+ *   - joints, characters and point masses go member by member, zero members left out.
  * Damaged input is refused with the reason (the size, a count, a value out of ct_physics.h's
  * ranges, a manifold the world's shapes no longer give) and changes nothing: the whole snapshot
  * is read into scratch first and only then applied. */
@@ -48,25 +53,31 @@ enum {
     BODY_STATIC = 128u,  /* a static body at rest: nothing follows, nothing is restored */
 };
 
-/* A rigid contact's flag byte: its point count in the low bits, then these. */
+/* A rigid contact is written as: its key (a's entity id as the difference from the contact
+ * before's, then b's from a's or from the contact before's b when a is the same, with its point
+ * count minus one in the low two bits), a flag byte, its margin, the poses written, its impulses.
+ * The flag byte: */
 enum {
-    CONTACT_COUNT = 7u,
-    CONTACT_TOUCHING = 8u,
-    CONTACT_ASLEEP = 16u,
-    CONTACT_FRICTION = 32u,
-    CONTACT_TWIST = 64u,
-    CONTACT_PREFER_B = 128u, /* its manifold was found asking for b's reference face */
+    CONTACT_TOUCHING = 1u,
+    CONTACT_ASLEEP = 2u,
+    CONTACT_PREFER_B = 4u, /* its manifold was found asking for b's reference face */
+    CONTACT_IMPULSES = 8u, /* its impulses follow (else all are zero) */
+    CONTACT_POSE_A = 4u,   /* the shift of a's pose code (two bits), then b's */
+    CONTACT_POSE_B = 6u,
 };
 
-/* A rigid contact's second byte: how each of the two poses its manifold was found at is written,
- * two bits each, a's then b's, and whether its normal impulses follow. Contacts found in the same
- * step share their bodies' poses then, and a static or sleeping body has not moved since. */
+/* How each of the two poses a contact's manifold was found at is written. Contacts found in the
+ * same step share their bodies' poses then, and a static or sleeping body has not moved since. */
 enum {
     POSE_NOW = 0u,     /* the body's pose now (as the snapshot has it) */
     POSE_SEEN = 1u,    /* the last pose written for this body */
-    POSE_WRITTEN = 2u, /* its seven numbers follow, as differences from the pose now */
-    CONTACT_IMPULSES = 16u,
+    POSE_WRITTEN = 2u, /* its seven numbers follow (out_float_near from the pose now) */
+    POSE_OLDER = 3u,   /* the one written for this body before that */
 };
+
+/* The impulses' exponent that says they follow as seven plain floats (never: the world keeps them
+ * quantised, physics__rigid_quantise, but a snapshot need not trust that). */
+#define IMPULSES_PLAIN 1000
 
 typedef struct snapshot__point {
     uint32_t entity;
@@ -116,11 +127,48 @@ static float float_of_order(int64_t k)
     return f;
 }
 
-/* The float f written as its difference from `near` (zigzag, 7-bit groups). */
+static uint64_t zigzag(int64_t d)
+{
+    return d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1u : (uint64_t)d << 1;
+}
+
+static int64_t unzigzag(uint64_t z)
+{
+    return z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+}
+
+static uint32_t reverse23(uint32_t m)
+{
+    uint32_t r = 0;
+    for (int k = 0; k < 23; k++, m >>= 1)
+        r = r << 1 | (m & 1u);
+    return r;
+}
+
+/* A float's bits with its mantissa reversed: small when the float has few significant bits (0, 1,
+ * 0.5, 44.5: where bodies were put), as the poses a resting pile's contacts were found at are. */
+static uint64_t float_sparse(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint64_t)reverse23(u & 0x7fffffu) << 9 | (u >> 31) << 8 | (u >> 23 & 0xffu);
+}
+
+static float float_of_sparse(uint64_t v)
+{
+    const uint32_t u = (uint32_t)(v >> 8 & 1u) << 31 | (uint32_t)(v & 0xffu) << 23 |
+                       reverse23((uint32_t)(v >> 9) & 0x7fffffu);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The float f, as the smaller of its difference from `near` (zigzag) and its sparse bits, the
+ * low bit saying which, in 7-bit groups. */
 static void out_float_near(snapshot__out *o, float f, float near)
 {
-    const int64_t d = float_order(f) - float_order(near);
-    out_varint(o, d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1u : (uint64_t)d << 1);
+    const uint64_t d = zigzag(float_order(f) - float_order(near)), sp = float_sparse(f);
+    out_varint(o, d <= sp ? d << 1 : sp << 1 | 1u);
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -175,13 +223,14 @@ static uint64_t in_varint(snapshot__in *in)
 /* The inverse of out_float_near; a difference that leaves the floats' bits is refused. */
 static float in_float_near(snapshot__in *in, float near)
 {
-    const uint64_t z = in_varint(in);
-    if (z >> 33) {
+    const uint64_t v = in_varint(in);
+    if (v >> 34) {
         in->ok = false;
         return 0.0f;
     }
-    const int64_t d = z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
-    const int64_t k = float_order(near) + d;
+    if (v & 1u)
+        return float_of_sparse(v >> 1);
+    const int64_t k = float_order(near) + unzigzag(v >> 1);
     if (k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff) {
         in->ok = false;
         return 0.0f;
@@ -223,11 +272,19 @@ static bool pose_equal(const snapshot__pose *x, physics__v3 p, physics__quat q)
     return !memcmp(&x->p, &p, sizeof p) && !memcmp(&x->q, &q, sizeof q);
 }
 
-/* Per body instance, the last pose a contact wrote (or read) for it. */
+/* Per body instance, the last two poses contacts wrote (or read) for it: a body whose contacts
+ * were found at two steps (some recycled, some found anew) has each written once. */
 typedef struct snapshot__seen {
-    snapshot__pose pose;
-    uint32_t set;
+    snapshot__pose pose[2];
+    uint32_t set; /* how many of them are set */
 } snapshot__seen;
+
+static void seen_push(snapshot__seen *x, snapshot__pose pose)
+{
+    x->pose[1] = x->pose[0];
+    x->pose[0] = pose;
+    x->set = x->set < 2u ? x->set + 1u : 2u;
+}
 
 static void *scratch_alloc(const physics__scene *s, size_t n)
 {
@@ -250,10 +307,11 @@ static uint32_t pose_code(snapshot__seen *seen, uint32_t i, physics__v3 now_p, p
     const snapshot__pose x = {p, q};
     if (pose_equal(&x, now_p, now_q))
         return POSE_NOW;
-    if (seen[i].set && pose_equal(&seen[i].pose, p, q))
+    if (seen[i].set > 0 && pose_equal(&seen[i].pose[0], p, q))
         return POSE_SEEN;
-    seen[i].pose = x;
-    seen[i].set = 1;
+    if (seen[i].set > 1 && pose_equal(&seen[i].pose[1], p, q))
+        return POSE_OLDER;
+    seen_push(&seen[i], x);
     return POSE_WRITTEN;
 }
 
@@ -269,6 +327,36 @@ static void out_pose(snapshot__out *o, physics__v3 now_p, physics__quat now_q, p
     out_float_near(o, q.w, now_q.w);
 }
 
+/* A unit quaternion's w as far as x, y and z say (its size; the sign is written apart). */
+static float rotation_w(physics__quat q)
+{
+    return sqrtf(f_max(0.0f, 1.0f - (q.x * q.x + q.y * q.y + q.z * q.z)));
+}
+
+/* A rotation: x, y, z, then w as its difference from rotation_w with its sign in the low bit
+ * (a byte for a rotation the world normalised). */
+static void out_rotation(snapshot__out *o, physics__quat q)
+{
+    out_put(o, &q, 3 * sizeof(float));
+    const uint64_t d = zigzag(float_order(fabsf(q.w)) - float_order(rotation_w(q)));
+    out_varint(o, d << 1 | (signbit(q.w) ? 1u : 0u));
+}
+
+static physics__quat in_rotation(snapshot__in *in)
+{
+    physics__quat q = {0, 0, 0, 1};
+    in_take(in, &q, 3 * sizeof(float));
+    const uint64_t v = in_varint(in);
+    const int64_t k = float_order(rotation_w(q)) + unzigzag(v >> 1);
+    if (!in->ok || v >> 34 || k < 0 || k > (int64_t)0x7fffffff) {
+        in->ok = false;
+        return quat_identity();
+    }
+    const float w = float_of_order(k);
+    q.w = v & 1u ? -w : w;
+    return q;
+}
+
 /* Whether a body at rest in the static way: nothing of it is dynamic state. */
 static bool body_static(const physics__bodies *b, uint32_t i)
 {
@@ -277,6 +365,103 @@ static bool body_static(const physics__bodies *b, uint32_t i)
            !any_bit(&b->angular[i], sizeof(physics__v3)) &&
            !any_bit(&b->force[i], sizeof(physics__v3)) &&
            !any_bit(&b->torque[i], sizeof(physics__v3)) && !any_bit(&b->rest[i], sizeof(float));
+}
+
+/* A struct of 4-byte members (a joint, a character, a point mass): a bit per member saying
+ * whether it is zero (a byte per eight), then the others. Joints' limits, motors and most of
+ * their impulses are zero. */
+static void out_words(snapshot__out *o, const void *data, size_t size)
+{
+    const uint8_t *d = data;
+    const size_t n = size / 4u;
+    for (size_t k = 0; k < n; k += 8) {
+        uint8_t mask = 0;
+        for (size_t w = k; w < n && w < k + 8; w++)
+            mask |= (uint8_t)(any_bit(d + 4 * w, 4) << (w - k));
+        out_u8(o, mask);
+    }
+    for (size_t w = 0; w < n; w++)
+        if (any_bit(d + 4 * w, 4))
+            out_put(o, d + 4 * w, 4);
+}
+
+static void in_words(snapshot__in *in, void *out, size_t size)
+{
+    uint8_t *d = out;
+    const size_t n = size / 4u;
+    uint8_t mask[32];
+    memset(out, 0, size);
+    for (size_t k = 0; k < n; k += 8)
+        mask[k / 8] = in_u8(in);
+    for (size_t w = 0; w < n; w++)
+        if (mask[w / 8] >> (w % 8) & 1u)
+            in_take(in, d + 4 * w, 4);
+}
+
+_Static_assert(sizeof(physics__joint) % 4 == 0 && sizeof(physics__joint) <= 4 * 8 * 32,
+               "joints are packed as 4-byte words");
+_Static_assert(sizeof(physics__character) % 4 == 0 && sizeof(snapshot__point) % 4 == 0,
+               "characters and point masses are packed as 4-byte words");
+
+/* A contact's margin: the world rounds it up to a multiple of 2^-10 m (physics_rigid.c), written
+ * as that multiple (a byte for a resting contact), else as a float. */
+static void out_margin(snapshot__out *o, float margin)
+{
+    const float k = ldexpf(margin, 10);
+    if (k >= 0.0f && k < 268435456.0f && k == rintf(k) && !signbit(margin))
+        out_varint(o, (uint64_t)k << 1);
+    else {
+        const uint64_t d = zigzag(float_order(margin) - float_order(SOLVER_MARGIN));
+        out_varint(o, d << 1 | 1u);
+    }
+}
+
+static float in_margin(snapshot__in *in)
+{
+    const uint64_t v = in_varint(in);
+    if (!(v & 1u))
+        return v >> 29 ? NAN : ldexpf((float)(v >> 1), -10);
+    const int64_t k = float_order(SOLVER_MARGIN) + unzigzag(v >> 1);
+    return v >> 34 || k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff ? NAN
+                                                                             : float_of_order(k);
+}
+
+/* A contact's seven impulses: the normal ones, then friction and twist. */
+static void impulses_of(const physics__rigid_cached *c, float v[7])
+{
+    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
+        v[q] = q < c->count ? c->jn[q] : 0.0f;
+    v[4] = c->f1, v[5] = c->f2, v[6] = c->twist;
+}
+
+/* The impulses as multiples of 2^x, the exponent physics__rigid_quantise rounded them with (or,
+ * should they not all be multiples of it, plain). */
+static void out_impulses(snapshot__out *o, const physics__rigid_cached *c)
+{
+    float v[7], largest = 0.0f;
+    impulses_of(c, v);
+    for (int k = 0; k < 7; k++)
+        largest = f_max(largest, fabsf(v[k]));
+    int x = largest > PHYSICS_IMPULSE_TINY ? physics__impulse_exponent(largest) : IMPULSES_PLAIN;
+    /* Rounding may have carried the largest to the next power of two: a step down covers it. */
+    for (int tries = 0; tries < 2 && x != IMPULSES_PLAIN; tries++) {
+        bool exact = true;
+        for (int k = 0; k < 7; k++) {
+            const float m = ldexpf(v[k], -x);
+            exact = exact && m == rintf(m) && fabsf(m) < 4194304.0f && !signbit(v[k] + 0.0f) ==
+                                                                       !signbit(v[k]);
+        }
+        if (exact)
+            break;
+        x = tries ? IMPULSES_PLAIN : x - 1;
+    }
+    out_varint(o, zigzag(x));
+    for (int k = 0; k < 7; k++) {
+        if (x == IMPULSES_PLAIN)
+            out_put(o, &v[k], sizeof v[k]);
+        else
+            out_varint(o, zigzag((int64_t)ldexpf(v[k], -x)));
+    }
 }
 
 /* Everything after the header, into o (counted only when o->at is NULL). */
@@ -305,7 +490,7 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
             out_put(o, &b->rest[i], sizeof(float));
         out_put(o, &b->position[i], sizeof(physics__v3));
         if (flags & BODY_ROTATION)
-            out_put(o, &b->rotation[i], sizeof(physics__quat));
+            out_rotation(o, b->rotation[i]);
         if (flags & BODY_VELOCITY)
             out_put(o, &b->velocity[i], sizeof(physics__v3));
         if (flags & BODY_ANGULAR)
@@ -315,49 +500,46 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
         if (flags & BODY_TORQUE)
             out_put(o, &b->torque[i], sizeof(physics__v3));
     }
-    uint64_t key = 0;
+    uint32_t last_a = 0, last_b = 0;
     for (uint32_t k = 0; k < s->rigid.num_cache; k++) {
         const physics__rigid_cached *c = &s->rigid.cache[k];
         const physics__rigid_geo *g = &c->geo;
         const uint32_t n = c->count < PHYSICS_MANIFOLD_POINTS ? c->count : PHYSICS_MANIFOLD_POINTS;
-        const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(c->key >> 32)}),
-                       j = physics__bodies_find(b, (ct_entity_t){(uint32_t)c->key});
-        if (i == UINT32_MAX || j == UINT32_MAX)
-            continue; /* never: a cached contact's bodies are there (the count is checked) */
-        const uint8_t flags =
-            (uint8_t)(n | (c->touching ? CONTACT_TOUCHING : 0u) |
-                      (c->asleep ? CONTACT_ASLEEP : 0u) |
-                      (any_bit(&c->friction, sizeof c->friction) ? CONTACT_FRICTION : 0u) |
-                      (any_bit(&c->twist, sizeof c->twist) ? CONTACT_TWIST : 0u) |
-                      (g->prefer_b ? CONTACT_PREFER_B : 0u));
-        const uint32_t code_a =
-            pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
-        const uint32_t code_b =
-            pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
-        const bool impulses = any_bit(c->jn, n * sizeof *c->jn);
-        out_varint(o, c->key - key);
-        key = c->key;
-        out_u8(o, flags);
-        out_u8(o, (uint8_t)(code_a | code_b << 2 | (impulses ? CONTACT_IMPULSES : 0u)));
-        out_float_near(o, g->margin, SOLVER_MARGIN);
+        const uint32_t ea = (uint32_t)(c->key >> 32), eb = (uint32_t)c->key;
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){ea}),
+                       j = physics__bodies_find(b, (ct_entity_t){eb});
+        if (i == UINT32_MAX || j == UINT32_MAX || !n)
+            continue; /* never: a cached contact has points, and its bodies are there */
+        const uint32_t code_a = pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
+        const uint32_t code_b = pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
+        float v[7];
+        impulses_of(c, v);
+        const bool impulses = any_bit(v, sizeof v);
+        out_varint(o, ea - last_a);
+        out_varint(o, (uint64_t)(eb - (ea == last_a ? last_b : ea) - 1u) << 2 | (n - 1u));
+        last_a = ea, last_b = eb;
+        out_u8(o, (uint8_t)((c->touching ? CONTACT_TOUCHING : 0u) |
+                            (c->asleep ? CONTACT_ASLEEP : 0u) |
+                            (g->prefer_b ? CONTACT_PREFER_B : 0u) |
+                            (impulses ? CONTACT_IMPULSES : 0u) | code_a << CONTACT_POSE_A |
+                            code_b << CONTACT_POSE_B));
+        out_margin(o, g->margin);
         if (code_a == POSE_WRITTEN)
             out_pose(o, b->position[i], b->rotation[i], g->pa, g->qa);
         if (code_b == POSE_WRITTEN)
             out_pose(o, b->position[j], b->rotation[j], g->pb, g->qb);
         if (impulses)
-            out_put(o, c->jn, n * sizeof *c->jn);
-        if (flags & CONTACT_FRICTION)
-            out_put(o, &c->friction, sizeof c->friction);
-        if (flags & CONTACT_TWIST)
-            out_put(o, &c->twist, sizeof c->twist);
+            out_impulses(o, c);
     }
     out_put(o, s->cache, (size_t)s->num_cache * sizeof *s->cache);
-    out_put(o, s->joints.j, (size_t)s->joints.n * sizeof *s->joints.j);
-    out_put(o, s->characters.c, (size_t)s->characters.n * sizeof *s->characters.c);
+    for (uint32_t k = 0; k < s->joints.n; k++)
+        out_words(o, &s->joints.j[k], sizeof *s->joints.j);
+    for (uint32_t k = 0; k < s->characters.n; k++)
+        out_words(o, &s->characters.c[k], sizeof *s->characters.c);
     for (uint32_t i = 0; p && i < p->n; i++) {
         const snapshot__point x = {p->entity[i].id, p->position[i], p->velocity[i],
                                    p->acceleration[i]};
-        out_put(o, &x, sizeof x);
+        out_words(o, &x, sizeof x);
     }
 }
 
@@ -413,7 +595,10 @@ typedef struct snapshot__read {
     physics__bodies view; /* the world's bodies with poses of their own, for finding manifolds */
     physics__v3 *view_position, *view_extent;
     physics__quat *view_rotation;
-    const uint8_t *rest; /* the bytes after the rigid contacts */
+    const uint8_t *cache; /* the translation-only contacts' bytes */
+    physics__joint *joints;
+    physics__character *characters;
+    snapshot__point *points;
 } snapshot__read;
 
 static void read_free(const physics__scene *s, snapshot__read *r)
@@ -425,6 +610,9 @@ static void read_free(const physics__scene *s, snapshot__read *r)
     scratch_free(s, r->view_extent, n * sizeof *r->view_extent);
     scratch_free(s, r->view_rotation, n * sizeof *r->view_rotation);
     scratch_free(s, r->rigid, (size_t)r->h.rigid_cache * sizeof *r->rigid);
+    scratch_free(s, r->joints, (size_t)r->h.joints * sizeof *r->joints);
+    scratch_free(s, r->characters, (size_t)r->h.characters * sizeof *r->characters);
+    scratch_free(s, r->points, (size_t)r->h.points * sizeof *r->points);
     memset(r, 0, sizeof *r);
 }
 
@@ -458,7 +646,7 @@ static const char *read_bodies(const physics__scene *s, snapshot__read *r, snaps
             in_take(in, &x->rest, sizeof x->rest);
         in_take(in, &x->position, sizeof x->position);
         if (x->flags & BODY_ROTATION)
-            in_take(in, &x->rotation, sizeof x->rotation);
+            x->rotation = in_rotation(in);
         physics__v3 *v[4] = {&x->velocity, &x->angular, &x->force, &x->torque};
         for (unsigned k = 0; k < 4; k++)
             if (x->flags & (1u << k))
@@ -491,14 +679,13 @@ static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in
         *p = x->position, *q = x->rotation;
         return true;
     }
-    if (code == POSE_SEEN) {
-        if (!r->seen[i].set)
+    if (code == POSE_SEEN || code == POSE_OLDER) {
+        const uint32_t slot = code == POSE_OLDER;
+        if (r->seen[i].set <= slot)
             return false;
-        *p = r->seen[i].pose.p, *q = r->seen[i].pose.q;
+        *p = r->seen[i].pose[slot].p, *q = r->seen[i].pose[slot].q;
         return true;
     }
-    if (code != POSE_WRITTEN)
-        return false;
     p->x = in_float_near(in, x->position.x);
     p->y = in_float_near(in, x->position.y);
     p->z = in_float_near(in, x->position.z);
@@ -508,8 +695,7 @@ static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in
     q->w = in_float_near(in, x->rotation.w);
     if (!in->ok || !v3_within(*p, CT_PHYSICS_MAX_POSITION) || !quat_ok(*q))
         return false;
-    r->seen[i].pose = (snapshot__pose){*p, *q};
-    r->seen[i].set = 1;
+    seen_push(&r->seen[i], (snapshot__pose){*p, *q});
     return true;
 }
 
@@ -517,48 +703,60 @@ static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in
 static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapshot__in *in)
 {
     const physics__bodies *b = &s->bodies;
-    uint64_t key = 0;
+    uint32_t last_a = 0, last_b = 0;
     for (uint32_t k = 0; k < r->h.rigid_cache; k++) {
         physics__rigid_cached *c = &r->rigid[k];
         physics__rigid_geo *g = &c->geo;
-        const uint64_t step = in_varint(in);
-        if (k && !step)
-            return "the snapshot's contacts are not in order";
-        key += step;
-        c->key = key;
-        const uint8_t flags = in_u8(in), codes = in_u8(in);
-        const uint32_t n = flags & CONTACT_COUNT;
-        g->margin = in_float_near(in, SOLVER_MARGIN);
+        const uint64_t step_a = in_varint(in), step_b = in_varint(in);
+        const uint8_t flags = in_u8(in);
+        g->margin = in_margin(in);
         if (!in->ok)
             return CUT;
-        if (!n || n > PHYSICS_MANIFOLD_POINTS || codes > (CONTACT_IMPULSES | 15u))
-            return "a contact of the snapshot is damaged (its point count or codes)";
+        /* Keys ascend: a's id never falls, and b's rises past a's (or the one before's). */
+        const uint64_t ea = (uint64_t)last_a + step_a,
+                       eb = (step_a ? ea : last_b) + (step_b >> 2) + 1u;
+        if (ea > UINT32_MAX || eb > UINT32_MAX || (k && !step_a && eb <= last_b))
+            return "the snapshot's contacts are not in order (or name no bodies)";
+        last_a = (uint32_t)ea, last_b = (uint32_t)eb;
+        c->key = ea << 32 | eb;
+        const uint32_t n = (uint32_t)(step_b & 3u) + 1u;
         if (!(g->margin >= 0.0f && g->margin <= 2.0f * CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_DT))
             return "a contact's margin in the snapshot is out of range";
         c->count = n;
         c->touching = (flags & CONTACT_TOUCHING) != 0;
         c->asleep = (flags & CONTACT_ASLEEP) != 0;
         g->prefer_b = (flags & CONTACT_PREFER_B) != 0;
-        const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(key >> 32)}),
-                       j = physics__bodies_find(b, (ct_entity_t){(uint32_t)key});
-        if (i == UINT32_MAX || j == UINT32_MAX || i == j)
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){last_a}),
+                       j = physics__bodies_find(b, (ct_entity_t){last_b});
+        if (i == UINT32_MAX || j == UINT32_MAX)
             return "the snapshot's contacts name bodies the world does not have";
-        if (!read_pose(r, i, codes & 3u, in, &g->pa, &g->qa) ||
-            !read_pose(r, j, codes >> 2 & 3u, in, &g->pb, &g->qb))
+        if (!read_pose(r, i, flags >> CONTACT_POSE_A & 3u, in, &g->pa, &g->qa) ||
+            !read_pose(r, j, flags >> CONTACT_POSE_B & 3u, in, &g->pb, &g->qb))
             return in->ok ? "a contact's pose in the snapshot is damaged (or out of range)" : CUT;
-        if (codes & CONTACT_IMPULSES)
-            in_take(in, c->jn, n * sizeof *c->jn);
-        if (flags & CONTACT_FRICTION)
-            in_take(in, &c->friction, sizeof c->friction);
-        if (flags & CONTACT_TWIST)
-            in_take(in, &c->twist, sizeof c->twist);
-        if (!in->ok)
-            return CUT;
-        bool finite = v3_within(c->friction, 1e30f) && isfinite(c->twist);
-        for (uint32_t q = 0; q < n; q++)
-            finite = finite && c->jn[q] >= 0.0f && c->jn[q] <= 1e30f;
-        if (!finite)
-            return "a contact's impulses in the snapshot are out of range";
+        if (flags & CONTACT_IMPULSES) {
+            const int64_t x = unzigzag(in_varint(in));
+            float v[7];
+            for (int q = 0; q < 7; q++) {
+                if (x == IMPULSES_PLAIN) {
+                    in_take(in, &v[q], sizeof v[q]);
+                } else {
+                    const int64_t m = unzigzag(in_varint(in));
+                    if (x < -400 || x > 400 || m <= -(1 << 22) || m >= (1 << 22))
+                        in->ok = false;
+                    v[q] = in->ok ? ldexpf((float)m, (int)x) : 0.0f;
+                }
+            }
+            if (!in->ok)
+                return CUT;
+            for (uint32_t q = 0; q < n; q++)
+                c->jn[q] = v[q];
+            c->f1 = v[4], c->f2 = v[5], c->twist = v[6];
+            bool finite = true;
+            for (int q = 0; q < 7; q++)
+                finite = finite && fabsf(v[q]) <= 1e30f && (q >= 4 || v[q] >= 0.0f);
+            if (!finite)
+                return "a contact's impulses in the snapshot are out of range";
+        }
         /* The manifold, found again where it was found: the same inputs give the same bits. */
         physics__manifold_out m;
         physics__rigid_geo_find(&r->view, i, j, g, &m);
@@ -619,21 +817,30 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
         why = read_rigid(s, r, &in);
     if (why)
         return why;
-    r->rest = in.at;
-    /* The rest are plain arrays; the point masses name their entities. */
-    const uint64_t plain = (uint64_t)h->cache * sizeof *s->cache +
-                           (uint64_t)h->joints * sizeof *s->joints.j +
-                           (uint64_t)h->characters * sizeof *s->characters.c +
-                           (uint64_t)h->points * sizeof(snapshot__point);
-    if ((uint64_t)(in.end - in.at) != plain)
+    r->cache = in.at;
+    in_take(&in, NULL, (size_t)h->cache * sizeof *s->cache);
+    if (!in.ok)
         return CUT;
-    const uint8_t *pt = in.end - (size_t)h->points * sizeof(snapshot__point);
-    for (uint32_t i = 0; i < h->points; i++) {
-        snapshot__point x;
-        memcpy(&x, pt + (size_t)i * sizeof x, sizeof x);
-        if (x.entity != p->entity[i].id)
+    /* Each packed struct takes at least its mask bytes: counts past the bytes left are damage. */
+    const size_t left = (size_t)(in.end - in.at);
+    if (h->joints > left || h->characters > left)
+        return CUT;
+    r->joints = scratch_alloc(s, (size_t)h->joints * sizeof *r->joints);
+    r->characters = scratch_alloc(s, (size_t)h->characters * sizeof *r->characters);
+    r->points = scratch_alloc(s, (size_t)h->points * sizeof *r->points);
+    if (!r->joints || !r->characters || !r->points)
+        return "out of memory while reading the snapshot";
+    for (uint32_t k = 0; k < h->joints; k++)
+        in_words(&in, &r->joints[k], sizeof *r->joints);
+    for (uint32_t k = 0; k < h->characters; k++)
+        in_words(&in, &r->characters[k], sizeof *r->characters);
+    for (uint32_t k = 0; k < h->points; k++)
+        in_words(&in, &r->points[k], sizeof *r->points);
+    if (!in.ok || in.at != in.end)
+        return CUT;
+    for (uint32_t i = 0; i < h->points; i++)
+        if (r->points[i].entity != p->entity[i].id)
             return "the world's point masses are not those it was saved with";
-    }
     return NULL;
 }
 
@@ -684,22 +891,16 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
     }
     if (h.rigid_cache)
         memcpy(rg->cache, r.rigid, (size_t)h.rigid_cache * sizeof *rg->cache);
-    const uint8_t *at = r.rest;
     if (h.cache)
-        memcpy(s->cache, at, (size_t)h.cache * sizeof *s->cache);
-    at += (size_t)h.cache * sizeof *s->cache;
+        memcpy(s->cache, r.cache, (size_t)h.cache * sizeof *s->cache);
     if (h.joints)
-        memcpy(s->joints.j, at, (size_t)h.joints * sizeof *s->joints.j);
-    at += (size_t)h.joints * sizeof *s->joints.j;
+        memcpy(s->joints.j, r.joints, (size_t)h.joints * sizeof *s->joints.j);
     if (h.characters)
-        memcpy(s->characters.c, at, (size_t)h.characters * sizeof *s->characters.c);
-    at += (size_t)h.characters * sizeof *s->characters.c;
+        memcpy(s->characters.c, r.characters, (size_t)h.characters * sizeof *s->characters.c);
     for (uint32_t i = 0; i < h.points; i++) {
-        snapshot__point x;
-        memcpy(&x, at + (size_t)i * sizeof x, sizeof x);
-        p->position[i] = x.position;
-        p->velocity[i] = x.velocity;
-        p->acceleration[i] = x.acceleration;
+        p->position[i] = r.points[i].position;
+        p->velocity[i] = r.points[i].velocity;
+        p->acceleration[i] = r.points[i].acceleration;
     }
     read_free(s, &r);
     rg->num_cache = h.rigid_cache;
