@@ -289,6 +289,8 @@ def main():
         with cdp.Browser() as browser:
             a = browser.new_page(url + "?user=alice")
             a.wait("editor.connected && editor.shown > 0", what="page A's welcome and first frame")
+            # Every frame alice's page shows, with the last edit it shows: checked at the end.
+            a.eval("window.shownLog = []; editor.onShown = (n) => shownLog.push([n, editor.shownOps])")
             names = a.eval("[...document.querySelectorAll('#outline .row')].map((r) => r.firstChild.textContent)")
             check(names == ["floor", "crate", "tall crate", "markers"], "the outline lists the level: %s" % names)
             check(entity_count(con) == 8, "the engine spawned 8 entities (markers repeat 5 times)")
@@ -523,6 +525,10 @@ def main():
             removed = [l for l in old_lines if l not in new_lines]
             check(all("position" in l for l in removed), "only position lines changed: %s" % removed)
             show_page(a)
+            log = a.eval("shownLog")
+            check(len(log) >= 20 and all(p[0] < q[0] and p[1] <= q[1] for p, q in zip(log, log[1:])),
+                  "alice's page showed %d frames in order, none showing fewer edits than one before it "
+                  "(the last shows edit %d)" % (len(log), log[-1][1] if log else -1))
             a.screenshot(os.path.join(out, "editor-session.png"))
             print("screenshots: " + ", ".join(sorted(f for f in os.listdir(out) if f.startswith("editor-"))))
         stop_engine(proc)
