@@ -127,6 +127,10 @@
  *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
  *       (desc = {kind, mass, friction, restitution, position, rotation}, optional; meshes and
  *       height fields are static; see Hulls, Compounds, Meshes)
+ *   Physics.shape_cast(world, {shape = "box" | "sphere" | "capsule", half_extents, radius,
+ *       half_height, rotation}, x, y, z, dx, dy, dz, mask) -> e, distance, px, py, pz, nx, ny, nz
+ *       | nil (optional mask; the first body the shape meets swept by (dx, dy, dz); Lua only for
+ *       now, a C member is to come)
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)
