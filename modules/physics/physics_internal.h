@@ -493,6 +493,7 @@ typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
+    uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -743,6 +744,12 @@ typedef struct physics__ccd {
     physics__v3 *start;            /* per body: its position at the start of the step */
     physics__quat *start_rotation; /* and its rotation */
     uint32_t cap_start, cap_start_rotation;
+    uint8_t *fast;                    /* per body: swept this step */
+    float *rank;                      /* per body: its travel this step over its thinnest half */
+    struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
+    physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
+    uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
+    uint32_t cap_fast, cap_rank, cap_order, cap_moving_body;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies

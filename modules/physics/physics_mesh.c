@@ -688,6 +688,10 @@ const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, 
     if (!f_within(cell_x, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE) ||
         !f_within(cell_z, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
         return "cell_x, cell_z (each within [1e-3, 1e4] m)";
+    /* Checked here, not as the vertices they become, so the refusal names the caller's field. */
+    for (size_t k = 0; k < (size_t)columns * rows; k++)
+        if (!(fabsf(heights[k]) <= CT_PHYSICS_MAX_POSITION))
+            return "heights (a sample is NaN, infinite or outside +-1e5 m)";
     const size_t nv = (size_t)columns * rows, nt = (size_t)(columns - 1) * (rows - 1) * 2u;
     float *v = ct_alloc(a, nv * 3u * sizeof *v);
     uint32_t *ix = ct_alloc(a, nt * 3u * sizeof *ix);

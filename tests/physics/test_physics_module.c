@@ -1100,11 +1100,13 @@ static void test_shapes_for_debug_drawing(void **state)
     assert_int_equal(p4->shapes(w, 0, s, 4), 3);
     /* The fourth entry is left alone. */
     assert_int_equal(s[3].entity, 0xababababu);
-    ct_physics_shape_t by_entity[3];
+    ct_physics_shape_t by_entity[3] = {0};
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
             if (s[k].entity == e[j].id)
                 by_entity[j] = s[k];
+    for (int j = 0; j < 3; j++) /* each of the three is in the list */
+        assert_int_equal(by_entity[j].entity, e[j].id);
     const ct_physics_shape_t *f = &by_entity[0], *b = &by_entity[1], *c = &by_entity[2];
     assert_int_equal(f->shape, CT_BODY_BOX);
     assert_int_equal(f->kind, CT_BODY_STATIC);

@@ -8,42 +8,10 @@
 
 #include <cmocka.h>
 
-#include "base/jobs.h"
-#include "physics_internal.h"
-#include "../support/test_alloc.h"
+#include "physics_fixture.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static test_alloc_t alloc;
-static physics__pool pool, two_threads;
-
-static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
-{
-    const ct_jobs_api_v1 *jobs = ctx;
-    jobs->parallel_for(count, grain, fn, user);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    test_alloc_init(&alloc);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    assert_int_equal(alloc.live_blocks, 0);
-    assert_int_equal(alloc.live_bytes, 0);
-    return 0;
-}
-
-static void scene_init(physics__scene *s)
-{
-    physics__scene_init(s, &alloc.base);
-    s->pool = pool;
-}
 
 /* The ground: a static box whose top is at y = 0. */
 static void ground(physics__scene *s, uint32_t id, float half)
@@ -745,9 +713,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_rigid_descs_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queries_see_turned_shapes, setup, teardown),
     };
-    if (jobs__init(2))
+    if (physics_fixture_start())
         return 1;
-    two_threads = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
 #ifdef RIGID_HASH_ONLY
     /* The -O0 build checks only that it reaches the pinned hash (the rest is slow there). */
     cmocka_set_test_filter("test_pyramid_pinned_hash");
@@ -755,6 +722,6 @@ int main(void)
     int failed = cmocka_run_group_tests_name("serial", tests, NULL, NULL);
     pool = two_threads;
     failed += cmocka_run_group_tests_name("two threads", tests, NULL, NULL);
-    jobs__shutdown();
+    physics_fixture_stop();
     return failed;
 }

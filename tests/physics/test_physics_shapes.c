@@ -8,42 +8,17 @@
 
 #include <cmocka.h>
 
-#include "base/jobs.h"
+#include "physics_fixture.h"
 #include "physics_hull.h"
-#include "../support/test_alloc.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static test_alloc_t alloc;
-static physics__pool pool;
-
 /* The state hash of the pile of hulls, boxes, balls and tables after 200 steps
  * (test_hull_pile_hash_is_pinned). */
-#define HULL_PILE_HASH 0x333d6ae8bff2377bull
+#define HULL_PILE_HASH 0x1cd9ec34b3353bb5ull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0xb7fabbfc6c79a980ull
-
-static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
-{
-    const ct_jobs_api_v1 *jobs = ctx;
-    jobs->parallel_for(count, grain, fn, user);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    test_alloc_init(&alloc);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    assert_int_equal(alloc.live_blocks, 0);
-    assert_int_equal(alloc.live_bytes, 0);
-    return 0;
-}
+#define MESH_PILE_HASH 0x1625cdedb3f1c475ull
 
 /* The corners of a box of half extents h about c (k = x | y << 1 | z << 2, bit set: + side). */
 static void box_points(float c[3], float hx, float hy, float hz, float out[24])
@@ -71,12 +46,6 @@ static const char *refusal(const float *points, uint32_t count)
     static char reason[128];
     physics__hull h;
     return physics__hull_build(&h, points, count, reason, sizeof reason);
-}
-
-static void scene_init(physics__scene *s)
-{
-    physics__scene_init(s, &alloc.base);
-    s->pool = pool;
 }
 
 /* The ground: a static box whose top is at y = 0. */
@@ -1145,8 +1114,7 @@ static void test_mesh_pile_hash_is_pinned(void **state)
     (void)state;
     const uint64_t serial = mesh_pile_hash((physics__pool){0});
     print_message("mesh pile hash %016llx\n", (unsigned long long)serial);
-    const uint64_t threaded =
-        mesh_pile_hash((physics__pool){jobs_parallel_for, (void *)jobs__api_v1()});
+    const uint64_t threaded = mesh_pile_hash(two_threads);
     assert_true(serial == threaded);
     assert_true(serial == MESH_PILE_HASH);
 }
@@ -1156,8 +1124,7 @@ static void test_hull_pile_hash_is_pinned(void **state)
     (void)state;
     const uint64_t serial = hull_pile_hash((physics__pool){0});
     print_message("hull pile hash %016llx\n", (unsigned long long)serial);
-    const uint64_t threaded =
-        hull_pile_hash((physics__pool){jobs_parallel_for, (void *)jobs__api_v1()});
+    const uint64_t threaded = hull_pile_hash(two_threads);
     assert_true(serial == threaded);
     assert_true(serial == HULL_PILE_HASH);
 }
@@ -1186,13 +1153,13 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_pile_hash_is_pinned, setup, teardown),
     };
-    if (jobs__init(2))
+    if (physics_fixture_start())
         return 1;
 #ifdef SHAPES_HASH_ONLY
     /* The -O0 build on the plain C lanes checks only that it reaches the pinned hash. */
     cmocka_set_test_filter("*_pile_hash_is_pinned");
 #endif
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    jobs__shutdown();
+    physics_fixture_stop();
     return failed;
 }
