@@ -918,8 +918,8 @@ static void test_lua_spins_a_rigid_body(void **state)
 
 /* Physics.shape_cast: a ball of 0.25 cast down at a floor (top at y 0, layer 1) with a crate on it
  * (a 0.5 m box, layer 2) stops on the crate's top, or with the crate masked out on the floor; a
- * turned box cast sideways stops at the crate's face; a short cast meets nothing; bad shapes raise
- * errors naming the field. */
+ * turned box cast sideways stops at the crate's face; a short cast meets nothing, nor a sensor; bad
+ * shapes raise errors naming the field. */
 static void test_lua_shape_cast(void **state)
 {
     (void)state;
@@ -948,6 +948,11 @@ static void test_lua_shape_cast(void **state)
         "  assert(e == floor and near(d, 4.75), d)\n"
         "  assert(Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0, 4) == nil)\n"
         "  assert(Physics.shape_cast(w, ball, 0, 5, 0, 0, -2, 0) == nil)\n"
+        "  -- a sensor is never hit: the crate made one, the ball goes on to the floor\n"
+        "  Actor.set_sensor(w, crate, true)\n"
+        "  e, d = Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0)\n"
+        "  assert(e == floor and near(d, 4.75), d)\n"
+        "  Actor.set_sensor(w, crate, false)\n"
         "  local s = math.sin(0.3926991)\n"
         "  local box = { shape = 'box', half_extents = {0.2, 0.2, 0.2}, rotation = {0, s, 0, "
         "math.cos(0.3926991)} }\n"
