@@ -42,6 +42,8 @@
 /* Conservative advancement converges in a few iterations head-on and in a few dozen at grazing
  * angles; past this many the body is taken to miss (it was kept apart up to there). */
 #define CCD_MAX_ITERATIONS 40u
+/* What the separations of a sweep are looked for within, past the distance it covers (m). */
+#define CCD_MARGIN 0.05f
 
 void physics__ccd_free(physics__scene *s)
 {
@@ -212,7 +214,9 @@ static int ccd__visit(void *user, uint32_t box)
         return 0;
     if (ccd__joined(s, i, j))
         return 0;
-    const float margin = v3_len(w->move) + w->turn.angle * w->reach + 1.0f;
+    /* Shapes further apart than the sweep can close never meet (ccd__advance leaves at the first
+     * step then, whatever the distance): a wider margin only made a mesh test more triangles. */
+    const float margin = v3_len(w->move) + w->turn.angle * w->reach + CCD_MARGIN;
     physics__v3 n;
     ccd__pose(w, 0.0f);
     const float start = ccd__separation(b, i, j, margin, &n);

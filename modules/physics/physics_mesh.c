@@ -252,6 +252,16 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
+                /* The leaf's box is its triangles' together: a triangle of it may still lie far
+                 * from the query (and a round body's test against it would find its plane, not
+                 * the triangle). */
+                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
+                                  p2 = m->vertex[m->tri[t][2]];
+                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
+                                  thi = v3_max(v3_max(p0, p1), p2);
+                if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y ||
+                    tlo.z > hi.z || thi.z < lo.z)
+                    continue;
                 const int r = fn(user, t);
                 if (r)
                     return r;
@@ -292,6 +302,8 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
 
+enum { MESH_MAX_FOUND = 16 };
+
 typedef struct mesh__collide {
     const physics__bodies *b;
     uint32_t mesh, other;
@@ -308,11 +320,10 @@ typedef struct mesh__collide {
     physics__manifold_out tri;
     float depth;
     uint32_t num;
-    physics__manifold_out *found;
+    physics__manifold_out *found; /* MESH_MAX_FOUND + 1 */
     uint32_t num_found;
+    float least[MESH_MAX_FOUND]; /* each found manifold's deepest separation */
 } mesh__collide;
-
-enum { MESH_MAX_FOUND = 16 };
 
 /* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
  * the body's own corners over it), or a ball's or capsule's ends over it. */
@@ -409,6 +420,10 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
         const float dist = v3_len(d);
         /* Behind the face: pushed out through its front, by its depth. */
         const float side = v3_dot(d, tp->n[0]);
+        /* Behind its plane but clear of the triangle itself (past an edge): no contact. Taken
+         * for a depth, a far triangle's plane pushed a ball metres out. */
+        if (side <= 0.0f && dist > c->radius + c->margin)
+            continue;
         const physics__v3 n = dist > 1e-6f && side > 0.0f ? v3_scale(d, 1.0f / dist) : tp->n[0];
         const float sep = (side > 0.0f ? dist : -dist) - c->radius;
         if (sep > c->margin)
@@ -430,8 +445,9 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
     if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
         return 0;
-    physics__manifold_out *o =
-        &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
+    /* Past MESH_MAX_FOUND triangles the new one goes to scratch (the slot past the last) and
+     * replaces the shallowest kept, when it is deeper. */
+    physics__manifold_out *o = &c->found[c->num_found];
     o->count = 0;
     if (mesh->internal[t] == 7u) {
         mesh__face_contact(c, &tp, true, o);
@@ -453,11 +469,22 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         least = f_min(least, o->p[k].sep);
         o->p[k].id ^= t * 0x9e3779b1u & 0x7fff0000u; /* the triangle, kept off the reference bit */
     }
-    if (c->num_found < MESH_MAX_FOUND)
+    uint32_t slot = c->num_found;
+    if (slot < MESH_MAX_FOUND) {
         c->num_found++;
+    } else {
+        slot = 0;
+        for (uint32_t k = 1; k < MESH_MAX_FOUND; k++)
+            if (c->least[k] > c->least[slot])
+                slot = k;
+        if (!(least < c->least[slot]))
+            return 0;
+        c->found[slot] = *o;
+    }
+    c->least[slot] = least;
     if (least < c->depth) {
         c->depth = least;
-        c->num = c->num_found - 1;
+        c->num = slot;
     }
     return 0;
 }
@@ -471,7 +498,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
     if (b->shape[oi] == CT_BODY_MESH)
         return; /* two meshes are both static: never a pair */
-    physics__manifold_out found[MESH_MAX_FOUND];
+    physics__manifold_out found[MESH_MAX_FOUND + 1];
     mesh__collide c = {.b = b,
                        .mesh = mi,
                        .other = oi,

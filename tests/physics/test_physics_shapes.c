@@ -22,7 +22,7 @@ static physics__pool pool;
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x333d6ae8bff2377bull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0xb7fabbfc6c79a980ull
+#define MESH_PILE_HASH 0x4c3a2a29fb0b4d26ull
 
 static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
 {
@@ -691,6 +691,45 @@ static void test_mesh_build(void **state)
                         "heights (NULL)");
 }
 
+/* A ball and a capsule resting on a flat triangle of a mesh whose one tree leaf also holds a far
+ * triangle, tilted so that the round bodies lie 5 cm behind its plane, ten metres from it. The far
+ * triangle is no contact: the manifold is the floor's (normal up, 5 cm deep). Before, every
+ * triangle of a leaf the body's box met was tested, and a round body behind a far triangle's plane
+ * got that triangle's normal and a depth of some ten metres (balls on the wavy floor of the
+ * convex_vs_mesh bench were pushed metres sideways). */
+static void test_far_triangle_of_a_leaf_is_no_contact(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const float v[18] = {-1, 0, -1, -1, 0, 2, 2, 0, -1, /* the floor, facing up */
+                         10, 1.48f, 0, 10, 1.48f, 1, 11, 1.58f, 0};
+    const uint32_t ix[6] = {0, 1, 2, 3, 4, 5};
+    physics__mesh *m;
+    char reason[160];
+    assert_null(physics__mesh_build(&alloc.base, v, 6, ix, 2, &m, reason, sizeof reason));
+    assert_int_equal(m->num_nodes, 1); /* one leaf holds both */
+    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
+    ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                 .shape = CT_BODY_SPHERE,
+                                 .mass = 1,
+                                 .radius = 0.5f,
+                                 .position = {0.2f, 0.45f, 0.2f}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &ball), 0);
+    ball.shape = CT_BODY_CAPSULE, ball.half_height = 0.75f, ball.position[1] = 1.2f;
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){3}, &ball), 0);
+    for (uint32_t id = 2; id <= 3; id++) {
+        physics__manifold_out out;
+        physics__manifold(&s.bodies, at(&s, 1), at(&s, id), 0.02f, false, &out);
+        assert_true(out.count >= 1);
+        assert_true(out.normal.y > 0.999f);
+        for (uint32_t k = 0; k < out.count; k++)
+            assert_true(fabsf(out.p[k].sep + 0.05f) < 0.01f);
+    }
+    physics__scene_free(&s);
+}
+
 /* The greatest |vertical velocity| of body `id` over `steps` steps. */
 static float slide(physics__scene *s, uint32_t id, int steps)
 {
@@ -954,6 +993,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compound_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compounds_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_build, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_far_triangle_of_a_leaf_is_no_contact, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
