@@ -288,11 +288,15 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
     const physics__mesh *m = b->mesh[i];
     const physics__quat q = b->rotation[i];
     const physics__v3 c = b->position[i];
-    p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true;
-    for (int k = 0; k < 3; k++)
-        p->v[k] = v3_add(c, quat_rotate(q, m->vertex[m->tri[t][k]]));
+    p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true, p->box = false;
+    /* Most level geometry is not turned: then the mesh frame is the world's, moved. */
+    const bool turned = !quat_is_identity(q);
+    for (int k = 0; k < 3; k++) {
+        const physics__v3 v = m->vertex[m->tri[t][k]];
+        p->v[k] = v3_add(c, turned ? quat_rotate(q, v) : v);
+    }
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
-    p->n[0] = quat_rotate(q, m->normal[t]);
+    p->n[0] = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
     p->n[1] = v3_scale(p->n[0], -1.0f);
     p->d[0] = v3_dot(p->n[0], p->v[0]);
     p->d[1] = -p->d[0];

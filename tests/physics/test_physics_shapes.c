@@ -730,6 +730,46 @@ static void test_far_triangle_of_a_leaf_is_no_contact(void **state)
     physics__scene_free(&s);
 }
 
+/* A 1 m square of two triangles (its outer edges open, its diagonal internal: a glTF box's face,
+ * whose corners no other face shares) and a ball of radius 0.2, then a box of 0.2 m, dropped on
+ * it 14 cm from the diagonal: each lands and stays where it fell, neither kicked sideways by the
+ * diagonal nor let off the face by its open edges. */
+static void test_landing_on_a_seam_stays_put(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const float v[12] = {-0.5f, 0, -0.5f, -0.5f, 0, 0.5f, 0.5f, 0, 0.5f, 0.5f, 0, -0.5f};
+    const uint32_t ix[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 2; k++) {
+        physics__mesh *m;
+        char reason[160];
+        assert_null(physics__mesh_build(&alloc.base, v, 4, ix, 2, &m, reason, sizeof reason));
+        const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+        assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = k == 0 ? CT_BODY_SPHERE : CT_BODY_BOX,
+                                        .mass = 1,
+                                        .friction = 0.5f,
+                                        .radius = 0.2f,
+                                        .half_extents = {0.1f, 0.1f, 0.1f},
+                                        .position = {0.1f, 0.6f, -0.1f}};
+        assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &d), 0);
+        run(&s, 90);
+        const uint32_t i = at(&s, 2);
+        const physics__v3 p = s.bodies.position[i], u = s.bodies.velocity[i];
+        print_message("%s: at %.4f %.4f %.4f, v %.4f %.4f %.4f\n", k ? "box" : "ball",
+                      (double)p.x, (double)p.y, (double)p.z, (double)u.x, (double)u.y,
+                      (double)u.z);
+        assert_true(fabsf(p.x - 0.1f) < 1e-3f && fabsf(p.z + 0.1f) < 1e-3f);
+        assert_true(fabsf(p.y - (k == 0 ? 0.2f : 0.1f)) < 0.01f);
+        assert_true(fabsf(u.x) < 1e-3f && fabsf(u.z) < 1e-3f);
+        assert_true(physics__scene_remove(&s, (ct_entity_t){1}));
+        assert_true(physics__scene_remove(&s, (ct_entity_t){2}));
+    }
+    physics__scene_free(&s);
+}
+
 /* The greatest |vertical velocity| of body `id` over `steps` steps. */
 static float slide(physics__scene *s, uint32_t id, int steps)
 {
@@ -994,6 +1034,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compounds_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_build, setup, teardown),
         cmocka_unit_test_setup_teardown(test_far_triangle_of_a_leaf_is_no_contact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing_on_a_seam_stays_put, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hull_pile_hash_is_pinned, setup, teardown),
