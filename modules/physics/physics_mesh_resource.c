@@ -28,6 +28,7 @@
 #include "physics_hull.h"
 #include "physics_mesh_resource.h"
 
+#include "ct_file.h"
 #include "gltf.h"
 #include "obj.h"
 
@@ -54,37 +55,17 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* Reads project file `rel` (named through source_file, so a change compiles again) into a block
- * of *size + 1 bytes, NUL-terminated; NULL having reported why. */
+ * of *size + 1 bytes, NUL-terminated; NULL having reported why. ct_file_read opens it without
+ * blocking and reads only a regular file (a FIFO named as a source never holds the compile). */
 static char *read_project_file(ct_compile_ctx_o *ctx, const char *field, const char *rel,
-                               uint64_t max, size_t *size)
+                               size_t max, size_t *size)
 {
-    char path[1024];
+    char path[1024], err[1200];
     if (!physics__m.resource->source_file(ctx, field, rel, path, sizeof path))
         return NULL;
-    FILE *f = fopen(path, "rb");
-    long len = -1;
-    if (f && fseek(f, 0, SEEK_END) == 0)
-        len = ftell(f);
-    const char *why = !f                     ? "cannot be opened"
-                      : len < 0              ? "cannot be read"
-                      : (uint64_t)len > max ? "too large"
-                                             : NULL;
-    char *text = why ? NULL : ct_alloc(physics__m.allocator, (size_t)len + 1);
-    if (!why && !text)
-        why = "out of memory";
-    if (text && (fseek(f, 0, SEEK_SET) != 0 || fread(text, 1, (size_t)len, f) != (size_t)len)) {
-        ct_free(physics__m.allocator, text, (size_t)len + 1);
-        text = NULL;
-        why = "cannot be read";
-    }
-    if (f)
-        fclose(f);
-    if (why) {
-        physics__m.resource->compile_error(ctx, "%s: '%s' %s", field, rel, why);
-        return NULL;
-    }
-    text[len] = '\0';
-    *size = (size_t)len;
+    char *text = (char *)ct_file_read(path, physics__m.allocator, max, size, err, sizeof err);
+    if (!text)
+        physics__m.resource->compile_error(ctx, "%s: '%s': %s", field, rel, err);
     return text;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -212,6 +213,11 @@ static void test_bad_sources_are_refused(void **state)
     expect_mesh_refused("source = \"meshes/bad.fbx\"\n", NULL, "must be .obj, .gltf or .glb");
     expect_mesh_refused("source = \"meshes/missing.obj\"\n", NULL, "meshes/missing.obj");
     expect_mesh_refused("source = \"meshes/bad.obj\" skin = 0\n", "v 0 0 0\n", "skinned");
+    /* A FIFO named as the source is refused at once, not waited on. */
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/meshes/fifo.obj", project);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    expect_mesh_refused("source = \"meshes/fifo.obj\"\n", NULL, "not a regular file");
     /* Points and lines are no triangles (the OBJ reader says so); nor are triangles of no area. */
     expect_mesh_refused("source = \"meshes/bad.obj\"\n", "v 0 0 0\nv 1 0 0\nv 0 0 1\nl 1 2\np 3\n",
                         "no faces");
