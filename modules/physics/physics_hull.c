@@ -822,7 +822,11 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
             const physics__v3 q = physics__poly_closest(p, v3_add(p0, v3_scale(seg, t)), &s, &n);
             /* From inside, the nearest face's plane is what to move away from. */
             const physics__v3 target = s <= 0.0f ? v3_sub(q, v3_scale(n, s)) : q;
-            t = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
+            const float next = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
+            /* A fixed point: the iterations left would give it again. */
+            if (next == t)
+                break;
+            t = next;
         }
     const float ts[3] = {0.0f, 1.0f, t};
     const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);

@@ -315,6 +315,7 @@ typedef struct mesh__collide {
     float margin;
     bool prefer_b;
     bool poly; /* the other is a box or hull (else a sphere or capsule) */
+    bool poly_ready; /* other_poly is made */
     physics__poly other_poly;
     physics__v3 p0, p1; /* the round one's segment */
     physics__v3 centre;
@@ -414,7 +415,10 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
     if (ss > 1e-12f)
         for (int it = 0; it < 4; it++) {
             const physics__v3 q = mesh__closest(tp->v, v3_add(c->p0, v3_scale(seg, t)));
-            t = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
+            const float next = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
+            if (next == t)
+                break; /* a fixed point: the iterations left would give it again */
+            t = next;
         }
     const float ts[3] = {0.0f, 1.0f, t};
     const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
@@ -444,6 +448,12 @@ static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
     const physics__mesh *mesh = c->b->mesh[c->mesh];
+    /* The body's polytope when a first triangle comes near it (most pairs of a body over a
+     * mesh find none some steps). */
+    if (c->poly && !c->poly_ready) {
+        physics__poly_of(c->b, c->other, &c->other_poly);
+        c->poly_ready = true;
+    }
     physics__poly tp;
     mesh__triangle(c->b, c->mesh, t, &tp);
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
@@ -515,9 +525,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     const uint8_t so = b->shape[oi];
     c.poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
     c.reach = v3_len(b->extent[oi]);
-    if (c.poly)
-        physics__poly_of(b, oi, &c.other_poly);
-    else {
+    if (!c.poly) {
         physics__round_segment(b, oi, &c.p0, &c.p1);
         c.radius = b->radius[oi];
     }
