@@ -315,14 +315,14 @@ typedef struct mesh__collide {
     float margin;
     bool prefer_b;
     bool poly; /* the other is a box or hull (else a sphere or capsule) */
-    bool poly_ready; /* other_poly is made */
-    physics__poly other_poly;
+    bool poly_ready; /* *other_poly is made */
+    /* Out of the struct (a few kB): zeroing it with the rest for every pair cost more than a
+     * triangle's test. */
+    physics__poly *other_poly;
     physics__v3 p0, p1; /* the round one's segment */
     physics__v3 centre;
     float reach; /* how far the body reaches from its centre */
     float radius;
-    physics__manifold_out best; /* the merged manifold so far, normal from the mesh */
-    physics__manifold_out tri;
     float depth;
     uint32_t num;
     physics__manifold_out *found; /* MESH_MAX_FOUND + 1 */
@@ -340,11 +340,11 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     o->normal = n;
     if (c->poly) {
         float least = INFINITY;
-        for (uint32_t k = 0; k < c->other_poly.nv; k++)
-            least = f_min(least, v3_dot(n, c->other_poly.v[k]));
+        for (uint32_t k = 0; k < c->other_poly->nv; k++)
+            least = f_min(least, v3_dot(n, c->other_poly->v[k]));
         if (least - tp->d[0] > c->margin)
             return;
-        physics__poly_faces(tp, 0, &c->other_poly, n, c->margin, 0, o);
+        physics__poly_faces(tp, 0, c->other_poly, n, c->margin, 0, o);
         if (!corners_only)
             return;
         /* A point cut where the body's face crosses a seam is no support (the neighbour finds
@@ -451,7 +451,7 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     /* The body's polytope when a first triangle comes near it (most pairs of a body over a
      * mesh find none some steps). */
     if (c->poly && !c->poly_ready) {
-        physics__poly_of(c->b, c->other, &c->other_poly);
+        physics__poly_of(c->b, c->other, c->other_poly);
         c->poly_ready = true;
     }
     physics__poly tp;
@@ -467,7 +467,7 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         mesh__face_contact(c, &tp, true, o);
     } else {
         if (c->poly)
-            physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
+            physics__poly_manifold(&tp, c->other_poly, c->margin, false, o);
         else
             mesh__round(c, &tp, o);
         /* An edge's normal may only lean from the face as far as the neighbours over its shared
@@ -513,7 +513,9 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     if (b->shape[oi] == CT_BODY_MESH)
         return; /* two meshes are both static: never a pair */
     physics__manifold_out found[MESH_MAX_FOUND + 1];
+    physics__poly other_poly;
     mesh__collide c = {.b = b,
+                       .other_poly = &other_poly,
                        .mesh = mi,
                        .other = oi,
                        .mesh_is_a = mesh_is_a,
