@@ -117,7 +117,7 @@ static void test_cube_rests_on_the_obj_bunny(void **state)
     ct_physics_hit_t hit;
     assert_true(p4->raycast(t->world, (float[3]){3, 0, 0}, (float[3]){-1, 0, 0}, 5, &hit));
     assert_int_equal(hit.entity, e[0].id);
-    settle(240);
+    settle(480);
     float p[3], v[3];
     assert_int_equal(p4->position(t->world, e[1], p), 0);
     assert_int_equal(p4->velocity(t->world, e[1], v), 0);
