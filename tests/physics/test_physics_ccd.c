@@ -309,7 +309,10 @@ static uint32_t plank_shots(bool sweeps, float plank_speed, float plank_spin, ph
         d.position[2] = frand(-0.8f, 0.8f);
         for (int c = 0; c < 3; c++)
             d.angular_velocity[c] = k % 3 == 0 ? 0.0f : frand(-115.0f, 115.0f);
-        physics__v3 v = v3(1.0f, frand(-0.05f, 0.05f), frand(-0.05f, 0.05f));
+        /* Drawn one at a time: the order of a call's arguments is the compiler's (gcc and clang
+         * differ), and the hashes are pinned for both. */
+        const float vz = frand(-0.05f, 0.05f), vy = frand(-0.05f, 0.05f);
+        physics__v3 v = v3(1.0f, vy, vz);
         v3_store(v3_scale(v, 250.0f / v3_len(v)), d.velocity);
         assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
         /* Through: the bullet's centre, in the plank's frame, crossed its middle plane within its
@@ -366,8 +369,8 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 53);
     assert_int_equal(hits[1], 219);
-    assert_true(hash[0] == 0xc733a28f0016adfaull);
-    assert_true(hash[1] == 0xe7b8513d5ae35cf5ull);
+    assert_true(hash[0] == 0xab2652d72b772b11ull);
+    assert_true(hash[1] == 0xb8af56d097ed623full);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -389,10 +392,10 @@ static void test_room_of_bullets(void **state)
     const uint32_t on2 = room(true, two_threads, &hash2, &hits2);
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit), hash 0x%016llx\n", off,
                   on, hits, (unsigned long long)hash);
-    assert_int_equal(off, 7);
+    assert_int_equal(off, 5);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 117);
-    assert_true(hash == 0xcccb434533b5010aull);
+    assert_int_equal(hits, 103);
+    assert_true(hash == 0x498c0995abe301b8ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
