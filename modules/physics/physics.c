@@ -4,6 +4,7 @@
  * physics_component.c.
  */
 #include "physics_hull.h"
+#include "physics_mesh_resource.h"
 
 #include "ct_expr.h"
 #include "ct_profiler.h"
@@ -1396,12 +1397,19 @@ static int start(void)
         physics__unregister_components();
         return err;
     }
+    if ((err = physics__mesh_res_register()) < 0) {
+        physics__joint_component_unregister();
+        physics__fields_unregister();
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
 }
 
 static void stop(void)
 {
+    physics__mesh_res_unregister();
     physics__joint_component_unregister();
     physics__fields_unregister();
     physics__unregister_components();
@@ -1415,6 +1423,8 @@ static int rebind(void)
     if (!physics__fields_rebind())
         return CT_ERR_VERSION;
     if (!physics__joint_component_rebind())
+        return CT_ERR_VERSION;
+    if (!physics__mesh_res_rebind())
         return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }
