@@ -359,11 +359,10 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
         if (physics__fixed(b, i))
             continue;
         movers++;
-        c->motion[i] = ccd__motion_of(s, i);
         if (b->kind[i] != CT_BODY_DYNAMIC)
             continue;
         const float travel =
-            (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * c->motion[i].reach) * dt;
+            (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * ccd__reach(b, i)) * dt;
         const float thinnest = ccd__thinnest(b, i);
         c->rank[i] = thinnest > 0.0f ? travel / thinnest : INFINITY;
         c->fast[i] = travel > CCD_FAST_FRACTION * thinnest;
@@ -371,9 +370,14 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
             c->order[n++] = (physics__ccd_order){c->rank[i], b->entity[i].id, i};
     }
     *fast = n;
-    qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
     c->moving.n = 0;
-    if (!n || movers < 2)
+    if (!n)
+        return 0;
+    qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!physics__fixed(b, i))
+            c->motion[i] = ccd__motion_of(s, i);
+    if (movers < 2)
         return 0;
     c->moving.a = s->a;
     if (physics__broadphase_resize(&c->moving, movers) ||
