@@ -159,8 +159,8 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
         return false;
-    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, g->d));
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
+    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, gd));
     const float dist2 = v3_dot(moved, moved);
     if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
         return false;
@@ -180,12 +180,35 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     m->normal = g->normal;
     m->count = old->count;
     for (uint32_t q = 0; q < old->count; q++) {
-        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, g->d);
+        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
     }
     return true;
+}
+
+/* The normal, anchors and separations of g from manifold m found at g's poses. */
+static void rigid__geo_fill(physics__rigid_geo *g, const physics__manifold_out *m)
+{
+    g->normal = m->normal;
+    for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+        g->ra[q] = v3_sub(m->p[q].point, g->pa);
+        g->sep[q] = m->p[q].sep;
+    }
+}
+
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
+                             physics__manifold_out *m)
+{
+    view->position[i] = g->pa;
+    view->rotation[i] = g->qa;
+    view->position[j] = g->pb;
+    view->rotation[j] = g->qb;
+    physics__bodies_extent(view, i);
+    physics__bodies_extent(view, j);
+    physics__manifold(view, i, j, g->margin, g->prefer_b != 0, m);
+    rigid__geo_fill(g, m);
 }
 
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
@@ -222,15 +245,17 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             } else {
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
+                /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes. */
+                const float margin =
+                    ldexpf(ceilf(ldexpf(SOLVER_MARGIN + v3_len(rel) * job->dt, 10)), -10);
+                physics__manifold(b, i, j, margin, prefer_b, m);
                 g->qa = b->rotation[i];
                 g->qb = b->rotation[j];
-                g->d = v3_sub(b->position[j], b->position[i]);
-                g->normal = m->normal;
-                for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
-                    g->ra[q] = v3_sub(m->p[q].point, b->position[i]);
-                    g->sep[q] = m->p[q].sep;
-                }
+                g->pa = b->position[i];
+                g->pb = b->position[j];
+                g->margin = margin;
+                g->prefer_b = prefer_b;
+                rigid__geo_fill(g, m);
             }
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
@@ -327,16 +352,13 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
             physics__rigid_contact *c = &r->contact[n++];
             const physics__v3 nn = mo->normal;
-            const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-            const physics__v3 t1 = v3_cross(nn, seed);
+            physics__rigid_tangents(nn, &c->t1, &c->t2);
             c->key = order[k].key;
             c->pair = k;
             c->a = i;
             c->b = j;
             c->count = mo->count;
             c->normal = nn;
-            c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
-            c->t2 = v3_cross(nn, c->t1);
             c->friction = sqrtf(b->friction[i] * b->friction[j]);
             c->restitution = f_max(b->restitution[i], b->restitution[j]);
             const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
@@ -352,7 +374,8 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 const physics__manifold_point *mp = &mo->p[q];
                 /* The anchors as they were found (recycled ones have not turned with the bodies; the
                  * separation follows the turn in the solver, to first order). */
-                const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
+                const physics__v3 ra = r->geo[k].ra[q],
+                                  rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
                 p->sep = mp->sep;
                 p->id = mp->id;
                 rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
@@ -390,8 +413,18 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             c->twist_b = rigid__mul(ib, nn);
             const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
             c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-            c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
-            c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+            c->f1.j = c->f2.j = 0.0f;
+            if (old && !memcmp(&old->geo.normal, &nn, sizeof nn)) {
+                c->f1.j = old->f1;
+                c->f2.j = old->f2;
+            } else if (old) {
+                /* A new normal: last step's friction, turned onto its tangents. */
+                physics__v3 o1, o2;
+                physics__rigid_tangents(old->geo.normal, &o1, &o2);
+                const physics__v3 f = v3_add(v3_scale(o1, old->f1), v3_scale(o2, old->f2));
+                c->f1.j = v3_dot(f, c->t1);
+                c->f2.j = v3_dot(f, c->t2);
+            }
             c->twist_j = old ? old->twist : 0.0f;
         }
     }
@@ -758,9 +791,11 @@ static int rigid__remember(physics__scene *s)
             if (c->p[q].n.j > deepest)
                 deepest = c->p[q].n.j, first = q;
         }
-        e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->f1 = c->f1.j;
+        e->f2 = c->f2.j;
         e->geo = r->geo[c->pair];
         e->twist = c->twist_j;
+        physics__rigid_quantise(e);
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
         if (was && !is && rigid__ended(s, c->key))

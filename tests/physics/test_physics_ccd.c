@@ -8,37 +8,11 @@
 
 #include <cmocka.h>
 
-#include "base/jobs.h"
-#include "physics_internal.h"
-#include "../support/test_alloc.h"
+#include "physics_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static test_alloc_t alloc;
-static physics__pool two_threads;
-
-static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
-{
-    const ct_jobs_api_v1 *jobs = ctx;
-    jobs->parallel_for(count, grain, fn, user);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    test_alloc_init(&alloc);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    assert_int_equal(alloc.live_blocks, 0);
-    assert_int_equal(alloc.live_bytes, 0);
-    return 0;
-}
 
 enum { WALL = 100, GROUND = 101, BULLET = 1 };
 
@@ -235,15 +209,6 @@ static void test_box_into_wall_keeps_restitution(void **state)
             }
 }
 
-static uint32_t rng_state;
-static float frand(float lo, float hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return lo + (hi - lo) * (float)(rng_state >> 8) / (float)(1u << 24);
-}
-
 /* A closed room, 4 m across inside, of six static walls 2 cm thick, holding 150 bullets (balls of
  * radius 5 cm, boxes of 10 x 6 x 4 cm, rods of 1 x 60 cm) spinning at up to 200 rad/s and flying at
  * 250 m/s in random directions, restitution 0.9, for 120 steps: how many ever left the room (a
@@ -273,9 +238,13 @@ static uint32_t room(bool sweeps, physics__pool pool, uint64_t *hash, uint32_t *
     for (uint32_t k = 1; k <= BULLETS; k++) {
         ct_rigid_body_desc_t d = k % 3 == 0 ? ball(0, 0, 0) : k % 3 == 1 ? small_box(0, 0) : rod(0, 0);
         physics__v3 v;
-        do
-            v = v3(frand(-1, 1), frand(-1, 1), frand(-1, 1));
-        while (v3_len(v) < 0.1f || v3_len(v) > 1.0f);
+        do {
+            /* One draw a statement: the order of a call's arguments is unspecified (gcc takes
+             * them last first, clang first first), and the pinned values need one scene. This
+             * is gcc's order, which the values were pinned with. */
+            const float z = frand(-1, 1), y = frand(-1, 1), x = frand(-1, 1);
+            v = v3(x, y, z);
+        } while (v3_len(v) < 0.1f || v3_len(v) > 1.0f);
         v3_store(v3_scale(v, 250.0f / v3_len(v)), d.velocity);
         for (int c = 0; c < 3; c++) {
             d.position[c] = frand(-4.5f, 4.5f);
@@ -340,7 +309,10 @@ static uint32_t plank_shots(bool sweeps, float plank_speed, float plank_spin, ph
         d.position[2] = frand(-0.8f, 0.8f);
         for (int c = 0; c < 3; c++)
             d.angular_velocity[c] = k % 3 == 0 ? 0.0f : frand(-115.0f, 115.0f);
-        physics__v3 v = v3(1.0f, frand(-0.05f, 0.05f), frand(-0.05f, 0.05f));
+        /* Drawn one at a time: the order of a call's arguments is the compiler's (gcc and clang
+         * differ), and the hashes are pinned for both. */
+        const float vz = frand(-0.05f, 0.05f), vy = frand(-0.05f, 0.05f);
+        physics__v3 v = v3(1.0f, vy, vz);
         v3_store(v3_scale(v, 250.0f / v3_len(v)), d.velocity);
         assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
         /* Through: the bullet's centre, in the plank's frame, crossed its middle plane within its
@@ -397,8 +369,8 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
     assert_int_equal(off[1], 6);
     assert_int_equal(hits[0], 53);
     assert_int_equal(hits[1], 219);
-    assert_true(hash[0] == 0xc733a28f0016adfaull);
-    assert_true(hash[1] == 0xe7b8513d5ae35cf5ull);
+    assert_true(hash[0] == 0xab2652d72b772b11ull);
+    assert_true(hash[1] == 0xb8af56d097ed623full);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -420,10 +392,10 @@ static void test_room_of_bullets(void **state)
     const uint32_t on2 = room(true, two_threads, &hash2, &hits2);
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit), hash 0x%016llx\n", off,
                   on, hits, (unsigned long long)hash);
-    assert_int_equal(off, 7);
+    assert_int_equal(off, 5);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 117);
-    assert_true(hash == 0xcccb434533b5010aull);
+    assert_int_equal(hits, 103);
+    assert_true(hash == 0x498c0995abe301b8ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -431,9 +403,8 @@ static void test_room_of_bullets(void **state)
 
 int main(void)
 {
-    if (jobs__init(2))
+    if (physics_fixture_start())
         return 1;
-    two_threads = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_bullets_never_pass, setup, teardown),
         cmocka_unit_test_setup_teardown(test_box_into_wall_keeps_restitution, setup, teardown),
@@ -441,6 +412,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bullets_never_pass_a_dynamic_plank, setup, teardown),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    jobs__shutdown();
+    physics_fixture_stop();
     return failed;
 }
