@@ -61,26 +61,6 @@ typedef struct physics__ccd_order {
     uint32_t entity, body;
 } physics__ccd_order;
 
-void physics__ccd_free(physics__scene *s)
-{
-    physics__ccd *c = &s->ccd;
-    if (c->start)
-        ct_free(s->a, c->start, (size_t)c->cap_start * sizeof *c->start);
-    if (c->start_rotation)
-        ct_free(s->a, c->start_rotation, (size_t)c->cap_start_rotation * sizeof *c->start_rotation);
-    if (c->fast)
-        ct_free(s->a, c->fast, (size_t)c->cap_fast * sizeof *c->fast);
-    if (c->rank)
-        ct_free(s->a, c->rank, (size_t)c->cap_rank * sizeof *c->rank);
-    if (c->order)
-        ct_free(s->a, c->order, (size_t)c->cap_order * sizeof *c->order);
-    if (c->moving_body)
-        ct_free(s->a, c->moving_body, (size_t)c->cap_moving_body * sizeof *c->moving_body);
-    if (c->moving.a)
-        physics__broadphase_free(&c->moving);
-    memset(c, 0, sizeof *c);
-}
-
 int physics__ccd_begin(physics__scene *s)
 {
     physics__ccd *c = &s->ccd;
@@ -326,7 +306,7 @@ static int ccd__visit_moving(void *user, uint32_t box)
     if (j == i || c->rank[j] > c->rank[i] ||
         (c->rank[j] == c->rank[i] && b->entity[j].id > b->entity[i].id))
         return 0;
-    const ccd__motion o = ccd__motion_of(w->s, j);
+    const ccd__motion o = c->motion[j];
     /* Bodies whose reaches never meet along their relative motion cannot touch: the nearest the
      * centres come (a segment against a point) against both reaches. */
     const physics__v3 d0 = v3_sub(w->self.p0, o.p0), dm = v3_sub(w->self.move, o.move);
@@ -373,7 +353,8 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
     physics__bodies *b = &s->bodies;
     if (physics__reserve(s->a, (void **)&c->fast, &c->cap_fast, b->n, sizeof *c->fast) ||
         physics__reserve(s->a, (void **)&c->rank, &c->cap_rank, b->n, sizeof *c->rank) ||
-        physics__reserve(s->a, (void **)&c->order, &c->cap_order, b->n, sizeof *c->order))
+        physics__reserve(s->a, (void **)&c->order, &c->cap_order, b->n, sizeof *c->order) ||
+        physics__reserve(s->a, (void **)&c->motion, &c->cap_motion, b->n, sizeof *c->motion))
         return CT_ERR_NOMEM;
     uint32_t n = 0, movers = 0;
     for (uint32_t i = 0; i < b->n; i++) {
@@ -393,9 +374,14 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
             c->order[n++] = (physics__ccd_order){c->rank[i], b->entity[i].id, i};
     }
     *fast = n;
-    qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
     c->moving.n = 0;
-    if (!n || movers < 2)
+    if (!n)
+        return 0;
+    qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
+    for (uint32_t i = 0; i < b->n; i++)
+        if (!physics__fixed(b, i))
+            c->motion[i] = ccd__motion_of(s, i);
+    if (movers < 2)
         return 0;
     c->moving.a = s->a;
     if (physics__broadphase_resize(&c->moving, movers) ||
@@ -406,8 +392,7 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
     for (uint32_t i = 0; i < b->n; i++) {
         if (physics__fixed(b, i))
             continue;
-        const ccd__motion m = ccd__motion_of(s, i);
-        ccd__path_box(&m, b->position[i], &c->moving.lo[k], &c->moving.hi[k]);
+        ccd__path_box(&c->motion[i], b->position[i], &c->moving.lo[k], &c->moving.hi[k]);
         c->moving.moving[k] = 1;
         c->moving_body[k++] = i;
     }
@@ -433,7 +418,7 @@ int physics__ccd_end(physics__scene *s, float dt)
      * lower rank, where their own sweeps left them. */
     for (uint32_t k = 0; k < fast; k++) {
         const uint32_t i = c->order[k].body;
-        ccd__sweep w = {.s = s, .self = ccd__motion_of(s, i), .best = 1.0f, .moved = UINT32_MAX};
+        ccd__sweep w = {.s = s, .self = c->motion[i], .best = 1.0f, .moved = UINT32_MAX};
         const physics__v3 end = b->position[i];
         const physics__quat end_rotation = b->rotation[i];
         const physics__v3 end_extent = b->extent[i];
@@ -456,7 +441,7 @@ int physics__ccd_end(physics__scene *s, float dt)
              * the next step's contact finds the two as they met, not the fast body inside a plank
              * that turned on since). */
             const uint32_t j = w.moved;
-            const ccd__motion o = ccd__motion_of(s, j);
+            const ccd__motion o = c->motion[j];
             const physics__v3 at = v3_add(o.p0, v3_scale(o.move, w.best));
             const physics__quat turn = ccd__turn_at(&o.turn, w.best);
             const physics__quat carry = quat_normalize(
@@ -483,9 +468,33 @@ int physics__ccd_end(physics__scene *s, float dt)
         b->position[i] = p;
         b->rotation[i] = q;
         physics__bodies_extent(b, i);
+        /* (Its motion ends here now, for the bodies swept against it after it.) */
+        c->motion[i] = ccd__motion_of(s, i);
         c->hits++;
         s->bp_stale = true;
         s->quiet = false;
     }
     return 0;
+}
+
+void physics__ccd_free(physics__scene *s)
+{
+    physics__ccd *c = &s->ccd;
+    if (c->start)
+        ct_free(s->a, c->start, (size_t)c->cap_start * sizeof *c->start);
+    if (c->start_rotation)
+        ct_free(s->a, c->start_rotation, (size_t)c->cap_start_rotation * sizeof *c->start_rotation);
+    if (c->fast)
+        ct_free(s->a, c->fast, (size_t)c->cap_fast * sizeof *c->fast);
+    if (c->rank)
+        ct_free(s->a, c->rank, (size_t)c->cap_rank * sizeof *c->rank);
+    if (c->order)
+        ct_free(s->a, c->order, (size_t)c->cap_order * sizeof *c->order);
+    if (c->motion)
+        ct_free(s->a, c->motion, (size_t)c->cap_motion * sizeof *c->motion);
+    if (c->moving_body)
+        ct_free(s->a, c->moving_body, (size_t)c->cap_moving_body * sizeof *c->moving_body);
+    if (c->moving.a)
+        physics__broadphase_free(&c->moving);
+    memset(c, 0, sizeof *c);
 }

@@ -811,9 +811,10 @@ typedef struct physics__ccd {
     uint8_t *fast;                    /* per body: swept this step */
     float *rank;                      /* per body: its travel this step over its thinnest half */
     struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
+    struct ccd__motion *motion;       /* per moving body: its motion through the step */
     physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
     uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
-    uint32_t cap_fast, cap_rank, cap_order, cap_moving_body;
+    uint32_t cap_fast, cap_rank, cap_order, cap_motion, cap_moving_body;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies

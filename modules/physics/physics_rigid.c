@@ -275,11 +275,13 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
 
 /* The solver state of every body: velocities, and for the ones that move their inverse mass and
  * world inverse inertia (zero for static, kinematic and sleeping bodies). */
-static void rigid__gather(physics__scene *s)
+static void rigid__gather_range(void *user, uint32_t begin, uint32_t end)
 {
+    physics__scene *s = user;
     const physics__bodies *b = &s->bodies;
     physics__rigid_body *st = s->rigid.body;
-    for (uint32_t i = 0; i < b->n; i++) {
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
         physics__rigid_body *x = &st[i];
         x->v = b->velocity[i];
         x->w = b->angular[i];
@@ -290,6 +292,23 @@ static void rigid__gather(physics__scene *s)
         else
             memset(s->rigid.inv_i[i].m, 0, sizeof s->rigid.inv_i[i].m);
     }
+}
+
+/* (On any threads, a slice of bodies each: each body's values are its own.) */
+static void rigid__gather(physics__scene *s)
+{
+    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__gather_range, s);
+}
+
+/* The world boxes of the rotating bodies that move, from their rotations (a slice of bodies). */
+static void rigid__extent_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__bodies *b = user;
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++)
+        if (b->rotates[i] && !physics__fixed(b, i))
+            physics__bodies_extent(b, i);
 }
 
 typedef struct rigid__contact_job {
@@ -638,6 +657,27 @@ static void rigid__integrate_positions(physics__scene *s, float h)
                       rigid__positions_range, &job);
 }
 
+/* The solved velocities back to the bodies that move, their world boxes from their new
+ * rotations, and the forces of the step spent (a slice of bodies each: on any threads). */
+static void rigid__scatter_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__scene *s = user;
+    physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    const uint32_t last = end * SOLVER_SLICE_BOXES < b->n ? end * SOLVER_SLICE_BOXES : b->n;
+    for (uint32_t i = begin * SOLVER_SLICE_BOXES; i < last; i++) {
+        if (b->kind[i] == CT_BODY_DYNAMIC)
+            rigid__lock(&r->body[i], b->locks[i]);
+        if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i]) {
+            b->velocity[i] = r->body[i].v;
+            b->angular[i] = r->body[i].w;
+            if (b->rotates[i])
+                physics__bodies_extent(b, i);
+        }
+        b->force[i] = b->torque[i] = v3(0, 0, 0);
+    }
+}
+
 /* Points that came in faster than RIGID_BOUNCE_SPEED and pushed leave with restitution times that
  * speed. */
 static void rigid__restitution(physics__scene *s)
@@ -798,12 +838,10 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     if (physics__joints_begin(s))
         return CT_ERR_NOMEM;
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i])
-            s->report.awake++;
-        if (b->rotates[i] && !physics__fixed(b, i))
-            physics__bodies_extent(b, i);
-    }
+    for (uint32_t i = 0; i < b->n; i++)
+        s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
+    physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__extent_range, b);
     const physics__keyed_pair *order;
     uint32_t m;
     if (physics__scene_candidates(s, dt) || physics__contacts_order(s, &order, &m))
@@ -836,17 +874,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     physics__rigid_wide_finish(s);
     physics__joints_end(s, h);
     rigid__restitution(s);
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (b->kind[i] == CT_BODY_DYNAMIC)
-            rigid__lock(&r->body[i], b->locks[i]);
-        if (b->kind[i] != CT_BODY_STATIC && !b->asleep[i]) {
-            b->velocity[i] = r->body[i].v;
-            b->angular[i] = r->body[i].w;
-            if (b->rotates[i])
-                physics__bodies_extent(b, i);
-        }
-        b->force[i] = b->torque[i] = v3(0, 0, 0);
-    }
+    physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
+                      rigid__scatter_range, s);
     physics__scene_keep_inside(s);
     if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;
