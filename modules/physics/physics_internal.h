@@ -493,6 +493,7 @@ typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
+    uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -801,6 +802,12 @@ typedef struct physics__ccd {
     physics__v3 *start;            /* per body: its position at the start of the step */
     physics__quat *start_rotation; /* and its rotation */
     uint32_t cap_start, cap_start_rotation;
+    uint8_t *fast;                    /* per body: swept this step */
+    float *rank;                      /* per body: its travel this step over its thinnest half */
+    struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
+    physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
+    uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
+    uint32_t cap_fast, cap_rank, cap_order, cap_moving_body;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
@@ -1082,6 +1089,21 @@ uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics_
                                      uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
+/* A shape cast (physics_queries.c): a box, sphere or capsule (half, radius and half_height as a
+ * body's desc reads them) turned by rotation, swept from `from` by `motion` without turning. */
+typedef struct physics__cast {
+    uint32_t shape; /* CT_BODY_BOX, CT_BODY_SPHERE or CT_BODY_CAPSULE */
+    physics__v3 half;
+    float radius, half_height;
+    physics__quat rotation;
+} physics__cast;
+/* The first body (whose layer shares a bit with mask; sensors never) the shape meets on its way:
+ * out gets its entity, the distance the shape went along motion (m; 0 when it starts touching),
+ * a point where they touch and the hit body's normal there (pointing out of it, towards the
+ * shape). Equal distances go to the lower entity id. False when it meets nothing, or out of
+ * memory. */
+bool physics__scene_shape_cast(physics__scene *s, const physics__cast *shape, physics__v3 from,
+                               physics__v3 motion, uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,

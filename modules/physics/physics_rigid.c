@@ -31,6 +31,15 @@
 #define RIGID_PUSH_SPEED 3.0f   /* m/s: the most a soft contact pushes overlapping bodies apart */
 #define RIGID_BOUNCE_SPEED 1.0f /* m/s: slower contacts do not bounce */
 #define RIGID_TOUCH 0.002f      /* m: closer shapes touch (events) */
+/* Passes over the normal rows of an impact (a contact of several points, one of them coming in
+ * faster than RIGID_BOUNCE_SPEED) in each solver pass and in the restitution pass. One sequential
+ * pass over a face's four points is far from their joint answer when the speed to take away is
+ * large: the first points push the whole body, the turn they give makes the others push more,
+ * and a 250 m/s box stopped in one pass left its wall at 18.7 m/s (restitution 0), or at 279 m/s
+ * (restitution 1). The impulses of a substep stay applied, and the next substep can only push
+ * (an impulse is never negative), so such an overshoot is never taken back. Six passes bring the
+ * four points to within 0.1% of their answer; resting contacts keep one pass. */
+#define RIGID_IMPACT_PASSES 6u
 
 void physics__rigid_free(physics__scene *s)
 {
@@ -361,6 +370,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 ca = v3_add(ca, ra);
                 cb = v3_add(cb, rb);
             }
+            c->passes = 1u;
+            for (uint32_t q = 0; c->count > 1u && q < c->count; q++)
+                if (c->p[q].rel_vn < -RIGID_BOUNCE_SPEED)
+                    c->passes = RIGID_IMPACT_PASSES;
             const float inv_count = 1.0f / (float)c->count;
             ca = v3_scale(ca, inv_count);
             cb = v3_scale(cb, inv_count);
@@ -541,27 +554,30 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
-            const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
-            float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-            if (sep > 0.0f) {
-                bias = sep * inv_h; /* speculative: close the gap, no more */
-            } else if (use_bias) {
-                bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
-                mass_scale = c->mass_scale;
-                impulse_scale = c->impulse_scale;
+        for (uint32_t pass = 0; pass < c->passes; pass++)
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
+                const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
+                float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+                if (sep > 0.0f) {
+                    bias = sep * inv_h; /* speculative: close the gap, no more */
+                } else if (use_bias) {
+                    bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
+                    mass_scale = c->mass_scale;
+                    impulse_scale = c->impulse_scale;
+                }
+                const float vn = rigid__speed(A, B, &p->n, n);
+                const float j = f_max(
+                    p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
+                const float applied = j - p->n.j;
+                p->n.j = j;
+                p->max_jn = f_max(p->max_jn, applied);
+                rigid__push(A, B, &p->n, n, applied);
             }
-            const float vn = rigid__speed(A, B, &p->n, n);
-            const float j =
-                f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
-            const float applied = j - p->n.j;
-            p->n.j = j;
-            p->max_jn = f_max(p->max_jn, applied);
-            total += j;
-            twist_limit += p->lever * j;
-            rigid__push(A, B, &p->n, n, applied);
+        for (uint32_t q = 0; q < c->count; q++) {
+            total += c->p[q].n.j;
+            twist_limit += c->p[q].lever * c->p[q].n.j;
         }
         if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
             return;
@@ -634,15 +650,16 @@ static void rigid__restitution(physics__scene *s)
         if (c->restitution == 0.0f)
             continue;
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
-                continue;
-            const float vn = rigid__speed(A, B, &p->n, c->normal);
-            const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
-            rigid__push(A, B, &p->n, c->normal, j - p->n.j);
-            p->n.j = j;
-        }
+        for (uint32_t pass = 0; pass < c->passes; pass++)
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
+                    continue;
+                const float vn = rigid__speed(A, B, &p->n, c->normal);
+                const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+                rigid__push(A, B, &p->n, c->normal, j - p->n.j);
+                p->n.j = j;
+            }
     }
 }
 
