@@ -934,18 +934,21 @@ typedef struct ct_physics_api_v5 {
      * the next step, the joints' impulses, the character movers and the point masses. Shapes,
      * materials, filters, joints' settings and static bodies are the world's and stay out (by
      * reference): a snapshot restores only into the world it came from, with the same bodies and
-     * point masses (none added or removed since; checked entity by entity). Restoring then
-     * simulating gives bit for bit the states (and state_hash) of never having left, which is
-     * what rollback networking needs: save every step, and on a late input restore the step it
-     * belongs to and simulate forward again. The layout is this build's (no format to keep
-     * between builds). Main thread, between steps. */
+     * point masses (none added or removed since, no body's kind or shape changed; checked by a
+     * digest of the bodies' entities and kinds, and by finding each contact again). About 120
+     * bytes an awake body in a resting pile (bench_physics' physics.snapshot_bytes_per_body).
+     * Restoring then simulating gives bit for bit the states (and state_hash) of never having
+     * left, which is what rollback networking needs: save every step, and on a late input
+     * restore the step it belongs to and simulate forward again. The layout is this build's (no
+     * format to keep between builds). Main thread, between steps. */
     /* Bytes a snapshot of the world takes now (0 for a world without physics). */
     uint32_t (*snapshot_size)(ct_world_o *world);
     /* Writes the snapshot into buffer (size bytes); returns the bytes written, or 0 when size is
      * less than snapshot_size() (nothing written). */
     uint32_t (*save_snapshot)(ct_world_o *world, void *buffer, uint32_t size);
     /* Puts the world back as the snapshot says, transforms included. CT_ERR_INVALID (logged with
-     * the reason: not a snapshot, cut short, other bodies) changes nothing; CT_ERR_NOMEM. */
+     * the reason: not a snapshot, another format version, cut short, other bodies or shapes, a
+     * value out of range) changes nothing; CT_ERR_NOMEM. */
     int (*restore_snapshot)(ct_world_o *world, const void *buffer, uint32_t size);
 
     /* ---- shapes (v5) ---- */
