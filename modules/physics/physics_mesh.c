@@ -279,10 +279,13 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
     const physics__quat q = b->rotation[i];
     const physics__v3 c = b->position[i];
     p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true;
+    /* Most meshes are not turned (terrain): rotating by the identity only costs. */
+    const bool turned = !quat_is_identity(q);
     for (int k = 0; k < 3; k++)
-        p->v[k] = v3_add(c, quat_rotate(q, m->vertex[m->tri[t][k]]));
+        p->v[k] = v3_add(c, turned ? quat_rotate(q, m->vertex[m->tri[t][k]])
+                                   : m->vertex[m->tri[t][k]]);
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
-    p->n[0] = quat_rotate(q, m->normal[t]);
+    p->n[0] = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
     p->n[1] = v3_scale(p->n[0], -1.0f);
     p->d[0] = v3_dot(p->n[0], p->v[0]);
     p->d[1] = -p->d[0];
@@ -299,13 +302,11 @@ typedef struct mesh__collide {
     float margin;
     bool prefer_b;
     bool poly; /* the other is a box or hull (else a sphere or capsule) */
-    physics__poly other_poly;
+    const physics__poly *other_poly; /* kept outside: zeroing its arrays on each call costs */
     physics__v3 p0, p1; /* the round one's segment */
     physics__v3 centre;
     float reach; /* how far the body reaches from its centre */
     float radius;
-    physics__manifold_out best; /* the merged manifold so far, normal from the mesh */
-    physics__manifold_out tri;
     float depth;
     uint32_t num;
     physics__manifold_out *found;
@@ -324,11 +325,11 @@ static void mesh__face_contact(mesh__collide *c, const physics__poly *tp, bool c
     o->normal = n;
     if (c->poly) {
         float least = INFINITY;
-        for (uint32_t k = 0; k < c->other_poly.nv; k++)
-            least = f_min(least, v3_dot(n, c->other_poly.v[k]));
+        for (uint32_t k = 0; k < c->other_poly->nv; k++)
+            least = f_min(least, v3_dot(n, c->other_poly->v[k]));
         if (least - tp->d[0] > c->margin)
             return;
-        physics__poly_faces(tp, 0, &c->other_poly, n, c->margin, 0, o);
+        physics__poly_faces(tp, 0, c->other_poly, n, c->margin, 0, o);
         if (!corners_only)
             return;
         /* A point cut where the body's face crosses a seam is no support (the neighbour finds
@@ -430,6 +431,12 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
     if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
         return 0;
+    /* A ball or capsule wholly in front of the plane by more than the margin has no point on
+     * the triangle within it (its distance from the triangle is at least that from the plane):
+     * the closest-point tests below would find nothing. 0.1 mm more keeps rounding out of it. */
+    if (!c->poly && f_min(v3_dot(tp.n[0], c->p0), v3_dot(tp.n[0], c->p1)) - tp.d[0] - c->radius >
+                        c->margin + 1e-4f)
+        return 0;
     physics__manifold_out *o =
         &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
     o->count = 0;
@@ -437,7 +444,7 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         mesh__face_contact(c, &tp, true, o);
     } else {
         if (c->poly)
-            physics__poly_manifold(&tp, &c->other_poly, c->margin, false, o);
+            physics__poly_manifold(&tp, c->other_poly, c->margin, false, o);
         else
             mesh__round(c, &tp, o);
         /* An edge's normal may only lean from the face as far as the neighbours over its shared
@@ -472,6 +479,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     if (b->shape[oi] == CT_BODY_MESH)
         return; /* two meshes are both static: never a pair */
     physics__manifold_out found[MESH_MAX_FOUND];
+    physics__poly other_poly;
     mesh__collide c = {.b = b,
                        .mesh = mi,
                        .other = oi,
@@ -485,7 +493,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     c.poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
     c.reach = v3_len(b->extent[oi]);
     if (c.poly)
-        physics__poly_of(b, oi, &c.other_poly);
+        physics__poly_of(b, oi, &other_poly), c.other_poly = &other_poly;
     else {
         physics__round_segment(b, oi, &c.p0, &c.p1);
         c.radius = b->radius[oi];
