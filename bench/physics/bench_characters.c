@@ -74,7 +74,8 @@ physics__mesh *bench_sine_mesh(ct_allocator_t *a, int n, float cell, float max_h
         }
     physics__mesh *mesh = NULL;
     char reason[160];
-    const char *bad = physics__mesh_build(a, vertices, nv, indices, nt, &mesh, reason, sizeof reason);
+    const char *bad =
+        physics__mesh_build(a, vertices, nv, indices, nt, &mesh, reason, sizeof reason);
     free(vertices);
     free(indices);
     if (bad) {
@@ -85,8 +86,8 @@ physics__mesh *bench_sine_mesh(ct_allocator_t *a, int n, float cell, float max_h
 }
 
 /* A static box with Jolt's default friction. */
-static void static_box(physics__scene *s, uint32_t id, float x, float y, float z, float hx, float hy,
-                       float hz)
+static void static_box(physics__scene *s, uint32_t id, float x, float y, float z, float hx,
+                       float hy, float hz)
 {
     const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
                                     .shape = CT_BODY_BOX,
@@ -129,8 +130,8 @@ typedef struct crowd {
     uint32_t n;
     uint32_t id[100];
     uint32_t grounded[100];
-    float vy[100];          /* the vertical speed the game keeps */
-    physics__v3 walk[100];  /* this frame's horizontal velocity */
+    float vy[100];         /* the vertical speed the game keeps */
+    physics__v3 walk[100]; /* this frame's horizontal velocity */
 } crowd;
 
 /* One frame: each character moves (Jolt's vertical rule: kept in the air, zeroed on the ground
@@ -151,8 +152,7 @@ static void crowd_frame(physics__scene *s, crowd *c)
     }
     physics__scene_step(s, CHAR_DT);
     for (uint32_t k = 0; k < c->n; k++)
-        s->bodies.velocity[physics__bodies_find(&s->bodies, (ct_entity_t){c->id[k]})] =
-            v3(0, 0, 0);
+        s->bodies.velocity[physics__bodies_find(&s->bodies, (ct_entity_t){c->id[k]})] = v3(0, 0, 0);
 }
 
 /* Jolt's Hash<uint64>: FNV-1a over the value's 8 bytes (little-endian). */
@@ -180,14 +180,14 @@ static void jolt_scene(physics__scene *s, crowd *c)
         static_box(s, 100020 + (uint32_t)z, 2.0f, 1.0f, 2.0f + 0.2f * (float)z, 0.1f, 2.5f, 0.1f);
     for (int x = 0; x < 10; x++)
         for (int z = 0; z < 10; z++) {
-            const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
-                                            .shape = CT_BODY_BOX,
-                                            .half_extents = {0.25f, 0.25f, 0.25f},
-                                            .mass = 1.0f,
-                                            .friction = 0.2f,
-                                            .rotation = {0, 0, 0, 1},
-                                            .position = {4.0f * (float)x - 20.0f, 5.0f,
-                                                         4.0f * (float)z - 20.0f}};
+            const ct_rigid_body_desc_t d = {
+                .kind = CT_BODY_DYNAMIC,
+                .shape = CT_BODY_BOX,
+                .half_extents = {0.25f, 0.25f, 0.25f},
+                .mass = 1.0f,
+                .friction = 0.2f,
+                .rotation = {0, 0, 0, 1},
+                .position = {4.0f * (float)x - 20.0f, 5.0f, 4.0f * (float)z - 20.0f}};
             physics__bodies_add_rigid(&s->bodies, (ct_entity_t){200000 + (uint32_t)(x * 10 + z)},
                                       &d);
         }
@@ -222,7 +222,8 @@ static double jolt_characters_run(int steps)
         uint64_t count = (uint64_t)(time / 2.0f) * 100u;
         for (uint32_t k = 0; k < 100; k++, count++) {
             const uint64_t h = jolt_hash_u64(count);
-            const float tx = 4.0f * (float)(h % 10) - 20.0f, tz = 4.0f * (float)(h / 10 % 10) - 20.0f;
+            const float tx = 4.0f * (float)(h % 10) - 20.0f,
+                        tz = 4.0f * (float)(h / 10 % 10) - 20.0f;
             const float speed = 5.0f + 0.5f * (float)(h / 100 % 10);
             const physics__v3 at =
                 s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){c.id[k]})];

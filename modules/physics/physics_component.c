@@ -8,6 +8,7 @@
  */
 #include "physics_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -161,7 +162,47 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     return true;
 }
 
-/* A body source compiles to a ct_rigid_body_desc_t (v4). `rotates = true` frees its rotation;
+/* A compiled "body" instance (BODY_FORMAT 2): the v4 desc, then what a source may add beside it
+ * that the desc has no room for (it is frozen): the collision filter and the sensor switch. */
+#define BODY_SENSOR 1u /* body_instance.flags: the body is a sensor (v5 set_sensor) */
+typedef struct body_instance {
+    ct_rigid_body_desc_t desc;
+    uint32_t layer, mask; /* the collision filter (set_collision_filter); default 1 and all bits */
+    uint32_t flags;       /* BODY_SENSOR, or 0 */
+} body_instance;
+
+/* Why a compiled instance's additions are bad, or NULL (the desc is checked on its own). */
+static const char *body_instance_error(const body_instance *b)
+{
+    if (b->flags & ~BODY_SENSOR)
+        return "flags (unknown bits)";
+    if ((b->flags & BODY_SENSOR) && b->desc.kind == CT_BODY_DYNAMIC)
+        return "sensor (a dynamic body cannot be a sensor: make it static or kinematic)";
+    return NULL;
+}
+
+/* Reads an optional 32-bit filter (a whole number in [0, 4294967295]); false (reported) if
+ * present and not one. */
+static bool compile_bits(const ct_data_o *src, const char *field, uint32_t *out,
+                         ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = physics__m.data->get(src, field);
+    if (!v)
+        return true;
+    const double x = physics__m.data->number(v, -1.0);
+    if (!(x >= 0.0 && x <= 4294967295.0 && x == floor(x))) {
+        physics__m.resource->compile_error(
+            ctx,
+            "body.%s: must be a whole number from 0 to 4294967295 (32 bits of a collision "
+            "filter)",
+            field);
+        return false;
+    }
+    *out = (uint32_t)x;
+    return true;
+}
+
+/* A body source compiles to a body_instance: a ct_rigid_body_desc_t (v4) and its filter. `rotates = true` frees its rotation;
  * without it a body translates only, as every body did before v4, so levels written then keep
  * behaving as they did. The rotation comes from the entity's transform at spawn. */
 static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
@@ -191,9 +232,17 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         {"angular_velocity", CT_DATA_ARRAY, 3},
         {"inertia", CT_DATA_ARRAY, 3},
         {"lock", CT_DATA_ARRAY, 0},
+        {"sensor", CT_DATA_BOOL, 0},
+        {"layer", CT_DATA_NUMBER, 0},
+        {"mask", CT_DATA_NUMBER, 0},
     };
-    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 13))
+    if (!physics__m.resource->check_fields(ctx, src, "body", fields,
+                                           sizeof fields / sizeof fields[0]))
         return CT_ERR_BAD_DATA;
+    body_instance inst = {.layer = 1u, .mask = 0xffffffffu};
+    const ct_data_o *sensor = physics__m.data->get(src, "sensor");
+    if (sensor && physics__m.data->boolean(sensor, false))
+        inst.flags |= BODY_SENSOR;
     const ct_data_o *rotates = physics__m.data->get(src, "rotates");
     uint32_t locks = 0;
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
@@ -206,18 +255,23 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         !compile_vec3(src, "velocity", d.velocity, ctx) ||
         !compile_number(src, "half_height", &d.half_height, ctx) ||
         !compile_vec3(src, "angular_velocity", d.angular_velocity, ctx) ||
-        !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx))
+        !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx) ||
+        !compile_bits(src, "layer", &inst.layer, ctx) ||
+        !compile_bits(src, "mask", &inst.mask, ctx))
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
     d.shape = (uint32_t)shape;
     d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks
                                                                     : locks | CT_BODY_LOCK_ROTATION;
+    inst.desc = d;
     const char *bad = physics__rigid_desc_error(&d);
+    if (!bad)
+        bad = body_instance_error(&inst);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
         return CT_ERR_BAD_DATA;
     }
-    memcpy(out, &d, sizeof d);
+    memcpy(out, &inst, sizeof inst);
     return 0;
 }
 
@@ -268,13 +322,26 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         return;
     }
     for (uint32_t k = 0; k < n; k++) {
-        ct_rigid_body_desc_t d;
-        memcpy(&d, (const char *)data + (size_t)k * sizeof d, sizeof d);
+        body_instance inst;
+        memcpy(&inst, (const char *)data + (size_t)k * sizeof inst, sizeof inst);
+        ct_rigid_body_desc_t *d = &inst.desc;
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
-        spawn_position(ctx, e, d.position);
-        spawn_rotation(ctx, e, d.rotation);
-        const char *bad = physics__rigid_desc_error(&d);
-        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, &d);
+        spawn_position(ctx, e, d->position);
+        spawn_rotation(ctx, e, d->rotation);
+        const char *bad = physics__rigid_desc_error(d);
+        if (!bad)
+            bad = body_instance_error(&inst);
+        int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, d);
+        if (!err) {
+            /* The filter first: a sensor keeps the body's filter as the one it sees with. */
+            const uint32_t i = physics__bodies_find(&m->scene.bodies, e);
+            m->scene.bodies.layer[i] = inst.layer;
+            m->scene.bodies.mask[i] = inst.mask;
+            if (inst.flags & BODY_SENSOR)
+                err = physics__sensors_set(&m->scene, i, true);
+            if (err)
+                physics__scene_remove(&m->scene, e);
+        }
         if (err)
             PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s",
                         (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
@@ -312,9 +379,11 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
 static bool validate_body(void *user_data, const void *instance, char *why, size_t why_size)
 {
     (void)user_data;
-    ct_rigid_body_desc_t d;
-    memcpy(&d, instance, sizeof d);
-    const char *bad = physics__rigid_desc_error(&d);
+    body_instance b;
+    memcpy(&b, instance, sizeof b);
+    const char *bad = physics__rigid_desc_error(&b.desc);
+    if (!bad)
+        bad = body_instance_error(&b);
     if (bad)
         snprintf(why, why_size, "body.%s", bad);
     return !bad;
@@ -355,7 +424,7 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
             .spawn_order = CT_SPAWN_ORDER_PHYSICS,
             .create_manager = create_bodies,
             .destroy_manager = destroy_bodies,
-            .instance_size = sizeof(ct_rigid_body_desc_t),
+            .instance_size = sizeof(body_instance),
             .compile = compile_body,
             .spawn = spawn_bodies,
             .destroyed = destroyed_bodies,
@@ -366,7 +435,7 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 1
+#define BODY_FORMAT 2 /* 2: body_instance (the filter and the sensor switch after the desc) */
 
 int physics__register_components(void)
 {

@@ -282,8 +282,8 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
     /* Most meshes are not turned (terrain): rotating by the identity only costs. */
     const bool turned = !quat_is_identity(q);
     for (int k = 0; k < 3; k++)
-        p->v[k] = v3_add(c, turned ? quat_rotate(q, m->vertex[m->tri[t][k]])
-                                   : m->vertex[m->tri[t][k]]);
+        p->v[k] =
+            v3_add(c, turned ? quat_rotate(q, m->vertex[m->tri[t][k]]) : m->vertex[m->tri[t][k]]);
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
     p->n[0] = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
     p->n[1] = v3_scale(p->n[0], -1.0f);

@@ -3,8 +3,9 @@
  * of whatever got through). Structure-aware, so it needs no seed files: the input's bytes choose,
  * for up to six entities, which body fields appear and with which values (shapes, kinds, lock
  * names, and numbers from a table of awkward ones: zero, negatives, NaN-sized, huge, denormal
- * spellings), and where each entity's transform puts it; every eighth input goes to the compiler
- * as raw text instead. A level either is refused with a message or spawns bodies that simulate a
+ * spellings), and where each entity's transform puts it (v5: the sensor switch and the
+ * collision filter's layer and mask, from whole 32-bit numbers and ones that are not); every
+ * eighth input goes to the compiler as raw text instead. A level either is refused with a message or spawns bodies that simulate a
  * few steps (rotating or not) without a crash, a sanitizer report or a value out of range.
  */
 #include <math.h>
@@ -22,6 +23,7 @@ static const ct_resource_api_v3 *resource;
 static const ct_world_api_v1 *worlds;
 static const ct_entity_api_v2 *entity;
 static const ct_physics_api_v4 *physics;
+static const ct_physics_api_v5 *physics5;
 
 static void shutdown_kernel(void) { test_kernel_shutdown(); }
 
@@ -36,7 +38,8 @@ static void boot(void)
     worlds = test_kernel_api(CT_WORLD_API, 1);
     entity = test_kernel_api(CT_ENTITY_API, 2);
     physics = test_kernel_api(CT_PHYSICS_API, 4);
-    if (!resource || !worlds || !entity || !physics)
+    physics5 = test_kernel_api(CT_PHYSICS_API, 5);
+    if (!resource || !worlds || !entity || !physics || !physics5)
         abort();
     atexit(shutdown_kernel);
 }
@@ -60,6 +63,15 @@ static void put(char *out, size_t room, size_t *len, const char *fmt, const char
         *len += (size_t)k;
 }
 
+/* Filters: whole 32-bit numbers, and what is not one. */
+static const char *const filters[] = {"0",   "1",    "2", "4294967295", "4294967296", "-1",
+                                      "0.5", "1e39", "3", "\"1\"",      "[1]",        "true"};
+
+static const char *filter(reader *r)
+{
+    return filters[next(r) % (sizeof filters / sizeof filters[0])];
+}
+
 static const char *number(reader *r)
 {
     return numbers[next(r) % (sizeof numbers / sizeof numbers[0])];
@@ -71,6 +83,7 @@ static void entity_source(reader *r, char *out, size_t room, size_t *len)
     static const char *const kinds[] = {"dynamic", "static", "kinematic", "floating"};
     static const char *const shapes[] = {"box", "sphere", "capsule", "cone"};
     static const char *const axes[] = {"x", "y", "z", "rotate_x", "rotate_y", "rotate_z", "q"};
+    static const char *const switches[] = {"true", "false", "1"};
     const uint8_t present = next(r), more = next(r);
     put(out, room, len, "{ components = { transform = { position = [%s %s %s] } body = { ",
         number(r), number(r), number(r));
@@ -98,6 +111,12 @@ static void entity_source(reader *r, char *out, size_t room, size_t *len)
             axes[next(r) % 7], number(r));
     if (more & 4)
         put(out, room, len, "lock = \"%s\" %s%s", axes[next(r) % 7], "", "");
+    if (more & 8)
+        put(out, room, len, "sensor = %s %s%s", switches[next(r) % 3], "", "");
+    if (more & 16)
+        put(out, room, len, "layer = %s mask = %s %s", filter(r), filter(r), "");
+    if (more & 32)
+        put(out, room, len, "mask = %s %s%s", filter(r), "", "");
     put(out, room, len, "} } }\n%s%s%s", "", "", "");
 }
 
@@ -139,6 +158,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (physics->rotation(w, e[k], q) == 0 &&
             !(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f))
             abort(); /* a rotation stopped being one */
+        /* A sensor lists only bodies that are not (sensors never see each other). */
+        ct_entity_t in[8];
+        const uint32_t inside = physics5->sensor_contents(w, e[k], in, 8);
+        if (inside && !physics5->is_sensor(w, e[k]))
+            abort();
+        for (uint32_t j = 0; j < inside && j < 8; j++)
+            if (physics5->is_sensor(w, in[j]))
+                abort();
     }
     (void)physics->state_hash(w);
     worlds->destroy_world(w);
