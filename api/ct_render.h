@@ -14,6 +14,10 @@
  *      list once (materials' parameters included) and draws each run of entries that share
  *      program and mesh as one instanced call (the demo's 10,000 markers are one draw call).
  * The output depends only on the scene: 1 or 8 threads give the same bytes (and pixels).
+ * Each render() is a whole frame of its own (culling, lights, the sun's shadow map, every layer
+ * cleared as configured): a game may render several cameras in one of its own frames (the demo's
+ * close-ups of the ragdoll) and each gives the pixels it gives rendered alone; stats, screenshot
+ * and capture are of the last one.
  *
  * The sort key, from the most significant bit:
  *     bits 63..56  layer     index of the layer in the renderer configuration: layers draw in order

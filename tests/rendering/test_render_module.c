@@ -7,7 +7,8 @@
  * neither hangs nor grows memory; a source over 64 KiB reloads), a material reloaded under
  * instances that keep drawing, the Lua module's checks, a screenshot through the gl backend, and
  * a frame prepared on the main thread and executed on another (ct.render v3) giving the same
- * pixels, with the shadow map capped.
+ * pixels, with the shadow map capped, and two cameras rendered in one frame (the demo's close-ups)
+ * each giving the pixels it gives alone.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -898,6 +899,202 @@ static void test_lean_lit_same_pixels(void **state)
     assert_int_equal(test_kernel_shutdown(), 0);
 }
 
+/* ---- two cameras in one frame (the demo's close-ups of the ragdoll) ---- */
+
+/* Points entity e of world w at (x, y, z), as a boot script does with Render.look_at. */
+static void look_at(ct_world_o *w, ct_entity_t e, float x, float y, float z)
+{
+    char code[256];
+    snprintf(code, sizeof code, "function test_look_at(w) Render.look_at(w, %u, %g, %g, %g) end",
+             e.id, (double)x, (double)y, (double)z);
+    assert_int_equal(lua->run_string(code, "=look_at"), 0);
+    lua->push_light_userdata(lua->main_state(), w);
+    assert_int_equal(lua->call_global("test_look_at", 1), 0);
+}
+
+enum { VIEW_W = 160, VIEW_H = 90, VIEW_SIZE = VIEW_W * VIEW_H * 4 };
+
+/* The demo's pipeline in small: the sun's shadow map, a sky-coloured clear into a target of its
+ * own, and a full-screen pass copying it to the backbuffer. */
+static const char pipeline_sky[] =
+    "resolution = [160 90] ambient = [0.1 0.1 0.1] targets = [ { name = \"scene\" } ] layers = [ "
+    "{ name = \"shadow\" shadow = { size = 1024 extent = 12 } } "
+    "{ name = \"opaque\" target = \"scene\" clear_color = [0.55 0.68 0.82 1] clear_depth = 1 } "
+    "{ name = \"transparent\" target = \"scene\" sort = \"back_to_front\" } "
+    "{ name = \"post\" fullscreen = { program = \"copy\" input = \"scene\" } } ]";
+
+typedef struct two_views {
+    ct_world_o *w;
+    ct_entity_t front, side; /* the cameras: the main one and the close-up */
+} two_views;
+
+/* A floor, a lit box above it, a sun high on +X (the box's shadow falls on the floor towards
+ * -X), a camera in front and a second one at the side, as the demo's two cameras. */
+static two_views two_views_scene(void)
+{
+    assert_int_equal(load("mesh", "cube", "source = \"cube.obj\""), 0);
+    assert_int_equal(
+        load("material", "grey", "program = \"lit\" color = [0.6 0.6 0.6 1] specular = 0"), 0);
+    assert_int_equal(load("unit", "floor",
+                          "entities = [ { components = { transform = { scale = [12 0.2 12] } "
+                          "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"),
+                     0);
+    assert_int_equal(load("unit", "box",
+                          "entities = [ { components = { transform = {} "
+                          "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"),
+                     0);
+    assert_int_equal(
+        load("unit", "camera",
+             "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"),
+        0);
+    assert_int_equal(load("unit", "sun",
+                          "entities = [ { components = { transform = {} light = { type = "
+                          "\"directional\" } } } ]"),
+                     0);
+    assert_int_equal(load("render_config", "sky", pipeline_sky), 0);
+    assert_int_equal(render->set_pipeline("sky"), 0);
+    two_views v = {.w = worlds->create_world(&(ct_world_desc_t){.name = "two views"})};
+    assert_non_null(v.w);
+    worlds->spawn_unit(v.w, "floor", (float[3]){0, -0.1f, 0}, NULL);
+    worlds->spawn_unit(v.w, "box", (float[3]){0, 1, 0}, NULL);
+    const ct_entity_t sun = worlds->spawn_unit(v.w, "sun", (float[3]){4, 8, 0}, NULL);
+    look_at(v.w, sun, 0, 0, 0);
+    v.front = worlds->spawn_unit(v.w, "camera", (float[3]){0, 4, 8}, NULL);
+    look_at(v.w, v.front, 0, 0.5f, 0);
+    v.side = worlds->spawn_unit(v.w, "camera", (float[3]){-3.5f, 2.2f, 1.5f}, NULL);
+    look_at(v.w, v.side, -0.5f, 0.3f, 0);
+    return v;
+}
+
+static void two_views_release(two_views *v)
+{
+    worlds->destroy_world(v->w);
+    const char *units[] = {"floor", "box", "camera", "sun"};
+    for (int k = 0; k < 4; k++)
+        resource->unload("unit", units[k]);
+    resource->unload("render_config", "sky");
+    resource->unload("material", "grey");
+    resource->unload("mesh", "cube");
+}
+
+/* In the side camera's picture: the floor in the box's shadow, and in the sun. */
+enum { SHADOW_X = 80, SHADOW_Y = 50, LIT_X = 80, LIT_Y = 75 };
+
+static const uint8_t *pixel(const uint8_t *rgba, int x, int y)
+{
+    return rgba + 4 * ((size_t)y * VIEW_W + (size_t)x);
+}
+
+/* What the side camera must show wherever it is drawn: the sky's colour above the floor, and the
+ * box's shadow on the floor darker than the floor in the sun. */
+static void assert_side_view(const uint8_t *rgba)
+{
+    const uint8_t sky[3] = {140, 173, 209}; /* 0.55 0.68 0.82 */
+    for (int x = 10; x < VIEW_W; x += 70)
+        for (int k = 0; k < 3; k++)
+            assert_in_range(pixel(rgba, x, 1)[k], sky[k] - 1, sky[k] + 1);
+    const uint8_t *shadowed = pixel(rgba, SHADOW_X, SHADOW_Y), *lit = pixel(rgba, LIT_X, LIT_Y);
+    const int dark = shadowed[0] + shadowed[1] + shadowed[2], bright = lit[0] + lit[1] + lit[2];
+    assert_true(bright > 150);
+    assert_true(2 * dark < bright);
+}
+
+/* The bytes of a file (at most `cap`), their count into *size. */
+static void read_bytes(const char *path, uint8_t *out, size_t cap, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    *size = fread(out, 1, cap, f);
+    fclose(f);
+    assert_true(*size > 100 && *size < cap);
+}
+
+/* The demo's frames of close-ups: the main camera rendered (with debug text), then the second
+ * camera rendered into the same frame and its screenshot taken. Each camera's pixels must be
+ * those it gives rendered alone in a frame, whatever was drawn before it in the frame: through
+ * render(), render() then a screenshot, and prepare/execute (here and on another thread). */
+static void test_two_views_in_one_frame(void **state)
+{
+    (void)state;
+    boot(2);
+    const ct_render_api_v3 *v3 = test_kernel_api(CT_RENDER_API, 3);
+    const ct_render_frame_api_v1 *frame = test_kernel_api(CT_RENDER_FRAME_API, 1);
+    two_views v = two_views_scene();
+    assert_int_equal(render->set_backend("gl"), 0);
+    static uint8_t side_alone[VIEW_SIZE], front_alone[VIEW_SIZE], first[VIEW_SIZE],
+        second[VIEW_SIZE];
+    const float white[4] = {1, 1, 1, 1};
+    uint32_t width, height;
+
+    /* Each camera alone in a frame: the side one first (nothing drawn before it at all). */
+    assert_int_equal(kernel__frame(0.0), 0);
+    assert_int_equal(v3->render(v.w, v.side), 0);
+    assert_int_equal(frame->read(side_alone, VIEW_SIZE, &width, &height), 0);
+    assert_int_equal(width, VIEW_W);
+    assert_int_equal(height, VIEW_H);
+    assert_side_view(side_alone);
+    assert_int_equal(kernel__frame(0.0), 0);
+    v3->debug_text(4, 4, white, "frame");
+    assert_int_equal(v3->render(v.w, v.front), 0);
+    assert_int_equal(frame->read(front_alone, VIEW_SIZE, &width, &height), 0);
+    assert_memory_not_equal(front_alone, side_alone, VIEW_SIZE);
+
+    /* Both in one frame, the main camera first (the debug text is drawn once, into it). */
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(kernel__frame(0.0), 0);
+        v3->debug_text(4, 4, white, "frame");
+        assert_int_equal(v3->render(v.w, v.front), 0);
+        assert_int_equal(frame->read(first, VIEW_SIZE, &width, &height), 0);
+        assert_int_equal(v3->render(v.w, v.side), 0);
+        assert_int_equal(frame->read(second, VIEW_SIZE, &width, &height), 0);
+        assert_memory_equal(first, front_alone, VIEW_SIZE);
+        assert_side_view(second);
+        assert_memory_equal(second, side_alone, VIEW_SIZE);
+    }
+
+    /* A screenshot after the two renders is the second camera's, byte for byte. */
+    char alone_png[300], pair_png[300];
+    snprintf(alone_png, sizeof alone_png, "%s/side_alone.png", project);
+    snprintf(pair_png, sizeof pair_png, "%s/side_pair.png", project);
+    assert_int_equal(kernel__frame(0.0), 0);
+    assert_int_equal(v3->render(v.w, v.side), 0);
+    assert_int_equal(v3->screenshot(alone_png), 0);
+    assert_int_equal(kernel__frame(0.0), 0);
+    v3->debug_text(4, 4, white, "frame");
+    assert_int_equal(v3->render(v.w, v.front), 0);
+    assert_int_equal(v3->render(v.w, v.side), 0);
+    assert_int_equal(v3->screenshot(pair_png), 0);
+    static uint8_t alone_file[1 << 17], pair_file[1 << 17];
+    size_t alone_size, pair_size;
+    read_bytes(alone_png, alone_file, sizeof alone_file, &alone_size);
+    read_bytes(pair_png, pair_file, sizeof pair_file, &pair_size);
+    assert_int_equal(pair_size, alone_size);
+    assert_memory_equal(pair_file, alone_file, alone_size);
+
+    /* prepare / execute twice in a frame: on this thread, then each execute on another. */
+    assert_int_equal(kernel__frame(0.0), 0);
+    v3->debug_text(4, 4, white, "frame");
+    assert_int_equal(v3->prepare(v.w, v.front), 0);
+    assert_int_equal(v3->execute(first, VIEW_SIZE, &width, &height), 0);
+    assert_int_equal(v3->prepare(v.w, v.side), 0);
+    assert_int_equal(v3->execute(second, VIEW_SIZE, &width, &height), 0);
+    assert_memory_equal(first, front_alone, VIEW_SIZE);
+    assert_memory_equal(second, side_alone, VIEW_SIZE);
+    assert_int_equal(kernel__frame(0.0), 0);
+    v3->debug_text(4, 4, white, "frame");
+    assert_int_equal(v3->prepare(v.w, v.front), 0);
+    execute_job job = {.v3 = v3, .rgba = first, .capacity = VIEW_SIZE};
+    assert_int_equal(execute_elsewhere(&job), 0);
+    assert_int_equal(v3->prepare(v.w, v.side), 0);
+    job = (execute_job){.v3 = v3, .rgba = second, .capacity = VIEW_SIZE};
+    assert_int_equal(execute_elsewhere(&job), 0);
+    assert_memory_equal(first, front_alone, VIEW_SIZE);
+    assert_memory_equal(second, side_alone, VIEW_SIZE);
+    assert_side_view(second);
+    two_views_release(&v);
+    assert_int_equal(test_kernel_shutdown(), 0);
+}
+
 /* Puts a build at `path` the way a compiler would: a new file renamed into place. */
 static void install(const char *built, const char *path)
 {
@@ -955,6 +1152,7 @@ int main(void)
         cmocka_unit_test(test_gl_screenshot),
         cmocka_unit_test(test_frame_on_a_thread),
         cmocka_unit_test(test_lean_lit_same_pixels),
+        cmocka_unit_test(test_two_views_in_one_frame),
         cmocka_unit_test(test_hot_reload),
     };
     return cmocka_run_group_tests(tests, make_project, remove_project);
