@@ -109,9 +109,9 @@ typedef struct mover {
 static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *out)
 {
     physics__bodies *b = &m->s->bodies;
-    const bool inside = m->num_near != UINT32_MAX && lo.x >= m->near_lo.x &&
-                        lo.y >= m->near_lo.y && lo.z >= m->near_lo.z && hi.x <= m->near_hi.x &&
-                        hi.y <= m->near_hi.y && hi.z <= m->near_hi.z;
+    const bool inside = m->num_near != UINT32_MAX && lo.x >= m->near_lo.x && lo.y >= m->near_lo.y &&
+                        lo.z >= m->near_lo.z && hi.x <= m->near_hi.x && hi.y <= m->near_hi.y &&
+                        hi.z <= m->near_hi.z;
     if (!inside) {
         const physics__v3 pad = v3(m->pad, m->pad, m->pad);
         uint32_t n;
