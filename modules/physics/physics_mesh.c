@@ -391,7 +391,11 @@ static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
 
 /* A ball or capsule against a triangle with an open or ridge edge: the segment's ends and its
  * point nearest the triangle (found by projecting back and forth), each as a ball; the normal
- * from the triangle (its face's when a centre lies on it). */
+ * from the triangle (its face's when a centre lies on it). A centre behind the triangle's plane
+ * counts only under the triangle, as in mesh__face_contact: beside it the plane is no surface
+ * (past a ridge the solid's surface is the neighbour's, past an open edge there is none), and the
+ * plane extended would report a point a metre under it as a metre deep (character movers on
+ * Jolt's hills were thrown 1.4 m up by a slope beyond a ridge). */
 static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
 {
     const physics__v3 seg = v3_sub(c->p1, c->p0);
@@ -410,6 +414,8 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
         const float dist = v3_len(d);
         /* Behind the face: pushed out through its front, by its depth. */
         const float side = v3_dot(d, tp->n[0]);
+        if (side <= 0.0f && dist > 1e-4f - side)
+            continue; /* behind the plane, and not under the triangle */
         const physics__v3 n = dist > 1e-6f && side > 0.0f ? v3_scale(d, 1.0f / dist) : tp->n[0];
         const float sep = (side > 0.0f ? dist : -dist) - c->radius;
         if (sep > c->margin)
