@@ -605,7 +605,7 @@ typedef struct ct_physics_api_v2 {
  * least 65,536, and never more than 1,048,576 in a world, which bounds a step's time and memory
  * whatever is piled up: a million bodies in one spot step in seconds, not never) are collided;
  * past that (bodies piled into one spot) the rest are dropped for the step and a warning names
- * the world. */
+ * the world and the two entities of the pair where the cut fell, with a position in the pile. */
 typedef struct ct_physics_api_v3 {
     int (*add_point_mass)(ct_world_o *world, ct_entity_t e, const ct_point_mass_desc_t *desc);
     int (*remove_point_mass)(ct_world_o *world, ct_entity_t e);
@@ -880,7 +880,8 @@ typedef struct ct_physics_api_v5 {
     /* ---- joints (v4, see Joints) ---- */
     /* Joins a's body to b's (b's id 0: to the world) as desc says; *out gets the handle. a must
      * have a body, b one or be 0, a != b, and one of them must be dynamic. CT_ERR_NOT_FOUND
-     * without a body; CT_ERR_INVALID (logged naming world, entities and field) for a bad desc;
+     * without a body (logged naming world, entities and the field, a or b, without one);
+     * CT_ERR_INVALID (logged naming world, entities and field) for a bad desc;
      * CT_ERR_NOMEM. Wakes both. */
     int (*add_joint)(ct_world_o *world, ct_entity_t a, ct_entity_t b, const ct_joint_desc_t *desc,
                      ct_physics_joint_t *out);

@@ -20,7 +20,7 @@ CUTTLE_TEST_PACKAGES+=(chromium)
 CUTTLE_TEST_PACKAGES+=(xdotool)  # input tests: real X events sent to --window under Xvfb
 CUTTLE_TEST_PACKAGES+=(libmuparser-dev)  # bench/expr: muparser, a peer of the expression language
 CUTTLE_PACKAGES+=(fonts-dejavu-core) # rendering: the TrueType font debug text is baked from
-CUTTLE_TEST_PACKAGES+=(clang)  # libFuzzer builds of the fuzz targets (tests/libfuzzer)
+CUTTLE_TEST_PACKAGES+=(clang)  # libFuzzer builds of the fuzz targets (tests/libfuzzer); physics' pinned hashes under clang (tests/physics)
 CUTTLE_TEST_PACKAGES+=(libclang-rt-14-dev)  # libFuzzer and the sanitizers runtime for clang
 
 cuttle_install_missing() {

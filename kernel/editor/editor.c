@@ -86,10 +86,9 @@ bool editor__listening(void) { return g_ed.running; }
 /* Sends the last frame to every page that has not had it and has nothing queued. */
 static void send_pixels(void)
 {
-    uint32_t w, h;
-    const uint8_t *px = editor_world__pixels(&w, &h);
-    if (px)
-        editor_server__send_pixels(editor_world__frames(), px, w, h);
+    editor_pixels_t px;
+    if (editor_world__pixels(&px))
+        editor_server__send_pixels(editor_world__frames(), &px);
 }
 
 /* Tells the pages a frame is in: its number, the "seq" of the last edit it shows (the pages'

@@ -7,6 +7,7 @@
 #include "editor/editor.h"
 #include "editor/editor_http.h"
 #include "editor/editor_message.h"
+#include "editor/editor_pixels.h"
 #include "editor/editor_ws.h"
 
 /* The largest WebSocket message a page may send (a paste of a big selection). */
@@ -21,9 +22,11 @@ typedef struct editor_conn_t {
     bool closing;
     editor_http_reader_t http;
     editor_ws_reader_t ws;
-    editor_user_t *user;  /* after a good hello */
-    bool pixels;          /* the page takes frames as binary messages (hello's "pixels") */
-    uint64_t pixels_sent; /* the last frame it was sent */
+    editor_user_t *user;    /* after a good hello */
+    bool pixels;            /* the page takes frames as binary messages (hello's "pixels") */
+    bool hidden;            /* the page said it is hidden ("view"): no pixels until shown */
+    uint64_t pixels_sent;   /* the last frame it was sent */
+    uint64_t pixels_serial; /* the serial of the pixels its canvas shows (0: not patchable) */
 } editor_conn_t;
 
 /* ---- editor_server.c: HTTP, static files, WebSocket ---- */
@@ -41,12 +44,11 @@ void editor_server__error(editor_conn_t *c, const editor_message_t *m, const cha
 void editor_server__close(editor_conn_t *c, uint32_t code, const char *why);
 /* The PNG served at /frame.png from now on (copied). */
 void editor_server__set_frame(const void *png, size_t size);
-/* Sends the frame's pixels to every page that takes them, has not had this frame and has nothing
- * queued (a page still reading gets the newest frame once it has read the rest: called every
- * frame): [u32 frame][u32 width][u32 height] (little-endian) then the rgba rows, one binary
- * message. */
-void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width,
-                                uint32_t height);
+/* Sends frame `frame`'s pixels to every page that takes them, is not hidden, has not had this
+ * frame and has nothing queued (a page still reading gets the newest frame once it has read the
+ * rest: called every frame), one binary message each (editor_pixels.h: the rectangle that
+ * changed to a page that has the pixels before, else the whole frame). */
+void editor_server__send_pixels(uint64_t frame, const editor_pixels_t *pixels);
 /* The address of a page, for log lines ("127.0.0.1:51234"). */
 const char *editor_server__peer(const editor_conn_t *c);
 
@@ -98,15 +100,14 @@ void editor_world__start_thread(uv_loop_t *loop, void (*drawn)(void));
 void editor_world__drawn(void);
 /* The "seq" of the last "ops" message the last frame shows (the frame message's "ops"). */
 uint64_t editor_world__frame_ops(void);
-/* The last frame's pixels (rgba, rows from the top), or NULL when the renderer gives none. */
-const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height);
+/* The last frame's pixels (editor_pixels.h); false when the renderer gives none. */
+bool editor_world__pixels(editor_pixels_t *out);
 /* Makes the last frame's PNG (a screenshot, only when asked: it costs more than the frame) and
  * hands it to the server's /frame.png; false when there is no frame. */
 bool editor_world__png(void);
 /* How many frames were published (the page's /frame.png?n=). */
 uint64_t editor_world__frames(void);
 uint32_t editor_world__entity_count(void);
-
 
 /* ---- editor_render.c: frames executed on a thread of their own (ct_render_api_v3) ---- */
 struct ct_render_api_v3;
@@ -121,7 +122,7 @@ bool editor_render__running(void);
 bool editor_render__busy(void);
 /* Hands the frame prepared (ct_render_api_v3.prepare) to the thread. */
 void editor_render__execute(void);
-/* The last frame that came in (rgba rows from the top), or NULL. */
-const uint8_t *editor_render__pixels(uint32_t *width, uint32_t *height);
+/* The last frame that came in, with its serial and what changed; false when none has. */
+bool editor_render__pixels(editor_pixels_t *out);
 
 #endif

@@ -28,6 +28,7 @@ static const data_message_kind_t kinds[] = {
     {"select", EDITOR_MSG_SELECT, {"objects"}},
     {"place", EDITOR_MSG_PLACE, {"unit", "position"}},
     {"reload", EDITOR_MSG_RELOAD, {NULL}},
+    {"view", EDITOR_MSG_VIEW, {"visible"}},
 };
 #define NUM_KINDS (sizeof kinds / sizeof kinds[0])
 
@@ -381,6 +382,12 @@ static int decode_kind(const cJSON *root, editor_message_t *m, char *err, size_t
                 if (fabs(m->position[i]) > 1e9)
                     return data__message_fail(err, es, "'position' must be within +-1e9");
         }
+        return 0;
+    case EDITOR_MSG_VIEW:
+        item = cJSON_GetObjectItemCaseSensitive(root, "visible");
+        if (!cJSON_IsBool(item))
+            return data__message_fail(err, es, "a 'view' needs a field 'visible': true or false");
+        m->visible = cJSON_IsTrue(item);
         return 0;
     case EDITOR_MSG_RELOAD:
     case EDITOR_MSG_COMMIT:

@@ -22,6 +22,9 @@
  *   {"type":"pick", "x":u, "y":v}                 u, v in [0,1] across the viewport
  *   {"type":"select", "objects":["hex"...]}       shown to the other people
  *   {"type":"place", "unit":"units/crate", "position":[x,y,z]?}   the unit's entities, pasted
+ *   {"type":"view", "visible":false}             the page is hidden (a background tab): it is
+ *                                                 sent no frame pixels until it says true again,
+ *                                                 then the newest frame at once
  *
  * OP is {"op":"create"|"destroy", "object":"hex"}, {"op":"set", "object", "key", "value",
  * "base"?}, {"op":"add"|"remove", "object", "key", "item":"hex"}. A value is one of
@@ -61,6 +64,7 @@ typedef enum editor_kind {
     EDITOR_MSG_SELECT,
     EDITOR_MSG_PLACE,
     EDITOR_MSG_RELOAD,
+    EDITOR_MSG_VIEW,
 } editor_kind;
 
 typedef struct editor_message_t {
@@ -89,6 +93,7 @@ typedef struct editor_message_t {
     ct_guid_t focus;
     double x, y;        /* pick */
     double position[3]; /* place; zero when absent */
+    bool visible;       /* view */
     struct cJSON *root; /* owns the strings above */
 } editor_message_t;
 

@@ -10,7 +10,9 @@
  * execute reads none of it); what does need the GL context waits inside the render module.
  *
  * Two pixel buffers: the front one is the last published frame (the server sends it from the
- * main thread), the back one is written by the thread; they swap when a frame is in.
+ * main thread), the back one is written by the thread; they swap when a frame is in. The thread
+ * also finds where the new frame differs from the front one (editor_pixels.h: pages that have
+ * the front one are sent only that rectangle).
  */
 #include "editor/editor_internal.h"
 
@@ -37,6 +39,11 @@ static struct {
     size_t back_capacity, front_capacity;
     uint32_t back_width, back_height, front_width, front_height;
     int result; /* the execute's */
+    /* Pixel sets published (the front one's serial); where the back / front one differs from
+     * the one before it. */
+    uint64_t serial;
+    bool back_changed, front_changed;
+    uint32_t back_rect[4], front_rect[4];
 } g_r;
 /* Apart from g_r: libuv holds it until its close callback, after g_r is cleared. */
 static uv_async_t g_async;
@@ -64,7 +71,13 @@ static void run(void *arg)
                 r = g_r.frame->read(g_r.back, g_r.back_capacity, &w, &h);
             }
         }
+        /* The front buffer is only read meanwhile (by the main thread, sending it). */
+        const bool compare = !r && g_r.front && g_r.front_width == w && g_r.front_height == h;
+        if (compare)
+            editor_pixels__changed(g_r.front, g_r.back, w, h, &g_r.back_rect[0], &g_r.back_rect[1],
+                                   &g_r.back_rect[2], &g_r.back_rect[3]);
         uv_mutex_lock(&g_r.mutex);
+        g_r.back_changed = compare;
         g_r.result = r;
         g_r.back_width = r ? 0 : w;
         g_r.back_height = r ? 0 : h;
@@ -89,6 +102,9 @@ static void on_done(uv_async_t *handle)
             g_r.back = px, g_r.back_capacity = cap;
             g_r.front_width = g_r.back_width;
             g_r.front_height = g_r.back_height;
+            g_r.front_changed = g_r.back_changed;
+            memcpy(g_r.front_rect, g_r.back_rect, sizeof g_r.front_rect);
+            g_r.serial++;
         }
     }
     uv_mutex_unlock(&g_r.mutex);
@@ -167,11 +183,18 @@ void editor_render__execute(void)
     uv_mutex_unlock(&g_r.mutex);
 }
 
-const uint8_t *editor_render__pixels(uint32_t *width, uint32_t *height)
+bool editor_render__pixels(editor_pixels_t *out)
 {
     if (!g_r.front || !g_r.front_width)
-        return NULL;
-    *width = g_r.front_width;
-    *height = g_r.front_height;
-    return g_r.front;
+        return false;
+    *out = (editor_pixels_t){.rgba = g_r.front,
+                             .width = g_r.front_width,
+                             .height = g_r.front_height,
+                             .serial = g_r.serial,
+                             .has_change = g_r.front_changed,
+                             .x = g_r.front_rect[0],
+                             .y = g_r.front_rect[1],
+                             .w = g_r.front_rect[2],
+                             .h = g_r.front_rect[3]};
+    return true;
 }

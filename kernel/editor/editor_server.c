@@ -282,32 +282,32 @@ void editor_server__broadcast(const char *json, size_t len, const editor_conn_t 
     }
 }
 
-void editor_server__send_pixels(uint64_t frame, const uint8_t *rgba, uint32_t width,
-                                uint32_t height)
+void editor_server__send_pixels(uint64_t frame, const editor_pixels_t *pixels)
 {
-    size_t size = (size_t)width * height * 4, total = 12 + size;
-    uint8_t *msg = NULL;
+    /* Each kind of message is written once, for the first page that needs it. */
+    uint8_t *msg[3] = {NULL, NULL, NULL};
+    size_t size[3] = {0, 0, 0};
     console_server_t *s = &g_srv.server;
     for (uint32_t i = 0; i < s->num_clients; i++) {
         editor_conn_t *c = s->clients[i]->service_data;
-        if (!c || !c->pixels || !c->user || c->closing || c->pixels_sent == frame ||
+        if (!c || !c->pixels || c->hidden || !c->user || c->closing || c->pixels_sent == frame ||
             uv_stream_get_write_queue_size((uv_stream_t *)&c->client->tcp) != 0)
             continue;
-        c->pixels_sent = frame;
-        if (!msg) {
-            msg = ct_alloc(g_srv.allocator, total);
-            if (!msg)
-                return;
-            uint32_t head[3] = {(uint32_t)frame, width, height};
-            for (int k = 0; k < 3; k++)
-                for (int b = 0; b < 4; b++)
-                    msg[4 * k + b] = (uint8_t)(head[k] >> (8 * b));
-            memcpy(msg + 12, rgba, size);
+        const editor_pixels_kind kind = editor_pixels__kind(pixels, c->pixels_serial);
+        if (!msg[kind]) {
+            size[kind] = editor_pixels__size(pixels, kind);
+            msg[kind] = ct_alloc(g_srv.allocator, size[kind]);
+            if (!msg[kind])
+                break;
+            editor_pixels__write(pixels, kind, frame, msg[kind]);
         }
-        send_frame(c, EDITOR_WS_BINARY, msg, total);
+        c->pixels_sent = frame;
+        c->pixels_serial = pixels->serial;
+        send_frame(c, EDITOR_WS_BINARY, msg[kind], size[kind]);
     }
-    if (msg)
-        ct_free(g_srv.allocator, msg, total);
+    for (int k = 0; k < 3; k++)
+        if (msg[k])
+            ct_free(g_srv.allocator, msg[k], size[k]);
 }
 
 void editor_server__close(editor_conn_t *c, uint32_t code, const char *why)

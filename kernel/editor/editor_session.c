@@ -534,8 +534,8 @@ static void hello(editor_conn_t *c, const editor_message_t *m)
     if (editor_world__camera_json(camera, sizeof camera))
         cJSON_AddRawToObject(o, "camera", camera);
     cJSON_AddBoolToObject(o, "playing", editor_world__playing());
-    uint32_t pw, ph;
-    cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&pw, &ph) != NULL);
+    editor_pixels_t px;
+    cJSON_AddBoolToObject(o, "pixels", editor_world__pixels(&px));
     cJSON_AddBoolToObject(o, "can_undo", can_undo(u));
     cJSON_AddBoolToObject(o, "can_redo", can_redo(u));
     cJSON_AddItemToObject(o, "ranges", ranges_json());
@@ -1381,6 +1381,12 @@ void editor_session__handle(editor_conn_t *c, const editor_message_t *m)
     }
     case EDITOR_MSG_PLACE: place(c, u, m); return;
     case EDITOR_MSG_RELOAD: reload(c, m); return;
+    case EDITOR_MSG_VIEW:
+        /* A hidden page (a background tab) is sent no pixels: decoding a frame nobody sees
+         * takes the CPU the engine's next frame needs. Shown again, it is sent the newest at
+         * the loop's next turn (editor_server__send_pixels: a frame it has not had). */
+        c->hidden = !m->visible;
+        return;
     case EDITOR_MSG_SELECT: {
         cJSON *o = reply("selected", NULL);
         cJSON_AddStringToObject(o, "by", u->name);

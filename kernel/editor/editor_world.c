@@ -553,20 +553,16 @@ bool editor_world__frame_now(void)
     return true;
 }
 
-const uint8_t *editor_world__pixels(uint32_t *width, uint32_t *height)
+bool editor_world__pixels(editor_pixels_t *out)
 {
-    if (editor_render__running() && g_w.frames > g_w.frames_here) {
-        const uint8_t *px = editor_render__pixels(width, height);
-        if (px) {
-            g_w.width = *width, g_w.height = *height;
-            return px;
-        }
+    if (editor_render__running() && g_w.frames > g_w.frames_here && editor_render__pixels(out)) {
+        g_w.width = out->width, g_w.height = out->height;
+        return true;
     }
     if (!g_w.frame_api || !g_w.pixels || !g_w.width)
-        return NULL;
-    *width = g_w.width;
-    *height = g_w.height;
-    return g_w.pixels;
+        return false;
+    *out = (editor_pixels_t){.rgba = g_w.pixels, .width = g_w.width, .height = g_w.height};
+    return true;
 }
 
 bool editor_world__png(void)

@@ -376,11 +376,17 @@ static void simulate(ct_world_o *w, float dt)
                     "simulate: world %p: %u bodies reached the border of the "
                     "world (+-1e5 m) and stopped there (the first: entity %u)",
                     (void *)w, r->escaped, r->escaped_entity);
-    if (r->pair_limit)
+    if (r->pair_limit && m->scene.num_pairs) {
+        /* The pair kept last is where the cut fell: in the pile, so the message can name it. */
+        const physics__pair cut = m->scene.pairs[m->scene.num_pairs - 1];
+        const physics__v3 at = m->scene.bodies.position[cut.a];
         PHYSICS_LOG(CT_LOG_WARNING,
-                    "simulate: world %p: %u bodies make more than %u candidate "
-                    "pairs (bodies piled into one spot?); the rest were not collided this step",
-                    (void *)w, m->scene.bodies.n, r->pair_limit);
+                    "simulate: world %p: %u bodies make more than %u candidate pairs (bodies "
+                    "piled into one spot? cut at entities %u and %u, position (%g, %g, %g)); the "
+                    "rest were not collided this step",
+                    (void *)w, m->scene.bodies.n, r->pair_limit, m->scene.bodies.entity[cut.a].id,
+                    m->scene.bodies.entity[cut.b].id, (double)at.x, (double)at.y, (double)at.z);
+    }
     /* A character moves only as its last move_character said, for one step. */
     for (uint32_t k = 0; k < m->scene.characters.n; k++) {
         const uint32_t i =
@@ -1028,8 +1034,9 @@ static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_des
     const uint32_t k = b.id ? physics__bodies_find(bs, b) : UINT32_MAX;
     const char *bad = !d ? "desc (NULL)" : !out ? "out (NULL)" : physics__joint_desc_error(d);
     if (!bad && (i == UINT32_MAX || (b.id && k == UINT32_MAX))) {
-        snprintf(physics__refusal, sizeof physics__refusal, "entity %u has no body",
-                 i == UINT32_MAX ? a.id : b.id);
+        snprintf(physics__refusal, sizeof physics__refusal,
+                 "%s (entity %u has no body in this world: never given one, removed or destroyed)",
+                 i == UINT32_MAX ? "a" : "b", i == UINT32_MAX ? a.id : b.id);
         PHYSICS_LOG(CT_LOG_ERROR, "add_joint: world %p, entities %u and %u: %s", (void *)w, a.id,
                     b.id, physics__refusal);
         return CT_ERR_NOT_FOUND;

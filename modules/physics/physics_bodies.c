@@ -284,29 +284,47 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     return 0;
 }
 
-const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d)
+/* The checks of a desc for a shape built beforehand (a hull, a compound): every field but the
+ * shape's own sizes, which the build checked. */
+static const char *bodies__built_desc_error(const ct_rigid_body_desc_t *d, uint32_t shape,
+                                            const char *wrong_shape)
 {
-    if (d->shape != CT_BODY_COMPOUND)
-        return "shape (add_compound_body makes CT_BODY_COMPOUND bodies)";
+    if (d->shape != shape)
+        return wrong_shape;
     ct_rigid_body_desc_t r = *d;
     r.shape = CT_BODY_SPHERE;
     r.radius = 1.0f;
     return physics__rigid_desc_error(&r);
 }
 
-int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
-                                 physics__compound *c)
+/* Adds the body of a shape built beforehand whose inertia per unit mass is unit_inertia
+ * (desc->inertia, when not all zero, replaces it). The caller sets the shape's own fields of the
+ * new last body, or frees the shape when this fails. */
+static int bodies__add_built(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                             uint32_t shape, physics__v3 unit_inertia)
 {
     ct_rigid_body_desc_t r = *d;
-    r.shape = CT_BODY_COMPOUND;
+    r.shape = shape;
     if (bodies__all_zero(d->inertia, 3)) {
-        r.inertia[0] = d->mass * c->inertia.x;
-        r.inertia[1] = d->mass * c->inertia.y;
-        r.inertia[2] = d->mass * c->inertia.z;
+        r.inertia[0] = d->mass * unit_inertia.x;
+        r.inertia[1] = d->mass * unit_inertia.y;
+        r.inertia[2] = d->mass * unit_inertia.z;
         if (d->kind != CT_BODY_DYNAMIC)
             r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* unused: no inverse inertia */
     }
-    const int err = physics__bodies_add_rigid(b, e, &r);
+    return physics__bodies_add_rigid(b, e, &r);
+}
+
+const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d)
+{
+    return bodies__built_desc_error(d, CT_BODY_COMPOUND,
+                                    "shape (add_compound_body makes CT_BODY_COMPOUND bodies)");
+}
+
+int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
+                                 physics__compound *c)
+{
+    const int err = bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia);
     if (err) {
         physics__compound_free(b->a, c);
         return err;
@@ -355,27 +373,14 @@ int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_b
 
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d)
 {
-    if (d->shape != CT_BODY_HULL)
-        return "shape (add_hull_body makes CT_BODY_HULL bodies)";
-    ct_rigid_body_desc_t r = *d;
-    r.shape = CT_BODY_SPHERE;
-    r.radius = 1.0f;
-    return physics__rigid_desc_error(&r);
+    return bodies__built_desc_error(d, CT_BODY_HULL,
+                                    "shape (add_hull_body makes CT_BODY_HULL bodies)");
 }
 
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h)
 {
-    ct_rigid_body_desc_t r = *d;
-    r.shape = CT_BODY_HULL;
-    if (bodies__all_zero(d->inertia, 3)) {
-        r.inertia[0] = d->mass * h->inertia.x;
-        r.inertia[1] = d->mass * h->inertia.y;
-        r.inertia[2] = d->mass * h->inertia.z;
-        if (d->kind != CT_BODY_DYNAMIC)
-            r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* unused: no inverse inertia */
-    }
-    const int err = physics__bodies_add_rigid(b, e, &r);
+    const int err = bodies__add_built(b, e, d, CT_BODY_HULL, h->inertia);
     if (err) {
         ct_free(b->a, h, sizeof *h);
         return err;

@@ -1,4 +1,4 @@
-/* physics_ccd.c: continuous collision, so that a fast body never passes through what does not move.
+/* physics_ccd.c: continuous collision, so that a fast body does not pass through other bodies.
  *
  * Speculative contacts (physics_rigid.c, physics_contacts.c) stop most fast bodies: a contact is
  * kept when the gap is under what the pair can close in the step. They are found from the poses at
@@ -21,11 +21,19 @@
  * deeper than a quarter of its thinnest half size (a box landing on the ground at speed: the solver
  * already stopped it there). A body that starts the step touching something (a fast box sliding
  * on a floor, a spinning capsule lying against a wall) is swept against it to a lower target: a
- * hit is a pose that much deeper than where it started, so it slides on but cannot go through.
+ * hit is a pose deeper than a quarter of its thinnest half size (or than it started, when it
+ * started deeper), so it slides on but cannot go through.
  *
- * Awake dynamic bodies are not swept against each other (a bullet against a thin falling plank can
- * still pass). The pass runs on the calling thread in body order, so the result depends on the
- * bodies only. */
+ * A fast body is swept against the other moving bodies too (dynamic and kinematic), as Jolt's
+ * linear casts are: the other moves through the step as well (from its start pose to where it
+ * ended, at the same fraction), so the gap closes at the two bodies' relative speed plus both
+ * turns. Of two moving bodies only the one of higher rank (its travel in the step over its
+ * thinnest half size; then the larger entity id) is swept against the other, and the fast bodies
+ * are swept lowest rank first: a plank that is itself fast (a thin body is, at 0.3 m/s) has
+ * finished its own sweeps before a bullet is swept against it, and a bullet that hits it goes
+ * back to where it was relative to the plank then, carried with the plank to where it is now
+ * (the next step's contact finds the two as they met). The order depends on the bodies only, so
+ * the result does too (one or two threads). The pass runs on the calling thread. */
 #include "physics_internal.h"
 #include "physics_hull.h"
 
@@ -39,9 +47,17 @@
 /* A body that starts the step touching something may go this fraction of its thinnest half size
  * deeper into it before that counts as a hit. */
 #define CCD_DEEPER_FRACTION 0.25f
+/* How much deeper (m) than it started a body that starts the step deeper than that may go. */
+#define CCD_CREEP 0.0001f
 /* Conservative advancement converges in a few iterations head-on and in a few dozen at grazing
  * angles; past this many the body is taken to miss (it was kept apart up to there). */
 #define CCD_MAX_ITERATIONS 40u
+
+/* A fast body in the order the sweeps take them. */
+typedef struct physics__ccd_order {
+    float rank;
+    uint32_t entity, body;
+} physics__ccd_order;
 
 void physics__ccd_free(physics__scene *s)
 {
@@ -49,8 +65,17 @@ void physics__ccd_free(physics__scene *s)
     if (c->start)
         ct_free(s->a, c->start, (size_t)c->cap_start * sizeof *c->start);
     if (c->start_rotation)
-        ct_free(s->a, c->start_rotation,
-                (size_t)c->cap_start_rotation * sizeof *c->start_rotation);
+        ct_free(s->a, c->start_rotation, (size_t)c->cap_start_rotation * sizeof *c->start_rotation);
+    if (c->fast)
+        ct_free(s->a, c->fast, (size_t)c->cap_fast * sizeof *c->fast);
+    if (c->rank)
+        ct_free(s->a, c->rank, (size_t)c->cap_rank * sizeof *c->rank);
+    if (c->order)
+        ct_free(s->a, c->order, (size_t)c->cap_order * sizeof *c->order);
+    if (c->moving_body)
+        ct_free(s->a, c->moving_body, (size_t)c->cap_moving_body * sizeof *c->moving_body);
+    if (c->moving.a)
+        physics__broadphase_free(&c->moving);
     memset(c, 0, sizeof *c);
 }
 
@@ -105,8 +130,8 @@ static physics__quat ccd__turn_at(const ccd__turn *t, float f)
     if (t->angle == 0.0f)
         return t->q0;
     const float half = 0.5f * t->angle * f, s = sinf(half);
-    return quat_normalize(ccd__mul(
-        t->q0, (physics__quat){t->axis.x * s, t->axis.y * s, t->axis.z * s, cosf(half)}));
+    return quat_normalize(
+        ccd__mul(t->q0, (physics__quat){t->axis.x * s, t->axis.y * s, t->axis.z * s, cosf(half)}));
 }
 
 /* The thinnest half size of body i, and the farthest its surface reaches from its centre. */
@@ -131,22 +156,48 @@ static float ccd__reach(const physics__bodies *b, uint32_t i)
                                             : v3_len(b->half[i]);
 }
 
-typedef struct ccd__sweep {
-    physics__scene *s;
-    uint32_t i; /* the fast body */
+/* A body's motion through the step: from its start pose along a straight line, turning at a
+ * constant rate. */
+typedef struct ccd__motion {
+    uint32_t i;
     physics__v3 p0, move;
     ccd__turn turn;
     float reach;
-    float best; /* the earliest hit so far (1: none) */
+} ccd__motion;
+
+static ccd__motion ccd__motion_of(const physics__scene *s, uint32_t i)
+{
+    const physics__bodies *b = &s->bodies;
+    ccd__motion m = {.i = i, .p0 = s->ccd.start[i]};
+    m.move = v3_sub(b->position[i], m.p0);
+    m.turn = ccd__turn_of(s->ccd.start_rotation[i], b->rotation[i]);
+    m.reach = ccd__reach(b, i);
+    return m;
+}
+
+typedef struct ccd__sweep {
+    physics__scene *s;
+    ccd__motion self;  /* the fast body */
+    ccd__motion other; /* the body it is swept against, when that one moves too */
+    bool other_moves;
+    float best;     /* the earliest hit so far (1: none) */
+    uint32_t moved; /* the moving body hit there (UINT32_MAX: none, or one that does not move) */
 } ccd__sweep;
 
-/* Body i posed at fraction f of its sweep (its world box too, which the manifold reads). */
+static void ccd__pose_one(physics__bodies *b, const ccd__motion *m, float f)
+{
+    b->position[m->i] = v3_add(m->p0, v3_scale(m->move, f));
+    b->rotation[m->i] = ccd__turn_at(&m->turn, f);
+    physics__bodies_extent(b, m->i);
+}
+
+/* The fast body (and the other, when it moves) posed at fraction f of the step (their world
+ * boxes too, which the manifold reads). */
 static void ccd__pose(ccd__sweep *w, float f)
 {
-    physics__bodies *b = &w->s->bodies;
-    b->position[w->i] = v3_add(w->p0, v3_scale(w->move, f));
-    b->rotation[w->i] = ccd__turn_at(&w->turn, f);
-    physics__bodies_extent(b, w->i);
+    ccd__pose_one(&w->s->bodies, &w->self, f);
+    if (w->other_moves)
+        ccd__pose_one(&w->s->bodies, &w->other, f);
 }
 
 /* The separation of body i (as posed) and body j, and the axis it is measured along (from i to
@@ -163,21 +214,27 @@ static float ccd__separation(physics__bodies *b, uint32_t i, uint32_t j, float m
     return least;
 }
 
-/* The first fraction in (0, best) at which body i comes within `target` of body j, or best. */
+/* The first fraction in (0, best) at which the fast body comes within `target` of body j, or
+ * best. */
 static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
 {
     physics__bodies *b = &w->s->bodies;
-    const float turn_speed = w->turn.angle * w->reach;
+    float turn_speed = w->self.turn.angle * w->self.reach;
+    physics__v3 move = w->self.move;
+    if (w->other_moves) {
+        turn_speed += w->other.turn.angle * w->other.reach;
+        move = v3_sub(move, w->other.move);
+    }
     float f = 0.0f;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
         ccd__pose(w, f);
         physics__v3 n;
-        const float d = ccd__separation(b, w->i, j, margin, &n);
+        const float d = ccd__separation(b, w->self.i, j, margin, &n);
         if (d <= target)
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
             return w->best; /* out of reach for the whole sweep */
-        const float rate = f_max(v3_dot(w->move, n), 0.0f) + turn_speed;
+        const float rate = f_max(v3_dot(move, n), 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
         f += (d - target + 0.5f * CCD_TARGET) / rate;
@@ -202,21 +259,24 @@ static bool ccd__joined(const physics__scene *s, uint32_t i, uint32_t j)
     return bsearch(&key, s->joints.keys, s->joints.num_keys, sizeof key, ccd__cmp_u64) != NULL;
 }
 
-static int ccd__visit(void *user, uint32_t box)
+/* The sweep of the fast body against body j (static or asleep, or moving when w->other_moves). */
+static void ccd__against(ccd__sweep *w, uint32_t j)
 {
-    ccd__sweep *w = user;
     physics__scene *s = w->s;
     physics__bodies *b = &s->bodies;
-    const uint32_t j = s->fixed_body[box], i = w->i;
+    const uint32_t i = w->self.i;
     if (j == i || !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
-        return 0;
+        return;
     if (ccd__joined(s, i, j))
-        return 0;
-    /* No pose of the sweep comes closer to j than the start by more than the move and the turn
+        return;
+    /* No pose of the sweep comes closer to j than the start by more than the moves and the turns
      * can close, so what is farther apart needs no points: a wider margin only makes the manifold
      * find more (a mesh's every triangle within it, each by its full polytope test: with 1 m
      * more, Jolt's character scene spent over half its time here). */
-    const float margin = v3_len(w->move) + w->turn.angle * w->reach + 2.0f * CCD_TARGET;
+    float margin = w->self.turn.angle * w->self.reach + 2.0f * CCD_TARGET;
+    margin += w->other_moves ? v3_len(v3_sub(w->self.move, w->other.move)) +
+                                   w->other.turn.angle * w->other.reach
+                             : v3_len(w->self.move);
     physics__v3 n;
     ccd__pose(w, 0.0f);
     const float start = ccd__separation(b, i, j, margin, &n);
@@ -228,15 +288,132 @@ static int ccd__visit(void *user, uint32_t box)
         if (f < w->best) {
             ccd__pose(w, 1.0f);
             const float end = ccd__separation(b, i, j, margin, &n);
-            if (end > CCD_TARGET || end < -allowed)
+            if (end > CCD_TARGET || end < -allowed) {
                 w->best = f;
+                w->moved = w->other_moves ? j : UINT32_MAX;
+            }
         }
     } else {
-        /* Touching at the start (sliding on a floor, lying against a wall): only a pose that
-         * goes deeper into it than a quarter of the body's thinnest half size counts. */
-        w->best = ccd__advance(w, j, f_min(start, 0.0f) - allowed, margin);
+        /* Touching at the start (sliding on a floor, lying against a wall): only a pose deeper
+         * into it than a quarter of the body's thinnest half size counts, or than it already is
+         * when it starts deeper (a limit from where it started would let a spinning rod pressed
+         * on a turning plank sink a little further every step, until it came out behind). */
+        const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin);
+        if (f < w->best) {
+            w->best = f;
+            w->moved = w->other_moves ? j : UINT32_MAX;
+        }
     }
+}
+
+static int ccd__visit_fixed(void *user, uint32_t box)
+{
+    ccd__sweep *w = user;
+    w->other_moves = false;
+    ccd__against(w, w->s->fixed_body[box]);
     return 0;
+}
+
+/* A moving body is posed along its own motion while the sweep runs, then put back where the
+ * solver left it (bit for bit). */
+static int ccd__visit_moving(void *user, uint32_t box)
+{
+    ccd__sweep *w = user;
+    physics__bodies *b = &w->s->bodies;
+    const physics__ccd *c = &w->s->ccd;
+    const uint32_t j = c->moving_body[box], i = w->self.i;
+    /* The faster of two is swept against the other (whose sweeps are done): not both. */
+    if (j == i || c->rank[j] > c->rank[i] ||
+        (c->rank[j] == c->rank[i] && b->entity[j].id > b->entity[i].id))
+        return 0;
+    const ccd__motion o = ccd__motion_of(w->s, j);
+    /* Bodies whose reaches never meet along their relative motion cannot touch: the nearest the
+     * centres come (a segment against a point) against both reaches. */
+    const physics__v3 d0 = v3_sub(w->self.p0, o.p0), dm = v3_sub(w->self.move, o.move);
+    const float mm = v3_dot(dm, dm);
+    const float t = mm > 0.0f ? f_min(f_max(-v3_dot(d0, dm) / mm, 0.0f), 1.0f) : 0.0f;
+    const float reach = w->self.reach + o.reach + CCD_TARGET;
+    const physics__v3 nearest = v3_add(d0, v3_scale(dm, t));
+    if (v3_dot(nearest, nearest) > reach * reach)
+        return 0;
+    const physics__v3 end = b->position[j], end_extent = b->extent[j];
+    const physics__quat end_rotation = b->rotation[j];
+    w->other = o;
+    w->other_moves = true;
+    ccd__against(w, j);
+    w->other_moves = false;
+    b->position[j] = end;
+    b->rotation[j] = end_rotation;
+    b->extent[j] = end_extent;
+    return 0;
+}
+
+/* The box that holds body i all through the step: its reach about both ends. */
+static void ccd__path_box(const ccd__motion *m, physics__v3 end, physics__v3 *lo, physics__v3 *hi)
+{
+    const physics__v3 r = v3(m->reach, m->reach, m->reach);
+    *lo = v3_min(v3_sub(m->p0, r), v3_sub(end, r));
+    *hi = v3_max(v3_add(m->p0, r), v3_add(end, r));
+}
+
+static int ccd__cmp_order(const void *x, const void *y)
+{
+    const physics__ccd_order *a = x, *b = y;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return (a->entity > b->entity) - (a->entity < b->entity);
+}
+
+/* Which bodies are fast this step (by their velocities, as Box2D's test: a body that the
+ * position passes pushed out of an overlap moved without the speed to tunnel), and the grid of the
+ * paths of every moving body when any is fast. Returns how many are fast. */
+static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
+{
+    physics__ccd *c = &s->ccd;
+    physics__bodies *b = &s->bodies;
+    if (physics__reserve(s->a, (void **)&c->fast, &c->cap_fast, b->n, sizeof *c->fast) ||
+        physics__reserve(s->a, (void **)&c->rank, &c->cap_rank, b->n, sizeof *c->rank) ||
+        physics__reserve(s->a, (void **)&c->order, &c->cap_order, b->n, sizeof *c->order))
+        return CT_ERR_NOMEM;
+    uint32_t n = 0, movers = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        c->fast[i] = 0;
+        c->rank[i] = 0.0f;
+        if (physics__fixed(b, i))
+            continue;
+        movers++;
+        if (b->kind[i] != CT_BODY_DYNAMIC)
+            continue;
+        const float travel =
+            (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * ccd__reach(b, i)) * dt;
+        const float thinnest = ccd__thinnest(b, i);
+        c->rank[i] = thinnest > 0.0f ? travel / thinnest : INFINITY;
+        c->fast[i] = travel > CCD_FAST_FRACTION * thinnest;
+        if (c->fast[i])
+            c->order[n++] = (physics__ccd_order){c->rank[i], b->entity[i].id, i};
+    }
+    *fast = n;
+    qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
+    c->moving.n = 0;
+    if (!n || movers < 2)
+        return 0;
+    c->moving.a = s->a;
+    if (physics__broadphase_resize(&c->moving, movers) ||
+        physics__reserve(s->a, (void **)&c->moving_body, &c->cap_moving_body, movers,
+                         sizeof *c->moving_body))
+        return CT_ERR_NOMEM;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (physics__fixed(b, i))
+            continue;
+        const ccd__motion m = ccd__motion_of(s, i);
+        ccd__path_box(&m, b->position[i], &c->moving.lo[k], &c->moving.hi[k]);
+        c->moving.moving[k] = 1;
+        c->moving_body[k++] = i;
+    }
+    c->moving.n = k;
+    c->moving.pool = s->pool;
+    return physics__broadphase_build(&c->moving, 0.0f);
 }
 
 int physics__ccd_end(physics__scene *s, float dt)
@@ -245,44 +422,70 @@ int physics__ccd_end(physics__scene *s, float dt)
     physics__bodies *b = &s->bodies;
     if (c->off || b->n == 0)
         return 0;
-    bool grid = false;
-    for (uint32_t i = 0; i < b->n; i++) {
-        if (b->kind[i] != CT_BODY_DYNAMIC || b->asleep[i])
-            continue;
-        ccd__sweep w = {.s = s, .i = i, .p0 = c->start[i]};
-        w.move = v3_sub(b->position[i], w.p0);
-        w.turn = ccd__turn_of(c->start_rotation[i], b->rotation[i]);
-        w.reach = ccd__reach(b, i);
-        /* Fast by its velocities, as Box2D's test: a body that the position passes pushed out of
-         * an overlap moved without the speed to tunnel. */
-        const float travel = (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * w.reach) * dt;
-        if (!(travel > CCD_FAST_FRACTION * ccd__thinnest(b, i)))
-            continue;
-        if (!grid) {
-            if (physics__scene_fill_fixed(s))
-                return CT_ERR_NOMEM;
-            grid = true;
-        }
+    uint32_t fast = 0;
+    if (ccd__find_fast(s, dt, &fast))
+        return CT_ERR_NOMEM;
+    if (!fast)
+        return 0;
+    if (physics__scene_fill_fixed(s))
+        return CT_ERR_NOMEM;
+    /* The slowest first: each is swept against the fixed bodies and against the moving ones of
+     * lower rank, where their own sweeps left them. */
+    for (uint32_t k = 0; k < fast; k++) {
+        const uint32_t i = c->order[k].body;
+        ccd__sweep w = {.s = s, .self = ccd__motion_of(s, i), .best = 1.0f, .moved = UINT32_MAX};
         const physics__v3 end = b->position[i];
         const physics__quat end_rotation = b->rotation[i];
         const physics__v3 end_extent = b->extent[i];
         /* The boxes the swept body covers: its box at both ends, and whatever lies between. */
-        const physics__v3 lo = v3_min(v3_sub(w.p0, v3(w.reach, w.reach, w.reach)),
-                                      v3_sub(end, v3(w.reach, w.reach, w.reach)));
-        const physics__v3 hi = v3_max(v3_add(w.p0, v3(w.reach, w.reach, w.reach)),
-                                      v3_add(end, v3(w.reach, w.reach, w.reach)));
-        w.best = 1.0f;
-        physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit, &w);
-        if (w.best < 1.0f) {
-            ccd__pose(&w, w.best);
-            c->hits++;
-            s->bp_stale = true;
-            s->quiet = false;
-        } else {
+        physics__v3 lo, hi;
+        ccd__path_box(&w.self, end, &lo, &hi);
+        physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit_fixed, &w);
+        if (c->moving.n)
+            physics__broadphase_visit(&c->moving, lo, hi, ccd__visit_moving, &w);
+        if (!(w.best < 1.0f)) {
             b->position[i] = end;
             b->rotation[i] = end_rotation;
             b->extent[i] = end_extent;
+            continue;
         }
+        physics__v3 p = v3_add(w.self.p0, v3_scale(w.self.move, w.best));
+        physics__quat q = ccd__turn_at(&w.self.turn, w.best);
+        if (w.moved != UINT32_MAX) {
+            /* As it was to the moving body it hit, carried with that body to where it is now (so
+             * the next step's contact finds the two as they met, not the fast body inside a plank
+             * that turned on since). */
+            const uint32_t j = w.moved;
+            const ccd__motion o = ccd__motion_of(s, j);
+            const physics__v3 at = v3_add(o.p0, v3_scale(o.move, w.best));
+            const physics__quat turn = ccd__turn_at(&o.turn, w.best);
+            const physics__quat carry = quat_normalize(
+                ccd__mul(b->rotation[j], (physics__quat){-turn.x, -turn.y, -turn.z, turn.w}));
+            const physics__v3 carried = v3_add(b->position[j], quat_rotate(carry, v3_sub(p, at)));
+            const physics__quat carried_q = quat_normalize(ccd__mul(carry, q));
+            /* Unless that carries it into what does not move (the plank itself was stopped at a
+             * wall): the carry is swept against the fixed bodies as any motion is. */
+            ccd__sweep move = {.s = s,
+                               .self = {.i = i,
+                                        .p0 = p,
+                                        .move = v3_sub(carried, p),
+                                        .turn = ccd__turn_of(q, carried_q),
+                                        .reach = w.self.reach},
+                               .best = 1.0f,
+                               .moved = UINT32_MAX};
+            ccd__path_box(&move.self, carried, &lo, &hi);
+            physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit_fixed, &move);
+            if (!(move.best < 1.0f)) {
+                p = carried;
+                q = carried_q;
+            }
+        }
+        b->position[i] = p;
+        b->rotation[i] = q;
+        physics__bodies_extent(b, i);
+        c->hits++;
+        s->bp_stale = true;
+        s->quiet = false;
     }
     return 0;
 }

@@ -5,7 +5,9 @@
  * motion from where the body is now and gives the body the velocity that takes it there, so the
  * step moves it with the rest of the world and dynamic bodies in its way are pushed as by any
  * kinematic body. Planning:
- *   1. riding: standing on a body that moves, its velocity at the feet is added to the motion;
+ *   1. riding: standing on a body that moves or turns, the spot under its feet is followed: its
+ *      sideways motion is walked with the character's own, its rise or fall added at the end
+ *      (step 5), so a lift neither leaves it behind nor lifts it off its feet;
  *   2. collide and slide: the motion is cut into moves of at most a quarter of the radius (so
  *      nothing thinner is passed through), and after each the capsule is pushed out of the static
  *      and kinematic bodies it overlaps (found by the shape tests of the contacts), the rest of
@@ -264,21 +266,25 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
                .cos_slope = c->cos_slope,
                .step = 0.25f * b->radius[i],
                .num_near = UINT32_MAX};
-    physics__v3 motion = v3_scale(velocity, dt);
-    /* 1. Riding what it stands on. */
+    const physics__v3 motion = v3_scale(velocity, dt);
+    /* 1. Riding what it stands on: where this step takes the spot under its feet, turned by the
+     * step's rotation (not along the spot's velocity, which would drift it outwards on a turning
+     * platform). What carries it sideways is walked with its own motion; what carries it up or
+     * down is added after it found its footing on the ground where the ground is now. */
     const uint32_t g =
         c->held && c->ground ? physics__bodies_find(b, (ct_entity_t){c->ground}) : UINT32_MAX;
+    physics__v3 ride = v3(0.0f, 0.0f, 0.0f);
     if (g != UINT32_MAX && b->kind[g] != CT_BODY_STATIC) {
-        const physics__v3 feet = v3_sub(start, v3(0, b->half[i].y, 0));
-        const physics__v3 carried =
-            v3_add(b->velocity[g], v3_cross(b->angular[g], v3_sub(feet, b->position[g])));
-        motion = v3_add(motion, v3_scale(carried, dt));
+        const physics__v3 arm = v3_sub(v3_sub(start, v3(0, b->half[i].y, 0)), b->position[g]);
+        const physics__v3 turned =
+            quat_rotate(quat_integrate(quat_identity(), b->angular[g], dt), arm);
+        ride = v3_add(v3_scale(b->velocity[g], dt), v3_sub(turned, arm));
     }
     /* Every test of this move is near its whole motion: a stair's lift and the radius further
      * on, and the drop back down. */
-    m.pad = v3_len(motion) + c->max_step + b->radius[i] + 2.0f * MOVER_SKIN;
+    m.pad = v3_len(motion) + v3_len(ride) + c->max_step + b->radius[i] + 2.0f * MOVER_SKIN;
     /* 2. The walk, then the rise or fall. */
-    const physics__v3 walk = v3(motion.x, 0.0f, motion.z);
+    const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
     physics__v3 p = mover__slide(&m, start, walk);
     /* 3. Stairs: blocked while it stood on something, try the walk lifted by the step and put
      * down again; taken when that ends higher and further along. */
@@ -317,6 +323,12 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         if (held)
             p = q;
     }
+    /* 5. Up or down with what it rides: a lift going up lifts it (under a ceiling it stops); going
+     * down it is put where the ground will be, not dropped onto where it was. */
+    if (ride.y > 0.0f)
+        p = mover__slide(&m, p, v3(0.0f, ride.y, 0.0f));
+    else
+        p.y += ride.y;
     b->position[i] = start;
     const physics__v3 v = v3_scale(v3_sub(p, start), 1.0f / dt);
     if (!v3_speed_ok(v))

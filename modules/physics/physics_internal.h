@@ -493,6 +493,7 @@ typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
     uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
+    uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
     physics__rigid_row f1, f2;    /* tangent rows at the centre (their masses unused) */
@@ -505,28 +506,86 @@ typedef struct physics__rigid_contact {
 } physics__rigid_contact;
 
 /* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
- * rotations and the offset between their centres then, and the manifold's normal, its points from
- * a's centre and their separations. While the bodies stay close to that pose, the manifold is not
- * found again: the points stay where they were on the bodies and only their separations follow. */
+ * poses then, and the manifold's normal, its points from a's centre and their separations. While
+ * the bodies stay close to that pose, the manifold is not found again: the points stay where they
+ * were on the bodies and only their separations follow. The poses, the margin and the reference
+ * face asked for are all physics__manifold read: from them a snapshot's restore finds the rest
+ * again, bit for bit (physics__rigid_geo_find), so snapshots need not carry it. */
 typedef struct physics__rigid_geo {
     physics__quat qa, qb;
-    physics__v3 d; /* b's centre - a's centre */
+    physics__v3 pa, pb; /* the centres; b's - a's is the offset the recycling follows */
     physics__v3 normal;
     physics__v3 ra[PHYSICS_MANIFOLD_POINTS];
     float sep[PHYSICS_MANIFOLD_POINTS];
+    float margin;      /* the speculative margin it was found with */
+    uint32_t prefer_b; /* the reference face asked for (physics__manifold's prefer_b) */
 } physics__rigid_geo;
 
-/* What a rigid contact remembers into the next step. */
+/* b's centre - a's centre when g was found. */
+static inline physics__v3 physics__rigid_geo_d(const physics__rigid_geo *g)
+{
+    return v3_sub(g->pb, g->pa);
+}
+
+/* What a rigid contact remembers into the next step. Its impulses are kept in block floating
+ * point (physics__rigid_quantise): the largest of the seven with 20 significant bits, the others
+ * in steps of the same size. A warm start needs no more (the step's passes correct it by far
+ * more), and it is what a snapshot stores of them, exactly, in a few bytes. */
 typedef struct physics__rigid_cached {
     uint64_t key;
     uint32_t count;
     uint16_t touching, asleep;
     uint32_t id[PHYSICS_MANIFOLD_POINTS];
     float jn[PHYSICS_MANIFOLD_POINTS];
-    physics__v3 friction; /* the centre's friction impulse, world axes */
+    float f1, f2; /* the centre's friction impulse along the tangents of geo.normal */
     float twist;
     physics__rigid_geo geo;
 } physics__rigid_cached;
+
+/* The significant bits a contact's largest cached impulse keeps. */
+#define PHYSICS_IMPULSE_BITS 20
+/* Impulses below this are dropped from the cache (they warm start nothing). */
+#define PHYSICS_IMPULSE_TINY 1e-30f
+
+/* The two friction directions of a contact with normal n (unit): Box3D's choice of seed axis. */
+static inline void physics__rigid_tangents(physics__v3 n, physics__v3 *t1, physics__v3 *t2)
+{
+    const physics__v3 seed = fabsf(n.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
+    const physics__v3 t = v3_cross(n, seed);
+    *t1 = v3_scale(t, 1.0f / v3_len(t));
+    *t2 = v3_cross(n, *t1);
+}
+
+/* The exponent e of the step 2^e that a contact's impulses are multiples of once quantised, from
+ * the largest of them (> PHYSICS_IMPULSE_TINY). */
+static inline int physics__impulse_exponent(float largest)
+{
+    int e;
+    (void)frexpf(largest, &e);
+    return e - PHYSICS_IMPULSE_BITS;
+}
+
+/* Rounds e's impulses to multiples of the step its largest one sets (all to zero when they are
+ * tiny). Exact float operations only: the same bits on every machine. */
+static inline void physics__rigid_quantise(physics__rigid_cached *e)
+{
+    float largest = f_max(f_max(fabsf(e->f1), fabsf(e->f2)), fabsf(e->twist));
+    for (uint32_t q = 0; q < e->count && q < PHYSICS_MANIFOLD_POINTS; q++)
+        largest = f_max(largest, fabsf(e->jn[q]));
+    if (!(largest > PHYSICS_IMPULSE_TINY)) {
+        e->f1 = e->f2 = e->twist = 0.0f;
+        for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
+            e->jn[q] = 0.0f;
+        return;
+    }
+    const int x = physics__impulse_exponent(largest);
+    /* 0.0f + turns a rounded -0.0 into +0.0: a snapshot stores the multiples, not the sign. */
+    e->f1 = 0.0f + ldexpf(rintf(ldexpf(e->f1, -x)), x);
+    e->f2 = 0.0f + ldexpf(rintf(ldexpf(e->f2, -x)), x);
+    e->twist = 0.0f + ldexpf(rintf(ldexpf(e->twist, -x)), x);
+    for (uint32_t q = 0; q < e->count && q < PHYSICS_MANIFOLD_POINTS; q++)
+        e->jn[q] = 0.0f + ldexpf(rintf(ldexpf(e->jn[q], -x)), x);
+}
 
 /* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
  * apart: the contacts' rows carry what they need of it). */
@@ -743,6 +802,12 @@ typedef struct physics__ccd {
     physics__v3 *start;            /* per body: its position at the start of the step */
     physics__quat *start_rotation; /* and its rotation */
     uint32_t cap_start, cap_start_rotation;
+    uint8_t *fast;                    /* per body: swept this step */
+    float *rank;                      /* per body: its travel this step over its thinnest half */
+    struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
+    physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
+    uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
+    uint32_t cap_fast, cap_rank, cap_order, cap_moving_body;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
@@ -845,6 +910,12 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
     *impulse_scale = a3;
 }
 
+/* The manifold of bodies i and j found at g's poses, margin and reference face, into m and g's
+ * normal, points and separations (what the rigid step's detection writes; physics_rigid.c).
+ * view is a shallow copy of the bodies whose position, rotation and extent arrays the caller
+ * owns: i's and j's entries there are overwritten with g's poses. */
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
+                             physics__manifold_out *m);
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
@@ -1018,6 +1089,21 @@ uint32_t *physics__scene_overlap_box(physics__scene *s, physics__v3 lo, physics_
                                      uint32_t mask, uint32_t *n);
 bool physics__scene_raycast(physics__scene *s, physics__v3 origin, physics__v3 dir, float max_t,
                             uint32_t mask, ct_physics_hit_t *out);
+/* A shape cast (physics_queries.c): a box, sphere or capsule (half, radius and half_height as a
+ * body's desc reads them) turned by rotation, swept from `from` by `motion` without turning. */
+typedef struct physics__cast {
+    uint32_t shape; /* CT_BODY_BOX, CT_BODY_SPHERE or CT_BODY_CAPSULE */
+    physics__v3 half;
+    float radius, half_height;
+    physics__quat rotation;
+} physics__cast;
+/* The first body (whose layer shares a bit with mask; sensors never) the shape meets on its way:
+ * out gets its entity, the distance the shape went along motion (m; 0 when it starts touching),
+ * a point where they touch and the hit body's normal there (pointing out of it, towards the
+ * shape). Equal distances go to the lower entity id. False when it meets nothing, or out of
+ * memory. */
+bool physics__scene_shape_cast(physics__scene *s, const physics__cast *shape, physics__v3 from,
+                               physics__v3 motion, uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,

@@ -364,7 +364,8 @@ static int l_physics_add_joint(lua_State *L)
     ct_physics_joint_t j = {0};
     const int err = physics__api_v4.add_joint(w, a, b, &d, &j);
     if (err == CT_ERR_NOT_FOUND || err == CT_ERR_INVALID)
-        return L_API->error(L, "%s: entities %u and %u: %s", fn, a.id, b.id, physics__refusal);
+        return L_API->error(L, "%s: world %p, entities %u and %u: %s", fn, (void *)w, a.id, b.id,
+                            physics__refusal);
     if (err)
         return L_API->error(L, "%s: %s", fn, physics__m.log->error_message(err));
     L_API->push_number(L, j.id);

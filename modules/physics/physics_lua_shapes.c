@@ -141,14 +141,16 @@ static const char *shapes__desc(lua_State *L, int idx, uint32_t shape, ct_rigid_
 }
 
 /* Raises the error of a call's result (after the scratch is freed). */
-static int shapes__result(lua_State *L, int err, const char *fn, ct_entity_t e)
+static int shapes__result(lua_State *L, int err, const char *fn, ct_world_o *w, ct_entity_t e)
 {
     if (err == CT_ERR_CONFLICT)
-        return L_API->error(L, "%s: entity %u has a body already", fn, e.id);
+        return L_API->error(L, "%s: world %p, entity %u has a body already", fn, (void *)w, e.id);
     if (err == CT_ERR_INVALID)
-        return L_API->error(L, "%s: entity %u: %s", fn, e.id, physics__refusal);
+        return L_API->error(L, "%s: world %p, entity %u: %s", fn, (void *)w, e.id,
+                            physics__refusal);
     if (err)
-        return L_API->error(L, "%s: entity %u: %s", fn, e.id, physics__m.log->error_message(err));
+        return L_API->error(L, "%s: world %p, entity %u: %s", fn, (void *)w, e.id,
+                            physics__m.log->error_message(err));
     return 0;
 }
 
@@ -177,7 +179,7 @@ static int l_physics_add_hull(lua_State *L)
         return shapes__bad(L, &s, fn, 3, "does not hold x y z triples");
     const int err = physics__api_v5.add_hull_body(w, e, &d, points, n / 3u);
     shapes__free(&s);
-    return shapes__result(L, err, fn, e);
+    return shapes__result(L, err, fn, w, e);
 }
 
 static int l_physics_add_compound(lua_State *L)
@@ -241,7 +243,7 @@ static int l_physics_add_compound(lua_State *L)
     }
     const int err = physics__api_v5.add_compound_body(w, e, &d, children, (uint32_t)count);
     shapes__free(&s);
-    return shapes__result(L, err, fn, e);
+    return shapes__result(L, err, fn, w, e);
 }
 
 static int l_physics_add_mesh(lua_State *L)
@@ -268,7 +270,7 @@ static int l_physics_add_mesh(lua_State *L)
         return shapes__bad(L, &s, fn, nv % 3u ? 3 : 4, "does not hold triples");
     const int err = physics__api_v5.add_mesh_body(w, e, &d, v, nv / 3u, ix, ni / 3u);
     shapes__free(&s);
-    return shapes__result(L, err, fn, e);
+    return shapes__result(L, err, fn, w, e);
 }
 
 static int l_physics_add_height_field(lua_State *L)
@@ -297,7 +299,7 @@ static int l_physics_add_height_field(lua_State *L)
     const int err = physics__api_v5.add_height_field_body(w, e, &d, h, (uint32_t)columns,
                                                           (uint32_t)rows, cell_x, cell_z);
     shapes__free(&s);
-    return shapes__result(L, err, fn, e);
+    return shapes__result(L, err, fn, w, e);
 }
 
 void physics__register_lua_shapes(void)

@@ -30,6 +30,24 @@ typedef struct mesh__edge_key {
     uint32_t tri, k;
 } mesh__edge_key;
 
+/* A vertex by its position, to find the vertices that lie on one spot. */
+typedef struct mesh__spot {
+    float x, y, z;
+    uint32_t index;
+} mesh__spot;
+
+static int mesh__cmp_spot(const void *x, const void *y)
+{
+    const mesh__spot *a = x, *b = y;
+    if (a->x != b->x)
+        return a->x < b->x ? -1 : 1;
+    if (a->y != b->y)
+        return a->y < b->y ? -1 : 1;
+    if (a->z != b->z)
+        return a->z < b->z ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
 static int mesh__cmp_edge(const void *x, const void *y)
 {
     const mesh__edge_key *a = x, *b = y;
@@ -146,7 +164,13 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
     physics__v3 *centre = ct_alloc(a, (size_t)num_triangles * sizeof *centre);
     uint32_t *order = ct_alloc(a, (size_t)num_triangles * sizeof *order);
     mesh__edge_key *edges = ct_alloc(a, (size_t)num_triangles * 3u * sizeof *edges);
-    if (!m || !centre || !order || !edges) {
+    mesh__spot *spot = ct_alloc(a, (size_t)num_vertices * sizeof *spot);
+    uint32_t *weld = ct_alloc(a, (size_t)num_vertices * sizeof *weld);
+    if (!m || !centre || !order || !edges || !spot || !weld) {
+        if (spot)
+            ct_free(a, spot, (size_t)num_vertices * sizeof *spot);
+        if (weld)
+            ct_free(a, weld, (size_t)num_vertices * sizeof *weld);
         if (m)
             ct_free(a, m, bytes);
         if (centre)
@@ -197,10 +221,22 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
         const physics__v3 n = v3_cross(v3_sub(p1, p0), v3_sub(p2, p0));
         m->normal[t] = v3_scale(n, 1.0f / v3_len(n));
     }
-    /* Internal edges: shared, and flat or bending up. */
+    /* Internal edges: shared, and flat or bending up. Shared by where their ends are, not by their
+     * indices: a mesh exported with its vertices split at seams of normals or texture coordinates
+     * (every tile of a floor with its own four corners) has the same seams to slide over. weld[v]
+     * is the first vertex on v's spot (equal coordinates). */
+    for (uint32_t k = 0; k < num_vertices; k++)
+        spot[k] = (mesh__spot){m->vertex[k].x, m->vertex[k].y, m->vertex[k].z, k};
+    qsort(spot, num_vertices, sizeof *spot, mesh__cmp_spot);
+    for (uint32_t k = 0, first = 0; k < num_vertices; k++) {
+        if (k == 0 || spot[k].x != spot[k - 1].x || spot[k].y != spot[k - 1].y ||
+            spot[k].z != spot[k - 1].z)
+            first = spot[k].index; /* the lowest index on the spot: ties sort by index */
+        weld[spot[k].index] = first;
+    }
     for (uint32_t t = 0; t < num_triangles; t++)
         for (uint32_t k = 0; k < 3; k++) {
-            const uint32_t a0 = m->tri[t][k], a1 = m->tri[t][(k + 1) % 3];
+            const uint32_t a0 = weld[m->tri[t][k]], a1 = weld[m->tri[t][(k + 1) % 3]];
             edges[3 * t + k] =
                 (mesh__edge_key){(uint64_t)(a0 < a1 ? a0 : a1) << 32 | (a0 < a1 ? a1 : a0), t, k};
         }
@@ -232,6 +268,8 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
     ct_free(a, centre, (size_t)num_triangles * sizeof *centre);
     ct_free(a, order, (size_t)num_triangles * sizeof *order);
     ct_free(a, edges, (size_t)num_triangles * 3u * sizeof *edges);
+    ct_free(a, spot, (size_t)num_vertices * sizeof *spot);
+    ct_free(a, weld, (size_t)num_vertices * sizeof *weld);
     *out = m;
     return NULL;
 }
@@ -443,8 +481,8 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     if (!c->poly && f_min(v3_dot(tp.n[0], c->p0), v3_dot(tp.n[0], c->p1)) - tp.d[0] - c->radius >
                         c->margin + 1e-4f)
         return 0;
-    physics__manifold_out *o =
-        &c->found[c->num_found < MESH_MAX_FOUND ? c->num_found : MESH_MAX_FOUND - 1];
+    physics__manifold_out spare;
+    physics__manifold_out *o = c->num_found < MESH_MAX_FOUND ? &c->found[c->num_found] : &spare;
     o->count = 0;
     if (mesh->internal[t] == 7u) {
         mesh__face_contact(c, &tp, true, o);
@@ -466,11 +504,28 @@ static int mesh__collide_triangle(void *user, uint32_t t)
         least = f_min(least, o->p[k].sep);
         o->p[k].id ^= t * 0x9e3779b1u & 0x7fff0000u; /* the triangle, kept off the reference bit */
     }
-    if (c->num_found < MESH_MAX_FOUND)
+    uint32_t at = c->num_found;
+    if (o == &spare) {
+        /* All kept slots are taken (a body over many triangles, or a wide margin): the new one
+         * takes the place of the shallowest kept if it is deeper, never of the deepest (writing
+         * it over the last slot, as before, lost the deepest when that was the last). */
+        float shallowest = -INFINITY;
+        for (uint32_t k = 0; k < MESH_MAX_FOUND; k++) {
+            float kl = INFINITY;
+            for (uint32_t q = 0; q < c->found[k].count; q++)
+                kl = f_min(kl, c->found[k].p[q].sep);
+            if (k != c->num && kl > shallowest)
+                shallowest = kl, at = k;
+        }
+        if (!(least < shallowest))
+            return 0;
+        c->found[at] = spare;
+    } else {
         c->num_found++;
+    }
     if (least < c->depth) {
         c->depth = least;
-        c->num = c->num_found - 1;
+        c->num = at;
     }
     return 0;
 }
@@ -647,6 +702,10 @@ const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, 
     if (!f_within(cell_x, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE) ||
         !f_within(cell_z, CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE))
         return "cell_x, cell_z (each within [1e-3, 1e4] m)";
+    /* Checked here, not as the vertices they become, so the refusal names the caller's field. */
+    for (size_t k = 0; k < (size_t)columns * rows; k++)
+        if (!(fabsf(heights[k]) <= CT_PHYSICS_MAX_POSITION))
+            return "heights (a sample is NaN, infinite or outside +-1e5 m)";
     const size_t nv = (size_t)columns * rows, nt = (size_t)(columns - 1) * (rows - 1) * 2u;
     float *v = ct_alloc(a, nv * 3u * sizeof *v);
     uint32_t *ix = ct_alloc(a, nt * 3u * sizeof *ix);

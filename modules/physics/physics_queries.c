@@ -349,6 +349,94 @@ bool physics__scene_raycast(physics__scene *s, physics__v3 o, physics__v3 dir, f
     return true;
 }
 
+/* ---- shape casts ------------------------------------------------------------------------------
+ * Conservative advancement, as the continuous sweeps do (physics_ccd.c): the cast shape is posed
+ * in the bodies' scratch slot (index n: past the last body, so no list, grid or map sees it) and
+ * moved along the motion by the gap its manifold with each candidate reports, divided by how fast
+ * the motion closes that gap, until the gap is under CAST_TARGET (a hit) or the motion is used up
+ * or opens it (a miss). Candidates are the bodies whose boxes meet the box of the whole sweep. */
+#define CAST_TARGET 1e-4f /* m: this close counts as touching */
+#define CAST_MAX_ITERATIONS 64u
+
+/* The least separation of the posed shape (slot i) from body j within margin, its axis (from the
+ * shape to j) and the point of it; INFINITY when nothing is within margin. */
+static float queries__cast_gap(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                               physics__v3 *normal, physics__v3 *point)
+{
+    physics__manifold_out m;
+    physics__manifold(b, i, j, margin, false, &m);
+    float least = INFINITY;
+    for (uint32_t q = 0; q < m.count; q++)
+        if (m.p[q].sep < least) {
+            least = m.p[q].sep;
+            *point = m.p[q].point;
+        }
+    *normal = m.normal;
+    return least;
+}
+
+bool physics__scene_shape_cast(physics__scene *s, const physics__cast *shape, physics__v3 from,
+                               physics__v3 motion, uint32_t mask, ct_physics_hit_t *out)
+{
+    physics__bodies *b = &s->bodies;
+    const float length = v3_len(motion);
+    if (!v3_within(from, 4.0f * CT_PHYSICS_MAX_POSITION) ||
+        !(length <= 8.0f * CT_PHYSICS_MAX_POSITION) || physics__bodies_reserve(b, b->n + 1))
+        return false;
+    const uint32_t i = b->n;
+    b->shape[i] = (uint8_t)shape->shape;
+    b->kind[i] = CT_BODY_STATIC;
+    b->radius[i] = shape->radius;
+    b->half[i] = shape->shape == CT_BODY_SPHERE ? v3(shape->radius, shape->radius, shape->radius)
+                 : shape->shape == CT_BODY_CAPSULE
+                     ? v3(shape->radius, shape->half_height + shape->radius, shape->radius)
+                     : shape->half;
+    b->rotation[i] = shape->rotation;
+    b->hull[i] = NULL;
+    b->compound[i] = NULL;
+    b->mesh[i] = NULL;
+    b->position[i] = from;
+    physics__bodies_extent(b, i);
+    const physics__v3 e = b->extent[i], to = v3_add(from, motion);
+    uint32_t n;
+    const uint32_t *near = physics__scene_overlap_box(s, v3_sub(v3_min(from, to), e),
+                                                      v3_add(v3_max(from, to), e), mask, &n);
+    const float margin = length + v3_len(e) + 1.0f;
+    float best = INFINITY;
+    for (uint32_t k = 0; k < n; k++) {
+        const uint32_t j = physics__bodies_find(b, (ct_entity_t){near[k]});
+        if (j == UINT32_MAX)
+            continue;
+        /* Advance along the motion: f is the fraction gone. */
+        float f = 0.0f;
+        physics__v3 normal, point;
+        bool hit = false;
+        for (uint32_t it = 0; it < CAST_MAX_ITERATIONS; it++) {
+            b->position[i] = v3_add(from, v3_scale(motion, f));
+            const float gap = queries__cast_gap(b, i, j, margin, &normal, &point);
+            if (gap <= CAST_TARGET) {
+                hit = true;
+                break;
+            }
+            const float rate = v3_dot(motion, normal);
+            if (gap == INFINITY || !(rate > 1e-9f))
+                break;
+            f += gap / rate;
+            if (!(f <= 1.0f) || f * length >= best)
+                break;
+        }
+        const float distance = f * length;
+        if (!hit || distance >= best)
+            continue; /* near[] is sorted: a tie keeps the lower entity */
+        best = distance;
+        out->entity = near[k];
+        out->distance = distance;
+        v3_store(point, out->point);
+        v3_store(v3_scale(normal, -1.0f), out->normal);
+    }
+    return best < INFINITY;
+}
+
 static int queries__cmp_u64(const void *x, const void *y)
 {
     const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;

@@ -31,6 +31,15 @@
 #define RIGID_PUSH_SPEED 3.0f   /* m/s: the most a soft contact pushes overlapping bodies apart */
 #define RIGID_BOUNCE_SPEED 1.0f /* m/s: slower contacts do not bounce */
 #define RIGID_TOUCH 0.002f      /* m: closer shapes touch (events) */
+/* Passes over the normal rows of an impact (a contact of several points, one of them coming in
+ * faster than RIGID_BOUNCE_SPEED) in each solver pass and in the restitution pass. One sequential
+ * pass over a face's four points is far from their joint answer when the speed to take away is
+ * large: the first points push the whole body, the turn they give makes the others push more,
+ * and a 250 m/s box stopped in one pass left its wall at 18.7 m/s (restitution 0), or at 279 m/s
+ * (restitution 1). The impulses of a substep stay applied, and the next substep can only push
+ * (an impulse is never negative), so such an overshoot is never taken back. Six passes bring the
+ * four points to within 0.1% of their answer; resting contacts keep one pass. */
+#define RIGID_IMPACT_PASSES 6u
 
 void physics__rigid_free(physics__scene *s)
 {
@@ -150,8 +159,8 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
         return false;
-    const physics__v3 d = v3_sub(b->position[j], b->position[i]);
-    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, g->d));
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
+    const physics__v3 moved = v3_sub(quat_unrotate(qa, d), quat_unrotate(g->qa, gd));
     const float dist2 = v3_dot(moved, moved);
     if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
         return false;
@@ -171,12 +180,35 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     m->normal = g->normal;
     m->count = old->count;
     for (uint32_t q = 0; q < old->count; q++) {
-        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, g->d);
+        const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
     }
     return true;
+}
+
+/* The normal, anchors and separations of g from manifold m found at g's poses. */
+static void rigid__geo_fill(physics__rigid_geo *g, const physics__manifold_out *m)
+{
+    g->normal = m->normal;
+    for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+        g->ra[q] = v3_sub(m->p[q].point, g->pa);
+        g->sep[q] = m->p[q].sep;
+    }
+}
+
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
+                             physics__manifold_out *m)
+{
+    view->position[i] = g->pa;
+    view->rotation[i] = g->qa;
+    view->position[j] = g->pb;
+    view->rotation[j] = g->qb;
+    physics__bodies_extent(view, i);
+    physics__bodies_extent(view, j);
+    physics__manifold(view, i, j, g->margin, g->prefer_b != 0, m);
+    rigid__geo_fill(g, m);
 }
 
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
@@ -213,15 +245,17 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             } else {
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
-                physics__manifold(b, i, j, SOLVER_MARGIN + v3_len(rel) * job->dt, prefer_b, m);
+                /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes. */
+                const float margin =
+                    ldexpf(ceilf(ldexpf(SOLVER_MARGIN + v3_len(rel) * job->dt, 10)), -10);
+                physics__manifold(b, i, j, margin, prefer_b, m);
                 g->qa = b->rotation[i];
                 g->qb = b->rotation[j];
-                g->d = v3_sub(b->position[j], b->position[i]);
-                g->normal = m->normal;
-                for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
-                    g->ra[q] = v3_sub(m->p[q].point, b->position[i]);
-                    g->sep[q] = m->p[q].sep;
-                }
+                g->pa = b->position[i];
+                g->pb = b->position[j];
+                g->margin = margin;
+                g->prefer_b = prefer_b;
+                rigid__geo_fill(g, m);
             }
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
@@ -299,16 +333,13 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
             physics__rigid_contact *c = &r->contact[n++];
             const physics__v3 nn = mo->normal;
-            const physics__v3 seed = fabsf(nn.x) < 0.57f ? v3(1, 0, 0) : v3(0, 1, 0);
-            const physics__v3 t1 = v3_cross(nn, seed);
+            physics__rigid_tangents(nn, &c->t1, &c->t2);
             c->key = order[k].key;
             c->pair = k;
             c->a = i;
             c->b = j;
             c->count = mo->count;
             c->normal = nn;
-            c->t1 = v3_scale(t1, 1.0f / v3_len(t1));
-            c->t2 = v3_cross(nn, c->t1);
             c->friction = sqrtf(b->friction[i] * b->friction[j]);
             c->restitution = f_max(b->restitution[i], b->restitution[j]);
             const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
@@ -324,7 +355,8 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 const physics__manifold_point *mp = &mo->p[q];
                 /* The anchors as they were found (recycled ones have not turned with the bodies; the
                  * separation follows the turn in the solver, to first order). */
-                const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, r->geo[k].d);
+                const physics__v3 ra = r->geo[k].ra[q],
+                                  rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
                 p->sep = mp->sep;
                 p->id = mp->id;
                 rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
@@ -338,6 +370,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 ca = v3_add(ca, ra);
                 cb = v3_add(cb, rb);
             }
+            c->passes = 1u;
+            for (uint32_t q = 0; c->count > 1u && q < c->count; q++)
+                if (c->p[q].rel_vn < -RIGID_BOUNCE_SPEED)
+                    c->passes = RIGID_IMPACT_PASSES;
             const float inv_count = 1.0f / (float)c->count;
             ca = v3_scale(ca, inv_count);
             cb = v3_scale(cb, inv_count);
@@ -358,8 +394,18 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             c->twist_b = rigid__mul(ib, nn);
             const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
             c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-            c->f1.j = old ? v3_dot(old->friction, c->t1) : 0.0f;
-            c->f2.j = old ? v3_dot(old->friction, c->t2) : 0.0f;
+            c->f1.j = c->f2.j = 0.0f;
+            if (old && !memcmp(&old->geo.normal, &nn, sizeof nn)) {
+                c->f1.j = old->f1;
+                c->f2.j = old->f2;
+            } else if (old) {
+                /* A new normal: last step's friction, turned onto its tangents. */
+                physics__v3 o1, o2;
+                physics__rigid_tangents(old->geo.normal, &o1, &o2);
+                const physics__v3 f = v3_add(v3_scale(o1, old->f1), v3_scale(o2, old->f2));
+                c->f1.j = v3_dot(f, c->t1);
+                c->f2.j = v3_dot(f, c->t2);
+            }
             c->twist_j = old ? old->twist : 0.0f;
         }
     }
@@ -508,27 +554,30 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
-            const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
-            float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-            if (sep > 0.0f) {
-                bias = sep * inv_h; /* speculative: close the gap, no more */
-            } else if (use_bias) {
-                bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
-                mass_scale = c->mass_scale;
-                impulse_scale = c->impulse_scale;
+        for (uint32_t pass = 0; pass < c->passes; pass++)
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
+                const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
+                float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+                if (sep > 0.0f) {
+                    bias = sep * inv_h; /* speculative: close the gap, no more */
+                } else if (use_bias) {
+                    bias = f_max(c->mass_scale * c->bias_rate * sep, -RIGID_PUSH_SPEED);
+                    mass_scale = c->mass_scale;
+                    impulse_scale = c->impulse_scale;
+                }
+                const float vn = rigid__speed(A, B, &p->n, n);
+                const float j = f_max(
+                    p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
+                const float applied = j - p->n.j;
+                p->n.j = j;
+                p->max_jn = f_max(p->max_jn, applied);
+                rigid__push(A, B, &p->n, n, applied);
             }
-            const float vn = rigid__speed(A, B, &p->n, n);
-            const float j =
-                f_max(p->n.j - p->n.mass * (mass_scale * vn + bias) - impulse_scale * p->n.j, 0.0f);
-            const float applied = j - p->n.j;
-            p->n.j = j;
-            p->max_jn = f_max(p->max_jn, applied);
-            total += j;
-            twist_limit += p->lever * j;
-            rigid__push(A, B, &p->n, n, applied);
+        for (uint32_t q = 0; q < c->count; q++) {
+            total += c->p[q].n.j;
+            twist_limit += c->p[q].lever * c->p[q].n.j;
         }
         if (use_bias && !RIGID_FRICTION_WHILE_PUSHING)
             return;
@@ -601,15 +650,16 @@ static void rigid__restitution(physics__scene *s)
         if (c->restitution == 0.0f)
             continue;
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-        for (uint32_t q = 0; q < c->count; q++) {
-            physics__rigid_point *p = &c->p[q];
-            if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
-                continue;
-            const float vn = rigid__speed(A, B, &p->n, c->normal);
-            const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
-            rigid__push(A, B, &p->n, c->normal, j - p->n.j);
-            p->n.j = j;
-        }
+        for (uint32_t pass = 0; pass < c->passes; pass++)
+            for (uint32_t q = 0; q < c->count; q++) {
+                physics__rigid_point *p = &c->p[q];
+                if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
+                    continue;
+                const float vn = rigid__speed(A, B, &p->n, c->normal);
+                const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+                rigid__push(A, B, &p->n, c->normal, j - p->n.j);
+                p->n.j = j;
+            }
     }
 }
 
@@ -701,9 +751,11 @@ static int rigid__remember(physics__scene *s)
             if (c->p[q].n.j > deepest)
                 deepest = c->p[q].n.j, first = q;
         }
-        e->friction = v3_add(v3_scale(c->t1, c->f1.j), v3_scale(c->t2, c->f2.j));
+        e->f1 = c->f1.j;
+        e->f2 = c->f2.j;
         e->geo = r->geo[c->pair];
         e->twist = c->twist_j;
+        physics__rigid_quantise(e);
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
         if (was && !is && rigid__ended(s, c->key))

@@ -35,7 +35,8 @@ typedef struct wide__point {
 
 typedef struct physics__rigid_block {
     uint32_t a[4], b[4], contact[4]; /* padding lanes: body 0, contact UINT32_MAX */
-    uint32_t count, write_a, write_b, pad;
+    uint32_t count, write_a, write_b;
+    uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
     wide__lanes inv_ma, inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
@@ -43,6 +44,7 @@ typedef struct physics__rigid_block {
     wide__lanes k11, k12, k22;
     wide__v3 twist_a, twist_b;
     wide__lanes twist_mass, twist_j, friction, bias_rate, mass_scale, impulse_scale;
+    wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
 } physics__rigid_block;
 
 typedef struct wide__v3x4 {
@@ -167,30 +169,40 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     const f32x4 soft_impulse = use_bias ? f32x4_load(k->impulse_scale) : zero;
     const f32x4 most_push = f32x4_splat(-WIDE_PUSH_SPEED), vinv_h = f32x4_splat(inv_h);
     f32x4 total = zero, twist_limit = zero;
+    /* An impact's lanes take more passes over their normal rows (physics_rigid.c); the other
+     * lanes' rows then keep their impulses, as their contacts alone would. */
+    const mask32x4 impact = f32x4_greater(f32x4_load(k->impact), zero);
+    for (uint32_t pass = 0; pass < k->passes; pass++) {
+        for (uint32_t q = 0; q < k->count; q++) {
+            wide__point *p = &k->p[q];
+            const wide__v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
+            const f32x4 sep = f32x4_sub(
+                f32x4_add(f32x4_add(f32x4_load(p->sep), moved), w3_dot(dqb, cb)), w3_dot(dqa, ca));
+            const mask32x4 apart = f32x4_greater(sep, zero);
+            const f32x4 soft_bias = use_bias ? f32x4_max(f32x4_mul(rate, sep), most_push) : zero;
+            const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
+            const f32x4 ms = f32x4_pick(apart, one, soft_mass);
+            const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
+            const f32x4 vn = f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)),
+                                       w3_dot(x.wa, ca));
+            const f32x4 old = f32x4_load(p->n.j);
+            f32x4 j =
+                f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
+                                                             f32x4_add(f32x4_mul(ms, vn), bias))),
+                                    f32x4_mul(is, old)),
+                          zero);
+            if (pass > 0)
+                j = f32x4_pick(impact, j, old);
+            const f32x4 applied = f32x4_sub(j, old);
+            f32x4_store(p->n.j, j);
+            f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
+            wide__push(&x, k, &p->n, n, applied);
+        }
+    }
     for (uint32_t q = 0; q < k->count; q++) {
-        wide__point *p = &k->p[q];
-        const wide__v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
-        const f32x4 sep = f32x4_sub(
-            f32x4_add(f32x4_add(f32x4_load(p->sep), moved), w3_dot(dqb, cb)), w3_dot(dqa, ca));
-        const mask32x4 apart = f32x4_greater(sep, zero);
-        const f32x4 soft_bias = use_bias ? f32x4_max(f32x4_mul(rate, sep), most_push) : zero;
-        const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
-        const f32x4 ms = f32x4_pick(apart, one, soft_mass);
-        const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
-        const f32x4 vn =
-            f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)), w3_dot(x.wa, ca));
-        const f32x4 old = f32x4_load(p->n.j);
-        const f32x4 j =
-            f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
-                                                         f32x4_add(f32x4_mul(ms, vn), bias))),
-                                f32x4_mul(is, old)),
-                      zero);
-        const f32x4 applied = f32x4_sub(j, old);
-        f32x4_store(p->n.j, j);
-        f32x4_store(p->max_jn, f32x4_max(f32x4_load(p->max_jn), applied));
+        const f32x4 j = f32x4_load(k->p[q].n.j);
         total = f32x4_add(total, j);
-        twist_limit = f32x4_add(twist_limit, f32x4_mul(f32x4_load(p->lever), j));
-        wide__push(&x, k, &p->n, n, applied);
+        twist_limit = f32x4_add(twist_limit, f32x4_mul(f32x4_load(k->p[q].lever), j));
     }
     const f32x4 friction = f32x4_load(k->friction);
     {
@@ -276,6 +288,9 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->write_b |= B->inv_mass > 0.0f ? 1u << l : 0u;
     if (c->count > k->count)
         k->count = c->count;
+    if (c->passes > k->passes)
+        k->passes = c->passes;
+    k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
     wide__v3_set(&k->normal, l, c->normal);

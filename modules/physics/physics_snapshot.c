@@ -1,28 +1,44 @@
 /* physics_snapshot.c: rollback (ct_physics.h, Snapshots). A snapshot is the world's dynamic
  * state in one flat buffer: every body's pose, velocities, pending forces and sleep, the contact
- * caches that warm start the next step (and the poses rigid manifolds were found at, which the
- * next steps recycle), the joints' accumulated impulses, the character movers and the point
- * masses. Shapes, materials, filters and statics are not in it: they are the world's, by
- * reference. Restoring into the same world (the same bodies in the same instance order, checked
- * entity by entity) gives back every bit the next steps read, so restore then simulate gives the
- * state hashes of never having left.
+ * caches that warm start the next step (and what the recycling of rigid manifolds reads), the
+ * joints' accumulated impulses, the character movers and the point masses. Shapes, materials,
+ * filters and static bodies are not in it: they are the world's, by reference. Restoring into the
+ * same world (the same bodies in the same instance order, checked by a digest of their entities
+ * and kinds) gives back every bit the next steps read, so restore then simulate gives the state
+ * hashes of never having left.
  *
- * It is packed without losing a bit: what the world can make again from the rest (a body's world
- * bounding box, from its rotation) is left out; a body's velocities and pending forces only
- * appear when some bit of them is set (a flag byte says which); a rigid contact keeps only the
- * points it has, its key is the difference from the one before (they are sorted) in 7-bit
- * groups, and its friction and twist impulses only appear when set. */
+ * Format 3 packs it without losing a bit, to 119 bytes an awake body in a resting pile
+ * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 2 took 462 there):
+ *   - what the world makes again from the rest is left out: a body's world box (from its
+ *     rotation), and a rigid contact's recycled manifold (its normal, anchors, separations and
+ *     feature ids), which the restore finds again with physics__manifold at the poses, margin and
+ *     reference face it was found with (physics__rigid_geo_find: the same inputs, the same bits);
+ *   - those poses are mostly a body's pose now, or one written for it already (a code says
+ *     which); the others are written as the difference of their float bits from the pose now in
+ *     7-bit groups, which for a body that moved a little since is a couple of bytes a number;
+ *   - a body's rotation, velocities, pending forces and rest time appear only when some bit of
+ *     them is set (a rotation's w as its difference from what x, y and z make it), a static body
+ *     is a flag byte, and a contact's key is the difference from the one before (they are
+ *     sorted), its impulses there only when set;
+ *   - a contact's impulses are what the world keeps of them (physics__rigid_quantise: 20-bit
+ *     block floats), written as the multiples of their step, and its margin, which the world
+ *     rounds up to 2^-10 m, as that multiple;
+ *   - joints, characters and point masses go member by member, zero members left out.
+ * Damaged input is refused with the reason (the size, a count, a value out of ct_physics.h's
+ * ranges, a manifold the world's shapes no longer give) and changes nothing: the whole snapshot
+ * is read into scratch first and only then applied. */
 #include "physics_internal.h"
 
 #include <string.h>
 
 #define SNAPSHOT_MAGIC 0x53505443u /* "CTPS" */
-#define SNAPSHOT_VERSION 2u
+#define SNAPSHOT_VERSION 3u
 
 typedef struct snapshot__header {
     uint32_t magic, version, size;
     uint32_t bodies, rigid_cache, cache, joints, next_joint, characters, points;
     uint32_t woke, pad;
+    uint64_t digest; /* of the bodies' entities and kinds, in instance order */
 } snapshot__header;
 
 /* A body's flag byte: which of its optional members follow, and its sleep. */
@@ -31,26 +47,37 @@ enum {
     BODY_ANGULAR = 2u,
     BODY_FORCE = 4u,
     BODY_TORQUE = 8u,
-    BODY_ASLEEP = 16u,
+    BODY_ASLEEP = 16u, /* its island's label follows */
+    BODY_REST = 32u,   /* its rest time follows */
+    BODY_ROTATION = 64u, /* its rotation follows (else the identity) */
+    BODY_STATIC = 128u,  /* a static body at rest: nothing follows, nothing is restored */
 };
 
-/* A rigid contact's flag byte: its point count in the low bits, then these. */
+/* A rigid contact is written as: its key (a's entity id as the difference from the contact
+ * before's, then b's from a's or from the contact before's b when a is the same, with its point
+ * count minus one in the low two bits), a flag byte, its margin, the poses written, its impulses.
+ * The flag byte: */
 enum {
-    CONTACT_COUNT = 7u,
-    CONTACT_TOUCHING = 8u,
-    CONTACT_ASLEEP = 16u,
-    CONTACT_FRICTION = 32u,
-    CONTACT_TWIST = 64u,
+    CONTACT_TOUCHING = 1u,
+    CONTACT_ASLEEP = 2u,
+    CONTACT_PREFER_B = 4u, /* its manifold was found asking for b's reference face */
+    CONTACT_IMPULSES = 8u, /* its impulses follow (else all are zero) */
+    CONTACT_POSE_A = 4u,   /* the shift of a's pose code (two bits), then b's */
+    CONTACT_POSE_B = 6u,
 };
 
-/* A rigid contact's second byte: how each of its two recycle rotations (the bodies' rotations
- * when its manifold was found) is written, two bits each, a's then b's. Contacts found in the same
- * step share their bodies' rotations then, and a static or sleeping body has not turned since. */
+/* How each of the two poses a contact's manifold was found at is written. Contacts found in the
+ * same step share their bodies' poses then, and a static or sleeping body has not moved since. */
 enum {
-    ROTATION_WRITTEN = 0u, /* its 16 bytes follow */
-    ROTATION_NOW = 1u,     /* the body's rotation now */
-    ROTATION_SEEN = 2u,    /* the last recycle rotation written for this body */
+    POSE_NOW = 0u,     /* the body's pose now (as the snapshot has it) */
+    POSE_SEEN = 1u,    /* the last pose written for this body */
+    POSE_WRITTEN = 2u, /* its seven numbers follow (out_float_near from the pose now) */
+    POSE_OLDER = 3u,   /* the one written for this body before that */
 };
+
+/* The impulses' exponent that says they follow as seven plain floats (never: the world keeps them
+ * quantised, physics__rigid_quantise, but a snapshot need not trust that). */
+#define IMPULSES_PLAIN 1000
 
 typedef struct snapshot__point {
     uint32_t entity;
@@ -81,6 +108,67 @@ static void out_varint(snapshot__out *o, uint64_t v)
         v >>= 7;
     }
     out_u8(o, (uint8_t)v);
+}
+
+/* A float's bits as an integer that orders as the floats do (-0.0 just below +0.0), so that the
+ * difference of two near floats is small. */
+static int64_t float_order(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u & 0x80000000u ? -(int64_t)(u & 0x7fffffffu) - 1 : (int64_t)u;
+}
+
+static float float_of_order(int64_t k)
+{
+    const uint32_t u = k < 0 ? (uint32_t)(-(k + 1)) | 0x80000000u : (uint32_t)k;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint64_t zigzag(int64_t d)
+{
+    return d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1u : (uint64_t)d << 1;
+}
+
+static int64_t unzigzag(uint64_t z)
+{
+    return z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+}
+
+static uint32_t reverse23(uint32_t m)
+{
+    uint32_t r = 0;
+    for (int k = 0; k < 23; k++, m >>= 1)
+        r = r << 1 | (m & 1u);
+    return r;
+}
+
+/* A float's bits with its mantissa reversed: small when the float has few significant bits (0, 1,
+ * 0.5, 44.5: where bodies were put), as the poses a resting pile's contacts were found at are. */
+static uint64_t float_sparse(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint64_t)reverse23(u & 0x7fffffu) << 9 | (u >> 31) << 8 | (u >> 23 & 0xffu);
+}
+
+static float float_of_sparse(uint64_t v)
+{
+    const uint32_t u = (uint32_t)(v >> 8 & 1u) << 31 | (uint32_t)(v & 0xffu) << 23 |
+                       reverse23((uint32_t)(v >> 9) & 0x7fffffu);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The float f, as the smaller of its difference from `near` (zigzag) and its sparse bits, the
+ * low bit saying which, in 7-bit groups. */
+static void out_float_near(snapshot__out *o, float f, float near)
+{
+    const uint64_t d = zigzag(float_order(f) - float_order(near)), sp = float_sparse(f);
+    out_varint(o, d <= sp ? d << 1 : sp << 1 | 1u);
 }
 
 /* Some bit of the n bytes is set (a -0.0f counts: the next step would read it). */
@@ -132,59 +220,248 @@ static uint64_t in_varint(snapshot__in *in)
     return 0;
 }
 
-/* Per body instance, the last recycle rotation written (or read) for it. */
-typedef struct snapshot__seen {
+/* The inverse of out_float_near; a difference that leaves the floats' bits is refused. */
+static float in_float_near(snapshot__in *in, float near)
+{
+    const uint64_t v = in_varint(in);
+    if (v >> 34) {
+        in->ok = false;
+        return 0.0f;
+    }
+    if (v & 1u)
+        return float_of_sparse(v >> 1);
+    const int64_t k = float_order(near) + unzigzag(v >> 1);
+    if (k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff) {
+        in->ok = false;
+        return 0.0f;
+    }
+    return float_of_order(k);
+}
+
+/* FNV-1a over the bodies' entity ids and kinds: a snapshot restores only into the bodies it was
+ * saved from. */
+static uint64_t bodies_digest(const physics__bodies *b)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const uint32_t v[2] = {b->entity[i].id, b->kind[i]};
+        const uint8_t *d = (const uint8_t *)v;
+        for (size_t k = 0; k < sizeof v; k++)
+            h = (h ^ d[k]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A body's state as a snapshot holds it. */
+typedef struct snapshot__body {
+    physics__v3 position, velocity, angular, force, torque;
+    physics__quat rotation;
+    float rest;
+    uint32_t island;
+    uint8_t flags;
+} snapshot__body;
+
+/* A body's pose: what a contact's manifold was found at. */
+typedef struct snapshot__pose {
+    physics__v3 p;
     physics__quat q;
-    uint32_t set;
+} snapshot__pose;
+
+static bool pose_equal(const snapshot__pose *x, physics__v3 p, physics__quat q)
+{
+    return !memcmp(&x->p, &p, sizeof p) && !memcmp(&x->q, &q, sizeof q);
+}
+
+/* Per body instance, the last two poses contacts wrote (or read) for it: a body whose contacts
+ * were found at two steps (some recycled, some found anew) has each written once. */
+typedef struct snapshot__seen {
+    snapshot__pose pose[2];
+    uint32_t set; /* how many of them are set */
 } snapshot__seen;
 
-static snapshot__seen *seen_alloc(const physics__scene *s)
+static void seen_push(snapshot__seen *x, snapshot__pose pose)
 {
-    const size_t n = s->bodies.n ? s->bodies.n : 1u;
-    snapshot__seen *seen = ct_alloc(s->a, n * sizeof *seen);
-    if (seen)
-        memset(seen, 0, n * sizeof *seen);
-    return seen;
+    x->pose[1] = x->pose[0];
+    x->pose[0] = pose;
+    x->set = x->set < 2u ? x->set + 1u : 2u;
 }
 
-static void seen_free(const physics__scene *s, snapshot__seen *seen)
+static void *scratch_alloc(const physics__scene *s, size_t n)
 {
-    if (seen)
-        ct_free(s->a, seen, (s->bodies.n ? s->bodies.n : 1u) * sizeof *seen);
+    void *p = ct_alloc(s->a, n ? n : 1u);
+    if (p)
+        memset(p, 0, n ? n : 1u);
+    return p;
 }
 
-/* How recycle rotation q of body entity e is written; a written one is remembered as seen. */
-static uint32_t rotation_code(const physics__bodies *b, snapshot__seen *seen, uint64_t e,
-                              const physics__quat *q)
+static void scratch_free(const physics__scene *s, void *p, size_t n)
 {
-    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
-    if (i == UINT32_MAX)
-        return ROTATION_WRITTEN;
-    if (!memcmp(&b->rotation[i], q, sizeof *q))
-        return ROTATION_NOW;
-    if (seen[i].set && !memcmp(&seen[i].q, q, sizeof *q))
-        return ROTATION_SEEN;
-    seen[i].q = *q;
-    seen[i].set = 1;
-    return ROTATION_WRITTEN;
+    if (p)
+        ct_free(s->a, p, n ? n : 1u);
 }
 
-/* Reads recycle rotation q of body entity e written with `code` (the bodies already read);
- * false when the code names what is not there. */
-static bool rotation_read(const physics__bodies *b, snapshot__seen *seen, uint64_t e, uint32_t code,
-                          snapshot__in *in, physics__quat *q)
+/* How pose (p, q) of body i (now at (now_p, now_q)) is written; a written one is remembered. */
+static uint32_t pose_code(snapshot__seen *seen, uint32_t i, physics__v3 now_p, physics__quat now_q,
+                          physics__v3 p, physics__quat q)
 {
-    const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)e});
-    if (code == ROTATION_WRITTEN) {
-        in_take(in, q, sizeof *q);
-        if (i != UINT32_MAX)
-            seen[i].q = *q, seen[i].set = 1;
-        return true;
+    const snapshot__pose x = {p, q};
+    if (pose_equal(&x, now_p, now_q))
+        return POSE_NOW;
+    if (seen[i].set > 0 && pose_equal(&seen[i].pose[0], p, q))
+        return POSE_SEEN;
+    if (seen[i].set > 1 && pose_equal(&seen[i].pose[1], p, q))
+        return POSE_OLDER;
+    seen_push(&seen[i], x);
+    return POSE_WRITTEN;
+}
+
+static void out_pose(snapshot__out *o, physics__v3 now_p, physics__quat now_q, physics__v3 p,
+                     physics__quat q)
+{
+    out_float_near(o, p.x, now_p.x);
+    out_float_near(o, p.y, now_p.y);
+    out_float_near(o, p.z, now_p.z);
+    out_float_near(o, q.x, now_q.x);
+    out_float_near(o, q.y, now_q.y);
+    out_float_near(o, q.z, now_q.z);
+    out_float_near(o, q.w, now_q.w);
+}
+
+/* A unit quaternion's w as far as x, y and z say (its size; the sign is written apart). */
+static float rotation_w(physics__quat q)
+{
+    return sqrtf(f_max(0.0f, 1.0f - (q.x * q.x + q.y * q.y + q.z * q.z)));
+}
+
+/* A rotation: x, y, z, then w as its difference from rotation_w with its sign in the low bit
+ * (a byte for a rotation the world normalised). */
+static void out_rotation(snapshot__out *o, physics__quat q)
+{
+    out_put(o, &q, 3 * sizeof(float));
+    const uint64_t d = zigzag(float_order(fabsf(q.w)) - float_order(rotation_w(q)));
+    out_varint(o, d << 1 | (signbit(q.w) ? 1u : 0u));
+}
+
+static physics__quat in_rotation(snapshot__in *in)
+{
+    physics__quat q = {0, 0, 0, 1};
+    in_take(in, &q, 3 * sizeof(float));
+    const uint64_t v = in_varint(in);
+    const int64_t k = float_order(rotation_w(q)) + unzigzag(v >> 1);
+    if (!in->ok || v >> 34 || k < 0 || k > (int64_t)0x7fffffff) {
+        in->ok = false;
+        return quat_identity();
     }
-    if (i == UINT32_MAX || (code == ROTATION_SEEN && !seen[i].set) || code > ROTATION_SEEN)
-        return false;
-    *q = code == ROTATION_NOW ? b->rotation[i] : seen[i].q;
-    return true;
+    const float w = float_of_order(k);
+    q.w = v & 1u ? -w : w;
+    return q;
+}
+
+/* Whether a body at rest in the static way: nothing of it is dynamic state. */
+static bool body_static(const physics__bodies *b, uint32_t i)
+{
+    return b->kind[i] == CT_BODY_STATIC && !b->asleep[i] &&
+           !any_bit(&b->velocity[i], sizeof(physics__v3)) &&
+           !any_bit(&b->angular[i], sizeof(physics__v3)) &&
+           !any_bit(&b->force[i], sizeof(physics__v3)) &&
+           !any_bit(&b->torque[i], sizeof(physics__v3)) && !any_bit(&b->rest[i], sizeof(float));
+}
+
+/* A struct of 4-byte members (a joint, a character, a point mass): a bit per member saying
+ * whether it is zero (a byte per eight), then the others. Joints' limits, motors and most of
+ * their impulses are zero. */
+static void out_words(snapshot__out *o, const void *data, size_t size)
+{
+    const uint8_t *d = data;
+    const size_t n = size / 4u;
+    for (size_t k = 0; k < n; k += 8) {
+        uint8_t mask = 0;
+        for (size_t w = k; w < n && w < k + 8; w++)
+            mask |= (uint8_t)(any_bit(d + 4 * w, 4) << (w - k));
+        out_u8(o, mask);
+    }
+    for (size_t w = 0; w < n; w++)
+        if (any_bit(d + 4 * w, 4))
+            out_put(o, d + 4 * w, 4);
+}
+
+static void in_words(snapshot__in *in, void *out, size_t size)
+{
+    uint8_t *d = out;
+    const size_t n = size / 4u;
+    uint8_t mask[32];
+    memset(out, 0, size);
+    for (size_t k = 0; k < n; k += 8)
+        mask[k / 8] = in_u8(in);
+    for (size_t w = 0; w < n; w++)
+        if (mask[w / 8] >> (w % 8) & 1u)
+            in_take(in, d + 4 * w, 4);
+}
+
+_Static_assert(sizeof(physics__joint) % 4 == 0 && sizeof(physics__joint) <= 4 * 8 * 32,
+               "joints are packed as 4-byte words");
+_Static_assert(sizeof(physics__character) % 4 == 0 && sizeof(snapshot__point) % 4 == 0,
+               "characters and point masses are packed as 4-byte words");
+
+/* A contact's margin: the world rounds it up to a multiple of 2^-10 m (physics_rigid.c), written
+ * as that multiple (a byte for a resting contact), else as a float. */
+static void out_margin(snapshot__out *o, float margin)
+{
+    const float k = ldexpf(margin, 10);
+    if (k >= 0.0f && k < 268435456.0f && k == rintf(k) && !signbit(margin))
+        out_varint(o, (uint64_t)k << 1);
+    else {
+        const uint64_t d = zigzag(float_order(margin) - float_order(SOLVER_MARGIN));
+        out_varint(o, d << 1 | 1u);
+    }
+}
+
+static float in_margin(snapshot__in *in)
+{
+    const uint64_t v = in_varint(in);
+    if (!(v & 1u))
+        return v >> 29 ? NAN : ldexpf((float)(v >> 1), -10);
+    const int64_t k = float_order(SOLVER_MARGIN) + unzigzag(v >> 1);
+    return v >> 34 || k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff ? NAN
+                                                                             : float_of_order(k);
+}
+
+/* A contact's seven impulses: the normal ones, then friction and twist. */
+static void impulses_of(const physics__rigid_cached *c, float v[7])
+{
+    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
+        v[q] = q < c->count ? c->jn[q] : 0.0f;
+    v[4] = c->f1, v[5] = c->f2, v[6] = c->twist;
+}
+
+/* The impulses as multiples of 2^x, the exponent physics__rigid_quantise rounded them with (or,
+ * should they not all be multiples of it, plain). */
+static void out_impulses(snapshot__out *o, const physics__rigid_cached *c)
+{
+    float v[7], largest = 0.0f;
+    impulses_of(c, v);
+    for (int k = 0; k < 7; k++)
+        largest = f_max(largest, fabsf(v[k]));
+    int x = largest > PHYSICS_IMPULSE_TINY ? physics__impulse_exponent(largest) : IMPULSES_PLAIN;
+    /* Rounding may have carried the largest to the next power of two: a step down covers it. */
+    for (int tries = 0; tries < 2 && x != IMPULSES_PLAIN; tries++) {
+        bool exact = true;
+        for (int k = 0; k < 7; k++) {
+            const float m = ldexpf(v[k], -x);
+            exact = exact && m == rintf(m) && fabsf(m) < 4194304.0f && !signbit(v[k] + 0.0f) ==
+                                                                       !signbit(v[k]);
+        }
+        if (exact)
+            break;
+        x = tries ? IMPULSES_PLAIN : x - 1;
+    }
+    out_varint(o, zigzag(x));
+    for (int k = 0; k < 7; k++) {
+        if (x == IMPULSES_PLAIN)
+            out_put(o, &v[k], sizeof v[k]);
+        else
+            out_varint(o, zigzag((int64_t)ldexpf(v[k], -x)));
+    }
 }
 
 /* Everything after the header, into o (counted only when o->at is NULL). */
@@ -192,19 +469,28 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
                             snapshot__out *o)
 {
     const physics__bodies *b = &s->bodies;
+    const physics__quat identity = quat_identity();
     for (uint32_t i = 0; i < b->n; i++) {
+        if (body_static(b, i)) {
+            out_u8(o, BODY_STATIC);
+            continue;
+        }
         const uint8_t flags =
             (uint8_t)((any_bit(&b->velocity[i], sizeof(physics__v3)) ? BODY_VELOCITY : 0u) |
                       (any_bit(&b->angular[i], sizeof(physics__v3)) ? BODY_ANGULAR : 0u) |
                       (any_bit(&b->force[i], sizeof(physics__v3)) ? BODY_FORCE : 0u) |
                       (any_bit(&b->torque[i], sizeof(physics__v3)) ? BODY_TORQUE : 0u) |
-                      (b->asleep[i] ? BODY_ASLEEP : 0u));
-        out_put(o, &b->entity[i].id, sizeof(uint32_t));
-        out_put(o, &b->island[i], sizeof(uint32_t));
-        out_put(o, &b->rest[i], sizeof(float));
+                      (b->asleep[i] ? BODY_ASLEEP : 0u) |
+                      (any_bit(&b->rest[i], sizeof(float)) ? BODY_REST : 0u) |
+                      (memcmp(&b->rotation[i], &identity, sizeof identity) ? BODY_ROTATION : 0u));
         out_u8(o, flags);
+        if (flags & BODY_ASLEEP)
+            out_put(o, &b->island[i], sizeof(uint32_t));
+        if (flags & BODY_REST)
+            out_put(o, &b->rest[i], sizeof(float));
         out_put(o, &b->position[i], sizeof(physics__v3));
-        out_put(o, &b->rotation[i], sizeof(physics__quat));
+        if (flags & BODY_ROTATION)
+            out_rotation(o, b->rotation[i]);
         if (flags & BODY_VELOCITY)
             out_put(o, &b->velocity[i], sizeof(physics__v3));
         if (flags & BODY_ANGULAR)
@@ -214,55 +500,58 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
         if (flags & BODY_TORQUE)
             out_put(o, &b->torque[i], sizeof(physics__v3));
     }
-    uint64_t key = 0;
+    uint32_t last_a = 0, last_b = 0;
     for (uint32_t k = 0; k < s->rigid.num_cache; k++) {
         const physics__rigid_cached *c = &s->rigid.cache[k];
+        const physics__rigid_geo *g = &c->geo;
         const uint32_t n = c->count < PHYSICS_MANIFOLD_POINTS ? c->count : PHYSICS_MANIFOLD_POINTS;
-        const uint8_t flags =
-            (uint8_t)(n | (c->touching ? CONTACT_TOUCHING : 0u) |
-                      (c->asleep ? CONTACT_ASLEEP : 0u) |
-                      (any_bit(&c->friction, sizeof c->friction) ? CONTACT_FRICTION : 0u) |
-                      (any_bit(&c->twist, sizeof c->twist) ? CONTACT_TWIST : 0u));
-        const uint32_t code_a = rotation_code(b, seen, c->key >> 32, &c->geo.qa),
-                       code_b = rotation_code(b, seen, c->key & UINT32_MAX, &c->geo.qb);
-        out_varint(o, c->key - key);
-        key = c->key;
-        out_u8(o, flags);
-        out_u8(o, (uint8_t)(code_a | code_b << 2));
-        for (uint32_t q = 0; q < n; q++)
-            out_varint(o, c->id[q]);
-        out_put(o, c->jn, n * sizeof *c->jn);
-        if (flags & CONTACT_FRICTION)
-            out_put(o, &c->friction, sizeof c->friction);
-        if (flags & CONTACT_TWIST)
-            out_put(o, &c->twist, sizeof c->twist);
-        if (code_a == ROTATION_WRITTEN)
-            out_put(o, &c->geo.qa, sizeof c->geo.qa);
-        if (code_b == ROTATION_WRITTEN)
-            out_put(o, &c->geo.qb, sizeof c->geo.qb);
-        out_put(o, &c->geo.d, sizeof c->geo.d);
-        out_put(o, &c->geo.normal, sizeof c->geo.normal);
-        out_put(o, c->geo.ra, n * sizeof *c->geo.ra);
-        out_put(o, c->geo.sep, n * sizeof *c->geo.sep);
+        const uint32_t ea = (uint32_t)(c->key >> 32), eb = (uint32_t)c->key;
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){ea}),
+                       j = physics__bodies_find(b, (ct_entity_t){eb});
+        if (i == UINT32_MAX || j == UINT32_MAX || !n)
+            continue; /* never: a cached contact has points, and its bodies are there */
+        const uint32_t code_a = pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
+        const uint32_t code_b = pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
+        float v[7];
+        impulses_of(c, v);
+        const bool impulses = any_bit(v, sizeof v);
+        out_varint(o, ea - last_a);
+        out_varint(o, (uint64_t)(eb - (ea == last_a ? last_b : ea) - 1u) << 2 | (n - 1u));
+        last_a = ea, last_b = eb;
+        out_u8(o, (uint8_t)((c->touching ? CONTACT_TOUCHING : 0u) |
+                            (c->asleep ? CONTACT_ASLEEP : 0u) |
+                            (g->prefer_b ? CONTACT_PREFER_B : 0u) |
+                            (impulses ? CONTACT_IMPULSES : 0u) | code_a << CONTACT_POSE_A |
+                            code_b << CONTACT_POSE_B));
+        out_margin(o, g->margin);
+        if (code_a == POSE_WRITTEN)
+            out_pose(o, b->position[i], b->rotation[i], g->pa, g->qa);
+        if (code_b == POSE_WRITTEN)
+            out_pose(o, b->position[j], b->rotation[j], g->pb, g->qb);
+        if (impulses)
+            out_impulses(o, c);
     }
     out_put(o, s->cache, (size_t)s->num_cache * sizeof *s->cache);
-    out_put(o, s->joints.j, (size_t)s->joints.n * sizeof *s->joints.j);
-    out_put(o, s->characters.c, (size_t)s->characters.n * sizeof *s->characters.c);
+    for (uint32_t k = 0; k < s->joints.n; k++)
+        out_words(o, &s->joints.j[k], sizeof *s->joints.j);
+    for (uint32_t k = 0; k < s->characters.n; k++)
+        out_words(o, &s->characters.c[k], sizeof *s->characters.c);
     for (uint32_t i = 0; p && i < p->n; i++) {
         const snapshot__point x = {p->entity[i].id, p->position[i], p->velocity[i],
                                    p->acceleration[i]};
-        out_put(o, &x, sizeof x);
+        out_words(o, &x, sizeof x);
     }
 }
 
 uint32_t physics__snapshot_size(const physics__scene *s, const physics__points *p)
 {
-    snapshot__seen *seen = seen_alloc(s);
+    const size_t seen_size = (size_t)s->bodies.n * sizeof(snapshot__seen);
+    snapshot__seen *seen = scratch_alloc(s, seen_size);
     if (!seen)
         return 0;
     snapshot__out o = {NULL, sizeof(snapshot__header)};
     snapshot__write(s, p, seen, &o);
-    seen_free(s, seen);
+    scratch_free(s, seen, seen_size);
     return o.n <= UINT32_MAX ? (uint32_t)o.n : 0u;
 }
 
@@ -273,164 +562,348 @@ uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *
     if (!need || size < need || !buffer)
         return 0;
     const physics__bodies *b = &s->bodies;
-    const snapshot__header h = {
-        SNAPSHOT_MAGIC,     SNAPSHOT_VERSION, need,        b->n,
-        s->rigid.num_cache, s->num_cache,     s->joints.n, s->joints.next_id,
-        s->characters.n,    p ? p->n : 0u,    s->woke,     0};
-    snapshot__seen *seen = seen_alloc(s);
+    const snapshot__header h = {SNAPSHOT_MAGIC,
+                                SNAPSHOT_VERSION,
+                                need,
+                                b->n,
+                                s->rigid.num_cache,
+                                s->num_cache,
+                                s->joints.n,
+                                s->joints.next_id,
+                                s->characters.n,
+                                p ? p->n : 0u,
+                                s->woke,
+                                0,
+                                bodies_digest(b)};
+    const size_t seen_size = (size_t)b->n * sizeof(snapshot__seen);
+    snapshot__seen *seen = scratch_alloc(s, seen_size);
     if (!seen)
         return 0;
     snapshot__out o = {buffer, 0};
     out_put(&o, &h, sizeof h);
     snapshot__write(s, p, seen, &o);
-    seen_free(s, seen);
+    scratch_free(s, seen, seen_size);
     return need;
 }
 
-/* Reads the snapshot after its header. With apply false it only checks (nothing is written, and
- * the arrays need not have room); with apply true it writes the state into s and p, whose arrays
- * were made big enough, and which a check passed. NULL when it fits the world. */
-static const char *snapshot__read(physics__scene *s, physics__points *p, const snapshot__header *h,
-                                  snapshot__seen *seen, snapshot__in *in, bool apply)
+/* A snapshot read into scratch: applied only once all of it was read and found good. */
+typedef struct snapshot__read {
+    snapshot__header h;
+    snapshot__body *body;
+    physics__rigid_cached *rigid;
+    snapshot__seen *seen;
+    physics__bodies view; /* the world's bodies with poses of their own, for finding manifolds */
+    physics__v3 *view_position, *view_extent;
+    physics__quat *view_rotation;
+    const uint8_t *cache; /* the translation-only contacts' bytes */
+    physics__joint *joints;
+    physics__character *characters;
+    snapshot__point *points;
+} snapshot__read;
+
+static void read_free(const physics__scene *s, snapshot__read *r)
 {
-    physics__bodies *b = &s->bodies;
-    for (uint32_t i = 0; i < h->bodies; i++) {
-        uint32_t e, island;
-        float rest;
-        physics__v3 pos, v[4] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-        physics__quat q;
-        in_take(in, &e, sizeof e);
-        in_take(in, &island, sizeof island);
-        in_take(in, &rest, sizeof rest);
-        const uint8_t flags = in_u8(in);
-        in_take(in, &pos, sizeof pos);
-        in_take(in, &q, sizeof q);
-        for (unsigned k = 0; k < 4; k++)
-            if (flags & (1u << k))
-                in_take(in, &v[k], sizeof v[k]);
-        if (!in->ok)
-            return "the snapshot's size does not match its contents (cut short or damaged)";
-        if (e != b->entity[i].id)
-            return "the world's bodies are not those it was saved with (or not in that order)";
-        if (!apply)
+    const size_t n = s->bodies.n;
+    scratch_free(s, r->body, n * sizeof *r->body);
+    scratch_free(s, r->seen, n * sizeof *r->seen);
+    scratch_free(s, r->view_position, n * sizeof *r->view_position);
+    scratch_free(s, r->view_extent, n * sizeof *r->view_extent);
+    scratch_free(s, r->view_rotation, n * sizeof *r->view_rotation);
+    scratch_free(s, r->rigid, (size_t)r->h.rigid_cache * sizeof *r->rigid);
+    scratch_free(s, r->joints, (size_t)r->h.joints * sizeof *r->joints);
+    scratch_free(s, r->characters, (size_t)r->h.characters * sizeof *r->characters);
+    scratch_free(s, r->points, (size_t)r->h.points * sizeof *r->points);
+    memset(r, 0, sizeof *r);
+}
+
+static const char *const CUT = "the snapshot's size does not match its contents (cut short or "
+                               "damaged)";
+
+static bool quat_ok(physics__quat q)
+{
+    const float l = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    return isfinite(l) && fabsf(l - 1.0f) < 1e-3f;
+}
+
+/* The bodies, into r->body (static ones from the world). */
+static const char *read_bodies(const physics__scene *s, snapshot__read *r, snapshot__in *in)
+{
+    const physics__bodies *b = &s->bodies;
+    for (uint32_t i = 0; i < b->n; i++) {
+        snapshot__body *x = &r->body[i];
+        x->flags = in_u8(in);
+        x->rotation = quat_identity();
+        if (x->flags & BODY_STATIC) {
+            if (x->flags != BODY_STATIC || b->kind[i] != CT_BODY_STATIC)
+                return "the snapshot's bodies are not those of the world (a static one is not)";
+            x->position = b->position[i];
+            x->rotation = b->rotation[i];
             continue;
-        b->island[i] = island;
-        b->rest[i] = rest;
-        b->asleep[i] = (flags & BODY_ASLEEP) != 0;
-        b->position[i] = pos;
-        b->rotation[i] = q;
-        b->velocity[i] = v[0];
-        b->angular[i] = v[1];
-        b->force[i] = v[2];
-        b->torque[i] = v[3];
-        physics__bodies_extent(b, i);
-    }
-    uint64_t key = 0;
-    for (uint32_t k = 0; k < h->rigid_cache; k++) {
-        physics__rigid_cached c;
-        memset(&c, 0, sizeof c);
-        key += in_varint(in);
-        c.key = key;
-        const uint8_t flags = in_u8(in);
-        const uint32_t n = flags & CONTACT_COUNT;
-        if (n > PHYSICS_MANIFOLD_POINTS)
-            return "the snapshot's size does not match its contents (cut short or damaged)";
-        c.count = n;
-        c.touching = (flags & CONTACT_TOUCHING) != 0;
-        c.asleep = (flags & CONTACT_ASLEEP) != 0;
-        const uint8_t codes = in_u8(in);
-        for (uint32_t q = 0; q < n; q++) {
-            const uint64_t id = in_varint(in);
-            if (id > UINT32_MAX)
-                in->ok = false;
-            c.id[q] = (uint32_t)id;
         }
-        in_take(in, c.jn, n * sizeof *c.jn);
-        if (flags & CONTACT_FRICTION)
-            in_take(in, &c.friction, sizeof c.friction);
-        if (flags & CONTACT_TWIST)
-            in_take(in, &c.twist, sizeof c.twist);
-        /* Bodies come first: in a restore, the rotations now are those of the snapshot. */
-        if (!rotation_read(b, seen, key >> 32, codes & 3u, in, &c.geo.qa) ||
-            !rotation_read(b, seen, key & UINT32_MAX, codes >> 2, in, &c.geo.qb))
-            return "the snapshot's contacts name bodies or rotations it does not have";
-        in_take(in, &c.geo.d, sizeof c.geo.d);
-        in_take(in, &c.geo.normal, sizeof c.geo.normal);
-        in_take(in, c.geo.ra, n * sizeof *c.geo.ra);
-        in_take(in, c.geo.sep, n * sizeof *c.geo.sep);
-        if (apply)
-            s->rigid.cache[k] = c;
-    }
-    in_take(in, apply ? s->cache : NULL, (size_t)h->cache * sizeof *s->cache);
-    in_take(in, apply ? s->joints.j : NULL, (size_t)h->joints * sizeof *s->joints.j);
-    in_take(in, apply ? s->characters.c : NULL, (size_t)h->characters * sizeof *s->characters.c);
-    for (uint32_t i = 0; i < h->points; i++) {
-        snapshot__point x;
-        in_take(in, &x, sizeof x);
+        if (x->flags & BODY_ASLEEP)
+            in_take(in, &x->island, sizeof x->island);
+        if (x->flags & BODY_REST)
+            in_take(in, &x->rest, sizeof x->rest);
+        in_take(in, &x->position, sizeof x->position);
+        if (x->flags & BODY_ROTATION)
+            x->rotation = in_rotation(in);
+        physics__v3 *v[4] = {&x->velocity, &x->angular, &x->force, &x->torque};
+        for (unsigned k = 0; k < 4; k++)
+            if (x->flags & (1u << k))
+                in_take(in, v[k], sizeof *v[k]);
         if (!in->ok)
-            break;
-        if (x.entity != p->entity[i].id)
-            return "the world's point masses are not those it was saved with";
-        if (apply) {
-            p->position[i] = x.position;
-            p->velocity[i] = x.velocity;
-            p->acceleration[i] = x.acceleration;
-        }
+            return CUT;
+        if (!v3_within(x->position, CT_PHYSICS_MAX_POSITION))
+            return "a body's position in the snapshot is out of range";
+        if (!quat_ok(x->rotation))
+            return "a body's rotation in the snapshot is not a unit quaternion";
+        if (!v3_speed_ok(x->velocity) ||
+            !(v3_dot(x->angular, x->angular) <=
+              CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED))
+            return "a body's velocity in the snapshot is out of range";
+        if (!v3_within(x->force, CT_PHYSICS_MAX_FORCE) ||
+            !v3_within(x->torque, CT_PHYSICS_MAX_TORQUE))
+            return "a body's pending force or torque in the snapshot is out of range";
+        if (!(x->rest >= 0.0f && x->rest <= 1e30f))
+            return "a body's rest time in the snapshot is out of range";
     }
-    if (!in->ok || in->at != in->end)
-        return "the snapshot's size does not match its contents (cut short or damaged)";
+    return NULL;
+}
+
+/* A pose of body i written with `code` (the bodies already read). */
+static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in *in,
+                      physics__v3 *p, physics__quat *q)
+{
+    const snapshot__body *x = &r->body[i];
+    if (code == POSE_NOW) {
+        *p = x->position, *q = x->rotation;
+        return true;
+    }
+    if (code == POSE_SEEN || code == POSE_OLDER) {
+        const uint32_t slot = code == POSE_OLDER;
+        if (r->seen[i].set <= slot)
+            return false;
+        *p = r->seen[i].pose[slot].p, *q = r->seen[i].pose[slot].q;
+        return true;
+    }
+    p->x = in_float_near(in, x->position.x);
+    p->y = in_float_near(in, x->position.y);
+    p->z = in_float_near(in, x->position.z);
+    q->x = in_float_near(in, x->rotation.x);
+    q->y = in_float_near(in, x->rotation.y);
+    q->z = in_float_near(in, x->rotation.z);
+    q->w = in_float_near(in, x->rotation.w);
+    if (!in->ok || !v3_within(*p, CT_PHYSICS_MAX_POSITION) || !quat_ok(*q))
+        return false;
+    seen_push(&r->seen[i], (snapshot__pose){*p, *q});
+    return true;
+}
+
+/* The rigid contacts, into r->rigid, their manifolds found again. */
+static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapshot__in *in)
+{
+    const physics__bodies *b = &s->bodies;
+    uint32_t last_a = 0, last_b = 0;
+    for (uint32_t k = 0; k < r->h.rigid_cache; k++) {
+        physics__rigid_cached *c = &r->rigid[k];
+        physics__rigid_geo *g = &c->geo;
+        const uint64_t step_a = in_varint(in), step_b = in_varint(in);
+        const uint8_t flags = in_u8(in);
+        g->margin = in_margin(in);
+        if (!in->ok)
+            return CUT;
+        /* Keys ascend: a's id never falls, and b's rises past a's (or the one before's). */
+        const uint64_t ea = (uint64_t)last_a + step_a,
+                       eb = (step_a ? ea : last_b) + (step_b >> 2) + 1u;
+        if (ea > UINT32_MAX || eb > UINT32_MAX || (k && !step_a && eb <= last_b))
+            return "the snapshot's contacts are not in order (or name no bodies)";
+        last_a = (uint32_t)ea, last_b = (uint32_t)eb;
+        c->key = ea << 32 | eb;
+        const uint32_t n = (uint32_t)(step_b & 3u) + 1u;
+        if (!(g->margin >= 0.0f && g->margin <= 2.0f * CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_DT))
+            return "a contact's margin in the snapshot is out of range";
+        c->count = n;
+        c->touching = (flags & CONTACT_TOUCHING) != 0;
+        c->asleep = (flags & CONTACT_ASLEEP) != 0;
+        g->prefer_b = (flags & CONTACT_PREFER_B) != 0;
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){last_a}),
+                       j = physics__bodies_find(b, (ct_entity_t){last_b});
+        if (i == UINT32_MAX || j == UINT32_MAX)
+            return "the snapshot's contacts name bodies the world does not have";
+        if (!read_pose(r, i, flags >> CONTACT_POSE_A & 3u, in, &g->pa, &g->qa) ||
+            !read_pose(r, j, flags >> CONTACT_POSE_B & 3u, in, &g->pb, &g->qb))
+            return in->ok ? "a contact's pose in the snapshot is damaged (or out of range)" : CUT;
+        if (flags & CONTACT_IMPULSES) {
+            const int64_t x = unzigzag(in_varint(in));
+            float v[7];
+            for (int q = 0; q < 7; q++) {
+                if (x == IMPULSES_PLAIN) {
+                    in_take(in, &v[q], sizeof v[q]);
+                } else {
+                    const int64_t m = unzigzag(in_varint(in));
+                    if (x < -400 || x > 400 || m <= -(1 << 22) || m >= (1 << 22))
+                        in->ok = false;
+                    v[q] = in->ok ? ldexpf((float)m, (int)x) : 0.0f;
+                }
+            }
+            if (!in->ok)
+                return CUT;
+            for (uint32_t q = 0; q < n; q++)
+                c->jn[q] = v[q];
+            c->f1 = v[4], c->f2 = v[5], c->twist = v[6];
+            bool finite = true;
+            for (int q = 0; q < 7; q++)
+                finite = finite && fabsf(v[q]) <= 1e30f && (q >= 4 || v[q] >= 0.0f);
+            if (!finite)
+                return "a contact's impulses in the snapshot are out of range";
+        }
+        /* The manifold, found again where it was found: the same inputs give the same bits. */
+        physics__manifold_out m;
+        physics__rigid_geo_find(&r->view, i, j, g, &m);
+        if (m.count != n)
+            return "a contact of the snapshot is not what the world's shapes give (shapes changed "
+                   "since the save, or the snapshot is damaged)";
+        for (uint32_t q = 0; q < n; q++)
+            c->id[q] = m.p[q].id;
+    }
+    return NULL;
+}
+
+/* Reads all of a snapshot into r (allocated here; read_free frees it), checking it fits the world
+ * as it is. NULL, or why not. */
+static const char *snapshot__read_all(const physics__scene *s, const physics__points *p,
+                                      const void *buffer, uint32_t size, snapshot__read *r)
+{
+    memset(r, 0, sizeof *r);
+    if (!buffer || size < sizeof r->h)
+        return "the snapshot is shorter than its header";
+    memcpy(&r->h, buffer, sizeof r->h);
+    const snapshot__header *h = &r->h;
+    if (h->magic != SNAPSHOT_MAGIC)
+        return "not a physics snapshot (its magic is not \"CTPS\")";
+    if (h->version != SNAPSHOT_VERSION) {
+        r->h.rigid_cache = 0;
+        return h->version < SNAPSHOT_VERSION
+                   ? "the snapshot is of an older format (its version field is not 3, the one "
+                     "this build reads: format 2 carried whole manifolds)"
+                   : "the snapshot is of a newer format (its version field is past 3, the one "
+                     "this build reads)";
+    }
+    if (h->size != size)
+        return CUT;
+    const physics__bodies *b = &s->bodies;
+    if (h->bodies != b->n || h->points != (p ? p->n : 0u) || h->digest != bodies_digest(b))
+        return "the world has other bodies or point masses than when it was saved";
+    /* Each contact takes at least 4 bytes: a count past that is damage, not a request for memory. */
+    if (h->rigid_cache > size / 4u)
+        return CUT;
+    const size_t n = b->n;
+    r->body = scratch_alloc(s, n * sizeof *r->body);
+    r->seen = scratch_alloc(s, n * sizeof *r->seen);
+    r->view_position = scratch_alloc(s, n * sizeof *r->view_position);
+    r->view_extent = scratch_alloc(s, n * sizeof *r->view_extent);
+    r->view_rotation = scratch_alloc(s, n * sizeof *r->view_rotation);
+    r->rigid = scratch_alloc(s, (size_t)h->rigid_cache * sizeof *r->rigid);
+    if (!r->body || !r->seen || !r->view_position || !r->view_extent || !r->view_rotation ||
+        !r->rigid)
+        return "out of memory while reading the snapshot";
+    r->view = *b;
+    r->view.position = r->view_position;
+    r->view.extent = r->view_extent;
+    r->view.rotation = r->view_rotation;
+    snapshot__in in = {(const uint8_t *)buffer + sizeof r->h, (const uint8_t *)buffer + size, true};
+    const char *why = read_bodies(s, r, &in);
+    if (!why)
+        why = read_rigid(s, r, &in);
+    if (why)
+        return why;
+    r->cache = in.at;
+    in_take(&in, NULL, (size_t)h->cache * sizeof *s->cache);
+    if (!in.ok)
+        return CUT;
+    /* Each packed struct takes at least its mask bytes: counts past the bytes left are damage. */
+    const size_t left = (size_t)(in.end - in.at);
+    if (h->joints > left || h->characters > left)
+        return CUT;
+    r->joints = scratch_alloc(s, (size_t)h->joints * sizeof *r->joints);
+    r->characters = scratch_alloc(s, (size_t)h->characters * sizeof *r->characters);
+    r->points = scratch_alloc(s, (size_t)h->points * sizeof *r->points);
+    if (!r->joints || !r->characters || !r->points)
+        return "out of memory while reading the snapshot";
+    for (uint32_t k = 0; k < h->joints; k++)
+        in_words(&in, &r->joints[k], sizeof *r->joints);
+    for (uint32_t k = 0; k < h->characters; k++)
+        in_words(&in, &r->characters[k], sizeof *r->characters);
+    for (uint32_t k = 0; k < h->points; k++)
+        in_words(&in, &r->points[k], sizeof *r->points);
+    if (!in.ok || in.at != in.end)
+        return CUT;
+    for (uint32_t i = 0; i < h->points; i++)
+        if (r->points[i].entity != p->entity[i].id)
+            return "the world's point masses are not those it was saved with";
     return NULL;
 }
 
 const char *physics__snapshot_check(const physics__scene *s, const physics__points *p,
                                     const void *buffer, uint32_t size)
 {
-    snapshot__header h;
-    if (!buffer || size < sizeof h)
-        return "the snapshot is shorter than its header";
-    memcpy(&h, buffer, sizeof h);
-    if (h.magic != SNAPSHOT_MAGIC || h.version != SNAPSHOT_VERSION)
-        return "not a physics snapshot (or of another version)";
-    if (h.size != size)
-        return "the snapshot's size does not match its contents (cut short or damaged)";
-    if (h.bodies != s->bodies.n || h.points != (p ? p->n : 0u))
-        return "the world has other bodies or point masses than when it was saved";
-    snapshot__seen *seen = seen_alloc(s);
-    if (!seen)
-        return "out of memory while checking the snapshot";
-    snapshot__in in = {(const uint8_t *)buffer + sizeof h, (const uint8_t *)buffer + size, true};
-    /* Only reads: nothing is written with apply false. */
-    const char *why =
-        snapshot__read((physics__scene *)s, (physics__points *)p, &h, seen, &in, false);
-    seen_free(s, seen);
+    snapshot__read r;
+    const char *why = snapshot__read_all(s, p, buffer, size, &r);
+    read_free(s, &r);
     return why;
 }
 
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
                               uint32_t size)
 {
-    if (physics__snapshot_check(s, p, buffer, size))
+    snapshot__read r;
+    if (snapshot__read_all(s, p, buffer, size, &r)) {
+        read_free(s, &r);
         return CT_ERR_INVALID;
-    snapshot__header h;
-    memcpy(&h, buffer, sizeof h);
-    physics__rigid *r = &s->rigid;
-    snapshot__seen *seen = seen_alloc(s);
-    if (!seen)
-        return CT_ERR_NOMEM;
-    if (physics__reserve(s->a, (void **)&r->cache, &r->cap_cache, h.rigid_cache,
-                         sizeof *r->cache) ||
+    }
+    const snapshot__header h = r.h;
+    physics__rigid *rg = &s->rigid;
+    if (physics__reserve(s->a, (void **)&rg->cache, &rg->cap_cache, h.rigid_cache,
+                         sizeof *rg->cache) ||
         physics__reserve(s->a, (void **)&s->cache, &s->cap_cache, h.cache, sizeof *s->cache) ||
         physics__reserve(s->a, (void **)&s->joints.j, &s->joints.cap, h.joints,
                          sizeof *s->joints.j) ||
         physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters,
                          sizeof *s->characters.c)) {
-        seen_free(s, seen);
+        read_free(s, &r);
         return CT_ERR_NOMEM;
     }
-    snapshot__in in = {(const uint8_t *)buffer + sizeof h, (const uint8_t *)buffer + size, true};
-    snapshot__read(s, p, &h, seen, &in, true);
-    seen_free(s, seen);
-    r->num_cache = h.rigid_cache;
+    physics__bodies *b = &s->bodies;
+    for (uint32_t i = 0; i < b->n; i++) {
+        const snapshot__body *x = &r.body[i];
+        if (x->flags & BODY_STATIC)
+            continue;
+        b->island[i] = x->island;
+        b->rest[i] = x->rest;
+        b->asleep[i] = (x->flags & BODY_ASLEEP) != 0;
+        b->position[i] = x->position;
+        b->rotation[i] = x->rotation;
+        b->velocity[i] = x->velocity;
+        b->angular[i] = x->angular;
+        b->force[i] = x->force;
+        b->torque[i] = x->torque;
+        physics__bodies_extent(b, i);
+    }
+    if (h.rigid_cache)
+        memcpy(rg->cache, r.rigid, (size_t)h.rigid_cache * sizeof *rg->cache);
+    if (h.cache)
+        memcpy(s->cache, r.cache, (size_t)h.cache * sizeof *s->cache);
+    if (h.joints)
+        memcpy(s->joints.j, r.joints, (size_t)h.joints * sizeof *s->joints.j);
+    if (h.characters)
+        memcpy(s->characters.c, r.characters, (size_t)h.characters * sizeof *s->characters.c);
+    for (uint32_t i = 0; i < h.points; i++) {
+        p->position[i] = r.points[i].position;
+        p->velocity[i] = r.points[i].velocity;
+        p->acceleration[i] = r.points[i].acceleration;
+    }
+    read_free(s, &r);
+    rg->num_cache = h.rigid_cache;
     s->num_cache = h.cache;
     s->joints.n = h.joints;
     s->joints.next_id = h.next_joint;

@@ -147,6 +147,57 @@ def frame_after(page, n):
     page.wait("editor.shown > %d" % n, what="a frame after %d" % n)
 
 
+# A hash of what the page's viewport canvas shows (FNV-1a over its rgba bytes).
+CANVAS_HASH = """(() => { const c = document.getElementById('frame');
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let h = 2166136261; for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i], 16777619) >>> 0;
+  return h; })()"""
+
+
+def show_page(page):
+    """Brings a page's tab to the front and waits until it shows the newest frame announced."""
+    page.call("Page.bringToFront")
+    page.wait("!document.hidden && editor.shown === editor.frame", what="the page's newest frame once shown")
+
+
+def check_frames_to_hidden_and_shown_pages(a, b, crate):
+    """A hidden page (a tab behind another) is sent no pixels; shown, it gets the newest frame
+    whole; a page that has the frame before is sent only the rectangle that changed; and what a
+    patched canvas shows is the frame a page sent it whole shows."""
+    set_pos = "editor.setProp(%s, 'components.transform.position', {vec3: [%%s, 0.5, %%s]}, true)" % json.dumps(crate)
+    check(a.eval("document.hidden") and not b.eval("document.hidden"), "bob's tab is in front of alice's")
+    before = a.eval("[editor.shown, {...editor.pixelMessages}]")
+    seq = b.eval("editor.opsSeq")
+    b.eval(set_pos % (2, 2))
+    b.wait("editor.opsSeq > %d && editor.shownOps >= editor.opsSeq" % seq, what="bob's frame of his edit")
+    newest = b.eval("editor.shown")
+    a.wait("editor.frame === %d" % newest, what="the frame's announcement on alice's hidden page")
+    check(a.eval("[editor.shown, editor.pixelMessages]") == before,
+          "alice's hidden page was sent no pixels (it shows frame %d, the newest is %d)" % (before[0], newest))
+    show_page(a)
+    got = a.eval("editor.pixelMessages")
+    check(a.eval("editor.shown") == newest and got["whole"] == before[1]["whole"] + 1 and got["change"] == before[1]["change"],
+          "shown again, alice's page got the newest frame (%d) whole: %s" % (newest, got))
+    for i, (x, z) in enumerate(((-2, 1), (3, -1))):
+        seq = a.eval("editor.opsSeq")
+        a.eval(set_pos % (x, z))
+        a.wait("editor.opsSeq > %d && editor.shownOps >= editor.opsSeq" % seq, what="alice's frame of her edit")
+        newest = a.eval("editor.shown")
+        now = a.eval("editor.pixelMessages")
+        check(now["change"] == got["change"] + 1 and now["whole"] == got["whole"],
+              "edit %d: alice's page had the frame before, so it was sent the rectangle that changed: %s" % (i + 1, now))
+        got = now
+    b_before = b.eval("editor.pixelMessages")
+    check(b.eval("editor.shown") < newest, "bob's page, hidden now, was sent none of alice's frames")
+    show_page(b)
+    check(b.eval("editor.shown") == newest and b.eval("editor.pixelMessages")["whole"] == b_before["whole"] + 1,
+          "bob's page, shown again, got frame %d whole" % newest)
+    ha, hb = a.eval(CANVAS_HASH), b.eval(CANVAS_HASH)
+    check(ha == hb and a.eval("editor.shown") == b.eval("editor.shown"),
+          "alice's canvas, patched with rectangles, shows what bob's got whole (hash %08x, %08x)" % (ha, hb))
+    show_page(a)
+
+
 def golden_euler(src):
     """The intrinsic rows of tests/math/golden_euler.inc (from tests/math/golden_euler.py, an
     implementation independent of api/ct_math.h and of the page): (table, order, angles, quat)."""
@@ -238,6 +289,8 @@ def main():
         with cdp.Browser() as browser:
             a = browser.new_page(url + "?user=alice")
             a.wait("editor.connected && editor.shown > 0", what="page A's welcome and first frame")
+            # Every frame alice's page shows, with the last edit it shows: checked at the end.
+            a.eval("window.shownLog = []; editor.onShown = (n) => shownLog.push([n, editor.shownOps])")
             names = a.eval("[...document.querySelectorAll('#outline .row')].map((r) => r.firstChild.textContent)")
             check(names == ["floor", "crate", "tall crate", "markers"], "the outline lists the level: %s" % names)
             check(entity_count(con) == 8, "the engine spawned 8 entities (markers repeat 5 times)")
@@ -390,6 +443,8 @@ def main():
             b.wait("prop(%s, 'components.transform.position').vec3[0] === 1" % json.dumps(crate),
                    what="alice's edit on bob's page")
             check(True, "bob's page shows alice's edit")
+            check_frames_to_hidden_and_shown_pages(a, b, crate)
+            show_page(b)
 
             # A conflict: bob's view lags (his page holds updates) while both edit the same field.
             b.eval("editor.hold = true")
@@ -410,6 +465,7 @@ def main():
             b.wait("!!document.querySelector('.field .conflict')", what="the conflict in bob's inspector")
             check("bob: [1 0.5 -2] replaced alice: [4 0.5 1]" in a.eval("document.querySelector('.field .conflict').textContent"),
                   "the inspector shows the conflict beside the field")
+            show_page(b)
             b.screenshot(os.path.join(out, "editor-conflict.png"))
 
             # Per-person undo: alice's undo keeps bob's later value and says so.
@@ -468,6 +524,11 @@ def main():
                   "the saved file keeps its comment and untouched entities")
             removed = [l for l in old_lines if l not in new_lines]
             check(all("position" in l for l in removed), "only position lines changed: %s" % removed)
+            show_page(a)
+            log = a.eval("shownLog")
+            check(len(log) >= 20 and all(p[0] < q[0] and p[1] <= q[1] for p, q in zip(log, log[1:])),
+                  "alice's page showed %d frames in order, none showing fewer edits than one before it "
+                  "(the last shows edit %d)" % (len(log), log[-1][1] if log else -1))
             a.screenshot(os.path.join(out, "editor-session.png"))
             print("screenshots: " + ", ".join(sorted(f for f in os.listdir(out) if f.startswith("editor-"))))
         stop_engine(proc)

@@ -14,6 +14,7 @@
 #include "base/memory.h"
 #include "editor/editor_http.h"
 #include "editor/editor_message.h"
+#include "editor/editor_pixels.h"
 #include "editor/editor_ws.h"
 
 static ct_allocator_t *alloc;
@@ -423,6 +424,9 @@ static void message_bad_input_refused(void **state)
         {"{\"type\":\"delete\",\"objects\":[]}", "1..4096"},
         {"{\"type\":\"undo\",\"id\":\"x\"}", "'id' must be a finite number"},
         {"{\"type\":\"ops\",\"ops\":[1]} trailing", "text after the object"},
+        {"{\"type\":\"view\"}", "needs a field 'visible'"},
+        {"{\"type\":\"view\",\"visible\":0}", "true or false"},
+        {"{\"type\":\"view\",\"visble\":true}", "did you mean 'visible'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         editor_message_t m;
@@ -461,6 +465,116 @@ static void message_hello_camera_pick(void **state)
     assert_int_equal(m.objects[0].lo, 2);
     assert_true(m.has_parent && ct_guid_is_root(m.parent));
     editor_message__free(&m);
+    assert_int_equal(decode("{\"type\":\"view\",\"visible\":false}", &m, err), 0);
+    assert_int_equal(m.kind, EDITOR_MSG_VIEW);
+    assert_false(m.visible);
+    editor_message__free(&m);
+    assert_int_equal(decode("{\"type\":\"view\",\"visible\":true}", &m, err), 0);
+    assert_true(m.visible);
+    editor_message__free(&m);
+}
+
+/* ---- frame pixels: the rectangle that changed, and the message a page gets ---- */
+
+static void pixels_changed_rectangle(void **state)
+{
+    (void)state;
+    enum { W = 8, H = 6 };
+    uint8_t a[W * H * 4], b[W * H * 4];
+    for (size_t i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)(i * 7);
+    memcpy(b, a, sizeof a);
+    uint32_t x = 9, y = 9, w = 9, h = 9;
+    editor_pixels__changed(a, b, W, H, &x, &y, &w, &h);
+    assert_true(x == 0 && y == 0 && w == 0 && h == 0);
+    b[(3 * W + 5) * 4 + 3] ^= 1; /* only the alpha of (5, 3) */
+    editor_pixels__changed(a, b, W, H, &x, &y, &w, &h);
+    assert_true(x == 5 && y == 3 && w == 1 && h == 1);
+    b[(1 * W + 1) * 4] ^= 0x80; /* and (1, 1): the box spans both */
+    editor_pixels__changed(a, b, W, H, &x, &y, &w, &h);
+    assert_true(x == 1 && y == 1 && w == 5 && h == 3);
+    b[(5 * W + 7) * 4 + 1] ^= 2; /* the last pixel of the last row */
+    editor_pixels__changed(a, b, W, H, &x, &y, &w, &h);
+    assert_true(x == 1 && y == 1 && w == 7 && h == 5);
+    memcpy(b, a, sizeof a);
+    b[0] ^= 1; /* the first pixel alone */
+    editor_pixels__changed(a, b, W, H, &x, &y, &w, &h);
+    assert_true(x == 0 && y == 0 && w == 1 && h == 1);
+}
+
+static void pixels_kind_for_a_page(void **state)
+{
+    (void)state;
+    editor_pixels_t p = {.width = 4, .height = 2, .serial = 7, .has_change = true};
+    assert_int_equal(editor_pixels__kind(&p, 0), EDITOR_PIXELS_WHOLE);  /* a new page */
+    assert_int_equal(editor_pixels__kind(&p, 6), EDITOR_PIXELS_CHANGE); /* has the one before */
+    assert_int_equal(editor_pixels__kind(&p, 7), EDITOR_PIXELS_SAME);   /* has these */
+    assert_int_equal(editor_pixels__kind(&p, 5), EDITOR_PIXELS_WHOLE);  /* missed one */
+    p.has_change = false; /* the size changed, or the first of the thread's */
+    assert_int_equal(editor_pixels__kind(&p, 6), EDITOR_PIXELS_WHOLE);
+    p.serial = 0; /* drawn on the main thread: never patched */
+    assert_int_equal(editor_pixels__kind(&p, 0), EDITOR_PIXELS_WHOLE);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+    return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* What the page does with a message (tools/editor/editor.js, drawPixels) on its canvas. */
+static void page_draws(uint8_t *canvas, uint32_t width, const uint8_t *msg, size_t size)
+{
+    assert_true(size >= EDITOR_PIXELS_HEADER);
+    assert_int_equal(get32(msg + 4), width);
+    const uint32_t x = get32(msg + 12), y = get32(msg + 16), w = get32(msg + 20),
+                   h = get32(msg + 24);
+    assert_int_equal(size, EDITOR_PIXELS_HEADER + (size_t)w * h * 4);
+    for (uint32_t r = 0; r < h; r++)
+        memcpy(canvas + ((size_t)(y + r) * width + x) * 4,
+               msg + EDITOR_PIXELS_HEADER + (size_t)r * w * 4, (size_t)w * 4);
+}
+
+static void pixels_messages_patch_the_page(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 24, N = W * H * 4 };
+    static uint8_t frames[6][N], canvas[N], msg[EDITOR_PIXELS_HEADER + N];
+    uint32_t seed = 12345;
+    for (size_t i = 0; i < N; i++)
+        frames[0][i] = (uint8_t)((seed = seed * 1103515245u + 12345u) >> 16);
+    /* Each frame moves a box of changed pixels (frame 3 changes nothing). */
+    for (int f = 1; f < 6; f++) {
+        memcpy(frames[f], frames[f - 1], N);
+        for (uint32_t y = 2u * f; f != 3 && y < 2u * f + 5; y++)
+            for (uint32_t x = 5u * f; x < 5u * f + 3; x++)
+                frames[f][(y * W + x) * 4 + (x + y) % 4] ^= 0x5a;
+    }
+    editor_pixels_t p = {.width = W, .height = H};
+    /* Frame 0 goes whole to a new page; after it only rectangles; the canvas follows. */
+    for (int f = 0; f < 6; f++) {
+        p.rgba = frames[f];
+        p.serial = (uint64_t)f + 1;
+        p.has_change = f > 0;
+        if (f)
+            editor_pixels__changed(frames[f - 1], frames[f], W, H, &p.x, &p.y, &p.w, &p.h);
+        const editor_pixels_kind kind = editor_pixels__kind(&p, (uint64_t)f);
+        assert_int_equal(kind, f ? EDITOR_PIXELS_CHANGE : EDITOR_PIXELS_WHOLE);
+        const size_t size = editor_pixels__size(&p, kind);
+        editor_pixels__write(&p, kind, 100u + (uint32_t)f, msg);
+        assert_int_equal(get32(msg), 100 + f);
+        if (f == 1) /* rows 2..6 of columns 5..7 */
+            assert_true(get32(msg + 12) == 5 && get32(msg + 16) == 2 && get32(msg + 20) == 3 &&
+                        get32(msg + 24) == 5 && size == EDITOR_PIXELS_HEADER + 3 * 5 * 4);
+        if (f == 3) /* nothing changed: an empty rectangle, the header alone */
+            assert_int_equal(size, EDITOR_PIXELS_HEADER);
+        page_draws(canvas, W, msg, size);
+        assert_memory_equal(canvas, frames[f], N);
+    }
+    /* A page that has these pixels already gets the header saying so. */
+    assert_int_equal(editor_pixels__size(&p, EDITOR_PIXELS_SAME), EDITOR_PIXELS_HEADER);
+    editor_pixels__write(&p, EDITOR_PIXELS_SAME, 200, msg);
+    assert_true(get32(msg) == 200 && get32(msg + 4) == W && get32(msg + 8) == H &&
+                get32(msg + 20) == 0 && get32(msg + 24) == 0);
 }
 
 static int setup(void **state)
@@ -495,6 +609,9 @@ int main(void)
         cmocka_unit_test(message_ops_decoded),
         cmocka_unit_test(message_bad_input_refused),
         cmocka_unit_test(message_hello_camera_pick),
+        cmocka_unit_test(pixels_changed_rectangle),
+        cmocka_unit_test(pixels_kind_for_a_page),
+        cmocka_unit_test(pixels_messages_patch_the_page),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

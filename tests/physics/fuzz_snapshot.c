@@ -1,11 +1,14 @@
 /*
  * Fuzz target: restoring a rollback snapshot (physics_snapshot.c, ct_physics_api_v4
  * restore_snapshot). A world of crates on a floor, two balls on a joint and a point mass is
- * simulated a little and saved once; each input damages a copy of that snapshot (its first byte
- * cuts or grows it and says whether the header's size follows; the rest are (offset, xor) edits),
- * so the packed reader sees real contents with faults in them. A restore either refuses (and the
- * world is as it was) or is followed by steps without a crash, a sanitizer report or a body out
- * of range; the good snapshot then always restores.
+ * saved twice: while the crates fall (contacts found anew, poses written) and once they rest
+ * (recycled contacts whose poses are shared, impulses in every contact). Each input damages a copy
+ * of one of them (its first byte cuts or grows it and says whether the header's size follows; its
+ * second picks the snapshot, and with its high bit removes or doubles a byte, which shifts the
+ * packed numbers after it; the rest are (offset, xor) edits), so the packed reader sees real
+ * contents with faults in them. A restore either refuses (and the world is as it was) or is
+ * followed by steps without a crash, a sanitizer report or a body out of range; the good
+ * snapshots then always restore.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,12 +25,13 @@ static const ct_physics_api_v4 *physics;
 static ct_world_o *world;
 static ct_entity_t bodies[16];
 static uint32_t num_bodies;
-static uint8_t *good;
-static uint32_t good_size;
+static uint8_t *good[2];
+static uint32_t good_size[2];
 
 static void shutdown_kernel(void)
 {
-    free(good);
+    free(good[0]);
+    free(good[1]);
     worlds->destroy_world(world);
     entity->destroy_batch(bodies, num_bodies);
     test_kernel_shutdown();
@@ -83,12 +87,15 @@ static void boot(void)
     const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}, .velocity = {1, 0, 0}};
     if (physics->add_point_mass(world, point, &pm) != 0)
         abort();
-    for (int k = 0; k < 30; k++)
-        physics->simulate(world, 1.0f / 60.0f);
-    good_size = physics->snapshot_size(world);
-    good = malloc(good_size + 64);
-    if (!good || physics->save_snapshot(world, good, good_size) != good_size)
-        abort();
+    for (int which = 0; which < 2; which++) {
+        for (int k = 0; k < (which ? 150 : 30); k++)
+            physics->simulate(world, 1.0f / 60.0f);
+        good_size[which] = physics->snapshot_size(world);
+        good[which] = malloc(good_size[which] + 64);
+        if (!good[which] ||
+            physics->save_snapshot(world, good[which], good_size[which]) != good_size[which])
+            abort();
+    }
     atexit(shutdown_kernel);
 }
 
@@ -97,19 +104,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!physics)
         boot();
     uint8_t buf[16384];
-    if (good_size + 64 > sizeof buf)
+    const uint8_t pick = size > 1 ? data[1] : 0;
+    const uint32_t which = pick & 1u, gs = good_size[which];
+    if (gs + 64 > sizeof buf)
         abort();
-    memcpy(buf, good, good_size);
-    memset(buf + good_size, 0, 64);
-    uint32_t len = good_size;
+    memcpy(buf, good[which], gs);
+    memset(buf + gs, 0, 64);
+    uint32_t len = gs;
+    if (pick & 128u) {
+        /* One byte past the header removed or doubled: every packed number after it shifts. */
+        const uint32_t at = 56u + (uint32_t)(pick >> 2 & 31u) * (gs - 56u) / 32u;
+        if (pick & 2u) {
+            memmove(buf + at + 1, buf + at, gs - at);
+            len++;
+        } else if (at < gs) {
+            memmove(buf + at, buf + at + 1, gs - at - 1);
+            len--;
+        }
+    }
     const uint8_t how = size ? data[0] : 0;
     if (how & 1u)
-        len -= (uint32_t)(how >> 2) % (good_size < 48 ? 1u : 48u);
+        len -= (uint32_t)(how >> 2) % (len < 48 ? 1u : 48u);
     else if (how & 2u)
         len += (uint32_t)(how >> 2) % 64u;
     if (!(how & 128u))
         memcpy(buf + 8, &len, sizeof len); /* the header's size, so the contents get read */
-    for (size_t k = 1; k + 2 < size; k += 3) {
+    for (size_t k = 2; k + 2 < size; k += 3) {
         const uint32_t at = ((uint32_t)data[k] << 8 | data[k + 1]) % len;
         buf[at] ^= data[k + 2];
     }
@@ -128,7 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort(); /* a body left the ranges */
         }
     }
-    if (physics->restore_snapshot(world, good, good_size) != 0)
+    if (physics->restore_snapshot(world, good[0], good_size[0]) != 0 ||
+        physics->restore_snapshot(world, good[1], good_size[1]) != 0)
         abort();
     return 0;
 }

@@ -1,10 +1,13 @@
 /*
- * Bad input (issue 20), through the module's API as a game reaches it: NaN or huge values in
- * shapes, inertia and joint anchors are refused with a message naming the world, the entity and
- * the field; extreme values inside the ranges simulate and stay in them; a joint to a destroyed
- * body goes with it (nothing dangles: its handle answers CT_ERR_NOT_FOUND, a new joint to the dead
- * entity is refused); a chain of 10,000 ball joints steps and stays joined, and goes in one
- * destroy. (A million bodies in one spot is in test_physics_core: it needs the step's insides.)
+ * Bad input (issue 20), as a game reaches the module: through the C API, Lua, and level and unit
+ * sources. Degenerate hulls (one point, duplicates, coplanar, on a line), zero-area triangles,
+ * NaN or huge values in shapes, heights, inertia and joint anchors are refused with a message
+ * naming the world (the file, for sources), the entity and the field; extreme values inside the
+ * ranges simulate and stay in them; a joint to a destroyed body goes with it (nothing dangles: its
+ * handle answers CT_ERR_NOT_FOUND, a new joint to the dead entity is refused naming it); a chain
+ * of 10,000 ball joints steps and stays joined, and goes in one destroy; bodies piled into one
+ * spot are cut at the step's pair limit with a message naming the world and where it cut (a
+ * million of them is in test_physics_core: it needs the step's insides).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -26,6 +29,7 @@
 
 static const test_world_t *t;
 static const ct_physics_api_v4 *p4;
+static const ct_physics_api_v5 *p5;
 
 static char captured[4096];
 static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
@@ -44,7 +48,9 @@ static int boot(void **state)
     const kernel_desc_t desc = test_kernel_desc(paths, 3);
     t = test_world_boot(&desc, "bad_input");
     p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    p5 = test_kernel_api(CT_PHYSICS_API, 5);
     assert_non_null(p4);
+    assert_non_null(p5);
     return 0;
 }
 
@@ -69,6 +75,18 @@ static void expect_refused(int err, ct_world_o *w, ct_entity_t e, const char *fi
     snprintf(entity, sizeof entity, "entit%s %u", strstr(captured, "entities") ? "ies" : "y", e.id);
     if (!strstr(captured, world) || !strstr(captured, entity) || !strstr(captured, field))
         fail_msg("'%s' does not name %s, %s and %s", captured, world, entity, field);
+    captured[0] = '\0';
+}
+
+/* The call is refused and the log holds "<what>: world <w>, entity <e>: <reason...>". */
+static void expect_refused_by(int err, ct_world_o *w, ct_entity_t e, const char *what,
+                              const char *reason)
+{
+    assert_int_equal(err, CT_ERR_INVALID);
+    char want[512];
+    snprintf(want, sizeof want, "%s: world %p, entity %u: %s", what, (void *)w, e.id, reason);
+    if (!strstr(captured, want))
+        fail_msg("'%s' does not hold '%s'", captured, want);
     captured[0] = '\0';
 }
 
@@ -188,7 +206,8 @@ static void test_nan_and_huge_joint_anchors(void **state)
 }
 
 /* A joint to a body that is destroyed goes with it: the handle answers CT_ERR_NOT_FOUND to every
- * call, the surviving body falls freely, and a new joint naming the dead entity is refused. */
+ * call, the surviving body falls freely, and a new joint naming the dead entity is refused naming
+ * the world, the entities and the field (a or b) that names it. */
 static void test_joint_to_destroyed_body(void **state)
 {
     (void)state;
@@ -216,8 +235,20 @@ static void test_joint_to_destroyed_body(void **state)
     assert_int_equal(p4->set_joint_motor(w, j_link, 1, 1), CT_ERR_NOT_FOUND);
     assert_int_equal(p4->remove_joint(w, j_link), CT_ERR_NOT_FOUND);
     ct_physics_joint_t j;
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
     assert_int_equal(p4->add_joint(w, e[2], e[0], &link, &j), CT_ERR_NOT_FOUND);
     assert_int_equal(p4->add_joint(w, e[0], e[2], &link, &j), CT_ERR_NOT_FOUND);
+    log__set_sink(NULL, NULL);
+    char want[2][256];
+    snprintf(want[0], sizeof want[0],
+             "add_joint: world %p, entities %u and %u: b (entity %u has no body in this world",
+             (void *)w, e[2].id, e[0].id, e[0].id);
+    snprintf(want[1], sizeof want[1],
+             "add_joint: world %p, entities %u and %u: a (entity %u has no body in this world",
+             (void *)w, e[0].id, e[2].id, e[0].id);
+    if (!strstr(captured, want[0]) || !strstr(captured, want[1]))
+        fail_msg("'%s' does not name the world, the entities and the field", captured);
     for (int s = 0; s < 30; s++)
         p4->simulate(w, step);
     float p[3];
@@ -284,6 +315,293 @@ static void test_chain_of_10000(void **state)
     free(e);
 }
 
+/* The corners of a unit cube about the origin (k = x | y << 1 | z << 2, bit set: + side). */
+static void cube_points(float out[24])
+{
+    for (int k = 0; k < 8; k++) {
+        out[3 * k] = (k & 1) ? 0.5f : -0.5f;
+        out[3 * k + 1] = (k & 2) ? 0.5f : -0.5f;
+        out[3 * k + 2] = (k & 4) ? 0.5f : -0.5f;
+    }
+}
+
+/* Degenerate hulls (one point, duplicates, coplanar, on a line, NaN or huge points), the same as
+ * a compound's child, zero-area and NaN or huge triangles, NaN or huge heights: each add is
+ * refused naming the world, the entity and the field with its reason, and adds nothing. */
+static void test_degenerate_shapes_name_world_entity_field(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_shapes_v5"});
+    const ct_entity_t e = t->entity->create();
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    const ct_rigid_body_desc_t hull = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_HULL,
+                                       .mass = 1.0f,
+                                       .friction = 0.5f,
+                                       .position = {0, 1, 0}};
+    float cube[24], q[24];
+    cube_points(cube);
+    expect_refused_by(p5->add_hull_body(w, e, &hull, cube, 1), w, e, "add_hull_body",
+                      "points (one point: a hull needs at least 4");
+    memcpy(q, cube, sizeof q);
+    q[15] = q[3], q[16] = q[4], q[17] = q[5] + 1e-4f; /* point 5 on point 1 */
+    expect_refused_by(p5->add_hull_body(w, e, &hull, q, 8), w, e, "add_hull_body",
+                      "points (points 1 and 5 are duplicates: closer than 1e-3 m)");
+    const float flat[15] = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0.2f, 0, 0.3f};
+    expect_refused_by(p5->add_hull_body(w, e, &hull, flat, 5), w, e, "add_hull_body",
+                      "points (coplanar: all on one plane, they span no volume)");
+    const float line[12] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    expect_refused_by(p5->add_hull_body(w, e, &hull, line, 4), w, e, "add_hull_body",
+                      "points (all on one line: they span no volume)");
+    const float bad_values[3] = {NAN, INFINITY, 3e38f};
+    for (int k = 0; k < 3; k++) {
+        memcpy(q, cube, sizeof q);
+        q[7] = bad_values[k];
+        expect_refused_by(p5->add_hull_body(w, e, &hull, q, 8), w, e, "add_hull_body",
+                          "points (point 2 is NaN, infinite or outside +-1e4 m)");
+    }
+    /* A good hull with a NaN or huge inertia given for it, or a NaN mass. */
+    ct_rigid_body_desc_t bad_body = hull;
+    for (int k = 0; k < 3; k++) {
+        bad_body.inertia[0] = bad_values[k], bad_body.inertia[1] = bad_body.inertia[2] = 1.0f;
+        expect_refused_by(p5->add_hull_body(w, e, &bad_body, cube, 8), w, e, "add_hull_body",
+                          "inertia (each within [1e-9, 1e15] kg m^2, or all zero)");
+    }
+    bad_body = hull;
+    bad_body.mass = NAN;
+    expect_refused_by(p5->add_hull_body(w, e, &bad_body, cube, 8), w, e, "add_hull_body",
+                      "mass (a dynamic body needs a mass within [1e-6, 1e9] kg)");
+    ct_rigid_body_desc_t compound = hull;
+    compound.shape = CT_BODY_COMPOUND;
+    bad_body = compound;
+    bad_body.inertia[1] = NAN, bad_body.inertia[0] = bad_body.inertia[2] = 1.0f;
+    const ct_compound_child_t ball = {.shape = CT_BODY_SPHERE, .radius = 0.5f};
+    expect_refused_by(p5->add_compound_body(w, e, &bad_body, &ball, 1), w, e, "add_compound_body",
+                      "inertia (each within [1e-9, 1e15] kg m^2, or all zero)");
+    ct_compound_child_t children[2] = {
+        {.shape = CT_BODY_SPHERE, .radius = 0.5f},
+        {.shape = CT_BODY_HULL, .points = flat, .point_count = 5, .position = {0, 1, 0}},
+    };
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].points (coplanar");
+    children[1] = (ct_compound_child_t){.shape = CT_BODY_HULL, .points = cube, .point_count = 1};
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].points (one point");
+    children[1] = (ct_compound_child_t){.shape = CT_BODY_SPHERE, .radius = NAN};
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].radius (must be within [1e-3, 1e4] m)");
+    children[1] = (ct_compound_child_t){.shape = CT_BODY_BOX, .half_extents = {1, 3e38f, 1}};
+    expect_refused_by(p5->add_compound_body(w, e, &compound, children, 2), w, e,
+                      "add_compound_body", "children[1].half_extents");
+    const ct_rigid_body_desc_t mesh = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+    float v[12] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 0};
+    const uint32_t flat_tri[6] = {0, 2, 1, 0, 1, 3}, one[3] = {0, 2, 1};
+    expect_refused_by(p5->add_mesh_body(w, e, &mesh, v, 4, flat_tri, 2), w, e, "add_mesh_body",
+                      "indices (triangle 1 has no area");
+    for (int k = 0; k < 3; k++) {
+        v[4] = bad_values[k];
+        expect_refused_by(p5->add_mesh_body(w, e, &mesh, v, 4, one, 1), w, e, "add_mesh_body",
+                          "vertices (vertex 1 is NaN, infinite or outside +-1e5 m)");
+    }
+    float heights[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        heights[4] = bad_values[k];
+        expect_refused_by(p5->add_height_field_body(w, e, &mesh, heights, 3, 3, 1, 1), w, e,
+                          "add_height_field_body",
+                          "heights (a sample is NaN, infinite or outside +-1e5 m)");
+    }
+    log__set_sink(NULL, NULL);
+    assert_int_equal(p5->body_count(w), 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy(e);
+}
+
+/* Four hundred balls dropped into one spot make 79,800 candidate pairs, past the step's limit
+ * (65,536, or 64 a body when more; test_physics_core drops a million): the step cuts them there, ends, and says so naming the world, the two entities of the
+ * pair where it cut and the position; every ball stays finite. */
+static void test_pile_in_one_spot_names_world_entity(void **state)
+{
+    (void)state;
+    enum { N = 400 };
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "one_spot"});
+    ct_entity_t e[N];
+    t->entity->create_batch(e, N);
+    for (int k = 0; k < N; k++) {
+        const ct_rigid_body_desc_t d = sphere(0, 1, 0, 0.5f);
+        assert_int_equal(p4->add_rigid_body(w, e[k], &d), 0);
+    }
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+    p4->simulate(w, step);
+    log__set_sink(NULL, NULL);
+    char want[160];
+    snprintf(want, sizeof want, "simulate: world %p: %u bodies make more than %u candidate pairs",
+             (void *)w, N, 65536u);
+    if (!strstr(captured, want) || !strstr(captured, "cut at entities ") ||
+        !strstr(captured, ", position ("))
+        fail_msg("'%s' does not name the world, the entities and their position", captured);
+    unsigned a = 0, b = 0;
+    assert_int_equal(
+        sscanf(strstr(captured, "cut at entities "), "cut at entities %u and %u", &a, &b), 2);
+    bool named_a = false, named_b = false;
+    for (int k = 0; k < N; k++) {
+        named_a |= e[k].id == a, named_b |= e[k].id == b;
+        float p[3];
+        assert_int_equal(p4->position(w, e[k], p), 0);
+        assert_true(isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]));
+    }
+    assert_true(named_a && named_b && a != b);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, N);
+}
+
+/* The same refusals from Lua: each call raises an error naming the world, the entity (or the
+ * joint's two) and the field with its reason, and adds nothing; a joint to an entity destroyed a
+ * moment ago is refused naming the field that names it. */
+static const char lua_refusals[] =
+    "function bad_lua(w, a, b, x)\n"
+    "  local function refused(words, f, ...)\n"
+    "    local ok, err = pcall(f, ...)\n"
+    "    assert(not ok, 'accepted: ' .. words[#words])\n"
+    "    for _, word in ipairs(words) do\n"
+    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
+    "    end\n"
+    "  end\n"
+    "  local W, X = bad_world, 'entity ' .. x\n"
+    "  local cube = {}\n"
+    "  for k = 0, 7 do\n"
+    "    cube[#cube + 1] = k % 2 == 1 and 0.5 or -0.5\n"
+    "    cube[#cube + 1] = math.floor(k / 2) % 2 == 1 and 0.5 or -0.5\n"
+    "    cube[#cube + 1] = math.floor(k / 4) == 1 and 0.5 or -0.5\n"
+    "  end\n"
+    "  local function with(t, k, v) local c = {unpack(t)}; c[k] = v; return c end\n"
+    "  refused({W, X, 'points (one point'}, Physics.add_hull, w, x, {0, 0, 0})\n"
+    "  local dup = with(with(with(cube, 16, cube[4]), 17, cube[5]), 18, cube[6])\n"
+    "  refused({W, X, 'points (points 1 and 5 are duplicates'}, Physics.add_hull, w, x, dup)\n"
+    "  local flat = {-1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0.2, 0, 0.3}\n"
+    "  refused({W, X, 'points (coplanar'}, Physics.add_hull, w, x, flat)\n"
+    "  refused({W, X, 'points (point 2 is NaN, infinite or outside'}, Physics.add_hull, w, x,\n"
+    "          with(cube, 8, 1e30))\n"
+    "  refused({'argument 3 holds something that is not a finite number'}, Physics.add_hull,\n"
+    "          w, x, with(cube, 8, 0 / 0))\n"
+    "  refused({W, X, 'children[1].points (coplanar'}, Physics.add_compound, w, x,\n"
+    "          { { shape = 'sphere', radius = 0.5 }, { shape = 'hull', points = flat } })\n"
+    "  refused({W, X, 'children[0].radius'}, Physics.add_compound, w, x,\n"
+    "          { { shape = 'sphere', radius = 1e30 } })\n"
+    "  local v = {0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 0}\n"
+    "  refused({W, X, 'indices (triangle 1 has no area'}, Physics.add_mesh, w, x, v,\n"
+    "          {1, 3, 2, 1, 2, 4})\n"
+    "  refused({W, X, 'vertices (vertex 1 is NaN, infinite or outside'}, Physics.add_mesh, w,\n"
+    "          x, with(v, 5, 1e30), {1, 3, 2})\n"
+    "  refused({W, X, 'heights (a sample is NaN, infinite or outside'},\n"
+    "          Physics.add_height_field, w, x, {0, 0, 0, 1e30}, 2, 2, 1, 1)\n"
+    "  local AB = 'entities ' .. a .. ' and ' .. b\n"
+    "  refused({W, AB, 'anchor (each coordinate within'}, Physics.add_joint, w, a, b, 'ball',\n"
+    "          { anchor = {1e30, 0, 0}, axis = {0, 1, 0} })\n"
+    "  refused({W, AB, 'axis'}, Physics.add_joint, w, a, b, 'hinge', { axis = {0, 0, 0} })\n"
+    "  refused({W, 'entities ' .. a .. ' and ' .. x, 'b (entity ' .. x .. ' has no body'},\n"
+    "          Physics.add_joint, w, a, x, 'ball', { axis = {0, 1, 0} })\n"
+    "end\n"
+    "function bad_lua_dead(w, a, dead)\n"
+    "  local ok, err = pcall(Physics.add_joint, w, a, dead, 'ball', { axis = {0, 1, 0} })\n"
+    "  assert(not ok and err:find(bad_world, 1, true) and\n"
+    "         err:find('b (entity ' .. dead .. ' has no body', 1, true), err)\n"
+    "end\n";
+
+static void test_lua_refusals_name_world_entity_field(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_lua"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.5f), b = sphere(2, 1, 0, 0.5f);
+    assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
+    char name[64];
+    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
+    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
+    assert_int_equal(t->lua->run_string(lua_refusals, "bad_lua"), 0);
+    log__set_sink(capture, NULL); /* the C side logs each refusal too */
+    test_lua_call("bad_lua", w, e, 3);
+    assert_int_equal(p4->body_count(w), 2);
+    assert_int_equal(p4->joint_count(w), 0);
+    t->entity->destroy(e[1]);
+    const ct_entity_t dead[2] = {e[0], e[1]};
+    test_lua_call("bad_lua_dead", w, dead, 2);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->worlds->destroy_world(w);
+    t->entity->destroy(e[0]);
+    t->entity->destroy(e[2]);
+}
+
+/* Level and unit sources (SJSON has no NaN; 1e39 becomes infinite as a float): huge, zero and
+ * infinite sizes, inertia, mass and speeds in a body are refused when the source compiles,
+ * naming the file, the entity and the field. */
+static void test_sources_name_file_entity_field(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *body, *words;
+    } bad[] = {
+        {"shape = \"sphere\" radius = 1e30", "body.radius (must be within [1e-3, 1e4] m)"},
+        {"shape = \"sphere\" radius = 1e39", "body.radius"},
+        {"half_extents = [1 2e4 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
+        {"half_extents = [1 0 1]", "body.half_extents (each must be within [1e-3, 1e4] m)"},
+        {"shape = \"capsule\" half_height = 1e30", "body.half_height (must be within [0, 1e4] m)"},
+        {"inertia = [1e30 1 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
+        {"inertia = [1 0 1]", "body.inertia (each within [1e-9, 1e15] kg m^2, or all zero)"},
+        {"inertia = [1 1 1e39]", "body.inertia"},
+        {"mass = 1e30", "body.mass (a dynamic body needs a mass within [1e-6, 1e9] kg)"},
+        {"velocity = [0 1e39 0]", "body.velocity"},
+        {"rotates = true angular_velocity = [0 1e5 0]", "body.angular_velocity"},
+    };
+    static const char *const types[2][2] = {{"level", "levels/bad_body"},
+                                            {"unit", "units/bad_body"}};
+    log__set_sink(capture, NULL);
+    for (int k = 0; k < 2; k++)
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            char text[512], file[64];
+            snprintf(text, sizeof text,
+                     "entities = [ { name = \"crate\" components = {\n"
+                     "  transform = {} body = { %s } } } ]\n",
+                     bad[b].body);
+            captured[0] = '\0';
+            assert_true(t->resource->load_source(types[k][0], types[k][1], text, strlen(text)) < 0);
+            snprintf(file, sizeof file, "bad_body.%s", types[k][0]);
+            if (!strstr(captured, file) || !strstr(captured, "entity 'crate'") ||
+                !strstr(captured, bad[b].words))
+                fail_msg("body = { %s }: '%s' does not name %s, the entity and '%s'", bad[b].body,
+                         captured, file, bad[b].words);
+            assert_null(t->resource->get(types[k][0], types[k][1]));
+        }
+    log__set_sink(NULL, NULL);
+}
+
+/* A compiled body edited behind the compiler's back (a NaN or huge inertia, radius or half
+ * height; NaN cannot be written in a source) is refused when the level loads, naming the entity,
+ * the type and the field. */
+static void test_edited_body_blob_refused(void **state)
+{
+    (void)state;
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { components = { body = { rotates = true shape = \"capsule\"\n"
+                 "  radius = 0.375 half_height = 0.625 inertia = [0.125 0.25 0.75] } } } ]");
+    const float inertia[3] = {0.125f, 0.25f, 0.75f}, radius = 0.375f, half_height = 0.625f;
+    const size_t at_inertia = test_blob_find(&b, inertia, sizeof inertia);
+    const char *const inertia_words[] = {"entity 0", "body", "inertia", NULL};
+    test_blob_refused(&b, at_inertia, NAN, inertia_words);
+    test_blob_refused(&b, at_inertia + 4, 1e30f, inertia_words);
+    test_blob_refused(&b, at_inertia + 8, 0.0f, inertia_words);
+    const char *const radius_words[] = {"entity 0", "body", "radius", NULL};
+    test_blob_refused(&b, test_blob_find(&b, &radius, sizeof radius), NAN, radius_words);
+    const char *const height_words[] = {"entity 0", "body", "half_height", NULL};
+    test_blob_refused(&b, test_blob_find(&b, &half_height, sizeof half_height), INFINITY,
+                      height_words);
+    test_blob_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +610,11 @@ int main(void)
         cmocka_unit_test(test_nan_and_huge_joint_anchors),
         cmocka_unit_test(test_joint_to_destroyed_body),
         cmocka_unit_test(test_chain_of_10000),
+        cmocka_unit_test(test_degenerate_shapes_name_world_entity_field),
+        cmocka_unit_test(test_pile_in_one_spot_names_world_entity),
+        cmocka_unit_test(test_lua_refusals_name_world_entity_field),
+        cmocka_unit_test(test_sources_name_file_entity_field),
+        cmocka_unit_test(test_edited_body_blob_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

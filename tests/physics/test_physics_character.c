@@ -242,6 +242,114 @@ static void test_rides_platform(void **state)
     end_scene(&s);
 }
 
+/* A kinematic disc of 3 m turning at 1 rad/s about y carries a character standing 1.5 m from its
+ * axis round with it: after 3 s (3 rad) it is where the turn put that spot, still 1.5 m from the
+ * axis (a carry along the tangent would drift it outwards by about 4 cm) and grounded on it. */
+static void test_rides_turning_platform(void **state)
+{
+    (void)state;
+    scene s = new_scene("turning_platform");
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {3, 0.25f, 3},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .angular_velocity = {0, 1, 0}};
+    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t c = add_character(&s, 1.5f, 1.25f, 0);
+    ct_character_state_t st = walk(&s, c, 0, 0, 1);
+    assert_true(st.grounded);
+    float p0[3], q[4];
+    assert_int_equal(p4->position(s.w, c, p0), 0);
+    assert_int_equal(p4->rotation(s.w, platform, q), 0);
+    st = walk(&s, c, 0, 0, 180);
+    float p[3], q1[4];
+    assert_int_equal(p4->position(s.w, c, p), 0);
+    assert_int_equal(p4->rotation(s.w, platform, q1), 0);
+    /* How far the platform turned in those steps, from its own rotation (about +y). */
+    const float turned = 2.0f * atan2f(q1[1], q1[3]) - 2.0f * atan2f(q[1], q[3]);
+    const float ex = p0[0] * cosf(turned) + p0[2] * sinf(turned),
+                ez = -p0[0] * sinf(turned) + p0[2] * cosf(turned);
+    const float radius = sqrtf(p[0] * p[0] + p[2] * p[2]);
+    print_message("turning platform: turned %.4f rad, at (%.4f, %.4f) for (%.4f, %.4f), %.4f m "
+                  "from the axis (1.5), feet %.4f\n",
+                  (double)turned, (double)p[0], (double)p[2], (double)ex, (double)ez,
+                  (double)radius, (double)(p[1] - 0.8f));
+    assert_float_equal(turned, 3.0f, 0.01f);
+    assert_float_equal(radius, 1.5f, 0.005f);
+    assert_float_equal(p[0], ex, 0.01f);
+    assert_float_equal(p[2], ez, 0.01f);
+    assert_float_equal(p[1] - 0.8f, 1.25f, 0.02f);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, platform.id);
+    end_scene(&s);
+}
+
+/* A lift: a kinematic platform going up at 1 m/s for 1 s, then down at 1.5 m/s for 1 s. The
+ * character on it stays on it all the way, grounded on it at every step (so the game never adds
+ * gravity to a character standing on a lift), its feet on the platform's top. */
+static void test_rides_lift_up_and_down(void **state)
+{
+    (void)state;
+    scene s = new_scene("lift");
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {2, 0.25f, 2},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0}};
+    const ct_entity_t lift = add(&s, &d);
+    const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
+    ct_character_state_t st = walk(&s, c, 0, 0, 1);
+    assert_true(st.grounded);
+    float worst = 0.0f;
+    uint32_t airborne = 0;
+    for (int k = 0; k < 120; k++) {
+        if (k == 0 || k == 60) {
+            const float v[3] = {0, k ? -1.5f : 1.0f, 0};
+            assert_int_equal(p4->set_velocity(s.w, lift, v), 0);
+        }
+        st = walk(&s, c, 0, 0, 1);
+        float lp[3], cp[3];
+        assert_int_equal(p4->position(s.w, lift, lp), 0);
+        assert_int_equal(p4->position(s.w, c, cp), 0);
+        worst = fmaxf(worst, fabsf((cp[1] - 0.8f) - (lp[1] + 0.25f)));
+        airborne += !st.grounded || st.ground != lift.id;
+    }
+    float lp[3];
+    assert_int_equal(p4->position(s.w, lift, lp), 0);
+    print_message(
+        "lift: ends at %.4f (%.4f expected), feet off its top by at most %.4f m, %u steps "
+        "not grounded on it\n",
+        (double)lp[1], 0.5, (double)worst, airborne);
+    assert_float_equal(lp[1], 0.5f, 1e-3f);
+    assert_int_equal(airborne, 0);
+    assert_true(worst < 0.02f);
+    end_scene(&s);
+}
+
+/* The mover sees only what its layer and mask meet: a wall on a layer the character's mask leaves
+ * out is walked through, the same wall on a layer it holds stops it. */
+static void test_mover_layers_and_masks(void **state)
+{
+    (void)state;
+    for (int seen = 0; seen < 2; seen++) {
+        scene s = new_scene("mover_masks");
+        const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+        assert_int_equal(p4->set_collision_filter(s.w, wall, seen ? 1u : 2u, UINT32_MAX), 0);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        assert_int_equal(p4->set_collision_filter(s.w, c, 1u, ~2u), 0);
+        const ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 90);
+        print_message("wall on layer %u: character at x %.4f\n", seen ? 1u : 2u,
+                      (double)st.position[0]);
+        if (seen)
+            assert_float_equal(st.position[0], 1.45f, 0.01f);
+        else
+            assert_float_equal(st.position[0], 3.0f, 0.01f);
+        assert_true(st.grounded); /* the floor, layer 1, holds it either way */
+        end_scene(&s);
+    }
+}
+
 /* A crate in its way is pushed, not climbed; bad settings and calls are refused. */
 static void test_pushes_crate_and_refusals(void **state)
 {
@@ -314,6 +422,47 @@ static void test_lua_character(void **state)
     end_scene(&s);
 }
 
+/* Lua rides too: a character made and moved from Lua on a kinematic platform going at 1 m/s along
+ * x and turning at 0.5 rad/s: after a second of riding it is where its spot of the platform went,
+ * grounded on the platform. */
+static void test_lua_rides_platform(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_platform");
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {3, 0.25f, 3},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .velocity = {1, 0, 0},
+                                    .angular_velocity = {0, 0.5f, 0}};
+    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t e[2] = {entity->create(), platform};
+    s.e[s.n++] = e[0];
+    const char *script =
+        "function character_rides_lua(w, e, platform)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.35,\n"
+        "                                max_slope = 0.78, position = {1, 2.05, 0} })\n"
+        "  local grounded, ground, x, y, z\n"
+        "  for i = 1, 61 do\n"
+        "    grounded, ground, x, y, z = Physics.move_character(w, e, 0, 0, 0, 1 / 60)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "  end\n"
+        "  assert(grounded and ground == platform, ground)\n"
+        "  local px = Actor.position(w, platform)\n"
+        "  -- It rode from the second step: the platform had gone 1/60 m from under its start,\n"
+        "  -- and it turned the rest, 60 steps of 0.5 / 60 rad, about its centre.\n"
+        "  local r = 1 - 1 / 60\n"
+        "  local ex, ez = r * math.cos(0.5), -r * math.sin(0.5)\n"
+        "  assert(math.abs(x - (px + ex)) < 5e-4, x - px - ex)\n"
+        "  assert(math.abs(z - ez) < 5e-4, z - ez)\n"
+        "  assert(math.abs(y - 2.05) < 0.02, y)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_rides_lua"), 0);
+    test_lua_call("character_rides_lua", s.w, e, 2);
+    end_scene(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,8 +470,12 @@ int main(void)
         cmocka_unit_test(test_slopes),
         cmocka_unit_test(test_wall_slide),
         cmocka_unit_test(test_rides_platform),
+        cmocka_unit_test(test_rides_turning_platform),
+        cmocka_unit_test(test_rides_lift_up_and_down),
+        cmocka_unit_test(test_mover_layers_and_masks),
         cmocka_unit_test(test_pushes_crate_and_refusals),
         cmocka_unit_test(test_lua_character),
+        cmocka_unit_test(test_lua_rides_platform),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

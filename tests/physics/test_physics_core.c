@@ -8,54 +8,10 @@
 
 #include <cmocka.h>
 
-#include "base/jobs.h"
-#include "physics_internal.h"
-#include "../support/test_alloc.h"
+#include "physics_fixture.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static test_alloc_t alloc;
-/* The pool the tests hand to scenes and grids: zero in the first pass, two_threads in the
- * second. */
-static physics__pool pool, two_threads;
-
-static void jobs_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn, void *user)
-{
-    const ct_jobs_api_v1 *jobs = ctx;
-    jobs->parallel_for(count, grain, fn, user);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    test_alloc_init(&alloc);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    assert_int_equal(alloc.live_blocks, 0);
-    assert_int_equal(alloc.live_bytes, 0);
-    return 0;
-}
-
-/* A small deterministic generator (xorshift), so scenes are the same on every run. */
-static uint32_t rng_state = 12345u;
-static float frand(float lo, float hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return lo + (hi - lo) * (float)(rng_state >> 8) / (float)(1u << 24);
-}
-
-static void scene_init(physics__scene *s)
-{
-    physics__scene_init(s, &alloc.base);
-    s->pool = pool;
-}
 
 static ct_body_desc_t box_desc(float x, float y, float z, float h, ct_body_kind kind)
 {
@@ -1365,12 +1321,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_point_masses, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_data_refused, setup, teardown),
     };
-    if (jobs__init(2))
+    if (physics_fixture_start())
         return 1;
-    two_threads = (physics__pool){jobs_parallel_for, (void *)jobs__api_v1()};
     int failed = cmocka_run_group_tests_name("serial", tests, NULL, NULL);
     pool = two_threads;
     failed += cmocka_run_group_tests_name("two threads", tests, NULL, NULL);
-    jobs__shutdown();
+    physics_fixture_stop();
     return failed;
 }

@@ -388,6 +388,116 @@ static void test_breaking_joint(void **state)
     entity->destroy(e);
 }
 
+/* What a joint reports is what a game breaks it on, torque as well as force: a 1 m plank of 1 kg
+ * glued by one end to the world (a shelf) is held up by 9.81 N and kept level by m g L / 2 =
+ * 4.905 N m about z; a ball joint reports no torque at all. */
+static void test_joint_torque_holds_a_shelf(void **state)
+{
+    (void)state;
+    for (int ball = 0; ball < 2; ball++) {
+        ct_world_o *w = new_world("shelf");
+        const ct_rigid_body_desc_t plank = box_at(0.5f, 1.0f, 0.0f, 0.5f, 0.05f, 0.1f);
+        const ct_entity_t e = body(w, &plank);
+        const ct_joint_desc_t glue = {.type = ball ? CT_JOINT_BALL : CT_JOINT_FIXED,
+                                      .anchor = {0, 1.0f, 0},
+                                      .axis = {1, 0, 0}};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(w, e, world_anchor, &glue, &j), 0);
+        float f[3], t[3];
+        for (int k = 0; k < (ball ? 1 : 60); k++)
+            p4->simulate(w, step);
+        assert_int_equal(p4->joint_force(w, j, f, t), 0);
+        print_message("%s: force (%.4f %.4f %.4f) N, torque (%.4f %.4f %.4f) N m\n",
+                      ball ? "ball" : "fixed", (double)f[0], (double)f[1], (double)f[2],
+                      (double)t[0], (double)t[1], (double)t[2]);
+        if (!ball) {
+            assert_float_equal(f[1], 9.81f, 0.01f);
+            assert_float_equal(t[2], 4.905f, 0.01f);
+            assert_true(fabsf(f[0]) + fabsf(f[2]) < 1e-3f && fabsf(t[0]) + fabsf(t[1]) < 1e-3f);
+        } else {
+            assert_true(t[0] == 0.0f && t[1] == 0.0f && t[2] == 0.0f);
+        }
+        worlds->destroy_world(w);
+        entity->destroy(e);
+    }
+}
+
+/* A ball joint's twist limit: a box hung under a ball joint (axis up, twist within +-0.3 rad, cone
+ * 0.5) turned about the axis by a steady torque stops at 0.3 rad; without the limit it spins on. */
+static void test_ball_twist_limit_holds(void **state)
+{
+    (void)state;
+    for (int limited = 0; limited < 2; limited++) {
+        ct_world_o *w = new_world("twist");
+        const ct_rigid_body_desc_t d = box_at(0.0f, -0.5f, 0.0f, 0.2f, 0.4f, 0.2f);
+        const ct_entity_t e = body(w, &d);
+        const ct_joint_desc_t hold = {.type = CT_JOINT_BALL,
+                                      .flags = limited ? CT_JOINT_LIMIT : 0u,
+                                      .anchor = {0, 0, 0},
+                                      .axis = {0, 1, 0},
+                                      .lower = -0.3f,
+                                      .upper = 0.3f,
+                                      .cone_angle = 0.5f};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(w, e, world_anchor, &hold, &j), 0);
+        const float turn[3] = {0, 0.5f, 0};
+        float most = 0.0f, twist = 0.0f;
+        for (int k = 0; k < 90; k++) {
+            assert_int_equal(p4->add_torque(w, e, turn), 0);
+            p4->simulate(w, step);
+            assert_int_equal(p4->joint_value(w, j, &twist), 0);
+            most = fmaxf(most, twist);
+        }
+        print_message("%s: twist %.4f rad, at most %.4f\n", limited ? "limited" : "free",
+                      (double)twist, (double)most);
+        if (limited) {
+            assert_float_equal(twist, 0.3f, 0.01f);
+            assert_true(most < 0.32f);
+        } else {
+            assert_true(most > 1.0f);
+        }
+        worlds->destroy_world(w);
+        entity->destroy(e);
+    }
+}
+
+/* Lua breaks a joint the same way: a ball glued to the world, pulled down by 100 N, reads
+ * Physics.joint_force after the step, finds 109.81 N past its 50 N threshold and removes the
+ * joint; the ball then falls. */
+static void test_lua_breaks_a_joint(void **state)
+{
+    (void)state;
+    ct_world_o *w = new_world("lua_break");
+    const ct_rigid_body_desc_t d = ball_at(0.0f, 2.0f, 0.0f, 0.2f);
+    const ct_entity_t e[1] = {body(w, &d)};
+    const char *script =
+        "function break_lua(w, e)\n"
+        "  local j = Physics.add_joint(w, e, 0, 'fixed', { anchor = {0, 2.2, 0} })\n"
+        "  for i = 1, 30 do Physics.simulate(w, 1 / 60) end\n"
+        "  local fx, fy, fz, tx, ty, tz = Physics.joint_force(w, j)\n"
+        "  assert(math.abs(fy - 9.81) < 0.01 and math.abs(fx) < 1e-3, fy)\n"
+        "  local broke, size\n"
+        "  for i = 1, 10 do\n"
+        "    Actor.add_force(w, e, 0, -100, 0)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "    fx, fy, fz = Physics.joint_force(w, j)\n"
+        "    size = math.sqrt(fx * fx + fy * fy + fz * fz)\n"
+        "    if size > 50 then Physics.remove_joint(w, j) broke = i break end\n"
+        "  end\n"
+        "  assert(broke == 1, broke)\n"
+        "  assert(math.abs(size - 109.81) < 1, size)\n"
+        "  assert(not pcall(Physics.joint_force, w, j))\n"
+        "  for i = 1, 30 do Physics.simulate(w, 1 / 60) end\n"
+        "  local x, y, z = Actor.position(w, e)\n"
+        "  assert(y < 1, y)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "break_lua"), 0);
+    test_lua_call("break_lua", w, e, 1);
+    assert_int_equal(p4->joint_count(w), 0);
+    worlds->destroy_world(w);
+    entity->destroy(e[0]);
+}
+
 /* Bad descs are refused naming the field, nothing is added; a body's removal takes its joints;
  * a body and a joint between two sleeping bodies wake together. */
 static void test_bad_joints_refused(void **state)
@@ -509,6 +619,9 @@ int main(void)
         cmocka_unit_test(test_distance_spring_and_rope),
         cmocka_unit_test(test_chain_stays_connected),
         cmocka_unit_test(test_breaking_joint),
+        cmocka_unit_test(test_joint_torque_holds_a_shelf),
+        cmocka_unit_test(test_ball_twist_limit_holds),
+        cmocka_unit_test(test_lua_breaks_a_joint),
         cmocka_unit_test(test_bad_joints_refused),
         cmocka_unit_test(test_joined_bodies_sleep_and_wake_together),
         cmocka_unit_test(test_lua_joints),

@@ -867,6 +867,55 @@ static void test_rigid_bodies_v4(void **state)
     entity->destroy_batch(all, 3);
 }
 
+/* Lua turns a free rigid body as the formulas say: a cube of 6 kg and half size 0.5 (inertia 1 kg
+ * m^2 about every axis) in a world without gravity. An impulse of 2 N s along z at the middle of
+ * its +x face gives it v = J / m = 1/3 m/s and w = r x J = (0, -1, 0) at once; a torque of 3 N m
+ * about z for one step of 1/60 s adds 0.05 rad/s; a force of 6 N along x at the middle of its top
+ * adds 1/60 m/s along x and (0, 0.5, 0) x (6, 0, 0) = -3 N m about z, -0.05 rad/s. */
+static void test_lua_spins_a_rigid_body(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "lua_spin"});
+    assert_non_null(w);
+    const ct_entity_t e[1] = {entity->create()};
+    const ct_rigid_body_desc_t cube = {.kind = CT_BODY_DYNAMIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.5f, 0.5f, 0.5f},
+                                       .mass = 6.0f,
+                                       .position = {1, 2, 3}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &cube), 0);
+    const char *script =
+        "function lua_spin(w, e)\n"
+        "  local function near(a, b) return math.abs(a - b) < 1e-5 end\n"
+        "  Physics.set_gravity(w, 0, 0, 0)\n"
+        "  Actor.add_impulse_at(w, e, 0, 0, 2, 1.5, 2, 3)\n"
+        "  local vx, vy, vz = Actor.velocity(w, e)\n"
+        "  assert(near(vx, 0) and near(vy, 0) and near(vz, 1 / 3), vz)\n"
+        "  local ax, ay, az = Actor.angular_velocity(w, e)\n"
+        "  assert(near(ax, 0) and near(ay, -1) and near(az, 0), ay)\n"
+        "  Actor.add_torque(w, e, 0, 0, 3)\n"
+        "  Physics.simulate(w, 1 / 60)\n"
+        "  ax, ay, az = Actor.angular_velocity(w, e)\n"
+        "  assert(near(ax, 0) and near(ay, -1) and near(az, 0.05), az)\n"
+        "  local px, py, pz = Actor.position(w, e)\n"
+        "  Actor.add_force_at(w, e, 6, 0, 0, px, py + 0.5, pz)\n"
+        "  Physics.simulate(w, 1 / 60)\n"
+        "  vx, vy, vz = Actor.velocity(w, e)\n"
+        "  assert(near(vx, 1 / 60) and near(vz, 1 / 3), vx)\n"
+        "  ax, ay, az = Actor.angular_velocity(w, e)\n"
+        "  assert(near(ay, -1) and near(az, 0), az)\n"
+        "  -- It turned: a unit rotation, no longer the identity.\n"
+        "  local qx, qy, qz, qw = Actor.rotation(w, e)\n"
+        "  assert(near(qx * qx + qy * qy + qz * qz + qw * qw, 1) and qw < 0.9999, qw)\n"
+        "  assert(not pcall(Actor.add_impulse_at, w, e, 0, 0, 0/0, 0, 0, 0))\n"
+        "  assert(not pcall(Actor.add_torque, w, e, 1e13, 0, 0))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "lua_spin"), 0);
+    test_lua_call("lua_spin", w, e, 1);
+    worlds->destroy_world(w);
+    entity->destroy(e[0]);
+}
+
 /* A level's bodies gain rotates, capsule, lock, angular_velocity and inertia; misspelt or bad
  * ones are refused naming the field. */
 static void test_level_rigid_fields(void **state)
@@ -996,11 +1045,13 @@ static void test_shapes_for_debug_drawing(void **state)
     assert_int_equal(p4->shapes(w, 0, s, 4), 3);
     /* The fourth entry is left alone. */
     assert_int_equal(s[3].entity, 0xababababu);
-    ct_physics_shape_t by_entity[3];
+    ct_physics_shape_t by_entity[3] = {0};
     for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
             if (s[k].entity == e[j].id)
                 by_entity[j] = s[k];
+    for (int j = 0; j < 3; j++) /* each of the three is in the list */
+        assert_int_equal(by_entity[j].entity, e[j].id);
     const ct_physics_shape_t *f = &by_entity[0], *b = &by_entity[1], *c = &by_entity[2];
     assert_int_equal(f->shape, CT_BODY_BOX);
     assert_int_equal(f->kind, CT_BODY_STATIC);
@@ -1066,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_hash_covers_live_state_in_any_order),
         cmocka_unit_test(test_lua_bindings),
         cmocka_unit_test(test_rigid_bodies_v4),
+        cmocka_unit_test(test_lua_spins_a_rigid_body),
         cmocka_unit_test(test_level_rigid_fields),
         cmocka_unit_test(test_quiet_world_still_sees_a_moved_transform),
         cmocka_unit_test(test_shapes_for_debug_drawing),

@@ -57,6 +57,7 @@ const editor = window.editor = {
   canUndo: false, canRedo: false,
   playing: false,
   connected: false,
+  pixelMessages: { whole: 0, change: 0, same: 0 }, // frames drawn whole, as a changed rectangle, or unchanged
   timing: {},           // when the page opened its socket, got and parsed its welcome (ms, the bench reads them)
 };
 
@@ -84,6 +85,14 @@ function connect() {
     setTimeout(connect, 500);
   };
 }
+
+// A hidden page (a background tab) asks for no frames: decoding pixels nobody sees takes the
+// CPU the engine draws with. Shown again, it is sent the newest frame at once.
+function sendView() {
+  if (editor.connected) send({ type: 'view', visible: !document.hidden });
+  if (!document.hidden) drawOverlay();
+}
+document.addEventListener('visibilitychange', sendView);
 
 function send(m) {
   if (!editor.ws || editor.ws.readyState !== 1) return 0;
@@ -147,6 +156,7 @@ function welcome(m) {
   if (m.recovered) logLine(`the engine replayed ${m.recovered} unsaved changes after a crash: save to keep them`, false, 'conflict');
   editor.selection = editor.selection.filter((id) => editor.objects.has(id));
   editor.pixels = !!m.pixels;
+  if (document.hidden) sendView();
   if (m.camera) editor.camera = m.camera;
   if (m.frame && !editor.pixels) showFrame({ n: m.frame, camera: m.camera });
   render();
@@ -345,6 +355,7 @@ function select(id, add) {
   else editor.selection = id ? [id] : [];
   if (editor.selection.length) send({ type: 'select', objects: editor.selection });
   if (id) reveal(id);
+  drawOutlineRows(); // the rows in view show the selection
   render(null, true);
 }
 
@@ -673,12 +684,16 @@ function showFrame(m) {
   img.src = withToken('/frame.png?n=' + m.n);
 }
 
+// The engine sends the whole frame, or only the rectangle that changed since the frame this page
+// has: [u32 n][u32 width][u32 height][u32 x][u32 y][u32 w][u32 h] then the rectangle's rgba rows
+// (kernel/editor/editor_pixels.h); an empty rectangle says frame n looks like the one before.
 function drawPixels(buf) {
-  const head = new DataView(buf, 0, 12);
-  const n = head.getUint32(0, true), w = head.getUint32(4, true), h = head.getUint32(8, true);
+  const head = new DataView(buf, 0, 28);
+  const [n, width, height, x, y, w, h] = [0, 1, 2, 3, 4, 5, 6].map((k) => head.getUint32(4 * k, true));
   const canvas = $('frame');
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(buf, 12, w * h * 4), w, h), 0, 0);
+  if (canvas.width !== width || canvas.height !== height) { canvas.width = width; canvas.height = height; }
+  if (w && h) canvas.getContext('2d').putImageData(new ImageData(new Uint8ClampedArray(buf, 28, w * h * 4), w, h), x, y);
+  editor.pixelMessages[w === width && h === height ? 'whole' : w && h ? 'change' : 'same']++;
   editor.shown = n;
   if (editor.frameOps.has(n)) editor.shownOps = editor.frameOps.get(n);
   drawOverlay();
@@ -709,32 +724,43 @@ function worldPosition(id) {
   return p;
 }
 
-// Marks the selection (and other people's) where the engine's camera sees it.
+// Marks the selection (and other people's) where the engine's camera sees it. The canvas is
+// drawn again only when a mark or its size changed: clearing it makes the browser repaint the
+// viewport under it (the frame scaled), on the CPU the engine draws its next frame with.
 function drawOverlay() {
+  if (document.hidden) return; // drawn when shown (sendView)
   const canvas = $('overlay'), cam = editor.camera;
   const w = canvas.clientWidth, h = canvas.clientHeight;
+  const marks = [];
+  if (cam && editor.shown) {
+    const v = viewRect(), base = canvas.getBoundingClientRect();
+    const iw = v.width, ih = v.height, ox = v.left - base.left, oy = v.top - base.top;
+    const t = Math.tan(cam.fov * Math.PI / 360), aspect = v.aspect;
+    const project = (p) => {
+      const d = [p[0] - cam.eye[0], p[1] - cam.eye[1], p[2] - cam.eye[2]];
+      const dot = (a) => a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
+      const z = -dot(cam.back);
+      if (z <= 0.01) return null;
+      return [ox + (dot(cam.right) / (z * t * aspect) + 1) / 2 * iw, oy + (1 - dot(cam.up) / (z * t)) / 2 * ih];
+    };
+    const mark = (id, color, label) => {
+      if (!editor.objects.has(id)) return;
+      const s = project(worldPosition(id));
+      if (s) marks.push([s[0], s[1], color, label]);
+    };
+    editor.selection.forEach((id) => mark(id, '#ffd24a', nameOf(id)));
+    for (const [who, ids] of editor.others) ids.forEach((id) => mark(id, '#6cf', `${nameOf(id)} (${who})`));
+  }
+  const key = JSON.stringify([w, h, marks]);
+  if (key === editor.overlayKey) return;
+  editor.overlayKey = key;
   canvas.width = w; canvas.height = h;
   const g = canvas.getContext('2d');
-  if (!cam || !editor.shown) return;
-  const v = viewRect(), base = canvas.getBoundingClientRect();
-  const iw = v.width, ih = v.height, ox = v.left - base.left, oy = v.top - base.top;
-  const t = Math.tan(cam.fov * Math.PI / 360), aspect = v.aspect;
-  const project = (p) => {
-    const d = [p[0] - cam.eye[0], p[1] - cam.eye[1], p[2] - cam.eye[2]];
-    const dot = (a) => a[0] * d[0] + a[1] * d[1] + a[2] * d[2];
-    const z = -dot(cam.back);
-    if (z <= 0.01) return null;
-    return [ox + (dot(cam.right) / (z * t * aspect) + 1) / 2 * iw, oy + (1 - dot(cam.up) / (z * t)) / 2 * ih];
-  };
-  const mark = (id, color, label) => {
-    if (!editor.objects.has(id)) return;
-    const s = project(worldPosition(id)); if (!s) return;
+  for (const [x, y, color, label] of marks) {
     g.strokeStyle = color; g.lineWidth = 2;
-    g.beginPath(); g.arc(s[0], s[1], 14, 0, 2 * Math.PI); g.stroke();
-    g.fillStyle = color; g.font = '12px system-ui'; g.fillText(label, s[0] + 16, s[1] - 10);
-  };
-  editor.selection.forEach((id) => mark(id, '#ffd24a', nameOf(id)));
-  for (const [who, ids] of editor.others) ids.forEach((id) => mark(id, '#6cf', `${nameOf(id)} (${who})`));
+    g.beginPath(); g.arc(x, y, 14, 0, 2 * Math.PI); g.stroke();
+    g.fillStyle = color; g.font = '12px system-ui'; g.fillText(label, x + 16, y - 10);
+  }
 }
 
 (function viewportInput() {
@@ -848,8 +874,11 @@ document.addEventListener('paste', (ev) => {
 
 // Draws the page from editor.objects; keepOutline: the tree did not change (only the rows in
 // view are drawn again, for the selection).
+// keepOutline: what changed shows in no row of the outline (a value of a field that was set
+// already, not a name), so its rows stay as they are: making them again costs the browser a
+// layout and a paint per edit.
 function render(touched, keepOutline) {
-  if (!keepOutline) renderOutline(); else drawOutlineRows();
+  if (!keepOutline) renderOutline();
   renderInspector(touched);
   drawOverlay();
 }

@@ -1,0 +1,36 @@
+/* What the kernel-free physics tests (test_physics_core, _rigid, _ccd, _shapes, each also built on
+ * the plain C lanes or at -O0) share: a counting allocator that every test must leave empty, the
+ * pool they hand to scenes (zero: serial; two_threads: the kernel's job service on two threads,
+ * the one piece of the kernel they link), and the small generator of their random scenes. One
+ * copy, compiled into each of them with its own flags (physics_fixture.c). */
+#ifndef PHYSICS_FIXTURE_H
+#define PHYSICS_FIXTURE_H
+
+#include "physics_internal.h"
+#include "../support/test_alloc.h"
+
+/* The allocator every scene and grid of a test uses; reset by setup, checked empty by teardown. */
+extern test_alloc_t alloc;
+/* What scene_init hands to scenes: zero (serial) until a test run sets it, e.g. to two_threads. */
+extern physics__pool pool;
+/* The job service on two threads, once physics_fixture_start has run. */
+extern physics__pool two_threads;
+
+/* cmocka's per-test setup (a fresh allocator) and teardown (asserts every block came back). */
+int setup(void **state);
+int teardown(void **state);
+
+/* A scene on alloc with the current pool. */
+void scene_init(physics__scene *s);
+
+/* Starts the job service on two threads and points two_threads at it: non-zero when it could not.
+ * physics_fixture_stop ends it (after the last test). */
+int physics_fixture_start(void);
+void physics_fixture_stop(void);
+
+/* A deterministic generator (xorshift): the same scenes on every run and every compiler. Its
+ * state starts at 12345; a test may set it to start a scene of its own. */
+extern uint32_t rng_state;
+float frand(float lo, float hi);
+
+#endif
