@@ -80,6 +80,17 @@
  *       it sees with: a level's trigger volume is
  *       body = { kind = "static" shape = "box" half_extents = [1 0.5 1] sensor = true mask = 1 }
  *       and reports CT_PHYSICS_EVENT_SENSOR_ENTER / _LEAVE and on_sensor_enter / on_sensor_leave.
+ *   v5: shape = { type = "mesh" mesh = "meshes/terrain" } (kind = "static" only): the triangles
+ *       of the collision_mesh resource of that name, placed by the entity's transform (as
+ *       add_mesh_body). Its source, meshes/terrain.collision_mesh, names one of the project's
+ *       mesh resources (mesh = "meshes/terrain"); compiling it reads that mesh's source
+ *       (meshes/terrain.mesh: its OBJ or glTF file, and gltf_mesh) through formats/, so the body
+ *       collides with what is drawn. A glTF file's default scene is baked with its nodes'
+ *       transforms; line and point primitives and triangles of no area are left out; a mesh
+ *       with no triangle left, a skinned mesh, or a name with no resource fails the compile
+ *       naming the field. Renaming the mesh (cuttle-deps mv) is followed, and a changed .mesh,
+ *       OBJ, glTF or .bin compiles the collision mesh again. A body whose collision mesh does
+ *       not load is skipped at spawn, naming the world, the entity and body.shape.mesh.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
  *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
@@ -133,6 +144,10 @@
  *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
  *       (desc = {kind, mass, friction, restitution, position, rotation}, optional; meshes and
  *       height fields are static; see Hulls, Compounds, Meshes)
+ *   Physics.shape_cast(world, {shape = "box" | "sphere" | "capsule", half_extents, radius,
+ *       half_height, rotation}, x, y, z, dx, dy, dz, mask) -> e, distance, px, py, pz, nx, ny, nz
+ *       | nil (optional mask; the first body the shape meets swept by (dx, dy, dz); Lua only for
+ *       now, a C member is to come)
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)

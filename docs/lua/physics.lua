@@ -37,6 +37,30 @@ function Physics.overlap_sphere(world, x, y, z, r, mask) end
 ---@return number? hz
 function Physics.raycast(world, x, y, z, dx, dy, dz, max_distance, mask) end
 
+---The first body a shape meets when swept from (x, y, z) by (dx, dy, dz) without turning, and
+---where: a box, sphere or capsule ({shape = "box", half_extents = {x, y, z}}, {shape = "sphere",
+---radius = r}, {shape = "capsule", radius = r, half_height = h}; rotation = {x, y, z, w} turns it).
+---The distance is how far it went along the motion (0 when it starts touching); the normal points
+---out of the body hit. Sensors are never hit. Bad shapes raise an error naming the field.
+---@param world ct.World
+---@param shape table {shape = "box"|"sphere"|"capsule", half_extents?, radius?, half_height?, ...}
+---@param x number
+---@param y number
+---@param z number
+---@param dx number
+---@param dy number
+---@param dz number
+---@param mask? integer collision layers to include (default all)
+---@return ct.Entity|nil e
+---@return number? distance
+---@return number? px
+---@return number? py
+---@return number? pz
+---@return number? nx
+---@return number? ny
+---@return number? nz
+function Physics.shape_cast(world, shape, x, y, z, dx, dy, dz, mask) end
+
 ---A hash of every body's state, as hexadecimal text (for determinism checks).
 ---@param world ct.World
 ---@return string

@@ -4,6 +4,7 @@
  * physics_component.c.
  */
 #include "physics_hull.h"
+#include "physics_mesh_resource.h"
 
 #include "ct_expr.h"
 #include "ct_profiler.h"
@@ -547,6 +548,57 @@ static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max
                     ct_physics_hit_t *out)
 {
     return raycast_masked(w, o, d, max_t, UINT32_MAX, out);
+}
+
+/* Shape casts: the shape (shape, half_extents, radius, half_height and rotation of a desc; box,
+ * sphere or capsule) swept from `from` by `motion`. Not in ct_physics_api_v5 yet (its owner
+ * appends; this is the function to point the member at); Physics.shape_cast uses it. */
+const char *physics__shape_cast_error(const ct_rigid_body_desc_t *shape, const float from[3],
+                                      const float motion[3])
+{
+    if (!shape || !from || !motion)
+        return "shape, from or motion (NULL)";
+    if (shape->shape > CT_BODY_CAPSULE)
+        return "shape (box, sphere or capsule)";
+    const ct_rigid_body_desc_t d = {
+        .kind = CT_BODY_STATIC,
+        .shape = shape->shape,
+        .half_extents = {shape->half_extents[0], shape->half_extents[1], shape->half_extents[2]},
+        .radius = shape->radius,
+        .half_height = shape->half_height,
+        .rotation = {shape->rotation[0], shape->rotation[1], shape->rotation[2],
+                     shape->rotation[3]}};
+    const char *bad = physics__rigid_desc_error(&d);
+    if (bad)
+        return bad;
+    if (!v3_within(v3_load(from), CT_PHYSICS_MAX_POSITION))
+        return "from (each within +-1e5 m)";
+    if (!v3_within(v3_load(motion), 2.0f * CT_PHYSICS_MAX_POSITION))
+        return "motion (each within +-2e5 m)";
+    return NULL;
+}
+
+bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const float from[3],
+                         const float motion[3], uint32_t mask, ct_physics_hit_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "shape_cast");
+    const char *bad = physics__shape_cast_error(shape, from, motion);
+    if (!m || !out)
+        return false;
+    if (bad) {
+        PHYSICS_LOG(CT_LOG_ERROR, "shape_cast: world %p: %s", (void *)w, bad);
+        return false;
+    }
+    const float *q = shape->rotation;
+    const physics__cast c = {.shape = shape->shape,
+                             .half = v3_load(shape->half_extents),
+                             .radius = shape->radius,
+                             .half_height = shape->half_height,
+                             .rotation =
+                                 q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f
+                                     ? quat_identity()
+                                     : quat_normalize((physics__quat){q[0], q[1], q[2], q[3]})};
+    return physics__scene_shape_cast(&m->scene, &c, v3_load(from), v3_load(motion), mask, out);
 }
 
 static const void *events(ct_world_o *w, uint32_t *size)
@@ -1345,12 +1397,19 @@ static int start(void)
         physics__unregister_components();
         return err;
     }
+    if ((err = physics__mesh_res_register()) < 0) {
+        physics__joint_component_unregister();
+        physics__fields_unregister();
+        physics__unregister_components();
+        return err;
+    }
     physics__register_lua();
     return 0;
 }
 
 static void stop(void)
 {
+    physics__mesh_res_unregister();
     physics__joint_component_unregister();
     physics__fields_unregister();
     physics__unregister_components();
@@ -1364,6 +1423,8 @@ static int rebind(void)
     if (!physics__fields_rebind())
         return CT_ERR_VERSION;
     if (!physics__joint_component_rebind())
+        return CT_ERR_VERSION;
+    if (!physics__mesh_res_rebind())
         return CT_ERR_VERSION;
     return physics__rebind_components() ? 0 : CT_ERR_VERSION;
 }

@@ -52,6 +52,8 @@
 /* Conservative advancement converges in a few iterations head-on and in a few dozen at grazing
  * angles; past this many the body is taken to miss (it was kept apart up to there). */
 #define CCD_MAX_ITERATIONS 40u
+/* What the separations of a sweep are looked for within, past the distance it covers (m). */
+#define CCD_MARGIN 0.05f
 
 /* A fast body in the order the sweeps take them. */
 typedef struct physics__ccd_order {
@@ -269,11 +271,9 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         return;
     if (ccd__joined(s, i, j))
         return;
-    /* No pose of the sweep comes closer to j than the start by more than the moves and the turns
-     * can close, so what is farther apart needs no points: a wider margin only makes the manifold
-     * find more (a mesh's every triangle within it, each by its full polytope test: with 1 m
-     * more, Jolt's character scene spent over half its time here). */
-    float margin = w->self.turn.angle * w->self.reach + 2.0f * CCD_TARGET;
+    /* Shapes further apart than the sweep can close never meet (ccd__advance leaves at the first
+     * step then, whatever the distance): a wider margin only made a mesh test more triangles. */
+    float margin = w->self.turn.angle * w->self.reach + CCD_MARGIN;
     margin += w->other_moves ? v3_len(v3_sub(w->self.move, w->other.move)) +
                                    w->other.turn.angle * w->other.reach
                              : v3_len(w->self.move);

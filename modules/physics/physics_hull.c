@@ -330,6 +330,7 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
     const physics__v3 c = b->position[i];
     p->c = c;
     p->flat = false;
+    p->box = false;
     if (b->shape[i] == CT_BODY_HULL) {
         const physics__hull *h = b->hull[i];
         p->nv = h->num_vertices, p->nf = h->num_faces, p->ne = h->num_edges;
@@ -360,6 +361,28 @@ void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p)
     }
     p->face_first = box_face_first, p->face_count = box_face_count;
     p->face_index = box_face_index, p->edge = box_edge;
+    p->box = true;
+    for (uint32_t k = 0; k < 3; k++)
+        p->axis[k] = ax[k], p->h[k] = h3[k];
+}
+
+/* The extent [*lo, *hi] of polytope p along dir. */
+static void poly__interval(const physics__poly *p, physics__v3 dir, float *lo, float *hi)
+{
+    if (p->box) {
+        const float c = v3_dot(p->c, dir);
+        const float r = p->h[0] * fabsf(v3_dot(p->axis[0], dir)) +
+                        p->h[1] * fabsf(v3_dot(p->axis[1], dir)) +
+                        p->h[2] * fabsf(v3_dot(p->axis[2], dir));
+        *lo = c - r, *hi = c + r;
+        return;
+    }
+    float l = INFINITY, h = -INFINITY;
+    for (uint32_t k = 0; k < p->nv; k++) {
+        const float x = v3_dot(p->v[k], dir);
+        l = f_min(l, x), h = f_max(h, x);
+    }
+    *lo = l, *hi = h;
 }
 
 static float poly__support(const physics__poly *p, physics__v3 dir)
@@ -516,9 +539,133 @@ static void hull__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, physi
     *c2 = v3_add(p2, v3_scale(d2, t));
 }
 
+/* The manifold of a flat polygon a (a mesh's triangle: one-sided, b is only ever pushed out through
+ * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
+ * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
+ * edge along the best one is then the one facing a). */
+static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, float margin,
+                                bool prefer_b, physics__manifold_out *m)
+{
+    const physics__v3 front = a->n[0];
+    float lo, hi;
+    poly__interval(b, front, &lo, &hi);
+    const float face_a = lo - a->d[0];
+    if (face_a > margin || a->d[0] - hi > margin)
+        return;
+    float face_b = -INFINITY, edge = -INFINITY;
+    uint32_t fb = 0, ea = 0, eb = 0;
+    physics__v3 edge_axis = v3(0, 1, 0);
+    if (b->box) {
+        for (uint32_t k = 0; k < 3; k++) {
+            const physics__v3 ax = b->axis[k];
+            const float t0 = v3_dot(a->v[0], ax), t1 = v3_dot(a->v[1], ax),
+                        t2 = v3_dot(a->v[2], ax);
+            const float tlo = f_min(f_min(t0, t1), t2), thi = f_max(f_max(t0, t1), t2);
+            const float c = v3_dot(b->c, ax);
+            /* Face 2k (+axis, plane c + h) and face 2k + 1 (-axis, plane -c + h). */
+            const float sp = tlo - c - b->h[k], sm = c - thi - b->h[k];
+            if (sp > margin || sm > margin)
+                return;
+            const float dot = v3_dot(ax, front);
+            if (sp > face_b && dot <= 0.0f)
+                face_b = sp, fb = 2 * k;
+            if (sm > face_b && -dot <= 0.0f)
+                face_b = sm, fb = 2 * k + 1;
+        }
+    } else {
+        for (uint32_t f = 0; f < b->nf; f++) {
+            const physics__v3 n = b->n[f];
+            const float s =
+                f_min(f_min(v3_dot(a->v[0], n), v3_dot(a->v[1], n)), v3_dot(a->v[2], n)) - b->d[f];
+            if (s > margin)
+                return;
+            if (s > face_b && v3_dot(n, front) <= 0.0f)
+                face_b = s, fb = f;
+        }
+    }
+    const uint32_t directions = b->box ? 3u : b->ne;
+    for (uint32_t i = 0; i < a->ne; i++) {
+        const physics__hull_edge *x = &a->edge[i];
+        const physics__v3 da = v3_sub(a->v[x->v[1]], a->v[x->v[0]]);
+        const float la = v3_dot(da, da);
+        for (uint32_t j = 0; j < directions; j++) {
+            physics__v3 db;
+            float lb;
+            if (b->box) {
+                db = b->axis[j], lb = 1.0f;
+            } else {
+                const physics__hull_edge *y = &b->edge[j];
+                db = v3_sub(b->v[y->v[1]], b->v[y->v[0]]), lb = v3_dot(db, db);
+            }
+            physics__v3 ax = v3_cross(da, db);
+            const float len = v3_len(ax);
+            if (len < 1e-5f * sqrtf(la * lb))
+                continue;
+            ax = v3_scale(ax, 1.0f / len);
+            /* No inside to orient the axis by: both polytopes' extents along it. */
+            const float t0 = v3_dot(a->v[0], ax), t1 = v3_dot(a->v[1], ax),
+                        t2 = v3_dot(a->v[2], ax);
+            const float lo_a = f_min(f_min(t0, t1), t2), hi_a = f_max(f_max(t0, t1), t2);
+            float lo_b, hi_b;
+            poly__interval(b, ax, &lo_b, &hi_b);
+            float s;
+            if (lo_b - hi_a >= lo_a - hi_b) {
+                s = lo_b - hi_a;
+            } else {
+                s = lo_a - hi_b;
+                ax = v3_scale(ax, -1.0f);
+            }
+            if (s > margin)
+                return;
+            if (v3_dot(ax, front) < 0.0f)
+                continue;
+            if (s > edge)
+                edge = s, ea = i, eb = j, edge_axis = ax;
+        }
+    }
+    const bool use_b =
+        prefer_b ? face_b + HULL_FACE_TOLERANCE >= face_a : face_b > face_a + HULL_FACE_TOLERANCE;
+    const float face = use_b ? face_b : face_a;
+    if (edge > face + HULL_EDGE_TOLERANCE) {
+        if (b->box) {
+            /* Of the four edges along axis eb, the one nearest a: on the side of each other axis
+             * that faces against the normal (corner k = x | y << 1 | z << 2, bit set: + side;
+             * box_edge lists the x edges, then the y ones, then the z ones). */
+            const uint32_t o1 = eb == 0 ? 1u : 0u, o2 = eb == 2 ? 1u : 2u;
+            const uint32_t s1 = v3_dot(b->axis[o1], edge_axis) < 0.0f,
+                           s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
+            eb = 4u * eb + s1 + 2u * s2;
+        }
+        const physics__hull_edge *x = &a->edge[ea], *y = &b->edge[eb];
+        physics__v3 pa, pb;
+        hull__segments(a->v[x->v[0]], a->v[x->v[1]], b->v[y->v[0]], b->v[y->v[1]], &pa, &pb);
+        m->normal = edge_axis;
+        hull__add(m, v3_scale(v3_add(pa, pb), 0.5f), v3_dot(v3_sub(pb, pa), edge_axis),
+                  HULL_ID_EDGE | ea << 8 | eb);
+        return;
+    }
+    if (use_b) {
+        m->normal = v3_scale(b->n[fb], -1.0f);
+        physics__poly_faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
+    } else {
+        m->normal = front;
+        physics__poly_faces(a, 0, b, front, margin, 0, m);
+    }
+    if (m->count == 4) {
+        const physics__manifold_point t = m->p[1];
+        m->p[1] = m->p[2];
+        m->p[2] = t;
+    }
+    physics__manifold_reduce(m);
+}
+
 void physics__poly_manifold(const physics__poly *a, const physics__poly *b, float margin,
                             bool prefer_b, physics__manifold_out *m)
 {
+    if (a->flat && !b->flat) {
+        poly__flat_manifold(a, b, margin, prefer_b, m);
+        return;
+    }
     float face_a = -INFINITY, face_b = -INFINITY, edge = -INFINITY;
     uint32_t fa = 0, fb = 0, ea = 0, eb = 0;
     physics__v3 edge_axis = v3(0, 1, 0);
@@ -675,7 +822,11 @@ void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3
             const physics__v3 q = physics__poly_closest(p, v3_add(p0, v3_scale(seg, t)), &s, &n);
             /* From inside, the nearest face's plane is what to move away from. */
             const physics__v3 target = s <= 0.0f ? v3_sub(q, v3_scale(n, s)) : q;
-            t = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
+            const float next = f_min(f_max(v3_dot(v3_sub(target, p0), seg) / ss, 0.0f), 1.0f);
+            /* A fixed point: the iterations left would give it again. */
+            if (next == t)
+                break;
+            t = next;
         }
     const float ts[3] = {0.0f, 1.0f, t};
     const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);

@@ -53,6 +53,11 @@ typedef struct physics__poly {
     const uint8_t *face_count, *face_index;
     const physics__hull_edge *edge;
     bool flat; /* a polygon (a mesh's triangle): its two faces are its front and back */
+    /* A box: its axes and half sizes, so its extent along a direction costs three products
+     * (the SAT of a mesh's triangles asks it along a dozen axes a triangle). */
+    bool box;
+    physics__v3 axis[3];
+    float h[3];
 } physics__poly;
 
 /* Body i (a hull or a box) as a polytope in the world. */

@@ -1104,6 +1104,14 @@ typedef struct physics__cast {
  * memory. */
 bool physics__scene_shape_cast(physics__scene *s, const physics__cast *shape, physics__v3 from,
                                physics__v3 motion, uint32_t mask, ct_physics_hit_t *out);
+/* The module's shape cast on a world (physics.c; what a ct_physics_api member would point at):
+ * shape's shape, half_extents, radius, half_height and rotation are read (its other fields
+ * ignored). physics__shape_cast_error names what is refused (NULL when nothing is);
+ * physics__shape_cast logs it and returns false. */
+const char *physics__shape_cast_error(const ct_rigid_body_desc_t *shape, const float from[3],
+                                      const float motion[3]);
+bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const float from[3],
+                         const float motion[3], uint32_t mask, ct_physics_hit_t *out);
 /* Shape tests shared by queries and tests. */
 bool physics__sphere_overlaps_body(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_body(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,

@@ -1,6 +1,8 @@
 /* physics_lua.c: modules Physics and Actor (documented in api/ct_physics.h). Worlds are light
  * userdata, entities numbers holding their id. Every binding goes through the v2 table, so Lua
- * sees exactly the checks C callers get; errors become Lua errors naming the entity. */
+ * sees exactly the checks C callers get; errors become Lua errors naming the entity. (Not yet
+ * Physics.shape_cast: no table has it, so it calls physics__shape_cast, the function a member
+ * will point at, with the same checks.) */
 #include "physics_internal.h"
 
 #include "../common/lua_checks.h"
@@ -321,6 +323,57 @@ static void field_vec(lua_State *L, int idx, const char *key, float out[3], cons
         L_API->error(L, "%s: field %s is not a table of three numbers {x, y, z}", fn, key);
 }
 
+/* Physics.shape_cast(world, { shape = "sphere" | "box" | "capsule", radius, half_extents = {x, y,
+ * z}, half_height, rotation = {x, y, z, w} }, x, y, z, dx, dy, dz[, mask]) -> e, distance, px, py,
+ * pz, nx, ny, nz | nil: the first body the shape meets swept from (x, y, z) by (dx, dy, dz). */
+static int l_physics_shape_cast(lua_State *L)
+{
+    static const char *const shapes[] = {"box", "sphere", "capsule"};
+    const char *fn = "Physics.shape_cast";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    if (L_API->type(L, 2) != CT_LUA_TABLE)
+        return L_API->error(L, "%s: argument 2 is not a shape table {shape = ..., ...}", fn);
+    ct_rigid_body_desc_t d = {0};
+    L_API->get_field(L, 2, "shape");
+    const char *name = L_API->to_string(L, -1, NULL);
+    L_API->set_top(L, -2);
+    d.shape = 3;
+    for (uint32_t k = 0; name && k < 3; k++)
+        if (strcmp(name, shapes[k]) == 0)
+            d.shape = k;
+    if (d.shape == 3)
+        return L_API->error(L, "%s: shape must be \"box\", \"sphere\" or \"capsule\"", fn);
+    field_number(L, 2, "radius", &d.radius, fn);
+    field_number(L, 2, "half_height", &d.half_height, fn);
+    field_vec(L, 2, "half_extents", d.half_extents, fn);
+    if (L_API->get_field(L, 2, "rotation") > CT_LUA_NIL) {
+        bool ok = L_API->type(L, -1) == CT_LUA_TABLE;
+        for (int k = 0; ok && k < 4; k++) {
+            ok = L_API->get_index(L, -1, k + 1) == CT_LUA_NUMBER;
+            d.rotation[k] = (float)L_API->to_number(L, -1);
+            L_API->set_top(L, -2);
+        }
+        if (!ok)
+            return L_API->error(L, "%s: field rotation is not {x, y, z, w}", fn);
+    }
+    L_API->set_top(L, -2);
+    float from[3], motion[3];
+    check__vec(L_API, L, 3, 3, from, fn);
+    check__vec(L_API, L, 6, 3, motion, fn);
+    const uint32_t mask = check_mask(L, 9, fn);
+    const char *bad = physics__shape_cast_error(&d, from, motion);
+    if (bad)
+        return L_API->error(L, "%s: %s", fn, bad);
+    ct_physics_hit_t hit;
+    if (!physics__shape_cast(w, &d, from, motion, mask, &hit)) {
+        L_API->push_nil(L);
+        return 1;
+    }
+    L_API->push_number(L, hit.entity);
+    L_API->push_number(L, hit.distance);
+    return 2 + push_vec3(L, hit.point) + push_vec3(L, hit.normal);
+}
+
 static bool joint_flag(lua_State *L, int idx, const char *key)
 {
     L_API->get_field(L, idx, key);
@@ -489,6 +542,7 @@ void physics__register_lua(void)
         {"simulate", l_physics_simulate},
         {"overlap_sphere", l_physics_overlap_sphere},
         {"raycast", l_physics_raycast},
+        {"shape_cast", l_physics_shape_cast},
         {"state_hash", l_physics_state_hash},
         {"set_gravity", l_physics_set_gravity},
         {"add_joint", l_physics_add_joint},

@@ -290,6 +290,16 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
+                /* The leaf's box is its triangles' together: a triangle of it may still lie far
+                 * from the query (and a round body's test against it would find its plane, not
+                 * the triangle). */
+                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
+                                  p2 = m->vertex[m->tri[t][2]];
+                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
+                                  thi = v3_max(v3_max(p0, p1), p2);
+                if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y ||
+                    tlo.z > hi.z || thi.z < lo.z)
+                    continue;
                 const int r = fn(user, t);
                 if (r)
                     return r;
@@ -316,12 +326,13 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
     const physics__mesh *m = b->mesh[i];
     const physics__quat q = b->rotation[i];
     const physics__v3 c = b->position[i];
-    p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true;
-    /* Most meshes are not turned (terrain): rotating by the identity only costs. */
+    p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true, p->box = false;
+    /* Most level geometry is not turned: then the mesh frame is the world's, moved. */
     const bool turned = !quat_is_identity(q);
-    for (int k = 0; k < 3; k++)
-        p->v[k] =
-            v3_add(c, turned ? quat_rotate(q, m->vertex[m->tri[t][k]]) : m->vertex[m->tri[t][k]]);
+    for (int k = 0; k < 3; k++) {
+        const physics__v3 v = m->vertex[m->tri[t][k]];
+        p->v[k] = v3_add(c, turned ? quat_rotate(q, v) : v);
+    }
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
     p->n[0] = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
     p->n[1] = v3_scale(p->n[0], -1.0f);
@@ -333,6 +344,8 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
 
+enum { MESH_MAX_FOUND = 16 };
+
 typedef struct mesh__collide {
     const physics__bodies *b;
     uint32_t mesh, other;
@@ -340,7 +353,10 @@ typedef struct mesh__collide {
     float margin;
     bool prefer_b;
     bool poly; /* the other is a box or hull (else a sphere or capsule) */
-    const physics__poly *other_poly; /* kept outside: zeroing its arrays on each call costs */
+    bool poly_ready; /* *other_poly is made */
+    /* Out of the struct (a few kB): zeroing it with the rest for every pair cost more than a
+     * triangle's test. */
+    physics__poly *other_poly;
     physics__v3 p0, p1; /* the round one's segment */
     physics__v3 centre;
     float reach; /* how far the body reaches from its centre */
@@ -350,8 +366,6 @@ typedef struct mesh__collide {
     physics__manifold_out *found;
     uint32_t num_found;
 } mesh__collide;
-
-enum { MESH_MAX_FOUND = 16 };
 
 /* Triangle t along its face normal only: the body's face clipped to it (with corners_only, just
  * the body's own corners over it), or a ball's or capsule's ends over it. */
@@ -429,11 +443,7 @@ static physics__v3 mesh__closest(const physics__v3 *v, physics__v3 p)
 
 /* A ball or capsule against a triangle with an open or ridge edge: the segment's ends and its
  * point nearest the triangle (found by projecting back and forth), each as a ball; the normal
- * from the triangle (its face's when a centre lies on it). A centre behind the triangle's plane
- * counts only under the triangle, as in mesh__face_contact: beside it the plane is no surface
- * (past a ridge the solid's surface is the neighbour's, past an open edge there is none), and the
- * plane extended would report a point a metre under it as a metre deep (character movers on
- * Jolt's hills were thrown 1.4 m up by a slope beyond a ridge). */
+ * from the triangle (its face's when a centre lies on it). */
 static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics__manifold_out *o)
 {
     const physics__v3 seg = v3_sub(c->p1, c->p0);
@@ -442,7 +452,10 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
     if (ss > 1e-12f)
         for (int it = 0; it < 4; it++) {
             const physics__v3 q = mesh__closest(tp->v, v3_add(c->p0, v3_scale(seg, t)));
-            t = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
+            const float next = f_min(f_max(v3_dot(v3_sub(q, c->p0), seg) / ss, 0.0f), 1.0f);
+            if (next == t)
+                break; /* a fixed point: the iterations left would give it again */
+            t = next;
         }
     const float ts[3] = {0.0f, 1.0f, t};
     const uint32_t used = ss <= 1e-12f ? 1 : (t > 0.05f && t < 0.95f ? 3 : 2);
@@ -452,8 +465,10 @@ static void mesh__round(const mesh__collide *c, const physics__poly *tp, physics
         const float dist = v3_len(d);
         /* Behind the face: pushed out through its front, by its depth. */
         const float side = v3_dot(d, tp->n[0]);
-        if (side <= 0.0f && dist > 1e-4f - side)
-            continue; /* behind the plane, and not under the triangle */
+        /* Behind its plane but clear of the triangle itself (past an edge): no contact. Taken
+         * for a depth, a far triangle's plane pushed a ball metres out. */
+        if (side <= 0.0f && dist > c->radius + c->margin)
+            continue;
         const physics__v3 n = dist > 1e-6f && side > 0.0f ? v3_scale(d, 1.0f / dist) : tp->n[0];
         const float sep = (side > 0.0f ? dist : -dist) - c->radius;
         if (sep > c->margin)
@@ -470,16 +485,16 @@ static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
     const physics__mesh *mesh = c->b->mesh[c->mesh];
+    /* The body's polytope when a first triangle comes near it (most pairs of a body over a
+     * mesh find none some steps). */
+    if (c->poly && !c->poly_ready) {
+        physics__poly_of(c->b, c->other, c->other_poly);
+        c->poly_ready = true;
+    }
     physics__poly tp;
     mesh__triangle(c->b, c->mesh, t, &tp);
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
     if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
-        return 0;
-    /* A ball or capsule wholly in front of the plane by more than the margin has no point on
-     * the triangle within it (its distance from the triangle is at least that from the plane):
-     * the closest-point tests below would find nothing. 0.1 mm more keeps rounding out of it. */
-    if (!c->poly && f_min(v3_dot(tp.n[0], c->p0), v3_dot(tp.n[0], c->p1)) - tp.d[0] - c->radius >
-                        c->margin + 1e-4f)
         return 0;
     physics__manifold_out spare;
     physics__manifold_out *o = c->num_found < MESH_MAX_FOUND ? &c->found[c->num_found] : &spare;
@@ -542,6 +557,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     physics__manifold_out found[MESH_MAX_FOUND];
     physics__poly other_poly;
     mesh__collide c = {.b = b,
+                       .other_poly = &other_poly,
                        .mesh = mi,
                        .other = oi,
                        .mesh_is_a = mesh_is_a,
@@ -553,9 +569,7 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     const uint8_t so = b->shape[oi];
     c.poly = so == CT_BODY_BOX || so == CT_BODY_HULL;
     c.reach = v3_len(b->extent[oi]);
-    if (c.poly)
-        physics__poly_of(b, oi, &other_poly), c.other_poly = &other_poly;
-    else {
+    if (!c.poly) {
         physics__round_segment(b, oi, &c.p0, &c.p1);
         c.radius = b->radius[oi];
     }

@@ -1,7 +1,8 @@
 /*
  * Fuzz target: the body loader (compile_body's checks, the spawn-time checks and the first steps
  * of whatever got through). Structure-aware, so it needs no seed files: the input's bytes choose,
- * for up to six entities, which body fields appear and with which values (shapes, kinds, lock
+ * for up to six entities, which body fields appear and with which values (shapes, mesh shapes
+ * naming collision meshes that do not load, kinds, lock
  * names, and numbers from a table of awkward ones: zero, negatives, NaN-sized, huge, denormal
  * spellings), and where each entity's transform puts it (v5: the sensor switch and the
  * collision filter's layer and mask, from whole 32-bit numbers and ones that are not); every
@@ -44,7 +45,12 @@ static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
              number(r), number(r), number(r));
     if (present & 1)
         fuzz_put(out, room, len, "kind = \"%s\" %s%s", kinds[fuzz_next(r) % 4], "", "");
-    if (present & 2)
+    static const char *const meshes[] = {"meshes/none", "Meshes/Bad", "", "mesh"};
+    static const char *const mesh_types[] = {"mesh", "box", "\"", "hull"};
+    if ((present & 2) && (more & 8)) /* a mesh body's shape (no such collision mesh loads) */
+        fuzz_put(out, room, len, "shape = { type = \"%s\" mesh = \"%s\" } %s",
+                 mesh_types[fuzz_next(r) % 4], meshes[fuzz_next(r) % 4], "");
+    else if (present & 2)
         fuzz_put(out, room, len, "shape = \"%s\" %s%s", shapes[fuzz_next(r) % 4], "", "");
     if (present & 4)
         fuzz_put(out, room, len, "half_extents = [%s %s %s] ", number(r), number(r), number(r));

@@ -263,6 +263,51 @@ static void test_distance_spring_and_rope(void **state)
     entity->destroy(b);
 }
 
+/* A distance joint's min and max: anchors kept within [0.8, 1.2] m (a limit, no spring). Without
+ * gravity a ball 1 m out thrown inwards stops at 0.8 m, thrown outwards at 1.2 m; in between it
+ * moves freely (after 0.05 s at 2 m/s it is 0.9 m out). */
+static void test_distance_min_and_max(void **state)
+{
+    (void)state;
+    ct_world_o *w = new_world("min_max");
+    const float zero[3] = {0, 0, 0};
+    p4->set_gravity(w, zero);
+    const ct_rigid_body_desc_t r = ball_at(1.0f, 0.0f, 0.0f, 0.1f);
+    const ct_entity_t b = body(w, &r);
+    const ct_joint_desc_t d = {.type = CT_JOINT_DISTANCE,
+                               .flags = CT_JOINT_LIMIT,
+                               .anchor = {1.0f, 0, 0},
+                               .lower = 0.8f,
+                               .upper = 1.2f};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, b, world_anchor, &d, &j), 0);
+    const float in[3] = {-2, 0, 0}, out[3] = {2, 0, 0};
+    assert_int_equal(p4->set_velocity(w, b, in), 0);
+    float len, shortest = 1.0f, longest = 1.0f;
+    for (int k = 0; k < 3; k++)
+        p4->simulate(w, step);
+    assert_int_equal(p4->joint_value(w, j, &len), 0);
+    assert_float_equal(len, 0.9f, 0.005f);
+    for (int k = 0; k < 57; k++) {
+        p4->simulate(w, step);
+        assert_int_equal(p4->joint_value(w, j, &len), 0);
+        shortest = fminf(shortest, len);
+    }
+    assert_int_equal(p4->set_velocity(w, b, out), 0);
+    for (int k = 0; k < 60; k++) {
+        p4->simulate(w, step);
+        assert_int_equal(p4->joint_value(w, j, &len), 0);
+        longest = fmaxf(longest, len);
+    }
+    print_message("distance within [0.8, 1.2]: shortest %.4f, longest %.4f, now %.4f\n",
+                  (double)shortest, (double)longest, (double)len);
+    assert_float_equal(shortest, 0.8f, 0.01f);
+    assert_float_equal(longest, 1.2f, 0.01f);
+    assert_float_equal(len, 1.2f, 0.005f);
+    worlds->destroy_world(w);
+    entity->destroy(b);
+}
+
 /* A ragdoll-like chain: 8 boxes 0.5 m long joined end to end by ball joints with 45 degree cones
  * and +-0.3 rad twists, the first hung from the world, let go horizontal above a floor. It swings
  * down and piles on the floor; every joint's anchors stay within 1 cm of each other and no link
@@ -617,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_hinge_limit_holds),
         cmocka_unit_test(test_slider_motor_and_limit),
         cmocka_unit_test(test_distance_spring_and_rope),
+        cmocka_unit_test(test_distance_min_and_max),
         cmocka_unit_test(test_chain_stays_connected),
         cmocka_unit_test(test_breaking_joint),
         cmocka_unit_test(test_joint_torque_holds_a_shelf),

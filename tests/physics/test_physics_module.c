@@ -916,6 +916,66 @@ static void test_lua_spins_a_rigid_body(void **state)
     entity->destroy(e[0]);
 }
 
+/* Physics.shape_cast: a ball of 0.25 cast down at a floor (top at y 0, layer 1) with a crate on it
+ * (a 0.5 m box, layer 2) stops on the crate's top, or with the crate masked out on the floor; a
+ * turned box cast sideways stops at the crate's face; a short cast meets nothing, nor a sensor; bad
+ * shapes raise errors naming the field. */
+static void test_lua_shape_cast(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "lua_cast"});
+    assert_non_null(w);
+    ct_entity_t e[2];
+    assert_int_equal(entity->create_batch(e, 2), 2);
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .position = {0, -0.5f, 0}},
+                               crate = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {0.5f, 0.5f, 0.5f},
+                                        .position = {0, 0.5f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &crate), 0);
+    assert_int_equal(p4->set_collision_filter(w, e[1], 2u, UINT32_MAX), 0);
+    const char *script =
+        "function lua_cast(w, floor, crate)\n"
+        "  local function near(a, b) return math.abs(a - b) < 2e-3 end\n"
+        "  local ball = { shape = 'sphere', radius = 0.25 }\n"
+        "  local e, d, px, py, pz, nx, ny, nz = Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0)\n"
+        "  assert(e == crate and near(d, 3.75) and near(py, 1) and near(ny, 1), d)\n"
+        "  e, d = Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0, 1)\n"
+        "  assert(e == floor and near(d, 4.75), d)\n"
+        "  assert(Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0, 4) == nil)\n"
+        "  assert(Physics.shape_cast(w, ball, 0, 5, 0, 0, -2, 0) == nil)\n"
+        "  -- a sensor is never hit: the crate made one, the ball goes on to the floor\n"
+        "  Actor.set_sensor(w, crate, true)\n"
+        "  e, d = Physics.shape_cast(w, ball, 0, 5, 0, 0, -10, 0)\n"
+        "  assert(e == floor and near(d, 4.75), d)\n"
+        "  Actor.set_sensor(w, crate, false)\n"
+        "  local s = math.sin(0.3926991)\n"
+        "  local box = { shape = 'box', half_extents = {0.2, 0.2, 0.2}, rotation = {0, s, 0, "
+        "math.cos(0.3926991)} }\n"
+        "  e, d, px, py, pz, nx = Physics.shape_cast(w, box, -5, 0.5, 0, 10, 0, 0, 2)\n"
+        "  -- the box turned 45 degrees about y reaches 0.2 sqrt(2) ahead of its centre\n"
+        "  assert(e == crate and near(d, 4.5 - 0.2 * math.sqrt(2)) and near(nx, -1), d)\n"
+        "  local capsule = { shape = 'capsule', radius = 0.1, half_height = 0.3 }\n"
+        "  e, d = Physics.shape_cast(w, capsule, 0, 0.5, 0, 1, 0, 0)\n"
+        "  assert(e == crate and d == 0, d) -- it starts inside the crate\n"
+        "  local ok, err = pcall(Physics.shape_cast, w, { shape = 'sphere', radius = -1 }, 0, 5, "
+        "0, 0, -1, 0)\n"
+        "  assert(not ok and err:find('radius'), err)\n"
+        "  ok, err = pcall(Physics.shape_cast, w, { shape = 'cone' }, 0, 5, 0, 0, -1, 0)\n"
+        "  assert(not ok and err:find('shape'), err)\n"
+        "  ok, err = pcall(Physics.shape_cast, w, ball, 0, 5, 0, 0 / 0, -1, 0)\n"
+        "  assert(not ok, err)\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "lua_cast"), 0);
+    test_lua_call("lua_cast", w, e, 2);
+    worlds->destroy_world(w);
+    entity->destroy_batch(e, 2);
+}
+
 /* A level's bodies gain rotates, capsule, lock, angular_velocity and inertia; misspelt or bad
  * ones are refused naming the field. */
 static void test_level_rigid_fields(void **state)
@@ -1118,6 +1178,7 @@ int main(void)
         cmocka_unit_test(test_lua_bindings),
         cmocka_unit_test(test_rigid_bodies_v4),
         cmocka_unit_test(test_lua_spins_a_rigid_body),
+        cmocka_unit_test(test_lua_shape_cast),
         cmocka_unit_test(test_level_rigid_fields),
         cmocka_unit_test(test_quiet_world_still_sees_a_moved_transform),
         cmocka_unit_test(test_shapes_for_debug_drawing),

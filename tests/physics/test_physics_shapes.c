@@ -18,7 +18,7 @@
  * (test_hull_pile_hash_is_pinned). */
 #define HULL_PILE_HASH 0x8859a98baca4b0ccull
 /* The same for the mixed shapes dropped on a wavy height field (test_mesh_pile_hash_is_pinned). */
-#define MESH_PILE_HASH 0xf678589cbef67cb8ull
+#define MESH_PILE_HASH 0xfb2dcd65eeaf7f6eull
 
 /* The corners of a box of half extents h about c (k = x | y << 1 | z << 2, bit set: + side). */
 static void box_points(float c[3], float hx, float hy, float hz, float out[24])
@@ -684,6 +684,85 @@ static void test_mesh_build(void **state)
                         "heights (NULL)");
 }
 
+/* A ball and a capsule resting on a flat triangle of a mesh whose one tree leaf also holds a far
+ * triangle, tilted so that the round bodies lie 5 cm behind its plane, ten metres from it. The far
+ * triangle is no contact: the manifold is the floor's (normal up, 5 cm deep). Before, every
+ * triangle of a leaf the body's box met was tested, and a round body behind a far triangle's plane
+ * got that triangle's normal and a depth of some ten metres (balls on the wavy floor of the
+ * convex_vs_mesh bench were pushed metres sideways). */
+static void test_far_triangle_of_a_leaf_is_no_contact(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const float v[18] = {-1, 0, -1, -1, 0, 2, 2, 0, -1, /* the floor, facing up */
+                         10, 1.48f, 0, 10, 1.48f, 1, 11, 1.58f, 0};
+    const uint32_t ix[6] = {0, 1, 2, 3, 4, 5};
+    physics__mesh *m;
+    char reason[160];
+    assert_null(physics__mesh_build(&alloc.base, v, 6, ix, 2, &m, reason, sizeof reason));
+    assert_int_equal(m->num_nodes, 1); /* one leaf holds both */
+    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
+    ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                 .shape = CT_BODY_SPHERE,
+                                 .mass = 1,
+                                 .radius = 0.5f,
+                                 .position = {0.2f, 0.45f, 0.2f}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &ball), 0);
+    ball.shape = CT_BODY_CAPSULE, ball.half_height = 0.75f, ball.position[1] = 1.2f;
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){3}, &ball), 0);
+    for (uint32_t id = 2; id <= 3; id++) {
+        physics__manifold_out out;
+        physics__manifold(&s.bodies, at(&s, 1), at(&s, id), 0.02f, false, &out);
+        assert_true(out.count >= 1);
+        assert_true(out.normal.y > 0.999f);
+        for (uint32_t k = 0; k < out.count; k++)
+            assert_true(fabsf(out.p[k].sep + 0.05f) < 0.01f);
+    }
+    physics__scene_free(&s);
+}
+
+/* A 1 m square of two triangles (its outer edges open, its diagonal internal: a glTF box's face,
+ * whose corners no other face shares) and a ball of radius 0.2, then a box of 0.2 m, dropped on
+ * it 14 cm from the diagonal: each lands and stays where it fell, neither kicked sideways by the
+ * diagonal nor let off the face by its open edges. */
+static void test_landing_on_a_seam_stays_put(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const float v[12] = {-0.5f, 0, -0.5f, -0.5f, 0, 0.5f, 0.5f, 0, 0.5f, 0.5f, 0, -0.5f};
+    const uint32_t ix[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 2; k++) {
+        physics__mesh *m;
+        char reason[160];
+        assert_null(physics__mesh_build(&alloc.base, v, 4, ix, 2, &m, reason, sizeof reason));
+        const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+        assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = k == 0 ? CT_BODY_SPHERE : CT_BODY_BOX,
+                                        .mass = 1,
+                                        .friction = 0.5f,
+                                        .radius = 0.2f,
+                                        .half_extents = {0.1f, 0.1f, 0.1f},
+                                        .position = {0.1f, 0.6f, -0.1f}};
+        assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &d), 0);
+        run(&s, 90);
+        const uint32_t i = at(&s, 2);
+        const physics__v3 p = s.bodies.position[i], u = s.bodies.velocity[i];
+        print_message("%s: at %.4f %.4f %.4f, v %.4f %.4f %.4f\n", k ? "box" : "ball",
+                      (double)p.x, (double)p.y, (double)p.z, (double)u.x, (double)u.y,
+                      (double)u.z);
+        assert_true(fabsf(p.x - 0.1f) < 1e-3f && fabsf(p.z + 0.1f) < 1e-3f);
+        assert_true(fabsf(p.y - (k == 0 ? 0.2f : 0.1f)) < 0.01f);
+        assert_true(fabsf(u.x) < 1e-3f && fabsf(u.z) < 1e-3f);
+        assert_true(physics__scene_remove(&s, (ct_entity_t){1}));
+        assert_true(physics__scene_remove(&s, (ct_entity_t){2}));
+    }
+    physics__scene_free(&s);
+}
+
 /* The greatest |vertical velocity| of body `id` over `steps` steps. */
 static uint32_t count_internal(const physics__mesh *m)
 {
@@ -1191,6 +1270,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compound_refusals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compounds_rest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mesh_build, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_far_triangle_of_a_leaf_is_no_contact, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_landing_on_a_seam_stays_put, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_capsule_past_a_ridge, setup, teardown),
