@@ -74,6 +74,12 @@
  *       angular_velocity = [x y z] (rad/s), inertia = [ix iy iz] (principal moments; default from
  *       shape and mass), lock = ["x" "y" "z" "rotate_x" "rotate_y" "rotate_z"] (any of them).
  *       The rotation is the entity's transform's.
+ *   v5: sensor = true makes a static or kinematic body a sensor (see set_sensor; a dynamic one is
+ *       refused); layer = 2 mask = 5 set its collision filter (see Collision filters: whole
+ *       numbers from 0 to 4294967295; default layer 1, mask 4294967295), a sensor's being the one
+ *       it sees with: a level's trigger volume is
+ *       body = { kind = "static" shape = "box" half_extents = [1 0.5 1] sensor = true mask = 1 }
+ *       and reports CT_PHYSICS_EVENT_SENSOR_ENTER / _LEAVE and on_sensor_enter / on_sensor_leave.
  *   v5: shape = { type = "mesh" mesh = "meshes/terrain" } (kind = "static" only): the triangles
  *       of the collision_mesh resource of that name, placed by the entity's transform (as
  *       add_mesh_body). Its source, meshes/terrain.collision_mesh, names one of the project's

@@ -69,14 +69,7 @@
  *                               that runs Jolt's scene (LinearCast, one thread) and prints
  *                               "jolt HighSpeed: N steps, X steps/s by CPU, Y steps/s by wall, E
  *                               escaped"
- *   physics.jolt_characters_steps_per_s   Jolt's CharacterVirtual scene (PerformanceTest/
- *                               CharacterVirtualScene.h: 100 character movers walking to changing
- *                               targets among stairs, pillars and 100 falling boxes; a flat floor
- *                               and eight ramps where Jolt has a triangle mesh of hills), 500
- *                               steps, one thread, steps per second of CPU time
- *   physics.jolt_characters_climbed   of 100 characters each walking up its own five 0.3 m stairs,
- *                               how many stand on the landing after 3 s (target: all)
- *   physics.jolt_peer_characters_steps_per_s   Jolt's own scene by the same harness
+ *   physics.jolt_characters_steps_per_s (and its peer, climbed, on_top): see bench_characters.c
  *
  *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c, format
  *                               3) over the bodies, on large_pyramid after 100 steps (every body
@@ -986,190 +979,6 @@ static void bench_jolt_high_speed(void)
     fprintf(stderr, "high speed without sweeps: %u bodies escaped in 100 steps\n", without);
 }
 
-/* Adds a static box (turned by `turn` rad about z). */
-static void static_box(physics__scene *s, uint32_t id, float x, float y, float z, float hx, float hy,
-                       float hz, float turn)
-{
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {hx, hy, hz},
-                                    .friction = 0.5f,
-                                    .position = {x, y, z},
-                                    .rotation = {0, 0, sinf(0.5f * turn), cosf(0.5f * turn)}};
-    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
-}
-
-/* A character as Jolt's CharacterVirtualScene makes them: an upright capsule 1.35 m between its
- * sphere centres, radius 0.3 (a kinematic body and its mover, max step 0.35 m, max slope 45
- * degrees), its feet at (x, y, z). Returns its body. */
-static uint32_t scene_character(physics__scene *s, uint32_t id, float x, float y, float z)
-{
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_CAPSULE,
-                                    .radius = 0.3f,
-                                    .half_height = 0.675f,
-                                    .position = {x, y + 0.975f, z},
-                                    .locks = CT_BODY_LOCK_ROTATION};
-    physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
-    physics__characters_add(s, id, 0.35f, 0.7853982f);
-    return physics__bodies_find(&s->bodies, (ct_entity_t){id});
-}
-
-/* One frame of characters: each moves by its walk (gravity added while it is in the air, as the
- * scene's game does), the world steps, and the characters stand still until the next move
- * (as simulate() leaves them). */
-static void characters_frame(physics__scene *s, const uint32_t *ids, uint32_t n, physics__v3 *v,
-                             const physics__v3 *walk, uint32_t *grounded)
-{
-    const float dt = 1.0f / 60.0f;
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){ids[k]});
-        physics__character *c = physics__characters_find(s, ids[k]);
-        /* The game's own vertical speed: none on the ground, gravity's in the air (the mover's
-         * velocity would carry a stair's rise on into the next frame). */
-        v[k].y = grounded[k] ? 0.0f : v[k].y - 9.81f * dt;
-        const physics__v3 want = v3(walk[k].x, v[k].y, walk[k].z);
-        ct_character_state_t st;
-        physics__character_move(s, i, c, want, dt, &st);
-        grounded[k] = st.grounded;
-    }
-    physics__scene_step(s, dt);
-    for (uint32_t k = 0; k < n; k++)
-        s->bodies.velocity[physics__bodies_find(&s->bodies, (ct_entity_t){ids[k]})] = v3(0, 0, 0);
-}
-
-static uint64_t splitmix64(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Jolt's CharacterVirtualScene (PerformanceTest/CharacterVirtualScene.h): 100 characters in a 10 x
- * 10 grid 4 m apart, each walking at 5..9.5 m/s towards a target on that grid that changes every
- * 2 s (picked from a hash of the time and the character, as Jolt's), among a pyramid of ten 0.3 m
- * stairs (boxes 8 m wide and narrowing by 0.8 m, from y = -1 at x = -4), a wall of ten pillars and
- * 100 dynamic 0.5 m boxes of 1 kg dropped from 5 m. Where Jolt has a 100 x 100 cell triangle mesh
- * of sine hills (2 m high; we have no meshes yet) this has a flat floor and eight ramps of 15 and
- * 30 degrees. 500 steps at 60 Hz, one thread, by CPU time. */
-static double jolt_characters_run(int steps)
-{
-    physics__scene s;
-    physics__scene_init(&s, ct_heap_allocator());
-    static_box(&s, 100000, 0, -0.5f, 0, 30, 0.5f, 30, 0);
-    for (uint32_t k = 0; k < 8; k++) {
-        const float turn = (k % 2 ? 0.5235988f : 0.2617994f) * (k < 4 ? 1.0f : -1.0f);
-        static_box(&s, 100001 + k, -18.0f + 5.0f * (float)k, 0.0f, 16.0f, 2.0f, 0.3f, 1.5f, turn);
-    }
-    for (int i = 0; i < 10; i++) {
-        const float width = 4.0f - 0.4f * (float)i;
-        static_box(&s, 100010 + (uint32_t)i, -4.0f, -1.0f + 0.3f * (float)i, 0, width, 0.15f, width,
-                   0);
-    }
-    for (int z = 0; z < 10; z++)
-        static_box(&s, 100020 + (uint32_t)z, 2.0f, 1.0f, 2.0f + 0.2f * (float)z, 0.1f, 2.5f, 0.1f,
-                   0);
-    for (int x = 0; x < 10; x++)
-        for (int z = 0; z < 10; z++) {
-            const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
-                                            .shape = CT_BODY_BOX,
-                                            .half_extents = {0.25f, 0.25f, 0.25f},
-                                            .mass = 1.0f,
-                                            .friction = 0.5f,
-                                            .position = {4.0f * (float)x - 20.0f, 5.0f,
-                                                         4.0f * (float)z - 20.0f}};
-            physics__bodies_add_rigid(&s.bodies, (ct_entity_t){200000 + (uint32_t)(x * 10 + z)},
-                                      &d);
-        }
-    uint32_t ids[100], grounded[100] = {0};
-    physics__v3 v[100], walk[100];
-    for (uint32_t k = 0; k < 100; k++) {
-        ids[k] = k + 1;
-        v[k] = v3(0, 0, 0);
-        scene_character(&s, ids[k], 4.0f * (float)(k % 10) - 20.0f, 2.0f,
-                        4.0f * (float)(k / 10) - 20.0f);
-    }
-    double cpu = 0.0, walked = 0.0;
-    float highest = 0.0f;
-    physics__v3 last[100];
-    for (uint32_t k = 0; k < 100; k++)
-        last[k] = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
-    for (int step = 0; step < steps; step++) {
-        const double t0 = cpu_ms();
-        uint64_t count = (uint64_t)((float)(step + 1) / 60.0f / 2.0f) * 100u;
-        for (uint32_t k = 0; k < 100; k++, count++) {
-            const uint64_t h = splitmix64(count);
-            const float tx = 4.0f * (float)(h % 10) - 20.0f, tz = 4.0f * (float)(h / 10 % 10) - 20.0f;
-            const float speed = 5.0f + 0.5f * (float)(h / 100 % 10);
-            const physics__v3 at =
-                s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
-            physics__v3 d = v3(tx - at.x, 0.0f, tz - at.z);
-            const float l = v3_len(d);
-            d = l > 1e-6f ? v3_scale(d, speed / l) : v3(0, 0, 0);
-            walk[k] = d;
-        }
-        characters_frame(&s, ids, 100, v, walk, grounded);
-        cpu += cpu_ms() - t0;
-        for (uint32_t k = 0; k < 100; k++) {
-            const physics__v3 p =
-                s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})];
-            walked += v3_len(v3_sub(p, last[k]));
-            highest = f_max(highest, p.y - 0.975f);
-            last[k] = p;
-        }
-    }
-    fprintf(stderr, "characters: %.1f m walked per character in %d steps, highest feet %.2f m\n",
-            walked / 100.0, steps, (double)highest);
-    physics__scene_free(&s);
-    return cpu / steps;
-}
-
-/* All 100 climb: each character has its own flight of five 0.3 m stairs 0.5 m deep up to a 2 m
- * landing (the character test's), in a 10 x 10 grid of lanes, and walks up it at 2 m/s for 3 s:
- * how many have their feet on the landing (1.5 m, within 1 cm) at the end. */
-static uint32_t characters_climb(void)
-{
-    physics__scene s;
-    physics__scene_init(&s, ct_heap_allocator());
-    static_box(&s, 100000, 0, -0.5f, 0, 60, 0.5f, 60, 0);
-    uint32_t ids[100], grounded[100] = {0}, id = 100001;
-    physics__v3 v[100], walk[100];
-    for (uint32_t k = 0; k < 100; k++) {
-        const float x0 = 8.0f * (float)(k % 10) - 40.0f, z = 2.5f * (float)(k / 10) - 12.5f;
-        for (int st = 0; st < 5; st++) {
-            const float top = 0.3f * (float)(st + 1);
-            static_box(&s, id++, x0 + 2.25f + 0.5f * (float)st, 0.5f * top, z, 0.25f, 0.5f * top,
-                       1.0f, 0);
-        }
-        static_box(&s, id++, x0 + 5.5f, 0.75f, z, 1.0f, 0.75f, 1.0f, 0); /* the landing */
-        ids[k] = k + 1;
-        v[k] = v3(0, 0, 0);
-        walk[k] = v3(2.0f, 0, 0);
-        scene_character(&s, ids[k], x0, 0.0f, z);
-    }
-    for (int step = 0; step < 180; step++)
-        characters_frame(&s, ids, 100, v, walk, grounded);
-    uint32_t up = 0;
-    for (uint32_t k = 0; k < 100; k++) {
-        const float feet =
-            s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){ids[k]})].y - 0.975f;
-        up += feet > 1.49f && feet < 1.51f;
-    }
-    physics__scene_free(&s);
-    return up;
-}
-
-static void bench_jolt_characters(void)
-{
-    const double ms = jolt_characters_run(500);
-    report("physics.jolt_characters_steps_per_s", 1000.0 / ms, "steps/s");
-    report("physics.jolt_characters_climbed", characters_climb(), "of 100");
-    const double peer = jolt_peer("CharacterVirtual", 500, NULL);
-    if (peer >= 0.0)
-        report("physics.jolt_peer_characters_steps_per_s", peer, "steps/s");
-}
-
 /* ---- Box3D's joint_grid ------------------------------------------------------------------ */
 
 /* CreateJointGrid, row i of column k at (k, -i, 0). Returns the largest anchor gap (m) after
@@ -1277,6 +1086,11 @@ double bench_now_ms(void) { return now_ms(); }
 void bench_report(const char *name, double value, const char *unit) { report(name, value, unit); }
 double bench_median3(double v[3]) { return median3(v); }
 int bench_rounds(void) { return box3d_rounds; }
+double bench_cpu_ms(void) { return cpu_ms(); }
+double bench_jolt_peer(const char *scene, int steps, uint32_t *escaped)
+{
+    return jolt_peer(scene, steps, escaped);
+}
 
 /* The groups of figures, by the names --only picks them with. */
 static const struct {

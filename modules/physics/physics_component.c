@@ -9,6 +9,7 @@
 #include "physics_internal.h"
 #include "physics_mesh_resource.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -162,12 +163,47 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     return true;
 }
 
-/* A compiled body (format 2): its description, and for a mesh body the collision mesh it names
- * (format 1 was the description alone). */
+/* A compiled body (format 3): its description, for a mesh body the collision mesh it names, and
+ * what a source may add that the frozen desc has no room for: the collision filter and the
+ * sensor switch (format 1 was the description alone, 2 added the mesh). */
+#define BODY_SENSOR 1u /* physics__body_instance.flags: the body is a sensor (v5 set_sensor) */
 typedef struct physics__body_instance {
     ct_rigid_body_desc_t desc;
     char mesh[PHYSICS_MESH_NAME_SIZE]; /* shape CT_BODY_MESH: a collision_mesh; else all zero */
+    uint32_t layer, mask; /* the collision filter (set_collision_filter); default 1 and all bits */
+    uint32_t flags;       /* BODY_SENSOR, or 0 */
 } physics__body_instance;
+
+/* Why a compiled instance's filter and flags are bad, or NULL. */
+static const char *body_instance_error(const physics__body_instance *b)
+{
+    if (b->flags & ~BODY_SENSOR)
+        return "flags (unknown bits)";
+    if ((b->flags & BODY_SENSOR) && b->desc.kind == CT_BODY_DYNAMIC)
+        return "sensor (a dynamic body cannot be a sensor: make it static or kinematic)";
+    return NULL;
+}
+
+/* Reads an optional 32-bit filter (a whole number in [0, 4294967295]); false (reported) if
+ * present and not one. */
+static bool compile_bits(const ct_data_o *src, const char *field, uint32_t *out,
+                         ct_compile_ctx_o *ctx)
+{
+    const ct_data_o *v = physics__m.data->get(src, field);
+    if (!v)
+        return true;
+    const double x = physics__m.data->number(v, -1.0);
+    if (!(x >= 0.0 && x <= 4294967295.0 && x == floor(x))) {
+        physics__m.resource->compile_error(
+            ctx,
+            "body.%s: must be a whole number from 0 to 4294967295 (32 bits of a collision "
+            "filter)",
+            field);
+        return false;
+    }
+    *out = (uint32_t)x;
+    return true;
+}
 
 /* A mesh body's shape: shape = { type = "mesh" mesh = "meshes/terrain" }, the name of a
  * collision_mesh resource (noted in the reference index, so a rename is followed and a missing
@@ -243,13 +279,21 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         {"angular_velocity", CT_DATA_ARRAY, 3},
         {"inertia", CT_DATA_ARRAY, 3},
         {"lock", CT_DATA_ARRAY, 0},
+        {"sensor", CT_DATA_BOOL, 0},
+        {"layer", CT_DATA_NUMBER, 0},
+        {"mask", CT_DATA_NUMBER, 0},
     };
-    if (!physics__m.resource->check_fields(ctx, src, "body", fields, 13))
+    if (!physics__m.resource->check_fields(ctx, src, "body", fields,
+                                           sizeof fields / sizeof fields[0]))
         return CT_ERR_BAD_DATA;
     const ct_data_o *rotates = physics__m.data->get(src, "rotates");
     uint32_t locks = 0;
     physics__body_instance instance;
     memset(&instance, 0, sizeof instance);
+    instance.layer = 1u, instance.mask = 0xffffffffu;
+    const ct_data_o *sensor = physics__m.data->get(src, "sensor");
+    if (sensor && physics__m.data->boolean(sensor, false))
+        instance.flags |= BODY_SENSOR;
     const ct_data_o *shape_src = physics__m.data->get(src, "shape");
     const bool mesh = physics__m.data->type(shape_src) == CT_DATA_OBJECT;
     if (mesh && !compile_mesh_shape(shape_src, instance.mesh, ctx))
@@ -264,18 +308,22 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         !compile_vec3(src, "velocity", d.velocity, ctx) ||
         !compile_number(src, "half_height", &d.half_height, ctx) ||
         !compile_vec3(src, "angular_velocity", d.angular_velocity, ctx) ||
-        !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx))
+        !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx) ||
+        !compile_bits(src, "layer", &instance.layer, ctx) ||
+        !compile_bits(src, "mask", &instance.mask, ctx))
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
     d.shape = mesh ? CT_BODY_MESH : (uint32_t)shape;
     d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks
                                                                     : locks | CT_BODY_LOCK_ROTATION;
+    instance.desc = d;
     const char *bad = mesh ? mesh_desc_error(&d) : physics__rigid_desc_error(&d);
+    if (!bad)
+        bad = body_instance_error(&instance);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
         return CT_ERR_BAD_DATA;
     }
-    instance.desc = d;
     memcpy(out, &instance, sizeof instance);
     return 0;
 }
@@ -359,13 +407,26 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
         spawn_position(ctx, e, d.position);
         spawn_rotation(ctx, e, d.rotation);
-        if (d.shape == CT_BODY_MESH) {
+        const char *bad = body_instance_error(&in);
+        int err = 0;
+        if (d.shape == CT_BODY_MESH && !bad) {
             spawn_mesh_body(ctx, e, &d, in.mesh);
-            continue;
+        } else {
+            if (!bad)
+                bad = physics__rigid_desc_error(&d);
+            err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, &d);
         }
-        const char *bad = physics__rigid_desc_error(&d);
-        const int err = bad ? CT_ERR_BAD_DATA : physics__bodies_add_rigid(&m->scene.bodies, e, &d);
-        if (err)
+        const uint32_t i = err ? UINT32_MAX : physics__bodies_find(&m->scene.bodies, e);
+        if (i != UINT32_MAX) {
+            /* The filter first: a sensor keeps the body's filter as the one it sees with. */
+            m->scene.bodies.layer[i] = in.layer;
+            m->scene.bodies.mask[i] = in.mask;
+            if (in.flags & BODY_SENSOR)
+                err = physics__sensors_set(&m->scene, i, true);
+            if (err)
+                physics__scene_remove(&m->scene, e);
+        }
+        if (err || bad)
             PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.%s",
                         (void *)ctx->world, e.id, bad ? bad : physics__m.log->error_message(err));
     }
@@ -414,6 +475,8 @@ static bool validate_body(void *user_data, const void *instance, char *why, size
     for (uint32_t k = 0; !bad && !mesh && k < sizeof in.mesh; k++)
         if (in.mesh[k])
             bad = "shape.mesh (a name on a body that is no mesh)";
+    if (!bad)
+        bad = body_instance_error(&in);
     if (bad)
         snprintf(why, why_size, "body.%s", bad);
     return !bad;
@@ -465,7 +528,8 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 2 /* 2: the collision mesh's name after the description */
+#define BODY_FORMAT 3 /* 2: the collision mesh's name after the description; 3: the filter and
+                       * the sensor switch after it */
 
 int physics__register_components(void)
 {

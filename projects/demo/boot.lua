@@ -54,6 +54,18 @@ function init()
     if Physics.joint_of(demo.world, e) then joints = joints + 1 end
   end
   print(string.format("demo: a ragdoll of %d parts and %d joints on the stairs", demo.ragdoll:count(), joints))
+  -- A trigger at the foot of the stairs (units/trigger: a sensor written as data): its
+  -- on_sensor_enter says when the first part of the ragdoll arrives.
+  demo.trigger = World.spawn_unit(demo.world, "units/trigger", -4, 0.5, -1.25)
+  demo.ragdoll_parts, demo.arrivals = {}, 0
+  for _, e in ipairs(demo.ragdoll:entities()) do demo.ragdoll_parts[e] = true end
+  World.set_callback(demo.world, demo.trigger, "on_sensor_enter", function(_, other)
+    if not demo.ragdoll_parts[other] then return end
+    demo.arrivals = demo.arrivals + 1
+    if demo.arrivals == 1 then
+      print(string.format("demo: frame %d, the ragdoll reached the foot of the stairs", demo.frames))
+    end
+  end)
   -- A second camera beside the stairs, for a few close-ups of the fall.
   demo.stairs_camera = World.spawn_unit(demo.world, "units/camera", -7.2, 2.4, -0.6)
   Render.look_at(demo.world, demo.stairs_camera, -4, 0.9, -4)
@@ -176,6 +188,8 @@ function shutdown()
   local hx, hy, hz = Transform.world_position(demo.world, Animation.bone(demo.world, demo.dancer, "Head"))
   print(string.format("demo: the dancer's clip at %.2f s, %d events, head at (%.2f, %.2f, %.2f)",
                       Animation.time(demo.world, demo.dancer), demo.marks, hx, hy, hz))
+  print(string.format("demo: ragdoll parts came into the trigger %d times, %d bodies in it now", demo.arrivals,
+                      #Actor.sensor_contents(demo.world, demo.trigger)))
   local px, py, pz = Actor.position(demo.world, demo.pelvis)
   print(string.format("demo: the ragdoll's pelvis at (%.2f, %.2f, %.2f), from (-4.00, 2.82, -5.10) on the landing",
                       px, py, pz))

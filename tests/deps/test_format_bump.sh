@@ -36,7 +36,7 @@ bump() {
     n=$#
     r=$(compile "$what")
     [ "$r" = "compiled $n, up to date $((total - n)), failed 0" ] || fail "$what bumped: $r"
-    got=$(sed -n "s/.*kernel: \([^ ]*\): $what format changed (1 -> 2); compiling it again/\1/p" \
+    got=$(sed -n "s/.*kernel: \([^ ]*\): $what format changed ([0-9]* -> [0-9]*); compiling it again/\1/p" \
         "$WORK/log" | sort | tr '\n' ' ')
     want=$(printf '%s\n' "$@" | sort | tr '\n' ' ')
     [ "$got" = "$want" ] || fail "$what: recompiled [$got], expected [$want]"
@@ -45,10 +45,12 @@ bump() {
 }
 
 ALL_UNITS="units/camera.unit units/crate.unit units/dancer.unit units/joint.unit units/ragdoll.unit
-    units/smoke.unit units/sun.unit units/walker.unit units/whirlwind.unit levels/arena.level"
+    units/smoke.unit units/sun.unit units/trigger.unit units/walker.unit units/whirlwind.unit
+    levels/arena.level"
 # shellcheck disable=SC2086
 bump component.transform $ALL_UNITS
-bump component.body units/crate.unit units/ragdoll.unit units/whirlwind.unit levels/arena.level
+bump component.body units/crate.unit units/ragdoll.unit units/trigger.unit units/whirlwind.unit \
+    levels/arena.level
 bump component.point_mass levels/arena.level
 bump component.force_field units/whirlwind.unit
 bump component.animation units/dancer.unit units/walker.unit

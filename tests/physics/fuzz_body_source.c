@@ -4,14 +4,16 @@
  * for up to six entities, which body fields appear and with which values (shapes, mesh shapes
  * naming collision meshes that do not load, kinds, lock
  * names, and numbers from a table of awkward ones: zero, negatives, NaN-sized, huge, denormal
- * spellings), and where each entity's transform puts it; every eighth input goes to the compiler
- * as raw text instead. A level either is refused with a message or spawns bodies that simulate a
+ * spellings), and where each entity's transform puts it (v5: the sensor switch and the
+ * collision filter's layer and mask, from whole 32-bit numbers and ones that are not); every
+ * eighth input goes to the compiler as raw text instead. A level either is refused with a message or spawns bodies that simulate a
  * few steps (rotating or not) without a crash, a sanitizer report or a value out of range.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "fuzz_level_source.h"
+#include "test_kernel.h"
 
 static const char *const numbers[] = {"0",    "-1",   "0.001", "0.5",    "1",    "3",
                                       "1e4",  "1e5",  "1e39",  "-0",     "2000", "1e-40",
@@ -22,12 +24,22 @@ static const char *number(fuzz_reader *r)
     return fuzz_pick(r, numbers, sizeof numbers / sizeof numbers[0]);
 }
 
+/* Filters: whole 32-bit numbers, and what is not one. */
+static const char *const filters[] = {"0",   "1",    "2", "4294967295", "4294967296", "-1",
+                                      "0.5", "1e39", "3", "\"1\"",      "[1]",        "true"};
+
+static const char *filter(fuzz_reader *r)
+{
+    return fuzz_pick(r, filters, sizeof filters / sizeof filters[0]);
+}
+
 /* One entity's source from the input. */
 static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
 {
     static const char *const kinds[] = {"dynamic", "static", "kinematic", "floating"};
     static const char *const shapes[] = {"box", "sphere", "capsule", "cone"};
     static const char *const axes[] = {"x", "y", "z", "rotate_x", "rotate_y", "rotate_z", "q"};
+    static const char *const switches[] = {"true", "false", "1"};
     const uint8_t present = fuzz_next(r), more = fuzz_next(r);
     fuzz_put(out, room, len, "{ components = { transform = { position = [%s %s %s] } body = { ",
              number(r), number(r), number(r));
@@ -60,17 +72,34 @@ static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
                  axes[fuzz_next(r) % 7], number(r));
     if (more & 4)
         fuzz_put(out, room, len, "lock = \"%s\" %s%s", axes[fuzz_next(r) % 7], "", "");
+    if (more & 8)
+        fuzz_put(out, room, len, "sensor = %s %s%s", switches[fuzz_next(r) % 3], "", "");
+    if (more & 16)
+        fuzz_put(out, room, len, "layer = %s mask = %s %s", filter(r), filter(r), "");
+    if (more & 32)
+        fuzz_put(out, room, len, "mask = %s %s%s", filter(r), "", "");
     fuzz_put(out, room, len, "} } }\n%s%s%s", "", "", "");
 }
 
-/* Every body the level spawned is still turned by a rotation. */
+/* Every body the level spawned is still turned by a rotation; a sensor lists only bodies that
+ * are not sensors (sensors never see each other), and what is not a sensor lists nothing. */
 static void rotations_hold(ct_world_o *w, const ct_entity_t *e, int n)
 {
+    static const ct_physics_api_v5 *p5;
+    if (!p5 && !(p5 = test_kernel_api(CT_PHYSICS_API, 5)))
+        abort();
     for (int k = 0; k < n && k < 8; k++) {
         float q[4];
         if (fuzz_physics->rotation(w, e[k], q) == 0 &&
             !(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f))
             abort(); /* a rotation stopped being one */
+        ct_entity_t in[8];
+        const uint32_t inside = p5->sensor_contents(w, e[k], in, 8);
+        if (inside && !p5->is_sensor(w, e[k]))
+            abort();
+        for (uint32_t j = 0; j < inside && j < 8; j++)
+            if (p5->is_sensor(w, in[j]))
+                abort();
     }
 }
 

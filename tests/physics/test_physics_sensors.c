@@ -3,17 +3,22 @@
  * enter and one leave, at the steps pinned here; the sensor pushes nothing and no query sees it;
  * filters on either side keep a body out; a body removed inside a sensor makes a leave; a dynamic
  * body is refused; turning the sensor off makes it collide again; the Lua bindings and the
- * on_sensor_enter / on_sensor_leave callbacks.
+ * on_sensor_enter / on_sensor_leave callbacks. Sensors as data (v5 body sources: sensor = true,
+ * layer, mask): a unit's trigger spawned into a level reports the level's falling ball and not the
+ * one its mask leaves out, in the event stream and to Lua; bad sources are refused naming the
+ * file, the entity and the field, and an edited blob is refused at load.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "base/log.h"
 #include "ct_entity.h"
 #include "ct_lua.h"
 #include "ct_physics.h"
@@ -24,6 +29,15 @@ static const ct_entity_api_v2 *entity;
 static const ct_world_api_v1 *worlds;
 static const ct_physics_api_v5 *p5;
 static const ct_lua_api_v1 *lua;
+static const test_world_t *kt;
+
+static char captured[8192];
+static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)level, (void)tag;
+    const size_t used = strlen(captured);
+    snprintf(captured + used, sizeof captured - used, "%s\n", text);
+}
 
 static int boot(void **state)
 {
@@ -33,7 +47,7 @@ static int boot(void **state)
                            CT_TEST_MODULE("physics", "ct_physics")};
     const kernel_desc_t desc = test_kernel_desc(paths, 3);
     const test_world_t *t = test_world_boot(&desc, "sensors");
-    entity = t->entity, worlds = t->worlds, lua = t->lua;
+    entity = t->entity, worlds = t->worlds, lua = t->lua, kt = t;
     p5 = test_kernel_api(CT_PHYSICS_API, 5);
     assert_non_null(p5);
     return 0;
@@ -265,6 +279,172 @@ static void test_lua_sensors(void **state)
     entity->destroy(e[1]);
 }
 
+/* ---- sensors as data ------------------------------------------------------------------------ */
+
+static int load(const char *type, const char *name, const char *source)
+{
+    return kt->resource->load_source(type, name, source, strlen(source));
+}
+
+/* A trigger unit: a static box 2 m wide and 1 m tall made a sensor that sees layer 1 only. */
+static const char trigger_unit[] =
+    "entities = [\n"
+    "  { name = \"trigger\" components = {\n"
+    "      transform = {}\n"
+    "      body = { kind = \"static\" shape = \"box\" half_extents = [1 0.5 1] sensor = true\n"
+    "               layer = 2 mask = 1 } } }\n"
+    "]\n";
+
+/* A room: a floor far below, a ball dropped from 4 m over the trigger's place (layer 1, the
+ * default; a rigid body as test_fall_through's, whose substeps put its steps where that test
+ * pins them) and one beside it on layer 4, which the trigger's mask leaves out. */
+static const char drop_level[] =
+    "entities = [\n"
+    "  { name = \"floor\" components = { transform = { position = [0 -10 0] }\n"
+    "      body = { kind = \"static\" shape = \"box\" half_extents = [5 0.5 5] } } }\n"
+    "  { name = \"ball\" components = { transform = { position = [0 4 0] }\n"
+    "      body = { shape = \"sphere\" radius = 0.25 rotates = true } } }\n"
+    "  { name = \"ghost\" components = { transform = { position = [0.6 4 0] }\n"
+    "      body = { shape = \"sphere\" radius = 0.25 layer = 4 } } }\n"
+    "]\n";
+
+/* The unit spawned into the level at (0, 2.5, 0): the level's ball falls through it, making one
+ * enter and one leave at the steps the API's own sensor gives (test_fall_through), read from the
+ * event stream and by Lua's callbacks; the ghost on layer 4 makes none. */
+static void test_unit_sensor_in_level(void **state)
+{
+    (void)state;
+    assert_int_equal(load("unit", "units/trigger", trigger_unit), 0);
+    assert_int_equal(load("level", "levels/drop", drop_level), 0);
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "drop"});
+    ct_entity_t e[3];
+    assert_int_equal(
+        worlds->spawn_resource(w, kt->resource->get("level", "levels/drop"), NULL, NULL, e, 3), 3);
+    const ct_entity_t s =
+        worlds->spawn_unit(w, "units/trigger", (float[3]){0.0f, 2.5f, 0.0f}, NULL);
+    assert_int_not_equal(s.id, 0);
+    assert_true(p5->is_sensor(w, s));
+    assert_false(p5->is_sensor(w, e[1]));
+    uint32_t layer, mask;
+    assert_int_equal(p5->collision_filter(w, s, &layer, &mask), 0);
+    assert_int_equal(layer, 2u);
+    assert_int_equal(mask, 1u);
+    assert_int_equal(p5->collision_filter(w, e[2], &layer, &mask), 0);
+    assert_int_equal(layer, 4u);
+    assert_int_equal(mask, 0xffffffffu);
+    const ct_entity_t both[2] = {s, e[1]};
+    assert_int_equal(
+        lua->run_string("function trigger_lua(w, s, ball)\n"
+                        "  trigger_in, trigger_out = 0, 0\n"
+                        "  World.set_callback(w, s, 'on_sensor_enter', function(_, o)\n"
+                        "    assert(o == ball); trigger_in = trigger_in + 1 end)\n"
+                        "  World.set_callback(w, s, 'on_sensor_leave', function(_, o)\n"
+                        "    assert(o == ball); trigger_out = trigger_out + 1 end)\n"
+                        "end\n"
+                        "function trigger_run(w)\n"
+                        "  World.run_callbacks(w)\n"
+                        "end\n"
+                        "function trigger_check(w)\n"
+                        "  assert(trigger_in == 1 and trigger_out == 1,\n"
+                        "         trigger_in .. ' ' .. trigger_out)\n"
+                        "end\n",
+                        "trigger_lua"),
+        0);
+    test_lua_call("trigger_lua", w, both, 2);
+    tally t = {0, 0, -1, -1, 0};
+    for (int k = 0; k < 60; k++) {
+        p5->simulate(w, step);
+        count(w, s, k, &t);
+        test_lua_call("trigger_run", w, NULL, 0);
+    }
+    print_message("unit trigger: enter at step %d, leave at step %d\n", t.first_enter,
+                  t.first_leave);
+    assert_int_equal(t.enters, 1);
+    assert_int_equal(t.leaves, 1);
+    assert_int_equal(t.other, e[1].id);
+    assert_int_equal(t.first_enter, 23);
+    assert_int_equal(t.first_leave, 40);
+    test_lua_call("trigger_check", w, NULL, 0);
+    /* The ghost fell through the trigger's place all the same (a sensor pushes nothing). */
+    float p[3];
+    assert_int_equal(p5->position(w, e[2], p), 0);
+    assert_true(p[1] < 0.0f);
+    worlds->destroy_world(w);
+    entity->destroy_batch(e, 3);
+    entity->destroy(s);
+    kt->resource->unload("level", "levels/drop");
+    kt->resource->unload("unit", "units/trigger");
+}
+
+/* A level whose one entity has `body` written as `fields`. */
+static int compile_body(const char *fields)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "entities = [ { name = \"gate\" components = {\n"
+             "  transform = {} body = { %s } } } ]\n",
+             fields);
+    captured[0] = '\0';
+    return load("level", "levels/bad_sensor", text);
+}
+
+static void expect_refused(const char *fields, const char *words)
+{
+    assert_true(compile_body(fields) < 0);
+    if (!strstr(captured, "bad_sensor.level") || !strstr(captured, "entity 'gate'") ||
+        !strstr(captured, words))
+        fail_msg("body = { %s }: '%s' does not name the file, the entity and '%s'", fields,
+                 captured, words);
+}
+
+static void test_bad_sensor_sources(void **state)
+{
+    (void)state;
+    log__set_sink(capture, NULL);
+    expect_refused("sensor = true", "body.sensor (a dynamic body cannot be a sensor");
+    expect_refused("kind = \"dynamic\" sensor = true", "body.sensor (a dynamic body");
+    expect_refused("kind = \"static\" sensor = 1", "body.sensor");
+    expect_refused("kind = \"static\" sensr = true", "did you mean 'sensor'");
+    expect_refused("layer = -1", "body.layer: must be a whole number from 0 to 4294967295");
+    expect_refused("layer = \"2\"", "body.layer");
+    expect_refused("mask = 1.5", "body.mask: must be a whole number");
+    expect_refused("mask = 4294967296", "body.mask: must be a whole number");
+    expect_refused("mask = 1e39", "body.mask");
+    expect_refused("kind = \"static\" sensor = true mask = [1]", "body.mask");
+    /* And those that compile, to show the helper can tell. */
+    assert_int_equal(compile_body("kind = \"kinematic\" sensor = true layer = 0 mask = 4294967295"),
+                     0);
+    assert_int_equal(compile_body("sensor = false layer = 3"), 0);
+    log__set_sink(NULL, NULL);
+    kt->resource->unload("level", "levels/bad_sensor");
+}
+
+/* A compiled body edited behind the compiler's back is refused when the level loads, naming the
+ * entity, the type and the field: unknown flags, and a sensor made dynamic. */
+static void test_edited_sensor_blob_refused(void **state)
+{
+    (void)state;
+    test_blob_t b = test_blob_compile(
+        "level", "entities = [ { name = \"gate\" components = {\n"
+                 "  transform = {} body = { kind = \"static\" half_extents = [0.625 0.75 0.875]\n"
+                 "  sensor = true layer = 74565 mask = 424090 } } "
+                 "} ]\n");
+    const uint32_t filter[2] = {74565u, 424090u};
+    const size_t at = test_blob_find(&b, filter, sizeof filter);
+    const char *const flag_words[] = {"entity 0", "body", "flags", NULL};
+    test_blob_refused(&b, at + 8, 1.0f, flag_words);
+    /* The desc's kind is its first word: 0.0f is CT_BODY_DYNAMIC. */
+    const uint32_t kind = CT_BODY_STATIC;
+    const float extents[3] = {0.625f, 0.75f, 0.875f};
+    const size_t desc = test_blob_find(&b, extents, sizeof extents) - 8;
+    uint32_t was;
+    memcpy(&was, b.payload + desc, sizeof was);
+    assert_int_equal(was, kind);
+    const char *const kind_words[] = {"entity 0", "body", "sensor", "dynamic", NULL};
+    test_blob_refused(&b, desc, 0.0f, kind_words);
+    test_blob_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +452,9 @@ int main(void)
         cmocka_unit_test(test_filters),
         cmocka_unit_test(test_removed_body_leaves),
         cmocka_unit_test(test_lua_sensors),
+        cmocka_unit_test(test_unit_sensor_in_level),
+        cmocka_unit_test(test_bad_sensor_sources),
+        cmocka_unit_test(test_edited_sensor_blob_refused),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

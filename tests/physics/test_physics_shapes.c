@@ -1066,6 +1066,52 @@ static void test_shape_casts(void **state)
     physics__scene_free(&s);
 }
 
+/* A capsule standing on a roof's slope just past its ridge: a height field of 3 x 2 samples and
+ * cells of 1 m with a ridge along z at x 1 (height 2, slopes of 2 in 1), four triangles in one
+ * leaf of the tree, and the capsule's lower end 0.4 m past the ridge, sunk 1 cm into the slope. The
+ * other slope's plane, extended past the ridge, passes 0.4 m above that end; past a ridge that
+ * plane is no surface, so the only contact is the slope it stands on, 1 cm deep. (It was 0.73 m
+ * deep along the far slope's normal: character movers on Jolt's hills were thrown 1.4 m up.) */
+static void test_capsule_past_a_ridge(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    const float heights[6] = {0, 2, 0, 0, 2, 0};
+    float *v;
+    uint32_t *ix;
+    assert_null(physics__height_field_mesh(&alloc.base, heights, 3, 2, 1.0f, 1.0f, &v, &ix));
+    physics__mesh *m;
+    char reason[160];
+    assert_null(physics__mesh_build(&alloc.base, v, 6, ix, 4, &m, reason, sizeof reason));
+    ct_free(&alloc.base, v, 18 * sizeof *v);
+    ct_free(&alloc.base, ix, 12 * sizeof *ix);
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
+    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &d, m), 0);
+    /* The slope y = 4 - 2 x, normal (2, 1, 0) / sqrt 5: the lower end 0.29 m from it at x 1.4. */
+    const float lower = 4.0f - 2.0f * 1.4f + 0.29f * sqrtf(5.0f);
+    const ct_rigid_body_desc_t cap = {.kind = CT_BODY_KINEMATIC,
+                                      .shape = CT_BODY_CAPSULE,
+                                      .radius = 0.3f,
+                                      .half_height = 0.675f,
+                                      .position = {1.4f, lower + 0.675f, 0.5f},
+                                      .locks = CT_BODY_LOCK_ROTATION};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &cap), 0);
+    physics__manifold_out mo;
+    physics__manifold(&s.bodies, at(&s, 2), at(&s, 1), 0.0f, false, &mo);
+    float least = INFINITY;
+    for (uint32_t k = 0; k < mo.count; k++)
+        least = fminf(least, mo.p[k].sep);
+    print_message("capsule past a ridge: %u points, deepest %.4f, normal %.3f %.3f %.3f\n",
+                  mo.count, (double)least, (double)mo.normal.x, (double)mo.normal.y,
+                  (double)mo.normal.z);
+    assert_true(mo.count > 0);
+    assert_true(least > -0.0105f && least < -0.0095f);
+    /* From the capsule into the slope it stands on. */
+    assert_true(fabsf(mo.normal.x + 0.8944272f) < 1e-3f && fabsf(mo.normal.y + 0.4472136f) < 1e-3f);
+    physics__scene_free(&s);
+}
+
 /* A pile of hulls of several kinds (cubes, tetrahedra, prisms) dropped on the ground, with boxes
  * and balls among them: the state hash after 200 steps is pinned, and a two-thread pool gives
  * the same. */
@@ -1228,6 +1274,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_landing_on_a_seam_stays_put, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliding_over_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_height_field_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_capsule_past_a_ridge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rolling_over_split_tiles_never_bumps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_queries_filter_every_shape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shape_casts, setup, teardown),
