@@ -1015,6 +1015,19 @@ typedef struct ct_physics_api_v5 {
     /* The bodies in sensor e at the end of the last step, sorted by entity id, into out (at most
      * max); returns how many there are (0 when e is not a sensor). */
     uint32_t (*sensor_contents)(ct_world_o *world, ct_entity_t e, ct_entity_t *out, uint32_t max);
+
+    /* ---- shape casts (v5) ---- */
+    /* Sweeps a box, sphere or capsule (shape's shape, half_extents, radius, half_height and
+     * rotation are read as a body desc's; its other fields ignored; rotation all zero means
+     * none) from `from` by `motion` without turning it, and finds the first body on its way whose
+     * layer shares a bit with mask (sensors never). True with out set: the entity, the distance
+     * the shape went along motion (m; 0 when it starts touching), a point where they touch and
+     * the hit body's normal there (pointing out of it, towards the shape); equal distances go to
+     * the lower entity id. False when it meets nothing; false and logged (naming the world and
+     * the field) for a NULL argument, another shape, a size outside the desc's ranges, or from /
+     * motion outside +-CT_PHYSICS_MAX_POSITION / twice that. Main thread, between steps. */
+    bool (*shape_cast)(ct_world_o *world, const ct_rigid_body_desc_t *shape, const float from[3],
+                       const float motion[3], uint32_t mask, ct_physics_hit_t *out);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

@@ -557,8 +557,8 @@ static bool raycast(ct_world_o *w, const float o[3], const float d[3], float max
 }
 
 /* Shape casts: the shape (shape, half_extents, radius, half_height and rotation of a desc; box,
- * sphere or capsule) swept from `from` by `motion`. Not in ct_physics_api_v5 yet (its owner
- * appends; this is the function to point the member at); Physics.shape_cast uses it. */
+ * sphere or capsule) swept from `from` by `motion`: ct_physics_api_v5's shape_cast and
+ * Physics.shape_cast. */
 const char *physics__shape_cast_error(const ct_rigid_body_desc_t *shape, const float from[3],
                                       const float motion[3])
 {
@@ -1380,6 +1380,7 @@ const ct_physics_api_v5 physics__api_v5 = {
     .set_sensor = b_set_sensor,
     .is_sensor = b_is_sensor,
     .sensor_contents = b_sensor_contents,
+    .shape_cast = physics__shape_cast,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

@@ -1,8 +1,7 @@
 /* physics_lua.c: modules Physics and Actor (documented in api/ct_physics.h). Worlds are light
  * userdata, entities numbers holding their id. Every binding goes through the v2 table, so Lua
- * sees exactly the checks C callers get; errors become Lua errors naming the entity. (Not yet
- * Physics.shape_cast: no table has it, so it calls physics__shape_cast, the function a member
- * will point at, with the same checks.) */
+ * sees exactly the checks C callers get; errors become Lua errors naming the entity.
+ * Physics.shape_cast calls physics__shape_cast, the function v5's shape_cast points at. */
 #include "physics_internal.h"
 
 #include "../common/lua_checks.h"

@@ -110,6 +110,57 @@ static void test_shapes_in_a_world(void **state)
     entity->destroy(ground), entity->destroy(hull), entity->destroy(table), entity->destroy(bad);
 }
 
+
+/* v5's shape_cast: a ball dropped onto a height field and a box pushed at a wall stop where they
+ * first touch (fixed distances and normals); a mask that leaves everything out meets nothing;
+ * a hull, a NaN radius or a NULL argument is refused, nothing hit. */
+static void test_shape_cast_through_the_table(void **state)
+{
+    (void)state;
+    ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "shape_cast_c"});
+    const ct_entity_t ground = entity->create(), wall = entity->create();
+    float heights[11 * 11] = {0};
+    const ct_rigid_body_desc_t field = {
+        .kind = CT_BODY_STATIC, .shape = CT_BODY_MESH, .friction = 0.5f, .position = {-5, 0, -5}};
+    assert_int_equal(p5->add_height_field_body(w, ground, &field, heights, 11, 11, 1, 1), 0);
+    const ct_rigid_body_desc_t slab = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.1f, 1, 1},
+                                       .position = {3, 1, 0}};
+    assert_int_equal(p5->add_rigid_body(w, wall, &slab), 0);
+    ct_physics_hit_t hit;
+    const ct_rigid_body_desc_t ball = {.shape = CT_BODY_SPHERE, .radius = 0.5f};
+    assert_true(p5->shape_cast(w, &ball, (float[3]){0, 2, 0}, (float[3]){0, -10, 0}, UINT32_MAX,
+                               &hit));
+    print_message("ball: entity %u at %.5f, normal %.3f %.3f %.3f\n", hit.entity,
+                  (double)hit.distance, (double)hit.normal[0], (double)hit.normal[1],
+                  (double)hit.normal[2]);
+    assert_int_equal(hit.entity, ground.id);
+    assert_float_equal(hit.distance, 1.5f, 1e-3f);
+    assert_float_equal(hit.normal[1], 1.0f, 1e-3f);
+    const ct_rigid_body_desc_t box = {.shape = CT_BODY_BOX, .half_extents = {0.25f, 0.25f, 0.25f}};
+    assert_true(
+        p5->shape_cast(w, &box, (float[3]){0, 1, 0}, (float[3]){10, 0, 0}, UINT32_MAX, &hit));
+    print_message("box: entity %u at %.5f, normal %.3f %.3f %.3f\n", hit.entity,
+                  (double)hit.distance, (double)hit.normal[0], (double)hit.normal[1],
+                  (double)hit.normal[2]);
+    assert_int_equal(hit.entity, wall.id);
+    assert_float_equal(hit.distance, 2.65f, 1e-3f);
+    assert_float_equal(hit.normal[0], -1.0f, 1e-3f);
+    assert_false(p5->shape_cast(w, &box, (float[3]){0, 1, 0}, (float[3]){10, 0, 0}, 0, &hit));
+    const ct_rigid_body_desc_t hull = {.shape = CT_BODY_HULL};
+    const ct_rigid_body_desc_t nan_ball = {.shape = CT_BODY_SPHERE, .radius = NAN};
+    assert_false(
+        p5->shape_cast(w, &hull, (float[3]){0, 2, 0}, (float[3]){0, -10, 0}, UINT32_MAX, &hit));
+    assert_false(p5->shape_cast(w, &nan_ball, (float[3]){0, 2, 0}, (float[3]){0, -10, 0},
+                                UINT32_MAX, &hit));
+    assert_false(p5->shape_cast(w, &ball, NULL, (float[3]){0, -10, 0}, UINT32_MAX, &hit));
+    assert_false(
+        p5->shape_cast(w, &ball, (float[3]){0, 2, 0}, (float[3]){0, -10, 0}, UINT32_MAX, NULL));
+    worlds->destroy_world(w);
+    entity->destroy(ground), entity->destroy(wall);
+}
+
 /* The same from Lua. */
 static void test_lua_shapes(void **state)
 {
@@ -162,6 +213,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes_in_a_world),
+        cmocka_unit_test(test_shape_cast_through_the_table),
         cmocka_unit_test(test_lua_shapes),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
