@@ -161,9 +161,14 @@ void physics__mesh_free(ct_allocator_t *a, physics__mesh *m);
 const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, uint32_t columns,
                                        uint32_t rows, float cell_x, float cell_z, float **vertices,
                                        uint32_t **indices);
-/* The manifold of bodies i and j when either is a mesh. */
+/* The manifold of bodies i and j when either is a mesh: the first of physics__mesh_manifolds. */
 void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *m);
+/* The manifolds of bodies i and j when either is a mesh, one for each way the touched triangles
+ * face (clustered by normal, deepest first), into out[0 .. max): how many were made (those past
+ * it have no points). Asked for one, it is physics__mesh_manifold's, which gathers wider. */
+uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                 bool prefer_b, physics__manifold_out *out, uint32_t max);
 bool physics__sphere_overlaps_mesh(const physics__bodies *b, uint32_t i, physics__v3 c, float r);
 float physics__ray_mesh(const physics__bodies *b, uint32_t i, physics__v3 o, physics__v3 d,
                         physics__v3 *normal);

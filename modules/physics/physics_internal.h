@@ -463,6 +463,15 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
                        bool prefer_b, physics__manifold_out *m);
 /* Keeps the four points of a manifold that hold the most (when it has more). */
 void physics__manifold_reduce(physics__manifold_out *m);
+/* The most manifolds one pair has: a body on a mesh gets one for each way the triangles it
+ * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
+#define PHYSICS_MESH_MANIFOLDS 4u
+/* The manifolds of bodies i and j into out[0 .. max) (max >= 1): how many were made, each with
+ * points, deepest first; the rest have no points. Only a pair of a mesh and a body not a
+ * compound has more than one, and with max > 1 its first is not physics__manifold's (that one
+ * gathers the triangles of a wider angle: physics_mesh.c). */
+uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *out, uint32_t max);
 /* The id bit of a point clipped against body b's face. */
 #define PHYSICS_MANIFOLD_REFERENCE_B 0x8000u
 
@@ -492,7 +501,7 @@ typedef struct physics__rigid_point {
 typedef struct physics__rigid_contact {
     uint64_t key; /* entity(a) << 32 | entity(b) */
     uint32_t a, b, count, cached;
-    uint32_t pair; /* its sorted pair: where its geometry is (physics__rigid.geo) */
+    uint32_t pair; /* its manifold's slot: where its geometry is (physics__rigid.geo) */
     uint32_t passes; /* of its normal rows per solver pass: more for an impact (physics_rigid.c) */
     physics__v3 normal, t1, t2;
     physics__v3 center_a;         /* the centre from a's centre (for the event's point) */
@@ -532,9 +541,10 @@ static inline physics__v3 physics__rigid_geo_d(const physics__rigid_geo *g)
  * in steps of the same size. A warm start needs no more (the step's passes correct it by far
  * more), and it is what a snapshot stores of them, exactly, in a few bytes. */
 typedef struct physics__rigid_cached {
-    uint64_t key;
+    uint64_t key; /* with sub, the order of the cache */
     uint32_t count;
-    uint16_t touching, asleep;
+    uint8_t touching, asleep;
+    uint16_t sub; /* which manifold of its pair (physics__manifolds): 0, 1, ... in a row */
     uint32_t id[PHYSICS_MANIFOLD_POINTS];
     float jn[PHYSICS_MANIFOLD_POINTS];
     float f1, f2; /* the centre's friction impulse along the tangents of geo.normal */
@@ -602,9 +612,14 @@ typedef struct physics__rigid_inertia {
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
-    physics__manifold_out *narrow; /* per sorted pair */
-    physics__rigid_geo *geo;       /* per sorted pair: where its manifold was found */
+    physics__manifold_out *narrow; /* per manifold slot (a pair's manifolds take slots in a row) */
+    physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
     uint32_t cap_narrow, cap_geo;
+    /* Sorted pair k's first slot, and k + 1's, when some pair has a mesh (multi: such a pair has
+     * PHYSICS_MESH_MANIFOLDS slots); else pair k's one slot is k and this is not read. */
+    uint32_t *slot;
+    uint32_t cap_slot;
+    bool multi;
     uint32_t recycled; /* manifolds of the step recycled, not found again */
     uint32_t *kept;
     uint32_t cap_kept;
@@ -919,12 +934,12 @@ static inline void physics__soft(float hertz, float zeta, float h, float *bias_r
     *impulse_scale = a3;
 }
 
-/* The manifold of bodies i and j found at g's poses, margin and reference face, into m and g's
- * normal, points and separations (what the rigid step's detection writes; physics_rigid.c).
- * view is a shallow copy of the bodies whose position, rotation and extent arrays the caller
- * owns: i's and j's entries there are overwritten with g's poses. */
-void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
-                             physics__manifold_out *m);
+/* Manifold `sub` of bodies i and j (physics__manifolds) found at g's poses, margin and reference
+ * face, into m and g's normal, points and separations (what the rigid step's detection writes;
+ * physics_rigid.c). view is a shallow copy of the bodies whose position, rotation and extent
+ * arrays the caller owns: i's and j's entries there are overwritten with g's poses. */
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint32_t sub,
+                             physics__rigid_geo *g, physics__manifold_out *m);
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);

@@ -445,3 +445,16 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
     if (m->count > PHYSICS_MANIFOLD_POINTS)
         manifold__reduce(m);
 }
+
+uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *out, uint32_t max)
+{
+    const uint8_t si = b->shape[i], sj = b->shape[j];
+    if ((si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
+        sj != CT_BODY_COMPOUND)
+        return physics__mesh_manifolds(b, i, j, margin, prefer_b, out, max);
+    physics__manifold(b, i, j, margin, prefer_b, out);
+    for (uint32_t g = 1; g < max; g++)
+        out[g].count = 0;
+    return out->count ? 1u : 0u;
+}

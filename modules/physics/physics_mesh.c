@@ -23,7 +23,14 @@
 /* The neighbour's far corner may lie this far under the plane (times the edge's scale) for the
  * edge to count as flat: rounding of a flat floor's vertices. */
 #define MESH_FLAT 1e-4f
+/* One manifold for a body and mesh (physics__mesh_manifold: queries, sensors, sweeps, the
+ * character mover) gathers the triangles within about 25 degrees of the deepest one's normal. */
 #define MESH_SAME_WAY 0.906f
+/* Several (the rigid step's contacts, physics__mesh_manifolds) gather them within about 10
+ * degrees: a scanned surface's triangles lean a few degrees each way, and a cube resting on
+ * them with one normal for all rocked from corner to corner (7 cm/s on the bunny's back), the
+ * normal jumping with the deepest triangle. */
+#define MESH_CLUSTER_WAY 0.985f
 
 typedef struct mesh__edge_key {
     uint64_t key; /* lower vertex << 32 | higher */
@@ -545,15 +552,24 @@ static int mesh__collide_triangle(void *user, uint32_t t)
     return 0;
 }
 
-void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
-                            bool prefer_b, physics__manifold_out *m)
+/* The triangles' manifolds in clusters by normal, deepest first: the deepest found one's normal
+ * gathers every found manifold within MESH_CLUSTER_WAY of it (MESH_SAME_WAY when one is asked
+ * for), merged and reduced to four points; then the deepest one left starts the next cluster, up
+ * to `max`. One manifold has the deepest triangle's way only: a cube in a crease was pushed from
+ * one face into the other and back, and a board across a ridge was held by one side alone. What
+ * is left past `max` clusters (faces of more ways than that under one body) is dropped, as the
+ * other ways all were. */
+uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                 bool prefer_b, physics__manifold_out *out, uint32_t max)
 {
-    m->count = 0;
-    m->normal = v3(0, 1, 0);
+    for (uint32_t g = 0; g < max; g++) {
+        out[g].count = 0;
+        out[g].normal = v3(0, 1, 0);
+    }
     const bool mesh_is_a = b->shape[i] == CT_BODY_MESH;
     const uint32_t mi = mesh_is_a ? i : j, oi = mesh_is_a ? j : i;
-    if (b->shape[oi] == CT_BODY_MESH)
-        return; /* two meshes are both static: never a pair */
+    if (!max || b->shape[oi] == CT_BODY_MESH)
+        return 0; /* two meshes are both static: never a pair */
     physics__manifold_out found[MESH_MAX_FOUND];
     physics__poly other_poly;
     mesh__collide c = {.b = b,
@@ -589,13 +605,45 @@ void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, fl
     mesh__visit(b->mesh[mi], v3_sub(centre, half), v3_add(centre, half), mesh__collide_triangle,
                 &c);
     if (!c.num_found)
-        return;
-    const physics__v3 n = found[c.num].normal;
-    m->normal = mesh_is_a ? n : v3_scale(n, -1.0f);
-    for (uint32_t k = 0; k < c.num_found; k++)
-        if (k == c.num || v3_dot(found[k].normal, n) >= MESH_SAME_WAY)
-            physics__manifold_merge(m, &found[k]);
-    physics__manifold_reduce(m);
+        return 0;
+    /* Each found manifold's deepest point, and the cluster it joined (MESH_MAX_FOUND: none). */
+    float least[MESH_MAX_FOUND];
+    uint8_t cluster[MESH_MAX_FOUND];
+    for (uint32_t k = 0; k < c.num_found; k++) {
+        least[k] = INFINITY;
+        for (uint32_t p = 0; p < found[k].count; p++)
+            least[k] = f_min(least[k], found[k].p[p].sep);
+        cluster[k] = MESH_MAX_FOUND;
+    }
+    const float same_way = max == 1u ? MESH_SAME_WAY : MESH_CLUSTER_WAY;
+    uint32_t made = 0;
+    for (uint32_t seed = c.num; made < max;) {
+        physics__manifold_out *m = &out[made];
+        const physics__v3 n = found[seed].normal;
+        m->normal = mesh_is_a ? n : v3_scale(n, -1.0f);
+        for (uint32_t k = 0; k < c.num_found; k++)
+            if (cluster[k] == MESH_MAX_FOUND &&
+                (k == seed || v3_dot(found[k].normal, n) >= same_way)) {
+                cluster[k] = (uint8_t)made;
+                physics__manifold_merge(m, &found[k]);
+            }
+        physics__manifold_reduce(m);
+        made++;
+        /* The deepest left (the first of equals) seeds the next. */
+        seed = MESH_MAX_FOUND;
+        for (uint32_t k = 0; k < c.num_found; k++)
+            if (cluster[k] == MESH_MAX_FOUND && (seed == MESH_MAX_FOUND || least[k] < least[seed]))
+                seed = k;
+        if (seed == MESH_MAX_FOUND)
+            break;
+    }
+    return made;
+}
+
+void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                            bool prefer_b, physics__manifold_out *m)
+{
+    physics__mesh_manifolds(b, i, j, margin, prefer_b, m, 1);
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */

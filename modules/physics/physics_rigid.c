@@ -51,6 +51,7 @@ void physics__rigid_free(physics__scene *s)
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
+        {(void **)&r->slot, &r->cap_slot, sizeof *r->slot},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
@@ -149,12 +150,11 @@ static inline float rigid__qdot(physics__quat a, physics__quat b)
     return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
 }
 
-/* The manifold of pair (i, j) from its geometry g of an earlier step, when the bodies are still
- * near that pose: true and m filled. */
-static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
-                           const physics__rigid_cached *old, physics__manifold_out *m)
+/* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
+ * the bodies are still near that pose. */
+static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
+                              const physics__rigid_geo *g)
 {
-    const physics__rigid_geo *g = &old->geo;
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
     const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
@@ -172,8 +172,16 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
     const physics__v3 arc = v3(r.y * e.z + r.z * e.y, r.z * e.x + r.x * e.z, r.x * e.y + r.y * e.x);
     const float slack = RIGID_RECYCLE_DISTANCE - sqrtf(dist2);
-    if (4.0f * v3_dot(arc, arc) >= slack * slack)
-        return false;
+    return 4.0f * v3_dot(arc, arc) < slack * slack;
+}
+
+/* The manifold of pair (i, j) from cached contact old, found at an earlier step (recyclable). */
+static void rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
+                           const physics__rigid_cached *old, physics__manifold_out *m)
+{
+    const physics__rigid_geo *g = &old->geo;
+    const physics__quat qa = b->rotation[i], qb = b->rotation[j];
+    const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
     /* Each point's separation follows the bodies: their offset and the turn of its anchors. */
     const physics__quat ta = rigid__qmul(qa, rigid__qconj(g->qa)),
                         tb = rigid__qmul(qb, rigid__qconj(g->qb));
@@ -185,7 +193,14 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
     }
-    return true;
+}
+
+/* Whether bodies i and j may have several manifolds: a mesh and a body not a compound. */
+static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t j)
+{
+    const uint8_t si = b->shape[i], sj = b->shape[j];
+    return (si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
+           sj != CT_BODY_COMPOUND;
 }
 
 /* The normal, anchors and separations of g from manifold m found at g's poses. */
@@ -198,8 +213,8 @@ static void rigid__geo_fill(physics__rigid_geo *g, const physics__manifold_out *
     }
 }
 
-void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, physics__rigid_geo *g,
-                             physics__manifold_out *m)
+void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint32_t sub,
+                             physics__rigid_geo *g, physics__manifold_out *m)
 {
     view->position[i] = g->pa;
     view->rotation[i] = g->qa;
@@ -207,12 +222,61 @@ void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, phys
     view->rotation[j] = g->qb;
     physics__bodies_extent(view, i);
     physics__bodies_extent(view, j);
-    physics__manifold(view, i, j, g->margin, g->prefer_b != 0, m);
+    if (!rigid__several(view, i, j)) {
+        if (sub == 0)
+            physics__manifold(view, i, j, g->margin, g->prefer_b != 0, m);
+        else
+            m->count = 0;
+    } else {
+        /* As the step asks for them (rigid__narrow_range). */
+        physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
+        const uint32_t made = physics__manifolds(view, i, j, g->margin, g->prefer_b != 0, all,
+                                                 PHYSICS_MESH_MANIFOLDS);
+        if (made > sub)
+            *m = all[sub];
+        else
+            m->count = 0;
+    }
     rigid__geo_fill(g, m);
 }
 
+/* Sorted pair k's first manifold slot, and how many it has (see physics__rigid.slot). */
+static inline uint32_t rigid__first_slot(const physics__rigid *r, uint32_t k)
+{
+    return r->multi ? r->slot[k] : k;
+}
+static inline uint32_t rigid__slots(const physics__rigid *r, uint32_t k)
+{
+    return r->multi ? r->slot[k + 1] - r->slot[k] : 1u;
+}
+
+/* The manifold slots of the m sorted pairs (physics__rigid.slot): a pair that may have several
+ * manifolds has PHYSICS_MESH_MANIFOLDS in a row. A world of no such pair keeps one a pair and
+ * no table. */
+static int rigid__slot_pairs(physics__scene *s, const physics__keyed_pair *order, uint32_t m)
+{
+    const physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    r->multi = false;
+    for (uint32_t k = 0; k < m && !r->multi; k++)
+        r->multi = rigid__several(b, order[k].a, order[k].b);
+    if (!r->multi)
+        return 0;
+    if (physics__reserve(s->a, (void **)&r->slot, &r->cap_slot, m + 1u, sizeof *r->slot))
+        return CT_ERR_NOMEM;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < m; k++) {
+        r->slot[k] = n;
+        n += rigid__several(b, order[k].a, order[k].b) ? PHYSICS_MESH_MANIFOLDS : 1u;
+    }
+    r->slot[m] = n;
+    return 0;
+}
+
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
- * touching a sleeping island wakes it for the next step, as in the translation-only step. */
+ * touching a sleeping island wakes it for the next step, as in the translation-only step. A pair
+ * with a mesh finds a manifold for each way the triangles it touches face, into its slots; they
+ * are recycled together (found at the same poses), each from its own cached contact. */
 static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
 {
     const rigid__narrow_job *job = user;
@@ -236,11 +300,19 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-            physics__manifold_out *m = &r->narrow[k];
+            const uint32_t slot = rigid__first_slot(r, k), slots = rigid__slots(r, k);
+            physics__manifold_out *m = &r->narrow[slot];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
-            physics__rigid_geo *g = &r->geo[k];
-            if (old && old->count && rigid__recycle(b, i, j, old, m)) {
-                *g = old->geo;
+            physics__rigid_geo *g = &r->geo[slot];
+            if (old && old->count && rigid__recyclable(b, i, j, &old->geo)) {
+                uint32_t sub = 0;
+                for (const physics__rigid_cached *o = old;
+                     sub < slots && o < r->cache + r->num_cache && o->key == old->key; o++, sub++) {
+                    rigid__recycle(b, i, j, o, &m[sub]);
+                    g[sub] = o->geo;
+                }
+                for (; sub < slots; sub++)
+                    m[sub].count = 0;
                 recycled++;
             } else {
                 const bool prefer_b =
@@ -248,14 +320,19 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes. */
                 const float margin =
                     ldexpf(ceilf(ldexpf(SOLVER_MARGIN + v3_len(rel) * job->dt, 10)), -10);
-                physics__manifold(b, i, j, margin, prefer_b, m);
-                g->qa = b->rotation[i];
-                g->qb = b->rotation[j];
-                g->pa = b->position[i];
-                g->pb = b->position[j];
-                g->margin = margin;
-                g->prefer_b = prefer_b;
-                rigid__geo_fill(g, m);
+                if (slots == 1u)
+                    physics__manifold(b, i, j, margin, prefer_b, m);
+                else
+                    physics__manifolds(b, i, j, margin, prefer_b, m, slots);
+                for (uint32_t sub = 0; sub < slots; sub++) {
+                    g[sub].qa = b->rotation[i];
+                    g[sub].qb = b->rotation[j];
+                    g[sub].pa = b->position[i];
+                    g[sub].pb = b->position[j];
+                    g[sub].margin = margin;
+                    g[sub].prefer_b = prefer_b;
+                    rigid__geo_fill(&g[sub], &m[sub]);
+                }
             }
             uint32_t flags = m->count ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
@@ -344,16 +421,20 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             else
                 hi = mid;
         }
-        for (uint32_t k = first; k < last; k++) {
+        /* The slices' manifold slots: k's pair is pk. */
+        const uint32_t slot_end = rigid__first_slot(r, last);
+        for (uint32_t k = rigid__first_slot(r, first), pk = first; k < slot_end; k++) {
+            while (k >= rigid__first_slot(r, pk + 1))
+                pk++;
             const physics__manifold_out *mo = &r->narrow[k];
             if (!mo->count)
                 continue;
-            const uint32_t i = order[k].a, j = order[k].b;
+            const uint32_t i = order[pk].a, j = order[pk].b;
             const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
             physics__rigid_contact *c = &r->contact[n++];
             const physics__v3 nn = mo->normal;
             physics__rigid_tangents(nn, &c->t1, &c->t2);
-            c->key = order[k].key;
+            c->key = order[pk].key;
             c->pair = k;
             c->a = i;
             c->b = j;
@@ -365,8 +446,20 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             c->bias_rate = fixed ? static_rate : rate;
             c->mass_scale = fixed ? static_mass : mass;
             c->impulse_scale = fixed ? static_impulse : impulse;
-            const physics__rigid_cached *old = rigid__cached(r, c->key, &at);
-            c->cached = old ? at : UINT32_MAX;
+            /* Last step's contacts of the pair: one, or one per manifold of a pair with a mesh
+             * (whose ways may come in another order now). Points find their impulses by id
+             * among all of them; friction and twist come from the one whose normal is nearest. */
+            const physics__rigid_cached *first_old = rigid__cached(r, c->key, &at), *old = NULL;
+            uint32_t olds = 0;
+            if (first_old) {
+                float nearest = -INFINITY;
+                for (; at + olds < r->num_cache && r->cache[at + olds].key == c->key; olds++) {
+                    const float d = v3_dot(r->cache[at + olds].geo.normal, nn);
+                    if (d > nearest)
+                        nearest = d, old = &r->cache[at + olds];
+                }
+            }
+            c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
             const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
             physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
             for (uint32_t q = 0; q < c->count; q++) {
@@ -381,11 +474,16 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
                 p->rel_vn = rigid__speed(A, B, &p->n, nn);
                 p->n.j = p->max_jn = 0.0f;
-                for (uint32_t o = 0; old && o < old->count; o++)
-                    if (old->id[o] == p->id) {
-                        p->n.j = old->jn[o];
-                        break;
-                    }
+                bool matched = false;
+                for (uint32_t e = 0; e < olds && !matched; e++) {
+                    const physics__rigid_cached *x = &r->cache[at + e];
+                    for (uint32_t o = 0; o < x->count; o++)
+                        if (x->id[o] == p->id) {
+                            p->n.j = x->jn[o];
+                            matched = true;
+                            break;
+                        }
+                }
                 ca = v3_add(ca, ra);
                 cb = v3_add(cb, rb);
             }
@@ -441,13 +539,16 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     for (uint32_t k = 0; k < m; k++) {
         if (k % SOLVER_SLICE_PAIRS == 0)
             r->kept[k / SOLVER_SLICE_PAIRS] = n;
-        const uint32_t flags = r->narrow[k].count >> 16;
-        r->narrow[k].count &= 0xffffu;
+        physics__manifold_out *mo = &r->narrow[rigid__first_slot(r, k)];
+        const uint32_t flags = mo->count >> 16, slots = rigid__slots(r, k);
+        mo->count &= 0xffffu;
         if (flags & NARROW_WAKE)
             physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
-        n += flags & NARROW_KEEP ? 1u : 0u;
-        if (!(flags & NARROW_KEEP))
-            r->narrow[k].count = 0;
+        for (uint32_t sub = 0; sub < slots; sub++) {
+            if (!(flags & NARROW_KEEP))
+                mo[sub].count = 0;
+            n += mo[sub].count ? 1u : 0u;
+        }
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
         return CT_ERR_NOMEM;
@@ -753,8 +854,40 @@ static int rigid__ended(physics__scene *s, uint64_t key)
     return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
 }
 
+/* The cache entry of contact c, its impulses quantised: whether it touches. */
+static bool rigid__remember_contact(const physics__scene *s, const physics__rigid_contact *c,
+                                    uint32_t sub, physics__rigid_cached *e, float *total,
+                                    uint32_t *first)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__rigid *r = &s->rigid;
+    float deepest = 0.0f;
+    *total = 0.0f;
+    *first = 0;
+    *e = (physics__rigid_cached){.key = c->key,
+                                 .count = c->count,
+                                 .sub = (uint16_t)sub,
+                                 .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
+    for (uint32_t q = 0; q < c->count; q++) {
+        e->id[q] = c->p[q].id;
+        e->jn[q] = c->p[q].n.j;
+        *total += c->p[q].n.j;
+        if (c->p[q].n.j > deepest)
+            deepest = c->p[q].n.j, *first = q;
+    }
+    e->f1 = c->f1.j;
+    e->f2 = c->f2.j;
+    e->geo = r->geo[c->pair];
+    e->twist = c->twist_j;
+    physics__rigid_quantise(e);
+    e->touching = rigid__separation(r, c) <= RIGID_TOUCH && *total > 0.0f;
+    return e->touching;
+}
+
 /* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
- * events, as in physics_contacts.c. */
+ * events, as in physics_contacts.c. Both are sorted by key, then by manifold; events are a
+ * pair's: it touches while any of its manifolds does, and its collision event is its manifold
+ * that pushes most. */
 static int rigid__remember(physics__scene *s)
 {
     const physics__bodies *b = &s->bodies;
@@ -764,51 +897,50 @@ static int rigid__remember(physics__scene *s)
         return CT_ERR_NOMEM;
     physics__rigid_cached *next = r->next_cache;
     uint32_t at = 0, n = 0;
-    for (uint32_t k = 0; k <= r->num_contacts; k++) {
+    for (uint32_t k = 0; k <= r->num_contacts;) {
         const physics__rigid_contact *c = k < r->num_contacts ? &r->contact[k] : NULL;
-        for (; at < r->num_cache && (!c || r->cache[at].key < c->key); at++) {
-            const physics__rigid_cached *old = &r->cache[at];
-            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key)))
-                next[n++] = *old;
-            else if (old->touching && rigid__ended(s, old->key))
+        /* The old contacts of pairs before this one that this step did not find. */
+        while (at < r->num_cache && (!c || r->cache[at].key < c->key)) {
+            const uint64_t key = r->cache[at].key;
+            bool touching = false;
+            if (r->cache[at].asleep && (!s->woke || rigid__still_asleep(s, key))) {
+                for (; at < r->num_cache && r->cache[at].key == key; at++)
+                    next[n++] = r->cache[at];
+                continue;
+            }
+            for (; at < r->num_cache && r->cache[at].key == key; at++)
+                touching |= r->cache[at].touching != 0;
+            if (touching && rigid__ended(s, key))
                 return CT_ERR_NOMEM;
         }
         if (!c)
             break;
-        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
-        if (at < r->num_cache && r->cache[at].key == c->key)
-            at++;
-        float total = 0.0f, deepest = 0.0f;
-        uint32_t first = 0;
-        physics__rigid_cached *e = &next[n++];
-        *e = (physics__rigid_cached){.key = c->key,
-                                     .count = c->count,
-                                     .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
-        for (uint32_t q = 0; q < c->count; q++) {
-            e->id[q] = c->p[q].id;
-            e->jn[q] = c->p[q].n.j;
-            total += c->p[q].n.j;
-            if (c->p[q].n.j > deepest)
-                deepest = c->p[q].n.j, first = q;
+        bool was = false;
+        for (; at < r->num_cache && r->cache[at].key == c->key; at++)
+            was |= r->cache[at].touching != 0;
+        /* The pair's contacts: k up to (not with) end. */
+        bool is = false;
+        float most = -1.0f;
+        uint32_t end = k, loudest = k, loudest_first = 0;
+        for (; end < r->num_contacts && r->contact[end].key == c->key; end++) {
+            float total;
+            uint32_t first;
+            is |= rigid__remember_contact(s, &r->contact[end], end - k, &next[n++], &total, &first);
+            if (next[n - 1].touching && total > most)
+                most = total, loudest = end, loudest_first = first;
         }
-        e->f1 = c->f1.j;
-        e->f2 = c->f2.j;
-        e->geo = r->geo[c->pair];
-        e->twist = c->twist_j;
-        physics__rigid_quantise(e);
-        const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
-        e->touching = is;
+        k = end;
         if (was && !is && rigid__ended(s, c->key))
             return CT_ERR_NOMEM;
         if (was || !is)
             continue;
-        ct_physics_collision_event_t ev = {.a = b->entity[c->a].id,
-                                           .b = b->entity[c->b].id,
-                                           .impulse = total,
-                                           .speed = f_max(-c->p[first].rel_vn, 0.0f)};
-        (void)first;
-        v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
-        v3_store(c->normal, ev.normal);
+        const physics__rigid_contact *l = &r->contact[loudest];
+        ct_physics_collision_event_t ev = {.a = b->entity[l->a].id,
+                                           .b = b->entity[l->b].id,
+                                           .impulse = most,
+                                           .speed = f_max(-l->p[loudest_first].rel_vn, 0.0f)};
+        v3_store(v3_add(b->position[l->a], l->center_a), ev.point);
+        v3_store(l->normal, ev.normal);
         if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
             return CT_ERR_NOMEM;
     }
@@ -847,8 +979,13 @@ int physics__rigid_step(physics__scene *s, float dt)
     if (physics__scene_candidates(s, dt) || physics__contacts_order(s, &order, &m))
         return CT_ERR_NOMEM;
     const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
-    if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, m, sizeof *r->narrow) ||
-        physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, m, sizeof *r->geo) ||
+    uint32_t num_slots = m;
+    if (rigid__slot_pairs(s, order, m))
+        return CT_ERR_NOMEM;
+    if (r->multi)
+        num_slots = r->slot[m];
+    if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
+        physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;
     rigid__narrow_job job = {s, order, m, dt};

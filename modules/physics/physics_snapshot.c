@@ -7,8 +7,9 @@
  * and kinds) gives back every bit the next steps read, so restore then simulate gives the state
  * hashes of never having left.
  *
- * Format 3 packs it without losing a bit, to 119 bytes an awake body in a resting pile
- * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 2 took 462 there):
+ * Format 4 packs it without losing a bit, to 119 bytes an awake body in a resting pile
+ * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 2 took 462 there;
+ * format 4 is format 3 with room for the several contacts a body and a mesh may have):
  *   - what the world makes again from the rest is left out: a body's world box (from its
  *     rotation), and a rigid contact's recycled manifold (its normal, anchors, separations and
  *     feature ids), which the restore finds again with physics__manifold at the poses, margin and
@@ -32,7 +33,7 @@
 #include <string.h>
 
 #define SNAPSHOT_MAGIC 0x53505443u /* "CTPS" */
-#define SNAPSHOT_VERSION 3u
+#define SNAPSHOT_VERSION 4u
 
 typedef struct snapshot__header {
     uint32_t magic, version, size;
@@ -54,9 +55,11 @@ enum {
 };
 
 /* A rigid contact is written as: its key (a's entity id as the difference from the contact
- * before's, then b's from a's or from the contact before's b when a is the same, with its point
- * count minus one in the low two bits), a flag byte, its margin, the poses written, its impulses.
- * The flag byte: */
+ * before's, then b's: from a's, minus one, or when a is the same from the contact before's b, with
+ * its point count minus one in the low two bits), a flag byte, its margin, the poses written, its
+ * impulses. A pair with a mesh may have several contacts (physics__manifolds), one after the other:
+ * the second and later have b's difference 0 (format 4; format 3 had one contact a pair and
+ * subtracted one there too). The flag byte: */
 enum {
     CONTACT_TOUCHING = 1u,
     CONTACT_ASLEEP = 2u,
@@ -502,6 +505,7 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
     }
     uint32_t last_a = 0, last_b = 0;
     for (uint32_t k = 0; k < s->rigid.num_cache; k++) {
+        /* (A pair's contacts follow each other, sub 0, 1, ...: physics_rigid.c keeps them so.) */
         const physics__rigid_cached *c = &s->rigid.cache[k];
         const physics__rigid_geo *g = &c->geo;
         const uint32_t n = c->count < PHYSICS_MANIFOLD_POINTS ? c->count : PHYSICS_MANIFOLD_POINTS;
@@ -516,7 +520,7 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
         impulses_of(c, v);
         const bool impulses = any_bit(v, sizeof v);
         out_varint(o, ea - last_a);
-        out_varint(o, (uint64_t)(eb - (ea == last_a ? last_b : ea) - 1u) << 2 | (n - 1u));
+        out_varint(o, (uint64_t)(ea == last_a ? eb - last_b : eb - ea - 1u) << 2 | (n - 1u));
         last_a = ea, last_b = eb;
         out_u8(o, (uint8_t)((c->touching ? CONTACT_TOUCHING : 0u) |
                             (c->asleep ? CONTACT_ASLEEP : 0u) |
@@ -703,7 +707,7 @@ static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in
 static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapshot__in *in)
 {
     const physics__bodies *b = &s->bodies;
-    uint32_t last_a = 0, last_b = 0;
+    uint32_t last_a = 0, last_b = 0, sub = 0;
     for (uint32_t k = 0; k < r->h.rigid_cache; k++) {
         physics__rigid_cached *c = &r->rigid[k];
         physics__rigid_geo *g = &c->geo;
@@ -712,13 +716,19 @@ static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapsh
         g->margin = in_margin(in);
         if (!in->ok)
             return CUT;
-        /* Keys ascend: a's id never falls, and b's rises past a's (or the one before's). */
+        /* Keys ascend: a's id never falls, and b's rises past a's, or the one before's unless
+         * this is the next manifold of the same pair. */
         const uint64_t ea = (uint64_t)last_a + step_a,
-                       eb = (step_a ? ea : last_b) + (step_b >> 2) + 1u;
-        if (ea > UINT32_MAX || eb > UINT32_MAX || (k && !step_a && eb <= last_b))
+                       eb = step_a ? ea + (step_b >> 2) + 1u : (uint64_t)last_b + (step_b >> 2);
+        const bool again = !step_a && !(step_b >> 2);
+        sub = again ? sub + 1u : 0u;
+        if (ea > UINT32_MAX || eb > UINT32_MAX || (again && !k))
             return "the snapshot's contacts are not in order (or name no bodies)";
+        if (sub >= PHYSICS_MESH_MANIFOLDS)
+            return "a pair of the snapshot has more contacts than a pair can have";
         last_a = (uint32_t)ea, last_b = (uint32_t)eb;
         c->key = ea << 32 | eb;
+        c->sub = (uint16_t)sub;
         const uint32_t n = (uint32_t)(step_b & 3u) + 1u;
         if (!(g->margin >= 0.0f && g->margin <= 2.0f * CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_DT))
             return "a contact's margin in the snapshot is out of range";
@@ -759,7 +769,7 @@ static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapsh
         }
         /* The manifold, found again where it was found: the same inputs give the same bits. */
         physics__manifold_out m;
-        physics__rigid_geo_find(&r->view, i, j, g, &m);
+        physics__rigid_geo_find(&r->view, i, j, sub, g, &m);
         if (m.count != n)
             return "a contact of the snapshot is not what the world's shapes give (shapes changed "
                    "since the save, or the snapshot is damaged)";
@@ -784,9 +794,10 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     if (h->version != SNAPSHOT_VERSION) {
         r->h.rigid_cache = 0;
         return h->version < SNAPSHOT_VERSION
-                   ? "the snapshot is of an older format (its version field is not 3, the one "
-                     "this build reads: format 2 carried whole manifolds)"
-                   : "the snapshot is of a newer format (its version field is past 3, the one "
+                   ? "the snapshot is of an older format (its version field is not 4, the one "
+                     "this build reads: format 3 had one contact a pair, format 2 carried whole "
+                     "manifolds)"
+                   : "the snapshot is of a newer format (its version field is past 4, the one "
                      "this build reads)";
     }
     if (h->size != size)

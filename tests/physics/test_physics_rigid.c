@@ -691,9 +691,9 @@ static void test_queries_see_turned_shapes(void **state)
     physics__scene_free(&s);
 }
 
-/* Snapshots of a world of rotating bodies (physics_snapshot.c, format 3): a tower of three cubes
+/* Snapshots of a world of rotating bodies (physics_snapshot.c, format 4): a tower of three cubes
  * that has come to rest (its manifolds recycled) is saved; restored, the next 50 steps give the
- * hashes of the 50 that followed the save. A snapshot of format 2 is refused naming its version
+ * hashes of the 50 that followed the save. A snapshot of format 3 is refused naming its version
  * field, and one whose contacts the world's shapes no longer give (a cube shrank since) is
  * refused too. */
 static void test_snapshot_restores_recycled_manifolds(void **state)
@@ -718,12 +718,12 @@ static void test_snapshot_restores_recycled_manifolds(void **state)
         run(&s, 1);
         hashes[k] = physics__state_hash(&s, NULL, NULL);
     }
-    uint32_t version = 2;
+    uint32_t version = 3;
     memcpy(snap + 4, &version, sizeof version);
     const char *why = physics__snapshot_check(&s, NULL, snap, size);
     assert_non_null(why);
     assert_non_null(strstr(why, "version field"));
-    version = 3;
+    version = 4;
     memcpy(snap + 4, &version, sizeof version);
     const uint32_t top = at(&s, 4);
     const physics__v3 half = s.bodies.half[top];
