@@ -165,8 +165,9 @@ const char *physics__height_field_mesh(ct_allocator_t *a, const float *heights, 
 void physics__mesh_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *m);
 /* The manifolds of bodies i and j when either is a mesh, one for each way the touched triangles
- * face (clustered by normal, deepest first), into out[0 .. max): how many were made (those past
- * it have no points). Asked for one, it is physics__mesh_manifold's, which gathers wider. */
+ * face (clustered by normal, deepest first), into out[0 .. max): how many were made (out[0] has
+ * no points when none was; those past the made ones are not written). Asked for one, it is
+ * physics__mesh_manifold's, which gathers wider. */
 uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                                  bool prefer_b, physics__manifold_out *out, uint32_t max);
 bool physics__sphere_overlaps_mesh(const physics__bodies *b, uint32_t i, physics__v3 c, float r);

@@ -467,7 +467,8 @@ void physics__manifold_reduce(physics__manifold_out *m);
  * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
 #define PHYSICS_MESH_MANIFOLDS 4u
 /* The manifolds of bodies i and j into out[0 .. max) (max >= 1): how many were made, each with
- * points, deepest first; the rest have no points. Only a pair of a mesh and a body not a
+ * points, deepest first (out[0] has no points when none was; the rest are not written past the
+ * made ones). Only a pair of a mesh and a body not a
  * compound has more than one, and with max > 1 its first is not physics__manifold's (that one
  * gathers the triangles of a wider angle: physics_mesh.c). */
 uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
@@ -612,14 +613,20 @@ typedef struct physics__rigid_inertia {
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
-    physics__manifold_out *narrow; /* per manifold slot (a pair's manifolds take slots in a row) */
+    physics__manifold_out *narrow; /* per manifold slot: sorted pair k's first is slot k */
     physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
     uint32_t cap_narrow, cap_geo;
-    /* Sorted pair k's first slot, and k + 1's, when some pair has a mesh (multi: such a pair has
-     * PHYSICS_MESH_MANIFOLDS slots); else pair k's one slot is k and this is not read. */
-    uint32_t *slot;
-    uint32_t cap_slot;
+    /* When some pair may have several manifolds (multi: a mesh and a body not a compound), such
+     * a pair's further ones take PHYSICS_MESH_MANIFOLDS - 1 slots from num_pairs + more[k] (more
+     * is a running sum; more[num_pairs], their total). Kept apart, the first ones stay as dense
+     * as the pairs: the walks over every pair read no more memory than with one a pair. */
+    uint32_t *more;
+    uint32_t cap_more, num_pairs;
     bool multi;
+    /* Per sorted pair: how many manifolds it has (detection: in the low 4 bits, NARROW_ flags
+     * above; then the kept ones). */
+    uint8_t *made;
+    uint32_t cap_made;
     uint32_t recycled; /* manifolds of the step recycled, not found again */
     uint32_t *kept;
     uint32_t cap_kept;

@@ -454,7 +454,5 @@ uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, fl
         sj != CT_BODY_COMPOUND)
         return physics__mesh_manifolds(b, i, j, margin, prefer_b, out, max);
     physics__manifold(b, i, j, margin, prefer_b, out);
-    for (uint32_t g = 1; g < max; g++)
-        out[g].count = 0;
     return out->count ? 1u : 0u;
 }

@@ -51,7 +51,8 @@ void physics__rigid_free(physics__scene *s)
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
-        {(void **)&r->slot, &r->cap_slot, sizeof *r->slot},
+        {(void **)&r->more, &r->cap_more, sizeof *r->more},
+        {(void **)&r->made, &r->cap_made, sizeof *r->made},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
@@ -203,6 +204,14 @@ static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t
            sj != CT_BODY_COMPOUND;
 }
 
+/* Manifold from into to (its points only). */
+static inline void rigid__copy(physics__manifold_out *to, const physics__manifold_out *from)
+{
+    to->normal = from->normal;
+    to->count = from->count;
+    memcpy(to->p, from->p, (size_t)from->count * sizeof *from->p);
+}
+
 /* The normal, anchors and separations of g from manifold m found at g's poses. */
 static void rigid__geo_fill(physics__rigid_geo *g, const physics__manifold_out *m)
 {
@@ -240,36 +249,36 @@ void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint
     rigid__geo_fill(g, m);
 }
 
-/* Sorted pair k's first manifold slot, and how many it has (see physics__rigid.slot). */
-static inline uint32_t rigid__first_slot(const physics__rigid *r, uint32_t k)
+/* The slot of sorted pair k's manifold sub, and how many slots it has (physics__rigid.more). */
+static inline uint32_t rigid__slot(const physics__rigid *r, uint32_t k, uint32_t sub)
 {
-    return r->multi ? r->slot[k] : k;
+    return sub ? r->num_pairs + r->more[k] + sub - 1u : k;
 }
 static inline uint32_t rigid__slots(const physics__rigid *r, uint32_t k)
 {
-    return r->multi ? r->slot[k + 1] - r->slot[k] : 1u;
+    return r->multi ? 1u + r->more[k + 1] - r->more[k] : 1u;
 }
 
-/* The manifold slots of the m sorted pairs (physics__rigid.slot): a pair that may have several
- * manifolds has PHYSICS_MESH_MANIFOLDS in a row. A world of no such pair keeps one a pair and
- * no table. */
+/* The manifold slots of the m sorted pairs (physics__rigid.more): a pair that may have several
+ * manifolds has PHYSICS_MESH_MANIFOLDS. A world of no such pair keeps one a pair and no table. */
 static int rigid__slot_pairs(physics__scene *s, const physics__keyed_pair *order, uint32_t m)
 {
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
     r->multi = false;
+    r->num_pairs = m;
     for (uint32_t k = 0; k < m && !r->multi; k++)
         r->multi = rigid__several(b, order[k].a, order[k].b);
     if (!r->multi)
         return 0;
-    if (physics__reserve(s->a, (void **)&r->slot, &r->cap_slot, m + 1u, sizeof *r->slot))
+    if (physics__reserve(s->a, (void **)&r->more, &r->cap_more, m + 1u, sizeof *r->more))
         return CT_ERR_NOMEM;
     uint32_t n = 0;
     for (uint32_t k = 0; k < m; k++) {
-        r->slot[k] = n;
-        n += rigid__several(b, order[k].a, order[k].b) ? PHYSICS_MESH_MANIFOLDS : 1u;
+        r->more[k] = n;
+        n += rigid__several(b, order[k].a, order[k].b) ? PHYSICS_MESH_MANIFOLDS - 1u : 0u;
     }
-    r->slot[m] = n;
+    r->more[m] = n;
     return 0;
 }
 
@@ -300,19 +309,17 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         for (uint32_t k = first; k < last; k++) {
             const uint32_t i = job->order[k].a, j = job->order[k].b;
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
-            const uint32_t slot = rigid__first_slot(r, k), slots = rigid__slots(r, k);
-            physics__manifold_out *m = &r->narrow[slot];
+            const uint32_t slots = rigid__slots(r, k);
+            physics__manifold_out *m = &r->narrow[k];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
-            physics__rigid_geo *g = &r->geo[slot];
+            uint32_t made = 0;
             if (old && old->count && rigid__recyclable(b, i, j, &old->geo)) {
-                uint32_t sub = 0;
                 for (const physics__rigid_cached *o = old;
-                     sub < slots && o < r->cache + r->num_cache && o->key == old->key; o++, sub++) {
-                    rigid__recycle(b, i, j, o, &m[sub]);
-                    g[sub] = o->geo;
+                     made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
+                    const uint32_t slot = rigid__slot(r, k, made++);
+                    rigid__recycle(b, i, j, o, &r->narrow[slot]);
+                    r->geo[slot] = o->geo;
                 }
-                for (; sub < slots; sub++)
-                    m[sub].count = 0;
                 recycled++;
             } else {
                 const bool prefer_b =
@@ -320,21 +327,28 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes. */
                 const float margin =
                     ldexpf(ceilf(ldexpf(SOLVER_MARGIN + v3_len(rel) * job->dt, 10)), -10);
-                if (slots == 1u)
+                if (slots == 1u) {
                     physics__manifold(b, i, j, margin, prefer_b, m);
-                else
-                    physics__manifolds(b, i, j, margin, prefer_b, m, slots);
-                for (uint32_t sub = 0; sub < slots; sub++) {
-                    g[sub].qa = b->rotation[i];
-                    g[sub].qb = b->rotation[j];
-                    g[sub].pa = b->position[i];
-                    g[sub].pb = b->position[j];
-                    g[sub].margin = margin;
-                    g[sub].prefer_b = prefer_b;
-                    rigid__geo_fill(&g[sub], &m[sub]);
+                    made = m->count ? 1u : 0u;
+                } else {
+                    physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
+                    made = physics__manifolds(b, i, j, margin, prefer_b, all, slots);
+                    for (uint32_t sub = 0; sub < made; sub++)
+                        rigid__copy(&r->narrow[rigid__slot(r, k, sub)], &all[sub]);
+                }
+                for (uint32_t sub = 0; sub < made; sub++) {
+                    const uint32_t slot = rigid__slot(r, k, sub);
+                    physics__rigid_geo *g = &r->geo[slot];
+                    g->qa = b->rotation[i];
+                    g->qb = b->rotation[j];
+                    g->pa = b->position[i];
+                    g->pb = b->position[j];
+                    g->margin = margin;
+                    g->prefer_b = prefer_b;
+                    rigid__geo_fill(g, &r->narrow[slot]);
                 }
             }
-            uint32_t flags = m->count ? NARROW_KEEP : 0u;
+            uint32_t flags = made ? NARROW_KEEP : 0u;
             if (flags && (b->asleep[i] | b->asleep[j])) {
                 const uint32_t mover = b->asleep[i] ? j : i;
                 if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
@@ -342,8 +356,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 if (physics__inv_mass(b, mover) == 0.0f)
                     flags &= ~NARROW_KEEP;
             }
-            /* The flags ride in the high bits of the count. */
-            m->count |= flags << 16;
+            r->made[k] = (uint8_t)(made | flags << 4);
             kept += flags & NARROW_KEEP;
         }
         r->kept[slice] = kept | recycled << 16;
@@ -395,12 +408,11 @@ typedef struct rigid__contact_job {
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
-/* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
- * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
- * key. */
-static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
+/* Contact c of sorted pair pk from its manifold in slot k, with its warm start from the cache
+ * (walked from *at). */
+static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_contact *c,
+                                uint32_t pk, uint32_t k, uint32_t *at_cache)
 {
-    const rigid__contact_job *job = user;
     physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
@@ -408,6 +420,112 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
     const float static_rate = job->static_rate, static_mass = job->static_mass,
                 static_impulse = job->static_impulse, rate = job->rate, mass = job->mass,
                 impulse = job->impulse;
+    uint32_t at = *at_cache;
+    const physics__manifold_out *mo = &r->narrow[k];
+    const uint32_t i = order[pk].a, j = order[pk].b;
+    const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
+    const physics__v3 nn = mo->normal;
+    physics__rigid_tangents(nn, &c->t1, &c->t2);
+    c->key = order[pk].key;
+    c->pair = k;
+    c->a = i;
+    c->b = j;
+    c->count = mo->count;
+    c->normal = nn;
+    c->friction = sqrtf(b->friction[i] * b->friction[j]);
+    c->restitution = f_max(b->restitution[i], b->restitution[j]);
+    const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
+    c->bias_rate = fixed ? static_rate : rate;
+    c->mass_scale = fixed ? static_mass : mass;
+    c->impulse_scale = fixed ? static_impulse : impulse;
+    /* Last step's contacts of the pair: one, or one per manifold of a pair with a mesh
+     * (whose ways may come in another order now). Points find their impulses by id
+     * among all of them; friction and twist come from the one whose normal is nearest. */
+    const physics__rigid_cached *first_old = rigid__cached(r, c->key, &at), *old = NULL;
+    uint32_t olds = 0;
+    if (first_old) {
+        float nearest = -INFINITY;
+        for (; at + olds < r->num_cache && r->cache[at + olds].key == c->key; olds++) {
+            const float d = v3_dot(r->cache[at + olds].geo.normal, nn);
+            if (d > nearest)
+                nearest = d, old = &r->cache[at + olds];
+        }
+    }
+    c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
+    const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
+    physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
+    for (uint32_t q = 0; q < c->count; q++) {
+        physics__rigid_point *p = &c->p[q];
+        const physics__manifold_point *mp = &mo->p[q];
+        /* The anchors as they were found (recycled ones have not turned with the bodies; the
+         * separation follows the turn in the solver, to first order). */
+        const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
+        p->sep = mp->sep;
+        p->id = mp->id;
+        rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
+        p->rel_vn = rigid__speed(A, B, &p->n, nn);
+        p->n.j = p->max_jn = 0.0f;
+        bool matched = false;
+        for (uint32_t e = 0; e < olds && !matched; e++) {
+            const physics__rigid_cached *x = &r->cache[at + e];
+            for (uint32_t o = 0; o < x->count; o++)
+                if (x->id[o] == p->id) {
+                    p->n.j = x->jn[o];
+                    matched = true;
+                    break;
+                }
+        }
+        ca = v3_add(ca, ra);
+        cb = v3_add(cb, rb);
+    }
+    c->passes = 1u;
+    for (uint32_t q = 0; c->count > 1u && q < c->count; q++)
+        if (c->p[q].rel_vn < -RIGID_BOUNCE_SPEED)
+            c->passes = RIGID_IMPACT_PASSES;
+    const float inv_count = 1.0f / (float)c->count;
+    ca = v3_scale(ca, inv_count);
+    cb = v3_scale(cb, inv_count);
+    c->center_a = ca;
+    for (uint32_t q = 0; q < c->count; q++)
+        c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
+    rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
+    rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
+    const float m = A->inv_mass + B->inv_mass;
+    const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
+    const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
+    const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
+    const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
+    c->k11 = k22 * inv_det;
+    c->k22 = k11 * inv_det;
+    c->k12 = -k12 * inv_det;
+    c->twist_a = rigid__mul(ia, nn);
+    c->twist_b = rigid__mul(ib, nn);
+    const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
+    c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
+    c->f1.j = c->f2.j = 0.0f;
+    if (old && !memcmp(&old->geo.normal, &nn, sizeof nn)) {
+        c->f1.j = old->f1;
+        c->f2.j = old->f2;
+    } else if (old) {
+        /* A new normal: last step's friction, turned onto its tangents. */
+        physics__v3 o1, o2;
+        physics__rigid_tangents(old->geo.normal, &o1, &o2);
+        const physics__v3 f = v3_add(v3_scale(o1, old->f1), v3_scale(o2, old->f2));
+        c->f1.j = v3_dot(f, c->t1);
+        c->f2.j = v3_dot(f, c->t2);
+    }
+    c->twist_j = old ? old->twist : 0.0f;
+    *at_cache = at;
+}
+
+/* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
+ * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
+ * key. */
+static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
+{
+    const rigid__contact_job *job = user;
+    physics__rigid *r = &job->s->rigid;
+    const physics__keyed_pair *order = job->order;
     for (uint32_t slice = begin; slice < end; slice++) {
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last =
@@ -421,110 +539,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             else
                 hi = mid;
         }
-        /* The slices' manifold slots: k's pair is pk. */
-        const uint32_t slot_end = rigid__first_slot(r, last);
-        for (uint32_t k = rigid__first_slot(r, first), pk = first; k < slot_end; k++) {
-            while (k >= rigid__first_slot(r, pk + 1))
-                pk++;
-            const physics__manifold_out *mo = &r->narrow[k];
-            if (!mo->count)
-                continue;
-            const uint32_t i = order[pk].a, j = order[pk].b;
-            const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
-            physics__rigid_contact *c = &r->contact[n++];
-            const physics__v3 nn = mo->normal;
-            physics__rigid_tangents(nn, &c->t1, &c->t2);
-            c->key = order[pk].key;
-            c->pair = k;
-            c->a = i;
-            c->b = j;
-            c->count = mo->count;
-            c->normal = nn;
-            c->friction = sqrtf(b->friction[i] * b->friction[j]);
-            c->restitution = f_max(b->restitution[i], b->restitution[j]);
-            const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
-            c->bias_rate = fixed ? static_rate : rate;
-            c->mass_scale = fixed ? static_mass : mass;
-            c->impulse_scale = fixed ? static_impulse : impulse;
-            /* Last step's contacts of the pair: one, or one per manifold of a pair with a mesh
-             * (whose ways may come in another order now). Points find their impulses by id
-             * among all of them; friction and twist come from the one whose normal is nearest. */
-            const physics__rigid_cached *first_old = rigid__cached(r, c->key, &at), *old = NULL;
-            uint32_t olds = 0;
-            if (first_old) {
-                float nearest = -INFINITY;
-                for (; at + olds < r->num_cache && r->cache[at + olds].key == c->key; olds++) {
-                    const float d = v3_dot(r->cache[at + olds].geo.normal, nn);
-                    if (d > nearest)
-                        nearest = d, old = &r->cache[at + olds];
-                }
-            }
-            c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
-            const float *ia = r->inv_i[i].m, *ib = r->inv_i[j].m;
-            physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
-            for (uint32_t q = 0; q < c->count; q++) {
-                physics__rigid_point *p = &c->p[q];
-                const physics__manifold_point *mp = &mo->p[q];
-                /* The anchors as they were found (recycled ones have not turned with the bodies; the
-                 * separation follows the turn in the solver, to first order). */
-                const physics__v3 ra = r->geo[k].ra[q],
-                                  rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
-                p->sep = mp->sep;
-                p->id = mp->id;
-                rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
-                p->rel_vn = rigid__speed(A, B, &p->n, nn);
-                p->n.j = p->max_jn = 0.0f;
-                bool matched = false;
-                for (uint32_t e = 0; e < olds && !matched; e++) {
-                    const physics__rigid_cached *x = &r->cache[at + e];
-                    for (uint32_t o = 0; o < x->count; o++)
-                        if (x->id[o] == p->id) {
-                            p->n.j = x->jn[o];
-                            matched = true;
-                            break;
-                        }
-                }
-                ca = v3_add(ca, ra);
-                cb = v3_add(cb, rb);
-            }
-            c->passes = 1u;
-            for (uint32_t q = 0; c->count > 1u && q < c->count; q++)
-                if (c->p[q].rel_vn < -RIGID_BOUNCE_SPEED)
-                    c->passes = RIGID_IMPACT_PASSES;
-            const float inv_count = 1.0f / (float)c->count;
-            ca = v3_scale(ca, inv_count);
-            cb = v3_scale(cb, inv_count);
-            c->center_a = ca;
-            for (uint32_t q = 0; q < c->count; q++)
-                c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
-            rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
-            rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
-            const float m = A->inv_mass + B->inv_mass;
-            const float k11 = m + v3_dot(c->f1.ca, c->f1.ia) + v3_dot(c->f1.cb, c->f1.ib);
-            const float k22 = m + v3_dot(c->f2.ca, c->f2.ia) + v3_dot(c->f2.cb, c->f2.ib);
-            const float k12 = v3_dot(c->f1.ca, c->f2.ia) + v3_dot(c->f1.cb, c->f2.ib);
-            const float det = k11 * k22 - k12 * k12, inv_det = det != 0.0f ? 1.0f / det : 0.0f;
-            c->k11 = k22 * inv_det;
-            c->k22 = k11 * inv_det;
-            c->k12 = -k12 * inv_det;
-            c->twist_a = rigid__mul(ia, nn);
-            c->twist_b = rigid__mul(ib, nn);
-            const float kt = v3_dot(nn, c->twist_a) + v3_dot(nn, c->twist_b);
-            c->twist_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
-            c->f1.j = c->f2.j = 0.0f;
-            if (old && !memcmp(&old->geo.normal, &nn, sizeof nn)) {
-                c->f1.j = old->f1;
-                c->f2.j = old->f2;
-            } else if (old) {
-                /* A new normal: last step's friction, turned onto its tangents. */
-                physics__v3 o1, o2;
-                physics__rigid_tangents(old->geo.normal, &o1, &o2);
-                const physics__v3 f = v3_add(v3_scale(o1, old->f1), v3_scale(o2, old->f2));
-                c->f1.j = v3_dot(f, c->t1);
-                c->f2.j = v3_dot(f, c->t2);
-            }
-            c->twist_j = old ? old->twist : 0.0f;
-        }
+        /* Each pair's kept manifolds, in its slots from its first. */
+        for (uint32_t pk = first; pk < last; pk++)
+            for (uint32_t sub = 0; sub < r->made[pk]; sub++)
+                rigid__make_contact(job, &r->contact[n++], pk, rigid__slot(r, pk, sub), &at);
     }
 }
 
@@ -539,16 +557,11 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     for (uint32_t k = 0; k < m; k++) {
         if (k % SOLVER_SLICE_PAIRS == 0)
             r->kept[k / SOLVER_SLICE_PAIRS] = n;
-        physics__manifold_out *mo = &r->narrow[rigid__first_slot(r, k)];
-        const uint32_t flags = mo->count >> 16, slots = rigid__slots(r, k);
-        mo->count &= 0xffffu;
+        const uint32_t flags = r->made[k] >> 4;
+        r->made[k] = flags & NARROW_KEEP ? r->made[k] & 15u : 0u;
         if (flags & NARROW_WAKE)
             physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
-        for (uint32_t sub = 0; sub < slots; sub++) {
-            if (!(flags & NARROW_KEEP))
-                mo[sub].count = 0;
-            n += mo[sub].count ? 1u : 0u;
-        }
+        n += r->made[k];
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
         return CT_ERR_NOMEM;
@@ -983,9 +996,10 @@ int physics__rigid_step(physics__scene *s, float dt)
     if (rigid__slot_pairs(s, order, m))
         return CT_ERR_NOMEM;
     if (r->multi)
-        num_slots = r->slot[m];
+        num_slots += r->more[m];
     if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
         physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
+        physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;
     rigid__narrow_job job = {s, order, m, dt};
