@@ -14,14 +14,10 @@
 
 #include <cmocka.h>
 
-#include "ct_entity.h"
 #include "ct_hash.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 #include "resources/resources.h"
 
 #include <stdio.h>
@@ -30,27 +26,18 @@
 /* The kernel's frame_end step (plugins/loader.h, which brings in libuv and its `shutdown`). */
 void loader__frame_end(double dt);
 
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v2 *tf;
 static const ct_physics_api_v1 *pv1;
 static const ct_physics_api_v2 *phys;
 static const ct_physics_api_v3 *p3;
 static const ct_resource_api_v1 *resource;
-static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
-
-static const ct_physics_api_v4 *p4;
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "physics");
-    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
+    const test_world_t *t = physics_boot("physics");
+    resource = t->resource, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
     pv1 = test_kernel_api(CT_PHYSICS_API, 1);
     phys = test_kernel_api(CT_PHYSICS_API, 2);
@@ -59,9 +46,6 @@ static int boot(void **state)
     assert_non_null(pv1);
     assert_non_null(phys);
     assert_non_null(p3);
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    assert_non_null(p4);
-    assert_non_null(test_kernel_api(CT_PHYSICS_API, 5));
     assert_null(test_kernel_api(CT_PHYSICS_API, 6));
     return 0;
 }
