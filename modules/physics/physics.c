@@ -16,6 +16,7 @@
 #include "ct_plugin.h"
 #include "physics_layout.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,14 +106,29 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
     return false;
 }
 
+/* A call on entity e refused: keeps why (printf-style) for the Lua error and logs it naming the
+ * call, the world and the entity. */
+static void refuse(const char *what, ct_world_o *w, ct_entity_t e, const char *why, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void refuse(const char *what, ct_world_o *w, ct_entity_t e, const char *why, ...)
+{
+    va_list args;
+    va_start(args, why);
+    vsnprintf(physics__refusal, sizeof physics__refusal, why, args);
+    va_end(args);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                physics__refusal);
+}
+
 /* A bad desc, or a dead entity: logged naming the world, the entity and the field. */
 static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_t e)
 {
     if (!bad && physics__m.entity->alive(e))
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal, "%s", bad ? bad : "not alive");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "%s", bad ? bad : "not alive");
     return false;
 }
 
@@ -432,82 +448,91 @@ static int b_remove(ct_world_o *w, ct_entity_t e)
     return m && physics__scene_remove(&m->scene, e) ? 0 : CT_ERR_NOT_FOUND;
 }
 
-static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics__body_manager **m)
+/* The body a call on one entity found: its scene and its index there; or err CT_ERR_NOT_FOUND
+ * (s and b NULL) when w has no physics (logged by bodies_of) or e has no body in it. Every
+ * per-body call starts here, so that each of them reads as what it does to the body. */
+typedef struct body_ref {
+    physics__scene *s;
+    physics__bodies *b;
+    uint32_t i;
+    int err;
+} body_ref;
+
+static body_ref find_body(ct_world_o *w, ct_entity_t e, const char *what)
 {
-    *m = bodies_of(w, what);
-    return *m ? physics__bodies_find(&(*m)->scene.bodies, e) : UINT32_MAX;
+    physics__body_manager *m = bodies_of(w, what);
+    const uint32_t i = m ? physics__bodies_find(&m->scene.bodies, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
+        return (body_ref){.err = CT_ERR_NOT_FOUND};
+    return (body_ref){.s = &m->scene, .b = &m->scene.bodies, .i = i};
 }
 
 /* Velocities and forces are for dynamic and kinematic bodies. */
-static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w,
-                    ct_entity_t e)
+static bool movable(body_ref r, const char *what, ct_world_o *w, ct_entity_t e)
 {
-    if (m->scene.bodies.kind[i] != CT_BODY_STATIC)
+    if (r.b->kind[r.i] != CT_BODY_STATIC)
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal, "a static body does not move");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "a static body does not move");
     return false;
+}
+
+/* The body of a call that pushes it (set a velocity, add a force or torque): found, v within
+ * `kind`'s range and the body not static, then woken (which reads no velocity or force); else err
+ * says why (CT_ERR_NOT_FOUND, or CT_ERR_INVALID, logged) and nothing changed. */
+static body_ref pushed_body(ct_world_o *w, ct_entity_t e, const float v[3], vec_kind kind,
+                            const char *what)
+{
+    body_ref r = find_body(w, e, what);
+    if (!r.err && (!vec_ok(v, kind, what, w, e) || !movable(r, what, w, e)))
+        r.err = CT_ERR_INVALID;
+    if (!r.err)
+        physics__scene_wake(r.s, r.i);
+    return r;
 }
 
 static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(v, VEC_VELOCITY, "set_velocity", w, e) || !movable(m, i, "set_velocity", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.velocity[i] = v3_load(v);
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, v, VEC_VELOCITY, "set_velocity");
+    if (!r.err)
+        r.b->velocity[r.i] = v3_load(v);
+    return r.err;
 }
 
 static int b_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.velocity[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "velocity");
+    if (!r.err)
+        v3_store(r.b->velocity[r.i], out);
+    return r.err;
 }
 
 static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_force", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(f, VEC_FORCE, "add_force", w, e) || !movable(m, i, "add_force", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, f, VEC_FORCE, "add_force");
+    if (!r.err)
+        r.b->force[r.i] = v3_add(r.b->force[r.i], v3_load(f));
+    return r.err;
 }
 
 static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "position", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.position[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "position");
+    if (!r.err)
+        v3_store(r.b->position[r.i], out);
+    return r.err;
 }
 
 static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "teleport", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "teleport");
+    if (r.err)
+        return r.err;
     if (!vec_ok(p, VEC_POSITION, "teleport", w, e))
         return CT_ERR_INVALID;
-    m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
+    r.b->position[r.i] = r.b->synced[r.i] = v3_load(p);
     physics__m.transform->set_world_position(w, e, p);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    physics__scene_wake(r.s, r.i);
+    physics__scene_touched(r.s, r.i);
     return 0;
 }
 
@@ -637,71 +662,62 @@ static uint32_t point_mass_count(ct_world_o *w)
 
 static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, uint32_t mask)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_collision_filter", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
+    const body_ref r = find_body(w, e, "set_collision_filter");
+    if (r.err)
+        return r.err;
+    physics__sensor *sensor = physics__sensors_find(r.s, e.id);
     if (sensor) {
         /* A sensor's body keeps colliding with nothing: the filter is the one it sees with. */
         sensor->layer = layer;
         sensor->mask = mask;
-        physics__scene_touched(&m->scene, i);
+        physics__scene_touched(r.s, r.i);
         return 0;
     }
-    m->scene.bodies.layer[i] = layer;
-    m->scene.bodies.mask[i] = mask;
-    physics__scene_wake(&m->scene, i);
+    r.b->layer[r.i] = layer;
+    r.b->mask[r.i] = mask;
+    physics__scene_wake(r.s, r.i);
     return 0;
 }
 
 static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "collision_filter", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
-    *layer = sensor ? sensor->layer : m->scene.bodies.layer[i];
-    *mask = sensor ? sensor->mask : m->scene.bodies.mask[i];
+    const body_ref r = find_body(w, e, "collision_filter");
+    if (r.err)
+        return r.err;
+    const physics__sensor *sensor = physics__sensors_find(r.s, e.id);
+    *layer = sensor ? sensor->layer : r.b->layer[r.i];
+    *mask = sensor ? sensor->mask : r.b->mask[r.i];
     return 0;
 }
 
 static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_user_data", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    m->scene.bodies.user_data[i] = data;
-    return 0;
+    const body_ref r = find_body(w, e, "set_user_data");
+    if (!r.err)
+        r.b->user_data[r.i] = data;
+    return r.err;
 }
 
 static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "user_data", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    *out = m->scene.bodies.user_data[i];
-    return 0;
+    const body_ref r = find_body(w, e, "user_data");
+    if (!r.err)
+        *out = r.b->user_data[r.i];
+    return r.err;
 }
 
 static bool sleeping(ct_world_o *w, ct_entity_t e)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "sleeping", &m);
-    return i != UINT32_MAX && m->scene.bodies.asleep[i];
+    const body_ref r = find_body(w, e, "sleeping");
+    return !r.err && r.b->asleep[r.i];
 }
 
 static int wake(ct_world_o *w, ct_entity_t e)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "wake", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = find_body(w, e, "wake");
+    if (!r.err)
+        physics__scene_wake(r.s, r.i);
+    return r.err;
 }
 
 static void set_sleeping(ct_world_o *w, bool enabled)
@@ -760,50 +776,42 @@ static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity
     const float len = q ? sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) : 0.0f;
     if (q && fabsf(len - 1.0f) <= 1e-3f)
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal,
-             "rotation refused: must be x y z w of length 1 within 1e-3");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "rotation refused: must be x y z w of length 1 within 1e-3");
     return false;
 }
 
 static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "rotation", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const physics__quat q = m->scene.bodies.rotation[i];
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-    return 0;
+    const body_ref r = find_body(w, e, "rotation");
+    if (!r.err) {
+        const physics__quat q = r.b->rotation[r.i];
+        out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    }
+    return r.err;
 }
 
-static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float r[4])
+static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float q[4])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_rotation", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!quat_ok(r, "set_rotation", w, e))
+    const body_ref r = find_body(w, e, "set_rotation");
+    if (r.err)
+        return r.err;
+    if (!quat_ok(q, "set_rotation", w, e))
         return CT_ERR_INVALID;
-    physics__bodies *b = &m->scene.bodies;
-    b->rotation[i] = b->synced_rotation[i] =
-        quat_normalize((physics__quat){r[0], r[1], r[2], r[3]});
-    physics__bodies_classify(b, i);
-    physics__m.transform->set_world_rotation(w, e, r);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    r.b->rotation[r.i] = r.b->synced_rotation[r.i] =
+        quat_normalize((physics__quat){q[0], q[1], q[2], q[3]});
+    physics__bodies_classify(r.b, r.i);
+    physics__m.transform->set_world_rotation(w, e, q);
+    physics__scene_wake(r.s, r.i);
+    physics__scene_touched(r.s, r.i);
     return 0;
 }
 
 static int b_angular_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "angular_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.angular[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "angular_velocity");
+    if (!r.err)
+        v3_store(r.b->angular[r.i], out);
+    return r.err;
 }
 
 /* Zeroes what the locks of body i forbid. */
@@ -815,65 +823,52 @@ static physics__v3 locked(const physics__bodies *b, uint32_t i, physics__v3 v, u
 
 static int b_set_angular_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_angular_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(v, VEC_SPIN, "set_angular_velocity", w, e) ||
-        !movable(m, i, "set_angular_velocity", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.angular[i] = locked(&m->scene.bodies, i, v3_load(v), 3);
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, v, VEC_SPIN, "set_angular_velocity");
+    if (!r.err)
+        r.b->angular[r.i] = locked(r.b, r.i, v3_load(v), 3);
+    return r.err;
 }
 
 static int b_add_torque(ct_world_o *w, ct_entity_t e, const float t[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_torque", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(t, VEC_TORQUE, "add_torque", w, e) || !movable(m, i, "add_torque", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.torque[i] = v3_add(m->scene.bodies.torque[i], v3_load(t));
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, t, VEC_TORQUE, "add_torque");
+    if (!r.err)
+        r.b->torque[r.i] = v3_add(r.b->torque[r.i], v3_load(t));
+    return r.err;
 }
 
 static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_force_at", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "add_force_at");
+    if (r.err)
+        return r.err;
     if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) ||
-        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(m, i, "add_force_at", w, e))
+        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(r, "add_force_at", w, e))
         return CT_ERR_INVALID;
-    physics__bodies *b = &m->scene.bodies;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     const physics__v3 force = v3_load(f), arm = v3_sub(v3_load(p), b->position[i]);
     b->force[i] = v3_add(b->force[i], force);
     b->torque[i] = v3_add(b->torque[i], v3_cross(arm, force));
-    physics__scene_wake(&m->scene, i);
+    physics__scene_wake(r.s, i);
     return 0;
 }
 
 static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_impulse_at", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__bodies *b = &m->scene.bodies;
+    const body_ref r = find_body(w, e, "add_impulse_at");
+    if (r.err)
+        return r.err;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) ||
         !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
         return CT_ERR_INVALID;
     if (b->kind[i] != CT_BODY_DYNAMIC) {
-        snprintf(physics__refusal, sizeof physics__refusal, "only a dynamic body takes impulses");
-        PHYSICS_LOG(CT_LOG_ERROR, "add_impulse_at: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("add_impulse_at", w, e, "only a dynamic body takes impulses");
         return CT_ERR_INVALID;
     }
-    physics__scene_wake(&m->scene, i);
+    physics__scene_wake(r.s, i);
     float inv_i[9];
     physics__world_inv_inertia(b, i, inv_i);
     const physics__v3 J = v3_load(j), c = v3_cross(v3_sub(v3_load(p), b->position[i]), J);
@@ -894,35 +889,30 @@ static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], cons
 
 static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_locks", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "set_locks");
+    if (r.err)
+        return r.err;
     if (locks > CT_BODY_LOCK_ALL) {
-        snprintf(physics__refusal, sizeof physics__refusal,
-                 "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
-        PHYSICS_LOG(CT_LOG_ERROR, "set_locks: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("set_locks", w, e, "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
         return CT_ERR_INVALID;
     }
-    physics__bodies *b = &m->scene.bodies;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     b->locks[i] = (uint8_t)locks;
     b->velocity[i] = locked(b, i, b->velocity[i], 0);
     b->angular[i] = locked(b, i, b->angular[i], 3);
     physics__bodies_classify(b, i);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    physics__scene_wake(r.s, i);
+    physics__scene_touched(r.s, i);
     return 0;
 }
 
 static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "locks", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    *out = m->scene.bodies.locks[i];
-    return 0;
+    const body_ref r = find_body(w, e, "locks");
+    if (!r.err)
+        *out = r.b->locks[r.i];
+    return r.err;
 }
 
 /* ---- v5: shapes -------------------------------------------------------------------------- */
@@ -1241,18 +1231,12 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
     if (!vec_ok(v, VEC_VELOCITY, "move_character", w, e))
         return CT_ERR_INVALID;
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
-        snprintf(physics__refusal, sizeof physics__refusal,
-                 "dt %g refused: must be within [1e-5, 1] s", (double)dt);
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("move_character", w, e, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
         return CT_ERR_INVALID;
     }
     const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
-    if (err) {
-        snprintf(physics__refusal, sizeof physics__refusal, "the move would pass 1e4 m/s");
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
-    }
+    if (err)
+        refuse("move_character", w, e, "the move would pass 1e4 m/s");
     return err;
 }
 
@@ -1333,11 +1317,10 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
 
 static int b_set_sensor(ct_world_o *w, ct_entity_t e, bool on)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_sensor", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const int err = physics__sensors_set(&m->scene, i, on);
+    const body_ref r = find_body(w, e, "set_sensor");
+    if (r.err)
+        return r.err;
+    const int err = physics__sensors_set(r.s, r.i, on);
     if (err == CT_ERR_INVALID) {
         PHYSICS_LOG(CT_LOG_ERROR,
                     "set_sensor: world %p, entity %u: a dynamic body cannot be a sensor (make it "
