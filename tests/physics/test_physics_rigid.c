@@ -25,16 +25,6 @@ static ct_rigid_body_desc_t block(float x, float y, float z, float hx, float hy,
                                   .position = {x, y, z}};
 }
 
-/* A new scene (scene_init) whose entity 1 is the ground, a static box `half` m wide each way
- * whose top is at y = 0; `sleeping` as the scene's switch (on by default). */
-static void on_ground(physics__scene *s, float half, bool sleeping)
-{
-    scene_init(s);
-    s->sleeping = sleeping;
-    const ct_rigid_body_desc_t d = block(0, -1, 0, half, 1.0f, half, 0.6f);
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){1}, &d), 0);
-}
-
 static ct_rigid_body_desc_t cube(float x, float y, float z, float h)
 {
     return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
@@ -48,19 +38,6 @@ static ct_rigid_body_desc_t cube(float x, float y, float z, float h)
 static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
 {
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
-static void run(physics__scene *s, int steps)
-{
-    for (int k = 0; k < steps; k++)
-        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
 }
 
 /* A quaternion about z by angle a. */
