@@ -132,6 +132,16 @@ static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_
     return false;
 }
 
+/* The start of every call that adds a body: w's bodies, when w has physics (a warning if not),
+ * e is alive and its desc good (`bad`, what physics__*_desc_error said, NULL; a refusal naming
+ * the field if not); else NULL. */
+static physics__body_manager *adding(ct_world_o *w, ct_entity_t e, const char *bad,
+                                     const char *what)
+{
+    physics__body_manager *m = bodies_of(w, what);
+    return m && desc_ok(bad, what, w, e) ? m : NULL;
+}
+
 /* ---- point masses (v1) -------------------------------------------------------------------- */
 
 static int p_add(ct_world_o *w, ct_entity_t e, const ct_point_mass_desc_t *d)
@@ -425,10 +435,9 @@ static void simulate(ct_world_o *w, float dt)
 
 static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__body_desc_error(d) : "desc (NULL)", "add_body");
     if (!m)
-        return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__body_desc_error(d) : "desc (NULL)", "add_body", w, e))
         return CT_ERR_INVALID;
     ct_body_desc_t placed = *d;
     float at[3];
@@ -756,12 +765,21 @@ static bool rigid_placed(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_
     return true;
 }
 
+/* A body of a built shape (compound, mesh) for e: CT_ERR_CONFLICT when e has a body already,
+ * CT_ERR_INVALID (logged) when its transform is out of range, else 0 with d placed. */
+static int placed_new(physics__body_manager *m, ct_world_o *w, ct_entity_t e,
+                      const ct_rigid_body_desc_t *d, ct_rigid_body_desc_t *placed)
+{
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    return rigid_placed(w, e, d, placed) ? 0 : CT_ERR_INVALID;
+}
+
 static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_rigid_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body");
     if (!m)
-        return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body", w, e))
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
     if (!rigid_placed(w, e, d, &placed))
@@ -920,11 +938,9 @@ static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                       const float *points, uint32_t count)
 {
-    physics__body_manager *m = bodies_of(w, "add_hull_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__hull_desc_error(d) : "desc (NULL)", "add_hull_body");
     if (!m)
-        return CT_ERR_INVALID;
-    const char *bad = d ? physics__hull_desc_error(d) : "desc (NULL)";
-    if (!desc_ok(bad, "add_hull_body", w, e))
         return CT_ERR_INVALID;
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
@@ -952,16 +968,14 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
 static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                           const ct_compound_child_t *children, uint32_t count)
 {
-    physics__body_manager *m = bodies_of(w, "add_compound_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body");
     if (!m)
         return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body", w, e))
-        return CT_ERR_INVALID;
-    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
-        return CT_ERR_CONFLICT;
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed))
-        return CT_ERR_INVALID;
+    const int taken = placed_new(m, w, e, d, &placed);
+    if (taken)
+        return taken;
     physics__compound *c;
     char reason[160];
     if (!desc_ok(physics__compound_build(m->scene.bodies.a, children, count, &c, reason,
@@ -978,9 +992,6 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                     const float *vertices, uint32_t vertex_count, const uint32_t *indices,
                     uint32_t triangle_count, const char *what)
 {
-    physics__body_manager *m = bodies_of(w, what);
-    if (!m)
-        return CT_ERR_INVALID;
     const char *bad = !d                            ? "desc (NULL)"
                       : d->kind != CT_BODY_STATIC   ? "kind (a mesh body is static)"
                       : d->shape != CT_BODY_MESH    ? "shape (a mesh body is CT_BODY_MESH)"
@@ -991,13 +1002,13 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
         r.shape = CT_BODY_SPHERE, r.radius = 1.0f;
         bad = physics__rigid_desc_error(&r);
     }
-    if (!desc_ok(bad, what, w, e))
+    physics__body_manager *m = adding(w, e, bad, what);
+    if (!m)
         return CT_ERR_INVALID;
-    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
-        return CT_ERR_CONFLICT;
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed))
-        return CT_ERR_INVALID;
+    const int taken = placed_new(m, w, e, d, &placed);
+    if (taken)
+        return taken;
     physics__mesh *mesh;
     char reason[160];
     if (!desc_ok(physics__mesh_build(m->scene.bodies.a, vertices, vertex_count, indices,
@@ -1186,15 +1197,13 @@ static uint32_t j_count(ct_world_o *w)
 
 static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_character");
-    if (!m)
-        return CT_ERR_INVALID;
     const char *bad = !d ? "desc (NULL)"
                       : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)
                           ? "max_step (within [0, 1e4] m)"
                       : !f_within(d->max_slope, 0.0f, 1.5f) ? "max_slope (within [0, 1.5] rad)"
                                                             : NULL;
-    if (!desc_ok(bad, "add_character", w, e))
+    physics__body_manager *m = adding(w, e, bad, "add_character");
+    if (!m)
         return CT_ERR_INVALID;
     const ct_rigid_body_desc_t body = {.kind = CT_BODY_KINEMATIC,
                                        .shape = CT_BODY_CAPSULE,
