@@ -103,17 +103,18 @@ static void test_unit_copies_join_their_own_parts(void **state)
 {
     (void)state;
     assert_int_equal(
-        physics_load("unit", "units/lamp",
-             "entities = [\n"
-             "  { components = { transform = {} debug_name = { name = \"hook\" }\n"
-             "      body = { kind = \"static\" shape = \"sphere\" radius = 0.05 } }\n"
-             "    children = [\n"
-             "      { components = { transform = { position = [0 -1 0] }\n"
-             "          debug_name = { name = \"lamp\" }\n"
-             "          body = { shape = \"sphere\" radius = 0.1 rotates = true }\n"
-             "          joint = { type = \"distance\" to = \"hook\" anchor = [0 0.1 0] } } }\n"
-             "    ] }\n"
-             "]\n"),
+        physics_load(
+            "unit", "units/lamp",
+            "entities = [\n"
+            "  { components = { transform = {} debug_name = { name = \"hook\" }\n"
+            "      body = { kind = \"static\" shape = \"sphere\" radius = 0.05 } }\n"
+            "    children = [\n"
+            "      { components = { transform = { position = [0 -1 0] }\n"
+            "          debug_name = { name = \"lamp\" }\n"
+            "          body = { shape = \"sphere\" radius = 0.1 rotates = true }\n"
+            "          joint = { type = \"distance\" to = \"hook\" anchor = [0 0.1 0] } } }\n"
+            "    ] }\n"
+            "]\n"),
         0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "lamps"});
     const float s = sqrtf(0.5f);
@@ -214,17 +215,18 @@ static void test_edited_blob_refused(void **state)
 static void test_spawn_refusals_name_world_entity_field(void **state)
 {
     (void)state;
-    assert_int_equal(physics_load("level", "levels/lost",
-                          "entities = [\n"
-                          "  { components = { transform = {} debug_name = { name = \"seat\" }\n"
-                          "      body = { rotates = true }\n"
-                          "      joint = { type = \"ball\" to = \"nobody\" } } }\n"
-                          "  { components = { transform = {} debug_name = { name = \"ghost\" }\n"
-                          "      joint = { type = \"ball\" } } }\n"
-                          "  { components = { transform = { position = [3 0 0] }\n"
-                          "      body = { rotates = true } joint = { type = \"ball\" } } }\n"
-                          "]\n"),
-                     0);
+    assert_int_equal(
+        physics_load("level", "levels/lost",
+                     "entities = [\n"
+                     "  { components = { transform = {} debug_name = { name = \"seat\" }\n"
+                     "      body = { rotates = true }\n"
+                     "      joint = { type = \"ball\" to = \"nobody\" } } }\n"
+                     "  { components = { transform = {} debug_name = { name = \"ghost\" }\n"
+                     "      joint = { type = \"ball\" } } }\n"
+                     "  { components = { transform = { position = [3 0 0] }\n"
+                     "      body = { rotates = true } joint = { type = \"ball\" } } }\n"
+                     "]\n"),
+        0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "lost"});
     ct_entity_t e[3];
     captured[0] = '\0';

@@ -58,7 +58,8 @@ static int shutdown(void **state)
  * collision meshes are compiled from their sources first (a game's come compiled). */
 static int spawn(const char *name, const char *source, ct_entity_t *e, int max)
 {
-    assert_int_equal(physics_load("collision_mesh", "meshes/bunny", "mesh = \"meshes/bunny\"\n"), 0);
+    assert_int_equal(physics_load("collision_mesh", "meshes/bunny", "mesh = \"meshes/bunny\"\n"),
+                     0);
     assert_int_equal(physics_load("collision_mesh", "meshes/box", "mesh = \"meshes/box\"\n"), 0);
     assert_int_equal(physics_load("level", name, source), 0);
     const int n = t->worlds->spawn_resource(t->world, t->resource->get("level", name), NULL,
@@ -181,7 +182,8 @@ static void test_bad_sources_are_refused(void **state)
     assert_true(physics_load("collision_mesh", "meshes/x", "mesh = \"meshes/none\"\n") < 0);
     assert_non_null(strstr(captured, "meshes/none.mesh"));
     captured[0] = '\0';
-    assert_true(physics_load("collision_mesh", "meshes/x", "mesh = \"meshes/bunny\" mesh_ = 1\n") < 0);
+    assert_true(physics_load("collision_mesh", "meshes/x", "mesh = \"meshes/bunny\" mesh_ = 1\n") <
+                0);
     assert_non_null(strstr(captured, "collision_mesh.mesh_"));
     /* What the mesh resource names. */
     expect_mesh_refused("gltf_mesh = 0\n", NULL, "names no source file");

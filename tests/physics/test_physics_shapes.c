@@ -48,7 +48,6 @@ static const char *refusal(const float *points, uint32_t count)
     return physics__hull_build(&h, points, count, reason, sizeof reason);
 }
 
-
 static ct_rigid_body_desc_t hull_desc(float x, float y, float z)
 {
     return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
