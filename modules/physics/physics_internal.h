@@ -612,6 +612,10 @@ typedef struct physics__rigid {
     uint32_t num_contacts, cap_contacts;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
+    /* The cache's merge, per slice of SOLVER_SLICE_PAIRS contacts (physics_rigid.c): the first
+     * old entry it walks, its first entry of the next cache, and whether it has events. */
+    uint32_t *merge;
+    uint32_t cap_merge;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;

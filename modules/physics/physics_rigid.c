@@ -55,6 +55,7 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
+        {(void **)&r->merge, &r->cap_merge, sizeof *r->merge},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
     };
@@ -754,64 +755,169 @@ static int rigid__ended(physics__scene *s, uint64_t key)
 }
 
 /* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
- * events, as in physics_contacts.c. */
-static int rigid__remember(physics__scene *s)
+ * events, as in physics_contacts.c. Both lists are sorted by key, so the merge is cut into slices
+ * of SOLVER_SLICE_PAIRS contacts, each with the old entries from its first contact's key up to the
+ * next slice's: the slices count what they keep on any threads, then write it from where the
+ * slices before them end, then (only the slices that have any) their events, in order on this
+ * thread. The entries, their places and the events are those of one walk over both lists. */
+enum { RIGID_MERGE_COUNT, RIGID_MERGE_WRITE, RIGID_MERGE_EVENTS };
+
+typedef struct rigid__merge_job {
+    physics__scene *s;
+    uint32_t slices;
+    int mode;
+    int err; /* RIGID_MERGE_EVENTS: out of memory */
+} rigid__merge_job;
+
+/* Slice t of the merge in job->mode: counts its entries into r->merge[3t + 1], writes them from
+ * there on and sets r->merge[3t + 2] when it has events, or writes its events. */
+static void rigid__merge_slice(rigid__merge_job *job, uint32_t t)
 {
+    physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
-    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
-                         r->num_contacts + r->num_cache, sizeof *r->next_cache))
-        return CT_ERR_NOMEM;
+    const int mode = job->mode;
+    const uint32_t k0 = t * SOLVER_SLICE_PAIRS;
+    const uint32_t k1 =
+        k0 + SOLVER_SLICE_PAIRS < r->num_contacts ? k0 + SOLVER_SLICE_PAIRS : r->num_contacts;
+    uint32_t *m = &r->merge[3 * t];
+    if (mode == RIGID_MERGE_COUNT && t > 0) {
+        /* The first old entry not below this slice's first key. */
+        uint32_t lo = 0, hi = r->num_cache;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (r->cache[mid].key < r->contact[k0].key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        m[0] = lo;
+    } else if (mode == RIGID_MERGE_COUNT)
+        m[0] = 0;
+    if (mode == RIGID_MERGE_WRITE)
+        m[2] = 0;
     physics__rigid_cached *next = r->next_cache;
-    uint32_t at = 0, n = 0;
-    for (uint32_t k = 0; k <= r->num_contacts; k++) {
-        const physics__rigid_contact *c = k < r->num_contacts ? &r->contact[k] : NULL;
-        for (; at < r->num_cache && (!c || r->cache[at].key < c->key); at++) {
+    uint32_t at = m[0], n = mode == RIGID_MERGE_COUNT ? 0 : m[1];
+    /* (The count pass of slice t + 1 may run at the same time: the end is found here.) */
+    uint32_t end = r->num_cache;
+    if (t + 1 < job->slices) {
+        uint32_t lo = at;
+        while (lo < end) {
+            const uint32_t mid = lo + (end - lo) / 2;
+            if (r->cache[mid].key < r->contact[k1].key)
+                lo = mid + 1;
+            else
+                end = mid;
+        }
+    }
+    for (uint32_t k = k0; k <= k1; k++) {
+        const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
+        /* The old contacts before this one that this step did not find. */
+        for (; at < end && (!c || r->cache[at].key < c->key); at++) {
             const physics__rigid_cached *old = &r->cache[at];
-            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key)))
-                next[n++] = *old;
-            else if (old->touching && rigid__ended(s, old->key))
-                return CT_ERR_NOMEM;
+            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key))) {
+                if (mode == RIGID_MERGE_WRITE)
+                    next[n] = *old;
+                n++;
+            } else if (old->touching) {
+                if (mode == RIGID_MERGE_WRITE)
+                    m[2] = 1;
+                else if (mode == RIGID_MERGE_EVENTS && rigid__ended(s, old->key)) {
+                    job->err = CT_ERR_NOMEM;
+                    return;
+                }
+            }
         }
         if (!c)
             break;
-        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
-        if (at < r->num_cache && r->cache[at].key == c->key)
+        if (at < end && r->cache[at].key == c->key)
             at++;
+        if (mode == RIGID_MERGE_COUNT) {
+            n++;
+            continue;
+        }
+        physics__rigid_cached *e = &next[n++];
+        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
+        if (mode == RIGID_MERGE_WRITE) {
+            float total = 0.0f;
+            *e = (physics__rigid_cached){.key = c->key,
+                                         .count = c->count,
+                                         .asleep =
+                                             physics__fixed(b, c->a) && physics__fixed(b, c->b)};
+            for (uint32_t q = 0; q < c->count; q++) {
+                e->id[q] = c->p[q].id;
+                e->jn[q] = c->p[q].n.j;
+                total += c->p[q].n.j;
+            }
+            e->f1 = c->f1.j;
+            e->f2 = c->f2.j;
+            e->geo = r->geo[c->pair];
+            e->twist = c->twist_j;
+            physics__rigid_quantise(e);
+            e->touching = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
+            m[2] |= was != (bool)e->touching;
+            continue;
+        }
+        const bool is = e->touching;
+        if (was && !is && rigid__ended(s, c->key)) {
+            job->err = CT_ERR_NOMEM;
+            return;
+        }
+        if (was || !is)
+            continue;
         float total = 0.0f, deepest = 0.0f;
         uint32_t first = 0;
-        physics__rigid_cached *e = &next[n++];
-        *e = (physics__rigid_cached){.key = c->key,
-                                     .count = c->count,
-                                     .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
         for (uint32_t q = 0; q < c->count; q++) {
-            e->id[q] = c->p[q].id;
-            e->jn[q] = c->p[q].n.j;
             total += c->p[q].n.j;
             if (c->p[q].n.j > deepest)
                 deepest = c->p[q].n.j, first = q;
         }
-        e->f1 = c->f1.j;
-        e->f2 = c->f2.j;
-        e->geo = r->geo[c->pair];
-        e->twist = c->twist_j;
-        physics__rigid_quantise(e);
-        const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
-        e->touching = is;
-        if (was && !is && rigid__ended(s, c->key))
-            return CT_ERR_NOMEM;
-        if (was || !is)
-            continue;
         ct_physics_collision_event_t ev = {.a = b->entity[c->a].id,
                                            .b = b->entity[c->b].id,
                                            .impulse = total,
                                            .speed = f_max(-c->p[first].rel_vn, 0.0f)};
-        (void)first;
         v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
         v3_store(c->normal, ev.normal);
-        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
-            return CT_ERR_NOMEM;
+        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
+            job->err = CT_ERR_NOMEM;
+            return;
+        }
     }
+    if (mode == RIGID_MERGE_COUNT)
+        m[1] = n;
+}
+
+static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
+{
+    for (uint32_t t = begin; t < end; t++)
+        rigid__merge_slice(user, t);
+}
+
+static int rigid__remember(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t slices =
+        r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
+                         r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
+        physics__reserve(s->a, (void **)&r->merge, &r->cap_merge, 3 * slices, sizeof *r->merge))
+        return CT_ERR_NOMEM;
+    rigid__merge_job job = {s, slices, RIGID_MERGE_COUNT, 0};
+    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < slices; t++) {
+        const uint32_t count = r->merge[3 * t + 1];
+        r->merge[3 * t + 1] = n;
+        n += count;
+    }
+    job.mode = RIGID_MERGE_WRITE;
+    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    job.mode = RIGID_MERGE_EVENTS;
+    for (uint32_t t = 0; t < slices && !job.err; t++)
+        if (r->merge[3 * t + 2])
+            rigid__merge_slice(&job, t);
+    if (job.err)
+        return job.err;
     physics__rigid_cached *t = r->cache;
     const uint32_t cap = r->cap_cache;
     r->cache = r->next_cache;
