@@ -610,12 +610,16 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
+    physics__pair *ends; /* per contact, its bodies: what the colouring reads, compact */
+    uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
     /* The cache's merge, per slice of SOLVER_SLICE_PAIRS contacts (physics_rigid.c): the first
-     * old entry it walks, its first entry of the next cache, and whether it has events. */
+     * old entry it walks, its first entry of the next cache, and whether it ran out of memory;
+     * and the events it wrote (cap_slice_events of them, all initialised). */
     uint32_t *merge;
-    uint32_t cap_merge;
+    uint32_t cap_merge, cap_slice_events;
+    physics__events *slice_events;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
@@ -628,7 +632,7 @@ typedef struct physics__rigid {
     uint32_t num_overflow, cap_overflow;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
-    uint64_t *used; /* per colour, a bit per body */
+    uint64_t *used; /* per body, a bit per colour it is used in */
 } physics__rigid;
 
 
