@@ -902,6 +902,10 @@ typedef struct physics__scene {
     uint32_t num_cache, cap_cache;
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
     uint32_t cap_order;
+    /* The pair sort's scratch (physics_contacts.c): per slice of pairs, 256 digit counts, and
+     * what its keys share (see contacts__sort_pairs). */
+    uint32_t *sort_count;
+    uint32_t cap_sort_count;
 
     physics__rigid rigid;   /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
