@@ -610,8 +610,16 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
+    physics__pair *ends; /* per contact, its bodies: what the colouring reads, compact */
+    uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
+    /* The cache's merge, per slice of SOLVER_SLICE_PAIRS contacts (physics_rigid.c): the first
+     * old entry it walks, its first entry of the next cache, and whether it ran out of memory;
+     * and the events it wrote (cap_slice_events of them, all initialised). */
+    uint32_t *merge;
+    uint32_t cap_merge, cap_slice_events;
+    physics__events *slice_events;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
@@ -624,7 +632,7 @@ typedef struct physics__rigid {
     uint32_t num_overflow, cap_overflow;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
-    uint64_t *used; /* per colour, a bit per body */
+    uint64_t *used; /* per body, a bit per colour it is used in */
 } physics__rigid;
 
 
@@ -894,6 +902,10 @@ typedef struct physics__scene {
     uint32_t num_cache, cap_cache;
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
     uint32_t cap_order;
+    /* The pair sort's scratch (physics_contacts.c): per slice of pairs, 256 digit counts, and
+     * what its keys share (see contacts__sort_pairs). */
+    uint32_t *sort_count;
+    uint32_t cap_sort_count;
 
     physics__rigid rigid;   /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
