@@ -244,7 +244,7 @@ static bool shapes__compile_compound(const ct_data_o *shape, physics__body_head 
         return false;
     }
     physics__body_child child[PHYSICS_BODY_MAX_CHILDREN];
-    static float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS];
+    float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS]; /* 12 kB */
     uint32_t k = 0, points = 0;
     for (const ct_data_o *c = DATA->first_child(list); c; c = DATA->next(c), k++) {
         if (!shapes__child(c, k, &child[k], xyz + 3u * points, ctx))
@@ -362,7 +362,7 @@ const char *physics__body_shape_error(const physics__body_head *head, const uint
         }
         if (points != head->points)
             return "shape.points (the children's point counts do not add up)";
-        static float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS];
+        float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS]; /* 12 kB */
         memcpy(xyz, tail + head->count * sizeof *child, 12u * points);
         ct_compound_child_t built[PHYSICS_BODY_MAX_CHILDREN];
         shapes__children(child, head->count, xyz, built);
@@ -403,8 +403,9 @@ static int shapes__spawn_mesh(ct_world_o *w, ct_entity_t e, const ct_rigid_body_
 int physics__body_shape_spawn(ct_world_o *world, ct_entity_t e, const ct_rigid_body_desc_t *desc,
                               const physics__body_head *head, const uint8_t *tail)
 {
-    /* The tail is copied out: the instance's bytes are 8-aligned, not its floats' places. */
-    static float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS];
+    /* Read with memcpy like every field of an instance: a blob promises only where each
+     * instance starts (8-aligned), not the alignment of what is inside. */
+    float xyz[3 * PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS]; /* 12 kB */
     switch (desc->shape) {
     case CT_BODY_MESH: {
         char name[PHYSICS_MESH_NAME_SIZE];
