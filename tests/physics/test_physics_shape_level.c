@@ -159,6 +159,52 @@ static void test_balls_rest_on_the_rock_and_the_table(void **state)
     t->resource->unload("level", "levels/shapes");
 }
 
+/* The table as a unit, spawned turned 90 degrees about y: its top's 1.6 m now runs along z, so a
+ * ball dropped 0.7 m along z from its centre lands on the top (0.95 m), where an unturned table
+ * has no top (0.5 m along z) and no leg: it would fall to the floor (0.15 m). */
+static const char table_unit[] =
+    "entities = [ { name = \"table\" components = { transform = {}\n"
+    "  body = { mass = 20 rotates = true friction = 0.8 shape = { type = \"compound\" children = [\n"
+    "    { shape = { type = \"box\" half_extents = [0.8 0.05 0.5] } position = [0 0.75 0] }\n"
+    "    { shape = { type = \"box\" half_extents = [0.05 0.35 0.05] } position = [-0.7 0.35 -0.4] }\n"
+    "    { shape = { type = \"box\" half_extents = [0.05 0.35 0.05] } position = [0.7 0.35 -0.4] }\n"
+    "    { shape = { type = \"box\" half_extents = [0.05 0.35 0.05] } position = [0.7 0.35 0.4] }\n"
+    "    { shape = { type = \"box\" half_extents = [0.05 0.35 0.05] } position = [-0.7 0.35 0.4] }\n"
+    "  ] } } } } ]\n";
+
+static void test_a_turned_table_unit(void **state)
+{
+    (void)state;
+    assert_int_equal(load("unit", "units/table", table_unit), 0);
+    assert_int_equal(load("level", "levels/floor",
+                          "entities = [ { components = { transform = { position = [0 -0.5 0] }\n"
+                          "  body = { kind = \"static\" half_extents = [10 0.5 10] } } } ]\n"),
+                     0);
+    ct_entity_t floor;
+    assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/floor"),
+                                               NULL, NULL, &floor, 1),
+                     1);
+    const float at[3] = {0, 0.70f, 6}, turn[4] = {0, 0.7071068f, 0, 0.7071068f};
+    const ct_entity_t table = t->worlds->spawn_unit(t->world, "units/table", at, turn);
+    assert_true(t->entity->alive(table));
+    const ct_entity_t ball = t->entity->create();
+    const ct_physics_api_v5 *p5 = test_kernel_api(CT_PHYSICS_API, 5);
+    assert_int_equal(p5->add_rigid_body(t->world, ball,
+                                        &(ct_rigid_body_desc_t){.shape = CT_BODY_SPHERE,
+                                                                .radius = 0.15f,
+                                                                .mass = 1,
+                                                                .friction = 0.5f,
+                                                                .position = {0, 2.5f, 6.7f}}),
+                     0);
+    for (int k = 0; k < 240; k++)
+        p4->simulate(t->world, 1.0f / 60.0f);
+    height_is(ball, "ball on the turned table", 0.95f);
+    const ct_entity_t gone[3] = {floor, table, ball};
+    t->entity->destroy_batch(gone, 3);
+    t->resource->unload("unit", "units/table");
+    t->resource->unload("level", "levels/floor");
+}
+
 /* World.add_component with a Lua table of a hull and of a compound: the same compiler, the same
  * checks; a bad one raises. */
 static void test_lua_adds_hull_and_compound_components(void **state)
@@ -321,6 +367,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_balls_rest_on_the_rock_and_the_table),
+        cmocka_unit_test(test_a_turned_table_unit),
         cmocka_unit_test(test_lua_adds_hull_and_compound_components),
         cmocka_unit_test(test_bad_sources_are_refused),
         cmocka_unit_test(test_edited_blobs_are_refused),
