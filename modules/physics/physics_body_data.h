@@ -51,7 +51,8 @@ typedef struct physics__body_child {
 
 /* The largest instance: a compound of PHYSICS_BODY_MAX_CHILDREN hulls of 64 points. */
 #define PHYSICS_BODY_MAX_BYTES                                                                     \
-    ((uint32_t)(sizeof(physics__body_head) + PHYSICS_BODY_MAX_CHILDREN * sizeof(physics__body_child) + \
+    ((uint32_t)(sizeof(physics__body_head) +                                                       \
+                PHYSICS_BODY_MAX_CHILDREN * sizeof(physics__body_child) +                          \
                 PHYSICS_BODY_MAX_CHILDREN * CT_PHYSICS_MAX_HULL_POINTS * 12u))
 
 /* Compiles `shape = { type = "mesh" | "hull" | "compound" ... }` into the head's desc.shape,

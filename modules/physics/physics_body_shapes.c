@@ -99,8 +99,7 @@ static void shapes__report(ct_compile_ctx_o *ctx, const char *reason)
 }
 
 static const char *const child_types[] = {"box", "sphere", "capsule", "hull"};
-static const uint32_t child_shapes[] = {CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE,
-                                        CT_BODY_HULL};
+static const uint32_t child_shapes[] = {CT_BODY_BOX, CT_BODY_SPHERE, CT_BODY_CAPSULE, CT_BODY_HULL};
 
 /* One child of a compound: { shape = {...} position = [x y z] rotation = [x y z w] }. */
 static bool shapes__child(const ct_data_o *src, uint32_t k, physics__body_child *c, float *xyz,
@@ -113,8 +112,10 @@ static bool shapes__child(const ct_data_o *src, uint32_t k, physics__body_child 
                                         {"position", CT_DATA_ARRAY, 3},
                                         {"rotation", CT_DATA_ARRAY, 4}};
     if (DATA->type(src) != CT_DATA_OBJECT) {
-        RES->compile_error(ctx, "%s: must be { shape = {...} position = [x y z] rotation = "
-                                "[x y z w] }", what);
+        RES->compile_error(ctx,
+                           "%s: must be { shape = {...} position = [x y z] rotation = "
+                           "[x y z w] }",
+                           what);
         return false;
     }
     if (!RES->check_fields(ctx, src, what, fields, 3))
@@ -136,7 +137,8 @@ static bool shapes__child(const ct_data_o *src, uint32_t k, physics__body_child 
                            near ? "; did you mean \"" : "", near ? near : "", near ? "\"?" : "");
         return false;
     }
-    static const ct_field_t box[] = {{"type", CT_DATA_STRING, 0}, {"half_extents", CT_DATA_ARRAY, 3}};
+    static const ct_field_t box[] = {{"type", CT_DATA_STRING, 0},
+                                     {"half_extents", CT_DATA_ARRAY, 3}};
     static const ct_field_t sphere[] = {{"type", CT_DATA_STRING, 0}, {"radius", CT_DATA_NUMBER, 0}};
     static const ct_field_t capsule[] = {{"type", CT_DATA_STRING, 0},
                                          {"radius", CT_DATA_NUMBER, 0},
@@ -187,7 +189,8 @@ static bool shapes__compile_mesh(const ct_data_o *shape, physics__body_head *hea
         return false;
     const char *name = DATA->string(DATA->get(shape, "mesh"), NULL);
     if (!name || !name[0]) {
-        RES->compile_error(ctx, "body.shape.mesh: the name of a collision_mesh resource is required");
+        RES->compile_error(ctx,
+                           "body.shape.mesh: the name of a collision_mesh resource is required");
         return false;
     }
     const size_t len = strlen(name);
@@ -238,8 +241,7 @@ static bool shapes__compile_compound(const ct_data_o *shape, physics__body_head 
     const ct_data_o *list = DATA->get(shape, "children");
     const uint32_t n = list ? DATA->count(list) : 0;
     if (n < 1 || n > PHYSICS_BODY_MAX_CHILDREN) {
-        RES->compile_error(ctx,
-                           "body.shape.children: a compound has 1 to %u children (%u given)",
+        RES->compile_error(ctx, "body.shape.children: a compound has 1 to %u children (%u given)",
                            PHYSICS_BODY_MAX_CHILDREN, n);
         return false;
     }
@@ -271,14 +273,10 @@ static bool shapes__compile_compound(const ct_data_o *shape, physics__body_head 
 static uint64_t shapes__tail_size(uint32_t shape, uint32_t count, uint32_t points)
 {
     switch (shape) {
-    case CT_BODY_MESH:
-        return count;
-    case CT_BODY_HULL:
-        return 12ull * count;
-    case CT_BODY_COMPOUND:
-        return (uint64_t)count * sizeof(physics__body_child) + 12ull * points;
-    default:
-        return 0;
+    case CT_BODY_MESH: return count;
+    case CT_BODY_HULL: return 12ull * count;
+    case CT_BODY_COMPOUND: return (uint64_t)count * sizeof(physics__body_child) + 12ull * points;
+    default: return 0;
     }
 }
 
@@ -318,8 +316,8 @@ const char *physics__body_shape_error(const physics__body_head *head, const uint
                                       char *why, size_t why_size)
 {
     const uint32_t shape = head->desc.shape;
-    const bool variable = shape == CT_BODY_MESH || shape == CT_BODY_HULL ||
-                          shape == CT_BODY_COMPOUND;
+    const bool variable =
+        shape == CT_BODY_MESH || shape == CT_BODY_HULL || shape == CT_BODY_COMPOUND;
     if (!variable && (head->count || head->points))
         return "shape (count and points on a box, sphere or capsule)";
     if (shape != CT_BODY_COMPOUND && head->points)
@@ -367,8 +365,8 @@ const char *physics__body_shape_error(const physics__body_head *head, const uint
         ct_compound_child_t built[PHYSICS_BODY_MAX_CHILDREN];
         shapes__children(child, head->count, xyz, built);
         char reason[160];
-        const char *bad = physics__compound_children_error(built, head->count, reason,
-                                                           sizeof reason);
+        const char *bad =
+            physics__compound_children_error(built, head->count, reason, sizeof reason);
         if (bad) {
             snprintf(why, why_size, "shape.%s", bad);
             return why;
@@ -423,7 +421,6 @@ int physics__body_shape_spawn(ct_world_o *world, ct_entity_t e, const ct_rigid_b
         shapes__children(child, head->count, xyz, built);
         return physics__api_v5.add_compound_body(world, e, desc, built, head->count);
     }
-    default:
-        return CT_ERR_INVALID;
+    default: return CT_ERR_INVALID;
     }
 }
