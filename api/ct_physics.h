@@ -108,8 +108,9 @@
  *       ("body.shape.children[2].shape.points (coplanar: ...)"), and loading runs them again on
  *       the compiled bytes, so an edited blob is refused naming the field. Compiled bodies are of
  *       variable size (component format 4, ct_entity.h's CT_COMPONENT_VARIABLE_SIZE): a box
- *       takes 132 bytes, a 64-point hull 900; levels compiled with format 3 are refused with
- *       "recompile" (cuttle-compile compiles them again). Actor.shape reads the kind back.
+ *       takes 136 bytes in a level (184 in format 3), a 64-point hull 904; levels compiled with
+ *       format 3 are refused with "recompile" (cuttle-compile compiles them again).
+ *       Actor.shape reads the kind back.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
  *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around

@@ -13,7 +13,7 @@
  *   compound: physics__body_child[count]   count 1 to PHYSICS_BODY_MAX_CHILDREN
  *             float xyz[3 * points]        the hull children's points, child after child
  *
- * Format 3 (the head's desc, a 64-byte mesh name, the filter and the flags, fixed at 196 bytes)
+ * Format 3 (the head's desc, a 64-byte mesh name, the filter and the flags, fixed at 184 bytes)
  * is not read: levels and units compiled with it are refused with "recompile" and
  * cuttle-compile compiles them again (ct_resource_api_v6.declare_format).
  */

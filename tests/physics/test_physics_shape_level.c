@@ -363,7 +363,7 @@ static void test_edited_blobs_are_refused(void **state)
     /* The body section's header says format 4 after its instance size (variable, at most a
      * compound of 16 hulls of 64 points: a 132-byte head, 16 children of 56 bytes and 1,024
      * points, 13,316 bytes). A level compiled with format 3 (a body
-     * of 196 bytes, fixed) is refused, not read: it needs compiling again. */
+     * of 184 bytes, fixed) is refused, not read: it needs compiling again. */
     const uint32_t head[2] = {CT_COMPONENT_VARIABLE_SIZE | 13316u, 4u};
     const size_t format = test_blob_find(&b, head, sizeof head) + 4;
     float three;
