@@ -91,6 +91,26 @@
  *       naming the field. Renaming the mesh (cuttle-deps mv) is followed, and a changed .mesh,
  *       OBJ, glTF or .bin compiles the collision mesh again. A body whose collision mesh does
  *       not load is skipped at spawn, naming the world, the entity and body.shape.mesh.
+ *   v5: shape = { type = "hull" points = [ [x y z] [x y z] ... ] }: the convex hull of 4 to 64
+ *       points in the entity's frame (as add_hull_body, see Hulls);
+ *       shape = { type = "compound" children = [ { shape = { type = "box" half_extents = [x y z] }
+ *       position = [x y z] rotation = [x y z w] } ... ] }: 1 to 16 children (C and Lua take 64),
+ *       each a box (half_extents), sphere (radius), capsule (radius, half_height; sizes 0.5 when
+ *       left out) or hull (points), placed by position (default 0) and rotation (unit, default
+ *       none) in the body's frame (as add_compound_body, see Compounds). A compound in a
+ *       compound is refused (list its children in the outer one). As in C, the body's position
+ *       is its centre of mass: the entity's transform is where the shape's volume balances (a
+ *       frustum given with its base at y = 0 sits on the ground when its entity is placed at its
+ *       centroid's height). Sizes on the body itself (half_extents, radius, half_height) are
+ *       refused for mesh, hull and compound bodies. The compiler runs every check of
+ *       add_hull_body and add_compound_body (degenerate, coplanar, duplicate-only and
+ *       non-finite points, sizes, rotations) naming the source's field
+ *       ("body.shape.children[2].shape.points (coplanar: ...)"), and loading runs them again on
+ *       the compiled bytes, so an edited blob is refused naming the field. Compiled bodies are of
+ *       variable size (component format 4, ct_entity.h's CT_COMPONENT_VARIABLE_SIZE): a box
+ *       takes 136 bytes in a level (184 in format 3), a 64-point hull 904; levels compiled with
+ *       format 3 are refused with "recompile" (cuttle-compile compiles them again).
+ *       Actor.shape reads the kind back.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
  *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
@@ -144,6 +164,8 @@
  *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
  *       (desc = {kind, mass, friction, restitution, position, rotation}, optional; meshes and
  *       height fields are static; see Hulls, Compounds, Meshes)
+ *   Actor.shape(world, e) -> "box" | "sphere" | "capsule" | "hull" | "compound" | "mesh"
+ *       (the kind of e's body however it was made; an entity without a body raises)
  *   Physics.shape_cast(world, {shape = "box" | "sphere" | "capsule", half_extents, radius,
  *       half_height, rotation}, x, y, z, dx, dy, dz, mask) -> e, distance, px, py, pz, nx, ny, nz
  *       | nil (optional mask; the first body the shape meets swept by (dx, dy, dz); Lua only for
