@@ -367,10 +367,10 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
                       hits[moving], (unsigned long long)hash[moving]);
     }
     assert_int_equal(off[1], 6);
-    assert_int_equal(hits[0], 68);
-    assert_int_equal(hits[1], 129);
-    assert_true(hash[0] == 0x1892f251a571a15dull);
-    assert_true(hash[1] == 0xb6251e238c14904dull);
+    assert_int_equal(hits[0], 47);
+    assert_int_equal(hits[1], 46);
+    assert_true(hash[0] == 0xec5acd2a32a7d1a7ull);
+    assert_true(hash[1] == 0x48bf281c0f41a373ull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -394,8 +394,8 @@ static void test_room_of_bullets(void **state)
                   on, hits, (unsigned long long)hash);
     assert_int_equal(off, 5);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 124);
-    assert_true(hash == 0x3ad3e015cb2cc73eull);
+    assert_int_equal(hits, 120);
+    assert_true(hash == 0x3a163132542f0cc2ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
@@ -482,6 +482,68 @@ static void test_a_held_body_gathers_no_speed(void **state)
     }
 }
 
+/* The same capsule three steps after the knock that sent it into the floor, its centre 4.6 cm
+ * below the slab's middle (the slab 0.4 m thick at y in [-0.4, 0]), moving up at 36.7 m/s and
+ * turning at 71 rad/s: how many of 30 steps end with it touching the slab (its centre within
+ * 0.2 + 0.625 m of the slab's middle), how many times its vertical speed changed sign, and where
+ * its centre ended. */
+static void inside_a_slab(uint32_t *inside, uint32_t *flips, float *end_y)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {5.0f, 0.2f, 5.0f},
+                                        .position = {0.0f, -0.2f, 0.0f},
+                                        .restitution = 1.0f,
+                                        .friction = 1.0f};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
+    const float pi = 3.14159265f;
+    const ct_rigid_body_desc_t d = {
+        .kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_CAPSULE,
+        .radius = 0.125f,
+        .half_height = 0.5f,
+        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
+        .friction = 0.75f,
+        .restitution = 0.95f,
+        .position = {0.0f, -0.2461f, 0.0f},
+        .rotation = {0.381241f, -0.629741f, 0.670437f, -0.092713f},
+        .velocity = {-11.597f, 36.676f, 1.204f},
+        .angular_velocity = {54.98f, -41.86f, 31.29f}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
+    *inside = *flips = 0;
+    float was = d.velocity[1];
+    for (int k = 0; k < 30; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        const uint32_t i = at(&s, BULLET);
+        *inside += fabsf(s.bodies.position[i].y + 0.2f) < 0.825f;
+        *flips += (s.bodies.velocity[i].y < 0.0f) != (was < 0.0f);
+        was = s.bodies.velocity[i].y;
+    }
+    *end_y = s.bodies.position[at(&s, BULLET)].y;
+    physics__scene_free(&s);
+}
+
+/* A body found inside a static is pushed out of it and leaves, rather than being held there.
+ * Before, its sweep, measuring by manifolds that chose the face to leave by anew at each pose,
+ * stopped it every step and bounced it back against the solver's push: it went up and down at
+ * 36.7 m/s without leaving the slab for all 30 steps. Its centre is nearer the bottom face: it
+ * leaves that way. */
+static void test_a_body_inside_a_static_leaves_it(void **state)
+{
+    (void)state;
+    uint32_t inside, flips;
+    float end_y;
+    inside_a_slab(&inside, &flips, &end_y);
+    print_message("capsule in a slab: %u of 30 steps touching it, vertical speed changed sign %u "
+                  "times, centre ended at y %.4f\n",
+                  inside, flips, (double)end_y);
+    assert_true(inside <= 2);
+    assert_true(flips <= 1);
+    assert_true(end_y < -1.5f);
+}
+
 int main(void)
 {
     if (physics_fixture_start())
@@ -492,6 +554,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_room_of_bullets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bullets_never_pass_a_dynamic_plank, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_held_body_gathers_no_speed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_body_inside_a_static_leaves_it, setup, teardown),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     physics_fixture_stop();
