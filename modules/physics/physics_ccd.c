@@ -155,6 +155,10 @@ static float ccd__reach(const physics__bodies *b, uint32_t i)
             most = f_max(most, v3_dot(h->vertex[k], h->vertex[k]));
         return sqrtf(most);
     }
+    /* (A compound's ball about its centre that holds every child: the corner of the box round
+     * them all reaches further, and made its sweeps against moving bodies many more.) */
+    if (b->shape[i] == CT_BODY_COMPOUND && b->compound[i])
+        return b->compound[i]->bound;
     return b->shape[i] == CT_BODY_SPHERE    ? b->radius[i]
            : b->shape[i] == CT_BODY_CAPSULE ? b->half[i].y
                                             : v3_len(b->half[i]);
