@@ -529,7 +529,7 @@ static void inside_a_slab(uint32_t *inside, uint32_t *flips, float *end_y)
  * Before, its sweep, measuring by manifolds that chose the face to leave by anew at each pose,
  * stopped it every step and bounced it back against the solver's push: it went up and down at
  * 36.7 m/s without leaving the slab for all 30 steps. Its centre is nearer the bottom face: it
- * leaves that way. */
+ * leaves that way (today). */
 static void test_a_body_inside_a_static_leaves_it(void **state)
 {
     (void)state;
@@ -541,7 +541,8 @@ static void test_a_body_inside_a_static_leaves_it(void **state)
                   inside, flips, (double)end_y);
     assert_true(inside <= 2);
     assert_true(flips <= 1);
-    assert_true(end_y < -1.5f);
+    /* Away from the slab (whichever face it left by: the nearer one is the bottom). */
+    assert_true(fabsf(end_y + 0.2f) > 1.5f);
 }
 
 int main(void)
