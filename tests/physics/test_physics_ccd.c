@@ -412,6 +412,7 @@ static void test_room_of_bullets(void **state)
 typedef struct held {
     uint32_t hits;
     float fastest_in, end_height, lowest;
+    float in_after_hit; /* the fastest it went at the floor at the end of a step a sweep hit */
 } held;
 
 static held spinning_capsule(physics__quat turn)
@@ -444,12 +445,14 @@ static held spinning_capsule(physics__quat turn)
     v3_store(quat_rotate(turn, v3(-1.003f, -20.523f, -2.006f)), d.velocity);
     v3_store(quat_rotate(turn, v3(35.98f, -92.40f, 198.68f)), d.angular_velocity);
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
-    held r = {.lowest = INFINITY};
+    held r = {.lowest = INFINITY, .in_after_hit = -INFINITY};
     for (int k = 0; k < 30; k++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
         const uint32_t i = at(&s, BULLET);
         r.hits += s.ccd.hits;
         r.fastest_in = f_max(r.fastest_in, -v3_dot(s.bodies.velocity[i], up));
+        if (s.ccd.hits)
+            r.in_after_hit = f_max(r.in_after_hit, -v3_dot(s.bodies.velocity[i], up));
         r.lowest = f_min(r.lowest, v3_dot(s.bodies.position[i], up));
     }
     r.end_height = v3_dot(s.bodies.position[at(&s, BULLET)], up);
@@ -458,7 +461,8 @@ static held spinning_capsule(physics__quat turn)
 }
 
 /* A sweep that stops a body takes away the speed into what it stopped on: the capsule bounces off
- * the floor (or the wall) on the first step its spinning end would have gone in. Before, its
+ * the floor (or the wall) on the first step its spinning end would have gone in, in that step (a
+ * sweep that only stopped it left the bounce to the next step's contact). Before, its
  * sweep, following the turn the short way round (opposite to the 200 rad/s spin), held it a
  * little above the floor every step while gravity added to its speed: after 30 steps it still sat
  * 0.32 m above the floor, held on 29 steps, falling at 25.4 m/s without moving. In the bench a
@@ -470,13 +474,15 @@ static void test_a_held_body_gathers_no_speed(void **state)
                                     {0.0f, 0.0f, 0.70710678f, 0.70710678f}};
     for (int k = 0; k < 2; k++) {
         const held r = spinning_capsule(turns[k]);
-        print_message("capsule on a %s: %u sweeps hit, fastest in %.3f m/s, lowest %.4f, end "
-                      "%.4f m above\n",
-                      k ? "wall" : "floor", r.hits, (double)r.fastest_in, (double)r.lowest,
-                      (double)r.end_height);
+        print_message("capsule on a %s: %u sweeps hit, fastest in %.3f m/s (%.3f after a hit), "
+                      "lowest %.4f, end %.4f m above\n",
+                      k ? "wall" : "floor", r.hits, (double)r.fastest_in, (double)r.in_after_hit,
+                      (double)r.lowest, (double)r.end_height);
         /* It came in at 20.5 m/s and one step of gravity adds 0.16 m/s. */
         assert_true(r.fastest_in < 20.8f);
         assert_true(r.hits <= 2);
+        /* The step whose sweep stopped it took its speed into the floor away (it bounced). */
+        assert_true(r.in_after_hit < 0.0f);
         assert_true(r.end_height > 5.0f);
         assert_true(r.lowest > 0.2f);
     }
