@@ -467,6 +467,46 @@ static void test_push_is_bounded(void **state)
     end_scene(&s);
 }
 
+/* Its mass presses on what it stands on: a 10 kg plank 4 m long on a hinge at its middle, 1 m up,
+ * with a character standing still 1.5 m from the hinge, tips under Jolt's 70 kg (its end going
+ * down to the floor) and stays level under a character of mass 0 (v4's). */
+static void test_weight_on_dynamic_ground(void **state)
+{
+    (void)state;
+    for (int heavy = 0; heavy < 2; heavy++) {
+        scene s = new_scene("seesaw");
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {2.0f, 0.05f, 0.5f},
+                                        .mass = 10.0f,
+                                        .friction = 0.5f,
+                                        .position = {0, 1.0f, 0},
+                                        .rotation = {0, 0, 0, 1}};
+        const ct_entity_t plank = add(&s, &d);
+        const ct_joint_desc_t hinge = {
+            .type = CT_JOINT_HINGE, .anchor = {0, 1.0f, 0}, .axis = {0, 0, 1}};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(s.w, plank, (ct_entity_t){0}, &hinge, &j), 0);
+        const ct_entity_t c = add_character(&s, 1.5f, 1.05f, 0);
+        if (heavy)
+            jolt_settings(&s, c);
+        ct_character_state_t st = walk(&s, c, 0, 0, 2);
+        assert_true(st.grounded);
+        assert_int_equal(st.ground, plank.id);
+        walk(&s, c, 0, 0, 60);
+        float q[4];
+        assert_int_equal(p4->rotation(s.w, plank, q), 0);
+        const float angle = 2.0f * atan2f(q[2], q[3]);
+        print_message("seesaw under %s: turned %.4f rad\n", heavy ? "70 kg" : "mass 0",
+                      (double)angle);
+        if (heavy)
+            assert_true(angle < -0.25f); /* its +x end went down by more than half a metre */
+        else
+            assert_float_equal(angle, 0.0f, 0.01f);
+        end_scene(&s);
+    }
+}
+
 /* The ground drops away by 0.45 m under a character (the shelf it stands on is taken away, the
  * floor 0.45 m below): with Jolt's step down of 0.5 m it keeps its feet, grounded on the floor at
  * the next move; with v4's step down (its max step, 0.4 m here as Jolt's step up) it is in the
@@ -663,6 +703,7 @@ int main(void)
         cmocka_unit_test(test_pushes_crate_and_refusals),
         cmocka_unit_test(test_push_is_bounded),
         cmocka_unit_test(test_step_down),
+        cmocka_unit_test(test_weight_on_dynamic_ground),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),
