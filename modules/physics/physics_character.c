@@ -35,6 +35,11 @@
 #define MOVER_PUSHES 4u      /* push-outs after each move */
 #define MOVER_NEAR 64u       /* bodies a move keeps from one grid query */
 #define MOVER_PUSHED 8u      /* dynamic bodies one move pushes */
+/* Halvings that find where a drop first touched an edge (to a 256th of a quarter radius). */
+#define MOVER_EDGE_HALVINGS 8u
+/* cos 75 degrees: a stair's riser further than this from the way it walks is walked along, not up
+ * (Jolt's mWalkStairsCosAngleForwardContact). */
+#define MOVER_STAIR_COS 0.25881905f
 /* Of the speed the character closes on a dynamic body with, the part a push takes away (Jolt's
  * CharacterVirtual: 0.9, so that a body pushed along does not bounce off ahead of it). */
 #define MOVER_PUSH_DAMPING 0.9f
@@ -145,6 +150,10 @@ typedef struct mover {
     uint32_t ground;
     physics__v3 normal;
     bool walled; /* a wall took some of the motion */
+    /* The way into the wall that stood most across the walk (within MOVER_STAIR_ANGLE of it,
+     * else the walk's own way), horizontal and unit, and its cosine with the walk's way. */
+    physics__v3 forward, riser;
+    float riser_cos;
     physics__v3 ground_point; /* where it touches that ground */
     /* The dynamic bodies the walk met (each once, the first contact's normal and point), to be
      * pushed when the move is planned; recording is off while a stair is only tried. */
@@ -268,8 +277,15 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
             if (into < 0.0f)
                 *rest = v3_sub(*rest, v3_scale(out, into));
             /* A dynamic body is pushed, not climbed: only what does not give way is a stair. */
-            if (out.y > -0.1f && !dynamic)
+            if (out.y > -0.1f && !dynamic) {
                 m->walled = true;
+                const float flat = sqrtf(out.x * out.x + out.z * out.z);
+                const physics__v3 in =
+                    flat > 1e-6f ? v3(-out.x / flat, 0, -out.z / flat) : m->forward;
+                const float cos_in = v3_dot(in, m->forward);
+                if (m->record && cos_in > m->riser_cos)
+                    m->riser = in, m->riser_cos = cos_in;
+            }
         }
     }
 }
@@ -307,8 +323,27 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
         const float d = f_min(m->step, depth - gone);
         physics__v3 q = v3(p.x, p.y - d, p.z), out, point;
         float deepest;
-        const uint32_t hit = mover__deepest(m, q, &out, &deepest, &point);
+        uint32_t hit = mover__deepest(m, q, &out, &deepest, &point);
         gone += d;
+        /* An edge or a steep face: the step may have gone past the height where it first
+         * touched, and the way out there (which says whether it holds the capsule) is not the way
+         * out a step deeper (more sideways). Halve back to that height. */
+        if (hit != UINT32_MAX && out.y < m->cos_slope) {
+            float free = p.y, in = q.y;
+            for (uint32_t k = 0; k < MOVER_EDGE_HALVINGS; k++) {
+                physics__v3 o, at;
+                float depth_at;
+                const float mid = 0.5f * (free + in);
+                const uint32_t h = mover__deepest(m, v3(q.x, mid, q.z), &o, &depth_at, &at);
+                if (h == UINT32_MAX) {
+                    free = mid;
+                } else {
+                    in = mid;
+                    hit = h, out = o, deepest = depth_at, point = at;
+                }
+            }
+            q.y = in;
+        }
         if (hit == UINT32_MAX) {
             p = q;
         } else if (out.y > 0.1f) {
@@ -399,10 +434,12 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
             2.0f * MOVER_SKIN;
     /* 2. The walk, then the rise or fall. */
     const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
+    const float wanted = v3_len(walk);
+    m.forward = m.riser = wanted > 1e-6f ? v3_scale(walk, 1.0f / wanted) : v3(0, 0, 0);
+    m.riser_cos = MOVER_STAIR_COS;
     physics__v3 p = mover__slide(&m, start, walk);
     /* 3. Stairs: blocked while it stood on something, try the walk lifted by the step and put
      * down again; taken when that ends higher and further along. */
-    const float wanted = v3_len(walk);
     bool held = false;
     if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
         m.record = false;
@@ -411,11 +448,14 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         const float depth = lifted.y - start.y + MOVER_SKIN;
         const physics__v3 down = mover__drop(&m, over, depth, &held);
         /* Held by an edge rather than ground: a stair has walkable ground a little further on,
-         * a steep slope has not (and is not climbed step by step). */
+         * a steep slope has not (and is not climbed step by step). Further on is a radius into
+         * the riser that stopped it, as Jolt's step forward test: walking up stairs at a slant
+         * (up to 75 degrees off) moves little towards them in a step, and a radius along the walk
+         * would still find the edge. */
         bool ahead = m.grounded;
         if (held && !ahead) {
             bool ahead_held;
-            const physics__v3 further = v3_add(over, v3_scale(walk, b->radius[i] / wanted));
+            const physics__v3 further = v3_add(over, v3_scale(m.riser, b->radius[i]));
             mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
             ahead = ahead_held && m.grounded;
         }

@@ -507,6 +507,46 @@ static void test_weight_on_dynamic_ground(void **state)
     }
 }
 
+/* Stairs walked at a slant, Jolt's rule: at 3 m/s, 74.5 degrees off the way up the flight (each
+ * step takes it 1.3 cm towards the stairs) it still climbs to the landing, 80 degrees off it walks
+ * along the first riser (Jolt's mWalkStairsCosAngleForwardContact, 75 degrees). (Before: the
+ * drop after the lifted walk went a quarter radius at a time past the height where it met the
+ * stair's edge, and met it a step deeper, too steeply to hold it: at 74.5 degrees it never
+ * climbed.) */
+static void test_stairs_at_a_slant(void **state)
+{
+    (void)state;
+    const float angles[2] = {1.3f, 1.4f};
+    for (int a = 0; a < 2; a++) {
+        scene s = new_scene("slant");
+        for (int k = 0; k < 5; k++) {
+            const float top = 0.3f * (float)(k + 1);
+            add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top,
+                    20, 0);
+        }
+        add_box(&s, CT_BODY_STATIC, 6.5f, 0.75f, 0, 2.0f, 0.75f, 20, 0);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        jolt_settings(&s, c);
+        ct_character_state_t st = {0};
+        float highest = 0.0f;
+        for (int k = 0; k < 400 && st.position[2] < 19.0f; k++) {
+            st = walk(&s, c, 3.0f * cosf(angles[a]), 3.0f * sinf(angles[a]), 1);
+            highest = fmaxf(highest, st.position[1] - 0.8f);
+        }
+        print_message("%.1f rad off: x %.3f, z %.3f, feet %.4f, highest %.4f\n", (double)angles[a],
+                      (double)st.position[0], (double)st.position[2],
+                      (double)(st.position[1] - 0.8f), (double)highest);
+        if (a == 0) {
+            assert_float_equal(st.position[1] - 0.8f, 1.5f, 0.01f);
+            assert_true(st.grounded);
+        } else {
+            assert_float_equal(highest, 0.0f, 0.01f);
+            assert_float_equal(st.position[0], 1.7f, 0.01f);
+        }
+        end_scene(&s);
+    }
+}
+
 /* The ground drops away by 0.45 m under a character (the shelf it stands on is taken away, the
  * floor 0.45 m below): with Jolt's step down of 0.5 m it keeps its feet, grounded on the floor at
  * the next move; with v4's step down (its max step, 0.4 m here as Jolt's step up) it is in the
@@ -703,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_pushes_crate_and_refusals),
         cmocka_unit_test(test_push_is_bounded),
         cmocka_unit_test(test_step_down),
+        cmocka_unit_test(test_stairs_at_a_slant),
         cmocka_unit_test(test_weight_on_dynamic_ground),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
