@@ -16,9 +16,10 @@
  *   3. stairs: when it stood on something and a wall kept it from its walk, the walk is tried
  *      again lifted by max_step and dropped back down; it is taken when something holds it
  *      higher and further along: walkable ground, or a stair's edge with walkable ground a radius
- *      further on (walking on, the round bottom of the capsule rolls over the edge onto the
- *      stair; a steep slope has no such ground and is not climbed step by step). A dynamic body
- *      is no stair: it is pushed, not climbed;
+ *      further on into the riser that stopped it (walking on, the round bottom of the capsule
+ *      rolls over the edge onto the stair; a steep slope has no such ground and is not climbed
+ *      step by step). A riser more than 75 degrees off the walk is walked along, as Jolt's. A
+ *      dynamic body is no stair: it is pushed, not climbed;
  *   4. what holds it: a drop straight down by a skin (or, when it stood on something and is not
  *      going up, by step_down, which keeps its feet on stairs and slopes going down) puts it on
  *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded";
