@@ -887,21 +887,7 @@ static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], cons
         return CT_ERR_INVALID;
     }
     physics__scene_wake(r.s, i);
-    float inv_i[9];
-    physics__world_inv_inertia(b, i, inv_i);
-    const physics__v3 J = v3_load(j), c = v3_cross(v3_sub(v3_load(p), b->position[i]), J);
-    const physics__v3 dw = v3(inv_i[0] * c.x + inv_i[1] * c.y + inv_i[2] * c.z,
-                              inv_i[3] * c.x + inv_i[4] * c.y + inv_i[5] * c.z,
-                              inv_i[6] * c.x + inv_i[7] * c.y + inv_i[8] * c.z);
-    physics__v3 v = v3_add(b->velocity[i], v3_scale(J, b->inv_mass[i]));
-    physics__v3 av = v3_add(b->angular[i], dw);
-    /* The speeds stay within their ranges (the direction kept). */
-    if (v3_dot(v, v) > CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED)
-        v = v3_scale(v, CT_PHYSICS_MAX_SPEED / v3_len(v));
-    if (v3_dot(av, av) > CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED)
-        av = v3_scale(av, CT_PHYSICS_MAX_ANGULAR_SPEED / v3_len(av));
-    b->velocity[i] = locked(b, i, v, 0);
-    b->angular[i] = locked(b, i, av, 3);
+    physics__bodies_impulse_at(b, i, v3_load(j), v3_load(p));
     return 0;
 }
 
@@ -1249,6 +1235,48 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
     return err;
 }
 
+/* ---- v5: character settings ------------------------------------------------------------------ */
+
+static int c_set_settings(ct_world_o *w, ct_entity_t e, const ct_character_settings_t *d)
+{
+    physics__body_manager *m = bodies_of(w, "set_character_settings");
+    if (!m)
+        return CT_ERR_NOT_FOUND;
+    physics__character *c = physics__characters_find(&m->scene, e.id);
+    if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    const char *bad =
+        !d                                                   ? "settings (NULL)"
+        : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
+        : !f_within(d->max_slope, 0.0f, 1.5f)                ? "max_slope (within [0, 1.5] rad)"
+        : !f_within(d->step_down, 0.0f, CT_PHYSICS_MAX_SIZE) ? "step_down (within [0, 1e4] m)"
+        : !f_within(d->mass, 0.0f, CT_PHYSICS_MAX_MASS)      ? "mass (within [0, 1e9] kg)"
+        : !f_within(d->max_strength, 0.0f, CT_PHYSICS_MAX_FORCE)
+            ? "max_strength (within [0, 1e12] N)"
+            : NULL;
+    if (!desc_ok(bad, "set_character_settings", w, e))
+        return CT_ERR_INVALID;
+    physics__character_set(c, d);
+    return 0;
+}
+
+static int c_settings(ct_world_o *w, ct_entity_t e, ct_character_settings_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "character_settings");
+    if (!m)
+        return CT_ERR_NOT_FOUND;
+    const physics__character *c = physics__characters_find(&m->scene, e.id);
+    if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!out) {
+        PHYSICS_LOG(CT_LOG_ERROR, "character_settings: world %p, entity %u: out (NULL)", (void *)w,
+                    e.id);
+        return CT_ERR_INVALID;
+    }
+    *out = physics__character_settings(c);
+    return 0;
+}
+
 /* ---- v4: snapshots -------------------------------------------------------------------------- */
 
 static uint32_t s_size(ct_world_o *w)
@@ -1373,6 +1401,8 @@ const ct_physics_api_v5 physics__api_v5 = {
     .is_sensor = b_is_sensor,
     .sensor_contents = b_sensor_contents,
     .shape_cast = physics__shape_cast,
+    .set_character_settings = c_set_settings,
+    .character_settings = c_settings,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

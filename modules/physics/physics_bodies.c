@@ -229,6 +229,30 @@ void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[
         }
 }
 
+physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v)
+{
+    float m[9];
+    physics__world_inv_inertia(b, i, m);
+    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+}
+
+void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impulse, physics__v3 at)
+{
+    const physics__v3 dw =
+        physics__world_inv_inertia_times(b, i, v3_cross(v3_sub(at, b->position[i]), impulse));
+    physics__v3 v = v3_add(b->velocity[i], v3_scale(impulse, b->inv_mass[i]));
+    physics__v3 av = v3_add(b->angular[i], dw);
+    /* The speeds stay within their ranges (the direction kept). */
+    if (v3_dot(v, v) > CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED)
+        v = v3_scale(v, CT_PHYSICS_MAX_SPEED / v3_len(v));
+    if (v3_dot(av, av) > CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED)
+        av = v3_scale(av, CT_PHYSICS_MAX_ANGULAR_SPEED / v3_len(av));
+    const uint32_t l = b->locks[i];
+    b->velocity[i] = v3(l & 1u ? 0.0f : v.x, l & 2u ? 0.0f : v.y, l & 4u ? 0.0f : v.z);
+    b->angular[i] = v3(l & 8u ? 0.0f : av.x, l & 16u ? 0.0f : av.y, l & 32u ? 0.0f : av.z);
+}
+
 int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d)
 {
     const ct_rigid_body_desc_t r = physics__rigid_of(d);
