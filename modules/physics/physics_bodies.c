@@ -457,6 +457,7 @@ void physics__bodies_free(physics__bodies *b)
         physics__mesh_free(b->a, b->mesh[i]);
     }
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
+    physics__mesh_near_free(b);
     physics__map_free(&b->map);
     b->n = b->cap = b->num_rotating = 0;
 }
