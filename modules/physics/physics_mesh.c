@@ -619,17 +619,23 @@ static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
     const physics__mesh *mesh = c->b->mesh[c->mesh];
+    physics__poly tp;
+    mesh__triangle(c->b, c->mesh, t, &tp);
+    const float front = v3_dot(tp.n[0], c->centre) - tp.d[0];
+    /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
+    if (front < -c->reach)
+        return 0;
+    /* Wholly in front of it past the margin (its bounding ball, with a little slack for
+     * rounding): the plane separates them and no test below would find a point. Most triangles
+     * under a body's box are these (the body over a slope, or still falling). */
+    if (front > (c->reach + c->margin) * 1.01f + 1e-3f)
+        return 0;
     /* The body's polytope when a first triangle comes near it (most pairs of a body over a
      * mesh find none some steps). */
     if (c->poly && !c->poly_ready) {
         physics__poly_of(c->b, c->other, c->other_poly);
         c->poly_ready = true;
     }
-    physics__poly tp;
-    mesh__triangle(c->b, c->mesh, t, &tp);
-    /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
-    if (v3_dot(tp.n[0], c->centre) - tp.d[0] < -c->reach)
-        return 0;
     physics__manifold_out spare;
     physics__manifold_out *o = c->num_found < MESH_MAX_FOUND ? &c->found[c->num_found] : &spare;
     o->count = 0;
