@@ -485,6 +485,7 @@ void physics__bodies_free(physics__bodies *b)
     for (uint32_t i = 0; i < b->n; i++)
         bodies__free_owned(b->a, bodies__owned_by(b, i));
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
+    physics__mesh_near_free(b);
     physics__map_free(&b->map);
     b->n = b->cap = b->num_rotating = 0;
 }

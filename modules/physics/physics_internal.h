@@ -238,6 +238,7 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 typedef struct physics__hull physics__hull;
 typedef struct physics__compound physics__compound;
 typedef struct physics__mesh physics__mesh;
+typedef struct physics__mesh_near physics__mesh_near;
 
 typedef struct physics__bodies {
     ct_allocator_t *a;
@@ -281,6 +282,11 @@ typedef struct physics__bodies {
     physics__compound **compound;
     /* v5: the triangles of a CT_BODY_MESH body (owned, from `a`), else NULL. */
     physics__mesh **mesh;
+    /* A list of one mesh's triangles near each body, by index (physics_mesh.c; not per body in the
+     * arrays above, since a list is good for any body whose box it holds: a removal needs not
+     * move it). num_near slots, from `a`; the serials given to meshes so far. */
+    physics__mesh_near *near;
+    uint32_t num_near, mesh_serial;
     physics__map map;
 } physics__bodies;
 
@@ -323,6 +329,12 @@ void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impu
                                 physics__v3 at);
 /* The world bounding-box half extents of body i from its rotation, into extent[i]. */
 void physics__bodies_extent(physics__bodies *b, uint32_t i);
+/* Gives each of b's bodies a slot for a list of nearby triangles, and each mesh its serial, when
+ * b has meshes (physics_mesh.c; before a step's manifolds, on one thread). Without slots (out of
+ * memory, or bodies added since) a mesh walks its tree for every body: slower, the same contacts.
+ * physics__bodies_free frees them (physics__mesh_near_free). */
+void physics__mesh_near_reserve(physics__bodies *b);
+void physics__mesh_near_free(physics__bodies *b);
 
 /* ---- Broadphase (physics_broadphase.c): the spatial hash -----------------------------------
  * The seed's pattern (grid coordinate -> hash -> the cell's items in one array), built by a
