@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
-static void run(physics__scene *s, int steps)
-{
-    for (int k = 0; k < steps; k++)
-        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
-}
-
 /* A mesh of nt triangles (static, friction 0.6) as body `id` at the origin. */
 static void add_mesh(physics__scene *s, uint32_t id, const float *v, uint32_t nv,
                      const uint32_t *ix, uint32_t nt)
