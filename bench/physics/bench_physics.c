@@ -82,7 +82,7 @@
  *   physics.jolt_characters_steps_per_s (and its peer, climbed, on_top): see bench_characters.c
  *
  *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c, format
- *                               3) over the bodies, on large_pyramid after 100 steps (every body
+ *                               4) over the bodies, on large_pyramid after 100 steps (every body
  *                               awake, each box resting on two: three contacts a body, whose
  *                               impulses are most of it; format 2 took 462). The snapshot test
  *                               holds its scene of tumbling crates under 128 too
