@@ -56,6 +56,13 @@
  *   physics.box3d_peer_threads_x  Box3D's own program on it, -w=1 / -w=2 by its own clock, in the
  *                               same rounds
  *   physics.threads_x_load_before, _after  the 1-minute load average around those rounds
+ *   physics.threads_x_serial_share  large_pyramid on one thread (CPU time, steps 2..100): the
+ *                               share of the step outside any job of the pool, which a second
+ *                               thread cannot take (group threads_serial; steady on a busy machine)
+ *   physics.threads_x_amdahl    Amdahl's bound from it, 2 / (1 + share)
+ *   physics.threads_x_bound     the same counting each parallel section's largest job too (two
+ *                               threads finish a section no sooner than that): the best threads_x
+ *                               the step allows without the pool's own cost
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
  *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
@@ -100,7 +107,7 @@
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
  * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, snapshot,
- * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x).
+ * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x, threads_serial).
  */
 #include "bench_physics.h"
 
@@ -749,6 +756,63 @@ static void bench_threads_x(void)
     report("physics.threads_x_load_after", load_1min(), "load");
 }
 
+/* The serial share of large_pyramid's step, measured on one thread so the neighbours on a busy
+ * machine hardly matter: a "pool" that runs every job inline, one item at a time, and times it
+ * (CPU time of this thread). Time outside any job is serial: no second thread can take it.
+ * Inside a parallel section two threads finish no sooner than half its items' time, nor before
+ * its largest item: the sum of those bounds plus the serial time is the best two threads could
+ * do (without the pool's own cost), whose ratio to the whole is the Amdahl bound of threads_x. */
+typedef struct measure_pool {
+    double serial, pooled, ideal2, mark;
+    uint64_t calls;
+} measure_pool;
+
+static void measure_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn,
+                                 void *user)
+{
+    (void)grain;
+    measure_pool *m = ctx;
+    double t = cpu_ms(), sum = 0.0, largest = 0.0;
+    m->serial += t - m->mark;
+    for (uint32_t k = 0; k < count; k++) {
+        fn(user, k, k + 1);
+        const double after = cpu_ms(), item = after - t;
+        sum += item;
+        largest = item > largest ? item : largest;
+        t = after;
+    }
+    m->pooled += sum;
+    m->ideal2 += sum / 2.0 > largest ? sum / 2.0 : largest;
+    m->calls++;
+    m->mark = cpu_ms();
+}
+
+static void bench_threads_serial(void)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    measure_pool m = {0};
+    s.pool = (physics__pool){measure_parallel_for, &m};
+    s.sleeping = false;
+    s.gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_large_pyramid(&s);
+    physics__scene_step(&s, 1.0f / 60.0f);
+    enum { STEPS = 99 };
+    m = (measure_pool){.mark = cpu_ms()};
+    for (int k = 0; k < STEPS; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    m.serial += cpu_ms() - m.mark;
+    const double total = m.serial + m.pooled, share = m.serial / total;
+    fprintf(stderr,
+            "large_pyramid on one thread: %.3f ms/step, %.3f of it serial, %.3f in %.1f parallel "
+            "sections a step\n",
+            total / STEPS, m.serial / STEPS, m.pooled / STEPS, (double)m.calls / STEPS);
+    report("physics.threads_x_serial_share", share, "ratio");
+    report("physics.threads_x_amdahl", 2.0 / (1.0 + share), "x");
+    report("physics.threads_x_bound", total / (m.serial + m.ideal2), "x");
+    physics__scene_free(&s);
+}
+
 /* Still standing: how far large_pyramid's top cube moves from step 200 (the soft contacts have
  * settled the pile by then: each holds its boxes a little into the one below, as Box3D's do) to
  * step 1,000. */
@@ -1148,6 +1212,7 @@ static const struct {
     {"jolt_high_speed", bench_jolt_high_speed},
     {"jolt_characters", bench_jolt_characters},
     {"threads_x", bench_threads_x},
+    {"threads_serial", bench_threads_serial},
 };
 
 int main(int argc, char **argv)

@@ -27,13 +27,6 @@ static void wall(physics__scene *s, float restitution)
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){WALL}, &d), 0);
 }
 
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
 typedef struct shot {
     float min_x, max_x;   /* over the steps */
     uint32_t hits;        /* steps whose sweeps moved a body back */
