@@ -44,6 +44,32 @@ const test_world_t *physics_boot(const char *world_name)
     return physics_boot_desc(&desc, world_name);
 }
 
+ct_rigid_body_desc_t ball_desc(float x, float y, float z, float r)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_SPHERE,
+                                  .radius = r,
+                                  .mass = 1.0f,
+                                  .friction = 0.5f,
+                                  .position = {x, y, z}};
+}
+
+ct_entity_t physics_body(ct_world_o *w, const ct_rigid_body_desc_t *d)
+{
+    const ct_entity_t e = entity->create();
+    assert_int_equal(p4->add_rigid_body(w, e, d), 0);
+    return e;
+}
+
+void unit_cube_points(float out[24])
+{
+    for (int k = 0; k < 8; k++) {
+        out[3 * k] = (k & 1) ? 0.5f : -0.5f;
+        out[3 * k + 1] = (k & 2) ? 0.5f : -0.5f;
+        out[3 * k + 2] = (k & 4) ? 0.5f : -0.5f;
+    }
+}
+
 int physics_load(const char *type, const char *name, const char *source)
 {
     return booted->resource->load_source(type, name, source, strlen(source));
