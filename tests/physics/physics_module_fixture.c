@@ -86,7 +86,7 @@ void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
 static void level_source(char *out, size_t size, const char *entity_name, const char *fmt,
                          va_list args)
 {
-    char components[1024];
+    char components[4096];
     vsnprintf(components, sizeof components, fmt, args);
     snprintf(out, size, "entities = [ { name = \"%s\" components = {\n  %s } } ]\n", entity_name,
              components);
@@ -94,7 +94,7 @@ static void level_source(char *out, size_t size, const char *entity_name, const 
 
 int physics_compile_level(const char *name, const char *entity_name, const char *components, ...)
 {
-    char text[1280];
+    char text[4352];
     va_list args;
     va_start(args, components);
     level_source(text, sizeof text, entity_name, components, args);
@@ -106,7 +106,7 @@ int physics_compile_level(const char *name, const char *entity_name, const char 
 void physics_level_refused(const char *words, const char *name, const char *entity_name,
                            const char *components, ...)
 {
-    char text[1280], file[128], who[128];
+    char text[4352], file[128], who[128], copy[256];
     va_list args;
     va_start(args, components);
     level_source(text, sizeof text, entity_name, components, args);
@@ -116,6 +116,10 @@ void physics_level_refused(const char *words, const char *name, const char *enti
     const char *base = strrchr(name, '/');
     snprintf(file, sizeof file, "%s.level", base ? base + 1 : name);
     snprintf(who, sizeof who, "entity '%s'", entity_name);
-    if (!strstr(captured, file) || !strstr(captured, who) || !strstr(captured, words))
+    snprintf(copy, sizeof copy, "%s", words);
+    bool ok = strstr(captured, file) && strstr(captured, who);
+    for (char *w = strtok(copy, "|"); ok && w; w = strtok(NULL, "|"))
+        ok = strstr(captured, w) != NULL;
+    if (!ok)
         fail_msg("%s: '%s' does not name %s, %s and '%s'", text, captured, file, who, words);
 }

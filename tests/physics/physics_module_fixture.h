@@ -55,7 +55,8 @@ int physics_compile_level(const char *name, const char *entity, const char *comp
     ;
 
 /* The same level must be refused, and what the log said (into `captured`: the caller routes the
- * log there) must name the level's file, the entity and `words`; else the test fails. */
+ * log there) must name the level's file, the entity and each of `words` ('|' between them); else
+ * the test fails. */
 void physics_level_refused(const char *words, const char *name, const char *entity,
                            const char *components, ...)
 #if defined(__GNUC__)
