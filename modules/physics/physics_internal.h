@@ -530,6 +530,9 @@ typedef struct physics__rigid_contact {
     float twist_mass, twist_j;
     float friction, restitution;
     float bias_rate, mass_scale, impulse_scale; /* the soft contact of this pair */
+    /* The speeds along t1 and t2 that pull b's point at the centre back onto a's, where the two
+     * were one point when the manifold was found: the friction's anchor (physics_rigid.c). */
+    float anchor1, anchor2;
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
 
@@ -663,7 +666,8 @@ typedef struct physics__rigid {
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
-    bool bouncy; /* some contact of the step has restitution */
+    bool bouncy;  /* some contact of the step has restitution */
+    bool reverse; /* this substep solves each manifold's points last to first (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
@@ -994,7 +998,8 @@ void physics__rigid_wide_free(physics__scene *s);
 void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
                                  physics__rigid_body *B);
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias);
+                                  physics__rigid_body *B, float inv_h, bool use_bias,
+                                  bool reverse);
 
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */

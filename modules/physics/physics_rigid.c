@@ -8,7 +8,8 @@
  *   3. RIGID_SUBSTEPS substeps of dt / RIGID_SUBSTEPS, each: gravity, forces and torques into
  *      velocities (with the implicit gyroscopic term), the warm start, one pass of soft contacts
  *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
- *      RIGID_PUSH_SPEED) with friction in a cone, positions and rotations, then one relaxing pass
+ *      RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold was found, see
+ *      RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
  *      without the push (so penetration is removed without adding velocity that lasts);
  *      (joints, physics_joints.c, are warm started before the contacts and solved after them in
  *      each pass);
@@ -141,12 +142,22 @@ typedef struct rigid__narrow_job {
  * normals a little every step, and a 20-box tower leaning 2 mm a box toppled where Box3D's
  * stands). */
 #define RIGID_RECYCLE_DISTANCE 0.05f
+#define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
 /* What r->kept says of a slice of pairs: after the shape tests, how many it keeps (low 16 bits)
  * and recycled (the next 14), and whether some pair wakes an island; once the contacts are made,
  * where its first contact is (the low 30 bits) and whether some contact may bounce. */
 #define RIGID_SLICE_WAKES (1u << 31)
 #define RIGID_SLICE_BOUNCY (1u << 30)
-#define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
+/* Friction anchors: a contact's tangent rows pull back, softly (at its normals' bias rate, in the
+ * pushing pass only, as the normals' push), what its bodies slid along the surface since the
+ * manifold was found, at its centre (where its points, on both bodies, were one). Friction alone
+ * works on velocities: what a pass leaves over moves the bodies for good and no later step sees
+ * it as an error, so in a tall pile the small slips of every contact add up (the rows of
+ * large_pyramid crept 5 cm sideways, its top cube 1.8 cm from step 200 to 1,000; Box3D's, which
+ * has no anchors, 10 cm). The anchor holds while the bodies slid less than RIGID_ANCHOR_SLIP; then
+ * the manifold is found again, which moves the anchor to where they are, so a box that slid and
+ * stopped is pulled back by less than that. */
+#define RIGID_ANCHOR_SLIP 0.005f
 
 static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
 {
@@ -189,8 +200,9 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     return 4.0f * v3_dot(arc, arc) < slack * slack;
 }
 
-/* The manifold of pair (i, j) from cached contact old, found at an earlier step (recyclable). */
-static void rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
+/* The manifold of pair (i, j) from cached contact old, found at an earlier step (recyclable):
+ * whether its friction anchor still holds (see RIGID_ANCHOR_SLIP). */
+static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
                            const physics__rigid_cached *old, physics__manifold_out *m)
 {
     const physics__rigid_geo *g = &old->geo;
@@ -201,12 +213,19 @@ static void rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
                         tb = rigid__qmul(qb, rigid__qconj(g->qb));
     m->normal = g->normal;
     m->count = old->count;
+    physics__v3 slid = v3(0, 0, 0);
     for (uint32_t q = 0; q < old->count; q++) {
         const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
+        slid = v3_add(slid, dp);
     }
+    /* The friction's anchor holds while the centre slid less than RIGID_ANCHOR_SLIP along the
+     * surface; past that the manifold is found anew, where the bodies are. */
+    slid = v3_scale(slid, 1.0f / (float)old->count);
+    const physics__v3 along = v3_sub(slid, v3_scale(g->normal, v3_dot(slid, g->normal)));
+    return v3_dot(along, along) < RIGID_ANCHOR_SLIP * RIGID_ANCHOR_SLIP;
 }
 
 /* Whether bodies i and j may have several manifolds: a mesh and a body not a compound. */
@@ -326,15 +345,17 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             physics__manifold_out *m = &r->narrow[k];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
             uint32_t made = 0;
-            if (old && old->count && rigid__recyclable(b, i, j, &old->geo)) {
-                for (const physics__rigid_cached *o = old;
-                     made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
-                    const uint32_t slot = rigid__slot(r, k, made++);
-                    rigid__recycle(b, i, j, o, &r->narrow[slot]);
-                    r->geo[slot] = o->geo;
-                }
+            bool held = old && old->count && rigid__recyclable(b, i, j, &old->geo);
+            for (const physics__rigid_cached *o = old;
+                 held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
+                const uint32_t slot = rigid__slot(r, k, made++);
+                held = rigid__recycle(b, i, j, o, &r->narrow[slot]);
+                r->geo[slot] = o->geo;
+            }
+            if (held) {
                 recycled++;
             } else {
+                made = 0;
                 const bool prefer_b =
                     old && old->count && (old->id[0] & PHYSICS_MANIFOLD_REFERENCE_B);
                 /* Rounded up to a millimetre's power of two: a snapshot keeps it in two bytes.
@@ -502,6 +523,20 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     ca = v3_scale(ca, inv_count);
     cb = v3_scale(cb, inv_count);
     c->center_a = ca;
+    c->anchor1 = c->anchor2 = 0.0f;
+    /* (Not for a body and mesh, which may have several manifolds: each pulling back to its own
+     * centre, they kept a cube on the bunny's back rocking at 8.5 cm/s.) */
+    if (!r->multi || !rigid__several(b, i, j)) {
+        /* The anchor: b's point at the centre from a's (one point where the manifold was found,
+         * so zero for one found this step), along the tangents. */
+        const physics__rigid_geo *g = &r->geo[k];
+        const physics__quat ta = rigid__qmul(b->rotation[i], rigid__qconj(g->qa)),
+                            tb = rigid__qmul(b->rotation[j], rigid__qconj(g->qb));
+        const physics__v3 slid = v3_add(v3_sub(b->position[j], b->position[i]),
+                                        v3_sub(quat_rotate(tb, cb), quat_rotate(ta, ca)));
+        c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);
+        c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
+    }
     for (uint32_t q = 0; q < c->count; q++)
         c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
     rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
@@ -704,18 +739,20 @@ void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid
 
 /* One pass of contact c: the normals (soft when use_bias, rigid and without push when relaxing),
  * then the twist and the friction at the centre (Box3D applies friction only when relaxing: here
- * in both passes, see RIGID_FRICTION_WHILE_PUSHING). physics_rigid_wide.c does the same four
- * contacts at a time. */
+ * in both passes, see RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). reverse: a
+ * resting contact's points last to first (physics__rigid_step alternates). physics_rigid_wide.c
+ * does the same four contacts at a time (a block of an impact keeps its order). */
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias)
+                                  physics__rigid_body *B, float inv_h, bool use_bias, bool reverse)
 {
     {
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
         for (uint32_t pass = 0; pass < c->passes; pass++)
-            for (uint32_t q = 0; q < c->count; q++) {
-                physics__rigid_point *p = &c->p[q];
+            for (uint32_t at = 0; at < c->count; at++) {
+                physics__rigid_point *p =
+                    &c->p[reverse && c->passes == 1u ? c->count - 1u - at : at];
                 /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
                 const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
                 float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
@@ -749,7 +786,11 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
             A->w = v3_sub(A->w, v3_scale(c->twist_a, applied));
             B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
         }
-        const float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        if (use_bias) { /* the anchor (as the normals' push, only while pushing) */
+            v1 += c->anchor1;
+            v2 += c->anchor2;
+        }
         float j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
         float j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
         const float limit = c->friction * total, sq = j1 * j1 + j2 * j2;
@@ -1165,6 +1206,13 @@ int physics__rigid_step(physics__scene *s, float dt)
     if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
     for (uint32_t step = 0; step < substeps; step++) {
+        /* Each resting manifold's points are solved first to last, then last to first in the
+         * next substep: one sequential pass favours the points it meets first (they push before
+         * the others and the body turns away from the later ones), always the same way round in
+         * a resting pile, and large_pyramid's rows leaned and turned with it. An impact's points
+         * keep their order: its passes (RIGID_IMPACT_PASSES) leave little to favour, and turning
+         * them round let a bullet of test_physics_ccd's room through a wall. */
+        r->reverse = (step & 1u) != 0;
         rigid__integrate_velocities(s, h);
         physics__joints_warm_start(s);
         physics__rigid_wide_warm_start(s);
