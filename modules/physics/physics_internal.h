@@ -632,6 +632,8 @@ typedef struct physics__rigid {
     uint32_t num_overflow, cap_overflow;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
+    uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
+    uint32_t cap_lanes;
     uint64_t *used; /* per body, a bit per colour it is used in */
 } physics__rigid;
 
