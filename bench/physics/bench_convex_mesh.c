@@ -37,29 +37,8 @@ enum { MESH_N = 100 };
 static uint32_t convex_vs_mesh(physics__scene *s)
 {
     const float cell = 3.0f, max_height = 5.0f, centre = MESH_N * cell / 2.0f;
-    static float vertices[(MESH_N + 1) * (MESH_N + 1) * 3];
-    static uint32_t indices[MESH_N * MESH_N * 6];
-    for (int x = 0; x <= MESH_N; x++)
-        for (int z = 0; z <= MESH_N; z++) {
-            float *v = &vertices[3 * (z * (MESH_N + 1) + x)];
-            v[0] = cell * (float)x;
-            v[1] = max_height * sinf((float)x * 50.0f / MESH_N) * cosf((float)z * 50.0f / MESH_N);
-            v[2] = cell * (float)z;
-        }
-    uint32_t *t = indices;
-    for (int x = 0; x < MESH_N; x++)
-        for (int z = 0; z < MESH_N; z++) {
-            const uint32_t start = (MESH_N + 1) * (uint32_t)z + (uint32_t)x;
-            *t++ = start, *t++ = start + MESH_N + 1, *t++ = start + 1;
-            *t++ = start + 1, *t++ = start + MESH_N + 1, *t++ = start + MESH_N + 2;
-        }
-    physics__mesh *mesh;
-    char reason[160];
-    if (physics__mesh_build(s->a, vertices, (MESH_N + 1) * (MESH_N + 1), indices,
-                            MESH_N * MESH_N * 2, &mesh, reason, sizeof reason)) {
-        fprintf(stderr, "convex_vs_mesh: %s\n", reason);
-        exit(1);
-    }
+    /* Jolt's heights: 5 sin(50 x / 100) cos(50 z / 100) at vertex (x, z). */
+    physics__mesh *mesh = bench_sine_mesh(s->a, MESH_N, cell, max_height, 50.0f);
     const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC,
                                          .shape = CT_BODY_MESH,
                                          .friction = 0.5f,
@@ -67,6 +46,7 @@ static uint32_t convex_vs_mesh(physics__scene *s)
                                          .position = {-centre, max_height, -centre}};
     physics__bodies_add_mesh(&s->bodies, (ct_entity_t){1}, &ground, mesh);
     const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    char reason[160];
     uint32_t id = 2;
     for (int x = -10; x <= 10; x++)
         for (int y = 0; y < 4; y++)
@@ -144,8 +124,9 @@ static double convex_vs_mesh_run(uint32_t *below, double *wall)
     }
     fprintf(stderr,
             "  convex_vs_mesh: %.1f ms of CPU (%.1f wall) for %d steps, %u awake at the end, %u "
-            "off the edge\n",
-            ms, *wall * 1000.0, steps, s.report.awake, off);
+            "off the edge, state hash %016llx\n",
+            ms, *wall * 1000.0, steps, s.report.awake, off,
+            (unsigned long long)physics__state_hash(&s, NULL, NULL));
     physics__scene_free(&s);
     return ms / 1000.0;
 }

@@ -11,6 +11,8 @@
 
 #include "physics_internal.h"
 
+#include <stdatomic.h>
+
 #define PHYSICS_HULL_MAX_VERTICES CT_PHYSICS_MAX_HULL_POINTS
 /* Euler's bounds for a convex polyhedron of V corners: at most 2V - 4 faces and 3V - 6 edges. */
 #define PHYSICS_HULL_MAX_FACES (2u * PHYSICS_HULL_MAX_VERTICES - 4u)
@@ -112,6 +114,11 @@ struct physics__compound {
     physics__child child[];
 };
 
+/* Why children[0 .. count - 1] make no compound ("children[2].radius (...)", in reason, or a
+ * static string), or NULL: every check of physics__compound_build, hulls built to be checked,
+ * nothing allocated. The body component checks compiled compounds with it. */
+const char *physics__compound_children_error(const ct_compound_child_t *children, uint32_t count,
+                                             char *reason, size_t reason_size);
 /* Builds the compound of children[0 .. count - 1] from allocator a into *out. NULL, or why they
  * are refused (in reason). */
 const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
@@ -135,8 +142,25 @@ typedef struct physics__mesh_node {
     uint32_t count; /* a leaf's triangles; 0 for an inner node */
 } physics__mesh_node;
 
+/* The triangles of one mesh near one body (physics_mesh.c): every triangle whose box meets
+ * [lo, hi] (mesh frame), in index order, so a body that stays inside that box finds the triangles
+ * under it from the list instead of walking the tree. The list only saves the walk: the triangles
+ * taken from it are the ones the walk gives, in the same order, so no contact changes. */
+enum { PHYSICS_MESH_NEAR_MAX = 16 };
+struct physics__mesh_near {
+    physics__v3 lo, hi;
+    uint32_t serial;      /* the mesh's (physics__mesh.serial); 0: no list */
+    float grow;           /* how far the next list's box reaches past the body's, m */
+    uint16_t count;       /* triangles in tri */
+    _Atomic uint8_t busy; /* taken by the thread using or making the list */
+    uint32_t tri[PHYSICS_MESH_NEAR_MAX];
+};
+
 struct physics__mesh {
     size_t bytes; /* of the block, to free it */
+    /* Which mesh of its world this is, for the bodies' lists of nearby triangles (given by
+     * physics__mesh_near_reserve; 0 until then). */
+    uint32_t serial;
     uint32_t num_vertices, num_triangles, num_nodes;
     physics__v3 half; /* the largest |coordinate| of its vertices on each axis */
     physics__mesh_node *node;

@@ -238,6 +238,7 @@ const char *physics__point_desc_error(const ct_point_mass_desc_t *d);
 typedef struct physics__hull physics__hull;
 typedef struct physics__compound physics__compound;
 typedef struct physics__mesh physics__mesh;
+typedef struct physics__mesh_near physics__mesh_near;
 
 typedef struct physics__bodies {
     ct_allocator_t *a;
@@ -281,6 +282,11 @@ typedef struct physics__bodies {
     physics__compound **compound;
     /* v5: the triangles of a CT_BODY_MESH body (owned, from `a`), else NULL. */
     physics__mesh **mesh;
+    /* A list of one mesh's triangles near each body, by index (physics_mesh.c; not per body in the
+     * arrays above, since a list is good for any body whose box it holds: a removal needs not
+     * move it). num_near slots, from `a`; the serials given to meshes so far. */
+    physics__mesh_near *near;
+    uint32_t num_near, mesh_serial;
     physics__map map;
 } physics__bodies;
 
@@ -315,8 +321,20 @@ ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 void physics__bodies_classify(physics__bodies *b, uint32_t i);
 /* The world inverse inertia of body i (symmetric 3x3, row major), locked axes zeroed. */
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9]);
+/* That inverse inertia times v. */
+physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v);
+/* Adds impulse (N s) at the world point `at` to dynamic body i's velocities, which stay within
+ * their ranges and locks (the caller wakes it). */
+void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impulse,
+                                physics__v3 at);
 /* The world bounding-box half extents of body i from its rotation, into extent[i]. */
 void physics__bodies_extent(physics__bodies *b, uint32_t i);
+/* Gives each of b's bodies a slot for a list of nearby triangles, and each mesh its serial, when
+ * b has meshes (physics_mesh.c; before a step's manifolds, on one thread). Without slots (out of
+ * memory, or bodies added since) a mesh walks its tree for every body: slower, the same contacts.
+ * physics__bodies_free frees them (physics__mesh_near_free). */
+void physics__mesh_near_reserve(physics__bodies *b);
+void physics__mesh_near_free(physics__bodies *b);
 
 /* ---- Broadphase (physics_broadphase.c): the spatial hash -----------------------------------
  * The seed's pattern (grid coordinate -> hash -> the cell's items in one array), built by a
@@ -672,6 +690,8 @@ typedef struct physics__character {
     uint32_t grounded, ground; /* at the last move: on walkable ground, and its entity (or 0) */
     uint32_t held; /* at the last move: something under it held it (ground or an edge) */
     physics__v3 normal;
+    /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
+    float max_slope, step_down, mass, max_strength;
 } physics__character;
 
 typedef struct physics__characters {
@@ -1007,6 +1027,14 @@ int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, 
 physics__character *physics__characters_find(physics__scene *s, uint32_t entity);
 void physics__characters_drop(physics__scene *s, uint32_t entity);
 void physics__characters_free(physics__scene *s);
+/* At the start of a step, each character goes where its last move said and stands still through
+ * the step (as Jolt's CharacterVirtual puts its inner body): its solver contacts then push
+ * nothing, the mover's bounded pushes are all the dynamic bodies get from it, and a box that
+ * falls on it is stopped as by a wall. */
+void physics__characters_place(physics__scene *s, float dt);
+/* Character c's settings, and setting them (checked by the caller). */
+ct_character_settings_t physics__character_settings(const physics__character *c);
+void physics__character_set(physics__character *c, const ct_character_settings_t *settings);
 /* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
  * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
  * out of range (nothing changed). */
