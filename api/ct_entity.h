@@ -144,15 +144,20 @@ typedef struct ct_component_type_t {
      * layout of these bytes changes, even at the same size, the module declares a new format
      * with ct_resource_api_v6.declare_format("component.<name>", N): levels and units record
      * it per section, cuttle-compile compiles them again and the loader refuses older data
-     * ("recompile") instead of reading it as the new layout. Undeclared is format 0. */
+     * ("recompile") instead of reading it as the new layout. Undeclared is format 0.
+     * With CT_COMPONENT_VARIABLE_SIZE set, instances vary in size up to the other bits' bytes
+     * (see Variable-size instances below). */
     uint32_t instance_size;
     /* Compiles one component's source (the value under `components.<name>` of an entity) into
-     * instance_size bytes at out. Report bad data with ct_resource_api_v1.compile_error(ctx, ...)
-     * naming the field and return a negative ct_error. */
+     * instance_size bytes at out (zeroed first; a variable-size type writes at most its maximum
+     * and says how many in the instance's first u32). Report bad data with
+     * ct_resource_api_v1.compile_error(ctx, ...) naming the field and return a negative
+     * ct_error. */
     int (*compile)(void *user_data, const struct ct_data_o *source, void *out,
                    struct ct_compile_ctx_o *ctx);
     /* Spawns n instances in one call: instance i belongs to
-     * ctx->entity_lookup[entity_index[i]] and its data is data + i * instance_size. */
+     * ctx->entity_lookup[entity_index[i]] and its data is data + i * instance_size (variable-size
+     * types: instance i follows instance i - 1, see ct_component_next_instance). */
     void (*spawn)(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                   const uint32_t *entity_index, const void *data);
 
@@ -164,6 +169,29 @@ typedef struct ct_component_type_t {
     void (*destroyed)(void *manager, const ct_entity_t *entities, uint32_t n);
     void (*gc)(void *manager);
 } ct_component_type_t;
+
+/*
+ * Variable-size instances. A type whose compiled data differs in size from one instance to the
+ * next (a collision shape of 4 or of 64 points, a compound of 2 or of 16 parts) sets
+ * instance_size to CT_COMPONENT_VARIABLE_SIZE | max, the most bytes one instance may take
+ * (4 to CT_COMPONENT_MAX_VARIABLE_SIZE). Each instance then starts with a u32 holding its own
+ * size in bytes, that u32 included (4 to max): compile writes it with the rest. In a compiled
+ * level or unit the section's instances follow each other, each padded with zero bytes to a
+ * multiple of 8 (so each starts 8-aligned), and the loader checks every size against max and
+ * against the section before validation or spawning sees an instance: a validator may trust the
+ * first u32 of the instance it is given, and a spawner walks its `data` with
+ * ct_component_next_instance. A level that holds one body of 64 points pays for those points only.
+ */
+#define CT_COMPONENT_VARIABLE_SIZE 0x80000000u
+#define CT_COMPONENT_MAX_VARIABLE_SIZE (1u << 20)
+
+/* The instance after `instance` in a spawner's data of a variable-size type. */
+static inline const void *ct_component_next_instance(const void *instance)
+{
+    uint32_t size;
+    memcpy(&size, instance, 4);
+    return (const char *)instance + ((size + 7u) & ~7u);
+}
 
 typedef struct ct_component_api_v1 {
     /* Registers a type (copied). Returns its id (ct_hash64(name)), or 0 when the name is taken

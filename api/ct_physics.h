@@ -91,6 +91,26 @@
  *       naming the field. Renaming the mesh (cuttle-deps mv) is followed, and a changed .mesh,
  *       OBJ, glTF or .bin compiles the collision mesh again. A body whose collision mesh does
  *       not load is skipped at spawn, naming the world, the entity and body.shape.mesh.
+ *   v5: shape = { type = "hull" points = [ [x y z] [x y z] ... ] }: the convex hull of 4 to 64
+ *       points in the entity's frame (as add_hull_body, see Hulls);
+ *       shape = { type = "compound" children = [ { shape = { type = "box" half_extents = [x y z] }
+ *       position = [x y z] rotation = [x y z w] } ... ] }: 1 to 16 children (C and Lua take 64),
+ *       each a box (half_extents), sphere (radius), capsule (radius, half_height; sizes 0.5 when
+ *       left out) or hull (points), placed by position (default 0) and rotation (unit, default
+ *       none) in the body's frame (as add_compound_body, see Compounds). A compound in a
+ *       compound is refused (list its children in the outer one). As in C, the body's position
+ *       is its centre of mass: the entity's transform is where the shape's volume balances (a
+ *       frustum given with its base at y = 0 sits on the ground when its entity is placed at its
+ *       centroid's height). Sizes on the body itself (half_extents, radius, half_height) are
+ *       refused for mesh, hull and compound bodies. The compiler runs every check of
+ *       add_hull_body and add_compound_body (degenerate, coplanar, duplicate-only and
+ *       non-finite points, sizes, rotations) naming the source's field
+ *       ("body.shape.children[2].shape.points (coplanar: ...)"), and loading runs them again on
+ *       the compiled bytes, so an edited blob is refused naming the field. Compiled bodies are of
+ *       variable size (component format 4, ct_entity.h's CT_COMPONENT_VARIABLE_SIZE): a box
+ *       takes 136 bytes in a level (184 in format 3), a 64-point hull 904; levels compiled with
+ *       format 3 are refused with "recompile" (cuttle-compile compiles them again).
+ *       Actor.shape reads the kind back.
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
  *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
@@ -144,6 +164,8 @@
  *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
  *       (desc = {kind, mass, friction, restitution, position, rotation}, optional; meshes and
  *       height fields are static; see Hulls, Compounds, Meshes)
+ *   Actor.shape(world, e) -> "box" | "sphere" | "capsule" | "hull" | "compound" | "mesh"
+ *       (the kind of e's body however it was made; an entity without a body raises)
  *   Physics.shape_cast(world, {shape = "box" | "sphere" | "capsule", half_extents, radius,
  *       half_height, rotation}, x, y, z, dx, dy, dz, mask) -> e, distance, px, py, pz, nx, ny, nz
  *       | nil (optional mask; the first body the shape meets swept by (dx, dy, dz); Lua only for
@@ -151,6 +173,9 @@
  *   Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} })
  *   Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz
  *       (see Characters)
+ *   Physics.set_character_settings(world, e, { max_step, max_slope, step_down, mass,
+ *       max_strength })   (fields left out keep their values; add_character's table takes them
+ *       too)   Physics.character_settings(world, e) -> that table (see Character settings)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
@@ -445,13 +470,14 @@ typedef struct ct_physics_joint_t {
  * turning platform carries it). The game owns gravity and jumping: it adds them to the velocity it
  * asks for (e.g. vy -= 9.81 dt while not grounded; vy = 0 on the ground). The character is a
  * kinematic capsule body (remove_body removes it; queries and contacts see it): the next simulate()
- * takes it where move_character said, and dynamic bodies in its way are pushed aside, not
- * climbed. Up is +y. */
+ * takes it where move_character said. Dynamic bodies in its way stop it and are pushed aside
+ * with a bounded force, not climbed (see Character settings, v5). Up is +y. */
 typedef struct ct_character_desc_t {
     float radius;      /* the capsule's, within [CT_PHYSICS_MIN_SIZE, CT_PHYSICS_MAX_SIZE] m */
     float half_height; /* half its upright segment, within [0, CT_PHYSICS_MAX_SIZE] m (the feet are
                         * half_height + radius under the centre) */
-    float max_step;    /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
+    float max_step;    /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m (and
+                        * how far down it keeps its feet, until set_character_settings) */
     float max_slope;   /* the steepest walkable ground, rad, within [0, 1.5] */
     float position[3]; /* of the centre, used when the entity has no transform */
 } ct_character_desc_t;
@@ -464,6 +490,35 @@ typedef struct ct_character_state_t {
     float position[3];      /* where the next simulate() puts its centre */
     float velocity[3]; /* the velocity it moves with there (after sliding, with what carries it) */
 } ct_character_state_t;
+
+/* ---- Character settings (v5) ------------------------------------------------------------------
+ * What a character does beyond its desc, read and changed at any time between steps
+ * (character_settings, set_character_settings; Physics.character_settings and
+ * Physics.set_character_settings in Lua). add_character starts it with its desc's max_step and
+ * max_slope, step_down = max_step, mass 0 and max_strength CT_PHYSICS_MAX_FORCE: what v4 did. Jolt's
+ * CharacterVirtual (its scene in bench_physics) walks with max_step 0.4, step_down 0.5, mass 70,
+ * max_strength 100.
+ *
+ * Dynamic bodies are in the mover's way like any other: it stops at them and slides along them
+ * (it does not walk up them as stairs; it stands on one it is on). Each dynamic body it walks into
+ * in a move gets an impulse at the point they touch, away from the character (never downwards):
+ * 0.9 of what would bring the body's speed there, along the contact's normal, to the
+ * character's, but at most max_strength dt. So a light crate is pushed along at about the
+ * character's speed, and a crate heavier than max_strength can push against its friction stays
+ * where it is, the character stopped at its side. Standing on a dynamic body, it presses on it
+ * with its weight (mass times gravity along the ground's normal, as an impulse of that times dt at
+ * the point it stands on). */
+typedef struct ct_character_settings_t {
+    float max_step;  /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
+    float max_slope; /* the steepest walkable ground, rad, within [0, 1.5] */
+    float step_down; /* how far down it keeps its feet on the ground (down stairs and slopes) when
+                      * it stood on something and is not going up, within [0, CT_PHYSICS_MAX_SIZE]
+                      * m; 0: it falls off any edge */
+    float mass;      /* kg, within [0, CT_PHYSICS_MAX_MASS]: the weight it presses on a dynamic
+                      * body it stands on; 0: none */
+    float max_strength; /* N, within [0, CT_PHYSICS_MAX_FORCE]: the most force it pushes a dynamic
+                         * body with; 0: it pushes nothing (it is stopped by every dynamic body) */
+} ct_character_settings_t;
 
 /* ---- Hulls (v5) ----------------------------------------------------------------------------
  * A convex hull is the smallest convex shape holding the points it is given (add_hull_body):
@@ -1028,6 +1083,16 @@ typedef struct ct_physics_api_v5 {
      * motion outside +-CT_PHYSICS_MAX_POSITION / twice that. Main thread, between steps. */
     bool (*shape_cast)(ct_world_o *world, const ct_rigid_body_desc_t *shape, const float from[3],
                        const float motion[3], uint32_t mask, ct_physics_hit_t *out);
+
+    /* ---- character settings (v5, see Character settings) ---- */
+    /* Sets what character e walks with from its next move_character. CT_ERR_NOT_FOUND if e is no
+     * character; CT_ERR_INVALID (logged naming the world, the entity and the field; nothing
+     * changed) for NULL or a value out of its range. */
+    int (*set_character_settings)(ct_world_o *world, ct_entity_t e,
+                                  const ct_character_settings_t *settings);
+    /* What character e walks with, into *out. CT_ERR_NOT_FOUND if e is no character (out left
+     * alone); CT_ERR_INVALID for a NULL out. */
+    int (*character_settings)(ct_world_o *world, ct_entity_t e, ct_character_settings_t *out);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

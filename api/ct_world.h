@@ -54,9 +54,12 @@
  *       pad to 8
  *       u8  data[num_instances * instance_size]
  *       pad to 8
+ *     (a type of variable-size instances, instance_size CT_COMPONENT_VARIABLE_SIZE | max, see
+ *     ct_entity.h: data is its instances back to back, each beginning with its own u32 size,
+ *     4 to max, and padded with zeros to a multiple of 8)
  *
- * Loading checks every count and size against the payload (a blob that does not add up to exactly
- * its size is refused, naming the field), then hands each instance to its type's validation
+ * Loading checks every count and size against the payload, a variable instance's size against its
+ * type's maximum too (a blob that does not add up to exactly its size is refused, naming the field), then hands each instance to its type's validation
  * (ct_component_api_v2.set_validate; transforms refuse poses outside their rule), so a blob
  * edited outside the compiler is refused naming the entity, the component and the field.
  * Spawning is all or nothing: when a component's spawner fails (out of memory), every entity made

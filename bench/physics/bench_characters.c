@@ -10,8 +10,10 @@
  *   - 100 dynamic boxes of half size 0.25 and 1 kg at (4 x - 20, 5, 4 z - 20);
  *   - 100 characters on a 10 x 10 grid, feet at (4 x - 20, 2, 4 y - 20): upright capsules 1.35 m
  *     between their sphere centres, radius 0.3 (a kinematic body and its mover), stepping up
- *     0.4 m (Jolt's ExtendedUpdateSettings::mWalkStairsStepUp) on slopes up to 50 degrees (Jolt's
- *     mMaxSlopeAngle), colliding with each other (Jolt's CharacterVsCharacterCollisionSimple);
+ *     0.4 m and keeping their feet 0.5 m down (Jolt's ExtendedUpdateSettings mWalkStairsStepUp
+ *     and mStickToFloorStepDown) on slopes up to 50 degrees (Jolt's mMaxSlopeAngle), 70 kg
+ *     pushing with at most 100 N (Jolt's mMass and mMaxStrength), colliding with each other
+ *     (Jolt's CharacterVsCharacterCollisionSimple);
  *   - each frame each character gets Jolt's velocity: vertical speed kept in the air, zeroed on
  *     the ground, gravity's dt added either way; horizontal (5 + 0.5 s) times the direction to a
  *     target (4 x - 20, 5, 4 y - 20) with its y then dropped, where x, y and s come from Jolt's
@@ -46,6 +48,9 @@
 #define CHAR_HALF_HEIGHT 0.675f
 #define CHAR_FEET (CHAR_HALF_HEIGHT + CHAR_RADIUS) /* from the body's centre down to its feet */
 #define CHAR_STEP_UP 0.4f
+#define CHAR_STEP_DOWN 0.5f
+#define CHAR_MASS 70.0f
+#define CHAR_MAX_STRENGTH 100.0f
 #define CHAR_MAX_SLOPE 0.8726646f /* 50 degrees */
 #define CHAR_DT (1.0f / 60.0f)
 
@@ -121,6 +126,12 @@ static uint32_t scene_character(physics__scene *s, uint32_t id, float x, float y
                                     .locks = CT_BODY_LOCK_ROTATION};
     physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d);
     physics__characters_add(s, id, CHAR_STEP_UP, CHAR_MAX_SLOPE);
+    physics__character_set(physics__characters_find(s, id),
+                           &(ct_character_settings_t){.max_step = CHAR_STEP_UP,
+                                                      .max_slope = CHAR_MAX_SLOPE,
+                                                      .step_down = CHAR_STEP_DOWN,
+                                                      .mass = CHAR_MASS,
+                                                      .max_strength = CHAR_MAX_STRENGTH});
     return physics__bodies_find(&s->bodies, (ct_entity_t){id});
 }
 

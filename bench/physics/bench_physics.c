@@ -56,14 +56,24 @@
  *   physics.box3d_peer_threads_x  Box3D's own program on it, -w=1 / -w=2 by its own clock, in the
  *                               same rounds
  *   physics.threads_x_load_before, _after  the 1-minute load average around those rounds
+ *   physics.threads_x_serial_share  large_pyramid on one thread (CPU time, steps 2..100): the
+ *                               share of the step outside any job of the pool, which a second
+ *                               thread cannot take (group threads_serial; steady on a busy machine)
+ *   physics.threads_x_amdahl    Amdahl's bound from it, 2 / (1 + share)
+ *   physics.threads_x_bound     the same counting each parallel section's largest job too (two
+ *                               threads finish a section no sooner than that): the best threads_x
+ *                               the step allows without the pool's own cost
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
  *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
  *                               PerformanceTest/HighSpeedScene.h: 5,000 bodies at 250 m/s in a
- *                               closed 100 m box of 0.4 m walls; capsules where Jolt has a capsule
- *                               and box compound), 500 steps, one thread: bodies whose centre ever
- *                               left the box (target 0)
+ *                               closed 100 m box of 0.4 m walls; balls, boxes and Jolt's compound
+ *                               of a capsule and a box), 500 steps, one thread: bodies whose centre
+ *                               ever left the box (target 0)
  *   physics.jolt_high_speed_steps_per_s   its steps per second of CPU time
+ *   physics.jolt_high_speed_capsules_escapes, _steps_per_s   the same with a capsule (the
+ *                               compound's capsule part) where Jolt has the compound, as the scene
+ *                               was before we had compounds
  *   physics.jolt_peer_high_speed_escapes, physics.jolt_peer_high_speed_steps_per_s   Jolt's own,
  *                               when CUTTLE_JOLT_BENCH names a harness built outside this repository
  *                               that runs Jolt's scene (LinearCast, one thread) and prints
@@ -97,13 +107,14 @@
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
  * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, snapshot,
- * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x).
+ * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x, threads_serial).
  */
 #include "bench_physics.h"
 
 #include "ct_heap.h"
 #include "base/jobs.h"
 #include "kernel.h"
+#include "physics_hull.h"
 #include "physics_internal.h"
 #include "plugins/registry.h"
 
@@ -745,6 +756,63 @@ static void bench_threads_x(void)
     report("physics.threads_x_load_after", load_1min(), "load");
 }
 
+/* The serial share of large_pyramid's step, measured on one thread so the neighbours on a busy
+ * machine hardly matter: a "pool" that runs every job inline, one item at a time, and times it
+ * (CPU time of this thread). Time outside any job is serial: no second thread can take it.
+ * Inside a parallel section two threads finish no sooner than half its items' time, nor before
+ * its largest item: the sum of those bounds plus the serial time is the best two threads could
+ * do (without the pool's own cost), whose ratio to the whole is the Amdahl bound of threads_x. */
+typedef struct measure_pool {
+    double serial, pooled, ideal2, mark;
+    uint64_t calls;
+} measure_pool;
+
+static void measure_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_range_f fn,
+                                 void *user)
+{
+    (void)grain;
+    measure_pool *m = ctx;
+    double t = cpu_ms(), sum = 0.0, largest = 0.0;
+    m->serial += t - m->mark;
+    for (uint32_t k = 0; k < count; k++) {
+        fn(user, k, k + 1);
+        const double after = cpu_ms(), item = after - t;
+        sum += item;
+        largest = item > largest ? item : largest;
+        t = after;
+    }
+    m->pooled += sum;
+    m->ideal2 += sum / 2.0 > largest ? sum / 2.0 : largest;
+    m->calls++;
+    m->mark = cpu_ms();
+}
+
+static void bench_threads_serial(void)
+{
+    physics__scene s;
+    physics__scene_init(&s, ct_heap_allocator());
+    measure_pool m = {0};
+    s.pool = (physics__pool){measure_parallel_for, &m};
+    s.sleeping = false;
+    s.gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_large_pyramid(&s);
+    physics__scene_step(&s, 1.0f / 60.0f);
+    enum { STEPS = 99 };
+    m = (measure_pool){.mark = cpu_ms()};
+    for (int k = 0; k < STEPS; k++)
+        physics__scene_step(&s, 1.0f / 60.0f);
+    m.serial += cpu_ms() - m.mark;
+    const double total = m.serial + m.pooled, share = m.serial / total;
+    fprintf(stderr,
+            "large_pyramid on one thread: %.3f ms/step, %.3f of it serial, %.3f in %.1f parallel "
+            "sections a step\n",
+            total / STEPS, m.serial / STEPS, m.pooled / STEPS, (double)m.calls / STEPS);
+    report("physics.threads_x_serial_share", share, "ratio");
+    report("physics.threads_x_amdahl", 2.0 / (1.0 + share), "x");
+    report("physics.threads_x_bound", total / (m.serial + m.ideal2), "x");
+    physics__scene_free(&s);
+}
+
 /* Still standing: how far large_pyramid's top cube moves from step 200 (the soft contacts have
  * settled the pile by then: each holds its boxes a little into the one below, as Box3D's do) to
  * step 1,000. */
@@ -840,11 +908,12 @@ static physics__v3 random_direction(void)
  * middles at +-50 m, restitution 1, friction 1) holding 5,000 bodies placed at random within
  * +-45 m, turned at random, each flying at 250 m/s in a random direction (friction 0.5..1,
  * restitution 0.9..1, density 1,000 as Jolt's default): in turn a ball of radius 0.5, a box of
- * half extents 0.25 x 0.5 x 0.5, and where Jolt has a compound of a capsule and a box a capsule
- * of radius 0.125 and half height 0.5, Jolt's capsule part (the scene predates our compounds:
- * moving it to one would change the pinned figures, so it is left for a change of its own). Gravity on,
- * sleeping on, 60 Hz. */
-static void jolt_high_speed_scene(physics__scene *s)
+ * half extents 0.25 x 0.5 x 0.5, and Jolt's compound: a capsule of radius 0.125 and half height
+ * 0.5 whose centre is 0.5 m up the compound's y, and a box of half extents 0.5 x 0.125 x 0.125
+ * 0.5 m along its x (with `compound` false, the capsule alone, which the scene had before we had
+ * compounds). A compound's position is its centre of mass (Jolt places the compound's origin,
+ * 0.35 m from it: at random as well). Gravity on, sleeping on, 60 Hz. */
+static void jolt_high_speed_scene(physics__scene *s, bool compound)
 {
     const float half = 50.0f, wall = 0.2f, range = 0.9f * half;
     const struct {
@@ -881,8 +950,10 @@ static void jolt_high_speed_scene(physics__scene *s)
             d.shape = CT_BODY_CAPSULE;
             d.radius = 0.125f;
             d.half_height = 0.5f;
-            d.mass = 1000.0f * (pi * 0.125f * 0.125f * 1.0f + 4.0f / 3.0f * pi * 0.125f * 0.125f *
-                                                                  0.125f);
+            d.mass = 1000.0f *
+                     (pi * 0.125f * 0.125f * 1.0f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f);
+            if (compound)
+                d.mass += 1000.0f * 1.0f * 0.25f * 0.25f;
         }
         for (int c = 0; c < 3; c++)
             d.position[c] = frand(-range, range);
@@ -894,18 +965,37 @@ static void jolt_high_speed_scene(physics__scene *s)
         d.friction = frand(0.5f, 1.0f);
         d.restitution = frand(0.9f, 1.0f);
         v3_store(v3_scale(random_direction(), 250.0f), d.velocity);
-        physics__bodies_add_rigid(&s->bodies, (ct_entity_t){k + 1}, &d);
+        if (k % 3 == 2 && compound) {
+            const ct_compound_child_t parts[2] = {{.shape = CT_BODY_CAPSULE,
+                                                   .radius = 0.125f,
+                                                   .half_height = 0.5f,
+                                                   .position = {0.0f, 0.5f, 0.0f}},
+                                                  {.shape = CT_BODY_BOX,
+                                                   .half_extents = {0.5f, 0.125f, 0.125f},
+                                                   .position = {0.5f, 0.0f, 0.0f}}};
+            physics__compound *c = NULL;
+            char why[128];
+            if (physics__compound_build(s->a, parts, 2, &c, why, sizeof why)) {
+                fprintf(stderr, "high speed: the compound was refused: %s\n", why);
+                exit(1);
+            }
+            d.shape = CT_BODY_COMPOUND;
+            physics__bodies_add_compound(&s->bodies, (ct_entity_t){k + 1}, &d, c);
+        } else {
+            physics__bodies_add_rigid(&s->bodies, (ct_entity_t){k + 1}, &d);
+        }
     }
 }
 
 /* Runs the high-speed scene for `steps` steps: the bodies whose centre ever left the box (a
  * coordinate past +-50 m), and the CPU time per step (ms). */
-static uint32_t jolt_high_speed_run(bool sweeps, int steps, double *ms, uint32_t *hits)
+static uint32_t jolt_high_speed_run(bool sweeps, bool compound, int steps, double *ms,
+                                    uint32_t *hits)
 {
     physics__scene s;
     physics__scene_init(&s, ct_heap_allocator());
     s.ccd.off = !sweeps;
-    jolt_high_speed_scene(&s);
+    jolt_high_speed_scene(&s, compound);
     uint8_t *out = calloc(s.bodies.n, 1);
     uint32_t escaped = 0;
     *hits = 0;
@@ -960,24 +1050,32 @@ static double jolt_peer(const char *scene, int steps, uint32_t *escaped)
     return per_s;
 }
 
-/* physics.jolt_high_speed_escapes and _steps_per_s: 500 steps, by CPU time, beside Jolt's. */
+/* physics.jolt_high_speed_escapes and _steps_per_s: 500 steps, by CPU time, beside Jolt's; the
+ * scene with capsules where Jolt has compounds as physics.jolt_high_speed_capsules_*. */
 static void bench_jolt_high_speed(void)
 {
     double ms = 0.0;
     uint32_t hits = 0;
-    const uint32_t escaped = jolt_high_speed_run(true, 500, &ms, &hits);
+    const uint32_t escaped = jolt_high_speed_run(true, true, 500, &ms, &hits);
     report("physics.jolt_high_speed_escapes", escaped, "bodies");
     report("physics.jolt_high_speed_steps_per_s", 1000.0 / ms, "steps/s");
     fprintf(stderr, "high speed: %u sweeps hit in 500 steps, %.3f ms/step of CPU\n", hits, ms);
+    const uint32_t capsules = jolt_high_speed_run(true, false, 500, &ms, &hits);
+    report("physics.jolt_high_speed_capsules_escapes", capsules, "bodies");
+    report("physics.jolt_high_speed_capsules_steps_per_s", 1000.0 / ms, "steps/s");
+    fprintf(stderr, "high speed, capsules: %u sweeps hit in 500 steps, %.3f ms/step of CPU\n", hits,
+            ms);
     uint32_t peer_escaped = 0;
     const double peer = jolt_peer("HighSpeed", 500, &peer_escaped);
     if (peer >= 0.0) {
         report("physics.jolt_peer_high_speed_escapes", peer_escaped, "bodies");
         report("physics.jolt_peer_high_speed_steps_per_s", peer, "steps/s");
     }
-    /* What the sweeps are for: the same scene without them (100 steps). */
-    const uint32_t without = jolt_high_speed_run(false, 100, &ms, &hits);
-    fprintf(stderr, "high speed without sweeps: %u bodies escaped in 100 steps\n", without);
+    /* What the sweeps are for: the scene with capsules without them (100 steps; with compounds
+     * none escapes in 100 steps even without sweeps). */
+    const uint32_t without = jolt_high_speed_run(false, false, 100, &ms, &hits);
+    fprintf(stderr, "high speed (capsules) without sweeps: %u bodies escaped in 100 steps\n",
+            without);
 }
 
 /* ---- Box3D's joint_grid ------------------------------------------------------------------ */
@@ -1114,6 +1212,7 @@ static const struct {
     {"jolt_high_speed", bench_jolt_high_speed},
     {"jolt_characters", bench_jolt_characters},
     {"threads_x", bench_threads_x},
+    {"threads_serial", bench_threads_serial},
 };
 
 int main(int argc, char **argv)

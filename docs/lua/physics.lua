@@ -204,6 +204,13 @@ function Actor.is_sensor(world, e) end
 ---@return ct.Entity[]
 function Actor.sensor_contents(world, e) end
 
+---The kind of e's body, however it was made (C, Lua, a level or a unit: body = { shape = {
+---type = "hull" ... } } reads back "hull"). Raises for an entity without a body.
+---@param world ct.World
+---@param e ct.Entity
+---@return "box"|"sphere"|"capsule"|"hull"|"compound"|"mesh"
+function Actor.shape(world, e) end
+
 ---Joins two bodies (b 0: the world) with a joint; lower, upper or cone_angle turn its limit on,
 ---motor_speed or max_motor_force its motor (api/ct_physics.h, Joints).
 ---@param world ct.World

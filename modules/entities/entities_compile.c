@@ -340,10 +340,48 @@ static uint32_t count_instances(const compiler_t *c, const char *type_name)
     return n;
 }
 
+/* The instances of a variable-size type (CT_COMPONENT_VARIABLE_SIZE), each compiled into a
+ * zeroed scratch of the type's maximum, checked against it and written at its own size, padded
+ * to 8. Their sizes are only known once compiled, so they follow the entity_index the caller
+ * wrote. */
+static int write_variable_instances(compiler_t *c, const ct_component_type_t *type)
+{
+    const uint32_t max = type->instance_size & ~CT_COMPONENT_VARIABLE_SIZE;
+    uint8_t *scratch = ct_alloc(entities__services.a, max);
+    if (!scratch) {
+        R->compile_error(c->ctx, "out of memory compiling '%s'", type->name);
+        return CT_ERR_NOMEM;
+    }
+    int err = 0;
+    for (uint32_t i = 0; i < c->num_entities && err == 0; i++) {
+        const ct_data_o *source = component_of(c->entities[i].node, type->name);
+        if (!source)
+            continue;
+        memset(scratch, 0, max);
+        err = compile_instance(c, type, &c->entities[i], source, scratch);
+        uint32_t size;
+        memcpy(&size, scratch, 4);
+        if (err == 0 && (size < 4u || size > max)) {
+            set_entity_scope(c, c->entities[i].node);
+            R->compile_error(c->ctx, "%s: compiled to %u bytes, not 4 to %u (a bug in its module)",
+                             type->name, size, max);
+            R->set_scope(c->ctx, NULL);
+            err = CT_ERR_BAD_DATA;
+        }
+        if (err == 0) {
+            R->write(c->ctx, scratch, size);
+            pad8(c);
+        }
+    }
+    ct_free(entities__services.a, scratch, max);
+    return err;
+}
+
 /* Writes the section of one type: header, entity_index, instance data. */
 static int write_section(compiler_t *c, const ct_component_type_t *type, uint32_t n)
 {
-    size_t data_size = (size_t)n * type->instance_size;
+    const bool variable = (type->instance_size & CT_COMPONENT_VARIABLE_SIZE) != 0;
+    size_t data_size = variable ? 0 : (size_t)n * type->instance_size;
     uint8_t *data = data_size ? ct_alloc(entities__services.a, data_size) : NULL;
     if (data_size && !data) {
         R->compile_error(c->ctx, "out of memory compiling '%s'", type->name);
@@ -371,11 +409,14 @@ static int write_section(compiler_t *c, const ct_component_type_t *type, uint32_
         if (!source)
             continue;
         write_u32(c, i);
-        err = compile_instance(c, type, &c->entities[i], source,
-                               data ? data + (size_t)k * type->instance_size : NULL);
+        if (!variable)
+            err = compile_instance(c, type, &c->entities[i], source,
+                                   data ? data + (size_t)k * type->instance_size : NULL);
         k++;
     }
     pad8(c);
+    if (variable && err == 0)
+        err = write_variable_instances(c, type);
     if (err == 0 && data)
         R->write(c->ctx, data, data_size);
     pad8(c);

@@ -52,6 +52,10 @@ static bool check_type(const ct_component_type_t *type, const char *what)
         why = "create_manager, destroy_manager and spawn are required";
     else if ((type->destroyed == NULL) == (type->gc == NULL))
         why = "exactly one of destroyed and gc must be set";
+    else if ((type->instance_size & CT_COMPONENT_VARIABLE_SIZE) &&
+             ((type->instance_size & ~CT_COMPONENT_VARIABLE_SIZE) < 4u ||
+              (type->instance_size & ~CT_COMPONENT_VARIABLE_SIZE) > CT_COMPONENT_MAX_VARIABLE_SIZE))
+        why = "a variable instance size must allow 4 to CT_COMPONENT_MAX_VARIABLE_SIZE bytes";
     if (why)
         entities__log(CT_LOG_ERROR, "%s(%s): %s", what, type && type->name ? type->name : "?", why);
     return why == NULL;

@@ -75,6 +75,25 @@ static bool align8(reader_t *r)
     return pad != NULL;
 }
 
+/* The instances of a variable-size section (ct_entity.h, Variable-size instances): each one's
+ * leading u32 size within [4, max] and inside the payload, its padding zero. */
+static bool take_variable(reader_t *r, const section_t *sec)
+{
+    const uint32_t max = sec->instance_size & ~CT_COMPONENT_VARIABLE_SIZE;
+    if (max < 4u || max > CT_COMPONENT_MAX_VARIABLE_SIZE)
+        return fail(r, "a variable instance size's maximum is not 4 to 1 MiB", max);
+    for (uint32_t i = 0; i < sec->num_instances; i++) {
+        uint32_t size;
+        if (!read_u32(r, &size, "variable instance past the end: need bytes"))
+            return false;
+        if (size < 4u || size > max)
+            return fail(r, "a variable instance's size is not 4 to the type's maximum", size);
+        if (!take(r, size - 4u, "variable instance past the end: need bytes") || !align8(r))
+            return false;
+    }
+    return true;
+}
+
 /* Checks the payload; with `out` also fills in out's pointers (then `p` must be 8-aligned and
  * already checked). The spawner relies on everything checked here. */
 static bool parse(reader_t *r, entity_resource_t *out)
@@ -125,10 +144,16 @@ static bool parse(reader_t *r, entity_resource_t *out)
                 return fail(r, "an entity_index entry is out of range", e);
         }
         sec.entity_index = (const uint32_t *)(const void *)index;
-        sec.data = take(r, (uint64_t)sec.num_instances * sec.instance_size,
-                        "instance data past the end: need bytes");
-        if (!sec.data || !align8(r))
-            return false;
+        if (sec.instance_size & CT_COMPONENT_VARIABLE_SIZE) {
+            sec.data = r->bytes.p + r->bytes.at;
+            if (!take_variable(r, &sec))
+                return false;
+        } else {
+            sec.data = take(r, (uint64_t)sec.num_instances * sec.instance_size,
+                            "instance data past the end: need bytes");
+            if (!sec.data || !align8(r))
+                return false;
+        }
         if (out)
             out->sections[s] = sec;
     }
@@ -167,10 +192,13 @@ static bool validate_instances(const entity_resource_t *res, char *err, size_t e
         }
         if (!validate || type->instance_size != sec->instance_size)
             continue;
+        const bool variable = (sec->instance_size & CT_COMPONENT_VARIABLE_SIZE) != 0;
+        const uint8_t *at = sec->data;
         for (uint32_t i = 0; i < sec->num_instances; i++) {
             char why[128] = "";
-            if (!validate(type->user_data, sec->data + (size_t)i * sec->instance_size, why,
-                          sizeof why)) {
+            const uint8_t *instance = at;
+            at = variable ? ct_component_next_instance(at) : at + sec->instance_size;
+            if (!validate(type->user_data, instance, why, sizeof why)) {
                 snprintf(err, err_size, "entity resource: entity %u, component '%s': %s",
                          sec->entity_index[i], type->name, why);
                 return false;

@@ -16,6 +16,7 @@
 #include "ct_plugin.h"
 #include "physics_layout.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -105,15 +106,40 @@ static bool vec_ok(const float v[3], vec_kind kind, const char *what, ct_world_o
     return false;
 }
 
+/* A call on entity e refused: keeps why (printf-style) for the Lua error and logs it naming the
+ * call, the world and the entity. */
+static void refuse(const char *what, ct_world_o *w, ct_entity_t e, const char *why, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void refuse(const char *what, ct_world_o *w, ct_entity_t e, const char *why, ...)
+{
+    va_list args;
+    va_start(args, why);
+    vsnprintf(physics__refusal, sizeof physics__refusal, why, args);
+    va_end(args);
+    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                physics__refusal);
+}
+
 /* A bad desc, or a dead entity: logged naming the world, the entity and the field. */
 static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_t e)
 {
     if (!bad && physics__m.entity->alive(e))
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal, "%s", bad ? bad : "not alive");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "%s", bad ? bad : "not alive");
     return false;
+}
+
+/* The start of every call that adds a body: w's bodies, when w has physics (a warning if not),
+ * e is alive and its desc good (`bad`, what physics__*_desc_error said, NULL; a refusal naming
+ * the field if not); else NULL. */
+static physics__body_manager *adding(ct_world_o *w, ct_entity_t e, const char *bad,
+                                     const char *what)
+{
+    physics__body_manager *m = bodies_of(w, what);
+    return m && desc_ok(bad, what, w, e) ? m : NULL;
 }
 
 /* ---- point masses (v1) -------------------------------------------------------------------- */
@@ -409,10 +435,9 @@ static void simulate(ct_world_o *w, float dt)
 
 static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__body_desc_error(d) : "desc (NULL)", "add_body");
     if (!m)
-        return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__body_desc_error(d) : "desc (NULL)", "add_body", w, e))
         return CT_ERR_INVALID;
     ct_body_desc_t placed = *d;
     float at[3];
@@ -432,82 +457,91 @@ static int b_remove(ct_world_o *w, ct_entity_t e)
     return m && physics__scene_remove(&m->scene, e) ? 0 : CT_ERR_NOT_FOUND;
 }
 
-static uint32_t body_of(ct_world_o *w, ct_entity_t e, const char *what, physics__body_manager **m)
+/* The body a call on one entity found: its scene and its index there; or err CT_ERR_NOT_FOUND
+ * (s and b NULL) when w has no physics (logged by bodies_of) or e has no body in it. Every
+ * per-body call starts here, so that each of them reads as what it does to the body. */
+typedef struct body_ref {
+    physics__scene *s;
+    physics__bodies *b;
+    uint32_t i;
+    int err;
+} body_ref;
+
+static body_ref find_body(ct_world_o *w, ct_entity_t e, const char *what)
 {
-    *m = bodies_of(w, what);
-    return *m ? physics__bodies_find(&(*m)->scene.bodies, e) : UINT32_MAX;
+    physics__body_manager *m = bodies_of(w, what);
+    const uint32_t i = m ? physics__bodies_find(&m->scene.bodies, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
+        return (body_ref){.err = CT_ERR_NOT_FOUND};
+    return (body_ref){.s = &m->scene, .b = &m->scene.bodies, .i = i};
 }
 
 /* Velocities and forces are for dynamic and kinematic bodies. */
-static bool movable(physics__body_manager *m, uint32_t i, const char *what, ct_world_o *w,
-                    ct_entity_t e)
+static bool movable(body_ref r, const char *what, ct_world_o *w, ct_entity_t e)
 {
-    if (m->scene.bodies.kind[i] != CT_BODY_STATIC)
+    if (r.b->kind[r.i] != CT_BODY_STATIC)
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal, "a static body does not move");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "a static body does not move");
     return false;
+}
+
+/* The body of a call that pushes it (set a velocity, add a force or torque): found, v within
+ * `kind`'s range and the body not static, then woken (which reads no velocity or force); else err
+ * says why (CT_ERR_NOT_FOUND, or CT_ERR_INVALID, logged) and nothing changed. */
+static body_ref pushed_body(ct_world_o *w, ct_entity_t e, const float v[3], vec_kind kind,
+                            const char *what)
+{
+    body_ref r = find_body(w, e, what);
+    if (!r.err && (!vec_ok(v, kind, what, w, e) || !movable(r, what, w, e)))
+        r.err = CT_ERR_INVALID;
+    if (!r.err)
+        physics__scene_wake(r.s, r.i);
+    return r;
 }
 
 static int b_set_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(v, VEC_VELOCITY, "set_velocity", w, e) || !movable(m, i, "set_velocity", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.velocity[i] = v3_load(v);
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, v, VEC_VELOCITY, "set_velocity");
+    if (!r.err)
+        r.b->velocity[r.i] = v3_load(v);
+    return r.err;
 }
 
 static int b_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.velocity[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "velocity");
+    if (!r.err)
+        v3_store(r.b->velocity[r.i], out);
+    return r.err;
 }
 
 static int b_add_force(ct_world_o *w, ct_entity_t e, const float f[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_force", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(f, VEC_FORCE, "add_force", w, e) || !movable(m, i, "add_force", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.force[i] = v3_add(m->scene.bodies.force[i], v3_load(f));
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, f, VEC_FORCE, "add_force");
+    if (!r.err)
+        r.b->force[r.i] = v3_add(r.b->force[r.i], v3_load(f));
+    return r.err;
 }
 
 static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "position", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.position[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "position");
+    if (!r.err)
+        v3_store(r.b->position[r.i], out);
+    return r.err;
 }
 
 static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "teleport", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "teleport");
+    if (r.err)
+        return r.err;
     if (!vec_ok(p, VEC_POSITION, "teleport", w, e))
         return CT_ERR_INVALID;
-    m->scene.bodies.position[i] = m->scene.bodies.synced[i] = v3_load(p);
+    r.b->position[r.i] = r.b->synced[r.i] = v3_load(p);
     physics__m.transform->set_world_position(w, e, p);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    physics__scene_wake(r.s, r.i);
+    physics__scene_touched(r.s, r.i);
     return 0;
 }
 
@@ -637,71 +671,62 @@ static uint32_t point_mass_count(ct_world_o *w)
 
 static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, uint32_t mask)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_collision_filter", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
+    const body_ref r = find_body(w, e, "set_collision_filter");
+    if (r.err)
+        return r.err;
+    physics__sensor *sensor = physics__sensors_find(r.s, e.id);
     if (sensor) {
         /* A sensor's body keeps colliding with nothing: the filter is the one it sees with. */
         sensor->layer = layer;
         sensor->mask = mask;
-        physics__scene_touched(&m->scene, i);
+        physics__scene_touched(r.s, r.i);
         return 0;
     }
-    m->scene.bodies.layer[i] = layer;
-    m->scene.bodies.mask[i] = mask;
-    physics__scene_wake(&m->scene, i);
+    r.b->layer[r.i] = layer;
+    r.b->mask[r.i] = mask;
+    physics__scene_wake(r.s, r.i);
     return 0;
 }
 
 static int collision_filter(ct_world_o *w, ct_entity_t e, uint32_t *layer, uint32_t *mask)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "collision_filter", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const physics__sensor *sensor = physics__sensors_find(&m->scene, e.id);
-    *layer = sensor ? sensor->layer : m->scene.bodies.layer[i];
-    *mask = sensor ? sensor->mask : m->scene.bodies.mask[i];
+    const body_ref r = find_body(w, e, "collision_filter");
+    if (r.err)
+        return r.err;
+    const physics__sensor *sensor = physics__sensors_find(r.s, e.id);
+    *layer = sensor ? sensor->layer : r.b->layer[r.i];
+    *mask = sensor ? sensor->mask : r.b->mask[r.i];
     return 0;
 }
 
 static int set_user_data(ct_world_o *w, ct_entity_t e, uint64_t data)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_user_data", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    m->scene.bodies.user_data[i] = data;
-    return 0;
+    const body_ref r = find_body(w, e, "set_user_data");
+    if (!r.err)
+        r.b->user_data[r.i] = data;
+    return r.err;
 }
 
 static int user_data(ct_world_o *w, ct_entity_t e, uint64_t *out)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "user_data", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    *out = m->scene.bodies.user_data[i];
-    return 0;
+    const body_ref r = find_body(w, e, "user_data");
+    if (!r.err)
+        *out = r.b->user_data[r.i];
+    return r.err;
 }
 
 static bool sleeping(ct_world_o *w, ct_entity_t e)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "sleeping", &m);
-    return i != UINT32_MAX && m->scene.bodies.asleep[i];
+    const body_ref r = find_body(w, e, "sleeping");
+    return !r.err && r.b->asleep[r.i];
 }
 
 static int wake(ct_world_o *w, ct_entity_t e)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "wake", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = find_body(w, e, "wake");
+    if (!r.err)
+        physics__scene_wake(r.s, r.i);
+    return r.err;
 }
 
 static void set_sleeping(ct_world_o *w, bool enabled)
@@ -740,12 +765,21 @@ static bool rigid_placed(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_
     return true;
 }
 
+/* A body of a built shape (compound, mesh) for e: CT_ERR_CONFLICT when e has a body already,
+ * CT_ERR_INVALID (logged) when its transform is out of range, else 0 with d placed. */
+static int placed_new(physics__body_manager *m, ct_world_o *w, ct_entity_t e,
+                      const ct_rigid_body_desc_t *d, ct_rigid_body_desc_t *placed)
+{
+    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
+        return CT_ERR_CONFLICT;
+    return rigid_placed(w, e, d, placed) ? 0 : CT_ERR_INVALID;
+}
+
 static int b_add_rigid(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_rigid_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body");
     if (!m)
-        return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__rigid_desc_error(d) : "desc (NULL)", "add_rigid_body", w, e))
         return CT_ERR_INVALID;
     ct_rigid_body_desc_t placed;
     if (!rigid_placed(w, e, d, &placed))
@@ -760,50 +794,42 @@ static bool quat_ok(const float q[4], const char *what, ct_world_o *w, ct_entity
     const float len = q ? sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) : 0.0f;
     if (q && fabsf(len - 1.0f) <= 1e-3f)
         return true;
-    snprintf(physics__refusal, sizeof physics__refusal,
-             "rotation refused: must be x y z w of length 1 within 1e-3");
-    PHYSICS_LOG(CT_LOG_ERROR, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
-                physics__refusal);
+    refuse(what, w, e, "rotation refused: must be x y z w of length 1 within 1e-3");
     return false;
 }
 
 static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "rotation", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const physics__quat q = m->scene.bodies.rotation[i];
-    out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-    return 0;
+    const body_ref r = find_body(w, e, "rotation");
+    if (!r.err) {
+        const physics__quat q = r.b->rotation[r.i];
+        out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    }
+    return r.err;
 }
 
-static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float r[4])
+static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float q[4])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_rotation", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!quat_ok(r, "set_rotation", w, e))
+    const body_ref r = find_body(w, e, "set_rotation");
+    if (r.err)
+        return r.err;
+    if (!quat_ok(q, "set_rotation", w, e))
         return CT_ERR_INVALID;
-    physics__bodies *b = &m->scene.bodies;
-    b->rotation[i] = b->synced_rotation[i] =
-        quat_normalize((physics__quat){r[0], r[1], r[2], r[3]});
-    physics__bodies_classify(b, i);
-    physics__m.transform->set_world_rotation(w, e, r);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    r.b->rotation[r.i] = r.b->synced_rotation[r.i] =
+        quat_normalize((physics__quat){q[0], q[1], q[2], q[3]});
+    physics__bodies_classify(r.b, r.i);
+    physics__m.transform->set_world_rotation(w, e, q);
+    physics__scene_wake(r.s, r.i);
+    physics__scene_touched(r.s, r.i);
     return 0;
 }
 
 static int b_angular_velocity(ct_world_o *w, ct_entity_t e, float out[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "angular_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    v3_store(m->scene.bodies.angular[i], out);
-    return 0;
+    const body_ref r = find_body(w, e, "angular_velocity");
+    if (!r.err)
+        v3_store(r.b->angular[r.i], out);
+    return r.err;
 }
 
 /* Zeroes what the locks of body i forbid. */
@@ -815,114 +841,82 @@ static physics__v3 locked(const physics__bodies *b, uint32_t i, physics__v3 v, u
 
 static int b_set_angular_velocity(ct_world_o *w, ct_entity_t e, const float v[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_angular_velocity", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(v, VEC_SPIN, "set_angular_velocity", w, e) ||
-        !movable(m, i, "set_angular_velocity", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.angular[i] = locked(&m->scene.bodies, i, v3_load(v), 3);
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, v, VEC_SPIN, "set_angular_velocity");
+    if (!r.err)
+        r.b->angular[r.i] = locked(r.b, r.i, v3_load(v), 3);
+    return r.err;
 }
 
 static int b_add_torque(ct_world_o *w, ct_entity_t e, const float t[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_torque", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    if (!vec_ok(t, VEC_TORQUE, "add_torque", w, e) || !movable(m, i, "add_torque", w, e))
-        return CT_ERR_INVALID;
-    m->scene.bodies.torque[i] = v3_add(m->scene.bodies.torque[i], v3_load(t));
-    physics__scene_wake(&m->scene, i);
-    return 0;
+    const body_ref r = pushed_body(w, e, t, VEC_TORQUE, "add_torque");
+    if (!r.err)
+        r.b->torque[r.i] = v3_add(r.b->torque[r.i], v3_load(t));
+    return r.err;
 }
 
 static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_force_at", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "add_force_at");
+    if (r.err)
+        return r.err;
     if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) ||
-        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(m, i, "add_force_at", w, e))
+        !vec_ok(p, VEC_POSITION, "add_force_at", w, e) || !movable(r, "add_force_at", w, e))
         return CT_ERR_INVALID;
-    physics__bodies *b = &m->scene.bodies;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     const physics__v3 force = v3_load(f), arm = v3_sub(v3_load(p), b->position[i]);
     b->force[i] = v3_add(b->force[i], force);
     b->torque[i] = v3_add(b->torque[i], v3_cross(arm, force));
-    physics__scene_wake(&m->scene, i);
+    physics__scene_wake(r.s, i);
     return 0;
 }
 
 static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], const float p[3])
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "add_impulse_at", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    physics__bodies *b = &m->scene.bodies;
+    const body_ref r = find_body(w, e, "add_impulse_at");
+    if (r.err)
+        return r.err;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     if (!vec_ok(j, VEC_FORCE, "add_impulse_at", w, e) ||
         !vec_ok(p, VEC_POSITION, "add_impulse_at", w, e))
         return CT_ERR_INVALID;
     if (b->kind[i] != CT_BODY_DYNAMIC) {
-        snprintf(physics__refusal, sizeof physics__refusal, "only a dynamic body takes impulses");
-        PHYSICS_LOG(CT_LOG_ERROR, "add_impulse_at: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("add_impulse_at", w, e, "only a dynamic body takes impulses");
         return CT_ERR_INVALID;
     }
-    physics__scene_wake(&m->scene, i);
-    float inv_i[9];
-    physics__world_inv_inertia(b, i, inv_i);
-    const physics__v3 J = v3_load(j), c = v3_cross(v3_sub(v3_load(p), b->position[i]), J);
-    const physics__v3 dw = v3(inv_i[0] * c.x + inv_i[1] * c.y + inv_i[2] * c.z,
-                              inv_i[3] * c.x + inv_i[4] * c.y + inv_i[5] * c.z,
-                              inv_i[6] * c.x + inv_i[7] * c.y + inv_i[8] * c.z);
-    physics__v3 v = v3_add(b->velocity[i], v3_scale(J, b->inv_mass[i]));
-    physics__v3 av = v3_add(b->angular[i], dw);
-    /* The speeds stay within their ranges (the direction kept). */
-    if (v3_dot(v, v) > CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED)
-        v = v3_scale(v, CT_PHYSICS_MAX_SPEED / v3_len(v));
-    if (v3_dot(av, av) > CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED)
-        av = v3_scale(av, CT_PHYSICS_MAX_ANGULAR_SPEED / v3_len(av));
-    b->velocity[i] = locked(b, i, v, 0);
-    b->angular[i] = locked(b, i, av, 3);
+    physics__scene_wake(r.s, i);
+    physics__bodies_impulse_at(b, i, v3_load(j), v3_load(p));
     return 0;
 }
 
 static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_locks", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
+    const body_ref r = find_body(w, e, "set_locks");
+    if (r.err)
+        return r.err;
     if (locks > CT_BODY_LOCK_ALL) {
-        snprintf(physics__refusal, sizeof physics__refusal,
-                 "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
-        PHYSICS_LOG(CT_LOG_ERROR, "set_locks: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("set_locks", w, e, "locks 0x%x refused: CT_BODY_LOCK_* bits only", locks);
         return CT_ERR_INVALID;
     }
-    physics__bodies *b = &m->scene.bodies;
+    physics__bodies *b = r.b;
+    const uint32_t i = r.i;
     b->locks[i] = (uint8_t)locks;
     b->velocity[i] = locked(b, i, b->velocity[i], 0);
     b->angular[i] = locked(b, i, b->angular[i], 3);
     physics__bodies_classify(b, i);
-    physics__scene_wake(&m->scene, i);
-    physics__scene_touched(&m->scene, i);
+    physics__scene_wake(r.s, i);
+    physics__scene_touched(r.s, i);
     return 0;
 }
 
 static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "locks", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    *out = m->scene.bodies.locks[i];
-    return 0;
+    const body_ref r = find_body(w, e, "locks");
+    if (!r.err)
+        *out = r.b->locks[r.i];
+    return r.err;
 }
 
 /* ---- v5: shapes -------------------------------------------------------------------------- */
@@ -930,11 +924,9 @@ static int b_locks(ct_world_o *w, ct_entity_t e, uint32_t *out)
 static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                       const float *points, uint32_t count)
 {
-    physics__body_manager *m = bodies_of(w, "add_hull_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__hull_desc_error(d) : "desc (NULL)", "add_hull_body");
     if (!m)
-        return CT_ERR_INVALID;
-    const char *bad = d ? physics__hull_desc_error(d) : "desc (NULL)";
-    if (!desc_ok(bad, "add_hull_body", w, e))
         return CT_ERR_INVALID;
     if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
         return CT_ERR_CONFLICT;
@@ -962,16 +954,14 @@ static int b_add_hull(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *
 static int b_add_compound(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                           const ct_compound_child_t *children, uint32_t count)
 {
-    physics__body_manager *m = bodies_of(w, "add_compound_body");
+    physics__body_manager *m =
+        adding(w, e, d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body");
     if (!m)
         return CT_ERR_INVALID;
-    if (!desc_ok(d ? physics__compound_desc_error(d) : "desc (NULL)", "add_compound_body", w, e))
-        return CT_ERR_INVALID;
-    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
-        return CT_ERR_CONFLICT;
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed))
-        return CT_ERR_INVALID;
+    const int taken = placed_new(m, w, e, d, &placed);
+    if (taken)
+        return taken;
     physics__compound *c;
     char reason[160];
     if (!desc_ok(physics__compound_build(m->scene.bodies.a, children, count, &c, reason,
@@ -988,9 +978,6 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
                     const float *vertices, uint32_t vertex_count, const uint32_t *indices,
                     uint32_t triangle_count, const char *what)
 {
-    physics__body_manager *m = bodies_of(w, what);
-    if (!m)
-        return CT_ERR_INVALID;
     const char *bad = !d                            ? "desc (NULL)"
                       : d->kind != CT_BODY_STATIC   ? "kind (a mesh body is static)"
                       : d->shape != CT_BODY_MESH    ? "shape (a mesh body is CT_BODY_MESH)"
@@ -1001,13 +988,13 @@ static int mesh_add(ct_world_o *w, ct_entity_t e, const ct_rigid_body_desc_t *d,
         r.shape = CT_BODY_SPHERE, r.radius = 1.0f;
         bad = physics__rigid_desc_error(&r);
     }
-    if (!desc_ok(bad, what, w, e))
+    physics__body_manager *m = adding(w, e, bad, what);
+    if (!m)
         return CT_ERR_INVALID;
-    if (physics__bodies_find(&m->scene.bodies, e) != UINT32_MAX)
-        return CT_ERR_CONFLICT;
     ct_rigid_body_desc_t placed;
-    if (!rigid_placed(w, e, d, &placed))
-        return CT_ERR_INVALID;
+    const int taken = placed_new(m, w, e, d, &placed);
+    if (taken)
+        return taken;
     physics__mesh *mesh;
     char reason[160];
     if (!desc_ok(physics__mesh_build(m->scene.bodies.a, vertices, vertex_count, indices,
@@ -1196,15 +1183,13 @@ static uint32_t j_count(ct_world_o *w)
 
 static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
 {
-    physics__body_manager *m = bodies_of(w, "add_character");
-    if (!m)
-        return CT_ERR_INVALID;
     const char *bad = !d ? "desc (NULL)"
                       : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)
                           ? "max_step (within [0, 1e4] m)"
                       : !f_within(d->max_slope, 0.0f, 1.5f) ? "max_slope (within [0, 1.5] rad)"
                                                             : NULL;
-    if (!desc_ok(bad, "add_character", w, e))
+    physics__body_manager *m = adding(w, e, bad, "add_character");
+    if (!m)
         return CT_ERR_INVALID;
     const ct_rigid_body_desc_t body = {.kind = CT_BODY_KINEMATIC,
                                        .shape = CT_BODY_CAPSULE,
@@ -1241,19 +1226,55 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
     if (!vec_ok(v, VEC_VELOCITY, "move_character", w, e))
         return CT_ERR_INVALID;
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
-        snprintf(physics__refusal, sizeof physics__refusal,
-                 "dt %g refused: must be within [1e-5, 1] s", (double)dt);
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
+        refuse("move_character", w, e, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
         return CT_ERR_INVALID;
     }
     const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
-    if (err) {
-        snprintf(physics__refusal, sizeof physics__refusal, "the move would pass 1e4 m/s");
-        PHYSICS_LOG(CT_LOG_ERROR, "move_character: world %p, entity %u: %s", (void *)w, e.id,
-                    physics__refusal);
-    }
+    if (err)
+        refuse("move_character", w, e, "the move would pass 1e4 m/s");
     return err;
+}
+
+/* ---- v5: character settings ------------------------------------------------------------------ */
+
+static int c_set_settings(ct_world_o *w, ct_entity_t e, const ct_character_settings_t *d)
+{
+    physics__body_manager *m = bodies_of(w, "set_character_settings");
+    if (!m)
+        return CT_ERR_NOT_FOUND;
+    physics__character *c = physics__characters_find(&m->scene, e.id);
+    if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    const char *bad =
+        !d                                                   ? "settings (NULL)"
+        : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
+        : !f_within(d->max_slope, 0.0f, 1.5f)                ? "max_slope (within [0, 1.5] rad)"
+        : !f_within(d->step_down, 0.0f, CT_PHYSICS_MAX_SIZE) ? "step_down (within [0, 1e4] m)"
+        : !f_within(d->mass, 0.0f, CT_PHYSICS_MAX_MASS)      ? "mass (within [0, 1e9] kg)"
+        : !f_within(d->max_strength, 0.0f, CT_PHYSICS_MAX_FORCE)
+            ? "max_strength (within [0, 1e12] N)"
+            : NULL;
+    if (!desc_ok(bad, "set_character_settings", w, e))
+        return CT_ERR_INVALID;
+    physics__character_set(c, d);
+    return 0;
+}
+
+static int c_settings(ct_world_o *w, ct_entity_t e, ct_character_settings_t *out)
+{
+    physics__body_manager *m = bodies_of(w, "character_settings");
+    if (!m)
+        return CT_ERR_NOT_FOUND;
+    const physics__character *c = physics__characters_find(&m->scene, e.id);
+    if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return CT_ERR_NOT_FOUND;
+    if (!out) {
+        PHYSICS_LOG(CT_LOG_ERROR, "character_settings: world %p, entity %u: out (NULL)", (void *)w,
+                    e.id);
+        return CT_ERR_INVALID;
+    }
+    *out = physics__character_settings(c);
+    return 0;
 }
 
 /* ---- v4: snapshots -------------------------------------------------------------------------- */
@@ -1333,11 +1354,10 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
 
 static int b_set_sensor(ct_world_o *w, ct_entity_t e, bool on)
 {
-    physics__body_manager *m;
-    const uint32_t i = body_of(w, e, "set_sensor", &m);
-    if (i == UINT32_MAX)
-        return CT_ERR_NOT_FOUND;
-    const int err = physics__sensors_set(&m->scene, i, on);
+    const body_ref r = find_body(w, e, "set_sensor");
+    if (r.err)
+        return r.err;
+    const int err = physics__sensors_set(r.s, r.i, on);
     if (err == CT_ERR_INVALID) {
         PHYSICS_LOG(CT_LOG_ERROR,
                     "set_sensor: world %p, entity %u: a dynamic body cannot be a sensor (make it "
@@ -1381,6 +1401,8 @@ const ct_physics_api_v5 physics__api_v5 = {
     .is_sensor = b_is_sensor,
     .sensor_contents = b_sensor_contents,
     .shape_cast = physics__shape_cast,
+    .set_character_settings = c_set_settings,
+    .character_settings = c_settings,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

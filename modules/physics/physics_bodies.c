@@ -229,6 +229,30 @@ void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[
         }
 }
 
+physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v)
+{
+    float m[9];
+    physics__world_inv_inertia(b, i, m);
+    return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+              m[6] * v.x + m[7] * v.y + m[8] * v.z);
+}
+
+void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impulse, physics__v3 at)
+{
+    const physics__v3 dw =
+        physics__world_inv_inertia_times(b, i, v3_cross(v3_sub(at, b->position[i]), impulse));
+    physics__v3 v = v3_add(b->velocity[i], v3_scale(impulse, b->inv_mass[i]));
+    physics__v3 av = v3_add(b->angular[i], dw);
+    /* The speeds stay within their ranges (the direction kept). */
+    if (v3_dot(v, v) > CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_SPEED)
+        v = v3_scale(v, CT_PHYSICS_MAX_SPEED / v3_len(v));
+    if (v3_dot(av, av) > CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED)
+        av = v3_scale(av, CT_PHYSICS_MAX_ANGULAR_SPEED / v3_len(av));
+    const uint32_t l = b->locks[i];
+    b->velocity[i] = v3(l & 1u ? 0.0f : v.x, l & 2u ? 0.0f : v.y, l & 4u ? 0.0f : v.z);
+    b->angular[i] = v3(l & 8u ? 0.0f : av.x, l & 16u ? 0.0f : av.y, l & 32u ? 0.0f : av.z);
+}
+
 int physics__bodies_add(physics__bodies *b, ct_entity_t e, const ct_body_desc_t *d)
 {
     const ct_rigid_body_desc_t r = physics__rigid_of(d);
@@ -297,11 +321,51 @@ static const char *bodies__built_desc_error(const ct_rigid_body_desc_t *d, uint3
     return physics__rigid_desc_error(&r);
 }
 
-/* Adds the body of a shape built beforehand whose inertia per unit mass is unit_inertia
- * (desc->inertia, when not all zero, replaces it). The caller sets the shape's own fields of the
- * new last body, or frees the shape when this fails. */
+/* The shapes a body owns (allocated from the bodies' allocator): one at most, the others NULL. */
+typedef struct bodies__owned {
+    physics__hull *hull;
+    physics__compound *compound;
+    physics__mesh *mesh;
+} bodies__owned;
+
+static void bodies__free_owned(ct_allocator_t *a, bodies__owned o)
+{
+    if (o.hull)
+        ct_free(a, o.hull, sizeof *o.hull);
+    physics__compound_free(a, o.compound);
+    physics__mesh_free(a, o.mesh);
+}
+
+static bodies__owned bodies__owned_by(const physics__bodies *b, uint32_t i)
+{
+    return (bodies__owned){b->hull[i], b->compound[i], b->mesh[i]};
+}
+
+/* Adds the body of r (its shape and inertia set) that owns `o`, its bounds `half` about its
+ * centre; frees o when it fails. */
+static int bodies__add_owning(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *r,
+                              bodies__owned o, physics__v3 half)
+{
+    const int err = physics__bodies_add_rigid(b, e, r);
+    if (err) {
+        bodies__free_owned(b->a, o);
+        return err;
+    }
+    const uint32_t i = b->n - 1;
+    b->hull[i] = o.hull;
+    b->compound[i] = o.compound;
+    b->mesh[i] = o.mesh;
+    b->half[i] = half;
+    b->radius[i] = 0.0f;
+    physics__bodies_extent(b, i);
+    return 0;
+}
+
+/* Adds the body of a shape built beforehand (o) whose inertia per unit mass is unit_inertia
+ * (desc->inertia, when not all zero, replaces it); frees o when it fails. */
 static int bodies__add_built(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
-                             uint32_t shape, physics__v3 unit_inertia)
+                             uint32_t shape, physics__v3 unit_inertia, bodies__owned o,
+                             physics__v3 half)
 {
     ct_rigid_body_desc_t r = *d;
     r.shape = shape;
@@ -312,7 +376,7 @@ static int bodies__add_built(physics__bodies *b, ct_entity_t e, const ct_rigid_b
         if (d->kind != CT_BODY_DYNAMIC)
             r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* unused: no inverse inertia */
     }
-    return physics__bodies_add_rigid(b, e, &r);
+    return bodies__add_owning(b, e, &r, o, half);
 }
 
 const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d)
@@ -324,13 +388,6 @@ const char *physics__compound_desc_error(const ct_rigid_body_desc_t *d)
 int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                                  physics__compound *c)
 {
-    const int err = bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia);
-    if (err) {
-        physics__compound_free(b->a, c);
-        return err;
-    }
-    const uint32_t i = b->n - 1;
-    b->compound[i] = c;
     /* The box about the centre that holds every child's bounding box. */
     physics__v3 half = v3(0, 0, 0);
     for (uint32_t k = 0; k < c->count; k++) {
@@ -346,10 +403,8 @@ int physics__bodies_add_compound(physics__bodies *b, ct_entity_t e, const ct_rig
                                         fabsf(ax.z) + fabsf(ay.z) + fabsf(az.z));
         half = v3_max(half, v3(fabsf(p.x) + e3.x, fabsf(p.y) + e3.y, fabsf(p.z) + e3.z));
     }
-    b->half[i] = half;
-    b->radius[i] = 0.0f;
-    physics__bodies_extent(b, i);
-    return 0;
+    return bodies__add_built(b, e, d, CT_BODY_COMPOUND, c->inertia, (bodies__owned){.compound = c},
+                             half);
 }
 
 int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
@@ -358,17 +413,7 @@ int physics__bodies_add_mesh(physics__bodies *b, ct_entity_t e, const ct_rigid_b
     ct_rigid_body_desc_t r = *d;
     r.shape = CT_BODY_MESH;
     r.inertia[0] = r.inertia[1] = r.inertia[2] = 1.0f; /* static: unused */
-    const int err = physics__bodies_add_rigid(b, e, &r);
-    if (err) {
-        physics__mesh_free(b->a, m);
-        return err;
-    }
-    const uint32_t i = b->n - 1;
-    b->mesh[i] = m;
-    b->half[i] = m->half;
-    b->radius[i] = 0.0f;
-    physics__bodies_extent(b, i);
-    return 0;
+    return bodies__add_owning(b, e, &r, (bodies__owned){.mesh = m}, m->half);
 }
 
 const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d)
@@ -380,17 +425,8 @@ const char *physics__hull_desc_error(const ct_rigid_body_desc_t *d)
 int physics__bodies_add_hull(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d,
                              physics__hull *h)
 {
-    const int err = bodies__add_built(b, e, d, CT_BODY_HULL, h->inertia);
-    if (err) {
-        ct_free(b->a, h, sizeof *h);
-        return err;
-    }
-    const uint32_t i = b->n - 1;
-    b->hull[i] = h;
-    b->half[i] = h->half;
-    b->radius[i] = 0.0f;
-    physics__bodies_extent(b, i);
-    return 0;
+    return bodies__add_built(b, e, d, CT_BODY_HULL, h->inertia, (bodies__owned){.hull = h},
+                             h->half);
 }
 
 uint32_t physics__bodies_find(const physics__bodies *b, ct_entity_t e)
@@ -404,10 +440,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
     if (i == UINT32_MAX)
         return false;
     const uint32_t last = --b->n;
-    if (b->hull[i])
-        ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
-    physics__compound_free(b->a, b->compound[i]);
-    physics__mesh_free(b->a, b->mesh[i]);
+    bodies__free_owned(b->a, bodies__owned_by(b, i));
     if (i == last)
         b->num_rotating -= b->rotates[i];
     if (i != last) {
@@ -450,12 +483,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
 void physics__bodies_free(physics__bodies *b)
 {
     for (uint32_t i = 0; i < b->n; i++)
-        if (b->hull[i])
-            ct_free(b->a, b->hull[i], sizeof *b->hull[i]);
-    for (uint32_t i = 0; i < b->n; i++) {
-        physics__compound_free(b->a, b->compound[i]);
-        physics__mesh_free(b->a, b->mesh[i]);
-    }
+        bodies__free_owned(b->a, bodies__owned_by(b, i));
     physics__soa_free(b->a, &b->buffer, bodies__fields, BODY_NUM_FIELDS, b->cap);
     physics__mesh_near_free(b);
     physics__map_free(&b->map);

@@ -15,11 +15,14 @@
  *   t reaches 1 or the rate is 0 (a miss).
  *
  * pose(t) moves the centre along the straight line and turns the body at a constant rate about one
- * axis (from the start to the end rotation). A hit moves the body back to the earliest hit's pose
- * and keeps its velocities, so the next step's speculative contact stops it there (and bounces it
- * by its restitution). A hit does not count when the body ends the step touching what it hit, no
- * deeper than a quarter of its thinnest half size (a box landing on the ground at speed: the solver
- * already stopped it there). A body that starts the step touching something (a fast box sliding
+ * axis (from the start to the end rotation, the way its angular velocity turns it: the long way
+ * round for a body spinning more than half a turn a step). A hit moves the body back to the
+ * earliest hit's pose and, as Jolt's linear cast does, resolves the hit there: the speed at which
+ * the two close at the hit's deepest point is taken away (given back times their restitution),
+ * with friction, so a body the sweep holds never gathers speed into what holds it. A sweep that
+ * runs out of iterations stops the body where it last measured it apart. A hit does not count
+ * when the body ends the step touching what it hit, no deeper than a quarter of its thinnest half
+ * size (a box landing on the ground at speed: the solver already stopped it there). A body that starts the step touching something (a fast box sliding
  * on a floor, a spinning capsule lying against a wall) is swept against it to a lower target: a
  * hit is a pose deeper than a quarter of its thinnest half size (or than it started, when it
  * started deeper), so it slides on but cannot go through.
@@ -50,10 +53,12 @@
 /* How much deeper (m) than it started a body that starts the step deeper than that may go. */
 #define CCD_CREEP 0.0001f
 /* Conservative advancement converges in a few iterations head-on and in a few dozen at grazing
- * angles; past this many the body is taken to miss (it was kept apart up to there). */
+ * angles; past this many the body stops where it was last measured apart. */
 #define CCD_MAX_ITERATIONS 40u
 /* What the separations of a sweep are looked for within, past the distance it covers (m). */
 #define CCD_MARGIN 0.05f
+/* m/s: a hit closing slower than this does not bounce (the solver's RIGID_BOUNCE_SPEED). */
+#define CCD_BOUNCE_SPEED 1.0f
 
 /* A fast body in the order the sweeps take them. */
 typedef struct physics__ccd_order {
@@ -93,7 +98,13 @@ static inline physics__quat ccd__mul(physics__quat a, physics__quat b)
                            a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
 
-static ccd__turn ccd__turn_of(physics__quat q0, physics__quat q1)
+/* `expect` (rad, about world axes) is the turn the body's angular velocity makes in the step: of
+ * the turns about the axis that take q0 to q1 (the shorter one plus whole turns, either way) the
+ * one nearest it along that axis. A body spinning faster than half a turn a step (a capsule at
+ * 200 rad/s turns 3.3 rad at 60 Hz) turns the long way round: taken the shorter way its sweep
+ * followed a motion opposite to the body's, and held the body where its real motion would lift
+ * the end that touched (the next step's contact, found there, had nothing to take up). */
+static ccd__turn ccd__turn_of(physics__quat q0, physics__quat q1, physics__v3 expect)
 {
     ccd__turn t = {q0, v3(1, 0, 0), 0.0f};
     physics__quat r = ccd__mul((physics__quat){-q0.x, -q0.y, -q0.z, q0.w}, q1);
@@ -103,6 +114,17 @@ static ccd__turn ccd__turn_of(physics__quat q0, physics__quat q1)
     if (s > 1e-7f) {
         t.axis = v3(r.x / s, r.y / s, r.z / s);
         t.angle = 2.0f * atan2f(s, r.w);
+        /* (r's axis is in q0's frame, `expect` in the world's) */
+        const float along = v3_dot(quat_rotate(q0, t.axis), expect);
+        const float two_pi = 6.28318531f;
+        const float whole = floorf((along - t.angle) / two_pi + 0.5f);
+        if (whole != 0.0f) {
+            t.angle += whole * two_pi;
+            if (t.angle < 0.0f) {
+                t.angle = -t.angle;
+                t.axis = v3_scale(t.axis, -1.0f);
+            }
+        }
     }
     return t;
 }
@@ -133,6 +155,10 @@ static float ccd__reach(const physics__bodies *b, uint32_t i)
             most = f_max(most, v3_dot(h->vertex[k], h->vertex[k]));
         return sqrtf(most);
     }
+    /* (A compound's ball about its centre that holds every child: the corner of the box round
+     * them all reaches further, and made its sweeps against moving bodies many more.) */
+    if (b->shape[i] == CT_BODY_COMPOUND && b->compound[i])
+        return b->compound[i]->bound;
     return b->shape[i] == CT_BODY_SPHERE    ? b->radius[i]
            : b->shape[i] == CT_BODY_CAPSULE ? b->half[i].y
                                             : v3_len(b->half[i]);
@@ -147,12 +173,12 @@ typedef struct ccd__motion {
     float reach;
 } ccd__motion;
 
-static ccd__motion ccd__motion_of(const physics__scene *s, uint32_t i)
+static ccd__motion ccd__motion_of(const physics__scene *s, uint32_t i, float dt)
 {
     const physics__bodies *b = &s->bodies;
     ccd__motion m = {.i = i, .p0 = s->ccd.start[i]};
     m.move = v3_sub(b->position[i], m.p0);
-    m.turn = ccd__turn_of(s->ccd.start_rotation[i], b->rotation[i]);
+    m.turn = ccd__turn_of(s->ccd.start_rotation[i], b->rotation[i], v3_scale(b->angular[i], dt));
     m.reach = ccd__reach(b, i);
     return m;
 }
@@ -163,6 +189,7 @@ typedef struct ccd__sweep {
     ccd__motion other; /* the body it is swept against, when that one moves too */
     bool other_moves;
     float best;     /* the earliest hit so far (1: none) */
+    uint32_t hit;   /* the body hit there (UINT32_MAX: none) */
     uint32_t moved; /* the moving body hit there (UINT32_MAX: none, or one that does not move) */
 } ccd__sweep;
 
@@ -197,7 +224,10 @@ static float ccd__separation(physics__bodies *b, uint32_t i, uint32_t j, float m
 }
 
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or
- * best. */
+ * best. A sweep that runs out of iterations before it reaches best (a spinning body grazing a
+ * face closes the gap a little each time) stops where it last measured the two apart: letting it
+ * go on to the end of its motion, as a miss, took a capsule spinning at 200 rad/s, pressed on a
+ * floor, 0.68 m into it in one step (bench jolt_high_speed, with its turn taken the short way). */
 static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
 {
     physics__bodies *b = &w->s->bodies;
@@ -207,7 +237,7 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
         turn_speed += w->other.turn.angle * w->other.reach;
         move = v3_sub(move, w->other.move);
     }
-    float f = 0.0f;
+    float f = 0.0f, apart = 0.0f;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
         ccd__pose(w, f);
         physics__v3 n;
@@ -219,9 +249,10 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
         const float rate = f_max(v3_dot(move, n), 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
+        apart = f;
         f += (d - target + 0.5f * CCD_TARGET) / rate;
     }
-    return w->best;
+    return f < w->best && apart > 0.0f ? apart : w->best;
 }
 
 static int ccd__cmp_u64(const void *x, const void *y)
@@ -270,6 +301,7 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
             const float end = ccd__separation(b, i, j, margin, &n);
             if (end > CCD_TARGET || end < -allowed) {
                 w->best = f;
+                w->hit = j;
                 w->moved = w->other_moves ? j : UINT32_MAX;
             }
         }
@@ -277,10 +309,19 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         /* Touching at the start (sliding on a floor, lying against a wall): only a pose deeper
          * into it than a quarter of the body's thinnest half size counts, or than it already is
          * when it starts deeper (a limit from where it started would let a spinning rod pressed
-         * on a turning plank sink a little further every step, until it came out behind). */
+         * on a turning plank sink a little further every step, until it came out behind). A
+         * body that starts deeper than that and moves out the way the contact pushes it (against
+         * the normal found at the start, which the solver pushed along) goes free: the manifolds
+         * of a body deep in a thin slab find the face to leave by anew at each pose, and the
+         * sweep measuring by them held a capsule whose centre was inside a floor, bouncing it
+         * back at 36.7 m/s each step against the solver's push (bench jolt_high_speed). */
+        const physics__v3 out = w->other_moves ? v3_sub(w->self.move, w->other.move) : w->self.move;
+        if (start < -allowed && v3_dot(out, n) < 0.0f)
+            return;
         const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin);
         if (f < w->best) {
             w->best = f;
+            w->hit = j;
             w->moved = w->other_moves ? j : UINT32_MAX;
         }
     }
@@ -336,6 +377,161 @@ static void ccd__path_box(const ccd__motion *m, physics__v3 end, physics__v3 *lo
     *hi = v3_max(v3_add(m->p0, r), v3_add(end, r));
 }
 
+/* A body as a hit's response sees it: its velocities, and what an impulse does to them. */
+typedef struct ccd__body {
+    physics__v3 v, w;
+    float inv_mass;
+    float inv_i[9]; /* world inverse inertia */
+    uint8_t locks;
+} ccd__body;
+
+static physics__v3 ccd__mul3(const float m[9], physics__v3 t)
+{
+    return v3(m[0] * t.x + m[1] * t.y + m[2] * t.z, m[3] * t.x + m[4] * t.y + m[5] * t.z,
+              m[6] * t.x + m[7] * t.y + m[8] * t.z);
+}
+
+/* Impulse p at r from x's centre (its locked axes keep no velocity). */
+static void ccd__push(ccd__body *x, physics__v3 r, physics__v3 p)
+{
+    if (x->inv_mass == 0.0f)
+        return;
+    x->v = v3_add(x->v, v3_scale(p, x->inv_mass));
+    x->w = v3_add(x->w, ccd__mul3(x->inv_i, v3_cross(r, p)));
+    const uint8_t l = x->locks;
+    if (l & CT_BODY_LOCK_ALL) {
+        x->v =
+            v3(l & CT_BODY_LOCK_LINEAR_X ? 0.0f : x->v.x, l & CT_BODY_LOCK_LINEAR_Y ? 0.0f : x->v.y,
+               l & CT_BODY_LOCK_LINEAR_Z ? 0.0f : x->v.z);
+        x->w = v3(l & CT_BODY_LOCK_ANGULAR_X ? 0.0f : x->w.x,
+                  l & CT_BODY_LOCK_ANGULAR_Y ? 0.0f : x->w.y,
+                  l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
+    }
+}
+
+/* The inverse of the mass a unit impulse along d at ra, rb (from a's and b's centres) meets. */
+static float ccd__inv_mass_along(const ccd__body *a, physics__v3 ra, const ccd__body *b,
+                                 physics__v3 rb, physics__v3 d)
+{
+    const physics__v3 ta = v3_cross(ra, d), tb = v3_cross(rb, d);
+    return a->inv_mass + b->inv_mass + v3_dot(ta, ccd__mul3(a->inv_i, ta)) +
+           v3_dot(tb, ccd__mul3(b->inv_i, tb));
+}
+
+/* The velocity of b's point at rb against a's at ra. */
+static physics__v3 ccd__relative(const ccd__body *a, physics__v3 ra, const ccd__body *b,
+                                 physics__v3 rb)
+{
+    return v3_sub(v3_add(b->v, v3_cross(b->w, rb)), v3_add(a->v, v3_cross(a->w, ra)));
+}
+
+static ccd__body ccd__body_of(const physics__bodies *b, uint32_t i)
+{
+    ccd__body x = {.inv_mass = physics__inv_mass(b, i), .locks = b->locks[i]};
+    /* A static body's velocities are zero; a sleeping one's are until it wakes. */
+    if (!physics__fixed(b, i)) {
+        x.v = b->velocity[i];
+        x.w = b->angular[i];
+    }
+    if (x.inv_mass > 0.0f)
+        physics__world_inv_inertia(b, i, x.inv_i);
+    else
+        memset(x.inv_i, 0, sizeof x.inv_i);
+    return x;
+}
+
+/* What a hit does to the velocities, as Jolt's linear cast resolves its hits: at the hit's
+ * deepest point, the speed at which the fast body and the one it hit close along the normal is
+ * taken away (and given back times their restitution past CCD_BOUNCE_SPEED), with friction
+ * within the cone of that impulse, both solved together by a few passes (one normal pass and
+ * one friction pass, as Jolt's, turned a capsule's spin into more speed than it had: friction at
+ * a lever adds normal speed). Without it the body kept its velocities for the next step's
+ * speculative contact to stop, which that contact, found where the body was stopped, did not
+ * always do; a body held by its sweep every step then gathered gravity's speed without moving.
+ * Both bodies are posed at the hit (w->best); a body that does not move, or sleeps, takes no
+ * impulse. */
+#define CCD_RESPONSE_PASSES 8u
+static void ccd__respond(ccd__sweep *w)
+{
+    physics__bodies *b = &w->s->bodies;
+    const uint32_t i = w->self.i, j = w->hit;
+    w->other_moves = w->moved != UINT32_MAX;
+    if (w->other_moves)
+        w->other = w->s->ccd.motion[j];
+    const physics__v3 end_j = b->position[j], end_extent_j = b->extent[j];
+    const physics__quat end_rotation_j = b->rotation[j];
+    ccd__pose(w, w->best);
+    physics__manifold_out m;
+    physics__manifold(b, i, j, CCD_MARGIN + CCD_TARGET, false, &m);
+    ccd__body x = ccd__body_of(b, i), y = ccd__body_of(b, j);
+    const physics__v3 at_i = b->position[i], at_j = b->position[j];
+    if (w->other_moves) {
+        b->position[j] = end_j;
+        b->rotation[j] = end_rotation_j;
+        b->extent[j] = end_extent_j;
+        w->other_moves = false;
+    }
+    if (!m.count)
+        return;
+    uint32_t deepest = 0;
+    for (uint32_t q = 1; q < m.count; q++)
+        if (m.p[q].sep < m.p[deepest].sep)
+            deepest = q;
+    /* n points from i to j: the gap closes while j's point comes back along it. */
+    const physics__v3 n = m.normal, point = m.p[deepest].point;
+    const physics__v3 ri = v3_sub(point, at_i), rj = v3_sub(point, at_j);
+    const float vn = v3_dot(ccd__relative(&x, ri, &y, rj), n);
+    if (!(vn < 0.0f))
+        return;
+    const float restitution = f_max(b->restitution[i], b->restitution[j]);
+    const float friction = sqrtf(b->friction[i] * b->friction[j]);
+    const float target = -vn > CCD_BOUNCE_SPEED ? -restitution * vn : 0.0f;
+    physics__v3 t[2];
+    physics__rigid_tangents(n, &t[0], &t[1]);
+    const float kn = ccd__inv_mass_along(&x, ri, &y, rj, n);
+    const float kt[2] = {ccd__inv_mass_along(&x, ri, &y, rj, t[0]),
+                         ccd__inv_mass_along(&x, ri, &y, rj, t[1])};
+    if (!(kn > 0.0f))
+        return;
+    float jn = 0.0f, jt[2] = {0.0f, 0.0f};
+    for (uint32_t pass = 0; pass < CCD_RESPONSE_PASSES; pass++) {
+        const float now = v3_dot(ccd__relative(&x, ri, &y, rj), n);
+        const float next = f_max(jn - now / kn, 0.0f);
+        ccd__push(&x, ri, v3_scale(n, jn - next));
+        ccd__push(&y, rj, v3_scale(n, next - jn));
+        jn = next;
+        const physics__v3 rel = ccd__relative(&x, ri, &y, rj);
+        float f[2];
+        for (int k = 0; k < 2; k++)
+            f[k] = kt[k] > 0.0f ? jt[k] - v3_dot(rel, t[k]) / kt[k] : 0.0f;
+        const float limit = friction * jn, sq = f[0] * f[0] + f[1] * f[1];
+        if (sq > limit * limit) {
+            const float scale = limit / sqrtf(sq);
+            f[0] *= scale;
+            f[1] *= scale;
+        }
+        const physics__v3 p = v3_add(v3_scale(t[0], f[0] - jt[0]), v3_scale(t[1], f[1] - jt[1]));
+        ccd__push(&x, ri, v3_scale(p, -1.0f));
+        ccd__push(&y, rj, p);
+        jt[0] = f[0];
+        jt[1] = f[1];
+    }
+    /* The bounce, along the normal alone. */
+    const float now = v3_dot(ccd__relative(&x, ri, &y, rj), n);
+    if (target > now) {
+        ccd__push(&x, ri, v3_scale(n, (now - target) / kn));
+        ccd__push(&y, rj, v3_scale(n, (target - now) / kn));
+    }
+    if (x.inv_mass > 0.0f) {
+        b->velocity[i] = x.v;
+        b->angular[i] = x.w;
+    }
+    if (y.inv_mass > 0.0f) {
+        b->velocity[j] = y.v;
+        b->angular[j] = y.w;
+    }
+}
+
 static int ccd__cmp_order(const void *x, const void *y)
 {
     const physics__ccd_order *a = x, *b = y;
@@ -380,7 +576,7 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
     qsort(c->order, n, sizeof *c->order, ccd__cmp_order);
     for (uint32_t i = 0; i < b->n; i++)
         if (!physics__fixed(b, i))
-            c->motion[i] = ccd__motion_of(s, i);
+            c->motion[i] = ccd__motion_of(s, i, dt);
     if (movers < 2)
         return 0;
     c->moving.a = s->a;
@@ -418,7 +614,8 @@ int physics__ccd_end(physics__scene *s, float dt)
      * lower rank, where their own sweeps left them. */
     for (uint32_t k = 0; k < fast; k++) {
         const uint32_t i = c->order[k].body;
-        ccd__sweep w = {.s = s, .self = c->motion[i], .best = 1.0f, .moved = UINT32_MAX};
+        ccd__sweep w = {
+            .s = s, .self = c->motion[i], .best = 1.0f, .hit = UINT32_MAX, .moved = UINT32_MAX};
         const physics__v3 end = b->position[i];
         const physics__quat end_rotation = b->rotation[i];
         const physics__v3 end_extent = b->extent[i];
@@ -434,6 +631,7 @@ int physics__ccd_end(physics__scene *s, float dt)
             b->extent[i] = end_extent;
             continue;
         }
+        ccd__respond(&w);
         physics__v3 p = v3_add(w.self.p0, v3_scale(w.self.move, w.best));
         physics__quat q = ccd__turn_at(&w.self.turn, w.best);
         if (w.moved != UINT32_MAX) {
@@ -454,9 +652,10 @@ int physics__ccd_end(physics__scene *s, float dt)
                                .self = {.i = i,
                                         .p0 = p,
                                         .move = v3_sub(carried, p),
-                                        .turn = ccd__turn_of(q, carried_q),
+                                        .turn = ccd__turn_of(q, carried_q, v3(0, 0, 0)),
                                         .reach = w.self.reach},
                                .best = 1.0f,
+                               .hit = UINT32_MAX,
                                .moved = UINT32_MAX};
             ccd__path_box(&move.self, carried, &lo, &hi);
             physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit_fixed, &move);
@@ -468,8 +667,14 @@ int physics__ccd_end(physics__scene *s, float dt)
         b->position[i] = p;
         b->rotation[i] = q;
         physics__bodies_extent(b, i);
-        /* (Its motion ends here now, for the bodies swept against it after it.) */
-        c->motion[i] = ccd__motion_of(s, i);
+        /* (Its motion ends here now, for the bodies swept against it after it: the part of it up
+         * to the hit, or, carried, the shorter turn to where it went.) */
+        if (w.moved != UINT32_MAX) {
+            c->motion[i] = ccd__motion_of(s, i, 0.0f);
+        } else {
+            c->motion[i].move = v3_scale(c->motion[i].move, w.best);
+            c->motion[i].turn.angle *= w.best;
+        }
         c->hits++;
         s->bp_stale = true;
         s->quiet = false;

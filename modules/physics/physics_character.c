@@ -1,27 +1,31 @@
-/* physics_character.c: the character mover (ct_physics.h, Characters).
+/* physics_character.c: the character mover (ct_physics.h, Characters and Character settings).
  *
- * A character is an upright kinematic capsule body plus what the mover keeps (its step height,
- * its steepest walkable slope, the ground it stood on). move_character plans the next step's
- * motion from where the body is now and gives the body the velocity that takes it there, so the
- * step moves it with the rest of the world and dynamic bodies in its way are pushed as by any
- * kinematic body. Planning:
+ * A character is an upright kinematic capsule body plus what the mover keeps (its settings, the
+ * ground it stood on). move_character plans the next step's motion from where the body is now and
+ * gives the body the velocity that takes it there, so the step moves it with the rest of the
+ * world. Dynamic bodies stop it like the others and are pushed with a bounded force (step 6), not
+ * by the kinematic body, which would push a truck as easily as a crate. Planning:
  *   1. riding: standing on a body that moves or turns, the spot under its feet is followed: its
  *      sideways motion is walked with the character's own, its rise or fall added at the end
  *      (step 5), so a lift neither leaves it behind nor lifts it off its feet;
  *   2. collide and slide: the motion is cut into moves of at most a quarter of the radius (so
- *      nothing thinner is passed through), and after each the capsule is pushed out of the static
- *      and kinematic bodies it overlaps (found by the shape tests of the contacts), the rest of
- *      the motion losing what goes into them. Walkable ground (a normal within max_slope of up)
- *      pushes straight up, so a character on a slope does not creep down it; anything steeper is a
- *      wall it slides along;
+ *      nothing thinner is passed through), and after each the capsule is pushed out of the bodies
+ *      it overlaps (found by the shape tests of the contacts), the rest of the motion losing what
+ *      goes into them. Walkable ground (a normal within max_slope of up) pushes straight up, so a
+ *      character on a slope does not creep down it; anything steeper is a wall it slides along;
  *   3. stairs: when it stood on something and a wall kept it from its walk, the walk is tried
  *      again lifted by max_step and dropped back down; it is taken when something holds it
  *      higher and further along: walkable ground, or a stair's edge with walkable ground a radius
- *      further on (walking on, the round bottom of the capsule rolls over the edge onto the
- *      stair; a steep slope has no such ground and is not climbed step by step);
+ *      further on into the riser that stopped it (walking on, the round bottom of the capsule
+ *      rolls over the edge onto the stair; a steep slope has no such ground and is not climbed
+ *      step by step). A riser more than 75 degrees off the walk is walked along, as Jolt's. A
+ *      dynamic body is no stair: it is pushed, not climbed;
  *   4. what holds it: a drop straight down by a skin (or, when it stood on something and is not
- *      going up, by max_step, which keeps its feet on stairs and slopes going down) puts it on
- *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded".
+ *      going up, by step_down, which keeps its feet on stairs and slopes going down) puts it on
+ *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded";
+ *   5. up or down with what it rides (see 1);
+ *   6. pushing, as Jolt's CharacterVirtual does: each dynamic body the walk met gets an impulse at
+ *      the contact, at most max_strength dt, and dynamic ground gets the character's weight.
  * Up is +y. Every move is bounded (at most 256 moves of 4 push-outs each). */
 #include "physics_internal.h"
 
@@ -31,6 +35,15 @@
 #define MOVER_MAX_MOVES 256u /* a motion is cut into at most this many moves */
 #define MOVER_PUSHES 4u      /* push-outs after each move */
 #define MOVER_NEAR 64u       /* bodies a move keeps from one grid query */
+#define MOVER_PUSHED 8u      /* dynamic bodies one move pushes */
+/* Halvings that find where a drop first touched an edge (to a 256th of a quarter radius). */
+#define MOVER_EDGE_HALVINGS 8u
+/* cos 75 degrees: a stair's riser further than this from the way it walks is walked along, not up
+ * (Jolt's mWalkStairsCosAngleForwardContact). */
+#define MOVER_STAIR_COS 0.25881905f
+/* Of the speed the character closes on a dynamic body with, the part a push takes away (Jolt's
+ * CharacterVirtual: 0.9, so that a body pushed along does not bounce off ahead of it). */
+#define MOVER_PUSH_DAMPING 0.9f
 /* m: an overlap shallower than this is no overlap. A push-out leaves the capsule touching what it
  * met to within rounding, and a test that found those last micrometres would only push again
  * (a fifth of the tests in Jolt's character scene did). */
@@ -45,12 +58,34 @@ int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, 
     while (at > 0 && cs->c[at - 1].entity > entity)
         at--;
     memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
-    cs->c[at] = (physics__character){.entity = entity,
-                                     .max_step = max_step,
-                                     .cos_slope = cosf(max_slope),
-                                     .normal = v3(0, 1, 0)};
+    cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0)};
+    /* What v4 did: it keeps its feet as far down as it steps up, and pushes without limit. */
+    physics__character_set(&cs->c[at],
+                           &(ct_character_settings_t){.max_step = max_step,
+                                                      .max_slope = max_slope,
+                                                      .step_down = max_step,
+                                                      .max_strength = CT_PHYSICS_MAX_FORCE});
     cs->n++;
     return 0;
+}
+
+ct_character_settings_t physics__character_settings(const physics__character *c)
+{
+    return (ct_character_settings_t){.max_step = c->max_step,
+                                     .max_slope = c->max_slope,
+                                     .step_down = c->step_down,
+                                     .mass = c->mass,
+                                     .max_strength = c->max_strength};
+}
+
+void physics__character_set(physics__character *c, const ct_character_settings_t *settings)
+{
+    c->max_step = settings->max_step;
+    c->max_slope = settings->max_slope;
+    c->cos_slope = cosf(settings->max_slope);
+    c->step_down = settings->step_down;
+    c->mass = settings->mass;
+    c->max_strength = settings->max_strength;
 }
 
 physics__character *physics__characters_find(physics__scene *s, uint32_t entity)
@@ -87,6 +122,23 @@ void physics__characters_free(physics__scene *s)
     cs->n = cs->cap = 0;
 }
 
+void physics__characters_place(physics__scene *s, float dt)
+{
+    physics__bodies *b = &s->bodies;
+    for (uint32_t k = 0; k < s->characters.n; k++) {
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){s->characters.c[k].entity});
+        if (i == UINT32_MAX)
+            continue;
+        const physics__v3 v = b->velocity[i];
+        if (v.x == 0.0f && v.y == 0.0f && v.z == 0.0f)
+            continue;
+        if (b->asleep[i])
+            physics__scene_wake(s, i);
+        b->position[i] = v3_add(b->position[i], v3_scale(v, dt));
+        b->velocity[i] = v3(0.0f, 0.0f, 0.0f);
+    }
+}
+
 /* ---- moving ------------------------------------------------------------------------------------ */
 
 typedef struct mover {
@@ -99,6 +151,19 @@ typedef struct mover {
     uint32_t ground;
     physics__v3 normal;
     bool walled; /* a wall took some of the motion */
+    /* The way into the wall that stood most across the walk (within MOVER_STAIR_ANGLE of it,
+     * else the walk's own way), horizontal and unit, and its cosine with the walk's way. */
+    physics__v3 forward, riser;
+    float riser_cos;
+    physics__v3 ground_point; /* where it touches that ground */
+    /* The dynamic bodies the walk met (each once, the first contact's normal and point), to be
+     * pushed when the move is planned; recording is off while a stair is only tried. */
+    bool record;
+    uint32_t num_pushed;
+    struct {
+        uint32_t body;
+        physics__v3 normal, point;
+    } pushed[MOVER_PUSHED];
     /* The bodies whose boxes meet [near_lo, near_hi] (indices, in entity order), from one grid
      * query around the whole motion: each overlap test of the move picks its own from them
      * instead of asking the grids again (what they would answer, as the box test is the same).
@@ -142,9 +207,10 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
     return n;
 }
 
-/* The deepest overlap of the capsule at p with a static or kinematic body: that body (or
- * UINT32_MAX), the way out of it (unit) and the overlap (negative). */
-static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest)
+/* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
+ * out of it (unit), the overlap (negative) and a point where they touch. */
+static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest,
+                               physics__v3 *point)
 {
     physics__bodies *b = &m->s->bodies;
     b->position[m->self] = p;
@@ -161,7 +227,7 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     *deepest = -MOVER_TOLERANCE;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = ids ? physics__bodies_find(b, (ct_entity_t){near[k]}) : near[k];
-        if (j == m->self || b->kind[j] == CT_BODY_DYNAMIC || !(b->layer[m->self] & b->mask[j]))
+        if (j == m->self || !(b->layer[m->self] & b->mask[j]))
             continue;
         physics__manifold_out mo;
         physics__manifold(b, m->self, j, 0.0f, false, &mo);
@@ -169,6 +235,7 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
             if (mo.p[q].sep < *deepest) {
                 *deepest = mo.p[q].sep;
                 *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
+                *point = mo.p[q].point;
                 hit = j;
             }
     }
@@ -181,11 +248,21 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
 {
     physics__bodies *b = &m->s->bodies;
     for (uint32_t push = 0; push < MOVER_PUSHES; push++) {
-        physics__v3 out;
+        physics__v3 out, point;
         float deepest;
-        const uint32_t hit = mover__deepest(m, *p, &out, &deepest);
+        const uint32_t hit = mover__deepest(m, *p, &out, &deepest, &point);
         if (hit == UINT32_MAX)
             return;
+        const bool dynamic = b->kind[hit] == CT_BODY_DYNAMIC;
+        if (dynamic && m->record) {
+            uint32_t k = 0;
+            while (k < m->num_pushed && m->pushed[k].body != hit)
+                k++;
+            if (k == m->num_pushed && k < MOVER_PUSHED) {
+                m->pushed[k].body = hit, m->pushed[k].normal = out, m->pushed[k].point = point;
+                m->num_pushed++;
+            }
+        }
         if (out.y >= m->cos_slope) {
             /* Walkable: straight up, and the motion loses its way down. */
             p->y -= deepest / out.y;
@@ -194,13 +271,22 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
             m->grounded = true;
             m->ground = b->entity[hit].id;
             m->normal = out;
+            m->ground_point = point;
         } else {
             *p = v3_add(*p, v3_scale(out, -deepest));
             const float into = v3_dot(*rest, out);
             if (into < 0.0f)
                 *rest = v3_sub(*rest, v3_scale(out, into));
-            if (out.y > -0.1f)
+            /* A dynamic body is pushed, not climbed: only what does not give way is a stair. */
+            if (out.y > -0.1f && !dynamic) {
                 m->walled = true;
+                const float flat = sqrtf(out.x * out.x + out.z * out.z);
+                const physics__v3 in =
+                    flat > 1e-6f ? v3(-out.x / flat, 0, -out.z / flat) : m->forward;
+                const float cos_in = v3_dot(in, m->forward);
+                if (m->record && cos_in > m->riser_cos)
+                    m->riser = in, m->riser_cos = cos_in;
+            }
         }
     }
 }
@@ -236,10 +322,29 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
     const physics__v3 from = p;
     for (float gone = 0.0f; gone < depth;) {
         const float d = f_min(m->step, depth - gone);
-        physics__v3 q = v3(p.x, p.y - d, p.z), out;
+        physics__v3 q = v3(p.x, p.y - d, p.z), out, point;
         float deepest;
-        const uint32_t hit = mover__deepest(m, q, &out, &deepest);
+        uint32_t hit = mover__deepest(m, q, &out, &deepest, &point);
         gone += d;
+        /* An edge or a steep face: the step may have gone past the height where it first
+         * touched, and the way out there (which says whether it holds the capsule) is not the way
+         * out a step deeper (more sideways). Halve back to that height. */
+        if (hit != UINT32_MAX && out.y < m->cos_slope) {
+            float free = p.y, in = q.y;
+            for (uint32_t k = 0; k < MOVER_EDGE_HALVINGS; k++) {
+                physics__v3 o, at;
+                float depth_at;
+                const float mid = 0.5f * (free + in);
+                const uint32_t h = mover__deepest(m, v3(q.x, mid, q.z), &o, &depth_at, &at);
+                if (h == UINT32_MAX) {
+                    free = mid;
+                } else {
+                    in = mid;
+                    hit = h, out = o, deepest = depth_at, point = at;
+                }
+            }
+            q.y = in;
+        }
         if (hit == UINT32_MAX) {
             p = q;
         } else if (out.y > 0.1f) {
@@ -248,12 +353,55 @@ static physics__v3 mover__drop(mover *m, physics__v3 p, float depth, bool *held)
             m->grounded = out.y >= m->cos_slope;
             m->ground = b->entity[hit].id;
             m->normal = out;
+            m->ground_point = point;
             return q;
         } else {
             p = v3_add(q, v3_scale(out, -deepest));
         }
     }
     return from;
+}
+
+/* Pushes the dynamic bodies the walk met (Jolt's CharacterVirtual::HandleContact): each gets,
+ * along the contact's normal, 0.9 of the impulse that would bring its speed at the contact to the
+ * character's, at most max_strength dt and never downwards; then the ground, when it is dynamic,
+ * gets the character's weight for dt. */
+static void mover__push_bodies(const mover *m, const physics__character *c, physics__v3 velocity,
+                               float dt)
+{
+    physics__bodies *b = &m->s->bodies;
+    const float most = c->max_strength * dt;
+    for (uint32_t k = 0; k < m->num_pushed && most > 0.0f; k++) {
+        const uint32_t j = m->pushed[k].body;
+        const physics__v3 n = m->pushed[k].normal, at = m->pushed[k].point;
+        const physics__v3 arm = v3_sub(at, b->position[j]);
+        const physics__v3 there = v3_add(b->velocity[j], v3_cross(b->angular[j], arm));
+        /* n points from the body to the character: closing is negative along it. */
+        const float closing = v3_dot(v3_sub(velocity, there), n);
+        if (!(closing < 0.0f))
+            continue;
+        const physics__v3 jac = v3_cross(arm, n);
+        const float inv_mass =
+            b->inv_mass[j] + v3_dot(jac, physics__world_inv_inertia_times(b, j, jac));
+        if (!(inv_mass > 0.0f))
+            continue;
+        const float impulse = f_min(-MOVER_PUSH_DAMPING * closing / inv_mass, most);
+        physics__v3 J = v3_scale(n, -impulse);
+        if (J.y < 0.0f)
+            J.y = 0.0f;
+        physics__scene_wake(m->s, j);
+        physics__bodies_impulse_at(b, j, J, at);
+    }
+    if (!m->grounded || !(c->mass > 0.0f))
+        return;
+    const uint32_t g = physics__bodies_find(b, (ct_entity_t){m->ground});
+    const physics__v3 gravity = m->s->gravity;
+    const float pull = v3_dot(m->normal, gravity), strength = v3_len(gravity);
+    if (g == UINT32_MAX || b->kind[g] != CT_BODY_DYNAMIC || !(pull < 0.0f) || !(strength > 0.0f))
+        return;
+    physics__scene_wake(m->s, g);
+    physics__bodies_impulse_at(b, g, v3_scale(gravity, -c->mass * pull / strength * dt),
+                               m->ground_point);
 }
 
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
@@ -265,7 +413,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
                .self = i,
                .cos_slope = c->cos_slope,
                .step = 0.25f * b->radius[i],
-               .num_near = UINT32_MAX};
+               .num_near = UINT32_MAX,
+               .record = true};
     const physics__v3 motion = v3_scale(velocity, dt);
     /* 1. Riding what it stands on: where this step takes the spot under its feet, turned by the
      * step's rotation (not along the spot's velocity, which would drift it outwards on a turning
@@ -282,25 +431,32 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     }
     /* Every test of this move is near its whole motion: a stair's lift and the radius further
      * on, and the drop back down. */
-    m.pad = v3_len(motion) + v3_len(ride) + c->max_step + b->radius[i] + 2.0f * MOVER_SKIN;
+    m.pad = v3_len(motion) + v3_len(ride) + f_max(c->max_step, c->step_down) + b->radius[i] +
+            2.0f * MOVER_SKIN;
     /* 2. The walk, then the rise or fall. */
     const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
+    const float wanted = v3_len(walk);
+    m.forward = m.riser = wanted > 1e-6f ? v3_scale(walk, 1.0f / wanted) : v3(0, 0, 0);
+    m.riser_cos = MOVER_STAIR_COS;
     physics__v3 p = mover__slide(&m, start, walk);
     /* 3. Stairs: blocked while it stood on something, try the walk lifted by the step and put
      * down again; taken when that ends higher and further along. */
-    const float wanted = v3_len(walk);
     bool held = false;
     if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
+        m.record = false;
         const physics__v3 lifted = mover__slide(&m, start, v3(0, c->max_step, 0));
         const physics__v3 over = mover__slide(&m, lifted, walk);
         const float depth = lifted.y - start.y + MOVER_SKIN;
         const physics__v3 down = mover__drop(&m, over, depth, &held);
         /* Held by an edge rather than ground: a stair has walkable ground a little further on,
-         * a steep slope has not (and is not climbed step by step). */
+         * a steep slope has not (and is not climbed step by step). Further on is a radius into
+         * the riser that stopped it, as Jolt's step forward test: walking up stairs at a slant
+         * (up to 75 degrees off) moves little towards them in a step, and a radius along the walk
+         * would still find the edge. */
         bool ahead = m.grounded;
         if (held && !ahead) {
             bool ahead_held;
-            const physics__v3 further = v3_add(over, v3_scale(walk, b->radius[i] / wanted));
+            const physics__v3 further = v3_add(over, v3_scale(m.riser, b->radius[i]));
             mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
             ahead = ahead_held && m.grounded;
         }
@@ -310,8 +466,10 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
             p = down;
         else
             held = false;
+        m.record = true;
     }
     p = mover__slide(&m, p, v3(0, motion.y, 0));
+    m.record = false;
     /* 4. What holds it: put on it when within the skin, or within the step when it stood on
      * something and is not going up (down stairs and slopes it keeps its feet). */
     if (motion.y > 1e-6f) {
@@ -319,7 +477,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         held = false;
     } else {
         const physics__v3 q =
-            mover__drop(&m, p, (c->held ? c->max_step : 0.0f) + MOVER_SKIN, &held);
+            mover__drop(&m, p, (c->held ? c->step_down : 0.0f) + MOVER_SKIN, &held);
         if (held)
             p = q;
     }
@@ -334,6 +492,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     if (!v3_speed_ok(v))
         return CT_ERR_INVALID;
     b->velocity[i] = v;
+    mover__push_bodies(&m, c, velocity, dt);
     c->grounded = m.grounded;
     c->held = held;
     c->ground = m.grounded ? m.ground : 0u;

@@ -6,7 +6,7 @@
  * and a "body" manager (a physics__scene, whose instances go at once when their entity dies: a
  * dead body must stop colliding in the very next step).
  */
-#include "physics_internal.h"
+#include "physics_body_data.h"
 #include "physics_mesh_resource.h"
 
 #include <math.h>
@@ -163,23 +163,12 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     return true;
 }
 
-/* A compiled body (format 3): its description, for a mesh body the collision mesh it names, and
- * what a source may add that the frozen desc has no room for: the collision filter and the
- * sensor switch (format 1 was the description alone, 2 added the mesh). */
-#define BODY_SENSOR 1u /* physics__body_instance.flags: the body is a sensor (v5 set_sensor) */
-typedef struct physics__body_instance {
-    ct_rigid_body_desc_t desc;
-    char mesh[PHYSICS_MESH_NAME_SIZE]; /* shape CT_BODY_MESH: a collision_mesh; else all zero */
-    uint32_t layer, mask; /* the collision filter (set_collision_filter); default 1 and all bits */
-    uint32_t flags;       /* BODY_SENSOR, or 0 */
-} physics__body_instance;
-
-/* Why a compiled instance's filter and flags are bad, or NULL. */
-static const char *body_instance_error(const physics__body_instance *b)
+/* Why a compiled body's filter and flags are bad, or NULL. */
+static const char *body_flags_error(const physics__body_head *b)
 {
-    if (b->flags & ~BODY_SENSOR)
+    if (b->flags & ~PHYSICS_BODY_SENSOR)
         return "flags (unknown bits)";
-    if ((b->flags & BODY_SENSOR) && b->desc.kind == CT_BODY_DYNAMIC)
+    if ((b->flags & PHYSICS_BODY_SENSOR) && b->desc.kind == CT_BODY_DYNAMIC)
         return "sensor (a dynamic body cannot be a sensor: make it static or kinematic)";
     return NULL;
 }
@@ -205,42 +194,16 @@ static bool compile_bits(const ct_data_o *src, const char *field, uint32_t *out,
     return true;
 }
 
-/* A mesh body's shape: shape = { type = "mesh" mesh = "meshes/terrain" }, the name of a
- * collision_mesh resource (noted in the reference index, so a rename is followed and a missing
- * one is an error naming the nearest). */
-static bool compile_mesh_shape(const ct_data_o *shape, char name_out[PHYSICS_MESH_NAME_SIZE],
-                               ct_compile_ctx_o *ctx)
+/* What is wrong with a body's description, or NULL: a hull's or a compound's as add_hull_body
+ * and add_compound_body check it, a mesh body's static and the rest as any body's. */
+static const char *body_desc_error(const ct_rigid_body_desc_t *d)
 {
-    const ct_resource_api_v6 *res = physics__m.resource;
-    static const ct_field_t fields[] = {{"type", CT_DATA_STRING, 0}, {"mesh", CT_DATA_STRING, 0}};
-    if (!res->check_fields(ctx, shape, "body.shape", fields, 2))
-        return false;
-    const char *type = physics__m.data->string(physics__m.data->get(shape, "type"), NULL);
-    if (!type || strcmp(type, "mesh") != 0) {
-        res->compile_error(ctx, "body.shape.type: must be \"mesh\" (the other shapes are a string: "
-                                "shape = \"box\")");
-        return false;
-    }
-    const char *name = physics__m.data->string(physics__m.data->get(shape, "mesh"), NULL);
-    if (!name) {
-        res->compile_error(ctx, "body.shape.mesh: the name of a collision_mesh resource is required");
-        return false;
-    }
-    if (strlen(name) >= PHYSICS_MESH_NAME_SIZE) {
-        res->compile_error(ctx, "body.shape.mesh: '%s' is longer than %u bytes", name,
-                           PHYSICS_MESH_NAME_SIZE - 1u);
-        return false;
-    }
-    if (!res->reference(ctx, "body.shape.mesh", PHYSICS_MESH_RESOURCE_TYPE, name))
-        return false;
-    memset(name_out, 0, PHYSICS_MESH_NAME_SIZE);
-    memcpy(name_out, name, strlen(name));
-    return true;
-}
-
-/* What is wrong with a mesh body's description, or NULL: static, and the rest as any body's. */
-static const char *mesh_desc_error(const ct_rigid_body_desc_t *d)
-{
+    if (d->shape == CT_BODY_HULL)
+        return physics__hull_desc_error(d);
+    if (d->shape == CT_BODY_COMPOUND)
+        return physics__compound_desc_error(d);
+    if (d->shape != CT_BODY_MESH)
+        return physics__rigid_desc_error(d);
     if (d->kind != CT_BODY_STATIC)
         return "kind (a mesh body is static)";
     ct_rigid_body_desc_t r = *d;
@@ -248,10 +211,11 @@ static const char *mesh_desc_error(const ct_rigid_body_desc_t *d)
     return physics__rigid_desc_error(&r);
 }
 
-/* A body source compiles to a physics__body_instance: a ct_rigid_body_desc_t (v4), and the
- * collision mesh a mesh body names. `rotates = true` frees its rotation; without it a body
- * translates only, as every body did before v4, so levels written then keep behaving as they
- * did. The rotation comes from the entity's transform at spawn. */
+/* A body source compiles to a physics__body_head (physics_body_data.h): a ct_rigid_body_desc_t
+ * (v4), the filter and the sensor switch, followed by what a mesh, hull or compound shape needs.
+ * `rotates = true` frees its rotation; without it a body translates only, as every body did
+ * before v4, so levels written then keep behaving as they did. The rotation comes from the
+ * entity's transform at spawn. */
 static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
 {
     (void)user_data;
@@ -267,7 +231,7 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
     int kind = CT_BODY_DYNAMIC, shape = CT_BODY_BOX;
     static const ct_field_t fields[] = {
         {"kind", CT_DATA_STRING, 0},
-        {"shape", CT_DATA_INVALID, 0}, /* a string, or a mesh's object */
+        {"shape", CT_DATA_INVALID, 0}, /* a string, or the object of a mesh, hull or compound */
         {"half_extents", CT_DATA_ARRAY, 3},
         {"radius", CT_DATA_NUMBER, 0},
         {"mass", CT_DATA_NUMBER, 0},
@@ -288,18 +252,29 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         return CT_ERR_BAD_DATA;
     const ct_data_o *rotates = physics__m.data->get(src, "rotates");
     uint32_t locks = 0;
-    physics__body_instance instance;
-    memset(&instance, 0, sizeof instance);
-    instance.layer = 1u, instance.mask = 0xffffffffu;
+    physics__body_head head;
+    memset(&head, 0, sizeof head);
+    head.size = sizeof head;
+    head.layer = 1u, head.mask = 0xffffffffu;
+    uint8_t *tail = (uint8_t *)out + sizeof head;
     const ct_data_o *sensor = physics__m.data->get(src, "sensor");
     if (sensor && physics__m.data->boolean(sensor, false))
-        instance.flags |= BODY_SENSOR;
+        head.flags |= PHYSICS_BODY_SENSOR;
     const ct_data_o *shape_src = physics__m.data->get(src, "shape");
-    const bool mesh = physics__m.data->type(shape_src) == CT_DATA_OBJECT;
-    if (mesh && !compile_mesh_shape(shape_src, instance.mesh, ctx))
+    const bool object = physics__m.data->type(shape_src) == CT_DATA_OBJECT;
+    if (object && !physics__body_shape_compile(shape_src, &head, tail, ctx))
         return CT_ERR_BAD_DATA;
+    /* A mesh, hull or compound has its sizes in its shape: sizes on the body would be ignored. */
+    static const char *const sizes[] = {"half_extents", "radius", "half_height"};
+    for (int k = 0; object && k < 3; k++)
+        if (physics__m.data->get(src, sizes[k])) {
+            physics__m.resource->compile_error(
+                ctx, "body.%s: a %s body takes its size from its shape, not from %s", sizes[k],
+                physics__m.data->string(physics__m.data->get(shape_src, "type"), "?"), sizes[k]);
+            return CT_ERR_BAD_DATA;
+        }
     if (!compile_enum(src, "kind", kinds, kind_values, 3, &kind, ctx) ||
-        (!mesh && !compile_enum(src, "shape", shapes, shape_values, 3, &shape, ctx)) ||
+        (!object && !compile_enum(src, "shape", shapes, shape_values, 3, &shape, ctx)) ||
         !compile_vec3(src, "half_extents", d.half_extents, ctx) ||
         !compile_number(src, "radius", &d.radius, ctx) ||
         !compile_number(src, "mass", &d.mass, ctx) ||
@@ -309,22 +284,22 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         !compile_number(src, "half_height", &d.half_height, ctx) ||
         !compile_vec3(src, "angular_velocity", d.angular_velocity, ctx) ||
         !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx) ||
-        !compile_bits(src, "layer", &instance.layer, ctx) ||
-        !compile_bits(src, "mask", &instance.mask, ctx))
+        !compile_bits(src, "layer", &head.layer, ctx) ||
+        !compile_bits(src, "mask", &head.mask, ctx))
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
-    d.shape = mesh ? CT_BODY_MESH : (uint32_t)shape;
+    d.shape = object ? head.desc.shape : (uint32_t)shape;
     d.locks = (rotates && physics__m.data->boolean(rotates, false)) ? locks
                                                                     : locks | CT_BODY_LOCK_ROTATION;
-    instance.desc = d;
-    const char *bad = mesh ? mesh_desc_error(&d) : physics__rigid_desc_error(&d);
+    head.desc = d;
+    const char *bad = body_desc_error(&d);
     if (!bad)
-        bad = body_instance_error(&instance);
+        bad = body_flags_error(&head);
     if (bad) {
         physics__m.resource->compile_error(ctx, "body.%s", bad);
         return CT_ERR_BAD_DATA;
     }
-    memcpy(out, &instance, sizeof instance);
+    memcpy(out, &head, sizeof head);
     return 0;
 }
 
@@ -364,32 +339,6 @@ static void spawn_rotation(const ct_spawn_context_t *ctx, ct_entity_t e, float o
         memcpy(out, r, sizeof r);
 }
 
-/* A mesh body: its collision mesh loaded for the time add_mesh_body takes to copy it (each body
- * builds its own tree). What goes wrong is logged naming the world, the entity and the field. */
-static void spawn_mesh_body(const ct_spawn_context_t *ctx, ct_entity_t e,
-                            const ct_rigid_body_desc_t *d, const char name[PHYSICS_MESH_NAME_SIZE])
-{
-    const ct_resource_api_v6 *res = physics__m.resource;
-    if (!memchr(name, 0, PHYSICS_MESH_NAME_SIZE) || !name[0]) {
-        PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.shape.mesh: corrupt name",
-                    (void *)ctx->world, e.id);
-        return;
-    }
-    if (res->load(PHYSICS_MESH_RESOURCE_TYPE, name)) {
-        PHYSICS_LOG(CT_LOG_ERROR,
-                    "spawn body: world %p, entity %u: body.shape.mesh: collision mesh '%s' does "
-                    "not load",
-                    (void *)ctx->world, e.id, name);
-        return;
-    }
-    const physics__mesh_res *r = res->get(PHYSICS_MESH_RESOURCE_TYPE, name);
-    /* add_mesh_body logs what it refuses, naming the world and the entity. */
-    if (r)
-        (void)physics__api_v5.add_mesh_body(ctx->world, e, d, r->vertices, r->num_vertices,
-                                            r->indices, r->num_triangles);
-    res->unload(PHYSICS_MESH_RESOURCE_TYPE, name);
-}
-
 static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
                          const uint32_t *entity_index, const void *data)
 {
@@ -400,17 +349,28 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
         physics__m.component->spawn_failed(ctx, CT_ERR_NOMEM);
         return;
     }
-    for (uint32_t k = 0; k < n; k++) {
-        physics__body_instance in;
-        memcpy(&in, (const char *)data + (size_t)k * sizeof in, sizeof in);
+    for (uint32_t k = 0; k < n; k++, data = ct_component_next_instance(data)) {
+        /* Loading checked every instance (validate_body); the head is read again from bytes
+         * that stay where they are, so only the tail is read in place. */
+        physics__body_head in;
+        memcpy(&in, data, sizeof in);
+        const uint8_t *tail = (const uint8_t *)data + sizeof in;
         ct_rigid_body_desc_t d = in.desc;
         const ct_entity_t e = ctx->entity_lookup[entity_index[k]];
         spawn_position(ctx, e, d.position);
         spawn_rotation(ctx, e, d.rotation);
-        const char *bad = body_instance_error(&in);
+        const char *bad = body_flags_error(&in);
         int err = 0;
-        if (d.shape == CT_BODY_MESH && !bad) {
-            spawn_mesh_body(ctx, e, &d, in.mesh);
+        if (!bad && (d.shape == CT_BODY_MESH || d.shape == CT_BODY_HULL ||
+                     d.shape == CT_BODY_COMPOUND)) {
+            /* add_mesh_body, add_hull_body and add_compound_body log what they refuse, naming
+             * the world and the entity. */
+            err = physics__body_shape_spawn(ctx->world, e, &d, &in, tail);
+            if (err) {
+                PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p, entity %u: body.shape: %s",
+                            (void *)ctx->world, e.id, physics__m.log->error_message(err));
+                continue;
+            }
         } else {
             if (!bad)
                 bad = physics__rigid_desc_error(&d);
@@ -421,7 +381,7 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             /* The filter first: a sensor keeps the body's filter as the one it sees with. */
             m->scene.bodies.layer[i] = in.layer;
             m->scene.bodies.mask[i] = in.mask;
-            if (in.flags & BODY_SENSOR)
+            if (in.flags & PHYSICS_BODY_SENSOR)
                 err = physics__sensors_set(&m->scene, i, true);
             if (err)
                 physics__scene_remove(&m->scene, e);
@@ -463,20 +423,21 @@ static void spawn_points(void *manager, const ct_spawn_context_t *ctx, uint32_t 
 static bool validate_body(void *user_data, const void *instance, char *why, size_t why_size)
 {
     (void)user_data;
-    physics__body_instance in;
+    /* The loader made sure the instance's leading size is what the blob holds. */
+    physics__body_head in;
+    memcpy(&in.size, instance, 4);
+    if (in.size < sizeof in) {
+        snprintf(why, why_size, "body.size (%u bytes: shorter than a body's head)", in.size);
+        return false;
+    }
     memcpy(&in, instance, sizeof in);
-    const bool mesh = in.desc.shape == CT_BODY_MESH;
-    char name_why[96];
-    const char *bad = mesh ? mesh_desc_error(&in.desc) : physics__rigid_desc_error(&in.desc);
-    if (!bad && mesh &&
-        (!memchr(in.mesh, 0, sizeof in.mesh) || !in.mesh[0] ||
-         physics__m.resource->check_name(in.mesh, name_why, sizeof name_why)))
-        bad = "shape.mesh (not a resource name)";
-    for (uint32_t k = 0; !bad && !mesh && k < sizeof in.mesh; k++)
-        if (in.mesh[k])
-            bad = "shape.mesh (a name on a body that is no mesh)";
+    char shape_why[160];
+    const char *bad = body_desc_error(&in.desc);
     if (!bad)
-        bad = body_instance_error(&in);
+        bad = physics__body_shape_error(&in, (const uint8_t *)instance + sizeof in, shape_why,
+                                        sizeof shape_why);
+    if (!bad)
+        bad = body_flags_error(&in);
     if (bad)
         snprintf(why, why_size, "body.%s", bad);
     return !bad;
@@ -517,7 +478,7 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
             .spawn_order = CT_SPAWN_ORDER_PHYSICS,
             .create_manager = create_bodies,
             .destroy_manager = destroy_bodies,
-            .instance_size = sizeof(physics__body_instance),
+            .instance_size = CT_COMPONENT_VARIABLE_SIZE | PHYSICS_BODY_MAX_BYTES,
             .compile = compile_body,
             .spawn = spawn_bodies,
             .destroyed = destroyed_bodies,
@@ -528,8 +489,9 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 3 /* 2: the collision mesh's name after the description; 3: the filter and
-                       * the sensor switch after it */
+#define BODY_FORMAT 4 /* 2: the collision mesh's name after the description; 3: the filter and
+                       * the sensor switch after it; 4: of variable size, with hulls and
+                       * compounds (physics_body_data.h) */
 
 int physics__register_components(void)
 {

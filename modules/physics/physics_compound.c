@@ -42,16 +42,13 @@ static const char *compound__fail(char *reason, size_t size, uint32_t k, const c
     return reason;
 }
 
-const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
-                                    uint32_t count, physics__compound **out, char *reason,
-                                    size_t reason_size)
+const char *physics__compound_children_error(const ct_compound_child_t *children, uint32_t count,
+                                             char *reason, size_t reason_size)
 {
-    *out = NULL;
     if (!children)
         return "children (NULL)";
     if (count == 0 || count > CT_PHYSICS_MAX_COMPOUND_CHILDREN)
         return "children (a compound has 1 to 64)";
-    /* Check everything before allocating anything. */
     for (uint32_t k = 0; k < count; k++) {
         const ct_compound_child_t *c = &children[k];
         if (c->shape == CT_BODY_BOX) {
@@ -66,7 +63,15 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
             if (c->shape == CT_BODY_CAPSULE && !f_within(c->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
                 return compound__fail(reason, reason_size, k,
                                       "half_height (must be within [0, 1e4] m)");
-        } else if (c->shape != CT_BODY_HULL) {
+        } else if (c->shape == CT_BODY_HULL) {
+            /* Built here only to be checked (a hull is a few kilobytes: on the stack); the
+             * compound builds its own copy once everything passed. */
+            physics__hull h;
+            char why[128];
+            const char *bad = physics__hull_build(&h, c->points, c->point_count, why, sizeof why);
+            if (bad)
+                return compound__fail(reason, reason_size, k, bad);
+        } else {
             return compound__fail(reason, reason_size, k, "shape (box, sphere, capsule or hull)");
         }
         if (!v3_within(v3_load(c->position), CT_PHYSICS_MAX_SIZE))
@@ -79,6 +84,18 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
             return compound__fail(reason, reason_size, k,
                                   "rotation (x y z w of length 1 within 1e-3, or all zero)");
     }
+    return NULL;
+}
+
+const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
+                                    uint32_t count, physics__compound **out, char *reason,
+                                    size_t reason_size)
+{
+    *out = NULL;
+    /* Check everything before allocating anything. */
+    const char *bad = physics__compound_children_error(children, count, reason, reason_size);
+    if (bad)
+        return bad;
     const size_t bytes = sizeof(physics__compound) + (size_t)count * sizeof(physics__child);
     physics__compound *cp = ct_alloc(a, bytes);
     if (!cp)
@@ -98,11 +115,11 @@ const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t
         if (c->shape == CT_BODY_HULL) {
             x->hull = ct_alloc(a, sizeof *x->hull);
             char why[128];
-            const char *bad =
+            const char *failed =
                 x->hull ? physics__hull_build(x->hull, c->points, c->point_count, why, sizeof why)
                         : "points (out of memory)";
-            if (bad) {
-                compound__fail(reason, reason_size, k, bad);
+            if (failed) {
+                compound__fail(reason, reason_size, k, failed);
                 cp->count = k + 1;
                 physics__compound_free(a, cp);
                 return reason;

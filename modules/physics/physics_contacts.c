@@ -38,6 +38,10 @@ static const physics__soa_field contacts__narrow_fields[] = {
 
 void physics__contacts_free(physics__scene *s)
 {
+    if (s->sort_count)
+        ct_free(s->a, s->sort_count, (size_t)s->cap_sort_count * sizeof *s->sort_count);
+    s->sort_count = NULL;
+    s->cap_sort_count = 0;
     physics__soa_free(s->a, &s->narrow.buffer, contacts__narrow_fields,
                       PHYSICS_NUM_FIELDS(contacts__narrow_fields), s->narrow.cap);
     if (s->narrow.kept)
@@ -49,29 +53,130 @@ void physics__contacts_free(physics__scene *s)
     s->contacts.n = s->contacts.cap = 0;
 }
 
-/* LSD radix sort by key, a byte a pass, from p through tmp; returns whichever holds the result.
- * Only the bytes in which some keys differ get a pass (one read finds them): entity ids are
- * small, so most bytes are skipped. Far cheaper than qsort's callback per comparison on ten
- * thousand pairs, and the 256 counts of a pass cost little on a few hundred. */
-static physics__keyed_pair *contacts__sort_pairs(physics__keyed_pair *p, physics__keyed_pair *tmp,
-                                                 uint32_t n)
+/* The pairs of a step are sorted by key (entity pair) in slices of SOLVER_SLICE_PAIRS on any
+ * threads: each slice makes its own pairs' keys, then an LSD radix sort, a byte a pass, counts
+ * each slice's digits and moves each slice's pairs, the slices' places being set in between by
+ * digit, then slice: a stable sort, the same bits as one walk. Only the bytes in which some keys
+ * differ get a pass: entity ids are small, so most bytes are skipped. Far cheaper than qsort's
+ * callback per comparison on ten thousand pairs. */
+#define SORT_DIGITS 256u
+/* Per slice in s->sort_count: the digit counts, the slice's kept pairs, its first key and what
+ * its keys differ in from that one (two words each). */
+#define SORT_STRIDE (SORT_DIGITS + 5u)
+
+typedef struct contacts__sort_job {
+    physics__scene *s;
+    const physics__keyed_pair *from;
+    physics__keyed_pair *to;
+    uint32_t n, shift;
+} contacts__sort_job;
+
+static inline uint32_t contacts__slice_end(uint32_t slice, uint32_t n)
 {
-    uint64_t differ = 0;
-    for (uint32_t i = 1; i < n; i++)
-        differ |= p[i].key ^ p[0].key;
-    for (uint32_t shift = 0; shift < 64; shift += 8) {
+    return (slice + 1) * SOLVER_SLICE_PAIRS < n ? (slice + 1) * SOLVER_SLICE_PAIRS : n;
+}
+
+/* The keyed pairs of slices [begin, end) of s->pairs, each slice's kept ones from its own first
+ * place on: pairs whose layers and masks do not meet, or of two bodies that never move, are left
+ * out; the lower entity id comes first. */
+static void contacts__key_range(void *user, uint32_t begin, uint32_t end)
+{
+    const contacts__sort_job *job = user;
+    physics__scene *s = job->s;
+    const physics__bodies *b = &s->bodies;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        physics__keyed_pair *out = s->order + (size_t)slice * SOLVER_SLICE_PAIRS;
+        uint32_t m = 0;
+        uint64_t first = 0, differ = 0;
+        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++) {
+            uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
+            if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) ||
+                !(b->layer[i] & b->mask[j]) || !(b->layer[j] & b->mask[i]))
+                continue;
+            if (b->entity[i].id > b->entity[j].id) {
+                const uint32_t t = i;
+                i = j;
+                j = t;
+            }
+            const uint64_t key = (uint64_t)b->entity[i].id << 32 | b->entity[j].id;
+            first = m ? first : key;
+            differ |= key ^ first;
+            out[m++] = (physics__keyed_pair){key, i, j};
+        }
+        info[0] = m;
+        info[1] = (uint32_t)first;
+        info[2] = (uint32_t)(first >> 32);
+        info[3] = (uint32_t)differ;
+        info[4] = (uint32_t)(differ >> 32);
+    }
+}
+
+/* One pass's digit counts of slices [begin, end). */
+static void contacts__count_range(void *user, uint32_t begin, uint32_t end)
+{
+    const contacts__sort_job *job = user;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        uint32_t *count = job->s->sort_count + (size_t)slice * SORT_STRIDE;
+        memset(count, 0, SORT_DIGITS * sizeof *count);
+        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++)
+            count[(job->from[k].key >> job->shift) & 255]++;
+    }
+}
+
+/* One pass's moves of slices [begin, end), each digit's from the slice's place for it on. */
+static void contacts__move_range(void *user, uint32_t begin, uint32_t end)
+{
+    const contacts__sort_job *job = user;
+    for (uint32_t slice = begin; slice < end; slice++) {
+        uint32_t *place = job->s->sort_count + (size_t)slice * SORT_STRIDE;
+        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < contacts__slice_end(slice, job->n); k++)
+            job->to[place[(job->from[k].key >> job->shift) & 255]++] = job->from[k];
+    }
+}
+
+/* The step's pairs (s->pairs) keyed and sorted, in s->order or in the space after it (returned),
+ * and how many were kept. */
+static physics__keyed_pair *contacts__sort_pairs(physics__scene *s, uint32_t num_pairs,
+                                                 uint32_t *kept)
+{
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    contacts__sort_job job = {s, NULL, NULL, num_pairs, 0};
+    physics__pool_run(s->pool, slices, contacts__key_range, &job);
+    /* The slices' kept pairs joined (each is already in place up to the first one short). */
+    uint32_t n = 0;
+    uint64_t first = 0, differ = 0;
+    for (uint32_t slice = 0; slice < slices; slice++) {
+        const uint32_t *info = s->sort_count + (size_t)slice * SORT_STRIDE + SORT_DIGITS;
+        if (!info[0])
+            continue;
+        const uint64_t f = (uint64_t)info[2] << 32 | info[1];
+        first = n ? first : f;
+        differ |= ((uint64_t)info[4] << 32 | info[3]) | (f ^ first);
+        if (n != slice * SOLVER_SLICE_PAIRS)
+            memmove(s->order + n, s->order + (size_t)slice * SOLVER_SLICE_PAIRS,
+                    (size_t)info[0] * sizeof *s->order);
+        n += info[0];
+    }
+    *kept = n;
+    physics__keyed_pair *p = s->order, *tmp = s->order + num_pairs;
+    const uint32_t used = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    job.n = n;
+    for (uint32_t shift = 0; shift < 64 && n; shift += 8) {
         if (!((differ >> shift) & 255))
             continue;
-        uint32_t count[256] = {0};
-        for (uint32_t i = 0; i < n; i++)
-            count[(p[i].key >> shift) & 255]++;
-        for (uint32_t d = 0, sum = 0; d < 256; d++) {
-            const uint32_t c = count[d];
-            count[d] = sum;
-            sum += c;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            tmp[count[(p[i].key >> shift) & 255]++] = p[i];
+        job.from = p;
+        job.to = tmp;
+        job.shift = shift;
+        physics__pool_run(s->pool, used, contacts__count_range, &job);
+        for (uint32_t d = 0, sum = 0; d < SORT_DIGITS; d++)
+            for (uint32_t slice = 0; slice < used; slice++) {
+                uint32_t *c = &s->sort_count[(size_t)slice * SORT_STRIDE + d];
+                const uint32_t count = *c;
+                *c = sum;
+                sum += count;
+            }
+        physics__pool_run(s->pool, used, contacts__move_range, &job);
         physics__keyed_pair *t = p;
         p = tmp;
         tmp = t;
@@ -281,26 +386,15 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
 {
     const physics__bodies *b = &s->bodies;
     const uint32_t num_pairs = s->num_pairs;
-    if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs, sizeof *s->order))
+    const uint32_t slices = (num_pairs + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    if (physics__reserve(s->a, (void **)&s->order, &s->cap_order, 2 * num_pairs,
+                         sizeof *s->order) ||
+        physics__reserve(s->a, (void **)&s->sort_count, &s->cap_sort_count, slices * SORT_STRIDE,
+                         sizeof *s->sort_count))
         return CT_ERR_NOMEM;
-    /* Pairs whose layers and masks do not meet are left out here. */
     uint32_t m = 0;
-    for (uint32_t k = 0; k < num_pairs; k++) {
-        uint32_t i = s->pairs[k].a, j = s->pairs[k].b;
-        if ((b->inv_mass[i] == 0.0f && b->inv_mass[j] == 0.0f) || !(b->layer[i] & b->mask[j]) ||
-            !(b->layer[j] & b->mask[i]))
-            continue;
-        if (b->entity[i].id > b->entity[j].id) {
-            const uint32_t t = i;
-            i = j;
-            j = t;
-        }
-        const uint64_t key = (uint64_t)b->entity[i].id << 32 | b->entity[j].id;
-        s->order[m++] = (physics__keyed_pair){key, i, j};
-    }
     /* (The arrays may not exist yet when there are no pairs.) */
-    physics__keyed_pair *sorted =
-        m ? contacts__sort_pairs(s->order, s->order + num_pairs, m) : NULL;
+    physics__keyed_pair *sorted = num_pairs ? contacts__sort_pairs(s, num_pairs, &m) : NULL;
     if (sorted)
         physics__joints_filter_pairs(s, sorted, &m);
     s->report.child_limit = 0;

@@ -539,6 +539,59 @@ static void hull__segments(physics__v3 p1, physics__v3 q1, physics__v3 p2, physi
     *c2 = v3_add(p2, v3_scale(d2, t));
 }
 
+/* How far apart a's extent [lo_a, hi_a] and b's [lo_b, hi_b] along *ax are (negative: they
+ * overlap) on the side where they are least deep, *ax turned to point from a to b there. */
+static float poly__gap(float lo_a, float hi_a, float lo_b, float hi_b, physics__v3 *ax)
+{
+    if (lo_b - hi_a >= lo_a - hi_b)
+        return lo_b - hi_a;
+    *ax = v3_scale(*ax, -1.0f);
+    return lo_a - hi_b;
+}
+
+/* What the separating-axis tests of poly__flat_manifold and physics__poly_manifold found: the
+ * deepest face of a (fa) and of b (fb), the deepest pair of edges (ea of a, eb of b) and its axis
+ * from a to b, with their separations. */
+typedef struct poly__axes {
+    float face_a, face_b, edge;
+    uint32_t fa, fb, ea, eb;
+    physics__v3 edge_axis;
+} poly__axes;
+
+/* The contact of a and b on the axis x found: the closest points of the two edges when they
+ * separate more than either face (by the tolerance), else the reference face's polygon (b's when
+ * prefer_b and within the tolerance of a's) clipped by the other polytope, reduced. */
+static void poly__contact(const physics__poly *a, const physics__poly *b, float margin,
+                          bool prefer_b, const poly__axes *x, physics__manifold_out *m)
+{
+    const bool use_b = prefer_b ? x->face_b + HULL_FACE_TOLERANCE >= x->face_a
+                                : x->face_b > x->face_a + HULL_FACE_TOLERANCE;
+    const float face = use_b ? x->face_b : x->face_a;
+    if (x->edge > face + HULL_EDGE_TOLERANCE) {
+        const physics__hull_edge *ea = &a->edge[x->ea], *eb = &b->edge[x->eb];
+        physics__v3 pa, pb;
+        hull__segments(a->v[ea->v[0]], a->v[ea->v[1]], b->v[eb->v[0]], b->v[eb->v[1]], &pa, &pb);
+        m->normal = x->edge_axis;
+        hull__add(m, v3_scale(v3_add(pa, pb), 0.5f), v3_dot(v3_sub(pb, pa), x->edge_axis),
+                  HULL_ID_EDGE | x->ea << 8 | x->eb);
+        return;
+    }
+    if (use_b) {
+        m->normal = v3_scale(b->n[x->fb], -1.0f);
+        physics__poly_faces(b, x->fb, a, b->n[x->fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
+    } else {
+        m->normal = a->n[x->fa];
+        physics__poly_faces(a, x->fa, b, a->n[x->fa], margin, 0, m);
+    }
+    if (m->count == 4) {
+        /* Corner, opposite corner, then the other two (see physics_manifold.c's boxes). */
+        const physics__manifold_point t = m->p[1];
+        m->p[1] = m->p[2];
+        m->p[2] = t;
+    }
+    physics__manifold_reduce(m);
+}
+
 /* The manifold of a flat polygon a (a mesh's triangle: one-sided, b is only ever pushed out through
  * its front) and polytope b, by the separating-axis test on extents: a's plane, b's face normals,
  * and the cross products of a's edges with b's edge directions (a box has three, not twelve; its
@@ -608,13 +661,7 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
             const float lo_a = f_min(f_min(t0, t1), t2), hi_a = f_max(f_max(t0, t1), t2);
             float lo_b, hi_b;
             poly__interval(b, ax, &lo_b, &hi_b);
-            float s;
-            if (lo_b - hi_a >= lo_a - hi_b) {
-                s = lo_b - hi_a;
-            } else {
-                s = lo_a - hi_b;
-                ax = v3_scale(ax, -1.0f);
-            }
+            const float s = poly__gap(lo_a, hi_a, lo_b, hi_b, &ax);
             if (s > margin)
                 return;
             if (v3_dot(ax, front) < 0.0f)
@@ -623,40 +670,19 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
                 edge = s, ea = i, eb = j, edge_axis = ax;
         }
     }
-    const bool use_b =
-        prefer_b ? face_b + HULL_FACE_TOLERANCE >= face_a : face_b > face_a + HULL_FACE_TOLERANCE;
-    const float face = use_b ? face_b : face_a;
-    if (edge > face + HULL_EDGE_TOLERANCE) {
-        if (b->box) {
-            /* Of the four edges along axis eb, the one nearest a: on the side of each other axis
-             * that faces against the normal (corner k = x | y << 1 | z << 2, bit set: + side;
-             * box_edge lists the x edges, then the y ones, then the z ones). */
-            const uint32_t o1 = eb == 0 ? 1u : 0u, o2 = eb == 2 ? 1u : 2u;
-            const uint32_t s1 = v3_dot(b->axis[o1], edge_axis) < 0.0f,
-                           s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
-            eb = 4u * eb + s1 + 2u * s2;
-        }
-        const physics__hull_edge *x = &a->edge[ea], *y = &b->edge[eb];
-        physics__v3 pa, pb;
-        hull__segments(a->v[x->v[0]], a->v[x->v[1]], b->v[y->v[0]], b->v[y->v[1]], &pa, &pb);
-        m->normal = edge_axis;
-        hull__add(m, v3_scale(v3_add(pa, pb), 0.5f), v3_dot(v3_sub(pb, pa), edge_axis),
-                  HULL_ID_EDGE | ea << 8 | eb);
-        return;
+    if (b->box) {
+        /* eb is one of the box's three edge directions: of the four edges along it, the one
+         * nearest a, on the side of each other axis that faces against the edge axis (corner
+         * k = x | y << 1 | z << 2, bit set: + side; box_edge lists the x edges, then the y ones,
+         * then the z ones). Unused when a face is deeper. */
+        const uint32_t o1 = eb == 0 ? 1u : 0u, o2 = eb == 2 ? 1u : 2u;
+        const uint32_t s1 = v3_dot(b->axis[o1], edge_axis) < 0.0f,
+                       s2 = v3_dot(b->axis[o2], edge_axis) < 0.0f;
+        eb = 4u * eb + s1 + 2u * s2;
     }
-    if (use_b) {
-        m->normal = v3_scale(b->n[fb], -1.0f);
-        physics__poly_faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
-    } else {
-        m->normal = front;
-        physics__poly_faces(a, 0, b, front, margin, 0, m);
-    }
-    if (m->count == 4) {
-        const physics__manifold_point t = m->p[1];
-        m->p[1] = m->p[2];
-        m->p[2] = t;
-    }
-    physics__manifold_reduce(m);
+    /* a's only face is its front, face 0. */
+    poly__contact(a, b, margin, prefer_b,
+                  &(poly__axes){face_a, face_b, edge, 0, fb, ea, eb, edge_axis}, m);
 }
 
 void physics__poly_manifold(const physics__poly *a, const physics__poly *b, float margin,
@@ -710,12 +736,7 @@ void physics__poly_manifold(const physics__poly *a, const physics__poly *b, floa
                             lo_a = -poly__support(a, v3_scale(ax, -1.0f));
                 const float hi_b = poly__support(b, ax),
                             lo_b = -poly__support(b, v3_scale(ax, -1.0f));
-                if (lo_b - hi_a >= lo_a - hi_b) {
-                    s = lo_b - hi_a;
-                } else {
-                    s = lo_a - hi_b;
-                    ax = v3_scale(ax, -1.0f);
-                }
+                s = poly__gap(lo_a, hi_a, lo_b, hi_b, &ax);
                 if (s > margin)
                     return;
                 if (v3_dot(ax, front) < 0.0f)
@@ -731,32 +752,8 @@ void physics__poly_manifold(const physics__poly *a, const physics__poly *b, floa
                 edge = s, ea = i, eb = j, edge_axis = ax;
         }
     }
-    const bool use_b =
-        prefer_b ? face_b + HULL_FACE_TOLERANCE >= face_a : face_b > face_a + HULL_FACE_TOLERANCE;
-    const float face = use_b ? face_b : face_a;
-    if (edge > face + HULL_EDGE_TOLERANCE) {
-        const physics__hull_edge *x = &a->edge[ea], *y = &b->edge[eb];
-        physics__v3 pa, pb;
-        hull__segments(a->v[x->v[0]], a->v[x->v[1]], b->v[y->v[0]], b->v[y->v[1]], &pa, &pb);
-        m->normal = edge_axis;
-        hull__add(m, v3_scale(v3_add(pa, pb), 0.5f), v3_dot(v3_sub(pb, pa), edge_axis),
-                  HULL_ID_EDGE | ea << 8 | eb);
-        return;
-    }
-    if (use_b) {
-        m->normal = v3_scale(b->n[fb], -1.0f);
-        physics__poly_faces(b, fb, a, b->n[fb], margin, PHYSICS_MANIFOLD_REFERENCE_B, m);
-    } else {
-        m->normal = a->n[fa];
-        physics__poly_faces(a, fa, b, a->n[fa], margin, 0, m);
-    }
-    if (m->count == 4) {
-        /* Corner, opposite corner, then the other two (see physics_manifold.c's boxes). */
-        const physics__manifold_point t = m->p[1];
-        m->p[1] = m->p[2];
-        m->p[2] = t;
-    }
-    physics__manifold_reduce(m);
+    poly__contact(a, b, margin, prefer_b,
+                  &(poly__axes){face_a, face_b, edge, fa, fb, ea, eb, edge_axis}, m);
 }
 
 /* A ball (centre c, radius r) against polytope p; the normal from p towards the ball. */

@@ -114,6 +114,11 @@ struct physics__compound {
     physics__child child[];
 };
 
+/* Why children[0 .. count - 1] make no compound ("children[2].radius (...)", in reason, or a
+ * static string), or NULL: every check of physics__compound_build, hulls built to be checked,
+ * nothing allocated. The body component checks compiled compounds with it. */
+const char *physics__compound_children_error(const ct_compound_child_t *children, uint32_t count,
+                                             char *reason, size_t reason_size);
 /* Builds the compound of children[0 .. count - 1] from allocator a into *out. NULL, or why they
  * are refused (in reason). */
 const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,

@@ -321,6 +321,12 @@ ct_rigid_body_desc_t physics__rigid_of(const ct_body_desc_t *d);
 void physics__bodies_classify(physics__bodies *b, uint32_t i);
 /* The world inverse inertia of body i (symmetric 3x3, row major), locked axes zeroed. */
 void physics__world_inv_inertia(const physics__bodies *b, uint32_t i, float out[9]);
+/* That inverse inertia times v. */
+physics__v3 physics__world_inv_inertia_times(const physics__bodies *b, uint32_t i, physics__v3 v);
+/* Adds impulse (N s) at the world point `at` to dynamic body i's velocities, which stay within
+ * their ranges and locks (the caller wakes it). */
+void physics__bodies_impulse_at(physics__bodies *b, uint32_t i, physics__v3 impulse,
+                                physics__v3 at);
 /* The world bounding-box half extents of body i from its rotation, into extent[i]. */
 void physics__bodies_extent(physics__bodies *b, uint32_t i);
 /* Gives each of b's bodies a slot for a list of nearby triangles, and each mesh its serial, when
@@ -629,8 +635,16 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
+    physics__pair *ends; /* per contact, its bodies: what the colouring reads, compact */
+    uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
+    /* The cache's merge, per slice of SOLVER_SLICE_PAIRS contacts (physics_rigid.c): the first
+     * old entry it walks, its first entry of the next cache, and whether it ran out of memory;
+     * and the events it wrote (cap_slice_events of them, all initialised). */
+    uint32_t *merge;
+    uint32_t cap_merge, cap_slice_events;
+    physics__events *slice_events;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
@@ -643,7 +657,7 @@ typedef struct physics__rigid {
     uint32_t num_overflow, cap_overflow;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
-    uint64_t *used; /* per colour, a bit per body */
+    uint64_t *used; /* per body, a bit per colour it is used in */
 } physics__rigid;
 
 
@@ -687,6 +701,8 @@ typedef struct physics__character {
     uint32_t grounded, ground; /* at the last move: on walkable ground, and its entity (or 0) */
     uint32_t held; /* at the last move: something under it held it (ground or an edge) */
     physics__v3 normal;
+    /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
+    float max_slope, step_down, mass, max_strength;
 } physics__character;
 
 typedef struct physics__characters {
@@ -913,6 +929,10 @@ typedef struct physics__scene {
     uint32_t num_cache, cap_cache;
     physics__keyed_pair *order; /* scratch of the step: pairs to sort, and as much again */
     uint32_t cap_order;
+    /* The pair sort's scratch (physics_contacts.c): per slice of pairs, 256 digit counts, and
+     * what its keys share (see contacts__sort_pairs). */
+    uint32_t *sort_count;
+    uint32_t cap_sort_count;
 
     physics__rigid rigid;   /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
@@ -1012,6 +1032,14 @@ int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, 
 physics__character *physics__characters_find(physics__scene *s, uint32_t entity);
 void physics__characters_drop(physics__scene *s, uint32_t entity);
 void physics__characters_free(physics__scene *s);
+/* At the start of a step, each character goes where its last move said and stands still through
+ * the step (as Jolt's CharacterVirtual puts its inner body): its solver contacts then push
+ * nothing, the mover's bounded pushes are all the dynamic bodies get from it, and a box that
+ * falls on it is stopped as by a wall. */
+void physics__characters_place(physics__scene *s, float dt);
+/* Character c's settings, and setting them (checked by the caller). */
+ct_character_settings_t physics__character_settings(const physics__character *c);
+void physics__character_set(physics__character *c, const ct_character_settings_t *settings);
 /* Plans character c's (body i's) motion by velocity over dt and gives the body the velocity that
  * makes it (ct_physics_api_v4.move_character). 0, or CT_ERR_INVALID when that velocity would be
  * out of range (nothing changed). */

@@ -99,6 +99,24 @@ static uint32_t islands__root(uint32_t *parent, uint32_t i)
     return i;
 }
 
+/* Bodies i and j touch or are joined: two awake dynamic bodies join one island (the smaller root
+ * index becomes the root, so the islands do not depend on the order of contacts and joints); a
+ * moving kinematic body keeps the other awake. */
+static void islands__link(physics__bodies *b, uint32_t *parent, uint32_t i, uint32_t j)
+{
+    const bool di = b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
+    const bool dj = b->kind[j] == CT_BODY_DYNAMIC && !b->asleep[j];
+    if (di && dj) {
+        const uint32_t ri = islands__root(parent, i), rj = islands__root(parent, j);
+        if (ri != rj)
+            parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;
+    } else if (b->kind[i] == CT_BODY_KINEMATIC || b->kind[j] == CT_BODY_KINEMATIC) {
+        const uint32_t kin = b->kind[i] == CT_BODY_KINEMATIC ? i : j, dyn = kin == i ? j : i;
+        if (v3_dot(b->velocity[kin], b->velocity[kin]) > 0.0f && !b->asleep[dyn])
+            b->rest[dyn] = 0.0f;
+    }
+}
+
 /* Counts rest times and puts islands that rested long enough to sleep. Needs the step's contacts
  * (before remember) and room for b->n in the scratch arrays. */
 void physics__islands_sleep(physics__scene *s, float dt)
@@ -125,36 +143,13 @@ void physics__islands_sleep(physics__scene *s, float dt)
             c->sep_base[k] + v3_dot(c->normal[k], v3_sub(b->position[j], b->position[i]));
         if (sep < -SLEEP_PENETRATION)
             b->rest[i] = b->rest[j] = 0.0f;
-        const bool di = b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
-        const bool dj = b->kind[j] == CT_BODY_DYNAMIC && !b->asleep[j];
-        if (di && dj) {
-            const uint32_t ri = islands__root(parent, i), rj = islands__root(parent, j);
-            /* The smaller index becomes the root: the islands do not depend on contact order. */
-            if (ri != rj)
-                parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;
-        } else if (b->kind[i] == CT_BODY_KINEMATIC || b->kind[j] == CT_BODY_KINEMATIC) {
-            /* A moving kinematic body keeps what it touches awake. */
-            const uint32_t kin = b->kind[i] == CT_BODY_KINEMATIC ? i : j, dyn = kin == i ? j : i;
-            if (v3_dot(b->velocity[kin], b->velocity[kin]) > 0.0f && !b->asleep[dyn])
-                b->rest[dyn] = 0.0f;
-        }
+        islands__link(b, parent, i, j);
     }
     /* Joined bodies are one island (their instances were found at the step's start). */
     for (uint32_t k = 0; k < s->joints.n; k++) {
         const physics__joint *jt = &s->joints.j[k];
-        const uint32_t i = jt->a, j = jt->b;
-        if (i == UINT32_MAX || j == UINT32_MAX)
-            continue;
-        if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i] && b->kind[j] == CT_BODY_DYNAMIC &&
-            !b->asleep[j]) {
-            const uint32_t ri = islands__root(parent, i), rj = islands__root(parent, j);
-            if (ri != rj)
-                parent[ri > rj ? ri : rj] = ri < rj ? ri : rj;
-        } else if (b->kind[i] == CT_BODY_KINEMATIC || b->kind[j] == CT_BODY_KINEMATIC) {
-            const uint32_t kin = b->kind[i] == CT_BODY_KINEMATIC ? i : j, dyn = kin == i ? j : i;
-            if (v3_dot(b->velocity[kin], b->velocity[kin]) > 0.0f && !b->asleep[dyn])
-                b->rest[dyn] = 0.0f;
-        }
+        if (jt->a != UINT32_MAX && jt->b != UINT32_MAX)
+            islands__link(b, parent, jt->a, jt->b);
     }
     for (uint32_t i = 0; i < b->n; i++)
         rest[i] = INFINITY;

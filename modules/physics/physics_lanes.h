@@ -137,4 +137,52 @@ static inline void f32x4_scatter3(float *p0, float *p1, float *p2, float *p3, f3
 
 #endif
 
+/* Four 3-vectors as three lanes: one 3-vector per row (physics_solver.c) or per contact
+ * (physics_rigid_wide.c) of a block. The operations round as v3_* do, in the same order, so each
+ * lane gets the bits the scalar expression would. */
+typedef struct v3x4 {
+    f32x4 x, y, z;
+} v3x4;
+
+/* Lane i of each of x, y, z: the block's columns as they are stored. */
+static inline v3x4 v3x4_load(const float x[4], const float y[4], const float z[4])
+{
+    return (v3x4){f32x4_load(x), f32x4_load(y), f32x4_load(z)};
+}
+static inline v3x4 v3x4_add(v3x4 a, v3x4 b)
+{
+    return (v3x4){f32x4_add(a.x, b.x), f32x4_add(a.y, b.y), f32x4_add(a.z, b.z)};
+}
+static inline v3x4 v3x4_sub(v3x4 a, v3x4 b)
+{
+    return (v3x4){f32x4_sub(a.x, b.x), f32x4_sub(a.y, b.y), f32x4_sub(a.z, b.z)};
+}
+static inline v3x4 v3x4_scale(v3x4 a, f32x4 s)
+{
+    return (v3x4){f32x4_mul(a.x, s), f32x4_mul(a.y, s), f32x4_mul(a.z, s)};
+}
+static inline f32x4 v3x4_dot(v3x4 a, v3x4 b)
+{
+    return f32x4_add(f32x4_add(f32x4_mul(a.x, b.x), f32x4_mul(a.y, b.y)), f32x4_mul(a.z, b.z));
+}
+/* Lane by lane: yes where m is set, no elsewhere. */
+static inline v3x4 v3x4_pick(mask32x4 m, v3x4 yes, v3x4 no)
+{
+    return (v3x4){f32x4_pick(m, yes.x, no.x), f32x4_pick(m, yes.y, no.y),
+                  f32x4_pick(m, yes.z, no.z)};
+}
+
+/* The 3-vectors at p0..p3 (three floats each) into the lanes, and back for the lanes whose bit
+ * (1 << i for pi) is set in `lanes`. */
+static inline v3x4 v3x4_gather(const float *p0, const float *p1, const float *p2, const float *p3)
+{
+    v3x4 r;
+    f32x4_gather3(p0, p1, p2, p3, &r.x, &r.y, &r.z);
+    return r;
+}
+static inline void v3x4_scatter(float *p0, float *p1, float *p2, float *p3, v3x4 r, uint32_t lanes)
+{
+    f32x4_scatter3(p0, p1, p2, p3, r.x, r.y, r.z, lanes);
+}
+
 #endif

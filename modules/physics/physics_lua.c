@@ -495,7 +495,18 @@ static int l_physics_joint_of(lua_State *L)
 
 /* ---- v4: characters ---- */
 
-/* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z} }) */
+/* The settings fields the table at idx has, over *d. */
+static void settings_fields(lua_State *L, int idx, ct_character_settings_t *d, const char *fn)
+{
+    field_number(L, idx, "max_step", &d->max_step, fn);
+    field_number(L, idx, "max_slope", &d->max_slope, fn);
+    field_number(L, idx, "step_down", &d->step_down, fn);
+    field_number(L, idx, "mass", &d->mass, fn);
+    field_number(L, idx, "max_strength", &d->max_strength, fn);
+}
+
+/* Physics.add_character(world, e, { radius, half_height, max_step, max_slope, position = {x, y, z},
+ * step_down, mass, max_strength }): the last three as set_character_settings's (v5). */
 static int l_physics_add_character(lua_State *L)
 {
     const char *fn = "Physics.add_character";
@@ -509,10 +520,64 @@ static int l_physics_add_character(lua_State *L)
     field_number(L, 3, "max_step", &d.max_step, fn);
     field_number(L, 3, "max_slope", &d.max_slope, fn);
     field_vec(L, 3, "position", d.position, fn);
-    const int err = physics__api_v4.add_character(w, e, &d);
+    /* The settings' fields are read before the character is made (a field that is no number
+     * raises with nothing made); a value the settings refuse removes it again. */
+    ct_character_settings_t set = {.max_step = d.max_step,
+                                   .max_slope = d.max_slope,
+                                   .step_down = d.max_step,
+                                   .max_strength = CT_PHYSICS_MAX_FORCE};
+    settings_fields(L, 3, &set, fn);
+    int err = physics__api_v4.add_character(w, e, &d);
     if (err == CT_ERR_CONFLICT)
         return L_API->error(L, "%s: entity %u has a body already", fn, e.id);
+    if (!err && (err = physics__api_v5.set_character_settings(w, e, &set)) != 0) {
+        char why[sizeof physics__refusal];
+        snprintf(why, sizeof why, "%s", physics__refusal);
+        physics__api_v4.remove_body(w, e);
+        return L_API->error(L, "%s: entity %u: %s", fn, e.id, why);
+    }
     return check_result(L, err, fn, e);
+}
+
+/* Physics.set_character_settings(world, e, { max_step, max_slope, step_down, mass,
+ * max_strength }): the fields left out keep their values. */
+static int l_physics_set_character_settings(lua_State *L)
+{
+    const char *fn = "Physics.set_character_settings";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    if (L_API->type(L, 3) != CT_LUA_TABLE)
+        return check__fail(L_API, L, 3, fn, "is not a table of fields");
+    ct_character_settings_t d;
+    if (physics__api_v5.character_settings(w, e, &d))
+        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+    settings_fields(L, 3, &d, fn);
+    return check_result(L, physics__api_v5.set_character_settings(w, e, &d), fn, e);
+}
+
+/* Physics.character_settings(world, e) -> { max_step, max_slope, step_down, mass, max_strength } */
+static int l_physics_character_settings(lua_State *L)
+{
+    const char *fn = "Physics.character_settings";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    ct_character_settings_t d;
+    if (physics__api_v5.character_settings(w, e, &d))
+        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+    const struct {
+        const char *key;
+        float value;
+    } fields[] = {{"max_step", d.max_step},
+                  {"max_slope", d.max_slope},
+                  {"step_down", d.step_down},
+                  {"mass", d.mass},
+                  {"max_strength", d.max_strength}};
+    L_API->new_table(L, 0, 5);
+    for (size_t k = 0; k < sizeof fields / sizeof fields[0]; k++) {
+        L_API->push_number(L, fields[k].value);
+        L_API->set_field(L, -2, fields[k].key);
+    }
+    return 1;
 }
 
 /* Physics.move_character(world, e, vx, vy, vz, dt) -> grounded, ground, x, y, z, vx, vy, vz */
@@ -552,6 +617,8 @@ void physics__register_lua(void)
         {"joint_of", l_physics_joint_of},
         {"add_character", l_physics_add_character},
         {"move_character", l_physics_move_character},
+        {"set_character_settings", l_physics_set_character_settings},
+        {"character_settings", l_physics_character_settings},
     };
     static const ct_lua_reg_t actor[] = {
         {"set_velocity", l_actor_set_velocity},

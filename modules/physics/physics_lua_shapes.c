@@ -7,6 +7,7 @@
  *       w}}, ... }
  *   Physics.add_mesh(world, e, vertices, indices, desc)  indices 1-based, three a triangle
  *   Physics.add_height_field(world, e, heights, columns, rows, cell_x, cell_z, desc)
+ *   Actor.shape(world, e) -> "box" | "sphere" | "capsule" | "hull" | "compound" | "mesh"
  *
  * desc (optional) = {kind = "dynamic" | "static" | "kinematic", mass = 1, friction = 0.5,
  * restitution = 0, position = {x, y, z}, rotation = {x, y, z, w}}; meshes and height fields are
@@ -302,8 +303,28 @@ static int l_physics_add_height_field(lua_State *L)
     return shapes__result(L, err, fn, w, e);
 }
 
+/* Actor.shape(world, e) -> "box" | "sphere" | "capsule" | "hull" | "compound" | "mesh": the kind
+ * of e's body, however it was made (C, Lua, a level or a unit); an entity without a body raises. */
+static int l_actor_shape(lua_State *L)
+{
+    static const char *const names[] = {"box", "sphere", "capsule", "hull", "compound", "mesh"};
+    const char *fn = "Actor.shape";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    const physics__body_manager *m =
+        physics__m.component->manager(w, physics__m.state->type_id[PHYSICS_BODY_TYPE]);
+    const uint32_t i = m ? physics__bodies_find(&m->scene.bodies, e) : UINT32_MAX;
+    if (i == UINT32_MAX)
+        return L_API->error(L, "%s: entity %u has no body in this world", fn, e.id);
+    const uint32_t shape = m->scene.bodies.shape[i];
+    const char *name = shape < sizeof names / sizeof names[0] ? names[shape] : "?";
+    L_API->push_string(L, name, strlen(name));
+    return 1;
+}
+
 void physics__register_lua_shapes(void)
 {
+    L_API->add_module_function("Actor", "shape", l_actor_shape);
     L_API->add_module_function("Physics", "add_hull", l_physics_add_hull);
     L_API->add_module_function("Physics", "add_compound", l_physics_add_compound);
     L_API->add_module_function("Physics", "add_mesh", l_physics_add_mesh);

@@ -53,8 +53,10 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
+        {(void **)&r->ends, &r->cap_ends, sizeof *r->ends},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
+        {(void **)&r->merge, &r->cap_merge, sizeof *r->merge},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
     };
@@ -64,6 +66,12 @@ void physics__rigid_free(physics__scene *s)
         *arrays[k].p = NULL;
         *arrays[k].cap = 0;
     }
+    for (uint32_t t = 0; t < r->cap_slice_events; t++)
+        physics__events_free(&r->slice_events[t]);
+    if (r->slice_events)
+        ct_free(s->a, r->slice_events, (size_t)r->cap_slice_events * sizeof *r->slice_events);
+    r->slice_events = NULL;
+    r->cap_slice_events = 0;
     r->num_contacts = r->num_cache = 0;
     physics__rigid_wide_free(s);
 }
@@ -131,6 +139,11 @@ typedef struct rigid__narrow_job {
  * normals a little every step, and a 20-box tower leaning 2 mm a box toppled where Box3D's
  * stands). */
 #define RIGID_RECYCLE_DISTANCE 0.05f
+/* What r->kept says of a slice of pairs: after the shape tests, how many it keeps (low 16 bits)
+ * and recycled (the next 14), and whether some pair wakes an island; once the contacts are made,
+ * where its first contact is (the low 30 bits) and whether some contact may bounce. */
+#define RIGID_SLICE_WAKES (1u << 31)
+#define RIGID_SLICE_BOUNCY (1u << 30)
 #define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
 
 static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
@@ -222,7 +235,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last =
             first + SOLVER_SLICE_PAIRS < job->count ? first + SOLVER_SLICE_PAIRS : job->count;
-        uint32_t kept = 0, recycled = 0;
+        uint32_t kept = 0, recycled = 0, wakes = 0;
         /* The pairs and the cache are both sorted by key: one merge walk from the slice's first,
          * for which box gave the reference face last step and for recycling. */
         uint32_t at = 0, hi = r->num_cache;
@@ -270,8 +283,9 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             /* The flags ride in the high bits of the count. */
             m->count |= flags << 16;
             kept += flags & NARROW_KEEP;
+            wakes |= flags & NARROW_WAKE;
         }
-        r->kept[slice] = kept | recycled << 16;
+        r->kept[slice] = kept | recycled << 16 | (wakes ? RIGID_SLICE_WAKES : 0u);
     }
 }
 
@@ -337,7 +351,9 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         const uint32_t first = slice * SOLVER_SLICE_PAIRS;
         const uint32_t last =
             first + SOLVER_SLICE_PAIRS < job->m ? first + SOLVER_SLICE_PAIRS : job->m;
-        uint32_t n = r->kept[slice];
+        const uint32_t from = r->kept[slice] & ~RIGID_SLICE_BOUNCY;
+        uint32_t n = from;
+        bool bouncy = false;
         uint32_t at = 0, hi = r->num_cache;
         while (at < hi) {
             const uint32_t mid = at + (hi - at) / 2;
@@ -348,10 +364,12 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         }
         for (uint32_t k = first; k < last; k++) {
             const physics__manifold_out *mo = &r->narrow[k];
-            if (!mo->count)
+            /* (The narrow phase's flags ride in the count's high bits.) */
+            if (!(mo->count >> 16 & NARROW_KEEP))
                 continue;
             const uint32_t i = order[k].a, j = order[k].b;
             const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
+            r->ends[n] = (physics__pair){i, j};
             physics__rigid_contact *c = &r->contact[n++];
             const physics__v3 nn = mo->normal;
             physics__rigid_tangents(nn, &c->t1, &c->t2);
@@ -359,10 +377,11 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             c->pair = k;
             c->a = i;
             c->b = j;
-            c->count = mo->count;
+            c->count = mo->count & 0xffffu;
             c->normal = nn;
             c->friction = sqrtf(b->friction[i] * b->friction[j]);
             c->restitution = f_max(b->restitution[i], b->restitution[j]);
+            bouncy |= c->restitution > 0.0f;
             const bool fixed = A->inv_mass == 0.0f || B->inv_mass == 0.0f;
             c->bias_rate = fixed ? static_rate : rate;
             c->mass_scale = fixed ? static_mass : mass;
@@ -429,29 +448,32 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             }
             c->twist_j = old ? old->twist : 0.0f;
         }
+        r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
 }
 
-/* The kept manifolds become contacts, in order, with their warm starts and masses: counted here
- * in order (the islands to wake, and where each slice's contacts begin), then made on any
- * threads. */
+/* The kept manifolds become contacts, in order, with their warm starts and masses: where each
+ * slice's contacts begin and the islands to wake (in order, from the slices that wake any), then
+ * the contacts on any threads. */
 static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, uint32_t m, float h)
 {
     physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
+    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < m; k++) {
-        if (k % SOLVER_SLICE_PAIRS == 0)
-            r->kept[k / SOLVER_SLICE_PAIRS] = n;
-        const uint32_t flags = r->narrow[k].count >> 16;
-        r->narrow[k].count &= 0xffffu;
-        if (flags & NARROW_WAKE)
-            physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
-        n += flags & NARROW_KEEP ? 1u : 0u;
-        if (!(flags & NARROW_KEEP))
-            r->narrow[k].count = 0;
+    for (uint32_t slice = 0; slice < slices; slice++) {
+        const uint32_t kept = r->kept[slice];
+        r->kept[slice] = n;
+        n += kept & 0xffffu;
+        const uint32_t last = slice * SOLVER_SLICE_PAIRS + SOLVER_SLICE_PAIRS < m
+                                  ? slice * SOLVER_SLICE_PAIRS + SOLVER_SLICE_PAIRS
+                                  : m;
+        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; kept & RIGID_SLICE_WAKES && k < last; k++)
+            if (r->narrow[k].count >> 16 & NARROW_WAKE)
+                physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
     }
-    if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact))
+    if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
+        physics__reserve(s->a, (void **)&r->ends, &r->cap_ends, n, sizeof *r->ends))
         return CT_ERR_NOMEM;
     rigid__contact_job job = {s, order, m, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
@@ -460,12 +482,11 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
     physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &job.static_rate, &job.static_mass,
                   &job.static_impulse);
     physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
-    physics__pool_run(s->pool, (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS,
-                      rigid__contact_range, &job);
+    physics__pool_run(s->pool, slices, rigid__contact_range, &job);
     r->num_contacts = n;
     r->bouncy = false;
-    for (uint32_t k = 0; k < n; k++)
-        r->bouncy |= r->contact[k].restitution > 0.0f;
+    for (uint32_t slice = 0; slice < slices; slice++)
+        r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
     return 0;
 }
 
@@ -749,37 +770,89 @@ static bool rigid__still_asleep(const physics__scene *s, uint64_t key)
     return i != UINT32_MAX && j != UINT32_MAX && physics__fixed(b, i) && physics__fixed(b, j);
 }
 
-static int rigid__ended(physics__scene *s, uint64_t key)
+static int rigid__ended(physics__events *events, uint64_t key)
 {
     const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
-    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+    return physics__events_write(events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
 }
 
 /* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
- * events, as in physics_contacts.c. */
-static int rigid__remember(physics__scene *s)
+ * events, as in physics_contacts.c. Both lists are sorted by key, so the merge is cut into slices
+ * of SOLVER_SLICE_PAIRS contacts, each with the old entries from its first contact's key up to the
+ * next slice's: the slices count what they keep on any threads, then write it from where the
+ * slices before them end, with their events into streams of their own, which join in order on
+ * this thread. The entries, their places and the events are those of one walk over both lists. */
+typedef struct rigid__merge_job {
+    physics__scene *s;
+    uint32_t slices;
+    bool write; /* false: count */
+} rigid__merge_job;
+
+/* Slice t of the merge: counts its entries into r->merge[3t + 1], or writes them from there on
+ * and its events into r->slice_events[t] (r->merge[3t + 2] set when memory ran out). */
+static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
+    physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     physics__rigid *r = &s->rigid;
-    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
-                         r->num_contacts + r->num_cache, sizeof *r->next_cache))
-        return CT_ERR_NOMEM;
+    const bool write = job->write;
+    const uint32_t k0 = t * SOLVER_SLICE_PAIRS;
+    const uint32_t k1 =
+        k0 + SOLVER_SLICE_PAIRS < r->num_contacts ? k0 + SOLVER_SLICE_PAIRS : r->num_contacts;
+    uint32_t *m = &r->merge[3 * t];
+    physics__events *events = &r->slice_events[t];
+    if (!write) {
+        /* The first old entry not below this slice's first key. */
+        uint32_t lo = 0, hi = t > 0 ? r->num_cache : 0;
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo) / 2;
+            if (r->cache[mid].key < r->contact[k0].key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        m[0] = lo;
+    } else {
+        m[2] = 0;
+        events->size = 0;
+    }
     physics__rigid_cached *next = r->next_cache;
-    uint32_t at = 0, n = 0;
-    for (uint32_t k = 0; k <= r->num_contacts; k++) {
-        const physics__rigid_contact *c = k < r->num_contacts ? &r->contact[k] : NULL;
-        for (; at < r->num_cache && (!c || r->cache[at].key < c->key); at++) {
+    uint32_t at = m[0], n = write ? m[1] : 0;
+    /* The next slice's first (the count pass of slice t + 1 may be running: found again here). */
+    uint32_t end = r->num_cache;
+    if (t + 1 < job->slices) {
+        uint32_t lo = at;
+        while (lo < end) {
+            const uint32_t mid = lo + (end - lo) / 2;
+            if (r->cache[mid].key < r->contact[k1].key)
+                lo = mid + 1;
+            else
+                end = mid;
+        }
+    }
+    for (uint32_t k = k0; k <= k1; k++) {
+        const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
+        /* The old contacts before this one that this step did not find. */
+        for (; at < end && (!c || r->cache[at].key < c->key); at++) {
             const physics__rigid_cached *old = &r->cache[at];
-            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key)))
-                next[n++] = *old;
-            else if (old->touching && rigid__ended(s, old->key))
-                return CT_ERR_NOMEM;
+            if (old->asleep && (!s->woke || rigid__still_asleep(s, old->key))) {
+                if (write)
+                    next[n] = *old;
+                n++;
+            } else if (write && old->touching && rigid__ended(events, old->key)) {
+                m[2] = 1;
+                return;
+            }
         }
         if (!c)
             break;
-        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
-        if (at < r->num_cache && r->cache[at].key == c->key)
+        if (at < end && r->cache[at].key == c->key)
             at++;
+        if (!write) {
+            n++;
+            continue;
+        }
+        const bool was = c->cached != UINT32_MAX && r->cache[c->cached].touching;
         float total = 0.0f, deepest = 0.0f;
         uint32_t first = 0;
         physics__rigid_cached *e = &next[n++];
@@ -800,19 +873,68 @@ static int rigid__remember(physics__scene *s)
         physics__rigid_quantise(e);
         const bool is = rigid__separation(r, c) <= RIGID_TOUCH && total > 0.0f;
         e->touching = is;
-        if (was && !is && rigid__ended(s, c->key))
-            return CT_ERR_NOMEM;
+        if (was && !is && rigid__ended(events, c->key)) {
+            m[2] = 1;
+            return;
+        }
         if (was || !is)
             continue;
         ct_physics_collision_event_t ev = {.a = b->entity[c->a].id,
                                            .b = b->entity[c->b].id,
                                            .impulse = total,
                                            .speed = f_max(-c->p[first].rel_vn, 0.0f)};
-        (void)first;
         v3_store(v3_add(b->position[c->a], c->center_a), ev.point);
         v3_store(c->normal, ev.normal);
-        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
+        if (physics__events_write(events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
+            m[2] = 1;
+            return;
+        }
+    }
+    if (!write)
+        m[1] = n;
+}
+
+static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
+{
+    for (uint32_t t = begin; t < end; t++)
+        rigid__merge_slice(user, t);
+}
+
+static int rigid__remember(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t slices =
+        r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    const uint32_t had = r->cap_slice_events;
+    if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
+                         r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
+        physics__reserve(s->a, (void **)&r->merge, &r->cap_merge, 3 * slices, sizeof *r->merge) ||
+        physics__reserve_keep(s->a, (void **)&r->slice_events, &r->cap_slice_events, slices,
+                              sizeof *r->slice_events))
+        return CT_ERR_NOMEM;
+    for (uint32_t t = had; t < r->cap_slice_events; t++)
+        r->slice_events[t] = (physics__events){.a = s->a};
+    rigid__merge_job job = {s, slices, false};
+    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < slices; t++) {
+        const uint32_t count = r->merge[3 * t + 1];
+        r->merge[3 * t + 1] = n;
+        n += count;
+    }
+    job.write = true;
+    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    for (uint32_t t = 0; t < slices; t++) {
+        const physics__events *e = &r->slice_events[t];
+        if (r->merge[3 * t + 2])
             return CT_ERR_NOMEM;
+        for (uint32_t at = 0; at < e->size;) {
+            ct_physics_event_header_t h;
+            memcpy(&h, e->bytes + at, sizeof h);
+            if (physics__events_write(&s->events, h.type, e->bytes + at + sizeof h, h.size))
+                return CT_ERR_NOMEM;
+            at += (uint32_t)sizeof h + ((h.size + 3u) & ~3u);
+        }
     }
     physics__rigid_cached *t = r->cache;
     const uint32_t cap = r->cap_cache;
@@ -858,7 +980,7 @@ int physics__rigid_step(physics__scene *s, float dt)
     physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
     r->recycled = 0;
     for (uint32_t slice = 0; slice < slices; slice++)
-        r->recycled += r->kept[slice] >> 16;
+        r->recycled += r->kept[slice] >> 16 & 0x3fffu;
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;

@@ -47,72 +47,46 @@ typedef struct physics__rigid_block {
     wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
 } physics__rigid_block;
 
-typedef struct wide__v3x4 {
-    f32x4 x, y, z;
-} wide__v3x4;
-
-static inline wide__v3x4 w3_load(const wide__v3 *p)
-{
-    return (wide__v3x4){f32x4_load(p->x), f32x4_load(p->y), f32x4_load(p->z)};
-}
-static inline wide__v3x4 w3_add(wide__v3x4 a, wide__v3x4 b)
-{
-    return (wide__v3x4){f32x4_add(a.x, b.x), f32x4_add(a.y, b.y), f32x4_add(a.z, b.z)};
-}
-static inline wide__v3x4 w3_sub(wide__v3x4 a, wide__v3x4 b)
-{
-    return (wide__v3x4){f32x4_sub(a.x, b.x), f32x4_sub(a.y, b.y), f32x4_sub(a.z, b.z)};
-}
-static inline wide__v3x4 w3_scale(wide__v3x4 a, f32x4 s)
-{
-    return (wide__v3x4){f32x4_mul(a.x, s), f32x4_mul(a.y, s), f32x4_mul(a.z, s)};
-}
-static inline f32x4 w3_dot(wide__v3x4 a, wide__v3x4 b)
-{
-    return f32x4_add(f32x4_add(f32x4_mul(a.x, b.x), f32x4_mul(a.y, b.y)), f32x4_mul(a.z, b.z));
-}
+static inline v3x4 w3_load(const wide__v3 *p) { return v3x4_load(p->x, p->y, p->z); }
 
 /* The solver state of a block's bodies a and b. */
 typedef struct wide__bodies {
-    wide__v3x4 va, wa, vb, wb;
+    v3x4 va, wa, vb, wb;
 } wide__bodies;
 
-static inline wide__v3x4 wide__gather(const physics__rigid_body *body, const uint32_t i[4],
-                                      size_t offset)
+static inline v3x4 wide__gather(const physics__rigid_body *body, const uint32_t i[4], size_t offset)
 {
-    wide__v3x4 r;
     const char *base = (const char *)body + offset;
-    f32x4_gather3((const float *)(base + i[0] * sizeof *body),
-                  (const float *)(base + i[1] * sizeof *body),
-                  (const float *)(base + i[2] * sizeof *body),
-                  (const float *)(base + i[3] * sizeof *body), &r.x, &r.y, &r.z);
-    return r;
+    return v3x4_gather(
+        (const float *)(base + i[0] * sizeof *body), (const float *)(base + i[1] * sizeof *body),
+        (const float *)(base + i[2] * sizeof *body), (const float *)(base + i[3] * sizeof *body));
 }
 
 static inline void wide__scatter(physics__rigid_body *body, const uint32_t i[4], size_t offset,
-                                 wide__v3x4 r, uint32_t lanes)
+                                 v3x4 r, uint32_t lanes)
 {
     char *base = (char *)body + offset;
-    f32x4_scatter3((float *)(base + i[0] * sizeof *body), (float *)(base + i[1] * sizeof *body),
-                   (float *)(base + i[2] * sizeof *body), (float *)(base + i[3] * sizeof *body),
-                   r.x, r.y, r.z, lanes);
+    v3x4_scatter((float *)(base + i[0] * sizeof *body), (float *)(base + i[1] * sizeof *body),
+                 (float *)(base + i[2] * sizeof *body), (float *)(base + i[3] * sizeof *body), r,
+                 lanes);
 }
 
 /* An impulse j along direction d through row (as rigid__push). */
 static inline void wide__push(wide__bodies *x, const physics__rigid_block *k, const wide__row *row,
-                              wide__v3x4 d, f32x4 j)
+                              v3x4 d, f32x4 j)
 {
-    x->va = w3_sub(x->va, w3_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
-    x->wa = w3_sub(x->wa, w3_scale(w3_load(&row->ia), j));
-    x->vb = w3_add(x->vb, w3_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
-    x->wb = w3_add(x->wb, w3_scale(w3_load(&row->ib), j));
+    x->va = v3x4_sub(x->va, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_ma))));
+    x->wa = v3x4_sub(x->wa, v3x4_scale(w3_load(&row->ia), j));
+    x->vb = v3x4_add(x->vb, v3x4_scale(d, f32x4_mul(j, f32x4_load(k->inv_mb))));
+    x->wb = v3x4_add(x->wb, v3x4_scale(w3_load(&row->ib), j));
 }
 
 /* The relative velocity along row's direction d (as rigid__speed). */
-static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, wide__v3x4 d)
+static inline f32x4 wide__speed(const wide__bodies *x, const wide__row *row, v3x4 d)
 {
-    return f32x4_sub(f32x4_add(w3_dot(w3_sub(x->vb, x->va), d), w3_dot(x->wb, w3_load(&row->cb))),
-                     w3_dot(x->wa, w3_load(&row->ca)));
+    return f32x4_sub(
+        f32x4_add(v3x4_dot(v3x4_sub(x->vb, x->va), d), v3x4_dot(x->wb, w3_load(&row->cb))),
+        v3x4_dot(x->wa, w3_load(&row->ca)));
 }
 
 static inline void wide__load(wide__bodies *x, const physics__rigid_body *body,
@@ -138,14 +112,14 @@ static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
 {
     wide__bodies x;
     wide__load(&x, body, k);
-    const wide__v3x4 n = w3_load(&k->normal);
+    const v3x4 n = w3_load(&k->normal);
     for (uint32_t q = 0; q < k->count; q++)
         wide__push(&x, k, &k->p[q].n, n, f32x4_load(k->p[q].n.j));
     wide__push(&x, k, &k->f1, w3_load(&k->t1), f32x4_load(k->f1.j));
     wide__push(&x, k, &k->f2, w3_load(&k->t2), f32x4_load(k->f2.j));
     const f32x4 tj = f32x4_load(k->twist_j);
-    x.wa = w3_sub(x.wa, w3_scale(w3_load(&k->twist_a), tj));
-    x.wb = w3_add(x.wb, w3_scale(w3_load(&k->twist_b), tj));
+    x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), tj));
+    x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), tj));
     wide__store(&x, body, k);
 }
 
@@ -156,12 +130,12 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
     wide__bodies x;
     wide__load(&x, body, k);
-    const wide__v3x4 dpa = wide__gather(body, k->a, offsetof(physics__rigid_body, dp)),
-                     dqa = wide__gather(body, k->a, offsetof(physics__rigid_body, dq)),
-                     dpb = wide__gather(body, k->b, offsetof(physics__rigid_body, dp)),
-                     dqb = wide__gather(body, k->b, offsetof(physics__rigid_body, dq));
-    const wide__v3x4 n = w3_load(&k->normal);
-    const f32x4 moved = w3_dot(w3_sub(dpb, dpa), n);
+    const v3x4 dpa = wide__gather(body, k->a, offsetof(physics__rigid_body, dp)),
+               dqa = wide__gather(body, k->a, offsetof(physics__rigid_body, dq)),
+               dpb = wide__gather(body, k->b, offsetof(physics__rigid_body, dp)),
+               dqb = wide__gather(body, k->b, offsetof(physics__rigid_body, dq));
+    const v3x4 n = w3_load(&k->normal);
+    const f32x4 moved = v3x4_dot(v3x4_sub(dpb, dpa), n);
     /* The soft contact's terms when pushing, the rigid ones when relaxing. */
     const f32x4 rate =
         use_bias ? f32x4_mul(f32x4_load(k->mass_scale), f32x4_load(k->bias_rate)) : zero;
@@ -175,16 +149,18 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     for (uint32_t pass = 0; pass < k->passes; pass++) {
         for (uint32_t q = 0; q < k->count; q++) {
             wide__point *p = &k->p[q];
-            const wide__v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
-            const f32x4 sep = f32x4_sub(
-                f32x4_add(f32x4_add(f32x4_load(p->sep), moved), w3_dot(dqb, cb)), w3_dot(dqa, ca));
+            const v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
+            const f32x4 sep =
+                f32x4_sub(f32x4_add(f32x4_add(f32x4_load(p->sep), moved), v3x4_dot(dqb, cb)),
+                          v3x4_dot(dqa, ca));
             const mask32x4 apart = f32x4_greater(sep, zero);
             const f32x4 soft_bias = use_bias ? f32x4_max(f32x4_mul(rate, sep), most_push) : zero;
             const f32x4 bias = f32x4_pick(apart, f32x4_mul(sep, vinv_h), soft_bias);
             const f32x4 ms = f32x4_pick(apart, one, soft_mass);
             const f32x4 is = f32x4_pick(apart, zero, soft_impulse);
-            const f32x4 vn = f32x4_sub(f32x4_add(w3_dot(w3_sub(x.vb, x.va), n), w3_dot(x.wb, cb)),
-                                       w3_dot(x.wa, ca));
+            const f32x4 vn =
+                f32x4_sub(f32x4_add(v3x4_dot(v3x4_sub(x.vb, x.va), n), v3x4_dot(x.wb, cb)),
+                          v3x4_dot(x.wa, ca));
             const f32x4 old = f32x4_load(p->n.j);
             f32x4 j =
                 f32x4_max(f32x4_sub(f32x4_sub(old, f32x4_mul(f32x4_load(p->mass),
@@ -206,7 +182,7 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
     }
     const f32x4 friction = f32x4_load(k->friction);
     {
-        const f32x4 spin = w3_dot(n, w3_sub(x.wb, x.wa));
+        const f32x4 spin = v3x4_dot(n, v3x4_sub(x.wb, x.wa));
         const f32x4 most = f32x4_mul(friction, twist_limit);
         const f32x4 old = f32x4_load(k->twist_j);
         f32x4 j = f32x4_sub(old, f32x4_mul(f32x4_load(k->twist_mass), spin));
@@ -214,10 +190,10 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
         j = f32x4_pick(f32x4_greater(j, most), most, j);
         const f32x4 applied = f32x4_sub(j, old);
         f32x4_store(k->twist_j, j);
-        x.wa = w3_sub(x.wa, w3_scale(w3_load(&k->twist_a), applied));
-        x.wb = w3_add(x.wb, w3_scale(w3_load(&k->twist_b), applied));
+        x.wa = v3x4_sub(x.wa, v3x4_scale(w3_load(&k->twist_a), applied));
+        x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), applied));
     }
-    const wide__v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
+    const v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
     const f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
     const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
     const f32x4 o1 = f32x4_load(k->f1.j), o2 = f32x4_load(k->f2.j);
@@ -363,31 +339,29 @@ int physics__rigid_wide_prepare(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t n = r->num_contacts, bodies = s->bodies.n;
-    const uint32_t words = (bodies + 64u) / 64u;
     if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
                          sizeof *r->colour_of) ||
         physics__reserve(s->a, (void **)&r->overflow, &r->cap_overflow, n + 1,
                          sizeof *r->overflow) ||
-        physics__reserve(s->a, (void **)&r->used, &r->cap_used, WIDE_COLOURS * words,
-                         sizeof *r->used))
+        physics__reserve(s->a, (void **)&r->used, &r->cap_used, bodies + 1, sizeof *r->used))
         return CT_ERR_NOMEM;
-    memset(r->used, 0, (size_t)WIDE_COLOURS * words * sizeof *r->used);
+    memset(r->used, 0, (size_t)(bodies + 1) * sizeof *r->used);
     uint32_t per[WIDE_COLOURS] = {0};
     r->num_overflow = 0;
+    /* The colours a body is used in are the bits of its word: the first colour free in both
+     * moving bodies is the lowest bit clear in their union (WIDE_COLOURS when all are taken,
+     * since no higher bit is ever set), found in one step instead of a test per colour. */
+    _Static_assert(WIDE_COLOURS < 64, "a body's colours are bits of a uint64_t");
     for (uint32_t k = 0; k < n; k++) {
-        const physics__rigid_contact *c = &r->contact[k];
-        const bool ma = r->body[c->a].inv_mass > 0.0f, mb = r->body[c->b].inv_mass > 0.0f;
-        uint32_t colour = 0;
-        for (; colour < WIDE_COLOURS; colour++) {
-            uint64_t *used = r->used + (size_t)colour * words;
-            if ((ma && (used[c->a / 64] >> (c->a % 64) & 1u)) ||
-                (mb && (used[c->b / 64] >> (c->b % 64) & 1u)))
-                continue;
+        const physics__pair c = r->ends[k]; /* (the contact's own a, b are far apart) */
+        const bool ma = r->body[c.a].inv_mass > 0.0f, mb = r->body[c.b].inv_mass > 0.0f;
+        const uint64_t taken = (ma ? r->used[c.a] : 0u) | (mb ? r->used[c.b] : 0u);
+        const uint32_t colour = (uint32_t)__builtin_ctzll(~taken);
+        if (colour < WIDE_COLOURS) {
             if (ma)
-                used[c->a / 64] |= 1ull << (c->a % 64);
+                r->used[c.a] |= 1ull << colour;
             if (mb)
-                used[c->b / 64] |= 1ull << (c->b % 64);
-            break;
+                r->used[c.b] |= 1ull << colour;
         }
         r->colour_of[k] = colour;
         if (colour == WIDE_COLOURS)

@@ -13,53 +13,23 @@ const char physics__solver_lanes[] = PHYSICS_LANES;
 #define SOLVER_BAUMGARTE 0.2f
 #define SOLVER_MAX_CORRECTION 0.2f
 
-/* Three lanes of vectors: one 3-vector per row of a block. The operations round as v3_* do, in
- * the same order, so each lane gets the bits the scalar expression would. */
-typedef struct solver__v3x4 {
-    f32x4 x, y, z;
-} solver__v3x4;
-
-static inline solver__v3x4 v3x4_load(const float p[3][PHYSICS_ROW_LANES])
+/* A row block's 3-vector column (float[3][4]) into lanes. */
+static inline v3x4 solver__load(const float p[3][PHYSICS_ROW_LANES])
 {
-    return (solver__v3x4){f32x4_load(p[0]), f32x4_load(p[1]), f32x4_load(p[2])};
-}
-static inline solver__v3x4 v3x4_add(solver__v3x4 a, solver__v3x4 b)
-{
-    return (solver__v3x4){f32x4_add(a.x, b.x), f32x4_add(a.y, b.y), f32x4_add(a.z, b.z)};
-}
-static inline solver__v3x4 v3x4_sub(solver__v3x4 a, solver__v3x4 b)
-{
-    return (solver__v3x4){f32x4_sub(a.x, b.x), f32x4_sub(a.y, b.y), f32x4_sub(a.z, b.z)};
-}
-static inline solver__v3x4 v3x4_scale(solver__v3x4 a, f32x4 s)
-{
-    return (solver__v3x4){f32x4_mul(a.x, s), f32x4_mul(a.y, s), f32x4_mul(a.z, s)};
-}
-static inline f32x4 v3x4_dot(solver__v3x4 a, solver__v3x4 b)
-{
-    return f32x4_add(f32x4_add(f32x4_mul(a.x, b.x), f32x4_mul(a.y, b.y)), f32x4_mul(a.z, b.z));
-}
-static inline solver__v3x4 v3x4_pick(mask32x4 m, solver__v3x4 yes, solver__v3x4 no)
-{
-    return (solver__v3x4){f32x4_pick(m, yes.x, no.x), f32x4_pick(m, yes.y, no.y),
-                          f32x4_pick(m, yes.z, no.z)};
+    return v3x4_load(p[0], p[1], p[2]);
 }
 
 /* The vectors of four slots (a block's rows' bodies a, or b), one per lane. */
-static inline solver__v3x4 solver__gather(const physics__v3 *v,
-                                          const uint32_t slot[PHYSICS_ROW_LANES])
+static inline v3x4 solver__gather(const physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES])
 {
-    solver__v3x4 r;
-    f32x4_gather3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, &r.x, &r.y, &r.z);
-    return r;
+    return v3x4_gather(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x);
 }
 
 /* The lanes set in `lanes` (bit l for lane l) back to their slots. */
-static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES],
-                                   solver__v3x4 r, uint32_t lanes)
+static inline void solver__scatter(physics__v3 *v, const uint32_t slot[PHYSICS_ROW_LANES], v3x4 r,
+                                   uint32_t lanes)
 {
-    f32x4_scatter3(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r.x, r.y, r.z,
-                   lanes);
+    v3x4_scatter(&v[slot[0]].x, &v[slot[1]].x, &v[slot[2]].x, &v[slot[3]].x, r, lanes);
 }
 
 /* Sequential impulses (step 3) over one block of rows, on the gathered velocities. Each lane's
@@ -72,8 +42,8 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
                                    f32x4 *largest)
 {
     const f32x4 zero = f32x4_splat(0.0f);
-    solver__v3x4 va = solver__gather(v, rb->slot_a), vb = solver__gather(v, rb->slot_b);
-    const solver__v3x4 nn = v3x4_load(rb->normal);
+    v3x4 va = solver__gather(v, rb->slot_a), vb = solver__gather(v, rb->slot_b);
+    const v3x4 nn = solver__load(rb->normal);
     const f32x4 ia = f32x4_load(rb->inv_mass_a), ib = f32x4_load(rb->inv_mass_b);
     const f32x4 mass = f32x4_load(rb->mass_n);
     const f32x4 jn = f32x4_load(rb->jn), jt1 = f32x4_load(rb->jt1), jt2 = f32x4_load(rb->jt2);
@@ -81,9 +51,9 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
         mask32x4_or(f32x4_nonzero(jn), mask32x4_or(f32x4_nonzero(jt1), f32x4_nonzero(jt2)));
     f32x4 j1 = zero, j2 = zero;
     if (mask32x4_any(pushed)) {
-        const solver__v3x4 t1 = v3x4_load(rb->t1), t2 = v3x4_load(rb->t2);
+        const v3x4 t1 = solver__load(rb->t1), t2 = solver__load(rb->t2);
         const f32x4 limit = f32x4_mul(f32x4_load(rb->friction), jn);
-        const solver__v3x4 dv = v3x4_sub(vb, va);
+        const v3x4 dv = v3x4_sub(vb, va);
         j1 = f32x4_sub(jt1, f32x4_mul(mass, v3x4_dot(dv, t1)));
         j2 = f32x4_sub(jt2, f32x4_mul(mass, v3x4_dot(dv, t2)));
         const f32x4 sq = f32x4_add(f32x4_mul(j1, j1), f32x4_mul(j2, j2));
@@ -98,15 +68,15 @@ static void solver__velocity_block(physics__row_block *rb, physics__v3 *v, f32x4
         }
         j1 = f32x4_pick(pushed, j1, zero);
         j2 = f32x4_pick(pushed, j2, zero);
-        const solver__v3x4 tangent =
+        const v3x4 tangent =
             v3x4_add(v3x4_scale(t1, f32x4_sub(j1, jt1)), v3x4_scale(t2, f32x4_sub(j2, jt2)));
         va = v3x4_pick(pushed, v3x4_sub(va, v3x4_scale(tangent, ia)), va);
         vb = v3x4_pick(pushed, v3x4_add(vb, v3x4_scale(tangent, ib)), vb);
     }
-    const solver__v3x4 dv = v3x4_sub(vb, va);
+    const v3x4 dv = v3x4_sub(vb, va);
     const f32x4 push = f32x4_mul(mass, f32x4_sub(f32x4_load(rb->target), v3x4_dot(dv, nn)));
     const f32x4 j = f32x4_max(f32x4_add(jn, push), zero);
-    const solver__v3x4 normal = v3x4_scale(nn, f32x4_sub(j, jn));
+    const v3x4 normal = v3x4_scale(nn, f32x4_sub(j, jn));
     solver__scatter(v, rb->slot_a, v3x4_sub(va, v3x4_scale(normal, ia)), 0xfu);
     solver__scatter(v, rb->slot_b, v3x4_add(vb, v3x4_scale(normal, ib)), 0xfu);
     const f32x4 moved =
@@ -127,8 +97,8 @@ static void solver__position_block(physics__row_block *rb, physics__v3 *p, f32x4
 {
     (void)unused;
     const f32x4 zero = f32x4_splat(0.0f);
-    const solver__v3x4 pa = solver__gather(p, rb->slot_a), pb = solver__gather(p, rb->slot_b);
-    const solver__v3x4 nn = v3x4_load(rb->normal);
+    const v3x4 pa = solver__gather(p, rb->slot_a), pb = solver__gather(p, rb->slot_b);
+    const v3x4 nn = solver__load(rb->normal);
     const f32x4 sep = f32x4_add(f32x4_load(rb->sep_base), v3x4_dot(nn, v3x4_sub(pb, pa)));
     const f32x4 C = f32x4_max(
         f32x4_mul(f32x4_splat(SOLVER_BAUMGARTE), f32x4_add(sep, f32x4_splat(SOLVER_SLOP))),
@@ -137,7 +107,7 @@ static void solver__position_block(physics__row_block *rb, physics__v3 *p, f32x4
     const uint32_t lanes = mask32x4_bits(deep);
     if (!lanes)
         return;
-    const solver__v3x4 push = v3x4_scale(nn, f32x4_mul(f32x4_negate(C), f32x4_load(rb->mass_n)));
+    const v3x4 push = v3x4_scale(nn, f32x4_mul(f32x4_negate(C), f32x4_load(rb->mass_n)));
     solver__scatter(p, rb->slot_a, v3x4_sub(pa, v3x4_scale(push, f32x4_load(rb->inv_mass_a))),
                     lanes);
     solver__scatter(p, rb->slot_b, v3x4_add(pb, v3x4_scale(push, f32x4_load(rb->inv_mass_b))),

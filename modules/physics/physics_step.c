@@ -313,6 +313,7 @@ int physics__scene_step(physics__scene *s, float dt)
         s->ccd.hits = 0;
         return 0;
     }
+    physics__characters_place(s, dt);
     if (physics__ccd_begin(s))
         return CT_ERR_NOMEM;
     int err = b->num_rotating || s->joints.n ? physics__rigid_step(s, dt)

@@ -276,6 +276,173 @@ static void corrupt_payloads_are_refused(void **state)
     ct_free(resources__allocator(), blob, blob_size);
 }
 
+/* A variable-size type ("tally", CT_COMPONENT_VARIABLE_SIZE): `tally = { values = [1 2 3] }`
+ * compiles to u32 size, u32 count, float values[count] (at most 16 values, 72 bytes); its
+ * validator refuses a count that disagrees with the size, its spawner sums each instance. */
+typedef struct tally_manager_t {
+    ct_allocator_t *a;
+    uint32_t n, count[8];
+    float sum[8];
+} tally_manager_t;
+
+static void *tally_create(void *user_data, ct_world_o *world, ct_allocator_t *a)
+{
+    (void)user_data, (void)world;
+    tally_manager_t *m = ct_alloc(a, sizeof *m);
+    memset(m, 0, sizeof *m);
+    m->a = a;
+    return m;
+}
+
+static void tally_destroy(void *user_data, void *manager)
+{
+    (void)user_data;
+    tally_manager_t *m = manager;
+    ct_free(m->a, m, sizeof *m);
+}
+
+static int tally_compile(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
+{
+    (void)user_data;
+    const ct_data_api_v1 *d = test_kernel_api(CT_DATA_API, 1);
+    const ct_data_o *values = d->get(src, "values");
+    const uint32_t count = d->count(values);
+    if (count > 16) {
+        fx.resource->compile_error(ctx, "tally.values: at most 16");
+        return CT_ERR_BAD_DATA;
+    }
+    const uint32_t size = 8 + 4 * count;
+    memcpy(out, &size, 4);
+    memcpy((char *)out + 4, &count, 4);
+    uint32_t k = 0;
+    for (const ct_data_o *v = d->first_child(values); v; v = d->next(v), k++) {
+        const float f = (float)d->number(v, 0);
+        memcpy((char *)out + 8 + 4 * k, &f, 4);
+    }
+    return 0;
+}
+
+static bool tally_validate(void *user_data, const void *instance, char *why, size_t why_size)
+{
+    (void)user_data;
+    uint32_t size, count;
+    memcpy(&size, instance, 4);
+    memcpy(&count, (const char *)instance + 4, 4);
+    if (size < 8 || count != (size - 8) / 4) {
+        snprintf(why, why_size, "tally.count (%u values in %u bytes)", count, size);
+        return false;
+    }
+    return true;
+}
+
+static void tally_spawn(void *manager, const ct_spawn_context_t *ctx, uint32_t n,
+                        const uint32_t *entity_index, const void *data)
+{
+    (void)ctx, (void)entity_index;
+    tally_manager_t *m = manager;
+    for (uint32_t i = 0; i < n; i++, data = ct_component_next_instance(data)) {
+        uint32_t count;
+        memcpy(&count, (const char *)data + 4, 4);
+        float sum = 0;
+        for (uint32_t k = 0; k < count; k++) {
+            float f;
+            memcpy(&f, (const char *)data + 8 + 4 * k, 4);
+            sum += f;
+        }
+        m->count[m->n] = count, m->sum[m->n] = sum, m->n++;
+    }
+}
+
+static void tally_destroyed(void *manager, const ct_entity_t *entities, uint32_t n)
+{
+    (void)manager, (void)entities, (void)n;
+}
+
+static uint64_t tally_register(uint32_t max)
+{
+    const ct_component_type_t type = {
+        .name = "tally",
+        .spawn_order = 10,
+        .create_manager = tally_create,
+        .destroy_manager = tally_destroy,
+        .instance_size = CT_COMPONENT_VARIABLE_SIZE | max,
+        .compile = tally_compile,
+        .spawn = tally_spawn,
+        .destroyed = tally_destroyed,
+    };
+    const uint64_t id = fx.component->register_type(&type);
+    if (id)
+        assert_true(fx.component_v2->set_validate(id, tally_validate));
+    return id;
+}
+
+static const char tally_level[] = "entities = [ { components = { tally = { values = [1 2 3] } } }\n"
+                                  "  { components = { tally = { values = [] } } }\n"
+                                  "  { components = { tally = { values = [1 1 1 1 1 1 1 1 1 1 1] } } }"
+                                  " ]\n";
+
+static void variable_size_instances_compile_load_and_spawn(void **state)
+{
+    (void)state;
+    /* A maximum under 4 or over 1 MiB is refused at registration. */
+    assert_int_equal(tally_register(3), 0);
+    assert_int_equal(tally_register(CT_COMPONENT_MAX_VARIABLE_SIZE + 1u), 0);
+    const uint64_t tally = tally_register(72);
+    assert_int_not_equal(tally, 0);
+    uint64_t blob_size;
+    uint8_t *blob = compile_blob(tally_level, &blob_size);
+    const uint8_t *payload = blob + RESOURCES_HEADER_SIZE;
+    const uint64_t size = blob_size - RESOURCES_HEADER_SIZE;
+    /* Header 8, parents 3 * 4 padded to 24, section head 24, entity_index 12 padded to 16, then
+     * instances of 20, 8 and 52 bytes padded to 24, 8 and 56 (at 64, 88 and 96): 152 bytes,
+     * where three fixed instances of 72 would have made 280. */
+    assert_int_equal(size, 152);
+    assert_non_null(load_payload(payload, size));
+    uint32_t v;
+    memcpy(&v, payload + 36, 4);
+    assert_int_equal(v, CT_COMPONENT_VARIABLE_SIZE | 72u);
+    /* Spawned, each instance read at its own size. */
+    assert_int_equal(fx.resource->load_source("level", "tally", tally_level, sizeof tally_level - 1),
+                     0);
+    ct_world_o *w = fx.world->create_world(NULL);
+    assert_int_equal(fx.world->spawn_level(w, "tally"), 3);
+    tally_manager_t *m = fx.component->manager(w, tally);
+    assert_int_equal(m->n, 3);
+    assert_int_equal(m->count[0], 3);
+    assert_true(m->sum[0] == 6.0f);
+    assert_int_equal(m->count[1], 0);
+    assert_int_equal(m->count[2], 11);
+    assert_true(m->sum[2] == 11.0f);
+    fx.world->destroy_world(w);
+    fx.resource->unload("level", "tally");
+    /* Edited blobs: a size past the maximum, under 4, one that takes the next instance's head
+     * (which then runs past the end), one past the end, a nonzero padding byte, and a count the
+     * validator refuses. */
+    uint8_t *bad = malloc(size);
+    const struct {
+        size_t at;
+        uint32_t value;
+    } edits[] = {{64, 80}, {64, 3}, {64, 0}, {64, 28}, {96, 60}, {84, 1}, {68, 4}};
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        memcpy(bad, payload, size);
+        memcpy(bad + edits[i].at, &edits[i].value, 4);
+        if (load_payload(bad, size))
+            fail_msg("edit %zu accepted", i);
+    }
+    free(bad);
+    ct_free(resources__allocator(), blob, blob_size);
+    /* A source the module refuses fails the compile, as for fixed sizes. */
+    uint8_t *none = NULL;
+    uint64_t none_size = 0;
+    static const char too_many[] =
+        "entities = [ { components = { tally = { values = [1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 "
+        "17] } } } ]";
+    assert_int_not_equal(resources__compile_text(resources__find_type("level"), "bad.level",
+                                                 too_many, strlen(too_many), &none, &none_size),
+                         0);
+    assert_null(none);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +460,8 @@ int main(void)
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(corrupt_payloads_are_refused, fixture_setup,
                                         fixture_teardown),
+        cmocka_unit_test_setup_teardown(variable_size_instances_compile_load_and_spawn,
+                                        fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

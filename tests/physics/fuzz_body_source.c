@@ -6,8 +6,13 @@
  * names, and numbers from a table of awkward ones: zero, negatives, NaN-sized, huge, denormal
  * spellings), and where each entity's transform puts it (v5: the sensor switch and the
  * collision filter's layer and mask, from whole 32-bit numbers and ones that are not); every
- * eighth input goes to the compiler as raw text instead. A level either is refused with a message or spawns bodies that simulate a
- * few steps (rotating or not) without a crash, a sanitizer report or a value out of range.
+ * eighth input goes to the compiler as raw text instead. v5 sources: hulls of 0 to 69 points
+ * (whole, flat, on a line, duplicated, awkward numbers) and compounds of 0 to 18 children
+ * (boxes, spheres, capsules, hulls, and the refused compound and mesh children), placed and
+ * turned. The seed files (fuzz_seeds/body_source: raw text, first byte 7) are levels of a hull
+ * rock, a compound table and their near misses. A level either is refused with a message or
+ * spawns bodies that simulate a few steps (rotating or not) without a crash, a sanitizer report
+ * or a value out of range.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -33,6 +38,77 @@ static const char *filter(fuzz_reader *r)
     return fuzz_pick(r, filters, sizeof filters / sizeof filters[0]);
 }
 
+/* A point of a hull: mostly a unit cube's corners scaled by a number, sometimes an awkward one
+ * (so hulls come out whole, flat, on a line, duplicated or out of range). */
+static void point_source(fuzz_reader *r, char *out, size_t room, size_t *len)
+{
+    static const char *const unit[] = {"0", "1", "-1", "0.5"};
+    const uint8_t how = fuzz_next(r);
+    if (how & 0x80)
+        fuzz_put(out, room, len, "[%s %s %s] ", number(r), number(r), number(r));
+    else
+        fuzz_put(out, room, len, "[%s %s %s] ", unit[how & 3], unit[(how >> 2) & 3],
+                 unit[(how >> 4) & 3]);
+}
+
+static void hull_source(fuzz_reader *r, char *out, size_t room, size_t *len)
+{
+    static const char *const keys[] = {"points", "pionts", "points", "points"};
+    const uint32_t n = fuzz_next(r) % 70u; /* past 64 too */
+    fuzz_put(out, room, len, "{ type = \"hull\" %s = [ %s%s", fuzz_pick(r, keys, 4), "", "");
+    for (uint32_t k = 0; k < n; k++)
+        point_source(r, out, room, len);
+    fuzz_put(out, room, len, "] } %s%s%s", "", "", "");
+}
+
+/* shape = { type = "hull" ... } or a compound of up to 18 children (past the 16 allowed), each
+ * a box, sphere, capsule, hull, or a compound or mesh (refused), placed and turned. */
+static void shape_source(fuzz_reader *r, char *out, size_t room, size_t *len)
+{
+    fuzz_put(out, room, len, "shape = %s%s%s", "", "", "");
+    if (!(fuzz_next(r) & 1)) {
+        hull_source(r, out, room, len);
+        return;
+    }
+    static const char *const rotations[] = {"[0 0 0 1]", "[0 0.7071068 0 0.7071068]",
+                                            "[0 0 0 2]", "[0 0 0 0]", "[1 0 0]"};
+    const uint32_t n = fuzz_next(r) % 19u;
+    fuzz_put(out, room, len, "{ type = \"compound\" children = [ %s%s%s", "", "", "");
+    for (uint32_t k = 0; k < n; k++) {
+        const uint8_t kind = fuzz_next(r);
+        fuzz_put(out, room, len, "{ shape = %s%s%s", "", "", "");
+        switch (kind % 7) {
+        case 0:
+            fuzz_put(out, room, len, "{ type = \"box\" half_extents = [%s %s %s] } ", number(r),
+                     number(r), number(r));
+            break;
+        case 1:
+            fuzz_put(out, room, len, "{ type = \"sphere\" radius = %s } %s%s", number(r), "", "");
+            break;
+        case 2:
+            fuzz_put(out, room, len, "{ type = \"capsule\" radius = %s half_height = %s } %s",
+                     number(r), number(r), "");
+            break;
+        case 3:
+        case 4:
+            hull_source(r, out, room, len);
+            break;
+        case 5:
+            fuzz_put(out, room, len, "{ type = \"compound\" children = [] } %s%s%s", "", "", "");
+            break;
+        default:
+            fuzz_put(out, room, len, "{ type = \"mesh\" mesh = \"meshes/none\" } %s%s%s", "", "",
+                     "");
+        }
+        if (kind & 8)
+            fuzz_put(out, room, len, "position = [%s %s %s] ", number(r), number(r), number(r));
+        if (kind & 16)
+            fuzz_put(out, room, len, "rotation = %s %s%s", fuzz_pick(r, rotations, 5), "", "");
+        fuzz_put(out, room, len, "} %s%s%s", "", "", "");
+    }
+    fuzz_put(out, room, len, "] } %s%s%s", "", "", "");
+}
+
 /* One entity's source from the input. */
 static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
 {
@@ -47,7 +123,9 @@ static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
         fuzz_put(out, room, len, "kind = \"%s\" %s%s", kinds[fuzz_next(r) % 4], "", "");
     static const char *const meshes[] = {"meshes/none", "Meshes/Bad", "", "mesh"};
     static const char *const mesh_types[] = {"mesh", "box", "\"", "hull"};
-    if ((present & 2) && (more & 8)) /* a mesh body's shape (no such collision mesh loads) */
+    if ((present & 2) && (more & 64)) /* a hull or a compound (v5 sources) */
+        shape_source(r, out, room, len);
+    else if ((present & 2) && (more & 8)) /* a mesh body's shape (no such collision mesh loads) */
         fuzz_put(out, room, len, "shape = { type = \"%s\" mesh = \"%s\" } %s",
                  mesh_types[fuzz_next(r) % 4], meshes[fuzz_next(r) % 4], "");
     else if (present & 2)

@@ -56,7 +56,7 @@ int fuzz_level_run(const fuzz_level_desc *d, const uint8_t *data, size_t size)
         boot();
         booted = true;
     }
-    static char text[16384];
+    static char text[65536]; /* a compound of 18 hulls of 69 points is some 25 kB */
     size_t len = 0;
     if (size && data[0] % 8 == 7) {
         len = size - 1 < sizeof text - 1 ? size - 1 : sizeof text - 1;

@@ -45,6 +45,36 @@ void scene_init(physics__scene *s)
     s->pool = pool;
 }
 
+void add_ground(physics__scene *s, float half)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {half, 1.0f, half},
+                                    .friction = 0.6f,
+                                    .position = {0, -1, 0}};
+    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){1}, &d), 0);
+}
+
+void on_ground(physics__scene *s, float half, bool sleeping)
+{
+    scene_init(s);
+    s->sleeping = sleeping;
+    add_ground(s, half);
+}
+
+uint32_t at(const physics__scene *s, uint32_t id)
+{
+    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
+    assert_int_not_equal(i, UINT32_MAX);
+    return i;
+}
+
+void run(physics__scene *s, int steps)
+{
+    for (int k = 0; k < steps; k++)
+        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
+}
+
 /* Built with PHYSICS_FIXTURE_NO_JOBS (the clang builds of the hash tests, which link no kernel)
  * two_threads stays zero: the "two threads" pass runs serially again. */
 int physics_fixture_start(void)

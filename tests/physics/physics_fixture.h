@@ -22,6 +22,15 @@ int teardown(void **state);
 
 /* A scene on alloc with the current pool. */
 void scene_init(physics__scene *s);
+/* Entity 1 of s made the ground: a static box `half` m wide each way, 2 m thick, friction 0.6,
+ * its top at y = 0. on_ground makes a scene (scene_init) with it, `sleeping` the scene's switch
+ * (on by default). */
+void add_ground(physics__scene *s, float half);
+void on_ground(physics__scene *s, float half, bool sleeping);
+/* The index of entity `id`'s body (failing the test when it has none). */
+uint32_t at(const physics__scene *s, uint32_t id);
+/* `steps` steps of 1/60 s, each one asserted to succeed. */
+void run(physics__scene *s, int steps);
 
 /* Starts the job service on two threads and points two_threads at it: non-zero when it could not.
  * physics_fixture_stop ends it (after the last test). */

@@ -21,36 +21,14 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_entity.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
 static const test_world_t *t;
-static const ct_physics_api_v4 *p4;
-static const ct_physics_api_v5 *p5;
-
-static char captured[4096];
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t used = strlen(captured);
-    snprintf(captured + used, sizeof captured - used, "%s\n", text);
-}
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    t = test_world_boot(&desc, "bad_input");
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    p5 = test_kernel_api(CT_PHYSICS_API, 5);
-    assert_non_null(p4);
-    assert_non_null(p5);
+    t = physics_boot("bad_input");
     return 0;
 }
 

@@ -27,13 +27,6 @@ static void wall(physics__scene *s, float restitution)
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){WALL}, &d), 0);
 }
 
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
 typedef struct shot {
     float min_x, max_x;   /* over the steps */
     uint32_t hits;        /* steps whose sweeps moved a body back */
@@ -367,10 +360,10 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
                       hits[moving], (unsigned long long)hash[moving]);
     }
     assert_int_equal(off[1], 6);
-    assert_int_equal(hits[0], 53);
-    assert_int_equal(hits[1], 219);
-    assert_true(hash[0] == 0xab2652d72b772b11ull);
-    assert_true(hash[1] == 0xb8af56d097ed623full);
+    assert_int_equal(hits[0], 47);
+    assert_int_equal(hits[1], 46);
+    assert_true(hash[0] == 0xec5acd2a32a7d1a7ull);
+    assert_true(hash[1] == 0x48bf281c0f41a373ull);
     for (int moving = 0; moving <= 1; moving++) {
         assert_int_equal(on[moving], 0);
         assert_int_equal(on2[moving], on[moving]);
@@ -394,11 +387,161 @@ static void test_room_of_bullets(void **state)
                   on, hits, (unsigned long long)hash);
     assert_int_equal(off, 5);
     assert_int_equal(on, 0);
-    assert_int_equal(hits, 103);
-    assert_true(hash == 0x498c0995abe301b8ull);
+    assert_int_equal(hits, 120);
+    assert_true(hash == 0x3a163132542f0cc2ull);
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
+}
+
+/* The capsule of the bench's high-speed scene that escaped (bench_physics jolt_high_speed, entity
+ * 810: radius 0.125, half height 0.5, restitution 0.95 here), two steps before its sweep began to
+ * hold it on the floor: 0.69 m above a static slab 0.4 m thick (restitution 1, friction 1),
+ * falling at 20.5 m/s and spinning at 200 rad/s about an axis that brings its lower end up from
+ * the floor as its upper end swings down. The whole scene turned by `turn` (the floor then is a
+ * wall, gravity pulling the capsule at it). What the 30 steps show: how many steps a sweep hit,
+ * the fastest the capsule went at the floor, how far above the floor's face its centre ended, and
+ * the least that was. */
+typedef struct held {
+    uint32_t hits;
+    float fastest_in, end_height, lowest;
+    float in_after_hit; /* the fastest it went at the floor at the end of a step a sweep hit */
+} held;
+
+static held spinning_capsule(physics__quat turn)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    s.gravity = quat_rotate(turn, v3(0.0f, -9.81f, 0.0f));
+    const physics__v3 up = quat_rotate(turn, v3(0.0f, 1.0f, 0.0f));
+    ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {5.0f, 0.2f, 5.0f},
+                                  .restitution = 1.0f,
+                                  .friction = 1.0f};
+    v3_store(v3_scale(up, -0.2f), floor.position);
+    memcpy(floor.rotation, &(float[4]){turn.x, turn.y, turn.z, turn.w}, sizeof floor.rotation);
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
+    const float pi = 3.14159265f;
+    ct_rigid_body_desc_t d = {
+        .kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_CAPSULE,
+        .radius = 0.125f,
+        .half_height = 0.5f,
+        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
+        .friction = 0.75f,
+        .restitution = 0.95f};
+    const physics__quat q = quat_normalize(
+        quat_mul(turn, (physics__quat){0.555861f, 0.374716f, -0.730885f, 0.128112f}));
+    memcpy(d.rotation, &(float[4]){q.x, q.y, q.z, q.w}, sizeof d.rotation);
+    v3_store(quat_rotate(turn, v3(0.0f, 0.6859f, 0.0f)), d.position);
+    v3_store(quat_rotate(turn, v3(-1.003f, -20.523f, -2.006f)), d.velocity);
+    v3_store(quat_rotate(turn, v3(35.98f, -92.40f, 198.68f)), d.angular_velocity);
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
+    held r = {.lowest = INFINITY, .in_after_hit = -INFINITY};
+    for (int k = 0; k < 30; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        const uint32_t i = at(&s, BULLET);
+        r.hits += s.ccd.hits;
+        r.fastest_in = f_max(r.fastest_in, -v3_dot(s.bodies.velocity[i], up));
+        if (s.ccd.hits)
+            r.in_after_hit = f_max(r.in_after_hit, -v3_dot(s.bodies.velocity[i], up));
+        r.lowest = f_min(r.lowest, v3_dot(s.bodies.position[i], up));
+    }
+    r.end_height = v3_dot(s.bodies.position[at(&s, BULLET)], up);
+    physics__scene_free(&s);
+    return r;
+}
+
+/* A sweep that stops a body takes away the speed into what it stopped on: the capsule bounces off
+ * the floor (or the wall) on the first step its spinning end would have gone in, in that step (a
+ * sweep that only stopped it left the bounce to the next step's contact). Before, its
+ * sweep, following the turn the short way round (opposite to the 200 rad/s spin), held it a
+ * little above the floor every step while gravity added to its speed: after 30 steps it still sat
+ * 0.32 m above the floor, held on 29 steps, falling at 25.4 m/s without moving. In the bench a
+ * knock then sent it through the floor. */
+static void test_a_held_body_gathers_no_speed(void **state)
+{
+    (void)state;
+    const physics__quat turns[2] = {{0.0f, 0.0f, 0.0f, 1.0f},
+                                    {0.0f, 0.0f, 0.70710678f, 0.70710678f}};
+    for (int k = 0; k < 2; k++) {
+        const held r = spinning_capsule(turns[k]);
+        print_message("capsule on a %s: %u sweeps hit, fastest in %.3f m/s (%.3f after a hit), "
+                      "lowest %.4f, end %.4f m above\n",
+                      k ? "wall" : "floor", r.hits, (double)r.fastest_in, (double)r.in_after_hit,
+                      (double)r.lowest, (double)r.end_height);
+        /* It came in at 20.5 m/s and one step of gravity adds 0.16 m/s. */
+        assert_true(r.fastest_in < 20.8f);
+        assert_true(r.hits <= 2);
+        /* The step whose sweep stopped it took its speed into the floor away (it bounced). */
+        assert_true(r.in_after_hit < 0.0f);
+        assert_true(r.end_height > 5.0f);
+        assert_true(r.lowest > 0.2f);
+    }
+}
+
+/* The same capsule three steps after the knock that sent it into the floor, its centre 4.6 cm
+ * below the slab's middle (the slab 0.4 m thick at y in [-0.4, 0]), moving up at 36.7 m/s and
+ * turning at 71 rad/s: how many of 30 steps end with it touching the slab (its centre within
+ * 0.2 + 0.625 m of the slab's middle), how many times its vertical speed changed sign, and where
+ * its centre ended. */
+static void inside_a_slab(uint32_t *inside, uint32_t *flips, float *end_y)
+{
+    physics__scene s;
+    physics__scene_init(&s, &alloc.base);
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {5.0f, 0.2f, 5.0f},
+                                        .position = {0.0f, -0.2f, 0.0f},
+                                        .restitution = 1.0f,
+                                        .friction = 1.0f};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
+    const float pi = 3.14159265f;
+    const ct_rigid_body_desc_t d = {
+        .kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_CAPSULE,
+        .radius = 0.125f,
+        .half_height = 0.5f,
+        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
+        .friction = 0.75f,
+        .restitution = 0.95f,
+        .position = {0.0f, -0.2461f, 0.0f},
+        .rotation = {0.381241f, -0.629741f, 0.670437f, -0.092713f},
+        .velocity = {-11.597f, 36.676f, 1.204f},
+        .angular_velocity = {54.98f, -41.86f, 31.29f}};
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
+    *inside = *flips = 0;
+    float was = d.velocity[1];
+    for (int k = 0; k < 30; k++) {
+        assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
+        const uint32_t i = at(&s, BULLET);
+        *inside += fabsf(s.bodies.position[i].y + 0.2f) < 0.825f;
+        *flips += (s.bodies.velocity[i].y < 0.0f) != (was < 0.0f);
+        was = s.bodies.velocity[i].y;
+    }
+    *end_y = s.bodies.position[at(&s, BULLET)].y;
+    physics__scene_free(&s);
+}
+
+/* A body found inside a static is pushed out of it and leaves, rather than being held there.
+ * Before, its sweep, measuring by manifolds that chose the face to leave by anew at each pose,
+ * stopped it every step and bounced it back against the solver's push: it went up and down at
+ * 36.7 m/s without leaving the slab for all 30 steps. Its centre is nearer the bottom face: it
+ * leaves that way (today). */
+static void test_a_body_inside_a_static_leaves_it(void **state)
+{
+    (void)state;
+    uint32_t inside, flips;
+    float end_y;
+    inside_a_slab(&inside, &flips, &end_y);
+    print_message("capsule in a slab: %u of 30 steps touching it, vertical speed changed sign %u "
+                  "times, centre ended at y %.4f\n",
+                  inside, flips, (double)end_y);
+    assert_true(inside <= 2);
+    assert_true(flips <= 1);
+    /* Away from the slab (whichever face it left by: the nearer one is the bottom). */
+    assert_true(fabsf(end_y + 0.2f) > 1.5f);
 }
 
 int main(void)
@@ -410,6 +553,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_box_into_wall_keeps_restitution, setup, teardown),
         cmocka_unit_test_setup_teardown(test_room_of_bullets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bullets_never_pass_a_dynamic_plank, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_held_body_gathers_no_speed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_body_inside_a_static_leaves_it, setup, teardown),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
     physics_fixture_stop();

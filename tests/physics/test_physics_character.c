@@ -1,8 +1,10 @@
 /*
- * The character mover (ct_physics_api_v4.add_character / move_character): it walks up stairs of
- * 0.3 m with a 0.35 m step, walks up a 30 degree ramp but not a 60 degree one (max slope 45), stops
- * at a wall and slides along it, keeps its feet walking down stairs, rides a moving platform,
- * pushes a crate aside, and refuses bad settings; Lua does the same walk.
+ * The character mover (ct_physics_api_v4.add_character / move_character, v5's character
+ * settings): it walks up stairs of 0.3 m with a 0.35 m step, walks up a 30 degree ramp but not a
+ * 60 degree one (max slope 45), stops at a wall and slides along it, keeps its feet walking down
+ * stairs, rides a moving platform, pushes a crate aside, keeps its feet 0.45 m down with Jolt's
+ * step down of 0.5 (not with its step up of 0.4), pushes with at most its max strength, presses
+ * on what it stands on with its mass, and refuses bad settings; Lua does the same walk.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,28 +15,12 @@
 
 #include <cmocka.h>
 
-#include "ct_entity.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
-
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
-static const ct_physics_api_v4 *p4;
-static const ct_lua_api_v1 *lua;
+#include "physics_module_fixture.h"
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "character");
-    entity = t->entity, worlds = t->worlds, lua = t->lua;
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    assert_non_null(p4);
+    physics_boot("character");
     return 0;
 }
 
@@ -389,6 +375,231 @@ static void test_pushes_crate_and_refusals(void **state)
     end_scene(&s);
 }
 
+/* Jolt's CharacterVirtual: steps up 0.4 m, keeps its feet 0.5 m down, 70 kg, pushes with 100 N. */
+static void jolt_settings(scene *s, ct_entity_t c)
+{
+    ct_character_settings_t set;
+    assert_int_equal(p5->character_settings(s->w, c, &set), 0);
+    set.max_step = 0.4f, set.step_down = 0.5f, set.mass = 70.0f, set.max_strength = 100.0f;
+    assert_int_equal(p5->set_character_settings(s->w, c, &set), 0);
+}
+
+/* A dynamic box of half size h and mass on the floor at x, with friction f. */
+static ct_entity_t add_crate(scene *s, float x, float h, float mass, float friction)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {h, h, h},
+                                    .mass = mass,
+                                    .friction = friction,
+                                    .position = {x, h, 0},
+                                    .rotation = {0, 0, 0, 1}};
+    return add(s, &d);
+}
+
+/* Pushing is bounded by max_strength (100 N, Jolt's): walking at 2 m/s for 2 s into a 1,000 kg
+ * crate on frictionless ice moves it no more than 100 N would, 0.5 (100 / 1000) 2^2 = 0.2 m, and
+ * the character is stopped at its side (v4's kinematic push took it along at 2 m/s, about 3 m);
+ * a 10 kg crate with friction is still pushed along (over a metre); with max_strength 0 a 1 kg
+ * crate is not moved at all. */
+static void test_push_is_bounded(void **state)
+{
+    (void)state;
+    scene s = new_scene("bounded_push");
+    const ct_entity_t heavy = add_crate(&s, 1.5f, 0.5f, 1000.0f, 0.0f);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    jolt_settings(&s, c);
+    ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 120);
+    float p[3];
+    assert_int_equal(p4->position(s.w, heavy, p), 0);
+    print_message("1,000 kg crate: moved %.4f m (at most 0.2), character x %.4f, crate side %.4f\n",
+                  (double)(p[0] - 1.5f), (double)st.position[0], (double)(p[0] - 0.5f));
+    assert_true(p[0] - 1.5f <= 0.2f);
+    assert_true(p[0] - 1.5f > 0.05f); /* it did push, as hard as it could */
+    assert_true(st.position[0] + 0.3f <= p[0] - 0.5f + 0.01f);
+    assert_true(st.grounded);
+    end_scene(&s);
+
+    s = new_scene("light_push");
+    const ct_entity_t light = add_crate(&s, 1.0f, 0.25f, 10.0f, 0.5f);
+    const ct_entity_t c2 = add_character(&s, 0, 0, 0);
+    jolt_settings(&s, c2);
+    st = walk(&s, c2, 2.0f, 0.0f, 120);
+    assert_int_equal(p4->position(s.w, light, p), 0);
+    print_message("10 kg crate: moved %.4f m, character x %.4f\n", (double)(p[0] - 1.0f),
+                  (double)st.position[0]);
+    assert_true(p[0] - 1.0f > 1.0f);
+    assert_true(st.position[0] > 1.5f);
+    end_scene(&s);
+
+    s = new_scene("no_push");
+    const ct_entity_t box = add_crate(&s, 1.0f, 0.25f, 1.0f, 0.5f);
+    const ct_entity_t c3 = add_character(&s, 0, 0, 0);
+    ct_character_settings_t set;
+    assert_int_equal(p5->character_settings(s.w, c3, &set), 0);
+    set.max_strength = 0.0f;
+    assert_int_equal(p5->set_character_settings(s.w, c3, &set), 0);
+    st = walk(&s, c3, 2.0f, 0.0f, 60);
+    assert_int_equal(p4->position(s.w, box, p), 0);
+    print_message("strength 0: box moved %.6f m, character x %.4f\n", (double)(p[0] - 1.0f),
+                  (double)st.position[0]);
+    assert_float_equal(p[0], 1.0f, 1e-4f);
+    assert_float_equal(st.position[0], 0.45f, 0.01f);
+    end_scene(&s);
+}
+
+/* Its mass presses on what it stands on: a 10 kg plank 4 m long on a hinge at its middle, 1 m up,
+ * with a character standing still 1.5 m from the hinge, tips under Jolt's 70 kg (its end going
+ * down to the floor) and stays level under a character of mass 0 (v4's). */
+static void test_weight_on_dynamic_ground(void **state)
+{
+    (void)state;
+    for (int heavy = 0; heavy < 2; heavy++) {
+        scene s = new_scene("seesaw");
+        const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {2.0f, 0.05f, 0.5f},
+                                        .mass = 10.0f,
+                                        .friction = 0.5f,
+                                        .position = {0, 1.0f, 0},
+                                        .rotation = {0, 0, 0, 1}};
+        const ct_entity_t plank = add(&s, &d);
+        const ct_joint_desc_t hinge = {
+            .type = CT_JOINT_HINGE, .anchor = {0, 1.0f, 0}, .axis = {0, 0, 1}};
+        ct_physics_joint_t j;
+        assert_int_equal(p4->add_joint(s.w, plank, (ct_entity_t){0}, &hinge, &j), 0);
+        const ct_entity_t c = add_character(&s, 1.5f, 1.05f, 0);
+        if (heavy)
+            jolt_settings(&s, c);
+        ct_character_state_t st = walk(&s, c, 0, 0, 2);
+        assert_true(st.grounded);
+        assert_int_equal(st.ground, plank.id);
+        walk(&s, c, 0, 0, 60);
+        float q[4];
+        assert_int_equal(p4->rotation(s.w, plank, q), 0);
+        const float angle = 2.0f * atan2f(q[2], q[3]);
+        print_message("seesaw under %s: turned %.4f rad\n", heavy ? "70 kg" : "mass 0",
+                      (double)angle);
+        if (heavy)
+            assert_true(angle < -0.25f); /* its +x end went down by more than half a metre */
+        else
+            assert_float_equal(angle, 0.0f, 0.01f);
+        end_scene(&s);
+    }
+}
+
+/* Stairs walked at a slant, Jolt's rule: at 3 m/s, 74.5 degrees off the way up the flight (each
+ * step takes it 1.3 cm towards the stairs) it still climbs to the landing, 80 degrees off it walks
+ * along the first riser (Jolt's mWalkStairsCosAngleForwardContact, 75 degrees). (Before: the
+ * drop after the lifted walk went a quarter radius at a time past the height where it met the
+ * stair's edge, and met it a step deeper, too steeply to hold it: at 74.5 degrees it never
+ * climbed.) */
+static void test_stairs_at_a_slant(void **state)
+{
+    (void)state;
+    const float angles[2] = {1.3f, 1.4f};
+    for (int a = 0; a < 2; a++) {
+        scene s = new_scene("slant");
+        for (int k = 0; k < 5; k++) {
+            const float top = 0.3f * (float)(k + 1);
+            add_box(&s, CT_BODY_STATIC, 2.25f + 0.5f * (float)k, 0.5f * top, 0, 0.25f, 0.5f * top,
+                    20, 0);
+        }
+        add_box(&s, CT_BODY_STATIC, 6.5f, 0.75f, 0, 2.0f, 0.75f, 20, 0);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        jolt_settings(&s, c);
+        ct_character_state_t st = {0};
+        float highest = 0.0f;
+        for (int k = 0; k < 400 && st.position[2] < 19.0f; k++) {
+            st = walk(&s, c, 3.0f * cosf(angles[a]), 3.0f * sinf(angles[a]), 1);
+            highest = fmaxf(highest, st.position[1] - 0.8f);
+        }
+        print_message("%.1f rad off: x %.3f, z %.3f, feet %.4f, highest %.4f\n", (double)angles[a],
+                      (double)st.position[0], (double)st.position[2],
+                      (double)(st.position[1] - 0.8f), (double)highest);
+        if (a == 0) {
+            assert_float_equal(st.position[1] - 0.8f, 1.5f, 0.01f);
+            assert_true(st.grounded);
+        } else {
+            assert_float_equal(highest, 0.0f, 0.01f);
+            assert_float_equal(st.position[0], 1.7f, 0.01f);
+        }
+        end_scene(&s);
+    }
+}
+
+/* The ground drops away by 0.45 m under a character (the shelf it stands on is taken away, the
+ * floor 0.45 m below): with Jolt's step down of 0.5 m it keeps its feet, grounded on the floor at
+ * the next move; with v4's step down (its max step, 0.4 m here as Jolt's step up) it is in the
+ * air. */
+static void test_step_down(void **state)
+{
+    (void)state;
+    for (int jolt = 0; jolt < 2; jolt++) {
+        scene s = new_scene("step_down");
+        const ct_entity_t shelf = add_box(&s, CT_BODY_STATIC, 0, 0.4f, 0, 1.0f, 0.05f, 1.0f, 0);
+        const ct_entity_t c = add_character(&s, 0, 0.45f, 0);
+        ct_character_settings_t set;
+        assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+        assert_float_equal(set.step_down, 0.35f, 0.0f); /* add_character's: its max_step */
+        set.max_step = 0.4f;
+        set.step_down = jolt ? 0.5f : 0.4f;
+        assert_int_equal(p5->set_character_settings(s.w, c, &set), 0);
+        ct_character_state_t st = walk(&s, c, 0, 0, 2);
+        assert_true(st.grounded);
+        assert_int_equal(st.ground, shelf.id);
+        assert_int_equal(p4->remove_body(s.w, shelf), 0);
+        st = walk(&s, c, 0, 0, 1);
+        print_message("step down %.1f: grounded %u, feet %.4f\n", (double)set.step_down,
+                      st.grounded, (double)(st.position[1] - 0.8f));
+        if (jolt) {
+            assert_true(st.grounded);
+            assert_float_equal(st.position[1] - 0.8f, 0.0f, 1e-3f);
+        } else {
+            assert_false(st.grounded);
+            assert_true(st.position[1] - 0.8f > 0.4f);
+        }
+        end_scene(&s);
+    }
+}
+
+/* The settings: add_character's are v4's; set_character_settings refuses NULL and each field out
+ * of range (nothing changed), and both calls refuse what is no character. */
+static void test_settings_refusals(void **state)
+{
+    (void)state;
+    scene s = new_scene("settings");
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    ct_character_settings_t set;
+    assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+    assert_float_equal(set.max_step, 0.35f, 0.0f);
+    assert_float_equal(set.max_slope, 0.7853982f, 0.0f);
+    assert_float_equal(set.step_down, 0.35f, 0.0f);
+    assert_float_equal(set.mass, 0.0f, 0.0f);
+    assert_float_equal(set.max_strength, CT_PHYSICS_MAX_FORCE, 0.0f);
+    const ct_character_settings_t good = {0.4f, 0.8f, 0.5f, 70.0f, 100.0f};
+    ct_character_settings_t bad[6] = {good, good, good, good, good, good};
+    bad[0].max_step = -0.1f;
+    bad[1].max_slope = 1.6f;
+    bad[2].step_down = NAN;
+    bad[3].mass = -1.0f;
+    bad[4].max_strength = 2e12f;
+    bad[5].step_down = 2e4f;
+    for (int k = 0; k < 6; k++)
+        assert_int_equal(p5->set_character_settings(s.w, c, &bad[k]), CT_ERR_INVALID);
+    assert_int_equal(p5->set_character_settings(s.w, c, NULL), CT_ERR_INVALID);
+    assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+    assert_float_equal(set.step_down, 0.35f, 0.0f); /* unchanged */
+    assert_int_equal(p5->set_character_settings(s.w, c, &good), 0);
+    assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+    assert_memory_equal(&set, &good, sizeof set);
+    assert_int_equal(p5->character_settings(s.w, c, NULL), CT_ERR_INVALID);
+    const ct_entity_t box = add_box(&s, CT_BODY_STATIC, 5, 1, 0, 1, 1, 1, 0);
+    assert_int_equal(p5->character_settings(s.w, box, &set), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->set_character_settings(s.w, box, &good), CT_ERR_NOT_FOUND);
+    end_scene(&s);
+}
+
 /* Lua: Physics.add_character and Physics.move_character up the same stairs. */
 static void test_lua_character(void **state)
 {
@@ -419,6 +630,43 @@ static void test_lua_character(void **state)
         "end\n";
     assert_int_equal(lua->run_string(script, "character_lua"), 0);
     test_lua_call("character_lua", s.w, e, 1);
+    end_scene(&s);
+}
+
+/* Lua: add_character takes the settings' fields, character_settings gives them back,
+ * set_character_settings changes the ones it names; a refused value raises naming the field, and
+ * add_character's leaves no character behind. */
+static void test_lua_settings(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_settings");
+    const ct_entity_t e[2] = {entity->create(), entity->create()};
+    s.e[s.n++] = e[0];
+    s.e[s.n++] = e[1];
+    const char *script =
+        "function character_settings_lua(w, e, f)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.4,\n"
+        "                                max_slope = 0.8, step_down = 0.5, mass = 70,\n"
+        "                                max_strength = 100, position = {0, 0.8, 0} })\n"
+        "  local t = Physics.character_settings(w, e)\n"
+        "  assert(math.abs(t.max_step - 0.4) < 1e-6 and math.abs(t.step_down - 0.5) < 1e-6, "
+        "t.step_down)\n"
+        "  assert(t.mass == 70 and t.max_strength == 100 and math.abs(t.max_slope - 0.8) < 1e-6)\n"
+        "  Physics.set_character_settings(w, e, { mass = 80 })\n"
+        "  t = Physics.character_settings(w, e)\n"
+        "  assert(t.mass == 80 and t.max_strength == 100, t.mass)\n"
+        "  local ok, err = pcall(Physics.set_character_settings, w, e, { step_down = -1 })\n"
+        "  assert(not ok and err:find('step_down'), err)\n"
+        "  assert(Physics.character_settings(w, e).step_down > 0.49)\n"
+        "  ok, err = pcall(Physics.add_character, w, f, { radius = 0.3, half_height = 0.5,\n"
+        "                  max_step = 0.4, max_slope = 0.8, max_strength = -5 })\n"
+        "  assert(not ok and err:find('max_strength'), err)\n"
+        "  assert(not pcall(Physics.character_settings, w, f))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_settings_lua"), 0);
+    test_lua_call("character_settings_lua", s.w, e, 2);
+    float p[3];
+    assert_int_equal(p4->position(s.w, e[1], p), CT_ERR_NOT_FOUND);
     end_scene(&s);
 }
 
@@ -474,8 +722,14 @@ int main(void)
         cmocka_unit_test(test_rides_lift_up_and_down),
         cmocka_unit_test(test_mover_layers_and_masks),
         cmocka_unit_test(test_pushes_crate_and_refusals),
+        cmocka_unit_test(test_push_is_bounded),
+        cmocka_unit_test(test_step_down),
+        cmocka_unit_test(test_stairs_at_a_slant),
+        cmocka_unit_test(test_weight_on_dynamic_ground),
+        cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),
+        cmocka_unit_test(test_lua_settings),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

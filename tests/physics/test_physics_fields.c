@@ -12,18 +12,7 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_physics.h"
-#include "test_kernel.h"
-
-static char captured[4096];
-
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t n = strlen(captured);
-    snprintf(captured + n, sizeof captured - n, "%s\n", text);
-}
+#include "physics_module_fixture.h"
 
 static void fields_push_the_bodies_inside(void **state)
 {

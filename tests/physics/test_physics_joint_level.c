@@ -16,37 +16,14 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_entity.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
 static const test_world_t *t;
-static const ct_physics_api_v4 *p4;
-static const ct_physics_api_v5 *p5;
-
-static char captured[8192];
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t used = strlen(captured);
-    snprintf(captured + used, sizeof captured - used, "%s\n", text);
-}
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    t = test_world_boot(&desc, "joint_level");
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    p5 = test_kernel_api(CT_PHYSICS_API, 5);
-    assert_non_null(p4);
-    assert_non_null(p5);
+    t = physics_boot("joint_level");
     return 0;
 }
 
@@ -70,16 +47,11 @@ static const char door_level[] =
     "                lower = -1 upper = 1 motor_speed = 2 max_motor_force = 40 } } }\n"
     "]\n";
 
-static int load(const char *type, const char *name, const char *source)
-{
-    return t->resource->load_source(type, name, source, strlen(source));
-}
-
 /* The door swings to its 1 rad limit and rests there, on its hinge. */
 static void test_door_swings_to_its_limit(void **state)
 {
     (void)state;
-    assert_int_equal(load("level", "levels/door", door_level), 0);
+    assert_int_equal(physics_load("level", "levels/door", door_level), 0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "door"});
     ct_entity_t e[2];
     assert_int_equal(
@@ -131,17 +103,18 @@ static void test_unit_copies_join_their_own_parts(void **state)
 {
     (void)state;
     assert_int_equal(
-        load("unit", "units/lamp",
-             "entities = [\n"
-             "  { components = { transform = {} debug_name = { name = \"hook\" }\n"
-             "      body = { kind = \"static\" shape = \"sphere\" radius = 0.05 } }\n"
-             "    children = [\n"
-             "      { components = { transform = { position = [0 -1 0] }\n"
-             "          debug_name = { name = \"lamp\" }\n"
-             "          body = { shape = \"sphere\" radius = 0.1 rotates = true }\n"
-             "          joint = { type = \"distance\" to = \"hook\" anchor = [0 0.1 0] } } }\n"
-             "    ] }\n"
-             "]\n"),
+        physics_load(
+            "unit", "units/lamp",
+            "entities = [\n"
+            "  { components = { transform = {} debug_name = { name = \"hook\" }\n"
+            "      body = { kind = \"static\" shape = \"sphere\" radius = 0.05 } }\n"
+            "    children = [\n"
+            "      { components = { transform = { position = [0 -1 0] }\n"
+            "          debug_name = { name = \"lamp\" }\n"
+            "          body = { shape = \"sphere\" radius = 0.1 rotates = true }\n"
+            "          joint = { type = \"distance\" to = \"hook\" anchor = [0 0.1 0] } } }\n"
+            "    ] }\n"
+            "]\n"),
         0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "lamps"});
     const float s = sqrtf(0.5f);
@@ -170,25 +143,16 @@ static void test_unit_copies_join_their_own_parts(void **state)
 }
 
 /* A level whose one entity has `joint` written as `fields`, for the refusals below. */
+#define GATE "transform = {} body = { rotates = true }\n  joint = { %s }"
+
 static int compile_joint(const char *fields)
 {
-    char text[1024];
-    snprintf(text, sizeof text,
-             "entities = [ { name = \"gate\" components = {\n"
-             "  transform = {} body = { rotates = true }\n"
-             "  joint = { %s } } } ]\n",
-             fields);
-    captured[0] = '\0';
-    return load("level", "levels/bad_joint", text);
+    return physics_compile_level("levels/bad_joint", "gate", GATE, fields);
 }
 
 static void expect_refused(const char *fields, const char *words)
 {
-    assert_true(compile_joint(fields) < 0);
-    if (!strstr(captured, "bad_joint.level") || !strstr(captured, "entity 'gate'") ||
-        !strstr(captured, words))
-        fail_msg("joint = { %s }: '%s' does not name the file, the entity and '%s'", fields,
-                 captured, words);
+    physics_level_refused(words, "levels/bad_joint", "gate", GATE, fields);
 }
 
 static void test_bad_sources_name_file_entity_field(void **state)
@@ -251,17 +215,18 @@ static void test_edited_blob_refused(void **state)
 static void test_spawn_refusals_name_world_entity_field(void **state)
 {
     (void)state;
-    assert_int_equal(load("level", "levels/lost",
-                          "entities = [\n"
-                          "  { components = { transform = {} debug_name = { name = \"seat\" }\n"
-                          "      body = { rotates = true }\n"
-                          "      joint = { type = \"ball\" to = \"nobody\" } } }\n"
-                          "  { components = { transform = {} debug_name = { name = \"ghost\" }\n"
-                          "      joint = { type = \"ball\" } } }\n"
-                          "  { components = { transform = { position = [3 0 0] }\n"
-                          "      body = { rotates = true } joint = { type = \"ball\" } } }\n"
-                          "]\n"),
-                     0);
+    assert_int_equal(
+        physics_load("level", "levels/lost",
+                     "entities = [\n"
+                     "  { components = { transform = {} debug_name = { name = \"seat\" }\n"
+                     "      body = { rotates = true }\n"
+                     "      joint = { type = \"ball\" to = \"nobody\" } } }\n"
+                     "  { components = { transform = {} debug_name = { name = \"ghost\" }\n"
+                     "      joint = { type = \"ball\" } } }\n"
+                     "  { components = { transform = { position = [3 0 0] }\n"
+                     "      body = { rotates = true } joint = { type = \"ball\" } } }\n"
+                     "]\n"),
+        0);
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "lost"});
     ct_entity_t e[3];
     captured[0] = '\0';

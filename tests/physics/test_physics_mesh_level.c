@@ -19,23 +19,10 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_entity.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
 static const test_world_t *t;
-static const ct_physics_api_v4 *p4;
 static char project[256];
-
-static char captured[16384];
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t used = strlen(captured);
-    snprintf(captured + used, sizeof captured - used, "%s\n", text);
-}
 
 static void write_file(const char *name, const char *text) { test_project_write(project, name, text); }
 
@@ -54,14 +41,9 @@ static int boot(void **state)
     write_file("meshes/bunny.collision_mesh", "mesh = \"meshes/bunny\"\n");
     write_file("meshes/box.mesh", "source = \"meshes/box.glb\"\n");
     write_file("meshes/box.collision_mesh", "mesh = \"meshes/box\"\n");
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    kernel_desc_t desc = test_kernel_desc(paths, 3);
+    kernel_desc_t desc = physics_desc();
     desc.project_dir = project;
-    t = test_world_boot(&desc, "mesh_level");
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    assert_non_null(p4);
+    t = physics_boot_desc(&desc, "mesh_level");
     return 0;
 }
 
@@ -72,18 +54,14 @@ static int shutdown(void **state)
     return r;
 }
 
-static int load(const char *type, const char *name, const char *source)
-{
-    return t->resource->load_source(type, name, source, strlen(source));
-}
-
 /* Spawns level `name` (loaded from `source`) into the test's world; its entities into e. The
  * collision meshes are compiled from their sources first (a game's come compiled). */
 static int spawn(const char *name, const char *source, ct_entity_t *e, int max)
 {
-    assert_int_equal(load("collision_mesh", "meshes/bunny", "mesh = \"meshes/bunny\"\n"), 0);
-    assert_int_equal(load("collision_mesh", "meshes/box", "mesh = \"meshes/box\"\n"), 0);
-    assert_int_equal(load("level", name, source), 0);
+    assert_int_equal(physics_load("collision_mesh", "meshes/bunny", "mesh = \"meshes/bunny\"\n"),
+                     0);
+    assert_int_equal(physics_load("collision_mesh", "meshes/box", "mesh = \"meshes/box\"\n"), 0);
+    assert_int_equal(physics_load("level", name, source), 0);
     const int n = t->worlds->spawn_resource(t->world, t->resource->get("level", name), NULL,
                                             NULL, e, (uint32_t)max);
     assert_true(n > 0);
@@ -175,7 +153,7 @@ static int compile_mesh(const char *mesh_source, const char *file)
     if (file)
         write_file("meshes/bad.obj", file);
     captured[0] = '\0';
-    return load("collision_mesh", "meshes/bad", "mesh = \"meshes/bad\"\n");
+    return physics_load("collision_mesh", "meshes/bad", "mesh = \"meshes/bad\"\n");
 }
 
 static void expect_mesh_refused(const char *mesh_source, const char *file, const char *words)
@@ -188,16 +166,8 @@ static void expect_mesh_refused(const char *mesh_source, const char *file, const
 /* A level whose one entity's body is `fields`. */
 static void expect_body_refused(const char *fields, const char *words)
 {
-    char text[1024];
-    snprintf(text, sizeof text,
-             "entities = [ { name = \"ground\" components = { transform = {} body = { %s } } } ]\n",
-             fields);
-    captured[0] = '\0';
-    assert_true(load("level", "levels/bad_mesh", text) < 0);
-    if (!strstr(captured, "bad_mesh.level") || !strstr(captured, "entity 'ground'") ||
-        !strstr(captured, words))
-        fail_msg("body = { %s }: '%s' does not name the file, the entity and '%s'", fields,
-                 captured, words);
+    physics_level_refused(words, "levels/bad_mesh", "ground", "transform = {} body = { %s }",
+                          fields);
 }
 
 static void test_bad_sources_are_refused(void **state)
@@ -206,13 +176,14 @@ static void test_bad_sources_are_refused(void **state)
     log__set_sink(capture, NULL);
     /* The collision mesh's own source. */
     captured[0] = '\0';
-    assert_true(load("collision_mesh", "meshes/x", "mesh = 3\n") < 0);
+    assert_true(physics_load("collision_mesh", "meshes/x", "mesh = 3\n") < 0);
     assert_non_null(strstr(captured, "collision_mesh.mesh"));
     captured[0] = '\0';
-    assert_true(load("collision_mesh", "meshes/x", "mesh = \"meshes/none\"\n") < 0);
+    assert_true(physics_load("collision_mesh", "meshes/x", "mesh = \"meshes/none\"\n") < 0);
     assert_non_null(strstr(captured, "meshes/none.mesh"));
     captured[0] = '\0';
-    assert_true(load("collision_mesh", "meshes/x", "mesh = \"meshes/bunny\" mesh_ = 1\n") < 0);
+    assert_true(physics_load("collision_mesh", "meshes/x", "mesh = \"meshes/bunny\" mesh_ = 1\n") <
+                0);
     assert_non_null(strstr(captured, "collision_mesh.mesh_"));
     /* What the mesh resource names. */
     expect_mesh_refused("gltf_mesh = 0\n", NULL, "names no source file");

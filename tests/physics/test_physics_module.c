@@ -14,14 +14,10 @@
 
 #include <cmocka.h>
 
-#include "ct_entity.h"
 #include "ct_hash.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
 #include "ct_resource.h"
 #include "ct_transform.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 #include "resources/resources.h"
 
 #include <stdio.h>
@@ -30,27 +26,18 @@
 /* The kernel's frame_end step (plugins/loader.h, which brings in libuv and its `shutdown`). */
 void loader__frame_end(double dt);
 
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v2 *tf;
 static const ct_physics_api_v1 *pv1;
 static const ct_physics_api_v2 *phys;
 static const ct_physics_api_v3 *p3;
 static const ct_resource_api_v1 *resource;
-static const ct_lua_api_v1 *lua;
 static ct_world_o *world;
-
-static const ct_physics_api_v4 *p4;
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "physics");
-    entity = t->entity, worlds = t->worlds, resource = t->resource, lua = t->lua, world = t->world;
+    const test_world_t *t = physics_boot("physics");
+    resource = t->resource, world = t->world;
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
     pv1 = test_kernel_api(CT_PHYSICS_API, 1);
     phys = test_kernel_api(CT_PHYSICS_API, 2);
@@ -59,9 +46,6 @@ static int boot(void **state)
     assert_non_null(pv1);
     assert_non_null(phys);
     assert_non_null(p3);
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    assert_non_null(p4);
-    assert_non_null(test_kernel_api(CT_PHYSICS_API, 5));
     assert_null(test_kernel_api(CT_PHYSICS_API, 6));
     return 0;
 }
@@ -81,6 +65,16 @@ static ct_body_desc_t box(ct_body_kind kind, float h)
                             .half_extents = {h, h, h},
                             .mass = 1.0f,
                             .friction = 0.5f};
+}
+
+/* A static box 20 m wide and 1 m thick for entity g (placed by its transform), added by the
+ * add_body of the table under test. */
+static void add_floor(int (*add_body)(ct_world_o *, ct_entity_t, const ct_body_desc_t *),
+                      ct_entity_t g)
+{
+    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
+    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
+    assert_int_equal(add_body(world, g, &floor), 0);
 }
 
 static void test_api_id_is_hash_of_name(void **state)
@@ -198,9 +192,7 @@ static void test_ranges_refused_at_every_entry(void **state)
                                                       .half_extents = {0.5f, 0.5f, 0.5f},
                                                       .mass = 1.0f}),
                      0);
-    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
-    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
-    assert_int_equal(phys->add_body(world, g, &floor), 0);
+    add_floor(phys->add_body, g);
 
     const float fast[3] = {3e38f, 0, 0}, far[3] = {0, 2e5f, 0}, huge_force[3] = {0, 1e30f, 0};
     assert_int_equal(phys->set_velocity(world, e, fast), CT_ERR_INVALID);
@@ -312,9 +304,7 @@ static void test_v3_filters_user_data_sleep(void **state)
     assert_ptr_equal(p3->point_mass_count, phys->point_mass_count);
     const ct_entity_t g = with_transform(0, -0.5f, 0), a = with_transform(0, 0.5f, 0),
                       b = with_transform(3, 2, 0);
-    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
-    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
-    assert_int_equal(p3->add_body(world, g, &floor), 0);
+    add_floor(p3->add_body, g);
     assert_int_equal(p3->add_body(world, a,
                                   &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
                                                     .shape = CT_BODY_BOX,
@@ -394,6 +384,15 @@ static void test_v3_filters_user_data_sleep(void **state)
 static int load_level(const char *name, const char *source)
 {
     return resource->load_source("level", name, source, strlen(source));
+}
+
+/* Each of the `n` level sources is refused, and no level is left loaded. */
+static void levels_refused(const char *const *bad, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
+        assert_null(resource->get("level", "levels/bad"));
+    }
 }
 
 static void test_level_compiles_and_collides(void **state)
@@ -487,10 +486,7 @@ static void test_level_bad_data_refused(void **state)
         "entities = [ { components = { body = { mass = \"heavy\" } } } ]",
         "entities = [ { components = { point_mass = { mass = 0 } } } ]",
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
-        assert_null(resource->get("level", "levels/bad"));
-    }
+    levels_refused(bad, sizeof bad / sizeof bad[0]);
     /* Spawning checks again: a transform placed past the world's border (the transform compiler
      * has no such range) leaves its entity without a body, named in the log, and the others
      * spawn. */
@@ -524,9 +520,7 @@ static void test_contact_ended_callback(void **state)
 {
     (void)state;
     const ct_entity_t g = with_transform(0, -0.5f, 0), ball = with_transform(0, 2, 0);
-    ct_body_desc_t floor = box(CT_BODY_STATIC, 0.5f);
-    floor.half_extents[0] = floor.half_extents[2] = 10.0f;
-    assert_int_equal(phys->add_body(world, g, &floor), 0);
+    add_floor(phys->add_body, g);
     assert_int_equal(phys->add_body(world, ball,
                                     &(ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
                                                       .shape = CT_BODY_SPHERE,
@@ -1020,10 +1014,7 @@ static void test_level_rigid_fields(void **state)
         "entities = [ { components = { body = { angular_velocity = [0 5000 0] } } } ]",
         "entities = [ { components = { body = { inertia = [1 -1 1] } } } ]",
     };
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        assert_int_not_equal(load_level("levels/bad", bad[k]), 0);
-        assert_null(resource->get("level", "levels/bad"));
-    }
+    levels_refused(bad, sizeof bad / sizeof bad[0]);
 }
 
 /* A world at rest is skipped whole (transforms v4's change counter says nobody moved anything):

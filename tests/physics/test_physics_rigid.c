@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ground: a static box whose top is at y = 0. */
-static void ground(physics__scene *s, uint32_t id, float half)
+/* A static box at (x, y, z) of half extents (hx, hy, hz). */
+static ct_rigid_body_desc_t block(float x, float y, float z, float hx, float hy, float hz,
+                                  float friction)
 {
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {half, 1.0f, half},
-                                    .friction = 0.6f,
-                                    .position = {0, -1, 0}};
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {hx, hy, hz},
+                                  .friction = friction,
+                                  .position = {x, y, z}};
 }
 
 static ct_rigid_body_desc_t cube(float x, float y, float z, float h)
@@ -40,19 +40,6 @@ static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
 }
 
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
-static void run(physics__scene *s, int steps)
-{
-    for (int k = 0; k < steps; k++)
-        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
-}
-
 /* A quaternion about z by angle a. */
 static void about_z(float a, float q[4])
 {
@@ -68,8 +55,7 @@ static void test_box_on_edge_tips_over(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, true);
     ct_rigid_body_desc_t d = cube(0, 0.0f, 0, 0.5f);
     about_z(0.5235988f, d.rotation);
     /* The lowest corner of the turned cube just above the ground. */
@@ -97,13 +83,8 @@ static void test_ball_rolls_off_a_corner(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1, 20.0f);
-    add(&s, 2,
-        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
-                               .shape = CT_BODY_BOX,
-                               .half_extents = {0.5f, 0.5f, 0.5f},
-                               .position = {0, 0.5f, 0}});
+    on_ground(&s, 20.0f, true);
+    add(&s, 2, block(0, 0.5f, 0, 0.5f, 0.5f, 0.5f, 0));
     add(&s, 3,
         (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
                                .shape = CT_BODY_SPHERE,
@@ -126,9 +107,7 @@ static void test_rotating_stack_stands(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, false);
     for (uint32_t k = 0; k < 10; k++)
         add(&s, 2 + k, cube(0, 0.5f + (float)k, 0, 0.5f));
     /* Free rotation makes the world rigid even though nothing is turned yet. */
@@ -148,9 +127,7 @@ static void test_resting_box_has_four_points(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, false);
     add(&s, 2, cube(0, 0.5f, 0, 0.5f));
     physics__manifold_out m;
     physics__manifold(&s.bodies, 0, 1, 0.02f, false, &m);
@@ -177,8 +154,7 @@ static void test_capsules_rest(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, true);
     ct_rigid_body_desc_t lying = {.kind = CT_BODY_DYNAMIC,
                                   .shape = CT_BODY_CAPSULE,
                                   .radius = 0.25f,
@@ -311,15 +287,9 @@ static void test_old_bodies_keep_still_in_a_rigid_world(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, true);
     /* A ledge 1 m high along z, its edge at x = 0. */
-    add(&s, 2,
-        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
-                               .shape = CT_BODY_BOX,
-                               .half_extents = {2, 0.5f, 6},
-                               .friction = 0.6f,
-                               .position = {-2, 0.5f, 0}});
+    add(&s, 2, block(-2, 0.5f, 0, 2, 0.5f, 6, 0.6f));
     const ct_body_desc_t old = {.kind = CT_BODY_DYNAMIC,
                                 .shape = CT_BODY_BOX,
                                 .half_extents = {0.5f, 0.5f, 0.5f},
@@ -413,12 +383,7 @@ static void test_manifold_reduces_to_four(void **state)
     physics__scene s;
     scene_init(&s);
     s.sleeping = false;
-    add(&s, 1,
-        (ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
-                               .shape = CT_BODY_BOX,
-                               .half_extents = {0.5f, 0.5f, 0.5f},
-                               .friction = 0.6f,
-                               .position = {0, 0.5f, 0}});
+    add(&s, 1, block(0, 0.5f, 0, 0.5f, 0.5f, 0.5f, 0.6f));
     ct_rigid_body_desc_t top = cube(0, 1.5f, 0, 0.5f);
     top.rotation[1] = sinf(0.3926991f), top.rotation[3] = cosf(0.3926991f);
     add(&s, 2, top);
@@ -463,9 +428,7 @@ static void test_speculative_margin_stops_at_the_surface(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, false);
     add(&s, 2, cube(0, 0.515f, 0, 0.5f));
     add(&s, 3, cube(3, 0.53f, 0, 0.5f));
     physics__manifold_out m;
@@ -477,9 +440,7 @@ static void test_speculative_margin_stops_at_the_surface(void **state)
     assert_int_equal(m.count, 0);
     physics__scene_free(&s);
 
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 20.0f);
+    on_ground(&s, 20.0f, false);
     ct_rigid_body_desc_t d = cube(0, 0.65f, 0, 0.5f);
     d.velocity[1] = -12.0f;
     add(&s, 2, d);
@@ -494,25 +455,30 @@ static void test_speculative_margin_stops_at_the_surface(void **state)
     physics__scene_free(&s);
 }
 
+/* A pyramid of rotating 1 m cubes `base` wide at the bottom, in rows in the x-y plane on the
+ * ground, entities 2 on: the top cube's entity. */
+static uint32_t pyramid(physics__scene *s, int base)
+{
+    uint32_t id = 2;
+    for (int i = 0; i < base; i++)
+        for (int j = i; j < base; j++)
+            add(s, id++,
+                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
+                     (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
+    return id - 1;
+}
+
 /* A 10-level pyramid of rotating cubes (55 cubes, Box3D's small pyramid) stands for 5 s, and the
  * run gives the same bits serially and on two threads: one pinned hash. */
 static void test_pyramid_pinned_hash(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 20.0f);
-    uint32_t id = 2;
-    const int base = 10;
-    for (int i = 0; i < base; i++)
-        for (int j = i; j < base; j++)
-            add(&s, id++,
-                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
-                     (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
-    const physics__v3 top0 = s.bodies.position[at(&s, id - 1)];
+    on_ground(&s, 20.0f, false);
+    const uint32_t top_id = pyramid(&s, 10);
+    const physics__v3 top0 = s.bodies.position[at(&s, top_id)];
     run(&s, 300);
-    const physics__v3 top = s.bodies.position[at(&s, id - 1)];
+    const physics__v3 top = s.bodies.position[at(&s, top_id)];
     const uint64_t h = physics__state_hash(&s, NULL, NULL);
     print_message("pyramid top moved %.5f m, hash 0x%016llx\n", (double)v3_len(v3_sub(top, top0)),
                   (unsigned long long)h);
@@ -528,16 +494,8 @@ static void test_wide_blocks_same_bits_on_threads(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 40.0f);
-    uint32_t id = 2;
-    const int base = 40;
-    for (int i = 0; i < base; i++)
-        for (int j = i; j < base; j++)
-            add(&s, id++,
-                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)base,
-                     (2.0f * (float)i + 1.0f) * 0.5f, 0, 0.5f));
+    on_ground(&s, 40.0f, false);
+    pyramid(&s, 40);
     run(&s, 30);
     uint32_t largest = 0;
     for (uint32_t c = 0; c < s.rigid.num_colours; c++)
@@ -557,9 +515,7 @@ static void test_wide_blocks_same_bits_on_threads(void **state)
  * below; a force of `push` N along z on the top cube at every step. Returns the top's index. */
 static uint32_t tower(physics__scene *s, int n, float lean, float push, int steps)
 {
-    scene_init(s);
-    s->sleeping = false;
-    ground(s, 1, 20.0f);
+    on_ground(s, 20.0f, false);
     for (int i = 0; i < n; i++) {
         ct_rigid_body_desc_t d = cube(0, (float)i + 0.5f, lean * (float)i, 0.5f);
         d.mass = 100.0f;
@@ -700,9 +656,7 @@ static void test_snapshot_restores_recycled_manifolds(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1, 5.0f);
+    on_ground(&s, 5.0f, false);
     for (uint32_t k = 0; k < 3; k++)
         add(&s, 2 + k, cube(0.05f * (float)k, 0.5f + (float)k, 0, 0.5f));
     run(&s, 120);

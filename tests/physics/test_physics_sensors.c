@@ -18,38 +18,14 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_entity.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
-static const ct_physics_api_v5 *p5;
-static const ct_lua_api_v1 *lua;
 static const test_world_t *kt;
-
-static char captured[8192];
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t used = strlen(captured);
-    snprintf(captured + used, sizeof captured - used, "%s\n", text);
-}
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "sensors");
-    entity = t->entity, worlds = t->worlds, lua = t->lua, kt = t;
-    p5 = test_kernel_api(CT_PHYSICS_API, 5);
-    assert_non_null(p5);
+    kt = physics_boot("sensors");
     return 0;
 }
 
@@ -281,11 +257,6 @@ static void test_lua_sensors(void **state)
 
 /* ---- sensors as data ------------------------------------------------------------------------ */
 
-static int load(const char *type, const char *name, const char *source)
-{
-    return kt->resource->load_source(type, name, source, strlen(source));
-}
-
 /* A trigger unit: a static box 2 m wide and 1 m tall made a sensor that sees layer 1 only. */
 static const char trigger_unit[] =
     "entities = [\n"
@@ -314,8 +285,8 @@ static const char drop_level[] =
 static void test_unit_sensor_in_level(void **state)
 {
     (void)state;
-    assert_int_equal(load("unit", "units/trigger", trigger_unit), 0);
-    assert_int_equal(load("level", "levels/drop", drop_level), 0);
+    assert_int_equal(physics_load("unit", "units/trigger", trigger_unit), 0);
+    assert_int_equal(physics_load("level", "levels/drop", drop_level), 0);
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "drop"});
     ct_entity_t e[3];
     assert_int_equal(
@@ -379,22 +350,14 @@ static void test_unit_sensor_in_level(void **state)
 /* A level whose one entity has `body` written as `fields`. */
 static int compile_body(const char *fields)
 {
-    char text[1024];
-    snprintf(text, sizeof text,
-             "entities = [ { name = \"gate\" components = {\n"
-             "  transform = {} body = { %s } } } ]\n",
-             fields);
-    captured[0] = '\0';
-    return load("level", "levels/bad_sensor", text);
+    return physics_compile_level("levels/bad_sensor", "gate", "transform = {} body = { %s }",
+                                 fields);
 }
 
 static void expect_refused(const char *fields, const char *words)
 {
-    assert_true(compile_body(fields) < 0);
-    if (!strstr(captured, "bad_sensor.level") || !strstr(captured, "entity 'gate'") ||
-        !strstr(captured, words))
-        fail_msg("body = { %s }: '%s' does not name the file, the entity and '%s'", fields,
-                 captured, words);
+    physics_level_refused(words, "levels/bad_sensor", "gate", "transform = {} body = { %s }",
+                          fields);
 }
 
 static void test_bad_sensor_sources(void **state)

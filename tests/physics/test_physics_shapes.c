@@ -48,17 +48,6 @@ static const char *refusal(const float *points, uint32_t count)
     return physics__hull_build(&h, points, count, reason, sizeof reason);
 }
 
-/* The ground: a static box whose top is at y = 0. */
-static void ground(physics__scene *s, uint32_t id)
-{
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {20, 1, 20},
-                                    .friction = 0.6f,
-                                    .position = {0, -1, 0}};
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
 static ct_rigid_body_desc_t hull_desc(float x, float y, float z)
 {
     return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
@@ -73,19 +62,6 @@ static void add_hull(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d, con
 {
     assert_int_equal(
         physics__bodies_add_hull(&s->bodies, (ct_entity_t){id}, &d, build(points, count)), 0);
-}
-
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
-static void run(physics__scene *s, int steps)
-{
-    for (int k = 0; k < steps; k++)
-        assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
 }
 
 /* A cube's 8 corners make 8 vertices, 6 faces of 4 and 12 edges; its volume is 1 and its inertia
@@ -207,8 +183,7 @@ static void test_hull_cube_rests_like_a_box(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1);
+    on_ground(&s, 20.0f, true);
     float p[24];
     cube_points(p, 0.5f);
     add_hull(&s, 2, hull_desc(0, 1.0f, 0), p, 8);
@@ -245,8 +220,7 @@ static void test_hull_cube_tips_over(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1);
+    on_ground(&s, 20.0f, true);
     float p[24];
     cube_points(p, 0.5f);
     ct_rigid_body_desc_t d = hull_desc(0, 0.5f * (cosf(0.5235988f) + sinf(0.5235988f)) + 0.001f, 0);
@@ -279,9 +253,8 @@ static void test_pyramid_rests_on_its_base(void **state)
     assert_true(fabsf(h->centroid.y - 0.25f) < 1e-6f);
     ct_free(&alloc.base, h, sizeof *h);
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false; /* a pyramid on its apex is still for a moment before it falls */
-    ground(&s, 1);
+    /* Sleep off: a pyramid on its apex is still for a moment before it falls. */
+    on_ground(&s, 20.0f, false);
     add_hull(&s, 2, hull_desc(0, 0.26f, 0), pyramid, 5);
     ct_rigid_body_desc_t upside = hull_desc(3, 0.76f, 0);
     upside.rotation[0] = 1.0f;          /* half a turn about x: apex down */
@@ -307,8 +280,7 @@ static void test_round_shapes_on_a_hull(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1);
+    on_ground(&s, 20.0f, true);
     float p[24];
     cube_points(p, 0.5f);
     ct_rigid_body_desc_t fixed = hull_desc(0, 0.5f, 0);
@@ -347,9 +319,7 @@ static void test_hull_stack_stands(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    s.sleeping = false;
-    ground(&s, 1);
+    on_ground(&s, 20.0f, false);
     float cube[24], prism[16 * 3];
     cube_points(cube, 0.5f);
     for (int k = 0; k < 8; k++) {
@@ -532,8 +502,7 @@ static void test_compounds_rest(void **state)
 {
     (void)state;
     physics__scene s;
-    scene_init(&s);
-    ground(&s, 1);
+    on_ground(&s, 20.0f, true);
     assert_int_equal(physics__bodies_add_compound(
                          &s.bodies, (ct_entity_t){2},
                          &(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
@@ -1120,7 +1089,7 @@ static uint64_t hull_pile_hash(physics__pool with)
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
     s.pool = with;
-    ground(&s, 1);
+    add_ground(&s, 20.0f);
     float cube[24];
     cube_points(cube, 0.3f);
     const float tetra[12] = {0.4f,  0.4f, 0.4f,  0.4f,  -0.4f, -0.4f,

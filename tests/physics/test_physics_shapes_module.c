@@ -11,28 +11,12 @@
 
 #include <cmocka.h>
 
-#include "ct_entity.h"
-#include "ct_lua.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
-
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
-static const ct_physics_api_v5 *p5;
-static const ct_lua_api_v1 *lua;
+#include "physics_module_fixture.h"
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "shapes");
-    entity = t->entity, worlds = t->worlds, lua = t->lua;
-    p5 = test_kernel_api(CT_PHYSICS_API, 5);
-    assert_non_null(p5);
+    physics_boot("shapes");
     return 0;
 }
 

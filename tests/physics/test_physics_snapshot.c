@@ -15,30 +15,17 @@
 
 #include <cmocka.h>
 
-#include "ct_entity.h"
-#include "ct_physics.h"
 #include "ct_transform.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
-static const ct_entity_api_v2 *entity;
-static const ct_world_api_v1 *worlds;
 static const ct_transform_api_v2 *tf;
-static const ct_physics_api_v4 *p4;
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    const kernel_desc_t desc = test_kernel_desc(paths, 3);
-    const test_world_t *t = test_world_boot(&desc, "snapshot");
-    entity = t->entity, worlds = t->worlds;
+    physics_boot("snapshot");
     tf = test_kernel_api(CT_TRANSFORM_API, 2);
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
     assert_non_null(tf);
-    assert_non_null(p4);
     return 0;
 }
 

@@ -121,6 +121,20 @@ static int load(const char *type, const char *name, const char *source)
     return resource->load_source(type, name, source, strlen(source));
 }
 
+/* The units both scenes here spawn: "camera" (a 60 degree field of view) and "sun" (a
+ * directional light). */
+static void load_camera_and_sun(void)
+{
+    assert_int_equal(
+        load("unit", "camera",
+             "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"),
+        0);
+    assert_int_equal(load("unit", "sun",
+                          "entities = [ { components = { transform = {} light = { type = "
+                          "\"directional\" } } } ]"),
+                     0);
+}
+
 /* The scene: a camera at (0, 0, 5) looking down -Z, a sun, `n` cubes in a row at z = 0 (in view)
  * and one at z = 20 (behind the camera). */
 static ct_world_o *scene(uint32_t n, ct_entity_t *camera, ct_entity_t *row)
@@ -142,14 +156,7 @@ static ct_world_o *scene(uint32_t n, ct_entity_t *camera, ct_entity_t *row)
                           "entities = [ { components = { transform = { position = [0 0 20] } "
                           "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"),
                      0);
-    assert_int_equal(
-        load("unit", "camera",
-             "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"),
-        0);
-    assert_int_equal(load("unit", "sun",
-                          "entities = [ { components = { transform = {} light = { type = "
-                          "\"directional\" } } } ]"),
-                     0);
+    load_camera_and_sun();
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "render"});
     assert_non_null(w);
     const ct_entity_t first = worlds->spawn_unit(w, "row", (float[3]){-0.5f, 0, 0}, NULL);
@@ -943,14 +950,7 @@ static two_views two_views_scene(void)
                           "entities = [ { components = { transform = {} "
                           "mesh = { mesh = \"cube\" material = \"grey\" } } } ]"),
                      0);
-    assert_int_equal(
-        load("unit", "camera",
-             "entities = [ { components = { transform = {} camera = { fov = 60 } } } ]"),
-        0);
-    assert_int_equal(load("unit", "sun",
-                          "entities = [ { components = { transform = {} light = { type = "
-                          "\"directional\" } } } ]"),
-                     0);
+    load_camera_and_sun();
     assert_int_equal(load("render_config", "sky", pipeline_sky), 0);
     assert_int_equal(render->set_pipeline("sky"), 0);
     two_views v = {.w = worlds->create_world(&(ct_world_desc_t){.name = "two views"})};

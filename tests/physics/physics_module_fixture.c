@@ -1,0 +1,95 @@
+/* physics_module_fixture.c: the physics module tests' shared start-up (physics_module_fixture.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "physics_module_fixture.h"
+
+const ct_entity_api_v2 *entity;
+const ct_world_api_v1 *worlds;
+const ct_lua_api_v1 *lua;
+const ct_physics_api_v4 *p4;
+const ct_physics_api_v5 *p5;
+char captured[16384];
+
+static const test_world_t *booted;
+
+kernel_desc_t physics_desc(void)
+{
+    static const char *const paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
+                                        CT_TEST_MODULE("transforms", "ct_transforms"),
+                                        CT_TEST_MODULE("physics", "ct_physics")};
+    return test_kernel_desc(paths, 3);
+}
+
+const test_world_t *physics_boot_desc(const kernel_desc_t *desc, const char *world_name)
+{
+    booted = test_world_boot(desc, world_name);
+    entity = booted->entity, worlds = booted->worlds, lua = booted->lua;
+    p4 = test_kernel_api(CT_PHYSICS_API, 4);
+    p5 = test_kernel_api(CT_PHYSICS_API, 5);
+    assert_non_null(p4);
+    assert_non_null(p5);
+    return booted;
+}
+
+const test_world_t *physics_boot(const char *world_name)
+{
+    const kernel_desc_t desc = physics_desc();
+    return physics_boot_desc(&desc, world_name);
+}
+
+int physics_load(const char *type, const char *name, const char *source)
+{
+    return booted->resource->load_source(type, name, source, strlen(source));
+}
+
+void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
+{
+    (void)ctx, (void)level, (void)tag;
+    const size_t used = strlen(captured);
+    snprintf(captured + used, sizeof captured - used, "%s\n", text);
+}
+
+/* The level's source: one entity `entity` with the components `fmt` makes of `args`. */
+static void level_source(char *out, size_t size, const char *entity_name, const char *fmt,
+                         va_list args)
+{
+    char components[1024];
+    vsnprintf(components, sizeof components, fmt, args);
+    snprintf(out, size, "entities = [ { name = \"%s\" components = {\n  %s } } ]\n", entity_name,
+             components);
+}
+
+int physics_compile_level(const char *name, const char *entity_name, const char *components, ...)
+{
+    char text[1280];
+    va_list args;
+    va_start(args, components);
+    level_source(text, sizeof text, entity_name, components, args);
+    va_end(args);
+    captured[0] = '\0';
+    return physics_load("level", name, text);
+}
+
+void physics_level_refused(const char *words, const char *name, const char *entity_name,
+                           const char *components, ...)
+{
+    char text[1280], file[128], who[128];
+    va_list args;
+    va_start(args, components);
+    level_source(text, sizeof text, entity_name, components, args);
+    va_end(args);
+    captured[0] = '\0';
+    assert_true(physics_load("level", name, text) < 0);
+    const char *base = strrchr(name, '/');
+    snprintf(file, sizeof file, "%s.level", base ? base + 1 : name);
+    snprintf(who, sizeof who, "entity '%s'", entity_name);
+    if (!strstr(captured, file) || !strstr(captured, who) || !strstr(captured, words))
+        fail_msg("%s: '%s' does not name %s, %s and '%s'", text, captured, file, who, words);
+}

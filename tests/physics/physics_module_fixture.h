@@ -1,0 +1,59 @@
+/* What the physics tests that boot the kernel share (test_physics_sensors, _bad_input, _joints,
+ * _character, _snapshot, _shapes_module, _joint_level, _module, _mesh_level, _fields): the
+ * start-up with ct_entities, ct_transforms and ct_physics loaded, the tables they call, a log
+ * capture for checking what a refusal names, and levels of one entity written to be refused.
+ * The kernel-free tests have their own fixture (physics_fixture.h): they compile the module's
+ * files and link no test kernel, so the two cannot be one file. */
+#ifndef PHYSICS_MODULE_FIXTURE_H
+#define PHYSICS_MODULE_FIXTURE_H
+
+#include "base/log.h"
+#include "ct_entity.h"
+#include "ct_lua.h"
+#include "ct_physics.h"
+#include "ct_world.h"
+#include "test_kernel.h"
+
+/* The tables every test calls, set by physics_boot. */
+extern const ct_entity_api_v2 *entity;
+extern const ct_world_api_v1 *worlds;
+extern const ct_lua_api_v1 *lua;
+extern const ct_physics_api_v4 *p4;
+extern const ct_physics_api_v5 *p5;
+
+/* The kernel of the physics tests: ct_entities, ct_transforms and ct_physics, as
+ * test_kernel_desc makes it (a test may add a project folder or a module before booting). */
+kernel_desc_t physics_desc(void);
+
+/* Boots `desc`, creates a world named `world_name` and sets the tables above, failing the test
+ * when one is not served; test_world_shutdown is the matching teardown. physics_boot boots
+ * physics_desc(). The answer stays valid until test_world_shutdown. */
+const test_world_t *physics_boot_desc(const kernel_desc_t *desc, const char *world_name);
+const test_world_t *physics_boot(const char *world_name);
+
+/* Loads `source` as the resource `name` of `type` in the booted kernel: load_source's answer. */
+int physics_load(const char *type, const char *name, const char *source);
+
+/* The log lines written while log__set_sink(capture, NULL) is in force, each ending in '\n'; a
+ * test empties it (captured[0] = '\0') before what it checks. */
+extern char captured[16384];
+void capture(void *ctx, ct_log_level level, const char *tag, const char *text);
+
+/* Compiles level `name` (e.g. "levels/bad_joint") of one entity named `entity` whose components
+ * table holds `components` (printf-style), with `captured` emptied first: the load's answer. */
+int physics_compile_level(const char *name, const char *entity, const char *components, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* The same level must be refused, and what the log said (into `captured`: the caller routes the
+ * log there) must name the level's file, the entity and `words`; else the test fails. */
+void physics_level_refused(const char *words, const char *name, const char *entity,
+                           const char *components, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif

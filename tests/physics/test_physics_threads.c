@@ -1,0 +1,213 @@
+/* The parts of a rigid step that the job pool splits where the serial walk had one order: the
+ * cache merge (physics_rigid.c), the colouring (physics_graph.c) and the pair sort
+ * (physics_contacts.c). Two copies of one scene step side by side, one serial and one on two
+ * threads, and after every step their contacts, colours, cache and events must be the same bits;
+ * fixed counts at the end say the scene really had several slices of contacts, sleeping islands
+ * whose old contacts the merge carries between awake ones, and events of both kinds. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "physics_fixture.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static ct_rigid_body_desc_t box(float x, float y, float z, float h)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {h, h, h},
+                                  .mass = 1.0f,
+                                  .friction = 0.6f,
+                                  .position = {x, y, z}};
+}
+
+static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
+{
+    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
+}
+
+/* A 28 x 28 field of two-box stacks on a ground (id 1), each dropped from its own height so the
+ * stacks land, settle and fall asleep at different steps (a stack's ids are consecutive, so
+ * sleeping stacks' contacts sit between awake ones in key order); a row of bouncing balls that
+ * land on stacks later and wake them; a 30-wide pyramid (many colours); a slab carrying 36 boxes
+ * (more contacts on one body than there are colours: the overflow). */
+enum { FIELD = 28, BALLS = 12, PYRAMID = 30, SLAB = 6 };
+enum { FIRST_CONTACTS = 1516, FIRST_COLOURS = 24, FIRST_BLOCKS = 392, FIRST_OVERFLOW = 13 };
+static void field(physics__scene *s)
+{
+    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC,
+                                         .shape = CT_BODY_BOX,
+                                         .half_extents = {80.0f, 1.0f, 80.0f},
+                                         .friction = 0.6f,
+                                         .position = {0, -1, 0}};
+    add(s, 1, ground);
+    uint32_t id = 2;
+    for (int x = 0; x < FIELD; x++)
+        for (int z = 0; z < FIELD; z++) {
+            const float lift = 0.05f * (float)((x * 7 + z * 3) % 11);
+            const float px = 1.5f * (float)(x - FIELD / 2), pz = 1.5f * (float)(z - FIELD / 2);
+            add(s, id++, box(px, 0.5f + lift, pz, 0.5f));
+            add(s, id++, box(px, 1.5f + 2.0f * lift, pz, 0.5f));
+        }
+    for (int k = 0; k < BALLS; k++) {
+        ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                     .shape = CT_BODY_SPHERE,
+                                     .radius = 0.3f,
+                                     .mass = 0.5f,
+                                     .friction = 0.6f,
+                                     .restitution = 0.8f,
+                                     .position = {1.5f * (float)(2 * k - FIELD / 2), 4.0f + (float)k,
+                                                  1.5f * (float)(k % 5)}};
+        add(s, id++, ball);
+    }
+    for (int i = 0; i < PYRAMID; i++)
+        for (int j = i; j < PYRAMID; j++)
+            add(s, id++,
+                box((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)PYRAMID,
+                    (2.0f * (float)i + 1.0f) * 0.5f, 60.0f, 0.5f));
+    ct_rigid_body_desc_t slab = box(0, 0.25f, -60.0f, 0.25f);
+    slab.half_extents[0] = slab.half_extents[2] = 6.0f;
+    slab.mass = 50.0f;
+    add(s, id++, slab);
+    for (int x = 0; x < SLAB; x++)
+        for (int z = 0; z < SLAB; z++)
+            add(s, id++,
+                box(2.0f * (float)x - 5.0f, 0.9f, 2.0f * (float)z - 65.0f, 0.4f));
+}
+
+typedef struct tally {
+    uint32_t max_contacts, max_colours, max_overflow, carried, collisions, ended;
+} tally;
+
+/* The events of one step: how many of each kind. Both kinds come from the one walk over the keys,
+ * so their pairs ascend (whatever slices the merge was cut into). */
+static void count_events(const physics__events *e, tally *t)
+{
+    uint32_t at = 0;
+    uint64_t last = 0;
+    while (at < e->size) {
+        uint32_t header[4];
+        memcpy(header, e->bytes + at, sizeof header);
+        assert_true(header[0] == CT_PHYSICS_EVENT_COLLISION ||
+                    header[0] == CT_PHYSICS_EVENT_CONTACT_ENDED);
+        t->collisions += header[0] == CT_PHYSICS_EVENT_COLLISION;
+        t->ended += header[0] == CT_PHYSICS_EVENT_CONTACT_ENDED;
+        const uint64_t key = (uint64_t)header[2] << 32 | header[3];
+        assert_true(key > last);
+        last = key;
+        at += 2u * (uint32_t)sizeof(uint32_t) + ((header[1] + 3u) & ~3u);
+    }
+}
+
+/* The cache holds every contact of the step, and besides them only old contacts of sleeping
+ * islands. */
+static void cache_holds_contacts(const physics__rigid *r)
+{
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < r->num_contacts; k++) {
+        for (; at < r->num_cache && r->cache[at].key < r->contact[k].key; at++)
+            assert_true(r->cache[at].asleep);
+        assert_true(at < r->num_cache && r->cache[at].key == r->contact[k].key);
+        at++;
+    }
+    for (; at < r->num_cache; at++)
+        assert_true(r->cache[at].asleep);
+}
+
+static void same_step(const physics__scene *a, const physics__scene *b, tally *t)
+{
+    const physics__rigid *ra = &a->rigid, *rb = &b->rigid;
+    /* The contacts in entity-pair order (the pair sort), each with its colour. */
+    assert_int_equal(ra->num_contacts, rb->num_contacts);
+    for (uint32_t k = 0; k < ra->num_contacts; k++) {
+        assert_true(ra->contact[k].key == rb->contact[k].key);
+        assert_true(k == 0 || ra->contact[k - 1].key < ra->contact[k].key);
+        assert_int_equal(ra->colour_of[k], rb->colour_of[k]);
+    }
+    assert_int_equal(ra->num_colours, rb->num_colours);
+    assert_int_equal(ra->num_blocks, rb->num_blocks);
+    assert_int_equal(ra->num_overflow, rb->num_overflow);
+    assert_memory_equal(ra->colour_start, rb->colour_start, sizeof ra->colour_start);
+    /* The cache: sorted, and every entry the same. */
+    assert_int_equal(ra->num_cache, rb->num_cache);
+    for (uint32_t k = 0; k < ra->num_cache; k++) {
+        const physics__rigid_cached *x = &ra->cache[k], *y = &rb->cache[k];
+        assert_true(k == 0 || ra->cache[k - 1].key < x->key);
+        assert_true(x->key == y->key);
+        assert_int_equal(x->count, y->count);
+        assert_int_equal(x->touching, y->touching);
+        assert_int_equal(x->asleep, y->asleep);
+        assert_memory_equal(x->jn, y->jn, sizeof x->jn);
+        assert_memory_equal(x->id, y->id, sizeof x->id);
+        assert_memory_equal(&x->f1, &y->f1, sizeof x->f1);
+        assert_memory_equal(&x->twist, &y->twist, sizeof x->twist);
+        t->carried += x->asleep;
+    }
+    /* The events, byte for byte. */
+    assert_int_equal(a->events.size, b->events.size);
+    if (a->events.size)
+        assert_memory_equal(a->events.bytes, b->events.bytes, a->events.size);
+    count_events(&a->events, t);
+    cache_holds_contacts(ra);
+    t->max_contacts = ra->num_contacts > t->max_contacts ? ra->num_contacts : t->max_contacts;
+    t->max_colours = ra->num_colours > t->max_colours ? ra->num_colours : t->max_colours;
+    t->max_overflow = ra->num_overflow > t->max_overflow ? ra->num_overflow : t->max_overflow;
+}
+
+static void test_field_same_on_threads(void **state)
+{
+    (void)state;
+    physics__scene a, b;
+    scene_init(&a);
+    scene_init(&b);
+    a.pool = (physics__pool){0};
+    b.pool = two_threads;
+    field(&a);
+    field(&b);
+    tally t = {0};
+    for (int step = 0; step < 150; step++) {
+        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
+        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        same_step(&a, &b, &t);
+        if (step > 0)
+            continue;
+        /* The first step's contacts follow from the shapes alone: 28 x 28 stacks and the slab's
+         * boxes on the ground, the pyramid's, the slab's 36; colours up to the last one and the
+         * slab's boxes past it. */
+        print_message("first step: %u contacts, %u colours, %u blocks, %u overflow\n",
+                      a.rigid.num_contacts, a.rigid.num_colours, a.rigid.num_blocks,
+                      a.rigid.num_overflow);
+        assert_int_equal(a.rigid.num_contacts, FIRST_CONTACTS);
+        assert_int_equal(a.rigid.num_colours, FIRST_COLOURS);
+        assert_int_equal(a.rigid.num_blocks, FIRST_BLOCKS);
+        assert_int_equal(a.rigid.num_overflow, FIRST_OVERFLOW);
+    }
+    const uint64_t h = physics__state_hash(&a, NULL, NULL);
+    assert_true(h == physics__state_hash(&b, NULL, NULL));
+    print_message("field: %u contacts at most, %u colours, %u overflow, %u carried asleep, "
+                  "%u collisions, %u ended, hash 0x%016llx\n",
+                  t.max_contacts, t.max_colours, t.max_overflow, t.carried, t.collisions, t.ended,
+                  (unsigned long long)h);
+    /* Several slices of contacts (SOLVER_SLICE_PAIRS each), old contacts carried, both events. */
+    assert_true(t.max_contacts > 2 * SOLVER_SLICE_PAIRS);
+    assert_true(t.carried > 0);
+    assert_true(t.collisions > 0 && t.ended > 0);
+    physics__scene_free(&a);
+    physics__scene_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_field_same_on_threads, setup, teardown),
+    };
+    if (physics_fixture_start())
+        return 1;
+    const int failed = cmocka_run_group_tests_name("threads", tests, NULL, NULL);
+    physics_fixture_stop();
+    return failed;
+}
