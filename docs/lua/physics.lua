@@ -260,7 +260,7 @@ function Physics.joint_of(world, e) end
 ---Gives e a character mover: an upright capsule the game walks (api/ct_physics.h, Characters).
 ---@param world ct.World
 ---@param e ct.Entity
----@param desc {radius: number, half_height: number, max_step?: number, max_slope?: number, position?: number[]}
+---@param desc {radius: number, half_height: number, max_step?: number, max_slope?: number, step_down?: number, mass?: number, max_strength?: number, position?: number[]}
 function Physics.add_character(world, e, desc) end
 
 ---Moves a character by a velocity for dt seconds: cast, collide and slide, step up, ride.
@@ -279,6 +279,30 @@ function Physics.add_character(world, e, desc) end
 ---@return number vy
 ---@return number vz
 function Physics.move_character(world, e, vx, vy, vz, dt) end
+
+---A character's settings (ct_character_settings_t in api/ct_physics.h): the highest step it climbs,
+---the steepest slope it walks (radians), how far down it keeps its feet on the ground, its mass
+---(kg, pressing on dynamic ground) and the largest force (N) it pushes dynamic bodies with.
+---@class ct.CharacterSettings
+---@field max_step number
+---@field max_slope number
+---@field step_down number
+---@field mass number
+---@field max_strength number
+
+---Changes a character's settings; the fields left out keep their values. Refused (a Lua error
+---naming the function, entity and field) for a field out of range or an entity that is no
+---character of the world.
+---@param world ct.World
+---@param e ct.Entity
+---@param settings ct.CharacterSettings
+function Physics.set_character_settings(world, e, settings) end
+
+---A character's settings.
+---@param world ct.World
+---@param e ct.Entity
+---@return ct.CharacterSettings
+function Physics.character_settings(world, e) end
 
 ---Gives e a rigid body shaped as the convex hull of points (api/ct_physics.h, Hulls): at most 64
 ---points, refused when they are coplanar, duplicated, too few, NaN or huge. The body's position is

@@ -65,7 +65,7 @@ branch theirs1 's/mass = 1 velocity/mass = 2 velocity/'
 [ "$(try_merge ours1 theirs1)" = 0 ] || { cat "$scratch/merge.out"; fail "1: different entities must merge"; }
 has "[50 0.5 50] friction = 0.7"
 has "mass = 2 velocity"
-spawns 10007
+spawns 10014
 echo "ok: different entities merge"
 
 # 2. Different fields of one entity, on adjacent lines (git's line merge would conflict).
@@ -75,7 +75,7 @@ branch theirs2 's/debug_name = { name = "floor" }/debug_name = { name = "ground"
 has "position = [0 -1 0]"
 has 'debug_name = { name = "ground" }'
 [ "$(git diff base -- "$level" | grep -c '^[-+] ')" = 4 ] || { git diff base; fail "2: only the two edited lines may change"; }
-spawns 10007
+spawns 10014
 echo "ok: different fields of one entity merge, adjacent lines and all"
 
 # 3. The same field: a conflict with both values named, ours kept, a record the compiler refuses.
@@ -113,7 +113,7 @@ git checkout -q -b ours3b "ours3^"
 [ "$(try_merge ours3b theirs3)" = 0 ] || { cat "$scratch/merge.out"; fail "3: --policy newest must resolve"; }
 has "[50 0.5 50] friction = 0.8"
 git config merge.cuttle.driver "$merge %O %A %B %P"
-spawns 10007
+spawns 10014
 echo "ok: the same field conflicts (ours kept, recorded, compiler refuses); --check; --policy theirs and newest resolve"
 
 # 4. Deleted on one side, edited on the other.
@@ -143,7 +143,7 @@ branch theirs5 "$(add barrel 2)"
 has 'name = "lamp"'
 has 'name = "barrel"'
 [ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || fail "5: lamp written twice"
-spawns 10009
+spawns 10016
 echo "ok: entities added on both sides both stay"
 
 # 6. Theirs moves an entity (the marker before the floor and the stairs), ours edits a field: theirs's order and
@@ -159,7 +159,7 @@ git show theirs6:"$level" | grep -n 'name = "marker"' | grep -q "^$((first + 1))
 has "[50 0.5 50] friction = 0.7"
 [ "$(grep -n '^    name = ' "$level" | head -1)" = "$((first + 1)):    name = \"marker\"" ] || { cat "$level"; fail "6: theirs's order is lost"; }
 [ "$(git diff theirs6 -- "$level" | grep -c '^[-+] ')" = 2 ] || { git diff theirs6; fail "6: only the edited line may differ from theirs"; }
-spawns 10007
+spawns 10014
 echo "ok: theirs's move and ours's edit merge, in theirs's order"
 
 # 7. Both add entities without ids under one name: different ones both stay (theirs's gets an id),
@@ -178,5 +178,5 @@ has "position = [1 0 0]"
 has "position = [2 0 0]"
 [ "$(grep -c 'name = "lamp"' "$level")" = 1 ] || { cat "$level"; fail "7: the same lamp added twice stays once"; }
 [ "$(grep -c 'id = "' "$level")" = 1 ] || { cat "$level"; fail "7: theirs's crate (only) gets an id"; }
-spawns 10010
+spawns 10017
 echo "ok: same-name additions: different ones both stay, the same one once"

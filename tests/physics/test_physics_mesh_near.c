@@ -54,15 +54,8 @@ static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
 }
 
-static uint32_t at(const physics__scene *s, uint32_t id)
-{
-    const uint32_t i = physics__bodies_find(&s->bodies, (ct_entity_t){id});
-    assert_int_not_equal(i, UINT32_MAX);
-    return i;
-}
-
 /* Steps s; in WALK mode every list is wiped after each step. */
-static void run(physics__scene *s, near_mode mode, int steps)
+static void run_lists(physics__scene *s, near_mode mode, int steps)
 {
     for (int k = 0; k < steps; k++) {
         assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
@@ -124,10 +117,10 @@ static uint64_t pile(near_mode mode, physics__pool with, uint32_t *used)
                 d.radius = 0.5f, d.half_height = 0.75f;
                 add(&s, id++, d);
             }
-    run(&s, mode, 100);
+    run_lists(&s, mode, 100);
     assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){10}));
     assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){40}));
-    run(&s, mode, 100);
+    run_lists(&s, mode, 100);
     *used = lists_in_use(&s);
     const uint64_t h = physics__state_hash(&s, NULL, NULL);
     physics__scene_free(&s);
@@ -179,7 +172,7 @@ static void fine_mesh(near_mode mode, physics__v3 *ball_at, physics__v3 *plank_a
                                .friction = 0.0f,
                                .position = {-3.0f, 0.05f, 2.0f},
                                .velocity = {2.0f, 0.0f, 0.0f}});
-    run(&s, mode, 60);
+    run_lists(&s, mode, 60);
     *ball_at = s.bodies.position[at(&s, 2)];
     *plank_at = s.bodies.position[at(&s, 3)];
     *ball = s.bodies.near[at(&s, 2)];
@@ -232,7 +225,7 @@ static void seam(near_mode mode, physics__v3 *p, physics__v3 *v)
                                .velocity = {0.0f, 0.0f, 3.0f}});
     float lowest = INFINITY, highest = -INFINITY;
     for (int k = 0; k < 60; k++) {
-        run(&s, mode, 1);
+        run_lists(&s, mode, 1);
         const float y = s.bodies.position[at(&s, 3)].y;
         lowest = f_min(lowest, y), highest = f_max(highest, y);
     }
