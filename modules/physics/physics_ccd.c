@@ -228,7 +228,8 @@ static float ccd__separation(physics__bodies *b, uint32_t i, uint32_t j, float m
  * face closes the gap a little each time) stops where it last measured the two apart: letting it
  * go on to the end of its motion, as a miss, took a capsule spinning at 200 rad/s, pressed on a
  * floor, 0.68 m into it in one step (bench jolt_high_speed, with its turn taken the short way). */
-static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
+static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin, float start,
+                          physics__v3 start_normal)
 {
     physics__bodies *b = &w->s->bodies;
     float turn_speed = w->self.turn.angle * w->self.reach;
@@ -239,9 +240,13 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin)
     }
     float f = 0.0f, apart = 0.0f;
     for (uint32_t k = 0; k < CCD_MAX_ITERATIONS && f < w->best; k++) {
-        ccd__pose(w, f);
-        physics__v3 n;
-        const float d = ccd__separation(b, w->self.i, j, margin, &n);
+        /* (The first pose is the start, which the caller measured.) */
+        physics__v3 n = start_normal;
+        float d = start;
+        if (k > 0) {
+            ccd__pose(w, f);
+            d = ccd__separation(b, w->self.i, j, margin, &n);
+        }
         if (d <= target)
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
@@ -295,7 +300,7 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
     if (start > CCD_TARGET) {
         /* Apart at the start: a hit on the way counts unless the body ends the step touching the
          * other shape (the solver stopped it there: a box landing on the ground at speed). */
-        const float f = ccd__advance(w, j, CCD_TARGET, margin);
+        const float f = ccd__advance(w, j, CCD_TARGET, margin, start, n);
         if (f < w->best) {
             ccd__pose(w, 1.0f);
             const float end = ccd__separation(b, i, j, margin, &n);
@@ -318,7 +323,7 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
         const physics__v3 out = w->other_moves ? v3_sub(w->self.move, w->other.move) : w->self.move;
         if (start < -allowed && v3_dot(out, n) < 0.0f)
             return;
-        const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin);
+        const float f = ccd__advance(w, j, f_min(start, -allowed) - CCD_CREEP, margin, start, n);
         if (f < w->best) {
             w->best = f;
             w->hit = j;
