@@ -59,7 +59,6 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->ends, &r->cap_ends, sizeof *r->ends},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
-        {(void **)&r->merge, &r->cap_merge, sizeof *r->merge},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
     };
@@ -69,12 +68,6 @@ void physics__rigid_free(physics__scene *s)
         *arrays[k].p = NULL;
         *arrays[k].cap = 0;
     }
-    for (uint32_t t = 0; t < r->cap_slice_events; t++)
-        physics__events_free(&r->slice_events[t]);
-    if (r->slice_events)
-        ct_free(s->a, r->slice_events, (size_t)r->cap_slice_events * sizeof *r->slice_events);
-    r->slice_events = NULL;
-    r->cap_slice_events = 0;
     r->num_contacts = r->num_cache = 0;
     physics__rigid_wide_free(s);
 }
@@ -935,11 +928,7 @@ static int rigid__ended(physics__events *events, uint64_t key)
 }
 
 /* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
- * events, as in physics_contacts.c. Both lists are sorted by key, so the merge is cut into slices
- * of SOLVER_SLICE_PAIRS contacts, each with the old entries from its first contact's key up to the
- * next slice's: the slices count what they keep on any threads, then write it from where the
- * slices before them end, with their events into streams of their own, which join in order on
- * this thread. The entries, their places and the events are those of one walk over both lists. */
+ * events, as in physics_contacts.c, on the pool (see physics__merge_begin). */
 typedef struct rigid__merge_job {
     physics__scene *s;
     uint32_t slices;
@@ -995,8 +984,8 @@ static inline uint64_t rigid__merge_key(const physics__rigid *r, uint32_t k)
     return k < r->num_contacts ? r->contact[k].key : UINT64_MAX;
 }
 
-/* Slice t of the merge: counts its entries into r->merge[3t + 1], or writes them from there on
- * and its events into r->slice_events[t] (r->merge[3t + 2] set when memory ran out). A pair
+/* Slice t of the merge: counts its entries into s->merge[3t + 1], or writes them from there on
+ * and its events into s->merge_events[t] (s->merge[3t + 2] set when memory ran out). A pair
  * touches while any of its manifolds does; its collision event is its manifold that pushes most. */
 static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
@@ -1006,39 +995,24 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
     const bool write = job->write;
     const uint32_t k0 = rigid__merge_first(r, t);
     const uint32_t k1 = t + 1 < job->slices ? rigid__merge_first(r, t + 1) : r->num_contacts;
-    uint32_t *m = &r->merge[3 * t];
-    physics__events *events = &r->slice_events[t];
-    if (!write) {
-        /* The first old entry not below this slice's first key. */
-        const uint64_t first_key = rigid__merge_key(r, k0);
-        uint32_t lo = 0, hi = t > 0 ? r->num_cache : 0;
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (r->cache[mid].key < first_key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        m[0] = lo;
-    } else {
+    uint32_t *m = &s->merge[3 * t];
+    physics__events *events = &s->merge_events[t];
+    if (!write)
+        m[0] = t > 0 ? physics__merge_find(r->cache, sizeof *r->cache, 0, r->num_cache,
+                                           rigid__merge_key(r, k0))
+                     : 0;
+    else {
         m[2] = 0;
         events->size = 0;
     }
     physics__rigid_cached *next = r->next_cache;
     uint32_t at = m[0], n = write ? m[1] : 0;
-    /* The next slice's first (the count pass of slice t + 1 may be running: found again here). */
-    uint32_t end = r->num_cache;
-    if (t + 1 < job->slices) {
-        const uint64_t next_key = rigid__merge_key(r, k1);
-        uint32_t lo = at;
-        while (lo < end) {
-            const uint32_t mid = lo + (end - lo) / 2;
-            if (r->cache[mid].key < next_key)
-                lo = mid + 1;
-            else
-                end = mid;
-        }
-    }
+    /* The next slice's first (its count may be running: found again here). */
+    const uint64_t next_key = rigid__merge_key(r, k1);
+    const uint32_t end =
+        t + 1 < job->slices
+            ? physics__merge_find(r->cache, sizeof *r->cache, at, r->num_cache, next_key)
+            : r->num_cache;
     for (uint32_t k = k0; k <= k1;) {
         const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
         /* The old contacts of pairs before this one that this step did not find. */
@@ -1118,37 +1092,17 @@ static int rigid__remember(physics__scene *s)
     physics__rigid *r = &s->rigid;
     const uint32_t slices =
         r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
-    const uint32_t had = r->cap_slice_events;
     if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
-        physics__reserve(s->a, (void **)&r->merge, &r->cap_merge, 3 * slices, sizeof *r->merge) ||
-        physics__reserve_keep(s->a, (void **)&r->slice_events, &r->cap_slice_events, slices,
-                              sizeof *r->slice_events))
+        physics__merge_begin(s, slices))
         return CT_ERR_NOMEM;
-    for (uint32_t t = had; t < r->cap_slice_events; t++)
-        r->slice_events[t] = (physics__events){.a = s->a};
     rigid__merge_job job = {s, slices, false};
     physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    uint32_t n = 0;
-    for (uint32_t t = 0; t < slices; t++) {
-        const uint32_t count = r->merge[3 * t + 1];
-        r->merge[3 * t + 1] = n;
-        n += count;
-    }
+    const uint32_t n = physics__merge_places(s, slices);
     job.write = true;
     physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    for (uint32_t t = 0; t < slices; t++) {
-        const physics__events *e = &r->slice_events[t];
-        if (r->merge[3 * t + 2])
-            return CT_ERR_NOMEM;
-        for (uint32_t at = 0; at < e->size;) {
-            ct_physics_event_header_t h;
-            memcpy(&h, e->bytes + at, sizeof h);
-            if (physics__events_write(&s->events, h.type, e->bytes + at + sizeof h, h.size))
-                return CT_ERR_NOMEM;
-            at += (uint32_t)sizeof h + ((h.size + 3u) & ~3u);
-        }
-    }
+    if (physics__merge_events(s, slices))
+        return CT_ERR_NOMEM;
     physics__rigid_cached *t = r->cache;
     const uint32_t cap = r->cap_cache;
     r->cache = r->next_cache;

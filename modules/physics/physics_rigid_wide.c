@@ -232,6 +232,10 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->colour_of, (size_t)r->cap_colour_of * sizeof *r->colour_of);
     if (r->used)
         ct_free(s->a, r->used, (size_t)r->cap_used * sizeof *r->used);
+    if (r->lanes)
+        ct_free(s->a, r->lanes, (size_t)r->cap_lanes * sizeof *r->lanes);
+    r->lanes = NULL;
+    r->cap_lanes = 0;
     r->block = NULL;
     r->overflow = NULL;
     r->colour_of = NULL;
@@ -302,7 +306,7 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->anchor2[l] = c->anchor2;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE from the contacts their lanes name (padding lanes, all zero:
+/* Blocks [begin, end) x WIDE_SLICE from the contacts r->lanes names (padding lanes, all zero:
  * no mass, no impulse, read body 0 and write nothing). */
 static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
 {
@@ -310,13 +314,12 @@ static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
     const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
     for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
         physics__rigid_block *blk = &r->block[k];
-        uint32_t contact[4];
-        memcpy(contact, blk->contact, sizeof contact);
         memset(blk, 0, sizeof *blk);
         for (uint32_t l = 0; l < 4; l++) {
-            blk->contact[l] = contact[l];
-            if (contact[l] != UINT32_MAX)
-                wide__lane(blk, l, r, contact[l]);
+            const uint32_t contact = r->lanes[4 * k + l];
+            blk->contact[l] = contact;
+            if (contact != UINT32_MAX)
+                wide__lane(blk, l, r, contact);
         }
     }
 }
@@ -387,21 +390,23 @@ int physics__rigid_wide_prepare(physics__scene *s)
     r->colour_start[WIDE_COLOURS] = blocks;
     r->num_colours = colours;
     r->num_blocks = blocks;
-    if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block))
+    if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block) ||
+        physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
+                         sizeof *r->lanes))
         return CT_ERR_NOMEM;
-    /* Which contact each lane holds, in order here (padding lanes: none); the lanes are filled on
-     * any threads. */
-    uint32_t fill[WIDE_COLOURS] = {0};
+    /* Which contact each lane holds, in order here (padding lanes: none), into a compact list (the
+     * blocks themselves are far apart); the lanes are filled on any threads. */
+    uint32_t fill[WIDE_COLOURS];
+    for (uint32_t c = 0; c < WIDE_COLOURS; c++)
+        fill[c] = 4 * r->colour_start[c];
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t colour = r->colour_of[k];
-        if (colour == WIDE_COLOURS)
-            continue;
-        const uint32_t at = fill[colour]++;
-        r->block[r->colour_start[colour] + at / 4u].contact[at % 4u] = k;
+        if (colour < WIDE_COLOURS)
+            r->lanes[fill[colour]++] = k;
     }
     for (uint32_t c = 0; c < WIDE_COLOURS; c++)
         for (uint32_t at = fill[c]; at % 4u; at++)
-            r->block[r->colour_start[c] + at / 4u].contact[at % 4u] = UINT32_MAX;
+            r->lanes[at] = UINT32_MAX;
     physics__pool_run(s->pool, (blocks + WIDE_SLICE - 1) / WIDE_SLICE, wide__fill_range, r);
     return 0;
 }
