@@ -63,6 +63,7 @@
  *   physics.threads_x_bound     the same counting each parallel section's largest job too (two
  *                               threads finish a section no sooner than that): the best threads_x
  *                               the step allows without the pool's own cost
+ *   physics.pyramid_100_serial_share, _amdahl   the same for the translation-only pyramid_100
  *   physics.box3d_large_pyramid_top_moved_cm  how far its top cube moves from step 200 to step
  *                               1,000 (still standing: the issue asks < 1 cm)
  *   physics.jolt_high_speed_escapes   Jolt's HighSpeed scene (jrouwe/JoltPhysics,
@@ -474,18 +475,26 @@ static void bench_mixed(void)
     physics__scene_free(&s);
 }
 
+/* A translation-only pyramid of `levels` rows of boxes on a ground, sleeping off; the top box's
+ * id (they are 1 up). */
+static uint32_t pyramid_scene(physics__scene *s, int levels)
+{
+    s->sleeping = false;
+    add_ground(s, 100000, 100.0f);
+    uint32_t id = 1;
+    for (int row = 0; row < levels; row++)
+        for (int k = 0; k < levels - row; k++)
+            add_box(s, id++, (float)k - 0.5f * (float)(levels - row - 1), 0.5f + (float)row, 0,
+                    0.5f, CT_BODY_DYNAMIC);
+    return id - 1;
+}
+
 static void bench_pyramid(const char *name, int levels, physics__pool with)
 {
     physics__scene s;
     physics__scene_init(&s, ct_heap_allocator());
     s.pool = with;
-    s.sleeping = false;
-    add_ground(&s, 100000, 100.0f);
-    uint32_t id = 1;
-    for (int row = 0; row < levels; row++)
-        for (int k = 0; k < levels - row; k++)
-            add_box(&s, id++, (float)k - 0.5f * (float)(levels - row - 1), 0.5f + (float)row, 0,
-                    0.5f, CT_BODY_DYNAMIC);
+    const uint32_t id = pyramid_scene(&s, levels) + 1;
     report(name, mean_steps(&s, 100), "ms");
     const uint32_t top = physics__bodies_find(&s.bodies, (ct_entity_t){id - 1});
     fprintf(stderr,
@@ -787,15 +796,15 @@ static void measure_parallel_for(void *ctx, uint32_t count, uint32_t grain, ct_r
     m->mark = cpu_ms();
 }
 
-static void bench_threads_serial(void)
+/* One scene's step on the measuring pool (steps 2..100): its serial share, and the two bounds. */
+static void threads_serial(const char *scene, const char *share_name, const char *amdahl_name,
+                           const char *bound_name, void (*make)(physics__scene *))
 {
     physics__scene s;
     physics__scene_init(&s, ct_heap_allocator());
     measure_pool m = {0};
     s.pool = (physics__pool){measure_parallel_for, &m};
-    s.sleeping = false;
-    s.gravity = v3(0.0f, -10.0f, 0.0f);
-    box3d_large_pyramid(&s);
+    make(&s);
     physics__scene_step(&s, 1.0f / 60.0f);
     enum { STEPS = 99 };
     m = (measure_pool){.mark = cpu_ms()};
@@ -804,13 +813,31 @@ static void bench_threads_serial(void)
     m.serial += cpu_ms() - m.mark;
     const double total = m.serial + m.pooled, share = m.serial / total;
     fprintf(stderr,
-            "large_pyramid on one thread: %.3f ms/step, %.3f of it serial, %.3f in %.1f parallel "
-            "sections a step\n",
-            total / STEPS, m.serial / STEPS, m.pooled / STEPS, (double)m.calls / STEPS);
-    report("physics.threads_x_serial_share", share, "ratio");
-    report("physics.threads_x_amdahl", 2.0 / (1.0 + share), "x");
-    report("physics.threads_x_bound", total / (m.serial + m.ideal2), "x");
+            "%s on one thread: %.3f ms/step, %.3f of it serial, %.3f in %.1f parallel sections a "
+            "step\n",
+            scene, total / STEPS, m.serial / STEPS, m.pooled / STEPS, (double)m.calls / STEPS);
+    report(share_name, share, "ratio");
+    report(amdahl_name, 2.0 / (1.0 + share), "x");
+    if (bound_name)
+        report(bound_name, total / (m.serial + m.ideal2), "x");
     physics__scene_free(&s);
+}
+
+static void threads_large_pyramid(physics__scene *s)
+{
+    s->sleeping = false;
+    s->gravity = v3(0.0f, -10.0f, 0.0f);
+    box3d_large_pyramid(s);
+}
+
+static void threads_pyramid_100(physics__scene *s) { pyramid_scene(s, 100); }
+
+static void bench_threads_serial(void)
+{
+    threads_serial("large_pyramid", "physics.threads_x_serial_share", "physics.threads_x_amdahl",
+                   "physics.threads_x_bound", threads_large_pyramid);
+    threads_serial("pyramid_100 (translation only)", "physics.pyramid_100_serial_share",
+                   "physics.pyramid_100_amdahl", NULL, threads_pyramid_100);
 }
 
 /* Still standing: how far large_pyramid's top cube moves from step 200 (the soft contacts have

@@ -42,8 +42,10 @@ static const char *compound__fail(char *reason, size_t size, uint32_t k, const c
     return reason;
 }
 
-const char *physics__compound_children_error(const ct_compound_child_t *children, uint32_t count,
-                                             char *reason, size_t reason_size)
+/* The checks of the children; their hulls' points too when `hulls` (building each hull once to
+ * check it: physics__compound_build builds them anyway, and checks them then). */
+static const char *compound__check(const ct_compound_child_t *children, uint32_t count, bool hulls,
+                                   char *reason, size_t reason_size)
 {
     if (!children)
         return "children (NULL)";
@@ -63,15 +65,14 @@ const char *physics__compound_children_error(const ct_compound_child_t *children
             if (c->shape == CT_BODY_CAPSULE && !f_within(c->half_height, 0.0f, CT_PHYSICS_MAX_SIZE))
                 return compound__fail(reason, reason_size, k,
                                       "half_height (must be within [0, 1e4] m)");
-        } else if (c->shape == CT_BODY_HULL) {
-            /* Built here only to be checked (a hull is a few kilobytes: on the stack); the
-             * compound builds its own copy once everything passed. */
+        } else if (c->shape == CT_BODY_HULL && hulls) {
+            /* Built here only to be checked (a hull is a few kilobytes: on the stack). */
             physics__hull h;
             char why[128];
             const char *bad = physics__hull_build(&h, c->points, c->point_count, why, sizeof why);
             if (bad)
                 return compound__fail(reason, reason_size, k, bad);
-        } else {
+        } else if (c->shape != CT_BODY_HULL) {
             return compound__fail(reason, reason_size, k, "shape (box, sphere, capsule or hull)");
         }
         if (!v3_within(v3_load(c->position), CT_PHYSICS_MAX_SIZE))
@@ -87,13 +88,20 @@ const char *physics__compound_children_error(const ct_compound_child_t *children
     return NULL;
 }
 
+const char *physics__compound_children_error(const ct_compound_child_t *children, uint32_t count,
+                                             char *reason, size_t reason_size)
+{
+    return compound__check(children, count, true, reason, reason_size);
+}
+
 const char *physics__compound_build(ct_allocator_t *a, const ct_compound_child_t *children,
                                     uint32_t count, physics__compound **out, char *reason,
                                     size_t reason_size)
 {
     *out = NULL;
-    /* Check everything before allocating anything. */
-    const char *bad = physics__compound_children_error(children, count, reason, reason_size);
+    /* Check everything but the hulls' points before allocating anything; the hulls are checked
+     * as they are built. */
+    const char *bad = compound__check(children, count, false, reason, reason_size);
     if (bad)
         return bad;
     const size_t bytes = sizeof(physics__compound) + (size_t)count * sizeof(physics__child);

@@ -38,6 +38,15 @@ static const physics__soa_field contacts__narrow_fields[] = {
 
 void physics__contacts_free(physics__scene *s)
 {
+    for (uint32_t t = 0; t < s->cap_merge_events; t++)
+        physics__events_free(&s->merge_events[t]);
+    if (s->merge_events)
+        ct_free(s->a, s->merge_events, (size_t)s->cap_merge_events * sizeof *s->merge_events);
+    if (s->merge)
+        ct_free(s->a, s->merge, (size_t)s->cap_merge * sizeof *s->merge);
+    s->merge_events = NULL;
+    s->merge = NULL;
+    s->cap_merge_events = s->cap_merge = 0;
     if (s->sort_count)
         ct_free(s->a, s->sort_count, (size_t)s->cap_sort_count * sizeof *s->sort_count);
     s->sort_count = NULL;
@@ -470,10 +479,10 @@ static inline bool contacts__touching(const physics__scene *s, uint32_t k)
            s->rows.block[q / PHYSICS_ROW_LANES].jn[q % PHYSICS_ROW_LANES] > 0.0f;
 }
 
-static int contacts__ended(physics__scene *s, uint64_t key)
+static int contacts__ended(physics__events *events, uint64_t key)
 {
     const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
-    return physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
+    return physics__events_write(events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev, sizeof ev);
 }
 
 /* Whether an old contact of two bodies that were asleep (or one static) still is one: both are
@@ -486,33 +495,117 @@ static bool contacts__still_asleep(const physics__scene *s, uint64_t key)
     return i != UINT32_MAX && j != UINT32_MAX && physics__fixed(b, i) && physics__fixed(b, j);
 }
 
-/* Remembers impulses and reports contacts that began and ended touching (step 5). The new cache
- * merges, in key order, this step's contacts with the old contacts of sleeping islands, which
- * are carried over untouched (no event: sleeping is not parting). */
-int physics__contacts_remember(physics__scene *s)
+int physics__merge_begin(physics__scene *s, uint32_t slices)
 {
+    const uint32_t had = s->cap_merge_events;
+    if (physics__reserve(s->a, (void **)&s->merge, &s->cap_merge, 3 * slices, sizeof *s->merge) ||
+        physics__reserve_keep(s->a, (void **)&s->merge_events, &s->cap_merge_events, slices,
+                              sizeof *s->merge_events))
+        return CT_ERR_NOMEM;
+    for (uint32_t t = had; t < s->cap_merge_events; t++)
+        s->merge_events[t] = (physics__events){.a = s->a};
+    return 0;
+}
+
+uint32_t physics__merge_find(const void *entries, size_t stride, uint32_t lo, uint32_t hi,
+                             uint64_t key)
+{
+    const uint8_t *base = entries;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        uint64_t at;
+        memcpy(&at, base + (size_t)mid * stride, sizeof at);
+        if (at < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+uint32_t physics__merge_places(physics__scene *s, uint32_t slices)
+{
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < slices; t++) {
+        const uint32_t count = s->merge[3 * t + 1];
+        s->merge[3 * t + 1] = n;
+        n += count;
+    }
+    return n;
+}
+
+int physics__merge_events(physics__scene *s, uint32_t slices)
+{
+    for (uint32_t t = 0; t < slices; t++) {
+        const physics__events *e = &s->merge_events[t];
+        if (s->merge[3 * t + 2])
+            return CT_ERR_NOMEM;
+        for (uint32_t at = 0; at < e->size;) {
+            ct_physics_event_header_t h;
+            memcpy(&h, e->bytes + at, sizeof h);
+            if (physics__events_write(&s->events, h.type, e->bytes + at + sizeof h, h.size))
+                return CT_ERR_NOMEM;
+            at += (uint32_t)sizeof h + ((h.size + 3u) & ~3u);
+        }
+    }
+    return 0;
+}
+
+typedef struct contacts__merge_job {
+    physics__scene *s;
+    uint32_t slices;
+    bool write; /* false: count */
+} contacts__merge_job;
+
+/* Slice t of the merge (see physics__merge_begin): counts its entries into s->merge[3t + 1], or
+ * writes them from there on, with its events. */
+static void contacts__merge_slice(const contacts__merge_job *job, uint32_t t)
+{
+    physics__scene *s = job->s;
     const physics__bodies *b = &s->bodies;
     const physics__contacts *c = &s->contacts;
     const physics__rows *r = &s->rows;
-    if (physics__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
-                         sizeof *s->next_cache))
-        return CT_ERR_NOMEM;
+    const bool write = job->write;
+    const uint32_t k0 = t * SOLVER_SLICE_PAIRS;
+    const uint32_t k1 = k0 + SOLVER_SLICE_PAIRS < c->n ? k0 + SOLVER_SLICE_PAIRS : c->n;
+    uint32_t *m = &s->merge[3 * t];
+    physics__events *events = &s->merge_events[t];
+    if (!write)
+        m[0] = t > 0 ? physics__merge_find(s->cache, sizeof *s->cache, 0, s->num_cache, c->key[k0])
+                     : 0;
+    else {
+        m[2] = 0;
+        events->size = 0;
+    }
     physics__cached *next = s->next_cache;
-    uint32_t at = 0, n = 0;
-    for (uint32_t k = 0; k <= c->n; k++) {
+    uint32_t at = m[0], n = write ? m[1] : 0;
+    /* The next slice's first (its count may be running: found again here). */
+    const uint32_t end =
+        t + 1 < job->slices
+            ? physics__merge_find(s->cache, sizeof *s->cache, at, s->num_cache, c->key[k1])
+            : s->num_cache;
+    for (uint32_t k = k0; k <= k1; k++) {
         /* The old contacts before this one that this step did not find. */
-        for (; at < s->num_cache && (k == c->n || s->cache[at].key < c->key[k]); at++) {
+        for (; at < end && (k == k1 || s->cache[at].key < c->key[k]); at++) {
             const physics__cached *old = &s->cache[at];
-            if (old->asleep && (!s->woke || contacts__still_asleep(s, old->key)))
-                next[n++] = *old;
-            else if (old->touching && contacts__ended(s, old->key))
-                return CT_ERR_NOMEM;
+            if (old->asleep && (!s->woke || contacts__still_asleep(s, old->key))) {
+                if (write)
+                    next[n] = *old;
+                n++;
+            } else if (write && old->touching && contacts__ended(events, old->key)) {
+                m[2] = 1;
+                return;
+            }
         }
-        if (k == c->n)
+        if (k == k1)
             break;
-        const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
-        if (at < s->num_cache && s->cache[at].key == c->key[k])
+        if (at < end && s->cache[at].key == c->key[k])
             at++;
+        if (!write) {
+            n++;
+            continue;
+        }
+        const bool was = c->cached[k] != UINT32_MAX && s->cache[c->cached[k]].touching;
         const bool is = contacts__touching(s, k);
         const uint32_t i = c->a[k], j = c->b[k], l = c->row[k] % PHYSICS_ROW_LANES;
         const physics__row_block *rb = &r->block[c->row[k] / PHYSICS_ROW_LANES];
@@ -523,17 +616,50 @@ int physics__contacts_remember(physics__scene *s)
                                       c->approach[k],
                                       is,
                                       physics__fixed(b, i) && physics__fixed(b, j)};
-        if (was && !is && contacts__ended(s, c->key[k]))
-            return CT_ERR_NOMEM;
+        if (was && !is && contacts__ended(events, c->key[k])) {
+            m[2] = 1;
+            return;
+        }
         if (was || !is)
             continue;
         ct_physics_collision_event_t ev = {
             .a = b->entity[i].id, .b = b->entity[j].id, .impulse = rb->jn[l], .speed = c->speed[k]};
         v3_store(c->point[k], ev.point);
         v3_store(c->normal[k], ev.normal);
-        if (physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev))
-            return CT_ERR_NOMEM;
+        if (physics__events_write(events, CT_PHYSICS_EVENT_COLLISION, &ev, sizeof ev)) {
+            m[2] = 1;
+            return;
+        }
     }
+    if (!write)
+        m[1] = n;
+}
+
+static void contacts__merge_range(void *user, uint32_t begin, uint32_t end)
+{
+    for (uint32_t t = begin; t < end; t++)
+        contacts__merge_slice(user, t);
+}
+
+/* Remembers impulses and reports contacts that began and ended touching (step 5). The new cache
+ * merges, in key order, this step's contacts with the old contacts of sleeping islands, which
+ * are carried over untouched (no event: sleeping is not parting); on the pool, see
+ * physics__merge_begin. */
+int physics__contacts_remember(physics__scene *s)
+{
+    const physics__contacts *c = &s->contacts;
+    const uint32_t slices = c->n ? (c->n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    if (physics__reserve(s->a, (void **)&s->next_cache, &s->cap_next_cache, c->n + s->num_cache,
+                         sizeof *s->next_cache) ||
+        physics__merge_begin(s, slices))
+        return CT_ERR_NOMEM;
+    contacts__merge_job job = {s, slices, false};
+    physics__pool_run(s->pool, slices, contacts__merge_range, &job);
+    const uint32_t n = physics__merge_places(s, slices);
+    job.write = true;
+    physics__pool_run(s->pool, slices, contacts__merge_range, &job);
+    if (physics__merge_events(s, slices))
+        return CT_ERR_NOMEM;
     physics__cached *t = s->cache;
     const uint32_t cap = s->cap_cache;
     s->cache = s->next_cache;

@@ -520,6 +520,9 @@ typedef struct physics__rigid_contact {
     float twist_mass, twist_j;
     float friction, restitution;
     float bias_rate, mass_scale, impulse_scale; /* the soft contact of this pair */
+    /* The speeds along t1 and t2 that pull b's point at the centre back onto a's, where the two
+     * were one point when the manifold was found: the friction's anchor (physics_rigid.c). */
+    float anchor1, anchor2;
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
 
@@ -597,12 +600,19 @@ static inline void physics__rigid_quantise(physics__rigid_cached *e)
         return;
     }
     const int x = physics__impulse_exponent(largest);
+    /* Scaling by 2^-x and back: multiplying by an exact power of two rounds as ldexpf does, bit
+     * for bit, without its libm call (2% of a step of bodies on a mesh). largest > 1e-30 keeps x
+     * within [-119, 108], so both powers are normal floats. */
+    const union {
+        uint32_t bits;
+        float f;
+    } up = {(uint32_t)(127 - x) << 23}, down = {(uint32_t)(127 + x) << 23};
     /* 0.0f + turns a rounded -0.0 into +0.0: a snapshot stores the multiples, not the sign. */
-    e->f1 = 0.0f + ldexpf(rintf(ldexpf(e->f1, -x)), x);
-    e->f2 = 0.0f + ldexpf(rintf(ldexpf(e->f2, -x)), x);
-    e->twist = 0.0f + ldexpf(rintf(ldexpf(e->twist, -x)), x);
+    e->f1 = 0.0f + rintf(e->f1 * up.f) * down.f;
+    e->f2 = 0.0f + rintf(e->f2 * up.f) * down.f;
+    e->twist = 0.0f + rintf(e->twist * up.f) * down.f;
     for (uint32_t q = 0; q < e->count && q < PHYSICS_MANIFOLD_POINTS; q++)
-        e->jn[q] = 0.0f + ldexpf(rintf(ldexpf(e->jn[q], -x)), x);
+        e->jn[q] = 0.0f + rintf(e->jn[q] * up.f) * down.f;
 }
 
 /* The solver's state of one body during a rigid step (the world inverse inertia is in `inv_i`,
@@ -632,16 +642,11 @@ typedef struct physics__rigid {
     uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
-    /* The cache's merge, per slice of SOLVER_SLICE_PAIRS contacts (physics_rigid.c): the first
-     * old entry it walks, its first entry of the next cache, and whether it ran out of memory;
-     * and the events it wrote (cap_slice_events of them, all initialised). */
-    uint32_t *merge;
-    uint32_t cap_merge, cap_slice_events;
-    physics__events *slice_events;
     physics__rigid_body *body;
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
-    bool bouncy; /* some contact of the step has restitution */
+    bool bouncy;  /* some contact of the step has restitution */
+    bool reverse; /* this substep solves each manifold's points last to first (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
@@ -650,6 +655,8 @@ typedef struct physics__rigid {
     uint32_t num_overflow, cap_overflow;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
+    uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
+    uint32_t cap_lanes;
     uint64_t *used; /* per body, a bit per colour it is used in */
 } physics__rigid;
 
@@ -926,6 +933,12 @@ typedef struct physics__scene {
      * what its keys share (see contacts__sort_pairs). */
     uint32_t *sort_count;
     uint32_t cap_sort_count;
+    /* The cache merges' scratch (physics__merge_*): per slice of SOLVER_SLICE_PAIRS contacts, the
+     * first old entry it walks, its first entry of the new cache and whether it ran out of memory
+     * (three words); and the events each slice wrote (cap_merge_events, all initialised). */
+    uint32_t *merge;
+    uint32_t cap_merge, cap_merge_events;
+    physics__events *merge_events;
 
     physics__rigid rigid;   /* the rigid solver's contacts and cache, when bodies rotate */
     physics__joints joints; /* any joint puts the world on the rigid solver */
@@ -972,7 +985,8 @@ void physics__rigid_wide_free(physics__scene *s);
 void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid_body *A,
                                  physics__rigid_body *B);
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias);
+                                  physics__rigid_body *B, float inv_h, bool use_bias,
+                                  bool reverse);
 
 /* Continuous collision (physics_ccd.c): the step's start poses, then after the step the fast
  * bodies swept from them against the fixed grid (see the file). 0 or CT_ERR_NOMEM. */
@@ -1088,6 +1102,21 @@ int physics__contacts_order(physics__scene *s, const physics__keyed_pair **order
 int physics__contacts_reserve(physics__scene *s, uint32_t n);
 /* Asks for body i's island to wake at the end of the step. */
 void physics__contacts_want_awake(physics__scene *s, uint32_t i);
+/* A cache merge on the pool (physics_contacts.c; both steps' caches): this step's contacts and
+ * the old cache, both sorted by key, cut into slices of SOLVER_SLICE_PAIRS contacts, each with the
+ * old entries from its first contact's key up to the next slice's. The slices count what they
+ * keep, then (after physics__merge_places) write it from their first place on, their events into
+ * s->merge_events[t]; physics__merge_events joins those in order. The result is that of one walk
+ * over both lists. begin: room for `slices` (0 or CT_ERR_NOMEM). */
+int physics__merge_begin(physics__scene *s, uint32_t slices);
+/* The first of entries [lo, hi), sorted by a uint64_t key at their start, `stride` bytes apart,
+ * whose key is not below `key`. */
+uint32_t physics__merge_find(const void *entries, size_t stride, uint32_t lo, uint32_t hi,
+                             uint64_t key);
+/* Each slice's count (s->merge[3t + 1]) becomes its first place; returns the total. */
+uint32_t physics__merge_places(physics__scene *s, uint32_t slices);
+/* The slices' events into the step's stream, in order (CT_ERR_NOMEM when a slice ran out). */
+int physics__merge_events(physics__scene *s, uint32_t slices);
 /* Bodies past CT_PHYSICS_MAX_POSITION stop at the border (physics_step.c). */
 void physics__scene_keep_inside(physics__scene *s);
 /* At the end of a step: whether the scene is now quiet (every dynamic body asleep, no kinematic). */

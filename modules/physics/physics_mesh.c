@@ -324,6 +324,7 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
  * on a fine mesh), doubled back towards MESH_NEAR_GROW when it holds few. */
 #define MESH_NEAR_GROW 0.5f      /* m past the body's box, at most */
 #define MESH_NEAR_GROW_MIN 0.03f /* a slot that overflowed at no growth starts again from here */
+_Static_assert(PHYSICS_MESH_NEAR_MAX <= 32, "a list's triangles are bits of one word");
 
 void physics__mesh_near_reserve(physics__bodies *b)
 {
@@ -385,11 +386,13 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
 {
     if (near->serial == m->serial && lo.x >= near->lo.x && lo.y >= near->lo.y &&
         lo.z >= near->lo.z && hi.x <= near->hi.x && hi.y <= near->hi.y && hi.z <= near->hi.z) {
-        for (uint32_t k = 0; k < near->count; k++) {
-            const uint32_t t = near->tri[k];
-            if (!mesh__triangle_meets(m, t, lo, hi))
-                continue;
-            const int r = fn(user, t);
+        /* The boxes first, then the tests: the triangles' loads (mostly cache misses) then
+         * overlap instead of each waiting behind the previous triangle's test. */
+        uint32_t meets = 0;
+        for (uint32_t k = 0; k < near->count; k++)
+            meets |= (uint32_t)mesh__triangle_meets(m, near->tri[k], lo, hi) << k;
+        for (; meets; meets &= meets - 1u) {
+            const int r = fn(user, near->tri[__builtin_ctz(meets)]);
             if (r)
                 return r;
         }

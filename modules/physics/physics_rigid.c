@@ -8,7 +8,8 @@
  *   3. RIGID_SUBSTEPS substeps of dt / RIGID_SUBSTEPS, each: gravity, forces and torques into
  *      velocities (with the implicit gyroscopic term), the warm start, one pass of soft contacts
  *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
- *      RIGID_PUSH_SPEED) with friction in a cone, positions and rotations, then one relaxing pass
+ *      RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold was found, see
+ *      RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
  *      without the push (so penetration is removed without adding velocity that lasts);
  *      (joints, physics_joints.c, are warm started before the contacts and solved after them in
  *      each pass);
@@ -56,7 +57,6 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->ends, &r->cap_ends, sizeof *r->ends},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
-        {(void **)&r->merge, &r->cap_merge, sizeof *r->merge},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
         {(void **)&r->inv_i, &r->cap_inv_i, sizeof *r->inv_i},
     };
@@ -66,12 +66,6 @@ void physics__rigid_free(physics__scene *s)
         *arrays[k].p = NULL;
         *arrays[k].cap = 0;
     }
-    for (uint32_t t = 0; t < r->cap_slice_events; t++)
-        physics__events_free(&r->slice_events[t]);
-    if (r->slice_events)
-        ct_free(s->a, r->slice_events, (size_t)r->cap_slice_events * sizeof *r->slice_events);
-    r->slice_events = NULL;
-    r->cap_slice_events = 0;
     r->num_contacts = r->num_cache = 0;
     physics__rigid_wide_free(s);
 }
@@ -139,12 +133,22 @@ typedef struct rigid__narrow_job {
  * normals a little every step, and a 20-box tower leaning 2 mm a box toppled where Box3D's
  * stands). */
 #define RIGID_RECYCLE_DISTANCE 0.05f
+#define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
 /* What r->kept says of a slice of pairs: after the shape tests, how many it keeps (low 16 bits)
  * and recycled (the next 14), and whether some pair wakes an island; once the contacts are made,
  * where its first contact is (the low 30 bits) and whether some contact may bounce. */
 #define RIGID_SLICE_WAKES (1u << 31)
 #define RIGID_SLICE_BOUNCY (1u << 30)
-#define RIGID_RECYCLE_COS2 0.99240388f /* cos^2 of the half turn: about 10 degrees */
+/* Friction anchors: a contact's tangent rows pull back, softly (at its normals' bias rate, in the
+ * pushing pass only, as the normals' push), what its bodies slid along the surface since the
+ * manifold was found, at its centre (where its points, on both bodies, were one). Friction alone
+ * works on velocities: what a pass leaves over moves the bodies for good and no later step sees
+ * it as an error, so in a tall pile the small slips of every contact add up (the rows of
+ * large_pyramid crept 5 cm sideways, its top cube 1.8 cm from step 200 to 1,000; Box3D's, which
+ * has no anchors, 10 cm). The anchor holds while the bodies slid less than RIGID_ANCHOR_SLIP; then
+ * the manifold is found again, which moves the anchor to where they are, so a box that slid and
+ * stopped is pulled back by less than that. */
+#define RIGID_ANCHOR_SLIP 0.005f
 
 static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
 {
@@ -192,13 +196,19 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
                         tb = rigid__qmul(qb, rigid__qconj(g->qb));
     m->normal = g->normal;
     m->count = old->count;
+    physics__v3 slid = v3(0, 0, 0);
     for (uint32_t q = 0; q < old->count; q++) {
         const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
         m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
                                             g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
+        slid = v3_add(slid, dp);
     }
-    return true;
+    /* The friction's anchor holds while the centre slid less than RIGID_ANCHOR_SLIP along the
+     * surface; past that the manifold is found anew, where the bodies are. */
+    slid = v3_scale(slid, 1.0f / (float)old->count);
+    const physics__v3 along = v3_sub(slid, v3_scale(g->normal, v3_dot(slid, g->normal)));
+    return v3_dot(along, along) < RIGID_ANCHOR_SLIP * RIGID_ANCHOR_SLIP;
 }
 
 /* The normal, anchors and separations of g from manifold m found at g's poses. */
@@ -418,6 +428,17 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             ca = v3_scale(ca, inv_count);
             cb = v3_scale(cb, inv_count);
             c->center_a = ca;
+            {
+                /* The anchor: b's point at the centre from a's (one point where the manifold was
+                 * found, so zero for one found this step), along the tangents. */
+                const physics__rigid_geo *g = &r->geo[k];
+                const physics__quat ta = rigid__qmul(b->rotation[i], rigid__qconj(g->qa)),
+                                    tb = rigid__qmul(b->rotation[j], rigid__qconj(g->qb));
+                const physics__v3 slid = v3_add(v3_sub(b->position[j], b->position[i]),
+                                                v3_sub(quat_rotate(tb, cb), quat_rotate(ta, ca)));
+                c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);
+                c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
+            }
             for (uint32_t q = 0; q < c->count; q++)
                 c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
             rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
@@ -587,18 +608,20 @@ void physics__rigid_warm_contact(const physics__rigid_contact *c, physics__rigid
 
 /* One pass of contact c: the normals (soft when use_bias, rigid and without push when relaxing),
  * then the twist and the friction at the centre (Box3D applies friction only when relaxing: here
- * in both passes, see RIGID_FRICTION_WHILE_PUSHING). physics_rigid_wide.c does the same four
- * contacts at a time. */
+ * in both passes, see RIGID_FRICTION_WHILE_PUSHING; its anchor only while pushing). reverse: a
+ * resting contact's points last to first (physics__rigid_step alternates). physics_rigid_wide.c
+ * does the same four contacts at a time (a block of an impact keeps its order). */
 void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body *A,
-                                  physics__rigid_body *B, float inv_h, bool use_bias)
+                                  physics__rigid_body *B, float inv_h, bool use_bias, bool reverse)
 {
     {
         const physics__v3 n = c->normal;
         const float moved = v3_dot(v3_sub(B->dp, A->dp), n);
         float total = 0.0f, twist_limit = 0.0f;
         for (uint32_t pass = 0; pass < c->passes; pass++)
-            for (uint32_t q = 0; q < c->count; q++) {
-                physics__rigid_point *p = &c->p[q];
+            for (uint32_t at = 0; at < c->count; at++) {
+                physics__rigid_point *p =
+                    &c->p[reverse && c->passes == 1u ? c->count - 1u - at : at];
                 /* The separation now, to first order: dot(dq x r, n) = dot(dq, r x n). */
                 const float sep = p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca);
                 float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
@@ -632,7 +655,11 @@ void physics__rigid_solve_contact(physics__rigid_contact *c, physics__rigid_body
             A->w = v3_sub(A->w, v3_scale(c->twist_a, applied));
             B->w = v3_add(B->w, v3_scale(c->twist_b, applied));
         }
-        const float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        float v1 = rigid__speed(A, B, &c->f1, c->t1), v2 = rigid__speed(A, B, &c->f2, c->t2);
+        if (use_bias) { /* the anchor (as the normals' push, only while pushing) */
+            v1 += c->anchor1;
+            v2 += c->anchor2;
+        }
         float j1 = c->f1.j - (c->k11 * v1 + c->k12 * v2);
         float j2 = c->f2.j - (c->k12 * v1 + c->k22 * v2);
         const float limit = c->friction * total, sq = j1 * j1 + j2 * j2;
@@ -777,19 +804,15 @@ static int rigid__ended(physics__events *events, uint64_t key)
 }
 
 /* The new cache (this step's contacts merged with the old ones of sleeping islands) and the
- * events, as in physics_contacts.c. Both lists are sorted by key, so the merge is cut into slices
- * of SOLVER_SLICE_PAIRS contacts, each with the old entries from its first contact's key up to the
- * next slice's: the slices count what they keep on any threads, then write it from where the
- * slices before them end, with their events into streams of their own, which join in order on
- * this thread. The entries, their places and the events are those of one walk over both lists. */
+ * events, as in physics_contacts.c, on the pool (see physics__merge_begin). */
 typedef struct rigid__merge_job {
     physics__scene *s;
     uint32_t slices;
     bool write; /* false: count */
 } rigid__merge_job;
 
-/* Slice t of the merge: counts its entries into r->merge[3t + 1], or writes them from there on
- * and its events into r->slice_events[t] (r->merge[3t + 2] set when memory ran out). */
+/* Slice t of the merge: counts its entries into s->merge[3t + 1], or writes them from there on,
+ * with its events. */
 static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
     physics__scene *s = job->s;
@@ -799,37 +822,22 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
     const uint32_t k0 = t * SOLVER_SLICE_PAIRS;
     const uint32_t k1 =
         k0 + SOLVER_SLICE_PAIRS < r->num_contacts ? k0 + SOLVER_SLICE_PAIRS : r->num_contacts;
-    uint32_t *m = &r->merge[3 * t];
-    physics__events *events = &r->slice_events[t];
-    if (!write) {
-        /* The first old entry not below this slice's first key. */
-        uint32_t lo = 0, hi = t > 0 ? r->num_cache : 0;
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (r->cache[mid].key < r->contact[k0].key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        m[0] = lo;
-    } else {
+    uint32_t *m = &s->merge[3 * t];
+    physics__events *events = &s->merge_events[t];
+    if (!write)
+        m[0] = t > 0 ? physics__merge_find(r->cache, sizeof *r->cache, 0, r->num_cache,
+                                           r->contact[k0].key)
+                     : 0;
+    else {
         m[2] = 0;
         events->size = 0;
     }
     physics__rigid_cached *next = r->next_cache;
     uint32_t at = m[0], n = write ? m[1] : 0;
-    /* The next slice's first (the count pass of slice t + 1 may be running: found again here). */
-    uint32_t end = r->num_cache;
-    if (t + 1 < job->slices) {
-        uint32_t lo = at;
-        while (lo < end) {
-            const uint32_t mid = lo + (end - lo) / 2;
-            if (r->cache[mid].key < r->contact[k1].key)
-                lo = mid + 1;
-            else
-                end = mid;
-        }
-    }
+    /* The next slice's first (its count may be running: found again here). */
+    const uint32_t end = t + 1 < job->slices ? physics__merge_find(r->cache, sizeof *r->cache, at,
+                                                                   r->num_cache, r->contact[k1].key)
+                                             : r->num_cache;
     for (uint32_t k = k0; k <= k1; k++) {
         const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
         /* The old contacts before this one that this step did not find. */
@@ -905,37 +913,17 @@ static int rigid__remember(physics__scene *s)
     physics__rigid *r = &s->rigid;
     const uint32_t slices =
         r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
-    const uint32_t had = r->cap_slice_events;
     if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
-        physics__reserve(s->a, (void **)&r->merge, &r->cap_merge, 3 * slices, sizeof *r->merge) ||
-        physics__reserve_keep(s->a, (void **)&r->slice_events, &r->cap_slice_events, slices,
-                              sizeof *r->slice_events))
+        physics__merge_begin(s, slices))
         return CT_ERR_NOMEM;
-    for (uint32_t t = had; t < r->cap_slice_events; t++)
-        r->slice_events[t] = (physics__events){.a = s->a};
     rigid__merge_job job = {s, slices, false};
     physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    uint32_t n = 0;
-    for (uint32_t t = 0; t < slices; t++) {
-        const uint32_t count = r->merge[3 * t + 1];
-        r->merge[3 * t + 1] = n;
-        n += count;
-    }
+    const uint32_t n = physics__merge_places(s, slices);
     job.write = true;
     physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    for (uint32_t t = 0; t < slices; t++) {
-        const physics__events *e = &r->slice_events[t];
-        if (r->merge[3 * t + 2])
-            return CT_ERR_NOMEM;
-        for (uint32_t at = 0; at < e->size;) {
-            ct_physics_event_header_t h;
-            memcpy(&h, e->bytes + at, sizeof h);
-            if (physics__events_write(&s->events, h.type, e->bytes + at + sizeof h, h.size))
-                return CT_ERR_NOMEM;
-            at += (uint32_t)sizeof h + ((h.size + 3u) & ~3u);
-        }
-    }
+    if (physics__merge_events(s, slices))
+        return CT_ERR_NOMEM;
     physics__rigid_cached *t = r->cache;
     const uint32_t cap = r->cap_cache;
     r->cache = r->next_cache;
@@ -987,6 +975,13 @@ int physics__rigid_step(physics__scene *s, float dt)
     if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
     for (uint32_t step = 0; step < substeps; step++) {
+        /* Each resting manifold's points are solved first to last, then last to first in the
+         * next substep: one sequential pass favours the points it meets first (they push before
+         * the others and the body turns away from the later ones), always the same way round in
+         * a resting pile, and large_pyramid's rows leaned and turned with it. An impact's points
+         * keep their order: its passes (RIGID_IMPACT_PASSES) leave little to favour, and turning
+         * them round let a bullet of test_physics_ccd's room through a wall. */
+        r->reverse = (step & 1u) != 0;
         rigid__integrate_velocities(s, h);
         physics__joints_warm_start(s);
         physics__rigid_wide_warm_start(s);

@@ -44,6 +44,7 @@ typedef struct physics__rigid_block {
     wide__lanes k11, k12, k22;
     wide__v3 twist_a, twist_b;
     wide__lanes twist_mass, twist_j, friction, bias_rate, mass_scale, impulse_scale;
+    wide__lanes anchor1, anchor2;
     wide__lanes impact; /* 1 in the lanes of contacts that take more than one pass */
 } physics__rigid_block;
 
@@ -125,7 +126,7 @@ static void wide__warm_block(physics__rigid_block *k, physics__rigid_body *body)
 
 /* One pass of one block (as rigid__solve_contact). */
 static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body, float inv_h,
-                              bool use_bias)
+                              bool use_bias, bool reverse)
 {
     const f32x4 zero = f32x4_splat(0.0f), one = f32x4_splat(1.0f);
     wide__bodies x;
@@ -147,8 +148,9 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
      * lanes' rows then keep their impulses, as their contacts alone would. */
     const mask32x4 impact = f32x4_greater(f32x4_load(k->impact), zero);
     for (uint32_t pass = 0; pass < k->passes; pass++) {
-        for (uint32_t q = 0; q < k->count; q++) {
-            wide__point *p = &k->p[q];
+        for (uint32_t at = 0; at < k->count; at++) {
+            /* (a lane of fewer points has rows that push nothing past its last) */
+            wide__point *p = &k->p[reverse && k->passes == 1u ? k->count - 1u - at : at];
             const v3x4 ca = w3_load(&p->n.ca), cb = w3_load(&p->n.cb);
             const f32x4 sep =
                 f32x4_sub(f32x4_add(f32x4_add(f32x4_load(p->sep), moved), v3x4_dot(dqb, cb)),
@@ -194,7 +196,11 @@ static void wide__solve_block(physics__rigid_block *k, physics__rigid_body *body
         x.wb = v3x4_add(x.wb, v3x4_scale(w3_load(&k->twist_b), applied));
     }
     const v3x4 t1 = w3_load(&k->t1), t2 = w3_load(&k->t2);
-    const f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
+    f32x4 v1 = wide__speed(&x, &k->f1, t1), v2 = wide__speed(&x, &k->f2, t2);
+    if (use_bias) { /* the anchor (physics__rigid_solve_contact) */
+        v1 = f32x4_add(v1, f32x4_load(k->anchor1));
+        v2 = f32x4_add(v2, f32x4_load(k->anchor2));
+    }
     const f32x4 k11 = f32x4_load(k->k11), k12 = f32x4_load(k->k12), k22 = f32x4_load(k->k22);
     const f32x4 o1 = f32x4_load(k->f1.j), o2 = f32x4_load(k->f2.j);
     f32x4 j1 = f32x4_sub(o1, f32x4_add(f32x4_mul(k11, v1), f32x4_mul(k12, v2)));
@@ -226,6 +232,10 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->colour_of, (size_t)r->cap_colour_of * sizeof *r->colour_of);
     if (r->used)
         ct_free(s->a, r->used, (size_t)r->cap_used * sizeof *r->used);
+    if (r->lanes)
+        ct_free(s->a, r->lanes, (size_t)r->cap_lanes * sizeof *r->lanes);
+    r->lanes = NULL;
+    r->cap_lanes = 0;
     r->block = NULL;
     r->overflow = NULL;
     r->colour_of = NULL;
@@ -292,9 +302,11 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->bias_rate[l] = c->bias_rate;
     k->mass_scale[l] = c->mass_scale;
     k->impulse_scale[l] = c->impulse_scale;
+    k->anchor1[l] = c->anchor1;
+    k->anchor2[l] = c->anchor2;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE from the contacts their lanes name (padding lanes, all zero:
+/* Blocks [begin, end) x WIDE_SLICE from the contacts r->lanes names (padding lanes, all zero:
  * no mass, no impulse, read body 0 and write nothing). */
 static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
 {
@@ -302,13 +314,12 @@ static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
     const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
     for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
         physics__rigid_block *blk = &r->block[k];
-        uint32_t contact[4];
-        memcpy(contact, blk->contact, sizeof contact);
         memset(blk, 0, sizeof *blk);
         for (uint32_t l = 0; l < 4; l++) {
-            blk->contact[l] = contact[l];
-            if (contact[l] != UINT32_MAX)
-                wide__lane(blk, l, r, contact[l]);
+            const uint32_t contact = r->lanes[4 * k + l];
+            blk->contact[l] = contact;
+            if (contact != UINT32_MAX)
+                wide__lane(blk, l, r, contact);
         }
     }
 }
@@ -379,21 +390,23 @@ int physics__rigid_wide_prepare(physics__scene *s)
     r->colour_start[WIDE_COLOURS] = blocks;
     r->num_colours = colours;
     r->num_blocks = blocks;
-    if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block))
+    if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block) ||
+        physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
+                         sizeof *r->lanes))
         return CT_ERR_NOMEM;
-    /* Which contact each lane holds, in order here (padding lanes: none); the lanes are filled on
-     * any threads. */
-    uint32_t fill[WIDE_COLOURS] = {0};
+    /* Which contact each lane holds, in order here (padding lanes: none), into a compact list (the
+     * blocks themselves are far apart); the lanes are filled on any threads. */
+    uint32_t fill[WIDE_COLOURS];
+    for (uint32_t c = 0; c < WIDE_COLOURS; c++)
+        fill[c] = 4 * r->colour_start[c];
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t colour = r->colour_of[k];
-        if (colour == WIDE_COLOURS)
-            continue;
-        const uint32_t at = fill[colour]++;
-        r->block[r->colour_start[colour] + at / 4u].contact[at % 4u] = k;
+        if (colour < WIDE_COLOURS)
+            r->lanes[fill[colour]++] = k;
     }
     for (uint32_t c = 0; c < WIDE_COLOURS; c++)
         for (uint32_t at = fill[c]; at % 4u; at++)
-            r->block[r->colour_start[c] + at / 4u].contact[at % 4u] = UINT32_MAX;
+            r->lanes[at] = UINT32_MAX;
     physics__pool_run(s->pool, (blocks + WIDE_SLICE - 1) / WIDE_SLICE, wide__fill_range, r);
     return 0;
 }
@@ -416,7 +429,8 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
         if (job->mode == 0)
             wide__warm_block(&job->r->block[k], job->r->body);
         else
-            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h, job->mode == 1);
+            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h, job->mode == 1,
+                              job->r->reverse);
     }
 }
 
@@ -449,7 +463,8 @@ void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias)
     physics__rigid *r = &s->rigid;
     for (uint32_t k = 0; k < r->num_overflow; k++) {
         physics__rigid_contact *c = &r->contact[r->overflow[k]];
-        physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], inv_h, use_bias);
+        physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], inv_h, use_bias,
+                                     r->reverse);
     }
     wide__colours(s, inv_h, use_bias ? 1 : 2);
 }

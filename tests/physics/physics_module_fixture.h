@@ -31,6 +31,13 @@ kernel_desc_t physics_desc(void);
 const test_world_t *physics_boot_desc(const kernel_desc_t *desc, const char *world_name);
 const test_world_t *physics_boot(const char *world_name);
 
+/* A dynamic ball of radius r at (x, y, z): 1 kg, friction 0.5. */
+ct_rigid_body_desc_t ball_desc(float x, float y, float z, float r);
+/* A new entity with the rigid body d in w (through p4; failing the test if it is refused). */
+ct_entity_t physics_body(ct_world_o *w, const ct_rigid_body_desc_t *d);
+/* The corners of a unit cube about the origin (k = x | y << 1 | z << 2, bit set: + side). */
+void unit_cube_points(float out[24]);
+
 /* Loads `source` as the resource `name` of `type` in the booted kernel: load_source's answer. */
 int physics_load(const char *type, const char *name, const char *source);
 
@@ -48,7 +55,8 @@ int physics_compile_level(const char *name, const char *entity, const char *comp
     ;
 
 /* The same level must be refused, and what the log said (into `captured`: the caller routes the
- * log there) must name the level's file, the entity and `words`; else the test fails. */
+ * log there) must name the level's file, the entity and each of `words` ('|' between them); else
+ * the test fails. */
 void physics_level_refused(const char *words, const char *name, const char *entity,
                            const char *components, ...)
 #if defined(__GNUC__)

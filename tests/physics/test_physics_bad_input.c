@@ -34,16 +34,6 @@ static int boot(void **state)
 
 static const float step = 1.0f / 60.0f;
 
-static ct_rigid_body_desc_t sphere(float x, float y, float z, float r)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_SPHERE,
-                                  .radius = r,
-                                  .mass = 1.0f,
-                                  .friction = 0.5f,
-                                  .position = {x, y, z}};
-}
-
 /* The call is refused and the log names the world, the entity and `field`. */
 static void expect_refused(int err, ct_world_o *w, ct_entity_t e, const char *field)
 {
@@ -77,7 +67,7 @@ static void test_nan_and_huge_shapes_and_inertia(void **state)
     log__set_sink(capture, NULL);
     ct_rigid_body_desc_t d[12];
     for (int k = 0; k < 12; k++)
-        d[k] = sphere(0, 1, 0, 0.5f);
+        d[k] = ball_desc(0, 1, 0, 0.5f);
     d[0].radius = NAN;
     d[1].radius = INFINITY;
     d[2].radius = 2e4f; /* past CT_PHYSICS_MAX_SIZE */
@@ -115,7 +105,7 @@ static void test_extremes_in_range_stay_in_range(void **state)
                                          .shape = CT_BODY_BOX,
                                          .half_extents = {1e4f, 1e4f, 1e4f},
                                          .position = {0, -1e4f, 0}};
-    ct_rigid_body_desc_t grain = sphere(0, 0.001f, 0, 0.001f);
+    ct_rigid_body_desc_t grain = ball_desc(0, 0.001f, 0, 0.001f);
     grain.mass = CT_PHYSICS_MIN_MASS;
     ct_rigid_body_desc_t heavy = {.kind = CT_BODY_DYNAMIC,
                                   .shape = CT_BODY_BOX,
@@ -124,7 +114,7 @@ static void test_extremes_in_range_stay_in_range(void **state)
                                   .friction = 0.5f,
                                   .position = {0, 3, 0},
                                   .velocity = {0, -CT_PHYSICS_MAX_SPEED * 0.5f, 0}};
-    ct_rigid_body_desc_t spinner = sphere(10, 1, 0, 0.5f);
+    ct_rigid_body_desc_t spinner = ball_desc(10, 1, 0, 0.5f);
     spinner.inertia[0] = CT_PHYSICS_MIN_INERTIA, spinner.inertia[1] = CT_PHYSICS_MAX_INERTIA,
     spinner.inertia[2] = CT_PHYSICS_MIN_INERTIA;
     spinner.angular_velocity[0] = CT_PHYSICS_MAX_ANGULAR_SPEED * 0.7f;
@@ -158,7 +148,7 @@ static void test_nan_and_huge_joint_anchors(void **state)
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_anchors"});
     ct_entity_t e[2];
     t->entity->create_batch(e, 2);
-    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.5f), b = sphere(2, 1, 0, 0.5f);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
     assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
     captured[0] = '\0';
@@ -193,8 +183,8 @@ static void test_joint_to_destroyed_body(void **state)
     p4->set_sleeping(w, false);
     ct_entity_t e[3];
     t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.2f), b = sphere(0, 0, 0, 0.2f),
-                               c = sphere(3, 0, 0, 0.2f);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.2f), b = ball_desc(0, 0, 0, 0.2f),
+                               c = ball_desc(3, 0, 0, 0.2f);
     assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
     assert_int_equal(p4->add_rigid_body(w, e[2], &c), 0);
@@ -250,7 +240,7 @@ static void test_chain_of_10000(void **state)
     assert_non_null(e);
     t->entity->create_batch(e, N);
     for (int k = 0; k < N; k++) {
-        const ct_rigid_body_desc_t d = sphere(0.25f * (float)k, 0, 0, 0.1f);
+        const ct_rigid_body_desc_t d = ball_desc(0.25f * (float)k, 0, 0, 0.1f);
         assert_int_equal(p4->add_rigid_body(w, e[k], &d), 0);
         const ct_joint_desc_t link = {
             .type = CT_JOINT_BALL, .anchor = {0.25f * (float)k - 0.125f, 0, 0}, .axis = {1, 0, 0}};
@@ -293,16 +283,6 @@ static void test_chain_of_10000(void **state)
     free(e);
 }
 
-/* The corners of a unit cube about the origin (k = x | y << 1 | z << 2, bit set: + side). */
-static void cube_points(float out[24])
-{
-    for (int k = 0; k < 8; k++) {
-        out[3 * k] = (k & 1) ? 0.5f : -0.5f;
-        out[3 * k + 1] = (k & 2) ? 0.5f : -0.5f;
-        out[3 * k + 2] = (k & 4) ? 0.5f : -0.5f;
-    }
-}
-
 /* Degenerate hulls (one point, duplicates, coplanar, on a line, NaN or huge points), the same as
  * a compound's child, zero-area and NaN or huge triangles, NaN or huge heights: each add is
  * refused naming the world, the entity and the field with its reason, and adds nothing. */
@@ -319,7 +299,7 @@ static void test_degenerate_shapes_name_world_entity_field(void **state)
                                        .friction = 0.5f,
                                        .position = {0, 1, 0}};
     float cube[24], q[24];
-    cube_points(cube);
+    unit_cube_points(cube);
     expect_refused_by(p5->add_hull_body(w, e, &hull, cube, 1), w, e, "add_hull_body",
                       "points (one point: a hull needs at least 4");
     memcpy(q, cube, sizeof q);
@@ -424,7 +404,7 @@ static void test_pile_in_one_spot_names_world_entity(void **state)
     ct_entity_t e[N];
     t->entity->create_batch(e, N);
     for (int k = 0; k < N; k++) {
-        const ct_rigid_body_desc_t d = sphere(0, 1, 0, 0.5f);
+        const ct_rigid_body_desc_t d = ball_desc(0, 1, 0, 0.5f);
         assert_int_equal(p4->add_rigid_body(w, e[k], &d), 0);
     }
     captured[0] = '\0';
@@ -500,7 +480,7 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_lua"});
     ct_entity_t e[3];
     t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t a = sphere(0, 1, 0, 0.5f), b = sphere(2, 1, 0, 0.5f);
+    const ct_rigid_body_desc_t a = ball_desc(0, 1, 0, 0.5f), b = ball_desc(2, 1, 0, 0.5f);
     assert_int_equal(p4->add_rigid_body(w, e[0], &a), 0);
     assert_int_equal(p4->add_rigid_body(w, e[1], &b), 0);
     char name[64];

@@ -34,23 +34,6 @@ static ct_world_o *new_world(const char *name)
     return w;
 }
 
-static ct_entity_t body(ct_world_o *w, const ct_rigid_body_desc_t *d)
-{
-    const ct_entity_t e = entity->create();
-    assert_int_equal(p4->add_rigid_body(w, e, d), 0);
-    return e;
-}
-
-static ct_rigid_body_desc_t ball_at(float x, float y, float z, float r)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_SPHERE,
-                                  .radius = r,
-                                  .mass = 1.0f,
-                                  .friction = 0.5f,
-                                  .position = {x, y, z}};
-}
-
 static ct_rigid_body_desc_t box_at(float x, float y, float z, float hx, float hy, float hz)
 {
     return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
@@ -71,8 +54,8 @@ static void test_pendulum_period(void **state)
     (void)state;
     ct_world_o *w = new_world("pendulum");
     const float a = 0.1f;
-    const ct_rigid_body_desc_t bob = ball_at(sinf(a), -cosf(a), 0.0f, 0.1f);
-    const ct_entity_t e = body(w, &bob);
+    const ct_rigid_body_desc_t bob = ball_desc(sinf(a), -cosf(a), 0.0f, 0.1f);
+    const ct_entity_t e = physics_body(w, &bob);
     const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE, .axis = {0, 0, 1}};
     ct_physics_joint_t j = {0};
     assert_int_equal(p4->add_joint(w, e, world_anchor, &hinge, &j), 0);
@@ -112,7 +95,7 @@ static void test_hinge_limit_holds(void **state)
     (void)state;
     ct_world_o *w = new_world("hinge_limit");
     const ct_rigid_body_desc_t plank = box_at(0.5f, 0.0f, 0.0f, 0.5f, 0.05f, 0.1f);
-    const ct_entity_t e = body(w, &plank);
+    const ct_entity_t e = physics_body(w, &plank);
     const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE,
                                    .flags = CT_JOINT_LIMIT,
                                    .axis = {0, 0, 1},
@@ -154,7 +137,7 @@ static void test_slider_motor_and_limit(void **state)
     (void)state;
     ct_world_o *w = new_world("slider");
     const ct_rigid_body_desc_t d = box_at(0.0f, 1.0f, 0.0f, 0.2f, 0.2f, 0.2f);
-    const ct_entity_t e = body(w, &d);
+    const ct_entity_t e = physics_body(w, &d);
     const ct_joint_desc_t slider = {.type = CT_JOINT_SLIDER,
                                     .flags = CT_JOINT_LIMIT | CT_JOINT_MOTOR,
                                     .anchor = {0, 1, 0},
@@ -192,8 +175,8 @@ static void test_distance_spring_and_rope(void **state)
     ct_world_o *w = new_world("spring");
     const float zero[3] = {0, 0, 0};
     p4->set_gravity(w, zero);
-    const ct_rigid_body_desc_t d = ball_at(1.2f, 0.0f, 0.0f, 0.1f);
-    const ct_entity_t e = body(w, &d);
+    const ct_rigid_body_desc_t d = ball_desc(1.2f, 0.0f, 0.0f, 0.1f);
+    const ct_entity_t e = physics_body(w, &d);
     const ct_joint_desc_t spring = {.type = CT_JOINT_DISTANCE,
                                     .anchor = {1.2f, 0, 0},
                                     .anchor_b = {0, 0, 0},
@@ -223,8 +206,8 @@ static void test_distance_spring_and_rope(void **state)
     /* The rope: 1 m at most. A ball thrown outwards stops at 1 m; thrown inwards it passes. */
     w = new_world("rope");
     p4->set_gravity(w, zero);
-    const ct_rigid_body_desc_t r = ball_at(0.5f, 0.0f, 0.0f, 0.1f);
-    const ct_entity_t b = body(w, &r);
+    const ct_rigid_body_desc_t r = ball_desc(0.5f, 0.0f, 0.0f, 0.1f);
+    const ct_entity_t b = physics_body(w, &r);
     const ct_joint_desc_t rope = {.type = CT_JOINT_DISTANCE,
                                   .flags = CT_JOINT_LIMIT,
                                   .anchor = {0.5f, 0, 0},
@@ -256,8 +239,8 @@ static void test_distance_min_and_max(void **state)
     ct_world_o *w = new_world("min_max");
     const float zero[3] = {0, 0, 0};
     p4->set_gravity(w, zero);
-    const ct_rigid_body_desc_t r = ball_at(1.0f, 0.0f, 0.0f, 0.1f);
-    const ct_entity_t b = body(w, &r);
+    const ct_rigid_body_desc_t r = ball_desc(1.0f, 0.0f, 0.0f, 0.1f);
+    const ct_entity_t b = physics_body(w, &r);
     const ct_joint_desc_t d = {.type = CT_JOINT_DISTANCE,
                                .flags = CT_JOINT_LIMIT,
                                .anchor = {1.0f, 0, 0},
@@ -306,13 +289,13 @@ static void test_chain_stays_connected(void **state)
                                         .half_extents = {20, 0.5f, 20},
                                         .friction = 0.6f,
                                         .position = {0, -3.5f, 0}};
-    const ct_entity_t ground = body(w, &floor);
+    const ct_entity_t ground = physics_body(w, &floor);
     ct_entity_t link[CHAIN];
     ct_physics_joint_t joint[CHAIN];
     for (int k = 0; k < CHAIN; k++) {
         const ct_rigid_body_desc_t d =
             box_at(0.5f * (float)k + 0.25f, 0.0f, 0.0f, 0.25f, 0.06f, 0.06f);
-        link[k] = body(w, &d);
+        link[k] = physics_body(w, &d);
         const ct_joint_desc_t ball = {.type = CT_JOINT_BALL,
                                       .flags = CT_JOINT_LIMIT,
                                       .anchor = {0.5f * (float)k, 0, 0},
@@ -373,8 +356,8 @@ static void test_breaking_joint(void **state)
 {
     (void)state;
     ct_world_o *w = new_world("break");
-    const ct_rigid_body_desc_t d = ball_at(0.0f, 2.0f, 0.0f, 0.2f);
-    const ct_entity_t e = body(w, &d);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.0f, 0.0f, 0.2f);
+    const ct_entity_t e = physics_body(w, &d);
     const ct_joint_desc_t glue = {.type = CT_JOINT_FIXED, .anchor = {0, 2.2f, 0}};
     ct_physics_joint_t j;
     assert_int_equal(p4->add_joint(w, e, world_anchor, &glue, &j), 0);
@@ -426,7 +409,7 @@ static void test_joint_torque_holds_a_shelf(void **state)
     for (int ball = 0; ball < 2; ball++) {
         ct_world_o *w = new_world("shelf");
         const ct_rigid_body_desc_t plank = box_at(0.5f, 1.0f, 0.0f, 0.5f, 0.05f, 0.1f);
-        const ct_entity_t e = body(w, &plank);
+        const ct_entity_t e = physics_body(w, &plank);
         const ct_joint_desc_t glue = {.type = ball ? CT_JOINT_BALL : CT_JOINT_FIXED,
                                       .anchor = {0, 1.0f, 0},
                                       .axis = {1, 0, 0}};
@@ -459,7 +442,7 @@ static void test_ball_twist_limit_holds(void **state)
     for (int limited = 0; limited < 2; limited++) {
         ct_world_o *w = new_world("twist");
         const ct_rigid_body_desc_t d = box_at(0.0f, -0.5f, 0.0f, 0.2f, 0.4f, 0.2f);
-        const ct_entity_t e = body(w, &d);
+        const ct_entity_t e = physics_body(w, &d);
         const ct_joint_desc_t hold = {.type = CT_JOINT_BALL,
                                       .flags = limited ? CT_JOINT_LIMIT : 0u,
                                       .anchor = {0, 0, 0},
@@ -497,8 +480,8 @@ static void test_lua_breaks_a_joint(void **state)
 {
     (void)state;
     ct_world_o *w = new_world("lua_break");
-    const ct_rigid_body_desc_t d = ball_at(0.0f, 2.0f, 0.0f, 0.2f);
-    const ct_entity_t e[1] = {body(w, &d)};
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.0f, 0.0f, 0.2f);
+    const ct_entity_t e[1] = {physics_body(w, &d)};
     const char *script =
         "function break_lua(w, e)\n"
         "  local j = Physics.add_joint(w, e, 0, 'fixed', { anchor = {0, 2.2, 0} })\n"
@@ -533,11 +516,11 @@ static void test_bad_joints_refused(void **state)
 {
     (void)state;
     ct_world_o *w = new_world("bad_joints");
-    const ct_rigid_body_desc_t d = ball_at(0, 0, 0, 0.5f);
-    const ct_entity_t a = body(w, &d), b = body(w, &d), none = entity->create();
+    const ct_rigid_body_desc_t d = ball_desc(0, 0, 0, 0.5f);
+    const ct_entity_t a = physics_body(w, &d), b = physics_body(w, &d), none = entity->create();
     const ct_rigid_body_desc_t fixed = {
         .kind = CT_BODY_STATIC, .shape = CT_BODY_SPHERE, .radius = 1};
-    const ct_entity_t s1 = body(w, &fixed);
+    const ct_entity_t s1 = physics_body(w, &fixed);
     ct_physics_joint_t j = {0};
     const ct_joint_desc_t good = {.type = CT_JOINT_BALL, .axis = {0, 1, 0}};
     ct_joint_desc_t bad[] = {good, good, good, good, good, good, good, good};
@@ -582,8 +565,8 @@ static void test_joined_bodies_sleep_and_wake_together(void **state)
 {
     (void)state;
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "joined_sleep"});
-    const ct_rigid_body_desc_t d1 = ball_at(0, -1, 0, 0.1f), d2 = ball_at(0, -2, 0, 0.1f);
-    const ct_entity_t up = body(w, &d1), down = body(w, &d2);
+    const ct_rigid_body_desc_t d1 = ball_desc(0, -1, 0, 0.1f), d2 = ball_desc(0, -2, 0, 0.1f);
+    const ct_entity_t up = physics_body(w, &d1), down = physics_body(w, &d2);
     const ct_joint_desc_t hinge = {.type = CT_JOINT_HINGE, .axis = {0, 0, 1}};
     const ct_joint_desc_t ball = {.type = CT_JOINT_BALL, .anchor = {0, -1, 0}, .axis = {0, 1, 0}};
     ct_physics_joint_t j;
@@ -612,7 +595,7 @@ static void test_lua_joints(void **state)
     (void)state;
     ct_world_o *w = new_world("lua_joints");
     const ct_rigid_body_desc_t plank = box_at(0.5f, 0.0f, 0.0f, 0.5f, 0.05f, 0.1f);
-    const ct_entity_t e[1] = {body(w, &plank)};
+    const ct_entity_t e[1] = {physics_body(w, &plank)};
     const char *script =
         "function joints_lua(w, e)\n"
         "  local j = Physics.add_joint(w, e, 0, 'hinge', { axis = {0, 0, 1}, lower = -0.5, upper = "

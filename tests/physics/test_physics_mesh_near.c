@@ -195,10 +195,12 @@ static void test_lists_shrink_or_give_up_on_a_fine_mesh(void **state)
     /* Both rest on the floor at y = 0. */
     assert_float_equal(ball_at.y, 0.1f, 2e-3f);
     assert_float_equal(plank_at.y, 0.05f, 2e-3f);
-    /* The ball's list: of the mesh, at a growth halved four times from 0.5 m, 12 triangles. */
+    /* The ball's list: of the mesh, at a growth halved four times from 0.5 m, 8 triangles where
+     * it ends (12 before the rigid solver's friction anchors and alternating point order moved
+     * where it stops by a little). */
     assert_int_not_equal(ball.serial, 0);
     assert_true(ball.grow == 0.03125f);
-    assert_int_equal(ball.count, 12);
+    assert_int_equal(ball.count, 8);
     /* The plank's: none, and no growth left. */
     assert_int_equal(plank.serial, 0);
     assert_true(plank.grow == 0.0f);

@@ -31,23 +31,6 @@ static int boot(void **state)
 
 static const float step = 1.0f / 60.0f;
 
-static ct_entity_t body(ct_world_o *w, const ct_rigid_body_desc_t *d)
-{
-    const ct_entity_t e = entity->create();
-    assert_int_equal(p5->add_rigid_body(w, e, d), 0);
-    return e;
-}
-
-static ct_rigid_body_desc_t ball_at(float x, float y, float z)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_SPHERE,
-                                  .radius = 0.25f,
-                                  .mass = 1.0f,
-                                  .friction = 0.5f,
-                                  .position = {x, y, z}};
-}
-
 /* A static box 2 m wide and 1 m tall, from y = 2 to y = 3, made a sensor. */
 static ct_entity_t sensor_box(ct_world_o *w)
 {
@@ -56,7 +39,7 @@ static ct_entity_t sensor_box(ct_world_o *w)
                                     .half_extents = {1.0f, 0.5f, 1.0f},
                                     .friction = 0.5f,
                                     .position = {0.0f, 2.5f, 0.0f}};
-    const ct_entity_t e = body(w, &d);
+    const ct_entity_t e = physics_body(w, &d);
     assert_int_equal(p5->set_sensor(w, e, true), 0);
     assert_true(p5->is_sensor(w, e));
     return e;
@@ -98,8 +81,8 @@ static void test_fall_through(void **state)
     (void)state;
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "fall"});
     const ct_entity_t s = sensor_box(w);
-    const ct_rigid_body_desc_t d = ball_at(0.0f, 4.0f, 0.0f);
-    const ct_entity_t ball = body(w, &d);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 4.0f, 0.0f, 0.25f);
+    const ct_entity_t ball = physics_body(w, &d);
     tally t = {0, 0, -1, -1, 0};
     uint32_t listed = 0;
     for (int k = 0; k < 60; k++) {
@@ -146,9 +129,11 @@ static void test_filters(void **state)
     assert_int_equal(p5->collision_filter(w, s, &layer, &mask), 0);
     assert_int_equal(layer, 0x2u);
     assert_int_equal(mask, 0x5u);
-    const ct_rigid_body_desc_t a = ball_at(-0.6f, 4.0f, 0.0f), b = ball_at(0.0f, 4.0f, 0.0f),
-                               c = ball_at(0.6f, 4.0f, 0.0f);
-    const ct_entity_t seen = body(w, &a), wrong_layer = body(w, &b), blind = body(w, &c);
+    const ct_rigid_body_desc_t a = ball_desc(-0.6f, 4.0f, 0.0f, 0.25f),
+                               b = ball_desc(0.0f, 4.0f, 0.0f, 0.25f),
+                               c = ball_desc(0.6f, 4.0f, 0.0f, 0.25f);
+    const ct_entity_t seen = physics_body(w, &a), wrong_layer = physics_body(w, &b),
+                      blind = physics_body(w, &c);
     assert_int_equal(p5->set_collision_filter(w, seen, 0x1u, 0x2u), 0);
     assert_int_equal(p5->set_collision_filter(w, wrong_layer, 0x8u, 0xffu), 0);
     assert_int_equal(p5->set_collision_filter(w, blind, 0x4u, 0x1u), 0);
@@ -178,10 +163,10 @@ static void test_removed_body_leaves(void **state)
                                         .half_extents = {5.0f, 0.5f, 5.0f},
                                         .friction = 0.5f,
                                         .position = {0.0f, 1.5f, 0.0f}};
-    const ct_entity_t ground = body(w, &floor);
+    const ct_entity_t ground = physics_body(w, &floor);
     const ct_entity_t s = sensor_box(w);
-    const ct_rigid_body_desc_t d = ball_at(0.0f, 2.4f, 0.0f);
-    const ct_entity_t ball = body(w, &d);
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 2.4f, 0.0f, 0.25f);
+    const ct_entity_t ball = physics_body(w, &d);
     assert_int_equal(p5->set_sensor(w, ball, true), CT_ERR_INVALID);
     assert_false(p5->is_sensor(w, ball));
     tally t = {0, 0, -1, -1, 0};
@@ -204,8 +189,8 @@ static void test_removed_body_leaves(void **state)
     /* Off again: a ball dropped on it now lands on its top (y = 3 + 0.25). */
     assert_int_equal(p5->set_sensor(w, s, false), 0);
     assert_false(p5->is_sensor(w, s));
-    const ct_rigid_body_desc_t d2 = ball_at(0.0f, 4.0f, 0.0f);
-    const ct_entity_t ball2 = body(w, &d2);
+    const ct_rigid_body_desc_t d2 = ball_desc(0.0f, 4.0f, 0.0f, 0.25f);
+    const ct_entity_t ball2 = physics_body(w, &d2);
     for (int k = 0; k < 90; k++)
         p5->simulate(w, step);
     float p[3];
@@ -227,8 +212,8 @@ static void test_lua_sensors(void **state)
                                       .shape = CT_BODY_BOX,
                                       .half_extents = {1.0f, 0.5f, 1.0f},
                                       .position = {0.0f, 2.5f, 0.0f}};
-    const ct_rigid_body_desc_t d = ball_at(0.0f, 4.0f, 0.0f);
-    const ct_entity_t e[2] = {body(w, &box), body(w, &d)};
+    const ct_rigid_body_desc_t d = ball_desc(0.0f, 4.0f, 0.0f, 0.25f);
+    const ct_entity_t e[2] = {physics_body(w, &box), physics_body(w, &d)};
     const char *script =
         "function sensors_lua(w, s, ball)\n"
         "  enters, leaves, seen = 0, 0, 0\n"

@@ -18,39 +18,15 @@
 
 #include <cmocka.h>
 
-#include "base/log.h"
-#include "ct_entity.h"
-#include "ct_physics.h"
-#include "ct_world.h"
-#include "test_kernel.h"
+#include "physics_module_fixture.h"
 
 static const test_world_t *t;
-static const ct_physics_api_v4 *p4;
-
-static char captured[16384];
-static void capture(void *ctx, ct_log_level level, const char *tag, const char *text)
-{
-    (void)ctx, (void)level, (void)tag;
-    const size_t used = strlen(captured);
-    snprintf(captured + used, sizeof captured - used, "%s\n", text);
-}
 
 static int boot(void **state)
 {
     (void)state;
-    const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
-                           CT_TEST_MODULE("transforms", "ct_transforms"),
-                           CT_TEST_MODULE("physics", "ct_physics")};
-    kernel_desc_t desc = test_kernel_desc(paths, 3);
-    t = test_world_boot(&desc, "shape_level");
-    p4 = test_kernel_api(CT_PHYSICS_API, 4);
-    assert_non_null(p4);
+    t = physics_boot("shape_level");
     return 0;
-}
-
-static int load(const char *type, const char *name, const char *source)
-{
-    return t->resource->load_source(type, name, source, strlen(source));
 }
 
 /*
@@ -106,7 +82,7 @@ static void height_is(ct_entity_t e, const char *what, float expected)
 static void test_balls_rest_on_the_rock_and_the_table(void **state)
 {
     (void)state;
-    assert_int_equal(load("level", "levels/shapes", shapes_level), 0);
+    assert_int_equal(physics_load("level", "levels/shapes", shapes_level), 0);
     ct_entity_t e[NUM];
     assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/shapes"),
                                                NULL, NULL, e, NUM),
@@ -175,11 +151,12 @@ static const char table_unit[] =
 static void test_a_turned_table_unit(void **state)
 {
     (void)state;
-    assert_int_equal(load("unit", "units/table", table_unit), 0);
-    assert_int_equal(load("level", "levels/floor",
-                          "entities = [ { components = { transform = { position = [0 -0.5 0] }\n"
-                          "  body = { kind = \"static\" half_extents = [10 0.5 10] } } } ]\n"),
-                     0);
+    assert_int_equal(physics_load("unit", "units/table", table_unit), 0);
+    assert_int_equal(
+        physics_load("level", "levels/floor",
+                     "entities = [ { components = { transform = { position = [0 -0.5 0] }\n"
+                     "  body = { kind = \"static\" half_extents = [10 0.5 10] } } } ]\n"),
+        0);
     ct_entity_t floor;
     assert_int_equal(t->worlds->spawn_resource(t->world, t->resource->get("level", "levels/floor"),
                                                NULL, NULL, &floor, 1),
@@ -238,21 +215,8 @@ static void test_lua_adds_hull_and_compound_components(void **state)
  * every word of `words` ('|'-separated). */
 static void expect_refused(const char *fields, const char *words)
 {
-    char text[4096];
-    snprintf(text, sizeof text,
-             "entities = [ { name = \"thing\" components = { transform = {} body = { %s } } } ]\n",
-             fields);
-    captured[0] = '\0';
-    if (load("level", "levels/bad_shape", text) >= 0)
-        fail_msg("body = { %s } was accepted", fields);
-    char copy[256];
-    snprintf(copy, sizeof copy, "%s", words);
-    bool ok = strstr(captured, "bad_shape.level") && strstr(captured, "entity 'thing'");
-    for (char *w = strtok(copy, "|"); ok && w; w = strtok(NULL, "|"))
-        ok = strstr(captured, w) != NULL;
-    if (!ok)
-        fail_msg("body = { %s }: '%s' does not name the file, the entity and '%s'", fields,
-                 captured, words);
+    physics_level_refused(words, "levels/bad_shape", "thing", "transform = {} body = { %s }",
+                          fields);
 }
 
 #define CUBE "[0 0 0] [1 0 0] [0 1 0] [0 0 1] [1 1 0] [1 0 1] [0 1 1] [1 1 1]"

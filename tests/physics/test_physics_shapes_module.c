@@ -22,21 +22,12 @@ static int boot(void **state)
 
 static float cube[24];
 
-static void make_cube(void)
-{
-    for (int k = 0; k < 8; k++) {
-        cube[3 * k] = (k & 1) ? 0.5f : -0.5f;
-        cube[3 * k + 1] = (k & 2) ? 0.5f : -0.5f;
-        cube[3 * k + 2] = (k & 4) ? 0.5f : -0.5f;
-    }
-}
-
 /* A hull cube and a table compound dropped on a height field rest at their heights; the shape
  * list names their shapes; refusals change nothing. */
 static void test_shapes_in_a_world(void **state)
 {
     (void)state;
-    make_cube();
+    unit_cube_points(cube);
     ct_world_o *w = worlds->create_world(&(ct_world_desc_t){.name = "shapes_c"});
     const ct_entity_t ground = entity->create(), hull = entity->create(), table = entity->create(),
                       bad = entity->create();

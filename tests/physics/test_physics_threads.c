@@ -1,9 +1,10 @@
-/* The parts of a rigid step that the job pool splits where the serial walk had one order: the
- * cache merge (physics_rigid.c), the colouring (physics_graph.c) and the pair sort
- * (physics_contacts.c). Two copies of one scene step side by side, one serial and one on two
- * threads, and after every step their contacts, colours, cache and events must be the same bits;
- * fixed counts at the end say the scene really had several slices of contacts, sleeping islands
- * whose old contacts the merge carries between awake ones, and events of both kinds. */
+/* The parts of a step that the job pool splits where the serial walk had one order: the cache
+ * merges (physics_contacts.c, physics_rigid.c), the rigid colouring and lanes
+ * (physics_rigid_wide.c) and the pair sort (physics_contacts.c). Two copies of one scene step side
+ * by side, one serial and one on two threads, and after every step their contacts, colours, cache
+ * and events must be the same bits, the contacts and events in key order and the cache holding
+ * every contact; fixed counts say the scenes really had several slices of contacts, sleeping
+ * islands whose old contacts the merge carries between awake ones, and events of both kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +159,104 @@ static void same_step(const physics__scene *a, const physics__scene *b, tally *t
     t->max_overflow = ra->num_overflow > t->max_overflow ? ra->num_overflow : t->max_overflow;
 }
 
+/* The same for the translation-only step (v1-v3 bodies): a 40 x 40 field of two-box stacks
+ * dropped from their own heights, and bouncing balls. */
+enum { FLAT_FIELD = 40, FLAT_BALLS = 20 };
+static void flat_field(physics__scene *s)
+{
+    const ct_body_desc_t ground = {.kind = CT_BODY_STATIC,
+                                   .shape = CT_BODY_BOX,
+                                   .half_extents = {80.0f, 1.0f, 80.0f},
+                                   .friction = 0.5f,
+                                   .position = {0, -1, 0}};
+    assert_int_equal(physics__bodies_add(&s->bodies, (ct_entity_t){1}, &ground), 0);
+    uint32_t id = 2;
+    for (int x = 0; x < FLAT_FIELD; x++)
+        for (int z = 0; z < FLAT_FIELD; z++)
+            for (int k = 0; k < 2; k++) {
+                const float lift = 0.05f * (float)((x * 7 + z * 3) % 11);
+                const ct_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                          .shape = CT_BODY_BOX,
+                                          .half_extents = {0.5f, 0.5f, 0.5f},
+                                          .mass = 1.0f,
+                                          .friction = 0.5f,
+                                          .position = {1.5f * (float)(x - FLAT_FIELD / 2),
+                                                       0.5f + (float)k + (float)(k + 1) * lift,
+                                                       1.5f * (float)(z - FLAT_FIELD / 2)}};
+                assert_int_equal(physics__bodies_add(&s->bodies, (ct_entity_t){id++}, &d), 0);
+            }
+    for (int k = 0; k < FLAT_BALLS; k++) {
+        const ct_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
+                                     .shape = CT_BODY_SPHERE,
+                                     .radius = 0.3f,
+                                     .mass = 0.5f,
+                                     .friction = 0.5f,
+                                     .restitution = 0.8f,
+                                     .position = {1.5f * (float)(2 * k - FLAT_FIELD / 2),
+                                                  4.0f + (float)k, 1.5f * (float)(k % 7)}};
+        assert_int_equal(physics__bodies_add(&s->bodies, (ct_entity_t){id++}, &ball), 0);
+    }
+}
+
+static void same_flat_step(const physics__scene *a, const physics__scene *b, tally *t)
+{
+    const physics__contacts *ca = &a->contacts, *cb = &b->contacts;
+    assert_int_equal(ca->n, cb->n);
+    for (uint32_t k = 0; k < ca->n; k++) {
+        assert_true(ca->key[k] == cb->key[k]);
+        assert_true(k == 0 || ca->key[k - 1] < ca->key[k]);
+    }
+    assert_int_equal(a->num_cache, b->num_cache);
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < a->num_cache; k++) {
+        const physics__cached *x = &a->cache[k], *y = &b->cache[k];
+        assert_true(k == 0 || a->cache[k - 1].key < x->key);
+        assert_true(x->key == y->key);
+        assert_memory_equal(&x->jn, &y->jn, 4 * sizeof x->jn);
+        assert_int_equal(x->touching, y->touching);
+        assert_int_equal(x->asleep, y->asleep);
+        t->carried += x->asleep;
+        /* Every contact is there; the rest are sleeping ones. */
+        if (at < ca->n && x->key == ca->key[at])
+            at++;
+        else
+            assert_true(x->asleep);
+    }
+    assert_int_equal(at, ca->n);
+    assert_int_equal(a->events.size, b->events.size);
+    if (a->events.size)
+        assert_memory_equal(a->events.bytes, b->events.bytes, a->events.size);
+    count_events(&a->events, t);
+    t->max_contacts = ca->n > t->max_contacts ? ca->n : t->max_contacts;
+}
+
+static void test_flat_field_same_on_threads(void **state)
+{
+    (void)state;
+    physics__scene a, b;
+    scene_init(&a);
+    scene_init(&b);
+    a.pool = (physics__pool){0};
+    b.pool = two_threads;
+    flat_field(&a);
+    flat_field(&b);
+    tally t = {0};
+    for (int step = 0; step < 150; step++) {
+        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
+        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        same_flat_step(&a, &b, &t);
+    }
+    const uint64_t h = physics__state_hash(&a, NULL, NULL);
+    assert_true(h == physics__state_hash(&b, NULL, NULL));
+    print_message("flat field: %u contacts at most, %u carried asleep, %u collisions, %u ended\n",
+                  t.max_contacts, t.carried, t.collisions, t.ended);
+    assert_true(t.max_contacts > 2 * SOLVER_SLICE_PAIRS);
+    assert_true(t.carried > 0);
+    assert_true(t.collisions > 0 && t.ended > 0);
+    physics__scene_free(&a);
+    physics__scene_free(&b);
+}
+
 static void test_field_same_on_threads(void **state)
 {
     (void)state;
@@ -204,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_field_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flat_field_same_on_threads, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
