@@ -214,6 +214,8 @@ static void ccd__pose(ccd__sweep *w, float f)
 static float ccd__separation(physics__bodies *b, uint32_t i, uint32_t j, float margin,
                              physics__v3 *normal)
 {
+    if (b->shape[i] == CT_BODY_COMPOUND || b->shape[j] == CT_BODY_COMPOUND)
+        return physics__compound_separation(b, i, j, margin, normal);
     physics__manifold_out m;
     physics__manifold(b, i, j, margin, false, &m);
     *normal = m.normal;

@@ -244,32 +244,84 @@ static void compound__place(compound__proxy *p, uint32_t s, const physics__bodie
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
 
+/* Whether the shape in a slot lies inside the box of its half sizes about its position (boxes,
+ * balls, capsules and hulls, whose vertices are about their centroid; not a mesh). */
+static bool compound__boxed(uint8_t shape)
+{
+    return shape == CT_BODY_BOX || shape == CT_BODY_SPHERE || shape == CT_BODY_CAPSULE ||
+           shape == CT_BODY_HULL;
+}
+
+/* How far the ball (c, r) is at least from the box that holds the shape in slot s. */
+static float compound__ball_box_gap(const compound__proxy *p, uint32_t s, physics__v3 c, float r)
+{
+    const physics__v3 l = quat_unrotate(p->rotation[s], v3_sub(c, p->position[s]));
+    const physics__v3 h = p->half[s];
+    const physics__v3 out = v3(f_max(fabsf(l.x) - h.x, 0.0f), f_max(fabsf(l.y) - h.y, 0.0f),
+                               f_max(fabsf(l.z) - h.z, 0.0f));
+    return v3_len(out) - r;
+}
+
+/* A lower bound of the distance between the shapes in slots 0 and 1 (balls ra, rc about their
+ * positions hold them): the larger of their balls' gap and each ball's gap to the other's box. A
+ * wall's ball holds the whole room and never culls; its box does. */
+static float compound__gap(const compound__proxy *p, float ra, float rc)
+{
+    float gap = v3_len(v3_sub(p->position[1], p->position[0])) - ra - rc;
+    if (compound__boxed(p->shape[1]))
+        gap = f_max(gap, compound__ball_box_gap(p, 1, p->position[0], ra));
+    if (compound__boxed(p->shape[0]))
+        gap = f_max(gap, compound__ball_box_gap(p, 0, p->position[1], rc));
+    return gap;
+}
+
+/* Bodies i and j (either a compound) as child pairs: the proxy their children are posed in. */
+typedef struct compound__pairs {
+    const physics__bodies *b;
+    uint32_t i, j;
+    const physics__compound *ci, *cj;
+    uint32_t ni, nj;
+    compound__proxy p;
+} compound__pairs;
+
+static void compound__pairs_init(compound__pairs *w, const physics__bodies *b, uint32_t i,
+                                 uint32_t j)
+{
+    w->b = b, w->i = i, w->j = j;
+    w->ci = b->compound[i], w->cj = b->compound[j];
+    w->ni = w->ci ? w->ci->count : 1, w->nj = w->cj ? w->cj->count : 1;
+    compound__proxy_init(&w->p);
+}
+
+static float compound__radius(const physics__bodies *b, const physics__compound *c, uint32_t i,
+                              uint32_t k)
+{
+    return c ? c->child[k].bound : v3_len(b->half[i]);
+}
+
 void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                                 bool prefer_b, physics__manifold_out *m)
 {
     m->count = 0;
     m->normal = v3(0, 1, 0);
-    const physics__compound *ci = b->compound[i], *cj = b->compound[j];
-    const uint32_t ni = ci ? ci->count : 1, nj = cj ? cj->count : 1;
-    compound__proxy p;
-    compound__proxy_init(&p);
+    compound__pairs w;
+    compound__pairs_init(&w, b, i, j);
+    compound__proxy *p = &w.p;
     /* The pairs' manifolds, kept until the deepest is known. */
     enum { MAX_PAIRS = 16 };
     physics__manifold_out found[MAX_PAIRS];
     uint32_t pair_id[MAX_PAIRS], num = 0, deepest = 0;
     float depth = INFINITY;
-    for (uint32_t a = 0; a < ni; a++) {
-        compound__place(&p, 0, b, i, ci ? a : UINT32_MAX);
-        for (uint32_t c = 0; c < nj; c++) {
-            compound__place(&p, 1, b, j, cj ? c : UINT32_MAX);
-            /* Bounding balls first: most child pairs are far apart. */
-            const float ra = ci ? ci->child[a].bound : v3_len(b->half[i]),
-                        rc = cj ? cj->child[c].bound : v3_len(b->half[j]);
-            const physics__v3 d = v3_sub(p.position[1], p.position[0]);
-            if (v3_dot(d, d) > (ra + rc + margin) * (ra + rc + margin))
+    for (uint32_t a = 0; a < w.ni; a++) {
+        compound__place(p, 0, b, i, w.ci ? a : UINT32_MAX);
+        const float ra = compound__radius(b, w.ci, i, a);
+        for (uint32_t c = 0; c < w.nj; c++) {
+            compound__place(p, 1, b, j, w.cj ? c : UINT32_MAX);
+            /* Bounds first: most child pairs are far apart. */
+            if (compound__gap(p, ra, compound__radius(b, w.cj, j, c)) > margin)
                 continue;
             physics__manifold_out *o = &found[num < MAX_PAIRS ? num : MAX_PAIRS - 1];
-            physics__manifold(&p.b, 0, 1, margin, prefer_b, o);
+            physics__manifold(&p->b, 0, 1, margin, prefer_b, o);
             if (!o->count)
                 continue;
             float least = INFINITY;
@@ -293,6 +345,66 @@ void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j
         physics__manifold_merge(m, &found[q]);
     }
     physics__manifold_reduce(m);
+}
+
+/* What physics__compound_manifold's manifold gives a sweep (ccd__separation): its least
+ * separation, which is the deepest child pair's, and that pair's normal, without the other pairs'
+ * points. The pairs go nearest bound first, and a pair whose bound is past the deepest so far
+ * is never measured (a wall's other child, mostly); ties go to the lower pair, as there. */
+float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                   physics__v3 *normal)
+{
+    *normal = v3(0, 1, 0);
+    compound__pairs w;
+    compound__pairs_init(&w, b, i, j);
+    compound__proxy *p = &w.p;
+    enum { MAX_NEAR = 16 };
+    uint32_t pair[MAX_NEAR], num = 0;
+    float gap[MAX_NEAR];
+    for (uint32_t a = 0; a < w.ni; a++) {
+        compound__place(p, 0, b, i, w.ci ? a : UINT32_MAX);
+        const float ra = compound__radius(b, w.ci, i, a);
+        for (uint32_t c = 0; c < w.nj; c++) {
+            compound__place(p, 1, b, j, w.cj ? c : UINT32_MAX);
+            const float g = compound__gap(p, ra, compound__radius(b, w.cj, j, c));
+            if (g > margin)
+                continue;
+            if (num == MAX_NEAR) {
+                /* Many children near: the whole manifold. */
+                physics__manifold_out m;
+                physics__compound_manifold(b, i, j, margin, false, &m);
+                float least = INFINITY;
+                for (uint32_t q = 0; q < m.count; q++)
+                    least = f_min(least, m.p[q].sep);
+                *normal = m.normal;
+                return least;
+            }
+            pair[num] = a * 64u + c, gap[num++] = g;
+        }
+    }
+    float depth = INFINITY;
+    uint32_t deepest = UINT32_MAX;
+    for (uint32_t n = 0; n < num; n++) {
+        uint32_t near = n; /* the nearest bound left goes next */
+        for (uint32_t q = n + 1; q < num; q++)
+            if (gap[q] < gap[near])
+                near = q;
+        const float g = gap[near];
+        const uint32_t id = pair[near];
+        gap[near] = gap[n], pair[near] = pair[n];
+        if (g > depth)
+            break;
+        compound__place(p, 0, b, i, w.ci ? id / 64u : UINT32_MAX);
+        compound__place(p, 1, b, j, w.cj ? id % 64u : UINT32_MAX);
+        physics__manifold_out o;
+        physics__manifold(&p->b, 0, 1, margin, false, &o);
+        float least = INFINITY;
+        for (uint32_t k = 0; k < o.count; k++)
+            least = f_min(least, o.p[k].sep);
+        if (o.count && (least < depth || (least == depth && id < deepest)))
+            depth = least, deepest = id, *normal = o.normal;
+    }
+    return depth;
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */

@@ -128,6 +128,10 @@ void physics__compound_free(ct_allocator_t *a, physics__compound *c);
 /* The manifold of bodies i and j when either is a compound (physics__manifold's part). */
 void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                                 bool prefer_b, physics__manifold_out *m);
+/* What the compound manifold gives a sweep: the least separation of its points (INFINITY when
+ * none is within margin) and its normal, measuring only the child pairs that can be deepest. */
+float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
+                                   physics__v3 *normal);
 /* Queries against a compound body's children. */
 bool physics__sphere_overlaps_compound(const physics__bodies *b, uint32_t i, physics__v3 c,
                                        float r);
