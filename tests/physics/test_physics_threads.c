@@ -214,20 +214,32 @@ static void same_flat_step(const physics__scene *a, const physics__scene *b, tal
     t->max_contacts = ca->n > t->max_contacts ? ca->n : t->max_contacts;
 }
 
+/* Two copies of the scene `build` makes: *a serial, *b on two threads. */
+static void twins(physics__scene *a, physics__scene *b, void (*build)(physics__scene *s))
+{
+    scene_init(a);
+    scene_init(b);
+    a->pool = (physics__pool){0};
+    b->pool = two_threads;
+    build(a);
+    build(b);
+}
+
+/* A step of each. */
+static void step_twins(physics__scene *a, physics__scene *b)
+{
+    assert_int_equal(physics__scene_step(a, 1.0f / 60.0f), 0);
+    assert_int_equal(physics__scene_step(b, 1.0f / 60.0f), 0);
+}
+
 static void test_flat_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    flat_field(&a);
-    flat_field(&b);
+    twins(&a, &b, flat_field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_flat_step(&a, &b, &t);
     }
     const uint64_t h = physics__state_hash(&a, NULL, NULL);
@@ -245,16 +257,10 @@ static void test_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    field(&a);
-    field(&b);
+    twins(&a, &b, field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_step(&a, &b, &t);
         if (step > 0)
             continue;
