@@ -82,6 +82,20 @@ static ct_entity_t add_character(scene *s, float x, float y, float z)
     return e;
 }
 
+/* A kinematic platform 0.5 m thick, `half` m across each way from its centre (0, 1, 0) (its top at
+ * y = 1.25), friction 0.5, moving at vx along x and turning at wy about y. */
+static ct_entity_t add_platform(scene *s, float half, float vx, float wy)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {half, 0.25f, half},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .velocity = {vx, 0, 0},
+                                    .angular_velocity = {0, wy, 0}};
+    return add(s, &d);
+}
+
 /* Walks e with (vx, vz) for n steps, the game's gravity on it while it is in the air; returns the
  * last state. */
 static ct_character_state_t walk(scene *s, ct_entity_t e, float vx, float vz, int n)
@@ -203,13 +217,7 @@ static void test_rides_platform(void **state)
 {
     (void)state;
     scene s = new_scene("platform");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {2, 0.25f, 2},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0},
-                                    .velocity = {1, 0, 0}};
-    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t platform = add_platform(&s, 2.0f, 1.0f, 0.0f);
     const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
@@ -235,13 +243,7 @@ static void test_rides_turning_platform(void **state)
 {
     (void)state;
     scene s = new_scene("turning_platform");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {3, 0.25f, 3},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0},
-                                    .angular_velocity = {0, 1, 0}};
-    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t platform = add_platform(&s, 3.0f, 0.0f, 1.0f);
     const ct_entity_t c = add_character(&s, 1.5f, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
@@ -278,12 +280,7 @@ static void test_rides_lift_up_and_down(void **state)
 {
     (void)state;
     scene s = new_scene("lift");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {2, 0.25f, 2},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0}};
-    const ct_entity_t lift = add(&s, &d);
+    const ct_entity_t lift = add_platform(&s, 2.0f, 0.0f, 0.0f);
     const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
