@@ -108,6 +108,15 @@ static inline physics__quat quat_mul(physics__quat a, physics__quat b)
                            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
                            a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
+/* The inverse of a unit quaternion. */
+static inline physics__quat quat_conj(physics__quat q)
+{
+    return (physics__quat){-q.x, -q.y, -q.z, q.w};
+}
+static inline float quat_dot(physics__quat a, physics__quat b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 static inline bool quat_is_identity(physics__quat q)
 {
     return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
