@@ -93,9 +93,13 @@ static const char *hull__fail(char *reason, size_t size, const char *fmt, uint32
  * over a millisecond. The triples that pass are triples of points on one face of the hull, so a
  * quick hull of triangles (hull__triangulate) first names, for each point, the points that share
  * a triangle's plane with it (within a tolerance far looser than tol), and only triples of such
- * points are tested, in the same order and by the same test: the same faces in the same order, so
- * the same hull to the bit. Should the triangles fail (points too nearly degenerate for them) or
- * the faces found not close, every triple is tested, as before. */
+ * points are tested, in the same order and by the same test, and none whose three points lie on
+ * a face found already (a cylinder's caps of 32 points would have 9,920): the same faces in the
+ * same order, so the same hull to the bit (test_physics_hull holds it to every triple's). The one
+ * difference: points within tol of one plane that testing every triple found twice with different
+ * points on it (two overlapping faces, refused as too nearly degenerate) now make one face. Should
+ * the triangles fail (points too nearly degenerate for them) or the faces found not close, every
+ * triple is tested, as before. */
 
 /* Room for the triangles of a hull being grown: each point added replaces at least one triangle
  * by at most as many as its horizon has edges, and the array is compacted after each point. */
@@ -262,8 +266,7 @@ static const char *hull__faces(physics__hull *h, const physics__v3 *p, uint32_t 
         for (uint64_t js = masks[i] & ~(~0ull >> (63u - i)); js; js &= js - 1u) {
             const uint32_t j = (uint32_t)__builtin_ctzll(js);
             /* A triple inside a face found already gives that face again (or, within tol of
-             * degenerate, an overlapping sliver of it the edges below would refuse): a big face's
-             * triples are not all tested (a cylinder's two caps of 32 points have 9,920). */
+             * degenerate, an overlapping sliver of it the edges below would refuse). */
             uint64_t covered = 0;
             for (uint32_t w = 0; skip && w < (PHYSICS_HULL_MAX_FACES + 63u) / 64u; w++)
                 for (uint64_t fs = faces_of[i][w] & faces_of[j][w]; fs; fs &= fs - 1u)
