@@ -507,7 +507,15 @@ typedef struct ct_character_state_t {
  * character's speed, and a crate heavier than max_strength can push against its friction stays
  * where it is, the character stopped at its side. Standing on a dynamic body, it presses on it
  * with its weight (mass times gravity along the ground's normal, as an impulse of that times dt at
- * the point it stands on). */
+ * the point it stands on).
+ *
+ * Characters collide with each other (v5): each move sees the other characters where they will be
+ * after the step: a character moved already this step where its move takes it, one not moved yet
+ * where it stands. So the game's order of move_character calls decides who gives way (as Jolt's
+ * CharacterVsCharacterCollision, where characters are updated one after another), the result is
+ * the same every run for the same order, and two characters never overlap. A character is walked
+ * around, never climbed as a stair nor pushed; one can stand on another's head. A move collides
+ * with at most 16 other characters (those first by entity id among the ones within its reach). */
 typedef struct ct_character_settings_t {
     float max_step;  /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
     float max_slope; /* the steepest walkable ground, rad, within [0, 1.5] */

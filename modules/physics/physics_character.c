@@ -36,6 +36,9 @@
 #define MOVER_PUSHES 4u      /* push-outs after each move */
 #define MOVER_NEAR 64u       /* bodies a move keeps from one grid query */
 #define MOVER_PUSHED 8u      /* dynamic bodies one move pushes */
+/* Other characters one move collides with: the nearest in entity order up to this many (a ring of
+ * capsules of one size around one holds fewer; more in reach are crowded past, not collided). */
+#define MOVER_CROWD 16u
 /* Halvings that find where a drop first touched an edge (to a 256th of a quarter radius). */
 #define MOVER_EDGE_HALVINGS 8u
 /* cos 75 degrees: a stair's riser further than this from the way it walks is walked along, not up
@@ -58,7 +61,7 @@ int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, 
     while (at > 0 && cs->c[at - 1].entity > entity)
         at--;
     memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
-    cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0)};
+    cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0), .body = UINT32_MAX};
     /* What v4 did: it keeps its feet as far down as it steps up, and pushes without limit. */
     physics__character_set(&cs->c[at],
                            &(ct_character_settings_t){.max_step = max_step,
@@ -172,7 +175,22 @@ typedef struct mover {
     float pad; /* how far around a test's box the query reaches */
     uint32_t num_near;
     uint32_t near[MOVER_NEAR];
+    /* The other characters near the whole motion (body indices, in entity order) and where each
+     * is this step: moved already, where its move takes it; else where it stands. The grids hold
+     * where they stood, so these are tested here and left out of the near bodies. */
+    uint32_t num_crowd;
+    uint32_t crowd[MOVER_CROWD];
+    physics__v3 crowd_at[MOVER_CROWD];
 } mover;
+
+/* Whether body j is a character's (its capsule is tested where its move takes it, not where the
+ * grids have it). */
+static bool mover__is_character(physics__scene *s, uint32_t j)
+{
+    const physics__bodies *b = &s->bodies;
+    return b->kind[j] == CT_BODY_KINEMATIC && b->shape[j] == CT_BODY_CAPSULE &&
+           physics__characters_find(s, b->entity[j].id) != NULL;
+}
 
 /* The static and kinematic bodies whose boxes meet [lo, hi] that the capsule's filter sees, by
  * entity id, into out (at most MOVER_NEAR; returns how many, or UINT32_MAX when there are more:
@@ -191,9 +209,12 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
         if (n > MOVER_NEAR)
             return UINT32_MAX;
         m->near_lo = v3_sub(lo, pad), m->near_hi = v3_add(hi, pad);
-        m->num_near = n;
-        for (uint32_t k = 0; k < n; k++)
-            m->near[k] = physics__bodies_find(b, (ct_entity_t){found[k]});
+        m->num_near = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t j = physics__bodies_find(b, (ct_entity_t){found[k]});
+            if (j != UINT32_MAX && j != m->self && !mover__is_character(m->s, j))
+                m->near[m->num_near++] = j;
+        }
     }
     uint32_t n = 0;
     for (uint32_t k = 0; k < m->num_near; k++) {
@@ -205,6 +226,23 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
             out[n++] = j;
     }
     return n;
+}
+
+/* Tests the capsule (placed) against body j: when an overlap is deeper than *deepest, it and the
+ * way out, the point and j become the deepest (*hit). */
+static void mover__test(const mover *m, uint32_t j, float *deepest, physics__v3 *out,
+                        physics__v3 *point, uint32_t *hit)
+{
+    const physics__bodies *b = &m->s->bodies;
+    physics__manifold_out mo;
+    physics__manifold(b, m->self, j, 0.0f, false, &mo);
+    for (uint32_t q = 0; q < mo.count; q++)
+        if (mo.p[q].sep < *deepest) {
+            *deepest = mo.p[q].sep;
+            *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
+            *point = mo.p[q].point;
+            *hit = j;
+        }
 }
 
 /* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
@@ -227,19 +265,52 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     *deepest = -MOVER_TOLERANCE;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = ids ? physics__bodies_find(b, (ct_entity_t){near[k]}) : near[k];
-        if (j == m->self || !(b->layer[m->self] & b->mask[j]))
+        if (j == m->self || !(b->layer[m->self] & b->mask[j]) ||
+            (ids && mover__is_character(m->s, j)))
             continue;
-        physics__manifold_out mo;
-        physics__manifold(b, m->self, j, 0.0f, false, &mo);
-        for (uint32_t q = 0; q < mo.count; q++)
-            if (mo.p[q].sep < *deepest) {
-                *deepest = mo.p[q].sep;
-                *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
-                *point = mo.p[q].point;
-                hit = j;
-            }
+        mover__test(m, j, deepest, out, point, &hit);
+    }
+    /* The other characters, each where it is this step (put there for the test only). */
+    for (uint32_t k = 0; k < m->num_crowd; k++) {
+        const uint32_t j = m->crowd[k];
+        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        const physics__v3 was = b->position[j];
+        b->position[j] = at;
+        mover__test(m, j, deepest, out, point, &hit);
+        b->position[j] = was;
     }
     return hit;
+}
+
+/* Gathers the other characters whose boxes, where they are this step, come within pad of the box
+ * about `start` (see mover.crowd). A character moved already this step goes with its body's
+ * velocity for dt; one not moved yet stands still. */
+static void mover__gather_crowd(mover *m, physics__v3 start, float dt)
+{
+    physics__scene *s = m->s;
+    physics__bodies *b = &s->bodies;
+    const physics__v3 reach = v3_add(b->extent[m->self], v3(m->pad, m->pad, m->pad));
+    const physics__v3 lo = v3_sub(start, reach), hi = v3_add(start, reach);
+    m->num_crowd = 0;
+    for (uint32_t k = 0; k < s->characters.n && m->num_crowd < MOVER_CROWD; k++) {
+        physics__character *c = &s->characters.c[k];
+        uint32_t j = c->body;
+        if (j >= b->n || b->entity[j].id != c->entity)
+            j = c->body = physics__bodies_find(b, (ct_entity_t){c->entity});
+        if (j == UINT32_MAX || j == m->self || !(b->layer[m->self] & b->mask[j]) ||
+            !(b->mask[m->self] & b->layer[j]))
+            continue;
+        const physics__v3 at = v3_add(b->position[j], v3_scale(b->velocity[j], dt)),
+                          e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        m->crowd[m->num_crowd] = j;
+        m->crowd_at[m->num_crowd++] = at;
+    }
 }
 
 /* Pushes the capsule at *p out of what it overlaps; *rest, the motion still to go, loses what goes
@@ -254,6 +325,9 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
         if (hit == UINT32_MAX)
             return;
         const bool dynamic = b->kind[hit] == CT_BODY_DYNAMIC;
+        bool character = false;
+        for (uint32_t k = 0; k < m->num_crowd && !character; k++)
+            character = m->crowd[k] == hit;
         if (dynamic && m->record) {
             uint32_t k = 0;
             while (k < m->num_pushed && m->pushed[k].body != hit)
@@ -277,8 +351,9 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
             const float into = v3_dot(*rest, out);
             if (into < 0.0f)
                 *rest = v3_sub(*rest, v3_scale(out, into));
-            /* A dynamic body is pushed, not climbed: only what does not give way is a stair. */
-            if (out.y > -0.1f && !dynamic) {
+            /* A dynamic body is pushed, not climbed, and another character is walked around:
+             * only what does not give way is a stair. */
+            if (out.y > -0.1f && !dynamic && !character) {
                 m->walled = true;
                 const float flat = sqrtf(out.x * out.x + out.z * out.z);
                 const physics__v3 in =
@@ -433,6 +508,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
      * on, and the drop back down. */
     m.pad = v3_len(motion) + v3_len(ride) + f_max(c->max_step, c->step_down) + b->radius[i] +
             2.0f * MOVER_SKIN;
+    mover__gather_crowd(&m, start, dt);
     /* 2. The walk, then the rise or fall. */
     const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
     const float wanted = v3_len(walk);

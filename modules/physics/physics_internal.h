@@ -725,6 +725,7 @@ typedef struct physics__character {
     physics__v3 normal;
     /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
     float max_slope, step_down, mass, max_strength;
+    uint32_t body; /* its body's index when last looked up (checked by entity before use) */
 } physics__character;
 
 typedef struct physics__characters {

@@ -563,6 +563,74 @@ static void test_step_down(void **state)
     }
 }
 
+/* Walks characters c[0 .. n) together for `steps` steps, each with its (vx, vz) of v, moved in the
+ * order given (the game's gravity on each while it is in the air), then the world steps. Returns
+ * the closest two of them came, centre to centre on the ground (they all stand on the floor). */
+static float walk_together(scene *s, const ct_entity_t *c, const float (*v)[2], uint32_t n,
+                           int steps, ct_character_state_t *st)
+{
+    float vy[8] = {0}, closest = INFINITY;
+    for (int k = 0; k < steps; k++) {
+        for (uint32_t i = 0; i < n; i++) {
+            vy[i] = k > 0 && st[i].grounded ? 0.0f : vy[i] - 9.81f * step;
+            const float want[3] = {v[i][0], vy[i], v[i][1]};
+            assert_int_equal(p4->move_character(s->w, c[i], want, step, &st[i]), 0);
+        }
+        p4->simulate(s->w, step);
+        float p[8][3];
+        for (uint32_t i = 0; i < n; i++)
+            assert_int_equal(p4->position(s->w, c[i], p[i]), 0);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                closest = fminf(closest, hypotf(p[i][0] - p[j][0], p[i][2] - p[j][2]));
+    }
+    return closest;
+}
+
+/* Characters collide with each other, each move seeing where the others' moves of the step took
+ * them (Jolt's CharacterVsCharacterCollision): two walking head-on at 2 m/s stop where their
+ * capsules touch and never overlap (before: each saw where the other stood before the step, so
+ * both walked into the last gap, and came 1 cm into each other here); two
+ * meeting 0.3 m off centre slide round each other and walk on; three abreast into a wall stop
+ * there side by side. */
+static void test_characters_collide(void **state)
+{
+    (void)state;
+    scene s = new_scene("head_on");
+    ct_entity_t c[3] = {add_character(&s, -1.01f, 0, 0), add_character(&s, 1.0f, 0, 0)};
+    ct_character_state_t st[3] = {0};
+    float closest = walk_together(&s, c, (const float[][2]){{2, 0}, {-2, 0}}, 2, 60, st);
+    print_message("head on: closest %.4f m apart (0.6 touching), stopped at x %.4f and %.4f\n",
+                  (double)closest, (double)st[0].position[0], (double)st[1].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    assert_true(st[1].position[0] - st[0].position[0] < 0.6f + 0.03f);
+    assert_float_equal(st[0].velocity[0], 0.0f, 1e-3f);
+    assert_float_equal(st[1].velocity[0], 0.0f, 1e-3f);
+    assert_true(st[0].grounded && st[1].grounded);
+    end_scene(&s);
+
+    s = new_scene("glancing");
+    c[0] = add_character(&s, -2.0f, 0, -0.15f), c[1] = add_character(&s, 2.0f, 0, 0.15f);
+    closest = walk_together(&s, c, (const float[][2]){{2, 0}, {-2, 0}}, 2, 120, st);
+    print_message("glancing: closest %.4f m apart, ended at x %.4f and %.4f\n", (double)closest,
+                  (double)st[0].position[0], (double)st[1].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    assert_true(st[0].position[0] > 1.0f && st[1].position[0] < -1.0f); /* walked past */
+    end_scene(&s);
+
+    s = new_scene("abreast");
+    add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    c[0] = add_character(&s, 0, 0, -0.5f), c[1] = add_character(&s, 0, 0, 0.0f);
+    c[2] = add_character(&s, 0, 0, 0.5f);
+    closest = walk_together(&s, c, (const float[][2]){{2, 0.5f}, {2, 0}, {2, -0.5f}}, 3, 90, st);
+    print_message("abreast: closest %.4f m apart, x %.4f %.4f %.4f\n", (double)closest,
+                  (double)st[0].position[0], (double)st[1].position[0], (double)st[2].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    for (int k = 0; k < 3; k++)
+        assert_true(st[k].position[0] > 1.3f && st[k].position[0] <= 1.45f + 1e-4f);
+    end_scene(&s);
+}
+
 /* The settings: add_character's are v4's; set_character_settings refuses NULL and each field out
  * of range (nothing changed), and both calls refuse what is no character. */
 static void test_settings_refusals(void **state)
@@ -726,6 +794,7 @@ int main(void)
         cmocka_unit_test(test_step_down),
         cmocka_unit_test(test_stairs_at_a_slant),
         cmocka_unit_test(test_weight_on_dynamic_ground),
+        cmocka_unit_test(test_characters_collide),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),
