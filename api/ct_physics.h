@@ -515,7 +515,11 @@ typedef struct ct_character_state_t {
  * CharacterVsCharacterCollision, where characters are updated one after another), the result is
  * the same every run for the same order, and two characters never overlap. A character is walked
  * around, never climbed as a stair nor pushed; one can stand on another's head. A move collides
- * with at most 16 other characters (those first by entity id among the ones within its reach). */
+ * with at most 16 other characters (those first by entity id among the ones within its reach).
+ *
+ * Padding (v5): the mover keeps the capsule 2 cm from walls, ceilings and other characters (as
+ * Jolt's mCharacterPadding), so a character walked into a wall rests 2 cm short of it and each
+ * move starts clear of it. Ground and stair edges are not padded: the feet stand on them. */
 typedef struct ct_character_settings_t {
     float max_step;  /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
     float max_slope; /* the steepest walkable ground, rad, within [0, 1.5] */

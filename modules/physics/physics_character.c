@@ -51,6 +51,13 @@
  * met to within rounding, and a test that found those last micrometres would only push again
  * (a fifth of the tests in Jolt's character scene did). */
 #define MOVER_TOLERANCE 1e-5f
+/* m: how far the mover keeps the capsule from walls and ceilings (anything whose way out does not
+ * point up by more than MOVER_WALL_UP), as Jolt's mCharacterPadding: a character walked into a
+ * wall rests this far from it, so the next move starts clear of it instead of in contact (where
+ * rounding may put it a hair inside and the push-out finds a way out to the wrong side). Ground
+ * and stair edges hold it touching: its feet are where they stand. */
+#define MOVER_PADDING 0.02f
+#define MOVER_WALL_UP 0.1f
 
 int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope)
 {
@@ -235,11 +242,13 @@ static void mover__test(const mover *m, uint32_t j, float *deepest, physics__v3 
 {
     const physics__bodies *b = &m->s->bodies;
     physics__manifold_out mo;
-    physics__manifold(b, m->self, j, 0.0f, false, &mo);
+    physics__manifold(b, m->self, j, MOVER_PADDING, false, &mo);
+    /* The normal points from the capsule; a wall's overlap counts from the padding. */
+    const float padding = -mo.normal.y <= MOVER_WALL_UP ? MOVER_PADDING : 0.0f;
     for (uint32_t q = 0; q < mo.count; q++)
-        if (mo.p[q].sep < *deepest) {
-            *deepest = mo.p[q].sep;
-            *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
+        if (mo.p[q].sep - padding < *deepest) {
+            *deepest = mo.p[q].sep - padding;
+            *out = v3_scale(mo.normal, -1.0f);
             *point = mo.p[q].point;
             *hit = j;
         }
@@ -252,7 +261,8 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
 {
     physics__bodies *b = &m->s->bodies;
     b->position[m->self] = p;
-    const physics__v3 reach = v3_add(b->extent[m->self], v3(MOVER_SKIN, MOVER_SKIN, MOVER_SKIN));
+    const float around = MOVER_SKIN + MOVER_PADDING;
+    const physics__v3 reach = v3_add(b->extent[m->self], v3(around, around, around));
     const physics__v3 lo = v3_sub(p, reach), hi = v3_add(p, reach);
     uint32_t mine[MOVER_NEAR], n = mover__near(m, lo, hi, mine);
     const uint32_t *near = mine;
@@ -507,7 +517,7 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     /* Every test of this move is near its whole motion: a stair's lift and the radius further
      * on, and the drop back down. */
     m.pad = v3_len(motion) + v3_len(ride) + f_max(c->max_step, c->step_down) + b->radius[i] +
-            2.0f * MOVER_SKIN;
+            2.0f * (MOVER_SKIN + MOVER_PADDING);
     mover__gather_crowd(&m, start, dt);
     /* 2. The walk, then the rise or fall. */
     const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
@@ -521,7 +531,10 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
         m.record = false;
         const physics__v3 lifted = mover__slide(&m, start, v3(0, c->max_step, 0));
-        const physics__v3 over = mover__slide(&m, lifted, walk);
+        /* Lifted, it walks on and goes the padding further into the riser: the walk stopped it
+         * that far short of it (Jolt steps forward at least mWalkStairsMinStepForward, 2 cm). */
+        const physics__v3 over =
+            mover__slide(&m, lifted, v3_add(walk, v3_scale(m.riser, MOVER_PADDING)));
         const float depth = lifted.y - start.y + MOVER_SKIN;
         const physics__v3 down = mover__drop(&m, over, depth, &held);
         /* Held by an edge rather than ground: a stair has walkable ground a little further on,
