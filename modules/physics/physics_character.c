@@ -19,7 +19,8 @@
  *      further on into the riser that stopped it (walking on, the round bottom of the capsule
  *      rolls over the edge onto the stair; a steep slope has no such ground and is not climbed
  *      step by step). A riser more than 75 degrees off the walk is walked along, as Jolt's. A
- *      dynamic body is no stair: it is pushed, not climbed;
+ *      low dynamic body (a crate, a plank) is a stair like any other, and ground to stand on and
+ *      ride; another character never is;
  *   4. what holds it: a drop straight down by a skin (or, when it stood on something and is not
  *      going up, by step_down, which keeps its feet on stairs and slopes going down) puts it on
  *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded";
@@ -361,9 +362,10 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
             const float into = v3_dot(*rest, out);
             if (into < 0.0f)
                 *rest = v3_sub(*rest, v3_scale(out, into));
-            /* A dynamic body is pushed, not climbed, and another character is walked around:
-             * only what does not give way is a stair. */
-            if (out.y > -0.1f && !dynamic && !character) {
+            /* Another character is walked around, never climbed. A dynamic body in the way is
+             * pushed, and tried as a stair too, as Jolt does: a crate the push cannot move is
+             * climbed when low enough, one that gives way is walked after. */
+            if (out.y > -0.1f && !character) {
                 m->walled = true;
                 const float flat = sqrtf(out.x * out.x + out.z * out.z);
                 const physics__v3 in =
@@ -546,12 +548,19 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         if (held && !ahead) {
             bool ahead_held;
             const physics__v3 further = v3_add(over, v3_scale(m.riser, b->radius[i]));
-            mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
-            ahead = ahead_held && m.grounded;
+            const physics__v3 there =
+                mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
+            /* That ground within the step too: an edge higher up (a box taller than the step)
+             * holds the capsule's round side a little way up it, and the walk further on is
+             * pushed up its slant, which would climb it a little each move. */
+            ahead = ahead_held && m.grounded && there.y <= start.y + c->max_step + MOVER_SKIN;
         }
         const float went = v3_dot(v3_sub(down, start), walk) / wanted,
                     plain = v3_dot(v3_sub(p, start), walk) / wanted;
-        if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f)
+        /* And no higher than the step: pushed out of an edge it meets on the lifted walk, the
+         * capsule rises along the edge's slant and could end on a top well above max_step. */
+        if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f &&
+            down.y <= start.y + c->max_step + MOVER_SKIN)
             p = down;
         else
             held = false;

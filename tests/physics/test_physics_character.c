@@ -512,6 +512,93 @@ static void test_weight_on_dynamic_ground(void **state)
     }
 }
 
+/* Small dynamic bodies are ground like any other (Jolt's settings: a step of 0.4 m, 70 kg, 100 N):
+ * a 50 kg crate 0.3 m high that 100 N cannot slide is a stair it walks up, and then stands on
+ * (grounded on it, feet 0.3 m up) while pressing it onto the floor; a loose plank sliding on ice
+ * carries the character standing on it along with it. (Before: a dynamic body was never a stair,
+ * so it stood pushing at the crate's side, x 0.88.) */
+static void test_small_dynamic_bodies(void **state)
+{
+    (void)state;
+    scene s = new_scene("crate_step");
+    const ct_rigid_body_desc_t crate_desc = {.kind = CT_BODY_DYNAMIC,
+                                             .shape = CT_BODY_BOX,
+                                             .half_extents = {0.3f, 0.15f, 0.5f},
+                                             .mass = 50.0f,
+                                             .friction = 0.5f,
+                                             .position = {1.5f, 0.15f, 0},
+                                             .rotation = {0, 0, 0, 1}};
+    const ct_entity_t crate = add(&s, &crate_desc);
+    ct_entity_t c = add_character(&s, 0, 0, 0);
+    jolt_settings(&s, c);
+    ct_character_state_t st = walk(&s, c, 1.0f, 0.0f, 90);
+    float p[3];
+    assert_int_equal(p4->position(s.w, crate, p), 0);
+    print_message("crate: character x %.4f, feet %.4f, on %u (crate %u); crate at (%.4f %.4f)\n",
+                  (double)st.position[0], (double)(st.position[1] - 0.8f), st.ground, crate.id,
+                  (double)p[0], (double)p[1]);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, crate.id);
+    assert_float_equal(st.position[1] - 0.8f, 0.3f, 0.01f);
+    assert_float_equal(p[1], 0.15f, 0.01f); /* pressed on the floor, not tipped or thrown */
+    end_scene(&s);
+
+    /* No higher than its step: a block 0.5 m high stops a character stepping 0.35 m, static or a
+     * 1 kg crate it does not push (max_strength 0). (Before, the static one was climbed, feet
+     * at 0.5 m: the stair's trial walk, pushed up the slant of the block's edge, held the
+     * capsule's round side a little way up and took that as a stair, a few centimetres a move.) */
+    for (int kind = 0; kind < 2; kind++) {
+        s = new_scene("too_high");
+        add_box(&s, kind ? CT_BODY_DYNAMIC : CT_BODY_STATIC, 1.0f, 0.25f, 0, 0.25f, 0.25f, 0.25f,
+                0);
+        c = add_character(&s, 0, 0, 0);
+        ct_character_settings_t set;
+        assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+        set.max_strength = 0.0f;
+        assert_int_equal(p5->set_character_settings(s.w, c, &set), 0);
+        float highest = 0.0f;
+        for (int k = 0; k < 60; k++) {
+            st = walk(&s, c, 2.0f, 0.0f, 1);
+            highest = fmaxf(highest, st.position[1] - 0.8f);
+        }
+        print_message("0.5 m %s block: x %.4f, highest feet %.4f\n", kind ? "dynamic" : "static",
+                      (double)st.position[0], (double)highest);
+        assert_float_equal(highest, 0.0f, 1e-3f);
+        assert_float_equal(st.position[0], 0.43f, 1e-3f);
+        end_scene(&s);
+    }
+
+    s = new_scene("plank");
+    const ct_rigid_body_desc_t plank_desc = {.kind = CT_BODY_DYNAMIC,
+                                             .shape = CT_BODY_BOX,
+                                             .half_extents = {1.5f, 0.05f, 0.5f},
+                                             .mass = 10.0f,
+                                             .friction = 0.0f, /* ice under it */
+                                             .position = {0, 0.05f, 0},
+                                             .rotation = {0, 0, 0, 1}};
+    const ct_entity_t plank = add(&s, &plank_desc);
+    c = add_character(&s, -0.5f, 0.1f, 0);
+    jolt_settings(&s, c);
+    st = walk(&s, c, 0, 0, 10);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, plank.id);
+    assert_int_equal(p4->set_velocity(s.w, plank, (const float[3]){1.0f, 0, 0}), 0);
+    float p0[3], q0[3];
+    assert_int_equal(p4->position(s.w, plank, q0), 0);
+    memcpy(p0, st.position, sizeof p0);
+    st = walk(&s, c, 0, 0, 60);
+    assert_int_equal(p4->position(s.w, plank, p), 0);
+    print_message("plank: moved %.4f m, the character %.4f m, feet %.4f, on %u (plank %u)\n",
+                  (double)(p[0] - q0[0]), (double)(st.position[0] - p0[0]),
+                  (double)(st.position[1] - 0.8f), st.ground, plank.id);
+    assert_true(p[0] - q0[0] > 0.9f);
+    assert_float_equal(st.position[0] - p0[0], p[0] - q0[0], 0.02f);
+    assert_float_equal(st.position[1] - 0.8f, 0.1f, 0.01f);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, plank.id);
+    end_scene(&s);
+}
+
 /* Stairs walked at a slant, Jolt's rule: at 3 m/s, 74.5 degrees off the way up the flight (each
  * step takes it 1.3 cm towards the stairs) it still climbs to the landing, 80 degrees off it walks
  * along the first riser (Jolt's mWalkStairsCosAngleForwardContact, 75 degrees). (Before: the
@@ -819,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_step_down),
         cmocka_unit_test(test_stairs_at_a_slant),
         cmocka_unit_test(test_weight_on_dynamic_ground),
+        cmocka_unit_test(test_small_dynamic_bodies),
         cmocka_unit_test(test_characters_collide),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
