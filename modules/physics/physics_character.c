@@ -63,13 +63,19 @@
 int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope)
 {
     physics__characters *cs = &s->characters;
-    if (physics__reserve_keep(s->a, (void **)&cs->c, &cs->cap, cs->n + 1, sizeof *cs->c))
+    if (physics__reserve_keep(s->a, (void **)&cs->c, &cs->cap, cs->n + 1, sizeof *cs->c) ||
+        physics__reserve_keep(s->a, (void **)&cs->contacts, &cs->contacts_cap, cs->n + 1,
+                              sizeof *cs->contacts))
         return CT_ERR_NOMEM;
     uint32_t at = cs->n;
     while (at > 0 && cs->c[at - 1].entity > entity)
         at--;
     memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
+    memmove(&cs->contacts[at + 1], &cs->contacts[at], (size_t)(cs->n - at) * sizeof *cs->contacts);
     cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0), .body = UINT32_MAX};
+    cs->contacts[at].entity = entity;
+    cs->contacts[at].fn = NULL, cs->contacts[at].user_data = NULL, cs->contacts[at].world = NULL;
+    cs->contacts[at].n = 0;
     /* What v4 did: it keeps its feet as far down as it steps up, and pushes without limit. */
     physics__character_set(&cs->c[at],
                            &(ct_character_settings_t){.max_step = max_step,
@@ -99,6 +105,15 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
     c->max_strength = settings->max_strength;
 }
 
+physics__character_contacts *physics__character_contacts_of(physics__scene *s,
+                                                            const physics__character *c)
+{
+    physics__character_contacts *cc = &s->characters.contacts[c - s->characters.c];
+    if (cc->entity != c->entity)
+        *cc = (physics__character_contacts){.entity = c->entity};
+    return cc;
+}
+
 physics__character *physics__characters_find(physics__scene *s, uint32_t entity)
 {
     physics__characters *cs = &s->characters;
@@ -121,6 +136,7 @@ void physics__characters_drop(physics__scene *s, uint32_t entity)
         return;
     const uint32_t k = (uint32_t)(c - cs->c);
     memmove(&cs->c[k], &cs->c[k + 1], (size_t)(cs->n - k - 1) * sizeof *cs->c);
+    memmove(&cs->contacts[k], &cs->contacts[k + 1], (size_t)(cs->n - k - 1) * sizeof *cs->contacts);
     cs->n--;
 }
 
@@ -129,8 +145,11 @@ void physics__characters_free(physics__scene *s)
     physics__characters *cs = &s->characters;
     if (cs->c)
         ct_free(s->a, cs->c, (size_t)cs->cap * sizeof *cs->c);
+    if (cs->contacts)
+        ct_free(s->a, cs->contacts, (size_t)cs->contacts_cap * sizeof *cs->contacts);
     cs->c = NULL;
-    cs->n = cs->cap = 0;
+    cs->contacts = NULL;
+    cs->n = cs->cap = cs->contacts_cap = 0;
 }
 
 void physics__characters_place(physics__scene *s, float dt)
@@ -155,6 +174,9 @@ void physics__characters_place(physics__scene *s, float dt)
 typedef struct mover {
     physics__scene *s;
     uint32_t self;
+    /* The character's callback and the list of what this move met (see ct_character_contact_t):
+     * each body's verdict is asked once a move and kept there. */
+    physics__character_contacts *met;
     float cos_slope;
     float step; /* the most one move goes */
     /* The walkable ground the last pushes met. */
@@ -236,16 +258,50 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
     return n;
 }
 
+/* Whether the move collides with body j, which it touches at manifold point q of mo: the verdict
+ * it was given the first time this move met j, else (listing the contact) the callback's, or yes
+ * without one. Past the list's room, yes unasked. */
+static bool mover__accepts(const mover *m, uint32_t j, bool character,
+                           const physics__manifold_out *mo, uint32_t q)
+{
+    physics__character_contacts *met = m->met;
+    const physics__bodies *b = &m->s->bodies;
+    const uint32_t e = b->entity[j].id;
+    for (uint32_t k = 0; k < met->n; k++)
+        if (met->c[k].body == e)
+            return met->c[k].accepted != 0;
+    if (met->n == CT_CHARACTER_MAX_CONTACTS)
+        return true;
+    ct_character_contact_t *c = &met->c[met->n++];
+    *c = (ct_character_contact_t){.character = b->entity[m->self].id,
+                                  .body = e,
+                                  .body_kind = b->kind[j],
+                                  .is_character = character,
+                                  .accepted = 1};
+    v3_store(mo->p[q].point, c->point);
+    v3_store(v3_scale(mo->normal, -1.0f), c->normal);
+    if (met->fn && !met->fn(met->user_data, met->world, c))
+        c->accepted = 0;
+    return c->accepted != 0;
+}
+
 /* Tests the capsule (placed) against body j: when an overlap is deeper than *deepest, it and the
  * way out, the point and j become the deepest (*hit). */
-static void mover__test(const mover *m, uint32_t j, float *deepest, physics__v3 *out,
-                        physics__v3 *point, uint32_t *hit)
+static void mover__test(const mover *m, uint32_t j, bool character, float *deepest,
+                        physics__v3 *out, physics__v3 *point, uint32_t *hit)
 {
     const physics__bodies *b = &m->s->bodies;
     physics__manifold_out mo;
     physics__manifold(b, m->self, j, MOVER_PADDING, false, &mo);
     /* The normal points from the capsule; a wall's overlap counts from the padding. */
     const float padding = -mo.normal.y <= MOVER_WALL_UP ? MOVER_PADDING : 0.0f;
+    uint32_t first = UINT32_MAX;
+    for (uint32_t q = 0; q < mo.count; q++)
+        if (mo.p[q].sep - padding < -MOVER_TOLERANCE &&
+            (first == UINT32_MAX || mo.p[q].sep < mo.p[first].sep))
+            first = q;
+    if (first == UINT32_MAX || !mover__accepts(m, j, character, &mo, first))
+        return;
     for (uint32_t q = 0; q < mo.count; q++)
         if (mo.p[q].sep - padding < *deepest) {
             *deepest = mo.p[q].sep - padding;
@@ -279,7 +335,7 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
         if (j == m->self || !(b->layer[m->self] & b->mask[j]) ||
             (ids && mover__is_character(m->s, j)))
             continue;
-        mover__test(m, j, deepest, out, point, &hit);
+        mover__test(m, j, false, deepest, out, point, &hit);
     }
     /* The other characters, each where it is this step (put there for the test only). */
     for (uint32_t k = 0; k < m->num_crowd; k++) {
@@ -290,7 +346,7 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
             continue;
         const physics__v3 was = b->position[j];
         b->position[j] = at;
-        mover__test(m, j, deepest, out, point, &hit);
+        mover__test(m, j, true, deepest, out, point, &hit);
         b->position[j] = was;
     }
     return hit;
@@ -496,8 +552,11 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
 {
     physics__bodies *b = &s->bodies;
     const physics__v3 start = b->position[i];
+    physics__character_contacts *met = physics__character_contacts_of(s, c);
+    met->n = 0;
     mover m = {.s = s,
                .self = i,
+               .met = met,
                .cos_slope = c->cos_slope,
                .step = 0.25f * b->radius[i],
                .num_near = UINT32_MAX,

@@ -742,6 +742,123 @@ static void test_characters_collide(void **state)
     end_scene(&s);
 }
 
+/* What a contact callback is given: the calls, the last contact, and the body it vetoes. */
+typedef struct contact_log {
+    ct_world_o *w;
+    uint32_t calls;
+    ct_entity_t veto;
+    ct_character_contact_t seen[8];
+} contact_log;
+
+static bool log_contact(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    contact_log *log = user_data;
+    assert_ptr_equal(w, log->w);
+    assert_int_equal(contact->accepted, 1);
+    if (log->calls < 8)
+        log->seen[log->calls] = *contact;
+    log->calls++;
+    return contact->body != log->veto.id;
+}
+
+/* The contact of `body` among the n of list, or NULL. */
+static const ct_character_contact_t *contact_with(const ct_character_contact_t *list, uint32_t n,
+                                                  ct_entity_t body)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (list[k].body == body.id)
+            return &list[k];
+    return NULL;
+}
+
+/* The contact callback and the contacts of the last move (Jolt's CharacterContactListener
+ * OnContactValidate / OnContactAdded): walking into a wall, a move lists the floor under it
+ * (normal up, point at y 0) and the wall (normal -x, point on its face at x 1.75), each once, both
+ * accepted, the callback asked once for each with the world and user_data it was set with; a
+ * callback vetoing the wall lets it walk through the wall; set to NULL, the wall stops it again;
+ * another character is listed as one, and vetoed it is walked through; a non-character is
+ * refused. */
+static void test_contact_callback(void **state)
+{
+    (void)state;
+    scene s = new_scene("contacts");
+    const ct_entity_t floor = s.e[0];
+    const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    contact_log log = {.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, log_contact, &log), 0);
+    assert_int_equal(p5->character_contacts(s.w, c, NULL, 0), 0); /* no move yet */
+    ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 60);        /* at the wall */
+    assert_float_equal(st.position[0], 1.43f, 1e-3f);
+    log.calls = 0;
+    walk(&s, c, 2.0f, 0.0f, 1);
+    ct_character_contact_t list[CT_CHARACTER_MAX_CONTACTS];
+    const uint32_t n = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    print_message("contacts: %u listed, %u calls\n", n, log.calls);
+    assert_int_equal(n, 2);
+    assert_int_equal(log.calls, 2);
+    assert_int_equal(p5->character_contacts(s.w, c, NULL, 0), 2);
+    assert_int_equal(p5->character_contacts(s.w, c, list, 1), 2); /* one written */
+    assert_int_equal(p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS), 2);
+    const ct_character_contact_t *f = contact_with(list, n, floor),
+                                 *wc = contact_with(list, n, wall);
+    assert_non_null(f);
+    assert_non_null(wc);
+    assert_int_equal(f->character, c.id);
+    assert_int_equal(f->body_kind, CT_BODY_STATIC);
+    assert_int_equal(f->is_character, 0);
+    assert_int_equal(f->accepted, 1);
+    assert_float_equal(f->normal[1], 1.0f, 1e-4f);
+    assert_float_equal(f->point[1], 0.0f, 0.011f);
+    assert_float_equal(wc->normal[0], -1.0f, 1e-4f);
+    assert_float_equal(wc->point[0], 1.75f, 0.02f); /* where the move first went into it */
+    assert_int_equal(wc->accepted, 1);
+    assert_memory_equal(contact_with(log.seen, 2, wall), wc, sizeof *wc);
+
+    /* Vetoed, the wall is walked through (and listed as vetoed). */
+    log.veto = wall;
+    st = walk(&s, c, 2.0f, 0.0f, 60);
+    print_message("wall vetoed: x %.4f\n", (double)st.position[0]);
+    assert_true(st.position[0] > 3.0f);
+    assert_true(st.grounded);
+    /* Back in front of it, with no callback it stops there again. */
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, NULL, NULL), 0);
+    const float back[3] = {0, 0.8f, 0};
+    assert_int_equal(p4->teleport(s.w, c, back), 0);
+    st = walk(&s, c, 2.0f, 0.0f, 60);
+    assert_float_equal(st.position[0], 1.43f, 1e-3f);
+
+    /* Another character is listed as one; its verdict vetoed, they overlap. */
+    const ct_entity_t other = add_character(&s, 0.9f, 0, 3.0f);
+    const float there[3] = {0, 0.8f, 3.0f};
+    assert_int_equal(p4->teleport(s.w, c, there), 0);
+    log = (contact_log){.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, log_contact, &log), 0);
+    st = walk(&s, c, 2.0f, 0.0f, 30);
+    const uint32_t m = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    const ct_character_contact_t *oc = contact_with(list, m, other);
+    assert_non_null(oc);
+    assert_int_equal(oc->is_character, 1);
+    assert_int_equal(oc->body_kind, CT_BODY_KINEMATIC);
+    assert_float_equal(oc->normal[0], -1.0f, 1e-3f);
+    assert_float_equal(st.position[0], 0.9f - 0.62f, 1e-3f);
+    log.veto = other;
+    walk(&s, c, 2.0f, 0.0f, 2);
+    const uint32_t v = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    assert_non_null(contact_with(list, v, other));
+    assert_int_equal(contact_with(list, v, other)->accepted, 0);
+    st = walk(&s, c, 2.0f, 0.0f, 28);
+    print_message("character vetoed: x %.4f (it stands at 0.9)\n", (double)st.position[0]);
+    assert_true(st.position[0] > 1.0f);
+
+    /* What is no character. */
+    assert_int_equal(p5->set_character_contact_callback(s.w, wall, log_contact, &log),
+                     CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_contacts(s.w, wall, list, CT_CHARACTER_MAX_CONTACTS), 0);
+    assert_int_equal(p5->character_contacts(s.w, (ct_entity_t){0}, list, 4), 0);
+    end_scene(&s);
+}
+
 /* The settings: add_character's are v4's; set_character_settings refuses NULL and each field out
  * of range (nothing changed), and both calls refuse what is no character. */
 static void test_settings_refusals(void **state)
@@ -776,6 +893,38 @@ static void test_settings_refusals(void **state)
     const ct_entity_t box = add_box(&s, CT_BODY_STATIC, 5, 1, 0, 1, 1, 1, 0);
     assert_int_equal(p5->character_settings(s.w, box, &set), CT_ERR_NOT_FOUND);
     assert_int_equal(p5->set_character_settings(s.w, box, &good), CT_ERR_NOT_FOUND);
+    end_scene(&s);
+}
+
+/* Lua: Physics.character_contacts lists the last move's contacts: walking into a wall, the floor
+ * (normal up) and the wall (normal -x, static, accepted); a body is no character's, refused. */
+static void test_lua_character_contacts(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_contacts");
+    const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t e[3] = {entity->create(), wall, s.e[0]};
+    s.e[s.n++] = e[0];
+    const char *script =
+        "function character_contacts_lua(w, e, wall, floor)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.35,\n"
+        "                                max_slope = 0.78, position = {0, 0.8, 0} })\n"
+        "  assert(#Physics.character_contacts(w, e) == 0)\n"
+        "  for i = 1, 60 do\n"
+        "    Physics.move_character(w, e, 2, 0, 0, 1 / 60)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "  end\n"
+        "  local seen = {}\n"
+        "  for _, c in ipairs(Physics.character_contacts(w, e)) do seen[c.body] = c end\n"
+        "  local f, wc = seen[floor], seen[wall]\n"
+        "  assert(f and wc, 'floor and wall listed')\n"
+        "  assert(math.abs(f.normal[2] - 1) < 1e-4 and f.kind == 'static' and f.accepted)\n"
+        "  assert(math.abs(wc.normal[1] + 1) < 1e-4 and not wc.character, wc.normal[1])\n"
+        "  assert(math.abs(wc.point[1] - 1.75) < 0.02, wc.point[1])\n"
+        "  assert(not pcall(Physics.character_contacts, w, wall))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_contacts_lua"), 0);
+    test_lua_call("character_contacts_lua", s.w, e, 3);
     end_scene(&s);
 }
 
@@ -908,10 +1057,12 @@ int main(void)
         cmocka_unit_test(test_weight_on_dynamic_ground),
         cmocka_unit_test(test_small_dynamic_bodies),
         cmocka_unit_test(test_characters_collide),
+        cmocka_unit_test(test_contact_callback),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),
         cmocka_unit_test(test_lua_settings),
+        cmocka_unit_test(test_lua_character_contacts),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }
