@@ -3,7 +3,7 @@
  * A character is an upright kinematic capsule body plus what the mover keeps (its settings, the
  * ground it stood on). move_character plans the next step's motion from where the body is now and
  * gives the body the velocity that takes it there, so the step moves it with the rest of the
- * world. Dynamic bodies stop it like the others and are pushed with a bounded force (step 6), not
+ * world. Dynamic bodies stop it like the others and are pushed with a bounded force (step 7), not
  * by the kinematic body, which would push a truck as easily as a crate. Planning:
  *   1. riding: standing on a body that moves or turns, the spot under its feet is followed: its
  *      sideways motion is walked with the character's own, its rise or fall added at the end
@@ -25,7 +25,9 @@
  *      going up, by step_down, which keeps its feet on stairs and slopes going down) puts it on
  *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded";
  *   5. up or down with what it rides (see 1);
- *   6. pushing, as Jolt's CharacterVirtual does: each dynamic body the walk met gets an impulse at
+ *   6. other characters: every test above meets them where they are this step (moved already:
+ *      where their moves take them), and a move that still ends inside one is not made;
+ *   7. pushing, as Jolt's CharacterVirtual does: each dynamic body the walk met gets an impulse at
  *      the contact, at most max_strength dt, and dynamic ground gets the character's weight.
  * Up is +y. Every move is bounded (at most 256 moves of 4 push-outs each). */
 #include "physics_internal.h"
@@ -40,6 +42,8 @@
 /* Other characters one move collides with: the nearest in entity order up to this many (a ring of
  * capsules of one size around one holds fewer; more in reach are crowded past, not collided). */
 #define MOVER_CROWD 16u
+/* m: deeper than this into another character is in it (rounding leaves less). */
+#define MOVER_CROWD_OVERLAP 1e-4f
 /* Halvings that find where a drop first touched an edge (to a 256th of a quarter radius). */
 #define MOVER_EDGE_HALVINGS 8u
 /* cos 75 degrees: a stair's riser further than this from the way it walks is walked along, not up
@@ -352,6 +356,39 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     return hit;
 }
 
+/* Whether the capsule at p is more than MOVER_CROWD_OVERLAP into another character (one this
+ * move's callback did not veto). */
+static bool mover__in_crowd(mover *m, physics__v3 p)
+{
+    physics__bodies *b = &m->s->bodies;
+    b->position[m->self] = p;
+    const physics__v3 lo = v3_sub(p, b->extent[m->self]), hi = v3_add(p, b->extent[m->self]);
+    for (uint32_t k = 0; k < m->num_crowd; k++) {
+        const uint32_t j = m->crowd[k];
+        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        const physics__v3 was = b->position[j];
+        b->position[j] = at;
+        physics__manifold_out mo;
+        physics__manifold(b, m->self, j, 0.0f, false, &mo);
+        b->position[j] = was;
+        bool in = false;
+        for (uint32_t q = 0; q < mo.count; q++)
+            in = in || mo.p[q].sep < -MOVER_CROWD_OVERLAP;
+        if (!in)
+            continue;
+        bool vetoed = false;
+        for (uint32_t c = 0; c < m->met->n; c++)
+            if (m->met->c[c].body == b->entity[j].id)
+                vetoed = !m->met->c[c].accepted;
+        if (!vetoed)
+            return true;
+    }
+    return false;
+}
+
 /* Gathers the other characters whose boxes, where they are this step, come within pad of the box
  * about `start` (see mover.crowd). A character moved already this step goes with its body's
  * velocity for dt; one not moved yet stands still. */
@@ -644,6 +681,11 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         p = mover__slide(&m, p, v3(0.0f, ride.y, 0.0f));
     else
         p.y += ride.y;
+    /* 6. Never into another character: where the pushes of a crowded move (each move ends after
+     * a few) or a ride left it in one, it stays where it stood, which no other character's move
+     * of this step went into (each saw it there). */
+    if (mover__in_crowd(&m, p) && !mover__in_crowd(&m, start))
+        p = start;
     b->position[i] = start;
     const physics__v3 v = v3_scale(v3_sub(p, start), 1.0f / dt);
     if (!v3_speed_ok(v))
