@@ -29,7 +29,7 @@ static const float step = 1.0f / 60.0f;
 /* The test's scene: a floor whose top is y = 0 and what else a test adds; entities to destroy. */
 typedef struct scene {
     ct_world_o *w;
-    ct_entity_t e[32];
+    ct_entity_t e[64];
     uint32_t n;
 } scene;
 
@@ -761,6 +761,14 @@ static bool log_contact(void *user_data, ct_world_o *w, const ct_character_conta
     return contact->body != log->veto.id;
 }
 
+/* A callback that vetoes every contact (counting them). */
+static bool veto_all(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    (void)w, (void)contact;
+    ((contact_log *)user_data)->calls++;
+    return false;
+}
+
 /* The contact of `body` among the n of list, or NULL. */
 static const ct_character_contact_t *contact_with(const ct_character_contact_t *list, uint32_t n,
                                                   ct_entity_t body)
@@ -776,8 +784,8 @@ static const ct_character_contact_t *contact_with(const ct_character_contact_t *
  * (normal up, point at y 0) and the wall (normal -x, point on its face at x 1.75), each once, both
  * accepted, the callback asked once for each with the world and user_data it was set with; a
  * callback vetoing the wall lets it walk through the wall; set to NULL, the wall stops it again;
- * another character is listed as one, and vetoed it is walked through; a non-character is
- * refused. */
+ * another character is listed as one, and vetoed it is walked through; past 32 bodies in one move
+ * the rest are accepted unasked; a non-character is refused. */
 static void test_contact_callback(void **state)
 {
     (void)state;
@@ -850,6 +858,26 @@ static void test_contact_callback(void **state)
     st = walk(&s, c, 2.0f, 0.0f, 28);
     print_message("character vetoed: x %.4f (it stands at 0.9)\n", (double)st.position[0]);
     assert_true(st.position[0] > 1.0f);
+
+    /* At most CT_CHARACTER_MAX_CONTACTS a move: falling 1.5 m in one move through 40 slabs 2 cm
+     * apart, each vetoed, it is asked about the first 32 and passes them; the 33rd is accepted
+     * unasked and holds it (feet at its top, 0.36 m). */
+    for (int k = 0; k < 40; k++)
+        add_box(&s, CT_BODY_STATIC, 10.0f, 0.995f - 0.02f * (float)k, 0, 1, 0.005f, 1, 0);
+    const float above[3] = {10.0f, 1.5f + 0.8f, 0};
+    assert_int_equal(p4->teleport(s.w, c, above), 0);
+    log = (contact_log){.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, veto_all, &log), 0);
+    const float fall[3] = {0, -90.0f, 0};
+    assert_int_equal(p4->move_character(s.w, c, fall, step, &st), 0);
+    const uint32_t slabs = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    print_message("fell through %u slabs (%u calls), feet %.4f\n", slabs, log.calls,
+                  (double)(st.position[1] - 0.8f));
+    assert_int_equal(slabs, CT_CHARACTER_MAX_CONTACTS);
+    assert_int_equal(log.calls, CT_CHARACTER_MAX_CONTACTS);
+    for (uint32_t k = 0; k < slabs; k++)
+        assert_int_equal(list[k].accepted, 0);
+    assert_float_equal(st.position[1] - 0.8f, 0.36f, 1e-3f);
 
     /* What is no character. */
     assert_int_equal(p5->set_character_contact_callback(s.w, wall, log_contact, &log),
