@@ -734,11 +734,26 @@ typedef struct physics__character {
     physics__v3 normal;
     /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
     float max_slope, step_down, mass, max_strength;
+    uint32_t body; /* its body's index when last looked up (checked by entity before use) */
 } physics__character;
+
+/* What a character keeps outside snapshots (ct_physics_api_v5.set_character_contact_callback,
+ * character_contacts): the game's callback, and the contacts of its last move. */
+typedef struct physics__character_contacts {
+    /* The character's entity: a restore_snapshot that brings back a character removed since
+     * leaves its slot's record to another; a record of another entity is empty (no callback). */
+    uint32_t entity;
+    ct_character_contact_f fn;
+    void *user_data;
+    ct_world_o *world; /* passed to fn */
+    uint32_t n;
+    ct_character_contact_t c[CT_CHARACTER_MAX_CONTACTS];
+} physics__character_contacts;
 
 typedef struct physics__characters {
     physics__character *c;
-    uint32_t n, cap;
+    physics__character_contacts *contacts; /* one for each of c, in the same order */
+    uint32_t n, cap, contacts_cap;
 } physics__characters;
 
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
@@ -1083,6 +1098,10 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
  * out of range (nothing changed). */
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out);
+/* Character c's contact record (see physics__character_contacts), emptied first when it is
+ * another entity's. */
+physics__character_contacts *physics__character_contacts_of(physics__scene *s,
+                                                            const physics__character *c);
 
 /* Snapshots (physics_snapshot.c, ct_physics_api_v4.save_snapshot): the bytes one takes now (0
  * when past 4 GiB), save (0 when buffer is short), why a buffer cannot be restored into this
