@@ -234,6 +234,7 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->used, (size_t)r->cap_used * sizeof *r->used);
     if (r->lanes)
         ct_free(s->a, r->lanes, (size_t)r->cap_lanes * sizeof *r->lanes);
+    physics__stages_free(&r->stages, s->a);
     r->lanes = NULL;
     r->cap_lanes = 0;
     r->block = NULL;
@@ -415,7 +416,8 @@ typedef struct wide__job {
     physics__rigid *r;
     uint32_t first, last; /* blocks */
     float inv_h;
-    int mode; /* 0 warm start, 1 push, 2 relax */
+    int mode;     /* PHYSICS_WIDE_WARM, _PUSH or _RELAX */
+    bool reverse; /* this substep's order of a resting manifold's points (physics_rigid.c) */
 } wide__job;
 
 static void wide__range(void *user, uint32_t begin, uint32_t end)
@@ -426,51 +428,51 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
     if (to > job->last)
         to = job->last;
     for (uint32_t k = from; k < to; k++) {
-        if (job->mode == 0)
+        if (job->mode == PHYSICS_WIDE_WARM)
             wide__warm_block(&job->r->block[k], job->r->body);
         else
-            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h, job->mode == 1,
-                              job->r->reverse);
+            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h,
+                              job->mode == PHYSICS_WIDE_PUSH, job->reverse);
     }
 }
 
-static void wide__colours(physics__scene *s, float inv_h, int mode)
+/* The contacts that found no colour, one by one (one thread). */
+static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
 {
-    physics__rigid *r = &s->rigid;
-    for (uint32_t c = 0; c < r->num_colours; c++) {
-        wide__job job = {r, r->colour_start[c], r->colour_start[c + 1], inv_h, mode};
-        const uint32_t count = job.last - job.first;
-        const uint32_t slices = (count + WIDE_SLICE - 1) / WIDE_SLICE;
-        if (count >= WIDE_POOLED)
-            physics__pool_run(s->pool, slices, wide__range, &job);
-        else
-            wide__range(&job, 0, slices);
-    }
-}
-
-void physics__rigid_wide_warm_start(physics__scene *s)
-{
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_overflow; k++) {
-        const physics__rigid_contact *c = &r->contact[r->overflow[k]];
-        physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
-    }
-    wide__colours(s, 0.0f, 0);
-}
-
-void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias)
-{
-    physics__rigid *r = &s->rigid;
+    (void)begin;
+    (void)end;
+    const wide__job *job = user;
+    physics__rigid *r = job->r;
     for (uint32_t k = 0; k < r->num_overflow; k++) {
         physics__rigid_contact *c = &r->contact[r->overflow[k]];
-        physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], inv_h, use_bias,
-                                     r->reverse);
+        if (job->mode == PHYSICS_WIDE_WARM)
+            physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
+        else
+            physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], job->inv_h,
+                                         job->mode == PHYSICS_WIDE_PUSH, job->reverse);
     }
-    wide__colours(s, inv_h, use_bias ? 1 : 2);
+}
+
+/* The overflow first, then the colours in order, a stage each; a colour of fewer than
+ * WIDE_POOLED blocks is one item (one thread). */
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse)
+{
+    physics__rigid *r = &s->rigid;
+    if (r->num_overflow) {
+        const wide__job job = {r, 0, 0, inv_h, mode, reverse};
+        physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&job, sizeof job, 1, 0);
+    }
+    for (uint32_t c = 0; c < r->num_colours; c++) {
+        const uint32_t first = r->colour_start[c], last = r->colour_start[c + 1];
+        const wide__job job = {r, first, last, inv_h, mode, reverse};
+        physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job,
+                            (last - first + WIDE_SLICE - 1) / WIDE_SLICE,
+                            last - first >= WIDE_POOLED ? 1u : 0u);
+    }
 }
 
 void physics__rigid_wide_finish(physics__scene *s)
 {
-    physics__pool_run(s->pool, (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE,
-                      wide__finish_range, &s->rigid);
+    physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
+                        (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
 }
