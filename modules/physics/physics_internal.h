@@ -695,7 +695,9 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
-    physics__pair *ends; /* per contact, its bodies: what the colouring reads, compact */
+    /* Per contact, its bodies as the colouring reads them, compact: one that does not move
+     * (static, kinematic, asleep) is bodies.n, a spare whose colours are never kept. */
+    physics__pair *ends;
     uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
@@ -713,6 +715,10 @@ typedef struct physics__rigid {
     uint32_t cap_colour_of, cap_used;
     uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
     uint32_t cap_lanes;
+    /* Per slice of SOLVER_SLICE_PAIRS contacts and colour: its contacts of that colour, then
+     * where their lanes begin (the lanes are written a slice a job). */
+    uint32_t *slice_lanes;
+    uint32_t cap_slice_lanes;
     uint64_t *used; /* per body, a bit per colour it is used in */
     physics__stages stages; /* the substeps' passes, one parallel section (physics_rigid.c) */
 } physics__rigid;

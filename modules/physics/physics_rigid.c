@@ -588,7 +588,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
         for (uint32_t pk = first; pk < last; pk++)
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                r->ends[n] = (physics__pair){order[pk].a, order[pk].b};
+                /* (What the colouring reads: a body that does not move is the spare body.) */
+                const uint32_t a = order[pk].a, b = order[pk].b, spare = job->s->bodies.n;
+                r->ends[n] = (physics__pair){r->body[a].inv_mass > 0.0f ? a : spare,
+                                             r->body[b].inv_mass > 0.0f ? b : spare};
                 physics__rigid_contact *c = &r->contact[n++];
                 rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
                 bouncy |= c->restitution > 0.0f;
