@@ -431,6 +431,9 @@ typedef struct physics__broadphase {
     /* Bucket k's boxes are item[bucket_start[k] .. bucket_start[k + 1]), ascending. Cells that
      * share a bucket share its range: users check the cell, not just the bucket. */
     uint32_t *bucket_start;           /* num_buckets + 1 entries */
+    /* The build's scratch: per group of box slices, a count per bucket, then a place. */
+    uint32_t *group_start;
+    uint32_t cap_group_start;
     uint32_t num_buckets;             /* 0 before the first build */
     physics__cell cells_lo, cells_hi; /* the cells the grid's boxes cover */
     bool dense;            /* a bucket per cell within cells_lo..hi: x major, then y, then z */
