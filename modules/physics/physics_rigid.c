@@ -831,8 +831,9 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
 typedef struct rigid__joint_job {
     physics__scene *s;
     float h;
-    int mode; /* PHYSICS_WIDE_WARM, _PUSH, _RELAX */
+    int mode; /* PHYSICS_WIDE_WARM, _PUSH, _RELAX, or RIGID_JOINTS_END (their forces) */
 } rigid__joint_job;
+#define RIGID_JOINTS_END 3
 
 static void rigid__joints_range(void *user, uint32_t begin, uint32_t end)
 {
@@ -841,6 +842,8 @@ static void rigid__joints_range(void *user, uint32_t begin, uint32_t end)
     const rigid__joint_job *job = user;
     if (job->mode == PHYSICS_WIDE_WARM)
         physics__joints_warm_start(job->s);
+    else if (job->mode == RIGID_JOINTS_END)
+        physics__joints_end(job->s, job->h);
     else
         physics__joints_solve(job->s, job->h, job->mode == PHYSICS_WIDE_PUSH);
 }
@@ -897,6 +900,13 @@ static void rigid__restitution(physics__scene *s)
                 p->n.j = j;
             }
     }
+}
+
+static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
+{
+    (void)begin;
+    (void)end;
+    rigid__restitution(user);
 }
 
 /* ---- after the solve -------------------------------------------------------------------------- */
@@ -1201,12 +1211,13 @@ int physics__rigid_step(physics__scene *s, float dt)
         rigid__joint_stage(s, h, PHYSICS_WIDE_RELAX);
     }
     physics__rigid_wide_finish(s);
+    rigid__joint_stage(s, h, RIGID_JOINTS_END);
+    if (r->bouncy)
+        physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
+    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0,
+                        (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
     if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
         return CT_ERR_NOMEM;
-    physics__joints_end(s, h);
-    rigid__restitution(s);
-    physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__scatter_range, s);
     physics__scene_keep_inside(s);
     if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;
