@@ -806,6 +806,7 @@ static void threads_serial(const char *scene, const char *share_name, const char
     physics__scene_init(&s, ct_heap_allocator());
     measure_pool m = {0};
     s.pool = (physics__pool){measure_parallel_for, &m};
+    s.pool_timed = true;
     make(&s);
     physics__scene_step(&s, 1.0f / 60.0f);
     enum { STEPS = 99 };

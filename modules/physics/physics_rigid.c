@@ -571,7 +571,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
         for (uint32_t pk = first; pk < last; pk++)
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                r->ends[n] = (physics__pair){order[pk].a, order[pk].b};
+                /* (What the colouring reads: a body that does not move is the spare body.) */
+                const uint32_t a = order[pk].a, b = order[pk].b, spare = job->s->bodies.n;
+                r->ends[n] = (physics__pair){r->body[a].inv_mass > 0.0f ? a : spare,
+                                             r->body[b].inv_mass > 0.0f ? b : spare};
                 physics__rigid_contact *c = &r->contact[n++];
                 rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
                 bouncy |= c->restitution > 0.0f;
@@ -689,12 +692,12 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* (On any threads, a slice of bodies each.) */
-static void rigid__integrate_velocities(physics__scene *s, float h)
+/* A stage of fn over the slices of bodies (on any threads, a slice each). */
+static void rigid__body_stage(physics__scene *s, ct_range_f fn, float h)
 {
-    rigid__body_job job = {s, h};
-    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__velocities_range, &job);
+    const rigid__body_job job = {s, h};
+    physics__stages_add(&s->rigid.stages, s->a, fn, (void *)&job, sizeof job,
+                        (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
 }
 
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
@@ -807,11 +810,33 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-static void rigid__integrate_positions(physics__scene *s, float h)
+/* The joints' warm start, or a pass of them (pushing or relaxing): one stage, one thread. */
+typedef struct rigid__joint_job {
+    physics__scene *s;
+    float h;
+    int mode; /* PHYSICS_WIDE_WARM, _PUSH, _RELAX, or RIGID_JOINTS_END (their forces) */
+} rigid__joint_job;
+#define RIGID_JOINTS_END 3
+
+static void rigid__joints_range(void *user, uint32_t begin, uint32_t end)
 {
-    rigid__body_job job = {s, h};
-    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__positions_range, &job);
+    (void)begin;
+    (void)end;
+    const rigid__joint_job *job = user;
+    if (job->mode == PHYSICS_WIDE_WARM)
+        physics__joints_warm_start(job->s);
+    else if (job->mode == RIGID_JOINTS_END)
+        physics__joints_end(job->s, job->h);
+    else
+        physics__joints_solve(job->s, job->h, job->mode == PHYSICS_WIDE_PUSH);
+}
+
+static void rigid__joint_stage(physics__scene *s, float h, int mode)
+{
+    const rigid__joint_job job = {s, h, mode};
+    if (s->joints.n)
+        physics__stages_add(&s->rigid.stages, s->a, rigid__joints_range, (void *)&job, sizeof job,
+                            1, 0);
 }
 
 /* The solved velocities back to the bodies that move, their world boxes from their new
@@ -858,6 +883,13 @@ static void rigid__restitution(physics__scene *s)
                 p->n.j = j;
             }
     }
+}
+
+static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
+{
+    (void)begin;
+    (void)end;
+    rigid__restitution(user);
 }
 
 /* ---- after the solve -------------------------------------------------------------------------- */
@@ -1142,6 +1174,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
     if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
+    /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
+     * when the one before has finished, as if called one after the other. */
     for (uint32_t step = 0; step < substeps; step++) {
         /* Each resting manifold's points are solved first to last, then last to first in the
          * next substep: one sequential pass favours the points it meets first (they push before
@@ -1149,21 +1183,24 @@ int physics__rigid_step(physics__scene *s, float dt)
          * a resting pile, and large_pyramid's rows leaned and turned with it. An impact's points
          * keep their order: its passes (RIGID_IMPACT_PASSES) leave little to favour, and turning
          * them round let a bullet of test_physics_ccd's room through a wall. */
-        r->reverse = (step & 1u) != 0;
-        rigid__integrate_velocities(s, h);
-        physics__joints_warm_start(s);
-        physics__rigid_wide_warm_start(s);
-        physics__rigid_wide_solve(s, inv_h, true);
-        physics__joints_solve(s, h, true);
-        rigid__integrate_positions(s, h);
-        physics__rigid_wide_solve(s, inv_h, false);
-        physics__joints_solve(s, h, false);
+        const bool reverse = (step & 1u) != 0;
+        rigid__body_stage(s, rigid__velocities_range, h);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_WARM);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_WARM, inv_h, reverse);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_PUSH, inv_h, reverse);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_PUSH);
+        rigid__body_stage(s, rigid__positions_range, h);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_RELAX, inv_h, reverse);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_RELAX);
     }
     physics__rigid_wide_finish(s);
-    physics__joints_end(s, h);
-    rigid__restitution(s);
-    physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__scatter_range, s);
+    rigid__joint_stage(s, h, RIGID_JOINTS_END);
+    if (r->bouncy)
+        physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
+    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0,
+                        (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     physics__scene_keep_inside(s);
     if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;

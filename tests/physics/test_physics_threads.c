@@ -289,11 +289,88 @@ static void test_field_same_on_threads(void **state)
     physics__scene_free(&b);
 }
 
+/* physics_stages.c: a chain of stages where each reads what the whole stage before wrote (value i
+ * of stage k is the sum of values i and i + 1 of stage k - 1, around a ring of CHAIN), some of
+ * many items, some of one item (run back to back by one thread). The totals double at every
+ * stage, so the last stage's total is fixed; on two threads every value matches the serial run,
+ * which only holds when no stage starts before the one before has finished. */
+enum { CHAIN = 96, CHAIN_STAGES = 40 };
+typedef struct chain_job {
+    uint64_t *v;
+    uint32_t k;
+} chain_job;
+
+/* (Work enough that both threads are inside a stage at once: an item of a few microseconds.) */
+static volatile uint32_t chain_sink;
+
+static void chain_range(void *user, uint32_t begin, uint32_t end)
+{
+    const chain_job *job = user;
+    const uint64_t *from = job->v + (size_t)(job->k - 1) * CHAIN;
+    uint64_t *to = job->v + (size_t)job->k * CHAIN;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t x = i + job->k;
+        for (int turn = 0; turn < 2000; turn++)
+            x = x * 1664525u + 1013904223u;
+        chain_sink = x;
+        to[i] = from[i] + from[(i + 1) % CHAIN];
+    }
+}
+
+static void chain_run(physics__pool with, uint64_t *v)
+{
+    physics__stages st = {0};
+    for (uint32_t i = 0; i < CHAIN; i++)
+        v[i] = i * i + 1;
+    /* Twice, so the second run reuses what the first grew. */
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t k = 1; k < CHAIN_STAGES; k++) {
+            const chain_job job = {v, k};
+            /* Stages 5-9 and 20-22 are one item each; the others one or three values an item. */
+            const bool single = (k >= 5 && k < 10) || (k >= 20 && k < 23);
+            physics__stages_add(&st, &alloc.base, chain_range, (void *)&job, sizeof job, CHAIN,
+                                single ? 0u : (k % 2 ? 1u : 3u));
+        }
+        /* A stage of no items adds nothing. */
+        physics__stages_add(&st, &alloc.base, chain_range, NULL, 0, 0, 1);
+        assert_int_equal(st.n, CHAIN_STAGES - 1);
+        assert_int_equal(physics__stages_run(&st, &alloc.base, with, false), 0);
+        assert_int_equal(st.n, 0);
+    }
+    /* A job larger than a stage keeps is refused: the run fails and runs nothing. */
+    uint64_t big[8] = {0};
+    physics__stages_add(&st, &alloc.base, chain_range, big, sizeof big, CHAIN, 1);
+    assert_int_equal(physics__stages_run(&st, &alloc.base, with, false), CT_ERR_NOMEM);
+    assert_int_equal(st.n, 0);
+    physics__stages_free(&st, &alloc.base);
+}
+
+static void test_stages_keep_order_on_threads(void **state)
+{
+    (void)state;
+    static uint64_t serial[CHAIN_STAGES * CHAIN], threaded[CHAIN_STAGES * CHAIN];
+    chain_run((physics__pool){0}, serial);
+    uint64_t first = 0, last = 0;
+    for (uint32_t i = 0; i < CHAIN; i++) {
+        first += serial[i];
+        last += serial[(CHAIN_STAGES - 1) * CHAIN + i];
+    }
+    /* The sum of i * i + 1 for i < 96 is 290,416; 39 doublings. */
+    assert_int_equal(first, 290416u);
+    assert_true(last == 290416ull << (CHAIN_STAGES - 1));
+    for (int round = 0; round < 10; round++) {
+        memset(threaded, 0, sizeof threaded);
+        chain_run(two_threads, threaded);
+        assert_memory_equal(serial, threaded, sizeof serial);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_field_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flat_field_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;
