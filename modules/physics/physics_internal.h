@@ -940,6 +940,12 @@ typedef struct physics__ccd {
     physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
     uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
     uint32_t cap_fast, cap_rank, cap_order, cap_motion, cap_moving_body;
+    /* The moving bodies each fast body is swept against (physics_ccd.c): body i's are
+     * listed[list_first[i] .. list_first[i + 1]), ascending. */
+    uint32_t *list_first, *listed;
+    physics__pair *list_pairs; /* scratch of the lists' counting sorts (2 x max) */
+    uint32_t cap_list_first, cap_listed, cap_list_pairs;
+    uint32_t list_limit; /* pairs past which the lists give way to a query per body (0: default) */
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
