@@ -827,6 +827,12 @@ void physics__round_segment(const physics__bodies *b, uint32_t i, physics__v3 *p
 void physics__poly_round_manifold(const physics__poly *p, bool flip, physics__v3 p0, physics__v3 p1,
                                   float r, float margin, physics__manifold_out *m)
 {
+    /* Both ends past the same face's plane by more than the radius and margin: every ball below
+     * is too (most balls and capsules near a hull in a pile are clear of it). */
+    const float clear = r + margin + PHYSICS_PLANE_SLACK;
+    for (uint32_t f = 0; f < p->nf; f++)
+        if (f_min(v3_dot(p->n[f], p0), v3_dot(p->n[f], p1)) - p->d[f] > clear)
+            return;
     /* The segment's point nearest the hull, found by projecting back and forth (a sphere's
      * segment is one point). */
     const physics__v3 seg = v3_sub(p1, p0);
