@@ -68,6 +68,11 @@ typedef struct physics__poly {
     float h[3];
 } physics__poly;
 
+/* m: a shape that lies this much past the margin in front of a plane that the other shape lies
+ * behind is skipped before the tests that would measure it (and find nothing: they measure the
+ * same distance, rounded another way; a millimetre is far more than that rounding at 1e5 m). */
+#define PHYSICS_PLANE_SLACK 1e-3f
+
 /* Body i (a hull or a box) as a polytope in the world. */
 void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p);
 /* The manifold of two polytopes, normal from a to b (the separating-axis test and face clip). */
