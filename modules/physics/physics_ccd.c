@@ -734,6 +734,89 @@ static int ccd__find_fast(physics__scene *s, float dt, uint32_t *fast)
     return physics__broadphase_build(&c->moving, 0.0f);
 }
 
+/* Pairs (a, b) into `to` by a stably: counts in first[0..n], which ends zeroed. */
+static void ccd__spread(const physics__pair *from, uint32_t m, bool by_b, uint32_t *first,
+                        uint32_t n, physics__pair *to)
+{
+    for (uint32_t k = 0; k < m; k++)
+        first[(by_b ? from[k].b : from[k].a) + 1]++;
+    for (uint32_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
+    for (uint32_t k = 0; k < m; k++)
+        to[first[by_b ? from[k].b : from[k].a]++] = from[k];
+    memset(first, 0, ((size_t)n + 1) * sizeof *first);
+}
+
+/* The moving bodies each fast body is swept against, listed from the grid of paths' own pairs:
+ * one walk over its cells in order finds every pair of paths that meet once, where a query per
+ * fast body found each twice (once from each end) and probed cells scattered through memory
+ * (bench jolt_high_speed: 4.2 cells and 19 items a query, for 0.4 bodies it was swept against).
+ * Each list is ascending, as the sweeps take them. *listed is false when the pairs pass the
+ * limit (bodies crowded into one spot): the sweeps then ask the grid one fast body at a time,
+ * which needs no memory per pair. */
+static int ccd__list(physics__scene *s, bool *listed)
+{
+    physics__ccd *c = &s->ccd;
+    const physics__bodies *b = &s->bodies;
+    physics__broadphase *m = &c->moving;
+    *listed = false;
+    const uint64_t limit =
+        c->list_limit ? c->list_limit : (uint64_t)CCD_LIST_PAIRS_PER_BODY * m->n + 64u;
+    m->max_pairs = limit < UINT32_MAX / 4 ? (uint32_t)limit : UINT32_MAX / 4;
+    if (physics__broadphase_pairs(m))
+        return CT_ERR_NOMEM;
+    if (m->dropped)
+        return 0;
+    const uint32_t np = m->num_pairs;
+    if (physics__reserve(s->a, (void **)&c->list_pairs, &c->cap_list_pairs, 2 * np + 2,
+                         sizeof *c->list_pairs) ||
+        physics__reserve(s->a, (void **)&c->listed, &c->cap_listed, np + 1, sizeof *c->listed) ||
+        physics__reserve(s->a, (void **)&c->list_first, &c->cap_list_first, b->n + 1,
+                         sizeof *c->list_first))
+        return CT_ERR_NOMEM;
+    physics__pair *swept = c->list_pairs, *by_other = c->list_pairs + np;
+    uint32_t ne = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        const uint32_t i = c->moving_body[m->pairs[k].a], j = c->moving_body[m->pairs[k].b];
+        if (ccd__sweeps(c, b, i, j))
+            swept[ne++] = (physics__pair){i, j};
+        else if (ccd__sweeps(c, b, j, i))
+            swept[ne++] = (physics__pair){j, i};
+    }
+    /* By the body swept against, then (stably) by the fast body: each list ascending. */
+    uint32_t *first = c->list_first;
+    memset(first, 0, ((size_t)b->n + 1) * sizeof *first);
+    ccd__spread(swept, ne, true, first, b->n, by_other);
+    ccd__spread(by_other, ne, false, first, b->n, swept);
+    for (uint32_t k = 0; k < ne; k++) {
+        c->listed[k] = swept[k].b;
+        first[swept[k].a + 1]++;
+    }
+    for (uint32_t i = 0; i < b->n; i++)
+        first[i + 1] += first[i];
+    *listed = true;
+    return 0;
+}
+
+/* Without the lists: the moving bodies whose paths meet fast body i's box [lo, hi], ascending as
+ * the lists are (boxes are in body order), each swept against when ccd__sweeps holds. */
+static int ccd__query_moving(ccd__sweep *w, physics__v3 lo, physics__v3 hi)
+{
+    physics__ccd *c = &w->s->ccd;
+    const physics__bodies *b = &w->s->bodies;
+    if (physics__broadphase_overlap(&c->moving, lo, hi))
+        return CT_ERR_NOMEM;
+    if (c->moving.num_found > 1) /* qsort wants a valid pointer even for nothing */
+        qsort(c->moving.found, c->moving.num_found, sizeof *c->moving.found, physics__cmp_u32);
+    const uint32_t i = w->self.i;
+    for (uint32_t f = 0; f < c->moving.num_found; f++) {
+        const uint32_t j = c->moving_body[c->moving.found[f]];
+        if (j != i && ccd__sweeps(c, b, i, j))
+            ccd__against_moving(w, j);
+    }
+    return 0;
+}
+
 static int ccd__cmp_hit(const void *x, const void *y)
 {
     const uint64_t a = ((const physics__ccd_hit *)x)->key, b = ((const physics__ccd_hit *)y)->key;
@@ -815,89 +898,6 @@ static int ccd__report(physics__scene *s)
     c->cap_next_reported = cap;
     c->num_reported = n;
     c->num_hit_events = 0;
-    return 0;
-}
-
-/* Pairs (a, b) into `to` by a stably: counts in first[0..n], which ends zeroed. */
-static void ccd__spread(const physics__pair *from, uint32_t m, bool by_b, uint32_t *first,
-                        uint32_t n, physics__pair *to)
-{
-    for (uint32_t k = 0; k < m; k++)
-        first[(by_b ? from[k].b : from[k].a) + 1]++;
-    for (uint32_t i = 0; i < n; i++)
-        first[i + 1] += first[i];
-    for (uint32_t k = 0; k < m; k++)
-        to[first[by_b ? from[k].b : from[k].a]++] = from[k];
-    memset(first, 0, ((size_t)n + 1) * sizeof *first);
-}
-
-/* The moving bodies each fast body is swept against, listed from the grid of paths' own pairs:
- * one walk over its cells in order finds every pair of paths that meet once, where a query per
- * fast body found each twice (once from each end) and probed cells scattered through memory
- * (bench jolt_high_speed: 4.2 cells and 19 items a query, for 0.4 bodies it was swept against).
- * Each list is ascending, as the sweeps take them. *listed is false when the pairs pass the
- * limit (bodies crowded into one spot): the sweeps then ask the grid one fast body at a time,
- * which needs no memory per pair. */
-static int ccd__list(physics__scene *s, bool *listed)
-{
-    physics__ccd *c = &s->ccd;
-    const physics__bodies *b = &s->bodies;
-    physics__broadphase *m = &c->moving;
-    *listed = false;
-    const uint64_t limit =
-        c->list_limit ? c->list_limit : (uint64_t)CCD_LIST_PAIRS_PER_BODY * m->n + 64u;
-    m->max_pairs = limit < UINT32_MAX / 4 ? (uint32_t)limit : UINT32_MAX / 4;
-    if (physics__broadphase_pairs(m))
-        return CT_ERR_NOMEM;
-    if (m->dropped)
-        return 0;
-    const uint32_t np = m->num_pairs;
-    if (physics__reserve(s->a, (void **)&c->list_pairs, &c->cap_list_pairs, 2 * np + 2,
-                         sizeof *c->list_pairs) ||
-        physics__reserve(s->a, (void **)&c->listed, &c->cap_listed, np + 1, sizeof *c->listed) ||
-        physics__reserve(s->a, (void **)&c->list_first, &c->cap_list_first, b->n + 1,
-                         sizeof *c->list_first))
-        return CT_ERR_NOMEM;
-    physics__pair *swept = c->list_pairs, *by_other = c->list_pairs + np;
-    uint32_t ne = 0;
-    for (uint32_t k = 0; k < np; k++) {
-        const uint32_t i = c->moving_body[m->pairs[k].a], j = c->moving_body[m->pairs[k].b];
-        if (ccd__sweeps(c, b, i, j))
-            swept[ne++] = (physics__pair){i, j};
-        else if (ccd__sweeps(c, b, j, i))
-            swept[ne++] = (physics__pair){j, i};
-    }
-    /* By the body swept against, then (stably) by the fast body: each list ascending. */
-    uint32_t *first = c->list_first;
-    memset(first, 0, ((size_t)b->n + 1) * sizeof *first);
-    ccd__spread(swept, ne, true, first, b->n, by_other);
-    ccd__spread(by_other, ne, false, first, b->n, swept);
-    for (uint32_t k = 0; k < ne; k++) {
-        c->listed[k] = swept[k].b;
-        first[swept[k].a + 1]++;
-    }
-    for (uint32_t i = 0; i < b->n; i++)
-        first[i + 1] += first[i];
-    *listed = true;
-    return 0;
-}
-
-/* Without the lists: the moving bodies whose paths meet fast body i's box [lo, hi], ascending as
- * the lists are (boxes are in body order), each swept against when ccd__sweeps holds. */
-static int ccd__query_moving(ccd__sweep *w, physics__v3 lo, physics__v3 hi)
-{
-    physics__ccd *c = &w->s->ccd;
-    const physics__bodies *b = &w->s->bodies;
-    if (physics__broadphase_overlap(&c->moving, lo, hi))
-        return CT_ERR_NOMEM;
-    if (c->moving.num_found > 1) /* qsort wants a valid pointer even for nothing */
-        qsort(c->moving.found, c->moving.num_found, sizeof *c->moving.found, physics__cmp_u32);
-    const uint32_t i = w->self.i;
-    for (uint32_t f = 0; f < c->moving.num_found; f++) {
-        const uint32_t j = c->moving_body[c->moving.found[f]];
-        if (j != i && ccd__sweeps(c, b, i, j))
-            ccd__against_moving(w, j);
-    }
     return 0;
 }
 
@@ -1022,18 +1022,18 @@ void physics__ccd_free(physics__scene *s)
         ct_free(s->a, c->motion, (size_t)c->cap_motion * sizeof *c->motion);
     if (c->moving_body)
         ct_free(s->a, c->moving_body, (size_t)c->cap_moving_body * sizeof *c->moving_body);
-    if (c->hit_event)
-        ct_free(s->a, c->hit_event, (size_t)c->cap_hit_event * sizeof *c->hit_event);
-    if (c->reported)
-        ct_free(s->a, c->reported, (size_t)c->cap_reported * sizeof *c->reported);
-    if (c->next_reported)
-        ct_free(s->a, c->next_reported, (size_t)c->cap_next_reported * sizeof *c->next_reported);
     if (c->list_first)
         ct_free(s->a, c->list_first, (size_t)c->cap_list_first * sizeof *c->list_first);
     if (c->listed)
         ct_free(s->a, c->listed, (size_t)c->cap_listed * sizeof *c->listed);
     if (c->list_pairs)
         ct_free(s->a, c->list_pairs, (size_t)c->cap_list_pairs * sizeof *c->list_pairs);
+    if (c->hit_event)
+        ct_free(s->a, c->hit_event, (size_t)c->cap_hit_event * sizeof *c->hit_event);
+    if (c->reported)
+        ct_free(s->a, c->reported, (size_t)c->cap_reported * sizeof *c->reported);
+    if (c->next_reported)
+        ct_free(s->a, c->next_reported, (size_t)c->cap_next_reported * sizeof *c->next_reported);
     if (c->moving.a)
         physics__broadphase_free(&c->moving);
     memset(c, 0, sizeof *c);

@@ -1013,8 +1013,9 @@ static inline uint64_t rigid__merge_key(const physics__rigid *r, uint32_t k)
 }
 
 /* Slice t of the merge: counts its entries into s->merge[3t + 1], or writes them from there on
- * and its events into s->merge_events[t] (s->merge[3t + 2] set when memory ran out). A pair
- * touches while any of its manifolds does; its collision event is its manifold that pushes most. */
+ * (leaving there where it ended) and its events into s->merge_events[t] (s->merge[3t + 2] set
+ * when memory ran out). A pair touches while any of its manifolds does; its collision event is its
+ * manifold that pushes most. */
 static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
     physics__scene *s = job->s;
@@ -1105,8 +1106,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
             return;
         }
     }
-    if (!write)
-        m[1] = n;
+    m[1] = n; /* counting: the slice's count; writing: where it ended */
 }
 
 static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
@@ -1118,17 +1118,29 @@ static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
 static int rigid__remember(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
-    const uint32_t slices =
-        r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    /* Without a pool the merge is one slice, written as it is walked: the count that lets slices
+     * write side by side would be a second walk over both lists for nothing (the same bits: the
+     * slices' result is one walk's). */
+    const bool serial = !s->pool.parallel_for;
+    const uint32_t slices = r->num_contacts && !serial
+                                ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS
+                                : 1;
     if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
         physics__merge_begin(s, slices))
         return CT_ERR_NOMEM;
-    rigid__merge_job job = {s, slices, false};
-    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    const uint32_t n = physics__merge_places(s, slices);
-    job.write = true;
-    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    rigid__merge_job job = {s, slices, serial};
+    uint32_t n;
+    if (serial) {
+        s->merge[0] = s->merge[1] = 0;
+        rigid__merge_slice(&job, 0);
+        n = s->merge[1];
+    } else {
+        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+        n = physics__merge_places(s, slices);
+        job.write = true;
+        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    }
     if (physics__merge_events(s, slices))
         return CT_ERR_NOMEM;
     physics__rigid_cached *t = r->cache;
