@@ -286,6 +286,31 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
 
 /* ---- walking the tree ------------------------------------------------------------------------ */
 
+static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
+                                   physics__v3 bhi)
+{
+    return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
+             ahi.z < blo.z);
+}
+
+/* The box around triangle t (mesh frame). */
+static inline void mesh__triangle_box(const physics__mesh *m, uint32_t t, physics__v3 *lo,
+                                      physics__v3 *hi)
+{
+    const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
+                      p2 = m->vertex[m->tri[t][2]];
+    *lo = v3_min(v3_min(p0, p1), p2);
+    *hi = v3_max(v3_max(p0, p1), p2);
+}
+
+static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
+                                        physics__v3 hi)
+{
+    physics__v3 tlo, thi;
+    mesh__triangle_box(m, t, &tlo, &thi);
+    return mesh__box_meets(tlo, thi, lo, hi);
+}
+
 /* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame); stops on non-zero. */
 typedef int (*mesh__visit_f)(void *user, uint32_t tri);
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
@@ -295,20 +320,14 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
     stack[top++] = 0;
     while (top) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (n->lo.x > hi.x || n->hi.x < lo.x || n->lo.y > hi.y || n->hi.y < lo.y ||
-            n->lo.z > hi.z || n->hi.z < lo.z)
+        if (!mesh__box_meets(n->lo, n->hi, lo, hi))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
                 /* The leaf's box is its triangles' together: a triangle of it may still lie far
                  * from the query (and a round body's test against it would find its plane, not
                  * the triangle). */
-                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                                  p2 = m->vertex[m->tri[t][2]];
-                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
-                                  thi = v3_max(v3_max(p0, p1), p2);
-                if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y ||
-                    tlo.z > hi.z || thi.z < lo.z)
+                if (!mesh__triangle_meets(m, t, lo, hi))
                     continue;
                 const int r = fn(user, t);
                 if (r)
@@ -374,21 +393,6 @@ void physics__mesh_near_free(physics__bodies *b)
     b->num_near = 0;
 }
 
-static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
-                                   physics__v3 bhi)
-{
-    return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
-             ahi.z < blo.z);
-}
-
-static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
-                                        physics__v3 hi)
-{
-    const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                      p2 = m->vertex[m->tri[t][2]];
-    return mesh__box_meets(v3_min(v3_min(p0, p1), p2), v3_max(v3_max(p0, p1), p2), lo, hi);
-}
-
 /* mesh__visit for the body whose slot is `near`: from its list when [lo, hi] lies inside the
  * list's box, else walking the tree for a grown box and keeping what it finds. */
 static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, physics__v3 lo,
@@ -419,10 +423,8 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
-                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                                  p2 = m->vertex[m->tri[t][2]];
-                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
-                                  thi = v3_max(v3_max(p0, p1), p2);
+                physics__v3 tlo, thi;
+                mesh__triangle_box(m, t, &tlo, &thi);
                 if (!mesh__box_meets(tlo, thi, glo, ghi))
                     continue;
                 if (count < PHYSICS_MESH_NEAR_MAX)

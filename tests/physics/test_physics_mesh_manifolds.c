@@ -119,15 +119,10 @@ static void test_crease_snapshot_restores(void **state)
     assert_int_equal(s.rigid.num_cache, 2);
     assert_true(s.rigid.cache[0].key == s.rigid.cache[1].key);
     assert_int_equal(s.rigid.cache[1].sub, 1);
-    const uint32_t size = physics__snapshot_size(&s, NULL);
-    uint8_t *snap = malloc(size);
-    assert_non_null(snap);
-    assert_int_equal(physics__snapshot_save(&s, NULL, snap, size), size);
+    uint32_t size;
+    uint8_t *snap = save_snapshot(&s, &size);
     uint64_t hashes[60];
-    for (int k = 0; k < 60; k++) {
-        run(&s, 1);
-        hashes[k] = physics__state_hash(&s, NULL, NULL);
-    }
+    run_recording(&s, 60, hashes);
     /* Flattened: the right face lies down, so the pair has one way only. */
     physics__mesh *m = s.bodies.mesh[at(&s, 1)];
     const physics__v3 right = m->normal[1];
@@ -137,10 +132,7 @@ static void test_crease_snapshot_restores(void **state)
     assert_non_null(strstr(why, "shapes"));
     m->normal[1] = right;
     assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    for (int k = 0; k < 60; k++) {
-        run(&s, 1);
-        assert_true(physics__state_hash(&s, NULL, NULL) == hashes[k]);
-    }
+    run_matching(&s, 60, hashes);
     free(snap);
     physics__scene_free(&s);
 }
