@@ -208,12 +208,11 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     return v3_dot(along, along) < RIGID_ANCHOR_SLIP * RIGID_ANCHOR_SLIP;
 }
 
-/* Whether bodies i and j may have several manifolds: a mesh and a body not a compound. */
+/* Whether bodies i and j may have several manifolds: a mesh and another body (a compound's
+ * children have their own: physics__compound_mesh_manifolds). */
 static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t j)
 {
-    const uint8_t si = b->shape[i], sj = b->shape[j];
-    return (si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
-           sj != CT_BODY_COMPOUND;
+    return b->shape[i] == CT_BODY_MESH || b->shape[j] == CT_BODY_MESH;
 }
 
 /* Manifold from into to (its points only). */
@@ -426,6 +425,16 @@ typedef struct rigid__contact_job {
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
+/* Whether cached contact x had a point of manifold m (by id). */
+static bool rigid__had_points(const physics__rigid_cached *x, const physics__manifold_out *m)
+{
+    for (uint32_t q = 0; q < m->count; q++)
+        for (uint32_t o = 0; o < x->count; o++)
+            if (x->id[o] == m->p[q].id)
+                return true;
+    return false;
+}
+
 /* Contact c of sorted pair pk from its manifold in slot k, with its warm start from the cache
  * (walked from *at). */
 static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_contact *c,
@@ -464,9 +473,13 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     if (first_old) {
         float nearest = -INFINITY;
         for (; at + olds < r->num_cache && r->cache[at + olds].key == c->key; olds++) {
-            const float d = v3_dot(r->cache[at + olds].geo.normal, nn);
-            if (d > nearest)
-                nearest = d, old = &r->cache[at + olds];
+            const physics__rigid_cached *x = &r->cache[at + olds];
+            const float d = v3_dot(x->geo.normal, nn);
+            /* (Of equal normals, the one that had these points: a compound's children on flat
+             * ground, the four legs of a table, all push one way.) */
+            if (d > nearest || (d == nearest && !rigid__had_points(old, mo) &&
+                                rigid__had_points(x, mo)))
+                nearest = d, old = x;
         }
     }
     c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
