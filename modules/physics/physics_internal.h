@@ -108,6 +108,15 @@ static inline physics__quat quat_mul(physics__quat a, physics__quat b)
                            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
                            a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
+/* The inverse of a unit quaternion. */
+static inline physics__quat quat_conj(physics__quat q)
+{
+    return (physics__quat){-q.x, -q.y, -q.z, q.w};
+}
+static inline float quat_dot(physics__quat a, physics__quat b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 static inline bool quat_is_identity(physics__quat q)
 {
     return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
@@ -765,11 +774,26 @@ typedef struct physics__character {
     physics__v3 normal;
     /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
     float max_slope, step_down, mass, max_strength;
+    uint32_t body; /* its body's index when last looked up (checked by entity before use) */
 } physics__character;
+
+/* What a character keeps outside snapshots (ct_physics_api_v5.set_character_contact_callback,
+ * character_contacts): the game's callback, and the contacts of its last move. */
+typedef struct physics__character_contacts {
+    /* The character's entity: a restore_snapshot that brings back a character removed since
+     * leaves its slot's record to another; a record of another entity is empty (no callback). */
+    uint32_t entity;
+    ct_character_contact_f fn;
+    void *user_data;
+    ct_world_o *world; /* passed to fn */
+    uint32_t n;
+    ct_character_contact_t c[CT_CHARACTER_MAX_CONTACTS];
+} physics__character_contacts;
 
 typedef struct physics__characters {
     physics__character *c;
-    uint32_t n, cap;
+    physics__character_contacts *contacts; /* one for each of c, in the same order */
+    uint32_t n, cap, contacts_cap;
 } physics__characters;
 
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
@@ -912,6 +936,12 @@ typedef struct physics__ccd {
     physics__broadphase moving;       /* the paths of the bodies that moved (dynamic, kinematic) */
     uint32_t *moving_body;            /* box k of `moving` is body moving_body[k] */
     uint32_t cap_fast, cap_rank, cap_order, cap_motion, cap_moving_body;
+    /* The moving bodies each fast body is swept against (physics_ccd.c): body i's are
+     * listed[list_first[i] .. list_first[i + 1]), ascending. */
+    uint32_t *list_first, *listed;
+    physics__pair *list_pairs; /* scratch of the lists' counting sorts (2 x max) */
+    uint32_t cap_list_first, cap_listed, cap_list_pairs;
+    uint32_t list_limit; /* pairs past which the lists give way to a query per body (0: default) */
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies
@@ -1122,6 +1152,10 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
  * out of range (nothing changed). */
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out);
+/* Character c's contact record (see physics__character_contacts), emptied first when it is
+ * another entity's. */
+physics__character_contacts *physics__character_contacts_of(physics__scene *s,
+                                                            const physics__character *c);
 
 /* Snapshots (physics_snapshot.c, ct_physics_api_v4.save_snapshot): the bytes one takes now (0
  * when past 4 GiB), save (0 when buffer is short), why a buffer cannot be restored into this

@@ -151,29 +151,13 @@ typedef struct rigid__narrow_job {
  * stopped is pulled back by less than that. */
 #define RIGID_ANCHOR_SLIP 0.005f
 
-static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
-{
-    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-static inline physics__quat rigid__qconj(physics__quat q)
-{
-    return (physics__quat){-q.x, -q.y, -q.z, q.w};
-}
-static inline float rigid__qdot(physics__quat a, physics__quat b)
-{
-    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-}
-
 /* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
  * the bodies are still near that pose. */
 static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
                               const physics__rigid_geo *g)
 {
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
-    const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
+    const float ca = quat_dot(qa, g->qa), cb = quat_dot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
         return false;
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
@@ -182,8 +166,8 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
         return false;
     /* The relative turn since then, and how far it can move a far corner of either body. */
-    const physics__quat qr = rigid__qmul(rigid__qconj(rigid__qmul(rigid__qconj(g->qa), g->qb)),
-                                         rigid__qmul(rigid__qconj(qa), qb));
+    const physics__quat qr =
+        quat_mul(quat_conj(quat_mul(quat_conj(g->qa), g->qb)), quat_mul(quat_conj(qa), qb));
     const physics__v3 ea = b->kind[i] != CT_BODY_STATIC ? b->half[i] : v3(0, 0, 0);
     const physics__v3 eb = b->kind[j] != CT_BODY_STATIC ? b->half[j] : v3(0, 0, 0);
     const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
@@ -201,8 +185,7 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
     /* Each point's separation follows the bodies: their offset and the turn of its anchors. */
-    const physics__quat ta = rigid__qmul(qa, rigid__qconj(g->qa)),
-                        tb = rigid__qmul(qb, rigid__qconj(g->qb));
+    const physics__quat ta = quat_mul(qa, quat_conj(g->qa)), tb = quat_mul(qb, quat_conj(g->qb));
     m->normal = g->normal;
     m->count = old->count;
     physics__v3 slid = v3(0, 0, 0);
@@ -522,8 +505,8 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         /* The anchor: b's point at the centre from a's (one point where the manifold was found,
          * so zero for one found this step), along the tangents. */
         const physics__rigid_geo *g = &r->geo[k];
-        const physics__quat ta = rigid__qmul(b->rotation[i], rigid__qconj(g->qa)),
-                            tb = rigid__qmul(b->rotation[j], rigid__qconj(g->qb));
+        const physics__quat ta = quat_mul(b->rotation[i], quat_conj(g->qa)),
+                            tb = quat_mul(b->rotation[j], quat_conj(g->qb));
         const physics__v3 slid = v3_add(v3_sub(b->position[j], b->position[i]),
                                         v3_sub(quat_rotate(tb, cb), quat_rotate(ta, ca)));
         c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);

@@ -205,14 +205,17 @@ static void test_box_into_wall_keeps_restitution(void **state)
 /* A closed room, 4 m across inside, of six static walls 2 cm thick, holding 150 bullets (balls of
  * radius 5 cm, boxes of 10 x 6 x 4 cm, rods of 1 x 60 cm) spinning at up to 200 rad/s and flying at
  * 250 m/s in random directions, restitution 0.9, for 120 steps: how many ever left the room (a
- * coordinate past the walls' middles, 2.01 m), and the state hash. */
+ * coordinate past the walls' middles, 2.01 m), and the state hash. list_limit: the scene's
+ * ccd.list_limit (1: every fast body queries the grid of paths instead of the lists). */
 enum { BULLETS = 60 };
-static uint32_t room(bool sweeps, physics__pool pool, uint64_t *hash, uint32_t *hits)
+static uint32_t room(bool sweeps, uint32_t list_limit, physics__pool pool, uint64_t *hash,
+                     uint32_t *hits)
 {
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
     s.pool = pool;
     s.ccd.off = !sweeps;
+    s.ccd.list_limit = list_limit;
     const float half = 5.01f, t = 0.01f;
     const float walls[6][6] = {
         {half, t, half, 0, -half, 0}, {half, t, half, 0, half, 0}, {half, half, t, 0, 0, -half},
@@ -374,15 +377,17 @@ static void test_bullets_never_pass_a_dynamic_plank(void **state)
 
 /* Without the sweeps bullets leave the room (spinning boxes and rods turn through a wall, bullets
  * knocked by others come at it from where no contact was kept); with them none does, the same
- * serially and on two threads. */
+ * serially and on two threads, and the same whether the fast bodies take the moving bodies they
+ * are swept against from the lists of the paths' pairs or each from a query of its own. */
 static void test_room_of_bullets(void **state)
 {
     (void)state;
-    uint64_t hash, hash2, hash_off;
-    uint32_t hits, hits2, hits_off;
-    const uint32_t off = room(false, (physics__pool){0}, &hash_off, &hits_off);
-    const uint32_t on = room(true, (physics__pool){0}, &hash, &hits);
-    const uint32_t on2 = room(true, two_threads, &hash2, &hits2);
+    uint64_t hash, hash2, hash_off, hash_queried;
+    uint32_t hits, hits2, hits_off, hits_queried;
+    const uint32_t off = room(false, 0, (physics__pool){0}, &hash_off, &hits_off);
+    const uint32_t on = room(true, 0, (physics__pool){0}, &hash, &hits);
+    const uint32_t on2 = room(true, 0, two_threads, &hash2, &hits2);
+    const uint32_t queried = room(true, 1, (physics__pool){0}, &hash_queried, &hits_queried);
     print_message("room: %u escaped without sweeps, %u with (%u sweeps hit), hash 0x%016llx\n", off,
                   on, hits, (unsigned long long)hash);
     assert_int_equal(off, 9);
@@ -392,6 +397,9 @@ static void test_room_of_bullets(void **state)
     assert_int_equal(on2, on);
     assert_int_equal(hits2, hits);
     assert_true(hash2 == hash);
+    assert_int_equal(queried, on);
+    assert_int_equal(hits_queried, hits);
+    assert_true(hash_queried == hash);
 }
 
 /* The capsule of the bench's high-speed scene that escaped (bench_physics jolt_high_speed, entity
@@ -408,6 +416,21 @@ typedef struct held {
     float in_after_hit; /* the fastest it went at the floor at the end of a step a sweep hit */
 } held;
 
+/* Jolt's HighSpeed capsule (radius 0.125, half height 0.5, density 1000, friction 0.75,
+ * restitution 0.95) at the origin, still. */
+static ct_rigid_body_desc_t jolt_capsule(void)
+{
+    const float pi = 3.14159265f;
+    return (ct_rigid_body_desc_t){
+        .kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_CAPSULE,
+        .radius = 0.125f,
+        .half_height = 0.5f,
+        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
+        .friction = 0.75f,
+        .restitution = 0.95f};
+}
+
 static held spinning_capsule(physics__quat turn)
 {
     physics__scene s;
@@ -422,15 +445,7 @@ static held spinning_capsule(physics__quat turn)
     v3_store(v3_scale(up, -0.2f), floor.position);
     memcpy(floor.rotation, &(float[4]){turn.x, turn.y, turn.z, turn.w}, sizeof floor.rotation);
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
-    const float pi = 3.14159265f;
-    ct_rigid_body_desc_t d = {
-        .kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_CAPSULE,
-        .radius = 0.125f,
-        .half_height = 0.5f,
-        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
-        .friction = 0.75f,
-        .restitution = 0.95f};
+    ct_rigid_body_desc_t d = jolt_capsule();
     const physics__quat q = quat_normalize(
         quat_mul(turn, (physics__quat){0.555861f, 0.374716f, -0.730885f, 0.128112f}));
     memcpy(d.rotation, &(float[4]){q.x, q.y, q.z, q.w}, sizeof d.rotation);
@@ -497,19 +512,11 @@ static void inside_a_slab(uint32_t *inside, uint32_t *flips, float *end_y)
                                         .restitution = 1.0f,
                                         .friction = 1.0f};
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
-    const float pi = 3.14159265f;
-    const ct_rigid_body_desc_t d = {
-        .kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_CAPSULE,
-        .radius = 0.125f,
-        .half_height = 0.5f,
-        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
-        .friction = 0.75f,
-        .restitution = 0.95f,
-        .position = {0.0f, -0.2461f, 0.0f},
-        .rotation = {0.381241f, -0.629741f, 0.670437f, -0.092713f},
-        .velocity = {-11.597f, 36.676f, 1.204f},
-        .angular_velocity = {54.98f, -41.86f, 31.29f}};
+    ct_rigid_body_desc_t d = jolt_capsule();
+    v3_store(v3(0.0f, -0.2461f, 0.0f), d.position);
+    memcpy(d.rotation, (float[4]){0.381241f, -0.629741f, 0.670437f, -0.092713f}, sizeof d.rotation);
+    v3_store(v3(-11.597f, 36.676f, 1.204f), d.velocity);
+    v3_store(v3(54.98f, -41.86f, 31.29f), d.angular_velocity);
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
     *inside = *flips = 0;
     float was = d.velocity[1];

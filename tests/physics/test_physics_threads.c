@@ -16,21 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static ct_rigid_body_desc_t box(float x, float y, float z, float h)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_BOX,
-                                  .half_extents = {h, h, h},
-                                  .mass = 1.0f,
-                                  .friction = 0.6f,
-                                  .position = {x, y, z}};
-}
-
-static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
-{
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
 /* A 28 x 28 field of two-box stacks on a ground (id 1), each dropped from its own height so the
  * stacks land, settle and fall asleep at different steps (a stack's ids are consecutive, so
  * sleeping stacks' contacts sit between awake ones in key order); a row of bouncing balls that
@@ -51,8 +36,8 @@ static void field(physics__scene *s)
         for (int z = 0; z < FIELD; z++) {
             const float lift = 0.05f * (float)((x * 7 + z * 3) % 11);
             const float px = 1.5f * (float)(x - FIELD / 2), pz = 1.5f * (float)(z - FIELD / 2);
-            add(s, id++, box(px, 0.5f + lift, pz, 0.5f));
-            add(s, id++, box(px, 1.5f + 2.0f * lift, pz, 0.5f));
+            add(s, id++, cube(px, 0.5f + lift, pz, 0.5f));
+            add(s, id++, cube(px, 1.5f + 2.0f * lift, pz, 0.5f));
         }
     for (int k = 0; k < BALLS; k++) {
         ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
@@ -68,16 +53,15 @@ static void field(physics__scene *s)
     for (int i = 0; i < PYRAMID; i++)
         for (int j = i; j < PYRAMID; j++)
             add(s, id++,
-                box((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)PYRAMID,
-                    (2.0f * (float)i + 1.0f) * 0.5f, 60.0f, 0.5f));
-    ct_rigid_body_desc_t slab = box(0, 0.25f, -60.0f, 0.25f);
+                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)PYRAMID,
+                     (2.0f * (float)i + 1.0f) * 0.5f, 60.0f, 0.5f));
+    ct_rigid_body_desc_t slab = cube(0, 0.25f, -60.0f, 0.25f);
     slab.half_extents[0] = slab.half_extents[2] = 6.0f;
     slab.mass = 50.0f;
     add(s, id++, slab);
     for (int x = 0; x < SLAB; x++)
         for (int z = 0; z < SLAB; z++)
-            add(s, id++,
-                box(2.0f * (float)x - 5.0f, 0.9f, 2.0f * (float)z - 65.0f, 0.4f));
+            add(s, id++, cube(2.0f * (float)x - 5.0f, 0.9f, 2.0f * (float)z - 65.0f, 0.4f));
 }
 
 typedef struct tally {
@@ -230,20 +214,32 @@ static void same_flat_step(const physics__scene *a, const physics__scene *b, tal
     t->max_contacts = ca->n > t->max_contacts ? ca->n : t->max_contacts;
 }
 
+/* Two copies of the scene `build` makes: *a serial, *b on two threads. */
+static void twins(physics__scene *a, physics__scene *b, void (*build)(physics__scene *s))
+{
+    scene_init(a);
+    scene_init(b);
+    a->pool = (physics__pool){0};
+    b->pool = two_threads;
+    build(a);
+    build(b);
+}
+
+/* A step of each. */
+static void step_twins(physics__scene *a, physics__scene *b)
+{
+    assert_int_equal(physics__scene_step(a, 1.0f / 60.0f), 0);
+    assert_int_equal(physics__scene_step(b, 1.0f / 60.0f), 0);
+}
+
 static void test_flat_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    flat_field(&a);
-    flat_field(&b);
+    twins(&a, &b, flat_field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_flat_step(&a, &b, &t);
     }
     const uint64_t h = physics__state_hash(&a, NULL, NULL);
@@ -261,16 +257,10 @@ static void test_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    field(&a);
-    field(&b);
+    twins(&a, &b, field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_step(&a, &b, &t);
         if (step > 0)
             continue;
