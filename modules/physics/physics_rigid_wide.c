@@ -16,8 +16,11 @@
 #include <string.h>
 
 #define WIDE_COLOURS PHYSICS_RIGID_COLOURS
-#define WIDE_SLICE 16u       /* blocks a pool job solves */
-#define WIDE_POOLED 64u      /* a colour of fewer blocks is solved on this thread */
+/* Blocks a pool job solves. Since the colours meet at a stage's barrier (physics_stages.c)
+ * instead of a section each, small jobs cost little: eight blocks keep two threads even at the
+ * end of a colour, and a colour of WIDE_POOLED blocks is split in two. */
+#define WIDE_SLICE 8u
+#define WIDE_POOLED 16u /* a colour of fewer blocks is one job (with the small ones after it) */
 #define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
 
 typedef float wide__lanes[4];
