@@ -714,10 +714,6 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
-    /* Per contact, its bodies as the colouring reads them, compact: one that does not move
-     * (static, kinematic, asleep) is bodies.n, a spare whose colours are never kept. */
-    physics__pair *ends;
-    uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
     physics__rigid_body *body;
@@ -1092,6 +1088,9 @@ void physics__rigid_free(physics__scene *s);
 #define PHYSICS_WIDE_WARM 0
 #define PHYSICS_WIDE_PUSH 1
 #define PHYSICS_WIDE_RELAX 2
+int physics__rigid_wide_reserve(physics__scene *s, uint32_t n);
+void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
+                                uint32_t n);
 int physics__rigid_wide_prepare(physics__scene *s);
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
 void physics__rigid_wide_finish(physics__scene *s);

@@ -57,7 +57,6 @@ void physics__rigid_free(physics__scene *s)
         {(void **)&r->made, &r->cap_made, sizeof *r->made},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
         {(void **)&r->contact, &r->cap_contacts, sizeof *r->contact},
-        {(void **)&r->ends, &r->cap_ends, sizeof *r->ends},
         {(void **)&r->cache, &r->cap_cache, sizeof *r->cache},
         {(void **)&r->next_cache, &r->cap_next_cache, sizeof *r->next_cache},
         {(void **)&r->body, &r->cap_body, sizeof *r->body},
@@ -421,7 +420,7 @@ static void rigid__extent_range(void *user, uint32_t begin, uint32_t end)
 typedef struct rigid__contact_job {
     physics__scene *s;
     const physics__keyed_pair *order;
-    uint32_t m;
+    uint32_t m, n; /* pairs, contacts */
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
@@ -587,16 +586,24 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
         for (uint32_t pk = first; pk < last; pk++)
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                /* (What the colouring reads: a body that does not move is the spare body.) */
-                const uint32_t a = order[pk].a, b = order[pk].b, spare = job->s->bodies.n;
-                r->ends[n] = (physics__pair){r->body[a].inv_mass > 0.0f ? a : spare,
-                                             r->body[b].inv_mass > 0.0f ? b : spare};
                 physics__rigid_contact *c = &r->contact[n++];
                 rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
                 bouncy |= c->restitution > 0.0f;
             }
         r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
+}
+
+/* Job 0: the colouring of the contacts; job t + 1: the contacts of slice t of sorted pairs. */
+static void rigid__contact_or_colour_range(void *user, uint32_t begin, uint32_t end)
+{
+    const rigid__contact_job *job = user;
+    if (begin == 0) {
+        physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
+        begin++;
+    }
+    if (begin < end)
+        rigid__contact_range(user, begin - 1, end - 1);
 }
 
 /* The kept manifolds become contacts, in order, with their warm starts and masses: where each
@@ -620,16 +627,20 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
                 physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
     }
     if (physics__reserve(s->a, (void **)&r->contact, &r->cap_contacts, n, sizeof *r->contact) ||
-        physics__reserve(s->a, (void **)&r->ends, &r->cap_ends, n, sizeof *r->ends))
+        physics__rigid_wide_reserve(s, n))
         return CT_ERR_NOMEM;
-    rigid__contact_job job = {s, order, m, 0, 0, 0, 0, 0, 0};
+    rigid__contact_job job = {s, order, m, n, 0, 0, 0, 0, 0, 0};
     /* As Box3D: the spring softens for long substeps; against what does not move it is twice as
      * stiff and half as damped. */
     const float hertz = f_min(RIGID_CONTACT_HERTZ, 0.125f / h);
     physics__soft(2.0f * hertz, 0.5f * RIGID_CONTACT_DAMPING, h, &job.static_rate, &job.static_mass,
                   &job.static_impulse);
     physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
-    physics__pool_run(s->pool, slices, rigid__contact_range, &job);
+    /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
+     * before it) is the first job of the contacts' section, beside their slices. */
+    physics__stages_add(&r->stages, s->a, rigid__contact_or_colour_range, &job, 0, slices + 1, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     r->num_contacts = n;
     r->bouncy = false;
     for (uint32_t slice = 0; slice < slices; slice++)

@@ -16,8 +16,11 @@
 #include <string.h>
 
 #define WIDE_COLOURS PHYSICS_RIGID_COLOURS
-#define WIDE_SLICE 16u       /* blocks a pool job solves */
-#define WIDE_POOLED 64u      /* a colour of fewer blocks is solved on this thread */
+/* Blocks a pool job solves. Since the colours meet at a stage's barrier (physics_stages.c)
+ * instead of a section each, small jobs cost little: eight blocks keep two threads even at the
+ * end of a colour, and a colour of WIDE_POOLED blocks is split in two. */
+#define WIDE_SLICE 8u
+#define WIDE_POOLED 16u /* a colour of fewer blocks is one job (with the small ones after it) */
 #define WIDE_PUSH_SPEED 3.0f /* RIGID_PUSH_SPEED */
 
 typedef float wide__lanes[4];
@@ -370,12 +373,11 @@ static void wide__lanes_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* Colours the contacts (here: each depends on those before it) and adds the stages that fill
- * the blocks to r->stages: the lanes a slice of contacts a job, then the blocks. */
-int physics__rigid_wide_prepare(physics__scene *s)
+/* Room for the colouring of n contacts (before physics__rigid_wide_colour). */
+int physics__rigid_wide_reserve(physics__scene *s, uint32_t n)
 {
     physics__rigid *r = &s->rigid;
-    const uint32_t n = r->num_contacts, bodies = s->bodies.n;
+    const uint32_t bodies = s->bodies.n;
     const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
                          sizeof *r->colour_of) ||
@@ -385,33 +387,58 @@ int physics__rigid_wide_prepare(physics__scene *s)
         physics__reserve(s->a, (void **)&r->slice_lanes, &r->cap_slice_lanes,
                          slices * WIDE_COLOURS + 1, sizeof *r->slice_lanes))
         return CT_ERR_NOMEM;
-    memset(r->used, 0, (size_t)(bodies + 1) * sizeof *r->used);
+    return 0;
+}
+
+/* Colours the n contacts of the m sorted pairs (each pair's kept manifolds, r->made, in order):
+ * each depends on those before it, so one thread does it all, beside the jobs that make the
+ * contacts (physics_rigid.c): it reads only the pairs and the bodies' inverse masses. */
+void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
+                                uint32_t n)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t bodies = s->bodies.n;
+    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    uint64_t *used = r->used;
+    memset(used, 0, (size_t)(bodies + 1) * sizeof *used);
     if (slices)
         memset(r->slice_lanes, 0, (size_t)slices * WIDE_COLOURS * sizeof *r->slice_lanes);
     r->num_overflow = 0;
     /* The colours a body is used in are the bits of its word: the first colour free in both
      * moving bodies is the lowest bit clear in their union (WIDE_COLOURS when all are taken,
      * since no higher bit is ever set), found in one step instead of a test per colour. A body
-     * that does not move is the spare (r->ends), whose word is cleared again after each use. */
+     * that does not move (static, kinematic, asleep) is the spare body past the last, whose word
+     * is cleared again after each use. Each slice's contacts are counted per colour on the way. */
     _Static_assert(WIDE_COLOURS < 64, "a body's colours are bits of a uint64_t");
-    uint64_t *used = r->used;
-    for (uint32_t t = 0; t < slices; t++) {
-        uint32_t *per = r->slice_lanes + (size_t)t * WIDE_COLOURS;
-        const uint32_t last = (t + 1) * SOLVER_SLICE_PAIRS < n ? (t + 1) * SOLVER_SLICE_PAIRS : n;
-        for (uint32_t k = t * SOLVER_SLICE_PAIRS; k < last; k++) {
-            const physics__pair c = r->ends[k]; /* (the contact's own a, b are far apart) */
-            const uint32_t colour = (uint32_t)__builtin_ctzll(~(used[c.a] | used[c.b]));
+    uint32_t k = 0;
+    for (uint32_t pk = 0; pk < m; pk++) {
+        const uint32_t made = r->made[pk] & 15u;
+        if (!made)
+            continue;
+        const uint32_t a = r->body[order[pk].a].inv_mass > 0.0f ? order[pk].a : bodies;
+        const uint32_t b = r->body[order[pk].b].inv_mass > 0.0f ? order[pk].b : bodies;
+        for (uint32_t sub = 0; sub < made; sub++, k++) {
+            const uint32_t colour = (uint32_t)__builtin_ctzll(~(used[a] | used[b]));
             r->colour_of[k] = colour;
             if (colour < WIDE_COLOURS) {
-                used[c.a] |= 1ull << colour;
-                used[c.b] |= 1ull << colour;
+                used[a] |= 1ull << colour;
+                used[b] |= 1ull << colour;
                 used[bodies] = 0;
-                per[colour]++;
+                r->slice_lanes[(size_t)(k / SOLVER_SLICE_PAIRS) * WIDE_COLOURS + colour]++;
             } else {
                 r->overflow[r->num_overflow++] = k;
             }
         }
     }
+}
+
+/* After the colouring: the colours' blocks, and the stages that fill them added to r->stages
+ * (the lanes a slice of contacts a job, then the blocks). */
+int physics__rigid_wide_prepare(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    const uint32_t n = r->num_contacts;
+    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     uint32_t blocks = 0, colours = 0, total_of[WIDE_COLOURS];
     for (uint32_t c = 0; c < WIDE_COLOURS; c++) {
         r->colour_start[c] = blocks;
