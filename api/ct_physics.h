@@ -507,7 +507,19 @@ typedef struct ct_character_state_t {
  * character's speed, and a crate heavier than max_strength can push against its friction stays
  * where it is, the character stopped at its side. Standing on a dynamic body, it presses on it
  * with its weight (mass times gravity along the ground's normal, as an impulse of that times dt at
- * the point it stands on). */
+ * the point it stands on).
+ *
+ * Characters collide with each other (v5): each move sees the other characters where they will be
+ * after the step: a character moved already this step where its move takes it, one not moved yet
+ * where it stands. So the game's order of move_character calls decides who gives way (as Jolt's
+ * CharacterVsCharacterCollision, where characters are updated one after another), the result is
+ * the same every run for the same order, and two characters never overlap. A character is walked
+ * around, never climbed as a stair nor pushed; one can stand on another's head. A move collides
+ * with at most 16 other characters (those first by entity id among the ones within its reach).
+ *
+ * Padding (v5): the mover keeps the capsule 2 cm from walls, ceilings and other characters (as
+ * Jolt's mCharacterPadding), so a character walked into a wall rests 2 cm short of it and each
+ * move starts clear of it. Ground and stair edges are not padded: the feet stand on them. */
 typedef struct ct_character_settings_t {
     float max_step;  /* the highest step it walks up, within [0, CT_PHYSICS_MAX_SIZE] m */
     float max_slope; /* the steepest walkable ground, rad, within [0, 1.5] */
@@ -519,6 +531,40 @@ typedef struct ct_character_settings_t {
     float max_strength; /* N, within [0, CT_PHYSICS_MAX_FORCE]: the most force it pushes a dynamic
                          * body with; 0: it pushes nothing (it is stopped by every dynamic body) */
 } ct_character_settings_t;
+
+/* ---- Character contacts (v5) -------------------------------------------------------------------
+ * What a move met, and a game's say over it (as Jolt's CharacterContactListener OnContactValidate
+ * and OnContactAdded). A character's move meets a body when the capsule touches it (within the
+ * 2 cm padding for walls, touching for ground) in any of the move's tests, a stair's trial walk
+ * included; each body once a move, the first time, with the point and normal of then. With a
+ * callback set (set_character_contact_callback), the callback is asked then, before the mover
+ * collides with it: true accepts it (the mover stops at it, slides along it, stands on it, pushes
+ * it), false vetoes it for the rest of that move (the mover passes through it, neither pushing nor
+ * standing on it; the next move asks again). Either way the contact is listed for
+ * character_contacts (Physics.character_contacts in Lua) until the character's next move: at most
+ * CT_CHARACTER_MAX_CONTACTS a move, in the order met; past that further bodies are accepted
+ * without a call and not listed. The order of the calls is the order the move meets the bodies,
+ * the same every run. */
+#define CT_CHARACTER_MAX_CONTACTS 32u
+
+typedef struct ct_character_contact_t {
+    uint32_t character;    /* the character that moved: its entity's id */
+    uint32_t body;         /* what it met: a body's entity id (another character's too) */
+    float point[3];        /* a point where they touch (m, world) */
+    float normal[3];       /* unit, out of the body towards the character (Jolt's contact normal) */
+    uint32_t body_kind;    /* that body's ct_body_kind */
+    uint32_t is_character; /* 1: the body is another character's */
+    uint32_t accepted;     /* 1: the mover collided with it; 0: the callback vetoed it. The
+                            * callback is given 1 */
+} ct_character_contact_t;
+
+/* A character's contact callback (set_character_contact_callback): called from move_character on
+ * the thread that called it, once for each body the move meets (see Character contacts), with
+ * the user_data it was set with. Returns true to accept the contact, false to veto it. It may read
+ * the world (queries, positions) but must not add, remove or move bodies, nor call move_character
+ * or simulate. */
+typedef bool (*ct_character_contact_f)(void *user_data, ct_world_o *world,
+                                       const ct_character_contact_t *contact);
 
 /* ---- Hulls (v5) ----------------------------------------------------------------------------
  * A convex hull is the smallest convex shape holding the points it is given (add_hull_body):
@@ -1093,6 +1139,19 @@ typedef struct ct_physics_api_v5 {
     /* What character e walks with, into *out. CT_ERR_NOT_FOUND if e is no character (out left
      * alone); CT_ERR_INVALID for a NULL out. */
     int (*character_settings)(ct_world_o *world, ct_entity_t e, ct_character_settings_t *out);
+
+    /* ---- character contacts (v5, see Character contacts) ---- */
+    /* Sets the callback character e's moves ask about each body they meet, with user_data passed
+     * back to it; fn NULL: none (every contact accepted, as before). It stays until set again or
+     * the character is removed. CT_ERR_NOT_FOUND if e is no character. Main thread. */
+    int (*set_character_contact_callback)(ct_world_o *world, ct_entity_t e,
+                                          ct_character_contact_f fn, void *user_data);
+    /* The contacts of character e's last move (see Character contacts), in the order met, into
+     * out (at most max; out may be NULL when max is 0); returns how many there are (0 when e is
+     * no character or has not moved). A snapshot does not hold them: after restore_snapshot they
+     * are still those of the last move made. Main thread. */
+    uint32_t (*character_contacts)(ct_world_o *world, ct_entity_t e, ct_character_contact_t *out,
+                                   uint32_t max);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

@@ -13,7 +13,8 @@
  *     0.4 m and keeping their feet 0.5 m down (Jolt's ExtendedUpdateSettings mWalkStairsStepUp
  *     and mStickToFloorStepDown) on slopes up to 50 degrees (Jolt's mMaxSlopeAngle), 70 kg
  *     pushing with at most 100 N (Jolt's mMass and mMaxStrength), colliding with each other
- *     (Jolt's CharacterVsCharacterCollisionSimple);
+ *     (Jolt's CharacterVsCharacterCollisionSimple: each move sees the characters moved before it
+ *     where their moves took them) and kept 2 cm from walls (Jolt's mCharacterPadding);
  *   - each frame each character gets Jolt's velocity: vertical speed kept in the air, zeroed on
  *     the ground, gravity's dt added either way; horizontal (5 + 0.5 s) times the direction to a
  *     target (4 x - 20, 5, 4 y - 20) with its y then dropped, where x, y and s come from Jolt's
@@ -35,6 +36,9 @@
  *   physics.jolt_characters_on_top   in the Jolt scene, the characters that ever stood on the top
  *                               step of the pyramid (feet at 1.85 m): stairs climbed in the scene
  *                               itself (Jolt's scene asks nothing of it; informative)
+ *   physics.jolt_characters_overlaps   in the Jolt scene, pairs of characters whose capsules were
+ *                               more than 1 mm into each other after a step, summed over the
+ *                               steps of the last round. The target: 0
  */
 #include "bench_physics.h"
 
@@ -211,8 +215,27 @@ static void jolt_scene(physics__scene *s, crowd *c)
     }
 }
 
-/* The characters that stood on the pyramid's top step in the last run. */
-static uint32_t last_on_top;
+/* The characters that stood on the pyramid's top step in the last run, and the pairs of them
+ * found overlapping after its steps. */
+static uint32_t last_on_top, last_overlaps;
+
+/* Pairs of the crowd's capsules (all of one size, upright) more than 1 mm into each other. */
+static uint32_t crowd_overlaps(const physics__scene *s, const crowd *c)
+{
+    physics__v3 p[100];
+    for (uint32_t k = 0; k < c->n; k++)
+        p[k] = s->bodies.position[physics__bodies_find(&s->bodies, (ct_entity_t){c->id[k]})];
+    uint32_t n = 0;
+    const float touch = 2.0f * CHAR_RADIUS - 0.001f;
+    for (uint32_t a = 0; a < c->n; a++)
+        for (uint32_t b = a + 1; b < c->n; b++) {
+            /* The closest points of two upright segments: their heights' overlap. */
+            const float dy = fmaxf(fabsf(p[a].y - p[b].y) - 2.0f * CHAR_HALF_HEIGHT, 0.0f);
+            const float dx = p[a].x - p[b].x, dz = p[a].z - p[b].z;
+            n += dx * dx + dy * dy + dz * dz < touch * touch;
+        }
+    return n;
+}
 
 /* One run of `steps` steps: ms of thread CPU per step. */
 static double jolt_characters_run(int steps)
@@ -222,7 +245,7 @@ static double jolt_characters_run(int steps)
     jolt_scene(&s, &c);
     double cpu = 0.0, walked = 0.0;
     float time = 0.0f, highest = -INFINITY;
-    uint32_t on_top[100] = {0};
+    uint32_t on_top[100] = {0}, overlaps = 0;
     physics__v3 last[100];
     for (uint32_t k = 0; k < 100; k++)
         last[k] = s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){c.id[k]})];
@@ -246,6 +269,7 @@ static double jolt_characters_run(int steps)
         }
         crowd_frame(&s, &c);
         cpu += bench_cpu_ms() - t0;
+        overlaps += crowd_overlaps(&s, &c);
         for (uint32_t k = 0; k < 100; k++) {
             const physics__v3 p =
                 s.bodies.position[physics__bodies_find(&s.bodies, (ct_entity_t){c.id[k]})];
@@ -270,9 +294,10 @@ static double jolt_characters_run(int steps)
     }
     fprintf(stderr,
             "  cuttle: %.1f m walked per character in %d steps, highest feet %.2f m, %u ever on "
-            "the top step, %u under the mesh, %.3f ms/step of CPU\n",
-            walked / 100.0, steps, (double)highest, top, under, cpu / steps);
+            "the top step, %u under the mesh, %u overlapping pairs, %.3f ms/step of CPU\n",
+            walked / 100.0, steps, (double)highest, top, under, overlaps, cpu / steps);
     last_on_top = top;
+    last_overlaps = overlaps;
     physics__scene_free(&s);
     return cpu / steps;
 }
@@ -319,7 +344,7 @@ void bench_jolt_characters(void)
 {
     const int steps = getenv("CUTTLE_BENCH_STEPS") ? atoi(getenv("CUTTLE_BENCH_STEPS")) : 500;
     double ours[3], peer[3];
-    uint32_t top = 0;
+    uint32_t top = 0, overlaps = 0;
     for (int round = 0; round < 3; round++) {
         if (round >= bench_rounds()) {
             ours[round] = ours[0], peer[round] = peer[0];
@@ -327,7 +352,7 @@ void bench_jolt_characters(void)
         }
         fprintf(stderr, "physics.jolt_characters_steps_per_s, round %d\n", round + 1);
         ours[round] = 1000.0 / jolt_characters_run(steps);
-        top = last_on_top;
+        top = last_on_top, overlaps = last_overlaps;
         peer[round] = bench_jolt_peer("CharacterVirtual", steps, NULL);
     }
     bench_report("physics.jolt_characters_steps_per_s", bench_median3(ours), "steps/s");
@@ -335,4 +360,5 @@ void bench_jolt_characters(void)
         bench_report("physics.jolt_peer_characters_steps_per_s", bench_median3(peer), "steps/s");
     bench_report("physics.jolt_characters_climbed", characters_climb(), "of 100");
     bench_report("physics.jolt_characters_on_top", top, "of 100");
+    bench_report("physics.jolt_characters_overlaps", overlaps, "pairs");
 }

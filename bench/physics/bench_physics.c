@@ -92,6 +92,7 @@
  *                               ms of CPU, median of 5
  *
  *   physics.jolt_convex_vs_mesh_steps_per_s (and its peer): see bench_convex_mesh.c
+ *   physics.hull_build_*_us (spheres, cylinders, clouds, boxes of points): see bench_hull.c
  *
  *   physics.box3d_joint_grid_ms      one step of Box3D's joint_grid (CreateJointGrid: 100 x 100
  *                               spheres of radius 0.4 and density 1000, 1 m apart, the top row
@@ -108,7 +109,8 @@
  *
  * `--only a,b` runs only the groups named (integrate, broadphase, hash_vs_brute, mixed,
  * step_10k_core, step_10k_module, pyramid_20, pyramid_100, box3d, standing, snapshot,
- * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x, threads_serial).
+ * convex_vs_mesh, joint_grid, jolt_high_speed, jolt_characters, threads_x, threads_serial,
+ * hull_build).
  */
 #include "bench_physics.h"
 
@@ -804,6 +806,7 @@ static void threads_serial(const char *scene, const char *share_name, const char
     physics__scene_init(&s, ct_heap_allocator());
     measure_pool m = {0};
     s.pool = (physics__pool){measure_parallel_for, &m};
+    s.pool_timed = true;
     make(&s);
     physics__scene_step(&s, 1.0f / 60.0f);
     enum { STEPS = 99 };
@@ -1238,6 +1241,7 @@ static const struct {
     {"joint_grid", bench_joint_grid},
     {"jolt_high_speed", bench_jolt_high_speed},
     {"jolt_characters", bench_jolt_characters},
+    {"hull_build", bench_hull_build},
     {"threads_x", bench_threads_x},
     {"threads_serial", bench_threads_serial},
 };

@@ -28,5 +28,6 @@ physics__mesh *bench_sine_mesh(ct_allocator_t *a, int n, float cell, float max_h
 /* The groups in files of their own. */
 void bench_convex_vs_mesh(void); /* bench_convex_mesh.c */
 void bench_jolt_characters(void); /* bench_characters.c */
+void bench_hull_build(void); /* bench_hull.c */
 
 #endif

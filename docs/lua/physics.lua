@@ -304,6 +304,27 @@ function Physics.set_character_settings(world, e, settings) end
 ---@return ct.CharacterSettings
 function Physics.character_settings(world, e) end
 
+---A contact a character's move made (ct_character_contact_t in api/ct_physics.h, Character
+---contacts): the body it met (another character's too), a point where they touch, the body's
+---normal there (unit, towards the character), the body's kind, whether the body is a character's,
+---and whether the mover collided with it (false when a C contact callback vetoed it).
+---@class ct.CharacterContact
+---@field body integer the body's entity id
+---@field point number[] {x, y, z}
+---@field normal number[] {x, y, z}
+---@field kind "static"|"kinematic"|"dynamic"
+---@field character boolean
+---@field accepted boolean
+
+---The contacts of a character's last move_character, in the order it met them (each body once,
+---at most 32): what a game would see per contact, as one list (a Lua call per contact would cost
+---more than the move). Empty before its first move. Refused (a Lua error) for an entity that is
+---no character of the world.
+---@param world ct.World
+---@param e ct.Entity
+---@return ct.CharacterContact[]
+function Physics.character_contacts(world, e) end
+
 ---Gives e a rigid body shaped as the convex hull of points (api/ct_physics.h, Hulls): at most 64
 ---points, refused when they are coplanar, duplicated, too few, NaN or huge. The body's position is
 ---the hull's centre of mass.

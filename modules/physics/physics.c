@@ -1277,6 +1277,45 @@ static int c_settings(ct_world_o *w, ct_entity_t e, ct_character_settings_t *out
     return 0;
 }
 
+/* ---- v5: character contacts ------------------------------------------------------------------ */
+
+/* Character e's contact record in w, or NULL when e is no character (logged naming `fn` when w
+ * has no physics). */
+static physics__character_contacts *character_contacts_of(ct_world_o *w, ct_entity_t e,
+                                                          const char *fn)
+{
+    physics__body_manager *m = bodies_of(w, fn);
+    if (!m)
+        return NULL;
+    const physics__character *c = physics__characters_find(&m->scene, e.id);
+    if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
+        return NULL;
+    return physics__character_contacts_of(&m->scene, c);
+}
+
+static int c_set_contact_callback(ct_world_o *w, ct_entity_t e, ct_character_contact_f fn,
+                                  void *user_data)
+{
+    physics__character_contacts *cc =
+        character_contacts_of(w, e, "set_character_contact_callback");
+    if (!cc)
+        return CT_ERR_NOT_FOUND;
+    cc->fn = fn;
+    cc->user_data = fn ? user_data : NULL;
+    cc->world = w;
+    return 0;
+}
+
+static uint32_t c_contacts(ct_world_o *w, ct_entity_t e, ct_character_contact_t *out, uint32_t max)
+{
+    const physics__character_contacts *cc = character_contacts_of(w, e, "character_contacts");
+    if (!cc)
+        return 0;
+    for (uint32_t k = 0; k < cc->n && k < max && out; k++)
+        out[k] = cc->c[k];
+    return cc->n;
+}
+
 /* ---- v4: snapshots -------------------------------------------------------------------------- */
 
 static uint32_t s_size(ct_world_o *w)
@@ -1403,6 +1442,8 @@ const ct_physics_api_v5 physics__api_v5 = {
     .shape_cast = physics__shape_cast,
     .set_character_settings = c_set_settings,
     .character_settings = c_settings,
+    .set_character_contact_callback = c_set_contact_callback,
+    .character_contacts = c_contacts,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

@@ -224,13 +224,35 @@ static void bp__classify_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
+/* With this many box slices at most, on a pool, each slice counts its items per bucket in its own
+ * array and places them itself: the serial pass between reads every slice's counts, so with more
+ * slices (large scenes, where the sort is a small part of the build) the counting and placing stay
+ * serial, one group of all the slices. */
+#define BP_SORT_GROUPS 4u
+
+typedef struct bp__sort_job {
+    physics__broadphase *bp;
+    uint32_t groups, parts; /* groups == parts (a slice each), or one */
+} bp__sort_job;
+
+/* The first box slice of group g. */
+static inline uint32_t bp__group_part(const bp__sort_job *job, uint32_t g)
+{
+    return job->groups == job->parts ? g : (g ? job->parts : 0);
+}
+
 /* A build job: the bucket of every item of slices [begin, end) of boxes, from the slice's first
- * item on, in box order. */
+ * item on, in box order; counted per bucket when each slice is a group of its own. */
 static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
 {
-    physics__broadphase *bp = user;
+    const bp__sort_job *job = user;
+    physics__broadphase *bp = job->bp;
     uint32_t *item_bucket = bp->item_bucket;
+    const bool counts = job->groups == job->parts;
     for (uint32_t s = begin; s < end; s++) {
+        uint32_t *count = bp->group_start + (size_t)s * bp->num_buckets;
+        if (counts)
+            memset(count, 0, (size_t)bp->num_buckets * sizeof *count);
         uint32_t item = bp->part[s].items;
         for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++) {
             const bp__cell l = bp->cell_lo[i], h = bp->cell_hi[i];
@@ -239,7 +261,10 @@ static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
              * box to box. */
             int32_t x = l.x, y = l.y, z = l.z;
             for (uint32_t c = bp->cells[i]; c > 0; c--) {
-                item_bucket[item++] = bp__bucket(bp, (bp__cell){x, y, z});
+                const uint32_t k = bp__bucket(bp, (bp__cell){x, y, z});
+                item_bucket[item++] = k;
+                if (counts)
+                    count[k]++;
                 const bool next_y = z == h.z;
                 z = next_y ? l.z : z + 1;
                 y += next_y;
@@ -247,6 +272,25 @@ static void bp__bucket_range(void *user, uint32_t begin, uint32_t end)
                 y = next_x ? l.y : y;
                 x += next_x;
             }
+        }
+    }
+}
+
+/* A build job for groups [begin, end): each item's box into its bucket's place, from where the
+ * group's items of that bucket begin (its counts turned into places), in box order. */
+static void bp__place_range(void *user, uint32_t begin, uint32_t end)
+{
+    const bp__sort_job *job = user;
+    physics__broadphase *bp = job->bp;
+    const uint32_t *item_bucket = bp->item_bucket;
+    uint32_t *item_box = bp->item_box;
+    for (uint32_t g = begin; g < end; g++) {
+        uint32_t *place = bp->group_start + (size_t)g * bp->num_buckets;
+        for (uint32_t s = bp__group_part(job, g); s < bp__group_part(job, g + 1); s++) {
+            uint32_t item = bp->part[s].items;
+            for (uint32_t i = s * BP_SLICE_BOXES; i < bp__slice_end(s, BP_SLICE_BOXES, bp->n); i++)
+                for (uint32_t c = bp->cells[i]; c > 0; c--)
+                    item_box[place[item_bucket[item++]]++] = i;
         }
     }
 }
@@ -386,22 +430,34 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
     bp->num_buckets = buckets;
     bp->bucket_shift = shift;
     uint32_t *start = bp->bucket_start;
-    memset(start, 0, ((size_t)buckets + 1) * sizeof *start);
+    /* A group of box slices per slice on a pool, when they are few; else one (serial). */
+    bp__sort_job sort = {bp,
+                         bp->pool.parallel_for && num_parts > 1 && num_parts <= BP_SORT_GROUPS
+                             ? num_parts
+                             : 1u,
+                         num_parts};
+    if (physics__reserve(bp->a, (void **)&bp->group_start, &bp->cap_group_start,
+                         sort.groups * buckets, sizeof *bp->group_start))
+        return CT_ERR_NOMEM;
 
-    /* Each item's bucket in box order, then counted per bucket. */
-    physics__pool_run(bp->pool, num_parts, bp__bucket_range, bp);
-    const uint32_t *item_bucket = bp->item_bucket;
-    for (uint32_t p = 0; p < items; p++)
-        start[item_bucket[p]]++;
-    uint32_t item = bp->num_items = (uint32_t)items;
+    /* Each item's bucket in box order, counted per bucket by each group. */
+    physics__pool_run(bp->pool, num_parts, bp__bucket_range, &sort);
+    if (sort.groups != sort.parts) {
+        uint32_t *count = bp->group_start;
+        memset(count, 0, (size_t)buckets * sizeof *count);
+        for (uint32_t p = 0; p < items; p++)
+            count[bp->item_bucket[p]]++;
+    }
+    bp->num_items = (uint32_t)items;
     bp->grid_lo = grid_lo;
     bp->grid_hi = grid_hi;
-    /* Counts become ends; placing the boxes from the last down then leaves start[k] at the
-     * beginning of bucket k and each bucket's boxes in ascending order. Only indices move here:
-     * scattering whole items would touch a random cache line of a much larger array each.
-     * On the way, each slice of buckets gets room for every pair its buckets could make, so that
-     * its job can write them without growing anything. That room stays within a small factor of
-     * the pairs: a cell is at least twice the mean box, so boxes sharing one mostly overlap. */
+    /* The counts become places: start[k] the beginning of bucket k, and each group's count of
+     * bucket k where its items of bucket k begin, after the earlier groups' (boxes ascend within
+     * a bucket). Only indices move here: scattering whole items would touch a random cache line
+     * of a much larger array each. On the way, each slice of buckets gets room for every pair its
+     * buckets could make, so that its job can write them without growing anything. That room
+     * stays within a small factor of the pairs: a cell is at least twice the mean box, so boxes
+     * sharing one mostly overlap. */
     uint32_t end = 0, num_slices = 0, first = 0;
     uint64_t room = 0, first_room = 0;
     for (uint32_t k = 0; k < buckets; k++) {
@@ -413,20 +469,23 @@ int physics__broadphase_build(physics__broadphase *bp, float cell)
             first_room = room;
             bp->slice[num_slices++] = (physics__bp_slice){.room = (uint32_t)room, .first = k};
         }
-        const uint64_t c = start[k];
+        start[k] = end;
+        for (uint32_t g = 0; g < sort.groups; g++) {
+            uint32_t *count = &bp->group_start[(size_t)g * buckets + k];
+            const uint32_t n = *count;
+            *count = end;
+            end += n;
+        }
+        const uint64_t c = end - start[k];
         room += c * (c - (c > 0)) / 2;
         room = room < UINT32_MAX / 2 ? room : UINT32_MAX / 2; /* more than max_pairs in any case */
-        start[k] = end += start[k];
     }
     start[buckets] = end;
     if (room >= UINT32_MAX / 2 && !bp->max_pairs)
         return CT_ERR_FULL;
     bp->num_slices = num_slices;
     bp->slice[num_slices] = (physics__bp_slice){.room = (uint32_t)room, .first = buckets};
-    uint32_t *item_box = bp->item_box;
-    for (uint32_t i = bp->n; i-- > 0;)
-        for (uint32_t c = bp->cells[i]; c > 0; c--)
-            item_box[--start[item_bucket[--item]]] = i;
+    physics__pool_run(bp->pool, sort.groups, bp__place_range, &sort);
     physics__pool_run(bp->pool, (bp->num_items + BP_SLICE_ITEMS - 1) / BP_SLICE_ITEMS,
                       bp__copy_range, bp);
     return bp__build_coarse(bp);
@@ -774,6 +833,10 @@ void physics__broadphase_free(physics__broadphase *bp)
     if (bp->bucket_start)
         ct_free(bp->a, bp->bucket_start, (size_t)bp->cap_buckets * sizeof *bp->bucket_start);
     bp->bucket_start = NULL;
+    if (bp->group_start)
+        ct_free(bp->a, bp->group_start, (size_t)bp->cap_group_start * sizeof *bp->group_start);
+    bp->group_start = NULL;
+    bp->cap_group_start = 0;
     bp->num_buckets = bp->num_items = 0;
     if (bp->part)
         ct_free(bp->a, bp->part, (size_t)bp->cap_parts * sizeof *bp->part);

@@ -3,7 +3,7 @@
  * A character is an upright kinematic capsule body plus what the mover keeps (its settings, the
  * ground it stood on). move_character plans the next step's motion from where the body is now and
  * gives the body the velocity that takes it there, so the step moves it with the rest of the
- * world. Dynamic bodies stop it like the others and are pushed with a bounded force (step 6), not
+ * world. Dynamic bodies stop it like the others and are pushed with a bounded force (step 7), not
  * by the kinematic body, which would push a truck as easily as a crate. Planning:
  *   1. riding: standing on a body that moves or turns, the spot under its feet is followed: its
  *      sideways motion is walked with the character's own, its rise or fall added at the end
@@ -19,12 +19,15 @@
  *      further on into the riser that stopped it (walking on, the round bottom of the capsule
  *      rolls over the edge onto the stair; a steep slope has no such ground and is not climbed
  *      step by step). A riser more than 75 degrees off the walk is walked along, as Jolt's. A
- *      dynamic body is no stair: it is pushed, not climbed;
+ *      low dynamic body (a crate, a plank) is a stair like any other, and ground to stand on and
+ *      ride; another character never is;
  *   4. what holds it: a drop straight down by a skin (or, when it stood on something and is not
  *      going up, by step_down, which keeps its feet on stairs and slopes going down) puts it on
  *      whatever is under it, walkable ground or an edge; only walkable ground is "grounded";
  *   5. up or down with what it rides (see 1);
- *   6. pushing, as Jolt's CharacterVirtual does: each dynamic body the walk met gets an impulse at
+ *   6. other characters: every test above meets them where they are this step (moved already:
+ *      where their moves take them), and a move that still ends inside one is not made;
+ *   7. pushing, as Jolt's CharacterVirtual does: each dynamic body the walk met gets an impulse at
  *      the contact, at most max_strength dt, and dynamic ground gets the character's weight.
  * Up is +y. Every move is bounded (at most 256 moves of 4 push-outs each). */
 #include "physics_internal.h"
@@ -36,6 +39,11 @@
 #define MOVER_PUSHES 4u      /* push-outs after each move */
 #define MOVER_NEAR 64u       /* bodies a move keeps from one grid query */
 #define MOVER_PUSHED 8u      /* dynamic bodies one move pushes */
+/* Other characters one move collides with: the nearest in entity order up to this many (a ring of
+ * capsules of one size around one holds fewer; more in reach are crowded past, not collided). */
+#define MOVER_CROWD 16u
+/* m: deeper than this into another character is in it (rounding leaves less). */
+#define MOVER_CROWD_OVERLAP 1e-4f
 /* Halvings that find where a drop first touched an edge (to a 256th of a quarter radius). */
 #define MOVER_EDGE_HALVINGS 8u
 /* cos 75 degrees: a stair's riser further than this from the way it walks is walked along, not up
@@ -48,17 +56,30 @@
  * met to within rounding, and a test that found those last micrometres would only push again
  * (a fifth of the tests in Jolt's character scene did). */
 #define MOVER_TOLERANCE 1e-5f
+/* m: how far the mover keeps the capsule from walls and ceilings (anything whose way out does not
+ * point up by more than MOVER_WALL_UP), as Jolt's mCharacterPadding: a character walked into a
+ * wall rests this far from it, so the next move starts clear of it instead of in contact (where
+ * rounding may put it a hair inside and the push-out finds a way out to the wrong side). Ground
+ * and stair edges hold it touching: its feet are where they stand. */
+#define MOVER_PADDING 0.02f
+#define MOVER_WALL_UP 0.1f
 
 int physics__characters_add(physics__scene *s, uint32_t entity, float max_step, float max_slope)
 {
     physics__characters *cs = &s->characters;
-    if (physics__reserve_keep(s->a, (void **)&cs->c, &cs->cap, cs->n + 1, sizeof *cs->c))
+    if (physics__reserve_keep(s->a, (void **)&cs->c, &cs->cap, cs->n + 1, sizeof *cs->c) ||
+        physics__reserve_keep(s->a, (void **)&cs->contacts, &cs->contacts_cap, cs->n + 1,
+                              sizeof *cs->contacts))
         return CT_ERR_NOMEM;
     uint32_t at = cs->n;
     while (at > 0 && cs->c[at - 1].entity > entity)
         at--;
     memmove(&cs->c[at + 1], &cs->c[at], (size_t)(cs->n - at) * sizeof *cs->c);
-    cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0)};
+    memmove(&cs->contacts[at + 1], &cs->contacts[at], (size_t)(cs->n - at) * sizeof *cs->contacts);
+    cs->c[at] = (physics__character){.entity = entity, .normal = v3(0, 1, 0), .body = UINT32_MAX};
+    cs->contacts[at].entity = entity;
+    cs->contacts[at].fn = NULL, cs->contacts[at].user_data = NULL, cs->contacts[at].world = NULL;
+    cs->contacts[at].n = 0;
     /* What v4 did: it keeps its feet as far down as it steps up, and pushes without limit. */
     physics__character_set(&cs->c[at],
                            &(ct_character_settings_t){.max_step = max_step,
@@ -88,6 +109,15 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
     c->max_strength = settings->max_strength;
 }
 
+physics__character_contacts *physics__character_contacts_of(physics__scene *s,
+                                                            const physics__character *c)
+{
+    physics__character_contacts *cc = &s->characters.contacts[c - s->characters.c];
+    if (cc->entity != c->entity)
+        *cc = (physics__character_contacts){.entity = c->entity};
+    return cc;
+}
+
 physics__character *physics__characters_find(physics__scene *s, uint32_t entity)
 {
     physics__characters *cs = &s->characters;
@@ -110,6 +140,7 @@ void physics__characters_drop(physics__scene *s, uint32_t entity)
         return;
     const uint32_t k = (uint32_t)(c - cs->c);
     memmove(&cs->c[k], &cs->c[k + 1], (size_t)(cs->n - k - 1) * sizeof *cs->c);
+    memmove(&cs->contacts[k], &cs->contacts[k + 1], (size_t)(cs->n - k - 1) * sizeof *cs->contacts);
     cs->n--;
 }
 
@@ -118,8 +149,11 @@ void physics__characters_free(physics__scene *s)
     physics__characters *cs = &s->characters;
     if (cs->c)
         ct_free(s->a, cs->c, (size_t)cs->cap * sizeof *cs->c);
+    if (cs->contacts)
+        ct_free(s->a, cs->contacts, (size_t)cs->contacts_cap * sizeof *cs->contacts);
     cs->c = NULL;
-    cs->n = cs->cap = 0;
+    cs->contacts = NULL;
+    cs->n = cs->cap = cs->contacts_cap = 0;
 }
 
 void physics__characters_place(physics__scene *s, float dt)
@@ -144,6 +178,9 @@ void physics__characters_place(physics__scene *s, float dt)
 typedef struct mover {
     physics__scene *s;
     uint32_t self;
+    /* The character's callback and the list of what this move met (see ct_character_contact_t):
+     * each body's verdict is asked once a move and kept there. */
+    physics__character_contacts *met;
     float cos_slope;
     float step; /* the most one move goes */
     /* The walkable ground the last pushes met. */
@@ -172,7 +209,22 @@ typedef struct mover {
     float pad; /* how far around a test's box the query reaches */
     uint32_t num_near;
     uint32_t near[MOVER_NEAR];
+    /* The other characters near the whole motion (body indices, in entity order) and where each
+     * is this step: moved already, where its move takes it; else where it stands. The grids hold
+     * where they stood, so these are tested here and left out of the near bodies. */
+    uint32_t num_crowd;
+    uint32_t crowd[MOVER_CROWD];
+    physics__v3 crowd_at[MOVER_CROWD];
 } mover;
+
+/* Whether body j is a character's (its capsule is tested where its move takes it, not where the
+ * grids have it). */
+static bool mover__is_character(physics__scene *s, uint32_t j)
+{
+    const physics__bodies *b = &s->bodies;
+    return b->kind[j] == CT_BODY_KINEMATIC && b->shape[j] == CT_BODY_CAPSULE &&
+           physics__characters_find(s, b->entity[j].id) != NULL;
+}
 
 /* The static and kinematic bodies whose boxes meet [lo, hi] that the capsule's filter sees, by
  * entity id, into out (at most MOVER_NEAR; returns how many, or UINT32_MAX when there are more:
@@ -191,9 +243,12 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
         if (n > MOVER_NEAR)
             return UINT32_MAX;
         m->near_lo = v3_sub(lo, pad), m->near_hi = v3_add(hi, pad);
-        m->num_near = n;
-        for (uint32_t k = 0; k < n; k++)
-            m->near[k] = physics__bodies_find(b, (ct_entity_t){found[k]});
+        m->num_near = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const uint32_t j = physics__bodies_find(b, (ct_entity_t){found[k]});
+            if (j != UINT32_MAX && j != m->self && !mover__is_character(m->s, j))
+                m->near[m->num_near++] = j;
+        }
     }
     uint32_t n = 0;
     for (uint32_t k = 0; k < m->num_near; k++) {
@@ -207,6 +262,59 @@ static uint32_t mover__near(mover *m, physics__v3 lo, physics__v3 hi, uint32_t *
     return n;
 }
 
+/* Whether the move collides with body j, which it touches at manifold point q of mo: the verdict
+ * it was given the first time this move met j, else (listing the contact) the callback's, or yes
+ * without one. Past the list's room, yes unasked. */
+static bool mover__accepts(const mover *m, uint32_t j, bool character,
+                           const physics__manifold_out *mo, uint32_t q)
+{
+    physics__character_contacts *met = m->met;
+    const physics__bodies *b = &m->s->bodies;
+    const uint32_t e = b->entity[j].id;
+    for (uint32_t k = 0; k < met->n; k++)
+        if (met->c[k].body == e)
+            return met->c[k].accepted != 0;
+    if (met->n == CT_CHARACTER_MAX_CONTACTS)
+        return true;
+    ct_character_contact_t *c = &met->c[met->n++];
+    *c = (ct_character_contact_t){.character = b->entity[m->self].id,
+                                  .body = e,
+                                  .body_kind = b->kind[j],
+                                  .is_character = character,
+                                  .accepted = 1};
+    v3_store(mo->p[q].point, c->point);
+    v3_store(v3_scale(mo->normal, -1.0f), c->normal);
+    if (met->fn && !met->fn(met->user_data, met->world, c))
+        c->accepted = 0;
+    return c->accepted != 0;
+}
+
+/* Tests the capsule (placed) against body j: when an overlap is deeper than *deepest, it and the
+ * way out, the point and j become the deepest (*hit). */
+static void mover__test(const mover *m, uint32_t j, bool character, float *deepest,
+                        physics__v3 *out, physics__v3 *point, uint32_t *hit)
+{
+    const physics__bodies *b = &m->s->bodies;
+    physics__manifold_out mo;
+    physics__manifold(b, m->self, j, MOVER_PADDING, false, &mo);
+    /* The normal points from the capsule; a wall's overlap counts from the padding. */
+    const float padding = -mo.normal.y <= MOVER_WALL_UP ? MOVER_PADDING : 0.0f;
+    uint32_t first = UINT32_MAX;
+    for (uint32_t q = 0; q < mo.count; q++)
+        if (mo.p[q].sep - padding < -MOVER_TOLERANCE &&
+            (first == UINT32_MAX || mo.p[q].sep < mo.p[first].sep))
+            first = q;
+    if (first == UINT32_MAX || !mover__accepts(m, j, character, &mo, first))
+        return;
+    for (uint32_t q = 0; q < mo.count; q++)
+        if (mo.p[q].sep - padding < *deepest) {
+            *deepest = mo.p[q].sep - padding;
+            *out = v3_scale(mo.normal, -1.0f);
+            *point = mo.p[q].point;
+            *hit = j;
+        }
+}
+
 /* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
  * out of it (unit), the overlap (negative) and a point where they touch. */
 static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest,
@@ -214,7 +322,8 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
 {
     physics__bodies *b = &m->s->bodies;
     b->position[m->self] = p;
-    const physics__v3 reach = v3_add(b->extent[m->self], v3(MOVER_SKIN, MOVER_SKIN, MOVER_SKIN));
+    const float around = MOVER_SKIN + MOVER_PADDING;
+    const physics__v3 reach = v3_add(b->extent[m->self], v3(around, around, around));
     const physics__v3 lo = v3_sub(p, reach), hi = v3_add(p, reach);
     uint32_t mine[MOVER_NEAR], n = mover__near(m, lo, hi, mine);
     const uint32_t *near = mine;
@@ -227,19 +336,85 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     *deepest = -MOVER_TOLERANCE;
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = ids ? physics__bodies_find(b, (ct_entity_t){near[k]}) : near[k];
-        if (j == m->self || !(b->layer[m->self] & b->mask[j]))
+        if (j == m->self || !(b->layer[m->self] & b->mask[j]) ||
+            (ids && mover__is_character(m->s, j)))
             continue;
-        physics__manifold_out mo;
-        physics__manifold(b, m->self, j, 0.0f, false, &mo);
-        for (uint32_t q = 0; q < mo.count; q++)
-            if (mo.p[q].sep < *deepest) {
-                *deepest = mo.p[q].sep;
-                *out = v3_scale(mo.normal, -1.0f); /* the normal points from the capsule */
-                *point = mo.p[q].point;
-                hit = j;
-            }
+        mover__test(m, j, false, deepest, out, point, &hit);
+    }
+    /* The other characters, each where it is this step (put there for the test only). */
+    for (uint32_t k = 0; k < m->num_crowd; k++) {
+        const uint32_t j = m->crowd[k];
+        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        const physics__v3 was = b->position[j];
+        b->position[j] = at;
+        mover__test(m, j, true, deepest, out, point, &hit);
+        b->position[j] = was;
     }
     return hit;
+}
+
+/* Whether the capsule at p is more than MOVER_CROWD_OVERLAP into another character (one this
+ * move's callback did not veto). */
+static bool mover__in_crowd(mover *m, physics__v3 p)
+{
+    physics__bodies *b = &m->s->bodies;
+    b->position[m->self] = p;
+    const physics__v3 lo = v3_sub(p, b->extent[m->self]), hi = v3_add(p, b->extent[m->self]);
+    for (uint32_t k = 0; k < m->num_crowd; k++) {
+        const uint32_t j = m->crowd[k];
+        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        const physics__v3 was = b->position[j];
+        b->position[j] = at;
+        physics__manifold_out mo;
+        physics__manifold(b, m->self, j, 0.0f, false, &mo);
+        b->position[j] = was;
+        bool in = false;
+        for (uint32_t q = 0; q < mo.count; q++)
+            in = in || mo.p[q].sep < -MOVER_CROWD_OVERLAP;
+        if (!in)
+            continue;
+        bool vetoed = false;
+        for (uint32_t c = 0; c < m->met->n; c++)
+            if (m->met->c[c].body == b->entity[j].id)
+                vetoed = !m->met->c[c].accepted;
+        if (!vetoed)
+            return true;
+    }
+    return false;
+}
+
+/* Gathers the other characters whose boxes, where they are this step, come within pad of the box
+ * about `start` (see mover.crowd). A character moved already this step goes with its body's
+ * velocity for dt; one not moved yet stands still. */
+static void mover__gather_crowd(mover *m, physics__v3 start, float dt)
+{
+    physics__scene *s = m->s;
+    physics__bodies *b = &s->bodies;
+    const physics__v3 reach = v3_add(b->extent[m->self], v3(m->pad, m->pad, m->pad));
+    const physics__v3 lo = v3_sub(start, reach), hi = v3_add(start, reach);
+    m->num_crowd = 0;
+    for (uint32_t k = 0; k < s->characters.n && m->num_crowd < MOVER_CROWD; k++) {
+        physics__character *c = &s->characters.c[k];
+        uint32_t j = c->body;
+        if (j >= b->n || b->entity[j].id != c->entity)
+            j = c->body = physics__bodies_find(b, (ct_entity_t){c->entity});
+        if (j == UINT32_MAX || j == m->self || !(b->layer[m->self] & b->mask[j]) ||
+            !(b->mask[m->self] & b->layer[j]))
+            continue;
+        const physics__v3 at = v3_add(b->position[j], v3_scale(b->velocity[j], dt)),
+                          e = b->extent[j];
+        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+            at.y + e.y < lo.y || at.z + e.z < lo.z)
+            continue;
+        m->crowd[m->num_crowd] = j;
+        m->crowd_at[m->num_crowd++] = at;
+    }
 }
 
 /* Pushes the capsule at *p out of what it overlaps; *rest, the motion still to go, loses what goes
@@ -254,6 +429,9 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
         if (hit == UINT32_MAX)
             return;
         const bool dynamic = b->kind[hit] == CT_BODY_DYNAMIC;
+        bool character = false;
+        for (uint32_t k = 0; k < m->num_crowd && !character; k++)
+            character = m->crowd[k] == hit;
         if (dynamic && m->record) {
             uint32_t k = 0;
             while (k < m->num_pushed && m->pushed[k].body != hit)
@@ -277,8 +455,10 @@ static void mover__push_out(mover *m, physics__v3 *p, physics__v3 *rest)
             const float into = v3_dot(*rest, out);
             if (into < 0.0f)
                 *rest = v3_sub(*rest, v3_scale(out, into));
-            /* A dynamic body is pushed, not climbed: only what does not give way is a stair. */
-            if (out.y > -0.1f && !dynamic) {
+            /* Another character is walked around, never climbed. A dynamic body in the way is
+             * pushed, and tried as a stair too, as Jolt does: a crate the push cannot move is
+             * climbed when low enough, one that gives way is walked after. */
+            if (out.y > -0.1f && !character) {
                 m->walled = true;
                 const float flat = sqrtf(out.x * out.x + out.z * out.z);
                 const physics__v3 in =
@@ -409,8 +589,11 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
 {
     physics__bodies *b = &s->bodies;
     const physics__v3 start = b->position[i];
+    physics__character_contacts *met = physics__character_contacts_of(s, c);
+    met->n = 0;
     mover m = {.s = s,
                .self = i,
+               .met = met,
                .cos_slope = c->cos_slope,
                .step = 0.25f * b->radius[i],
                .num_near = UINT32_MAX,
@@ -432,7 +615,8 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     /* Every test of this move is near its whole motion: a stair's lift and the radius further
      * on, and the drop back down. */
     m.pad = v3_len(motion) + v3_len(ride) + f_max(c->max_step, c->step_down) + b->radius[i] +
-            2.0f * MOVER_SKIN;
+            2.0f * (MOVER_SKIN + MOVER_PADDING);
+    mover__gather_crowd(&m, start, dt);
     /* 2. The walk, then the rise or fall. */
     const physics__v3 walk = v3(motion.x + ride.x, 0.0f, motion.z + ride.z);
     const float wanted = v3_len(walk);
@@ -445,7 +629,10 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
     if (c->held && m.walled && c->max_step > 0.0f && wanted > 1e-6f) {
         m.record = false;
         const physics__v3 lifted = mover__slide(&m, start, v3(0, c->max_step, 0));
-        const physics__v3 over = mover__slide(&m, lifted, walk);
+        /* Lifted, it walks on and goes the padding further into the riser: the walk stopped it
+         * that far short of it (Jolt steps forward at least mWalkStairsMinStepForward, 2 cm). */
+        const physics__v3 over =
+            mover__slide(&m, lifted, v3_add(walk, v3_scale(m.riser, MOVER_PADDING)));
         const float depth = lifted.y - start.y + MOVER_SKIN;
         const physics__v3 down = mover__drop(&m, over, depth, &held);
         /* Held by an edge rather than ground: a stair has walkable ground a little further on,
@@ -457,12 +644,19 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         if (held && !ahead) {
             bool ahead_held;
             const physics__v3 further = v3_add(over, v3_scale(m.riser, b->radius[i]));
-            mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
-            ahead = ahead_held && m.grounded;
+            const physics__v3 there =
+                mover__drop(&m, mover__slide(&m, over, v3_sub(further, over)), depth, &ahead_held);
+            /* That ground within the step too: an edge higher up (a box taller than the step)
+             * holds the capsule's round side a little way up it, and the walk further on is
+             * pushed up its slant, which would climb it a little each move. */
+            ahead = ahead_held && m.grounded && there.y <= start.y + c->max_step + MOVER_SKIN;
         }
         const float went = v3_dot(v3_sub(down, start), walk) / wanted,
                     plain = v3_dot(v3_sub(p, start), walk) / wanted;
-        if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f)
+        /* And no higher than the step: pushed out of an edge it meets on the lifted walk, the
+         * capsule rises along the edge's slant and could end on a top well above max_step. */
+        if (held && ahead && went > plain + 1e-4f && down.y > start.y + 1e-4f &&
+            down.y <= start.y + c->max_step + MOVER_SKIN)
             p = down;
         else
             held = false;
@@ -487,6 +681,11 @@ int physics__character_move(physics__scene *s, uint32_t i, physics__character *c
         p = mover__slide(&m, p, v3(0.0f, ride.y, 0.0f));
     else
         p.y += ride.y;
+    /* 6. Never into another character: where the pushes of a crowded move (each move ends after
+     * a few) or a ride left it in one, it stays where it stood, which no other character's move
+     * of this step went into (each saw it there). */
+    if (mover__in_crowd(&m, p) && !mover__in_crowd(&m, start))
+        p = start;
     b->position[i] = start;
     const physics__v3 v = v3_scale(v3_sub(p, start), 1.0f / dt);
     if (!v3_speed_ok(v))

@@ -42,6 +42,12 @@ struct physics__hull {
  * static string, or `reason` filled when it names points). */
 const char *physics__hull_build(physics__hull *h, const float *points, uint32_t count, char *reason,
                                 size_t reason_size);
+/* The same by testing every triple of points for a face plane (as the builder did before a quick
+ * hull of triangles named the triples worth testing; still its fallback when those triangles
+ * fail): the reference the tests hold physics__hull_build to, bit for bit. Slow (a millisecond
+ * or more for 64 points). */
+const char *physics__hull_build_every_triple(physics__hull *h, const float *points, uint32_t count,
+                                             char *reason, size_t reason_size);
 
 /* A polytope placed in the world: a hull's or a box's corners and planes in world space, with
  * the topology of its shape. */
@@ -61,6 +67,11 @@ typedef struct physics__poly {
     physics__v3 axis[3];
     float h[3];
 } physics__poly;
+
+/* m: a shape that lies this much past the margin in front of a plane that the other shape lies
+ * behind is skipped before the tests that would measure it (and find nothing: they measure the
+ * same distance, rounded another way; a millimetre is far more than that rounding at 1e5 m). */
+#define PHYSICS_PLANE_SLACK 1e-3f
 
 /* Body i (a hull or a box) as a polytope in the world. */
 void physics__poly_of(const physics__bodies *b, uint32_t i, physics__poly *p);

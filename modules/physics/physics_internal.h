@@ -108,6 +108,15 @@ static inline physics__quat quat_mul(physics__quat a, physics__quat b)
                            a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
                            a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
+/* The inverse of a unit quaternion. */
+static inline physics__quat quat_conj(physics__quat q)
+{
+    return (physics__quat){-q.x, -q.y, -q.z, q.w};
+}
+static inline float quat_dot(physics__quat a, physics__quat b)
+{
+    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
 static inline bool quat_is_identity(physics__quat q)
 {
     return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && q.w == 1.0f;
@@ -151,6 +160,41 @@ static inline void physics__pool_run(physics__pool pool, uint32_t count, ct_rang
     else
         fn(user_data, 0, count);
 }
+
+/* ---- Stages (physics_stages.c) ------------------------------------------------------------
+ * Parallel sections that follow one another, given to the pool as one: each stage starts once
+ * every item of the one before has finished (a barrier the threads meet at, instead of a join and
+ * a new section). With no pool the stages run in order on the calling thread, each as one call of
+ * its function over its whole range: the plain serial loop. Built anew for each run. */
+typedef struct physics__stage {
+    ct_range_f fn;
+    void *user;     /* NULL: `data` below */
+    uint32_t count; /* fn covers [0, count) */
+    uint32_t grain; /* the items handed out are ranges of this many (count: one item) */
+    _Alignas(16) unsigned char data[48]; /* a small job kept with the stage (user NULL) */
+} physics__stage;
+
+typedef struct physics__stages {
+    physics__stage *stage;
+    uint32_t n, cap;
+    struct physics__stage_counter *counter;
+    uint32_t cap_counter;
+    bool failed; /* an add ran out of memory: the run reports it and runs nothing */
+} physics__stages;
+
+/* Appends a stage running fn over [0, count) in items of `grain` (0 or >= count: one item, run
+ * by one thread together with the single-item stages right after it). fn gets `user`, or with
+ * job_size > 0 a copy of the job `user` points at (at most sizeof data bytes) kept with the stage.
+ * Nothing is added when count is 0; when memory runs out, physics__stages_run fails. */
+void physics__stages_add(physics__stages *st, ct_allocator_t *a, ct_range_f fn, void *user,
+                         size_t job_size, uint32_t count, uint32_t grain);
+/* Runs the stages added since the last run, in order (see above), and forgets them. by_section:
+ * each stage of several items is its own parallel section on the pool, and the single-item ones
+ * run on the calling thread, as separate pool runs would do (for a pool that times its jobs: the
+ * benchmark's serial share, physics__scene.pool_timed). */
+int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool pool,
+                        bool by_section);
+void physics__stages_free(physics__stages *st, ct_allocator_t *a);
 
 /* ---- u64 -> u32 hash map (physics_map.c) ---------------------------------------------------
  * Open addressing with linear probing, one allocation, power-of-two capacity kept under 50%
@@ -396,6 +440,9 @@ typedef struct physics__broadphase {
     /* Bucket k's boxes are item[bucket_start[k] .. bucket_start[k + 1]), ascending. Cells that
      * share a bucket share its range: users check the cell, not just the bucket. */
     uint32_t *bucket_start;           /* num_buckets + 1 entries */
+    /* The build's scratch: per group of box slices, a count per bucket, then a place. */
+    uint32_t *group_start;
+    uint32_t cap_group_start;
     uint32_t num_buckets;             /* 0 before the first build */
     physics__cell cells_lo, cells_hi; /* the cells the grid's boxes cover */
     bool dense;            /* a bucket per cell within cells_lo..hi: x major, then y, then z */
@@ -660,7 +707,9 @@ typedef struct physics__rigid {
     uint32_t cap_kept;
     physics__rigid_contact *contact;
     uint32_t num_contacts, cap_contacts;
-    physics__pair *ends; /* per contact, its bodies: what the colouring reads, compact */
+    /* Per contact, its bodies as the colouring reads them, compact: one that does not move
+     * (static, kinematic, asleep) is bodies.n, a spare whose colours are never kept. */
+    physics__pair *ends;
     uint32_t cap_ends;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
@@ -668,7 +717,6 @@ typedef struct physics__rigid {
     physics__rigid_inertia *inv_i;
     uint32_t cap_body, cap_inv_i;
     bool bouncy;  /* some contact of the step has restitution */
-    bool reverse; /* this substep solves each manifold's points last to first (physics_rigid.c) */
     /* The contacts in colours of blocks of four (physics_rigid_wide.c). */
     struct physics__rigid_block *block;
     uint32_t num_blocks, cap_blocks, num_colours;
@@ -679,7 +727,12 @@ typedef struct physics__rigid {
     uint32_t cap_colour_of, cap_used;
     uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
     uint32_t cap_lanes;
+    /* Per slice of SOLVER_SLICE_PAIRS contacts and colour: its contacts of that colour, then
+     * where their lanes begin (the lanes are written a slice a job). */
+    uint32_t *slice_lanes;
+    uint32_t cap_slice_lanes;
     uint64_t *used; /* per body, a bit per colour it is used in */
+    physics__stages stages; /* the substeps' passes, one parallel section (physics_rigid.c) */
 } physics__rigid;
 
 
@@ -725,11 +778,26 @@ typedef struct physics__character {
     physics__v3 normal;
     /* ct_character_settings_t's (max_slope kept as the angle too, to give it back unrounded). */
     float max_slope, step_down, mass, max_strength;
+    uint32_t body; /* its body's index when last looked up (checked by entity before use) */
 } physics__character;
+
+/* What a character keeps outside snapshots (ct_physics_api_v5.set_character_contact_callback,
+ * character_contacts): the game's callback, and the contacts of its last move. */
+typedef struct physics__character_contacts {
+    /* The character's entity: a restore_snapshot that brings back a character removed since
+     * leaves its slot's record to another; a record of another entity is empty (no callback). */
+    uint32_t entity;
+    ct_character_contact_f fn;
+    void *user_data;
+    ct_world_o *world; /* passed to fn */
+    uint32_t n;
+    ct_character_contact_t c[CT_CHARACTER_MAX_CONTACTS];
+} physics__character_contacts;
 
 typedef struct physics__characters {
     physics__character *c;
-    uint32_t n, cap;
+    physics__character_contacts *contacts; /* one for each of c, in the same order */
+    uint32_t n, cap, contacts_cap;
 } physics__characters;
 
 /* ---- Scene and step (physics_step.c, physics_contacts.c, physics_narrowphase.c,
@@ -910,6 +978,8 @@ typedef struct physics__scene {
     /* Zero: serial. Copied into the broadphase at each build; the owner sets it before a step or
      * a query (it points at code, which a hot reload replaces). */
     physics__pool pool;
+    /* The pool times each job (the benchmark's serial share): physics__stages_run by_section. */
+    bool pool_timed;
     physics__bodies bodies;
     /* Two grids: `bp` holds the awake dynamic and the kinematic bodies and is rebuilt by every
      * step (queries after it reuse it); `fixed` holds static and sleeping bodies and is rebuilt
@@ -1002,11 +1072,14 @@ void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
 /* The wide contact solver (physics_rigid_wide.c): colours and blocks from r->contact (after the
- * contacts are prepared), the warm start and a pass (pushing or relaxing) of every contact, and
- * the blocks' impulses back into r->contact. */
+ * contacts are prepared); then, as stages added to r->stages (run by the caller), the warm start
+ * or a pass (pushing or relaxing) of every contact, and the blocks' impulses back into
+ * r->contact. */
+#define PHYSICS_WIDE_WARM 0
+#define PHYSICS_WIDE_PUSH 1
+#define PHYSICS_WIDE_RELAX 2
 int physics__rigid_wide_prepare(physics__scene *s);
-void physics__rigid_wide_warm_start(physics__scene *s);
-void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias);
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
 void physics__rigid_wide_finish(physics__scene *s);
 void physics__rigid_wide_free(physics__scene *s);
 /* One contact, one by one (physics_rigid.c): its warm start, and one pass. */
@@ -1080,6 +1153,10 @@ void physics__character_set(physics__character *c, const ct_character_settings_t
  * out of range (nothing changed). */
 int physics__character_move(physics__scene *s, uint32_t i, physics__character *c,
                             physics__v3 velocity, float dt, ct_character_state_t *out);
+/* Character c's contact record (see physics__character_contacts), emptied first when it is
+ * another entity's. */
+physics__character_contacts *physics__character_contacts_of(physics__scene *s,
+                                                            const physics__character *c);
 
 /* Snapshots (physics_snapshot.c, ct_physics_api_v4.save_snapshot): the bytes one takes now (0
  * when past 4 GiB), save (0 when buffer is short), why a buffer cannot be restored into this

@@ -36,19 +36,6 @@
 
 /* ---- quaternions and small matrices ------------------------------------------------------ */
 
-static inline physics__quat joints__mul(physics__quat a, physics__quat b)
-{
-    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-
-static inline physics__quat joints__conj(physics__quat q)
-{
-    return (physics__quat){-q.x, -q.y, -q.z, q.w};
-}
-
 static inline physics__v3 joints__mat(const float m[9], physics__v3 v)
 {
     return v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
@@ -183,7 +170,7 @@ int physics__joints_add(physics__scene *s, uint32_t a, uint32_t b, const ct_join
         .lb = quat_unrotate(qb, v3_sub(anchor_b, pb)),
         .axis_a = quat_unrotate(qa, axis),
         .axis_b = quat_unrotate(qb, axis),
-        .rest = joints__mul(joints__conj(qa), qb),
+        .rest = quat_mul(quat_conj(qa), qb),
         .lower = d->lower,
         .upper = d->upper,
         .cone = d->cone_angle,
@@ -318,7 +305,7 @@ static void joints__geometry(const physics__bodies *b, const physics__joint *j, 
 /* B's rotation against A's since the joint was made, in A's frame. */
 static physics__quat joints__relative(const physics__joint *j, const joints__geo *g)
 {
-    return joints__mul(joints__mul(joints__conj(g->qa), g->qb), joints__conj(j->rest));
+    return quat_mul(quat_mul(quat_conj(g->qa), g->qb), quat_conj(j->rest));
 }
 
 float physics__joint_value(const physics__scene *s, const physics__joint *j)
@@ -567,7 +554,7 @@ void physics__joints_warm_start(physics__scene *s)
 /* The rotation vector (world axes) that would turn B back to its rest rotation against A. */
 static physics__v3 joints__rotation_error(const physics__joint *j, const joints__geo *g)
 {
-    physics__quat e = joints__mul(g->qb, joints__conj(joints__mul(g->qa, j->rest)));
+    physics__quat e = quat_mul(g->qb, quat_conj(quat_mul(g->qa, j->rest)));
     if (e.w < 0.0f)
         e = (physics__quat){-e.x, -e.y, -e.z, -e.w};
     return v3(2.0f * e.x, 2.0f * e.y, 2.0f * e.z);

@@ -600,6 +600,53 @@ static int l_physics_move_character(lua_State *L)
     return 2 + push_vec3(L, st.velocity) + 3;
 }
 
+/* A {x, y, z} array on top of the stack, set as field `key` of the table below it. */
+static void set_vec3_field(lua_State *L, const float v[3], const char *key)
+{
+    L_API->new_table(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        L_API->push_number(L, v[k]);
+        L_API->set_index(L, -2, k + 1);
+    }
+    L_API->set_field(L, -2, key);
+}
+
+/* Physics.character_contacts(world, e) -> { { body, point = {x, y, z}, normal = {x, y, z}, kind,
+ * character, accepted }, ... }: the contacts of e's last move, in the order met (v5; a list
+ * rather than a Lua callback per contact, which would cost a call into Lua for each). */
+static int l_physics_character_contacts(lua_State *L)
+{
+    const char *fn = "Physics.character_contacts";
+    ct_world_o *w = check__world(L_API, L, 1, fn, NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, fn);
+    ct_character_settings_t unused;
+    if (physics__api_v5.character_settings(w, e, &unused))
+        return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
+    ct_character_contact_t list[CT_CHARACTER_MAX_CONTACTS];
+    const uint32_t n = physics__api_v5.character_contacts(w, e, list, CT_CHARACTER_MAX_CONTACTS);
+    static const char *const kinds[] = {[CT_BODY_DYNAMIC] = "dynamic",
+                                        [CT_BODY_STATIC] = "static",
+                                        [CT_BODY_KINEMATIC] = "kinematic"};
+    L_API->new_table(L, (int)n, 0);
+    for (uint32_t k = 0; k < n; k++) {
+        const ct_character_contact_t *c = &list[k];
+        L_API->new_table(L, 0, 6);
+        L_API->push_number(L, c->body);
+        L_API->set_field(L, -2, "body");
+        set_vec3_field(L, c->point, "point");
+        set_vec3_field(L, c->normal, "normal");
+        const char *kind = c->body_kind < 3 ? kinds[c->body_kind] : "static";
+        L_API->push_string(L, kind, strlen(kind));
+        L_API->set_field(L, -2, "kind");
+        L_API->push_boolean(L, c->is_character != 0);
+        L_API->set_field(L, -2, "character");
+        L_API->push_boolean(L, c->accepted != 0);
+        L_API->set_field(L, -2, "accepted");
+        L_API->set_index(L, -2, (int)k + 1);
+    }
+    return 1;
+}
+
 void physics__register_lua(void)
 {
     static const ct_lua_reg_t physics[] = {
@@ -619,6 +666,7 @@ void physics__register_lua(void)
         {"move_character", l_physics_move_character},
         {"set_character_settings", l_physics_set_character_settings},
         {"character_settings", l_physics_character_settings},
+        {"character_contacts", l_physics_character_contacts},
     };
     static const ct_lua_reg_t actor[] = {
         {"set_velocity", l_actor_set_velocity},

@@ -159,6 +159,14 @@ static bool manifold__ball_box(physics__v3 c, float r, const manifold__box *x, f
 static void manifold__capsule_box(physics__v3 p0, physics__v3 p1, float r, const manifold__box *x,
                                   float margin, bool flip, physics__manifold_out *m)
 {
+    /* Both ends past the same face's plane by more than the radius and margin: every ball below
+     * is too (most capsules near a box in a pile are clear of it). */
+    const float clear = r + margin + PHYSICS_PLANE_SLACK;
+    for (int k = 0; k < 3; k++) {
+        const float a0 = v3_dot(v3_sub(p0, x->c), x->ax[k]), a1 = v3_dot(v3_sub(p1, x->c), x->ax[k]);
+        if (f_min(a0, a1) - x->h[k] > clear || -f_max(a0, a1) - x->h[k] > clear)
+            return;
+    }
     float t = 0.5f;
     for (int it = 0; it < 6; it++) {
         const physics__v3 p = manifold__lerp(p0, p1, t);

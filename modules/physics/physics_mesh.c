@@ -286,6 +286,31 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
 
 /* ---- walking the tree ------------------------------------------------------------------------ */
 
+static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
+                                   physics__v3 bhi)
+{
+    return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
+             ahi.z < blo.z);
+}
+
+/* The box around triangle t (mesh frame). */
+static inline void mesh__triangle_box(const physics__mesh *m, uint32_t t, physics__v3 *lo,
+                                      physics__v3 *hi)
+{
+    const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
+                      p2 = m->vertex[m->tri[t][2]];
+    *lo = v3_min(v3_min(p0, p1), p2);
+    *hi = v3_max(v3_max(p0, p1), p2);
+}
+
+static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
+                                        physics__v3 hi)
+{
+    physics__v3 tlo, thi;
+    mesh__triangle_box(m, t, &tlo, &thi);
+    return mesh__box_meets(tlo, thi, lo, hi);
+}
+
 /* Calls fn for each triangle whose node boxes meet [lo, hi] (mesh frame); stops on non-zero. */
 typedef int (*mesh__visit_f)(void *user, uint32_t tri);
 static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, mesh__visit_f fn,
@@ -295,20 +320,14 @@ static int mesh__visit(const physics__mesh *m, physics__v3 lo, physics__v3 hi, m
     stack[top++] = 0;
     while (top) {
         const physics__mesh_node *n = &m->node[stack[--top]];
-        if (n->lo.x > hi.x || n->hi.x < lo.x || n->lo.y > hi.y || n->hi.y < lo.y ||
-            n->lo.z > hi.z || n->hi.z < lo.z)
+        if (!mesh__box_meets(n->lo, n->hi, lo, hi))
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
                 /* The leaf's box is its triangles' together: a triangle of it may still lie far
                  * from the query (and a round body's test against it would find its plane, not
                  * the triangle). */
-                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                                  p2 = m->vertex[m->tri[t][2]];
-                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
-                                  thi = v3_max(v3_max(p0, p1), p2);
-                if (tlo.x > hi.x || thi.x < lo.x || tlo.y > hi.y || thi.y < lo.y ||
-                    tlo.z > hi.z || thi.z < lo.z)
+                if (!mesh__triangle_meets(m, t, lo, hi))
                     continue;
                 const int r = fn(user, t);
                 if (r)
@@ -374,21 +393,6 @@ void physics__mesh_near_free(physics__bodies *b)
     b->num_near = 0;
 }
 
-static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3 blo,
-                                   physics__v3 bhi)
-{
-    return !(alo.x > bhi.x || ahi.x < blo.x || alo.y > bhi.y || ahi.y < blo.y || alo.z > bhi.z ||
-             ahi.z < blo.z);
-}
-
-static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,
-                                        physics__v3 hi)
-{
-    const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                      p2 = m->vertex[m->tri[t][2]];
-    return mesh__box_meets(v3_min(v3_min(p0, p1), p2), v3_max(v3_max(p0, p1), p2), lo, hi);
-}
-
 /* mesh__visit for the body whose slot is `near`: from its list when [lo, hi] lies inside the
  * list's box, else walking the tree for a grown box and keeping what it finds. */
 static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, physics__v3 lo,
@@ -419,10 +423,8 @@ static int mesh__visit_near(const physics__mesh *m, physics__mesh_near *near, ph
             continue;
         if (n->count) {
             for (uint32_t t = n->first; t < n->first + n->count; t++) {
-                const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                                  p2 = m->vertex[m->tri[t][2]];
-                const physics__v3 tlo = v3_min(v3_min(p0, p1), p2),
-                                  thi = v3_max(v3_max(p0, p1), p2);
+                physics__v3 tlo, thi;
+                mesh__triangle_box(m, t, &tlo, &thi);
                 if (!mesh__box_meets(tlo, thi, glo, ghi))
                     continue;
                 if (count < PHYSICS_MESH_NEAR_MAX)
@@ -468,7 +470,24 @@ static const uint8_t tri_face_index[6] = {0, 1, 2, 0, 2, 1};
 static const physics__hull_edge tri_edge[3] = {
     {{0, 1}, {0, 1}}, {{1, 2}, {0, 1}}, {{2, 0}, {0, 1}}};
 
-static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, physics__poly *p)
+/* The plane of triangle t placed in the world: its front normal *n and offset *d (the same bits
+ * as mesh__triangle's n[0] and d[0]), and its first corner *v0. A body's test asks this first:
+ * most triangles under a body's box are clear of it (the body over a slope, or still falling). */
+static void mesh__plane(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 *n, float *d,
+                        physics__v3 *v0)
+{
+    const physics__mesh *m = b->mesh[i];
+    const physics__quat q = b->rotation[i];
+    const bool turned = !quat_is_identity(q);
+    const physics__v3 v = m->vertex[m->tri[t][0]];
+    *v0 = v3_add(b->position[i], turned ? quat_rotate(q, v) : v);
+    *n = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
+    *d = v3_dot(*n, *v0);
+}
+
+/* Triangle t placed in the world as a flat polytope, from its plane (mesh__plane). */
+static void mesh__triangle_of(const physics__bodies *b, uint32_t i, uint32_t t, physics__v3 n,
+                              float d, physics__v3 v0, physics__poly *p)
 {
     const physics__mesh *m = b->mesh[i];
     const physics__quat q = b->rotation[i];
@@ -476,17 +495,26 @@ static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, phy
     p->nv = 3, p->nf = 2, p->ne = 3, p->flat = true, p->box = false;
     /* Most level geometry is not turned: then the mesh frame is the world's, moved. */
     const bool turned = !quat_is_identity(q);
-    for (int k = 0; k < 3; k++) {
+    p->v[0] = v0;
+    for (int k = 1; k < 3; k++) {
         const physics__v3 v = m->vertex[m->tri[t][k]];
         p->v[k] = v3_add(c, turned ? quat_rotate(q, v) : v);
     }
     p->c = v3_scale(v3_add(v3_add(p->v[0], p->v[1]), p->v[2]), 1.0f / 3.0f);
-    p->n[0] = turned ? quat_rotate(q, m->normal[t]) : m->normal[t];
-    p->n[1] = v3_scale(p->n[0], -1.0f);
-    p->d[0] = v3_dot(p->n[0], p->v[0]);
-    p->d[1] = -p->d[0];
+    p->n[0] = n;
+    p->n[1] = v3_scale(n, -1.0f);
+    p->d[0] = d;
+    p->d[1] = -d;
     p->face_first = tri_face_first, p->face_count = tri_face_count;
     p->face_index = tri_face_index, p->edge = tri_edge;
+}
+
+static void mesh__triangle(const physics__bodies *b, uint32_t i, uint32_t t, physics__poly *p)
+{
+    physics__v3 n, v0;
+    float d;
+    mesh__plane(b, i, t, &n, &d, &v0);
+    mesh__triangle_of(b, i, t, n, d, v0, p);
 }
 
 /* ---- manifolds ------------------------------------------------------------------------------ */
@@ -505,6 +533,8 @@ typedef struct mesh__collide {
      * triangle's test. */
     physics__poly *other_poly;
     physics__v3 p0, p1; /* the round one's segment */
+    physics__v3 axis[3]; /* a box's axes in the world, and its half sizes along them */
+    float h[3];
     physics__v3 centre;
     float reach; /* how far the body reaches from its centre */
     float radius;
@@ -633,17 +663,42 @@ static int mesh__collide_triangle(void *user, uint32_t t)
 {
     mesh__collide *c = user;
     const physics__mesh *mesh = c->b->mesh[c->mesh];
-    physics__poly tp;
-    mesh__triangle(c->b, c->mesh, t, &tp);
-    const float front = v3_dot(tp.n[0], c->centre) - tp.d[0];
+    physics__v3 n, v0;
+    float d;
+    mesh__plane(c->b, c->mesh, t, &n, &d, &v0);
+    const float front = v3_dot(n, c->centre) - d;
     /* One-sided: a body wholly behind the triangle's plane is not pushed through it. */
     if (front < -c->reach)
         return 0;
     /* Wholly in front of it past the margin (its bounding ball, with a little slack for
-     * rounding): the plane separates them and no test below would find a point. Most triangles
-     * under a body's box are these (the body over a slope, or still falling). */
+     * rounding): the plane separates them and no test below would find a point. */
     if (front > (c->reach + c->margin) * 1.01f + 1e-3f)
         return 0;
+    /* The same with the body's lowest point along the normal instead of its ball: most triangles
+     * under a body's box that come this far are still clear of it (a box or capsule lying flat
+     * reaches down far less than its ball). Every test below measures the body against the
+     * triangle's plane first and finds nothing past the margin, so this skips only what they would
+     * skip; PHYSICS_PLANE_SLACK keeps their rounding on the safe side. */
+    float lowest;
+    if (!c->poly) {
+        lowest = f_min(v3_dot(n, c->p0), v3_dot(n, c->p1)) - c->radius;
+    } else if (c->b->shape[c->other] == CT_BODY_BOX) {
+        lowest = v3_dot(n, c->centre) - c->h[0] * fabsf(v3_dot(c->axis[0], n)) -
+                 c->h[1] * fabsf(v3_dot(c->axis[1], n)) - c->h[2] * fabsf(v3_dot(c->axis[2], n));
+    } else {
+        /* A hull's corners. */
+        if (!c->poly_ready) {
+            physics__poly_of(c->b, c->other, c->other_poly);
+            c->poly_ready = true;
+        }
+        lowest = INFINITY;
+        for (uint32_t k = 0; k < c->other_poly->nv; k++)
+            lowest = f_min(lowest, v3_dot(n, c->other_poly->v[k]));
+    }
+    if (lowest - d > c->margin + PHYSICS_PLANE_SLACK)
+        return 0;
+    physics__poly tp;
+    mesh__triangle_of(c->b, c->mesh, t, n, d, v0, &tp);
     /* The body's polytope when a first triangle comes near it (most pairs of a body over a
      * mesh find none some steps). */
     if (c->poly && !c->poly_ready) {
@@ -739,6 +794,12 @@ uint32_t physics__mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t 
     if (!c.poly) {
         physics__round_segment(b, oi, &c.p0, &c.p1);
         c.radius = b->radius[oi];
+    } else if (so == CT_BODY_BOX) {
+        const physics__quat qo = b->rotation[oi];
+        c.axis[0] = quat_rotate(qo, v3(1, 0, 0));
+        c.axis[1] = quat_rotate(qo, v3(0, 1, 0));
+        c.axis[2] = quat_rotate(qo, v3(0, 0, 1));
+        c.h[0] = b->half[oi].x, c.h[1] = b->half[oi].y, c.h[2] = b->half[oi].z;
     }
     /* The other body's box in the mesh's frame. */
     const physics__quat q = b->rotation[mi];

@@ -152,29 +152,13 @@ typedef struct rigid__narrow_job {
  * stopped is pulled back by less than that. */
 #define RIGID_ANCHOR_SLIP 0.005f
 
-static inline physics__quat rigid__qmul(physics__quat a, physics__quat b)
-{
-    return (physics__quat){a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                           a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                           a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-                           a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-static inline physics__quat rigid__qconj(physics__quat q)
-{
-    return (physics__quat){-q.x, -q.y, -q.z, q.w};
-}
-static inline float rigid__qdot(physics__quat a, physics__quat b)
-{
-    return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
-}
-
 /* Whether the manifolds of pair (i, j) found at geometry g of an earlier step may be used again:
  * the bodies are still near that pose. */
 static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
                               const physics__rigid_geo *g)
 {
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
-    const float ca = rigid__qdot(qa, g->qa), cb = rigid__qdot(qb, g->qb);
+    const float ca = quat_dot(qa, g->qa), cb = quat_dot(qb, g->qb);
     if (f_min(ca * ca, cb * cb) <= RIGID_RECYCLE_COS2)
         return false;
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
@@ -183,8 +167,8 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     if (dist2 >= RIGID_RECYCLE_DISTANCE * RIGID_RECYCLE_DISTANCE)
         return false;
     /* The relative turn since then, and how far it can move a far corner of either body. */
-    const physics__quat qr = rigid__qmul(rigid__qconj(rigid__qmul(rigid__qconj(g->qa), g->qb)),
-                                         rigid__qmul(rigid__qconj(qa), qb));
+    const physics__quat qr =
+        quat_mul(quat_conj(quat_mul(quat_conj(g->qa), g->qb)), quat_mul(quat_conj(qa), qb));
     const physics__v3 ea = b->kind[i] != CT_BODY_STATIC ? b->half[i] : v3(0, 0, 0);
     const physics__v3 eb = b->kind[j] != CT_BODY_STATIC ? b->half[j] : v3(0, 0, 0);
     const physics__v3 e = v3_max(ea, eb), r = v3(fabsf(qr.x), fabsf(qr.y), fabsf(qr.z));
@@ -202,8 +186,7 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
     const physics__v3 d = v3_sub(b->position[j], b->position[i]), gd = physics__rigid_geo_d(g);
     /* Each point's separation follows the bodies: their offset and the turn of its anchors. */
-    const physics__quat ta = rigid__qmul(qa, rigid__qconj(g->qa)),
-                        tb = rigid__qmul(qb, rigid__qconj(g->qb));
+    const physics__quat ta = quat_mul(qa, quat_conj(g->qa)), tb = quat_mul(qb, quat_conj(g->qb));
     m->normal = g->normal;
     m->count = old->count;
     physics__v3 slid = v3(0, 0, 0);
@@ -523,8 +506,8 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         /* The anchor: b's point at the centre from a's (one point where the manifold was found,
          * so zero for one found this step), along the tangents. */
         const physics__rigid_geo *g = &r->geo[k];
-        const physics__quat ta = rigid__qmul(b->rotation[i], rigid__qconj(g->qa)),
-                            tb = rigid__qmul(b->rotation[j], rigid__qconj(g->qb));
+        const physics__quat ta = quat_mul(b->rotation[i], quat_conj(g->qa)),
+                            tb = quat_mul(b->rotation[j], quat_conj(g->qb));
         const physics__v3 slid = v3_add(v3_sub(b->position[j], b->position[i]),
                                         v3_sub(quat_rotate(tb, cb), quat_rotate(ta, ca)));
         c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);
@@ -588,7 +571,10 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
         for (uint32_t pk = first; pk < last; pk++)
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                r->ends[n] = (physics__pair){order[pk].a, order[pk].b};
+                /* (What the colouring reads: a body that does not move is the spare body.) */
+                const uint32_t a = order[pk].a, b = order[pk].b, spare = job->s->bodies.n;
+                r->ends[n] = (physics__pair){r->body[a].inv_mass > 0.0f ? a : spare,
+                                             r->body[b].inv_mass > 0.0f ? b : spare};
                 physics__rigid_contact *c = &r->contact[n++];
                 rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
                 bouncy |= c->restitution > 0.0f;
@@ -706,12 +692,12 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-/* (On any threads, a slice of bodies each.) */
-static void rigid__integrate_velocities(physics__scene *s, float h)
+/* A stage of fn over the slices of bodies (on any threads, a slice each). */
+static void rigid__body_stage(physics__scene *s, ct_range_f fn, float h)
 {
-    rigid__body_job job = {s, h};
-    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__velocities_range, &job);
+    const rigid__body_job job = {s, h};
+    physics__stages_add(&s->rigid.stages, s->a, fn, (void *)&job, sizeof job,
+                        (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
 }
 
 /* Contact c's impulses of the last substep (or step), applied again. Two ways to save this walk
@@ -824,11 +810,33 @@ static void rigid__positions_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
-static void rigid__integrate_positions(physics__scene *s, float h)
+/* The joints' warm start, or a pass of them (pushing or relaxing): one stage, one thread. */
+typedef struct rigid__joint_job {
+    physics__scene *s;
+    float h;
+    int mode; /* PHYSICS_WIDE_WARM, _PUSH, _RELAX, or RIGID_JOINTS_END (their forces) */
+} rigid__joint_job;
+#define RIGID_JOINTS_END 3
+
+static void rigid__joints_range(void *user, uint32_t begin, uint32_t end)
 {
-    rigid__body_job job = {s, h};
-    physics__pool_run(s->pool, (s->bodies.n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__positions_range, &job);
+    (void)begin;
+    (void)end;
+    const rigid__joint_job *job = user;
+    if (job->mode == PHYSICS_WIDE_WARM)
+        physics__joints_warm_start(job->s);
+    else if (job->mode == RIGID_JOINTS_END)
+        physics__joints_end(job->s, job->h);
+    else
+        physics__joints_solve(job->s, job->h, job->mode == PHYSICS_WIDE_PUSH);
+}
+
+static void rigid__joint_stage(physics__scene *s, float h, int mode)
+{
+    const rigid__joint_job job = {s, h, mode};
+    if (s->joints.n)
+        physics__stages_add(&s->rigid.stages, s->a, rigid__joints_range, (void *)&job, sizeof job,
+                            1, 0);
 }
 
 /* The solved velocities back to the bodies that move, their world boxes from their new
@@ -875,6 +883,13 @@ static void rigid__restitution(physics__scene *s)
                 p->n.j = j;
             }
     }
+}
+
+static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
+{
+    (void)begin;
+    (void)end;
+    rigid__restitution(user);
 }
 
 /* ---- after the solve -------------------------------------------------------------------------- */
@@ -1159,6 +1174,8 @@ int physics__rigid_step(physics__scene *s, float dt)
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
     if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
         return CT_ERR_NOMEM;
+    /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
+     * when the one before has finished, as if called one after the other. */
     for (uint32_t step = 0; step < substeps; step++) {
         /* Each resting manifold's points are solved first to last, then last to first in the
          * next substep: one sequential pass favours the points it meets first (they push before
@@ -1166,21 +1183,24 @@ int physics__rigid_step(physics__scene *s, float dt)
          * a resting pile, and large_pyramid's rows leaned and turned with it. An impact's points
          * keep their order: its passes (RIGID_IMPACT_PASSES) leave little to favour, and turning
          * them round let a bullet of test_physics_ccd's room through a wall. */
-        r->reverse = (step & 1u) != 0;
-        rigid__integrate_velocities(s, h);
-        physics__joints_warm_start(s);
-        physics__rigid_wide_warm_start(s);
-        physics__rigid_wide_solve(s, inv_h, true);
-        physics__joints_solve(s, h, true);
-        rigid__integrate_positions(s, h);
-        physics__rigid_wide_solve(s, inv_h, false);
-        physics__joints_solve(s, h, false);
+        const bool reverse = (step & 1u) != 0;
+        rigid__body_stage(s, rigid__velocities_range, h);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_WARM);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_WARM, inv_h, reverse);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_PUSH, inv_h, reverse);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_PUSH);
+        rigid__body_stage(s, rigid__positions_range, h);
+        physics__rigid_wide_pass(s, PHYSICS_WIDE_RELAX, inv_h, reverse);
+        rigid__joint_stage(s, h, PHYSICS_WIDE_RELAX);
     }
     physics__rigid_wide_finish(s);
-    physics__joints_end(s, h);
-    rigid__restitution(s);
-    physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
-                      rigid__scatter_range, s);
+    rigid__joint_stage(s, h, RIGID_JOINTS_END);
+    if (r->bouncy)
+        physics__stages_add(&r->stages, s->a, rigid__restitution_range, s, 0, 1, 0);
+    physics__stages_add(&r->stages, s->a, rigid__scatter_range, s, 0,
+                        (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES, 1);
+    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
+        return CT_ERR_NOMEM;
     physics__scene_keep_inside(s);
     if (s->sleeping && rigid__island_contacts(s))
         return CT_ERR_NOMEM;

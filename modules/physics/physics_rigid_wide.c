@@ -234,6 +234,11 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->used, (size_t)r->cap_used * sizeof *r->used);
     if (r->lanes)
         ct_free(s->a, r->lanes, (size_t)r->cap_lanes * sizeof *r->lanes);
+    if (r->slice_lanes)
+        ct_free(s->a, r->slice_lanes, (size_t)r->cap_slice_lanes * sizeof *r->slice_lanes);
+    r->slice_lanes = NULL;
+    r->cap_slice_lanes = 0;
+    physics__stages_free(&r->stages, s->a);
     r->lanes = NULL;
     r->cap_lanes = 0;
     r->block = NULL;
@@ -346,45 +351,81 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
     }
 }
 
+/* The lanes of the contacts of slices [begin, end) of SOLVER_SLICE_PAIRS, each from where its
+ * colours' lanes begin (r->slice_lanes). */
+static void wide__lanes_range(void *user, uint32_t begin, uint32_t end)
+{
+    physics__rigid *r = user;
+    for (uint32_t t = begin; t < end; t++) {
+        uint32_t fill[WIDE_COLOURS];
+        memcpy(fill, r->slice_lanes + (size_t)t * WIDE_COLOURS, sizeof fill);
+        const uint32_t last = (t + 1) * SOLVER_SLICE_PAIRS < r->num_contacts
+                                  ? (t + 1) * SOLVER_SLICE_PAIRS
+                                  : r->num_contacts;
+        for (uint32_t k = t * SOLVER_SLICE_PAIRS; k < last; k++) {
+            const uint32_t colour = r->colour_of[k];
+            if (colour < WIDE_COLOURS)
+                r->lanes[fill[colour]++] = k;
+        }
+    }
+}
+
+/* Colours the contacts (here: each depends on those before it) and adds the stages that fill
+ * the blocks to r->stages: the lanes a slice of contacts a job, then the blocks. */
 int physics__rigid_wide_prepare(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
     const uint32_t n = r->num_contacts, bodies = s->bodies.n;
+    const uint32_t slices = (n + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     if (physics__reserve(s->a, (void **)&r->colour_of, &r->cap_colour_of, n + 1,
                          sizeof *r->colour_of) ||
         physics__reserve(s->a, (void **)&r->overflow, &r->cap_overflow, n + 1,
                          sizeof *r->overflow) ||
-        physics__reserve(s->a, (void **)&r->used, &r->cap_used, bodies + 1, sizeof *r->used))
+        physics__reserve(s->a, (void **)&r->used, &r->cap_used, bodies + 1, sizeof *r->used) ||
+        physics__reserve(s->a, (void **)&r->slice_lanes, &r->cap_slice_lanes,
+                         slices * WIDE_COLOURS + 1, sizeof *r->slice_lanes))
         return CT_ERR_NOMEM;
     memset(r->used, 0, (size_t)(bodies + 1) * sizeof *r->used);
-    uint32_t per[WIDE_COLOURS] = {0};
+    if (slices)
+        memset(r->slice_lanes, 0, (size_t)slices * WIDE_COLOURS * sizeof *r->slice_lanes);
     r->num_overflow = 0;
     /* The colours a body is used in are the bits of its word: the first colour free in both
      * moving bodies is the lowest bit clear in their union (WIDE_COLOURS when all are taken,
-     * since no higher bit is ever set), found in one step instead of a test per colour. */
+     * since no higher bit is ever set), found in one step instead of a test per colour. A body
+     * that does not move is the spare (r->ends), whose word is cleared again after each use. */
     _Static_assert(WIDE_COLOURS < 64, "a body's colours are bits of a uint64_t");
-    for (uint32_t k = 0; k < n; k++) {
-        const physics__pair c = r->ends[k]; /* (the contact's own a, b are far apart) */
-        const bool ma = r->body[c.a].inv_mass > 0.0f, mb = r->body[c.b].inv_mass > 0.0f;
-        const uint64_t taken = (ma ? r->used[c.a] : 0u) | (mb ? r->used[c.b] : 0u);
-        const uint32_t colour = (uint32_t)__builtin_ctzll(~taken);
-        if (colour < WIDE_COLOURS) {
-            if (ma)
-                r->used[c.a] |= 1ull << colour;
-            if (mb)
-                r->used[c.b] |= 1ull << colour;
+    uint64_t *used = r->used;
+    for (uint32_t t = 0; t < slices; t++) {
+        uint32_t *per = r->slice_lanes + (size_t)t * WIDE_COLOURS;
+        const uint32_t last = (t + 1) * SOLVER_SLICE_PAIRS < n ? (t + 1) * SOLVER_SLICE_PAIRS : n;
+        for (uint32_t k = t * SOLVER_SLICE_PAIRS; k < last; k++) {
+            const physics__pair c = r->ends[k]; /* (the contact's own a, b are far apart) */
+            const uint32_t colour = (uint32_t)__builtin_ctzll(~(used[c.a] | used[c.b]));
+            r->colour_of[k] = colour;
+            if (colour < WIDE_COLOURS) {
+                used[c.a] |= 1ull << colour;
+                used[c.b] |= 1ull << colour;
+                used[bodies] = 0;
+                per[colour]++;
+            } else {
+                r->overflow[r->num_overflow++] = k;
+            }
         }
-        r->colour_of[k] = colour;
-        if (colour == WIDE_COLOURS)
-            r->overflow[r->num_overflow++] = k;
-        else
-            per[colour]++;
     }
-    uint32_t blocks = 0, colours = 0;
+    uint32_t blocks = 0, colours = 0, total_of[WIDE_COLOURS];
     for (uint32_t c = 0; c < WIDE_COLOURS; c++) {
         r->colour_start[c] = blocks;
-        blocks += (per[c] + 3u) / 4u;
-        if (per[c])
+        /* Each slice's count of the colour becomes where its lanes begin. */
+        uint32_t total = 0;
+        for (uint32_t t = 0; t < slices; t++) {
+            uint32_t *at = &r->slice_lanes[(size_t)t * WIDE_COLOURS + c];
+            const uint32_t count = *at;
+            *at = 4 * blocks + total;
+            total += count;
+        }
+        total_of[c] = total;
+        blocks += (total + 3u) / 4u;
+        if (total)
             colours = c + 1;
     }
     r->colour_start[WIDE_COLOURS] = blocks;
@@ -394,20 +435,13 @@ int physics__rigid_wide_prepare(physics__scene *s)
         physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
                          sizeof *r->lanes))
         return CT_ERR_NOMEM;
-    /* Which contact each lane holds, in order here (padding lanes: none), into a compact list (the
-     * blocks themselves are far apart); the lanes are filled on any threads. */
-    uint32_t fill[WIDE_COLOURS];
+    /* A colour's padding lanes (past its contacts, to its last block's end): none. */
     for (uint32_t c = 0; c < WIDE_COLOURS; c++)
-        fill[c] = 4 * r->colour_start[c];
-    for (uint32_t k = 0; k < n; k++) {
-        const uint32_t colour = r->colour_of[k];
-        if (colour < WIDE_COLOURS)
-            r->lanes[fill[colour]++] = k;
-    }
-    for (uint32_t c = 0; c < WIDE_COLOURS; c++)
-        for (uint32_t at = fill[c]; at % 4u; at++)
+        for (uint32_t at = 4 * r->colour_start[c] + total_of[c]; at % 4u; at++)
             r->lanes[at] = UINT32_MAX;
-    physics__pool_run(s->pool, (blocks + WIDE_SLICE - 1) / WIDE_SLICE, wide__fill_range, r);
+    physics__stages_add(&r->stages, s->a, wide__lanes_range, r, 0, slices, 1);
+    physics__stages_add(&r->stages, s->a, wide__fill_range, r, 0,
+                        (blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
     return 0;
 }
 
@@ -415,7 +449,8 @@ typedef struct wide__job {
     physics__rigid *r;
     uint32_t first, last; /* blocks */
     float inv_h;
-    int mode; /* 0 warm start, 1 push, 2 relax */
+    int mode;     /* PHYSICS_WIDE_WARM, _PUSH or _RELAX */
+    bool reverse; /* this substep's order of a resting manifold's points (physics_rigid.c) */
 } wide__job;
 
 static void wide__range(void *user, uint32_t begin, uint32_t end)
@@ -426,51 +461,51 @@ static void wide__range(void *user, uint32_t begin, uint32_t end)
     if (to > job->last)
         to = job->last;
     for (uint32_t k = from; k < to; k++) {
-        if (job->mode == 0)
+        if (job->mode == PHYSICS_WIDE_WARM)
             wide__warm_block(&job->r->block[k], job->r->body);
         else
-            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h, job->mode == 1,
-                              job->r->reverse);
+            wide__solve_block(&job->r->block[k], job->r->body, job->inv_h,
+                              job->mode == PHYSICS_WIDE_PUSH, job->reverse);
     }
 }
 
-static void wide__colours(physics__scene *s, float inv_h, int mode)
+/* The contacts that found no colour, one by one (one thread). */
+static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
 {
-    physics__rigid *r = &s->rigid;
-    for (uint32_t c = 0; c < r->num_colours; c++) {
-        wide__job job = {r, r->colour_start[c], r->colour_start[c + 1], inv_h, mode};
-        const uint32_t count = job.last - job.first;
-        const uint32_t slices = (count + WIDE_SLICE - 1) / WIDE_SLICE;
-        if (count >= WIDE_POOLED)
-            physics__pool_run(s->pool, slices, wide__range, &job);
-        else
-            wide__range(&job, 0, slices);
-    }
-}
-
-void physics__rigid_wide_warm_start(physics__scene *s)
-{
-    physics__rigid *r = &s->rigid;
-    for (uint32_t k = 0; k < r->num_overflow; k++) {
-        const physics__rigid_contact *c = &r->contact[r->overflow[k]];
-        physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
-    }
-    wide__colours(s, 0.0f, 0);
-}
-
-void physics__rigid_wide_solve(physics__scene *s, float inv_h, bool use_bias)
-{
-    physics__rigid *r = &s->rigid;
+    (void)begin;
+    (void)end;
+    const wide__job *job = user;
+    physics__rigid *r = job->r;
     for (uint32_t k = 0; k < r->num_overflow; k++) {
         physics__rigid_contact *c = &r->contact[r->overflow[k]];
-        physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], inv_h, use_bias,
-                                     r->reverse);
+        if (job->mode == PHYSICS_WIDE_WARM)
+            physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
+        else
+            physics__rigid_solve_contact(c, &r->body[c->a], &r->body[c->b], job->inv_h,
+                                         job->mode == PHYSICS_WIDE_PUSH, job->reverse);
     }
-    wide__colours(s, inv_h, use_bias ? 1 : 2);
+}
+
+/* The overflow first, then the colours in order, a stage each; a colour of fewer than
+ * WIDE_POOLED blocks is one item (one thread). */
+void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse)
+{
+    physics__rigid *r = &s->rigid;
+    if (r->num_overflow) {
+        const wide__job job = {r, 0, 0, inv_h, mode, reverse};
+        physics__stages_add(&r->stages, s->a, wide__overflow_range, (void *)&job, sizeof job, 1, 0);
+    }
+    for (uint32_t c = 0; c < r->num_colours; c++) {
+        const uint32_t first = r->colour_start[c], last = r->colour_start[c + 1];
+        const wide__job job = {r, first, last, inv_h, mode, reverse};
+        physics__stages_add(&r->stages, s->a, wide__range, (void *)&job, sizeof job,
+                            (last - first + WIDE_SLICE - 1) / WIDE_SLICE,
+                            last - first >= WIDE_POOLED ? 1u : 0u);
+    }
 }
 
 void physics__rigid_wide_finish(physics__scene *s)
 {
-    physics__pool_run(s->pool, (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE,
-                      wide__finish_range, &s->rigid);
+    physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
+                        (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
 }

@@ -15,117 +15,11 @@ import json
 import math
 import os
 import re
-import shutil
-import socket
-import struct
-import subprocess
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-
-
-ENGINE_LOG = []  # the running engine's log, shown when a check fails
-
-
-def fail(msg):
-    print("FAIL: " + msg)
-    for path in ENGINE_LOG:
-        if os.path.exists(path):
-            print("---- the engine's log (last 40 lines) ----")
-            print("\n".join(open(path).read().splitlines()[-40:]))
-    sys.exit(1)
-
-
-def check(cond, msg):
-    if not cond:
-        fail(msg)
-    print("ok: " + msg)
-
-
-class Console:
-    """The engine's console: [type u32 BE][length u32 BE][JSON] frames (kernel/console)."""
-
-    def __init__(self, port):
-        self.s = socket.create_connection(("127.0.0.1", port), timeout=20)
-        self.read()  # hello
-
-    def read(self):
-        head = self._exact(8)
-        _, n = struct.unpack(">II", head)
-        return json.loads(self._exact(n))
-
-    def _exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            chunk = self.s.recv(n - len(buf))
-            if not chunk:
-                raise RuntimeError("the console closed")
-            buf += chunk
-        return buf
-
-    def lua(self, code):
-        body = json.dumps({"type": "script", "script": code}).encode()
-        self.s.sendall(struct.pack(">II", 0, len(body)) + body)
-        while True:
-            m = self.read()
-            if m.get("type") == "script":
-                if not m.get("ok", True) or "error" in m:
-                    fail("console script failed: %s" % m.get("error"))
-                return m.get("results", [])
-
-
-def make_project(src, tmp):
-    proj = os.path.join(tmp, "yard")
-    shutil.copytree(os.path.join(src, "tests/editor/project"), proj)
-    demo = os.path.join(src, "projects/demo")
-    # Only what the yard draws: the demo's crate, floor and marker meshes and materials.
-    for sub, names in (("meshes", ("crate.mesh", "crate.obj", "floor.mesh", "floor.obj", "marker.mesh",
-                                   "marker.obj")),
-                       ("materials", ("wood.material", "floor.material", "marker.material"))):
-        os.makedirs(os.path.join(proj, sub))
-        for name in names:
-            shutil.copy(os.path.join(demo, sub, name), os.path.join(proj, sub))
-    shutil.copy(os.path.join(demo, "default.render_config"), proj)
-    return proj
-
-
-def start_engine(build, proj, extra_env=None):
-    env = dict(os.environ, CUTTLE_LOG="info", **(extra_env or {}))
-    log = open(os.path.join(proj, "engine.log"), "w")
-    ENGINE_LOG[:] = [log.name]
-    proc = subprocess.Popen([os.path.join(build, "kernel/cuttle"), "--project", proj, "--modules",
-                             os.path.join(build, "modules"), "--console", "0",
-                             "--editor", "0", "levels/yard"],
-                            stdout=subprocess.PIPE, stderr=log, text=True, env=env)
-    editor_port = console_port = None
-    deadline = time.time() + 60
-    while time.time() < deadline and not (editor_port and console_port):
-        line = proc.stdout.readline()
-        if not line:
-            break
-        m = re.search(r"editor: http://127\.0\.0\.1:(\d+)/", line)
-        if m:
-            editor_port = int(m.group(1))
-        m = re.search(r"console: listening on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            console_port = int(m.group(1))
-    if not (editor_port and console_port):
-        proc.kill()
-        log.close()
-        fail("the engine did not start its editor and console:\n" + open(log.name).read()[-3000:])
-    return proc, editor_port, console_port
-
-
-def stop_engine(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+from editor_fixture import ENGINE_LOG, Console, Yard, check, compile_project, skip_without_chromium  # noqa: E402
 
 
 def world_position(con, guid):
@@ -271,19 +165,14 @@ def compiled_yard(proj):
 
 def main():
     src, build, out = sys.argv[1:4]
-    if not cdp.find_chromium():
-        print("SKIP: no chromium (scripts/setup.sh installs it: CUTTLE_TEST_PACKAGES)")
-        sys.exit(77)
+    skip_without_chromium()
     os.makedirs(out, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="cuttle-editor-test-")
-    proc = None
-    try:
-        proj = make_project(src, tmp)
-        r = subprocess.run([os.path.join(build, "tools/cuttle-compile/cuttle-compile"), "--project", proj,
-                            "--modules", os.path.join(build, "modules")], capture_output=True, text=True)
+    with Yard(src, build, "cuttle-editor-test-") as yard:
+        proj = yard.proj
+        r = compile_project(build, proj)
         check(r.returncode == 0, "the yard compiles (%s)" % r.stderr.strip()[-200:])
         original = open(os.path.join(proj, "levels/yard.level")).read()
-        proc, port, console_port = start_engine(build, proj)
+        port, console_port = yard.start()
         con = Console(console_port)
         url = "http://127.0.0.1:%d/" % port
         with cdp.Browser() as browser:
@@ -531,13 +420,8 @@ def main():
                   "(the last shows edit %d)" % (len(log), log[-1][1] if log else -1))
             a.screenshot(os.path.join(out, "editor-session.png"))
             print("screenshots: " + ", ".join(sorted(f for f in os.listdir(out) if f.startswith("editor-"))))
-        stop_engine(proc)
-        proc = None
+        yard.stop()
         print("PASS")
-    finally:
-        if proc:
-            stop_engine(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

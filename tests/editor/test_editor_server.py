@@ -12,16 +12,14 @@ import base64
 import json
 import os
 import re
-import shutil
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_editor_browser import Console, check, fail, make_project, start_engine, stop_engine  # noqa: E402
+from editor_fixture import Console, Yard, check, compile_project, fail  # noqa: E402
 
 
 class Page:
@@ -117,14 +115,11 @@ def http(port, request):
 
 def main():
     src, build = sys.argv[1:3]
-    tmp = tempfile.mkdtemp(prefix="cuttle-editor-server-")
-    proc = None
-    try:
-        proj = make_project(src, tmp)
-        r = subprocess.run([os.path.join(build, "tools/cuttle-compile/cuttle-compile"), "--project", proj,
-                            "--modules", os.path.join(build, "modules")], capture_output=True, text=True)
+    with Yard(src, build, "cuttle-editor-server-") as yard:
+        proj = yard.proj
+        r = compile_project(build, proj)
         check(r.returncode == 0, "the yard compiles")
-        proc, port, console_port = start_engine(build, proj)
+        port, console_port = yard.start()
         log = os.path.join(proj, "engine.log")
         con = Console(console_port)
 
@@ -241,9 +236,9 @@ def main():
             {"op": "set", "object": tall, "key": "components.transform.position", "value": {"vec3": [7, 1, 7]}}]})
         a.until("history")
         a.s.close()
-        proc.kill()
-        proc.wait()
-        proc, port, console_port = start_engine(build, proj)
+        yard.proc.kill()
+        yard.proc.wait()
+        port, console_port = yard.start()
         con = Console(console_port)
         alice = Page(port, "alice")
         w = alice.until("welcome")
@@ -261,17 +256,15 @@ def main():
         r = alice.until("reloaded")
         check(came == [("components.body.friction", 0.9)] and r["changes"] == 1,
               "reload brought in the one change the merge made: %s" % came)
-        stop_engine(proc)
-        proc = None
+        yard.stop()
 
         # A token: without it, 401; another bind address without one refuses to start.
-        proc, port, _ = start_engine(build, proj, {"CUTTLE_EDITOR_TOKEN": "s3cret"})
+        port, _ = yard.start({"CUTTLE_EDITOR_TOKEN": "s3cret"})
         status, _ = http(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         check(status == 401, "with a token, a page without it gets 401")
         status, _ = http(port, "GET /?token=s3cret HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         check(status == 200, "with the token, the page is served")
-        stop_engine(proc)
-        proc = None
+        yard.stop()
         r = subprocess.run([os.path.join(build, "kernel/cuttle"), "--project", proj, "--modules",
                             os.path.join(build, "modules"), "--editor", "0", "--editor-bind", "0.0.0.0",
                             "levels/yard"], capture_output=True, text=True, timeout=60,
@@ -279,10 +272,6 @@ def main():
         check(r.returncode == 1 and "needs a token (--editor-token" in r.stderr,
               "binding 0.0.0.0 without a token is refused: %s" % r.stderr.strip().splitlines()[-1:])
         print("PASS")
-    finally:
-        if proc:
-            stop_engine(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -10,15 +10,12 @@ Usage: test_editor_shapes.py SOURCE_DIR BUILD_DIR OUT_DIR
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
-from test_editor_browser import (Console, check, entity_count, make_project, object_by_name,  # noqa: E402
-                                 start_engine, stop_engine)
+from editor_fixture import Console, Yard, check, compile_project, skip_without_chromium  # noqa: E402
+from test_editor_browser import entity_count, object_by_name  # noqa: E402
 
 SHAPES_LEVEL = """// The editor's shapes test: a floor, a hull rock and a compound table.
 entities = [
@@ -70,20 +67,15 @@ def fields_of(page):
 
 def main():
     src, build, out = sys.argv[1:4]
-    if not cdp.find_chromium():
-        print("SKIP: no chromium (scripts/setup.sh installs it: CUTTLE_TEST_PACKAGES)")
-        sys.exit(77)
+    skip_without_chromium()
     os.makedirs(out, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="cuttle-editor-shapes-")
-    proc = None
-    try:
-        proj = make_project(src, tmp)
+    with Yard(src, build, "cuttle-editor-shapes-") as yard:
+        proj = yard.proj
         with open(os.path.join(proj, "levels/yard.level"), "w") as f:
             f.write(SHAPES_LEVEL)
-        r = subprocess.run([os.path.join(build, "tools/cuttle-compile/cuttle-compile"), "--project", proj,
-                            "--modules", os.path.join(build, "modules")], capture_output=True, text=True)
+        r = compile_project(build, proj)
         check(r.returncode == 0, "the level of a hull and a compound compiles (%s)" % r.stderr.strip()[-300:])
-        proc, port, console_port = start_engine(build, proj)
+        port, console_port = yard.start()
         con = Console(console_port)
         with cdp.Browser() as browser:
             a = browser.new_page("http://127.0.0.1:%d/?user=alice" % port)
@@ -132,13 +124,8 @@ def main():
             saved = open(os.path.join(proj, "levels/yard.level")).read()
             check('type = "hull"' in saved and 'type = "compound"' in saved and "mass = 35" in saved,
                   "the saved file keeps the hull, the compound and the new mass")
-        stop_engine(proc)
-        proc = None
+        yard.stop()
         print("PASS")
-    finally:
-        if proc:
-            stop_engine(proc)
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

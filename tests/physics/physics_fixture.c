@@ -6,6 +6,10 @@
 #include <cmocka.h>
 
 #include "physics_fixture.h"
+#include "physics_hull.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 #ifndef PHYSICS_FIXTURE_NO_JOBS
 #include "base/jobs.h"
@@ -73,6 +77,103 @@ void run(physics__scene *s, int steps)
 {
     for (int k = 0; k < steps; k++)
         assert_int_equal(physics__scene_step(s, 1.0f / 60.0f), 0);
+}
+
+ct_rigid_body_desc_t cube(float x, float y, float z, float h)
+{
+    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                  .shape = CT_BODY_BOX,
+                                  .half_extents = {h, h, h},
+                                  .mass = 1.0f,
+                                  .friction = 0.6f,
+                                  .position = {x, y, z}};
+}
+
+void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
+{
+    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
+}
+
+void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float amp,
+                   float restitution, float x0, float z0)
+{
+    const uint32_t side = n + 1;
+    float *heights = ct_alloc(&alloc.base, (size_t)side * side * sizeof *heights);
+    assert_non_null(heights);
+    for (uint32_t z = 0; z < side; z++)
+        for (uint32_t x = 0; x < side; x++)
+            heights[z * side + x] = amp * sinf(0.6f * (float)x) * cosf(0.5f * (float)z);
+    float *v;
+    uint32_t *ix;
+    assert_null(physics__height_field_mesh(&alloc.base, heights, side, side, cell, cell, &v, &ix));
+    physics__mesh *m;
+    char reason[160];
+    assert_null(
+        physics__mesh_build(&alloc.base, v, side * side, ix, n * n * 2, &m, reason, sizeof reason));
+    ct_free(&alloc.base, heights, (size_t)side * side * sizeof *heights);
+    ct_free(&alloc.base, v, (size_t)side * side * 3 * sizeof *v);
+    ct_free(&alloc.base, ix, (size_t)n * n * 6 * sizeof *ix);
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_MESH,
+                                    .friction = 0.5f,
+                                    .restitution = restitution,
+                                    .position = {x0, 0, z0}};
+    assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){id}, &d, m), 0);
+}
+
+void add_shape_pile(physics__scene *s, uint32_t first_id)
+{
+    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
+    uint32_t id = first_id;
+    for (int x = -3; x <= 3; x++)
+        for (int y = 0; y < 4; y++)
+            for (int z = -3; z <= 3; z++) {
+                ct_rigid_body_desc_t d = {
+                    .kind = CT_BODY_DYNAMIC,
+                    .mass = 1,
+                    .friction = 0.5f,
+                    .restitution = 0.3f,
+                    .position = {3.5f * (float)x, 4.0f + 2.0f * (float)y, 3.5f * (float)z}};
+                if (y == 3) {
+                    d.shape = CT_BODY_HULL;
+                    physics__hull *h = ct_alloc(&alloc.base, sizeof *h);
+                    assert_non_null(h);
+                    char reason[128];
+                    assert_null(physics__hull_build(h, pyramid, 5, reason, sizeof reason));
+                    assert_int_equal(
+                        physics__bodies_add_hull(&s->bodies, (ct_entity_t){id++}, &d, h), 0);
+                    continue;
+                }
+                d.shape = y == 0 ? CT_BODY_BOX : y == 1 ? CT_BODY_SPHERE : CT_BODY_CAPSULE;
+                d.half_extents[0] = 0.5f, d.half_extents[1] = 0.75f, d.half_extents[2] = 1.0f;
+                d.radius = 0.5f, d.half_height = 0.75f;
+                add(s, id++, d);
+            }
+}
+
+uint8_t *save_snapshot(physics__scene *s, uint32_t *size)
+{
+    *size = physics__snapshot_size(s, NULL);
+    uint8_t *snap = malloc(*size);
+    assert_non_null(snap);
+    assert_int_equal(physics__snapshot_save(s, NULL, snap, *size), *size);
+    return snap;
+}
+
+void run_recording(physics__scene *s, int steps, uint64_t *hashes)
+{
+    for (int k = 0; k < steps; k++) {
+        run(s, 1);
+        hashes[k] = physics__state_hash(s, NULL, NULL);
+    }
+}
+
+void run_matching(physics__scene *s, int steps, const uint64_t *hashes)
+{
+    for (int k = 0; k < steps; k++) {
+        run(s, 1);
+        assert_true(physics__state_hash(s, NULL, NULL) == hashes[k]);
+    }
 }
 
 /* Built with PHYSICS_FIXTURE_NO_JOBS (the clang builds of the hash tests, which link no kernel)

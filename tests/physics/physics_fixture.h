@@ -1,8 +1,9 @@
 /* What the kernel-free physics tests (test_physics_core, _rigid, _ccd, _shapes, each also built on
  * the plain C lanes or at -O0) share: a counting allocator that every test must leave empty, the
  * pool they hand to scenes (zero: serial; two_threads: the kernel's job service on two threads,
- * the one piece of the kernel they link), and the small generator of their random scenes. One
- * copy, compiled into each of them with its own flags (physics_fixture.c). */
+ * the one piece of the kernel they link), the small generator of their random scenes, and the
+ * bodies, scenes and rollback steps more than one of them builds. One copy, compiled into each of
+ * them with its own flags (physics_fixture.c). */
 #ifndef PHYSICS_FIXTURE_H
 #define PHYSICS_FIXTURE_H
 
@@ -31,6 +32,30 @@ void on_ground(physics__scene *s, float half, bool sleeping);
 uint32_t at(const physics__scene *s, uint32_t id);
 /* `steps` steps of 1/60 s, each one asserted to succeed. */
 void run(physics__scene *s, int steps);
+
+/* A dynamic cube of half size h at (x, y, z): mass 1, friction 0.6. */
+ct_rigid_body_desc_t cube(float x, float y, float z, float h);
+/* Entity `id` added to s as the rigid body d (asserted to succeed). */
+void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d);
+
+/* Entity `id` added to s as a static mesh (friction 0.5, the restitution given) of a wavy height
+ * field of n x n cells of `cell` m, heights amp sin(0.6 x) cos(0.5 z) at sample (x, z), placed at
+ * (x0, 0, z0). */
+void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float amp,
+                   float restitution, float x0, float z0);
+/* The shapes of Jolt's ConvexVsMesh, smaller, as entities first_id .. first_id + 195: 7 x 7
+ * columns 3.5 m apart of a box (half extents 0.5, 0.75, 1), a ball (0.5), a capsule (radius 0.5,
+ * half height 0.75) and a hull pyramid (a square of half diagonal 1, 1 high) from 4 m up, 2 m
+ * apart; mass 1, friction 0.5, restitution 0.3. */
+void add_shape_pile(physics__scene *s, uint32_t first_id);
+
+/* Rollback: a snapshot of s (physics__snapshot_save, asserted whole) in a block of malloc's that
+ * the caller frees; its size in *size. */
+uint8_t *save_snapshot(physics__scene *s, uint32_t *size);
+/* `steps` steps one at a time, the state hash after each into hashes[0 .. steps - 1]. */
+void run_recording(physics__scene *s, int steps, uint64_t *hashes);
+/* `steps` steps one at a time, each asserted to end on the hash run_recording gave. */
+void run_matching(physics__scene *s, int steps, const uint64_t *hashes);
 
 /* Starts the job service on two threads and points two_threads at it: non-zero when it could not.
  * physics_fixture_stop ends it (after the last test). */

@@ -416,6 +416,21 @@ typedef struct held {
     float in_after_hit; /* the fastest it went at the floor at the end of a step a sweep hit */
 } held;
 
+/* Jolt's HighSpeed capsule (radius 0.125, half height 0.5, density 1000, friction 0.75,
+ * restitution 0.95) at the origin, still. */
+static ct_rigid_body_desc_t jolt_capsule(void)
+{
+    const float pi = 3.14159265f;
+    return (ct_rigid_body_desc_t){
+        .kind = CT_BODY_DYNAMIC,
+        .shape = CT_BODY_CAPSULE,
+        .radius = 0.125f,
+        .half_height = 0.5f,
+        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
+        .friction = 0.75f,
+        .restitution = 0.95f};
+}
+
 static held spinning_capsule(physics__quat turn)
 {
     physics__scene s;
@@ -430,15 +445,7 @@ static held spinning_capsule(physics__quat turn)
     v3_store(v3_scale(up, -0.2f), floor.position);
     memcpy(floor.rotation, &(float[4]){turn.x, turn.y, turn.z, turn.w}, sizeof floor.rotation);
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
-    const float pi = 3.14159265f;
-    ct_rigid_body_desc_t d = {
-        .kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_CAPSULE,
-        .radius = 0.125f,
-        .half_height = 0.5f,
-        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
-        .friction = 0.75f,
-        .restitution = 0.95f};
+    ct_rigid_body_desc_t d = jolt_capsule();
     const physics__quat q = quat_normalize(
         quat_mul(turn, (physics__quat){0.555861f, 0.374716f, -0.730885f, 0.128112f}));
     memcpy(d.rotation, &(float[4]){q.x, q.y, q.z, q.w}, sizeof d.rotation);
@@ -505,19 +512,11 @@ static void inside_a_slab(uint32_t *inside, uint32_t *flips, float *end_y)
                                         .restitution = 1.0f,
                                         .friction = 1.0f};
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){GROUND}, &floor), 0);
-    const float pi = 3.14159265f;
-    const ct_rigid_body_desc_t d = {
-        .kind = CT_BODY_DYNAMIC,
-        .shape = CT_BODY_CAPSULE,
-        .radius = 0.125f,
-        .half_height = 0.5f,
-        .mass = 1000.0f * (pi * 0.125f * 0.125f + 4.0f / 3.0f * pi * 0.125f * 0.125f * 0.125f),
-        .friction = 0.75f,
-        .restitution = 0.95f,
-        .position = {0.0f, -0.2461f, 0.0f},
-        .rotation = {0.381241f, -0.629741f, 0.670437f, -0.092713f},
-        .velocity = {-11.597f, 36.676f, 1.204f},
-        .angular_velocity = {54.98f, -41.86f, 31.29f}};
+    ct_rigid_body_desc_t d = jolt_capsule();
+    v3_store(v3(0.0f, -0.2461f, 0.0f), d.position);
+    memcpy(d.rotation, (float[4]){0.381241f, -0.629741f, 0.670437f, -0.092713f}, sizeof d.rotation);
+    v3_store(v3(-11.597f, 36.676f, 1.204f), d.velocity);
+    v3_store(v3(54.98f, -41.86f, 31.29f), d.angular_velocity);
     assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){BULLET}, &d), 0);
     *inside = *flips = 0;
     float was = d.velocity[1];

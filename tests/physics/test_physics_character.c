@@ -29,7 +29,7 @@ static const float step = 1.0f / 60.0f;
 /* The test's scene: a floor whose top is y = 0 and what else a test adds; entities to destroy. */
 typedef struct scene {
     ct_world_o *w;
-    ct_entity_t e[32];
+    ct_entity_t e[64];
     uint32_t n;
 } scene;
 
@@ -80,6 +80,20 @@ static ct_entity_t add_character(scene *s, float x, float y, float z)
     assert_int_equal(p4->add_character(s->w, e, &d), 0);
     s->e[s->n++] = e;
     return e;
+}
+
+/* A kinematic platform 0.5 m thick, `half` m across each way from its centre (0, 1, 0) (its top at
+ * y = 1.25), friction 0.5, moving at vx along x and turning at wy about y. */
+static ct_entity_t add_platform(scene *s, float half, float vx, float wy)
+{
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {half, 0.25f, half},
+                                    .friction = 0.5f,
+                                    .position = {0, 1.0f, 0},
+                                    .velocity = {vx, 0, 0},
+                                    .angular_velocity = {0, wy, 0}};
+    return add(s, &d);
 }
 
 /* Walks e with (vx, vz) for n steps, the game's gravity on it while it is in the air; returns the
@@ -189,10 +203,34 @@ static void test_wall_slide(void **state)
     add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
     const ct_entity_t c = add_character(&s, 0, 0, 0);
     const ct_character_state_t st = walk(&s, c, 2.0f, 1.0f, 90);
-    print_message("wall: x %.4f (1.45 at the wall), z %.3f\n", (double)st.position[0],
+    print_message("wall: x %.4f (1.43: 2 cm short of the wall), z %.3f\n", (double)st.position[0],
                   (double)st.position[2]);
-    assert_float_equal(st.position[0], 1.45f, 0.01f);
-    assert_float_equal(st.position[2], 1.5f, 0.05f); /* 1 m/s along it for 1.5 s */
+    assert_float_equal(st.position[0], 1.43f, 0.01f); /* 2 cm of padding from it */
+    assert_float_equal(st.position[2], 1.5f, 0.05f);  /* 1 m/s along it for 1.5 s */
+    assert_true(st.grounded);
+    end_scene(&s);
+}
+
+/* It keeps Jolt's padding of 2 cm from walls: walked into a wall at 3 m/s for 100 steps it stops
+ * 2 cm short of it (x 1.43: the wall's face at 1.75, radius 0.3) and never comes closer; its feet
+ * stay on the floor (ground is not padded). (Before: it rested touching the wall, x 1.45.) */
+static void test_wall_padding(void **state)
+{
+    (void)state;
+    scene s = new_scene("padding");
+    add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    ct_character_state_t st = {0};
+    float nearest = INFINITY;
+    for (int k = 0; k < 100; k++) {
+        st = walk(&s, c, 3.0f, 0.0f, 1);
+        nearest = fminf(nearest, 1.75f - (st.position[0] + 0.3f));
+    }
+    print_message("padding: x %.5f, nearest %.5f m from the wall, feet %.5f\n",
+                  (double)st.position[0], (double)nearest, (double)(st.position[1] - 0.8f));
+    assert_float_equal(st.position[0], 1.43f, 1e-4f);
+    assert_true(nearest >= 0.02f - 1e-4f);
+    assert_float_equal(st.position[1] - 0.8f, 0.0f, 1e-4f);
     assert_true(st.grounded);
     end_scene(&s);
 }
@@ -203,13 +241,7 @@ static void test_rides_platform(void **state)
 {
     (void)state;
     scene s = new_scene("platform");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {2, 0.25f, 2},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0},
-                                    .velocity = {1, 0, 0}};
-    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t platform = add_platform(&s, 2.0f, 1.0f, 0.0f);
     const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
@@ -235,13 +267,7 @@ static void test_rides_turning_platform(void **state)
 {
     (void)state;
     scene s = new_scene("turning_platform");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {3, 0.25f, 3},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0},
-                                    .angular_velocity = {0, 1, 0}};
-    const ct_entity_t platform = add(&s, &d);
+    const ct_entity_t platform = add_platform(&s, 3.0f, 0.0f, 1.0f);
     const ct_entity_t c = add_character(&s, 1.5f, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
@@ -278,12 +304,7 @@ static void test_rides_lift_up_and_down(void **state)
 {
     (void)state;
     scene s = new_scene("lift");
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_KINEMATIC,
-                                    .shape = CT_BODY_BOX,
-                                    .half_extents = {2, 0.25f, 2},
-                                    .friction = 0.5f,
-                                    .position = {0, 1.0f, 0}};
-    const ct_entity_t lift = add(&s, &d);
+    const ct_entity_t lift = add_platform(&s, 2.0f, 0.0f, 0.0f);
     const ct_entity_t c = add_character(&s, 0, 1.25f, 0);
     ct_character_state_t st = walk(&s, c, 0, 0, 1);
     assert_true(st.grounded);
@@ -328,7 +349,7 @@ static void test_mover_layers_and_masks(void **state)
         print_message("wall on layer %u: character at x %.4f\n", seen ? 1u : 2u,
                       (double)st.position[0]);
         if (seen)
-            assert_float_equal(st.position[0], 1.45f, 0.01f);
+            assert_float_equal(st.position[0], 1.43f, 0.01f); /* 2 cm of padding */
         else
             assert_float_equal(st.position[0], 3.0f, 0.01f);
         assert_true(st.grounded); /* the floor, layer 1, holds it either way */
@@ -444,7 +465,7 @@ static void test_push_is_bounded(void **state)
     print_message("strength 0: box moved %.6f m, character x %.4f\n", (double)(p[0] - 1.0f),
                   (double)st.position[0]);
     assert_float_equal(p[0], 1.0f, 1e-4f);
-    assert_float_equal(st.position[0], 0.45f, 0.01f);
+    assert_float_equal(st.position[0], 0.43f, 0.01f); /* 2 cm short of it */
     end_scene(&s);
 }
 
@@ -488,6 +509,93 @@ static void test_weight_on_dynamic_ground(void **state)
     }
 }
 
+/* Small dynamic bodies are ground like any other (Jolt's settings: a step of 0.4 m, 70 kg, 100 N):
+ * a 50 kg crate 0.3 m high that 100 N cannot slide is a stair it walks up, and then stands on
+ * (grounded on it, feet 0.3 m up) while pressing it onto the floor; a loose plank sliding on ice
+ * carries the character standing on it along with it. (Before: a dynamic body was never a stair,
+ * so it stood pushing at the crate's side, x 0.88.) */
+static void test_small_dynamic_bodies(void **state)
+{
+    (void)state;
+    scene s = new_scene("crate_step");
+    const ct_rigid_body_desc_t crate_desc = {.kind = CT_BODY_DYNAMIC,
+                                             .shape = CT_BODY_BOX,
+                                             .half_extents = {0.3f, 0.15f, 0.5f},
+                                             .mass = 50.0f,
+                                             .friction = 0.5f,
+                                             .position = {1.5f, 0.15f, 0},
+                                             .rotation = {0, 0, 0, 1}};
+    const ct_entity_t crate = add(&s, &crate_desc);
+    ct_entity_t c = add_character(&s, 0, 0, 0);
+    jolt_settings(&s, c);
+    ct_character_state_t st = walk(&s, c, 1.0f, 0.0f, 90);
+    float p[3];
+    assert_int_equal(p4->position(s.w, crate, p), 0);
+    print_message("crate: character x %.4f, feet %.4f, on %u (crate %u); crate at (%.4f %.4f)\n",
+                  (double)st.position[0], (double)(st.position[1] - 0.8f), st.ground, crate.id,
+                  (double)p[0], (double)p[1]);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, crate.id);
+    assert_float_equal(st.position[1] - 0.8f, 0.3f, 0.01f);
+    assert_float_equal(p[1], 0.15f, 0.01f); /* pressed on the floor, not tipped or thrown */
+    end_scene(&s);
+
+    /* No higher than its step: a block 0.5 m high stops a character stepping 0.35 m, static or a
+     * 1 kg crate it does not push (max_strength 0). (Before, the static one was climbed, feet
+     * at 0.5 m: the stair's trial walk, pushed up the slant of the block's edge, held the
+     * capsule's round side a little way up and took that as a stair, a few centimetres a move.) */
+    for (int kind = 0; kind < 2; kind++) {
+        s = new_scene("too_high");
+        add_box(&s, kind ? CT_BODY_DYNAMIC : CT_BODY_STATIC, 1.0f, 0.25f, 0, 0.25f, 0.25f, 0.25f,
+                0);
+        c = add_character(&s, 0, 0, 0);
+        ct_character_settings_t set;
+        assert_int_equal(p5->character_settings(s.w, c, &set), 0);
+        set.max_strength = 0.0f;
+        assert_int_equal(p5->set_character_settings(s.w, c, &set), 0);
+        float highest = 0.0f;
+        for (int k = 0; k < 60; k++) {
+            st = walk(&s, c, 2.0f, 0.0f, 1);
+            highest = fmaxf(highest, st.position[1] - 0.8f);
+        }
+        print_message("0.5 m %s block: x %.4f, highest feet %.4f\n", kind ? "dynamic" : "static",
+                      (double)st.position[0], (double)highest);
+        assert_float_equal(highest, 0.0f, 1e-3f);
+        assert_float_equal(st.position[0], 0.43f, 1e-3f);
+        end_scene(&s);
+    }
+
+    s = new_scene("plank");
+    const ct_rigid_body_desc_t plank_desc = {.kind = CT_BODY_DYNAMIC,
+                                             .shape = CT_BODY_BOX,
+                                             .half_extents = {1.5f, 0.05f, 0.5f},
+                                             .mass = 10.0f,
+                                             .friction = 0.0f, /* ice under it */
+                                             .position = {0, 0.05f, 0},
+                                             .rotation = {0, 0, 0, 1}};
+    const ct_entity_t plank = add(&s, &plank_desc);
+    c = add_character(&s, -0.5f, 0.1f, 0);
+    jolt_settings(&s, c);
+    st = walk(&s, c, 0, 0, 10);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, plank.id);
+    assert_int_equal(p4->set_velocity(s.w, plank, (const float[3]){1.0f, 0, 0}), 0);
+    float p0[3], q0[3];
+    assert_int_equal(p4->position(s.w, plank, q0), 0);
+    memcpy(p0, st.position, sizeof p0);
+    st = walk(&s, c, 0, 0, 60);
+    assert_int_equal(p4->position(s.w, plank, p), 0);
+    print_message("plank: moved %.4f m, the character %.4f m, feet %.4f, on %u (plank %u)\n",
+                  (double)(p[0] - q0[0]), (double)(st.position[0] - p0[0]),
+                  (double)(st.position[1] - 0.8f), st.ground, plank.id);
+    assert_true(p[0] - q0[0] > 0.9f);
+    assert_float_equal(st.position[0] - p0[0], p[0] - q0[0], 0.02f);
+    assert_float_equal(st.position[1] - 0.8f, 0.1f, 0.01f);
+    assert_true(st.grounded);
+    assert_int_equal(st.ground, plank.id);
+    end_scene(&s);
+}
+
 /* Stairs walked at a slant, Jolt's rule: at 3 m/s, 74.5 degrees off the way up the flight (each
  * step takes it 1.3 cm towards the stairs) it still climbs to the landing, 80 degrees off it walks
  * along the first riser (Jolt's mWalkStairsCosAngleForwardContact, 75 degrees). (Before: the
@@ -522,7 +630,7 @@ static void test_stairs_at_a_slant(void **state)
             assert_true(st.grounded);
         } else {
             assert_float_equal(highest, 0.0f, 0.01f);
-            assert_float_equal(st.position[0], 1.7f, 0.01f);
+            assert_float_equal(st.position[0], 1.68f, 0.01f); /* padded 2 cm */
         }
         end_scene(&s);
     }
@@ -563,6 +671,219 @@ static void test_step_down(void **state)
     }
 }
 
+/* Walks characters c[0 .. n) together for `steps` steps, each with its (vx, vz) of v, moved in the
+ * order given (the game's gravity on each while it is in the air), then the world steps. Returns
+ * the closest two of them came, centre to centre on the ground (they all stand on the floor). */
+static float walk_together(scene *s, const ct_entity_t *c, const float (*v)[2], uint32_t n,
+                           int steps, ct_character_state_t *st)
+{
+    float vy[8] = {0}, closest = INFINITY;
+    for (int k = 0; k < steps; k++) {
+        for (uint32_t i = 0; i < n; i++) {
+            vy[i] = k > 0 && st[i].grounded ? 0.0f : vy[i] - 9.81f * step;
+            const float want[3] = {v[i][0], vy[i], v[i][1]};
+            assert_int_equal(p4->move_character(s->w, c[i], want, step, &st[i]), 0);
+        }
+        p4->simulate(s->w, step);
+        float p[8][3];
+        for (uint32_t i = 0; i < n; i++)
+            assert_int_equal(p4->position(s->w, c[i], p[i]), 0);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                closest = fminf(closest, hypotf(p[i][0] - p[j][0], p[i][2] - p[j][2]));
+    }
+    return closest;
+}
+
+/* Characters collide with each other, each move seeing where the others' moves of the step took
+ * them (Jolt's CharacterVsCharacterCollision): two walking head-on at 2 m/s stop where their
+ * capsules touch and never overlap (before: each saw where the other stood before the step, so
+ * both walked into the last gap, and came 1 cm into each other here); two
+ * meeting 0.3 m off centre slide round each other and walk on; three abreast into a wall stop
+ * there side by side. */
+static void test_characters_collide(void **state)
+{
+    (void)state;
+    scene s = new_scene("head_on");
+    ct_entity_t c[3] = {add_character(&s, -1.01f, 0, 0), add_character(&s, 1.0f, 0, 0)};
+    ct_character_state_t st[3] = {0};
+    float closest = walk_together(&s, c, (const float[][2]){{2, 0}, {-2, 0}}, 2, 60, st);
+    print_message("head on: closest %.4f m apart (0.6 touching), stopped at x %.4f and %.4f\n",
+                  (double)closest, (double)st[0].position[0], (double)st[1].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    assert_true(st[1].position[0] - st[0].position[0] < 0.6f + 0.03f);
+    assert_float_equal(st[0].velocity[0], 0.0f, 1e-3f);
+    assert_float_equal(st[1].velocity[0], 0.0f, 1e-3f);
+    assert_true(st[0].grounded && st[1].grounded);
+    end_scene(&s);
+
+    s = new_scene("glancing");
+    c[0] = add_character(&s, -2.0f, 0, -0.15f), c[1] = add_character(&s, 2.0f, 0, 0.15f);
+    closest = walk_together(&s, c, (const float[][2]){{2, 0}, {-2, 0}}, 2, 120, st);
+    print_message("glancing: closest %.4f m apart, ended at x %.4f and %.4f\n", (double)closest,
+                  (double)st[0].position[0], (double)st[1].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    assert_true(st[0].position[0] > 1.0f && st[1].position[0] < -1.0f); /* walked past */
+    end_scene(&s);
+
+    s = new_scene("abreast");
+    add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    c[0] = add_character(&s, 0, 0, -0.5f), c[1] = add_character(&s, 0, 0, 0.0f);
+    c[2] = add_character(&s, 0, 0, 0.5f);
+    closest = walk_together(&s, c, (const float[][2]){{2, 0.5f}, {2, 0}, {2, -0.5f}}, 3, 90, st);
+    print_message("abreast: closest %.4f m apart, x %.4f %.4f %.4f\n", (double)closest,
+                  (double)st[0].position[0], (double)st[1].position[0], (double)st[2].position[0]);
+    assert_true(closest >= 0.6f - 1e-4f);
+    for (int k = 0; k < 3; k++)
+        assert_true(st[k].position[0] > 1.3f && st[k].position[0] <= 1.45f + 1e-4f);
+    end_scene(&s);
+}
+
+/* What a contact callback is given: the calls, the last contact, and the body it vetoes. */
+typedef struct contact_log {
+    ct_world_o *w;
+    uint32_t calls;
+    ct_entity_t veto;
+    ct_character_contact_t seen[8];
+} contact_log;
+
+static bool log_contact(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    contact_log *log = user_data;
+    assert_ptr_equal(w, log->w);
+    assert_int_equal(contact->accepted, 1);
+    if (log->calls < 8)
+        log->seen[log->calls] = *contact;
+    log->calls++;
+    return contact->body != log->veto.id;
+}
+
+/* A callback that vetoes every contact (counting them). */
+static bool veto_all(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    (void)w, (void)contact;
+    ((contact_log *)user_data)->calls++;
+    return false;
+}
+
+/* The contact of `body` among the n of list, or NULL. */
+static const ct_character_contact_t *contact_with(const ct_character_contact_t *list, uint32_t n,
+                                                  ct_entity_t body)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (list[k].body == body.id)
+            return &list[k];
+    return NULL;
+}
+
+/* The contact callback and the contacts of the last move (Jolt's CharacterContactListener
+ * OnContactValidate / OnContactAdded): walking into a wall, a move lists the floor under it
+ * (normal up, point at y 0) and the wall (normal -x, point on its face at x 1.75), each once, both
+ * accepted, the callback asked once for each with the world and user_data it was set with; a
+ * callback vetoing the wall lets it walk through the wall; set to NULL, the wall stops it again;
+ * another character is listed as one, and vetoed it is walked through; past 32 bodies in one move
+ * the rest are accepted unasked; a non-character is refused. */
+static void test_contact_callback(void **state)
+{
+    (void)state;
+    scene s = new_scene("contacts");
+    const ct_entity_t floor = s.e[0];
+    const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t c = add_character(&s, 0, 0, 0);
+    contact_log log = {.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, log_contact, &log), 0);
+    assert_int_equal(p5->character_contacts(s.w, c, NULL, 0), 0); /* no move yet */
+    ct_character_state_t st = walk(&s, c, 2.0f, 0.0f, 60);        /* at the wall */
+    assert_float_equal(st.position[0], 1.43f, 1e-3f);
+    log.calls = 0;
+    walk(&s, c, 2.0f, 0.0f, 1);
+    ct_character_contact_t list[CT_CHARACTER_MAX_CONTACTS];
+    const uint32_t n = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    print_message("contacts: %u listed, %u calls\n", n, log.calls);
+    assert_int_equal(n, 2);
+    assert_int_equal(log.calls, 2);
+    assert_int_equal(p5->character_contacts(s.w, c, NULL, 0), 2);
+    assert_int_equal(p5->character_contacts(s.w, c, list, 1), 2); /* one written */
+    assert_int_equal(p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS), 2);
+    const ct_character_contact_t *f = contact_with(list, n, floor),
+                                 *wc = contact_with(list, n, wall);
+    assert_non_null(f);
+    assert_non_null(wc);
+    assert_int_equal(f->character, c.id);
+    assert_int_equal(f->body_kind, CT_BODY_STATIC);
+    assert_int_equal(f->is_character, 0);
+    assert_int_equal(f->accepted, 1);
+    assert_float_equal(f->normal[1], 1.0f, 1e-4f);
+    assert_float_equal(f->point[1], 0.0f, 0.011f);
+    assert_float_equal(wc->normal[0], -1.0f, 1e-4f);
+    assert_float_equal(wc->point[0], 1.75f, 0.02f); /* where the move first went into it */
+    assert_int_equal(wc->accepted, 1);
+    assert_memory_equal(contact_with(log.seen, 2, wall), wc, sizeof *wc);
+
+    /* Vetoed, the wall is walked through (and listed as vetoed). */
+    log.veto = wall;
+    st = walk(&s, c, 2.0f, 0.0f, 60);
+    print_message("wall vetoed: x %.4f\n", (double)st.position[0]);
+    assert_true(st.position[0] > 3.0f);
+    assert_true(st.grounded);
+    /* Back in front of it, with no callback it stops there again. */
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, NULL, NULL), 0);
+    const float back[3] = {0, 0.8f, 0};
+    assert_int_equal(p4->teleport(s.w, c, back), 0);
+    st = walk(&s, c, 2.0f, 0.0f, 60);
+    assert_float_equal(st.position[0], 1.43f, 1e-3f);
+
+    /* Another character is listed as one; its verdict vetoed, they overlap. */
+    const ct_entity_t other = add_character(&s, 0.9f, 0, 3.0f);
+    const float there[3] = {0, 0.8f, 3.0f};
+    assert_int_equal(p4->teleport(s.w, c, there), 0);
+    log = (contact_log){.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, log_contact, &log), 0);
+    st = walk(&s, c, 2.0f, 0.0f, 30);
+    const uint32_t m = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    const ct_character_contact_t *oc = contact_with(list, m, other);
+    assert_non_null(oc);
+    assert_int_equal(oc->is_character, 1);
+    assert_int_equal(oc->body_kind, CT_BODY_KINEMATIC);
+    assert_float_equal(oc->normal[0], -1.0f, 1e-3f);
+    assert_float_equal(st.position[0], 0.9f - 0.62f, 1e-3f);
+    log.veto = other;
+    walk(&s, c, 2.0f, 0.0f, 2);
+    const uint32_t v = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    assert_non_null(contact_with(list, v, other));
+    assert_int_equal(contact_with(list, v, other)->accepted, 0);
+    st = walk(&s, c, 2.0f, 0.0f, 28);
+    print_message("character vetoed: x %.4f (it stands at 0.9)\n", (double)st.position[0]);
+    assert_true(st.position[0] > 1.0f);
+
+    /* At most CT_CHARACTER_MAX_CONTACTS a move: falling 1.5 m in one move through 40 slabs 2 cm
+     * apart, each vetoed, it is asked about the first 32 and passes them; the 33rd is accepted
+     * unasked and holds it (feet at its top, 0.36 m). */
+    for (int k = 0; k < 40; k++)
+        add_box(&s, CT_BODY_STATIC, 10.0f, 0.995f - 0.02f * (float)k, 0, 1, 0.005f, 1, 0);
+    const float above[3] = {10.0f, 1.5f + 0.8f, 0};
+    assert_int_equal(p4->teleport(s.w, c, above), 0);
+    log = (contact_log){.w = s.w};
+    assert_int_equal(p5->set_character_contact_callback(s.w, c, veto_all, &log), 0);
+    const float fall[3] = {0, -90.0f, 0};
+    assert_int_equal(p4->move_character(s.w, c, fall, step, &st), 0);
+    const uint32_t slabs = p5->character_contacts(s.w, c, list, CT_CHARACTER_MAX_CONTACTS);
+    print_message("fell through %u slabs (%u calls), feet %.4f\n", slabs, log.calls,
+                  (double)(st.position[1] - 0.8f));
+    assert_int_equal(slabs, CT_CHARACTER_MAX_CONTACTS);
+    assert_int_equal(log.calls, CT_CHARACTER_MAX_CONTACTS);
+    for (uint32_t k = 0; k < slabs; k++)
+        assert_int_equal(list[k].accepted, 0);
+    assert_float_equal(st.position[1] - 0.8f, 0.36f, 1e-3f);
+
+    /* What is no character. */
+    assert_int_equal(p5->set_character_contact_callback(s.w, wall, log_contact, &log),
+                     CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_contacts(s.w, wall, list, CT_CHARACTER_MAX_CONTACTS), 0);
+    assert_int_equal(p5->character_contacts(s.w, (ct_entity_t){0}, list, 4), 0);
+    end_scene(&s);
+}
+
 /* The settings: add_character's are v4's; set_character_settings refuses NULL and each field out
  * of range (nothing changed), and both calls refuse what is no character. */
 static void test_settings_refusals(void **state)
@@ -597,6 +918,38 @@ static void test_settings_refusals(void **state)
     const ct_entity_t box = add_box(&s, CT_BODY_STATIC, 5, 1, 0, 1, 1, 1, 0);
     assert_int_equal(p5->character_settings(s.w, box, &set), CT_ERR_NOT_FOUND);
     assert_int_equal(p5->set_character_settings(s.w, box, &good), CT_ERR_NOT_FOUND);
+    end_scene(&s);
+}
+
+/* Lua: Physics.character_contacts lists the last move's contacts: walking into a wall, the floor
+ * (normal up) and the wall (normal -x, static, accepted); a body is no character's, refused. */
+static void test_lua_character_contacts(void **state)
+{
+    (void)state;
+    scene s = new_scene("lua_contacts");
+    const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 2.0f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+    const ct_entity_t e[3] = {entity->create(), wall, s.e[0]};
+    s.e[s.n++] = e[0];
+    const char *script =
+        "function character_contacts_lua(w, e, wall, floor)\n"
+        "  Physics.add_character(w, e, { radius = 0.3, half_height = 0.5, max_step = 0.35,\n"
+        "                                max_slope = 0.78, position = {0, 0.8, 0} })\n"
+        "  assert(#Physics.character_contacts(w, e) == 0)\n"
+        "  for i = 1, 60 do\n"
+        "    Physics.move_character(w, e, 2, 0, 0, 1 / 60)\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "  end\n"
+        "  local seen = {}\n"
+        "  for _, c in ipairs(Physics.character_contacts(w, e)) do seen[c.body] = c end\n"
+        "  local f, wc = seen[floor], seen[wall]\n"
+        "  assert(f and wc, 'floor and wall listed')\n"
+        "  assert(math.abs(f.normal[2] - 1) < 1e-4 and f.kind == 'static' and f.accepted)\n"
+        "  assert(math.abs(wc.normal[1] + 1) < 1e-4 and not wc.character, wc.normal[1])\n"
+        "  assert(math.abs(wc.point[1] - 1.75) < 0.02, wc.point[1])\n"
+        "  assert(not pcall(Physics.character_contacts, w, wall))\n"
+        "end\n";
+    assert_int_equal(lua->run_string(script, "character_contacts_lua"), 0);
+    test_lua_call("character_contacts_lua", s.w, e, 3);
     end_scene(&s);
 }
 
@@ -717,6 +1070,7 @@ int main(void)
         cmocka_unit_test(test_stairs_up_and_down),
         cmocka_unit_test(test_slopes),
         cmocka_unit_test(test_wall_slide),
+        cmocka_unit_test(test_wall_padding),
         cmocka_unit_test(test_rides_platform),
         cmocka_unit_test(test_rides_turning_platform),
         cmocka_unit_test(test_rides_lift_up_and_down),
@@ -726,10 +1080,14 @@ int main(void)
         cmocka_unit_test(test_step_down),
         cmocka_unit_test(test_stairs_at_a_slant),
         cmocka_unit_test(test_weight_on_dynamic_ground),
+        cmocka_unit_test(test_small_dynamic_bodies),
+        cmocka_unit_test(test_characters_collide),
+        cmocka_unit_test(test_contact_callback),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),
         cmocka_unit_test(test_lua_settings),
+        cmocka_unit_test(test_lua_character_contacts),
     };
     return cmocka_run_group_tests(tests, boot, test_world_shutdown);
 }

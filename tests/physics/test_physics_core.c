@@ -33,7 +33,8 @@ static ct_body_desc_t sphere_desc(float x, float y, float z, float r, float mass
                             .position = {x, y, z}};
 }
 
-static void add(physics__scene *s, uint32_t id, ct_body_desc_t d)
+/* Entity id added to s as the body d (the v1-v3 desc: the fixture's add takes a rigid one). */
+static void put(physics__scene *s, uint32_t id, ct_body_desc_t d)
 {
     assert_int_equal(physics__bodies_add(&s->bodies, (ct_entity_t){id}, &d), 0);
 }
@@ -185,13 +186,13 @@ static void test_broadphase_many_large_boxes(void **state)
     for (uint32_t id = 1; id <= 1500; id++) {
         const float x = frand(-world, world), y = frand(-world, world), z = frand(-world, world);
         if (id % 20 == 0)
-            add(&s, id,
+            put(&s, id,
                 (ct_body_desc_t){.kind = CT_BODY_STATIC,
                                  .shape = CT_BODY_BOX,
                                  .half_extents = {frand(25, 35), 0.3f, frand(25, 35)},
                                  .position = {x, y, z}});
         else
-            add(&s, id, box_desc(x, y, z, frand(0.1f, 0.5f), CT_BODY_STATIC));
+            put(&s, id, box_desc(x, y, z, frand(0.1f, 0.5f), CT_BODY_STATIC));
     }
     ct_entity_t out[2048];
     for (int q = 0; q < 100; q++) {
@@ -271,11 +272,11 @@ static void test_scene_queries_match_brute_force(void **state)
     scene_init(&s);
     for (uint32_t id = 1; id <= 800; id++) {
         const float x = frand(-20, 20), y = frand(-20, 20), z = frand(-20, 20);
-        add(&s, id,
+        put(&s, id,
             id % 3 ? box_desc(x, y, z, frand(0.1f, 1.0f), CT_BODY_STATIC)
                    : sphere_desc(x, y, z, frand(0.1f, 1.0f), 1.0f, 0.0f));
     }
-    add(&s, 9999,
+    put(&s, 9999,
         (ct_body_desc_t){.kind = CT_BODY_STATIC,
                          .shape = CT_BODY_BOX,
                          .half_extents = {30, 0.5f, 30},
@@ -332,7 +333,7 @@ static void test_projectile_follows_closed_form(void **state)
     ct_body_desc_t d = sphere_desc(0, 10, 0, 0.1f, 2.0f, 0.0f);
     d.velocity[0] = 3.0f;
     d.velocity[1] = 5.0f;
-    add(&s, 1, d);
+    put(&s, 1, d);
     const float dt = 1.0f / 120.0f, g = 9.81f;
     const int steps = 120;
     for (int k = 0; k < steps; k++)
@@ -359,8 +360,8 @@ static void collide_spheres(float m1, float m2, float e, float v1, float v2, flo
     ct_body_desc_t a = sphere_desc(-2, 0, 0, 0.5f, m1, e), b = sphere_desc(2, 0, 0, 0.5f, m2, e);
     a.velocity[0] = v1;
     b.velocity[0] = v2;
-    add(&s, 1, a);
-    add(&s, 2, b);
+    put(&s, 1, a);
+    put(&s, 2, b);
     uint32_t collisions = 0;
     for (int k = 0; k < 120; k++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -404,7 +405,7 @@ static void test_inelastic_collision_conserves_momentum(void **state)
 
 static void ground(physics__scene *s, uint32_t id)
 {
-    add(s, id,
+    put(s, id,
         (ct_body_desc_t){.kind = CT_BODY_STATIC,
                          .shape = CT_BODY_BOX,
                          .half_extents = {50, 0.5f, 50},
@@ -420,7 +421,7 @@ static void test_box_stack_rests(void **state)
     ground(&s, 100);
     enum { LEVELS = 10 };
     for (uint32_t k = 0; k < LEVELS; k++)
-        add(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+        put(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
     float worst = 0.0f;
     for (int step = 0; step < 500; step++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -444,7 +445,7 @@ static void test_pyramid_rests(void **state)
     enum { LEVELS = 12 };
     for (int row = 0; row < LEVELS; row++)
         for (int k = 0; k < LEVELS - row; k++)
-            add(&s, id++,
+            put(&s, id++,
                 box_desc((float)k - 0.5f * (float)(LEVELS - row - 1), 0.5f + (float)row, 0, 0.5f,
                          CT_BODY_DYNAMIC));
     physics__scene start;
@@ -470,7 +471,7 @@ static void test_sphere_bounces_on_ground(void **state)
     physics__scene s;
     scene_init(&s);
     ground(&s, 2);
-    add(&s, 1, sphere_desc(0, 3, 0, 0.5f, 1.0f, 0.5f));
+    put(&s, 1, sphere_desc(0, 3, 0, 0.5f, 1.0f, 0.5f));
     float top_after_bounce = 0.0f;
     bool bounced = false;
     for (int step = 0; step < 240; step++) {
@@ -518,11 +519,11 @@ static void test_near_misses_do_not_touch(void **state)
             ct_body_desc_t d = kind == 0 ? box_desc(1.01f, 3, 0.3f, 0.5f, CT_BODY_DYNAMIC)
                                          : sphere_desc(1.01f, 3, 0, 0.5f, 1, 0.5f);
             d.velocity[1] = -10.0f;
-            add(&s, 1, still);
+            put(&s, 1, still);
             if (kind == 2) /* a second dynamic sphere, held in place without gravity */
                 s.bodies.inv_mass[0] = 0.0f;
-            add(&s, 2, d);
-            add(&alone, 2, d);
+            put(&s, 2, d);
+            put(&alone, 2, d);
             for (int step = 0; step < 40; step++) {
                 assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
                 assert_int_equal(physics__scene_step(&alone, 1.0f / 60.0f), 0);
@@ -546,7 +547,7 @@ static void test_fast_bodies_do_not_tunnel(void **state)
         physics__scene s;
         scene_init(&s);
         s.gravity = v3(0, 0, 0);
-        add(&s, 1,
+        put(&s, 1,
             (ct_body_desc_t){.kind = CT_BODY_STATIC,
                              .shape = CT_BODY_BOX,
                              .half_extents = {0.01f, 2, 2},
@@ -554,7 +555,7 @@ static void test_fast_bodies_do_not_tunnel(void **state)
         ct_body_desc_t d = kind ? box_desc(0, 0.3f, 0, 0.05f, CT_BODY_DYNAMIC)
                                 : sphere_desc(0, 0.3f, 0, 0.1f, 1, 0);
         d.velocity[0] = kind ? 200.0f : 300.0f;
-        add(&s, 2, d);
+        put(&s, 2, d);
         uint32_t began = 0;
         for (int step = 0; step < 60; step++) {
             assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -578,7 +579,7 @@ static void test_bounce_turns_at_the_ground(void **state)
     ground(&s, 1);
     ct_body_desc_t d = sphere_desc(0, 3, 0, 0.5f, 1, 0.8f);
     d.velocity[1] = -10.0f;
-    add(&s, 2, d);
+    put(&s, 2, d);
     float lowest = INFINITY, before = 0.0f, after = 0.0f;
     uint32_t began = 0, ended = 0;
     for (int step = 0; step < 40 && after <= 0.0f; step++) {
@@ -611,7 +612,7 @@ static float slide(float vx, float vz)
     ct_body_desc_t d = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC);
     d.velocity[0] = vx;
     d.velocity[2] = vz;
-    add(&s, 2, d);
+    put(&s, 2, d);
     for (int step = 0; step < 200; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_true(v3_len(vel(&s, 2)) < 1e-4f);
@@ -643,8 +644,8 @@ static void test_kinematic_pushes_dynamic(void **state)
     ground(&s, 1);
     ct_body_desc_t k = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_KINEMATIC);
     k.velocity[0] = 2.0f;
-    add(&s, 2, k);
-    add(&s, 3, box_desc(1.5f, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC));
+    put(&s, 2, k);
+    put(&s, 3, box_desc(1.5f, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC));
     for (int step = 0; step < 120; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_true(vel(&s, 2).x == 2.0f);
@@ -666,7 +667,7 @@ static void test_dropped_stack_settles(void **state)
     ground(&s, 100);
     enum { LEVELS = 5 };
     for (uint32_t k = 0; k < LEVELS; k++)
-        add(&s, k + 1,
+        put(&s, k + 1,
             box_desc(0.01f * (float)k, 3.0f + 1.5f * (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
     for (int step = 0; step < 300; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -690,8 +691,8 @@ static void test_mass_ratio_100(void **state)
         ct_body_desc_t low = box_desc(0, 0.5f, 0, 0.5f, CT_BODY_DYNAMIC),
                        top = box_desc(0, 1.5f, 0, 0.5f, CT_BODY_DYNAMIC);
         (heavy_on_top ? &top : &low)->mass = 100.0f;
-        add(&s, 1, low);
-        add(&s, 2, top);
+        put(&s, 1, low);
+        put(&s, 2, top);
         float worst = 0.0f;
         for (int step = 0; step < 300; step++) {
             assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -719,7 +720,7 @@ static void drop_pile(physics__scene *s, uint32_t n)
 {
     ground(s, 100000);
     for (uint32_t id = 1; id <= n; id++)
-        add(s, id,
+        put(s, id,
             box_desc((float)(id % 5) * 1.05f, 0.5f + 1.1f * (float)(id / 5),
                      (float)(id % 3) * 0.02f, 0.5f, CT_BODY_DYNAMIC));
 }
@@ -758,7 +759,7 @@ static void test_settled_pile_sleeps_and_wakes(void **state)
     /* Something falls on it: the island wakes, takes the blow, and sleeps again. */
     ct_body_desc_t rock = sphere_desc(2.0f, 30.0f, 0, 0.5f, 5.0f, 0.0f);
     rock.velocity[1] = -10.0f;
-    add(&s, 999, rock);
+    put(&s, 999, rock);
     uint32_t most_awake = 0, step = 0;
     for (; step < 900 && (step < 10 || s.report.awake); step++) {
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -778,7 +779,7 @@ static void test_removing_support_wakes(void **state)
     scene_init(&s);
     ground(&s, 100);
     for (uint32_t k = 0; k < 4; k++)
-        add(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
+        put(&s, k + 1, box_desc(0, 0.5f + (float)k, 0, 0.5f, CT_BODY_DYNAMIC));
     for (int step = 0; step < 300; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_int_equal(s.report.awake, 0);
@@ -810,10 +811,10 @@ static void test_queries_reuse_the_step_grid(void **state)
                                   : box_desc(frand(-8, 8), frand(1, 8), frand(-8, 8),
                                              frand(0.2f, 0.5f), CT_BODY_DYNAMIC);
         d.velocity[0] = frand(-3, 3);
-        add(&s, id, d);
+        put(&s, id, d);
     }
     for (uint32_t id = 2000; id < 2040; id++) /* walls */
-        add(&s, id,
+        put(&s, id,
             (ct_body_desc_t){.kind = CT_BODY_STATIC,
                              .shape = CT_BODY_BOX,
                              .half_extents = {frand(0.1f, 3), 2, frand(0.1f, 3)},
@@ -860,7 +861,7 @@ static void test_pile_in_one_spot_is_bounded(void **state)
     physics__scene s;
     scene_init(&s);
     for (uint32_t id = 1; id <= 3000; id++)
-        add(&s, id, box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC));
+        put(&s, id, box_desc(0, 0, 0, 0.5f, CT_BODY_DYNAMIC));
     assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_int_equal(s.report.pair_limit, 64u * 3000u);
     assert_true(s.num_pairs <= 64u * 3000u);
@@ -914,10 +915,10 @@ static void tiles_under_box(physics__scene *s, int n)
     uint32_t id = 1;
     for (int x = 0; x < n; x++)
         for (int z = 0; z < n; z++)
-            add(s, id++,
+            put(s, id++,
                 box_desc((float)x - 0.5f * (float)(n - 1), -0.5f, (float)z - 0.5f * (float)(n - 1),
                          0.5f, CT_BODY_STATIC));
-    add(s, 1000, box_desc(0, 0.5f * (float)n, 0, 0.5f * (float)n, CT_BODY_DYNAMIC));
+    put(s, 1000, box_desc(0, 0.5f * (float)n, 0, 0.5f * (float)n, CT_BODY_DYNAMIC));
     s->sleeping = false; /* the box stays awake, its contacts in the step */
 }
 
@@ -939,7 +940,7 @@ static void test_box_on_many_tiles(void **state)
      * past the limit of 64 a body (12,800). */
     tiles_under_box(&s, 10);
     for (uint32_t id = 1001; id < 1100; id++)
-        add(&s, id, box_desc(0, 5.0f, 0, 5.0f, CT_BODY_DYNAMIC));
+        put(&s, id, box_desc(0, 5.0f, 0, 5.0f, CT_BODY_DYNAMIC));
     s.max_pairs = 0;
     assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
     assert_int_equal(s.report.pair_limit, 64 * 200);
@@ -955,8 +956,8 @@ static void test_layers_and_masks(void **state)
     physics__scene s;
     scene_init(&s);
     ground(&s, 1);
-    add(&s, 2, box_desc(0, 3, 0, 0.5f, CT_BODY_DYNAMIC));
-    add(&s, 3, box_desc(3, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    put(&s, 2, box_desc(0, 3, 0, 0.5f, CT_BODY_DYNAMIC));
+    put(&s, 3, box_desc(3, 3, 0, 0.5f, CT_BODY_DYNAMIC));
     const uint32_t ghost = physics__bodies_find(&s.bodies, (ct_entity_t){3});
     s.bodies.layer[ghost] = 2u;
     s.bodies.mask[ghost] = ~1u; /* not the ground's layer */
@@ -1024,7 +1025,7 @@ static uint64_t run_pile(bool reversed)
     ground(&s, 1000);
     for (int k = 0; k < 300; k++) {
         const int j = reversed ? 299 - k : k;
-        add(&s, (uint32_t)j + 1, d[j]);
+        put(&s, (uint32_t)j + 1, d[j]);
     }
     for (int step = 0; step < 200; step++)
         assert_int_equal(physics__scene_step(&s, 1.0f / 60.0f), 0);
@@ -1076,7 +1077,7 @@ static uint64_t pile_with(physics__pool with, uint32_t n, physics__pair **pairs,
     ground(&s, n + 1);
     for (uint32_t id = 1; id <= n; id++) {
         const float x = frand(-40, 40), y = frand(0.5f, 8), z = frand(-40, 40);
-        add(&s, id,
+        put(&s, id,
             id % 2 ? box_desc(x, y, z, frand(0.2f, 0.5f), CT_BODY_DYNAMIC)
                    : sphere_desc(x, y, z, frand(0.2f, 0.5f), 1.0f, 0.3f));
     }
@@ -1145,12 +1146,12 @@ static void block_scene(physics__scene *s, bool plate)
     if (!plate) {
         for (int row = 0; row < 20; row++)
             for (int k = 0; k < 20 - row; k++)
-                add(s, id++,
+                put(s, id++,
                     box_desc((float)k - 0.5f * (float)(20 - row - 1), 0.5f + (float)row, 0, 0.5f,
                              CT_BODY_DYNAMIC));
         return;
     }
-    add(s, id++,
+    put(s, id++,
         (ct_body_desc_t){.kind = CT_BODY_DYNAMIC,
                          .shape = CT_BODY_BOX,
                          .half_extents = {8, 0.25f, 8},
@@ -1160,7 +1161,7 @@ static void block_scene(physics__scene *s, bool plate)
     for (int layer = 0; layer < 4; layer++)
         for (int x = 0; x < 15; x++)
             for (int z = 0; z < 15; z++)
-                add(s, id++,
+                put(s, id++,
                     box_desc((float)x - 7.0f, 1.0f + (float)layer, (float)z - 7.0f, 0.5f,
                              CT_BODY_DYNAMIC));
 }

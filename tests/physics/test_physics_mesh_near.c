@@ -19,41 +19,6 @@
 
 typedef enum near_mode { LISTS, WALK } near_mode;
 
-/* A static mesh body of a height field of n x n cells of `cell` m, heights amp sin(0.6 x)
- * cos(0.5 z) at sample (x, z), placed at (x0, 0, z0). */
-static void floor_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float amp, float x0,
-                       float z0)
-{
-    const uint32_t side = n + 1;
-    float *heights = ct_alloc(&alloc.base, (size_t)side * side * sizeof *heights);
-    assert_non_null(heights);
-    for (uint32_t z = 0; z < side; z++)
-        for (uint32_t x = 0; x < side; x++)
-            heights[z * side + x] = amp * sinf(0.6f * (float)x) * cosf(0.5f * (float)z);
-    float *v;
-    uint32_t *ix;
-    assert_null(
-        physics__height_field_mesh(&alloc.base, heights, side, side, cell, cell, &v, &ix));
-    physics__mesh *m;
-    char reason[160];
-    assert_null(physics__mesh_build(&alloc.base, v, side * side, ix, n * n * 2, &m, reason,
-                                    sizeof reason));
-    ct_free(&alloc.base, heights, (size_t)side * side * sizeof *heights);
-    ct_free(&alloc.base, v, (size_t)side * side * 3 * sizeof *v);
-    ct_free(&alloc.base, ix, (size_t)n * n * 6 * sizeof *ix);
-    const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
-                                    .shape = CT_BODY_MESH,
-                                    .friction = 0.5f,
-                                    .restitution = 0.2f,
-                                    .position = {x0, 0, z0}};
-    assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){id}, &d, m), 0);
-}
-
-static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
-{
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
 /* Steps s; in WALK mode every list is wiped after each step. */
 static void run_lists(physics__scene *s, near_mode mode, int steps)
 {
@@ -91,32 +56,8 @@ static uint64_t pile(near_mode mode, physics__pool with, uint32_t *used)
     physics__scene s;
     scene_init(&s);
     s.pool = with;
-    floor_mesh(&s, 1, 16, 2.0f, 1.5f, -16.0f, -16.0f);
-    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
-    uint32_t id = 2;
-    for (int x = -3; x <= 3; x++)
-        for (int y = 0; y < 4; y++)
-            for (int z = -3; z <= 3; z++) {
-                ct_rigid_body_desc_t d = {
-                    .kind = CT_BODY_DYNAMIC,
-                    .mass = 1,
-                    .friction = 0.5f,
-                    .restitution = 0.3f,
-                    .position = {3.5f * (float)x, 4.0f + 2.0f * (float)y, 3.5f * (float)z}};
-                if (y == 3) {
-                    d.shape = CT_BODY_HULL;
-                    physics__hull *h = ct_alloc(&alloc.base, sizeof *h);
-                    char reason[128];
-                    assert_null(physics__hull_build(h, pyramid, 5, reason, sizeof reason));
-                    assert_int_equal(
-                        physics__bodies_add_hull(&s.bodies, (ct_entity_t){id++}, &d, h), 0);
-                    continue;
-                }
-                d.shape = y == 0 ? CT_BODY_BOX : y == 1 ? CT_BODY_SPHERE : CT_BODY_CAPSULE;
-                d.half_extents[0] = 0.5f, d.half_extents[1] = 0.75f, d.half_extents[2] = 1.0f;
-                d.radius = 0.5f, d.half_height = 0.75f;
-                add(&s, id++, d);
-            }
+    add_wavy_mesh(&s, 1, 16, 2.0f, 1.5f, 0.2f, -16.0f, -16.0f);
+    add_shape_pile(&s, 2);
     run_lists(&s, mode, 100);
     assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){10}));
     assert_true(physics__bodies_remove(&s.bodies, (ct_entity_t){40}));
@@ -155,7 +96,7 @@ static void fine_mesh(near_mode mode, physics__v3 *ball_at, physics__v3 *plank_a
 {
     physics__scene s;
     scene_init(&s);
-    floor_mesh(&s, 1, 40, 0.25f, 0.0f, -5.0f, -5.0f);
+    add_wavy_mesh(&s, 1, 40, 0.25f, 0.0f, 0.2f, -5.0f, -5.0f);
     add(&s, 2,
         (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
                                .shape = CT_BODY_SPHERE,
@@ -215,8 +156,8 @@ static void seam(near_mode mode, physics__v3 *p, physics__v3 *v)
 {
     physics__scene s;
     scene_init(&s);
-    floor_mesh(&s, 1, 4, 1.0f, 0.0f, -4.0f, -2.0f);
-    floor_mesh(&s, 2, 4, 1.0f, 0.0f, 0.0f, -2.0f);
+    add_wavy_mesh(&s, 1, 4, 1.0f, 0.0f, 0.2f, -4.0f, -2.0f);
+    add_wavy_mesh(&s, 2, 4, 1.0f, 0.0f, 0.2f, 0.0f, -2.0f);
     add(&s, 3,
         (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
                                .shape = CT_BODY_BOX,

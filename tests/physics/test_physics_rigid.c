@@ -25,21 +25,6 @@ static ct_rigid_body_desc_t block(float x, float y, float z, float hx, float hy,
                                   .position = {x, y, z}};
 }
 
-static ct_rigid_body_desc_t cube(float x, float y, float z, float h)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_BOX,
-                                  .half_extents = {h, h, h},
-                                  .mass = 1.0f,
-                                  .friction = 0.6f,
-                                  .position = {x, y, z}};
-}
-
-static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
-{
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
 /* A quaternion about z by angle a. */
 static void about_z(float a, float q[4])
 {
@@ -689,17 +674,12 @@ static void test_snapshot_restores_recycled_manifolds(void **state)
         add(&s, 2 + k, cube(0.05f * (float)k, 0.5f + (float)k, 0, 0.5f));
     run(&s, 120);
     assert_true(s.rigid.recycled > 0);
-    const uint32_t size = physics__snapshot_size(&s, NULL);
-    uint8_t *snap = malloc(size);
-    assert_non_null(snap);
-    assert_int_equal(physics__snapshot_save(&s, NULL, snap, size), size);
+    uint32_t size;
+    uint8_t *snap = save_snapshot(&s, &size);
     print_message("tower snapshot: %u bytes for %u bodies\n", size, s.bodies.n);
     assert_true(size <= 128u * s.bodies.n);
     uint64_t hashes[50];
-    for (int k = 0; k < 50; k++) {
-        run(&s, 1);
-        hashes[k] = physics__state_hash(&s, NULL, NULL);
-    }
+    run_recording(&s, 50, hashes);
     uint32_t version = 3;
     memcpy(snap + 4, &version, sizeof version);
     const char *why = physics__snapshot_check(&s, NULL, snap, size);
@@ -716,10 +696,7 @@ static void test_snapshot_restores_recycled_manifolds(void **state)
     assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), CT_ERR_INVALID);
     s.bodies.half[top] = half;
     assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
-    for (int k = 0; k < 50; k++) {
-        run(&s, 1);
-        assert_true(physics__state_hash(&s, NULL, NULL) == hashes[k]);
-    }
+    run_matching(&s, 50, hashes);
     free(snap);
     physics__scene_free(&s);
 }

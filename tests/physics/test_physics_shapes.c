@@ -1201,45 +1201,8 @@ static uint64_t mesh_pile_hash(physics__pool with)
     physics__scene s;
     physics__scene_init(&s, &alloc.base);
     s.pool = with;
-    float heights[17 * 17];
-    for (int z = 0; z <= 16; z++)
-        for (int x = 0; x <= 16; x++)
-            heights[z * 17 + x] = 1.5f * sinf(0.6f * (float)x) * cosf(0.5f * (float)z);
-    float *v;
-    uint32_t *ix;
-    assert_null(physics__height_field_mesh(&alloc.base, heights, 17, 17, 2.0f, 2.0f, &v, &ix));
-    physics__mesh *m;
-    char reason[160];
-    assert_null(physics__mesh_build(&alloc.base, v, 17 * 17, ix, 512, &m, reason, sizeof reason));
-    ct_free(&alloc.base, v, 17 * 17 * 3 * sizeof *v);
-    ct_free(&alloc.base, ix, 512 * 3 * sizeof *ix);
-    const ct_rigid_body_desc_t ground = {.kind = CT_BODY_STATIC,
-                                         .shape = CT_BODY_MESH,
-                                         .friction = 0.5f,
-                                         .restitution = 0.3f,
-                                         .position = {-16, 0, -16}};
-    assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &ground, m), 0);
-    const float pyramid[15] = {0, 1, 0, 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1};
-    uint32_t id = 2;
-    for (int x = -3; x <= 3; x++)
-        for (int y = 0; y < 4; y++)
-            for (int z = -3; z <= 3; z++) {
-                ct_rigid_body_desc_t d = {
-                    .kind = CT_BODY_DYNAMIC,
-                    .mass = 1,
-                    .friction = 0.5f,
-                    .restitution = 0.3f,
-                    .position = {3.5f * (float)x, 4.0f + 2.0f * (float)y, 3.5f * (float)z}};
-                if (y == 3) {
-                    d.shape = CT_BODY_HULL;
-                    add_hull(&s, id++, d, pyramid, 5);
-                    continue;
-                }
-                d.shape = y == 0 ? CT_BODY_BOX : y == 1 ? CT_BODY_SPHERE : CT_BODY_CAPSULE;
-                d.half_extents[0] = 0.5f, d.half_extents[1] = 0.75f, d.half_extents[2] = 1.0f;
-                d.radius = 0.5f, d.half_height = 0.75f;
-                assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){id++}, &d), 0);
-            }
+    add_wavy_mesh(&s, 1, 16, 2.0f, 1.5f, 0.3f, -16.0f, -16.0f);
+    add_shape_pile(&s, 2);
     run(&s, 240);
     uint32_t below = 0;
     for (uint32_t i = 1; i < s.bodies.n; i++) {

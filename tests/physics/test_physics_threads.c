@@ -16,21 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static ct_rigid_body_desc_t box(float x, float y, float z, float h)
-{
-    return (ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
-                                  .shape = CT_BODY_BOX,
-                                  .half_extents = {h, h, h},
-                                  .mass = 1.0f,
-                                  .friction = 0.6f,
-                                  .position = {x, y, z}};
-}
-
-static void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
-{
-    assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
-}
-
 /* A 28 x 28 field of two-box stacks on a ground (id 1), each dropped from its own height so the
  * stacks land, settle and fall asleep at different steps (a stack's ids are consecutive, so
  * sleeping stacks' contacts sit between awake ones in key order); a row of bouncing balls that
@@ -51,8 +36,8 @@ static void field(physics__scene *s)
         for (int z = 0; z < FIELD; z++) {
             const float lift = 0.05f * (float)((x * 7 + z * 3) % 11);
             const float px = 1.5f * (float)(x - FIELD / 2), pz = 1.5f * (float)(z - FIELD / 2);
-            add(s, id++, box(px, 0.5f + lift, pz, 0.5f));
-            add(s, id++, box(px, 1.5f + 2.0f * lift, pz, 0.5f));
+            add(s, id++, cube(px, 0.5f + lift, pz, 0.5f));
+            add(s, id++, cube(px, 1.5f + 2.0f * lift, pz, 0.5f));
         }
     for (int k = 0; k < BALLS; k++) {
         ct_rigid_body_desc_t ball = {.kind = CT_BODY_DYNAMIC,
@@ -68,16 +53,15 @@ static void field(physics__scene *s)
     for (int i = 0; i < PYRAMID; i++)
         for (int j = i; j < PYRAMID; j++)
             add(s, id++,
-                box((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)PYRAMID,
-                    (2.0f * (float)i + 1.0f) * 0.5f, 60.0f, 0.5f));
-    ct_rigid_body_desc_t slab = box(0, 0.25f, -60.0f, 0.25f);
+                cube((float)(i + 1) * 0.5f + (float)(j - i) - 0.5f * (float)PYRAMID,
+                     (2.0f * (float)i + 1.0f) * 0.5f, 60.0f, 0.5f));
+    ct_rigid_body_desc_t slab = cube(0, 0.25f, -60.0f, 0.25f);
     slab.half_extents[0] = slab.half_extents[2] = 6.0f;
     slab.mass = 50.0f;
     add(s, id++, slab);
     for (int x = 0; x < SLAB; x++)
         for (int z = 0; z < SLAB; z++)
-            add(s, id++,
-                box(2.0f * (float)x - 5.0f, 0.9f, 2.0f * (float)z - 65.0f, 0.4f));
+            add(s, id++, cube(2.0f * (float)x - 5.0f, 0.9f, 2.0f * (float)z - 65.0f, 0.4f));
 }
 
 typedef struct tally {
@@ -230,20 +214,32 @@ static void same_flat_step(const physics__scene *a, const physics__scene *b, tal
     t->max_contacts = ca->n > t->max_contacts ? ca->n : t->max_contacts;
 }
 
+/* Two copies of the scene `build` makes: *a serial, *b on two threads. */
+static void twins(physics__scene *a, physics__scene *b, void (*build)(physics__scene *s))
+{
+    scene_init(a);
+    scene_init(b);
+    a->pool = (physics__pool){0};
+    b->pool = two_threads;
+    build(a);
+    build(b);
+}
+
+/* A step of each. */
+static void step_twins(physics__scene *a, physics__scene *b)
+{
+    assert_int_equal(physics__scene_step(a, 1.0f / 60.0f), 0);
+    assert_int_equal(physics__scene_step(b, 1.0f / 60.0f), 0);
+}
+
 static void test_flat_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    flat_field(&a);
-    flat_field(&b);
+    twins(&a, &b, flat_field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_flat_step(&a, &b, &t);
     }
     const uint64_t h = physics__state_hash(&a, NULL, NULL);
@@ -261,16 +257,10 @@ static void test_field_same_on_threads(void **state)
 {
     (void)state;
     physics__scene a, b;
-    scene_init(&a);
-    scene_init(&b);
-    a.pool = (physics__pool){0};
-    b.pool = two_threads;
-    field(&a);
-    field(&b);
+    twins(&a, &b, field);
     tally t = {0};
     for (int step = 0; step < 150; step++) {
-        assert_int_equal(physics__scene_step(&a, 1.0f / 60.0f), 0);
-        assert_int_equal(physics__scene_step(&b, 1.0f / 60.0f), 0);
+        step_twins(&a, &b);
         same_step(&a, &b, &t);
         if (step > 0)
             continue;
@@ -299,11 +289,88 @@ static void test_field_same_on_threads(void **state)
     physics__scene_free(&b);
 }
 
+/* physics_stages.c: a chain of stages where each reads what the whole stage before wrote (value i
+ * of stage k is the sum of values i and i + 1 of stage k - 1, around a ring of CHAIN), some of
+ * many items, some of one item (run back to back by one thread). The totals double at every
+ * stage, so the last stage's total is fixed; on two threads every value matches the serial run,
+ * which only holds when no stage starts before the one before has finished. */
+enum { CHAIN = 96, CHAIN_STAGES = 40 };
+typedef struct chain_job {
+    uint64_t *v;
+    uint32_t k;
+} chain_job;
+
+/* (Work enough that both threads are inside a stage at once: an item of a few microseconds.) */
+static volatile uint32_t chain_sink;
+
+static void chain_range(void *user, uint32_t begin, uint32_t end)
+{
+    const chain_job *job = user;
+    const uint64_t *from = job->v + (size_t)(job->k - 1) * CHAIN;
+    uint64_t *to = job->v + (size_t)job->k * CHAIN;
+    for (uint32_t i = begin; i < end; i++) {
+        uint32_t x = i + job->k;
+        for (int turn = 0; turn < 2000; turn++)
+            x = x * 1664525u + 1013904223u;
+        chain_sink = x;
+        to[i] = from[i] + from[(i + 1) % CHAIN];
+    }
+}
+
+static void chain_run(physics__pool with, uint64_t *v)
+{
+    physics__stages st = {0};
+    for (uint32_t i = 0; i < CHAIN; i++)
+        v[i] = i * i + 1;
+    /* Twice, so the second run reuses what the first grew. */
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t k = 1; k < CHAIN_STAGES; k++) {
+            const chain_job job = {v, k};
+            /* Stages 5-9 and 20-22 are one item each; the others one or three values an item. */
+            const bool single = (k >= 5 && k < 10) || (k >= 20 && k < 23);
+            physics__stages_add(&st, &alloc.base, chain_range, (void *)&job, sizeof job, CHAIN,
+                                single ? 0u : (k % 2 ? 1u : 3u));
+        }
+        /* A stage of no items adds nothing. */
+        physics__stages_add(&st, &alloc.base, chain_range, NULL, 0, 0, 1);
+        assert_int_equal(st.n, CHAIN_STAGES - 1);
+        assert_int_equal(physics__stages_run(&st, &alloc.base, with, false), 0);
+        assert_int_equal(st.n, 0);
+    }
+    /* A job larger than a stage keeps is refused: the run fails and runs nothing. */
+    uint64_t big[8] = {0};
+    physics__stages_add(&st, &alloc.base, chain_range, big, sizeof big, CHAIN, 1);
+    assert_int_equal(physics__stages_run(&st, &alloc.base, with, false), CT_ERR_NOMEM);
+    assert_int_equal(st.n, 0);
+    physics__stages_free(&st, &alloc.base);
+}
+
+static void test_stages_keep_order_on_threads(void **state)
+{
+    (void)state;
+    static uint64_t serial[CHAIN_STAGES * CHAIN], threaded[CHAIN_STAGES * CHAIN];
+    chain_run((physics__pool){0}, serial);
+    uint64_t first = 0, last = 0;
+    for (uint32_t i = 0; i < CHAIN; i++) {
+        first += serial[i];
+        last += serial[(CHAIN_STAGES - 1) * CHAIN + i];
+    }
+    /* The sum of i * i + 1 for i < 96 is 290,416; 39 doublings. */
+    assert_int_equal(first, 290416u);
+    assert_true(last == 290416ull << (CHAIN_STAGES - 1));
+    for (int round = 0; round < 10; round++) {
+        memset(threaded, 0, sizeof threaded);
+        chain_run(two_threads, threaded);
+        assert_memory_equal(serial, threaded, sizeof serial);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_field_same_on_threads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_flat_field_same_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_stages_keep_order_on_threads, setup, teardown),
     };
     if (physics_fixture_start())
         return 1;

@@ -1,0 +1,168 @@
+/* physics_stages.c: a chain of parallel sections run as one (see physics__stages).
+ *
+ * A substep of the rigid solver is a dozen short sections, one per colour, each a few dozen
+ * microseconds: handed to the pool one by one, every section paid a ticket, a wake-up or a spin on
+ * the worker's side and a join on the caller's, and the two threads met at each end. Here the whole
+ * chain is one section. Every thread that joins walks the stages in order: it claims the items of
+ * the current stage off an atomic cursor, runs them, counts them finished, and waits (spinning,
+ * then yielding) until the stage's last item is finished before it starts the next. Items of one
+ * stage never share what they write (the colours, the slices of bodies), so who runs which item
+ * changes nothing: the bits are those of running the stages one after the other on one thread,
+ * which is exactly what a serial pool does.
+ *
+ * A thread that joins late starts at the stage under way (`at`), skipping the finished ones. A
+ * stage of one item (a joint pass, a small colour) is run by whoever claims it, together with the
+ * single-item stages right after it: the others wait at the end of that run once, not at every
+ * one of its stages. The caller can run every stage alone, so a pool whose workers never come (a
+ * busy machine, a full ring) still finishes. */
+#include "physics_internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <threads.h>
+
+/* Turns of a waiting thread before it yields its core (a neighbour may need it: the thread it
+ * waits for, on a busy machine). */
+#define STAGES_SPINS 256u
+/* Ranges handed to the pool: more than it has threads, so every thread can join. */
+#define STAGES_PARTICIPANTS 16u
+
+/* One stage's cursor and count, a cache line each (the threads write them all the time). */
+typedef struct physics__stage_counter {
+    atomic_uint claimed;  /* items handed out (runs past the count) */
+    atomic_uint finished; /* items done */
+    char pad[64 - 2 * sizeof(atomic_uint)];
+} physics__stage_counter;
+
+void physics__stages_free(physics__stages *st, ct_allocator_t *a)
+{
+    if (st->stage)
+        ct_free(a, st->stage, (size_t)st->cap * sizeof *st->stage);
+    if (st->counter)
+        ct_free(a, st->counter, (size_t)st->cap_counter * sizeof *st->counter);
+    memset(st, 0, sizeof *st);
+}
+
+void physics__stages_add(physics__stages *st, ct_allocator_t *a, ct_range_f fn, void *user,
+                         size_t job_size, uint32_t count, uint32_t grain)
+{
+    if (st->failed || count == 0)
+        return;
+    if (job_size > sizeof st->stage->data ||
+        physics__reserve_keep(a, (void **)&st->stage, &st->cap, st->n + 1, sizeof *st->stage)) {
+        st->failed = true;
+        return;
+    }
+    physics__stage *stage = &st->stage[st->n++];
+    stage->fn = fn;
+    stage->user = job_size ? NULL : user;
+    stage->count = count;
+    stage->grain = grain && grain < count ? grain : count;
+    if (job_size)
+        memcpy(stage->data, user, job_size);
+}
+
+static inline void *stages__user(physics__stage *stage)
+{
+    return stage->user ? stage->user : (void *)stage->data;
+}
+
+static inline uint32_t stages__items(const physics__stage *stage)
+{
+    return (stage->count + stage->grain - 1) / stage->grain;
+}
+
+static inline void stages__relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+typedef struct stages__run {
+    physics__stages *st;
+    atomic_uint at; /* the first stage not known to be finished */
+} stages__run;
+
+/* One thread's part: every stage from the one under way, in order. */
+static void stages__take_part(void *user, uint32_t begin, uint32_t end)
+{
+    (void)begin;
+    (void)end;
+    stages__run *run = user;
+    physics__stages *st = run->st;
+    for (uint32_t k = atomic_load_explicit(&run->at, memory_order_acquire); k < st->n;) {
+        physics__stage *stage = &st->stage[k];
+        const uint32_t items = stages__items(stage);
+        /* A run of single-item stages goes to one thread; the others wait at its last. */
+        uint32_t last = k;
+        if (items == 1)
+            while (last + 1 < st->n && stages__items(&st->stage[last + 1]) == 1)
+                last++;
+        physics__stage_counter *counter = &st->counter[k];
+        for (;;) {
+            const uint32_t i =
+                atomic_fetch_add_explicit(&counter->claimed, 1u, memory_order_relaxed);
+            if (i >= items)
+                break;
+            if (items == 1) {
+                for (uint32_t q = k; q <= last; q++)
+                    st->stage[q].fn(stages__user(&st->stage[q]), 0, st->stage[q].count);
+            } else {
+                const uint32_t from = i * stage->grain;
+                const uint32_t to =
+                    stage->count - from > stage->grain ? from + stage->grain : stage->count;
+                stage->fn(stages__user(stage), from, to);
+            }
+            if (atomic_fetch_add_explicit(&counter->finished, 1u, memory_order_acq_rel) + 1 ==
+                items)
+                atomic_store_explicit(&run->at, last + 1, memory_order_release);
+        }
+        for (uint32_t spin = 0;
+             atomic_load_explicit(&counter->finished, memory_order_acquire) < items; spin++) {
+            if (spin < STAGES_SPINS)
+                stages__relax();
+            else
+                thrd_yield();
+        }
+        k = last + 1;
+    }
+}
+
+int physics__stages_run(physics__stages *st, ct_allocator_t *a, physics__pool pool,
+                        bool by_section)
+{
+    const uint32_t n = st->n;
+    st->n = 0;
+    if (st->failed) {
+        st->failed = false;
+        return CT_ERR_NOMEM;
+    }
+    if (!pool.parallel_for || by_section) {
+        /* One thread: the plain loop. A pool that times its jobs (the benchmark's) gets one
+         * section per stage, and the single-item stages run here, as they would on one thread. */
+        for (uint32_t k = 0; k < n; k++) {
+            physics__stage *stage = &st->stage[k];
+            if (pool.parallel_for && stages__items(stage) > 1)
+                pool.parallel_for(pool.ctx, stage->count, stage->grain, stage->fn,
+                                  stages__user(stage));
+            else
+                stage->fn(stages__user(stage), 0, stage->count);
+        }
+        return 0;
+    }
+    if (physics__reserve(a, (void **)&st->counter, &st->cap_counter, n, sizeof *st->counter))
+        return CT_ERR_NOMEM;
+    for (uint32_t k = 0; k < n; k++) {
+        atomic_init(&st->counter[k].claimed, 0u);
+        atomic_init(&st->counter[k].finished, 0u);
+    }
+    st->n = n;
+    stages__run run = {.st = st};
+    atomic_init(&run.at, 0u);
+    pool.parallel_for(pool.ctx, STAGES_PARTICIPANTS, 1, stages__take_part, &run);
+    st->n = 0;
+    return 0;
+}
