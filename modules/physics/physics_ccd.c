@@ -60,6 +60,8 @@
 /* m/s: a hit closing slower than this does not bounce (the solver's RIGID_BOUNCE_SPEED). */
 #define CCD_BOUNCE_SPEED 1.0f
 
+/* How many fast bodies ahead of the one being swept its arrays' lines are fetched. */
+#define CCD_AHEAD 4u
 /* Candidate pairs of moving bodies past this many per moving body (or past the scene's
  * ccd.list_limit) are not listed: each fast body then asks the grid of paths for its own. */
 #define CCD_LIST_PAIRS_PER_BODY 32u
@@ -798,8 +800,22 @@ int physics__ccd_end(physics__scene *s, float dt)
      * lower rank, where their own sweeps left them. */
     for (uint32_t k = 0; k < fast; k++) {
         const uint32_t i = c->order[k].body;
-        ccd__sweep w = {
-            .s = s, .self = c->motion[i], .best = 1.0f, .hit = UINT32_MAX, .moved = UINT32_MAX};
+        /* (The order is by rank, so the bodies come from all over the arrays: what a sweep reads
+         * first is fetched a few bodies ahead.) */
+        if (k + CCD_AHEAD < fast) {
+            const uint32_t next = c->order[k + CCD_AHEAD].body;
+            __builtin_prefetch(&c->motion[next]);
+            __builtin_prefetch(&b->position[next]);
+            __builtin_prefetch(&b->rotation[next]);
+            __builtin_prefetch(&c->list_first[next]);
+        }
+        /* (w.other is set before anything reads it.) */
+        ccd__sweep w;
+        w.s = s;
+        w.self = c->motion[i];
+        w.other_moves = false;
+        w.best = 1.0f;
+        w.hit = w.moved = UINT32_MAX;
         const physics__v3 end = b->position[i];
         const physics__quat end_rotation = b->rotation[i];
         const physics__v3 end_extent = b->extent[i];
