@@ -258,8 +258,11 @@ enum {
 
 /* Bodies a and b (a's id < b's id) started touching: their shapes are within 2 mm of each other
  * at the end of this step and press on each other (bodies that only came near, or passed by, make
- * no event). `normal` points from a to b, `point` is on the contact surface, `impulse` the normal
- * impulse (N s) of this step, `speed` the closing speed (m/s) they came in with. */
+ * no event), or the continuous collision stopped a fast body at the other (a "sweep
+ * hit", reported once, after the contacts' events; it counts as touching until a contact takes
+ * the pair over or they part, which a CT_PHYSICS_EVENT_CONTACT_ENDED reports). `normal` points
+ * from a to b, `point` is on the contact surface, `impulse` the normal impulse (N s) of this step
+ * (a sweep hit's: of the hit), `speed` the closing speed (m/s) they came in with. */
 typedef struct ct_physics_collision_event_t {
     uint32_t a, b; /* entity ids */
     float point[3];
@@ -623,7 +626,12 @@ typedef struct ct_compound_child_t {
  * triangles meet flat, or bending up (a valley), the seam is no edge a body can catch on. A
  * triangle whose three edges are all such collides along its face normal only, so a box sliding
  * over a floor of many tiles keeps its vertical velocity at zero across the seams; open edges
- * and ridges collide as edges. Meshes are static only, collide with every other shape, and are
+ * and ridges collide as edges, except that a body whose lowest point lies within 5 mm of a
+ * triangle's plane meets a triangle with an open edge along its face only: the seam where one
+ * mesh (or height field) continues another in the same plane is crossed as an internal edge,
+ * and a body landing on a mesh's outer rim is caught by the edge 5 mm lower. A compound on a
+ * mesh gets a contact for each child that touches it (up to four for the pair, each child's own
+ * points). Meshes are static only, collide with every other shape, and are
  * seen by rays and overlaps. Refused, naming the world, the entity and the field: a kind other
  * than static; NULL arrays; no triangle, or more than CT_PHYSICS_MAX_MESH_TRIANGLES; a vertex or
  * height that is NaN, infinite or outside +-CT_PHYSICS_MAX_POSITION; an index past the vertices;

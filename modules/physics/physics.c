@@ -47,7 +47,9 @@ static physics__body_manager *bodies_of(ct_world_o *w, const char *what)
     if (!m)
         PHYSICS_LOG(CT_LOG_WARNING, "%s: %p is not a world with physics", what, (void *)w);
     else
-        m->scene.pool = physics__m.jobs
+        /* A pool of one thread is no pool: the step then takes its one-thread paths (the
+         * rigid cache merge in one walk) instead of cutting its work into slices for nobody. */
+        m->scene.pool = physics__m.jobs && physics__m.jobs->thread_count() > 1
                             ? (physics__pool){jobs_parallel_for, (void *)physics__m.jobs}
                             : (physics__pool){0};
     return m;

@@ -87,10 +87,13 @@ int physics__ccd_begin(physics__scene *s)
         return 0;
     if (physics__reserve(s->a, (void **)&c->start, &c->cap_start, b->n, sizeof *c->start) ||
         physics__reserve(s->a, (void **)&c->start_rotation, &c->cap_start_rotation, b->n,
-                         sizeof *c->start_rotation))
+                         sizeof *c->start_rotation) ||
+        physics__reserve(s->a, (void **)&c->start_angular, &c->cap_start_angular, b->n,
+                         sizeof *c->start_angular))
         return CT_ERR_NOMEM;
     memcpy(c->start, b->position, (size_t)b->n * sizeof *c->start);
     memcpy(c->start_rotation, b->rotation, (size_t)b->n * sizeof *c->start_rotation);
+    memcpy(c->start_angular, b->angular, (size_t)b->n * sizeof *c->start_angular);
     return 0;
 }
 
@@ -499,10 +502,45 @@ static ccd__body ccd__body_of(const physics__bodies *b, uint32_t i)
  * Both bodies are posed at the hit (w->best); a body that does not move, or sleeps, takes no
  * impulse. */
 #define CCD_RESPONSE_PASSES 8u
+
+/* A sweep's hit as a collision event (ccd__report), with its pair's key. */
+typedef struct physics__ccd_hit {
+    uint64_t key;
+    ct_physics_collision_event_t ev;
+} physics__ccd_hit;
+
+/* The kinetic energy of body i's spin w (times two), by its principal moments. */
+static float ccd__spin_energy(const physics__bodies *b, uint32_t i, physics__v3 w)
+{
+    const physics__v3 l = quat_unrotate(b->rotation[i], w), d = b->inv_inertia[i];
+    return (d.x > 0.0f ? l.x * l.x / d.x : 0.0f) + (d.y > 0.0f ? l.y * l.y / d.y : 0.0f) +
+           (d.z > 0.0f ? l.z * l.z / d.z : 0.0f);
+}
+
+/* A hit takes the swept body's spin away, never adds to it. A hit puts the body back where it
+ * hit, which undoes (most of) the step's motion but not what the step did to its velocities: a
+ * thin board lying into the bunny's scanned triangles, its turn out of them undone by its sweep
+ * every step, kept the spin the solver gave it each step to turn out, and spun up to 86 rad/s
+ * without moving; and friction at a lever turns some of what the hit itself stops into spin.
+ * So the spin's energy after the hit is at most what it was at the start of the step and before
+ * the hit, whichever is less; past that it is scaled back (its axis kept). */
+static physics__v3 ccd__no_more_spin(const physics__bodies *b, uint32_t i, physics__v3 start,
+                                     physics__v3 before, physics__v3 after)
+{
+    const float e0 = f_min(ccd__spin_energy(b, i, start), ccd__spin_energy(b, i, before));
+    const float e1 = ccd__spin_energy(b, i, after);
+    return e1 > e0 ? v3_scale(after, sqrtf(e0 / e1)) : after;
+}
+
 static void ccd__respond(ccd__sweep *w)
 {
     physics__bodies *b = &w->s->bodies;
     const uint32_t i = w->self.i, j = w->hit;
+    /* A sleeping body hit wakes, with its island, and takes its share of the hit (as Jolt wakes
+     * what its linear casts hit): taken for fixed, it stopped a bullet as a wall would and
+     * slept on. Its velocities were zeroed when it fell asleep. */
+    if (b->kind[j] == CT_BODY_DYNAMIC && b->asleep[j])
+        physics__scene_wake(w->s, j);
     w->other_moves = w->moved != UINT32_MAX;
     if (w->other_moves)
         w->other = w->s->ccd.motion[j];
@@ -569,6 +607,7 @@ static void ccd__respond(ccd__sweep *w)
     if (target > now) {
         ccd__push(&x, ri, v3_scale(n, (now - target) / kn));
         ccd__push(&y, rj, v3_scale(n, (target - now) / kn));
+        jn += (target - now) / kn;
     }
     if (x.inv_mass > 0.0f) {
         b->velocity[i] = x.v;
@@ -577,6 +616,17 @@ static void ccd__respond(ccd__sweep *w)
     if (y.inv_mass > 0.0f) {
         b->velocity[j] = y.v;
         b->angular[j] = y.w;
+    }
+    /* The event, as a contact's: a is the lower entity id, the normal from a to b. */
+    physics__ccd *c = &w->s->ccd;
+    if (jn > 0.0f && c->num_hit_events < c->cap_hit_event) {
+        const uint32_t ei = b->entity[i].id, ej = b->entity[j].id;
+        physics__ccd_hit *h = &c->hit_event[c->num_hit_events++];
+        h->key = ei < ej ? (uint64_t)ei << 32 | ej : (uint64_t)ej << 32 | ei;
+        h->ev = (ct_physics_collision_event_t){
+            .a = ei < ej ? ei : ej, .b = ei < ej ? ej : ei, .impulse = jn, .speed = -vn};
+        v3_store(point, h->ev.point);
+        v3_store(ei < ej ? n : v3_scale(n, -1.0f), h->ev.normal);
     }
 }
 
@@ -780,20 +830,107 @@ static int ccd__query_moving(ccd__sweep *w, physics__v3 lo, physics__v3 hi)
     return 0;
 }
 
+static int ccd__cmp_hit(const void *x, const void *y)
+{
+    const uint64_t a = ((const physics__ccd_hit *)x)->key, b = ((const physics__ccd_hit *)y)->key;
+    return (a > b) - (a < b);
+}
+
+/* Whether the pair of `key` touches by the contacts this step remembered (the rigid step's cache,
+ * or the translation-only one's: physics__scene_step's choice). */
+static bool ccd__touching(const physics__scene *s, uint64_t key)
+{
+    const bool rigid = s->bodies.num_rotating || s->joints.n;
+    const uint32_t n = rigid ? s->rigid.num_cache : s->num_cache;
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if ((rigid ? s->rigid.cache[mid].key : s->cache[mid].key) < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n && (rigid ? s->rigid.cache[lo].key : s->cache[lo].key) == key; lo++)
+        if (rigid ? s->rigid.cache[lo].touching : s->cache[lo].touching)
+            return true;
+    return false;
+}
+
+/* The events of sweep hits, as a contact's: a hit stops a body a little before what it hit, and
+ * its closing speed is taken away then, so the next step's contact often has nothing to press
+ * (a bullet stopped at a wall) and no contact ever reported it. A pair hit that no contact
+ * touches gets a CT_PHYSICS_EVENT_COLLISION and counts as touching from then: while sweeps
+ * keep hitting it nothing more is said; when a contact takes it over (touching, by the cache),
+ * the collision event the contact wrote on beginning is dropped (the sweep told it) and the
+ * contact's CT_PHYSICS_EVENT_CONTACT_ENDED will end it; when neither touches it, it ends here.
+ * Written after the contacts' events, by pair key: the bodies decide the order, not the
+ * threads. (A snapshot does not keep which pairs a sweep reported: a restore forgets them.) */
+static int ccd__report(physics__scene *s)
+{
+    physics__ccd *c = &s->ccd;
+    if (!c->num_reported && !c->num_hit_events)
+        return 0;
+    if (physics__reserve(s->a, (void **)&c->next_reported, &c->cap_next_reported,
+                         c->num_reported + c->num_hit_events, sizeof *c->next_reported))
+        return CT_ERR_NOMEM;
+    qsort(c->hit_event, c->num_hit_events, sizeof *c->hit_event, ccd__cmp_hit);
+    uint32_t n = 0, x = 0, y = 0;
+    while (x < c->num_reported || y < c->num_hit_events) {
+        const uint64_t rk = x < c->num_reported ? c->reported[x] : UINT64_MAX;
+        const uint64_t hk = y < c->num_hit_events ? c->hit_event[y].key : UINT64_MAX;
+        const uint64_t key = rk < hk ? rk : hk;
+        const bool was = rk == key;
+        const physics__ccd_hit *hit = hk == key ? &c->hit_event[y] : NULL;
+        x += was;
+        y += hit != NULL;
+        if (ccd__touching(s, key)) {
+            if (was)
+                physics__events_drop(&s->events, CT_PHYSICS_EVENT_COLLISION,
+                                     (uint32_t)(key >> 32), (uint32_t)key);
+            continue;
+        }
+        int err = 0;
+        if (hit) {
+            if (!was)
+                err = physics__events_write(&s->events, CT_PHYSICS_EVENT_COLLISION, &hit->ev,
+                                            sizeof hit->ev);
+            c->next_reported[n++] = key;
+        } else {
+            const ct_physics_contact_ended_event_t ev = {(uint32_t)(key >> 32), (uint32_t)key};
+            err = physics__events_write(&s->events, CT_PHYSICS_EVENT_CONTACT_ENDED, &ev,
+                                        sizeof ev);
+        }
+        if (err)
+            return err;
+    }
+    uint64_t *t = c->reported;
+    const uint32_t cap = c->cap_reported;
+    c->reported = c->next_reported;
+    c->cap_reported = c->cap_next_reported;
+    c->next_reported = t;
+    c->cap_next_reported = cap;
+    c->num_reported = n;
+    c->num_hit_events = 0;
+    return 0;
+}
+
 int physics__ccd_end(physics__scene *s, float dt)
 {
     physics__ccd *c = &s->ccd;
     physics__bodies *b = &s->bodies;
+    c->num_hit_events = 0;
     if (c->off || b->n == 0)
         return 0;
     uint32_t fast = 0;
     if (ccd__find_fast(s, dt, &fast))
         return CT_ERR_NOMEM;
     if (!fast)
-        return 0;
+        return ccd__report(s);
     bool listed = false;
     /* (Lists pay for a walk over every path; a few fast bodies among many moving ones ask.) */
     if (physics__scene_fill_fixed(s) ||
+        physics__reserve(s->a, (void **)&c->hit_event, &c->cap_hit_event, fast,
+                         sizeof *c->hit_event) ||
         (c->moving.n && (uint64_t)fast * CCD_LIST_SHARE >= c->moving.n && ccd__list(s, &listed)))
         return CT_ERR_NOMEM;
     /* The slowest first: each is swept against the fixed bodies and against the moving ones of
@@ -839,7 +976,9 @@ int physics__ccd_end(physics__scene *s, float dt)
             b->extent[i] = end_extent;
             continue;
         }
+        const physics__v3 spin = b->angular[i];
         ccd__respond(&w);
+        b->angular[i] = ccd__no_more_spin(b, i, c->start_angular[i], spin, b->angular[i]);
         physics__v3 p = v3_add(w.self.p0, v3_scale(w.self.move, w.best));
         physics__quat q = ccd__turn_at(&w.self.turn, w.best);
         if (w.moved != UINT32_MAX) {
@@ -889,7 +1028,7 @@ int physics__ccd_end(physics__scene *s, float dt)
         s->bp_stale = true;
         s->quiet = false;
     }
-    return 0;
+    return ccd__report(s);
 }
 
 void physics__ccd_free(physics__scene *s)
@@ -899,6 +1038,8 @@ void physics__ccd_free(physics__scene *s)
         ct_free(s->a, c->start, (size_t)c->cap_start * sizeof *c->start);
     if (c->start_rotation)
         ct_free(s->a, c->start_rotation, (size_t)c->cap_start_rotation * sizeof *c->start_rotation);
+    if (c->start_angular)
+        ct_free(s->a, c->start_angular, (size_t)c->cap_start_angular * sizeof *c->start_angular);
     if (c->fast)
         ct_free(s->a, c->fast, (size_t)c->cap_fast * sizeof *c->fast);
     if (c->rank)
@@ -915,6 +1056,12 @@ void physics__ccd_free(physics__scene *s)
         ct_free(s->a, c->listed, (size_t)c->cap_listed * sizeof *c->listed);
     if (c->list_pairs)
         ct_free(s->a, c->list_pairs, (size_t)c->cap_list_pairs * sizeof *c->list_pairs);
+    if (c->hit_event)
+        ct_free(s->a, c->hit_event, (size_t)c->cap_hit_event * sizeof *c->hit_event);
+    if (c->reported)
+        ct_free(s->a, c->reported, (size_t)c->cap_reported * sizeof *c->reported);
+    if (c->next_reported)
+        ct_free(s->a, c->next_reported, (size_t)c->cap_next_reported * sizeof *c->next_reported);
     if (c->moving.a)
         physics__broadphase_free(&c->moving);
     memset(c, 0, sizeof *c);

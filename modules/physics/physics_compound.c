@@ -347,6 +347,98 @@ void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j
     physics__manifold_reduce(m);
 }
 
+/* A compound and a mesh: each child's own manifolds against the mesh (physics__mesh_manifolds,
+ * one for each way the triangles under it face), so the four legs of a table each rest on their
+ * own contact, warm started by their own points. Merged into one, as compound_manifold does, a
+ * table's sixteen leg corners were reduced to four, and the rigid step gave a compound and a mesh
+ * one contact where a body and a mesh have up to PHYSICS_MESH_MANIFOLDS. Past `max`, the deepest
+ * `max` are kept and each other one's points join the kept one whose normal is nearest, when it
+ * pushes within COMPOUND_SAME_WAY of it (else they are dropped, as a mesh's further ways are).
+ * Deepest first (ties: the lower child). Asked for one, it is compound_manifold's. */
+uint32_t physics__compound_mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t j,
+                                          float margin, bool prefer_b, physics__manifold_out *out,
+                                          uint32_t max)
+{
+    if (!max)
+        return 0;
+    if (max == 1u) {
+        physics__compound_manifold(b, i, j, margin, prefer_b, out);
+        return out->count ? 1u : 0u;
+    }
+    out[0].count = 0;
+    out[0].normal = v3(0, 1, 0);
+    compound__pairs w;
+    compound__pairs_init(&w, b, i, j);
+    compound__proxy *p = &w.p;
+    const bool compound_is_a = w.ci != NULL;
+    const uint32_t children = compound_is_a ? w.ni : w.nj;
+    enum { MAX_FOUND = 16 };
+    physics__manifold_out found[MAX_FOUND];
+    float least[MAX_FOUND];
+    uint32_t num = 0;
+    const uint32_t each = max < PHYSICS_MESH_MANIFOLDS ? max : PHYSICS_MESH_MANIFOLDS;
+    for (uint32_t k = 0; k < children; k++) {
+        compound__place(p, 0, b, i, compound_is_a ? k : UINT32_MAX);
+        compound__place(p, 1, b, j, compound_is_a ? UINT32_MAX : k);
+        if (compound__gap(p, compound__radius(b, w.ci, i, k), compound__radius(b, w.cj, j, k)) >
+            margin)
+            continue;
+        physics__manifold_out mine[PHYSICS_MESH_MANIFOLDS];
+        const uint32_t made = physics__mesh_manifolds(&p->b, 0, 1, margin, prefer_b, mine, each);
+        /* (The pair's bits as compound_manifold sets them, over the triangle's.) */
+        const uint32_t pair_id = ((compound_is_a ? k * 64u : k) + 1u) << 20;
+        for (uint32_t g = 0; g < made; g++) {
+            float l = INFINITY;
+            for (uint32_t q = 0; q < mine[g].count; q++) {
+                l = f_min(l, mine[g].p[q].sep);
+                mine[g].p[q].id ^= pair_id;
+            }
+            if (!mine[g].count)
+                continue;
+            uint32_t at = num;
+            if (num == MAX_FOUND) {
+                /* Full (many children on the mesh): in place of the shallowest, if deeper. */
+                at = 0;
+                for (uint32_t q = 1; q < MAX_FOUND; q++)
+                    if (least[q] > least[at])
+                        at = q;
+                if (!(l < least[at]))
+                    continue;
+            } else {
+                num++;
+            }
+            found[at] = mine[g];
+            least[at] = l;
+        }
+    }
+    /* Deepest first: a stable insertion sort of the few found. */
+    uint8_t order[MAX_FOUND];
+    for (uint32_t k = 0; k < num; k++) {
+        uint32_t q = k;
+        for (; q > 0 && least[order[q - 1]] > least[k]; q--)
+            order[q] = order[q - 1];
+        order[q] = (uint8_t)k;
+    }
+    const uint32_t kept = num < max ? num : max;
+    for (uint32_t k = 0; k < kept; k++)
+        out[k] = found[order[k]];
+    for (uint32_t k = kept; k < num; k++) {
+        const physics__manifold_out *o = &found[order[k]];
+        uint32_t nearest = 0;
+        float most = -INFINITY;
+        for (uint32_t q = 0; q < kept; q++) {
+            const float d = v3_dot(out[q].normal, o->normal);
+            if (d > most)
+                most = d, nearest = q;
+        }
+        if (most >= COMPOUND_SAME_WAY)
+            physics__manifold_merge(&out[nearest], o);
+    }
+    for (uint32_t k = 0; k < kept; k++)
+        physics__manifold_reduce(&out[k]);
+    return kept;
+}
+
 /* What physics__compound_manifold's manifold gives a sweep (ccd__separation): its least
  * separation, which is the deepest child pair's, and that pair's normal, without the other pairs'
  * points. The pairs go nearest bound first, and a pair whose bound is past the deepest so far

@@ -28,6 +28,25 @@ int physics__events_write(physics__events *s, uint32_t type, const void *event, 
     return 0;
 }
 
+bool physics__events_drop(physics__events *s, uint32_t type, uint32_t a, uint32_t b)
+{
+    uint32_t at = 0;
+    for (uint32_t start = 0;; start = at) {
+        const ct_physics_event_header_t *h = ct_physics_event_next(s->bytes, s->size, &at);
+        if (!h)
+            return false;
+        uint32_t ids[2];
+        if (h->type != type || h->size < sizeof ids)
+            continue;
+        memcpy(ids, h + 1, sizeof ids);
+        if (ids[0] != a || ids[1] != b)
+            continue;
+        memmove(s->bytes + start, s->bytes + at, s->size - at);
+        s->size -= at - start;
+        return true;
+    }
+}
+
 void physics__events_free(physics__events *s)
 {
     if (s->bytes)

@@ -139,6 +139,11 @@ void physics__compound_free(ct_allocator_t *a, physics__compound *c);
 /* The manifold of bodies i and j when either is a compound (physics__manifold's part). */
 void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                                 bool prefer_b, physics__manifold_out *m);
+/* The manifolds of a compound and a mesh (physics__manifolds' part): each child's own, up to
+ * max, deepest first; asked for one, physics__compound_manifold's. */
+uint32_t physics__compound_mesh_manifolds(const physics__bodies *b, uint32_t i, uint32_t j,
+                                          float margin, bool prefer_b, physics__manifold_out *out,
+                                          uint32_t max);
 /* What the compound manifold gives a sweep: the least separation of its points (INFINITY when
  * none is within margin) and its normal, measuring only the child pairs that can be deepest. */
 float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_t j, float margin,

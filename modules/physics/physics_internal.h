@@ -503,6 +503,9 @@ typedef struct physics__events {
 
 /* Appends one [header][event] record (event padded to 4 bytes). 0 or CT_ERR_NOMEM. */
 int physics__events_write(physics__events *s, uint32_t type, const void *event, uint32_t size);
+/* Removes the first record of `type` whose event begins with entity ids a, b (a collision or
+ * contact-ended event of that pair); whether there was one. */
+bool physics__events_drop(physics__events *s, uint32_t type, uint32_t a, uint32_t b);
 void physics__events_free(physics__events *s);
 
 /* ---- Rigid bodies (physics_manifold.c, physics_rigid.c) ------------------------------------ */
@@ -533,9 +536,9 @@ void physics__manifold_reduce(physics__manifold_out *m);
 #define PHYSICS_MESH_MANIFOLDS 4u
 /* The manifolds of bodies i and j into out[0 .. max) (max >= 1): how many were made, each with
  * points, deepest first (out[0] has no points when none was; the rest are not written past the
- * made ones). Only a pair of a mesh and a body not a
- * compound has more than one, and with max > 1 its first is not physics__manifold's (that one
- * gathers the triangles of a wider angle: physics_mesh.c). */
+ * made ones). Only a pair with a mesh has more than one (a compound's: its children's), and
+ * with max > 1 its first is not physics__manifold's (that one gathers the triangles of a wider
+ * angle: physics_mesh.c; a compound's children merged). */
 uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, float margin,
                             bool prefer_b, physics__manifold_out *out, uint32_t max);
 /* The id bit of a point clipped against body b's face. */
@@ -932,7 +935,8 @@ typedef struct physics__ccd {
     uint32_t hits;                 /* bodies the last step moved back to where they hit */
     physics__v3 *start;            /* per body: its position at the start of the step */
     physics__quat *start_rotation; /* and its rotation */
-    uint32_t cap_start, cap_start_rotation;
+    physics__v3 *start_angular;    /* and its angular velocity */
+    uint32_t cap_start, cap_start_rotation, cap_start_angular;
     uint8_t *fast;                    /* per body: swept this step */
     float *rank;                      /* per body: its travel this step over its thinnest half */
     struct physics__ccd_order *order; /* the fast bodies by rank, then entity */
@@ -946,6 +950,12 @@ typedef struct physics__ccd {
     physics__pair *list_pairs; /* scratch of the lists' counting sorts (2 x max) */
     uint32_t cap_list_first, cap_listed, cap_list_pairs;
     uint32_t list_limit; /* pairs past which the lists give way to a query per body (0: default) */
+    /* Sweep hits as collision events (physics_ccd.c, ccd__report): this step's hits, and the
+     * pairs (sorted keys) a sweep reported as touching that no contact has taken over yet. */
+    struct physics__ccd_hit *hit_event;
+    uint64_t *reported, *next_reported;
+    uint32_t num_hit_events, num_reported;
+    uint32_t cap_hit_event, cap_reported, cap_next_reported;
 } physics__ccd;
 
 /* Sensors (physics_sensors.c): each with the filter it sees with and where its list of the bodies

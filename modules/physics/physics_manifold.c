@@ -458,9 +458,10 @@ uint32_t physics__manifolds(const physics__bodies *b, uint32_t i, uint32_t j, fl
                             bool prefer_b, physics__manifold_out *out, uint32_t max)
 {
     const uint8_t si = b->shape[i], sj = b->shape[j];
-    if ((si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
-        sj != CT_BODY_COMPOUND)
-        return physics__mesh_manifolds(b, i, j, margin, prefer_b, out, max);
+    if (si == CT_BODY_MESH || sj == CT_BODY_MESH)
+        return si == CT_BODY_COMPOUND || sj == CT_BODY_COMPOUND
+                   ? physics__compound_mesh_manifolds(b, i, j, margin, prefer_b, out, max)
+                   : physics__mesh_manifolds(b, i, j, margin, prefer_b, out, max);
     physics__manifold(b, i, j, margin, prefer_b, out);
     return out->count ? 1u : 0u;
 }

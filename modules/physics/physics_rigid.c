@@ -204,12 +204,11 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     return v3_dot(along, along) < RIGID_ANCHOR_SLIP * RIGID_ANCHOR_SLIP;
 }
 
-/* Whether bodies i and j may have several manifolds: a mesh and a body not a compound. */
+/* Whether bodies i and j may have several manifolds: a mesh and another body (a compound's
+ * children have their own: physics__compound_mesh_manifolds). */
 static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t j)
 {
-    const uint8_t si = b->shape[i], sj = b->shape[j];
-    return (si == CT_BODY_MESH || sj == CT_BODY_MESH) && si != CT_BODY_COMPOUND &&
-           sj != CT_BODY_COMPOUND;
+    return b->shape[i] == CT_BODY_MESH || b->shape[j] == CT_BODY_MESH;
 }
 
 /* Manifold from into to (its points only). */
@@ -421,6 +420,16 @@ typedef struct rigid__contact_job {
     float static_rate, static_mass, static_impulse, rate, mass, impulse;
 } rigid__contact_job;
 
+/* Whether cached contact x had a point of manifold m (by id). */
+static bool rigid__had_points(const physics__rigid_cached *x, const physics__manifold_out *m)
+{
+    for (uint32_t q = 0; q < m->count; q++)
+        for (uint32_t o = 0; o < x->count; o++)
+            if (x->id[o] == m->p[q].id)
+                return true;
+    return false;
+}
+
 /* Contact c of sorted pair pk from its manifold in slot k, with its warm start from the cache
  * (walked from *at). */
 static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_contact *c,
@@ -459,9 +468,13 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     if (first_old) {
         float nearest = -INFINITY;
         for (; at + olds < r->num_cache && r->cache[at + olds].key == c->key; olds++) {
-            const float d = v3_dot(r->cache[at + olds].geo.normal, nn);
-            if (d > nearest)
-                nearest = d, old = &r->cache[at + olds];
+            const physics__rigid_cached *x = &r->cache[at + olds];
+            const float d = v3_dot(x->geo.normal, nn);
+            /* (Of equal normals, the one that had these points: a compound's children on flat
+             * ground, the four legs of a table, all push one way.) */
+            if (d > nearest || (d == nearest && !rigid__had_points(old, mo) &&
+                                rigid__had_points(x, mo)))
+                nearest = d, old = x;
         }
     }
     c->cached = old ? (uint32_t)(old - r->cache) : UINT32_MAX;
@@ -1000,8 +1013,9 @@ static inline uint64_t rigid__merge_key(const physics__rigid *r, uint32_t k)
 }
 
 /* Slice t of the merge: counts its entries into s->merge[3t + 1], or writes them from there on
- * and its events into s->merge_events[t] (s->merge[3t + 2] set when memory ran out). A pair
- * touches while any of its manifolds does; its collision event is its manifold that pushes most. */
+ * (leaving there where it ended) and its events into s->merge_events[t] (s->merge[3t + 2] set
+ * when memory ran out). A pair touches while any of its manifolds does; its collision event is its
+ * manifold that pushes most. */
 static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
 {
     physics__scene *s = job->s;
@@ -1092,8 +1106,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
             return;
         }
     }
-    if (!write)
-        m[1] = n;
+    m[1] = n; /* counting: the slice's count; writing: where it ended */
 }
 
 static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
@@ -1105,17 +1118,29 @@ static void rigid__merge_range(void *user, uint32_t begin, uint32_t end)
 static int rigid__remember(physics__scene *s)
 {
     physics__rigid *r = &s->rigid;
-    const uint32_t slices =
-        r->num_contacts ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS : 1;
+    /* Without a pool the merge is one slice, written as it is walked: the count that lets slices
+     * write side by side would be a second walk over both lists for nothing (the same bits: the
+     * slices' result is one walk's). */
+    const bool serial = !s->pool.parallel_for;
+    const uint32_t slices = r->num_contacts && !serial
+                                ? (r->num_contacts + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS
+                                : 1;
     if (physics__reserve(s->a, (void **)&r->next_cache, &r->cap_next_cache,
                          r->num_contacts + r->num_cache, sizeof *r->next_cache) ||
         physics__merge_begin(s, slices))
         return CT_ERR_NOMEM;
-    rigid__merge_job job = {s, slices, false};
-    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
-    const uint32_t n = physics__merge_places(s, slices);
-    job.write = true;
-    physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    rigid__merge_job job = {s, slices, serial};
+    uint32_t n;
+    if (serial) {
+        s->merge[0] = s->merge[1] = 0;
+        rigid__merge_slice(&job, 0);
+        n = s->merge[1];
+    } else {
+        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+        n = physics__merge_places(s, slices);
+        job.write = true;
+        physics__pool_run(s->pool, slices, rigid__merge_range, &job);
+    }
     if (physics__merge_events(s, slices))
         return CT_ERR_NOMEM;
     physics__rigid_cached *t = r->cache;

@@ -920,6 +920,7 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
     s->joints.next_id = h.next_joint;
     s->characters.n = h.characters;
     s->woke = h.woke != 0;
+    s->ccd.num_reported = 0; /* (not kept: see ccd__report) */
     /* Both grids are made again from the restored bodies; nothing is quiet until a step says so. */
     s->bp_stale = s->fixed_stale = true;
     s->num_escaped = 0;

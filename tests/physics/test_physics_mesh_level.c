@@ -168,6 +168,76 @@ static void test_board_stays_on_the_bunny(void **state)
     }
 }
 
+/* Thin boards (1 x 0.02 x 0.3 m, layer 2) dropped flat from 0.3 m over the highest point of the
+ * bunny under them, at four spots and turns, over a floor 1 m under the bunny's middle: a board
+ * this thin is swept by the continuous collision nearly every step it moves (10 to 154 steps
+ * of 360 here), and each sweep that hits puts it back where it hit. The hits must give it no
+ * spin: the fastest any board turns after its first 0.5 s (landing on the bunny, or on the floor
+ * after sliding off, whose 1.6 m fall turns a board at 10 to 15 rad/s) stays under 20 rad/s, and
+ * after 6 s every board has come to rest (under 0.05 rad/s and 1 cm/s). Before, a board the sweeps
+ * held kept the spin each step gave it to turn out of the triangles (the sweep undid the turn,
+ * not the spin) and spun at up to 49.4 rad/s. */
+static void test_swept_boards_gain_no_spin(void **state)
+{
+    (void)state;
+    static const float drops[4][3] = {
+        {-0.2f, 0.1f, 0.0f}, {0.3f, -0.1f, 0.7f}, {-0.5f, 0.0f, 1.6f}, {0.1f, 0.2f, 2.4f}};
+    float worst = 0.0f;
+    bool settled = true;
+    for (int k = 0; k < 4; k++) {
+        const float x = drops[k][0], z = drops[k][1], yaw = drops[k][2];
+        ct_entity_t e[2];
+        spawn("levels/board",
+              "entities = [\n"
+              "  { name = \"bunny\" components = { transform = {}\n"
+              "      body = { kind = \"static\" friction = 1\n"
+              "               shape = { type = \"mesh\" mesh = \"meshes/bunny\" } } } }\n"
+              "  { name = \"board\" components = { transform = { position = [0 3 0] }\n"
+              "      body = { half_extents = [0.5 0.01 0.15] friction = 0.5 rotates = true\n"
+              "               layer = 2 } } }\n"
+              "  { name = \"floor\" components = { transform = { position = [0 -1.5 0] }\n"
+              "      body = { kind = \"static\" half_extents = [20 0.5 20] friction = 0.5\n"
+              "               layer = 4 } } }\n"
+              "]\n",
+              e, 3);
+        /* Its drop height: 0.3 m over the highest point of the bunny under it. */
+        float top = -INFINITY;
+        for (int a = -2; a <= 2; a++)
+            for (int c = -1; c <= 1; c++) {
+                const float u = 0.25f * (float)a, w = 0.15f * (float)c;
+                top = fmaxf(top, bunny_top(x + cosf(yaw) * u + sinf(yaw) * w,
+                                           z - sinf(yaw) * u + cosf(yaw) * w));
+            }
+        assert_true(top > 0.0f);
+        assert_int_equal(p4->teleport(t->world, e[1], (float[3]){x, top + 0.3f, z}), 0);
+        assert_int_equal(p4->set_rotation(t->world, e[1],
+                                          (float[4]){0, sinf(0.5f * yaw), 0, cosf(0.5f * yaw)}),
+                         0);
+        float fastest = 0.0f, w[3] = {0}, v[3] = {0}, p[3];
+        for (int step = 0; step < 360; step++) {
+            p4->simulate(t->world, 1.0f / 60.0f);
+            assert_int_equal(p4->angular_velocity(t->world, e[1], w), 0);
+            const float spin = sqrtf(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+            if (step >= 30)
+                fastest = fmaxf(fastest, spin);
+        }
+        assert_int_equal(p4->velocity(t->world, e[1], v), 0);
+        assert_int_equal(p4->position(t->world, e[1], p), 0);
+        const float spin = sqrtf(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]);
+        const float speed = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        print_message("board %d: fastest turn %.3f rad/s, at the end %.4f rad/s, %.4f m/s, at "
+                      "%.3f %.3f %.3f\n",
+                      k, (double)fastest, (double)spin, (double)speed, (double)p[0],
+                      (double)p[1], (double)p[2]);
+        worst = fmaxf(worst, fastest);
+        settled &= spin < 0.05f && speed < 0.01f;
+        t->entity->destroy_batch(e, 3);
+        t->resource->unload("level", "levels/board");
+    }
+    assert_true(worst < 20.0f);
+    assert_true(settled);
+}
+
 /* The glTF box (1 m, centred on its origin) at (5, 0.5, 0), and a ball of radius 0.2 dropped on
  * its top from 2 m: it rests there, its centre 1.2 m up. */
 static void test_ball_rests_on_the_gltf_box(void **state)
@@ -323,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_cube_rests_on_the_obj_bunny),
         cmocka_unit_test(test_ball_rests_on_the_gltf_box),
         cmocka_unit_test(test_board_stays_on_the_bunny),
+        cmocka_unit_test(test_swept_boards_gain_no_spin),
         cmocka_unit_test(test_bad_sources_are_refused),
         cmocka_unit_test(test_edited_blob_is_refused),
         cmocka_unit_test(test_missing_mesh_is_skipped),

@@ -1,7 +1,8 @@
 /* Several manifolds per body and mesh (physics_mesh.c): a body touching triangles that face
  * different ways gets a manifold for each way (up to PHYSICS_MESH_MANIFOLDS), each with its own
- * normal and warm start, so it rests in a crease, on a ridge or on a peak. Without the kernel,
- * serial and on two threads. */
+ * normal and warm start, so it rests in a crease, on a ridge or on a peak; a compound's children
+ * get their own (a table's legs). Bodies slide over the seam where one mesh continues another.
+ * Without the kernel, serial and on two threads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,16 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A mesh of nt triangles (static, friction 0.6) as body `id` at the origin. */
-static void add_mesh(physics__scene *s, uint32_t id, const float *v, uint32_t nv,
-                     const uint32_t *ix, uint32_t nt)
+/* A mesh of nt triangles (static, friction 0.6) as body `id` at x (its frame's origin). */
+static void add_mesh_at(physics__scene *s, uint32_t id, const float *v, uint32_t nv,
+                        const uint32_t *ix, uint32_t nt, float x)
 {
     physics__mesh *m;
     char reason[160];
     assert_null(physics__mesh_build(&alloc.base, v, nv, ix, nt, &m, reason, sizeof reason));
     const ct_rigid_body_desc_t d = {
-        .kind = CT_BODY_STATIC, .shape = CT_BODY_MESH, .friction = 0.6f};
+        .kind = CT_BODY_STATIC, .shape = CT_BODY_MESH, .friction = 0.6f, .position = {x, 0, 0}};
     assert_int_equal(physics__bodies_add_mesh(&s->bodies, (ct_entity_t){id}, &d, m), 0);
+}
+
+static void add_mesh(physics__scene *s, uint32_t id, const float *v, uint32_t nv,
+                     const uint32_t *ix, uint32_t nt)
+{
+    add_mesh_at(s, id, v, nv, ix, nt, 0.0f);
 }
 
 /* A 90-degree V: two triangles 2 m deep meeting in a crease along z at the origin, each rising
@@ -258,6 +265,187 @@ static void test_early_outs_keep_the_margin(void **state)
             }
 }
 
+/* ---- seams between meshes ---- */
+
+/* A flat square 4 m wide, y = 0, facing up, about its frame's origin. */
+static const float square[12] = {-2, 0, -2, 2, 0, -2, 2, 0, 2, -2, 0, 2};
+static const uint32_t square_ix[6] = {0, 2, 1, 0, 3, 2};
+
+enum { SEAM_BOX, SEAM_BALL, SEAM_CAPSULE };
+
+/* What a body sliding over the floor did: its velocity's extremes over the steps. */
+typedef struct slide {
+    physics__v3 lo, hi; /* of the velocity */
+    physics__v3 end;
+} slide;
+
+/* A floor 8 m long in x: one mesh (entity 1, x in [-4, 4]) or two meshes meeting at x = 0
+ * (entities 1 and 3, each 4 m square), or a mesh and a flat height field (entity 3, 2 x 1 cells
+ * of 2 m, its samples x in [0, 4], z in [-2, 0]... [0, 2] after moving it). On it, resting, a
+ * frictionless box (0.2 m), ball (r 0.1) or capsule (r 0.1, lying along x, 0.6 m long) starting
+ * at `from`, sliding at `v` for 40 steps. */
+static slide slide_over(int floor, int shape, physics__v3 from, physics__v3 v)
+{
+    physics__scene s;
+    scene_init(&s);
+    if (floor == 0) {
+        const float wide[12] = {-4, 0, -2, 4, 0, -2, 4, 0, 2, -4, 0, 2};
+        add_mesh(&s, 1, wide, 4, square_ix, 2);
+    } else {
+        add_mesh_at(&s, 1, square, 4, square_ix, 2, -2.0f);
+        if (floor == 1) {
+            add_mesh_at(&s, 3, square, 4, square_ix, 2, 2.0f);
+        } else {
+            const float heights[6] = {0, 0, 0, 0, 0, 0};
+            float *hv;
+            uint32_t *hi;
+            assert_null(physics__height_field_mesh(&alloc.base, heights, 3, 2, 2.0f, 4.0f, &hv, &hi));
+            physics__mesh *m;
+            char reason[160];
+            assert_null(physics__mesh_build(&alloc.base, hv, 6, hi, 4, &m, reason, sizeof reason));
+            ct_free(&alloc.base, hv, 18 * sizeof *hv);
+            ct_free(&alloc.base, hi, 12 * sizeof *hi);
+            const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
+                                            .shape = CT_BODY_MESH,
+                                            .friction = 0.6f,
+                                            .position = {0, 0, -2}};
+            assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){3}, &d, m), 0);
+        }
+    }
+    ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                              .mass = 1,
+                              .rotation = {0, 0, 0, 1},
+                              .position = {from.x, 0.1f, from.z},
+                              .velocity = {v.x, v.y, v.z}};
+    if (shape == SEAM_BOX) {
+        d.shape = CT_BODY_BOX;
+        d.half_extents[0] = d.half_extents[1] = d.half_extents[2] = 0.1f;
+    } else if (shape == SEAM_BALL) {
+        d.shape = CT_BODY_SPHERE;
+        d.radius = 0.1f;
+    } else {
+        d.shape = CT_BODY_CAPSULE;
+        d.radius = 0.1f;
+        d.half_height = 0.2f;
+        d.rotation[2] = d.rotation[3] = 0.70710678f; /* its axis along x */
+    }
+    assert_int_equal(physics__bodies_add_rigid(&s.bodies, (ct_entity_t){2}, &d), 0);
+    slide r = {.lo = v3(INFINITY, INFINITY, INFINITY), .hi = v3(-INFINITY, -INFINITY, -INFINITY)};
+    for (int k = 0; k < 40; k++) {
+        run(&s, 1);
+        const physics__v3 u = s.bodies.velocity[at(&s, 2)];
+        r.lo = v3_min(r.lo, u);
+        r.hi = v3_max(r.hi, u);
+    }
+    r.end = s.bodies.position[at(&s, 2)];
+    physics__scene_free(&s);
+    return r;
+}
+
+/* A frictionless box, ball or capsule sliding at 3 and 5 m/s over the seam where one mesh (or a
+ * height field) continues another in the same plane, across it (from x = -1 along +x) and along
+ * it (straddling it, along +z): its velocity stays what it was, within 1 cm/s each way, as on one
+ * mesh, and it ends where the speed takes it. The seam's border edges were real edges: a box met
+ * the second mesh's edge with its own front face's normal, stopped at the seam and was thrown
+ * back at 0.7 m/s from 3 m/s. */
+static void test_no_bump_at_a_seam_between_meshes(void **state)
+{
+    (void)state;
+    static const char *floors[3] = {"one mesh", "two meshes", "a mesh and a height field"};
+    static const char *shapes[3] = {"box", "ball", "capsule"};
+    const float speeds[2] = {3.0f, 5.0f};
+    for (int floor = 0; floor < 3; floor++)
+        for (int shape = 0; shape < 3; shape++)
+            for (int k = 0; k < 2; k++)
+                for (int along = 0; along <= 1; along++) {
+                    const float u = speeds[k];
+                    const physics__v3 from = along ? v3(0.0f, 0, -1.5f) : v3(-1.0f, 0, 0.3f);
+                    const physics__v3 v = along ? v3(0, 0, u) : v3(u, 0, 0);
+                    const slide r = slide_over(floor, shape, from, v);
+                    print_message("%s on %s at %g m/s %s the seam: v x [%.4f, %.4f] y [%.4f, "
+                                  "%.4f] z [%.4f, %.4f], ends at %.4f %.4f %.4f\n",
+                                  shapes[shape], floors[floor], (double)u,
+                                  along ? "along" : "across", (double)r.lo.x, (double)r.hi.x,
+                                  (double)r.lo.y, (double)r.hi.y, (double)r.lo.z,
+                                  (double)r.hi.z, (double)r.end.x, (double)r.end.y,
+                                  (double)r.end.z);
+                    const physics__v3 want = v3_add(from, v3_scale(v, 40.0f / 60.0f));
+                    assert_true(r.lo.x > v.x - 0.01f && r.hi.x < v.x + 0.01f);
+                    assert_true(r.lo.z > v.z - 0.01f && r.hi.z < v.z + 0.01f);
+                    assert_true(r.lo.y > -0.01f && r.hi.y < 0.01f);
+                    assert_true(fabsf(r.end.x - want.x) < 0.01f);
+                    assert_true(fabsf(r.end.z - want.z) < 0.01f);
+                    assert_true(fabsf(r.end.y - 0.1f) < 0.002f);
+                }
+}
+
+/* ---- compounds on a mesh ---- */
+
+/* A table (a top 2 x 0.1 x 1.2 m and four legs 0.1 x 0.7 x 0.1 m) dropped 5 cm onto a flat mesh:
+ * each leg gets its own contact with the mesh (four contacts in the pair, one for each leg, four
+ * points each), and the table stands level: its top's corners within 0.1 mm of one height, still.
+ * One manifold for the pair merged the sixteen corners of the legs into four points. */
+static const ct_compound_child_t table[5] = {
+    {.shape = CT_BODY_BOX, .half_extents = {1, 0.05f, 0.6f}, .position = {0, 0.75f, 0}},
+    {.shape = CT_BODY_BOX, .half_extents = {0.05f, 0.35f, 0.05f}, .position = {0.9f, 0.35f, 0.5f}},
+    {.shape = CT_BODY_BOX, .half_extents = {0.05f, 0.35f, 0.05f}, .position = {-0.9f, 0.35f, 0.5f}},
+    {.shape = CT_BODY_BOX, .half_extents = {0.05f, 0.35f, 0.05f}, .position = {0.9f, 0.35f, -0.5f}},
+    {.shape = CT_BODY_BOX, .half_extents = {0.05f, 0.35f, 0.05f}, .position = {-0.9f, 0.35f, -0.5f}},
+};
+/* Its centre of mass over the floor: (0.24 * 0.75 + 0.028 * 0.35) / 0.268. */
+#define TABLE_CENTRE_Y 0.70820896f
+
+static void test_table_legs_each_get_a_contact_on_a_mesh(void **state)
+{
+    (void)state;
+    physics__scene s;
+    scene_init(&s);
+    s.sleeping = false; /* (its contacts are this step's) */
+    add_mesh(&s, 1, square, 4, square_ix, 2);
+    physics__compound *c;
+    char reason[160];
+    assert_null(physics__compound_build(&alloc.base, table, 5, &c, reason, sizeof reason));
+    const ct_rigid_body_desc_t d = {.kind = CT_BODY_DYNAMIC,
+                                    .shape = CT_BODY_COMPOUND,
+                                    .mass = 10,
+                                    .friction = 0.6f,
+                                    .rotation = {0, 0, 0, 1},
+                                    .position = {0.1f, TABLE_CENTRE_Y + 0.05f, -0.2f}};
+    assert_int_equal(physics__bodies_add_compound(&s.bodies, (ct_entity_t){2}, &d, c), 0);
+    run(&s, 90);
+    const uint32_t i = at(&s, 2);
+    uint32_t contacts = 0, points = 0;
+    for (uint32_t k = 0; k < s.rigid.num_contacts; k++) {
+        contacts++;
+        points += s.rigid.contact[k].count;
+        assert_true(s.rigid.contact[k].normal.y > 0.9999f);
+    }
+    const physics__v3 p = s.bodies.position[i], u = s.bodies.velocity[i];
+    float lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < 4; k++) {
+        const physics__v3 corner = v3(k & 1 ? 1.0f : -1.0f, 0.8f, k & 2 ? 0.6f : -0.6f);
+        const physics__v3 w =
+            v3_add(p, quat_rotate(s.bodies.rotation[i], v3_sub(corner, v3(0, TABLE_CENTRE_Y, 0))));
+        lo = f_min(lo, w.y);
+        hi = f_max(hi, w.y);
+    }
+    print_message("table on a mesh: %u contacts, %u points, centre %.5f %.5f %.5f, top's corners "
+                  "%.5f to %.5f, speed %.6f\n",
+                  contacts, points, (double)p.x, (double)p.y, (double)p.z, (double)lo, (double)hi,
+                  (double)v3_len(u));
+    assert_int_equal(contacts, 4);
+    assert_int_equal(points, 16);
+    assert_true(hi - lo < 1e-4f);
+    assert_true(fabsf(p.y - TABLE_CENTRE_Y) < 2e-3f);
+    assert_true(v3_len(u) < 1e-3f);
+    /* Asked for fewer, the deepest are kept and the others' points join them. */
+    physics__manifold_out out[PHYSICS_MESH_MANIFOLDS];
+    assert_int_equal(physics__manifolds(&s.bodies, at(&s, 1), i, 0.02f, false, out, 2), 2);
+    assert_int_equal(physics__manifolds(&s.bodies, at(&s, 1), i, 0.02f, false, out, 1), 1);
+    assert_int_equal(out[0].count, 4);
+    physics__scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +453,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_cube_rests_in_a_crease, setup, teardown),
         cmocka_unit_test_setup_teardown(test_crease_snapshot_restores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_early_outs_keep_the_margin, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_bump_at_a_seam_between_meshes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_table_legs_each_get_a_contact_on_a_mesh, setup,
+                                        teardown),
     };
     if (physics_fixture_start())
         return 1;
