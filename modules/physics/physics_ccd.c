@@ -60,6 +60,8 @@
 /* m/s: a hit closing slower than this does not bounce (the solver's RIGID_BOUNCE_SPEED). */
 #define CCD_BOUNCE_SPEED 1.0f
 
+/* How many fast bodies ahead of the one being swept its arrays' lines are fetched. */
+#define CCD_AHEAD 4u
 /* Candidate pairs of moving bodies past this many per moving body (or past the scene's
  * ccd.list_limit) are not listed: each fast body then asks the grid of paths for its own. */
 #define CCD_LIST_PAIRS_PER_BODY 32u
@@ -185,6 +187,7 @@ typedef struct ccd__motion {
     ccd__turn turn;     /* once `turned` (ccd__turned) */
     physics__v3 expect; /* the turn its angular velocity made in the step (rad, world axes) */
     float reach;
+    float arm; /* how far its surface moves per radian it turns, at most (ccd__arm) */
     bool turned;
 } ccd__motion;
 
@@ -198,6 +201,14 @@ static ccd__motion ccd__motion_of(const physics__scene *s, uint32_t i, float dt)
     return m;
 }
 
+/* How far body i's surface moves per radian it turns, at most: its reach, but none for a ball,
+ * which turning about its centre leaves where it is (a spinning ball closes no gap, and its sweeps
+ * took as many steps as a box's). */
+static float ccd__arm(const physics__bodies *b, uint32_t i, float reach)
+{
+    return b->shape[i] == CT_BODY_SPHERE ? 0.0f : reach;
+}
+
 /* Motion m's turn, found when a sweep first needs it: most fast bodies meet nothing in a step,
  * and their turns (an arctangent each) went unused (bench jolt_high_speed: 1 body in 5 meets
  * anything). From its rotation at the start to where the solver left it, which it keeps until its
@@ -208,6 +219,7 @@ static void ccd__turned(const physics__scene *s, ccd__motion *m)
     if (m->turned)
         return;
     m->turn = ccd__turn_of(s->ccd.start_rotation[m->i], s->bodies.rotation[m->i], m->expect);
+    m->arm = ccd__arm(&s->bodies, m->i, m->reach);
     m->turned = true;
 }
 
@@ -262,10 +274,10 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
                           physics__v3 start_normal)
 {
     physics__bodies *b = &w->s->bodies;
-    float turn_speed = w->self.turn.angle * w->self.reach;
+    float turn_speed = w->self.turn.angle * w->self.arm;
     physics__v3 move = w->self.move;
     if (w->other_moves) {
-        turn_speed += w->other.turn.angle * w->other.reach;
+        turn_speed += w->other.turn.angle * w->other.arm;
         move = v3_sub(move, w->other.move);
     }
     float f = 0.0f, apart = 0.0f;
@@ -320,10 +332,10 @@ static void ccd__against(ccd__sweep *w, uint32_t j)
     ccd__turned(s, &w->self);
     /* Shapes further apart than the sweep can close never meet (ccd__advance leaves at the first
      * step then, whatever the distance): a wider margin only made a mesh test more triangles. */
-    float margin = w->self.turn.angle * w->self.reach + CCD_MARGIN;
-    margin += w->other_moves ? v3_len(v3_sub(w->self.move, w->other.move)) +
-                                   w->other.turn.angle * w->other.reach
-                             : v3_len(w->self.move);
+    float margin = w->self.turn.angle * w->self.arm + CCD_MARGIN;
+    margin += w->other_moves
+                  ? v3_len(v3_sub(w->self.move, w->other.move)) + w->other.turn.angle * w->other.arm
+                  : v3_len(w->self.move);
     physics__v3 n;
     ccd__pose(w, 0.0f);
     const float start = ccd__separation(b, i, j, margin, &n);
@@ -668,7 +680,8 @@ static void ccd__scan_range(void *user, uint32_t begin, uint32_t end)
         if (b->kind[i] != CT_BODY_DYNAMIC || physics__fixed(b, i))
             continue;
         const float travel =
-            (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * ccd__reach(b, i)) * dt;
+            (v3_len(b->velocity[i]) + v3_len(b->angular[i]) * ccd__arm(b, i, ccd__reach(b, i))) *
+            dt;
         const float thinnest = ccd__thinnest(b, i);
         c->rank[i] = thinnest > 0.0f ? travel / thinnest : INFINITY;
         c->fast[i] = travel > CCD_FAST_FRACTION * thinnest;
@@ -924,8 +937,22 @@ int physics__ccd_end(physics__scene *s, float dt)
      * lower rank, where their own sweeps left them. */
     for (uint32_t k = 0; k < fast; k++) {
         const uint32_t i = c->order[k].body;
-        ccd__sweep w = {
-            .s = s, .self = c->motion[i], .best = 1.0f, .hit = UINT32_MAX, .moved = UINT32_MAX};
+        /* (The order is by rank, so the bodies come from all over the arrays: what a sweep reads
+         * first is fetched a few bodies ahead.) */
+        if (k + CCD_AHEAD < fast) {
+            const uint32_t next = c->order[k + CCD_AHEAD].body;
+            __builtin_prefetch(&c->motion[next]);
+            __builtin_prefetch(&b->position[next]);
+            __builtin_prefetch(&b->rotation[next]);
+            __builtin_prefetch(&c->list_first[next]);
+        }
+        /* (w.other is set before anything reads it.) */
+        ccd__sweep w;
+        w.s = s;
+        w.self = c->motion[i];
+        w.other_moves = false;
+        w.best = 1.0f;
+        w.hit = w.moved = UINT32_MAX;
         const physics__v3 end = b->position[i];
         const physics__quat end_rotation = b->rotation[i];
         const physics__v3 end_extent = b->extent[i];
@@ -978,6 +1005,7 @@ int physics__ccd_end(physics__scene *s, float dt)
                                .best = 1.0f,
                                .hit = UINT32_MAX,
                                .moved = UINT32_MAX};
+            move.self.arm = ccd__arm(b, i, move.self.reach);
             ccd__path_box(&move.self, carried, &lo, &hi);
             physics__broadphase_visit(&s->fixed, lo, hi, ccd__visit_fixed, &move);
             if (!(move.best < 1.0f)) {
