@@ -550,6 +550,7 @@ typedef struct ct_character_settings_t {
  * the same every run. */
 #define CT_CHARACTER_MAX_CONTACTS 32u
 
+/* One body a character's move met (see Character contacts above). */
 typedef struct ct_character_contact_t {
     uint32_t character;    /* the character that moved: its entity's id */
     uint32_t body;         /* what it met: a body's entity id (another character's too) */

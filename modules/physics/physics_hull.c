@@ -857,22 +857,28 @@ static void poly__flat_manifold(const physics__poly *a, const physics__poly *b, 
         }
     }
     const uint32_t directions = b->box ? 3u : b->ne;
+    /* b's edge directions and their squared lengths, once for the three edges of a. */
+    physics__v3 dir[PHYSICS_HULL_MAX_EDGES];
+    float dir_len2[PHYSICS_HULL_MAX_EDGES];
+    for (uint32_t j = 0; j < directions; j++) {
+        if (b->box) {
+            dir[j] = b->axis[j], dir_len2[j] = 1.0f;
+        } else {
+            const physics__hull_edge *y = &b->edge[j];
+            dir[j] = v3_sub(b->v[y->v[1]], b->v[y->v[0]]), dir_len2[j] = v3_dot(dir[j], dir[j]);
+        }
+    }
     for (uint32_t i = 0; i < a->ne; i++) {
         const physics__hull_edge *x = &a->edge[i];
         const physics__v3 da = v3_sub(a->v[x->v[1]], a->v[x->v[0]]);
         const float la = v3_dot(da, da);
+        /* (A box's directions are unit: la * 1 is la, so its bound is the same for all three.) */
+        const float box_least = 1e-5f * sqrtf(la);
         for (uint32_t j = 0; j < directions; j++) {
-            physics__v3 db;
-            float lb;
-            if (b->box) {
-                db = b->axis[j], lb = 1.0f;
-            } else {
-                const physics__hull_edge *y = &b->edge[j];
-                db = v3_sub(b->v[y->v[1]], b->v[y->v[0]]), lb = v3_dot(db, db);
-            }
+            const physics__v3 db = dir[j];
             physics__v3 ax = v3_cross(da, db);
             const float len = v3_len(ax);
-            if (len < 1e-5f * sqrtf(la * lb))
+            if (len < (b->box ? box_least : 1e-5f * sqrtf(la * dir_len2[j])))
                 continue;
             ax = v3_scale(ax, 1.0f / len);
             /* No inside to orient the axis by: both polytopes' extents along it. */

@@ -693,7 +693,11 @@ typedef struct physics__rigid_inertia {
 typedef struct physics__rigid {
     physics__manifold_out *narrow; /* per manifold slot: sorted pair k's first is slot k */
     physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
-    uint32_t cap_narrow, cap_geo;
+    /* Per manifold slot: what its bodies slid since it was found, at its centre (a recycled
+     * manifold's, from the test that recycled it; zero for one found this step): its friction
+     * anchor (physics_rigid.c), measured once a step. */
+    physics__v3 *slid;
+    uint32_t cap_narrow, cap_geo, cap_slid;
     /* When some pair may have several manifolds (multi: a mesh and a body not a compound), such
      * a pair's further ones take PHYSICS_MESH_MANIFOLDS - 1 slots from num_pairs + more[k] (more
      * is a running sum; more[num_pairs], their total). Kept apart, the first ones stay as dense

@@ -52,6 +52,7 @@ void physics__rigid_free(physics__scene *s)
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
+        {(void **)&r->slid, &r->cap_slid, sizeof *r->slid},
         {(void **)&r->more, &r->cap_more, sizeof *r->more},
         {(void **)&r->made, &r->cap_made, sizeof *r->made},
         {(void **)&r->kept, &r->cap_kept, sizeof *r->kept},
@@ -177,10 +178,12 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
     return 4.0f * v3_dot(arc, arc) < slack * slack;
 }
 
-/* The manifold of pair (i, j) from cached contact old, found at an earlier step (recyclable):
- * whether its friction anchor still holds (see RIGID_ANCHOR_SLIP). */
+/* The manifold of pair (i, j) from cached contact old, found at an earlier step (recyclable),
+ * and *slid, what the bodies slid at its centre since (its points' mean offset): whether its
+ * friction anchor still holds (see RIGID_ANCHOR_SLIP). */
 static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
-                           const physics__rigid_cached *old, physics__manifold_out *m)
+                           const physics__rigid_cached *old, physics__manifold_out *m,
+                           physics__v3 *slid_out)
 {
     const physics__rigid_geo *g = &old->geo;
     const physics__quat qa = b->rotation[i], qb = b->rotation[j];
@@ -200,6 +203,7 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     /* The friction's anchor holds while the centre slid less than RIGID_ANCHOR_SLIP along the
      * surface; past that the manifold is found anew, where the bodies are. */
     slid = v3_scale(slid, 1.0f / (float)old->count);
+    *slid_out = slid;
     const physics__v3 along = v3_sub(slid, v3_scale(g->normal, v3_dot(slid, g->normal)));
     return v3_dot(along, along) < RIGID_ANCHOR_SLIP * RIGID_ANCHOR_SLIP;
 }
@@ -324,7 +328,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             for (const physics__rigid_cached *o = old;
                  held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
                 const uint32_t slot = rigid__slot(r, k, made++);
-                held = rigid__recycle(b, i, j, o, &r->narrow[slot]);
+                held = rigid__recycle(b, i, j, o, &r->narrow[slot], &r->slid[slot]);
                 r->geo[slot] = o->geo;
             }
             if (held) {
@@ -357,6 +361,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                     g->margin = margin;
                     g->prefer_b = prefer_b;
                     rigid__geo_fill(g, &r->narrow[slot]);
+                    r->slid[slot] = v3(0, 0, 0);
                 }
             }
             uint32_t flags = made ? NARROW_KEEP : 0u;
@@ -516,13 +521,11 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     /* (Not for a body and mesh, which may have several manifolds: each pulling back to its own
      * centre, they kept a cube on the bunny's back rocking at 8.5 cm/s.) */
     if (!r->multi || !rigid__several(b, i, j)) {
-        /* The anchor: b's point at the centre from a's (one point where the manifold was found,
-         * so zero for one found this step), along the tangents. */
-        const physics__rigid_geo *g = &r->geo[k];
-        const physics__quat ta = quat_mul(b->rotation[i], quat_conj(g->qa)),
-                            tb = quat_mul(b->rotation[j], quat_conj(g->qb));
-        const physics__v3 slid = v3_add(v3_sub(b->position[j], b->position[i]),
-                                        v3_sub(quat_rotate(tb, cb), quat_rotate(ta, ca)));
+        /* The anchor: b's point at the centre from a's (one point where the manifold was found),
+         * along the tangents. What they slid was measured when the manifold was recycled (the
+         * points' mean offset is the centre's: the offsets are linear in the points), so it is
+         * not turned and offset here again from the bodies' poses. */
+        const physics__v3 slid = r->slid[k];
         c->anchor1 = c->bias_rate * v3_dot(slid, c->t1);
         c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
     }
@@ -1186,6 +1189,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         num_slots += r->more[m];
     if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
         physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
+        physics__reserve(s->a, (void **)&r->slid, &r->cap_slid, num_slots, sizeof *r->slid) ||
         physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
         return CT_ERR_NOMEM;

@@ -1,6 +1,8 @@
 /* A counting allocator for tests that compile a module's kernel-free core directly: live bytes,
  * live blocks and every allocation ever made (so a test can assert "no allocation"). Header
- * only, since those tests link no kernel. */
+ * only, since those tests link no kernel. Like the kernel's allocators (ct_memory.h), it may be
+ * called from any thread: a module's jobs on a pool allocate at once, so the counts are changed
+ * atomically (plain adds lost counts and left a two-thread test at -1 live blocks). */
 #ifndef CT_TEST_ALLOC_H
 #define CT_TEST_ALLOC_H
 
@@ -21,8 +23,8 @@ static inline void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_s
     test_alloc_t *t = (test_alloc_t *)a;
     if (new_size == 0) {
         if (p) {
-            t->live_bytes -= (int64_t)old_size;
-            t->live_blocks--;
+            __atomic_fetch_sub(&t->live_bytes, (int64_t)old_size, __ATOMIC_RELAXED);
+            __atomic_fetch_sub(&t->live_blocks, 1, __ATOMIC_RELAXED);
         }
         free(p);
         return NULL;
@@ -30,10 +32,10 @@ static inline void *test_alloc__realloc(ct_allocator_t *a, void *p, size_t old_s
     void *q = realloc(p, new_size);
     if (!q)
         return NULL;
-    t->allocations++;
+    __atomic_fetch_add(&t->allocations, 1, __ATOMIC_RELAXED);
     if (!p)
-        t->live_blocks++;
-    t->live_bytes += (int64_t)new_size - (int64_t)old_size;
+        __atomic_fetch_add(&t->live_blocks, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&t->live_bytes, (int64_t)new_size - (int64_t)old_size, __ATOMIC_RELAXED);
     return q;
 }
 
