@@ -315,6 +315,13 @@ static void mover__test(const mover *m, uint32_t j, bool character, float *deepe
         }
 }
 
+/* Whether the box of half size e about `at` misses the box [lo, hi]. */
+static inline bool mover__box_apart(physics__v3 at, physics__v3 e, physics__v3 lo, physics__v3 hi)
+{
+    return at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
+           at.y + e.y < lo.y || at.z + e.z < lo.z;
+}
+
 /* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
  * out of it (unit), the overlap (negative) and a point where they touch. */
 static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float *deepest,
@@ -344,9 +351,8 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
     /* The other characters, each where it is this step (put there for the test only). */
     for (uint32_t k = 0; k < m->num_crowd; k++) {
         const uint32_t j = m->crowd[k];
-        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
-        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
-            at.y + e.y < lo.y || at.z + e.z < lo.z)
+        const physics__v3 at = m->crowd_at[k];
+        if (mover__box_apart(at, b->extent[j], lo, hi))
             continue;
         const physics__v3 was = b->position[j];
         b->position[j] = at;
@@ -365,9 +371,8 @@ static bool mover__in_crowd(mover *m, physics__v3 p)
     const physics__v3 lo = v3_sub(p, b->extent[m->self]), hi = v3_add(p, b->extent[m->self]);
     for (uint32_t k = 0; k < m->num_crowd; k++) {
         const uint32_t j = m->crowd[k];
-        const physics__v3 at = m->crowd_at[k], e = b->extent[j];
-        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
-            at.y + e.y < lo.y || at.z + e.z < lo.z)
+        const physics__v3 at = m->crowd_at[k];
+        if (mover__box_apart(at, b->extent[j], lo, hi))
             continue;
         const physics__v3 was = b->position[j];
         b->position[j] = at;
