@@ -186,7 +186,7 @@ static void test_swept_boards_gain_no_spin(void **state)
     bool settled = true;
     for (int k = 0; k < 4; k++) {
         const float x = drops[k][0], z = drops[k][1], yaw = drops[k][2];
-        ct_entity_t e[2];
+        ct_entity_t e[3];
         spawn("levels/board",
               "entities = [\n"
               "  { name = \"bunny\" components = { transform = {}\n"
