@@ -1340,12 +1340,10 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
     physics__points *p = m ? points_of(w, "restore_snapshot") : NULL;
     if (!m)
         return CT_ERR_INVALID;
-    const char *bad = physics__snapshot_check(&m->scene, p, buffer, size);
-    if (bad) {
+    const char *bad = NULL;
+    const int err = physics__snapshot_restore_why(&m->scene, p, buffer, size, &bad);
+    if (bad)
         PHYSICS_LOG(CT_LOG_ERROR, "restore_snapshot: world %p: refused: %s", (void *)w, bad);
-        return CT_ERR_INVALID;
-    }
-    const int err = physics__snapshot_restore(&m->scene, p, buffer, size);
     if (err)
         return err;
     /* Every transform says what physics says again: the next step reads no teleport. */

@@ -1181,6 +1181,10 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
                                     const void *buffer, uint32_t size);
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
                               uint32_t size);
+/* As physics__snapshot_restore, with why it was refused (CT_ERR_INVALID) in *why (else NULL): the
+ * snapshot read once, where a check then a restore read it twice. */
+int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const void *buffer,
+                                  uint32_t size, const char **why);
 
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)

@@ -1060,8 +1060,17 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
                               uint32_t size)
 {
+    return physics__snapshot_restore_why(s, p, buffer, size, NULL);
+}
+
+int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const void *buffer,
+                                  uint32_t size, const char **why)
+{
     snapshot__read r;
-    if (snapshot__read_all(s, p, buffer, size, &r)) {
+    const char *bad = snapshot__read_all(s, p, buffer, size, &r);
+    if (why)
+        *why = bad;
+    if (bad) {
         read_free(s, &r);
         return CT_ERR_INVALID;
     }
