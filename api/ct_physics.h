@@ -1047,11 +1047,13 @@ typedef struct ct_physics_api_v5 {
     /* ---- snapshots (v4): rollback ----
      * A snapshot is the world's dynamic state in one flat buffer the caller owns: every body's
      * position, rotation, velocities, pending forces and sleep, the contact caches that warm start
-     * the next step, the joints' impulses, the character movers and the point masses. Shapes,
+     * the next step, the joints' impulses, the character movers, the point masses and the pairs a
+     * continuous sweep reported touching (so the events after a restore are those of never having
+     * left). Shapes,
      * materials, filters, joints' settings and static bodies are the world's and stay out (by
      * reference): a snapshot restores only into the world it came from, with the same bodies and
      * point masses (none added or removed since, no body's kind or shape changed; checked by a
-     * digest of the bodies' entities and kinds, and by finding each contact again). About 120
+     * digest of the bodies' entities and kinds, and by finding each contact again). About 125
      * bytes an awake body in a resting pile (bench_physics' physics.snapshot_bytes_per_body).
      * Restoring then simulating gives bit for bit the states (and state_hash) of never having
      * left, which is what rollback networking needs: save every step, and on a late input
