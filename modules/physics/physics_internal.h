@@ -525,6 +525,16 @@ typedef struct physics__manifold_out {
     physics__manifold_point p[PHYSICS_MANIFOLD_MAX_CLIP];
 } physics__manifold_out;
 
+/* The least separation of a manifold's points (INFINITY when it has none): how near two shapes
+ * are, for the sweeps (physics_ccd.c) and a compound's deepest child pair (physics_compound.c). */
+static inline float physics__manifold_least(const physics__manifold_out *m)
+{
+    float least = INFINITY;
+    for (uint32_t q = 0; q < m->count; q++)
+        least = f_min(least, m->p[q].sep);
+    return least;
+}
+
 /* The manifold of bodies i and j (any shapes), points within margin (m) of touching. prefer_b:
  * two boxes' reference face was j's last step (see physics_manifold.c). */
 void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float margin,

@@ -732,9 +732,9 @@ int main(void)
     /* The -O0 build checks only that it reaches the pinned hash (the rest is slow there). */
     cmocka_set_test_filter("test_pyramid_pinned_hash");
 #endif
-    int failed = cmocka_run_group_tests_name("serial", tests, NULL, NULL);
-    pool = two_threads;
-    failed += cmocka_run_group_tests_name("two threads", tests, NULL, NULL);
+    static const char *const serial_only[] = {"test_bad_rigid_descs_refused", NULL};
+    const int failed =
+        physics_fixture_run_groups(tests, sizeof tests / sizeof tests[0], serial_only);
     physics_fixture_stop();
     return failed;
 }
