@@ -212,8 +212,8 @@ static const char *body_desc_error(const ct_rigid_body_desc_t *d)
 }
 
 /* A body source compiles to a physics__body_head (physics_body_data.h): a ct_rigid_body_desc_t
- * (v4), the filter, the sensor switch and the damping (v5), followed by what a mesh, hull or compound shape needs.
- * `rotates = true` frees its rotation; without it a body translates only, as every body did
+ * (v4), the filter, the sensor switch and the damping (v5), followed by what a mesh, hull or
+ * compound shape needs. `rotates = true` frees its rotation; without it a body translates only, as every body did
  * before v4, so levels written then keep behaving as they did. The rotation comes from the
  * entity's transform at spawn. */
 static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)

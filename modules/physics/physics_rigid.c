@@ -6,10 +6,10 @@
  *      the speculative margin (2 cm plus what the pair can close in the step); each point finds
  *      its impulses of the last step by feature id (warm starting);
  *   3. RIGID_SUBSTEPS substeps of dt / RIGID_SUBSTEPS, each: gravity, forces and torques into
- *      velocities (then damping, and the implicit gyroscopic term), the warm start, one pass of soft contacts
- *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
- *      RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold was found, see
- *      RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
+ *      velocities (then damping, and the implicit gyroscopic term), the warm start, one pass of
+ *      soft contacts (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING,
+ *      pushing out at most RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold
+ *      was found, see RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
  *      without the push (so penetration is removed without adding velocity that lasts);
  *      (joints, physics_joints.c, are warm started before the contacts and solved after them in
  *      each pass);
