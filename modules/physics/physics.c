@@ -1529,7 +1529,7 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
 
 static int b_set_damping(ct_world_o *w, ct_entity_t e, float linear, float angular)
 {
-    const body_ref r = find_body(w, e, "set_damping");
+    const body_ref r = changed_body(w, e, "set_damping");
     if (r.err)
         return r.err;
     const char *bad = physics__damping_error(linear, angular);

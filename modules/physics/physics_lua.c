@@ -306,8 +306,8 @@ static int l_actor_set_damping(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_damping");
     const float linear = to_float(check__number(L_API, L, 3, "Actor.set_damping"));
     const float angular = to_float(check__number(L_API, L, 4, "Actor.set_damping"));
-    return check_result(L, physics__api_v5.set_damping(w, e, linear, angular), "Actor.set_damping",
-                        e);
+    return check_result(L, w, physics__api_v5.set_damping(w, e, linear, angular),
+                        "Actor.set_damping", e);
 }
 
 /* Actor.damping(world, e) -> linear, angular */
@@ -316,7 +316,7 @@ static int l_actor_damping(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Actor.damping", NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.damping");
     float linear = 0.0f, angular = 0.0f;
-    check_result(L, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
+    check_result(L, w, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
     L_API->push_number(L, linear);
     L_API->push_number(L, angular);
     return 2;

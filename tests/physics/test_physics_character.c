@@ -895,6 +895,7 @@ typedef enum misdeed {
     ADD_BODY,      /* add a body */
     STEP,          /* simulate the world */
     SET_SETTINGS,  /* set_character_settings */
+    SET_DAMPING,   /* set_damping of the body met */
     DESTROY_BODY,  /* destroy the entity of the body met */
     DESTROY_SELF,  /* destroy the character's entity */
     DESTROY_WORLD, /* destroy the world */
@@ -924,6 +925,7 @@ static bool misbehave(void *user_data, ct_world_o *w, const ct_character_contact
     case ADD_BODY: m->answer = p4->add_rigid_body(w, m->spare, &ball); break;
     case STEP: p4->simulate(w, step); break;
     case SET_SETTINGS: m->answer = p5->set_character_settings(w, m->character, &set); break;
+    case SET_DAMPING: m->answer = p5->set_damping(w, m->met, 1.0f, 1.0f); break;
     case DESTROY_BODY: entity->destroy(m->met); break;
     case DESTROY_SELF: entity->destroy(m->character); break;
     case DESTROY_WORLD: worlds->destroy_world(w); break;
@@ -943,9 +945,9 @@ static bool misbehave(void *user_data, ct_world_o *w, const ct_character_contact
 static void test_contact_callback_misbehaves(void **state)
 {
     (void)state;
-    static const char *const calls[] = {"remove_body", "move_character",
-                                        "teleport",    "add_rigid_body",
-                                        "simulate",    "set_character_settings"};
+    static const char *const calls[] = {
+        "remove_body", "move_character",         "teleport",   "add_rigid_body",
+        "simulate",    "set_character_settings", "set_damping"};
     /* What the move does with a callback that only accepts: the misbehaving ones' moves must
      * end the same. */
     ct_character_state_t good;
@@ -987,17 +989,17 @@ static void test_contact_callback_misbehaves(void **state)
             continue;
         }
         assert_int_equal(err, 0);
-        if (what <= SET_SETTINGS) {
+        if (what <= SET_DAMPING) {
             if (what != STEP)
                 assert_int_equal(m.answer, CT_ERR_INVALID);
             char want[256];
             snprintf(want, sizeof want,
                      "%s: world %p, entity %u: refused inside character %u's contact callback",
                      calls[what], (void *)s.w,
-                     what == REMOVE_BODY ? m.met.id
-                     : what == ADD_BODY  ? spare.id
-                     : what == STEP      ? 0u
-                                         : c.id,
+                     what == REMOVE_BODY || what == SET_DAMPING ? m.met.id
+                     : what == ADD_BODY                         ? spare.id
+                     : what == STEP                             ? 0u
+                                                                : c.id,
                      c.id);
             if (!strstr(captured, want))
                 fail_msg("'%s' does not hold '%s'", captured, want);
