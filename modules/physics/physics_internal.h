@@ -586,6 +586,17 @@ typedef struct physics__rigid_contact {
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
 
+/* A manifold as the rigid step keeps it from detection to its contact: what the contact reads
+ * of physics__manifold_out (the points' positions are in physics__rigid_geo, from a's centre),
+ * in 48 bytes instead of its 336 (room for the clipping's points): the contacts' walk over them
+ * was a cache miss a manifold. */
+typedef struct physics__rigid_manifold {
+    physics__v3 normal;
+    uint32_t count;
+    float sep[PHYSICS_MANIFOLD_POINTS];
+    uint32_t id[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_manifold;
+
 /* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
  * poses then, and the manifold's normal, its points from a's centre and their separations. While
  * the bodies stay close to that pose, the manifold is not found again: the points stay where they
@@ -691,7 +702,7 @@ typedef struct physics__rigid_inertia {
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
-    physics__manifold_out *narrow; /* per manifold slot: sorted pair k's first is slot k */
+    physics__rigid_manifold *narrow; /* per manifold slot: sorted pair k's first is slot k */
     physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
     /* Per manifold slot: what its bodies slid since it was found, at its centre (a recycled
      * manifold's, from the test that recycled it; zero for one found this step): its friction
@@ -730,6 +741,8 @@ typedef struct physics__rigid {
     uint32_t cap_colour_of, cap_used;
     uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
     uint32_t cap_lanes;
+    uint32_t *lane_of; /* per contact, its lane (4 x block + lane; UINT32_MAX: no colour) */
+    uint32_t cap_lane_of;
     /* Per slice of SOLVER_SLICE_PAIRS contacts and colour: its contacts of that colour, then
      * where their lanes begin (the lanes are written a slice a job). */
     uint32_t *slice_lanes;
@@ -1081,10 +1094,13 @@ void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
-/* The wide contact solver (physics_rigid_wide.c): colours and blocks from r->contact (after the
- * contacts are prepared); then, as stages added to r->stages (run by the caller), the warm start
- * or a pass (pushing or relaxing) of every contact, and the blocks' impulses back into
- * r->contact. */
+/* The wide contact solver (physics_rigid_wide.c). The contacts are coloured (from the pairs and
+ * the bodies' masses only) before they are made; physics__rigid_wide_prepare lays out the blocks
+ * and adds the stage that gives each contact its lane; each contact, as it is made, writes its lane
+ * (physics__rigid_wide_lane: no pass reads the contacts back into the blocks); the stage
+ * physics__rigid_wide_seal adds then completes the blocks. Then, as stages added to r->stages
+ * (run by the caller), the warm start or a pass (pushing or relaxing) of every contact, and the
+ * blocks' impulses back into r->contact. */
 #define PHYSICS_WIDE_WARM 0
 #define PHYSICS_WIDE_PUSH 1
 #define PHYSICS_WIDE_RELAX 2
@@ -1092,6 +1108,10 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n);
 void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
                                 uint32_t n);
 int physics__rigid_wide_prepare(physics__scene *s);
+/* Contact ci (made, its warm start in it) into its lane, when it has one (on any thread: lanes
+ * are written by one contact each). */
+void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
+void physics__rigid_wide_seal(physics__scene *s);
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
 void physics__rigid_wide_finish(physics__scene *s);
 void physics__rigid_wide_free(physics__scene *s);

@@ -181,7 +181,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
  * and *slid, what the bodies slid at its centre since (its points' mean offset): whether its
  * friction anchor still holds (see RIGID_ANCHOR_SLIP). */
 static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
-                           const physics__rigid_cached *old, physics__manifold_out *m,
+                           const physics__rigid_cached *old, physics__rigid_manifold *m,
                            physics__v3 *slid_out)
 {
     const physics__rigid_geo *g = &old->geo;
@@ -195,8 +195,8 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     for (uint32_t q = 0; q < old->count; q++) {
         const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
-        m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
-                                            g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
+        m->sep[q] = g->sep[q] + v3_dot(dp, g->normal);
+        m->id[q] = old->id[q];
         slid = v3_add(slid, dp);
     }
     /* The friction's anchor holds while the centre slid less than RIGID_ANCHOR_SLIP along the
@@ -214,12 +214,15 @@ static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t
     return b->shape[i] == CT_BODY_MESH || b->shape[j] == CT_BODY_MESH;
 }
 
-/* Manifold from into to (its points only). */
-static inline void rigid__copy(physics__manifold_out *to, const physics__manifold_out *from)
+/* What the step keeps of manifold from (its normal, and its points' separations and ids). */
+static inline void rigid__keep(physics__rigid_manifold *to, const physics__manifold_out *from)
 {
     to->normal = from->normal;
     to->count = from->count;
-    memcpy(to->p, from->p, (size_t)from->count * sizeof *from->p);
+    for (uint32_t q = 0; q < from->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+        to->sep[q] = from->p[q].sep;
+        to->id[q] = from->p[q].id;
+    }
 }
 
 /* The normal, anchors and separations of g from manifold m found at g's poses. */
@@ -320,7 +323,6 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             const uint32_t i = job->order[k].a, j = job->order[k].b;
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             const uint32_t slots = rigid__slots(r, k);
-            physics__manifold_out *m = &r->narrow[k];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
             uint32_t made = 0;
             bool held = old && old->count && rigid__recyclable(b, i, j, &old->geo);
@@ -341,14 +343,12 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                  * a step of bodies on a mesh.) */
                 const float margin =
                     ceilf((SOLVER_MARGIN + v3_len(rel) * job->dt) * 1024.0f) * (1.0f / 1024.0f);
+                physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                 if (slots == 1u) {
-                    physics__manifold(b, i, j, margin, prefer_b, m);
-                    made = m->count ? 1u : 0u;
+                    physics__manifold(b, i, j, margin, prefer_b, &all[0]);
+                    made = all[0].count ? 1u : 0u;
                 } else {
-                    physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                     made = physics__manifolds(b, i, j, margin, prefer_b, all, slots);
-                    for (uint32_t sub = 0; sub < made; sub++)
-                        rigid__copy(&r->narrow[rigid__slot(r, k, sub)], &all[sub]);
                 }
                 for (uint32_t sub = 0; sub < made; sub++) {
                     const uint32_t slot = rigid__slot(r, k, sub);
@@ -359,7 +359,8 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                     g->pb = b->position[j];
                     g->margin = margin;
                     g->prefer_b = prefer_b;
-                    rigid__geo_fill(g, &r->narrow[slot]);
+                    rigid__geo_fill(g, &all[sub]);
+                    rigid__keep(&r->narrow[slot], &all[sub]);
                     r->slid[slot] = v3(0, 0, 0);
                 }
             }
@@ -425,11 +426,11 @@ typedef struct rigid__contact_job {
 } rigid__contact_job;
 
 /* Whether cached contact x had a point of manifold m (by id). */
-static bool rigid__had_points(const physics__rigid_cached *x, const physics__manifold_out *m)
+static bool rigid__had_points(const physics__rigid_cached *x, const physics__rigid_manifold *m)
 {
     for (uint32_t q = 0; q < m->count; q++)
         for (uint32_t o = 0; o < x->count; o++)
-            if (x->id[o] == m->p[q].id)
+            if (x->id[o] == m->id[q])
                 return true;
     return false;
 }
@@ -447,7 +448,7 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
                 static_impulse = job->static_impulse, rate = job->rate, mass = job->mass,
                 impulse = job->impulse;
     uint32_t at = *at_cache;
-    const physics__manifold_out *mo = &r->narrow[k];
+    const physics__rigid_manifold *mo = &r->narrow[k];
     const uint32_t i = order[pk].a, j = order[pk].b;
     const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
     const physics__v3 nn = mo->normal;
@@ -486,12 +487,11 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
     for (uint32_t q = 0; q < c->count; q++) {
         physics__rigid_point *p = &c->p[q];
-        const physics__manifold_point *mp = &mo->p[q];
         /* The anchors as they were found (recycled ones have not turned with the bodies; the
          * separation follows the turn in the solver, to first order). */
         const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
-        p->sep = mp->sep;
-        p->id = mp->id;
+        p->sep = mo->sep[q];
+        p->id = mo->id[q];
         rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
         p->rel_vn = rigid__speed(A, B, &p->n, nn);
         p->n.j = p->max_jn = 0.0f;
@@ -588,22 +588,11 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
                 physics__rigid_contact *c = &r->contact[n++];
                 rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
+                physics__rigid_wide_lane(r, n - 1u, c);
                 bouncy |= c->restitution > 0.0f;
             }
         r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
-}
-
-/* Job 0: the colouring of the contacts; job t + 1: the contacts of slice t of sorted pairs. */
-static void rigid__contact_or_colour_range(void *user, uint32_t begin, uint32_t end)
-{
-    const rigid__contact_job *job = user;
-    if (begin == 0) {
-        physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
-        begin++;
-    }
-    if (begin < end)
-        rigid__contact_range(user, begin - 1, end - 1);
 }
 
 /* The kept manifolds become contacts, in order, with their warm starts and masses: where each
@@ -637,11 +626,17 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
                   &job.static_impulse);
     physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
     /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
-     * before it) is the first job of the contacts' section, beside their slices. */
-    physics__stages_add(&r->stages, s->a, rigid__contact_or_colour_range, &job, 0, slices + 1, 1);
+     * before it) comes first, so that each contact writes its solver block's lane as it is made
+     * (the blocks, filled from the contacts after, were read in colour order: a cache miss a
+     * contact). */
+    physics__rigid_wide_colour(s, order, m, n);
+    r->num_contacts = n;
+    if (physics__rigid_wide_prepare(s))
+        return CT_ERR_NOMEM;
+    physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
+    physics__rigid_wide_seal(s);
     if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
         return CT_ERR_NOMEM;
-    r->num_contacts = n;
     r->bouncy = false;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
@@ -1212,7 +1207,7 @@ int physics__rigid_step(physics__scene *s, float dt)
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
+    if (rigid__contacts(s, order, m, h))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */
