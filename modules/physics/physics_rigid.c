@@ -215,7 +215,7 @@ static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t
 }
 
 /* What the step keeps of manifold from (its normal, and its points' separations and ids). */
-static inline void rigid__keep(physics__rigid_manifold *to, const physics__manifold_out *from)
+static inline void rigid__keep_manifold(physics__rigid_manifold *to, const physics__manifold_out *from)
 {
     to->normal = from->normal;
     to->count = from->count;
@@ -360,7 +360,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                     g->margin = margin;
                     g->prefer_b = prefer_b;
                     rigid__geo_fill(g, &all[sub]);
-                    rigid__keep(&r->narrow[slot], &all[sub]);
+                    rigid__keep_manifold(&r->narrow[slot], &all[sub]);
                     r->slid[slot] = v3(0, 0, 0);
                 }
             }
@@ -560,6 +560,36 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     *at_cache = at;
 }
 
+/* What the step keeps of contact c (its impulses come from the solver: wide__finish_range). */
+static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_contact *c)
+{
+    k->key = c->key;
+    k->a = c->a;
+    k->b = c->b;
+    k->count = c->count;
+    k->pair = c->pair;
+    k->passes = c->passes;
+    k->normal = c->normal;
+    k->center_a = c->center_a;
+    k->restitution = c->restitution;
+    for (uint32_t q = 0; q < c->count; q++) {
+        k->p[q].sep = c->p[q].sep;
+        k->p[q].rel_vn = c->p[q].rel_vn;
+        k->p[q].id = c->p[q].id;
+    }
+}
+
+/* The row of point q of contact c, made again as rigid__make_contact made it (the same inputs:
+ * the manifold's anchors, the step's masses and inertias; the same bits). */
+static void rigid__point_row(const physics__rigid *r, const physics__rigid_kept *c, uint32_t q,
+                             physics__rigid_row *row)
+{
+    const physics__rigid_geo *g = &r->geo[c->pair];
+    const physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
+    rigid__row(row, &r->body[c->a], r->inv_i[c->a].m, &r->body[c->b], r->inv_i[c->b].m, ra, rb,
+               c->normal);
+}
+
 /* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
  * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
  * key. */
@@ -585,11 +615,14 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
         }
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
         for (uint32_t pk = first; pk < last; pk++)
-            for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                physics__rigid_contact *c = &r->contact[n++];
-                rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
-                physics__rigid_wide_lane(r, n - 1u, c);
-                bouncy |= c->restitution > 0.0f;
+            for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++, n++) {
+                /* Made here, kept in its solver lane and in what the step keeps (L1 to both:
+                 * the whole contact was written to memory and read back into the lane). */
+                physics__rigid_contact c;
+                rigid__make_contact(job, &c, pk, rigid__slot(r, pk, sub), &at);
+                physics__rigid_wide_lane(r, n, &c);
+                rigid__keep_contact(&r->contact[n], &c);
+                bouncy |= c.restitution > 0.0f;
             }
         r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
@@ -890,19 +923,21 @@ static void rigid__restitution(physics__scene *s)
     if (!r->bouncy)
         return;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
-        physics__rigid_contact *c = &r->contact[k];
+        physics__rigid_kept *c = &r->contact[k];
         if (c->restitution == 0.0f)
             continue;
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
         for (uint32_t pass = 0; pass < c->passes; pass++)
             for (uint32_t q = 0; q < c->count; q++) {
-                physics__rigid_point *p = &c->p[q];
+                physics__rigid_kept_point *p = &c->p[q];
                 if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
                     continue;
-                const float vn = rigid__speed(A, B, &p->n, c->normal);
-                const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
-                rigid__push(A, B, &p->n, c->normal, j - p->n.j);
-                p->n.j = j;
+                physics__rigid_row row;
+                rigid__point_row(r, c, q, &row);
+                const float vn = rigid__speed(A, B, &row, c->normal);
+                const float j = f_max(p->jn - row.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+                rigid__push(A, B, &row, c->normal, j - p->jn);
+                p->jn = j;
             }
     }
 }
@@ -917,14 +952,18 @@ static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
 /* ---- after the solve -------------------------------------------------------------------------- */
 
 /* The separation of contact c's deepest point now. */
-static float rigid__separation(const physics__rigid *r, const physics__rigid_contact *c)
+static float rigid__separation(const physics__rigid *r, const physics__rigid_kept *c)
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    const physics__rigid_geo *g = &r->geo[c->pair];
+    const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
     const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
     for (uint32_t q = 0; q < c->count; q++) {
-        const physics__rigid_point *p = &c->p[q];
-        least = f_min(least, p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca));
+        /* (The rows' crosses, as rigid__row made them.) */
+        const physics__v3 ca = v3_cross(g->ra[q], c->normal),
+                          cb = v3_cross(v3_sub(g->ra[q], gd), c->normal);
+        least = f_min(least, c->p[q].sep + moved + v3_dot(B->dq, cb) - v3_dot(A->dq, ca));
     }
     return least;
 }
@@ -939,7 +978,7 @@ static int rigid__island_contacts(physics__scene *s)
     if (physics__contacts_reserve(s, r->num_contacts))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
-        const physics__rigid_contact *rc = &r->contact[k];
+        const physics__rigid_kept *rc = &r->contact[k];
         c->a[k] = rc->a;
         c->b[k] = rc->b;
         c->normal[k] = rc->normal;
@@ -973,7 +1012,7 @@ typedef struct rigid__merge_job {
 } rigid__merge_job;
 
 /* The cache entry of contact c, its impulses quantised: whether it touches. */
-static bool rigid__remember_contact(const physics__scene *s, const physics__rigid_contact *c,
+static bool rigid__remember_contact(const physics__scene *s, const physics__rigid_kept *c,
                                     uint32_t sub, physics__rigid_cached *e, float *total,
                                     uint32_t *first)
 {
@@ -988,15 +1027,15 @@ static bool rigid__remember_contact(const physics__scene *s, const physics__rigi
                                  .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
     for (uint32_t q = 0; q < c->count; q++) {
         e->id[q] = c->p[q].id;
-        e->jn[q] = c->p[q].n.j;
-        *total += c->p[q].n.j;
-        if (c->p[q].n.j > deepest)
-            deepest = c->p[q].n.j, *first = q;
+        e->jn[q] = c->p[q].jn;
+        *total += c->p[q].jn;
+        if (c->p[q].jn > deepest)
+            deepest = c->p[q].jn, *first = q;
     }
-    e->f1 = c->f1.j;
-    e->f2 = c->f2.j;
+    e->f1 = c->f1;
+    e->f2 = c->f2;
     e->geo = r->geo[c->pair];
-    e->twist = c->twist_j;
+    e->twist = c->twist;
     physics__rigid_quantise(e);
     e->touching = rigid__separation(r, c) <= RIGID_TOUCH && *total > 0.0f;
     return e->touching;
@@ -1052,7 +1091,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
             ? physics__merge_find(r->cache, sizeof *r->cache, at, r->num_cache, next_key)
             : r->num_cache;
     for (uint32_t k = k0; k <= k1;) {
-        const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
+        const physics__rigid_kept *c = k < k1 ? &r->contact[k] : NULL;
         /* The old contacts of pairs before this one that this step did not find. */
         while (at < end && (!c || r->cache[at].key < c->key)) {
             const uint64_t key = r->cache[at].key;
@@ -1103,7 +1142,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
         }
         if (was || !is)
             continue;
-        const physics__rigid_contact *l = &r->contact[loudest];
+        const physics__rigid_kept *l = &r->contact[loudest];
         ct_physics_collision_event_t ev = {.a = b->entity[l->a].id,
                                            .b = b->entity[l->b].id,
                                            .impulse = most,

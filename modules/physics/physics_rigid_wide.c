@@ -242,6 +242,11 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->slice_lanes, (size_t)r->cap_slice_lanes * sizeof *r->slice_lanes);
     if (r->lane_of)
         ct_free(s->a, r->lane_of, (size_t)r->cap_lane_of * sizeof *r->lane_of);
+    if (r->overflow_contact)
+        ct_free(s->a, r->overflow_contact,
+                (size_t)r->cap_overflow_contact * sizeof *r->overflow_contact);
+    r->overflow_contact = NULL;
+    r->cap_overflow_contact = 0;
     r->lane_of = NULL;
     r->cap_lane_of = 0;
     r->slice_lanes = NULL;
@@ -334,7 +339,9 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
 void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c)
 {
     const uint32_t at = r->lane_of[ci];
-    if (at != UINT32_MAX)
+    if (at & PHYSICS_WIDE_OVERFLOW)
+        r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW] = *c;
+    else
         wide__lane(&r->block[at / 4u], at % 4u, r, ci, c);
 }
 
@@ -397,15 +404,27 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
         for (uint32_t l = 0; l < 4; l++) {
             if (blk->contact[l] == UINT32_MAX)
                 continue;
-            physics__rigid_contact *c = &r->contact[blk->contact[l]];
+            physics__rigid_kept *c = &r->contact[blk->contact[l]];
             for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].n.j = blk->p[q].n.j[l];
+                c->p[q].jn = blk->p[q].n.j[l];
                 c->p[q].max_jn = blk->p[q].max_jn[l];
             }
-            c->f1.j = blk->f1.j[l];
-            c->f2.j = blk->f2.j[l];
-            c->twist_j = blk->twist_j[l];
+            c->f1 = blk->f1.j[l];
+            c->f2 = blk->f2.j[l];
+            c->twist = blk->twist_j[l];
         }
+    }
+    /* (The overflow's, on the first job: they are few.) */
+    for (uint32_t k = 0; begin == 0 && k < r->num_overflow; k++) {
+        const physics__rigid_contact *o = &r->overflow_contact[k];
+        physics__rigid_kept *c = &r->contact[r->overflow[k]];
+        for (uint32_t q = 0; q < c->count; q++) {
+            c->p[q].jn = o->p[q].n.j;
+            c->p[q].max_jn = o->p[q].max_jn;
+        }
+        c->f1 = o->f1.j;
+        c->f2 = o->f2.j;
+        c->twist = o->twist_j;
     }
 }
 
@@ -422,7 +441,6 @@ static void wide__lanes_range(void *user, uint32_t begin, uint32_t end)
                                   : r->num_contacts;
         for (uint32_t k = t * SOLVER_SLICE_PAIRS; k < last; k++) {
             const uint32_t colour = r->colour_of[k];
-            r->lane_of[k] = UINT32_MAX;
             if (colour < WIDE_COLOURS) {
                 r->lane_of[k] = fill[colour];
                 r->lanes[fill[colour]++] = k;
@@ -485,6 +503,7 @@ void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *or
                 used[bodies] = 0;
                 r->slice_lanes[(size_t)(k / SOLVER_SLICE_PAIRS) * WIDE_COLOURS + colour]++;
             } else {
+                r->lane_of[k] = PHYSICS_WIDE_OVERFLOW | r->num_overflow;
                 r->overflow[r->num_overflow++] = k;
             }
         }
@@ -518,6 +537,8 @@ int physics__rigid_wide_prepare(physics__scene *s)
     r->num_colours = colours;
     r->num_blocks = blocks;
     if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block) ||
+        physics__reserve(s->a, (void **)&r->overflow_contact, &r->cap_overflow_contact,
+                         r->num_overflow + 1, sizeof *r->overflow_contact) ||
         physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
                          sizeof *r->lanes))
         return CT_ERR_NOMEM;
@@ -568,7 +589,7 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
     const wide__job *job = user;
     physics__rigid *r = job->r;
     for (uint32_t k = 0; k < r->num_overflow; k++) {
-        physics__rigid_contact *c = &r->contact[r->overflow[k]];
+        physics__rigid_contact *c = &r->overflow_contact[k];
         if (job->mode == PHYSICS_WIDE_WARM)
             physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
         else
@@ -597,6 +618,8 @@ void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool rev
 
 void physics__rigid_wide_finish(physics__scene *s)
 {
+    const physics__rigid *r = &s->rigid;
+    const uint32_t jobs = (r->num_blocks + WIDE_SLICE - 1) / WIDE_SLICE;
     physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
-                        (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
+                        jobs ? jobs : r->num_overflow ? 1u : 0u, 1);
 }

@@ -128,7 +128,7 @@ static void test_resting_box_has_four_points(void **state)
     /* Four points carry the weight between them (m g dt per step). */
     float total = 0.0f;
     for (uint32_t k = 0; k < 4; k++)
-        total += s.rigid.contact[0].p[k].n.j;
+        total += s.rigid.contact[0].p[k].jn;
     print_message("resting impulse %.5f (m g dt/4 = %.5f)\n", (double)total, 9.81 / 60.0 / 4.0);
     physics__scene_free(&s);
 }
