@@ -730,7 +730,11 @@ typedef struct physics__rigid_inertia {
 
 typedef struct physics__rigid {
     physics__rigid_manifold *narrow; /* per manifold slot: sorted pair k's first is slot k */
-    physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
+    physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found, */
+    /* per manifold slot, where that is: geo[slot] for a manifold found this step, its cached
+     * contact's (in cache, until the step's end) for a recycled one, not copied */
+    const physics__rigid_geo **geo_at;
+    uint32_t cap_geo_at;
     /* Per manifold slot: what its bodies slid since it was found, at its centre (a recycled
      * manifold's, from the test that recycled it; zero for one found this step): its friction
      * anchor (physics_rigid.c), measured once a step. */

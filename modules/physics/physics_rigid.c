@@ -52,6 +52,7 @@ void physics__rigid_free(physics__scene *s)
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
+        {(void **)&r->geo_at, &r->cap_geo_at, sizeof *r->geo_at},
         {(void **)&r->slid, &r->cap_slid, sizeof *r->slid},
         {(void **)&r->more, &r->cap_more, sizeof *r->more},
         {(void **)&r->made, &r->cap_made, sizeof *r->made},
@@ -330,7 +331,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                  held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
                 const uint32_t slot = rigid__slot(r, k, made++);
                 held = rigid__recycle(b, i, j, o, &r->narrow[slot], &r->slid[slot]);
-                r->geo[slot] = o->geo;
+                r->geo_at[slot] = &o->geo;
             }
             if (held) {
                 recycled++;
@@ -360,6 +361,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                     g->margin = margin;
                     g->prefer_b = prefer_b;
                     rigid__geo_fill(g, &all[sub]);
+                    r->geo_at[slot] = g;
                     rigid__keep_manifold(&r->narrow[slot], &all[sub]);
                     r->slid[slot] = v3(0, 0, 0);
                 }
@@ -449,6 +451,7 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
                 impulse = job->impulse;
     uint32_t at = *at_cache;
     const physics__rigid_manifold *mo = &r->narrow[k];
+    const physics__rigid_geo *geo = r->geo_at[k];
     const uint32_t i = order[pk].a, j = order[pk].b;
     const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
     const physics__v3 nn = mo->normal;
@@ -489,7 +492,7 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         physics__rigid_point *p = &c->p[q];
         /* The anchors as they were found (recycled ones have not turned with the bodies; the
          * separation follows the turn in the solver, to first order). */
-        const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
+        const physics__v3 ra = geo->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(geo));
         p->sep = mo->sep[q];
         p->id = mo->id[q];
         rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
@@ -529,7 +532,7 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
     }
     for (uint32_t q = 0; q < c->count; q++)
-        c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
+        c->p[q].lever = v3_len(v3_sub(geo->ra[q], ca));
     rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
     rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
     const float m = A->inv_mass + B->inv_mass;
@@ -584,7 +587,7 @@ static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_con
 static void rigid__point_row(const physics__rigid *r, const physics__rigid_kept *c, uint32_t q,
                              physics__rigid_row *row)
 {
-    const physics__rigid_geo *g = &r->geo[c->pair];
+    const physics__rigid_geo *g = r->geo_at[c->pair];
     const physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
     rigid__row(row, &r->body[c->a], r->inv_i[c->a].m, &r->body[c->b], r->inv_i[c->b].m, ra, rb,
                c->normal);
@@ -614,7 +617,16 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 hi = mid;
         }
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
-        for (uint32_t pk = first; pk < last; pk++)
+        for (uint32_t pk = first; pk < last; pk++) {
+            /* The bodies of a pair further on (pairs go by entity, bodies by instance: their
+             * loads missed the cache). */
+            if (pk + 2u < last) {
+                const uint32_t a = order[pk + 2u].a, b = order[pk + 2u].b;
+                __builtin_prefetch(&r->body[a]);
+                __builtin_prefetch(&r->body[b]);
+                __builtin_prefetch(&r->inv_i[a]);
+                __builtin_prefetch(&r->inv_i[b]);
+            }
             for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++, n++) {
                 /* Made here, kept in its solver lane and in what the step keeps (L1 to both:
                  * the whole contact was written to memory and read back into the lane). */
@@ -624,6 +636,7 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 rigid__keep_contact(&r->contact[n], &c);
                 bouncy |= c.restitution > 0.0f;
             }
+        }
         r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
 }
@@ -955,7 +968,7 @@ static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
 static float rigid__separation(const physics__rigid *r, const physics__rigid_kept *c)
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-    const physics__rigid_geo *g = &r->geo[c->pair];
+    const physics__rigid_geo *g = r->geo_at[c->pair];
     const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
     const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
@@ -1034,7 +1047,7 @@ static bool rigid__remember_contact(const physics__scene *s, const physics__rigi
     }
     e->f1 = c->f1;
     e->f2 = c->f2;
-    e->geo = r->geo[c->pair];
+    e->geo = *r->geo_at[c->pair];
     e->twist = c->twist;
     physics__rigid_quantise(e);
     e->touching = rigid__separation(r, c) <= RIGID_TOUCH && *total > 0.0f;
@@ -1234,6 +1247,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         num_slots += r->more[m];
     if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
         physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
+        physics__reserve(s->a, (void **)&r->geo_at, &r->cap_geo_at, num_slots, sizeof *r->geo_at) ||
         physics__reserve(s->a, (void **)&r->slid, &r->cap_slid, num_slots, sizeof *r->slid) ||
         physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
