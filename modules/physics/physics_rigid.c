@@ -677,12 +677,16 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
      * contact). */
     physics__rigid_wide_colour(s, order, m, n);
     r->num_contacts = n;
-    if (physics__rigid_wide_prepare(s))
+    int err = physics__rigid_wide_prepare(s);
+    if (!err) {
+        physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
+        physics__rigid_wide_seal(s);
+        err = physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed);
+    }
+    if (err) {
+        r->num_contacts = 0; /* (none half made for anything to read) */
         return CT_ERR_NOMEM;
-    physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
-    physics__rigid_wide_seal(s);
-    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
-        return CT_ERR_NOMEM;
+    }
     r->bouncy = false;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
