@@ -559,6 +559,13 @@ void physics__manifold(const physics__bodies *b, uint32_t i, uint32_t j, float m
                        bool prefer_b, physics__manifold_out *m);
 /* Keeps the four points of a manifold that hold the most (when it has more). */
 void physics__manifold_reduce(physics__manifold_out *m);
+/* How far apart bodies i and j are as posed (physics_distance.c: GJK on convex shapes and
+ * compounds of them): a gap that is at most their true distance, along *normal (unit, from i to
+ * j), INFINITY when it passes `far`. False, and nothing written, when it cannot tell: a mesh, a
+ * compound of more than eight children, or shapes no further apart than `near` (touching ones
+ * among them: their manifold measures how deep). */
+bool physics__distance(const physics__bodies *b, uint32_t i, uint32_t j, float near, float far,
+                       float *gap, physics__v3 *normal);
 /* The most manifolds one pair has: a body on a mesh gets one for each way the triangles it
  * touches face (a crease, a ridge, a peak; physics_mesh.c), every other pair one. */
 #define PHYSICS_MESH_MANIFOLDS 4u

@@ -707,8 +707,48 @@ static inline void rigid__lock(physics__rigid_body *x, uint8_t l)
            l & CT_BODY_LOCK_ANGULAR_Z ? 0.0f : x->w.z);
 }
 
+/* The gyroscopic term of a body spinning at w (world axes) for a substep h, implicitly: one
+ * Newton step on  I (w2 - w) + h w2 x (I w2) = 0  in the body's frame, where the inertia I is
+ * diagonal (stable for spinning long bodies; Box2D v3's and Box3D's scheme). There
+ *   J = I + h (skew(w) I - skew(I w))  and  f = h w x (I w)
+ * are written with the differences of the principal moments, a = h (Iz - Iy), b = h (Ix - Iz)
+ * and c = h (Iy - Ix), which is what they are made of:
+ *   J = [Ix, a wz, a wy; b wz, Iy, b wx; c wy, c wx, Iz],  f = (a wy wz, b wz wx, c wx wy),
+ * so an axisymmetric body's moment about its axis is exactly kept (a, b or c is exactly 0), and
+ * the answer is w minus J^-1 f turned back to world axes (Cramer's rule: no inverse). Only the
+ * change is turned back, so w keeps its bits where the change is 0. The caller skips a body of
+ * equal moments (a ball, a cube), whose term is exactly 0: in jolt_high_speed one body in three,
+ * and every cube of the pyramids. */
+static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world, physics__v3 inv_inertia,
+                                     float h)
+{
+    const physics__v3 w = quat_unrotate(q, w_world);
+    const float ix = 1.0f / inv_inertia.x, iy = 1.0f / inv_inertia.y, iz = 1.0f / inv_inertia.z;
+    const float a = h * (iz - iy), b = h * (ix - iz), c = h * (iy - ix);
+    const float J[9] = {ix, a * w.z, a * w.y, b * w.z, iy, b * w.x, c * w.y, c * w.x, iz};
+    const physics__v3 f = v3(a * w.y * w.z, b * w.z * w.x, c * w.x * w.y);
+    /* The cofactors of J's first column give its determinant; the adjugate's rows times f the
+     * answer. */
+    const float c0 = J[4] * J[8] - J[5] * J[7], c1 = J[5] * J[6] - J[3] * J[8],
+                c2 = J[3] * J[7] - J[4] * J[6];
+    const float det = J[0] * c0 + J[1] * c1 + J[2] * c2;
+    if (!(fabsf(det) > 1e-30f))
+        return w_world;
+    const float id = 1.0f / det;
+    const physics__v3 x = v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y +
+                              (J[1] * J[5] - J[2] * J[4]) * f.z) *
+                                 id,
+                             (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y +
+                              (J[2] * J[3] - J[0] * J[5]) * f.z) *
+                                 id,
+                             (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y +
+                              (J[0] * J[4] - J[1] * J[3]) * f.z) *
+                                 id);
+    return v3_sub(w_world, quat_rotate(q, x));
+}
+
 /* Gravity, forces and torques into the velocities of awake dynamic bodies; the gyroscopic term
- * implicitly (one Newton step in the body's frame: stable for spinning long bodies). */
+ * implicitly (rigid__gyroscopic). */
 typedef struct rigid__body_job {
     physics__scene *s;
     float h;
@@ -734,31 +774,9 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
             x->w = physics__damped(x->w, c.angular, h);
         }
         const physics__v3 d = b->inv_inertia[i];
-        if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f) {
-            const physics__quat q = b->rotation[i];
-            const physics__v3 w = quat_unrotate(q, x->w);
-            const physics__v3 I = v3(1.0f / d.x, 1.0f / d.y, 1.0f / d.z);
-            const physics__v3 Iw = v3(I.x * w.x, I.y * w.y, I.z * w.z);
-            const physics__v3 f = v3_scale(v3_cross(w, Iw), h);
-            /* J = I + h (skew(w) I - skew(I w)) */
-            const float J[9] = {
-                I.x, h * (-w.z * I.y + Iw.z), h * (w.y * I.z - Iw.y),  h * (w.z * I.x - Iw.z),
-                I.y, h * (-w.x * I.z + Iw.x), h * (-w.y * I.x + Iw.y), h * (w.x * I.y - Iw.x),
-                I.z};
-            const float det = J[0] * (J[4] * J[8] - J[5] * J[7]) -
-                              J[1] * (J[3] * J[8] - J[5] * J[6]) +
-                              J[2] * (J[3] * J[7] - J[4] * J[6]);
-            if (fabsf(det) > 1e-30f) {
-                const float id = 1.0f / det;
-                const float inv[9] = {
-                    (J[4] * J[8] - J[5] * J[7]) * id, (J[2] * J[7] - J[1] * J[8]) * id,
-                    (J[1] * J[5] - J[2] * J[4]) * id, (J[5] * J[6] - J[3] * J[8]) * id,
-                    (J[0] * J[8] - J[2] * J[6]) * id, (J[2] * J[3] - J[0] * J[5]) * id,
-                    (J[3] * J[7] - J[4] * J[6]) * id, (J[1] * J[6] - J[0] * J[7]) * id,
-                    (J[0] * J[4] - J[1] * J[3]) * id};
-                x->w = quat_rotate(q, v3_sub(w, rigid__mul(inv, f)));
-            }
-        }
+        if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f &&
+            !(d.x == d.y && d.y == d.z))
+            x->w = rigid__gyroscopic(b->rotation[i], x->w, d, h);
         rigid__lock(x, b->locks[i]);
         const float vmax = CT_PHYSICS_MAX_SPEED, wmax = CT_PHYSICS_MAX_ANGULAR_SPEED;
         const float vv = v3_dot(x->v, x->v), ww = v3_dot(x->w, x->w);
