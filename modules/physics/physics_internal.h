@@ -599,7 +599,8 @@ typedef struct physics__rigid_point {
     uint32_t id;
 } physics__rigid_point;
 
-/* A rigid contact: one manifold. Friction acts at the manifold's centre, as Box3D's does: two
+/* A rigid contact: one manifold, as it is made and solved (the solver keeps it in a lane of its
+ * blocks, physics_rigid_wide.c, or whole when it found no colour). Friction acts at the manifold's centre, as Box3D's does: two
  * tangent rows solved as one 2 x 2 block, within the cone of the summed normal impulses, and a
  * twist about the normal within the impulses times their lever arms. */
 typedef struct physics__rigid_contact {
@@ -620,6 +621,43 @@ typedef struct physics__rigid_contact {
     float anchor1, anchor2;
     physics__rigid_point p[PHYSICS_MANIFOLD_POINTS];
 } physics__rigid_contact;
+
+/* One point of a rigid contact as the step keeps it (physics__rigid_kept). */
+typedef struct physics__rigid_kept_point {
+    float sep;    /* separation at detection */
+    float jn;     /* the normal impulse (the solver's, once it is done) */
+    float max_jn; /* the largest normal impulse of the step (restitution needs one) */
+    float rel_vn; /* normal relative velocity before the solve */
+    uint32_t id;
+} physics__rigid_kept_point;
+
+/* What the step keeps of a rigid contact beside its solver block: what the passes after the
+ * solve read (restitution, separations, the cache, events). Its rows are not kept: the anchors
+ * are the manifold's (physics__rigid_geo, at slot `pair`) and the inertias the step's, so the
+ * passes that need a row make it again, the same bits. 152 bytes where the whole contact has 568:
+ * writing those for every contact was most of the contacts' making. */
+typedef struct physics__rigid_kept {
+    uint64_t key; /* entity(a) << 32 | entity(b) */
+    uint32_t a, b, count;
+    uint32_t pair;   /* its manifold's slot: where its geometry is (physics__rigid.geo) */
+    uint32_t passes; /* of its normal rows per solver pass */
+    physics__v3 normal;
+    physics__v3 center_a; /* the centre from a's centre (for the event's point) */
+    float restitution;
+    float f1, f2, twist; /* the friction and twist impulses (the solver's, once it is done) */
+    physics__rigid_kept_point p[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_kept;
+
+/* A manifold as the rigid step keeps it from detection to its contact: what the contact reads
+ * of physics__manifold_out (the points' positions are in physics__rigid_geo, from a's centre),
+ * in 48 bytes instead of its 336 (room for the clipping's points): the contacts' walk over them
+ * was a cache miss a manifold. */
+typedef struct physics__rigid_manifold {
+    physics__v3 normal;
+    uint32_t count;
+    float sep[PHYSICS_MANIFOLD_POINTS];
+    uint32_t id[PHYSICS_MANIFOLD_POINTS];
+} physics__rigid_manifold;
 
 /* Where a rigid contact's manifold was found, for recycling it (physics_rigid.c): the bodies'
  * poses then, and the manifold's normal, its points from a's centre and their separations. While
@@ -726,8 +764,12 @@ typedef struct physics__rigid_inertia {
 #define PHYSICS_RIGID_COLOURS 24u
 
 typedef struct physics__rigid {
-    physics__manifold_out *narrow; /* per manifold slot: sorted pair k's first is slot k */
-    physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found */
+    physics__rigid_manifold *narrow; /* per manifold slot: sorted pair k's first is slot k */
+    physics__rigid_geo *geo;       /* per manifold slot: where its manifold was found, */
+    /* per manifold slot, where that is: geo[slot] for a manifold found this step, its cached
+     * contact's (in cache, until the step's end) for a recycled one, not copied */
+    const physics__rigid_geo **geo_at;
+    uint32_t cap_geo_at;
     /* Per manifold slot: what its bodies slid since it was found, at its centre (a recycled
      * manifold's, from the test that recycled it; zero for one found this step): its friction
      * anchor (physics_rigid.c), measured once a step. */
@@ -747,7 +789,7 @@ typedef struct physics__rigid {
     uint32_t recycled; /* manifolds of the step recycled, not found again */
     uint32_t *kept;
     uint32_t cap_kept;
-    physics__rigid_contact *contact;
+    physics__rigid_kept *contact; /* the step's contacts, in pair order */
     uint32_t num_contacts, cap_contacts;
     physics__rigid_cached *cache, *next_cache; /* last step's contacts, sorted by key */
     uint32_t num_cache, cap_cache, cap_next_cache;
@@ -761,10 +803,15 @@ typedef struct physics__rigid {
     uint32_t colour_start[PHYSICS_RIGID_COLOURS + 1]; /* each colour's first block */
     uint32_t *overflow; /* contacts that found no colour, solved one by one first */
     uint32_t num_overflow, cap_overflow;
+    physics__rigid_contact *overflow_contact; /* those contacts, whole */
+    uint32_t cap_overflow_contact;
     uint32_t *colour_of;
     uint32_t cap_colour_of, cap_used;
     uint32_t *lanes; /* the contact of each block's lanes, four a block (padding: UINT32_MAX) */
     uint32_t cap_lanes;
+    uint32_t *lane_of; /* per contact, its lane (4 x block + lane) or PHYSICS_WIDE_OVERFLOW | its
+                        * place in overflow */
+    uint32_t cap_lane_of;
     /* Per slice of SOLVER_SLICE_PAIRS contacts and colour: its contacts of that colour, then
      * where their lanes begin (the lanes are written a slice a job). */
     uint32_t *slice_lanes;
@@ -1116,10 +1163,13 @@ void physics__rigid_geo_find(physics__bodies *view, uint32_t i, uint32_t j, uint
 /* One step of a world with rotating bodies (physics_rigid.c). 0 or CT_ERR_NOMEM. */
 int physics__rigid_step(physics__scene *s, float dt);
 void physics__rigid_free(physics__scene *s);
-/* The wide contact solver (physics_rigid_wide.c): colours and blocks from r->contact (after the
- * contacts are prepared); then, as stages added to r->stages (run by the caller), the warm start
- * or a pass (pushing or relaxing) of every contact, and the blocks' impulses back into
- * r->contact. */
+/* The wide contact solver (physics_rigid_wide.c). The contacts are coloured (from the pairs and
+ * the bodies' masses only) before they are made; physics__rigid_wide_prepare lays out the blocks
+ * and adds the stage that gives each contact its lane; each contact, as it is made, writes its lane
+ * (physics__rigid_wide_lane: no pass reads the contacts back into the blocks); the stage
+ * physics__rigid_wide_seal adds then completes the blocks. Then, as stages added to r->stages
+ * (run by the caller), the warm start or a pass (pushing or relaxing) of every contact, and the
+ * blocks' impulses back into r->contact. */
 #define PHYSICS_WIDE_WARM 0
 #define PHYSICS_WIDE_PUSH 1
 #define PHYSICS_WIDE_RELAX 2
@@ -1127,6 +1177,11 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n);
 void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *order, uint32_t m,
                                 uint32_t n);
 int physics__rigid_wide_prepare(physics__scene *s);
+/* Contact ci (made, its warm start in it) into its lane, or whole into overflow_contact when it
+ * found no colour (on any thread: each place is written by one contact). */
+#define PHYSICS_WIDE_OVERFLOW 0x80000000u
+void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c);
+void physics__rigid_wide_seal(physics__scene *s);
 void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool reverse);
 void physics__rigid_wide_finish(physics__scene *s);
 void physics__rigid_wide_free(physics__scene *s);

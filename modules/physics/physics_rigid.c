@@ -52,6 +52,7 @@ void physics__rigid_free(physics__scene *s)
     } const arrays[] = {
         {(void **)&r->narrow, &r->cap_narrow, sizeof *r->narrow},
         {(void **)&r->geo, &r->cap_geo, sizeof *r->geo},
+        {(void **)&r->geo_at, &r->cap_geo_at, sizeof *r->geo_at},
         {(void **)&r->slid, &r->cap_slid, sizeof *r->slid},
         {(void **)&r->more, &r->cap_more, sizeof *r->more},
         {(void **)&r->made, &r->cap_made, sizeof *r->made},
@@ -181,7 +182,7 @@ static bool rigid__recyclable(const physics__bodies *b, uint32_t i, uint32_t j,
  * and *slid, what the bodies slid at its centre since (its points' mean offset): whether its
  * friction anchor still holds (see RIGID_ANCHOR_SLIP). */
 static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
-                           const physics__rigid_cached *old, physics__manifold_out *m,
+                           const physics__rigid_cached *old, physics__rigid_manifold *m,
                            physics__v3 *slid_out)
 {
     const physics__rigid_geo *g = &old->geo;
@@ -195,8 +196,8 @@ static bool rigid__recycle(const physics__bodies *b, uint32_t i, uint32_t j,
     for (uint32_t q = 0; q < old->count; q++) {
         const physics__v3 ra = g->ra[q], rb = v3_sub(ra, gd);
         const physics__v3 dp = v3_add(d, v3_sub(quat_rotate(tb, rb), quat_rotate(ta, ra)));
-        m->p[q] = (physics__manifold_point){v3_add(b->position[i], ra),
-                                            g->sep[q] + v3_dot(dp, g->normal), old->id[q]};
+        m->sep[q] = g->sep[q] + v3_dot(dp, g->normal);
+        m->id[q] = old->id[q];
         slid = v3_add(slid, dp);
     }
     /* The friction's anchor holds while the centre slid less than RIGID_ANCHOR_SLIP along the
@@ -214,12 +215,15 @@ static inline bool rigid__several(const physics__bodies *b, uint32_t i, uint32_t
     return b->shape[i] == CT_BODY_MESH || b->shape[j] == CT_BODY_MESH;
 }
 
-/* Manifold from into to (its points only). */
-static inline void rigid__copy(physics__manifold_out *to, const physics__manifold_out *from)
+/* What the step keeps of manifold from (its normal, and its points' separations and ids). */
+static inline void rigid__keep_manifold(physics__rigid_manifold *to, const physics__manifold_out *from)
 {
     to->normal = from->normal;
     to->count = from->count;
-    memcpy(to->p, from->p, (size_t)from->count * sizeof *from->p);
+    for (uint32_t q = 0; q < from->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
+        to->sep[q] = from->p[q].sep;
+        to->id[q] = from->p[q].id;
+    }
 }
 
 /* The normal, anchors and separations of g from manifold m found at g's poses. */
@@ -320,7 +324,6 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
             const uint32_t i = job->order[k].a, j = job->order[k].b;
             const physics__v3 rel = v3_sub(b->velocity[j], b->velocity[i]);
             const uint32_t slots = rigid__slots(r, k);
-            physics__manifold_out *m = &r->narrow[k];
             const physics__rigid_cached *old = rigid__cached(r, job->order[k].key, &at);
             uint32_t made = 0;
             bool held = old && old->count && rigid__recyclable(b, i, j, &old->geo);
@@ -328,7 +331,7 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                  held && made < slots && o < r->cache + r->num_cache && o->key == old->key; o++) {
                 const uint32_t slot = rigid__slot(r, k, made++);
                 held = rigid__recycle(b, i, j, o, &r->narrow[slot], &r->slid[slot]);
-                r->geo[slot] = o->geo;
+                r->geo_at[slot] = &o->geo;
             }
             if (held) {
                 recycled++;
@@ -341,14 +344,12 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                  * a step of bodies on a mesh.) */
                 const float margin =
                     ceilf((SOLVER_MARGIN + v3_len(rel) * job->dt) * 1024.0f) * (1.0f / 1024.0f);
+                physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                 if (slots == 1u) {
-                    physics__manifold(b, i, j, margin, prefer_b, m);
-                    made = m->count ? 1u : 0u;
+                    physics__manifold(b, i, j, margin, prefer_b, &all[0]);
+                    made = all[0].count ? 1u : 0u;
                 } else {
-                    physics__manifold_out all[PHYSICS_MESH_MANIFOLDS];
                     made = physics__manifolds(b, i, j, margin, prefer_b, all, slots);
-                    for (uint32_t sub = 0; sub < made; sub++)
-                        rigid__copy(&r->narrow[rigid__slot(r, k, sub)], &all[sub]);
                 }
                 for (uint32_t sub = 0; sub < made; sub++) {
                     const uint32_t slot = rigid__slot(r, k, sub);
@@ -359,7 +360,9 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                     g->pb = b->position[j];
                     g->margin = margin;
                     g->prefer_b = prefer_b;
-                    rigid__geo_fill(g, &r->narrow[slot]);
+                    rigid__geo_fill(g, &all[sub]);
+                    r->geo_at[slot] = g;
+                    rigid__keep_manifold(&r->narrow[slot], &all[sub]);
                     r->slid[slot] = v3(0, 0, 0);
                 }
             }
@@ -425,11 +428,11 @@ typedef struct rigid__contact_job {
 } rigid__contact_job;
 
 /* Whether cached contact x had a point of manifold m (by id). */
-static bool rigid__had_points(const physics__rigid_cached *x, const physics__manifold_out *m)
+static bool rigid__had_points(const physics__rigid_cached *x, const physics__rigid_manifold *m)
 {
     for (uint32_t q = 0; q < m->count; q++)
         for (uint32_t o = 0; o < x->count; o++)
-            if (x->id[o] == m->p[q].id)
+            if (x->id[o] == m->id[q])
                 return true;
     return false;
 }
@@ -447,7 +450,8 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
                 static_impulse = job->static_impulse, rate = job->rate, mass = job->mass,
                 impulse = job->impulse;
     uint32_t at = *at_cache;
-    const physics__manifold_out *mo = &r->narrow[k];
+    const physics__rigid_manifold *mo = &r->narrow[k];
+    const physics__rigid_geo *geo = r->geo_at[k];
     const uint32_t i = order[pk].a, j = order[pk].b;
     const physics__rigid_body *A = &r->body[i], *B = &r->body[j];
     const physics__v3 nn = mo->normal;
@@ -486,12 +490,11 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     physics__v3 ca = v3(0, 0, 0), cb = v3(0, 0, 0);
     for (uint32_t q = 0; q < c->count; q++) {
         physics__rigid_point *p = &c->p[q];
-        const physics__manifold_point *mp = &mo->p[q];
         /* The anchors as they were found (recycled ones have not turned with the bodies; the
          * separation follows the turn in the solver, to first order). */
-        const physics__v3 ra = r->geo[k].ra[q], rb = v3_sub(ra, physics__rigid_geo_d(&r->geo[k]));
-        p->sep = mp->sep;
-        p->id = mp->id;
+        const physics__v3 ra = geo->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(geo));
+        p->sep = mo->sep[q];
+        p->id = mo->id[q];
         rigid__row(&p->n, A, ia, B, ib, ra, rb, nn);
         p->rel_vn = rigid__speed(A, B, &p->n, nn);
         p->n.j = p->max_jn = 0.0f;
@@ -529,7 +532,7 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
         c->anchor2 = c->bias_rate * v3_dot(slid, c->t2);
     }
     for (uint32_t q = 0; q < c->count; q++)
-        c->p[q].lever = v3_len(v3_sub(r->geo[k].ra[q], ca));
+        c->p[q].lever = v3_len(v3_sub(geo->ra[q], ca));
     rigid__row(&c->f1, A, ia, B, ib, ca, cb, c->t1);
     rigid__row(&c->f2, A, ia, B, ib, ca, cb, c->t2);
     const float m = A->inv_mass + B->inv_mass;
@@ -560,6 +563,36 @@ static void rigid__make_contact(const rigid__contact_job *job, physics__rigid_co
     *at_cache = at;
 }
 
+/* What the step keeps of contact c (its impulses come from the solver: wide__finish_range). */
+static void rigid__keep_contact(physics__rigid_kept *k, const physics__rigid_contact *c)
+{
+    k->key = c->key;
+    k->a = c->a;
+    k->b = c->b;
+    k->count = c->count;
+    k->pair = c->pair;
+    k->passes = c->passes;
+    k->normal = c->normal;
+    k->center_a = c->center_a;
+    k->restitution = c->restitution;
+    for (uint32_t q = 0; q < c->count; q++) {
+        k->p[q].sep = c->p[q].sep;
+        k->p[q].rel_vn = c->p[q].rel_vn;
+        k->p[q].id = c->p[q].id;
+    }
+}
+
+/* The row of point q of contact c, made again as rigid__make_contact made it (the same inputs:
+ * the manifold's anchors, the step's masses and inertias; the same bits). */
+static void rigid__point_row(const physics__rigid *r, const physics__rigid_kept *c, uint32_t q,
+                             physics__rigid_row *row)
+{
+    const physics__rigid_geo *g = r->geo_at[c->pair];
+    const physics__v3 ra = g->ra[q], rb = v3_sub(ra, physics__rigid_geo_d(g));
+    rigid__row(row, &r->body[c->a], r->inv_i[c->a].m, &r->body[c->b], r->inv_i[c->b].m, ra, rb,
+               c->normal);
+}
+
 /* The contacts of slices [begin, end) of sorted pairs (on any threads): each slice's first contact
  * is r->kept[slice] (counted in order before), and the cache is walked from the slice's first
  * key. */
@@ -584,26 +617,28 @@ static void rigid__contact_range(void *user, uint32_t begin, uint32_t end)
                 hi = mid;
         }
         /* Each pair's kept manifolds (none when the narrow phase dropped it), in its slots. */
-        for (uint32_t pk = first; pk < last; pk++)
-            for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++) {
-                physics__rigid_contact *c = &r->contact[n++];
-                rigid__make_contact(job, c, pk, rigid__slot(r, pk, sub), &at);
-                bouncy |= c->restitution > 0.0f;
+        for (uint32_t pk = first; pk < last; pk++) {
+            /* The bodies of a pair further on (pairs go by entity, bodies by instance: their
+             * loads missed the cache). */
+            if (pk + 2u < last) {
+                const uint32_t a = order[pk + 2u].a, b = order[pk + 2u].b;
+                __builtin_prefetch(&r->body[a]);
+                __builtin_prefetch(&r->body[b]);
+                __builtin_prefetch(&r->inv_i[a]);
+                __builtin_prefetch(&r->inv_i[b]);
             }
+            for (uint32_t sub = 0; sub < (r->made[pk] & 15u); sub++, n++) {
+                /* Made here, kept in its solver lane and in what the step keeps (L1 to both:
+                 * the whole contact was written to memory and read back into the lane). */
+                physics__rigid_contact c;
+                rigid__make_contact(job, &c, pk, rigid__slot(r, pk, sub), &at);
+                physics__rigid_wide_lane(r, n, &c);
+                rigid__keep_contact(&r->contact[n], &c);
+                bouncy |= c.restitution > 0.0f;
+            }
+        }
         r->kept[slice] = from | (bouncy ? RIGID_SLICE_BOUNCY : 0u);
     }
-}
-
-/* Job 0: the colouring of the contacts; job t + 1: the contacts of slice t of sorted pairs. */
-static void rigid__contact_or_colour_range(void *user, uint32_t begin, uint32_t end)
-{
-    const rigid__contact_job *job = user;
-    if (begin == 0) {
-        physics__rigid_wide_colour(job->s, job->order, job->m, job->n);
-        begin++;
-    }
-    if (begin < end)
-        rigid__contact_range(user, begin - 1, end - 1);
 }
 
 /* The kept manifolds become contacts, in order, with their warm starts and masses: where each
@@ -637,11 +672,17 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
                   &job.static_impulse);
     physics__soft(hertz, RIGID_CONTACT_DAMPING, h, &job.rate, &job.mass, &job.impulse);
     /* The colouring (physics_rigid_wide.c: one thread, each contact's colour depends on those
-     * before it) is the first job of the contacts' section, beside their slices. */
-    physics__stages_add(&r->stages, s->a, rigid__contact_or_colour_range, &job, 0, slices + 1, 1);
+     * before it) comes first, so that each contact writes its solver block's lane as it is made
+     * (the blocks, filled from the contacts after, were read in colour order: a cache miss a
+     * contact). */
+    physics__rigid_wide_colour(s, order, m, n);
+    r->num_contacts = n;
+    if (physics__rigid_wide_prepare(s))
+        return CT_ERR_NOMEM;
+    physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
+    physics__rigid_wide_seal(s);
     if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
         return CT_ERR_NOMEM;
-    r->num_contacts = n;
     r->bouncy = false;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
@@ -913,19 +954,21 @@ static void rigid__restitution(physics__scene *s)
     if (!r->bouncy)
         return;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
-        physics__rigid_contact *c = &r->contact[k];
+        physics__rigid_kept *c = &r->contact[k];
         if (c->restitution == 0.0f)
             continue;
         physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
         for (uint32_t pass = 0; pass < c->passes; pass++)
             for (uint32_t q = 0; q < c->count; q++) {
-                physics__rigid_point *p = &c->p[q];
+                physics__rigid_kept_point *p = &c->p[q];
                 if (p->rel_vn > -RIGID_BOUNCE_SPEED || p->max_jn == 0.0f)
                     continue;
-                const float vn = rigid__speed(A, B, &p->n, c->normal);
-                const float j = f_max(p->n.j - p->n.mass * (vn + c->restitution * p->rel_vn), 0.0f);
-                rigid__push(A, B, &p->n, c->normal, j - p->n.j);
-                p->n.j = j;
+                physics__rigid_row row;
+                rigid__point_row(r, c, q, &row);
+                const float vn = rigid__speed(A, B, &row, c->normal);
+                const float j = f_max(p->jn - row.mass * (vn + c->restitution * p->rel_vn), 0.0f);
+                rigid__push(A, B, &row, c->normal, j - p->jn);
+                p->jn = j;
             }
     }
 }
@@ -940,14 +983,18 @@ static void rigid__restitution_range(void *user, uint32_t begin, uint32_t end)
 /* ---- after the solve -------------------------------------------------------------------------- */
 
 /* The separation of contact c's deepest point now. */
-static float rigid__separation(const physics__rigid *r, const physics__rigid_contact *c)
+static float rigid__separation(const physics__rigid *r, const physics__rigid_kept *c)
 {
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
+    const physics__rigid_geo *g = r->geo_at[c->pair];
+    const physics__v3 gd = physics__rigid_geo_d(g);
     float least = INFINITY;
     const float moved = v3_dot(v3_sub(B->dp, A->dp), c->normal);
     for (uint32_t q = 0; q < c->count; q++) {
-        const physics__rigid_point *p = &c->p[q];
-        least = f_min(least, p->sep + moved + v3_dot(B->dq, p->n.cb) - v3_dot(A->dq, p->n.ca));
+        /* (The rows' crosses, as rigid__row made them.) */
+        const physics__v3 ca = v3_cross(g->ra[q], c->normal),
+                          cb = v3_cross(v3_sub(g->ra[q], gd), c->normal);
+        least = f_min(least, c->p[q].sep + moved + v3_dot(B->dq, cb) - v3_dot(A->dq, ca));
     }
     return least;
 }
@@ -962,7 +1009,7 @@ static int rigid__island_contacts(physics__scene *s)
     if (physics__contacts_reserve(s, r->num_contacts))
         return CT_ERR_NOMEM;
     for (uint32_t k = 0; k < r->num_contacts; k++) {
-        const physics__rigid_contact *rc = &r->contact[k];
+        const physics__rigid_kept *rc = &r->contact[k];
         c->a[k] = rc->a;
         c->b[k] = rc->b;
         c->normal[k] = rc->normal;
@@ -996,7 +1043,7 @@ typedef struct rigid__merge_job {
 } rigid__merge_job;
 
 /* The cache entry of contact c, its impulses quantised: whether it touches. */
-static bool rigid__remember_contact(const physics__scene *s, const physics__rigid_contact *c,
+static bool rigid__remember_contact(const physics__scene *s, const physics__rigid_kept *c,
                                     uint32_t sub, physics__rigid_cached *e, float *total,
                                     uint32_t *first)
 {
@@ -1011,15 +1058,15 @@ static bool rigid__remember_contact(const physics__scene *s, const physics__rigi
                                  .asleep = physics__fixed(b, c->a) && physics__fixed(b, c->b)};
     for (uint32_t q = 0; q < c->count; q++) {
         e->id[q] = c->p[q].id;
-        e->jn[q] = c->p[q].n.j;
-        *total += c->p[q].n.j;
-        if (c->p[q].n.j > deepest)
-            deepest = c->p[q].n.j, *first = q;
+        e->jn[q] = c->p[q].jn;
+        *total += c->p[q].jn;
+        if (c->p[q].jn > deepest)
+            deepest = c->p[q].jn, *first = q;
     }
-    e->f1 = c->f1.j;
-    e->f2 = c->f2.j;
-    e->geo = r->geo[c->pair];
-    e->twist = c->twist_j;
+    e->f1 = c->f1;
+    e->f2 = c->f2;
+    e->geo = *r->geo_at[c->pair];
+    e->twist = c->twist;
     physics__rigid_quantise(e);
     e->touching = rigid__separation(r, c) <= RIGID_TOUCH && *total > 0.0f;
     return e->touching;
@@ -1075,7 +1122,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
             ? physics__merge_find(r->cache, sizeof *r->cache, at, r->num_cache, next_key)
             : r->num_cache;
     for (uint32_t k = k0; k <= k1;) {
-        const physics__rigid_contact *c = k < k1 ? &r->contact[k] : NULL;
+        const physics__rigid_kept *c = k < k1 ? &r->contact[k] : NULL;
         /* The old contacts of pairs before this one that this step did not find. */
         while (at < end && (!c || r->cache[at].key < c->key)) {
             const uint64_t key = r->cache[at].key;
@@ -1126,7 +1173,7 @@ static void rigid__merge_slice(const rigid__merge_job *job, uint32_t t)
         }
         if (was || !is)
             continue;
-        const physics__rigid_contact *l = &r->contact[loudest];
+        const physics__rigid_kept *l = &r->contact[loudest];
         ct_physics_collision_event_t ev = {.a = b->entity[l->a].id,
                                            .b = b->entity[l->b].id,
                                            .impulse = most,
@@ -1218,6 +1265,7 @@ int physics__rigid_step(physics__scene *s, float dt)
         num_slots += r->more[m];
     if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
         physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
+        physics__reserve(s->a, (void **)&r->geo_at, &r->cap_geo_at, num_slots, sizeof *r->geo_at) ||
         physics__reserve(s->a, (void **)&r->slid, &r->cap_slid, num_slots, sizeof *r->slid) ||
         physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
         physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
@@ -1230,7 +1278,7 @@ int physics__rigid_step(physics__scene *s, float dt)
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;
-    if (rigid__contacts(s, order, m, h) || physics__rigid_wide_prepare(s))
+    if (rigid__contacts(s, order, m, h))
         return CT_ERR_NOMEM;
     /* The substeps' passes are stages of one parallel section (physics_stages.c): each starts
      * when the one before has finished, as if called one after the other. */

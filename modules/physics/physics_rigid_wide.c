@@ -40,6 +40,7 @@ typedef struct physics__rigid_block {
     uint32_t a[4], b[4], contact[4]; /* padding lanes: body 0, contact UINT32_MAX */
     uint32_t count, write_a, write_b;
     uint32_t passes; /* the most passes over its lanes' normal rows (physics__rigid_contact) */
+    uint32_t lane_count[4], lane_passes[4]; /* each lane's (count and passes: the most) */
     wide__lanes inv_ma, inv_mb;
     wide__v3 normal, t1, t2;
     wide__point p[PHYSICS_MANIFOLD_POINTS];
@@ -239,6 +240,15 @@ void physics__rigid_wide_free(physics__scene *s)
         ct_free(s->a, r->lanes, (size_t)r->cap_lanes * sizeof *r->lanes);
     if (r->slice_lanes)
         ct_free(s->a, r->slice_lanes, (size_t)r->cap_slice_lanes * sizeof *r->slice_lanes);
+    if (r->lane_of)
+        ct_free(s->a, r->lane_of, (size_t)r->cap_lane_of * sizeof *r->lane_of);
+    if (r->overflow_contact)
+        ct_free(s->a, r->overflow_contact,
+                (size_t)r->cap_overflow_contact * sizeof *r->overflow_contact);
+    r->overflow_contact = NULL;
+    r->cap_overflow_contact = 0;
+    r->lane_of = NULL;
+    r->cap_lane_of = 0;
     r->slice_lanes = NULL;
     r->cap_slice_lanes = 0;
     physics__stages_free(&r->stages, s->a);
@@ -268,22 +278,32 @@ static void wide__row_set(wide__row *w, uint32_t l, const physics__rigid_row *ro
     w->j[l] = row->j;
 }
 
-/* Contact c into lane l of block k. */
-static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r, uint32_t ci)
+static void wide__row_zero(wide__row *w, uint32_t l)
 {
-    const physics__rigid_contact *c = &r->contact[ci];
+    wide__v3_set(&w->ca, l, v3(0, 0, 0));
+    wide__v3_set(&w->cb, l, v3(0, 0, 0));
+    wide__v3_set(&w->ia, l, v3(0, 0, 0));
+    wide__v3_set(&w->ib, l, v3(0, 0, 0));
+    w->j[l] = 0.0f;
+}
+
+static void wide__point_zero(wide__point *p, uint32_t l)
+{
+    wide__row_zero(&p->n, l);
+    p->mass[l] = p->sep[l] = p->lever[l] = p->max_jn[l] = 0.0f;
+}
+
+/* Contact c into lane l of block k: every member of the lane, rows past its points zero (the
+ * block's own members, which its lanes share, are set once they are all written: wide__seal). */
+static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid *r, uint32_t ci,
+                       const physics__rigid_contact *c)
+{
     const physics__rigid_body *A = &r->body[c->a], *B = &r->body[c->b];
-    /* Bodies that do not move (static, kinematic, asleep) are read, never written: any number of
-     * lanes and threads may read them. */
     k->contact[l] = ci;
     k->a[l] = c->a;
     k->b[l] = c->b;
-    k->write_a |= A->inv_mass > 0.0f ? 1u << l : 0u;
-    k->write_b |= B->inv_mass > 0.0f ? 1u << l : 0u;
-    if (c->count > k->count)
-        k->count = c->count;
-    if (c->passes > k->passes)
-        k->passes = c->passes;
+    k->lane_count[l] = c->count;
+    k->lane_passes[l] = c->passes;
     k->impact[l] = c->passes > 1u ? 1.0f : 0.0f;
     k->inv_ma[l] = A->inv_mass;
     k->inv_mb[l] = B->inv_mass;
@@ -297,6 +317,8 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
         k->p[q].lever[l] = c->p[q].lever;
         k->p[q].max_jn[l] = c->p[q].max_jn;
     }
+    for (uint32_t q = c->count; q < PHYSICS_MANIFOLD_POINTS; q++)
+        wide__point_zero(&k->p[q], l);
     wide__row_set(&k->f1, l, &c->f1);
     wide__row_set(&k->f2, l, &c->f2);
     k->k11[l] = c->k11;
@@ -314,20 +336,60 @@ static void wide__lane(physics__rigid_block *k, uint32_t l, const physics__rigid
     k->anchor2[l] = c->anchor2;
 }
 
-/* Blocks [begin, end) x WIDE_SLICE from the contacts r->lanes names (padding lanes, all zero:
- * no mass, no impulse, read body 0 and write nothing). */
-static void wide__fill_range(void *user, uint32_t begin, uint32_t end)
+void physics__rigid_wide_lane(physics__rigid *r, uint32_t ci, const physics__rigid_contact *c)
+{
+    const uint32_t at = r->lane_of[ci];
+    if (at & PHYSICS_WIDE_OVERFLOW)
+        r->overflow_contact[at & ~PHYSICS_WIDE_OVERFLOW] = *c;
+    else
+        wide__lane(&r->block[at / 4u], at % 4u, r, ci, c);
+}
+
+/* A padding lane: no mass, no impulse; it reads body 0 and writes nothing. */
+static void wide__pad(physics__rigid_block *k, uint32_t l)
+{
+    k->contact[l] = UINT32_MAX;
+    k->a[l] = k->b[l] = 0;
+    k->lane_count[l] = k->lane_passes[l] = 0;
+    k->impact[l] = k->inv_ma[l] = k->inv_mb[l] = 0.0f;
+    wide__v3_set(&k->normal, l, v3(0, 0, 0));
+    wide__v3_set(&k->t1, l, v3(0, 0, 0));
+    wide__v3_set(&k->t2, l, v3(0, 0, 0));
+    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
+        wide__point_zero(&k->p[q], l);
+    wide__row_zero(&k->f1, l);
+    wide__row_zero(&k->f2, l);
+    k->k11[l] = k->k12[l] = k->k22[l] = 0.0f;
+    wide__v3_set(&k->twist_a, l, v3(0, 0, 0));
+    wide__v3_set(&k->twist_b, l, v3(0, 0, 0));
+    k->twist_mass[l] = k->twist_j[l] = k->friction[l] = 0.0f;
+    k->bias_rate[l] = k->mass_scale[l] = k->impulse_scale[l] = 0.0f;
+    k->anchor1[l] = k->anchor2[l] = 0.0f;
+}
+
+/* Blocks [begin, end) x WIDE_SLICE once their contacts' lanes are written: padding lanes, and
+ * what the block's lanes share (the most points and passes; which lanes' bodies move: bodies
+ * that do not move, static, kinematic, asleep, are read, never written, so any number of lanes
+ * and threads may read them). */
+static void wide__seal_range(void *user, uint32_t begin, uint32_t end)
 {
     physics__rigid *r = user;
     const uint32_t last = end * WIDE_SLICE < r->num_blocks ? end * WIDE_SLICE : r->num_blocks;
     for (uint32_t k = begin * WIDE_SLICE; k < last; k++) {
         physics__rigid_block *blk = &r->block[k];
-        memset(blk, 0, sizeof *blk);
+        blk->count = blk->write_a = blk->write_b = 0;
+        blk->passes = 0;
         for (uint32_t l = 0; l < 4; l++) {
-            const uint32_t contact = r->lanes[4 * k + l];
-            blk->contact[l] = contact;
-            if (contact != UINT32_MAX)
-                wide__lane(blk, l, r, contact);
+            if (r->lanes[4 * k + l] == UINT32_MAX) {
+                wide__pad(blk, l);
+                continue;
+            }
+            blk->write_a |= blk->inv_ma[l] > 0.0f ? 1u << l : 0u;
+            blk->write_b |= blk->inv_mb[l] > 0.0f ? 1u << l : 0u;
+            if (blk->lane_count[l] > blk->count)
+                blk->count = blk->lane_count[l];
+            if (blk->lane_passes[l] > blk->passes)
+                blk->passes = blk->lane_passes[l];
         }
     }
 }
@@ -342,15 +404,27 @@ static void wide__finish_range(void *user, uint32_t begin, uint32_t end)
         for (uint32_t l = 0; l < 4; l++) {
             if (blk->contact[l] == UINT32_MAX)
                 continue;
-            physics__rigid_contact *c = &r->contact[blk->contact[l]];
+            physics__rigid_kept *c = &r->contact[blk->contact[l]];
             for (uint32_t q = 0; q < c->count; q++) {
-                c->p[q].n.j = blk->p[q].n.j[l];
+                c->p[q].jn = blk->p[q].n.j[l];
                 c->p[q].max_jn = blk->p[q].max_jn[l];
             }
-            c->f1.j = blk->f1.j[l];
-            c->f2.j = blk->f2.j[l];
-            c->twist_j = blk->twist_j[l];
+            c->f1 = blk->f1.j[l];
+            c->f2 = blk->f2.j[l];
+            c->twist = blk->twist_j[l];
         }
+    }
+    /* (The overflow's, on the first job: they are few.) */
+    for (uint32_t k = 0; begin == 0 && k < r->num_overflow; k++) {
+        const physics__rigid_contact *o = &r->overflow_contact[k];
+        physics__rigid_kept *c = &r->contact[r->overflow[k]];
+        for (uint32_t q = 0; q < c->count; q++) {
+            c->p[q].jn = o->p[q].n.j;
+            c->p[q].max_jn = o->p[q].max_jn;
+        }
+        c->f1 = o->f1.j;
+        c->f2 = o->f2.j;
+        c->twist = o->twist_j;
     }
 }
 
@@ -367,8 +441,10 @@ static void wide__lanes_range(void *user, uint32_t begin, uint32_t end)
                                   : r->num_contacts;
         for (uint32_t k = t * SOLVER_SLICE_PAIRS; k < last; k++) {
             const uint32_t colour = r->colour_of[k];
-            if (colour < WIDE_COLOURS)
+            if (colour < WIDE_COLOURS) {
+                r->lane_of[k] = fill[colour];
                 r->lanes[fill[colour]++] = k;
+            }
         }
     }
 }
@@ -383,6 +459,7 @@ int physics__rigid_wide_reserve(physics__scene *s, uint32_t n)
                          sizeof *r->colour_of) ||
         physics__reserve(s->a, (void **)&r->overflow, &r->cap_overflow, n + 1,
                          sizeof *r->overflow) ||
+        physics__reserve(s->a, (void **)&r->lane_of, &r->cap_lane_of, n + 1, sizeof *r->lane_of) ||
         physics__reserve(s->a, (void **)&r->used, &r->cap_used, bodies + 1, sizeof *r->used) ||
         physics__reserve(s->a, (void **)&r->slice_lanes, &r->cap_slice_lanes,
                          slices * WIDE_COLOURS + 1, sizeof *r->slice_lanes))
@@ -426,6 +503,7 @@ void physics__rigid_wide_colour(physics__scene *s, const physics__keyed_pair *or
                 used[bodies] = 0;
                 r->slice_lanes[(size_t)(k / SOLVER_SLICE_PAIRS) * WIDE_COLOURS + colour]++;
             } else {
+                r->lane_of[k] = PHYSICS_WIDE_OVERFLOW | r->num_overflow;
                 r->overflow[r->num_overflow++] = k;
             }
         }
@@ -459,6 +537,8 @@ int physics__rigid_wide_prepare(physics__scene *s)
     r->num_colours = colours;
     r->num_blocks = blocks;
     if (physics__reserve(s->a, (void **)&r->block, &r->cap_blocks, blocks + 1, sizeof *r->block) ||
+        physics__reserve(s->a, (void **)&r->overflow_contact, &r->cap_overflow_contact,
+                         r->num_overflow + 1, sizeof *r->overflow_contact) ||
         physics__reserve(s->a, (void **)&r->lanes, &r->cap_lanes, 4 * blocks + 1,
                          sizeof *r->lanes))
         return CT_ERR_NOMEM;
@@ -467,9 +547,14 @@ int physics__rigid_wide_prepare(physics__scene *s)
         for (uint32_t at = 4 * r->colour_start[c] + total_of[c]; at % 4u; at++)
             r->lanes[at] = UINT32_MAX;
     physics__stages_add(&r->stages, s->a, wide__lanes_range, r, 0, slices, 1);
-    physics__stages_add(&r->stages, s->a, wide__fill_range, r, 0,
-                        (blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
     return 0;
+}
+
+void physics__rigid_wide_seal(physics__scene *s)
+{
+    physics__rigid *r = &s->rigid;
+    physics__stages_add(&r->stages, s->a, wide__seal_range, r, 0,
+                        (r->num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
 }
 
 typedef struct wide__job {
@@ -504,7 +589,7 @@ static void wide__overflow_range(void *user, uint32_t begin, uint32_t end)
     const wide__job *job = user;
     physics__rigid *r = job->r;
     for (uint32_t k = 0; k < r->num_overflow; k++) {
-        physics__rigid_contact *c = &r->contact[r->overflow[k]];
+        physics__rigid_contact *c = &r->overflow_contact[k];
         if (job->mode == PHYSICS_WIDE_WARM)
             physics__rigid_warm_contact(c, &r->body[c->a], &r->body[c->b]);
         else
@@ -533,6 +618,8 @@ void physics__rigid_wide_pass(physics__scene *s, int mode, float inv_h, bool rev
 
 void physics__rigid_wide_finish(physics__scene *s)
 {
+    const physics__rigid *r = &s->rigid;
+    const uint32_t jobs = (r->num_blocks + WIDE_SLICE - 1) / WIDE_SLICE;
     physics__stages_add(&s->rigid.stages, s->a, wide__finish_range, &s->rigid, 0,
-                        (s->rigid.num_blocks + WIDE_SLICE - 1) / WIDE_SLICE, 1);
+                        jobs ? jobs : r->num_overflow ? 1u : 0u, 1);
 }

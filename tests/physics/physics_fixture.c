@@ -95,6 +95,20 @@ void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d)
     assert_int_equal(physics__bodies_add_rigid(&s->bodies, (ct_entity_t){id}, &d), 0);
 }
 
+physics__mesh *height_field(const float *heights, uint32_t cols, uint32_t rows, float sx, float sz)
+{
+    float *v;
+    uint32_t *ix;
+    assert_null(physics__height_field_mesh(&alloc.base, heights, cols, rows, sx, sz, &v, &ix));
+    const uint32_t nv = cols * rows, nt = (cols - 1) * (rows - 1) * 2;
+    physics__mesh *m;
+    char reason[160];
+    assert_null(physics__mesh_build(&alloc.base, v, nv, ix, nt, &m, reason, sizeof reason));
+    ct_free(&alloc.base, v, (size_t)nv * 3 * sizeof *v);
+    ct_free(&alloc.base, ix, (size_t)nt * 3 * sizeof *ix);
+    return m;
+}
+
 void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float amp,
                    float restitution, float x0, float z0)
 {
@@ -104,16 +118,8 @@ void add_wavy_mesh(physics__scene *s, uint32_t id, uint32_t n, float cell, float
     for (uint32_t z = 0; z < side; z++)
         for (uint32_t x = 0; x < side; x++)
             heights[z * side + x] = amp * sinf(0.6f * (float)x) * cosf(0.5f * (float)z);
-    float *v;
-    uint32_t *ix;
-    assert_null(physics__height_field_mesh(&alloc.base, heights, side, side, cell, cell, &v, &ix));
-    physics__mesh *m;
-    char reason[160];
-    assert_null(
-        physics__mesh_build(&alloc.base, v, side * side, ix, n * n * 2, &m, reason, sizeof reason));
+    physics__mesh *m = height_field(heights, side, side, cell, cell);
     ct_free(&alloc.base, heights, (size_t)side * side * sizeof *heights);
-    ct_free(&alloc.base, v, (size_t)side * side * 3 * sizeof *v);
-    ct_free(&alloc.base, ix, (size_t)n * n * 6 * sizeof *ix);
     const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
                                     .shape = CT_BODY_MESH,
                                     .friction = 0.5f,

@@ -38,6 +38,10 @@ ct_rigid_body_desc_t cube(float x, float y, float z, float h);
 /* Entity `id` added to s as the rigid body d (asserted to succeed). */
 void add(physics__scene *s, uint32_t id, ct_rigid_body_desc_t d);
 
+/* The mesh of a height field of cols x rows samples (heights row by row), cells sx by sz m, from
+ * the origin towards +x and +z (physics__height_field_mesh), built on alloc (asserted to build);
+ * the body it is given to frees it. */
+physics__mesh *height_field(const float *heights, uint32_t cols, uint32_t rows, float sx, float sz);
 /* Entity `id` added to s as a static mesh (friction 0.5, the restitution given) of a wavy height
  * field of n x n cells of `cell` m, heights amp sin(0.6 x) cos(0.5 z) at sample (x, z), placed at
  * (x0, 0, z0). */

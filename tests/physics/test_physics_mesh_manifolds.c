@@ -298,14 +298,7 @@ static slide slide_over(int floor, int shape, physics__v3 from, physics__v3 v)
             add_mesh_at(&s, 3, square, 4, square_ix, 2, 2.0f);
         } else {
             const float heights[6] = {0, 0, 0, 0, 0, 0};
-            float *hv;
-            uint32_t *hi;
-            assert_null(physics__height_field_mesh(&alloc.base, heights, 3, 2, 2.0f, 4.0f, &hv, &hi));
-            physics__mesh *m;
-            char reason[160];
-            assert_null(physics__mesh_build(&alloc.base, hv, 6, hi, 4, &m, reason, sizeof reason));
-            ct_free(&alloc.base, hv, 18 * sizeof *hv);
-            ct_free(&alloc.base, hi, 12 * sizeof *hi);
+            physics__mesh *m = height_field(heights, 3, 2, 2.0f, 4.0f);
             const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC,
                                             .shape = CT_BODY_MESH,
                                             .friction = 0.6f,

@@ -2,7 +2,8 @@
  * Rollback on the core (physics_snapshot.c), what the module's test (test_physics_snapshot.c)
  * cannot reach through the API: the pairs a continuous sweep reported touching, kept across a
  * restore so the event streams that follow are those of never having left, byte for byte; and
- * the size of a resting pile's snapshot, whose contacts were found at steps of their own.
+ * the size of a resting pile's snapshot, whose contacts were found at steps of their own, the
+ * same bytes whether the pile was stepped on one thread or two.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -241,14 +242,11 @@ static void test_a_damaged_sweep_list_is_refused(void **state)
 }
 
 /* A resting pyramid of 20 rows (210 cubes of 1 m, 100 kg, side by side, as bench_physics'
- * large_pyramid of 90) after 100 steps, its contacts found at steps of their own and recycled
- * since: the snapshot stays under issue 20's 128 bytes an awake body, and restored, the next 30
- * steps give the hashes of the 30 that followed the save. */
-static void test_a_resting_pile_packs_small(void **state)
+ * large_pyramid of 90) after 100 steps on `pool`. */
+static void pile(physics__scene *s, physics__pool on)
 {
-    (void)state;
-    physics__scene s;
-    on_ground(&s, 40.0f, false);
+    on_ground(s, 40.0f, false);
+    s->pool = on;
     const int base = 20;
     const float h = 0.5f;
     uint32_t id = 2;
@@ -258,9 +256,20 @@ static void test_a_resting_pile_packs_small(void **state)
                                               h * (float)base,
                                           (2.0f * (float)i + 1.0f) * h, 0.0f, h);
             d.mass = 100.0f;
-            add(&s, id++, d);
+            add(s, id++, d);
         }
-    run(&s, 100);
+    run(s, 100);
+}
+
+/* The pile's contacts were found at steps of their own and recycled since: its snapshot stays
+ * under issue 20's 128 bytes an awake body, and restored, the next 30 steps give the hashes of
+ * the 30 that followed the save. The pile stepped on two threads saves the same bytes, and its
+ * world takes the serial one's snapshot and goes on with the same hashes. */
+static void test_a_resting_pile_packs_small(void **state)
+{
+    (void)state;
+    physics__scene s, s2;
+    pile(&s, (physics__pool){0});
     uint32_t size;
     uint8_t *snap = save_snapshot(&s, &size);
     print_message("pile: %u bytes for %u bodies (%.2f a body), %u contacts\n", size, s.bodies.n,
@@ -270,6 +279,18 @@ static void test_a_resting_pile_packs_small(void **state)
     run_recording(&s, 30, hashes);
     assert_int_equal(physics__snapshot_restore(&s, NULL, snap, size), 0);
     run_matching(&s, 30, hashes);
+    if (two_threads.parallel_for) {
+        pile(&s2, two_threads);
+        uint32_t size2;
+        uint8_t *snap2 = save_snapshot(&s2, &size2);
+        assert_int_equal(size2, size);
+        assert_memory_equal(snap2, snap, size);
+        run(&s2, 7);
+        assert_int_equal(physics__snapshot_restore(&s2, NULL, snap, size), 0);
+        run_matching(&s2, 30, hashes);
+        free(snap2);
+        physics__scene_free(&s2);
+    }
     free(snap);
     physics__scene_free(&s);
 }
@@ -282,5 +303,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_damaged_sweep_list_is_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_resting_pile_packs_small, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    if (physics_fixture_start())
+        return 1;
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    physics_fixture_stop();
+    return failed;
 }

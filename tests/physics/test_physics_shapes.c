@@ -919,14 +919,7 @@ static void test_height_field_queries(void **state)
     scene_init(&s);
     /* 3 x 3 samples, cells 2 m: a ridge along z at x 2 (height 1), 0 at both sides. */
     const float heights[9] = {0, 1, 0, 0, 1, 0, 0, 1, 0};
-    float *v;
-    uint32_t *ix;
-    assert_null(physics__height_field_mesh(&alloc.base, heights, 3, 3, 2.0f, 2.0f, &v, &ix));
-    physics__mesh *m;
-    char reason[160];
-    assert_null(physics__mesh_build(&alloc.base, v, 9, ix, 8, &m, reason, sizeof reason));
-    ct_free(&alloc.base, v, 27 * sizeof *v);
-    ct_free(&alloc.base, ix, 24 * sizeof *ix);
+    physics__mesh *m = height_field(heights, 3, 3, 2.0f, 2.0f);
     const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
     assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &d, m), 0);
     /* The ridge is convex: its edges are not internal. */
@@ -1098,14 +1091,7 @@ static void test_capsule_past_a_ridge(void **state)
     physics__scene s;
     scene_init(&s);
     const float heights[6] = {0, 2, 0, 0, 2, 0};
-    float *v;
-    uint32_t *ix;
-    assert_null(physics__height_field_mesh(&alloc.base, heights, 3, 2, 1.0f, 1.0f, &v, &ix));
-    physics__mesh *m;
-    char reason[160];
-    assert_null(physics__mesh_build(&alloc.base, v, 6, ix, 4, &m, reason, sizeof reason));
-    ct_free(&alloc.base, v, 18 * sizeof *v);
-    ct_free(&alloc.base, ix, 12 * sizeof *ix);
+    physics__mesh *m = height_field(heights, 3, 2, 1.0f, 1.0f);
     const ct_rigid_body_desc_t d = {.kind = CT_BODY_STATIC, .shape = CT_BODY_MESH};
     assert_int_equal(physics__bodies_add_mesh(&s.bodies, (ct_entity_t){1}, &d, m), 0);
     /* The slope y = 4 - 2 x, normal (2, 1, 0) / sqrt 5: the lower end 0.29 m from it at x 1.4. */
