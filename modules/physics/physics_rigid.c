@@ -760,15 +760,10 @@ static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world, physi
     if (!(fabsf(det) > 1e-30f))
         return w_world;
     const float id = 1.0f / det;
-    const physics__v3 x = v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y +
-                              (J[1] * J[5] - J[2] * J[4]) * f.z) *
-                                 id,
-                             (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y +
-                              (J[2] * J[3] - J[0] * J[5]) * f.z) *
-                                 id,
-                             (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y +
-                              (J[0] * J[4] - J[1] * J[3]) * f.z) *
-                                 id);
+    const physics__v3 x =
+        v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y + (J[1] * J[5] - J[2] * J[4]) * f.z) * id,
+           (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y + (J[2] * J[3] - J[0] * J[5]) * f.z) * id,
+           (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y + (J[0] * J[4] - J[1] * J[3]) * f.z) * id);
     return v3_sub(w_world, quat_rotate(q, x));
 }
 
