@@ -570,8 +570,12 @@ typedef struct ct_character_contact_t {
 /* A character's contact callback (set_character_contact_callback): called from move_character on
  * the thread that called it, once for each body the move meets (see Character contacts), with
  * the user_data it was set with. Returns true to accept the contact, false to veto it. It may read
- * the world (queries, positions) but must not add, remove or move bodies, nor call move_character
- * or simulate. */
+ * the world (queries, positions, snapshots) but not change it: while it runs, every call that
+ * would (adding, removing, moving, pushing or waking a body; joints; settings, filters, sensors;
+ * move_character, simulate, restore_snapshot; spawning bodies) is refused with CT_ERR_INVALID (or
+ * nothing done, for calls without a result), logged naming the call, the world, the entity and
+ * the character moving. Entities it destroys keep their bodies until the move ends, then lose
+ * them; destroying the world ends the move there (move_character returns CT_ERR_STALE). */
 typedef bool (*ct_character_contact_f)(void *user_data, ct_world_o *world,
                                        const ct_character_contact_t *contact);
 
@@ -1045,7 +1049,8 @@ typedef struct ct_physics_api_v5 {
      * gravity included by the game) for dt (in [CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT]); out (may be
      * NULL) gets what it found. Call once before each simulate() with that step's dt; a character
      * not moved stays where it is. CT_ERR_NOT_FOUND if e is no character; CT_ERR_INVALID (logged)
-     * for a velocity or dt out of range. */
+     * for a velocity or dt out of range, or when called from a contact callback; CT_ERR_STALE when
+     * the character's contact callback destroyed the world (see ct_character_contact_f). */
     int (*move_character)(ct_world_o *world, ct_entity_t e, const float velocity[3], float dt,
                           ct_character_state_t *out);
 

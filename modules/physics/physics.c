@@ -16,6 +16,7 @@
 #include "ct_plugin.h"
 #include "physics_layout.h"
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +126,22 @@ static void refuse(const char *what, ct_world_o *w, ct_entity_t e, const char *w
                 physics__refusal);
 }
 
+/* Whether m's world is in the middle of one of its characters' moves (move_character), asking
+ * the character's contact callback: the callback may read the world, but a call that would
+ * change it (add, remove, move or push a body; a joint, a setting, a step, a restore) is refused
+ * then, logged naming the call, the world, the entity and the character; true when refused.
+ * Changed under its feet, the move read freed arrays and kept indices of bodies that had moved. */
+static bool busy(const physics__body_manager *m, const char *what, ct_world_o *w, ct_entity_t e)
+{
+    if (!m || !m->moving)
+        return false;
+    refuse(what, w, e,
+           "refused inside character %u's contact callback (a callback may read the world, not "
+           "change it)",
+           m->moving);
+    return true;
+}
+
 /* A bad desc, or a dead entity: logged naming the world, the entity and the field. */
 static bool desc_ok(const char *bad, const char *what, ct_world_o *w, ct_entity_t e)
 {
@@ -141,7 +158,7 @@ static physics__body_manager *adding(ct_world_o *w, ct_entity_t e, const char *b
                                      const char *what)
 {
     physics__body_manager *m = bodies_of(w, what);
-    return m && desc_ok(bad, what, w, e) ? m : NULL;
+    return m && !busy(m, what, w, e) && desc_ok(bad, what, w, e) ? m : NULL;
 }
 
 /* ---- point masses (v1) -------------------------------------------------------------------- */
@@ -372,7 +389,7 @@ static void simulate(ct_world_o *w, float dt)
     }
     physics__points *p = points_of(w, "simulate");
     physics__body_manager *m = bodies_of(w, "simulate");
-    if (!p || !m)
+    if (!p || !m || busy(m, "simulate", w, (ct_entity_t){0}))
         return;
     physics__fields_apply(w, m, dt);
     points_job job = {p, dt};
@@ -456,6 +473,8 @@ static int b_add(ct_world_o *w, ct_entity_t e, const ct_body_desc_t *d)
 static int b_remove(ct_world_o *w, ct_entity_t e)
 {
     physics__body_manager *m = bodies_of(w, "remove_body");
+    if (busy(m, "remove_body", w, e))
+        return CT_ERR_INVALID;
     return m && physics__scene_remove(&m->scene, e) ? 0 : CT_ERR_NOT_FOUND;
 }
 
@@ -463,6 +482,7 @@ static int b_remove(ct_world_o *w, ct_entity_t e)
  * (s and b NULL) when w has no physics (logged by bodies_of) or e has no body in it. Every
  * per-body call starts here, so that each of them reads as what it does to the body. */
 typedef struct body_ref {
+    physics__body_manager *m;
     physics__scene *s;
     physics__bodies *b;
     uint32_t i;
@@ -475,7 +495,17 @@ static body_ref find_body(ct_world_o *w, ct_entity_t e, const char *what)
     const uint32_t i = m ? physics__bodies_find(&m->scene.bodies, e) : UINT32_MAX;
     if (i == UINT32_MAX)
         return (body_ref){.err = CT_ERR_NOT_FOUND};
-    return (body_ref){.s = &m->scene, .b = &m->scene.bodies, .i = i};
+    return (body_ref){.m = m, .s = &m->scene, .b = &m->scene.bodies, .i = i};
+}
+
+/* find_body for a call that changes the body: CT_ERR_INVALID (logged) inside a character's
+ * contact callback (busy). */
+static body_ref changed_body(ct_world_o *w, ct_entity_t e, const char *what)
+{
+    body_ref r = find_body(w, e, what);
+    if (!r.err && busy(r.m, what, w, e))
+        r = (body_ref){.err = CT_ERR_INVALID};
+    return r;
 }
 
 /* Velocities and forces are for dynamic and kinematic bodies. */
@@ -493,7 +523,7 @@ static bool movable(body_ref r, const char *what, ct_world_o *w, ct_entity_t e)
 static body_ref pushed_body(ct_world_o *w, ct_entity_t e, const float v[3], vec_kind kind,
                             const char *what)
 {
-    body_ref r = find_body(w, e, what);
+    body_ref r = changed_body(w, e, what);
     if (!r.err && (!vec_ok(v, kind, what, w, e) || !movable(r, what, w, e)))
         r.err = CT_ERR_INVALID;
     if (!r.err)
@@ -535,7 +565,7 @@ static int b_position(ct_world_o *w, ct_entity_t e, float out[3])
 
 static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
 {
-    const body_ref r = find_body(w, e, "teleport");
+    const body_ref r = changed_body(w, e, "teleport");
     if (r.err)
         return r.err;
     if (!vec_ok(p, VEC_POSITION, "teleport", w, e))
@@ -550,7 +580,8 @@ static int b_teleport(ct_world_o *w, ct_entity_t e, const float p[3])
 static void set_gravity(ct_world_o *w, const float g[3])
 {
     physics__body_manager *m = bodies_of(w, "set_gravity");
-    if (m && vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0})) {
+    if (m && !busy(m, "set_gravity", w, (ct_entity_t){0}) &&
+        vec_ok(g, VEC_GRAVITY, "set_gravity", w, (ct_entity_t){0})) {
         m->scene.gravity = v3_load(g);
         physics__scene_wake_all(&m->scene);
     }
@@ -599,7 +630,7 @@ const char *physics__shape_cast_error(const ct_rigid_body_desc_t *shape, const f
                                       const float motion[3])
 {
     if (!shape || !from || !motion)
-        return "shape, from or motion (NULL)";
+        return !shape ? "shape (NULL)" : !from ? "from (NULL)" : "motion (NULL)";
     if (shape->shape > CT_BODY_CAPSULE)
         return "shape (box, sphere or capsule)";
     const ct_rigid_body_desc_t d = {
@@ -625,8 +656,10 @@ bool physics__shape_cast(ct_world_o *w, const ct_rigid_body_desc_t *shape, const
 {
     physics__body_manager *m = bodies_of(w, "shape_cast");
     const char *bad = physics__shape_cast_error(shape, from, motion);
-    if (!m || !out)
+    if (!m)
         return false;
+    if (!bad && !out)
+        bad = "out (NULL)";
     if (bad) {
         PHYSICS_LOG(CT_LOG_ERROR, "shape_cast: world %p: %s", (void *)w, bad);
         return false;
@@ -673,7 +706,7 @@ static uint32_t point_mass_count(ct_world_o *w)
 
 static int set_collision_filter(ct_world_o *w, ct_entity_t e, uint32_t layer, uint32_t mask)
 {
-    const body_ref r = find_body(w, e, "set_collision_filter");
+    const body_ref r = changed_body(w, e, "set_collision_filter");
     if (r.err)
         return r.err;
     physics__sensor *sensor = physics__sensors_find(r.s, e.id);
@@ -725,7 +758,7 @@ static bool sleeping(ct_world_o *w, ct_entity_t e)
 
 static int wake(ct_world_o *w, ct_entity_t e)
 {
-    const body_ref r = find_body(w, e, "wake");
+    const body_ref r = changed_body(w, e, "wake");
     if (!r.err)
         physics__scene_wake(r.s, r.i);
     return r.err;
@@ -734,7 +767,7 @@ static int wake(ct_world_o *w, ct_entity_t e)
 static void set_sleeping(ct_world_o *w, bool enabled)
 {
     physics__body_manager *m = bodies_of(w, "set_sleeping");
-    if (!m)
+    if (!m || busy(m, "set_sleeping", w, (ct_entity_t){0}))
         return;
     m->scene.sleeping = enabled;
     if (!enabled)
@@ -812,7 +845,7 @@ static int b_rotation(ct_world_o *w, ct_entity_t e, float out[4])
 
 static int b_set_rotation(ct_world_o *w, ct_entity_t e, const float q[4])
 {
-    const body_ref r = find_body(w, e, "set_rotation");
+    const body_ref r = changed_body(w, e, "set_rotation");
     if (r.err)
         return r.err;
     if (!quat_ok(q, "set_rotation", w, e))
@@ -859,7 +892,7 @@ static int b_add_torque(ct_world_o *w, ct_entity_t e, const float t[3])
 
 static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const float p[3])
 {
-    const body_ref r = find_body(w, e, "add_force_at");
+    const body_ref r = changed_body(w, e, "add_force_at");
     if (r.err)
         return r.err;
     if (!vec_ok(f, VEC_FORCE, "add_force_at", w, e) ||
@@ -876,7 +909,7 @@ static int b_add_force_at(ct_world_o *w, ct_entity_t e, const float f[3], const 
 
 static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], const float p[3])
 {
-    const body_ref r = find_body(w, e, "add_impulse_at");
+    const body_ref r = changed_body(w, e, "add_impulse_at");
     if (r.err)
         return r.err;
     physics__bodies *b = r.b;
@@ -895,7 +928,7 @@ static int b_add_impulse_at(ct_world_o *w, ct_entity_t e, const float j[3], cons
 
 static int b_set_locks(ct_world_o *w, ct_entity_t e, uint32_t locks)
 {
-    const body_ref r = find_body(w, e, "set_locks");
+    const body_ref r = changed_body(w, e, "set_locks");
     if (r.err)
         return r.err;
     if (locks > CT_BODY_LOCK_ALL) {
@@ -1074,7 +1107,7 @@ static int j_add(ct_world_o *w, ct_entity_t a, ct_entity_t b, const ct_joint_des
                  ct_physics_joint_t *out)
 {
     physics__body_manager *m = bodies_of(w, "add_joint");
-    if (!m)
+    if (!m || busy(m, "add_joint", w, a))
         return CT_ERR_INVALID;
     physics__bodies *bs = &m->scene.bodies;
     const uint32_t i = physics__bodies_find(bs, a);
@@ -1121,6 +1154,8 @@ static physics__joint *joint_of(ct_world_o *w, ct_physics_joint_t j, const char 
 static int j_remove(ct_world_o *w, ct_physics_joint_t j)
 {
     physics__body_manager *m = bodies_of(w, "remove_joint");
+    if (busy(m, "remove_joint", w, (ct_entity_t){0}))
+        return CT_ERR_INVALID;
     return m && physics__joints_remove(&m->scene, j.id) ? 0 : CT_ERR_NOT_FOUND;
 }
 
@@ -1153,6 +1188,8 @@ static int j_set_motor(ct_world_o *w, ct_physics_joint_t j, float speed, float m
     physics__joint *jt = joint_of(w, j, "set_joint_motor", &m);
     if (!jt)
         return CT_ERR_NOT_FOUND;
+    if (busy(m, "set_joint_motor", w, (ct_entity_t){jt->eb}))
+        return CT_ERR_INVALID;
     const char *bad = jt->type != CT_JOINT_HINGE && jt->type != CT_JOINT_SLIDER
                           ? "joint (a motor is for hinges and sliders)"
                       : !f_within(speed, -CT_PHYSICS_MAX_SPEED, CT_PHYSICS_MAX_SPEED)
@@ -1215,6 +1252,40 @@ static int c_add(ct_world_o *w, ct_entity_t e, const ct_character_desc_t *d)
     return err;
 }
 
+/* A move's watch over its world (c_move): the game's contact callback is called through
+ * guarded_contact, which ends the move (back to c_move's setjmp) when the callback destroyed the
+ * world: its scene, which the move walks, went with it. Nothing else of the move needs undoing
+ * (its scratch lived in the scene). */
+typedef struct physics__move_guard {
+    ct_character_contact_f fn; /* the game's, and its user_data */
+    void *user_data;
+    bool world_gone;
+    jmp_buf out;
+} physics__move_guard;
+
+void physics__move_guard_world_gone(physics__move_guard *guard) { guard->world_gone = true; }
+
+static bool guarded_contact(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    physics__move_guard *g = user_data;
+    const bool accepted = g->fn(g->user_data, w, contact);
+    if (g->world_gone)
+        longjmp(g->out, 1);
+    return accepted;
+}
+
+/* Removes the bodies of the entities destroyed during a move (destroyed_bodies left them). */
+static void remove_dead(physics__body_manager *m)
+{
+    physics__bodies *b = &m->scene.bodies;
+    m->dead = false;
+    for (uint32_t i = 0; i < b->n;)
+        if (physics__m.entity->alive(b->entity[i]))
+            i++;
+        else
+            physics__scene_remove(&m->scene, b->entity[i]); /* another body takes index i */
+}
+
 static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
                   ct_character_state_t *out)
 {
@@ -1225,13 +1296,39 @@ static int c_move(ct_world_o *w, ct_entity_t e, const float v[3], float dt,
     const uint32_t i = physics__bodies_find(&m->scene.bodies, e);
     if (!c || i == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
+    if (busy(m, "move_character", w, e))
+        return CT_ERR_INVALID;
     if (!vec_ok(v, VEC_VELOCITY, "move_character", w, e))
         return CT_ERR_INVALID;
     if (!f_within(dt, CT_PHYSICS_MIN_DT, CT_PHYSICS_MAX_DT)) {
         refuse("move_character", w, e, "dt %g refused: must be within [1e-5, 1] s", (double)dt);
         return CT_ERR_INVALID;
     }
+    physics__character_contacts *cc = physics__character_contacts_of(&m->scene, c);
+    physics__move_guard guard = {.fn = cc->fn, .user_data = cc->user_data};
+    if (setjmp(guard.out)) {
+        /* (m, c and cc went with the world; w and e are arguments, never changed here.) */
+        PHYSICS_LOG(CT_LOG_ERROR,
+                    "move_character: world %p, entity %u: the world was destroyed by the "
+                    "character's contact callback; the move ended there",
+                    (void *)w, e.id);
+        return CT_ERR_STALE;
+    }
+    if (guard.fn) {
+        cc->fn = guarded_contact;
+        cc->user_data = &guard;
+    }
+    m->moving = e.id;
+    m->guard = &guard;
     const int err = physics__character_move(&m->scene, i, c, v3_load(v), dt, out);
+    m->moving = 0;
+    m->guard = NULL;
+    if (guard.fn) {
+        cc->fn = guard.fn;
+        cc->user_data = guard.user_data;
+    }
+    if (m->dead)
+        remove_dead(m);
     if (err)
         refuse("move_character", w, e, "the move would pass 1e4 m/s");
     return err;
@@ -1247,6 +1344,8 @@ static int c_set_settings(ct_world_o *w, ct_entity_t e, const ct_character_setti
     physics__character *c = physics__characters_find(&m->scene, e.id);
     if (!c || physics__bodies_find(&m->scene.bodies, e) == UINT32_MAX)
         return CT_ERR_NOT_FOUND;
+    if (busy(m, "set_character_settings", w, e))
+        return CT_ERR_INVALID;
     const char *bad =
         !d                                                   ? "settings (NULL)"
         : !f_within(d->max_step, 0.0f, CT_PHYSICS_MAX_SIZE)  ? "max_step (within [0, 1e4] m)"
@@ -1302,6 +1401,9 @@ static int c_set_contact_callback(ct_world_o *w, ct_entity_t e, ct_character_con
         character_contacts_of(w, e, "set_character_contact_callback");
     if (!cc)
         return CT_ERR_NOT_FOUND;
+    if (busy(bodies_of(w, "set_character_contact_callback"), "set_character_contact_callback", w,
+             e))
+        return CT_ERR_INVALID;
     cc->fn = fn;
     cc->user_data = fn ? user_data : NULL;
     cc->world = w;
@@ -1338,7 +1440,7 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
 {
     physics__body_manager *m = bodies_of(w, "restore_snapshot");
     physics__points *p = m ? points_of(w, "restore_snapshot") : NULL;
-    if (!m)
+    if (!m || busy(m, "restore_snapshot", w, (ct_entity_t){0}))
         return CT_ERR_INVALID;
     const char *bad = NULL;
     const int err = physics__snapshot_restore_why(&m->scene, p, buffer, size, &bad);
@@ -1393,7 +1495,7 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
 
 static int b_set_sensor(ct_world_o *w, ct_entity_t e, bool on)
 {
-    const body_ref r = find_body(w, e, "set_sensor");
+    const body_ref r = changed_body(w, e, "set_sensor");
     if (r.err)
         return r.err;
     const int err = physics__sensors_set(r.s, r.i, on);
@@ -1427,7 +1529,7 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
 
 static int b_set_damping(ct_world_o *w, ct_entity_t e, float linear, float angular)
 {
-    const body_ref r = find_body(w, e, "set_damping");
+    const body_ref r = changed_body(w, e, "set_damping");
     if (r.err)
         return r.err;
     const char *bad = physics__damping_error(linear, angular);

@@ -49,7 +49,7 @@ static void *create_bodies(void *user_data, ct_world_o *world, ct_allocator_t *a
     physics__body_manager *m = ct_alloc(a, sizeof *m);
     if (!m)
         return NULL;
-    m->world = world;
+    *m = (physics__body_manager){.world = world};
     physics__scene_init(&m->scene, a);
     return m;
 }
@@ -59,6 +59,10 @@ static void destroy_bodies(void *user_data, void *manager)
     (void)user_data;
     physics__body_manager *m = manager;
     ct_allocator_t *a = m->scene.a;
+    /* The world is going from inside a character's contact callback: the move it interrupted
+     * touches nothing of it again (physics.c, physics__move_guard). */
+    if (m->guard)
+        physics__move_guard_world_gone(m->guard);
     physics__scene_free(&m->scene);
     ct_free(a, m, sizeof *m);
 }
@@ -66,6 +70,12 @@ static void destroy_bodies(void *user_data, void *manager)
 static void destroyed_bodies(void *manager, const ct_entity_t *entities, uint32_t n)
 {
     physics__body_manager *m = manager;
+    /* Destroyed from inside a character's contact callback: the move still walks the bodies, so
+     * they go when it ends (physics__bodies_of_dead, from move_character). */
+    if (m->moving) {
+        m->dead = true;
+        return;
+    }
     /* Their joints first, in one pass (physics__scene_remove drops them one entity at a time). */
     (void)physics__joints_drop_entities(&m->scene, entities, n);
     for (uint32_t k = 0; k < n; k++)
@@ -347,6 +357,14 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
                          const uint32_t *entity_index, const void *data)
 {
     physics__body_manager *m = manager;
+    if (m->moving) {
+        PHYSICS_LOG(CT_LOG_ERROR,
+                    "spawn body: world %p: refused inside character %u's contact callback (a "
+                    "callback may read the world, not change it)",
+                    (void *)ctx->world, m->moving);
+        physics__m.component->spawn_failed(ctx, CT_ERR_INVALID);
+        return;
+    }
     if (physics__bodies_reserve(&m->scene.bodies, m->scene.bodies.n + n)) {
         PHYSICS_LOG(CT_LOG_ERROR, "spawn body: world %p: out of memory for %u bodies",
                     (void *)ctx->world, n);

@@ -431,7 +431,7 @@ int physics__contacts_reserve(physics__scene *s, uint32_t n)
                                 PHYSICS_NUM_FIELDS(contacts__fields), &c->cap, n);
 }
 
-int physics__contacts_collide(physics__scene *s, float dt)
+int physics__contacts_collide(physics__scene *s, float dt, bool *hit)
 {
     const physics__bodies *b = &s->bodies;
     physics__contacts *c = &s->contacts;
@@ -454,6 +454,16 @@ int physics__contacts_collide(physics__scene *s, float dt)
     physics__narrow_job job = {s, order, m, dt};
     const uint32_t used = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
     physics__pool_run(s->pool, used, physics__narrow_range, &job);
+    if (hit) {
+        *hit = false;
+        for (uint32_t k = 0; k < m; k++)
+            if (nw->flags[k] & NARROW_HIT) {
+                physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+                *hit = true;
+            }
+        if (*hit)
+            return 0;
+    }
     for (uint32_t k = 0; k < m; k++)
         if (nw->flags[k] & NARROW_WAKE)
             physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);

@@ -909,9 +909,14 @@ typedef struct physics__characters {
 /* The shape tests of the sorted pairs, the contacts made of them, and the rows filled from those,
  * are cut into jobs of this many pairs. */
 #define SOLVER_SLICE_PAIRS 1024u
-/* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island. */
+/* The narrow phase's flags of a pair: keep it as a contact; it wakes a sleeping island; it hits
+ * that island this step, which then wakes before the contacts are solved (physics__wake_hit). */
 #define NARROW_KEEP 1u
 #define NARROW_WAKE 2u
+#define NARROW_HIT 4u
+/* m/s: a body closing on a sleeping one faster than this, with the gap closed within the step,
+ * hits it (NARROW_HIT). Slower, the island wakes at the end of the step, as any touch wakes it. */
+#define NARROW_HIT_SPEED 0.1f
 
 /* The contacts of a step, in entity-pair order: what detection finds and the step's end reads
  * (structure of arrays in one allocation). The solver works on rows instead (below). */
@@ -1304,8 +1309,10 @@ int physics__scene_fill(physics__scene *s, physics__broadphase *bp, uint32_t **b
                         bool fixed, float dt);
 int physics__scene_fill_fixed(physics__scene *s);
 /* Finds the contacts of this step's pairs (step 2), and at the end of the step remembers their
- * impulses and writes the events (step 5) (physics_contacts.c). */
-int physics__contacts_collide(physics__scene *s, float dt);
+ * impulses and writes the events (step 5) (physics_contacts.c). With hit non-NULL, a step whose
+ * pairs hit a sleeping island (NARROW_HIT) makes no contacts: *hit is set and the islands are
+ * listed to wake (physics__islands_wake_listed), for the caller to wake and find again. */
+int physics__contacts_collide(physics__scene *s, float dt, bool *hit);
 int physics__contacts_remember(physics__scene *s);
 /* The step's candidate pairs that may collide (their filters meet, one body moves), sorted by
  * entity pair, into *order (NULL when none) and their number into *count. 0 or CT_ERR_NOMEM. */
@@ -1475,7 +1482,19 @@ typedef struct physics__body_manager {
      * (physics__module.transform_changes): unchanged at the next step, nothing was moved. */
     uint64_t transform_changes;
     uint32_t bad_transforms; /* bodies whose transform was out of range at the last step */
+    /* While a character of this world moves (move_character), its contact callback may read the
+     * world but nothing may change it (physics.c, busy): `moving` is that character's entity id
+     * (0: none moves). Entities the callback destroys keep their bodies until the move ends
+     * (`dead`: physics_component.c, destroyed_bodies); a world it destroys ends the move (`guard`,
+     * the move's, told by destroy_bodies). */
+    uint32_t moving;
+    bool dead;
+    struct physics__move_guard *guard;
 } physics__body_manager;
+
+/* physics.c: the world of a move (move_character) was destroyed by the character's contact
+ * callback: the move ends as soon as the callback returns, touching nothing of the world. */
+void physics__move_guard_world_gone(struct physics__move_guard *guard);
 
 /* physics_fields.c: the "force_field" component; apply adds its forces before a step. */
 int physics__fields_register(void);

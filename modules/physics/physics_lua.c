@@ -23,15 +23,18 @@ static uint32_t check_mask(lua_State *L, int idx, const char *fn)
     return (uint32_t)v;
 }
 
-/* Raises the error of a failed call on entity e. */
-static int check_result(lua_State *L, int err, const char *what, ct_entity_t e)
+/* Raises the error of a failed call on entity e of world w, naming both (as the C side's log). */
+static int check_result(lua_State *L, ct_world_o *w, int err, const char *what, ct_entity_t e)
 {
     if (err == CT_ERR_NOT_FOUND)
-        return L_API->error(L, "%s: entity %u has no body in this world", what, e.id);
+        return L_API->error(L, "%s: world %p: entity %u has no body in this world", what, (void *)w,
+                            e.id);
     if (err == CT_ERR_INVALID)
-        return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__refusal);
+        return L_API->error(L, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                            physics__refusal);
     if (err)
-        return L_API->error(L, "%s: entity %u: %s", what, e.id, physics__m.log->error_message(err));
+        return L_API->error(L, "%s: world %p, entity %u: %s", what, (void *)w, e.id,
+                            physics__m.log->error_message(err));
     return 0;
 }
 
@@ -127,7 +130,7 @@ static int actor_set(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, const fl
     const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
     check__vec(L_API, L, 3, 3, v, what);
-    return check_result(L, fn(w, e, v), what, e);
+    return check_result(L, w, fn(w, e, v), what, e);
 }
 
 static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]), const char *what)
@@ -135,7 +138,7 @@ static int actor_get(lua_State *L, int (*fn)(ct_world_o *, ct_entity_t, float[3]
     ct_world_o *w = check__world(L_API, L, 1, what, NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, what);
     float v[3];
-    check_result(L, fn(w, e, v), what, e);
+    check_result(L, w, fn(w, e, v), what, e);
     return push_vec3(L, v);
 }
 
@@ -145,7 +148,7 @@ static int l_actor_set_collision_filter(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_collision_filter");
     const uint32_t layer = check_mask(L, 3, "Actor.set_collision_filter");
     const uint32_t mask = check_mask(L, 4, "Actor.set_collision_filter");
-    return check_result(L, physics__api_v3.set_collision_filter(w, e, layer, mask),
+    return check_result(L, w, physics__api_v3.set_collision_filter(w, e, layer, mask),
                         "Actor.set_collision_filter", e);
 }
 
@@ -161,7 +164,7 @@ static int l_actor_wake(lua_State *L)
 {
     ct_world_o *w = check__world(L_API, L, 1, "Actor.wake", NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.wake");
-    return check_result(L, physics__api_v3.wake(w, e), "Actor.wake", e);
+    return check_result(L, w, physics__api_v3.wake(w, e), "Actor.wake", e);
 }
 
 /* Actor.set_sensor(world, e, on): the body becomes a sensor (trigger volume) or stops being one. */
@@ -170,7 +173,7 @@ static int l_actor_set_sensor(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Actor.set_sensor", NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_sensor");
     const bool on = L_API->to_boolean(L, 3);
-    return check_result(L, physics__api_v5.set_sensor(w, e, on), "Actor.set_sensor", e);
+    return check_result(L, w, physics__api_v5.set_sensor(w, e, on), "Actor.set_sensor", e);
 }
 
 static int l_actor_is_sensor(lua_State *L)
@@ -249,7 +252,7 @@ static int l_actor_rotation(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Actor.rotation", NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.rotation");
     float q[4];
-    check_result(L, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
+    check_result(L, w, physics__api_v4.rotation(w, e, q), "Actor.rotation", e);
     for (int k = 0; k < 4; k++)
         L_API->push_number(L, q[k]);
     return 4;
@@ -262,7 +265,7 @@ static int l_actor_set_rotation(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_rotation");
     float q[4];
     check__vec(L_API, L, 3, 4, q, "Actor.set_rotation");
-    return check_result(L, physics__api_v4.set_rotation(w, e, q), "Actor.set_rotation", e);
+    return check_result(L, w, physics__api_v4.set_rotation(w, e, q), "Actor.set_rotation", e);
 }
 
 /* (world, e, vx, vy, vz, px, py, pz): a vector applied at a world point. */
@@ -275,7 +278,7 @@ static int actor_at(lua_State *L,
     float v[3], p[3];
     check__vec(L_API, L, 3, 3, v, what);
     check__vec(L_API, L, 6, 3, p, what);
-    return check_result(L, fn(w, e, v, p), what, e);
+    return check_result(L, w, fn(w, e, v, p), what, e);
 }
 
 static int l_actor_add_impulse_at(lua_State *L)
@@ -303,8 +306,8 @@ static int l_actor_set_damping(lua_State *L)
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_damping");
     const float linear = to_float(check__number(L_API, L, 3, "Actor.set_damping"));
     const float angular = to_float(check__number(L_API, L, 4, "Actor.set_damping"));
-    return check_result(L, physics__api_v5.set_damping(w, e, linear, angular), "Actor.set_damping",
-                        e);
+    return check_result(L, w, physics__api_v5.set_damping(w, e, linear, angular),
+                        "Actor.set_damping", e);
 }
 
 /* Actor.damping(world, e) -> linear, angular */
@@ -313,7 +316,7 @@ static int l_actor_damping(lua_State *L)
     ct_world_o *w = check__world(L_API, L, 1, "Actor.damping", NULL);
     const ct_entity_t e = check__entity(L_API, L, 2, "Actor.damping");
     float linear = 0.0f, angular = 0.0f;
-    check_result(L, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
+    check_result(L, w, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
     L_API->push_number(L, linear);
     L_API->push_number(L, angular);
     return 2;
@@ -568,7 +571,7 @@ static int l_physics_add_character(lua_State *L)
         physics__api_v4.remove_body(w, e);
         return L_API->error(L, "%s: entity %u: %s", fn, e.id, why);
     }
-    return check_result(L, err, fn, e);
+    return check_result(L, w, err, fn, e);
 }
 
 /* Physics.set_character_settings(world, e, { max_step, max_slope, step_down, mass,
@@ -584,7 +587,7 @@ static int l_physics_set_character_settings(lua_State *L)
     if (physics__api_v5.character_settings(w, e, &d))
         return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
     settings_fields(L, 3, &d, fn);
-    return check_result(L, physics__api_v5.set_character_settings(w, e, &d), fn, e);
+    return check_result(L, w, physics__api_v5.set_character_settings(w, e, &d), fn, e);
 }
 
 /* Physics.character_settings(world, e) -> { max_step, max_slope, step_down, mass, max_strength } */
@@ -625,7 +628,7 @@ static int l_physics_move_character(lua_State *L)
     const int err = physics__api_v4.move_character(w, e, v, dt, &st);
     if (err == CT_ERR_NOT_FOUND)
         return L_API->error(L, "%s: entity %u is not a character in this world", fn, e.id);
-    check_result(L, err, fn, e);
+    check_result(L, w, err, fn, e);
     L_API->push_boolean(L, st.grounded != 0);
     L_API->push_number(L, st.ground);
     push_vec3(L, st.position);

@@ -112,7 +112,8 @@ static bool narrow__sweep(const physics__bodies *b, uint32_t i, uint32_t j, phys
  * this step's motion brings them together. The last is tested on the path, not on a gap: a box
  * falling past another's corner is near it on one axis and closing on another, yet never touches.
  * Two boxes then push along the axis that closes. A body that runs into a sleeping island wakes it
- * for the next step; in this one the island holds still (a kinematic body only wakes it). */
+ * for the next step; in this one the island holds still (a kinematic body only wakes it), unless
+ * the body hits it (NARROW_HIT: physics__contacts_collide then wakes it before the solve). */
 void physics__narrow_range(void *user, uint32_t begin, uint32_t end)
 {
     const physics__narrow_job *job = user;
@@ -149,6 +150,9 @@ void physics__narrow_range(void *user, uint32_t begin, uint32_t end)
                 const uint32_t mover = b->asleep[i] ? j : i;
                 if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
                     flags |= NARROW_WAKE;
+                /* (The sleeping body's velocity is zero: vn is the mover's.) */
+                if (flags & NARROW_WAKE && -vn > NARROW_HIT_SPEED && sep + vn * dt < 0.0f)
+                    flags |= NARROW_HIT;
                 if (physics__inv_mass(b, mover) == 0.0f)
                     flags &= (uint8_t)~NARROW_KEEP;
             }

@@ -141,6 +141,8 @@ typedef struct rigid__narrow_job {
  * and recycled (the next 14), and whether some pair wakes an island; once the contacts are made,
  * where its first contact is (the low 30 bits) and whether some contact may bounce. */
 #define RIGID_SLICE_WAKES (1u << 31)
+/* (After the shape tests only: some pair hits a sleeping island, NARROW_HIT.) */
+#define RIGID_SLICE_HITS (1u << 30)
 #define RIGID_SLICE_BOUNCY (1u << 30)
 /* Friction anchors: a contact's tangent rows pull back, softly (at its normals' bias rate, in the
  * pushing pass only, as the normals' push), what its bodies slid along the surface since the
@@ -296,8 +298,30 @@ static int rigid__slot_pairs(physics__scene *s, const physics__keyed_pair *order
     return 0;
 }
 
+/* Whether manifold m of bodies i and j (one of them asleep, its velocities zero) is a hit: a
+ * point of the other closes on it faster than NARROW_HIT_SPEED and reaches it within the step. */
+static bool rigid__hits(const physics__bodies *b, uint32_t i, uint32_t j,
+                        const physics__rigid_manifold *m, const physics__rigid_geo *g, float dt)
+{
+    for (uint32_t q = 0; q < m->count; q++) {
+        /* (The point as it was found, on a as it is now: a recycled manifold's bodies moved
+         * little since.) */
+        const physics__v3 p = v3_add(b->position[i], g->ra[q]);
+        const physics__v3 vi =
+            v3_add(b->velocity[i], v3_cross(b->angular[i], v3_sub(p, b->position[i])));
+        const physics__v3 vj =
+            v3_add(b->velocity[j], v3_cross(b->angular[j], v3_sub(p, b->position[j])));
+        /* (The normal points from i to j: the gap closes while vn < 0.) */
+        const float vn = v3_dot(v3_sub(vj, vi), m->normal);
+        if (-vn > NARROW_HIT_SPEED && m->sep[q] + vn * dt < 0.0f)
+            return true;
+    }
+    return false;
+}
+
 /* Manifolds of the sorted pairs in slices [begin, end); each slice counts those it keeps. A pair
- * touching a sleeping island wakes it for the next step, as in the translation-only step. A pair
+ * touching a sleeping island wakes it for the next step, as in the translation-only step; one
+ * that hits it (rigid__hits) wakes it before the contacts are solved (physics__rigid_step). A pair
  * with a mesh finds a manifold for each way the triangles it touches face, into its slots; they
  * are recycled together (found at the same poses), each from its own cached contact. */
 static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
@@ -371,14 +395,19 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 const uint32_t mover = b->asleep[i] ? j : i;
                 if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
                     flags |= NARROW_WAKE;
+                for (uint32_t sub = 0; flags & NARROW_WAKE && sub < made; sub++)
+                    if (rigid__hits(b, i, j, &r->narrow[rigid__slot(r, k, sub)],
+                                    r->geo_at[rigid__slot(r, k, sub)], job->dt))
+                        flags |= NARROW_HIT;
                 if (physics__inv_mass(b, mover) == 0.0f)
                     flags &= ~NARROW_KEEP;
             }
             r->made[k] = (uint8_t)((flags & NARROW_KEEP ? made : 0u) | flags << 4);
             kept += flags & NARROW_KEEP ? made : 0u;
-            wakes |= flags & NARROW_WAKE;
+            wakes |= flags & (NARROW_WAKE | NARROW_HIT);
         }
-        r->kept[slice] = kept | recycled << 16 | (wakes ? RIGID_SLICE_WAKES : 0u);
+        r->kept[slice] = kept | recycled << 16 | (wakes & NARROW_WAKE ? RIGID_SLICE_WAKES : 0u) |
+                         (wakes & NARROW_HIT ? RIGID_SLICE_HITS : 0u);
     }
 }
 
@@ -735,15 +764,10 @@ static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world, physi
     if (!(fabsf(det) > 1e-30f))
         return w_world;
     const float id = 1.0f / det;
-    const physics__v3 x = v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y +
-                              (J[1] * J[5] - J[2] * J[4]) * f.z) *
-                                 id,
-                             (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y +
-                              (J[2] * J[3] - J[0] * J[5]) * f.z) *
-                                 id,
-                             (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y +
-                              (J[0] * J[4] - J[1] * J[3]) * f.z) *
-                                 id);
+    const physics__v3 x =
+        v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y + (J[1] * J[5] - J[2] * J[4]) * f.z) * id,
+           (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y + (J[2] * J[3] - J[0] * J[5]) * f.z) * id,
+           (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y + (J[0] * J[4] - J[1] * J[3]) * f.z) * id);
     return v3_sub(w_world, quat_rotate(q, x));
 }
 
@@ -1242,6 +1266,62 @@ static int rigid__remember(physics__scene *s)
     return 0;
 }
 
+/* The step's pairs (candidates, in key order) and their manifolds (rigid__narrow_range). */
+static int rigid__detect(physics__scene *s, float dt, const physics__keyed_pair **order,
+                         uint32_t *count)
+{
+    physics__bodies *b = &s->bodies;
+    physics__rigid *r = &s->rigid;
+    uint32_t m;
+    if (physics__scene_candidates(s, dt) || physics__contacts_order(s, order, &m))
+        return CT_ERR_NOMEM;
+    *count = m;
+    physics__mesh_near_reserve(b);
+    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    uint32_t num_slots = m;
+    if (rigid__slot_pairs(s, *order, m))
+        return CT_ERR_NOMEM;
+    if (r->multi)
+        num_slots += r->more[m];
+    if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
+        physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
+        physics__reserve(s->a, (void **)&r->geo_at, &r->cap_geo_at, num_slots, sizeof *r->geo_at) ||
+        physics__reserve(s->a, (void **)&r->slid, &r->cap_slid, num_slots, sizeof *r->slid) ||
+        physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
+        physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
+        return CT_ERR_NOMEM;
+    rigid__narrow_job job = {s, *order, m, dt};
+    physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
+    r->recycled = 0;
+    for (uint32_t slice = 0; slice < slices; slice++)
+        r->recycled += r->kept[slice] >> 16 & 0x3fffu;
+    return 0;
+}
+
+/* Wakes the sleeping islands that the pairs found hit (NARROW_HIT), in pair order; whether any. */
+static bool rigid__wake_hits(physics__scene *s, const physics__keyed_pair *order, uint32_t m)
+{
+    const physics__bodies *b = &s->bodies;
+    const physics__rigid *r = &s->rigid;
+    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
+    bool any = false;
+    for (uint32_t slice = 0; slice < slices; slice++) {
+        if (!(r->kept[slice] & RIGID_SLICE_HITS))
+            continue;
+        const uint32_t last = slice * SOLVER_SLICE_PAIRS + SOLVER_SLICE_PAIRS < m
+                                  ? slice * SOLVER_SLICE_PAIRS + SOLVER_SLICE_PAIRS
+                                  : m;
+        for (uint32_t k = slice * SOLVER_SLICE_PAIRS; k < last; k++)
+            if (r->made[k] >> 4 & NARROW_HIT) {
+                physics__contacts_want_awake(s, b->asleep[order[k].a] ? order[k].a : order[k].b);
+                any = true;
+            }
+    }
+    if (any)
+        physics__islands_wake_listed(s);
+    return any;
+}
+
 int physics__rigid_step(physics__scene *s, float dt)
 {
     physics__bodies *b = &s->bodies;
@@ -1257,33 +1337,20 @@ int physics__rigid_step(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     if (physics__joints_begin(s))
         return CT_ERR_NOMEM;
-    for (uint32_t i = 0; i < b->n; i++)
-        s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     physics__pool_run(s->pool, (b->n + SOLVER_SLICE_BOXES - 1) / SOLVER_SLICE_BOXES,
                       rigid__extent_range, b);
     const physics__keyed_pair *order;
     uint32_t m;
-    if (physics__scene_candidates(s, dt) || physics__contacts_order(s, &order, &m))
+    if (rigid__detect(s, dt, &order, &m))
         return CT_ERR_NOMEM;
-    physics__mesh_near_reserve(b);
-    const uint32_t slices = (m + SOLVER_SLICE_PAIRS - 1) / SOLVER_SLICE_PAIRS;
-    uint32_t num_slots = m;
-    if (rigid__slot_pairs(s, order, m))
+    /* A body that hits a sleeping island (a bullet into a sleeping crate) wakes it now, and the
+     * pairs are found again with its bodies awake: taken for fixed in this step, the island
+     * stopped the body dead and woke at the next step with nothing of the hit. The island's
+     * bodies are still, so the second time no pair hits a sleeping one that the first did not. */
+    if (rigid__wake_hits(s, order, m) && rigid__detect(s, dt, &order, &m))
         return CT_ERR_NOMEM;
-    if (r->multi)
-        num_slots += r->more[m];
-    if (physics__reserve(s->a, (void **)&r->narrow, &r->cap_narrow, num_slots, sizeof *r->narrow) ||
-        physics__reserve(s->a, (void **)&r->geo, &r->cap_geo, num_slots, sizeof *r->geo) ||
-        physics__reserve(s->a, (void **)&r->geo_at, &r->cap_geo_at, num_slots, sizeof *r->geo_at) ||
-        physics__reserve(s->a, (void **)&r->slid, &r->cap_slid, num_slots, sizeof *r->slid) ||
-        physics__reserve(s->a, (void **)&r->made, &r->cap_made, m, sizeof *r->made) ||
-        physics__reserve(s->a, (void **)&r->kept, &r->cap_kept, slices, sizeof *r->kept))
-        return CT_ERR_NOMEM;
-    rigid__narrow_job job = {s, order, m, dt};
-    physics__pool_run(s->pool, slices, rigid__narrow_range, &job);
-    r->recycled = 0;
-    for (uint32_t slice = 0; slice < slices; slice++)
-        r->recycled += r->kept[slice] >> 16 & 0x3fffu;
+    for (uint32_t i = 0; i < b->n; i++)
+        s->report.awake += b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i];
     rigid__gather(s);
     const uint32_t substeps = RIGID_SUBSTEPS;
     const float h = dt / (float)substeps, inv_h = 1.0f / h;

@@ -13,23 +13,30 @@
 
 static const ct_resource_api_v3 *resource;
 static const ct_world_api_v1 *worlds;
+const ct_world_api_v1 *fuzz_worlds;
 const ct_entity_api_v2 *fuzz_entity;
 const ct_physics_api_v4 *fuzz_physics;
+const ct_physics_api_v5 *fuzz_physics_v5;
 
 static void shutdown_kernel(void) { test_kernel_shutdown(); }
 
-static void boot(void)
+void fuzz_boot(void)
 {
+    static bool booted;
+    if (booted)
+        return;
+    booted = true;
     const char *paths[] = {CT_TEST_MODULE("entities", "ct_entities"),
                            CT_TEST_MODULE("transforms", "ct_transforms"),
                            CT_TEST_MODULE("physics", "ct_physics")};
     if (test_kernel_boot(paths, 3) != 0)
         abort();
     resource = test_kernel_api(CT_RESOURCE_API, 3);
-    worlds = test_kernel_api(CT_WORLD_API, 1);
+    fuzz_worlds = worlds = test_kernel_api(CT_WORLD_API, 1);
     fuzz_entity = test_kernel_api(CT_ENTITY_API, 2);
     fuzz_physics = test_kernel_api(CT_PHYSICS_API, 4);
-    if (!resource || !worlds || !fuzz_entity || !fuzz_physics)
+    fuzz_physics_v5 = test_kernel_api(CT_PHYSICS_API, 5);
+    if (!resource || !worlds || !fuzz_entity || !fuzz_physics || !fuzz_physics_v5)
         abort();
     atexit(shutdown_kernel);
 }
@@ -51,11 +58,7 @@ void fuzz_put(char *out, size_t room, size_t *len, const char *fmt, const char *
 
 int fuzz_level_run(const fuzz_level_desc *d, const uint8_t *data, size_t size)
 {
-    static bool booted;
-    if (!booted) {
-        boot();
-        booted = true;
-    }
+    fuzz_boot();
     static char text[65536]; /* a compound of 18 hulls of 69 points is some 25 kB */
     size_t len = 0;
     if (size && data[0] % 8 == 7) {

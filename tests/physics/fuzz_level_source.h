@@ -1,5 +1,5 @@
 /* What the structure-aware fuzz targets of physics' level components (fuzz_body_source,
- * fuzz_joint_source) share: the kernel they boot, a reader of the input's bytes, the writer of a
+ * fuzz_joint_source) share, and fuzz_character its kernel: the kernel they boot, a reader of the input's bytes, the writer of a
  * level's text, and one run: the input becomes a level of up to six entities (or, one input in
  * eight, raw text for the compiler), which is either refused with a message or spawned and
  * stepped without a crash, a sanitizer report or a body out of range. */
@@ -29,9 +29,15 @@ const char *fuzz_pick(fuzz_reader *r, const char *const *list, size_t count);
 void fuzz_put(char *out, size_t room, size_t *len, const char *fmt, const char *a, const char *b,
               const char *c);
 
-/* The physics and entity APIs the targets step and check through (set by the first run). */
+/* The physics, entity and world APIs the targets step and check through (set by fuzz_boot, which
+ * the first run calls). */
 extern const ct_physics_api_v4 *fuzz_physics;
+extern const ct_physics_api_v5 *fuzz_physics_v5;
 extern const ct_entity_api_v2 *fuzz_entity;
+extern const ct_world_api_v1 *fuzz_worlds;
+
+/* Boots the kernel of ct_entities, ct_transforms and ct_physics once (later calls do nothing). */
+void fuzz_boot(void);
 
 typedef struct fuzz_level_desc {
     const char *resource; /* the level's name, e.g. "fuzz/bodies" */

@@ -501,6 +501,352 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     t->entity->destroy(e[2]);
 }
 
+/* The members v5 gained last (shape_cast, the character settings and contacts) with bad input,
+ * from C: NULL arguments, NaN, infinite and huge values, a destroyed character, a list too short,
+ * a world that is none. Each is refused (false, CT_ERR_INVALID or CT_ERR_NOT_FOUND as documented)
+ * with the log naming the world, the entity when there is one, and the field; nothing changes.
+ * Before, shape_cast with a NULL out returned false without a word. */
+static void test_v5_members_refuse_bad_input(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_v5"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .position = {0, -0.5f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    const ct_character_desc_t cd = {.radius = 0.3f,
+                                    .half_height = 0.5f,
+                                    .max_step = 0.3f,
+                                    .max_slope = 0.7f,
+                                    .position = {0, 0.8f, 0}};
+    assert_int_equal(p4->add_character(w, e[1], &cd), 0);
+    captured[0] = '\0';
+    log__set_sink(capture, NULL);
+
+    /* shape_cast: every argument NULL in turn, then values out of range. */
+    const ct_rigid_body_desc_t ball = {.shape = CT_BODY_SPHERE, .radius = 0.25f};
+    const float from[3] = {3, 5, 0}, down[3] = {0, -10, 0};
+    ct_physics_hit_t hit;
+    char world[64];
+    snprintf(world, sizeof world, "shape_cast: world %p: ", (void *)w);
+    static const char *const null_fields[4] = {"shape", "from", "motion", "out"};
+    for (int k = 0; k < 4; k++) {
+        assert_false(p5->shape_cast(w, k == 0 ? NULL : &ball, k == 1 ? NULL : from,
+                                    k == 2 ? NULL : down, UINT32_MAX, k == 3 ? NULL : &hit));
+        if (!strstr(captured, world) || !strstr(captured, null_fields[k]) ||
+            !strstr(captured, "NULL"))
+            fail_msg("shape_cast with %s NULL: '%s'", null_fields[k], captured);
+        captured[0] = '\0';
+    }
+    ct_rigid_body_desc_t bad[7] = {ball, ball, ball, ball, ball, ball, ball};
+    bad[0].radius = NAN;
+    bad[1].radius = INFINITY;
+    bad[2].radius = 2e4f;
+    bad[3].shape = CT_BODY_BOX, bad[3].half_extents[0] = NAN;
+    bad[4].shape = CT_BODY_CAPSULE, bad[4].half_height = 1e30f;
+    bad[5].shape = CT_BODY_HULL;
+    bad[6].rotation[0] = NAN, bad[6].rotation[3] = 1.0f;
+    static const char *const bad_fields[7] = {"radius",      "radius", "radius",  "half_extents",
+                                              "half_height", "shape",  "rotation"};
+    for (int k = 0; k < 7; k++) {
+        assert_false(p5->shape_cast(w, &bad[k], from, down, UINT32_MAX, &hit));
+        if (!strstr(captured, world) || !strstr(captured, bad_fields[k]))
+            fail_msg("shape_cast %d: '%s' does not name %s", k, captured, bad_fields[k]);
+        captured[0] = '\0';
+    }
+    const float nan3[3] = {NAN, 0, 0}, huge3[3] = {0, 3e5f, 0}, inf3[3] = {0, 0, INFINITY};
+    assert_false(p5->shape_cast(w, &ball, nan3, down, UINT32_MAX, &hit));
+    assert_non_null(strstr(captured, "from ("));
+    assert_false(p5->shape_cast(w, &ball, from, huge3, UINT32_MAX, &hit));
+    assert_false(p5->shape_cast(w, &ball, from, inf3, UINT32_MAX, &hit));
+    assert_non_null(strstr(captured, "motion ("));
+    captured[0] = '\0';
+    assert_false(p5->shape_cast(NULL, &ball, from, down, UINT32_MAX, &hit));
+    assert_non_null(strstr(captured, "shape_cast: (nil) is not a world with physics"));
+    captured[0] = '\0';
+    /* The good cast still works: the floor, 4.75 m down. */
+    assert_true(p5->shape_cast(w, &ball, from, down, UINT32_MAX, &hit));
+    assert_int_equal(hit.entity, e[0].id);
+    assert_float_equal(hit.distance, 4.75f, 2e-3f);
+
+    /* Character settings: NaN, infinite and huge in each field, NULL; nothing changed. */
+    ct_character_settings_t was, now;
+    assert_int_equal(p5->character_settings(w, e[1], &was), 0);
+    static const char *const setting[5] = {"max_step", "max_slope", "step_down", "mass",
+                                           "max_strength"};
+    const float values[3] = {NAN, INFINITY, 3e38f};
+    for (int f = 0; f < 5; f++)
+        for (int v = 0; v < 3; v++) {
+            ct_character_settings_t set = was;
+            ((float *)&set)[f] = values[v];
+            expect_refused(p5->set_character_settings(w, e[1], &set), w, e[1], setting[f]);
+        }
+    expect_refused(p5->set_character_settings(w, e[1], NULL), w, e[1], "settings (NULL)");
+    expect_refused(p5->character_settings(w, e[1], NULL), w, e[1], "out (NULL)");
+    assert_int_equal(p5->character_settings(w, e[1], &now), 0);
+    assert_memory_equal(&now, &was, sizeof now);
+    /* What is no character: a body, an entity without one, a world without physics. */
+    assert_int_equal(p5->set_character_settings(w, e[0], &was), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_settings(w, e[2], &now), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_settings(NULL, e[1], &now), CT_ERR_NOT_FOUND);
+
+    /* Contacts: a list too short takes what fits and says how many there were; NULL with room
+     * for none; NULL with room claimed writes nothing (and does not crash). */
+    const float walk[3] = {1, -1, 0};
+    ct_character_state_t st;
+    assert_int_equal(p4->move_character(w, e[1], walk, step, &st), 0);
+    ct_character_contact_t list[2] = {{0}, {0}};
+    const uint32_t n = p5->character_contacts(w, e[1], list, 0);
+    assert_true(n >= 1);
+    assert_int_equal(p5->character_contacts(w, e[1], NULL, 5), n);
+    assert_int_equal(p5->character_contacts(w, e[1], list, 1), n);
+    assert_int_equal(list[0].body, e[0].id);
+    assert_int_equal(list[1].body, 0);
+    /* A move refuses NaN, infinite and too fast velocities and dt, naming the field. */
+    const float vnan[3] = {NAN, 0, 0}, vfast[3] = {2e4f, 0, 0};
+    expect_refused(p4->move_character(w, e[1], vnan, step, &st), w, e[1], "velocity");
+    expect_refused(p4->move_character(w, e[1], vfast, step, &st), w, e[1], "velocity");
+    expect_refused(p4->move_character(w, e[1], NULL, step, &st), w, e[1], "velocity missing");
+    expect_refused(p4->move_character(w, e[1], walk, NAN, &st), w, e[1], "dt");
+    expect_refused(p4->move_character(w, e[1], walk, INFINITY, &st), w, e[1], "dt");
+
+    /* Destroyed: every call says so, nothing crashes. */
+    t->entity->destroy(e[1]);
+    assert_int_equal(p5->set_character_settings(w, e[1], &was), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_settings(w, e[1], &now), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->set_character_contact_callback(w, e[1], NULL, NULL), CT_ERR_NOT_FOUND);
+    assert_int_equal(p5->character_contacts(w, e[1], list, 2), 0);
+    assert_int_equal(p4->move_character(w, e[1], walk, step, &st), CT_ERR_NOT_FOUND);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    p4->simulate(w, step);
+    t->worlds->destroy_world(w);
+    t->entity->destroy(e[0]);
+    t->entity->destroy(e[2]);
+}
+
+/* The same from Lua, with wrong types too: each raises an error naming the function and what was
+ * wrong (the world, the entity and the field where the C side names them). */
+static const char lua_v5_refusals[] =
+    "function bad_lua_v5(w, floor, c, x)\n"
+    "  local function refused(words, f, ...)\n"
+    "    local ok, err = pcall(f, ...)\n"
+    "    assert(not ok, 'accepted: ' .. words[#words])\n"
+    "    for _, word in ipairs(words) do\n"
+    "      assert(err:find(word, 1, true), err .. ' does not name ' .. word)\n"
+    "    end\n"
+    "  end\n"
+    "  local C = 'entity ' .. c\n"
+    "  local ball = { shape = 'sphere', radius = 0.25 }\n"
+    "  refused({'Physics.shape_cast', 'argument 1'}, Physics.shape_cast, nil, ball, 0, 5, 0, 0, "
+    "-1, 0)\n"
+    "  refused({'Physics.shape_cast', 'argument 2'}, Physics.shape_cast, w, 'ball', 0, 5, 0, 0, "
+    "-1, 0)\n"
+    "  refused({'Physics.shape_cast', 'shape'}, Physics.shape_cast, w, { shape = 7 }, 0, 5, 0, 0, "
+    "-1, 0)\n"
+    "  refused({'Physics.shape_cast', 'radius'}, Physics.shape_cast, w, { shape = 'sphere', radius "
+    "= 'big' }, 0, 5, 0, 0, -1, 0)\n"
+    "  refused({'Physics.shape_cast', 'radius'}, Physics.shape_cast, w, { shape = 'sphere', radius "
+    "= 0 / 0 }, 0, 5, 0, 0, -1, 0)\n"
+    "  refused({'Physics.shape_cast', 'half_extents'}, Physics.shape_cast, w, { shape = 'box', "
+    "half_extents = 3 }, 0, 5, 0, 0, -1, 0)\n"
+    "  refused({'Physics.shape_cast', 'rotation'}, Physics.shape_cast, w, { shape = 'box', "
+    "half_extents = {1, 1, 1}, rotation = {0, 0, 'a', 1} }, 0, 5, 0, 0, -1, 0)\n"
+    "  refused({'Physics.shape_cast', 'argument 3'}, Physics.shape_cast, w, ball, 'x', 5, 0, 0, "
+    "-1, 0)\n"
+    "  refused({'Physics.shape_cast', 'motion'}, Physics.shape_cast, w, ball, 0, 5, 0, 0, -1e30, "
+    "0)\n"
+    "  refused({'Physics.shape_cast', 'argument 9'}, Physics.shape_cast, w, ball, 0, 5, 0, 0, -1, "
+    "0, -1)\n"
+    "  refused({'Physics.set_character_settings', 'argument 3'}, Physics.set_character_settings, "
+    "w, c, 5)\n"
+    "  refused({'Physics.set_character_settings', 'mass'}, Physics.set_character_settings, w, c, { "
+    "mass = 'heavy' })\n"
+    "  refused({'Physics.set_character_settings', 'mass', 'finite'}, "
+    "Physics.set_character_settings, w, c, { mass = 0 / 0 })\n"
+    "  refused({'Physics.set_character_settings', bad_world, C, 'step_down'}, "
+    "Physics.set_character_settings, w, c, { step_down = 1e30 })\n"
+    "  refused({'Physics.set_character_settings', bad_world, C, 'max_slope'}, "
+    "Physics.set_character_settings, w, c, { max_slope = -1 })\n"
+    "  refused({'Physics.set_character_settings', 'entity ' .. floor, 'not a character'}, "
+    "Physics.set_character_settings, w, floor, { mass = 1 })\n"
+    "  refused({'Physics.character_settings', 'argument 2'}, Physics.character_settings, w, 1.5)\n"
+    "  refused({'Physics.character_settings', 'entity ' .. x, 'not a character'}, "
+    "Physics.character_settings, w, x)\n"
+    "  refused({'Physics.character_contacts', 'argument 1'}, Physics.character_contacts, 'w', c)\n"
+    "  refused({'Physics.character_contacts', 'entity ' .. floor, 'not a character'}, "
+    "Physics.character_contacts, w, floor)\n"
+    "  refused({'Physics.move_character', C, 'dt'}, Physics.move_character, w, c, 1, 0, 0, 0 / 0)\n"
+    "  refused({'Physics.move_character', 'argument 3'}, Physics.move_character, w, c, 'fast', 0, "
+    "0, 1 / 60)\n"
+    "  assert(Physics.character_settings(w, c).mass == 0)\n"
+    "  assert(#Physics.character_contacts(w, c) == 0)\n"
+    "end\n";
+
+static void test_lua_v5_members_refuse_bad_input(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_lua_v5"});
+    ct_entity_t e[3];
+    t->entity->create_batch(e, 3);
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .position = {0, -0.5f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    const ct_character_desc_t cd = {.radius = 0.3f,
+                                    .half_height = 0.5f,
+                                    .max_step = 0.3f,
+                                    .max_slope = 0.7f,
+                                    .position = {0, 0.8f, 0}};
+    assert_int_equal(p4->add_character(w, e[1], &cd), 0);
+    char name[64];
+    snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
+    assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
+    assert_int_equal(t->lua->run_string(lua_v5_refusals, "bad_lua_v5"), 0);
+    log__set_sink(capture, NULL);
+    test_lua_call("bad_lua_v5", w, e, 3);
+    log__set_sink(NULL, NULL);
+    captured[0] = '\0';
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 3);
+}
+
+/* ---- destroying bodies from event handlers ---- */
+
+/* Two 1 kg boxes (half size 0.4) on a floor 1.2 m apart, joined by a ball joint between them,
+ * asleep after two seconds; a ball (0.2 m) above the first, a static sensor around the second.
+ * e: floor, box a, box b, ball, sensor. */
+static ct_physics_joint_t joined_pair(ct_world_o *w, const ct_entity_t e[5])
+{
+    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
+                                        .shape = CT_BODY_BOX,
+                                        .half_extents = {10, 0.5f, 10},
+                                        .friction = 0.6f,
+                                        .position = {0, -0.5f, 0}};
+    ct_rigid_body_desc_t box = {.kind = CT_BODY_DYNAMIC,
+                                .shape = CT_BODY_BOX,
+                                .half_extents = {0.4f, 0.4f, 0.4f},
+                                .mass = 1,
+                                .friction = 0.6f,
+                                .position = {0, 0.4f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
+    assert_int_equal(p4->add_rigid_body(w, e[1], &box), 0);
+    box.position[0] = 1.2f;
+    assert_int_equal(p4->add_rigid_body(w, e[2], &box), 0);
+    const ct_joint_desc_t link = {
+        .type = CT_JOINT_BALL, .anchor = {0.6f, 0.4f, 0}, .axis = {1, 0, 0}};
+    ct_physics_joint_t j;
+    assert_int_equal(p4->add_joint(w, e[1], e[2], &link, &j), 0);
+    for (int k = 0; k < 120; k++)
+        p4->simulate(w, step);
+    assert_true(p4->sleeping(w, e[1]) && p4->sleeping(w, e[2]));
+    const ct_rigid_body_desc_t ball = ball_desc(0, 2.0f, 0, 0.2f);
+    assert_int_equal(p4->add_rigid_body(w, e[3], &ball), 0);
+    const ct_rigid_body_desc_t zone = {.kind = CT_BODY_STATIC,
+                                       .shape = CT_BODY_BOX,
+                                       .half_extents = {0.6f, 0.6f, 0.6f},
+                                       .position = {1.2f, 0.4f, 0}};
+    assert_int_equal(p4->add_rigid_body(w, e[4], &zone), 0);
+    assert_int_equal(p5->set_sensor(w, e[4], true), 0);
+    return j;
+}
+
+/* What is left after the ball hit box a and both were destroyed: the joint went with a, b woke
+ * (what it was joined to went) and steps on by itself; the floor and the sensor stay. */
+static void after_the_hit(ct_world_o *w, const ct_entity_t e[5], ct_physics_joint_t j)
+{
+    float p[3], f[3], tq[3];
+    assert_int_equal(p4->joint_count(w), 0);
+    assert_int_equal(p4->joint_force(w, j, f, tq), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->position(w, e[1], p), CT_ERR_NOT_FOUND);
+    assert_int_equal(p4->position(w, e[3], p), CT_ERR_NOT_FOUND);
+    for (int k = 0; k < 60; k++)
+        p4->simulate(w, step);
+    assert_int_equal(p4->position(w, e[2], p), 0);
+    assert_float_equal(p[0], 1.2f, 0.01f);
+    assert_float_equal(p[1], 0.4f, 0.01f);
+    print_message("after the hit: %u bodies, b at (%.4f %.4f %.4f), b asleep %d\n",
+                  p4->body_count(w), (double)p[0], (double)p[1], (double)p[2],
+                  p4->sleeping(w, e[2]));
+}
+
+/* A game's handler of the step's events destroys what it reads about: from C, walking the event
+ * stream of the step the ball hit the sleeping, jointed box a, it destroys a and the ball at the
+ * collision event and walks on (the stream stays as the step wrote it); from Lua, an on_collision
+ * callback destroys both, and an on_sensor_enter callback the sensor itself. Nothing dangles
+ * (ASan), the joint goes with a, b wakes and steps on alone. (This held before: the handlers run
+ * between steps, and removing a body drops its joints and wakes what it touched.) */
+static void test_destroy_in_event_handlers(void **state)
+{
+    (void)state;
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "destroy_c"});
+    ct_entity_t e[5];
+    t->entity->create_batch(e, 5);
+    const ct_physics_joint_t j = joined_pair(w, e);
+    bool hit = false;
+    for (int k = 0; k < 60 && !hit; k++) {
+        p4->simulate(w, step);
+        uint32_t size, at = 0, after = 0;
+        const void *stream = p4->events(w, &size);
+        for (const ct_physics_event_header_t *h; (h = ct_physics_event_next(stream, size, &at));) {
+            after += hit;
+            if (h->type != CT_PHYSICS_EVENT_COLLISION || hit)
+                continue;
+            ct_physics_collision_event_t c;
+            memcpy(&c, h + 1, sizeof c);
+            if ((c.a == e[1].id && c.b == e[3].id) || (c.a == e[3].id && c.b == e[1].id)) {
+                hit = true;
+                t->entity->destroy(e[1]);
+                t->entity->destroy(e[3]);
+            }
+        }
+        if (hit)
+            print_message("C handler: the hit in step %d, %u events read after it\n", k, after);
+    }
+    assert_true(hit);
+    after_the_hit(w, e, j);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 5);
+
+    w = t->worlds->create_world(&(ct_world_desc_t){.name = "destroy_lua"});
+    t->entity->create_batch(e, 5);
+    const ct_physics_joint_t j2 = joined_pair(w, e);
+    const char *script =
+        "function destroy_watch(w, floor, a, b, ball, zone)\n"
+        "  destroyed, left = 0, 0\n"
+        "  World.set_callback(w, a, 'on_collision', function(self, other)\n"
+        "    if other == ball then Entity.destroy(self); Entity.destroy(other); destroyed = 2 end\n"
+        "  end)\n"
+        "  World.set_callback(w, zone, 'on_sensor_enter', function(self, other)\n"
+        "    Entity.destroy(self); left = left + 1\n"
+        "  end)\n"
+        "end\n"
+        "function destroy_run(w)\n"
+        "  for k = 1, 60 do\n"
+        "    Physics.simulate(w, 1 / 60)\n"
+        "    World.run_callbacks(w)\n"
+        "    if destroyed == 2 then return k end\n"
+        "  end\n"
+        "  error('the ball never hit box a')\n"
+        "end\n";
+    assert_int_equal(t->lua->run_string(script, "destroy_watch"), 0);
+    test_lua_call("destroy_watch", w, e, 5);
+    /* The sensor sees b (dynamic) enter once it wakes: a waking body is seen again. Destroying
+     * the sensor from its own callback goes as any destroy. */
+    test_lua_call("destroy_run", w, NULL, 0);
+    after_the_hit(w, e, j2);
+    assert_int_equal(
+        t->lua->run_string("function destroy_after(w) World.run_callbacks(w) end", "destroy_after"),
+        0);
+    test_lua_call("destroy_after", w, NULL, 0);
+    t->worlds->destroy_world(w);
+    t->entity->destroy_batch(e, 5);
+}
+
 /* Level and unit sources (SJSON has no NaN; 1e39 becomes infinite as a float): huge, zero and
  * infinite sizes, inertia, mass and speeds in a body are refused when the source compiles,
  * naming the file, the entity and the field. */
@@ -621,6 +967,9 @@ int main(void)
         cmocka_unit_test(test_pile_in_one_spot_names_world_entity),
         cmocka_unit_test(test_compound_pile_is_bounded),
         cmocka_unit_test(test_lua_refusals_name_world_entity_field),
+        cmocka_unit_test(test_v5_members_refuse_bad_input),
+        cmocka_unit_test(test_destroy_in_event_handlers),
+        cmocka_unit_test(test_lua_v5_members_refuse_bad_input),
         cmocka_unit_test(test_sources_name_file_entity_field),
         cmocka_unit_test(test_edited_body_blob_refused),
     };

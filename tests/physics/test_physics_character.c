@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -884,6 +885,160 @@ static void test_contact_callback(void **state)
     end_scene(&s);
 }
 
+/* ---- a contact callback that does what it must not ---- */
+
+/* What a misbehaving callback does, once, at the first contact of a move it is asked about. */
+typedef enum misdeed {
+    REMOVE_BODY,   /* p4->remove_body of the body met */
+    MOVE_AGAIN,    /* move_character of the same character */
+    TELEPORT,      /* teleport the character */
+    ADD_BODY,      /* add a body */
+    STEP,          /* simulate the world */
+    SET_SETTINGS,  /* set_character_settings */
+    SET_DAMPING,   /* set_damping of the body met */
+    DESTROY_BODY,  /* destroy the entity of the body met */
+    DESTROY_SELF,  /* destroy the character's entity */
+    DESTROY_WORLD, /* destroy the world */
+} misdeed;
+
+typedef struct misbehaving {
+    scene *s;
+    ct_entity_t character, met, spare;
+    misdeed what;
+    uint32_t calls;
+    int answer; /* what the refused call returned */
+} misbehaving;
+
+static bool misbehave(void *user_data, ct_world_o *w, const ct_character_contact_t *contact)
+{
+    misbehaving *m = user_data;
+    if (m->calls++)
+        return true;
+    m->met = (ct_entity_t){contact->body};
+    const float v[3] = {1, 0, 0}, p[3] = {0, 5, 0};
+    const ct_rigid_body_desc_t ball = ball_desc(5, 5, 5, 0.5f);
+    const ct_character_settings_t set = {0.3f, 0.5f, 0.3f, 70.0f, 100.0f};
+    switch (m->what) {
+    case REMOVE_BODY: m->answer = p4->remove_body(w, m->met); break;
+    case MOVE_AGAIN: m->answer = p4->move_character(w, m->character, v, step, NULL); break;
+    case TELEPORT: m->answer = p4->teleport(w, m->character, p); break;
+    case ADD_BODY: m->answer = p4->add_rigid_body(w, m->spare, &ball); break;
+    case STEP: p4->simulate(w, step); break;
+    case SET_SETTINGS: m->answer = p5->set_character_settings(w, m->character, &set); break;
+    case SET_DAMPING: m->answer = p5->set_damping(w, m->met, 1.0f, 1.0f); break;
+    case DESTROY_BODY: entity->destroy(m->met); break;
+    case DESTROY_SELF: entity->destroy(m->character); break;
+    case DESTROY_WORLD: worlds->destroy_world(w); break;
+    }
+    return true;
+}
+
+/* A character's contact callback may read the world but must not change it (ct_character_contact_f).
+ * One that does is refused, each call logged naming the call, the world, the entity and the
+ * character whose callback it was, and the move goes on as if it had not asked: removing the body
+ * met, moving or teleporting the character, adding a body, stepping the world, changing the
+ * settings. Destroying entities cannot be refused: their bodies go when the move ends (the body
+ * met, the character itself); destroying the world ends the move there (CT_ERR_STALE). Before,
+ * each of these was done in the middle of the move: removing or destroying the body met swapped
+ * another body into its index and the move went on with it; destroying the world freed the
+ * arrays the move was walking (ASan: heap-use-after-free). */
+static void test_contact_callback_misbehaves(void **state)
+{
+    (void)state;
+    static const char *const calls[] = {
+        "remove_body", "move_character",         "teleport",   "add_rigid_body",
+        "simulate",    "set_character_settings", "set_damping"};
+    /* What the move does with a callback that only accepts: the misbehaving ones' moves must
+     * end the same. */
+    ct_character_state_t good;
+    {
+        scene s = new_scene("behaving");
+        add_box(&s, CT_BODY_STATIC, 0.6f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+        add_box(&s, CT_BODY_DYNAMIC, -0.9f, 0.5f, 0, 0.3f, 0.5f, 0.3f, 0);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        contact_log log = {.w = s.w};
+        assert_int_equal(p5->set_character_contact_callback(s.w, c, log_contact, &log), 0);
+        const float v[3] = {2.0f, 0, 0};
+        assert_int_equal(p4->move_character(s.w, c, v, step, &good), 0);
+        end_scene(&s);
+    }
+    for (int what = REMOVE_BODY; what <= DESTROY_WORLD; what++) {
+        scene s = new_scene("misbehaving");
+        const ct_entity_t wall = add_box(&s, CT_BODY_STATIC, 0.6f, 1.5f, 0, 0.25f, 1.5f, 10, 0);
+        const ct_entity_t crate = add_box(&s, CT_BODY_DYNAMIC, -0.9f, 0.5f, 0, 0.3f, 0.5f, 0.3f, 0);
+        const ct_entity_t c = add_character(&s, 0, 0, 0);
+        const ct_entity_t spare = entity->create();
+        s.e[s.n++] = spare;
+        misbehaving m = {&s, c, {0}, spare, (misdeed)what, 0, 0};
+        assert_int_equal(p5->set_character_contact_callback(s.w, c, misbehave, &m), 0);
+        const uint32_t bodies = p4->body_count(s.w);
+        captured[0] = '\0';
+        log__set_sink(capture, NULL);
+        ct_character_state_t st;
+        const float v[3] = {2.0f, 0, 0};
+        const int err = p4->move_character(s.w, c, v, step, &st);
+        log__set_sink(NULL, NULL);
+        print_message("misdeed %d: move %d, callback asked %u times (first about entity %u), the "
+                      "misdeed's call gave %d; log: %s",
+                      what, err, m.calls, m.met.id, m.answer, captured);
+        assert_true(m.calls >= 1);
+        if (what == DESTROY_WORLD) {
+            assert_int_equal(err, CT_ERR_STALE);
+            assert_non_null(strstr(captured, "destroyed by the character's contact callback"));
+            entity->destroy_batch(s.e, s.n);
+            continue;
+        }
+        assert_int_equal(err, 0);
+        if (what <= SET_DAMPING) {
+            if (what != STEP)
+                assert_int_equal(m.answer, CT_ERR_INVALID);
+            char want[256];
+            snprintf(want, sizeof want,
+                     "%s: world %p, entity %u: refused inside character %u's contact callback",
+                     calls[what], (void *)s.w,
+                     what == REMOVE_BODY || what == SET_DAMPING ? m.met.id
+                     : what == ADD_BODY                         ? spare.id
+                     : what == STEP                             ? 0u
+                                                                : c.id,
+                     c.id);
+            if (!strstr(captured, want))
+                fail_msg("'%s' does not hold '%s'", captured, want);
+            /* Nothing changed: the same bodies, the step not taken, the move as a good
+             * callback's. */
+            assert_int_equal(p4->body_count(s.w), bodies);
+            assert_int_equal(st.grounded, good.grounded);
+            assert_memory_equal(st.position, good.position, sizeof st.position);
+            assert_memory_equal(st.velocity, good.velocity, sizeof st.velocity);
+            float at[3];
+            assert_int_equal(p4->position(s.w, c, at), 0);
+            assert_true(at[0] == 0.0f && at[1] == 0.8f && at[2] == 0.0f);
+            ct_character_settings_t now;
+            assert_int_equal(p5->character_settings(s.w, c, &now), 0);
+            assert_float_equal(now.max_step, 0.35f, 0.0f);
+        } else {
+            /* The destroyed entity's body went when the move ended; the rest are there. */
+            const ct_entity_t gone = what == DESTROY_BODY ? m.met : c;
+            assert_int_equal(p4->body_count(s.w), bodies - 1);
+            float p[3];
+            assert_int_equal(p4->position(s.w, gone, p), CT_ERR_NOT_FOUND);
+            for (uint32_t k = 0; k < s.n; k++)
+                if (s.e[k].id != gone.id && s.e[k].id != spare.id)
+                    assert_int_equal(p4->position(s.w, s.e[k], p), 0);
+            /* The world steps on, and a move of what is left is asked about again. */
+            p4->simulate(s.w, step);
+            if (what == DESTROY_BODY)
+                assert_int_equal(p4->move_character(s.w, c, v, step, &st), 0);
+            else
+                assert_int_equal(p4->move_character(s.w, c, v, step, &st), CT_ERR_NOT_FOUND);
+            for (uint32_t k = 0; k < s.n; k++)
+                if (s.e[k].id == gone.id)
+                    s.e[k--] = s.e[--s.n];
+        }
+        (void)wall, (void)crate;
+        end_scene(&s);
+    }
+}
+
 /* The settings: add_character's are v4's; set_character_settings refuses NULL and each field out
  * of range (nothing changed), and both calls refuse what is no character. */
 static void test_settings_refusals(void **state)
@@ -1083,6 +1238,7 @@ int main(void)
         cmocka_unit_test(test_small_dynamic_bodies),
         cmocka_unit_test(test_characters_collide),
         cmocka_unit_test(test_contact_callback),
+        cmocka_unit_test(test_contact_callback_misbehaves),
         cmocka_unit_test(test_settings_refusals),
         cmocka_unit_test(test_lua_character),
         cmocka_unit_test(test_lua_rides_platform),

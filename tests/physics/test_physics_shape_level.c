@@ -67,7 +67,8 @@ static const char shapes_level[] =
 
 enum { FLOOR, ROCK, TABLE, ROCK_BALL, TABLE_BALL, UNDER_BALL, NUM };
 
-static void height_is(ct_entity_t e, const char *what, float expected)
+/* e rests at height `expected` (within 2 mm), slower than `speed` m/s. */
+static void height_within(ct_entity_t e, const char *what, float expected, float speed)
 {
     float p[3], v[3];
     assert_int_equal(p4->position(t->world, e, p), 0);
@@ -76,7 +77,12 @@ static void height_is(ct_entity_t e, const char *what, float expected)
                   (double)p[2], sqrt((double)(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])));
     if (!(fabsf(p[1] - expected) < 0.002f))
         fail_msg("%s rests at %.4f, not %.4f", what, (double)p[1], (double)expected);
-    assert_true(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < 0.01f * 0.01f);
+    assert_true(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < speed * speed);
+}
+
+static void height_is(ct_entity_t e, const char *what, float expected)
+{
+    height_within(e, what, expected, 0.01f);
 }
 
 static void test_balls_rest_on_the_rock_and_the_table(void **state)
@@ -175,7 +181,10 @@ static void test_a_turned_table_unit(void **state)
                      0);
     for (int k = 0; k < 240; k++)
         p4->simulate(t->world, 1.0f / 60.0f);
-    height_is(ball, "ball on the turned table", 0.95f);
+    /* The table sleeps when the ball lands: the ball's hit wakes it and moves it (1.5 mm), as
+     * it would an awake table, and the ball rolls on at 0.012 m/s (nothing slows a rolling
+     * ball). Taken for fixed, the sleeping table had stopped it dead. */
+    height_within(ball, "ball on the turned table", 0.95f, 0.02f);
     const ct_entity_t gone[3] = {floor, table, ball};
     t->entity->destroy_batch(gone, 3);
     t->resource->unload("unit", "units/table");
