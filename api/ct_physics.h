@@ -107,10 +107,12 @@
  *       non-finite points, sizes, rotations) naming the source's field
  *       ("body.shape.children[2].shape.points (coplanar: ...)"), and loading runs them again on
  *       the compiled bytes, so an edited blob is refused naming the field. Compiled bodies are of
- *       variable size (component format 4, ct_entity.h's CT_COMPONENT_VARIABLE_SIZE): a box
- *       takes 136 bytes in a level (184 in format 3), a 64-point hull 904; levels compiled with
- *       format 3 are refused with "recompile" (cuttle-compile compiles them again).
+ *       variable size (component format 5, ct_entity.h's CT_COMPONENT_VARIABLE_SIZE): a box
+ *       takes 144 bytes in a level (184 in format 3), a 64-point hull 912; levels compiled with
+ *       format 3 or 4 are refused with "recompile" (cuttle-compile compiles them again).
  *       Actor.shape reads the kind back.
+ *   v5: linear_damping = 0.5 angular_damping = 0.05 (1/s, each within [0, 1e3], default 0): the
+ *       body's damping (see set_damping: a crate in water, a wheel that settles).
  * Defaults: mass 1, restitution 0, friction 0.5, kind "dynamic", velocity 0, half_height 0.5.
  *   force_field = { radius = 6 force = "r = sqrt(x*x + z*z) + 0.5; fx = -z / r * 40; fy = 60; fz = x / r * 40" }
  *       (with ct.expr loaded) a force on every dynamic or kinematic body inside the sphere around
@@ -176,6 +178,8 @@
  *   Physics.set_character_settings(world, e, { max_step, max_slope, step_down, mass,
  *       max_strength })   (fields left out keep their values; add_character's table takes them
  *       too)   Physics.character_settings(world, e) -> that table (see Character settings)
+ *   Actor.set_damping(world, e, linear, angular)   Actor.damping(world, e) -> linear, angular
+ *       (1/s; see set_damping)
  * Unknown entities raise a Lua error naming them; refused values raise one naming the field.
  *
  * Hot reload. ct_physics.so can be rebuilt while the game runs (see ct_plugin.h): every world's
@@ -232,6 +236,7 @@ typedef struct ct_world_o ct_world_o;
 #define CT_PHYSICS_MAX_TORQUE 1.0e12f       /* N m, each component of a torque (v4) */
 #define CT_PHYSICS_MIN_INERTIA 1.0e-9f      /* kg m^2, a principal moment given in a desc (v4) */
 #define CT_PHYSICS_MAX_INERTIA 1.0e15f
+#define CT_PHYSICS_MAX_DAMPING 1.0e3f /* 1/s, a linear or angular damping (v5 set_damping) */
 
 /* ---- Event streams ---------------------------------------------------------------------- */
 
@@ -1047,11 +1052,13 @@ typedef struct ct_physics_api_v5 {
     /* ---- snapshots (v4): rollback ----
      * A snapshot is the world's dynamic state in one flat buffer the caller owns: every body's
      * position, rotation, velocities, pending forces and sleep, the contact caches that warm start
-     * the next step, the joints' impulses, the character movers and the point masses. Shapes,
+     * the next step, the joints' impulses, the character movers, the point masses and the pairs a
+     * continuous sweep reported touching (so the events after a restore are those of never having
+     * left). Shapes,
      * materials, filters, joints' settings and static bodies are the world's and stay out (by
      * reference): a snapshot restores only into the world it came from, with the same bodies and
      * point masses (none added or removed since, no body's kind or shape changed; checked by a
-     * digest of the bodies' entities and kinds, and by finding each contact again). About 120
+     * digest of the bodies' entities and kinds, and by finding each contact again). About 125
      * bytes an awake body in a resting pile (bench_physics' physics.snapshot_bytes_per_body).
      * Restoring then simulating gives bit for bit the states (and state_hash) of never having
      * left, which is what rollback networking needs: save every step, and on a late input
@@ -1161,6 +1168,33 @@ typedef struct ct_physics_api_v5 {
      * are still those of the last move made. Main thread. */
     uint32_t (*character_contacts)(ct_world_o *world, ct_entity_t e, ct_character_contact_t *out,
                                    uint32_t max);
+
+    /* ---- damping (v5) ----
+     * A body's damping slows it as water or air would: dv/dt = -linear v and dw/dt = -angular w
+     * (1/s), on top of gravity, forces and contacts. A crate in water, a wheel that settles, a
+     * pile that comes to rest sooner. Every body starts at 0 (no damping: its motion is exactly
+     * what it was before damping existed). Jolt's bodies default to 0.05 and 0.05; Box3D's to 0.
+     *
+     * Each solver step of h seconds (the rigid solver's substeps, dt / 4; the whole dt in a world
+     * whose bodies all translate only) adds that step's gravity and forces to the velocity and
+     * then divides it by 1 + h c: v' = (v + h a) / (1 + h c), the implicit Euler step of
+     * dv/dt = a - c v, as Box3D (and Box2D v3) damp. Chosen over Jolt's v (1 - h c) clamped at 0
+     * because it is stable and smooth for every c and h (it never stops a body dead in one step
+     * nor turns it back) and because it keeps the exact terminal speed: a body falling with
+     * damping c settles at g / c (a crate with linear damping 2 sinks at 4.905 m/s). Over a
+     * second it slows a free body a little less than exp(-c): at c = 1 and 60 Hz, to 0.3686 of
+     * its speed where exp(-1) is 0.3679. Only dynamic bodies are slowed (static and kinematic
+     * bodies keep the values for when they are read back). Damping is a setting, like friction:
+     * snapshots do not hold it, and a body's damping survives restore_snapshot as it is. */
+    /* Sets e's damping: linear (1/s, slows its velocity) and angular (1/s, slows its angular
+     * velocity), each within [0, CT_PHYSICS_MAX_DAMPING]. Takes effect from the next simulate();
+     * it neither wakes a sleeping body nor changes its velocities now. CT_ERR_NOT_FOUND without a
+     * body; CT_ERR_INVALID (logged naming the world, the entity and the field, linear_damping or
+     * angular_damping; nothing changed) for a value outside the range or NaN. */
+    int (*set_damping)(ct_world_o *world, ct_entity_t e, float linear, float angular);
+    /* e's damping into *linear and *angular (either may be NULL). CT_ERR_NOT_FOUND without a body
+     * (nothing written). */
+    int (*damping)(ct_world_o *world, ct_entity_t e, float *linear, float *angular);
 } ct_physics_api_v5;
 
 #ifdef __cplusplus

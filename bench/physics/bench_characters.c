@@ -7,7 +7,8 @@
  *   - a pyramid of ten static boxes, half extents (w, 0.15, w) with w = 4 - 0.4 i, at
  *     (-4, -1 + 0.3 i, 0): stairs of 0.3 m;
  *   - a wall of ten static pillars, half extents (0.1, 2.5, 0.1), at (2, 1, 2 + 0.2 z);
- *   - 100 dynamic boxes of half size 0.25 and 1 kg at (4 x - 20, 5, 4 z - 20);
+ *   - 100 dynamic boxes of half size 0.25 and 1 kg at (4 x - 20, 5, 4 z - 20), with Jolt's
+ *     default damping (0.05 linear and angular, bench_jolt_damping);
  *   - 100 characters on a 10 x 10 grid, feet at (4 x - 20, 2, 4 y - 20): upright capsules 1.35 m
  *     between their sphere centres, radius 0.3 (a kinematic body and its mover), stepping up
  *     0.4 m and keeping their feet 0.5 m down (Jolt's ExtendedUpdateSettings mWalkStairsStepUp
@@ -206,6 +207,7 @@ static void jolt_scene(physics__scene *s, crowd *c)
             physics__bodies_add_rigid(&s->bodies, (ct_entity_t){200000 + (uint32_t)(x * 10 + z)},
                                       &d);
         }
+    bench_jolt_damping(s);
     memset(c, 0, sizeof *c);
     c->n = 100;
     for (uint32_t k = 0; k < 100; k++) {

@@ -9,7 +9,8 @@
  *       diagonal 1 and height 1), density 1000, friction 0.5, restitution 0.6, dropped from
  *       15 + 2 k m at 7.5 m spacing onto a static mesh of 20,000 triangles (100 x 100 cells of
  *       3 m, heights 5 sin(50 x / 100) cos(50 z / 100), placed at (-150, 5, -150)); 500 steps of
- *       1/60 s, as Jolt's PerformanceTest runs it. Sleeping on (as Jolt's bodies sleep).
+ *       1/60 s, as Jolt's PerformanceTest runs it. Sleeping on (as Jolt's bodies sleep), and
+ *       Jolt's default damping, 0.05 linear and angular (bench_jolt_damping).
  *   physics.jolt_convex_vs_mesh_wall_steps_per_s  the same by the wall clock
  *   physics.jolt_convex_vs_mesh_below    bodies that end below the mesh surface under them (the
  *       issue asks 0)
@@ -81,6 +82,7 @@ static uint32_t convex_vs_mesh(physics__scene *s)
                 }
                 physics__bodies_add_rigid(&s->bodies, e, &d);
             }
+    bench_jolt_damping(s);
     return physics__bodies_find(&s->bodies, (ct_entity_t){1});
 }
 

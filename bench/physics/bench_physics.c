@@ -83,10 +83,11 @@
  *   physics.jolt_characters_steps_per_s (and its peer, climbed, on_top): see bench_characters.c
  *
  *   physics.snapshot_bytes_per_body  the rollback snapshot's size (physics_snapshot.c, format
- *                               4) over the bodies, on large_pyramid after 100 steps (every body
+ *                               5) over the bodies, on large_pyramid after 100 steps (every body
  *                               awake, each box resting on two: three contacts a body, whose
- *                               impulses are most of it; format 2 took 462). The snapshot test
- *                               holds its scene of tumbling crates under 128 too
+ *                               impulses and poses are most of it; format 4 took 140, format 2
+ *                               462). The snapshot tests hold their tumbling crates and a
+ *                               20-row pyramid under 128 too
  *   physics.snapshot_save_ms, physics.snapshot_restore_ms   on the same world: a save (sized
  *                               first) and a restore (which finds the recycled manifolds again),
  *                               ms of CPU, median of 5
@@ -942,7 +943,8 @@ static physics__v3 random_direction(void)
  * 0.5 whose centre is 0.5 m up the compound's y, and a box of half extents 0.5 x 0.125 x 0.125
  * 0.5 m along its x (with `compound` false, the capsule alone, which the scene had before we had
  * compounds). A compound's position is its centre of mass (Jolt places the compound's origin,
- * 0.35 m from it: at random as well). Gravity on, sleeping on, 60 Hz. */
+ * 0.35 m from it: at random as well). Gravity on, sleeping on, 60 Hz; Jolt's default damping
+ * (0.05 linear and angular, bench_jolt_damping). */
 static void jolt_high_speed_scene(physics__scene *s, bool compound)
 {
     const float half = 50.0f, wall = 0.2f, range = 0.9f * half;
@@ -1015,6 +1017,7 @@ static void jolt_high_speed_scene(physics__scene *s, bool compound)
             physics__bodies_add_rigid(&s->bodies, (ct_entity_t){k + 1}, &d);
         }
     }
+    bench_jolt_damping(s);
 }
 
 /* Runs the high-speed scene for `steps` steps: the bodies whose centre ever left the box (a
@@ -1216,6 +1219,12 @@ void bench_report(const char *name, double value, const char *unit) { report(nam
 double bench_median3(double v[3]) { return median3(v); }
 int bench_rounds(void) { return box3d_rounds; }
 double bench_cpu_ms(void) { return cpu_ms(); }
+void bench_jolt_damping(physics__scene *s)
+{
+    for (uint32_t i = 0; i < s->bodies.n; i++)
+        if (s->bodies.kind[i] == CT_BODY_DYNAMIC)
+            s->bodies.damping[i] = (physics__damping){0.05f, 0.05f};
+}
 double bench_jolt_peer(const char *scene, int steps, uint32_t *escaped)
 {
     return jolt_peer(scene, steps, escaped);

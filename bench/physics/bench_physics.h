@@ -25,6 +25,11 @@ double bench_jolt_peer(const char *scene, int steps, uint32_t *escaped);
  * cannot be built. */
 physics__mesh *bench_sine_mesh(ct_allocator_t *a, int n, float cell, float max_height, float freq);
 
+/* Jolt's default damping (BodyCreationSettings' mLinearDamping and mAngularDamping, 0.05 and
+ * 0.05 1/s) on every dynamic body of s: Jolt's scenes' replicas (ConvexVsMesh, HighSpeed,
+ * CharacterVirtual) set it so they compare like for like. Box3D's (b3DefaultBodyDef) is 0. */
+void bench_jolt_damping(physics__scene *s);
+
 /* The groups in files of their own. */
 void bench_convex_vs_mesh(void); /* bench_convex_mesh.c */
 void bench_jolt_characters(void); /* bench_characters.c */

@@ -211,6 +211,25 @@ function Actor.sensor_contents(world, e) end
 ---@return "box"|"sphere"|"capsule"|"hull"|"compound"|"mesh"
 function Actor.shape(world, e) end
 
+---Sets e's damping (1/s, each within [0, 1000]): linear slows its velocity, angular its spin, as
+---water or air would (dv/dt = -linear v). 0 is none, every body's default (Jolt's bodies have
+---0.05). Each solver step of h seconds divides the velocity by 1 + h c after gravity and forces,
+---so a falling body settles at g / c (api/ct_physics.h, set_damping). Only dynamic bodies are
+---slowed. Raises naming the entity and the field (linear_damping or angular_damping) for a value
+---out of range, or for an entity without a body.
+---@param world ct.World
+---@param e ct.Entity
+---@param linear number
+---@param angular number
+function Actor.set_damping(world, e, linear, angular) end
+
+---e's damping (1/s), as set by Actor.set_damping or the body's linear_damping and angular_damping.
+---@param world ct.World
+---@param e ct.Entity
+---@return number linear
+---@return number angular
+function Actor.damping(world, e) end
+
 ---Joins two bodies (b 0: the world) with a joint; lower, upper or cone_angle turn its limit on,
 ---motor_speed or max_motor_force its motor (api/ct_physics.h, Joints).
 ---@param world ct.World

@@ -1340,12 +1340,10 @@ static int s_restore(ct_world_o *w, const void *buffer, uint32_t size)
     physics__points *p = m ? points_of(w, "restore_snapshot") : NULL;
     if (!m)
         return CT_ERR_INVALID;
-    const char *bad = physics__snapshot_check(&m->scene, p, buffer, size);
-    if (bad) {
+    const char *bad = NULL;
+    const int err = physics__snapshot_restore_why(&m->scene, p, buffer, size, &bad);
+    if (bad)
         PHYSICS_LOG(CT_LOG_ERROR, "restore_snapshot: world %p: refused: %s", (void *)w, bad);
-        return CT_ERR_INVALID;
-    }
-    const int err = physics__snapshot_restore(&m->scene, p, buffer, size);
     if (err)
         return err;
     /* Every transform says what physics says again: the next step reads no teleport. */
@@ -1425,6 +1423,34 @@ static uint32_t b_sensor_contents(ct_world_o *w, ct_entity_t e, ct_entity_t *out
     return physics__sensors_inside(&m->scene, e.id, out, max);
 }
 
+/* ---- damping (v5) -------------------------------------------------------------------------- */
+
+static int b_set_damping(ct_world_o *w, ct_entity_t e, float linear, float angular)
+{
+    const body_ref r = find_body(w, e, "set_damping");
+    if (r.err)
+        return r.err;
+    const char *bad = physics__damping_error(linear, angular);
+    if (bad) {
+        refuse("set_damping", w, e, "%s refused (%g, %g)", bad, (double)linear, (double)angular);
+        return CT_ERR_INVALID;
+    }
+    r.b->damping[r.i] = (physics__damping){linear, angular};
+    return 0;
+}
+
+static int b_damping(ct_world_o *w, ct_entity_t e, float *linear, float *angular)
+{
+    const body_ref r = find_body(w, e, "damping");
+    if (r.err)
+        return r.err;
+    if (linear)
+        *linear = r.b->damping[r.i].linear;
+    if (angular)
+        *angular = r.b->damping[r.i].angular;
+    return 0;
+}
+
 /* The newest table; one member a line, so that appending merges cleanly. */
 static ct_physics_joint_t j_of(ct_world_o *w, ct_entity_t e)
 {
@@ -1446,6 +1472,8 @@ const ct_physics_api_v5 physics__api_v5 = {
     .character_settings = c_settings,
     .set_character_contact_callback = c_set_contact_callback,
     .character_contacts = c_contacts,
+    .set_damping = b_set_damping,
+    .damping = b_damping,
 };
 const ct_physics_api_v4 physics__api_v4 = {PHYSICS_V4_MEMBERS};
 

@@ -25,7 +25,7 @@ static const physics__soa_field bodies__fields[] = {
     BODY_FIELD(radius),      BODY_FIELD(locks),
     BODY_FIELD(rotates),     BODY_FIELD(synced_rotation),
     BODY_FIELD(hull),        BODY_FIELD(compound),
-    BODY_FIELD(mesh),
+    BODY_FIELD(mesh),        BODY_FIELD(damping),
 };
 #define BODY_NUM_FIELDS ((uint32_t)(sizeof bodies__fields / sizeof bodies__fields[0]))
 
@@ -53,6 +53,15 @@ const char *physics__body_desc_error(const ct_body_desc_t *d)
         return "position (each coordinate must be within +-1e5 m)";
     if (!v3_speed_ok(v3_load(d->velocity)))
         return "velocity (must be finite, at most 1e4 m/s)";
+    return NULL;
+}
+
+const char *physics__damping_error(float linear, float angular)
+{
+    if (!f_within(linear, 0.0f, CT_PHYSICS_MAX_DAMPING))
+        return "linear_damping (must be within [0, 1e3] 1/s)";
+    if (!f_within(angular, 0.0f, CT_PHYSICS_MAX_DAMPING))
+        return "angular_damping (must be within [0, 1e3] 1/s)";
     return NULL;
 }
 
@@ -280,6 +289,7 @@ int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_
     b->inv_mass[i] = dynamic ? 1.0f / d->mass : 0.0f;
     b->restitution[i] = d->restitution;
     b->friction[i] = d->friction;
+    b->damping[i] = (physics__damping){0.0f, 0.0f};
     b->layer[i] = 1u;
     b->mask[i] = UINT32_MAX;
     b->user_data[i] = 0;
@@ -455,6 +465,7 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e)
         b->inv_mass[i] = b->inv_mass[last];
         b->restitution[i] = b->restitution[last];
         b->friction[i] = b->friction[last];
+        b->damping[i] = b->damping[last];
         b->layer[i] = b->layer[last];
         b->mask[i] = b->mask[last];
         b->user_data[i] = b->user_data[last];

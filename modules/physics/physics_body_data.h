@@ -1,21 +1,22 @@
 /*
- * physics_body_data.h: a compiled "body" component (format 4), shared by the component's glue
+ * physics_body_data.h: a compiled "body" component (format 5), shared by the component's glue
  * (physics_component.c) and the shapes of body sources (physics_body_shapes.c).
  *
  * An instance is of variable size (CT_COMPONENT_VARIABLE_SIZE, ct_entity.h): a fixed head, then
  * what its shape needs and no more:
  *
  *   physics__body_head                     size (of the whole instance), the desc, the filter,
- *                                          flags, count and points (see below)
+ *                                          flags, count and points (see below), damping
  *   box, sphere, capsule: nothing          count 0, points 0
  *   mesh:     char name[count]             the collision_mesh's name with its NUL, count 2 to 64
  *   hull:     float xyz[3 * count]         its points, count 4 to 64 (the body's frame)
  *   compound: physics__body_child[count]   count 1 to PHYSICS_BODY_MAX_CHILDREN
  *             float xyz[3 * points]        the hull children's points, child after child
  *
- * Format 3 (the head's desc, a 64-byte mesh name, the filter and the flags, fixed at 184 bytes)
- * is not read: levels and units compiled with it are refused with "recompile" and
- * cuttle-compile compiles them again (ct_resource_api_v6.declare_format).
+ * Formats 3 (the head's desc, a 64-byte mesh name, the filter and the flags, fixed at 184 bytes)
+ * and 4 (this layout without the damping) are not read: levels and units compiled with them are
+ * refused with "recompile" and cuttle-compile compiles them again
+ * (ct_resource_api_v6.declare_format).
  */
 #ifndef PHYSICS_BODY_DATA_H
 #define PHYSICS_BODY_DATA_H
@@ -36,6 +37,7 @@ typedef struct physics__body_head {
     uint32_t flags;       /* PHYSICS_BODY_SENSOR, or 0 */
     uint32_t count;       /* mesh: name bytes; hull: points; compound: children; else 0 */
     uint32_t points;      /* compound: its hull children's points in all; else 0 */
+    float linear_damping, angular_damping; /* 1/s (v5 set_damping); default 0 */
 } physics__body_head;
 
 /* One child of a compound, in the body's frame (ct_compound_child_t without the pointer). */

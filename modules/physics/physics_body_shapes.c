@@ -1,6 +1,6 @@
 /*
  * physics_body_shapes.c: the shapes of body sources written as objects (component "body",
- * format 4, laid out in physics_body_data.h): compiling them, checking compiled ones at load and
+ * format 5, laid out in physics_body_data.h): compiling them, checking compiled ones at load and
  * adding their bodies at spawn.
  *
  *   shape = { type = "mesh" mesh = "meshes/terrain" }                 (static only)

@@ -259,10 +259,7 @@ static float ccd__separation(physics__bodies *b, uint32_t i, uint32_t j, float m
     physics__manifold_out m;
     physics__manifold(b, i, j, margin, false, &m);
     *normal = m.normal;
-    float least = INFINITY;
-    for (uint32_t q = 0; q < m.count; q++)
-        least = f_min(least, m.p[q].sep);
-    return least;
+    return physics__manifold_least(&m);
 }
 
 /* The first fraction in (0, best) at which the fast body comes within `target` of body j, or

@@ -289,10 +289,17 @@ static bool mover__accepts(const mover *m, uint32_t j, bool character,
     return c->accepted != 0;
 }
 
-/* Tests the capsule (placed) against body j: when an overlap is deeper than *deepest, it and the
- * way out, the point and j become the deepest (*hit). */
-static void mover__test(const mover *m, uint32_t j, bool character, float *deepest,
-                        physics__v3 *out, physics__v3 *point, uint32_t *hit)
+/* The deepest overlap a push has found so far (see mover__deepest). */
+typedef struct mover__hit {
+    float deepest;     /* negative */
+    physics__v3 out;   /* the way out of it, unit */
+    physics__v3 point; /* where they touch */
+    uint32_t body;     /* UINT32_MAX: none yet */
+} mover__hit;
+
+/* Tests the capsule (placed) against body j: when an overlap is deeper than h's, it and the way
+ * out, the point and j become h's. */
+static void mover__test(const mover *m, uint32_t j, bool character, mover__hit *h)
 {
     const physics__bodies *b = &m->s->bodies;
     physics__manifold_out mo;
@@ -307,11 +314,11 @@ static void mover__test(const mover *m, uint32_t j, bool character, float *deepe
     if (first == UINT32_MAX || !mover__accepts(m, j, character, &mo, first))
         return;
     for (uint32_t q = 0; q < mo.count; q++)
-        if (mo.p[q].sep - padding < *deepest) {
-            *deepest = mo.p[q].sep - padding;
-            *out = v3_scale(mo.normal, -1.0f);
-            *point = mo.p[q].point;
-            *hit = j;
+        if (mo.p[q].sep - padding < h->deepest) {
+            h->deepest = mo.p[q].sep - padding;
+            h->out = v3_scale(mo.normal, -1.0f);
+            h->point = mo.p[q].point;
+            h->body = j;
         }
 }
 
@@ -320,6 +327,38 @@ static inline bool mover__box_apart(physics__v3 at, physics__v3 e, physics__v3 l
 {
     return at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
            at.y + e.y < lo.y || at.z + e.z < lo.z;
+}
+
+/* What a walk over the crowd does with character j, which stands where it is this step for the
+ * call only; true ends the walk. */
+typedef bool (*mover__crowd_visit)(mover *m, uint32_t j, void *ctx);
+
+/* Visits the other characters whose boxes, where they are this step, meet [lo, hi] (in the
+ * crowd's order), each put there for its visit only: the grids keep where they stood. Whether a
+ * visit ended the walk. */
+static bool mover__walk_crowd(mover *m, physics__v3 lo, physics__v3 hi, mover__crowd_visit visit,
+                              void *ctx)
+{
+    physics__bodies *b = &m->s->bodies;
+    for (uint32_t k = 0; k < m->num_crowd; k++) {
+        const uint32_t j = m->crowd[k];
+        if (mover__box_apart(m->crowd_at[k], b->extent[j], lo, hi))
+            continue;
+        const physics__v3 was = b->position[j];
+        b->position[j] = m->crowd_at[k];
+        const bool stop = visit(m, j, ctx);
+        b->position[j] = was;
+        if (stop)
+            return true;
+    }
+    return false;
+}
+
+/* mover__deepest's visit of another character: the capsule tested against it (ctx: the hit). */
+static bool mover__test_character(mover *m, uint32_t j, void *ctx)
+{
+    mover__test(m, j, true, ctx);
+    return false;
 }
 
 /* The deepest overlap of the capsule at p with another body: that body (or UINT32_MAX), the way
@@ -339,27 +378,37 @@ static uint32_t mover__deepest(mover *m, physics__v3 p, physics__v3 *out, float 
         near = physics__scene_overlap_box(m->s, lo, hi, b->mask[m->self], &n);
         ids = true;
     }
-    uint32_t hit = UINT32_MAX;
-    *deepest = -MOVER_TOLERANCE;
+    mover__hit h = {.deepest = -MOVER_TOLERANCE, .body = UINT32_MAX};
     for (uint32_t k = 0; k < n; k++) {
         const uint32_t j = ids ? physics__bodies_find(b, (ct_entity_t){near[k]}) : near[k];
         if (j == m->self || !(b->layer[m->self] & b->mask[j]) ||
             (ids && mover__is_character(m->s, j)))
             continue;
-        mover__test(m, j, false, deepest, out, point, &hit);
+        mover__test(m, j, false, &h);
     }
-    /* The other characters, each where it is this step (put there for the test only). */
-    for (uint32_t k = 0; k < m->num_crowd; k++) {
-        const uint32_t j = m->crowd[k];
-        const physics__v3 at = m->crowd_at[k];
-        if (mover__box_apart(at, b->extent[j], lo, hi))
-            continue;
-        const physics__v3 was = b->position[j];
-        b->position[j] = at;
-        mover__test(m, j, true, deepest, out, point, &hit);
-        b->position[j] = was;
-    }
-    return hit;
+    mover__walk_crowd(m, lo, hi, mover__test_character, &h);
+    *out = h.out, *deepest = h.deepest, *point = h.point;
+    return h.body;
+}
+
+/* mover__in_crowd's visit: whether the capsule is more than MOVER_CROWD_OVERLAP into character j
+ * and this move's callback did not veto j. */
+static bool mover__into_character(mover *m, uint32_t j, void *ctx)
+{
+    (void)ctx;
+    const physics__bodies *b = &m->s->bodies;
+    physics__manifold_out mo;
+    physics__manifold(b, m->self, j, 0.0f, false, &mo);
+    bool in = false;
+    for (uint32_t q = 0; q < mo.count; q++)
+        in = in || mo.p[q].sep < -MOVER_CROWD_OVERLAP;
+    if (!in)
+        return false;
+    bool vetoed = false;
+    for (uint32_t c = 0; c < m->met->n; c++)
+        if (m->met->c[c].body == b->entity[j].id)
+            vetoed = !m->met->c[c].accepted;
+    return !vetoed;
 }
 
 /* Whether the capsule at p is more than MOVER_CROWD_OVERLAP into another character (one this
@@ -369,29 +418,7 @@ static bool mover__in_crowd(mover *m, physics__v3 p)
     physics__bodies *b = &m->s->bodies;
     b->position[m->self] = p;
     const physics__v3 lo = v3_sub(p, b->extent[m->self]), hi = v3_add(p, b->extent[m->self]);
-    for (uint32_t k = 0; k < m->num_crowd; k++) {
-        const uint32_t j = m->crowd[k];
-        const physics__v3 at = m->crowd_at[k];
-        if (mover__box_apart(at, b->extent[j], lo, hi))
-            continue;
-        const physics__v3 was = b->position[j];
-        b->position[j] = at;
-        physics__manifold_out mo;
-        physics__manifold(b, m->self, j, 0.0f, false, &mo);
-        b->position[j] = was;
-        bool in = false;
-        for (uint32_t q = 0; q < mo.count; q++)
-            in = in || mo.p[q].sep < -MOVER_CROWD_OVERLAP;
-        if (!in)
-            continue;
-        bool vetoed = false;
-        for (uint32_t c = 0; c < m->met->n; c++)
-            if (m->met->c[c].body == b->entity[j].id)
-                vetoed = !m->met->c[c].accepted;
-        if (!vetoed)
-            return true;
-    }
-    return false;
+    return mover__walk_crowd(m, lo, hi, mover__into_character, NULL);
 }
 
 /* Gathers the other characters whose boxes, where they are this step, come within pad of the box
@@ -412,10 +439,8 @@ static void mover__gather_crowd(mover *m, physics__v3 start, float dt)
         if (j == UINT32_MAX || j == m->self || !(b->layer[m->self] & b->mask[j]) ||
             !(b->mask[m->self] & b->layer[j]))
             continue;
-        const physics__v3 at = v3_add(b->position[j], v3_scale(b->velocity[j], dt)),
-                          e = b->extent[j];
-        if (at.x - e.x > hi.x || at.y - e.y > hi.y || at.z - e.z > hi.z || at.x + e.x < lo.x ||
-            at.y + e.y < lo.y || at.z + e.z < lo.z)
+        const physics__v3 at = v3_add(b->position[j], v3_scale(b->velocity[j], dt));
+        if (mover__box_apart(at, b->extent[j], lo, hi))
             continue;
         m->crowd[m->num_crowd] = j;
         m->crowd_at[m->num_crowd++] = at;

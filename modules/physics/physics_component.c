@@ -163,14 +163,14 @@ static bool compile_locks(const ct_data_o *src, uint32_t *locks, ct_compile_ctx_
     return true;
 }
 
-/* Why a compiled body's filter and flags are bad, or NULL. */
+/* Why a compiled body's filter, flags and damping are bad, or NULL. */
 static const char *body_flags_error(const physics__body_head *b)
 {
     if (b->flags & ~PHYSICS_BODY_SENSOR)
         return "flags (unknown bits)";
     if ((b->flags & PHYSICS_BODY_SENSOR) && b->desc.kind == CT_BODY_DYNAMIC)
         return "sensor (a dynamic body cannot be a sensor: make it static or kinematic)";
-    return NULL;
+    return physics__damping_error(b->linear_damping, b->angular_damping);
 }
 
 /* Reads an optional 32-bit filter (a whole number in [0, 4294967295]); false (reported) if
@@ -212,8 +212,8 @@ static const char *body_desc_error(const ct_rigid_body_desc_t *d)
 }
 
 /* A body source compiles to a physics__body_head (physics_body_data.h): a ct_rigid_body_desc_t
- * (v4), the filter and the sensor switch, followed by what a mesh, hull or compound shape needs.
- * `rotates = true` frees its rotation; without it a body translates only, as every body did
+ * (v4), the filter, the sensor switch and the damping (v5), followed by what a mesh, hull or
+ * compound shape needs. `rotates = true` frees its rotation; without it a body translates only, as every body did
  * before v4, so levels written then keep behaving as they did. The rotation comes from the
  * entity's transform at spawn. */
 static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_compile_ctx_o *ctx)
@@ -246,6 +246,8 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         {"sensor", CT_DATA_BOOL, 0},
         {"layer", CT_DATA_NUMBER, 0},
         {"mask", CT_DATA_NUMBER, 0},
+        {"linear_damping", CT_DATA_NUMBER, 0},
+        {"angular_damping", CT_DATA_NUMBER, 0},
     };
     if (!physics__m.resource->check_fields(ctx, src, "body", fields,
                                            sizeof fields / sizeof fields[0]))
@@ -285,7 +287,9 @@ static int compile_body(void *user_data, const ct_data_o *src, void *out, ct_com
         !compile_vec3(src, "angular_velocity", d.angular_velocity, ctx) ||
         !compile_vec3(src, "inertia", d.inertia, ctx) || !compile_locks(src, &locks, ctx) ||
         !compile_bits(src, "layer", &head.layer, ctx) ||
-        !compile_bits(src, "mask", &head.mask, ctx))
+        !compile_bits(src, "mask", &head.mask, ctx) ||
+        !compile_number(src, "linear_damping", &head.linear_damping, ctx) ||
+        !compile_number(src, "angular_damping", &head.angular_damping, ctx))
         return CT_ERR_BAD_DATA;
     d.kind = (uint32_t)kind;
     d.shape = object ? head.desc.shape : (uint32_t)shape;
@@ -381,6 +385,7 @@ static void spawn_bodies(void *manager, const ct_spawn_context_t *ctx, uint32_t 
             /* The filter first: a sensor keeps the body's filter as the one it sees with. */
             m->scene.bodies.layer[i] = in.layer;
             m->scene.bodies.mask[i] = in.mask;
+            m->scene.bodies.damping[i] = (physics__damping){in.linear_damping, in.angular_damping};
             if (in.flags & PHYSICS_BODY_SENSOR)
                 err = physics__sensors_set(&m->scene, i, true);
             if (err)
@@ -489,9 +494,9 @@ static const ct_component_type_t types[PHYSICS_NUM_TYPES] = {
  * (ct_resource_api_v6.declare_format): a change is a new number, so cuttle-compile compiles the
  * levels and units that hold them again and older blobs are refused ("recompile"). */
 #define POINT_MASS_FORMAT 1
-#define BODY_FORMAT 4 /* 2: the collision mesh's name after the description; 3: the filter and
+#define BODY_FORMAT 5 /* 2: the collision mesh's name after the description; 3: the filter and
                        * the sensor switch after it; 4: of variable size, with hulls and
-                       * compounds (physics_body_data.h) */
+                       * compounds (physics_body_data.h); 5: the damping in the head */
 
 int physics__register_components(void)
 {

@@ -324,9 +324,7 @@ void physics__compound_manifold(const physics__bodies *b, uint32_t i, uint32_t j
             physics__manifold(&p->b, 0, 1, margin, prefer_b, o);
             if (!o->count)
                 continue;
-            float least = INFINITY;
-            for (uint32_t k = 0; k < o->count; k++)
-                least = f_min(least, o->p[k].sep);
+            const float least = physics__manifold_least(o);
             const uint32_t at = num < MAX_PAIRS ? num++ : MAX_PAIRS - 1;
             pair_id[at] = (a * 64u + c + 1u) << 20;
             if (least < depth)
@@ -465,11 +463,8 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
                 /* Many children near: the whole manifold. */
                 physics__manifold_out m;
                 physics__compound_manifold(b, i, j, margin, false, &m);
-                float least = INFINITY;
-                for (uint32_t q = 0; q < m.count; q++)
-                    least = f_min(least, m.p[q].sep);
                 *normal = m.normal;
-                return least;
+                return physics__manifold_least(&m);
             }
             pair[num] = a * 64u + c, gap[num++] = g;
         }
@@ -490,9 +485,7 @@ float physics__compound_separation(const physics__bodies *b, uint32_t i, uint32_
         compound__place(p, 1, b, j, w.cj ? id % 64u : UINT32_MAX);
         physics__manifold_out o;
         physics__manifold(&p->b, 0, 1, margin, false, &o);
-        float least = INFINITY;
-        for (uint32_t k = 0; k < o.count; k++)
-            least = f_min(least, o.p[k].sep);
+        const float least = physics__manifold_least(&o);
         if (o.count && (least < depth || (least == depth && id < deepest)))
             depth = least, deepest = id, *normal = o.normal;
     }

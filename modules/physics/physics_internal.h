@@ -284,6 +284,19 @@ typedef struct physics__compound physics__compound;
 typedef struct physics__mesh physics__mesh;
 typedef struct physics__mesh_near physics__mesh_near;
 
+/* A body's damping (v5 set_damping), 1/s: dv/dt = -linear v, dw/dt = -angular w. */
+typedef struct physics__damping {
+    float linear, angular;
+} physics__damping;
+
+/* Velocity v after a step of h seconds under damping c (1/s): v / (1 + h c), the implicit Euler
+ * step of dv/dt = -c v (Box3D's and Box2D v3's Pade form, see set_damping in api/ct_physics.h).
+ * Applied after the forces of that step, so a body falling with damping c keeps exactly g / c. */
+static inline physics__v3 physics__damped(physics__v3 v, float c, float h)
+{
+    return v3_scale(v, 1.0f / (1.0f + h * c));
+}
+
 typedef struct physics__bodies {
     ct_allocator_t *a;
     uint32_t n, cap;
@@ -318,6 +331,9 @@ typedef struct physics__bodies {
     uint8_t *rotates;
     physics__quat *synced_rotation; /* rotation last written to / read from the transform */
     uint32_t num_rotating;          /* bodies with rotates set: the world uses the rigid solver */
+    /* v5: damping (set_damping); {0, 0} unless set, and a body at {0, 0} is never scaled (its
+     * velocities keep every bit). Only dynamic bodies are slowed. */
+    physics__damping *damping;
     /* v5: the hull of a CT_BODY_HULL body, which the body owns (allocated from `a`), else NULL.
      * A hull body's `half` bounds its corners on each axis. */
     physics__hull **hull;
@@ -340,6 +356,8 @@ bool physics__bodies_remove(physics__bodies *b, ct_entity_t e);
 uint32_t physics__bodies_find(const physics__bodies *b, ct_entity_t e);
 void physics__bodies_free(physics__bodies *b);
 const char *physics__body_desc_error(const ct_body_desc_t *d);
+/* v5: why a damping is bad ("linear_damping (must be ...)"), or NULL (NaN is outside). */
+const char *physics__damping_error(float linear, float angular);
 /* v4 bodies: why a desc is bad (the field and its range), or NULL; add one. */
 const char *physics__rigid_desc_error(const ct_rigid_body_desc_t *d);
 int physics__bodies_add_rigid(physics__bodies *b, ct_entity_t e, const ct_rigid_body_desc_t *d);
@@ -524,6 +542,16 @@ typedef struct physics__manifold_out {
     uint32_t count;
     physics__manifold_point p[PHYSICS_MANIFOLD_MAX_CLIP];
 } physics__manifold_out;
+
+/* The least separation of a manifold's points (INFINITY when it has none): how near two shapes
+ * are, for the sweeps (physics_ccd.c) and a compound's deepest child pair (physics_compound.c). */
+static inline float physics__manifold_least(const physics__manifold_out *m)
+{
+    float least = INFINITY;
+    for (uint32_t q = 0; q < m->count; q++)
+        least = f_min(least, m->p[q].sep);
+    return least;
+}
 
 /* The manifold of bodies i and j (any shapes), points within margin (m) of touching. prefer_b:
  * two boxes' reference face was j's last step (see physics_manifold.c). */
@@ -1181,6 +1209,10 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
                                     const void *buffer, uint32_t size);
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
                               uint32_t size);
+/* As physics__snapshot_restore, with why it was refused (CT_ERR_INVALID) in *why (else NULL): the
+ * snapshot read once, where a check then a restore read it twice. */
+int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const void *buffer,
+                                  uint32_t size, const char **why);
 
 /* Whether body i sits in the fixed grid. */
 static inline bool physics__fixed(const physics__bodies *b, uint32_t i)

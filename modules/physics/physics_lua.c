@@ -287,6 +287,38 @@ static int l_actor_add_force_at(lua_State *L)
     return actor_at(L, physics__api_v4.add_force_at, "Actor.add_force_at");
 }
 
+/* ---- v5: damping ---- */
+
+/* A Lua number as a float for a setter's range check: past the float range it is an infinity
+ * (which the check refuses naming the field), not an undefined conversion. */
+static float to_float(double v)
+{
+    return v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v;
+}
+
+/* Actor.set_damping(world, e, linear, angular) (1/s, see set_damping) */
+static int l_actor_set_damping(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.set_damping", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.set_damping");
+    const float linear = to_float(check__number(L_API, L, 3, "Actor.set_damping"));
+    const float angular = to_float(check__number(L_API, L, 4, "Actor.set_damping"));
+    return check_result(L, physics__api_v5.set_damping(w, e, linear, angular), "Actor.set_damping",
+                        e);
+}
+
+/* Actor.damping(world, e) -> linear, angular */
+static int l_actor_damping(lua_State *L)
+{
+    ct_world_o *w = check__world(L_API, L, 1, "Actor.damping", NULL);
+    const ct_entity_t e = check__entity(L_API, L, 2, "Actor.damping");
+    float linear = 0.0f, angular = 0.0f;
+    check_result(L, physics__api_v5.damping(w, e, &linear, &angular), "Actor.damping", e);
+    L_API->push_number(L, linear);
+    L_API->push_number(L, angular);
+    return 2;
+}
+
 /* ---- v4: joints ---- */
 
 /* Reads the optional field `key` of the table at idx: a number into *out (true), or nothing. */
@@ -687,6 +719,8 @@ void physics__register_lua(void)
         {"set_sensor", l_actor_set_sensor},
         {"is_sensor", l_actor_is_sensor},
         {"sensor_contents", l_actor_sensor_contents},
+        {"set_damping", l_actor_set_damping},
+        {"damping", l_actor_damping},
     };
     L_API->register_module("Physics", physics, sizeof physics / sizeof physics[0]);
     L_API->register_module("Actor", actor, sizeof actor / sizeof actor[0]);

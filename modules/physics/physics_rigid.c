@@ -6,10 +6,10 @@
  *      the speculative margin (2 cm plus what the pair can close in the step); each point finds
  *      its impulses of the last step by feature id (warm starting);
  *   3. RIGID_SUBSTEPS substeps of dt / RIGID_SUBSTEPS, each: gravity, forces and torques into
- *      velocities (with the implicit gyroscopic term), the warm start, one pass of soft contacts
- *      (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING, pushing out at most
- *      RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold was found, see
- *      RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
+ *      velocities (then damping, and the implicit gyroscopic term), the warm start, one pass of
+ *      soft contacts (a spring of RIGID_CONTACT_HERTZ, damping ratio RIGID_CONTACT_DAMPING,
+ *      pushing out at most RIGID_PUSH_SPEED) with friction in a cone (anchored where the manifold
+ *      was found, see RIGID_ANCHOR_SLIP), positions and rotations, then one relaxing pass
  *      without the push (so penetration is removed without adding velocity that lasts);
  *      (joints, physics_joints.c, are warm started before the contacts and solved after them in
  *      each pass);
@@ -683,6 +683,11 @@ static void rigid__velocities_range(void *user, uint32_t begin, uint32_t end)
             continue;
         x->v = v3_add(x->v, v3_scale(v3_add(s->gravity, v3_scale(b->force[i], x->inv_mass)), h));
         x->w = v3_add(x->w, v3_scale(rigid__mul(s->rigid.inv_i[i].m, b->torque[i]), h));
+        const physics__damping c = b->damping[i]; /* v5 set_damping; 0: every bit as before */
+        if (c.linear != 0.0f || c.angular != 0.0f) {
+            x->v = physics__damped(x->v, c.linear, h);
+            x->w = physics__damped(x->w, c.angular, h);
+        }
         const physics__v3 d = b->inv_inertia[i];
         if (!(b->locks[i] & CT_BODY_LOCK_ROTATION) && d.x > 0.0f && d.y > 0.0f && d.z > 0.0f) {
             const physics__quat q = b->rotation[i];

@@ -7,23 +7,31 @@
  * and kinds) gives back every bit the next steps read, so restore then simulate gives the state
  * hashes of never having left.
  *
- * Format 4 packs it without losing a bit, to 119 bytes an awake body in a resting pile
- * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid; format 2 took 462 there;
- * format 4 is format 3 with room for the several contacts a body and a mesh may have):
+ * It also keeps the pairs a continuous sweep reported touching that no contact has taken over
+ * (physics__ccd.reported): forgotten, the step after a restore reported the pair's contact again
+ * or never said it ended.
+ *
+ * Format 5 packs it without losing a bit, to 125 bytes an awake body in a resting pile
+ * (bench_physics' physics.snapshot_bytes_per_body on large_pyramid, format 4 took 140 there,
+ * format 2 462):
  *   - what the world makes again from the rest is left out: a body's world box (from its
  *     rotation), and a rigid contact's recycled manifold (its normal, anchors, separations and
  *     feature ids), which the restore finds again with physics__manifold at the poses, margin and
  *     reference face it was found with (physics__rigid_geo_find: the same inputs, the same bits);
- *   - those poses are mostly a body's pose now, or one written for it already (a code says
- *     which); the others are written as the difference of their float bits from the pose now in
- *     7-bit groups, which for a body that moved a little since is a couple of bytes a number;
+ *   - those poses are a body's pose now, or one written for it already (a three-bit code says
+ *     which of the last SEEN_POSES: the friction anchors renew a manifold once its bodies slid 5
+ *     mm, so a resting body's contacts were found at steps of their own, three or four poses a
+ *     body); the others are written as the difference of their float bits from a prediction
+ *     (pose_predict: the pose now, moved as the contact's other body moved since) in 7-bit
+ *     groups;
  *   - a body's rotation, velocities, pending forces and rest time appear only when some bit of
  *     them is set (a rotation's w as its difference from what x, y and z make it), a static body
- *     is a flag byte, and a contact's key is the difference from the one before (they are
- *     sorted), its impulses there only when set;
+ *     is a flag byte; a contact's key is a byte when it is what the contacts before predict
+ *     (the same neighbours as the body before's), its impulses there only when set, its sleep,
+ *     reference face and margin only when not those of a resting contact;
  *   - a contact's impulses are what the world keeps of them (physics__rigid_quantise: 20-bit
- *     block floats), written as the multiples of their step, and its margin, which the world
- *     rounds up to 2^-10 m, as that multiple;
+ *     block floats), written as the multiples of their step, each normal one after the first as
+ *     its difference from the one before;
  *   - joints, characters and point masses go member by member, zero members left out.
  * Damaged input is refused with the reason (the size, a count, a value out of ct_physics.h's
  * ranges, a manifold the world's shapes no longer give) and changes nothing: the whole snapshot
@@ -33,12 +41,13 @@
 #include <string.h>
 
 #define SNAPSHOT_MAGIC 0x53505443u /* "CTPS" */
-#define SNAPSHOT_VERSION 4u
+#define SNAPSHOT_VERSION 5u
 
 typedef struct snapshot__header {
     uint32_t magic, version, size;
     uint32_t bodies, rigid_cache, cache, joints, next_joint, characters, points;
-    uint32_t woke, pad;
+    uint32_t woke;
+    uint32_t reported; /* the pairs a sweep reported touching (physics__ccd.reported) */
     uint64_t digest; /* of the bodies' entities and kinds, in instance order */
 } snapshot__header;
 
@@ -54,33 +63,45 @@ enum {
     BODY_STATIC = 128u,  /* a static body at rest: nothing follows, nothing is restored */
 };
 
-/* A rigid contact is written as: its key (a's entity id as the difference from the contact
- * before's, then b's: from a's, minus one, or when a is the same from the contact before's b, with
- * its point count minus one in the low two bits), a flag byte, its margin, the poses written, its
- * impulses. A pair with a mesh may have several contacts (physics__manifolds), one after the other:
- * the second and later have b's difference 0 (format 4; format 3 had one contact a pair and
- * subtracted one there too). The flag byte: */
+/* A rigid contact is written as: a head varint, a flag byte, what its flags say follows (its
+ * sleep, reference face and margin), the poses written, its impulses.
+ *
+ * The head: the step from the contact before's a (entity id) in its low two bits (0, 1, 2, or 3
+ * with the rest of the step as a varint after the head), its point count minus one in the next
+ * two, and above them b as its offset from a (b's id - a's), zigzagged as the difference from
+ * the offset predicted for it: the k-th contact of an a takes the offset of the k-th contact of
+ * the a before (a pile's bodies touch the same neighbours: the next in the row, the two above),
+ * else the contact before's plus one (1 for the first of an a). The keys ascend: a pair with a
+ * mesh may have several contacts (physics__manifolds), one after the other, the same key. */
 enum {
     CONTACT_TOUCHING = 1u,
-    CONTACT_ASLEEP = 2u,
-    CONTACT_PREFER_B = 4u, /* its manifold was found asking for b's reference face */
-    CONTACT_IMPULSES = 8u, /* its impulses follow (else all are zero) */
-    CONTACT_POSE_A = 4u,   /* the shift of a's pose code (two bits), then b's */
-    CONTACT_POSE_B = 6u,
+    CONTACT_EXTRAS = 2u, /* sleep, reference face or margin differ from a resting contact's: a
+                          * varint follows, (margin code << 2) | prefer_b << 1 | asleep */
+    CONTACT_POSE_A = 2u, /* the shift of a's pose code (three bits), then b's */
+    CONTACT_POSE_B = 5u,
 };
 
 /* How each of the two poses a contact's manifold was found at is written. Contacts found in the
  * same step share their bodies' poses then, and a static or sleeping body has not moved since. */
 enum {
     POSE_NOW = 0u,     /* the body's pose now (as the snapshot has it) */
-    POSE_SEEN = 1u,    /* the last pose written for this body */
-    POSE_WRITTEN = 2u, /* its seven numbers follow (out_float_near from the pose now) */
-    POSE_OLDER = 3u,   /* the one written for this body before that */
+    POSE_WRITTEN = 1u, /* its seven numbers follow (out_float_near from pose_predict) */
+    POSE_SEEN = 2u,    /* POSE_SEEN + k: the k-th last pose written for this body, k < SEEN_POSES */
 };
 
-/* The impulses' exponent that says they follow as seven plain floats (never: the world keeps them
- * quantised, physics__rigid_quantise, but a snapshot need not trust that). */
-#define IMPULSES_PLAIN 1000
+/* The poses remembered per body. A body of a resting pile meets each of its neighbours with a
+ * manifold found at some step of its own: three or four poses a body, written once each. */
+#define SEEN_POSES 4u
+
+/* The impulses' head varint: none (all zero), seven plain floats (never: the world keeps them
+ * quantised, physics__rigid_quantise, but a snapshot need not trust that), or else
+ * IMPULSES_STEP + zigzag(x), x the exponent of the step they are multiples of. */
+#define IMPULSES_NONE 0u
+#define IMPULSES_PLAIN 1u
+#define IMPULSES_STEP 2u
+
+/* The contacts of an a whose offsets predict the next a's. */
+#define KEY_GROUP 8u
 
 typedef struct snapshot__point {
     uint32_t entity;
@@ -275,18 +296,17 @@ static bool pose_equal(const snapshot__pose *x, physics__v3 p, physics__quat q)
     return !memcmp(&x->p, &p, sizeof p) && !memcmp(&x->q, &q, sizeof q);
 }
 
-/* Per body instance, the last two poses contacts wrote (or read) for it: a body whose contacts
- * were found at two steps (some recycled, some found anew) has each written once. */
+/* Per body instance, the last SEEN_POSES poses written for it (most recent first). */
 typedef struct snapshot__seen {
-    snapshot__pose pose[2];
+    snapshot__pose pose[SEEN_POSES];
     uint32_t set; /* how many of them are set */
 } snapshot__seen;
 
 static void seen_push(snapshot__seen *x, snapshot__pose pose)
 {
-    x->pose[1] = x->pose[0];
+    memmove(&x->pose[1], &x->pose[0], (SEEN_POSES - 1u) * sizeof x->pose[0]);
     x->pose[0] = pose;
-    x->set = x->set < 2u ? x->set + 1u : 2u;
+    x->set = x->set < SEEN_POSES ? x->set + 1u : SEEN_POSES;
 }
 
 static void *scratch_alloc(const physics__scene *s, size_t n)
@@ -310,24 +330,42 @@ static uint32_t pose_code(snapshot__seen *seen, uint32_t i, physics__v3 now_p, p
     const snapshot__pose x = {p, q};
     if (pose_equal(&x, now_p, now_q))
         return POSE_NOW;
-    if (seen[i].set > 0 && pose_equal(&seen[i].pose[0], p, q))
-        return POSE_SEEN;
-    if (seen[i].set > 1 && pose_equal(&seen[i].pose[1], p, q))
-        return POSE_OLDER;
+    for (uint32_t k = 0; k < seen[i].set; k++)
+        if (pose_equal(&seen[i].pose[k], p, q))
+            return POSE_SEEN + k;
     seen_push(&seen[i], x);
     return POSE_WRITTEN;
 }
 
-static void out_pose(snapshot__out *o, physics__v3 now_p, physics__quat now_q, physics__v3 p,
-                     physics__quat q)
+/* What a written pose is told apart from: the body's pose now, moved as the contact's other body
+ * moved since (its pose then, `other`, against its pose now): a pile settles and sways as one, so
+ * the two bodies of a contact moved alike. Float operations on stored floats only (the reader
+ * makes the same bits); with no other (NULL) the pose now. */
+static snapshot__pose pose_predict(physics__v3 now_p, physics__quat now_q,
+                                   const snapshot__pose *other, physics__v3 other_now_p,
+                                   physics__quat other_now_q)
 {
-    out_float_near(o, p.x, now_p.x);
-    out_float_near(o, p.y, now_p.y);
-    out_float_near(o, p.z, now_p.z);
-    out_float_near(o, q.x, now_q.x);
-    out_float_near(o, q.y, now_q.y);
-    out_float_near(o, q.z, now_q.z);
-    out_float_near(o, q.w, now_q.w);
+    snapshot__pose x = {now_p, now_q};
+    if (!other)
+        return x;
+    const float d[7] = {other->p.x - other_now_p.x, other->p.y - other_now_p.y,
+                        other->p.z - other_now_p.z, other->q.x - other_now_q.x,
+                        other->q.y - other_now_q.y, other->q.z - other_now_q.z,
+                        other->q.w - other_now_q.w};
+    x.p.x += d[0], x.p.y += d[1], x.p.z += d[2];
+    x.q.x += d[3], x.q.y += d[4], x.q.z += d[5], x.q.w += d[6];
+    return x;
+}
+
+static void out_pose(snapshot__out *o, const snapshot__pose *near, physics__v3 p, physics__quat q)
+{
+    out_float_near(o, p.x, near->p.x);
+    out_float_near(o, p.y, near->p.y);
+    out_float_near(o, p.z, near->p.z);
+    out_float_near(o, q.x, near->q.x);
+    out_float_near(o, q.y, near->q.y);
+    out_float_near(o, q.z, near->q.z);
+    out_float_near(o, q.w, near->q.w);
 }
 
 /* A unit quaternion's w as far as x, y and z say (its size; the sign is written apart). */
@@ -406,65 +444,158 @@ _Static_assert(sizeof(physics__joint) % 4 == 0 && sizeof(physics__joint) <= 4 * 
 _Static_assert(sizeof(physics__character) % 4 == 0 && sizeof(snapshot__point) % 4 == 0,
                "characters and point masses are packed as 4-byte words");
 
-/* A contact's margin: the world rounds it up to a multiple of 2^-10 m (physics_rigid.c), written
- * as that multiple (a byte for a resting contact), else as a float. */
-static void out_margin(snapshot__out *o, float margin)
+/* The margin of a contact found between bodies at rest against each other, physics_rigid.c's
+ * rounding of SOLVER_MARGIN up to a multiple of 2^-10 m, as that multiple. */
+static int64_t margin_rest(void)
+{
+    return (int64_t)ceilf(SOLVER_MARGIN * 1024.0f);
+}
+
+/* A contact's margin as a number: the world rounds it up to a multiple of 2^-10 m
+ * (physics_rigid.c), told by that multiple's difference from margin_rest (zigzag, low bit 0),
+ * else by its float's from SOLVER_MARGIN (low bit 1). */
+static uint64_t margin_code(float margin)
 {
     const float k = ldexpf(margin, 10);
     if (k >= 0.0f && k < 268435456.0f && k == rintf(k) && !signbit(margin))
-        out_varint(o, (uint64_t)k << 1);
-    else {
-        const uint64_t d = zigzag(float_order(margin) - float_order(SOLVER_MARGIN));
-        out_varint(o, d << 1 | 1u);
+        return zigzag((int64_t)k - margin_rest()) << 1;
+    return zigzag(float_order(margin) - float_order(SOLVER_MARGIN)) << 1 | 1u;
+}
+
+static float margin_of_code(uint64_t v)
+{
+    if (v >> 34)
+        return NAN;
+    if (!(v & 1u)) {
+        const int64_t k = margin_rest() + unzigzag(v >> 1);
+        return k < 0 || k >= 268435456 ? NAN : ldexpf((float)k, -10);
     }
-}
-
-static float in_margin(snapshot__in *in)
-{
-    const uint64_t v = in_varint(in);
-    if (!(v & 1u))
-        return v >> 29 ? NAN : ldexpf((float)(v >> 1), -10);
     const int64_t k = float_order(SOLVER_MARGIN) + unzigzag(v >> 1);
-    return v >> 34 || k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff ? NAN
-                                                                             : float_of_order(k);
+    return k < -(int64_t)0x80000000 || k > (int64_t)0x7fffffff ? NAN : float_of_order(k);
 }
 
-/* A contact's seven impulses: the normal ones, then friction and twist. */
-static void impulses_of(const physics__rigid_cached *c, float v[7])
+/* A contact's impulses as written: its n normal ones, then friction and twist. */
+static uint32_t impulses_of(const physics__rigid_cached *c, uint32_t n, float v[7])
 {
-    for (uint32_t q = 0; q < PHYSICS_MANIFOLD_POINTS; q++)
-        v[q] = q < c->count ? c->jn[q] : 0.0f;
-    v[4] = c->f1, v[5] = c->f2, v[6] = c->twist;
+    for (uint32_t q = 0; q < n; q++)
+        v[q] = c->jn[q];
+    v[n] = c->f1, v[n + 1] = c->f2, v[n + 2] = c->twist;
+    return n + 3u;
 }
 
-/* The impulses as multiples of 2^x, the exponent physics__rigid_quantise rounded them with (or,
- * should they not all be multiples of it, plain). */
-static void out_impulses(snapshot__out *o, const physics__rigid_cached *c)
+/* The impulses (IMPULSES_*): as multiples of 2^x, the exponent physics__rigid_quantise rounded
+ * them with (or, should they not all be multiples of it, plain). The first normal impulse as its
+ * multiple, the next ones as the difference from the one before (a face's points carry alike),
+ * friction and twist as theirs (all zigzagged). */
+static void out_impulses(snapshot__out *o, const physics__rigid_cached *c, uint32_t n)
 {
     float v[7], largest = 0.0f;
-    impulses_of(c, v);
-    for (int k = 0; k < 7; k++)
+    const uint32_t count = impulses_of(c, n, v);
+    if (!any_bit(v, count * sizeof *v)) {
+        out_varint(o, IMPULSES_NONE);
+        return;
+    }
+    for (uint32_t k = 0; k < count; k++)
         largest = f_max(largest, fabsf(v[k]));
-    int x = largest > PHYSICS_IMPULSE_TINY ? physics__impulse_exponent(largest) : IMPULSES_PLAIN;
+    bool plain = !(largest > PHYSICS_IMPULSE_TINY);
+    int x = plain ? 0 : physics__impulse_exponent(largest);
     /* Rounding may have carried the largest to the next power of two: a step down covers it. */
-    for (int tries = 0; tries < 2 && x != IMPULSES_PLAIN; tries++) {
+    for (int tries = 0; tries < 2 && !plain; tries++) {
         bool exact = true;
-        for (int k = 0; k < 7; k++) {
+        for (uint32_t k = 0; k < count; k++) {
             const float m = ldexpf(v[k], -x);
             exact = exact && m == rintf(m) && fabsf(m) < 4194304.0f && !signbit(v[k] + 0.0f) ==
                                                                        !signbit(v[k]);
         }
         if (exact)
             break;
-        x = tries ? IMPULSES_PLAIN : x - 1;
+        plain = tries == 1;
+        x--;
     }
-    out_varint(o, zigzag(x));
-    for (int k = 0; k < 7; k++) {
-        if (x == IMPULSES_PLAIN)
-            out_put(o, &v[k], sizeof v[k]);
-        else
-            out_varint(o, zigzag((int64_t)ldexpf(v[k], -x)));
+    if (plain) {
+        out_varint(o, IMPULSES_PLAIN);
+        out_put(o, v, count * sizeof *v);
+        return;
     }
+    out_varint(o, IMPULSES_STEP + zigzag(x));
+    int64_t before = 0;
+    for (uint32_t k = 0; k < count; k++) {
+        const int64_t m = (int64_t)ldexpf(v[k], -x);
+        out_varint(o, zigzag(k > 0 && k < n ? m - before : m));
+        before = m;
+    }
+}
+
+/* The prediction of contact keys (see the head's comment), the same for writing and reading. */
+typedef struct snapshot__keys {
+    uint32_t last_a, last_b;
+    uint32_t k;      /* contacts of the current a so far */
+    uint32_t prev_n; /* offsets kept of the a before */
+    int64_t last_offset;
+    int64_t prev[KEY_GROUP], offset[KEY_GROUP];
+} snapshot__keys;
+
+/* A new a begins. */
+static void keys_next_a(snapshot__keys *x)
+{
+    memcpy(x->prev, x->offset, sizeof x->prev);
+    x->prev_n = x->k < KEY_GROUP ? x->k : KEY_GROUP;
+    x->k = 0;
+}
+
+static int64_t keys_predict(const snapshot__keys *x)
+{
+    return x->k < x->prev_n ? x->prev[x->k] : x->k ? x->last_offset + 1 : 1;
+}
+
+static void keys_take(snapshot__keys *x, uint32_t ea, uint32_t eb)
+{
+    const int64_t offset = (int64_t)eb - (int64_t)ea;
+    if (x->k < KEY_GROUP)
+        x->offset[x->k] = offset;
+    x->k++;
+    x->last_offset = offset;
+    x->last_a = ea, x->last_b = eb;
+}
+
+/* One rigid contact (i, j: its bodies' instances). */
+static void out_contact(snapshot__out *o, const physics__bodies *b, snapshot__seen *seen,
+                        snapshot__keys *keys, const physics__rigid_cached *c, uint32_t i,
+                        uint32_t j)
+{
+    const physics__rigid_geo *g = &c->geo;
+    const uint32_t n = c->count < PHYSICS_MANIFOLD_POINTS ? c->count : PHYSICS_MANIFOLD_POINTS;
+    const uint32_t ea = (uint32_t)(c->key >> 32), eb = (uint32_t)c->key;
+    const uint32_t step = ea - keys->last_a;
+    if (step)
+        keys_next_a(keys);
+    const int64_t miss = (int64_t)eb - (int64_t)ea - keys_predict(keys);
+    out_varint(o, zigzag(miss) << 4 | (uint64_t)(n - 1u) << 2 | (step < 3u ? step : 3u));
+    if (step >= 3u)
+        out_varint(o, step - 3u);
+    keys_take(keys, ea, eb);
+    const uint32_t code_a = pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
+    const uint32_t code_b = pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
+    /* (Margin code 0: the margin of a pair at rest against each other.) */
+    const bool extras = c->asleep || g->prefer_b || margin_code(g->margin) != 0u;
+    out_u8(o, (uint8_t)((c->touching ? CONTACT_TOUCHING : 0u) | (extras ? CONTACT_EXTRAS : 0u) |
+                        code_a << CONTACT_POSE_A | code_b << CONTACT_POSE_B));
+    if (extras)
+        out_varint(o, margin_code(g->margin) << 2 | (g->prefer_b ? 2u : 0u) | (c->asleep ? 1u : 0u));
+    /* a's pose is told from b's when b's is known already, b's from a's always. */
+    const snapshot__pose then_a = {g->pa, g->qa}, then_b = {g->pb, g->qb};
+    if (code_a == POSE_WRITTEN) {
+        const snapshot__pose near =
+            pose_predict(b->position[i], b->rotation[i], code_b == POSE_WRITTEN ? NULL : &then_b,
+                         b->position[j], b->rotation[j]);
+        out_pose(o, &near, g->pa, g->qa);
+    }
+    if (code_b == POSE_WRITTEN) {
+        const snapshot__pose near = pose_predict(b->position[j], b->rotation[j], &then_a,
+                                                 b->position[i], b->rotation[i]);
+        out_pose(o, &near, g->pb, g->qb);
+    }
+    out_impulses(o, c, n);
 }
 
 /* Everything after the header, into o (counted only when o->at is NULL). */
@@ -503,37 +634,21 @@ static void snapshot__write(const physics__scene *s, const physics__points *p, s
         if (flags & BODY_TORQUE)
             out_put(o, &b->torque[i], sizeof(physics__v3));
     }
-    uint32_t last_a = 0, last_b = 0;
+    snapshot__keys keys = {0};
     for (uint32_t k = 0; k < s->rigid.num_cache; k++) {
         /* (A pair's contacts follow each other, sub 0, 1, ...: physics_rigid.c keeps them so.) */
         const physics__rigid_cached *c = &s->rigid.cache[k];
-        const physics__rigid_geo *g = &c->geo;
-        const uint32_t n = c->count < PHYSICS_MANIFOLD_POINTS ? c->count : PHYSICS_MANIFOLD_POINTS;
-        const uint32_t ea = (uint32_t)(c->key >> 32), eb = (uint32_t)c->key;
-        const uint32_t i = physics__bodies_find(b, (ct_entity_t){ea}),
-                       j = physics__bodies_find(b, (ct_entity_t){eb});
-        if (i == UINT32_MAX || j == UINT32_MAX || !n)
-            continue; /* never: a cached contact has points, and its bodies are there */
-        const uint32_t code_a = pose_code(seen, i, b->position[i], b->rotation[i], g->pa, g->qa);
-        const uint32_t code_b = pose_code(seen, j, b->position[j], b->rotation[j], g->pb, g->qb);
-        float v[7];
-        impulses_of(c, v);
-        const bool impulses = any_bit(v, sizeof v);
-        out_varint(o, ea - last_a);
-        out_varint(o, (uint64_t)(ea == last_a ? eb - last_b : eb - ea - 1u) << 2 | (n - 1u));
-        last_a = ea, last_b = eb;
-        out_u8(o, (uint8_t)((c->touching ? CONTACT_TOUCHING : 0u) |
-                            (c->asleep ? CONTACT_ASLEEP : 0u) |
-                            (g->prefer_b ? CONTACT_PREFER_B : 0u) |
-                            (impulses ? CONTACT_IMPULSES : 0u) | code_a << CONTACT_POSE_A |
-                            code_b << CONTACT_POSE_B));
-        out_margin(o, g->margin);
-        if (code_a == POSE_WRITTEN)
-            out_pose(o, b->position[i], b->rotation[i], g->pa, g->qa);
-        if (code_b == POSE_WRITTEN)
-            out_pose(o, b->position[j], b->rotation[j], g->pb, g->qb);
-        if (impulses)
-            out_impulses(o, c);
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)(c->key >> 32)}),
+                       j = physics__bodies_find(b, (ct_entity_t){(uint32_t)c->key});
+        if (i != UINT32_MAX && j != UINT32_MAX && c->count)
+            out_contact(o, b, seen, &keys, c, i, j);
+        /* (else never: a cached contact has points, and its bodies are there) */
+    }
+    /* The pairs a sweep reported touching, as their keys' steps from the one before. */
+    uint64_t last = 0;
+    for (uint32_t k = 0; k < s->ccd.num_reported; k++) {
+        out_varint(o, s->ccd.reported[k] - last);
+        last = s->ccd.reported[k];
     }
     out_put(o, s->cache, (size_t)s->num_cache * sizeof *s->cache);
     for (uint32_t k = 0; k < s->joints.n; k++)
@@ -577,7 +692,7 @@ uint32_t physics__snapshot_save(const physics__scene *s, const physics__points *
                                 s->characters.n,
                                 p ? p->n : 0u,
                                 s->woke,
-                                0,
+                                s->ccd.num_reported,
                                 bodies_digest(b)};
     const size_t seen_size = (size_t)b->n * sizeof(snapshot__seen);
     snapshot__seen *seen = scratch_alloc(s, seen_size);
@@ -603,6 +718,7 @@ typedef struct snapshot__read {
     physics__joint *joints;
     physics__character *characters;
     snapshot__point *points;
+    uint64_t *reported; /* the pairs a sweep reported touching */
 } snapshot__read;
 
 static void read_free(const physics__scene *s, snapshot__read *r)
@@ -617,6 +733,7 @@ static void read_free(const physics__scene *s, snapshot__read *r)
     scratch_free(s, r->joints, (size_t)r->h.joints * sizeof *r->joints);
     scratch_free(s, r->characters, (size_t)r->h.characters * sizeof *r->characters);
     scratch_free(s, r->points, (size_t)r->h.points * sizeof *r->points);
+    scratch_free(s, r->reported, (size_t)r->h.reported * sizeof *r->reported);
     memset(r, 0, sizeof *r);
 }
 
@@ -627,6 +744,17 @@ static bool quat_ok(physics__quat q)
 {
     const float l = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
     return isfinite(l) && fabsf(l - 1.0f) < 1e-3f;
+}
+
+/* Whether a velocity read is one a world can hold: the step clamps a body's speeds to `max`
+ * (ct_physics.h's ranges) as it integrates them, but the contacts solved after may leave a light
+ * body faster until the next step (a 0.1 kg bar hit at 250 m/s off its centre spins at 1,300
+ * rad/s), and a snapshot of the world as it is must restore. A thousand times the range keeps
+ * out what damage makes of the bits (NaN, infinities, numbers whose squares overflow). */
+static bool speed_ok(physics__v3 v, float max)
+{
+    const float limit = 1000.0f * max;
+    return v3_within(v, limit) && v3_dot(v, v) <= limit * limit;
 }
 
 /* The bodies, into r->body (static ones from the world). */
@@ -661,9 +789,8 @@ static const char *read_bodies(const physics__scene *s, snapshot__read *r, snaps
             return "a body's position in the snapshot is out of range";
         if (!quat_ok(x->rotation))
             return "a body's rotation in the snapshot is not a unit quaternion";
-        if (!v3_speed_ok(x->velocity) ||
-            !(v3_dot(x->angular, x->angular) <=
-              CT_PHYSICS_MAX_ANGULAR_SPEED * CT_PHYSICS_MAX_ANGULAR_SPEED))
+        if (!speed_ok(x->velocity, CT_PHYSICS_MAX_SPEED) ||
+            !speed_ok(x->angular, CT_PHYSICS_MAX_ANGULAR_SPEED))
             return "a body's velocity in the snapshot is out of range";
         if (!v3_within(x->force, CT_PHYSICS_MAX_FORCE) ||
             !v3_within(x->torque, CT_PHYSICS_MAX_TORQUE))
@@ -674,99 +801,140 @@ static const char *read_bodies(const physics__scene *s, snapshot__read *r, snaps
     return NULL;
 }
 
-/* A pose of body i written with `code` (the bodies already read). */
-static bool read_pose(snapshot__read *r, uint32_t i, uint32_t code, snapshot__in *in,
-                      physics__v3 *p, physics__quat *q)
+/* A pose of body i not written (`code` says which), into *x; false when there is no such one. */
+static bool known_pose(const snapshot__read *r, uint32_t i, uint32_t code, snapshot__pose *x)
 {
-    const snapshot__body *x = &r->body[i];
     if (code == POSE_NOW) {
-        *p = x->position, *q = x->rotation;
+        *x = (snapshot__pose){r->body[i].position, r->body[i].rotation};
         return true;
     }
-    if (code == POSE_SEEN || code == POSE_OLDER) {
-        const uint32_t slot = code == POSE_OLDER;
-        if (r->seen[i].set <= slot)
-            return false;
-        *p = r->seen[i].pose[slot].p, *q = r->seen[i].pose[slot].q;
-        return true;
-    }
-    p->x = in_float_near(in, x->position.x);
-    p->y = in_float_near(in, x->position.y);
-    p->z = in_float_near(in, x->position.z);
-    q->x = in_float_near(in, x->rotation.x);
-    q->y = in_float_near(in, x->rotation.y);
-    q->z = in_float_near(in, x->rotation.z);
-    q->w = in_float_near(in, x->rotation.w);
-    if (!in->ok || !v3_within(*p, CT_PHYSICS_MAX_POSITION) || !quat_ok(*q))
+    if (code < POSE_SEEN || code - POSE_SEEN >= r->seen[i].set)
         return false;
-    seen_push(&r->seen[i], (snapshot__pose){*p, *q});
+    *x = r->seen[i].pose[code - POSE_SEEN];
     return true;
+}
+
+/* A written pose of body i, told from `near`, into *x (and remembered). */
+static bool read_pose(snapshot__read *r, uint32_t i, const snapshot__pose *near, snapshot__in *in,
+                      snapshot__pose *x)
+{
+    x->p.x = in_float_near(in, near->p.x);
+    x->p.y = in_float_near(in, near->p.y);
+    x->p.z = in_float_near(in, near->p.z);
+    x->q.x = in_float_near(in, near->q.x);
+    x->q.y = in_float_near(in, near->q.y);
+    x->q.z = in_float_near(in, near->q.z);
+    x->q.w = in_float_near(in, near->q.w);
+    if (!in->ok || !v3_within(x->p, CT_PHYSICS_MAX_POSITION) || !quat_ok(x->q))
+        return false;
+    seen_push(&r->seen[i], *x);
+    return true;
+}
+
+/* A contact's impulses (out_impulses) into c; NULL, or why not. */
+static const char *read_impulses(snapshot__in *in, physics__rigid_cached *c, uint32_t n)
+{
+    float v[7] = {0};
+    const uint32_t count = n + 3u;
+    const uint64_t head = in_varint(in);
+    if (head == IMPULSES_PLAIN) {
+        in_take(in, v, count * sizeof *v);
+    } else if (head != IMPULSES_NONE) {
+        const int64_t x = head >> 12 ? 1000 : unzigzag(head - IMPULSES_STEP);
+        if (x < -400 || x > 400)
+            in->ok = false;
+        int64_t before = 0;
+        for (uint32_t k = 0; k < count && in->ok; k++) {
+            const uint64_t z = in_varint(in);
+            const int64_t d = z >> 48 ? INT64_MAX / 2 : unzigzag(z);
+            const int64_t m = k > 0 && k < n ? before + d : d;
+            if (m <= -(1 << 22) || m >= (1 << 22))
+                in->ok = false;
+            v[k] = in->ok ? ldexpf((float)m, (int)x) : 0.0f;
+            before = m;
+        }
+    }
+    if (!in->ok)
+        return CUT;
+    for (uint32_t q = 0; q < count; q++)
+        if (!(fabsf(v[q]) <= 1e30f && (q >= n || v[q] >= 0.0f)))
+            return "a contact's impulses in the snapshot are out of range";
+    for (uint32_t q = 0; q < n; q++)
+        c->jn[q] = v[q];
+    c->f1 = v[n], c->f2 = v[n + 1], c->twist = v[n + 2];
+    return NULL;
 }
 
 /* The rigid contacts, into r->rigid, their manifolds found again. */
 static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapshot__in *in)
 {
     const physics__bodies *b = &s->bodies;
-    uint32_t last_a = 0, last_b = 0, sub = 0;
+    snapshot__keys keys = {0};
+    uint32_t sub = 0;
     for (uint32_t k = 0; k < r->h.rigid_cache; k++) {
         physics__rigid_cached *c = &r->rigid[k];
         physics__rigid_geo *g = &c->geo;
-        const uint64_t step_a = in_varint(in), step_b = in_varint(in);
+        const uint64_t head = in_varint(in);
+        const uint64_t step = (head & 3u) < 3u ? head & 3u : 3u + in_varint(in);
         const uint8_t flags = in_u8(in);
-        g->margin = in_margin(in);
+        const uint64_t extras = flags & CONTACT_EXTRAS ? in_varint(in) : 0u;
         if (!in->ok)
             return CUT;
         /* Keys ascend: a's id never falls, and b's rises past a's, or the one before's unless
          * this is the next manifold of the same pair. */
-        const uint64_t ea = (uint64_t)last_a + step_a,
-                       eb = step_a ? ea + (step_b >> 2) + 1u : (uint64_t)last_b + (step_b >> 2);
-        const bool again = !step_a && !(step_b >> 2);
-        sub = again ? sub + 1u : 0u;
-        if (ea > UINT32_MAX || eb > UINT32_MAX || (again && !k))
+        const uint64_t ea = (uint64_t)keys.last_a + step;
+        if (!step && !k)
             return "the snapshot's contacts are not in order (or name no bodies)";
+        if (ea > UINT32_MAX || head >> 44)
+            return "the snapshot's contacts are not in order (or name no bodies)";
+        if (step)
+            keys_next_a(&keys);
+        const int64_t offset = keys_predict(&keys) + unzigzag(head >> 4);
+        const int64_t eb = (int64_t)ea + offset;
+        if (offset < 1 || eb > (int64_t)UINT32_MAX || (!step && eb < (int64_t)keys.last_b))
+            return "the snapshot's contacts are not in order (or name no bodies)";
+        const bool again = !step && eb == (int64_t)keys.last_b;
+        sub = again ? sub + 1u : 0u;
         if (sub >= PHYSICS_MESH_MANIFOLDS)
             return "a pair of the snapshot has more contacts than a pair can have";
-        last_a = (uint32_t)ea, last_b = (uint32_t)eb;
-        c->key = ea << 32 | eb;
+        keys_take(&keys, (uint32_t)ea, (uint32_t)eb);
+        c->key = ea << 32 | (uint64_t)eb;
         c->sub = (uint16_t)sub;
-        const uint32_t n = (uint32_t)(step_b & 3u) + 1u;
+        const uint32_t n = (uint32_t)(head >> 2 & 3u) + 1u;
+        g->margin = margin_of_code(extras >> 2);
         if (!(g->margin >= 0.0f && g->margin <= 2.0f * CT_PHYSICS_MAX_SPEED * CT_PHYSICS_MAX_DT))
             return "a contact's margin in the snapshot is out of range";
         c->count = n;
         c->touching = (flags & CONTACT_TOUCHING) != 0;
-        c->asleep = (flags & CONTACT_ASLEEP) != 0;
-        g->prefer_b = (flags & CONTACT_PREFER_B) != 0;
-        const uint32_t i = physics__bodies_find(b, (ct_entity_t){last_a}),
-                       j = physics__bodies_find(b, (ct_entity_t){last_b});
+        c->asleep = (extras & 1u) != 0;
+        g->prefer_b = (extras & 2u) != 0;
+        const uint32_t i = physics__bodies_find(b, (ct_entity_t){(uint32_t)ea}),
+                       j = physics__bodies_find(b, (ct_entity_t){(uint32_t)eb});
         if (i == UINT32_MAX || j == UINT32_MAX)
             return "the snapshot's contacts name bodies the world does not have";
-        if (!read_pose(r, i, flags >> CONTACT_POSE_A & 3u, in, &g->pa, &g->qa) ||
-            !read_pose(r, j, flags >> CONTACT_POSE_B & 3u, in, &g->pb, &g->qb))
-            return in->ok ? "a contact's pose in the snapshot is damaged (or out of range)" : CUT;
-        if (flags & CONTACT_IMPULSES) {
-            const int64_t x = unzigzag(in_varint(in));
-            float v[7];
-            for (int q = 0; q < 7; q++) {
-                if (x == IMPULSES_PLAIN) {
-                    in_take(in, &v[q], sizeof v[q]);
-                } else {
-                    const int64_t m = unzigzag(in_varint(in));
-                    if (x < -400 || x > 400 || m <= -(1 << 22) || m >= (1 << 22))
-                        in->ok = false;
-                    v[q] = in->ok ? ldexpf((float)m, (int)x) : 0.0f;
-                }
-            }
-            if (!in->ok)
-                return CUT;
-            for (uint32_t q = 0; q < n; q++)
-                c->jn[q] = v[q];
-            c->f1 = v[4], c->f2 = v[5], c->twist = v[6];
-            bool finite = true;
-            for (int q = 0; q < 7; q++)
-                finite = finite && fabsf(v[q]) <= 1e30f && (q >= 4 || v[q] >= 0.0f);
-            if (!finite)
-                return "a contact's impulses in the snapshot are out of range";
+        /* The poses not written first: a written one is told from the other's (out_contact). */
+        const uint32_t code_a = flags >> CONTACT_POSE_A & 7u, code_b = flags >> CONTACT_POSE_B & 7u;
+        snapshot__pose pa, pb;
+        bool ok = (code_a == POSE_WRITTEN || known_pose(r, i, code_a, &pa)) &&
+                  (code_b == POSE_WRITTEN || known_pose(r, j, code_b, &pb));
+        if (ok && code_a == POSE_WRITTEN) {
+            const snapshot__pose near =
+                pose_predict(r->body[i].position, r->body[i].rotation,
+                             code_b == POSE_WRITTEN ? NULL : &pb, r->body[j].position,
+                             r->body[j].rotation);
+            ok = read_pose(r, i, &near, in, &pa);
         }
+        if (ok && code_b == POSE_WRITTEN) {
+            const snapshot__pose near = pose_predict(r->body[j].position, r->body[j].rotation, &pa,
+                                                     r->body[i].position, r->body[i].rotation);
+            ok = read_pose(r, j, &near, in, &pb);
+        }
+        if (!ok)
+            return in->ok ? "a contact's pose in the snapshot is damaged (or out of range)" : CUT;
+        g->pa = pa.p, g->qa = pa.q, g->pb = pb.p, g->qb = pb.q;
+        const char *why = read_impulses(in, c, n);
+        if (why)
+            return why;
         /* The manifold, found again where it was found: the same inputs give the same bits. */
         physics__manifold_out m;
         physics__rigid_geo_find(&r->view, i, j, sub, g, &m);
@@ -775,6 +943,29 @@ static const char *read_rigid(const physics__scene *s, snapshot__read *r, snapsh
                    "since the save, or the snapshot is damaged)";
         for (uint32_t q = 0; q < n; q++)
             c->id[q] = m.p[q].id;
+    }
+    return NULL;
+}
+
+/* The pairs a sweep reported touching, into r->reported: keys ascending, each of two bodies (the
+ * lower id first; a body removed since may be one: the next step ends them). */
+static const char *read_reported(const physics__scene *s, snapshot__read *r, snapshot__in *in)
+{
+    /* Each takes a byte at least: a count past the bytes left is damage, not a request. */
+    if (r->h.reported > (size_t)(in->end - in->at))
+        return CUT;
+    r->reported = scratch_alloc(s, (size_t)r->h.reported * sizeof *r->reported);
+    if (!r->reported)
+        return "out of memory while reading the snapshot";
+    uint64_t last = 0;
+    for (uint32_t k = 0; k < r->h.reported; k++) {
+        const uint64_t step = in_varint(in);
+        if (!in->ok)
+            return CUT;
+        const uint64_t key = last + step;
+        if (!step || key < last || !(key >> 32) || (key >> 32) >= (key & 0xffffffffu))
+            return "the snapshot's pairs hit by sweeps are not in order (or name no bodies)";
+        r->reported[k] = last = key;
     }
     return NULL;
 }
@@ -794,10 +985,10 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     if (h->version != SNAPSHOT_VERSION) {
         r->h.rigid_cache = 0;
         return h->version < SNAPSHOT_VERSION
-                   ? "the snapshot is of an older format (its version field is not 4, the one "
-                     "this build reads: format 3 had one contact a pair, format 2 carried whole "
-                     "manifolds)"
-                   : "the snapshot is of a newer format (its version field is past 4, the one "
+                   ? "the snapshot is of an older format (its version field is below 5, the one "
+                     "this build reads: format 4 packed contacts another way and kept no sweep "
+                     "hits, format 3 had one contact a pair, format 2 carried whole manifolds)"
+                   : "the snapshot is of a newer format (its version field is past 5, the one "
                      "this build reads)";
     }
     if (h->size != size)
@@ -826,6 +1017,8 @@ static const char *snapshot__read_all(const physics__scene *s, const physics__po
     const char *why = read_bodies(s, r, &in);
     if (!why)
         why = read_rigid(s, r, &in);
+    if (!why)
+        why = read_reported(s, r, &in);
     if (why)
         return why;
     r->cache = in.at;
@@ -867,8 +1060,17 @@ const char *physics__snapshot_check(const physics__scene *s, const physics__poin
 int physics__snapshot_restore(physics__scene *s, physics__points *p, const void *buffer,
                               uint32_t size)
 {
+    return physics__snapshot_restore_why(s, p, buffer, size, NULL);
+}
+
+int physics__snapshot_restore_why(physics__scene *s, physics__points *p, const void *buffer,
+                                  uint32_t size, const char **why)
+{
     snapshot__read r;
-    if (snapshot__read_all(s, p, buffer, size, &r)) {
+    const char *bad = snapshot__read_all(s, p, buffer, size, &r);
+    if (why)
+        *why = bad;
+    if (bad) {
         read_free(s, &r);
         return CT_ERR_INVALID;
     }
@@ -880,7 +1082,9 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
         physics__reserve(s->a, (void **)&s->joints.j, &s->joints.cap, h.joints,
                          sizeof *s->joints.j) ||
         physics__reserve(s->a, (void **)&s->characters.c, &s->characters.cap, h.characters,
-                         sizeof *s->characters.c)) {
+                         sizeof *s->characters.c) ||
+        physics__reserve(s->a, (void **)&s->ccd.reported, &s->ccd.cap_reported, h.reported,
+                         sizeof *s->ccd.reported)) {
         read_free(s, &r);
         return CT_ERR_NOMEM;
     }
@@ -908,6 +1112,8 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
         memcpy(s->joints.j, r.joints, (size_t)h.joints * sizeof *s->joints.j);
     if (h.characters)
         memcpy(s->characters.c, r.characters, (size_t)h.characters * sizeof *s->characters.c);
+    if (h.reported)
+        memcpy(s->ccd.reported, r.reported, (size_t)h.reported * sizeof *s->ccd.reported);
     for (uint32_t i = 0; i < h.points; i++) {
         p->position[i] = r.points[i].position;
         p->velocity[i] = r.points[i].velocity;
@@ -920,7 +1126,7 @@ int physics__snapshot_restore(physics__scene *s, physics__points *p, const void 
     s->joints.next_id = h.next_joint;
     s->characters.n = h.characters;
     s->woke = h.woke != 0;
-    s->ccd.num_reported = 0; /* (not kept: see ccd__report) */
+    s->ccd.num_reported = h.reported;
     /* Both grids are made again from the restored bodies; nothing is quiet until a step says so. */
     s->bp_stale = s->fixed_stale = true;
     s->num_escaped = 0;

@@ -268,9 +268,13 @@ static int step__translate(physics__scene *s, float dt)
         return CT_ERR_NOMEM;
     for (uint32_t i = 0; i < b->n; i++) {
         if (b->kind[i] == CT_BODY_DYNAMIC && !b->asleep[i]) {
-            b->velocity[i] = step__clamp_speed(
+            physics__v3 v =
                 v3_add(b->velocity[i],
-                       v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt)));
+                       v3_scale(v3_add(s->gravity, v3_scale(b->force[i], b->inv_mass[i])), dt));
+            /* Damping (v5) as the rigid solver's substeps apply it, in one step of dt here. */
+            if (b->damping[i].linear != 0.0f)
+                v = physics__damped(v, b->damping[i].linear, dt);
+            b->velocity[i] = step__clamp_speed(v);
             s->report.awake++;
         }
         b->force[i] = v3(0, 0, 0);

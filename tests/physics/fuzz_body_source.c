@@ -5,7 +5,8 @@
  * naming collision meshes that do not load, kinds, lock
  * names, and numbers from a table of awkward ones: zero, negatives, NaN-sized, huge, denormal
  * spellings), and where each entity's transform puts it (v5: the sensor switch and the
- * collision filter's layer and mask, from whole 32-bit numbers and ones that are not); every
+ * collision filter's layer and mask, from whole 32-bit numbers and ones that are not; the
+ * damping, linear_damping and angular_damping, from the numbers); every
  * eighth input goes to the compiler as raw text instead. v5 sources: hulls of 0 to 69 points
  * (whole, flat, on a line, duplicated, awkward numbers) and compounds of 0 to 18 children
  * (boxes, spheres, capsules, hulls, and the refused compound and mesh children), placed and
@@ -156,11 +157,15 @@ static void entity_source(fuzz_reader *r, char *out, size_t room, size_t *len)
         fuzz_put(out, room, len, "layer = %s mask = %s %s", filter(r), filter(r), "");
     if (more & 32)
         fuzz_put(out, room, len, "mask = %s %s%s", filter(r), "", "");
+    if (more & 128)
+        fuzz_put(out, room, len, "linear_damping = %s angular_damping = %s %s", number(r),
+                 number(r), "");
     fuzz_put(out, room, len, "} } }\n%s%s%s", "", "", "");
 }
 
-/* Every body the level spawned is still turned by a rotation; a sensor lists only bodies that
- * are not sensors (sensors never see each other), and what is not a sensor lists nothing. */
+/* Every body the level spawned is still turned by a rotation and damped within the range; a
+ * sensor lists only bodies that are not sensors (sensors never see each other), and what is not
+ * a sensor lists nothing. */
 static void rotations_hold(ct_world_o *w, const ct_entity_t *e, int n)
 {
     static const ct_physics_api_v5 *p5;
@@ -171,6 +176,11 @@ static void rotations_hold(ct_world_o *w, const ct_entity_t *e, int n)
         if (fuzz_physics->rotation(w, e[k], q) == 0 &&
             !(fabsf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1.0f) < 1e-3f))
             abort(); /* a rotation stopped being one */
+        float linear, angular;
+        if (p5->damping(w, e[k], &linear, &angular) == 0 &&
+            !(linear >= 0.0f && linear <= CT_PHYSICS_MAX_DAMPING && angular >= 0.0f &&
+              angular <= CT_PHYSICS_MAX_DAMPING))
+            abort(); /* a damping out of range got in */
         ct_entity_t in[8];
         const uint32_t inside = p5->sensor_contents(w, e[k], in, 8);
         if (inside && !p5->is_sensor(w, e[k]))

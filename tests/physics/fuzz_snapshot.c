@@ -1,14 +1,17 @@
 /*
  * Fuzz target: restoring a rollback snapshot (physics_snapshot.c, ct_physics_api_v4
- * restore_snapshot). A world of crates on a floor, two balls on a joint and a point mass is
- * saved twice: while the crates fall (contacts found anew, poses written) and once they rest
- * (recycled contacts whose poses are shared, impulses in every contact). Each input damages a copy
- * of one of them (its first byte cuts or grows it and says whether the header's size follows; its
- * second picks the snapshot, and with its high bit removes or doubles a byte, which shifts the
- * packed numbers after it; the rest are (offset, xor) edits), so the packed reader sees real
- * contents with faults in them. A restore either refuses (and the world is as it was) or is
- * followed by steps without a crash, a sanitizer report or a body out of range; the good
- * snapshots then always restore.
+ * restore_snapshot). A world of crates on a floor, two balls on a joint, a point mass and, in a
+ * closed box of 2 cm walls, bullets at 250 m/s is saved three times: while the crates fall
+ * (contacts found anew, poses written), once they rest (recycled contacts whose poses are
+ * shared, impulses in every contact), and on a step after which a sweep's hit is pending (the
+ * snapshot's list of sweep pairs is not empty). Each input damages a copy of one of them (its
+ * first byte cuts or grows it and says whether the header's size follows; its second picks the
+ * snapshot, and with its high bit removes or doubles a byte, which shifts the packed numbers
+ * after it; the rest are (offset, xor) edits), so the packed reader sees real contents with
+ * faults in them. A restore either refuses (and the world is as it was) or is followed by steps
+ * without a crash, a sanitizer report or a body out of range; the good snapshots then always
+ * restore. The seeds (fuzz_seeds/snapshot) aim edits at each part of the three: the header's
+ * counts, bodies, contact heads and flags, poses, impulses, the sweep pairs at the end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -23,15 +26,15 @@ static const ct_world_api_v1 *worlds;
 static const ct_entity_api_v2 *entity;
 static const ct_physics_api_v4 *physics;
 static ct_world_o *world;
-static ct_entity_t bodies[16];
+static ct_entity_t bodies[32];
 static uint32_t num_bodies;
-static uint8_t *good[2];
-static uint32_t good_size[2];
+static uint8_t *good[3];
+static uint32_t good_size[3];
 
 static void shutdown_kernel(void)
 {
-    free(good[0]);
-    free(good[1]);
+    for (int k = 0; k < 3; k++)
+        free(good[k]);
     worlds->destroy_world(world);
     entity->destroy_batch(bodies, num_bodies);
     test_kernel_shutdown();
@@ -82,20 +85,55 @@ static void boot(void)
     ct_physics_joint_t j;
     if (physics->add_joint(world, a, (ct_entity_t){0}, &ball, &j) != 0)
         abort();
+    /* The bullets' box, 4 m wide, away from the crates, and eight bullets in it. */
+    const float walls[6][6] = {
+        {2, 0.01f, 2, 40, -0.01f, 0}, {2, 0.01f, 2, 40, 4.01f, 0}, {2, 2, 0.01f, 40, 2, -2.01f},
+        {2, 2, 0.01f, 40, 2, 2.01f},  {0.01f, 2, 2, 37.99f, 2, 0}, {0.01f, 2, 2, 42.01f, 2, 0},
+    };
+    for (int k = 0; k < 6; k++)
+        add(&(ct_rigid_body_desc_t){.kind = CT_BODY_STATIC,
+                                    .shape = CT_BODY_BOX,
+                                    .half_extents = {walls[k][0], walls[k][1], walls[k][2]},
+                                    .position = {walls[k][3], walls[k][4], walls[k][5]},
+                                    .restitution = 1,
+                                    .friction = 0.5f});
+    for (int k = 0; k < 8; k++) {
+        const float turn = 0.8f * (float)k, c = cosf(turn), sn = sinf(turn);
+        add(&(ct_rigid_body_desc_t){.kind = CT_BODY_DYNAMIC,
+                                    .shape = k % 2 ? CT_BODY_SPHERE : CT_BODY_BOX,
+                                    .radius = 0.05f,
+                                    .half_extents = {0.1f, 0.05f, 0.05f},
+                                    .mass = 0.1f,
+                                    .friction = 0.5f,
+                                    .restitution = 0.9f,
+                                    .position = {40 + 1.2f * c, 1 + 0.25f * (float)k, 1.2f * sn},
+                                    .velocity = {250 * sn, 60 - 15 * (float)k, 250 * c}});
+    }
     const ct_entity_t point = entity->create();
     bodies[num_bodies++] = point;
     const ct_point_mass_desc_t pm = {.mass = 2, .position = {0, 10, 0}, .velocity = {1, 0, 0}};
     if (physics->add_point_mass(world, point, &pm) != 0)
         abort();
-    for (int which = 0; which < 2; which++) {
-        for (int k = 0; k < (which ? 150 : 30); k++)
-            physics->simulate(world, 1.0f / 60.0f);
-        good_size[which] = physics->snapshot_size(world);
-        good[which] = malloc(good_size[which] + 64);
-        if (!good[which] ||
-            physics->save_snapshot(world, good[which], good_size[which]) != good_size[which])
+    /* good[0] after 30 steps, good[1] after 180, good[2] after the first step that leaves a
+     * sweep pair pending (the header's 12th word counts them). */
+    for (int step = 1; step <= 180; step++) {
+        physics->simulate(world, 1.0f / 60.0f);
+        const uint32_t size = physics->snapshot_size(world);
+        uint8_t *snap = malloc(size + 64);
+        if (!snap || physics->save_snapshot(world, snap, size) != size)
             abort();
+        uint32_t reported;
+        memcpy(&reported, snap + 44, sizeof reported);
+        const int which = step == 30 ? 0 : step == 180 ? 1 : !good[2] && reported ? 2 : -1;
+        if (which < 0) {
+            free(snap);
+            continue;
+        }
+        good[which] = snap;
+        good_size[which] = size;
     }
+    if (!good[2])
+        abort(); /* no sweep pair pending in 180 steps: the scene no longer makes one */
     atexit(shutdown_kernel);
 }
 
@@ -103,17 +141,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!physics)
         boot();
-    uint8_t buf[16384];
+    uint8_t buf[32768];
     const uint8_t pick = size > 1 ? data[1] : 0;
-    const uint32_t which = pick & 1u, gs = good_size[which];
+    /* Bits 0 and 6 pick the snapshot (the fourth choice is the first again). */
+    static const uint32_t of_pick[4] = {0, 1, 2, 0};
+    const uint32_t which = of_pick[(pick & 1u) | (pick >> 5 & 2u)];
+    const uint32_t gs = good_size[which];
     if (gs + 64 > sizeof buf)
         abort();
     memcpy(buf, good[which], gs);
     memset(buf + gs, 0, 64);
     uint32_t len = gs;
     if (pick & 128u) {
-        /* One byte past the header removed or doubled: every packed number after it shifts. */
-        const uint32_t at = 56u + (uint32_t)(pick >> 2 & 31u) * (gs - 56u) / 32u;
+        /* One byte past the header (bits 2-5 say where) removed or doubled (bit 1): every packed
+         * number after it shifts. */
+        const uint32_t at = 56u + (uint32_t)(pick >> 2 & 15u) * (gs - 56u) / 16u;
         if (pick & 2u) {
             memmove(buf + at + 1, buf + at, gs - at);
             len++;
@@ -148,8 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort(); /* a body left the ranges */
         }
     }
-    if (physics->restore_snapshot(world, good[0], good_size[0]) != 0 ||
-        physics->restore_snapshot(world, good[1], good_size[1]) != 0)
-        abort();
+    for (int k = 0; k < 3; k++)
+        if (physics->restore_snapshot(world, good[k], good_size[k]) != 0)
+            abort();
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef PHYSICS_FIXTURE_NO_JOBS
 #include "base/jobs.h"
@@ -177,7 +178,8 @@ void run_matching(physics__scene *s, int steps, const uint64_t *hashes)
 }
 
 /* Built with PHYSICS_FIXTURE_NO_JOBS (the clang builds of the hash tests, which link no kernel)
- * two_threads stays zero: the "two threads" pass runs serially again. */
+ * two_threads stays zero: a test's own "two threads" pass runs serially again, and
+ * physics_fixture_run_groups runs no second group. */
 int physics_fixture_start(void)
 {
 #ifndef PHYSICS_FIXTURE_NO_JOBS
@@ -193,6 +195,30 @@ void physics_fixture_stop(void)
 #ifndef PHYSICS_FIXTURE_NO_JOBS
     jobs__shutdown();
 #endif
+}
+
+int physics_fixture_run_groups(const struct CMUnitTest *tests, size_t n,
+                               const char *const *serial_only)
+{
+    pool = (physics__pool){0};
+    int failed = _cmocka_run_group_tests("serial", tests, n, NULL, NULL);
+    if (!two_threads.parallel_for)
+        return failed;
+    struct CMUnitTest *threaded = malloc(n * sizeof *threaded);
+    assert_non_null(threaded);
+    size_t kept = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool skip = false;
+        for (const char *const *name = serial_only; name && *name && !skip; name++)
+            skip = strcmp(tests[k].name, *name) == 0;
+        if (!skip)
+            threaded[kept++] = tests[k];
+    }
+    pool = two_threads;
+    failed += _cmocka_run_group_tests("two threads", threaded, kept, NULL, NULL);
+    pool = (physics__pool){0};
+    free(threaded);
+    return failed;
 }
 
 float frand(float lo, float hi)

@@ -62,6 +62,15 @@ void run_matching(physics__scene *s, int steps, const uint64_t *hashes);
 int physics_fixture_start(void);
 void physics_fixture_stop(void);
 
+/* Runs tests[0 .. n) as cmocka's group "serial" (pool zero), then as group "two threads" with pool
+ * set to two_threads, leaving out of the second the tests named in `serial_only` (NULL-ended; NULL
+ * for none): those that never hand the fixture's pool to what they build, which would only do the
+ * serial group's work again. Without a second thread (PHYSICS_FIXTURE_NO_JOBS) the second group
+ * would be the first again, serially, and is not run. How many tests failed. */
+struct CMUnitTest;
+int physics_fixture_run_groups(const struct CMUnitTest *tests, size_t n,
+                               const char *const *serial_only);
+
 /* A deterministic generator (xorshift): the same scenes on every run and every compiler. Its
  * state starts at 12345; a test may set it to start a scene of its own. */
 extern uint32_t rng_state;

@@ -76,6 +76,41 @@ static void settle(int steps)
         p4->simulate(t->world, 1.0f / 60.0f);
 }
 
+/* The bunny as a level's entity: 2 m long, 1.98 m high, centred on the origin; static, friction 1,
+ * layer 1. */
+#define BUNNY_ENTITY                                                                               \
+    "  { name = \"bunny\" components = { transform = {}\n"                                          \
+    "      body = { kind = \"static\" friction = 1\n"                                               \
+    "               shape = { type = \"mesh\" mesh = \"meshes/bunny\" } } } }\n"
+
+/* The level "levels/board": the bunny (e[0]) and a board of half extents `half` ("x y z"; layer 2,
+ * friction 0.5) into e[1]; with `floor`, a static floor (layer 4) 1 m under the bunny's middle
+ * into e[2]. */
+static void spawn_board(const char *half, bool floor, ct_entity_t *e)
+{
+    char source[1024];
+    snprintf(source, sizeof source,
+             "entities = [\n" BUNNY_ENTITY
+             "  { name = \"board\" components = { transform = { position = [0 3 0] }\n"
+             "      body = { half_extents = [%s] friction = 0.5 rotates = true\n"
+             "               layer = 2 } } }\n"
+             "%s]\n",
+             half,
+             floor ? "  { name = \"floor\" components = { transform = { position = [0 -1.5 0] }\n"
+                     "      body = { kind = \"static\" half_extents = [20 0.5 20] friction = 0.5\n"
+                     "               layer = 4 } } }\n"
+                   : "");
+    spawn("levels/board", source, e, floor ? 3 : 2);
+}
+
+/* Puts the board at (x, y, z), turned by yaw about y. */
+static void place_board(ct_entity_t board, float x, float y, float z, float yaw)
+{
+    assert_int_equal(p4->teleport(t->world, board, (float[3]){x, y, z}), 0);
+    assert_int_equal(
+        p4->set_rotation(t->world, board, (float[4]){0, sinf(0.5f * yaw), 0, cosf(0.5f * yaw)}), 0);
+}
+
 /* The bunny (2 m long, 1.98 m high, centred on the origin; friction 1), and a 12 cm cube dropped
  * from 0.4 m on the nearly flat top of its back (0.25 to 0.28 m up, under (0.2, 0.15)): it lands
  * and stays there, its centre 6 cm over the back. */
@@ -85,9 +120,7 @@ static void test_cube_rests_on_the_obj_bunny(void **state)
     ct_entity_t e[2];
     spawn("levels/bunny",
           "entities = [\n"
-          "  { name = \"bunny\" components = { transform = {}\n"
-          "      body = { kind = \"static\" friction = 1\n"
-          "               shape = { type = \"mesh\" mesh = \"meshes/bunny\" } } } }\n"
+          BUNNY_ENTITY
           "  { name = \"cube\" components = { transform = { position = [0.2 0.4 0.15] }\n"
           "      body = { half_extents = [0.06 0.06 0.06] friction = 1 rotates = true } } }\n"
           "]\n",
@@ -133,39 +166,24 @@ static float bunny_top(float x, float z)
 static void test_board_stays_on_the_bunny(void **state)
 {
     (void)state;
-    static const float drops[1][3] = {{-0.2f, 0.1f, 0.0f}};
-    for (int k = 0; k < 1; k++) {
-        const float x = drops[k][0], z = drops[k][1], yaw = drops[k][2];
-        ct_entity_t e[2];
-        spawn("levels/board",
-              "entities = [\n"
-              "  { name = \"bunny\" components = { transform = {}\n"
-              "      body = { kind = \"static\" friction = 1\n"
-              "               shape = { type = \"mesh\" mesh = \"meshes/bunny\" } } } }\n"
-              "  { name = \"board\" components = { transform = { position = [0 3 0] }\n"
-              "      body = { half_extents = [0.3 0.01 0.075] friction = 0.5 rotates = true\n"
-              "               layer = 2 } } }\n"
-              "]\n",
-              e, 2);
-        const float top = bunny_top(x, z);
-        assert_true(top > 0.0f); /* the ray meets the bunny */
-        assert_int_equal(p4->teleport(t->world, e[1], (float[3]){x, top + 0.3f, z}), 0);
-        assert_int_equal(p4->set_rotation(t->world, e[1],
-                                          (float[4]){0, sinf(0.5f * yaw), 0, cosf(0.5f * yaw)}),
-                         0);
-        settle(300);
-        float p[3], v[3];
-        assert_int_equal(p4->position(t->world, e[1], p), 0);
-        assert_int_equal(p4->velocity(t->world, e[1], v), 0);
-        const float under = bunny_top(p[0], p[2]);
-        const double speed = sqrt((double)(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-        print_message("board %d at %.4f %.4f %.4f over %.4f, speed %.5f\n", k, (double)p[0],
-                      (double)p[1], (double)p[2], (double)under, speed);
-        assert_true(fabsf(p[0]) < 0.5f && fabsf(p[2]) < 0.5f);
-        assert_true(under > 0.1f && p[1] > under);
-        t->entity->destroy_batch(e, 2);
-        t->resource->unload("level", "levels/board");
-    }
+    const float x = -0.2f, z = 0.1f;
+    ct_entity_t e[2];
+    spawn_board("0.3 0.01 0.075", false, e);
+    const float top = bunny_top(x, z);
+    assert_true(top > 0.0f); /* the ray meets the bunny */
+    place_board(e[1], x, top + 0.3f, z, 0.0f);
+    settle(300);
+    float p[3], v[3];
+    assert_int_equal(p4->position(t->world, e[1], p), 0);
+    assert_int_equal(p4->velocity(t->world, e[1], v), 0);
+    const float under = bunny_top(p[0], p[2]);
+    const double speed = sqrt((double)(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    print_message("board at %.4f %.4f %.4f over %.4f, speed %.5f\n", (double)p[0], (double)p[1],
+                  (double)p[2], (double)under, speed);
+    assert_true(fabsf(p[0]) < 0.5f && fabsf(p[2]) < 0.5f);
+    assert_true(under > 0.1f && p[1] > under);
+    t->entity->destroy_batch(e, 2);
+    t->resource->unload("level", "levels/board");
 }
 
 /* Thin boards (1 x 0.02 x 0.3 m, layer 2) dropped flat from 0.3 m over the highest point of the
@@ -187,19 +205,7 @@ static void test_swept_boards_gain_no_spin(void **state)
     for (int k = 0; k < 4; k++) {
         const float x = drops[k][0], z = drops[k][1], yaw = drops[k][2];
         ct_entity_t e[3];
-        spawn("levels/board",
-              "entities = [\n"
-              "  { name = \"bunny\" components = { transform = {}\n"
-              "      body = { kind = \"static\" friction = 1\n"
-              "               shape = { type = \"mesh\" mesh = \"meshes/bunny\" } } } }\n"
-              "  { name = \"board\" components = { transform = { position = [0 3 0] }\n"
-              "      body = { half_extents = [0.5 0.01 0.15] friction = 0.5 rotates = true\n"
-              "               layer = 2 } } }\n"
-              "  { name = \"floor\" components = { transform = { position = [0 -1.5 0] }\n"
-              "      body = { kind = \"static\" half_extents = [20 0.5 20] friction = 0.5\n"
-              "               layer = 4 } } }\n"
-              "]\n",
-              e, 3);
+        spawn_board("0.5 0.01 0.15", true, e);
         /* Its drop height: 0.3 m over the highest point of the bunny under it. */
         float top = -INFINITY;
         for (int a = -2; a <= 2; a++)
@@ -209,10 +215,7 @@ static void test_swept_boards_gain_no_spin(void **state)
                                            z - sinf(yaw) * u + cosf(yaw) * w));
             }
         assert_true(top > 0.0f);
-        assert_int_equal(p4->teleport(t->world, e[1], (float[3]){x, top + 0.3f, z}), 0);
-        assert_int_equal(p4->set_rotation(t->world, e[1],
-                                          (float[4]){0, sinf(0.5f * yaw), 0, cosf(0.5f * yaw)}),
-                         0);
+        place_board(e[1], x, top + 0.3f, z, yaw);
         float fastest = 0.0f, w[3] = {0}, v[3] = {0}, p[3];
         for (int step = 0; step < 360; step++) {
             p4->simulate(t->world, 1.0f / 60.0f);

@@ -324,16 +324,20 @@ static void test_edited_blobs_are_refused(void **state)
     const float hx[1] = {2.25f};
     const char *const child_hull_words[] = {"entity 1", "body", "shape.children[1].points", NULL};
     test_blob_refused(&b, test_blob_find(&b, hx, 4), INFINITY, child_hull_words);
-    /* The body section's header says format 4 after its instance size (variable, at most a
-     * compound of 16 hulls of 64 points: a 132-byte head, 16 children of 56 bytes and 1,024
-     * points, 13,316 bytes). A level compiled with format 3 (a body
-     * of 184 bytes, fixed) is refused, not read: it needs compiling again. */
-    const uint32_t head[2] = {CT_COMPONENT_VARIABLE_SIZE | 13316u, 4u};
+    /* The body section's header says format 5 after its instance size (variable, at most a
+     * compound of 16 hulls of 64 points: a 140-byte head, 16 children of 56 bytes and 1,024
+     * points, 13,324 bytes). A level compiled with format 4 (the head without the damping) or 3
+     * (a body of 184 bytes, fixed) is refused, not read: it needs compiling again. */
+    const uint32_t head[2] = {CT_COMPONENT_VARIABLE_SIZE | 13324u, 5u};
     const size_t format = test_blob_find(&b, head, sizeof head) + 4;
-    float three;
-    memcpy(&three, &(uint32_t){3u}, 4);
-    const char *const format_words[] = {"component 'body'", "format 3", "recompile", NULL};
-    test_blob_refused(&b, format, three, format_words);
+    for (uint32_t old = 3; old <= 4; old++) {
+        float as_float;
+        memcpy(&as_float, &old, 4);
+        char words[16];
+        snprintf(words, sizeof words, "format %u", old);
+        const char *const format_words[] = {"component 'body'", words, "recompile", NULL};
+        test_blob_refused(&b, format, as_float, format_words);
+    }
     test_blob_free(&b);
 }
 
