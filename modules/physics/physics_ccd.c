@@ -11,11 +11,9 @@
  *   t = 0; repeat: the separation d of the body at pose(t) and the other shape, along an axis n
  *   (their distance by GJK, physics_distance.c, or near contact the least point of their
  *   manifold; a gap along any axis is never more than the true distance); the gap along n closes
- *   at most at rate  move . n + turn * reach  per unit of t, so t += (d - target) / rate keeps
- *   the shapes apart; stop when d is within the target (a hit) or t reaches 1 or the rate is 0 or
- *   less (a miss: the two move apart along n faster than the turns can close the gap along it,
- *   and the bound holds for the rest of the step, n being fixed; with the rate taken as at least
- *   0, bodies passing each other were stepped by their turns alone to the end of the step).
+ *   at most at rate  max(0, move . n) + turn * reach  per unit of t, so t += (d - target) / rate
+ *   keeps the shapes apart; stop when d is within the target (a hit) or t reaches 1 or the rate
+ *   is 0 (a miss).
  *
  * pose(t) moves the centre along the straight line and turns the body at a constant rate about one
  * axis (from the start to the end rotation, the way its angular velocity turns it: the long way
@@ -315,9 +313,7 @@ static float ccd__advance(ccd__sweep *w, uint32_t j, float target, float margin,
             return f > 0.0f ? f : w->best;
         if (d == INFINITY)
             return w->best; /* out of reach for the whole sweep */
-        /* (A rate of 0 or less: the two move apart along n faster than their turns can close
-         * the gap along it, for the rest of the step: a miss.) */
-        const float rate = v3_dot(move, n) + turn_speed;
+        const float rate = f_max(v3_dot(move, n), 0.0f) + turn_speed;
         if (rate <= 1e-9f)
             return w->best;
         apart = f;

@@ -86,8 +86,7 @@ static bool dist__core_of(uint8_t shape, physics__v3 half, float radius, const p
         c->hull = hull;
         dist__axes(q, c->axis);
         return true;
-    default:
-        return false;
+    default: return false;
     }
 }
 
@@ -108,7 +107,8 @@ static physics__v3 dist__support(const dist__core *c, physics__v3 d)
     }
     case DIST_HULL: {
         const physics__hull *h = c->hull;
-        const physics__v3 l = v3(v3_dot(d, c->axis[0]), v3_dot(d, c->axis[1]), v3_dot(d, c->axis[2]));
+        const physics__v3 l =
+            v3(v3_dot(d, c->axis[0]), v3_dot(d, c->axis[1]), v3_dot(d, c->axis[2]));
         uint32_t best = 0;
         float most = v3_dot(h->vertex[0], l);
         for (uint32_t k = 1; k < h->num_vertices; k++) {
@@ -120,8 +120,7 @@ static physics__v3 dist__support(const dist__core *c, physics__v3 d)
         return v3_add(c->p, v3_add(v3_add(v3_scale(c->axis[0], v.x), v3_scale(c->axis[1], v.y)),
                                    v3_scale(c->axis[2], v.z)));
     }
-    default:
-        return c->p;
+    default: return c->p;
     }
 }
 
@@ -275,8 +274,8 @@ static float dist__gjk(const dist__core *a, const dist__core *b, physics__v3 gue
      * from above as the gaps bound it from below; the axis y - x is tried next. A ball or a
      * capsule's end against a face, or a box's corner, is answered in one or two passes, where
      * GJK went round the wall's far corners first (five to seven iterations). */
-    const bool box_b = b->kind == DIST_BOX && (a->kind != DIST_BOX ||
-                                               v3_dot(b->half, b->half) >= v3_dot(a->half, a->half));
+    const bool box_b = b->kind == DIST_BOX && (a->kind != DIST_BOX || v3_dot(b->half, b->half) >=
+                                                                          v3_dot(a->half, a->half));
     if (box_b || a->kind == DIST_BOX) {
         const dist__core *x = box_b ? b : a, *y = box_b ? a : b;
         physics__v3 u = box_b ? v : v3_scale(v, -1.0f); /* from x towards y */
@@ -320,9 +319,10 @@ static float dist__gjk(const dist__core *a, const dist__core *b, physics__v3 gue
         if (again)
             break;
         s[n++] = w;
-        v = n == 1 ? s[0] : n == 2 ? dist__segment(s, &n)
-                        : n == 3 ? dist__triangle(s, &n)
-                                 : dist__tetrahedron(s, &n);
+        v = n == 1   ? s[0]
+            : n == 2 ? dist__segment(s, &n)
+            : n == 3 ? dist__triangle(s, &n)
+                     : dist__tetrahedron(s, &n);
     }
     return best - radii;
 }

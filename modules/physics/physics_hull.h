@@ -187,6 +187,10 @@ struct physics__mesh {
     physics__v3 *vertex;
     physics__v3 *normal;
     uint32_t (*tri)[3];
+    /* Each triangle's box (lo, hi; mesh frame), as its corners give it: a body's list of nearby
+     * triangles tests them all every step, and reading them from the corners took three
+     * scattered loads and the index a triangle. */
+    physics__v3 (*box)[2];
     uint8_t *internal; /* bit k: edge k (corner k to k + 1) is internal (flat or a valley) */
     /* How far a contact's normal may lean from the face (the cosine): as far as its neighbours
      * across its edges do, a little more; -1 with an open edge. */

@@ -179,7 +179,8 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
     const uint32_t max_nodes = 2u * num_triangles;
     const size_t bytes =
         sizeof(physics__mesh) + (size_t)num_vertices * sizeof(physics__v3) +
-        (size_t)num_triangles * (sizeof(uint32_t[3]) + sizeof(physics__v3) + 1u + sizeof(float)) +
+        (size_t)num_triangles *
+            (sizeof(uint32_t[3]) + 3u * sizeof(physics__v3) + 1u + sizeof(float)) +
         (size_t)max_nodes * sizeof(physics__mesh_node) + 16u;
     physics__mesh *m = ct_alloc(a, bytes);
     physics__v3 *centre = ct_alloc(a, (size_t)num_triangles * sizeof *centre);
@@ -210,6 +211,7 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
     m->vertex = (physics__v3 *)at, at += (size_t)num_vertices * sizeof *m->vertex;
     m->normal = (physics__v3 *)at, at += (size_t)num_triangles * sizeof *m->normal;
     m->tri = (uint32_t(*)[3])at, at += (size_t)num_triangles * sizeof *m->tri;
+    m->box = (physics__v3(*)[2])at, at += (size_t)num_triangles * sizeof *m->box;
     m->internal = (uint8_t *)at, at += num_triangles;
     memset(m->internal, 0, num_triangles);
     m->cos_limit = (float *)(((uintptr_t)at + 3u) & ~(uintptr_t)3u);
@@ -241,6 +243,8 @@ const char *physics__mesh_build(ct_allocator_t *a, const float *vertices, uint32
                           p2 = m->vertex[m->tri[t][2]];
         const physics__v3 n = v3_cross(v3_sub(p1, p0), v3_sub(p2, p0));
         m->normal[t] = v3_scale(n, 1.0f / v3_len(n));
+        m->box[t][0] = v3_min(v3_min(p0, p1), p2);
+        m->box[t][1] = v3_max(v3_max(p0, p1), p2);
     }
     /* Internal edges: shared, and flat or bending up. Shared by where their ends are, not by their
      * indices: a mesh exported with its vertices split at seams of normals or texture coordinates
@@ -308,10 +312,8 @@ static inline bool mesh__box_meets(physics__v3 alo, physics__v3 ahi, physics__v3
 static inline void mesh__triangle_box(const physics__mesh *m, uint32_t t, physics__v3 *lo,
                                       physics__v3 *hi)
 {
-    const physics__v3 p0 = m->vertex[m->tri[t][0]], p1 = m->vertex[m->tri[t][1]],
-                      p2 = m->vertex[m->tri[t][2]];
-    *lo = v3_min(v3_min(p0, p1), p2);
-    *hi = v3_max(v3_max(p0, p1), p2);
+    *lo = m->box[t][0];
+    *hi = m->box[t][1];
 }
 
 static inline bool mesh__triangle_meets(const physics__mesh *m, uint32_t t, physics__v3 lo,

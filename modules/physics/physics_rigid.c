@@ -303,11 +303,14 @@ static int rigid__slot_pairs(physics__scene *s, const physics__keyed_pair *order
 static bool rigid__hits(const physics__bodies *b, uint32_t i, uint32_t j,
                         const physics__rigid_manifold *m, const physics__rigid_geo *g, float dt)
 {
-    for (uint32_t q = 0; q < m->count && q < PHYSICS_MANIFOLD_POINTS; q++) {
-        /* (The point as it was found, from i's centre: near enough where it is now.) */
-        const physics__v3 ra = g->ra[q], rb = v3_sub(v3_add(b->position[i], ra), b->position[j]);
-        const physics__v3 vi = v3_add(b->velocity[i], v3_cross(b->angular[i], ra));
-        const physics__v3 vj = v3_add(b->velocity[j], v3_cross(b->angular[j], rb));
+    for (uint32_t q = 0; q < m->count; q++) {
+        /* (The point as it was found, on a as it is now: a recycled manifold's bodies moved
+         * little since.) */
+        const physics__v3 p = v3_add(b->position[i], g->ra[q]);
+        const physics__v3 vi =
+            v3_add(b->velocity[i], v3_cross(b->angular[i], v3_sub(p, b->position[i])));
+        const physics__v3 vj =
+            v3_add(b->velocity[j], v3_cross(b->angular[j], v3_sub(p, b->position[j])));
         /* (The normal points from i to j: the gap closes while vn < 0.) */
         const float vn = v3_dot(v3_sub(vj, vi), m->normal);
         if (-vn > NARROW_HIT_SPEED && m->sep[q] + vn * dt < 0.0f)
@@ -392,11 +395,10 @@ static void rigid__narrow_range(void *user, uint32_t begin, uint32_t end)
                 const uint32_t mover = b->asleep[i] ? j : i;
                 if (b->rest[mover] == 0.0f || b->kind[mover] == CT_BODY_KINEMATIC)
                     flags |= NARROW_WAKE;
-                for (uint32_t sub = 0; flags & NARROW_WAKE && sub < made; sub++) {
-                    const uint32_t slot = rigid__slot(r, k, sub);
-                    if (rigid__hits(b, i, j, &r->narrow[slot], r->geo_at[slot], job->dt))
+                for (uint32_t sub = 0; flags & NARROW_WAKE && sub < made; sub++)
+                    if (rigid__hits(b, i, j, &r->narrow[rigid__slot(r, k, sub)],
+                                    r->geo_at[rigid__slot(r, k, sub)], job->dt))
                         flags |= NARROW_HIT;
-                }
                 if (physics__inv_mass(b, mover) == 0.0f)
                     flags &= ~NARROW_KEEP;
             }
@@ -704,12 +706,16 @@ static int rigid__contacts(physics__scene *s, const physics__keyed_pair *order, 
      * contact). */
     physics__rigid_wide_colour(s, order, m, n);
     r->num_contacts = n;
-    if (physics__rigid_wide_prepare(s))
+    int err = physics__rigid_wide_prepare(s);
+    if (!err) {
+        physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
+        physics__rigid_wide_seal(s);
+        err = physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed);
+    }
+    if (err) {
+        r->num_contacts = 0; /* (none half made for anything to read) */
         return CT_ERR_NOMEM;
-    physics__stages_add(&r->stages, s->a, rigid__contact_range, &job, 0, slices, 1);
-    physics__rigid_wide_seal(s);
-    if (physics__stages_run(&r->stages, s->a, s->pool, s->pool_timed))
-        return CT_ERR_NOMEM;
+    }
     r->bouncy = false;
     for (uint32_t slice = 0; slice < slices; slice++)
         r->bouncy |= (r->kept[slice] & RIGID_SLICE_BOUNCY) != 0;
@@ -758,15 +764,10 @@ static physics__v3 rigid__gyroscopic(physics__quat q, physics__v3 w_world, physi
     if (!(fabsf(det) > 1e-30f))
         return w_world;
     const float id = 1.0f / det;
-    const physics__v3 x = v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y +
-                              (J[1] * J[5] - J[2] * J[4]) * f.z) *
-                                 id,
-                             (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y +
-                              (J[2] * J[3] - J[0] * J[5]) * f.z) *
-                                 id,
-                             (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y +
-                              (J[0] * J[4] - J[1] * J[3]) * f.z) *
-                                 id);
+    const physics__v3 x =
+        v3((c0 * f.x + (J[2] * J[7] - J[1] * J[8]) * f.y + (J[1] * J[5] - J[2] * J[4]) * f.z) * id,
+           (c1 * f.x + (J[0] * J[8] - J[2] * J[6]) * f.y + (J[2] * J[3] - J[0] * J[5]) * f.z) * id,
+           (c2 * f.x + (J[1] * J[6] - J[0] * J[7]) * f.y + (J[0] * J[4] - J[1] * J[3]) * f.z) * id);
     return v3_sub(w_world, quat_rotate(q, x));
 }
 
