@@ -937,11 +937,12 @@ static bool misbehave(void *user_data, ct_world_o *w, const ct_character_contact
  * (ct_character_contact_f). One that does is refused, each call logged naming the call, the world,
  * the entity and the character whose callback it was, and the move goes on as if it had not
  * asked: removing the body met, moving or teleporting the character, adding a body, stepping the
- * world, changing the settings or a body's damping. Destroying entities cannot be refused: their bodies go when the move ends (the body
- * met, the character itself); destroying the world ends the move there (CT_ERR_STALE). Before,
- * each of these was done in the middle of the move: removing or destroying the body met swapped
- * another body into its index and the move went on with it; destroying the world freed the
- * arrays the move was walking (ASan: heap-use-after-free). */
+ * world, changing the settings or a body's damping. Destroying entities cannot be refused: their
+ * bodies go when the move ends (the body met, the character itself); destroying the world ends
+ * the move there (CT_ERR_STALE). Before, each of these was done in the middle of the move:
+ * removing or destroying the body met swapped another body into its index and the move went on
+ * with it; destroying the world freed the arrays the move was walking (ASan:
+ * heap-use-after-free). */
 static void test_contact_callback_misbehaves(void **state)
 {
     (void)state;
