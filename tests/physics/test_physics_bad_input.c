@@ -501,16 +501,11 @@ static void test_lua_refusals_name_world_entity_field(void **state)
     t->entity->destroy(e[2]);
 }
 
-/* The members v5 gained last (shape_cast, the character settings and contacts) with bad input,
- * from C: NULL arguments, NaN, infinite and huge values, a destroyed character, a list too short,
- * a world that is none. Each is refused (false, CT_ERR_INVALID or CT_ERR_NOT_FOUND as documented)
- * with the log naming the world, the entity when there is one, and the field; nothing changes.
- * Before, shape_cast with a NULL out returned false without a word. */
-static void test_v5_members_refuse_bad_input(void **state)
+/* A world named `name` with a floor (e[0]) and a character standing on it (e[1]); e[2] is
+ * created with no body, for the tests' own use. */
+static ct_world_o *world_with_character(const char *name, ct_entity_t e[3])
 {
-    (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_v5"});
-    ct_entity_t e[3];
+    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = name});
     t->entity->create_batch(e, 3);
     const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
                                         .shape = CT_BODY_BOX,
@@ -523,6 +518,19 @@ static void test_v5_members_refuse_bad_input(void **state)
                                     .max_slope = 0.7f,
                                     .position = {0, 0.8f, 0}};
     assert_int_equal(p4->add_character(w, e[1], &cd), 0);
+    return w;
+}
+
+/* The members v5 gained last (shape_cast, the character settings and contacts) with bad input,
+ * from C: NULL arguments, NaN, infinite and huge values, a destroyed character, a list too short,
+ * a world that is none. Each is refused (false, CT_ERR_INVALID or CT_ERR_NOT_FOUND as documented)
+ * with the log naming the world, the entity when there is one, and the field; nothing changes.
+ * Before, shape_cast with a NULL out returned false without a word. */
+static void test_v5_members_refuse_bad_input(void **state)
+{
+    (void)state;
+    ct_entity_t e[3];
+    ct_world_o *w = world_with_character("bad_v5", e);
     captured[0] = '\0';
     log__set_sink(capture, NULL);
 
@@ -689,20 +697,8 @@ static const char lua_v5_refusals[] =
 static void test_lua_v5_members_refuse_bad_input(void **state)
 {
     (void)state;
-    ct_world_o *w = t->worlds->create_world(&(ct_world_desc_t){.name = "bad_lua_v5"});
     ct_entity_t e[3];
-    t->entity->create_batch(e, 3);
-    const ct_rigid_body_desc_t floor = {.kind = CT_BODY_STATIC,
-                                        .shape = CT_BODY_BOX,
-                                        .half_extents = {10, 0.5f, 10},
-                                        .position = {0, -0.5f, 0}};
-    assert_int_equal(p4->add_rigid_body(w, e[0], &floor), 0);
-    const ct_character_desc_t cd = {.radius = 0.3f,
-                                    .half_height = 0.5f,
-                                    .max_step = 0.3f,
-                                    .max_slope = 0.7f,
-                                    .position = {0, 0.8f, 0}};
-    assert_int_equal(p4->add_character(w, e[1], &cd), 0);
+    ct_world_o *w = world_with_character("bad_lua_v5", e);
     char name[64];
     snprintf(name, sizeof name, "bad_world = 'world %p'\n", (void *)w);
     assert_int_equal(t->lua->run_string(name, "bad_world"), 0);
