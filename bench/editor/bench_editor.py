@@ -36,7 +36,7 @@ def find_source_root():
 SRC = find_source_root()
 sys.path.insert(0, os.path.join(SRC, "tests/editor"))
 import cdp  # noqa: E402
-from test_editor_browser import make_project, start_engine, stop_engine  # noqa: E402
+from editor_fixture import make_project, start_engine, stop_engine  # noqa: E402
 
 figures = []
 
